@@ -1,0 +1,179 @@
+//! Command-line types (clap derive) and nothing else.
+//!
+//! Only this module imports clap. `main.rs` parses [`Cli`] and hands each subcommand's
+//! arguments to the library; no logic lives here beyond the shape of the flags.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Acceptance sampling for CI gates on nondeterministic software (AI agents first of all).
+#[derive(Debug, Parser)]
+#[command(
+    name = "gate",
+    version,
+    about = "Acceptance sampling for CI gates on nondeterministic software",
+    long_about = "Acceptance sampling for CI gates on nondeterministic software.\n\n\
+        `gate` runs each critical agent task n times with retries disabled, keeps an append-only \
+        ledger of every attempt, and decides PASS / FAIL / INCONCLUSIVE with an acceptance \
+        sampling plan whose risks are shown exactly.",
+    after_help = crate::exit::HELP_TABLE,
+)]
+pub struct Cli {
+    /// The subcommand to run.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands of `gate`.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Design a single and a sequential plan that tell a healthy from a regressed rate.
+    #[command(
+        after_help = "Example:\n  gate plan --healthy 0.90 --regressed 0.70 --alpha 0.05 --beta 0.10"
+    )]
+    Plan(PlanArgs),
+    /// Print what a CI retry setting actually measures.
+    #[command(after_help = "Example:\n  gate explain --retries 2 --healthy 0.90 --regressed 0.70")]
+    Explain(ExplainArgs),
+    /// Run the tasks of a plan file and decide PASS / FAIL / INCONCLUSIVE.
+    #[command(
+        after_help = "Example:\n  gate run plans/demo.yaml --jobs 4 --junit gate-out/junit.xml\n\n\
+        Exit codes: 0 PASS, 1 FAIL, 2 invalid plan or usage, 3 INCONCLUSIVE, 4 harness error, \
+        130 interrupted"
+    )]
+    Run(RunArgs),
+    /// Recompute the reports (and merge shards) from one or more ledgers.
+    #[command(
+        after_help = "Example:\n  gate report shard-*/ledger.jsonl --junit junit.xml --summary summary.md"
+    )]
+    Report(ReportArgs),
+    /// Check ledgers: every row parses, the hash chain holds, the decisions recompute.
+    #[command(after_help = "Example:\n  gate verify gate-out/ledger.jsonl")]
+    Verify(VerifyArgs),
+}
+
+/// Output format of `plan` and `explain`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Human-readable text.
+    Text,
+    /// The documented JSON contract.
+    Json,
+}
+
+/// Arguments of `gate plan`.
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    /// Per-trial success rate of a healthy agent (p0), in (0, 1).
+    #[arg(long)]
+    pub healthy: f64,
+    /// Per-trial success rate of a regressed agent (p1), in (0, 1) and below --healthy.
+    #[arg(long)]
+    pub regressed: f64,
+    /// Producer's risk: P(gate fails | healthy) tolerated, in (0, 0.5).
+    #[arg(long, default_value_t = 0.05)]
+    pub alpha: f64,
+    /// Consumer's risk: P(gate passes | regressed) tolerated, in (0, 0.5).
+    #[arg(long, default_value_t = 0.10)]
+    pub beta: f64,
+    /// Truncation of the sequential plan (default: twice the single plan's n).
+    #[arg(long)]
+    pub max_trials: Option<u64>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Also draw the OC and ASN curves as an SVG chart into this file.
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
+}
+
+/// Arguments of `gate explain`.
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// The CI retry setting: extra attempts after a failure.
+    #[arg(long)]
+    pub retries: u64,
+    /// Per-trial success rate of a healthy agent, to compare against a designed plan.
+    #[arg(long, requires = "regressed")]
+    pub healthy: Option<f64>,
+    /// Per-trial success rate of a regressed agent, to compare against a designed plan.
+    #[arg(long, requires = "healthy")]
+    pub regressed: Option<f64>,
+    /// Producer's risk for the comparison plan.
+    #[arg(long, default_value_t = 0.05)]
+    pub alpha: f64,
+    /// Consumer's risk for the comparison plan.
+    #[arg(long, default_value_t = 0.10)]
+    pub beta: f64,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+/// Report files shared by `run` and `report`.
+#[derive(Debug, Args, Clone, Default)]
+pub struct ReportFiles {
+    /// Write a JUnit XML report (one testsuite per task).
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Write a Markdown summary (default: appended to $GITHUB_STEP_SUMMARY when set).
+    #[arg(long, value_name = "FILE")]
+    pub summary: Option<PathBuf>,
+    /// Do not append the Markdown summary to $GITHUB_STEP_SUMMARY.
+    #[arg(long)]
+    pub no_step_summary: bool,
+    /// Write the JSON report (documented contract, versioned).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+}
+
+/// Arguments of `gate run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The plan file (YAML).
+    pub plan: PathBuf,
+    /// Where to write the attempt ledger (JSON Lines).
+    #[arg(long, default_value = "gate-out/ledger.jsonl")]
+    pub ledger: PathBuf,
+    /// Trials to run in parallel (overrides the plan's `policy.jobs`).
+    #[arg(long, short = 'j')]
+    pub jobs: Option<usize>,
+    /// Run only the trials whose ordinal is K modulo M (single plans), as shard K of M.
+    #[arg(long, value_name = "K/M")]
+    pub shard: Option<String>,
+    /// Continue an interrupted ledger of the same plan and fixtures.
+    #[arg(long)]
+    pub resume: bool,
+    /// Override the plan's `policy.on_inconclusive`.
+    #[arg(long, value_name = "fail|pass")]
+    pub on_inconclusive: Option<String>,
+    /// Only run the tasks with these ids (repeatable).
+    #[arg(long = "task", value_name = "ID")]
+    pub tasks: Vec<String>,
+    /// Report files.
+    #[command(flatten)]
+    pub reports: ReportFiles,
+}
+
+/// Arguments of `gate report`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// One ledger, or the ledgers of all shards of one run.
+    #[arg(required = true)]
+    pub ledgers: Vec<PathBuf>,
+    /// Override the recorded `policy.on_inconclusive`.
+    #[arg(long, value_name = "fail|pass")]
+    pub on_inconclusive: Option<String>,
+    /// Report files.
+    #[command(flatten)]
+    pub reports: ReportFiles,
+}
+
+/// Arguments of `gate verify`.
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// Ledgers to check.
+    #[arg(required = true)]
+    pub ledgers: Vec<PathBuf>,
+}

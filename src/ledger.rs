@@ -1,0 +1,645 @@
+//! The append-only attempt ledger: JSON Lines, one row per attempt, decision, header and footer.
+//!
+//! Every report is a view of this file (invariant 4), so it records everything a report needs:
+//! the resolved sampling rule and policy of each task in the header, every attempt as it ends,
+//! a decision row per task and a footer. Each row carries `seq` and the SHA-256 of the previous
+//! line (`prev`), so an edited, dropped or reordered row breaks the chain and `gate verify`
+//! names it. Rows are flushed and `fdatasync`ed as written (invariant 5): a crash loses at most
+//! the row being written, and the reader treats an unterminated last line as that lost row.
+//!
+//! The format is versioned by [`SCHEMA_VERSION`]; bump it on purpose when a row changes shape.
+
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::sampler::{Sampling, Tally, Verdict};
+
+/// Version of the ledger format written by this build.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// `prev` of the first row: there is no previous line.
+pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+
+/// One line of the ledger: its position, the hash of the line before, and the row itself.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    /// 0-based position in the file.
+    pub seq: u64,
+    /// Hex SHA-256 of the previous line's bytes (without its newline), or [`GENESIS`].
+    pub prev: String,
+    /// The row.
+    #[serde(flatten)]
+    pub row: Row,
+}
+
+/// The kinds of row.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Row {
+    /// First row: what was run, under which plan and fixtures.
+    Header(Header),
+    /// A `--resume` continued the run from here.
+    Resume(Resume),
+    /// One execution inside a trial.
+    Attempt(AttemptRow),
+    /// A task's verdict.
+    Decision(DecisionRow),
+    /// Last row of a run (or of an interrupted run).
+    Footer(Footer),
+}
+
+/// Shard `k` of `m` (1-based `k`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shard {
+    /// This shard, 1..=m.
+    pub k: u64,
+    /// Number of shards.
+    pub m: u64,
+}
+
+impl Shard {
+    /// Whether trial `ordinal` belongs to this shard.
+    pub fn owns(&self, ordinal: u64) -> bool {
+        (ordinal - 1) % self.m == self.k - 1
+    }
+}
+
+/// What a timeout counts as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimeoutPolicy {
+    /// A timed-out trial is a failure.
+    #[default]
+    Fail,
+    /// A timed-out trial is unavailable: neither pass nor fail.
+    Unavailable,
+}
+
+/// What an INCONCLUSIVE gate does to the exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnInconclusive {
+    /// Exit 3: the step goes red.
+    #[default]
+    Fail,
+    /// Exit 0: the step stays green (the verdict is still INCONCLUSIVE).
+    Pass,
+}
+
+/// A task as resolved from the plan file: everything a report needs to recompute its verdict.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskSpec {
+    /// Task id.
+    pub id: String,
+    /// Line of the task in the plan file (for annotations).
+    pub line: Option<u64>,
+    /// The resolved sampling rule.
+    pub sampling: Sampling,
+    /// Unavailable trials tolerated before the task is INCONCLUSIVE.
+    pub max_unavailable: u64,
+    /// The `run` command, for display (redacted).
+    pub run: String,
+    /// The `check` command, if any, for display (redacted).
+    pub check: Option<String>,
+    /// Per-attempt timeout in seconds.
+    pub timeout_s: Option<f64>,
+}
+
+/// The header row.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Header {
+    /// Ledger format version.
+    pub schema: u32,
+    /// `gate` version that wrote it.
+    pub gate_version: String,
+    /// Unique id of this run (also `GATE_RUN_ID`).
+    pub run_id: String,
+    /// The plan file as given.
+    pub plan_path: String,
+    /// Hex SHA-256 of the plan file bytes.
+    pub plan_hash: String,
+    /// Hex SHA-256 over the fixture files (paths and contents).
+    pub fixture_hash: String,
+    /// Command line (redacted).
+    pub argv: Vec<String>,
+    /// RFC 3339 UTC.
+    pub started_at: String,
+    /// Host name.
+    pub host: String,
+    /// Shard, when run with `--shard`.
+    pub shard: Option<Shard>,
+    /// Parallel trials.
+    pub jobs: usize,
+    /// What a timeout counts as.
+    pub timeout_policy: TimeoutPolicy,
+    /// What an INCONCLUSIVE gate exits with.
+    pub on_inconclusive: OnInconclusive,
+    /// Exit codes declared as transport faults.
+    pub transport_exit_codes: Vec<i32>,
+    /// Transport retries per trial (recorded, never promoted).
+    pub transport_max_retries: u32,
+    /// The tasks, in plan order.
+    pub tasks: Vec<TaskSpec>,
+}
+
+/// A `--resume` continuation row.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Resume {
+    /// RFC 3339 UTC.
+    pub started_at: String,
+    /// Command line (redacted).
+    pub argv: Vec<String>,
+    /// Host name.
+    pub host: String,
+}
+
+/// Why an attempt is not a plain content grade.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fault {
+    /// The attempt exceeded its timeout and its process group was killed.
+    Timeout,
+    /// A declared transport fault (exit code or `"fault": "transport"` in the result file).
+    Transport,
+    /// Stopped by gate: a verdict was reached or the run was interrupted.
+    Cancelled,
+    /// The harness could not run the task (exit 126/127, missing check, bad result file).
+    Harness,
+}
+
+/// What an attempt amounted to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Run exited 0, check (if any) exited 0, result file did not say otherwise.
+    Pass,
+    /// Anything else that is a content grade (including a timeout under `timeout: fail`).
+    Fail,
+    /// A declared fault: not a pass and not a failure.
+    Unavailable,
+    /// Killed by gate before it finished.
+    Cancelled,
+    /// The harness could not run it; the run is invalid.
+    HarnessError,
+}
+
+/// The result file a task may write at `$GATE_RESULT`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TaskResult {
+    /// The task's own grade; `false` fails a trial whose commands exited 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pass: Option<bool>,
+    /// A score, recorded for the score vector.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+    /// `"transport"` declares a transport fault.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fault: Option<String>,
+    /// Cost of the trial (any currency unit, summed as reported).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<f64>,
+    /// Tokens used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<f64>,
+    /// The task's own internal attempts (1 = succeeded or failed on its first try).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempts: Option<u64>,
+    /// Free text (redacted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// One attempt.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AttemptRow {
+    /// Task id.
+    pub task: String,
+    /// Trial ordinal, from 1.
+    pub trial: u64,
+    /// Attempt within the trial, from 1. Only attempt 1 is ever graded.
+    pub attempt: u32,
+    /// RFC 3339 UTC.
+    pub started_at: String,
+    /// Wall time of run and check together, seconds.
+    pub duration_s: f64,
+    /// Exit code of `run`, when it exited.
+    pub exit_code: Option<i32>,
+    /// Signal that ended `run`, when it was killed.
+    pub signal: Option<i32>,
+    /// Exit code of `check`, when it ran.
+    pub check_exit: Option<i32>,
+    /// Fault class, if this attempt is not a plain content grade.
+    pub fault: Option<Fault>,
+    /// What it amounted to.
+    pub outcome: Outcome,
+    /// True only for attempt 1 with outcome pass or fail: the trial's frozen grade.
+    pub graded: bool,
+    /// The parsed result file, if the task wrote one.
+    pub result: Option<TaskResult>,
+    /// Why, in words, for faults and harness errors.
+    pub reason: Option<String>,
+    /// Last lines of stdout, redacted.
+    pub stdout_tail: String,
+    /// Last lines of stderr, redacted.
+    pub stderr_tail: String,
+    /// Path of the full (redacted, bounded) log.
+    pub log: Option<String>,
+}
+
+/// Counts at a task's decision. `run` = passed + failed + unavailable.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counts {
+    /// Trials whose attempt 1 finished and was consumed in ordinal order.
+    pub run: u64,
+    /// Graded passes.
+    pub passed: u64,
+    /// Graded failures.
+    pub failed: u64,
+    /// Unavailable trials.
+    pub unavailable: u64,
+    /// Trials killed in flight (not counted).
+    pub cancelled: u64,
+    /// Trials that finished beyond the decision point in ordinal order (not counted).
+    pub excluded: u64,
+}
+
+impl Counts {
+    /// Counts from a sampler tally plus the uncounted trials.
+    pub fn from_tally(t: Tally, cancelled: u64, excluded: u64) -> Self {
+        Counts {
+            run: t.passed + t.failed + t.unavailable,
+            passed: t.passed,
+            failed: t.failed,
+            unavailable: t.unavailable,
+            cancelled,
+            excluded,
+        }
+    }
+}
+
+/// A task's decision.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DecisionRow {
+    /// Task id.
+    pub task: String,
+    /// The verdict; `None` when a harness error invalidated the task.
+    pub verdict: Option<Verdict>,
+    /// Why.
+    pub reason: String,
+    /// Counts at the decision.
+    pub counts: Counts,
+    /// SPRT log-likelihood ratio at the decision (sequential rules).
+    pub llr: Option<f64>,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// Every task reached a decision.
+    Complete,
+    /// A harness error invalidated the run.
+    HarnessError,
+    /// SIGINT / SIGTERM; resumable.
+    Interrupted,
+}
+
+/// The footer row.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Footer {
+    /// RFC 3339 UTC.
+    pub finished_at: String,
+    /// How the run ended.
+    pub status: RunStatus,
+    /// The gate verdict (INCONCLUSIVE when interrupted, `None` after a harness error).
+    pub verdict: Option<Verdict>,
+    /// Exit code of `gate run`.
+    pub exit_code: u8,
+}
+
+/// Errors reading or writing a ledger.
+#[derive(Debug, thiserror::Error)]
+pub enum LedgerError {
+    /// The file could not be opened, read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The ledger.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A line is not a ledger row.
+    #[error("{path}:{line}:{column}: not a ledger row: {message}")]
+    Parse {
+        /// The ledger.
+        path: PathBuf,
+        /// 1-based line.
+        line: u64,
+        /// 1-based column.
+        column: u64,
+        /// What serde said.
+        message: String,
+    },
+    /// The file has no header row.
+    #[error("{path}: empty ledger (no header row)")]
+    Empty {
+        /// The ledger.
+        path: PathBuf,
+    },
+    /// A row of a format this build does not read.
+    #[error(
+        "{path}:1:1: ledger schema {found} is not supported (this gate reads schema {SCHEMA_VERSION})"
+    )]
+    Schema {
+        /// The ledger.
+        path: PathBuf,
+        /// The schema found.
+        found: u32,
+    },
+}
+
+/// Hex SHA-256 of some bytes.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    let mut s = String::with_capacity(64);
+    for b in digest.iter() {
+        s.push_str(&format!("{b:02x}"));
+    }
+    s
+}
+
+/// Appends rows, each flushed and synced before `append` returns.
+#[derive(Debug)]
+pub struct LedgerWriter {
+    path: PathBuf,
+    file: File,
+    seq: u64,
+    prev: String,
+}
+
+impl LedgerWriter {
+    /// Create a new ledger; refuses to overwrite an existing non-empty file.
+    pub fn create(path: &Path) -> Result<Self, LedgerError> {
+        let io = |source| LedgerError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(io)?;
+        }
+        let file = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(path)
+            .map_err(io)?;
+        Ok(LedgerWriter {
+            path: path.to_path_buf(),
+            file,
+            seq: 0,
+            prev: GENESIS.to_string(),
+        })
+    }
+
+    /// Continue an existing ledger after its last complete row. An unterminated last line
+    /// (the row being written when the process died) is cut off first: it was never a row.
+    pub fn resume(path: &Path, ledger: &Ledger) -> Result<Self, LedgerError> {
+        let io = |source| LedgerError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let file = OpenOptions::new().write(true).open(path).map_err(io)?;
+        file.set_len(ledger.complete_len).map_err(io)?;
+        let mut file = file;
+        use std::io::Seek;
+        file.seek(std::io::SeekFrom::End(0)).map_err(io)?;
+        Ok(LedgerWriter {
+            path: path.to_path_buf(),
+            file,
+            seq: ledger.records.len() as u64,
+            prev: ledger.last_hash.clone(),
+        })
+    }
+
+    /// Append one row, flushed and synced.
+    pub fn append(&mut self, row: Row) -> Result<Record, LedgerError> {
+        let record = Record {
+            seq: self.seq,
+            prev: std::mem::take(&mut self.prev),
+            row,
+        };
+        let line = serde_json::to_string(&record).expect("ledger rows always serialise");
+        let io = |source| LedgerError::Io {
+            path: self.path.clone(),
+            source,
+        };
+        let mut buf = Vec::with_capacity(line.len() + 1);
+        buf.extend_from_slice(line.as_bytes());
+        buf.push(b'\n');
+        self.file.write_all(&buf).map_err(io)?;
+        self.file.sync_data().map_err(io)?;
+        self.prev = sha256_hex(line.as_bytes());
+        self.seq += 1;
+        Ok(record)
+    }
+
+    /// The ledger's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// A ledger read back.
+#[derive(Debug, Clone)]
+pub struct Ledger {
+    /// Where it was read from.
+    pub path: PathBuf,
+    /// Every complete row, in file order.
+    pub records: Vec<Record>,
+    /// Hash of each row's line, parallel to `records`.
+    pub hashes: Vec<String>,
+    /// Hash of the last complete line (or [`GENESIS`]).
+    pub last_hash: String,
+    /// Byte length of the complete rows.
+    pub complete_len: u64,
+    /// An unterminated last line (a row lost in a crash), if any.
+    pub torn_tail: Option<String>,
+}
+
+impl Ledger {
+    /// Read and parse every row. Parse errors name file:line:col. The hash chain is not
+    /// checked here (that is `gate verify`'s job), so that reports can still be made from a
+    /// ledger whose chain is broken; they say so.
+    pub fn read(path: &Path) -> Result<Self, LedgerError> {
+        let io = |source| LedgerError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let file = File::open(path).map_err(io)?;
+        let mut reader = BufReader::new(file);
+        let mut records = Vec::new();
+        let mut hashes = Vec::new();
+        let mut complete_len = 0u64;
+        let mut torn_tail = None;
+        let mut buf = Vec::new();
+        let mut lineno = 0u64;
+        loop {
+            buf.clear();
+            let n = reader.read_until(b'\n', &mut buf).map_err(io)?;
+            if n == 0 {
+                break;
+            }
+            lineno += 1;
+            if buf.last() != Some(&b'\n') {
+                torn_tail = Some(String::from_utf8_lossy(&buf).into_owned());
+                break;
+            }
+            let line = &buf[..buf.len() - 1];
+            let record: Record = serde_json::from_slice(line).map_err(|e| LedgerError::Parse {
+                path: path.to_path_buf(),
+                line: lineno,
+                column: e.column() as u64,
+                message: e.to_string(),
+            })?;
+            if let Row::Header(h) = &record.row
+                && h.schema != SCHEMA_VERSION
+            {
+                return Err(LedgerError::Schema {
+                    path: path.to_path_buf(),
+                    found: h.schema,
+                });
+            }
+            hashes.push(sha256_hex(line));
+            records.push(record);
+            complete_len += n as u64;
+        }
+        if !matches!(records.first().map(|r| &r.row), Some(Row::Header(_))) {
+            return Err(LedgerError::Empty {
+                path: path.to_path_buf(),
+            });
+        }
+        let last_hash = hashes
+            .last()
+            .cloned()
+            .unwrap_or_else(|| GENESIS.to_string());
+        Ok(Ledger {
+            path: path.to_path_buf(),
+            records,
+            hashes,
+            last_hash,
+            complete_len,
+            torn_tail,
+        })
+    }
+
+    /// The header row.
+    pub fn header(&self) -> &Header {
+        match &self.records[0].row {
+            Row::Header(h) => h,
+            _ => unreachable!("Ledger::read guarantees a header first"),
+        }
+    }
+
+    /// The attempt rows, in file order.
+    pub fn attempts(&self) -> impl Iterator<Item = &AttemptRow> {
+        self.records.iter().filter_map(|r| match &r.row {
+            Row::Attempt(a) => Some(a),
+            _ => None,
+        })
+    }
+
+    /// The decision rows, in file order.
+    pub fn decisions(&self) -> impl Iterator<Item = &DecisionRow> {
+        self.records.iter().filter_map(|r| match &r.row {
+            Row::Decision(d) => Some(d),
+            _ => None,
+        })
+    }
+
+    /// The last footer, if the run closed.
+    pub fn footer(&self) -> Option<&Footer> {
+        self.records.iter().rev().find_map(|r| match &r.row {
+            Row::Footer(f) => Some(f),
+            _ => None,
+        })
+    }
+
+    /// The first row whose `seq` or `prev` does not continue the chain, as (0-based index,
+    /// what is wrong).
+    pub fn first_chain_break(&self) -> Option<(usize, String)> {
+        let mut prev = GENESIS;
+        for (i, r) in self.records.iter().enumerate() {
+            if r.seq != i as u64 {
+                return Some((i, format!("seq is {} where {} was expected", r.seq, i)));
+            }
+            if r.prev != prev {
+                return Some((
+                    i,
+                    "prev does not match the SHA-256 of the line before (edited, dropped or reordered row)".to_string(),
+                ));
+            }
+            prev = &self.hashes[i];
+        }
+        None
+    }
+}
+
+/// Now, as RFC 3339 UTC with milliseconds.
+pub fn now_rfc3339() -> String {
+    rfc3339(SystemTime::now())
+}
+
+/// A time as RFC 3339 UTC with milliseconds, e.g. `2026-11-29T14:32:52.123Z`.
+pub fn rfc3339(t: SystemTime) -> String {
+    let d = t.duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default();
+    let secs = d.as_secs();
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // Howard Hinnant's civil_from_days: days since 1970-01-01 → (y, m, d).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60,
+        d.subsec_millis()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn rfc3339_known_instants() {
+        assert_eq!(rfc3339(SystemTime::UNIX_EPOCH), "1970-01-01T00:00:00.000Z");
+        let t = SystemTime::UNIX_EPOCH + Duration::from_millis(951_782_400_000 + 1);
+        assert_eq!(rfc3339(t), "2000-02-29T00:00:00.001Z");
+        let t = SystemTime::UNIX_EPOCH + Duration::from_secs(1_795_963_972);
+        assert_eq!(rfc3339(t), "2026-11-29T14:52:52.000Z");
+    }
+
+    #[test]
+    fn shard_ownership_partitions_ordinals() {
+        let shards: Vec<Shard> = (1..=3).map(|k| Shard { k, m: 3 }).collect();
+        for ordinal in 1..=30 {
+            assert_eq!(shards.iter().filter(|s| s.owns(ordinal)).count(), 1);
+        }
+        assert!(Shard { k: 2, m: 3 }.owns(5));
+    }
+}

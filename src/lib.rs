@@ -1,0 +1,29 @@
+//! `gate`: acceptance sampling for CI gates on nondeterministic software.
+//!
+//! Data flow:
+//!
+//! ```text
+//! plan.yaml ──parse+validate──▶ Plan ──▶ Sampler (single | sequential) ◀──┐
+//!                                           │ "run trial k"                │ outcome, in ordinal order
+//!                                           ▼                              │
+//!                                        Runner (processes, timeouts, ────┘
+//!                                        parallel jobs, result protocol)
+//!                                           │ every attempt, as it ends
+//!                                           ▼
+//!                                        Ledger (append-only JSONL, fsync per row)
+//!                                           │
+//!                                           ▼
+//!                          Reports: terminal · JSON · JUnit · Markdown summary
+//!                          (pure functions of the ledger: `gate report` recomputes them)
+//! ```
+//!
+//! [`stats`] is pure and knows nothing of processes; [`runner`] knows nothing of statistics;
+//! [`sampler`] turns outcomes into decisions; [`report`] sees only [`ledger`] rows.
+//! [`commands`] wires them together, one file per subcommand.
+
+pub mod cli;
+pub mod commands;
+pub mod exit;
+pub mod ledger;
+pub mod sampler;
+pub mod stats;

@@ -1,0 +1,61 @@
+//! Exact statistics for acceptance sampling: pure functions, no I/O.
+//!
+//! - [`binomial`]: binomial probabilities, exact and stable in log space.
+//! - [`oc`]: the single plan's operating characteristic and curtailed ASN.
+//! - [`design`]: the smallest single plan (n, c) meeting both risks.
+//! - [`sprt`]: Wald's sequential probability ratio test, with exact OC/ASN by dynamic
+//!   programming over the (trials, failures) lattice.
+//! - [`estimate`]: unbiased pass@k and pass^k, Wilson and Clopper–Pearson intervals.
+//!
+//! Every reported probability is exact (invariant 7): sums of binomial terms or a DP, never
+//! Monte Carlo and never Wald's approximations. Monte Carlo appears only in tests.
+
+pub mod sprt;
+
+/// Invalid arguments to a statistical function. Messages name the parameter and the range.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum StatsError {
+    /// A parameter is outside its allowed range.
+    #[error("`{name}` must be {range}, got {value}")]
+    OutOfRange {
+        /// The parameter (as the user spells it, e.g. `healthy`).
+        name: &'static str,
+        /// The allowed range, in words.
+        range: &'static str,
+        /// The value given.
+        value: f64,
+    },
+    /// The healthy rate is not above the regressed rate.
+    #[error("`healthy` ({healthy}) must be greater than `regressed` ({regressed})")]
+    NotSeparated {
+        /// p0.
+        healthy: f64,
+        /// p1.
+        regressed: f64,
+    },
+    /// No plan within the search limit meets both risks.
+    #[error("no single plan with at most {limit} trials meets alpha {alpha} and beta {beta}")]
+    NoPlan {
+        /// The largest n searched.
+        limit: u64,
+        /// Producer's risk.
+        alpha: f64,
+        /// Consumer's risk.
+        beta: f64,
+    },
+}
+
+/// Check a probability-like parameter is strictly inside (lo, hi).
+pub(crate) fn check_open(
+    name: &'static str,
+    value: f64,
+    lo: f64,
+    hi: f64,
+    range: &'static str,
+) -> Result<(), StatsError> {
+    if value.is_finite() && value > lo && value < hi {
+        Ok(())
+    } else {
+        Err(StatsError::OutOfRange { name, range, value })
+    }
+}
