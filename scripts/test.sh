@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The whole test suite, on a fresh machine: installs the validators the tests call
-# (xmllint for the JUnit XSD; check-jsonschema and zizmor for the GitHub Action files),
-# then runs every Rust test. This is the README's test command; .ci/run calls it.
+# The whole test suite, on a fresh machine: installs the validator the tests call
+# (xmllint for the JUnit XSD), then runs every Rust test. This is the README's test command;
+# .ci/run calls it. The GitHub Action files are validated by scripts/validate-actions.sh,
+# which .ci/run runs before this and which the tests do not need.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

