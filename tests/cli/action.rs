@@ -1,0 +1,418 @@
+//! The GitHub Action's shell logic (`scripts/gate-action.sh`), run the way the runner runs it:
+//! `GITHUB_ACTIONS=true`, a fake `GITHUB_OUTPUT` and `GITHUB_STEP_SUMMARY`, inputs as
+//! `INPUT_*` variables, and the `gate` built by this test run first on PATH. The outputs the
+//! workflow sees, the step summary, the annotations and the step's exit status are checked
+//! for PASS and FAIL plans, shards merged with `ledgers`, and the action's own input errors.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use tempfile::TempDir;
+
+const PASS_PLAN: &str = r#"version: 1
+sampling:
+  single: {n: 5, c: 1}
+tasks:
+  - id: always-pass
+    run: "true"
+"#;
+
+const FAIL_PLAN: &str = r#"version: 1
+sampling:
+  single: {n: 5, c: 1}
+tasks:
+  - id: always-fail
+    run: "false"
+"#;
+
+const MIXED_PLAN: &str = r#"version: 1
+sampling:
+  single: {n: 5, c: 1}
+tasks:
+  - id: always-pass
+    run: "true"
+  - id: always-fail
+    run: "false"
+"#;
+
+/// A scratch workspace with the files a runner provides to a step.
+struct Workspace {
+    dir: TempDir,
+}
+
+/// What one step of the action left behind.
+struct Step {
+    code: i32,
+    stdout: String,
+    stderr: String,
+    outputs: BTreeMap<String, String>,
+    summary: String,
+}
+
+impl Workspace {
+    fn new() -> Self {
+        Workspace {
+            dir: tempfile::tempdir().expect("temp dir"),
+        }
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    fn write(&self, rel: &str, text: &str) {
+        let path = self.path(rel);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).expect("create plan dir");
+        }
+        fs::write(path, text).expect("write plan");
+    }
+
+    /// Run `gate-action.sh MODE` with these inputs, in the workspace, as one fresh step.
+    fn step(&self, mode: &str, inputs: &[(&str, &str)]) -> Step {
+        let output_file = self.path("github-output");
+        let summary_file = self.path("github-step-summary");
+        let path_file = self.path("github-path");
+        for file in [&output_file, &summary_file, &path_file] {
+            fs::write(file, "").expect("reset runner file");
+        }
+        let mut cmd = Command::new("bash");
+        cmd.arg(script()).arg(mode).current_dir(self.dir.path());
+        // The test may itself run inside GitHub Actions: nothing of the real step leaks in.
+        for (key, _) in std::env::vars_os() {
+            let key_text = key.to_string_lossy();
+            if key_text.starts_with("INPUT_")
+                || key_text.starts_with("GITHUB_")
+                || key_text.starts_with("GATE_")
+            {
+                cmd.env_remove(&key);
+            }
+        }
+        cmd.env("PATH", path_with_gate())
+            .env("GITHUB_ACTIONS", "true")
+            .env("GITHUB_OUTPUT", &output_file)
+            .env("GITHUB_STEP_SUMMARY", &summary_file)
+            .env("GITHUB_PATH", &path_file)
+            .env("GATE_INSTALL_ROOT", self.path("install-root"));
+        for (name, value) in inputs {
+            cmd.env(*name, *value);
+        }
+        let out = cmd.output().expect("run bash");
+        Step {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            outputs: parse_outputs(&fs::read_to_string(&output_file).expect("read outputs")),
+            summary: fs::read_to_string(&summary_file).expect("read summary"),
+        }
+    }
+}
+
+impl Step {
+    fn output(&self, name: &str) -> &str {
+        self.outputs
+            .get(name)
+            .map(String::as_str)
+            .unwrap_or_else(|| {
+                panic!(
+                    "no output `{name}` in {:?}\nstdout:\n{}\nstderr:\n{}",
+                    self.outputs, self.stdout, self.stderr
+                )
+            })
+    }
+
+    fn assert_code(&self, expected: i32) {
+        assert_eq!(
+            self.code, expected,
+            "exit code\nstdout:\n{}\nstderr:\n{}",
+            self.stdout, self.stderr
+        );
+    }
+
+    /// The `::error` workflow commands printed on stdout, where the runner reads them.
+    fn error_annotations(&self) -> Vec<&str> {
+        self.stdout
+            .lines()
+            .filter(|line| line.starts_with("::error"))
+            .collect()
+    }
+}
+
+fn script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/gate-action.sh")
+}
+
+/// PATH with the directory of the `gate` under test first.
+fn path_with_gate() -> OsString {
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_gate"))
+        .parent()
+        .expect("gate binary has a directory")
+        .to_path_buf();
+    let mut dirs = vec![bin_dir];
+    if let Some(path) = std::env::var_os("PATH") {
+        dirs.extend(std::env::split_paths(&path));
+    }
+    std::env::join_paths(dirs).expect("join PATH")
+}
+
+/// Parse a `GITHUB_OUTPUT` file: `name=value` lines and `name<<DELIMITER` blocks.
+fn parse_outputs(text: &str) -> BTreeMap<String, String> {
+    let mut outputs = BTreeMap::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        if let Some((name, delimiter)) = line.split_once("<<") {
+            let mut value = Vec::new();
+            for body in lines.by_ref() {
+                if body == delimiter {
+                    break;
+                }
+                value.push(body);
+            }
+            outputs.insert(name.to_string(), value.join("\n"));
+        } else if let Some((name, value)) = line.split_once('=') {
+            outputs.insert(name.to_string(), value.to_string());
+        }
+    }
+    outputs
+}
+
+/// The top-level verdict of a JSON report written by gate.
+fn report_verdict(ws: &Workspace, report: &str) -> serde_json::Value {
+    let text = fs::read_to_string(ws.path(report)).expect("read JSON report");
+    let json: serde_json::Value = serde_json::from_str(&text).expect("JSON report parses");
+    json["verdict"].clone()
+}
+
+#[test]
+fn pass_plan_sets_outputs_and_summary_without_error_annotations() {
+    let ws = Workspace::new();
+    ws.write("plans/pass.yaml", PASS_PLAN);
+    let step = ws.step("run", &[("INPUT_PLAN", "plans/pass.yaml")]);
+
+    step.assert_code(0);
+    assert_eq!(step.output("verdict"), "PASS");
+    assert_eq!(step.output("exit-code"), "0");
+    assert_eq!(step.output("ledger"), "gate-out/ledger.jsonl");
+    assert_eq!(step.output("junit"), "gate-out/junit.xml");
+    assert_eq!(step.output("report"), "gate-out/report.json");
+    assert!(ws.path("gate-out/ledger.jsonl").is_file());
+    let junit = fs::read_to_string(ws.path("gate-out/junit.xml")).expect("JUnit written");
+    assert!(
+        junit.contains("always-pass"),
+        "JUnit names the task:\n{junit}"
+    );
+    assert_eq!(report_verdict(&ws, "gate-out/report.json"), "PASS");
+    assert!(
+        step.summary.contains("PASS") && step.summary.contains("always-pass"),
+        "step summary:\n{}",
+        step.summary
+    );
+    assert!(step.error_annotations().is_empty(), "{}", step.stdout);
+}
+
+#[test]
+fn fail_plan_fails_the_step_with_an_error_annotation() {
+    let ws = Workspace::new();
+    ws.write("fail.yaml", FAIL_PLAN);
+    let step = ws.step("run", &[("INPUT_PLAN", "fail.yaml")]);
+
+    step.assert_code(1);
+    assert_eq!(step.output("verdict"), "FAIL");
+    assert_eq!(step.output("exit-code"), "1");
+    assert_eq!(report_verdict(&ws, "gate-out/report.json"), "FAIL");
+    let junit = fs::read_to_string(ws.path("gate-out/junit.xml")).expect("JUnit written");
+    assert!(
+        junit.contains("<failure"),
+        "JUnit records failures:\n{junit}"
+    );
+    assert!(
+        step.summary.contains("FAIL") && step.summary.contains("always-fail"),
+        "step summary:\n{}",
+        step.summary
+    );
+    assert!(
+        !step.error_annotations().is_empty(),
+        "a FAIL is annotated:\n{}",
+        step.stdout
+    );
+}
+
+#[test]
+fn summary_false_leaves_the_step_summary_alone() {
+    let ws = Workspace::new();
+    ws.write("pass.yaml", PASS_PLAN);
+    let step = ws.step(
+        "run",
+        &[("INPUT_PLAN", "pass.yaml"), ("INPUT_SUMMARY", "false")],
+    );
+    step.assert_code(0);
+    assert_eq!(step.output("verdict"), "PASS");
+    assert_eq!(step.summary, "");
+}
+
+#[test]
+fn args_are_split_like_xargs_and_reach_gate_unquoted() {
+    let ws = Workspace::new();
+    ws.write("mixed.yaml", MIXED_PLAN);
+    // Quotes are removed by the split: gate sees the task id itself, runs only it, passes.
+    let step = ws.step(
+        "run",
+        &[
+            ("INPUT_PLAN", "mixed.yaml"),
+            ("INPUT_ARGS", "--task 'always-pass'"),
+        ],
+    );
+    step.assert_code(0);
+    assert_eq!(step.output("verdict"), "PASS");
+
+    let both = ws.step("run", &[("INPUT_PLAN", "mixed.yaml")]);
+    both.assert_code(1);
+    assert_eq!(both.output("verdict"), "FAIL");
+}
+
+#[test]
+fn unbalanced_quote_in_args_is_an_input_error() {
+    let ws = Workspace::new();
+    ws.write("pass.yaml", PASS_PLAN);
+    let step = ws.step(
+        "run",
+        &[("INPUT_PLAN", "pass.yaml"), ("INPUT_ARGS", "--task 'oops")],
+    );
+    step.assert_code(2);
+    assert_eq!(step.output("verdict"), "ERROR");
+    let annotations = step.error_annotations();
+    assert_eq!(
+        annotations,
+        ["::error title=gate action::cannot split `args`: unmatched single quote"]
+    );
+    assert!(!ws.path("gate-out").exists(), "gate never ran");
+}
+
+#[test]
+fn plan_glob_matching_nothing_is_an_input_error() {
+    let ws = Workspace::new();
+    let step = ws.step("run", &[("INPUT_PLAN", "plans/*.yaml")]);
+    step.assert_code(2);
+    assert_eq!(step.output("verdict"), "ERROR");
+    assert_eq!(step.output("exit-code"), "2");
+    assert_eq!(
+        step.error_annotations(),
+        ["::error title=gate action::`plan` matched no file: `plans/*.yaml`"]
+    );
+}
+
+#[test]
+fn invalid_inputs_are_rejected_before_gate_runs() {
+    let ws = Workspace::new();
+    ws.write("pass.yaml", PASS_PLAN);
+    for (name, value, message) in [
+        (
+            "INPUT_ON_INCONCLUSIVE",
+            "maybe",
+            "invalid `on-inconclusive`: `maybe`, expected `fail` or `pass`",
+        ),
+        (
+            "INPUT_JOBS",
+            "0",
+            "invalid `jobs`: `0`, expected a positive integer",
+        ),
+        (
+            "INPUT_SUMMARY",
+            "yes",
+            "invalid `summary`: `yes`, expected `true` or `false`",
+        ),
+        ("INPUT_SHARD", "two", "invalid `shard`: `two`, expected K/M"),
+    ] {
+        let step = ws.step("run", &[("INPUT_PLAN", "pass.yaml"), (name, value)]);
+        step.assert_code(2);
+        assert_eq!(step.output("verdict"), "ERROR", "{name}={value}");
+        assert_eq!(
+            step.error_annotations(),
+            [format!("::error title=gate action::{message}")],
+            "{name}={value}"
+        );
+    }
+}
+
+#[test]
+fn a_glob_over_several_plans_gives_each_its_directory_and_the_worst_verdict() {
+    let ws = Workspace::new();
+    ws.write("plans/a-pass.yaml", PASS_PLAN);
+    ws.write("plans/b-fail.yaml", FAIL_PLAN);
+    let step = ws.step("run", &[("INPUT_PLAN", "plans/*.yaml")]);
+
+    step.assert_code(1);
+    assert_eq!(step.output("verdict"), "FAIL");
+    assert_eq!(
+        step.output("ledger"),
+        "gate-out/a-pass/ledger.jsonl\ngate-out/b-fail/ledger.jsonl"
+    );
+    assert_eq!(
+        step.output("report"),
+        "gate-out/a-pass/report.json\ngate-out/b-fail/report.json"
+    );
+    assert_eq!(report_verdict(&ws, "gate-out/a-pass/report.json"), "PASS");
+    assert_eq!(report_verdict(&ws, "gate-out/b-fail/report.json"), "FAIL");
+}
+
+#[test]
+fn shards_merged_with_ledgers_give_one_verdict() {
+    let ws = Workspace::new();
+    ws.write("pass.yaml", PASS_PLAN);
+    for k in 1..=2 {
+        let shard = format!("{k}/2");
+        let out_dir = format!("shard-{k}");
+        let step = ws.step(
+            "run",
+            &[
+                ("INPUT_PLAN", "pass.yaml"),
+                ("INPUT_SHARD", &shard),
+                ("INPUT_OUT_DIR", &out_dir),
+            ],
+        );
+        step.assert_code(0);
+        assert_eq!(step.output("ledger"), format!("{out_dir}/ledger.jsonl"));
+    }
+    let merged = ws.step("run", &[("INPUT_LEDGERS", "shard-*/ledger.jsonl")]);
+    merged.assert_code(0);
+    assert_eq!(merged.output("verdict"), "PASS");
+    assert_eq!(
+        merged.output("ledger"),
+        "shard-1/ledger.jsonl\nshard-2/ledger.jsonl"
+    );
+    assert_eq!(report_verdict(&ws, "gate-out/report.json"), "PASS");
+    assert!(merged.summary.contains("PASS"), "{}", merged.summary);
+}
+
+#[test]
+fn locate_uses_gate_on_path_or_plans_a_cached_build() {
+    let ws = Workspace::new();
+    let on_path = ws.step("locate", &[("INPUT_INSTALL", "path")]);
+    on_path.assert_code(0);
+    assert_eq!(on_path.output("build"), "false");
+
+    let build = ws.step("locate", &[("INPUT_INSTALL", "build")]);
+    build.assert_code(0);
+    assert_eq!(build.output("build"), "true");
+    let bin_dir = ws.path("install-root/bin");
+    assert_eq!(build.output("bin-dir"), bin_dir.to_string_lossy());
+    let hash = build.output("source-hash");
+    assert!(
+        hash.len() == 64 && hash.chars().all(|c| c.is_ascii_hexdigit()),
+        "source-hash is a SHA-256: `{hash}`"
+    );
+    let github_path = fs::read_to_string(ws.path("github-path")).expect("read GITHUB_PATH");
+    assert_eq!(github_path, format!("{}\n", bin_dir.to_string_lossy()));
+
+    let bad = ws.step("locate", &[("INPUT_INSTALL", "download")]);
+    bad.assert_code(2);
+    assert_eq!(
+        bad.error_annotations(),
+        [
+            "::error title=gate action::invalid `install`: `download`, expected one of `auto`, `path`, `build`"
+        ]
+    );
+}

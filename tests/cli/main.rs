@@ -1,0 +1,3 @@
+//! Integration tests of the `gate` binary: one test binary, one module per area.
+
+mod action;
