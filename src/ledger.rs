@@ -100,6 +100,9 @@ pub struct TaskSpec {
     pub line: Option<u64>,
     /// The resolved sampling rule.
     pub sampling: Sampling,
+    /// The healthy and regressed rates and risks the plan was designed for, when the plan
+    /// file gave them (`design:` or `sequential:`); a bare `single: {n, c}` has none.
+    pub rates: Option<Rates>,
     /// Unavailable trials tolerated before the task is INCONCLUSIVE.
     pub max_unavailable: u64,
     /// The `run` command, for display (redacted).
@@ -108,6 +111,19 @@ pub struct TaskSpec {
     pub check: Option<String>,
     /// Per-attempt timeout in seconds.
     pub timeout_s: Option<f64>,
+}
+
+/// The rates and risks a task's plan was designed for.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Rates {
+    /// Healthy per-trial success rate p0.
+    pub healthy: f64,
+    /// Regressed per-trial success rate p1.
+    pub regressed: f64,
+    /// Producer's risk tolerated.
+    pub alpha: f64,
+    /// Consumer's risk tolerated.
+    pub beta: f64,
 }
 
 /// The header row.

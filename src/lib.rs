@@ -25,5 +25,8 @@ pub mod cli;
 pub mod commands;
 pub mod exit;
 pub mod ledger;
+pub mod plan;
+pub mod progress;
+pub mod runner;
 pub mod sampler;
 pub mod stats;
