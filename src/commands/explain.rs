@@ -11,7 +11,7 @@ use crate::cli::{ExplainArgs, Format};
 use crate::exit;
 use crate::explain::{self, CompareWith, ExplainError, Explanation};
 
-use super::plan::{flag_error, percent, rate};
+use super::plan::{flag_error, num, percent, rate};
 
 /// Execute `gate explain`; returns the exit code.
 pub fn execute(args: &ExplainArgs) -> anyhow::Result<u8> {
@@ -85,8 +85,8 @@ pub fn render_text(e: &Explanation) -> String {
             "\nHealthy {} vs regressed {} (alpha {}, beta {}):",
             rate(c.healthy),
             rate(c.regressed),
-            c.alpha,
-            c.beta
+            num(c.alpha),
+            num(c.beta)
         );
         let labels = [
             format!("retries: {r} ({})", e.measures),

@@ -46,17 +46,24 @@ pub(crate) fn flag_error(err: StatsError) -> anyhow::Error {
     match err {
         StatsError::OutOfRange { name, range, value } => {
             anyhow!(
-                "`--{}` must be {range}, got `{value}`",
-                name.replace('_', "-")
+                "`--{}` must be {range}, got `{}`",
+                name.replace('_', "-"),
+                num(value)
             )
         }
         StatsError::NotSeparated { healthy, regressed } => {
-            anyhow!("`--healthy` ({healthy}) must be greater than `--regressed` ({regressed})")
+            anyhow!(
+                "`--healthy` ({}) must be greater than `--regressed` ({})",
+                num(healthy),
+                num(regressed)
+            )
         }
         StatsError::NoPlan { limit, alpha, beta } => anyhow!(
             "no single plan with at most {limit} trials tells these rates apart at alpha \
-             `{alpha}` and beta `{beta}`: widen the gap between `--healthy` and `--regressed`, \
-             or allow larger risks"
+             `{}` and beta `{}`: widen the gap between `--healthy` and `--regressed`, \
+             or allow larger risks",
+            num(alpha),
+            num(beta)
         ),
     }
 }
@@ -289,7 +296,21 @@ pub(crate) fn percent(x: f64) -> String {
 pub(crate) fn rate(p: f64) -> String {
     let s = format!("{:.6}", p * 100.0);
     let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "0" && p != 0.0 {
+        return format!("{}%", num(p * 100.0));
+    }
     format!("{s}%")
+}
+
+/// A number as the user would type it: plain decimals in the usual range, exponent notation
+/// for the very small or large (Rust's `{}` would print 1e-300 with 300 zeros). Both forms
+/// read back as YAML floats.
+pub(crate) fn num(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() || (1e-4..1e15).contains(&x.abs()) {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
+    }
 }
 
 /// "1 trial" / "2 trials".
@@ -308,7 +329,8 @@ pub fn render_text(r: &PlanReport) -> String {
         out,
         "Plans that tell a healthy agent ({h} per trial) from a regressed one ({g}),\n\
          with producer's risk alpha {} and consumer's risk beta {}.\n",
-        r.alpha, r.beta
+        num(r.alpha),
+        num(r.beta)
     );
 
     let _ = writeln!(
@@ -472,10 +494,10 @@ pub fn render_text(r: &PlanReport) -> String {
         s.c,
         q.asn_healthy,
         q.asn_regressed,
-        r.healthy,
-        r.regressed,
-        r.alpha,
-        r.beta,
+        num(r.healthy),
+        num(r.regressed),
+        num(r.alpha),
+        num(r.beta),
         q.max_trials
     );
     out
@@ -787,6 +809,10 @@ mod tests {
         assert_eq!(rate(0.9), "90%");
         assert_eq!(rate(0.995), "99.5%");
         assert_eq!(rate(0.999), "99.9%");
+        assert_eq!(rate(1e-10), "1e-8%");
+        assert_eq!(num(0.05), "0.05");
+        assert_eq!(num(1e-300), "1e-300");
+        assert_eq!(num(0.0), "0");
         assert_eq!(ordinal(1), "1st");
         assert_eq!(ordinal(12), "12th");
         assert_eq!(ordinal(22), "22nd");
