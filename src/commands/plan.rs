@@ -671,6 +671,8 @@ pub fn render_svg(r: &PlanReport) -> anyhow::Result<String> {
             .x_desc("true per-trial success rate p")
             .y_desc("P(PASS)")
             .x_label_formatter(&x_fmt)
+            .label_style(("sans-serif", 15))
+            .axis_desc_style(("sans-serif", 17))
             .y_label_formatter(&|y| format!("{:.0}%", y * 100.0))
             .draw()
             .map_err(svg_error)?;
@@ -696,6 +698,7 @@ pub fn render_svg(r: &PlanReport) -> anyhow::Result<String> {
             .position(SeriesLabelPosition::UpperLeft)
             .background_style(WHITE.mix(0.85))
             .border_style(BLACK)
+            .label_font(("sans-serif", 15))
             .draw()
             .map_err(svg_error)?;
 
@@ -714,6 +717,8 @@ pub fn render_svg(r: &PlanReport) -> anyhow::Result<String> {
             .x_desc("true per-trial success rate p")
             .y_desc("expected trials")
             .x_label_formatter(&x_fmt)
+            .label_style(("sans-serif", 15))
+            .axis_desc_style(("sans-serif", 17))
             .draw()
             .map_err(svg_error)?;
         chart
@@ -738,6 +743,7 @@ pub fn render_svg(r: &PlanReport) -> anyhow::Result<String> {
             .position(SeriesLabelPosition::UpperLeft)
             .background_style(WHITE.mix(0.85))
             .border_style(BLACK)
+            .label_font(("sans-serif", 15))
             .draw()
             .map_err(svg_error)?;
         root.present().map_err(svg_error)?;
@@ -775,7 +781,7 @@ fn draw_rate_marks(
             .draw_series(std::iter::once(Text::new(
                 format!("{name} {}", rate(p)),
                 (p, top * 0.97),
-                ("sans-serif", 13).into_font().color(&color),
+                ("sans-serif", 15).into_font().color(&color),
             )))
             .map_err(svg_error)?;
     }
