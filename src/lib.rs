@@ -24,6 +24,7 @@
 pub mod cli;
 pub mod commands;
 pub mod exit;
+pub mod explain;
 pub mod ledger;
 pub mod plan;
 pub mod progress;
