@@ -155,7 +155,7 @@ PY
 note "actionlint: ${workflows[*]} and the README snippets"
 run_actionlint "${workflows[@]}" "${snippets[@]}"
 
-note "shellcheck: scripts/*.sh"
-shellcheck scripts/*.sh .ci/run
+note "shellcheck: the action's scripts"
+shellcheck scripts/gate-action.sh scripts/validate-actions.sh
 
 note "all GitHub Action checks passed"
