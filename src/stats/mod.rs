@@ -10,6 +10,10 @@
 //! Every reported probability is exact (invariant 7): sums of binomial terms or a DP, never
 //! Monte Carlo and never Wald's approximations. Monte Carlo appears only in tests.
 
+pub mod binomial;
+pub mod design;
+pub mod estimate;
+pub mod oc;
 pub mod sprt;
 
 /// Invalid arguments to a statistical function. Messages name the parameter and the range.

@@ -89,17 +89,419 @@ impl Sprt {
         successes as f64 * self.step_success + failures as f64 * self.step_failure
     }
 
+    /// The bound the LLR has reached after `successes` and `failures`, ignoring truncation.
+    ///
+    /// This one predicate is shared by [`Sprt::decide`] (the runtime rule), [`Sprt::oc`] and
+    /// [`Sprt::lattice`], so the exact OC describes precisely what `gate run` does. An LLR
+    /// within [`TIE_TOLERANCE`] of a bound counts as reaching it: the LLR is a sum of rounded
+    /// logarithms, and a value that equals a bound in exact arithmetic must not be decided by
+    /// the last bit of rounding.
+    fn bound_reached(&self, successes: u64, failures: u64) -> Option<SprtState> {
+        let llr = self.llr(successes, failures);
+        if llr >= self.reject_llr() - TIE_TOLERANCE {
+            Some(SprtState::Fail)
+        } else if llr <= self.accept_llr() + TIE_TOLERANCE {
+            Some(SprtState::Pass)
+        } else {
+            None
+        }
+    }
+
     /// The state after `successes` and `failures` graded trials.
     pub fn decide(&self, successes: u64, failures: u64) -> SprtState {
-        let llr = self.llr(successes, failures);
-        if llr >= self.reject_llr() {
-            SprtState::Fail
-        } else if llr <= self.accept_llr() {
-            SprtState::Pass
-        } else if successes + failures >= self.max_trials {
-            SprtState::Truncated
-        } else {
-            SprtState::Continue
+        match self.bound_reached(successes, failures) {
+            Some(state) => state,
+            None if successes + failures >= self.max_trials => SprtState::Truncated,
+            None => SprtState::Continue,
+        }
+    }
+
+    /// Exact P(PASS), P(FAIL), P(INCONCLUSIVE) and ASN when the true success rate is `p`.
+    ///
+    /// Dynamic programming over the (trials, failures) lattice: after each trial the mass of
+    /// every still-undecided state moves one step (success with p, failure with 1 - p), and
+    /// the states that reach a bound are absorbed into PASS or FAIL. The undecided states at
+    /// any trial form a window a few failures wide, so the cost is O(max_trials × window).
+    /// Once no undecided mass is left (it underflowed to exactly zero) later trials add
+    /// nothing and the loop stops. All fields are NaN if `p` is outside [0, 1].
+    pub fn oc(&self, p: f64) -> SprtOc {
+        if !(0.0..=1.0).contains(&p) {
+            return SprtOc {
+                p_pass: f64::NAN,
+                p_fail: f64::NAN,
+                p_inconclusive: f64::NAN,
+                asn: f64::NAN,
+            };
+        }
+        let q = 1.0 - p;
+        // mass[i] = P(undecided after t trials with lo + i failures).
+        let mut lo = 0u64;
+        let mut mass = vec![1.0f64];
+        let mut next: Vec<f64> = Vec::new();
+        let (mut p_pass, mut p_fail, mut asn) = (0.0, 0.0, 0.0);
+        for t in 0..self.max_trials {
+            let undecided: f64 = mass.iter().sum();
+            if undecided == 0.0 {
+                break;
+            }
+            // Every undecided path spends trial t + 1.
+            asn += undecided;
+            let t1 = t + 1;
+            // After the trial, failures range over [lo, lo + mass.len()].
+            next.clear();
+            next.resize(mass.len() + 1, 0.0);
+            for (i, &m) in mass.iter().enumerate() {
+                next[i] += m * p;
+                next[i + 1] += m * q;
+            }
+            let (mut first, mut last) = (None, 0usize);
+            for (i, m) in next.iter_mut().enumerate() {
+                if *m == 0.0 {
+                    continue;
+                }
+                let f = lo + i as u64;
+                match self.bound_reached(t1 - f, f) {
+                    Some(SprtState::Pass) => {
+                        p_pass += *m;
+                        *m = 0.0;
+                    }
+                    Some(_) => {
+                        p_fail += *m;
+                        *m = 0.0;
+                    }
+                    None => {
+                        first.get_or_insert(i);
+                        last = i;
+                    }
+                }
+            }
+            match first {
+                Some(first) => {
+                    mass.clear();
+                    mass.extend_from_slice(&next[first..=last]);
+                    lo += first as u64;
+                }
+                None => mass.clear(),
+            }
+        }
+        let p_inconclusive: f64 = mass.iter().sum();
+        SprtOc {
+            p_pass,
+            p_fail,
+            p_inconclusive,
+            asn,
+        }
+    }
+
+    /// The test as a table a person can read: for each number of graded trials t from 1 to
+    /// `max_trials`, the failure counts at which it PASSes and FAILs.
+    ///
+    /// For fixed t the LLR rises with the failures, so PASS is "at most r_t failures" and
+    /// FAIL is "at least a_t failures"; both come from the same predicate as
+    /// [`Sprt::decide`]. A row describes where the LLR stands, not whether that state is
+    /// reachable without having stopped earlier.
+    pub fn lattice(&self) -> Vec<LatticeRow> {
+        (1..=self.max_trials)
+            .map(|t| {
+                // Smallest f in [0, t] with FAIL, by bisection on the monotone predicate.
+                let (mut lo, mut hi) = (0u64, t + 1);
+                while lo < hi {
+                    let mid = lo + (hi - lo) / 2;
+                    if self.bound_reached(t - mid, mid) == Some(SprtState::Fail) {
+                        hi = mid;
+                    } else {
+                        lo = mid + 1;
+                    }
+                }
+                let fail_min_failures = (lo <= t).then_some(lo);
+                // Number of f in [0, t] with PASS (they form a prefix).
+                let (mut lo, mut hi) = (0u64, t + 1);
+                while lo < hi {
+                    let mid = lo + (hi - lo) / 2;
+                    if self.bound_reached(t - mid, mid) == Some(SprtState::Pass) {
+                        lo = mid + 1;
+                    } else {
+                        hi = mid;
+                    }
+                }
+                let pass_max_failures = lo.checked_sub(1);
+                LatticeRow {
+                    trials: t,
+                    pass_max_failures,
+                    fail_min_failures,
+                }
+            })
+            .collect()
+    }
+}
+
+/// LLR distance within which a bound counts as reached; see [`Sprt::decide`]. The LLR and
+/// its bounds are of order 1–10, so 1e-9 is far above rounding and far below any step.
+pub const TIE_TOLERANCE: f64 = 1e-9;
+
+/// The largest `max_trials` the `gate` commands accept. Beyond it the exact DP would take
+/// minutes, and no CI gate spends a million trials on one task.
+pub const MAX_TRIALS_LIMIT: u64 = 1_000_000;
+
+/// Exact operating characteristic of a truncated SPRT at one success rate.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SprtOc {
+    /// P(PASS).
+    pub p_pass: f64,
+    /// P(FAIL).
+    pub p_fail: f64,
+    /// P(INCONCLUSIVE): `max_trials` spent without reaching a bound.
+    pub p_inconclusive: f64,
+    /// Expected graded trials (ASN).
+    pub asn: f64,
+}
+
+/// One row of [`Sprt::lattice`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LatticeRow {
+    /// Graded trials so far.
+    pub trials: u64,
+    /// PASS once failures are at most this (None: no failure count passes yet).
+    pub pass_max_failures: Option<u64>,
+    /// FAIL once failures are at least this (None: no failure count fails yet).
+    pub fail_min_failures: Option<u64>,
+}
+
+/// The default truncation: twice the n of the single plan with the same rates and risks
+/// (the sequential test then never spends more than two single plans' worth of trials).
+pub fn default_max_trials(
+    healthy: f64,
+    regressed: f64,
+    alpha: f64,
+    beta: f64,
+) -> Result<u64, StatsError> {
+    let single = super::design::design_single(healthy, regressed, alpha, beta)?;
+    Ok(2 * single.n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sprt_90_70() -> Sprt {
+        Sprt::new(0.9, 0.7, 0.05, 0.10, 66).expect("valid")
+    }
+
+    /// splitmix64: a tiny, well-mixed, seeded generator so the Monte Carlo is reproducible
+    /// without a `rand` dependency.
+    struct SplitMix64(u64);
+
+    impl SplitMix64 {
+        fn next_f64(&mut self) -> f64 {
+            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^= z >> 31;
+            (z >> 11) as f64 / (1u64 << 53) as f64
+        }
+    }
+
+    /// Run the test the way `gate run` does: one trial at a time through `decide`.
+    fn simulate(sprt: &Sprt, p: f64, rng: &mut SplitMix64) -> (SprtState, u64) {
+        let (mut s, mut f) = (0u64, 0u64);
+        loop {
+            if rng.next_f64() < p {
+                s += 1;
+            } else {
+                f += 1;
+            }
+            match sprt.decide(s, f) {
+                SprtState::Continue => {}
+                state => return (state, s + f),
+            }
+        }
+    }
+
+    #[test]
+    fn exact_oc_matches_seeded_monte_carlo_within_three_standard_errors() {
+        let sprt = sprt_90_70();
+        let runs = 100_000u32;
+        for (seed, p) in [(1u64, 0.9), (2, 0.8), (3, 0.7), (4, 0.75)] {
+            let exact = sprt.oc(p);
+            let mut rng = SplitMix64(seed);
+            let (mut pass, mut fail, mut inc) = (0u32, 0u32, 0u32);
+            let (mut sum_t, mut sum_t2) = (0.0f64, 0.0f64);
+            for _ in 0..runs {
+                let (state, t) = simulate(&sprt, p, &mut rng);
+                match state {
+                    SprtState::Pass => pass += 1,
+                    SprtState::Fail => fail += 1,
+                    _ => inc += 1,
+                }
+                sum_t += t as f64;
+                sum_t2 += (t * t) as f64;
+            }
+            let n = f64::from(runs);
+            for (name, count, prob) in [
+                ("pass", pass, exact.p_pass),
+                ("fail", fail, exact.p_fail),
+                ("inconclusive", inc, exact.p_inconclusive),
+            ] {
+                let se = (prob * (1.0 - prob) / n).sqrt().max(1.0 / n);
+                let got = f64::from(count) / n;
+                assert!(
+                    (got - prob).abs() <= 3.0 * se,
+                    "p={p} {name}: simulated {got}, exact {prob}, se {se}"
+                );
+            }
+            let mean = sum_t / n;
+            let se = ((sum_t2 / n - mean * mean) / n).sqrt();
+            assert!(
+                (mean - exact.asn).abs() <= 3.0 * se,
+                "p={p} ASN: simulated {mean}, exact {}",
+                exact.asn
+            );
+        }
+    }
+
+    /// Every path of t outcomes, by enumeration: exact reference for small max_trials.
+    fn oc_brute(sprt: &Sprt, p: f64) -> SprtOc {
+        let m = sprt.max_trials;
+        let mut out = SprtOc {
+            p_pass: 0.0,
+            p_fail: 0.0,
+            p_inconclusive: 0.0,
+            asn: 0.0,
+        };
+        for mask in 0u64..(1u64 << m) {
+            let (mut s, mut f) = (0u64, 0u64);
+            let mut prob = 1.0;
+            for bit in 0..m {
+                if mask >> bit & 1 == 0 {
+                    s += 1;
+                    prob *= p;
+                } else {
+                    f += 1;
+                    prob *= 1.0 - p;
+                }
+                let state = sprt.decide(s, f);
+                if state != SprtState::Continue {
+                    // Count each stopped path once: only the mask whose remaining bits are 0.
+                    if mask >> (bit + 1) == 0 {
+                        out.asn += prob * (s + f) as f64;
+                        match state {
+                            SprtState::Pass => out.p_pass += prob,
+                            SprtState::Fail => out.p_fail += prob,
+                            _ => out.p_inconclusive += prob,
+                        }
+                    }
+                    break;
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn exact_oc_matches_path_enumeration() {
+        for (h, r, a, b, m) in [
+            (0.9, 0.7, 0.05, 0.10, 14u64),
+            (0.8, 0.5, 0.10, 0.10, 12),
+            (0.6, 0.4, 0.2, 0.2, 16),
+        ] {
+            let sprt = Sprt::new(h, r, a, b, m).expect("valid");
+            for p in [0.0, 0.3, 0.55, 0.7, 0.9, 1.0] {
+                let dp = sprt.oc(p);
+                let bf = oc_brute(&sprt, p);
+                for (x, y) in [
+                    (dp.p_pass, bf.p_pass),
+                    (dp.p_fail, bf.p_fail),
+                    (dp.p_inconclusive, bf.p_inconclusive),
+                    (dp.asn, bf.asn),
+                ] {
+                    assert!(
+                        (x - y).abs() < 1e-12 * y.abs().max(1.0),
+                        "{h}/{r} m={m} p={p}: {dp:?} vs {bf:?}"
+                    );
+                }
+                let total = dp.p_pass + dp.p_fail + dp.p_inconclusive;
+                assert!((total - 1.0).abs() < 1e-12);
+            }
+        }
+    }
+
+    #[test]
+    fn lattice_agrees_with_decide_everywhere() {
+        let sprt = sprt_90_70();
+        for row in sprt.lattice() {
+            let t = row.trials;
+            for f in 0..=t {
+                let state = sprt.decide(t - f, f);
+                let pass = row.pass_max_failures.is_some_and(|r| f <= r);
+                let fail = row.fail_min_failures.is_some_and(|a| f >= a);
+                assert_eq!(state == SprtState::Pass, pass, "t={t} f={f}");
+                assert_eq!(state == SprtState::Fail, fail, "t={t} f={f}");
+            }
+        }
+        // Two failures in a row already reach the FAIL bound: 2 ln 3 >= ln 18.
+        let rows = sprt.lattice();
+        assert_eq!(rows[0].fail_min_failures, None);
+        assert_eq!(rows[2].fail_min_failures, Some(3));
+    }
+
+    #[test]
+    fn exact_tie_counts_as_reaching_the_bound() {
+        // healthy 0.8, regressed 0.2, alpha = beta = 0.2: a failure moves the LLR by ln 4 and
+        // the FAIL bound is ln(0.8/0.2) = ln 4, a tie in exact arithmetic.
+        let sprt = Sprt::new(0.8, 0.2, 0.2, 0.2, 10).expect("valid");
+        assert_eq!(sprt.decide(0, 1), SprtState::Fail);
+        assert_eq!(sprt.decide(1, 0), SprtState::Pass);
+        // One success and two failures: LLR = ln 4 again.
+        assert_eq!(sprt.decide(1, 2), SprtState::Fail);
+        let oc = sprt.oc(0.5);
+        assert!((oc.p_fail - 0.5).abs() < 1e-15 && (oc.asn - 1.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn default_truncation_is_twice_the_single_plan() {
+        assert_eq!(default_max_trials(0.9, 0.7, 0.05, 0.10), Ok(66));
+        assert!(default_max_trials(0.7, 0.9, 0.05, 0.10).is_err());
+    }
+
+    #[test]
+    fn bad_rate_gives_nan_not_panic() {
+        let oc = sprt_90_70().oc(1.5);
+        assert!(oc.p_pass.is_nan() && oc.asn.is_nan());
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+        /// P(PASS) rises and P(FAIL) falls with the true success rate, for the single plan and
+        /// the sequential test alike.
+        #[test]
+        fn oc_is_monotone_in_p(
+            healthy in 0.5f64..0.99,
+            gap in 0.05f64..0.4,
+            alpha in 0.01f64..0.3,
+            beta in 0.01f64..0.3,
+            max_trials in 1u64..150,
+            n in 1u64..200,
+            c_frac in 0.0f64..1.0,
+        ) {
+            let regressed = healthy - gap;
+            proptest::prop_assume!(regressed > 0.01);
+            let sprt = Sprt::new(healthy, regressed, alpha, beta, max_trials).expect("valid");
+            let c = ((n as f64) * c_frac) as u64;
+            let mut prev = (0.0f64, 1.0f64, 0.0f64);
+            for i in 0..=40 {
+                let p = f64::from(i) / 40.0;
+                let oc = sprt.oc(p);
+                let single = crate::stats::oc::single_p_pass(n, c, p);
+                proptest::prop_assert!(oc.p_pass >= prev.0 - 1e-12, "sequential PASS at {p}");
+                proptest::prop_assert!(oc.p_fail <= prev.1 + 1e-12, "sequential FAIL at {p}");
+                proptest::prop_assert!(single >= prev.2 - 1e-12, "single PASS at {p}");
+                let total = oc.p_pass + oc.p_fail + oc.p_inconclusive;
+                proptest::prop_assert!((total - 1.0).abs() < 1e-9);
+                proptest::prop_assert!(oc.asn >= 1.0 - 1e-12 && oc.asn <= max_trials as f64 + 1e-9);
+                prev = (oc.p_pass, oc.p_fail, single);
+            }
         }
     }
 }
