@@ -25,5 +25,6 @@ pub mod cli;
 pub mod commands;
 pub mod exit;
 pub mod ledger;
+pub mod report;
 pub mod sampler;
 pub mod stats;

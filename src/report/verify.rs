@@ -1,0 +1,248 @@
+//! `gate verify`'s audit of one ledger: the rows form an unbroken hash chain, every trial's
+//! attempts run 1..k without gaps, every task has its decision, and every decision row (and the
+//! footer's verdict) equals what the attempt rows recompute to.
+//!
+//! Parse errors are not found here: [`Ledger::read`] already refuses a row that does not parse,
+//! with `file:line:col`. A torn last line is a warning, not a problem: a crash may lose the row
+//! being written (invariant 5).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::ledger::{Ledger, Outcome, Row, RunStatus};
+
+use super::replay::{Source, TaskReplay, replay};
+use super::{ReportError, exit_code_for};
+
+/// The attempts of one trial seen so far: attempt → (row index, outcome).
+type AttemptsSeen = BTreeMap<u32, (usize, Outcome)>;
+
+/// One thing wrong with a ledger, at a row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// The row (1-based line), or the end of the file for something missing.
+    pub at: Source,
+    /// What is wrong, as a lowercase fragment.
+    pub what: String,
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.at, self.what)
+    }
+}
+
+/// What `verify` found in one ledger.
+#[derive(Debug, Clone, Default)]
+pub struct Audit {
+    /// Problems, in file order: the first is the first bad row.
+    pub problems: Vec<Problem>,
+    /// Things worth saying that do not make the ledger bad.
+    pub warnings: Vec<String>,
+    /// Rows read.
+    pub rows: usize,
+    /// Decision rows that recompute.
+    pub decisions_checked: usize,
+}
+
+/// Audit one ledger. Fails only when the ledger cannot be replayed at all (a conflicting row,
+/// an attempt row for a task the header does not name), which is reported as a problem too.
+pub fn audit(ledger: &Ledger) -> Audit {
+    let mut out = Audit {
+        rows: ledger.records.len(),
+        ..Audit::default()
+    };
+    let at = |i: usize| Source {
+        path: ledger.path.clone(),
+        line: i as u64 + 1,
+    };
+    let end = Source {
+        path: ledger.path.clone(),
+        line: ledger.records.len() as u64 + 1,
+    };
+
+    if let Some(tail) = &ledger.torn_tail {
+        out.warnings.push(format!(
+            "{}: unterminated last line ({} bytes) ignored: a row lost in a crash",
+            end,
+            tail.len()
+        ));
+    }
+    if let Some((i, what)) = ledger.first_chain_break() {
+        out.problems.push(Problem {
+            at: at(i),
+            what: format!("hash chain broken: {what}"),
+        });
+    }
+
+    // Attempts of each trial must be 1..k, each once (a cancelled attempt may be run again
+    // after a `--resume` row).
+    let mut attempts: BTreeMap<(&str, u64), AttemptsSeen> = BTreeMap::new();
+    let mut last_resume = None;
+    for (i, rec) in ledger.records.iter().enumerate() {
+        match &rec.row {
+            Row::Header(_) if i != 0 => out.problems.push(Problem {
+                at: at(i),
+                what: "a second header row".to_string(),
+            }),
+            Row::Resume(_) => last_resume = Some(i),
+            Row::Attempt(a) => {
+                let seen = attempts.entry((a.task.as_str(), a.trial)).or_default();
+                match seen.get(&a.attempt) {
+                    Some(&(j, Outcome::Cancelled)) if last_resume.is_some_and(|r| r > j) => {
+                        seen.insert(a.attempt, (i, a.outcome));
+                    }
+                    Some(&(j, _)) => out.problems.push(Problem {
+                        at: at(i),
+                        what: format!(
+                            "task `{}` trial #{} attempt {} is recorded again (first on line {})",
+                            a.task,
+                            a.trial,
+                            a.attempt,
+                            j + 1
+                        ),
+                    }),
+                    None => {
+                        seen.insert(a.attempt, (i, a.outcome));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    for ((task, trial), seen) in &attempts {
+        for (expected, (&attempt, &(i, _))) in (1u32..).zip(seen.iter()) {
+            if attempt != expected {
+                out.problems.push(Problem {
+                    at: at(i),
+                    what: format!(
+                        "task `{task}` trial #{trial} has attempt {attempt} but no attempt {expected}"
+                    ),
+                });
+                break;
+            }
+        }
+    }
+
+    let footer = ledger.footer();
+    let status = footer.map(|f| f.status);
+    match status {
+        None => out.warnings.push(format!(
+            "{end}: no footer: the run did not finish (interrupted or crashed)"
+        )),
+        Some(RunStatus::Interrupted) => out
+            .warnings
+            .push(format!("{end}: the run was interrupted; it can be resumed")),
+        _ => {}
+    }
+
+    let replayed = match replay(std::slice::from_ref(ledger)) {
+        Ok(r) => r,
+        Err(e) => {
+            out.problems.push(problem_from_replay(ledger, e));
+            out.problems.sort_by_key(|p| p.at.line);
+            return out;
+        }
+    };
+    let by_id: BTreeMap<&str, &TaskReplay> = replayed
+        .tasks
+        .iter()
+        .map(|t| (t.spec.id.as_str(), t))
+        .collect();
+
+    let mut decided: BTreeSet<&str> = BTreeSet::new();
+    for (i, rec) in ledger.records.iter().enumerate() {
+        let Row::Decision(d) = &rec.row else { continue };
+        let Some(task) = by_id.get(d.task.as_str()) else {
+            out.problems.push(Problem {
+                at: at(i),
+                what: format!(
+                    "decision for task `{}`, which the header does not name",
+                    d.task
+                ),
+            });
+            continue;
+        };
+        decided.insert(task.spec.id.as_str());
+        if d.verdict != task.verdict || d.counts != task.counts {
+            out.problems.push(Problem {
+                at: at(i),
+                what: format!(
+                    "decision for task `{}` says {} with {} but the attempt rows recompute to {} with {}",
+                    d.task,
+                    verdict_text(d.verdict),
+                    counts_text(&d.counts),
+                    verdict_text(task.verdict),
+                    counts_text(&task.counts)
+                ),
+            });
+        } else {
+            out.decisions_checked += 1;
+        }
+    }
+
+    // A run that finished must have decided every task; an interrupted one (or one a harness
+    // error stopped) may not have.
+    if status == Some(RunStatus::Complete) {
+        for t in &replayed.tasks {
+            if !decided.contains(t.spec.id.as_str()) {
+                out.problems.push(Problem {
+                    at: end.clone(),
+                    what: format!("task `{}` has no decision row", t.spec.id),
+                });
+            }
+        }
+    }
+
+    if let Some(f) = footer
+        && f.status != RunStatus::Interrupted
+    {
+        let i = ledger
+            .records
+            .iter()
+            .rposition(|r| matches!(r.row, Row::Footer(_)))
+            .unwrap_or(0);
+        let verdict = replayed.verdict();
+        let code = exit_code_for(verdict, ledger.header().on_inconclusive);
+        if f.verdict != verdict || f.exit_code != code {
+            out.problems.push(Problem {
+                at: at(i),
+                what: format!(
+                    "footer says {} (exit {}) but the attempt rows recompute to {} (exit {code})",
+                    verdict_text(f.verdict),
+                    f.exit_code,
+                    verdict_text(verdict)
+                ),
+            });
+        }
+    }
+
+    out.problems.sort_by_key(|p| p.at.line);
+    out
+}
+
+fn problem_from_replay(ledger: &Ledger, e: ReportError) -> Problem {
+    let line = match &e {
+        ReportError::Conflict { other: at, .. }
+        | ReportError::UnknownTask { at, .. }
+        | ReportError::ZeroOrdinal { at } => at.line,
+        _ => 1,
+    };
+    Problem {
+        at: Source {
+            path: ledger.path.clone(),
+            line,
+        },
+        what: format!("cannot replay: {e}"),
+    }
+}
+
+fn verdict_text(v: Option<crate::sampler::Verdict>) -> &'static str {
+    v.map_or("no verdict (harness error)", |v| v.as_str())
+}
+
+fn counts_text(c: &crate::ledger::Counts) -> String {
+    format!(
+        "run {}, passed {}, failed {}, unavailable {}, cancelled {}, excluded {}",
+        c.run, c.passed, c.failed, c.unavailable, c.cancelled, c.excluded
+    )
+}
