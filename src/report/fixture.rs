@@ -194,3 +194,47 @@ pub fn outcomes(n: u64, fails: &[u64]) -> Vec<Outcome> {
         })
         .collect()
 }
+
+/// A two-task run: `book-flight` PASSes a single plan (20, 3) with failures at ordinals 4
+/// and 9; `refund` FAILs a sequential plan after four trials.
+pub fn sample(dir: &Path) -> crate::report::Report {
+    let l = run(
+        &dir.join("ledger.jsonl"),
+        &[
+            (single("book-flight", 20, 3), outcomes(20, &[4, 9])),
+            (sequential("refund", 40), outcomes(40, &[1, 2, 4, 5, 7])),
+        ],
+        None,
+    );
+    crate::report::Report::from_ledgers(&[l], None).expect("report")
+}
+
+/// A run whose only task is INCONCLUSIVE: three shards of a (30, 3) plan, shard 3 missing.
+pub fn missing_shard(dir: &Path) -> Vec<Ledger> {
+    let tasks = [(single("search", 30, 3), outcomes(30, &[2]))];
+    (1..=2)
+        .map(|k| {
+            run(
+                &dir.join(format!("shard-{k}.jsonl")),
+                &tasks,
+                Some(Shard { k, m: 3 }),
+            )
+        })
+        .collect()
+}
+
+/// A run where `checkout`'s second trial could not be run (exit 127).
+pub fn harness_error(dir: &Path) -> crate::report::Report {
+    let l = run(
+        &dir.join("ledger.jsonl"),
+        &[
+            (single("login", 5, 0), outcomes(5, &[])),
+            (
+                single("checkout", 5, 0),
+                vec![Outcome::Pass, Outcome::HarnessError],
+            ),
+        ],
+        None,
+    );
+    crate::report::Report::from_ledgers(&[l], None).expect("report")
+}

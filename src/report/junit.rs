@@ -303,3 +303,101 @@ fn properties(report: &Report, t: &TaskReport) -> Vec<Property> {
     ));
     p
 }
+
+#[cfg(test)]
+mod tests {
+    use super::render;
+    use crate::ledger::OnInconclusive;
+    use crate::report::Report;
+    use crate::report::fixture::{self, outcomes, single};
+
+    /// Parse back with quick-junit and check the representation's promises.
+    fn check(report: &Report) -> quick_junit::Report {
+        let xml = render(report).unwrap();
+        let back = quick_junit::Report::deserialize_from_str(&xml).unwrap();
+        assert_eq!(back.test_suites.len(), report.tasks.len());
+        let red = back.failures + back.errors > 0;
+        assert_eq!(
+            red,
+            report.exit_code() != 0,
+            "red iff the gate exits non-zero"
+        );
+        assert!(back.time.is_some());
+        for (suite, task) in back.test_suites.iter().zip(&report.tasks) {
+            assert!(suite.time.is_some());
+            assert_eq!(suite.name.as_str(), task.id());
+            assert_eq!(
+                suite.failures + suite.errors > 0,
+                report.is_red(task.verdict())
+            );
+            let mut names: Vec<&str> = suite.test_cases.iter().map(|c| c.name.as_str()).collect();
+            assert_eq!(names.len(), task.replay.trials.len() + 1);
+            names.sort_unstable();
+            names.dedup();
+            assert_eq!(names.len(), task.replay.trials.len() + 1, "unique names");
+            assert!(suite.test_cases.iter().all(|c| c.time.is_some()));
+            // Only the verdict case may be red.
+            for case in &suite.test_cases[1..] {
+                assert!(matches!(
+                    case.status,
+                    quick_junit::TestCaseStatus::Success { .. }
+                        | quick_junit::TestCaseStatus::Skipped { .. }
+                ));
+            }
+            let prop = |name: &str| {
+                suite
+                    .properties
+                    .iter()
+                    .find(|p| p.name.as_str() == name)
+                    .map(|p| p.value.as_str().to_string())
+            };
+            assert_eq!(
+                prop("trials.passed"),
+                Some(task.replay.counts.passed.to_string())
+            );
+            assert_eq!(prop("plan").as_deref(), Some(task.plan.as_str()));
+        }
+        back
+    }
+
+    #[test]
+    fn pass_and_fail_read_back() {
+        let d = tempfile::tempdir().unwrap();
+        let back = check(&fixture::sample(d.path()));
+        let pass = &back.test_suites[0];
+        // book-flight PASSes with two failed trials: skipped, not failures.
+        assert_eq!((pass.failures, pass.errors, pass.skipped), (0, 0, 2));
+        assert_eq!(pass.test_cases[4].name.as_str(), "book-flight#004");
+        assert_eq!(back.test_suites[1].failures, 1);
+    }
+
+    #[test]
+    fn inconclusive_is_red_only_under_on_inconclusive_fail() {
+        let d = tempfile::tempdir().unwrap();
+        let shards = fixture::missing_shard(d.path());
+        let fail = Report::from_ledgers(&shards, None).unwrap();
+        assert_eq!(check(&fail).failures, 1);
+        let pass = Report::from_ledgers(&shards, Some(OnInconclusive::Pass)).unwrap();
+        let back = check(&pass);
+        assert_eq!(back.failures + back.errors, 0);
+    }
+
+    #[test]
+    fn a_harness_error_is_an_error() {
+        let d = tempfile::tempdir().unwrap();
+        let back = check(&fixture::harness_error(d.path()));
+        assert_eq!((back.errors, back.failures), (1, 0));
+    }
+
+    #[test]
+    fn a_pass_only_run_is_green() {
+        let d = tempfile::tempdir().unwrap();
+        let l = fixture::run(
+            &d.path().join("l.jsonl"),
+            &[(single("t", 12, 2), outcomes(12, &[1, 7]))],
+            None,
+        );
+        let back = check(&Report::from_ledgers(&[l], None).unwrap());
+        assert_eq!(back.failures + back.errors, 0);
+    }
+}

@@ -285,3 +285,40 @@ fn oc(out: &mut String, t: &TaskReport) {
         ys.join(", ")
     );
 }
+
+#[cfg(test)]
+mod tests {
+    use super::render;
+    use crate::ledger::OnInconclusive;
+    use crate::report::Report;
+    use crate::report::fixture;
+
+    #[test]
+    fn pass_and_fail() {
+        let d = tempfile::tempdir().unwrap();
+        insta::assert_snapshot!(render(&fixture::sample(d.path())));
+    }
+
+    #[test]
+    fn inconclusive_under_on_inconclusive_pass_with_a_missing_shard() {
+        let d = tempfile::tempdir().unwrap();
+        let r = Report::from_ledgers(
+            &fixture::missing_shard(d.path()),
+            Some(OnInconclusive::Pass),
+        )
+        .unwrap();
+        insta::assert_snapshot!(render(&r));
+    }
+
+    #[test]
+    fn harness_error() {
+        let d = tempfile::tempdir().unwrap();
+        let md = render(&fixture::harness_error(d.path()));
+        insta::assert_snapshot!(md.replace(&d.path().display().to_string(), "[TMP]"));
+    }
+
+    #[test]
+    fn table_cells_escape_pipes() {
+        assert_eq!(super::cell("a|b\nc"), "a\\|b c");
+    }
+}

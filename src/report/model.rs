@@ -520,3 +520,155 @@ pub(crate) fn number(x: f64) -> String {
         s.to_string()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ledger::{LedgerWriter, Row, TaskResult};
+    use crate::report::fixture::{self, outcomes, sample, single};
+
+    #[test]
+    fn pass_rate_pass_at_k_and_exit_code_come_from_the_replay() {
+        let d = tempfile::tempdir().unwrap();
+        let r = sample(d.path());
+        let t = &r.tasks[0];
+        // 17 passes reach n - c = 17 after 19 graded trials (failures at 4 and 9).
+        assert_eq!((t.replay.counts.passed, t.graded), (17, 19));
+        let pr = t.pass_rate.unwrap();
+        assert!((pr.estimate - 17.0 / 19.0).abs() < 1e-12);
+        assert!(pr.wilson.lo < pr.estimate && pr.estimate < pr.wilson.hi);
+        assert_eq!(
+            t.pass_at.iter().map(|p| p.k).collect::<Vec<_>>(),
+            vec![1, 3, 5]
+        );
+        // pass^3 unbiased: C(17,3)/C(19,3).
+        let p3 = t.pass_at[1].pass_hat_k;
+        assert!((p3 - (17.0 * 16.0 * 15.0) / (19.0 * 18.0 * 17.0)).abs() < 1e-12);
+        assert_eq!(r.tasks[1].verdict(), Some(Verdict::Fail));
+        assert_eq!(r.verdict(), Some(Verdict::Fail));
+        assert_eq!(r.exit_code(), crate::exit::FAIL);
+    }
+
+    #[test]
+    fn multiplicity_cost_combines_the_exact_alphas() {
+        let d = tempfile::tempdir().unwrap();
+        let r = sample(d.path());
+        let a0 = 1.0 - single_p_pass(20, 3, 0.9);
+        let a1 = 1.0 - Sprt::new(0.9, 0.6, 0.05, 0.1, 40).unwrap().oc(0.9).p_pass;
+        assert!((r.tasks[0].alpha.unwrap() - a0).abs() < 1e-12);
+        assert!((r.tasks[1].alpha.unwrap() - a1).abs() < 1e-12);
+        let cost = r.multiplicity.cost.unwrap();
+        assert!((cost - (1.0 - (1.0 - a0) * (1.0 - a1))).abs() < 1e-12);
+        assert!(r.multiplicity.unknown.is_empty());
+    }
+
+    #[test]
+    fn a_bare_single_plan_has_unknown_alpha() {
+        let d = tempfile::tempdir().unwrap();
+        let mut spec = single("bare", 5, 0);
+        spec.rates = None;
+        let l = fixture::run(&d.path().join("l.jsonl"), &[(spec, outcomes(5, &[]))], None);
+        let r = Report::from_ledgers(&[l], None).unwrap();
+        assert_eq!(r.multiplicity.cost, None);
+        assert_eq!(r.multiplicity.unknown, vec!["bare".to_string()]);
+        assert!(!r.tasks[0].oc.is_empty());
+    }
+
+    #[test]
+    fn the_score_vector_separates_first_attempt_from_within_budget() {
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join("l.jsonl");
+        let mut w = LedgerWriter::create(&path).unwrap();
+        w.append(Row::Header(fixture::header(vec![single("t", 7, 3)], None)))
+            .unwrap();
+        let with = |trial, outcome, internal: Option<u64>, f: &dyn Fn(&mut AttemptRow)| {
+            let mut a = fixture::attempt("t", trial, 1, outcome);
+            a.result = Some(TaskResult {
+                attempts: internal,
+                cost: Some(1.5),
+                tokens: None,
+                ..TaskResult::default()
+            });
+            a.duration_s = trial as f64;
+            f(&mut a);
+            Row::Attempt(a)
+        };
+        use crate::ledger::AttemptRow;
+        let rows = [
+            with(1, Outcome::Pass, None, &|_| {}),
+            with(2, Outcome::Pass, Some(1), &|_| {}),
+            with(3, Outcome::Pass, Some(3), &|_| {}),
+            with(4, Outcome::Fail, Some(3), &|a| {
+                a.fault = Some(Fault::Timeout);
+                a.exit_code = None;
+                a.signal = Some(9);
+            }),
+            with(5, Outcome::Fail, None, &|a| {
+                a.exit_code = Some(0);
+                a.check_exit = Some(1);
+            }),
+            with(6, Outcome::Fail, None, &|a| {
+                a.exit_code = Some(0);
+                a.check_exit = Some(0);
+                a.result.as_mut().unwrap().pass = Some(false);
+            }),
+        ];
+        for row in rows {
+            w.append(row).unwrap();
+        }
+        let mut retry = fixture::attempt("t", 6, 2, Outcome::Pass);
+        retry.result = None;
+        w.append(Row::Attempt(retry)).unwrap();
+        let l = Ledger::read(&path).unwrap();
+        let r = Report::from_ledgers(&[l], None).unwrap();
+        let s = &r.tasks[0].score;
+        assert_eq!(s.first_attempt, Share { num: 2, den: 6 });
+        assert_eq!(s.within_budget, Share { num: 3, den: 6 });
+        // Not passed on the first internal attempt: trials 3, 4, 5, 6; trial 3 recovered.
+        assert_eq!(s.recovery, Share { num: 1, den: 4 });
+        assert_eq!(
+            s.failures,
+            FailureShape {
+                timeout: 1,
+                run_failed: 0,
+                check_failed: 1,
+                result_fail: 1,
+                other: 0
+            }
+        );
+        assert_eq!(s.latency, Some(Latency { p50: 3.0, p95: 6.0 }));
+        assert_eq!(
+            s.cost,
+            Some(Spend {
+                total: 9.0,
+                reporting: 6
+            })
+        );
+        assert_eq!(s.tokens, None);
+        assert_eq!(s.retry_passes_refused, 1);
+    }
+
+    #[test]
+    fn nearest_rank_percentiles() {
+        let l = latency((1..=20).map(f64::from).collect()).unwrap();
+        assert_eq!((l.p50, l.p95), (10.0, 19.0));
+        assert_eq!(latency(vec![]), None);
+        let one = latency(vec![2.5]).unwrap();
+        assert_eq!((one.p50, one.p95), (2.5, 2.5));
+    }
+
+    #[test]
+    fn on_inconclusive_pass_turns_exit_3_into_0() {
+        let d = tempfile::tempdir().unwrap();
+        let l = fixture::run(
+            &d.path().join("l.jsonl"),
+            &[(single("t", 10, 1), outcomes(3, &[]))],
+            None,
+        );
+        let r = Report::from_ledgers(std::slice::from_ref(&l), None).unwrap();
+        assert_eq!(r.verdict(), Some(Verdict::Inconclusive));
+        assert_eq!(r.exit_code(), crate::exit::INCONCLUSIVE);
+        let r = Report::from_ledgers(&[l], Some(OnInconclusive::Pass)).unwrap();
+        assert_eq!(r.exit_code(), crate::exit::SUCCESS);
+    }
+}

@@ -514,7 +514,7 @@ fn replay_task(
     let tally = sampler.tally();
     let counts = Counts::from_tally(tally, cancelled, excluded);
     let (verdict, reason) = if let Some(text) = &harness_error {
-        (None, format!("harness error: {text}"))
+        (None, text.clone())
     } else if let Some(d) = sampler.decision() {
         (Some(d.verdict), d.reason.clone())
     } else {
@@ -546,12 +546,10 @@ fn replay_task(
 
 fn harness_text(row: &AttemptRow, source: &Source) -> String {
     format!(
-        "trial #{} attempt {} ({source}): {}",
+        "trial #{} attempt {} could not be run ({source}): {}",
         row.trial,
         row.attempt,
-        row.reason
-            .as_deref()
-            .unwrap_or("the harness could not run it")
+        row.reason.as_deref().unwrap_or("no reason recorded")
     )
 }
 

@@ -200,3 +200,27 @@ fn gate(out: &mut String, report: &Report) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::report::Report;
+    use crate::report::fixture;
+
+    #[test]
+    fn pass_and_fail() {
+        let d = tempfile::tempdir().unwrap();
+        insta::assert_snapshot!(fixture::sample(d.path()).terminal());
+    }
+
+    #[test]
+    fn missing_shard_and_harness_error() {
+        let d = tempfile::tempdir().unwrap();
+        let r = Report::from_ledgers(&fixture::missing_shard(d.path()), None).unwrap();
+        insta::assert_snapshot!("missing_shard", r.terminal());
+        let text = fixture::harness_error(d.path()).terminal();
+        insta::assert_snapshot!(
+            "harness_error",
+            text.replace(&d.path().display().to_string(), "[TMP]")
+        );
+    }
+}

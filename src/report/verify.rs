@@ -246,3 +246,139 @@ fn counts_text(c: &crate::ledger::Counts) -> String {
         c.run, c.passed, c.failed, c.unavailable, c.cancelled, c.excluded
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ledger::LedgerWriter;
+    use crate::report::fixture::{self, outcomes, single};
+
+    fn sound(dir: &std::path::Path) -> Ledger {
+        fixture::run(
+            &dir.join("l.jsonl"),
+            &[(single("t", 10, 1), outcomes(10, &[3]))],
+            None,
+        )
+    }
+
+    #[test]
+    fn a_sound_ledger_has_no_problems() {
+        let d = tempfile::tempdir().unwrap();
+        let a = audit(&sound(d.path()));
+        assert_eq!(a.problems, vec![]);
+        assert_eq!(a.decisions_checked, 1);
+        assert!(a.warnings.is_empty());
+    }
+
+    #[test]
+    fn an_edited_row_breaks_the_chain_at_the_next_row() {
+        let d = tempfile::tempdir().unwrap();
+        let l = sound(d.path());
+        let text = std::fs::read_to_string(&l.path).unwrap();
+        // Line 4 is trial #3 attempt 1, a failure; make it a pass.
+        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+        assert!(lines[3].contains("\"trial\":3"));
+        lines[3] = lines[3]
+            .replace("\"outcome\":\"fail\"", "\"outcome\":\"pass\"")
+            .replace("\"exit_code\":1", "\"exit_code\":0");
+        std::fs::write(&l.path, lines.join("\n") + "\n").unwrap();
+        let a = audit(&Ledger::read(&l.path).unwrap());
+        let first = &a.problems[0];
+        assert_eq!(first.at.line, 5, "{first}");
+        assert!(first.what.contains("hash chain broken"), "{first}");
+        // The decision no longer recomputes either.
+        assert!(a.problems.iter().any(|p| p.what.contains("recompute to")));
+    }
+
+    #[test]
+    fn a_rechained_forgery_is_caught_by_the_replay() {
+        let d = tempfile::tempdir().unwrap();
+        let l = sound(d.path());
+        let path = d.path().join("forged.jsonl");
+        let mut w = LedgerWriter::create(&path).unwrap();
+        for rec in &l.records {
+            let mut row = rec.row.clone();
+            if let Row::Attempt(a) = &mut row
+                && a.trial == 3
+            {
+                a.outcome = Outcome::Pass;
+            }
+            w.append(row).unwrap();
+        }
+        let forged = Ledger::read(&path).unwrap();
+        let a = audit(&forged);
+        let first = &a.problems[0];
+        let decision_line = forged
+            .records
+            .iter()
+            .position(|r| matches!(r.row, Row::Decision(_)))
+            .unwrap() as u64
+            + 1;
+        assert_eq!(first.at.line, decision_line, "{first}");
+        assert!(
+            first
+                .what
+                .contains("says PASS with run 10, passed 9, failed 1"),
+            "{first}"
+        );
+        assert!(
+            first
+                .what
+                .contains("recompute to PASS with run 9, passed 9, failed 0"),
+            "{first}"
+        );
+    }
+
+    #[test]
+    fn gaps_in_attempts_and_missing_decisions_are_problems() {
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join("l.jsonl");
+        let mut w = LedgerWriter::create(&path).unwrap();
+        w.append(Row::Header(fixture::header(vec![single("t", 2, 0)], None)))
+            .unwrap();
+        w.append(Row::Attempt(fixture::attempt(
+            "t",
+            1,
+            1,
+            Outcome::Unavailable,
+        )))
+        .unwrap();
+        w.append(Row::Attempt(fixture::attempt("t", 1, 3, Outcome::Pass)))
+            .unwrap();
+        w.append(Row::Footer(crate::ledger::Footer {
+            finished_at: "x".into(),
+            status: RunStatus::Complete,
+            verdict: Some(crate::sampler::Verdict::Inconclusive),
+            exit_code: 3,
+        }))
+        .unwrap();
+        let a = audit(&Ledger::read(&path).unwrap());
+        assert_eq!(a.problems[0].at.line, 3);
+        assert!(
+            a.problems[0]
+                .what
+                .contains("has attempt 3 but no attempt 2")
+        );
+        assert!(
+            a.problems
+                .iter()
+                .any(|p| p.what.contains("no decision row"))
+        );
+    }
+
+    #[test]
+    fn a_torn_tail_is_only_a_warning() {
+        let d = tempfile::tempdir().unwrap();
+        let l = sound(d.path());
+        let mut text = std::fs::read_to_string(&l.path).unwrap();
+        text.push_str("{\"seq\":99,\"prev\":\"ab");
+        std::fs::write(&l.path, text).unwrap();
+        let a = audit(&Ledger::read(&l.path).unwrap());
+        assert_eq!(a.problems, vec![]);
+        assert!(
+            a.warnings[0].contains("unterminated last line"),
+            "{:?}",
+            a.warnings
+        );
+    }
+}
