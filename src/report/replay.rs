@@ -9,13 +9,16 @@
 //!   attempt was never graded, so the run that `--resume` continued may run it again.
 //! - Each trial is graded by its attempt 1 only (invariant 1). Later attempts are transport
 //!   retries: never consumed; a later attempt that passed is a "retry pass refused promotion".
-//! - Ordinals are consumed in ascending order (invariant 2). A single plan skips a missing or
-//!   cancelled ordinal and keeps consuming — its verdict does not depend on order, so it is
+//! - Ordinals are consumed in ascending order (invariant 2). A single plan skips a missing
+//!   ordinal and keeps consuming — its verdict does not depend on order, so it is
 //!   decided as soon as it is certain. A sequential plan's verdict does depend on order, so it
-//!   stops at the first missing or cancelled ordinal.
+//!   stops at the first missing ordinal.
 //! - Once the sampler decides, later finished trials are *excluded* (finished, never counted);
 //!   trials after a sequential plan's gap are excluded the same way.
 //! - A `harness_error` row anywhere in a task invalidates the task and the run: no verdict.
+//!   As in the runner, nothing written after that row is consumed.
+//! - A cancelled trial is skipped (it was stopped for a reason unrelated to its content), for
+//!   either rule; only an ordinal with no row at all is a gap.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -450,14 +453,29 @@ fn replay_task(
     })?;
     let sequential = matches!(spec.sampling, Sampling::Sequential { .. });
 
+    // The runner stops consuming at its first harness error: outcomes written after that row
+    // (in file order) are never consumed, and neither is anything after them in ordinal order.
+    let harness_at = trials
+        .iter()
+        .flat_map(|t| t.first.iter().chain(t.later.iter()))
+        .filter(|a| a.row.outcome == Outcome::HarnessError)
+        .min_by_key(|a| a.source.line);
+    let harness_error = harness_at.map(|a| harness_text(&a.row, &a.source));
+    let harness_at = harness_at.map(|a| a.source.clone());
+    let after_harness = |a: &SourcedAttempt| {
+        harness_at
+            .as_ref()
+            .is_some_and(|h| h.path == a.source.path && a.source.line > h.line)
+    };
+
     let mut missing = Vec::new();
     let mut expected = 1u64;
-    // A sequential plan stops consuming at its first gap: its verdict depends on order.
+    // Consumption has stopped for good: a sequential plan's first missing ordinal (its verdict
+    // depends on order), or the run's harness error.
     let mut blocked = false;
     let mut decided_at = None;
     let mut cancelled = 0u64;
     let mut excluded = 0u64;
-    let mut harness_error = None;
     let mut retry_passes_refused = 0u64;
 
     for trial in &mut trials {
@@ -466,16 +484,11 @@ fn replay_task(
             blocked |= sequential;
         }
         expected = trial.ordinal + 1;
-
-        for later in &trial.later {
-            match later.row.outcome {
-                Outcome::Pass => retry_passes_refused += 1,
-                Outcome::HarnessError if harness_error.is_none() => {
-                    harness_error = Some(harness_text(&later.row, &later.source));
-                }
-                _ => {}
-            }
-        }
+        retry_passes_refused += trial
+            .later
+            .iter()
+            .filter(|a| a.row.outcome == Outcome::Pass)
+            .count() as u64;
 
         let Some(first) = &trial.first else {
             trial.disposition = Disposition::NoFirstAttempt;
@@ -486,20 +499,21 @@ fn replay_task(
             Outcome::Pass => TrialOutcome::Pass,
             Outcome::Fail => TrialOutcome::Fail,
             Outcome::Unavailable => TrialOutcome::Unavailable,
+            // A cancelled trial was stopped for a reason unrelated to its content (a verdict
+            // elsewhere, a signal): like a trial never run, it is skipped, not a gap. The
+            // runner skips it the same way when it resumes.
             Outcome::Cancelled => {
                 trial.disposition = Disposition::Cancelled;
                 cancelled += 1;
-                blocked |= sequential && decided_at.is_none();
                 continue;
             }
             Outcome::HarnessError => {
                 trial.disposition = Disposition::HarnessError;
-                if harness_error.is_none() {
-                    harness_error = Some(harness_text(&first.row, &first.source));
-                }
+                blocked = true;
                 continue;
             }
         };
+        blocked |= after_harness(first);
         if decided_at.is_some() || blocked {
             trial.disposition = Disposition::Excluded;
             excluded += 1;
@@ -525,7 +539,7 @@ fn replay_task(
                 &missing,
                 interrupted,
                 shards,
-                sequential && blocked,
+                sequential && blocked && !missing.is_empty(),
             ),
         )
     };
@@ -857,6 +871,51 @@ mod tests {
         let t = replay(&[l]).unwrap().tasks.remove(0);
         assert_eq!(t.verdict, Some(Verdict::Fail));
         assert_eq!(t.counts.cancelled, 0);
+    }
+
+    #[test]
+    fn a_cancelled_trial_is_skipped_not_a_gap_even_for_a_sequential_plan() {
+        let d = dir();
+        let spec = sequential("s", 60);
+        let mut rows = vec![Row::Header(fixture::header(vec![spec], None))];
+        rows.push(Row::Attempt(fixture::attempt(
+            "s",
+            1,
+            1,
+            Outcome::Cancelled,
+        )));
+        for o in 2..=40 {
+            rows.push(Row::Attempt(fixture::attempt("s", o, 1, Outcome::Pass)));
+        }
+        let t = replay(&[write(&d.path().join("l.jsonl"), rows)])
+            .unwrap()
+            .tasks
+            .remove(0);
+        assert_eq!(t.verdict, Some(Verdict::Pass));
+        assert_eq!(t.counts.cancelled, 1);
+        assert!(t.missing.is_empty());
+    }
+
+    #[test]
+    fn nothing_written_after_a_harness_error_is_consumed() {
+        let d = dir();
+        // Rows in completion order: #1, #4, #3 (harness error), #2.
+        let rows = vec![
+            Row::Header(fixture::header(vec![single("t", 10, 1)], None)),
+            Row::Attempt(fixture::attempt("t", 1, 1, Outcome::Pass)),
+            Row::Attempt(fixture::attempt("t", 4, 1, Outcome::Pass)),
+            Row::Attempt(fixture::attempt("t", 3, 1, Outcome::HarnessError)),
+            Row::Attempt(fixture::attempt("t", 2, 1, Outcome::Fail)),
+        ];
+        let t = replay(&[write(&d.path().join("l.jsonl"), rows)])
+            .unwrap()
+            .tasks
+            .remove(0);
+        assert_eq!(t.verdict, None);
+        assert_eq!(
+            (t.counts.run, t.counts.passed, t.counts.excluded),
+            (1, 1, 2)
+        );
     }
 
     #[test]

@@ -9,6 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::ledger::{Ledger, Outcome, Row, RunStatus};
+use crate::sampler::Verdict;
 
 use super::replay::{Source, TaskReplay, replay};
 use super::{ReportError, exit_code_for};
@@ -202,7 +203,12 @@ pub fn audit(ledger: &Ledger) -> Audit {
             .rposition(|r| matches!(r.row, Row::Footer(_)))
             .unwrap_or(0);
         let verdict = replayed.verdict();
-        let code = exit_code_for(verdict, ledger.header().on_inconclusive);
+        let code = match (ledger.header().shard, verdict) {
+            // A shard publishes no verdict of its own: it exits 0 unless its own trials
+            // already make a FAIL certain (`gate report` over every shard decides).
+            (Some(_), Some(v)) if v != Verdict::Fail => crate::exit::SUCCESS,
+            _ => exit_code_for(verdict, ledger.header().on_inconclusive),
+        };
         if f.verdict != verdict || f.exit_code != code {
             out.problems.push(Problem {
                 at: at(i),
@@ -236,7 +242,7 @@ fn problem_from_replay(ledger: &Ledger, e: ReportError) -> Problem {
     }
 }
 
-fn verdict_text(v: Option<crate::sampler::Verdict>) -> &'static str {
+fn verdict_text(v: Option<Verdict>) -> &'static str {
     v.map_or("no verdict (harness error)", |v| v.as_str())
 }
 
@@ -268,6 +274,21 @@ mod tests {
         assert_eq!(a.problems, vec![]);
         assert_eq!(a.decisions_checked, 1);
         assert!(a.warnings.is_empty());
+    }
+
+    #[test]
+    fn shard_ledgers_verify_on_their_own() {
+        let d = tempfile::tempdir().unwrap();
+        let tasks = [(single("t", 30, 3), outcomes(30, &[2, 9]))];
+        for k in 1..=3 {
+            let l = fixture::run(
+                &d.path().join(format!("s{k}.jsonl")),
+                &tasks,
+                Some(crate::ledger::Shard { k, m: 3 }),
+            );
+            let a = audit(&l);
+            assert_eq!(a.problems, vec![], "shard {k}");
+        }
     }
 
     #[test]

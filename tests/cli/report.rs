@@ -151,10 +151,12 @@ pub(crate) fn write_run(
             RunStatus::Complete
         },
         verdict,
+        // A shard exits 0 unless its own trials make a FAIL certain.
         exit_code: match verdict {
             None => 4,
-            Some(Verdict::Pass) => 0,
             Some(Verdict::Fail) => 1,
+            Some(_) if shard.is_some() => 0,
+            Some(Verdict::Pass) => 0,
             Some(Verdict::Inconclusive) => 3,
         },
     }))
@@ -410,6 +412,25 @@ fn a_missing_shard_is_inconclusive_unless_the_verdict_is_certain() {
         })
         .collect();
     report_cmd().args(&shards).assert().code(1);
+}
+
+#[test]
+fn shard_ledgers_verify() {
+    let d = tempfile::tempdir().unwrap();
+    let tasks = vec![(single("login", 30, 3), outcomes(30, &[2, 9], None))];
+    for k in 1..=3 {
+        let l = write_run(
+            &d.path().join(format!("ledger-{k}.jsonl")),
+            &tasks,
+            Some(Shard { k, m: 3 }),
+            &plan_hash(),
+        );
+        cargo_bin_cmd!("gate")
+            .arg("verify")
+            .arg(&l)
+            .assert()
+            .code(0);
+    }
 }
 
 #[test]
