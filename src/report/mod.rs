@@ -86,6 +86,21 @@ pub enum ReportError {
         /// Its shard count.
         other_m: u64,
     },
+    /// A whole run given together with a shard.
+    #[error(
+        "`{}` is a whole run but `{}` is shard {k}/{m}: give one run's ledger, or the ledgers of all shards of one run",
+        whole.display(), shard_path.display()
+    )]
+    WholeAndShard {
+        /// The unsharded ledger.
+        whole: PathBuf,
+        /// The sharded one.
+        shard_path: PathBuf,
+        /// Its shard.
+        k: u64,
+        /// Its shard count.
+        m: u64,
+    },
     /// A header names an impossible shard.
     #[error("`{}`: shard `{k}/{m}` is not a shard (need 1 <= k <= m)", path.display())]
     BadShard {

@@ -302,10 +302,21 @@ fn ledger_info(l: &Ledger) -> LedgerInfo {
 fn shard_coverage(ledgers: &[Ledger]) -> Result<Option<ShardCoverage>, ReportError> {
     let mut m_seen: Option<(u64, &Path)> = None;
     let mut present = BTreeSet::new();
+    let whole = ledgers.iter().find(|l| l.header().shard.is_none());
     for l in ledgers {
         let Some(shard) = l.header().shard else {
             continue;
         };
+        // A whole run and a shard would merge into a report that claims shards are missing
+        // while the whole run holds them: ambiguous, so refused.
+        if let Some(w) = whole {
+            return Err(ReportError::WholeAndShard {
+                whole: w.path.clone(),
+                shard_path: l.path.clone(),
+                k: shard.k,
+                m: shard.m,
+            });
+        }
         if shard.m == 0 || shard.k == 0 || shard.k > shard.m {
             return Err(ReportError::BadShard {
                 path: l.path.clone(),
@@ -830,6 +841,21 @@ mod tests {
             replay(&[a, c]),
             Err(ReportError::MixedFixture { .. })
         ));
+    }
+
+    #[test]
+    fn a_whole_run_and_a_shard_are_not_merged() {
+        let d = dir();
+        let tasks = [(single("t", 10, 1), outcomes(10, &[]))];
+        let whole = fixture::run(&d.path().join("whole.jsonl"), &tasks, None);
+        let shard = fixture::run(
+            &d.path().join("s1.jsonl"),
+            &tasks,
+            Some(Shard { k: 1, m: 2 }),
+        );
+        let err = replay(&[whole, shard]).unwrap_err().to_string();
+        assert!(err.contains("whole.jsonl"), "{err}");
+        assert!(err.contains("shard 1/2"), "{err}");
     }
 
     #[test]

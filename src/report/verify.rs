@@ -71,7 +71,11 @@ pub fn audit(ledger: &Ledger) -> Audit {
     if let Some((i, what)) = ledger.first_chain_break() {
         out.problems.push(Problem {
             at: at(i),
-            what: format!("hash chain broken: {what}"),
+            what: if i == 0 {
+                format!("hash chain broken: {what}")
+            } else {
+                format!("hash chain broken after line {i}: {what}")
+            },
         });
     }
 
