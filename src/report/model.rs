@@ -17,7 +17,7 @@ pub const CONFIDENCE: f64 = 0.95;
 /// The computed report of one run, or of the merged shards of one run.
 #[derive(Debug, Clone)]
 pub struct Report {
-    /// The replayed ledgers.
+    /// The replayed ledgers (their tasks moved into [`Report::tasks`]).
     pub replay: Replay,
     /// What an INCONCLUSIVE gate exits with (the recorded policy, or the override).
     pub on_inconclusive: OnInconclusive,
@@ -202,11 +202,11 @@ impl Report {
         ledgers: &[Ledger],
         on_inconclusive: Option<OnInconclusive>,
     ) -> Result<Report, ReportError> {
-        let replay = replay(ledgers)?;
-        let tasks: Vec<TaskReport> = replay
-            .tasks
-            .iter()
-            .map(|t| task_report(t.clone()))
+        let mut replay = replay(ledgers)?;
+        // The task replays move into the task reports (a large run holds many rows).
+        let tasks: Vec<TaskReport> = std::mem::take(&mut replay.tasks)
+            .into_iter()
+            .map(task_report)
             .collect::<Result<_, _>>()?;
         let mut known = Vec::new();
         let mut unknown = Vec::new();
@@ -232,7 +232,10 @@ impl Report {
 
     /// The gate verdict; `None` after a harness error (no verdict is published).
     pub fn verdict(&self) -> Option<Verdict> {
-        self.replay.verdict()
+        super::replay::gate_verdict(
+            self.tasks.iter().map(TaskReport::verdict),
+            self.replay.footer_harness_error,
+        )
     }
 
     /// The exit code of the verdict: 0 PASS, 1 FAIL, 3 INCONCLUSIVE (0 under

@@ -205,12 +205,24 @@ impl Replay {
     /// The gate verdict: `None` after a harness error, else FAIL if any task FAILs, else
     /// INCONCLUSIVE if any is, else PASS.
     pub fn verdict(&self) -> Option<Verdict> {
-        if self.footer_harness_error {
-            return None;
-        }
-        let verdicts: Option<Vec<Verdict>> = self.tasks.iter().map(|t| t.verdict).collect();
-        verdicts.map(Verdict::combine)
+        gate_verdict(
+            self.tasks.iter().map(|t| t.verdict),
+            self.footer_harness_error,
+        )
     }
+}
+
+/// The gate verdict from the task verdicts: `None` if any task (or the footer) records a
+/// harness error, else [`Verdict::combine`].
+pub(crate) fn gate_verdict(
+    tasks: impl Iterator<Item = Option<Verdict>>,
+    footer_harness_error: bool,
+) -> Option<Verdict> {
+    if footer_harness_error {
+        return None;
+    }
+    let verdicts: Option<Vec<Verdict>> = tasks.collect();
+    verdicts.map(Verdict::combine)
 }
 
 /// Replay one or more ledgers of the same plan and fixtures.
@@ -241,7 +253,7 @@ pub fn replay(ledgers: &[Ledger]) -> Result<Replay, ReportError> {
 
     let shards = shard_coverage(ledgers)?;
     let specs = merged_specs(ledgers)?;
-    let by_task = collect_attempts(ledgers, &specs)?;
+    let mut by_task = collect_attempts(ledgers, &specs)?;
 
     let infos: Vec<LedgerInfo> = ledgers.iter().map(ledger_info).collect();
     let interrupted = infos
@@ -253,7 +265,7 @@ pub fn replay(ledgers: &[Ledger]) -> Result<Replay, ReportError> {
 
     let mut tasks = Vec::with_capacity(specs.len());
     for spec in specs {
-        let trials = by_task.get(&spec.id).cloned().unwrap_or_default();
+        let trials = by_task.remove(&spec.id).unwrap_or_default();
         tasks.push(replay_task(spec, trials, interrupted, shards.as_ref())?);
     }
     let footer_harness_error = footer_harness_error && tasks.iter().all(|t| t.verdict.is_some());
@@ -366,14 +378,19 @@ fn merged_specs(ledgers: &[Ledger]) -> Result<Vec<TaskSpec>, ReportError> {
     Ok(specs.into_iter().map(|(s, _)| s).collect())
 }
 
-type TaskTrials = BTreeMap<u64, BTreeMap<u32, SourcedAttempt>>;
+/// A task's attempts by ordinal. The attempts of one trial are a short `Vec` rather than a
+/// map: a map node per trial costs kilobytes, which a 20,000-trial ledger would feel.
+type TaskTrials = BTreeMap<u64, Vec<SourcedAttempt>>;
 
 /// Every attempt row of every ledger, by task, ordinal and attempt, de-duplicated.
 fn collect_attempts(
     ledgers: &[Ledger],
     specs: &[TaskSpec],
 ) -> Result<BTreeMap<String, Vec<TrialRecord>>, ReportError> {
-    let mut by_task: BTreeMap<String, TaskTrials> = BTreeMap::new();
+    let mut by_task: BTreeMap<String, TaskTrials> = specs
+        .iter()
+        .map(|s| (s.id.clone(), TaskTrials::new()))
+        .collect();
     for l in ledgers {
         for (i, rec) in l.records.iter().enumerate() {
             let Row::Attempt(a) = &rec.row else { continue };
@@ -381,42 +398,29 @@ fn collect_attempts(
                 path: l.path.clone(),
                 line: i as u64 + 1,
             };
-            if !specs.iter().any(|s| s.id == a.task) {
+            let Some(trials) = by_task.get_mut(&a.task) else {
                 return Err(ReportError::UnknownTask {
                     task: a.task.clone(),
                     at: source,
                 });
-            }
+            };
             if a.trial == 0 || a.attempt == 0 {
                 return Err(ReportError::ZeroOrdinal { at: source });
             }
-            let slot = by_task
-                .entry(a.task.clone())
-                .or_default()
+            // Most trials have one attempt; the default capacity of 4 would quadruple memory.
+            let attempts = trials
                 .entry(a.trial)
-                .or_default();
-            match slot.get(&a.attempt) {
-                None => {
-                    slot.insert(
-                        a.attempt,
-                        SourcedAttempt {
-                            row: a.clone(),
-                            source,
-                        },
-                    );
-                }
+                .or_insert_with(|| Vec::with_capacity(1));
+            let fresh = SourcedAttempt {
+                row: a.clone(),
+                source,
+            };
+            match attempts.iter_mut().find(|s| s.row.attempt == a.attempt) {
+                None => attempts.push(fresh),
                 Some(seen) if seen.row == *a => {}
                 // A cancelled attempt never finished and was never graded: the finished run
                 // of the same attempt (after `--resume`) takes its place.
-                Some(seen) if seen.row.outcome == Outcome::Cancelled => {
-                    slot.insert(
-                        a.attempt,
-                        SourcedAttempt {
-                            row: a.clone(),
-                            source,
-                        },
-                    );
-                }
+                Some(seen) if seen.row.outcome == Outcome::Cancelled => *seen = fresh,
                 Some(_) if a.outcome == Outcome::Cancelled => {}
                 Some(seen) => {
                     return Err(ReportError::Conflict {
@@ -424,7 +428,7 @@ fn collect_attempts(
                         trial: a.trial,
                         attempt: a.attempt,
                         first: seen.source.clone(),
-                        other: source,
+                        other: fresh.source,
                     });
                 }
             }
@@ -436,11 +440,16 @@ fn collect_attempts(
             let records = trials
                 .into_iter()
                 .map(|(ordinal, mut attempts)| {
-                    let first = attempts.remove(&1);
+                    attempts.sort_by_key(|a| a.row.attempt);
+                    let first = match attempts.first() {
+                        Some(a) if a.row.attempt == 1 => Some(attempts.remove(0)),
+                        _ => None,
+                    };
+                    attempts.shrink_to_fit();
                     TrialRecord {
                         ordinal,
                         first,
-                        later: attempts.into_values().collect(),
+                        later: attempts,
                         disposition: Disposition::NoFirstAttempt,
                     }
                 })
