@@ -66,16 +66,16 @@ pub enum Format {
 #[derive(Debug, Args)]
 pub struct PlanArgs {
     /// Per-trial success rate of a healthy agent (p0), in (0, 1).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub healthy: f64,
     /// Per-trial success rate of a regressed agent (p1), in (0, 1) and below --healthy.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub regressed: f64,
     /// Producer's risk: P(gate fails | healthy) tolerated, in (0, 0.5).
-    #[arg(long, default_value_t = 0.05)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 0.05)]
     pub alpha: f64,
     /// Consumer's risk: P(gate passes | regressed) tolerated, in (0, 0.5).
-    #[arg(long, default_value_t = 0.10)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 0.10)]
     pub beta: f64,
     /// Truncation of the sequential plan (default: twice the single plan's n).
     #[arg(long)]
@@ -92,19 +92,19 @@ pub struct PlanArgs {
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
     /// The CI retry setting: extra attempts after a failure.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub retries: u64,
     /// Per-trial success rate of a healthy agent, to compare against a designed plan.
-    #[arg(long, requires = "regressed")]
+    #[arg(long, allow_negative_numbers = true, requires = "regressed")]
     pub healthy: Option<f64>,
     /// Per-trial success rate of a regressed agent, to compare against a designed plan.
-    #[arg(long, requires = "healthy")]
+    #[arg(long, allow_negative_numbers = true, requires = "healthy")]
     pub regressed: Option<f64>,
     /// Producer's risk for the comparison plan.
-    #[arg(long, default_value_t = 0.05)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 0.05)]
     pub alpha: f64,
     /// Consumer's risk for the comparison plan.
-    #[arg(long, default_value_t = 0.10)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 0.10)]
     pub beta: f64,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]

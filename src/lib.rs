@@ -24,7 +24,11 @@
 pub mod cli;
 pub mod commands;
 pub mod exit;
+pub mod explain;
 pub mod ledger;
+pub mod plan;
+pub mod progress;
 pub mod report;
+pub mod runner;
 pub mod sampler;
 pub mod stats;

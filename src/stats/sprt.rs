@@ -91,20 +91,15 @@ impl Sprt {
 
     /// The bound the LLR has reached after `successes` and `failures`, ignoring truncation.
     ///
-    /// This one predicate is shared by [`Sprt::decide`] (the runtime rule), [`Sprt::oc`] and
-    /// [`Sprt::lattice`], so the exact OC describes precisely what `gate run` does. An LLR
-    /// within [`TIE_TOLERANCE`] of a bound counts as reaching it: the LLR is a sum of rounded
-    /// logarithms, and a value that equals a bound in exact arithmetic must not be decided by
-    /// the last bit of rounding.
+    /// This one rule ([`classify`]) is shared by [`Sprt::decide`] (the runtime rule),
+    /// [`Sprt::oc`] and [`Sprt::lattice`], so the exact OC describes precisely what `gate run`
+    /// does.
     fn bound_reached(&self, successes: u64, failures: u64) -> Option<SprtState> {
-        let llr = self.llr(successes, failures);
-        if llr >= self.reject_llr() - TIE_TOLERANCE {
-            Some(SprtState::Fail)
-        } else if llr <= self.accept_llr() + TIE_TOLERANCE {
-            Some(SprtState::Pass)
-        } else {
-            None
-        }
+        classify(
+            self.llr(successes, failures),
+            self.accept_llr(),
+            self.reject_llr(),
+        )
     }
 
     /// The state after `successes` and `failures` graded trials.
@@ -120,10 +115,18 @@ impl Sprt {
     ///
     /// Dynamic programming over the (trials, failures) lattice: after each trial the mass of
     /// every still-undecided state moves one step (success with p, failure with 1 - p), and
-    /// the states that reach a bound are absorbed into PASS or FAIL. The undecided states at
-    /// any trial form a window a few failures wide, so the cost is O(max_trials × window).
-    /// Once no undecided mass is left (it underflowed to exactly zero) later trials add
-    /// nothing and the loop stops. All fields are NaN if `p` is outside [0, 1].
+    /// the states that reach a bound are absorbed into PASS or FAIL. For a fixed number of
+    /// trials the LLR rises with the failures — also in floating point, since rounding is
+    /// monotone — so the absorbed states are the ends of the undecided window and the DP
+    /// classifies only those, with the very rule of [`Sprt::decide`]. The cost is
+    /// O(max_trials × window width).
+    ///
+    /// Sums are compensated (Neumaier), and the success and failure probabilities are taken
+    /// as an exactly complementary pair, so no mass is created or lost over a hundred
+    /// thousand steps. The loop stops early once the undecided mass is below the smallest
+    /// normal double (about 2.2e-308): what is left cannot change any reported value, and
+    /// stepping it through subnormal arithmetic would only cost time. All fields are NaN if
+    /// `p` is outside [0, 1].
     pub fn oc(&self, p: f64) -> SprtOc {
         if !(0.0..=1.0).contains(&p) {
             return SprtOc {
@@ -133,63 +136,63 @@ impl Sprt {
                 asn: f64::NAN,
             };
         }
+        // 1 - p is exact for p >= 1/2 (Sterbenz); below that, take p back from q instead, so
+        // p + q == 1 exactly (p moves by at most one unit in the last place).
         let q = 1.0 - p;
-        // mass[i] = P(undecided after t trials with lo + i failures).
+        let p = if p < 0.5 { 1.0 - q } else { p };
+        let (accept, reject) = (self.accept_llr(), self.reject_llr());
+        let state = |t: u64, f: u64| classify(self.llr(t - f, f), accept, reject);
+        // cur[w..] holds P(undecided after t trials with lo + i - w failures).
         let mut lo = 0u64;
-        let mut mass = vec![1.0f64];
+        let mut cur = vec![1.0f64];
+        let mut w = 0usize;
         let mut next: Vec<f64> = Vec::new();
-        let (mut p_pass, mut p_fail, mut asn) = (0.0, 0.0, 0.0);
+        let (mut p_pass, mut p_fail, mut asn) = (Sum::default(), Sum::default(), Sum::default());
+        let mut undecided = 1.0;
         for t in 0..self.max_trials {
-            let undecided: f64 = mass.iter().sum();
-            if undecided == 0.0 {
+            if undecided < f64::MIN_POSITIVE {
                 break;
             }
             // Every undecided path spends trial t + 1.
-            asn += undecided;
-            let t1 = t + 1;
-            // After the trial, failures range over [lo, lo + mass.len()].
+            asn.add(undecided);
+            let live = &cur[w..];
+            let len = live.len();
             next.clear();
-            next.resize(mass.len() + 1, 0.0);
-            for (i, &m) in mass.iter().enumerate() {
-                next[i] += m * p;
-                next[i + 1] += m * q;
+            next.resize(len + 1, 0.0);
+            next[0] = live[0] * p;
+            for ((out, &stay), &moved) in next[1..len].iter_mut().zip(&live[1..]).zip(live) {
+                *out = stay * p + moved * q;
             }
-            let (mut first, mut last) = (None, 0usize);
-            for (i, m) in next.iter_mut().enumerate() {
-                if *m == 0.0 {
-                    continue;
-                }
-                let f = lo + i as u64;
-                match self.bound_reached(t1 - f, f) {
-                    Some(SprtState::Pass) => {
-                        p_pass += *m;
-                        *m = 0.0;
-                    }
-                    Some(_) => {
-                        p_fail += *m;
-                        *m = 0.0;
-                    }
-                    None => {
-                        first.get_or_insert(i);
-                        last = i;
-                    }
-                }
+            next[len] = live[len - 1] * q;
+            let t1 = t + 1;
+            // Absorb from the few-failures end (PASS) and the many-failures end (FAIL).
+            let (mut a, mut b) = (0usize, next.len());
+            while a < b && state(t1, lo + a as u64) == Some(SprtState::Pass) {
+                p_pass.add(next[a]);
+                a += 1;
             }
-            match first {
-                Some(first) => {
-                    mass.clear();
-                    mass.extend_from_slice(&next[first..=last]);
-                    lo += first as u64;
+            while b > a {
+                match state(t1, lo + (b - 1) as u64) {
+                    Some(SprtState::Fail) => p_fail.add(next[b - 1]),
+                    Some(_) => p_pass.add(next[b - 1]),
+                    None => break,
                 }
-                None => mass.clear(),
+                b -= 1;
+            }
+            next.truncate(b);
+            std::mem::swap(&mut cur, &mut next);
+            w = a;
+            lo += a as u64;
+            undecided = lane_sum(&cur[w..]);
+            if undecided == 0.0 {
+                break;
             }
         }
-        let p_inconclusive: f64 = mass.iter().sum();
         SprtOc {
-            p_pass,
-            p_fail,
-            p_inconclusive,
-            asn,
+            p_pass: p_pass.value().min(1.0),
+            p_fail: p_fail.value().min(1.0),
+            p_inconclusive: undecided.clamp(0.0, 1.0),
+            asn: asn.value(),
         }
     }
 
@@ -232,6 +235,123 @@ impl Sprt {
                 }
             })
             .collect()
+    }
+}
+
+impl Sprt {
+    /// The largest ASN over true rates between `regressed` and `healthy`, and where it is.
+    ///
+    /// The ASN peaks where the LLR has no drift, which lies between the two rates. It is
+    /// located on a grid of 21 rates and refined by golden-section search inside the best
+    /// grid cell (the ASN is smooth and single-peaked there); each evaluation is the exact
+    /// DP of [`Sprt::oc`].
+    pub fn worst_asn(&self) -> WorstAsn {
+        const GRID: u32 = 20;
+        let (lo, hi) = (self.regressed, self.healthy);
+        let at = |p: f64| self.oc(p).asn;
+        let grid: Vec<(f64, f64)> = (0..=GRID)
+            .map(|i| {
+                let p = lo + (hi - lo) * f64::from(i) / f64::from(GRID);
+                (p, at(p))
+            })
+            .collect();
+        let (best_i, mut best) =
+            grid.iter().enumerate().fold(
+                (0, grid[0]),
+                |acc, (i, &pt)| if pt.1 > acc.1.1 { (i, pt) } else { acc },
+            );
+        let mut a = grid[best_i.saturating_sub(1)].0;
+        let mut b = grid[(best_i + 1).min(grid.len() - 1)].0;
+        // 1/phi: each golden-section step keeps this fraction of the bracket.
+        let inv_phi = (5f64.sqrt() - 1.0) / 2.0;
+        let mut x1 = b - inv_phi * (b - a);
+        let mut x2 = a + inv_phi * (b - a);
+        let (mut f1, mut f2) = (at(x1), at(x2));
+        // 30 steps shrink the bracket by 0.618^30, below 1e-6 of a grid cell.
+        for _ in 0..30 {
+            if f1 >= f2 {
+                b = x2;
+                x2 = x1;
+                f2 = f1;
+                x1 = b - inv_phi * (b - a);
+                f1 = at(x1);
+            } else {
+                a = x1;
+                x1 = x2;
+                f1 = f2;
+                x2 = a + inv_phi * (b - a);
+                f2 = at(x2);
+            }
+            for (x, f) in [(x1, f1), (x2, f2)] {
+                if f > best.1 {
+                    best = (x, f);
+                }
+            }
+        }
+        WorstAsn {
+            p: best.0,
+            asn: best.1,
+        }
+    }
+}
+
+/// Where a sequential test spends the most trials on average.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WorstAsn {
+    /// The true success rate at which the ASN peaks.
+    pub p: f64,
+    /// The ASN there.
+    pub asn: f64,
+}
+
+/// The one decision rule: FAIL at or above the reject bound, PASS at or below the accept
+/// bound, each within [`TIE_TOLERANCE`]. The LLR is a sum of rounded logarithms, and a value
+/// that equals a bound in exact arithmetic must not be decided by the last bit of rounding.
+fn classify(llr: f64, accept: f64, reject: f64) -> Option<SprtState> {
+    if llr >= reject - TIE_TOLERANCE {
+        Some(SprtState::Fail)
+    } else if llr <= accept + TIE_TOLERANCE {
+        Some(SprtState::Pass)
+    } else {
+        None
+    }
+}
+
+/// A plain sum in four interleaved lanes (the compiler can vectorise it; the order of a
+/// few hundred positive terms changes the result by a few units in the last place at most).
+fn lane_sum(xs: &[f64]) -> f64 {
+    let mut lanes = [0.0f64; 4];
+    let chunks = xs.chunks_exact(4);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for (lane, &x) in lanes.iter_mut().zip(c) {
+            *lane += x;
+        }
+    }
+    let tail: f64 = rest.iter().fold(0.0, |s, &x| s + x);
+    (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]) + tail
+}
+
+/// Neumaier's compensated sum: the error stays at one rounding however many terms are added.
+#[derive(Debug, Default, Clone, Copy)]
+struct Sum {
+    sum: f64,
+    carry: f64,
+}
+
+impl Sum {
+    fn add(&mut self, x: f64) {
+        let t = self.sum + x;
+        if self.sum.abs() >= x.abs() {
+            self.carry += (self.sum - t) + x;
+        } else {
+            self.carry += (x - t) + self.sum;
+        }
+        self.sum = t;
+    }
+
+    fn value(self) -> f64 {
+        self.sum + self.carry
     }
 }
 
@@ -462,6 +582,18 @@ mod tests {
     fn default_truncation_is_twice_the_single_plan() {
         assert_eq!(default_max_trials(0.9, 0.7, 0.05, 0.10), Ok(66));
         assert!(default_max_trials(0.7, 0.9, 0.05, 0.10).is_err());
+    }
+
+    #[test]
+    fn worst_asn_is_the_peak_between_the_rates() {
+        let sprt = sprt_90_70();
+        let w = sprt.worst_asn();
+        assert!(w.p > 0.7 && w.p < 0.9, "{w:?}");
+        for i in 0..=200 {
+            let p = 0.7 + 0.2 * f64::from(i) / 200.0;
+            assert!(sprt.oc(p).asn <= w.asn + 1e-9, "ASN at {p} above the worst");
+        }
+        assert!(w.asn > sprt.oc(0.9).asn && w.asn > sprt.oc(0.7).asn);
     }
 
     #[test]

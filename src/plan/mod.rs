@@ -1,0 +1,593 @@
+//! Plan files: parse the YAML, validate it, resolve every task's sampling rule → [`Plan`].
+//!
+//! Syntax and schema errors come from serde-saphyr with file:line:col and a snippet; semantic
+//! errors (c >= n, duplicate ids, an empty `run`, a zero timeout, impossible rates) are checked
+//! here against the [`serde_saphyr::Spanned`] locations of the offending values, so they read
+//! the same way. `design:` rules are designed at load time exactly as `gate plan` would.
+//!
+//! Paths in a plan (`cwd`, `fixtures`) are relative to the plan file's directory, and commands
+//! run there by default, so a plan means the same thing wherever `gate` is started.
+
+pub mod schema;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_saphyr::{Location, Spanned};
+
+use crate::ledger::{OnInconclusive, Rates, TimeoutPolicy, sha256_hex};
+use crate::sampler::Sampling;
+use crate::stats::{self, StatsError};
+use schema::{CommandSpec, PlanFile, Rule, SamplingSpec, TaskFile};
+
+/// Default producer's risk of a `design:` rule.
+pub const DEFAULT_ALPHA: f64 = 0.05;
+/// Default consumer's risk of a `design:` rule.
+pub const DEFAULT_BETA: f64 = 0.10;
+/// Timeout of a task that sets none and whose policy sets no `default_timeout`.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+/// SIGTERM → SIGKILL grace when a process group is stopped.
+pub const DEFAULT_KILL_GRACE: Duration = Duration::from_secs(5);
+
+/// A plan file that failed to load. Every variant names the file; most name line and column.
+#[derive(Debug, thiserror::Error)]
+pub enum PlanError {
+    /// The file could not be read.
+    #[error("{path}: cannot read plan file: {source}")]
+    Io {
+        /// The plan file.
+        path: String,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// YAML syntax or schema error (unknown field, wrong type, duplicate key).
+    #[error("{path}:{line}:{column}: {message}{snippet}")]
+    Syntax {
+        /// The plan file.
+        path: String,
+        /// 1-based line.
+        line: u64,
+        /// 1-based column.
+        column: u64,
+        /// What was wrong and what was expected.
+        message: String,
+        /// The offending lines with a caret (starts with a newline), or empty.
+        snippet: String,
+    },
+    /// A value that parses but cannot be run (c >= n, duplicate id, impossible rates, …).
+    #[error("{path}:{line}:{column}: {message}")]
+    Invalid {
+        /// The plan file.
+        path: String,
+        /// 1-based line.
+        line: u64,
+        /// 1-based column.
+        column: u64,
+        /// What was wrong and what is allowed.
+        message: String,
+    },
+}
+
+/// A command ready to spawn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommandLine {
+    /// `sh -c LINE`.
+    Shell(String),
+    /// Program and arguments.
+    Argv(Vec<String>),
+}
+
+impl CommandLine {
+    /// The command as a person would type it (for display and the ledger header).
+    pub fn display(&self) -> String {
+        match self {
+            CommandLine::Shell(s) => s.clone(),
+            CommandLine::Argv(v) => v
+                .iter()
+                .map(|a| {
+                    if a.is_empty()
+                        || a.contains(|c: char| c.is_whitespace() || "'\"$\\".contains(c))
+                    {
+                        format!("'{}'", a.replace('\'', r"'\''"))
+                    } else {
+                        a.clone()
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(" "),
+        }
+    }
+}
+
+/// One validated task.
+#[derive(Debug, Clone)]
+pub struct Task {
+    /// Unique id.
+    pub id: String,
+    /// Line of the task entry in the plan file.
+    pub line: u64,
+    /// Resolved rule.
+    pub sampling: Sampling,
+    /// Rates the rule was designed for, when the plan gave them.
+    pub rates: Option<Rates>,
+    /// What `design:` produced, in words, to print at the start of a run.
+    pub designed: Option<String>,
+    /// The agent run.
+    pub run: CommandLine,
+    /// The state check.
+    pub check: Option<CommandLine>,
+    /// Per-attempt timeout (run and check each).
+    pub timeout: Duration,
+    /// Extra environment.
+    pub env: Vec<(String, String)>,
+    /// Working directory (absolute or relative to where gate runs).
+    pub cwd: PathBuf,
+    /// Fixture globs as written.
+    pub fixtures: Vec<String>,
+    /// Unavailable trials tolerated.
+    pub max_unavailable: u64,
+}
+
+/// The run policy.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    /// What a timeout counts as.
+    pub timeout: TimeoutPolicy,
+    /// Exit codes that are transport faults.
+    pub transport_exit_codes: Vec<i32>,
+    /// Transport retries per trial.
+    pub transport_max_retries: u32,
+    /// First backoff delay.
+    pub backoff_min: Duration,
+    /// Largest backoff delay.
+    pub backoff_max: Duration,
+    /// INCONCLUSIVE → exit 3 or 0.
+    pub on_inconclusive: OnInconclusive,
+    /// Parallel trials.
+    pub jobs: usize,
+    /// Redaction patterns.
+    pub redact: Vec<regex::Regex>,
+    /// SIGTERM → SIGKILL grace.
+    pub kill_grace: Duration,
+}
+
+/// A validated plan.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// The file as given.
+    pub path: PathBuf,
+    /// Hex SHA-256 of its bytes.
+    pub hash: String,
+    /// Hex SHA-256 over the fixtures (sorted relative paths and contents).
+    pub fixture_hash: String,
+    /// Tasks in file order.
+    pub tasks: Vec<Task>,
+    /// Policy.
+    pub policy: Policy,
+}
+
+impl Plan {
+    /// Read, parse and validate a plan file.
+    pub fn load(path: &Path) -> Result<Plan, PlanError> {
+        let shown = path.display().to_string();
+        let bytes = std::fs::read(path).map_err(|source| PlanError::Io {
+            path: shown.clone(),
+            source,
+        })?;
+        let text = String::from_utf8(bytes.clone()).map_err(|e| PlanError::Invalid {
+            path: shown.clone(),
+            line: 1,
+            column: 1,
+            message: format!("plan file is not UTF-8 ({e})"),
+        })?;
+        let file: PlanFile = serde_saphyr::from_str(&text).map_err(|e| syntax_error(&shown, &e))?;
+        let dir = path
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+            .to_path_buf();
+        let mut plan = Validator {
+            path: &shown,
+            dir: &dir,
+        }
+        .plan(file)?;
+        plan.path = path.to_path_buf();
+        plan.hash = sha256_hex(&bytes);
+        plan.fixture_hash = fixture_hash(&shown, &dir, &plan.tasks)?;
+        Ok(plan)
+    }
+}
+
+/// Turn a serde-saphyr error into file:line:col + message + snippet.
+fn syntax_error(path: &str, e: &serde_saphyr::Error) -> PlanError {
+    let (line, column) = e
+        .location()
+        .filter(|l| *l != Location::UNKNOWN)
+        .map(|l| (l.line(), l.column()))
+        .unwrap_or((1, 1));
+    let rendered = e.to_string();
+    let mut lines = rendered.lines();
+    let first = lines.next().unwrap_or_default();
+    // serde-saphyr renders "error: line L column C: message"; keep only the message.
+    let message = first
+        .strip_prefix("error: ")
+        .unwrap_or(first)
+        .split_once(": ")
+        .filter(|(head, _)| head.starts_with("line "))
+        .map(|(_, m)| m)
+        .unwrap_or(first)
+        .to_string();
+    let rest: Vec<&str> = lines.collect();
+    let snippet = if rest.is_empty() {
+        String::new()
+    } else {
+        format!("\n{}", rest.join("\n").replace("<input>", path))
+    };
+    PlanError::Syntax {
+        path: path.to_string(),
+        line,
+        column,
+        message,
+        snippet,
+    }
+}
+
+struct Validator<'a> {
+    path: &'a str,
+    dir: &'a Path,
+}
+
+impl Validator<'_> {
+    fn invalid(&self, at: &Location, message: impl Into<String>) -> PlanError {
+        PlanError::Invalid {
+            path: self.path.to_string(),
+            line: at.line().max(1),
+            column: at.column().max(1),
+            message: message.into(),
+        }
+    }
+
+    fn plan(&self, file: PlanFile) -> Result<Plan, PlanError> {
+        if file.version.value != 1 {
+            return Err(self.invalid(
+                &file.version.referenced,
+                format!(
+                    "unsupported plan `version: {}`; this gate reads `version: 1`",
+                    file.version.value
+                ),
+            ));
+        }
+        let policy_file = file.policy.map(|p| p.value).unwrap_or_default();
+        let policy = self.policy(&policy_file)?;
+        if file.tasks.value.is_empty() {
+            return Err(self.invalid(
+                &file.tasks.referenced,
+                "`tasks` is empty: a plan needs at least one task",
+            ));
+        }
+        let mut ids = BTreeSet::new();
+        let mut tasks = Vec::new();
+        for entry in &file.tasks.value {
+            let task = self.task(entry, file.sampling.as_ref(), &policy_file)?;
+            if !ids.insert(task.id.clone()) {
+                return Err(self.invalid(
+                    &entry.value.id.referenced,
+                    format!("duplicate task id `{}`: ids must be unique", task.id),
+                ));
+            }
+            tasks.push(task);
+        }
+        Ok(Plan {
+            path: PathBuf::new(),
+            hash: String::new(),
+            fixture_hash: String::new(),
+            tasks,
+            policy,
+        })
+    }
+
+    fn policy(&self, p: &schema::PolicyFile) -> Result<Policy, PlanError> {
+        let jobs = match &p.jobs {
+            Some(j) if j.value == 0 => {
+                return Err(self.invalid(&j.referenced, "`policy.jobs` must be at least 1"));
+            }
+            Some(j) => j.value,
+            None => 1,
+        };
+        let mut redact = Vec::new();
+        for pat in &p.redact {
+            let re = regex::Regex::new(&pat.value).map_err(|e| {
+                self.invalid(
+                    &pat.referenced,
+                    format!(
+                        "`policy.redact` pattern `{}` is not a valid regular expression: {e}",
+                        pat.value
+                    ),
+                )
+            })?;
+            redact.push(re);
+        }
+        let (backoff_min, backoff_max) = match &p.transport.backoff {
+            Some(b) => (b.min.0, b.max.0),
+            None => (Duration::from_secs(1), Duration::from_secs(30)),
+        };
+        if backoff_max < backoff_min {
+            return Err(PlanError::Invalid {
+                path: self.path.to_string(),
+                line: 1,
+                column: 1,
+                message: "`policy.transport.backoff.max` must be at least `min`".to_string(),
+            });
+        }
+        Ok(Policy {
+            timeout: p.timeout,
+            transport_exit_codes: p.transport.exit_codes.clone(),
+            transport_max_retries: p.transport.max_retries,
+            backoff_min,
+            backoff_max,
+            on_inconclusive: p.on_inconclusive,
+            jobs,
+            redact,
+            kill_grace: p.kill_grace.map(|d| d.0).unwrap_or(DEFAULT_KILL_GRACE),
+        })
+    }
+
+    fn command(
+        &self,
+        spec: &Spanned<CommandSpec>,
+        key: &str,
+        id: &str,
+    ) -> Result<CommandLine, PlanError> {
+        match &spec.value {
+            CommandSpec::Shell(s) if s.trim().is_empty() => Err(self.invalid(
+                &spec.referenced,
+                format!("task `{id}`: `{key}` is empty: give a shell command line or an argv list"),
+            )),
+            CommandSpec::Argv(v) if v.first().is_none_or(|p| p.trim().is_empty()) => Err(self
+                .invalid(
+                    &spec.referenced,
+                    format!("task `{id}`: `{key}` is empty: an argv list needs a program first"),
+                )),
+            CommandSpec::Shell(s) => Ok(CommandLine::Shell(s.clone())),
+            CommandSpec::Argv(v) => Ok(CommandLine::Argv(v.clone())),
+        }
+    }
+
+    fn task(
+        &self,
+        entry: &Spanned<TaskFile>,
+        default_sampling: Option<&Spanned<SamplingSpec>>,
+        policy: &schema::PolicyFile,
+    ) -> Result<Task, PlanError> {
+        let t = &entry.value;
+        let id = t.id.value.trim().to_string();
+        if id.is_empty() || id.chars().any(|c| c.is_control() || c == '/' || c == '\\') {
+            return Err(self.invalid(
+                &t.id.referenced,
+                format!(
+                    "task id `{}` must be non-empty, without `/`, `\\` or control characters",
+                    t.id.value
+                ),
+            ));
+        }
+        let run = self.command(&t.run, "run", &id)?;
+        let check = t
+            .check
+            .as_ref()
+            .map(|c| self.command(c, "check", &id))
+            .transpose()?;
+        let timeout = match (&t.timeout, &policy.default_timeout) {
+            (Some(d), _) | (None, Some(d)) => {
+                if d.value.0.is_zero() {
+                    return Err(self.invalid(
+                        &d.referenced,
+                        format!("task `{id}`: `timeout` must be greater than zero"),
+                    ));
+                }
+                d.value.0
+            }
+            (None, None) => DEFAULT_TIMEOUT,
+        };
+        let sampling_spec = t.sampling.as_ref().or(default_sampling).ok_or_else(|| {
+            self.invalid(
+                &entry.referenced,
+                format!("task `{id}` has no `sampling` and the plan sets none at the top level; add e.g. `sampling: {{single: {{n: 20, c: 3}}}}`"),
+            )
+        })?;
+        let (sampling, rates, designed) = self.sampling(sampling_spec, &id)?;
+        let max_unavailable = policy
+            .max_unavailable
+            .unwrap_or_else(|| sampling.max_graded().div_ceil(10));
+        let cwd = match &t.cwd {
+            Some(c) => self.dir.join(c),
+            None => self.dir.to_path_buf(),
+        };
+        Ok(Task {
+            id,
+            line: entry.referenced.line().max(1),
+            sampling,
+            rates,
+            designed,
+            run,
+            check,
+            timeout,
+            env: t.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+            cwd,
+            fixtures: t.fixtures.iter().map(|f| f.value.clone()).collect(),
+            max_unavailable,
+        })
+    }
+
+    fn stats_error(&self, at: &Location, id: &str, e: StatsError) -> PlanError {
+        self.invalid(at, format!("task `{id}`: {e}"))
+    }
+
+    fn sampling(
+        &self,
+        spec: &Spanned<SamplingSpec>,
+        id: &str,
+    ) -> Result<(Sampling, Option<Rates>, Option<String>), PlanError> {
+        let at = &spec.referenced;
+        match spec.value {
+            SamplingSpec::Single { n, c } => {
+                if n == 0 {
+                    return Err(self.invalid(at, format!("task `{id}`: `n` must be at least 1")));
+                }
+                if c >= n {
+                    return Err(self.invalid(
+                        at,
+                        format!("task `{id}`: acceptance number `c` ({c}) must be less than `n` ({n}); with c >= n every run passes"),
+                    ));
+                }
+                Ok((Sampling::Single { n, c }, None, None))
+            }
+            SamplingSpec::Sequential {
+                healthy,
+                regressed,
+                alpha,
+                beta,
+                max_trials,
+            } => {
+                let max_trials = match max_trials {
+                    Some(m) => m,
+                    None => stats::sprt::default_max_trials(healthy, regressed, alpha, beta)
+                        .map_err(|e| self.stats_error(at, id, e))?,
+                };
+                let sampling = Sampling::Sequential {
+                    healthy,
+                    regressed,
+                    alpha,
+                    beta,
+                    max_trials,
+                };
+                // Validates rates, risks and max_trials with the same messages as `gate plan`.
+                stats::sprt::Sprt::new(healthy, regressed, alpha, beta, max_trials)
+                    .map_err(|e| self.stats_error(at, id, e))?;
+                Ok((
+                    sampling,
+                    Some(Rates {
+                        healthy,
+                        regressed,
+                        alpha,
+                        beta,
+                    }),
+                    None,
+                ))
+            }
+            SamplingSpec::Design {
+                healthy,
+                regressed,
+                alpha,
+                beta,
+                rule,
+                max_trials,
+            } => {
+                let alpha = alpha.unwrap_or(DEFAULT_ALPHA);
+                let beta = beta.unwrap_or(DEFAULT_BETA);
+                let rates = Rates {
+                    healthy,
+                    regressed,
+                    alpha,
+                    beta,
+                };
+                match rule {
+                    Rule::Single => {
+                        let d = stats::design::design_single(healthy, regressed, alpha, beta)
+                            .map_err(|e| self.stats_error(at, id, e))?;
+                        let words = format!(
+                            "designed single plan: {} (P(pass | {healthy}) = {:.4}, P(pass | {regressed}) = {:.4})",
+                            Sampling::Single { n: d.n, c: d.c }.describe(),
+                            d.p_pass_healthy,
+                            d.p_pass_regressed
+                        );
+                        Ok((
+                            Sampling::Single { n: d.n, c: d.c },
+                            Some(rates),
+                            Some(words),
+                        ))
+                    }
+                    Rule::Sequential => {
+                        let max_trials = match max_trials {
+                            Some(m) => m,
+                            None => {
+                                stats::sprt::default_max_trials(healthy, regressed, alpha, beta)
+                                    .map_err(|e| self.stats_error(at, id, e))?
+                            }
+                        };
+                        let sprt =
+                            stats::sprt::Sprt::new(healthy, regressed, alpha, beta, max_trials)
+                                .map_err(|e| self.stats_error(at, id, e))?;
+                        let (h, r) = (sprt.oc(healthy), sprt.oc(regressed));
+                        let sampling = Sampling::Sequential {
+                            healthy,
+                            regressed,
+                            alpha,
+                            beta,
+                            max_trials,
+                        };
+                        let words = format!(
+                            "designed {} (P(pass | {healthy}) = {:.4}, P(pass | {regressed}) = {:.4}, ASN {:.1} / {:.1})",
+                            sampling.describe(),
+                            h.p_pass,
+                            r.p_pass,
+                            h.asn,
+                            r.asn
+                        );
+                        Ok((sampling, Some(rates), Some(words)))
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// SHA-256 over every fixture file: sorted relative path, NUL, content hash, newline.
+fn fixture_hash(shown: &str, dir: &Path, tasks: &[Task]) -> Result<String, PlanError> {
+    let mut files = BTreeSet::new();
+    for task in tasks {
+        for pattern in &task.fixtures {
+            let full = dir.join(pattern);
+            let invalid = |message: String| PlanError::Invalid {
+                path: shown.to_string(),
+                line: task.line,
+                column: 1,
+                message,
+            };
+            let paths = glob::glob(&full.to_string_lossy()).map_err(|e| {
+                invalid(format!(
+                    "task `{}`: fixture glob `{pattern}` is invalid: {e}",
+                    task.id
+                ))
+            })?;
+            let mut matched = false;
+            for p in paths {
+                let p = p.map_err(|e| {
+                    invalid(format!("task `{}`: fixture `{pattern}`: {e}", task.id))
+                })?;
+                if p.is_file() {
+                    matched = true;
+                    files.insert(p);
+                }
+            }
+            if !matched {
+                return Err(invalid(format!(
+                    "task `{}`: fixture glob `{pattern}` matches no file (relative to `{}`)",
+                    task.id,
+                    dir.display()
+                )));
+            }
+        }
+    }
+    let mut manifest = String::new();
+    for f in &files {
+        let bytes = std::fs::read(f).map_err(|source| PlanError::Io {
+            path: f.display().to_string(),
+            source,
+        })?;
+        let rel = f.strip_prefix(dir).unwrap_or(f);
+        manifest.push_str(&format!("{}\0{}\n", rel.display(), sha256_hex(&bytes)));
+    }
+    Ok(sha256_hex(manifest.as_bytes()))
+}

@@ -1,0 +1,485 @@
+//! Running one attempt: a process group, a timeout, captured output, the result protocol.
+//!
+//! The runner knows nothing about statistics. [`run_attempt`] spawns `run` (then `check`,
+//! when `run` exited 0) each in its own process group, with `GATE_TASK`, `GATE_TRIAL`,
+//! `GATE_ATTEMPT`, `GATE_RUN_ID` and `GATE_RESULT` set; kills the whole group on timeout or
+//! cancellation (SIGTERM, then SIGKILL after the grace period, so no grandchild survives);
+//! reads the result file; and classifies the attempt into an [`AttemptRow`] ready for the
+//! ledger. Output goes to files, never pipes, so a grandchild holding stdout open cannot
+//! stall the runner; the files become a bounded, redacted log.
+
+pub mod redact;
+
+use std::fs::{self, File};
+use std::io::{Read, Seek, SeekFrom};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant, SystemTime};
+
+use crate::ledger::{AttemptRow, Fault, Outcome, TaskResult, TimeoutPolicy, rfc3339};
+use crate::plan::CommandLine;
+use redact::Redactor;
+
+/// Bytes of each output stream kept in a log: the first half and the last half of this.
+pub const LOG_CAP: u64 = 256 * 1024;
+/// Lines of each stream kept in the ledger row.
+pub const TAIL_LINES: usize = 20;
+/// Bytes of each stream kept in the ledger row.
+pub const TAIL_BYTES: usize = 2048;
+
+/// Everything needed to run one attempt of one trial.
+#[derive(Debug, Clone)]
+pub struct AttemptSpec {
+    /// Task id.
+    pub task: String,
+    /// Trial ordinal.
+    pub trial: u64,
+    /// Attempt number within the trial.
+    pub attempt: u32,
+    /// Run id (`GATE_RUN_ID`).
+    pub run_id: String,
+    /// The agent run.
+    pub run: CommandLine,
+    /// The state check.
+    pub check: Option<CommandLine>,
+    /// Working directory.
+    pub cwd: PathBuf,
+    /// Extra environment.
+    pub env: Vec<(String, String)>,
+    /// Timeout of `run` and of `check`, each.
+    pub timeout: Duration,
+    /// SIGTERM → SIGKILL grace.
+    pub kill_grace: Duration,
+    /// What a timeout counts as.
+    pub timeout_policy: TimeoutPolicy,
+    /// Exit codes of `run` that are transport faults.
+    pub transport_exit_codes: Vec<i32>,
+    /// Directory for this run's logs and result files (e.g. `gate-out`).
+    pub out_dir: PathBuf,
+}
+
+/// How a process ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ended {
+    Exited(ExitStatus),
+    TimedOut,
+    Cancelled,
+}
+
+/// Why a process could not even start.
+struct SpawnFailure(String);
+
+fn command(line: &CommandLine) -> Command {
+    match line {
+        CommandLine::Shell(s) => {
+            let mut c = Command::new("sh");
+            c.arg("-c").arg(s);
+            c
+        }
+        CommandLine::Argv(v) => {
+            let mut c = Command::new(&v[0]);
+            c.args(&v[1..]);
+            c
+        }
+    }
+}
+
+/// Send `sig` to process group `pgid`; ESRCH (group already gone) is fine.
+fn kill_group(pgid: u32, sig: libc::c_int) {
+    if let Ok(pgid) = libc::pid_t::try_from(pgid) {
+        // SAFETY: killpg only sends a signal; a stale or empty group yields ESRCH.
+        unsafe {
+            libc::killpg(pgid, sig);
+        }
+    }
+}
+
+/// Spawn `line` in its own process group and wait for it, a timeout, or cancellation.
+fn run_process(
+    spec: &AttemptSpec,
+    line: &CommandLine,
+    stdout: &Path,
+    stderr: &Path,
+    result_path: &Path,
+    cancel: &AtomicBool,
+) -> Result<Ended, SpawnFailure> {
+    let open = |p: &Path| {
+        fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(p)
+            .map_err(|e| SpawnFailure(format!("cannot open log `{}`: {e}", p.display())))
+    };
+    let mut cmd = command(line);
+    cmd.current_dir(&spec.cwd)
+        .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .env("GATE_TASK", &spec.task)
+        .env("GATE_TRIAL", spec.trial.to_string())
+        .env("GATE_ATTEMPT", spec.attempt.to_string())
+        .env("GATE_RUN_ID", &spec.run_id)
+        .env("GATE_RESULT", result_path)
+        .stdin(Stdio::null())
+        .stdout(open(stdout)?)
+        .stderr(open(stderr)?)
+        .process_group(0);
+    let mut child = cmd.spawn().map_err(|e| {
+        let what = line.display();
+        match e.kind() {
+            std::io::ErrorKind::NotFound if !spec.cwd.is_dir() => SpawnFailure(format!(
+                "working directory `{}` does not exist",
+                spec.cwd.display()
+            )),
+            std::io::ErrorKind::NotFound => {
+                SpawnFailure(format!("cannot run `{what}`: command not found"))
+            }
+            _ => SpawnFailure(format!("cannot run `{what}`: {e}")),
+        }
+    })?;
+    let pgid = child.id();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait());
+    });
+    let deadline = Instant::now() + spec.timeout;
+    // Poll the cancel flag at this interval; completion itself wakes us at once.
+    const TICK: Duration = Duration::from_millis(20);
+    let stop = |reason: Ended| -> Ended {
+        kill_group(pgid, libc::SIGTERM);
+        let _ = rx.recv_timeout(spec.kill_grace);
+        // Whatever ignored SIGTERM (the leader or a grandchild) goes now.
+        kill_group(pgid, libc::SIGKILL);
+        let _ = rx.recv();
+        reason
+    };
+    loop {
+        if cancel.load(Ordering::Relaxed) {
+            return Ok(stop(Ended::Cancelled));
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return Ok(stop(Ended::TimedOut));
+        }
+        match rx.recv_timeout(TICK.min(deadline - now)) {
+            Ok(Ok(status)) => {
+                // The leader is gone; stragglers it left in its group must not leak into
+                // the next trial.
+                kill_group(pgid, libc::SIGKILL);
+                return Ok(Ended::Exited(status));
+            }
+            Ok(Err(e)) => {
+                return Err(SpawnFailure(format!(
+                    "waiting for `{}` failed: {e}",
+                    line.display()
+                )));
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => continue,
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                return Err(SpawnFailure("the process waiter vanished".to_string()));
+            }
+        }
+    }
+}
+
+/// Read at most [`LOG_CAP`] bytes of a file: the first and last halves when it is larger.
+fn read_bounded(path: &Path) -> String {
+    let Ok(mut f) = File::open(path) else {
+        return String::new();
+    };
+    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+    let mut buf = Vec::new();
+    if len <= LOG_CAP {
+        let _ = f.read_to_end(&mut buf);
+        return String::from_utf8_lossy(&buf).into_owned();
+    }
+    let half = LOG_CAP / 2;
+    let mut head = vec![0; half as usize];
+    let _ = f.read_exact(&mut head);
+    let mut tail = Vec::new();
+    let _ = f.seek(SeekFrom::End(-(half as i64)));
+    let _ = f.read_to_end(&mut tail);
+    format!(
+        "{}\n[… {} bytes elided by gate …]\n{}",
+        String::from_utf8_lossy(&head),
+        len - 2 * half,
+        String::from_utf8_lossy(&tail)
+    )
+}
+
+/// The last [`TAIL_LINES`] lines (at most [`TAIL_BYTES`] bytes) of some text.
+pub fn tail(text: &str) -> String {
+    let trimmed = text.trim_end_matches('\n');
+    let start = trimmed
+        .rmatch_indices('\n')
+        .nth(TAIL_LINES - 1)
+        .map(|(i, _)| i + 1)
+        .unwrap_or(0);
+    let mut t = &trimmed[start..];
+    if t.len() > TAIL_BYTES {
+        let mut cut = t.len() - TAIL_BYTES;
+        while !t.is_char_boundary(cut) {
+            cut += 1;
+        }
+        t = &t[cut..];
+    }
+    t.to_string()
+}
+
+/// Run one attempt to its end and classify it. Never panics; every failure to run becomes a
+/// harness-error row.
+pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool) -> AttemptRow {
+    let started_wall = SystemTime::now();
+    let started = Instant::now();
+    let log_dir = spec.out_dir.join("logs").join(&spec.task);
+    let result_dir = spec.out_dir.join("results").join(&spec.task);
+    let stem = format!("{:04}-{}", spec.trial, spec.attempt);
+    let raw = |s: &str| log_dir.join(format!("{stem}.{s}.raw"));
+    let (run_out, run_err, chk_out, chk_err) = (
+        raw("stdout"),
+        raw("stderr"),
+        raw("check.stdout"),
+        raw("check.stderr"),
+    );
+    let result_path = result_dir.join(format!("{stem}.json"));
+    let mut row = AttemptRow {
+        task: spec.task.clone(),
+        trial: spec.trial,
+        attempt: spec.attempt,
+        started_at: rfc3339(started_wall),
+        duration_s: 0.0,
+        exit_code: None,
+        signal: None,
+        check_exit: None,
+        fault: None,
+        outcome: Outcome::Fail,
+        graded: false,
+        result: None,
+        reason: None,
+        stdout_tail: String::new(),
+        stderr_tail: String::new(),
+        log: None,
+    };
+    let harness = |row: &mut AttemptRow, why: String| {
+        row.fault = Some(Fault::Harness);
+        row.outcome = Outcome::HarnessError;
+        row.reason = Some(why);
+    };
+    let prepared = fs::create_dir_all(&log_dir)
+        .and_then(|_| fs::create_dir_all(&result_dir))
+        .and_then(|_| match fs::remove_file(&result_path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+            _ => Ok(()),
+        });
+    if let Err(e) = prepared {
+        harness(
+            &mut row,
+            format!("cannot prepare `{}`: {e}", spec.out_dir.display()),
+        );
+        return row;
+    }
+
+    let ended = run_process(spec, &spec.run, &run_out, &run_err, &result_path, cancel);
+    let mut check_ended = None;
+    match ended {
+        Err(SpawnFailure(why)) => harness(&mut row, why),
+        Ok(ended) => {
+            if let Ended::Exited(st) = ended {
+                row.exit_code = st.code();
+                row.signal = st.signal();
+            }
+            if ended == Ended::Exited(ExitStatus::from_raw(0))
+                && let Some(check) = &spec.check
+            {
+                match run_process(spec, check, &chk_out, &chk_err, &result_path, cancel) {
+                    Err(SpawnFailure(why)) => harness(&mut row, format!("check: {why}")),
+                    Ok(c) => {
+                        if let Ended::Exited(st) = c {
+                            row.check_exit = st.code().or(st.signal().map(|s| 128 + s));
+                        }
+                        check_ended = Some(c);
+                    }
+                }
+            }
+            if row.outcome != Outcome::HarnessError {
+                classify(spec, &mut row, ended, check_ended, &result_path);
+            }
+        }
+    }
+    row.duration_s = started.elapsed().as_secs_f64();
+
+    // Logs: bounded, redacted, one file per attempt; raw captures removed.
+    let sections = [
+        ("stdout", &run_out),
+        ("stderr", &run_err),
+        ("check stdout", &chk_out),
+        ("check stderr", &chk_err),
+    ];
+    let mut log = String::new();
+    for (name, path) in sections {
+        let text = redactor.apply(&read_bounded(path));
+        let _ = fs::remove_file(path);
+        if name == "stdout" {
+            row.stdout_tail = tail(&text);
+        } else if name == "stderr" {
+            row.stderr_tail = tail(&text);
+        }
+        if !text.is_empty() {
+            log.push_str(&format!("===== {name} =====\n{text}"));
+            if !text.ends_with('\n') {
+                log.push('\n');
+            }
+        }
+    }
+    if !log.is_empty() {
+        let path = log_dir.join(format!("{stem}.log"));
+        if fs::write(&path, log).is_ok() {
+            row.log = Some(path.display().to_string());
+        }
+    }
+    if let Some(r) = row.result.as_mut() {
+        r.note = r.note.as_deref().map(|n| redactor.apply(n));
+        r.fault = r.fault.as_deref().map(|f| redactor.apply(f));
+    }
+    row.reason = row.reason.as_deref().map(|r| redactor.apply(r));
+    row.graded = row.attempt == 1 && matches!(row.outcome, Outcome::Pass | Outcome::Fail);
+    row
+}
+
+/// Decide the outcome of an attempt whose processes ran.
+fn classify(
+    spec: &AttemptSpec,
+    row: &mut AttemptRow,
+    ended: Ended,
+    check_ended: Option<Ended>,
+    result_path: &Path,
+) {
+    let fault_outcome = |row: &mut AttemptRow, fault: Fault, outcome: Outcome, why: String| {
+        row.fault = Some(fault);
+        row.outcome = outcome;
+        row.reason = Some(why);
+    };
+    if ended == Ended::Cancelled || check_ended == Some(Ended::Cancelled) {
+        return fault_outcome(
+            row,
+            Fault::Cancelled,
+            Outcome::Cancelled,
+            "cancelled by gate".to_string(),
+        );
+    }
+    if ended == Ended::TimedOut || check_ended == Some(Ended::TimedOut) {
+        let which = if ended == Ended::TimedOut {
+            "run"
+        } else {
+            "check"
+        };
+        let outcome = match spec.timeout_policy {
+            TimeoutPolicy::Fail => Outcome::Fail,
+            TimeoutPolicy::Unavailable => Outcome::Unavailable,
+        };
+        return fault_outcome(
+            row,
+            Fault::Timeout,
+            outcome,
+            format!(
+                "{which} exceeded the {:?} timeout; its process group was killed",
+                spec.timeout
+            ),
+        );
+    }
+    // The result file: optional, but when present it must follow the protocol.
+    match fs::read(result_path) {
+        Ok(bytes) => match serde_json::from_slice::<TaskResult>(&bytes) {
+            Ok(r) => row.result = Some(r),
+            Err(e) => {
+                return fault_outcome(
+                    row,
+                    Fault::Harness,
+                    Outcome::HarnessError,
+                    format!("result file `$GATE_RESULT` is not valid: {e}"),
+                );
+            }
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => {
+            return fault_outcome(
+                row,
+                Fault::Harness,
+                Outcome::HarnessError,
+                format!("cannot read result file: {e}"),
+            );
+        }
+    }
+    if let Some(code @ (126 | 127)) = row.exit_code {
+        let why = if code == 127 {
+            "command not found"
+        } else {
+            "command not executable"
+        };
+        return fault_outcome(
+            row,
+            Fault::Harness,
+            Outcome::HarnessError,
+            format!("run exited {code} ({why})"),
+        );
+    }
+    if let Some(code @ (126 | 127)) = row.check_exit {
+        let why = if code == 127 {
+            "command not found"
+        } else {
+            "command not executable"
+        };
+        return fault_outcome(
+            row,
+            Fault::Harness,
+            Outcome::HarnessError,
+            format!("check exited {code} ({why})"),
+        );
+    }
+    let declared = row.result.as_ref().and_then(|r| r.fault.clone());
+    match declared.as_deref() {
+        Some("transport") => {
+            return fault_outcome(
+                row,
+                Fault::Transport,
+                Outcome::Unavailable,
+                "result file declared a transport fault".to_string(),
+            );
+        }
+        Some(other) => {
+            return fault_outcome(
+                row,
+                Fault::Harness,
+                Outcome::HarnessError,
+                format!(
+                    "result file has unknown `fault` `{other}` (the only fault a task declares is `transport`)"
+                ),
+            );
+        }
+        None => {}
+    }
+    if let Some(code) = row.exit_code
+        && spec.transport_exit_codes.contains(&code)
+    {
+        return fault_outcome(
+            row,
+            Fault::Transport,
+            Outcome::Unavailable,
+            format!("run exited {code}, a declared transport fault"),
+        );
+    }
+    row.outcome = Outcome::Fail;
+    row.reason = Some(match (row.exit_code, row.signal, row.check_exit) {
+        (None, Some(sig), _) => format!("run killed by signal {sig}"),
+        (Some(code), _, _) if code != 0 => format!("run exited {code}"),
+        (_, _, Some(code)) if code != 0 => format!("check exited {code}"),
+        _ if row.result.as_ref().and_then(|r| r.pass) == Some(false) => {
+            "result file says `pass: false`".to_string()
+        }
+        _ => {
+            row.outcome = Outcome::Pass;
+            return row.reason = None;
+        }
+    });
+}

@@ -1,0 +1,96 @@
+//! Redaction: secrets never reach the ledger, the logs or the reports.
+//!
+//! Two sources: the values of environment variables whose names contain TOKEN, SECRET, KEY
+//! or PASSWORD (in gate's own environment and in each task's `env:`), and the plan's
+//! `policy.redact` regular expressions. Both are replaced by `***` before anything is stored.
+
+use regex::Regex;
+
+/// Replaces secrets with `***`.
+#[derive(Debug, Clone, Default)]
+pub struct Redactor {
+    literals: Vec<String>,
+    patterns: Vec<Regex>,
+}
+
+/// Substrings of an environment variable name that mark its value as a secret.
+const SECRET_MARKERS: [&str; 4] = ["TOKEN", "SECRET", "KEY", "PASSWORD"];
+
+/// Values shorter than this are not redacted as literals: replacing every `1` or `on` in the
+/// output would destroy the logs while protecting nothing a person would call a secret.
+pub const MIN_SECRET_LEN: usize = 4;
+
+impl Redactor {
+    /// A redactor for the given environment variables and patterns.
+    pub fn new<'a>(
+        env: impl IntoIterator<Item = (&'a str, &'a str)>,
+        patterns: Vec<Regex>,
+    ) -> Self {
+        let mut literals: Vec<String> = env
+            .into_iter()
+            .filter(|(name, value)| {
+                let upper = name.to_ascii_uppercase();
+                SECRET_MARKERS.iter().any(|m| upper.contains(m)) && value.len() >= MIN_SECRET_LEN
+            })
+            .map(|(_, v)| v.to_string())
+            .collect();
+        // Longest first, so a secret that contains another is replaced whole.
+        literals.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        literals.dedup();
+        Redactor { literals, patterns }
+    }
+
+    /// Add the secrets among some more environment variables (a task's `env:`).
+    pub fn with_env<'a>(&self, env: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
+        let extra = Redactor::new(env, Vec::new());
+        let mut literals = self.literals.clone();
+        literals.extend(extra.literals);
+        literals.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        literals.dedup();
+        Redactor {
+            literals,
+            patterns: self.patterns.clone(),
+        }
+    }
+
+    /// The text with every secret replaced by `***`.
+    pub fn apply(&self, text: &str) -> String {
+        let mut out = text.to_string();
+        for lit in &self.literals {
+            if out.contains(lit.as_str()) {
+                out = out.replace(lit.as_str(), "***");
+            }
+        }
+        for re in &self.patterns {
+            if re.is_match(&out) {
+                out = re.replace_all(&out, "***").into_owned();
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_by_name_and_pattern() {
+        let r = Redactor::new(
+            [
+                ("OPENAI_API_KEY", "sk-abcdef123"),
+                ("GITHUB_TOKEN", "ghp_zzzz"),
+                ("db_password", "hunter22"),
+                ("HOME", "/root"),
+                ("SHORT_KEY", "ab"),
+            ],
+            vec![Regex::new(r"acct-\d+").unwrap()],
+        );
+        assert_eq!(
+            r.apply("key=sk-abcdef123 tok=ghp_zzzz pw=hunter22 home=/root ab acct-991"),
+            "key=*** tok=*** pw=*** home=/root ab ***"
+        );
+        let r2 = r.with_env([("MY_SECRET", "s3cr3t!")]);
+        assert_eq!(r2.apply("x s3cr3t! sk-abcdef123"), "x *** ***");
+    }
+}

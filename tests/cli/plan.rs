@@ -1,0 +1,265 @@
+//! `gate plan`: the JSON contract, the text (snapshots), the SVG chart and flag errors.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+
+fn gate() -> Command {
+    Command::cargo_bin("gate").expect("the gate binary is built")
+}
+
+fn plan_json(args: &[&str]) -> Value {
+    let out = gate()
+        .arg("plan")
+        .args(args)
+        .args(["--format", "json"])
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("valid JSON")
+}
+
+fn f(v: &Value) -> f64 {
+    v.as_f64().expect("a number")
+}
+
+#[test]
+fn json_contract_at_ninety_vs_seventy() {
+    let v = plan_json(&["--healthy", "0.90", "--regressed", "0.70"]);
+    assert_eq!((f(&v["healthy"]), f(&v["regressed"])), (0.9, 0.7));
+    assert_eq!((f(&v["alpha"]), f(&v["beta"])), (0.05, 0.1));
+    let s = &v["single"];
+    assert_eq!(s["n"], 33);
+    assert_eq!(s["c"], 6);
+    assert_eq!(s["min_successes"], 27);
+    // Exact binomial sums, recomputed with rational arithmetic outside this project.
+    assert!((f(&s["p_pass_healthy"]) - 0.958_296_152_162_173_6).abs() < 1e-14);
+    assert!((f(&s["p_pass_regressed"]) - 0.094_445_500_092_211_57).abs() < 1e-14);
+    assert!(f(&s["curtailed_asn_healthy"]) < 33.0 && f(&s["curtailed_asn_regressed"]) < 33.0);
+    let q = &v["sequential"];
+    assert_eq!(q["max_trials"], 66);
+    assert!((f(&q["accept_llr"]) - (0.1f64 / 0.95).ln()).abs() < 1e-15);
+    assert!((f(&q["reject_llr"]) - (0.9f64 / 0.05).ln()).abs() < 1e-15);
+    for side in ["healthy", "regressed"] {
+        let total = f(&q[format!("p_pass_{side}")])
+            + f(&q[format!("p_fail_{side}")])
+            + f(&q[format!("p_inconclusive_{side}")]);
+        assert!((total - 1.0).abs() < 1e-12, "{side}: {total}");
+    }
+    assert!(f(&q["asn_max"]) >= f(&q["asn_healthy"]) && f(&q["asn_max"]) >= f(&q["asn_regressed"]));
+    let oc = v["oc"].as_array().expect("oc rows");
+    assert!(oc.len() >= 5);
+    let ps: Vec<f64> = oc.iter().map(|r| f(&r["p"])).collect();
+    assert!(ps.contains(&0.9) && ps.contains(&0.7));
+    for row in oc {
+        for key in ["single_p_pass", "sequential_p_pass", "sequential_asn"] {
+            assert!(row[key].is_number(), "oc row lacks {key}");
+        }
+    }
+    // OC rows at the two rates agree with the plan summaries.
+    let at = |p: f64| {
+        oc.iter()
+            .find(|r| f(&r["p"]) == p)
+            .expect("rate on the grid")
+    };
+    assert_eq!(at(0.9)["single_p_pass"], s["p_pass_healthy"]);
+    assert_eq!(at(0.7)["sequential_p_pass"], q["p_pass_regressed"]);
+}
+
+#[test]
+fn published_plans_are_what_the_design_rejects_or_accepts() {
+    // The article's (20, >= 16) plan passes a 70% agent 23.8% of the time: with beta 0.25 it
+    // is feasible, and the design must find something at least as small.
+    let v = plan_json(&["--healthy", "0.9", "--regressed", "0.7", "--beta", "0.25"]);
+    assert!(v["single"]["n"].as_u64().expect("n") <= 20);
+}
+
+#[test]
+fn max_trials_overrides_the_default_truncation() {
+    let v = plan_json(&[
+        "--healthy",
+        "0.9",
+        "--regressed",
+        "0.7",
+        "--max-trials",
+        "10",
+    ]);
+    assert_eq!(v["sequential"]["max_trials"], 10);
+    assert!(f(&v["sequential"]["p_inconclusive_healthy"]) > 0.1);
+}
+
+#[test]
+fn extreme_case_needs_thousands_of_trials() {
+    let v = plan_json(&[
+        "--healthy",
+        "0.999",
+        "--regressed",
+        "0.995",
+        "--alpha",
+        "0.01",
+        "--beta",
+        "0.01",
+    ]);
+    assert_eq!(
+        (v["single"]["n"].as_u64(), v["single"]["c"].as_u64()),
+        (Some(3476), Some(8))
+    );
+    assert_eq!(v["sequential"]["max_trials"], 6952);
+}
+
+#[test]
+fn text_at_ninety_vs_seventy() {
+    let out = gate()
+        .args(["plan", "--healthy", "0.90", "--regressed", "0.70"])
+        .output()
+        .expect("runs");
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    assert!(text.contains("run 33, pass if at most 6 fail, i.e. at least 27 succeed"));
+    insta::assert_snapshot!("plan_90_70", text);
+}
+
+#[test]
+fn text_extreme_case() {
+    let out = gate()
+        .args([
+            "plan",
+            "--healthy",
+            "0.999",
+            "--regressed",
+            "0.995",
+            "--alpha",
+            "0.01",
+            "--beta",
+            "0.01",
+        ])
+        .output()
+        .expect("runs");
+    assert!(out.status.success());
+    insta::assert_snapshot!(
+        "plan_extreme",
+        String::from_utf8(out.stdout).expect("utf-8")
+    );
+}
+
+#[test]
+fn yaml_snippet_parses_as_a_sampling_rule() {
+    let out = gate()
+        .args(["plan", "--healthy", "0.9", "--regressed", "0.7"])
+        .output()
+        .expect("runs");
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    let snippet = text
+        .split("Plan file snippet (sampling rule):\n")
+        .nth(1)
+        .expect("snippet present");
+    let doc: serde_json::Value = serde_saphyr::from_str(snippet).expect("valid YAML");
+    assert_eq!(doc["version"], 1);
+    assert_eq!(doc["sampling"]["single"]["n"], 33);
+    assert_eq!(doc["sampling"]["single"]["c"], 6);
+    // The commented alternative becomes valid YAML once uncommented.
+    let sequential = snippet.replace("  # sequential:", "  sequential:");
+    let sequential = sequential.replace("  single: {n: 33, c: 6}\n", "");
+    let doc: serde_json::Value = serde_saphyr::from_str(&sequential).expect("valid YAML");
+    assert_eq!(doc["sampling"]["sequential"]["max_trials"], 66);
+    assert_eq!(doc["sampling"]["sequential"]["healthy"], 0.9);
+}
+
+#[test]
+fn svg_chart_is_written() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("oc.svg");
+    gate()
+        .args(["plan", "--healthy", "0.9", "--regressed", "0.7", "--svg"])
+        .arg(&path)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("OC and ASN chart written to"));
+    let svg = std::fs::read_to_string(&path).expect("SVG written");
+    assert!(svg.starts_with("<svg") && svg.contains("P(PASS)") && svg.contains("healthy 90%"));
+}
+
+#[test]
+fn svg_to_an_unwritable_path_is_a_usage_error() {
+    gate()
+        .args([
+            "plan",
+            "--healthy",
+            "0.9",
+            "--regressed",
+            "0.7",
+            "--svg",
+            "/nonexistent-dir/oc.svg",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "cannot write the SVG chart to `/nonexistent-dir/oc.svg`",
+        ));
+}
+
+#[test]
+fn bad_flags_exit_two_with_one_clear_line() {
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["--healthy", "1.2", "--regressed", "0.7"],
+            "`--healthy` must be strictly between 0 and 1, got `1.2`",
+        ),
+        (
+            &["--healthy", "0.9", "--regressed", "0"],
+            "`--regressed` must be strictly between 0 and 1, got `0`",
+        ),
+        (
+            &["--healthy", "0.9", "--regressed", "-0.1"],
+            "`--regressed` must be strictly between 0 and 1, got `-0.1`",
+        ),
+        (
+            &["--healthy", "nan", "--regressed", "0.7"],
+            "`--healthy` must be strictly between 0 and 1, got `NaN`",
+        ),
+        (
+            &["--healthy", "0.7", "--regressed", "0.9"],
+            "`--healthy` (0.7) must be greater than `--regressed` (0.9)",
+        ),
+        (
+            &["--healthy", "0.7", "--regressed", "0.7"],
+            "`--healthy` (0.7) must be greater than `--regressed` (0.7)",
+        ),
+        (
+            &["--healthy", "0.9", "--regressed", "0.7", "--alpha", "0.5"],
+            "`--alpha` must be strictly between 0 and 0.5, got `0.5`",
+        ),
+        (
+            &["--healthy", "0.9", "--regressed", "0.7", "--beta", "0"],
+            "`--beta` must be strictly between 0 and 0.5, got `0`",
+        ),
+        (
+            &[
+                "--healthy",
+                "0.9",
+                "--regressed",
+                "0.7",
+                "--max-trials",
+                "0",
+            ],
+            "`--max-trials` must be between 1 and 1000000, got `0`",
+        ),
+        (
+            &["--healthy", "0.5", "--regressed", "0.4999"],
+            "no single plan with at most 100000 trials",
+        ),
+    ];
+    for (args, message) in cases {
+        let out = gate().arg("plan").args(*args).output().expect("runs");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(message), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(!err.contains("panicked"));
+        assert!(out.stdout.is_empty());
+    }
+}
