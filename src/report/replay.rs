@@ -783,6 +783,50 @@ mod tests {
         assert_eq!(t.counts.excluded, 40 - 1);
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+
+        /// Any single plan, any outcomes, any number of shards: the merged shards decide as
+        /// one run of the same trials, with the same counts (bar trials run past the decision).
+        #[test]
+        fn shards_merge_like_one_run(
+            n in 1u64..40,
+            c_frac in 0.0f64..0.5,
+            fails in proptest::collection::vec(proptest::bool::weighted(0.25), 40),
+            m in 1u64..5,
+        ) {
+            let c = ((n as f64) * c_frac) as u64;
+            let outs: Vec<Outcome> = fails[..n as usize]
+                .iter()
+                .map(|&f| if f { Outcome::Fail } else { Outcome::Pass })
+                .collect();
+            let d = dir();
+            let tasks = [(single("t", n, c), outs)];
+            let one = fixture::run(&d.path().join("one.jsonl"), &tasks, None);
+            let shards: Vec<Ledger> = (1..=m)
+                .map(|k| fixture::run(
+                    &d.path().join(format!("s{k}.jsonl")),
+                    &tasks,
+                    Some(Shard { k, m }),
+                ))
+                .collect();
+            let a = replay(std::slice::from_ref(&one)).unwrap();
+            let b = replay(&shards).unwrap();
+            let (x, y) = (only(&a), only(&b));
+            proptest::prop_assert_eq!(x.verdict, y.verdict);
+            proptest::prop_assert_eq!(&x.reason, &y.reason);
+            proptest::prop_assert_eq!(x.decided_at, y.decided_at);
+            let (cx, cy) = (x.counts, y.counts);
+            proptest::prop_assert_eq!(
+                (cx.run, cx.passed, cx.failed, cx.unavailable, cx.cancelled),
+                (cy.run, cy.passed, cy.failed, cy.unavailable, cy.cancelled)
+            );
+            // And the one run's decision row is what the replay recomputes.
+            let dec = one.decisions().next().unwrap();
+            proptest::prop_assert_eq!((dec.verdict, dec.counts), (x.verdict, x.counts));
+        }
+    }
+
     #[test]
     fn the_same_ledger_twice_is_deduplicated() {
         let d = dir();
