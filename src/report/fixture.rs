@@ -10,6 +10,11 @@ use crate::ledger::{
 };
 use crate::sampler::{Sampler, Sampling, TrialOutcome, Verdict};
 
+/// A fresh ledger writer at `path` (the one place the tests call `LedgerWriter::create`).
+pub fn writer(path: &Path) -> LedgerWriter {
+    LedgerWriter::create(path).expect("create ledger")
+}
+
 /// A single-plan task.
 pub fn single(id: &str, n: u64, c: u64) -> TaskSpec {
     TaskSpec {
@@ -103,7 +108,7 @@ pub fn attempt(task: &str, trial: u64, attempt: u32, outcome: Outcome) -> Attemp
 /// consumed in order; an unsharded run stops at its decision (curtailment). Decision rows and
 /// a footer as a runner writes them. Returns the ledger read back.
 pub fn run(path: &Path, tasks: &[(TaskSpec, Vec<Outcome>)], shard: Option<Shard>) -> Ledger {
-    let mut w = LedgerWriter::create(path).expect("create ledger");
+    let mut w = writer(path);
     w.append(Row::Header(header(
         tasks.iter().map(|(t, _)| t.clone()).collect(),
         shard,

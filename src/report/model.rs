@@ -527,7 +527,7 @@ pub(crate) fn number(x: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ledger::{LedgerWriter, Row, TaskResult};
+    use crate::ledger::{Row, TaskResult};
     use crate::report::fixture::{self, outcomes, sample, single};
 
     #[test]
@@ -581,7 +581,7 @@ mod tests {
     fn the_score_vector_separates_first_attempt_from_within_budget() {
         let d = tempfile::tempdir().unwrap();
         let path = d.path().join("l.jsonl");
-        let mut w = LedgerWriter::create(&path).unwrap();
+        let mut w = fixture::writer(&path);
         w.append(Row::Header(fixture::header(vec![single("t", 7, 3)], None)))
             .unwrap();
         let with = |trial, outcome, internal: Option<u64>, f: &dyn Fn(&mut AttemptRow)| {

@@ -645,7 +645,7 @@ pub(crate) fn ordinal_list(xs: &[u64]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ledger::{LedgerWriter, Shard};
+    use crate::ledger::Shard;
     use crate::report::fixture::{self, outcomes, sequential, single};
 
     fn dir() -> tempfile::TempDir {
@@ -842,7 +842,7 @@ mod tests {
     }
 
     fn write(path: &std::path::Path, rows: Vec<Row>) -> Ledger {
-        let mut w = LedgerWriter::create(path).unwrap();
+        let mut w = fixture::writer(path);
         for row in rows {
             w.append(row).unwrap();
         }

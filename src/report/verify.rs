@@ -260,7 +260,6 @@ fn counts_text(c: &crate::ledger::Counts) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ledger::LedgerWriter;
     use crate::report::fixture::{self, outcomes, single};
 
     fn sound(dir: &std::path::Path) -> Ledger {
@@ -320,7 +319,7 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let l = sound(d.path());
         let path = d.path().join("forged.jsonl");
-        let mut w = LedgerWriter::create(&path).unwrap();
+        let mut w = fixture::writer(&path);
         for rec in &l.records {
             let mut row = rec.row.clone();
             if let Row::Attempt(a) = &mut row
@@ -358,7 +357,7 @@ mod tests {
     fn gaps_in_attempts_and_missing_decisions_are_problems() {
         let d = tempfile::tempdir().unwrap();
         let path = d.path().join("l.jsonl");
-        let mut w = LedgerWriter::create(&path).unwrap();
+        let mut w = fixture::writer(&path);
         w.append(Row::Header(fixture::header(vec![single("t", 2, 0)], None)))
             .unwrap();
         w.append(Row::Attempt(fixture::attempt(

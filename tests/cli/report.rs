@@ -31,6 +31,11 @@ pub(crate) fn single(id: &str, n: u64, c: u64) -> TaskSpec {
     }
 }
 
+/// A fresh ledger writer (the one place these tests call `LedgerWriter::create`).
+pub(crate) fn writer(path: &Path) -> LedgerWriter {
+    LedgerWriter::create(path).unwrap()
+}
+
 /// `n` outcomes: the ordinals in `fails` fail, `harness` (if any) cannot run, the rest pass.
 pub(crate) fn outcomes(n: u64, fails: &[u64], harness: Option<u64>) -> Vec<Outcome> {
     (1..=n)
@@ -82,7 +87,7 @@ pub(crate) fn write_run(
     shard: Option<Shard>,
     plan_hash: &str,
 ) -> PathBuf {
-    let mut w = LedgerWriter::create(path).unwrap();
+    let mut w = writer(path);
     w.append(Row::Header(Header {
         schema: gate::ledger::SCHEMA_VERSION,
         gate_version: "0.1.0".to_string(),
