@@ -20,15 +20,28 @@ pub fn render(report: &Report) -> String {
             "A harness error invalidated the run: no verdict is published (exit 4). \
              Fix the setup and run again.\n\n",
         );
+    } else if report.replay.interrupted_by_signal() {
+        out.push_str(
+            "The run was interrupted before every task was decided; continue it with \
+             `gate run --resume`.\n\n",
+        );
     } else if v == Some(Verdict::Inconclusive) && report.on_inconclusive == OnInconclusive::Pass {
         out.push_str("INCONCLUSIVE does not fail this gate (`on_inconclusive: pass`, exit 0).\n\n");
     }
-    let _ = writeln!(
-        out,
-        "Plan file `{}` · exit code {}\n",
-        report.replay.plan_path,
-        report.exit_code()
-    );
+    if report.replay.interrupted_by_signal() {
+        let _ = writeln!(
+            out,
+            "Plan file `{}` · interrupted\n",
+            report.replay.plan_path
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "Plan file `{}` · exit code {}\n",
+            report.replay.plan_path,
+            report.exit_code()
+        );
+    }
 
     out.push_str("| task | verdict | plan | run | passed | failed | unavailable | p̂ (95% CI) |\n");
     out.push_str("|---|---|---|---:|---:|---:|---:|---|\n");

@@ -202,6 +202,13 @@ impl Replay {
             .any(|l| matches!(l.status, None | Some(RunStatus::Interrupted)))
     }
 
+    /// Whether a ledger's last footer says the run was interrupted (SIGINT or SIGTERM).
+    pub fn interrupted_by_signal(&self) -> bool {
+        self.ledgers
+            .iter()
+            .any(|l| l.status == Some(RunStatus::Interrupted))
+    }
+
     /// The gate verdict: `None` after a harness error, else FAIL if any task FAILs, else
     /// INCONCLUSIVE if any is, else PASS.
     pub fn verdict(&self) -> Option<Verdict> {

@@ -136,14 +136,25 @@ fn gate(out: &mut String, report: &Report) {
         (None, _) => ": no verdict is published",
         _ => "",
     };
+    // An interrupted `gate run` exits 130/143 whatever the verdict; the exit code shown here
+    // would only be `gate report`'s, so it is left out rather than contradicted.
+    let exit = if report.replay.interrupted_by_signal() {
+        "interrupted".to_string()
+    } else {
+        format!("exit {}{note}", report.exit_code())
+    };
     let _ = writeln!(
         out,
-        "gate  {} (exit {}{note}) · {} task{}",
+        "gate  {} ({exit}) · {} task{}",
         verdict_text(verdict),
-        report.exit_code(),
         report.tasks.len(),
         if report.tasks.len() == 1 { "" } else { "s" }
     );
+    if report.replay.interrupted_by_signal() {
+        out.push_str(
+            "  interrupted   the run was stopped before every task was decided; continue it with `gate run --resume`\n",
+        );
+    }
     let m = &report.multiplicity;
     match m.cost {
         Some(cost) => {
@@ -210,6 +221,52 @@ mod tests {
     fn pass_and_fail() {
         let d = tempfile::tempdir().unwrap();
         insta::assert_snapshot!(fixture::sample(d.path()).terminal());
+    }
+
+    #[test]
+    fn an_interrupted_run_does_not_claim_an_exit_code() {
+        use crate::ledger::Outcome;
+        use crate::ledger::{Footer, Ledger, Row, RunStatus};
+        use crate::sampler::Verdict;
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join("l.jsonl");
+        let mut w = fixture::writer(&path);
+        w.append(Row::Header(fixture::header(
+            vec![fixture::single("t", 10, 1)],
+            None,
+        )))
+        .unwrap();
+        w.append(Row::Attempt(fixture::attempt("t", 1, 1, Outcome::Pass)))
+            .unwrap();
+        w.append(Row::Attempt(fixture::attempt(
+            "t",
+            2,
+            1,
+            Outcome::Cancelled,
+        )))
+        .unwrap();
+        w.append(Row::Footer(Footer {
+            finished_at: "x".into(),
+            status: RunStatus::Interrupted,
+            verdict: Some(Verdict::Inconclusive),
+            exit_code: 130,
+        }))
+        .unwrap();
+        let r = Report::from_ledgers(&[Ledger::read(&path).unwrap()], None).unwrap();
+        let text = r.terminal();
+        assert!(
+            text.contains("gate  INCONCLUSIVE (interrupted) · 1 task"),
+            "{text}"
+        );
+        assert!(text.contains("gate run --resume"), "{text}");
+        assert!(
+            text.contains(
+                "t  INCONCLUSIVE: interrupted: no verdict is certain after 1 graded trial\n"
+            ),
+            "{text}"
+        );
+        let md = crate::report::markdown::render(&r);
+        assert!(md.contains("· interrupted"), "{md}");
     }
 
     #[test]
