@@ -503,9 +503,14 @@ pub(crate) fn share_text(s: Share) -> String {
     }
 }
 
-/// Seconds with two decimals, e.g. `1.25s`.
+/// A duration: milliseconds below one second (`48ms`), else seconds with two decimals
+/// (`1.25s`), so that fast tasks do not all read `0.00s`.
 pub(crate) fn seconds(x: f64) -> String {
-    format!("{x:.2}s")
+    if x < 1.0 {
+        format!("{:.0}ms", x * 1000.0)
+    } else {
+        format!("{x:.2}s")
+    }
 }
 
 /// A probability with up to four significant decimals, e.g. `0.0421` or `0.9999`.
@@ -513,9 +518,14 @@ pub(crate) fn prob(x: f64) -> String {
     format!("{x:.4}")
 }
 
-/// A plain number with at most four decimals and no trailing zeros, e.g. `1.5` or `12`.
+/// A plain number without trailing zeros: four decimals below 100 (`0.0106`, `1.5`), one
+/// from 100 on (`1101.9`), where more digits would be noise.
 pub(crate) fn number(x: f64) -> String {
-    let s = format!("{x:.4}");
+    let s = if x.abs() >= 100.0 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.4}")
+    };
     let s = s.trim_end_matches('0').trim_end_matches('.');
     if s == "-0" {
         "0".to_string()
