@@ -12,7 +12,7 @@ use crate::sampler::{Sampler, Sampling, TrialOutcome, Verdict};
 
 /// A fresh ledger writer at `path` (the one place the tests call `LedgerWriter::create`).
 pub fn writer(path: &Path) -> LedgerWriter {
-    LedgerWriter::create(path).expect("create ledger")
+    LedgerWriter::create(path).expect("create ledger").0
 }
 
 /// A single-plan task.

@@ -1,6 +1,8 @@
 //! Integration tests of the `gate` binary: one test binary, one module per area.
 
+mod common;
 mod explain;
 mod plan;
 mod report;
+mod run;
 mod verify;

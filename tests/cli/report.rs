@@ -33,7 +33,7 @@ pub(crate) fn single(id: &str, n: u64, c: u64) -> TaskSpec {
 
 /// A fresh ledger writer (the one place these tests call `LedgerWriter::create`).
 pub(crate) fn writer(path: &Path) -> LedgerWriter {
-    LedgerWriter::create(path).unwrap()
+    LedgerWriter::create(path).unwrap().0
 }
 
 /// `n` outcomes: the ordinals in `fails` fail, `harness` (if any) cannot run, the rest pass.
