@@ -401,8 +401,9 @@ pub struct LedgerWriter {
 }
 
 impl LedgerWriter {
-    /// Create a new ledger; refuses to overwrite an existing non-empty file.
-    pub fn create(path: &Path) -> Result<Self, LedgerError> {
+    /// Create a new ledger. A ledger already at `path` is never overwritten: it is renamed
+    /// to `PATH.1` (or the first free `PATH.N`), which is returned so the caller can say so.
+    pub fn create(path: &Path) -> Result<(Self, Option<PathBuf>), LedgerError> {
         let io = |source| LedgerError::Io {
             path: path.to_path_buf(),
             source,
@@ -410,18 +411,33 @@ impl LedgerWriter {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(io)?;
         }
+        let mut kept = None;
+        if path.metadata().is_ok_and(|m| m.len() > 0) {
+            let free = (1u32..)
+                .map(|n| {
+                    let mut name = path.as_os_str().to_owned();
+                    name.push(format!(".{n}"));
+                    PathBuf::from(name)
+                })
+                .find(|p| !p.exists())
+                .unwrap_or_else(|| path.with_extension("old"));
+            std::fs::rename(path, &free).map_err(io)?;
+            kept = Some(free);
+        }
         let file = OpenOptions::new()
             .write(true)
-            .create(true)
-            .truncate(true)
+            .create_new(true)
             .open(path)
             .map_err(io)?;
-        Ok(LedgerWriter {
-            path: path.to_path_buf(),
-            file,
-            seq: 0,
-            prev: GENESIS.to_string(),
-        })
+        Ok((
+            LedgerWriter {
+                path: path.to_path_buf(),
+                file,
+                seq: 0,
+                prev: GENESIS.to_string(),
+            },
+            kept,
+        ))
     }
 
     /// Continue an existing ledger after its last complete row. An unterminated last line

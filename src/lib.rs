@@ -28,6 +28,7 @@ pub mod explain;
 pub mod ledger;
 pub mod plan;
 pub mod progress;
+pub mod report;
 pub mod runner;
 pub mod sampler;
 pub mod stats;

@@ -114,7 +114,8 @@ impl TaskProgress {
     /// The task is decided (or stopped).
     pub fn finish(&self, verdict: &str) {
         if let Some(bar) = &self.bar {
-            bar.finish_with_message(format!("{} — {verdict}", bar.message()));
+            // `abandon` keeps the position: the bar shows the trials graded, not the plan size.
+            bar.abandon_with_message(format!("{} — {verdict}", bar.message()));
         }
     }
 }

@@ -1,8 +1,29 @@
-//! `gate report`.
+//! `gate report LEDGER...`: recompute the reports of a run — or merge the shards of one run —
+//! from ledgers alone, print the terminal summary, write the report files asked for, and exit
+//! with the verdict's code, exactly as `gate run` would have.
+
+use anyhow::Context;
 
 use crate::cli::ReportArgs;
+use crate::ledger::Ledger;
+use crate::report::{self, Report};
 
 /// Execute `gate report`; returns the exit code.
-pub fn execute(_args: &ReportArgs) -> anyhow::Result<u8> {
-    anyhow::bail!("`gate report` is not built yet")
+pub fn execute(args: &ReportArgs) -> anyhow::Result<u8> {
+    let on_inconclusive = args
+        .on_inconclusive
+        .as_deref()
+        .map(report::parse_on_inconclusive)
+        .transpose()?;
+    let ledgers = args
+        .ledgers
+        .iter()
+        .map(|p| Ledger::read(p))
+        .collect::<Result<Vec<_>, _>>()
+        .context("cannot read ledger")?;
+    let report = Report::from_ledgers(&ledgers, on_inconclusive)
+        .context("cannot make a report from these ledgers")?;
+    print!("{}", report.terminal());
+    report::emit(&report, &args.reports)?;
+    Ok(report.exit_code())
 }

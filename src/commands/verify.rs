@@ -1,8 +1,49 @@
-//! `gate verify`.
+//! `gate verify LEDGER...`: audit ledgers. Exit 0 when every ledger is sound, 1 naming the
+//! first bad row (`file:line`) when one is not, 2 when a ledger cannot be read or a row does
+//! not parse (`file:line:col`).
 
 use crate::cli::VerifyArgs;
+use crate::exit;
+use crate::ledger::Ledger;
+use crate::report::verify::audit;
+
+/// Problems printed per ledger after the first (the first bad row is always printed).
+const SHOWN: usize = 20;
 
 /// Execute `gate verify`; returns the exit code.
-pub fn execute(_args: &VerifyArgs) -> anyhow::Result<u8> {
-    anyhow::bail!("`gate verify` is not built yet")
+pub fn execute(args: &VerifyArgs) -> anyhow::Result<u8> {
+    let mut code = exit::SUCCESS;
+    for path in &args.ledgers {
+        let ledger = Ledger::read(path)?;
+        let a = audit(&ledger);
+        for w in &a.warnings {
+            eprintln!("warning: {w}");
+        }
+        if a.problems.is_empty() {
+            println!(
+                "{}: ok: {} rows, hash chain intact, {} decision{} recompute from the attempt rows",
+                path.display(),
+                a.rows,
+                a.decisions_checked,
+                if a.decisions_checked == 1 { "" } else { "s" }
+            );
+            continue;
+        }
+        code = exit::FAIL;
+        eprintln!("error: {}", a.problems[0]);
+        for p in a.problems.iter().skip(1).take(SHOWN) {
+            eprintln!("  also: {p}");
+        }
+        if a.problems.len() > SHOWN + 1 {
+            eprintln!("  and {} more", a.problems.len() - SHOWN - 1);
+        }
+        println!(
+            "{}: BAD: {} problem{}; first bad row {}",
+            path.display(),
+            a.problems.len(),
+            if a.problems.len() == 1 { "" } else { "s" },
+            a.problems[0].at
+        );
+    }
+    Ok(code)
 }

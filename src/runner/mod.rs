@@ -75,7 +75,8 @@ struct SpawnFailure(String);
 fn command(line: &CommandLine) -> Command {
     match line {
         CommandLine::Shell(s) => {
-            let mut c = Command::new("sh");
+            // An absolute path: no PATH search on every spawn (trial overhead is measured).
+            let mut c = Command::new("/bin/sh");
             c.arg("-c").arg(s);
             c
         }
@@ -101,17 +102,14 @@ fn kill_group(pgid: u32, sig: libc::c_int) {
 fn run_process(
     spec: &AttemptSpec,
     line: &CommandLine,
-    stdout: &Path,
-    stderr: &Path,
+    stdout: &File,
+    stderr: &File,
     result_path: &Path,
     cancel: &AtomicBool,
 ) -> Result<Ended, SpawnFailure> {
-    let open = |p: &Path| {
-        fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(p)
-            .map_err(|e| SpawnFailure(format!("cannot open log `{}`: {e}", p.display())))
+    let open = |f: &File| {
+        f.try_clone()
+            .map_err(|e| SpawnFailure(format!("cannot share the output capture: {e}")))
     };
     let mut cmd = command(line);
     cmd.current_dir(&spec.cwd)
@@ -139,17 +137,114 @@ fn run_process(
         }
     })?;
     let pgid = child.id();
+    let deadline = Instant::now() + spec.timeout;
+    match PidFd::open(pgid) {
+        Some(fd) => wait_pidfd(
+            &mut child,
+            &fd,
+            pgid,
+            deadline,
+            spec.kill_grace,
+            cancel,
+            line,
+        ),
+        None => wait_thread(child, pgid, deadline, spec.kill_grace, cancel, line),
+    }
+}
+
+/// Poll the cancel flag at this interval; a process exit itself wakes the waiter at once.
+const TICK: Duration = Duration::from_millis(20);
+
+/// A Linux pidfd: becomes readable when the process exits, so one thread can wait for an
+/// exit, a deadline and a cancel flag at once without a helper thread per attempt.
+struct PidFd(libc::c_int);
+
+impl PidFd {
+    fn open(pid: u32) -> Option<PidFd> {
+        let pid = libc::pid_t::try_from(pid).ok()?;
+        // SAFETY: pidfd_open takes a pid and flags and returns a new fd or -1.
+        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+        (fd >= 0).then(|| PidFd(fd as libc::c_int))
+    }
+
+    /// Wait up to `timeout` for the process to exit; true once it has.
+    fn wait(&self, timeout: Duration) -> bool {
+        let mut pfd = libc::pollfd {
+            fd: self.0,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let ms = timeout.as_millis().min(i32::MAX as u128) as libc::c_int;
+        // SAFETY: one valid pollfd, count 1.
+        let n = unsafe { libc::poll(&mut pfd, 1, ms) };
+        n > 0
+    }
+}
+
+impl Drop for PidFd {
+    fn drop(&mut self) {
+        // SAFETY: we own the fd.
+        unsafe {
+            libc::close(self.0);
+        }
+    }
+}
+
+fn wait_pidfd(
+    child: &mut std::process::Child,
+    fd: &PidFd,
+    pgid: u32,
+    deadline: Instant,
+    grace: Duration,
+    cancel: &AtomicBool,
+    line: &CommandLine,
+) -> Result<Ended, SpawnFailure> {
+    let reap = |child: &mut std::process::Child| {
+        child
+            .wait()
+            .map_err(|e| SpawnFailure(format!("waiting for `{}` failed: {e}", line.display())))
+    };
+    let stop = |child: &mut std::process::Child, reason: Ended| {
+        kill_group(pgid, libc::SIGTERM);
+        fd.wait(grace);
+        // Whatever ignored SIGTERM (the leader or a grandchild) goes now.
+        kill_group(pgid, libc::SIGKILL);
+        reap(child).map(|_| reason)
+    };
+    loop {
+        if cancel.load(Ordering::Relaxed) {
+            return stop(child, Ended::Cancelled);
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return stop(child, Ended::TimedOut);
+        }
+        if fd.wait(TICK.min(deadline - now)) {
+            let status = reap(child)?;
+            // The leader is gone; stragglers it left in its group must not leak into the
+            // next trial.
+            kill_group(pgid, libc::SIGKILL);
+            return Ok(Ended::Exited(status));
+        }
+    }
+}
+
+/// Fallback for kernels without pidfd: a helper thread blocks in `wait`.
+fn wait_thread(
+    mut child: std::process::Child,
+    pgid: u32,
+    deadline: Instant,
+    grace: Duration,
+    cancel: &AtomicBool,
+    line: &CommandLine,
+) -> Result<Ended, SpawnFailure> {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         let _ = tx.send(child.wait());
     });
-    let deadline = Instant::now() + spec.timeout;
-    // Poll the cancel flag at this interval; completion itself wakes us at once.
-    const TICK: Duration = Duration::from_millis(20);
     let stop = |reason: Ended| -> Ended {
         kill_group(pgid, libc::SIGTERM);
-        let _ = rx.recv_timeout(spec.kill_grace);
-        // Whatever ignored SIGTERM (the leader or a grandchild) goes now.
+        let _ = rx.recv_timeout(grace);
         kill_group(pgid, libc::SIGKILL);
         let _ = rx.recv();
         reason
@@ -164,8 +259,6 @@ fn run_process(
         }
         match rx.recv_timeout(TICK.min(deadline - now)) {
             Ok(Ok(status)) => {
-                // The leader is gone; stragglers it left in its group must not leak into
-                // the next trial.
                 kill_group(pgid, libc::SIGKILL);
                 return Ok(Ended::Exited(status));
             }
@@ -183,11 +276,34 @@ fn run_process(
     }
 }
 
-/// Read at most [`LOG_CAP`] bytes of a file: the first and last halves when it is larger.
-fn read_bounded(path: &Path) -> String {
-    let Ok(mut f) = File::open(path) else {
-        return String::new();
-    };
+/// An anonymous file to capture one output stream: a memfd (no file system work per
+/// attempt; trial overhead is measured), or an unlinked file in `dir` where memfd is missing.
+fn capture_file(dir: &Path) -> std::io::Result<File> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: memfd_create takes a NUL-terminated name and flags; returns a new fd or -1.
+    let fd = unsafe { libc::memfd_create(c"gate-capture".as_ptr(), libc::MFD_CLOEXEC) };
+    if fd >= 0 {
+        // SAFETY: fd is a fresh descriptor that we own.
+        return Ok(unsafe { File::from_raw_fd(fd) });
+    }
+    let path = dir.join(format!(
+        ".capture-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    let f = fs::OpenOptions::new()
+        .create(true)
+        .truncate(true)
+        .read(true)
+        .write(true)
+        .open(&path)?;
+    fs::remove_file(&path)?;
+    Ok(f)
+}
+
+/// Read at most [`LOG_CAP`] bytes of a capture: the first and last halves when it is larger.
+fn read_bounded(f: &mut File) -> String {
+    let _ = f.seek(SeekFrom::Start(0));
     let len = f.metadata().map(|m| m.len()).unwrap_or(0);
     let mut buf = Vec::new();
     if len <= LOG_CAP {
@@ -235,13 +351,7 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
     let log_dir = spec.out_dir.join("logs").join(&spec.task);
     let result_dir = spec.out_dir.join("results").join(&spec.task);
     let stem = format!("{:04}-{}", spec.trial, spec.attempt);
-    let raw = |s: &str| log_dir.join(format!("{stem}.{s}.raw"));
-    let (run_out, run_err, chk_out, chk_err) = (
-        raw("stdout"),
-        raw("stderr"),
-        raw("check.stdout"),
-        raw("check.stderr"),
-    );
+
     let result_path = result_dir.join(format!("{stem}.json"));
     let mut row = AttemptRow {
         task: spec.task.clone(),
@@ -272,13 +382,24 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
             _ => Ok(()),
         });
-    if let Err(e) = prepared {
-        harness(
-            &mut row,
-            format!("cannot prepare `{}`: {e}", spec.out_dir.display()),
-        );
-        return row;
-    }
+    let captures = prepared.and_then(|_| {
+        Ok([
+            capture_file(&log_dir)?,
+            capture_file(&log_dir)?,
+            capture_file(&log_dir)?,
+            capture_file(&log_dir)?,
+        ])
+    });
+    let [mut run_out, mut run_err, mut chk_out, mut chk_err] = match captures {
+        Ok(c) => c,
+        Err(e) => {
+            harness(
+                &mut row,
+                format!("cannot prepare `{}`: {e}", spec.out_dir.display()),
+            );
+            return row;
+        }
+    };
 
     let ended = run_process(spec, &spec.run, &run_out, &run_err, &result_path, cancel);
     let mut check_ended = None;
@@ -311,15 +432,14 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
 
     // Logs: bounded, redacted, one file per attempt; raw captures removed.
     let sections = [
-        ("stdout", &run_out),
-        ("stderr", &run_err),
-        ("check stdout", &chk_out),
-        ("check stderr", &chk_err),
+        ("stdout", &mut run_out),
+        ("stderr", &mut run_err),
+        ("check stdout", &mut chk_out),
+        ("check stderr", &mut chk_err),
     ];
     let mut log = String::new();
     for (name, path) in sections {
         let text = redactor.apply(&read_bounded(path));
-        let _ = fs::remove_file(path);
         if name == "stdout" {
             row.stdout_tail = tail(&text);
         } else if name == "stderr" {

@@ -1,5 +1,9 @@
 //! Integration tests of the `gate` binary: one test binary, one module per area.
 
 mod action;
+mod common;
 mod explain;
 mod plan;
+mod report;
+mod run;
+mod verify;

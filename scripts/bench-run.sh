@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Benchmarks of `gate run` (targets from the issue; not tests, since machines are noisy):
+#  1. per-trial overhead: 1000 no-op trials with --jobs 2, against
+#     `seq 1000 | xargs -P2 -I{} sh -c true` measured in the same run (target ratio <= 1.5);
+#  2. peak RSS of a 20,000-trial run, ledger writes and the final report included
+#     (target < 50 MB).
+# Usage: scripts/bench-run.sh [ROUNDS]   (default 3; the best round of each side is kept)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:-3}
+cargo build --release --quiet
+gate=$PWD/target/release/gate
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# Wall seconds of a command, from python's monotonic clock (no bc/GNU time needed).
+wall() { python3 - "$@" <<'PY'
+import subprocess, sys, time
+t = time.monotonic()
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+print(f"{time.monotonic() - t:.4f}")
+PY
+}
+# Peak RSS of a command in KiB.
+peak_rss() { python3 - "$@" <<'PY'
+import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+PY
+}
+
+printf 'version: 1\nsampling: {single: {n: %s, c: 0}}\ntasks:\n  - id: noop\n    run: "true"\n' 1000 > "$work/noop.yaml"
+printf 'version: 1\nsampling: {single: {n: %s, c: 0}}\ntasks:\n  - id: noop\n    run: "true"\n' 20000 > "$work/big.yaml"
+
+base=9999; ours=9999
+for _ in $(seq "$rounds"); do
+  b=$(wall sh -c 'seq 1000 | xargs -P2 -I{} sh -c true')
+  rm -rf "$work/out"
+  o=$(wall "$gate" run "$work/noop.yaml" --jobs 2 --ledger "$work/out/ledger.jsonl" --no-step-summary)
+  base=$(awk -v a="$base" -v b="$b" 'BEGIN { print (b < a) ? b : a }')
+  ours=$(awk -v a="$ours" -v b="$o" 'BEGIN { print (b < a) ? b : a }')
+done
+awk -v o="$ours" -v b="$base" 'BEGIN {
+  printf "overhead: 1000 no-op trials, --jobs 2: gate %.2f s, xargs -P2 sh -c true %.2f s, ratio %.2f (target <= 1.5)\n", o, b, o / b
+  printf "          that is %.2f ms per trial for gate, %.2f ms for the baseline (best of rounds)\n", o, b
+}'
+
+rm -rf "$work/out"
+rss=$(peak_rss "$gate" run "$work/big.yaml" --jobs 2 --ledger "$work/out/ledger.jsonl" --no-step-summary)
+awk -v r="$rss" -v l="$(du -k "$work/out/ledger.jsonl" | cut -f1)" 'BEGIN {
+  printf "memory:   20,000-trial run, --jobs 2: peak RSS %.1f MB (target < 50 MB); ledger %.1f MB\n", r / 1024, l / 1024
+}'

@@ -1,0 +1,109 @@
+//! GitHub Actions workflow commands (printed when `GITHUB_ACTIONS=true`): an `::error` per task
+//! that FAILs or hit a harness error and a `::warning` per INCONCLUSIVE task, pointing at the
+//! plan file and the task's line, errors first, at most [`MAX`] (GitHub shows only the first
+//! ten annotations of a step anyway).
+//!
+//! Escaping follows the runner's own rules (actions/toolkit `command.ts`): in the message,
+//! `%`, `\r` and `\n`; in property values also `:` and `,`.
+
+use crate::sampler::Verdict;
+
+use super::model::Report;
+
+/// Most annotations printed.
+pub const MAX: usize = 10;
+
+/// The annotation lines, without trailing newlines.
+pub fn render(report: &Report) -> Vec<String> {
+    let mut errors = Vec::new();
+    let mut warnings = Vec::new();
+    for t in &report.tasks {
+        let r = &t.replay;
+        let (list, command, label) = match r.verdict {
+            Some(Verdict::Pass) => continue,
+            Some(Verdict::Fail) => (&mut errors, "error", "FAIL"),
+            Some(Verdict::Inconclusive) => (&mut warnings, "warning", "INCONCLUSIVE"),
+            None => (&mut errors, "error", "harness error"),
+        };
+        let mut props = vec![format!(
+            "file={}",
+            escape_property(&report.replay.plan_path)
+        )];
+        if let Some(line) = r.spec.line {
+            props.push(format!("line={line}"));
+        }
+        props.push(format!(
+            "title={}",
+            escape_property(&format!("gate: {} {label}", r.spec.id))
+        ));
+        list.push(format!(
+            "::{command} {}::{}",
+            props.join(","),
+            escape_data(&format!("{} ({})", r.reason, t.plan))
+        ));
+    }
+    errors.into_iter().chain(warnings).take(MAX).collect()
+}
+
+/// Escape a message.
+pub fn escape_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// Escape a property value.
+pub fn escape_property(s: &str) -> String {
+    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::Report;
+    use crate::report::fixture::{self, outcomes, single};
+
+    #[test]
+    fn escaping_follows_the_runner() {
+        assert_eq!(escape_data("50% a\r\nb"), "50%25 a%0D%0Ab");
+        assert_eq!(escape_property("gate: a,b%"), "gate%3A a%2Cb%25");
+    }
+
+    #[test]
+    fn one_error_per_failing_task_pointing_at_the_plan_line() {
+        let d = tempfile::tempdir().unwrap();
+        let lines = render(&fixture::sample(d.path()));
+        assert_eq!(lines.len(), 1);
+        assert_eq!(
+            lines[0],
+            "::error file=plans/demo.yaml,line=7,title=gate%3A refund FAIL::LLR 3.753 reached the \
+             FAIL bound 2.890 after 4 trials (3 failed) (sequential test of 90% vs 60% (alpha 0.05, \
+             beta 0.1), at most 40 trials)"
+                .replace("90% vs 60%", "90%25 vs 60%25")
+        );
+    }
+
+    #[test]
+    fn inconclusive_is_a_warning_and_there_are_at_most_ten() {
+        let d = tempfile::tempdir().unwrap();
+        let mut tasks = Vec::new();
+        for i in 0..12 {
+            // Two failures of (10, 1): FAIL; the last task stops undecided.
+            tasks.push((single(&format!("t{i:02}"), 10, 1), outcomes(10, &[1, 2])));
+        }
+        tasks.push((single("open", 10, 1), outcomes(2, &[])));
+        let l = fixture::run(&d.path().join("l.jsonl"), &tasks, None);
+        let r = Report::from_ledgers(&[l], None).unwrap();
+        let lines = render(&r);
+        assert_eq!(lines.len(), MAX);
+        assert!(lines.iter().all(|l| l.starts_with("::error ")));
+        tasks.truncate(1);
+        tasks.push((single("open", 10, 1), outcomes(2, &[])));
+        let l = fixture::run(&d.path().join("m.jsonl"), &tasks, None);
+        let lines = render(&Report::from_ledgers(&[l], None).unwrap());
+        assert_eq!(lines.len(), 2);
+        assert!(lines[1].starts_with(
+            "::warning file=plans/demo.yaml,line=7,title=gate%3A open INCONCLUSIVE::trials missing"
+        ));
+    }
+}

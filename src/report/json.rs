@@ -1,0 +1,487 @@
+//! The JSON report (`--json FILE`): a documented, versioned contract (README, section
+//! "Reports"). The structs below *are* the contract: every field is written, absent values
+//! are `null`, and [`SCHEMA`] is bumped on purpose whenever a field changes meaning or shape.
+
+use serde::Serialize;
+
+use crate::ledger::{Counts, OnInconclusive, RunStatus, Shard};
+use crate::sampler::{Sampling, Verdict};
+
+use super::model::{OcPoint, Report, Share, TaskReport};
+
+/// Version of the JSON report written by this build.
+pub const SCHEMA: u32 = 1;
+
+/// Render the JSON report (pretty-printed, with a trailing newline). Non-finite numbers
+/// are written as `null` (serde_json's rule).
+pub fn render(report: &Report) -> Result<String, serde_json::Error> {
+    let mut s = serde_json::to_string_pretty(&JsonReport::from(report))?;
+    s.push('\n');
+    Ok(s)
+}
+
+/// The whole document.
+#[derive(Debug, Serialize)]
+pub struct JsonReport {
+    /// [`SCHEMA`].
+    pub schema: u32,
+    /// `gate` version that wrote the (first) ledger.
+    pub gate_version: String,
+    /// The gate verdict; `null` after a harness error.
+    pub verdict: Option<Verdict>,
+    /// The exit code this verdict maps to.
+    pub exit_code: u8,
+    /// `fail` or `pass`.
+    pub on_inconclusive: OnInconclusive,
+    /// The plan file and its hash.
+    pub plan: JsonPlanFile,
+    /// Hash of the fixtures.
+    pub fixture_hash: String,
+    /// The ledgers read.
+    pub ledgers: Vec<JsonLedger>,
+    /// Shard coverage, or `null` when the ledgers are not shards.
+    pub shards: Option<JsonShards>,
+    /// The multiplicity cost of the gate.
+    pub multiplicity: JsonMultiplicity,
+    /// One entry per task, in plan order.
+    pub tasks: Vec<JsonTask>,
+}
+
+/// The plan file.
+#[derive(Debug, Serialize)]
+pub struct JsonPlanFile {
+    /// As given to `gate run`.
+    pub path: String,
+    /// Hex SHA-256 of its bytes.
+    pub hash: String,
+}
+
+/// One ledger.
+#[derive(Debug, Serialize)]
+pub struct JsonLedger {
+    /// Path as given to `gate report` (or written by `gate run`).
+    pub path: String,
+    /// The run id.
+    pub run_id: String,
+    /// `{k, m}` or `null`.
+    pub shard: Option<Shard>,
+    /// `complete`, `harness_error`, `interrupted`, or `null` without a footer.
+    pub status: Option<RunStatus>,
+    /// `null`, or `file:line: what` of the first row that breaks the hash chain.
+    pub chain_break: Option<String>,
+    /// Whether an unterminated last line was ignored.
+    pub torn_tail: bool,
+}
+
+/// Shards present and missing.
+#[derive(Debug, Serialize)]
+pub struct JsonShards {
+    /// Number of shards.
+    pub m: u64,
+    /// Present, ascending.
+    pub present: Vec<u64>,
+    /// Missing, ascending.
+    pub missing: Vec<u64>,
+}
+
+/// 1 - prod(1 - alpha_i).
+#[derive(Debug, Serialize)]
+pub struct JsonMultiplicity {
+    /// The cost over tasks with a known alpha, or `null`.
+    pub cost: Option<f64>,
+    /// Tasks with a known alpha.
+    pub tasks: Vec<JsonAlpha>,
+    /// Ids of tasks whose healthy rate is unknown (left out of `cost`).
+    pub unknown: Vec<String>,
+}
+
+/// A task's exact producer's risk.
+#[derive(Debug, Serialize)]
+pub struct JsonAlpha {
+    /// Task id.
+    pub id: String,
+    /// Exact P(not PASS | healthy).
+    pub alpha: f64,
+}
+
+/// One task.
+#[derive(Debug, Serialize)]
+pub struct JsonTask {
+    /// Task id.
+    pub id: String,
+    /// Line of the task in the plan file, or `null`.
+    pub line: Option<u64>,
+    /// `PASS`, `FAIL`, `INCONCLUSIVE`, or `null` after a harness error.
+    pub verdict: Option<Verdict>,
+    /// Why, in one sentence.
+    pub reason: String,
+    /// The sampling plan.
+    pub plan: JsonTaskPlan,
+    /// Counts from the replay.
+    pub trials: JsonCounts,
+    /// The ordinal whose outcome reached the decision, or `null`.
+    pub decided_at: Option<u64>,
+    /// Ordinals below the highest recorded one with no row at all.
+    pub missing: Vec<u64>,
+    /// SPRT log-likelihood ratio where consumption stopped (sequential), or `null`.
+    pub llr: Option<f64>,
+    /// p̂ with 95% intervals, or `null` with no graded trial.
+    pub pass_rate: Option<JsonPassRate>,
+    /// Unbiased pass@k and pass^k.
+    pub pass_at_k: Vec<JsonPassAtK>,
+    /// What a CI retry setting would have reported on the same data.
+    pub retry_settings: Vec<JsonRetry>,
+    /// The score vector.
+    pub score: JsonScore,
+    /// Every trial recorded.
+    pub trial_list: Vec<JsonTrial>,
+}
+
+/// A task's plan.
+#[derive(Debug, Serialize)]
+pub struct JsonTaskPlan {
+    /// The resolved rule, as in the ledger header.
+    pub sampling: Sampling,
+    /// In words.
+    pub description: String,
+    /// Unavailable trials tolerated.
+    pub max_unavailable: u64,
+    /// The healthy rate the producer's risk is stated at, or `null`.
+    pub healthy: Option<f64>,
+    /// Exact P(not PASS | healthy), or `null`.
+    pub alpha: Option<f64>,
+    /// The OC curve.
+    pub oc: Vec<JsonOc>,
+}
+
+/// One OC point.
+#[derive(Debug, Serialize)]
+pub struct JsonOc {
+    /// True success rate.
+    pub p: f64,
+    /// P(PASS | p).
+    pub pass: f64,
+    /// P(FAIL | p).
+    pub fail: f64,
+    /// P(INCONCLUSIVE | p).
+    pub inconclusive: f64,
+}
+
+impl From<&OcPoint> for JsonOc {
+    fn from(o: &OcPoint) -> Self {
+        JsonOc {
+            p: o.p,
+            pass: o.pass,
+            fail: o.fail,
+            inconclusive: o.inconclusive,
+        }
+    }
+}
+
+/// Counts.
+#[derive(Debug, Serialize)]
+pub struct JsonCounts {
+    /// passed + failed + unavailable.
+    pub run: u64,
+    /// Graded passes.
+    pub passed: u64,
+    /// Graded failures.
+    pub failed: u64,
+    /// Unavailable.
+    pub unavailable: u64,
+    /// Stopped in flight (not counted).
+    pub cancelled: u64,
+    /// Finished beyond the decision point (not counted).
+    pub excluded: u64,
+    /// passed + failed.
+    pub graded: u64,
+}
+
+impl From<Counts> for JsonCounts {
+    fn from(c: Counts) -> Self {
+        JsonCounts {
+            run: c.run,
+            passed: c.passed,
+            failed: c.failed,
+            unavailable: c.unavailable,
+            cancelled: c.cancelled,
+            excluded: c.excluded,
+            graded: c.passed + c.failed,
+        }
+    }
+}
+
+/// An interval.
+#[derive(Debug, Serialize)]
+pub struct JsonInterval {
+    /// Lower bound.
+    pub lo: f64,
+    /// Upper bound.
+    pub hi: f64,
+}
+
+/// p̂.
+#[derive(Debug, Serialize)]
+pub struct JsonPassRate {
+    /// passed / graded.
+    pub estimate: f64,
+    /// 95% Wilson interval.
+    pub ci95: JsonInterval,
+    /// 95% Clopper–Pearson interval.
+    pub ci95_clopper_pearson: JsonInterval,
+}
+
+/// pass@k and pass^k.
+#[derive(Debug, Serialize)]
+pub struct JsonPassAtK {
+    /// k.
+    pub k: u64,
+    /// P(at least one of k passes).
+    pub pass_at_k: f64,
+    /// P(all k pass).
+    pub pass_hat_k: f64,
+}
+
+/// A retry setting.
+#[derive(Debug, Serialize)]
+pub struct JsonRetry {
+    /// Extra attempts after a failure.
+    pub retries: u64,
+    /// pass@(retries + 1).
+    pub p_green: f64,
+}
+
+/// A share.
+#[derive(Debug, Serialize)]
+pub struct JsonShare {
+    /// num / den, or `null` when den = 0.
+    pub rate: Option<f64>,
+    /// Numerator.
+    pub num: u64,
+    /// Denominator.
+    pub den: u64,
+}
+
+impl From<Share> for JsonShare {
+    fn from(s: Share) -> Self {
+        JsonShare {
+            rate: s.value(),
+            num: s.num,
+            den: s.den,
+        }
+    }
+}
+
+/// Failure classes.
+#[derive(Debug, Serialize)]
+pub struct JsonFailures {
+    /// Timed out.
+    pub timeout: u64,
+    /// `run` exited non-zero or was killed.
+    pub run_failed: u64,
+    /// `check` exited non-zero.
+    pub check_failed: u64,
+    /// The result file said `"pass": false`.
+    pub result_fail: u64,
+    /// Anything else.
+    pub other: u64,
+}
+
+/// Latency.
+#[derive(Debug, Serialize)]
+pub struct JsonLatency {
+    /// Median, seconds.
+    pub p50: f64,
+    /// 95th percentile, seconds.
+    pub p95: f64,
+}
+
+/// Cost or tokens.
+#[derive(Debug, Serialize)]
+pub struct JsonSpend {
+    /// Sum over reporting attempts.
+    pub total: f64,
+    /// Mean per reporting attempt.
+    pub mean: f64,
+    /// Attempts that reported it.
+    pub attempts_reporting: u64,
+}
+
+/// The score vector.
+#[derive(Debug, Serialize)]
+pub struct JsonScore {
+    /// First-attempt success.
+    pub first_attempt: JsonShare,
+    /// Within-budget success.
+    pub within_budget: JsonShare,
+    /// Recovery rate.
+    pub recovery: JsonShare,
+    /// Failures by class.
+    pub failures: JsonFailures,
+    /// `null` without graded trials.
+    pub latency_s: Option<JsonLatency>,
+    /// `null` when no result file reported it.
+    pub cost: Option<JsonSpend>,
+    /// `null` when no result file reported it.
+    pub tokens: Option<JsonSpend>,
+    /// Unavailable trials consumed.
+    pub unavailable: u64,
+    /// Later attempts that passed, never promoted.
+    pub retry_passes_refused: u64,
+}
+
+/// One trial.
+#[derive(Debug, Serialize)]
+pub struct JsonTrial {
+    /// Ordinal.
+    pub ordinal: u64,
+    /// `counted`, `excluded`, `cancelled`, `harness_error`, `no_first_attempt`.
+    pub disposition: &'static str,
+    /// Attempt 1's outcome, or `null`.
+    pub outcome: Option<crate::ledger::Outcome>,
+    /// Attempt 1's fault class, or `null`.
+    pub fault: Option<crate::ledger::Fault>,
+    /// Attempts recorded.
+    pub attempts: u64,
+    /// Wall time of all attempts, seconds.
+    pub duration_s: f64,
+    /// `file:line` of attempt 1, or `null`.
+    pub row: Option<String>,
+}
+
+impl From<&Report> for JsonReport {
+    fn from(r: &Report) -> Self {
+        JsonReport {
+            schema: SCHEMA,
+            gate_version: r.replay.gate_version.clone(),
+            verdict: r.verdict(),
+            exit_code: r.exit_code(),
+            on_inconclusive: r.on_inconclusive,
+            plan: JsonPlanFile {
+                path: r.replay.plan_path.clone(),
+                hash: r.replay.plan_hash.clone(),
+            },
+            fixture_hash: r.replay.fixture_hash.clone(),
+            ledgers: r
+                .replay
+                .ledgers
+                .iter()
+                .map(|l| JsonLedger {
+                    path: l.path.display().to_string(),
+                    run_id: l.run_id.clone(),
+                    shard: l.shard,
+                    status: l.status,
+                    chain_break: l.chain_break.clone(),
+                    torn_tail: l.torn_tail,
+                })
+                .collect(),
+            shards: r.replay.shards.as_ref().map(|s| JsonShards {
+                m: s.m,
+                present: s.present.clone(),
+                missing: s.missing.clone(),
+            }),
+            multiplicity: JsonMultiplicity {
+                cost: r.multiplicity.cost,
+                tasks: r
+                    .multiplicity
+                    .known
+                    .iter()
+                    .map(|(id, alpha)| JsonAlpha {
+                        id: id.clone(),
+                        alpha: *alpha,
+                    })
+                    .collect(),
+                unknown: r.multiplicity.unknown.clone(),
+            },
+            tasks: r.tasks.iter().map(task).collect(),
+        }
+    }
+}
+
+fn task(t: &TaskReport) -> JsonTask {
+    let r = &t.replay;
+    let s = &t.score;
+    let spend = |sp: Option<super::model::Spend>| {
+        sp.map(|sp| JsonSpend {
+            total: sp.total,
+            mean: sp.mean(),
+            attempts_reporting: sp.reporting,
+        })
+    };
+    JsonTask {
+        id: r.spec.id.clone(),
+        line: r.spec.line,
+        verdict: r.verdict,
+        reason: r.reason.clone(),
+        plan: JsonTaskPlan {
+            sampling: r.spec.sampling,
+            description: t.plan.clone(),
+            max_unavailable: r.spec.max_unavailable,
+            healthy: t.healthy,
+            alpha: t.alpha,
+            oc: t.oc.iter().map(JsonOc::from).collect(),
+        },
+        trials: r.counts.into(),
+        decided_at: r.decided_at,
+        missing: r.missing.clone(),
+        llr: r.llr.filter(|x| x.is_finite()),
+        pass_rate: t.pass_rate.map(|p| JsonPassRate {
+            estimate: p.estimate,
+            ci95: JsonInterval {
+                lo: p.wilson.lo,
+                hi: p.wilson.hi,
+            },
+            ci95_clopper_pearson: JsonInterval {
+                lo: p.clopper_pearson.lo,
+                hi: p.clopper_pearson.hi,
+            },
+        }),
+        pass_at_k: t
+            .pass_at
+            .iter()
+            .map(|p| JsonPassAtK {
+                k: p.k,
+                pass_at_k: p.pass_at_k,
+                pass_hat_k: p.pass_hat_k,
+            })
+            .collect(),
+        retry_settings: t
+            .retry_settings
+            .iter()
+            .map(|&(retries, p_green)| JsonRetry { retries, p_green })
+            .collect(),
+        score: JsonScore {
+            first_attempt: s.first_attempt.into(),
+            within_budget: s.within_budget.into(),
+            recovery: s.recovery.into(),
+            failures: JsonFailures {
+                timeout: s.failures.timeout,
+                run_failed: s.failures.run_failed,
+                check_failed: s.failures.check_failed,
+                result_fail: s.failures.result_fail,
+                other: s.failures.other,
+            },
+            latency_s: s.latency.map(|l| JsonLatency {
+                p50: l.p50,
+                p95: l.p95,
+            }),
+            cost: spend(s.cost),
+            tokens: spend(s.tokens),
+            unavailable: s.unavailable,
+            retry_passes_refused: s.retry_passes_refused,
+        },
+        trial_list: r
+            .trials
+            .iter()
+            .map(|tr| JsonTrial {
+                ordinal: tr.ordinal,
+                disposition: tr.disposition.as_str(),
+                outcome: tr.first.as_ref().map(|a| a.row.outcome),
+                fault: tr.first.as_ref().and_then(|a| a.row.fault),
+                attempts: tr.first.iter().count() as u64 + tr.later.len() as u64,
+                duration_s: tr.duration_s(),
+                row: tr.first.as_ref().map(|a| a.source.to_string()),
+            })
+            .collect(),
+    }
+}

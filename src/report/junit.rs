@@ -1,0 +1,403 @@
+//! The JUnit XML report (`--junit FILE`), written with quick-junit.
+//!
+//! # Representation
+//!
+//! JUnit has four states per test case: success, failure, error and skipped. Every consumer
+//! (GitHub test reporters, Jenkins, GitLab) turns the build red on any `<failure>` or
+//! `<error>`. A gate's unit of judgement is the *task verdict*, not the trial: a PASSing task
+//! may contain failed trials (that is what `c` allows), and those must not turn the report
+//! red. So each task becomes one `<testsuite>` holding
+//!
+//! - one **verdict case** named `TASK: verdict`, the only case that may carry `<failure>` or
+//!   `<error>`: `<failure type="FAIL">` for FAIL, `<failure type="INCONCLUSIVE">` for
+//!   INCONCLUSIVE under `on_inconclusive: fail`, `<error type="harness_error">` after a harness
+//!   error, `<skipped type="INCONCLUSIVE">` for INCONCLUSIVE under `on_inconclusive: pass`,
+//!   and success for PASS. The report is therefore red exactly when `gate` exits non-zero for
+//!   a verdict (1, 3 or 4);
+//! - one **trial case** per recorded trial, named `TASK#007` (zero-padded ordinal, so names
+//!   are unique and sort in ordinal order): success when its graded attempt 1 passed,
+//!   otherwise `<skipped>` whose `type` is the real outcome (`fail`, `unavailable`,
+//!   `cancelled`, `excluded`, `harness_error`) and whose message says why. Skipped is the only
+//!   non-success state no consumer treats as red, and it keeps every non-passing trial
+//!   visible and countable; stdout/stderr tails of non-passing trials are attached.
+//!
+//! Plan, counts, p̂ and its intervals, pass@k and pass^k are suite `<properties>`. Every `time`
+//! is set: a trial's is the wall time of its attempts, the verdict case's and the suite's are
+//! the sum over the task's trials. The output validates against Jenkins' `junit-10.xsd`
+//! (which is why test cases carry no properties and no timestamps: that schema has neither).
+
+use quick_junit::{
+    NonSuccessKind, Property, Report as JUnitReport, TestCase, TestCaseStatus, TestSuite,
+};
+use std::time::Duration;
+
+use crate::ledger::{OnInconclusive, Outcome};
+use crate::sampler::Verdict;
+
+use super::model::{Report, TaskReport, number};
+use super::replay::{Disposition, TrialRecord};
+
+/// Render the JUnit XML report.
+pub fn render(report: &Report) -> Result<String, quick_junit::SerializeError> {
+    let mut out = JUnitReport::new("gate");
+    let mut total = 0.0;
+    for t in &report.tasks {
+        let (suite, secs) = suite(report, t);
+        total += secs;
+        out.add_test_suite(suite);
+    }
+    out.set_time(duration(total));
+    out.to_string()
+}
+
+fn duration(secs: f64) -> Duration {
+    Duration::try_from_secs_f64(secs.max(0.0)).unwrap_or_default()
+}
+
+/// A probability or rate as a property value: six decimals, trailing zeros trimmed.
+fn prop_num(x: f64) -> String {
+    let s = format!("{x:.6}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    s.to_string()
+}
+
+fn suite(report: &Report, t: &TaskReport) -> (TestSuite, f64) {
+    let r = &t.replay;
+    let id = &r.spec.id;
+    let secs: f64 = r.trials.iter().map(TrialRecord::duration_s).sum();
+    let mut suite = TestSuite::new(id.as_str());
+    suite.set_time(duration(secs));
+    suite.add_properties(properties(report, t));
+
+    let mut verdict_case = TestCase::new(format!("{id}: verdict"), verdict_status(report, t));
+    verdict_case.set_classname(id.as_str());
+    verdict_case.set_time(duration(secs));
+    if r.verdict == Some(Verdict::Pass) {
+        verdict_case.set_system_out(format!("PASS: {}\n{}", r.reason, summary_text(t)));
+    }
+    suite.add_test_case(verdict_case);
+
+    let width = r
+        .trials
+        .last()
+        .map_or(3, |tr| tr.ordinal.to_string().len().max(3));
+    for tr in &r.trials {
+        suite.add_test_case(trial_case(id, width, tr));
+    }
+    (suite, secs)
+}
+
+fn summary_text(t: &TaskReport) -> String {
+    let c = t.replay.counts;
+    let mut s = format!(
+        "plan: {}\ntrials: run {}, passed {}, failed {}, unavailable {}, cancelled {}, excluded {}",
+        t.plan, c.run, c.passed, c.failed, c.unavailable, c.cancelled, c.excluded
+    );
+    if let Some(pr) = &t.pass_rate {
+        s.push_str(&format!(
+            "\npass rate: {} (95% CI {}..{}, Wilson)",
+            prop_num(pr.estimate),
+            prop_num(pr.wilson.lo),
+            prop_num(pr.wilson.hi)
+        ));
+    }
+    s
+}
+
+fn verdict_status(report: &Report, t: &TaskReport) -> TestCaseStatus {
+    let r = &t.replay;
+    let (mut status, ty) = match r.verdict {
+        Some(Verdict::Pass) => return TestCaseStatus::success(),
+        Some(Verdict::Fail) => (TestCaseStatus::non_success(NonSuccessKind::Failure), "FAIL"),
+        Some(Verdict::Inconclusive) if report.on_inconclusive == OnInconclusive::Pass => {
+            (TestCaseStatus::skipped(), "INCONCLUSIVE")
+        }
+        Some(Verdict::Inconclusive) => (
+            TestCaseStatus::non_success(NonSuccessKind::Failure),
+            "INCONCLUSIVE",
+        ),
+        None => (
+            TestCaseStatus::non_success(NonSuccessKind::Error),
+            "harness_error",
+        ),
+    };
+    let label = r.verdict.map_or("HARNESS ERROR", Verdict::as_str);
+    status.set_type(ty);
+    status.set_message(format!("{label}: {}", r.reason));
+    status.set_description(summary_text(t));
+    status
+}
+
+fn trial_case(id: &str, width: usize, tr: &TrialRecord) -> TestCase {
+    let name = format!("{id}#{:0width$}", tr.ordinal);
+    let first = tr.first.as_ref().map(|a| &a.row);
+    let passed_and_counted =
+        tr.disposition == Disposition::Counted && first.is_some_and(|a| a.outcome == Outcome::Pass);
+    let status = if passed_and_counted {
+        TestCaseStatus::success()
+    } else {
+        let (ty, why) = match (tr.disposition, first) {
+            (Disposition::Counted, Some(a)) if a.outcome == Outcome::Fail => {
+                ("fail", format!("graded fail: {}", fail_why(a)))
+            }
+            (Disposition::Counted, Some(a)) => (
+                "unavailable",
+                format!(
+                    "unavailable ({}): neither pass nor fail",
+                    a.reason.as_deref().unwrap_or("declared fault")
+                ),
+            ),
+            (Disposition::Excluded, Some(a)) => (
+                "excluded",
+                format!(
+                    "finished ({}) beyond the decision point in ordinal order: not counted",
+                    outcome_word(a.outcome)
+                ),
+            ),
+            (Disposition::Cancelled, _) => (
+                "cancelled",
+                "stopped by gate before it finished: not counted".to_string(),
+            ),
+            (Disposition::HarnessError, Some(a)) => (
+                "harness_error",
+                format!(
+                    "the harness could not run it: {}",
+                    a.reason.as_deref().unwrap_or("no reason recorded")
+                ),
+            ),
+            _ => (
+                "no_first_attempt",
+                "attempt 1 is not in the ledger".to_string(),
+            ),
+        };
+        let mut s = TestCaseStatus::skipped();
+        s.set_type(ty);
+        s.set_message(format!(
+            "{why} (evidence only: the verdict is the `{id}: verdict` case)"
+        ));
+        s
+    };
+    let mut case = TestCase::new(name, status);
+    case.set_classname(id);
+    case.set_time(duration(tr.duration_s()));
+    if !passed_and_counted {
+        let mut out = first.map(|a| a.stdout_tail.clone()).unwrap_or_default();
+        for later in &tr.later {
+            if !out.is_empty() && !out.ends_with('\n') {
+                out.push('\n');
+            }
+            out.push_str(&format!(
+                "[gate] attempt {}: {} (transport retry: recorded, never promoted)\n",
+                later.row.attempt,
+                outcome_word(later.row.outcome)
+            ));
+        }
+        if !out.is_empty() {
+            case.set_system_out(out);
+        }
+        if let Some(err) = first.map(|a| &a.stderr_tail).filter(|e| !e.is_empty()) {
+            case.set_system_err(err.as_str());
+        }
+    }
+    case
+}
+
+fn outcome_word(o: Outcome) -> &'static str {
+    match o {
+        Outcome::Pass => "pass",
+        Outcome::Fail => "fail",
+        Outcome::Unavailable => "unavailable",
+        Outcome::Cancelled => "cancelled",
+        Outcome::HarnessError => "harness error",
+    }
+}
+
+fn fail_why(a: &crate::ledger::AttemptRow) -> String {
+    if a.fault == Some(crate::ledger::Fault::Timeout) {
+        return format!("timed out after {}s", number(a.duration_s));
+    }
+    match (a.exit_code, a.signal, a.check_exit) {
+        (_, Some(sig), _) => format!("run was killed by signal {sig}"),
+        (Some(code), _, _) if code != 0 => format!("run exited {code}"),
+        (_, _, Some(code)) if code != 0 => format!("check exited {code}"),
+        _ if a.result.as_ref().and_then(|r| r.pass) == Some(false) => {
+            "the result file said pass: false".to_string()
+        }
+        _ => a.reason.clone().unwrap_or_else(|| "failed".to_string()),
+    }
+}
+
+fn properties(report: &Report, t: &TaskReport) -> Vec<Property> {
+    let r = &t.replay;
+    let c = r.counts;
+    let mut p = vec![
+        Property::new(
+            "verdict",
+            r.verdict.map_or("HARNESS_ERROR", Verdict::as_str),
+        ),
+        Property::new("reason", r.reason.as_str()),
+        Property::new("plan", t.plan.as_str()),
+        Property::new(
+            "sampling",
+            serde_json::to_string(&r.spec.sampling).unwrap_or_default(),
+        ),
+        Property::new("max_unavailable", r.spec.max_unavailable.to_string()),
+        Property::new("trials.run", c.run.to_string()),
+        Property::new("trials.passed", c.passed.to_string()),
+        Property::new("trials.failed", c.failed.to_string()),
+        Property::new("trials.unavailable", c.unavailable.to_string()),
+        Property::new("trials.cancelled", c.cancelled.to_string()),
+        Property::new("trials.excluded", c.excluded.to_string()),
+        Property::new("trials.graded", t.graded.to_string()),
+    ];
+    if let Some(pr) = &t.pass_rate {
+        p.push(Property::new("pass_rate", prop_num(pr.estimate)));
+        p.push(Property::new("pass_rate.ci95.lo", prop_num(pr.wilson.lo)));
+        p.push(Property::new("pass_rate.ci95.hi", prop_num(pr.wilson.hi)));
+        p.push(Property::new(
+            "pass_rate.ci95_clopper_pearson.lo",
+            prop_num(pr.clopper_pearson.lo),
+        ));
+        p.push(Property::new(
+            "pass_rate.ci95_clopper_pearson.hi",
+            prop_num(pr.clopper_pearson.hi),
+        ));
+    }
+    for k in &t.pass_at {
+        p.push(Property::new(
+            format!("pass@{}", k.k),
+            prop_num(k.pass_at_k),
+        ));
+        if k.k > 1 {
+            p.push(Property::new(
+                format!("pass^{}", k.k),
+                prop_num(k.pass_hat_k),
+            ));
+        }
+    }
+    let s = &t.score;
+    for (name, share) in [
+        ("first_attempt", s.first_attempt),
+        ("within_budget", s.within_budget),
+        ("recovery", s.recovery),
+    ] {
+        if let Some(v) = share.value() {
+            p.push(Property::new(name, prop_num(v)));
+        }
+    }
+    if let Some(l) = s.latency {
+        p.push(Property::new("latency.p50_s", prop_num(l.p50)));
+        p.push(Property::new("latency.p95_s", prop_num(l.p95)));
+    }
+    p.push(Property::new(
+        "retry_passes_refused",
+        s.retry_passes_refused.to_string(),
+    ));
+    if let Some(a) = t.alpha {
+        p.push(Property::new("alpha", prop_num(a)));
+    }
+    p.push(Property::new("plan_hash", report.replay.plan_hash.as_str()));
+    p.push(Property::new(
+        "fixture_hash",
+        report.replay.fixture_hash.as_str(),
+    ));
+    p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::render;
+    use crate::ledger::OnInconclusive;
+    use crate::report::Report;
+    use crate::report::fixture::{self, outcomes, single};
+
+    /// Parse back with quick-junit and check the representation's promises.
+    fn check(report: &Report) -> quick_junit::Report {
+        let xml = render(report).unwrap();
+        let back = quick_junit::Report::deserialize_from_str(&xml).unwrap();
+        assert_eq!(back.test_suites.len(), report.tasks.len());
+        let red = back.failures + back.errors > 0;
+        assert_eq!(
+            red,
+            report.exit_code() != 0,
+            "red iff the gate exits non-zero"
+        );
+        assert!(back.time.is_some());
+        for (suite, task) in back.test_suites.iter().zip(&report.tasks) {
+            assert!(suite.time.is_some());
+            assert_eq!(suite.name.as_str(), task.id());
+            assert_eq!(
+                suite.failures + suite.errors > 0,
+                report.is_red(task.verdict())
+            );
+            let mut names: Vec<&str> = suite.test_cases.iter().map(|c| c.name.as_str()).collect();
+            assert_eq!(names.len(), task.replay.trials.len() + 1);
+            names.sort_unstable();
+            names.dedup();
+            assert_eq!(names.len(), task.replay.trials.len() + 1, "unique names");
+            assert!(suite.test_cases.iter().all(|c| c.time.is_some()));
+            // Only the verdict case may be red.
+            for case in &suite.test_cases[1..] {
+                assert!(matches!(
+                    case.status,
+                    quick_junit::TestCaseStatus::Success { .. }
+                        | quick_junit::TestCaseStatus::Skipped { .. }
+                ));
+            }
+            let prop = |name: &str| {
+                suite
+                    .properties
+                    .iter()
+                    .find(|p| p.name.as_str() == name)
+                    .map(|p| p.value.as_str().to_string())
+            };
+            assert_eq!(
+                prop("trials.passed"),
+                Some(task.replay.counts.passed.to_string())
+            );
+            assert_eq!(prop("plan").as_deref(), Some(task.plan.as_str()));
+        }
+        back
+    }
+
+    #[test]
+    fn pass_and_fail_read_back() {
+        let d = tempfile::tempdir().unwrap();
+        let back = check(&fixture::sample(d.path()));
+        let pass = &back.test_suites[0];
+        // book-flight PASSes with two failed trials: skipped, not failures.
+        assert_eq!((pass.failures, pass.errors, pass.skipped), (0, 0, 2));
+        assert_eq!(pass.test_cases[4].name.as_str(), "book-flight#004");
+        assert_eq!(back.test_suites[1].failures, 1);
+    }
+
+    #[test]
+    fn inconclusive_is_red_only_under_on_inconclusive_fail() {
+        let d = tempfile::tempdir().unwrap();
+        let shards = fixture::missing_shard(d.path());
+        let fail = Report::from_ledgers(&shards, None).unwrap();
+        assert_eq!(check(&fail).failures, 1);
+        let pass = Report::from_ledgers(&shards, Some(OnInconclusive::Pass)).unwrap();
+        let back = check(&pass);
+        assert_eq!(back.failures + back.errors, 0);
+    }
+
+    #[test]
+    fn a_harness_error_is_an_error() {
+        let d = tempfile::tempdir().unwrap();
+        let back = check(&fixture::harness_error(d.path()));
+        assert_eq!((back.errors, back.failures), (1, 0));
+    }
+
+    #[test]
+    fn a_pass_only_run_is_green() {
+        let d = tempfile::tempdir().unwrap();
+        let l = fixture::run(
+            &d.path().join("l.jsonl"),
+            &[(single("t", 12, 2), outcomes(12, &[1, 7]))],
+            None,
+        );
+        let back = check(&Report::from_ledgers(&[l], None).unwrap());
+        assert_eq!(back.failures + back.errors, 0);
+    }
+}

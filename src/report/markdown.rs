@@ -1,0 +1,337 @@
+//! The Markdown summary (`--summary FILE`, and `$GITHUB_STEP_SUMMARY`): the gate verdict and a
+//! table of tasks, then per task the plan in words, counts, p̂ and its interval, the score
+//! vector, what a CI retry setting would have said on the same data (pass@k), and the plan's
+//! OC curve as a table and a mermaid chart.
+
+use std::fmt::Write as _;
+
+use crate::ledger::OnInconclusive;
+use crate::sampler::Verdict;
+
+use super::model::{Report, TaskReport, number, percent, prob, seconds, share_text};
+
+/// Render the summary.
+pub fn render(report: &Report) -> String {
+    let mut out = String::new();
+    let v = report.verdict();
+    let _ = writeln!(out, "## gate: {}\n", badge(v));
+    if v.is_none() {
+        out.push_str(
+            "A harness error invalidated the run: no verdict is published (exit 4). \
+             Fix the setup and run again.\n\n",
+        );
+    } else if report.replay.interrupted_by_signal() {
+        out.push_str(
+            "The run was interrupted before every task was decided; continue it with \
+             `gate run --resume`.\n\n",
+        );
+    } else if v == Some(Verdict::Inconclusive) && report.on_inconclusive == OnInconclusive::Pass {
+        out.push_str("INCONCLUSIVE does not fail this gate (`on_inconclusive: pass`, exit 0).\n\n");
+    }
+    if report.replay.interrupted_by_signal() {
+        let _ = writeln!(
+            out,
+            "Plan file `{}` · interrupted\n",
+            report.replay.plan_path
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "Plan file `{}` · exit code {}\n",
+            report.replay.plan_path,
+            report.exit_code()
+        );
+    }
+
+    out.push_str("| task | verdict | plan | run | passed | failed | unavailable | p̂ (95% CI) |\n");
+    out.push_str("|---|---|---|---:|---:|---:|---:|---|\n");
+    for t in &report.tasks {
+        let c = t.replay.counts;
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            cell(t.id()),
+            badge(t.verdict()),
+            cell(&t.plan),
+            c.run,
+            c.passed,
+            c.failed,
+            c.unavailable,
+            t.pass_rate.map_or("n/a".to_string(), |p| format!(
+                "{} ({}–{})",
+                percent(p.estimate),
+                percent(p.wilson.lo),
+                percent(p.wilson.hi)
+            ))
+        );
+    }
+    out.push('\n');
+
+    let m = &report.multiplicity;
+    match m.cost {
+        Some(cost) => {
+            let _ = write!(
+                out,
+                "**Multiplicity cost:** a healthy suite fails somewhere with probability {} \
+                 (1 − ∏(1 − αᵢ) over {} task{})",
+                prob(cost),
+                m.known.len(),
+                if m.known.len() == 1 { "" } else { "s" }
+            );
+            if !m.unknown.is_empty() {
+                let _ = write!(
+                    out,
+                    "; unknown for {} (no healthy rate recorded), left out",
+                    m.unknown
+                        .iter()
+                        .map(|u| format!("`{u}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+            }
+            out.push_str(".\n\n");
+        }
+        None => out.push_str("**Multiplicity cost:** unknown: no task records a healthy rate.\n\n"),
+    }
+    if let Some(s) = &report.replay.shards {
+        let list = |xs: &[u64]| xs.iter().map(u64::to_string).collect::<Vec<_>>().join(", ");
+        let _ = write!(out, "**Shards:** {} of {} present", list(&s.present), s.m);
+        if !s.missing.is_empty() {
+            let _ = write!(out, "; missing {}", list(&s.missing));
+        }
+        out.push_str(".\n\n");
+    }
+
+    for t in &report.tasks {
+        task(&mut out, t);
+    }
+    out
+}
+
+fn badge(v: Option<Verdict>) -> &'static str {
+    match v {
+        Some(Verdict::Pass) => "✅ PASS",
+        Some(Verdict::Fail) => "❌ FAIL",
+        Some(Verdict::Inconclusive) => "⚠️ INCONCLUSIVE",
+        None => "🛑 HARNESS ERROR",
+    }
+}
+
+/// A table cell: pipes escaped, newlines folded.
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|").replace(['\n', '\r'], " ")
+}
+
+fn task(out: &mut String, t: &TaskReport) {
+    let r = &t.replay;
+    let c = r.counts;
+    let _ = writeln!(out, "### {} — {}\n", cell(t.id()), badge(t.verdict()));
+    let _ = writeln!(out, "> {}\n", cell(&r.reason));
+    let _ = writeln!(
+        out,
+        "- **Plan:** {}; at most {} unavailable",
+        t.plan, r.spec.max_unavailable
+    );
+    if let Some(a) = t.alpha {
+        let _ = writeln!(
+            out,
+            "- **Producer's risk:** P(not PASS | healthy {}) = {} (exact)",
+            percent(t.healthy.unwrap_or(f64::NAN)),
+            prob(a)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "- **Trials:** run {} · passed {} · failed {} · unavailable {} · cancelled {} · excluded {}",
+        c.run, c.passed, c.failed, c.unavailable, c.cancelled, c.excluded
+    );
+    match &t.pass_rate {
+        Some(p) => {
+            let _ = writeln!(
+                out,
+                "- **p̂:** {} of {} graded; 95% CI {}–{} (Wilson), {}–{} (Clopper–Pearson)",
+                percent(p.estimate),
+                t.graded,
+                percent(p.wilson.lo),
+                percent(p.wilson.hi),
+                percent(p.clopper_pearson.lo),
+                percent(p.clopper_pearson.hi)
+            );
+        }
+        None => out.push_str("- **p̂:** n/a (no graded trials)\n"),
+    }
+    if !t.pass_at.is_empty() {
+        let parts: Vec<String> = t
+            .pass_at
+            .iter()
+            .map(|p| {
+                if p.k == 1 {
+                    format!("pass@1 {}", percent(p.pass_at_k))
+                } else {
+                    format!("pass^{k} {}", percent(p.pass_hat_k), k = p.k)
+                }
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "- **Reliability:** {} (pass^k: all k trials pass; unbiased estimators)",
+            parts.join(" · ")
+        );
+    }
+    out.push('\n');
+
+    let s = &t.score;
+    out.push_str("| score vector | value |\n|---|---|\n");
+    let _ = writeln!(
+        out,
+        "| first-attempt success | {} |",
+        share_text(s.first_attempt)
+    );
+    let _ = writeln!(
+        out,
+        "| within-budget success | {} |",
+        share_text(s.within_budget)
+    );
+    let _ = writeln!(out, "| recovery rate | {} |", share_text(s.recovery));
+    let f = s.failures;
+    let _ = writeln!(
+        out,
+        "| failures | timeout {} · run exited non-zero {} · check failed {} · result said pass: false {} · other {} |",
+        f.timeout, f.run_failed, f.check_failed, f.result_fail, f.other
+    );
+    if let Some(l) = s.latency {
+        let _ = writeln!(
+            out,
+            "| latency p50 / p95 | {} / {} |",
+            seconds(l.p50),
+            seconds(l.p95)
+        );
+    }
+    for (name, spend) in [("cost", s.cost), ("tokens", s.tokens)] {
+        if let Some(sp) = spend {
+            let _ = writeln!(
+                out,
+                "| {name} | total {} · mean {} per attempt ({} attempts reported) |",
+                number(sp.total),
+                number(sp.mean()),
+                sp.reporting
+            );
+        }
+    }
+    let _ = writeln!(out, "| unavailable | {} |", s.unavailable);
+    let _ = writeln!(
+        out,
+        "| retry passes refused promotion | {} |",
+        s.retry_passes_refused
+    );
+    out.push('\n');
+
+    if !t.retry_settings.is_empty() {
+        out.push_str("**What a CI retry setting would have said on the same data**\n\n");
+        out.push_str("| CI setting | measures | P(green) |\n|---|---|---:|\n");
+        if let Some(p1) = t.pass_at.iter().find(|p| p.k == 1) {
+            let _ = writeln!(out, "| no retries | pass@1 | {} |", percent(p1.pass_at_k));
+        }
+        for &(r, v) in &t.retry_settings {
+            let _ = writeln!(out, "| retries: {r} | pass@{} | {} |", r + 1, percent(v));
+        }
+        out.push('\n');
+    }
+
+    oc(out, t);
+}
+
+fn oc(out: &mut String, t: &TaskReport) {
+    if t.oc.is_empty() {
+        return;
+    }
+    let sequential = t.oc.iter().any(|o| o.inconclusive > 0.0);
+    out.push_str("**Operating characteristic** (exact)\n\n");
+    if sequential {
+        out.push_str(
+            "| true success rate | P(PASS) | P(FAIL) | P(INCONCLUSIVE) |\n|---:|---:|---:|---:|\n",
+        );
+    } else {
+        out.push_str("| true success rate | P(PASS) | P(FAIL) |\n|---:|---:|---:|\n");
+    }
+    let regressed = t
+        .replay
+        .spec
+        .rates
+        .map(|r| r.regressed)
+        .or(match t.replay.spec.sampling {
+            crate::sampler::Sampling::Sequential { regressed, .. } => Some(regressed),
+            crate::sampler::Sampling::Single { .. } => None,
+        });
+    let near = |a: Option<f64>, b: f64| a.is_some_and(|a| (a - b).abs() < 5e-5);
+    for o in &t.oc {
+        let mark = if near(t.healthy, o.p) {
+            " (healthy)"
+        } else if near(regressed, o.p) {
+            " (regressed)"
+        } else {
+            ""
+        };
+        let _ = write!(
+            out,
+            "| {}{mark} | {} | {} |",
+            percent(o.p),
+            prob(o.pass),
+            prob(o.fail)
+        );
+        if sequential {
+            let _ = write!(out, " {} |", prob(o.inconclusive));
+        }
+        out.push('\n');
+    }
+    out.push('\n');
+    let title = t.id().replace('"', "'");
+    let xs: Vec<String> =
+        t.oc.iter()
+            .map(|o| format!("\"{}\"", number(o.p)))
+            .collect();
+    let ys: Vec<String> = t.oc.iter().map(|o| format!("{:.4}", o.pass)).collect();
+    let _ = writeln!(
+        out,
+        "```mermaid\nxychart-beta\n    title \"{title}: P(PASS) by true success rate\"\n    x-axis \"true success rate\" [{}]\n    y-axis \"P(PASS)\" 0 --> 1\n    line [{}]\n```\n",
+        xs.join(", "),
+        ys.join(", ")
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::render;
+    use crate::ledger::OnInconclusive;
+    use crate::report::Report;
+    use crate::report::fixture;
+
+    #[test]
+    fn pass_and_fail() {
+        let d = tempfile::tempdir().unwrap();
+        insta::assert_snapshot!(render(&fixture::sample(d.path())));
+    }
+
+    #[test]
+    fn inconclusive_under_on_inconclusive_pass_with_a_missing_shard() {
+        let d = tempfile::tempdir().unwrap();
+        let r = Report::from_ledgers(
+            &fixture::missing_shard(d.path()),
+            Some(OnInconclusive::Pass),
+        )
+        .unwrap();
+        insta::assert_snapshot!(render(&r));
+    }
+
+    #[test]
+    fn harness_error() {
+        let d = tempfile::tempdir().unwrap();
+        let md = render(&fixture::harness_error(d.path()));
+        insta::assert_snapshot!(md.replace(&d.path().display().to_string(), "[TMP]"));
+    }
+
+    #[test]
+    fn table_cells_escape_pipes() {
+        assert_eq!(super::cell("a|b\nc"), "a\\|b c");
+    }
+}

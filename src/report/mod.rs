@@ -1,0 +1,252 @@
+//! Reports from the ledger: a pure function of ledger rows, never of live state, so `gate run`
+//! and `gate report` print the same thing and a published score can be recomputed by anyone
+//! holding the ledger (invariant 4).
+//!
+//! - [`replay`]: recompute each task's verdict and counts from the attempt rows (also merges
+//!   shards and de-duplicates rows).
+//! - [`model`]: the [`Report`] — every figure any report prints, computed once.
+//! - [`terminal`], [`json`], [`junit`], [`markdown`], [`annotations`]: one renderer each.
+//! - [`verify`]: `gate verify`'s audit of a ledger against its own replay.
+//!
+//! [`emit`] writes the files a run or `gate report` was asked for.
+
+pub mod annotations;
+pub mod json;
+pub mod junit;
+pub mod markdown;
+pub mod model;
+pub mod replay;
+pub mod terminal;
+pub mod verify;
+
+#[cfg(test)]
+pub(crate) mod fixture;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+
+use crate::cli::ReportFiles;
+use crate::exit;
+use crate::ledger::OnInconclusive;
+use crate::sampler::Verdict;
+
+pub use model::Report;
+pub use replay::Source;
+
+/// Why ledgers could not be turned into a report.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    /// No ledger was given.
+    #[error("no ledger given")]
+    NoLedgers,
+    /// Ledgers of different plans.
+    #[error(
+        "`{}` and `{}` are ledgers of different plans (plan hash `{first_hash}` vs `{other_hash}`); shards merge only within one plan",
+        first.display(), other.display()
+    )]
+    MixedPlan {
+        /// First ledger.
+        first: PathBuf,
+        /// Its plan hash.
+        first_hash: String,
+        /// The ledger that differs.
+        other: PathBuf,
+        /// Its plan hash.
+        other_hash: String,
+    },
+    /// Ledgers of different fixtures.
+    #[error(
+        "`{}` and `{}` ran against different fixtures (fixture hash `{first_hash}` vs `{other_hash}`); shards merge only within one fixture set",
+        first.display(), other.display()
+    )]
+    MixedFixture {
+        /// First ledger.
+        first: PathBuf,
+        /// Its fixture hash.
+        first_hash: String,
+        /// The ledger that differs.
+        other: PathBuf,
+        /// Its fixture hash.
+        other_hash: String,
+    },
+    /// Shards of different splits.
+    #[error(
+        "`{}` is a shard of {first_m} but `{}` is a shard of {other_m}",
+        first.display(), other.display()
+    )]
+    MixedShards {
+        /// First sharded ledger.
+        first: PathBuf,
+        /// Its shard count.
+        first_m: u64,
+        /// The ledger that differs.
+        other: PathBuf,
+        /// Its shard count.
+        other_m: u64,
+    },
+    /// A whole run given together with a shard.
+    #[error(
+        "`{}` is a whole run but `{}` is shard {k}/{m}: give one run's ledger, or the ledgers of all shards of one run",
+        whole.display(), shard_path.display()
+    )]
+    WholeAndShard {
+        /// The unsharded ledger.
+        whole: PathBuf,
+        /// The sharded one.
+        shard_path: PathBuf,
+        /// Its shard.
+        k: u64,
+        /// Its shard count.
+        m: u64,
+    },
+    /// A header names an impossible shard.
+    #[error("`{}`: shard `{k}/{m}` is not a shard (need 1 <= k <= m)", path.display())]
+    BadShard {
+        /// The ledger.
+        path: PathBuf,
+        /// k.
+        k: u64,
+        /// m.
+        m: u64,
+    },
+    /// The same task resolved differently in two headers.
+    #[error(
+        "task `{task}` is resolved differently in `{}` and `{}` (sampling, rates or commands differ)",
+        first.display(), other.display()
+    )]
+    MixedTask {
+        /// The task.
+        task: String,
+        /// First ledger.
+        first: PathBuf,
+        /// The ledger that differs.
+        other: PathBuf,
+    },
+    /// An attempt row for a task the header does not name.
+    #[error("{at}: attempt row for task `{task}`, which no ledger header names")]
+    UnknownTask {
+        /// The task.
+        task: String,
+        /// The row.
+        at: Source,
+    },
+    /// Trial or attempt 0.
+    #[error("{at}: trial and attempt numbers start at 1")]
+    ZeroOrdinal {
+        /// The row.
+        at: Source,
+    },
+    /// Two different rows for one attempt.
+    #[error(
+        "task `{task}` trial #{trial} attempt {attempt} is recorded twice with different contents: {first} and {other}"
+    )]
+    Conflict {
+        /// The task.
+        task: String,
+        /// Ordinal.
+        trial: u64,
+        /// Attempt.
+        attempt: u32,
+        /// The first row.
+        first: Source,
+        /// The row that differs.
+        other: Source,
+    },
+    /// A recorded sampling rule the statistics refuse.
+    #[error("task `{task}`: the recorded sampling rule is invalid")]
+    Sampling {
+        /// The task.
+        task: String,
+        /// Why.
+        #[source]
+        source: crate::stats::StatsError,
+    },
+}
+
+/// The exit code of a verdict: 0 PASS, 1 FAIL, 3 INCONCLUSIVE (0 under
+/// `on_inconclusive: pass`), 4 harness error (no verdict).
+pub fn exit_code_for(verdict: Option<Verdict>, on_inconclusive: OnInconclusive) -> u8 {
+    match verdict {
+        None => exit::HARNESS,
+        Some(Verdict::Pass) => exit::SUCCESS,
+        Some(Verdict::Fail) => exit::FAIL,
+        Some(Verdict::Inconclusive) => match on_inconclusive {
+            OnInconclusive::Fail => exit::INCONCLUSIVE,
+            OnInconclusive::Pass => exit::SUCCESS,
+        },
+    }
+}
+
+/// Parse an `--on-inconclusive` value.
+pub fn parse_on_inconclusive(value: &str) -> anyhow::Result<OnInconclusive> {
+    match value {
+        "fail" => Ok(OnInconclusive::Fail),
+        "pass" => Ok(OnInconclusive::Pass),
+        other => {
+            anyhow::bail!("invalid `--on-inconclusive` value `{other}`: expected `fail` or `pass`")
+        }
+    }
+}
+
+/// Write the report files asked for: `--junit`, `--summary` (and append the Markdown to
+/// `$GITHUB_STEP_SUMMARY` unless `--no-step-summary`), `--json`; and print GitHub annotations
+/// to stdout when `GITHUB_ACTIONS=true`.
+pub fn emit(report: &Report, files: &ReportFiles) -> anyhow::Result<()> {
+    let env = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    emit_with(
+        report,
+        files,
+        env("GITHUB_STEP_SUMMARY").map(PathBuf::from).as_deref(),
+        std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true"),
+        &mut std::io::stdout().lock(),
+    )
+}
+
+/// [`emit`] with its environment made explicit (for tests).
+pub fn emit_with(
+    report: &Report,
+    files: &ReportFiles,
+    step_summary: Option<&Path>,
+    github_actions: bool,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
+    if let Some(path) = &files.junit {
+        write_file(path, &junit::render(report)?)?;
+    }
+    if files.summary.is_some() || (step_summary.is_some() && !files.no_step_summary) {
+        let md = markdown::render(report);
+        if let Some(path) = &files.summary {
+            write_file(path, &md)?;
+        }
+        if let Some(path) = step_summary.filter(|_| !files.no_step_summary) {
+            let mut f = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .with_context(|| {
+                    format!("cannot open `{}` (GITHUB_STEP_SUMMARY)", path.display())
+                })?;
+            f.write_all(md.as_bytes())
+                .with_context(|| format!("cannot append to `{}`", path.display()))?;
+        }
+    }
+    if let Some(path) = &files.json {
+        write_file(path, &json::render(report)?)?;
+    }
+    if github_actions {
+        for line in annotations::render(report) {
+            writeln!(out, "{line}").context("cannot write annotations to stdout")?;
+        }
+    }
+    Ok(())
+}
+
+fn write_file(path: &Path, text: &str) -> anyhow::Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create `{}`", dir.display()))?;
+    }
+    std::fs::write(path, text).with_context(|| format!("cannot write `{}`", path.display()))
+}

@@ -1,0 +1,687 @@
+//! The report model: every figure a report prints, computed once from a [`Replay`] of ledger
+//! rows (invariant 4). The renderers (terminal, JSON, JUnit, Markdown, annotations) only
+//! format what is here, so they cannot disagree with one another.
+
+use crate::ledger::{Fault, Ledger, OnInconclusive, Outcome, Rates};
+use crate::sampler::{Sampling, Verdict};
+use crate::stats::estimate::{Interval, clopper_pearson, pass_at_k, pass_hat_k, wilson};
+use crate::stats::oc::single_p_pass;
+use crate::stats::sprt::Sprt;
+
+use super::ReportError;
+use super::replay::{Replay, TaskReplay, replay};
+
+/// Confidence of every interval in the reports.
+pub const CONFIDENCE: f64 = 0.95;
+
+/// The computed report of one run, or of the merged shards of one run.
+#[derive(Debug, Clone)]
+pub struct Report {
+    /// The replayed ledgers (their tasks moved into [`Report::tasks`]).
+    pub replay: Replay,
+    /// What an INCONCLUSIVE gate exits with (the recorded policy, or the override).
+    pub on_inconclusive: OnInconclusive,
+    /// One entry per task, in plan order.
+    pub tasks: Vec<TaskReport>,
+    /// The gate's multiplicity cost.
+    pub multiplicity: Multiplicity,
+}
+
+/// A count out of a total, e.g. 12 of 20.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Share {
+    /// Numerator.
+    pub num: u64,
+    /// Denominator.
+    pub den: u64,
+}
+
+impl Share {
+    /// The ratio, or `None` when the denominator is zero.
+    pub fn value(&self) -> Option<f64> {
+        (self.den > 0).then(|| self.num as f64 / self.den as f64)
+    }
+}
+
+/// p̂ with its 95% intervals.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PassRate {
+    /// passed / graded.
+    pub estimate: f64,
+    /// Wilson score interval.
+    pub wilson: Interval,
+    /// Clopper–Pearson (exact) interval.
+    pub clopper_pearson: Interval,
+}
+
+/// Unbiased pass@k and pass^k for one k.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PassAtK {
+    /// k.
+    pub k: u64,
+    /// P(at least one of k trials passes).
+    pub pass_at_k: f64,
+    /// P(all k trials pass).
+    pub pass_hat_k: f64,
+}
+
+/// Graded failures by class.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FailureShape {
+    /// Timed out (under `timeout: fail`).
+    pub timeout: u64,
+    /// `run` exited non-zero or was killed by a signal.
+    pub run_failed: u64,
+    /// `run` exited 0 but `check` did not.
+    pub check_failed: u64,
+    /// Both exited 0 but the result file said `"pass": false`.
+    pub result_fail: u64,
+    /// A failure none of the above explains.
+    pub other: u64,
+}
+
+/// Latency of graded attempt-1 durations (nearest-rank percentiles), seconds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Latency {
+    /// Median.
+    pub p50: f64,
+    /// 95th percentile.
+    pub p95: f64,
+}
+
+/// Cost or tokens as reported in result files, over every attempt of the task.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Spend {
+    /// Sum over the attempts that reported it.
+    pub total: f64,
+    /// Attempts that reported it.
+    pub reporting: u64,
+}
+
+impl Spend {
+    /// Mean per reporting attempt.
+    pub fn mean(&self) -> f64 {
+        if self.reporting == 0 {
+            0.0
+        } else {
+            self.total / self.reporting as f64
+        }
+    }
+}
+
+/// The score vector: how the task succeeds, not only whether.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScoreVector {
+    /// Passes on the task's own first internal attempt (`result.attempts` absent or 1), of
+    /// graded trials.
+    pub first_attempt: Share,
+    /// Passes within the task's own budget, of graded trials.
+    pub within_budget: Share,
+    /// Of graded trials that did not pass on their first internal attempt, those that passed.
+    pub recovery: Share,
+    /// Graded failures by class.
+    pub failures: FailureShape,
+    /// Latency of graded trials.
+    pub latency: Option<Latency>,
+    /// Cost reported by result files.
+    pub cost: Option<Spend>,
+    /// Tokens reported by result files.
+    pub tokens: Option<Spend>,
+    /// Unavailable trials consumed.
+    pub unavailable: u64,
+    /// Later attempts that passed and were not promoted to the trial's grade.
+    pub retry_passes_refused: u64,
+}
+
+/// One point of the plan's operating characteristic.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OcPoint {
+    /// True per-trial success rate.
+    pub p: f64,
+    /// P(PASS | p).
+    pub pass: f64,
+    /// P(FAIL | p).
+    pub fail: f64,
+    /// P(INCONCLUSIVE | p): non-zero only for a truncated sequential plan.
+    pub inconclusive: f64,
+}
+
+/// A task's report.
+#[derive(Debug, Clone)]
+pub struct TaskReport {
+    /// The replay: spec, trials, verdict, reason, counts.
+    pub replay: TaskReplay,
+    /// The plan in words.
+    pub plan: String,
+    /// Graded trials (passed + failed).
+    pub graded: u64,
+    /// p̂ and intervals, when at least one trial was graded.
+    pub pass_rate: Option<PassRate>,
+    /// pass@k and pass^k for k = 1, 3, and 5 when at least 5 trials were graded.
+    pub pass_at: Vec<PassAtK>,
+    /// What a CI retry setting of R would have reported on the same data: pass@(R+1), for R
+    /// from 1 while R+1 <= graded (at most R = 4).
+    pub retry_settings: Vec<(u64, f64)>,
+    /// The score vector.
+    pub score: ScoreVector,
+    /// The healthy rate this plan's risk is stated at, when known.
+    pub healthy: Option<f64>,
+    /// Exact P(not PASS | healthy) of this plan, when the healthy rate is known.
+    pub alpha: Option<f64>,
+    /// The plan's OC curve.
+    pub oc: Vec<OcPoint>,
+}
+
+impl TaskReport {
+    /// The task id.
+    pub fn id(&self) -> &str {
+        &self.replay.spec.id
+    }
+
+    /// The task's verdict (`None` after a harness error).
+    pub fn verdict(&self) -> Option<Verdict> {
+        self.replay.verdict
+    }
+}
+
+/// The probability that a healthy suite fails somewhere: 1 - prod(1 - alpha_i).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Multiplicity {
+    /// The cost over the tasks whose alpha is known; `None` if none is.
+    pub cost: Option<f64>,
+    /// Tasks with a known alpha: (id, alpha).
+    pub known: Vec<(String, f64)>,
+    /// Tasks whose healthy rate is unknown (a bare `single: {n, c}`): left out of the cost.
+    pub unknown: Vec<String>,
+}
+
+impl Report {
+    /// Compute the report of one run (one ledger) or of the shards of one run.
+    /// `on_inconclusive` overrides the recorded policy.
+    pub fn from_ledgers(
+        ledgers: &[Ledger],
+        on_inconclusive: Option<OnInconclusive>,
+    ) -> Result<Report, ReportError> {
+        let mut replay = replay(ledgers)?;
+        // The task replays move into the task reports (a large run holds many rows).
+        let tasks: Vec<TaskReport> = std::mem::take(&mut replay.tasks)
+            .into_iter()
+            .map(task_report)
+            .collect::<Result<_, _>>()?;
+        let mut known = Vec::new();
+        let mut unknown = Vec::new();
+        for t in &tasks {
+            match t.alpha {
+                Some(a) => known.push((t.id().to_string(), a)),
+                None => unknown.push(t.id().to_string()),
+            }
+        }
+        let cost =
+            (!known.is_empty()).then(|| 1.0 - known.iter().map(|(_, a)| 1.0 - a).product::<f64>());
+        Ok(Report {
+            on_inconclusive: on_inconclusive.unwrap_or(replay.on_inconclusive),
+            replay,
+            tasks,
+            multiplicity: Multiplicity {
+                cost,
+                known,
+                unknown,
+            },
+        })
+    }
+
+    /// The gate verdict; `None` after a harness error (no verdict is published).
+    pub fn verdict(&self) -> Option<Verdict> {
+        super::replay::gate_verdict(
+            self.tasks.iter().map(TaskReport::verdict),
+            self.replay.footer_harness_error,
+        )
+    }
+
+    /// The exit code of the verdict: 0 PASS, 1 FAIL, 3 INCONCLUSIVE (0 under
+    /// `on_inconclusive: pass`), 4 harness error.
+    pub fn exit_code(&self) -> u8 {
+        super::exit_code_for(self.verdict(), self.on_inconclusive)
+    }
+
+    /// The per-task terminal summary (plain text, no colour codes).
+    pub fn terminal(&self) -> String {
+        super::terminal::render(self)
+    }
+
+    /// Whether a task's verdict turns the gate red (FAIL, INCONCLUSIVE under
+    /// `on_inconclusive: fail`, or a harness error).
+    pub fn is_red(&self, verdict: Option<Verdict>) -> bool {
+        match verdict {
+            None | Some(Verdict::Fail) => true,
+            Some(Verdict::Inconclusive) => self.on_inconclusive == OnInconclusive::Fail,
+            Some(Verdict::Pass) => false,
+        }
+    }
+}
+
+fn task_report(replay: TaskReplay) -> Result<TaskReport, ReportError> {
+    let c = replay.counts;
+    let graded = c.passed + c.failed;
+    let pass_rate = match (
+        wilson(c.passed, graded, CONFIDENCE),
+        clopper_pearson(c.passed, graded, CONFIDENCE),
+    ) {
+        (Some(w), Some(cp)) => Some(PassRate {
+            estimate: c.passed as f64 / graded as f64,
+            wilson: w,
+            clopper_pearson: cp,
+        }),
+        _ => None,
+    };
+    let mut ks = vec![1, 3];
+    if graded >= 5 {
+        ks.push(5);
+    }
+    let pass_at = ks
+        .into_iter()
+        .filter_map(|k| {
+            Some(PassAtK {
+                k,
+                pass_at_k: pass_at_k(graded, c.passed, k)?,
+                pass_hat_k: pass_hat_k(graded, c.passed, k)?,
+            })
+        })
+        .collect();
+    let retry_settings = (1..=4u64)
+        .filter_map(|r| pass_at_k(graded, c.passed, r + 1).map(|v| (r, v)))
+        .collect();
+
+    let score = score_vector(&replay);
+    let sampling = replay.spec.sampling;
+    let healthy = healthy_rate(&sampling, replay.spec.rates.as_ref());
+    let rule = match sampling {
+        Sampling::Single { n, c } => Rule::Single { n, c },
+        Sampling::Sequential {
+            healthy,
+            regressed,
+            alpha,
+            beta,
+            max_trials,
+        } => Rule::Sequential(
+            Sprt::new(healthy, regressed, alpha, beta, max_trials).map_err(|source| {
+                ReportError::Sampling {
+                    task: replay.spec.id.clone(),
+                    source,
+                }
+            })?,
+        ),
+    };
+    let oc_at = |p: f64| rule.oc(p);
+    let alpha = healthy.map(|h| 1.0 - oc_at(h).pass);
+    let oc = oc_curve(
+        healthy,
+        replay.spec.rates.map(|r| r.regressed).or(match sampling {
+            Sampling::Sequential { regressed, .. } => Some(regressed),
+            Sampling::Single { .. } => None,
+        }),
+        oc_at,
+    );
+
+    Ok(TaskReport {
+        plan: sampling.describe(),
+        graded,
+        pass_rate,
+        pass_at,
+        retry_settings,
+        score,
+        healthy,
+        alpha,
+        oc,
+        replay,
+    })
+}
+
+/// A sampling rule ready to give its exact OC.
+enum Rule {
+    Single { n: u64, c: u64 },
+    Sequential(Sprt),
+}
+
+impl Rule {
+    fn oc(&self, p: f64) -> OcPoint {
+        match self {
+            Rule::Single { n, c } => {
+                let pass = single_p_pass(*n, *c, p);
+                OcPoint {
+                    p,
+                    pass,
+                    fail: 1.0 - pass,
+                    inconclusive: 0.0,
+                }
+            }
+            Rule::Sequential(s) => {
+                let oc = s.oc(p);
+                OcPoint {
+                    p,
+                    pass: oc.p_pass,
+                    fail: oc.p_fail,
+                    inconclusive: oc.p_inconclusive,
+                }
+            }
+        }
+    }
+}
+
+/// The healthy rate a plan's producer's risk is stated at: the designed rates, or a
+/// sequential rule's own p0. A bare `single: {n, c}` has none.
+fn healthy_rate(sampling: &Sampling, rates: Option<&Rates>) -> Option<f64> {
+    rates.map(|r| r.healthy).or(match *sampling {
+        Sampling::Sequential { healthy, .. } => Some(healthy),
+        Sampling::Single { .. } => None,
+    })
+}
+
+/// The OC on a fixed grid of rates plus the plan's own healthy and regressed rates, from the
+/// last rate where P(PASS) is still below 0.0005 (the curve left of it is flat at zero).
+fn oc_curve(
+    healthy: Option<f64>,
+    regressed: Option<f64>,
+    oc_at: impl Fn(f64) -> OcPoint,
+) -> Vec<OcPoint> {
+    let mut ps: Vec<f64> = (1..=19).map(|i| f64::from(i) * 0.05).collect();
+    ps.push(0.99);
+    ps.extend(healthy.into_iter().chain(regressed));
+    ps.retain(|p| p.is_finite() && *p > 0.0 && *p < 1.0);
+    // Round to 4 decimals so a designed 0.9 and the grid's 0.9000000000000001 are one point.
+    let mut ps: Vec<f64> = ps.into_iter().map(|p| (p * 1e4).round() / 1e4).collect();
+    ps.sort_by(f64::total_cmp);
+    ps.dedup();
+    let points: Vec<OcPoint> = ps.into_iter().map(oc_at).collect();
+    let start = points.iter().rposition(|pt| pt.pass < 0.0005).unwrap_or(0);
+    points[start..].to_vec()
+}
+
+fn score_vector(t: &TaskReplay) -> ScoreVector {
+    let mut first_attempt = 0;
+    let mut passed = 0;
+    let mut graded = 0;
+    let mut failures = FailureShape::default();
+    let mut durations = Vec::new();
+    for row in t.counted() {
+        match row.outcome {
+            Outcome::Pass => {
+                graded += 1;
+                passed += 1;
+                let internal = row.result.as_ref().and_then(|r| r.attempts);
+                if internal.is_none_or(|a| a <= 1) {
+                    first_attempt += 1;
+                }
+                durations.push(row.duration_s);
+            }
+            Outcome::Fail => {
+                graded += 1;
+                durations.push(row.duration_s);
+                if row.fault == Some(Fault::Timeout) {
+                    failures.timeout += 1;
+                } else if row.exit_code != Some(0) {
+                    failures.run_failed += 1;
+                } else if row.check_exit.is_some_and(|c| c != 0) {
+                    failures.check_failed += 1;
+                } else if row.result.as_ref().and_then(|r| r.pass) == Some(false) {
+                    failures.result_fail += 1;
+                } else {
+                    failures.other += 1;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    let mut cost = None::<Spend>;
+    let mut tokens = None::<Spend>;
+    for trial in &t.trials {
+        for a in trial.first.iter().chain(trial.later.iter()) {
+            let Some(r) = &a.row.result else { continue };
+            for (value, spend) in [(r.cost, &mut cost), (r.tokens, &mut tokens)] {
+                if let Some(v) = value.filter(|v| v.is_finite()) {
+                    let s = spend.get_or_insert(Spend {
+                        total: 0.0,
+                        reporting: 0,
+                    });
+                    s.total += v;
+                    s.reporting += 1;
+                }
+            }
+        }
+    }
+
+    ScoreVector {
+        first_attempt: Share {
+            num: first_attempt,
+            den: graded,
+        },
+        within_budget: Share {
+            num: passed,
+            den: graded,
+        },
+        recovery: Share {
+            num: passed - first_attempt,
+            den: graded - first_attempt,
+        },
+        failures,
+        latency: latency(durations),
+        cost,
+        tokens,
+        unavailable: t.counts.unavailable,
+        retry_passes_refused: t.retry_passes_refused,
+    }
+}
+
+/// Nearest-rank percentiles: the smallest value with at least q of the values at or below it.
+fn latency(mut xs: Vec<f64>) -> Option<Latency> {
+    xs.retain(|x| x.is_finite());
+    if xs.is_empty() {
+        return None;
+    }
+    xs.sort_by(f64::total_cmp);
+    let rank = |q: f64| {
+        let r = (q * xs.len() as f64).ceil() as usize;
+        xs[r.clamp(1, xs.len()) - 1]
+    };
+    Some(Latency {
+        p50: rank(0.50),
+        p95: rank(0.95),
+    })
+}
+
+/// A rate as a percentage with one decimal, e.g. `93.3%`.
+pub(crate) fn percent(x: f64) -> String {
+    format!("{:.1}%", x * 100.0)
+}
+
+/// A share as `93.3% (28/30)`, or `n/a (0/0)`.
+pub(crate) fn share_text(s: Share) -> String {
+    match s.value() {
+        Some(v) => format!("{} ({}/{})", percent(v), s.num, s.den),
+        None => "n/a (0/0)".to_string(),
+    }
+}
+
+/// A duration: milliseconds below one second (`48ms`), else seconds with two decimals
+/// (`1.25s`), so that fast tasks do not all read `0.00s`.
+pub(crate) fn seconds(x: f64) -> String {
+    if x < 1.0 {
+        format!("{:.0}ms", x * 1000.0)
+    } else {
+        format!("{x:.2}s")
+    }
+}
+
+/// A probability with up to four significant decimals, e.g. `0.0421` or `0.9999`.
+pub(crate) fn prob(x: f64) -> String {
+    format!("{x:.4}")
+}
+
+/// A plain number without trailing zeros: four decimals below 100 (`0.0106`, `1.5`), one
+/// from 100 on (`1101.9`), where more digits would be noise.
+pub(crate) fn number(x: f64) -> String {
+    let s = if x.abs() >= 100.0 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.4}")
+    };
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" {
+        "0".to_string()
+    } else {
+        s.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ledger::{Row, TaskResult};
+    use crate::report::fixture::{self, outcomes, sample, single};
+
+    #[test]
+    fn pass_rate_pass_at_k_and_exit_code_come_from_the_replay() {
+        let d = tempfile::tempdir().unwrap();
+        let r = sample(d.path());
+        let t = &r.tasks[0];
+        // 17 passes reach n - c = 17 after 19 graded trials (failures at 4 and 9).
+        assert_eq!((t.replay.counts.passed, t.graded), (17, 19));
+        let pr = t.pass_rate.unwrap();
+        assert!((pr.estimate - 17.0 / 19.0).abs() < 1e-12);
+        assert!(pr.wilson.lo < pr.estimate && pr.estimate < pr.wilson.hi);
+        assert_eq!(
+            t.pass_at.iter().map(|p| p.k).collect::<Vec<_>>(),
+            vec![1, 3, 5]
+        );
+        // pass^3 unbiased: C(17,3)/C(19,3).
+        let p3 = t.pass_at[1].pass_hat_k;
+        assert!((p3 - (17.0 * 16.0 * 15.0) / (19.0 * 18.0 * 17.0)).abs() < 1e-12);
+        assert_eq!(r.tasks[1].verdict(), Some(Verdict::Fail));
+        assert_eq!(r.verdict(), Some(Verdict::Fail));
+        assert_eq!(r.exit_code(), crate::exit::FAIL);
+    }
+
+    #[test]
+    fn multiplicity_cost_combines_the_exact_alphas() {
+        let d = tempfile::tempdir().unwrap();
+        let r = sample(d.path());
+        let a0 = 1.0 - single_p_pass(20, 3, 0.9);
+        let a1 = 1.0 - Sprt::new(0.9, 0.6, 0.05, 0.1, 40).unwrap().oc(0.9).p_pass;
+        assert!((r.tasks[0].alpha.unwrap() - a0).abs() < 1e-12);
+        assert!((r.tasks[1].alpha.unwrap() - a1).abs() < 1e-12);
+        let cost = r.multiplicity.cost.unwrap();
+        assert!((cost - (1.0 - (1.0 - a0) * (1.0 - a1))).abs() < 1e-12);
+        assert!(r.multiplicity.unknown.is_empty());
+    }
+
+    #[test]
+    fn a_bare_single_plan_has_unknown_alpha() {
+        let d = tempfile::tempdir().unwrap();
+        let mut spec = single("bare", 5, 0);
+        spec.rates = None;
+        let l = fixture::run(&d.path().join("l.jsonl"), &[(spec, outcomes(5, &[]))], None);
+        let r = Report::from_ledgers(&[l], None).unwrap();
+        assert_eq!(r.multiplicity.cost, None);
+        assert_eq!(r.multiplicity.unknown, vec!["bare".to_string()]);
+        assert!(!r.tasks[0].oc.is_empty());
+    }
+
+    #[test]
+    fn the_score_vector_separates_first_attempt_from_within_budget() {
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join("l.jsonl");
+        let mut w = fixture::writer(&path);
+        w.append(Row::Header(fixture::header(vec![single("t", 7, 3)], None)))
+            .unwrap();
+        let with = |trial, outcome, internal: Option<u64>, f: &dyn Fn(&mut AttemptRow)| {
+            let mut a = fixture::attempt("t", trial, 1, outcome);
+            a.result = Some(TaskResult {
+                attempts: internal,
+                cost: Some(1.5),
+                tokens: None,
+                ..TaskResult::default()
+            });
+            a.duration_s = trial as f64;
+            f(&mut a);
+            Row::Attempt(a)
+        };
+        use crate::ledger::AttemptRow;
+        let rows = [
+            with(1, Outcome::Pass, None, &|_| {}),
+            with(2, Outcome::Pass, Some(1), &|_| {}),
+            with(3, Outcome::Pass, Some(3), &|_| {}),
+            with(4, Outcome::Fail, Some(3), &|a| {
+                a.fault = Some(Fault::Timeout);
+                a.exit_code = None;
+                a.signal = Some(9);
+            }),
+            with(5, Outcome::Fail, None, &|a| {
+                a.exit_code = Some(0);
+                a.check_exit = Some(1);
+            }),
+            with(6, Outcome::Fail, None, &|a| {
+                a.exit_code = Some(0);
+                a.check_exit = Some(0);
+                a.result.as_mut().unwrap().pass = Some(false);
+            }),
+        ];
+        for row in rows {
+            w.append(row).unwrap();
+        }
+        let mut retry = fixture::attempt("t", 6, 2, Outcome::Pass);
+        retry.result = None;
+        w.append(Row::Attempt(retry)).unwrap();
+        let l = Ledger::read(&path).unwrap();
+        let r = Report::from_ledgers(&[l], None).unwrap();
+        let s = &r.tasks[0].score;
+        assert_eq!(s.first_attempt, Share { num: 2, den: 6 });
+        assert_eq!(s.within_budget, Share { num: 3, den: 6 });
+        // Not passed on the first internal attempt: trials 3, 4, 5, 6; trial 3 recovered.
+        assert_eq!(s.recovery, Share { num: 1, den: 4 });
+        assert_eq!(
+            s.failures,
+            FailureShape {
+                timeout: 1,
+                run_failed: 0,
+                check_failed: 1,
+                result_fail: 1,
+                other: 0
+            }
+        );
+        assert_eq!(s.latency, Some(Latency { p50: 3.0, p95: 6.0 }));
+        assert_eq!(
+            s.cost,
+            Some(Spend {
+                total: 9.0,
+                reporting: 6
+            })
+        );
+        assert_eq!(s.tokens, None);
+        assert_eq!(s.retry_passes_refused, 1);
+    }
+
+    #[test]
+    fn nearest_rank_percentiles() {
+        let l = latency((1..=20).map(f64::from).collect()).unwrap();
+        assert_eq!((l.p50, l.p95), (10.0, 19.0));
+        assert_eq!(latency(vec![]), None);
+        let one = latency(vec![2.5]).unwrap();
+        assert_eq!((one.p50, one.p95), (2.5, 2.5));
+    }
+
+    #[test]
+    fn on_inconclusive_pass_turns_exit_3_into_0() {
+        let d = tempfile::tempdir().unwrap();
+        let l = fixture::run(
+            &d.path().join("l.jsonl"),
+            &[(single("t", 10, 1), outcomes(3, &[]))],
+            None,
+        );
+        let r = Report::from_ledgers(std::slice::from_ref(&l), None).unwrap();
+        assert_eq!(r.verdict(), Some(Verdict::Inconclusive));
+        assert_eq!(r.exit_code(), crate::exit::INCONCLUSIVE);
+        let r = Report::from_ledgers(&[l], Some(OnInconclusive::Pass)).unwrap();
+        assert_eq!(r.exit_code(), crate::exit::SUCCESS);
+    }
+}

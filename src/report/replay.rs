@@ -1,0 +1,1050 @@
+//! Replay: recompute every task's verdict and counts from the attempt rows of one or more
+//! ledgers (one run, or the shards of one run), exactly as the runner's sampler reached them.
+//!
+//! The rules, which `gate run`, `gate report` and `gate verify` share:
+//!
+//! - Rows for the same (task, trial, attempt) that are byte-for-byte the same row are one row
+//!   (the same shard given twice). Two different rows for the same key are an error naming
+//!   both places — except that a `cancelled` row gives way to a finished one: a cancelled
+//!   attempt was never graded, so the run that `--resume` continued may run it again.
+//! - Each trial is graded by its attempt 1 only (invariant 1). Later attempts are transport
+//!   retries: never consumed; a later attempt that passed is a "retry pass refused promotion".
+//! - Ordinals are consumed in ascending order (invariant 2). A single plan skips a missing
+//!   ordinal and keeps consuming — its verdict does not depend on order, so it is
+//!   decided as soon as it is certain. A sequential plan's verdict does depend on order, so it
+//!   stops at the first missing ordinal.
+//! - Once the sampler decides, later finished trials are *excluded* (finished, never counted);
+//!   trials after a sequential plan's gap are excluded the same way.
+//! - A `harness_error` row anywhere in a task invalidates the task and the run: no verdict.
+//!   As in the runner, nothing written after that row is consumed.
+//! - A cancelled trial is skipped (it was stopped for a reason unrelated to its content), for
+//!   either rule; only an ordinal with no row at all is a gap.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use crate::ledger::{
+    AttemptRow, Counts, Ledger, OnInconclusive, Outcome, Row, RunStatus, Shard, TaskSpec,
+};
+use crate::sampler::{Sampler, Sampling, TrialOutcome, Verdict};
+
+use super::ReportError;
+
+/// Where a row was read: a ledger and a 1-based line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Source {
+    /// The ledger file.
+    pub path: PathBuf,
+    /// 1-based line in that file (`seq + 1` for an intact ledger).
+    pub line: u64,
+}
+
+impl std::fmt::Display for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.path.display(), self.line)
+    }
+}
+
+/// What became of a trial in the replay.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Disposition {
+    /// Its attempt 1 was consumed by the sampler and is in the counts.
+    Counted,
+    /// It finished but lies beyond the decision point (or beyond a sequential plan's gap) in
+    /// ordinal order: recorded, never counted.
+    Excluded,
+    /// Stopped by gate before it finished: recorded, never counted.
+    Cancelled,
+    /// The harness could not run it: the task has no verdict.
+    HarnessError,
+    /// Only later attempts are recorded; attempt 1 is missing (a damaged ledger).
+    NoFirstAttempt,
+}
+
+impl Disposition {
+    /// Lowercase name used in the JSON and JUnit reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Disposition::Counted => "counted",
+            Disposition::Excluded => "excluded",
+            Disposition::Cancelled => "cancelled",
+            Disposition::HarnessError => "harness_error",
+            Disposition::NoFirstAttempt => "no_first_attempt",
+        }
+    }
+}
+
+/// One attempt row and where it was read.
+#[derive(Debug, Clone)]
+pub struct SourcedAttempt {
+    /// The row.
+    pub row: AttemptRow,
+    /// Where.
+    pub source: Source,
+}
+
+/// One trial: its graded attempt 1 and any later (transport) attempts.
+#[derive(Debug, Clone)]
+pub struct TrialRecord {
+    /// Ordinal, from 1.
+    pub ordinal: u64,
+    /// Attempt 1, the trial's frozen grade (absent only in a damaged ledger).
+    pub first: Option<SourcedAttempt>,
+    /// Attempts 2.., in attempt order: availability evidence, never the grade.
+    pub later: Vec<SourcedAttempt>,
+    /// What the replay did with it.
+    pub disposition: Disposition,
+}
+
+impl TrialRecord {
+    /// Wall time of all its attempts, seconds.
+    pub fn duration_s(&self) -> f64 {
+        self.first
+            .iter()
+            .chain(self.later.iter())
+            .map(|a| a.row.duration_s.max(0.0))
+            .sum()
+    }
+}
+
+/// A task replayed.
+#[derive(Debug, Clone)]
+pub struct TaskReplay {
+    /// The task as the ledger header resolved it.
+    pub spec: TaskSpec,
+    /// Every trial recorded, in ordinal order.
+    pub trials: Vec<TrialRecord>,
+    /// The verdict; `None` when a harness error invalidated the task.
+    pub verdict: Option<Verdict>,
+    /// Why, in one sentence.
+    pub reason: String,
+    /// Counts from the replay.
+    pub counts: Counts,
+    /// SPRT log-likelihood ratio where consumption stopped (sequential rules).
+    pub llr: Option<f64>,
+    /// The ordinal whose outcome reached the decision, if the sampler decided.
+    pub decided_at: Option<u64>,
+    /// Ordinals below the highest recorded one that have no row at all.
+    pub missing: Vec<u64>,
+    /// Attempts after the first that passed: recorded, never promoted to the trial's grade.
+    pub retry_passes_refused: u64,
+    /// The harness error that invalidated the task, if any: where, and why.
+    pub harness_error: Option<String>,
+}
+
+impl TaskReplay {
+    /// The trials whose attempt 1 the sampler consumed, in ordinal order.
+    pub fn counted(&self) -> impl Iterator<Item = &AttemptRow> {
+        self.trials
+            .iter()
+            .filter(|t| t.disposition == Disposition::Counted)
+            .filter_map(|t| t.first.as_ref().map(|a| &a.row))
+    }
+}
+
+/// One ledger as the replay saw it.
+#[derive(Debug, Clone)]
+pub struct LedgerInfo {
+    /// Its path.
+    pub path: PathBuf,
+    /// Its run id.
+    pub run_id: String,
+    /// Its shard, when run with `--shard`.
+    pub shard: Option<Shard>,
+    /// How its last footer says the run ended; `None` when it has no footer (the run did not
+    /// finish, or the footer was lost in a crash).
+    pub status: Option<RunStatus>,
+    /// The first row that breaks the hash chain, as `file:line` and what is wrong.
+    pub chain_break: Option<String>,
+    /// Whether an unterminated last line (a row lost in a crash) was ignored.
+    pub torn_tail: bool,
+}
+
+/// Which shards of an `M`-way split are present.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShardCoverage {
+    /// Number of shards.
+    pub m: u64,
+    /// Shards present, ascending.
+    pub present: Vec<u64>,
+    /// Shards absent, ascending.
+    pub missing: Vec<u64>,
+}
+
+/// The replay of one run (or of the shards of one run).
+#[derive(Debug, Clone)]
+pub struct Replay {
+    /// The plan file as the first ledger names it.
+    pub plan_path: String,
+    /// Hex SHA-256 of the plan (equal in every ledger).
+    pub plan_hash: String,
+    /// Hex SHA-256 of the fixtures (equal in every ledger).
+    pub fixture_hash: String,
+    /// `gate` version that wrote the first ledger.
+    pub gate_version: String,
+    /// The recorded `on_inconclusive` (`fail` if any ledger says `fail`).
+    pub on_inconclusive: OnInconclusive,
+    /// The ledgers, in the order given.
+    pub ledgers: Vec<LedgerInfo>,
+    /// Shard coverage, when the ledgers are shards.
+    pub shards: Option<ShardCoverage>,
+    /// Tasks, in plan order.
+    pub tasks: Vec<TaskReplay>,
+    /// A harness error recorded by a footer without any harness_error row to show for it.
+    pub footer_harness_error: bool,
+}
+
+impl Replay {
+    /// Whether any ledger ended interrupted or without a footer.
+    pub fn interrupted(&self) -> bool {
+        self.ledgers
+            .iter()
+            .any(|l| matches!(l.status, None | Some(RunStatus::Interrupted)))
+    }
+
+    /// Whether a ledger's last footer says the run was interrupted (SIGINT or SIGTERM).
+    pub fn interrupted_by_signal(&self) -> bool {
+        self.ledgers
+            .iter()
+            .any(|l| l.status == Some(RunStatus::Interrupted))
+    }
+
+    /// The gate verdict: `None` after a harness error, else FAIL if any task FAILs, else
+    /// INCONCLUSIVE if any is, else PASS.
+    pub fn verdict(&self) -> Option<Verdict> {
+        gate_verdict(
+            self.tasks.iter().map(|t| t.verdict),
+            self.footer_harness_error,
+        )
+    }
+}
+
+/// The gate verdict from the task verdicts: `None` if any task (or the footer) records a
+/// harness error, else [`Verdict::combine`].
+pub(crate) fn gate_verdict(
+    tasks: impl Iterator<Item = Option<Verdict>>,
+    footer_harness_error: bool,
+) -> Option<Verdict> {
+    if footer_harness_error {
+        return None;
+    }
+    let verdicts: Option<Vec<Verdict>> = tasks.collect();
+    verdicts.map(Verdict::combine)
+}
+
+/// Replay one or more ledgers of the same plan and fixtures.
+pub fn replay(ledgers: &[Ledger]) -> Result<Replay, ReportError> {
+    let Some(first) = ledgers.first() else {
+        return Err(ReportError::NoLedgers);
+    };
+    let h0 = first.header();
+    for l in &ledgers[1..] {
+        let h = l.header();
+        if h.plan_hash != h0.plan_hash {
+            return Err(ReportError::MixedPlan {
+                first: first.path.clone(),
+                first_hash: h0.plan_hash.clone(),
+                other: l.path.clone(),
+                other_hash: h.plan_hash.clone(),
+            });
+        }
+        if h.fixture_hash != h0.fixture_hash {
+            return Err(ReportError::MixedFixture {
+                first: first.path.clone(),
+                first_hash: h0.fixture_hash.clone(),
+                other: l.path.clone(),
+                other_hash: h.fixture_hash.clone(),
+            });
+        }
+    }
+
+    let shards = shard_coverage(ledgers)?;
+    let specs = merged_specs(ledgers)?;
+    let mut by_task = collect_attempts(ledgers, &specs)?;
+
+    let infos: Vec<LedgerInfo> = ledgers.iter().map(ledger_info).collect();
+    let interrupted = infos
+        .iter()
+        .any(|l| matches!(l.status, None | Some(RunStatus::Interrupted)));
+    let footer_harness_error = infos
+        .iter()
+        .any(|l| l.status == Some(RunStatus::HarnessError));
+
+    let mut tasks = Vec::with_capacity(specs.len());
+    for spec in specs {
+        let trials = by_task.remove(&spec.id).unwrap_or_default();
+        tasks.push(replay_task(spec, trials, interrupted, shards.as_ref())?);
+    }
+    let footer_harness_error = footer_harness_error && tasks.iter().all(|t| t.verdict.is_some());
+
+    let on_inconclusive = if ledgers
+        .iter()
+        .any(|l| l.header().on_inconclusive == OnInconclusive::Fail)
+    {
+        OnInconclusive::Fail
+    } else {
+        OnInconclusive::Pass
+    };
+
+    Ok(Replay {
+        plan_path: h0.plan_path.clone(),
+        plan_hash: h0.plan_hash.clone(),
+        fixture_hash: h0.fixture_hash.clone(),
+        gate_version: h0.gate_version.clone(),
+        on_inconclusive,
+        ledgers: infos,
+        shards,
+        tasks,
+        footer_harness_error,
+    })
+}
+
+fn ledger_info(l: &Ledger) -> LedgerInfo {
+    LedgerInfo {
+        path: l.path.clone(),
+        run_id: l.header().run_id.clone(),
+        shard: l.header().shard,
+        status: l.footer().map(|f| f.status),
+        chain_break: l.first_chain_break().map(|(i, what)| {
+            format!(
+                "{}: {what}",
+                Source {
+                    path: l.path.clone(),
+                    line: i as u64 + 1
+                }
+            )
+        }),
+        torn_tail: l.torn_tail.is_some(),
+    }
+}
+
+fn shard_coverage(ledgers: &[Ledger]) -> Result<Option<ShardCoverage>, ReportError> {
+    let mut m_seen: Option<(u64, &Path)> = None;
+    let mut present = BTreeSet::new();
+    let whole = ledgers.iter().find(|l| l.header().shard.is_none());
+    for l in ledgers {
+        let Some(shard) = l.header().shard else {
+            continue;
+        };
+        // A whole run and a shard would merge into a report that claims shards are missing
+        // while the whole run holds them: ambiguous, so refused.
+        if let Some(w) = whole {
+            return Err(ReportError::WholeAndShard {
+                whole: w.path.clone(),
+                shard_path: l.path.clone(),
+                k: shard.k,
+                m: shard.m,
+            });
+        }
+        if shard.m == 0 || shard.k == 0 || shard.k > shard.m {
+            return Err(ReportError::BadShard {
+                path: l.path.clone(),
+                k: shard.k,
+                m: shard.m,
+            });
+        }
+        match m_seen {
+            Some((m, path)) if m != shard.m => {
+                return Err(ReportError::MixedShards {
+                    first: path.to_path_buf(),
+                    first_m: m,
+                    other: l.path.clone(),
+                    other_m: shard.m,
+                });
+            }
+            _ => m_seen = Some((shard.m, &l.path)),
+        }
+        present.insert(shard.k);
+    }
+    Ok(m_seen.map(|(m, _)| ShardCoverage {
+        m,
+        present: present.iter().copied().collect(),
+        missing: (1..=m).filter(|k| !present.contains(k)).collect(),
+    }))
+}
+
+/// The tasks of all headers, in order of first appearance; a task must be resolved the same
+/// way wherever it appears.
+fn merged_specs(ledgers: &[Ledger]) -> Result<Vec<TaskSpec>, ReportError> {
+    let mut specs: Vec<(TaskSpec, &Path)> = Vec::new();
+    for l in ledgers {
+        for t in &l.header().tasks {
+            match specs.iter().find(|(s, _)| s.id == t.id) {
+                Some((s, path)) if s != t => {
+                    return Err(ReportError::MixedTask {
+                        task: t.id.clone(),
+                        first: path.to_path_buf(),
+                        other: l.path.clone(),
+                    });
+                }
+                Some(_) => {}
+                None => specs.push((t.clone(), &l.path)),
+            }
+        }
+    }
+    Ok(specs.into_iter().map(|(s, _)| s).collect())
+}
+
+/// A task's attempts by ordinal. The attempts of one trial are a short `Vec` rather than a
+/// map: a map node per trial costs kilobytes, which a 20,000-trial ledger would feel.
+type TaskTrials = BTreeMap<u64, Vec<SourcedAttempt>>;
+
+/// Every attempt row of every ledger, by task, ordinal and attempt, de-duplicated.
+fn collect_attempts(
+    ledgers: &[Ledger],
+    specs: &[TaskSpec],
+) -> Result<BTreeMap<String, Vec<TrialRecord>>, ReportError> {
+    let mut by_task: BTreeMap<String, TaskTrials> = specs
+        .iter()
+        .map(|s| (s.id.clone(), TaskTrials::new()))
+        .collect();
+    for l in ledgers {
+        for (i, rec) in l.records.iter().enumerate() {
+            let Row::Attempt(a) = &rec.row else { continue };
+            let source = Source {
+                path: l.path.clone(),
+                line: i as u64 + 1,
+            };
+            let Some(trials) = by_task.get_mut(&a.task) else {
+                return Err(ReportError::UnknownTask {
+                    task: a.task.clone(),
+                    at: source,
+                });
+            };
+            if a.trial == 0 || a.attempt == 0 {
+                return Err(ReportError::ZeroOrdinal { at: source });
+            }
+            // Most trials have one attempt; the default capacity of 4 would quadruple memory.
+            let attempts = trials
+                .entry(a.trial)
+                .or_insert_with(|| Vec::with_capacity(1));
+            let fresh = SourcedAttempt {
+                row: a.clone(),
+                source,
+            };
+            match attempts.iter_mut().find(|s| s.row.attempt == a.attempt) {
+                None => attempts.push(fresh),
+                Some(seen) if seen.row == *a => {}
+                // A cancelled attempt never finished and was never graded: the finished run
+                // of the same attempt (after `--resume`) takes its place.
+                Some(seen) if seen.row.outcome == Outcome::Cancelled => *seen = fresh,
+                Some(_) if a.outcome == Outcome::Cancelled => {}
+                Some(seen) => {
+                    return Err(ReportError::Conflict {
+                        task: a.task.clone(),
+                        trial: a.trial,
+                        attempt: a.attempt,
+                        first: seen.source.clone(),
+                        other: fresh.source,
+                    });
+                }
+            }
+        }
+    }
+    Ok(by_task
+        .into_iter()
+        .map(|(task, trials)| {
+            let records = trials
+                .into_iter()
+                .map(|(ordinal, mut attempts)| {
+                    attempts.sort_by_key(|a| a.row.attempt);
+                    let first = match attempts.first() {
+                        Some(a) if a.row.attempt == 1 => Some(attempts.remove(0)),
+                        _ => None,
+                    };
+                    attempts.shrink_to_fit();
+                    TrialRecord {
+                        ordinal,
+                        first,
+                        later: attempts,
+                        disposition: Disposition::NoFirstAttempt,
+                    }
+                })
+                .collect();
+            (task, records)
+        })
+        .collect())
+}
+
+fn replay_task(
+    spec: TaskSpec,
+    mut trials: Vec<TrialRecord>,
+    interrupted: bool,
+    shards: Option<&ShardCoverage>,
+) -> Result<TaskReplay, ReportError> {
+    let mut sampler = Sampler::new(spec.sampling, spec.max_unavailable).map_err(|source| {
+        ReportError::Sampling {
+            task: spec.id.clone(),
+            source,
+        }
+    })?;
+    let sequential = matches!(spec.sampling, Sampling::Sequential { .. });
+
+    // The runner stops consuming at its first harness error: outcomes written after that row
+    // (in file order) are never consumed, and neither is anything after them in ordinal order.
+    let harness_at = trials
+        .iter()
+        .flat_map(|t| t.first.iter().chain(t.later.iter()))
+        .filter(|a| a.row.outcome == Outcome::HarnessError)
+        .min_by_key(|a| a.source.line);
+    let harness_error = harness_at.map(|a| harness_text(&a.row, &a.source));
+    let harness_at = harness_at.map(|a| a.source.clone());
+    let after_harness = |a: &SourcedAttempt| {
+        harness_at
+            .as_ref()
+            .is_some_and(|h| h.path == a.source.path && a.source.line > h.line)
+    };
+
+    let mut missing = Vec::new();
+    let mut expected = 1u64;
+    // Consumption has stopped for good: a sequential plan's first missing ordinal (its verdict
+    // depends on order), or the run's harness error.
+    let mut blocked = false;
+    let mut decided_at = None;
+    let mut cancelled = 0u64;
+    let mut excluded = 0u64;
+    let mut retry_passes_refused = 0u64;
+
+    for trial in &mut trials {
+        if trial.ordinal > expected {
+            missing.extend(expected..trial.ordinal);
+            blocked |= sequential;
+        }
+        expected = trial.ordinal + 1;
+        retry_passes_refused += trial
+            .later
+            .iter()
+            .filter(|a| a.row.outcome == Outcome::Pass)
+            .count() as u64;
+
+        let Some(first) = &trial.first else {
+            trial.disposition = Disposition::NoFirstAttempt;
+            blocked |= sequential;
+            continue;
+        };
+        let outcome = match first.row.outcome {
+            Outcome::Pass => TrialOutcome::Pass,
+            Outcome::Fail => TrialOutcome::Fail,
+            Outcome::Unavailable => TrialOutcome::Unavailable,
+            // A cancelled trial was stopped for a reason unrelated to its content (a verdict
+            // elsewhere, a signal): like a trial never run, it is skipped, not a gap. The
+            // runner skips it the same way when it resumes.
+            Outcome::Cancelled => {
+                trial.disposition = Disposition::Cancelled;
+                cancelled += 1;
+                continue;
+            }
+            Outcome::HarnessError => {
+                trial.disposition = Disposition::HarnessError;
+                blocked = true;
+                continue;
+            }
+        };
+        blocked |= after_harness(first);
+        if decided_at.is_some() || blocked {
+            trial.disposition = Disposition::Excluded;
+            excluded += 1;
+            continue;
+        }
+        trial.disposition = Disposition::Counted;
+        if sampler.consume(outcome).is_some() {
+            decided_at = Some(trial.ordinal);
+        }
+    }
+
+    let tally = sampler.tally();
+    let counts = Counts::from_tally(tally, cancelled, excluded);
+    let (verdict, reason) = if let Some(text) = &harness_error {
+        (None, text.clone())
+    } else if let Some(d) = sampler.decision() {
+        (Some(d.verdict), d.reason.clone())
+    } else {
+        (
+            Some(Verdict::Inconclusive),
+            undecided_reason(
+                tally.graded(),
+                &missing,
+                interrupted,
+                shards,
+                sequential && blocked && !missing.is_empty(),
+            ),
+        )
+    };
+
+    Ok(TaskReplay {
+        spec,
+        trials,
+        verdict,
+        reason,
+        counts,
+        llr: sampler.llr(),
+        decided_at,
+        missing,
+        retry_passes_refused,
+        harness_error,
+    })
+}
+
+fn harness_text(row: &AttemptRow, source: &Source) -> String {
+    format!(
+        "trial #{} attempt {} could not be run ({source}): {}",
+        row.trial,
+        row.attempt,
+        row.reason.as_deref().unwrap_or("no reason recorded")
+    )
+}
+
+fn undecided_reason(
+    graded: u64,
+    missing: &[u64],
+    interrupted: bool,
+    shards: Option<&ShardCoverage>,
+    stopped_at_gap: bool,
+) -> String {
+    let after = format!(
+        "no verdict is certain after {graded} graded trial{}",
+        if graded == 1 { "" } else { "s" }
+    );
+    if interrupted {
+        return format!("interrupted: {after}");
+    }
+    let mut parts = vec![format!("trials missing: {after}")];
+    if let Some(s) = shards.filter(|s| !s.missing.is_empty()) {
+        parts.push(format!(
+            "shard{} {} of {} absent",
+            if s.missing.len() == 1 { "" } else { "s" },
+            join_list(&s.missing),
+            s.m
+        ));
+    }
+    if !missing.is_empty() {
+        parts.push(format!(
+            "ordinal{} {} not recorded",
+            if missing.len() == 1 { "" } else { "s" },
+            ordinal_list(missing)
+        ));
+    }
+    if stopped_at_gap {
+        parts.push("a sequential plan stops at its first gap".to_string());
+    }
+    parts.join("; ")
+}
+
+fn join_list(xs: &[u64]) -> String {
+    xs.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
+}
+
+/// At most eight ordinals, then how many more.
+pub(crate) fn ordinal_list(xs: &[u64]) -> String {
+    const SHOWN: usize = 8;
+    let mut s = xs
+        .iter()
+        .take(SHOWN)
+        .map(|o| format!("#{o}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if xs.len() > SHOWN {
+        s.push_str(&format!(" and {} more", xs.len() - SHOWN));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ledger::Shard;
+    use crate::report::fixture::{self, outcomes, sequential, single};
+
+    fn dir() -> tempfile::TempDir {
+        tempfile::tempdir().expect("tempdir")
+    }
+
+    fn only(r: &Replay) -> &TaskReplay {
+        &r.tasks[0]
+    }
+
+    #[test]
+    fn single_plan_curtails_and_matches_the_decision_row() {
+        let d = dir();
+        // n = 10, c = 1: the second failure at ordinal 4 decides FAIL.
+        let l = fixture::run(
+            &d.path().join("l.jsonl"),
+            &[(single("t", 10, 1), outcomes(10, &[2, 4]))],
+            None,
+        );
+        let r = replay(std::slice::from_ref(&l)).unwrap();
+        let t = only(&r);
+        assert_eq!(t.verdict, Some(Verdict::Fail));
+        assert_eq!(t.decided_at, Some(4));
+        assert_eq!(t.counts.run, 4);
+        assert_eq!((t.counts.passed, t.counts.failed), (2, 2));
+        let d = l.decisions().next().unwrap();
+        assert_eq!((d.verdict, d.counts), (t.verdict, t.counts));
+        assert_eq!(r.verdict(), Some(Verdict::Fail));
+    }
+
+    #[test]
+    fn sequential_plan_replays_to_the_runner_decision() {
+        let d = dir();
+        let l = fixture::run(
+            &d.path().join("l.jsonl"),
+            &[(sequential("s", 60), outcomes(60, &[5, 17]))],
+            None,
+        );
+        let r = replay(std::slice::from_ref(&l)).unwrap();
+        let t = only(&r);
+        let dec = l.decisions().next().unwrap();
+        assert_eq!(t.verdict, dec.verdict);
+        assert_eq!(t.counts, dec.counts);
+        assert_eq!(t.llr, dec.llr);
+        assert_eq!(t.verdict, Some(Verdict::Pass));
+    }
+
+    #[test]
+    fn three_shards_merge_to_one_run() {
+        let d = dir();
+        let tasks = [
+            (single("a", 30, 3), outcomes(30, &[3, 11, 20])),
+            (single("b", 30, 3), outcomes(30, &[1, 5, 8, 13, 22])),
+        ];
+        let one = fixture::run(&d.path().join("one.jsonl"), &tasks, None);
+        let shards: Vec<Ledger> = (1..=3)
+            .map(|k| {
+                fixture::run(
+                    &d.path().join(format!("s{k}.jsonl")),
+                    &tasks,
+                    Some(Shard { k, m: 3 }),
+                )
+            })
+            .collect();
+        let a = replay(std::slice::from_ref(&one)).unwrap();
+        let b = replay(&shards).unwrap();
+        assert_eq!(a.verdict(), b.verdict());
+        for (x, y) in a.tasks.iter().zip(&b.tasks) {
+            assert_eq!(x.verdict, y.verdict, "{}", x.spec.id);
+            assert_eq!(x.reason, y.reason, "{}", x.spec.id);
+            let (cx, cy) = (x.counts, y.counts);
+            assert_eq!(
+                (cx.run, cx.passed, cx.failed, cx.unavailable),
+                (cy.run, cy.passed, cy.failed, cy.unavailable),
+                "{}",
+                x.spec.id
+            );
+        }
+        // The shards ran past b's decision point (ordinal 13): those trials are excluded.
+        assert_eq!(b.tasks[1].counts.excluded, 30 - 13);
+        let cov = b.shards.unwrap();
+        assert_eq!((cov.present, cov.missing), (vec![1, 2, 3], vec![]));
+    }
+
+    #[test]
+    fn a_missing_shard_is_missing_trials_unless_the_verdict_is_certain() {
+        let d = dir();
+        let tasks = [
+            // Four failures among ordinals owned by shards 1 and 2: FAIL is certain.
+            (single("certain", 30, 3), outcomes(30, &[1, 2, 4, 5])),
+            (single("open", 30, 3), outcomes(30, &[1])),
+        ];
+        let shards: Vec<Ledger> = (1..=2)
+            .map(|k| {
+                fixture::run(
+                    &d.path().join(format!("s{k}.jsonl")),
+                    &tasks,
+                    Some(Shard { k, m: 3 }),
+                )
+            })
+            .collect();
+        let r = replay(&shards).unwrap();
+        assert_eq!(r.tasks[0].verdict, Some(Verdict::Fail));
+        assert_eq!(r.tasks[1].verdict, Some(Verdict::Inconclusive));
+        assert!(
+            r.tasks[1].reason.starts_with("trials missing"),
+            "{}",
+            r.tasks[1].reason
+        );
+        assert!(r.tasks[1].reason.contains("shard 3 of 3 absent"));
+        assert_eq!(r.shards.as_ref().unwrap().missing, vec![3]);
+        assert_eq!(r.verdict(), Some(Verdict::Fail));
+    }
+
+    #[test]
+    fn a_sequential_plan_stops_at_its_first_gap() {
+        let d = dir();
+        let tasks = [(sequential("s", 60), outcomes(60, &[]))];
+        let shards: Vec<Ledger> = [1, 3]
+            .iter()
+            .map(|&k| {
+                fixture::run(
+                    &d.path().join(format!("s{k}.jsonl")),
+                    &tasks,
+                    Some(Shard { k, m: 3 }),
+                )
+            })
+            .collect();
+        let r = replay(&shards).unwrap();
+        let t = only(&r);
+        // Ordinal 1 is consumed, ordinal 2 is missing: nothing after it counts.
+        assert_eq!(t.counts.run, 1);
+        assert_eq!(t.verdict, Some(Verdict::Inconclusive));
+        assert!(t.reason.contains("stops at its first gap"), "{}", t.reason);
+        assert_eq!(t.counts.excluded, 40 - 1);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+
+        /// Any single plan, any outcomes, any number of shards: the merged shards decide as
+        /// one run of the same trials, with the same counts (bar trials run past the decision).
+        #[test]
+        fn shards_merge_like_one_run(
+            n in 1u64..40,
+            c_frac in 0.0f64..0.5,
+            fails in proptest::collection::vec(proptest::bool::weighted(0.25), 40),
+            m in 1u64..5,
+        ) {
+            let c = ((n as f64) * c_frac) as u64;
+            let outs: Vec<Outcome> = fails[..n as usize]
+                .iter()
+                .map(|&f| if f { Outcome::Fail } else { Outcome::Pass })
+                .collect();
+            let d = dir();
+            let tasks = [(single("t", n, c), outs)];
+            let one = fixture::run(&d.path().join("one.jsonl"), &tasks, None);
+            let shards: Vec<Ledger> = (1..=m)
+                .map(|k| fixture::run(
+                    &d.path().join(format!("s{k}.jsonl")),
+                    &tasks,
+                    Some(Shard { k, m }),
+                ))
+                .collect();
+            let a = replay(std::slice::from_ref(&one)).unwrap();
+            let b = replay(&shards).unwrap();
+            let (x, y) = (only(&a), only(&b));
+            proptest::prop_assert_eq!(x.verdict, y.verdict);
+            proptest::prop_assert_eq!(&x.reason, &y.reason);
+            proptest::prop_assert_eq!(x.decided_at, y.decided_at);
+            let (cx, cy) = (x.counts, y.counts);
+            proptest::prop_assert_eq!(
+                (cx.run, cx.passed, cx.failed, cx.unavailable, cx.cancelled),
+                (cy.run, cy.passed, cy.failed, cy.unavailable, cy.cancelled)
+            );
+            // And the one run's decision row is what the replay recomputes.
+            let dec = one.decisions().next().unwrap();
+            proptest::prop_assert_eq!((dec.verdict, dec.counts), (x.verdict, x.counts));
+        }
+    }
+
+    #[test]
+    fn the_same_ledger_twice_is_deduplicated() {
+        let d = dir();
+        let l = fixture::run(
+            &d.path().join("l.jsonl"),
+            &[(single("t", 10, 1), outcomes(10, &[3]))],
+            None,
+        );
+        let once = replay(std::slice::from_ref(&l)).unwrap();
+        let twice = replay(&[l.clone(), l]).unwrap();
+        assert_eq!(once.tasks[0].counts, twice.tasks[0].counts);
+        assert_eq!(once.tasks[0].verdict, twice.tasks[0].verdict);
+    }
+
+    fn write(path: &std::path::Path, rows: Vec<Row>) -> Ledger {
+        let mut w = fixture::writer(path);
+        for row in rows {
+            w.append(row).unwrap();
+        }
+        Ledger::read(path).unwrap()
+    }
+
+    #[test]
+    fn two_different_rows_for_one_attempt_name_both_files() {
+        let d = dir();
+        let h = || Row::Header(fixture::header(vec![single("t", 5, 1)], None));
+        let a = write(
+            &d.path().join("a.jsonl"),
+            vec![
+                h(),
+                Row::Attempt(fixture::attempt("t", 1, 1, Outcome::Pass)),
+            ],
+        );
+        let b = write(
+            &d.path().join("b.jsonl"),
+            vec![
+                h(),
+                Row::Attempt(fixture::attempt("t", 1, 1, Outcome::Fail)),
+            ],
+        );
+        let err = replay(&[a, b]).unwrap_err().to_string();
+        assert!(err.contains("a.jsonl:2"), "{err}");
+        assert!(err.contains("b.jsonl:2"), "{err}");
+        assert!(err.contains("trial #1 attempt 1"), "{err}");
+    }
+
+    #[test]
+    fn mixed_plan_or_fixture_hashes_are_refused() {
+        let d = dir();
+        let mut other = fixture::header(vec![single("t", 5, 1)], None);
+        other.plan_hash = "q".repeat(64);
+        let a = write(
+            &d.path().join("a.jsonl"),
+            vec![Row::Header(fixture::header(vec![single("t", 5, 1)], None))],
+        );
+        let b = write(&d.path().join("b.jsonl"), vec![Row::Header(other.clone())]);
+        assert!(matches!(
+            replay(&[a.clone(), b]),
+            Err(ReportError::MixedPlan { .. })
+        ));
+        other.plan_hash = "p".repeat(64);
+        other.fixture_hash = "g".repeat(64);
+        let c = write(&d.path().join("c.jsonl"), vec![Row::Header(other)]);
+        assert!(matches!(
+            replay(&[a, c]),
+            Err(ReportError::MixedFixture { .. })
+        ));
+    }
+
+    #[test]
+    fn a_whole_run_and_a_shard_are_not_merged() {
+        let d = dir();
+        let tasks = [(single("t", 10, 1), outcomes(10, &[]))];
+        let whole = fixture::run(&d.path().join("whole.jsonl"), &tasks, None);
+        let shard = fixture::run(
+            &d.path().join("s1.jsonl"),
+            &tasks,
+            Some(Shard { k: 1, m: 2 }),
+        );
+        let err = replay(&[whole, shard]).unwrap_err().to_string();
+        assert!(err.contains("whole.jsonl"), "{err}");
+        assert!(err.contains("shard 1/2"), "{err}");
+    }
+
+    #[test]
+    fn retries_are_never_promoted_and_are_counted() {
+        let d = dir();
+        let l = write(
+            &d.path().join("l.jsonl"),
+            vec![
+                Row::Header(fixture::header(vec![single("t", 2, 0)], None)),
+                Row::Attempt(fixture::attempt("t", 1, 1, Outcome::Unavailable)),
+                Row::Attempt(fixture::attempt("t", 1, 2, Outcome::Pass)),
+                Row::Attempt(fixture::attempt("t", 2, 1, Outcome::Pass)),
+                Row::Attempt(fixture::attempt("t", 3, 1, Outcome::Pass)),
+            ],
+        );
+        let r = replay(&[l]).unwrap();
+        let t = only(&r);
+        assert_eq!(t.retry_passes_refused, 1);
+        assert_eq!(
+            (t.counts.passed, t.counts.unavailable, t.counts.run),
+            (2, 1, 3)
+        );
+        assert_eq!(t.verdict, Some(Verdict::Pass));
+    }
+
+    #[test]
+    fn a_cancelled_attempt_gives_way_to_its_resumed_run() {
+        let d = dir();
+        let h = Row::Header(fixture::header(vec![single("t", 2, 0)], None));
+        let l = write(
+            &d.path().join("l.jsonl"),
+            vec![
+                h,
+                Row::Attempt(fixture::attempt("t", 1, 1, Outcome::Pass)),
+                Row::Attempt(fixture::attempt("t", 2, 1, Outcome::Cancelled)),
+                Row::Attempt(fixture::attempt("t", 2, 1, Outcome::Fail)),
+            ],
+        );
+        let t = replay(&[l]).unwrap().tasks.remove(0);
+        assert_eq!(t.verdict, Some(Verdict::Fail));
+        assert_eq!(t.counts.cancelled, 0);
+    }
+
+    #[test]
+    fn a_cancelled_trial_is_skipped_not_a_gap_even_for_a_sequential_plan() {
+        let d = dir();
+        let spec = sequential("s", 60);
+        let mut rows = vec![Row::Header(fixture::header(vec![spec], None))];
+        rows.push(Row::Attempt(fixture::attempt(
+            "s",
+            1,
+            1,
+            Outcome::Cancelled,
+        )));
+        for o in 2..=40 {
+            rows.push(Row::Attempt(fixture::attempt("s", o, 1, Outcome::Pass)));
+        }
+        let t = replay(&[write(&d.path().join("l.jsonl"), rows)])
+            .unwrap()
+            .tasks
+            .remove(0);
+        assert_eq!(t.verdict, Some(Verdict::Pass));
+        assert_eq!(t.counts.cancelled, 1);
+        assert!(t.missing.is_empty());
+    }
+
+    #[test]
+    fn nothing_written_after_a_harness_error_is_consumed() {
+        let d = dir();
+        // Rows in completion order: #1, #4, #3 (harness error), #2.
+        let rows = vec![
+            Row::Header(fixture::header(vec![single("t", 10, 1)], None)),
+            Row::Attempt(fixture::attempt("t", 1, 1, Outcome::Pass)),
+            Row::Attempt(fixture::attempt("t", 4, 1, Outcome::Pass)),
+            Row::Attempt(fixture::attempt("t", 3, 1, Outcome::HarnessError)),
+            Row::Attempt(fixture::attempt("t", 2, 1, Outcome::Fail)),
+        ];
+        let t = replay(&[write(&d.path().join("l.jsonl"), rows)])
+            .unwrap()
+            .tasks
+            .remove(0);
+        assert_eq!(t.verdict, None);
+        assert_eq!(
+            (t.counts.run, t.counts.passed, t.counts.excluded),
+            (1, 1, 2)
+        );
+    }
+
+    #[test]
+    fn a_harness_error_leaves_no_verdict() {
+        let d = dir();
+        let l = fixture::run(
+            &d.path().join("l.jsonl"),
+            &[
+                (single("ok", 3, 0), outcomes(3, &[])),
+                (
+                    single("broken", 3, 0),
+                    vec![Outcome::Pass, Outcome::HarnessError],
+                ),
+            ],
+            None,
+        );
+        let r = replay(&[l]).unwrap();
+        assert_eq!(r.tasks[0].verdict, Some(Verdict::Pass));
+        assert_eq!(r.tasks[1].verdict, None);
+        assert!(
+            r.tasks[1].reason.contains("not found"),
+            "{}",
+            r.tasks[1].reason
+        );
+        assert_eq!(r.verdict(), None);
+    }
+
+    #[test]
+    fn an_unfinished_run_is_interrupted() {
+        let d = dir();
+        let l = write(
+            &d.path().join("l.jsonl"),
+            vec![
+                Row::Header(fixture::header(vec![single("t", 5, 1)], None)),
+                Row::Attempt(fixture::attempt("t", 1, 1, Outcome::Pass)),
+                Row::Attempt(fixture::attempt("t", 2, 1, Outcome::Cancelled)),
+            ],
+        );
+        let r = replay(&[l]).unwrap();
+        assert!(r.interrupted());
+        let t = only(&r);
+        assert_eq!(t.verdict, Some(Verdict::Inconclusive));
+        assert!(t.reason.starts_with("interrupted"), "{}", t.reason);
+        assert_eq!(t.counts.cancelled, 1);
+    }
+}

@@ -1,0 +1,283 @@
+//! The terminal summary: per task, the verdict and reason, the counts, p̂ with its 95%
+//! interval, pass@k and pass^k, the score vector; then the gate's verdict and multiplicity
+//! cost. Plain text, no colour codes, so it reads the same in a CI log and in a snapshot.
+
+use std::fmt::Write as _;
+
+use crate::ledger::OnInconclusive;
+use crate::sampler::Verdict;
+
+use super::model::{Report, ScoreVector, TaskReport, number, percent, prob, seconds, share_text};
+
+/// Render the terminal summary.
+pub fn render(report: &Report) -> String {
+    let mut out = String::new();
+    for t in &report.tasks {
+        task(&mut out, t);
+        out.push('\n');
+    }
+    gate(&mut out, report);
+    out
+}
+
+fn verdict_text(v: Option<Verdict>) -> &'static str {
+    v.map_or("HARNESS ERROR", Verdict::as_str)
+}
+
+fn task(out: &mut String, t: &TaskReport) {
+    let r = &t.replay;
+    let c = r.counts;
+    // `write!` to a String cannot fail.
+    let _ = writeln!(
+        out,
+        "{}  {}: {}",
+        r.spec.id,
+        verdict_text(t.verdict()),
+        r.reason
+    );
+    let _ = writeln!(out, "  plan       {}", t.plan);
+    let _ = writeln!(
+        out,
+        "  trials     run {} · passed {} · failed {} · unavailable {} · cancelled {} · excluded {}",
+        c.run, c.passed, c.failed, c.unavailable, c.cancelled, c.excluded
+    );
+    match &t.pass_rate {
+        Some(pr) => {
+            let _ = writeln!(
+                out,
+                "  pass rate  {} of {} graded (95% CI {}–{}, Wilson)",
+                percent(pr.estimate),
+                t.graded,
+                percent(pr.wilson.lo),
+                percent(pr.wilson.hi)
+            );
+        }
+        None => out.push_str("  pass rate  n/a (no graded trials)\n"),
+    }
+    if !t.pass_at.is_empty() {
+        let parts: Vec<String> = t
+            .pass_at
+            .iter()
+            .map(|p| {
+                if p.k == 1 {
+                    format!("pass@1 {}", percent(p.pass_at_k))
+                } else {
+                    format!(
+                        "pass@{k} {} · pass^{k} {}",
+                        percent(p.pass_at_k),
+                        percent(p.pass_hat_k),
+                        k = p.k
+                    )
+                }
+            })
+            .collect();
+        let _ = writeln!(out, "  pass@k     {}", parts.join(" · "));
+    }
+    score(out, &t.score);
+}
+
+fn score(out: &mut String, s: &ScoreVector) {
+    let _ = writeln!(
+        out,
+        "  success    first-attempt {} · within budget {} · recovery {}",
+        share_text(s.first_attempt),
+        share_text(s.within_budget),
+        share_text(s.recovery)
+    );
+    let f = s.failures;
+    let total = f.timeout + f.run_failed + f.check_failed + f.result_fail + f.other;
+    let mut classes = Vec::new();
+    for (n, name) in [
+        (f.timeout, "timeout"),
+        (f.run_failed, "run exited non-zero"),
+        (f.check_failed, "check failed"),
+        (f.result_fail, "result said pass: false"),
+        (f.other, "other"),
+    ] {
+        if n > 0 {
+            classes.push(format!("{name} {n}"));
+        }
+    }
+    if total == 0 {
+        out.push_str("  failures   none\n");
+    } else {
+        let _ = writeln!(out, "  failures   {total}: {}", classes.join(" · "));
+    }
+    if let Some(l) = s.latency {
+        let _ = writeln!(
+            out,
+            "  latency    p50 {} · p95 {}",
+            seconds(l.p50),
+            seconds(l.p95)
+        );
+    }
+    for (name, spend) in [("cost", s.cost), ("tokens", s.tokens)] {
+        if let Some(sp) = spend {
+            let _ = writeln!(
+                out,
+                "  {name:<9}  total {} · mean {} per attempt ({} attempts reported)",
+                number(sp.total),
+                number(sp.mean()),
+                sp.reporting
+            );
+        }
+    }
+    let _ = writeln!(
+        out,
+        "  faults     unavailable {} · retry passes refused promotion {}",
+        s.unavailable, s.retry_passes_refused
+    );
+}
+
+fn gate(out: &mut String, report: &Report) {
+    let verdict = report.verdict();
+    let note = match (verdict, report.on_inconclusive) {
+        (Some(Verdict::Inconclusive), OnInconclusive::Pass) => " under on_inconclusive: pass",
+        (None, _) => ": no verdict is published",
+        _ => "",
+    };
+    // An interrupted `gate run` exits 130/143 whatever the verdict; the exit code shown here
+    // would only be `gate report`'s, so it is left out rather than contradicted.
+    let exit = if report.replay.interrupted_by_signal() {
+        "interrupted".to_string()
+    } else {
+        format!("exit {}{note}", report.exit_code())
+    };
+    let _ = writeln!(
+        out,
+        "gate  {} ({exit}) · {} task{}",
+        verdict_text(verdict),
+        report.tasks.len(),
+        if report.tasks.len() == 1 { "" } else { "s" }
+    );
+    if report.replay.interrupted_by_signal() {
+        out.push_str(
+            "  interrupted   the run was stopped before every task was decided; continue it with `gate run --resume`\n",
+        );
+    }
+    let m = &report.multiplicity;
+    match m.cost {
+        Some(cost) => {
+            let _ = write!(
+                out,
+                "  multiplicity  P(a healthy suite fails somewhere) = {} over {} task{}",
+                prob(cost),
+                m.known.len(),
+                if m.known.len() == 1 { "" } else { "s" }
+            );
+            if !m.unknown.is_empty() {
+                let _ = write!(
+                    out,
+                    " (unknown, left out: {}: no healthy rate recorded)",
+                    m.unknown.join(", ")
+                );
+            }
+            out.push('\n');
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "  multiplicity  unknown: no task records a healthy rate ({})",
+                m.unknown.join(", ")
+            );
+        }
+    }
+    if let Some(s) = &report.replay.shards {
+        let list = |xs: &[u64]| xs.iter().map(u64::to_string).collect::<Vec<_>>().join(", ");
+        let _ = write!(
+            out,
+            "  shards        {} of {} present",
+            list(&s.present),
+            s.m
+        );
+        if !s.missing.is_empty() {
+            let _ = write!(out, "; missing {}", list(&s.missing));
+        }
+        out.push('\n');
+    }
+    for l in &report.replay.ledgers {
+        if let Some(b) = &l.chain_break {
+            let _ = writeln!(
+                out,
+                "  warning       hash chain broken at {b}; run `gate verify`"
+            );
+        }
+        if l.torn_tail {
+            let _ = writeln!(
+                out,
+                "  warning       {}: an unterminated last row (lost in a crash) was ignored",
+                l.path.display()
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::report::Report;
+    use crate::report::fixture;
+
+    #[test]
+    fn pass_and_fail() {
+        let d = tempfile::tempdir().unwrap();
+        insta::assert_snapshot!(fixture::sample(d.path()).terminal());
+    }
+
+    #[test]
+    fn an_interrupted_run_does_not_claim_an_exit_code() {
+        use crate::ledger::Outcome;
+        use crate::ledger::{Footer, Ledger, Row, RunStatus};
+        use crate::sampler::Verdict;
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join("l.jsonl");
+        let mut w = fixture::writer(&path);
+        w.append(Row::Header(fixture::header(
+            vec![fixture::single("t", 10, 1)],
+            None,
+        )))
+        .unwrap();
+        w.append(Row::Attempt(fixture::attempt("t", 1, 1, Outcome::Pass)))
+            .unwrap();
+        w.append(Row::Attempt(fixture::attempt(
+            "t",
+            2,
+            1,
+            Outcome::Cancelled,
+        )))
+        .unwrap();
+        w.append(Row::Footer(Footer {
+            finished_at: "x".into(),
+            status: RunStatus::Interrupted,
+            verdict: Some(Verdict::Inconclusive),
+            exit_code: 130,
+        }))
+        .unwrap();
+        let r = Report::from_ledgers(&[Ledger::read(&path).unwrap()], None).unwrap();
+        let text = r.terminal();
+        assert!(
+            text.contains("gate  INCONCLUSIVE (interrupted) · 1 task"),
+            "{text}"
+        );
+        assert!(text.contains("gate run --resume"), "{text}");
+        assert!(
+            text.contains(
+                "t  INCONCLUSIVE: interrupted: no verdict is certain after 1 graded trial\n"
+            ),
+            "{text}"
+        );
+        let md = crate::report::markdown::render(&r);
+        assert!(md.contains("· interrupted"), "{md}");
+    }
+
+    #[test]
+    fn missing_shard_and_harness_error() {
+        let d = tempfile::tempdir().unwrap();
+        let r = Report::from_ledgers(&fixture::missing_shard(d.path()), None).unwrap();
+        insta::assert_snapshot!("missing_shard", r.terminal());
+        let text = fixture::harness_error(d.path()).terminal();
+        insta::assert_snapshot!(
+            "harness_error",
+            text.replace(&d.path().display().to_string(), "[TMP]")
+        );
+    }
+}

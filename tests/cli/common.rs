@@ -1,0 +1,75 @@
+//! Shared helpers: write a plan into a temp dir, run `gate`, read the ledger back.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use gate::ledger::{AttemptRow, DecisionRow, Ledger, Row};
+
+/// A temp dir holding one plan file.
+pub struct Fixture {
+    pub dir: tempfile::TempDir,
+}
+
+impl Fixture {
+    /// A temp dir with `plan.yaml` containing `yaml`.
+    pub fn new(yaml: &str) -> Self {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::write(dir.path().join("plan.yaml"), yaml).expect("write plan");
+        Fixture { dir }
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    pub fn plan(&self) -> PathBuf {
+        self.path("plan.yaml")
+    }
+
+    pub fn ledger_path(&self) -> PathBuf {
+        self.path("out/ledger.jsonl")
+    }
+
+    /// `gate run plan.yaml --ledger out/ledger.jsonl ARGS…`, run in the temp dir.
+    pub fn run(&self, args: &[&str]) -> assert_cmd::assert::Assert {
+        let mut cmd = gate();
+        cmd.current_dir(self.dir.path())
+            .arg("run")
+            .arg("plan.yaml")
+            .arg("--ledger")
+            .arg("out/ledger.jsonl")
+            .arg("--no-step-summary")
+            .args(args)
+            .env_remove("GITHUB_ACTIONS")
+            .env_remove("GITHUB_STEP_SUMMARY");
+        cmd.assert()
+    }
+
+    pub fn ledger(&self) -> Ledger {
+        Ledger::read(&self.ledger_path()).expect("ledger parses")
+    }
+}
+
+pub fn gate() -> Command {
+    Command::cargo_bin("gate").expect("gate binary")
+}
+
+pub fn attempts(l: &Ledger) -> Vec<AttemptRow> {
+    l.attempts().cloned().collect()
+}
+
+pub fn decision<'a>(l: &'a Ledger, task: &str) -> &'a DecisionRow {
+    l.decisions()
+        .find(|d| d.task == task)
+        .expect("decision row")
+}
+
+pub fn is_footer(l: &Ledger) -> bool {
+    matches!(l.records.last().map(|r| &r.row), Some(Row::Footer(_)))
+}
+
+pub fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_default()
+}

@@ -1,0 +1,565 @@
+//! `gate report`: reports recomputed from ledgers written with the real `LedgerWriter`;
+//! JUnit validated against Jenkins' XSD with xmllint; shards merged equal one run.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use assert_cmd::cargo::cargo_bin_cmd;
+use gate::ledger::{
+    AttemptRow, Counts, DecisionRow, Footer, Header, Ledger, LedgerWriter, OnInconclusive, Outcome,
+    Rates, Row, RunStatus, Shard, TaskResult, TaskSpec, TimeoutPolicy,
+};
+use gate::sampler::{Sampler, Sampling, TrialOutcome, Verdict};
+use predicates::prelude::*;
+
+/// A single-plan task at line 3 of `plans/demo.yaml`, designed for 0.9 vs 0.7.
+pub(crate) fn single(id: &str, n: u64, c: u64) -> TaskSpec {
+    TaskSpec {
+        id: id.to_string(),
+        line: Some(3),
+        sampling: Sampling::Single { n, c },
+        rates: Some(Rates {
+            healthy: 0.9,
+            regressed: 0.7,
+            alpha: 0.05,
+            beta: 0.1,
+        }),
+        max_unavailable: 2,
+        run: format!("./agent {id}"),
+        check: None,
+        timeout_s: Some(10.0),
+    }
+}
+
+/// A fresh ledger writer (the one place these tests call `LedgerWriter::create`).
+pub(crate) fn writer(path: &Path) -> LedgerWriter {
+    LedgerWriter::create(path).unwrap().0
+}
+
+/// `n` outcomes: the ordinals in `fails` fail, `harness` (if any) cannot run, the rest pass.
+pub(crate) fn outcomes(n: u64, fails: &[u64], harness: Option<u64>) -> Vec<Outcome> {
+    (1..=n)
+        .map(|o| {
+            if Some(o) == harness {
+                Outcome::HarnessError
+            } else if fails.contains(&o) {
+                Outcome::Fail
+            } else {
+                Outcome::Pass
+            }
+        })
+        .collect()
+}
+
+fn attempt(task: &str, trial: u64, outcome: Outcome) -> AttemptRow {
+    AttemptRow {
+        task: task.to_string(),
+        trial,
+        attempt: 1,
+        started_at: "2026-11-29T14:00:01.000Z".to_string(),
+        duration_s: 0.1 * (trial % 5 + 1) as f64,
+        exit_code: Some(match outcome {
+            Outcome::Pass => 0,
+            Outcome::HarnessError => 127,
+            _ => 1,
+        }),
+        signal: None,
+        check_exit: None,
+        fault: (outcome == Outcome::HarnessError).then_some(gate::ledger::Fault::Harness),
+        outcome,
+        graded: matches!(outcome, Outcome::Pass | Outcome::Fail),
+        result: Some(TaskResult {
+            cost: Some(0.01),
+            ..TaskResult::default()
+        }),
+        reason: (outcome == Outcome::HarnessError).then(|| "`./agent`: not found".to_string()),
+        stdout_tail: format!("trial {trial} <ok> & done\n"),
+        stderr_tail: String::new(),
+        log: None,
+    }
+}
+
+/// Write a ledger as a `--jobs 1` runner would: trials in ordinal order (only those `shard`
+/// owns), an unsharded task stopping at its decision, decision rows, a footer.
+pub(crate) fn write_run(
+    path: &Path,
+    tasks: &[(TaskSpec, Vec<Outcome>)],
+    shard: Option<Shard>,
+    plan_hash: &str,
+) -> PathBuf {
+    let mut w = writer(path);
+    w.append(Row::Header(Header {
+        schema: gate::ledger::SCHEMA_VERSION,
+        gate_version: "0.1.0".to_string(),
+        run_id: format!("run-{}", shard.map_or(0, |s| s.k)),
+        plan_path: "plans/demo.yaml".to_string(),
+        plan_hash: plan_hash.to_string(),
+        fixture_hash: "f".repeat(64),
+        argv: vec!["gate".into(), "run".into()],
+        started_at: "2026-11-29T14:00:00.000Z".to_string(),
+        host: "ci".to_string(),
+        shard,
+        jobs: 1,
+        timeout_policy: TimeoutPolicy::Fail,
+        on_inconclusive: OnInconclusive::Fail,
+        transport_exit_codes: vec![75],
+        transport_max_retries: 0,
+        tasks: tasks.iter().map(|(t, _)| t.clone()).collect(),
+    }))
+    .unwrap();
+    let mut verdicts = Vec::new();
+    let mut harness = false;
+    for (spec, outs) in tasks {
+        let mut sampler = Sampler::new(spec.sampling, spec.max_unavailable).unwrap();
+        let mut broken = false;
+        for (i, &o) in outs.iter().enumerate() {
+            let ordinal = i as u64 + 1;
+            if shard.is_some_and(|s| !s.owns(ordinal)) {
+                continue;
+            }
+            if shard.is_none() && sampler.decision().is_some() {
+                break;
+            }
+            w.append(Row::Attempt(attempt(&spec.id, ordinal, o)))
+                .unwrap();
+            match o {
+                Outcome::Pass => drop(sampler.consume(TrialOutcome::Pass)),
+                Outcome::Fail => drop(sampler.consume(TrialOutcome::Fail)),
+                _ => {
+                    broken = true;
+                    break;
+                }
+            }
+        }
+        harness |= broken;
+        let verdict = (!broken).then(|| {
+            sampler
+                .decision()
+                .map_or(Verdict::Inconclusive, |d| d.verdict)
+        });
+        verdicts.push(verdict);
+        w.append(Row::Decision(DecisionRow {
+            task: spec.id.clone(),
+            verdict,
+            reason: "recorded by the test runner".to_string(),
+            counts: Counts::from_tally(sampler.tally(), 0, 0),
+            llr: sampler.llr(),
+        }))
+        .unwrap();
+    }
+    let verdict = (!harness).then(|| Verdict::combine(verdicts.into_iter().flatten()));
+    w.append(Row::Footer(Footer {
+        finished_at: "2026-11-29T14:01:00.000Z".to_string(),
+        status: if harness {
+            RunStatus::HarnessError
+        } else {
+            RunStatus::Complete
+        },
+        verdict,
+        // A shard exits 0 unless its own trials make a FAIL certain.
+        exit_code: match verdict {
+            None => 4,
+            Some(Verdict::Fail) => 1,
+            Some(_) if shard.is_some() => 0,
+            Some(Verdict::Pass) => 0,
+            Some(Verdict::Inconclusive) => 3,
+        },
+    }))
+    .unwrap();
+    Ledger::read(path).unwrap();
+    path.to_path_buf()
+}
+
+pub(crate) fn plan_hash() -> String {
+    "a".repeat(64)
+}
+
+/// Jenkins' JUnit schema, kept beside the repository.
+fn xsd() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/schemas/junit-10.xsd")
+}
+
+/// Validate with xmllint. Fails (never skips) when xmllint is missing: scripts/test.sh
+/// installs it.
+fn assert_valid_junit(xml: &Path) {
+    let out = Command::new("xmllint")
+        .arg("--noout")
+        .arg("--schema")
+        .arg(xsd())
+        .arg(xml)
+        .output()
+        .expect("xmllint must be installed (scripts/test.sh installs libxml2-utils)");
+    assert!(
+        out.status.success(),
+        "{} does not validate against junit-10.xsd:\n{}",
+        xml.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn report_cmd() -> assert_cmd::Command {
+    let mut cmd = cargo_bin_cmd!("gate");
+    cmd.env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .arg("report");
+    cmd
+}
+
+fn json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Run `gate report` on `ledgers` writing every file into `dir`; returns the exit code.
+fn report_all(dir: &Path, ledgers: &[PathBuf], extra: &[&str]) -> i32 {
+    let out = report_cmd()
+        .args(ledgers)
+        .args(extra)
+        .arg("--junit")
+        .arg(dir.join("junit.xml"))
+        .arg("--json")
+        .arg(dir.join("report.json"))
+        .arg("--summary")
+        .arg(dir.join("summary.md"))
+        .output()
+        .unwrap();
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.status.code().unwrap()
+}
+
+#[test]
+fn junit_validates_for_pass_fail_inconclusive_and_harness_error() {
+    let d = tempfile::tempdir().unwrap();
+    // (name, tasks, exit code, JSON verdict)
+    type Case = (
+        &'static str,
+        Vec<(TaskSpec, Vec<Outcome>)>,
+        i32,
+        &'static str,
+    );
+    let cases: [Case; 4] = [
+        (
+            "pass",
+            vec![(single("login", 10, 1), outcomes(10, &[4], None))],
+            0,
+            "PASS",
+        ),
+        (
+            "fail",
+            vec![
+                (single("login", 10, 1), outcomes(10, &[], None)),
+                (single("refund", 10, 1), outcomes(10, &[2, 3], None)),
+            ],
+            1,
+            "FAIL",
+        ),
+        (
+            "inconclusive",
+            vec![(single("search", 10, 1), outcomes(4, &[], None))],
+            3,
+            "INCONCLUSIVE",
+        ),
+        (
+            "harness",
+            vec![(single("login", 10, 1), outcomes(10, &[], Some(2)))],
+            4,
+            "null",
+        ),
+    ];
+    for (name, tasks, code, verdict) in cases {
+        let sub = d.path().join(name);
+        std::fs::create_dir_all(&sub).unwrap();
+        let l = write_run(&sub.join("ledger.jsonl"), &tasks, None, &plan_hash());
+        assert_eq!(report_all(&sub, &[l], &[]), code, "{name}");
+        assert_valid_junit(&sub.join("junit.xml"));
+        let xml = std::fs::read_to_string(sub.join("junit.xml")).unwrap();
+        let back = quick_junit::Report::deserialize_from_str(&xml).unwrap();
+        assert_eq!(back.failures + back.errors > 0, code != 0, "{name}");
+        let j = json(&sub.join("report.json"));
+        assert_eq!(
+            j["verdict"].to_string().trim_matches('"'),
+            verdict,
+            "{name}"
+        );
+        assert_eq!(j["exit_code"], code, "{name}");
+    }
+}
+
+#[test]
+fn the_json_contract_has_its_documented_fields() {
+    let d = tempfile::tempdir().unwrap();
+    let l = write_run(
+        &d.path().join("ledger.jsonl"),
+        &[(single("login", 20, 3), outcomes(20, &[2, 5], None))],
+        None,
+        &plan_hash(),
+    );
+    assert_eq!(report_all(d.path(), &[l], &[]), 0);
+    let j = json(&d.path().join("report.json"));
+    assert_eq!(j["schema"], 1);
+    assert_eq!(j["verdict"], "PASS");
+    let t = &j["tasks"][0];
+    assert_eq!(t["id"], "login");
+    assert_eq!(t["verdict"], "PASS");
+    assert_eq!(t["trials"]["run"], 19);
+    assert_eq!(t["trials"]["passed"], 17);
+    assert_eq!(t["trials"]["failed"], 2);
+    assert_eq!(t["trials"]["unavailable"], 0);
+    assert_eq!(t["trials"]["cancelled"], 0);
+    let est = t["pass_rate"]["estimate"].as_f64().unwrap();
+    assert!((est - 17.0 / 19.0).abs() < 1e-12);
+    let (lo, hi) = (
+        t["pass_rate"]["ci95"]["lo"].as_f64().unwrap(),
+        t["pass_rate"]["ci95"]["hi"].as_f64().unwrap(),
+    );
+    assert!(lo < est && est < hi);
+    assert!(t["pass_rate"]["ci95_clopper_pearson"]["lo"].is_f64());
+    assert_eq!(t["pass_at_k"][0]["k"], 1);
+    assert_eq!(
+        t["plan"]["description"],
+        "20 trials, pass if at most 3 fail"
+    );
+    assert!(t["plan"]["alpha"].as_f64().unwrap() > 0.0);
+    assert!(j["multiplicity"]["cost"].is_f64());
+    assert_eq!(t["trial_list"].as_array().unwrap().len(), 19);
+    assert_eq!(t["score"]["within_budget"]["num"], 17);
+}
+
+#[test]
+fn three_shards_merged_equal_one_run() {
+    let d = tempfile::tempdir().unwrap();
+    let tasks = vec![
+        (single("login", 30, 3), outcomes(30, &[3, 11, 20], None)),
+        (
+            single("refund", 30, 3),
+            outcomes(30, &[1, 5, 8, 13, 22], None),
+        ),
+    ];
+    let one_dir = d.path().join("one");
+    let shard_dir = d.path().join("shards");
+    std::fs::create_dir_all(&one_dir).unwrap();
+    std::fs::create_dir_all(&shard_dir).unwrap();
+    let one = write_run(&one_dir.join("ledger.jsonl"), &tasks, None, &plan_hash());
+    let shards: Vec<PathBuf> = (1..=3)
+        .map(|k| {
+            write_run(
+                &shard_dir.join(format!("ledger-{k}.jsonl")),
+                &tasks,
+                Some(Shard { k, m: 3 }),
+                &plan_hash(),
+            )
+        })
+        .collect();
+    let a = report_all(&one_dir, &[one], &[]);
+    // The same shard given twice is de-duplicated.
+    let mut with_dup = shards.clone();
+    with_dup.push(shards[0].clone());
+    let b = report_all(&shard_dir, &with_dup, &[]);
+    assert_eq!((a, b), (1, 1));
+    let (ja, jb) = (
+        json(&one_dir.join("report.json")),
+        json(&shard_dir.join("report.json")),
+    );
+    assert_eq!(ja["verdict"], jb["verdict"]);
+    for i in 0..2 {
+        let (ta, tb) = (&ja["tasks"][i], &jb["tasks"][i]);
+        for key in ["verdict", "reason", "pass_rate", "pass_at_k", "decided_at"] {
+            assert_eq!(ta[key], tb[key], "task {i} {key}");
+        }
+        for key in ["run", "passed", "failed", "unavailable", "cancelled"] {
+            assert_eq!(ta["trials"][key], tb["trials"][key], "task {i} {key}");
+        }
+    }
+    assert_eq!(jb["shards"]["present"], serde_json::json!([1, 2, 3]));
+    assert_valid_junit(&shard_dir.join("junit.xml"));
+}
+
+#[test]
+fn a_missing_shard_is_inconclusive_unless_the_verdict_is_certain() {
+    let d = tempfile::tempdir().unwrap();
+    let tasks = vec![(single("login", 30, 3), outcomes(30, &[2], None))];
+    let shards: Vec<PathBuf> = (1..=2)
+        .map(|k| {
+            write_run(
+                &d.path().join(format!("ledger-{k}.jsonl")),
+                &tasks,
+                Some(Shard { k, m: 3 }),
+                &plan_hash(),
+            )
+        })
+        .collect();
+    report_cmd()
+        .args(&shards)
+        .assert()
+        .code(3)
+        .stdout(predicate::str::contains("shard 3 of 3 absent"))
+        .stdout(predicate::str::contains(
+            "shards        1, 2 of 3 present; missing 3",
+        ));
+    report_cmd()
+        .args(&shards)
+        .args(["--on-inconclusive", "pass"])
+        .assert()
+        .code(0);
+    // Four failures in the shards present: FAIL is certain without shard 3.
+    let tasks = vec![(single("login", 30, 3), outcomes(30, &[1, 2, 4, 5], None))];
+    let shards: Vec<PathBuf> = (1..=2)
+        .map(|k| {
+            write_run(
+                &d.path().join(format!("certain-{k}.jsonl")),
+                &tasks,
+                Some(Shard { k, m: 3 }),
+                &plan_hash(),
+            )
+        })
+        .collect();
+    report_cmd().args(&shards).assert().code(1);
+}
+
+#[test]
+fn shard_ledgers_verify() {
+    let d = tempfile::tempdir().unwrap();
+    let tasks = vec![(single("login", 30, 3), outcomes(30, &[2, 9], None))];
+    for k in 1..=3 {
+        let l = write_run(
+            &d.path().join(format!("ledger-{k}.jsonl")),
+            &tasks,
+            Some(Shard { k, m: 3 }),
+            &plan_hash(),
+        );
+        cargo_bin_cmd!("gate")
+            .arg("verify")
+            .arg(&l)
+            .assert()
+            .code(0);
+    }
+}
+
+#[test]
+fn mixed_plans_are_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let tasks = vec![(single("login", 10, 1), outcomes(10, &[], None))];
+    let a = write_run(
+        &d.path().join("a.jsonl"),
+        &tasks,
+        Some(Shard { k: 1, m: 2 }),
+        &plan_hash(),
+    );
+    let b = write_run(
+        &d.path().join("b.jsonl"),
+        &tasks,
+        Some(Shard { k: 2, m: 2 }),
+        &"b".repeat(64),
+    );
+    report_cmd()
+        .arg(&a)
+        .arg(&b)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("ledgers of different plans"))
+        .stderr(predicate::str::contains("a.jsonl"))
+        .stderr(predicate::str::contains("b.jsonl"));
+}
+
+#[test]
+fn github_actions_gets_annotations_and_a_step_summary() {
+    let d = tempfile::tempdir().unwrap();
+    let l = write_run(
+        &d.path().join("ledger.jsonl"),
+        &[
+            (single("login", 10, 1), outcomes(10, &[], None)),
+            (single("refund", 10, 1), outcomes(10, &[2, 3], None)),
+            (single("search", 10, 1), outcomes(3, &[], None)),
+        ],
+        None,
+        &plan_hash(),
+    );
+    let step = d.path().join("step-summary.md");
+    std::fs::write(&step, "earlier step\n").unwrap();
+    let out = cargo_bin_cmd!("gate")
+        .arg("report")
+        .arg(&l)
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_STEP_SUMMARY", &step)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = stdout.lines().filter(|l| l.starts_with("::")).collect();
+    assert_eq!(lines.len(), 2, "{stdout}");
+    assert!(lines[0].starts_with(
+        "::error file=plans/demo.yaml,line=3,title=gate%3A refund FAIL::2 failures exceed"
+    ));
+    assert!(
+        lines[1].starts_with(
+            "::warning file=plans/demo.yaml,line=3,title=gate%3A search INCONCLUSIVE::"
+        )
+    );
+    let summary = std::fs::read_to_string(&step).unwrap();
+    assert!(
+        summary.starts_with("earlier step\n## gate: ❌ FAIL"),
+        "{summary}"
+    );
+    assert!(summary.contains("```mermaid"));
+
+    // --no-step-summary leaves the step summary alone.
+    cargo_bin_cmd!("gate")
+        .arg("report")
+        .arg(&l)
+        .arg("--no-step-summary")
+        .env("GITHUB_STEP_SUMMARY", &step)
+        .env_remove("GITHUB_ACTIONS")
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("::error").not());
+    assert_eq!(std::fs::read_to_string(&step).unwrap(), summary);
+}
+
+#[test]
+fn bad_input_exits_2_with_a_location() {
+    let d = tempfile::tempdir().unwrap();
+    let bad = d.path().join("bad.jsonl");
+    std::fs::write(&bad, "{\"seq\":0,\"prev\":\"0\",\"kind\":\"header\"}\n").unwrap();
+    report_cmd()
+        .arg(&bad)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("bad.jsonl:1:"));
+    report_cmd()
+        .arg(d.path().join("absent.jsonl"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("absent.jsonl"));
+    let l = write_run(
+        &d.path().join("ok.jsonl"),
+        &[(single("login", 3, 0), outcomes(3, &[], None))],
+        None,
+        &plan_hash(),
+    );
+    report_cmd()
+        .arg(&l)
+        .args(["--on-inconclusive", "maybe"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("`maybe`"));
+}
+
+#[test]
+fn terminal_summary_of_a_run() {
+    let d = tempfile::tempdir().unwrap();
+    let l = write_run(
+        &d.path().join("ledger.jsonl"),
+        &[
+            (single("login", 20, 3), outcomes(20, &[2, 5], None)),
+            (single("refund", 10, 1), outcomes(10, &[2, 3], None)),
+        ],
+        None,
+        &plan_hash(),
+    );
+    let out = report_cmd().arg(&l).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    insta::assert_snapshot!(String::from_utf8(out.stdout).unwrap());
+}
