@@ -34,8 +34,8 @@ escape_data() {
   printf '%s' "$s"
 }
 
-# Report an error of the action itself (not of the agent under test): an annotation under
-# Actions, a plain line on stderr otherwise.
+# Report an error of the action itself (not of the agent under test): an annotation when
+# under Actions, and always a plain line on stderr for the log.
 annotate_error() {
   if [ "${GITHUB_ACTIONS:-}" = "true" ]; then
     printf '::error title=gate action::%s\n' "$(escape_data "$1")"
