@@ -343,7 +343,7 @@ pub struct Footer {
 #[derive(Debug, thiserror::Error)]
 pub enum LedgerError {
     /// The file could not be opened, read or written.
-    #[error("{path}: {source}")]
+    #[error("{path}: cannot read or write the ledger")]
     Io {
         /// The ledger.
         path: PathBuf,
@@ -412,6 +412,12 @@ impl LedgerWriter {
             std::fs::create_dir_all(dir).map_err(io)?;
         }
         let mut kept = None;
+        if path.is_dir() {
+            return Err(io(std::io::Error::new(
+                std::io::ErrorKind::IsADirectory,
+                "is a directory",
+            )));
+        }
         if path.metadata().is_ok_and(|m| m.len() > 0) {
             let free = (1u32..)
                 .map(|n| {
@@ -424,9 +430,11 @@ impl LedgerWriter {
             std::fs::rename(path, &free).map_err(io)?;
             kept = Some(free);
         }
+        // An empty file at the path holds nothing to keep; anything else was moved aside.
         let file = OpenOptions::new()
             .write(true)
-            .create_new(true)
+            .create(true)
+            .truncate(true)
             .open(path)
             .map_err(io)?;
         Ok((

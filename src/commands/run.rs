@@ -53,6 +53,7 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<u8> {
         plan.tasks.retain(|t| args.tasks.contains(&t.id));
     }
     let shard = args.shard.as_deref().map(parse_shard).transpose()?;
+    preflight_outputs(args)?;
     if let Some(s) = shard
         && let Some(t) = plan
             .tasks
@@ -70,9 +71,19 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<u8> {
 
     // Ctrl-C / SIGTERM only set a flag; the loop below stops launching, cancels what is in
     // flight and closes the ledger.
+    // A second signal exits at once (the ledger is then closed as after a crash: every
+    // finished row is kept, and `--resume` continues it).
     let signal = Arc::new(AtomicUsize::new(0));
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register_usize(sig, Arc::clone(&signal), sig as usize)
+    let once = Arc::new(AtomicBool::new(false));
+    for (sig, code) in [
+        (signal_hook::consts::SIGINT, exit::INTERRUPTED),
+        (signal_hook::consts::SIGTERM, exit::TERMINATED),
+    ] {
+        // Registration order is execution order: the shutdown check sees the flag as it was
+        // before this signal set it.
+        signal_hook::flag::register_conditional_shutdown(sig, i32::from(code), Arc::clone(&once))
+            .and_then(|_| signal_hook::flag::register(sig, Arc::clone(&once)))
+            .and_then(|_| signal_hook::flag::register_usize(sig, Arc::clone(&signal), sig as usize))
             .context("cannot install signal handlers")?;
     }
 
@@ -202,6 +213,40 @@ fn finish(
     Ok(code)
 }
 
+/// Check the report paths before any trial runs: a typo there must not cost a whole run.
+fn preflight_outputs(args: &RunArgs) -> anyhow::Result<()> {
+    let files = &args.reports;
+    let named = [
+        ("--junit", &files.junit),
+        ("--summary", &files.summary),
+        ("--json", &files.json),
+    ];
+    for (flag, path) in named.iter().filter_map(|(f, p)| p.as_ref().map(|p| (f, p))) {
+        if path.is_dir() {
+            bail!(
+                "`{flag} {}`: is a directory; give a file path",
+                path.display()
+            );
+        }
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).with_context(|| {
+                format!(
+                    "`{flag} {}`: cannot create `{}`",
+                    path.display(),
+                    dir.display()
+                )
+            })?;
+        }
+    }
+    if args.ledger.is_dir() {
+        bail!(
+            "`--ledger {}`: is a directory; give a file path",
+            args.ledger.display()
+        );
+    }
+    Ok(())
+}
+
 fn parse_on_inconclusive(s: &str) -> anyhow::Result<OnInconclusive> {
     match s {
         "fail" => Ok(OnInconclusive::Fail),
@@ -320,6 +365,33 @@ fn open_resume(
     if h.shard != shard {
         bail!("`--resume`: the ledger was started with a different `--shard`");
     }
+    let started: Vec<&str> = h.tasks.iter().map(|t| t.id.as_str()).collect();
+    let now: Vec<&str> = plan.tasks.iter().map(|t| t.id.as_str()).collect();
+    if started != now {
+        bail!(
+            "`--resume`: the ledger was started with the tasks {}, but this run selects {}; resume with the same `--task` selection",
+            started
+                .iter()
+                .map(|t| format!("`{t}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            now.iter()
+                .map(|t| format!("`{t}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    if let Some(bad) = ledger
+        .attempts()
+        .find(|a| a.outcome == Outcome::HarnessError)
+    {
+        bail!(
+            "`--resume`: `{}` recorded a harness error (task `{}`, trial {}), which invalidates the run; fix the task and start a new ledger",
+            path.display(),
+            bad.task,
+            bad.trial
+        );
+    }
     let run_id = h.run_id.clone();
     match ledger.footer().map(|f| f.status) {
         Some(RunStatus::Complete) => bail!(
@@ -352,18 +424,26 @@ fn open_resume(
 struct TaskHistory {
     /// The task has a decision row: nothing to do.
     decided: bool,
-    /// Attempt-1 outcomes by ordinal (cancelled ones included).
+    /// Attempt-1 outcome of each recorded trial: its finished outcome if it has one,
+    /// otherwise `Cancelled`.
     outcomes: BTreeMap<u64, Outcome>,
 }
 
 impl TaskHistory {
     fn from_ledger(ledger: &Ledger, task: &str) -> Self {
         let decided = ledger.decisions().any(|d| d.task == task);
-        let outcomes = ledger
+        let mut outcomes: BTreeMap<u64, Outcome> = BTreeMap::new();
+        for a in ledger
             .attempts()
             .filter(|a| a.task == task && a.attempt == 1)
-            .map(|a| (a.trial, a.outcome))
-            .collect();
+        {
+            // A trial re-run at resume has a cancelled row and then a finished one; the
+            // finished row is its grade, and nothing replaces a finished row.
+            let slot = outcomes.entry(a.trial).or_insert(a.outcome);
+            if *slot == Outcome::Cancelled {
+                *slot = a.outcome;
+            }
+        }
         TaskHistory { decided, outcomes }
     }
 }
@@ -407,6 +487,8 @@ struct Lanes {
     /// Ordinals launched in this session whose attempt-1 outcome the sampler has not yet
     /// consumed, in ordinal order, with the outcome once known.
     queue: VecDeque<(u64, Option<Outcome>)>,
+    /// Ordinals of an interrupted run that never got a grade: launched again before any new one.
+    rerun: VecDeque<u64>,
     /// The next ordinal to launch.
     next_ordinal: u64,
 }
@@ -416,6 +498,12 @@ impl TaskRun<'_> {
     /// trials still owed, minus those in flight or finished but not yet consumed. An
     /// unavailable outcome does not reduce what is owed, so a replacement follows it.
     fn fill(&self, lp: &mut Lanes, sampler: &Sampler, budget: u64, tx: &mpsc::Sender<Msg>) {
+        // Re-runs first, whatever is owed: consumption is blocked on them.
+        while lp.in_flight.len() < self.policy.jobs
+            && let Some(ordinal) = lp.rerun.pop_front()
+        {
+            lp.in_flight.insert(ordinal, self.launch(ordinal, tx));
+        }
         let owed = budget.saturating_sub(sampler.tally().graded());
         while lp.in_flight.len() < self.policy.jobs {
             let pending = lp
@@ -445,7 +533,9 @@ impl TaskRun<'_> {
         let max = self.task.sampling.max_graded();
         match self.shard {
             None => max,
-            Some(s) => (1..=max).filter(|&o| s.owns(o)).count() as u64,
+            // Ordinals k, k + m, k + 2m, … up to max.
+            Some(s) if max >= s.k => (max - s.k) / s.m + 1,
+            Some(_) => 0,
         }
     }
 
@@ -482,25 +572,29 @@ impl TaskRun<'_> {
             self.policy.backoff_max,
         );
         std::thread::spawn(move || {
+            // Whatever happens on this thread, the loop hears that the trial is over: a
+            // trial that never reports would keep gate waiting forever.
+            let mut done = DoneGuard {
+                tx: tx.clone(),
+                trial: ordinal,
+                armed: true,
+            };
             let mut spec = spec;
-            let mut row = run_attempt(&spec, &redactor, &flag);
+            let mut row = attempt_or_internal_error(&spec, &redactor, &flag);
             loop {
                 let retry = row.fault == Some(Fault::Transport)
                     && spec.attempt <= retries
                     && !flag.load(Ordering::Relaxed);
+                done.armed = retry;
                 let _ = tx.send(Msg::Attempt {
                     row: Box::new(row),
                     last: !retry,
                 });
-                if !retry {
-                    return;
-                }
-                if !sleep_unless(backoff(min, max, spec.attempt), &flag) {
-                    let _ = tx.send(Msg::Done(spec.trial));
+                if !retry || !sleep_unless(backoff(min, max, spec.attempt), &flag) {
                     return;
                 }
                 spec.attempt += 1;
-                row = run_attempt(&spec, &redactor, &flag);
+                row = attempt_or_internal_error(&spec, &redactor, &flag);
             }
         });
         cancel
@@ -519,32 +613,29 @@ impl TaskRun<'_> {
         let bar = progress.task(&task.id, budget);
         let sprt_view = |s: &Sampler| s.llr().zip(s.llr_bounds()).map(|(l, (lo, hi))| (l, lo, hi));
 
-        // Replay what an interrupted run already recorded, in ordinal order, exactly as the
-        // reports will; ordinals that started but left no row (a hard crash) are recorded
-        // now as cancelled so that the ledger has no gaps.
+        // What an interrupted run already recorded, in ordinal order. Trials that never got
+        // a grade there — cancelled at the interrupt, or lost with no row in a crash — are
+        // run again at the same ordinal, first: skipping them would drop exactly the slow
+        // trials that were still running, the completion-order bias invariant 2 forbids.
+        // A cancelled attempt was never graded, so this re-grades nothing.
         let mut outcomes = history.outcomes;
-        let next_ordinal = outcomes.keys().next_back().map_or(1, |o| o + 1);
-        for ordinal in 1..next_ordinal {
-            if self.owns(ordinal) && !outcomes.contains_key(&ordinal) {
-                let mut row = cancelled_row(&task.id, ordinal);
-                row.reason =
-                    Some("no row was recorded before the run died; recorded at resume".to_string());
-                writer.append(Row::Attempt(row))?;
-                outcomes.insert(ordinal, Outcome::Cancelled);
-            }
-        }
-        for outcome in outcomes.values() {
-            if let Some(o) = sampler_outcome(*outcome) {
-                sampler.consume(o);
-            }
-        }
-
         let (tx, rx) = mpsc::channel::<Msg>();
         let mut lp = Lanes {
             in_flight: BTreeMap::new(),
             queue: VecDeque::new(),
-            next_ordinal,
+            rerun: VecDeque::new(),
+            next_ordinal: outcomes.keys().next_back().map_or(1, |o| o + 1),
         };
+        for ordinal in (1..lp.next_ordinal).filter(|&o| self.owns(o)) {
+            match outcomes.get(&ordinal) {
+                Some(&o) if o != Outcome::Cancelled => lp.queue.push_back((ordinal, Some(o))),
+                _ => {
+                    lp.queue.push_back((ordinal, None));
+                    lp.rerun.push_back(ordinal);
+                }
+            }
+        }
+        consume_front(&mut lp.queue, &mut sampler, false);
         let mut harness_error: Option<String> = None;
         let mut stopping = false;
 
@@ -599,16 +690,12 @@ impl TaskRun<'_> {
                     if let Some(slot) = lp.queue.iter_mut().find(|(o, _)| *o == row.trial) {
                         slot.1 = Some(row.outcome);
                     }
-                    outcomes.insert(row.trial, row.outcome);
-                }
-                while let Some((_, Some(outcome))) = lp.queue.front() {
-                    if harness_error.is_none()
-                        && let Some(o) = sampler_outcome(*outcome)
-                    {
-                        sampler.consume(o);
+                    let slot = outcomes.entry(row.trial).or_insert(row.outcome);
+                    if *slot == Outcome::Cancelled {
+                        *slot = row.outcome;
                     }
-                    lp.queue.pop_front();
                 }
+                consume_front(&mut lp.queue, &mut sampler, harness_error.is_some());
                 rows.push((row, sampler.tally(), sprt_view(&sampler)));
             }
             let done = sampler.decision().is_some() || sampler.tally().graded() >= budget;
@@ -682,24 +769,72 @@ impl TaskRun<'_> {
     }
 }
 
-fn cancelled_row(task: &str, trial: u64) -> AttemptRow {
-    AttemptRow {
-        task: task.to_string(),
-        trial,
-        attempt: 1,
-        started_at: now_rfc3339(),
-        duration_s: 0.0,
-        exit_code: None,
-        signal: None,
-        check_exit: None,
-        fault: Some(Fault::Cancelled),
-        outcome: Outcome::Cancelled,
-        graded: false,
-        result: None,
-        reason: None,
-        stdout_tail: String::new(),
-        stderr_tail: String::new(),
-        log: None,
+/// Sends `Done` when a trial's thread ends without having sent its last attempt (cancelled
+/// during a backoff, or unwinding from a bug).
+struct DoneGuard {
+    tx: mpsc::Sender<Msg>,
+    trial: u64,
+    armed: bool,
+}
+
+impl Drop for DoneGuard {
+    fn drop(&mut self) {
+        if self.armed {
+            let _ = self.tx.send(Msg::Done(self.trial));
+        }
+    }
+}
+
+/// Run one attempt; a bug in gate (a panic) becomes a harness-error row rather than a lost
+/// trial, so the run stops with exit 4 and the ledger says why.
+fn attempt_or_internal_error(
+    spec: &AttemptSpec,
+    redactor: &Redactor,
+    cancel: &AtomicBool,
+) -> AttemptRow {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        run_attempt(spec, redactor, cancel)
+    }))
+    .unwrap_or_else(|panic| {
+        let what = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".to_string());
+        AttemptRow {
+            task: spec.task.clone(),
+            trial: spec.trial,
+            attempt: spec.attempt,
+            started_at: now_rfc3339(),
+            duration_s: 0.0,
+            exit_code: None,
+            signal: None,
+            check_exit: None,
+            fault: Some(Fault::Harness),
+            outcome: Outcome::HarnessError,
+            graded: false,
+            result: None,
+            reason: Some(format!("internal error in gate (please report it): {what}")),
+            stdout_tail: String::new(),
+            stderr_tail: String::new(),
+            log: None,
+        }
+    })
+}
+
+/// Feed the sampler the outcomes at the front of the queue, in ordinal order, up to the
+/// first trial still running. After a harness error nothing more is consumed (the reports'
+/// replay does the same), but the queue still drains.
+fn consume_front(
+    queue: &mut VecDeque<(u64, Option<Outcome>)>,
+    sampler: &mut Sampler,
+    harness: bool,
+) {
+    while let Some((_, Some(outcome))) = queue.front() {
+        if !harness && let Some(o) = sampler_outcome(*outcome) {
+            sampler.consume(o);
+        }
+        queue.pop_front();
     }
 }
 
@@ -718,7 +853,10 @@ fn backoff(min: Duration, max: Duration, after: u32) -> Duration {
 
 /// Sleep for `d` unless cancelled first; returns false when cancelled.
 fn sleep_unless(d: Duration, cancel: &AtomicBool) -> bool {
-    let end = std::time::Instant::now() + d;
+    let now = std::time::Instant::now();
+    let Some(end) = now.checked_add(d) else {
+        return false;
+    };
     while std::time::Instant::now() < end {
         if cancel.load(Ordering::Relaxed) {
             return false;

@@ -18,6 +18,7 @@ use serde_saphyr::{Location, Spanned};
 
 use crate::ledger::{OnInconclusive, Rates, TimeoutPolicy, sha256_hex};
 use crate::sampler::Sampling;
+use crate::stats::sprt::MAX_TRIALS_LIMIT;
 use crate::stats::{self, StatsError};
 use schema::{CommandSpec, PlanFile, Rule, SamplingSpec, TaskFile};
 
@@ -29,12 +30,14 @@ pub const DEFAULT_BETA: f64 = 0.10;
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 /// SIGTERM → SIGKILL grace when a process group is stopped.
 pub const DEFAULT_KILL_GRACE: Duration = Duration::from_secs(5);
+/// Most transport retries a trial may make (they are recorded, never graded).
+pub const MAX_TRANSPORT_RETRIES: u32 = 100;
 
 /// A plan file that failed to load. Every variant names the file; most name line and column.
 #[derive(Debug, thiserror::Error)]
 pub enum PlanError {
     /// The file could not be read.
-    #[error("{path}: cannot read plan file: {source}")]
+    #[error("{path}: cannot read plan file")]
     Io {
         /// The plan file.
         path: String,
@@ -310,21 +313,32 @@ impl Validator<'_> {
             redact.push(re);
         }
         let (backoff_min, backoff_max) = match &p.transport.backoff {
-            Some(b) => (b.min.0, b.max.0),
+            Some(b) if b.value.max.0 < b.value.min.0 => {
+                return Err(self.invalid(
+                    &b.referenced,
+                    "`policy.transport.backoff.max` must be at least `min`",
+                ));
+            }
+            Some(b) => (b.value.min.0, b.value.max.0),
             None => (Duration::from_secs(1), Duration::from_secs(30)),
         };
-        if backoff_max < backoff_min {
-            return Err(PlanError::Invalid {
-                path: self.path.to_string(),
-                line: 1,
-                column: 1,
-                message: "`policy.transport.backoff.max` must be at least `min`".to_string(),
-            });
-        }
+        let transport_max_retries = match &p.transport.max_retries {
+            Some(r) if r.value > MAX_TRANSPORT_RETRIES => {
+                return Err(self.invalid(
+                    &r.referenced,
+                    format!(
+                        "`policy.transport.max_retries` must be at most {MAX_TRANSPORT_RETRIES}, got {}",
+                        r.value
+                    ),
+                ));
+            }
+            Some(r) => r.value,
+            None => 0,
+        };
         Ok(Policy {
             timeout: p.timeout,
             transport_exit_codes: p.transport.exit_codes.clone(),
-            transport_max_retries: p.transport.max_retries,
+            transport_max_retries,
             backoff_min,
             backoff_max,
             on_inconclusive: p.on_inconclusive,
@@ -363,11 +377,16 @@ impl Validator<'_> {
     ) -> Result<Task, PlanError> {
         let t = &entry.value;
         let id = t.id.value.trim().to_string();
-        if id.is_empty() || id.chars().any(|c| c.is_control() || c == '/' || c == '\\') {
+        // Ids name folders under the run directory: no separators, no `.` or `..`.
+        if id.is_empty()
+            || id == "."
+            || id == ".."
+            || id.chars().any(|c| c.is_control() || c == '/' || c == '\\')
+        {
             return Err(self.invalid(
                 &t.id.referenced,
                 format!(
-                    "task id `{}` must be non-empty, without `/`, `\\` or control characters",
+                    "task id `{}` must be non-empty, not `.` or `..`, without `/`, `\\` or control characters",
                     t.id.value
                 ),
             ));
@@ -401,9 +420,21 @@ impl Validator<'_> {
             .max_unavailable
             .unwrap_or_else(|| sampling.max_graded().div_ceil(10));
         let cwd = match &t.cwd {
-            Some(c) => self.dir.join(c),
+            Some(c) => self.dir.join(&c.value),
             None => self.dir.to_path_buf(),
         };
+        if let Some(c) = &t.cwd
+            && !cwd.is_dir()
+        {
+            return Err(self.invalid(
+                &c.referenced,
+                format!(
+                    "task `{id}`: `cwd` `{}` is not a directory (relative to `{}`)",
+                    c.value,
+                    self.dir.display()
+                ),
+            ));
+        }
         Ok(Task {
             id,
             line: entry.referenced.line().max(1),
@@ -420,6 +451,39 @@ impl Validator<'_> {
         })
     }
 
+    /// A sequential rule's truncation: as given (bounded), or twice the equal-risk single
+    /// plan's n.
+    #[allow(clippy::too_many_arguments)]
+    fn max_trials(
+        &self,
+        at: &Location,
+        id: &str,
+        given: Option<u64>,
+        healthy: f64,
+        regressed: f64,
+        alpha: f64,
+        beta: f64,
+    ) -> Result<u64, PlanError> {
+        // Rates and risks first, with the same messages as `gate plan`.
+        stats::sprt::Sprt::new(healthy, regressed, alpha, beta, 1)
+            .map_err(|e| self.stats_error(at, id, e))?;
+        match given {
+            Some(m) if m == 0 || m > MAX_TRIALS_LIMIT => Err(self.invalid(
+                at,
+                format!("task `{id}`: `max_trials` must be between 1 and {MAX_TRIALS_LIMIT}, got {m}"),
+            )),
+            Some(m) => Ok(m),
+            None => stats::sprt::default_max_trials(healthy, regressed, alpha, beta).map_err(|e| {
+                self.invalid(
+                    at,
+                    format!(
+                        "task `{id}`: cannot choose a default `max_trials` (twice the single plan's n): {e}; set `max_trials`"
+                    ),
+                )
+            }),
+        }
+    }
+
     fn stats_error(&self, at: &Location, id: &str, e: StatsError) -> PlanError {
         self.invalid(at, format!("task `{id}`: {e}"))
     }
@@ -432,8 +496,13 @@ impl Validator<'_> {
         let at = &spec.referenced;
         match spec.value {
             SamplingSpec::Single { n, c } => {
-                if n == 0 {
-                    return Err(self.invalid(at, format!("task `{id}`: `n` must be at least 1")));
+                if n == 0 || n > MAX_TRIALS_LIMIT {
+                    return Err(self.invalid(
+                        at,
+                        format!(
+                            "task `{id}`: `n` must be between 1 and {MAX_TRIALS_LIMIT}, got {n}"
+                        ),
+                    ));
                 }
                 if c >= n {
                     return Err(self.invalid(
@@ -450,11 +519,8 @@ impl Validator<'_> {
                 beta,
                 max_trials,
             } => {
-                let max_trials = match max_trials {
-                    Some(m) => m,
-                    None => stats::sprt::default_max_trials(healthy, regressed, alpha, beta)
-                        .map_err(|e| self.stats_error(at, id, e))?,
-                };
+                let max_trials =
+                    self.max_trials(at, id, max_trials, healthy, regressed, alpha, beta)?;
                 let sampling = Sampling::Sequential {
                     healthy,
                     regressed,
@@ -493,6 +559,10 @@ impl Validator<'_> {
                     beta,
                 };
                 match rule {
+                    Rule::Single if max_trials.is_some() => Err(self.invalid(
+                        at,
+                        format!("task `{id}`: `max_trials` applies to `rule: sequential` only; a single plan's n is designed"),
+                    )),
                     Rule::Single => {
                         let d = stats::design::design_single(healthy, regressed, alpha, beta)
                             .map_err(|e| self.stats_error(at, id, e))?;
@@ -509,13 +579,8 @@ impl Validator<'_> {
                         ))
                     }
                     Rule::Sequential => {
-                        let max_trials = match max_trials {
-                            Some(m) => m,
-                            None => {
-                                stats::sprt::default_max_trials(healthy, regressed, alpha, beta)
-                                    .map_err(|e| self.stats_error(at, id, e))?
-                            }
-                        };
+                        let max_trials =
+                            self.max_trials(at, id, max_trials, healthy, regressed, alpha, beta)?;
                         let sprt =
                             stats::sprt::Sprt::new(healthy, regressed, alpha, beta, max_trials)
                                 .map_err(|e| self.stats_error(at, id, e))?;

@@ -104,7 +104,7 @@ pub struct TaskFile {
     pub env: BTreeMap<String, String>,
     /// Working directory, relative to the plan file's directory.
     #[serde(default)]
-    pub cwd: Option<String>,
+    pub cwd: Option<Spanned<String>>,
     /// Files whose contents the verdict depends on (globs relative to the plan file).
     #[serde(default)]
     pub fixtures: Vec<Spanned<String>>,
@@ -153,14 +153,14 @@ impl<'de> Deserialize<'de> for DurationSpec {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
         const EXPECTED: &str =
-            "a duration such as `500ms`, `30s`, `2m`, `1h` or a number of seconds";
+            "a duration such as `500ms`, `30s`, `2m`, `1h` or a number of seconds, at most 168h";
         impl Visitor<'_> for V {
             type Value = DurationSpec;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str(EXPECTED)
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<DurationSpec, E> {
-                Ok(DurationSpec(Duration::from_secs(v)))
+                self.visit_str(&v.to_string())
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<DurationSpec, E> {
                 u64::try_from(v)
@@ -169,8 +169,12 @@ impl<'de> Deserialize<'de> for DurationSpec {
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<DurationSpec, E> {
                 Duration::try_from_secs_f64(v)
+                    .ok()
+                    .filter(|d| *d <= MAX_DURATION)
                     .map(DurationSpec)
-                    .map_err(|_| E::custom(format!("invalid duration `{v}`: expected {EXPECTED}")))
+                    .ok_or_else(|| {
+                        E::custom(format!("invalid duration `{v}`: expected {EXPECTED}"))
+                    })
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<DurationSpec, E> {
                 parse_duration(v).map(DurationSpec).ok_or_else(|| {
@@ -182,7 +186,12 @@ impl<'de> Deserialize<'de> for DurationSpec {
     }
 }
 
-/// Parse `500ms`, `30s`, `2m`, `1h`, `1.5s` or a bare number of seconds.
+/// The longest duration a plan may give (7 days): longer is a typo, and would overflow
+/// deadline arithmetic long before it meant anything in CI.
+pub const MAX_DURATION: Duration = Duration::from_secs(7 * 24 * 3600);
+
+/// Parse `500ms`, `30s`, `2m`, `1h`, `1.5s` or a bare number of seconds, up to
+/// [`MAX_DURATION`].
 pub fn parse_duration(s: &str) -> Option<Duration> {
     let s = s.trim();
     let split = s
@@ -197,7 +206,9 @@ pub fn parse_duration(s: &str) -> Option<Duration> {
         "h" => 3600.0,
         _ => return None,
     };
-    Duration::try_from_secs_f64(value * scale).ok()
+    Duration::try_from_secs_f64(value * scale)
+        .ok()
+        .filter(|d| *d <= MAX_DURATION)
 }
 
 /// `policy:` as written.
@@ -239,10 +250,10 @@ pub struct TransportFile {
     pub exit_codes: Vec<i32>,
     /// Extra attempts after a transport fault; recorded, never promoted to the grade.
     #[serde(default)]
-    pub max_retries: u32,
+    pub max_retries: Option<Spanned<u32>>,
     /// Exponential backoff between those attempts.
     #[serde(default)]
-    pub backoff: Option<BackoffFile>,
+    pub backoff: Option<Spanned<BackoffFile>>,
 }
 
 /// `policy.transport.backoff:` as written.
@@ -270,6 +281,9 @@ mod tests {
         assert_eq!(parse_duration("2 m"), Some(Duration::from_secs(120)));
         assert_eq!(parse_duration("fast"), None);
         assert_eq!(parse_duration("3d"), None);
+        assert_eq!(parse_duration("168h"), Some(MAX_DURATION));
+        assert_eq!(parse_duration("169h"), None);
+        assert_eq!(parse_duration("18000000000000000000"), None);
         assert_eq!(parse_duration(""), None);
     }
 }

@@ -137,7 +137,11 @@ fn run_process(
         }
     })?;
     let pgid = child.id();
-    let deadline = Instant::now() + spec.timeout;
+    // Plan validation bounds timeouts; saturate anyway rather than overflow.
+    let now = Instant::now();
+    let deadline = now
+        .checked_add(spec.timeout)
+        .unwrap_or_else(|| now + Duration::from_secs(365 * 24 * 3600));
     match PidFd::open(pgid) {
         Some(fd) => wait_pidfd(
             &mut child,
@@ -276,10 +280,21 @@ fn wait_thread(
     }
 }
 
-/// An anonymous file to capture one output stream: a memfd (no file system work per
-/// attempt; trial overhead is measured), or an unlinked file in `dir` where memfd is missing.
+/// An anonymous file to capture one output stream, with no name to create or remove per
+/// attempt (trial overhead is measured): an `O_TMPFILE` file in `dir`, which lives on disk so
+/// that a task printing gigabytes fills the disk cache, not gate's memory; else a memfd; else
+/// a named file unlinked at once.
 fn capture_file(dir: &Path) -> std::io::Result<File> {
     use std::os::fd::FromRawFd;
+    use std::os::unix::fs::OpenOptionsExt;
+    if let Ok(f) = fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .custom_flags(libc::O_TMPFILE)
+        .open(dir)
+    {
+        return Ok(f);
+    }
     // SAFETY: memfd_create takes a NUL-terminated name and flags; returns a new fd or -1.
     let fd = unsafe { libc::memfd_create(c"gate-capture".as_ptr(), libc::MFD_CLOEXEC) };
     if fd >= 0 {
@@ -429,6 +444,10 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
         }
     }
     row.duration_s = started.elapsed().as_secs_f64();
+    // Also when the attempt was cancelled or timed out and the file was never read.
+    if result_path.is_file() {
+        let _ = fs::remove_file(&result_path);
+    }
 
     // Logs: bounded, redacted, one file per attempt; raw captures removed.
     let sections = [
@@ -509,7 +528,13 @@ fn classify(
         );
     }
     // The result file: optional, but when present it must follow the protocol.
-    match fs::read(result_path) {
+    // The result file is read once and removed: its fields go to the ledger (redacted), and a
+    // copy left on disk would keep whatever secret the task wrote into it.
+    let read = fs::read(result_path);
+    if result_path.is_file() {
+        let _ = fs::remove_file(result_path);
+    }
+    match read {
         Ok(bytes) => match serde_json::from_slice::<TaskResult>(&bytes) {
             Ok(r) => row.result = Some(r),
             Err(e) => {

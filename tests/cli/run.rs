@@ -686,3 +686,179 @@ fn a_second_run_keeps_the_first_ledger() {
         .collect();
     assert_eq!(logs.len(), 2, "{logs:?}");
 }
+
+/// Regression (review): trials still running at Ctrl-C are the slow ones; skipping them on
+/// `--resume` biased the verdict (PASS became FAIL). They are re-run at the same ordinal.
+#[test]
+fn resume_reruns_trials_cancelled_at_the_interrupt() {
+    let yaml = "version: 1\nsampling: {single: {n: 10, c: 5}}\ntasks:\n  - id: t\n    run: 'if [ $((GATE_TRIAL % 2)) -eq 1 ]; then exit 1; fi; sleep 0.6'\npolicy: {jobs: 4}\n";
+    let whole = Fixture::new(yaml);
+    whole.run(&[]).code(0);
+    let d = decision(&whole.ledger(), "t").clone();
+    assert_eq!(
+        (d.verdict, d.counts.passed, d.counts.failed),
+        (Some(Verdict::Pass), 5, 5)
+    );
+
+    let f = Fixture::new(yaml);
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("gate"))
+        .current_dir(f.dir.path())
+        .args([
+            "run",
+            "plan.yaml",
+            "--ledger",
+            "out/ledger.jsonl",
+            "--no-step-summary",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+    let cancelled: Vec<u64> = attempts(&f.ledger())
+        .iter()
+        .filter(|r| r.outcome == Outcome::Cancelled)
+        .map(|r| r.trial)
+        .collect();
+    assert!(
+        !cancelled.is_empty(),
+        "slow trials were in flight at the interrupt"
+    );
+
+    f.run(&["--resume"]).code(0);
+    let l = f.ledger();
+    let r = decision(&l, "t");
+    assert_eq!(
+        (r.verdict, r.counts.passed, r.counts.failed),
+        (d.verdict, d.counts.passed, d.counts.failed)
+    );
+    for t in cancelled {
+        assert!(
+            attempts(&l)
+                .iter()
+                .any(|a| a.trial == t && a.attempt == 1 && a.graded),
+            "trial {t} re-run at its ordinal"
+        );
+    }
+    gate().arg("verify").arg(f.ledger_path()).assert().code(0);
+}
+
+/// Regression (review): resuming with another `--task` selection corrupted the ledger.
+#[test]
+fn resume_refuses_another_task_selection() {
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 2, c: 0}}\ntasks:\n  - id: a\n    run: 'true'\n  - id: b\n    run: 'true'\n",
+    );
+    f.run(&["--task", "a"]).code(0);
+    // Make it resumable: drop the footer as a crash would.
+    let text = read(&f.ledger_path());
+    let kept: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.contains("\"kind\":\"footer\""))
+        .collect();
+    std::fs::write(f.ledger_path(), kept.join("\n") + "\n").unwrap();
+    f.run(&["--resume"])
+        .code(2)
+        .stderr(predicate::str::contains("same `--task` selection"));
+}
+
+/// Result files are read, stored (redacted) in the ledger, and removed from disk.
+#[test]
+fn result_files_do_not_outlive_the_attempt() {
+    let f = Fixture::new(
+        r#"version: 1
+sampling: {single: {n: 2, c: 0}}
+tasks:
+  - id: t
+    run: 'printf "{\"pass\": true, \"note\": \"used sk-abcdefghij\"}" > "$GATE_RESULT"'
+policy: {redact: ['sk-[a-z]+']}
+"#,
+    );
+    f.run(&[]).code(0);
+    let files = walk(&f.path("out"));
+    assert!(
+        files
+            .iter()
+            .all(|p| p.extension().is_none_or(|e| e != "json")),
+        "{files:?}"
+    );
+    let l = f.ledger();
+    assert_eq!(
+        attempts(&l)[0].result.as_ref().unwrap().note.as_deref(),
+        Some("used ***")
+    );
+}
+
+/// Output paths are checked before any trial runs; an empty file at the ledger path is fine.
+#[test]
+fn bad_output_paths_fail_before_any_trial() {
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 1, c: 0}}\ntasks:\n  - id: t\n    run: 'touch ran'\n",
+    );
+    std::fs::create_dir_all(f.path("adir")).unwrap();
+    f.run(&["--junit", "adir"])
+        .code(2)
+        .stderr(predicate::str::contains("is a directory"));
+    assert!(!f.path("ran").exists(), "no trial ran");
+    std::fs::create_dir_all(f.path("out")).unwrap();
+    std::fs::write(f.ledger_path(), "").unwrap();
+    f.run(&[]).code(0);
+    assert!(
+        !f.path("out/ledger.jsonl.1").exists(),
+        "an empty file is not kept"
+    );
+}
+
+/// Regression (review): values that overflowed deadlines or hung shard arithmetic are
+/// rejected at load time, with their location.
+#[test]
+fn absurd_plan_values_are_rejected() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "sampling: {single: {n: 5, c: 1}}\ntasks:\n  - id: t\n    run: 'true'\n    timeout: 18000000000000000000\n",
+            "plan.yaml:6:14: invalid duration",
+        ),
+        (
+            "sampling: {single: {n: 5, c: 1}}\ntasks:\n  - id: t\n    run: 'true'\n    timeout: 200h\n",
+            "at most 168h",
+        ),
+        (
+            "sampling: {single: {n: 18446744073709551615, c: 3}}\ntasks:\n  - id: t\n    run: 'true'\n",
+            "`n` must be between 1 and 1000000",
+        ),
+        (
+            "sampling:\n  sequential: {healthy: 0.9, regressed: 0.7, alpha: 0.05, beta: 0.1, max_trials: 99999999999}\ntasks:\n  - id: t\n    run: 'true'\n",
+            "`max_trials` must be between 1 and 1000000",
+        ),
+        (
+            "sampling:\n  design: {healthy: 0.9, regressed: 0.7, rule: single, max_trials: 5}\ntasks:\n  - id: t\n    run: 'true'\n",
+            "`max_trials` applies to `rule: sequential` only",
+        ),
+        (
+            "sampling: {single: {n: 5, c: 1}}\ntasks:\n  - id: '..'\n    run: 'true'\n",
+            "not `.` or `..`",
+        ),
+        (
+            "sampling: {single: {n: 5, c: 1}}\ntasks:\n  - id: t\n    run: 'true'\n    cwd: nowhere\n",
+            "plan.yaml:6:10: task `t`: `cwd` `nowhere` is not a directory",
+        ),
+        (
+            "sampling: {single: {n: 5, c: 1}}\ntasks:\n  - id: t\n    run: 'true'\npolicy:\n  transport:\n    backoff: {min: 10s, max: 1s}\n",
+            "plan.yaml:8:14: `policy.transport.backoff.max` must be at least `min`",
+        ),
+        (
+            "sampling:\n  sequential: {healthy: 0.5000001, regressed: 0.5, alpha: 0.05, beta: 0.1}\ntasks:\n  - id: t\n    run: 'true'\n",
+            "cannot choose a default `max_trials`",
+        ),
+    ];
+    for (body, expected) in cases {
+        let f = Fixture::new(&format!("version: 1\n{body}"));
+        f.run(&[])
+            .code(2)
+            .stderr(predicate::str::contains(*expected));
+    }
+}
