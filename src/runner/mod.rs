@@ -556,31 +556,20 @@ fn classify(
             );
         }
     }
-    if let Some(code @ (126 | 127)) = row.exit_code {
-        let why = if code == 127 {
-            "command not found"
-        } else {
-            "command not executable"
-        };
-        return fault_outcome(
-            row,
-            Fault::Harness,
-            Outcome::HarnessError,
-            format!("run exited {code} ({why})"),
-        );
-    }
-    if let Some(code @ (126 | 127)) = row.check_exit {
-        let why = if code == 127 {
-            "command not found"
-        } else {
-            "command not executable"
-        };
-        return fault_outcome(
-            row,
-            Fault::Harness,
-            Outcome::HarnessError,
-            format!("check exited {code} ({why})"),
-        );
+    for (which, code) in [("run", row.exit_code), ("check", row.check_exit)] {
+        if let Some(code @ (126 | 127)) = code {
+            let why = if code == 127 {
+                "command not found"
+            } else {
+                "command not executable"
+            };
+            return fault_outcome(
+                row,
+                Fault::Harness,
+                Outcome::HarnessError,
+                format!("{which} exited {code} ({why})"),
+            );
+        }
     }
     let declared = row.result.as_ref().and_then(|r| r.fault.clone());
     match declared.as_deref() {

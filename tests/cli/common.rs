@@ -73,3 +73,27 @@ pub fn is_footer(l: &Ledger) -> bool {
 pub fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_default()
 }
+
+/// Start `gate run plan.yaml` in the fixture, send SIGINT after `after`, and return its exit
+/// code.
+pub fn run_and_interrupt(f: &Fixture, after: std::time::Duration) -> Option<i32> {
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("gate"))
+        .current_dir(f.dir.path())
+        .args([
+            "run",
+            "plan.yaml",
+            "--ledger",
+            "out/ledger.jsonl",
+            "--no-step-summary",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn gate");
+    std::thread::sleep(after);
+    // SAFETY: sends a signal to our own child.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    child.wait().expect("wait for gate").code()
+}

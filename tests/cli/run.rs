@@ -385,26 +385,10 @@ fn ctrl_c_closes_the_ledger_and_resume_completes_it() {
     let f = Fixture::new(
         "version: 1\nsampling: {single: {n: 12, c: 0}}\ntasks:\n  - id: slow\n    run: 'sleep 0.3'\npolicy: {jobs: 2}\n",
     );
-    let bin = assert_cmd::cargo::cargo_bin("gate");
-    let mut child = std::process::Command::new(bin)
-        .current_dir(f.dir.path())
-        .args([
-            "run",
-            "plan.yaml",
-            "--ledger",
-            "out/ledger.jsonl",
-            "--no-step-summary",
-        ])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_millis(1000));
-    unsafe {
-        libc::kill(child.id() as i32, libc::SIGINT);
-    }
-    let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(130));
+    assert_eq!(
+        run_and_interrupt(&f, Duration::from_millis(1000)),
+        Some(130)
+    );
     let l = f.ledger();
     match &l.records.last().unwrap().row {
         Row::Footer(ft) => {
@@ -701,24 +685,7 @@ fn resume_reruns_trials_cancelled_at_the_interrupt() {
     );
 
     let f = Fixture::new(yaml);
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("gate"))
-        .current_dir(f.dir.path())
-        .args([
-            "run",
-            "plan.yaml",
-            "--ledger",
-            "out/ledger.jsonl",
-            "--no-step-summary",
-        ])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_millis(300));
-    unsafe {
-        libc::kill(child.id() as i32, libc::SIGINT);
-    }
-    assert_eq!(child.wait().unwrap().code(), Some(130));
+    assert_eq!(run_and_interrupt(&f, Duration::from_millis(300)), Some(130));
     let cancelled: Vec<u64> = attempts(&f.ledger())
         .iter()
         .filter(|r| r.outcome == Outcome::Cancelled)
