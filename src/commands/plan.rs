@@ -58,6 +58,14 @@ pub(crate) fn flag_error(err: StatsError) -> anyhow::Error {
                 num(regressed)
             )
         }
+        StatsError::Unreachable {
+            max_trials,
+            to_pass,
+            to_fail,
+        } => anyhow!(
+            "`--max-trials {max_trials}` is too small: the sequential test needs at least \
+             {to_pass} trials to PASS and {to_fail} to FAIL"
+        ),
         StatsError::NoPlan { limit, alpha, beta } => anyhow!(
             "no single plan with at most {limit} trials tells these rates apart at alpha \
              `{}` and beta `{}`: widen the gap between `--healthy` and `--regressed`, \
@@ -186,6 +194,8 @@ impl PlanReport {
             None => default_max_trials(healthy, regressed, alpha, beta).map_err(flag_error)?,
         };
         let sprt = Sprt::new(healthy, regressed, alpha, beta, max_trials).map_err(flag_error)?;
+        // A truncation no verdict can be reached within is not a plan, however cheap it looks.
+        sprt.check_reachable().map_err(flag_error)?;
         let at_healthy = sprt.oc(healthy);
         let at_regressed = sprt.oc(regressed);
         let worst = sprt.worst_asn();

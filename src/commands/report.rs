@@ -1,6 +1,9 @@
 //! `gate report LEDGER...`: recompute the reports of a run — or merge the shards of one run —
 //! from ledgers alone, print the terminal summary, write the report files asked for, and exit
-//! with the verdict's code, exactly as `gate run` would have.
+//! with the verdict's code. That is `gate run`'s code too, except for an interrupted run
+//! (`gate run` exits 130/143, this 3) and a lone shard (`gate run --shard` exits 0 unless FAIL
+//! is certain, this 3). A ledger that `gate run` cannot have written (an impossible header or
+//! ordinal) is refused with exit 2.
 
 use anyhow::Context;
 

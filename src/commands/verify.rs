@@ -1,6 +1,7 @@
-//! `gate verify LEDGER...`: audit ledgers. Exit 0 when every ledger is sound, 1 naming the
-//! first bad row (`file:line`) when one is not, 2 when a ledger cannot be read or a row does
-//! not parse (`file:line:col`).
+//! `gate verify LEDGER...`: audit ledgers. Exit 0 when every ledger is sound (and print the
+//! SHA-256 of its last row, the head of the hash chain), 1 naming the first bad row
+//! (`file:line`) when one is not, 2 when a ledger cannot be read or a row does not parse
+//! (`file:line:col`).
 
 use crate::cli::VerifyArgs;
 use crate::exit;
@@ -27,6 +28,9 @@ pub fn execute(args: &VerifyArgs) -> anyhow::Result<u8> {
                 a.decisions_checked,
                 if a.decisions_checked == 1 { "" } else { "s" }
             );
+            // The chain protects every row but the last: compare this with the head hash
+            // recorded when the run ended (its CI log) to protect the last row too.
+            println!("  head sha256 {}", ledger.last_hash);
             continue;
         }
         code = exit::FAIL;

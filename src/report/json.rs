@@ -9,8 +9,11 @@ use crate::sampler::{Sampling, Verdict};
 
 use super::model::{OcPoint, Report, Share, TaskReport};
 
-/// Version of the JSON report written by this build.
-pub const SCHEMA: u32 = 1;
+/// Version of the JSON report written by this build. 2: `tasks[].missing` became ranges
+/// (`{first, last}`) and every missing ordinal up to n of an undecided task;
+/// `ledger_head_sha256` and `ledgers[].head_sha256` added; `alpha` is P(FAIL | healthy) under
+/// `on_inconclusive: pass`.
+pub const SCHEMA: u32 = 2;
 
 /// Render the JSON report (pretty-printed, with a trailing newline). Non-finite numbers
 /// are written as `null` (serde_json's rule).
@@ -29,7 +32,8 @@ pub struct JsonReport {
     pub gate_version: String,
     /// The gate verdict; `null` after a harness error.
     pub verdict: Option<Verdict>,
-    /// The exit code this verdict maps to.
+    /// The exit code: the verdict's, or the one the command actually exits with when that
+    /// differs (`gate run --shard` exits 0 unless FAIL is certain; an interrupted run 130/143).
     pub exit_code: u8,
     /// `fail` or `pass`.
     pub on_inconclusive: OnInconclusive,
@@ -37,6 +41,9 @@ pub struct JsonReport {
     pub plan: JsonPlanFile,
     /// Hash of the fixtures.
     pub fixture_hash: String,
+    /// Hex SHA-256 of the last row of the ledger (head of its hash chain), or `null` when
+    /// several ledgers were merged (see `ledgers[].head_sha256`).
+    pub ledger_head_sha256: Option<String>,
     /// The ledgers read.
     pub ledgers: Vec<JsonLedger>,
     /// Shard coverage, or `null` when the ledgers are not shards.
@@ -71,6 +78,8 @@ pub struct JsonLedger {
     pub chain_break: Option<String>,
     /// Whether an unterminated last line was ignored.
     pub torn_tail: bool,
+    /// Hex SHA-256 of its last complete row (head of its hash chain).
+    pub head_sha256: String,
 }
 
 /// Shards present and missing.
@@ -100,7 +109,8 @@ pub struct JsonMultiplicity {
 pub struct JsonAlpha {
     /// Task id.
     pub id: String,
-    /// Exact P(not PASS | healthy).
+    /// Exact P(not PASS | healthy) under `on_inconclusive: fail`, P(FAIL | healthy) under
+    /// `on_inconclusive: pass`.
     pub alpha: f64,
 }
 
@@ -121,8 +131,9 @@ pub struct JsonTask {
     pub trials: JsonCounts,
     /// The ordinal whose outcome reached the decision, or `null`.
     pub decided_at: Option<u64>,
-    /// Ordinals below the highest recorded one with no row at all.
-    pub missing: Vec<u64>,
+    /// Ordinals with no row at all, as ascending `{first, last}` ranges: gaps below the
+    /// highest recorded ordinal and, for an undecided task, every ordinal up to n (max_trials).
+    pub missing: Vec<super::replay::OrdinalRange>,
     /// SPRT log-likelihood ratio where consumption stopped (sequential), or `null`.
     pub llr: Option<f64>,
     /// p̂ with 95% intervals, or `null` with no graded trial.
@@ -148,7 +159,7 @@ pub struct JsonTaskPlan {
     pub max_unavailable: u64,
     /// The healthy rate the producer's risk is stated at, or `null`.
     pub healthy: Option<f64>,
-    /// Exact P(not PASS | healthy), or `null`.
+    /// As [`JsonAlpha::alpha`], or `null` without a healthy rate.
     pub alpha: Option<f64>,
     /// The OC curve.
     pub oc: Vec<JsonOc>,
@@ -362,6 +373,7 @@ impl From<&Report> for JsonReport {
                 hash: r.replay.plan_hash.clone(),
             },
             fixture_hash: r.replay.fixture_hash.clone(),
+            ledger_head_sha256: r.head_hash().map(str::to_string),
             ledgers: r
                 .replay
                 .ledgers
@@ -373,6 +385,7 @@ impl From<&Report> for JsonReport {
                     status: l.status,
                     chain_break: l.chain_break.clone(),
                     torn_tail: l.torn_tail,
+                    head_sha256: l.head_sha256.clone(),
                 })
                 .collect(),
             shards: r.replay.shards.as_ref().map(|s| JsonShards {

@@ -8,39 +8,88 @@ use std::fmt::Write as _;
 use crate::ledger::OnInconclusive;
 use crate::sampler::Verdict;
 
-use super::model::{Report, TaskReport, number, percent, prob, seconds, share_text};
+use super::model::{Report, TaskReport, alpha_words, number, percent, prob, seconds, share_text};
 
 /// Render the summary.
 pub fn render(report: &Report) -> String {
     let mut out = String::new();
     let v = report.verdict();
     let _ = writeln!(out, "## gate: {}\n", badge(v));
+    for l in &report.replay.ledgers {
+        if let Some(b) = &l.chain_break {
+            let _ = writeln!(
+                out,
+                "> ⚠️ **Ledger integrity: chain broken at {}** — figures are not auditable; run `gate verify`.\n",
+                cell(b)
+            );
+        }
+    }
+    let code = report.exit_code();
     if v.is_none() {
-        out.push_str(
-            "A harness error invalidated the run: no verdict is published (exit 4). \
-             Fix the setup and run again.\n\n",
+        let _ = writeln!(
+            out,
+            "A harness error invalidated the run: no verdict is published (exit {code}). \
+             Fix the setup and run again.\n"
         );
     } else if report.replay.interrupted_by_signal() {
         out.push_str(
             "The run was interrupted before every task was decided; continue it with \
              `gate run --resume`.\n\n",
         );
+    } else if report.waiting_for_shards() {
+        let what = match (report.lone_shard(), &report.replay.shards) {
+            (Some(s), _) => format!("shard {}/{} of a sharded run", s.k, s.m),
+            (None, Some(s)) => format!(
+                "shards {} of {} present",
+                s.present
+                    .iter()
+                    .map(u64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                s.m
+            ),
+            (None, None) => "shards missing".to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "INCONCLUSIVE for now: {what} (exit {code}{}); `gate report` over all shards decides.\n",
+            if report.on_inconclusive == OnInconclusive::Pass {
+                " under `on_inconclusive: pass`"
+            } else {
+                ""
+            }
+        );
     } else if v == Some(Verdict::Inconclusive) && report.on_inconclusive == OnInconclusive::Pass {
-        out.push_str("INCONCLUSIVE does not fail this gate (`on_inconclusive: pass`, exit 0).\n\n");
+        let _ = writeln!(
+            out,
+            "INCONCLUSIVE does not fail this gate (`on_inconclusive: pass`, exit {code}).\n"
+        );
     }
-    if report.replay.interrupted_by_signal() {
-        let _ = writeln!(
-            out,
-            "Plan file `{}` · interrupted\n",
-            report.replay.plan_path
-        );
-    } else {
-        let _ = writeln!(
-            out,
-            "Plan file `{}` · exit code {}\n",
-            report.replay.plan_path,
-            report.exit_code()
-        );
+    match (
+        report.replay.interrupted_by_signal(),
+        report.exit_override(),
+    ) {
+        (true, None) => {
+            let _ = writeln!(
+                out,
+                "Plan file {} · interrupted\n",
+                code_span(&report.replay.plan_path)
+            );
+        }
+        (true, Some(c)) => {
+            let _ = writeln!(
+                out,
+                "Plan file {} · interrupted, exit code {c}\n",
+                code_span(&report.replay.plan_path)
+            );
+        }
+        (false, _) => {
+            let _ = writeln!(
+                out,
+                "Plan file {} · exit code {code}\n",
+                code_span(&report.replay.plan_path)
+            );
+        }
     }
 
     out.push_str("| task | verdict | plan | run | passed | failed | unavailable | p̂ (95% CI) |\n");
@@ -73,10 +122,17 @@ pub fn render(report: &Report) -> String {
             let _ = write!(
                 out,
                 "**Multiplicity cost:** a healthy suite fails somewhere with probability {} \
-                 (1 − ∏(1 − αᵢ) over {} task{})",
+                 (1 − ∏(1 − αᵢ) over {} task{}, αᵢ = {}{})",
                 prob(cost),
                 m.known.len(),
-                if m.known.len() == 1 { "" } else { "s" }
+                if m.known.len() == 1 { "" } else { "s" },
+                alpha_words(m.on_inconclusive),
+                match m.on_inconclusive {
+                    OnInconclusive::Fail => ": an INCONCLUSIVE fails the gate",
+                    OnInconclusive::Pass => {
+                        ": an INCONCLUSIVE passes under `on_inconclusive: pass`"
+                    }
+                }
             );
             if !m.unknown.is_empty() {
                 let _ = write!(
@@ -84,7 +140,7 @@ pub fn render(report: &Report) -> String {
                     "; unknown for {} (no healthy rate recorded), left out",
                     m.unknown
                         .iter()
-                        .map(|u| format!("`{u}`"))
+                        .map(|u| cell(u))
                         .collect::<Vec<_>>()
                         .join(", ")
                 );
@@ -103,7 +159,16 @@ pub fn render(report: &Report) -> String {
     }
 
     for t in &report.tasks {
-        task(&mut out, t);
+        task(&mut out, t, report.on_inconclusive);
+    }
+    for l in &report.replay.ledgers {
+        let _ = writeln!(
+            out,
+            "<sub>Ledger {} · head SHA-256 `{}` (record it: the hash chain protects every row \
+             but the last)</sub>\n",
+            code_span(&l.path.display().to_string()),
+            l.head_sha256
+        );
     }
     out
 }
@@ -117,12 +182,36 @@ fn badge(v: Option<Verdict>) -> &'static str {
     }
 }
 
-/// A table cell: pipes escaped, newlines folded.
+/// Text from a ledger made inert in Markdown (table cells, headings, quotes): `|` escaped,
+/// `&`, `<`, `>` and backticks as HTML entities (no raw HTML, no code span can open), and
+/// newlines and other control characters folded to spaces.
 fn cell(s: &str) -> String {
-    s.replace('|', "\\|").replace(['\n', '\r'], " ")
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '|' => out.push_str("\\|"),
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '`' => out.push_str("&#96;"),
+            c if c.is_control() => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
-fn task(out: &mut String, t: &TaskReport) {
+/// Text as an inline code span; a backtick or a control character inside cannot be shown
+/// in one, so such text falls back to escaped plain text.
+fn code_span(s: &str) -> String {
+    if s.chars().any(|c| c == '`' || c.is_control()) {
+        cell(s)
+    } else {
+        format!("`{s}`")
+    }
+}
+
+fn task(out: &mut String, t: &TaskReport, policy: OnInconclusive) {
     let r = &t.replay;
     let c = r.counts;
     let _ = writeln!(out, "### {} — {}\n", cell(t.id()), badge(t.verdict()));
@@ -135,9 +224,10 @@ fn task(out: &mut String, t: &TaskReport) {
     if let Some(a) = t.alpha {
         let _ = writeln!(
             out,
-            "- **Producer's risk:** P(not PASS | healthy {}) = {} (exact)",
-            percent(t.healthy.unwrap_or(f64::NAN)),
-            prob(a)
+            "- **Producer's risk:** {} = {} (exact; healthy rate {})",
+            alpha_words(policy),
+            prob(a),
+            percent(t.healthy.unwrap_or(f64::NAN))
         );
     }
     let _ = writeln!(
@@ -285,7 +375,19 @@ fn oc(out: &mut String, t: &TaskReport) {
         out.push('\n');
     }
     out.push('\n');
-    let title = t.id().replace('"', "'");
+    let title: String = t
+        .id()
+        .chars()
+        .map(|c| {
+            if c == '"' {
+                '\''
+            } else if c.is_control() {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect();
     let xs: Vec<String> =
         t.oc.iter()
             .map(|o| format!("\"{}\"", number(o.p)))
@@ -309,7 +411,8 @@ mod tests {
     #[test]
     fn pass_and_fail() {
         let d = tempfile::tempdir().unwrap();
-        insta::assert_snapshot!(render(&fixture::sample(d.path())));
+        let md = render(&fixture::sample(d.path()));
+        insta::assert_snapshot!(md.replace(&d.path().display().to_string(), "[TMP]"));
     }
 
     #[test]
@@ -320,7 +423,7 @@ mod tests {
             Some(OnInconclusive::Pass),
         )
         .unwrap();
-        insta::assert_snapshot!(render(&r));
+        insta::assert_snapshot!(render(&r).replace(&d.path().display().to_string(), "[TMP]"));
     }
 
     #[test]
@@ -333,5 +436,15 @@ mod tests {
     #[test]
     fn table_cells_escape_pipes() {
         assert_eq!(super::cell("a|b\nc"), "a\\|b c");
+    }
+
+    #[test]
+    fn markdown_escapes_task_ids_and_reasons() {
+        assert_eq!(
+            super::cell("<img src=x>`x`&\r"),
+            "&lt;img src=x&gt;&#96;x&#96;&amp; "
+        );
+        assert_eq!(super::code_span("plans/a.yaml"), "`plans/a.yaml`");
+        assert_eq!(super::code_span("a`b"), "a&#96;b");
     }
 }

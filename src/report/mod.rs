@@ -138,6 +138,49 @@ pub enum ReportError {
         /// The row.
         at: Source,
     },
+    /// A ledger header records a task the plan loader would have refused.
+    #[error("{at}: header row: task `{task}`: {what}")]
+    BadHeader {
+        /// The task.
+        task: String,
+        /// What is wrong.
+        what: String,
+        /// The header row.
+        at: Source,
+    },
+    /// A shard ledger records an ordinal its shard does not own.
+    #[error(
+        "{at}: task `{task}` trial #{trial} does not belong to shard {k}/{m}, which runs ordinals {k}, {k} + {m}, {k} + 2×{m}, …"
+    )]
+    ForeignOrdinal {
+        /// The task.
+        task: String,
+        /// The ordinal.
+        trial: u64,
+        /// The row.
+        at: Source,
+        /// The shard.
+        k: u64,
+        /// Shard count.
+        m: u64,
+    },
+    /// An ordinal the runner cannot have reached in this ledger.
+    #[error(
+        "{at}: task `{task}` trial #{trial} cannot have been run: the runner assigns ordinals in order without skipping, and with {rows} attempt row{} of the task this ledger ends by trial #{limit}",
+        if *rows == 1 { "" } else { "s" }
+    )]
+    ImpossibleOrdinal {
+        /// The task.
+        task: String,
+        /// The ordinal.
+        trial: u64,
+        /// The row.
+        at: Source,
+        /// Attempt rows of the task in that ledger.
+        rows: u64,
+        /// The highest ordinal those rows (and the trials a crash may have lost) can reach.
+        limit: u64,
+    },
     /// Two different rows for one attempt.
     #[error(
         "task `{task}` trial #{trial} attempt {attempt} is recorded twice with different contents: {first} and {other}"

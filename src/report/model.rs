@@ -25,6 +25,9 @@ pub struct Report {
     pub tasks: Vec<TaskReport>,
     /// The gate's multiplicity cost.
     pub multiplicity: Multiplicity,
+    /// The exit code the caller actually uses, when it differs from the verdict's (set by
+    /// [`Report::with_exit_code`]).
+    exit_override: Option<u8>,
 }
 
 /// A count out of a total, e.g. 12 of 20.
@@ -166,7 +169,10 @@ pub struct TaskReport {
     pub score: ScoreVector,
     /// The healthy rate this plan's risk is stated at, when known.
     pub healthy: Option<f64>,
-    /// Exact P(not PASS | healthy) of this plan, when the healthy rate is known.
+    /// Exact probability that this plan turns the gate red for a healthy agent, when the
+    /// healthy rate is known: P(not PASS | healthy) under `on_inconclusive: fail`,
+    /// P(FAIL | healthy) under `on_inconclusive: pass` (an INCONCLUSIVE does not fail the
+    /// gate there).
     pub alpha: Option<f64>,
     /// The plan's OC curve.
     pub oc: Vec<OcPoint>,
@@ -184,9 +190,13 @@ impl TaskReport {
     }
 }
 
-/// The probability that a healthy suite fails somewhere: 1 - prod(1 - alpha_i).
+/// The probability that a healthy suite fails somewhere: 1 - prod(1 - alpha_i), where alpha_i
+/// is P(not PASS | healthy) under `on_inconclusive: fail` and P(FAIL | healthy) under
+/// `on_inconclusive: pass`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Multiplicity {
+    /// The policy the alphas are stated under.
+    pub on_inconclusive: OnInconclusive,
     /// The cost over the tasks whose alpha is known; `None` if none is.
     pub cost: Option<f64>,
     /// Tasks with a known alpha: (id, alpha).
@@ -203,10 +213,11 @@ impl Report {
         on_inconclusive: Option<OnInconclusive>,
     ) -> Result<Report, ReportError> {
         let mut replay = replay(ledgers)?;
+        let policy = on_inconclusive.unwrap_or(replay.on_inconclusive);
         // The task replays move into the task reports (a large run holds many rows).
         let tasks: Vec<TaskReport> = std::mem::take(&mut replay.tasks)
             .into_iter()
-            .map(task_report)
+            .map(|t| task_report(t, policy))
             .collect::<Result<_, _>>()?;
         let mut known = Vec::new();
         let mut unknown = Vec::new();
@@ -219,15 +230,65 @@ impl Report {
         let cost =
             (!known.is_empty()).then(|| 1.0 - known.iter().map(|(_, a)| 1.0 - a).product::<f64>());
         Ok(Report {
-            on_inconclusive: on_inconclusive.unwrap_or(replay.on_inconclusive),
+            on_inconclusive: policy,
             replay,
             tasks,
             multiplicity: Multiplicity {
+                on_inconclusive: policy,
                 cost,
                 known,
                 unknown,
             },
+            exit_override: None,
         })
+    }
+
+    /// The same report, showing `code` as its exit code (terminal, Markdown, JSON
+    /// `exit_code`) instead of the verdict's. For the caller that exits with something else:
+    /// `gate run --shard` exits 0 unless FAIL is certain, an interrupted run 130 or 143.
+    pub fn with_exit_code(mut self, code: u8) -> Report {
+        self.exit_override = Some(code);
+        self
+    }
+
+    /// The exit code set by [`Report::with_exit_code`], if any.
+    pub fn exit_override(&self) -> Option<u8> {
+        self.exit_override
+    }
+
+    /// The exit code the verdict maps to, whatever [`Report::with_exit_code`] set.
+    pub fn verdict_exit_code(&self) -> u8 {
+        super::exit_code_for(self.verdict(), self.on_inconclusive)
+    }
+
+    /// Hex SHA-256 of the last row of the ledger (the head of its hash chain), or `None`
+    /// when the report merges several ledgers (each has its own, in
+    /// [`super::replay::LedgerInfo::head_sha256`]). Recorded elsewhere (a CI log), it
+    /// protects the last row, which the chain itself cannot.
+    pub fn head_hash(&self) -> Option<&str> {
+        match self.replay.ledgers.as_slice() {
+            [one] => Some(&one.head_sha256),
+            _ => None,
+        }
+    }
+
+    /// The lone shard this report is of, when it is the ledger of one shard of a sharded run
+    /// (its verdict waits for the other shards).
+    pub fn lone_shard(&self) -> Option<crate::ledger::Shard> {
+        match self.replay.ledgers.as_slice() {
+            [one] => one.shard.filter(|s| s.m > 1),
+            _ => None,
+        }
+    }
+
+    /// Whether the verdict is INCONCLUSIVE only for now: shards of the run are missing.
+    pub fn waiting_for_shards(&self) -> bool {
+        self.verdict() == Some(Verdict::Inconclusive)
+            && self
+                .replay
+                .shards
+                .as_ref()
+                .is_some_and(|s| !s.missing.is_empty())
     }
 
     /// The gate verdict; `None` after a harness error (no verdict is published).
@@ -238,10 +299,11 @@ impl Report {
         )
     }
 
-    /// The exit code of the verdict: 0 PASS, 1 FAIL, 3 INCONCLUSIVE (0 under
-    /// `on_inconclusive: pass`), 4 harness error.
+    /// The exit code shown: the one set by [`Report::with_exit_code`], else the verdict's
+    /// (0 PASS, 1 FAIL, 3 INCONCLUSIVE (0 under `on_inconclusive: pass`), 4 harness error).
     pub fn exit_code(&self) -> u8 {
-        super::exit_code_for(self.verdict(), self.on_inconclusive)
+        self.exit_override
+            .unwrap_or_else(|| self.verdict_exit_code())
     }
 
     /// The per-task terminal summary (plain text, no colour codes).
@@ -260,7 +322,7 @@ impl Report {
     }
 }
 
-fn task_report(replay: TaskReplay) -> Result<TaskReport, ReportError> {
+fn task_report(replay: TaskReplay, policy: OnInconclusive) -> Result<TaskReport, ReportError> {
     let c = replay.counts;
     let graded = c.passed + c.failed;
     let pass_rate = match (
@@ -313,7 +375,15 @@ fn task_report(replay: TaskReplay) -> Result<TaskReport, ReportError> {
         ),
     };
     let oc_at = |p: f64| rule.oc(p);
-    let alpha = healthy.map(|h| 1.0 - oc_at(h).pass);
+    // What turns the gate red for a healthy agent: any non-PASS, or only a FAIL when an
+    // INCONCLUSIVE passes the gate.
+    let alpha = healthy.map(|h| {
+        let o = oc_at(h);
+        match policy {
+            OnInconclusive::Fail => 1.0 - o.pass,
+            OnInconclusive::Pass => o.fail,
+        }
+    });
     let oc = oc_curve(
         healthy,
         replay.spec.rates.map(|r| r.regressed).or(match sampling {
@@ -490,6 +560,31 @@ fn latency(mut xs: Vec<f64>) -> Option<Latency> {
     })
 }
 
+/// Text from a ledger made safe for a terminal: control characters (newlines, escape
+/// sequences that could recolour or rewrite the log) are shown escaped, e.g. `\u{1b}`.
+pub(crate) fn printable(s: &str) -> String {
+    if !s.chars().any(char::is_control) {
+        return s.to_string();
+    }
+    s.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// What a task's αᵢ is under a policy, in words.
+pub(crate) fn alpha_words(policy: OnInconclusive) -> &'static str {
+    match policy {
+        OnInconclusive::Fail => "P(not PASS | healthy)",
+        OnInconclusive::Pass => "P(FAIL | healthy)",
+    }
+}
+
 /// A rate as a percentage with one decimal, e.g. `93.3%`.
 pub(crate) fn percent(x: f64) -> String {
     format!("{:.1}%", x * 100.0)
@@ -573,6 +668,60 @@ mod tests {
         let cost = r.multiplicity.cost.unwrap();
         assert!((cost - (1.0 - (1.0 - a0) * (1.0 - a1))).abs() < 1e-12);
         assert!(r.multiplicity.unknown.is_empty());
+    }
+
+    #[test]
+    fn multiplicity_under_on_inconclusive_pass_counts_only_fail() {
+        // A truncated sequential rule is INCONCLUSIVE with real probability; under
+        // `on_inconclusive: pass` that does not fail the gate, so alpha is P(FAIL | healthy).
+        let d = tempfile::tempdir().unwrap();
+        let l = fixture::run(
+            &d.path().join("l.jsonl"),
+            &[(fixture::sequential("s", 12), outcomes(12, &[]))],
+            None,
+        );
+        let oc = Sprt::new(0.9, 0.6, 0.05, 0.1, 12).unwrap().oc(0.9);
+        assert!(oc.p_inconclusive > 0.01, "{oc:?}");
+        let fail = Report::from_ledgers(std::slice::from_ref(&l), None).unwrap();
+        assert!((fail.tasks[0].alpha.unwrap() - (1.0 - oc.p_pass)).abs() < 1e-12);
+        let pass = Report::from_ledgers(&[l], Some(OnInconclusive::Pass)).unwrap();
+        assert!((pass.tasks[0].alpha.unwrap() - oc.p_fail).abs() < 1e-12);
+        assert!((pass.multiplicity.cost.unwrap() - oc.p_fail).abs() < 1e-12);
+        assert!(pass.terminal().contains("(αᵢ = P(FAIL | healthy)"));
+        assert!(fail.terminal().contains("(αᵢ = P(not PASS | healthy)"));
+    }
+
+    #[test]
+    fn with_exit_code_overrides_the_exit_code_every_report_shows() {
+        let d = tempfile::tempdir().unwrap();
+        // A lone shard: INCONCLUSIVE, which `gate report` exits 3 with and `gate run` 0.
+        let l = fixture::run(
+            &d.path().join("s1.jsonl"),
+            &[(single("t", 30, 3), outcomes(30, &[]))],
+            Some(crate::ledger::Shard { k: 1, m: 3 }),
+        );
+        let r = Report::from_ledgers(&[l], None).unwrap();
+        assert_eq!(r.exit_code(), crate::exit::INCONCLUSIVE);
+        assert!(r.terminal().contains(
+            "gate  INCONCLUSIVE for now: shard 1/3 of a sharded run (exit 3; `gate report` over all shards decides)"
+        ));
+        let r = r.with_exit_code(crate::exit::SUCCESS);
+        assert_eq!(r.exit_code(), 0);
+        assert_eq!(r.verdict_exit_code(), crate::exit::INCONCLUSIVE);
+        let text = r.terminal();
+        assert!(
+            text.contains(
+                "gate  INCONCLUSIVE for now: shard 1/3 of a sharded run (exit 0; `gate report` over all shards decides) · 1 task"
+            ),
+            "{text}"
+        );
+        let md = crate::report::markdown::render(&r);
+        assert!(md.contains("· exit code 0\n"), "{md}");
+        assert!(md.contains("INCONCLUSIVE for now: shard 1/3 of a sharded run (exit 0)"));
+        let json: serde_json::Value =
+            serde_json::from_str(&crate::report::json::render(&r).unwrap()).unwrap();
+        assert_eq!(json["exit_code"], 0);
+        assert_eq!(json["verdict"], "INCONCLUSIVE");
     }
 
     #[test]

@@ -27,6 +27,7 @@ use crate::ledger::{
     AttemptRow, Counts, Ledger, OnInconclusive, Outcome, Row, RunStatus, Shard, TaskSpec,
 };
 use crate::sampler::{Sampler, Sampling, TrialOutcome, Verdict};
+use crate::stats::sprt::Sprt;
 
 use super::ReportError;
 
@@ -124,8 +125,11 @@ pub struct TaskReplay {
     pub llr: Option<f64>,
     /// The ordinal whose outcome reached the decision, if the sampler decided.
     pub decided_at: Option<u64>,
-    /// Ordinals below the highest recorded one that have no row at all.
-    pub missing: Vec<u64>,
+    /// Ordinals with no row at all, as ascending ranges: the gaps below the highest recorded
+    /// ordinal and, while the task is undecided, every ordinal up to `n` (`max_trials`) that
+    /// no ledger records. Ranges, never single ordinals, so a forged ordinal cannot make
+    /// this list large.
+    pub missing: Vec<OrdinalRange>,
     /// Attempts after the first that passed: recorded, never promoted to the trial's grade.
     pub retry_passes_refused: u64,
     /// The harness error that invalidated the task, if any: where, and why.
@@ -140,6 +144,37 @@ impl TaskReplay {
             .filter(|t| t.disposition == Disposition::Counted)
             .filter_map(|t| t.first.as_ref().map(|a| &a.row))
     }
+}
+
+/// Consecutive ordinals `first..=last` (`first <= last`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct OrdinalRange {
+    /// The first ordinal.
+    pub first: u64,
+    /// The last ordinal (inclusive).
+    pub last: u64,
+}
+
+impl OrdinalRange {
+    /// How many ordinals the range holds (saturating at `u64::MAX`).
+    pub fn count(&self) -> u64 {
+        (self.last - self.first).saturating_add(1)
+    }
+}
+
+impl std::fmt::Display for OrdinalRange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.first == self.last {
+            write!(f, "#{}", self.first)
+        } else {
+            write!(f, "#{}–{}", self.first, self.last)
+        }
+    }
+}
+
+/// How many ordinals some ranges hold (saturating).
+pub fn ordinal_count(ranges: &[OrdinalRange]) -> u64 {
+    ranges.iter().fold(0u64, |n, r| n.saturating_add(r.count()))
 }
 
 /// One ledger as the replay saw it.
@@ -158,6 +193,10 @@ pub struct LedgerInfo {
     pub chain_break: Option<String>,
     /// Whether an unterminated last line (a row lost in a crash) was ignored.
     pub torn_tail: bool,
+    /// Hex SHA-256 of its last complete line (the head of the hash chain). The chain protects
+    /// every row before the last; the last row itself is protected only by comparing this
+    /// hash with one recorded elsewhere (e.g. the CI log of the run).
+    pub head_sha256: String,
 }
 
 /// Which shards of an `M`-way split are present.
@@ -315,6 +354,7 @@ fn ledger_info(l: &Ledger) -> LedgerInfo {
             )
         }),
         torn_tail: l.torn_tail.is_some(),
+        head_sha256: l.last_hash.clone(),
     }
 }
 
@@ -369,6 +409,16 @@ fn merged_specs(ledgers: &[Ledger]) -> Result<Vec<TaskSpec>, ReportError> {
     let mut specs: Vec<(TaskSpec, &Path)> = Vec::new();
     for l in ledgers {
         for t in &l.header().tasks {
+            if let Err(what) = check_spec(t) {
+                return Err(ReportError::BadHeader {
+                    task: t.id.clone(),
+                    what,
+                    at: Source {
+                        path: l.path.clone(),
+                        line: 1,
+                    },
+                });
+            }
             match specs.iter().find(|(s, _)| s.id == t.id) {
                 Some((s, path)) if s != t => {
                     return Err(ReportError::MixedTask {
@@ -385,6 +435,130 @@ fn merged_specs(ledgers: &[Ledger]) -> Result<Vec<TaskSpec>, ReportError> {
     Ok(specs.into_iter().map(|(s, _)| s).collect())
 }
 
+/// Check a task as a ledger header records it, with the rules the plan loader applies, so a
+/// forged or damaged header cannot make a report print impossible figures (a PASS needing
+/// `n - c` passes with `c > n`, a risk computed at a rate of 1.5). Returns what is wrong.
+pub fn check_spec(spec: &TaskSpec) -> Result<(), String> {
+    match spec.sampling {
+        Sampling::Single { n, c } => {
+            if n == 0 {
+                return Err("single plan has `n` = 0; `n` must be at least 1".to_string());
+            }
+            if c >= n {
+                return Err(format!(
+                    "single plan has acceptance number `c` ({c}) not less than `n` ({n})"
+                ));
+            }
+        }
+        Sampling::Sequential {
+            healthy,
+            regressed,
+            alpha,
+            beta,
+            max_trials,
+        } => {
+            Sprt::new(healthy, regressed, alpha, beta, max_trials)
+                .map_err(|e| format!("sequential rule: {e}"))?;
+        }
+    }
+    if let Some(r) = spec.rates {
+        // The same ranges as a sequential rule's (and `gate plan`'s): rates in (0, 1) with
+        // healthy > regressed, risks in (0, 0.5).
+        Sprt::new(r.healthy, r.regressed, r.alpha, r.beta, 1)
+            .map_err(|e| format!("recorded rates: {e}"))?;
+    }
+    Ok(())
+}
+
+/// The ordinals a ledger can hold, from how the runner assigns them.
+///
+/// The runner launches a task's ordinals (a shard's owned ordinals, `k`, `k + m`, …) in
+/// increasing order, one after another, with no ordinal skipped; a replacement for an
+/// unavailable trial is the next ordinal, and `--resume` continues after the highest recorded
+/// one (or runs a cancelled trial again at its own ordinal). Every launched trial leaves a row
+/// unless a crash loses it, and a crash loses at most the trials in flight plus the rows of one
+/// batch not yet written: two per parallel job of that session. So the j-th ordinal a ledger
+/// owns can appear only if the ledger holds at least j − 2 × (jobs of all sessions) rows of that
+/// task. A bound on rows rather than on the plan (n plus the unavailable budget) stays true
+/// whatever the unavailable trials and cancellations were, and still refuses an ordinal of a
+/// billion in a ledger of a few dozen rows.
+struct OrdinalBounds<'a> {
+    shard: Option<Shard>,
+    /// Attempt rows per task in this ledger.
+    rows: BTreeMap<&'a str, u64>,
+    /// Trials that may have been in flight or unwritten when a session ended: twice the jobs
+    /// of every session (the header's, and each `--resume`'s).
+    slack: u64,
+}
+
+impl<'a> OrdinalBounds<'a> {
+    fn of(l: &'a Ledger) -> Self {
+        let header_jobs = l.header().jobs as u64;
+        let mut rows: BTreeMap<&str, u64> = BTreeMap::new();
+        let mut jobs = header_jobs;
+        for rec in &l.records {
+            match &rec.row {
+                Row::Attempt(a) => *rows.entry(a.task.as_str()).or_default() += 1,
+                Row::Resume(r) => {
+                    jobs = jobs.saturating_add(session_jobs(&r.argv).unwrap_or(header_jobs));
+                }
+                _ => {}
+            }
+        }
+        OrdinalBounds {
+            shard: l.header().shard,
+            rows,
+            slack: jobs.max(1).saturating_mul(2),
+        }
+    }
+
+    /// Refuse an ordinal this ledger cannot hold. `a.trial` is at least 1.
+    fn check(&self, a: &AttemptRow, at: &Source) -> Result<(), ReportError> {
+        let (k, m) = self.shard.map_or((1, 1), |s| (s.k, s.m));
+        if self.shard.is_some_and(|s| !s.owns(a.trial)) {
+            return Err(ReportError::ForeignOrdinal {
+                task: a.task.clone(),
+                trial: a.trial,
+                at: at.clone(),
+                k,
+                m,
+            });
+        }
+        // The position of `a.trial` among the ordinals this ledger owns, from 1.
+        let index = (a.trial - k) / m + 1;
+        let rows = self.rows.get(a.task.as_str()).copied().unwrap_or(0);
+        let max_index = rows.saturating_add(self.slack);
+        if index > max_index {
+            return Err(ReportError::ImpossibleOrdinal {
+                task: a.task.clone(),
+                trial: a.trial,
+                at: at.clone(),
+                rows,
+                limit: k.saturating_add((max_index - 1).saturating_mul(m)),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// The `--jobs N` (`--jobs=N`, `-j N`, `-jN`) of a recorded command line, if any.
+fn session_jobs(argv: &[String]) -> Option<u64> {
+    let mut args = argv.iter();
+    while let Some(arg) = args.next() {
+        let value = match arg.as_str() {
+            "--jobs" | "-j" => args.next().map(String::as_str),
+            a => a.strip_prefix("--jobs=").or_else(|| {
+                a.strip_prefix("-j")
+                    .filter(|v| !v.is_empty() && !a.starts_with("--"))
+            }),
+        };
+        if let Some(n) = value.and_then(|v| v.parse::<u64>().ok()) {
+            return Some(n);
+        }
+    }
+    None
+}
+
 /// A task's attempts by ordinal. The attempts of one trial are a short `Vec` rather than a
 /// map: a map node per trial costs kilobytes, which a 20,000-trial ledger would feel.
 type TaskTrials = BTreeMap<u64, Vec<SourcedAttempt>>;
@@ -399,6 +573,7 @@ fn collect_attempts(
         .map(|s| (s.id.clone(), TaskTrials::new()))
         .collect();
     for l in ledgers {
+        let bounds = OrdinalBounds::of(l);
         for (i, rec) in l.records.iter().enumerate() {
             let Row::Attempt(a) = &rec.row else { continue };
             let source = Source {
@@ -414,6 +589,7 @@ fn collect_attempts(
             if a.trial == 0 || a.attempt == 0 {
                 return Err(ReportError::ZeroOrdinal { at: source });
             }
+            bounds.check(a, &source)?;
             // Most trials have one attempt; the default capacity of 4 would quadruple memory.
             let attempts = trials
                 .entry(a.trial)
@@ -495,8 +671,11 @@ fn replay_task(
             .is_some_and(|h| h.path == a.source.path && a.source.line > h.line)
     };
 
-    let mut missing = Vec::new();
-    let mut expected = 1u64;
+    let mut missing: Vec<OrdinalRange> = Vec::new();
+    // The next ordinal in sequence; `None` past `u64::MAX`.
+    let mut expected = Some(1u64);
+    // An ordinal below a recorded one has no row (not merely the tail never run).
+    let mut gap = false;
     // Consumption has stopped for good: a sequential plan's first missing ordinal (its verdict
     // depends on order), or the run's harness error.
     let mut blocked = false;
@@ -506,11 +685,15 @@ fn replay_task(
     let mut retry_passes_refused = 0u64;
 
     for trial in &mut trials {
-        if trial.ordinal > expected {
-            missing.extend(expected..trial.ordinal);
+        if let Some(first) = expected.filter(|&e| trial.ordinal > e) {
+            missing.push(OrdinalRange {
+                first,
+                last: trial.ordinal - 1,
+            });
+            gap = true;
             blocked |= sequential;
         }
-        expected = trial.ordinal + 1;
+        expected = trial.ordinal.checked_add(1);
         retry_passes_refused += trial
             .later
             .iter()
@@ -552,6 +735,15 @@ fn replay_task(
         }
     }
 
+    // Undecided: every ordinal up to the rule's n (max_trials) that no ledger records is
+    // missing too, not only the gaps below the highest recorded one.
+    if harness_error.is_none() && sampler.decision().is_none() {
+        let end = spec.sampling.max_graded();
+        if let Some(first) = expected.filter(|&e| e <= end) {
+            missing.push(OrdinalRange { first, last: end });
+        }
+    }
+
     let tally = sampler.tally();
     let counts = Counts::from_tally(tally, cancelled, excluded);
     let (verdict, reason) = if let Some(text) = &harness_error {
@@ -566,7 +758,7 @@ fn replay_task(
                 &missing,
                 interrupted,
                 shards,
-                sequential && blocked && !missing.is_empty(),
+                sequential && blocked && gap,
             ),
         )
     };
@@ -596,7 +788,7 @@ fn harness_text(row: &AttemptRow, source: &Source) -> String {
 
 fn undecided_reason(
     graded: u64,
-    missing: &[u64],
+    missing: &[OrdinalRange],
     interrupted: bool,
     shards: Option<&ShardCoverage>,
     stopped_at_gap: bool,
@@ -618,9 +810,10 @@ fn undecided_reason(
         ));
     }
     if !missing.is_empty() {
+        let count = ordinal_count(missing);
         parts.push(format!(
-            "ordinal{} {} not recorded",
-            if missing.len() == 1 { "" } else { "s" },
+            "{count} ordinal{} not recorded ({})",
+            if count == 1 { "" } else { "s" },
             ordinal_list(missing)
         ));
     }
@@ -634,17 +827,17 @@ fn join_list(xs: &[u64]) -> String {
     xs.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
 }
 
-/// At most eight ordinals, then how many more.
-pub(crate) fn ordinal_list(xs: &[u64]) -> String {
+/// At most eight ranges, compactly (`#2–3, #5, #8–33`), then how many ordinals more.
+pub(crate) fn ordinal_list(ranges: &[OrdinalRange]) -> String {
     const SHOWN: usize = 8;
-    let mut s = xs
+    let mut s = ranges
         .iter()
         .take(SHOWN)
-        .map(|o| format!("#{o}"))
+        .map(OrdinalRange::to_string)
         .collect::<Vec<_>>()
         .join(", ");
-    if xs.len() > SHOWN {
-        s.push_str(&format!(" and {} more", xs.len() - SHOWN));
+    if ranges.len() > SHOWN {
+        s.push_str(&format!(" and {} more", ordinal_count(&ranges[SHOWN..])));
     }
     s
 }
@@ -832,6 +1025,97 @@ mod tests {
             let dec = one.decisions().next().unwrap();
             proptest::prop_assert_eq!((dec.verdict, dec.counts), (x.verdict, x.counts));
         }
+    }
+
+    #[test]
+    fn missing_ordinals_are_ranges_up_to_n_while_undecided() {
+        let d = dir();
+        let rows = vec![
+            Row::Header(fixture::header(vec![single("t", 1000, 10)], None)),
+            Row::Attempt(fixture::attempt("t", 1, 1, Outcome::Pass)),
+            Row::Attempt(fixture::attempt("t", 2, 1, Outcome::Pass)),
+            Row::Attempt(fixture::attempt("t", 5, 1, Outcome::Pass)),
+            Row::Footer(crate::ledger::Footer {
+                finished_at: "x".into(),
+                status: RunStatus::Complete,
+                verdict: Some(Verdict::Inconclusive),
+                exit_code: 3,
+            }),
+        ];
+        let t = replay(&[write(&d.path().join("l.jsonl"), rows)])
+            .unwrap()
+            .tasks
+            .remove(0);
+        let r = |first, last| OrdinalRange { first, last };
+        assert_eq!(t.missing, vec![r(3, 4), r(6, 1000)]);
+        assert_eq!(ordinal_count(&t.missing), 997);
+        assert!(
+            t.reason
+                .contains("997 ordinals not recorded (#3–4, #6–1000)"),
+            "{}",
+            t.reason
+        );
+    }
+
+    #[test]
+    fn a_decided_task_has_no_trailing_missing_ordinals() {
+        let d = dir();
+        let l = fixture::run(
+            &d.path().join("l.jsonl"),
+            &[(single("t", 10, 1), outcomes(10, &[2, 4]))],
+            None,
+        );
+        assert!(replay(&[l]).unwrap().tasks[0].missing.is_empty());
+    }
+
+    #[test]
+    fn ordinals_within_the_rows_and_the_jobs_of_every_session_are_accepted() {
+        let d = dir();
+        // Two rows, `--jobs 2` in the header: a crash may have lost up to 4 trials before
+        // the highest recorded one, so #6 is possible and #7 is not.
+        let mut h = fixture::header(vec![single("t", 30, 3)], None);
+        h.jobs = 2;
+        let rows = |last| {
+            vec![
+                Row::Header(h.clone()),
+                Row::Attempt(fixture::attempt("t", 1, 1, Outcome::Pass)),
+                Row::Attempt(fixture::attempt("t", last, 1, Outcome::Pass)),
+            ]
+        };
+        assert!(replay(&[write(&d.path().join("a.jsonl"), rows(6))]).is_ok());
+        let err = replay(&[write(&d.path().join("b.jsonl"), rows(7))]).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                ReportError::ImpossibleOrdinal {
+                    trial: 7,
+                    limit: 6,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        // A `--resume -j 8` session may have lost more.
+        let mut with_resume = rows(7);
+        with_resume.insert(
+            2,
+            Row::Resume(crate::ledger::Resume {
+                started_at: "x".into(),
+                argv: vec!["gate".into(), "run".into(), "-j".into(), "8".into()],
+                host: "ci".into(),
+            }),
+        );
+        assert!(replay(&[write(&d.path().join("c.jsonl"), with_resume)]).is_ok());
+    }
+
+    #[test]
+    fn session_jobs_reads_every_spelling() {
+        let v = |xs: &[&str]| xs.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert_eq!(session_jobs(&v(&["gate", "run", "--jobs", "4"])), Some(4));
+        assert_eq!(session_jobs(&v(&["gate", "run", "--jobs=5"])), Some(5));
+        assert_eq!(session_jobs(&v(&["gate", "run", "-j", "6"])), Some(6));
+        assert_eq!(session_jobs(&v(&["gate", "run", "-j7"])), Some(7));
+        assert_eq!(session_jobs(&v(&["gate", "run", "--resume"])), None);
     }
 
     #[test]

@@ -7,7 +7,10 @@ use std::fmt::Write as _;
 use crate::ledger::OnInconclusive;
 use crate::sampler::Verdict;
 
-use super::model::{Report, ScoreVector, TaskReport, number, percent, prob, seconds, share_text};
+use super::model::{
+    Report, ScoreVector, TaskReport, alpha_words, number, percent, printable, prob, seconds,
+    share_text,
+};
 
 /// Render the terminal summary.
 pub fn render(report: &Report) -> String {
@@ -31,9 +34,9 @@ fn task(out: &mut String, t: &TaskReport) {
     let _ = writeln!(
         out,
         "{}  {}: {}",
-        r.spec.id,
+        printable(&r.spec.id),
         verdict_text(t.verdict()),
-        r.reason
+        printable(&r.reason)
     );
     let _ = writeln!(out, "  plan       {}", t.plan);
     let _ = writeln!(
@@ -131,28 +134,57 @@ fn score(out: &mut String, s: &ScoreVector) {
 
 fn gate(out: &mut String, report: &Report) {
     let verdict = report.verdict();
-    let note = match (verdict, report.on_inconclusive) {
+    let code = report.exit_code();
+    let policy = match (verdict, report.on_inconclusive) {
         (Some(Verdict::Inconclusive), OnInconclusive::Pass) => " under on_inconclusive: pass",
-        (None, _) => ": no verdict is published",
         _ => "",
     };
-    // An interrupted `gate run` exits 130/143 whatever the verdict; the exit code shown here
-    // would only be `gate report`'s, so it is left out rather than contradicted.
-    let exit = if report.replay.interrupted_by_signal() {
-        "interrupted".to_string()
-    } else {
-        format!("exit {}{note}", report.exit_code())
-    };
-    let _ = writeln!(
-        out,
-        "gate  {} ({exit}) · {} task{}",
-        verdict_text(verdict),
+    let tasks = format!(
+        "{} task{}",
         report.tasks.len(),
         if report.tasks.len() == 1 { "" } else { "s" }
     );
+    // A lost row in the chain makes every figure below unauditable: say so first.
+    for l in &report.replay.ledgers {
+        if let Some(b) = &l.chain_break {
+            let _ = writeln!(
+                out,
+                "ledger integrity: chain broken at {} — figures are not auditable; run `gate verify`",
+                printable(b)
+            );
+        }
+    }
     if report.replay.interrupted_by_signal() {
+        // An interrupted `gate run` exits 130/143 whatever the verdict; unless the caller
+        // says which, the verdict's exit code would only be `gate report`'s, so it is left out.
+        let exit = match report.exit_override() {
+            Some(c) => format!("interrupted, exit {c}"),
+            None => "interrupted".to_string(),
+        };
+        let _ = writeln!(out, "gate  {} ({exit}) · {tasks}", verdict_text(verdict));
         out.push_str(
             "  interrupted   the run was stopped before every task was decided; continue it with `gate run --resume`\n",
+        );
+    } else if report.waiting_for_shards() {
+        let what = match (report.lone_shard(), &report.replay.shards) {
+            (Some(s), _) => format!("shard {}/{} of a sharded run", s.k, s.m),
+            (None, Some(s)) => format!("shards {} of {} present", list(&s.present), s.m),
+            (None, None) => "shards missing".to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "gate  INCONCLUSIVE for now: {what} (exit {code}{policy}; `gate report` over all shards decides) · {tasks}"
+        );
+    } else {
+        let note = if verdict.is_none() {
+            ": no verdict is published"
+        } else {
+            policy
+        };
+        let _ = writeln!(
+            out,
+            "gate  {} (exit {code}{note}) · {tasks}",
+            verdict_text(verdict)
         );
     }
     let m = &report.multiplicity;
@@ -160,16 +192,21 @@ fn gate(out: &mut String, report: &Report) {
         Some(cost) => {
             let _ = write!(
                 out,
-                "  multiplicity  P(a healthy suite fails somewhere) = {} over {} task{}",
+                "  multiplicity  P(a healthy suite fails somewhere) = {} over {} task{} (αᵢ = {}{})",
                 prob(cost),
                 m.known.len(),
-                if m.known.len() == 1 { "" } else { "s" }
+                if m.known.len() == 1 { "" } else { "s" },
+                alpha_words(m.on_inconclusive),
+                match m.on_inconclusive {
+                    OnInconclusive::Fail => ": an INCONCLUSIVE fails the gate",
+                    OnInconclusive::Pass => ": an INCONCLUSIVE passes under on_inconclusive: pass",
+                }
             );
             if !m.unknown.is_empty() {
                 let _ = write!(
                     out,
-                    " (unknown, left out: {}: no healthy rate recorded)",
-                    m.unknown.join(", ")
+                    "; unknown, left out: {}: no healthy rate recorded",
+                    printable(&m.unknown.join(", "))
                 );
             }
             out.push('\n');
@@ -178,12 +215,11 @@ fn gate(out: &mut String, report: &Report) {
             let _ = writeln!(
                 out,
                 "  multiplicity  unknown: no task records a healthy rate ({})",
-                m.unknown.join(", ")
+                printable(&m.unknown.join(", "))
             );
         }
     }
     if let Some(s) = &report.replay.shards {
-        let list = |xs: &[u64]| xs.iter().map(u64::to_string).collect::<Vec<_>>().join(", ");
         let _ = write!(
             out,
             "  shards        {} of {} present",
@@ -196,20 +232,24 @@ fn gate(out: &mut String, report: &Report) {
         out.push('\n');
     }
     for l in &report.replay.ledgers {
-        if let Some(b) = &l.chain_break {
-            let _ = writeln!(
-                out,
-                "  warning       hash chain broken at {b}; run `gate verify`"
-            );
-        }
         if l.torn_tail {
             let _ = writeln!(
                 out,
                 "  warning       {}: an unterminated last row (lost in a crash) was ignored",
-                l.path.display()
+                printable(&l.path.display().to_string())
             );
         }
     }
+    if let Some(head) = report.head_hash() {
+        let _ = writeln!(
+            out,
+            "  ledger head   sha256 {head} (record it: the hash chain protects every row but the last)"
+        );
+    }
+}
+
+fn list(xs: &[u64]) -> String {
+    xs.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
 }
 
 #[cfg(test)]
@@ -267,6 +307,31 @@ mod tests {
         );
         let md = crate::report::markdown::render(&r);
         assert!(md.contains("· interrupted"), "{md}");
+    }
+
+    #[test]
+    fn control_characters_in_task_ids_and_reasons_are_escaped() {
+        use crate::ledger::{Ledger, Outcome, Row};
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join("l.jsonl");
+        let mut w = fixture::writer(&path);
+        let id = "evil\u{1b}[2J\nok  PASS";
+        w.append(Row::Header(fixture::header(
+            vec![fixture::single(id, 3, 0)],
+            None,
+        )))
+        .unwrap();
+        let mut a = fixture::attempt(id, 1, 1, Outcome::HarnessError);
+        a.reason = Some("bell\u{7} and\rreturn".to_string());
+        w.append(Row::Attempt(a)).unwrap();
+        let r = Report::from_ledgers(&[Ledger::read(&path).unwrap()], None).unwrap();
+        let text = r.terminal();
+        assert!(!text.contains('\u{1b}') && !text.contains('\u{7}') && !text.contains('\r'));
+        assert!(
+            text.starts_with("evil\\u{1b}[2J\\nok  PASS  HARNESS ERROR: "),
+            "{text}"
+        );
+        assert!(text.contains("bell\\u{7} and\\rreturn"), "{text}");
     }
 
     #[test]

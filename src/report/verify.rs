@@ -234,7 +234,10 @@ fn problem_from_replay(ledger: &Ledger, e: ReportError) -> Problem {
     let line = match &e {
         ReportError::Conflict { other: at, .. }
         | ReportError::UnknownTask { at, .. }
-        | ReportError::ZeroOrdinal { at } => at.line,
+        | ReportError::ZeroOrdinal { at }
+        | ReportError::BadHeader { at, .. }
+        | ReportError::ForeignOrdinal { at, .. }
+        | ReportError::ImpossibleOrdinal { at, .. } => at.line,
         _ => 1,
     };
     Problem {

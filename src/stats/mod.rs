@@ -37,6 +37,18 @@ pub enum StatsError {
         /// p1.
         regressed: f64,
     },
+    /// A sequential test truncated before it could ever reach one of its verdicts.
+    #[error(
+        "`max_trials` ({max_trials}) is too small: the sequential test needs at least {to_pass} trials to PASS and {to_fail} to FAIL"
+    )]
+    Unreachable {
+        /// The truncation given.
+        max_trials: u64,
+        /// Fewest trials to a PASS (all successes).
+        to_pass: u64,
+        /// Fewest trials to a FAIL (all failures).
+        to_fail: u64,
+    },
     /// No plan within the search limit meets both risks.
     #[error("no single plan with at most {limit} trials meets alpha {alpha} and beta {beta}")]
     NoPlan {

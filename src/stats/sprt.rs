@@ -102,6 +102,52 @@ impl Sprt {
         )
     }
 
+    /// The fewest graded trials to the earliest PASS (all successes) and to the earliest FAIL
+    /// (all failures), ignoring truncation, by the very rule of [`Sprt::decide`].
+    ///
+    /// A test with `max_trials` below either can never reach that verdict; see
+    /// [`Sprt::check_reachable`].
+    pub fn min_trials_to_decide(&self) -> (u64, u64) {
+        let to_pass = self.first_trial(self.accept_llr() / self.step_success, |t| {
+            self.bound_reached(t, 0) == Some(SprtState::Pass)
+        });
+        let to_fail = self.first_trial(self.reject_llr() / self.step_failure, |t| {
+            self.bound_reached(0, t) == Some(SprtState::Fail)
+        });
+        (to_pass, to_fail)
+    }
+
+    /// The smallest t >= 1 with `reached(t)`, where `reached` is monotone in t and `estimate`
+    /// is the real-valued crossing point (the bound over the LLR step). The estimate is exact
+    /// up to rounding and the tie tolerance, so a few steps either way settle it.
+    fn first_trial(&self, estimate: f64, reached: impl Fn(u64) -> bool) -> u64 {
+        // Both steps are non-zero and point towards their bound (healthy > regressed), so
+        // the estimate is positive and finite; the cast saturates a huge one.
+        let mut t = (estimate.ceil().max(1.0) as u64).max(1);
+        while t > 1 && reached(t - 1) {
+            t -= 1;
+        }
+        while !reached(t) && t < u64::MAX {
+            t += 1;
+        }
+        t
+    }
+
+    /// Refuse a truncation below the fewest trials to either verdict: such a test could
+    /// never PASS (or never FAIL), whatever the agent does, yet would look like a plan.
+    pub fn check_reachable(&self) -> Result<(), StatsError> {
+        let (to_pass, to_fail) = self.min_trials_to_decide();
+        if self.max_trials < to_pass || self.max_trials < to_fail {
+            Err(StatsError::Unreachable {
+                max_trials: self.max_trials,
+                to_pass,
+                to_fail,
+            })
+        } else {
+            Ok(())
+        }
+    }
+
     /// The state after `successes` and `failures` graded trials.
     pub fn decide(&self, successes: u64, failures: u64) -> SprtState {
         match self.bound_reached(successes, failures) {
@@ -401,6 +447,66 @@ pub fn default_max_trials(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn min_trials_to_decide_matches_the_earliest_verdicts() {
+        // 0.9 vs 0.7 at 0.05 / 0.1: ln(0.1/0.95) / ln(0.7/0.9) = 8.96, ln(18) / ln(3) = 2.63.
+        let s = Sprt::new(0.9, 0.7, 0.05, 0.1, 66).unwrap();
+        assert_eq!(s.min_trials_to_decide(), (9, 3));
+        assert_eq!(s.decide(9, 0), SprtState::Pass);
+        assert_eq!(s.decide(8, 0), SprtState::Continue);
+        assert_eq!(s.decide(0, 3), SprtState::Fail);
+        assert_eq!(s.decide(0, 2), SprtState::Continue);
+        assert!(s.check_reachable().is_ok());
+    }
+
+    #[test]
+    fn a_sequential_test_that_can_never_decide_is_refused() {
+        let s = Sprt::new(0.9, 0.7, 0.05, 0.1, 2).unwrap();
+        assert_eq!(s.oc(0.9).p_inconclusive, 1.0);
+        assert_eq!(
+            s.check_reachable(),
+            Err(StatsError::Unreachable {
+                max_trials: 2,
+                to_pass: 9,
+                to_fail: 3
+            })
+        );
+        // Enough for FAIL but not PASS is refused too: the test could never pass.
+        assert!(
+            Sprt::new(0.9, 0.7, 0.05, 0.1, 8)
+                .unwrap()
+                .check_reachable()
+                .is_err()
+        );
+        assert!(
+            Sprt::new(0.9, 0.7, 0.05, 0.1, 9)
+                .unwrap()
+                .check_reachable()
+                .is_ok()
+        );
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// The earliest verdicts are where `decide` first says so on the all-success and
+        /// all-failure paths.
+        #[test]
+        fn min_trials_to_decide_is_the_first_decided_trial(
+            p1 in 0.05f64..0.9,
+            gap in 0.02f64..0.09,
+            alpha in 0.01f64..0.2,
+            beta in 0.01f64..0.2,
+        ) {
+            let s = Sprt::new(p1 + gap, p1, alpha, beta, u64::MAX).unwrap();
+            let (to_pass, to_fail) = s.min_trials_to_decide();
+            proptest::prop_assert_eq!(s.decide(to_pass, 0), SprtState::Pass);
+            proptest::prop_assert!(to_pass == 1 || s.decide(to_pass - 1, 0) == SprtState::Continue);
+            proptest::prop_assert_eq!(s.decide(0, to_fail), SprtState::Fail);
+            proptest::prop_assert!(to_fail == 1 || s.decide(0, to_fail - 1) == SprtState::Continue);
+        }
+    }
+
     use super::*;
 
     fn sprt_90_70() -> Sprt {

@@ -263,3 +263,51 @@ fn bad_flags_exit_two_with_one_clear_line() {
         assert!(out.stdout.is_empty());
     }
 }
+
+#[test]
+fn a_sequential_rule_that_can_never_decide_is_refused() {
+    // At most 2 trials: no PASS before 9 straight successes, no FAIL before 3 straight
+    // failures. It used to be shown as a plan that "saves 94%".
+    gate()
+        .args([
+            "plan",
+            "--healthy",
+            "0.9",
+            "--regressed",
+            "0.7",
+            "--max-trials",
+            "2",
+        ])
+        .assert()
+        .code(2)
+        .stdout(predicate::str::is_empty())
+        .stderr(
+            "error: `--max-trials 2` is too small: the sequential test needs at least 9 trials \
+             to PASS and 3 to FAIL\n",
+        );
+    // 8 reaches FAIL but never PASS: refused too; 9 is the smallest plan.
+    gate()
+        .args([
+            "plan",
+            "--healthy",
+            "0.9",
+            "--regressed",
+            "0.7",
+            "--max-trials",
+            "8",
+        ])
+        .assert()
+        .code(2);
+    gate()
+        .args([
+            "plan",
+            "--healthy",
+            "0.9",
+            "--regressed",
+            "0.7",
+            "--max-trials",
+            "9",
+        ])
+        .assert()
+        .code(0);
+}

@@ -299,7 +299,14 @@ fn the_json_contract_has_its_documented_fields() {
     );
     assert_eq!(report_all(d.path(), &[l], &[]), 0);
     let j = json(&d.path().join("report.json"));
-    assert_eq!(j["schema"], 1);
+    assert_eq!(j["schema"], 2);
+    // The head of the hash chain: the SHA-256 of the last row, as `gate verify` prints it.
+    let last = std::fs::read_to_string(d.path().join("ledger.jsonl")).unwrap();
+    let last = last.lines().last().unwrap();
+    let head = gate::ledger::sha256_hex(last.as_bytes());
+    assert_eq!(j["ledger_head_sha256"], head.as_str());
+    assert_eq!(j["ledgers"][0]["head_sha256"], head.as_str());
+    assert_eq!(j["tasks"][0]["missing"], serde_json::json!([]));
     assert_eq!(j["verdict"], "PASS");
     let t = &j["tasks"][0];
     assert_eq!(t["id"], "login");
@@ -562,4 +569,215 @@ fn terminal_summary_of_a_run() {
     let out = report_cmd().arg(&l).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     insta::assert_snapshot!(String::from_utf8(out.stdout).unwrap());
+}
+
+/// Copy a ledger row by row through a real writer, changing rows on the way: the copy's hash
+/// chain is intact, as a careful forger's would be.
+pub(crate) fn rechain(src: &Path, dst: &Path, mut edit: impl FnMut(&mut Row)) -> PathBuf {
+    let l = Ledger::read(src).unwrap();
+    let mut w = writer(dst);
+    for rec in l.records {
+        let mut row = rec.row;
+        edit(&mut row);
+        w.append(row).unwrap();
+    }
+    dst.to_path_buf()
+}
+
+#[test]
+fn a_huge_trial_ordinal_is_refused_not_a_capacity_overflow() {
+    let d = tempfile::tempdir().unwrap();
+    let l = write_run(
+        &d.path().join("ledger.jsonl"),
+        &[(single("login", 10, 1), outcomes(10, &[3], None))],
+        None,
+        &plan_hash(),
+    );
+    for (name, huge) in [("max", u64::MAX), ("billion", 1_000_000_000)] {
+        let forged = rechain(&l, &d.path().join(format!("{name}.jsonl")), |row| {
+            if let Row::Attempt(a) = row
+                && a.trial == 10
+            {
+                a.trial = huge;
+            }
+        });
+        // Line 12: the header, trials #1..#10 (the last forged), then the decision.
+        report_cmd()
+            .arg(&forged)
+            .timeout(std::time::Duration::from_secs(20))
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(format!(
+                "{}:11: task `login` trial #{huge} cannot have been run",
+                forged.display()
+            )));
+        cargo_bin_cmd!("gate")
+            .arg("verify")
+            .arg(&forged)
+            .timeout(std::time::Duration::from_secs(20))
+            .assert()
+            .code(1)
+            .stderr(predicate::str::contains(format!(
+                "error: {}:11: cannot replay",
+                forged.display()
+            )));
+    }
+}
+
+#[test]
+fn a_shard_ledger_with_an_ordinal_of_another_shard_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let l = write_run(
+        &d.path().join("s1.jsonl"),
+        &[(single("login", 30, 3), outcomes(30, &[], None))],
+        Some(Shard { k: 1, m: 3 }),
+        &plan_hash(),
+    );
+    let forged = rechain(&l, &d.path().join("forged.jsonl"), |row| {
+        if let Row::Attempt(a) = row
+            && a.trial == 4
+        {
+            a.trial = 5;
+        }
+    });
+    report_cmd()
+        .arg(&forged)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "task `login` trial #5 does not belong to shard 1/3",
+        ));
+}
+
+#[test]
+fn a_lone_shard_counts_every_missing_ordinal_up_to_n() {
+    // Shard 1/3 of n = 33 records ordinals 1, 4, …, 31: the 22 others up to 33 are missing,
+    // not only the 20 below #31.
+    let d = tempfile::tempdir().unwrap();
+    let l = write_run(
+        &d.path().join("s1.jsonl"),
+        &[(single("login", 33, 6), outcomes(33, &[], None))],
+        Some(Shard { k: 1, m: 3 }),
+        &plan_hash(),
+    );
+    let json_path = d.path().join("r.json");
+    report_cmd()
+        .arg(&l)
+        .arg("--json")
+        .arg(&json_path)
+        .assert()
+        .code(3)
+        .stdout(predicate::str::contains(
+            "22 ordinals not recorded (#2–3, #5–6, #8–9, #11–12, #14–15, #17–18, #20–21, #23–24 and 6 more)",
+        ))
+        .stdout(predicate::str::contains(
+            "gate  INCONCLUSIVE for now: shard 1/3 of a sharded run (exit 3; `gate report` over all shards decides)",
+        ));
+    let j = json(&json_path);
+    let missing = j["tasks"][0]["missing"].as_array().unwrap();
+    assert_eq!(missing.len(), 11);
+    assert_eq!(missing[10], serde_json::json!({"first": 32, "last": 33}));
+}
+
+#[test]
+fn a_forged_header_with_impossible_sampling_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let l = write_run(
+        &d.path().join("ledger.jsonl"),
+        &[(single("login", 3, 1), outcomes(3, &[], None))],
+        None,
+        &plan_hash(),
+    );
+    type Forge = fn(&mut TaskSpec);
+    let forgeries: [(&str, Forge, &str); 3] = [
+        (
+            "c_above_n",
+            |t| t.sampling = Sampling::Single { n: 1, c: 3 },
+            "acceptance number `c` (3) not less than `n` (1)",
+        ),
+        (
+            "n_zero",
+            |t| t.sampling = Sampling::Single { n: 0, c: 0 },
+            "`n` must be at least 1",
+        ),
+        (
+            "healthy_above_one",
+            |t| t.rates.as_mut().unwrap().healthy = 1.5,
+            "recorded rates: `healthy` must be strictly between 0 and 1, got 1.5",
+        ),
+    ];
+    for (name, forge, what) in forgeries {
+        let forged = rechain(&l, &d.path().join(format!("{name}.jsonl")), |row| {
+            if let Row::Header(h) = row {
+                forge(&mut h.tasks[0]);
+            }
+        });
+        report_cmd()
+            .arg(&forged)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(format!(
+                "{}:1: header row: task `login`: ",
+                forged.display()
+            )))
+            .stderr(predicate::str::contains(what));
+        cargo_bin_cmd!("gate")
+            .arg("verify")
+            .arg(&forged)
+            .assert()
+            .code(1)
+            .stderr(predicate::str::contains(format!(
+                "error: {}:1: cannot replay",
+                forged.display()
+            )));
+    }
+    // A forged sequential rule.
+    let forged = rechain(&l, &d.path().join("seq.jsonl"), |row| {
+        if let Row::Header(h) = row {
+            h.tasks[0].sampling = Sampling::Sequential {
+                healthy: 0.7,
+                regressed: 0.9,
+                alpha: 0.05,
+                beta: 0.1,
+                max_trials: 40,
+            };
+        }
+    });
+    report_cmd()
+        .arg(&forged)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "sequential rule: `healthy` (0.7) must be greater",
+        ));
+}
+
+#[test]
+fn a_broken_chain_is_shown_prominently() {
+    let d = tempfile::tempdir().unwrap();
+    let l = write_run(
+        &d.path().join("ledger.jsonl"),
+        &[(single("login", 10, 1), outcomes(10, &[3], None))],
+        None,
+        &plan_hash(),
+    );
+    let text = std::fs::read_to_string(&l).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.remove(2);
+    std::fs::write(&l, lines.join("\n") + "\n").unwrap();
+    let summary = d.path().join("summary.md");
+    report_cmd()
+        .arg(&l)
+        .arg("--summary")
+        .arg(&summary)
+        .assert()
+        .stdout(predicate::str::contains(format!(
+            "ledger integrity: chain broken at {}:3: seq is 3 where 2 was expected — figures are not auditable",
+            l.display()
+        )));
+    let md = std::fs::read_to_string(&summary).unwrap();
+    assert!(
+        md.contains("> ⚠️ **Ledger integrity: chain broken at"),
+        "{md}"
+    );
 }

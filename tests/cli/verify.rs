@@ -32,6 +32,39 @@ fn a_sound_ledger_verifies() {
 }
 
 #[test]
+fn verify_prints_the_head_hash_which_alone_protects_the_last_row() {
+    let d = tempfile::tempdir().unwrap();
+    let l = sound(d.path());
+    let text = std::fs::read_to_string(&l).unwrap();
+    let head = |text: &str| gate::ledger::sha256_hex(text.lines().last().unwrap().as_bytes());
+    let before = head(&text);
+    cargo_bin_cmd!("gate")
+        .arg("verify")
+        .arg(&l)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(format!(
+            "  head sha256 {before}\n"
+        )));
+    // An edit to the last row (the footer) leaves the chain intact and the ledger "ok";
+    // only the head hash changes.
+    let edited = text.replace(
+        "\"finished_at\":\"2026-11-29T14:01:00.000Z\"",
+        "\"finished_at\":\"2026-11-29T14:09:00.000Z\"",
+    );
+    assert_ne!(edited, text);
+    std::fs::write(&l, &edited).unwrap();
+    let after = head(&edited);
+    assert_ne!(after, before);
+    cargo_bin_cmd!("gate")
+        .arg("verify")
+        .arg(&l)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(format!("  head sha256 {after}\n")));
+}
+
+#[test]
 fn one_edited_row_is_caught_and_named() {
     let d = tempfile::tempdir().unwrap();
     let l = sound(d.path());
