@@ -206,7 +206,9 @@ fn finish(
         exit_code: code,
     }))?;
     let ledger = Ledger::read(writer.path())?;
-    let report = crate::report::Report::from_ledgers(std::slice::from_ref(&ledger), None)?;
+    // The exit code shown is the one gate run uses (a shard exits 0, an interrupt 130).
+    let report = crate::report::Report::from_ledgers(std::slice::from_ref(&ledger), None)?
+        .with_exit_code(code);
     print!("{}", report.terminal());
     crate::report::emit(&report, &args.reports)?;
     println!("ledger: {}", writer.path().display());
@@ -511,7 +513,15 @@ impl TaskRun<'_> {
                 .iter()
                 .filter(|(_, o)| o.is_none_or(|o| o == Outcome::Pass || o == Outcome::Fail))
                 .count() as u64;
-            if pending >= owed {
+            // Unavailable trials that finished but wait behind a slow earlier ordinal free
+            // their slots early; past the remaining budget, more trials cannot help (the task
+            // will be INCONCLUSIVE once they are consumed), so stop launching.
+            let unavailable = lp
+                .queue
+                .iter()
+                .filter(|(_, o)| *o == Some(Outcome::Unavailable))
+                .count() as u64;
+            if pending >= owed || unavailable > sampler.remaining_unavailable() {
                 break;
             }
             while !self.owns(lp.next_ordinal) {

@@ -528,8 +528,10 @@ impl Validator<'_> {
                     beta,
                     max_trials,
                 };
-                // Validates rates, risks and max_trials with the same messages as `gate plan`.
+                // Validates rates, risks and max_trials with the same messages as `gate plan`,
+                // and refuses a truncation too short to ever reach PASS or FAIL.
                 stats::sprt::Sprt::new(healthy, regressed, alpha, beta, max_trials)
+                    .and_then(|sprt| sprt.check_reachable())
                     .map_err(|e| self.stats_error(at, id, e))?;
                 Ok((
                     sampling,
@@ -583,6 +585,7 @@ impl Validator<'_> {
                             self.max_trials(at, id, max_trials, healthy, regressed, alpha, beta)?;
                         let sprt =
                             stats::sprt::Sprt::new(healthy, regressed, alpha, beta, max_trials)
+                                .and_then(|sprt| sprt.check_reachable().map(|()| sprt))
                                 .map_err(|e| self.stats_error(at, id, e))?;
                         let (h, r) = (sprt.oc(healthy), sprt.oc(regressed));
                         let sampling = Sampling::Sequential {

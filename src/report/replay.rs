@@ -439,6 +439,14 @@ fn merged_specs(ledgers: &[Ledger]) -> Result<Vec<TaskSpec>, ReportError> {
 /// forged or damaged header cannot make a report print impossible figures (a PASS needing
 /// `n - c` passes with `c > n`, a risk computed at a rate of 1.5). Returns what is wrong.
 pub fn check_spec(spec: &TaskSpec) -> Result<(), String> {
+    // The plan loader's limit: a forged header must not buy an hour of exact binomial sums.
+    let max = spec.sampling.max_graded();
+    if max > crate::stats::sprt::MAX_TRIALS_LIMIT {
+        return Err(format!(
+            "plan has {max} trials, above the limit of {}",
+            crate::stats::sprt::MAX_TRIALS_LIMIT
+        ));
+    }
     match spec.sampling {
         Sampling::Single { n, c } => {
             if n == 0 {

@@ -68,7 +68,7 @@ fn sequential_plan_passes_at_the_bound() {
 #[test]
 fn sequential_truncation_is_inconclusive() {
     // Alternating pass/fail keeps the LLR between the bounds.
-    let yaml = "version: 1\nsampling:\n  sequential: {healthy: 0.9, regressed: 0.7, alpha: 0.05, beta: 0.1, max_trials: 6}\ntasks:\n  - id: t\n    run: 'test $((GATE_TRIAL % 4)) -ne 0'\n";
+    let yaml = "version: 1\nsampling:\n  sequential: {healthy: 0.9, regressed: 0.7, alpha: 0.05, beta: 0.1, max_trials: 9}\ntasks:\n  - id: t\n    run: 'test $((GATE_TRIAL % 4)) -ne 0'\n";
     let f = Fixture::new(yaml);
     f.run(&[])
         .code(3)
@@ -556,7 +556,10 @@ fn shard_runs_its_own_ordinals() {
     let f = Fixture::new(
         "version: 1\nsampling: {single: {n: 10, c: 3}}\ntasks:\n  - id: t\n    run: 'true'\n",
     );
-    f.run(&["--shard", "2/3"]).code(0);
+    // The summary shows the exit code gate run uses, not the one a merge would.
+    f.run(&["--shard", "2/3"]).code(0).stdout(predicate::str::contains(
+        "gate  INCONCLUSIVE for now: shard 2/3 of a sharded run (exit 0;",
+    ));
     let trials: Vec<u64> = attempts(&f.ledger()).iter().map(|a| a.trial).collect();
     assert_eq!(trials, vec![2, 5, 8]);
 }
@@ -821,6 +824,10 @@ fn absurd_plan_values_are_rejected() {
             "sampling:\n  sequential: {healthy: 0.5000001, regressed: 0.5, alpha: 0.05, beta: 0.1}\ntasks:\n  - id: t\n    run: 'true'\n",
             "cannot choose a default `max_trials`",
         ),
+        (
+            "sampling:\n  sequential: {healthy: 0.9, regressed: 0.7, alpha: 0.05, beta: 0.1, max_trials: 8}\ntasks:\n  - id: t\n    run: 'true'\n",
+            "is too small: the sequential test needs at least 9 trials to PASS and 3 to FAIL",
+        ),
     ];
     for (body, expected) in cases {
         let f = Fixture::new(&format!("version: 1\n{body}"));
@@ -828,4 +835,24 @@ fn absurd_plan_values_are_rejected() {
             .code(2)
             .stderr(predicate::str::contains(*expected));
     }
+}
+
+/// Regression (review): fast unavailable trials waiting behind a slow earlier ordinal freed
+/// their slots, and the runner kept launching far past the unavailable budget.
+#[test]
+fn unavailable_trials_do_not_launch_past_the_budget() {
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 5, c: 0}}\ntasks:\n  - id: t\n    run: 'if [ \"$GATE_TRIAL\" = 1 ]; then sleep 1; else exit 75; fi'\npolicy: {jobs: 4, max_unavailable: 2, transport: {exit_codes: [75]}}\n",
+    );
+    f.run(&[]).code(3);
+    let rows = attempts(&f.ledger());
+    assert!(
+        rows.len() <= 6,
+        "launched {} trials for a budget of 2 unavailable",
+        rows.len()
+    );
+    assert_eq!(
+        decision(&f.ledger(), "t").verdict,
+        Some(Verdict::Inconclusive)
+    );
 }
