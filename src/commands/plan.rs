@@ -93,8 +93,23 @@ pub struct PlanReport {
     pub sequential: SequentialReport,
     /// Both plans over a grid of true rates (see [`oc_grid`]).
     pub oc: Vec<OcRow>,
+    /// The sequential rule as failure counts: after `trials` graded trials, PASS once
+    /// failures are at most `pass_max_failures`, FAIL once they are at least
+    /// `fail_min_failures` (`null`: that verdict is not reachable yet).
+    pub lattice: Vec<LatticeJson>,
     #[serde(skip)]
     sprt: Sprt,
+}
+
+/// One row of the sequential rule's decision lattice, in the JSON contract.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct LatticeJson {
+    /// Graded trials so far.
+    pub trials: u64,
+    /// PASS once failures are at most this.
+    pub pass_max_failures: Option<u64>,
+    /// FAIL once failures are at least this.
+    pub fail_min_failures: Option<u64>,
 }
 
 /// The single plan in the JSON contract.
@@ -252,6 +267,15 @@ impl PlanReport {
                 }
             })
             .collect();
+        let lattice = sprt
+            .lattice()
+            .into_iter()
+            .map(|r| LatticeJson {
+                trials: r.trials,
+                pass_max_failures: r.pass_max_failures,
+                fail_min_failures: r.fail_min_failures,
+            })
+            .collect();
         Ok(PlanReport {
             healthy,
             regressed,
@@ -260,6 +284,7 @@ impl PlanReport {
             single,
             sequential,
             oc,
+            lattice,
             sprt,
         })
     }
@@ -329,6 +354,43 @@ fn trials(n: u64) -> String {
 }
 
 /// The human-readable report.
+/// The decision lattice a person can apply by hand: after t graded trials, PASS once
+/// failures <= r_t, FAIL once failures >= a_t. At most a dozen rows, evenly spaced in t (the
+/// full lattice is in the JSON).
+fn lattice_text(out: &mut String, lattice: &[LatticeJson]) {
+    let Some(last) = lattice.last() else {
+        return;
+    };
+    // A round step giving at most 12 rows, always ending at max_trials.
+    let raw = last.trials.div_ceil(12).max(1);
+    let step = [
+        1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 5000, 10_000, 20_000,
+        25_000, 50_000, 100_000,
+    ]
+    .into_iter()
+    .find(|&s| s >= raw)
+    .unwrap_or(raw);
+    let cell = |v: Option<u64>| v.map_or_else(|| "-".to_string(), |v| v.to_string());
+    let _ = writeln!(out, "  as failure counts, after t graded trials:");
+    let _ = writeln!(
+        out,
+        "  {:>10} {:>22} {:>22}",
+        "trials t", "PASS if failures <=", "FAIL if failures >="
+    );
+    for row in lattice
+        .iter()
+        .filter(|r| r.trials % step == 0 || r.trials == last.trials)
+    {
+        let _ = writeln!(
+            out,
+            "  {:>10} {:>22} {:>22}",
+            row.trials,
+            cell(row.pass_max_failures),
+            cell(row.fail_min_failures)
+        );
+    }
+}
+
 pub fn render_text(r: &PlanReport) -> String {
     let mut out = String::new();
     let (h, g) = (rate(r.healthy), rate(r.regressed));
@@ -410,6 +472,7 @@ pub fn render_text(r: &PlanReport) -> String {
         earliest(q.earliest_pass, "PASS"),
         earliest(q.earliest_fail, "FAIL")
     );
+    lattice_text(&mut out, &r.lattice);
     let _ = writeln!(
         out,
         "  {:<22} {:>8} {:>8} {:>15} {:>16}",

@@ -311,3 +311,39 @@ fn a_sequential_rule_that_can_never_decide_is_refused() {
         .assert()
         .code(0);
 }
+
+/// The lattice form of the SPRT: failure counts per trial, consistent with the LLR bounds
+/// (9 ln(7/9) <= ln(0.1/0.95) < 8 ln(7/9); 4 failures in 10 stay just below ln(0.9/0.05)).
+#[test]
+fn lattice_in_json_and_text() {
+    let v = plan_json(&["--healthy", "0.9", "--regressed", "0.7"]);
+    let lattice = v["lattice"].as_array().unwrap();
+    assert_eq!(
+        lattice.len() as u64,
+        v["sequential"]["max_trials"].as_u64().unwrap()
+    );
+    assert_eq!(
+        lattice[7]["pass_max_failures"],
+        Value::Null,
+        "no PASS after 8 trials"
+    );
+    assert_eq!(
+        lattice[8]["pass_max_failures"], 0,
+        "PASS after 9 straight successes"
+    );
+    assert_eq!(
+        lattice[2]["fail_min_failures"], 3,
+        "FAIL after 3 straight failures"
+    );
+    assert_eq!(
+        lattice[9]["fail_min_failures"], 5,
+        "4 of 10 failing is LLR 2.887 < 2.890"
+    );
+    let out = gate()
+        .args(["plan", "--healthy", "0.9", "--regressed", "0.7"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("trials t    PASS if failures <=    FAIL if failures >="));
+    assert!(text.contains("          10                      0                      5"));
+}
