@@ -557,9 +557,11 @@ fn shard_runs_its_own_ordinals() {
         "version: 1\nsampling: {single: {n: 10, c: 3}}\ntasks:\n  - id: t\n    run: 'true'\n",
     );
     // The summary shows the exit code gate run uses, not the one a merge would.
-    f.run(&["--shard", "2/3"]).code(0).stdout(predicate::str::contains(
-        "gate  INCONCLUSIVE for now: shard 2/3 of a sharded run (exit 0;",
-    ));
+    f.run(&["--shard", "2/3"])
+        .code(0)
+        .stdout(predicate::str::contains(
+            "gate  INCONCLUSIVE for now: shard 2/3 of a sharded run (exit 0;",
+        ));
     let trials: Vec<u64> = attempts(&f.ledger()).iter().map(|a| a.trial).collect();
     assert_eq!(trials, vec![2, 5, 8]);
 }
