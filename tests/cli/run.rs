@@ -598,6 +598,11 @@ fn bundled_plans_give_their_documented_verdicts() {
                 ("pay-supplier", Verdict::Pass),
             ],
         ),
+        (
+            "plans/examples/report.yaml",
+            1,
+            vec![("book-flight", Verdict::Pass), ("refund", Verdict::Fail)],
+        ),
     ];
     for (plan, code, verdicts) in cases {
         let out = tempfile::tempdir().unwrap();
