@@ -314,6 +314,20 @@ pub fn replay(ledgers: &[Ledger]) -> Result<Replay, ReportError> {
         let trials = by_task.remove(&spec.id).unwrap_or_default();
         tasks.push(replay_task(spec, trials, interrupted, shards.as_ref())?);
     }
+    // A run stops at its first harness error: tasks after it never ran, and "trials missing"
+    // would send the reader looking for a lost shard.
+    if let Some(broken) = tasks
+        .iter()
+        .find(|t| t.harness_error.is_some())
+        .map(|t| t.spec.id.clone())
+    {
+        for t in tasks
+            .iter_mut()
+            .filter(|t| t.trials.is_empty() && t.harness_error.is_none())
+        {
+            t.reason = format!("not run: the run stopped at the harness error in task `{broken}`");
+        }
+    }
     let footer_harness_error = footer_harness_error && tasks.iter().all(|t| t.verdict.is_some());
 
     let on_inconclusive = if ledgers

@@ -863,3 +863,15 @@ fn unavailable_trials_do_not_launch_past_the_budget() {
         Some(Verdict::Inconclusive)
     );
 }
+
+/// Tasks after a harness error never ran; the summary says so instead of "trials missing".
+#[test]
+fn tasks_after_a_harness_error_say_they_did_not_run() {
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 3, c: 0}}\ntasks:\n  - id: broken\n    run: 'no-such-command-xyz'\n  - id: later\n    run: 'true'\n",
+    );
+    f.run(&[]).code(4).stdout(predicate::str::contains(
+        "later  INCONCLUSIVE: not run: the run stopped at the harness error in task `broken`",
+    ));
+    gate().arg("verify").arg(f.ledger_path()).assert().code(0);
+}
