@@ -173,14 +173,6 @@ fn finish(
     shard: Option<Shard>,
     signal: usize,
 ) -> anyhow::Result<u8> {
-    // The verdict is recomputed from the ledger file, exactly as `gate report` would. The
-    // ledger is read again after the footer (the reports say how the run ended); the first
-    // reading is dropped before that to keep peak memory to one copy.
-    let report_verdict = {
-        let ledger = Ledger::read(writer.path())?;
-        let report = crate::report::Report::from_ledgers(std::slice::from_ref(&ledger), None)?;
-        (report.verdict(), report.exit_code())
-    };
     let (verdict, code) = match status {
         RunStatus::Interrupted => (
             Some(Verdict::Inconclusive),
@@ -191,13 +183,20 @@ fn finish(
             },
         ),
         RunStatus::HarnessError => (None, exit::HARNESS),
-        RunStatus::Complete => match (shard, report_verdict.0) {
-            // A shard publishes no verdict of its own unless its trials already make it
-            // certain: `gate report` over all shards decides.
-            (Some(_), Some(Verdict::Fail)) => (Some(Verdict::Fail), exit::FAIL),
-            (Some(_), v) => (v, exit::SUCCESS),
-            (None, v) => (v, report_verdict.1),
-        },
+        RunStatus::Complete => {
+            // The verdict is recomputed from the ledger file, exactly as `gate report` would.
+            // This reading is dropped before the one after the footer, which the reports use
+            // (they say how the run ended), to keep peak memory to one copy.
+            let ledger = Ledger::read(writer.path())?;
+            let report = crate::report::Report::from_ledgers(std::slice::from_ref(&ledger), None)?;
+            match (shard, report.verdict()) {
+                // A shard publishes no verdict of its own unless its trials already make it
+                // certain: `gate report` over all shards decides.
+                (Some(_), Some(Verdict::Fail)) => (Some(Verdict::Fail), exit::FAIL),
+                (Some(_), v) => (v, exit::SUCCESS),
+                (None, v) => (v, report.exit_code()),
+            }
+        }
     };
     writer.append(Row::Footer(Footer {
         finished_at: now_rfc3339(),

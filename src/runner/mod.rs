@@ -472,7 +472,13 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
         }
     }
     if !log.is_empty() {
-        let path = log_dir.join(format!("{stem}.log"));
+        // A trial re-run at resume reuses its ordinal: keep the earlier attempt's log.
+        let mut path = log_dir.join(format!("{stem}.log"));
+        let mut n = 1;
+        while path.exists() {
+            n += 1;
+            path = log_dir.join(format!("{stem}.{n}.log"));
+        }
         if fs::write(&path, log).is_ok() {
             row.log = Some(path.display().to_string());
         }
