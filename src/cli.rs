@@ -62,6 +62,15 @@ pub enum Format {
     Json,
 }
 
+/// `--on-inconclusive`: what an INCONCLUSIVE gate exits with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum InconclusivePolicy {
+    /// Exit 3: the step goes red.
+    Fail,
+    /// Exit 0: the step stays green (the verdict is still INCONCLUSIVE).
+    Pass,
+}
+
 /// Arguments of `gate plan`.
 #[derive(Debug, Args)]
 pub struct PlanArgs {
@@ -146,8 +155,8 @@ pub struct RunArgs {
     #[arg(long)]
     pub resume: bool,
     /// Override the plan's `policy.on_inconclusive`.
-    #[arg(long, value_name = "fail|pass")]
-    pub on_inconclusive: Option<String>,
+    #[arg(long, value_enum)]
+    pub on_inconclusive: Option<InconclusivePolicy>,
     /// Only run the tasks with these ids (repeatable).
     #[arg(long = "task", value_name = "ID")]
     pub tasks: Vec<String>,
@@ -163,8 +172,8 @@ pub struct ReportArgs {
     #[arg(required = true)]
     pub ledgers: Vec<PathBuf>,
     /// Override the recorded `policy.on_inconclusive`.
-    #[arg(long, value_name = "fail|pass")]
-    pub on_inconclusive: Option<String>,
+    #[arg(long, value_enum)]
+    pub on_inconclusive: Option<InconclusivePolicy>,
     /// Report files.
     #[command(flatten)]
     pub reports: ReportFiles,

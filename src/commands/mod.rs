@@ -6,3 +6,12 @@ pub mod plan;
 pub mod report;
 pub mod run;
 pub mod verify;
+
+impl From<crate::cli::InconclusivePolicy> for crate::ledger::OnInconclusive {
+    fn from(p: crate::cli::InconclusivePolicy) -> Self {
+        match p {
+            crate::cli::InconclusivePolicy::Fail => crate::ledger::OnInconclusive::Fail,
+            crate::cli::InconclusivePolicy::Pass => crate::ledger::OnInconclusive::Pass,
+        }
+    }
+}

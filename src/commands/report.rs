@@ -13,11 +13,7 @@ use crate::report::{self, Report};
 
 /// Execute `gate report`; returns the exit code.
 pub fn execute(args: &ReportArgs) -> anyhow::Result<u8> {
-    let on_inconclusive = args
-        .on_inconclusive
-        .as_deref()
-        .map(report::parse_on_inconclusive)
-        .transpose()?;
+    let on_inconclusive = args.on_inconclusive.map(Into::into);
     let ledgers = args
         .ledgers
         .iter()

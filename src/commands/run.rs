@@ -18,8 +18,8 @@ use anyhow::{Context, bail};
 use crate::cli::RunArgs;
 use crate::exit;
 use crate::ledger::{
-    AttemptRow, Counts, DecisionRow, Fault, Footer, Header, Ledger, LedgerWriter, OnInconclusive,
-    Outcome, Resume, Row, RunStatus, SCHEMA_VERSION, Shard, TaskSpec, now_rfc3339, sha256_hex,
+    AttemptRow, Counts, DecisionRow, Fault, Footer, Header, Ledger, LedgerWriter, Outcome, Resume,
+    Row, RunStatus, SCHEMA_VERSION, Shard, TaskSpec, now_rfc3339, sha256_hex,
 };
 use crate::plan::{Plan, Policy, Task};
 use crate::progress::Progress;
@@ -36,8 +36,8 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<u8> {
         }
         plan.policy.jobs = j;
     }
-    if let Some(s) = &args.on_inconclusive {
-        plan.policy.on_inconclusive = parse_on_inconclusive(s)?;
+    if let Some(p) = args.on_inconclusive {
+        plan.policy.on_inconclusive = p.into();
     }
     if !args.tasks.is_empty() {
         for id in &args.tasks {
@@ -246,14 +246,6 @@ fn preflight_outputs(args: &RunArgs) -> anyhow::Result<()> {
         );
     }
     Ok(())
-}
-
-fn parse_on_inconclusive(s: &str) -> anyhow::Result<OnInconclusive> {
-    match s {
-        "fail" => Ok(OnInconclusive::Fail),
-        "pass" => Ok(OnInconclusive::Pass),
-        _ => bail!("`--on-inconclusive {s}`: expected `fail` or `pass`"),
-    }
 }
 
 /// Parse `K/M` with 1 <= K <= M.

@@ -222,17 +222,6 @@ pub fn exit_code_for(verdict: Option<Verdict>, on_inconclusive: OnInconclusive) 
     }
 }
 
-/// Parse an `--on-inconclusive` value.
-pub fn parse_on_inconclusive(value: &str) -> anyhow::Result<OnInconclusive> {
-    match value {
-        "fail" => Ok(OnInconclusive::Fail),
-        "pass" => Ok(OnInconclusive::Pass),
-        other => {
-            anyhow::bail!("invalid `--on-inconclusive` value `{other}`: expected `fail` or `pass`")
-        }
-    }
-}
-
 /// Write the report files asked for: `--junit`, `--summary` (and append the Markdown to
 /// `$GITHUB_STEP_SUMMARY` unless `--no-step-summary`), `--json`; and print GitHub annotations
 /// to stdout when `GITHUB_ACTIONS=true`.

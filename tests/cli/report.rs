@@ -551,7 +551,9 @@ fn bad_input_exits_2_with_a_location() {
         .args(["--on-inconclusive", "maybe"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("`maybe`"));
+        .stderr(predicate::str::contains(
+            "invalid value 'maybe' for '--on-inconclusive",
+        ));
 }
 
 #[test]
