@@ -397,15 +397,8 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
             _ => Ok(()),
         });
-    let captures = prepared.and_then(|_| {
-        Ok([
-            capture_file(&log_dir)?,
-            capture_file(&log_dir)?,
-            capture_file(&log_dir)?,
-            capture_file(&log_dir)?,
-        ])
-    });
-    let [mut run_out, mut run_err, mut chk_out, mut chk_err] = match captures {
+    let captures = prepared.and_then(|_| Ok([capture_file(&log_dir)?, capture_file(&log_dir)?]));
+    let [mut run_out, mut run_err] = match captures {
         Ok(c) => c,
         Err(e) => {
             harness(
@@ -418,6 +411,8 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
 
     let ended = run_process(spec, &spec.run, &run_out, &run_err, &result_path, cancel);
     let mut check_ended = None;
+    // The check's captures exist only when it runs: two fewer files per attempt otherwise.
+    let mut check_captures: Option<[File; 2]> = None;
     match ended {
         Err(SpawnFailure(why)) => harness(&mut row, why),
         Ok(ended) => {
@@ -428,7 +423,15 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
             if ended == Ended::Exited(ExitStatus::from_raw(0))
                 && let Some(check) = &spec.check
             {
-                match run_process(spec, check, &chk_out, &chk_err, &result_path, cancel) {
+                let ran = capture_file(&log_dir)
+                    .and_then(|out| Ok([out, capture_file(&log_dir)?]))
+                    .map_err(|e| SpawnFailure(format!("cannot capture output: {e}")))
+                    .and_then(|[out, err]| {
+                        let ended = run_process(spec, check, &out, &err, &result_path, cancel);
+                        check_captures = Some([out, err]);
+                        ended
+                    });
+                match ran {
                     Err(SpawnFailure(why)) => harness(&mut row, format!("check: {why}")),
                     Ok(c) => {
                         if let Ended::Exited(st) = c {
@@ -450,15 +453,20 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
     }
 
     // Logs: bounded, redacted, one file per attempt; raw captures removed.
+    let (mut chk_out, mut chk_err) = match check_captures {
+        Some([o, e]) => (Some(o), Some(e)),
+        None => (None, None),
+    };
     let sections = [
-        ("stdout", &mut run_out),
-        ("stderr", &mut run_err),
-        ("check stdout", &mut chk_out),
-        ("check stderr", &mut chk_err),
+        ("stdout", Some(&mut run_out)),
+        ("stderr", Some(&mut run_err)),
+        ("check stdout", chk_out.as_mut()),
+        ("check stderr", chk_err.as_mut()),
     ];
     let mut log = String::new();
-    for (name, path) in sections {
-        let text = redactor.apply(&read_bounded(path));
+    for (name, capture) in sections {
+        let Some(capture) = capture else { continue };
+        let text = redactor.apply(&read_bounded(capture));
         if name == "stdout" {
             row.stdout_tail = tail(&text);
         } else if name == "stderr" {

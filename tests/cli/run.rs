@@ -255,7 +255,7 @@ sampling: {single: {n: 4, c: 1}}
 tasks:
   - id: t
     run: 'echo "Done!"; if [ "$GATE_TRIAL" != 2 ]; then touch "state-$GATE_TRIAL"; fi'
-    check: 'test -f "state-$GATE_TRIAL"'
+    check: 'test -f "state-$GATE_TRIAL" || { echo "no booking" >&2; exit 1; }'
 "#,
     );
     f.run(&[]).code(0);
@@ -263,6 +263,12 @@ tasks:
     assert_eq!(rows[1].outcome, Outcome::Fail);
     assert_eq!(rows[1].check_exit, Some(1));
     assert_eq!(rows[1].stdout_tail, "Done!");
+    // The check's output is kept in the attempt's log, apart from the run's.
+    let log = read(std::path::Path::new(rows[1].log.as_deref().unwrap()));
+    assert!(
+        log.contains("===== stdout =====\nDone!\n===== check stderr =====\nno booking\n"),
+        "{log}"
+    );
     assert_eq!(rows[0].outcome, Outcome::Pass);
 }
 
