@@ -124,7 +124,12 @@ glob_into_matches() {
   expanded=($1)
   shopt -u nullglob
   shopt -u globstar 2>/dev/null || true
-  MATCHES+=(${expanded[@]+"${expanded[@]}"})
+  # Only files: `plans/*` must not hand gate a directory such as `plans/demo/`.
+  local f
+  for f in ${expanded[@]+"${expanded[@]}"}; do
+    [ -f "$f" ] && MATCHES+=("$f")
+  done
+  return 0
 }
 
 # --- locate / build ----------------------------------------------------------------------
@@ -154,6 +159,16 @@ cmd_locate() {
   if [ "$mode" = "path" ] && [ -z "$found" ]; then
     fail_usage "\`install: path\` but no \`gate\` on PATH"
   fi
+  # `auto` uses a gate on PATH only if it is this action's version: "gate" is a common name.
+  if [ "$mode" = "auto" ] && [ -n "$found" ]; then
+    local want have
+    want="$(sed -n 's/^version = "\(.*\)"$/\1/p' "$action_path/Cargo.toml" | head -n1)"
+    have="$("$found" --version 2>/dev/null | awk '{print $2}')"
+    if [ -n "$want" ] && [ "$have" != "$want" ]; then
+      printf 'gate-action: %s is version %s, not this action'"'"'s %s; building it\n' "$found" "${have:-unknown}" "$want"
+      found=""
+    fi
+  fi
   if [ "$mode" = "path" ] || { [ "$mode" = "auto" ] && [ -n "$found" ]; }; then
     printf 'gate-action: using %s (%s)\n' "$found" "$("$found" --version 2>/dev/null || echo 'version unknown')"
     set_output build false
@@ -166,7 +181,9 @@ cmd_locate() {
   [ -f "$action_path/Cargo.lock" ] || fail_usage "no Cargo.lock under \`$action_path\`"
   set_output build true
   set_output bin-dir "$root/bin"
-  set_output source-hash "$(source_hash)"
+  local hash
+  hash="$(source_hash)"
+  set_output source-hash "$hash"
   # Later steps of the job (the user's own, too) find the built binary on PATH.
   if [ -n "${GITHUB_PATH:-}" ]; then printf '%s\n' "$root/bin" >>"$GITHUB_PATH"; fi
 }
@@ -207,6 +224,10 @@ verdict_of() {
   esac
   if [ -f "$report" ] && command -v jq >/dev/null 2>&1; then
     verdict="$(jq -r 'if (.verdict | type) == "string" then .verdict else "" end' "$report" 2>/dev/null || true)"
+  elif [ -f "$report" ] && command -v python3 >/dev/null 2>&1; then
+    verdict="$(python3 -c 'import json, sys; v = json.load(open(sys.argv[1])).get("verdict"); print(v if isinstance(v, str) else "")' "$report" 2>/dev/null || true)"
+  elif [ -f "$report" ]; then
+    printf '::warning title=gate action::neither jq nor python3 to read %s; the verdict output comes from the exit code (INCONCLUSIVE under on-inconclusive: pass reads as PASS)\n' "$report" >&2
   fi
   case "$verdict" in
     PASS | FAIL | INCONCLUSIVE) echo "$verdict" ;;
@@ -243,6 +264,14 @@ run_gate() {
   set -e
 }
 
+# The given paths that exist, one per line.
+existing() {
+  local p
+  for p in "$@"; do
+    if [ -e "$p" ]; then printf '%s\n' "$p"; fi
+  done
+}
+
 cmd_run() {
   local out_dir="${INPUT_OUT_DIR:-gate-out}" summary="${INPUT_SUMMARY:-true}"
   local on_inconclusive="${INPUT_ON_INCONCLUSIVE:-}" jobs="${INPUT_JOBS:-}" shard="${INPUT_SHARD:-}"
@@ -267,6 +296,7 @@ cmd_run() {
   local -a verdicts=() codes=() ledgers=() junits=() reports=()
   if [ -n "${INPUT_LEDGERS:-}" ]; then
     # Merge mode: one verdict over the ledgers of all shards of one run.
+    [ -z "${INPUT_PLAN:-}" ] || fail_usage "\`plan\` and \`ledgers\` are exclusive: run plans, or merge ledgers"
     [ -z "$jobs" ] || fail_usage "\`jobs\` applies to \`gate run\`, not to merging \`ledgers\`"
     [ -z "$shard" ] || fail_usage "\`shard\` applies to \`gate run\`, not to merging \`ledgers\`"
     expand_patterns "$INPUT_LEDGERS"
@@ -331,9 +361,11 @@ cmd_run() {
   done
   set_output verdict "$worst_verdict"
   set_output exit-code "$worst_code"
-  set_output ledger "$(printf '%s\n' "${ledgers[@]}")"
-  set_output junit "$(printf '%s\n' "${junits[@]}")"
-  set_output report "$(printf '%s\n' "${reports[@]}")"
+  # Only files gate actually wrote: an invalid plan leaves none, and a later upload step
+  # must not be sent after files that do not exist.
+  set_output ledger "$(existing "${ledgers[@]}")"
+  set_output junit "$(existing "${junits[@]}")"
+  set_output report "$(existing "${reports[@]}")"
   printf 'gate-action: verdict %s (exit %s)\n' "$worst_verdict" "$worst_code"
   exit "$worst_code"
 }

@@ -416,3 +416,76 @@ fn locate_uses_gate_on_path_or_plans_a_cached_build() {
         ]
     );
 }
+
+/// Regression (review): `plan` was silently ignored when `ledgers` was set.
+#[test]
+fn merge_mode_refuses_a_plan_as_well() {
+    let ws = Workspace::new();
+    ws.write("pass.yaml", PASS_PLAN);
+    let step = ws.step(
+        "run",
+        &[
+            ("INPUT_PLAN", "pass.yaml"),
+            ("INPUT_LEDGERS", "x/ledger.jsonl"),
+        ],
+    );
+    step.assert_code(2);
+    assert_eq!(
+        step.error_annotations(),
+        [
+            "::error title=gate action::`plan` and `ledgers` are exclusive: run plans, or merge ledgers"
+        ]
+    );
+}
+
+/// Regression (review): `plans/*` handed gate the directory `plans/demo/`.
+#[test]
+fn a_plan_glob_skips_directories() {
+    let ws = Workspace::new();
+    ws.write("plans/pass.yaml", PASS_PLAN);
+    ws.write("plans/helpers/run.sh", "#!/bin/sh\n");
+    let step = ws.step("run", &[("INPUT_PLAN", "plans/*")]);
+    step.assert_code(0);
+    assert_eq!(step.output("verdict"), "PASS");
+    assert_eq!(step.output("ledger"), "gate-out/ledger.jsonl");
+}
+
+/// Regression (review): after an invalid plan the path outputs named files never written.
+#[test]
+fn an_invalid_plan_leaves_no_path_outputs() {
+    let ws = Workspace::new();
+    ws.write("bad.yaml", "version: 1\ntasks: []\n");
+    let step = ws.step("run", &[("INPUT_PLAN", "bad.yaml")]);
+    step.assert_code(2);
+    assert_eq!(step.output("verdict"), "ERROR");
+    for name in ["ledger", "junit", "report"] {
+        assert_eq!(step.output(name), "", "{name}");
+    }
+}
+
+/// Regression (review): `install: auto` trusted any program called `gate` on PATH.
+#[test]
+fn auto_builds_when_the_gate_on_path_is_another_program() {
+    let ws = Workspace::new();
+    ws.write("fake/gate", "#!/bin/sh\necho 'gate 9.9.9'\n");
+    let fake = ws.path("fake/gate");
+    std::os::unix::fs::PermissionsExt::set_mode(
+        &mut fs::metadata(&fake).unwrap().permissions(),
+        0o755,
+    );
+    fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let mut path = OsString::from(ws.path("fake"));
+    path.push(":");
+    path.push(std::env::var_os("PATH").unwrap_or_default());
+    let step = ws.step(
+        "locate",
+        &[("INPUT_INSTALL", "auto"), ("PATH", path.to_str().unwrap())],
+    );
+    step.assert_code(0);
+    assert_eq!(step.output("build"), "true");
+    assert!(
+        step.stdout.contains("is version 9.9.9, not this action's"),
+        "{}",
+        step.stdout
+    );
+}
