@@ -469,10 +469,6 @@ fn auto_builds_when_the_gate_on_path_is_another_program() {
     let ws = Workspace::new();
     ws.write("fake/gate", "#!/bin/sh\necho 'gate 9.9.9'\n");
     let fake = ws.path("fake/gate");
-    std::os::unix::fs::PermissionsExt::set_mode(
-        &mut fs::metadata(&fake).unwrap().permissions(),
-        0o755,
-    );
     fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let mut path = OsString::from(ws.path("fake"));
     path.push(":");
