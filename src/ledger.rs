@@ -455,11 +455,9 @@ impl LedgerWriter {
             path: path.to_path_buf(),
             source,
         };
-        let file = OpenOptions::new().write(true).open(path).map_err(io)?;
+        // Append mode writes at the end, after the cut.
+        let file = OpenOptions::new().append(true).open(path).map_err(io)?;
         file.set_len(ledger.complete_len).map_err(io)?;
-        let mut file = file;
-        use std::io::Seek;
-        file.seek(std::io::SeekFrom::End(0)).map_err(io)?;
         Ok(LedgerWriter {
             path: path.to_path_buf(),
             file,

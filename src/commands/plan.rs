@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use crate::cli::{Format, PlanArgs};
 use crate::exit;
-use crate::stats::sprt::{MAX_TRIALS_LIMIT, Sprt, SprtState, default_max_trials};
+use crate::stats::sprt::{MAX_TRIALS_LIMIT, Sprt, default_max_trials};
 use crate::stats::{StatsError, design, oc};
 
 /// Execute `gate plan`; returns the exit code.
@@ -214,24 +214,18 @@ impl PlanReport {
         let at_healthy = sprt.oc(healthy);
         let at_regressed = sprt.oc(regressed);
         let worst = sprt.worst_asn();
-        let first = |state: SprtState| {
-            (1..=max_trials).find(|&t| {
-                let (s, f) = if state == SprtState::Pass {
-                    (t, 0)
-                } else {
-                    (0, t)
-                };
-                sprt.decide(s, f) == state
-            })
-        };
+        // Plan validation refused a truncation that cannot reach both verdicts, so both
+        // are within max_trials; the filter only keeps the contract's `null` honest.
+        let (to_pass, to_fail) = sprt.min_trials_to_decide();
+        let within = |t: u64| (t <= max_trials).then_some(t);
         let sequential = SequentialReport {
             max_trials,
             accept_llr: sprt.accept_llr(),
             reject_llr: sprt.reject_llr(),
             llr_per_success: sprt.llr(1, 0),
             llr_per_failure: sprt.llr(0, 1),
-            earliest_pass: first(SprtState::Pass),
-            earliest_fail: first(SprtState::Fail),
+            earliest_pass: within(to_pass),
+            earliest_fail: within(to_fail),
             p_pass_healthy: at_healthy.p_pass,
             p_fail_healthy: at_healthy.p_fail,
             p_inconclusive_healthy: at_healthy.p_inconclusive,

@@ -93,6 +93,12 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<u8> {
         plan.policy.redact.clone(),
     );
     let argv: Vec<String> = std::env::args().map(|a| redactor.apply(&a)).collect();
+    // Each task's redactor also knows the secrets of its own `env:`.
+    let task_redactors: Vec<Redactor> = plan
+        .tasks
+        .iter()
+        .map(|t| redactor.with_env(t.env.iter().map(|(k, v)| (k.as_str(), v.as_str()))))
+        .collect();
     let out_dir = args
         .ledger
         .parent()
@@ -107,7 +113,7 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<u8> {
         open_resume(&args.ledger, &plan, shard, &argv, &progress)?
     } else {
         let run_id = new_run_id();
-        let header = header(&plan, &run_id, &argv, shard, &redactor);
+        let header = header(&plan, &run_id, &argv, shard, &task_redactors);
         let (mut w, kept) = LedgerWriter::create(&args.ledger)?;
         if let Some(old) = kept {
             progress.println(&format!(
@@ -130,7 +136,7 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<u8> {
     // an earlier run's evidence.
     let run_dir = out_dir.join("runs").join(&run_id);
     let mut status = RunStatus::Complete;
-    for task in &plan.tasks {
+    for (task, task_redactor) in plan.tasks.iter().zip(&task_redactors) {
         let resumed = prior
             .as_ref()
             .map(|l| TaskHistory::from_ledger(l, &task.id))
@@ -144,7 +150,7 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<u8> {
             run_id: &run_id,
             out_dir: &run_dir,
             shard,
-            redactor: redactor.with_env(task.env.iter().map(|(k, v)| (k.as_str(), v.as_str()))),
+            redactor: task_redactor.clone(),
             signal: &signal,
         };
         match ctx.run(&mut writer, &progress, resumed)? {
@@ -289,7 +295,7 @@ fn header(
     run_id: &str,
     argv: &[String],
     shard: Option<Shard>,
-    redactor: &Redactor,
+    redactors: &[Redactor],
 ) -> Header {
     Header {
         schema: SCHEMA_VERSION,
@@ -310,18 +316,16 @@ fn header(
         tasks: plan
             .tasks
             .iter()
-            .map(|t| {
-                let r = redactor.with_env(t.env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-                TaskSpec {
-                    id: t.id.clone(),
-                    line: Some(t.line),
-                    sampling: t.sampling,
-                    rates: t.rates,
-                    max_unavailable: t.max_unavailable,
-                    run: r.apply(&t.run.display()),
-                    check: t.check.as_ref().map(|c| r.apply(&c.display())),
-                    timeout_s: Some(t.timeout.as_secs_f64()),
-                }
+            .zip(redactors)
+            .map(|(t, r)| TaskSpec {
+                id: t.id.clone(),
+                line: Some(t.line),
+                sampling: t.sampling,
+                rates: t.rates,
+                max_unavailable: t.max_unavailable,
+                run: r.apply(&t.run.display()),
+                check: t.check.as_ref().map(|c| r.apply(&c.display())),
+                timeout_s: Some(t.timeout.as_secs_f64()),
             })
             .collect(),
     }

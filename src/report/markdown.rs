@@ -284,11 +284,12 @@ fn task(out: &mut String, t: &TaskReport, policy: OnInconclusive) {
     );
     let _ = writeln!(out, "| recovery rate | {} |", share_text(s.recovery));
     let f = s.failures;
-    let _ = writeln!(
-        out,
-        "| failures | timeout {} · run exited non-zero {} · check failed {} · result said pass: false {} · other {} |",
-        f.timeout, f.run_failed, f.check_failed, f.result_fail, f.other
-    );
+    let classes: Vec<String> = f
+        .by_class()
+        .into_iter()
+        .map(|(name, n)| format!("{name} {n}"))
+        .collect();
+    let _ = writeln!(out, "| failures | {} |", classes.join(" · "));
     if let Some(l) = s.latency {
         let _ = writeln!(
             out,
@@ -299,13 +300,7 @@ fn task(out: &mut String, t: &TaskReport, policy: OnInconclusive) {
     }
     for (name, spend) in [("cost", s.cost), ("tokens", s.tokens)] {
         if let Some(sp) = spend {
-            let _ = writeln!(
-                out,
-                "| {name} | total {} · mean {} per attempt ({} attempts reported) |",
-                number(sp.total),
-                number(sp.mean()),
-                sp.reporting
-            );
+            let _ = writeln!(out, "| {name} | {} |", sp.describe());
         }
     }
     let _ = writeln!(out, "| unavailable | {} |", s.unavailable);

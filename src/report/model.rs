@@ -83,6 +83,24 @@ pub struct FailureShape {
     pub other: u64,
 }
 
+impl FailureShape {
+    /// Each class with its name as every report prints it, in a fixed order.
+    pub fn by_class(&self) -> [(&'static str, u64); 5] {
+        [
+            ("timeout", self.timeout),
+            ("run exited non-zero", self.run_failed),
+            ("check failed", self.check_failed),
+            ("result said pass: false", self.result_fail),
+            ("other", self.other),
+        ]
+    }
+
+    /// All graded failures.
+    pub fn total(&self) -> u64 {
+        self.by_class().iter().map(|(_, n)| n).sum()
+    }
+}
+
 /// Latency of graded attempt-1 durations (nearest-rank percentiles), seconds.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Latency {
@@ -102,6 +120,16 @@ pub struct Spend {
 }
 
 impl Spend {
+    /// `total X · mean Y per attempt (N attempts reported)`, as every report prints it.
+    pub fn describe(&self) -> String {
+        format!(
+            "total {} · mean {} per attempt ({} attempts reported)",
+            number(self.total),
+            number(self.mean()),
+            self.reporting
+        )
+    }
+
     /// Mean per reporting attempt.
     pub fn mean(&self) -> f64 {
         if self.reporting == 0 {

@@ -8,8 +8,7 @@ use crate::ledger::OnInconclusive;
 use crate::sampler::Verdict;
 
 use super::model::{
-    Report, ScoreVector, TaskReport, alpha_words, number, percent, printable, prob, seconds,
-    share_text,
+    Report, ScoreVector, TaskReport, alpha_words, percent, printable, prob, seconds, share_text,
 };
 
 /// Render the terminal summary.
@@ -88,19 +87,13 @@ fn score(out: &mut String, s: &ScoreVector) {
         share_text(s.recovery)
     );
     let f = s.failures;
-    let total = f.timeout + f.run_failed + f.check_failed + f.result_fail + f.other;
-    let mut classes = Vec::new();
-    for (n, name) in [
-        (f.timeout, "timeout"),
-        (f.run_failed, "run exited non-zero"),
-        (f.check_failed, "check failed"),
-        (f.result_fail, "result said pass: false"),
-        (f.other, "other"),
-    ] {
-        if n > 0 {
-            classes.push(format!("{name} {n}"));
-        }
-    }
+    let total = f.total();
+    let classes: Vec<String> = f
+        .by_class()
+        .into_iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(name, n)| format!("{name} {n}"))
+        .collect();
     if total == 0 {
         out.push_str("  failures   none\n");
     } else {
@@ -116,13 +109,7 @@ fn score(out: &mut String, s: &ScoreVector) {
     }
     for (name, spend) in [("cost", s.cost), ("tokens", s.tokens)] {
         if let Some(sp) = spend {
-            let _ = writeln!(
-                out,
-                "  {name:<9}  total {} · mean {} per attempt ({} attempts reported)",
-                number(sp.total),
-                number(sp.mean()),
-                sp.reporting
-            );
+            let _ = writeln!(out, "  {name:<9}  {}", sp.describe());
         }
     }
     let _ = writeln!(

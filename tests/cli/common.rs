@@ -33,18 +33,25 @@ impl Fixture {
     }
 
     /// `gate run plan.yaml --ledger out/ledger.jsonl ARGS…`, run in the temp dir.
-    pub fn run(&self, args: &[&str]) -> assert_cmd::assert::Assert {
+    /// The `gate run` command of [`Fixture::run`], to add to before running it.
+    pub fn command(&self, args: &[&str]) -> Command {
         let mut cmd = gate();
         cmd.current_dir(self.dir.path())
-            .arg("run")
-            .arg("plan.yaml")
-            .arg("--ledger")
-            .arg("out/ledger.jsonl")
-            .arg("--no-step-summary")
+            .args([
+                "run",
+                "plan.yaml",
+                "--ledger",
+                "out/ledger.jsonl",
+                "--no-step-summary",
+            ])
             .args(args)
             .env_remove("GITHUB_ACTIONS")
             .env_remove("GITHUB_STEP_SUMMARY");
-        cmd.assert()
+        cmd
+    }
+
+    pub fn run(&self, args: &[&str]) -> assert_cmd::assert::Assert {
+        self.command(args).assert()
     }
 
     pub fn ledger(&self) -> Ledger {
@@ -96,4 +103,20 @@ pub fn run_and_interrupt(f: &Fixture, after: std::time::Duration) -> Option<i32>
         libc::kill(child.id() as i32, libc::SIGINT);
     }
     child.wait().expect("wait for gate").code()
+}
+
+/// `gate SUBCOMMAND ARGS… --format json`, which must succeed, parsed.
+pub fn json_of(subcommand: &str, args: &[&str]) -> serde_json::Value {
+    let out = gate()
+        .arg(subcommand)
+        .args(args)
+        .args(["--format", "json"])
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("valid JSON")
 }

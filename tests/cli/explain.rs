@@ -1,26 +1,11 @@
 //! `gate explain`: the published retry table, the JSON contract, the comparison, errors.
 
-use assert_cmd::Command;
+use crate::common::{gate, json_of};
 use predicates::prelude::*;
 use serde_json::Value;
 
-fn gate() -> Command {
-    Command::cargo_bin("gate").expect("the gate binary is built")
-}
-
 fn explain_json(args: &[&str]) -> Value {
-    let out = gate()
-        .arg("explain")
-        .args(args)
-        .args(["--format", "json"])
-        .output()
-        .expect("runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("valid JSON")
+    json_of("explain", args)
 }
 
 #[test]

@@ -1,26 +1,11 @@
 //! `gate plan`: the JSON contract, the text (snapshots), the SVG chart and flag errors.
 
-use assert_cmd::Command;
+use crate::common::{gate, json_of};
 use predicates::prelude::*;
 use serde_json::Value;
 
-fn gate() -> Command {
-    Command::cargo_bin("gate").expect("the gate binary is built")
-}
-
 fn plan_json(args: &[&str]) -> Value {
-    let out = gate()
-        .arg("plan")
-        .args(args)
-        .args(["--format", "json"])
-        .output()
-        .expect("runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("valid JSON")
+    json_of("plan", args)
 }
 
 fn f(v: &Value) -> f64 {
