@@ -17,7 +17,8 @@ use std::time::SystemTime;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::sampler::{Sampling, Tally, Verdict};
+pub use crate::model::{Fault, OnInconclusive, Outcome, Rates, Shard, TimeoutPolicy};
+use crate::model::{Sampling, Tally, Verdict};
 
 /// Version of the ledger format written by this build.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -53,44 +54,6 @@ pub enum Row {
     Footer(Footer),
 }
 
-/// Shard `k` of `m` (1-based `k`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Shard {
-    /// This shard, 1..=m.
-    pub k: u64,
-    /// Number of shards.
-    pub m: u64,
-}
-
-impl Shard {
-    /// Whether trial `ordinal` belongs to this shard.
-    pub fn owns(&self, ordinal: u64) -> bool {
-        (ordinal - 1) % self.m == self.k - 1
-    }
-}
-
-/// What a timeout counts as.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TimeoutPolicy {
-    /// A timed-out trial is a failure.
-    #[default]
-    Fail,
-    /// A timed-out trial is unavailable: neither pass nor fail.
-    Unavailable,
-}
-
-/// What an INCONCLUSIVE gate does to the exit code.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum OnInconclusive {
-    /// Exit 3: the step goes red.
-    #[default]
-    Fail,
-    /// Exit 0: the step stays green (the verdict is still INCONCLUSIVE).
-    Pass,
-}
-
 /// A task as resolved from the plan file: everything a report needs to recompute its verdict.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TaskSpec {
@@ -111,19 +74,6 @@ pub struct TaskSpec {
     pub check: Option<String>,
     /// Per-attempt timeout in seconds.
     pub timeout_s: Option<f64>,
-}
-
-/// The rates and risks a task's plan was designed for.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Rates {
-    /// Healthy per-trial success rate p0.
-    pub healthy: f64,
-    /// Regressed per-trial success rate p1.
-    pub regressed: f64,
-    /// Producer's risk tolerated.
-    pub alpha: f64,
-    /// Consumer's risk tolerated.
-    pub beta: f64,
 }
 
 /// The header row.
@@ -172,36 +122,6 @@ pub struct Resume {
     pub argv: Vec<String>,
     /// Host name.
     pub host: String,
-}
-
-/// Why an attempt is not a plain content grade.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Fault {
-    /// The attempt exceeded its timeout and its process group was killed.
-    Timeout,
-    /// A declared transport fault (exit code or `"fault": "transport"` in the result file).
-    Transport,
-    /// Stopped by gate: a verdict was reached or the run was interrupted.
-    Cancelled,
-    /// The harness could not run the task (exit 126/127, missing check, bad result file).
-    Harness,
-}
-
-/// What an attempt amounted to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Outcome {
-    /// Run exited 0, check (if any) exited 0, result file did not say otherwise.
-    Pass,
-    /// Anything else that is a content grade (including a timeout under `timeout: fail`).
-    Fail,
-    /// A declared fault: not a pass and not a failure.
-    Unavailable,
-    /// Killed by gate before it finished.
-    Cancelled,
-    /// The harness could not run it; the run is invalid.
-    HarnessError,
 }
 
 /// The result file a task may write at `$GATE_RESULT`.

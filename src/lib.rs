@@ -17,18 +17,22 @@
 //!                          (pure functions of the ledger: `gate report` recomputes them)
 //! ```
 //!
-//! [`stats`] is pure and knows nothing of processes; [`runner`] knows nothing of statistics;
+//! [`model`] holds the vocabulary every layer shares; [`error`] maps every error to its exit
+//! code. [`stats`] is pure and knows nothing of processes; [`runner`] knows nothing of statistics;
 //! [`sampler`] turns outcomes into decisions; [`report`] sees only [`ledger`] rows.
 //! [`commands`] wires them together, one file per subcommand.
 
 pub mod cli;
 pub mod commands;
-pub mod exit;
+pub mod error;
 pub mod explain;
 pub mod ledger;
+pub mod model;
 pub mod plan;
 pub mod progress;
 pub mod report;
 pub mod runner;
 pub mod sampler;
 pub mod stats;
+
+pub use error::{Error, exit};

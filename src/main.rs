@@ -4,14 +4,14 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use gate::cli::{Cli, Command};
-use gate::{commands, exit};
+use gate::{Error, commands};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
-        Command::Plan(args) => commands::plan::execute(args),
-        Command::Explain(args) => commands::explain::execute(args),
-        Command::Run(args) => commands::run::execute(args),
+        Command::Plan(args) => commands::plan::execute(args).map_err(Error::from),
+        Command::Explain(args) => commands::explain::execute(args).map_err(Error::from),
+        Command::Run(args) => commands::run::execute(args).map_err(Error::from),
         Command::Report(args) => commands::report::execute(args),
         Command::Verify(args) => commands::verify::execute(args),
     };
@@ -19,10 +19,12 @@ fn main() -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(err) => {
             eprintln!("error: {err}");
-            for cause in err.chain().skip(1) {
-                eprintln!("  caused by: {cause}");
+            let mut cause = std::error::Error::source(&err);
+            while let Some(c) = cause {
+                eprintln!("  caused by: {c}");
+                cause = c.source();
             }
-            ExitCode::from(exit::code_for(&err))
+            ExitCode::from(err.exit_code())
         }
     }
 }

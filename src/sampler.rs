@@ -6,127 +6,9 @@
 //! in `gate report` and `gate verify`, which is what makes every verdict recomputable from
 //! the ledger alone (invariant 4).
 
-use serde::{Deserialize, Serialize};
-
 use crate::stats::sprt::{Sprt, SprtState};
 
-/// A resolved sampling rule, as recorded in the ledger header for each task.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Sampling {
-    /// Run `n` trials; PASS iff failures <= `c`. Curtailed: stops once the verdict is certain.
-    Single {
-        /// Trials to grade.
-        n: u64,
-        /// Acceptance number: failures tolerated.
-        c: u64,
-    },
-    /// Wald's SPRT of H0: p = healthy against H1: p = regressed, truncated at `max_trials`.
-    Sequential {
-        /// Healthy per-trial success rate p0.
-        healthy: f64,
-        /// Regressed per-trial success rate p1 (< p0).
-        regressed: f64,
-        /// Producer's risk.
-        alpha: f64,
-        /// Consumer's risk.
-        beta: f64,
-        /// Graded trials after which the test stops INCONCLUSIVE.
-        max_trials: u64,
-    },
-}
-
-impl Sampling {
-    /// The most graded trials this rule can ever consume (n, or max_trials).
-    pub fn max_graded(&self) -> u64 {
-        match *self {
-            Sampling::Single { n, .. } => n,
-            Sampling::Sequential { max_trials, .. } => max_trials,
-        }
-    }
-
-    /// The plan in words, e.g. "33 trials, pass if at most 6 fail".
-    pub fn describe(&self) -> String {
-        match *self {
-            Sampling::Single { n, c } => format!(
-                "{n} trial{}, pass if at most {c} fail",
-                if n == 1 { "" } else { "s" }
-            ),
-            Sampling::Sequential {
-                healthy,
-                regressed,
-                alpha,
-                beta,
-                max_trials,
-            } => format!(
-                "sequential test of {} vs {} (alpha {}, beta {}), at most {max_trials} trials",
-                pct(healthy),
-                pct(regressed),
-                alpha,
-                beta
-            ),
-        }
-    }
-}
-
-fn pct(p: f64) -> String {
-    let s = format!("{:.4}", p * 100.0);
-    let s = s.trim_end_matches('0').trim_end_matches('.');
-    format!("{s}%")
-}
-
-/// The three-valued verdict, per task and for the whole gate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "UPPERCASE")]
-pub enum Verdict {
-    /// The evidence says healthy.
-    Pass,
-    /// The evidence says regressed.
-    Fail,
-    /// The evidence could not decide (budget spent, trials missing, interrupted).
-    Inconclusive,
-}
-
-impl Verdict {
-    /// "PASS", "FAIL" or "INCONCLUSIVE".
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Pass => "PASS",
-            Verdict::Fail => "FAIL",
-            Verdict::Inconclusive => "INCONCLUSIVE",
-        }
-    }
-
-    /// The gate's verdict over tasks: FAIL if any FAILs, else INCONCLUSIVE if any is, else PASS.
-    pub fn combine(verdicts: impl IntoIterator<Item = Verdict>) -> Verdict {
-        let mut out = Verdict::Pass;
-        for v in verdicts {
-            match v {
-                Verdict::Fail => return Verdict::Fail,
-                Verdict::Inconclusive => out = Verdict::Inconclusive,
-                Verdict::Pass => {}
-            }
-        }
-        out
-    }
-}
-
-impl std::fmt::Display for Verdict {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// The graded (or not) result of one trial, as the sampler sees it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TrialOutcome {
-    /// Attempt 1 passed.
-    Pass,
-    /// Attempt 1 failed.
-    Fail,
-    /// Attempt 1 was a declared fault: neither pass nor fail; a replacement may be drawn.
-    Unavailable,
-}
+pub use crate::model::{Sampling, Tally, TrialOutcome, Verdict};
 
 /// A verdict and why.
 #[derive(Debug, Clone, PartialEq)]
@@ -135,24 +17,6 @@ pub struct Decision {
     pub verdict: Verdict,
     /// One sentence: what decided it.
     pub reason: String,
-}
-
-/// Counts of consumed outcomes.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Tally {
-    /// Graded passes.
-    pub passed: u64,
-    /// Graded failures.
-    pub failed: u64,
-    /// Unavailable trials (faults under the declared policy).
-    pub unavailable: u64,
-}
-
-impl Tally {
-    /// Graded trials: passes plus failures.
-    pub fn graded(&self) -> u64 {
-        self.passed + self.failed
-    }
 }
 
 /// A sampling rule in progress.

@@ -5,14 +5,13 @@
 //! is certain, this 3). A ledger that `gate run` cannot have written (an impossible header or
 //! ordinal) is refused with exit 2.
 
-use anyhow::Context;
-
 use crate::cli::ReportArgs;
+use crate::error::{Context, Error};
 use crate::ledger::Ledger;
 use crate::report::{self, Report};
 
 /// Execute `gate report`; returns the exit code.
-pub fn execute(args: &ReportArgs) -> anyhow::Result<u8> {
+pub fn execute(args: &ReportArgs) -> Result<u8, Error> {
     let on_inconclusive = args.on_inconclusive.map(Into::into);
     let ledgers = args
         .ledgers

@@ -4,7 +4,7 @@
 //! (`file:line:col`).
 
 use crate::cli::VerifyArgs;
-use crate::exit;
+use crate::error::{Error, exit};
 use crate::ledger::Ledger;
 use crate::report::verify::audit;
 
@@ -12,7 +12,7 @@ use crate::report::verify::audit;
 const SHOWN: usize = 20;
 
 /// Execute `gate verify`; returns the exit code.
-pub fn execute(args: &VerifyArgs) -> anyhow::Result<u8> {
+pub fn execute(args: &VerifyArgs) -> Result<u8, Error> {
     let mut code = exit::SUCCESS;
     for path in &args.ledgers {
         let ledger = Ledger::read(path)?;

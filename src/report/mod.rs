@@ -25,10 +25,8 @@ pub(crate) mod fixture;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
-
 use crate::cli::ReportFiles;
-use crate::exit;
+use crate::error::{Error, exit};
 use crate::ledger::OnInconclusive;
 use crate::sampler::Verdict;
 
@@ -225,7 +223,7 @@ pub fn exit_code_for(verdict: Option<Verdict>, on_inconclusive: OnInconclusive) 
 /// Write the report files asked for: `--junit`, `--summary` (and append the Markdown to
 /// `$GITHUB_STEP_SUMMARY` unless `--no-step-summary`), `--json`; and print GitHub annotations
 /// to stdout when `GITHUB_ACTIONS=true`.
-pub fn emit(report: &Report, files: &ReportFiles) -> anyhow::Result<()> {
+pub fn emit(report: &Report, files: &ReportFiles) -> Result<(), Error> {
     let env = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
     emit_with(
         report,
@@ -243,9 +241,11 @@ pub fn emit_with(
     step_summary: Option<&Path>,
     github_actions: bool,
     out: &mut dyn Write,
-) -> anyhow::Result<()> {
+) -> Result<(), Error> {
     if let Some(path) = &files.junit {
-        write_file(path, &junit::render(report)?)?;
+        let xml =
+            junit::render(report).map_err(|e| Error::input("cannot render the JUnit report", e))?;
+        write_file(path, &xml)?;
     }
     if files.summary.is_some() || (step_summary.is_some() && !files.no_step_summary) {
         let md = markdown::render(report);
@@ -257,28 +257,35 @@ pub fn emit_with(
                 .create(true)
                 .append(true)
                 .open(path)
-                .with_context(|| {
-                    format!("cannot open `{}` (GITHUB_STEP_SUMMARY)", path.display())
+                .map_err(|e| {
+                    Error::input(
+                        format!("cannot open `{}` (GITHUB_STEP_SUMMARY)", path.display()),
+                        e,
+                    )
                 })?;
             f.write_all(md.as_bytes())
-                .with_context(|| format!("cannot append to `{}`", path.display()))?;
+                .map_err(|e| Error::input(format!("cannot append to `{}`", path.display()), e))?;
         }
     }
     if let Some(path) = &files.json {
-        write_file(path, &json::render(report)?)?;
+        let json =
+            json::render(report).map_err(|e| Error::input("cannot render the JSON report", e))?;
+        write_file(path, &json)?;
     }
     if github_actions {
         for line in annotations::render(report) {
-            writeln!(out, "{line}").context("cannot write annotations to stdout")?;
+            writeln!(out, "{line}")
+                .map_err(|e| Error::input("cannot write annotations to stdout", e))?;
         }
     }
     Ok(())
 }
 
-fn write_file(path: &Path, text: &str) -> anyhow::Result<()> {
+fn write_file(path: &Path, text: &str) -> Result<(), Error> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create `{}`", dir.display()))?;
+            .map_err(|e| Error::input(format!("cannot create `{}`", dir.display()), e))?;
     }
-    std::fs::write(path, text).with_context(|| format!("cannot write `{}`", path.display()))
+    std::fs::write(path, text)
+        .map_err(|e| Error::input(format!("cannot write `{}`", path.display()), e))
 }

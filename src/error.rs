@@ -1,0 +1,209 @@
+//! Errors that reach `main`, and the exit codes they map to — defined once, here.
+//!
+//! Every command returns [`Error`] when it cannot produce its normal outcome; `main` prints
+//! it with its `caused by:` chain and exits with [`Error::exit_code`]. The mapping from the
+//! kind of error to the code lives in that one function (the way cargo-nextest maps its
+//! `ExpectedError` kinds), so an I/O failure can never drift into the wrong code because of
+//! the path it took. CI systems branch on the codes: a FAIL (1) is a finding about the agent,
+//! a usage error (2) is a finding about the command line or its input, a harness error (4)
+//! means that no verdict was published.
+
+use std::path::PathBuf;
+
+use crate::ledger::LedgerError;
+use crate::plan::PlanError;
+use crate::report::ReportError;
+
+/// Exit codes of the `gate` binary.
+pub mod exit {
+    /// PASS, or a command that succeeded (`plan`, `explain`, `verify` of a sound ledger).
+    pub const SUCCESS: u8 = 0;
+    /// FAIL: at least one task's verdict is FAIL (or a ledger failed `gate verify`).
+    pub const FAIL: u8 = 1;
+    /// Usage error or invalid input: bad flags, a malformed or impossible plan, an unreadable
+    /// ledger, a ledger another run holds.
+    pub const USAGE: u8 = 2;
+    /// INCONCLUSIVE: no task failed, but at least one could not be decided
+    /// (0 instead under `on_inconclusive: pass`).
+    pub const INCONCLUSIVE: u8 = 3;
+    /// Harness error: a task could not be run at all (exit 126/127, a missing `check`, a
+    /// broken result file), or gate could not keep its own record (the ledger or a report
+    /// could not be written, or the ledger was changed behind its back). No verdict is
+    /// published.
+    pub const HARNESS: u8 = 4;
+    /// Interrupted by SIGINT (Ctrl-C); the ledger is closed with an INCONCLUSIVE footer.
+    pub const INTERRUPTED: u8 = 130;
+    /// Interrupted by SIGTERM; the ledger is closed as for SIGINT.
+    pub const TERMINATED: u8 = 143;
+
+    /// The exit-code table as printed at the end of `gate --help`.
+    pub const HELP_TABLE: &str = "\
+Exit codes:
+  0    PASS (or success for plan, explain, verify)
+  1    FAIL (or a ledger that fails verify)
+  2    usage error or invalid input (plan file, flags, ledger)
+  3    INCONCLUSIVE (0 under `on_inconclusive: pass`)
+  4    harness error: a task could not run, or gate could not keep its record; no verdict
+  130  interrupted (SIGINT); 143 on SIGTERM";
+}
+
+/// A boxed cause, for errors whose source is not one of gate's own types.
+pub type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// Everything that can stop a command before its normal outcome.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A flag or argument that cannot be used (exit 2).
+    #[error("{0}")]
+    Usage(String),
+    /// An input (a flag's value, a file named on the command line) that cannot be used, with
+    /// the reason from below (exit 2).
+    #[error("{context}")]
+    Input {
+        /// What was being done, naming the input.
+        context: String,
+        /// Why it failed.
+        #[source]
+        source: Cause,
+    },
+    /// The plan file does not load (exit 2).
+    #[error(transparent)]
+    Plan(#[from] PlanError),
+    /// A ledger given as input does not read (exit 2).
+    #[error(transparent)]
+    Ledger(#[from] LedgerError),
+    /// Ledgers that no report can be made from (exit 2).
+    #[error(transparent)]
+    Report(#[from] ReportError),
+    /// Another `gate run` holds the ledger (exit 2).
+    #[error(
+        "`{}`: the ledger is in use by another gate run (pid {pid}); wait for it to end, or use another `--ledger`",
+        path.display()
+    )]
+    LedgerLocked {
+        /// The ledger.
+        path: PathBuf,
+        /// The process holding the lock, as recorded in the lock file (`?` if unknown).
+        pid: String,
+    },
+    /// Gate could not write what it must keep (the ledger, a report) while running (exit 4).
+    #[error("{context}")]
+    Output {
+        /// What was being written.
+        context: String,
+        /// Why it failed.
+        #[source]
+        source: Cause,
+    },
+    /// The ledger file no longer holds the rows this run wrote (exit 4).
+    #[error(
+        "`{}`: the ledger on disk no longer matches the rows this run wrote ({what}); no verdict is published",
+        path.display()
+    )]
+    LedgerChanged {
+        /// The ledger.
+        path: PathBuf,
+        /// What differs.
+        what: String,
+    },
+    /// The run cannot continue and no verdict can be published (exit 4).
+    #[error("{0}")]
+    Harness(String),
+    /// A flag value refused by a command's own edge code (`gate plan`, `gate explain`), which
+    /// words its messages with `anyhow` (exit 2).
+    #[error(transparent)]
+    Flag(#[from] anyhow::Error),
+    /// Context around another error, keeping its exit code.
+    #[error("{context}")]
+    Context {
+        /// What was being done.
+        context: String,
+        /// The error underneath, whose exit code this one keeps.
+        #[source]
+        source: Box<Error>,
+    },
+}
+
+impl Error {
+    /// The exit code for this error: the one place where error kinds become codes.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Error::Usage(_)
+            | Error::Input { .. }
+            | Error::Plan(_)
+            | Error::Ledger(_)
+            | Error::Report(_)
+            | Error::LedgerLocked { .. }
+            | Error::Flag(_) => exit::USAGE,
+            Error::Output { .. } | Error::LedgerChanged { .. } | Error::Harness(_) => exit::HARNESS,
+            Error::Context { source, .. } => source.exit_code(),
+        }
+    }
+
+    /// An [`Error::Input`] from any error.
+    pub fn input(context: impl Into<String>, source: impl Into<Cause>) -> Self {
+        Error::Input {
+            context: context.into(),
+            source: source.into(),
+        }
+    }
+
+    /// An [`Error::Output`] from any error.
+    pub fn output(context: impl Into<String>, source: impl Into<Cause>) -> Self {
+        Error::Output {
+            context: context.into(),
+            source: source.into(),
+        }
+    }
+}
+
+/// `.context(…)` for results whose error converts into [`Error`]: adds a line to the
+/// `caused by:` chain without changing the exit code.
+pub trait Context<T> {
+    /// Wrap the error with what was being done.
+    fn context(self, context: impl Into<String>) -> Result<T, Error>;
+    /// [`Context::context`] with a lazily built message.
+    fn with_context<S: Into<String>>(self, f: impl FnOnce() -> S) -> Result<T, Error>;
+}
+
+impl<T, E: Into<Error>> Context<T> for Result<T, E> {
+    fn context(self, context: impl Into<String>) -> Result<T, Error> {
+        self.map_err(|e| Error::Context {
+            context: context.into(),
+            source: Box::new(e.into()),
+        })
+    }
+
+    fn with_context<S: Into<String>>(self, f: impl FnOnce() -> S) -> Result<T, Error> {
+        self.map_err(|e| Error::Context {
+            context: f().into(),
+            source: Box::new(e.into()),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn context_keeps_the_exit_code_of_what_it_wraps() {
+        let harness: Result<(), Error> = Err(Error::Harness("boom".into()));
+        let wrapped = harness.context("while running").unwrap_err();
+        assert_eq!(wrapped.exit_code(), exit::HARNESS);
+        let usage: Result<(), Error> = Err(Error::Usage("bad flag".into()));
+        assert_eq!(usage.context("x").unwrap_err().exit_code(), exit::USAGE);
+    }
+
+    #[test]
+    fn write_failures_are_harness_errors_and_locks_are_usage_errors() {
+        let io = std::io::Error::other("disk full");
+        assert_eq!(Error::output("cannot write", io).exit_code(), exit::HARNESS);
+        let locked = Error::LedgerLocked {
+            path: PathBuf::from("l.jsonl"),
+            pid: "42".into(),
+        };
+        assert_eq!(locked.exit_code(), exit::USAGE);
+        assert!(locked.to_string().contains("pid 42"));
+    }
+}
