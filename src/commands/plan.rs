@@ -66,6 +66,7 @@ pub(crate) fn flag_error(err: StatsError) -> anyhow::Error {
             "`--max-trials {max_trials}` is too small: the sequential test needs at least \
              {to_pass} trials to PASS and {to_fail} to FAIL"
         ),
+        StatsError::BadLattice { .. } => anyhow!("{err}"),
         StatsError::NoPlan { limit, alpha, beta } => anyhow!(
             "no single plan with at most {limit} trials tells these rates apart at alpha \
              `{}` and beta `{}`: widen the gap between `--healthy` and `--regressed`, \

@@ -5,6 +5,8 @@
 //! - [`design`]: the smallest single plan (n, c) meeting both risks.
 //! - [`sprt`]: Wald's sequential probability ratio test, with exact OC/ASN by dynamic
 //!   programming over the (trials, failures) lattice.
+//! - [`lattice`]: any sequential rule as PASS / FAIL boundaries on the (trials, failures)
+//!   lattice, with its exact OC, ASN and terminal-state distribution.
 //! - [`estimate`]: unbiased pass@k and pass^k, Wilson and Clopper–Pearson intervals.
 //!
 //! Every reported probability is exact (invariant 7): sums of binomial terms or a DP, never
@@ -13,6 +15,7 @@
 pub mod binomial;
 pub mod design;
 pub mod estimate;
+pub mod lattice;
 pub mod oc;
 pub mod sprt;
 
@@ -48,6 +51,12 @@ pub enum StatsError {
         to_pass: u64,
         /// Fewest trials to a FAIL (all failures).
         to_fail: u64,
+    },
+    /// A boundary lattice that is not a rule (rows out of order, PASS and FAIL overlapping).
+    #[error("invalid decision lattice: {reason}")]
+    BadLattice {
+        /// What is wrong.
+        reason: &'static str,
     },
     /// No plan within the search limit meets both risks.
     #[error("no single plan with at most {limit} trials meets alpha {alpha} and beta {beta}")]

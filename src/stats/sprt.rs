@@ -422,16 +422,8 @@ pub struct SprtOc {
     pub asn: f64,
 }
 
-/// One row of [`Sprt::lattice`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LatticeRow {
-    /// Graded trials so far.
-    pub trials: u64,
-    /// PASS once failures are at most this (None: no failure count passes yet).
-    pub pass_max_failures: Option<u64>,
-    /// FAIL once failures are at least this (None: no failure count fails yet).
-    pub fail_min_failures: Option<u64>,
-}
+/// One row of [`Sprt::lattice`] (the lattice type shared by every rule).
+pub use super::lattice::LatticeRow;
 
 /// The default truncation: twice the n of the single plan with the same rates and risks
 /// (the sequential test then never spends more than two single plans' worth of trials).

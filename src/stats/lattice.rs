@@ -1,0 +1,764 @@
+//! A sequential rule as a boundary lattice on (graded trials, failures), and its exact
+//! operating characteristic by dynamic programming.
+//!
+//! Every rule `gate` runs — the curtailed single plan, Wald's SPRT and the calibrated design —
+//! is, in the end, a table: after t graded trials (t = 1..=max_trials) the rule PASSes when the
+//! failures are at most `pass_max_failures`, FAILs when they are at least
+//! `fail_min_failures`, and otherwise goes on; after `max_trials` an undecided state is
+//! INCONCLUSIVE. [`Boundaries`] is that table, and it is the one thing the runtime decision
+//! ([`Boundaries::decide`]), the exact OC and ASN ([`Boundaries::oc`]), the terminal-state
+//! distribution ([`Boundaries::terminals`], for stopping-aware estimates) and the published
+//! `lattice[]` of `gate plan --format json` are computed from.
+//!
+//! The DP moves the probability mass of the undecided states one trial at a time (success
+//! with p, failure with 1 - p) and absorbs whatever lands on a boundary; undecided states
+//! form one contiguous window of failure counts per t, so the cost is
+//! O(max_trials × window width). Sums are compensated (Neumaier).
+//!
+//! Unavailable trials (declared faults) do not move the lattice; they only spend a budget.
+//! Because they occur independently of the graded outcomes, the number of unavailable trials
+//! before the t-th graded one is negative-binomial, and [`Boundaries::oc_unavailable`] folds
+//! that distribution into the graded stopping distribution exactly.
+
+use serde::{Deserialize, Serialize};
+
+use super::StatsError;
+use super::sprt::MAX_TRIALS_LIMIT;
+
+/// One row of a boundary lattice: the decision after `trials` graded trials.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LatticeRow {
+    /// Graded trials so far.
+    pub trials: u64,
+    /// PASS once failures are at most this (None: no failure count passes yet).
+    pub pass_max_failures: Option<u64>,
+    /// FAIL once failures are at least this (None: no failure count fails yet).
+    pub fail_min_failures: Option<u64>,
+}
+
+/// Where a rule stands after some graded trials.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum State {
+    /// Neither boundary reached and trials remain.
+    Continue,
+    /// On or below the PASS boundary.
+    Pass,
+    /// On or above the FAIL boundary.
+    Fail,
+    /// `max_trials` spent without reaching a boundary: INCONCLUSIVE.
+    Truncated,
+}
+
+/// Exact P(PASS), P(FAIL), P(INCONCLUSIVE) and expected graded trials at one success rate.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Oc {
+    /// P(PASS).
+    pub p_pass: f64,
+    /// P(FAIL).
+    pub p_fail: f64,
+    /// P(INCONCLUSIVE): `max_trials` spent without reaching a boundary.
+    pub p_inconclusive: f64,
+    /// Expected graded trials (ASN).
+    pub asn: f64,
+}
+
+/// A state where the rule stops, with its exact probability at the rate asked for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Terminal {
+    /// Graded trials at the stop.
+    pub trials: u64,
+    /// Failures among them.
+    pub failures: u64,
+    /// `Pass`, `Fail` or `Truncated`.
+    pub state: State,
+    /// Probability of stopping exactly here.
+    pub prob: f64,
+}
+
+/// The OC when each trial is, independently, unavailable with some probability and more
+/// than `budget` unavailable trials make the task INCONCLUSIVE.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OcUnavailable {
+    /// P(PASS).
+    pub p_pass: f64,
+    /// P(FAIL).
+    pub p_fail: f64,
+    /// P(INCONCLUSIVE because `max_trials` graded trials decided nothing).
+    pub p_truncated: f64,
+    /// P(INCONCLUSIVE because the unavailable budget ran out first).
+    pub p_budget: f64,
+    /// Expected graded trials.
+    pub asn_graded: f64,
+    /// Expected trials consumed, graded and unavailable (trials run one at a time).
+    pub asn_trials: f64,
+}
+
+impl OcUnavailable {
+    /// P(INCONCLUSIVE), for either reason.
+    pub fn p_inconclusive(&self) -> f64 {
+        self.p_truncated + self.p_budget
+    }
+}
+
+/// A decision rule on the (graded trials, failures) lattice; see the module doc.
+///
+/// Invariants (checked by [`Boundaries::new`]): rows for t = 1..=max_trials in order,
+/// `max_trials` in 1..=[`MAX_TRIALS_LIMIT`], and `pass_max_failures < fail_min_failures`
+/// where both exist, so no state both passes and fails.
+///
+/// Serialised compactly (ledger headers, JSON reports) as the rows where either boundary
+/// changes: `{"max_trials": M, "changes": [[t, pass_max_failures, fail_min_failures], …]}`,
+/// each entry holding from trial t until the next entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "CompactBoundaries", into = "CompactBoundaries")]
+pub struct Boundaries {
+    rows: Vec<LatticeRow>,
+}
+
+/// The serialised form of [`Boundaries`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompactBoundaries {
+    /// Truncation.
+    pub max_trials: u64,
+    /// `[t, pass_max_failures, fail_min_failures]` where either changes, from t = 1.
+    pub changes: Vec<(u64, Option<u64>, Option<u64>)>,
+}
+
+impl From<Boundaries> for CompactBoundaries {
+    fn from(b: Boundaries) -> Self {
+        let mut changes: Vec<(u64, Option<u64>, Option<u64>)> = Vec::new();
+        for r in &b.rows {
+            let entry = (r.trials, r.pass_max_failures, r.fail_min_failures);
+            if changes
+                .last()
+                .is_none_or(|&(_, a, f)| (a, f) != (entry.1, entry.2))
+            {
+                changes.push(entry);
+            }
+        }
+        CompactBoundaries {
+            max_trials: b.max_trials(),
+            changes,
+        }
+    }
+}
+
+impl TryFrom<CompactBoundaries> for Boundaries {
+    type Error = StatsError;
+
+    fn try_from(c: CompactBoundaries) -> Result<Self, StatsError> {
+        if c.max_trials == 0 || c.max_trials > MAX_TRIALS_LIMIT {
+            return Err(StatsError::OutOfRange {
+                name: "max_trials",
+                range: "between 1 and 1000000",
+                value: c.max_trials as f64,
+            });
+        }
+        let starts_at_one = c.changes.first().is_some_and(|e| e.0 == 1);
+        let increasing = c.changes.windows(2).all(|w| w[0].0 < w[1].0);
+        let within = c.changes.last().is_some_and(|e| e.0 <= c.max_trials);
+        if !(starts_at_one && increasing && within) {
+            return Err(StatsError::BadLattice {
+                reason: "`changes` must start at trial 1 and increase up to `max_trials`",
+            });
+        }
+        let mut rows = Vec::with_capacity(c.max_trials as usize);
+        let mut next = c.changes.iter().peekable();
+        let mut current = (None, None);
+        for t in 1..=c.max_trials {
+            if let Some(&(_, a, f)) = next.next_if(|e| e.0 == t) {
+                current = (a, f);
+            }
+            rows.push(LatticeRow {
+                trials: t,
+                pass_max_failures: current.0,
+                fail_min_failures: current.1,
+            });
+        }
+        Boundaries::new(rows)
+    }
+}
+
+impl Boundaries {
+    /// Validate a full table of rows (t = 1..=max_trials in order, PASS below FAIL).
+    pub fn new(rows: Vec<LatticeRow>) -> Result<Self, StatsError> {
+        if rows.is_empty() || rows.len() as u64 > MAX_TRIALS_LIMIT {
+            return Err(StatsError::BadLattice {
+                reason: "a lattice needs between 1 and 1000000 rows",
+            });
+        }
+        for (i, r) in rows.iter().enumerate() {
+            if r.trials != i as u64 + 1 {
+                return Err(StatsError::BadLattice {
+                    reason: "rows must be for trials 1, 2, 3, … in order",
+                });
+            }
+            if let (Some(a), Some(b)) = (r.pass_max_failures, r.fail_min_failures)
+                && a >= b
+            {
+                return Err(StatsError::BadLattice {
+                    reason: "a row's `pass_max_failures` must be below its `fail_min_failures`",
+                });
+            }
+        }
+        Ok(Boundaries { rows })
+    }
+
+    /// Build from a function of t giving (pass_max_failures, fail_min_failures).
+    pub fn from_fn(
+        max_trials: u64,
+        mut row: impl FnMut(u64) -> (Option<u64>, Option<u64>),
+    ) -> Result<Self, StatsError> {
+        Boundaries::new(
+            (1..=max_trials)
+                .map(|t| {
+                    let (pass_max_failures, fail_min_failures) = row(t);
+                    LatticeRow {
+                        trials: t,
+                        pass_max_failures,
+                        fail_min_failures,
+                    }
+                })
+                .collect(),
+        )
+    }
+
+    /// The curtailed single plan (n, c): PASS at the (n-c)-th success, FAIL at the (c+1)-th
+    /// failure. Needs c < n.
+    pub fn single(n: u64, c: u64) -> Result<Self, StatsError> {
+        if c >= n {
+            return Err(StatsError::BadLattice {
+                reason: "a single plan needs c < n",
+            });
+        }
+        let need = n - c;
+        Boundaries::from_fn(n, |t| {
+            // PASS: successes t - f >= n - c, i.e. f <= t - (n - c).
+            let pass = t.checked_sub(need);
+            let fail = (t > c).then_some(c + 1);
+            (pass, fail)
+        })
+    }
+
+    /// Wald's truncated SPRT as a lattice (the very rule of [`super::sprt::Sprt::decide`]).
+    pub fn wald(sprt: &super::sprt::Sprt) -> Self {
+        Boundaries {
+            rows: sprt.lattice(),
+        }
+    }
+
+    /// The truncation: after this many graded trials an undecided rule is INCONCLUSIVE.
+    pub fn max_trials(&self) -> u64 {
+        self.rows.len() as u64
+    }
+
+    /// All rows, t = 1..=max_trials.
+    pub fn rows(&self) -> &[LatticeRow] {
+        &self.rows
+    }
+
+    /// The row after `trials` graded trials (None for 0 or beyond max_trials).
+    pub fn row(&self, trials: u64) -> Option<&LatticeRow> {
+        trials
+            .checked_sub(1)
+            .and_then(|i| self.rows.get(usize::try_from(i).ok()?))
+    }
+
+    /// The state after `trials` graded trials of which `failures` failed.
+    pub fn decide(&self, trials: u64, failures: u64) -> State {
+        let Some(row) = self.row(trials) else {
+            return if trials == 0 {
+                State::Continue
+            } else {
+                State::Truncated
+            };
+        };
+        if row.pass_max_failures.is_some_and(|a| failures <= a) {
+            State::Pass
+        } else if row.fail_min_failures.is_some_and(|b| failures >= b) {
+            State::Fail
+        } else if trials >= self.max_trials() {
+            State::Truncated
+        } else {
+            State::Continue
+        }
+    }
+
+    /// Fewest graded trials to a PASS (all successes) and to a FAIL (all failures), if any.
+    pub fn earliest(&self) -> (Option<u64>, Option<u64>) {
+        let pass = self
+            .rows
+            .iter()
+            .find(|r| r.pass_max_failures.is_some())
+            .map(|r| r.trials);
+        let fail = self
+            .rows
+            .iter()
+            .find(|r| r.fail_min_failures.is_some_and(|b| b <= r.trials))
+            .map(|r| r.trials);
+        (pass, fail)
+    }
+
+    /// Walk the lattice at success rate `p`, calling `stop(t, f, state, mass)` for every
+    /// absorbing state with positive mass; returns the ASN. `p` must be in [0, 1].
+    fn walk(&self, p: f64, mut stop: impl FnMut(u64, u64, State, f64)) -> f64 {
+        // 1 - p is exact for p >= 1/2 (Sterbenz); below that take p back from q, so that
+        // p + q == 1 exactly and no mass is created or lost.
+        let q = 1.0 - p;
+        let p = if p < 0.5 { 1.0 - q } else { p };
+        let max = self.max_trials();
+        // cur[i] = P(undecided after t trials with lo + i failures).
+        let mut lo = 0u64;
+        let mut cur = vec![1.0f64];
+        let mut next: Vec<f64> = Vec::new();
+        let mut asn = Sum::default();
+        for t in 1..=max {
+            let undecided: f64 = cur.iter().sum();
+            if undecided < f64::MIN_POSITIVE {
+                break;
+            }
+            asn.add(undecided);
+            next.clear();
+            next.resize(cur.len() + 1, 0.0);
+            for (i, &m) in cur.iter().enumerate() {
+                next[i] += m * p;
+                next[i + 1] += m * q;
+            }
+            let row = self.rows[(t - 1) as usize];
+            let last = t == max;
+            // Absorb from the few-failures end (PASS) and the many-failures end (FAIL).
+            let (mut a, mut b) = (0usize, next.len());
+            while a < b && row.pass_max_failures.is_some_and(|r| lo + a as u64 <= r) {
+                if next[a] > 0.0 {
+                    stop(t, lo + a as u64, State::Pass, next[a]);
+                }
+                a += 1;
+            }
+            while b > a
+                && row
+                    .fail_min_failures
+                    .is_some_and(|r| lo + (b - 1) as u64 >= r)
+            {
+                if next[b - 1] > 0.0 {
+                    stop(t, lo + (b - 1) as u64, State::Fail, next[b - 1]);
+                }
+                b -= 1;
+            }
+            if last {
+                for (i, &m) in next[a..b].iter().enumerate() {
+                    if m > 0.0 {
+                        stop(t, lo + (a + i) as u64, State::Truncated, m);
+                    }
+                }
+                break;
+            }
+            cur.clear();
+            cur.extend_from_slice(&next[a..b]);
+            lo += a as u64;
+            if cur.is_empty() {
+                break;
+            }
+        }
+        asn.value()
+    }
+
+    /// Exact P(PASS), P(FAIL), P(INCONCLUSIVE) and ASN at success rate `p` (NaN outside
+    /// [0, 1]).
+    pub fn oc(&self, p: f64) -> Oc {
+        if !(0.0..=1.0).contains(&p) {
+            return Oc {
+                p_pass: f64::NAN,
+                p_fail: f64::NAN,
+                p_inconclusive: f64::NAN,
+                asn: f64::NAN,
+            };
+        }
+        let (mut pass, mut fail, mut inc) = (Sum::default(), Sum::default(), Sum::default());
+        let asn = self.walk(p, |_, _, state, m| match state {
+            State::Pass => pass.add(m),
+            State::Fail => fail.add(m),
+            _ => inc.add(m),
+        });
+        Oc {
+            p_pass: pass.value().clamp(0.0, 1.0),
+            p_fail: fail.value().clamp(0.0, 1.0),
+            p_inconclusive: inc.value().clamp(0.0, 1.0),
+            asn,
+        }
+    }
+
+    /// Every state where the rule stops, with its exact probability at success rate `p`
+    /// (empty outside [0, 1]). The probabilities sum to 1 up to rounding (and the mass below
+    /// the smallest normal double, which the walk drops).
+    pub fn terminals(&self, p: f64) -> Vec<Terminal> {
+        let mut out = Vec::new();
+        if (0.0..=1.0).contains(&p) {
+            self.walk(p, |trials, failures, state, prob| {
+                out.push(Terminal {
+                    trials,
+                    failures,
+                    state,
+                    prob,
+                })
+            });
+        }
+        out
+    }
+
+    /// P(stop at graded trial t with PASS / FAIL / INCONCLUSIVE), indexed by t (index 0 is
+    /// unused and zero).
+    fn stop_by_trial(&self, p: f64) -> Vec<[f64; 3]> {
+        let mut by_t = vec![[0.0f64; 3]; self.rows.len() + 1];
+        self.walk(p, |t, _, state, m| {
+            let k = match state {
+                State::Pass => 0,
+                State::Fail => 1,
+                _ => 2,
+            };
+            by_t[t as usize][k] += m;
+        });
+        by_t
+    }
+
+    /// The exact OC when each trial is independently unavailable with probability `u` and
+    /// more than `budget` unavailable trials end the task INCONCLUSIVE (the sampler's rule).
+    ///
+    /// With U_t the unavailable trials before the t-th graded one (negative binomial:
+    /// P(U_t <= k) = P(Binomial(t + k, u) <= k)), a graded stop at t stands iff U_t <= budget.
+    /// Unavailable trials consumed are min(U_T, budget + 1) at the graded stop T. The table
+    /// of P(U_t <= k) is built by the recurrence P_t(k) = (1-u) P_{t-1}(k) + u P_t(k-1).
+    /// NaN fields for p or u outside [0, 1) (u = 1 would never grade a trial).
+    pub fn oc_unavailable(&self, p: f64, u: f64, budget: u64) -> OcUnavailable {
+        if !(0.0..=1.0).contains(&p) || !(0.0..1.0).contains(&u) {
+            return OcUnavailable {
+                p_pass: f64::NAN,
+                p_fail: f64::NAN,
+                p_truncated: f64::NAN,
+                p_budget: f64::NAN,
+                asn_graded: f64::NAN,
+                asn_trials: f64::NAN,
+            };
+        }
+        let by_t = self.stop_by_trial(p);
+        let width = usize::try_from(budget).unwrap_or(usize::MAX).min(1 << 20) + 1;
+        // cdf[k] = P(U_t <= k), k = 0..=budget, for the current t; U_0 = 0.
+        let mut cdf = vec![1.0f64; width];
+        let (mut pass, mut fail, mut trunc) = (Sum::default(), Sum::default(), Sum::default());
+        let (mut graded, mut unavailable) = (Sum::default(), Sum::default());
+        // P(T >= t): the graded walk is still undecided before trial t.
+        let mut alive = 1.0f64;
+        for stops in by_t.iter().skip(1) {
+            // Advance the table from t - 1 to t.
+            let mut prev = 0.0;
+            for c in cdf.iter_mut() {
+                *c = (1.0 - u) * *c + u * prev;
+                prev = *c;
+            }
+            let ok = cdf[width - 1];
+            // The t-th graded trial is consumed iff T >= t and the budget held until then.
+            graded.add(alive * ok);
+            let total = stops[0] + stops[1] + stops[2];
+            pass.add(stops[0] * ok);
+            fail.add(stops[1] * ok);
+            trunc.add(stops[2] * ok);
+            if total > 0.0 {
+                // E[min(U_t, budget + 1)] = sum over k = 0..=budget of P(U_t > k).
+                let expected: f64 = cdf.iter().map(|c| 1.0 - c).sum();
+                unavailable.add(total * expected);
+            }
+            alive -= total;
+            if alive <= 0.0 {
+                break;
+            }
+        }
+        let (p_pass, p_fail, p_truncated) = (pass.value(), fail.value(), trunc.value());
+        let asn_graded = graded.value();
+        OcUnavailable {
+            p_pass,
+            p_fail,
+            p_truncated,
+            p_budget: (1.0 - p_pass - p_fail - p_truncated).max(0.0),
+            asn_graded,
+            asn_trials: asn_graded + unavailable.value(),
+        }
+    }
+
+    /// Expected trials LAUNCHED with `jobs` parallel lanes at success rate `p`: the graded
+    /// trials to the decision plus those still in flight when it is reached (cancelled).
+    ///
+    /// The run engine keeps `jobs` trials in flight, launches ordinals in order as lanes
+    /// free, consumes outcomes in ordinal order, and never launches beyond `max_trials`
+    /// graded trials. When trials finish in ordinal order (equal durations), a decision at
+    /// graded trial T finds ordinals T+1 … T+jobs-1 in flight, so min(T + jobs - 1,
+    /// max_trials) were launched; this returns the exact expectation of that. With uneven
+    /// durations a lane freed by a later ordinal is refilled early, so more can launch.
+    pub fn expected_launched(&self, p: f64, jobs: u64) -> f64 {
+        if !(0.0..=1.0).contains(&p) {
+            return f64::NAN;
+        }
+        let extra = jobs.saturating_sub(1);
+        let max = self.max_trials();
+        let mut sum = Sum::default();
+        for (t, stops) in self.stop_by_trial(p).iter().enumerate().skip(1) {
+            let launched = (t as u64).saturating_add(extra).min(max);
+            sum.add((stops[0] + stops[1] + stops[2]) * launched as f64);
+        }
+        sum.value()
+    }
+}
+
+/// Neumaier's compensated sum: the error stays at one rounding however many terms are added.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Sum {
+    sum: f64,
+    carry: f64,
+}
+
+impl Sum {
+    /// Add one term.
+    pub(crate) fn add(&mut self, x: f64) {
+        let t = self.sum + x;
+        if self.sum.abs() >= x.abs() {
+            self.carry += (self.sum - t) + x;
+        } else {
+            self.carry += (x - t) + self.sum;
+        }
+        self.sum = t;
+    }
+
+    /// The sum.
+    pub(crate) fn value(self) -> f64 {
+        self.sum + self.carry
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::oc;
+    use crate::stats::sprt::Sprt;
+
+    /// Every path of outcomes, by enumeration: the exact reference for small rules.
+    /// Returns (P(PASS), P(FAIL), P(INCONCLUSIVE), ASN).
+    fn brute(b: &Boundaries, p: f64) -> (f64, f64, f64, f64) {
+        let m = b.max_trials();
+        let mut out = (0.0, 0.0, 0.0, 0.0);
+        for mask in 0u64..(1u64 << m) {
+            let (mut f, mut prob) = (0u64, 1.0);
+            for bit in 0..m {
+                let failed = mask >> bit & 1 == 1;
+                f += u64::from(failed);
+                prob *= if failed { 1.0 - p } else { p };
+                let state = b.decide(bit + 1, f);
+                if state != State::Continue {
+                    // Count each stopped path once: only the mask whose later bits are 0.
+                    if mask >> (bit + 1) == 0 {
+                        out.3 += prob * (bit + 1) as f64;
+                        match state {
+                            State::Pass => out.0 += prob,
+                            State::Fail => out.1 += prob,
+                            _ => out.2 += prob,
+                        }
+                    }
+                    break;
+                }
+            }
+        }
+        out
+    }
+
+    fn close(x: f64, y: f64) -> bool {
+        (x - y).abs() <= 1e-12 * y.abs().max(1.0)
+    }
+
+    #[test]
+    fn oc_matches_path_enumeration_for_wald_single_and_odd_rules() {
+        let odd = Boundaries::from_fn(9, |t| match t {
+            1 => (None, None),
+            2 => (None, Some(2)),
+            3 => (Some(0), Some(2)),
+            4 | 5 => (Some(0), Some(3)),
+            6 => (Some(1), Some(2)),
+            _ => (Some(1), Some(3)),
+        })
+        .unwrap();
+        let rules = [
+            Boundaries::wald(&Sprt::new(0.9, 0.7, 0.05, 0.10, 14).unwrap()),
+            Boundaries::single(12, 3).unwrap(),
+            odd,
+        ];
+        for b in &rules {
+            for p in [0.0, 0.3, 0.55, 0.7, 0.9, 1.0] {
+                let oc = b.oc(p);
+                let (pass, fail, inc, asn) = brute(b, p);
+                assert!(close(oc.p_pass, pass), "{p}: {oc:?} vs {pass}");
+                assert!(close(oc.p_fail, fail), "{p}: {oc:?} vs {fail}");
+                assert!(close(oc.p_inconclusive, inc), "{p}: {oc:?} vs {inc}");
+                assert!(close(oc.asn, asn), "{p}: {oc:?} vs {asn}");
+                let terms: f64 = b.terminals(p).iter().map(|t| t.prob).sum();
+                assert!(close(terms, 1.0));
+            }
+        }
+    }
+
+    #[test]
+    fn wald_lattice_gives_the_sprt_oc() {
+        let sprt = Sprt::new(0.9, 0.7, 0.05, 0.10, 66).unwrap();
+        let b = Boundaries::wald(&sprt);
+        for p in [0.6, 0.7, 0.8, 0.9, 0.97] {
+            let (x, y) = (b.oc(p), sprt.oc(p));
+            assert!(close(x.p_pass, y.p_pass) && close(x.p_fail, y.p_fail));
+            assert!(close(x.asn, y.asn));
+        }
+    }
+
+    #[test]
+    fn single_lattice_is_the_curtailed_single_plan() {
+        for (n, c) in [(1u64, 0u64), (5, 2), (33, 6), (40, 0)] {
+            let b = Boundaries::single(n, c).unwrap();
+            for p in [0.0, 0.3, 0.7, 0.9, 1.0] {
+                let got = b.oc(p);
+                assert!(close(got.p_pass, oc::single_p_pass(n, c, p)));
+                assert!(close(got.asn, oc::curtailed_asn(n, c, p)), "{n} {c} {p}");
+                assert_eq!(got.p_inconclusive, 0.0);
+            }
+        }
+        assert!(Boundaries::single(3, 3).is_err());
+    }
+
+    #[test]
+    fn compact_form_round_trips_and_rejects_bad_tables() {
+        let b = Boundaries::wald(&Sprt::new(0.9, 0.7, 0.05, 0.10, 66).unwrap());
+        let json = serde_json::to_string(&b).unwrap();
+        assert!(json.starts_with(r#"{"max_trials":66,"changes":[[1,null,null],"#));
+        let back: Boundaries = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, b);
+        for bad in [
+            r#"{"max_trials":0,"changes":[[1,null,null]]}"#,
+            r#"{"max_trials":5,"changes":[[2,null,null]]}"#,
+            r#"{"max_trials":5,"changes":[[1,null,null],[1,0,null]]}"#,
+            r#"{"max_trials":5,"changes":[[1,null,null],[6,0,null]]}"#,
+            r#"{"max_trials":5,"changes":[[1,2,2]]}"#,
+        ] {
+            assert!(serde_json::from_str::<Boundaries>(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn decide_reads_the_rows() {
+        let b = Boundaries::single(5, 1).unwrap();
+        assert_eq!(b.decide(0, 0), State::Continue);
+        assert_eq!(b.decide(2, 2), State::Fail);
+        assert_eq!(b.decide(4, 0), State::Pass);
+        assert_eq!(b.decide(4, 1), State::Continue);
+        assert_eq!(b.decide(5, 1), State::Pass);
+        assert_eq!(b.earliest(), (Some(4), Some(2)));
+        let odd = Boundaries::from_fn(2, |_| (None, Some(5))).unwrap();
+        assert_eq!(odd.decide(2, 1), State::Truncated);
+        assert_eq!(odd.earliest(), (None, None));
+    }
+
+    /// The unavailable OC by enumeration over every sequence of pass / fail / unavailable.
+    fn brute_unavailable(b: &Boundaries, p: f64, u: f64, budget: u64) -> [f64; 5] {
+        // [pass, fail, truncated, budget, trials]
+        let mut out = [0.0; 5];
+        fn go(
+            b: &Boundaries,
+            probs: [f64; 3],
+            budget: u64,
+            st: (u64, u64, u64, f64),
+            out: &mut [f64; 5],
+        ) {
+            let (t, f, un, prob) = st;
+            for (k, &pk) in probs.iter().enumerate() {
+                let (t2, f2, un2) = match k {
+                    0 => (t + 1, f, un),
+                    1 => (t + 1, f + 1, un),
+                    _ => (t, f, un + 1),
+                };
+                let p2 = prob * pk;
+                let trials = (t2 + un2) as f64;
+                if un2 > budget {
+                    out[3] += p2;
+                    out[4] += p2 * trials;
+                    continue;
+                }
+                match if k == 2 {
+                    State::Continue
+                } else {
+                    b.decide(t2, f2)
+                } {
+                    State::Continue => go(b, probs, budget, (t2, f2, un2, p2), out),
+                    s => {
+                        let i = match s {
+                            State::Pass => 0,
+                            State::Fail => 1,
+                            _ => 2,
+                        };
+                        out[i] += p2;
+                        out[4] += p2 * trials;
+                    }
+                }
+            }
+        }
+        go(
+            b,
+            [(1.0 - u) * p, (1.0 - u) * (1.0 - p), u],
+            budget,
+            (0, 0, 0, 1.0),
+            &mut out,
+        );
+        out
+    }
+
+    #[test]
+    fn unavailable_oc_matches_enumeration() {
+        let rules = [
+            Boundaries::single(6, 1).unwrap(),
+            Boundaries::wald(&Sprt::new(0.8, 0.4, 0.1, 0.1, 7).unwrap()),
+        ];
+        for b in &rules {
+            for (p, u, budget) in [
+                (0.8, 0.1, 1u64),
+                (0.5, 0.3, 2),
+                (0.9, 0.0, 0),
+                (0.7, 0.2, 0),
+            ] {
+                let got = b.oc_unavailable(p, u, budget);
+                let want = brute_unavailable(b, p, u, budget);
+                let have = [
+                    got.p_pass,
+                    got.p_fail,
+                    got.p_truncated,
+                    got.p_budget,
+                    got.asn_trials,
+                ];
+                for (x, y) in have.iter().zip(want) {
+                    assert!(
+                        (x - y).abs() < 1e-12,
+                        "{p} {u} {budget}: {have:?} vs {want:?}"
+                    );
+                }
+                if u == 0.0 {
+                    assert!(close(got.asn_graded, b.oc(p).asn));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn launched_with_jobs_adds_the_lanes_in_flight() {
+        let b = Boundaries::single(33, 6).unwrap();
+        // One lane launches exactly the graded trials.
+        assert!(close(b.expected_launched(0.9, 1), b.oc(0.9).asn));
+        // By enumeration of the graded stop: E[min(T + 3, 33)].
+        let want: f64 = b
+            .terminals(0.9)
+            .iter()
+            .map(|t| t.prob * (t.trials + 3).min(33) as f64)
+            .sum();
+        assert!(close(b.expected_launched(0.9, 4), want));
+        assert!(b.expected_launched(0.9, 100) <= 33.0 + 1e-12);
+    }
+}
