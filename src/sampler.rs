@@ -6,6 +6,10 @@
 //! in `gate report` and `gate verify`, which is what makes every verdict recomputable from
 //! the ledger alone (invariant 4).
 
+use std::collections::BTreeMap;
+
+use crate::ledger::Counts;
+use crate::model::{Outcome, Shard};
 use crate::stats::sprt::{Sprt, SprtState};
 
 pub use crate::model::{Sampling, Tally, TrialOutcome, Verdict};
@@ -180,5 +184,303 @@ impl Sampler {
                 }
             }
         }
+    }
+}
+
+/// What became of a trial once the ordered sampler reached it in ordinal order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Disposition {
+    /// Its outcome was consumed and is in the tally.
+    Counted,
+    /// It finished, but after the decision, after a harness error, or after a sequential
+    /// plan's gap: recorded, never counted.
+    Excluded,
+    /// Stopped by gate for a reason unrelated to its content: skipped, not a gap.
+    Cancelled,
+    /// The harness could not run it: nothing from here on is consumed.
+    HarnessError,
+}
+
+/// The one ordered sampler (invariant 2): trials are offered as they finish, in any order,
+/// and consumed strictly in ordinal order. `gate run` offers each trial's attempt-1 outcome
+/// as it arrives; the replay behind `gate report` and `gate verify` offers the recorded ones.
+/// Both therefore decide by the same rule:
+///
+/// - an outcome waits until every lower ordinal is settled (finished, cancelled, or known
+///   never to come);
+/// - a cancelled trial is skipped; an ordinal known never to come ([`OrderedSampler::gap_before`])
+///   is skipped by a single plan, whose verdict does not depend on order, and stops a
+///   sequential plan, whose verdict does;
+/// - a harness error stops all consumption from the moment it arrives;
+/// - once the rule decides, later outcomes are excluded.
+///
+/// The decision itself is the rule's ([`Sampler`]); this type only orders what it is fed.
+#[derive(Debug, Clone)]
+pub struct OrderedSampler {
+    sampler: Sampler,
+    sequential: bool,
+    shard: Option<Shard>,
+    /// The lowest ordinal not yet settled.
+    next: u64,
+    /// Outcomes offered above `next`, waiting for their turn.
+    waiting: BTreeMap<u64, Outcome>,
+    halted: bool,
+    blocked_at_gap: bool,
+    decided_at: Option<u64>,
+    cancelled: u64,
+    excluded: u64,
+}
+
+impl OrderedSampler {
+    /// A fresh ordered sampler for a rule. With a shard, the ordinals the shard does not own
+    /// are never waited for (a shard runs single plans only).
+    pub fn new(
+        sampling: Sampling,
+        max_unavailable: u64,
+        shard: Option<Shard>,
+    ) -> Result<Self, crate::stats::StatsError> {
+        let mut s = OrderedSampler {
+            sampler: Sampler::new(sampling, max_unavailable)?,
+            sequential: matches!(sampling, Sampling::Sequential { .. }),
+            shard,
+            next: 1,
+            waiting: BTreeMap::new(),
+            halted: false,
+            blocked_at_gap: false,
+            decided_at: None,
+            cancelled: 0,
+            excluded: 0,
+        };
+        s.next = s.owned_from(1);
+        Ok(s)
+    }
+
+    /// Offer trial `ordinal`'s attempt-1 outcome. Returns the trials this settled, in
+    /// ordinal order (none while a lower ordinal is still pending). An ordinal already
+    /// settled, or offered twice, is ignored: a trial is graded once (invariant 1).
+    pub fn offer(&mut self, ordinal: u64, outcome: Outcome) -> Vec<(u64, Disposition)> {
+        if outcome == Outcome::HarnessError {
+            // The run stops consuming the moment a harness error arrives, whatever its
+            // ordinal; so does the replay.
+            self.halted = true;
+        }
+        if ordinal < self.next || self.waiting.contains_key(&ordinal) {
+            return Vec::new();
+        }
+        self.waiting.insert(ordinal, outcome);
+        let mut settled = Vec::new();
+        self.advance(&mut settled);
+        settled
+    }
+
+    /// Every ordinal below `ordinal` that was not offered never will be (no row recorded).
+    /// A single plan skips such gaps; a sequential plan stops consuming at the first.
+    pub fn gap_before(&mut self, ordinal: u64) -> Vec<(u64, Disposition)> {
+        let mut settled = Vec::new();
+        while self.next < ordinal {
+            if self.waiting.contains_key(&self.next) {
+                self.advance(&mut settled);
+                continue;
+            }
+            self.blocked_at_gap |= self.sequential;
+            let resume = self
+                .waiting
+                .range(self.next..)
+                .next()
+                .map_or(ordinal, |(&o, _)| o.min(ordinal));
+            self.next = self.owned_from(resume);
+        }
+        self.advance(&mut settled);
+        settled
+    }
+
+    /// Stop consuming from now on, as if a harness error had arrived (the replay uses this
+    /// for rows written after the harness error, which the run never consumed).
+    pub fn halt(&mut self) {
+        self.halted = true;
+    }
+
+    fn owned_from(&self, ordinal: u64) -> u64 {
+        match self.shard {
+            Some(s) if s.m > 1 && !s.owns(ordinal) => {
+                // The next ordinal ≡ k (mod m) at or above `ordinal`.
+                let offset = (s.k - 1 + s.m - (ordinal - 1) % s.m) % s.m;
+                ordinal.saturating_add(offset)
+            }
+            _ => ordinal,
+        }
+    }
+
+    fn advance(&mut self, settled: &mut Vec<(u64, Disposition)>) {
+        while let Some(outcome) = self.waiting.remove(&self.next) {
+            let ordinal = self.next;
+            settled.push((ordinal, self.settle(ordinal, outcome)));
+            self.next = self.owned_from(ordinal.saturating_add(1));
+        }
+    }
+
+    fn settle(&mut self, ordinal: u64, outcome: Outcome) -> Disposition {
+        let trial = match outcome {
+            Outcome::Cancelled => {
+                self.cancelled += 1;
+                return Disposition::Cancelled;
+            }
+            Outcome::HarnessError => {
+                self.halted = true;
+                return Disposition::HarnessError;
+            }
+            Outcome::Pass => TrialOutcome::Pass,
+            Outcome::Fail => TrialOutcome::Fail,
+            Outcome::Unavailable => TrialOutcome::Unavailable,
+        };
+        if self.halted || self.blocked_at_gap || self.decided_at.is_some() {
+            self.excluded += 1;
+            return Disposition::Excluded;
+        }
+        if self.sampler.consume(trial).is_some() {
+            self.decided_at = Some(ordinal);
+        }
+        Disposition::Counted
+    }
+
+    /// The rule underneath (tally, decision, LLR).
+    pub fn rule(&self) -> &Sampler {
+        &self.sampler
+    }
+
+    /// Outcomes consumed so far.
+    pub fn tally(&self) -> Tally {
+        self.sampler.tally()
+    }
+
+    /// The decision, once reached.
+    pub fn decision(&self) -> Option<&Decision> {
+        self.sampler.decision()
+    }
+
+    /// The ordinal whose outcome reached the decision.
+    pub fn decided_at(&self) -> Option<u64> {
+        self.decided_at
+    }
+
+    /// Whether a harness error stopped consumption.
+    pub fn halted(&self) -> bool {
+        self.halted
+    }
+
+    /// Whether a sequential plan stopped at a gap.
+    pub fn blocked_at_gap(&self) -> bool {
+        self.blocked_at_gap
+    }
+
+    /// Cancelled trials settled so far.
+    pub fn cancelled(&self) -> u64 {
+        self.cancelled
+    }
+
+    /// Finished trials never counted: excluded once settled, or still waiting behind a
+    /// lower ordinal that never finished.
+    pub fn uncounted_finished(&self) -> u64 {
+        self.excluded
+            + self
+                .waiting
+                .values()
+                .filter(|o| matches!(o, Outcome::Pass | Outcome::Fail | Outcome::Unavailable))
+                .count() as u64
+    }
+
+    /// Offered outcomes waiting behind a lower ordinal: (graded, unavailable).
+    pub fn waiting(&self) -> (u64, u64) {
+        self.waiting.values().fold((0, 0), |(g, u), o| match o {
+            Outcome::Pass | Outcome::Fail => (g + 1, u),
+            Outcome::Unavailable => (g, u + 1),
+            _ => (g, u),
+        })
+    }
+
+    /// Counts for the decision row.
+    pub fn counts(&self) -> Counts {
+        Counts::from_tally(self.tally(), self.cancelled, self.uncounted_finished())
+    }
+}
+
+#[cfg(test)]
+mod ordered_tests {
+    use super::*;
+
+    fn single(n: u64, c: u64) -> OrderedSampler {
+        OrderedSampler::new(Sampling::Single { n, c }, 2, None).unwrap()
+    }
+
+    #[test]
+    fn outcomes_are_consumed_in_ordinal_order_not_completion_order() {
+        let mut s = single(3, 0);
+        // Trial 2 fails first, trial 1 is slow: nothing may be decided before trial 1 lands.
+        assert!(s.offer(2, Outcome::Fail).is_empty());
+        assert!(s.decision().is_none());
+        let settled = s.offer(1, Outcome::Pass);
+        assert_eq!(
+            settled,
+            vec![(1, Disposition::Counted), (2, Disposition::Counted)]
+        );
+        assert_eq!(s.decision().unwrap().verdict, Verdict::Fail);
+        assert_eq!(s.decided_at(), Some(2));
+        assert_eq!(s.offer(3, Outcome::Pass), vec![(3, Disposition::Excluded)]);
+    }
+
+    #[test]
+    fn a_cancelled_trial_is_skipped_and_a_harness_error_halts_on_arrival() {
+        let mut s = single(5, 1);
+        s.offer(1, Outcome::Cancelled);
+        assert_eq!(s.offer(2, Outcome::Fail), vec![(2, Disposition::Counted)]);
+        s.offer(4, Outcome::Pass);
+        s.offer(5, Outcome::HarnessError);
+        assert!(s.halted());
+        assert_eq!(
+            s.offer(3, Outcome::Pass),
+            vec![
+                (3, Disposition::Excluded),
+                (4, Disposition::Excluded),
+                (5, Disposition::HarnessError)
+            ]
+        );
+        assert_eq!(s.tally().graded(), 1);
+    }
+
+    #[test]
+    fn a_gap_stops_a_sequential_plan_but_not_a_single_plan() {
+        let mut s = single(4, 1);
+        s.offer(3, Outcome::Pass);
+        s.gap_before(3);
+        assert_eq!(s.tally().passed, 1);
+        let seq = Sampling::Sequential {
+            healthy: 0.9,
+            regressed: 0.7,
+            alpha: 0.05,
+            beta: 0.1,
+            max_trials: 50,
+        };
+        let mut q = OrderedSampler::new(seq, 5, None).unwrap();
+        q.offer(1, Outcome::Pass);
+        q.offer(3, Outcome::Pass);
+        q.gap_before(3);
+        assert!(q.blocked_at_gap());
+        assert_eq!(q.tally().passed, 1);
+    }
+
+    #[test]
+    fn a_shard_waits_only_for_its_own_ordinals() {
+        let mut s = OrderedSampler::new(
+            Sampling::Single { n: 9, c: 0 },
+            0,
+            Some(Shard { k: 2, m: 3 }),
+        )
+        .unwrap();
+        assert_eq!(s.offer(5, Outcome::Pass), Vec::new());
+        assert_eq!(
+            s.offer(2, Outcome::Pass),
+            vec![(2, Disposition::Counted), (5, Disposition::Counted)]
+        );
+        assert_eq!(s.offer(8, Outcome::Pass), vec![(8, Disposition::Counted)]);
     }
 }

@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use crate::ledger::{
     AttemptRow, Counts, Ledger, OnInconclusive, Outcome, Row, RunStatus, Shard, TaskSpec,
 };
-use crate::sampler::{Sampler, Sampling, TrialOutcome, Verdict};
+use crate::sampler::{Disposition as SettledAs, OrderedSampler, Sampling, Verdict};
 use crate::stats::sprt::Sprt;
 
 use super::ReportError;
@@ -670,12 +670,15 @@ fn replay_task(
     interrupted: bool,
     shards: Option<&ShardCoverage>,
 ) -> Result<TaskReplay, ReportError> {
-    let mut sampler = Sampler::new(spec.sampling, spec.max_unavailable).map_err(|source| {
-        ReportError::Sampling {
-            task: spec.id.clone(),
-            source,
-        }
-    })?;
+    // The same ordered sampler `gate run` fed as the trials finished (invariant 2): the rule
+    // that decided and the rule that recomputes are one piece of code.
+    let mut sampler =
+        OrderedSampler::new(spec.sampling, spec.max_unavailable, None).map_err(|source| {
+            ReportError::Sampling {
+                task: spec.id.clone(),
+                source,
+            }
+        })?;
     let sequential = matches!(spec.sampling, Sampling::Sequential { .. });
 
     // The runner stops consuming at its first harness error: outcomes written after that row
@@ -698,13 +701,18 @@ fn replay_task(
     let mut expected = Some(1u64);
     // An ordinal below a recorded one has no row (not merely the tail never run).
     let mut gap = false;
-    // Consumption has stopped for good: a sequential plan's first missing ordinal (its verdict
-    // depends on order), or the run's harness error.
-    let mut blocked = false;
-    let mut decided_at = None;
-    let mut cancelled = 0u64;
-    let mut excluded = 0u64;
     let mut retry_passes_refused = 0u64;
+    // Trials are offered in ascending ordinal order, so each offer settles at once.
+    let disposition_of = |settled: Vec<(u64, SettledAs)>, trial: &mut TrialRecord| {
+        if let Some(&(_, d)) = settled.iter().find(|(o, _)| *o == trial.ordinal) {
+            trial.disposition = match d {
+                SettledAs::Counted => Disposition::Counted,
+                SettledAs::Excluded => Disposition::Excluded,
+                SettledAs::Cancelled => Disposition::Cancelled,
+                SettledAs::HarnessError => Disposition::HarnessError,
+            };
+        }
+    };
 
     for trial in &mut trials {
         if let Some(first) = expected.filter(|&e| trial.ordinal > e) {
@@ -713,7 +721,6 @@ fn replay_task(
                 last: trial.ordinal - 1,
             });
             gap = true;
-            blocked |= sequential;
         }
         expected = trial.ordinal.checked_add(1);
         retry_passes_refused += trial
@@ -722,40 +729,24 @@ fn replay_task(
             .filter(|a| a.row.outcome == Outcome::Pass)
             .count() as u64;
 
+        // A trial with only later attempts recorded is a gap, like an ordinal with no row.
+        let settled = sampler.gap_before(trial.ordinal);
+        disposition_of(settled, trial);
         let Some(first) = &trial.first else {
             trial.disposition = Disposition::NoFirstAttempt;
-            blocked |= sequential;
             continue;
         };
-        let outcome = match first.row.outcome {
-            Outcome::Pass => TrialOutcome::Pass,
-            Outcome::Fail => TrialOutcome::Fail,
-            Outcome::Unavailable => TrialOutcome::Unavailable,
-            // A cancelled trial was stopped for a reason unrelated to its content (a verdict
-            // elsewhere, a signal): like a trial never run, it is skipped, not a gap. The
-            // runner skips it the same way when it resumes.
-            Outcome::Cancelled => {
-                trial.disposition = Disposition::Cancelled;
-                cancelled += 1;
-                continue;
-            }
-            Outcome::HarnessError => {
-                trial.disposition = Disposition::HarnessError;
-                blocked = true;
-                continue;
-            }
-        };
-        blocked |= after_harness(first);
-        if decided_at.is_some() || blocked {
-            trial.disposition = Disposition::Excluded;
-            excluded += 1;
-            continue;
+        if after_harness(first) {
+            sampler.halt();
         }
-        trial.disposition = Disposition::Counted;
-        if sampler.consume(outcome).is_some() {
-            decided_at = Some(trial.ordinal);
-        }
+        let outcome = first.row.outcome;
+        let settled = sampler.offer(trial.ordinal, outcome);
+        disposition_of(settled, trial);
     }
+    let blocked = sampler.blocked_at_gap();
+    let decided_at = sampler.decided_at();
+    let counts = sampler.counts();
+    let sampler = sampler.rule();
 
     // Undecided: every ordinal up to the rule's n (max_trials) that no ledger records is
     // missing too, not only the gaps below the highest recorded one.
@@ -767,7 +758,6 @@ fn replay_task(
     }
 
     let tally = sampler.tally();
-    let counts = Counts::from_tally(tally, cancelled, excluded);
     let (verdict, reason) = if let Some(text) = &harness_error {
         (None, text.clone())
     } else if let Some(d) = sampler.decision() {
