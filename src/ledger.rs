@@ -10,7 +10,7 @@
 //! The format is versioned by [`SCHEMA_VERSION`]; bump it on purpose when a row changes shape.
 
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -318,6 +318,8 @@ pub struct LedgerWriter {
     file: File,
     seq: u64,
     prev: String,
+    /// Bytes this writer knows the file to hold: what it found plus what it wrote.
+    len: u64,
 }
 
 impl LedgerWriter {
@@ -351,18 +353,22 @@ impl LedgerWriter {
             kept = Some(free);
         }
         // An empty file at the path holds nothing to keep; anything else was moved aside.
+        // Readable too: the run reads its rows back through this descriptor (never by path).
+        // Append mode: every row lands at the end whatever the read-back did to the offset.
         let file = OpenOptions::new()
-            .write(true)
+            .read(true)
+            .append(true)
             .create(true)
-            .truncate(true)
             .open(path)
             .map_err(io)?;
+        file.set_len(0).map_err(io)?;
         Ok((
             LedgerWriter {
                 path: path.to_path_buf(),
                 file,
                 seq: 0,
                 prev: GENESIS.to_string(),
+                len: 0,
             },
             kept,
         ))
@@ -376,13 +382,18 @@ impl LedgerWriter {
             source,
         };
         // Append mode writes at the end, after the cut.
-        let file = OpenOptions::new().append(true).open(path).map_err(io)?;
+        let file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .open(path)
+            .map_err(io)?;
         file.set_len(ledger.complete_len).map_err(io)?;
         Ok(LedgerWriter {
             path: path.to_path_buf(),
             file,
             seq: ledger.records.len() as u64,
             prev: ledger.last_hash.clone(),
+            len: ledger.complete_len,
         })
     }
 
@@ -405,9 +416,74 @@ impl LedgerWriter {
         self.file.sync_data().map_err(io)?;
         self.prev = sha256_hex(line.as_bytes());
         self.seq += 1;
+        self.len += buf.len() as u64;
         Ok(record)
     }
 
+    /// Hex SHA-256 of the last row written (the head of the hash chain), or [`GENESIS`].
+    pub fn head(&self) -> &str {
+        &self.prev
+    }
+
+    /// Bytes the file holds if nobody else touched it.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether no row has been written or found.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The open file this writer appends to.
+    pub fn file(&self) -> &File {
+        &self.file
+    }
+
+    /// Read every row back through this writer's own descriptor — never by path, which
+    /// anyone could have pointed elsewhere — and check that they are exactly the rows it
+    /// wrote: the same length, an intact chain, and the head hash it holds. Any difference
+    /// is returned as [`Tampered`] naming it.
+    pub fn read_back(&mut self) -> Result<Result<Ledger, Tampered>, LedgerError> {
+        let io = |source| LedgerError::Io {
+            path: self.path.clone(),
+            source,
+        };
+        let on_disk = self.file.metadata().map_err(io)?.len();
+        if on_disk != self.len {
+            return Ok(Err(Tampered(format!(
+                "it holds {on_disk} bytes where this run wrote {}",
+                self.len
+            ))));
+        }
+        self.file.seek(SeekFrom::Start(0)).map_err(io)?;
+        let ledger = match Ledger::from_reader(&self.path, (&self.file).take(self.len)) {
+            Ok(l) => l,
+            Err(e) => return Ok(Err(Tampered(format!("it no longer parses: {e}")))),
+        };
+        if let Some((i, what)) = ledger.first_chain_break() {
+            return Ok(Err(Tampered(format!("line {}: {what}", i + 1))));
+        }
+        if ledger.torn_tail.is_some() || ledger.last_hash != self.prev {
+            return Ok(Err(Tampered(
+                "its last row is not the last row this run wrote".to_string(),
+            )));
+        }
+        Ok(Ok(ledger))
+    }
+}
+
+/// How a ledger file differs from what its writer wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tampered(pub String);
+
+impl std::fmt::Display for Tampered {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl LedgerWriter {
     /// The ledger's path.
     pub fn path(&self) -> &Path {
         &self.path
@@ -441,6 +517,15 @@ impl Ledger {
             source,
         };
         let file = File::open(path).map_err(io)?;
+        Self::from_reader(path, file)
+    }
+
+    /// [`Ledger::read`] from an open file (or any reader); `path` names it in errors.
+    pub fn from_reader(path: &Path, file: impl Read) -> Result<Self, LedgerError> {
+        let io = |source| LedgerError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
         let mut reader = BufReader::new(file);
         let mut records = Vec::new();
         let mut hashes = Vec::new();

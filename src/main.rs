@@ -11,7 +11,7 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Plan(args) => commands::plan::execute(args).map_err(Error::from),
         Command::Explain(args) => commands::explain::execute(args).map_err(Error::from),
-        Command::Run(args) => commands::run::execute(args).map_err(Error::from),
+        Command::Run(args) => commands::run::execute(args),
         Command::Report(args) => commands::report::execute(args),
         Command::Verify(args) => commands::verify::execute(args),
     };

@@ -1,18 +1,34 @@
 //! Live progress of `gate run`: an indicatif bar per task on a terminal, one plain line per
 //! finished trial elsewhere (CI logs). Display only: nothing here feeds a report.
+//!
+//! Progress consumes the run's [`RunEvent`]s and never fails the run: when stderr is closed
+//! (`gate run plan 2>&1 | head -1`), the first failed write ends the display quietly and the
+//! run goes on to its verdict and exit code.
 
-use std::io::IsTerminal;
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::io::{IsTerminal, Write};
 use std::time::Duration;
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use crate::error::Error;
 use crate::ledger::{AttemptRow, Outcome};
-use crate::sampler::Tally;
+use crate::model::Tally;
+use crate::runner::events::{EventSink, RunEvent};
+
+/// Write one line to stderr; false once stderr is closed (never a panic).
+fn line_to_stderr(line: &str) -> bool {
+    writeln!(std::io::stderr().lock(), "{line}").is_ok()
+}
 
 /// Progress output for a whole run.
 #[derive(Debug)]
 pub struct Progress {
     multi: Option<MultiProgress>,
+    /// False once a write to stderr failed: the display has stopped.
+    live: Cell<bool>,
+    tasks: HashMap<String, TaskProgress>,
 }
 
 /// Progress of one task.
@@ -28,16 +44,25 @@ impl Progress {
         let multi = std::io::stderr()
             .is_terminal()
             .then(|| MultiProgress::with_draw_target(ProgressDrawTarget::stderr_with_hz(10)));
-        Progress { multi }
+        Progress {
+            multi,
+            live: Cell::new(true),
+            tasks: HashMap::new(),
+        }
     }
 
-    /// Print a line above the bars (or plainly).
+    /// Print a line above the bars (or plainly); nothing once stderr has closed.
     pub fn println(&self, line: &str) {
+        if !self.live.get() {
+            return;
+        }
         match &self.multi {
             Some(m) => {
-                let _ = m.println(line);
+                if m.println(line).is_err() {
+                    self.live.set(false);
+                }
             }
-            None => eprintln!("{line}"),
+            None => self.live.set(line_to_stderr(line)),
         }
     }
 
@@ -63,6 +88,35 @@ impl Progress {
     }
 }
 
+impl EventSink for Progress {
+    fn event(&mut self, event: &RunEvent) -> Result<(), Error> {
+        match event {
+            RunEvent::TaskStarted { task, planned } => {
+                let t = self.task(task, *planned);
+                self.tasks.insert(task.clone(), t);
+            }
+            RunEvent::Attempt { row, tally, llr } => {
+                if let Some(t) = self.tasks.get(&row.task)
+                    && self.live.get()
+                {
+                    self.live.set(t.attempt(row, *tally, *llr));
+                }
+            }
+            RunEvent::TaskDecided { row, shown } => {
+                if let Some(t) = self.tasks.remove(&row.task) {
+                    t.finish(shown);
+                }
+            }
+            RunEvent::TaskInterrupted { task } => {
+                if let Some(t) = self.tasks.remove(task) {
+                    t.finish("interrupted");
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 impl Default for Progress {
     fn default() -> Self {
         Self::new()
@@ -71,8 +125,8 @@ impl Default for Progress {
 
 impl TaskProgress {
     /// An attempt ended; `tally` is what the sampler has consumed; `sprt` is (llr, pass
-    /// bound, fail bound) for sequential rules.
-    pub fn attempt(&self, row: &AttemptRow, tally: Tally, sprt: Option<(f64, f64, f64)>) {
+    /// bound, fail bound) for sequential rules. False once stderr is closed.
+    pub fn attempt(&self, row: &AttemptRow, tally: Tally, sprt: Option<(f64, f64, f64)>) -> bool {
         let position = sprt
             .map(|(llr, lo, hi)| sprt_gauge(llr, lo, hi))
             .unwrap_or_default();
@@ -84,6 +138,7 @@ impl TaskProgress {
             Some(bar) => {
                 bar.set_position(tally.graded());
                 bar.set_message(msg);
+                true
             }
             None => {
                 let outcome = match row.outcome {
@@ -103,10 +158,10 @@ impl TaskProgress {
                     .as_deref()
                     .map(|r| format!(" ({r})"))
                     .unwrap_or_default();
-                eprintln!(
+                line_to_stderr(&format!(
                     "{} #{:03}{attempt}: {outcome}{why} in {:.2}s — {msg}",
                     self.id, row.trial, row.duration_s
-                );
+                ))
             }
         }
     }

@@ -222,29 +222,48 @@ pub fn exit_code_for(verdict: Option<Verdict>, on_inconclusive: OnInconclusive) 
 
 /// Write the report files asked for: `--junit`, `--summary` (and append the Markdown to
 /// `$GITHUB_STEP_SUMMARY` unless `--no-step-summary`), `--json`; and print GitHub annotations
-/// to stdout when `GITHUB_ACTIONS=true`.
+/// to stdout when `GITHUB_ACTIONS=true`. Warnings go to stderr.
 pub fn emit(report: &Report, files: &ReportFiles) -> Result<(), Error> {
+    emit_to(report, files, &mut std::io::stdout().lock(), &|w| {
+        let _ = writeln!(std::io::stderr(), "{w}");
+    })
+}
+
+/// [`emit`] with the annotations' destination and the warning printer given.
+pub fn emit_to(
+    report: &Report,
+    files: &ReportFiles,
+    out: &mut dyn Write,
+    warn: &dyn Fn(&str),
+) -> Result<(), Error> {
     let env = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
     emit_with(
         report,
         files,
         env("GITHUB_STEP_SUMMARY").map(PathBuf::from).as_deref(),
         std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true"),
-        &mut std::io::stdout().lock(),
+        out,
+        warn,
     )
 }
 
 /// [`emit`] with its environment made explicit (for tests).
+///
+/// A report file that cannot be written is an error (exit 4: the verdict was not published
+/// as asked). The step summary is the CI's page, not a file the user asked for: failing to
+/// append to it is a warning and changes no exit code. Annotations on a closed stdout are
+/// dropped quietly, like the rest of the printed output.
 pub fn emit_with(
     report: &Report,
     files: &ReportFiles,
     step_summary: Option<&Path>,
     github_actions: bool,
     out: &mut dyn Write,
+    warn: &dyn Fn(&str),
 ) -> Result<(), Error> {
     if let Some(path) = &files.junit {
-        let xml =
-            junit::render(report).map_err(|e| Error::input("cannot render the JUnit report", e))?;
+        let xml = junit::render(report)
+            .map_err(|e| Error::output("cannot render the JUnit report", e))?;
         write_file(path, &xml)?;
     }
     if files.summary.is_some() || (step_summary.is_some() && !files.no_step_summary) {
@@ -253,29 +272,29 @@ pub fn emit_with(
             write_file(path, &md)?;
         }
         if let Some(path) = step_summary.filter(|_| !files.no_step_summary) {
-            let mut f = std::fs::OpenOptions::new()
+            let appended = std::fs::OpenOptions::new()
                 .create(true)
                 .append(true)
                 .open(path)
-                .map_err(|e| {
-                    Error::input(
-                        format!("cannot open `{}` (GITHUB_STEP_SUMMARY)", path.display()),
-                        e,
-                    )
-                })?;
-            f.write_all(md.as_bytes())
-                .map_err(|e| Error::input(format!("cannot append to `{}`", path.display()), e))?;
+                .and_then(|mut f| f.write_all(md.as_bytes()));
+            if let Err(e) = appended {
+                warn(&format!(
+                    "warning: cannot append the summary to `{}` (GITHUB_STEP_SUMMARY): {e}",
+                    path.display()
+                ));
+            }
         }
     }
     if let Some(path) = &files.json {
         let json =
-            json::render(report).map_err(|e| Error::input("cannot render the JSON report", e))?;
+            json::render(report).map_err(|e| Error::output("cannot render the JSON report", e))?;
         write_file(path, &json)?;
     }
     if github_actions {
         for line in annotations::render(report) {
-            writeln!(out, "{line}")
-                .map_err(|e| Error::input("cannot write annotations to stdout", e))?;
+            if writeln!(out, "{line}").is_err() {
+                break;
+            }
         }
     }
     Ok(())
@@ -284,8 +303,8 @@ pub fn emit_with(
 fn write_file(path: &Path, text: &str) -> Result<(), Error> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)
-            .map_err(|e| Error::input(format!("cannot create `{}`", dir.display()), e))?;
+            .map_err(|e| Error::output(format!("cannot create `{}`", dir.display()), e))?;
     }
     std::fs::write(path, text)
-        .map_err(|e| Error::input(format!("cannot write `{}`", path.display()), e))
+        .map_err(|e| Error::output(format!("cannot write `{}`", path.display()), e))
 }

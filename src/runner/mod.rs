@@ -8,11 +8,16 @@
 //! ledger. Output goes to files, never pipes, so a grandchild holding stdout open cannot
 //! stall the runner; the files become a bounded, redacted log.
 
+pub mod events;
 pub mod redact;
+pub mod retry;
+pub mod scheduler;
+pub mod session;
+pub mod sys;
 
 use std::fs::{self, File};
 use std::io::{Read, Seek, SeekFrom};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -88,15 +93,7 @@ fn command(line: &CommandLine) -> Command {
     }
 }
 
-/// Send `sig` to process group `pgid`; ESRCH (group already gone) is fine.
-fn kill_group(pgid: u32, sig: libc::c_int) {
-    if let Ok(pgid) = libc::pid_t::try_from(pgid) {
-        // SAFETY: killpg only sends a signal; a stale or empty group yields ESRCH.
-        unsafe {
-            libc::killpg(pgid, sig);
-        }
-    }
-}
+use sys::{PidFd, kill_group};
 
 /// Spawn `line` in its own process group and wait for it, a timeout, or cancellation.
 fn run_process(
@@ -121,9 +118,9 @@ fn run_process(
         .env("GATE_RESULT", result_path)
         .stdin(Stdio::null())
         .stdout(open(stdout)?)
-        .stderr(open(stderr)?)
-        .process_group(0);
-    let mut child = cmd.spawn().map_err(|e| {
+        .stderr(open(stderr)?);
+    // Registered while it lives, so every way out of gate can kill it (invariant 9).
+    let (mut child, _group) = sys::spawn_group(&mut cmd).map_err(|e| {
         let what = line.display();
         match e.kind() {
             std::io::ErrorKind::NotFound if !spec.cwd.is_dir() => SpawnFailure(format!(
@@ -158,41 +155,6 @@ fn run_process(
 
 /// Poll the cancel flag at this interval; a process exit itself wakes the waiter at once.
 const TICK: Duration = Duration::from_millis(20);
-
-/// A Linux pidfd: becomes readable when the process exits, so one thread can wait for an
-/// exit, a deadline and a cancel flag at once without a helper thread per attempt.
-struct PidFd(libc::c_int);
-
-impl PidFd {
-    fn open(pid: u32) -> Option<PidFd> {
-        let pid = libc::pid_t::try_from(pid).ok()?;
-        // SAFETY: pidfd_open takes a pid and flags and returns a new fd or -1.
-        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
-        (fd >= 0).then(|| PidFd(fd as libc::c_int))
-    }
-
-    /// Wait up to `timeout` for the process to exit; true once it has.
-    fn wait(&self, timeout: Duration) -> bool {
-        let mut pfd = libc::pollfd {
-            fd: self.0,
-            events: libc::POLLIN,
-            revents: 0,
-        };
-        let ms = timeout.as_millis().min(i32::MAX as u128) as libc::c_int;
-        // SAFETY: one valid pollfd, count 1.
-        let n = unsafe { libc::poll(&mut pfd, 1, ms) };
-        n > 0
-    }
-}
-
-impl Drop for PidFd {
-    fn drop(&mut self) {
-        // SAFETY: we own the fd.
-        unsafe {
-            libc::close(self.0);
-        }
-    }
-}
 
 fn wait_pidfd(
     child: &mut std::process::Child,
@@ -285,21 +247,17 @@ fn wait_thread(
 /// that a task printing gigabytes fills the disk cache, not gate's memory; else a memfd; else
 /// a named file unlinked at once.
 fn capture_file(dir: &Path) -> std::io::Result<File> {
-    use std::os::fd::FromRawFd;
     use std::os::unix::fs::OpenOptionsExt;
     if let Ok(f) = fs::OpenOptions::new()
         .read(true)
         .write(true)
-        .custom_flags(libc::O_TMPFILE)
+        .custom_flags(sys::O_TMPFILE)
         .open(dir)
     {
         return Ok(f);
     }
-    // SAFETY: memfd_create takes a NUL-terminated name and flags; returns a new fd or -1.
-    let fd = unsafe { libc::memfd_create(c"gate-capture".as_ptr(), libc::MFD_CLOEXEC) };
-    if fd >= 0 {
-        // SAFETY: fd is a fresh descriptor that we own.
-        return Ok(unsafe { File::from_raw_fd(fd) });
+    if let Some(f) = sys::memfd(c"gate-capture") {
+        return Ok(f);
     }
     let path = dir.join(format!(
         ".capture-{}-{:?}",

@@ -1,0 +1,408 @@
+//! The scheduler: runs one task's trials in parallel lanes and feeds the ordered sampler.
+//!
+//! Trials are launched in ordinal order, up to `jobs` at a time, but only as many as the rule
+//! could still need: graded trials still owed, minus those running or finished but not yet
+//! consumed. Each attempt is emitted as a [`RunEvent`] as it ends; attempt-1 outcomes go to
+//! the [`OrderedSampler`], which consumes them in ordinal order whatever order they finish in
+//! (invariant 2). Once the rule decides, the trials still in flight are cancelled, recorded as
+//! cancelled, and not counted.
+//!
+//! The scheduler knows nothing about processes: a [`Launcher`] starts a trial. The real one,
+//! [`ProcessLauncher`], runs attempts as process groups; the unit tests below use a fake.
+//! Whatever way [`run_task`] is left — a decision, an interrupt, an error from a sink (the
+//! ledger could not be written), a panic — the in-flight guard cancels every trial still
+//! running and has the launcher kill everything it started (invariant 9).
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, mpsc};
+use std::time::Duration;
+
+use super::events::{EventSink, RunEvent};
+use super::redact::Redactor;
+use super::retry::{RetryPolicy, TrialMsg, run_trial};
+use super::sys::Interrupt;
+use super::{AttemptSpec, run_attempt};
+use crate::error::Error;
+use crate::ledger::{AttemptRow, DecisionRow, now_rfc3339};
+use crate::model::{Fault, Outcome, Sampling, Shard, Verdict};
+use crate::sampler::{Decision, OrderedSampler};
+
+/// Starts trials. Implemented by [`ProcessLauncher`] and by test fakes.
+pub trait Launcher {
+    /// Start trial `ordinal` (on its own thread). It must report every attempt on `tx` and end
+    /// with a message marked last (or [`TrialMsg::Done`]); it stops early once `cancel` is set.
+    fn launch(&self, ordinal: u64, cancel: Arc<AtomicBool>, tx: mpsc::Sender<TrialMsg>);
+
+    /// Kill at once everything this launcher started that may still run. Called on every
+    /// abnormal way out of [`run_task`].
+    fn kill_all(&self);
+}
+
+/// What the scheduler needs to know about a task.
+#[derive(Debug, Clone)]
+pub struct TaskConfig {
+    /// Task id.
+    pub id: String,
+    /// The rule.
+    pub sampling: Sampling,
+    /// Unavailable trials tolerated.
+    pub max_unavailable: u64,
+    /// Parallel trials.
+    pub jobs: usize,
+    /// This run's shard, if any.
+    pub shard: Option<Shard>,
+}
+
+impl TaskConfig {
+    /// Graded trials this run (or shard) may grade at most.
+    pub fn graded_budget(&self) -> u64 {
+        let max = self.sampling.max_graded();
+        match self.shard {
+            None => max,
+            // Ordinals k, k + m, k + 2m, … up to max.
+            Some(s) if max >= s.k => (max - s.k) / s.m + 1,
+            Some(_) => 0,
+        }
+    }
+
+    fn owns(&self, ordinal: u64) -> bool {
+        self.shard.is_none_or(|s| s.owns(ordinal))
+    }
+}
+
+/// What an earlier (interrupted) session of the same ledger already did for a task.
+#[derive(Debug, Default, Clone)]
+pub struct TaskHistory {
+    /// The task has a decision row: nothing to do.
+    pub decided: bool,
+    /// Attempt-1 outcome of each recorded trial: its finished outcome if it has one,
+    /// otherwise `Cancelled`.
+    pub outcomes: BTreeMap<u64, Outcome>,
+}
+
+/// How a task's run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TaskEnd {
+    /// A decision row with a verdict was emitted.
+    Decided,
+    /// A harness error: a decision row without a verdict was emitted; the run stops.
+    HarnessError,
+    /// Interrupted before a decision: no decision row; the run stops.
+    Interrupted,
+}
+
+/// Trials whose thread is running, with their cancel flags. Dropping it with trials still
+/// in flight — an error or a panic left `run_task` early — cancels them and has the launcher
+/// kill everything it started, so no process outlives gate.
+struct InFlight<'a, L: Launcher + ?Sized> {
+    flags: BTreeMap<u64, Arc<AtomicBool>>,
+    launcher: &'a L,
+}
+
+impl<L: Launcher + ?Sized> InFlight<'_, L> {
+    fn cancel_all(&self) {
+        for f in self.flags.values() {
+            f.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+impl<L: Launcher + ?Sized> Drop for InFlight<'_, L> {
+    fn drop(&mut self) {
+        if !self.flags.is_empty() {
+            self.cancel_all();
+            self.launcher.kill_all();
+        }
+    }
+}
+
+/// Lanes of one task: what runs, what is owed, what waits.
+struct Lanes<'a, L: Launcher + ?Sized> {
+    in_flight: InFlight<'a, L>,
+    /// Ordinals launched (or due for a re-run) whose attempt 1 has not reported yet.
+    first_pending: BTreeSet<u64>,
+    /// Ordinals of an interrupted session that never got a grade: launched again first.
+    rerun: VecDeque<u64>,
+    /// The next new ordinal to launch.
+    next_ordinal: u64,
+}
+
+/// Run one task to its decision (or to an interrupt or a harness error), emitting every
+/// attempt and the decision to `sink`.
+pub fn run_task<L: Launcher + ?Sized>(
+    cfg: &TaskConfig,
+    launcher: &L,
+    history: TaskHistory,
+    interrupt: &Interrupt,
+    sink: &mut dyn EventSink,
+) -> Result<TaskEnd, Error> {
+    let mut sampler = OrderedSampler::new(cfg.sampling, cfg.max_unavailable, cfg.shard)
+        .map_err(|e| Error::Harness(format!("task `{}`: {e}", cfg.id)))?;
+    let budget = cfg.graded_budget();
+    sink.event(&RunEvent::TaskStarted {
+        task: cfg.id.clone(),
+        planned: budget,
+    })?;
+
+    // What an interrupted session already recorded, in ordinal order. Trials that never got
+    // a grade there — cancelled at the interrupt, or lost with no row in a crash — are run
+    // again at the same ordinal, first: skipping them would drop exactly the slow trials
+    // that were still running, the completion-order bias invariant 2 forbids. A cancelled
+    // attempt was never graded, so this re-grades nothing (invariant 1).
+    let (tx, rx) = mpsc::channel::<TrialMsg>();
+    let mut lanes = Lanes {
+        in_flight: InFlight {
+            flags: BTreeMap::new(),
+            launcher,
+        },
+        first_pending: BTreeSet::new(),
+        rerun: VecDeque::new(),
+        next_ordinal: history.outcomes.keys().next_back().map_or(1, |o| o + 1),
+    };
+    for ordinal in (1..lanes.next_ordinal).filter(|&o| cfg.owns(o)) {
+        match history.outcomes.get(&ordinal) {
+            Some(&o) if o != Outcome::Cancelled => {
+                sampler.offer(ordinal, o);
+            }
+            _ => {
+                lanes.rerun.push_back(ordinal);
+                lanes.first_pending.insert(ordinal);
+            }
+        }
+    }
+    let llr = |s: &OrderedSampler| {
+        s.rule()
+            .llr()
+            .zip(s.rule().llr_bounds())
+            .map(|(l, (lo, hi))| (l, lo, hi))
+    };
+    let mut harness_error: Option<String> = None;
+    let mut stopping = false;
+
+    loop {
+        let finished = sampler.decision().is_some() || sampler.tally().graded() >= budget;
+        if (interrupt.requested() || finished || harness_error.is_some()) && !stopping {
+            stopping = true;
+            lanes.in_flight.cancel_all();
+        }
+        if !stopping {
+            fill(cfg, launcher, &mut lanes, &sampler, budget, &tx);
+        }
+        if lanes.in_flight.flags.is_empty() {
+            break;
+        }
+        let mut batch = match rx.recv_timeout(Duration::from_millis(50)) {
+            Ok(m) => vec![m],
+            Err(mpsc::RecvTimeoutError::Timeout) => continue,
+            // Unreachable while `tx` lives; leave through the guard rather than wait forever.
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        };
+        batch.extend(rx.try_iter());
+        // Take in the whole batch — free slots, offer outcomes — then refill the slots, and
+        // only then hand the rows to the sinks (the ledger syncs each row), so the fsync of
+        // one row never holds up the next trial. Rows are still emitted in arrival order.
+        let mut rows = Vec::with_capacity(batch.len());
+        for msg in batch {
+            let row = match msg {
+                TrialMsg::Done(trial) => {
+                    lanes.in_flight.flags.remove(&trial);
+                    lanes.first_pending.remove(&trial);
+                    continue;
+                }
+                TrialMsg::Attempt { row, last } => {
+                    if last {
+                        lanes.in_flight.flags.remove(&row.trial);
+                    }
+                    row
+                }
+            };
+            if row.outcome == Outcome::HarnessError && harness_error.is_none() {
+                harness_error = Some(format!(
+                    "trial {} attempt {}: {}",
+                    row.trial,
+                    row.attempt,
+                    row.reason.clone().unwrap_or_default()
+                ));
+            }
+            if row.attempt == 1 {
+                lanes.first_pending.remove(&row.trial);
+                sampler.offer(row.trial, row.outcome);
+            }
+            let (tally, view) = (sampler.tally(), llr(&sampler));
+            rows.push((row, tally, view));
+        }
+        let finished = sampler.decision().is_some() || sampler.tally().graded() >= budget;
+        if !stopping && !finished && harness_error.is_none() && !interrupt.requested() {
+            fill(cfg, launcher, &mut lanes, &sampler, budget, &tx);
+        }
+        for (row, tally, llr) in rows {
+            sink.event(&RunEvent::Attempt { row, tally, llr })?;
+        }
+    }
+    // Trials of an earlier session due for a re-run that never started stay cancelled, as
+    // the replay counts them.
+    for ordinal in std::mem::take(&mut lanes.rerun) {
+        sampler.offer(ordinal, Outcome::Cancelled);
+    }
+
+    let counts = sampler.counts();
+    let llr_now = sampler.rule().llr();
+    if let Some(why) = harness_error {
+        sink.event(&RunEvent::TaskDecided {
+            row: DecisionRow {
+                task: cfg.id.clone(),
+                verdict: None,
+                reason: format!("harness error: {why}"),
+                counts,
+                llr: llr_now,
+            },
+            shown: "HARNESS ERROR".to_string(),
+        })?;
+        return Ok(TaskEnd::HarnessError);
+    }
+    let decision = match sampler.decision() {
+        Some(d) => d.clone(),
+        None if interrupt.requested() => {
+            sink.event(&RunEvent::TaskInterrupted {
+                task: cfg.id.clone(),
+            })?;
+            return Ok(TaskEnd::Interrupted);
+        }
+        None => match cfg.shard {
+            Some(s) => Decision {
+                verdict: Verdict::Inconclusive,
+                reason: format!(
+                    "shard {}/{} ran its {} trials; the verdict needs every shard (`gate report`)",
+                    s.k, s.m, budget
+                ),
+            },
+            None => Decision {
+                verdict: Verdict::Inconclusive,
+                reason: "no decision was reached".to_string(),
+            },
+        },
+    };
+    sink.event(&RunEvent::TaskDecided {
+        shown: decision.verdict.as_str().to_string(),
+        row: DecisionRow {
+            task: cfg.id.clone(),
+            verdict: Some(decision.verdict),
+            reason: decision.reason,
+            counts,
+            llr: llr_now,
+        },
+    })?;
+    Ok(TaskEnd::Decided)
+}
+
+/// Launch trials up to `jobs`, but only as many as the rule could still need: graded trials
+/// still owed, minus those running or finished but not yet consumed. An unavailable outcome
+/// does not reduce what is owed, so a replacement follows it.
+fn fill<L: Launcher + ?Sized>(
+    cfg: &TaskConfig,
+    launcher: &L,
+    lanes: &mut Lanes<'_, L>,
+    sampler: &OrderedSampler,
+    budget: u64,
+    tx: &mpsc::Sender<TrialMsg>,
+) {
+    let start = |lanes: &mut Lanes<'_, L>, ordinal: u64| {
+        let cancel = Arc::new(AtomicBool::new(false));
+        lanes.in_flight.flags.insert(ordinal, Arc::clone(&cancel));
+        launcher.launch(ordinal, cancel, tx.clone());
+    };
+    // Re-runs first, whatever is owed: consumption is blocked on them.
+    while lanes.in_flight.flags.len() < cfg.jobs
+        && let Some(ordinal) = lanes.rerun.pop_front()
+    {
+        start(lanes, ordinal);
+    }
+    let owed = budget.saturating_sub(sampler.tally().graded());
+    while lanes.in_flight.flags.len() < cfg.jobs {
+        let (waiting_graded, waiting_unavailable) = sampler.waiting();
+        let pending = lanes.first_pending.len() as u64 + waiting_graded;
+        // Unavailable trials that finished but wait behind a slow earlier ordinal free their
+        // slots early; past the remaining budget, more trials cannot help (the task will be
+        // INCONCLUSIVE once they are consumed), so stop launching.
+        if pending >= owed || waiting_unavailable > sampler.rule().remaining_unavailable() {
+            break;
+        }
+        while !cfg.owns(lanes.next_ordinal) {
+            lanes.next_ordinal += 1;
+        }
+        let ordinal = lanes.next_ordinal;
+        lanes.first_pending.insert(ordinal);
+        lanes.next_ordinal += 1;
+        start(lanes, ordinal);
+    }
+}
+
+/// The real launcher: each trial on its own thread, each attempt a process group
+/// ([`run_attempt`]), transport retries by [`run_trial`].
+#[derive(Debug, Clone)]
+pub struct ProcessLauncher {
+    /// The attempt to run; `trial` and `attempt` are set per launch.
+    pub spec: AttemptSpec,
+    /// Redacts every text the task controls.
+    pub redactor: Redactor,
+    /// Transport retries.
+    pub retry: RetryPolicy,
+}
+
+impl Launcher for ProcessLauncher {
+    fn launch(&self, ordinal: u64, cancel: Arc<AtomicBool>, tx: mpsc::Sender<TrialMsg>) {
+        let (spec, redactor, retry) = (self.spec.clone(), self.redactor.clone(), self.retry);
+        std::thread::spawn(move || {
+            run_trial(ordinal, retry, &cancel, &tx, |attempt| {
+                let spec = AttemptSpec {
+                    trial: ordinal,
+                    attempt,
+                    ..spec.clone()
+                };
+                attempt_or_internal_error(&spec, &redactor, &cancel)
+            });
+        });
+    }
+
+    fn kill_all(&self) {
+        super::sys::kill_all_groups();
+    }
+}
+
+/// Run one attempt; a bug in gate (a panic) becomes a harness-error row rather than a lost
+/// trial, so the run stops with exit 4 and the ledger says why.
+fn attempt_or_internal_error(
+    spec: &AttemptSpec,
+    redactor: &Redactor,
+    cancel: &AtomicBool,
+) -> AttemptRow {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        run_attempt(spec, redactor, cancel)
+    }))
+    .unwrap_or_else(|panic| {
+        let what = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".to_string());
+        AttemptRow {
+            task: spec.task.clone(),
+            trial: spec.trial,
+            attempt: spec.attempt,
+            started_at: now_rfc3339(),
+            duration_s: 0.0,
+            exit_code: None,
+            signal: None,
+            check_exit: None,
+            fault: Some(Fault::Harness),
+            outcome: Outcome::HarnessError,
+            graded: false,
+            result: None,
+            reason: Some(format!("internal error in gate (please report it): {what}")),
+            stdout_tail: String::new(),
+            stderr_tail: String::new(),
+            log: None,
+        }
+    })
+}

@@ -1,0 +1,383 @@
+//! A run's session with its ledger: the lock, the header (or the checks of `--resume`), the
+//! rows as they are written, and the verified read-back that every verdict of `gate run`
+//! comes from.
+//!
+//! Trust (docs/ARCHITECTURE.md, "Trust model"): the task under test runs next to the ledger
+//! and may replace, truncate or edit it. So a session
+//!
+//! - holds an exclusive `flock` on `LEDGER.lock` (beside the ledger, because a new run moves
+//!   an old ledger aside) for the whole run: a second `gate run` on the same ledger stops at
+//!   once with exit 2 naming the holder's pid;
+//! - reads a ledger it resumes once, at the start, and holds it;
+//! - writes every row through one descriptor, and at the end reads the rows back through
+//!   that same descriptor, checks them against the head hash it holds, and checks that the
+//!   path still names that file. Any difference is [`Error::LedgerChanged`] (exit 4): no
+//!   verdict is published from a file gate did not write (invariant 10).
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use super::events::{EventSink, RunEvent};
+use super::redact::Redactor;
+use super::scheduler::TaskHistory;
+use super::sys;
+use crate::error::Error;
+use crate::ledger::{
+    Footer, Header, Ledger, LedgerError, LedgerWriter, Resume, Row, RunStatus, SCHEMA_VERSION,
+    TaskSpec, now_rfc3339, sha256_hex,
+};
+use crate::model::{Outcome, Shard};
+use crate::plan::Plan;
+
+/// The exclusive lock of a ledger, held until dropped (or the process ends).
+#[derive(Debug)]
+pub struct LedgerLock {
+    _file: File,
+    path: PathBuf,
+}
+
+impl LedgerLock {
+    /// Where the lock of `ledger` lives: `LEDGER.lock`.
+    pub fn path_for(ledger: &Path) -> PathBuf {
+        let mut name = ledger.as_os_str().to_owned();
+        name.push(".lock");
+        PathBuf::from(name)
+    }
+
+    /// Take the lock of `ledger` or fail at once with [`Error::LedgerLocked`] naming the
+    /// holder's pid. The lock file is left in place after the run (removing it would let two
+    /// runs lock two different files of the same name).
+    pub fn acquire(ledger: &Path) -> Result<LedgerLock, Error> {
+        let path = Self::path_for(ledger);
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| Error::input(format!("cannot create `{}`", dir.display()), e))?;
+        }
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(|e| Error::input(format!("cannot open the lock `{}`", path.display()), e))?;
+        let locked = sys::try_lock_exclusive(&file)
+            .map_err(|e| Error::input(format!("cannot lock `{}`", path.display()), e))?;
+        if !locked {
+            let mut pid = String::new();
+            let _ = (&file).take(32).read_to_string(&mut pid);
+            let pid = pid.trim();
+            return Err(Error::LedgerLocked {
+                path: ledger.to_path_buf(),
+                pid: if pid.chars().all(|c| c.is_ascii_digit()) && !pid.is_empty() {
+                    pid.to_string()
+                } else {
+                    "unknown".to_string()
+                },
+            });
+        }
+        file.set_len(0)
+            .and_then(|_| writeln!(file, "{}", std::process::id()))
+            .map_err(|e| Error::output(format!("cannot write the lock `{}`", path.display()), e))?;
+        Ok(LedgerLock { _file: file, path })
+    }
+
+    /// The lock file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// A ledger held by this run.
+#[derive(Debug)]
+pub struct Session {
+    writer: LedgerWriter,
+    run_id: String,
+    prior: Option<Ledger>,
+    _lock: LedgerLock,
+}
+
+/// What a session tells the person watching (a ledger kept aside, a torn row dropped).
+pub type Notice<'a> = &'a dyn Fn(&str);
+
+impl Session {
+    /// Lock `path` and start a new ledger there (an existing one is kept as `PATH.N`).
+    pub fn create(
+        path: &Path,
+        plan: &Plan,
+        shard: Option<Shard>,
+        argv: &[String],
+        redactors: &[Redactor],
+        notice: Notice<'_>,
+    ) -> Result<Session, Error> {
+        let lock = LedgerLock::acquire(path)?;
+        let run_id = new_run_id();
+        let (mut writer, kept) = LedgerWriter::create(path).map_err(output)?;
+        if let Some(old) = kept {
+            notice(&format!(
+                "gate: the previous ledger at `{}` was kept as `{}`",
+                path.display(),
+                old.display()
+            ));
+        }
+        writer
+            .append(Row::Header(header(plan, &run_id, argv, shard, redactors)))
+            .map_err(output)?;
+        Ok(Session {
+            writer,
+            run_id,
+            prior: None,
+            _lock: lock,
+        })
+    }
+
+    /// Lock `path` and continue the interrupted ledger there, refusing a changed plan or
+    /// fixtures. The ledger is read once, here, and held.
+    pub fn resume(
+        path: &Path,
+        plan: &Plan,
+        shard: Option<Shard>,
+        argv: &[String],
+        notice: Notice<'_>,
+    ) -> Result<Session, Error> {
+        let lock = LedgerLock::acquire(path)?;
+        let ledger = Ledger::read(path).map_err(|e| Error::Context {
+            context: format!("`--resume`: cannot read `{}`", path.display()),
+            source: Box::new(Error::Ledger(e)),
+        })?;
+        check_resumable(path, &ledger, plan, shard)?;
+        if ledger.torn_tail.is_some() {
+            notice(&format!(
+                "gate: `{}` ends in an incomplete row (lost when the run died); it is dropped before resuming",
+                path.display()
+            ));
+        }
+        let mut writer = LedgerWriter::resume(path, &ledger).map_err(output)?;
+        writer
+            .append(Row::Resume(Resume {
+                started_at: now_rfc3339(),
+                argv: argv.to_vec(),
+                host: sys::hostname(),
+            }))
+            .map_err(output)?;
+        Ok(Session {
+            writer,
+            run_id: ledger.header().run_id.clone(),
+            prior: Some(ledger),
+            _lock: lock,
+        })
+    }
+
+    /// The run id (`GATE_RUN_ID`).
+    pub fn run_id(&self) -> &str {
+        &self.run_id
+    }
+
+    /// The ledger's path.
+    pub fn path(&self) -> &Path {
+        self.writer.path()
+    }
+
+    /// What the resumed ledger already holds for `task` (nothing for a new ledger).
+    pub fn history(&self, task: &str) -> TaskHistory {
+        self.prior
+            .as_ref()
+            .map(|l| task_history(l, task))
+            .unwrap_or_default()
+    }
+
+    /// Append one row, synced (invariant 5). A write failure is exit 4.
+    pub fn append(&mut self, row: Row) -> Result<(), Error> {
+        self.writer.append(row).map(|_| ()).map_err(output)
+    }
+
+    /// The rows this run wrote (and, after `--resume`, the rows it found), read back
+    /// through its own descriptor and checked against the head hash it holds; and the path
+    /// must still name that file. Anything else is [`Error::LedgerChanged`].
+    pub fn verified(&mut self) -> Result<Ledger, Error> {
+        let path = self.writer.path().to_path_buf();
+        let changed = |what: String| Error::LedgerChanged {
+            path: path.clone(),
+            what,
+        };
+        match sys::path_is_file(&path, self.writer.file()) {
+            Ok(true) => {}
+            Ok(false) => return Err(changed("the path now names another file".to_string())),
+            Err(e) => return Err(changed(format!("the path cannot be read: {e}"))),
+        }
+        // The resumed ledger is no longer needed: keep one copy of the rows in memory.
+        self.prior = None;
+        match self.writer.read_back().map_err(output)? {
+            Ok(ledger) => Ok(ledger),
+            Err(t) => Err(changed(t.0)),
+        }
+    }
+
+    /// Write the footer.
+    pub fn close(
+        &mut self,
+        status: RunStatus,
+        verdict: Option<crate::model::Verdict>,
+        code: u8,
+    ) -> Result<(), Error> {
+        self.append(Row::Footer(Footer {
+            finished_at: now_rfc3339(),
+            status,
+            verdict,
+            exit_code: code,
+        }))
+    }
+}
+
+impl EventSink for Session {
+    fn event(&mut self, event: &RunEvent) -> Result<(), Error> {
+        match event {
+            RunEvent::Attempt { row, .. } => self.append(Row::Attempt((**row).clone())),
+            RunEvent::TaskDecided { row, .. } => self.append(Row::Decision(row.clone())),
+            RunEvent::TaskStarted { .. } | RunEvent::TaskInterrupted { .. } => Ok(()),
+        }
+    }
+}
+
+fn output(e: LedgerError) -> Error {
+    Error::output("cannot write the ledger", e)
+}
+
+fn new_run_id() -> String {
+    let nanos = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    let seed = format!("{nanos}-{}-{}", std::process::id(), sys::hostname());
+    sha256_hex(seed.as_bytes())[..16].to_string()
+}
+
+/// The header row of a new ledger: the plan's resolved rules and policy.
+pub fn header(
+    plan: &Plan,
+    run_id: &str,
+    argv: &[String],
+    shard: Option<Shard>,
+    redactors: &[Redactor],
+) -> Header {
+    Header {
+        schema: SCHEMA_VERSION,
+        gate_version: env!("CARGO_PKG_VERSION").to_string(),
+        run_id: run_id.to_string(),
+        plan_path: plan.path.display().to_string(),
+        plan_hash: plan.hash.clone(),
+        fixture_hash: plan.fixture_hash.clone(),
+        argv: argv.to_vec(),
+        started_at: now_rfc3339(),
+        host: sys::hostname(),
+        shard,
+        jobs: plan.policy.jobs,
+        timeout_policy: plan.policy.timeout,
+        on_inconclusive: plan.policy.on_inconclusive,
+        transport_exit_codes: plan.policy.transport_exit_codes.clone(),
+        transport_max_retries: plan.policy.transport_max_retries,
+        tasks: plan
+            .tasks
+            .iter()
+            .zip(redactors)
+            .map(|(t, r)| TaskSpec {
+                id: t.id.clone(),
+                line: Some(t.line),
+                sampling: t.sampling,
+                rates: t.rates,
+                max_unavailable: t.max_unavailable,
+                run: r.apply(&t.run.display()),
+                check: t.check.as_ref().map(|c| r.apply(&c.display())),
+                timeout_s: Some(t.timeout.as_secs_f64()),
+            })
+            .collect(),
+    }
+}
+
+/// Refuse to resume a ledger of another plan, fixtures, shard or task selection, or one that
+/// cannot be continued (complete, or invalidated by a harness error).
+fn check_resumable(
+    path: &Path,
+    ledger: &Ledger,
+    plan: &Plan,
+    shard: Option<Shard>,
+) -> Result<(), Error> {
+    let h = ledger.header();
+    let refuse = |msg: String| Err(Error::Usage(msg));
+    if h.plan_hash != plan.hash {
+        return refuse(format!(
+            "`--resume`: `{}` changed since the ledger `{}` was started (plan hash {}… vs {}…); \
+             a resumed run must use the same plan — start a new ledger instead",
+            plan.path.display(),
+            path.display(),
+            &h.plan_hash[..12.min(h.plan_hash.len())],
+            &plan.hash[..12.min(plan.hash.len())]
+        ));
+    }
+    if h.fixture_hash != plan.fixture_hash {
+        return refuse(format!(
+            "`--resume`: the fixtures changed since the ledger `{}` was started; a resumed run must see the same \
+             fixtures — start a new ledger instead",
+            path.display()
+        ));
+    }
+    if h.shard != shard {
+        return refuse("`--resume`: the ledger was started with a different `--shard`".into());
+    }
+    let started: Vec<&str> = h.tasks.iter().map(|t| t.id.as_str()).collect();
+    let now: Vec<&str> = plan.tasks.iter().map(|t| t.id.as_str()).collect();
+    if started != now {
+        let list = |ids: &[&str]| {
+            ids.iter()
+                .map(|t| format!("`{t}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        return refuse(format!(
+            "`--resume`: the ledger was started with the tasks {}, but this run selects {}; resume with the same `--task` selection",
+            list(&started),
+            list(&now)
+        ));
+    }
+    if let Some(bad) = ledger
+        .attempts()
+        .find(|a| a.outcome == Outcome::HarnessError)
+    {
+        return refuse(format!(
+            "`--resume`: `{}` recorded a harness error (task `{}`, trial {}), which invalidates the run; fix the task and start a new ledger",
+            path.display(),
+            bad.task,
+            bad.trial
+        ));
+    }
+    match ledger.footer().map(|f| f.status) {
+        Some(RunStatus::Complete) => refuse(format!(
+            "`--resume`: `{}` is a complete run; nothing to resume",
+            path.display()
+        )),
+        Some(RunStatus::HarnessError) => refuse(format!(
+            "`--resume`: `{}` ended in a harness error, which invalidates the run; fix the task and start a new ledger",
+            path.display()
+        )),
+        Some(RunStatus::Interrupted) | None => Ok(()),
+    }
+}
+
+/// What an earlier session of the ledger already did for a task.
+fn task_history(ledger: &Ledger, task: &str) -> TaskHistory {
+    let decided = ledger.decisions().any(|d| d.task == task);
+    let mut outcomes = std::collections::BTreeMap::new();
+    for a in ledger
+        .attempts()
+        .filter(|a| a.task == task && a.attempt == 1)
+    {
+        // A trial re-run at resume has a cancelled row and then a finished one; the finished
+        // row is its grade, and nothing replaces a finished row.
+        let slot = outcomes.entry(a.trial).or_insert(a.outcome);
+        if *slot == Outcome::Cancelled {
+            *slot = a.outcome;
+        }
+    }
+    TaskHistory { decided, outcomes }
+}

@@ -1,0 +1,283 @@
+//! Every call into the operating system that Rust's standard library does not wrap: process
+//! groups and their registry, pidfds, anonymous capture files, advisory locks, the host name,
+//! and the interrupt handler. Each `unsafe` block carries a SAFETY note.
+//!
+//! The crate is Linux-only (see docs/ARCHITECTURE.md, "Platform"): pidfds, `memfd_create`,
+//! `O_TMPFILE` and `flock` are used as Linux provides them, and `lib.rs` stops the build with
+//! one `compile_error!` on any other target.
+//!
+//! The registry of live process groups is what makes "every exit path kills every process
+//! group it started" (invariant 9) hold: a group is registered in the same critical section
+//! that spawns it and leaves the registry only after its final SIGKILL, so whoever kills
+//! everything under the registry's lock — the scheduler's guard on an error or a panic, the
+//! second Ctrl-C — can never miss a group that was just spawned.
+
+use std::collections::BTreeSet;
+use std::fs::File;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd};
+use std::path::Path;
+use std::process::{Child, Command};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use crate::error::exit;
+
+/// Process groups started by this process whose leader has not yet been reaped and killed.
+static GROUPS: Mutex<BTreeSet<u32>> = Mutex::new(BTreeSet::new());
+
+fn groups() -> MutexGuard<'static, BTreeSet<u32>> {
+    // A panic while holding the lock leaves a consistent set (insert/remove are atomic).
+    GROUPS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A process group in the registry; leaves it when dropped (after its final kill).
+#[derive(Debug)]
+pub struct Group {
+    pgid: u32,
+}
+
+impl Group {
+    /// The process group id (the leader's pid).
+    pub fn pgid(&self) -> u32 {
+        self.pgid
+    }
+
+    /// Send `sig` to every process in the group.
+    pub fn signal(&self, sig: libc::c_int) {
+        kill_group(self.pgid, sig);
+    }
+}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        groups().remove(&self.pgid);
+    }
+}
+
+/// Spawn `cmd` as the leader of a new process group and register the group, both under the
+/// registry's lock, so that [`kill_all_groups`] never misses a group being born.
+pub fn spawn_group(cmd: &mut Command) -> io::Result<(Child, Group)> {
+    use std::os::unix::process::CommandExt;
+    cmd.process_group(0);
+    let mut live = groups();
+    let child = cmd.spawn()?;
+    live.insert(child.id());
+    let group = Group { pgid: child.id() };
+    Ok((child, group))
+}
+
+/// SIGKILL every registered process group. Used on every abnormal way out (an error, a
+/// panic unwinding, a second Ctrl-C); the normal way out cancels trials one by one and
+/// leaves nothing registered. Returns how many groups were signalled.
+pub fn kill_all_groups() -> usize {
+    let live = groups();
+    for &pgid in live.iter() {
+        kill_group(pgid, libc::SIGKILL);
+    }
+    live.len()
+}
+
+/// Send `sig` to process group `pgid`; ESRCH (group already gone) is fine.
+pub fn kill_group(pgid: u32, sig: libc::c_int) {
+    if let Ok(pgid) = libc::pid_t::try_from(pgid)
+        && pgid > 1
+    {
+        // SAFETY: killpg only sends a signal; a stale or empty group yields ESRCH. pgid > 1
+        // keeps a bogus value from meaning "every process we may signal".
+        unsafe {
+            libc::killpg(pgid, sig);
+        }
+    }
+}
+
+/// A Linux pidfd: becomes readable when the process exits, so one thread can wait for an
+/// exit, a deadline and a cancel flag at once without a helper thread per attempt.
+#[derive(Debug)]
+pub struct PidFd(File);
+
+impl PidFd {
+    /// A pidfd for `pid`, or `None` on kernels without `pidfd_open` (before 5.3).
+    pub fn open(pid: u32) -> Option<PidFd> {
+        let pid = libc::pid_t::try_from(pid).ok()?;
+        // SAFETY: pidfd_open takes a pid and flags and returns a new fd or -1.
+        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+        let fd = libc::c_int::try_from(fd).ok().filter(|&fd| fd >= 0)?;
+        // SAFETY: fd is a fresh descriptor that nothing else owns; File closes it on drop.
+        Some(PidFd(unsafe { File::from_raw_fd(fd) }))
+    }
+
+    /// Wait up to `timeout` for the process to exit; true once it has.
+    pub fn wait(&self, timeout: Duration) -> bool {
+        let mut pfd = libc::pollfd {
+            fd: self.0.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let ms = timeout.as_millis().min(i32::MAX as u128) as libc::c_int;
+        // SAFETY: one valid pollfd, count 1; poll writes only its revents.
+        let n = unsafe { libc::poll(&mut pfd, 1, ms) };
+        n > 0
+    }
+}
+
+/// An anonymous in-memory file (`memfd_create`), or `None` where the kernel has none.
+pub fn memfd(name: &std::ffi::CStr) -> Option<File> {
+    // SAFETY: memfd_create takes a NUL-terminated name and flags; returns a new fd or -1.
+    let fd = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC) };
+    // SAFETY: fd is a fresh descriptor that we own.
+    (fd >= 0).then(|| unsafe { File::from_raw_fd(fd) })
+}
+
+/// The `O_TMPFILE` flag, for an unnamed file in a directory.
+pub const O_TMPFILE: libc::c_int = libc::O_TMPFILE;
+
+/// Take an exclusive advisory lock on `file` without waiting; `Ok(false)` when another open
+/// file description holds it. The lock lasts until the file is closed (or the process ends,
+/// however it ends), so a crashed run never leaves a ledger locked.
+pub fn try_lock_exclusive(file: &File) -> io::Result<bool> {
+    // SAFETY: flock on a descriptor we own; it changes no memory.
+    let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    if rc == 0 {
+        return Ok(true);
+    }
+    let err = io::Error::last_os_error();
+    if err.raw_os_error() == Some(libc::EWOULDBLOCK) {
+        Ok(false)
+    } else {
+        Err(err)
+    }
+}
+
+/// Whether two paths or files are the same file: same device and inode.
+pub fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
+/// Whether the file at `path` is `file` (not replaced, renamed away or removed).
+pub fn path_is_file(path: &Path, file: &File) -> io::Result<bool> {
+    let on_disk = std::fs::metadata(path)?;
+    Ok(same_file(&on_disk, &file.metadata()?))
+}
+
+/// This machine's host name, or `unknown`.
+pub fn hostname() -> String {
+    let mut buf = [0u8; 256];
+    // SAFETY: gethostname writes at most buf.len() bytes into buf.
+    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
+    if rc != 0 {
+        return "unknown".to_string();
+    }
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    String::from_utf8_lossy(&buf[..end]).into_owned()
+}
+
+/// The interrupt state of a run: which signal (SIGINT or SIGTERM) asked it to stop, if any.
+///
+/// The first signal only sets the flag: the scheduler stops launching, cancels what is in
+/// flight (SIGTERM, then SIGKILL after the grace) and closes the ledger. A second signal
+/// means "now": every registered process group is killed with SIGKILL and gate exits at once
+/// with 130 or 143 (the ledger is then closed as after a crash: every finished row is kept,
+/// and `--resume` continues it).
+#[derive(Debug, Clone)]
+pub struct Interrupt {
+    signal: Arc<AtomicUsize>,
+}
+
+impl Interrupt {
+    /// Install the SIGINT/SIGTERM handling for this process (once per run).
+    pub fn install() -> io::Result<Interrupt> {
+        use signal_hook::consts::{SIGINT, SIGTERM};
+        let signal = Arc::new(AtomicUsize::new(0));
+        let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])?;
+        let seen = Arc::clone(&signal);
+        std::thread::Builder::new()
+            .name("gate-signals".into())
+            .spawn(move || {
+                for sig in signals.forever() {
+                    if seen.swap(sig as usize, Ordering::SeqCst) != 0 {
+                        kill_all_and_exit(exit_code_for(sig));
+                    }
+                }
+            })?;
+        Ok(Interrupt { signal })
+    }
+
+    /// An interrupt state that no signal sets (tests, library use).
+    pub fn none() -> Interrupt {
+        Interrupt {
+            signal: Arc::new(AtomicUsize::new(0)),
+        }
+    }
+
+    /// Whether a stop was asked for.
+    pub fn requested(&self) -> bool {
+        self.signal.load(Ordering::SeqCst) != 0
+    }
+
+    /// Ask for a stop as if `sig` had arrived (tests).
+    pub fn request(&self, sig: libc::c_int) {
+        self.signal.store(sig as usize, Ordering::SeqCst);
+    }
+
+    /// The exit code of an interrupted run: 143 after SIGTERM, else 130.
+    pub fn exit_code(&self) -> u8 {
+        exit_code_for(self.signal.load(Ordering::SeqCst) as libc::c_int)
+    }
+}
+
+fn exit_code_for(sig: libc::c_int) -> u8 {
+    if sig == libc::SIGTERM {
+        exit::TERMINATED
+    } else {
+        exit::INTERRUPTED
+    }
+}
+
+/// Kill every registered group and end the process now, holding the registry's lock so that
+/// no group can be spawned after the kill.
+fn kill_all_and_exit(code: u8) -> ! {
+    let live = groups();
+    for &pgid in live.iter() {
+        kill_group(pgid, libc::SIGKILL);
+    }
+    // SAFETY: _exit ends the process without running atexit handlers or unwinding other
+    // threads (which may hold stdout's lock); every ledger row already written is synced.
+    unsafe { libc::_exit(i32::from(code)) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_spawned_group_is_registered_until_dropped_and_killed_by_kill_all() {
+        let mut cmd = Command::new("/bin/sh");
+        cmd.args(["-c", "sleep 30"]);
+        let (mut child, group) = spawn_group(&mut cmd).expect("spawn");
+        assert!(groups().contains(&group.pgid()));
+        assert!(kill_all_groups() >= 1);
+        let status = child.wait().expect("wait");
+        assert_eq!(
+            std::os::unix::process::ExitStatusExt::signal(&status),
+            Some(libc::SIGKILL)
+        );
+        let pgid = group.pgid();
+        drop(group);
+        assert!(!groups().contains(&pgid));
+    }
+
+    #[test]
+    fn a_second_lock_on_the_same_file_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("l.lock");
+        let a = File::create(&path).unwrap();
+        let b = File::options().write(true).open(&path).unwrap();
+        assert!(try_lock_exclusive(&a).unwrap());
+        assert!(!try_lock_exclusive(&b).unwrap());
+        drop(a);
+        assert!(try_lock_exclusive(&b).unwrap());
+    }
+}
