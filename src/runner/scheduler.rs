@@ -406,3 +406,318 @@ fn attempt_or_internal_error(
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    //! The scheduler against a fake launcher: no processes, outcomes and timings scripted.
+
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+    use std::sync::atomic::AtomicUsize;
+    use std::time::Instant;
+
+    use super::*;
+    use crate::ledger::Counts;
+
+    /// Trial `ordinal` finishes after `delay` with `outcome`, unless cancelled first.
+    #[derive(Default)]
+    struct Fake {
+        script: HashMap<u64, (u64, Outcome)>,
+        launched: Mutex<Vec<u64>>,
+        flags: Mutex<Vec<(u64, Arc<AtomicBool>)>>,
+        kills: AtomicUsize,
+    }
+
+    impl Fake {
+        fn new(script: &[(u64, u64, Outcome)]) -> Self {
+            Fake {
+                script: script.iter().map(|&(o, ms, out)| (o, (ms, out))).collect(),
+                ..Fake::default()
+            }
+        }
+        /// Whether every trial other than `finished` was told to stop.
+        fn others_cancelled(&self, finished: u64) -> bool {
+            self.flags
+                .lock()
+                .unwrap()
+                .iter()
+                .filter(|(o, _)| *o != finished)
+                .all(|(_, f)| f.load(Ordering::Relaxed))
+        }
+    }
+
+    fn row(ordinal: u64, outcome: Outcome) -> AttemptRow {
+        AttemptRow {
+            task: "t".into(),
+            trial: ordinal,
+            attempt: 1,
+            started_at: now_rfc3339(),
+            duration_s: 0.0,
+            exit_code: None,
+            signal: None,
+            check_exit: None,
+            fault: (outcome == Outcome::Cancelled).then_some(Fault::Cancelled),
+            outcome,
+            graded: matches!(outcome, Outcome::Pass | Outcome::Fail),
+            result: None,
+            reason: None,
+            stdout_tail: String::new(),
+            stderr_tail: String::new(),
+            log: None,
+        }
+    }
+
+    impl Launcher for Fake {
+        fn launch(&self, ordinal: u64, cancel: Arc<AtomicBool>, tx: mpsc::Sender<TrialMsg>) {
+            self.launched.lock().unwrap().push(ordinal);
+            self.flags
+                .lock()
+                .unwrap()
+                .push((ordinal, Arc::clone(&cancel)));
+            // Unscripted trials pass at once.
+            let (ms, outcome) = self
+                .script
+                .get(&ordinal)
+                .copied()
+                .unwrap_or((0, Outcome::Pass));
+            std::thread::spawn(move || {
+                let end = Instant::now() + Duration::from_millis(ms);
+                let mut outcome = outcome;
+                while Instant::now() < end {
+                    if cancel.load(Ordering::Relaxed) {
+                        outcome = Outcome::Cancelled;
+                        break;
+                    }
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+                let _ = tx.send(TrialMsg::Attempt {
+                    row: Box::new(row(ordinal, outcome)),
+                    last: true,
+                });
+            });
+        }
+
+        fn kill_all(&self) {
+            self.kills.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    /// Records events; optionally fails (or panics) on the n-th attempt.
+    #[derive(Default)]
+    struct Sink {
+        attempts: Vec<AttemptRow>,
+        decision: Option<DecisionRow>,
+        fail_at: Option<usize>,
+        panic_at: Option<usize>,
+    }
+
+    impl EventSink for Sink {
+        fn event(&mut self, event: &RunEvent) -> Result<(), Error> {
+            match event {
+                RunEvent::Attempt { row, .. } => {
+                    self.attempts.push((**row).clone());
+                    if self.panic_at == Some(self.attempts.len()) {
+                        panic!("a sink bug");
+                    }
+                    if self.fail_at == Some(self.attempts.len()) {
+                        return Err(Error::output(
+                            "cannot write the ledger",
+                            std::io::Error::from_raw_os_error(libc::ENOSPC),
+                        ));
+                    }
+                }
+                RunEvent::TaskDecided { row, .. } => self.decision = Some(row.clone()),
+                _ => {}
+            }
+            Ok(())
+        }
+    }
+
+    fn config(sampling: Sampling, jobs: usize) -> TaskConfig {
+        TaskConfig {
+            id: "t".into(),
+            sampling,
+            max_unavailable: 2,
+            jobs,
+            shard: None,
+        }
+    }
+
+    #[test]
+    fn a_quick_failure_waits_for_the_slower_earlier_trial() {
+        // Trial 2 fails at once, trial 1 passes later: the rule must see 1 before 2.
+        let fake = Fake::new(&[(1, 80, Outcome::Pass), (2, 0, Outcome::Fail)]);
+        let mut sink = Sink::default();
+        let cfg = config(Sampling::Single { n: 2, c: 0 }, 2);
+        let end = run_task(
+            &cfg,
+            &fake,
+            TaskHistory::default(),
+            &Interrupt::none(),
+            &mut sink,
+        );
+        assert_eq!(end.unwrap(), TaskEnd::Decided);
+        let d = sink.decision.unwrap();
+        assert_eq!(d.verdict, Some(Verdict::Fail));
+        assert_eq!((d.counts.passed, d.counts.failed), (1, 1));
+        // Rows are emitted as they end: the failure first.
+        assert_eq!(sink.attempts[0].trial, 2);
+    }
+
+    #[test]
+    fn trials_in_flight_at_the_decision_are_cancelled_and_not_counted() {
+        let fake = Fake::new(&[
+            (1, 0, Outcome::Fail),
+            (2, 60_000, Outcome::Pass),
+            (3, 60_000, Outcome::Pass),
+        ]);
+        let mut sink = Sink::default();
+        let cfg = config(Sampling::Single { n: 10, c: 0 }, 3);
+        let started = Instant::now();
+        run_task(
+            &cfg,
+            &fake,
+            TaskHistory::default(),
+            &Interrupt::none(),
+            &mut sink,
+        )
+        .unwrap();
+        assert!(started.elapsed() < Duration::from_secs(10));
+        let d = sink.decision.unwrap();
+        assert_eq!(d.verdict, Some(Verdict::Fail));
+        assert_eq!(
+            d.counts,
+            Counts {
+                run: 1,
+                passed: 0,
+                failed: 1,
+                unavailable: 0,
+                cancelled: 2,
+                excluded: 0
+            }
+        );
+        // The normal way out cancels one by one: nothing is left to kill.
+        assert_eq!(fake.kills.load(Ordering::SeqCst), 0);
+    }
+
+    #[test]
+    fn a_ledger_write_failure_cancels_and_kills_every_trial_in_flight() {
+        let fake = Fake::new(&[
+            (1, 0, Outcome::Pass),
+            (2, 60_000, Outcome::Pass),
+            (3, 60_000, Outcome::Pass),
+        ]);
+        let mut sink = Sink {
+            fail_at: Some(1),
+            ..Sink::default()
+        };
+        let cfg = config(Sampling::Single { n: 10, c: 0 }, 3);
+        let err = run_task(
+            &cfg,
+            &fake,
+            TaskHistory::default(),
+            &Interrupt::none(),
+            &mut sink,
+        )
+        .unwrap_err();
+        assert_eq!(err.exit_code(), crate::error::exit::HARNESS);
+        assert_eq!(fake.kills.load(Ordering::SeqCst), 1);
+        assert!(fake.others_cancelled(1));
+    }
+
+    #[test]
+    fn a_panic_in_the_run_loop_still_kills_every_trial_in_flight() {
+        let fake = Fake::new(&[(1, 0, Outcome::Pass), (2, 60_000, Outcome::Pass)]);
+        let mut sink = Sink {
+            panic_at: Some(1),
+            ..Sink::default()
+        };
+        let cfg = config(Sampling::Single { n: 10, c: 0 }, 2);
+        let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            run_task(
+                &cfg,
+                &fake,
+                TaskHistory::default(),
+                &Interrupt::none(),
+                &mut sink,
+            )
+        }));
+        assert!(unwound.is_err());
+        assert_eq!(fake.kills.load(Ordering::SeqCst), 1);
+        assert!(fake.others_cancelled(1));
+    }
+
+    #[test]
+    fn an_interrupt_stops_launching_and_leaves_no_decision() {
+        let fake = Fake::new(&[(1, 60_000, Outcome::Pass), (2, 60_000, Outcome::Pass)]);
+        let interrupt = Interrupt::none();
+        interrupt.request(libc::SIGINT);
+        let mut sink = Sink::default();
+        let cfg = config(Sampling::Single { n: 10, c: 0 }, 2);
+        let end = run_task(&cfg, &fake, TaskHistory::default(), &interrupt, &mut sink).unwrap();
+        assert_eq!(end, TaskEnd::Interrupted);
+        assert!(sink.decision.is_none());
+        assert!(fake.launched.lock().unwrap().is_empty());
+        assert_eq!(interrupt.exit_code(), crate::error::exit::INTERRUPTED);
+    }
+
+    #[test]
+    fn no_more_trials_launch_than_the_rule_can_still_need() {
+        // Eight lanes, but a plan of three trials: never a fourth.
+        let fake = Fake::new(&[]);
+        let mut sink = Sink::default();
+        let cfg = config(Sampling::Single { n: 3, c: 0 }, 8);
+        run_task(
+            &cfg,
+            &fake,
+            TaskHistory::default(),
+            &Interrupt::none(),
+            &mut sink,
+        )
+        .unwrap();
+        assert_eq!(*fake.launched.lock().unwrap(), vec![1, 2, 3]);
+        assert_eq!(sink.decision.unwrap().verdict, Some(Verdict::Pass));
+    }
+
+    #[test]
+    fn an_unavailable_trial_draws_a_replacement() {
+        let fake = Fake::new(&[(1, 0, Outcome::Unavailable)]);
+        let mut sink = Sink::default();
+        let cfg = config(Sampling::Single { n: 2, c: 0 }, 1);
+        run_task(
+            &cfg,
+            &fake,
+            TaskHistory::default(),
+            &Interrupt::none(),
+            &mut sink,
+        )
+        .unwrap();
+        assert_eq!(*fake.launched.lock().unwrap(), vec![1, 2, 3]);
+        let d = sink.decision.unwrap();
+        assert_eq!((d.counts.passed, d.counts.unavailable), (2, 1));
+    }
+
+    #[test]
+    fn resume_reruns_ungraded_ordinals_first_and_keeps_the_graded_ones() {
+        let history = TaskHistory {
+            decided: false,
+            outcomes: [
+                (1, Outcome::Pass),
+                (2, Outcome::Cancelled),
+                (3, Outcome::Fail),
+            ]
+            .into_iter()
+            .collect(),
+        };
+        let fake = Fake::new(&[]);
+        let mut sink = Sink::default();
+        let cfg = config(Sampling::Single { n: 5, c: 1 }, 1);
+        run_task(&cfg, &fake, history, &Interrupt::none(), &mut sink).unwrap();
+        let launched = fake.launched.lock().unwrap().clone();
+        assert_eq!(launched[0], 2);
+        assert!(!launched.contains(&1) && !launched.contains(&3));
+        let d = sink.decision.unwrap();
+        assert_eq!(d.verdict, Some(Verdict::Pass));
+        assert_eq!((d.counts.passed, d.counts.failed), (4, 1));
+    }
+}

@@ -2,6 +2,7 @@
 
 mod action;
 mod common;
+mod engine;
 mod explain;
 mod plan;
 mod report;

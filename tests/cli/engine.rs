@@ -1,0 +1,314 @@
+//! The run engine against hostile tasks and a hostile environment (issue 8, §1 and §3): a
+//! verdict only from the rows gate wrote, one run per ledger, every process group killed on
+//! every way out, and no panic on a closed stdout or stderr.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use predicates::prelude::*;
+
+use crate::common::*;
+
+/// `gate run plan.yaml --ledger out/ledger.jsonl` as a plain child process.
+fn spawn_gate(f: &Fixture, extra: &[&str], stdout: Stdio, stderr: Stdio) -> Child {
+    std::process::Command::new(assert_cmd::cargo::cargo_bin("gate"))
+        .current_dir(f.dir.path())
+        .args([
+            "run",
+            "plan.yaml",
+            "--ledger",
+            "out/ledger.jsonl",
+            "--no-step-summary",
+        ])
+        .args(extra)
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .stdout(stdout)
+        .stderr(stderr)
+        .spawn()
+        .expect("spawn gate")
+}
+
+/// Wait until `cond` holds, at most `limit`.
+fn wait_for(limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
+    let end = Instant::now() + limit;
+    while Instant::now() < end {
+        if cond() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    cond()
+}
+
+/// The pids the trials wrote into `dir` (one file per trial).
+fn pids_in(dir: &Path) -> Vec<i32> {
+    std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(|e| std::fs::read_to_string(e.ok()?.path()).ok())
+                .filter_map(|s| s.trim().parse().ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Whether `pid` is still a live process (a zombie awaiting its reaper counts as gone).
+fn alive(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => {
+            // The state is the field after the parenthesised command name.
+            let state = stat.rsplit(')').next().unwrap_or("").trim_start();
+            !state.starts_with('Z') && !state.starts_with('X')
+        }
+        Err(_) => false,
+    }
+}
+
+fn wait_exit(child: &mut Child, limit: Duration) -> Option<i32> {
+    let end = Instant::now() + limit;
+    loop {
+        if let Some(st) = child.try_wait().expect("try_wait") {
+            return st.code();
+        }
+        if Instant::now() >= end {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("gate did not exit within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn signal(child: &Child, sig: libc::c_int) {
+    // SAFETY: sends a signal to our own child process.
+    unsafe {
+        libc::kill(child.id() as i32, sig);
+    }
+}
+
+#[test]
+fn ledger_swapped_during_run_is_a_harness_error() {
+    // A forged ledger that says PASS: a real run of an always-passing task.
+    let forged = Fixture::new(
+        "version: 1\nsampling: {single: {n: 2, c: 0}}\ntasks:\n  - id: t\n    run: 'true'\n",
+    );
+    forged.run(&[]).code(0);
+    // The task under test always fails, and on its first trial moves the forgery over the
+    // ledger gate is writing.
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 2, c: 0}}\ntasks:\n  - id: t\n    run: 'mv forged.jsonl out/ledger.jsonl; exit 1'\n",
+    );
+    std::fs::copy(forged.ledger_path(), f.path("forged.jsonl")).unwrap();
+    f.run(&[])
+        .code(4)
+        .stderr(predicate::str::contains(
+            "no longer matches the rows this run wrote",
+        ))
+        .stderr(predicate::str::contains("another file"))
+        .stdout(predicate::str::contains("PASS").not());
+}
+
+#[test]
+fn ledger_truncated_during_run_is_a_harness_error() {
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 3, c: 2}}\ntasks:\n  - id: t\n    run: ': > out/ledger.jsonl'\npolicy: {jobs: 1}\n",
+    );
+    f.run(&[]).code(4).stderr(predicate::str::contains(
+        "no longer matches the rows this run wrote",
+    ));
+}
+
+#[test]
+fn ledger_edited_during_run_is_a_harness_error() {
+    // Same file, same length, one value changed in place: only the hash chain can tell.
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 3, c: 0}}\ntasks:\n  - id: t\n    run: sh edit.sh\npolicy: {jobs: 1}\n",
+    );
+    std::fs::write(
+        f.path("edit.sh"),
+        "off=$(grep -bo '\"jobs\":1' out/ledger.jsonl | head -1 | cut -d: -f1)\n\
+         printf '\"jobs\":9' | dd of=out/ledger.jsonl bs=1 seek=\"$off\" conv=notrunc 2>/dev/null\n",
+    )
+    .unwrap();
+    f.run(&[])
+        .code(4)
+        .stderr(predicate::str::contains(
+            "no longer matches the rows this run wrote",
+        ))
+        .stderr(predicate::str::contains("prev does not match"));
+}
+
+#[test]
+fn second_run_on_locked_ledger_exits_2_naming_pid() {
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 1, c: 0}}\ntasks:\n  - id: t\n    run: 'sleep 30'\n",
+    );
+    let mut first = spawn_gate(&f, &[], Stdio::null(), Stdio::null());
+    let lock = f.path("out/ledger.jsonl.lock");
+    assert!(
+        wait_for(Duration::from_secs(10), || read(&lock).trim()
+            == first.id().to_string()),
+        "the first run records its pid in the lock"
+    );
+    let started = Instant::now();
+    for extra in [&[][..], &["--resume"][..]] {
+        f.run(extra)
+            .code(2)
+            .stderr(predicate::str::contains(format!("pid {}", first.id())))
+            .stderr(predicate::str::contains("in use by another gate run"));
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "refused at once"
+    );
+    // The first run's ledger was not moved aside by the refused one.
+    assert!(!f.path("out/ledger.jsonl.1").exists());
+    signal(&first, libc::SIGINT);
+    signal(&first, libc::SIGINT);
+    wait_exit(&mut first, Duration::from_secs(10));
+    // Once it has ended, the ledger can be resumed.
+    f.run(&["--resume"])
+        .stderr(predicate::str::contains("in use").not());
+}
+
+#[test]
+fn closed_stdout_is_not_a_panic() {
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 3, c: 0}}\ntasks:\n  - id: t\n    run: 'true'\n",
+    );
+    let mut child = spawn_gate(&f, &[], Stdio::piped(), Stdio::piped());
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("gate ends");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(is_footer(&f.ledger()));
+}
+
+#[test]
+fn closed_stderr_is_not_a_panic() {
+    // A failing verdict, so that the exit code shows the run went on to its verdict.
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 4, c: 0}}\ntasks:\n  - id: t\n    run: 'exit 1'\n",
+    );
+    let mut child = spawn_gate(&f, &[], Stdio::piped(), Stdio::piped());
+    drop(child.stderr.take());
+    let out = child.wait_with_output().expect("gate ends");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("FAIL"));
+}
+
+/// Run gate with a file-size limit (RLIMIT_FSIZE) and SIGXFSZ ignored, so that a write past
+/// the limit fails with EFBIG — a real write failure of the ledger, as a full disk (ENOSPC)
+/// would give, without needing a small filesystem.
+fn spawn_gate_with_file_limit(f: &Fixture, limit: u64) -> Child {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("gate"));
+    cmd.current_dir(f.dir.path())
+        .args([
+            "run",
+            "plan.yaml",
+            "--ledger",
+            "out/ledger.jsonl",
+            "--no-step-summary",
+        ])
+        .env_remove("GITHUB_ACTIONS")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    // SAFETY: between fork and exec only async-signal-safe calls: setrlimit and signal.
+    unsafe {
+        cmd.pre_exec(move || {
+            let lim = libc::rlimit {
+                rlim_cur: limit,
+                rlim_max: limit,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+    cmd.spawn().expect("spawn gate")
+}
+
+#[test]
+fn enospc_kills_in_flight_trials() {
+    // Trials 2-4 record their pid and sleep; trial 1 waits for them, then prints enough
+    // that its ledger row no longer fits under the file-size limit.
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 4, c: 3}}\ntasks:\n  - id: t\n    run: |\n      if [ \"$GATE_TRIAL\" = 1 ]; then\n        while [ \"$(ls ../pids | wc -l)\" -lt 3 ]; do sleep 0.05; done\n        head -c 1500 /dev/zero | tr '\\0' x\n      else\n        echo $$ > ../pids/$GATE_TRIAL; exec sleep 60\n      fi\n    cwd: work\npolicy: {jobs: 4}\n",
+    );
+    std::fs::create_dir_all(f.path("work")).unwrap();
+    std::fs::create_dir_all(f.path("pids")).unwrap();
+    // The header (about 1 KB here) fits; trial 1's row with 1.5 KB of output does not.
+    let mut child = spawn_gate_with_file_limit(&f, 2048);
+    let code = wait_exit(&mut child, Duration::from_secs(30));
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert_eq!(code, Some(4), "{stderr}");
+    assert!(stderr.contains("cannot write the ledger"), "{stderr}");
+    let pids = pids_in(&f.path("pids"));
+    assert_eq!(pids.len(), 3, "the sleeping trials had started");
+    assert!(
+        wait_for(Duration::from_secs(5), || pids.iter().all(|&p| !alive(p))),
+        "trials outlived gate: {pids:?}"
+    );
+}
+
+#[test]
+fn double_ctrl_c_leaves_no_orphans() {
+    // Trials that ignore SIGTERM; the grace before SIGKILL is long, so only the second
+    // Ctrl-C can end them in time.
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 2, c: 0}}\ntasks:\n  - id: t\n    run: \"trap '' TERM; echo $$ > ../pids/$GATE_TRIAL; exec sleep 60\"\n    cwd: work\npolicy: {jobs: 2, kill_grace: 60s}\n",
+    );
+    std::fs::create_dir_all(f.path("work")).unwrap();
+    std::fs::create_dir_all(f.path("pids")).unwrap();
+    let mut child = spawn_gate(&f, &[], Stdio::null(), Stdio::null());
+    let pids_dir: PathBuf = f.path("pids");
+    assert!(wait_for(Duration::from_secs(10), || pids_in(&pids_dir)
+        .len()
+        == 2));
+    let pids = pids_in(&pids_dir);
+    signal(&child, libc::SIGINT);
+    std::thread::sleep(Duration::from_millis(300));
+    signal(&child, libc::SIGINT);
+    let started = Instant::now();
+    assert_eq!(wait_exit(&mut child, Duration::from_secs(10)), Some(130));
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(
+        wait_for(Duration::from_secs(5), || pids.iter().all(|&p| !alive(p))),
+        "trials outlived gate: {pids:?}"
+    );
+}
+
+#[test]
+fn unwritable_step_summary_is_a_warning_not_an_exit_code() {
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 2, c: 0}}\ntasks:\n  - id: t\n    run: 'true'\n",
+    );
+    gate()
+        .current_dir(f.dir.path())
+        .args(["run", "plan.yaml", "--ledger", "out/ledger.jsonl"])
+        .env("GITHUB_STEP_SUMMARY", f.path("no-such-dir/summary.md"))
+        .env_remove("GITHUB_ACTIONS")
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains(
+            "warning: cannot append the summary",
+        ));
+}
+
+#[test]
+fn report_write_failure_during_a_run_is_exit_4() {
+    // The task replaces the report's directory with a file: the JSON report cannot be
+    // written, so the verdict was not published as asked.
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 1, c: 0}}\ntasks:\n  - id: t\n    run: 'rm -rf reports && touch reports'\n",
+    );
+    f.run(&["--json", "reports/r.json"])
+        .code(4)
+        .stderr(predicate::str::contains("cannot create `reports`"));
+}
