@@ -7,6 +7,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::units::parse_rate;
+
 /// Acceptance sampling for CI gates on nondeterministic software (AI agents first of all).
 #[derive(Debug, Parser)]
 #[command(
@@ -51,6 +53,85 @@ pub enum Command {
     /// Check ledgers: every row parses, the hash chain holds, the decisions recompute.
     #[command(after_help = "Example:\n  gate verify gate-out/ledger.jsonl")]
     Verify(VerifyArgs),
+    /// Write a commented starter plan (gate.yaml) for the project in this directory.
+    #[command(after_help = "Example:\n  gate init && gate check gate.yaml")]
+    Init(InitArgs),
+    /// Validate a plan file without running anything: each task's rule, risks, expected trials.
+    #[command(after_help = "Example:\n  gate check plans/demo.yaml --format json")]
+    Check(CheckArgs),
+    /// Print the JSON Schema of the plan file or of the JSON report.
+    #[command(after_help = "Example:\n  gate schema plan > schemas/plan.schema.json")]
+    Schema(SchemaArgs),
+    /// Print a shell completion script.
+    #[command(
+        after_help = "Example:\n  gate completions bash > ~/.local/share/bash-completion/completions/gate"
+    )]
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff) on stdout.
+    #[command(after_help = "Example:\n  gate man > gate.1 && man ./gate.1")]
+    Man,
+}
+
+/// Arguments of `gate init`.
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// Where to write the plan (refuses to overwrite an existing file).
+    #[arg(long, short = 'o', default_value = "gate.yaml")]
+    pub output: PathBuf,
+    /// The project directory to inspect (default: the current directory).
+    #[arg(long, default_value = ".")]
+    pub dir: PathBuf,
+    /// The kind of project, instead of detecting it.
+    #[arg(long, value_enum)]
+    pub kind: Option<ProjectKind>,
+}
+
+/// Project kinds `gate init` knows how to run one test of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProjectKind {
+    /// pytest (pyproject.toml, pytest.ini, conftest.py or test_*.py).
+    Pytest,
+    /// Cargo (Cargo.toml): `cargo test`.
+    Cargo,
+    /// node (package.json): `node --test`.
+    Node,
+    /// Go (go.mod): `go test`.
+    Go,
+}
+
+/// Arguments of `gate check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The plan file (YAML).
+    pub plan: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+/// Arguments of `gate schema`.
+#[derive(Debug, Args)]
+pub struct SchemaArgs {
+    /// Which document.
+    #[arg(value_enum)]
+    pub which: SchemaKind,
+}
+
+/// The documents `gate schema` describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SchemaKind {
+    /// The plan file (YAML), as `gate run` and `gate check` read it.
+    Plan,
+    /// The JSON report written by `--json`.
+    Report,
+}
+
+/// Arguments of `gate completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 /// Output format of `plan` and `explain`.
@@ -74,17 +155,17 @@ pub enum InconclusivePolicy {
 /// Arguments of `gate plan`.
 #[derive(Debug, Args)]
 pub struct PlanArgs {
-    /// Per-trial success rate of a healthy agent (p0), in (0, 1).
-    #[arg(long, allow_negative_numbers = true)]
+    /// Per-trial success rate of a healthy agent (p0), in (0, 1): `0.9` or `90%`.
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_rate)]
     pub healthy: f64,
     /// Per-trial success rate of a regressed agent (p1), in (0, 1) and below --healthy.
-    #[arg(long, allow_negative_numbers = true)]
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_rate)]
     pub regressed: f64,
     /// Producer's risk: P(gate fails | healthy) tolerated, in (0, 0.5).
-    #[arg(long, allow_negative_numbers = true, default_value_t = 0.05)]
+    #[arg(long, allow_negative_numbers = true, default_value = "0.05", value_parser = parse_rate)]
     pub alpha: f64,
     /// Consumer's risk: P(gate passes | regressed) tolerated, in (0, 0.5).
-    #[arg(long, allow_negative_numbers = true, default_value_t = 0.10)]
+    #[arg(long, allow_negative_numbers = true, default_value = "0.10", value_parser = parse_rate)]
     pub beta: f64,
     /// Truncation of the sequential plan (default: twice the single plan's n).
     #[arg(long)]
@@ -104,16 +185,16 @@ pub struct ExplainArgs {
     #[arg(long, allow_negative_numbers = true)]
     pub retries: u64,
     /// Per-trial success rate of a healthy agent, to compare against a designed plan.
-    #[arg(long, allow_negative_numbers = true, requires = "regressed")]
+    #[arg(long, allow_negative_numbers = true, requires = "regressed", value_parser = parse_rate)]
     pub healthy: Option<f64>,
     /// Per-trial success rate of a regressed agent, to compare against a designed plan.
-    #[arg(long, allow_negative_numbers = true, requires = "healthy")]
+    #[arg(long, allow_negative_numbers = true, requires = "healthy", value_parser = parse_rate)]
     pub regressed: Option<f64>,
     /// Producer's risk for the comparison plan.
-    #[arg(long, allow_negative_numbers = true, default_value_t = 0.05)]
+    #[arg(long, allow_negative_numbers = true, default_value = "0.05", value_parser = parse_rate)]
     pub alpha: f64,
     /// Consumer's risk for the comparison plan.
-    #[arg(long, allow_negative_numbers = true, default_value_t = 0.10)]
+    #[arg(long, allow_negative_numbers = true, default_value = "0.10", value_parser = parse_rate)]
     pub beta: f64,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]

@@ -43,5 +43,6 @@ pub mod report;
 pub mod runner;
 pub mod sampler;
 pub mod stats;
+pub mod units;
 
 pub use error::{Error, exit};

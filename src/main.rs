@@ -14,6 +14,11 @@ fn main() -> ExitCode {
         Command::Run(args) => commands::run::execute(args),
         Command::Report(args) => commands::report::execute(args),
         Command::Verify(args) => commands::verify::execute(args),
+        Command::Init(args) => commands::init::execute(args).map_err(Error::from),
+        Command::Check(args) => commands::check::execute(args).map_err(Error::from),
+        Command::Schema(args) => commands::schema::execute(args).map_err(Error::from),
+        Command::Completions(args) => commands::completions::completions(args).map_err(Error::from),
+        Command::Man => commands::completions::man().map_err(Error::from),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 /// A resolved sampling rule, as recorded in the ledger header for each task.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Sampling {
     /// Run `n` trials; PASS iff failures <= `c`. Curtailed: stops once the verdict is certain.
@@ -73,7 +73,7 @@ fn pct(p: f64) -> String {
 }
 
 /// The three-valued verdict, per task and for the whole gate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum Verdict {
     /// The evidence says healthy.
@@ -144,7 +144,7 @@ impl Tally {
 }
 
 /// Shard `k` of `m` (1-based `k`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Shard {
     /// This shard, 1..=m.
     pub k: u64,
@@ -160,7 +160,9 @@ impl Shard {
 }
 
 /// What a timeout counts as.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum TimeoutPolicy {
     /// A timed-out trial is a failure.
@@ -171,7 +173,9 @@ pub enum TimeoutPolicy {
 }
 
 /// What an INCONCLUSIVE gate does to the exit code.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum OnInconclusive {
     /// Exit 3: the step goes red.
@@ -195,7 +199,7 @@ pub struct Rates {
 }
 
 /// Why an attempt is not a plain content grade.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Fault {
     /// The attempt exceeded its timeout and its process group was killed.
@@ -209,7 +213,7 @@ pub enum Fault {
 }
 
 /// What an attempt amounted to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     /// Run exited 0, check (if any) exited 0, result file did not say otherwise.

@@ -1,10 +1,14 @@
 //! One module per subcommand: each turns its parsed arguments into library calls and returns
 //! the exit code. Errors propagate to `main`, which prints them and maps them to a code.
 
+pub mod check;
+pub mod completions;
 pub mod explain;
+pub mod init;
 pub mod plan;
 pub mod report;
 pub mod run;
+pub mod schema;
 pub mod verify;
 
 impl From<crate::cli::InconclusivePolicy> for crate::ledger::OnInconclusive {

@@ -130,6 +130,7 @@ pub fn execute(args: &RunArgs) -> Result<u8, Error> {
                 kill_grace: plan.policy.kill_grace,
                 timeout_policy: plan.policy.timeout,
                 transport_exit_codes: plan.policy.transport_exit_codes.clone(),
+                harness_exit_codes: plan.policy.harness_exit_codes.clone(),
                 out_dir: run_dir.clone(),
             },
             redactor,

@@ -8,6 +8,7 @@
 //! Paths in a plan (`cwd`, `fixtures`) are relative to the plan file's directory, and commands
 //! run there by default, so a plan means the same thing wherever `gate` is started.
 
+pub mod check;
 pub mod schema;
 
 use std::collections::BTreeSet;
@@ -22,9 +23,9 @@ use crate::stats::sprt::MAX_TRIALS_LIMIT;
 use crate::stats::{self, StatsError};
 use schema::{CommandSpec, PlanFile, Rule, SamplingSpec, TaskFile};
 
-/// Default producer's risk of a `design:` rule.
+/// Default producer's risk of a `design:` or `sequential:` rule.
 pub const DEFAULT_ALPHA: f64 = 0.05;
-/// Default consumer's risk of a `design:` rule.
+/// Default consumer's risk of a `design:` or `sequential:` rule.
 pub const DEFAULT_BETA: f64 = 0.10;
 /// Timeout of a task that sets none and whose policy sets no `default_timeout`.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
@@ -140,6 +141,8 @@ pub struct Policy {
     pub timeout: TimeoutPolicy,
     /// Exit codes that are transport faults.
     pub transport_exit_codes: Vec<i32>,
+    /// Exit codes of `run` that mean the harness failed (the run is a harness error).
+    pub harness_exit_codes: Vec<i32>,
     /// Transport retries per trial.
     pub transport_max_retries: u32,
     /// First backoff delay.
@@ -222,6 +225,15 @@ fn syntax_error(path: &str, e: &serde_saphyr::Error) -> PlanError {
         .map(|(_, m)| m)
         .unwrap_or(first)
         .to_string();
+    // Serde names the missing key only; add what that mapping takes.
+    let message = match message
+        .strip_prefix("missing field `")
+        .and_then(|m| m.strip_suffix('`'))
+        .and_then(schema::missing_field_hint)
+    {
+        Some(hint) => format!("{message}: {hint}"),
+        None => message,
+    };
     let rest: Vec<&str> = lines.collect();
     let snippet = if rest.is_empty() {
         String::new()
@@ -335,9 +347,29 @@ impl Validator<'_> {
             Some(r) => r.value,
             None => 0,
         };
+        let mut harness_exit_codes = Vec::new();
+        for code in &p.harness_exit_codes {
+            if code.value == 0 {
+                return Err(self.invalid(
+                    &code.referenced,
+                    "`policy.harness_exit_codes` cannot contain 0: exit 0 is a passing run",
+                ));
+            }
+            if p.transport.exit_codes.contains(&code.value) {
+                return Err(self.invalid(
+                    &code.referenced,
+                    format!(
+                        "exit code {} is both in `policy.harness_exit_codes` and in `policy.transport.exit_codes`; a code means one thing",
+                        code.value
+                    ),
+                ));
+            }
+            harness_exit_codes.push(code.value);
+        }
         Ok(Policy {
             timeout: p.timeout,
             transport_exit_codes: p.transport.exit_codes.clone(),
+            harness_exit_codes,
             transport_max_retries,
             backoff_min,
             backoff_max,
@@ -519,6 +551,9 @@ impl Validator<'_> {
                 beta,
                 max_trials,
             } => {
+                let (healthy, regressed) = (healthy.0, regressed.0);
+                let alpha = alpha.map_or(DEFAULT_ALPHA, |r| r.0);
+                let beta = beta.map_or(DEFAULT_BETA, |r| r.0);
                 let max_trials =
                     self.max_trials(at, id, max_trials, healthy, regressed, alpha, beta)?;
                 let sampling = Sampling::Sequential {
@@ -552,8 +587,9 @@ impl Validator<'_> {
                 rule,
                 max_trials,
             } => {
-                let alpha = alpha.unwrap_or(DEFAULT_ALPHA);
-                let beta = beta.unwrap_or(DEFAULT_BETA);
+                let (healthy, regressed) = (healthy.0, regressed.0);
+                let alpha = alpha.map_or(DEFAULT_ALPHA, |r| r.0);
+                let beta = beta.map_or(DEFAULT_BETA, |r| r.0);
                 let rates = Rates {
                     healthy,
                     regressed,

@@ -3,35 +3,50 @@
 //! Unknown fields are denied everywhere, so a typo such as `retires:` is an error that names
 //! file:line:col and the allowed keys (serde-saphyr renders the snippet). Values that need a
 //! location for a later semantic error are wrapped in [`Spanned`].
+//!
+//! The same types derive the JSON Schema (`gate schema plan`, `schemas/plan.schema.json`) with
+//! schemars, so the schema cannot drift from what the loader reads. A `Spanned<T>` field says
+//! `#[schemars(with = "T")]`: the location is the loader's business, not the file's shape.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::time::Duration;
 
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde_saphyr::Spanned;
 
 use crate::ledger::{OnInconclusive, TimeoutPolicy};
+use crate::units::{DURATION_FORMS, MAX_DURATION, RATE_FORMS, parse_duration, parse_rate};
 
-/// The whole file.
-#[derive(Debug, Deserialize)]
+/// A gate plan file: tasks, the sampling rule that judges them, and the run policy.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(title = "gate plan file")]
 pub struct PlanFile {
+    /// The JSON Schema of this file, for editors (yaml-language-server); ignored by gate.
+    #[serde(default, rename = "$schema")]
+    pub schema: Option<String>,
     /// Schema version; only `1` exists.
+    #[schemars(with = "u32", range(min = 1, max = 1))]
     pub version: Spanned<u32>,
-    /// Default sampling rule for every task.
+    /// Default sampling rule for every task (a task may override it).
     #[serde(default)]
+    #[schemars(with = "Option<SamplingSpec>")]
     pub sampling: Option<Spanned<SamplingSpec>>,
-    /// The critical tasks.
+    /// The critical tasks (at least one).
+    #[schemars(with = "Vec<TaskFile>", length(min = 1))]
     pub tasks: Spanned<Vec<Spanned<TaskFile>>>,
-    /// Run policy.
+    /// Run policy (every key optional).
     #[serde(default)]
+    #[schemars(with = "Option<PolicyFile>")]
     pub policy: Option<Spanned<PolicyFile>>,
 }
 
-/// A sampling rule as written.
-#[derive(Debug, Clone, Deserialize)]
+/// A sampling rule as written: exactly one of `single`, `sequential`, `design`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "snake_case")]
 pub enum SamplingSpec {
     /// `single: {n, c}`.
@@ -41,33 +56,36 @@ pub enum SamplingSpec {
         /// Acceptance number.
         c: u64,
     },
-    /// `sequential: {healthy, regressed, alpha, beta, max_trials?}`.
+    /// `sequential: {healthy, regressed, alpha?, beta?, max_trials?}`: an SPRT.
     Sequential {
-        /// p0.
-        healthy: f64,
-        /// p1.
-        regressed: f64,
-        /// Producer's risk.
-        alpha: f64,
-        /// Consumer's risk.
-        beta: f64,
+        /// Healthy per-trial success rate p0.
+        healthy: Rate,
+        /// Regressed per-trial success rate p1 (below `healthy`).
+        regressed: Rate,
+        /// Producer's risk (default 0.05).
+        #[serde(default)]
+        alpha: Option<Rate>,
+        /// Consumer's risk (default 0.10).
+        #[serde(default)]
+        beta: Option<Rate>,
         /// Truncation (default: twice the equal-risk single plan's n).
         #[serde(default)]
         max_trials: Option<u64>,
     },
-    /// `design: {healthy, regressed, alpha?, beta?, rule}`: designed at load time.
+    /// `design: {healthy, regressed, alpha?, beta?, rule?}`: designed at load time.
     Design {
-        /// p0.
-        healthy: f64,
-        /// p1.
-        regressed: f64,
+        /// Healthy per-trial success rate p0.
+        healthy: Rate,
+        /// Regressed per-trial success rate p1 (below `healthy`).
+        regressed: Rate,
         /// Producer's risk (default 0.05).
         #[serde(default)]
-        alpha: Option<f64>,
+        alpha: Option<Rate>,
         /// Consumer's risk (default 0.10).
         #[serde(default)]
-        beta: Option<f64>,
-        /// Which rule to design.
+        beta: Option<Rate>,
+        /// Which rule to design (default `single`).
+        #[serde(default)]
         rule: Rule,
         /// Truncation of a designed sequential rule.
         #[serde(default)]
@@ -76,40 +94,48 @@ pub enum SamplingSpec {
 }
 
 /// Which rule `design:` produces.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Rule {
-    /// A single (n, c) plan.
+    /// A single (n, c) plan: a fixed budget, and shardable (the default).
+    #[default]
     Single,
     /// An SPRT.
     Sequential,
 }
 
 /// One task as written.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TaskFile {
-    /// Unique id.
+    /// Unique id (no `/`, `\\`, `.` or `..`).
+    #[schemars(with = "String")]
     pub id: Spanned<String>,
-    /// The agent run.
+    /// The agent run: a shell command line (`sh -c`) or an argv list.
+    #[schemars(with = "CommandSpec")]
     pub run: Spanned<CommandSpec>,
     /// Reads the resulting state back; must exit 0 for a pass.
     #[serde(default)]
+    #[schemars(with = "Option<CommandSpec>")]
     pub check: Option<Spanned<CommandSpec>>,
-    /// Per-attempt timeout.
+    /// Per-attempt timeout, for run and check each (default: `policy.default_timeout`).
     #[serde(default)]
+    #[schemars(with = "Option<DurationSpec>")]
     pub timeout: Option<Spanned<DurationSpec>>,
     /// Extra environment.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
     /// Working directory, relative to the plan file's directory.
     #[serde(default)]
+    #[schemars(with = "Option<String>")]
     pub cwd: Option<Spanned<String>>,
     /// Files whose contents the verdict depends on (globs relative to the plan file).
     #[serde(default)]
+    #[schemars(with = "Vec<String>")]
     pub fixtures: Vec<Spanned<String>>,
     /// Overrides the file's sampling rule.
     #[serde(default)]
+    #[schemars(with = "Option<SamplingSpec>")]
     pub sampling: Option<Spanned<SamplingSpec>>,
 }
 
@@ -145,27 +171,44 @@ impl<'de> Deserialize<'de> for CommandSpec {
     }
 }
 
-/// A duration: `500ms`, `30s`, `2m`, `1h`, or a number of seconds.
+impl JsonSchema for CommandSpec {
+    fn schema_name() -> Cow<'static, str> {
+        "Command".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "a shell command line (run with `sh -c`) or an argv list (no shell)",
+            "anyOf": [
+                {"type": "string", "minLength": 1},
+                {"type": "array", "items": {"type": "string"}, "minItems": 1}
+            ]
+        })
+    }
+}
+
+/// A duration: a humantime expression (`500ms`, `1m30s`, `2h`) or a number of seconds.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DurationSpec(pub Duration);
 
 impl<'de> Deserialize<'de> for DurationSpec {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
-        const EXPECTED: &str =
-            "a duration such as `500ms`, `30s`, `2m`, `1h` or a number of seconds, at most 168h";
         impl Visitor<'_> for V {
             type Value = DurationSpec;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str(EXPECTED)
+                f.write_str(DURATION_FORMS)
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<DurationSpec, E> {
                 self.visit_str(&v.to_string())
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<DurationSpec, E> {
                 u64::try_from(v)
-                    .map(|v| DurationSpec(Duration::from_secs(v)))
-                    .map_err(|_| E::custom(format!("negative duration `{v}`: expected {EXPECTED}")))
+                    .map_err(|_| {
+                        E::custom(format!(
+                            "negative duration `{v}`: expected {DURATION_FORMS}"
+                        ))
+                    })
+                    .and_then(|v| self.visit_u64(v))
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<DurationSpec, E> {
                 Duration::try_from_secs_f64(v)
@@ -173,46 +216,78 @@ impl<'de> Deserialize<'de> for DurationSpec {
                     .filter(|d| *d <= MAX_DURATION)
                     .map(DurationSpec)
                     .ok_or_else(|| {
-                        E::custom(format!("invalid duration `{v}`: expected {EXPECTED}"))
+                        E::custom(format!("invalid duration `{v}`: expected {DURATION_FORMS}"))
                     })
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<DurationSpec, E> {
-                parse_duration(v).map(DurationSpec).ok_or_else(|| {
-                    E::custom(format!("invalid duration `{v}`: expected {EXPECTED}"))
-                })
+                parse_duration(v).map(DurationSpec).map_err(E::custom)
             }
         }
         d.deserialize_any(V)
     }
 }
 
-/// The longest duration a plan may give (7 days): longer is a typo, and would overflow
-/// deadline arithmetic long before it meant anything in CI.
-pub const MAX_DURATION: Duration = Duration::from_secs(7 * 24 * 3600);
+impl JsonSchema for DurationSpec {
+    fn schema_name() -> Cow<'static, str> {
+        "Duration".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": DURATION_FORMS,
+            "anyOf": [
+                {"type": "number", "minimum": 0},
+                {"type": "string", "examples": ["500ms", "30s", "1m30s", "2h"]}
+            ]
+        })
+    }
+}
 
-/// Parse `500ms`, `30s`, `2m`, `1h`, `1.5s` or a bare number of seconds, up to
-/// [`MAX_DURATION`].
-pub fn parse_duration(s: &str) -> Option<Duration> {
-    let s = s.trim();
-    let split = s
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(s.len());
-    let (num, unit) = s.split_at(split);
-    let value: f64 = num.parse().ok()?;
-    let scale = match unit.trim() {
-        "ms" => 1e-3,
-        "" | "s" => 1.0,
-        "m" => 60.0,
-        "h" => 3600.0,
-        _ => return None,
-    };
-    Duration::try_from_secs_f64(value * scale)
-        .ok()
-        .filter(|d| *d <= MAX_DURATION)
+/// A rate or a risk: a fraction (`0.9`) or a percentage (`90%`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Rate(pub f64);
+
+impl<'de> Deserialize<'de> for Rate {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Rate;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str(RATE_FORMS)
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Rate, E> {
+                Ok(Rate(v))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Rate, E> {
+                Ok(Rate(v as f64))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Rate, E> {
+                Ok(Rate(v as f64))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Rate, E> {
+                parse_rate(v).map(Rate).map_err(E::custom)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl JsonSchema for Rate {
+    fn schema_name() -> Cow<'static, str> {
+        "Rate".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": RATE_FORMS,
+            "anyOf": [
+                {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
+                {"type": "string", "pattern": "^\\s*[0-9]+(\\.[0-9]*)?\\s*%\\s*$"}
+            ]
+        })
+    }
 }
 
 /// `policy:` as written.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PolicyFile {
     /// What a timeout counts as (default `fail`).
@@ -227,14 +302,22 @@ pub struct PolicyFile {
     /// What an INCONCLUSIVE gate exits with (default `fail`).
     #[serde(default)]
     pub on_inconclusive: OnInconclusive,
+    /// Exit codes of `run` that mean the harness, not the agent, failed (e.g. pytest's 4 =
+    /// usage error and 5 = no tests collected): the run is a harness error (exit 4).
+    #[serde(default)]
+    #[schemars(with = "Vec<i32>")]
+    pub harness_exit_codes: Vec<Spanned<i32>>,
     /// Trials in parallel (default 1).
     #[serde(default)]
+    #[schemars(with = "Option<usize>", range(min = 1))]
     pub jobs: Option<Spanned<usize>>,
     /// Regular expressions whose matches are replaced by `***` in everything stored.
     #[serde(default)]
+    #[schemars(with = "Vec<String>")]
     pub redact: Vec<Spanned<String>>,
     /// Timeout for tasks that set none (default 10m).
     #[serde(default)]
+    #[schemars(with = "Option<DurationSpec>")]
     pub default_timeout: Option<Spanned<DurationSpec>>,
     /// Time between SIGTERM and SIGKILL when a process group is stopped (default 5s).
     #[serde(default)]
@@ -242,7 +325,7 @@ pub struct PolicyFile {
 }
 
 /// `policy.transport:` as written.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TransportFile {
     /// Exit codes of `run` that mean a transport fault (e.g. 75, EX_TEMPFAIL).
@@ -250,14 +333,16 @@ pub struct TransportFile {
     pub exit_codes: Vec<i32>,
     /// Extra attempts after a transport fault; recorded, never promoted to the grade.
     #[serde(default)]
+    #[schemars(with = "Option<u32>", range(max = 100))]
     pub max_retries: Option<Spanned<u32>>,
     /// Exponential backoff between those attempts.
     #[serde(default)]
+    #[schemars(with = "Option<BackoffFile>")]
     pub backoff: Option<Spanned<BackoffFile>>,
 }
 
 /// `policy.transport.backoff:` as written.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BackoffFile {
     /// First delay (default 1s).
@@ -266,24 +351,78 @@ pub struct BackoffFile {
     pub max: DurationSpec,
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// The JSON Schema of the plan file (`gate schema plan`), derived from [`PlanFile`].
+pub fn json_schema() -> schemars::Schema {
+    schemars::schema_for!(PlanFile)
+}
 
-    #[test]
-    fn durations_in_every_spelling() {
-        assert_eq!(parse_duration("500ms"), Some(Duration::from_millis(500)));
-        assert_eq!(parse_duration("30s"), Some(Duration::from_secs(30)));
-        assert_eq!(parse_duration("2m"), Some(Duration::from_secs(120)));
-        assert_eq!(parse_duration("1h"), Some(Duration::from_secs(3600)));
-        assert_eq!(parse_duration("1.5s"), Some(Duration::from_millis(1500)));
-        assert_eq!(parse_duration("7"), Some(Duration::from_secs(7)));
-        assert_eq!(parse_duration("2 m"), Some(Duration::from_secs(120)));
-        assert_eq!(parse_duration("fast"), None);
-        assert_eq!(parse_duration("3d"), None);
-        assert_eq!(parse_duration("168h"), Some(MAX_DURATION));
-        assert_eq!(parse_duration("169h"), None);
-        assert_eq!(parse_duration("18000000000000000000"), None);
-        assert_eq!(parse_duration(""), None);
+/// For serde's "missing field `NAME`": the keys of every mapping in the plan schema that
+/// requires `NAME`, e.g. "`single` takes `n`, `c` (required)". Serde names only the missing
+/// key; this names what the mapping accepts, read from the same schema the loader derives.
+pub fn missing_field_hint(field: &str) -> Option<String> {
+    let schema = json_schema();
+    let mut found = Vec::new();
+    walk(schema.as_value(), "the plan", field, &mut found);
+    found.dedup();
+    (!found.is_empty()).then(|| found.join("; or "))
+}
+
+fn walk(v: &serde_json::Value, name: &str, field: &str, found: &mut Vec<String>) {
+    use serde_json::Value;
+    let Value::Object(map) = v else { return };
+    if let (Some(Value::Object(props)), Some(Value::Array(required))) =
+        (map.get("properties"), map.get("required"))
+        && required.iter().any(|r| r == field)
+    {
+        let required: Vec<&str> = required.iter().filter_map(Value::as_str).collect();
+        let optional: Vec<String> = props
+            .keys()
+            .filter(|k| !required.contains(&k.as_str()) && !k.starts_with('$'))
+            .map(|k| format!("`{k}`"))
+            .collect();
+        let required: Vec<String> = required.iter().map(|k| format!("`{k}`")).collect();
+        let mut s = format!("{name} takes {} (required)", required.join(", "));
+        if !optional.is_empty() {
+            s.push_str(&format!(" and {} (optional)", optional.join(", ")));
+        }
+        found.push(s);
+    }
+    for (key, child) in map {
+        let child_name = match key.as_str() {
+            "properties" | "$defs" => {
+                if let Value::Object(entries) = child {
+                    for (k, c) in entries {
+                        let n = if key == "$defs" {
+                            def_name(k)
+                        } else {
+                            format!("`{k}`")
+                        };
+                        walk(c, &n, field, found);
+                    }
+                }
+                continue;
+            }
+            _ => name.to_string(),
+        };
+        match child {
+            Value::Array(items) => items
+                .iter()
+                .for_each(|c| walk(c, &child_name, field, found)),
+            c => walk(c, &child_name, field, found),
+        }
+    }
+}
+
+/// `TaskFile` → "a task", `BackoffFile` → "`backoff`": how people call a schema definition.
+fn def_name(def: &str) -> String {
+    match def {
+        "TaskFile" => "a task".to_string(),
+        other => format!(
+            "`{}`",
+            other
+                .trim_end_matches("File")
+                .trim_end_matches("Spec")
+                .to_lowercase()
+        ),
     }
 }

@@ -2,6 +2,7 @@
 //! "Reports"). The structs below *are* the contract: every field is written, absent values
 //! are `null`, and [`SCHEMA`] is bumped on purpose whenever a field changes meaning or shape.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::ledger::{Counts, OnInconclusive, RunStatus, Shard};
@@ -24,7 +25,7 @@ pub fn render(report: &Report) -> Result<String, serde_json::Error> {
 }
 
 /// The whole document.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct JsonReport {
     /// [`SCHEMA`].
     pub schema: u32,
@@ -55,7 +56,7 @@ pub struct JsonReport {
 }
 
 /// The plan file.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct JsonPlanFile {
     /// As given to `gate run`.
     pub path: String,
@@ -64,7 +65,7 @@ pub struct JsonPlanFile {
 }
 
 /// One ledger.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct JsonLedger {
     /// Path as given to `gate report` (or written by `gate run`).
     pub path: String,
@@ -83,7 +84,7 @@ pub struct JsonLedger {
 }
 
 /// Shards present and missing.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct JsonShards {
     /// Number of shards.
     pub m: u64,
@@ -94,7 +95,7 @@ pub struct JsonShards {
 }
 
 /// 1 - prod(1 - alpha_i).
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct JsonMultiplicity {
     /// The cost over tasks with a known alpha, or `null`.
     pub cost: Option<f64>,
@@ -105,7 +106,7 @@ pub struct JsonMultiplicity {
 }
 
 /// A task's exact producer's risk.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct JsonAlpha {
     /// Task id.
     pub id: String,
@@ -115,7 +116,7 @@ pub struct JsonAlpha {
 }
 
 /// One task.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct JsonTask {
     /// Task id.
     pub id: String,
@@ -149,7 +150,7 @@ pub struct JsonTask {
 }
 
 /// A task's plan.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct JsonTaskPlan {
     /// The resolved rule, as in the ledger header.
     pub sampling: Sampling,
@@ -166,7 +167,7 @@ pub struct JsonTaskPlan {
 }
 
 /// One OC point.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct JsonOc {
     /// True success rate.
     pub p: f64,
@@ -190,7 +191,7 @@ impl From<&OcPoint> for JsonOc {
 }
 
 /// Counts.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct JsonCounts {
     /// passed + failed + unavailable.
     pub run: u64,
@@ -223,7 +224,7 @@ impl From<Counts> for JsonCounts {
 }
 
 /// An interval.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct JsonInterval {
     /// Lower bound.
     pub lo: f64,
@@ -232,7 +233,7 @@ pub struct JsonInterval {
 }
 
 /// p̂.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct JsonPassRate {
     /// passed / graded.
     pub estimate: f64,
@@ -243,7 +244,7 @@ pub struct JsonPassRate {
 }
 
 /// pass@k and pass^k.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct JsonPassAtK {
     /// k.
     pub k: u64,
@@ -254,7 +255,7 @@ pub struct JsonPassAtK {
 }
 
 /// A retry setting.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct JsonRetry {
     /// Extra attempts after a failure.
     pub retries: u64,
@@ -263,7 +264,7 @@ pub struct JsonRetry {
 }
 
 /// A share.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct JsonShare {
     /// num / den, or `null` when den = 0.
     pub rate: Option<f64>,
@@ -284,7 +285,7 @@ impl From<Share> for JsonShare {
 }
 
 /// Failure classes.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct JsonFailures {
     /// Timed out.
     pub timeout: u64,
@@ -299,7 +300,7 @@ pub struct JsonFailures {
 }
 
 /// Latency.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct JsonLatency {
     /// Median, seconds.
     pub p50: f64,
@@ -308,7 +309,7 @@ pub struct JsonLatency {
 }
 
 /// Cost or tokens.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct JsonSpend {
     /// Sum over reporting attempts.
     pub total: f64,
@@ -319,7 +320,7 @@ pub struct JsonSpend {
 }
 
 /// The score vector.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct JsonScore {
     /// First-attempt success.
     pub first_attempt: JsonShare,
@@ -342,7 +343,7 @@ pub struct JsonScore {
 }
 
 /// One trial.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct JsonTrial {
     /// Ordinal.
     pub ordinal: u64,
@@ -497,4 +498,9 @@ fn task(t: &TaskReport) -> JsonTask {
             })
             .collect(),
     }
+}
+
+/// The JSON Schema of the report (`gate schema report`), derived from [`JsonReport`].
+pub fn json_schema() -> schemars::Schema {
+    schemars::schema_for!(JsonReport)
 }

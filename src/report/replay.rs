@@ -147,7 +147,7 @@ impl TaskReplay {
 }
 
 /// Consecutive ordinals `first..=last` (`first <= last`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct OrdinalRange {
     /// The first ordinal.
     pub first: u64,

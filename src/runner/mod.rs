@@ -62,6 +62,8 @@ pub struct AttemptSpec {
     pub timeout_policy: TimeoutPolicy,
     /// Exit codes of `run` that are transport faults.
     pub transport_exit_codes: Vec<i32>,
+    /// Exit codes of `run` that mean the harness failed (`policy.harness_exit_codes`).
+    pub harness_exit_codes: Vec<i32>,
     /// Directory for this run's logs and result files (e.g. `gate-out`).
     pub out_dir: PathBuf,
 }
@@ -542,6 +544,20 @@ fn classify(
                 format!("{which} exited {code} ({why})"),
             );
         }
+    }
+    // Declared harness codes (pytest's 4 and 5: a typo in a test id, no test collected) say
+    // the test never ran: grading them would publish a verdict about nothing.
+    if let Some(code) = row.exit_code
+        && spec.harness_exit_codes.contains(&code)
+    {
+        return fault_outcome(
+            row,
+            Fault::Harness,
+            Outcome::HarnessError,
+            format!(
+                "run exited {code}, a declared harness exit code (`policy.harness_exit_codes`)"
+            ),
+        );
     }
     let declared = row.result.as_ref().and_then(|r| r.fault.clone());
     match declared.as_deref() {

@@ -1,0 +1,87 @@
+//! `gate check PLAN`: load and validate a plan file without running anything, then print each
+//! task's resolved rule, its exact risks and its expected trials (text or JSON).
+
+use std::fmt::Write as _;
+
+use crate::cli::{CheckArgs, Format};
+use crate::exit;
+use crate::plan::Plan;
+use crate::plan::check::PlanCheck;
+
+/// Execute `gate check`; returns the exit code (0, or an error that maps to 2).
+pub fn execute(args: &CheckArgs) -> anyhow::Result<u8> {
+    let plan = Plan::load(&args.plan)?;
+    let check = PlanCheck::of(&plan)?;
+    match args.format {
+        Format::Text => print!("{}", render_text(&check)),
+        Format::Json => println!("{}", serde_json::to_string_pretty(&check)?),
+    }
+    Ok(exit::SUCCESS)
+}
+
+/// The human form: one block per task, then one line for the plan.
+pub fn render_text(check: &PlanCheck) -> String {
+    let mut out = String::new();
+    for t in &check.tasks {
+        // `write!` to a String cannot fail.
+        let _ = writeln!(out, "{}  (line {})", t.id, t.line);
+        let _ = writeln!(out, "  rule       {}", t.rule);
+        if let (Some(rates), Some(risks)) = (t.rates, t.risks) {
+            let red = match check.on_inconclusive {
+                crate::ledger::OnInconclusive::Fail => "not PASS",
+                crate::ledger::OnInconclusive::Pass => "FAIL",
+            };
+            let _ = writeln!(
+                out,
+                "  risks      alpha = P({red} | {}) = {:.4} · beta = P(PASS | {}) = {:.4}",
+                pct(rates.healthy),
+                risks.alpha,
+                pct(rates.regressed),
+                risks.beta
+            );
+        }
+        if let (Some(rates), Some(e)) = (t.rates, t.expected_trials) {
+            let _ = writeln!(
+                out,
+                "  trials     expected {:.1} at {} · {:.1} at {} · at most {}",
+                e.healthy,
+                pct(rates.healthy),
+                e.regressed,
+                pct(rates.regressed),
+                t.max_trials
+            );
+        }
+        if let Some(d) = t.discriminates {
+            let _ = writeln!(
+                out,
+                "  trials     at most {} (fewer when the verdict is certain early)",
+                t.max_trials
+            );
+            let _ = writeln!(
+                out,
+                "  tells      passes a {} agent 95% of the time and a {} agent 10% of the time (no rates given: use `design:` to state them)",
+                pct(d.p_pass_95),
+                pct(d.p_pass_10)
+            );
+        }
+        out.push('\n');
+    }
+    let _ = writeln!(
+        out,
+        "{}: ok · {} task{} · on_inconclusive: {}",
+        check.plan,
+        check.tasks.len(),
+        if check.tasks.len() == 1 { "" } else { "s" },
+        match check.on_inconclusive {
+            crate::ledger::OnInconclusive::Fail => "fail",
+            crate::ledger::OnInconclusive::Pass => "pass",
+        }
+    );
+    out
+}
+
+/// A rate as a percentage with at most one decimal (`90%`, `96.1%`).
+fn pct(p: f64) -> String {
+    let s = format!("{:.1}", p * 100.0);
+    format!("{}%", s.strip_suffix(".0").unwrap_or(&s))
+}

@@ -1,0 +1,33 @@
+//! `gate completions SHELL` and `gate man`: generated from the clap definition in
+//! [`crate::cli`], so they list exactly the flags the binary accepts.
+
+use std::io::Write;
+
+use anyhow::Context;
+use clap::CommandFactory;
+
+use crate::cli::{Cli, CompletionsArgs};
+use crate::exit;
+
+/// Print the completion script for a shell on stdout.
+pub fn completions(args: &CompletionsArgs) -> anyhow::Result<u8> {
+    let mut cmd = Cli::command();
+    let mut out = Vec::new();
+    clap_complete::generate(args.shell, &mut cmd, "gate", &mut out);
+    std::io::stdout()
+        .write_all(&out)
+        .context("cannot write to stdout")?;
+    Ok(exit::SUCCESS)
+}
+
+/// Print the manual page (roff) on stdout.
+pub fn man() -> anyhow::Result<u8> {
+    let mut out = Vec::new();
+    clap_mangen::Man::new(Cli::command())
+        .render(&mut out)
+        .context("cannot render the manual page")?;
+    std::io::stdout()
+        .write_all(&out)
+        .context("cannot write to stdout")?;
+    Ok(exit::SUCCESS)
+}

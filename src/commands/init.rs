@@ -1,0 +1,385 @@
+//! `gate init`: write a commented starter plan (`gate.yaml`) for the project in a directory.
+//!
+//! The project kind is detected from its files (pytest, Cargo, node, Go, in that order of
+//! preference); the plan gates ONE test of that project, found by scanning its test files, run
+//! once per trial with the runner's retries switched off, judged by a `design:` rule with the
+//! default risks. Every line says why it is there, so the file doubles as a tutorial. An
+//! existing file is never overwritten (exit 2).
+
+use std::fmt::Write as _;
+use std::fs;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+
+use crate::cli::{InitArgs, ProjectKind};
+use crate::exit;
+
+/// Execute `gate init`; returns the exit code.
+pub fn execute(args: &InitArgs) -> anyhow::Result<u8> {
+    let kind = match args.kind {
+        Some(k) => k,
+        None => detect(&args.dir).with_context(|| {
+            format!(
+                "`{}` holds no pytest, Cargo, node or Go project that gate init recognises; \
+                 pass `--kind pytest|cargo|node|go`, or start from plans/examples/ and docs/plan-file.md",
+                args.dir.display()
+            )
+        })?,
+    };
+    let example = example_test(&args.dir, kind);
+    let text = render(kind, example.as_ref());
+    // `create_new`: refuse to overwrite, atomically (no check-then-write race).
+    let mut file = match fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&args.output)
+    {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => bail!(
+            "`{}` already exists; gate init never overwrites a plan (remove it, or pass `--output OTHER.yaml`)",
+            args.output.display()
+        ),
+        Err(e) => {
+            return Err(e).with_context(|| format!("cannot create `{}`", args.output.display()));
+        }
+    };
+    file.write_all(text.as_bytes())
+        .with_context(|| format!("cannot write `{}`", args.output.display()))?;
+    let what = match &example {
+        Some(t) => format!("gates `{}`", t.name),
+        None => "runs the whole suite (no single test found to narrow it to)".to_string(),
+    };
+    println!(
+        "wrote {} for a {} project: {what}",
+        args.output.display(),
+        kind.label()
+    );
+    println!(
+        "next: gate check {0}   # what the plan will do\n      gate run {0}     # run it",
+        args.output.display()
+    );
+    Ok(exit::SUCCESS)
+}
+
+impl ProjectKind {
+    /// The name shown to people.
+    pub fn label(self) -> &'static str {
+        match self {
+            ProjectKind::Pytest => "pytest",
+            ProjectKind::Cargo => "Cargo",
+            ProjectKind::Node => "node",
+            ProjectKind::Go => "Go",
+        }
+    }
+}
+
+/// The first project kind whose marker files are in `dir`.
+pub fn detect(dir: &Path) -> Option<ProjectKind> {
+    let has = |name: &str| dir.join(name).exists();
+    let pyproject_pytest =
+        fs::read_to_string(dir.join("pyproject.toml")).is_ok_and(|s| s.contains("pytest"));
+    if pyproject_pytest || has("pytest.ini") || has("conftest.py") || !python_tests(dir).is_empty()
+    {
+        return Some(ProjectKind::Pytest);
+    }
+    if has("Cargo.toml") {
+        return Some(ProjectKind::Cargo);
+    }
+    if has("package.json") {
+        return Some(ProjectKind::Node);
+    }
+    if has("go.mod") {
+        return Some(ProjectKind::Go);
+    }
+    None
+}
+
+/// One test found in the project: its file (relative to the project) and name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExampleTest {
+    /// The file, relative to the project directory, with `/` separators.
+    pub file: String,
+    /// The test's name as the runner selects it.
+    pub name: String,
+}
+
+/// Finds the first test name in a file's text.
+type NameFinder = fn(&str) -> Option<String>;
+
+/// The first test of the project, in sorted file order, or `None`.
+pub fn example_test(dir: &Path, kind: ProjectKind) -> Option<ExampleTest> {
+    let (files, find): (Vec<PathBuf>, NameFinder) = match kind {
+        ProjectKind::Pytest => (python_tests(dir), |s| {
+            first_after(s, "def test_").map(|n| format!("test_{n}"))
+        }),
+        ProjectKind::Cargo => (files_in(&dir.join("tests"), |n| n.ends_with(".rs")), |s| {
+            // An integration test's top-level `#[test] fn name` is selected by its bare name.
+            let at = s.find("#[test]")?;
+            first_after(&s[at..], "fn ")
+        }),
+        ProjectKind::Node => (
+            ["test", "tests", "."]
+                .iter()
+                .flat_map(|d| {
+                    files_in(&dir.join(d), |n| {
+                        n.contains(".test.") && (n.ends_with(".js") || n.ends_with(".mjs"))
+                            || (n.starts_with("test") && n.ends_with(".mjs"))
+                    })
+                })
+                .collect(),
+            |s| quoted_after(s, "test(").or_else(|| quoted_after(s, "it(")),
+        ),
+        ProjectKind::Go => (files_in(dir, |n| n.ends_with("_test.go")), |s| {
+            first_after(s, "func Test").map(|n| format!("Test{n}"))
+        }),
+    };
+    files.into_iter().find_map(|f| {
+        let text = fs::read_to_string(&f).ok()?;
+        let name = find(&text)?;
+        let rel = f.strip_prefix(dir).unwrap_or(&f);
+        Some(ExampleTest {
+            file: rel.to_string_lossy().replace('\\', "/"),
+            name,
+        })
+    })
+}
+
+/// `test_*.py` / `*_test.py` files in the project root and in `tests/` and `test/`.
+fn python_tests(dir: &Path) -> Vec<PathBuf> {
+    ["tests", "test", "."]
+        .iter()
+        .flat_map(|d| {
+            files_in(&dir.join(d), |n| {
+                n.ends_with(".py") && (n.starts_with("test_") || n.ends_with("_test.py"))
+            })
+        })
+        .collect()
+}
+
+/// Files directly in `dir` whose names pass `keep`, sorted (so the choice is stable).
+fn files_in(dir: &Path, keep: impl Fn(&str) -> bool) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_file())
+        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(&keep))
+        .collect();
+    out.sort();
+    out
+}
+
+/// The identifier right after the first `marker` in `s`.
+fn first_after(s: &str, marker: &str) -> Option<String> {
+    let rest = &s[s.find(marker)? + marker.len()..];
+    let name: String = rest
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect();
+    (!name.is_empty()).then_some(name)
+}
+
+/// The quoted string right after the first `marker` in `s` (`test('adds', …)` → `adds`).
+fn quoted_after(s: &str, marker: &str) -> Option<String> {
+    let rest = s[s.find(marker)? + marker.len()..].trim_start();
+    let quote = rest.chars().next().filter(|c| "'\"`".contains(*c))?;
+    let body = &rest[1..];
+    let name = &body[..body.find(quote)?];
+    (!name.is_empty() && !name.contains('\n')).then(|| name.to_string())
+}
+
+/// A YAML flow-sequence item: always double-quoted, with `\` and `"` escaped.
+fn q(s: &str) -> String {
+    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+/// A task id from a test name: lowercase, `-` for anything but letters, digits, `_`, `.`.
+fn task_id(name: &str) -> String {
+    let id: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '.' {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let id = id.trim_matches('-').to_string();
+    if id.is_empty() || id == "." || id == ".." {
+        "example".to_string()
+    } else {
+        id
+    }
+}
+
+/// How one project kind runs one test with retries off, and which exit codes mean "the
+/// harness failed" rather than "the test failed".
+struct Runner {
+    argv: Vec<String>,
+    why: &'static str,
+    harness_exit_codes: &'static [i32],
+    harness_why: &'static str,
+}
+
+fn runner(kind: ProjectKind, t: Option<&ExampleTest>) -> Runner {
+    let s = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    match kind {
+        ProjectKind::Pytest => {
+            let mut argv = s(&["python3", "-m", "pytest", "-q", "-p", "no:cacheprovider"]);
+            // Blocking the rerunfailures plugin switches its retries off even when pytest.ini
+            // turns them on; `-p no:NAME` is harmless when the plugin is not installed.
+            argv.extend(s(&["-p", "no:rerunfailures"]));
+            argv.push(t.map_or("tests".to_string(), |t| format!("{}::{}", t.file, t.name)));
+            Runner {
+                argv,
+                why: "one pytest test; `-p no:rerunfailures` blocks retries, `no:cacheprovider` the cache",
+                harness_exit_codes: &[4, 5],
+                harness_why: "pytest exits 4 on a usage error and 5 when no test was collected (a typo in the\n  # test id): a broken setup, not a failing test",
+            }
+        }
+        ProjectKind::Cargo => {
+            let mut argv = s(&["cargo", "test", "--quiet"]);
+            if let Some(t) = t {
+                let stem = t
+                    .file
+                    .rsplit('/')
+                    .next()
+                    .unwrap_or(&t.file)
+                    .trim_end_matches(".rs");
+                argv.extend(s(&["--test", stem, "--", "--exact", &t.name]));
+            }
+            Runner {
+                argv,
+                why: "one integration test by its exact name; libtest never retries. With cargo-nextest:\n    # [cargo, nextest, run, --retries, \"0\", -E, \"test(=NAME)\"] and harness code 4 (no tests\n    # run)",
+                harness_exit_codes: &[],
+                harness_why: "cargo test exits 101 for a failing test and for a build error alike, so no code\n  # can be declared here; keep the build green before gating",
+            }
+        }
+        ProjectKind::Node => {
+            let mut argv = s(&["node", "--test"]);
+            if let Some(t) = t {
+                argv.extend(s(&[
+                    "--test-name-pattern",
+                    &format!("^{}$", regex::escape(&t.name)),
+                    &t.file,
+                ]));
+            }
+            Runner {
+                argv,
+                why: "one `node --test` test by its exact name; node's runner does not retry unless a\n    # test asks to",
+                harness_exit_codes: &[],
+                harness_why: "node --test exits 1 for failing tests and for load errors alike, so no code can be\n  # declared here",
+            }
+        }
+        ProjectKind::Go => {
+            let mut argv = s(&["go", "test", "-count=1"]);
+            if let Some(t) = t {
+                let pkg = match t.file.rsplit_once('/') {
+                    Some((dir, _)) => format!("./{dir}"),
+                    None => ".".to_string(),
+                };
+                argv.extend(s(&["-run", &format!("^{}$", t.name), &pkg]));
+            } else {
+                argv.push("./...".to_string());
+            }
+            Runner {
+                argv,
+                why: "one Go test by its exact name; `-count=1` disables the test cache, so every trial\n    # really runs",
+                harness_exit_codes: &[],
+                harness_why: "go test exits 1 for failing tests and for build errors alike, so no code can be\n  # declared here",
+            }
+        }
+    }
+}
+
+/// The commented starter plan.
+pub fn render(kind: ProjectKind, t: Option<&ExampleTest>) -> String {
+    let r = runner(kind, t);
+    let id = t.map_or_else(|| "suite".to_string(), |t| task_id(&t.name));
+    let argv: Vec<String> = r.argv.iter().map(|a| q(a)).collect();
+    let mut out = String::new();
+    // `write!` to a String cannot fail.
+    let _ = write!(
+        out,
+        "\
+# gate plan file, written by `gate init` for a {label} project.
+#   gate check gate.yaml   # what this plan will do: the rule, its exact risks, expected trials
+#   gate run gate.yaml     # run it: PASS (exit 0), FAIL (1), INCONCLUSIVE (3)
+# Every key is described in docs/plan-file.md. For completion in editors
+# (yaml-language-server), write the schema next to this file and uncomment the `$schema` line:
+#   gate schema plan > gate.schema.json
+# $schema: ./gate.schema.json
+
+version: 1  # the plan-file format; 1 is the only version so far
+
+# How many trials to run and how many failures to tolerate. Rather than guessing n and c,
+# state the rates gate must tell apart and let it design the smallest plan that does.
+sampling:
+  design:
+    healthy: 90%    # the success rate of this test when all is well (per single run)
+    regressed: 70%  # a success rate you must not ship; below `healthy`
+    alpha: 5%       # tolerated P(gate fails | healthy): false alarms (default 5%)
+    beta: 10%       # tolerated P(gate passes | regressed): missed regressions (default 10%)
+    rule: single    # `single`: a fixed budget of n trials, stopped early once the verdict is
+                    # certain, shardable; `sequential`: fewer trials on average
+
+tasks:
+  # One critical test, run once per trial. Retries stay OFF: a retry setting of 2 turns the
+  # gate into pass@3, where a 60% test goes green 94% of the time. gate runs the trials.
+  - id: {id}
+    # {why}.
+    run: [{argv}]
+    timeout: 10m    # per trial; a timed-out trial counts as a failure (see `policy.timeout`)
+",
+        label = kind.label(),
+        why = r.why,
+        argv = argv.join(", "),
+    );
+    if t.is_none() {
+        out.push_str(
+            "    # No single test was found to narrow this to: replace the last argument with one test.\n",
+        );
+    }
+    let codes: Vec<String> = r.harness_exit_codes.iter().map(i32::to_string).collect();
+    let _ = write!(
+        out,
+        "
+policy:
+  # Exit codes of `run` that mean the harness, not the test, failed: the run is then a
+  # harness error (exit 4) and publishes no verdict.
+  # {harness_why}.
+  harness_exit_codes: [{codes}]
+  on_inconclusive: fail  # an undecided gate exits 3 and goes red; `pass` exits 0 instead
+",
+        harness_why = r.harness_why,
+        codes = codes.join(", "),
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_found_in_each_language() {
+        assert_eq!(
+            first_after("x\ndef test_refund(db):\n", "def test_"),
+            Some("refund".into())
+        );
+        assert_eq!(
+            quoted_after(
+                "import t from 'node:test';\ntest('adds two', () => {})",
+                "test("
+            ),
+            Some("adds two".into())
+        );
+        assert_eq!(quoted_after("test(name, fn)", "test("), None);
+        assert_eq!(task_id("TestRefund/Flow"), "testrefund-flow");
+        assert_eq!(task_id("¿?"), "example");
+    }
+}

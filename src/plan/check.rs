@@ -1,0 +1,227 @@
+//! What a validated plan will do, before anything runs (`gate check`): each task's resolved
+//! rule, its exact risks and its expected number of trials.
+//!
+//! The risks follow the same definition as the run reports: alpha is the probability that a
+//! healthy agent turns the gate red — P(not PASS | healthy) under `on_inconclusive: fail`,
+//! P(FAIL | healthy) under `pass` — and beta is P(PASS | regressed). A bare `single: {n, c}`
+//! names no rates, so it has no risks; for it the rates the plan tells apart are shown instead
+//! (where it passes 95% and 10% of the time), found by bisection on its exact OC.
+
+use serde::Serialize;
+
+use crate::ledger::OnInconclusive;
+use crate::sampler::Sampling;
+use crate::stats::StatsError;
+use crate::stats::oc::{curtailed_asn, single_p_fail, single_p_pass};
+use crate::stats::sprt::Sprt;
+
+use super::{Plan, Task};
+
+/// The whole plan, as `gate check --format json` prints it.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlanCheck {
+    /// The plan file as given.
+    pub plan: String,
+    /// Hex SHA-256 of its bytes.
+    pub plan_hash: String,
+    /// `fail` or `pass`: what an INCONCLUSIVE exits with (and so what alpha counts).
+    pub on_inconclusive: OnInconclusive,
+    /// One entry per task, in file order.
+    pub tasks: Vec<TaskCheck>,
+}
+
+/// One task.
+#[derive(Debug, Clone, Serialize)]
+pub struct TaskCheck {
+    /// Task id.
+    pub id: String,
+    /// Line of the task in the plan file.
+    pub line: u64,
+    /// The rule in words.
+    pub rule: String,
+    /// The resolved rule, as the ledger header records it.
+    pub sampling: Sampling,
+    /// The most graded trials the rule can consume (n or max_trials).
+    pub max_trials: u64,
+    /// The healthy and regressed rates the risks are stated at, when the plan gives them.
+    pub rates: Option<RatePair>,
+    /// Exact risks at those rates.
+    pub risks: Option<Risks>,
+    /// Expected graded trials at those rates (curtailment and truncation included).
+    pub expected_trials: Option<RatePair>,
+    /// For a bare single plan: the rates it passes 95% and 10% of the time.
+    pub discriminates: Option<Discriminates>,
+}
+
+/// A value at the healthy and at the regressed rate.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct RatePair {
+    /// At the healthy rate.
+    pub healthy: f64,
+    /// At the regressed rate.
+    pub regressed: f64,
+}
+
+/// The exact risks of a task's rule.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Risks {
+    /// P(the task turns the gate red | healthy), under the plan's `on_inconclusive`.
+    pub alpha: f64,
+    /// P(PASS | regressed).
+    pub beta: f64,
+    /// P(INCONCLUSIVE | healthy) (0 for a single plan).
+    pub inconclusive_healthy: f64,
+}
+
+/// Where a bare single plan's OC crosses 95% and 10%.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Discriminates {
+    /// The success rate at which P(PASS) = 0.95.
+    pub p_pass_95: f64,
+    /// The success rate at which P(PASS) = 0.10.
+    pub p_pass_10: f64,
+}
+
+impl PlanCheck {
+    /// Compute the check of a loaded plan.
+    pub fn of(plan: &Plan) -> Result<PlanCheck, StatsError> {
+        let policy = plan.policy.on_inconclusive;
+        let tasks = plan
+            .tasks
+            .iter()
+            .map(|t| task_check(t, policy))
+            .collect::<Result<_, _>>()?;
+        Ok(PlanCheck {
+            plan: plan.path.display().to_string(),
+            plan_hash: plan.hash.clone(),
+            on_inconclusive: policy,
+            tasks,
+        })
+    }
+}
+
+/// P(PASS), P(FAIL) and expected trials of a rule at one success rate.
+struct Point {
+    pass: f64,
+    fail: f64,
+    asn: f64,
+}
+
+/// A rule ready to give its exact OC.
+enum Oc {
+    Single { n: u64, c: u64 },
+    Sequential(Sprt),
+}
+
+impl Oc {
+    fn at(&self, p: f64) -> Point {
+        match self {
+            Oc::Single { n, c } => Point {
+                pass: single_p_pass(*n, *c, p),
+                fail: single_p_fail(*n, *c, p),
+                asn: curtailed_asn(*n, *c, p),
+            },
+            Oc::Sequential(s) => {
+                let oc = s.oc(p);
+                Point {
+                    pass: oc.p_pass,
+                    fail: oc.p_fail,
+                    asn: oc.asn,
+                }
+            }
+        }
+    }
+}
+
+fn task_check(t: &Task, policy: OnInconclusive) -> Result<TaskCheck, StatsError> {
+    let rule = match t.sampling {
+        Sampling::Single { n, c } => Oc::Single { n, c },
+        Sampling::Sequential {
+            healthy,
+            regressed,
+            alpha,
+            beta,
+            max_trials,
+        } => Oc::Sequential(Sprt::new(healthy, regressed, alpha, beta, max_trials)?),
+    };
+    let at = |p: f64| rule.at(p);
+    let rates = match (t.rates, t.sampling) {
+        (Some(r), _) => Some((r.healthy, r.regressed)),
+        (
+            None,
+            Sampling::Sequential {
+                healthy, regressed, ..
+            },
+        ) => Some((healthy, regressed)),
+        (None, Sampling::Single { .. }) => None,
+    };
+    let (risks, expected) = match rates {
+        Some((h, r)) => {
+            let (ph, pr) = (at(h), at(r));
+            let alpha = match policy {
+                OnInconclusive::Fail => 1.0 - ph.pass,
+                OnInconclusive::Pass => ph.fail,
+            };
+            (
+                Some(Risks {
+                    alpha,
+                    beta: pr.pass,
+                    inconclusive_healthy: (1.0 - ph.pass - ph.fail).max(0.0),
+                }),
+                Some(RatePair {
+                    healthy: ph.asn,
+                    regressed: pr.asn,
+                }),
+            )
+        }
+        None => (None, None),
+    };
+    let discriminates = match t.sampling {
+        Sampling::Single { n, c } if rates.is_none() => Some(Discriminates {
+            p_pass_95: rate_where_p_pass_is(n, c, 0.95),
+            p_pass_10: rate_where_p_pass_is(n, c, 0.10),
+        }),
+        _ => None,
+    };
+    Ok(TaskCheck {
+        id: t.id.clone(),
+        line: t.line,
+        rule: t.sampling.describe(),
+        sampling: t.sampling,
+        max_trials: t.sampling.max_graded(),
+        rates: rates.map(|(healthy, regressed)| RatePair { healthy, regressed }),
+        risks,
+        expected_trials: expected,
+        discriminates,
+    })
+}
+
+/// The success rate p at which the single plan (n, c) passes with probability `target`.
+/// P(PASS | p) rises monotonically from 0 (p = 0, c < n) to 1 (p = 1), so bisection finds it;
+/// 60 halvings of [0, 1] reach double precision.
+fn rate_where_p_pass_is(n: u64, c: u64, target: f64) -> f64 {
+    let (mut lo, mut hi) = (0.0_f64, 1.0_f64);
+    for _ in 0..60 {
+        let mid = 0.5 * (lo + hi);
+        if single_p_pass(n, c, mid) < target {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    0.5 * (lo + hi)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_discriminating_rates_are_where_the_oc_crosses() {
+        let p95 = rate_where_p_pass_is(33, 6, 0.95);
+        let p10 = rate_where_p_pass_is(33, 6, 0.10);
+        assert!((single_p_pass(33, 6, p95) - 0.95).abs() < 1e-9);
+        assert!((single_p_pass(33, 6, p10) - 0.10).abs() < 1e-9);
+        assert!(p10 < p95);
+    }
+}

@@ -1,0 +1,384 @@
+//! The on-ramp: `gate init`, `gate check`, `gate schema`, completions and the man page, and
+//! the forgiving plan input (percent rates, humantime durations, defaults, `$schema:`).
+
+use std::path::Path;
+
+use predicates::prelude::*;
+
+use crate::common::{Fixture, gate};
+
+/// A project directory holding `files` (path, contents).
+fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (path, text) in files {
+        let p = dir.path().join(path);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(p, text).expect("write");
+    }
+    dir
+}
+
+/// `gate init` in `dir`, which must succeed; returns the written plan.
+fn init(dir: &Path) -> String {
+    gate()
+        .current_dir(dir)
+        .arg("init")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("wrote gate.yaml"));
+    std::fs::read_to_string(dir.join("gate.yaml")).expect("gate.yaml written")
+}
+
+/// `gate check gate.yaml` in `dir` must load the plan cleanly.
+fn check_clean(dir: &Path) {
+    gate()
+        .current_dir(dir)
+        .args(["check", "gate.yaml"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("gate.yaml: ok · 1 task"));
+}
+
+#[test]
+fn init_writes_a_commented_pytest_plan_that_checks_clean() {
+    let dir = project(&[
+        ("pyproject.toml", "[tool.pytest.ini_options]\n"),
+        (
+            "tests/test_agent.py",
+            "import random\n\ndef helper():\n    pass\n\ndef test_refund_flow():\n    assert True\n",
+        ),
+    ]);
+    let plan = init(dir.path());
+    insta::assert_snapshot!("init_pytest", plan);
+    check_clean(dir.path());
+}
+
+#[test]
+fn init_detects_cargo_and_selects_one_integration_test() {
+    let dir = project(&[
+        ("Cargo.toml", "[package]\nname = \"x\"\n"),
+        ("tests/flow.rs", "#[test]\nfn books_a_meeting() {}\n"),
+    ]);
+    let plan = init(dir.path());
+    assert!(
+        plan.contains(
+            r#"run: ["cargo", "test", "--quiet", "--test", "flow", "--", "--exact", "books_a_meeting"]"#
+        ),
+        "{plan}"
+    );
+    assert!(plan.contains("harness_exit_codes: []"), "{plan}");
+    check_clean(dir.path());
+}
+
+#[test]
+fn init_detects_node_and_selects_one_test_by_exact_name() {
+    let dir = project(&[
+        ("package.json", "{}\n"),
+        (
+            "test/refund.test.js",
+            "import test from 'node:test';\ntest('refunds (twice)', () => {});\n",
+        ),
+    ]);
+    let plan = init(dir.path());
+    assert!(
+        plan.contains(r#"run: ["node", "--test", "--test-name-pattern", "^refunds \\(twice\\)$", "test/refund.test.js"]"#),
+        "{plan}"
+    );
+    check_clean(dir.path());
+}
+
+#[test]
+fn init_detects_go_and_disables_the_test_cache() {
+    let dir = project(&[
+        ("go.mod", "module example.com/x\n"),
+        ("agent/agent_test.go", "package agent\n"),
+        (
+            "agent_test.go",
+            "package x\n\nfunc TestRefund(t *testing.T) {}\n",
+        ),
+    ]);
+    let plan = init(dir.path());
+    assert!(
+        plan.contains(r#"run: ["go", "test", "-count=1", "-run", "^TestRefund$", "."]"#),
+        "{plan}"
+    );
+    check_clean(dir.path());
+}
+
+#[test]
+fn init_refuses_to_overwrite_an_existing_plan() {
+    let dir = project(&[("pytest.ini", "[pytest]\n"), ("gate.yaml", "mine\n")]);
+    gate()
+        .current_dir(dir.path())
+        .arg("init")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "`gate.yaml` already exists; gate init never overwrites a plan",
+        ));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("gate.yaml")).unwrap(),
+        "mine\n"
+    );
+}
+
+#[test]
+fn init_without_a_known_project_says_what_it_looks_for() {
+    let dir = project(&[("README", "hello\n")]);
+    gate()
+        .current_dir(dir.path())
+        .arg("init")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--kind pytest|cargo|node|go"));
+    assert!(!dir.path().join("gate.yaml").exists());
+    // `--kind` writes a plan that runs the whole suite, and says so.
+    gate()
+        .current_dir(dir.path())
+        .args(["init", "--kind", "go"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("runs the whole suite"));
+    check_clean(dir.path());
+}
+
+#[test]
+fn check_prints_each_tasks_rule_risks_and_expected_trials() {
+    let out = gate()
+        .args(["check", "plans/demo.yaml"])
+        .output()
+        .expect("runs");
+    assert!(out.status.success());
+    insta::assert_snapshot!("check_demo", String::from_utf8_lossy(&out.stdout));
+}
+
+#[test]
+fn check_json_matches_the_exact_statistics() {
+    let v = crate::common::json_of("check", &["plans/demo.yaml"]);
+    let t = &v["tasks"][0];
+    assert_eq!(t["id"], "summarize-report");
+    assert_eq!(t["sampling"]["single"]["n"], 33);
+    let alpha = 1.0 - gate::stats::oc::single_p_pass(33, 6, 0.9);
+    let beta = gate::stats::oc::single_p_pass(33, 6, 0.7);
+    assert!((t["risks"]["alpha"].as_f64().unwrap() - alpha).abs() < 1e-12);
+    assert!((t["risks"]["beta"].as_f64().unwrap() - beta).abs() < 1e-12);
+    let asn = gate::stats::oc::curtailed_asn(33, 6, 0.9);
+    assert!((t["expected_trials"]["healthy"].as_f64().unwrap() - asn).abs() < 1e-12);
+    assert_eq!(v["tasks"][2]["sampling"]["sequential"]["max_trials"], 66);
+}
+
+#[test]
+fn check_rejects_a_bad_plan_with_file_line_col_and_runs_nothing() {
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 5, c: 1}}\ntasks:\n  - id: t\n    run: 'touch ran'\n    retires: 2\n",
+    );
+    gate()
+        .current_dir(f.dir.path())
+        .args(["check", "plan.yaml"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "plan.yaml:6:5: unknown field `retires`",
+        ));
+    assert!(!f.path("ran").exists());
+}
+
+#[test]
+fn missing_fields_list_what_the_mapping_takes() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "version: 1\nsampling: {single: {n: 5}}\ntasks:\n  - id: t\n    run: 'true'\n",
+            "plan.yaml:2:21: missing field `c`: `single` takes `n`, `c` (required)",
+        ),
+        (
+            "version: 1\nsampling: {single: {n: 5, c: 1}}\ntasks:\n  - id: t\n",
+            "missing field `run`: a task takes `id`, `run` (required) and `check`, `cwd`",
+        ),
+        (
+            "version: 1\nsampling: {design: {healthy: 0.9, regressed: 0.7, rule: wald}}\ntasks:\n  - id: t\n    run: 'true'\n",
+            "unknown variant `wald`, expected one of single, sequential",
+        ),
+        (
+            "version: 1\nsampling: {single: {n: 5, c: 1}}\ntasks:\n  - id: t\n    run: 'true'\npolicy: {timeout: maybe}\n",
+            "unknown variant `maybe`, expected one of fail, unavailable",
+        ),
+    ];
+    for (yaml, expected) in cases {
+        let f = Fixture::new(yaml);
+        gate()
+            .current_dir(f.dir.path())
+            .args(["check", "plan.yaml"])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(*expected));
+    }
+}
+
+#[test]
+fn rates_as_percentages_humantime_durations_and_default_risks_load() {
+    let f = Fixture::new(
+        "$schema: ./plan.schema.json\nversion: 1\nsampling:\n  sequential: {healthy: 90%, regressed: 70%}\ntasks:\n  - id: t\n    run: 'true'\n    timeout: 1m30s\n  - id: d\n    run: 'true'\n    sampling:\n      design: {healthy: 0.9, regressed: 0.7}\n",
+    );
+    let v: serde_json::Value = serde_json::from_slice(
+        &gate()
+            .current_dir(f.dir.path())
+            .args(["check", "plan.yaml", "--format", "json"])
+            .output()
+            .expect("runs")
+            .stdout,
+    )
+    .expect("JSON");
+    let seq = &v["tasks"][0]["sampling"]["sequential"];
+    assert_eq!(seq["healthy"], 0.9);
+    assert_eq!(seq["regressed"], 0.7);
+    assert_eq!(seq["alpha"], 0.05);
+    assert_eq!(seq["beta"], 0.1);
+    // `rule:` is optional in `design:` and means a single plan.
+    assert_eq!(v["tasks"][1]["sampling"]["single"]["n"], 33);
+    assert_eq!(v["tasks"][1]["sampling"]["single"]["c"], 6);
+}
+
+#[test]
+fn percent_rates_on_the_command_line() {
+    let a = crate::common::json_of(
+        "plan",
+        &["--healthy", "90%", "--regressed", "70%", "--alpha", "5%"],
+    );
+    let b = crate::common::json_of("plan", &["--healthy", "0.9", "--regressed", "0.7"]);
+    assert_eq!(a, b);
+    gate()
+        .args(["plan", "--healthy", "ninety", "--regressed", "0.7"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "invalid rate `ninety`: expected a fraction such as `0.9` or a percentage such as `90%`",
+        ));
+}
+
+#[test]
+fn committed_schemas_equal_the_generated_ones() {
+    for (which, file) in [
+        ("plan", "schemas/plan.schema.json"),
+        ("report", "schemas/report.schema.json"),
+    ] {
+        let out = gate().args(["schema", which]).output().expect("runs");
+        assert!(out.status.success());
+        let committed = std::fs::read_to_string(file).expect("committed schema");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            committed,
+            "{file} is stale: run `gate schema {which} > {file}`"
+        );
+    }
+}
+
+fn plan_validator() -> jsonschema::Validator {
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string("schemas/plan.schema.json").unwrap())
+            .unwrap();
+    jsonschema::validator_for(&schema).expect("a valid JSON Schema")
+}
+
+fn yaml_to_json(text: &str) -> serde_json::Value {
+    serde_saphyr::from_str(text).expect("YAML")
+}
+
+#[test]
+fn every_bundled_plan_validates_against_the_plan_schema() {
+    let validator = plan_validator();
+    let mut seen = 0;
+    for entry in glob::glob("plans/**/*.yaml").unwrap() {
+        let path = entry.unwrap();
+        let doc = yaml_to_json(&std::fs::read_to_string(&path).unwrap());
+        let errors: Vec<String> = validator.iter_errors(&doc).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{}: {errors:?}", path.display());
+        seen += 1;
+    }
+    assert!(seen >= 5, "found {seen} bundled plans");
+    // `gate init`'s plan validates too.
+    let dir = project(&[("pytest.ini", "[pytest]\n")]);
+    let text = init(dir.path());
+    assert!(validator.is_valid(&yaml_to_json(&text)));
+}
+
+#[test]
+fn an_unknown_key_fails_the_plan_schema() {
+    let validator = plan_validator();
+    let good = yaml_to_json(
+        "$schema: ./plan.schema.json\nversion: 1\nsampling: {design: {healthy: 90%, regressed: 0.7}}\ntasks:\n  - id: t\n    run: [pytest, -x]\n    timeout: 1m30s\npolicy: {harness_exit_codes: [4, 5]}\n",
+    );
+    assert!(validator.is_valid(&good));
+    for bad in [
+        "version: 1\nsampling: {single: {n: 5, c: 1}}\ntasks:\n  - id: t\n    run: x\n    retires: 2\n",
+        "version: 1\nsampling: {single: {n: 5, c: 1}}\ntasks:\n  - id: t\n    run: x\npolicy: {jbos: 2}\n",
+        "version: 1\nsampling: {singel: {n: 5, c: 1}}\ntasks:\n  - id: t\n    run: x\n",
+        "version: 1\ntasks:\n  - id: t\n",
+    ] {
+        assert!(!validator.is_valid(&yaml_to_json(bad)), "{bad}");
+    }
+}
+
+#[test]
+fn completions_and_man_page_are_generated_from_the_cli() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        gate()
+            .args(["completions", shell])
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("check").and(predicate::str::contains("init")));
+    }
+    gate()
+        .args(["completions", "tcsh"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("possible values"));
+    gate()
+        .arg("man")
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with(".ie").and(predicate::str::contains(".TH gate 1")));
+}
+
+#[test]
+fn a_declared_harness_exit_code_is_a_harness_error_not_seven_fails() {
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 7, c: 1}}\ntasks:\n  - id: typo\n    run: 'exit 5'\npolicy: {harness_exit_codes: [4, 5]}\n",
+    );
+    f.run(&[])
+        .code(4)
+        .stdout(predicate::str::contains("HARNESS ERROR"))
+        .stdout(predicate::str::contains(
+            "run exited 5, a declared harness exit code",
+        ));
+    let rows = crate::common::attempts(&f.ledger());
+    assert_eq!(rows.len(), 1, "the first harness error stops the run");
+    // Without the declaration the same exit code is an ordinary failure.
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 7, c: 1}}\ntasks:\n  - id: typo\n    run: 'exit 5'\n",
+    );
+    f.run(&[]).code(1);
+}
+
+#[test]
+fn harness_exit_codes_cannot_hold_0_or_a_transport_code() {
+    for (policy, expected) in [
+        (
+            "{harness_exit_codes: [0]}",
+            "plan.yaml:6:31: `policy.harness_exit_codes` cannot contain 0",
+        ),
+        (
+            "{harness_exit_codes: [75], transport: {exit_codes: [75]}}",
+            "exit code 75 is both in `policy.harness_exit_codes` and in `policy.transport.exit_codes`",
+        ),
+    ] {
+        let f = Fixture::new(&format!(
+            "version: 1\nsampling: {{single: {{n: 7, c: 1}}}}\ntasks:\n  - id: t\n    run: 'true'\npolicy: {policy}\n"
+        ));
+        gate()
+            .current_dir(f.dir.path())
+            .args(["check", "plan.yaml"])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(expected));
+    }
+}
