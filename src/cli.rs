@@ -25,6 +25,34 @@ pub struct Cli {
     /// The subcommand to run.
     #[command(subcommand)]
     pub command: Command,
+    /// Output conventions shared by every subcommand.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// Flags every subcommand takes.
+#[derive(Debug, Args, Clone, Copy)]
+pub struct OutputArgs {
+    /// Print verdicts only: no per-trial progress lines, no notes.
+    #[arg(long, short = 'q', global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Print more: each task's resolved rule before it runs.
+    #[arg(long, short = 'v', global = true)]
+    pub verbose: bool,
+    /// Colour in terminal output (`auto`: when stdout is a terminal and NO_COLOR is unset).
+    #[arg(long, value_enum, global = true, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+}
+
+/// `--color`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// Colour when the output is a terminal and NO_COLOR is not set.
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
 }
 
 /// The subcommands of `gate`.
@@ -201,19 +229,21 @@ pub struct ExplainArgs {
     pub format: Format,
 }
 
-/// Report files shared by `run` and `report`.
+/// Report files shared by `run` and `report`. One of them may be `-`: it then goes to stdout,
+/// and the human summary to stderr.
 #[derive(Debug, Args, Clone, Default)]
 pub struct ReportFiles {
-    /// Write a JUnit XML report (one testsuite per task).
+    /// Write a JUnit XML report (one testsuite per task); `-` for stdout.
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
-    /// Write a Markdown summary (default: appended to $GITHUB_STEP_SUMMARY when set).
+    /// Write a Markdown summary (default: appended to $GITHUB_STEP_SUMMARY when set); `-`
+    /// for stdout.
     #[arg(long, value_name = "FILE")]
     pub summary: Option<PathBuf>,
     /// Do not append the Markdown summary to $GITHUB_STEP_SUMMARY.
     #[arg(long)]
     pub no_step_summary: bool,
-    /// Write the JSON report (documented contract, versioned).
+    /// Write the JSON report (documented contract, versioned); `-` for stdout.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
 }

@@ -37,6 +37,7 @@ pub mod error;
 pub mod explain;
 pub mod ledger;
 pub mod model;
+pub mod output;
 pub mod plan;
 pub mod progress;
 pub mod report;

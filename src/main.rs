@@ -11,8 +11,8 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Plan(args) => commands::plan::execute(args).map_err(Error::from),
         Command::Explain(args) => commands::explain::execute(args).map_err(Error::from),
-        Command::Run(args) => commands::run::execute(args),
-        Command::Report(args) => commands::report::execute(args),
+        Command::Run(args) => commands::run::execute(args, &cli.output),
+        Command::Report(args) => commands::report::execute(args, &cli.output),
         Command::Verify(args) => commands::verify::execute(args),
         Command::Init(args) => commands::init::execute(args).map_err(Error::from),
         Command::Check(args) => commands::check::execute(args).map_err(Error::from),

@@ -29,6 +29,8 @@ pub struct Progress {
     /// False once a write to stderr failed: the display has stopped.
     live: Cell<bool>,
     tasks: HashMap<String, TaskProgress>,
+    /// `--quiet`: no bars and no per-trial lines (notices and warnings still print).
+    quiet: bool,
 }
 
 /// Progress of one task.
@@ -39,8 +41,8 @@ pub struct TaskProgress {
 }
 
 impl Progress {
-    /// Bars when stderr is a terminal, plain lines otherwise.
-    pub fn new() -> Self {
+    /// Bars when stderr is a terminal, plain lines otherwise; neither when `quiet`.
+    pub fn new(quiet: bool) -> Self {
         let multi = std::io::stderr()
             .is_terminal()
             .then(|| MultiProgress::with_draw_target(ProgressDrawTarget::stderr_with_hz(10)));
@@ -48,6 +50,7 @@ impl Progress {
             multi,
             live: Cell::new(true),
             tasks: HashMap::new(),
+            quiet,
         }
     }
 
@@ -90,6 +93,9 @@ impl Progress {
 
 impl EventSink for Progress {
     fn event(&mut self, event: &RunEvent) -> Result<(), Error> {
+        if self.quiet {
+            return Ok(());
+        }
         match event {
             RunEvent::TaskStarted { task, planned } => {
                 let t = self.task(task, *planned);
@@ -119,7 +125,7 @@ impl EventSink for Progress {
 
 impl Default for Progress {
     fn default() -> Self {
-        Self::new()
+        Self::new(false)
     }
 }
 

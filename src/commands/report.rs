@@ -5,13 +5,16 @@
 //! is certain, this 3). A ledger that `gate run` cannot have written (an impossible header or
 //! ordinal) is refused with exit 2.
 
-use crate::cli::ReportArgs;
+use std::io::Write;
+
+use crate::cli::{OutputArgs, ReportArgs};
 use crate::error::{Context, Error};
 use crate::ledger::Ledger;
 use crate::report::{self, Report};
 
 /// Execute `gate report`; returns the exit code.
-pub fn execute(args: &ReportArgs) -> Result<u8, Error> {
+pub fn execute(args: &ReportArgs, output: &OutputArgs) -> Result<u8, Error> {
+    let to_stdout = crate::output::report_to_stdout(&args.reports)?;
     let on_inconclusive = args.on_inconclusive.map(Into::into);
     let ledgers = args
         .ledgers
@@ -21,7 +24,20 @@ pub fn execute(args: &ReportArgs) -> Result<u8, Error> {
         .context("cannot read ledger")?;
     let report = Report::from_ledgers(&ledgers, on_inconclusive)
         .context("cannot make a report from these ledgers")?;
-    print!("{}", report.terminal());
+    // With a report on stdout (`--json -`), the human summary goes to stderr.
+    let summary_stream_is_terminal = if to_stdout {
+        std::io::IsTerminal::is_terminal(&std::io::stderr())
+    } else {
+        std::io::IsTerminal::is_terminal(&std::io::stdout())
+    };
+    let text = crate::output::Output::resolve(output, summary_stream_is_terminal)
+        .summary(&report.terminal());
+    // A closed stream ends the printing, not the command.
+    let _ = if to_stdout {
+        std::io::stderr().lock().write_all(text.as_bytes())
+    } else {
+        std::io::stdout().lock().write_all(text.as_bytes())
+    };
     report::emit(&report, &args.reports)?;
     Ok(report.exit_code())
 }

@@ -5,15 +5,16 @@
 //! then decide, close the ledger and publish the reports — all from the rows this process
 //! wrote, read back through its own descriptor and checked (invariant 10).
 
-use std::io::Write as _;
+use std::io::{IsTerminal as _, Write as _};
 use std::path::Path;
 
 use anyhow::{Context as _, bail};
 
-use crate::cli::RunArgs;
+use crate::cli::{OutputArgs, RunArgs};
 use crate::error::{Error, exit};
 use crate::ledger::{Ledger, RunStatus, Shard};
 use crate::model::{Sampling, Verdict};
+use crate::output::Output;
 use crate::plan::Plan;
 use crate::progress::Progress;
 use crate::report::Report;
@@ -26,7 +27,7 @@ use crate::runner::session::Session;
 use crate::runner::sys::Interrupt;
 
 /// Execute `gate run`; returns the exit code.
-pub fn execute(args: &RunArgs) -> Result<u8, Error> {
+pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
     let mut plan = Plan::load(&args.plan)?;
     if let Some(j) = args.jobs {
         if j == 0 {
@@ -87,7 +88,7 @@ pub fn execute(args: &RunArgs) -> Result<u8, Error> {
     // Tasks run in their own directories: every path handed to them must be absolute.
     let out_dir = std::path::absolute(out_dir)
         .map_err(|e| Error::input(format!("cannot resolve `{}`", out_dir.display()), e))?;
-    let mut progress = Progress::new();
+    let mut progress = Progress::new(output.quiet);
     let notice = |line: &str| progress.println(line);
     let mut session = if args.resume {
         Session::resume(&args.ledger, &plan, shard, &argv, &notice)?
@@ -97,6 +98,8 @@ pub fn execute(args: &RunArgs) -> Result<u8, Error> {
     for t in &plan.tasks {
         if let Some(words) = &t.designed {
             progress.println(&format!("{}: {words}", t.id));
+        } else if output.verbose {
+            progress.println(&format!("{}: {}", t.id, t.sampling.describe()));
         }
     }
 
@@ -153,13 +156,22 @@ pub fn execute(args: &RunArgs) -> Result<u8, Error> {
             }
         }
     }
-    finish(args, &mut session, status, shard, &interrupt, &progress)
+    finish(
+        args,
+        output,
+        &mut session,
+        status,
+        shard,
+        &interrupt,
+        &progress,
+    )
 }
 
 /// Decide, write the footer, print and write the reports, and return the exit code — all
 /// from the rows this run wrote, as read back and checked by [`Session::verified`].
 fn finish(
     args: &RunArgs,
+    output: &OutputArgs,
     session: &mut Session,
     status: RunStatus,
     shard: Option<Shard>,
@@ -186,11 +198,28 @@ fn finish(
     session.close(status, verdict, code)?;
     // The exit code shown is the one gate run uses (a shard exits 0, an interrupt 130).
     let report = own_report(&session.verified()?)?.with_exit_code(code);
-    // A closed stdout (`gate run plan | head -1`) ends the printing, not the run.
+    // A closed stdout (`gate run plan | head -1`) ends the printing, not the run. With a
+    // report on stdout (`--json -`), the human summary goes to stderr.
+    let to_stdout = crate::output::report_to_stdout(&args.reports)?;
+    let human_is_terminal = if to_stdout {
+        std::io::stderr().is_terminal()
+    } else {
+        std::io::stdout().is_terminal()
+    };
+    let text = Output::resolve(output, human_is_terminal).summary(&report.terminal());
+    let ledger_line = format!("ledger: {}\n", session.path().display());
     let mut out = std::io::stdout().lock();
-    let _ = out.write_all(report.terminal().as_bytes());
-    crate::report::emit_to(&report, &args.reports, &mut out, &|w| progress.println(w))?;
-    let _ = writeln!(out, "ledger: {}", session.path().display());
+    if to_stdout {
+        let mut err = std::io::stderr().lock();
+        let _ = err.write_all(text.as_bytes());
+        let _ = err.write_all(ledger_line.as_bytes());
+        drop(err);
+        crate::report::emit_to(&report, &args.reports, &mut out, &|w| progress.println(w))?;
+    } else {
+        let _ = out.write_all(text.as_bytes());
+        crate::report::emit_to(&report, &args.reports, &mut out, &|w| progress.println(w))?;
+        let _ = out.write_all(ledger_line.as_bytes());
+    }
     Ok(code)
 }
 
@@ -212,7 +241,12 @@ fn preflight_outputs(args: &RunArgs) -> anyhow::Result<()> {
         ("--summary", &files.summary),
         ("--json", &files.json),
     ];
-    for (flag, path) in named.iter().filter_map(|(f, p)| p.as_ref().map(|p| (f, p))) {
+    crate::output::report_to_stdout(files)?;
+    for (flag, path) in named
+        .iter()
+        .filter_map(|(f, p)| p.as_ref().map(|p| (f, p)))
+        .filter(|(_, p)| !crate::output::is_stdout(p))
+    {
         if path.is_dir() {
             bail!(
                 "`{flag} {}`: is a directory; give a file path",

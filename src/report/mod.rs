@@ -261,6 +261,17 @@ pub fn emit_with(
     out: &mut dyn Write,
     warn: &dyn Fn(&str),
 ) -> Result<(), Error> {
+    // A report on stdout (`--json -`) owns stdout: annotations then go with the other
+    // diagnostics to stderr, which the Actions runner reads for workflow commands too.
+    let report_on_stdout = crate::output::report_to_stdout(files)?;
+    let mut write_file = |path: &Path, text: &str| {
+        if crate::output::is_stdout(path) {
+            out.write_all(text.as_bytes())
+                .map_err(|e| Error::output("cannot write the report to stdout", e))
+        } else {
+            write_file(path, text)
+        }
+    };
     if let Some(path) = &files.junit {
         let xml = junit::render(report)
             .map_err(|e| Error::output("cannot render the JUnit report", e))?;
@@ -290,7 +301,11 @@ pub fn emit_with(
             json::render(report).map_err(|e| Error::output("cannot render the JSON report", e))?;
         write_file(path, &json)?;
     }
-    if github_actions {
+    if github_actions && report_on_stdout {
+        for line in annotations::render(report) {
+            warn(&line);
+        }
+    } else if github_actions {
         for line in annotations::render(report) {
             if writeln!(out, "{line}").is_err() {
                 break;

@@ -382,3 +382,81 @@ fn harness_exit_codes_cannot_hold_0_or_a_transport_code() {
             .stderr(predicate::str::contains(expected));
     }
 }
+
+const TWO_OF_FIVE: &str = "version: 1\nsampling: {single: {n: 5, c: 1}}\ntasks:\n  - id: t\n    run: 'test $GATE_TRIAL -ne 2'\n";
+
+#[test]
+fn json_dash_writes_the_report_to_stdout_and_the_summary_to_stderr() {
+    let f = Fixture::new(TWO_OF_FIVE);
+    let out = f.command(&["--json", "-"]).output().expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is the JSON");
+    assert_eq!(v["verdict"], "PASS");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("t  PASS: 4 passes reach the 4 needed"),
+        "{err}"
+    );
+    assert!(err.contains("ledger: out/ledger.jsonl"), "{err}");
+    // `gate report` does the same, and JUnit to stdout is the XML alone.
+    let out = crate::common::gate()
+        .current_dir(f.dir.path())
+        .args([
+            "report",
+            "out/ledger.jsonl",
+            "--no-step-summary",
+            "--junit",
+            "-",
+        ])
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .output()
+        .expect("runs");
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("<?xml"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("gate  PASS"));
+}
+
+#[test]
+fn only_one_report_may_go_to_stdout() {
+    let f = Fixture::new(TWO_OF_FIVE);
+    f.run(&["--json", "-", "--junit", "-"])
+        .code(2)
+        .stderr(predicate::str::contains(
+            "only one report can go to stdout, but --json and --junit are both `-`",
+        ));
+    assert!(!f.ledger_path().exists(), "refused before any trial");
+}
+
+#[test]
+fn quiet_prints_verdicts_only_and_color_follows_the_flag_and_no_color() {
+    let f = Fixture::new(TWO_OF_FIVE);
+    f.run(&["--quiet"])
+        .success()
+        .stdout(predicate::eq(
+            "t  PASS: 4 passes reach the 4 needed; at most 1 of 5 may fail (after 5 trials)\ngate  PASS (exit 0) · 1 task\nledger: out/ledger.jsonl\n",
+        ))
+        .stderr(predicate::str::contains("#001").not());
+    f.run(&["--color", "always"])
+        .success()
+        .stdout(predicate::str::contains(
+            "t  \u{1b}[1;32mPASS\u{1b}[0m: 4 passes",
+        ));
+    // Not a terminal: `auto` means no colour; NO_COLOR keeps it off; `never` too.
+    for args in [&["--color", "auto"][..], &["--color", "never"][..]] {
+        f.command(args)
+            .env("NO_COLOR", "1")
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("\u{1b}[").not());
+    }
+}
+
+#[test]
+fn verbose_prints_each_tasks_rule_before_it_runs() {
+    let f = Fixture::new(TWO_OF_FIVE);
+    f.run(&["--verbose"])
+        .success()
+        .stderr(predicate::str::contains(
+            "t: 5 trials, pass if at most 1 fail",
+        ));
+}

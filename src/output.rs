@@ -1,0 +1,140 @@
+//! How much `gate run` and `gate report` print, where, and in colour or not: `--quiet`,
+//! `--verbose`, `--color` with `NO_COLOR`, and a report written to stdout with `-`.
+//!
+//! The summary text itself comes from [`crate::report::terminal`], plain; this module only
+//! filters it (quiet keeps the verdict lines) and paints the verdict words, so every renderer
+//! and snapshot stays colour-free.
+
+use std::path::Path;
+
+use crate::cli::{ColorChoice, OutputArgs, ReportFiles};
+use crate::error::Error;
+
+/// The output conventions of one invocation, resolved.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Output {
+    /// Verdict lines only; no per-trial progress.
+    pub quiet: bool,
+    /// Each task's resolved rule before it runs.
+    pub verbose: bool,
+    /// Paint the verdict words (ANSI colours).
+    pub color: bool,
+}
+
+impl Output {
+    /// Resolve the flags for a summary printed to a stream that is (or is not) a terminal.
+    /// `NO_COLOR` (any non-empty value, <https://no-color.org>) turns `auto` off; `always`
+    /// wins over it, as the user asked for colour explicitly.
+    pub fn resolve(args: &OutputArgs, to_terminal: bool) -> Output {
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        let color = match args.color {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => to_terminal && !no_color,
+        };
+        Output {
+            quiet: args.quiet,
+            verbose: args.verbose,
+            color,
+        }
+    }
+
+    /// The terminal summary as this invocation prints it.
+    pub fn summary(&self, text: &str) -> String {
+        let mut out = String::with_capacity(text.len());
+        for line in text.lines() {
+            // Task and gate verdict lines are the ones that do not start with blanks.
+            let verdict_line = !line.is_empty() && !line.starts_with(' ');
+            if self.quiet && !verdict_line {
+                continue;
+            }
+            if self.color && verdict_line {
+                out.push_str(&paint(line));
+            } else {
+                out.push_str(line);
+            }
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// Colour the first verdict word of a verdict line: PASS green, FAIL and HARNESS ERROR red,
+/// INCONCLUSIVE yellow.
+fn paint(line: &str) -> String {
+    const WORDS: [(&str, &str); 4] = [
+        ("HARNESS ERROR", "31"),
+        ("INCONCLUSIVE", "33"),
+        ("PASS", "32"),
+        ("FAIL", "31"),
+    ];
+    // The verdict follows the task id and two spaces (`id  PASS: …`, `gate  FAIL (exit 1)`).
+    let Some(at) = line.find("  ") else {
+        return line.to_string();
+    };
+    let (head, rest) = line.split_at(at + 2);
+    for (word, code) in WORDS {
+        if let Some(tail) = rest.strip_prefix(word) {
+            return format!("{head}\x1b[1;{code}m{word}\x1b[0m{tail}");
+        }
+    }
+    line.to_string()
+}
+
+/// True when one report file is `-` (stdout). More than one `-` is a usage error: two
+/// documents on one stream cannot be told apart.
+pub fn report_to_stdout(files: &ReportFiles) -> Result<bool, Error> {
+    let dashes: Vec<&str> = [
+        ("--json", &files.json),
+        ("--junit", &files.junit),
+        ("--summary", &files.summary),
+    ]
+    .into_iter()
+    .filter(|(_, p)| p.as_deref().is_some_and(is_stdout))
+    .map(|(flag, _)| flag)
+    .collect();
+    if dashes.len() > 1 {
+        return Err(Error::Usage(format!(
+            "only one report can go to stdout, but {} are {} `-`; write the others to files",
+            dashes.join(" and "),
+            if dashes.len() == 2 { "both" } else { "all" }
+        )));
+    }
+    Ok(dashes.len() == 1)
+}
+
+/// Whether a report path means stdout.
+pub fn is_stdout(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quiet_keeps_the_verdict_lines_and_colour_paints_only_the_verdict() {
+        let text = "t  FAIL: 2 failures\n  plan       5 trials\n\ngate  FAIL (exit 1) · 1 task\n  ledger head x\n";
+        let quiet = Output {
+            quiet: true,
+            ..Output::default()
+        };
+        assert_eq!(
+            quiet.summary(text),
+            "t  FAIL: 2 failures\ngate  FAIL (exit 1) · 1 task\n"
+        );
+        let color = Output {
+            color: true,
+            ..Output::default()
+        };
+        assert!(
+            color
+                .summary(text)
+                .starts_with("t  \x1b[1;31mFAIL\x1b[0m: 2 failures\n  plan")
+        );
+        assert_eq!(
+            paint("id-with-PASS  PASS: ok"),
+            "id-with-PASS  \x1b[1;32mPASS\x1b[0m: ok"
+        );
+    }
+}
