@@ -8,7 +8,9 @@ use std::fmt::Write as _;
 use crate::ledger::OnInconclusive;
 use crate::sampler::Verdict;
 
-use super::model::{Report, TaskReport, alpha_words, number, percent, prob, seconds, share_text};
+use super::model::{
+    OcPoint, Report, TaskReport, alpha_words, number, percent, prob, seconds, share_text,
+};
 
 /// Render the summary.
 pub fn render(report: &Report) -> String {
@@ -383,15 +385,24 @@ fn oc(out: &mut String, t: &TaskReport) {
             }
         })
         .collect();
-    let xs: Vec<String> =
+    // Mermaid spreads a line's values evenly along a numeric x-axis, so the chart takes only
+    // the OC points on the table's 0.05 grid (the plan's own rates stay in the table above):
+    // with categorical labels the designed rates would sit at an even step from 0.95 and 0.99.
+    let grid: Vec<&OcPoint> =
         t.oc.iter()
-            .map(|o| format!("\"{}\"", number(o.p)))
+            .filter(|o| ((o.p * 20.0) - (o.p * 20.0).round()).abs() < 1e-9)
             .collect();
-    let ys: Vec<String> = t.oc.iter().map(|o| format!("{:.4}", o.pass)).collect();
+    let (Some(first), Some(last)) = (grid.first(), grid.last()) else {
+        return;
+    };
+    let ys: Vec<String> = grid.iter().map(|o| format!("{:.4}", o.pass)).collect();
+    // An orange that reads on GitHub's light (#ffffff) and dark (#0d1117) backgrounds; the
+    // default palette's first colour is nearly invisible on the dark theme.
     let _ = writeln!(
         out,
-        "```mermaid\nxychart-beta\n    title \"{title}: P(PASS) by true success rate\"\n    x-axis \"true success rate\" [{}]\n    y-axis \"P(PASS)\" 0 --> 1\n    line [{}]\n```\n",
-        xs.join(", "),
+        "```mermaid\n%%{{init: {{\"themeVariables\": {{\"xyChart\": {{\"plotColorPalette\": \"#e8590c\"}}}}}}}}%%\nxychart-beta\n    title \"{title}: P(PASS) by true success rate\"\n    x-axis \"true success rate\" {} --> {}\n    y-axis \"P(PASS)\" 0 --> 1\n    line [{}]\n```\n",
+        number(first.p),
+        number(last.p),
         ys.join(", ")
     );
 }
