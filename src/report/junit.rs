@@ -23,8 +23,15 @@
 //!
 //! Plan, counts, p̂ and its intervals, pass@k and pass^k are suite `<properties>`. Every `time`
 //! is set: a trial's is the wall time of its attempts, the verdict case's and the suite's are
-//! the sum over the task's trials. The output validates against Jenkins' `junit-10.xsd`
-//! (which is why test cases carry no properties and no timestamps: that schema has neither).
+//! the sum over the task's trials. The verdict case's failure message is the reason alone:
+//! its `type` already says FAIL, and reporters that print `type: message` (dorny/test-reporter)
+//! would otherwise show "FAIL: FAIL: …".
+//!
+//! Every test case carries `file` (the plan file) and `line` (the task's line in it), the
+//! attributes pytest writes and that reporters such as mikepenz/action-junit-report use to put
+//! an annotation on the plan line. Apart from those two extension attributes the output
+//! validates against Jenkins' `junit-10.xsd` (which is why test cases carry no properties and
+//! no timestamps: that schema has neither).
 
 use quick_junit::{
     NonSuccessKind, Property, Report as JUnitReport, TestCase, TestCaseStatus, TestSuite,
@@ -71,6 +78,7 @@ fn suite(report: &Report, t: &TaskReport) -> (TestSuite, f64) {
 
     let mut verdict_case = TestCase::new(format!("{id}: verdict"), verdict_status(report, t));
     verdict_case.set_classname(id.as_str());
+    locate(&mut verdict_case, report, t);
     verdict_case.set_time(duration(secs));
     if r.verdict == Some(Verdict::Pass) {
         verdict_case.set_system_out(format!("PASS: {}\n{}", r.reason, summary_text(t)));
@@ -82,9 +90,20 @@ fn suite(report: &Report, t: &TaskReport) -> (TestSuite, f64) {
         .last()
         .map_or(3, |tr| tr.ordinal.to_string().len().max(3));
     for tr in &r.trials {
-        suite.add_test_case(trial_case(id, width, tr));
+        let mut case = trial_case(id, width, tr);
+        locate(&mut case, report, t);
+        suite.add_test_case(case);
     }
     (suite, secs)
+}
+
+/// `file=` (the plan file) and `line=` (the task's line, when the ledger records it).
+fn locate(case: &mut TestCase, report: &Report, t: &TaskReport) {
+    case.extra
+        .insert("file".into(), report.replay.plan_path.as_str().into());
+    if let Some(line) = t.replay.spec.line {
+        case.extra.insert("line".into(), line.to_string().into());
+    }
 }
 
 fn summary_text(t: &TaskReport) -> String {
@@ -121,9 +140,9 @@ fn verdict_status(report: &Report, t: &TaskReport) -> TestCaseStatus {
             "harness_error",
         ),
     };
-    let label = r.verdict.map_or("HARNESS ERROR", Verdict::as_str);
     status.set_type(ty);
-    status.set_message(format!("{label}: {}", r.reason));
+    // The verdict is in `type` already; repeating it in the message reads "FAIL: FAIL: …".
+    status.set_message(r.reason.as_str());
     status.set_description(summary_text(t));
     status
 }
@@ -212,7 +231,8 @@ fn outcome_word(o: Outcome) -> &'static str {
     }
 }
 
-fn fail_why(a: &crate::ledger::AttemptRow) -> String {
+/// Why a graded attempt failed, in words (also used by the terminal summary).
+pub(crate) fn fail_why(a: &crate::ledger::AttemptRow) -> String {
     if a.fault == Some(crate::ledger::Fault::Timeout) {
         return format!("timed out after {}s", number(a.duration_s));
     }
