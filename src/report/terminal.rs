@@ -1,15 +1,21 @@
 //! The terminal summary: per task, the verdict and reason, the counts, p̂ with its 95%
 //! interval, pass@k and pass^k, the score vector; then the gate's verdict and multiplicity
 //! cost. Plain text, no colour codes, so it reads the same in a CI log and in a snapshot.
+//!
+//! A task with failures also shows its first failing trial: why, the log file (only when
+//! that file is still on disk — a report recomputed elsewhere must not point at a missing
+//! path) and the last lines of its output, already redacted in the ledger.
 
 use std::fmt::Write as _;
+use std::path::Path;
 
-use crate::ledger::OnInconclusive;
+use crate::ledger::{OnInconclusive, Outcome};
 use crate::sampler::Verdict;
 
 use super::model::{
     Report, ScoreVector, TaskReport, alpha_words, percent, printable, prob, seconds, share_text,
 };
+use super::replay::Disposition;
 
 /// Render the terminal summary.
 pub fn render(report: &Report) -> String {
@@ -76,6 +82,55 @@ fn task(out: &mut String, t: &TaskReport) {
         let _ = writeln!(out, "  pass@k     {}", parts.join(" · "));
     }
     score(out, &t.score);
+    first_failure(out, t);
+}
+
+/// Lines of a failing trial's output shown in the summary, and their widest width.
+const EXCERPT_LINES: usize = 5;
+const EXCERPT_WIDTH: usize = 160;
+
+/// The first counted failure (or harness error) of a task: ordinal, why, log and excerpt.
+fn first_failure(out: &mut String, t: &TaskReport) {
+    let Some(a) = t.replay.trials.iter().find_map(|tr| {
+        let a = &tr.first.as_ref()?.row;
+        let failed = (tr.disposition == Disposition::Counted && a.outcome == Outcome::Fail)
+            || a.outcome == Outcome::HarnessError;
+        failed.then_some(a)
+    }) else {
+        return;
+    };
+    let (label, why) = match a.outcome {
+        Outcome::Fail => ("first fail", super::junit::fail_why(a)),
+        _ => (
+            "harness   ",
+            a.reason
+                .clone()
+                .unwrap_or_else(|| "harness error".to_string()),
+        ),
+    };
+    let _ = writeln!(out, "  {label} #{:03}: {}", a.trial, printable(&why));
+    if let Some(log) = a.log.as_deref().filter(|l| Path::new(l).is_file()) {
+        let _ = writeln!(out, "  log        {}", printable(&shown_path(log)));
+    }
+    let tail = if a.stderr_tail.trim().is_empty() {
+        &a.stdout_tail
+    } else {
+        &a.stderr_tail
+    };
+    let lines: Vec<&str> = tail.lines().filter(|l| !l.trim().is_empty()).collect();
+    for line in &lines[lines.len().saturating_sub(EXCERPT_LINES)..] {
+        let line: String = printable(line).chars().take(EXCERPT_WIDTH).collect();
+        let _ = writeln!(out, "    | {line}");
+    }
+}
+
+/// A log path relative to the current directory when it lies below it (shorter to read and
+/// to paste), else as recorded.
+fn shown_path(log: &str) -> String {
+    std::env::current_dir()
+        .ok()
+        .and_then(|cwd| Path::new(log).strip_prefix(cwd).ok().map(Path::to_path_buf))
+        .map_or_else(|| log.to_string(), |p| p.display().to_string())
 }
 
 fn score(out: &mut String, s: &ScoreVector) {

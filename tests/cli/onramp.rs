@@ -460,3 +460,120 @@ fn verbose_prints_each_tasks_rule_before_it_runs() {
             "t: 5 trials, pass if at most 1 fail",
         ));
 }
+
+/// Finding (new-user trial): dorny/test-reporter showed "FAIL: FAIL: …", and JUnit cases had
+/// no location for annotation reporters.
+#[test]
+fn junit_cases_point_at_the_task_line_and_the_message_does_not_repeat_the_verdict() {
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 5, c: 0}}\ntasks:\n  - id: ok\n    run: 'true'\n  - id: flaky\n    run: 'test $GATE_TRIAL -ne 2'\n",
+    );
+    f.run(&["--junit", "out/junit.xml"]).code(1);
+    let xml = std::fs::read_to_string(f.path("out/junit.xml")).unwrap();
+    assert!(
+        xml.contains(r#"<testcase name="flaky: verdict" classname="flaky" time="#),
+        "{xml}"
+    );
+    let back = quick_junit::Report::deserialize_from_str(&xml).unwrap();
+    let flaky = back
+        .test_suites
+        .iter()
+        .find(|s| s.name.as_str() == "flaky")
+        .unwrap();
+    for case in &flaky.test_cases {
+        assert_eq!(
+            case.extra.get("file").map(|v| v.as_str()),
+            Some("plan.yaml")
+        );
+        assert_eq!(case.extra.get("line").map(|v| v.as_str()), Some("6"));
+    }
+    let ok = back
+        .test_suites
+        .iter()
+        .find(|s| s.name.as_str() == "ok")
+        .unwrap();
+    assert_eq!(
+        ok.test_cases[0].extra.get("line").map(|v| v.as_str()),
+        Some("4")
+    );
+    match &flaky.test_cases[0].status {
+        quick_junit::TestCaseStatus::NonSuccess { message, ty, .. } => {
+            assert_eq!(ty.as_deref(), Some("FAIL"));
+            let message = message.as_deref().unwrap();
+            assert!(!message.starts_with("FAIL"), "{message}");
+            assert!(
+                message.contains("failures exceed") || message.contains("failure"),
+                "{message}"
+            );
+        }
+        other => panic!("verdict case is not a failure: {other:?}"),
+    }
+}
+
+/// Finding (new-user trial): the failing trial's log was nowhere to be seen.
+#[test]
+fn a_task_with_failures_names_its_first_failures_log_and_shows_a_redacted_excerpt() {
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 5, c: 1}}\ntasks:\n  - id: t\n    run: 'echo progress; echo \"auth failed for $API_TOKEN\" >&2; test $GATE_TRIAL -ne 3'\n",
+    );
+    let out = f
+        .command(&[])
+        .env("API_TOKEN", "sk-very-secret")
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("  first fail #003: run exited 1\n"), "{text}");
+    assert!(text.contains("    | auth failed for ***\n"), "{text}");
+    assert!(!text.contains("sk-very-secret"));
+    let log_line = text
+        .lines()
+        .find_map(|l| l.strip_prefix("  log        "))
+        .expect("a log line");
+    assert!(log_line.ends_with("logs/t/0003-1.log"), "{log_line}");
+    assert!(f.path(log_line).is_file(), "{log_line} exists");
+    // Recomputed where the logs are gone, the summary names no missing file.
+    std::fs::remove_dir_all(f.path("out/runs")).unwrap();
+    gate()
+        .current_dir(f.dir.path())
+        .args(["report", "out/ledger.jsonl", "--no-step-summary"])
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("first fail #003"))
+        .stdout(predicate::str::contains("  log  ").not());
+}
+
+/// Finding (new-user trial): the mermaid OC chart put 0.9, 0.95 and 0.99 at even steps, and
+/// its line was hard to see on GitHub's dark theme.
+#[test]
+fn the_mermaid_oc_chart_has_a_numeric_evenly_spaced_x_axis_and_a_visible_colour() {
+    let f = Fixture::new(
+        "version: 1\nsampling: {design: {healthy: 0.93, regressed: 0.71}}\ntasks:\n  - id: t\n    run: 'true'\n",
+    );
+    let out = f.command(&["--summary", "-"]).output().expect("runs");
+    let md = String::from_utf8_lossy(&out.stdout);
+    let chart = md.split("```mermaid\n").nth(1).expect("a mermaid chart");
+    let chart = chart.split("```").next().unwrap();
+    assert!(
+        chart.contains("\"plotColorPalette\": \"#e8590c\""),
+        "{chart}"
+    );
+    let axis = chart
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("x-axis \"true success rate\" "))
+        .expect("x-axis");
+    let (lo, hi) = axis.split_once(" --> ").expect("a numeric range");
+    let (lo, hi): (f64, f64) = (lo.parse().unwrap(), hi.parse().unwrap());
+    let line = chart
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("line ["))
+        .unwrap();
+    let values = line.trim_end_matches(']').split(", ").count();
+    // One value per 0.05 step from lo to hi: the 0.93 and 0.71 of the plan are not squeezed in.
+    assert_eq!(values, ((hi - lo) / 0.05).round() as usize + 1, "{chart}");
+    for end in [lo, hi] {
+        assert!((end * 20.0 - (end * 20.0).round()).abs() < 1e-9, "{chart}");
+    }
+}
