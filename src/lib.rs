@@ -45,5 +45,6 @@ pub mod runner;
 pub mod sampler;
 pub mod stats;
 pub mod units;
+pub mod untrusted;
 
 pub use error::{Error, exit};
