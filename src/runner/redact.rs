@@ -16,9 +16,30 @@ pub struct Redactor {
 /// Substrings of an environment variable name that mark its value as a secret.
 const SECRET_MARKERS: [&str; 4] = ["TOKEN", "SECRET", "KEY", "PASSWORD"];
 
-/// Values shorter than this are not redacted as literals: replacing every `1` or `on` in the
-/// output would destroy the logs while protecting nothing a person would call a secret.
-pub const MIN_SECRET_LEN: usize = 4;
+/// Values shorter than this are not redacted as literals: replacing every `1`, `on` or `dev`
+/// in the output would destroy the logs while protecting nothing a person would call a secret.
+pub const MIN_SECRET_LEN: usize = 6;
+
+/// Values too common to be secrets, compared without case: `USE_KEYRING=true` must not blank
+/// every `true` in every log.
+const COMMON_VALUES: [&str; 12] = [
+    "true", "false", "yes", "no", "on", "off", "null", "none", "enabled", "disabled", "enable",
+    "disable",
+];
+
+/// Whether an environment value is plausible as a secret: long enough, not a common word,
+/// and not a short number (a port, a count, a version).
+pub fn could_be_secret(value: &str) -> bool {
+    let v = value.trim();
+    if v.len() < MIN_SECRET_LEN || COMMON_VALUES.iter().any(|c| v.eq_ignore_ascii_case(c)) {
+        return false;
+    }
+    let numeric = v
+        .chars()
+        .all(|c| c.is_ascii_digit() || matches!(c, '.' | '-' | '+' | '_'));
+    // Ten digits and more (account numbers, PINs written long) are kept as secrets.
+    !(numeric && v.len() < 10)
+}
 
 impl Redactor {
     /// A redactor for the given environment variables and patterns.
@@ -30,7 +51,7 @@ impl Redactor {
             .into_iter()
             .filter(|(name, value)| {
                 let upper = name.to_ascii_uppercase();
-                SECRET_MARKERS.iter().any(|m| upper.contains(m)) && value.len() >= MIN_SECRET_LEN
+                SECRET_MARKERS.iter().any(|m| upper.contains(m)) && could_be_secret(value)
             })
             .map(|(_, v)| v.to_string())
             .collect();
@@ -51,6 +72,12 @@ impl Redactor {
             literals,
             patterns: self.patterns.clone(),
         }
+    }
+
+    /// Bytes of the longest literal secret (0 when there is none): output captures keep at
+    /// least this much beyond each cut so a secret is redacted before it is cut.
+    pub fn longest_literal(&self) -> usize {
+        self.literals.first().map_or(0, String::len)
     }
 
     /// The text with every secret replaced by `***`.
@@ -92,5 +119,27 @@ mod tests {
         );
         let r2 = r.with_env([("MY_SECRET", "s3cr3t!")]);
         assert_eq!(r2.apply("x s3cr3t! sk-abcdef123"), "x *** ***");
+        assert_eq!(r2.longest_literal(), "sk-abcdef123".len());
+    }
+
+    #[test]
+    fn common_values_are_not_redacted() {
+        let r = Redactor::new(
+            [
+                ("USE_KEYRING", "true"),
+                ("SKIP_TOKEN_CHECK", "False"),
+                ("TOKEN_TTL", "3600"),
+                ("KEY_PORT", "8080.5"),
+                ("API_KEY_ENABLED", "enabled"),
+                ("SHORT_SECRET", "abcde"),
+                ("REAL_TOKEN", "ghp_realtoken1"),
+                ("ACCOUNT_KEY", "1234567890123"),
+            ],
+            Vec::new(),
+        );
+        assert_eq!(
+            r.apply("true False 3600 8080.5 enabled abcde ghp_realtoken1 1234567890123"),
+            "true False 3600 8080.5 enabled abcde *** ***"
+        );
     }
 }
