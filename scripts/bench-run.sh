@@ -3,7 +3,10 @@
 #  1. per-trial overhead: 1000 no-op trials with --jobs 2, against
 #     `seq 1000 | xargs -P2 -I{} sh -c true` measured in the same run (target ratio <= 1.5);
 #  2. peak RSS of a 20,000-trial run, ledger writes and the final report included
-#     (target < 50 MB).
+#     (target < 50 MB);
+#  3. peak disk of one trial that prints 600 MB to stdout (target < 64 MB): sampled every
+#     10 ms as the blocks of every file under the output folder plus the blocks of every
+#     regular file (named, deleted, O_TMPFILE or memfd) that gate or its children hold open.
 # Usage: scripts/bench-run.sh [ROUNDS]   (default 3; the best round of each side is kept)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,4 +52,61 @@ rm -rf "$work/out"
 rss=$(peak_rss "$gate" run "$work/big.yaml" --jobs 2 --ledger "$work/out/ledger.jsonl" --no-step-summary)
 awk -v r="$rss" -v l="$(du -k "$work/out/ledger.jsonl" | cut -f1)" 'BEGIN {
   printf "memory:   20,000-trial run, --jobs 2: peak RSS %.1f MB (target < 50 MB); ledger %.1f MB\n", r / 1024, l / 1024
+}'
+
+# Peak bytes of disk (and shared memory) of a command: files under DIR plus regular files
+# open in the command's process tree, sampled every 10 ms; also the command's peak RSS.
+peak_disk() { python3 - "$@" <<'PY'
+import os, resource, stat, subprocess, sys, time
+out = sys.argv[1]
+p = subprocess.Popen(sys.argv[2:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def tree(root):
+    pids, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        pids.append(pid)
+        try:
+            for tid in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{tid}/children") as f:
+                    todo += [int(c) for c in f.read().split()]
+        except OSError:
+            pass
+    return pids
+peak = 0
+while p.poll() is None:
+    seen, used = set(), 0
+    for d, _, files in os.walk(out):
+        for name in files:
+            try:
+                st = os.lstat(os.path.join(d, name))
+            except OSError:
+                continue
+            if (st.st_dev, st.st_ino) not in seen:
+                seen.add((st.st_dev, st.st_ino)); used += st.st_blocks * 512
+    for pid in tree(p.pid):
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                st = os.stat(f"/proc/{pid}/fd/{fd}")
+            except OSError:
+                continue
+            if stat.S_ISREG(st.st_mode) and (st.st_dev, st.st_ino) not in seen:
+                seen.add((st.st_dev, st.st_ino)); used += st.st_blocks * 512
+    peak = max(peak, used)
+    time.sleep(0.01)
+if p.returncode != 0:
+    sys.exit(f"gate exited {p.returncode}")
+print(peak, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+PY
+}
+
+printf 'version: 1\nsampling: {single: {n: 1, c: 0}}\ntasks:\n  - id: flood\n    run: "head -c 600000000 /dev/zero"\n' > "$work/flood.yaml"
+rm -rf "$work/out"
+mkdir -p "$work/out"
+read -r disk rss < <(peak_disk "$work/out" "$gate" run "$work/flood.yaml" --ledger "$work/out/ledger.jsonl" --no-step-summary)
+awk -v d="$disk" -v r="$rss" 'BEGIN {
+  printf "flood:    one trial printing 600 MB: peak disk %.2f MB (target < 64 MB); peak RSS %.1f MB\n", d / 1048576, r / 1024
 }'

@@ -146,9 +146,17 @@ pub struct TaskResult {
     /// The task's own internal attempts (1 = succeeded or failed on its first try).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attempts: Option<u64>,
-    /// Free text (redacted).
+    /// Free text (redacted, at most `untrusted::MAX_NOTE_BYTES` bytes).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// Keys of the file that gate does not know and ignored (filled by gate, never read from
+    /// the result file; at most `result_file::MAX_IGNORED_KEYS` names).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ignored_keys: Vec<String>,
+    /// A warning about the file that did not invalidate it (filled by gate): the unknown keys
+    /// and the allowed ones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
 }
 
 /// One attempt.

@@ -4,6 +4,9 @@
 //! Progress consumes the run's [`RunEvent`]s and never fails the run: when stderr is closed
 //! (`gate run plan 2>&1 | head -1`), the first failed write ends the display quietly and the
 //! run goes on to its verdict and exit code.
+//!
+//! Every line that carries task text (ids, reasons, warnings) goes through
+//! [`untrusted::log_line`]: one line, control characters escaped, never a workflow command.
 
 use std::cell::Cell;
 use std::collections::HashMap;
@@ -16,10 +19,12 @@ use crate::error::Error;
 use crate::ledger::{AttemptRow, Outcome};
 use crate::model::Tally;
 use crate::runner::events::{EventSink, RunEvent};
+use crate::untrusted;
 
-/// Write one line to stderr; false once stderr is closed (never a panic).
+/// Write one line to stderr, made safe for a CI log; false once stderr is closed (never a
+/// panic).
 fn line_to_stderr(line: &str) -> bool {
-    writeln!(std::io::stderr().lock(), "{line}").is_ok()
+    writeln!(std::io::stderr().lock(), "{}", untrusted::log_line(line)).is_ok()
 }
 
 /// Progress output for a whole run.
@@ -38,6 +43,8 @@ pub struct Progress {
 pub struct TaskProgress {
     id: String,
     bar: Option<ProgressBar>,
+    /// A result-file warning is printed once per task, not once per trial.
+    warned: Cell<bool>,
 }
 
 impl Progress {
@@ -61,7 +68,7 @@ impl Progress {
         }
         match &self.multi {
             Some(m) => {
-                if m.println(line).is_err() {
+                if m.println(untrusted::log_line(line)).is_err() {
                     self.live.set(false);
                 }
             }
@@ -80,13 +87,14 @@ impl Progress {
                 .unwrap_or_else(|_| ProgressStyle::default_bar())
                 .progress_chars("=> "),
             );
-            bar.set_prefix(id.to_string());
+            bar.set_prefix(untrusted::one_line(id).into_owned());
             bar.enable_steady_tick(Duration::from_millis(200));
             bar
         });
         TaskProgress {
             id: id.to_string(),
             bar,
+            warned: Cell::new(false),
         }
     }
 }
@@ -136,6 +144,23 @@ impl TaskProgress {
         let position = sprt
             .map(|(llr, lo, hi)| sprt_gauge(llr, lo, hi))
             .unwrap_or_default();
+        if let Some(w) = row.result.as_ref().and_then(|r| r.warning.as_deref())
+            && !self.warned.replace(true)
+        {
+            let line = untrusted::log_line(&format!(
+                "gate: warning: task `{}` trial {}: {w} (shown once per task; every attempt's \
+                 warning is in the ledger)",
+                self.id, row.trial
+            ));
+            match &self.bar {
+                Some(bar) => bar.println(line),
+                None => {
+                    if !line_to_stderr(&line) {
+                        return false;
+                    }
+                }
+            }
+        }
         let msg = format!(
             "pass {} fail {} unavailable {}{}",
             tally.passed, tally.failed, tally.unavailable, position

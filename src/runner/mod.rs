@@ -5,18 +5,22 @@
 //! `GATE_ATTEMPT`, `GATE_RUN_ID` and `GATE_RESULT` set; kills the whole group on timeout or
 //! cancellation (SIGTERM, then SIGKILL after the grace period, so no grandchild survives);
 //! reads the result file; and classifies the attempt into an [`AttemptRow`] ready for the
-//! ledger. Output goes to files, never pipes, so a grandchild holding stdout open cannot
-//! stall the runner; the files become a bounded, redacted log.
+//! ledger. Output goes through pipes into a bounded in-memory capture ([`capture`]) that
+//! keeps a head and a tail while the trial runs; the result file is read as hostile input
+//! ([`result_file`]).
 
+pub mod capture;
 pub mod events;
 pub mod redact;
+pub mod result_file;
 pub mod retry;
 pub mod scheduler;
 pub mod session;
 pub mod sys;
 
-use std::fs::{self, File};
-use std::io::{Read, Seek, SeekFrom};
+use std::fs;
+use std::io::PipeWriter;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
@@ -24,12 +28,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime};
 
-use crate::ledger::{AttemptRow, Fault, Outcome, TaskResult, TimeoutPolicy, rfc3339};
+use crate::ledger::{AttemptRow, Fault, Outcome, TimeoutPolicy, rfc3339};
 use crate::plan::CommandLine;
+use crate::untrusted;
+use capture::{Capture, Reader};
 use redact::Redactor;
 
 /// Bytes of each output stream kept in a log: the first half and the last half of this.
-pub const LOG_CAP: u64 = 256 * 1024;
+pub const LOG_CAP: u64 = (capture::HEAD_BYTES + capture::TAIL_BYTES) as u64;
 /// Lines of each stream kept in the ledger row.
 pub const TAIL_LINES: usize = 20;
 /// Bytes of each stream kept in the ledger row.
@@ -101,15 +107,11 @@ use sys::{PidFd, kill_group};
 fn run_process(
     spec: &AttemptSpec,
     line: &CommandLine,
-    stdout: &File,
-    stderr: &File,
+    stdout: PipeWriter,
+    stderr: PipeWriter,
     result_path: &Path,
     cancel: &AtomicBool,
 ) -> Result<Ended, SpawnFailure> {
-    let open = |f: &File| {
-        f.try_clone()
-            .map_err(|e| SpawnFailure(format!("cannot share the output capture: {e}")))
-    };
     let mut cmd = command(line);
     cmd.current_dir(&spec.cwd)
         .envs(spec.env.iter().map(|(k, v)| (k, v)))
@@ -119,10 +121,14 @@ fn run_process(
         .env("GATE_RUN_ID", &spec.run_id)
         .env("GATE_RESULT", result_path)
         .stdin(Stdio::null())
-        .stdout(open(stdout)?)
-        .stderr(open(stderr)?);
+        .stdout(stdout)
+        .stderr(stderr);
     // Registered while it lives, so every way out of gate can kill it (invariant 9).
-    let (mut child, _group) = sys::spawn_group(&mut cmd).map_err(|e| {
+    let spawned = sys::spawn_group(&mut cmd);
+    // The command holds gate's copy of the pipes' write ends: drop it now, or the capture
+    // would never see end of file.
+    drop(cmd);
+    let (mut child, _group) = spawned.map_err(|e| {
         let what = line.display();
         match e.kind() {
             std::io::ErrorKind::NotFound if !spec.cwd.is_dir() => SpawnFailure(format!(
@@ -244,59 +250,39 @@ fn wait_thread(
     }
 }
 
-/// An anonymous file to capture one output stream, with no name to create or remove per
-/// attempt (trial overhead is measured): an `O_TMPFILE` file in `dir`, which lives on disk so
-/// that a task printing gigabytes fills the disk cache, not gate's memory; else a memfd; else
-/// a named file unlinked at once.
-fn capture_file(dir: &Path) -> std::io::Result<File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    if let Ok(f) = fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .custom_flags(sys::O_TMPFILE)
-        .open(dir)
-    {
-        return Ok(f);
-    }
-    if let Some(f) = sys::memfd(c"gate-capture") {
-        return Ok(f);
-    }
-    let path = dir.join(format!(
-        ".capture-{}-{:?}",
-        std::process::id(),
-        std::thread::current().id()
-    ));
-    let f = fs::OpenOptions::new()
-        .create(true)
-        .truncate(true)
-        .read(true)
-        .write(true)
-        .open(&path)?;
-    fs::remove_file(&path)?;
-    Ok(f)
+/// Pipes for a process's stdout and stderr, and the reader thread that drains them.
+fn capture_pipes(margin: usize) -> std::io::Result<(Reader, PipeWriter, PipeWriter)> {
+    let (out_r, out_w) = std::io::pipe()?;
+    let (err_r, err_w) = std::io::pipe()?;
+    Ok((Reader::start(out_r, err_r, margin)?, out_w, err_w))
 }
 
-/// Read at most [`LOG_CAP`] bytes of a capture: the first and last halves when it is larger.
-fn read_bounded(f: &mut File) -> String {
-    let _ = f.seek(SeekFrom::Start(0));
-    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
-    let mut buf = Vec::new();
-    if len <= LOG_CAP {
-        let _ = f.read_to_end(&mut buf);
-        return String::from_utf8_lossy(&buf).into_owned();
+/// Run `line` with its output captured; the captures come back whatever happened.
+fn run_captured(
+    spec: &AttemptSpec,
+    line: &CommandLine,
+    result_path: &Path,
+    cancel: &AtomicBool,
+    margin: usize,
+) -> (Result<Ended, SpawnFailure>, Option<[Capture; 2]>) {
+    match capture_pipes(margin) {
+        Err(e) => (
+            Err(SpawnFailure(format!("cannot capture output: {e}"))),
+            None,
+        ),
+        Ok((reader, out, err)) => {
+            let ended = run_process(spec, line, out, err, result_path, cancel);
+            (ended, Some(reader.finish()))
+        }
     }
-    let half = LOG_CAP / 2;
-    let mut head = vec![0; half as usize];
-    let _ = f.read_exact(&mut head);
-    let mut tail = Vec::new();
-    let _ = f.seek(SeekFrom::End(-(half as i64)));
-    let _ = f.read_to_end(&mut tail);
-    format!(
-        "{}\n[… {} bytes elided by gate …]\n{}",
-        String::from_utf8_lossy(&head),
-        len - 2 * half,
-        String::from_utf8_lossy(&tail)
-    )
+}
+
+/// Create `dir` and its missing parents with mode 0700: logs may hold what a task printed.
+fn private_dir(dir: &Path) -> std::io::Result<()> {
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
 }
 
 /// The last [`TAIL_LINES`] lines (at most [`TAIL_BYTES`] bytes) of some text.
@@ -351,28 +337,28 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
         row.outcome = Outcome::HarnessError;
         row.reason = Some(why);
     };
-    let prepared = fs::create_dir_all(&log_dir)
-        .and_then(|_| fs::create_dir_all(&result_dir))
+    let prepared = private_dir(&log_dir)
+        .and_then(|_| private_dir(&result_dir))
         .and_then(|_| match fs::remove_file(&result_path) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
             _ => Ok(()),
         });
-    let captures = prepared.and_then(|_| Ok([capture_file(&log_dir)?, capture_file(&log_dir)?]));
-    let [mut run_out, mut run_err] = match captures {
-        Ok(c) => c,
-        Err(e) => {
-            harness(
-                &mut row,
-                format!("cannot prepare `{}`: {e}", spec.out_dir.display()),
-            );
-            return row;
-        }
+    if let Err(e) = prepared {
+        harness(
+            &mut row,
+            format!("cannot prepare `{}`: {e}", spec.out_dir.display()),
+        );
+        return row;
+    }
+    let margin = redactor.longest_literal();
+    let deadline_of = |from: Instant| {
+        from.checked_add(spec.timeout)
+            .unwrap_or_else(|| from + Duration::from_secs(365 * 24 * 3600))
     };
 
-    let ended = run_process(spec, &spec.run, &run_out, &run_err, &result_path, cancel);
+    let (ended, run_captures) = run_captured(spec, &spec.run, &result_path, cancel, margin);
     let mut check_ended = None;
-    // The check's captures exist only when it runs: two fewer files per attempt otherwise.
-    let mut check_captures: Option<[File; 2]> = None;
+    let mut check_captures: Option<[Capture; 2]> = None;
     match ended {
         Err(SpawnFailure(why)) => harness(&mut row, why),
         Ok(ended) => {
@@ -383,14 +369,8 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
             if ended == Ended::Exited(ExitStatus::from_raw(0))
                 && let Some(check) = &spec.check
             {
-                let ran = capture_file(&log_dir)
-                    .and_then(|out| Ok([out, capture_file(&log_dir)?]))
-                    .map_err(|e| SpawnFailure(format!("cannot capture output: {e}")))
-                    .and_then(|[out, err]| {
-                        let ended = run_process(spec, check, &out, &err, &result_path, cancel);
-                        check_captures = Some([out, err]);
-                        ended
-                    });
+                let (ran, captures) = run_captured(spec, check, &result_path, cancel, margin);
+                check_captures = captures;
                 match ran {
                     Err(SpawnFailure(why)) => harness(&mut row, format!("check: {why}")),
                     Ok(c) => {
@@ -402,31 +382,37 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
                 }
             }
             if row.outcome != Outcome::HarnessError {
-                classify(spec, &mut row, ended, check_ended, &result_path);
+                // The result file is read within a deadline of its own, as long as an
+                // attempt's: a task cannot make gate wait longer than it could itself run.
+                classify(
+                    spec,
+                    &mut row,
+                    ended,
+                    check_ended,
+                    &result_path,
+                    deadline_of(Instant::now()),
+                );
             }
         }
     }
     row.duration_s = started.elapsed().as_secs_f64();
-    // Also when the attempt was cancelled or timed out and the file was never read.
-    if result_path.is_file() {
-        let _ = fs::remove_file(&result_path);
-    }
+    // Also when the attempt was cancelled or timed out and the file was never read; whatever
+    // the task left there (a FIFO, a symlink) is removed, never followed.
+    let _ = fs::remove_file(&result_path);
 
-    // Logs: bounded, redacted, one file per attempt; raw captures removed.
-    let (mut chk_out, mut chk_err) = match check_captures {
-        Some([o, e]) => (Some(o), Some(e)),
-        None => (None, None),
-    };
+    // Logs: bounded, redacted before the cut, one file per attempt.
+    let [run_out, run_err] = run_captures.map_or([None, None], |[o, e]| [Some(o), Some(e)]);
+    let [chk_out, chk_err] = check_captures.map_or([None, None], |[o, e]| [Some(o), Some(e)]);
     let sections = [
-        ("stdout", Some(&mut run_out)),
-        ("stderr", Some(&mut run_err)),
-        ("check stdout", chk_out.as_mut()),
-        ("check stderr", chk_err.as_mut()),
+        ("stdout", run_out),
+        ("stderr", run_err),
+        ("check stdout", chk_out),
+        ("check stderr", chk_err),
     ];
     let mut log = String::new();
     for (name, capture) in sections {
         let Some(capture) = capture else { continue };
-        let text = redactor.apply(&read_bounded(capture));
+        let text = capture.text(redactor);
         if name == "stdout" {
             row.stdout_tail = tail(&text);
         } else if name == "stderr" {
@@ -447,15 +433,33 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
             n += 1;
             path = log_dir.join(format!("{stem}.{n}.log"));
         }
-        if fs::write(&path, log).is_ok() {
+        // Mode 0600: the log holds what the task printed, redacted only as far as gate knows
+        // the secrets.
+        let written = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&path)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, log.as_bytes()));
+        if written.is_ok() {
             row.log = Some(path.display().to_string());
         }
     }
+    // Redact, then clip: a clip first could cut a secret in half and leave a piece.
     if let Some(r) = row.result.as_mut() {
-        r.note = r.note.as_deref().map(|n| redactor.apply(n));
-        r.fault = r.fault.as_deref().map(|f| redactor.apply(f));
+        r.note = r
+            .note
+            .as_deref()
+            .map(|n| untrusted::clip(&redactor.apply(n), untrusted::MAX_NOTE_BYTES));
+        r.fault = r
+            .fault
+            .as_deref()
+            .map(|f| untrusted::clip(&redactor.apply(f), untrusted::MAX_FAULT_BYTES));
     }
-    row.reason = row.reason.as_deref().map(|r| redactor.apply(r));
+    row.reason = row
+        .reason
+        .as_deref()
+        .map(|r| untrusted::clip(&redactor.apply(r), untrusted::MAX_REASON_BYTES));
     row.graded = row.attempt == 1 && matches!(row.outcome, Outcome::Pass | Outcome::Fail);
     row
 }
@@ -467,6 +471,7 @@ fn classify(
     ended: Ended,
     check_ended: Option<Ended>,
     result_path: &Path,
+    deadline: Instant,
 ) {
     let fault_outcome = |row: &mut AttemptRow, fault: Fault, outcome: Outcome, why: String| {
         row.fault = Some(fault);
@@ -504,30 +509,20 @@ fn classify(
     // The result file: optional, but when present it must follow the protocol.
     // The result file is read once and removed: its fields go to the ledger (redacted), and a
     // copy left on disk would keep whatever secret the task wrote into it.
-    let read = fs::read(result_path);
-    if result_path.is_file() {
-        let _ = fs::remove_file(result_path);
-    }
-    match read {
-        Ok(bytes) => match serde_json::from_slice::<TaskResult>(&bytes) {
-            Ok(r) => row.result = Some(r),
-            Err(e) => {
-                return fault_outcome(
-                    row,
-                    Fault::Harness,
-                    Outcome::HarnessError,
-                    format!("result file `$GATE_RESULT` is not valid: {e}"),
-                );
+    let read = result_file::read(result_path, deadline);
+    let _ = fs::remove_file(result_path);
+    match read.and_then(|bytes| bytes.map(|b| result_file::parse(&b)).transpose()) {
+        Ok(Some(parsed)) => {
+            let mut r = parsed.result.clone();
+            r.ignored_keys = parsed.ignored.clone();
+            if let Some(w) = result_file::ignored_warning(&parsed) {
+                r.warning = Some(w);
             }
-        },
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            row.result = Some(r);
+        }
+        Ok(None) => {}
         Err(e) => {
-            return fault_outcome(
-                row,
-                Fault::Harness,
-                Outcome::HarnessError,
-                format!("cannot read result file: {e}"),
-            );
+            return fault_outcome(row, Fault::Harness, Outcome::HarnessError, e.to_string());
         }
     }
     for (which, code) in [("run", row.exit_code), ("check", row.check_exit)] {
@@ -575,7 +570,8 @@ fn classify(
                 Fault::Harness,
                 Outcome::HarnessError,
                 format!(
-                    "result file has unknown `fault` `{other}` (the only fault a task declares is `transport`)"
+                    "result file has unknown `fault` `{}` (the only fault a task declares is `transport`)",
+                    untrusted::one_line(&untrusted::clip(other, 64))
                 ),
             );
         }

@@ -4,6 +4,7 @@ mod action;
 mod common;
 mod engine;
 mod explain;
+mod hostile;
 mod onramp;
 mod plan;
 mod report;
