@@ -6,7 +6,9 @@
 # Usage: gate-action.sh locate | build | run
 #
 #   locate  decide where the `gate` binary comes from (INPUT_INSTALL: auto | path | build);
-#           outputs `build` (true|false), `bin-dir` and `source-hash` (the cache key).
+#           outputs `build` (true|false), `bin-dir` and `source-hash` (the cache key). Under
+#           `auto`, an action used at a release tag (GATE_ACTION_REF = vX.Y.Z) downloads its
+#           own release binary and checks its SHA-256 first; any problem falls back to a build.
 #   build   `cargo install --locked` the action's own source into GATE_INSTALL_ROOT.
 #   run     `gate run` each plan file matched by INPUT_PLAN, or `gate report` over the
 #           ledgers matched by INPUT_LEDGERS; outputs `verdict`, `exit-code`, `ledger`,
@@ -149,6 +151,69 @@ source_hash() {
   ) | sha256_stdin | cut -c1-64
 }
 
+# The release asset name for this machine, e.g. `x86_64-unknown-linux-musl`; fails on a
+# platform the release workflow does not build for.
+release_target() {
+  [ "$(uname -s)" = "Linux" ] || return 1
+  case "$(uname -m)" in
+    x86_64 | amd64) printf 'x86_64-unknown-linux-musl' ;;
+    aarch64 | arm64) printf 'aarch64-unknown-linux-musl' ;;
+    *) return 1 ;;
+  esac
+}
+
+# Download this action's release binary into ROOT/bin when the action is used at a release
+# tag: `gate-<tag>-<target>.tar.gz` and its `.sha256` from the tag's GitHub release (or from
+# GATE_RELEASE_BASE_URL/<tag>/, a mirror). The checksum must match and the binary must
+# report the tag's version; otherwise say why and return 1, and the caller builds instead.
+download_release() {
+  local root="$1" ref="${GATE_ACTION_REF:-}" want target base asset tmp
+  want="$(sed -n 's/^version = "\(.*\)"$/\1/p' "$action_path/Cargo.toml" | head -n1)"
+  # Only a release tag has release assets; a branch or a SHA builds from source.
+  [[ "$ref" =~ ^v[0-9]+\.[0-9]+\.[0-9]+$ ]] || return 1
+  if [ "$ref" != "v$want" ]; then
+    printf 'gate-action: tag %s does not match the version %s in Cargo.toml; building from source\n' "$ref" "$want"
+    return 1
+  fi
+  if ! target="$(release_target)"; then
+    printf 'gate-action: no release binary for %s %s; building from source\n' "$(uname -s)" "$(uname -m)"
+    return 1
+  fi
+  base="${GATE_RELEASE_BASE_URL:-https://github.com/${GATE_ACTION_REPOSITORY:-}/releases/download}"
+  asset="gate-$ref-$target.tar.gz"
+  tmp="$(mktemp -d)"
+  if ! curl -fsSL --retry 3 -o "$tmp/$asset" "$base/$ref/$asset" \
+    || ! curl -fsSL --retry 3 -o "$tmp/$asset.sha256" "$base/$ref/$asset.sha256"; then
+    printf 'gate-action: cannot download %s from %s; building from source\n' "$asset" "$base/$ref"
+    rm -rf "$tmp"
+    return 1
+  fi
+  local expected actual
+  expected="$(awk '{print $1; exit}' "$tmp/$asset.sha256")"
+  actual="$(sha256_stdin <"$tmp/$asset" | cut -c1-64)"
+  if ! [[ "$expected" =~ ^[0-9a-f]{64}$ ]] || [ "$expected" != "$actual" ]; then
+    printf 'gate-action: %s has SHA-256 %s, but its checksum file says %s; building from source\n' "$asset" "$actual" "${expected:-nothing}"
+    rm -rf "$tmp"
+    return 1
+  fi
+  mkdir -p "$tmp/x" "$root/bin"
+  if ! tar -xzf "$tmp/$asset" -C "$tmp/x" || [ ! -f "$tmp/x/gate" ]; then
+    printf 'gate-action: %s holds no gate binary; building from source\n' "$asset"
+    rm -rf "$tmp"
+    return 1
+  fi
+  local have
+  have="$("$tmp/x/gate" --version 2>/dev/null | awk '{print $2}')"
+  if [ "$have" != "$want" ]; then
+    printf 'gate-action: the release binary reports version %s, not %s; building from source\n' "${have:-unknown}" "$want"
+    rm -rf "$tmp"
+    return 1
+  fi
+  install -m 0755 "$tmp/x/gate" "$root/bin/gate"
+  rm -rf "$tmp"
+  printf 'gate-action: using the %s release binary for %s (SHA-256 %s verified)\n' "$ref" "$target" "$actual"
+}
+
 cmd_locate() {
   local mode="${INPUT_INSTALL:-auto}" root="${GATE_INSTALL_ROOT:-}" found=""
   case "$mode" in
@@ -176,6 +241,12 @@ cmd_locate() {
     return
   fi
   [ -n "$root" ] || fail_usage "GATE_INSTALL_ROOT is not set"
+  if [ "$mode" = "auto" ] && download_release "$root"; then
+    set_output build false
+    set_output bin-dir "$root/bin"
+    if [ -n "${GITHUB_PATH:-}" ]; then printf '%s\n' "$root/bin" >>"$GITHUB_PATH"; fi
+    return
+  fi
   command -v cargo >/dev/null 2>&1 \
     || fail_usage "no \`gate\` on PATH and no \`cargo\` to build it: install a Rust toolchain first"
   [ -f "$action_path/Cargo.lock" ] || fail_usage "no Cargo.lock under \`$action_path\`"

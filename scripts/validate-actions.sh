@@ -156,6 +156,6 @@ note "actionlint: ${workflows[*]} and the README snippets"
 run_actionlint "${workflows[@]}" "${snippets[@]}"
 
 note "shellcheck: the action's scripts"
-shellcheck scripts/gate-action.sh scripts/validate-actions.sh
+shellcheck scripts/gate-action.sh scripts/validate-actions.sh scripts/release.sh
 
 note "all GitHub Action checks passed"

@@ -485,3 +485,154 @@ fn auto_builds_when_the_gate_on_path_is_another_program() {
         step.stdout
     );
 }
+
+/// `scripts/release.sh`, the release workflow's packaging step.
+fn release_sh(args: &[&str]) -> std::process::Output {
+    std::process::Command::new("bash")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/release.sh"))
+        .args(args)
+        .output()
+        .expect("run release.sh")
+}
+
+/// The tag the release workflow accepts for this source: `v` + Cargo.toml's version.
+fn this_tag() -> String {
+    format!("v{}", env!("CARGO_PKG_VERSION"))
+}
+
+/// A release of the `gate` under test, packaged by `release.sh` under `ws/release/<tag>/`,
+/// as the release workflow publishes it.
+fn publish_release(ws: &Workspace) -> (String, PathBuf) {
+    let tag = this_tag();
+    let target = match std::env::consts::ARCH {
+        "aarch64" => "aarch64-unknown-linux-musl",
+        _ => "x86_64-unknown-linux-musl",
+    };
+    let dir = ws.path(&format!("release/{tag}"));
+    let out = release_sh(&[
+        "package",
+        env!("CARGO_BIN_EXE_gate"),
+        &tag,
+        target,
+        dir.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (format!("gate-{tag}-{target}.tar.gz"), dir)
+}
+
+/// PATH without the gate under test (so `auto` cannot use it) but with cargo (the fallback).
+fn path_without_gate() -> String {
+    let cargo = std::process::Command::new("sh")
+        .args(["-c", "command -v cargo"])
+        .output()
+        .expect("sh");
+    let cargo_dir = Path::new(String::from_utf8_lossy(&cargo.stdout).trim())
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    format!("{}:/usr/bin:/bin", cargo_dir.display())
+}
+
+#[test]
+fn release_sh_refuses_a_tag_that_does_not_match_cargo_toml() {
+    let ok = release_sh(&["check-tag", &this_tag()]);
+    assert!(ok.status.success());
+    let bad = release_sh(&["check-tag", "v9.9.9"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("does not match"));
+}
+
+#[test]
+fn at_a_release_tag_auto_downloads_the_release_binary_and_verifies_its_checksum() {
+    let ws = Workspace::new();
+    let (asset, dir) = publish_release(&ws);
+    let sums = fs::read_to_string(dir.join(format!("{asset}.sha256"))).unwrap();
+    assert!(
+        sums.ends_with(&format!("  {asset}\n")),
+        "sha256sum format: {sums}"
+    );
+    let base = format!("file://{}", ws.path("release").display());
+    let step = ws.step(
+        "locate",
+        &[
+            ("INPUT_INSTALL", "auto"),
+            ("PATH", &path_without_gate()),
+            ("GATE_ACTION_REF", &this_tag()),
+            ("GATE_RELEASE_BASE_URL", &base),
+        ],
+    );
+    step.assert_code(0);
+    assert_eq!(step.output("build"), "false");
+    let bin_dir = ws.path("install-root/bin");
+    assert_eq!(step.output("bin-dir"), bin_dir.to_string_lossy());
+    assert!(step.stdout.contains("SHA-256"), "{}", step.stdout);
+    let installed = std::process::Command::new(bin_dir.join("gate"))
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&installed.stdout).trim(),
+        format!("gate {}", env!("CARGO_PKG_VERSION"))
+    );
+    let github_path = fs::read_to_string(ws.path("github-path")).unwrap();
+    assert_eq!(github_path, format!("{}\n", bin_dir.to_string_lossy()));
+}
+
+#[test]
+fn a_release_binary_with_a_wrong_checksum_is_not_used_the_action_builds_instead() {
+    let ws = Workspace::new();
+    let (asset, dir) = publish_release(&ws);
+    fs::write(
+        dir.join(format!("{asset}.sha256")),
+        format!("{}  {asset}\n", "0".repeat(64)),
+    )
+    .unwrap();
+    let base = format!("file://{}", ws.path("release").display());
+    let step = ws.step(
+        "locate",
+        &[
+            ("INPUT_INSTALL", "auto"),
+            ("PATH", &path_without_gate()),
+            ("GATE_ACTION_REF", &this_tag()),
+            ("GATE_RELEASE_BASE_URL", &base),
+        ],
+    );
+    step.assert_code(0);
+    assert_eq!(step.output("build"), "true");
+    assert!(
+        step.stdout.contains("but its checksum file says 0000")
+            && step.stdout.contains("building from source"),
+        "{}",
+        step.stdout
+    );
+    assert!(!ws.path("install-root/bin/gate").exists());
+}
+
+#[test]
+fn a_branch_ref_or_a_missing_release_builds_from_source() {
+    let ws = Workspace::new();
+    let base = format!("file://{}", ws.path("no-release").display());
+    for (reference, says) in [
+        ("main", None),
+        (this_tag().as_str(), Some("cannot download")),
+    ] {
+        let step = ws.step(
+            "locate",
+            &[
+                ("INPUT_INSTALL", "auto"),
+                ("PATH", &path_without_gate()),
+                ("GATE_ACTION_REF", reference),
+                ("GATE_RELEASE_BASE_URL", &base),
+            ],
+        );
+        step.assert_code(0);
+        assert_eq!(step.output("build"), "true", "{reference}");
+        if let Some(says) = says {
+            assert!(step.stdout.contains(says), "{}", step.stdout);
+        }
+    }
+}
