@@ -312,3 +312,27 @@ fn report_write_failure_during_a_run_is_exit_4() {
         .code(4)
         .stderr(predicate::str::contains("cannot create `reports`"));
 }
+
+#[test]
+fn action_stops_with_one_clear_line_on_a_non_linux_runner() {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/action.yml"))
+        .expect("action.yml");
+    let action: serde_json::Value = serde_saphyr::from_str(&text).expect("action.yml parses");
+    let first = &action["runs"]["steps"][0];
+    assert_eq!(
+        first["if"], "runner.os != 'Linux'",
+        "the first step guards the OS"
+    );
+    // Run that step's script as the runner would on macOS.
+    let out = std::process::Command::new("bash")
+        .args(["-c", first["run"].as_str().expect("a run script")])
+        .env("RUNNER_OS", "macOS")
+        .output()
+        .expect("bash runs");
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.starts_with("::error title=gate::gate runs on Linux runners only, not on macOS"),
+        "{stdout}"
+    );
+}
