@@ -73,6 +73,16 @@ pub enum Command {
         130 interrupted"
     )]
     Run(RunArgs),
+    /// Judge JUnit XML files that a test runner wrote: first attempts only, same verdicts and
+    /// reports as `gate run`.
+    #[command(
+        after_help = "Example:\n  gate ingest runs/run-*.xml --single 20,3 --junit gate-out/junit.xml\n\n\
+        Each file is one run of the suite, in the order given; a retry that passed never counts \
+        as a first attempt.\n\n\
+        Exit codes: 0 PASS, 1 FAIL, 2 invalid input (a file that is not JUnit, retries that \
+        cannot be told apart), 3 INCONCLUSIVE"
+    )]
+    Ingest(IngestArgs),
     /// Recompute the reports (and merge shards) from one or more ledgers.
     #[command(
         after_help = "Example:\n  gate report shard-*/ledger.jsonl --junit junit.xml --summary summary.md"
@@ -210,8 +220,15 @@ pub struct PlanArgs {
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
     /// The CI retry setting: extra attempts after a failure.
-    #[arg(long, allow_negative_numbers = true)]
-    pub retries: u64,
+    #[arg(long, allow_negative_numbers = true, required_unless_present = "junit")]
+    pub retries: Option<u64>,
+    /// Instead: what the retry setting measured on these JUnit files (one run each).
+    #[arg(long, num_args = 1.., value_name = "RESULT", conflicts_with_all = ["retries", "healthy"])]
+    pub junit: Vec<PathBuf>,
+    /// With `--junit`: read Playwright, jest-junit (without `invocations`) and other files
+    /// whose retries are invisible, on your word that the suite ran with retries off.
+    #[arg(long, requires = "junit")]
+    pub assume_retries_off: bool,
     /// Per-trial success rate of a healthy agent, to compare against a designed plan.
     #[arg(long, allow_negative_numbers = true, requires = "regressed", value_parser = parse_rate)]
     pub healthy: Option<f64>,
@@ -271,6 +288,64 @@ pub struct RunArgs {
     /// Only run the tasks with these ids (repeatable).
     #[arg(long = "task", value_name = "ID")]
     pub tasks: Vec<String>,
+    /// Report files.
+    #[command(flatten)]
+    pub reports: ReportFiles,
+}
+
+/// `--rule` of `gate ingest`'s design flags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DesignRule {
+    /// A single (n, c) plan: the first n runs by ordinal decide.
+    Single,
+    /// A sequential test (SPRT): runs are consumed in ordinal order until a bound is reached.
+    Sequential,
+}
+
+/// Arguments of `gate ingest`.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("judge_by").required(true).args(["plan", "single", "healthy"])))]
+pub struct IngestArgs {
+    /// JUnit XML files, each one run of the suite, in ordinal order (name them so that a
+    /// shell glob sorts them: run-01.xml … run-20.xml).
+    #[arg(required = true, value_name = "RESULT")]
+    pub results: Vec<PathBuf>,
+    /// A plan file whose tasks select test cases with `junit: GLOB` (the top-level
+    /// `sampling:` applies to the test cases no task selects).
+    #[arg(long, value_name = "PLAN")]
+    pub plan: Option<PathBuf>,
+    /// One single plan for every test case: N runs, pass if at most C fail.
+    #[arg(long, value_name = "N,C")]
+    pub single: Option<String>,
+    /// Design the rule for every test case: per-run success rate of a healthy test (p0),
+    /// `0.9` or `90%`.
+    #[arg(long, allow_negative_numbers = true, requires = "regressed", value_parser = parse_rate)]
+    pub healthy: Option<f64>,
+    /// With `--healthy`: the regressed rate (p1) to tell apart.
+    #[arg(long, allow_negative_numbers = true, requires = "healthy", value_parser = parse_rate)]
+    pub regressed: Option<f64>,
+    /// With `--healthy`: producer's risk (default 0.05).
+    #[arg(long, allow_negative_numbers = true, requires = "healthy", value_parser = parse_rate)]
+    pub alpha: Option<f64>,
+    /// With `--healthy`: consumer's risk (default 0.10).
+    #[arg(long, allow_negative_numbers = true, requires = "healthy", value_parser = parse_rate)]
+    pub beta: Option<f64>,
+    /// With `--healthy`: which rule to design.
+    #[arg(long, value_enum, default_value_t = DesignRule::Single, requires = "healthy")]
+    pub rule: DesignRule,
+    /// With `--rule sequential`: truncation.
+    #[arg(long, requires = "healthy")]
+    pub max_trials: Option<u64>,
+    /// Where to write the attempt ledger (JSON Lines).
+    #[arg(long, default_value = "gate-out/ledger.jsonl")]
+    pub ledger: PathBuf,
+    /// What an INCONCLUSIVE verdict exits with (overrides the plan's policy).
+    #[arg(long, value_enum)]
+    pub on_inconclusive: Option<InconclusivePolicy>,
+    /// Read Playwright, jest-junit (without `invocations`) and other files whose retries are
+    /// invisible, on your word that the suite ran with retries off.
+    #[arg(long)]
+    pub assume_retries_off: bool,
     /// Report files.
     #[command(flatten)]
     pub reports: ReportFiles,

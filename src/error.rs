@@ -75,6 +75,9 @@ pub enum Error {
     /// Ledgers that no report can be made from (exit 2).
     #[error(transparent)]
     Report(#[from] ReportError),
+    /// A result file `gate ingest` cannot read as first attempts (exit 2).
+    #[error(transparent)]
+    Ingest(#[from] crate::ingest::IngestError),
     /// Another `gate run` holds the ledger (exit 2).
     #[error(
         "`{}`: the ledger is in use by another gate run (pid {pid}); wait for it to end, or use another `--ledger`",
@@ -133,6 +136,7 @@ impl Error {
             | Error::Plan(_)
             | Error::Ledger(_)
             | Error::Report(_)
+            | Error::Ingest(_)
             | Error::LedgerLocked { .. }
             | Error::Flag(_) => exit::USAGE,
             Error::Output { .. } | Error::LedgerChanged { .. } | Error::Harness(_) => exit::HARNESS,

@@ -111,6 +111,21 @@ pub struct Header {
     pub transport_max_retries: u32,
     /// The tasks, in plan order.
     pub tasks: Vec<TaskSpec>,
+    /// The result files `gate ingest` judged, in ordinal order (empty for `gate run`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<SourceFile>,
+}
+
+/// A result file read by `gate ingest`: its name as given and the SHA-256 of the bytes read,
+/// so anyone holding the files can check that the ledger judged exactly them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceFile {
+    /// The path as given on the command line.
+    pub path: String,
+    /// Hex SHA-256 of its bytes.
+    pub sha256: String,
+    /// The test runner that wrote it, as recognised (`cargo-nextest`, `pytest`, …).
+    pub writer: String,
 }
 
 /// A `--resume` continuation row.
@@ -426,6 +441,40 @@ impl LedgerWriter {
         self.seq += 1;
         self.len += buf.len() as u64;
         Ok(record)
+    }
+
+    /// Append many rows and sync once at the end. For `gate ingest`, whose rows are derived
+    /// from input files that stay on disk: a crash mid-way loses nothing that cannot be
+    /// derived again, and one sync per row would cost seconds on a large suite.
+    pub fn append_all(&mut self, rows: impl IntoIterator<Item = Row>) -> Result<(), LedgerError> {
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, &self.file);
+        let mut written = 0u64;
+        for row in rows {
+            let record = Record {
+                seq: self.seq,
+                prev: std::mem::take(&mut self.prev),
+                row,
+            };
+            let line = serde_json::to_string(&record).expect("ledger rows always serialise");
+            let result = out
+                .write_all(line.as_bytes())
+                .and_then(|()| out.write_all(b"\n"));
+            result.map_err(|source| LedgerError::Io {
+                path: self.path.clone(),
+                source,
+            })?;
+            self.prev = sha256_hex(line.as_bytes());
+            self.seq += 1;
+            written += line.len() as u64 + 1;
+        }
+        let io = |source| LedgerError::Io {
+            path: self.path.clone(),
+            source,
+        };
+        out.flush().map_err(io)?;
+        drop(out);
+        self.len += written;
+        self.file.sync_data().map_err(io)
     }
 
     /// Hex SHA-256 of the last row written (the head of the hash chain), or [`GENESIS`].

@@ -12,6 +12,7 @@ fn main() -> ExitCode {
         Command::Plan(args) => commands::plan::execute(args).map_err(Error::from),
         Command::Explain(args) => commands::explain::execute(args).map_err(Error::from),
         Command::Run(args) => commands::run::execute(args, &cli.output),
+        Command::Ingest(args) => commands::ingest::execute(args, &cli.output),
         Command::Report(args) => commands::report::execute(args, &cli.output),
         Command::Verify(args) => commands::verify::execute(args),
         Command::Init(args) => commands::init::execute(args).map_err(Error::from),

@@ -15,6 +15,12 @@ use super::plan::{flag_error, num, percent, rate};
 
 /// Execute `gate explain`; returns the exit code.
 pub fn execute(args: &ExplainArgs) -> anyhow::Result<u8> {
+    if !args.junit.is_empty() {
+        return super::explain_junit::execute(args);
+    }
+    let Some(retries) = args.retries else {
+        return Err(anyhow!("give `--retries R`, or `--junit RESULT...`"));
+    };
     let compare = match (args.healthy, args.regressed) {
         (Some(healthy), Some(regressed)) => Some(CompareWith {
             healthy,
@@ -28,7 +34,7 @@ pub fn execute(args: &ExplainArgs) -> anyhow::Result<u8> {
         (None, Some(_)) => return Err(anyhow!("`--regressed` needs `--healthy` as well")),
         (None, None) => None,
     };
-    let e = explain::explain(args.retries, compare).map_err(|err| match err {
+    let e = explain::explain(retries, compare).map_err(|err| match err {
         ExplainError::TooManyRetries { value, max } => {
             anyhow!("`--retries` must be between 0 and {max}, got `{value}`")
         }

@@ -4,6 +4,8 @@
 pub mod check;
 pub mod completions;
 pub mod explain;
+pub mod explain_junit;
+pub mod ingest;
 pub mod init;
 pub mod plan;
 pub mod report;

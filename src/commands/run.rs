@@ -29,6 +29,16 @@ use crate::runner::sys::Interrupt;
 /// Execute `gate run`; returns the exit code.
 pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
     let mut plan = Plan::load(&args.plan)?;
+    if let Some(s) = plan.selections.first() {
+        return Err(Error::Usage(format!(
+            "{}:{}: task `{}` selects JUnit test cases (`junit:`), which `gate run` cannot run; \
+             judge JUnit files with `gate ingest RESULT... --plan {}`",
+            args.plan.display(),
+            s.line,
+            s.id,
+            args.plan.display()
+        )));
+    }
     if let Some(j) = args.jobs {
         if j == 0 {
             return Err(Error::Usage("`--jobs` must be at least 1".into()));

@@ -159,6 +159,34 @@ pub struct Policy {
     pub kill_grace: Duration,
 }
 
+/// A sampling rule resolved from a `sampling:` entry (or from `gate ingest`'s flags).
+#[derive(Debug, Clone)]
+pub struct ResolvedRule {
+    /// The rule.
+    pub sampling: Sampling,
+    /// Rates the rule was designed for, when given.
+    pub rates: Option<Rates>,
+    /// What `design:` produced, in words.
+    pub designed: Option<String>,
+    /// Unavailable trials tolerated.
+    pub max_unavailable: u64,
+}
+
+/// A plan task that selects JUnit test cases (`junit: GLOB`) for `gate ingest`.
+#[derive(Debug, Clone)]
+pub struct Selection {
+    /// The task's id.
+    pub id: String,
+    /// Line of the task entry in the plan file.
+    pub line: u64,
+    /// The glob as written.
+    pub glob: String,
+    /// The glob, compiled.
+    pub pattern: glob::Pattern,
+    /// The rule for every test case it selects.
+    pub rule: ResolvedRule,
+}
+
 /// A validated plan.
 #[derive(Debug, Clone)]
 pub struct Plan {
@@ -168,8 +196,13 @@ pub struct Plan {
     pub hash: String,
     /// Hex SHA-256 over the fixtures (sorted relative paths and contents).
     pub fixture_hash: String,
-    /// Tasks in file order.
+    /// Tasks in file order (those with `run`).
     pub tasks: Vec<Task>,
+    /// Tasks with `junit: GLOB` instead of `run`, in file order (for `gate ingest`).
+    pub selections: Vec<Selection>,
+    /// The top-level `sampling:`, resolved: `gate ingest` applies it to the test cases no
+    /// selection matches.
+    pub default_rule: Option<ResolvedRule>,
     /// Policy.
     pub policy: Policy,
 }
@@ -204,6 +237,21 @@ impl Plan {
         plan.fixture_hash = fixture_hash(&shown, &dir, &plan.tasks)?;
         Ok(plan)
     }
+}
+
+/// Resolve a sampling rule given outside a plan file (the flags of `gate ingest`) with the
+/// same validation and design as a plan's `sampling:`. `what` names the rule in messages.
+pub fn resolve_rule(spec: SamplingSpec, what: &str) -> Result<ResolvedRule, String> {
+    let v = Validator {
+        path: "command line",
+        dir: Path::new("."),
+    };
+    let spanned = Spanned::new(spec, Location::UNKNOWN, Location::UNKNOWN);
+    v.rule(&spanned, what, &schema::PolicyFile::default())
+        .map_err(|e| match e {
+            PlanError::Invalid { message, .. } => message,
+            other => other.to_string(),
+        })
 }
 
 /// Turn a serde-saphyr error into file:line:col + message + snippet.
@@ -284,21 +332,38 @@ impl Validator<'_> {
         }
         let mut ids = BTreeSet::new();
         let mut tasks = Vec::new();
+        let mut selections = Vec::new();
         for entry in &file.tasks.value {
-            let task = self.task(entry, file.sampling.as_ref(), &policy_file)?;
-            if !ids.insert(task.id.clone()) {
+            let id = if entry.value.junit.is_some() {
+                let s = self.selection(entry, file.sampling.as_ref(), &policy_file)?;
+                let id = s.id.clone();
+                selections.push(s);
+                id
+            } else {
+                let task = self.task(entry, file.sampling.as_ref(), &policy_file)?;
+                let id = task.id.clone();
+                tasks.push(task);
+                id
+            };
+            if !ids.insert(id.clone()) {
                 return Err(self.invalid(
                     &entry.value.id.referenced,
-                    format!("duplicate task id `{}`: ids must be unique", task.id),
+                    format!("duplicate task id `{id}`: ids must be unique"),
                 ));
             }
-            tasks.push(task);
         }
+        let default_rule = file
+            .sampling
+            .as_ref()
+            .map(|s| self.rule(s, "sampling", &policy_file))
+            .transpose()?;
         Ok(Plan {
             path: PathBuf::new(),
             hash: String::new(),
             fixture_hash: String::new(),
             tasks,
+            selections,
+            default_rule,
             policy,
         })
     }
@@ -401,6 +466,88 @@ impl Validator<'_> {
         }
     }
 
+    /// A resolved rule with the policy's unavailable budget.
+    fn rule(
+        &self,
+        spec: &Spanned<SamplingSpec>,
+        id: &str,
+        policy: &schema::PolicyFile,
+    ) -> Result<ResolvedRule, PlanError> {
+        let (sampling, rates, designed) = self.sampling(spec, id)?;
+        Ok(ResolvedRule {
+            sampling,
+            rates,
+            designed,
+            max_unavailable: policy
+                .max_unavailable
+                .unwrap_or_else(|| sampling.max_graded().div_ceil(10)),
+        })
+    }
+
+    /// A task with `junit: GLOB`: only `id`, `junit` and `sampling` apply.
+    fn selection(
+        &self,
+        entry: &Spanned<TaskFile>,
+        default_sampling: Option<&Spanned<SamplingSpec>>,
+        policy: &schema::PolicyFile,
+    ) -> Result<Selection, PlanError> {
+        let t = &entry.value;
+        let id = t.id.value.trim().to_string();
+        let junit = t
+            .junit
+            .as_ref()
+            .expect("selection() is called for `junit:` tasks");
+        let extra = [
+            ("run", t.run.as_ref().map(|s| &s.referenced)),
+            ("check", t.check.as_ref().map(|s| &s.referenced)),
+            ("timeout", t.timeout.as_ref().map(|s| &s.referenced)),
+            ("cwd", t.cwd.as_ref().map(|s| &s.referenced)),
+        ];
+        if let Some((key, at)) = extra.iter().find_map(|(k, at)| at.map(|a| (k, a))) {
+            return Err(self.invalid(
+                at,
+                format!("task `{id}` selects JUnit test cases (`junit:`), so `{key}` does not apply: a task has either `run` or `junit`"),
+            ));
+        }
+        if !t.env.is_empty() || !t.fixtures.is_empty() {
+            return Err(self.invalid(
+                &entry.referenced,
+                format!("task `{id}` selects JUnit test cases (`junit:`), so `env` and `fixtures` do not apply"),
+            ));
+        }
+        if id.is_empty() || id.chars().any(char::is_control) {
+            return Err(self.invalid(
+                &t.id.referenced,
+                format!(
+                    "task id `{}` must be non-empty, without control characters",
+                    t.id.value
+                ),
+            ));
+        }
+        let pattern = glob::Pattern::new(&junit.value).map_err(|e| {
+            self.invalid(
+                &junit.referenced,
+                format!(
+                    "task `{id}`: `junit` glob `{}` is invalid: {e}",
+                    junit.value
+                ),
+            )
+        })?;
+        let spec = t.sampling.as_ref().or(default_sampling).ok_or_else(|| {
+            self.invalid(
+                &entry.referenced,
+                format!("task `{id}` has no `sampling` and the plan sets none at the top level; add e.g. `sampling: {{single: {{n: 20, c: 3}}}}`"),
+            )
+        })?;
+        Ok(Selection {
+            line: entry.referenced.line().max(1),
+            glob: junit.value.clone(),
+            pattern,
+            rule: self.rule(spec, &id, policy)?,
+            id,
+        })
+    }
+
     fn task(
         &self,
         entry: &Spanned<TaskFile>,
@@ -423,7 +570,13 @@ impl Validator<'_> {
                 ),
             ));
         }
-        let run = self.command(&t.run, "run", &id)?;
+        let run = t.run.as_ref().ok_or_else(|| {
+            self.invalid(
+                &entry.referenced,
+                format!("task `{id}` has no `run` (or, for `gate ingest`, `junit`)"),
+            )
+        })?;
+        let run = self.command(run, "run", &id)?;
         let check = t
             .check
             .as_ref()

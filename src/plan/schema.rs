@@ -111,9 +111,16 @@ pub struct TaskFile {
     /// Unique id (no `/`, `\\`, `.` or `..`).
     #[schemars(with = "String")]
     pub id: Spanned<String>,
-    /// The agent run: a shell command line (`sh -c`) or an argv list.
-    #[schemars(with = "CommandSpec")]
-    pub run: Spanned<CommandSpec>,
+    /// The agent run (`gate run`): a shell command line (`sh -c`) or an argv list. A task
+    /// has `run` or `junit`, not both.
+    #[serde(default)]
+    #[schemars(with = "Option<CommandSpec>")]
+    pub run: Option<Spanned<CommandSpec>>,
+    /// For `gate ingest`: a glob over JUnit test-case ids (`classname::name`) whose records
+    /// this task's sampling rule judges.
+    #[serde(default)]
+    #[schemars(with = "Option<String>")]
+    pub junit: Option<Spanned<String>>,
     /// Reads the resulting state back; must exit 0 for a pass.
     #[serde(default)]
     #[schemars(with = "Option<CommandSpec>")]

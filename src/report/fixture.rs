@@ -68,6 +68,7 @@ pub fn header(tasks: Vec<TaskSpec>, shard: Option<Shard>) -> Header {
         transport_exit_codes: vec![75],
         transport_max_retries: 1,
         tasks,
+        sources: Vec::new(),
     }
 }
 

@@ -295,6 +295,8 @@ pub struct JsonFailures {
     pub check_failed: u64,
     /// The result file said `"pass": false`.
     pub result_fail: u64,
+    /// A JUnit test case failed (`gate ingest`).
+    pub test_failed: u64,
     /// Anything else.
     pub other: u64,
 }
@@ -473,6 +475,7 @@ fn task(t: &TaskReport) -> JsonTask {
                 run_failed: s.failures.run_failed,
                 check_failed: s.failures.check_failed,
                 result_fail: s.failures.result_fail,
+                test_failed: s.failures.test_failed,
                 other: s.failures.other,
             },
             latency_s: s.latency.map(|l| JsonLatency {

@@ -201,12 +201,19 @@ fn trial_case(id: &str, width: usize, tr: &TrialRecord) -> TestCase {
     case.set_time(duration(tr.duration_s()));
     if !passed_and_counted {
         let mut out = first.map(|a| a.stdout_tail.clone()).unwrap_or_default();
+        // After a graded attempt 1, later attempts are the test runner's retries (`gate
+        // ingest`); after an unavailable one, gate's own transport retries.
+        let kind = if first.is_some_and(|a| a.graded) {
+            "retry by the test runner"
+        } else {
+            "transport retry"
+        };
         for later in &tr.later {
             if !out.is_empty() && !out.ends_with('\n') {
                 out.push('\n');
             }
             out.push_str(&format!(
-                "[gate] attempt {}: {} (transport retry: recorded, never promoted)\n",
+                "[gate] attempt {}: {} ({kind}: recorded, never promoted)\n",
                 later.row.attempt,
                 outcome_word(later.row.outcome)
             ));

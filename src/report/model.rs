@@ -9,7 +9,7 @@ use crate::stats::oc::single_p_pass;
 use crate::stats::sprt::Sprt;
 
 use super::ReportError;
-use super::replay::{Replay, TaskReplay, replay};
+use super::replay::{Disposition, Replay, TaskReplay, replay};
 
 /// Confidence of every interval in the reports.
 pub const CONFIDENCE: f64 = 0.95;
@@ -79,18 +79,21 @@ pub struct FailureShape {
     pub check_failed: u64,
     /// Both exited 0 but the result file said `"pass": false`.
     pub result_fail: u64,
+    /// A JUnit test case failed (`gate ingest`: no process of gate's own ran it).
+    pub test_failed: u64,
     /// A failure none of the above explains.
     pub other: u64,
 }
 
 impl FailureShape {
     /// Each class with its name as every report prints it, in a fixed order.
-    pub fn by_class(&self) -> [(&'static str, u64); 5] {
+    pub fn by_class(&self) -> [(&'static str, u64); 6] {
         [
             ("timeout", self.timeout),
             ("run exited non-zero", self.run_failed),
             ("check failed", self.check_failed),
             ("result said pass: false", self.result_fail),
+            ("test case failed", self.test_failed),
             ("other", self.other),
         ]
     }
@@ -501,7 +504,11 @@ fn score_vector(t: &TaskReplay) -> ScoreVector {
     let mut graded = 0;
     let mut failures = FailureShape::default();
     let mut durations = Vec::new();
-    for row in t.counted() {
+    let counted = t
+        .trials
+        .iter()
+        .filter(|tr| tr.disposition == Disposition::Counted);
+    for (row, later) in counted.filter_map(|tr| tr.first.as_ref().map(|a| (&a.row, &tr.later))) {
         match row.outcome {
             Outcome::Pass => {
                 graded += 1;
@@ -515,8 +522,16 @@ fn score_vector(t: &TaskReplay) -> ScoreVector {
             Outcome::Fail => {
                 graded += 1;
                 durations.push(row.duration_s);
+                // A later attempt after a graded failure is a test runner's retry (`gate
+                // ingest`; gate's own transport retries follow only unavailable attempts): it
+                // passes within the retry budget, never as the grade.
+                if later.iter().any(|a| a.row.outcome == Outcome::Pass) {
+                    passed += 1;
+                }
                 if row.fault == Some(Fault::Timeout) {
                     failures.timeout += 1;
+                } else if row.exit_code.is_none() && row.signal.is_none() && row.fault.is_none() {
+                    failures.test_failed += 1;
                 } else if row.exit_code != Some(0) {
                     failures.run_failed += 1;
                 } else if row.check_exit.is_some_and(|c| c != 0) {
@@ -823,6 +838,7 @@ mod tests {
                 run_failed: 0,
                 check_failed: 1,
                 result_fail: 1,
+                test_failed: 0,
                 other: 0
             }
         );

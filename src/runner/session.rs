@@ -111,6 +111,20 @@ impl Session {
         redactors: &[Redactor],
         notice: Notice<'_>,
     ) -> Result<Session, Error> {
+        Session::create_with(
+            path,
+            |run_id| header(plan, run_id, argv, shard, redactors),
+            notice,
+        )
+    }
+
+    /// Lock `path` and start a new ledger there with the header `header(run_id)` builds
+    /// (`gate ingest` writes its own: no plan tasks to run, the source files instead).
+    pub fn create_with(
+        path: &Path,
+        header: impl FnOnce(&str) -> Header,
+        notice: Notice<'_>,
+    ) -> Result<Session, Error> {
         let lock = LedgerLock::acquire(path)?;
         let run_id = new_run_id();
         let (mut writer, kept) = LedgerWriter::create(path).map_err(output)?;
@@ -122,7 +136,7 @@ impl Session {
             ));
         }
         writer
-            .append(Row::Header(header(plan, &run_id, argv, shard, redactors)))
+            .append(Row::Header(header(&run_id)))
             .map_err(output)?;
         Ok(Session {
             writer,
@@ -190,6 +204,11 @@ impl Session {
     /// Append one row, synced (invariant 5). A write failure is exit 4.
     pub fn append(&mut self, row: Row) -> Result<(), Error> {
         self.writer.append(row).map(|_| ()).map_err(output)
+    }
+
+    /// Append many rows, synced once at the end (see [`LedgerWriter::append_all`]).
+    pub fn append_all(&mut self, rows: impl IntoIterator<Item = Row>) -> Result<(), Error> {
+        self.writer.append_all(rows).map_err(output)
     }
 
     /// The rows this run wrote (and, after `--resume`, the rows it found), read back
@@ -292,6 +311,7 @@ pub fn header(
                 timeout_s: Some(t.timeout.as_secs_f64()),
             })
             .collect(),
+        sources: Vec::new(),
     }
 }
 

@@ -5,6 +5,7 @@ mod common;
 mod engine;
 mod explain;
 mod hostile;
+mod ingest;
 mod onramp;
 mod plan;
 mod report;

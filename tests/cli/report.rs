@@ -105,6 +105,7 @@ pub(crate) fn write_run(
         transport_exit_codes: vec![75],
         transport_max_retries: 0,
         tasks: tasks.iter().map(|(t, _)| t.clone()).collect(),
+        sources: Vec::new(),
     }))
     .unwrap();
     let mut verdicts = Vec::new();

@@ -1,0 +1,448 @@
+//! `gate ingest`: judge JUnit files that a test runner wrote, exactly as `gate run` judges
+//! the trials it runs.
+//!
+//! Glue only: [`crate::ingest`] turns the files into first-attempt trials per test case; each
+//! test case becomes a task with the rule the plan (or the flags) gives it; every attempt is
+//! written to a hash-chained ledger (whose header names each file and its SHA-256); the
+//! first attempts are fed to the same [`Sampler`] as `gate run`, in ordinal order, and runs
+//! beyond the decision are recorded as excluded. The verdict, the reports and the exit code
+//! are then computed from the ledger by [`crate::report`], as for `gate run`, so `gate
+//! verify` and `gate report` work on the result.
+
+use std::io::Write as _;
+use std::path::Path;
+
+use crate::cli::{DesignRule, IngestArgs, OutputArgs};
+use crate::error::Error;
+use crate::ingest::{self, History, Options};
+use crate::ledger::{
+    AttemptRow, DecisionRow, Header, Ledger, OnInconclusive, Outcome, Row, RunStatus,
+    SCHEMA_VERSION, SourceFile, TaskSpec, TimeoutPolicy, now_rfc3339, sha256_hex,
+};
+use crate::model::Verdict;
+use crate::plan::schema::{Rate, Rule, SamplingSpec};
+use crate::plan::{Plan, ResolvedRule, resolve_rule};
+use crate::report::Report;
+use crate::runner::redact::Redactor;
+use crate::runner::session::Session;
+use crate::runner::sys::hostname;
+use crate::sampler::OrderedSampler;
+
+/// The rules to judge with: a plan file's, or one rule for every test case.
+enum Rules {
+    Plan(Box<Plan>),
+    Flags { rule: ResolvedRule, words: String },
+}
+
+/// Execute `gate ingest`; returns the exit code.
+pub fn execute(args: &IngestArgs, output: &OutputArgs) -> Result<u8, Error> {
+    let rules = rules(args)?;
+    preflight(args)?;
+    // With a report on stdout (`--json -`), everything else goes to stderr.
+    let to_stdout = crate::output::report_to_stdout(&args.reports)?;
+    let say = |text: &str| {
+        if output.quiet {
+            return;
+        }
+        let _ = if to_stdout {
+            writeln!(std::io::stderr().lock(), "{text}")
+        } else {
+            writeln!(std::io::stdout().lock(), "{text}")
+        };
+    };
+    let opts = Options {
+        assume_retries_off: args.assume_retries_off,
+    };
+    let mut runs = Vec::with_capacity(args.results.len());
+    for path in &args.results {
+        runs.push(ingest::read_run(path, opts)?);
+    }
+    let sources: Vec<SourceFile> = runs
+        .iter()
+        .map(|r| SourceFile {
+            path: r.path.display().to_string(),
+            sha256: r.sha256.clone(),
+            writer: r.writer.as_str().to_string(),
+        })
+        .collect();
+    let skipped: u64 = runs.iter().map(|r| r.skipped).sum();
+    let histories = ingest::histories(runs);
+    if histories.is_empty() {
+        return Err(Error::Usage(format!(
+            "the {} result file{} hold no test case that ran ({skipped} skipped); nothing to judge",
+            sources.len(),
+            if sources.len() == 1 { "" } else { "s" }
+        )));
+    }
+
+    let (tasks, unselected) = assign(&rules, &histories)?;
+    if tasks.is_empty() {
+        return Err(Error::Usage(
+            "no test case is selected by the plan's tasks, and the plan sets no top-level `sampling:` for the rest"
+                .into(),
+        ));
+    }
+    if let Rules::Flags { words, .. } = &rules {
+        say(&format!("every test case: {words}"));
+    }
+    if let Rules::Plan(plan) = &rules {
+        for s in &plan.selections {
+            if let Some(words) = &s.rule.designed {
+                say(&format!("{}: {words}", s.id));
+            }
+        }
+    }
+    if !unselected.is_empty() {
+        say(&format!(
+            "not judged (selected by no task, and the plan sets no top-level `sampling:`): {}",
+            unselected
+                .iter()
+                .map(|t| format!("`{t}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if skipped > 0 {
+        say(&format!(
+            "{skipped} skipped test-case record(s) are not trials and were left out"
+        ));
+    }
+
+    let on_inconclusive = match (args.on_inconclusive, &rules) {
+        (Some(p), _) => p.into(),
+        (None, Rules::Plan(plan)) => plan.policy.on_inconclusive,
+        (None, Rules::Flags { .. }) => OnInconclusive::default(),
+    };
+    let env: Vec<(String, String)> = std::env::vars().collect();
+    let redactor = Redactor::new(
+        env.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+        match &rules {
+            Rules::Plan(p) => p.policy.redact.clone(),
+            Rules::Flags { .. } => Vec::new(),
+        },
+    );
+    let argv: Vec<String> = std::env::args().map(|a| redactor.apply(&a)).collect();
+    let manifest: String = sources
+        .iter()
+        .map(|s| format!("{}\0{}\n", s.path, s.sha256))
+        .collect();
+    let (plan_path, plan_hash) = match &rules {
+        Rules::Plan(p) => (p.path.display().to_string(), p.hash.clone()),
+        Rules::Flags { words, .. } => (
+            "(command line)".to_string(),
+            sha256_hex(format!("gate ingest: {words}").as_bytes()),
+        ),
+    };
+    let header = |run_id: &str| Header {
+        schema: SCHEMA_VERSION,
+        gate_version: env!("CARGO_PKG_VERSION").to_string(),
+        run_id: run_id.to_string(),
+        plan_path,
+        plan_hash,
+        fixture_hash: sha256_hex(manifest.as_bytes()),
+        argv,
+        started_at: now_rfc3339(),
+        host: hostname(),
+        shard: None,
+        jobs: 1,
+        timeout_policy: TimeoutPolicy::Fail,
+        on_inconclusive,
+        transport_exit_codes: Vec::new(),
+        transport_max_retries: 0,
+        tasks: tasks.iter().map(|(spec, _)| spec.clone()).collect(),
+        sources,
+    };
+    let mut session = Session::create_with(&args.ledger, header, &say)?;
+    let now = now_rfc3339();
+    let mut rows = Vec::new();
+    for (spec, history) in &tasks {
+        judge(spec, history, &now, &mut rows)?;
+    }
+    session.append_all(rows)?;
+    finish(args, output, to_stdout, &mut session)
+}
+
+/// The plan file, or the one rule the flags give.
+fn rules(args: &IngestArgs) -> Result<Rules, Error> {
+    if let Some(path) = &args.plan {
+        let plan = Plan::load(path)?;
+        if let Some(t) = plan.tasks.first() {
+            return Err(Error::Usage(format!(
+                "{}:{}: task `{}` has `run:`; `gate ingest` judges JUnit files, so its tasks select test cases \
+                 with `junit: GLOB` (run commands with `gate run`)",
+                path.display(),
+                t.line,
+                t.id
+            )));
+        }
+        return Ok(Rules::Plan(Box::new(plan)));
+    }
+    let (spec, what) = if let Some(single) = &args.single {
+        let bad = || {
+            anyhow::anyhow!(
+                "`--single {single}`: expected N,C (runs, failures tolerated), e.g. `--single 20,3`"
+            )
+        };
+        let (n, c) = single.split_once(',').ok_or_else(bad)?;
+        let (n, c) = (
+            n.trim().parse().map_err(|_| bad())?,
+            c.trim().parse().map_err(|_| bad())?,
+        );
+        (
+            SamplingSpec::Single { n, c },
+            format!("`--single {single}`"),
+        )
+    } else {
+        let (Some(healthy), Some(regressed)) = (args.healthy, args.regressed) else {
+            return Err(Error::Usage(
+                "give `--plan PLAN`, `--single N,C`, or `--healthy P0 --regressed P1`".into(),
+            ));
+        };
+        (
+            SamplingSpec::Design {
+                healthy: Rate(healthy),
+                regressed: Rate(regressed),
+                alpha: args.alpha.map(Rate),
+                beta: args.beta.map(Rate),
+                rule: match args.rule {
+                    DesignRule::Single => Rule::Single,
+                    DesignRule::Sequential => Rule::Sequential,
+                },
+                max_trials: args.max_trials,
+            },
+            "the design flags".to_string(),
+        )
+    };
+    let rule =
+        resolve_rule(spec, "every test case").map_err(|m| Error::Usage(format!("{what}: {m}")))?;
+    let words = rule
+        .designed
+        .clone()
+        .unwrap_or_else(|| rule.sampling.describe());
+    Ok(Rules::Flags { rule, words })
+}
+
+/// Report paths must be files, and none may be the ledger or a result file.
+fn preflight(args: &IngestArgs) -> Result<(), Error> {
+    let files = &args.reports;
+    let named = [
+        ("--junit", &files.junit),
+        ("--summary", &files.summary),
+        ("--json", &files.json),
+    ];
+    let same = |a: &Path, b: &Path| {
+        std::path::absolute(a)
+            .ok()
+            .zip(std::path::absolute(b).ok())
+            .is_some_and(|(a, b)| a == b)
+    };
+    for (flag, path) in named.iter().filter_map(|(f, p)| p.as_ref().map(|p| (f, p))) {
+        if path.is_dir() {
+            return Err(Error::Usage(format!(
+                "`{flag} {}`: is a directory; give a file path",
+                path.display()
+            )));
+        }
+        if same(path, &args.ledger) || args.results.iter().any(|r| same(path, r)) {
+            return Err(Error::Usage(format!(
+                "`{flag} {}`: is the ledger or one of the result files; give another path",
+                path.display()
+            )));
+        }
+    }
+    if args.ledger.is_dir() {
+        return Err(Error::Usage(format!(
+            "`--ledger {}`: is a directory; give a file path",
+            args.ledger.display()
+        )));
+    }
+    if args.results.iter().any(|r| same(r, &args.ledger)) {
+        return Err(Error::Usage(format!(
+            "`--ledger {}`: is one of the result files; give another path",
+            args.ledger.display()
+        )));
+    }
+    Ok(())
+}
+
+/// Test cases with their resolved task, in order of first appearance.
+type Assigned<'h> = Vec<(TaskSpec, &'h History)>;
+
+/// Each test case with its rule, in order of first appearance, and the ids no rule covers.
+fn assign<'h>(
+    rules: &Rules,
+    histories: &'h [History],
+) -> Result<(Assigned<'h>, Vec<String>), Error> {
+    let spec = |h: &History, rule: &ResolvedRule, line: Option<u64>, how: String| TaskSpec {
+        id: h.test.clone(),
+        line,
+        sampling: rule.sampling,
+        rates: rule.rates,
+        max_unavailable: rule.max_unavailable,
+        run: how,
+        check: None,
+        timeout_s: None,
+    };
+    let mut tasks = Vec::new();
+    let mut unselected = Vec::new();
+    match rules {
+        Rules::Flags { rule, .. } => {
+            for h in histories {
+                tasks.push((spec(h, rule, None, format!("junit: {}", h.test)), h));
+            }
+        }
+        Rules::Plan(plan) => {
+            let mut used = vec![false; plan.selections.len()];
+            for h in histories {
+                let hit = plan
+                    .selections
+                    .iter()
+                    .position(|s| s.pattern.matches(&h.test));
+                match (hit, &plan.default_rule) {
+                    (Some(i), _) => {
+                        used[i] = true;
+                        let s = &plan.selections[i];
+                        let how = format!("junit: {} (task `{}`, `{}`)", h.test, s.id, s.glob);
+                        tasks.push((spec(h, &s.rule, Some(s.line), how), h));
+                    }
+                    (None, Some(rule)) => {
+                        let how = format!("junit: {} (top-level `sampling:`)", h.test);
+                        tasks.push((spec(h, rule, None, how), h));
+                    }
+                    (None, None) => unselected.push(h.test.clone()),
+                }
+            }
+            if let Some(i) = used.iter().position(|u| !u) {
+                let s = &plan.selections[i];
+                let mut known: Vec<String> = histories
+                    .iter()
+                    .take(10)
+                    .map(|h| format!("`{}`", h.test))
+                    .collect();
+                if histories.len() > 10 {
+                    known.push(format!("… {} more", histories.len() - 10));
+                }
+                return Err(Error::Usage(format!(
+                    "{}:{}: task `{}`: `junit: {}` matches no test case in the result files (test cases: {})",
+                    plan.path.display(),
+                    s.line,
+                    s.id,
+                    s.glob,
+                    known.join(", ")
+                )));
+            }
+        }
+    }
+    Ok((tasks, unselected))
+}
+
+/// Append one task's attempt rows and its decision: first attempts consumed by the sampler in
+/// ordinal order, later attempts recorded and never graded, runs past the decision excluded.
+fn judge(
+    spec: &TaskSpec,
+    history: &History,
+    started_at: &str,
+    rows: &mut Vec<Row>,
+) -> Result<(), Error> {
+    let mut sampler = OrderedSampler::new(spec.sampling, spec.max_unavailable, None)
+        .map_err(|e| Error::Usage(format!("task `{}`: {e}", spec.id)))?;
+    for (i, attempts) in history.trials.iter().enumerate() {
+        let ordinal = i as u64 + 1;
+        for (j, a) in attempts.iter().enumerate() {
+            rows.push(Row::Attempt(AttemptRow {
+                task: spec.id.clone(),
+                trial: ordinal,
+                attempt: j as u32 + 1,
+                started_at: started_at.to_string(),
+                duration_s: a.duration_s,
+                exit_code: None,
+                signal: None,
+                check_exit: None,
+                fault: None,
+                outcome: if a.passed {
+                    Outcome::Pass
+                } else {
+                    Outcome::Fail
+                },
+                graded: j == 0,
+                result: None,
+                reason: (!a.passed).then(|| a.message.clone()),
+                stdout_tail: String::new(),
+                stderr_tail: a.detail.clone(),
+                log: None,
+            }));
+        }
+        // Attempt 1 only (invariant 1); the sampler excludes what comes after its decision.
+        let first = if attempts[0].passed {
+            Outcome::Pass
+        } else {
+            Outcome::Fail
+        };
+        sampler.offer(ordinal, first);
+    }
+    let (verdict, reason) = match sampler.decision() {
+        Some(d) => (d.verdict, d.reason.clone()),
+        None => (
+            Verdict::Inconclusive,
+            format!(
+                "no decision after the {} recorded run{} (the rule may need up to {})",
+                history.trials.len(),
+                if history.trials.len() == 1 { "" } else { "s" },
+                spec.sampling.max_graded()
+            ),
+        ),
+    };
+    rows.push(Row::Decision(DecisionRow {
+        task: spec.id.clone(),
+        verdict: Some(verdict),
+        reason,
+        counts: sampler.counts(),
+        llr: sampler.rule().llr(),
+    }));
+    Ok(())
+}
+
+/// Close the ledger with a footer, print and write the reports, return the exit code: all
+/// computed from the rows this process wrote, read back through its own descriptor, as
+/// `gate run` does.
+fn finish(
+    args: &IngestArgs,
+    output: &OutputArgs,
+    to_stdout: bool,
+    session: &mut Session,
+) -> Result<u8, Error> {
+    let report = own_report(&session.verified()?)?;
+    let (verdict, code) = (report.verdict(), report.exit_code());
+    drop(report);
+    session.close(RunStatus::Complete, verdict, code)?;
+    let report = own_report(&session.verified()?)?;
+    let terminal =
+        |is_tty: bool| crate::output::Output::resolve(output, is_tty).summary(&report.terminal());
+    // A closed stream ends the printing, not the verdict.
+    if to_stdout {
+        let text = terminal(std::io::IsTerminal::is_terminal(&std::io::stderr()));
+        let _ = std::io::stderr().lock().write_all(text.as_bytes());
+    } else {
+        let text = terminal(std::io::IsTerminal::is_terminal(&std::io::stdout()));
+        let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    }
+    crate::report::emit(&report, &args.reports)?;
+    let line = format!("ledger: {}", session.path().display());
+    if !output.quiet {
+        let _ = if to_stdout {
+            writeln!(std::io::stderr().lock(), "{line}")
+        } else {
+            writeln!(std::io::stdout().lock(), "{line}")
+        };
+    }
+    Ok(code)
+}
+
+/// The report of this ingest's own rows: one that cannot be made is gate's fault (exit 4).
+fn own_report(ledger: &Ledger) -> Result<Report, Error> {
+    Report::from_ledgers(std::slice::from_ref(ledger), None).map_err(|e| {
+        Error::Harness(format!(
+            "cannot make a report from this ingest's own ledger ({e}); no verdict is published"
+        ))
+    })
+}

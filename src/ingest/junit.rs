@@ -1,0 +1,395 @@
+//! One JUnit XML file → its `<testcase>` records, in document order, with every child that
+//! says how the test went: `<failure>`/`<error>`/`<skipped>`, the earlier failed attempts of
+//! a test that passed on a retry (`<flakyFailure>`/`<flakyError>`), the later failed attempts
+//! of a test that failed every attempt (`<rerunFailure>`/`<rerunError>`), and `<property>`
+//! elements (jest-junit can record Jest's `invocations` there).
+//!
+//! The reader is a streaming pass of `quick-xml` over the file's bytes: no DOM, no recursion,
+//! no entity beyond the five predefined ones and character references (a DTD is never
+//! expanded), an element depth limit, and every kept text cut to a fixed size, so a hostile
+//! file costs at most its own size in memory and never a panic. A file that is not
+//! well-formed XML, or whose root is not `<testsuites>`/`<testsuite>`, is refused with the
+//! line and column where reading stopped.
+
+use quick_xml::Reader;
+use quick_xml::escape::resolve_predefined_entity;
+use quick_xml::events::{BytesStart, Event};
+
+/// Deepest element nesting accepted; real JUnit files nest four or five levels.
+pub const MAX_DEPTH: usize = 64;
+/// Characters of a failure message or body kept (the head: the assertion comes first).
+pub const MAX_TEXT: usize = 2_000;
+
+/// How a record (or one of its attempts) ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Status {
+    /// No `<failure>`, `<error>` or `<skipped>` child.
+    Pass,
+    /// A `<failure>` or `<error>` child: the message attribute and the start of its text.
+    Fail {
+        /// The `message` attribute, or the first line of the text.
+        message: String,
+        /// The head of the element's text (a stack trace, an assertion).
+        detail: String,
+    },
+    /// A `<skipped>` child: the test did not run.
+    Skipped,
+}
+
+/// An earlier or later failed attempt recorded inside a `<testcase>`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Retry {
+    /// `time` attribute, seconds (0 when absent).
+    pub time_s: f64,
+    /// What failed.
+    pub message: String,
+    /// The head of its text.
+    pub detail: String,
+}
+
+/// One `<testcase>` element.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Case {
+    /// `classname` attribute (empty when absent).
+    pub classname: String,
+    /// `name` attribute.
+    pub name: String,
+    /// `time` attribute, seconds (0 when absent or not a number).
+    pub time_s: f64,
+    /// The record's own result (for a retried test: the last attempt's).
+    pub status: Status,
+    /// `<flakyFailure>`/`<flakyError>` children: failed attempts before the passing one.
+    pub flaky: Vec<Retry>,
+    /// `<rerunFailure>`/`<rerunError>` children: failed attempts after the first failure.
+    pub reruns: Vec<Retry>,
+    /// The `invocations` property, when the writer recorded one (jest-junit can).
+    pub invocations: Option<u64>,
+    /// 1-based line of the `<testcase>` tag.
+    pub line: u64,
+}
+
+/// What a file says about itself and its test cases.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Document {
+    /// Local name of the root element: `testsuites` or `testsuite`.
+    pub root: String,
+    /// The root's `name` attribute (`nextest-run`, `pytest tests`, `jest tests`, …).
+    pub root_name: Option<String>,
+    /// Whether the root has an `id` attribute (Playwright's reporter writes one).
+    pub root_has_id: bool,
+    /// Every `<testcase>`, in document order.
+    pub cases: Vec<Case>,
+}
+
+/// Why a file is not readable JUnit XML, and where (1-based line and column).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotJunit {
+    /// 1-based line.
+    pub line: u64,
+    /// 1-based column (in characters).
+    pub column: u64,
+    /// What is wrong.
+    pub reason: String,
+}
+
+/// Elements whose nesting the reader tracks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Open {
+    Case,
+    /// `<failure>`/`<error>`: text goes to the case's failure detail.
+    Failure,
+    /// `<flaky*>`/`<rerun*>`: text goes to the retry's detail.
+    Retry,
+    /// Anything else (suites, properties, system-out, unknown elements).
+    Other,
+}
+
+/// Parse a JUnit XML document.
+pub fn parse(text: &str) -> Result<Document, NotJunit> {
+    let mut reader = Reader::from_str(text);
+    let at = |pos: u64, reason: String| {
+        let (line, column) = line_col(text, pos as usize);
+        NotJunit {
+            line,
+            column,
+            reason,
+        }
+    };
+    let mut doc = Document {
+        root: String::new(),
+        root_name: None,
+        root_has_id: false,
+        cases: Vec::new(),
+    };
+    let mut stack: Vec<Open> = Vec::new();
+    let mut case: Option<Case> = None;
+    // The retry being read, and whether it is flaky (before the pass) or a rerun.
+    let mut retry: Option<(Retry, bool)> = None;
+    let mut seen_root = false;
+
+    loop {
+        let start = reader.buffer_position();
+        let event = reader
+            .read_event()
+            .map_err(|e| at(reader.error_position(), format!("not well-formed XML: {e}")))?;
+        match event {
+            Event::Start(e) if !seen_root => {
+                read_root(&e, &mut doc).map_err(|r| at(start, r))?;
+                seen_root = true;
+                stack.push(Open::Other);
+            }
+            Event::Empty(e) if !seen_root => {
+                read_root(&e, &mut doc).map_err(|r| at(start, r))?;
+                seen_root = true;
+            }
+            Event::Start(e) => {
+                if stack.len() >= MAX_DEPTH {
+                    return Err(at(
+                        start,
+                        format!("elements nested deeper than {MAX_DEPTH}"),
+                    ));
+                }
+                let open = open_element(&e, true, &stack, &mut case, &mut retry, start, text)
+                    .map_err(|r| at(start, r))?;
+                stack.push(open);
+            }
+            Event::Empty(e) => {
+                let open = open_element(&e, false, &stack, &mut case, &mut retry, start, text)
+                    .map_err(|r| at(start, r))?;
+                // `<testcase .../>` is a complete record: there is no End event for it.
+                if open == Open::Case
+                    && let Some(c) = case.take()
+                {
+                    doc.cases.push(c);
+                }
+            }
+            Event::End(_) => match stack.pop() {
+                Some(Open::Case) => {
+                    if let Some(c) = case.take() {
+                        doc.cases.push(c);
+                    }
+                }
+                Some(Open::Retry) => close_retry(&mut case, &mut retry),
+                _ => {}
+            },
+            Event::Text(t) => {
+                let s = t
+                    .xml10_content()
+                    .map_err(|e| at(start, format!("not UTF-8 text: {e}")))?;
+                push_text(&stack, &mut case, &mut retry, &s);
+            }
+            Event::CData(t) => {
+                let s = t
+                    .decode()
+                    .map_err(|e| at(start, format!("not UTF-8 text: {e}")))?;
+                push_text(&stack, &mut case, &mut retry, &s);
+            }
+            Event::GeneralRef(r) => {
+                let name = r
+                    .decode()
+                    .map_err(|e| at(start, format!("not UTF-8 text: {e}")))?;
+                let ch = r
+                    .resolve_char_ref()
+                    .map_err(|e| at(start, format!("bad character reference: {e}")))?;
+                let resolved = match ch {
+                    Some(c) => c.to_string(),
+                    None => resolve_predefined_entity(&name)
+                        .ok_or_else(|| {
+                            at(
+                                start,
+                                format!("unknown entity `&{name};` (gate expands only the five XML entities)"),
+                            )
+                        })?
+                        .to_string(),
+                };
+                push_text(&stack, &mut case, &mut retry, &resolved);
+            }
+            Event::Eof => break,
+            Event::Decl(_) | Event::PI(_) | Event::Comment(_) | Event::DocType(_) => {}
+        }
+    }
+    if !stack.is_empty() {
+        return Err(at(
+            text.len() as u64,
+            format!(
+                "the file ends inside {} open element{} (truncated?)",
+                stack.len(),
+                if stack.len() == 1 { "" } else { "s" }
+            ),
+        ));
+    }
+    if !seen_root {
+        return Err(at(
+            text.len() as u64,
+            "no root element (an empty file?); expected `<testsuites>` or `<testsuite>`".into(),
+        ));
+    }
+    Ok(doc)
+}
+
+/// Check the root element and keep what it says about the writer.
+fn read_root(e: &BytesStart<'_>, doc: &mut Document) -> Result<(), String> {
+    let name = local(e);
+    if name != "testsuites" && name != "testsuite" {
+        return Err(format!(
+            "the root element is `<{name}>`, not `<testsuites>` or `<testsuite>`"
+        ));
+    }
+    doc.root = name;
+    doc.root_name = attr(e, "name")?;
+    doc.root_has_id = attr(e, "id")?.is_some();
+    Ok(())
+}
+
+/// Handle a start (`has_body`) or empty element; returns how to track it when it has a body.
+fn open_element(
+    e: &BytesStart<'_>,
+    has_body: bool,
+    stack: &[Open],
+    case: &mut Option<Case>,
+    retry: &mut Option<(Retry, bool)>,
+    start: u64,
+    text: &str,
+) -> Result<Open, String> {
+    let name = local(e);
+    let parent = stack.last().copied();
+    if name == "testcase" {
+        if case.is_some() {
+            return Err("`<testcase>` inside another `<testcase>`".into());
+        }
+        let name_attr = attr(e, "name")?
+            .ok_or_else(|| "`<testcase>` without a `name` attribute".to_string())?;
+        let c = Case {
+            classname: attr(e, "classname")?.unwrap_or_default(),
+            name: name_attr,
+            time_s: seconds(attr(e, "time")?),
+            status: Status::Pass,
+            flaky: Vec::new(),
+            reruns: Vec::new(),
+            invocations: None,
+            line: line_col(text, start as usize).0,
+        };
+        *case = Some(c);
+        // With no body, the caller finishes the record at once.
+        return Ok(Open::Case);
+    }
+    let Some(c) = case.as_mut() else {
+        return Ok(Open::Other);
+    };
+    // Only direct children of the test case (and `<property>` inside `<properties>`) count.
+    match (parent, name.as_str()) {
+        (Some(Open::Case), "failure" | "error") => {
+            let message = attr(e, "message")?.unwrap_or_default();
+            c.status = Status::Fail {
+                message: cut(&message),
+                detail: String::new(),
+            };
+            Ok(if has_body { Open::Failure } else { Open::Other })
+        }
+        (Some(Open::Case), "skipped") => {
+            if c.status == Status::Pass {
+                c.status = Status::Skipped;
+            }
+            Ok(Open::Other)
+        }
+        (Some(Open::Case), "flakyFailure" | "flakyError" | "rerunFailure" | "rerunError") => {
+            let r = Retry {
+                time_s: seconds(attr(e, "time")?),
+                message: cut(&attr(e, "message")?.unwrap_or_default()),
+                detail: String::new(),
+            };
+            let flaky = name.starts_with("flaky");
+            if has_body {
+                *retry = Some((r, flaky));
+                Ok(Open::Retry)
+            } else {
+                if flaky {
+                    c.flaky.push(r);
+                } else {
+                    c.reruns.push(r);
+                }
+                Ok(Open::Other)
+            }
+        }
+        (_, "property") if attr(e, "name")?.as_deref() == Some("invocations") => {
+            let value = attr(e, "value")?.unwrap_or_default();
+            let n = value.trim().parse::<u64>().map_err(|_| {
+                format!("property `invocations` has value `{value}`, not a whole number")
+            })?;
+            c.invocations = Some(n);
+            Ok(Open::Other)
+        }
+        _ => Ok(Open::Other),
+    }
+}
+
+fn close_retry(case: &mut Option<Case>, retry: &mut Option<(Retry, bool)>) {
+    if let (Some(c), Some((r, flaky))) = (case.as_mut(), retry.take()) {
+        if flaky {
+            c.flaky.push(r);
+        } else {
+            c.reruns.push(r);
+        }
+    }
+}
+
+/// Append text to whatever the innermost tracked element collects, up to [`MAX_TEXT`].
+fn push_text(stack: &[Open], case: &mut Option<Case>, retry: &mut Option<(Retry, bool)>, s: &str) {
+    let target = match stack.last() {
+        Some(Open::Failure) => match case.as_mut().map(|c| &mut c.status) {
+            Some(Status::Fail { detail, .. }) => detail,
+            _ => return,
+        },
+        Some(Open::Retry) => match retry.as_mut() {
+            Some((r, _)) => &mut r.detail,
+            None => return,
+        },
+        _ => return,
+    };
+    let room = MAX_TEXT.saturating_sub(target.chars().count());
+    target.extend(s.chars().take(room));
+}
+
+/// An element's local name (without a namespace prefix), lossily decoded.
+fn local(e: &BytesStart<'_>) -> String {
+    String::from_utf8_lossy(e.local_name().as_ref()).into_owned()
+}
+
+/// An attribute's value, with entities resolved; `Err` for a malformed attribute.
+fn attr(e: &BytesStart<'_>, key: &str) -> Result<Option<String>, String> {
+    for a in e.attributes() {
+        let a = a.map_err(|err| format!("malformed attribute: {err}"))?;
+        if a.key.local_name().as_ref() == key.as_bytes() {
+            let v = a
+                .normalized_value(quick_xml::XmlVersion::Implicit1_0)
+                .map_err(|err| format!("attribute `{key}`: {err}"))?;
+            return Ok(Some(v.into_owned()));
+        }
+    }
+    Ok(None)
+}
+
+/// A `time` attribute in seconds; absent, negative or not a number counts as 0.
+fn seconds(v: Option<String>) -> f64 {
+    v.and_then(|s| s.trim().parse::<f64>().ok())
+        .filter(|t| t.is_finite() && *t >= 0.0)
+        .unwrap_or(0.0)
+}
+
+/// At most [`MAX_TEXT`] characters.
+fn cut(s: &str) -> String {
+    s.chars().take(MAX_TEXT).collect()
+}
+
+/// 1-based line and column (in characters) of byte offset `pos`.
+pub fn line_col(text: &str, pos: usize) -> (u64, u64) {
+    let mut pos = pos.min(text.len());
+    while !text.is_char_boundary(pos) {
+        pos -= 1;
+    }
+    let before = &text[..pos];
+    let line = before.bytes().filter(|&b| b == b'\n').count() as u64 + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let column = before[line_start..].chars().count() as u64 + 1;
+    (line, column)
+}

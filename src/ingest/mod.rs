@@ -1,0 +1,525 @@
+//! JUnit XML written by real test runners → first-attempt outcomes per test and ordinal.
+//!
+//! `gate ingest` judges test runs people already have. Each file is one run of the suite,
+//! in the order given; each test case is a task, named `classname::name` without repeat
+//! decorations; its records across the files, in that order, are its trials (ordinals 1..).
+//! One file may also hold several repeats of a test (pytest-repeat's `test_x[3-20]`,
+//! Playwright's `--repeat-each`): the repeat index orders them within the file.
+//!
+//! **First attempts only.** A retry that passed is not the first attempt, so each trial keeps
+//! its attempts in order and only attempt 1 is ever graded; the later ones are recorded as
+//! later attempts (like transport retries in `gate run`), for the score vector. How each
+//! writer records retries was read from its real output (see scripts/gen-junit-fixtures.sh):
+//!
+//! - **cargo-nextest** (and the Surefire convention it follows): a test that passed on a
+//!   retry has `<flakyFailure>` children, the failed attempts before the pass; a test that
+//!   failed every attempt has `<failure>` (attempt 1) and `<rerunFailure>` children (the
+//!   attempts after it). Either way attempt 1 failed. These elements are honoured in any file.
+//! - **pytest-rerunfailures**: a rerun is *another `<testcase>` record with the same name*
+//!   in the same run, and the failed attempts carry no failure element at all. So a name
+//!   recorded k times in one pytest run is one trial whose first k − 1 attempts failed.
+//! - **jest-junit** records nothing about `jest.retryTimes`, unless a
+//!   `junitTestCaseProperties.js` writes Jest's `invocations` count as a `<property>`: then
+//!   `invocations = k` means k − 1 failed attempts before the recorded result.
+//! - **Playwright**'s JUnit reporter, jest-junit without `invocations`, and writers gate does
+//!   not recognise record a test that passed on a retry exactly like a first-attempt pass.
+//!   Such files are refused with a message that says so, unless the caller vouches that
+//!   the suite ran with retries off (`--assume-retries-off`).
+//!
+//! Reading is bounded: a file larger than [`MAX_FILE_BYTES`] is refused before it is parsed,
+//! and [`junit`] keeps a fixed amount of text per failure.
+
+pub mod audit;
+pub mod junit;
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use crate::ledger::sha256_hex;
+use junit::{Case, Document, Status};
+
+/// Largest JUnit file read (64 MiB): far above real suites (10,000 test cases take about
+/// 2 MB), far below what would strain a CI runner's memory.
+pub const MAX_FILE_BYTES: u64 = 64 << 20;
+
+/// Why a result file cannot be ingested. Every variant is invalid input (exit 2).
+#[derive(Debug, thiserror::Error)]
+pub enum IngestError {
+    /// The file could not be opened or read.
+    #[error("{}: cannot read the result file", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Not a regular file (a directory, FIFO or device).
+    #[error("{}: not a regular file", path.display())]
+    NotAFile {
+        /// The path.
+        path: PathBuf,
+    },
+    /// Over [`MAX_FILE_BYTES`].
+    #[error("{}: larger than {} MiB; gate reads JUnit files up to that size", path.display(), MAX_FILE_BYTES >> 20)]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+    },
+    /// Not JUnit XML.
+    #[error("{}:{line}:{column}: not JUnit XML: {reason}", path.display())]
+    NotJunit {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: u64,
+        /// 1-based column.
+        column: u64,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A format in which a retry cannot be told apart from a first attempt.
+    #[error("{}: {reason}", path.display())]
+    RetriesInvisible {
+        /// The file.
+        path: PathBuf,
+        /// Which writer, and what to do.
+        reason: String,
+    },
+}
+
+/// The test runner that wrote a file, as far as its JUnit shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Writer {
+    /// cargo-nextest (`<testsuites name="nextest-run">`).
+    Nextest,
+    /// pytest (`<testsuites name="pytest tests">`).
+    Pytest,
+    /// Jest with jest-junit (`<testsuites name="jest tests">`, or `invocations` properties).
+    Jest,
+    /// Playwright's JUnit reporter (`<testsuites id="…">`, `›` in test names).
+    Playwright,
+    /// Anything else.
+    Other,
+}
+
+impl Writer {
+    /// A short name for messages and the ledger.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Writer::Nextest => "cargo-nextest",
+            Writer::Pytest => "pytest",
+            Writer::Jest => "jest-junit",
+            Writer::Playwright => "Playwright",
+            Writer::Other => "unrecognised writer",
+        }
+    }
+}
+
+/// How to read files whose retries are invisible.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options {
+    /// The caller vouches that the suite ran with retries off: every record is a first
+    /// attempt, and a name recorded several times in one file is several repeats.
+    pub assume_retries_off: bool,
+}
+
+/// One execution of a test.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Attempt {
+    /// Whether it passed.
+    pub passed: bool,
+    /// Wall time, seconds (0 when the writer did not record it).
+    pub duration_s: f64,
+    /// Why it failed, one line (empty for a pass).
+    pub message: String,
+    /// The head of the failure text (empty for a pass).
+    pub detail: String,
+}
+
+/// One trial of one test in one file: attempt 1 first, never empty.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Trial {
+    /// The test's id (`classname::name`, repeat decoration removed).
+    pub test: String,
+    /// Repeat index within the file (pytest-repeat's `i` in `[i-M]`, else the occurrence).
+    pub repeat: u64,
+    /// Attempts in order; `attempts[0]` is the graded one.
+    pub attempts: Vec<Attempt>,
+}
+
+/// One result file, read.
+#[derive(Debug, Clone)]
+pub struct RunFile {
+    /// The path as given.
+    pub path: PathBuf,
+    /// Hex SHA-256 of the bytes read.
+    pub sha256: String,
+    /// Who wrote it.
+    pub writer: Writer,
+    /// Its trials, each test's in repeat order.
+    pub trials: Vec<Trial>,
+    /// `<testcase>` records skipped by the runner: no trial.
+    pub skipped: u64,
+}
+
+/// Read and interpret one result file.
+pub fn read_run(path: &Path, opts: Options) -> Result<RunFile, IngestError> {
+    let bytes = read_bounded(path)?;
+    let sha256 = sha256_hex(&bytes);
+    let text = std::str::from_utf8(&bytes).map_err(|e| {
+        let (line, column) = junit::line_col(
+            &String::from_utf8_lossy(&bytes[..e.valid_up_to()]),
+            e.valid_up_to(),
+        );
+        IngestError::NotJunit {
+            path: path.to_path_buf(),
+            line,
+            column,
+            reason: "not UTF-8".into(),
+        }
+    })?;
+    let doc = junit::parse(text).map_err(|e| IngestError::NotJunit {
+        path: path.to_path_buf(),
+        line: e.line,
+        column: e.column,
+        reason: e.reason,
+    })?;
+    let writer = writer_of(&doc);
+    let (trials, skipped) =
+        interpret(&doc, writer, opts).map_err(|reason| IngestError::RetriesInvisible {
+            path: path.to_path_buf(),
+            reason,
+        })?;
+    Ok(RunFile {
+        path: path.to_path_buf(),
+        sha256,
+        writer,
+        trials,
+        skipped,
+    })
+}
+
+/// Read a regular file of at most [`MAX_FILE_BYTES`].
+fn read_bounded(path: &Path) -> Result<Vec<u8>, IngestError> {
+    let io = |source| IngestError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let meta = file.metadata().map_err(io)?;
+    if !meta.is_file() {
+        return Err(IngestError::NotAFile {
+            path: path.to_path_buf(),
+        });
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(IngestError::TooLarge {
+            path: path.to_path_buf(),
+        });
+    }
+    // The length can change between stat and read: read one byte past the cap to notice.
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(IngestError::TooLarge {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(bytes)
+}
+
+/// Recognise the writer from the root element and the records.
+pub fn writer_of(doc: &Document) -> Writer {
+    match doc.root_name.as_deref() {
+        Some("nextest-run") => return Writer::Nextest,
+        Some("pytest tests") => return Writer::Pytest,
+        Some("pytest") if doc.root == "testsuite" => return Writer::Pytest,
+        Some("jest tests") => return Writer::Jest,
+        _ => {}
+    }
+    if doc.cases.iter().any(|c| c.invocations.is_some()) {
+        Writer::Jest
+    } else if doc.root_has_id || doc.cases.iter().any(|c| c.name.contains(" › ")) {
+        Writer::Playwright
+    } else {
+        Writer::Other
+    }
+}
+
+/// The test id of a record: `classname::name`, or the name alone when the class name is
+/// empty or repeats it (jest-junit writes the full title into both).
+fn test_id(classname: &str, name: &str) -> String {
+    if classname.is_empty() || classname == name {
+        name.to_string()
+    } else {
+        format!("{classname}::{name}")
+    }
+}
+
+/// The attempts one record holds, attempt 1 first; `None` for a skipped record.
+fn attempts_of(case: &Case) -> Option<Vec<Attempt>> {
+    let retry = |r: &junit::Retry| Attempt {
+        passed: false,
+        duration_s: r.time_s,
+        message: r.message.clone(),
+        detail: r.detail.clone(),
+    };
+    let own = match &case.status {
+        Status::Skipped => return None,
+        Status::Pass => Attempt {
+            passed: true,
+            duration_s: case.time_s,
+            message: String::new(),
+            detail: String::new(),
+        },
+        Status::Fail { message, detail } => Attempt {
+            passed: false,
+            duration_s: case.time_s,
+            message: if message.is_empty() {
+                detail.lines().next().unwrap_or("failed").to_string()
+            } else {
+                message.clone()
+            },
+            detail: detail.clone(),
+        },
+    };
+    let mut out = Vec::with_capacity(1 + case.flaky.len() + case.reruns.len());
+    if !case.flaky.is_empty() {
+        // Failed attempts, then the passing one the record itself describes.
+        out.extend(case.flaky.iter().map(retry));
+        out.push(own);
+    } else {
+        // Attempt 1 is the record's own result; reruns came after it.
+        out.push(own);
+        out.extend(case.reruns.iter().map(retry));
+    }
+    Some(out)
+}
+
+/// Turn a document's records into trials, by the rules of its writer. `Err` says why the
+/// file's retries cannot be told apart.
+fn interpret(doc: &Document, writer: Writer, opts: Options) -> Result<(Vec<Trial>, u64), String> {
+    let mut skipped = 0;
+    let vouched = opts.assume_retries_off;
+    match writer {
+        Writer::Playwright if !vouched => {
+            return Err(
+                "written by Playwright's JUnit reporter, which does not record retries: a test that passed \
+                 on a retry looks exactly like a first-attempt pass, so gate cannot tell first attempts apart. \
+                 Run the suite with `--retries 0` and pass `--assume-retries-off`"
+                    .into(),
+            );
+        }
+        Writer::Jest if !vouched => {
+            if let Some(c) = doc.cases.iter().find(|c| c.invocations.is_none()) {
+                return Err(format!(
+                    "written by jest-junit without an `invocations` property (test `{}`, line {}): jest-junit \
+                     does not record `jest.retryTimes` retries, so a test that passed on a retry looks like a \
+                     first-attempt pass. Record them with a junitTestCaseProperties.js containing \
+                     `module.exports = (r) => ({{ invocations: r.invocations }});`, or run with retries off \
+                     and pass `--assume-retries-off`",
+                    test_id(&c.classname, &c.name),
+                    c.line
+                ));
+            }
+        }
+        Writer::Other if !vouched => {
+            return Err(
+                "this JUnit file's writer is not one gate knows how retries are recorded in (cargo-nextest, \
+                 pytest, jest-junit with `invocations`), so a test that passed on a retry cannot be told from a \
+                 first-attempt pass. Run the suite with retries off and pass `--assume-retries-off`"
+                    .into(),
+            );
+        }
+        _ => {}
+    }
+
+    // Records by name within this file, in document order.
+    let mut order: Vec<(String, String)> = Vec::new();
+    let mut records: HashMap<(String, String), Vec<&Case>> = HashMap::new();
+    for case in &doc.cases {
+        let key = (case.classname.clone(), case.name.clone());
+        let slot = records.entry(key.clone()).or_default();
+        if slot.is_empty() {
+            order.push(key);
+        }
+        slot.push(case);
+    }
+
+    let repeats = if writer == Writer::Pytest {
+        pytest_repeats(&order)
+    } else {
+        HashMap::new()
+    };
+
+    let mut trials: Vec<Trial> = Vec::new();
+    for key in &order {
+        let cases = &records[key];
+        let (id, repeat) = match repeats.get(key) {
+            Some((base, i)) => (test_id(&key.0, base), Some(*i)),
+            None => (test_id(&key.0, &key.1), None),
+        };
+        if writer == Writer::Pytest {
+            // pytest-rerunfailures: every record but the last is a failed attempt of one
+            // trial (written without a failure element), the last is the final result.
+            let (last, earlier) = cases.split_last().expect("a key has at least one record");
+            let Some(mut final_attempts) = attempts_of(last) else {
+                skipped += cases.len() as u64;
+                continue;
+            };
+            let mut attempts: Vec<Attempt> = earlier
+                .iter()
+                .map(|c| Attempt {
+                    passed: false,
+                    duration_s: c.time_s,
+                    message: "failed (recorded by pytest-rerunfailures as a rerun)".into(),
+                    detail: String::new(),
+                })
+                .collect();
+            attempts.append(&mut final_attempts);
+            trials.push(Trial {
+                test: id,
+                repeat: repeat.unwrap_or(1),
+                attempts,
+            });
+        } else {
+            for (k, case) in cases.iter().enumerate() {
+                let Some(mut attempts) = attempts_of(case) else {
+                    skipped += 1;
+                    continue;
+                };
+                if let Some(n) = case.invocations
+                    && case.flaky.is_empty()
+                    && case.reruns.is_empty()
+                    && n > 1
+                {
+                    // Jest retries a test only after it failed: invocations − 1 failures first.
+                    let mut before: Vec<Attempt> = (1..n)
+                        .map(|_| Attempt {
+                            passed: false,
+                            duration_s: 0.0,
+                            message: "failed (counted by Jest's `invocations`)".into(),
+                            detail: String::new(),
+                        })
+                        .collect();
+                    before.append(&mut attempts);
+                    attempts = before;
+                }
+                trials.push(Trial {
+                    test: id.clone(),
+                    repeat: repeat.unwrap_or(k as u64 + 1),
+                    attempts,
+                });
+            }
+        }
+    }
+    // Each test's trials in repeat order; tests keep their first appearance's order.
+    let mut first_seen: HashMap<String, usize> = HashMap::new();
+    for (i, t) in trials.iter().enumerate() {
+        first_seen.entry(t.test.clone()).or_insert(i);
+    }
+    trials.sort_by_key(|t| (first_seen[&t.test], t.repeat));
+    Ok((trials, skipped))
+}
+
+/// pytest-repeat names repeat i of M `name[i-M]`, or `name[param-i-M]` for a parametrized
+/// test. A name is read as a repeat only when its (class, base name, M) group holds at least
+/// two distinct indices, all within 1..=M, so a parameter id that merely looks like `1-2` is
+/// left alone. Returns, for each decorated record key, the undecorated name and i.
+fn pytest_repeats(keys: &[(String, String)]) -> HashMap<(String, String), (String, u64)> {
+    let parsed: Vec<Option<(String, u64, u64)>> = keys.iter().map(|k| split_repeat(&k.1)).collect();
+    let mut groups: HashMap<(String, String, u64), Vec<u64>> = HashMap::new();
+    for (k, p) in keys.iter().zip(&parsed) {
+        if let Some((base, i, m)) = p {
+            groups
+                .entry((k.0.clone(), base.clone(), *m))
+                .or_default()
+                .push(*i);
+        }
+    }
+    let mut out = HashMap::new();
+    for (k, p) in keys.iter().zip(parsed) {
+        let Some((base, i, m)) = p else { continue };
+        let g = &groups[&(k.0.clone(), base.clone(), m)];
+        let mut distinct = g.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        if distinct.len() >= 2 && distinct.iter().all(|&x| (1..=m).contains(&x)) {
+            out.insert(k.clone(), (base, i));
+        }
+    }
+    out
+}
+
+/// `test_x[3-20]` → (`test_x`, 3, 20); `test_x[a-3-20]` → (`test_x[a]`, 3, 20).
+fn split_repeat(name: &str) -> Option<(String, u64, u64)> {
+    let inner = name.strip_suffix(']')?;
+    let open = inner.find('[')?;
+    let (head, params) = (&inner[..open], &inner[open + 1..]);
+    let (rest, m) = params.rsplit_once('-')?;
+    let (param, i) = match rest.rsplit_once('-') {
+        Some((p, i)) => (Some(p), i),
+        None => (None, rest),
+    };
+    let (i, m): (u64, u64) = (i.parse().ok()?, m.parse().ok()?);
+    let base = match param {
+        Some(p) => format!("{head}[{p}]"),
+        None => head.to_string(),
+    };
+    Some((base, i, m))
+}
+
+/// Every test's trials across runs: ordinal k is the k-th trial in (file order, repeat
+/// order). Tests are listed in order of first appearance.
+#[derive(Debug, Clone)]
+pub struct History {
+    /// The test's id.
+    pub test: String,
+    /// Trials by ordinal (index 0 is ordinal 1).
+    pub trials: Vec<Vec<Attempt>>,
+}
+
+/// Merge the runs, in the order given, into per-test histories.
+pub fn histories(runs: Vec<RunFile>) -> Vec<History> {
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut out: Vec<History> = Vec::new();
+    for run in runs {
+        for t in run.trials {
+            let i = *index.entry(t.test.clone()).or_insert_with(|| {
+                out.push(History {
+                    test: t.test.clone(),
+                    trials: Vec::new(),
+                });
+                out.len() - 1
+            });
+            out[i].trials.push(t.attempts);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pytest_repeat_decorations_split() {
+        assert_eq!(split_repeat("test_x[3-20]"), Some(("test_x".into(), 3, 20)));
+        assert_eq!(
+            split_repeat("test_x[b-1-1-2]"),
+            Some(("test_x[b-1]".into(), 1, 2))
+        );
+        assert_eq!(split_repeat("test_x"), None);
+        assert_eq!(split_repeat("test_x[a]"), None);
+    }
+
+    #[test]
+    fn a_parameter_id_that_looks_like_a_repeat_is_left_alone() {
+        let keys = vec![("m".to_string(), "test_p[1-2]".to_string())];
+        assert!(pytest_repeats(&keys).is_empty());
+    }
+}
