@@ -286,9 +286,12 @@ fn task(out: &mut String, t: &TaskReport, policy: OnInconclusive) {
     );
     let _ = writeln!(out, "| recovery rate | {} |", share_text(s.recovery));
     let f = s.failures;
+    // Only `gate ingest` ledgers can hold JUnit test-case failures: elsewhere the class is
+    // always 0 and would only add noise.
     let classes: Vec<String> = f
         .by_class()
         .into_iter()
+        .filter(|&(name, n)| n > 0 || name != crate::report::model::TEST_CASE_FAILED)
         .map(|(name, n)| format!("{name} {n}"))
         .collect();
     let _ = writeln!(out, "| failures | {} |", classes.join(" · "));
