@@ -573,7 +573,9 @@ impl Validator<'_> {
         let run = t.run.as_ref().ok_or_else(|| {
             self.invalid(
                 &entry.referenced,
-                format!("task `{id}` has no `run` (or, for `gate ingest`, `junit`)"),
+                format!(
+                    "missing field `run`: task `{id}` needs `run` (or, for `gate ingest`, `junit: GLOB`)"
+                ),
             )
         })?;
         let run = self.command(run, "run", &id)?;

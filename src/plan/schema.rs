@@ -107,6 +107,8 @@ pub enum Rule {
 /// One task as written.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+// Exactly one of `run` (gate run) and `junit` (gate ingest).
+#[schemars(extend("oneOf" = [{"required": ["run"]}, {"required": ["junit"]}]))]
 pub struct TaskFile {
     /// Unique id (no `/`, `\\`, `.` or `..`).
     #[schemars(with = "String")]

@@ -192,7 +192,7 @@ fn missing_fields_list_what_the_mapping_takes() {
         ),
         (
             "version: 1\nsampling: {single: {n: 5, c: 1}}\ntasks:\n  - id: t\n",
-            "missing field `run`: a task takes `id`, `run` (required) and `check`, `cwd`",
+            "plan.yaml:4:5: missing field `run`: task `t` needs `run` (or, for `gate ingest`, `junit: GLOB`)",
         ),
         (
             "version: 1\nsampling: {design: {healthy: 0.9, regressed: 0.7, rule: wald}}\ntasks:\n  - id: t\n    run: 'true'\n",
