@@ -104,6 +104,7 @@ impl PlanCheck {
 struct Point {
     pass: f64,
     fail: f64,
+    inconclusive: f64,
     asn: f64,
 }
 
@@ -119,6 +120,8 @@ impl Oc {
             Oc::Single { n, c } => Point {
                 pass: single_p_pass(*n, *c, p),
                 fail: single_p_fail(*n, *c, p),
+                // A single plan always decides: exactly 0, not 1 - pass - fail's rounding.
+                inconclusive: 0.0,
                 asn: curtailed_asn(*n, *c, p),
             },
             Oc::Sequential(s) => {
@@ -126,6 +129,7 @@ impl Oc {
                 Point {
                     pass: oc.p_pass,
                     fail: oc.p_fail,
+                    inconclusive: oc.p_inconclusive,
                     asn: oc.asn,
                 }
             }
@@ -166,7 +170,7 @@ fn task_check(t: &Task, policy: OnInconclusive) -> Result<TaskCheck, StatsError>
                 Some(Risks {
                     alpha,
                     beta: pr.pass,
-                    inconclusive_healthy: (1.0 - ph.pass - ph.fail).max(0.0),
+                    inconclusive_healthy: ph.inconclusive,
                 }),
                 Some(RatePair {
                     healthy: ph.asn,

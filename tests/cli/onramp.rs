@@ -577,3 +577,23 @@ fn the_mermaid_oc_chart_has_a_numeric_evenly_spaced_x_axis_and_a_visible_colour(
         assert!((end * 20.0 - (end * 20.0).round()).abs() < 1e-9, "{chart}");
     }
 }
+
+/// The complete example of docs/plan-file.md loads, and validates against the schema.
+#[test]
+fn the_plan_file_reference_example_loads_and_validates() {
+    let doc = std::fs::read_to_string("docs/plan-file.md").expect("docs/plan-file.md");
+    let example = doc
+        .split("<!-- plan-file:example -->\n```yaml\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```\n<!-- /plan-file:example -->").next())
+        .expect("the example between its markers");
+    let dir = project(&[("data/booking.json", "{}\n"), ("agents/.keep", "")]);
+    std::fs::write(dir.path().join("plan.yaml"), example).unwrap();
+    gate()
+        .current_dir(dir.path())
+        .args(["check", "plan.yaml"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("plan.yaml: ok · 1 task"));
+    assert!(plan_validator().is_valid(&yaml_to_json(example)));
+}
