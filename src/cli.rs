@@ -33,13 +33,14 @@ pub struct Cli {
 /// Flags every subcommand takes.
 #[derive(Debug, Args, Clone, Copy)]
 pub struct OutputArgs {
-    /// Print verdicts only: no per-trial progress lines, no notes.
+    /// `run`, `report`, `ingest`: print the verdict lines only, no per-trial progress.
     #[arg(long, short = 'q', global = true, conflicts_with = "verbose")]
     pub quiet: bool,
-    /// Print more: each task's resolved rule before it runs.
+    /// `run`: also print each task's resolved rule before it runs.
     #[arg(long, short = 'v', global = true)]
     pub verbose: bool,
-    /// Colour in terminal output (`auto`: when stdout is a terminal and NO_COLOR is unset).
+    /// Colour the verdicts of the summary (`auto`: when it goes to a terminal and NO_COLOR is
+    /// unset).
     #[arg(long, value_enum, global = true, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
 }
