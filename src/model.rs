@@ -7,8 +7,12 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::stats::StatsError;
+use crate::stats::lattice::Boundaries;
+use crate::stats::sprt::Sprt;
+
 /// A resolved sampling rule, as recorded in the ledger header for each task.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Sampling {
     /// Run `n` trials; PASS iff failures <= `c`. Curtailed: stops once the verdict is certain.
@@ -18,7 +22,8 @@ pub enum Sampling {
         /// Acceptance number: failures tolerated.
         c: u64,
     },
-    /// Wald's SPRT of H0: p = healthy against H1: p = regressed, truncated at `max_trials`.
+    /// A sequential test of H0: p = healthy against H1: p = regressed, truncated at
+    /// `max_trials`: the calibrated lattice, or Wald's SPRT (see [`SequentialRule`]).
     Sequential {
         /// Healthy per-trial success rate p0.
         healthy: f64,
@@ -30,10 +35,73 @@ pub enum Sampling {
         beta: f64,
         /// Graded trials after which the test stops INCONCLUSIVE.
         max_trials: u64,
+        /// Which rule decides. A ledger written before calibrated rules existed has no
+        /// `rule` and ran Wald's test, so that is the default when reading.
+        #[serde(default)]
+        rule: SequentialRule,
     },
 }
 
+/// The decision rule of a sequential plan.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SequentialRule {
+    /// Wald's SPRT with his textbook thresholds `ln(beta/(1-alpha))`, `ln((1-beta)/alpha)`.
+    #[default]
+    Wald,
+    /// The calibrated design of [`crate::stats::calibrated`], recorded as its lattice so a
+    /// replay decides with exactly the rule that ran.
+    Calibrated {
+        /// The boundaries.
+        lattice: Boundaries,
+    },
+}
+
+impl SequentialRule {
+    /// `wald` or `calibrated`, as written in plan files and printed in reports.
+    pub fn name(&self) -> &'static str {
+        match self {
+            SequentialRule::Wald => "wald",
+            SequentialRule::Calibrated { .. } => "calibrated",
+        }
+    }
+}
+
 impl Sampling {
+    /// The rule's name: `single`, `calibrated` or `wald`.
+    pub fn rule_name(&self) -> &'static str {
+        match self {
+            Sampling::Single { .. } => "single",
+            Sampling::Sequential { rule, .. } => rule.name(),
+        }
+    }
+
+    /// The rule as a boundary lattice: the table its decisions, OC and estimates all come
+    /// from. Fails only for a Wald rule whose parameters the statistics refuse.
+    pub fn lattice(&self) -> Result<Boundaries, StatsError> {
+        match self {
+            Sampling::Single { n, c } => Boundaries::single(*n, *c),
+            Sampling::Sequential {
+                rule: SequentialRule::Calibrated { lattice },
+                ..
+            } => Ok(lattice.clone()),
+            Sampling::Sequential {
+                healthy,
+                regressed,
+                alpha,
+                beta,
+                max_trials,
+                rule: SequentialRule::Wald,
+            } => Ok(Boundaries::wald(&Sprt::new(
+                *healthy,
+                *regressed,
+                *alpha,
+                *beta,
+                *max_trials,
+            )?)),
+        }
+    }
+
     /// The most graded trials this rule can ever consume (n, or max_trials).
     pub fn max_graded(&self) -> u64 {
         match *self {
@@ -55,8 +123,13 @@ impl Sampling {
                 alpha,
                 beta,
                 max_trials,
+                ref rule,
             } => format!(
-                "sequential test of {} vs {} (alpha {}, beta {}), at most {max_trials} trials",
+                "{} sequential test of {} vs {} (alpha {}, beta {}), at most {max_trials} trials",
+                match rule {
+                    SequentialRule::Wald => "Wald's",
+                    SequentialRule::Calibrated { .. } => "calibrated",
+                },
                 pct(healthy),
                 pct(regressed),
                 alpha,
@@ -226,4 +299,32 @@ pub enum Outcome {
     Cancelled,
     /// The harness could not run it; the run is invalid.
     HarnessError,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_ledger_sequential_rule_without_rule_is_wald() {
+        // Ledgers written before calibrated rules existed must still replay as they ran.
+        let old = r#"{"sequential":{"healthy":0.9,"regressed":0.7,"alpha":0.05,"beta":0.1,"max_trials":66}}"#;
+        let s: Sampling = serde_json::from_str(old).unwrap();
+        assert_eq!(s.rule_name(), "wald");
+        let lattice = crate::stats::calibrated::design_calibrated(0.9, 0.7, 0.05, 0.1, None)
+            .unwrap()
+            .boundaries;
+        let new = Sampling::Sequential {
+            healthy: 0.9,
+            regressed: 0.7,
+            alpha: 0.05,
+            beta: 0.1,
+            max_trials: 66,
+            rule: SequentialRule::Calibrated { lattice },
+        };
+        let json = serde_json::to_string(&new).unwrap();
+        assert!(json.contains(r#""rule":{"calibrated":{"lattice":{"max_trials":66,"changes":"#));
+        assert_eq!(serde_json::from_str::<Sampling>(&json).unwrap(), new);
+        assert_eq!(new.lattice().unwrap().max_trials(), 66);
+    }
 }

@@ -9,7 +9,9 @@
 use std::collections::BTreeMap;
 
 use crate::ledger::Counts;
+use crate::model::SequentialRule;
 use crate::model::{Outcome, Shard};
+use crate::stats::lattice::{Boundaries, State};
 use crate::stats::sprt::{Sprt, SprtState};
 
 pub use crate::model::{Sampling, Tally, TrialOutcome, Verdict};
@@ -28,6 +30,8 @@ pub struct Decision {
 pub struct Sampler {
     sampling: Sampling,
     sprt: Option<Sprt>,
+    /// The calibrated rule's lattice (Wald's rule decides through `sprt`).
+    lattice: Option<Boundaries>,
     max_unavailable: u64,
     tally: Tally,
     decision: Option<Decision>,
@@ -38,19 +42,36 @@ impl Sampler {
     /// the task INCONCLUSIVE. Fails only for a sequential rule whose rates are impossible,
     /// which plan validation has already ruled out.
     pub fn new(sampling: Sampling, max_unavailable: u64) -> Result<Self, crate::stats::StatsError> {
-        let sprt = match sampling {
-            Sampling::Single { .. } => None,
+        let (sprt, lattice) = match &sampling {
+            Sampling::Single { .. } => (None, None),
             Sampling::Sequential {
                 healthy,
                 regressed,
                 alpha,
                 beta,
                 max_trials,
-            } => Some(Sprt::new(healthy, regressed, alpha, beta, max_trials)?),
+                rule: SequentialRule::Wald,
+            } => (
+                Some(Sprt::new(*healthy, *regressed, *alpha, *beta, *max_trials)?),
+                None,
+            ),
+            Sampling::Sequential {
+                max_trials,
+                rule: SequentialRule::Calibrated { lattice },
+                ..
+            } => {
+                if lattice.max_trials() != *max_trials {
+                    return Err(crate::stats::StatsError::BadLattice {
+                        reason: "the lattice's rows do not end at `max_trials`",
+                    });
+                }
+                (None, Some(lattice.clone()))
+            }
         };
         Ok(Sampler {
             sampling,
             sprt,
+            lattice,
             max_unavailable,
             tally: Tally::default(),
             decision: None,
@@ -58,8 +79,8 @@ impl Sampler {
     }
 
     /// The rule.
-    pub fn sampling(&self) -> Sampling {
-        self.sampling
+    pub fn sampling(&self) -> &Sampling {
+        &self.sampling
     }
 
     /// Outcomes consumed so far.
@@ -150,8 +171,36 @@ impl Sampler {
                     None
                 }
             }
+            Sampling::Sequential { max_trials, .. } if self.lattice.is_some() => {
+                let lattice = self.lattice.as_ref()?;
+                let (g, f) = (t.graded(), t.failed);
+                let row = lattice.row(g);
+                match lattice.decide(g, f) {
+                    State::Continue => None,
+                    State::Pass => Some(Decision {
+                        verdict: Verdict::Pass,
+                        reason: format!(
+                            "{f} failures in {g} trials are within the calibrated PASS bound (at most {})",
+                            row.and_then(|r| r.pass_max_failures).unwrap_or(0)
+                        ),
+                    }),
+                    State::Fail => Some(Decision {
+                        verdict: Verdict::Fail,
+                        reason: format!(
+                            "{f} failures in {g} trials reach the calibrated FAIL bound (at least {})",
+                            row.and_then(|r| r.fail_min_failures).unwrap_or(0)
+                        ),
+                    }),
+                    State::Truncated => Some(Decision {
+                        verdict: Verdict::Inconclusive,
+                        reason: format!(
+                            "{max_trials} trials spent without reaching a calibrated bound ({f} failed)"
+                        ),
+                    }),
+                }
+            }
             Sampling::Sequential { max_trials, .. } => {
-                // Built in `new` for every sequential rule.
+                // Built in `new` for every Wald rule.
                 let sprt = self.sprt.as_ref()?;
                 let llr = sprt.llr(t.passed, t.failed);
                 match sprt.decide(t.passed, t.failed) {
@@ -240,8 +289,8 @@ impl OrderedSampler {
         shard: Option<Shard>,
     ) -> Result<Self, crate::stats::StatsError> {
         let mut s = OrderedSampler {
-            sampler: Sampler::new(sampling, max_unavailable)?,
             sequential: matches!(sampling, Sampling::Sequential { .. }),
+            sampler: Sampler::new(sampling, max_unavailable)?,
             shard,
             next: 1,
             waiting: BTreeMap::new(),
@@ -459,6 +508,7 @@ mod ordered_tests {
             alpha: 0.05,
             beta: 0.1,
             max_trials: 50,
+            rule: SequentialRule::Wald,
         };
         let mut q = OrderedSampler::new(seq, 5, None).unwrap();
         q.offer(1, Outcome::Pass);
@@ -466,6 +516,55 @@ mod ordered_tests {
         q.gap_before(3);
         assert!(q.blocked_at_gap());
         assert_eq!(q.tally().passed, 1);
+    }
+
+    #[test]
+    fn a_calibrated_rule_decides_where_its_lattice_says() {
+        let lattice = crate::stats::calibrated::design_calibrated(0.9, 0.7, 0.05, 0.1, None)
+            .unwrap()
+            .boundaries;
+        let seq = Sampling::Sequential {
+            healthy: 0.9,
+            regressed: 0.7,
+            alpha: 0.05,
+            beta: 0.1,
+            max_trials: lattice.max_trials(),
+            rule: SequentialRule::Calibrated {
+                lattice: lattice.clone(),
+            },
+        };
+        // Every pass path and every all-fail path stops exactly where `decide` says.
+        for fail_every in [0u64, 2, 3] {
+            let mut s = Sampler::new(seq.clone(), 0).unwrap();
+            let (mut t, mut f) = (0u64, 0u64);
+            loop {
+                t += 1;
+                let failed = fail_every != 0 && t % fail_every == 0;
+                f += u64::from(failed);
+                let outcome = if failed {
+                    TrialOutcome::Fail
+                } else {
+                    TrialOutcome::Pass
+                };
+                let decided = s.consume(outcome).map(|d| d.verdict);
+                let want = match lattice.decide(t, f) {
+                    State::Continue => None,
+                    State::Pass => Some(Verdict::Pass),
+                    State::Fail => Some(Verdict::Fail),
+                    State::Truncated => Some(Verdict::Inconclusive),
+                };
+                assert_eq!(decided, want, "t={t} f={f}");
+                if decided.is_some() {
+                    break;
+                }
+            }
+        }
+        // A recorded lattice that does not end at `max_trials` is refused.
+        let mut forged = seq.clone();
+        if let Sampling::Sequential { max_trials, .. } = &mut forged {
+            *max_trials += 1;
+        }
+        assert!(Sampler::new(forged, 0).is_err());
     }
 
     #[test]

@@ -276,7 +276,7 @@ fn assign<'h>(
     let spec = |h: &History, rule: &ResolvedRule, line: Option<u64>, how: String| TaskSpec {
         id: h.test.clone(),
         line,
-        sampling: rule.sampling,
+        sampling: rule.sampling.clone(),
         rates: rule.rates,
         max_unavailable: rule.max_unavailable,
         run: how,
@@ -344,7 +344,7 @@ fn judge(
     started_at: &str,
     rows: &mut Vec<Row>,
 ) -> Result<(), Error> {
-    let mut sampler = OrderedSampler::new(spec.sampling, spec.max_unavailable, None)
+    let mut sampler = OrderedSampler::new(spec.sampling.clone(), spec.max_unavailable, None)
         .map_err(|e| Error::Usage(format!("task `{}`: {e}", spec.id)))?;
     for (i, attempts) in history.trials.iter().enumerate() {
         let ordinal = i as u64 + 1;

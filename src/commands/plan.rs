@@ -67,6 +67,10 @@ pub(crate) fn flag_error(err: StatsError) -> anyhow::Error {
              {to_pass} trials to PASS and {to_fail} to FAIL"
         ),
         StatsError::BadLattice { .. } => anyhow!("{err}"),
+        StatsError::NoSequential { max_trials, .. } => anyhow!(
+            "no sequential rule with at most {max_trials} trials meets both risks: raise \
+             `--max-trials`, widen the gap between the rates, or allow larger risks"
+        ),
         StatsError::NoPlan { limit, alpha, beta } => anyhow!(
             "no single plan with at most {limit} trials tells these rates apart at alpha \
              `{}` and beta `{}`: widen the gap between `--healthy` and `--regressed`, \

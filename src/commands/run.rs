@@ -124,7 +124,7 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
         }
         let config = TaskConfig {
             id: task.id.clone(),
-            sampling: task.sampling,
+            sampling: task.sampling.clone(),
             max_unavailable: task.max_unavailable,
             jobs: plan.policy.jobs,
             shard,

@@ -12,8 +12,8 @@ use serde::Serialize;
 use crate::ledger::OnInconclusive;
 use crate::sampler::Sampling;
 use crate::stats::StatsError;
+use crate::stats::lattice::Boundaries;
 use crate::stats::oc::{curtailed_asn, single_p_fail, single_p_pass};
-use crate::stats::sprt::Sprt;
 
 use super::{Plan, Task};
 
@@ -111,7 +111,7 @@ struct Point {
 /// A rule ready to give its exact OC.
 enum Oc {
     Single { n: u64, c: u64 },
-    Sequential(Sprt),
+    Sequential(Boundaries),
 }
 
 impl Oc {
@@ -140,20 +140,14 @@ impl Oc {
 fn task_check(t: &Task, policy: OnInconclusive) -> Result<TaskCheck, StatsError> {
     let rule = match t.sampling {
         Sampling::Single { n, c } => Oc::Single { n, c },
-        Sampling::Sequential {
-            healthy,
-            regressed,
-            alpha,
-            beta,
-            max_trials,
-        } => Oc::Sequential(Sprt::new(healthy, regressed, alpha, beta, max_trials)?),
+        Sampling::Sequential { .. } => Oc::Sequential(t.sampling.lattice()?),
     };
     let at = |p: f64| rule.at(p);
-    let rates = match (t.rates, t.sampling) {
+    let rates = match (t.rates, &t.sampling) {
         (Some(r), _) => Some((r.healthy, r.regressed)),
         (
             None,
-            Sampling::Sequential {
+            &Sampling::Sequential {
                 healthy, regressed, ..
             },
         ) => Some((healthy, regressed)),
@@ -191,7 +185,7 @@ fn task_check(t: &Task, policy: OnInconclusive) -> Result<TaskCheck, StatsError>
         id: t.id.clone(),
         line: t.line,
         rule: t.sampling.describe(),
-        sampling: t.sampling,
+        sampling: t.sampling.clone(),
         max_trials: t.sampling.max_graded(),
         rates: rates.map(|(healthy, regressed)| RatePair { healthy, regressed }),
         risks,

@@ -18,10 +18,11 @@ use std::time::Duration;
 use serde_saphyr::{Location, Spanned};
 
 use crate::ledger::{OnInconclusive, Rates, TimeoutPolicy, sha256_hex};
+use crate::model::SequentialRule;
 use crate::sampler::Sampling;
 use crate::stats::sprt::MAX_TRIALS_LIMIT;
 use crate::stats::{self, StatsError};
-use schema::{CommandSpec, PlanFile, Rule, SamplingSpec, TaskFile};
+use schema::{CommandSpec, PlanFile, Rule, SamplingSpec, SequentialKind, TaskFile};
 
 /// Default producer's risk of a `design:` or `sequential:` rule.
 pub const DEFAULT_ALPHA: f64 = 0.05;
@@ -474,13 +475,14 @@ impl Validator<'_> {
         policy: &schema::PolicyFile,
     ) -> Result<ResolvedRule, PlanError> {
         let (sampling, rates, designed) = self.sampling(spec, id)?;
+        let max_unavailable = policy
+            .max_unavailable
+            .unwrap_or_else(|| sampling.max_graded().div_ceil(10));
         Ok(ResolvedRule {
             sampling,
             rates,
             designed,
-            max_unavailable: policy
-                .max_unavailable
-                .unwrap_or_else(|| sampling.max_graded().div_ceil(10)),
+            max_unavailable,
         })
     }
 
@@ -675,6 +677,68 @@ impl Validator<'_> {
         self.invalid(at, format!("task `{id}`: {e}"))
     }
 
+    /// Resolve a sequential rule: validate, then design the calibrated lattice or take
+    /// Wald's thresholds. Returns the rule and a sentence on what was designed.
+    fn sequential(
+        &self,
+        at: &Location,
+        id: &str,
+        rates: Rates,
+        max_trials: Option<u64>,
+        kind: SequentialKind,
+    ) -> Result<(Sampling, String), PlanError> {
+        let Rates {
+            healthy,
+            regressed,
+            alpha,
+            beta,
+        } = rates;
+        let max_trials = self.max_trials(at, id, max_trials, healthy, regressed, alpha, beta)?;
+        let (rule, h, r) = match kind {
+            SequentialKind::Wald => {
+                // Refuses a truncation too short to ever reach PASS or FAIL.
+                let sprt = stats::sprt::Sprt::new(healthy, regressed, alpha, beta, max_trials)
+                    .and_then(|sprt| sprt.check_reachable().map(|()| sprt))
+                    .map_err(|e| self.stats_error(at, id, e))?;
+                (SequentialRule::Wald, sprt.oc(healthy), sprt.oc(regressed))
+            }
+            SequentialKind::Calibrated => {
+                let d = stats::calibrated::design_calibrated(
+                    healthy,
+                    regressed,
+                    alpha,
+                    beta,
+                    Some(max_trials),
+                )
+                .map_err(|e| self.stats_error(at, id, e))?;
+                (
+                    SequentialRule::Calibrated {
+                        lattice: d.boundaries,
+                    },
+                    d.at_healthy,
+                    d.at_regressed,
+                )
+            }
+        };
+        let sampling = Sampling::Sequential {
+            healthy,
+            regressed,
+            alpha,
+            beta,
+            max_trials,
+            rule,
+        };
+        let words = format!(
+            "designed {} (P(pass | {healthy}) = {:.4}, P(pass | {regressed}) = {:.4}, ASN {:.1} / {:.1})",
+            sampling.describe(),
+            h.p_pass,
+            r.p_pass,
+            h.asn,
+            r.asn
+        );
+        Ok((sampling, words))
+    }
+
     fn sampling(
         &self,
         spec: &Spanned<SamplingSpec>,
@@ -705,34 +769,20 @@ impl Validator<'_> {
                 alpha,
                 beta,
                 max_trials,
+                rule,
             } => {
                 let (healthy, regressed) = (healthy.0, regressed.0);
                 let alpha = alpha.map_or(DEFAULT_ALPHA, |r| r.0);
                 let beta = beta.map_or(DEFAULT_BETA, |r| r.0);
-                let max_trials =
-                    self.max_trials(at, id, max_trials, healthy, regressed, alpha, beta)?;
-                let sampling = Sampling::Sequential {
+                let rates = Rates {
                     healthy,
                     regressed,
                     alpha,
                     beta,
-                    max_trials,
                 };
-                // Validates rates, risks and max_trials with the same messages as `gate plan`,
-                // and refuses a truncation too short to ever reach PASS or FAIL.
-                stats::sprt::Sprt::new(healthy, regressed, alpha, beta, max_trials)
-                    .and_then(|sprt| sprt.check_reachable())
-                    .map_err(|e| self.stats_error(at, id, e))?;
-                Ok((
-                    sampling,
-                    Some(Rates {
-                        healthy,
-                        regressed,
-                        alpha,
-                        beta,
-                    }),
-                    None,
-                ))
+                let (sampling, _) =
+                    self.sequential(at, id, rates, max_trials, rule.unwrap_or_default())?;
+                Ok((sampling, Some(rates), None))
             }
             SamplingSpec::Design {
                 healthy,
@@ -771,29 +821,14 @@ impl Validator<'_> {
                             Some(words),
                         ))
                     }
-                    Rule::Sequential => {
-                        let max_trials =
-                            self.max_trials(at, id, max_trials, healthy, regressed, alpha, beta)?;
-                        let sprt =
-                            stats::sprt::Sprt::new(healthy, regressed, alpha, beta, max_trials)
-                                .and_then(|sprt| sprt.check_reachable().map(|()| sprt))
-                                .map_err(|e| self.stats_error(at, id, e))?;
-                        let (h, r) = (sprt.oc(healthy), sprt.oc(regressed));
-                        let sampling = Sampling::Sequential {
-                            healthy,
-                            regressed,
-                            alpha,
-                            beta,
-                            max_trials,
+                    Rule::Sequential | Rule::Calibrated | Rule::Wald => {
+                        let kind = if rule == Rule::Wald {
+                            SequentialKind::Wald
+                        } else {
+                            SequentialKind::Calibrated
                         };
-                        let words = format!(
-                            "designed {} (P(pass | {healthy}) = {:.4}, P(pass | {regressed}) = {:.4}, ASN {:.1} / {:.1})",
-                            sampling.describe(),
-                            h.p_pass,
-                            r.p_pass,
-                            h.asn,
-                            r.asn
-                        );
+                        let (sampling, words) =
+                            self.sequential(at, id, rates, max_trials, kind)?;
                         Ok((sampling, Some(rates), Some(words)))
                     }
                 }

@@ -71,6 +71,9 @@ pub enum SamplingSpec {
         /// Truncation (default: twice the equal-risk single plan's n).
         #[serde(default)]
         max_trials: Option<u64>,
+        /// `calibrated` (default) or `wald`.
+        #[serde(default)]
+        rule: Option<SequentialKind>,
     },
     /// `design: {healthy, regressed, alpha?, beta?, rule?}`: designed at load time.
     Design {
@@ -100,8 +103,23 @@ pub enum Rule {
     /// A single (n, c) plan: a fixed budget, and shardable (the default).
     #[default]
     Single,
-    /// An SPRT.
+    /// The calibrated sequential rule (the default sequential rule).
     Sequential,
+    /// The calibrated sequential rule, by its own name.
+    Calibrated,
+    /// Wald's textbook SPRT.
+    Wald,
+}
+
+/// Which sequential rule a `sequential:` block runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SequentialKind {
+    /// Exact risks within the request, close to the fewest expected trials (the default).
+    #[default]
+    Calibrated,
+    /// Wald's SPRT with his textbook thresholds.
+    Wald,
 }
 
 /// One task as written.

@@ -77,7 +77,7 @@ mod tests {
         assert_eq!(
             lines[0],
             "::error file=plans/demo.yaml,line=7,title=gate%3A refund FAIL::LLR 3.753 reached the \
-             FAIL bound 2.890 after 4 trials (3 failed) (sequential test of 90% vs 60% (alpha 0.05, \
+             FAIL bound 2.890 after 4 trials (3 failed) (Wald's sequential test of 90% vs 60% (alpha 0.05, \
              beta 0.1), at most 40 trials)"
                 .replace("90% vs 60%", "90%25 vs 60%25")
         );

@@ -43,6 +43,7 @@ pub fn sequential(id: &str, max_trials: u64) -> TaskSpec {
             alpha: 0.05,
             beta: 0.1,
             max_trials,
+            rule: crate::model::SequentialRule::Wald,
         },
         rates: None,
         ..single(id, 1, 0)
@@ -118,7 +119,8 @@ pub fn run(path: &Path, tasks: &[(TaskSpec, Vec<Outcome>)], shard: Option<Shard>
     let mut verdicts = Vec::new();
     let mut harness = false;
     for (spec, outcomes) in tasks {
-        let mut sampler = Sampler::new(spec.sampling, spec.max_unavailable).expect("sampler");
+        let mut sampler =
+            Sampler::new(spec.sampling.clone(), spec.max_unavailable).expect("sampler");
         let mut task_harness = false;
         for (i, &o) in outcomes.iter().enumerate() {
             let ordinal = i as u64 + 1;

@@ -430,7 +430,7 @@ fn task(t: &TaskReport) -> JsonTask {
         verdict: r.verdict,
         reason: r.reason.clone(),
         plan: JsonTaskPlan {
-            sampling: r.spec.sampling,
+            sampling: r.spec.sampling.clone(),
             description: t.plan.clone(),
             max_unavailable: r.spec.max_unavailable,
             healthy: t.healthy,

@@ -5,8 +5,8 @@
 use crate::ledger::{Fault, Ledger, OnInconclusive, Outcome, Rates};
 use crate::sampler::{Sampling, Verdict};
 use crate::stats::estimate::{Interval, clopper_pearson, pass_at_k, pass_hat_k, wilson};
+use crate::stats::lattice::Boundaries;
 use crate::stats::oc::single_p_pass;
-use crate::stats::sprt::Sprt;
 
 use super::ReportError;
 use super::replay::{Disposition, Replay, TaskReplay, replay};
@@ -390,24 +390,17 @@ fn task_report(replay: TaskReplay, policy: OnInconclusive) -> Result<TaskReport,
         .collect();
 
     let score = score_vector(&replay);
-    let sampling = replay.spec.sampling;
+    let sampling = replay.spec.sampling.clone();
     let healthy = healthy_rate(&sampling, replay.spec.rates.as_ref());
+    // Every rule's exact OC comes from its lattice (single, Wald or calibrated alike).
     let rule = match sampling {
         Sampling::Single { n, c } => Rule::Single { n, c },
-        Sampling::Sequential {
-            healthy,
-            regressed,
-            alpha,
-            beta,
-            max_trials,
-        } => Rule::Sequential(
-            Sprt::new(healthy, regressed, alpha, beta, max_trials).map_err(|source| {
-                ReportError::Sampling {
-                    task: replay.spec.id.clone(),
-                    source,
-                }
-            })?,
-        ),
+        Sampling::Sequential { .. } => {
+            Rule::Sequential(sampling.lattice().map_err(|source| ReportError::Sampling {
+                task: replay.spec.id.clone(),
+                source,
+            })?)
+        }
     };
     let oc_at = |p: f64| rule.oc(p);
     // What turns the gate red for a healthy agent: any non-PASS, or only a FAIL when an
@@ -445,7 +438,7 @@ fn task_report(replay: TaskReplay, policy: OnInconclusive) -> Result<TaskReport,
 /// A sampling rule ready to give its exact OC.
 enum Rule {
     Single { n: u64, c: u64 },
-    Sequential(Sprt),
+    Sequential(Boundaries),
 }
 
 impl Rule {
@@ -709,7 +702,11 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let r = sample(d.path());
         let a0 = 1.0 - single_p_pass(20, 3, 0.9);
-        let a1 = 1.0 - Sprt::new(0.9, 0.6, 0.05, 0.1, 40).unwrap().oc(0.9).p_pass;
+        let a1 = 1.0
+            - crate::stats::sprt::Sprt::new(0.9, 0.6, 0.05, 0.1, 40)
+                .unwrap()
+                .oc(0.9)
+                .p_pass;
         assert!((r.tasks[0].alpha.unwrap() - a0).abs() < 1e-12);
         assert!((r.tasks[1].alpha.unwrap() - a1).abs() < 1e-12);
         let cost = r.multiplicity.cost.unwrap();
@@ -727,7 +724,9 @@ mod tests {
             &[(fixture::sequential("s", 12), outcomes(12, &[]))],
             None,
         );
-        let oc = Sprt::new(0.9, 0.6, 0.05, 0.1, 12).unwrap().oc(0.9);
+        let oc = crate::stats::sprt::Sprt::new(0.9, 0.6, 0.05, 0.1, 12)
+            .unwrap()
+            .oc(0.9);
         assert!(oc.p_inconclusive > 0.01, "{oc:?}");
         let fail = Report::from_ledgers(std::slice::from_ref(&l), None).unwrap();
         assert!((fail.tasks[0].alpha.unwrap() - (1.0 - oc.p_pass)).abs() < 1e-12);

@@ -26,6 +26,7 @@ use std::path::{Path, PathBuf};
 use crate::ledger::{
     AttemptRow, Counts, Ledger, OnInconclusive, Outcome, Row, RunStatus, Shard, TaskSpec,
 };
+use crate::model::SequentialRule;
 use crate::sampler::{Disposition as SettledAs, OrderedSampler, Sampling, Verdict};
 use crate::stats::sprt::Sprt;
 
@@ -461,8 +462,8 @@ pub fn check_spec(spec: &TaskSpec) -> Result<(), String> {
             crate::stats::sprt::MAX_TRIALS_LIMIT
         ));
     }
-    match spec.sampling {
-        Sampling::Single { n, c } => {
+    match &spec.sampling {
+        &Sampling::Single { n, c } => {
             if n == 0 {
                 return Err("single plan has `n` = 0; `n` must be at least 1".to_string());
             }
@@ -478,9 +479,18 @@ pub fn check_spec(spec: &TaskSpec) -> Result<(), String> {
             alpha,
             beta,
             max_trials,
+            rule,
         } => {
-            Sprt::new(healthy, regressed, alpha, beta, max_trials)
+            Sprt::new(*healthy, *regressed, *alpha, *beta, *max_trials)
                 .map_err(|e| format!("sequential rule: {e}"))?;
+            if let SequentialRule::Calibrated { lattice } = rule
+                && lattice.max_trials() != *max_trials
+            {
+                return Err(format!(
+                    "calibrated rule has a lattice of {} trials but `max_trials` {max_trials}",
+                    lattice.max_trials()
+                ));
+            }
         }
     }
     if let Some(r) = spec.rates {
@@ -672,12 +682,10 @@ fn replay_task(
 ) -> Result<TaskReplay, ReportError> {
     // The same ordered sampler `gate run` fed as the trials finished (invariant 2): the rule
     // that decided and the rule that recomputes are one piece of code.
-    let mut sampler =
-        OrderedSampler::new(spec.sampling, spec.max_unavailable, None).map_err(|source| {
-            ReportError::Sampling {
-                task: spec.id.clone(),
-                source,
-            }
+    let mut sampler = OrderedSampler::new(spec.sampling.clone(), spec.max_unavailable, None)
+        .map_err(|source| ReportError::Sampling {
+            task: spec.id.clone(),
+            source,
         })?;
     let sequential = matches!(spec.sampling, Sampling::Sequential { .. });
 

@@ -137,7 +137,7 @@ pub fn run_task<L: Launcher + ?Sized>(
     interrupt: &Interrupt,
     sink: &mut dyn EventSink,
 ) -> Result<TaskEnd, Error> {
-    let mut sampler = OrderedSampler::new(cfg.sampling, cfg.max_unavailable, cfg.shard)
+    let mut sampler = OrderedSampler::new(cfg.sampling.clone(), cfg.max_unavailable, cfg.shard)
         .map_err(|e| Error::Harness(format!("task `{}`: {e}", cfg.id)))?;
     let budget = cfg.graded_budget();
     sink.event(&RunEvent::TaskStarted {

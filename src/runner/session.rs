@@ -303,7 +303,7 @@ pub fn header(
             .map(|(t, r)| TaskSpec {
                 id: t.id.clone(),
                 line: Some(t.line),
-                sampling: t.sampling,
+                sampling: t.sampling.clone(),
                 rates: t.rates,
                 max_unavailable: t.max_unavailable,
                 run: r.apply(&t.run.display()),

@@ -116,13 +116,24 @@ pub struct Boundaries {
 }
 
 /// The serialised form of [`Boundaries`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CompactBoundaries {
     /// Truncation.
     pub max_trials: u64,
     /// `[t, pass_max_failures, fail_min_failures]` where either changes, from t = 1.
     pub changes: Vec<(u64, Option<u64>, Option<u64>)>,
+}
+
+/// The schema of a lattice is the schema of its serialised form.
+impl schemars::JsonSchema for Boundaries {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Boundaries".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        CompactBoundaries::json_schema(generator)
+    }
 }
 
 impl From<Boundaries> for CompactBoundaries {

@@ -3,6 +3,8 @@
 //! - [`binomial`]: binomial probabilities, exact and stable in log space.
 //! - [`oc`]: the single plan's operating characteristic and curtailed ASN.
 //! - [`design`]: the smallest single plan (n, c) meeting both risks.
+//! - [`calibrated`]: the default sequential rule, an optimal truncated test whose exact
+//!   risks meet the request, and Wald's lower bound on any test's expected trials.
 //! - [`sprt`]: Wald's sequential probability ratio test, with exact OC/ASN by dynamic
 //!   programming over the (trials, failures) lattice.
 //! - [`lattice`]: any sequential rule as PASS / FAIL boundaries on the (trials, failures)
@@ -13,6 +15,7 @@
 //! Monte Carlo and never Wald's approximations. Monte Carlo appears only in tests.
 
 pub mod binomial;
+pub mod calibrated;
 pub mod design;
 pub mod estimate;
 pub mod lattice;
@@ -57,6 +60,18 @@ pub enum StatsError {
     BadLattice {
         /// What is wrong.
         reason: &'static str,
+    },
+    /// No sequential rule within the truncation meets both risks.
+    #[error(
+        "no sequential rule with at most {max_trials} trials meets alpha {alpha} and beta {beta}"
+    )]
+    NoSequential {
+        /// The truncation.
+        max_trials: u64,
+        /// Producer's risk.
+        alpha: f64,
+        /// Consumer's risk.
+        beta: f64,
     },
     /// No plan within the search limit meets both risks.
     #[error("no single plan with at most {limit} trials meets alpha {alpha} and beta {beta}")]

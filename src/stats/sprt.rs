@@ -409,18 +409,9 @@ pub const TIE_TOLERANCE: f64 = 1e-9;
 /// minutes, and no CI gate spends a million trials on one task.
 pub const MAX_TRIALS_LIMIT: u64 = 1_000_000;
 
-/// Exact operating characteristic of a truncated SPRT at one success rate.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct SprtOc {
-    /// P(PASS).
-    pub p_pass: f64,
-    /// P(FAIL).
-    pub p_fail: f64,
-    /// P(INCONCLUSIVE): `max_trials` spent without reaching a bound.
-    pub p_inconclusive: f64,
-    /// Expected graded trials (ASN).
-    pub asn: f64,
-}
+/// Exact operating characteristic of a truncated SPRT at one success rate (the lattice's
+/// [`Oc`](super::lattice::Oc)).
+pub use super::lattice::Oc as SprtOc;
 
 /// One row of [`Sprt::lattice`] (the lattice type shared by every rule).
 pub use super::lattice::LatticeRow;

@@ -343,7 +343,7 @@ fn a_plan_selects_test_cases_with_junit_globs() {
         .header()
         .tasks
         .iter()
-        .map(|t| (t.id.as_str(), (t.sampling, t.line)))
+        .map(|t| (t.id.as_str(), (t.sampling.clone(), t.line)))
         .collect();
     use gate::sampler::Sampling;
     assert_eq!(

@@ -195,8 +195,8 @@ fn missing_fields_list_what_the_mapping_takes() {
             "plan.yaml:4:5: missing field `run`: task `t` needs `run` (or, for `gate ingest`, `junit: GLOB`)",
         ),
         (
-            "version: 1\nsampling: {design: {healthy: 0.9, regressed: 0.7, rule: wald}}\ntasks:\n  - id: t\n    run: 'true'\n",
-            "unknown variant `wald`, expected one of single, sequential",
+            "version: 1\nsampling: {design: {healthy: 0.9, regressed: 0.7, rule: bogus}}\ntasks:\n  - id: t\n    run: 'true'\n",
+            "unknown variant `bogus`, expected one of single, sequential, calibrated, wald",
         ),
         (
             "version: 1\nsampling: {single: {n: 5, c: 1}}\ntasks:\n  - id: t\n    run: 'true'\npolicy: {timeout: maybe}\n",

@@ -111,7 +111,7 @@ pub(crate) fn write_run(
     let mut verdicts = Vec::new();
     let mut harness = false;
     for (spec, outs) in tasks {
-        let mut sampler = Sampler::new(spec.sampling, spec.max_unavailable).unwrap();
+        let mut sampler = Sampler::new(spec.sampling.clone(), spec.max_unavailable).unwrap();
         let mut broken = false;
         for (i, &o) in outs.iter().enumerate() {
             let ordinal = i as u64 + 1;
@@ -753,6 +753,7 @@ fn a_forged_header_with_impossible_sampling_is_refused() {
                 alpha: 0.05,
                 beta: 0.1,
                 max_trials: 40,
+                rule: gate::model::SequentialRule::Wald,
             };
         }
     });

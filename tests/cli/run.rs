@@ -53,7 +53,7 @@ fn single_plan_curtails_on_passes() {
 #[test]
 fn sequential_plan_passes_at_the_bound() {
     let f = Fixture::new(
-        "version: 1\nsampling:\n  sequential: {healthy: 0.9, regressed: 0.7, alpha: 0.05, beta: 0.1, max_trials: 40}\ntasks:\n  - id: t\n    run: 'true'\n",
+        "version: 1\nsampling:\n  sequential: {healthy: 0.9, regressed: 0.7, alpha: 0.05, beta: 0.1, max_trials: 40, rule: wald}\ntasks:\n  - id: t\n    run: 'true'\n",
     );
     f.run(&[]).code(0);
     let l = f.ledger();
@@ -63,12 +63,44 @@ fn sequential_plan_passes_at_the_bound() {
     assert!(d.llr.unwrap() < -2.2513);
 }
 
+/// A `sequential:` block runs the calibrated rule by default: the ledger header records its
+/// lattice, the run stops where that lattice says, and the replay agrees.
+#[test]
+fn calibrated_sequential_rule_is_the_default_and_is_recorded() {
+    let f = Fixture::new(
+        "version: 1\nsampling:\n  sequential: {healthy: 0.9, regressed: 0.7, alpha: 0.05, beta: 0.1, max_trials: 40}\ntasks:\n  - id: t\n    run: 'test $GATE_TRIAL -ne 2'\n",
+    );
+    f.run(&[]).code(0);
+    let l = f.ledger();
+    let design = gate::stats::calibrated::design_calibrated(0.9, 0.7, 0.05, 0.1, Some(40)).unwrap();
+    let spec = &l.header().tasks[0];
+    match &spec.sampling {
+        gate::model::Sampling::Sequential {
+            rule: gate::model::SequentialRule::Calibrated { lattice },
+            ..
+        } => assert_eq!(*lattice, design.boundaries),
+        other => panic!("not a calibrated rule: {other:?}"),
+    }
+    // One failure (trial 2): the first t at which 1 failure passes.
+    let first_pass = design
+        .boundaries
+        .rows()
+        .iter()
+        .find(|r| r.pass_max_failures.is_some_and(|a| a >= 1))
+        .unwrap()
+        .trials;
+    let d = decision(&l, "t");
+    assert_eq!(d.verdict, Some(Verdict::Pass));
+    assert_eq!(d.counts.run, first_pass);
+    gate().arg("verify").arg(f.ledger_path()).assert().code(0);
+}
+
 /// A sequential plan that spends max_trials without a bound is INCONCLUSIVE: exit 3, or 0
 /// under `on_inconclusive: pass`.
 #[test]
 fn sequential_truncation_is_inconclusive() {
     // Alternating pass/fail keeps the LLR between the bounds.
-    let yaml = "version: 1\nsampling:\n  sequential: {healthy: 0.9, regressed: 0.7, alpha: 0.05, beta: 0.1, max_trials: 9}\ntasks:\n  - id: t\n    run: 'test $((GATE_TRIAL % 4)) -ne 0'\n";
+    let yaml = "version: 1\nsampling:\n  sequential: {healthy: 0.9, regressed: 0.7, alpha: 0.05, beta: 0.1, max_trials: 9, rule: wald}\ntasks:\n  - id: t\n    run: 'test $((GATE_TRIAL % 4)) -ne 0'\n";
     let f = Fixture::new(yaml);
     f.run(&[])
         .code(3)
@@ -827,8 +859,12 @@ fn absurd_plan_values_are_rejected() {
             "cannot choose a default `max_trials`",
         ),
         (
-            "sampling:\n  sequential: {healthy: 0.9, regressed: 0.7, alpha: 0.05, beta: 0.1, max_trials: 8}\ntasks:\n  - id: t\n    run: 'true'\n",
+            "sampling:\n  sequential: {healthy: 0.9, regressed: 0.7, alpha: 0.05, beta: 0.1, max_trials: 8, rule: wald}\ntasks:\n  - id: t\n    run: 'true'\n",
             "is too small: the sequential test needs at least 9 trials to PASS and 3 to FAIL",
+        ),
+        (
+            "sampling:\n  sequential: {healthy: 0.9, regressed: 0.7, alpha: 0.05, beta: 0.1, max_trials: 8}\ntasks:\n  - id: t\n    run: 'true'\n",
+            "no sequential rule with at most 8 trials meets alpha 0.05 and beta 0.1",
         ),
     ];
     for (body, expected) in cases {

@@ -1,0 +1,528 @@
+//! The calibrated sequential design: the truncated test on the (trials, failures) lattice
+//! whose EXACT risks meet the request, with close to the fewest expected trials any test can
+//! have at the two rates.
+//!
+//! Wald's SPRT takes its thresholds from inequalities that ignore the overshoot of a discrete
+//! LLR and the truncation, so its exact risks land either well below the request (trials
+//! wasted) or above it (a broken promise). Here the rule is found as an optimal truncated test
+//! instead (the Bayes / Kiefer–Weiss construction; Lorden 1976, "2-SPRTs and the modified
+//! Kiefer–Weiss problem"): for Lagrange multipliers λ0 (price of not passing a healthy agent)
+//! and λ1 (price of passing a regressed one), backward induction from `max_trials` finds the
+//! rule minimising
+//!
+//! ```text
+//! E[N | healthy] + E[N | regressed] + λ0 · P(not PASS | healthy) + λ1 · P(PASS | regressed)
+//! ```
+//!
+//! Working per path and divided by the path's likelihood under the healthy rate, the value of
+//! a state with likelihood ratio Λ = L(regressed) / L(healthy) is
+//!
+//! ```text
+//! r(t, f) = min( λ1 Λ            stop, PASS
+//!              , λ0              stop, FAIL (at t = max_trials: INCONCLUSIVE)
+//!              , 1 + Λ + p0 r(t+1, f) + q0 r(t+1, f+1) )    one more trial (t < max_trials)
+//! ```
+//!
+//! Continuing can only win where `1 + Λ < min(λ1 Λ, λ0)`, so outside that band of Λ the
+//! decision is known without any recursion; the band is a handful of failure counts per t,
+//! which keeps a design with thousands of trials fast. The multipliers are then tuned, by
+//! bisection in log space, until the exact risks of the resulting lattice — computed by the
+//! forward DP of [`super::lattice`], not by the backward values — meet both constraints.
+//! Every candidate evaluated is kept, and the design is the feasible one with the fewest
+//! expected trials; the curtailed single plan (feasible by construction) is always a candidate,
+//! so the design never breaks its risks.
+//!
+//! Everything is plain IEEE arithmetic (Λ by repeated squaring; logarithms only to guess where
+//! the band lies, then checked with Λ itself), so the same inputs give the same lattice on
+//! every machine; the ledger records the lattice itself in any case.
+//!
+//! The information limit reported next to the design is Wald's lower bound on the expected
+//! sample number of ANY test with risks (alpha, beta) (Wald 1945, eq. 4.81):
+//! `E0[N] >= [(1-α) ln((1-α)/β) + α ln(α/(1-β))] / KL(p0‖p1)` and symmetrically at p1.
+
+use super::lattice::{Boundaries, LatticeRow, Oc};
+use super::{StatsError, design};
+
+/// A calibrated sequential design and its exact risks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Calibrated {
+    /// The rule.
+    pub boundaries: Boundaries,
+    /// Exact OC at the healthy rate.
+    pub at_healthy: Oc,
+    /// Exact OC at the regressed rate.
+    pub at_regressed: Oc,
+}
+
+/// Wald's lower bound on the expected trials of any test with these risks, at the healthy
+/// and at the regressed rate (the information limit). Inputs must be valid design inputs.
+pub fn wald_bound(healthy: f64, regressed: f64, alpha: f64, beta: f64) -> (f64, f64) {
+    let (p0, p1) = (healthy, regressed);
+    let (q0, q1) = (1.0 - p0, 1.0 - p1);
+    let kl01 = p0 * (p0 / p1).ln() + q0 * (q0 / q1).ln();
+    let kl10 = p1 * (p1 / p0).ln() + q1 * (q1 / q0).ln();
+    let at0 = (1.0 - alpha) * ((1.0 - alpha) / beta).ln() + alpha * (alpha / (1.0 - beta)).ln();
+    let at1 = (1.0 - beta) * ((1.0 - beta) / alpha).ln() + beta * (beta / (1.0 - alpha)).ln();
+    (at0 / kl01, at1 / kl10)
+}
+
+/// x^n for n >= 0 by repeated squaring: plain multiplications, so bit-identical everywhere.
+fn pow(mut x: f64, mut n: u64) -> f64 {
+    let mut acc = 1.0;
+    while n > 0 {
+        if n & 1 == 1 {
+            acc *= x;
+        }
+        x *= x;
+        n >>= 1;
+    }
+    acc
+}
+
+/// One design problem.
+struct Problem {
+    healthy: f64,
+    regressed: f64,
+    max_trials: u64,
+    /// Λ of one success, p1/p0 (< 1).
+    ratio_success: f64,
+    /// Λ of one failure, q1/q0 (> 1).
+    ratio_failure: f64,
+}
+
+/// A rule found for one pair of multipliers, with its exact risks.
+#[derive(Debug, Clone)]
+struct Candidate {
+    boundaries: Boundaries,
+    at_healthy: Oc,
+    at_regressed: Oc,
+}
+
+impl Candidate {
+    fn alpha_risk(&self) -> f64 {
+        // The one definition (INCONCLUSIVE counts against a healthy agent); it bounds
+        // P(FAIL | healthy) too, so the rule meets either `on_inconclusive` policy.
+        1.0 - self.at_healthy.p_pass
+    }
+
+    fn beta_risk(&self) -> f64 {
+        self.at_regressed.p_pass
+    }
+
+    fn cost(&self) -> f64 {
+        self.at_healthy.asn + self.at_regressed.asn
+    }
+}
+
+impl Problem {
+    /// Λ after `trials` trials with `failures` failures.
+    fn lambda(&self, trials: u64, failures: u64) -> f64 {
+        pow(self.ratio_success, trials - failures) * pow(self.ratio_failure, failures)
+    }
+
+    /// The largest f in [0, t] with Λ(t, f) <= x (None if even f = 0 exceeds it). Λ rises
+    /// with f; the logarithm only guesses, the comparisons with Λ decide.
+    fn last_at_most(&self, t: u64, x: f64) -> Option<u64> {
+        if self.lambda(t, 0) > x {
+            return None;
+        }
+        let (ls, lf) = (self.ratio_success.ln(), self.ratio_failure.ln());
+        let guess = ((x.ln() - t as f64 * ls) / (lf - ls)).floor();
+        let mut f = if guess.is_finite() && guess > 0.0 {
+            (guess as u64).min(t)
+        } else {
+            0
+        };
+        while f > 0 && self.lambda(t, f) > x {
+            f -= 1;
+        }
+        while f < t && self.lambda(t, f + 1) <= x {
+            f += 1;
+        }
+        Some(f)
+    }
+
+    /// The rule for multipliers (λ0, λ1), by backward induction; see the module doc.
+    fn rule(&self, lambda0: f64, lambda1: f64) -> Boundaries {
+        let m = self.max_trials;
+        let (p0, q0) = (self.healthy, 1.0 - self.healthy);
+        // Continuing can win only for lo < Λ < hi.
+        let lo = if lambda1 > 1.0 {
+            1.0 / (lambda1 - 1.0)
+        } else {
+            f64::INFINITY
+        };
+        let hi = lambda0 - 1.0;
+        let stop = |t: u64, f: u64| {
+            let l = self.lambda(t, f);
+            (lambda1 * l).min(lambda0)
+        };
+        let mut rows = vec![
+            LatticeRow {
+                trials: 0,
+                pass_max_failures: None,
+                fail_min_failures: None,
+            };
+            m as usize
+        ];
+        // Values r(t+1, f) for f in [next_lo, next_lo + next.len()).
+        let mut next: Vec<f64> = Vec::new();
+        let mut next_lo = 0u64;
+        let mut cur: Vec<f64> = Vec::new();
+        let mut states: Vec<u8> = Vec::new();
+        for t in (1..=m).rev() {
+            // The f where PASS and FAIL swap as stopping decisions: λ1 Λ <= λ0.
+            let swap = self.last_at_most(t, lambda0 / lambda1);
+            // The band where continuing may win (only before the truncation).
+            let band = if t < m && lo < hi {
+                let first = match self.last_at_most(t, lo) {
+                    Some(f) => f + 1,
+                    None => 0,
+                };
+                let last = match self.last_at_most(t, hi) {
+                    Some(f) if self.lambda(t, f) < hi => Some(f),
+                    Some(f) => f.checked_sub(1),
+                    None => None,
+                };
+                match last {
+                    Some(last) if first <= last => Some((first, last)),
+                    _ => None,
+                }
+            } else {
+                None
+            };
+            // Classify a window covering the band and the PASS/FAIL swap, plus one each side.
+            let swap_edge = swap.map_or(0, |s| s + 1);
+            let (w_lo, w_hi) = match band {
+                Some((a, b)) => (a.min(swap_edge), b.max(swap_edge)),
+                None => (swap_edge, swap_edge),
+            };
+            let w_lo = w_lo.saturating_sub(1);
+            let w_hi = (w_hi + 1).min(t);
+            let w_lo = w_lo.min(w_hi);
+            cur.clear();
+            states.clear();
+            for f in w_lo..=w_hi {
+                let l = self.lambda(t, f);
+                let pass_value = lambda1 * l;
+                let stop_value = pass_value.min(lambda0);
+                let in_band = band.is_some_and(|(a, b)| f >= a && f <= b);
+                let (value, state) = if in_band {
+                    let at = |g: u64| {
+                        if g >= next_lo && g < next_lo + next.len() as u64 {
+                            next[(g - next_lo) as usize]
+                        } else {
+                            stop(t + 1, g)
+                        }
+                    };
+                    let cont = 1.0 + l + p0 * at(f) + q0 * at(f + 1);
+                    if cont < stop_value {
+                        (cont, 0u8)
+                    } else if pass_value <= lambda0 {
+                        (stop_value, 1)
+                    } else {
+                        (stop_value, 2)
+                    }
+                } else if pass_value <= lambda0 {
+                    (stop_value, 1)
+                } else {
+                    (stop_value, 2)
+                };
+                cur.push(value);
+                states.push(state);
+            }
+            // PASS is the run of PASS states from f = 0 (all below the window pass when the
+            // window starts at or below the swap); FAIL the run of FAIL states up to f = t.
+            let below_pass = w_lo == 0 || swap.is_some_and(|s| w_lo <= s);
+            let pass_run = states.iter().take_while(|&&s| s == 1).count() as u64;
+            let pass_max = if below_pass {
+                if pass_run > 0 {
+                    Some(w_lo + pass_run - 1)
+                } else {
+                    w_lo.checked_sub(1)
+                }
+            } else {
+                None
+            };
+            let fail_run = states.iter().rev().take_while(|&&s| s == 2).count() as u64;
+            let fail_min = if fail_run > 0 {
+                Some(w_hi + 1 - fail_run)
+            } else if w_hi < t {
+                Some(w_hi + 1)
+            } else {
+                None
+            };
+            // At the truncation a non-PASS state is INCONCLUSIVE, not FAIL.
+            let fail_min = if t == m { None } else { fail_min };
+            let fail_min = match (pass_max, fail_min) {
+                (Some(a), Some(b)) if b <= a => Some(a + 1),
+                (_, b) => b,
+            };
+            rows[(t - 1) as usize] = LatticeRow {
+                trials: t,
+                pass_max_failures: pass_max,
+                fail_min_failures: fail_min,
+            };
+            std::mem::swap(&mut next, &mut cur);
+            next_lo = w_lo;
+        }
+        Boundaries::new(rows).expect("rows are built in order with PASS below FAIL")
+    }
+
+    fn candidate(&self, boundaries: Boundaries) -> Candidate {
+        Candidate {
+            at_healthy: boundaries.oc(self.healthy),
+            at_regressed: boundaries.oc(self.regressed),
+            boundaries,
+        }
+    }
+}
+
+/// Bisection steps per multiplier: the log-range is about 40, so 2^-18 of it is a relative
+/// change of 1.5e-4 in a multiplier, finer than any step of the exact risks we can see.
+const BISECT_STEPS: u32 = 18;
+/// Rounds of alternating between the two multipliers.
+const ROUNDS: u32 = 6;
+
+/// Design the calibrated sequential rule for these rates and risks, truncated at
+/// `max_trials` (default: twice the single plan's n, as for Wald's test).
+///
+/// Exactly, P(not PASS | healthy) <= alpha and P(PASS | regressed) <= beta. Errors on invalid
+/// inputs, or when no rule within `max_trials` meets both risks.
+pub fn design_calibrated(
+    healthy: f64,
+    regressed: f64,
+    alpha: f64,
+    beta: f64,
+    max_trials: Option<u64>,
+) -> Result<Calibrated, StatsError> {
+    design::validate(healthy, regressed, alpha, beta)?;
+    let single = design::design_single(healthy, regressed, alpha, beta);
+    let max_trials = match (max_trials, &single) {
+        (Some(m), _) => m,
+        (None, Ok(s)) => 2 * s.n,
+        (None, Err(e)) => return Err(e.clone()),
+    };
+    if max_trials == 0 || max_trials > super::sprt::MAX_TRIALS_LIMIT {
+        return Err(StatsError::OutOfRange {
+            name: "max_trials",
+            range: "between 1 and 1000000",
+            value: max_trials as f64,
+        });
+    }
+    let problem = Problem {
+        healthy,
+        regressed,
+        max_trials,
+        ratio_success: regressed / healthy,
+        ratio_failure: (1.0 - regressed) / (1.0 - healthy),
+    };
+    let mut best: Option<Candidate> = None;
+    let consider = |best: &mut Option<Candidate>, c: Candidate| {
+        let feasible = c.alpha_risk() <= alpha && c.beta_risk() <= beta;
+        if feasible && best.as_ref().is_none_or(|b| c.cost() < b.cost()) {
+            *best = Some(c);
+        }
+    };
+    // The curtailed single plan is feasible by construction whenever it fits.
+    if let Ok(s) = &single
+        && s.n <= max_trials
+        && let Ok(b) = Boundaries::single(s.n, s.c)
+    {
+        consider(&mut best, problem.candidate(b));
+    }
+    // Multipliers in log space. Start from the scale of the information limit: a wrong
+    // verdict should cost about as much as the trials that would have avoided it.
+    let (n0, n1) = wald_bound(healthy, regressed, alpha, beta);
+    let (mut x, mut y) = ((n0 / alpha).max(2.0).ln(), (n1 / beta).max(2.0).ln());
+    let (lo, hi) = (
+        0.0f64,
+        (1e6 * (max_trials as f64 + 1.0) / alpha.min(beta)).ln(),
+    );
+    let eval = |x: f64, y: f64| problem.candidate(problem.rule(x.exp(), y.exp()));
+    for _ in 0..ROUNDS {
+        // Smallest λ0 with P(not PASS | healthy) <= alpha, given λ1.
+        let (mut a, mut b) = (lo, hi);
+        for _ in 0..BISECT_STEPS {
+            let mid = 0.5 * (a + b);
+            let c = eval(mid, y);
+            let ok = c.alpha_risk() <= alpha;
+            consider(&mut best, c);
+            if ok {
+                b = mid;
+            } else {
+                a = mid;
+            }
+        }
+        x = b;
+        // Smallest λ1 with P(PASS | regressed) <= beta, given λ0.
+        let (mut a, mut b) = (lo, hi);
+        for _ in 0..BISECT_STEPS {
+            let mid = 0.5 * (a + b);
+            let c = eval(x, mid);
+            let ok = c.beta_risk() <= beta;
+            consider(&mut best, c);
+            if ok {
+                b = mid;
+            } else {
+                a = mid;
+            }
+        }
+        y = b;
+        let c = eval(x, y);
+        let done = c.alpha_risk() <= alpha && c.beta_risk() <= beta;
+        consider(&mut best, c);
+        if done {
+            break;
+        }
+    }
+    // The two multipliers pull the two risks in opposite directions, so the alternation
+    // can settle a hair on the wrong side of one constraint. Raising both together lowers
+    // both risks (a longer test): find the smallest such step that is feasible.
+    let feasible = |c: &Candidate| c.alpha_risk() <= alpha && c.beta_risk() <= beta;
+    let last = eval(x, y);
+    if !feasible(&last) {
+        let mut b = 0.25f64;
+        let mut found = false;
+        while x + b <= hi && y + b <= hi {
+            let c = eval(x + b, y + b);
+            let ok = feasible(&c);
+            consider(&mut best, c);
+            if ok {
+                found = true;
+                break;
+            }
+            b *= 2.0;
+        }
+        if found {
+            let mut a = 0.0f64;
+            for _ in 0..BISECT_STEPS {
+                let mid = 0.5 * (a + b);
+                let c = eval(x + mid, y + mid);
+                let ok = feasible(&c);
+                consider(&mut best, c);
+                if ok {
+                    b = mid;
+                } else {
+                    a = mid;
+                }
+            }
+        }
+    }
+    match best {
+        Some(c) => Ok(Calibrated {
+            boundaries: c.boundaries,
+            at_healthy: c.at_healthy,
+            at_regressed: c.at_regressed,
+        }),
+        None => Err(StatsError::NoSequential {
+            max_trials,
+            alpha,
+            beta,
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wald_bound_at_ninety_versus_seventy() {
+        let (b0, b1) = wald_bound(0.9, 0.7, 0.05, 0.10);
+        assert!(
+            (b0 - 17.15).abs() < 0.01 && (b1 - 15.47).abs() < 0.01,
+            "{b0} {b1}"
+        );
+    }
+
+    #[test]
+    fn pow_is_repeated_multiplication() {
+        assert_eq!(pow(3.0, 0), 1.0);
+        assert_eq!(pow(3.0, 5), 243.0);
+        assert!((pow(0.9, 100) - 0.9f64.powi(100)).abs() < 1e-15);
+    }
+
+    #[test]
+    fn ninety_versus_seventy_meets_both_risks_near_the_limit() {
+        let d = design_calibrated(0.9, 0.7, 0.05, 0.10, None).unwrap();
+        assert!(1.0 - d.at_healthy.p_pass <= 0.05);
+        assert!(d.at_regressed.p_pass <= 0.10);
+        let (b0, b1) = wald_bound(0.9, 0.7, 0.05, 0.10);
+        eprintln!(
+            "ASN {:.2} / {:.2}, ratio {:.3} / {:.3}",
+            d.at_healthy.asn,
+            d.at_regressed.asn,
+            d.at_healthy.asn / b0,
+            d.at_regressed.asn / b1
+        );
+        assert!(d.at_healthy.asn <= 1.10 * b0 && d.at_regressed.asn <= 1.10 * b1);
+        // The published numbers are the lattice's own: recompute from the rows.
+        let again = Boundaries::new(d.boundaries.rows().to_vec()).unwrap();
+        assert_eq!(again.oc(0.9), d.at_healthy);
+    }
+
+    #[test]
+    fn audit_designs_where_wald_broke_its_risks_now_keep_them() {
+        // From the audit: Wald's thresholds gave 1.0009%, 1.022% and 20.09% here.
+        for (h, r, a, b) in [
+            (0.999, 0.995, 0.01, 0.01),
+            (0.97, 0.91, 0.2, 0.01),
+            (0.65, 0.55, 0.2, 0.2),
+        ] {
+            let d = design_calibrated(h, r, a, b, None).unwrap();
+            assert!(
+                1.0 - d.at_healthy.p_pass <= a,
+                "{h}/{r}: {:?}",
+                d.at_healthy
+            );
+            assert!(d.at_regressed.p_pass <= b, "{h}/{r}: {:?}", d.at_regressed);
+        }
+    }
+
+    #[test]
+    fn a_truncation_too_short_for_both_risks_is_an_error() {
+        assert_eq!(
+            design_calibrated(0.9, 0.7, 0.05, 0.10, Some(8)),
+            Err(StatsError::NoSequential {
+                max_trials: 8,
+                alpha: 0.05,
+                beta: 0.10
+            })
+        );
+    }
+
+    #[test]
+    fn the_design_is_deterministic() {
+        let a = design_calibrated(0.95, 0.8, 0.05, 0.05, None).unwrap();
+        let b = design_calibrated(0.95, 0.8, 0.05, 0.05, None).unwrap();
+        assert_eq!(a, b);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+
+        /// Realised risks never exceed the requested ones, exactly, and the design is never
+        /// worse than the curtailed single plan it can always fall back on.
+        #[test]
+        fn realised_risks_never_exceed_the_request(
+            healthy in 0.6f64..0.98,
+            gap in 0.12f64..0.35,
+            alpha in 0.02f64..0.25,
+            beta in 0.02f64..0.25,
+        ) {
+            let regressed = healthy - gap;
+            proptest::prop_assume!(regressed > 0.05);
+            let d = design_calibrated(healthy, regressed, alpha, beta, None).unwrap();
+            // Recompute from the lattice alone, as a reader of the JSON would.
+            let b = Boundaries::new(d.boundaries.rows().to_vec()).unwrap();
+            let (h, r) = (b.oc(healthy), b.oc(regressed));
+            proptest::prop_assert!(1.0 - h.p_pass <= alpha, "{h:?}");
+            proptest::prop_assert!(r.p_pass <= beta, "{r:?}");
+            let single = design::design_single(healthy, regressed, alpha, beta).unwrap();
+            let curtailed = super::super::oc::curtailed_asn(single.n, single.c, healthy)
+                + super::super::oc::curtailed_asn(single.n, single.c, regressed);
+            proptest::prop_assert!(h.asn + r.asn <= curtailed + 1e-9);
+        }
+    }
+}
