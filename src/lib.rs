@@ -22,12 +22,11 @@
 //! [`sampler`] turns outcomes into decisions; [`report`] sees only [`ledger`] rows.
 //! [`commands`] wires them together, one file per subcommand.
 
-// The run engine uses Linux interfaces as Linux provides them (pidfd_open, memfd_create,
-// O_TMPFILE, flock, process groups): one clear stop on any other target rather than a
-// half-working build. docs/ARCHITECTURE.md, "Platform".
+// The run engine uses Linux interfaces as Linux provides them (pidfd_open, flock, process
+// groups): one clear stop on any other target rather than a half-working build. docs/ARCHITECTURE.md, "Platform".
 #[cfg(not(target_os = "linux"))]
 compile_error!(
-    "gate supports Linux only (it needs pidfd_open, memfd_create, O_TMPFILE and flock); \
+    "gate supports Linux only (it needs pidfd_open and flock); \
      build it on Linux, or run it in a Linux container"
 );
 

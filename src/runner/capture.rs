@@ -27,6 +27,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::redact::Redactor;
+use super::sys;
 
 /// Bytes of the start of each stream shown in a log.
 pub const HEAD_BYTES: usize = 128 * 1024;
@@ -37,7 +38,7 @@ pub const MIN_MARGIN: usize = 4096;
 /// How long [`Reader::finish`] keeps draining a pipe still held open by a straggler.
 const DRAIN: Duration = Duration::from_millis(100);
 /// Poll interval of the reader thread (it also wakes at once on data or end of file).
-const TICK_MS: libc::c_int = 20;
+const TICK: Duration = Duration::from_millis(20);
 
 /// The kept head and tail of one stream.
 #[derive(Debug, Clone)]
@@ -179,16 +180,6 @@ impl Reader {
     }
 }
 
-fn set_nonblocking(fd: libc::c_int) {
-    // SAFETY: fcntl on a descriptor we own, with standard commands.
-    unsafe {
-        let flags = libc::fcntl(fd, libc::F_GETFL);
-        if flags >= 0 {
-            libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK);
-        }
-    }
-}
-
 fn drain(
     mut out: PipeReader,
     mut err: PipeReader,
@@ -198,7 +189,7 @@ fn drain(
     let mut caps = [Capture::new(margin), Capture::new(margin)];
     let fds = [out.as_raw_fd(), err.as_raw_fd()];
     for fd in fds {
-        set_nonblocking(fd);
+        sys::set_nonblocking(fd);
     }
     let mut open = [true, true];
     let mut buf = vec![0u8; 64 * 1024];
@@ -210,23 +201,17 @@ fn drain(
         if stop_at.is_some_and(|t| Instant::now() >= t) {
             break;
         }
-        let mut pfds = [0, 1].map(|i| libc::pollfd {
-            // A negative fd is ignored by poll: a stream at end of file is not watched.
-            fd: if open[i] { fds[i] } else { -1 },
-            events: libc::POLLIN,
-            revents: 0,
-        });
-        // SAFETY: two valid pollfd structs, count 2.
-        let n = unsafe { libc::poll(pfds.as_mut_ptr(), 2, TICK_MS) };
-        if n <= 0 {
+        // A stream at end of file is not watched.
+        let watched = [0, 1].map(|i| open[i].then_some(fds[i]));
+        let Some(ready) = sys::poll_readable(watched, TICK) else {
             if stop_at.is_some() {
                 // Nothing more is buffered: a straggler may still hold the pipe, stop now.
                 break;
             }
             continue;
-        }
+        };
         for i in 0..2 {
-            if !open[i] || pfds[i].revents == 0 {
+            if !open[i] || !ready[i] {
                 continue;
             }
             let reader: &mut PipeReader = if i == 0 { &mut out } else { &mut err };

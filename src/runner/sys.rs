@@ -1,10 +1,12 @@
 //! Every call into the operating system that Rust's standard library does not wrap: process
-//! groups and their registry, pidfds, anonymous capture files, advisory locks, the host name,
-//! and the interrupt handler. Each `unsafe` block carries a SAFETY note.
+//! groups and their registry, pidfds, non-blocking pipes and poll, advisory locks, the host
+//! name, and the interrupt handler. Each `unsafe` block carries a SAFETY note. (The open
+//! flags of the result file, `O_NOFOLLOW | O_NONBLOCK`, are passed through the standard
+//! library's `OpenOptionsExt`.)
 //!
-//! The crate is Linux-only (see docs/ARCHITECTURE.md, "Platform"): pidfds, `memfd_create`,
-//! `O_TMPFILE` and `flock` are used as Linux provides them, and `lib.rs` stops the build with
-//! one `compile_error!` on any other target.
+//! The crate is Linux-only (see docs/ARCHITECTURE.md, "Platform"): pidfds and `flock` are
+//! used as Linux provides them, and `lib.rs` stops the build with one `compile_error!` on any
+//! other target.
 //!
 //! The registry of live process groups is what makes "every exit path kills every process
 //! group it started" (invariant 9) hold: a group is registered in the same critical section
@@ -15,7 +17,7 @@
 use std::collections::BTreeSet;
 use std::fs::File;
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd};
+use std::os::fd::{AsRawFd, FromRawFd, RawFd};
 use std::path::Path;
 use std::process::{Child, Command};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -122,16 +124,36 @@ impl PidFd {
     }
 }
 
-/// An anonymous in-memory file (`memfd_create`), or `None` where the kernel has none.
-pub fn memfd(name: &std::ffi::CStr) -> Option<File> {
-    // SAFETY: memfd_create takes a NUL-terminated name and flags; returns a new fd or -1.
-    let fd = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC) };
-    // SAFETY: fd is a fresh descriptor that we own.
-    (fd >= 0).then(|| unsafe { File::from_raw_fd(fd) })
+/// Make `fd` non-blocking (a pipe read then returns `WouldBlock` instead of waiting).
+pub fn set_nonblocking(fd: RawFd) {
+    // SAFETY: fcntl on a descriptor the caller owns, with standard commands; it changes no
+    // memory.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags >= 0 {
+            libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK);
+        }
+    }
 }
 
-/// The `O_TMPFILE` flag, for an unnamed file in a directory.
-pub const O_TMPFILE: libc::c_int = libc::O_TMPFILE;
+/// Wait up to `timeout` until one of `fds` is readable (or at end of file, or in error);
+/// `None` entries are not watched. Returns which are ready, or `None` when none is (the
+/// timeout passed, or poll was interrupted).
+pub fn poll_readable<const N: usize>(
+    fds: [Option<RawFd>; N],
+    timeout: Duration,
+) -> Option<[bool; N]> {
+    let mut pfds = fds.map(|fd| libc::pollfd {
+        // A negative fd is ignored by poll.
+        fd: fd.unwrap_or(-1),
+        events: libc::POLLIN,
+        revents: 0,
+    });
+    let ms = timeout.as_millis().min(i32::MAX as u128) as libc::c_int;
+    // SAFETY: N valid pollfd structs and their count; poll writes only their revents.
+    let n = unsafe { libc::poll(pfds.as_mut_ptr(), N as libc::nfds_t, ms) };
+    (n > 0).then(|| pfds.map(|p| p.revents != 0))
+}
 
 /// Take an exclusive advisory lock on `file` without waiting; `Ok(false)` when another open
 /// file description holds it. The lock lasts until the file is closed (or the process ends,

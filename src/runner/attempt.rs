@@ -1,0 +1,594 @@
+//! One attempt: a process group, a timeout, captured output, the result protocol, and the
+//! classification into an [`AttemptRow`].
+//!
+//! [`run_attempt`] spawns `run` (then `check`, when `run` exited 0) each in its own process
+//! group, with `GATE_TASK`, `GATE_TRIAL`, `GATE_ATTEMPT`, `GATE_RUN_ID` and `GATE_RESULT` set;
+//! kills the whole group on timeout or cancellation (SIGTERM, then SIGKILL after the grace
+//! period, so no grandchild survives); reads the result file; and classifies the attempt into
+//! an [`AttemptRow`] ready for the ledger. Output goes through pipes into a bounded in-memory
+//! capture ([`super::capture`]) that keeps a head and a tail while the trial runs; the result
+//! file is read as hostile input ([`super::result_file`]).
+
+use std::fs;
+use std::io::PipeWriter;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant, SystemTime};
+
+use super::capture::{self, Capture, Reader};
+use super::redact::Redactor;
+use super::result_file;
+use super::sys::{self, PidFd, kill_group};
+use crate::ledger::{AttemptRow, Fault, Outcome, TimeoutPolicy, rfc3339};
+use crate::plan::CommandLine;
+use crate::untrusted;
+
+/// Bytes of each output stream kept in a log: the first half and the last half of this.
+pub const LOG_CAP: u64 = (capture::HEAD_BYTES + capture::TAIL_BYTES) as u64;
+/// Lines of each stream kept in the ledger row.
+pub const TAIL_LINES: usize = 20;
+/// Bytes of each stream kept in the ledger row.
+pub const TAIL_BYTES: usize = 2048;
+
+/// Everything needed to run one attempt of one trial.
+#[derive(Debug, Clone)]
+pub struct AttemptSpec {
+    /// Task id.
+    pub task: String,
+    /// Trial ordinal.
+    pub trial: u64,
+    /// Attempt number within the trial.
+    pub attempt: u32,
+    /// Run id (`GATE_RUN_ID`).
+    pub run_id: String,
+    /// The agent run.
+    pub run: CommandLine,
+    /// The state check.
+    pub check: Option<CommandLine>,
+    /// Working directory.
+    pub cwd: PathBuf,
+    /// Extra environment.
+    pub env: Vec<(String, String)>,
+    /// Timeout of `run` and of `check`, each.
+    pub timeout: Duration,
+    /// SIGTERM → SIGKILL grace.
+    pub kill_grace: Duration,
+    /// What a timeout counts as.
+    pub timeout_policy: TimeoutPolicy,
+    /// Exit codes of `run` that are transport faults.
+    pub transport_exit_codes: Vec<i32>,
+    /// Exit codes of `run` that mean the harness failed (`policy.harness_exit_codes`).
+    pub harness_exit_codes: Vec<i32>,
+    /// Directory for this run's logs and result files (e.g. `gate-out`).
+    pub out_dir: PathBuf,
+}
+
+/// How a process ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ended {
+    Exited(ExitStatus),
+    TimedOut,
+    Cancelled,
+}
+
+/// Why a process could not even start.
+struct SpawnFailure(String);
+
+fn command(line: &CommandLine) -> Command {
+    match line {
+        CommandLine::Shell(s) => {
+            // An absolute path: no PATH search on every spawn (trial overhead is measured).
+            let mut c = Command::new("/bin/sh");
+            c.arg("-c").arg(s);
+            c
+        }
+        CommandLine::Argv(v) => {
+            let mut c = Command::new(&v[0]);
+            c.args(&v[1..]);
+            c
+        }
+    }
+}
+
+/// Spawn `line` in its own process group and wait for it, a timeout, or cancellation.
+fn run_process(
+    spec: &AttemptSpec,
+    line: &CommandLine,
+    stdout: PipeWriter,
+    stderr: PipeWriter,
+    result_path: &Path,
+    cancel: &AtomicBool,
+) -> Result<Ended, SpawnFailure> {
+    let mut cmd = command(line);
+    cmd.current_dir(&spec.cwd)
+        .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .env("GATE_TASK", &spec.task)
+        .env("GATE_TRIAL", spec.trial.to_string())
+        .env("GATE_ATTEMPT", spec.attempt.to_string())
+        .env("GATE_RUN_ID", &spec.run_id)
+        .env("GATE_RESULT", result_path)
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(stderr);
+    // Registered while it lives, so every way out of gate can kill it (invariant 9).
+    let spawned = sys::spawn_group(&mut cmd);
+    // The command holds gate's copy of the pipes' write ends: drop it now, or the capture
+    // would never see end of file.
+    drop(cmd);
+    let (mut child, _group) = spawned.map_err(|e| {
+        let what = line.display();
+        match e.kind() {
+            std::io::ErrorKind::NotFound if !spec.cwd.is_dir() => SpawnFailure(format!(
+                "working directory `{}` does not exist",
+                spec.cwd.display()
+            )),
+            std::io::ErrorKind::NotFound => {
+                SpawnFailure(format!("cannot run `{what}`: command not found"))
+            }
+            _ => SpawnFailure(format!("cannot run `{what}`: {e}")),
+        }
+    })?;
+    let pgid = child.id();
+    // Plan validation bounds timeouts; saturate anyway rather than overflow.
+    let now = Instant::now();
+    let deadline = now
+        .checked_add(spec.timeout)
+        .unwrap_or_else(|| now + Duration::from_secs(365 * 24 * 3600));
+    match PidFd::open(pgid) {
+        Some(fd) => wait_pidfd(
+            &mut child,
+            &fd,
+            pgid,
+            deadline,
+            spec.kill_grace,
+            cancel,
+            line,
+        ),
+        None => wait_thread(child, pgid, deadline, spec.kill_grace, cancel, line),
+    }
+}
+
+/// Poll the cancel flag at this interval; a process exit itself wakes the waiter at once.
+const TICK: Duration = Duration::from_millis(20);
+
+fn wait_pidfd(
+    child: &mut std::process::Child,
+    fd: &PidFd,
+    pgid: u32,
+    deadline: Instant,
+    grace: Duration,
+    cancel: &AtomicBool,
+    line: &CommandLine,
+) -> Result<Ended, SpawnFailure> {
+    let reap = |child: &mut std::process::Child| {
+        child
+            .wait()
+            .map_err(|e| SpawnFailure(format!("waiting for `{}` failed: {e}", line.display())))
+    };
+    let stop = |child: &mut std::process::Child, reason: Ended| {
+        kill_group(pgid, libc::SIGTERM);
+        fd.wait(grace);
+        // Whatever ignored SIGTERM (the leader or a grandchild) goes now.
+        kill_group(pgid, libc::SIGKILL);
+        reap(child).map(|_| reason)
+    };
+    loop {
+        if cancel.load(Ordering::Relaxed) {
+            return stop(child, Ended::Cancelled);
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return stop(child, Ended::TimedOut);
+        }
+        if fd.wait(TICK.min(deadline - now)) {
+            let status = reap(child)?;
+            // The leader is gone; stragglers it left in its group must not leak into the
+            // next trial.
+            kill_group(pgid, libc::SIGKILL);
+            return Ok(Ended::Exited(status));
+        }
+    }
+}
+
+/// Fallback for kernels without pidfd: a helper thread blocks in `wait`.
+fn wait_thread(
+    mut child: std::process::Child,
+    pgid: u32,
+    deadline: Instant,
+    grace: Duration,
+    cancel: &AtomicBool,
+    line: &CommandLine,
+) -> Result<Ended, SpawnFailure> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait());
+    });
+    let stop = |reason: Ended| -> Ended {
+        kill_group(pgid, libc::SIGTERM);
+        let _ = rx.recv_timeout(grace);
+        kill_group(pgid, libc::SIGKILL);
+        let _ = rx.recv();
+        reason
+    };
+    loop {
+        if cancel.load(Ordering::Relaxed) {
+            return Ok(stop(Ended::Cancelled));
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return Ok(stop(Ended::TimedOut));
+        }
+        match rx.recv_timeout(TICK.min(deadline - now)) {
+            Ok(Ok(status)) => {
+                kill_group(pgid, libc::SIGKILL);
+                return Ok(Ended::Exited(status));
+            }
+            Ok(Err(e)) => {
+                return Err(SpawnFailure(format!(
+                    "waiting for `{}` failed: {e}",
+                    line.display()
+                )));
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => continue,
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                return Err(SpawnFailure("the process waiter vanished".to_string()));
+            }
+        }
+    }
+}
+
+/// Pipes for a process's stdout and stderr, and the reader thread that drains them.
+fn capture_pipes(margin: usize) -> std::io::Result<(Reader, PipeWriter, PipeWriter)> {
+    let (out_r, out_w) = std::io::pipe()?;
+    let (err_r, err_w) = std::io::pipe()?;
+    Ok((Reader::start(out_r, err_r, margin)?, out_w, err_w))
+}
+
+/// Run `line` with its output captured; the captures come back whatever happened.
+fn run_captured(
+    spec: &AttemptSpec,
+    line: &CommandLine,
+    result_path: &Path,
+    cancel: &AtomicBool,
+    margin: usize,
+) -> (Result<Ended, SpawnFailure>, Option<[Capture; 2]>) {
+    match capture_pipes(margin) {
+        Err(e) => (
+            Err(SpawnFailure(format!("cannot capture output: {e}"))),
+            None,
+        ),
+        Ok((reader, out, err)) => {
+            let ended = run_process(spec, line, out, err, result_path, cancel);
+            (ended, Some(reader.finish()))
+        }
+    }
+}
+
+/// Create `dir` and its missing parents with mode 0700: logs may hold what a task printed.
+fn private_dir(dir: &Path) -> std::io::Result<()> {
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+}
+
+/// The last [`TAIL_LINES`] lines (at most [`TAIL_BYTES`] bytes) of some text.
+pub fn tail(text: &str) -> String {
+    let trimmed = text.trim_end_matches('\n');
+    let start = trimmed
+        .rmatch_indices('\n')
+        .nth(TAIL_LINES - 1)
+        .map(|(i, _)| i + 1)
+        .unwrap_or(0);
+    let mut t = &trimmed[start..];
+    if t.len() > TAIL_BYTES {
+        let mut cut = t.len() - TAIL_BYTES;
+        while !t.is_char_boundary(cut) {
+            cut += 1;
+        }
+        t = &t[cut..];
+    }
+    t.to_string()
+}
+
+/// Run one attempt to its end and classify it. Never panics; every failure to run becomes a
+/// harness-error row.
+pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool) -> AttemptRow {
+    let started_wall = SystemTime::now();
+    let started = Instant::now();
+    let log_dir = spec.out_dir.join("logs").join(&spec.task);
+    let result_dir = spec.out_dir.join("results").join(&spec.task);
+    let stem = format!("{:04}-{}", spec.trial, spec.attempt);
+
+    let result_path = result_dir.join(format!("{stem}.json"));
+    let mut row = AttemptRow {
+        task: spec.task.clone(),
+        trial: spec.trial,
+        attempt: spec.attempt,
+        started_at: rfc3339(started_wall),
+        duration_s: 0.0,
+        exit_code: None,
+        signal: None,
+        check_exit: None,
+        fault: None,
+        outcome: Outcome::Fail,
+        graded: false,
+        result: None,
+        reason: None,
+        stdout_tail: String::new(),
+        stderr_tail: String::new(),
+        log: None,
+    };
+    let harness = |row: &mut AttemptRow, why: String| {
+        row.fault = Some(Fault::Harness);
+        row.outcome = Outcome::HarnessError;
+        row.reason = Some(why);
+    };
+    let prepared = private_dir(&log_dir)
+        .and_then(|_| private_dir(&result_dir))
+        .and_then(|_| match fs::remove_file(&result_path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+            _ => Ok(()),
+        });
+    if let Err(e) = prepared {
+        harness(
+            &mut row,
+            format!("cannot prepare `{}`: {e}", spec.out_dir.display()),
+        );
+        return row;
+    }
+    let margin = redactor.longest_literal();
+    let deadline_of = |from: Instant| {
+        from.checked_add(spec.timeout)
+            .unwrap_or_else(|| from + Duration::from_secs(365 * 24 * 3600))
+    };
+
+    let (ended, run_captures) = run_captured(spec, &spec.run, &result_path, cancel, margin);
+    let mut check_ended = None;
+    let mut check_captures: Option<[Capture; 2]> = None;
+    match ended {
+        Err(SpawnFailure(why)) => harness(&mut row, why),
+        Ok(ended) => {
+            if let Ended::Exited(st) = ended {
+                row.exit_code = st.code();
+                row.signal = st.signal();
+            }
+            if ended == Ended::Exited(ExitStatus::from_raw(0))
+                && let Some(check) = &spec.check
+            {
+                let (ran, captures) = run_captured(spec, check, &result_path, cancel, margin);
+                check_captures = captures;
+                match ran {
+                    Err(SpawnFailure(why)) => harness(&mut row, format!("check: {why}")),
+                    Ok(c) => {
+                        if let Ended::Exited(st) = c {
+                            row.check_exit = st.code().or(st.signal().map(|s| 128 + s));
+                        }
+                        check_ended = Some(c);
+                    }
+                }
+            }
+            if row.outcome != Outcome::HarnessError {
+                // The result file is read within a deadline of its own, as long as an
+                // attempt's: a task cannot make gate wait longer than it could itself run.
+                classify(
+                    spec,
+                    &mut row,
+                    ended,
+                    check_ended,
+                    &result_path,
+                    deadline_of(Instant::now()),
+                );
+            }
+        }
+    }
+    row.duration_s = started.elapsed().as_secs_f64();
+    // Also when the attempt was cancelled or timed out and the file was never read; whatever
+    // the task left there (a FIFO, a symlink) is removed, never followed.
+    let _ = fs::remove_file(&result_path);
+
+    // Logs: bounded, redacted before the cut, one file per attempt.
+    let [run_out, run_err] = run_captures.map_or([None, None], |[o, e]| [Some(o), Some(e)]);
+    let [chk_out, chk_err] = check_captures.map_or([None, None], |[o, e]| [Some(o), Some(e)]);
+    let sections = [
+        ("stdout", run_out),
+        ("stderr", run_err),
+        ("check stdout", chk_out),
+        ("check stderr", chk_err),
+    ];
+    let mut log = String::new();
+    for (name, capture) in sections {
+        let Some(capture) = capture else { continue };
+        let text = capture.text(redactor);
+        if name == "stdout" {
+            row.stdout_tail = tail(&text);
+        } else if name == "stderr" {
+            row.stderr_tail = tail(&text);
+        }
+        if !text.is_empty() {
+            log.push_str(&format!("===== {name} =====\n{text}"));
+            if !text.ends_with('\n') {
+                log.push('\n');
+            }
+        }
+    }
+    if !log.is_empty() {
+        // A trial re-run at resume reuses its ordinal: keep the earlier attempt's log.
+        let mut path = log_dir.join(format!("{stem}.log"));
+        let mut n = 1;
+        while path.exists() {
+            n += 1;
+            path = log_dir.join(format!("{stem}.{n}.log"));
+        }
+        // Mode 0600: the log holds what the task printed, redacted only as far as gate knows
+        // the secrets.
+        let written = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&path)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, log.as_bytes()));
+        if written.is_ok() {
+            row.log = Some(path.display().to_string());
+        }
+    }
+    // Redact, then clip: a clip first could cut a secret in half and leave a piece.
+    if let Some(r) = row.result.as_mut() {
+        r.note = r
+            .note
+            .as_deref()
+            .map(|n| untrusted::clip(&redactor.apply(n), untrusted::MAX_NOTE_BYTES));
+        r.fault = r
+            .fault
+            .as_deref()
+            .map(|f| untrusted::clip(&redactor.apply(f), untrusted::MAX_FAULT_BYTES));
+    }
+    row.reason = row
+        .reason
+        .as_deref()
+        .map(|r| untrusted::clip(&redactor.apply(r), untrusted::MAX_REASON_BYTES));
+    row.graded = row.attempt == 1 && matches!(row.outcome, Outcome::Pass | Outcome::Fail);
+    row
+}
+
+/// Decide the outcome of an attempt whose processes ran.
+fn classify(
+    spec: &AttemptSpec,
+    row: &mut AttemptRow,
+    ended: Ended,
+    check_ended: Option<Ended>,
+    result_path: &Path,
+    deadline: Instant,
+) {
+    let fault_outcome = |row: &mut AttemptRow, fault: Fault, outcome: Outcome, why: String| {
+        row.fault = Some(fault);
+        row.outcome = outcome;
+        row.reason = Some(why);
+    };
+    if ended == Ended::Cancelled || check_ended == Some(Ended::Cancelled) {
+        return fault_outcome(
+            row,
+            Fault::Cancelled,
+            Outcome::Cancelled,
+            "cancelled by gate".to_string(),
+        );
+    }
+    if ended == Ended::TimedOut || check_ended == Some(Ended::TimedOut) {
+        let which = if ended == Ended::TimedOut {
+            "run"
+        } else {
+            "check"
+        };
+        let outcome = match spec.timeout_policy {
+            TimeoutPolicy::Fail => Outcome::Fail,
+            TimeoutPolicy::Unavailable => Outcome::Unavailable,
+        };
+        return fault_outcome(
+            row,
+            Fault::Timeout,
+            outcome,
+            format!(
+                "{which} exceeded the {:?} timeout; its process group was killed",
+                spec.timeout
+            ),
+        );
+    }
+    // The result file: optional, but when present it must follow the protocol.
+    // The result file is read once and removed: its fields go to the ledger (redacted), and a
+    // copy left on disk would keep whatever secret the task wrote into it.
+    let read = result_file::read(result_path, deadline);
+    let _ = fs::remove_file(result_path);
+    match read.and_then(|bytes| bytes.map(|b| result_file::parse(&b)).transpose()) {
+        Ok(Some(parsed)) => {
+            let mut r = parsed.result.clone();
+            r.ignored_keys = parsed.ignored.clone();
+            if let Some(w) = result_file::ignored_warning(&parsed) {
+                r.warning = Some(w);
+            }
+            row.result = Some(r);
+        }
+        Ok(None) => {}
+        Err(e) => {
+            return fault_outcome(row, Fault::Harness, Outcome::HarnessError, e.to_string());
+        }
+    }
+    for (which, code) in [("run", row.exit_code), ("check", row.check_exit)] {
+        if let Some(code @ (126 | 127)) = code {
+            let why = if code == 127 {
+                "command not found"
+            } else {
+                "command not executable"
+            };
+            return fault_outcome(
+                row,
+                Fault::Harness,
+                Outcome::HarnessError,
+                format!("{which} exited {code} ({why})"),
+            );
+        }
+    }
+    // Declared harness codes (pytest's 4 and 5: a typo in a test id, no test collected) say
+    // the test never ran: grading them would publish a verdict about nothing.
+    if let Some(code) = row.exit_code
+        && spec.harness_exit_codes.contains(&code)
+    {
+        return fault_outcome(
+            row,
+            Fault::Harness,
+            Outcome::HarnessError,
+            format!(
+                "run exited {code}, a declared harness exit code (`policy.harness_exit_codes`)"
+            ),
+        );
+    }
+    let declared = row.result.as_ref().and_then(|r| r.fault.clone());
+    match declared.as_deref() {
+        Some("transport") => {
+            return fault_outcome(
+                row,
+                Fault::Transport,
+                Outcome::Unavailable,
+                "result file declared a transport fault".to_string(),
+            );
+        }
+        Some(other) => {
+            return fault_outcome(
+                row,
+                Fault::Harness,
+                Outcome::HarnessError,
+                format!(
+                    "result file has unknown `fault` `{}` (the only fault a task declares is `transport`)",
+                    untrusted::one_line(&untrusted::clip(other, 64))
+                ),
+            );
+        }
+        None => {}
+    }
+    if let Some(code) = row.exit_code
+        && spec.transport_exit_codes.contains(&code)
+    {
+        return fault_outcome(
+            row,
+            Fault::Transport,
+            Outcome::Unavailable,
+            format!("run exited {code}, a declared transport fault"),
+        );
+    }
+    row.outcome = Outcome::Fail;
+    row.reason = Some(match (row.exit_code, row.signal, row.check_exit) {
+        (None, Some(sig), _) => format!("run killed by signal {sig}"),
+        (Some(code), _, _) if code != 0 => format!("run exited {code}"),
+        (_, _, Some(code)) if code != 0 => format!("check exited {code}"),
+        _ if row.result.as_ref().and_then(|r| r.pass) == Some(false) => {
+            "result file says `pass: false`".to_string()
+        }
+        _ => {
+            row.outcome = Outcome::Pass;
+            return row.reason = None;
+        }
+    });
+}
