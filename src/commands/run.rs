@@ -18,10 +18,8 @@ use crate::output::Output;
 use crate::plan::Plan;
 use crate::progress::Progress;
 use crate::report::Report;
-use crate::runner::AttemptSpec;
 use crate::runner::events::Fanout;
 use crate::runner::redact::Redactor;
-use crate::runner::retry::RetryPolicy;
 use crate::runner::scheduler::{ProcessLauncher, TaskConfig, TaskEnd, run_task};
 use crate::runner::session::Session;
 use crate::runner::sys::Interrupt;
@@ -122,37 +120,9 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
         if history.decided {
             continue;
         }
-        let config = TaskConfig {
-            id: task.id.clone(),
-            sampling: task.sampling.clone(),
-            max_unavailable: task.max_unavailable,
-            jobs: plan.policy.jobs,
-            shard,
-        };
-        let launcher = ProcessLauncher {
-            spec: AttemptSpec {
-                task: task.id.clone(),
-                trial: 0,
-                attempt: 0,
-                run_id: session.run_id().to_string(),
-                run: task.run.clone(),
-                check: task.check.clone(),
-                cwd: task.cwd.clone(),
-                env: task.env.clone(),
-                timeout: task.timeout,
-                kill_grace: plan.policy.kill_grace,
-                timeout_policy: plan.policy.timeout,
-                transport_exit_codes: plan.policy.transport_exit_codes.clone(),
-                harness_exit_codes: plan.policy.harness_exit_codes.clone(),
-                out_dir: run_dir.clone(),
-            },
-            redactor,
-            retry: RetryPolicy {
-                max_retries: plan.policy.transport_max_retries,
-                backoff_min: plan.policy.backoff_min,
-                backoff_max: plan.policy.backoff_max,
-            },
-        };
+        let config = TaskConfig::new(task, plan.policy.jobs, shard);
+        let launcher =
+            ProcessLauncher::new(task, &plan.policy, session.run_id(), &run_dir, redactor);
         let mut sinks = Fanout(vec![&mut session, &mut progress]);
         match run_task(&config, &launcher, history, &interrupt, &mut sinks)? {
             TaskEnd::Decided => {}

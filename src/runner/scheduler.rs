@@ -14,6 +14,7 @@
 //! running and has the launcher kill everything it started (invariant 9).
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, mpsc};
 use std::time::Duration;
@@ -26,6 +27,7 @@ use super::{AttemptSpec, run_attempt};
 use crate::error::Error;
 use crate::ledger::{AttemptRow, DecisionRow, now_rfc3339};
 use crate::model::{Fault, Outcome, Sampling, Shard, Verdict};
+use crate::plan::{Policy, Task};
 use crate::sampler::{Decision, OrderedSampler};
 
 /// Starts trials. Implemented by [`ProcessLauncher`] and by test fakes.
@@ -55,6 +57,17 @@ pub struct TaskConfig {
 }
 
 impl TaskConfig {
+    /// The scheduling of `task` with `jobs` lanes, as shard `shard` if any.
+    pub fn new(task: &Task, jobs: usize, shard: Option<Shard>) -> Self {
+        TaskConfig {
+            id: task.id.clone(),
+            sampling: task.sampling.clone(),
+            max_unavailable: task.max_unavailable,
+            jobs,
+            shard,
+        }
+    }
+
     /// Graded trials this run (or shard) may grade at most.
     pub fn graded_budget(&self) -> u64 {
         let max = self.sampling.max_graded();
@@ -348,6 +361,43 @@ pub struct ProcessLauncher {
     pub redactor: Redactor,
     /// Transport retries.
     pub retry: RetryPolicy,
+}
+
+impl ProcessLauncher {
+    /// The launcher of `task`'s trials under `policy`, writing logs and result files under
+    /// `run_dir`.
+    pub fn new(
+        task: &Task,
+        policy: &Policy,
+        run_id: &str,
+        run_dir: &Path,
+        redactor: Redactor,
+    ) -> Self {
+        ProcessLauncher {
+            spec: AttemptSpec {
+                task: task.id.clone(),
+                trial: 0,
+                attempt: 0,
+                run_id: run_id.to_string(),
+                run: task.run.clone(),
+                check: task.check.clone(),
+                cwd: task.cwd.clone(),
+                env: task.env.clone(),
+                timeout: task.timeout,
+                kill_grace: policy.kill_grace,
+                timeout_policy: policy.timeout,
+                transport_exit_codes: policy.transport_exit_codes.clone(),
+                harness_exit_codes: policy.harness_exit_codes.clone(),
+                out_dir: run_dir.to_path_buf(),
+            },
+            redactor,
+            retry: RetryPolicy {
+                max_retries: policy.transport_max_retries,
+                backoff_min: policy.backoff_min,
+                backoff_max: policy.backoff_max,
+            },
+        }
+    }
 }
 
 impl Launcher for ProcessLauncher {
