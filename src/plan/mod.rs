@@ -222,7 +222,8 @@ impl Plan {
             column: 1,
             message: format!("plan file is not UTF-8 ({e})"),
         })?;
-        let file: PlanFile = serde_saphyr::from_str(&text).map_err(|e| syntax_error(&shown, &e))?;
+        let file: PlanFile =
+            serde_saphyr::from_str(&text).map_err(|e| syntax_error(&shown, &text, &e))?;
         let dir = path
             .parent()
             .filter(|d| !d.as_os_str().is_empty())
@@ -256,7 +257,7 @@ pub fn resolve_rule(spec: SamplingSpec, what: &str) -> Result<ResolvedRule, Stri
 }
 
 /// Turn a serde-saphyr error into file:line:col + message + snippet.
-fn syntax_error(path: &str, e: &serde_saphyr::Error) -> PlanError {
+fn syntax_error(path: &str, text: &str, e: &serde_saphyr::Error) -> PlanError {
     let (line, column) = e
         .location()
         .filter(|l| *l != Location::UNKNOWN)
@@ -274,11 +275,26 @@ fn syntax_error(path: &str, e: &serde_saphyr::Error) -> PlanError {
         .map(|(_, m)| m)
         .unwrap_or(first)
         .to_string();
-    // Serde names the missing key only; add what that mapping takes.
+    // Serde names the missing key only; add what that mapping takes, judged from the text
+    // before the error (the nearest enclosing key such as `design:`).
+    let before: String = text
+        .lines()
+        .take(usize::try_from(line).unwrap_or(usize::MAX))
+        .enumerate()
+        .map(|(i, l)| {
+            if i + 1 == usize::try_from(line).unwrap_or(0) {
+                l.chars()
+                    .take(usize::try_from(column).unwrap_or(0))
+                    .collect::<String>()
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
     let message = match message
         .strip_prefix("missing field `")
         .and_then(|m| m.strip_suffix('`'))
-        .and_then(schema::missing_field_hint)
+        .and_then(|field| schema::missing_field_hint(field, &before))
     {
         Some(hint) => format!("{message}: {hint}"),
         None => message,

@@ -386,12 +386,26 @@ pub fn json_schema() -> schemars::Schema {
 /// For serde's "missing field `NAME`": the keys of every mapping in the plan schema that
 /// requires `NAME`, e.g. "`single` takes `n`, `c` (required)". Serde names only the missing
 /// key; this names what the mapping accepts, read from the same schema the loader derives.
-pub fn missing_field_hint(field: &str) -> Option<String> {
+///
+/// When several mappings require `NAME` (`healthy` is required by `sequential` and `design`),
+/// the one whose key appears last in `before` (the file up to the error) is named alone.
+pub fn missing_field_hint(field: &str, before: &str) -> Option<String> {
     let schema = json_schema();
     let mut found = Vec::new();
     walk(schema.as_value(), "the plan", field, &mut found);
     found.dedup();
-    (!found.is_empty()).then(|| found.join("; or "))
+    let nearest = found
+        .iter()
+        .filter_map(|hint| {
+            let key = hint.strip_prefix('`')?.split('`').next()?;
+            before.rfind(&format!("{key}:")).map(|at| (at, hint))
+        })
+        .max_by_key(|(at, _)| *at)
+        .map(|(_, hint)| hint.clone());
+    match nearest {
+        Some(hint) if found.len() > 1 => Some(hint),
+        _ => (!found.is_empty()).then(|| found.join("; or ")),
+    }
 }
 
 fn walk(v: &serde_json::Value, name: &str, field: &str, found: &mut Vec<String>) {

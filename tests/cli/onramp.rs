@@ -195,6 +195,14 @@ fn missing_fields_list_what_the_mapping_takes() {
             "plan.yaml:4:5: missing field `run`: task `t` needs `run` (or, for `gate ingest`, `junit: GLOB`)",
         ),
         (
+            "version: 1\nsampling:\n  sequential:\n    healthy: 0.9\n    alpha: 0.1\ntasks:\n  - id: t\n    run: 'true'\n",
+            "plan.yaml:5:5: missing field `regressed`: `sequential` takes `healthy`, `regressed` (required) and `alpha`, `beta`, `max_trials`, `rule` (optional)\n",
+        ),
+        (
+            "version: 1\nsampling: {design: {healthy: 0.9}}\ntasks:\n  - id: t\n    run: 'true'\n",
+            "missing field `regressed`: `design` takes `healthy`, `regressed` (required) and `alpha`, `beta`, `max_trials`, `rule` (optional)\n",
+        ),
+        (
             "version: 1\nsampling: {design: {healthy: 0.9, regressed: 0.7, rule: bogus}}\ntasks:\n  - id: t\n    run: 'true'\n",
             "unknown variant `bogus`, expected one of single, sequential, calibrated, wald",
         ),
