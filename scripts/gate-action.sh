@@ -10,8 +10,9 @@
 #           `auto`, an action used at a release tag (GATE_ACTION_REF = vX.Y.Z) downloads its
 #           own release binary and checks its SHA-256 first; any problem falls back to a build.
 #   build   `cargo install --locked` the action's own source into GATE_INSTALL_ROOT.
-#   run     `gate run` each plan file matched by INPUT_PLAN, or `gate report` over the
-#           ledgers matched by INPUT_LEDGERS; outputs `verdict`, `exit-code`, `ledger`,
+#   run     `gate run` each plan file matched by INPUT_PLAN, `gate report` over the
+#           ledgers matched by INPUT_LEDGERS, or `gate ingest` over the JUnit files matched
+#           by INPUT_RESULTS (with INPUT_PLAN as its `--plan`, if set); outputs `verdict`, `exit-code`, `ledger`,
 #           `junit`, `report`; exits with gate's own exit code, so the step fails exactly
 #           when gate says the gate failed under the plan's (or the overridden) policy.
 #
@@ -365,7 +366,31 @@ cmd_run() {
   split_args "${INPUT_ARGS:-}"
 
   local -a verdicts=() codes=() ledgers=() junits=() reports=()
-  if [ -n "${INPUT_LEDGERS:-}" ]; then
+  if [ -n "${INPUT_RESULTS:-}" ]; then
+    # Ingest mode: judge JUnit files a test runner wrote (each one run of the suite).
+    [ -z "${INPUT_LEDGERS:-}" ] || fail_usage "\`results\` and \`ledgers\` are exclusive: ingest JUnit files, or merge ledgers"
+    [ -z "$jobs" ] || fail_usage "\`jobs\` applies to \`gate run\`, not to ingesting \`results\`"
+    [ -z "$shard" ] || fail_usage "\`shard\` applies to \`gate run\`, not to ingesting \`results\`"
+    local -a plan_args=()
+    if [ -n "${INPUT_PLAN:-}" ]; then
+      expand_patterns "$INPUT_PLAN"
+      [ "${#MATCHES[@]}" -eq 1 ] \
+        || fail_usage "with \`results\`, \`plan\` names one plan file (tasks with \`junit:\`), but it matched ${#MATCHES[@]}"
+      plan_args=(--plan "${MATCHES[0]}")
+    fi
+    expand_patterns "$INPUT_RESULTS"
+    [ "${#MATCHES[@]}" -gt 0 ] || fail_usage "\`results\` matched no file: \`$INPUT_RESULTS\`"
+    local junit="${junit_input:-$out_dir/junit.xml}" report="$out_dir/report.json"
+    mkdir -p "$out_dir" "$(dirname "$junit")"
+    run_gate gate ingest "${MATCHES[@]}" ${plan_args[@]+"${plan_args[@]}"} \
+      --ledger "$out_dir/ledger.jsonl" --json "$report" --junit "$junit" \
+      ${common[@]+"${common[@]}"} ${EXTRA_ARGS[@]+"${EXTRA_ARGS[@]}"}
+    codes+=("$LAST_CODE")
+    verdicts+=("$(verdict_of "$LAST_CODE" "$report")")
+    ledgers+=("$out_dir/ledger.jsonl")
+    junits+=("$junit")
+    reports+=("$report")
+  elif [ -n "${INPUT_LEDGERS:-}" ]; then
     # Merge mode: one verdict over the ledgers of all shards of one run.
     [ -z "${INPUT_PLAN:-}" ] || fail_usage "\`plan\` and \`ledgers\` are exclusive: run plans, or merge ledgers"
     [ -z "$jobs" ] || fail_usage "\`jobs\` applies to \`gate run\`, not to merging \`ledgers\`"
@@ -382,7 +407,7 @@ cmd_run() {
     junits+=("$junit")
     reports+=("$report")
   else
-    [ -n "${INPUT_PLAN:-}" ] || fail_usage "set \`plan\` (a plan file or glob) or \`ledgers\`"
+    [ -n "${INPUT_PLAN:-}" ] || fail_usage "set \`plan\` (a plan file or glob), \`ledgers\` or \`results\`"
     if [ -n "$jobs" ]; then
       [[ "$jobs" =~ ^[1-9][0-9]*$ ]] || fail_usage "invalid \`jobs\`: \`$jobs\`, expected a positive integer"
       common+=(--jobs "$jobs")

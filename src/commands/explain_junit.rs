@@ -22,10 +22,12 @@ pub fn execute(args: &ExplainArgs) -> anyhow::Result<u8> {
         runs.push(ingest::read_run(path, opts)?);
     }
     let a = audit(&runs);
-    match args.format {
-        Format::Text => print!("{}", render_text(&a)),
-        Format::Json => println!("{}", serde_json::to_string_pretty(&a)?),
-    }
+    let text = match args.format {
+        Format::Text => render_text(&a),
+        Format::Json => format!("{}\n", serde_json::to_string_pretty(&a)?),
+    };
+    // A closed stdout (`… | head`) ends the printing, not with a panic.
+    let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes());
     Ok(exit::SUCCESS)
 }
 

@@ -393,3 +393,112 @@ pub fn line_col(text: &str, pos: usize) -> (u64, u64) {
     let column = before[line_start..].chars().count() as u64 + 1;
     (line, column)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn flaky_and_rerun_children_are_kept_in_document_order() {
+        let doc = parse(
+            r#"<testsuites name="nextest-run"><testsuite name="s">
+<testcase name="t" classname="c" time="0.5">
+  <flakyFailure time="0.1" message="first">one<system-out>ignored</system-out></flakyFailure>
+  <flakyFailure time="0.2" message="second"/>
+</testcase>
+<testcase name="u" classname="c"><failure message="m">body &amp; more</failure><rerunFailure message="r"/></testcase>
+<testcase name="v"><skipped/></testcase>
+</testsuite></testsuites>"#,
+        )
+        .unwrap();
+        assert_eq!(doc.root_name.as_deref(), Some("nextest-run"));
+        let [t, u, v] = &doc.cases[..] else {
+            panic!("three cases: {:?}", doc.cases)
+        };
+        assert_eq!(t.status, Status::Pass);
+        let flaky: Vec<(&str, &str)> = t
+            .flaky
+            .iter()
+            .map(|r| (r.message.as_str(), r.detail.as_str()))
+            .collect();
+        assert_eq!(flaky, [("first", "one"), ("second", "")]);
+        assert_eq!(
+            u.status,
+            Status::Fail {
+                message: "m".into(),
+                detail: "body & more".into()
+            }
+        );
+        assert_eq!(u.reruns.len(), 1);
+        assert_eq!(v.status, Status::Skipped);
+        assert_eq!(u.line, 6);
+    }
+
+    #[test]
+    fn a_testcase_inside_a_testcase_is_not_junit() {
+        let e = parse(
+            "<testsuite><testcase name=\"a\">\n<testcase name=\"b\"/></testcase></testsuite>",
+        )
+        .unwrap_err();
+        assert_eq!((e.line, e.column), (2, 1));
+        assert!(e.reason.contains("inside another"), "{}", e.reason);
+    }
+
+    #[test]
+    fn failure_text_is_cut_to_the_head() {
+        let long = "x".repeat(MAX_TEXT * 3);
+        let doc = parse(&format!(
+            "<testsuite><testcase name=\"a\"><failure>{long}</failure></testcase></testsuite>"
+        ))
+        .unwrap();
+        match &doc.cases[0].status {
+            Status::Fail { detail, .. } => assert_eq!(detail.chars().count(), MAX_TEXT),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn junit_piece() -> impl Strategy<Value = &'static str> {
+        prop_oneof![
+            Just("<testsuites name=\"pytest tests\">"),
+            Just("<testsuite>"),
+            Just("<testcase name=\"a\" time=\"1e400\">"),
+            Just("<testcase name=\"a\"/>"),
+            Just("</testcase>"),
+            Just("<failure message=\"&lt;\">"),
+            Just("</failure>"),
+            Just("<flakyFailure time=\"-1\">"),
+            Just("</flakyFailure>"),
+            Just("<rerunError/>"),
+            Just("<skipped/>"),
+            Just("<property name=\"invocations\" value=\"99999999999999999999999\"/>"),
+            Just("&amp;"),
+            Just("&#0;"),
+            Just("&#x110000;"),
+            Just("&lol;"),
+            Just("<![CDATA[ ]]>"),
+            Just("<!DOCTYPE x [<!ENTITY lol \"lol\">]>"),
+            Just("</testsuite>"),
+            Just("</testsuites>"),
+            Just("text"),
+        ]
+    }
+
+    proptest! {
+        /// Hostile input is an error or a document, never a panic.
+        #[test]
+        fn parse_never_panics_on_arbitrary_text(s in "\\PC{0,300}") {
+            let _ = parse(&s);
+        }
+
+        #[test]
+        fn parse_never_panics_on_shuffled_junit(parts in prop::collection::vec(junit_piece(), 0..40)) {
+            let text = parts.concat();
+            if let Ok(doc) = parse(&text) {
+                for c in &doc.cases {
+                    prop_assert!(c.time_s.is_finite() && c.time_s >= 0.0);
+                }
+            }
+        }
+    }
+}

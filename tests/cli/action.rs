@@ -636,3 +636,97 @@ fn a_branch_ref_or_a_missing_release_builds_from_source() {
         }
     }
 }
+
+/// Copy the pytest fixture runs (20 files, real pytest output) into the workspace.
+fn copy_pytest_runs(ws: &Workspace) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/junit/pytest-runs");
+    for entry in fs::read_dir(dir).expect("fixture dir") {
+        let path = entry.expect("entry").path();
+        let name = path
+            .file_name()
+            .expect("file name")
+            .to_string_lossy()
+            .into_owned();
+        ws.write(
+            &format!("results/{name}"),
+            &fs::read_to_string(&path).expect("read fixture"),
+        );
+    }
+}
+
+#[test]
+fn results_ingest_junit_files_with_the_same_outputs() {
+    let ws = Workspace::new();
+    copy_pytest_runs(&ws);
+    let step = ws.step(
+        "run",
+        &[
+            ("INPUT_RESULTS", "results/run-*.xml"),
+            ("INPUT_ARGS", "--single 20,3"),
+        ],
+    );
+    // test_refund fails 7 of its 20 first attempts: FAIL.
+    step.assert_code(1);
+    assert_eq!(step.output("verdict"), "FAIL");
+    assert_eq!(step.output("exit-code"), "1");
+    assert_eq!(step.output("ledger"), "gate-out/ledger.jsonl");
+    assert_eq!(report_verdict(&ws, "gate-out/report.json"), "FAIL");
+    let ledger = gate::ledger::Ledger::read(&ws.path("gate-out/ledger.jsonl")).expect("ledger");
+    let sources: Vec<&str> = ledger
+        .header()
+        .sources
+        .iter()
+        .map(|s| s.path.as_str())
+        .collect();
+    assert_eq!(sources.len(), 20);
+    assert_eq!(sources[0], "results/run-01.xml");
+    assert_eq!(sources[19], "results/run-20.xml");
+    assert!(
+        step.summary.contains("test_agent::test_refund"),
+        "{}",
+        step.summary
+    );
+
+    // With a plan whose tasks select test cases.
+    ws.write(
+        "gate.yaml",
+        "version: 1\nsampling:\n  single: {n: 20, c: 15}\ntasks:\n  - id: refund\n    junit: \"*::test_refund\"\n    sampling:\n      single: {n: 20, c: 8}\n",
+    );
+    let step = ws.step(
+        "run",
+        &[
+            ("INPUT_RESULTS", "results/run-*.xml"),
+            ("INPUT_PLAN", "gate.yaml"),
+            ("INPUT_OUT_DIR", "planned"),
+        ],
+    );
+    step.assert_code(0);
+    assert_eq!(step.output("verdict"), "PASS");
+}
+
+#[test]
+fn results_refuses_ledgers_shard_and_an_empty_glob() {
+    let ws = Workspace::new();
+    let cases: &[(&[(&str, &str)], &str)] = &[
+        (
+            &[
+                ("INPUT_RESULTS", "r/*.xml"),
+                ("INPUT_LEDGERS", "x/ledger.jsonl"),
+            ],
+            "::error title=gate action::`results` and `ledgers` are exclusive: ingest JUnit files, or merge ledgers",
+        ),
+        (
+            &[("INPUT_RESULTS", "r/*.xml"), ("INPUT_SHARD", "1/2")],
+            "::error title=gate action::`shard` applies to `gate run`, not to ingesting `results`",
+        ),
+        (
+            &[("INPUT_RESULTS", "r/*.xml")],
+            "::error title=gate action::`results` matched no file: `r/*.xml`",
+        ),
+    ];
+    for (inputs, expected) in cases {
+        let step = ws.step("run", inputs);
+        step.assert_code(2);
+        assert_eq!(step.error_annotations(), [*expected]);
+    }
+}
