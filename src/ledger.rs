@@ -23,6 +23,13 @@ use crate::model::{Sampling, Tally, Verdict};
 /// Version of the ledger format written by this build.
 pub const SCHEMA_VERSION: u32 = 1;
 
+/// Largest ledger read, in bytes (a 20,000-trial run writes about 20 MB).
+pub const MAX_LEDGER_BYTES: u64 = 1 << 30;
+/// Longest ledger row read, in bytes. Task text in an attempt row is clipped far below
+/// this; the header, which holds every task's commands, is bounded by the plan file's own
+/// size cap (4 MiB) even with JSON escaping.
+pub const MAX_ROW_BYTES: u64 = 32 << 20;
+
 /// `prev` of the first row: there is no previous line.
 pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 
@@ -573,8 +580,15 @@ impl Ledger {
             path: path.to_path_buf(),
             source,
         };
-        let file = File::open(path).map_err(io)?;
-        Self::from_reader(path, file)
+        // A FIFO or a device at the path is refused at once rather than read forever.
+        let (file, len) = crate::input::open_regular(path).map_err(io)?;
+        if len > MAX_LEDGER_BYTES {
+            return Err(io(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("is {len} bytes; ledgers of at most {MAX_LEDGER_BYTES} bytes are read"),
+            )));
+        }
+        Self::from_reader(path, file.take(MAX_LEDGER_BYTES))
     }
 
     /// [`Ledger::read`] from an open file (or any reader); `path` names it in errors.
@@ -592,11 +606,23 @@ impl Ledger {
         let mut lineno = 0u64;
         loop {
             buf.clear();
-            let n = reader.read_until(b'\n', &mut buf).map_err(io)?;
+            // One row is read up to a bound, so a line without end cannot take all memory.
+            let n = (&mut reader)
+                .take(MAX_ROW_BYTES + 1)
+                .read_until(b'\n', &mut buf)
+                .map_err(io)?;
             if n == 0 {
                 break;
             }
             lineno += 1;
+            if n as u64 > MAX_ROW_BYTES {
+                return Err(LedgerError::Parse {
+                    path: path.to_path_buf(),
+                    line: lineno,
+                    column: 1,
+                    message: format!("row longer than {MAX_ROW_BYTES} bytes"),
+                });
+            }
             if buf.last() != Some(&b'\n') {
                 torn_tail = Some(String::from_utf8_lossy(&buf).into_owned());
                 break;
@@ -614,6 +640,19 @@ impl Ledger {
                 return Err(LedgerError::Schema {
                     path: path.to_path_buf(),
                     found: h.schema,
+                });
+            }
+            // An absurd shard (`1/18446744073709551615`) would make every per-shard table
+            // of `verify` and `report` endless: refuse it where it is read.
+            if let Row::Header(h) = &record.row
+                && let Some(shard) = h.shard
+                && let Err(e) = shard.check()
+            {
+                return Err(LedgerError::Parse {
+                    path: path.to_path_buf(),
+                    line: lineno,
+                    column: 1,
+                    message: format!("header `shard`: {e}"),
                 });
             }
             hashes.push(sha256_hex(line));

@@ -35,6 +35,7 @@ pub mod commands;
 pub mod error;
 pub mod explain;
 pub mod ingest;
+pub mod input;
 pub mod ledger;
 pub mod model;
 pub mod output;

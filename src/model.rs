@@ -225,7 +225,28 @@ pub struct Shard {
     pub m: u64,
 }
 
+/// Most shards a run may be split into: far more machines than any CI fan-out, and small
+/// enough that every per-shard table stays small.
+pub const MAX_SHARDS: u64 = 10_000;
+
 impl Shard {
+    /// Whether this is a shard at all: 1 <= k <= m <= [`MAX_SHARDS`].
+    pub fn check(&self) -> Result<(), String> {
+        if self.k == 0 || self.m == 0 || self.k > self.m {
+            return Err(format!(
+                "`{}/{}` is not a shard (need 1 <= K <= M)",
+                self.k, self.m
+            ));
+        }
+        if self.m > MAX_SHARDS {
+            return Err(format!(
+                "{} shards is more than the {MAX_SHARDS} gate supports",
+                self.m
+            ));
+        }
+        Ok(())
+    }
+
     /// Whether trial `ordinal` belongs to this shard.
     pub fn owns(&self, ordinal: u64) -> bool {
         (ordinal - 1) % self.m == self.k - 1

@@ -15,6 +15,7 @@ use crate::report::{self, Report};
 /// Execute `gate report`; returns the exit code.
 pub fn execute(args: &ReportArgs, output: &OutputArgs) -> Result<u8, Error> {
     let to_stdout = crate::output::report_to_stdout(&args.reports)?;
+    refuse_clashing_paths(args)?;
     let on_inconclusive = args.on_inconclusive.map(Into::into);
     let ledgers = args
         .ledgers
@@ -40,4 +41,43 @@ pub fn execute(args: &ReportArgs, output: &OutputArgs) -> Result<u8, Error> {
     };
     report::emit(&report, &args.reports)?;
     Ok(report.exit_code())
+}
+
+/// Refuse, before reading anything, report paths that name a ledger being read or each
+/// other: `--json` equal to a ledger would replace the evidence with a report of it.
+fn refuse_clashing_paths(args: &ReportArgs) -> Result<(), Error> {
+    let files = &args.reports;
+    let mut paths: Vec<(&str, &std::path::Path)> = [
+        ("--junit", &files.junit),
+        ("--summary", &files.summary),
+        ("--json", &files.json),
+    ]
+    .into_iter()
+    .filter_map(|(f, p)| p.as_deref().map(|p| (f, p)))
+    .filter(|(_, p)| !crate::output::is_stdout(p))
+    .collect();
+    for (flag, path) in &paths {
+        crate::input::check_output(path)
+            .map_err(|e| Error::Usage(format!("`{flag} {}`: {e}", path.display())))?;
+    }
+    paths.extend(args.ledgers.iter().map(|l| ("a ledger given", l.as_path())));
+    // The same ledger twice is allowed (it is de-duplicated); only outputs may not clash.
+    let outputs = paths.len() - args.ledgers.len();
+    let resolved: Vec<std::path::PathBuf> = paths
+        .iter()
+        .map(|(_, p)| crate::input::resolved(p))
+        .collect();
+    for i in 0..outputs {
+        for j in i + 1..paths.len() {
+            if resolved[i] == resolved[j] {
+                return Err(Error::Usage(format!(
+                    "{} and {} name the same file `{}`; every report needs its own path, apart from the ledgers",
+                    paths[i].0,
+                    paths[j].0,
+                    paths[i].1.display()
+                )));
+            }
+        }
+    }
+    Ok(())
 }

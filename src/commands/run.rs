@@ -38,9 +38,7 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
         )));
     }
     if let Some(j) = args.jobs {
-        if j == 0 {
-            return Err(Error::Usage("`--jobs` must be at least 1".into()));
-        }
+        crate::plan::bounds::check_jobs(j).map_err(|m| Error::Usage(format!("`--{}", &m[1..])))?;
         plan.policy.jobs = j;
     }
     if let Some(p) = args.on_inconclusive {
@@ -60,6 +58,21 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
         plan.tasks.retain(|t| args.tasks.contains(&t.id));
     }
     let shard = args.shard.as_deref().map(parse_shard).transpose()?;
+    if let Some(s) = shard {
+        // A shard beyond the largest budget would own no trial at all: a typo, not a plan.
+        let most = plan
+            .tasks
+            .iter()
+            .map(|t| t.sampling.max_graded())
+            .max()
+            .unwrap_or(0);
+        if s.m > most {
+            return Err(Error::Usage(format!(
+                "`--shard {}/{}`: more shards than trials (the largest task runs {most}); use at most {most} shards",
+                s.k, s.m
+            )));
+        }
+    }
     preflight_outputs(args)?;
     if let Some(s) = shard
         && let Some(t) = plan
@@ -249,6 +262,32 @@ fn preflight_outputs(args: &RunArgs) -> anyhow::Result<()> {
             args.ledger.display()
         );
     }
+    // Every file gate writes must be distinct from every file it reads or writes: `--json`
+    // naming the ledger would overwrite the evidence with a report of it.
+    let step_summary = std::env::var_os("GITHUB_STEP_SUMMARY")
+        .filter(|_| !files.no_step_summary && files.summary.is_none())
+        .map(std::path::PathBuf::from);
+    let mut paths: Vec<(&str, &Path)> =
+        vec![("--ledger", &args.ledger), ("the plan file", &args.plan)];
+    paths.extend(
+        named
+            .iter()
+            .filter_map(|(f, p)| p.as_deref().map(|p| (*f, p)))
+            .filter(|(_, p)| !crate::output::is_stdout(p)),
+    );
+    if let Some(p) = &step_summary {
+        paths.push(("$GITHUB_STEP_SUMMARY", p));
+    }
+    for (flag, path) in &paths[2..] {
+        crate::input::check_output(path).with_context(|| format!("`{flag} {}`", path.display()))?;
+    }
+    crate::input::check_output(&args.ledger)
+        .with_context(|| format!("`--ledger {}`", args.ledger.display()))?;
+    if let Some((a, b)) = crate::input::first_clash(&paths) {
+        bail!(
+            "{a} and {b} name the same file; every report needs its own path, apart from the ledger and the plan"
+        );
+    }
     Ok(())
 }
 
@@ -264,5 +303,9 @@ pub fn parse_shard(s: &str) -> anyhow::Result<Shard> {
     if k == 0 || m == 0 || k > m {
         return Err(bad());
     }
-    Ok(Shard { k, m })
+    let shard = Shard { k, m };
+    shard
+        .check()
+        .map_err(|e| anyhow::anyhow!("`--shard {s}`: {e}"))?;
+    Ok(shard)
 }

@@ -8,6 +8,7 @@
 //! Paths in a plan (`cwd`, `fixtures`) are relative to the plan file's directory, and commands
 //! run there by default, so a plan means the same thing wherever `gate` is started.
 
+pub mod bounds;
 pub mod check;
 pub mod schema;
 
@@ -212,9 +213,11 @@ impl Plan {
     /// Read, parse and validate a plan file.
     pub fn load(path: &Path) -> Result<Plan, PlanError> {
         let shown = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|source| PlanError::Io {
-            path: shown.clone(),
-            source,
+        let bytes = crate::input::read_regular(path, bounds::MAX_PLAN_BYTES).map_err(|source| {
+            PlanError::Io {
+                path: shown.clone(),
+                source,
+            }
         })?;
         let text = String::from_utf8(bytes.clone()).map_err(|e| PlanError::Invalid {
             path: shown.clone(),
@@ -224,6 +227,7 @@ impl Plan {
         })?;
         let file: PlanFile =
             serde_saphyr::from_str(&text).map_err(|e| syntax_error(&shown, &text, &e))?;
+        bounds::version_literal(&shown, &text, &file.version)?;
         let dir = path
             .parent()
             .filter(|d| !d.as_os_str().is_empty())
@@ -339,6 +343,11 @@ impl Validator<'_> {
                 ),
             ));
         }
+        // Policy-wide bounds point at the `policy:` block (or the top of the file).
+        let policy_at = file
+            .policy
+            .as_ref()
+            .map_or(file.version.referenced, |p| p.referenced);
         let policy_file = file.policy.map(|p| p.value).unwrap_or_default();
         let policy = self.policy(&policy_file)?;
         if file.tasks.value.is_empty() {
@@ -374,6 +383,7 @@ impl Validator<'_> {
             .as_ref()
             .map(|s| self.rule(s, "sampling", &policy_file))
             .transpose()?;
+        self.bounds(&policy_at, &policy, &file.tasks.value, &tasks)?;
         Ok(Plan {
             path: PathBuf::new(),
             hash: String::new(),

@@ -111,3 +111,148 @@ fn long_note_is_clipped_in_the_ledger() {
     );
     assert!(note.ends_with('…'));
 }
+
+/// Regression: `--shard 1/18446744073709551615` allocated until the OOM killer and
+/// `1/100000000` aborted; a shard count is now capped and refused in milliseconds.
+#[test]
+fn huge_shard_count_is_refused_fast() {
+    let f = one_trial("true");
+    for (shard, says) in [
+        (
+            "1/18446744073709551615",
+            "more than the 10000 gate supports",
+        ),
+        ("1/100000000", "more than the 10000 gate supports"),
+        ("1/2", "more shards than trials"),
+    ] {
+        f.command(&["--shard", shard])
+            .timeout(Duration::from_secs(20))
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(says));
+    }
+    assert!(!f.ledger_path().exists(), "no run started");
+}
+
+/// Regression: a ledger header naming such a shard aborted `verify` and `report`.
+#[test]
+fn ledger_header_with_a_huge_shard_is_refused() {
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 4, c: 1}}\ntasks:\n  - id: t\n    run: 'true'\n",
+    );
+    f.run(&["--shard", "1/2"]).code(0);
+    let text = read(&f.ledger_path());
+    let forged = text.replacen("\"m\":2", "\"m\":18446744073709551615", 1);
+    assert_ne!(text, forged);
+    std::fs::write(f.ledger_path(), forged).unwrap();
+    for sub in ["verify", "report"] {
+        gate()
+            .current_dir(f.dir.path())
+            .args([sub, "out/ledger.jsonl"])
+            .timeout(Duration::from_secs(20))
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(
+                "more than the 10000 gate supports",
+            ));
+    }
+}
+
+/// Regression: `--json` could overwrite the ledger. Report paths that resolve to the ledger,
+/// the plan or each other are refused before the first trial.
+#[test]
+fn json_report_path_equal_to_ledger_is_refused() {
+    let f = one_trial("touch ran");
+    for args in [
+        &["--json", "out/ledger.jsonl"][..],
+        &["--json", "./out/../out/ledger.jsonl"],
+        &["--junit", "plan.yaml"],
+        &["--json", "r.json", "--summary", "./r.json"],
+    ] {
+        f.run(args)
+            .code(2)
+            .stderr(predicate::str::contains("name the same file"));
+    }
+    assert!(!f.path("ran").exists(), "no trial ran");
+    f.run(&[]).code(0);
+    let before = read(&f.ledger_path());
+    gate()
+        .current_dir(f.dir.path())
+        .args(["report", "out/ledger.jsonl", "--json", "out/ledger.jsonl"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("name the same file"));
+    assert_eq!(read(&f.ledger_path()), before, "the ledger is untouched");
+}
+
+/// A plan, ledger or report path that is a FIFO or a device is refused at once.
+#[test]
+fn fifo_and_device_paths_are_refused() {
+    let f = one_trial("true");
+    let fifo = f.path("fifo.yaml");
+    let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: a valid NUL-terminated path and a mode.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    gate()
+        .current_dir(f.dir.path())
+        .args(["run", "fifo.yaml", "--no-step-summary"])
+        .timeout(Duration::from_secs(20))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is a FIFO"));
+    for sub in ["verify", "report"] {
+        gate()
+            .current_dir(f.dir.path())
+            .args([sub, "fifo.yaml"])
+            .timeout(Duration::from_secs(20))
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("is a FIFO"));
+    }
+    gate()
+        .current_dir(f.dir.path())
+        .args([
+            "run",
+            "plan.yaml",
+            "--no-step-summary",
+            "--ledger",
+            "fifo.yaml",
+        ])
+        .timeout(Duration::from_secs(20))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is a FIFO"));
+    f.command(&["--json", "/dev/null"])
+        .timeout(Duration::from_secs(20))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("character device"));
+}
+
+/// Policy values and task fields that could make a run endless, huge or fail late are
+/// refused at load time with their location (exit 2).
+#[test]
+fn absurd_policy_bounds_are_refused_at_load() {
+    let task = "tasks:\n  - id: t\n    run: 'true'\n";
+    let long_id = "x".repeat(200);
+    let cases: Vec<(String, &str)> = vec![
+        (format!("version: 1\nsampling: {{single: {{n: 5, c: 1}}}}\n{task}policy: {{kill_grace: 11m}}\n"), "`policy.kill_grace` must be at most 600s"),
+        (format!("version: 1\nsampling: {{single: {{n: 5, c: 1}}}}\n{task}policy: {{jobs: 5000}}\n"), "`policy.jobs` must be at most 1024"),
+        (format!("version: 1\nsampling: {{single: {{n: 5, c: 1}}}}\n{task}policy: {{max_unavailable: 6}}\n"), "more than the task's trial budget (5)"),
+        (format!("version: 1\nsampling: {{single: {{n: 5, c: 1}}}}\n{task}policy: {{transport: {{exit_codes: [0]}}}}\n"), "`0` is not an exit code"),
+        (format!("version: 1\nsampling: {{single: {{n: 5, c: 1}}}}\n{task}policy: {{transport: {{exit_codes: [256]}}}}\n"), "`256` is not an exit code"),
+        (format!("version: \"1\"\nsampling: {{single: {{n: 5, c: 1}}}}\n{task}"), "plan.yaml:1:10: `version` must be the integer `1`"),
+        (format!("version: +1\nsampling: {{single: {{n: 5, c: 1}}}}\n{task}"), "`version` must be the integer `1`, got `+1`"),
+        ("version: 1\nsampling: {single: {n: 5, c: 1}}\ntasks:\n  - id: t\n    run: 'true'\n    env: {A-B: x}\n".to_string(), "`env` key `A-B` is not a valid variable name"),
+        ("version: 1\nsampling: {single: {n: 5, c: 1}}\ntasks:\n  - id: t\n    run: [\"echo\", \"a\\0b\"]\n".to_string(), "contains a NUL byte"),
+        (format!("version: 1\nsampling: {{single: {{n: 5, c: 1}}}}\ntasks:\n  - id: {long_id}\n    run: 'true'\n"), "ids are at most 128 bytes"),
+    ];
+    for (yaml, says) in cases {
+        let f = Fixture::new(&yaml);
+        f.run(&[]).code(2).stderr(predicate::str::contains(says));
+    }
+    let f = one_trial("true");
+    f.run(&["--jobs", "100000"])
+        .code(2)
+        .stderr(predicate::str::contains("`--jobs` must be at most 1024"));
+}
