@@ -46,7 +46,9 @@ pub(super) fn version_literal(
                 .unwrap_or_default()
         })
         .unwrap_or_default();
-    if version.value == 1 && written == "1" {
+    // A plain integer is fine here; whether it is a version this gate reads is checked
+    // with the rest of the plan.
+    if written == version.value.to_string() {
         return Ok(());
     }
     Err(PlanError::Invalid {
