@@ -23,6 +23,7 @@ pub fn execute(args: &ReportArgs, output: &OutputArgs) -> Result<u8, Error> {
         .map(|p| Ledger::read(p))
         .collect::<Result<Vec<_>, _>>()
         .context("cannot read ledger")?;
+    refuse_disagreeing_decisions(&ledgers)?;
     let report = Report::from_ledgers(&ledgers, on_inconclusive)
         .context("cannot make a report from these ledgers")?;
     // With a report on stdout (`--json -`), the human summary goes to stderr.
@@ -77,6 +78,32 @@ fn refuse_clashing_paths(args: &ReportArgs) -> Result<(), Error> {
                     paths[i].1.display()
                 )));
             }
+        }
+    }
+    Ok(())
+}
+
+/// Refuse ledgers whose decision rows or footer disagree with what their own attempt rows
+/// recompute to. `gate run` never writes such a ledger; a re-chained forgery does (a FAIL
+/// turned into PASS with the hash chain rebuilt), and the sharded workflow's merge job relies
+/// on `report`, so it must not publish either verdict.
+fn refuse_disagreeing_decisions(ledgers: &[Ledger]) -> Result<(), Error> {
+    for l in ledgers {
+        let audit = crate::report::verify::audit(l);
+        if let Some(first) = audit.disagreements.first() {
+            let more = audit.disagreements.len() - 1;
+            return Err(Error::Usage(format!(
+                "{first}; the ledger's recorded decisions are not what its attempt rows recompute to, \
+                 so no verdict is published{} (`gate verify` lists every problem)",
+                if more > 0 {
+                    format!(
+                        " ({more} more disagreement{})",
+                        if more == 1 { "" } else { "s" }
+                    )
+                } else {
+                    String::new()
+                }
+            )));
         }
     }
     Ok(())

@@ -43,6 +43,9 @@ pub struct Audit {
     pub rows: usize,
     /// Decision rows that recompute.
     pub decisions_checked: usize,
+    /// The decision rows and footer that disagree with the replay of the attempt rows (also
+    /// in `problems`): what a re-chained forgery shows, and what `gate report` refuses.
+    pub disagreements: Vec<Problem>,
 }
 
 /// Audit one ledger. Fails only when the ledger cannot be replayed at all (a conflicting row,
@@ -169,7 +172,7 @@ pub fn audit(ledger: &Ledger) -> Audit {
         };
         decided.insert(task.spec.id.as_str());
         if d.verdict != task.verdict || d.counts != task.counts {
-            out.problems.push(Problem {
+            out.disagree(Problem {
                 at: at(i),
                 what: format!(
                     "decision for task `{}` says {} with {} but the attempt rows recompute to {} with {}",
@@ -214,7 +217,7 @@ pub fn audit(ledger: &Ledger) -> Audit {
             _ => exit_code_for(verdict, ledger.header().on_inconclusive),
         };
         if f.verdict != verdict || f.exit_code != code {
-            out.problems.push(Problem {
+            out.disagree(Problem {
                 at: at(i),
                 what: format!(
                     "footer says {} (exit {}) but the attempt rows recompute to {} (exit {code})",
@@ -228,6 +231,13 @@ pub fn audit(ledger: &Ledger) -> Audit {
 
     out.problems.sort_by_key(|p| p.at.line);
     out
+}
+
+impl Audit {
+    fn disagree(&mut self, p: Problem) {
+        self.disagreements.push(p.clone());
+        self.problems.push(p);
+    }
 }
 
 fn problem_from_replay(ledger: &Ledger, e: ReportError) -> Problem {

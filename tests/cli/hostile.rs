@@ -256,3 +256,44 @@ fn absurd_policy_bounds_are_refused_at_load() {
         .code(2)
         .stderr(predicate::str::contains("`--jobs` must be at most 1024"));
 }
+
+/// Regression: a re-chained forgery (a FAIL's decision and footer rewritten as PASS, the hash
+/// chain rebuilt) made `gate report` publish PASS with exit 0.
+#[test]
+fn forged_decision_rows_make_report_fail() {
+    use gate::ledger::{LedgerWriter, Row};
+    use gate::model::Verdict;
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 3, c: 0}}\ntasks:\n  - id: t\n    run: 'false'\n",
+    );
+    f.run(&[]).code(1);
+    let rows: Vec<Row> = f.ledger().records.into_iter().map(|r| r.row).collect();
+    let forged = f.path("forged.jsonl");
+    let (mut w, _) = LedgerWriter::create(&forged).unwrap();
+    for row in rows {
+        let row = match row {
+            Row::Decision(mut d) => {
+                d.verdict = Some(Verdict::Pass);
+                Row::Decision(d)
+            }
+            Row::Footer(mut ft) => {
+                ft.verdict = Some(Verdict::Pass);
+                ft.exit_code = 0;
+                Row::Footer(ft)
+            }
+            other => other,
+        };
+        w.append(row).unwrap();
+    }
+    drop(w);
+    gate()
+        .current_dir(f.dir.path())
+        .args(["report", "forged.jsonl"])
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains("PASS").not())
+        .stderr(predicate::str::contains(
+            "decision for task `t` says PASS with run 1, passed 0, failed 1",
+        ))
+        .stderr(predicate::str::contains("no verdict is published"));
+}

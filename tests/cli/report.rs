@@ -776,8 +776,11 @@ fn a_broken_chain_is_shown_prominently() {
         &plan_hash(),
     );
     let text = std::fs::read_to_string(&l).unwrap();
-    let mut lines: Vec<&str> = text.lines().collect();
-    lines.remove(2);
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    // An edit that leaves every decision recomputing (a forged decision is refused outright,
+    // see `hostile::forged_decision_rows_make_report_fail`) but breaks the chain.
+    assert!(lines[2].contains("\"started_at\":\""));
+    lines[2] = lines[2].replacen("\"started_at\":\"", "\"started_at\":\"edited ", 1);
     std::fs::write(&l, lines.join("\n") + "\n").unwrap();
     let summary = d.path().join("summary.md");
     report_cmd()
@@ -786,7 +789,7 @@ fn a_broken_chain_is_shown_prominently() {
         .arg(&summary)
         .assert()
         .stdout(predicate::str::contains(format!(
-            "ledger integrity: chain broken at {}:3: seq is 3 where 2 was expected — figures are not auditable",
+            "ledger integrity: chain broken at {}:4: prev does not match",
             l.display()
         )));
     let md = std::fs::read_to_string(&summary).unwrap();
