@@ -182,6 +182,15 @@ pub enum Format {
     Json,
 }
 
+/// `--rule` of `gate plan`: which sequential rule to design.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SequentialRuleArg {
+    /// The calibrated rule (default).
+    Calibrated,
+    /// Wald's SPRT with his textbook thresholds.
+    Wald,
+}
+
 /// `--on-inconclusive`: what an INCONCLUSIVE gate exits with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum InconclusivePolicy {
@@ -209,6 +218,29 @@ pub struct PlanArgs {
     /// Truncation of the sequential plan (default: twice the single plan's n).
     #[arg(long)]
     pub max_trials: Option<u64>,
+    /// The sequential rule: `calibrated` (exact risks within the request, near the
+    /// information limit) or Wald's textbook `wald`.
+    #[arg(long, value_enum, default_value_t = SequentialRuleArg::Calibrated)]
+    pub rule: SequentialRuleArg,
+    /// What an INCONCLUSIVE does to the gate; it defines the realised alpha.
+    #[arg(long, value_enum, default_value_t = InconclusivePolicy::Fail)]
+    pub on_inconclusive: InconclusivePolicy,
+    /// Also show the expected trials LAUNCHED with this many parallel trials (graded plus
+    /// those cancelled in flight at the decision).
+    #[arg(long, short = 'j', value_name = "J", value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    pub jobs: Option<u64>,
+    /// Also show the exact risks when each trial is unavailable (a declared fault) with this
+    /// probability: `0.1` or `10%`.
+    #[arg(long, value_name = "U", value_parser = parse_rate)]
+    pub unavailable_rate: Option<f64>,
+    /// The unavailable budget for `--unavailable-rate` (default: 10% of n or max_trials,
+    /// rounded up, as in `gate run`).
+    #[arg(long, value_name = "B", requires = "unavailable_rate")]
+    pub max_unavailable: Option<u64>,
+    /// Judge an existing single plan instead of designing one: its exact OC, risks and
+    /// curtailed expected trials.
+    #[arg(long, value_name = "N,C")]
+    pub evaluate: Option<String>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,

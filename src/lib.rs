@@ -34,6 +34,7 @@ pub mod cli;
 pub mod commands;
 pub mod error;
 pub mod explain;
+pub mod format;
 pub mod ingest;
 pub mod input;
 pub mod ledger;

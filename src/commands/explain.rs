@@ -12,6 +12,7 @@ use crate::exit;
 use crate::explain::{self, CompareWith, ExplainError, Explanation};
 
 use super::plan::{flag_error, num, percent, rate};
+use crate::format::percent_uncertain;
 
 /// Execute `gate explain`; returns the exit code.
 pub fn execute(args: &ExplainArgs) -> anyhow::Result<u8> {
@@ -81,8 +82,8 @@ pub fn render_text(e: &Explanation) -> String {
             out,
             "  {:>w1$}   {:>w2$}   {:>w3$}",
             rate(row.rate),
-            percent(row.p_gate_passes),
-            percent(row.pass_hat_k)
+            percent_uncertain(row.p_gate_passes),
+            percent_uncertain(row.pass_hat_k)
         );
     }
     if let Some(c) = &e.comparison {

@@ -625,10 +625,9 @@ pub(crate) fn alpha_words(policy: OnInconclusive) -> &'static str {
     }
 }
 
-/// A rate as a percentage with one decimal, e.g. `93.3%`.
-pub(crate) fn percent(x: f64) -> String {
-    format!("{:.1}%", x * 100.0)
-}
+/// A rate as a percentage with one decimal, e.g. `93.3%` (never `100.0%` for a value that
+/// is not 1; see [`crate::format::percent`]).
+pub(crate) use crate::format::percent;
 
 /// A share as `93.3% (28/30)`, or `n/a (0/0)`.
 pub(crate) fn share_text(s: Share) -> String {

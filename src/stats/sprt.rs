@@ -292,9 +292,16 @@ impl Sprt {
     /// grid cell (the ASN is smooth and single-peaked there); each evaluation is the exact
     /// DP of [`Sprt::oc`].
     pub fn worst_asn(&self) -> WorstAsn {
-        const GRID: u32 = 20;
-        let (lo, hi) = (self.regressed, self.healthy);
-        let at = |p: f64| self.oc(p).asn;
+        worst_asn(self.regressed, self.healthy, |p| self.oc(p).asn)
+    }
+}
+
+/// The largest value of `asn` over rates in [lo, hi], and where it is: a grid of 21 rates,
+/// then golden-section search inside the best grid cell (an ASN curve is smooth and
+/// single-peaked between the two rates). Shared by every rule's ASN curve.
+pub fn worst_asn(lo: f64, hi: f64, at: impl Fn(f64) -> f64) -> WorstAsn {
+    const GRID: u32 = 20;
+    {
         let grid: Vec<(f64, f64)> = (0..=GRID)
             .map(|i| {
                 let p = lo + (hi - lo) * f64::from(i) / f64::from(GRID);

@@ -145,3 +145,17 @@ fn bad_values_exit_two() {
         assert!(!err.contains("panicked"));
     }
 }
+
+/// `gate explain --retries 100`: pass@101 at 50% is 1 - 0.5^101, which is 1.0 in floating
+/// point but not a certainty; it must never read 100%.
+#[test]
+fn retries_100_never_rounds_pass_at_101_up_to_100_percent() {
+    let out = crate::common::gate()
+        .args(["explain", "--retries", "100"])
+        .output()
+        .expect("runs");
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    assert!(text.contains("> 99.99%"), "{text}");
+    assert!(!text.contains("100.0%"), "{text}");
+}

@@ -14,7 +14,7 @@ fn f(v: &Value) -> f64 {
 
 #[test]
 fn json_contract_at_ninety_vs_seventy() {
-    let v = plan_json(&["--healthy", "0.90", "--regressed", "0.70"]);
+    let v = plan_json(&["--healthy", "0.90", "--regressed", "0.70", "--rule", "wald"]);
     assert_eq!((f(&v["healthy"]), f(&v["regressed"])), (0.9, 0.7));
     assert_eq!((f(&v["alpha"]), f(&v["beta"])), (0.05, 0.1));
     let s = &v["single"];
@@ -72,6 +72,8 @@ fn max_trials_overrides_the_default_truncation() {
         "0.7",
         "--max-trials",
         "10",
+        "--rule",
+        "wald",
     ]);
     assert_eq!(v["sequential"]["max_trials"], 10);
     assert!(f(&v["sequential"]["p_inconclusive_healthy"]) > 0.1);
@@ -262,6 +264,8 @@ fn a_sequential_rule_that_can_never_decide_is_refused() {
             "0.7",
             "--max-trials",
             "2",
+            "--rule",
+            "wald",
         ])
         .assert()
         .code(2)
@@ -280,6 +284,8 @@ fn a_sequential_rule_that_can_never_decide_is_refused() {
             "0.7",
             "--max-trials",
             "8",
+            "--rule",
+            "wald",
         ])
         .assert()
         .code(2);
@@ -292,6 +298,8 @@ fn a_sequential_rule_that_can_never_decide_is_refused() {
             "0.7",
             "--max-trials",
             "9",
+            "--rule",
+            "wald",
         ])
         .assert()
         .code(0);
@@ -301,7 +309,7 @@ fn a_sequential_rule_that_can_never_decide_is_refused() {
 /// (9 ln(7/9) <= ln(0.1/0.95) < 8 ln(7/9); 4 failures in 10 stay just below ln(0.9/0.05)).
 #[test]
 fn lattice_in_json_and_text() {
-    let v = plan_json(&["--healthy", "0.9", "--regressed", "0.7"]);
+    let v = plan_json(&["--healthy", "0.9", "--regressed", "0.7", "--rule", "wald"]);
     let lattice = v["lattice"].as_array().unwrap();
     assert_eq!(
         lattice.len() as u64,
@@ -325,10 +333,243 @@ fn lattice_in_json_and_text() {
         "4 of 10 failing is LLR 2.887 < 2.890"
     );
     let out = gate()
-        .args(["plan", "--healthy", "0.9", "--regressed", "0.7"])
+        .args([
+            "plan",
+            "--healthy",
+            "0.9",
+            "--regressed",
+            "0.7",
+            "--rule",
+            "wald",
+        ])
         .output()
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("trials t    PASS if failures <=    FAIL if failures >="));
     assert!(text.contains("          10                      0                      5"));
+}
+
+/// Rebuild the rule from the published `lattice[]` alone.
+fn lattice_of(v: &Value) -> gate::stats::lattice::Boundaries {
+    let rows = v["lattice"]
+        .as_array()
+        .expect("lattice")
+        .iter()
+        .map(|r| gate::stats::lattice::LatticeRow {
+            trials: r["trials"].as_u64().unwrap(),
+            pass_max_failures: r["pass_max_failures"].as_u64(),
+            fail_min_failures: r["fail_min_failures"].as_u64(),
+        })
+        .collect();
+    gate::stats::lattice::Boundaries::new(rows).expect("a valid lattice")
+}
+
+fn same(x: f64, y: f64) -> bool {
+    (x - y).abs() <= 1e-15 * y.abs().max(1e-300) || x == y
+}
+
+/// Every published sequential probability and expected trial count is the exact value of
+/// the published lattice, for both rules and both policies; realised risks never exceed the
+/// request for the calibrated rule.
+#[test]
+fn published_numbers_are_the_exact_values_of_the_published_lattice() {
+    for (h, r, a, b) in [
+        ("0.9", "0.7", "0.05", "0.1"),
+        ("0.97", "0.91", "0.2", "0.01"),
+        ("0.65", "0.55", "0.2", "0.2"),
+    ] {
+        for extra in [
+            &[][..],
+            &["--rule", "wald"][..],
+            &["--on-inconclusive", "pass"][..],
+        ] {
+            let mut args = vec!["--healthy", h, "--regressed", r, "--alpha", a, "--beta", b];
+            args.extend_from_slice(extra);
+            let v = plan_json(&args);
+            let lattice = lattice_of(&v);
+            let q = &v["sequential"];
+            let (ph, pr) = (f(&v["healthy"]), f(&v["regressed"]));
+            let (oh, or) = (lattice.oc(ph), lattice.oc(pr));
+            for (key, want) in [
+                ("p_pass_healthy", oh.p_pass),
+                ("p_fail_healthy", oh.p_fail),
+                ("p_inconclusive_healthy", oh.p_inconclusive),
+                ("p_pass_regressed", or.p_pass),
+                ("p_fail_regressed", or.p_fail),
+                ("p_inconclusive_regressed", or.p_inconclusive),
+                ("asn_healthy", oh.asn),
+                ("asn_regressed", or.asn),
+                ("realised_beta", or.p_pass),
+            ] {
+                assert!(
+                    same(f(&q[key]), want),
+                    "{args:?} {key}: {} vs {want}",
+                    q[key]
+                );
+            }
+            let alpha = if extra.contains(&"pass") {
+                oh.p_fail
+            } else {
+                1.0 - oh.p_pass
+            };
+            assert!(same(f(&q["realised_alpha"]), alpha), "{args:?}");
+            if q["rule"] == "calibrated" {
+                assert!(f(&q["realised_alpha"]) <= f(&v["alpha"]), "{args:?}");
+                assert!(f(&q["realised_beta"]) <= f(&v["beta"]), "{args:?}");
+            }
+        }
+    }
+}
+
+/// The audit's example: 0.999 vs 0.995 at 1%/1%. Wald's thresholds let a regression pass
+/// 1.0009% of the time; the calibrated default stays within 1%, near the information limit.
+#[test]
+fn calibrated_rule_keeps_the_risks_where_wald_broke_them() {
+    let args = [
+        "--healthy",
+        "0.999",
+        "--regressed",
+        "0.995",
+        "--alpha",
+        "0.01",
+        "--beta",
+        "0.01",
+    ];
+    let v = plan_json(&args);
+    let q = &v["sequential"];
+    assert_eq!(q["rule"], "calibrated");
+    assert!(f(&q["realised_alpha"]) <= 0.01 && f(&q["realised_beta"]) <= 0.01);
+    assert!(f(&q["asn_ratio_healthy"]) < 1.1 && f(&q["asn_ratio_regressed"]) < 1.1);
+    let mut wald = args.to_vec();
+    wald.extend(["--rule", "wald"]);
+    let w = plan_json(&wald);
+    assert!(f(&w["sequential"]["realised_beta"]) > 0.01);
+    let out = gate().arg("plan").args(&wald).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("warning: the realised beta 1.001% is above the requested 1.000%"),
+        "{text}"
+    );
+}
+
+/// 0.9 vs 0.7 at 0.05 / 0.10: Wald's bound is 17.1 / 15.5 trials; the calibrated rule is
+/// within 10% of it at both rates, and its saving is stated against the curtailed single plan.
+#[test]
+fn plan_prints_the_information_limit_and_the_saving_against_the_curtailed_plan() {
+    let v = plan_json(&["--healthy", "0.9", "--regressed", "0.7"]);
+    let q = &v["sequential"];
+    assert!((f(&q["asn_bound_healthy"]) - 17.15).abs() < 0.01);
+    assert!((f(&q["asn_bound_regressed"]) - 15.47).abs() < 0.01);
+    assert!(f(&q["asn_ratio_healthy"]) <= 1.1 && f(&q["asn_ratio_regressed"]) <= 1.1);
+    let s = &v["single"];
+    let saving = 1.0 - f(&q["asn_healthy"]) / f(&s["curtailed_asn_healthy"]);
+    assert!(same(f(&q["saving_healthy"]), saving));
+}
+
+/// `--jobs J`: expected trials launched = E[min(T + J - 1, max)] over the exact stopping
+/// distribution of the published lattice.
+#[test]
+fn jobs_shows_the_trials_launched_including_those_cancelled() {
+    let v = plan_json(&["--healthy", "0.9", "--regressed", "0.7", "--jobs", "4"]);
+    let lattice = lattice_of(&v);
+    let want: f64 = lattice
+        .terminals(0.9)
+        .iter()
+        .map(|t| t.prob * (t.trials + 3).min(lattice.max_trials()) as f64)
+        .sum();
+    let got = f(&v["jobs"]["sequential_launched_healthy"]);
+    assert!((got - want).abs() < 1e-12, "{got} vs {want}");
+    assert!(got > f(&v["sequential"]["asn_healthy"]));
+    assert!(f(&v["jobs"]["single_launched_healthy"]) <= 33.0);
+}
+
+/// The audit's example: a healthy agent behind a 10%-flaky API with the default budget
+/// (10% of n = 4) is INCONCLUSIVE 24.5% of the time, and fails the gate 27.8% of the time
+/// where the fault-free plan promises 4.2%.
+#[test]
+fn unavailable_rate_states_the_risk_at_the_default_budget() {
+    let v = plan_json(&[
+        "--healthy",
+        "0.9",
+        "--regressed",
+        "0.7",
+        "--unavailable-rate",
+        "10%",
+    ]);
+    let u = &v["unavailable"]["single"];
+    assert_eq!(u["budget"], 4);
+    let single = gate::stats::lattice::Boundaries::single(33, 6).unwrap();
+    let want = single.oc_unavailable(0.9, 0.1, 4);
+    assert!(same(f(&u["p_budget_healthy"]), want.p_budget));
+    assert!(same(f(&u["realised_alpha"]), 1.0 - want.p_pass));
+    assert!((f(&u["p_budget_healthy"]) - 0.245).abs() < 0.0005);
+    let out = gate()
+        .args([
+            "plan",
+            "--healthy",
+            "0.9",
+            "--regressed",
+            "0.7",
+            "--unavailable-rate",
+            "0.1",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("single plan      budget 4: alpha 27.8%"),
+        "{text}"
+    );
+    assert!(text.contains("`timeout: unavailable` replaces a timed-out trial"));
+}
+
+/// `--evaluate N,C` judges a plan the user already has, exactly.
+#[test]
+fn evaluate_judges_an_existing_single_plan() {
+    let v = plan_json(&[
+        "--healthy",
+        "0.9",
+        "--regressed",
+        "0.7",
+        "--evaluate",
+        "20,4",
+    ]);
+    assert_eq!((v["n"].as_u64(), v["c"].as_u64()), (Some(20), Some(4)));
+    let want = gate::stats::oc::single_p_pass(20, 4, 0.7);
+    assert!(same(f(&v["realised_beta"]), want));
+    assert_eq!(v["meets_beta"], false);
+    assert!(same(
+        f(&v["curtailed_asn_healthy"]),
+        gate::stats::oc::curtailed_asn(20, 4, 0.9)
+    ));
+    gate()
+        .args([
+            "plan",
+            "--healthy",
+            "0.9",
+            "--regressed",
+            "0.7",
+            "--evaluate",
+            "20,4",
+        ])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(
+            "beta 23.8%, ABOVE the requested 10.0%",
+        ));
+    gate()
+        .args([
+            "plan",
+            "--healthy",
+            "0.9",
+            "--regressed",
+            "0.7",
+            "--evaluate",
+            "5,5",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "`c` (5) must be less than `n` (5)",
+        ));
 }

@@ -1,0 +1,130 @@
+//! How numbers are shown: one helper per idea, used by every renderer.
+//!
+//! The one rule that matters for a gate: a probability that is not exactly 0 or 1 is never
+//! printed as `0.0%` or `100.0%` (a 99.996% gate is not certain). Such a value gets a second
+//! decimal, and below 0.01% (above 99.99%) it is printed as `< 0.01%` (`> 99.99%`).
+
+/// A probability as a percentage: one decimal, two when one would show a probability that
+/// is neither 0 nor 1 as `0.0%` or `100.0%`, else `< 0.01%` / `> 99.99%`. `n/a` for NaN.
+pub fn percent(x: f64) -> String {
+    if x.is_nan() {
+        return "n/a".to_string();
+    }
+    if x <= 0.0 {
+        return "0.0%".to_string();
+    }
+    if x >= 1.0 {
+        return "100.0%".to_string();
+    }
+    strictly_between(x)
+}
+
+/// A probability known to be strictly between 0 and 1 — even where floating point has
+/// rounded it to 1.0, as `1 - 0.1^101` is — as a percentage that never reads 0% or 100%.
+pub fn percent_uncertain(x: f64) -> String {
+    if x.is_nan() {
+        return "n/a".to_string();
+    }
+    strictly_between(x.clamp(f64::MIN_POSITIVE, 1.0))
+}
+
+fn strictly_between(x: f64) -> String {
+    for decimals in 1..=2 {
+        let s = format!("{:.*}", decimals, x * 100.0);
+        let shown: f64 = s.parse().unwrap_or(f64::NAN);
+        if shown > 0.0 && shown < 100.0 {
+            return format!("{s}%");
+        }
+    }
+    if x < 0.5 {
+        "< 0.01%".to_string()
+    } else {
+        "> 99.99%".to_string()
+    }
+}
+
+/// Two probabilities to compare (a realised risk against the requested one), with as many
+/// decimals (up to six) as it takes to show that they differ: 1.0009% against 1.0%.
+pub fn percent_apart(x: f64, y: f64) -> (String, String) {
+    for decimals in 1..=6 {
+        let (a, b) = (
+            format!("{:.*}", decimals, x * 100.0),
+            format!("{:.*}", decimals, y * 100.0),
+        );
+        if a != b || decimals == 6 {
+            return (format!("{a}%"), format!("{b}%"));
+        }
+    }
+    unreachable!("the loop returns at six decimals")
+}
+
+/// A rate the user gave, as a percentage without trailing zeros: 0.9 → "90%", 0.995 → "99.5%".
+pub fn rate(p: f64) -> String {
+    let s = format!("{:.6}", p * 100.0);
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "0" && p != 0.0 {
+        return format!("{}%", num(p * 100.0));
+    }
+    format!("{s}%")
+}
+
+/// A number as the user would type it: plain decimals in the usual range, exponent notation
+/// for the very small or large (Rust's `{}` would print 1e-300 with 300 zeros). Both forms
+/// read back as YAML floats.
+pub fn num(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() || (1e-4..1e15).contains(&x.abs()) {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percent_never_rounds_an_uncertain_probability_to_certainty() {
+        assert_eq!(percent(0.999875), "99.99%");
+        assert_eq!(percent(0.999), "99.9%");
+        assert_eq!(percent(0.0399), "4.0%");
+        assert_eq!(percent(0.0004), "0.04%");
+        assert_eq!(percent(1e-9), "< 0.01%");
+        assert_eq!(percent(1.0 - 1e-9), "> 99.99%");
+        assert_eq!(percent(0.0), "0.0%");
+        assert_eq!(percent(1.0), "100.0%");
+        assert_eq!(percent(f64::NAN), "n/a");
+    }
+
+    #[test]
+    fn explain_retries_100_is_not_certain() {
+        // pass@101 at 90%: 1 - 0.1^101 is 1.0 in floating point, but not in fact.
+        let x = 1.0 - 0.1f64.powi(101);
+        assert_eq!(x, 1.0);
+        assert_eq!(percent_uncertain(x), "> 99.99%");
+        assert_eq!(percent_uncertain(0.5), "50.0%");
+        assert_eq!(percent_uncertain(0.0), "< 0.01%");
+    }
+
+    #[test]
+    fn realised_and_requested_risks_are_shown_apart() {
+        assert_eq!(
+            percent_apart(0.010009, 0.01),
+            ("1.001%".to_string(), "1.000%".to_string())
+        );
+        assert_eq!(
+            percent_apart(0.2, 0.1),
+            ("20.0%".to_string(), "10.0%".to_string())
+        );
+    }
+
+    #[test]
+    fn rates_and_numbers_read_naturally() {
+        assert_eq!(rate(0.9), "90%");
+        assert_eq!(rate(0.995), "99.5%");
+        assert_eq!(rate(1e-10), "1e-8%");
+        assert_eq!(num(0.05), "0.05");
+        assert_eq!(num(1e-300), "1e-300");
+        assert_eq!(num(0.0), "0");
+    }
+}
