@@ -1,5 +1,6 @@
 //! The `gate` binary: parse arguments, dispatch to a command, print the error chain, exit.
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -24,10 +25,20 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code),
         Err(err) => {
-            eprintln!("error: {err}");
+            // Messages can quote task text (ids, result-file keys, ledger rows): printed so
+            // that no line becomes a workflow command.
+            let _ = writeln!(
+                std::io::stderr(),
+                "{}",
+                gate::untrusted::log_text(&format!("error: {err}"))
+            );
             let mut cause = std::error::Error::source(&err);
             while let Some(c) = cause {
-                eprintln!("  caused by: {c}");
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "{}",
+                    gate::untrusted::log_text(&format!("  caused by: {c}"))
+                );
                 cause = c.source();
             }
             ExitCode::from(err.exit_code())

@@ -1,7 +1,12 @@
 //! The Markdown summary (`--summary FILE`, and `$GITHUB_STEP_SUMMARY`): the gate verdict and a
 //! table of tasks, then per task the plan in words, counts, p̂ and its interval, the score
 //! vector, what a CI retry setting would have said on the same data (pass@k), and the plan's
-//! OC curve as a table and a mermaid chart.
+//! OC curve as a table and a mermaid chart, each task's detail inside a `<details>` block.
+//!
+//! Text from the ledger (ids, reasons, notes) is made inert: no raw HTML, no link or image,
+//! no autolinked URL (see [`cell`]). GitHub drops a step summary above 1 MiB entirely, so
+//! [`render_capped`] falls back to the verdict table and a pointer to the full file when
+//! the whole summary would not fit.
 
 use std::fmt::Write as _;
 
@@ -12,8 +17,62 @@ use super::model::{
     OcPoint, Report, TaskReport, alpha_words, number, percent, prob, seconds, share_text,
 };
 
+/// Largest step summary gate appends: GitHub's limit is 1 MiB per step (1,048,576 bytes);
+/// the margin leaves room for what other steps' tools append to the same page.
+pub const STEP_SUMMARY_LIMIT: usize = 1_000_000;
+
 /// Render the summary.
 pub fn render(report: &Report) -> String {
+    let [head, tasks, foot] = parts(report);
+    head + &tasks + &foot
+}
+
+/// Render the summary in at most `limit` bytes: whole if it fits; else the verdict table
+/// (as many rows as fit) with a pointer to `full`, the file holding the whole summary, or to
+/// the command that writes it.
+pub fn render_capped(report: &Report, limit: usize, full: Option<&str>) -> String {
+    let [head, tasks, foot] = parts(report);
+    if head.len() + tasks.len() + foot.len() <= limit {
+        return head + &tasks + &foot;
+    }
+    let pointer = match full {
+        Some(path) => format!(
+            "> The full summary ({} bytes) is larger than a step summary may be; per-task detail is in {}.\n\n",
+            head.len() + tasks.len() + foot.len(),
+            code_span(path)
+        ),
+        None => format!(
+            "> The full summary ({} bytes) is larger than a step summary may be; write it with \
+             `gate report LEDGER --summary FILE`.\n\n",
+            head.len() + tasks.len() + foot.len()
+        ),
+    };
+    if head.len() + pointer.len() + foot.len() <= limit {
+        return head + &pointer + &foot;
+    }
+    // Even the table is too long (thousands of tasks): keep the rows that fit.
+    let mut out = String::new();
+    let mut lines = head.lines().peekable();
+    let budget = limit.saturating_sub(pointer.len() + 200);
+    let mut dropped = 0usize;
+    while let Some(line) = lines.next() {
+        if out.len() + line.len() + 1 > budget {
+            dropped = 1 + lines.filter(|l| l.starts_with("| ")).count();
+            break;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    let _ = writeln!(
+        out,
+        "\n… {dropped} more lines of the task table left out.\n"
+    );
+    out + &pointer
+}
+
+/// The summary in three parts: the verdict, table and run-wide figures; the per-task
+/// sections; the ledger lines.
+fn parts(report: &Report) -> [String; 3] {
     let mut out = String::new();
     let v = report.verdict();
     let _ = writeln!(out, "## gate: {}\n", badge(v));
@@ -160,9 +219,11 @@ pub fn render(report: &Report) -> String {
         out.push_str(".\n\n");
     }
 
+    let head = std::mem::take(&mut out);
     for t in &report.tasks {
         task(&mut out, t, report.on_inconclusive);
     }
+    let tasks = std::mem::take(&mut out);
     for l in &report.replay.ledgers {
         let _ = writeln!(
             out,
@@ -172,7 +233,7 @@ pub fn render(report: &Report) -> String {
             l.head_sha256
         );
     }
-    out
+    [head, tasks, out]
 }
 
 fn badge(v: Option<Verdict>) -> &'static str {
@@ -184,14 +245,18 @@ fn badge(v: Option<Verdict>) -> &'static str {
     }
 }
 
-/// Text from a ledger made inert in Markdown (table cells, headings, quotes): `|` escaped,
-/// `&`, `<`, `>` and backticks as HTML entities (no raw HTML, no code span can open), and
-/// newlines and other control characters folded to spaces.
+/// Text from a ledger made inert in Markdown (table cells, headings, quotes): `|`, `[` and
+/// `]` backslash-escaped (no table cell ends, no link or image opens), `&`, `<`, `>` and
+/// backticks as HTML entities (no raw HTML, no code span can open), `://` broken with an
+/// entity (no URL is autolinked), and newlines and other control characters folded to
+/// spaces.
 fn cell(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
             '|' => out.push_str("\\|"),
+            '[' => out.push_str("\\["),
+            ']' => out.push_str("\\]"),
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
@@ -200,7 +265,7 @@ fn cell(s: &str) -> String {
             c => out.push(c),
         }
     }
-    out
+    out.replace("://", ":&#47;&#47;")
 }
 
 /// Text as an inline code span; a backtick or a control character inside cannot be shown
@@ -218,6 +283,8 @@ fn task(out: &mut String, t: &TaskReport, policy: OnInconclusive) {
     let c = r.counts;
     let _ = writeln!(out, "### {} — {}\n", cell(t.id()), badge(t.verdict()));
     let _ = writeln!(out, "> {}\n", cell(&r.reason));
+    // The detail folds away: a page of many tasks stays readable.
+    out.push_str("<details><summary>Plan, estimates, score vector and OC</summary>\n\n");
     let _ = writeln!(
         out,
         "- **Plan:** {}; at most {} unavailable",
@@ -329,6 +396,7 @@ fn task(out: &mut String, t: &TaskReport, policy: OnInconclusive) {
     }
 
     oc(out, t);
+    out.push_str("</details>\n\n");
 }
 
 fn oc(out: &mut String, t: &TaskReport) {
@@ -455,5 +523,52 @@ mod tests {
         );
         assert_eq!(super::code_span("plans/a.yaml"), "`plans/a.yaml`");
         assert_eq!(super::code_span("a`b"), "a&#96;b");
+    }
+
+    #[test]
+    fn markdown_does_not_render_task_links() {
+        let c = super::cell("[x](https://evil.example) ![](https://evil.example/p.png)");
+        // Every bracket is escaped, so no `[text](url)` or `![alt](src)` can form.
+        let unescaped = c
+            .char_indices()
+            .filter(|&(i, ch)| (ch == '[' || ch == ']') && !c[..i].ends_with('\\'))
+            .count();
+        assert_eq!(unescaped, 0, "{c}");
+        assert!(!c.contains("https://"), "{c}");
+        assert!(!c.contains("<"), "{c}");
+    }
+
+    /// Regression: a 500-task plan produced a 1.05 MB summary, which GitHub drops whole.
+    #[test]
+    fn step_summary_stays_under_the_limit_for_any_plan() {
+        let d = tempfile::tempdir().unwrap();
+        // 40 tasks against a limit a third of their size stand for 500 against 1 MiB (the
+        // fixture's OC tables make a larger report slow to build in a debug test).
+        let tasks: Vec<_> = (0..40)
+            .map(|i| {
+                (
+                    fixture::single(&format!("task-{i:04}"), 20, 3),
+                    fixture::outcomes(20, &[4]),
+                )
+            })
+            .collect();
+        let l = fixture::run(&d.path().join("ledger.jsonl"), &tasks, None);
+        let r = Report::from_ledgers(&[l], None).unwrap();
+        let full = render(&r);
+        let limit = full.len() / 3;
+        let capped = super::render_capped(&r, limit, Some("summary.md"));
+        assert!(capped.len() <= limit, "{} > {limit}", capped.len());
+        assert!(
+            capped.contains("| task-0039 | ✅ PASS |"),
+            "every verdict row is kept"
+        );
+        assert!(capped.contains("per-task detail is in `summary.md`"));
+        // Far more tasks than the table can hold: the table itself is cut, still in bounds.
+        let tiny = super::render_capped(&r, 3_000, None);
+        assert!(tiny.len() <= 3_000, "{}", tiny.len());
+        assert!(tiny.contains("more lines of the task table left out"));
+        assert!(tiny.contains("gate report LEDGER --summary FILE"));
+        // A summary that fits is unchanged.
+        assert_eq!(super::render_capped(&r, usize::MAX, None), full);
     }
 }

@@ -283,11 +283,27 @@ pub fn emit_with(
             write_file(path, &md)?;
         }
         if let Some(path) = step_summary.filter(|_| !files.no_step_summary) {
+            // GitHub drops a step summary above 1 MiB whole: cap it, pointing at the full
+            // file when one was written.
+            let full = files
+                .summary
+                .as_deref()
+                .filter(|p| !crate::output::is_stdout(p))
+                .map(|p| p.display().to_string());
+            let capped = if md.len() <= markdown::STEP_SUMMARY_LIMIT {
+                std::borrow::Cow::Borrowed(&md)
+            } else {
+                std::borrow::Cow::Owned(markdown::render_capped(
+                    report,
+                    markdown::STEP_SUMMARY_LIMIT,
+                    full.as_deref(),
+                ))
+            };
             let appended = std::fs::OpenOptions::new()
                 .create(true)
                 .append(true)
                 .open(path)
-                .and_then(|mut f| f.write_all(md.as_bytes()));
+                .and_then(|mut f| f.write_all(capped.as_bytes()));
             if let Err(e) = appended {
                 warn(&format!(
                     "warning: cannot append the summary to `{}` (GITHUB_STEP_SUMMARY): {e}",

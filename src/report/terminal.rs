@@ -25,7 +25,9 @@ pub fn render(report: &Report) -> String {
         out.push('\n');
     }
     gate(&mut out, report);
-    out
+    // Ids, reasons and output excerpts come from the ledger: no line of the summary may be
+    // taken by the Actions runner as a workflow command (docs/trust.md).
+    crate::untrusted::log_text(&out)
 }
 
 fn verdict_text(v: Option<Verdict>) -> &'static str {

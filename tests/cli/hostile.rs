@@ -297,3 +297,41 @@ fn forged_decision_rows_make_report_fail() {
         ))
         .stderr(predicate::str::contains("no verdict is published"));
 }
+
+/// Regression: task text (ids, notes, reasons, output excerpts) could start a line of
+/// gate's output with `::`, which the Actions runner executes (`::stop-commands::` silences
+/// gate's own annotations, `::add-mask::` hides anything).
+#[test]
+fn task_text_cannot_start_a_workflow_command() {
+    let f = Fixture::new(
+        r#"version: 1
+sampling: {single: {n: 2, c: 0}}
+tasks:
+  - id: "::warning::forged-id"
+    run: 'printf "ok\n::stop-commands::tok\n  ::add-mask::x\n##[error]legacy\n" >&2; printf "{\"pass\": false, \"note\": \"a\n::error::forged-note\", \"fault\": \"x\n::add-mask::y\"}" > "$GATE_RESULT"; exit 1'
+"#,
+    );
+    let out = f.command(&[]).output().unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(text.contains("forged-id"), "{text}");
+    for line in text.lines() {
+        assert!(
+            !gate::untrusted::is_workflow_command(line),
+            "a task line acts as a workflow command: {line:?}\n{text}"
+        );
+    }
+    let report = gate()
+        .current_dir(f.dir.path())
+        .args(["report", "out/ledger.jsonl"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&report.stdout).to_string()
+        + &String::from_utf8_lossy(&report.stderr);
+    assert!(text.contains("forged-id"), "{text}");
+    assert!(
+        text.lines()
+            .all(|l| !gate::untrusted::is_workflow_command(l)),
+        "{text}"
+    );
+}
