@@ -191,6 +191,18 @@ fn quoted_after(s: &str, marker: &str) -> Option<String> {
     (!name.is_empty() && !name.contains('\n')).then(|| name.to_string())
 }
 
+/// A word for `sh`: single-quoted unless it is plainly safe.
+fn sh_quote(s: &str) -> String {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@".contains(c))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
 /// A YAML flow-sequence item: always double-quoted, with `\` and `"` escaped.
 fn q(s: &str) -> String {
     format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
@@ -220,6 +232,10 @@ fn task_id(name: &str) -> String {
 /// harness failed" rather than "the test failed".
 struct Runner {
     argv: Vec<String>,
+    /// A shell condition on `$out` (the runner's stdout) that holds when no test ran. Runners
+    /// that exit 0 when a name matches nothing get a wrapper that exits 5 then, declared a
+    /// harness exit code: a typo in a test name must not gate green on zero tests.
+    no_test_ran: Option<&'static str>,
     why: &'static str,
     harness_exit_codes: &'static [i32],
     harness_why: &'static str,
@@ -236,6 +252,7 @@ fn runner(kind: ProjectKind, t: Option<&ExampleTest>) -> Runner {
             argv.push(t.map_or("tests".to_string(), |t| format!("{}::{}", t.file, t.name)));
             Runner {
                 argv,
+                no_test_ran: None,
                 why: "one pytest test; `-p no:rerunfailures` blocks retries, `no:cacheprovider` the cache",
                 harness_exit_codes: &[4, 5],
                 harness_why: "pytest exits 4 on a usage error and 5 when no test was collected (a typo in the\n  # test id): a broken setup, not a failing test",
@@ -254,13 +271,16 @@ fn runner(kind: ProjectKind, t: Option<&ExampleTest>) -> Runner {
             }
             Runner {
                 argv,
-                why: "one integration test by its exact name; libtest never retries. With cargo-nextest:\n    # [cargo, nextest, run, --retries, \"0\", -E, \"test(=NAME)\"] and harness code 4 (no tests\n    # run)",
-                harness_exit_codes: &[],
-                harness_why: "cargo test exits 101 for a failing test and for a build error alike, so no code\n  # can be declared here; keep the build green before gating",
+                no_test_ran: Some(
+                    r#"printf '%s\n' "$out" | grep -q '^test result: ok\. 0 passed; 0 failed'"#,
+                ),
+                why: "one integration test by its exact name; libtest never retries. With cargo-nextest:\n    # cargo nextest run --retries 0 -E 'test(=NAME)', which exits 4 when no test ran",
+                harness_exit_codes: &[5],
+                harness_why: "5 is the wrapper's \"no test ran\" above. A build error exits 101 like a failing\n  # test, so keep the build green before gating",
             }
         }
         ProjectKind::Node => {
-            let mut argv = s(&["node", "--test"]);
+            let mut argv = s(&["node", "--test", "--test-reporter=tap"]);
             if let Some(t) = t {
                 argv.extend(s(&[
                     "--test-name-pattern",
@@ -270,9 +290,13 @@ fn runner(kind: ProjectKind, t: Option<&ExampleTest>) -> Runner {
             }
             Runner {
                 argv,
+                // node reports a test the pattern skips as skipped, and exits 0.
+                no_test_ran: Some(
+                    r#"printf '%s\n' "$out" | grep -qx '# pass 0' && printf '%s\n' "$out" | grep -qx '# fail 0'"#,
+                ),
                 why: "one `node --test` test by its exact name; node's runner does not retry unless a\n    # test asks to",
-                harness_exit_codes: &[],
-                harness_why: "node --test exits 1 for failing tests and for load errors alike, so no code can be\n  # declared here",
+                harness_exit_codes: &[5],
+                harness_why: "5 is the wrapper's \"no test ran\" above. A file that fails to load exits 1\n  # like a failing test",
             }
         }
         ProjectKind::Go => {
@@ -288,9 +312,10 @@ fn runner(kind: ProjectKind, t: Option<&ExampleTest>) -> Runner {
             }
             Runner {
                 argv,
+                no_test_ran: Some(r#"printf '%s\n' "$out" | grep -qF '[no tests to run]'"#),
                 why: "one Go test by its exact name; `-count=1` disables the test cache, so every trial\n    # really runs",
-                harness_exit_codes: &[],
-                harness_why: "go test exits 1 for failing tests and for build errors alike, so no code can be\n  # declared here",
+                harness_exit_codes: &[5],
+                harness_why: "5 is the wrapper's \"no test ran\" above. A build error exits 1 like a failing\n  # test, so keep the build green before gating",
             }
         }
     }
@@ -300,7 +325,19 @@ fn runner(kind: ProjectKind, t: Option<&ExampleTest>) -> Runner {
 pub fn render(kind: ProjectKind, t: Option<&ExampleTest>) -> String {
     let r = runner(kind, t);
     let id = t.map_or_else(|| "suite".to_string(), |t| task_id(&t.name));
-    let argv: Vec<String> = r.argv.iter().map(|a| q(a)).collect();
+    let run = match r.no_test_ran {
+        None => format!(
+            "[{}]",
+            r.argv.iter().map(|a| q(a)).collect::<Vec<_>>().join(", ")
+        ),
+        Some(guard) => {
+            let command: Vec<String> = r.argv.iter().map(|a| sh_quote(a)).collect();
+            format!(
+                "|\n      out=$({}); status=$?\n      printf '%s\\n' \"$out\"\n      # No test ran (a typo in the name, a renamed test): exit 5, a harness error, not a PASS.\n      if {guard}; then exit 5; fi\n      exit \"$status\"",
+                command.join(" ")
+            )
+        }
+    };
     let mut out = String::new();
     // `write!` to a String cannot fail.
     let _ = write!(
@@ -332,12 +369,11 @@ tasks:
   # gate into pass@3, where a 60% test goes green 94% of the time. gate runs the trials.
   - id: {id}
     # {why}.
-    run: [{argv}]
+    run: {run}
     timeout: 10m    # per trial; a timed-out trial counts as a failure (see `policy.timeout`)
 ",
         label = kind.label(),
         why = r.why,
-        argv = argv.join(", "),
     );
     if t.is_none() {
         out.push_str(

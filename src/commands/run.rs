@@ -116,7 +116,7 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
     } else {
         Session::create(&args.ledger, &plan, shard, &argv, &task_redactors, &notice)?
     };
-    for t in &plan.tasks {
+    for t in plan.tasks.iter().filter(|_| !output.quiet) {
         if let Some(words) = &t.designed {
             progress.println(&format!("{}: {words}", t.id));
         } else if output.verbose {

@@ -62,11 +62,11 @@ fn init_detects_cargo_and_selects_one_integration_test() {
     let plan = init(dir.path());
     assert!(
         plan.contains(
-            r#"run: ["cargo", "test", "--quiet", "--test", "flow", "--", "--exact", "books_a_meeting"]"#
+            "out=$(cargo test --quiet --test flow -- --exact books_a_meeting); status=$?\n"
         ),
         "{plan}"
     );
-    assert!(plan.contains("harness_exit_codes: []"), "{plan}");
+    assert!(plan.contains("harness_exit_codes: [5]"), "{plan}");
     check_clean(dir.path());
 }
 
@@ -81,7 +81,9 @@ fn init_detects_node_and_selects_one_test_by_exact_name() {
     ]);
     let plan = init(dir.path());
     assert!(
-        plan.contains(r#"run: ["node", "--test", "--test-name-pattern", "^refunds \\(twice\\)$", "test/refund.test.js"]"#),
+        plan.contains(
+            r"out=$(node --test --test-reporter=tap --test-name-pattern '^refunds \(twice\)$' test/refund.test.js); status=$?"
+        ),
         "{plan}"
     );
     check_clean(dir.path());
@@ -99,10 +101,56 @@ fn init_detects_go_and_disables_the_test_cache() {
     ]);
     let plan = init(dir.path());
     assert!(
-        plan.contains(r#"run: ["go", "test", "-count=1", "-run", "^TestRefund$", "."]"#),
+        plan.contains("out=$(go test -count=1 -run '^TestRefund$' .); status=$?"),
         "{plan}"
     );
     check_clean(dir.path());
+}
+
+/// Finding: `node --test`, `cargo test` and `go test` exit 0 when the name matches no test, so
+/// a typo in the generated plan would have gated green on zero tests.
+#[test]
+fn init_plan_for_node_runs_its_test_and_a_typo_is_a_harness_error_not_a_pass() {
+    let dir = project(&[
+        ("package.json", "{\"type\": \"module\"}\n"),
+        (
+            "test/refund.test.js",
+            "import test from 'node:test';\ntest('refunds an order', () => {});\n",
+        ),
+    ]);
+    let plan = init(dir.path());
+    // One shard of 11 runs 3 of the 33 trials: enough to see the test run and pass.
+    gate()
+        .current_dir(dir.path())
+        .args(["run", "gate.yaml", "--shard", "1/11", "--no-step-summary"])
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "trials     run 3 · passed 3 · failed 0",
+        ));
+    std::fs::write(
+        dir.path().join("typo.yaml"),
+        plan.replace("^refunds an order$", "^refunds an ordr$"),
+    )
+    .unwrap();
+    gate()
+        .current_dir(dir.path())
+        .args([
+            "run",
+            "typo.yaml",
+            "--no-step-summary",
+            "--ledger",
+            "typo/ledger.jsonl",
+        ])
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .assert()
+        .code(4)
+        .stdout(predicate::str::contains(
+            "run exited 5, a declared harness exit code",
+        ));
 }
 
 #[test]
