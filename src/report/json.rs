@@ -361,6 +361,12 @@ pub struct JsonTrial {
     pub duration_s: f64,
     /// `file:line` of attempt 1, or `null`.
     pub row: Option<String>,
+    /// The `score` attempt 1's result file reported, or `null`.
+    pub score: Option<f64>,
+    /// The `note` attempt 1's result file reported (redacted, clipped), or `null`.
+    pub note: Option<String>,
+    /// gate's warning about attempt 1's result file (unknown keys), or `null`.
+    pub warning: Option<String>,
 }
 
 impl From<&Report> for JsonReport {
@@ -498,9 +504,17 @@ fn task(t: &TaskReport) -> JsonTask {
                 attempts: tr.first.iter().count() as u64 + tr.later.len() as u64,
                 duration_s: tr.duration_s(),
                 row: tr.first.as_ref().map(|a| a.source.to_string()),
+                score: result(tr).and_then(|r| r.score),
+                note: result(tr).and_then(|r| r.note.clone()),
+                warning: result(tr).and_then(|r| r.warning.clone()),
             })
             .collect(),
     }
+}
+
+/// Attempt 1's result file, if it wrote one.
+fn result(tr: &super::replay::TrialRecord) -> Option<&crate::ledger::TaskResult> {
+    tr.first.as_ref().and_then(|a| a.row.result.as_ref())
 }
 
 /// The JSON Schema of the report (`gate schema report`), derived from [`JsonReport`].

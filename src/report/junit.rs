@@ -199,8 +199,13 @@ fn trial_case(id: &str, width: usize, tr: &TrialRecord) -> TestCase {
     let mut case = TestCase::new(name, status);
     case.set_classname(id);
     case.set_time(duration(tr.duration_s()));
+    let result = first.and_then(result_line);
+    if passed_and_counted && let Some(line) = &result {
+        case.set_system_out(line.as_str());
+    }
     if !passed_and_counted {
-        let mut out = first.map(|a| a.stdout_tail.clone()).unwrap_or_default();
+        let mut out = result.unwrap_or_default();
+        out.push_str(&first.map(|a| a.stdout_tail.clone()).unwrap_or_default());
         // After a graded attempt 1, later attempts are the test runner's retries (`gate
         // ingest`); after an unavailable one, gate's own transport retries.
         let kind = if first.is_some_and(|a| a.graded) {
@@ -226,6 +231,23 @@ fn trial_case(id: &str, width: usize, tr: &TrialRecord) -> TestCase {
         }
     }
     case
+}
+
+/// What attempt 1's result file reported (score, note, gate's warning), as one `[gate]` line
+/// for the test case's output; `None` without a result file or with none of these.
+fn result_line(a: &crate::ledger::AttemptRow) -> Option<String> {
+    let r = a.result.as_ref()?;
+    let mut parts = Vec::new();
+    if let Some(s) = r.score {
+        parts.push(format!("score {}", number(s)));
+    }
+    if let Some(n) = &r.note {
+        parts.push(format!("note: {}", crate::untrusted::one_line(n)));
+    }
+    if let Some(w) = &r.warning {
+        parts.push(format!("warning: {w}"));
+    }
+    (!parts.is_empty()).then(|| format!("[gate] result file: {}\n", parts.join(" · ")))
 }
 
 fn outcome_word(o: Outcome) -> &'static str {

@@ -337,6 +337,7 @@ fn task(out: &mut String, t: &TaskReport, policy: OnInconclusive) {
             parts.join(" · ")
         );
     }
+    result_files(out, t);
     out.push('\n');
 
     let s = &t.score;
@@ -397,6 +398,57 @@ fn task(out: &mut String, t: &TaskReport, policy: OnInconclusive) {
 
     oc(out, t);
     out.push_str("</details>\n\n");
+}
+
+/// Notes shown per task, and bytes of each.
+const NOTES_SHOWN: usize = 3;
+const NOTE_BYTES: usize = 200;
+
+/// What the counted trials' result files reported: the mean `score`, the first notes.
+fn result_files(out: &mut String, t: &TaskReport) {
+    let counted: Vec<(u64, &crate::ledger::TaskResult)> = t
+        .replay
+        .trials
+        .iter()
+        .filter(|tr| tr.disposition == super::replay::Disposition::Counted)
+        .filter_map(|tr| Some((tr.ordinal, tr.first.as_ref()?.row.result.as_ref()?)))
+        .collect();
+    let scores: Vec<f64> = counted.iter().filter_map(|(_, r)| r.score).collect();
+    if !scores.is_empty() {
+        let mean = scores.iter().sum::<f64>() / scores.len() as f64;
+        let (lo, hi) = scores
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &s| {
+                (lo.min(s), hi.max(s))
+            });
+        let _ = writeln!(
+            out,
+            "- **Score (result files):** mean {} over {} trial{} (min {}, max {})",
+            number(mean),
+            scores.len(),
+            if scores.len() == 1 { "" } else { "s" },
+            number(lo),
+            number(hi)
+        );
+    }
+    let notes: Vec<String> = counted
+        .iter()
+        .filter_map(|(o, r)| r.note.as_ref().map(|n| (o, n)))
+        .take(NOTES_SHOWN)
+        .map(|(o, n)| format!("#{o}: {}", cell(&crate::untrusted::clip(n, NOTE_BYTES))))
+        .collect();
+    if !notes.is_empty() {
+        let total = counted.iter().filter(|(_, r)| r.note.is_some()).count();
+        let more = if total > notes.len() {
+            format!(
+                " (first {} of {total}; all are in the JSON report)",
+                notes.len()
+            )
+        } else {
+            String::new()
+        };
+        let _ = writeln!(out, "- **Notes:** {}{more}", notes.join(" · "));
+    }
 }
 
 fn oc(out: &mut String, t: &TaskReport) {

@@ -335,3 +335,32 @@ tasks:
         "{text}"
     );
 }
+
+/// Issue 11: the result file's `note` and `score` reach the JSON report, the Markdown and
+/// JUnit (the note inert in Markdown).
+#[test]
+fn result_note_and_score_reach_every_report() {
+    let f = one_trial(
+        r#"printf "{\"pass\": true, \"score\": 0.75, \"note\": \"see [docs](https://x.example)\"}" > "$GATE_RESULT""#,
+    );
+    f.run(&["--json", "r.json", "--junit", "j.xml", "--summary", "s.md"])
+        .code(0);
+    let json: serde_json::Value = serde_json::from_str(&read(&f.path("r.json"))).unwrap();
+    let trial = &json["tasks"][0]["trial_list"][0];
+    assert_eq!(trial["score"], 0.75);
+    assert_eq!(trial["note"], "see [docs](https://x.example)");
+    let junit = read(&f.path("j.xml"));
+    assert!(
+        junit.contains("[gate] result file: score 0.75 · note: see [docs](https://x.example)"),
+        "{junit}"
+    );
+    let md = read(&f.path("s.md"));
+    assert!(
+        md.contains("- **Score (result files):** mean 0.75 over 1 trial"),
+        "{md}"
+    );
+    assert!(
+        md.contains("- **Notes:** #1: see \\[docs\\](https:&#47;&#47;x.example)"),
+        "{md}"
+    );
+}
