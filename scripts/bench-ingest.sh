@@ -73,10 +73,15 @@ measure() {
   /usr/bin/time -v "$@" >/dev/null 2>"$work/time.txt" || true
   grep -q 'Exit status: [0-3]$' "$work/time.txt" \
     || { echo "bench-ingest: $label did not finish normally:" >&2; cat "$work/time.txt" >&2; exit 1; }
-  local wall rss
+  local wall user sys rss
   wall="$(grep 'Elapsed (wall clock)' "$work/time.txt" | awk '{print $NF}')"
+  user="$(grep 'User time (seconds)' "$work/time.txt" | awk '{print $NF}')"
+  sys="$(grep 'System time (seconds)' "$work/time.txt" | awk '{print $NF}')"
   rss="$(grep 'Maximum resident set size' "$work/time.txt" | awk '{print $NF}')"
-  printf '%-44s wall %8s   peak RSS %6.1f MB\n' "$label" "$wall" "$(echo "$rss / 1024" | bc -l)"
+  # CPU time as well as wall time: on a shared machine the wall time mostly measures the
+  # other processes (and the ledger's fsyncs).
+  printf '%-44s wall %8s   cpu %5.2f s   peak RSS %6.1f MB\n' "$label" "$wall" \
+    "$(echo "$user + $sys" | bc -l)" "$(echo "$rss / 1024" | bc -l)"
 }
 
 records() { grep -o '<testcase ' "$@" | wc -l; }

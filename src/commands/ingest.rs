@@ -155,11 +155,14 @@ pub fn execute(args: &IngestArgs, output: &OutputArgs) -> Result<u8, Error> {
     let mut session = Session::create_with(&args.ledger, header, &say)?;
     let now = now_rfc3339();
     let mut rows = Vec::new();
+    let mut verdicts = Vec::with_capacity(tasks.len());
     for (spec, history) in &tasks {
-        judge(spec, history, &now, &mut rows)?;
+        verdicts.push(judge(spec, history, &now, &mut rows)?);
     }
     session.append_all(rows)?;
-    finish(args, output, to_stdout, &mut session)
+    let verdict = Verdict::combine(verdicts);
+    let code = crate::report::exit_code_for(Some(verdict), on_inconclusive);
+    finish(args, output, to_stdout, &mut session, verdict, code)
 }
 
 /// The plan file, or the one rule the flags give.
@@ -343,7 +346,7 @@ fn judge(
     history: &History,
     started_at: &str,
     rows: &mut Vec<Row>,
-) -> Result<(), Error> {
+) -> Result<Verdict, Error> {
     let mut sampler = OrderedSampler::new(spec.sampling.clone(), spec.max_unavailable, None)
         .map_err(|e| Error::Usage(format!("task `{}`: {e}", spec.id)))?;
     for (i, attempts) in history.trials.iter().enumerate() {
@@ -399,23 +402,31 @@ fn judge(
         counts: sampler.counts(),
         llr: sampler.rule().llr(),
     }));
-    Ok(())
+    Ok(verdict)
 }
 
-/// Close the ledger with a footer, print and write the reports, return the exit code: all
-/// computed from the rows this process wrote, read back through its own descriptor, as
-/// `gate run` does.
+/// Close the ledger with the footer of the decided `verdict`, then print and write the
+/// reports from the rows this process wrote, read back through its own descriptor (as `gate
+/// run` does), and return the exit code.
 fn finish(
     args: &IngestArgs,
     output: &OutputArgs,
     to_stdout: bool,
     session: &mut Session,
+    verdict: Verdict,
+    code: u8,
 ) -> Result<u8, Error> {
+    session.close(RunStatus::Complete, Some(verdict), code)?;
+    // The reports (and the exit code) come from the rows as written, read back through the
+    // session's own descriptor; they must agree with the sampler's decisions.
     let report = own_report(&session.verified()?)?;
-    let (verdict, code) = (report.verdict(), report.exit_code());
-    drop(report);
-    session.close(RunStatus::Complete, verdict, code)?;
-    let report = own_report(&session.verified()?)?;
+    if report.verdict() != Some(verdict) || report.exit_code() != code {
+        return Err(Error::Harness(format!(
+            "the ledger's rows recompute to {} (exit {}) where the ingest decided {verdict} (exit {code}); no verdict is published",
+            report.verdict().map_or("no verdict", |v| v.as_str()),
+            report.exit_code()
+        )));
+    }
     let terminal =
         |is_tty: bool| crate::output::Output::resolve(output, is_tty).summary(&report.terminal());
     // A closed stream ends the printing, not the verdict.

@@ -126,6 +126,11 @@ pub fn parse(text: &str) -> Result<Document, NotJunit> {
     // The retry being read, and whether it is flaky (before the pass) or a rerun.
     let mut retry: Option<(Retry, bool)> = None;
     let mut seen_root = false;
+    let mut lines = Lines {
+        text: text.as_bytes(),
+        pos: 0,
+        line: 1,
+    };
 
     loop {
         let start = reader.buffer_position();
@@ -149,12 +154,14 @@ pub fn parse(text: &str) -> Result<Document, NotJunit> {
                         format!("elements nested deeper than {MAX_DEPTH}"),
                     ));
                 }
-                let open = open_element(&e, true, &stack, &mut case, &mut retry, start, text)
+                let line = lines.line_at(start as usize);
+                let open = open_element(&e, true, &stack, &mut case, &mut retry, line)
                     .map_err(|r| at(start, r))?;
                 stack.push(open);
             }
             Event::Empty(e) => {
-                let open = open_element(&e, false, &stack, &mut case, &mut retry, start, text)
+                let line = lines.line_at(start as usize);
+                let open = open_element(&e, false, &stack, &mut case, &mut retry, line)
                     .map_err(|r| at(start, r))?;
                 // `<testcase .../>` is a complete record: there is no End event for it.
                 if open == Open::Case
@@ -248,8 +255,7 @@ fn open_element(
     stack: &[Open],
     case: &mut Option<Case>,
     retry: &mut Option<(Retry, bool)>,
-    start: u64,
-    text: &str,
+    line: u64,
 ) -> Result<Open, String> {
     let name = local(e);
     let parent = stack.last().copied();
@@ -267,7 +273,7 @@ fn open_element(
             flaky: Vec::new(),
             reruns: Vec::new(),
             invocations: None,
-            line: line_col(text, start as usize).0,
+            line,
         };
         *case = Some(c);
         // With no body, the caller finishes the record at once.
@@ -379,6 +385,29 @@ fn seconds(v: Option<String>) -> f64 {
 /// At most [`MAX_TEXT`] characters.
 fn cut(s: &str) -> String {
     s.chars().take(MAX_TEXT).collect()
+}
+
+/// Line numbers of increasing byte offsets, counted once: scanning from the start for every
+/// `<testcase>` would make a large file quadratic.
+struct Lines<'a> {
+    text: &'a [u8],
+    pos: usize,
+    line: u64,
+}
+
+impl Lines<'_> {
+    /// The 1-based line of byte offset `pos` (offsets must not decrease between calls).
+    fn line_at(&mut self, pos: usize) -> u64 {
+        let pos = pos.min(self.text.len());
+        if pos > self.pos {
+            self.line += self.text[self.pos..pos]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count() as u64;
+            self.pos = pos;
+        }
+        self.line
+    }
 }
 
 /// 1-based line and column (in characters) of byte offset `pos`.

@@ -454,3 +454,14 @@ fn every_attempt_row_of_an_ingest_is_graded_only_at_attempt_1() {
     // refund passed on a retry in 5 of 10 runs: recorded, never promoted.
     assert_eq!(refused, 5);
 }
+
+#[test]
+fn json_to_stdout_keeps_stdout_one_json_document() {
+    let files = runs("pytest-runs");
+    let (_, assert) = ingest(&files, &["--single", "20,3", "--json", "-"]);
+    let out = assert.code(1).get_output().clone();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is JSON");
+    assert_eq!(json["verdict"], "FAIL");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("gate  FAIL (exit 1)"), "{err}");
+}
