@@ -9,6 +9,14 @@ use gate::{Error, commands};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Commands that only print stop quietly on a closed stdout; the ones that publish a
+    // verdict handle the write error themselves and finish their work.
+    if !matches!(
+        cli.command,
+        Command::Run(_) | Command::Ingest(_) | Command::Report(_)
+    ) {
+        gate::runner::sys::die_quietly_on_closed_stdout();
+    }
     let result = match &cli.command {
         Command::Plan(args) => commands::plan::execute(args).map_err(Error::from),
         Command::Explain(args) => commands::explain::execute(args).map_err(Error::from),

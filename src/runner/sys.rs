@@ -184,6 +184,17 @@ pub fn path_is_file(path: &Path, file: &File) -> io::Result<bool> {
     Ok(same_file(&on_disk, &file.metadata()?))
 }
 
+/// Let a closed stdout end the process quietly (SIGPIPE's default action), the way `cat` and
+/// `grep` end in `… | head -1`. For the commands that only print (`plan`, `explain`,
+/// `verify`, …); `run`, `ingest` and `report` keep SIGPIPE ignored (Rust's default), get
+/// EPIPE from the write, and go on to their verdict and exit code.
+pub fn die_quietly_on_closed_stdout() {
+    // SAFETY: resets one signal's disposition to its default; no handler is involved.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 /// This machine's host name, or `unknown`.
 pub fn hostname() -> String {
     let mut buf = [0u8; 256];

@@ -336,3 +336,23 @@ fn action_stops_with_one_clear_line_on_a_non_linux_runner() {
         "{stdout}"
     );
 }
+
+#[test]
+fn closed_stdout_is_not_a_panic_for_commands_that_only_print() {
+    for args in [
+        &["plan", "--healthy", "0.9", "--regressed", "0.7"][..],
+        &["explain", "--retries", "2"][..],
+    ] {
+        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("gate"))
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn gate");
+        drop(child.stdout.take());
+        let out = child.wait_with_output().expect("gate ends");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert_ne!(out.status.code(), Some(101), "{args:?}: {stderr}");
+    }
+}
