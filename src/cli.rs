@@ -331,7 +331,8 @@ pub struct RunArgs {
 pub enum DesignRule {
     /// A single (n, c) plan: the first n runs by ordinal decide.
     Single,
-    /// A sequential test (SPRT): runs are consumed in ordinal order until a bound is reached.
+    /// A sequential test (as `design: {rule: sequential}`): runs are consumed in ordinal
+    /// order until a bound is reached.
     Sequential,
 }
 

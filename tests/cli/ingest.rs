@@ -465,3 +465,21 @@ fn json_to_stdout_keeps_stdout_one_json_document() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("gate  FAIL (exit 1)"), "{err}");
 }
+
+#[test]
+fn the_junit_report_of_an_ingest_validates() {
+    let file = fixtures().join("pytest-repeat-rerun.xml");
+    let (dir, assert) = ingest(
+        std::slice::from_ref(&file),
+        &["--single", "20,3", "--junit", "out/junit.xml"],
+    );
+    assert.code(1);
+    let junit = dir.path().join("out/junit.xml");
+    super::report::assert_valid_junit(&junit);
+    let text = std::fs::read_to_string(&junit).unwrap();
+    // The runner's retries are named as such, not as gate's transport retries.
+    assert!(
+        text.contains("(retry by the test runner: recorded, never promoted)"),
+        "{text}"
+    );
+}

@@ -184,7 +184,7 @@ fn xsd() -> PathBuf {
 /// installs it. The `file` and `line` attributes of `<testcase>` (pytest's, read by
 /// annotation reporters) are the one documented extension the XSD does not know: they are
 /// checked to be present, then removed from a copy before validation.
-fn assert_valid_junit(xml: &Path) {
+pub(crate) fn assert_valid_junit(xml: &Path) {
     let text = std::fs::read_to_string(xml).expect("JUnit file");
     let located = regex::Regex::new(r#" file="[^"]*"( line="[0-9]+")?"#).unwrap();
     assert!(
