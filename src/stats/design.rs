@@ -15,7 +15,7 @@
 //! found this way is the smallest one — literally, not up to bisection — and the work is a
 //! few hundred binomial tails even when the answer needs thousands of trials.
 
-use super::{StatsError, binomial, check_open, oc};
+use super::{StatsError, binomial, check_open, check_risk, oc};
 
 /// The largest n the design searches. A CI gate that needs more than this many trials per
 /// task cannot run, and the bound keeps every search finite.
@@ -50,8 +50,8 @@ pub(crate) fn validate(
 ) -> Result<(), StatsError> {
     check_open("healthy", healthy, 0.0, 1.0, "strictly between 0 and 1")?;
     check_open("regressed", regressed, 0.0, 1.0, "strictly between 0 and 1")?;
-    check_open("alpha", alpha, 0.0, 0.5, "strictly between 0 and 0.5")?;
-    check_open("beta", beta, 0.0, 0.5, "strictly between 0 and 0.5")?;
+    check_risk("alpha", alpha)?;
+    check_risk("beta", beta)?;
     if healthy <= regressed {
         return Err(StatsError::NotSeparated { healthy, regressed });
     }

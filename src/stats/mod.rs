@@ -99,3 +99,21 @@ pub(crate) fn check_open(
         Err(StatsError::OutOfRange { name, range, value })
     }
 }
+
+/// The smallest alpha or beta the design accepts. A risk of one in a million already asks
+/// for hundreds of trials at any useful separation; below it the exact sums lose meaning
+/// (1e-320 is a subnormal double) long before a gate could spend the trials.
+pub const MIN_RISK: f64 = 1e-6;
+
+/// Check a risk (alpha or beta) is in [`MIN_RISK`], 0.5).
+pub(crate) fn check_risk(name: &'static str, value: f64) -> Result<(), StatsError> {
+    if value.is_finite() && (MIN_RISK..0.5).contains(&value) {
+        Ok(())
+    } else {
+        Err(StatsError::OutOfRange {
+            name,
+            range: "at least 0.000001 (one in a million) and below 0.5",
+            value,
+        })
+    }
+}

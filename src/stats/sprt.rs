@@ -5,7 +5,7 @@
 //! `ln((1-beta)/alpha)`, PASSes once it falls to `ln(beta/(1-alpha))`, and is INCONCLUSIVE
 //! when `max_trials` graded trials are spent without reaching either (Wald 1945).
 
-use super::{StatsError, check_open};
+use super::{StatsError, check_open, check_risk};
 
 /// Where a sequential test stands after some trials.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,8 +51,8 @@ impl Sprt {
     ) -> Result<Self, StatsError> {
         check_open("healthy", healthy, 0.0, 1.0, "strictly between 0 and 1")?;
         check_open("regressed", regressed, 0.0, 1.0, "strictly between 0 and 1")?;
-        check_open("alpha", alpha, 0.0, 0.5, "strictly between 0 and 0.5")?;
-        check_open("beta", beta, 0.0, 0.5, "strictly between 0 and 0.5")?;
+        check_risk("alpha", alpha)?;
+        check_risk("beta", beta)?;
         if healthy <= regressed {
             return Err(StatsError::NotSeparated { healthy, regressed });
         }

@@ -133,7 +133,7 @@ fn bad_values_exit_two() {
                 "--alpha",
                 "0.7",
             ],
-            "`--alpha` must be strictly between 0 and 0.5, got `0.7`",
+            "`--alpha` must be at least 0.000001 (one in a million) and below 0.5, got `0.7`",
         ),
         (&["--retries", "2", "--healthy", "0.9"], "--regressed"),
     ];

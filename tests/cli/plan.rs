@@ -218,11 +218,11 @@ fn bad_flags_exit_two_with_one_clear_line() {
         ),
         (
             &["--healthy", "0.9", "--regressed", "0.7", "--alpha", "0.5"],
-            "`--alpha` must be strictly between 0 and 0.5, got `0.5`",
+            "`--alpha` must be at least 0.000001 (one in a million) and below 0.5, got `0.5`",
         ),
         (
             &["--healthy", "0.9", "--regressed", "0.7", "--beta", "0"],
-            "`--beta` must be strictly between 0 and 0.5, got `0`",
+            "`--beta` must be at least 0.000001 (one in a million) and below 0.5, got `0`",
         ),
         (
             &[
@@ -572,4 +572,25 @@ fn evaluate_judges_an_existing_single_plan() {
         .stderr(predicate::str::contains(
             "`c` (5) must be less than `n` (5)",
         ));
+}
+
+/// `--alpha 1e-320` used to blame a `--max-trials` nobody passed and print
+/// 18446744073709551615; a risk below one in a million is refused plainly.
+#[test]
+fn a_risk_below_the_minimum_is_refused_plainly() {
+    for (flag, value) in [("--alpha", "1e-320"), ("--beta", "1e-7"), ("--alpha", "0")] {
+        gate()
+            .args(["plan", "--healthy", "0.9", "--regressed", "0.7", flag, value])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(format!(
+                "`{flag}` must be at least 0.000001 (one in a million) and below 0.5"
+            )))
+            .stderr(predicate::str::contains("max-trials").not())
+            .stderr(predicate::str::contains("18446744073709551615").not());
+    }
+    gate()
+        .args(["plan", "--healthy", "0.9", "--regressed", "0.7", "--alpha", "1e-6"])
+        .assert()
+        .code(0);
 }
