@@ -236,6 +236,7 @@ impl Plan {
         let mut plan = Validator {
             path: &shown,
             dir: &dir,
+            suite: None,
         }
         .plan(file)?;
         plan.path = path.to_path_buf();
@@ -251,6 +252,7 @@ pub fn resolve_rule(spec: SamplingSpec, what: &str) -> Result<ResolvedRule, Stri
     let v = Validator {
         path: "command line",
         dir: Path::new("."),
+        suite: None,
     };
     let spanned = Spanned::new(spec, Location::UNKNOWN, Location::UNKNOWN);
     v.rule(&spanned, what, &schema::PolicyFile::default())
@@ -318,9 +320,38 @@ fn syntax_error(path: &str, text: &str, e: &serde_saphyr::Error) -> PlanError {
     }
 }
 
+#[derive(Clone, Copy)]
 struct Validator<'a> {
     path: &'a str,
     dir: &'a Path,
+    /// `policy.suite_alpha` turned into each designed task's alpha.
+    suite: Option<SuiteAlpha>,
+}
+
+/// `policy.suite_alpha` and what it means per task (Šidák): with k tasks each at
+/// `1 - (1 - suite_alpha)^(1/k)`, a healthy suite whose every rule is designed this way fails
+/// somewhere with probability at most `suite_alpha` (independent tasks).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SuiteAlpha {
+    /// The suite-wide producer's risk asked for.
+    pub suite_alpha: f64,
+    /// Tasks in the plan.
+    pub tasks: u64,
+    /// Each designed task's alpha.
+    pub per_task: f64,
+}
+
+impl SuiteAlpha {
+    /// Šidák's per-task alpha for `tasks` tasks. `1 - (1 - a)^(1/k)` is computed as
+    /// `-expm1(ln_1p(-a) / k)` so a small suite_alpha keeps its precision.
+    pub fn new(suite_alpha: f64, tasks: u64) -> Self {
+        let k = tasks.max(1) as f64;
+        SuiteAlpha {
+            suite_alpha,
+            tasks,
+            per_task: -((-suite_alpha).ln_1p() / k).exp_m1(),
+        }
+    }
 }
 
 impl Validator<'_> {
@@ -356,17 +387,31 @@ impl Validator<'_> {
                 "`tasks` is empty: a plan needs at least one task",
             ));
         }
+        let mut v = *self;
+        if let Some(a) = &policy_file.suite_alpha {
+            if !(a.value.0 > 0.0 && a.value.0 < 0.5) {
+                return Err(self.invalid(
+                    &a.referenced,
+                    format!(
+                        "`policy.suite_alpha` must be strictly between 0 and 0.5, got {}",
+                        a.value.0
+                    ),
+                ));
+            }
+            v.suite = Some(SuiteAlpha::new(a.value.0, file.tasks.value.len() as u64));
+        }
+        let this = &v;
         let mut ids = BTreeSet::new();
         let mut tasks = Vec::new();
         let mut selections = Vec::new();
         for entry in &file.tasks.value {
             let id = if entry.value.junit.is_some() {
-                let s = self.selection(entry, file.sampling.as_ref(), &policy_file)?;
+                let s = this.selection(entry, file.sampling.as_ref(), &policy_file)?;
                 let id = s.id.clone();
                 selections.push(s);
                 id
             } else {
-                let task = self.task(entry, file.sampling.as_ref(), &policy_file)?;
+                let task = this.task(entry, file.sampling.as_ref(), &policy_file)?;
                 let id = task.id.clone();
                 tasks.push(task);
                 id
@@ -765,6 +810,23 @@ impl Validator<'_> {
         Ok((sampling, words))
     }
 
+    /// A designed rule's alpha: as written, else from `policy.suite_alpha`, else the default.
+    /// Both at once is refused: which one holds would be a guess.
+    fn alpha(&self, at: &Location, id: &str, given: Option<f64>) -> Result<f64, PlanError> {
+        match (given, self.suite) {
+            (Some(_), Some(_)) => Err(self.invalid(
+                at,
+                format!(
+                    "task `{id}`: `alpha` and `policy.suite_alpha` both set the producer's risk; \
+                     remove one"
+                ),
+            )),
+            (Some(a), None) => Ok(a),
+            (None, Some(s)) => Ok(s.per_task),
+            (None, None) => Ok(DEFAULT_ALPHA),
+        }
+    }
+
     fn sampling(
         &self,
         spec: &Spanned<SamplingSpec>,
@@ -798,7 +860,8 @@ impl Validator<'_> {
                 rule,
             } => {
                 let (healthy, regressed) = (healthy.0, regressed.0);
-                let alpha = alpha.map_or(DEFAULT_ALPHA, |r| r.0);
+                let from_suite = alpha.is_none();
+                let alpha = self.alpha(at, id, alpha.map(|r| r.0))?;
                 let beta = beta.map_or(DEFAULT_BETA, |r| r.0);
                 let rates = Rates {
                     healthy,
@@ -806,9 +869,13 @@ impl Validator<'_> {
                     alpha,
                     beta,
                 };
-                let (sampling, _) =
+                let (sampling, words) =
                     self.sequential(at, id, rates, max_trials, rule.unwrap_or_default())?;
-                Ok((sampling, Some(rates), None))
+                let note = self
+                    .suite
+                    .filter(|_| from_suite)
+                    .map(|s| suite_words(&words, s));
+                Ok((sampling, Some(rates), note))
             }
             SamplingSpec::Design {
                 healthy,
@@ -819,7 +886,8 @@ impl Validator<'_> {
                 max_trials,
             } => {
                 let (healthy, regressed) = (healthy.0, regressed.0);
-                let alpha = alpha.map_or(DEFAULT_ALPHA, |r| r.0);
+                let from_suite = alpha.is_none() && self.suite.is_some();
+                let alpha = self.alpha(at, id, alpha.map(|r| r.0))?;
                 let beta = beta.map_or(DEFAULT_BETA, |r| r.0);
                 let rates = Rates {
                     healthy,
@@ -841,6 +909,10 @@ impl Validator<'_> {
                             d.p_pass_healthy,
                             d.p_pass_regressed
                         );
+                        let words = match self.suite.filter(|_| from_suite) {
+                            Some(suite) => suite_words(&words, suite),
+                            None => words,
+                        };
                         Ok((
                             Sampling::Single { n: d.n, c: d.c },
                             Some(rates),
@@ -855,12 +927,25 @@ impl Validator<'_> {
                         };
                         let (sampling, words) =
                             self.sequential(at, id, rates, max_trials, kind)?;
+                        let words = match self.suite.filter(|_| from_suite) {
+                            Some(suite) => suite_words(&words, suite),
+                            None => words,
+                        };
                         Ok((sampling, Some(rates), Some(words)))
                     }
                 }
             }
         }
     }
+}
+
+/// A designed rule's words with the per-task alpha that `policy.suite_alpha` gave it.
+fn suite_words(words: &str, s: SuiteAlpha) -> String {
+    format!(
+        "{words}; alpha {:.6} per task from `policy.suite_alpha` {} over {} tasks (Šidák: \
+         1 - (1 - {})^(1/{}))",
+        s.per_task, s.suite_alpha, s.tasks, s.suite_alpha, s.tasks
+    )
 }
 
 /// SHA-256 over every fixture file: sorted relative path, NUL, content hash, newline.

@@ -326,6 +326,12 @@ pub struct PolicyFile {
     /// Unavailable trials tolerated per task (default: 10% of n or max_trials, rounded up).
     #[serde(default)]
     pub max_unavailable: Option<u64>,
+    /// Producer's risk for the whole suite: each task whose rule is designed (`design:` or
+    /// `sequential:` without `alpha`) gets Šidák's `1 - (1 - suite_alpha)^(1/k)` over the k
+    /// tasks, so a healthy suite fails somewhere with probability at most `suite_alpha`.
+    #[serde(default)]
+    #[schemars(with = "Option<Rate>")]
+    pub suite_alpha: Option<Spanned<Rate>>,
     /// What an INCONCLUSIVE gate exits with (default `fail`).
     #[serde(default)]
     pub on_inconclusive: OnInconclusive,

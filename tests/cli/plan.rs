@@ -580,7 +580,15 @@ fn evaluate_judges_an_existing_single_plan() {
 fn a_risk_below_the_minimum_is_refused_plainly() {
     for (flag, value) in [("--alpha", "1e-320"), ("--beta", "1e-7"), ("--alpha", "0")] {
         gate()
-            .args(["plan", "--healthy", "0.9", "--regressed", "0.7", flag, value])
+            .args([
+                "plan",
+                "--healthy",
+                "0.9",
+                "--regressed",
+                "0.7",
+                flag,
+                value,
+            ])
             .assert()
             .code(2)
             .stderr(predicate::str::contains(format!(
@@ -590,7 +598,50 @@ fn a_risk_below_the_minimum_is_refused_plainly() {
             .stderr(predicate::str::contains("18446744073709551615").not());
     }
     gate()
-        .args(["plan", "--healthy", "0.9", "--regressed", "0.7", "--alpha", "1e-6"])
+        .args([
+            "plan",
+            "--healthy",
+            "0.9",
+            "--regressed",
+            "0.7",
+            "--alpha",
+            "1e-6",
+        ])
         .assert()
         .code(0);
+}
+
+/// `policy.suite_alpha`: each designed task gets Šidák's per-task alpha, so the exact
+/// probability that a healthy suite fails somewhere is at most suite_alpha; the per-task
+/// value is printed with the rule.
+#[test]
+fn suite_alpha_sets_each_designed_tasks_alpha_by_sidak() {
+    let f = crate::common::Fixture::new(
+        "version: 1\nsampling:\n  design: {healthy: 0.9, regressed: 0.7, rule: sequential}\npolicy: {suite_alpha: 0.05}\ntasks:\n  - {id: a, run: 'true'}\n  - {id: b, run: 'true'}\n  - id: c\n    run: 'true'\n    sampling: {design: {healthy: 0.95, regressed: 0.8}}\n",
+    );
+    let plan = gate::plan::Plan::load(&f.plan()).expect("plan loads");
+    let per_task = 1.0 - 0.95f64.powf(1.0 / 3.0);
+    let mut healthy_suite_passes = 1.0;
+    for t in &plan.tasks {
+        let rates = t.rates.expect("designed");
+        assert!((rates.alpha - per_task).abs() < 1e-15, "{}", rates.alpha);
+        let words = t.designed.as_deref().expect("designed words");
+        assert!(
+            words.contains("alpha 0.016952 per task from `policy.suite_alpha` 0.05 over 3 tasks"),
+            "{words}"
+        );
+        let oc = t.sampling.lattice().unwrap().oc(rates.healthy);
+        assert!(1.0 - oc.p_pass <= per_task);
+        healthy_suite_passes *= oc.p_pass;
+    }
+    assert!(1.0 - healthy_suite_passes <= 0.05);
+    // An explicit alpha next to suite_alpha is ambiguous: refused.
+    let g = crate::common::Fixture::new(
+        "version: 1\nsampling:\n  design: {healthy: 0.9, regressed: 0.7, alpha: 0.01}\npolicy: {suite_alpha: 0.05}\ntasks:\n  - {id: a, run: 'true'}\n",
+    );
+    let err = gate::plan::Plan::load(&g.plan()).unwrap_err().to_string();
+    assert!(
+        err.contains("`alpha` and `policy.suite_alpha` both set"),
+        "{err}"
+    );
 }
