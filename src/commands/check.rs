@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 
 use crate::cli::{CheckArgs, Format};
 use crate::exit;
+use crate::format::{percent, rate};
 use crate::plan::Plan;
 use crate::plan::check::PlanCheck;
 
@@ -34,9 +35,9 @@ pub fn render_text(check: &PlanCheck) -> String {
             let _ = writeln!(
                 out,
                 "  risks      alpha = P({red} | {}) = {:.4} · beta = P(PASS | {}) = {:.4}",
-                pct(rates.healthy),
+                rate(rates.healthy),
                 risks.alpha,
-                pct(rates.regressed),
+                rate(rates.regressed),
                 risks.beta
             );
         }
@@ -45,9 +46,9 @@ pub fn render_text(check: &PlanCheck) -> String {
                 out,
                 "  trials     expected {:.1} at {} · {:.1} at {} · at most {}",
                 e.healthy,
-                pct(rates.healthy),
+                rate(rates.healthy),
                 e.regressed,
-                pct(rates.regressed),
+                rate(rates.regressed),
                 t.max_trials
             );
         }
@@ -60,8 +61,8 @@ pub fn render_text(check: &PlanCheck) -> String {
             let _ = writeln!(
                 out,
                 "  tells      passes a {} agent 95% of the time and a {} agent 10% of the time (no rates given: use `design:` to state them)",
-                pct(d.p_pass_95),
-                pct(d.p_pass_10)
+                percent(d.p_pass_95),
+                percent(d.p_pass_10)
             );
         }
         out.push('\n');
@@ -78,10 +79,4 @@ pub fn render_text(check: &PlanCheck) -> String {
         }
     );
     out
-}
-
-/// A rate as a percentage with at most one decimal (`90%`, `96.1%`).
-fn pct(p: f64) -> String {
-    let s = format!("{:.1}", p * 100.0);
-    format!("{}%", s.strip_suffix(".0").unwrap_or(&s))
 }
