@@ -93,13 +93,18 @@ pub fn execute(args: &IngestArgs, output: &OutputArgs) -> Result<u8, Error> {
         }
     }
     if !unselected.is_empty() {
+        // A large suite can leave thousands unselected: name a few, count the rest.
+        let mut named: Vec<String> = unselected
+            .iter()
+            .take(10)
+            .map(|t| format!("`{t}`"))
+            .collect();
+        if unselected.len() > 10 {
+            named.push(format!("and {} more", unselected.len() - 10));
+        }
         say(&format!(
             "not judged (selected by no task, and the plan sets no top-level `sampling:`): {}",
-            unselected
-                .iter()
-                .map(|t| format!("`{t}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
+            named.join(", ")
         ));
     }
     if skipped > 0 {

@@ -483,3 +483,25 @@ fn the_junit_report_of_an_ingest_validates() {
         "{text}"
     );
 }
+
+#[test]
+fn test_cases_no_task_selects_are_listed_as_not_judged_without_a_default_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = dir.path().join("only.yaml");
+    std::fs::write(
+        &plan,
+        "version: 1\ntasks:\n  - id: refund\n    junit: \"*test_refund\"\n    sampling:\n      single: {n: 20, c: 8}\n",
+    )
+    .unwrap();
+    let (out, assert) = ingest(&runs("pytest-runs"), &["--plan", plan.to_str().unwrap()]);
+    assert.code(0).stdout(predicate::str::contains(
+        "not judged (selected by no task, and the plan sets no top-level `sampling:`): `test_agent::test_lookup`, `test_agent::test_cancel`",
+    ));
+    let ids: Vec<String> = ledger(&out)
+        .header()
+        .tasks
+        .iter()
+        .map(|t| t.id.clone())
+        .collect();
+    assert_eq!(ids, ["test_agent::test_refund"]);
+}
