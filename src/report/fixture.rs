@@ -249,3 +249,45 @@ pub fn harness_error(dir: &Path) -> crate::report::Report {
     );
     crate::report::Report::from_ledgers(&[l], None).expect("report")
 }
+
+/// A run with trials launched but not counted, and with unavailable trials:
+///
+/// - `book` (single (10, 2)): trials 1–8 pass and decide; trial 9 passes after the decision
+///   (excluded, cost 0.5) and trial 10 is cancelled in flight (no result file).
+/// - `pay` (single (33, 6), budget 4): trials 1–3 are unavailable — trial 2 a timeout under
+///   `timeout: unavailable`, the others transport faults — then 27 pass: 10% of the trials
+///   drawn were unavailable.
+pub fn faults(dir: &Path) -> Ledger {
+    let path = dir.join("faults.jsonl");
+    let mut w = writer(&path);
+    let mut pay = single("pay", 33, 6);
+    pay.max_unavailable = 4;
+    let mut head = header(vec![single("book", 10, 2), pay], None);
+    head.timeout_policy = TimeoutPolicy::Unavailable;
+    head.jobs = 2;
+    w.append(Row::Header(head)).expect("append");
+    for trial in 1..=8 {
+        w.append(Row::Attempt(attempt("book", trial, 1, Outcome::Pass)))
+            .expect("append");
+    }
+    w.append(Row::Attempt(attempt("book", 9, 1, Outcome::Pass)))
+        .expect("append");
+    let mut cancelled = attempt("book", 10, 1, Outcome::Cancelled);
+    cancelled.result = None;
+    cancelled.duration_s = 1.5;
+    w.append(Row::Attempt(cancelled)).expect("append");
+    for trial in 1..=3 {
+        let mut a = attempt("pay", trial, 1, Outcome::Unavailable);
+        if trial == 2 {
+            a.fault = Some(crate::ledger::Fault::Timeout);
+            a.exit_code = None;
+            a.signal = Some(9);
+        }
+        w.append(Row::Attempt(a)).expect("append");
+    }
+    for trial in 4..=30 {
+        w.append(Row::Attempt(attempt("pay", trial, 1, Outcome::Pass)))
+            .expect("append");
+    }
+    Ledger::read(&path).expect("read back")
+}

@@ -8,13 +8,15 @@ use serde::Serialize;
 use crate::ledger::{Counts, OnInconclusive, RunStatus, Shard};
 use crate::sampler::{Sampling, Verdict};
 
-use super::model::{OcPoint, Report, Share, TaskReport};
+use super::model::{OcPoint, Report, Share, TaskReport, Uncounted};
 
 /// Version of the JSON report written by this build. 2: `tasks[].missing` became ranges
 /// (`{first, last}`) and every missing ordinal up to n of an undecided task;
 /// `ledger_head_sha256` and `ledgers[].head_sha256` added; `alpha` is P(FAIL | healthy) under
-/// `on_inconclusive: pass`.
-pub const SCHEMA: u32 = 2;
+/// `on_inconclusive: pass`. 3: `pass_rate.estimate` and `pass_rate.ci95` (and `pass_at_k[]`,
+/// `retry_settings[].p_green`) account for the stopping rule; the naive figures moved under
+/// `naive`, `pass_rate.method`, `not_counted`, `timeouts_replaced` and `fault_risk` added.
+pub const SCHEMA: u32 = 3;
 
 /// Render the JSON report (pretty-printed, with a trailing newline). Non-finite numbers
 /// are written as `null` (serde_json's rule).
@@ -137,12 +139,19 @@ pub struct JsonTask {
     pub missing: Vec<super::replay::OrdinalRange>,
     /// SPRT log-likelihood ratio where consumption stopped (sequential), or `null`.
     pub llr: Option<f64>,
-    /// p̂ with 95% intervals, or `null` with no graded trial.
+    /// The pass rate with its 95% intervals, or `null` with no graded trial.
     pub pass_rate: Option<JsonPassRate>,
-    /// Unbiased pass@k and pass^k.
+    /// pass@k and pass^k.
     pub pass_at_k: Vec<JsonPassAtK>,
     /// What a CI retry setting would have reported on the same data.
     pub retry_settings: Vec<JsonRetry>,
+    /// Trials launched but never counted, and what they cost.
+    pub not_counted: JsonNotCounted,
+    /// Counted trials whose attempt 1 timed out and was replaced (`timeout: unavailable`).
+    pub timeouts_replaced: u64,
+    /// The risk at the observed unavailable rate when it makes the printed one wrong, else
+    /// `null`.
+    pub fault_risk: Option<JsonFaultRisk>,
     /// The score vector.
     pub score: JsonScore,
     /// Every trial recorded.
@@ -232,9 +241,33 @@ pub struct JsonInterval {
     pub hi: f64,
 }
 
-/// p̂.
+impl From<crate::stats::estimate::Interval> for JsonInterval {
+    fn from(i: crate::stats::estimate::Interval) -> Self {
+        JsonInterval { lo: i.lo, hi: i.hi }
+    }
+}
+
+/// The per-trial pass rate.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct JsonPassRate {
+    /// Stopping-aware estimate: median-unbiased under the stage-wise ordering of the rule's
+    /// sample space (see `method`).
+    pub estimate: f64,
+    /// Exact 95% interval for the rule that ran: coverage >= 95% at every true rate.
+    pub ci95: JsonInterval,
+    /// 95% Clopper–Pearson interval of passed / graded, as for a fixed number of trials
+    /// (naive after a stop; also in `naive`).
+    pub ci95_clopper_pearson: JsonInterval,
+    /// `stagewise` (the rule decided), `stagewise_truncated` (the run stopped before the
+    /// rule decided: the rule truncated at the graded trials), or `fixed_n`.
+    pub method: &'static str,
+    /// Figures that ignore the stop (biased after it).
+    pub naive: JsonNaivePassRate,
+}
+
+/// The naive pass rate.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct JsonNaivePassRate {
     /// passed / graded.
     pub estimate: f64,
     /// 95% Wilson interval.
@@ -248,9 +281,24 @@ pub struct JsonPassRate {
 pub struct JsonPassAtK {
     /// k.
     pub k: u64,
-    /// P(at least one of k passes).
+    /// P(at least one of k passes), from the stopping-aware pass rate.
     pub pass_at_k: f64,
-    /// P(all k pass).
+    /// P(all k pass), from the stopping-aware pass rate.
+    pub pass_hat_k: f64,
+    /// Exact 95% interval for pass@k.
+    pub pass_at_k_ci95: JsonInterval,
+    /// Exact 95% interval for pass^k.
+    pub pass_hat_k_ci95: JsonInterval,
+    /// The combinatorial estimators on the graded trials, conditional on the stop.
+    pub naive: JsonNaivePassAtK,
+}
+
+/// The combinatorial pass@k and pass^k.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct JsonNaivePassAtK {
+    /// 1 - C(n-s, k)/C(n, k).
+    pub pass_at_k: f64,
+    /// C(s, k)/C(n, k).
     pub pass_hat_k: f64,
 }
 
@@ -259,8 +307,54 @@ pub struct JsonPassAtK {
 pub struct JsonRetry {
     /// Extra attempts after a failure.
     pub retries: u64,
-    /// pass@(retries + 1).
+    /// pass@(retries + 1), from the stopping-aware pass rate.
     pub p_green: f64,
+    /// pass@(retries + 1) by the combinatorial estimator, conditional on the stop.
+    pub naive_p_green: f64,
+}
+
+/// Trials launched but never counted.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct JsonNotCounted {
+    /// Stopped in flight at the decision.
+    pub cancelled: JsonUncounted,
+    /// Finished beyond the decision point.
+    pub excluded: JsonUncounted,
+}
+
+/// What uncounted trials cost.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct JsonUncounted {
+    /// How many.
+    pub trials: u64,
+    /// Wall time of all their attempts, seconds.
+    pub duration_s: f64,
+    /// Cost their result files reported, or `null`.
+    pub cost: Option<JsonSpend>,
+    /// Tokens their result files reported, or `null`.
+    pub tokens: Option<JsonSpend>,
+}
+
+/// The risk at the observed unavailable rate.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct JsonFaultRisk {
+    /// `not_pass_healthy` (under `on_inconclusive: fail`) or `not_fail_regressed` (under
+    /// `on_inconclusive: pass`).
+    pub risk: &'static str,
+    /// The true success rate it is stated at.
+    pub rate: f64,
+    /// Unavailable trials consumed.
+    pub unavailable: u64,
+    /// Trials consumed (graded + unavailable).
+    pub drawn: u64,
+    /// unavailable / drawn.
+    pub observed_unavailable_rate: f64,
+    /// Unavailable trials tolerated.
+    pub budget: u64,
+    /// The risk with no unavailable trials (as printed).
+    pub printed: f64,
+    /// The exact risk at the observed unavailable rate, with the budget.
+    pub at_observed_rate: f64,
 }
 
 /// A share.
@@ -420,16 +514,28 @@ impl From<&Report> for JsonReport {
     }
 }
 
+fn spend(sp: Option<super::model::Spend>) -> Option<JsonSpend> {
+    sp.map(|sp| JsonSpend {
+        total: sp.total,
+        mean: sp.mean(),
+        attempts_reporting: sp.reporting,
+    })
+}
+
+impl From<Uncounted> for JsonUncounted {
+    fn from(u: Uncounted) -> Self {
+        JsonUncounted {
+            trials: u.trials,
+            duration_s: u.seconds,
+            cost: spend(u.cost),
+            tokens: spend(u.tokens),
+        }
+    }
+}
+
 fn task(t: &TaskReport) -> JsonTask {
     let r = &t.replay;
     let s = &t.score;
-    let spend = |sp: Option<super::model::Spend>| {
-        sp.map(|sp| JsonSpend {
-            total: sp.total,
-            mean: sp.mean(),
-            attempts_reporting: sp.reporting,
-        })
-    };
     JsonTask {
         id: r.spec.id.clone(),
         line: r.spec.line,
@@ -449,13 +555,13 @@ fn task(t: &TaskReport) -> JsonTask {
         llr: r.llr.filter(|x| x.is_finite()),
         pass_rate: t.pass_rate.map(|p| JsonPassRate {
             estimate: p.estimate,
-            ci95: JsonInterval {
-                lo: p.wilson.lo,
-                hi: p.wilson.hi,
-            },
-            ci95_clopper_pearson: JsonInterval {
-                lo: p.clopper_pearson.lo,
-                hi: p.clopper_pearson.hi,
+            ci95: p.ci95.into(),
+            ci95_clopper_pearson: p.naive.clopper_pearson.into(),
+            method: p.method.as_str(),
+            naive: JsonNaivePassRate {
+                estimate: p.naive.estimate,
+                ci95: p.naive.wilson.into(),
+                ci95_clopper_pearson: p.naive.clopper_pearson.into(),
             },
         }),
         pass_at_k: t
@@ -465,13 +571,38 @@ fn task(t: &TaskReport) -> JsonTask {
                 k: p.k,
                 pass_at_k: p.pass_at_k,
                 pass_hat_k: p.pass_hat_k,
+                pass_at_k_ci95: p.pass_at_k_ci95.into(),
+                pass_hat_k_ci95: p.pass_hat_k_ci95.into(),
+                naive: JsonNaivePassAtK {
+                    pass_at_k: p.naive_pass_at_k,
+                    pass_hat_k: p.naive_pass_hat_k,
+                },
             })
             .collect(),
         retry_settings: t
             .retry_settings
             .iter()
-            .map(|&(retries, p_green)| JsonRetry { retries, p_green })
+            .map(|r| JsonRetry {
+                retries: r.retries,
+                p_green: r.p_green,
+                naive_p_green: r.naive_p_green,
+            })
             .collect(),
+        not_counted: JsonNotCounted {
+            cancelled: t.cancelled.into(),
+            excluded: t.excluded.into(),
+        },
+        timeouts_replaced: t.timeouts_replaced,
+        fault_risk: t.fault_risk.map(|f| JsonFaultRisk {
+            risk: f.risk.as_str(),
+            rate: f.rate,
+            unavailable: f.unavailable,
+            drawn: f.drawn,
+            observed_unavailable_rate: f.observed_rate(),
+            budget: f.budget,
+            printed: f.printed,
+            at_observed_rate: f.at_observed,
+        }),
         score: JsonScore {
             first_attempt: s.first_attempt.into(),
             within_budget: s.within_budget.into(),

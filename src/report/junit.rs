@@ -41,7 +41,9 @@ use std::time::Duration;
 use crate::ledger::{OnInconclusive, Outcome};
 use crate::sampler::Verdict;
 
-use super::model::{Report, TaskReport, number};
+use super::model::{
+    Report, TaskReport, fault_risk_text, method_short, number, timeouts_text, uncounted_text,
+};
 use super::replay::{Disposition, TrialRecord};
 
 /// Render the JUnit XML report.
@@ -114,11 +116,24 @@ fn summary_text(t: &TaskReport) -> String {
     );
     if let Some(pr) = &t.pass_rate {
         s.push_str(&format!(
-            "\npass rate: {} (95% CI {}..{}, Wilson)",
+            "\npass rate: {} (95% CI {}..{}, {}); naive {} (Wilson {}..{})",
             prop_num(pr.estimate),
-            prop_num(pr.wilson.lo),
-            prop_num(pr.wilson.hi)
+            prop_num(pr.ci95.lo),
+            prop_num(pr.ci95.hi),
+            method_short(pr.method),
+            prop_num(pr.naive.estimate),
+            prop_num(pr.naive.wilson.lo),
+            prop_num(pr.naive.wilson.hi)
         ));
+    }
+    if let Some(text) = uncounted_text(t) {
+        s.push_str(&format!("\nuncounted: {text}"));
+    }
+    if let Some(f) = &t.fault_risk {
+        s.push_str(&format!("\nwarning: {}", fault_risk_text(f)));
+    }
+    if t.timeouts_replaced > 0 {
+        s.push_str(&format!("\nnote: {}", timeouts_text(t.timeouts_replaced)));
     }
     s
 }
@@ -301,15 +316,28 @@ fn properties(report: &Report, t: &TaskReport) -> Vec<Property> {
     ];
     if let Some(pr) = &t.pass_rate {
         p.push(Property::new("pass_rate", prop_num(pr.estimate)));
-        p.push(Property::new("pass_rate.ci95.lo", prop_num(pr.wilson.lo)));
-        p.push(Property::new("pass_rate.ci95.hi", prop_num(pr.wilson.hi)));
+        p.push(Property::new("pass_rate.ci95.lo", prop_num(pr.ci95.lo)));
+        p.push(Property::new("pass_rate.ci95.hi", prop_num(pr.ci95.hi)));
+        p.push(Property::new("pass_rate.method", pr.method.as_str()));
         p.push(Property::new(
             "pass_rate.ci95_clopper_pearson.lo",
-            prop_num(pr.clopper_pearson.lo),
+            prop_num(pr.naive.clopper_pearson.lo),
         ));
         p.push(Property::new(
             "pass_rate.ci95_clopper_pearson.hi",
-            prop_num(pr.clopper_pearson.hi),
+            prop_num(pr.naive.clopper_pearson.hi),
+        ));
+        p.push(Property::new(
+            "pass_rate.naive",
+            prop_num(pr.naive.estimate),
+        ));
+        p.push(Property::new(
+            "pass_rate.naive.ci95.lo",
+            prop_num(pr.naive.wilson.lo),
+        ));
+        p.push(Property::new(
+            "pass_rate.naive.ci95.hi",
+            prop_num(pr.naive.wilson.hi),
         ));
     }
     for k in &t.pass_at {
@@ -342,6 +370,32 @@ fn properties(report: &Report, t: &TaskReport) -> Vec<Property> {
         "retry_passes_refused",
         s.retry_passes_refused.to_string(),
     ));
+    for (name, u) in [("cancelled", t.cancelled), ("excluded", t.excluded)] {
+        if u.trials > 0 {
+            p.push(Property::new(
+                format!("not_counted.{name}.duration_s"),
+                prop_num(u.seconds),
+            ));
+            if let Some(c) = u.cost {
+                p.push(Property::new(
+                    format!("not_counted.{name}.cost"),
+                    prop_num(c.total),
+                ));
+            }
+        }
+    }
+    if t.timeouts_replaced > 0 {
+        p.push(Property::new(
+            "timeouts_replaced",
+            t.timeouts_replaced.to_string(),
+        ));
+    }
+    if let Some(f) = &t.fault_risk {
+        p.push(Property::new(
+            format!("fault_risk.{}", f.risk.as_str()),
+            prop_num(f.at_observed),
+        ));
+    }
     if let Some(a) = t.alpha {
         p.push(Property::new("alpha", prop_num(a)));
     }

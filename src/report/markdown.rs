@@ -14,7 +14,8 @@ use crate::ledger::OnInconclusive;
 use crate::sampler::Verdict;
 
 use super::model::{
-    OcPoint, Report, TaskReport, alpha_words, number, percent, prob, seconds, share_text,
+    EstimateMethod, OcPoint, Report, TaskReport, alpha_words, fault_risk_text, method_long, number,
+    percent, prob, seconds, share_text, timeouts_text, uncounted_text,
 };
 
 /// Largest step summary gate appends: GitHub's limit is 1 MiB per step (1,048,576 bytes);
@@ -153,7 +154,9 @@ fn parts(report: &Report) -> [String; 3] {
         }
     }
 
-    out.push_str("| task | verdict | plan | run | passed | failed | unavailable | p̂ (95% CI) |\n");
+    out.push_str(
+        "| task | verdict | plan | run | passed | failed | unavailable | pass rate (95% CI) |\n",
+    );
     out.push_str("|---|---|---|---:|---:|---:|---:|---|\n");
     for t in &report.tasks {
         let c = t.replay.counts;
@@ -170,8 +173,8 @@ fn parts(report: &Report) -> [String; 3] {
             t.pass_rate.map_or("n/a".to_string(), |p| format!(
                 "{} ({}–{})",
                 percent(p.estimate),
-                percent(p.wilson.lo),
-                percent(p.wilson.hi)
+                percent(p.ci95.lo),
+                percent(p.ci95.hi)
             ))
         );
     }
@@ -304,20 +307,36 @@ fn task(out: &mut String, t: &TaskReport, policy: OnInconclusive) {
         "- **Trials:** run {} · passed {} · failed {} · unavailable {} · cancelled {} · excluded {}",
         c.run, c.passed, c.failed, c.unavailable, c.cancelled, c.excluded
     );
+    if let Some(text) = uncounted_text(t) {
+        let _ = writeln!(out, "- **Not counted:** {text}");
+    }
     match &t.pass_rate {
         Some(p) => {
             let _ = writeln!(
                 out,
-                "- **p̂:** {} of {} graded; 95% CI {}–{} (Wilson), {}–{} (Clopper–Pearson)",
+                "- **Pass rate:** {}; 95% CI {}–{} ({})",
                 percent(p.estimate),
-                t.graded,
-                percent(p.wilson.lo),
-                percent(p.wilson.hi),
-                percent(p.clopper_pearson.lo),
-                percent(p.clopper_pearson.hi)
+                percent(p.ci95.lo),
+                percent(p.ci95.hi),
+                method_long(p.method)
             );
+            if p.method != EstimateMethod::FixedN {
+                let _ = writeln!(
+                    out,
+                    "- **Naive p̂:** {} of {} graded = {}; 95% CI {}–{} (Wilson), {}–{} \
+                     (Clopper–Pearson); these ignore where the rule stopped and are biased \
+                     after a stop",
+                    r.counts.passed,
+                    t.graded,
+                    percent(p.naive.estimate),
+                    percent(p.naive.wilson.lo),
+                    percent(p.naive.wilson.hi),
+                    percent(p.naive.clopper_pearson.lo),
+                    percent(p.naive.clopper_pearson.hi),
+                );
+            }
         }
-        None => out.push_str("- **p̂:** n/a (no graded trials)\n"),
+        None => out.push_str("- **Pass rate:** n/a (no graded trials)\n"),
     }
     if !t.pass_at.is_empty() {
         let parts: Vec<String> = t
@@ -331,10 +350,39 @@ fn task(out: &mut String, t: &TaskReport, policy: OnInconclusive) {
                 }
             })
             .collect();
+        let naive: Vec<String> = t
+            .pass_at
+            .iter()
+            .filter(|p| p.k > 1)
+            .map(|p| format!("pass^{} {}", p.k, percent(p.naive_pass_hat_k)))
+            .collect();
+        let _ = write!(
+            out,
+            "- **Reliability:** {} (pass^k: all k trials pass; from the pass rate above)",
+            parts.join(" · ")
+        );
+        if !naive.is_empty() {
+            let _ = write!(
+                out,
+                "; on the graded trials alone, conditional on where the rule stopped and not \
+                 unbiased after a stop: {}",
+                naive.join(" · ")
+            );
+        }
+        out.push('\n');
+    }
+    if let Some(f) = &t.fault_risk {
         let _ = writeln!(
             out,
-            "- **Reliability:** {} (pass^k: all k trials pass; unbiased estimators)",
-            parts.join(" · ")
+            "\n> ⚠️ **Unavailable trials:** {}.",
+            fault_risk_text(f)
+        );
+    }
+    if t.timeouts_replaced > 0 {
+        let _ = writeln!(
+            out,
+            "\n> ⚠️ **Timeouts replaced:** {}.",
+            timeouts_text(t.timeouts_replaced)
         );
     }
     result_files(out, t);
@@ -386,12 +434,26 @@ fn task(out: &mut String, t: &TaskReport, policy: OnInconclusive) {
 
     if !t.retry_settings.is_empty() {
         out.push_str("**What a CI retry setting would have said on the same data**\n\n");
-        out.push_str("| CI setting | measures | P(green) |\n|---|---|---:|\n");
+        out.push_str(
+            "| CI setting | measures | P(green) | naive, on the graded trials |\n|---|---|---:|---:|\n",
+        );
         if let Some(p1) = t.pass_at.iter().find(|p| p.k == 1) {
-            let _ = writeln!(out, "| no retries | pass@1 | {} |", percent(p1.pass_at_k));
+            let _ = writeln!(
+                out,
+                "| no retries | pass@1 | {} | {} |",
+                percent(p1.pass_at_k),
+                percent(p1.naive_pass_at_k)
+            );
         }
-        for &(r, v) in &t.retry_settings {
-            let _ = writeln!(out, "| retries: {r} | pass@{} | {} |", r + 1, percent(v));
+        for r in &t.retry_settings {
+            let _ = writeln!(
+                out,
+                "| retries: {} | pass@{} | {} | {} |",
+                r.retries,
+                r.retries + 1,
+                percent(r.p_green),
+                percent(r.naive_p_green)
+            );
         }
         out.push('\n');
     }
@@ -552,6 +614,13 @@ mod tests {
             Some(OnInconclusive::Pass),
         )
         .unwrap();
+        insta::assert_snapshot!(render(&r).replace(&d.path().display().to_string(), "[TMP]"));
+    }
+
+    #[test]
+    fn uncounted_trials_unavailable_rate_and_replaced_timeouts() {
+        let d = tempfile::tempdir().unwrap();
+        let r = Report::from_ledgers(&[fixture::faults(d.path())], None).unwrap();
         insta::assert_snapshot!(render(&r).replace(&d.path().display().to_string(), "[TMP]"));
     }
 

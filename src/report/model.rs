@@ -5,8 +5,9 @@
 use crate::ledger::{Fault, Ledger, OnInconclusive, Outcome, Rates};
 use crate::sampler::{Sampling, Verdict};
 use crate::stats::estimate::{Interval, clopper_pearson, pass_at_k, pass_hat_k, wilson};
-use crate::stats::lattice::Boundaries;
+use crate::stats::lattice::{Boundaries, State};
 use crate::stats::oc::single_p_pass;
+use crate::stats::post_stop::{SampleSpace, truncated};
 
 use super::ReportError;
 use super::replay::{Disposition, Replay, TaskReplay, replay};
@@ -46,30 +47,169 @@ impl Share {
     }
 }
 
-/// p̂ with its 95% intervals.
+/// How the published pass rate accounts for the way the trials stopped (invariant 8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EstimateMethod {
+    /// The rule decided (PASS, FAIL, or INCONCLUSIVE at its `max_trials`): median-unbiased
+    /// estimate and exact interval under the stage-wise ordering of the rule's sample space.
+    Stagewise,
+    /// The run stopped before the rule decided (unavailable budget, interruption, missing
+    /// trials or shards, harness error): the same, for the rule truncated at the graded
+    /// trials — valid when that stop did not depend on the grades.
+    StagewiseTruncated,
+    /// No stopping rule applies (a plan that needs no trial to pass): fixed-n figures.
+    FixedN,
+}
+
+impl EstimateMethod {
+    /// The name in the JSON and JUnit reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EstimateMethod::Stagewise => "stagewise",
+            EstimateMethod::StagewiseTruncated => "stagewise_truncated",
+            EstimateMethod::FixedN => "fixed_n",
+        }
+    }
+}
+
+/// The figures that ignore how the trials stopped: biased after a sequential or curtailed
+/// stop, kept for comparison and labelled naive everywhere.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct PassRate {
+pub struct NaivePassRate {
     /// passed / graded.
     pub estimate: f64,
     /// Wilson score interval.
     pub wilson: Interval,
-    /// Clopper–Pearson (exact) interval.
+    /// Clopper–Pearson interval (exact only for a fixed number of trials).
     pub clopper_pearson: Interval,
 }
 
-/// Unbiased pass@k and pass^k for one k.
+/// The per-trial pass rate: a stopping-aware estimate with its exact 95% interval, and the
+/// naive figures.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PassRate {
+    /// Median-unbiased estimate under the rule's stage-wise ordering ([`EstimateMethod`]).
+    pub estimate: f64,
+    /// Exact 95% interval under the same ordering: coverage >= 95% at every true rate.
+    pub ci95: Interval,
+    /// How the two above were computed.
+    pub method: EstimateMethod,
+    /// passed / graded and its fixed-n intervals.
+    pub naive: NaivePassRate,
+}
+
+/// pass@k and pass^k for one k.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PassAtK {
     /// k.
     pub k: u64,
-    /// P(at least one of k trials passes).
+    /// P(at least one of k trials passes): `1 - (1 - p̃)^k` from the stopping-aware estimate
+    /// p̃ (median-unbiased, since the map is monotone).
     pub pass_at_k: f64,
-    /// P(all k trials pass).
+    /// P(all k trials pass): `p̃^k`.
     pub pass_hat_k: f64,
+    /// Exact 95% interval for pass@k (the pass-rate interval mapped through `1 - (1 - p)^k`).
+    pub pass_at_k_ci95: Interval,
+    /// Exact 95% interval for pass^k (the pass-rate interval mapped through `p^k`).
+    pub pass_hat_k_ci95: Interval,
+    /// The combinatorial estimator on the graded trials (Chen et al.): unbiased for a fixed
+    /// number of trials, conditional on the stop (and biased) after one.
+    pub naive_pass_at_k: f64,
+    /// The combinatorial pass^k on the graded trials (tau-bench), conditional on the stop.
+    pub naive_pass_hat_k: f64,
 }
 
 /// The failure class of a JUnit test case that failed (`gate ingest`).
 pub const TEST_CASE_FAILED: &str = "test case failed";
+
+/// What a CI retry setting of R would have reported: pass@(R+1).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RetrySetting {
+    /// R.
+    pub retries: u64,
+    /// pass@(R+1) from the stopping-aware estimate.
+    pub p_green: f64,
+    /// pass@(R+1) by the combinatorial estimator, conditional on the stop.
+    pub naive_p_green: f64,
+}
+
+/// Trials that were launched but not counted, and what they cost.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Uncounted {
+    /// How many.
+    pub trials: u64,
+    /// Wall time of all their attempts, seconds.
+    pub seconds: f64,
+    /// Cost their result files reported.
+    pub cost: Option<Spend>,
+    /// Tokens their result files reported.
+    pub tokens: Option<Spend>,
+}
+
+/// A warning that a printed risk assumed no unavailable trials, where the run saw many.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FaultRisk {
+    /// Unavailable trials consumed.
+    pub unavailable: u64,
+    /// Trials consumed (graded + unavailable).
+    pub drawn: u64,
+    /// The budget: one more unavailable trial makes the task INCONCLUSIVE.
+    pub budget: u64,
+    /// Which risk.
+    pub risk: RiskKind,
+    /// The true rate the risk is stated at.
+    pub rate: f64,
+    /// The risk as printed (no unavailable trials).
+    pub printed: f64,
+    /// The exact risk at the observed unavailable rate, with the budget.
+    pub at_observed: f64,
+}
+
+impl FaultRisk {
+    /// The observed unavailable rate.
+    pub fn observed_rate(&self) -> f64 {
+        self.unavailable as f64 / self.drawn as f64
+    }
+}
+
+/// A gate-turning risk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RiskKind {
+    /// P(not PASS | healthy): an INCONCLUSIVE fails the gate.
+    NotPassHealthy,
+    /// P(not FAIL | regressed): an INCONCLUSIVE passes the gate (`on_inconclusive: pass`).
+    NotFailRegressed,
+}
+
+impl RiskKind {
+    /// In words, e.g. `P(not PASS | healthy)`.
+    pub fn words(self) -> &'static str {
+        match self {
+            RiskKind::NotPassHealthy => "P(not PASS | healthy)",
+            RiskKind::NotFailRegressed => "P(not FAIL | regressed)",
+        }
+    }
+
+    /// The name in the JSON report.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RiskKind::NotPassHealthy => "not_pass_healthy",
+            RiskKind::NotFailRegressed => "not_fail_regressed",
+        }
+    }
+}
+
+/// A printed risk is wrong at the observed unavailable rate when the exact risk there is
+/// [`FAULT_RISK_GAP`] or more above it, or [`FAULT_RISK_FACTOR`] times it and at least
+/// [`FAULT_RISK_MIN_GAP`] above it. (One unavailable trial in 30 moves a 4.2% risk to 4.7%:
+/// real, but within what the observed rate itself is unsure of, so no warning.)
+pub const FAULT_RISK_GAP: f64 = 0.01;
+
+/// See [`FAULT_RISK_GAP`].
+pub const FAULT_RISK_FACTOR: f64 = 1.25;
+
+/// See [`FAULT_RISK_GAP`]: below this absolute gap, no ratio is worth a warning.
+pub const FAULT_RISK_MIN_GAP: f64 = 0.001;
 
 /// Graded failures by class.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -136,6 +276,18 @@ impl Spend {
         )
     }
 
+    /// Add one attempt's reported value (ignored when absent or not finite).
+    fn add(spend: &mut Option<Spend>, value: Option<f64>) {
+        if let Some(v) = value.filter(|v| v.is_finite()) {
+            let s = spend.get_or_insert(Spend {
+                total: 0.0,
+                reporting: 0,
+            });
+            s.total += v;
+            s.reporting += 1;
+        }
+    }
+
     /// Mean per reporting attempt.
     pub fn mean(&self) -> f64 {
         if self.reporting == 0 {
@@ -193,13 +345,21 @@ pub struct TaskReport {
     pub plan: String,
     /// Graded trials (passed + failed).
     pub graded: u64,
-    /// p̂ and intervals, when at least one trial was graded.
+    /// The pass rate and its intervals, when at least one trial was graded.
     pub pass_rate: Option<PassRate>,
     /// pass@k and pass^k for k = 1, 3, and 5 when at least 5 trials were graded.
     pub pass_at: Vec<PassAtK>,
     /// What a CI retry setting of R would have reported on the same data: pass@(R+1), for R
     /// from 1 while R+1 <= graded (at most R = 4).
-    pub retry_settings: Vec<(u64, f64)>,
+    pub retry_settings: Vec<RetrySetting>,
+    /// Trials stopped in flight at the decision (cancelled), never counted.
+    pub cancelled: Uncounted,
+    /// Trials that finished beyond the decision point (excluded), never counted.
+    pub excluded: Uncounted,
+    /// Trials whose attempt 1 timed out and that were replaced (`timeout: unavailable`).
+    pub timeouts_replaced: u64,
+    /// Set when the observed unavailable rate makes the printed risk wrong.
+    pub fault_risk: Option<FaultRisk>,
     /// The score vector.
     pub score: ScoreVector,
     /// The healthy rate this plan's risk is stated at, when known.
@@ -360,35 +520,6 @@ impl Report {
 fn task_report(replay: TaskReplay, policy: OnInconclusive) -> Result<TaskReport, ReportError> {
     let c = replay.counts;
     let graded = c.passed + c.failed;
-    let pass_rate = match (
-        wilson(c.passed, graded, CONFIDENCE),
-        clopper_pearson(c.passed, graded, CONFIDENCE),
-    ) {
-        (Some(w), Some(cp)) => Some(PassRate {
-            estimate: c.passed as f64 / graded as f64,
-            wilson: w,
-            clopper_pearson: cp,
-        }),
-        _ => None,
-    };
-    let mut ks = vec![1, 3];
-    if graded >= 5 {
-        ks.push(5);
-    }
-    let pass_at = ks
-        .into_iter()
-        .filter_map(|k| {
-            Some(PassAtK {
-                k,
-                pass_at_k: pass_at_k(graded, c.passed, k)?,
-                pass_hat_k: pass_hat_k(graded, c.passed, k)?,
-            })
-        })
-        .collect();
-    let retry_settings = (1..=4u64)
-        .filter_map(|r| pass_at_k(graded, c.passed, r + 1).map(|v| (r, v)))
-        .collect();
-
     let score = score_vector(&replay);
     let sampling = replay.spec.sampling.clone();
     let healthy = healthy_rate(&sampling, replay.spec.rates.as_ref());
@@ -412,14 +543,51 @@ fn task_report(replay: TaskReplay, policy: OnInconclusive) -> Result<TaskReport,
             OnInconclusive::Pass => o.fail,
         }
     });
-    let oc = oc_curve(
-        healthy,
-        replay.spec.rates.map(|r| r.regressed).or(match sampling {
-            Sampling::Sequential { regressed, .. } => Some(regressed),
-            Sampling::Single { .. } => None,
-        }),
-        oc_at,
+    let regressed = replay.spec.rates.map(|r| r.regressed).or(match sampling {
+        Sampling::Sequential { regressed, .. } => Some(regressed),
+        Sampling::Single { .. } => None,
+    });
+    let oc = oc_curve(healthy, regressed, oc_at);
+
+    // None only for a single plan that passes before any trial (c >= n).
+    let lattice = sampling.lattice().ok();
+    let pass_rate = pass_rate(lattice.as_ref(), c.passed, c.failed);
+    let pass_at = pass_at(pass_rate.as_ref(), graded, c.passed);
+    let retry_settings = (1..=4u64)
+        .filter_map(|r| {
+            Some(RetrySetting {
+                retries: r,
+                p_green: pass_rate.map(|pr| at_least_one(pr.estimate, r + 1))?,
+                naive_p_green: pass_at_k(graded, c.passed, r + 1)?,
+            })
+        })
+        .collect();
+    let fault_risk = lattice.as_ref().and_then(|lattice| {
+        let (risk, rate) = match policy {
+            OnInconclusive::Fail => (RiskKind::NotPassHealthy, healthy?),
+            OnInconclusive::Pass => (RiskKind::NotFailRegressed, regressed?),
+        };
+        fault_risk(
+            lattice,
+            c.unavailable,
+            graded,
+            replay.spec.max_unavailable,
+            risk,
+            rate,
+        )
+    });
+    let uncounted = |d: Disposition| uncounted(&replay, d);
+    let (cancelled, excluded) = (
+        uncounted(Disposition::Cancelled),
+        uncounted(Disposition::Excluded),
     );
+    let timeouts_replaced = replay
+        .trials
+        .iter()
+        .filter(|t| t.disposition == Disposition::Counted)
+        .filter_map(|t| t.first.as_ref())
+        .filter(|a| a.row.outcome == Outcome::Unavailable && a.row.fault == Some(Fault::Timeout))
+        .count() as u64;
 
     Ok(TaskReport {
         plan: sampling.describe(),
@@ -427,12 +595,151 @@ fn task_report(replay: TaskReplay, policy: OnInconclusive) -> Result<TaskReport,
         pass_rate,
         pass_at,
         retry_settings,
+        cancelled,
+        excluded,
+        timeouts_replaced,
+        fault_risk,
         score,
         healthy,
         alpha,
         oc,
         replay,
     })
+}
+
+/// The pass rate after the rule stopped at (graded, failed): stopping-aware when the state is
+/// one the rule (or the rule truncated there) ends in, else fixed-n.
+fn pass_rate(rule: Option<&Boundaries>, passed: u64, failed: u64) -> Option<PassRate> {
+    let graded = passed + failed;
+    let naive = NaivePassRate {
+        estimate: passed as f64 / graded as f64,
+        wilson: wilson(passed, graded, CONFIDENCE)?,
+        clopper_pearson: clopper_pearson(passed, graded, CONFIDENCE)?,
+    };
+    let stopped = rule.and_then(|rule| {
+        if rule.decide(graded, failed) != State::Continue {
+            let e = SampleSpace::new(rule).estimate(graded, failed, CONFIDENCE)?;
+            return Some((e, EstimateMethod::Stagewise));
+        }
+        // Stopped before the rule decided: condition on where it stopped.
+        let cut = truncated(rule, graded)?;
+        let e = SampleSpace::new(&cut).estimate(graded, failed, CONFIDENCE)?;
+        Some((e, EstimateMethod::StagewiseTruncated))
+    });
+    Some(match stopped {
+        Some((e, method)) => PassRate {
+            estimate: e.median_unbiased,
+            ci95: e.interval,
+            method,
+            naive,
+        },
+        None => PassRate {
+            estimate: naive.estimate,
+            ci95: naive.clopper_pearson,
+            method: EstimateMethod::FixedN,
+            naive,
+        },
+    })
+}
+
+/// P(at least one of k passes) at per-trial rate p.
+fn at_least_one(p: f64, k: u64) -> f64 {
+    1.0 - (1.0 - p).powf(k as f64)
+}
+
+/// pass@k and pass^k for k = 1, 3 (and 5 once 5 trials are graded): from the stopping-aware
+/// pass rate (monotone maps keep median-unbiasedness and interval coverage), with the
+/// combinatorial estimators alongside. Fixed-n: the combinatorial ones are unbiased there.
+fn pass_at(rate: Option<&PassRate>, graded: u64, passed: u64) -> Vec<PassAtK> {
+    let Some(rate) = rate else {
+        return Vec::new();
+    };
+    let mut ks = vec![1, 3];
+    if graded >= 5 {
+        ks.push(5);
+    }
+    ks.into_iter()
+        .filter_map(|k| {
+            let naive_at = pass_at_k(graded, passed, k)?;
+            let naive_hat = pass_hat_k(graded, passed, k)?;
+            let kf = k as f64;
+            let (at, hat) = match rate.method {
+                EstimateMethod::FixedN => (naive_at, naive_hat),
+                _ => (at_least_one(rate.estimate, k), rate.estimate.powf(kf)),
+            };
+            Some(PassAtK {
+                k,
+                pass_at_k: at,
+                pass_hat_k: hat,
+                pass_at_k_ci95: Interval {
+                    lo: at_least_one(rate.ci95.lo, k),
+                    hi: at_least_one(rate.ci95.hi, k),
+                },
+                pass_hat_k_ci95: Interval {
+                    lo: rate.ci95.lo.powf(kf),
+                    hi: rate.ci95.hi.powf(kf),
+                },
+                naive_pass_at_k: naive_at,
+                naive_pass_hat_k: naive_hat,
+            })
+        })
+        .collect()
+}
+
+/// The risk at the observed unavailable rate, when it makes the printed one wrong.
+fn fault_risk(
+    lattice: &Boundaries,
+    unavailable: u64,
+    graded: u64,
+    budget: u64,
+    risk: RiskKind,
+    rate: f64,
+) -> Option<FaultRisk> {
+    if unavailable == 0 {
+        return None;
+    }
+    let drawn = unavailable + graded;
+    let u = unavailable as f64 / drawn as f64;
+    // An unavailable rate of 1 leaves nothing to grade: the risk is certain.
+    // The risk is one minus the probability of the verdict that keeps the gate right.
+    let kept = |u: f64| {
+        if u >= 1.0 {
+            return 0.0;
+        }
+        let oc = lattice.oc_unavailable(rate, u, budget);
+        match risk {
+            RiskKind::NotPassHealthy => oc.p_pass,
+            RiskKind::NotFailRegressed => oc.p_fail,
+        }
+    };
+    let (printed, at_observed) = (1.0 - kept(0.0), 1.0 - kept(u));
+    let gap = at_observed - printed;
+    let wrong = gap >= FAULT_RISK_GAP
+        || (at_observed >= printed * FAULT_RISK_FACTOR && gap >= FAULT_RISK_MIN_GAP);
+    wrong.then_some(FaultRisk {
+        unavailable,
+        drawn,
+        budget,
+        risk,
+        rate,
+        printed,
+        at_observed,
+    })
+}
+
+/// The trials of one disposition and what they cost (every attempt of each).
+fn uncounted(t: &TaskReplay, which: Disposition) -> Uncounted {
+    let mut out = Uncounted::default();
+    for trial in t.trials.iter().filter(|tr| tr.disposition == which) {
+        out.trials += 1;
+        out.seconds += trial.duration_s();
+        for a in trial.first.iter().chain(trial.later.iter()) {
+            let Some(r) = &a.row.result else { continue };
+            Spend::add(&mut out.cost, r.cost);
+            Spend::add(&mut out.tokens, r.tokens);
+        }
+    }
+    out
 }
 
 /// A sampling rule ready to give its exact OC.
@@ -548,16 +855,8 @@ fn score_vector(t: &TaskReplay) -> ScoreVector {
     for trial in &t.trials {
         for a in trial.first.iter().chain(trial.later.iter()) {
             let Some(r) = &a.row.result else { continue };
-            for (value, spend) in [(r.cost, &mut cost), (r.tokens, &mut tokens)] {
-                if let Some(v) = value.filter(|v| v.is_finite()) {
-                    let s = spend.get_or_insert(Spend {
-                        total: 0.0,
-                        reporting: 0,
-                    });
-                    s.total += v;
-                    s.reporting += 1;
-                }
-            }
+            Spend::add(&mut cost, r.cost);
+            Spend::add(&mut tokens, r.tokens);
         }
     }
 
@@ -615,6 +914,83 @@ pub(crate) fn printable(s: &str) -> String {
             }
         })
         .collect()
+}
+
+/// How a pass rate was computed, in a few words (terminal, JUnit).
+pub(crate) fn method_short(m: EstimateMethod) -> &'static str {
+    match m {
+        EstimateMethod::Stagewise => "exact for the stopping rule",
+        EstimateMethod::StagewiseTruncated => "exact for the rule cut off where the run stopped",
+        EstimateMethod::FixedN => "Clopper–Pearson",
+    }
+}
+
+/// How a pass rate was computed, in a sentence fragment (Markdown).
+pub(crate) fn method_long(m: EstimateMethod) -> &'static str {
+    match m {
+        EstimateMethod::Stagewise => {
+            "median-unbiased estimate and exact interval for the stopping rule, stage-wise ordering"
+        }
+        EstimateMethod::StagewiseTruncated => {
+            "median-unbiased estimate and exact interval for the rule cut off where the run \
+             stopped, before the rule decided; stage-wise ordering"
+        }
+        EstimateMethod::FixedN => "passed / graded with the Clopper–Pearson interval",
+    }
+}
+
+/// The trials launched but not counted, e.g. `cancelled 2 in flight at the decision (1.50s,
+/// cost 1) · excluded 1 finished after it (750ms)`; None when there are none.
+pub(crate) fn uncounted_text(t: &TaskReport) -> Option<String> {
+    let part = |u: &Uncounted, label: &str, what: &str| {
+        (u.trials > 0).then(|| {
+            let mut s = format!("{label} {} {what} ({}", u.trials, seconds(u.seconds));
+            for (name, sp) in [("cost", u.cost), ("tokens", u.tokens)] {
+                if let Some(sp) = sp {
+                    s.push_str(&format!(", {name} {}", number(sp.total)));
+                }
+            }
+            s.push(')');
+            s
+        })
+    };
+    let parts: Vec<String> = [
+        part(&t.cancelled, "cancelled", "in flight at the decision"),
+        part(&t.excluded, "excluded", "finished after the decision"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    (!parts.is_empty()).then(|| parts.join(" · "))
+}
+
+/// The warning when the observed unavailable rate makes the printed risk wrong.
+pub(crate) fn fault_risk_text(f: &FaultRisk) -> String {
+    format!(
+        "{} of {} trials ({}) were unavailable: at that rate, with a budget of {}, {} at {} is {}, \
+         not the {} stated for no unavailable trials",
+        f.unavailable,
+        f.drawn,
+        percent(f.observed_rate()),
+        f.budget,
+        f.risk.words(),
+        percent(f.rate),
+        prob(f.at_observed),
+        prob(f.printed)
+    )
+}
+
+/// The note when timeouts were replaced under `timeout: unavailable`.
+pub(crate) fn timeouts_text(n: u64) -> String {
+    let (trials, were, failures) = if n == 1 {
+        ("trial", "was", "a failure")
+    } else {
+        ("trials", "were", "failures")
+    };
+    format!(
+        "{n} timed-out {trials} {were} replaced instead of counted as {failures} \
+         (`timeout: unavailable`): a regression whose failures are slow hides there"
+    )
 }
 
 /// What a task's αᵢ is under a policy, in words.
@@ -682,15 +1058,24 @@ mod tests {
         // 17 passes reach n - c = 17 after 19 graded trials (failures at 4 and 9).
         assert_eq!((t.replay.counts.passed, t.graded), (17, 19));
         let pr = t.pass_rate.unwrap();
-        assert!((pr.estimate - 17.0 / 19.0).abs() < 1e-12);
-        assert!(pr.wilson.lo < pr.estimate && pr.estimate < pr.wilson.hi);
+        assert!((pr.naive.estimate - 17.0 / 19.0).abs() < 1e-12);
+        let n = pr.naive;
+        assert!(n.wilson.lo < n.estimate && n.estimate < n.wilson.hi);
+        // The published figures are the stopping rule's: the curtailed (20, 3) passed at 19.
+        assert_eq!(pr.method, EstimateMethod::Stagewise);
+        let space = SampleSpace::new(&Boundaries::single(20, 3).unwrap());
+        let e = space.estimate(19, 2, CONFIDENCE).unwrap();
+        assert_eq!((pr.estimate, pr.ci95), (e.median_unbiased, e.interval));
         assert_eq!(
             t.pass_at.iter().map(|p| p.k).collect::<Vec<_>>(),
             vec![1, 3, 5]
         );
-        // pass^3 unbiased: C(17,3)/C(19,3).
-        let p3 = t.pass_at[1].pass_hat_k;
-        assert!((p3 - (17.0 * 16.0 * 15.0) / (19.0 * 18.0 * 17.0)).abs() < 1e-12);
+        // pass^3 from the pass rate, and the combinatorial C(17,3)/C(19,3) kept as naive.
+        let p3 = t.pass_at[1];
+        assert!((p3.pass_hat_k - pr.estimate.powi(3)).abs() < 1e-12);
+        assert!((p3.pass_hat_k_ci95.lo - pr.ci95.lo.powi(3)).abs() < 1e-12);
+        assert!((p3.naive_pass_hat_k - (17.0 * 16.0 * 15.0) / (19.0 * 18.0 * 17.0)).abs() < 1e-12);
+        assert!((p3.pass_at_k - (1.0 - (1.0 - pr.estimate).powi(3))).abs() < 1e-12);
         assert_eq!(r.tasks[1].verdict(), Some(Verdict::Fail));
         assert_eq!(r.verdict(), Some(Verdict::Fail));
         assert_eq!(r.exit_code(), crate::exit::FAIL);
@@ -856,6 +1241,108 @@ mod tests {
         );
         assert_eq!(s.tokens, None);
         assert_eq!(s.retry_passes_refused, 1);
+    }
+
+    #[test]
+    fn cancelled_and_excluded_trials_are_costed_separately() {
+        let d = tempfile::tempdir().unwrap();
+        let r = Report::from_ledgers(&[fixture::faults(d.path())], None).unwrap();
+        let t = &r.tasks[0];
+        assert_eq!(t.verdict(), Some(Verdict::Pass));
+        assert_eq!(
+            t.cancelled,
+            Uncounted {
+                trials: 1,
+                seconds: 1.5,
+                cost: None,
+                tokens: None
+            }
+        );
+        // Trial 9: 0.25 × (1 + 9 % 4) seconds, and the fixture's cost of 0.5.
+        assert_eq!(t.excluded.trials, 1);
+        assert!((t.excluded.seconds - 0.5).abs() < 1e-12);
+        assert_eq!(
+            t.excluded.cost,
+            Some(Spend {
+                total: 0.5,
+                reporting: 1
+            })
+        );
+        assert_eq!(
+            uncounted_text(t).unwrap(),
+            "cancelled 1 in flight at the decision (1.50s) · excluded 1 finished after the decision (500ms, cost 0.5)"
+        );
+        assert_eq!(uncounted_text(&r.tasks[1]), None);
+    }
+
+    #[test]
+    fn an_observed_unavailable_rate_that_changes_the_risk_is_reported() {
+        let d = tempfile::tempdir().unwrap();
+        let l = fixture::faults(d.path());
+        let r = Report::from_ledgers(std::slice::from_ref(&l), None).unwrap();
+        let t = &r.tasks[1];
+        let f = t.fault_risk.expect("warning");
+        assert_eq!((f.unavailable, f.drawn, f.budget), (3, 30, 4));
+        assert_eq!(f.risk, RiskKind::NotPassHealthy);
+        // Exactly the rule's OC with the budget at u = 0.1: 27.76% against the 4.21% printed.
+        let lattice = Boundaries::single(33, 6).unwrap();
+        let at = 1.0 - lattice.oc_unavailable(0.9, 0.1, 4).p_pass;
+        assert!((f.at_observed - at).abs() < 1e-15);
+        assert!((f.printed - t.alpha.unwrap()).abs() < 1e-12);
+        assert_eq!(
+            (prob(f.at_observed), prob(f.printed)),
+            ("0.2776".into(), "0.0417".into())
+        );
+        // No unavailable trial: no warning.
+        assert_eq!(r.tasks[0].fault_risk, None);
+        // Under `on_inconclusive: pass` the risk that grows is the consumer's.
+        let r = Report::from_ledgers(&[l], Some(OnInconclusive::Pass)).unwrap();
+        let f = r.tasks[1].fault_risk.expect("warning");
+        assert_eq!((f.risk, f.rate), (RiskKind::NotFailRegressed, 0.7));
+        let fail = |u| lattice.oc_unavailable(0.7, u, 4).p_fail;
+        assert!((f.printed - (1.0 - fail(0.0))).abs() < 1e-15);
+        assert!((f.at_observed - (1.0 - fail(0.1))).abs() < 1e-15);
+    }
+
+    #[test]
+    fn a_small_unavailable_rate_is_no_warning() {
+        // One unavailable trial in 30 barely moves the risk of a budget of 4.
+        let lattice = Boundaries::single(33, 6).unwrap();
+        assert_eq!(
+            fault_risk(&lattice, 1, 29, 4, RiskKind::NotPassHealthy, 0.9),
+            None
+        );
+        assert!(fault_risk(&lattice, 3, 27, 4, RiskKind::NotPassHealthy, 0.9).is_some());
+    }
+
+    #[test]
+    fn timeouts_replaced_under_timeout_unavailable_are_counted() {
+        let d = tempfile::tempdir().unwrap();
+        let r = Report::from_ledgers(&[fixture::faults(d.path())], None).unwrap();
+        assert_eq!(r.tasks[1].timeouts_replaced, 1);
+        assert_eq!(r.tasks[0].timeouts_replaced, 0);
+        let text = r.terminal();
+        assert!(
+            text.contains("  note       1 timed-out trial was replaced instead of counted as a failure (`timeout: unavailable`): a regression whose failures are slow hides there\n"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn an_early_stop_is_estimated_on_the_rule_cut_off_there() {
+        // Interrupted after 3 of a (10, 1) plan's trials: the rule truncated at 3.
+        let d = tempfile::tempdir().unwrap();
+        let l = fixture::run(
+            &d.path().join("l.jsonl"),
+            &[(single("t", 10, 1), outcomes(3, &[2]))],
+            None,
+        );
+        let r = Report::from_ledgers(&[l], None).unwrap();
+        let pr = r.tasks[0].pass_rate.unwrap();
+        assert_eq!(pr.method, EstimateMethod::StagewiseTruncated);
+        let cut = truncated(&Boundaries::single(10, 1).unwrap(), 3).unwrap();
+        let e = SampleSpace::new(&cut).estimate(3, 1, CONFIDENCE).unwrap();
+        assert_eq!((pr.estimate, pr.ci95), (e.median_unbiased, e.interval));
     }
 
     #[test]

@@ -13,7 +13,8 @@ use crate::ledger::{OnInconclusive, Outcome};
 use crate::sampler::Verdict;
 
 use super::model::{
-    Report, ScoreVector, TaskReport, alpha_words, percent, printable, prob, seconds, share_text,
+    Report, ScoreVector, TaskReport, alpha_words, fault_risk_text, method_short, percent,
+    printable, prob, seconds, share_text, timeouts_text, uncounted_text,
 };
 use super::replay::Disposition;
 
@@ -55,11 +56,16 @@ fn task(out: &mut String, t: &TaskReport) {
         Some(pr) => {
             let _ = writeln!(
                 out,
-                "  pass rate  {} of {} graded (95% CI {}–{}, Wilson)",
+                "  pass rate  {} (95% CI {}–{}, {}) · naive {}/{} = {} (Wilson {}–{})",
                 percent(pr.estimate),
+                percent(pr.ci95.lo),
+                percent(pr.ci95.hi),
+                method_short(pr.method),
+                c.passed,
                 t.graded,
-                percent(pr.wilson.lo),
-                percent(pr.wilson.hi)
+                percent(pr.naive.estimate),
+                percent(pr.naive.wilson.lo),
+                percent(pr.naive.wilson.hi)
             );
         }
         None => out.push_str("  pass rate  n/a (no graded trials)\n"),
@@ -81,9 +87,22 @@ fn task(out: &mut String, t: &TaskReport) {
                 }
             })
             .collect();
-        let _ = writeln!(out, "  pass@k     {}", parts.join(" · "));
+        let _ = writeln!(
+            out,
+            "  pass@k     {} (from the pass rate)",
+            parts.join(" · ")
+        );
     }
     score(out, &t.score);
+    if let Some(text) = uncounted_text(t) {
+        let _ = writeln!(out, "  uncounted  {text}");
+    }
+    if let Some(f) = &t.fault_risk {
+        let _ = writeln!(out, "  warning    {}", fault_risk_text(f));
+    }
+    if t.timeouts_replaced > 0 {
+        let _ = writeln!(out, "  note       {}", timeouts_text(t.timeouts_replaced));
+    }
     first_failure(out, t);
 }
 
@@ -305,6 +324,16 @@ mod tests {
     fn pass_and_fail() {
         let d = tempfile::tempdir().unwrap();
         insta::assert_snapshot!(fixture::sample(d.path()).terminal());
+    }
+
+    #[test]
+    fn uncounted_trials_unavailable_rate_and_replaced_timeouts() {
+        let d = tempfile::tempdir().unwrap();
+        let r = Report::from_ledgers(&[fixture::faults(d.path())], None).unwrap();
+        insta::assert_snapshot!(
+            r.terminal()
+                .replace(&d.path().display().to_string(), "[TMP]")
+        );
     }
 
     #[test]

@@ -114,7 +114,7 @@ pub fn clopper_pearson(s: u64, n: u64, confidence: f64) -> Option<Interval> {
 }
 
 /// The p in [0, 1] where an increasing `f` crosses `target`, by bisection to the last bit.
-fn solve_increasing(f: impl Fn(f64) -> f64, target: f64) -> f64 {
+pub(crate) fn solve_increasing(f: impl Fn(f64) -> f64, target: f64) -> f64 {
     let (mut lo, mut hi) = (0.0f64, 1.0f64);
     // 1100 halvings reach adjacent doubles even near 0; the loop usually ends far sooner.
     for _ in 0..1100 {

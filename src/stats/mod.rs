@@ -9,7 +9,10 @@
 //!   programming over the (trials, failures) lattice.
 //! - [`lattice`]: any sequential rule as PASS / FAIL boundaries on the (trials, failures)
 //!   lattice, with its exact OC, ASN and terminal-state distribution.
-//! - [`estimate`]: unbiased pass@k and pass^k, Wilson and Clopper–Pearson intervals.
+//! - [`estimate`]: unbiased pass@k and pass^k, Wilson and Clopper–Pearson intervals (for a
+//!   fixed number of trials).
+//! - [`post_stop`]: estimates after a stop — exact intervals and median-unbiased estimates
+//!   under the stage-wise ordering of any lattice rule.
 //!
 //! Every reported probability is exact (invariant 7): sums of binomial terms or a DP, never
 //! Monte Carlo and never Wald's approximations. Monte Carlo appears only in tests.
@@ -20,6 +23,7 @@ pub mod design;
 pub mod estimate;
 pub mod lattice;
 pub mod oc;
+pub mod post_stop;
 pub mod sprt;
 
 /// Invalid arguments to a statistical function. Messages name the parameter and the range.

@@ -310,7 +310,7 @@ fn the_json_contract_has_its_documented_fields() {
     );
     assert_eq!(report_all(d.path(), &[l], &[]), 0);
     let j = json(&d.path().join("report.json"));
-    assert_eq!(j["schema"], 2);
+    assert_eq!(j["schema"], 3);
     // The head of the hash chain: the SHA-256 of the last row, as `gate verify` prints it.
     let last = std::fs::read_to_string(d.path().join("ledger.jsonl")).unwrap();
     let last = last.lines().last().unwrap();
@@ -327,15 +327,29 @@ fn the_json_contract_has_its_documented_fields() {
     assert_eq!(t["trials"]["failed"], 2);
     assert_eq!(t["trials"]["unavailable"], 0);
     assert_eq!(t["trials"]["cancelled"], 0);
-    let est = t["pass_rate"]["estimate"].as_f64().unwrap();
-    assert!((est - 17.0 / 19.0).abs() < 1e-12);
+    // The published pass rate accounts for the curtailed stop; the naive one is kept.
+    let pr = &t["pass_rate"];
+    assert_eq!(pr["method"], "stagewise");
+    let naive = pr["naive"]["estimate"].as_f64().unwrap();
+    assert!((naive - 17.0 / 19.0).abs() < 1e-12);
+    let est = pr["estimate"].as_f64().unwrap();
+    assert!(est < naive, "{est}");
     let (lo, hi) = (
-        t["pass_rate"]["ci95"]["lo"].as_f64().unwrap(),
-        t["pass_rate"]["ci95"]["hi"].as_f64().unwrap(),
+        pr["ci95"]["lo"].as_f64().unwrap(),
+        pr["ci95"]["hi"].as_f64().unwrap(),
     );
     assert!(lo < est && est < hi);
-    assert!(t["pass_rate"]["ci95_clopper_pearson"]["lo"].is_f64());
+    assert!(pr["ci95_clopper_pearson"]["lo"].is_f64());
+    assert!(pr["naive"]["ci95"]["lo"].as_f64().unwrap() > lo);
     assert_eq!(t["pass_at_k"][0]["k"], 1);
+    let p3 = &t["pass_at_k"][1];
+    assert!((p3["pass_hat_k"].as_f64().unwrap() - est.powi(3)).abs() < 1e-12);
+    assert!(p3["naive"]["pass_hat_k"].is_f64());
+    assert!(p3["pass_hat_k_ci95"]["hi"].is_f64());
+    assert!(t["retry_settings"][0]["naive_p_green"].is_f64());
+    assert_eq!(t["not_counted"]["cancelled"]["trials"], 0);
+    assert_eq!(t["timeouts_replaced"], 0);
+    assert!(t["fault_risk"].is_null());
     assert_eq!(
         t["plan"]["description"],
         "20 trials, pass if at most 3 fail"
