@@ -1,14 +1,16 @@
 //! GitHub Actions workflow commands (printed when `GITHUB_ACTIONS=true`): an `::error` per task
-//! that FAILs or hit a harness error and a `::warning` per INCONCLUSIVE task, pointing at the
-//! plan file and the task's line, errors first, at most [`MAX`] (GitHub shows only the first
-//! ten annotations of a step anyway).
+//! that FAILs or hit a harness error and a `::warning` per INCONCLUSIVE task, then a
+//! `::warning` per task whose printed risk the observed unavailable rate makes wrong or whose
+//! timeouts were replaced (`timeout: unavailable`), pointing at the plan file and the task's
+//! line, errors first, at most [`MAX`] (GitHub shows only the first ten annotations of a step
+//! anyway).
 //!
 //! Escaping follows the runner's own rules (actions/toolkit `command.ts`): in the message,
 //! `%`, `\r` and `\n`; in property values also `:` and `,`.
 
 use crate::sampler::Verdict;
 
-use super::model::Report;
+use super::model::{Report, TaskReport, fault_risk_text, timeouts_text};
 
 /// Most annotations printed.
 pub const MAX: usize = 10;
@@ -17,32 +19,63 @@ pub const MAX: usize = 10;
 pub fn render(report: &Report) -> Vec<String> {
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
+    let mut risks = Vec::new();
     for t in &report.tasks {
         let r = &t.replay;
+        if let Some(f) = &t.fault_risk {
+            risks.push(line(
+                report,
+                t,
+                "warning",
+                "unavailable trials",
+                &fault_risk_text(f),
+            ));
+        }
+        if t.timeouts_replaced > 0 {
+            risks.push(line(
+                report,
+                t,
+                "warning",
+                "timeouts replaced",
+                &timeouts_text(t.timeouts_replaced),
+            ));
+        }
         let (list, command, label) = match r.verdict {
             Some(Verdict::Pass) => continue,
             Some(Verdict::Fail) => (&mut errors, "error", "FAIL"),
             Some(Verdict::Inconclusive) => (&mut warnings, "warning", "INCONCLUSIVE"),
             None => (&mut errors, "error", "harness error"),
         };
-        let mut props = vec![format!(
-            "file={}",
-            escape_property(&report.replay.plan_path)
-        )];
-        if let Some(line) = r.spec.line {
-            props.push(format!("line={line}"));
-        }
-        props.push(format!(
-            "title={}",
-            escape_property(&format!("gate: {} {label}", r.spec.id))
-        ));
-        list.push(format!(
-            "::{command} {}::{}",
-            props.join(","),
-            escape_data(&format!("{} ({})", r.reason, t.plan))
+        list.push(line(
+            report,
+            t,
+            command,
+            label,
+            &format!("{} ({})", r.reason, t.plan),
         ));
     }
-    errors.into_iter().chain(warnings).take(MAX).collect()
+    errors
+        .into_iter()
+        .chain(warnings)
+        .chain(risks)
+        .take(MAX)
+        .collect()
+}
+
+/// One workflow command about a task, at its plan line, titled `gate: ID LABEL`.
+fn line(report: &Report, t: &TaskReport, command: &str, label: &str, message: &str) -> String {
+    let mut props = vec![format!(
+        "file={}",
+        escape_property(&report.replay.plan_path)
+    )];
+    if let Some(line) = t.replay.spec.line {
+        props.push(format!("line={line}"));
+    }
+    props.push(format!(
+        "title={}",
+        escape_property(&format!("gate: {} {label}", t.replay.spec.id))
+    ));
+    format!("::{command} {}::{}", props.join(","), escape_data(message))
 }
 
 /// Escape a message.
@@ -81,6 +114,20 @@ mod tests {
              beta 0.1), at most 40 trials)"
                 .replace("90% vs 60%", "90%25 vs 60%25")
         );
+    }
+
+    #[test]
+    fn a_wrong_risk_and_replaced_timeouts_are_warnings_after_the_verdicts() {
+        let d = tempfile::tempdir().unwrap();
+        let r = Report::from_ledgers(&[fixture::faults(d.path())], None).unwrap();
+        let lines = render(&r);
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert!(lines[0].starts_with(
+            "::warning file=plans/demo.yaml,line=7,title=gate%3A pay unavailable trials::3 of 30 trials (10.0%25) were unavailable"
+        ), "{}", lines[0]);
+        assert!(lines[1].starts_with(
+            "::warning file=plans/demo.yaml,line=7,title=gate%3A pay timeouts replaced::1 timed-out trial was replaced"
+        ), "{}", lines[1]);
     }
 
     #[test]
