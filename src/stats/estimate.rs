@@ -9,6 +9,10 @@
 //! - Wilson score interval, and the exact Clopper–Pearson interval found by bisection on
 //!   the exact binomial tails of [`super::binomial`] (no beta quantile routine, so no edge
 //!   case of one). Both are closed form at s = 0 and s = n.
+//!
+//! "Unbiased" and "exact" hold for a fixed number of trials. After a curtailed or sequential
+//! stop they do not: the reports then publish [`super::post_stop`]'s figures and keep these
+//! as naive ones.
 
 use super::binomial;
 
