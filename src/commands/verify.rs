@@ -22,11 +22,15 @@ pub fn execute(args: &VerifyArgs) -> Result<u8, Error> {
         }
         if a.problems.is_empty() {
             println!(
-                "{}: ok: {} rows, hash chain intact, {} decision{} recompute from the attempt rows",
+                "{}: ok: {} rows, hash chain intact, {} from the attempt rows",
                 path.display(),
                 a.rows,
-                a.decisions_checked,
-                if a.decisions_checked == 1 { "" } else { "s" }
+                // "1 decision recomputes", "2 decisions recompute".
+                if a.decisions_checked == 1 {
+                    "1 decision recomputes".to_string()
+                } else {
+                    format!("{} decisions recompute", a.decisions_checked)
+                }
             );
             // The chain protects every row but the last: compare this with the head hash
             // recorded when the run ended (its CI log) to protect the last row too.

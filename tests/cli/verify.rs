@@ -32,6 +32,25 @@ fn a_sound_ledger_verifies() {
 }
 
 #[test]
+fn one_decision_recomputes_in_the_singular() {
+    let d = tempfile::tempdir().unwrap();
+    let l = write_run(
+        &d.path().join("ledger.jsonl"),
+        &[(single("login", 10, 1), outcomes(10, &[3], None))],
+        None,
+        &plan_hash(),
+    );
+    cargo_bin_cmd!("gate")
+        .arg("verify")
+        .arg(&l)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(
+            "hash chain intact, 1 decision recomputes from the attempt rows",
+        ));
+}
+
+#[test]
 fn verify_prints_the_head_hash_which_alone_protects_the_last_row() {
     let d = tempfile::tempdir().unwrap();
     let l = sound(d.path());
