@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates every sample output of the README's reports section from a real run of
+# Regenerates every sample output of docs/reports.md from a real run of
 # plans/examples/report.yaml (two tasks: `book-flight`, a single plan that PASSes, and
 # `refund`, a sequential one that FAILs), and prints each output under a heading:
 #
@@ -13,12 +13,17 @@
 # statistics are the same on every run; durations, timestamps, run ids and hashes are not.
 # Takes about 20 s after the build.
 #
-# Usage: scripts/readme-samples.sh
+# Usage: scripts/readme-samples.sh   (GATE_BIN=target/debug/gate to skip the release build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
-cargo build --release --quiet
-bin=$repo/target/release/gate
+# GATE_BIN=path/to/gate uses that binary instead of building the release one.
+if [ -n "${GATE_BIN:-}" ]; then
+  bin=$(cd "$(dirname "$GATE_BIN")" && pwd)/$(basename "$GATE_BIN")
+else
+  cargo build --release --quiet
+  bin=$repo/target/release/gate
+fi
 
 # Everything runs in a scratch directory holding a byte-identical copy of the plan at the
 # same relative path, so the outputs name `plans/examples/report.yaml`, `gate-out/...` and

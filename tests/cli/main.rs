@@ -2,6 +2,7 @@
 
 mod action;
 mod common;
+mod docs;
 mod engine;
 mod explain;
 mod hostile;

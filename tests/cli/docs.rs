@@ -1,0 +1,492 @@
+//! The documentation is tested like code: README.md and docs/*.md.
+//!
+//! - Every ```` ```console ```` block is runnable unless the line before its fence is a
+//!   `<!-- docs: not run: REASON -->` comment. Each `$ COMMAND` line (a trailing `\` joins the
+//!   next line) runs with `sh -c` in a scratch directory that holds a copy of `plans/` and
+//!   `tests/fixtures/`, with the `gate` under test first on `PATH`. The commands of one file
+//!   run in order in one directory, so a `gate report` can read the ledger an earlier
+//!   `gate run` wrote. A `(exit N)` line in a command's output is its documented exit code;
+//!   without one the command must exit 0. A fenced block after `<!-- docs: file NAME -->`
+//!   (a plan shown in the text) is written to NAME in that directory at that point, and
+//!   after `<!-- docs: cwd DIR -->` the file's later commands run in DIR of it (e.g.
+//!   `tests/fixtures/junit`, so a doc can name the fixtures as a user names their files).
+//! - `GATE_DOCS_BLESS=1` rewrites each runnable block's output with what the commands print
+//!   now (`scripts/docs-samples.sh` does this), except in blocks that hold a `…` line: those
+//!   are excerpts, kept as written and only checked for their exit codes. Shown is stdout,
+//!   then stderr — except the per-trial progress that `gate run` and `gate ingest` write to
+//!   stderr, which is left out unless the command published no verdict.
+//! - README.md stays a front door (at most 300 lines); every relative link in README.md and
+//!   docs/*.md names a file that exists; every "invariant N" cited in `src/` is one of the
+//!   numbered invariants of docs/ARCHITECTURE.md.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The repository root (where Cargo.toml is).
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// README.md and every docs/*.md, sorted, as paths relative to the root.
+fn doc_files() -> Vec<PathBuf> {
+    let mut files = vec![PathBuf::from("README.md")];
+    let mut docs: Vec<PathBuf> = std::fs::read_dir(root().join("docs"))
+        .expect("docs/ exists")
+        .map(|e| e.expect("dir entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .map(|p| p.strip_prefix(root()).expect("under root").to_path_buf())
+        .collect();
+    docs.sort();
+    files.extend(docs);
+    files
+}
+
+/// One `$ COMMAND` of a runnable block and where its output lines are in the file.
+#[derive(Debug)]
+struct DocCommand {
+    /// 1-based line of the `$` line, for messages.
+    line: usize,
+    command: String,
+    expected_exit: i32,
+    /// Line indices (0-based, end exclusive) of the output shown under the command.
+    output: std::ops::Range<usize>,
+}
+
+/// A runnable ```` ```console ```` block.
+#[derive(Debug)]
+struct Block {
+    commands: Vec<DocCommand>,
+    /// Holds a `…` line: an excerpt, never rewritten.
+    excerpt: bool,
+}
+
+/// What a doc file asks the test to do, in file order.
+#[derive(Debug)]
+enum Step {
+    /// A fenced block after `<!-- docs: file NAME -->`: write its text to NAME first.
+    File { name: String, text: String },
+    /// A runnable ```` ```console ```` block.
+    Run(Block),
+    /// `<!-- docs: cwd DIR -->`: later commands (and files) of this doc are relative to DIR
+    /// of the scratch directory.
+    Cwd(String),
+}
+
+/// The steps of a Markdown text: files to write and blocks to run.
+fn steps(text: &str) -> Vec<Step> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut steps = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let fence = lines[i].trim_start();
+        if let Some(dir) = fence
+            .strip_prefix("<!-- docs: cwd ")
+            .and_then(|r| r.strip_suffix("-->"))
+        {
+            steps.push(Step::Cwd(dir.trim().to_string()));
+        }
+        if !fence.starts_with("```") {
+            i += 1;
+            continue;
+        }
+        let info = fence.trim_start_matches('`').trim();
+        let start = i + 1;
+        let mut end = start;
+        while end < lines.len() && !lines[end].trim_start().starts_with("```") {
+            end += 1;
+        }
+        let marker = lines[..i]
+            .iter()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .map(|l| l.trim())
+            .unwrap_or("");
+        if let Some(name) = marker
+            .strip_prefix("<!-- docs: file ")
+            .and_then(|r| r.strip_suffix("-->"))
+        {
+            let mut text = lines[start..end].join("\n");
+            text.push('\n');
+            steps.push(Step::File {
+                name: name.trim().to_string(),
+                text,
+            });
+        } else if info == "console" && !marker.starts_with("<!-- docs: not run") {
+            steps.push(Step::Run(parse_block(&lines, start, end)));
+        }
+        i = end + 1;
+    }
+    steps
+}
+
+/// The runnable blocks of a Markdown text.
+fn runnable_blocks(text: &str) -> Vec<Block> {
+    steps(text)
+        .into_iter()
+        .filter_map(|s| match s {
+            Step::Run(b) => Some(b),
+            Step::File { .. } | Step::Cwd(_) => None,
+        })
+        .collect()
+}
+
+fn parse_block(lines: &[&str], start: usize, end: usize) -> Block {
+    let mut commands: Vec<DocCommand> = Vec::new();
+    let mut j = start;
+    while j < end {
+        let Some(first) = lines[j].strip_prefix("$ ") else {
+            j += 1;
+            continue;
+        };
+        let line = j + 1;
+        let mut command = first.to_string();
+        while command.ends_with('\\') && j + 1 < end {
+            command.pop();
+            j += 1;
+            command.push_str(lines[j]);
+        }
+        let out_start = j + 1;
+        let mut out_end = out_start;
+        while out_end < end && !lines[out_end].starts_with("$ ") {
+            out_end += 1;
+        }
+        let expected_exit = lines[out_start..out_end]
+            .iter()
+            .find_map(|l| {
+                l.strip_prefix("(exit ")
+                    .and_then(|r| r.strip_suffix(')'))
+                    .and_then(|n| n.parse().ok())
+            })
+            .unwrap_or(0);
+        commands.push(DocCommand {
+            line,
+            command,
+            expected_exit,
+            output: out_start..out_end,
+        });
+        j = out_end;
+    }
+    let excerpt = lines[start..end].iter().any(|l| l.trim() == "…");
+    Block { commands, excerpt }
+}
+
+/// A scratch directory laid out like a checkout: `plans/` and `tests/fixtures/`.
+fn scratch() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    copy_tree(&root().join("plans"), &dir.path().join("plans"));
+    copy_tree(
+        &root().join("tests/fixtures"),
+        &dir.path().join("tests/fixtures"),
+    );
+    dir
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read dir") {
+        let entry = entry.expect("dir entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("file type").is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+            // Keep the executable bit of the demo's scripts.
+            let mode = std::fs::metadata(entry.path())
+                .expect("metadata")
+                .permissions();
+            std::fs::set_permissions(&target, mode).expect("chmod");
+        }
+    }
+}
+
+/// Run one documented command; returns its exit code and the output a reader is shown.
+fn run(dir: &Path, command: &str) -> (i32, String) {
+    let bin = assert_cmd::cargo::cargo_bin("gate");
+    let bin_dir = bin.parent().expect("binary has a directory");
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = Command::new("sh")
+        .args(["-c", command])
+        .current_dir(dir)
+        .env("PATH", path)
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .env_remove("NO_COLOR")
+        .output()
+        .expect("sh runs");
+    let code = out.status.code().unwrap_or(-1);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let subcommand = command.split_whitespace().nth(1).unwrap_or("");
+    let progress = command.starts_with("gate ") && matches!(subcommand, "run" | "ingest");
+    let mut shown = stdout;
+    if !(progress && matches!(code, 0 | 1 | 3)) {
+        shown.push_str(&stderr);
+    }
+    (code, shown)
+}
+
+/// Every runnable block of every doc file runs with its documented exit code; with
+/// `GATE_DOCS_BLESS=1` the outputs of non-excerpt blocks are rewritten from the real run.
+#[test]
+fn documented_commands_run_with_their_documented_exit_codes() {
+    let bless = std::env::var_os("GATE_DOCS_BLESS").is_some_and(|v| v == "1");
+    let mut failures = Vec::new();
+    let mut gate_commands = 0;
+    for file in doc_files() {
+        let text = std::fs::read_to_string(root().join(&file)).expect("read doc");
+        let steps = steps(&text);
+        if steps.is_empty() {
+            continue;
+        }
+        let scratch = scratch();
+        let mut dir = scratch.path().to_path_buf();
+        let lines: Vec<&str> = text.lines().collect();
+        // Replacements of output ranges, in file order: (range, new lines).
+        let mut rewrites: Vec<(std::ops::Range<usize>, Vec<String>)> = Vec::new();
+        for step in &steps {
+            let block = match step {
+                Step::Cwd(rel) => {
+                    dir = scratch.path().join(rel);
+                    continue;
+                }
+                Step::File { name, text } => {
+                    let path = dir.join(name);
+                    if let Some(parent) = path.parent() {
+                        std::fs::create_dir_all(parent).expect("mkdir");
+                    }
+                    std::fs::write(path, text).expect("write documented file");
+                    continue;
+                }
+                Step::Run(block) => block,
+            };
+            for cmd in &block.commands {
+                if cmd.command.starts_with("gate ") {
+                    gate_commands += 1;
+                }
+                let (code, shown) = run(&dir, &cmd.command);
+                if code != cmd.expected_exit {
+                    failures.push(format!(
+                        "{}:{}: `{}` exited {code}, the doc says {}\n{shown}",
+                        file.display(),
+                        cmd.line,
+                        cmd.command,
+                        cmd.expected_exit
+                    ));
+                }
+                if bless && !block.excerpt {
+                    let mut new: Vec<String> = shown.lines().map(str::to_string).collect();
+                    if code != 0 {
+                        new.push(format!("(exit {code})"));
+                    }
+                    rewrites.push((cmd.output.clone(), new));
+                }
+            }
+        }
+        if bless && !rewrites.is_empty() {
+            let mut out: Vec<String> = Vec::new();
+            let mut at = 0;
+            for (range, new) in rewrites {
+                out.extend(lines[at..range.start].iter().map(|l| l.to_string()));
+                out.extend(new);
+                at = range.end;
+            }
+            out.extend(lines[at..].iter().map(|l| l.to_string()));
+            let mut joined = out.join("\n");
+            joined.push('\n');
+            std::fs::write(root().join(&file), joined).expect("rewrite doc");
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "documented commands that do not do what the docs say:\n\n{}",
+        failures.join("\n\n")
+    );
+    // The README and the reference show at least one command of each kind; a parser that
+    // found nothing would make this test pass without testing anything.
+    assert!(
+        gate_commands >= 20,
+        "only {gate_commands} `$ gate` commands found in runnable blocks"
+    );
+}
+
+/// The README is a front door, not the reference: the reference lives in docs/.
+#[test]
+fn readme_has_at_most_300_lines() {
+    let text = std::fs::read_to_string(root().join("README.md")).expect("README.md");
+    let n = text.lines().count();
+    assert!(
+        n <= 300,
+        "README.md has {n} lines; move reference text to docs/"
+    );
+}
+
+/// The targets of the Markdown links `[text](target)` in a text.
+fn link_targets(text: &str) -> Vec<(usize, String)> {
+    let mut targets = Vec::new();
+    let mut in_fence = false;
+    for (i, line) in text.lines().enumerate() {
+        if line.trim_start().starts_with("```") {
+            in_fence = !in_fence;
+            continue;
+        }
+        if in_fence {
+            continue;
+        }
+        let mut rest = line;
+        while let Some(at) = rest.find("](") {
+            let after = &rest[at + 2..];
+            let Some(close) = after.find(')') else { break };
+            targets.push((i + 1, after[..close].to_string()));
+            rest = &after[close..];
+        }
+    }
+    targets
+}
+
+#[test]
+fn every_relative_link_in_the_docs_names_an_existing_file() {
+    let mut broken = Vec::new();
+    let mut checked = 0;
+    for file in doc_files() {
+        let text = std::fs::read_to_string(root().join(&file)).expect("read doc");
+        let base = root().join(&file);
+        let base = base.parent().expect("file has a directory");
+        for (line, target) in link_targets(&text) {
+            if target.contains("://") || target.starts_with('#') || target.starts_with("mailto:") {
+                continue;
+            }
+            let path = target.split('#').next().unwrap_or("");
+            checked += 1;
+            if !base.join(path).exists() {
+                broken.push(format!("{}:{line}: {target}", file.display()));
+            }
+        }
+    }
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+    assert!(checked >= 10, "only {checked} relative links found");
+}
+
+/// The numbers of the `N. **...**` items under `## Invariants` in docs/ARCHITECTURE.md.
+fn architecture_invariants() -> Vec<u32> {
+    let text = std::fs::read_to_string(root().join("docs/ARCHITECTURE.md")).expect("ARCHITECTURE");
+    let section = text
+        .split("\n## Invariants")
+        .nth(1)
+        .expect("an Invariants section")
+        .split("\n## ")
+        .next()
+        .unwrap_or("");
+    section
+        .lines()
+        .filter_map(|l| {
+            let (n, rest) = l.split_once(". **")?;
+            let _ = rest;
+            n.trim().parse().ok()
+        })
+        .collect()
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("read dir") {
+        let path = entry.expect("dir entry").path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// Code comments cite "invariant N"; each N must be defined in docs/ARCHITECTURE.md.
+#[test]
+fn every_invariant_cited_in_the_code_is_defined_in_architecture_md() {
+    let defined = architecture_invariants();
+    assert_eq!(
+        defined,
+        (1..=defined.len() as u32).collect::<Vec<_>>(),
+        "the invariants are numbered 1..N in order"
+    );
+    let mut files = Vec::new();
+    rust_files(&root().join("src"), &mut files);
+    let mut cited = 0;
+    let mut undefined = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).expect("read source");
+        for (i, line) in text.lines().enumerate() {
+            let mut rest = line;
+            while let Some(at) = rest.find("invariant ") {
+                rest = &rest[at + "invariant ".len()..];
+                let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+                if let Ok(n) = digits.parse::<u32>() {
+                    cited += 1;
+                    if !defined.contains(&n) {
+                        undefined.push(format!("{}:{}: invariant {n}", file.display(), i + 1));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        undefined.is_empty(),
+        "invariants cited but not defined in docs/ARCHITECTURE.md:\n{}",
+        undefined.join("\n")
+    );
+    assert!(cited >= 10, "only {cited} citations found");
+}
+
+/// The parser of runnable blocks: the pieces the tests above rely on.
+#[test]
+fn runnable_blocks_parse_commands_exit_codes_and_markers() {
+    let text = "\
+```console
+$ gate plan --healthy 0.9 \\
+  --regressed 0.7
+out
+(exit 2)
+$ gate verify x
+…
+```
+
+<!-- docs: not run: needs pytest -->
+```console
+$ gate run gate.yaml
+```
+
+<!-- docs: file plans/t.yaml -->
+```yaml
+version: 1
+```
+
+```sh
+gate run plans/demo.yaml
+```
+";
+    let blocks = runnable_blocks(text);
+    assert_eq!(blocks.len(), 1);
+    let b = &blocks[0];
+    assert!(b.excerpt);
+    assert_eq!(b.commands.len(), 2);
+    assert_eq!(
+        b.commands[0].command,
+        "gate plan --healthy 0.9   --regressed 0.7"
+    );
+    assert_eq!(b.commands[0].expected_exit, 2);
+    assert_eq!(b.commands[0].output, 3..5);
+    assert_eq!(b.commands[1].expected_exit, 0);
+    assert_eq!(b.commands[1].line, 6);
+    let files: Vec<(String, String)> = steps(text)
+        .into_iter()
+        .filter_map(|s| match s {
+            Step::File { name, text } => Some((name, text)),
+            Step::Run(_) | Step::Cwd(_) => None,
+        })
+        .collect();
+    assert_eq!(
+        files,
+        vec![("plans/t.yaml".to_string(), "version: 1\n".to_string())]
+    );
+}
