@@ -4,7 +4,10 @@
 # Not a test: it prints wall time per run, averaged over RUNS runs (default 20), for the
 # extreme case as text, as JSON and with the SVG chart, next to two baselines measured in
 # the same run — `gate --version` (process start-up) and a small plan (90% vs 50%) — and the
-# ratio of each to the `--version` baseline.
+# ratio of each to the `--version` baseline. Then, for several designs, how close the default
+# (calibrated) sequential rule and Wald's SPRT come to Wald's lower bound on the expected
+# trials of any test with the same risks (the information limit; 1.00x is the limit), with
+# the exact realised risks and the time one `gate plan --format json` takes. Needs `jq`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --locked --quiet
@@ -38,3 +41,30 @@ row "gate plan 90% vs 50% (small baseline)" "$small"
 row "extreme case, text" "$text"
 row "extreme case, --format json" "$json"
 row "extreme case, text and --svg" "$chart"
+
+echo
+echo "distance to the information limit (expected trials / Wald's lower bound), exact"
+printf '  %-28s %-10s %8s %8s %9s %9s %8s\n' design rule healthy regressed alpha beta ms
+designs=(
+  "0.9 0.7 0.05 0.10"
+  "0.95 0.8 0.05 0.05"
+  "0.5 0.3 0.01 0.01"
+  "0.97 0.91 0.2 0.01"
+  "0.65 0.55 0.2 0.2"
+  "0.99 0.9 0.05 0.10"
+  "0.999 0.995 0.01 0.01"
+)
+for d in "${designs[@]}"; do
+  read -r h r a b <<<"$d"
+  for rule in calibrated wald; do
+    start=$(date +%s%N)
+    json=$("$bin" plan --healthy "$h" --regressed "$r" --alpha "$a" --beta "$b" --rule "$rule" --format json)
+    end=$(date +%s%N)
+    jq -r --arg d "$h vs $r, $a/$b" --arg rule "$rule" --arg ms "$(((end - start) / 1000000))" \
+      '.sequential | [$d, $rule, (.asn_ratio_healthy * 100 | round / 100 | tostring) + "x",
+        (.asn_ratio_regressed * 100 | round / 100 | tostring) + "x",
+        (.realised_alpha * 1e5 | round / 1e3 | tostring) + "%",
+        (.realised_beta * 1e5 | round / 1e3 | tostring) + "%", $ms]
+        | "  \(.[0] | . + " " * (28 - length)) \(.[1] | . + " " * (10 - length)) \(.[2] | " " * (8 - length) + .) \(.[3] | " " * (8 - length) + .) \(.[4] | " " * (9 - length) + .) \(.[5] | " " * (9 - length) + .) \(.[6] | " " * (8 - length) + .)"' <<<"$json"
+  done
+done
