@@ -89,6 +89,9 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
 
     let interrupt =
         Interrupt::install().map_err(|e| Error::output("cannot install signal handlers", e))?;
+    // A trial's process that escapes its process group becomes gate's child, killed below.
+    crate::runner::sys::adopt_orphans()
+        .map_err(|e| Error::output("cannot become the reaper of the trials' orphans", e))?;
     let env: Vec<(String, String)> = std::env::vars().collect();
     let redactor = Redactor::new(
         env.iter().map(|(k, v)| (k.as_str(), v.as_str())),
@@ -149,6 +152,9 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
             }
         }
     }
+    // No trial runs any more: whatever a trial left behind (escaped its process group, so
+    // the group kills missed it) dies now, before the ledger is checked and published.
+    crate::runner::sys::kill_orphans();
     finish(
         args,
         output,

@@ -70,15 +70,114 @@ pub fn spawn_group(cmd: &mut Command) -> io::Result<(Child, Group)> {
     Ok((child, group))
 }
 
-/// SIGKILL every registered process group. Used on every abnormal way out (an error, a
-/// panic unwinding, a second Ctrl-C); the normal way out cancels trials one by one and
-/// leaves nothing registered. Returns how many groups were signalled.
+/// SIGKILL every registered process group and every adopted orphan ([`kill_orphans`]).
+/// Used on every abnormal way out (an error, a panic unwinding, a second Ctrl-C); the normal
+/// way out cancels trials one by one and leaves nothing registered. Returns how many groups
+/// were signalled.
 pub fn kill_all_groups() -> usize {
     let live = groups();
     for &pgid in live.iter() {
         kill_group(pgid, libc::SIGKILL);
     }
+    await_killed_leaders(&live);
+    kill_orphans_except(&live);
     live.len()
+}
+
+/// Make this process the reaper of its orphaned descendants (`PR_SET_CHILD_SUBREAPER`).
+///
+/// A trial's process can leave its process group (`setsid`, a double fork) and so escape the
+/// group kill. Without this it would then be re-parented to init and outlive gate, free to
+/// rewrite the ledger or the reports after gate checked them. With it, such a process
+/// becomes gate's own child once its parent ends, where [`kill_orphans`] finds it.
+pub fn adopt_orphans() -> io::Result<()> {
+    // SAFETY: prctl(PR_SET_CHILD_SUBREAPER, 1) sets a flag of this process; no memory is
+    // passed.
+    let rc = unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1 as libc::c_ulong, 0, 0, 0) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// The children of every thread of this process.
+fn children() -> Vec<libc::pid_t> {
+    let mut out = Vec::new();
+    if let Ok(tasks) = std::fs::read_dir("/proc/self/task") {
+        for task in tasks.flatten() {
+            if let Ok(list) = std::fs::read_to_string(task.path().join("children")) {
+                out.extend(
+                    list.split_whitespace()
+                        .filter_map(|p| p.parse::<libc::pid_t>().ok()),
+                );
+            }
+        }
+    }
+    out
+}
+
+/// Most rounds of [`kill_orphans`]: each round kills the orphans found and reaps them, which
+/// hands their own children over for the next round.
+const ORPHAN_ROUNDS: usize = 1000;
+
+/// SIGKILL (with its process group) and reap every child of this process that is not the
+/// leader of a registered group: the orphans adopted since [`adopt_orphans`]. Returns how
+/// many were killed. Called when no trial runs any more (the end of a run) and on every
+/// abnormal way out.
+pub fn kill_orphans() -> usize {
+    kill_orphans_except(&groups())
+}
+
+/// How long [`kill_orphans`] watches for more orphans after the last one: a process killed
+/// just before (a straggler of a trial's group) hands its children over only as it dies.
+const ORPHAN_QUIET: Duration = Duration::from_millis(50);
+
+/// Wait until the leaders in `live`, just sent SIGKILL, are dead (without reaping them:
+/// their threads do that), by when their children are ours for [`kill_orphans_except`].
+fn await_killed_leaders(live: &BTreeSet<u32>) {
+    for &pid in live {
+        // SAFETY: waitid writes only into `info`; WNOWAIT leaves the child to be reaped by
+        // the thread that owns it, and ECHILD (already reaped) returns at once.
+        unsafe {
+            let mut info: libc::siginfo_t = std::mem::zeroed();
+            libc::waitid(libc::P_PID, pid, &mut info, libc::WEXITED | libc::WNOWAIT);
+        }
+    }
+}
+
+fn kill_orphans_except(live: &BTreeSet<u32>) -> usize {
+    let mut killed = 0;
+    let mut last_seen = std::time::Instant::now();
+    for _ in 0..ORPHAN_ROUNDS {
+        let orphans: Vec<libc::pid_t> = children()
+            .into_iter()
+            .filter(|&pid| pid > 1 && !u32::try_from(pid).is_ok_and(|p| live.contains(&p)))
+            .collect();
+        if orphans.is_empty() {
+            if last_seen.elapsed() >= ORPHAN_QUIET {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+            continue;
+        }
+        last_seen = std::time::Instant::now();
+        for &pid in &orphans {
+            // SAFETY: kill, getpgid and waitpid take a pid and change no memory of ours but
+            // the status word; `pid` is our own child (not a registered leader, whose
+            // thread reaps it), so waiting for it steals no other waiter's status.
+            unsafe {
+                if libc::getpgid(pid) == pid {
+                    libc::killpg(pid, libc::SIGKILL);
+                }
+                libc::kill(pid, libc::SIGKILL);
+                let mut status = 0;
+                libc::waitpid(pid, &mut status, 0);
+            }
+            killed += 1;
+        }
+    }
+    killed
 }
 
 /// Send `sig` to process group `pgid`; ESRCH (group already gone) is fine.
@@ -276,6 +375,8 @@ fn kill_all_and_exit(code: u8) -> ! {
     for &pgid in live.iter() {
         kill_group(pgid, libc::SIGKILL);
     }
+    await_killed_leaders(&live);
+    kill_orphans_except(&live);
     // SAFETY: _exit ends the process without running atexit handlers or unwinding other
     // threads (which may hold stdout's lock); every ledger row already written is synced.
     unsafe { libc::_exit(i32::from(code)) }

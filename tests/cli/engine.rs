@@ -284,6 +284,65 @@ fn double_ctrl_c_leaves_no_orphans() {
     );
 }
 
+/// A plan whose trial leaves a process that escaped its process group (`setsid`, holding
+/// the trial's stdout) and waits until that process has written its pid.
+fn escapee_plan(after: &str) -> Fixture {
+    let f = Fixture::new(&format!(
+        r#"version: 1
+sampling: {{single: {{n: 1, c: 0}}}}
+tasks:
+  - id: t
+    run: 'setsid sh -c "echo \$\$ > ../pids/escapee; exec sleep 60" & while [ ! -s ../pids/escapee ]; do sleep 0.01; done; {after}'
+    cwd: work
+policy: {{kill_grace: 60s}}
+"#
+    ));
+    std::fs::create_dir_all(f.path("work")).unwrap();
+    std::fs::create_dir_all(f.path("pids")).unwrap();
+    f
+}
+
+/// Regression (review of issue 8): a process that left the trial's process group with
+/// `setsid` outlived `gate run` with ppid 1 — free to rewrite the ledger or the reports after
+/// gate had checked them. gate adopts orphans (child subreaper) and kills them at the end.
+#[test]
+fn a_setsid_escapee_does_not_outlive_the_run() {
+    let f = escapee_plan("exit 0");
+    let mut child = spawn_gate(&f, &[], Stdio::null(), Stdio::null());
+    assert_eq!(wait_exit(&mut child, Duration::from_secs(30)), Some(0));
+    let pids = pids_in(&f.path("pids"));
+    assert_eq!(pids.len(), 1);
+    assert!(
+        wait_for(Duration::from_secs(5), || !alive(pids[0])),
+        "the escapee {} outlived gate",
+        pids[0]
+    );
+}
+
+/// Regression (review of issue 8): the second Ctrl-C killed the registered process groups
+/// but not a process that had escaped its group with `setsid`.
+#[test]
+fn double_ctrl_c_kills_a_setsid_escapee() {
+    let f = escapee_plan("trap \"\" TERM; exec sleep 60");
+    let mut child = spawn_gate(&f, &[], Stdio::null(), Stdio::null());
+    let pids_dir = f.path("pids");
+    assert!(wait_for(Duration::from_secs(10), || pids_in(&pids_dir)
+        .len()
+        == 1));
+    let pids = pids_in(&pids_dir);
+    // Let the trial reach its `exec sleep`.
+    std::thread::sleep(Duration::from_millis(200));
+    signal(&child, libc::SIGINT);
+    std::thread::sleep(Duration::from_millis(300));
+    signal(&child, libc::SIGINT);
+    assert_eq!(wait_exit(&mut child, Duration::from_secs(10)), Some(130));
+    assert!(
+        wait_for(Duration::from_secs(5), || !alive(pids[0])),
+        "the escapee {} outlived gate",
+        pids[0]
+    );
+}
+
 #[test]
 fn unwritable_step_summary_is_a_warning_not_an_exit_code() {
     let f = Fixture::new(
