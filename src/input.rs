@@ -96,12 +96,21 @@ pub fn resolved(path: &Path) -> PathBuf {
     }
 }
 
-/// The first pair of flags whose paths resolve to the same file, as (flag, flag).
+/// Whether two paths name the same file: the same device and inode when both exist (a hard
+/// link is another name of the same file), else the same [`resolved`] path.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(ma), Ok(mb)) => ma.dev() == mb.dev() && ma.ino() == mb.ino(),
+        _ => resolved(a) == resolved(b),
+    }
+}
+
+/// The first pair of flags whose paths name the same file ([`same_file`]), as (flag, flag).
 pub fn first_clash<'a>(named: &[(&'a str, &Path)]) -> Option<(&'a str, &'a str)> {
-    let resolved: Vec<(&str, PathBuf)> = named.iter().map(|(f, p)| (*f, resolved(p))).collect();
-    for (i, (a, pa)) in resolved.iter().enumerate() {
-        for (b, pb) in &resolved[i + 1..] {
-            if pa == pb {
+    for (i, (a, pa)) in named.iter().enumerate() {
+        for (b, pb) in &named[i + 1..] {
+            if same_file(pa, pb) {
                 return Some((a, b));
             }
         }

@@ -64,13 +64,9 @@ fn refuse_clashing_paths(args: &ReportArgs) -> Result<(), Error> {
     paths.extend(args.ledgers.iter().map(|l| ("a ledger given", l.as_path())));
     // The same ledger twice is allowed (it is de-duplicated); only outputs may not clash.
     let outputs = paths.len() - args.ledgers.len();
-    let resolved: Vec<std::path::PathBuf> = paths
-        .iter()
-        .map(|(_, p)| crate::input::resolved(p))
-        .collect();
     for i in 0..outputs {
         for j in i + 1..paths.len() {
-            if resolved[i] == resolved[j] {
+            if crate::input::same_file(paths[i].1, paths[j].1) {
                 return Err(Error::Usage(format!(
                     "{} and {} name the same file `{}`; every report needs its own path, apart from the ledgers",
                     paths[i].0,

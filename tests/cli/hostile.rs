@@ -185,6 +185,38 @@ fn json_report_path_equal_to_ledger_is_refused() {
     assert_eq!(read(&f.ledger_path()), before, "the ledger is untouched");
 }
 
+/// Regression (review of issue 8): a report path that is a hard link to the ledger (or the
+/// plan) resolves to another name, so the path comparison let `--json` overwrite the ledger
+/// with its own report (exit 0, the evidence gone). Files are compared by device and inode.
+#[test]
+fn a_report_path_hard_linked_to_the_ledger_is_refused() {
+    let f = one_trial("touch ran");
+    std::fs::create_dir_all(f.path("out")).unwrap();
+    std::fs::write(f.ledger_path(), "").unwrap();
+    std::fs::hard_link(f.ledger_path(), f.path("out/hard.json")).unwrap();
+    std::fs::hard_link(f.plan(), f.path("plan-link.xml")).unwrap();
+    for args in [
+        &["--json", "out/hard.json"][..],
+        &["--junit", "plan-link.xml"],
+    ] {
+        f.run(args)
+            .code(2)
+            .stderr(predicate::str::contains("name the same file"));
+    }
+    assert!(!f.path("ran").exists(), "no trial ran");
+    std::fs::remove_file(f.path("out/hard.json")).unwrap();
+    f.run(&[]).code(0);
+    std::fs::hard_link(f.ledger_path(), f.path("out/hard.json")).unwrap();
+    let before = read(&f.ledger_path());
+    gate()
+        .current_dir(f.dir.path())
+        .args(["report", "out/ledger.jsonl", "--json", "out/hard.json"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("name the same file"));
+    assert_eq!(read(&f.ledger_path()), before, "the ledger is untouched");
+}
+
 /// A plan, ledger or report path that is a FIFO or a device is refused at once.
 #[test]
 fn fifo_and_device_paths_are_refused() {
