@@ -56,7 +56,24 @@ pub fn render(report: &Report) -> Result<String, quick_junit::SerializeError> {
         out.add_test_suite(suite);
     }
     out.set_time(duration(total));
-    out.to_string()
+    out.to_string().map(|xml| xml_chars(&xml))
+}
+
+/// Replace every character XML 1.0 does not allow (`Char` in the XML spec) with U+FFFD.
+/// quick-junit escapes markup and drops control characters, but a task's output may also hold
+/// the noncharacters U+FFFE and U+FFFF, with which no XML parser reads the file. They never
+/// carry markup, so replacing them in the serialised text changes only task text.
+fn xml_chars(xml: &str) -> String {
+    let allowed = |c: char| {
+        matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}')
+            || c >= '\u{10000}'
+    };
+    if xml.chars().all(allowed) {
+        return xml.to_string();
+    }
+    xml.chars()
+        .map(|c| if allowed(c) { c } else { '\u{FFFD}' })
+        .collect()
 }
 
 fn duration(secs: f64) -> Duration {

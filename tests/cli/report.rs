@@ -299,6 +299,25 @@ fn junit_validates_for_pass_fail_inconclusive_and_harness_error() {
     }
 }
 
+/// Regression (review of issue 8): U+FFFE and U+FFFF in a task's output are not control
+/// characters, so they reached `<system-out>` and the JUnit file was not XML 1.0 (xmllint:
+/// "Char 0xFFFE out of allowed range"); CI's JUnit reporters then drop the whole file.
+#[test]
+fn junit_with_noncharacters_in_task_output_is_still_xml() {
+    let f = crate::common::Fixture::new(
+        r#"version: 1
+sampling: {single: {n: 1, c: 0}}
+tasks:
+  - id: t
+    run: 'printf "a\357\277\276b\357\277\277c\001d\n"; printf "e\357\277\276\n" >&2; exit 1'
+"#,
+    );
+    f.run(&["--junit", "j.xml"]).code(1);
+    let text = std::fs::read_to_string(f.path("j.xml")).unwrap();
+    assert!(text.contains("<system-out>"), "{text}");
+    assert_valid_junit(&f.path("j.xml"));
+}
+
 #[test]
 fn the_json_contract_has_its_documented_fields() {
     let d = tempfile::tempdir().unwrap();
