@@ -32,7 +32,7 @@
 //! expected trials; the curtailed single plan (feasible by construction) is always a candidate,
 //! so the design never breaks its risks.
 //!
-//! Everything is plain IEEE arithmetic (Λ by repeated squaring; logarithms only to guess where
+//! Everything is plain IEEE arithmetic (Λ from tables of repeated products; logarithms only to guess where
 //! the band lies, then checked with Λ itself), so the same inputs give the same lattice on
 //! every machine; the ledger records the lattice itself in any case.
 //!
@@ -66,17 +66,16 @@ pub fn wald_bound(healthy: f64, regressed: f64, alpha: f64, beta: f64) -> (f64, 
     (at0 / kl01, at1 / kl10)
 }
 
-/// x^n for n >= 0 by repeated squaring: plain multiplications, so bit-identical everywhere.
-fn pow(mut x: f64, mut n: u64) -> f64 {
-    let mut acc = 1.0;
-    while n > 0 {
-        if n & 1 == 1 {
-            acc *= x;
-        }
-        x *= x;
-        n >>= 1;
+/// x^0, x^1, …, x^n by repeated multiplication: plain IEEE products, so bit-identical on
+/// every machine (a libm `powf` need not be), and one table lookup per state.
+fn powers(x: f64, n: u64) -> Vec<f64> {
+    let mut out = Vec::with_capacity(n as usize + 1);
+    let mut acc = 1.0f64;
+    for _ in 0..=n {
+        out.push(acc);
+        acc *= x;
     }
-    acc
+    out
 }
 
 /// One design problem.
@@ -88,6 +87,10 @@ struct Problem {
     ratio_success: f64,
     /// Λ of one failure, q1/q0 (> 1).
     ratio_failure: f64,
+    /// `ratio_success^s` for s = 0..=max_trials, by repeated multiplication.
+    pow_success: Vec<f64>,
+    /// `ratio_failure^f` for f = 0..=max_trials, by repeated multiplication.
+    pow_failure: Vec<f64>,
 }
 
 /// A rule found for one pair of multipliers, with its exact risks.
@@ -117,7 +120,7 @@ impl Candidate {
 impl Problem {
     /// Λ after `trials` trials with `failures` failures.
     fn lambda(&self, trials: u64, failures: u64) -> f64 {
-        pow(self.ratio_success, trials - failures) * pow(self.ratio_failure, failures)
+        self.pow_success[(trials - failures) as usize] * self.pow_failure[failures as usize]
     }
 
     /// The largest f in [0, t] with Λ(t, f) <= x (None if even f = 0 exceeds it). Λ rises
@@ -316,6 +319,8 @@ pub fn design_calibrated(
         max_trials,
         ratio_success: regressed / healthy,
         ratio_failure: (1.0 - regressed) / (1.0 - healthy),
+        pow_success: powers(regressed / healthy, max_trials),
+        pow_failure: powers((1.0 - regressed) / (1.0 - healthy), max_trials),
     };
     let mut best: Option<Candidate> = None;
     let consider = |best: &mut Option<Candidate>, c: Candidate| {
@@ -437,10 +442,10 @@ mod tests {
     }
 
     #[test]
-    fn pow_is_repeated_multiplication() {
-        assert_eq!(pow(3.0, 0), 1.0);
-        assert_eq!(pow(3.0, 5), 243.0);
-        assert!((pow(0.9, 100) - 0.9f64.powi(100)).abs() < 1e-15);
+    fn powers_are_repeated_multiplication() {
+        let p = powers(3.0, 5);
+        assert_eq!(p, vec![1.0, 3.0, 9.0, 27.0, 81.0, 243.0]);
+        assert!((powers(0.9, 100)[100] - 0.9f64.powi(100)).abs() < 1e-15);
     }
 
     #[test]
