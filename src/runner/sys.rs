@@ -54,7 +54,35 @@ impl Group {
 
 impl Drop for Group {
     fn drop(&mut self) {
-        groups().remove(&self.pgid);
+        let mut live = groups();
+        live.remove(&self.pgid);
+        reap_ended_orphans(&live);
+    }
+}
+
+/// Reap the adopted orphans ([`adopt_orphans`]) that have already ended. Without this each
+/// trial that leaves a background process behind would leave a zombie of gate until the end
+/// of the run, and a 20,000-trial run could exhaust the process table. One `waitid` when
+/// there is nothing to reap. A registered leader is never reaped here (its thread does it):
+/// the peek stops at it, and the next group's end reaps the rest.
+fn reap_ended_orphans(live: &BTreeSet<u32>) {
+    loop {
+        // SAFETY: waitid writes only into `info`; WNOWAIT only peeks, WNOHANG never blocks.
+        // waitpid then reaps that one pid, which is our own child and no registered leader
+        // (so no other thread waits for it).
+        unsafe {
+            let mut info: libc::siginfo_t = std::mem::zeroed();
+            let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
+            if libc::waitid(libc::P_ALL, 0, &mut info, flags) != 0 {
+                return;
+            }
+            let pid = info.si_pid();
+            if pid <= 0 || u32::try_from(pid).is_ok_and(|p| live.contains(&p)) {
+                return;
+            }
+            let mut status = 0;
+            libc::waitpid(pid, &mut status, libc::WNOHANG);
+        }
     }
 }
 
