@@ -59,6 +59,8 @@ struct Block {
     commands: Vec<DocCommand>,
     /// Holds a `…` line: an excerpt, never rewritten.
     excerpt: bool,
+    /// The fence's indentation (a block inside a list item), stripped from every line.
+    indent: String,
 }
 
 /// What a doc file asks the test to do, in file order.
@@ -113,7 +115,8 @@ fn steps(text: &str) -> Vec<Step> {
                 text,
             });
         } else if info == "console" && !marker.starts_with("<!-- docs: not run") {
-            steps.push(Step::Run(parse_block(&lines, start, end)));
+            let indent = &lines[i][..lines[i].len() - fence.len()];
+            steps.push(Step::Run(parse_block(&lines, start, end, indent)));
         }
         i = end + 1;
     }
@@ -131,7 +134,12 @@ fn runnable_blocks(text: &str) -> Vec<Block> {
         .collect()
 }
 
-fn parse_block(lines: &[&str], start: usize, end: usize) -> Block {
+fn parse_block(all: &[&str], start: usize, end: usize, indent: &str) -> Block {
+    // Indices stay those of the file; each line loses the fence's indentation.
+    let lines: Vec<&str> = all
+        .iter()
+        .map(|l| l.strip_prefix(indent).unwrap_or(l))
+        .collect();
     let mut commands: Vec<DocCommand> = Vec::new();
     let mut j = start;
     while j < end {
@@ -168,7 +176,11 @@ fn parse_block(lines: &[&str], start: usize, end: usize) -> Block {
         j = out_end;
     }
     let excerpt = lines[start..end].iter().any(|l| l.trim() == "…");
-    Block { commands, excerpt }
+    Block {
+        commands,
+        excerpt,
+        indent: indent.to_string(),
+    }
 }
 
 /// A scratch directory laid out like a checkout: `plans/` and `tests/fixtures/`.
@@ -286,6 +298,16 @@ fn documented_commands_run_with_their_documented_exit_codes() {
                     if code != 0 {
                         new.push(format!("(exit {code})"));
                     }
+                    let new = new
+                        .into_iter()
+                        .map(|l| {
+                            if l.is_empty() {
+                                l
+                            } else {
+                                format!("{}{l}", block.indent)
+                            }
+                        })
+                        .collect();
                     rewrites.push((cmd.output.clone(), new));
                 }
             }
@@ -493,4 +515,18 @@ gate run plans/demo.yaml
         files,
         vec![("plans/t.yaml".to_string(), "version: 1\n".to_string())]
     );
+}
+
+/// A console block inside a list item is indented; its commands run all the same.
+#[test]
+fn an_indented_console_block_is_runnable() {
+    let text =
+        "1. Judge:\n\n   ```console\n   $ gate check x.yaml\n   error: x\n   (exit 2)\n   ```\n";
+    let blocks = runnable_blocks(text);
+    assert_eq!(blocks.len(), 1);
+    assert_eq!(blocks[0].indent, "   ");
+    assert_eq!(blocks[0].commands.len(), 1);
+    assert_eq!(blocks[0].commands[0].command, "gate check x.yaml");
+    assert_eq!(blocks[0].commands[0].expected_exit, 2);
+    assert_eq!(blocks[0].commands[0].output, 4..6);
 }
