@@ -81,8 +81,9 @@ pub fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_default()
 }
 
-/// Start `gate run plan.yaml` in the fixture, send SIGINT after `after`, and return its exit
-/// code.
+/// Start `gate run plan.yaml` in the fixture, send SIGINT once `after` has passed and the
+/// ledger holds a first attempt row (on a loaded machine gate may not have launched a trial
+/// after `after` alone), and return its exit code.
 pub fn run_and_interrupt(f: &Fixture, after: std::time::Duration) -> Option<i32> {
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("gate"))
         .current_dir(f.dir.path())
@@ -97,7 +98,16 @@ pub fn run_and_interrupt(f: &Fixture, after: std::time::Duration) -> Option<i32>
         .stderr(std::process::Stdio::null())
         .spawn()
         .expect("spawn gate");
-    std::thread::sleep(after);
+    let started = std::time::Instant::now();
+    let ledger = f.ledger_path();
+    while started.elapsed() < std::time::Duration::from_secs(60)
+        && !read(&ledger).contains("\"kind\":\"attempt\"")
+    {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    if let Some(rest) = after.checked_sub(started.elapsed()) {
+        std::thread::sleep(rest);
+    }
     // SAFETY: sends a signal to our own child.
     unsafe {
         libc::kill(child.id() as i32, libc::SIGINT);
