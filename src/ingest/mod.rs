@@ -79,6 +79,17 @@ pub enum IngestError {
         /// What is wrong.
         reason: String,
     },
+    /// Two different test cases in one file that would get the same test id, so their
+    /// trials would be merged into one test's.
+    #[error("{}:{line}: {reason}", path.display())]
+    SameId {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line of the second test case.
+        line: u64,
+        /// Which test cases, and why that is refused.
+        reason: String,
+    },
     /// A format in which a retry cannot be told apart from a first attempt.
     #[error("{}: {reason}", path.display())]
     RetriesInvisible {
@@ -187,11 +198,17 @@ pub fn read_run(path: &Path, opts: Options) -> Result<RunFile, IngestError> {
         reason: e.reason,
     })?;
     let writer = writer_of(&doc);
-    let (trials, skipped) =
-        interpret(&doc, writer, opts).map_err(|reason| IngestError::RetriesInvisible {
+    let (trials, skipped) = interpret(&doc, writer, opts).map_err(|r| match r {
+        Refusal::RetriesInvisible(reason) => IngestError::RetriesInvisible {
             path: path.to_path_buf(),
             reason,
-        })?;
+        },
+        Refusal::SameId { line, reason } => IngestError::SameId {
+            path: path.to_path_buf(),
+            line,
+            reason,
+        },
+    })?;
     Ok(RunFile {
         path: path.to_path_buf(),
         sha256,
@@ -300,23 +317,35 @@ fn attempts_of(case: &Case) -> Option<Vec<Attempt>> {
     Some(out)
 }
 
-/// Turn a document's records into trials, by the rules of its writer. `Err` says why the
-/// file's retries cannot be told apart.
-fn interpret(doc: &Document, writer: Writer, opts: Options) -> Result<(Vec<Trial>, u64), String> {
+/// Why [`interpret`] refuses a document.
+enum Refusal {
+    /// The file's retries cannot be told apart from first attempts.
+    RetriesInvisible(String),
+    /// Two different test cases would share one test id.
+    SameId {
+        /// Line of the second test case.
+        line: u64,
+        /// Which ones.
+        reason: String,
+    },
+}
+
+/// Turn a document's records into trials, by the rules of its writer.
+fn interpret(doc: &Document, writer: Writer, opts: Options) -> Result<(Vec<Trial>, u64), Refusal> {
     let mut skipped = 0;
     let vouched = opts.assume_retries_off;
     match writer {
         Writer::Playwright if !vouched => {
-            return Err(
+            return Err(Refusal::RetriesInvisible(
                 "written by Playwright's JUnit reporter, which does not record retries: a test that passed \
                  on a retry looks exactly like a first-attempt pass, so gate cannot tell first attempts apart. \
                  Run the suite with `--retries 0` and pass `--assume-retries-off`"
                     .into(),
-            );
+            ));
         }
         Writer::Jest if !vouched => {
             if let Some(c) = doc.cases.iter().find(|c| c.invocations.is_none()) {
-                return Err(format!(
+                return Err(Refusal::RetriesInvisible(format!(
                     "written by jest-junit without an `invocations` property (test `{}`, line {}): jest-junit \
                      does not record `jest.retryTimes` retries, so a test that passed on a retry looks like a \
                      first-attempt pass. Record them with a junitTestCaseProperties.js containing \
@@ -324,16 +353,16 @@ fn interpret(doc: &Document, writer: Writer, opts: Options) -> Result<(Vec<Trial
                      and pass `--assume-retries-off`",
                     test_id(&c.classname, &c.name),
                     c.line
-                ));
+                )));
             }
         }
         Writer::Other if !vouched => {
-            return Err(
+            return Err(Refusal::RetriesInvisible(
                 "this JUnit file's writer is not one gate knows how retries are recorded in (cargo-nextest, \
                  pytest, jest-junit with `invocations`), so a test that passed on a retry cannot be told from a \
                  first-attempt pass. Run the suite with retries off and pass `--assume-retries-off`"
                     .into(),
-            );
+            ));
         }
         _ => {}
     }
@@ -356,6 +385,10 @@ fn interpret(doc: &Document, writer: Writer, opts: Options) -> Result<(Vec<Trial
         HashMap::new()
     };
 
+    // `classname::name` is not injective (`a` + `b::c` and `a::b` + `c` are both `a::b::c`,
+    // as a nextest lib test `integration::foo` and an integration-test binary's `foo` can
+    // be): merging two test cases would hide one's failures among the other's trials.
+    let mut owner: HashMap<String, (&str, String, u64)> = HashMap::new();
     let mut trials: Vec<Trial> = Vec::new();
     for key in &order {
         let cases = &records[key];
@@ -363,6 +396,25 @@ fn interpret(doc: &Document, writer: Writer, opts: Options) -> Result<(Vec<Trial
             Some((base, i)) => (test_id(&key.0, base), Some(*i)),
             None => (test_id(&key.0, &key.1), None),
         };
+        let base = repeats.get(key).map_or(key.1.clone(), |(b, _)| b.clone());
+        let line = cases[0].line;
+        match owner.get(&id) {
+            Some((class, name, first)) if (*class, name) != (key.0.as_str(), &base) => {
+                return Err(Refusal::SameId {
+                    line,
+                    reason: format!(
+                        "test case `{}` (classname `{}`) and test case `{name}` (classname `{class}`, \
+                         line {first}) would both be the test `{id}`; gate will not merge two \
+                         different tests' trials. Rename one of them",
+                        key.1, key.0
+                    ),
+                });
+            }
+            Some(_) => {}
+            None => {
+                owner.insert(id.clone(), (key.0.as_str(), base, line));
+            }
+        }
         if writer == Writer::Pytest {
             // pytest-rerunfailures: every record but the last is a failed attempt of one
             // trial (written without a failure element), the last is the final result.
@@ -427,9 +479,11 @@ fn interpret(doc: &Document, writer: Writer, opts: Options) -> Result<(Vec<Trial
 }
 
 /// pytest-repeat names repeat i of M `name[i-M]`, or `name[param-i-M]` for a parametrized
-/// test. A name is read as a repeat only when its (class, base name, M) group holds at least
-/// two distinct indices, all within 1..=M, so a parameter id that merely looks like `1-2` is
-/// left alone. Returns, for each decorated record key, the undecorated name and i.
+/// test. A name is read as a repeat only when its (class, base name, M) group holds every
+/// index 1..=M (pytest-repeat writes them all) and M ≥ 2, so a parameter id that merely
+/// looks like `1-3` (say `test_x[1-3]` and `test_x[2-3]`) is left alone. A parametrized test
+/// whose ids are exactly `[1-M]`…`[M-M]` cannot be told from a repeat by its names.
+/// Returns, for each decorated record key, the undecorated name and i.
 fn pytest_repeats(keys: &[(String, String)]) -> HashMap<(String, String), (String, u64)> {
     let parsed: Vec<Option<(String, u64, u64)>> = keys.iter().map(|k| split_repeat(&k.1)).collect();
     let mut groups: HashMap<(String, String, u64), Vec<u64>> = HashMap::new();
@@ -448,7 +502,8 @@ fn pytest_repeats(keys: &[(String, String)]) -> HashMap<(String, String), (Strin
         let mut distinct = g.clone();
         distinct.sort_unstable();
         distinct.dedup();
-        if distinct.len() >= 2 && distinct.iter().all(|&x| (1..=m).contains(&x)) {
+        let complete = m >= 2 && distinct.iter().copied().eq(1..=m);
+        if complete {
             out.insert(k.clone(), (base, i));
         }
     }

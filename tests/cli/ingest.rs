@@ -505,3 +505,62 @@ fn test_cases_no_task_selects_are_listed_as_not_judged_without_a_default_rule() 
         .collect();
     assert_eq!(ids, ["test_agent::test_refund"]);
 }
+
+/// Review finding: `classname::name` is not injective. A nextest lib test `integration::foo`
+/// (binary `mycrate`) and an integration-test binary's `foo` (binary `mycrate::integration`)
+/// were merged into one test `mycrate::integration::foo`, and the failing one's trial was
+/// excluded after n, so the gate said PASS.
+#[test]
+fn two_test_cases_with_the_same_joined_id_are_refused_not_merged() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("coll.xml");
+    std::fs::write(
+        &file,
+        "<testsuites name=\"nextest-run\"><testsuite name=\"s\">\n\
+         <testcase name=\"integration::foo\" classname=\"mycrate\"/>\n\
+         <testcase name=\"foo\" classname=\"mycrate::integration\"><failure message=\"x\"/></testcase>\n\
+         </testsuite></testsuites>\n",
+    )
+    .unwrap();
+    let (_d, assert) = ingest(&[file.clone()], &["--single", "1,0"]);
+    assert.code(2).stderr(
+        predicate::str::contains("coll.xml:3:")
+            .and(predicate::str::contains("`mycrate::integration::foo`")),
+    );
+    gate()
+        .args(["explain", "--junit"])
+        .arg(&file)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("would both be the test"));
+}
+
+/// Review finding: pytest parameter ids `test_x[1-3]` and `test_x[2-3]` (two indices of a
+/// would-be M = 3, never written that way by pytest-repeat, which writes all M) were read as
+/// two repeats of one test `test_x`, merging two different tests.
+#[test]
+fn pytest_parameter_ids_that_are_not_a_complete_repeat_set_stay_two_tests() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("param.xml");
+    std::fs::write(
+        &file,
+        "<testsuites name=\"pytest tests\"><testsuite name=\"pytest\">\n\
+         <testcase classname=\"test_p\" name=\"test_x[1-3]\" time=\"0.001\"/>\n\
+         <testcase classname=\"test_p\" name=\"test_x[2-3]\" time=\"0.001\"><failure message=\"m\">x</failure></testcase>\n\
+         </testsuite></testsuites>\n",
+    )
+    .unwrap();
+    let (d, assert) = ingest(&[file], &["--single", "1,0"]);
+    assert.code(1);
+    let v = verdicts(&ledger(&d));
+    assert_eq!(
+        v.get("test_p::test_x[1-3]").copied().flatten(),
+        Some(Verdict::Pass),
+        "{v:?}"
+    );
+    assert_eq!(
+        v.get("test_p::test_x[2-3]").copied().flatten(),
+        Some(Verdict::Fail),
+        "{v:?}"
+    );
+}
