@@ -522,7 +522,7 @@ fn two_test_cases_with_the_same_joined_id_are_refused_not_merged() {
          </testsuite></testsuites>\n",
     )
     .unwrap();
-    let (_d, assert) = ingest(&[file.clone()], &["--single", "1,0"]);
+    let (_d, assert) = ingest(std::slice::from_ref(&file), &["--single", "1,0"]);
     assert.code(2).stderr(
         predicate::str::contains("coll.xml:3:")
             .and(predicate::str::contains("`mycrate::integration::foo`")),
