@@ -224,6 +224,12 @@ fn read_bounded(path: &Path) -> Result<Vec<u8>, IngestError> {
         path: path.to_path_buf(),
         source,
     };
+    // Stat before opening: opening a FIFO blocks until something writes to it.
+    if !std::fs::metadata(path).map_err(io)?.is_file() {
+        return Err(IngestError::NotAFile {
+            path: path.to_path_buf(),
+        });
+    }
     let file = std::fs::File::open(path).map_err(io)?;
     let meta = file.metadata().map_err(io)?;
     if !meta.is_file() {

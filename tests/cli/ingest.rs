@@ -564,3 +564,30 @@ fn pytest_parameter_ids_that_are_not_a_complete_repeat_set_stay_two_tests() {
         "{v:?}"
     );
 }
+
+/// Review finding: a FIFO given as a result file hung `gate ingest` (opening a FIFO blocks
+/// until a writer appears) instead of being refused as not a regular file.
+#[cfg(unix)]
+#[test]
+fn a_fifo_result_file_is_refused_without_hanging() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("results.xml");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    gate()
+        .current_dir(dir.path())
+        .args([
+            "ingest",
+            "results.xml",
+            "--single",
+            "1,0",
+            "--no-step-summary",
+        ])
+        .timeout(std::time::Duration::from_secs(20))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("results.xml: not a regular file"));
+}
