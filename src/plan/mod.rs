@@ -822,6 +822,17 @@ impl Validator<'_> {
                 ),
             )),
             (Some(a), None) => Ok(a),
+            // Name the setting the user wrote: a per-task alpha below the design minimum
+            // comes from suite_alpha and the task count, not from an `alpha` they never set.
+            (None, Some(s)) if s.per_task < stats::MIN_RISK => Err(self.invalid(
+                at,
+                format!(
+                    "task `{id}`: `policy.suite_alpha` {} over {} tasks gives each task an \
+                     alpha of {:.2e}, below the minimum of 0.000001 (one in a million); raise \
+                     `policy.suite_alpha` or split the suite",
+                    s.suite_alpha, s.tasks, s.per_task
+                ),
+            )),
             (None, Some(s)) => Ok(s.per_task),
             (None, None) => Ok(DEFAULT_ALPHA),
         }

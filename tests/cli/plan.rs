@@ -645,3 +645,25 @@ fn suite_alpha_sets_each_designed_tasks_alpha_by_sidak() {
         "{err}"
     );
 }
+
+/// Review finding: a `policy.suite_alpha` whose Šidák per-task alpha falls below the design
+/// minimum was reported as "`alpha` must be at least 0.000001", blaming an `alpha` the plan
+/// never set; the message must name `policy.suite_alpha` and the task count.
+#[test]
+fn suite_alpha_below_the_minimum_per_task_names_suite_alpha_not_alpha() {
+    let mut text = String::from(
+        "version: 1\npolicy: {suite_alpha: 0.00001}\nsampling:\n  sequential: {healthy: 0.9, regressed: 0.7}\ntasks:\n",
+    );
+    for i in 0..20 {
+        text.push_str(&format!("  - {{id: t{i}, run: 'true'}}\n"));
+    }
+    let f = crate::common::Fixture::new(&text);
+    let err = gate::plan::Plan::load(&f.plan()).unwrap_err().to_string();
+    assert!(
+        err.contains(
+            "`policy.suite_alpha` 0.00001 over 20 tasks gives each task an alpha of 5.00e-7"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("`alpha` must be"), "{err}");
+}
