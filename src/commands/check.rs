@@ -14,7 +14,9 @@ pub fn execute(args: &CheckArgs) -> anyhow::Result<u8> {
     let plan = Plan::load(&args.plan)?;
     let check = PlanCheck::of(&plan)?;
     match args.format {
-        Format::Text => print!("{}", render_text(&check)),
+        // Task ids are printed at the start of a line: one that begins with `::` must not
+        // act as a workflow command.
+        Format::Text => print!("{}", crate::untrusted::log_text(&render_text(&check))),
         Format::Json => println!("{}", serde_json::to_string_pretty(&check)?),
     }
     Ok(exit::SUCCESS)

@@ -284,7 +284,11 @@ fn preflight_outputs(args: &RunArgs) -> anyhow::Result<()> {
     if let Some(p) = &step_summary {
         paths.push(("$GITHUB_STEP_SUMMARY", p));
     }
-    for (flag, path) in &paths[2..] {
+    // A report over the lock file would overwrite the holder's pid that a second run reads.
+    let lock = crate::runner::session::LedgerLock::path_for(&args.ledger);
+    let reports = paths.len();
+    paths.push(("the ledger's lock file", &lock));
+    for (flag, path) in &paths[2..reports] {
         crate::input::check_output(path).with_context(|| format!("`{flag} {}`", path.display()))?;
     }
     crate::input::check_output(&args.ledger)

@@ -7,6 +7,7 @@ use crate::cli::VerifyArgs;
 use crate::error::{Error, exit};
 use crate::ledger::Ledger;
 use crate::report::verify::audit;
+use crate::untrusted;
 
 /// Problems printed per ledger after the first (the first bad row is always printed).
 const SHOWN: usize = 20;
@@ -18,7 +19,7 @@ pub fn execute(args: &VerifyArgs) -> Result<u8, Error> {
         let ledger = Ledger::read(path)?;
         let a = audit(&ledger);
         for w in &a.warnings {
-            eprintln!("warning: {w}");
+            eprintln!("{}", untrusted::log_line(&format!("warning: {w}")));
         }
         if a.problems.is_empty() {
             println!(
@@ -38,9 +39,12 @@ pub fn execute(args: &VerifyArgs) -> Result<u8, Error> {
             continue;
         }
         code = exit::FAIL;
-        eprintln!("error: {}", a.problems[0]);
+        eprintln!(
+            "{}",
+            untrusted::log_line(&format!("error: {}", a.problems[0]))
+        );
         for p in a.problems.iter().skip(1).take(SHOWN) {
-            eprintln!("  also: {p}");
+            eprintln!("{}", untrusted::log_line(&format!("  also: {p}")));
         }
         if a.problems.len() > SHOWN + 1 {
             eprintln!("  and {} more", a.problems.len() - SHOWN - 1);

@@ -40,7 +40,18 @@ pub struct LedgerLock {
 
 impl LedgerLock {
     /// Where the lock of `ledger` lives: `LEDGER.lock`.
+    ///
+    /// The path is resolved first (symlinks, `.` and `..`), so two spellings of one ledger
+    /// (`./l.jsonl`, a symlink to it) take the same lock instead of two different ones.
     pub fn path_for(ledger: &Path) -> PathBuf {
+        let resolved = std::fs::canonicalize(ledger).ok().or_else(|| {
+            // A ledger not created yet: resolve its folder and keep its name.
+            let name = ledger.file_name()?;
+            let dir = ledger.parent().filter(|d| !d.as_os_str().is_empty());
+            let dir = std::fs::canonicalize(dir.unwrap_or(Path::new("."))).ok()?;
+            Some(dir.join(name))
+        });
+        let ledger = resolved.as_deref().unwrap_or(ledger);
         let mut name = ledger.as_os_str().to_owned();
         name.push(".lock");
         PathBuf::from(name)

@@ -435,3 +435,44 @@ fn closed_stdout_is_not_a_panic_for_commands_that_only_print() {
         assert_ne!(out.status.code(), Some(101), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn a_symlinked_ledger_path_shares_the_lock() {
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 1, c: 0}}\ntasks:\n  - id: t\n    run: 'sleep 30'\n",
+    );
+    let mut first = spawn_gate(&f, &[], Stdio::null(), Stdio::null());
+    let lock = f.path("out/ledger.jsonl.lock");
+    assert!(
+        wait_for(Duration::from_secs(10), || read(&lock).trim()
+            == first.id().to_string()),
+        "the first run records its pid in the lock"
+    );
+    // The same ledger reached through a symlinked folder and a `..` spelling.
+    std::os::unix::fs::symlink(f.path("out"), f.path("alias")).unwrap();
+    for spelling in ["alias/ledger.jsonl", "out/../out/ledger.jsonl"] {
+        gate()
+            .current_dir(f.dir.path())
+            .args(["run", "plan.yaml", "--ledger", spelling, "--resume"])
+            .args(["--no-step-summary"])
+            .env_remove("GITHUB_ACTIONS")
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(format!("pid {}", first.id())));
+    }
+    signal(&first, libc::SIGINT);
+    signal(&first, libc::SIGINT);
+    wait_exit(&mut first, Duration::from_secs(10));
+}
+
+#[test]
+fn a_report_over_the_ledger_lock_is_refused() {
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 1, c: 0}}\ntasks:\n  - id: t\n    run: 'true'\n",
+    );
+    f.run(&["--json", "out/ledger.jsonl.lock"])
+        .code(2)
+        .stderr(predicate::str::contains("lock file"));
+    assert!(!f.ledger_path().exists(), "refused before the first trial");
+}

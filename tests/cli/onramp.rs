@@ -653,3 +653,23 @@ fn the_plan_file_reference_example_loads_and_validates() {
         .stdout(predicate::str::contains("plan.yaml: ok · 1 task"));
     assert!(plan_validator().is_valid(&yaml_to_json(example)));
 }
+
+#[test]
+fn check_does_not_print_a_task_id_as_a_workflow_command() {
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 3, c: 0}}\ntasks:\n  - id: '::error::forged'\n    run: 'true'\n",
+    );
+    let out = gate()
+        .current_dir(f.dir.path())
+        .args(["check", "plan.yaml"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("::error::forged"), "{text}");
+    for line in text.lines() {
+        assert!(!line.trim_start().starts_with("::"), "{line}");
+    }
+}
