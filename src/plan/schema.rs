@@ -51,9 +51,10 @@ pub struct PlanFile {
 pub enum SamplingSpec {
     /// `single: {n, c}`.
     Single {
-        /// Trials.
+        /// Trials, 1 to 1,000,000 (`MAX_TRIALS_LIMIT`).
+        #[schemars(range(min = 1, max = 1_000_000))]
         n: u64,
-        /// Acceptance number.
+        /// Acceptance number: failures tolerated, below `n`.
         c: u64,
     },
     /// `sequential: {healthy, regressed, alpha?, beta?, max_trials?}`: an SPRT.
@@ -471,5 +472,15 @@ fn def_name(def: &str) -> String {
                 .trim_end_matches("Spec")
                 .to_lowercase()
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The schema's bound on `n` is the loader's (a literal there, since schemars takes no
+    /// path expression in `range`).
+    #[test]
+    fn the_schema_bound_on_n_is_the_loaders() {
+        assert_eq!(crate::stats::sprt::MAX_TRIALS_LIMIT, 1_000_000);
     }
 }

@@ -369,6 +369,7 @@ fn an_unknown_key_fails_the_plan_schema() {
         "version: 1\nsampling: {single: {n: 5, c: 1}}\ntasks:\n  - id: t\n    run: x\npolicy: {jbos: 2}\n",
         "version: 1\nsampling: {singel: {n: 5, c: 1}}\ntasks:\n  - id: t\n    run: x\n",
         "version: 1\ntasks:\n  - id: t\n",
+        "version: 1\nsampling: {single: {n: 0, c: 0}}\ntasks:\n  - id: t\n    run: x\n",
     ] {
         assert!(!validator.is_valid(&yaml_to_json(bad)), "{bad}");
     }
