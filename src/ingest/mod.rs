@@ -425,9 +425,15 @@ fn interpret(doc: &Document, writer: Writer, opts: Options) -> Result<(Vec<Trial
             // pytest-rerunfailures: every record but the last is a failed attempt of one
             // trial (written without a failure element), the last is the final result.
             let (last, earlier) = cases.split_last().expect("a key has at least one record");
-            let Some(mut final_attempts) = attempts_of(last) else {
-                skipped += cases.len() as u64;
-                continue;
+            let mut final_attempts = match attempts_of(last) {
+                Some(a) => a,
+                None if earlier.is_empty() => {
+                    skipped += 1;
+                    continue;
+                }
+                // A rerun that ended skipped (a skip raised on the retry): the failed attempts
+                // before it still happened, and the first of them is the trial's grade.
+                None => Vec::new(),
             };
             let mut attempts: Vec<Attempt> = earlier
                 .iter()
@@ -576,6 +582,22 @@ mod tests {
         );
         assert_eq!(split_repeat("test_x"), None);
         assert_eq!(split_repeat("test_x[a]"), None);
+    }
+
+    #[test]
+    fn a_pytest_rerun_that_ends_skipped_keeps_its_failed_first_attempt() {
+        // pytest-rerunfailures' shape (see tests/fixtures/junit/pytest-repeat-rerun.xml): the
+        // failed attempt is a bare record, the rerun another record of the same name.
+        let xml = r#"<?xml version="1.0" encoding="utf-8"?><testsuites name="pytest tests"><testsuite name="pytest" tests="2"><testcase classname="test_agent" name="test_refund" time="0.001" /><testcase classname="test_agent" name="test_refund" time="0.001"><skipped type="pytest.skip" message="skipped on retry" /></testcase><testcase classname="test_agent" name="test_lookup" time="0.001"><skipped type="pytest.skip" message="not here" /></testcase></testsuite></testsuites>"#;
+        let doc = junit::parse(xml).expect("parses");
+        assert_eq!(writer_of(&doc), Writer::Pytest);
+        let Ok((trials, skipped)) = interpret(&doc, Writer::Pytest, Options::default()) else {
+            panic!("interpreted");
+        };
+        assert_eq!(skipped, 1, "only the test that never ran is skipped");
+        assert_eq!(trials.len(), 1);
+        assert_eq!(trials[0].test, "test_agent::test_refund");
+        assert!(!trials[0].attempts[0].passed, "its first attempt failed");
     }
 
     #[test]
