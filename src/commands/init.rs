@@ -60,7 +60,26 @@ pub fn execute(args: &InitArgs) -> anyhow::Result<u8> {
         "next: gate check {0}   # what the plan will do\n      gate run {0}     # run it",
         args.output.display()
     );
+    if kind == ProjectKind::Pytest && !pytest_importable(&args.dir) {
+        // `python3 -m pytest` without pytest exits 1, the code of a failing test: every trial
+        // would be graded FAIL. Say so now rather than after a run of red trials.
+        eprintln!(
+            "warning: `python3 -c 'import pytest'` fails here, so every trial would fail;              install pytest (`pip install pytest`) before `gate run`"
+        );
+    }
     Ok(exit::SUCCESS)
+}
+
+/// Whether `python3` in `dir` can import pytest (false when python3 is missing too).
+fn pytest_importable(dir: &Path) -> bool {
+    std::process::Command::new("python3")
+        .args(["-c", "import pytest"])
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
 }
 
 impl ProjectKind {

@@ -674,3 +674,41 @@ fn check_does_not_print_a_task_id_as_a_workflow_command() {
         assert!(!line.trim_start().starts_with("::"), "{line}");
     }
 }
+
+/// A `python3` on PATH that exits with `code` whatever it is asked (stands in for a Python
+/// with or without pytest).
+fn fake_python(code: i32) -> tempfile::TempDir {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = tempfile::tempdir().expect("temp dir");
+    let p = bin.path().join("python3");
+    std::fs::write(&p, format!("#!/bin/sh\nexit {code}\n")).expect("write");
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    bin
+}
+
+#[test]
+fn init_warns_when_pytest_is_not_importable() {
+    for (code, warned) in [(1, true), (0, false)] {
+        let dir = project(&[(
+            "tests/test_agent.py",
+            "def test_refund():\n    assert True\n",
+        )]);
+        let bin = fake_python(code);
+        let path = format!(
+            "{}:{}",
+            bin.path().display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        let out = gate()
+            .current_dir(dir.path())
+            .env("PATH", path)
+            .arg("init")
+            .assert()
+            .success()
+            .get_output()
+            .stderr
+            .clone();
+        let stderr = String::from_utf8(out).unwrap();
+        assert_eq!(stderr.contains("pip install pytest"), warned, "{stderr}");
+    }
+}
