@@ -538,6 +538,22 @@ impl Validator<'_> {
         }
     }
 
+    /// The task's own `sampling:`, else the plan's top-level one; neither is an error at the
+    /// task.
+    fn sampling_entry<'a>(
+        &self,
+        entry: &'a Spanned<TaskFile>,
+        default_sampling: Option<&'a Spanned<SamplingSpec>>,
+        id: &str,
+    ) -> Result<&'a Spanned<SamplingSpec>, PlanError> {
+        entry.value.sampling.as_ref().or(default_sampling).ok_or_else(|| {
+            self.invalid(
+                &entry.referenced,
+                format!("task `{id}` has no `sampling` and the plan sets none at the top level; add e.g. `sampling: {{single: {{n: 20, c: 3}}}}`"),
+            )
+        })
+    }
+
     /// A resolved rule with the policy's unavailable budget.
     fn rule(
         &self,
@@ -606,12 +622,7 @@ impl Validator<'_> {
                 ),
             )
         })?;
-        let spec = t.sampling.as_ref().or(default_sampling).ok_or_else(|| {
-            self.invalid(
-                &entry.referenced,
-                format!("task `{id}` has no `sampling` and the plan sets none at the top level; add e.g. `sampling: {{single: {{n: 20, c: 3}}}}`"),
-            )
-        })?;
+        let spec = self.sampling_entry(entry, default_sampling, &id)?;
         Ok(Selection {
             line: entry.referenced.line().max(1),
             glob: junit.value.clone(),
@@ -669,16 +680,13 @@ impl Validator<'_> {
             }
             (None, None) => DEFAULT_TIMEOUT,
         };
-        let sampling_spec = t.sampling.as_ref().or(default_sampling).ok_or_else(|| {
-            self.invalid(
-                &entry.referenced,
-                format!("task `{id}` has no `sampling` and the plan sets none at the top level; add e.g. `sampling: {{single: {{n: 20, c: 3}}}}`"),
-            )
-        })?;
-        let (sampling, rates, designed) = self.sampling(sampling_spec, &id)?;
-        let max_unavailable = policy
-            .max_unavailable
-            .unwrap_or_else(|| sampling.max_graded().div_ceil(10));
+        let spec = self.sampling_entry(entry, default_sampling, &id)?;
+        let ResolvedRule {
+            sampling,
+            rates,
+            designed,
+            max_unavailable,
+        } = self.rule(spec, &id, policy)?;
         let cwd = match &t.cwd {
             Some(c) => self.dir.join(&c.value),
             None => self.dir.to_path_buf(),
