@@ -429,25 +429,46 @@ impl LedgerWriter {
 
     /// Append one row, flushed and synced.
     pub fn append(&mut self, row: Row) -> Result<Record, LedgerError> {
+        let record = self.append_unsynced(row)?;
+        self.sync()?;
+        Ok(record)
+    }
+
+    /// Append one row with one `write`, leaving its sync to the caller ([`Self::sync`], or
+    /// a sync of another descriptor of the file: `gate run` syncs attempt rows on a thread
+    /// of their own). Once this returns the row is in the file: a crash of gate loses
+    /// nothing written, only a crash of the machine loses what was not yet synced.
+    pub fn append_unsynced(&mut self, row: Row) -> Result<Record, LedgerError> {
         let record = Record {
             seq: self.seq,
             prev: std::mem::take(&mut self.prev),
             row,
         };
         let line = serde_json::to_string(&record).expect("ledger rows always serialise");
-        let io = |source| LedgerError::Io {
-            path: self.path.clone(),
-            source,
-        };
         let mut buf = Vec::with_capacity(line.len() + 1);
         buf.extend_from_slice(line.as_bytes());
         buf.push(b'\n');
-        self.file.write_all(&buf).map_err(io)?;
-        self.file.sync_data().map_err(io)?;
-        self.prev = sha256_hex(line.as_bytes());
+        let written = self.file.write_all(&buf);
+        // The chain moves on only past a row that was written.
+        self.prev = match written {
+            Ok(()) => sha256_hex(line.as_bytes()),
+            Err(_) => record.prev.clone(),
+        };
+        written.map_err(|source| LedgerError::Io {
+            path: self.path.clone(),
+            source,
+        })?;
         self.seq += 1;
         self.len += buf.len() as u64;
         Ok(record)
+    }
+
+    /// Sync what was written (`fdatasync`).
+    pub fn sync(&self) -> Result<(), LedgerError> {
+        self.file.sync_data().map_err(|source| LedgerError::Io {
+            path: self.path.clone(),
+            source,
+        })
     }
 
     /// Append many rows and sync once at the end. For `gate ingest`, whose rows are derived

@@ -10,7 +10,6 @@
 //! file is read as hostile input ([`super::result_file`]).
 
 use std::fs;
-use std::io::PipeWriter;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
@@ -19,7 +18,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime};
 
-use super::capture::{self, Capture, Reader};
+use super::capture::{self, Capture, Reader, Streams};
 use super::redact::Redactor;
 use super::result_file;
 use super::sys::{self, PidFd, kill_group};
@@ -94,15 +93,24 @@ fn command(line: &CommandLine) -> Command {
     }
 }
 
-/// Spawn `line` in its own process group and wait for it, a timeout, or cancellation.
+/// Spawn `line` in its own process group with its output going to `streams`, and wait for
+/// it, a timeout, or cancellation. The captures come back whatever happened.
 fn run_process(
     spec: &AttemptSpec,
     line: &CommandLine,
-    stdout: PipeWriter,
-    stderr: PipeWriter,
     result_path: &Path,
     cancel: &AtomicBool,
-) -> Result<Ended, SpawnFailure> {
+    margin: usize,
+) -> (Result<Ended, SpawnFailure>, Option<[Capture; 2]>) {
+    let pipes = std::io::pipe().and_then(|out| Ok((out, std::io::pipe()?)));
+    let ((out_r, out_w), (err_r, err_w)) = match pipes {
+        Ok(p) => p,
+        Err(e) => {
+            let why = SpawnFailure(format!("cannot capture output: {e}"));
+            return (Err(why), None);
+        }
+    };
+    let mut streams = Streams::new(out_r, err_r, margin);
     let mut cmd = command(line);
     cmd.current_dir(&spec.cwd)
         .envs(spec.env.iter().map(|(k, v)| (k, v)))
@@ -112,26 +120,27 @@ fn run_process(
         .env("GATE_RUN_ID", &spec.run_id)
         .env("GATE_RESULT", result_path)
         .stdin(Stdio::null())
-        .stdout(stdout)
-        .stderr(stderr);
+        .stdout(out_w)
+        .stderr(err_w);
     // Registered while it lives, so every way out of gate can kill it (invariant 9).
     let spawned = sys::spawn_group(&mut cmd);
     // The command holds gate's copy of the pipes' write ends: drop it now, or the capture
     // would never see end of file.
     drop(cmd);
-    let (mut child, _group) = spawned.map_err(|e| {
-        let what = line.display();
-        match e.kind() {
-            std::io::ErrorKind::NotFound if !spec.cwd.is_dir() => SpawnFailure(format!(
-                "working directory `{}` does not exist",
-                spec.cwd.display()
-            )),
-            std::io::ErrorKind::NotFound => {
-                SpawnFailure(format!("cannot run `{what}`: command not found"))
-            }
-            _ => SpawnFailure(format!("cannot run `{what}`: {e}")),
+    let (mut child, _group) = match spawned {
+        Ok(s) => s,
+        Err(e) => {
+            let what = line.display();
+            let why = match e.kind() {
+                std::io::ErrorKind::NotFound if !spec.cwd.is_dir() => {
+                    format!("working directory `{}` does not exist", spec.cwd.display())
+                }
+                std::io::ErrorKind::NotFound => format!("cannot run `{what}`: command not found"),
+                _ => format!("cannot run `{what}`: {e}"),
+            };
+            return (Err(SpawnFailure(why)), Some(streams.finish()));
         }
-    })?;
+    };
     let pgid = child.id();
     // Plan validation bounds timeouts; saturate anyway rather than overflow.
     let now = Instant::now();
@@ -139,57 +148,110 @@ fn run_process(
         .checked_add(spec.timeout)
         .unwrap_or_else(|| now + Duration::from_secs(365 * 24 * 3600));
     match PidFd::open(pgid) {
-        Some(fd) => wait_pidfd(
-            &mut child,
-            &fd,
-            pgid,
-            deadline,
-            spec.kill_grace,
-            cancel,
-            line,
-        ),
-        None => wait_thread(child, pgid, deadline, spec.kill_grace, cancel, line),
+        Some(fd) => {
+            let waiter = Waiter {
+                fd: &fd,
+                pgid,
+                grace: spec.kill_grace,
+                line,
+            };
+            let ended = waiter.wait(&mut child, &mut streams, deadline, cancel);
+            (ended, Some(streams.finish()))
+        }
+        None => match Reader::start(streams) {
+            Ok(reader) => {
+                let ended = wait_thread(child, pgid, deadline, spec.kill_grace, cancel, line);
+                (ended, Some(reader.finish()))
+            }
+            Err(e) => {
+                // Without a reader the pipes would fill and the process block: stop it.
+                kill_group(pgid, libc::SIGKILL);
+                let _ = child.wait();
+                let why = format!("cannot capture output: {e}");
+                (Err(SpawnFailure(why)), None)
+            }
+        },
     }
 }
 
-/// Poll the cancel flag at this interval; a process exit itself wakes the waiter at once.
+/// Check the cancel flag at this interval; a process exit or its output wakes the waiter at
+/// once.
 const TICK: Duration = Duration::from_millis(20);
 
-fn wait_pidfd(
-    child: &mut std::process::Child,
-    fd: &PidFd,
+/// Waits for one process through its pidfd, pumping its output on the same thread.
+struct Waiter<'a> {
+    fd: &'a PidFd,
     pgid: u32,
-    deadline: Instant,
     grace: Duration,
-    cancel: &AtomicBool,
-    line: &CommandLine,
-) -> Result<Ended, SpawnFailure> {
-    let reap = |child: &mut std::process::Child| {
+    line: &'a CommandLine,
+}
+
+impl Waiter<'_> {
+    /// Wait up to `timeout` for the process to exit, reading its output meanwhile; true once
+    /// it has exited.
+    fn exited_within(&self, streams: &mut Streams, timeout: Duration) -> bool {
+        let until = Instant::now() + timeout;
+        loop {
+            let [out, err] = streams.fds();
+            let left = until.saturating_duration_since(Instant::now());
+            match sys::poll_readable([Some(self.fd.raw()), out, err], left) {
+                Some([exited, out, err]) => {
+                    streams.pump([out, err]);
+                    if exited {
+                        return true;
+                    }
+                }
+                // The time is up (or a signal interrupted the poll: the caller looks again).
+                None => return false,
+            }
+            if Instant::now() >= until {
+                return false;
+            }
+        }
+    }
+
+    fn reap(&self, child: &mut std::process::Child) -> Result<ExitStatus, SpawnFailure> {
         child
             .wait()
-            .map_err(|e| SpawnFailure(format!("waiting for `{}` failed: {e}", line.display())))
-    };
-    let stop = |child: &mut std::process::Child, reason: Ended| {
-        kill_group(pgid, libc::SIGTERM);
-        fd.wait(grace);
+            .map_err(|e| SpawnFailure(format!("waiting for `{}` failed: {e}", self.line.display())))
+    }
+
+    /// SIGTERM the group, SIGKILL whatever is left after the grace, and reap the leader.
+    fn stop(
+        &self,
+        child: &mut std::process::Child,
+        streams: &mut Streams,
+        reason: Ended,
+    ) -> Result<Ended, SpawnFailure> {
+        kill_group(self.pgid, libc::SIGTERM);
+        self.exited_within(streams, self.grace);
         // Whatever ignored SIGTERM (the leader or a grandchild) goes now.
-        kill_group(pgid, libc::SIGKILL);
-        reap(child).map(|_| reason)
-    };
-    loop {
-        if cancel.load(Ordering::Relaxed) {
-            return stop(child, Ended::Cancelled);
-        }
-        let now = Instant::now();
-        if now >= deadline {
-            return stop(child, Ended::TimedOut);
-        }
-        if fd.wait(TICK.min(deadline - now)) {
-            let status = reap(child)?;
-            // The leader is gone; stragglers it left in its group must not leak into the
-            // next trial.
-            kill_group(pgid, libc::SIGKILL);
-            return Ok(Ended::Exited(status));
+        kill_group(self.pgid, libc::SIGKILL);
+        self.reap(child).map(|_| reason)
+    }
+
+    fn wait(
+        &self,
+        child: &mut std::process::Child,
+        streams: &mut Streams,
+        deadline: Instant,
+        cancel: &AtomicBool,
+    ) -> Result<Ended, SpawnFailure> {
+        loop {
+            if cancel.load(Ordering::Relaxed) {
+                return self.stop(child, streams, Ended::Cancelled);
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return self.stop(child, streams, Ended::TimedOut);
+            }
+            if self.exited_within(streams, TICK.min(deadline - now)) {
+                let status = self.reap(child)?;
+                // The leader is gone; stragglers it left in its group must not leak into the
+                // next trial.
+                kill_group(self.pgid, libc::SIGKILL);
+                return Ok(Ended::Exited(status));
+            }
         }
     }
 }
@@ -237,33 +299,6 @@ fn wait_thread(
             Err(mpsc::RecvTimeoutError::Disconnected) => {
                 return Err(SpawnFailure("the process waiter vanished".to_string()));
             }
-        }
-    }
-}
-
-/// Pipes for a process's stdout and stderr, and the reader thread that drains them.
-fn capture_pipes(margin: usize) -> std::io::Result<(Reader, PipeWriter, PipeWriter)> {
-    let (out_r, out_w) = std::io::pipe()?;
-    let (err_r, err_w) = std::io::pipe()?;
-    Ok((Reader::start(out_r, err_r, margin)?, out_w, err_w))
-}
-
-/// Run `line` with its output captured; the captures come back whatever happened.
-fn run_captured(
-    spec: &AttemptSpec,
-    line: &CommandLine,
-    result_path: &Path,
-    cancel: &AtomicBool,
-    margin: usize,
-) -> (Result<Ended, SpawnFailure>, Option<[Capture; 2]>) {
-    match capture_pipes(margin) {
-        Err(e) => (
-            Err(SpawnFailure(format!("cannot capture output: {e}"))),
-            None,
-        ),
-        Ok((reader, out, err)) => {
-            let ended = run_process(spec, line, out, err, result_path, cancel);
-            (ended, Some(reader.finish()))
         }
     }
 }
@@ -347,7 +382,7 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
             .unwrap_or_else(|| from + Duration::from_secs(365 * 24 * 3600))
     };
 
-    let (ended, run_captures) = run_captured(spec, &spec.run, &result_path, cancel, margin);
+    let (ended, run_captures) = run_process(spec, &spec.run, &result_path, cancel, margin);
     let mut check_ended = None;
     let mut check_captures: Option<[Capture; 2]> = None;
     match ended {
@@ -360,7 +395,7 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
             if ended == Ended::Exited(ExitStatus::from_raw(0))
                 && let Some(check) = &spec.check
             {
-                let (ran, captures) = run_captured(spec, check, &result_path, cancel, margin);
+                let (ran, captures) = run_process(spec, check, &result_path, cancel, margin);
                 check_captures = captures;
                 match ran {
                     Err(SpawnFailure(why)) => harness(&mut row, format!("check: {why}")),
@@ -591,4 +626,99 @@ fn classify(
             return row.reason = None;
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    //! Attempts of real processes: the attempt's own thread waits for the process and drains
+    //! its output at once (no reader thread), so it must keep up with a flood, keep its
+    //! deadline while the flood lasts, and not wait for a straggler holding a pipe.
+
+    use super::*;
+
+    fn spec(dir: &Path, run: &str, timeout: Duration) -> AttemptSpec {
+        AttemptSpec {
+            task: "t".to_string(),
+            trial: 1,
+            attempt: 1,
+            run_id: "test".to_string(),
+            run: CommandLine::Shell(run.to_string()),
+            check: None,
+            cwd: dir.to_path_buf(),
+            env: Vec::new(),
+            timeout,
+            kill_grace: Duration::from_millis(200),
+            timeout_policy: TimeoutPolicy::Fail,
+            transport_exit_codes: Vec::new(),
+            harness_exit_codes: Vec::new(),
+            out_dir: dir.join("out"),
+        }
+    }
+
+    fn run(dir: &Path, line: &str, timeout: Duration) -> (AttemptRow, Duration) {
+        let started = Instant::now();
+        let row = run_attempt(
+            &spec(dir, line, timeout),
+            &Redactor::default(),
+            &AtomicBool::new(false),
+        );
+        (row, started.elapsed())
+    }
+
+    #[test]
+    fn both_streams_flooding_at_once_are_drained_by_the_waiting_thread() {
+        // 400 KB on each stream: far beyond a pipe's buffer, so the process would block (and
+        // time out) unless the waiting thread drains both while it runs.
+        let dir = tempfile::tempdir().unwrap();
+        let line = "head -c 400000 /dev/zero | tr '\\0' o; head -c 400000 /dev/zero | tr '\\0' e >&2; echo END";
+        let (row, took) = run(dir.path(), line, Duration::from_secs(30));
+        assert_eq!(row.outcome, Outcome::Pass, "{row:?}");
+        assert!(took < Duration::from_secs(20), "took {took:?}");
+        assert!(row.stdout_tail.ends_with("END"), "{:?}", row.stdout_tail);
+        assert!(row.stderr_tail.ends_with('e'));
+        let log = fs::read_to_string(row.log.expect("a log")).unwrap();
+        assert!(
+            log.contains("bytes of output elided by gate"),
+            "both streams are cut"
+        );
+    }
+
+    #[test]
+    fn a_flood_does_not_keep_the_attempt_past_its_timeout() {
+        let dir = tempfile::tempdir().unwrap();
+        let (row, took) = run(dir.path(), "yes flood", Duration::from_millis(300));
+        assert_eq!(row.outcome, Outcome::Fail);
+        assert_eq!(row.fault, Some(Fault::Timeout), "{row:?}");
+        assert!(took < Duration::from_secs(10), "took {took:?}");
+        assert!(row.stdout_tail.ends_with("flood"));
+    }
+
+    #[test]
+    fn a_straggler_holding_stdout_does_not_stall_the_attempt() {
+        // The straggler leaves the process group (setsid), so the group kill misses it, and
+        // keeps stdout open for seconds; the attempt ends when its leader does.
+        let dir = tempfile::tempdir().unwrap();
+        let pidfile = dir.path().join("straggler.pid");
+        let line = format!(
+            "setsid sh -c 'echo $$ > {}; exec sleep 20' & echo hi",
+            pidfile.display()
+        );
+        let (row, took) = run(dir.path(), &line, Duration::from_secs(30));
+        if let Some(pid) = (0..200).find_map(|_| {
+            std::thread::sleep(Duration::from_millis(10));
+            fs::read_to_string(&pidfile)
+                .ok()?
+                .trim()
+                .parse::<i32>()
+                .ok()
+        }) {
+            // SAFETY: kill sends a signal to the straggler this test started.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+            }
+        }
+        assert_eq!(row.outcome, Outcome::Pass, "{row:?}");
+        assert_eq!(row.stdout_tail, "hi");
+        assert!(took < Duration::from_secs(5), "took {took:?}");
+    }
 }

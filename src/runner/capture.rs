@@ -3,8 +3,10 @@
 //! A task may print gigabytes (a log loop, `yes`, a binary dump). Round 1 sent output to
 //! files and cut them afterwards, so a 600 MB flood cost 600 MB of disk while the trial ran,
 //! enough on a small CI disk to make healthy parallel trials FAIL. Here each stream is a pipe
-//! drained by one reader thread per attempt that keeps only a head and a tail
-//! ([`HEAD_BYTES`] and [`TAIL_BYTES`], plus a redaction margin each) and counts the middle.
+//! ([`Streams`]) drained by the attempt's own thread, which polls both pipes together with
+//! the process's pidfd, keeping only a head and a tail ([`HEAD_BYTES`] and [`TAIL_BYTES`],
+//! plus a redaction margin each) and counting the middle. (A reader thread per attempt
+//! cost more than the trial of a quick task; it remains only where there is no pidfd.)
 //! Memory per stream is bounded by `HEAD_BYTES + TAIL_BYTES + 2 × margin` whatever the task
 //! prints, and nothing reaches disk until the redacted, cut log is written at the end.
 //!
@@ -15,12 +17,12 @@
 //! [`MIN_MARGIN`] (for `policy.redact` patterns, whose matches are assumed shorter).
 //!
 //! A grandchild that left the process group may hold a pipe open after the trial ended:
-//! [`Reader::finish`] then drains what is already buffered and stops reading, so it cannot
+//! [`Streams::finish`] then drains what is already buffered and stops reading, so it cannot
 //! stall the runner.
 
 use std::collections::VecDeque;
 use std::io::{PipeReader, Read};
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, RawFd};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
@@ -35,9 +37,10 @@ pub const HEAD_BYTES: usize = 128 * 1024;
 pub const TAIL_BYTES: usize = 128 * 1024;
 /// Smallest redaction margin kept beyond each cut.
 pub const MIN_MARGIN: usize = 4096;
-/// How long [`Reader::finish`] keeps draining a pipe still held open by a straggler.
-const DRAIN: Duration = Duration::from_millis(100);
-/// Poll interval of the reader thread (it also wakes at once on data or end of file).
+/// How long [`Streams::finish`] keeps draining a pipe still held open by a straggler.
+pub const DRAIN: Duration = Duration::from_millis(100);
+/// Longest wait for more output once the process ended (a poll wakes at once on data or end
+/// of file).
 const TICK: Duration = Duration::from_millis(20);
 
 /// The kept head and tail of one stream.
@@ -149,7 +152,98 @@ fn suffix(s: &str, n: usize) -> &str {
     &s[cut..]
 }
 
-/// A reader thread draining a process's stdout and stderr pipes into two [`Capture`]s.
+/// A process's stdout and stderr pipes and the two [`Capture`]s they fill, pumped by
+/// whichever thread waits for the process: the attempt's own thread, which polls the pipes
+/// together with the process's pidfd (no thread per attempt), or a [`Reader`] thread where
+/// there is no pidfd.
+#[derive(Debug)]
+pub struct Streams {
+    pipes: [PipeReader; 2],
+    open: [bool; 2],
+    caps: [Capture; 2],
+    buf: Vec<u8>,
+}
+
+impl Streams {
+    /// Capture `out` and `err` (made non-blocking), keeping `margin` bytes for redaction.
+    pub fn new(out: PipeReader, err: PipeReader, margin: usize) -> Streams {
+        for fd in [out.as_raw_fd(), err.as_raw_fd()] {
+            sys::set_nonblocking(fd);
+        }
+        Streams {
+            pipes: [out, err],
+            open: [true, true],
+            caps: [Capture::new(margin), Capture::new(margin)],
+            buf: Vec::new(),
+        }
+    }
+
+    /// The descriptors still worth watching: a stream at end of file is `None`.
+    pub fn fds(&self) -> [Option<RawFd>; 2] {
+        [0, 1].map(|i| self.open[i].then(|| self.pipes[i].as_raw_fd()))
+    }
+
+    /// Whether either stream may still produce output.
+    pub fn is_open(&self) -> bool {
+        self.open.iter().any(|o| *o)
+    }
+
+    /// Read what the streams marked `ready` hold now, without blocking. A flooding stream
+    /// yields after 1 MiB, so the caller gets back to its deadline and to the other stream.
+    pub fn pump(&mut self, ready: [bool; 2]) {
+        if self.buf.is_empty() {
+            // Allocated on first output: a quiet process costs no buffer.
+            self.buf = vec![0u8; 64 * 1024];
+        }
+        let streams = self
+            .pipes
+            .iter_mut()
+            .zip(&mut self.open)
+            .zip(&mut self.caps);
+        for (((pipe, open), cap), ready) in streams.zip(ready) {
+            if !*open || !ready {
+                continue;
+            }
+            for _ in 0..16 {
+                match pipe.read(&mut self.buf) {
+                    Ok(0) => {
+                        *open = false;
+                        break;
+                    }
+                    Ok(k) => cap.push(&self.buf[..k]),
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+                    Err(_) => {
+                        *open = false;
+                        break;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The process ended: take what is buffered, waiting at most [`DRAIN`] in all, and no
+    /// longer than [`TICK`] for more, since a straggler that left the process group may hold
+    /// a pipe open forever. Returns both captures.
+    pub fn finish(mut self) -> [Capture; 2] {
+        let until = Instant::now() + DRAIN;
+        while self.is_open() {
+            let now = Instant::now();
+            if now >= until {
+                break;
+            }
+            match sys::poll_readable(self.fds(), TICK.min(until - now)) {
+                Some(ready) => self.pump(ready),
+                // Nothing more is buffered: a straggler may still hold the pipe.
+                None => break,
+            }
+        }
+        self.caps
+    }
+}
+
+/// A thread pumping [`Streams`] while the process runs, for kernels without pidfds (where
+/// the attempt's thread blocks in `wait` and cannot poll the pipes itself).
 #[derive(Debug)]
 pub struct Reader {
     stop: Arc<AtomicBool>,
@@ -157,20 +251,20 @@ pub struct Reader {
 }
 
 impl Reader {
-    /// Start draining `out` and `err`.
-    pub fn start(out: PipeReader, err: PipeReader, margin: usize) -> std::io::Result<Reader> {
+    /// Start pumping `streams`.
+    pub fn start(streams: Streams) -> std::io::Result<Reader> {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&stop);
         let handle = std::thread::Builder::new()
             .name("gate-capture".into())
             // The thread holds one 64 KiB buffer on the heap and little else.
             .stack_size(128 * 1024)
-            .spawn(move || drain(out, err, margin, &flag))?;
+            .spawn(move || pump_until(streams, &flag))?;
         Ok(Reader { stop, handle })
     }
 
-    /// The process ended: take what is buffered (waiting at most a moment for a pipe that a
-    /// straggler still holds open) and return both captures.
+    /// The process ended: take what is buffered (see [`Streams::finish`]) and return both
+    /// captures.
     pub fn finish(self) -> [Capture; 2] {
         self.stop.store(true, Ordering::Relaxed);
         self.handle.join().unwrap_or_else(|_| {
@@ -180,60 +274,13 @@ impl Reader {
     }
 }
 
-fn drain(
-    mut out: PipeReader,
-    mut err: PipeReader,
-    margin: usize,
-    stop: &AtomicBool,
-) -> [Capture; 2] {
-    let mut caps = [Capture::new(margin), Capture::new(margin)];
-    let fds = [out.as_raw_fd(), err.as_raw_fd()];
-    for fd in fds {
-        sys::set_nonblocking(fd);
-    }
-    let mut open = [true, true];
-    let mut buf = vec![0u8; 64 * 1024];
-    let mut stop_at: Option<Instant> = None;
-    while open.iter().any(|o| *o) {
-        if stop_at.is_none() && stop.load(Ordering::Relaxed) {
-            stop_at = Some(Instant::now() + DRAIN);
-        }
-        if stop_at.is_some_and(|t| Instant::now() >= t) {
-            break;
-        }
-        // A stream at end of file is not watched.
-        let watched = [0, 1].map(|i| open[i].then_some(fds[i]));
-        let Some(ready) = sys::poll_readable(watched, TICK) else {
-            if stop_at.is_some() {
-                // Nothing more is buffered: a straggler may still hold the pipe, stop now.
-                break;
-            }
-            continue;
-        };
-        for i in 0..2 {
-            if !open[i] || !ready[i] {
-                continue;
-            }
-            let reader: &mut PipeReader = if i == 0 { &mut out } else { &mut err };
-            // Read what is there now; a flooding stream yields to the other after 1 MiB.
-            for _ in 0..16 {
-                match reader.read(&mut buf) {
-                    Ok(0) => {
-                        open[i] = false;
-                        break;
-                    }
-                    Ok(k) => caps[i].push(&buf[..k]),
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
-                    Err(_) => {
-                        open[i] = false;
-                        break;
-                    }
-                }
-            }
+fn pump_until(mut streams: Streams, stop: &AtomicBool) -> [Capture; 2] {
+    while streams.is_open() && !stop.load(Ordering::Relaxed) {
+        if let Some(ready) = sys::poll_readable(streams.fds(), TICK) {
+            streams.pump(ready);
         }
     }
-    caps
+    streams.finish()
 }
 
 #[cfg(test)]
@@ -320,7 +367,7 @@ mod tests {
     fn reader_stops_on_a_pipe_held_open() {
         let (out_r, out_w) = std::io::pipe().unwrap();
         let (err_r, err_w) = std::io::pipe().unwrap();
-        let reader = Reader::start(out_r, err_r, 0).unwrap();
+        let reader = Reader::start(Streams::new(out_r, err_r, 0)).unwrap();
         use std::io::Write;
         (&out_w).write_all(b"partial").unwrap();
         std::thread::sleep(Duration::from_millis(50));

@@ -9,10 +9,12 @@
 //! other target.
 //!
 //! The registry of live process groups is what makes "every exit path kills every process
-//! group it started" (invariant 9) hold: a group is registered in the same critical section
-//! that spawns it and leaves the registry only after its final SIGKILL, so whoever kills
-//! everything under the registry's lock — the scheduler's guard on an error or a panic, the
-//! second Ctrl-C — can never miss a group that was just spawned.
+//! group it started" (invariant 9) hold. A group leaves the registry only after its final
+//! SIGKILL. Spawns run outside the registry's lock (lanes start trials in parallel) but are
+//! counted while under way: a sweep ([`kill_all_groups`]; the scheduler's guard on an error
+//! or a panic, the second Ctrl-C) stops new spawns and waits for those under way to be
+//! registered before it kills, so it can never miss a group being born; and the reaping of
+//! ended orphans skips a moment when a child may exist that is in no set yet.
 
 use std::collections::BTreeSet;
 use std::fs::File;
@@ -21,17 +23,35 @@ use std::os::fd::{AsRawFd, FromRawFd, RawFd};
 use std::path::Path;
 use std::process::{Child, Command};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
 use crate::error::exit;
 
-/// Process groups started by this process whose leader has not yet been reaped and killed.
-static GROUPS: Mutex<BTreeSet<u32>> = Mutex::new(BTreeSet::new());
+/// The process groups this process started, and the spawns under way.
+#[derive(Debug)]
+struct Registry {
+    /// Groups whose leader has not yet been reaped and killed.
+    live: BTreeSet<u32>,
+    /// Spawns under way: a child may exist that is in no set yet.
+    spawning: usize,
+    /// Sweeps ([`kill_all_groups`]) under way or, after the second Ctrl-C, for good: no
+    /// spawn starts while one runs.
+    sweeping: usize,
+}
 
-fn groups() -> MutexGuard<'static, BTreeSet<u32>> {
-    // A panic while holding the lock leaves a consistent set (insert/remove are atomic).
-    GROUPS.lock().unwrap_or_else(|e| e.into_inner())
+static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
+    live: BTreeSet::new(),
+    spawning: 0,
+    sweeping: 0,
+});
+
+/// Signalled whenever `spawning` or `sweeping` falls.
+static CHANGED: Condvar = Condvar::new();
+
+fn registry() -> MutexGuard<'static, Registry> {
+    // A panic while holding the lock leaves consistent counts (each update is one statement).
+    REGISTRY.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// A process group in the registry; leaves it when dropped (after its final kill).
@@ -54,9 +74,13 @@ impl Group {
 
 impl Drop for Group {
     fn drop(&mut self) {
-        let mut live = groups();
-        live.remove(&self.pgid);
-        reap_ended_orphans(&live);
+        let mut reg = registry();
+        reg.live.remove(&self.pgid);
+        // While a spawn is under way its child is in no set and might have ended already: a
+        // peek could not tell it from an orphan. Leave the reaping to the next group's end.
+        if reg.spawning == 0 {
+            reap_ended_orphans(&reg.live);
+        }
     }
 }
 
@@ -64,7 +88,9 @@ impl Drop for Group {
 /// trial that leaves a background process behind would leave a zombie of gate until the end
 /// of the run, and a 20,000-trial run could exhaust the process table. One `waitid` when
 /// there is nothing to reap. A registered leader is never reaped here (its thread does it):
-/// the peek stops at it, and the next group's end reaps the rest.
+/// the peek stops at it, and the next group's end reaps the rest. Called under the
+/// registry's lock with no spawn under way, so every child of ours that is no orphan is in
+/// `live`.
 fn reap_ended_orphans(live: &BTreeSet<u32>) {
     loop {
         // SAFETY: waitid writes only into `info`; WNOWAIT only peeks, WNOHANG never blocks.
@@ -86,14 +112,42 @@ fn reap_ended_orphans(live: &BTreeSet<u32>) {
     }
 }
 
-/// Spawn `cmd` as the leader of a new process group and register the group, both under the
-/// registry's lock, so that [`kill_all_groups`] never misses a group being born.
+/// Counts a spawn as under way until dropped, also when the spawn unwinds.
+struct Spawning;
+
+impl Drop for Spawning {
+    fn drop(&mut self) {
+        // Only ever reached after a matching increment.
+        let mut reg = registry();
+        reg.spawning -= 1;
+        CHANGED.notify_all();
+    }
+}
+
+/// Spawn `cmd` as the leader of a new process group and register the group.
+///
+/// The spawn itself (a `vfork` that holds the calling thread until the child has called
+/// `exec`) runs outside the registry's lock, so parallel lanes start their trials in
+/// parallel; the registry counts it as under way instead. A sweep ([`kill_all_groups`])
+/// waits for the spawns under way to be registered, and no spawn starts while a sweep runs,
+/// so a sweep never misses a group being born.
 pub fn spawn_group(cmd: &mut Command) -> io::Result<(Child, Group)> {
     use std::os::unix::process::CommandExt;
     cmd.process_group(0);
-    let mut live = groups();
-    let child = cmd.spawn()?;
-    live.insert(child.id());
+    let mut reg = registry();
+    while reg.sweeping > 0 {
+        reg = CHANGED.wait(reg).unwrap_or_else(|e| e.into_inner());
+    }
+    reg.spawning += 1;
+    drop(reg);
+    let under_way = Spawning;
+    let spawned = cmd.spawn();
+    // Registered in the same critical section that ends the spawn's count.
+    let mut reg = registry();
+    let child = spawned?;
+    reg.live.insert(child.id());
+    drop(reg);
+    drop(under_way);
     let group = Group { pgid: child.id() };
     Ok((child, group))
 }
@@ -103,12 +157,30 @@ pub fn spawn_group(cmd: &mut Command) -> io::Result<(Child, Group)> {
 /// way out cancels trials one by one and leaves nothing registered. Returns how many groups
 /// were signalled.
 pub fn kill_all_groups() -> usize {
-    let live = groups();
+    let mut reg = begin_sweep();
+    let killed = sweep(&reg.live);
+    reg.sweeping -= 1;
+    CHANGED.notify_all();
+    killed
+}
+
+/// Stop new spawns, wait for those under way to be registered, and hold the registry.
+fn begin_sweep() -> MutexGuard<'static, Registry> {
+    let mut reg = registry();
+    reg.sweeping += 1;
+    while reg.spawning > 0 {
+        reg = CHANGED.wait(reg).unwrap_or_else(|e| e.into_inner());
+    }
+    reg
+}
+
+/// SIGKILL the groups in `live`, wait for their leaders to die, then kill the orphans.
+fn sweep(live: &BTreeSet<u32>) -> usize {
     for &pgid in live.iter() {
         kill_group(pgid, libc::SIGKILL);
     }
-    await_killed_leaders(&live);
-    kill_orphans_except(&live);
+    await_killed_leaders(live);
+    kill_orphans_except(live);
     live.len()
 }
 
@@ -154,7 +226,11 @@ const ORPHAN_ROUNDS: usize = 1000;
 /// many were killed. Called when no trial runs any more (the end of a run) and on every
 /// abnormal way out.
 pub fn kill_orphans() -> usize {
-    kill_orphans_except(&groups())
+    let mut reg = begin_sweep();
+    let killed = kill_orphans_except(&reg.live);
+    reg.sweeping -= 1;
+    CHANGED.notify_all();
+    killed
 }
 
 /// How long [`kill_orphans`] watches for more orphans after the last one: a process killed
@@ -235,6 +311,11 @@ impl PidFd {
         let fd = libc::c_int::try_from(fd).ok().filter(|&fd| fd >= 0)?;
         // SAFETY: fd is a fresh descriptor that nothing else owns; File closes it on drop.
         Some(PidFd(unsafe { File::from_raw_fd(fd) }))
+    }
+
+    /// The descriptor, to poll together with others; readable once the process exited.
+    pub fn raw(&self) -> RawFd {
+        self.0.as_raw_fd()
     }
 
     /// Wait up to `timeout` for the process to exit; true once it has.
@@ -399,14 +480,12 @@ fn exit_code_for(sig: libc::c_int) -> u8 {
 /// Kill every registered group and end the process now, holding the registry's lock so that
 /// no group can be spawned after the kill.
 fn kill_all_and_exit(code: u8) -> ! {
-    let live = groups();
-    for &pgid in live.iter() {
-        kill_group(pgid, libc::SIGKILL);
-    }
-    await_killed_leaders(&live);
-    kill_orphans_except(&live);
+    // The sweep is never ended: no spawn starts between it and the exit.
+    let reg = begin_sweep();
+    sweep(&reg.live);
     // SAFETY: _exit ends the process without running atexit handlers or unwinding other
-    // threads (which may hold stdout's lock); every ledger row already written is synced.
+    // threads (which may hold stdout's lock); every ledger row already written is in the
+    // file, which the kernel keeps whatever becomes of this process.
     unsafe { libc::_exit(i32::from(code)) }
 }
 
@@ -419,7 +498,7 @@ mod tests {
         let mut cmd = Command::new("/bin/sh");
         cmd.args(["-c", "sleep 30"]);
         let (mut child, group) = spawn_group(&mut cmd).expect("spawn");
-        assert!(groups().contains(&group.pgid()));
+        assert!(registry().live.contains(&group.pgid()));
         assert!(kill_all_groups() >= 1);
         let status = child.wait().expect("wait");
         assert_eq!(
@@ -428,7 +507,31 @@ mod tests {
         );
         let pgid = group.pgid();
         drop(group);
-        assert!(!groups().contains(&pgid));
+        assert!(!registry().live.contains(&pgid));
+    }
+
+    #[test]
+    fn parallel_spawns_never_lose_a_child_to_the_orphan_reaper() {
+        // Lanes spawn outside the registry's lock; a group's end peeks for ended orphans
+        // with waitid(P_ALL). A child that ended before it was registered looks like an
+        // orphan, and reaping it would leave its thread with ECHILD (a harness error). The
+        // spawns under way are counted, and no reaping happens while there are any.
+        let lanes: Vec<_> = (0..4)
+            .map(|_| {
+                std::thread::spawn(|| {
+                    for _ in 0..150 {
+                        let mut cmd = Command::new("/bin/true");
+                        let (mut child, group) = spawn_group(&mut cmd).expect("spawn");
+                        let status = child.wait().expect("the child's status is its own");
+                        assert!(status.success());
+                        drop(group);
+                    }
+                })
+            })
+            .collect();
+        for lane in lanes {
+            lane.join().expect("no lane lost a child");
+        }
     }
 
     #[test]
