@@ -253,6 +253,27 @@ impl Shard {
     }
 }
 
+impl std::str::FromStr for Shard {
+    type Err = String;
+
+    /// `K/M` with 1 <= K <= M <= [`MAX_SHARDS`] (the value of `--shard`); the error names
+    /// the value and says what is expected.
+    fn from_str(s: &str) -> Result<Shard, String> {
+        let bad = || format!("`--shard {s}`: expected K/M with 1 <= K <= M, e.g. `--shard 2/3`");
+        let (k, m) = s.split_once('/').ok_or_else(bad)?;
+        let (k, m): (u64, u64) = (
+            k.trim().parse().map_err(|_| bad())?,
+            m.trim().parse().map_err(|_| bad())?,
+        );
+        if k == 0 || m == 0 || k > m {
+            return Err(bad());
+        }
+        let shard = Shard { k, m };
+        shard.check().map_err(|e| format!("`--shard {s}`: {e}"))?;
+        Ok(shard)
+    }
+}
+
 /// What a timeout counts as.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
@@ -325,6 +346,18 @@ pub enum Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shard_flags_parse_or_say_what_is_expected() {
+        assert_eq!("2/3".parse::<Shard>(), Ok(Shard { k: 2, m: 3 }));
+        assert_eq!(" 1 / 1 ".parse::<Shard>(), Ok(Shard { k: 1, m: 1 }));
+        for bad in ["0/3", "4/3", "3", "a/b", "1/0", "-1/3", ""] {
+            let e = bad.parse::<Shard>().unwrap_err();
+            assert!(e.contains("expected K/M"), "{bad}: {e}");
+        }
+        let e = "1/18446744073709551615".parse::<Shard>().unwrap_err();
+        assert!(e.contains("more than the 10000"), "{e}");
+    }
 
     #[test]
     fn a_ledger_sequential_rule_without_rule_is_wald() {

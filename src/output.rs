@@ -103,6 +103,66 @@ pub fn report_to_stdout(files: &ReportFiles) -> Result<bool, Error> {
     Ok(dashes.len() == 1)
 }
 
+/// Check the report paths of `gate run` before any trial runs, so that a typo there does
+/// not cost a whole run: no directory, a folder that can be created, no device or FIFO, and
+/// no two paths naming one file — a report over the ledger, the plan, the ledger's lock or
+/// another report (`--json` naming the ledger would overwrite the evidence with a report of
+/// it; a report over the lock, the pid that a second run reads).
+pub fn preflight(files: &ReportFiles, ledger: &Path, plan: &Path) -> Result<(), Error> {
+    let named = [
+        ("--junit", &files.junit),
+        ("--summary", &files.summary),
+        ("--json", &files.json),
+    ];
+    report_to_stdout(files)?;
+    let reports: Vec<(&str, &Path)> = named
+        .iter()
+        .filter_map(|(f, p)| p.as_deref().map(|p| (*f, p)))
+        .filter(|(_, p)| !is_stdout(p))
+        .collect();
+    for &(flag, path) in reports.iter().chain([("--ledger", ledger)].iter()) {
+        if path.is_dir() {
+            return Err(Error::Usage(format!(
+                "`{flag} {}`: is a directory; give a file path",
+                path.display()
+            )));
+        }
+    }
+    for &(flag, path) in &reports {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| {
+                let what = format!(
+                    "`{flag} {}`: cannot create `{}`",
+                    path.display(),
+                    dir.display()
+                );
+                Error::input(what, e)
+            })?;
+        }
+    }
+    let step_summary = std::env::var_os("GITHUB_STEP_SUMMARY")
+        .filter(|_| !files.no_step_summary && files.summary.is_none())
+        .map(std::path::PathBuf::from);
+    let lock = crate::runner::session::LedgerLock::path_for(ledger);
+    let mut written = reports.clone();
+    if let Some(p) = &step_summary {
+        written.push(("$GITHUB_STEP_SUMMARY", p));
+    }
+    for &(flag, path) in written.iter().chain([("--ledger", ledger)].iter()) {
+        crate::input::check_output(path)
+            .map_err(|e| Error::input(format!("`{flag} {}`", path.display()), e))?;
+    }
+    let mut paths = vec![("--ledger", ledger), ("the plan file", plan)];
+    paths.extend(written);
+    paths.push(("the ledger's lock file", &lock));
+    if let Some((a, b)) = crate::input::first_clash(&paths) {
+        return Err(Error::Usage(format!(
+            "{a} and {b} name the same file; every report needs its own path, apart from the ledger and the plan"
+        )));
+    }
+    Ok(())
+}
+
 /// Whether a report path means stdout.
 pub fn is_stdout(path: &Path) -> bool {
     path.as_os_str() == "-"

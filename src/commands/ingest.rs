@@ -118,15 +118,11 @@ pub fn execute(args: &IngestArgs, output: &OutputArgs) -> Result<u8, Error> {
         (None, Rules::Plan(plan)) => plan.policy.on_inconclusive,
         (None, Rules::Flags { .. }) => OnInconclusive::default(),
     };
-    let env: Vec<(String, String)> = std::env::vars().collect();
-    let redactor = Redactor::new(
-        env.iter().map(|(k, v)| (k.as_str(), v.as_str())),
-        match &rules {
-            Rules::Plan(p) => p.policy.redact.clone(),
-            Rules::Flags { .. } => Vec::new(),
-        },
-    );
-    let argv: Vec<String> = std::env::args().map(|a| redactor.apply(&a)).collect();
+    let redactor = Redactor::of_process_env(match &rules {
+        Rules::Plan(p) => p.policy.redact.clone(),
+        Rules::Flags { .. } => Vec::new(),
+    });
+    let argv = redactor.argv();
     let manifest: String = sources
         .iter()
         .map(|s| format!("{}\0{}\n", s.path, s.sha256))

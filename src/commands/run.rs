@@ -8,12 +8,10 @@
 use std::io::{IsTerminal as _, Write as _};
 use std::path::Path;
 
-use anyhow::{Context as _, bail};
-
 use crate::cli::{OutputArgs, RunArgs};
 use crate::error::{Error, exit};
 use crate::ledger::{Ledger, RunStatus, Shard};
-use crate::model::{Sampling, Verdict};
+use crate::model::Verdict;
 use crate::output::Output;
 use crate::plan::Plan;
 use crate::progress::Progress;
@@ -44,60 +42,21 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
     if let Some(p) = args.on_inconclusive {
         plan.policy.on_inconclusive = p.into();
     }
-    if !args.tasks.is_empty() {
-        for id in &args.tasks {
-            if !plan.tasks.iter().any(|t| &t.id == id) {
-                let known: Vec<String> = plan.tasks.iter().map(|t| format!("`{}`", t.id)).collect();
-                return Err(Error::Usage(format!(
-                    "`--task {id}`: no such task in `{}` (tasks: {})",
-                    args.plan.display(),
-                    known.join(", ")
-                )));
-            }
-        }
-        plan.tasks.retain(|t| args.tasks.contains(&t.id));
-    }
-    let shard = args.shard.as_deref().map(parse_shard).transpose()?;
+    plan.retain_tasks(&args.tasks).map_err(Error::Usage)?;
+    let shard = args.shard.as_deref().map(str::parse::<Shard>);
+    let shard = shard.transpose().map_err(Error::Usage)?;
     if let Some(s) = shard {
-        // A shard beyond the largest budget would own no trial at all: a typo, not a plan.
-        let most = plan
-            .tasks
-            .iter()
-            .map(|t| t.sampling.max_graded())
-            .max()
-            .unwrap_or(0);
-        if s.m > most {
-            return Err(Error::Usage(format!(
-                "`--shard {}/{}`: more shards than trials (the largest task runs {most}); use at most {most} shards",
-                s.k, s.m
-            )));
-        }
+        plan.check_shard(s).map_err(Error::Usage)?;
     }
-    preflight_outputs(args)?;
-    if let Some(s) = shard
-        && let Some(t) = plan
-            .tasks
-            .iter()
-            .find(|t| matches!(t.sampling, Sampling::Sequential { .. }))
-    {
-        return Err(Error::Usage(format!(
-            "`--shard {}/{}`: task `{}` uses a sequential plan, which decides trial by trial in ordinal order and \
-             cannot be split across machines; shard only single (n, c) plans, or run this task unsharded",
-            s.k, s.m, t.id
-        )));
-    }
+    crate::output::preflight(&args.reports, &args.ledger, &args.plan)?;
 
     let interrupt =
         Interrupt::install().map_err(|e| Error::output("cannot install signal handlers", e))?;
     // A trial's process that escapes its process group becomes gate's child, killed below.
     crate::runner::sys::adopt_orphans()
         .map_err(|e| Error::output("cannot become the reaper of the trials' orphans", e))?;
-    let env: Vec<(String, String)> = std::env::vars().collect();
-    let redactor = Redactor::new(
-        env.iter().map(|(k, v)| (k.as_str(), v.as_str())),
-        plan.policy.redact.clone(),
-    );
-    let argv: Vec<String> = std::env::args().map(|a| redactor.apply(&a)).collect();
+    let redactor = Redactor::of_process_env(plan.policy.redact.clone());
+    let argv = redactor.argv();
     // Each task's redactor also knows the secrets of its own `env:`.
     let task_redactors: Vec<Redactor> = plan
         .tasks
@@ -230,92 +189,4 @@ fn own_report(ledger: &Ledger) -> Result<Report, Error> {
             "cannot make a report from this run's own ledger ({e}); no verdict is published"
         ))
     })
-}
-
-/// Check the report paths before any trial runs: a typo there must not cost a whole run.
-fn preflight_outputs(args: &RunArgs) -> anyhow::Result<()> {
-    let files = &args.reports;
-    let named = [
-        ("--junit", &files.junit),
-        ("--summary", &files.summary),
-        ("--json", &files.json),
-    ];
-    crate::output::report_to_stdout(files)?;
-    for (flag, path) in named
-        .iter()
-        .filter_map(|(f, p)| p.as_ref().map(|p| (f, p)))
-        .filter(|(_, p)| !crate::output::is_stdout(p))
-    {
-        if path.is_dir() {
-            bail!(
-                "`{flag} {}`: is a directory; give a file path",
-                path.display()
-            );
-        }
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).with_context(|| {
-                format!(
-                    "`{flag} {}`: cannot create `{}`",
-                    path.display(),
-                    dir.display()
-                )
-            })?;
-        }
-    }
-    if args.ledger.is_dir() {
-        bail!(
-            "`--ledger {}`: is a directory; give a file path",
-            args.ledger.display()
-        );
-    }
-    // Every file gate writes must be distinct from every file it reads or writes: `--json`
-    // naming the ledger would overwrite the evidence with a report of it.
-    let step_summary = std::env::var_os("GITHUB_STEP_SUMMARY")
-        .filter(|_| !files.no_step_summary && files.summary.is_none())
-        .map(std::path::PathBuf::from);
-    let mut paths: Vec<(&str, &Path)> =
-        vec![("--ledger", &args.ledger), ("the plan file", &args.plan)];
-    paths.extend(
-        named
-            .iter()
-            .filter_map(|(f, p)| p.as_deref().map(|p| (*f, p)))
-            .filter(|(_, p)| !crate::output::is_stdout(p)),
-    );
-    if let Some(p) = &step_summary {
-        paths.push(("$GITHUB_STEP_SUMMARY", p));
-    }
-    // A report over the lock file would overwrite the holder's pid that a second run reads.
-    let lock = crate::runner::session::LedgerLock::path_for(&args.ledger);
-    let reports = paths.len();
-    paths.push(("the ledger's lock file", &lock));
-    for (flag, path) in &paths[2..reports] {
-        crate::input::check_output(path).with_context(|| format!("`{flag} {}`", path.display()))?;
-    }
-    crate::input::check_output(&args.ledger)
-        .with_context(|| format!("`--ledger {}`", args.ledger.display()))?;
-    if let Some((a, b)) = crate::input::first_clash(&paths) {
-        bail!(
-            "{a} and {b} name the same file; every report needs its own path, apart from the ledger and the plan"
-        );
-    }
-    Ok(())
-}
-
-/// Parse `K/M` with 1 <= K <= M.
-pub fn parse_shard(s: &str) -> anyhow::Result<Shard> {
-    let bad =
-        || anyhow::anyhow!("`--shard {s}`: expected K/M with 1 <= K <= M, e.g. `--shard 2/3`");
-    let (k, m) = s.split_once('/').ok_or_else(bad)?;
-    let (k, m): (u64, u64) = (
-        k.trim().parse().map_err(|_| bad())?,
-        m.trim().parse().map_err(|_| bad())?,
-    );
-    if k == 0 || m == 0 || k > m {
-        return Err(bad());
-    }
-    let shard = Shard { k, m };
-    shard
-        .check()
-        .map_err(|e| anyhow::anyhow!("`--shard {s}`: {e}"))?;
-    Ok(shard)
 }

@@ -19,7 +19,7 @@ use std::time::Duration;
 use serde_saphyr::{Location, Spanned};
 
 use crate::ledger::{OnInconclusive, Rates, TimeoutPolicy, sha256_hex};
-use crate::model::SequentialRule;
+use crate::model::{SequentialRule, Shard};
 use crate::sampler::Sampling;
 use crate::stats::sprt::MAX_TRIALS_LIMIT;
 use crate::stats::{self, StatsError};
@@ -210,6 +210,56 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// Keep only the tasks named in `ids` (`gate run --task`, in file order); none named
+    /// keeps them all. An unknown id is an error that lists the plan's tasks.
+    pub fn retain_tasks(&mut self, ids: &[String]) -> Result<(), String> {
+        if let Some(id) = ids
+            .iter()
+            .find(|id| !self.tasks.iter().any(|t| &t.id == *id))
+        {
+            let known: Vec<String> = self.tasks.iter().map(|t| format!("`{}`", t.id)).collect();
+            return Err(format!(
+                "`--task {id}`: no such task in `{}` (tasks: {})",
+                self.path.display(),
+                known.join(", ")
+            ));
+        }
+        if !ids.is_empty() {
+            self.tasks.retain(|t| ids.contains(&t.id));
+        }
+        Ok(())
+    }
+
+    /// Whether `shard` can split this plan's tasks: no more shards than the largest task
+    /// has trials (a shard owning no trial is a typo, not a plan), and no sequential task
+    /// (it decides trial by trial in ordinal order, on one machine).
+    pub fn check_shard(&self, shard: Shard) -> Result<(), String> {
+        let most = self
+            .tasks
+            .iter()
+            .map(|t| t.sampling.max_graded())
+            .max()
+            .unwrap_or(0);
+        if shard.m > most {
+            return Err(format!(
+                "`--shard {}/{}`: more shards than trials (the largest task runs {most}); use at most {most} shards",
+                shard.k, shard.m
+            ));
+        }
+        if let Some(t) = self
+            .tasks
+            .iter()
+            .find(|t| matches!(t.sampling, Sampling::Sequential { .. }))
+        {
+            return Err(format!(
+                "`--shard {}/{}`: task `{}` uses a sequential plan, which decides trial by trial in ordinal order and \
+                 cannot be split across machines; shard only single (n, c) plans, or run this task unsharded",
+                shard.k, shard.m, t.id
+            ));
+        }
+        Ok(())
+    }
+
     /// Read, parse and validate a plan file.
     pub fn load(path: &Path) -> Result<Plan, PlanError> {
         let shown = path.display().to_string();

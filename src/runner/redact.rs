@@ -61,6 +61,17 @@ impl Redactor {
         Redactor { literals, patterns }
     }
 
+    /// The redactor of gate's own environment plus `patterns` (`policy.redact`).
+    pub fn of_process_env(patterns: Vec<Regex>) -> Self {
+        let env: Vec<(String, String)> = std::env::vars().collect();
+        Redactor::new(env.iter().map(|(k, v)| (k.as_str(), v.as_str())), patterns)
+    }
+
+    /// Gate's own command line, redacted (the ledger's header keeps it).
+    pub fn argv(&self) -> Vec<String> {
+        std::env::args().map(|a| self.apply(&a)).collect()
+    }
+
     /// Add the secrets among some more environment variables (a task's `env:`).
     pub fn with_env<'a>(&self, env: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
         let extra = Redactor::new(env, Vec::new());
