@@ -140,9 +140,7 @@ pub fn preflight(files: &ReportFiles, ledger: &Path, plan: &Path) -> Result<(), 
             })?;
         }
     }
-    let step_summary = std::env::var_os("GITHUB_STEP_SUMMARY")
-        .filter(|_| !files.no_step_summary && files.summary.is_none())
-        .map(std::path::PathBuf::from);
+    let step_summary = step_summary(files);
     let lock = crate::runner::session::LedgerLock::path_for(ledger);
     let mut written = reports.clone();
     if let Some(p) = &step_summary {
@@ -161,6 +159,15 @@ pub fn preflight(files: &ReportFiles, ledger: &Path, plan: &Path) -> Result<(), 
         )));
     }
     Ok(())
+}
+
+/// The file the Markdown summary is appended to as the CI's step summary:
+/// `$GITHUB_STEP_SUMMARY`, unless `--no-step-summary`. It is written to whether or not
+/// `--summary` is given, so every check of report paths against the ledgers includes it.
+pub fn step_summary(files: &ReportFiles) -> Option<std::path::PathBuf> {
+    std::env::var_os("GITHUB_STEP_SUMMARY")
+        .filter(|v| !files.no_step_summary && !v.is_empty())
+        .map(std::path::PathBuf::from)
 }
 
 /// Whether a report path means stdout.

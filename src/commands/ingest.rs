@@ -226,27 +226,35 @@ fn rules(args: &IngestArgs) -> Result<Rules, Error> {
     Ok(Rules::Flags { rule, words })
 }
 
-/// Report paths must be files, and none may be the ledger or a result file.
+/// Report paths must be files, and none may be the ledger or a result file: the same file
+/// by any name (a hard link, a symlink), and the step summary too, which is appended to.
 fn preflight(args: &IngestArgs) -> Result<(), Error> {
     let files = &args.reports;
-    let named = [
+    let step_summary = crate::output::step_summary(files);
+    let mut outputs: Vec<(&str, &Path)> = [
         ("--junit", &files.junit),
         ("--summary", &files.summary),
         ("--json", &files.json),
-    ];
-    let same = |a: &Path, b: &Path| {
-        std::path::absolute(a)
-            .ok()
-            .zip(std::path::absolute(b).ok())
-            .is_some_and(|(a, b)| a == b)
-    };
-    for (flag, path) in named.iter().filter_map(|(f, p)| p.as_ref().map(|p| (f, p))) {
+    ]
+    .into_iter()
+    .filter_map(|(f, p)| p.as_deref().map(|p| (f, p)))
+    .filter(|(_, p)| !crate::output::is_stdout(p))
+    .collect();
+    for (flag, path) in &outputs {
         if path.is_dir() {
             return Err(Error::Usage(format!(
                 "`{flag} {}`: is a directory; give a file path",
                 path.display()
             )));
         }
+        crate::input::check_output(path)
+            .map_err(|e| Error::Usage(format!("`{flag} {}`: {e}", path.display())))?;
+    }
+    if let Some(p) = &step_summary {
+        outputs.push(("$GITHUB_STEP_SUMMARY", p));
+    }
+    let same = crate::input::same_file;
+    for (flag, path) in &outputs {
         if same(path, &args.ledger) || args.results.iter().any(|r| same(path, r)) {
             return Err(Error::Usage(format!(
                 "`{flag} {}`: is the ledger or one of the result files; give another path",

@@ -61,6 +61,11 @@ fn refuse_clashing_paths(args: &ReportArgs) -> Result<(), Error> {
         crate::input::check_output(path)
             .map_err(|e| Error::Usage(format!("`{flag} {}`: {e}", path.display())))?;
     }
+    // The step summary is appended to: over a ledger it would add lines that are no rows.
+    let step_summary = crate::output::step_summary(files);
+    if let Some(p) = &step_summary {
+        paths.push(("$GITHUB_STEP_SUMMARY", p));
+    }
     paths.extend(args.ledgers.iter().map(|l| ("a ledger given", l.as_path())));
     // The same ledger twice is allowed (it is de-duplicated); only outputs may not clash.
     let outputs = paths.len() - args.ledgers.len();

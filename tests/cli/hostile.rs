@@ -217,6 +217,49 @@ fn a_report_path_hard_linked_to_the_ledger_is_refused() {
     assert_eq!(read(&f.ledger_path()), before, "the ledger is untouched");
 }
 
+/// Regression: `$GITHUB_STEP_SUMMARY` naming the ledger was left out of the path checks
+/// whenever `--summary` was given (and always in `report` and `ingest`), so the Markdown was
+/// appended to the ledger after it was verified: exit 0, and a ledger that no longer reads.
+#[test]
+fn a_step_summary_naming_the_ledger_is_refused_by_run_report_and_ingest() {
+    let f = one_trial("touch ran");
+    let ledger = f.ledger_path();
+    let refused = |args: &[&str], what: &str| {
+        gate()
+            .current_dir(f.dir.path())
+            .args(args)
+            .env_remove("GITHUB_ACTIONS")
+            .env("GITHUB_STEP_SUMMARY", &ledger)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(what));
+    };
+    let run = [
+        "run",
+        "plan.yaml",
+        "--ledger",
+        "out/ledger.jsonl",
+        "--summary",
+        "s.md",
+    ];
+    refused(&run, "$GITHUB_STEP_SUMMARY name the same file");
+    assert!(!f.path("ran").exists(), "no trial ran");
+    f.run(&[]).code(0);
+    let before = read(&ledger);
+    let report = ["report", "out/ledger.jsonl", "--summary", "s.md"];
+    refused(
+        &report,
+        "$GITHUB_STEP_SUMMARY and a ledger given name the same file",
+    );
+    let junit = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/junit/playwright-no-retries.xml");
+    let junit = junit.to_str().unwrap();
+    let ingest = ["ingest", "--single", "5,1", "--assume-retries-off", junit];
+    let ingest = [&ingest[..], &["--ledger", "out/ledger.jsonl"]].concat();
+    refused(&ingest, "`$GITHUB_STEP_SUMMARY");
+    assert_eq!(read(&ledger), before, "the ledger is untouched");
+}
+
 /// A plan, ledger or report path that is a FIFO or a device is refused at once.
 #[test]
 fn fifo_and_device_paths_are_refused() {
@@ -395,4 +438,36 @@ fn result_note_and_score_reach_every_report() {
         md.contains("- **Notes:** #1: see \\[docs\\](https:&#47;&#47;x.example)"),
         "{md}"
     );
+}
+
+/// Regression, at full size: a 500-task plan produced a 1.05 MB step summary, which GitHub
+/// drops whole. The step summary stays under the limit and keeps every verdict row; the
+/// per-task detail is in the `--summary` file it points at.
+#[test]
+fn a_500_task_plan_keeps_the_step_summary_under_github_s_1_mib_limit() {
+    let mut yaml = String::from("version: 1\nsampling: {single: {n: 2, c: 1}}\ntasks:\n");
+    for i in 0..500 {
+        yaml.push_str(&format!(
+            "  - id: a-task-with-a-long-name-as-real-suites-have-{i:04}\n    run: \"true\"\n"
+        ));
+    }
+    let f = Fixture::new(&yaml);
+    let step = f.path("step-summary.md");
+    gate()
+        .current_dir(f.dir.path())
+        .args(["run", "plan.yaml", "--ledger", "out/ledger.jsonl", "-q"])
+        .args(["--summary", "full.md"])
+        .env_remove("GITHUB_ACTIONS")
+        .env("GITHUB_STEP_SUMMARY", &step)
+        .assert()
+        .code(0);
+    let full = std::fs::read_to_string(f.path("full.md")).unwrap();
+    let shown = std::fs::read_to_string(&step).unwrap();
+    assert!(full.len() > 1 << 20, "the whole summary is over 1 MiB");
+    assert!(shown.len() < 1 << 20, "{} bytes", shown.len());
+    for i in 0..500 {
+        let row = format!("| a-task-with-a-long-name-as-real-suites-have-{i:04} | ✅ PASS |");
+        assert!(shown.contains(&row), "row {i} kept");
+    }
+    assert!(shown.contains("per-task detail is in `full.md`"), "{shown}");
 }
