@@ -123,12 +123,15 @@ fn run_process(
         .stdout(out_w)
         .stderr(err_w);
     // Registered while it lives, so every way out of gate can kill it (invariant 9).
-    let spawned = sys::spawn_group(&mut cmd);
+    // A trial cancelled before its process started (the decision came, or gate is stopping)
+    // never starts it.
+    let spawned = sys::spawn_group(&mut cmd, cancel);
     // The command holds gate's copy of the pipes' write ends: drop it now, or the capture
     // would never see end of file.
     drop(cmd);
     let (mut child, _group) = match spawned {
-        Ok(s) => s,
+        Ok(Some(s)) => s,
+        Ok(None) => return (Ok(Ended::Cancelled), Some(streams.finish())),
         Err(e) => {
             let what = line.display();
             let why = match e.kind() {
@@ -201,7 +204,7 @@ impl Waiter<'_> {
                         return true;
                     }
                 }
-                // The time is up (or a signal interrupted the poll: the caller looks again).
+                // The time is up.
                 None => return false,
             }
             if Instant::now() >= until {
@@ -656,6 +659,7 @@ mod tests {
     }
 
     fn run(dir: &Path, line: &str, timeout: Duration) -> (AttemptRow, Duration) {
+        let _shared = sys::process_test();
         let started = Instant::now();
         let row = run_attempt(
             &spec(dir, line, timeout),

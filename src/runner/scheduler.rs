@@ -39,6 +39,10 @@ pub trait Launcher {
     /// Kill at once everything this launcher started that may still run. Called on every
     /// abnormal way out of [`run_task`].
     fn kill_all(&self);
+
+    /// Housekeeping on the scheduler's thread, called whenever it wakes (at least every
+    /// 50 ms): the real launcher reaps the ended orphans of its trials there.
+    fn tidy(&self) {}
 }
 
 /// What the scheduler needs to know about a task.
@@ -205,6 +209,7 @@ pub fn run_task<L: Launcher + ?Sized>(
         if lanes.in_flight.flags.is_empty() {
             break;
         }
+        launcher.tidy();
         let mut batch = match rx.recv_timeout(Duration::from_millis(50)) {
             Ok(m) => vec![m],
             Err(mpsc::RecvTimeoutError::Timeout) => continue,
@@ -403,20 +408,43 @@ impl ProcessLauncher {
 impl Launcher for ProcessLauncher {
     fn launch(&self, ordinal: u64, cancel: Arc<AtomicBool>, tx: mpsc::Sender<TrialMsg>) {
         let (spec, redactor, retry) = (self.spec.clone(), self.redactor.clone(), self.retry);
-        std::thread::spawn(move || {
-            run_trial(ordinal, retry, &cancel, &tx, |attempt| {
-                let spec = AttemptSpec {
-                    trial: ordinal,
-                    attempt,
-                    ..spec.clone()
-                };
-                attempt_or_internal_error(&spec, &redactor, &cancel)
+        let tx_back = tx.clone();
+        let started = std::thread::Builder::new()
+            .name("gate-trial".into())
+            .spawn(move || {
+                run_trial(ordinal, retry, &cancel, &tx, |attempt| {
+                    let spec = AttemptSpec {
+                        trial: ordinal,
+                        attempt,
+                        ..spec.clone()
+                    };
+                    attempt_or_internal_error(&spec, &redactor, &cancel)
+                });
             });
-        });
+        if let Err(e) = started {
+            // No thread to be had (a process or memory limit): the trial never ran, which is
+            // a harness error (exit 4), not a panic and not a lost trial.
+            let spec = AttemptSpec {
+                trial: ordinal,
+                attempt: 1,
+                ..self.spec.clone()
+            };
+            let why = format!("cannot start a thread for the trial: {e}");
+            // The scheduler holds the receiver while any trial is in flight.
+            let _ = tx_back.send(TrialMsg::Attempt {
+                row: Box::new(harness_error_row(&spec, why)),
+                last: true,
+            });
+        }
     }
 
     fn kill_all(&self) {
         super::sys::kill_all_groups();
+    }
+
+    fn tidy(&self) {
+        // The scheduler runs on gate's main thread, the parent of every adopted orphan.
+        super::sys::reap_orphans();
     }
 }
 
@@ -436,25 +464,31 @@ fn attempt_or_internal_error(
             .map(|s| s.to_string())
             .or_else(|| panic.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown panic".to_string());
-        AttemptRow {
-            task: spec.task.clone(),
-            trial: spec.trial,
-            attempt: spec.attempt,
-            started_at: now_rfc3339(),
-            duration_s: 0.0,
-            exit_code: None,
-            signal: None,
-            check_exit: None,
-            fault: Some(Fault::Harness),
-            outcome: Outcome::HarnessError,
-            graded: false,
-            result: None,
-            reason: Some(format!("internal error in gate (please report it): {what}")),
-            stdout_tail: String::new(),
-            stderr_tail: String::new(),
-            log: None,
-        }
+        let why = format!("internal error in gate (please report it): {what}");
+        harness_error_row(spec, why)
     })
+}
+
+/// The row of an attempt that gate itself could not run.
+fn harness_error_row(spec: &AttemptSpec, why: String) -> AttemptRow {
+    AttemptRow {
+        task: spec.task.clone(),
+        trial: spec.trial,
+        attempt: spec.attempt,
+        started_at: now_rfc3339(),
+        duration_s: 0.0,
+        exit_code: None,
+        signal: None,
+        check_exit: None,
+        fault: Some(Fault::Harness),
+        outcome: Outcome::HarnessError,
+        graded: false,
+        result: None,
+        reason: Some(why),
+        stdout_tail: String::new(),
+        stderr_tail: String::new(),
+        log: None,
+    }
 }
 
 #[cfg(test)]

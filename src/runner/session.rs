@@ -300,6 +300,8 @@ impl Session {
         verdict: Option<crate::model::Verdict>,
         code: u8,
     ) -> Result<(), Error> {
+        // The footer states how the run ended: not before every attempt row is on disk.
+        self.settle()?;
         self.append(Row::Footer(Footer {
             finished_at: now_rfc3339(),
             status,

@@ -13,8 +13,9 @@
 //! SIGKILL. Spawns run outside the registry's lock (lanes start trials in parallel) but are
 //! counted while under way: a sweep ([`kill_all_groups`]; the scheduler's guard on an error
 //! or a panic, the second Ctrl-C) stops new spawns and waits for those under way to be
-//! registered before it kills, so it can never miss a group being born; and the reaping of
-//! ended orphans skips a moment when a child may exist that is in no set yet.
+//! registered before it kills, so it can never miss a group being born; a trial already
+//! cancelled when no sweep holds it back does not spawn at all. Ended orphans are reaped by
+//! the main thread, which is their parent and never spawns a trial ([`reap_orphans`]).
 
 use std::collections::BTreeSet;
 use std::fs::File;
@@ -22,7 +23,7 @@ use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, RawFd};
 use std::path::Path;
 use std::process::{Child, Command};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -74,40 +75,34 @@ impl Group {
 
 impl Drop for Group {
     fn drop(&mut self) {
-        let mut reg = registry();
-        reg.live.remove(&self.pgid);
-        // While a spawn is under way its child is in no set and might have ended already: a
-        // peek could not tell it from an orphan. Leave the reaping to the next group's end.
-        if reg.spawning == 0 {
-            reap_ended_orphans(&reg.live);
-        }
+        registry().live.remove(&self.pgid);
     }
 }
 
-/// Reap the adopted orphans ([`adopt_orphans`]) that have already ended. Without this each
-/// trial that leaves a background process behind would leave a zombie of gate until the end
-/// of the run, and a 20,000-trial run could exhaust the process table. One `waitid` when
-/// there is nothing to reap. A registered leader is never reaped here (its thread does it):
-/// the peek stops at it, and the next group's end reaps the rest. Called under the
-/// registry's lock with no spawn under way, so every child of ours that is no orphan is in
-/// `live`.
-fn reap_ended_orphans(live: &BTreeSet<u32>) {
+/// Reap the adopted orphans ([`adopt_orphans`]) that have ended. Without this each trial
+/// that leaves a background process behind would leave a zombie of gate until the end of
+/// the run, and a long run could exhaust the process table (or a CI container's pids
+/// limit). One `waitid` when there is nothing to reap.
+///
+/// Call it from the thread that runs the scheduler: the main thread. The kernel hands an
+/// orphan to the subreaper's first live thread, its main thread, and the main thread never
+/// spawns a trial, so `__WNOTHREAD` (only this thread's own children) can never take a
+/// trial leader's exit status from the lane thread that waits for it, whatever spawn is
+/// under way.
+pub fn reap_orphans() {
     loop {
-        // SAFETY: waitid writes only into `info`; WNOWAIT only peeks, WNOHANG never blocks.
-        // waitpid then reaps that one pid, which is our own child and no registered leader
-        // (so no other thread waits for it).
-        unsafe {
+        // SAFETY: waitid writes only into `info`; WNOHANG never blocks; __WNOTHREAD limits
+        // it to the calling thread's children (see above).
+        let pid = unsafe {
             let mut info: libc::siginfo_t = std::mem::zeroed();
-            let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
+            let flags = libc::WEXITED | libc::WNOHANG | libc::__WNOTHREAD;
             if libc::waitid(libc::P_ALL, 0, &mut info, flags) != 0 {
                 return;
             }
-            let pid = info.si_pid();
-            if pid <= 0 || u32::try_from(pid).is_ok_and(|p| live.contains(&p)) {
-                return;
-            }
-            let mut status = 0;
-            libc::waitpid(pid, &mut status, libc::WNOHANG);
+            info.si_pid()
+        };
+        if pid == 0 {
+            return;
         }
     }
 }
@@ -131,12 +126,19 @@ impl Drop for Spawning {
 /// parallel; the registry counts it as under way instead. A sweep ([`kill_all_groups`])
 /// waits for the spawns under way to be registered, and no spawn starts while a sweep runs,
 /// so a sweep never misses a group being born.
-pub fn spawn_group(cmd: &mut Command) -> io::Result<(Child, Group)> {
+///
+/// `None` when `cancel` is set by the time no sweep runs: the trial was cancelled before its
+/// process started, so it never starts. (Whoever cancels sets the flags before sweeping, so
+/// a trial held back by a sweep cannot start after it.)
+pub fn spawn_group(cmd: &mut Command, cancel: &AtomicBool) -> io::Result<Option<(Child, Group)>> {
     use std::os::unix::process::CommandExt;
     cmd.process_group(0);
     let mut reg = registry();
     while reg.sweeping > 0 {
         reg = CHANGED.wait(reg).unwrap_or_else(|e| e.into_inner());
+    }
+    if cancel.load(Ordering::SeqCst) {
+        return Ok(None);
     }
     reg.spawning += 1;
     drop(reg);
@@ -149,7 +151,7 @@ pub fn spawn_group(cmd: &mut Command) -> io::Result<(Child, Group)> {
     drop(reg);
     drop(under_way);
     let group = Group { pgid: child.id() };
-    Ok((child, group))
+    Ok(Some((child, group)))
 }
 
 /// SIGKILL every registered process group and every adopted orphan ([`kill_orphans`]).
@@ -345,8 +347,8 @@ pub fn set_nonblocking(fd: RawFd) {
 }
 
 /// Wait up to `timeout` until one of `fds` is readable (or at end of file, or in error);
-/// `None` entries are not watched. Returns which are ready, or `None` when none is (the
-/// timeout passed, or poll was interrupted).
+/// `None` entries are not watched. Returns which are ready, or `None` when none is by the
+/// timeout (a signal interrupting the wait does not end it early).
 pub fn poll_readable<const N: usize>(
     fds: [Option<RawFd>; N],
     timeout: Duration,
@@ -357,10 +359,23 @@ pub fn poll_readable<const N: usize>(
         events: libc::POLLIN,
         revents: 0,
     });
-    let ms = timeout.as_millis().min(i32::MAX as u128) as libc::c_int;
-    // SAFETY: N valid pollfd structs and their count; poll writes only their revents.
-    let n = unsafe { libc::poll(pfds.as_mut_ptr(), N as libc::nfds_t, ms) };
-    (n > 0).then(|| pfds.map(|p| p.revents != 0))
+    let until = std::time::Instant::now() + timeout;
+    loop {
+        let left = until.saturating_duration_since(std::time::Instant::now());
+        // Rounded up: a wait of 0.4 ms must not become a busy poll of 0 ms.
+        let ms = left.as_micros().div_ceil(1000).min(i32::MAX as u128) as libc::c_int;
+        // SAFETY: N valid pollfd structs and their count; poll writes only their revents.
+        let n = unsafe { libc::poll(pfds.as_mut_ptr(), N as libc::nfds_t, ms) };
+        if n > 0 {
+            return Some(pfds.map(|p| p.revents != 0));
+        }
+        // A signal (Ctrl-C reaching this thread) interrupts poll whatever SA_RESTART says:
+        // wait out the rest, or a drain would stop early and a grace be cut short.
+        let interrupted = n < 0 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted;
+        if !interrupted || left.is_zero() {
+            return None;
+        }
+    }
 }
 
 /// Take an exclusive advisory lock on `file` without waiting; `Ok(false)` when another open
@@ -489,15 +504,28 @@ fn kill_all_and_exit(code: u8) -> ! {
     unsafe { libc::_exit(i32::from(code)) }
 }
 
+/// Unit tests that start processes hold this shared; a test that kills every registered
+/// group and every child (`kill_all_groups`) holds it alone, so it never kills another
+/// test's processes.
+#[cfg(test)]
+pub(crate) static PROCESS_TESTS: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
+#[cfg(test)]
+pub(crate) fn process_test() -> std::sync::RwLockReadGuard<'static, ()> {
+    PROCESS_TESTS.read().unwrap_or_else(|e| e.into_inner())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn a_spawned_group_is_registered_until_dropped_and_killed_by_kill_all() {
+        let _alone = PROCESS_TESTS.write().unwrap_or_else(|e| e.into_inner());
         let mut cmd = Command::new("/bin/sh");
         cmd.args(["-c", "sleep 30"]);
-        let (mut child, group) = spawn_group(&mut cmd).expect("spawn");
+        let never = AtomicBool::new(false);
+        let (mut child, group) = spawn_group(&mut cmd, &never).expect("spawn").unwrap();
         assert!(registry().live.contains(&group.pgid()));
         assert!(kill_all_groups() >= 1);
         let status = child.wait().expect("wait");
@@ -512,16 +540,21 @@ mod tests {
 
     #[test]
     fn parallel_spawns_never_lose_a_child_to_the_orphan_reaper() {
-        // Lanes spawn outside the registry's lock; a group's end peeks for ended orphans
-        // with waitid(P_ALL). A child that ended before it was registered looks like an
-        // orphan, and reaping it would leave its thread with ECHILD (a harness error). The
-        // spawns under way are counted, and no reaping happens while there are any.
+        let _shared = process_test();
+        // Lanes spawn outside the registry's lock while the scheduler's thread reaps ended
+        // orphans. A reaper that took any ended child (waitid P_ALL) could take a lane's
+        // child before the lane waits for it, leaving the lane with ECHILD (a harness
+        // error). Here the reaping thread's own children stand for the orphans the kernel
+        // hands to gate's main thread: they are reaped, and no lane loses a child.
         let lanes: Vec<_> = (0..4)
             .map(|_| {
                 std::thread::spawn(|| {
+                    let never = AtomicBool::new(false);
                     for _ in 0..150 {
                         let mut cmd = Command::new("/bin/true");
-                        let (mut child, group) = spawn_group(&mut cmd).expect("spawn");
+                        let (mut child, group) = spawn_group(&mut cmd, &never)
+                            .expect("spawn")
+                            .expect("not cancelled");
                         let status = child.wait().expect("the child's status is its own");
                         assert!(status.success());
                         drop(group);
@@ -529,9 +562,61 @@ mod tests {
                 })
             })
             .collect();
+        let mut orphans = Vec::new();
+        while lanes.iter().any(|l| !l.is_finished()) {
+            // Children of this thread that end and are never waited for, like orphans.
+            orphans.push(Command::new("/bin/true").spawn().expect("spawn").id());
+            reap_orphans();
+        }
         for lane in lanes {
             lane.join().expect("no lane lost a child");
         }
+        std::thread::sleep(Duration::from_millis(100));
+        reap_orphans();
+        for pid in orphans {
+            // SAFETY: waitpid on a pid this thread started; it writes only the status word.
+            let rc = unsafe { libc::waitpid(pid as libc::pid_t, &mut 0, libc::WNOHANG) };
+            assert_eq!(rc, -1, "orphan {pid} was reaped");
+        }
+    }
+
+    /// Regression (review of the overhead work): after a ledger error the scheduler's guard
+    /// cancels the trials and sweeps; a trial launched just before, held back by the sweep,
+    /// then spawned after it and outlived gate (ppid 1). It sees its cancel flag instead.
+    #[test]
+    fn a_trial_held_back_by_a_sweep_and_cancelled_meanwhile_never_starts() {
+        let _shared = process_test();
+        let cancel = std::sync::Arc::new(AtomicBool::new(false));
+        let mut reg = begin_sweep();
+        let flag = std::sync::Arc::clone(&cancel);
+        let lane = std::thread::spawn(move || {
+            let mut cmd = Command::new("/bin/sh");
+            cmd.args(["-c", "sleep 30"]);
+            spawn_group(&mut cmd, &flag).expect("no error").is_none()
+        });
+        std::thread::sleep(Duration::from_millis(50));
+        // As the guard does: cancel first, then the sweep ends.
+        cancel.store(true, Ordering::SeqCst);
+        reg.sweeping -= 1;
+        drop(reg);
+        CHANGED.notify_all();
+        assert!(
+            lane.join().unwrap(),
+            "the cancelled trial's process never started"
+        );
+    }
+
+    #[test]
+    fn a_cancelled_trial_never_starts_its_process() {
+        let _shared = process_test();
+        let mut cmd = Command::new("/bin/sh");
+        cmd.args(["-c", "sleep 30"]);
+        let cancelled = AtomicBool::new(true);
+        assert!(
+            spawn_group(&mut cmd, &cancelled)
+                .expect("no error")
+                .is_none()
+        );
     }
 
     #[test]

@@ -339,6 +339,42 @@ fn orphans_of_ended_trials_are_reaped_during_the_run() {
     );
 }
 
+/// Regression (review of the overhead work): with the spawns of parallel lanes outside the
+/// registry's lock, a group's end skipped the reaping whenever another lane was spawning —
+/// nearly always with quick trials — and hundreds of zombies piled up (211 at `--jobs 16`),
+/// enough to hit a CI container's pids limit. The scheduler's thread, the orphans' parent,
+/// reaps them whenever it wakes.
+#[test]
+fn orphans_of_quick_parallel_trials_are_reaped_during_the_run() {
+    let f = Fixture::new(
+        r#"version: 1
+sampling: {single: {n: 1000, c: 0}}
+tasks:
+  - id: t
+    run: |
+      (setsid true &)
+      if [ $((GATE_TRIAL % 50)) -eq 0 ]; then
+        n=0
+        for c in $(cat /proc/$PPID/task/*/children 2>/dev/null); do
+          [ "$(cut -d' ' -f3 /proc/$c/stat 2>/dev/null)" = Z ] && n=$((n+1))
+        done
+        echo $n >> zombies
+      fi
+      exit 0
+"#,
+    );
+    f.run(&["--jobs", "8"]).code(0);
+    let counts: Vec<u32> = read(&f.path("zombies"))
+        .lines()
+        .map(|l| l.trim().parse().unwrap())
+        .collect();
+    assert_eq!(counts.len(), 20);
+    assert!(
+        counts.iter().all(|&z| z < 50),
+        "zombies of gate at every 50th trial: {counts:?}"
+    );
+}
+
 /// Regression (review of issue 8): the second Ctrl-C killed the registered process groups
 /// but not a process that had escaped its group with `setsid`.
 #[test]
