@@ -319,6 +319,14 @@ fn a_setsid_escapee_does_not_outlive_the_run() {
     );
 }
 
+/// The counts of gate's zombies that the trials wrote to `zombies`, one a line.
+fn zombie_counts(f: &Fixture) -> Vec<u32> {
+    read(&f.path("zombies"))
+        .lines()
+        .map(|l| l.trim().parse().unwrap())
+        .collect()
+}
+
 /// Regression (review of issue 8, after gate became the trials' subreaper): a trial that left
 /// a background process made a zombie of gate that stayed until the end of the run; a long
 /// run could fill the process table. Ended orphans are reaped as each process group ends.
@@ -328,10 +336,7 @@ fn orphans_of_ended_trials_are_reaped_during_the_run() {
         "version: 1\nsampling: {single: {n: 8, c: 0}}\ntasks:\n  - id: t\n    run: 'sleep 30 & ps -o stat= --ppid $PPID | grep -c Z >> zombies; exit 0'\n",
     );
     f.run(&[]).code(0);
-    let counts: Vec<u32> = read(&f.path("zombies"))
-        .lines()
-        .map(|l| l.trim().parse().unwrap())
-        .collect();
+    let counts = zombie_counts(&f);
     assert_eq!(counts.len(), 8);
     assert!(
         counts.iter().all(|&z| z <= 1),
@@ -364,10 +369,7 @@ tasks:
 "#,
     );
     f.run(&["--jobs", "8"]).code(0);
-    let counts: Vec<u32> = read(&f.path("zombies"))
-        .lines()
-        .map(|l| l.trim().parse().unwrap())
-        .collect();
+    let counts = zombie_counts(&f);
     assert_eq!(counts.len(), 20);
     assert!(
         counts.iter().all(|&z| z < 50),
