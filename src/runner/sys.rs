@@ -84,12 +84,21 @@ impl Drop for Group {
 /// the run, and a long run could exhaust the process table (or a CI container's pids
 /// limit). One `waitid` when there is nothing to reap.
 ///
-/// Call it from the thread that runs the scheduler: the main thread. The kernel hands an
+/// It works from the main thread only (elsewhere it does nothing): the kernel hands an
 /// orphan to the subreaper's first live thread, its main thread, and the main thread never
 /// spawns a trial, so `__WNOTHREAD` (only this thread's own children) can never take a
 /// trial leader's exit status from the lane thread that waits for it, whatever spawn is
-/// under way.
+/// under way. `gate run` calls it from the scheduler, which runs on the main thread.
 pub fn reap_orphans() {
+    // SAFETY: gettid and getpid only return ids.
+    let main_thread = unsafe { libc::gettid() == libc::getpid() };
+    if main_thread {
+        reap_own_children();
+    }
+}
+
+/// Reap the ended children of the calling thread (not of other threads).
+fn reap_own_children() {
     loop {
         // SAFETY: waitid writes only into `info`; WNOHANG never blocks; __WNOTHREAD limits
         // it to the calling thread's children (see above).
@@ -299,8 +308,8 @@ pub fn kill_group(pgid: u32, sig: libc::c_int) {
     }
 }
 
-/// A Linux pidfd: becomes readable when the process exits, so one thread can wait for an
-/// exit, a deadline and a cancel flag at once without a helper thread per attempt.
+/// A Linux pidfd: becomes readable when the process exits, so one thread can poll for an
+/// exit, the process's output, a deadline and a cancel flag at once ([`poll_readable`]).
 #[derive(Debug)]
 pub struct PidFd(File);
 
@@ -318,19 +327,6 @@ impl PidFd {
     /// The descriptor, to poll together with others; readable once the process exited.
     pub fn raw(&self) -> RawFd {
         self.0.as_raw_fd()
-    }
-
-    /// Wait up to `timeout` for the process to exit; true once it has.
-    pub fn wait(&self, timeout: Duration) -> bool {
-        let mut pfd = libc::pollfd {
-            fd: self.0.as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        };
-        let ms = timeout.as_millis().min(i32::MAX as u128) as libc::c_int;
-        // SAFETY: one valid pollfd, count 1; poll writes only its revents.
-        let n = unsafe { libc::poll(&mut pfd, 1, ms) };
-        n > 0
     }
 }
 
@@ -566,13 +562,13 @@ mod tests {
         while lanes.iter().any(|l| !l.is_finished()) {
             // Children of this thread that end and are never waited for, like orphans.
             orphans.push(Command::new("/bin/true").spawn().expect("spawn").id());
-            reap_orphans();
+            reap_own_children();
         }
         for lane in lanes {
             lane.join().expect("no lane lost a child");
         }
         std::thread::sleep(Duration::from_millis(100));
-        reap_orphans();
+        reap_own_children();
         for pid in orphans {
             // SAFETY: waitpid on a pid this thread started; it writes only the status word.
             let rc = unsafe { libc::waitpid(pid as libc::pid_t, &mut 0, libc::WNOHANG) };
