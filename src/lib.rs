@@ -10,7 +10,7 @@
 //!                                        parallel jobs, result protocol)
 //!                                           │ every attempt, as it ends
 //!                                           ▼
-//!                                        Ledger (append-only JSONL, fsync per row)
+//!                                        Ledger (append-only JSONL, rows synced)
 //!                                           │
 //!                                           ▼
 //!                          Reports: terminal · JSON · JUnit · Markdown summary

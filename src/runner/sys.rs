@@ -153,7 +153,8 @@ pub fn spawn_group(cmd: &mut Command, cancel: &AtomicBool) -> io::Result<Option<
     drop(reg);
     let under_way = Spawning;
     let spawned = cmd.spawn();
-    // Registered in the same critical section that ends the spawn's count.
+    // Registered before the spawn's count ends (the guard's drop, below): a sweep that
+    // waits for the count to fall finds the group in the set.
     let mut reg = registry();
     let child = spawned?;
     reg.live.insert(child.id());

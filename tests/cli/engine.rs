@@ -329,7 +329,7 @@ fn zombie_counts(f: &Fixture) -> Vec<u32> {
 
 /// Regression (review of issue 8, after gate became the trials' subreaper): a trial that left
 /// a background process made a zombie of gate that stayed until the end of the run; a long
-/// run could fill the process table. Ended orphans are reaped as each process group ends.
+/// run could fill the process table. Ended orphans are reaped while the run goes on.
 #[test]
 fn orphans_of_ended_trials_are_reaped_during_the_run() {
     let f = Fixture::new(
