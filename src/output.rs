@@ -109,17 +109,8 @@ pub fn report_to_stdout(files: &ReportFiles) -> Result<bool, Error> {
 /// another report (`--json` naming the ledger would overwrite the evidence with a report of
 /// it; a report over the lock, the pid that a second run reads).
 pub fn preflight(files: &ReportFiles, ledger: &Path, plan: &Path) -> Result<(), Error> {
-    let named = [
-        ("--junit", &files.junit),
-        ("--summary", &files.summary),
-        ("--json", &files.json),
-    ];
     report_to_stdout(files)?;
-    let reports: Vec<(&str, &Path)> = named
-        .iter()
-        .filter_map(|(f, p)| p.as_deref().map(|p| (*f, p)))
-        .filter(|(_, p)| !is_stdout(p))
-        .collect();
+    let reports = report_files(files);
     for &(flag, path) in reports.iter().chain([("--ledger", ledger)].iter()) {
         if path.is_dir() {
             return Err(Error::Usage(format!(
@@ -159,6 +150,20 @@ pub fn preflight(files: &ReportFiles, ledger: &Path, plan: &Path) -> Result<(), 
         )));
     }
     Ok(())
+}
+
+/// The report files asked for (`--junit`, `--summary`, `--json`), with their flags; a
+/// report to stdout (`-`) is no file and is left out.
+pub fn report_files(files: &ReportFiles) -> Vec<(&'static str, &Path)> {
+    [
+        ("--junit", &files.junit),
+        ("--summary", &files.summary),
+        ("--json", &files.json),
+    ]
+    .into_iter()
+    .filter_map(|(f, p)| p.as_deref().map(|p| (f, p)))
+    .filter(|(_, p)| !is_stdout(p))
+    .collect()
 }
 
 /// The file the Markdown summary is appended to as the CI's step summary:

@@ -10,7 +10,6 @@
 //! verify` and `gate report` work on the result.
 
 use std::io::Write as _;
-use std::path::Path;
 
 use crate::cli::{DesignRule, IngestArgs, OutputArgs};
 use crate::error::Error;
@@ -231,15 +230,7 @@ fn rules(args: &IngestArgs) -> Result<Rules, Error> {
 fn preflight(args: &IngestArgs) -> Result<(), Error> {
     let files = &args.reports;
     let step_summary = crate::output::step_summary(files);
-    let mut outputs: Vec<(&str, &Path)> = [
-        ("--junit", &files.junit),
-        ("--summary", &files.summary),
-        ("--json", &files.json),
-    ]
-    .into_iter()
-    .filter_map(|(f, p)| p.as_deref().map(|p| (f, p)))
-    .filter(|(_, p)| !crate::output::is_stdout(p))
-    .collect();
+    let mut outputs = crate::output::report_files(files);
     for (flag, path) in &outputs {
         if path.is_dir() {
             return Err(Error::Usage(format!(

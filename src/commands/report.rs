@@ -48,15 +48,7 @@ pub fn execute(args: &ReportArgs, output: &OutputArgs) -> Result<u8, Error> {
 /// other: `--json` equal to a ledger would replace the evidence with a report of it.
 fn refuse_clashing_paths(args: &ReportArgs) -> Result<(), Error> {
     let files = &args.reports;
-    let mut paths: Vec<(&str, &std::path::Path)> = [
-        ("--junit", &files.junit),
-        ("--summary", &files.summary),
-        ("--json", &files.json),
-    ]
-    .into_iter()
-    .filter_map(|(f, p)| p.as_deref().map(|p| (f, p)))
-    .filter(|(_, p)| !crate::output::is_stdout(p))
-    .collect();
+    let mut paths = crate::output::report_files(files);
     for (flag, path) in &paths {
         crate::input::check_output(path)
             .map_err(|e| Error::Usage(format!("`{flag} {}`: {e}", path.display())))?;

@@ -38,7 +38,7 @@ pub const TAIL_BYTES: usize = 128 * 1024;
 /// Smallest redaction margin kept beyond each cut.
 pub const MIN_MARGIN: usize = 4096;
 /// How long [`Streams::finish`] keeps draining a pipe still held open by a straggler.
-pub const DRAIN: Duration = Duration::from_millis(100);
+const DRAIN: Duration = Duration::from_millis(100);
 /// Longest wait for more output once the process ended (a poll wakes at once on data or end
 /// of file).
 const TICK: Duration = Duration::from_millis(20);

@@ -244,10 +244,7 @@ impl Session {
     /// An error if a background sync failed: that row may not be on disk.
     fn sync_failure(&self) -> Result<(), Error> {
         match self.syncer.as_ref().and_then(Syncer::failure) {
-            Some(e) => Err(output(LedgerError::Io {
-                path: self.writer.path().to_path_buf(),
-                source: e,
-            })),
+            Some(e) => Err(self.sync_error(e)),
             None => Ok(()),
         }
     }
@@ -256,12 +253,16 @@ impl Session {
     /// whether every sync succeeded. From then on every row is synced as it is written.
     fn settle(&mut self) -> Result<(), Error> {
         match self.syncer.take().map(Syncer::finish) {
-            Some(Err(e)) => Err(output(LedgerError::Io {
-                path: self.writer.path().to_path_buf(),
-                source: e,
-            })),
+            Some(Err(e)) => Err(self.sync_error(e)),
             _ => Ok(()),
         }
+    }
+
+    fn sync_error(&self, source: std::io::Error) -> Error {
+        output(LedgerError::Io {
+            path: self.writer.path().to_path_buf(),
+            source,
+        })
     }
 
     /// Append many rows, synced once at the end (see [`LedgerWriter::append_all`]).
@@ -346,10 +347,8 @@ const SYNC_GAP: std::time::Duration = std::time::Duration::from_millis(5);
 
 #[derive(Debug, Default)]
 struct SyncState {
-    /// Requests made.
-    requested: u64,
-    /// Requests served by a completed sync.
-    synced: u64,
+    /// Rows were written since the last sync began.
+    pending: bool,
     /// The first failed sync; the thread stops there.
     failed: Option<std::io::Error>,
     /// Stop once everything requested is synced.
@@ -384,7 +383,7 @@ impl Syncer {
 
     /// Ask for everything written so far to be synced.
     fn request(&self) {
-        self.state().requested += 1;
+        self.state().pending = true;
         self.shared.1.notify_all();
     }
 
@@ -435,13 +434,14 @@ fn sync_loop(file: &File, shared: &(Mutex<SyncState>, Condvar)) {
     let (lock, cond) = shared;
     let mut st = relock(lock.lock());
     loop {
-        while st.requested == st.synced && !st.closing {
+        while !st.pending && !st.closing {
             st = relock(cond.wait(st));
         }
-        if st.requested == st.synced {
+        if !st.pending {
             return;
         }
-        let target = st.requested;
+        // Rows written from here on wait for the next sync.
+        st.pending = false;
         drop(st);
         let result = file.sync_data();
         st = relock(lock.lock());
@@ -449,7 +449,6 @@ fn sync_loop(file: &File, shared: &(Mutex<SyncState>, Condvar)) {
             st.failed = Some(e);
             return;
         }
-        st.synced = target;
         // Let the rows of the next few milliseconds gather for one sync (not when closing).
         st = match cond.wait_timeout_while(st, SYNC_GAP, |st| !st.closing) {
             Ok((g, _)) => g,

@@ -169,21 +169,31 @@ pub fn spawn_group(cmd: &mut Command, cancel: &AtomicBool) -> io::Result<Option<
 /// way out cancels trials one by one and leaves nothing registered. Returns how many groups
 /// were signalled.
 pub fn kill_all_groups() -> usize {
-    let mut reg = begin_sweep();
-    let killed = sweep(&reg.live);
-    reg.sweeping -= 1;
-    CHANGED.notify_all();
-    killed
+    sweep(&Sweep::begin().0.live)
 }
 
-/// Stop new spawns, wait for those under way to be registered, and hold the registry.
-fn begin_sweep() -> MutexGuard<'static, Registry> {
-    let mut reg = registry();
-    reg.sweeping += 1;
-    while reg.spawning > 0 {
-        reg = CHANGED.wait(reg).unwrap_or_else(|e| e.into_inner());
+/// A sweep under way: new spawns wait, those under way have been registered, and the
+/// registry is held. Dropping it ends the sweep (also when a sweep unwinds, so spawns are
+/// never held back for good by a failed one); the second Ctrl-C never drops its sweep.
+struct Sweep(MutexGuard<'static, Registry>);
+
+impl Sweep {
+    /// Stop new spawns and wait for those under way to be registered.
+    fn begin() -> Sweep {
+        let mut reg = registry();
+        reg.sweeping += 1;
+        while reg.spawning > 0 {
+            reg = CHANGED.wait(reg).unwrap_or_else(|e| e.into_inner());
+        }
+        Sweep(reg)
     }
-    reg
+}
+
+impl Drop for Sweep {
+    fn drop(&mut self) {
+        self.0.sweeping -= 1;
+        CHANGED.notify_all();
+    }
 }
 
 /// SIGKILL the groups in `live`, wait for their leaders to die, then kill the orphans.
@@ -238,11 +248,7 @@ const ORPHAN_ROUNDS: usize = 1000;
 /// many were killed. Called when no trial runs any more (the end of a run) and on every
 /// abnormal way out.
 pub fn kill_orphans() -> usize {
-    let mut reg = begin_sweep();
-    let killed = kill_orphans_except(&reg.live);
-    reg.sweeping -= 1;
-    CHANGED.notify_all();
-    killed
+    kill_orphans_except(&Sweep::begin().0.live)
 }
 
 /// How long [`kill_orphans`] watches for more orphans after the last one: a process killed
@@ -493,8 +499,8 @@ fn exit_code_for(sig: libc::c_int) -> u8 {
 /// no group can be spawned after the kill.
 fn kill_all_and_exit(code: u8) -> ! {
     // The sweep is never ended: no spawn starts between it and the exit.
-    let reg = begin_sweep();
-    sweep(&reg.live);
+    let held = std::mem::ManuallyDrop::new(Sweep::begin());
+    sweep(&held.0.live);
     // SAFETY: _exit ends the process without running atexit handlers or unwinding other
     // threads (which may hold stdout's lock); every ledger row already written is in the
     // file, which the kernel keeps whatever becomes of this process.
@@ -584,7 +590,7 @@ mod tests {
     fn a_trial_held_back_by_a_sweep_and_cancelled_meanwhile_never_starts() {
         let _shared = process_test();
         let cancel = std::sync::Arc::new(AtomicBool::new(false));
-        let mut reg = begin_sweep();
+        let held = Sweep::begin();
         let flag = std::sync::Arc::clone(&cancel);
         let lane = std::thread::spawn(move || {
             let mut cmd = Command::new("/bin/sh");
@@ -594,9 +600,7 @@ mod tests {
         std::thread::sleep(Duration::from_millis(50));
         // As the guard does: cancel first, then the sweep ends.
         cancel.store(true, Ordering::SeqCst);
-        reg.sweeping -= 1;
-        drop(reg);
-        CHANGED.notify_all();
+        drop(held);
         assert!(
             lane.join().unwrap(),
             "the cancelled trial's process never started"
