@@ -583,3 +583,128 @@ mod ordered_tests {
         assert_eq!(s.offer(8, Outcome::Pass), vec![(8, Disposition::Counted)]);
     }
 }
+
+/// The property that lets one lattice decide every rule: the sampler's verdict after any
+/// outcome sequence is the one [`Boundaries::decide`] gives on the rule's lattice, with the
+/// unavailable budget checked first.
+#[cfg(test)]
+mod lattice_agreement {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A single, Wald or calibrated rule with random parameters. The calibrated lattice is
+    /// an arbitrary valid table (the sampler decides whatever lattice the ledger recorded),
+    /// plus, sometimes, a real design.
+    fn rule() -> impl Strategy<Value = Sampling> {
+        let single = (1u64..80, 0.0f64..1.0).prop_map(|(n, frac)| Sampling::Single {
+            n,
+            c: ((n as f64) * frac) as u64 % n,
+        });
+        let wald = (
+            0.3f64..0.99,
+            0.02f64..0.5,
+            1e-4f64..0.3,
+            1e-4f64..0.3,
+            1u64..250,
+        )
+            .prop_filter_map("rates out of (0, 1)", |(h, gap, alpha, beta, m)| {
+                let r = h - gap;
+                (r > 0.01).then_some(Sampling::Sequential {
+                    healthy: h,
+                    regressed: r,
+                    alpha,
+                    beta,
+                    max_trials: m,
+                    rule: SequentialRule::Wald,
+                })
+            });
+        let table = (1usize..120)
+            .prop_flat_map(|m| {
+                proptest::collection::vec((0u64..6, 0u64..6, 0u64..4), m).prop_map(|steps| {
+                    // Rows from random increments: the PASS bound and the FAIL bound each
+                    // rise by at most one failure per trial (as a real rule's can), with a
+                    // gap of at least one between them; early rows may have neither.
+                    let mut rows = Vec::with_capacity(steps.len());
+                    for (i, &(a, b, gap)) in steps.iter().enumerate() {
+                        let t = i as u64 + 1;
+                        let pass = (a > 1).then(|| (t * a / 8).min(t));
+                        let fail = (b > 1).then(|| pass.map_or(t * b / 6, |p| p + 1 + gap));
+                        rows.push(crate::stats::lattice::LatticeRow {
+                            trials: t,
+                            pass_max_failures: pass,
+                            fail_min_failures: fail,
+                        });
+                    }
+                    Boundaries::new(rows).expect("PASS below FAIL by construction")
+                })
+            })
+            .prop_map(calibrated);
+        let designed = (0.8f64..0.97, 0.1f64..0.3).prop_filter_map("no design", |(h, gap)| {
+            crate::stats::calibrated::design_calibrated(h, h - gap, 0.05, 0.1, None)
+                .ok()
+                .map(|d| calibrated(d.boundaries))
+        });
+        prop_oneof![single, wald, table, designed]
+    }
+
+    fn calibrated(lattice: Boundaries) -> Sampling {
+        Sampling::Sequential {
+            healthy: 0.9,
+            regressed: 0.7,
+            alpha: 0.05,
+            beta: 0.1,
+            max_trials: lattice.max_trials(),
+            rule: SequentialRule::Calibrated { lattice },
+        }
+    }
+
+    fn outcome() -> impl Strategy<Value = TrialOutcome> {
+        prop_oneof![
+            6 => Just(TrialOutcome::Pass),
+            3 => Just(TrialOutcome::Fail),
+            1 => Just(TrialOutcome::Unavailable),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn the_sampler_decides_as_the_rules_lattice_does(
+            sampling in rule(),
+            budget in 0u64..5,
+            outcomes in proptest::collection::vec(outcome(), 0..300),
+        ) {
+            let lattice = sampling.lattice().expect("a valid rule has a lattice");
+            let mut sampler = Sampler::new(sampling, budget).expect("valid rule");
+            let (mut g, mut f, mut u) = (0u64, 0u64, 0u64);
+            let mut decided = false;
+            for o in outcomes {
+                let got = sampler.consume(o).map(|d| d.verdict);
+                if decided {
+                    // Outcomes beyond the decision point are ignored.
+                    prop_assert_eq!(got, None);
+                    continue;
+                }
+                match o {
+                    TrialOutcome::Pass => g += 1,
+                    TrialOutcome::Fail => (g, f) = (g + 1, f + 1),
+                    TrialOutcome::Unavailable => u += 1,
+                }
+                let want = if u > budget {
+                    Some(Verdict::Inconclusive)
+                } else {
+                    match lattice.decide(g, f) {
+                        State::Continue => None,
+                        State::Pass => Some(Verdict::Pass),
+                        State::Fail => Some(Verdict::Fail),
+                        State::Truncated => Some(Verdict::Inconclusive),
+                    }
+                };
+                prop_assert_eq!(got, want, "after {} graded ({} failed), {} unavailable", g, f, u);
+                decided = want.is_some();
+                prop_assert_eq!(sampler.tally().graded(), g);
+            }
+        }
+    }
+}
