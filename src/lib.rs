@@ -43,6 +43,7 @@ pub mod output;
 pub mod plan;
 pub mod progress;
 pub mod report;
+pub mod rule;
 pub mod runner;
 pub mod sampler;
 pub mod stats;

@@ -9,29 +9,18 @@
 use std::collections::BTreeMap;
 
 use crate::ledger::Counts;
-use crate::model::SequentialRule;
 use crate::model::{Outcome, Shard};
-use crate::stats::lattice::{Boundaries, State};
-use crate::stats::sprt::{Sprt, SprtState};
+use crate::rule::Rule;
 
 pub use crate::model::{Sampling, Tally, TrialOutcome, Verdict};
+pub use crate::rule::Decision;
 
-/// A verdict and why.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Decision {
-    /// The verdict.
-    pub verdict: Verdict,
-    /// One sentence: what decided it.
-    pub reason: String,
-}
-
-/// A sampling rule in progress.
+/// A sampling rule in progress: the tally, the unavailable budget, and the [`Rule`] (its
+/// lattice) that decides.
 #[derive(Debug, Clone)]
 pub struct Sampler {
     sampling: Sampling,
-    sprt: Option<Sprt>,
-    /// The calibrated rule's lattice (Wald's rule decides through `sprt`).
-    lattice: Option<Boundaries>,
+    rule: Rule,
     max_unavailable: u64,
     tally: Tally,
     decision: Option<Decision>,
@@ -39,48 +28,26 @@ pub struct Sampler {
 
 impl Sampler {
     /// A fresh sampler. `max_unavailable` is the budget of unavailable trials; one more makes
-    /// the task INCONCLUSIVE. Fails only for a sequential rule whose rates are impossible,
-    /// which plan validation has already ruled out.
+    /// the task INCONCLUSIVE. Fails for a spec [`Rule::new`] refuses, which plan validation
+    /// (or, for a recorded spec, the replay's header check) has already ruled out.
     pub fn new(sampling: Sampling, max_unavailable: u64) -> Result<Self, crate::stats::StatsError> {
-        let (sprt, lattice) = match &sampling {
-            Sampling::Single { .. } => (None, None),
-            Sampling::Sequential {
-                healthy,
-                regressed,
-                alpha,
-                beta,
-                max_trials,
-                rule: SequentialRule::Wald,
-            } => (
-                Some(Sprt::new(*healthy, *regressed, *alpha, *beta, *max_trials)?),
-                None,
-            ),
-            Sampling::Sequential {
-                max_trials,
-                rule: SequentialRule::Calibrated { lattice },
-                ..
-            } => {
-                if lattice.max_trials() != *max_trials {
-                    return Err(crate::stats::StatsError::BadLattice {
-                        reason: "the lattice's rows do not end at `max_trials`",
-                    });
-                }
-                (None, Some(lattice.clone()))
-            }
-        };
         Ok(Sampler {
+            rule: Rule::new(&sampling)?,
             sampling,
-            sprt,
-            lattice,
             max_unavailable,
             tally: Tally::default(),
             decision: None,
         })
     }
 
-    /// The rule.
+    /// The rule's spec.
     pub fn sampling(&self) -> &Sampling {
         &self.sampling
+    }
+
+    /// The rule: its lattice decides.
+    pub fn rule(&self) -> &Rule {
+        &self.rule
     }
 
     /// Outcomes consumed so far.
@@ -93,16 +60,16 @@ impl Sampler {
         self.decision.as_ref()
     }
 
-    /// The SPRT log-likelihood ratio so far (sequential rules only).
+    /// The SPRT log-likelihood ratio so far (Wald's rule only).
     pub fn llr(&self) -> Option<f64> {
-        self.sprt
-            .as_ref()
+        self.rule
+            .sprt()
             .map(|s| s.llr(self.tally.passed, self.tally.failed))
     }
 
-    /// The sequential rule's (PASS, FAIL) bounds on the LLR.
+    /// Wald's (PASS, FAIL) bounds on the LLR.
     pub fn llr_bounds(&self) -> Option<(f64, f64)> {
-        self.sprt.as_ref().map(|s| (s.accept_llr(), s.reject_llr()))
+        self.rule.sprt().map(|s| (s.accept_llr(), s.reject_llr()))
     }
 
     /// Graded trials that may still be needed before the rule must have decided.
@@ -135,6 +102,8 @@ impl Sampler {
         self.decision.as_ref()
     }
 
+    /// The budget first (an exhausted budget ends the task whatever the lattice says),
+    /// then the lattice.
     fn evaluate(&self) -> Option<Decision> {
         let t = self.tally;
         if t.unavailable > self.max_unavailable {
@@ -146,93 +115,7 @@ impl Sampler {
                 ),
             });
         }
-        match self.sampling {
-            Sampling::Single { n, c } => {
-                if t.failed > c {
-                    Some(Decision {
-                        verdict: Verdict::Fail,
-                        reason: format!(
-                            "{} failures exceed the acceptance number {c} (after {} of {n} trials)",
-                            t.failed,
-                            t.graded()
-                        ),
-                    })
-                } else if t.passed >= n.saturating_sub(c) {
-                    Some(Decision {
-                        verdict: Verdict::Pass,
-                        reason: format!(
-                            "{} passes reach the {} needed; at most {c} of {n} may fail (after {} trials)",
-                            t.passed,
-                            n - c,
-                            t.graded()
-                        ),
-                    })
-                } else {
-                    None
-                }
-            }
-            Sampling::Sequential { max_trials, .. } if self.lattice.is_some() => {
-                let lattice = self.lattice.as_ref()?;
-                let (g, f) = (t.graded(), t.failed);
-                let row = lattice.row(g);
-                match lattice.decide(g, f) {
-                    State::Continue => None,
-                    State::Pass => Some(Decision {
-                        verdict: Verdict::Pass,
-                        reason: format!(
-                            "{f} failures in {g} trials are within the calibrated PASS bound (at most {})",
-                            row.and_then(|r| r.pass_max_failures).unwrap_or(0)
-                        ),
-                    }),
-                    State::Fail => Some(Decision {
-                        verdict: Verdict::Fail,
-                        reason: format!(
-                            "{f} failures in {g} trials reach the calibrated FAIL bound (at least {})",
-                            row.and_then(|r| r.fail_min_failures).unwrap_or(0)
-                        ),
-                    }),
-                    State::Truncated => Some(Decision {
-                        verdict: Verdict::Inconclusive,
-                        reason: format!(
-                            "{max_trials} trials spent without reaching a calibrated bound ({f} failed)"
-                        ),
-                    }),
-                }
-            }
-            Sampling::Sequential { max_trials, .. } => {
-                // Built in `new` for every Wald rule.
-                let sprt = self.sprt.as_ref()?;
-                let llr = sprt.llr(t.passed, t.failed);
-                match sprt.decide(t.passed, t.failed) {
-                    SprtState::Continue => None,
-                    SprtState::Pass => Some(Decision {
-                        verdict: Verdict::Pass,
-                        reason: format!(
-                            "LLR {llr:.3} reached the PASS bound {:.3} after {} trials ({} failed)",
-                            sprt.accept_llr(),
-                            t.graded(),
-                            t.failed
-                        ),
-                    }),
-                    SprtState::Fail => Some(Decision {
-                        verdict: Verdict::Fail,
-                        reason: format!(
-                            "LLR {llr:.3} reached the FAIL bound {:.3} after {} trials ({} failed)",
-                            sprt.reject_llr(),
-                            t.graded(),
-                            t.failed
-                        ),
-                    }),
-                    SprtState::Truncated => Some(Decision {
-                        verdict: Verdict::Inconclusive,
-                        reason: format!(
-                            "{max_trials} trials spent without reaching a bound (LLR {llr:.3}, {} failed)",
-                            t.failed
-                        ),
-                    }),
-                }
-            }
-        }
+        self.rule.decide(t.passed, t.failed)
     }
 }
 
@@ -456,6 +339,8 @@ impl OrderedSampler {
 #[cfg(test)]
 mod ordered_tests {
     use super::*;
+    use crate::model::SequentialRule;
+    use crate::stats::lattice::State;
 
     fn single(n: u64, c: u64) -> OrderedSampler {
         OrderedSampler::new(Sampling::Single { n, c }, 2, None).unwrap()
@@ -590,6 +475,8 @@ mod ordered_tests {
 #[cfg(test)]
 mod lattice_agreement {
     use super::*;
+    use crate::model::SequentialRule;
+    use crate::stats::lattice::{Boundaries, State};
     use proptest::prelude::*;
 
     /// A single, Wald or calibrated rule with random parameters. The calibrated lattice is
