@@ -16,7 +16,7 @@ use crate::format::percent_apart;
 pub(crate) use crate::format::{num, percent, rate};
 use crate::ledger::OnInconclusive;
 use crate::stats::lattice::{Boundaries, single_oc};
-use crate::stats::sprt::{MAX_TRIALS_LIMIT, Sprt, default_max_trials, worst_asn};
+use crate::stats::sprt::{Sprt, default_max_trials, worst_asn};
 use crate::stats::{StatsError, calibrated, design};
 
 /// Execute `gate plan`; returns the exit code.
@@ -354,12 +354,9 @@ impl PlanReport {
         } = *o;
         let single = design::design_single(healthy, regressed, alpha, beta).map_err(flag_error)?;
         let max_trials = match o.max_trials {
-            Some(m) if (1..=MAX_TRIALS_LIMIT).contains(&m) => m,
-            Some(m) => {
-                return Err(anyhow!(
-                    "`--max-trials` must be between 1 and {MAX_TRIALS_LIMIT}, got `{m}`"
-                ));
-            }
+            Some(m) => crate::stats::check_trials("max_trials", m)
+                .map(|()| m)
+                .map_err(flag_error)?,
             None => default_max_trials(healthy, regressed, alpha, beta).map_err(flag_error)?,
         };
         let sprt = Sprt::new(healthy, regressed, alpha, beta, max_trials).map_err(flag_error)?;
@@ -563,16 +560,15 @@ fn parse_nc(nc: &str) -> anyhow::Result<(u64, u64)> {
     let (n, c) = nc.split_once(',').ok_or_else(bad)?;
     let n: u64 = n.trim().parse().map_err(|_| bad())?;
     let c: u64 = c.trim().parse().map_err(|_| bad())?;
-    if n == 0 || n > MAX_TRIALS_LIMIT {
-        return Err(anyhow!(
-            "`--evaluate`: `n` must be between 1 and {MAX_TRIALS_LIMIT}, got `{n}`"
-        ));
-    }
-    if c >= n {
-        return Err(anyhow!(
-            "`--evaluate`: `c` ({c}) must be less than `n` ({n}); with c >= n every run passes"
-        ));
-    }
+    // The one validation of a single plan, with the flag's name in front.
+    crate::model::Sampling::Single { n, c }
+        .rule()
+        .map_err(|e| match e {
+            StatsError::OutOfRange { range, value, .. } => {
+                anyhow!("`--evaluate`: `n` must be {range}, got `{}`", num(value))
+            }
+            e => anyhow!("`--evaluate`: {e}"),
+        })?;
     Ok((n, c))
 }
 
