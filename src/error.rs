@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 use crate::ledger::LedgerError;
 use crate::plan::PlanError;
-use crate::report::ReportError;
+use crate::report::error::ReportError;
 
 /// Exit codes of the `gate` binary.
 pub mod exit {

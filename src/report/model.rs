@@ -500,11 +500,6 @@ impl Report {
             .unwrap_or_else(|| self.verdict_exit_code())
     }
 
-    /// The per-task terminal summary (plain text, no colour codes).
-    pub fn terminal(&self) -> String {
-        super::terminal::render(self)
-    }
-
     /// Whether a task's verdict turns the gate red (FAIL, INCONCLUSIVE under
     /// `on_inconclusive: fail`, or a harness error).
     pub fn is_red(&self, verdict: Option<Verdict>) -> bool {
@@ -947,6 +942,22 @@ pub(crate) fn fault_risk_text(f: &FaultRisk) -> String {
         prob(f.at_observed),
         prob(f.printed)
     )
+}
+
+/// Why a graded attempt failed, in words (the JUnit failure and the terminal's first fail).
+pub(crate) fn fail_why(a: &crate::ledger::AttemptRow) -> String {
+    if a.fault == Some(crate::ledger::Fault::Timeout) {
+        return format!("timed out after {}s", number(a.duration_s));
+    }
+    match (a.exit_code, a.signal, a.check_exit) {
+        (_, Some(sig), _) => format!("run was killed by signal {sig}"),
+        (Some(code), _, _) if code != 0 => format!("run exited {code}"),
+        (_, _, Some(code)) if code != 0 => format!("check exited {code}"),
+        _ if a.result.as_ref().and_then(|r| r.pass) == Some(false) => {
+            "the result file said pass: false".to_string()
+        }
+        _ => a.reason.clone().unwrap_or_else(|| "failed".to_string()),
+    }
 }
 
 /// The note when timeouts were replaced under `timeout: unavailable`.

@@ -28,22 +28,8 @@ use crate::ledger::{
 };
 use crate::sampler::{Disposition as SettledAs, OrderedSampler, Sampling, Verdict};
 
-use super::ReportError;
-
-/// Where a row was read: a ledger and a 1-based line.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Source {
-    /// The ledger file.
-    pub path: PathBuf,
-    /// 1-based line in that file (`seq + 1` for an intact ledger).
-    pub line: u64,
-}
-
-impl std::fmt::Display for Source {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}", self.path.display(), self.line)
-    }
-}
+use super::error::ReportError;
+pub use super::error::Source;
 
 /// What became of a trial in the replay.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
