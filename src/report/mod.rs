@@ -31,26 +31,14 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::cli::ReportFiles;
-use crate::error::{Error, exit};
-use crate::ledger::OnInconclusive;
-use crate::sampler::Verdict;
+use crate::error::Error;
 
 pub use error::{ReportError, Source};
 pub use model::Report;
 
-/// The exit code of a verdict: 0 PASS, 1 FAIL, 3 INCONCLUSIVE (0 under
-/// `on_inconclusive: pass`), 4 harness error (no verdict).
-pub fn exit_code_for(verdict: Option<Verdict>, on_inconclusive: OnInconclusive) -> u8 {
-    match verdict {
-        None => exit::HARNESS,
-        Some(Verdict::Pass) => exit::SUCCESS,
-        Some(Verdict::Fail) => exit::FAIL,
-        Some(Verdict::Inconclusive) => match on_inconclusive {
-            OnInconclusive::Fail => exit::INCONCLUSIVE,
-            OnInconclusive::Pass => exit::SUCCESS,
-        },
-    }
-}
+/// The exit code of a verdict: [`crate::error::exit::for_verdict`], under the name `gate ingest` still
+/// calls it by (the one mapping lives in `error.rs`).
+pub use crate::error::exit::for_verdict as exit_code_for;
 
 /// Write the report files asked for: `--junit`, `--summary` (and append the Markdown to
 /// `$GITHUB_STEP_SUMMARY` unless `--no-step-summary`), `--json`; and print GitHub annotations

@@ -452,7 +452,7 @@ impl Report {
 
     /// The exit code the verdict maps to, whatever [`Report::with_exit_code`] set.
     pub fn verdict_exit_code(&self) -> u8 {
-        super::exit_code_for(self.verdict(), self.on_inconclusive)
+        crate::error::exit::for_verdict(self.verdict(), self.on_inconclusive)
     }
 
     /// Hex SHA-256 of the last row of the ledger (the head of its hash chain), or `None`
