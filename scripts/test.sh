@@ -13,4 +13,7 @@ if ! command -v xmllint >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq libxml2-utils >/dev/null
 fi
 
-cargo test --locked --all-targets "$@"
+# --release: the tests build on the dependency tree `cargo run --release` (the README's main
+# command) already compiled, instead of compiling it a second time in the debug profile; see
+# docs/performance.md, "Build times". The suite also runs faster optimised.
+cargo test --release --locked --all-targets "$@"
