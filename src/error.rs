@@ -109,6 +109,9 @@ pub enum Error {
     /// Ledgers that no report can be made from (exit 2).
     #[error(transparent)]
     Report(#[from] ReportError),
+    /// Statistics refused a plan's or a flag's values (exit 2).
+    #[error(transparent)]
+    Stats(#[from] crate::stats::StatsError),
     /// A result file `gate ingest` cannot read as first attempts (exit 2).
     #[error(transparent)]
     Ingest(#[from] crate::ingest::IngestError),
@@ -171,6 +174,7 @@ impl Error {
             | Error::Ledger(_)
             | Error::Report(_)
             | Error::Ingest(_)
+            | Error::Stats(_)
             | Error::LedgerLocked { .. }
             | Error::Flag(_) => exit::USAGE,
             Error::Output { .. } | Error::LedgerChanged { .. } | Error::Harness(_) => exit::HARNESS,

@@ -25,8 +25,8 @@ fn main() -> ExitCode {
         Command::Report(args) => commands::report::execute(args, &cli.output),
         Command::Verify(args) => commands::verify::execute(args),
         Command::Init(args) => commands::init::execute(args).map_err(Error::from),
-        Command::Check(args) => commands::check::execute(args).map_err(Error::from),
-        Command::Schema(args) => commands::schema::execute(args).map_err(Error::from),
+        Command::Check(args) => commands::check::execute(args),
+        Command::Schema(args) => commands::schema::execute(args),
         Command::Completions(args) => commands::completions::completions(args).map_err(Error::from),
         Command::Man => commands::completions::man().map_err(Error::from),
     };

@@ -4,20 +4,25 @@
 use std::fmt::Write as _;
 
 use crate::cli::{CheckArgs, Format};
+use crate::error::Error;
 use crate::exit;
 use crate::format::{percent, rate};
 use crate::plan::Plan;
 use crate::plan::check::PlanCheck;
 
 /// Execute `gate check`; returns the exit code (0, or an error that maps to 2).
-pub fn execute(args: &CheckArgs) -> anyhow::Result<u8> {
+pub fn execute(args: &CheckArgs) -> Result<u8, Error> {
     let plan = Plan::load(&args.plan)?;
     let check = PlanCheck::of(&plan)?;
     match args.format {
         // Task ids are printed at the start of a line: one that begins with `::` must not
         // act as a workflow command.
         Format::Text => print!("{}", crate::untrusted::log_text(&render_text(&check))),
-        Format::Json => println!("{}", serde_json::to_string_pretty(&check)?),
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&check)
+                .map_err(|e| Error::output("cannot render the check as JSON", e))?
+        ),
     }
     Ok(exit::SUCCESS)
 }
