@@ -8,9 +8,9 @@
 #
 # The jobs use the gate this script is given instead of building one each (CI has 2 cores):
 # GATE_BIN=path/to/gate, or else `cargo build --locked` (the debug build the test suite has
-# already made). It is put first on the jobs' PATH, and every `uses: ./` step that installs
-# gate takes it through the workflow variable GATE_INSTALL=path (`vars.GATE_INSTALL`; on
-# GitHub the variable is unset and the workflows keep their own `install:`). The action's
+# already made). It is put first on the jobs' PATH, where `install: auto` finds it, and
+# ci.yml's self-test (`install: build` on GitHub) takes it through `env.GATE_INSTALL`, which
+# only this script sets (act --env GATE_INSTALL=path). The action's
 # `build` and release-download paths are therefore not exercised here: see
 # docs/github-action.md ("What act does not show").
 #
@@ -95,7 +95,7 @@ expect_summary() { # JOB TEXT
 run_act() { # WORKFLOW [act args…]
   log="$ACT_LOGS/$scenario.log"
   local rc=0 started=$SECONDS
-  ACT_ARTIFACTS="$(mktemp -d)" "$act_workflow" "$@" --var GATE_INSTALL=path >"$log" 2>&1 || rc=$?
+  ACT_ARTIFACTS="$(mktemp -d)" "$act_workflow" "$@" --env GATE_INSTALL=path >"$log" 2>&1 || rc=$?
   printf 'act-workflows: %s: act exited %s after %ss (log: %s)\n' "$scenario" "$rc" "$((SECONDS - started))" "$log" >&2
   act_rc=$rc
 }
