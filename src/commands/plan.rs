@@ -75,7 +75,13 @@ pub(crate) fn flag_error(err: StatsError) -> anyhow::Error {
             "`--max-trials {max_trials}` is too small: the sequential test needs at least \
              {to_pass} trials to PASS and {to_fail} to FAIL"
         ),
-        StatsError::BadLattice { .. } => anyhow!("{err}"),
+        StatsError::BadLattice { .. } | StatsError::BadPairModel { .. } => anyhow!("{err}"),
+        StatsError::NotWorse { base, regressed } => anyhow!(
+            "`--regressed` ({}) must be below `--base` ({}): compare detects a head worse \
+             than base",
+            num(regressed),
+            num(base)
+        ),
         StatsError::NoSequential { max_trials, .. } => anyhow!(
             "no sequential rule with at most {max_trials} trials meets both risks: raise \
              `--max-trials`, widen the gap between the rates, or allow larger risks"
