@@ -285,6 +285,7 @@ fn assign<'h>(
         run: how,
         check: None,
         timeout_s: None,
+        compare: None,
     };
     let mut tasks = Vec::new();
     let mut unselected = Vec::new();
@@ -373,6 +374,8 @@ fn judge(
                 stdout_tail: String::new(),
                 stderr_tail: a.detail.clone(),
                 log: None,
+                side: None,
+                pair_position: None,
             }));
         }
         // Attempt 1 only (invariant 1); the sampler excludes what comes after its decision.

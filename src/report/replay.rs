@@ -135,6 +135,9 @@ pub struct TaskReplay {
     pub retry_passes_refused: u64,
     /// The harness error that invalidated the task, if any: where, and why.
     pub harness_error: Option<String>,
+    /// A compare task's pair counts (its `trials` are then both sides of each pair, in
+    /// (pair, side) order, and `counts` the discordant rule's tally).
+    pub pairs: Option<crate::pairs::PairCounts>,
 }
 
 impl TaskReplay {
@@ -313,6 +316,10 @@ pub fn replay(ledgers: &[Ledger]) -> Result<Replay, ReportError> {
     let mut tasks = Vec::with_capacity(specs.len());
     for spec in specs {
         let trials = by_task.remove(&spec.id).unwrap_or_default();
+        if spec.compare.is_some() {
+            tasks.push(super::compare::replay_pairs(spec, trials, interrupted)?);
+            continue;
+        }
         tasks.push(replay_task(spec, trials, interrupted, shards.as_ref())?);
     }
     // A run stops at its first harness error: tasks after it never ran, and "trials missing"
@@ -591,9 +598,10 @@ fn session_jobs(argv: &[String]) -> Option<u64> {
     None
 }
 
-/// A task's attempts by ordinal. The attempts of one trial are a short `Vec` rather than a
-/// map: a map node per trial costs kilobytes, which a 20,000-trial ledger would feel.
-type TaskTrials = BTreeMap<u64, Vec<SourcedAttempt>>;
+/// A task's attempts by ordinal (and side, for a compare task's pairs). The attempts of one
+/// trial are a short `Vec` rather than a map: a map node per trial costs kilobytes, which a
+/// 20,000-trial ledger would feel.
+type TaskTrials = BTreeMap<(u64, Option<crate::pairs::Side>), Vec<SourcedAttempt>>;
 
 /// Every attempt row of every ledger, by task, ordinal and attempt, de-duplicated.
 fn collect_attempts(
@@ -624,7 +632,7 @@ fn collect_attempts(
             bounds.check(a, &source)?;
             // Most trials have one attempt; the default capacity of 4 would quadruple memory.
             let attempts = trials
-                .entry(a.trial)
+                .entry((a.trial, a.side))
                 .or_insert_with(|| Vec::with_capacity(1));
             let fresh = SourcedAttempt {
                 row: a.clone(),
@@ -654,7 +662,7 @@ fn collect_attempts(
         .map(|(task, trials)| {
             let records = trials
                 .into_iter()
-                .map(|(ordinal, mut attempts)| {
+                .map(|((ordinal, _side), mut attempts)| {
                     attempts.sort_by_key(|a| a.row.attempt);
                     let first = match attempts.first() {
                         Some(a) if a.row.attempt == 1 => Some(attempts.remove(0)),
@@ -794,10 +802,11 @@ fn replay_task(
         missing,
         retry_passes_refused,
         harness_error,
+        pairs: None,
     })
 }
 
-fn harness_text(row: &AttemptRow, source: &Source) -> String {
+pub(super) fn harness_text(row: &AttemptRow, source: &Source) -> String {
     format!(
         "trial #{} attempt {} could not be run ({source}): {}",
         row.trial,
@@ -806,7 +815,7 @@ fn harness_text(row: &AttemptRow, source: &Source) -> String {
     )
 }
 
-fn undecided_reason(
+pub(super) fn undecided_reason(
     graded: u64,
     missing: &[OrdinalRange],
     interrupted: bool,
