@@ -24,7 +24,19 @@ use crate::model::{Outcome, Sampling, TrialOutcome, Verdict};
 use crate::sampler::{Decision, Disposition, Sampler};
 
 /// Which side of a pair an attempt ran on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Side {
     /// The revision under review (the task as written).

@@ -286,6 +286,12 @@ fn task(out: &mut String, t: &TaskReport, policy: OnInconclusive) {
     let c = r.counts;
     let _ = writeln!(out, "### {} — {}\n", cell(t.id()), badge(t.verdict()));
     let _ = writeln!(out, "> {}\n", cell(&r.reason));
+    if let Some(c) = &t.compare {
+        for line in c.lines() {
+            let _ = writeln!(out, "- **Compare:** {}", cell(&line));
+        }
+        out.push('\n');
+    }
     // The detail folds away: a page of many tasks stays readable.
     out.push_str("<details><summary>Plan, estimates, score vector and OC</summary>\n\n");
     let _ = writeln!(
