@@ -2,6 +2,7 @@
 
 mod action;
 mod common;
+mod compare;
 mod docs;
 mod engine;
 mod explain;
