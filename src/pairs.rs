@@ -201,7 +201,8 @@ pub struct PairSampler {
     /// Complete pairs above `next`, waiting for their turn.
     waiting: BTreeMap<u64, PairOutcome>,
     counts: PairCounts,
-    truncated: Option<Decision>,
+    /// The decision in pair terms: the rule's, or INCONCLUSIVE at `max_pairs`.
+    decided: Option<Decision>,
     halted: bool,
     blocked_at_gap: bool,
     decided_at: Option<u64>,
@@ -223,7 +224,7 @@ impl PairSampler {
             sides: BTreeMap::new(),
             waiting: BTreeMap::new(),
             counts: PairCounts::default(),
-            truncated: None,
+            decided: None,
             halted: false,
             blocked_at_gap: false,
             decided_at: None,
@@ -327,9 +328,21 @@ impl PairSampler {
         if let Some(o) = offered {
             self.rule.consume(o);
         }
-        if self.rule.decision().is_none() && self.counts.total >= self.max_pairs {
-            let c = self.counts;
-            self.truncated = Some(Decision {
+        let c = self.counts;
+        if let Some(d) = self.rule.decision() {
+            // The rule speaks of trials and failures: say first what they are here.
+            self.decided = Some(Decision {
+                verdict: d.verdict,
+                reason: format!(
+                    "head lost {} of {} discordant pairs ({} pairs); the rule on them: {}",
+                    c.head_only_fail,
+                    c.discordant(),
+                    c.total,
+                    d.reason
+                ),
+            });
+        } else if self.counts.total >= self.max_pairs {
+            self.decided = Some(Decision {
                 verdict: Verdict::Inconclusive,
                 reason: format!(
                     "{} pairs spent without reaching a bound ({} discordant: head lost {}, won {})",
@@ -366,7 +379,7 @@ impl PairSampler {
 
     /// The decision, once reached: the rule's, or INCONCLUSIVE at `max_pairs`.
     pub fn decision(&self) -> Option<&Decision> {
-        self.rule.decision().or(self.truncated.as_ref())
+        self.decided.as_ref()
     }
 
     /// The pair whose outcome reached the decision.

@@ -253,6 +253,26 @@ pub fn compare_report(replay: &TaskReplay, win_rate: Option<&PassRate>) -> Optio
     })
 }
 
+/// A compare task's rule in words, for the `plan` line of every report.
+pub fn describe(spec: &TaskSpec) -> Option<String> {
+    let c = spec.compare.as_ref()?;
+    let rates = c.rates.map_or(String::new(), |r| {
+        format!(
+            " (base {} against head {}, independent pairs)",
+            crate::format::percent(r.base),
+            crate::format::percent(r.regressed)
+        )
+    });
+    Some(format!(
+        "compare head against base: odds ratio {}{rates}, alpha {}, beta {}, {} rule on the discordant pairs, at most {} pairs",
+        ratio(c.odds_ratio),
+        c.alpha,
+        c.beta,
+        spec.sampling.rule_name(),
+        c.max_pairs
+    ))
+}
+
 /// The verdict in words, from the discordant counts.
 fn words(p: PairCounts, verdict: Option<Verdict>) -> String {
     let (lost, won) = (p.head_only_fail, p.base_only_fail);
@@ -288,10 +308,10 @@ fn words(p: PairCounts, verdict: Option<Verdict>) -> String {
     format!("{balance}; {verdict}")
 }
 
-/// A ratio in words: a whole number when it is one, else one decimal.
+/// A ratio in words: at most two decimals, without trailing zeros (3, 2.5, 2.25).
 fn ratio(r: f64) -> String {
-    let one = format!("{r:.1}");
-    one.strip_suffix(".0").map_or(one.clone(), str::to_string)
+    let two = format!("{r:.2}");
+    two.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 /// `tasks[].pairs` in the JSON report: the pair counts.

@@ -594,7 +594,7 @@ fn task_report(replay: TaskReplay, policy: OnInconclusive) -> Result<TaskReport,
     let compare = super::compare::compare_report(&replay, pass_rate.as_ref());
     Ok(TaskReport {
         compare,
-        plan: sampling.describe(),
+        plan: super::compare::describe(&replay.spec).unwrap_or_else(|| sampling.describe()),
         graded,
         pass_rate,
         pass_at,
