@@ -338,7 +338,7 @@ pub enum DesignRule {
 
 /// Arguments of `gate ingest`.
 #[derive(Debug, Args)]
-#[command(group(clap::ArgGroup::new("judge_by").required(true).args(["plan", "single", "healthy"])))]
+#[command(group(clap::ArgGroup::new("judge_by").required(true).args(["plan", "single", "healthy", "odds_ratio"])))]
 pub struct IngestArgs {
     /// JUnit XML files, each one run of the suite, in ordinal order (name them so that a
     /// shell glob sorts them: run-01.xml … run-20.xml).
@@ -370,6 +370,15 @@ pub struct IngestArgs {
     /// With `--rule sequential`: truncation.
     #[arg(long, requires = "healthy")]
     pub max_trials: Option<u64>,
+    /// Compare: the base suite's JUnit files, in run order; the RESULT files are head's.
+    /// Pair k of a test is its k-th run on each side. End the list with `--`:
+    /// `gate ingest --base base/*.xml -- head/*.xml --odds-ratio 3`.
+    #[arg(long, num_args = 1.., value_name = "BASE_RESULT")]
+    pub base: Vec<PathBuf>,
+    /// With `--base`: the odds ratio R > 1 to detect (head loses R discordant pairs for each
+    /// one it wins), instead of a plan's `compare:` rule.
+    #[arg(long, requires = "base")]
+    pub odds_ratio: Option<f64>,
     /// Where to write the attempt ledger (JSON Lines).
     #[arg(long, default_value = "gate-out/ledger.jsonl")]
     pub ledger: PathBuf,

@@ -284,3 +284,68 @@ fn bad_compare_rules_are_refused_at_load_time() {
             .stderr(predicate::str::contains(want));
     }
 }
+
+/// `gate ingest --base`: the k-th run of a test on base pairs with its k-th run on head; the
+/// same rule decides, the ledger records the sides, and `gate verify` recomputes it. A
+/// `compare:` rule without `--base` is refused, and so is `--base` with another rule.
+#[test]
+fn ingest_pairs_base_and_head_result_files() {
+    let dir = tempfile::tempdir().unwrap();
+    // Head fails test `a` on every odd run, base never: every discordant pair is a head loss.
+    let write = |side: &str, k: u64, a_fails: bool| {
+        let fail = if a_fails {
+            r#"<failure message="boom">x</failure>"#
+        } else {
+            ""
+        };
+        std::fs::write(
+            dir.path().join(format!("{side}-{k:02}.xml")),
+            format!(
+                r#"<?xml version="1.0"?><testsuites><testsuite name="s" tests="1"><testcase classname="suite" name="a" time="0.01">{fail}</testcase></testsuite></testsuites>"#
+            ),
+        )
+        .unwrap();
+    };
+    for k in 1..=30 {
+        write("base", k, false);
+        write("head", k, k % 2 == 1);
+    }
+    let files =
+        |side: &str| -> Vec<String> { (1..=30).map(|k| format!("{side}-{k:02}.xml")).collect() };
+    let mut cmd = gate();
+    cmd.current_dir(dir.path())
+        .args(["ingest", "--odds-ratio", "3", "--assume-retries-off"])
+        .args(["--ledger", "l.jsonl", "--no-step-summary", "--base"])
+        .args(files("base"))
+        .arg("--")
+        .args(files("head"))
+        .env_remove("GITHUB_STEP_SUMMARY");
+    cmd.assert()
+        .code(1)
+        .stdout(predicate::str::contains("regression detected"));
+    let l = gate::ledger::Ledger::read(&dir.path().join("l.jsonl")).unwrap();
+    let rows: Vec<_> = l.attempts().collect();
+    assert!(rows.iter().any(|a| a.side == Some(Side::Base)));
+    assert!(rows.iter().any(|a| a.side == Some(Side::Head)));
+    assert_eq!(l.header().sources.len(), 60);
+    gate()
+        .current_dir(dir.path())
+        .args(["verify", "l.jsonl"])
+        .assert()
+        .success();
+    // Without `--base` a compare rule has nothing to compare against.
+    gate()
+        .current_dir(dir.path())
+        .args([
+            "ingest",
+            "--single",
+            "5,1",
+            "--assume-retries-off",
+            "--ledger",
+            "m.jsonl",
+        ])
+        .args(["--base", "base-01.xml", "--", "head-01.xml"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("needs a `compare:` rule"));
+}
