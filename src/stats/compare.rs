@@ -50,7 +50,7 @@
 //! base rate by any test with a finite `max_pairs`: as d → 0 (head and base both pass, or both
 //! fail, almost always) no pair ever says anything and every run ends INCONCLUSIVE. So the
 //! design promises it down to a **discordance floor** d_min (default [`DISCORDANCE_FLOOR`],
-//! one pair in ten discordant: independent pairs with equal rates between 5.6% and 94.4%).
+//! one pair in ten discordant: independent pairs with equal rates between 5.3% and 94.7%).
 //! It is decreasing in d (more discordant pairs reach further into the lattice), so its
 //! maximum over all pair distributions with d >= d_min is its value at d_min, and that is
 //! what [`CompareDesign::realised_alpha`] reports. To leave room for the truncation, the
@@ -67,7 +67,7 @@ pub const DEFAULT_ALPHA: f64 = 0.05;
 pub const DEFAULT_BETA: f64 = 0.10;
 /// The default discordance floor: P(not PASS | head = base) <= alpha is promised for every
 /// pair distribution with at least this share of discordant pairs. One in ten covers
-/// independent pairs with equal rates between 5.6% and 94.4%; agents closer to 0% or 100%
+/// independent pairs with equal rates between 5.3% and 94.7%; agents closer to 0% or 100%
 /// seldom disagree, each discordant pair costs more than ten pairs, and the default
 /// `max_pairs` would have to grow in proportion.
 pub const DISCORDANCE_FLOOR: f64 = 0.1;

@@ -10,6 +10,7 @@ mod hostile;
 mod ingest;
 mod onramp;
 mod plan;
+mod plan_compare;
 mod report;
 mod run;
 mod verify;
