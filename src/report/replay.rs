@@ -500,6 +500,25 @@ pub fn check_spec(spec: &TaskSpec) -> Result<(), String> {
             }
         }
     }
+    if let Some(c) = &spec.compare {
+        // A compare task's rule is the one on its discordant pairs: success rate 1/2 against
+        // 1/(1+R), as the plan loader builds it.
+        let expected = crate::pairs::discordant_rates(c.odds_ratio);
+        let ok_rule = matches!(spec.sampling, Sampling::Sequential { healthy, regressed, .. }
+            if healthy == expected.0 && (regressed - expected.1).abs() <= 1e-12);
+        if !(c.odds_ratio.is_finite() && c.odds_ratio > 1.0) {
+            return Err(format!(
+                "compare rule has odds ratio {}, not above 1",
+                c.odds_ratio
+            ));
+        }
+        if !(1..=crate::stats::compare::MAX_PAIRS_LIMIT).contains(&c.max_pairs) {
+            return Err(format!("compare rule has `max_pairs` {}", c.max_pairs));
+        }
+        if !ok_rule {
+            return Err("compare rule's sampling is not its rule on the discordant pairs".into());
+        }
+    }
     if let Some(r) = spec.rates {
         // The same ranges as a sequential rule's (and `gate plan`'s): rates in (0, 1) with
         // healthy > regressed, risks in (0, 0.5).
