@@ -147,7 +147,9 @@ scenario_compare() {
   event="$(mktemp)"
   printf '{"pull_request": {"number": 1, "base": {"sha": "%s"}, "head": {"sha": "%s"}}}\n' \
     "$(git rev-parse HEAD)" "$(git rev-parse HEAD)" >"$event"
-  run_act .github/workflows/gate-compare.yml -e "$event"
+  # Ports of its own: act's defaults may be held by another act on the same machine.
+  run_act .github/workflows/gate-compare.yml -e "$event" \
+    --artifact-server-port "$((40000 + RANDOM % 10000))" --cache-server-port "$((50000 + RANDOM % 10000))"
   rm -f "$event"
   [ "$act_rc" = 0 ] || fail "act exited $act_rc"
   expect_jobs "gate head against base" 1 succeeded
