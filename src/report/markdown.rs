@@ -170,12 +170,20 @@ fn parts(report: &Report) -> [String; 3] {
             c.passed,
             c.failed,
             c.unavailable,
-            t.pass_rate.map_or("n/a".to_string(), |p| format!(
-                "{} ({}–{})",
-                percent(p.estimate),
-                percent(p.ci95.lo),
-                percent(p.ci95.hi)
-            ))
+            match (&t.compare, t.pass_rate) {
+                // A compare task's counts are its discordant pairs (passed = head wins): its
+                // figure is θ, not a pass rate.
+                (Some(cmp), _) => cmp.theta.map_or("n/a".to_string(), |th| format!(
+                    "θ {:.3} ({:.3}–{:.3}), head losses per discordant pair",
+                    th.estimate, th.ci95.lo, th.ci95.hi
+                )),
+                (None, p) => p.map_or("n/a".to_string(), |p| format!(
+                    "{} ({}–{})",
+                    percent(p.estimate),
+                    percent(p.ci95.lo),
+                    percent(p.ci95.hi)
+                )),
+            }
         );
     }
     out.push('\n');
