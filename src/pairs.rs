@@ -193,6 +193,7 @@ impl PairCounts {
 #[derive(Debug, Clone)]
 pub struct PairSampler {
     rule: Sampler,
+    max_unavailable: u64,
     max_pairs: u64,
     /// The lowest pair ordinal not yet settled.
     next: u64,
@@ -219,6 +220,7 @@ impl PairSampler {
     ) -> Result<Self, crate::stats::StatsError> {
         Ok(PairSampler {
             rule: Sampler::new(sampling, max_unavailable)?,
+            max_unavailable,
             max_pairs,
             next: 1,
             sides: BTreeMap::new(),
@@ -329,7 +331,17 @@ impl PairSampler {
             self.rule.consume(o);
         }
         let c = self.counts;
-        if let Some(d) = self.rule.decision() {
+        if let Some(d) = self.rule.decision()
+            && self.rule.tally().unavailable > self.max_unavailable
+        {
+            self.decided = Some(Decision {
+                verdict: d.verdict,
+                reason: format!(
+                    "{} void pairs (a side unavailable) exceed the budget of {}",
+                    c.void, self.max_unavailable
+                ),
+            });
+        } else if let Some(d) = self.rule.decision() {
             // The rule speaks of trials and failures: say first what they are here.
             self.decided = Some(Decision {
                 verdict: d.verdict,
@@ -483,7 +495,7 @@ mod tests {
         }
         let d = s.decision().unwrap();
         assert_eq!(d.verdict, Verdict::Inconclusive);
-        assert!(d.reason.contains("unavailable"), "{}", d.reason);
+        assert!(d.reason.contains("3 void pairs"), "{}", d.reason);
         let mut s = wald(3.0, 3);
         for p in 1..=3 {
             s.offer(p, Side::Head, Outcome::Pass);

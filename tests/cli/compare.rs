@@ -349,3 +349,28 @@ fn ingest_pairs_base_and_head_result_files() {
         .code(2)
         .stderr(predicate::str::contains("needs a `compare:` rule"));
 }
+
+/// A side that times out under `policy.timeout: unavailable` makes its pair void: replaced,
+/// counted against the unavailable budget, and past it the task is INCONCLUSIVE.
+#[test]
+fn a_timed_out_side_voids_its_pair_under_timeout_unavailable() {
+    let f = Fixture::new(
+        "version: 1\nsampling: {compare: {odds_ratio: 3}}\ntasks:\n  - id: t\n    run: 'true'\n    base: {run: 'sleep 5'}\n    timeout: 200ms\npolicy: {timeout: unavailable, max_unavailable: 2, jobs: 2, kill_grace: 100ms}\n",
+    );
+    f.run(&[])
+        .code(3)
+        .stdout(predicate::str::contains("3 void pairs"));
+    let l = f.ledger();
+    let d = decision(&l, "t");
+    assert_eq!(d.verdict, Some(Verdict::Inconclusive));
+    assert_eq!(
+        (d.counts.unavailable, d.counts.passed, d.counts.failed),
+        (3, 0, 0)
+    );
+    // Three pairs were drawn: each void one replaced until the budget was spent.
+    let base_rows = attempts(&l)
+        .into_iter()
+        .filter(|a| a.side == Some(Side::Base))
+        .count();
+    assert_eq!(base_rows, 3);
+}
