@@ -562,4 +562,76 @@ mod tests {
         assert_eq!(base_first(7, 3), base_first(7, 3));
         assert!((1..64).any(|k| base_first(1, k) != base_first(2, k)));
     }
+
+    proptest::proptest! {
+        /// Whatever order the sides arrive in, the pair sampler decides exactly as a plain
+        /// walk over the pairs in pair order would: the one Sampler fed the discordant
+        /// pairs (head loss = failure), void pairs as unavailable, stopping at the rule's
+        /// decision or at `max_pairs` graded pairs.
+        #[test]
+        fn any_arrival_order_decides_as_the_walk_in_pair_order(
+            pairs in proptest::collection::vec((0u8..5, 0u8..5), 1..120),
+            order in proptest::collection::vec(0usize..10_000, 240),
+            max_pairs in 5u64..80,
+        ) {
+            let outcome = |k: u8| match k {
+                0 | 1 => Outcome::Pass,
+                2 | 3 => Outcome::Fail,
+                _ => Outcome::Unavailable,
+            };
+            // The reference: in pair order, by hand.
+            let (h, l) = discordant_rates(3.0);
+            let sampling = Sampling::Sequential {
+                healthy: h,
+                regressed: l,
+                alpha: 0.05,
+                beta: 0.1,
+                max_trials: max_pairs,
+                rule: SequentialRule::Wald,
+            };
+            let mut rule = Sampler::new(sampling.clone(), 4).unwrap();
+            let mut total = 0u64;
+            let mut want = None;
+            for &(hd, bs) in &pairs {
+                let (hd, bs) = (outcome(hd), outcome(bs));
+                let offered = match PairOutcome::of(hd, bs) {
+                    PairOutcome::HeadOnlyFail => Some(TrialOutcome::Fail),
+                    PairOutcome::BaseOnlyFail => Some(TrialOutcome::Pass),
+                    PairOutcome::Void => Some(TrialOutcome::Unavailable),
+                    _ => None,
+                };
+                if PairOutcome::of(hd, bs) != PairOutcome::Void {
+                    total += 1;
+                }
+                if let Some(o) = offered {
+                    rule.consume(o);
+                }
+                if let Some(d) = rule.decision() {
+                    want = Some(d.verdict);
+                    break;
+                }
+                if total >= max_pairs {
+                    want = Some(Verdict::Inconclusive);
+                    break;
+                }
+            }
+            // The pair sampler, sides offered in a shuffled order.
+            let mut sides: Vec<(u64, Side, Outcome)> = pairs
+                .iter()
+                .enumerate()
+                .flat_map(|(i, &(hd, bs))| {
+                    let p = i as u64 + 1;
+                    [(p, Side::Head, outcome(hd)), (p, Side::Base, outcome(bs))]
+                })
+                .collect();
+            for i in (1..sides.len()).rev() {
+                sides.swap(i, order[i] % (i + 1));
+            }
+            let mut s = PairSampler::new(sampling, 4, max_pairs).unwrap();
+            for (p, side, o) in sides {
+                s.offer(p, side, o);
+            }
+            proptest::prop_assert_eq!(s.decision().map(|d| d.verdict), want);
+        }
+    }
 }
