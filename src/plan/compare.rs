@@ -142,14 +142,16 @@ impl Validator<'_> {
             )
         });
         let words = format!(
-            "designed compare rule: odds ratio {:.4}{translated}, {} rule on the discordant pairs \
-             (P(FAIL | θ = 1/2) = {:.4}, P(PASS | θ = {:.4}) = {:.4}), at most {} pairs",
+            "designed compare rule: odds ratio {:.4}{translated}, {} rule on the discordant pairs, at most {} pairs; \
+             realised alpha = P(not PASS | head = base) = {:.4} (with at least {}% of pairs discordant), \
+             beta = P(PASS | θ = {:.4}) = {:.4}",
             design.odds_ratio,
             stats_rule.as_str(),
-            design.at_null.p_fail,
+            design.max_pairs,
+            design.realised_alpha(),
+            design.min_discordance * 100.0,
             design.theta1(),
-            design.at_alternative.p_pass,
-            design.max_pairs
+            design.realised_beta()
         );
         let max_unavailable = policy
             .max_unavailable
