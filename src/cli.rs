@@ -380,9 +380,49 @@ pub struct IngestArgs {
     /// invisible, on your word that the suite ran with retries off.
     #[arg(long)]
     pub assume_retries_off: bool,
+    /// The result files' format (default: detected from the content, and said).
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<IngestFormat>,
+    /// Inspect: the scorer whose value grades a sample (required when a log has several).
+    #[arg(long, value_name = "NAME")]
+    pub scorer: Option<String>,
+    /// Inspect: a numeric score at or above this passes (C = 1, P = 0.5, I = 0).
+    #[arg(long, value_name = "X", default_value_t = 1.0)]
+    pub pass_threshold: f64,
+    /// Inspect and promptfoo: what an errored first attempt is (`unavailable`: a declared
+    /// fault, limited by the unavailable budget).
+    #[arg(long, value_enum, value_name = "POLICY", default_value_t = ErrorPolicy::Fail)]
+    pub errors: ErrorPolicy,
+    /// Inspect: judge a log whose status is not `success` (only the epochs that finished).
+    #[arg(long)]
+    pub allow_incomplete: bool,
     /// Report files.
     #[command(flatten)]
     pub reports: ReportFiles,
+}
+
+/// The result formats `gate ingest --format` names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum IngestFormat {
+    /// JUnit XML (nextest, pytest, jest-junit, Playwright, gotestsum, promptfoo, DeepEval).
+    Junit,
+    /// `go test -json` events (or gotestsum's `--jsonfile`).
+    GoJson,
+    /// promptfoo's `-o results.json` (or `.jsonl`).
+    Promptfoo,
+    /// DeepEval's `test_run_*.json`.
+    Deepeval,
+    /// An Inspect AI log (`.eval` or `.json`).
+    Inspect,
+}
+
+/// What an errored first attempt of an eval sample is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ErrorPolicy {
+    /// A failure.
+    Fail,
+    /// A declared fault: neither a pass nor a failure.
+    Unavailable,
 }
 
 /// Arguments of `gate report`.

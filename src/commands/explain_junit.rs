@@ -16,10 +16,11 @@ use super::plan::percent;
 pub fn execute(args: &ExplainArgs) -> anyhow::Result<u8> {
     let opts = Options {
         assume_retries_off: args.assume_retries_off,
+        ..Options::default()
     };
     let mut runs = Vec::with_capacity(args.junit.len());
     for path in &args.junit {
-        runs.push(ingest::read_run(path, opts)?);
+        runs.push(ingest::read_run(path, &opts)?);
     }
     let a = audit(&runs);
     let text = match args.format {

@@ -4,6 +4,7 @@ mod action;
 mod common;
 mod docs;
 mod engine;
+mod evals;
 mod explain;
 mod hostile;
 mod ingest;
