@@ -255,13 +255,20 @@ pub struct ExplainArgs {
     /// The CI retry setting: extra attempts after a failure.
     #[arg(long, allow_negative_numbers = true, required_unless_present = "junit")]
     pub retries: Option<u64>,
-    /// Instead: what the retry setting measured on these JUnit files (one run each).
+    /// Instead: what the retry setting measured on these result files (one run each: JUnit,
+    /// or any format `gate ingest` reads, detected from the content).
     #[arg(long, num_args = 1.., value_name = "RESULT", conflicts_with_all = ["retries", "healthy"])]
     pub junit: Vec<PathBuf>,
     /// With `--junit`: read Playwright, jest-junit (without `invocations`) and other files
     /// whose retries are invisible, on your word that the suite ran with retries off.
     #[arg(long, requires = "junit")]
     pub assume_retries_off: bool,
+    /// With `--junit` on an Inspect log: the scorer that grades a sample.
+    #[arg(long, requires = "junit", value_name = "NAME")]
+    pub scorer: Option<String>,
+    /// With `--junit` on an Inspect log: read one whose status is not `success`.
+    #[arg(long, requires = "junit")]
+    pub allow_incomplete: bool,
     /// Per-trial success rate of a healthy agent, to compare against a designed plan.
     #[arg(long, allow_negative_numbers = true, requires = "regressed", value_parser = parse_rate)]
     pub healthy: Option<f64>,

@@ -456,22 +456,15 @@ fn judge(
             error.clone().map(|e| format!("error: {e}"))
         };
         let duration_s = s.total_time.unwrap_or(0.0);
-        let attempt = if let Some(why) = first_error {
-            errored_first += 1;
-            Attempt {
-                passed: false,
-                unavailable: opts.errors_unavailable,
-                duration_s,
-                message: why.chars().take(500).collect(),
-                detail: String::new(),
-            }
-        } else {
+        // The score the record carries: the first attempt's, or after `--retry-on-error` the
+        // last retry's.
+        let scored = || -> Result<Attempt, Error> {
             let value = s
                 .scores
                 .as_ref()
                 .and_then(|m| m.get(&scorer))
                 .map(|x| &x.value);
-            match value {
+            Ok(match value {
                 None => Attempt {
                     passed: false,
                     unavailable: false,
@@ -507,12 +500,53 @@ fn judge(
                         )));
                     }
                 },
+            })
+        };
+        let attempts = match first_error {
+            Some(why) => {
+                errored_first += 1;
+                let errored = |message: String, unavailable: bool| Attempt {
+                    passed: false,
+                    unavailable,
+                    duration_s: 0.0,
+                    message,
+                    detail: String::new(),
+                };
+                let mut v = vec![errored(
+                    why.chars().take(500).collect(),
+                    opts.errors_unavailable,
+                )];
+                if retries > 0 {
+                    // The later errored attempts, then the retry whose score the epoch shows:
+                    // recorded, never graded.
+                    for r in 1..retries {
+                        let what = s
+                            .error_retries
+                            .as_ref()
+                            .and_then(|x| x.get(r as usize))
+                            .and_then(error_text)
+                            .unwrap_or_else(|| "error".into());
+                        v.push(errored(
+                            format!("retry errored: {what}").chars().take(500).collect(),
+                            false,
+                        ));
+                    }
+                    match &error {
+                        Some(e) => v.push(errored(
+                            format!("error: {e}").chars().take(500).collect(),
+                            false,
+                        )),
+                        None => v.push(scored()?),
+                    }
+                }
+                v
             }
+            None => vec![scored()?],
         };
         trials.push(Trial {
             test: format!("{task}::{id}"),
             repeat: s.epoch,
-            attempts: vec![attempt],
+            attempts,
         });
     }
     if cancelled > 0 {

@@ -414,3 +414,53 @@ fn a_format_given_that_the_file_is_not_is_refused_with_its_position() {
         .stderr(predicate::str::contains("results.json:1:"))
         .stderr(predicate::str::contains("go test -json"));
 }
+
+// -------------------------------------------------------------------------------- explain
+
+#[test]
+fn explain_sets_the_max_reducer_against_the_first_attempts() {
+    let want = truth("inspect/max-reducer.invocations.jsonl", 20);
+    let cancel_passes = want["cancel"].iter().filter(|p| **p).count();
+    let out = gate()
+        .args(["explain", "--junit"])
+        .arg(fixture("inspect/max-reducer.eval"))
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).expect("utf-8");
+    assert!(
+        text.contains(&format!(
+            "max says C for agent_eval::cancel; its first attempts pass {cancel_passes} of 20"
+        )),
+        "{text}"
+    );
+}
+
+#[test]
+fn explain_shows_inspect_retry_on_error_epochs_green_only_through_a_retry() {
+    let json = super::common::json_of(
+        "explain",
+        &[
+            "--junit",
+            fixture("inspect/retry-on-error.eval")
+                .to_str()
+                .expect("path"),
+        ],
+    );
+    let refund = json["tests"]
+        .as_array()
+        .expect("tests")
+        .iter()
+        .find(|t| t["id"] == "agent_eval::refund")
+        .expect("refund");
+    let first: u64 = truth("inspect/retry-on-error.invocations.jsonl", 6)["refund"]
+        .iter()
+        .filter(|p| **p)
+        .count() as u64;
+    assert_eq!(refund["first_attempt_passed"], first);
+    assert_eq!(refund["final_passed"], 6);
+    assert_eq!(refund["green_only_through_retries"], 6 - first);
+    assert_eq!(json["claims"][1]["says"], "mean says 1");
+}
