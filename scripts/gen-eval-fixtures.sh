@@ -25,6 +25,7 @@
 #   promptfoo/errors.json        the same with errors (`--repeat 6`)
 #   promptfoo/cached-rerun.json  an exec: provider run twice without --no-cache: the second
 #                                run's rows are all cache replays
+#   vitest/retry-2.xml           Vitest's JUnit with `--retry 2` (retries invisible)
 #   deepeval/test_run.json, deepeval/junit.xml  `deepeval test run --repeat 20` with a
 #                                custom metric (no LLM)
 #   inspect/max-reducer.eval     `inspect eval --epochs 20 --epochs-reducer max`
@@ -44,6 +45,7 @@ out="$repo/tests/fixtures/evals"
 readonly INSPECT_VERSION=0.3.285
 readonly DEEPEVAL_VERSION=4.3.1
 readonly PROMPTFOO_VERSION=0.121.20
+readonly VITEST_VERSION=4.1.12
 
 work="${GATE_FIXTURE_WORK:-$(mktemp -d)}"
 mkdir -p "$work"
@@ -210,6 +212,35 @@ GATE_FIXTURE_COUNTERS=$(counters pf-cached) pf -c exec.yaml --repeat 3 -o "$work
 GATE_FIXTURE_COUNTERS="$work/counters/pf-cached" pf -c exec.yaml --repeat 3 -o "$out/promptfoo/cached-rerun.json"
 keep_log "$work/counters/pf-cached" "$out/promptfoo/cached-rerun"
 
+# ---------------------------------------------------------------- Vitest
+note "vitest: installing vitest $VITEST_VERSION"
+mkdir -p "$work/vt"
+(cd "$work/vt" && [ -x node_modules/.bin/vitest ] ||
+  npm install --silent --no-audit --no-fund "vitest@$VITEST_VERSION" >/dev/null)
+cat >"$work/vt/agent.test.mjs" <<'EOF'
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect, test } from 'vitest';
+
+// Count and log this invocation of task `name` (retries included); return the count, from 1.
+function bump(name) {
+  const dir = process.env.GATE_FIXTURE_COUNTERS;
+  const file = path.join(dir, name);
+  const k = fs.existsSync(file) ? Number(fs.readFileSync(file, 'utf8')) + 1 : 1;
+  fs.writeFileSync(file, String(k));
+  fs.appendFileSync(path.join(dir, 'invocations.jsonl'), JSON.stringify({ task: name, k }) + '\n');
+  return k;
+}
+
+test('lookup', () => { bump('lookup'); });
+test('refund', () => { const k = bump('refund'); expect(k % 3, `refund invocation ${k}`).not.toBe(1); });
+test('cancel', () => { const k = bump('cancel'); expect(k % 4, `cancel invocation ${k}`).toBe(0); });
+EOF
+mkdir -p "$out/vitest"
+(cd "$work/vt" && GATE_FIXTURE_COUNTERS=$(counters vitest) node_modules/.bin/vitest run agent.test.mjs --retry 2 \
+  --reporter=junit --outputFile="$out/vitest/retry-2.xml" >/dev/null 2>&1) || true
+keep_log "$work/counters/vitest" "$out/vitest/retry-2"
+
 # ---------------------------------------------------------------- DeepEval
 note "deepeval: installing deepeval $DEEPEVAL_VERSION"
 [ -x "$work/dvenv/bin/deepeval" ] || {
@@ -353,6 +384,7 @@ PY
 insp() { (cd "$work/insp" && "$work/ivenv/bin/inspect" eval agent_task.py --model none --max-samples 1 \
   --no-log-realtime --display none "$@" >/dev/null 2>&1); }
 one_log() { ls "$1"/*."$2"; }
+rm -rf "$work/logs"
 (
   export INSPECT_LOG_DIR
   INSPECT_LOG_DIR="$work/logs/max" GATE_FIXTURE_COUNTERS=$(counters inspect-max) \

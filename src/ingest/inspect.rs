@@ -638,6 +638,94 @@ fn list(names: &[String]) -> String {
 mod tests {
     use super::*;
 
+    /// A ZIP of `(name, method, data)` members written by hand (CRC 0: gate reads members raw
+    /// and never checks it), so a test can hold what no honest writer makes.
+    fn zip_of(members: &[(&str, u16, &[u8], u32)]) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut central = Vec::new();
+        for (name, method, data, size) in members {
+            let offset = out.len() as u32;
+            let header = |sig: u32, central: bool| {
+                let mut h = Vec::new();
+                h.extend(sig.to_le_bytes());
+                if central {
+                    h.extend(20u16.to_le_bytes()); // made by
+                }
+                h.extend(20u16.to_le_bytes()); // version needed
+                h.extend(0u16.to_le_bytes()); // flags
+                h.extend(method.to_le_bytes());
+                h.extend([0u8; 4]); // time, date
+                h.extend(0u32.to_le_bytes()); // crc
+                h.extend((data.len() as u32).to_le_bytes());
+                h.extend(size.to_le_bytes());
+                h.extend((name.len() as u16).to_le_bytes());
+                h.extend(0u16.to_le_bytes()); // extra
+                if central {
+                    h.extend([0u8; 6]); // comment len, disk, internal attrs
+                    h.extend(0u32.to_le_bytes()); // external attrs
+                    h.extend(offset.to_le_bytes());
+                }
+                h.extend(name.as_bytes());
+                h
+            };
+            out.extend(header(0x0403_4b50, false));
+            out.extend_from_slice(data);
+            central.extend(header(0x0201_4b50, true));
+        }
+        let cd_offset = out.len() as u32;
+        let cd_len = central.len() as u32;
+        out.extend(central);
+        out.extend(0x0605_4b50u32.to_le_bytes());
+        out.extend([0u8; 4]);
+        out.extend((members.len() as u16).to_le_bytes());
+        out.extend((members.len() as u16).to_le_bytes());
+        out.extend(cd_len.to_le_bytes());
+        out.extend(cd_offset.to_le_bytes());
+        out.extend(0u16.to_le_bytes());
+        out
+    }
+
+    #[test]
+    fn a_zip_bomb_member_is_refused_at_the_cap() {
+        // 65 MiB of spaces after a JSON opening: a few KiB compressed.
+        let mut big = b"{\"status\": \"success\", \"eval\": {}".to_vec();
+        big.resize((MAX_MEMBER_BYTES + (1 << 20)) as usize, b' ');
+        let packed = ruzstd::encoding::compress_to_vec(
+            &big[..],
+            ruzstd::encoding::CompressionLevel::Fastest,
+        );
+        assert!(packed.len() < 1 << 20, "{} bytes", packed.len());
+        let zip = zip_of(&[("header.json", 93, &packed, big.len() as u32)]);
+        let e = match read(&zip, &Options::default()) {
+            Err(Error::Parse(e)) => e,
+            Err(Error::Refused(r)) => panic!("{r}"),
+            Ok(_) => panic!("a bomb is read"),
+        };
+        assert!(e.reason.contains("zip bomb"), "{}", e.reason);
+    }
+
+    #[test]
+    fn a_stored_member_reads_and_an_unknown_method_is_named() {
+        let header = br#"{"status": "success", "eval": {"task": "t", "scorers": [{"name": "s"}]}}"#;
+        let summaries = br#"[{"id": "a", "epoch": 1, "scores": {"s": {"value": "C"}}}]"#;
+        let zip = zip_of(&[
+            ("header.json", 0, header, header.len() as u32),
+            ("summaries.json", 0, summaries, summaries.len() as u32),
+        ]);
+        let log = match read(&zip, &Options::default()) {
+            Ok(log) => log,
+            Err(Error::Parse(e)) => panic!("{}", e.reason),
+            Err(Error::Refused(r)) => panic!("{r}"),
+        };
+        assert_eq!(log.trials.len(), 1);
+        assert!(log.trials[0].attempts[0].passed);
+        let zip = zip_of(&[("header.json", 12, header, header.len() as u32)]);
+        let Err(Error::Parse(e)) = read(&zip, &Options::default()) else {
+            panic!("refused");
+        };
+        assert!(e.reason.contains("inspect log convert"), "{}", e.reason);
+    }
+
     #[test]
     fn score_values_read_as_inspect_reads_them() {
         use serde_json::json;

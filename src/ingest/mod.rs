@@ -259,6 +259,8 @@ pub enum Writer {
     Playwright,
     /// gotestsum's JUnit (`<property name="go.version">`): failures first, not run order.
     Gotestsum,
+    /// Vitest's JUnit reporter (`<testsuites name="vitest tests">`): retries invisible.
+    Vitest,
     /// promptfoo's JUnit (`test N: description` names, one record per repeat).
     PromptfooJunit,
     /// `go test -json` events.
@@ -282,6 +284,7 @@ impl Writer {
             Writer::Jest => "jest-junit",
             Writer::Playwright => "Playwright",
             Writer::Gotestsum => "gotestsum",
+            Writer::Vitest => "Vitest",
             Writer::PromptfooJunit => "promptfoo (JUnit)",
             Writer::GoTest => "go test -json",
             Writer::Promptfoo => "promptfoo",
@@ -606,6 +609,7 @@ pub fn writer_of(doc: &Document) -> Writer {
         Some("pytest") if doc.root == "testsuite" => return Writer::Pytest,
         Some("jest tests") => return Writer::Jest,
         Some("promptfoo") => return Writer::PromptfooJunit,
+        Some("vitest tests") => return Writer::Vitest,
         _ => {}
     }
     if doc.go_version {
@@ -701,7 +705,9 @@ fn interpret(doc: &Document, writer: Writer, vouched: bool) -> Result<(Vec<Trial
             return Err(Refusal::RetriesInvisible(
                 "written by Playwright's JUnit reporter, which does not record retries: a test that passed \
                  on a retry looks exactly like a first-attempt pass, so gate cannot tell first attempts apart. \
-                 Run the suite with `--retries 0` and pass `--assume-retries-off`"
+                 Check Playwright's own setting first: `retries: 0` in playwright.config (a generated config \
+                 has `retries: process.env.CI ? 2 : 0`, so CI retries twice) and no `--retries` on the command \
+                 line; repeat with `--repeat-each N`. Then pass `--assume-retries-off`"
                     .into(),
             ));
         }
@@ -711,12 +717,21 @@ fn interpret(doc: &Document, writer: Writer, vouched: bool) -> Result<(Vec<Trial
                     "written by jest-junit without an `invocations` property (test `{}`, line {}): jest-junit \
                      does not record `jest.retryTimes` retries, so a test that passed on a retry looks like a \
                      first-attempt pass. Record them with a junitTestCaseProperties.js containing \
-                     `module.exports = (r) => ({{ invocations: r.invocations }});`, or run with retries off \
-                     and pass `--assume-retries-off`",
+                     `module.exports = (r) => ({{ invocations: r.invocations }});` beside the Jest config, or \
+                     check that no test file calls `jest.retryTimes` and pass `--assume-retries-off`",
                     test_id(&c.classname, &c.name),
                     c.line
                 )));
             }
+        }
+        Writer::Vitest if !vouched => {
+            return Err(Refusal::RetriesInvisible(
+                "written by Vitest's JUnit reporter, which does not record retries: a test that passed on a \
+                 retry looks exactly like a first-attempt pass. Check Vitest's own setting first: no `retry` \
+                 in vitest.config (or `retry: 0`), no `--retry` on the command line, and no `{ retry: N }` on a \
+                 test; run the suite once per file. Then pass `--assume-retries-off`"
+                    .into(),
+            ));
         }
         Writer::Gotestsum => {
             let mut names = std::collections::HashSet::new();
@@ -740,7 +755,9 @@ fn interpret(doc: &Document, writer: Writer, vouched: bool) -> Result<(Vec<Trial
             return Err(Refusal::RetriesInvisible(
                 "this JUnit file's writer is not one gate knows how retries are recorded in (cargo-nextest, \
                  pytest, jest-junit with `invocations`), so a test that passed on a retry cannot be told from a \
-                 first-attempt pass. Run the suite with retries off and pass `--assume-retries-off`"
+                 first-attempt pass. Check the runner's own retry setting is off (mocha: no `--retries` or \
+                 `this.retries()`; Go: read `go test -json` with `--format go-json` instead), then pass \
+                 `--assume-retries-off`"
                     .into(),
             ));
         }

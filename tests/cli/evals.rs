@@ -464,3 +464,120 @@ fn explain_shows_inspect_retry_on_error_epochs_green_only_through_a_retry() {
     assert_eq!(refund["green_only_through_retries"], 6 - first);
     assert_eq!(json["claims"][1]["says"], "mean says 1");
 }
+
+// ----------------------------------------------------------------- hidden retries (JUnit)
+
+#[test]
+fn vitest_junit_hides_retries_and_the_refusal_names_its_retry_setting() {
+    // The trap is real: with `--retry 2`, refund's first invocation failed, yet its record
+    // says nothing of it.
+    let log = invocations("vitest/retry-2.invocations.jsonl");
+    let refund: Vec<u64> = log
+        .iter()
+        .filter(|i| i.task == "refund")
+        .map(|i| i.k)
+        .collect();
+    assert_eq!(refund, [1, 2], "refund failed once, passed on the retry");
+    let xml = std::fs::read_to_string(fixture("vitest/retry-2.xml")).expect("fixture");
+    let record = xml
+        .split("<testcase ")
+        .find(|c| c.contains("name=\"refund\""))
+        .expect("refund record");
+    assert!(!record.contains("<failure"), "{record}");
+    let (_dir, assert) = ingest(&fixture("vitest/retry-2.xml"), &["--single", "1,0"]);
+    assert
+        .code(2)
+        .stderr(predicate::str::contains("Vitest"))
+        .stderr(predicate::str::contains("`--retry`"))
+        .stderr(predicate::str::contains("`--assume-retries-off`"));
+}
+
+// ------------------------------------------------------------------------------ gate init
+
+/// `gate init` in a fresh project holding `files`; returns the dir and its stdout.
+fn init_in(files: &[(&str, &str)], args: &[&str]) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).expect("write");
+    }
+    let out = gate()
+        .current_dir(dir.path())
+        .arg("init")
+        .args(args)
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    (dir, String::from_utf8(out).expect("utf-8"))
+}
+
+#[test]
+fn init_writes_an_ingest_plan_for_an_inspect_project_that_judges_its_log() {
+    let task = "from inspect_ai import Task, task\n\n@task\ndef agent_eval():\n    return Task()\n";
+    let (dir, out) = init_in(&[("agent_task.py", task)], &[]);
+    assert!(out.contains("for an Inspect AI project"), "{out}");
+    assert!(
+        out.contains("inspect eval agent_task.py --epochs "),
+        "{out}"
+    );
+    assert!(
+        out.contains("gate ingest gate-evals/*.eval --plan gate.yaml"),
+        "{out}"
+    );
+    gate()
+        .current_dir(dir.path())
+        .args(["check", "gate.yaml"])
+        .assert()
+        .code(0);
+    // The plan judges the log: every sample is a test, by the designed rule.
+    let assert = gate()
+        .current_dir(dir.path())
+        .arg("ingest")
+        .arg(fixture("inspect/max-reducer.eval"))
+        .args(["--plan", "gate.yaml", "--no-step-summary"])
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .assert();
+    let code = assert.get_output().status.code();
+    assert!(matches!(code, Some(1) | Some(3)), "{code:?}");
+}
+
+#[test]
+fn init_runs_promptfoo_with_the_cache_off_and_deepeval_through_its_junit() {
+    let (_dir, out) = init_in(&[("promptfooconfig.yaml", "prompts: []\n")], &[]);
+    assert!(out.contains("--no-cache"), "{out}");
+    assert!(out.contains("--repeat "), "{out}");
+    let test = "from deepeval import assert_test\n\ndef test_agent():\n    pass\n";
+    let (_dir, out) = init_in(&[("test_agent.py", test)], &[]);
+    assert!(
+        out.contains("deepeval test run test_agent.py --repeat "),
+        "{out}"
+    );
+    assert!(out.contains("--junitxml=gate-evals/junit.xml"), "{out}");
+}
+
+#[test]
+fn init_output_in_another_dir_names_paths_that_work_from_here() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir(dir.path().join("proj")).expect("mkdir");
+    std::fs::write(
+        dir.path().join("proj/promptfooconfig.yaml"),
+        "prompts: []\n",
+    )
+    .expect("write");
+    let out = gate()
+        .current_dir(dir.path())
+        .args(["init", "--dir", "proj", "-o", "proj/gate.yaml"])
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).expect("utf-8");
+    assert!(out.contains("cd proj && mkdir -p gate-evals"), "{out}");
+    assert!(
+        out.contains("gate ingest proj/gate-evals/results.json --plan proj/gate.yaml"),
+        "{out}"
+    );
+    assert!(dir.path().join("proj/gate.yaml").is_file());
+}
