@@ -8,6 +8,7 @@ mod evals;
 mod explain;
 mod hostile;
 mod ingest;
+mod old_ledgers;
 mod onramp;
 mod plan;
 mod report;
