@@ -9,6 +9,8 @@
 //!   programming over the (trials, failures) lattice.
 //! - [`lattice`]: any sequential rule as PASS / FAIL boundaries on the (trials, failures)
 //!   lattice, with its exact OC, ASN and terminal-state distribution.
+//! - [`staged`]: group-sequential rules that decide only after each stage of B trials
+//!   (each stage a matrix of parallel shards), with exact OC, expected trials and stages.
 //! - [`estimate`]: unbiased pass@k and pass^k, Wilson and Clopper–Pearson intervals (for a
 //!   fixed number of trials).
 //! - [`post_stop`]: estimates after a stop — exact intervals and median-unbiased estimates
@@ -25,6 +27,7 @@ pub mod lattice;
 pub mod oc;
 pub mod post_stop;
 pub mod sprt;
+pub mod staged;
 
 /// Invalid arguments to a statistical function. Messages name the parameter and the range.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
