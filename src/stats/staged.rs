@@ -49,7 +49,7 @@ pub fn stage_of(stage: u64, t: u64) -> u64 {
 
 /// Whether trial `t` ends a stage of this staged rule.
 fn is_stage_end(stage: u64, max_trials: u64, t: u64) -> bool {
-    t == max_trials || t % stage.max(1) == 0
+    t == max_trials || t.is_multiple_of(stage.max(1))
 }
 
 /// Validate a stage length and truncation: 1 <= B <= [`MAX_STAGE`], and max_trials >= 1.
