@@ -237,6 +237,13 @@ pub struct PlanArgs {
     /// rounded up, as in `gate run`).
     #[arg(long, value_name = "B", requires = "unavailable_rate")]
     pub max_unavailable: Option<u64>,
+    /// Also design the staged rule that decides only after every B trials (each stage a
+    /// matrix of parallel shards): its OC, expected trials and expected stages.
+    #[arg(long, value_name = "B", value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    pub stage: Option<u64>,
+    /// Stages at most for `--stage` (default: twice the single plan's n, in whole stages).
+    #[arg(long, value_name = "S", requires = "stage", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_stages: Option<u64>,
     /// Judge an existing single plan instead of designing one: its exact OC, risks and
     /// curtailed expected trials.
     #[arg(long, value_name = "N,C")]

@@ -57,7 +57,8 @@ impl Sampler {
             ),
             Sampling::Sequential {
                 max_trials,
-                rule: SequentialRule::Calibrated { lattice },
+                rule:
+                    SequentialRule::Calibrated { lattice } | SequentialRule::Staged { lattice, .. },
                 ..
             } => {
                 if lattice.max_trials() != *max_trials {

@@ -868,6 +868,92 @@ impl Validator<'_> {
         Ok((sampling, words))
     }
 
+    /// Resolve a staged rule (`stage:` in a `sequential:` block): the calibrated staged
+    /// design, or Wald's thresholds consulted only at stage ends. `limits` is
+    /// (stage, max_stages, max_trials) as written.
+    fn staged(
+        &self,
+        at: &Location,
+        id: &str,
+        rates: Rates,
+        limits: (u64, Option<u64>, Option<u64>),
+        kind: SequentialKind,
+    ) -> Result<(Sampling, String), PlanError> {
+        let (stage, max_stages, given) = limits;
+        let Rates {
+            healthy,
+            regressed,
+            alpha,
+            beta,
+        } = rates;
+        stats::staged::check_stage(stage).map_err(|e| self.stats_error(at, id, e))?;
+        if max_stages == Some(0) {
+            return Err(self.invalid(at, format!("task `{id}`: `max_stages` must be at least 1")));
+        }
+        // Rates and risks first; then the default truncation in whole stages.
+        stats::sprt::Sprt::new(healthy, regressed, alpha, beta, 1)
+            .map_err(|e| self.stats_error(at, id, e))?;
+        let single_n = stats::design::design_single(healthy, regressed, alpha, beta)
+            .ok()
+            .map(|d| d.n);
+        let max_trials = stats::staged::staged_max_trials(single_n, stage, given, max_stages)
+            .ok_or_else(|| {
+                self.invalid(
+                    at,
+                    format!("task `{id}`: cannot choose a default `max_trials`; set `max_stages`"),
+                )
+            })?;
+        let max_trials =
+            self.max_trials(at, id, Some(max_trials), healthy, regressed, alpha, beta)?;
+        let (wald, lattice, h, r) = match kind {
+            SequentialKind::Wald => {
+                let sprt = stats::sprt::Sprt::new(healthy, regressed, alpha, beta, max_trials)
+                    .and_then(|sprt| sprt.check_reachable().map(|()| sprt))
+                    .map_err(|e| self.stats_error(at, id, e))?;
+                let b = stats::staged::wald_staged(&sprt, stage);
+                let (h, r) = (b.oc(healthy), b.oc(regressed));
+                (true, b, h, r)
+            }
+            SequentialKind::Calibrated => {
+                let d = stats::staged::design_staged(
+                    healthy,
+                    regressed,
+                    alpha,
+                    beta,
+                    stage,
+                    Some(max_trials),
+                )
+                .map_err(|e| self.stats_error(at, id, e))?;
+                (false, d.boundaries, d.at_healthy, d.at_regressed)
+            }
+        };
+        let stages = |p: f64| stats::staged::expected_stages(&lattice, stage, p);
+        let (sh, sr) = (stages(healthy), stages(regressed));
+        let sampling = Sampling::Sequential {
+            healthy,
+            regressed,
+            alpha,
+            beta,
+            max_trials,
+            rule: SequentialRule::Staged {
+                stage,
+                wald,
+                lattice,
+            },
+        };
+        let words = format!(
+            "designed {} (P(pass | {healthy}) = {:.4}, P(pass | {regressed}) = {:.4}, ASN {:.1} / {:.1}, stages {:.2} / {:.2})",
+            sampling.describe(),
+            h.p_pass,
+            r.p_pass,
+            h.asn,
+            r.asn,
+            sh,
+            sr
+        );
+        Ok((sampling, words))
+    }
+
     /// A designed rule's alpha: as written, else from `policy.suite_alpha`, else the default.
     /// Both at once is refused: which one holds would be a guess.
     fn alpha(&self, at: &Location, id: &str, given: Option<f64>) -> Result<f64, PlanError> {
@@ -927,6 +1013,8 @@ impl Validator<'_> {
                 beta,
                 max_trials,
                 rule,
+                stage,
+                max_stages,
             } => {
                 let (healthy, regressed) = (healthy.0, regressed.0);
                 let from_suite = alpha.is_none();
@@ -938,8 +1026,24 @@ impl Validator<'_> {
                     alpha,
                     beta,
                 };
-                let (sampling, words) =
-                    self.sequential(at, id, rates, max_trials, rule.unwrap_or_default())?;
+                let (sampling, words) = match (stage, max_stages) {
+                    (None, Some(_)) => {
+                        return Err(self.invalid(
+                            at,
+                            format!("task `{id}`: `max_stages` needs `stage` (trials per stage)"),
+                        ));
+                    }
+                    (None, None) => {
+                        self.sequential(at, id, rates, max_trials, rule.unwrap_or_default())?
+                    }
+                    (Some(stage), max_stages) => self.staged(
+                        at,
+                        id,
+                        rates,
+                        (stage, max_stages, max_trials),
+                        rule.unwrap_or_default(),
+                    )?,
+                };
                 let note = self
                     .suite
                     .filter(|_| from_suite)

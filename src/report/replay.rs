@@ -483,12 +483,21 @@ pub fn check_spec(spec: &TaskSpec) -> Result<(), String> {
         } => {
             Sprt::new(*healthy, *regressed, *alpha, *beta, *max_trials)
                 .map_err(|e| format!("sequential rule: {e}"))?;
-            if let SequentialRule::Calibrated { lattice } = rule
+            if let Some(lattice) = rule.recorded_lattice()
                 && lattice.max_trials() != *max_trials
             {
                 return Err(format!(
-                    "calibrated rule has a lattice of {} trials but `max_trials` {max_trials}",
+                    "{} rule has a lattice of {} trials but `max_trials` {max_trials}",
+                    rule.name(),
                     lattice.max_trials()
+                ));
+            }
+            if let SequentialRule::Staged { stage, lattice, .. } = rule
+                && (crate::stats::staged::check_stage(*stage).is_err()
+                    || !crate::stats::staged::is_staged(lattice, *stage))
+            {
+                return Err(format!(
+                    "staged rule with stages of {stage} has a lattice that decides between stage ends"
                 ));
             }
         }
