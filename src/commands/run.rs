@@ -43,6 +43,9 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
         plan.policy.on_inconclusive = p.into();
     }
     plan.retain_tasks(&args.tasks).map_err(Error::Usage)?;
+    if let Some(stage) = args.stage {
+        plan.select_stage(stage).map_err(Error::Usage)?;
+    }
     let shard = args.shard.as_deref().map(str::parse::<Shard>);
     let shard = shard.transpose().map_err(Error::Usage)?;
     if let Some(s) = shard {
@@ -95,7 +98,7 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
         if history.decided {
             continue;
         }
-        let config = TaskConfig::new(task, plan.policy.jobs, shard);
+        let config = TaskConfig::new(task, plan.policy.jobs, shard).in_stage(plan.stage);
         let launcher =
             ProcessLauncher::new(task, &plan.policy, session.run_id(), &run_dir, redactor);
         let mut sinks = Fanout(vec![&mut session, &mut progress]);
@@ -119,7 +122,9 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
         output,
         &mut session,
         status,
-        shard,
+        // A shard, or a stage after the first, sees part of the evidence: `gate report`
+        // over every shard (and stage) decides. Stage 1 run whole sees the first stage end.
+        shard.is_some() || plan.stage.is_some_and(|s| s > 1),
         &interrupt,
         &progress,
     )
@@ -132,7 +137,7 @@ fn finish(
     output: &OutputArgs,
     session: &mut Session,
     status: RunStatus,
-    shard: Option<Shard>,
+    partial: bool,
     interrupt: &Interrupt,
     progress: &Progress,
 ) -> Result<u8, Error> {
@@ -144,12 +149,12 @@ fn finish(
             // reading is dropped before the one after the footer, which the reports use
             // (they say how the run ended), to keep peak memory to one copy.
             let report = own_report(&session.verified()?)?;
-            match (shard, report.verdict()) {
-                // A shard publishes no verdict of its own unless its trials already make it
-                // certain: `gate report` over all shards decides.
-                (Some(_), Some(Verdict::Fail)) => (Some(Verdict::Fail), exit::FAIL),
-                (Some(_), v) => (v, exit::SUCCESS),
-                (None, v) => (v, report.exit_code()),
+            match (partial, report.verdict()) {
+                // A partial view publishes no verdict of its own unless its trials already
+                // make it certain: `gate report` over all shards (and stages) decides.
+                (true, Some(Verdict::Fail)) => (Some(Verdict::Fail), exit::FAIL),
+                (true, v) => (v, exit::SUCCESS),
+                (false, v) => (v, report.exit_code()),
             }
         }
     };

@@ -207,9 +207,46 @@ pub struct Plan {
     pub default_rule: Option<ResolvedRule>,
     /// Policy.
     pub policy: Policy,
+    /// The stage this run runs (`gate run --stage S`, after [`Plan::select_stage`]); the
+    /// ledger header records it.
+    pub stage: Option<u64>,
 }
 
 impl Plan {
+    /// Run only stage `stage` of the plan's staged rule (`gate run --stage S`): the plan must
+    /// have exactly one task (after `--task`), staged, and `stage` must be one its rule can
+    /// reach. Later stages than the truncation allow only make up for unavailable trials,
+    /// so the limit counts the unavailable budget too.
+    pub fn select_stage(&mut self, stage: u64) -> Result<(), String> {
+        let [task] = self.tasks.as_slice() else {
+            return Err(format!(
+                "`--stage {stage}`: a staged run runs one task, and `{}` has {} (select one with `--task ID`)",
+                self.path.display(),
+                self.tasks.len()
+            ));
+        };
+        let Some(b) = task.sampling.stage() else {
+            return Err(format!(
+                "`--stage {stage}`: task `{}` has no staged rule; add `stage: B` to its `sequential:` sampling",
+                task.id
+            ));
+        };
+        let most = crate::stats::staged::stage_of(
+            b,
+            task.sampling
+                .max_graded()
+                .saturating_add(task.max_unavailable),
+        );
+        if stage == 0 || stage > most {
+            return Err(format!(
+                "`--stage {stage}`: task `{}` runs stages 1 to {most} (stages of {b} trials)",
+                task.id
+            ));
+        }
+        self.stage = Some(stage);
+        Ok(())
+    }
+
     /// Keep only the tasks named in `ids` (`gate run --task`, in file order); none named
     /// keeps them all. An unknown id is an error that lists the plan's tasks.
     pub fn retain_tasks(&mut self, ids: &[String]) -> Result<(), String> {
@@ -240,6 +277,11 @@ impl Plan {
             .map(|t| t.sampling.max_graded())
             .max()
             .unwrap_or(0);
+        // A staged run shards one stage: no more shards than a stage has trials.
+        let most = match (self.stage, self.tasks.as_slice()) {
+            (Some(_), [t]) => t.sampling.stage().unwrap_or(most).min(most),
+            _ => most,
+        };
         if shard.m > most {
             return Err(format!(
                 "`--shard {}/{}`: more shards than trials (the largest task runs {most}); use at most {most} shards",
@@ -250,10 +292,12 @@ impl Plan {
             .tasks
             .iter()
             .find(|t| matches!(t.sampling, Sampling::Sequential { .. }))
+            .filter(|_| self.stage.is_none())
         {
             return Err(format!(
                 "`--shard {}/{}`: task `{}` uses a sequential plan, which decides trial by trial in ordinal order and \
-                 cannot be split across machines; shard only single (n, c) plans, or run this task unsharded",
+                 cannot be split across machines; shard only single (n, c) plans or the stages of a staged rule \
+                 (`stage:` and `gate run --stage S`), or run this task unsharded",
                 shard.k, shard.m, t.id
             ));
         }
@@ -487,6 +531,7 @@ impl Validator<'_> {
             selections,
             default_rule,
             policy,
+            stage: None,
         })
     }
 

@@ -98,6 +98,8 @@ fn parts(report: &Report) -> [String; 3] {
             "The run was interrupted before every task was decided; continue it with \
              `gate run --resume`.\n\n",
         );
+    } else if let Some(line) = super::terminal::staged_line(report) {
+        let _ = writeln!(out, "{line} (exit {code}).\n");
     } else if report.waiting_for_shards() {
         let what = match (report.lone_shard(), &report.replay.shards) {
             (Some(s), _) => format!("shard {}/{} of a sharded run", s.k, s.m),

@@ -6,6 +6,7 @@
 //!   shards and de-duplicates rows).
 //! - [`model`]: the [`Report`] — every figure any report prints, computed once.
 //! - [`terminal`], [`json`], [`junit`], [`markdown`], [`annotations`]: one renderer each.
+//! - [`stages`]: a staged run's stages — complete, decided, or CONTINUE with the next.
 //! - [`verify`]: `gate verify`'s audit of a ledger against its own replay.
 //!
 //! [`emit`] writes the files a run or `gate report` was asked for.
@@ -16,6 +17,7 @@ pub mod junit;
 pub mod markdown;
 pub mod model;
 pub mod replay;
+pub mod stages;
 pub mod terminal;
 pub mod verify;
 
@@ -98,6 +100,14 @@ pub enum ReportError {
         k: u64,
         /// Its shard count.
         m: u64,
+    },
+    /// Ledgers of a staged run that do not make up its stages: a stage with missing or
+    /// duplicated ordinals or shards, a missing earlier stage, a stage run after the
+    /// decision, or staged and unstaged ledgers mixed.
+    #[error("{problem}")]
+    Stage {
+        /// What is wrong, naming the ledgers.
+        problem: String,
     },
     /// A header names an impossible shard.
     #[error("`{}`: shard `{k}/{m}` is not a shard (need 1 <= k <= m)", path.display())]
