@@ -238,3 +238,161 @@ fn stage_flags_are_refused_where_they_cannot_apply() {
         .code(2)
         .stderr(predicates::str::contains("has no staged rule"));
 }
+
+/// SplitMix64: a tiny, well-mixed generator for the Monte Carlo's outcomes (tests only).
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next_f64(&mut self) -> f64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        (z >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// One real staged run: stage by stage, 2 shards each, merged with `gate report` after every
+/// stage until it decides. Returns (verdict, graded trials, stages run).
+fn staged_run(dir: &std::path::Path, outcomes: &[bool]) -> (String, u64, u64) {
+    let text: String = outcomes
+        .iter()
+        .map(|&p| if p { "1\n" } else { "0\n" })
+        .collect();
+    std::fs::write(dir.join("outcomes.txt"), text).unwrap();
+    let mut ledgers = Vec::new();
+    for stage in 1u64.. {
+        for k in 1..=2 {
+            let ledger = dir.join(format!("out/s{stage}-{k}.jsonl"));
+            let st = crate::common::gate()
+                .current_dir(dir)
+                .args(["run", "plan.yaml", "--no-step-summary", "-q", "--ledger"])
+                .arg(&ledger)
+                .args(["--stage", &stage.to_string(), "--shard", &format!("{k}/2")])
+                .env_remove("GITHUB_ACTIONS")
+                .output()
+                .unwrap();
+            assert_eq!(
+                st.status.code(),
+                Some(0),
+                "{}",
+                String::from_utf8_lossy(&st.stderr)
+            );
+            ledgers.push(ledger);
+        }
+        let out = crate::common::gate()
+            .current_dir(dir)
+            .args(["report", "--no-step-summary", "--json", "-"])
+            .args(&ledgers)
+            .env_remove("GITHUB_ACTIONS")
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let code = out.status.code().unwrap();
+        match v["decision"].as_str().unwrap() {
+            "CONTINUE" => {
+                assert_eq!(code, 5);
+                assert_eq!(v["stages"]["next"].as_u64(), Some(stage + 1));
+            }
+            d => {
+                assert_eq!(
+                    v["stages"]["decided_in"].as_u64().or(Some(stage)),
+                    Some(stage)
+                );
+                let graded = v["tasks"][0]["trials"]["graded"].as_u64().unwrap();
+                return (d.to_string(), graded, stage);
+            }
+        }
+    }
+    unreachable!("the loop returns at the decision")
+}
+
+/// Monte Carlo of real staged runs (sharded stages merged by `gate report`) at a true rate
+/// between the two design rates: every run decides exactly where the published lattice says
+/// for its outcomes, and the frequencies and means agree with the published OC, expected
+/// trials and expected stages (within 4 standard errors).
+#[test]
+fn monte_carlo_of_sharded_staged_runs_agrees_with_the_published_oc_trials_and_stages() {
+    const RUNS: u64 = 40;
+    const P: f64 = 0.7;
+    let v = json_of(
+        "plan",
+        &["--healthy", "0.85", "--regressed", "0.55", "--stage", "6"],
+    );
+    let b = staged_lattice(&v);
+    let exact = b.oc(P);
+    let exact_stages = staged::expected_stages(&b, 6, P);
+    let yaml = "version: 1\nsampling:\n  sequential: {healthy: 0.85, regressed: 0.55, stage: 6}\ntasks:\n  - id: t\n    run: 'sed -n \"${GATE_TRIAL}p\" outcomes.txt | grep -q 1'\n";
+    let b = &b;
+    let results: Vec<(String, u64, u64)> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..4u64)
+            .map(|w| {
+                s.spawn(move || {
+                    let mut out = Vec::new();
+                    for run in (w..RUNS).step_by(4) {
+                        let fx = crate::common::Fixture::new(yaml);
+                        let mut rng = SplitMix(0x5EED ^ run.wrapping_mul(0x1234_5678_9ABC));
+                        let outcomes: Vec<bool> = (0..b.max_trials() + 16)
+                            .map(|_| rng.next_f64() < P)
+                            .collect();
+                        let got = staged_run(fx.dir.path(), &outcomes);
+                        // Where the lattice decides on these outcomes, walked trial by trial.
+                        let mut f = 0;
+                        let mut want = None;
+                        for (t, &pass) in outcomes.iter().enumerate() {
+                            f += u64::from(!pass);
+                            let t = t as u64 + 1;
+                            let state = b.decide(t, f);
+                            if state != gate::stats::lattice::State::Continue {
+                                want = Some((state, t));
+                                break;
+                            }
+                        }
+                        let (state, t) = want.unwrap();
+                        let verdict = match state {
+                            gate::stats::lattice::State::Pass => "PASS",
+                            gate::stats::lattice::State::Fail => "FAIL",
+                            _ => "INCONCLUSIVE",
+                        };
+                        assert_eq!(
+                            (got.0.as_str(), got.1, got.2),
+                            (verdict, t, staged::stage_of(6, t)),
+                            "run {run}"
+                        );
+                        out.push(got);
+                    }
+                    out
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap())
+            .collect()
+    });
+    let n = results.len() as f64;
+    let pass = results.iter().filter(|r| r.0 == "PASS").count() as f64 / n;
+    let se = (exact.p_pass * (1.0 - exact.p_pass) / n).sqrt();
+    assert!(
+        (pass - exact.p_pass).abs() < 4.0 * se,
+        "{pass} vs {}",
+        exact.p_pass
+    );
+    for (mean, want, values) in [
+        (
+            results.iter().map(|r| r.1 as f64).sum::<f64>() / n,
+            exact.asn,
+            results.iter().map(|r| r.1 as f64).collect::<Vec<_>>(),
+        ),
+        (
+            results.iter().map(|r| r.2 as f64).sum::<f64>() / n,
+            exact_stages,
+            results.iter().map(|r| r.2 as f64).collect(),
+        ),
+    ] {
+        let var = values.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+        let se = (var / n).sqrt().max(1e-9);
+        assert!((mean - want).abs() < 4.0 * se, "{mean} vs {want} (se {se})");
+    }
+}
