@@ -109,6 +109,10 @@ pub enum Command {
     /// Print the manual page (roff) on stdout.
     #[command(after_help = "Example:\n  gate man > gate.1 && man ./gate.1")]
     Man,
+    /// Print this binary's build identity: the SHA-256 over the Cargo.toml, Cargo.lock and
+    /// src/ it was built from (the GitHub Action compares it with its own source).
+    #[command(hide = true)]
+    BuildId,
 }
 
 /// Arguments of `gate init`.
