@@ -1210,6 +1210,8 @@ fn staged_report(
             })?;
         ("calibrated", d.boundaries)
     };
+    // The design may stop sooner than asked (its single-plan fallback ends at n).
+    let max_trials = boundaries.max_trials();
     let (h, r) = (boundaries.oc(healthy), boundaries.oc(regressed));
     let single_staged = staged::at_stage_ends(single, stage);
     let stages = |b: &Boundaries, p: f64| staged::expected_stages(b, stage, p);

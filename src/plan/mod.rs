@@ -972,6 +972,9 @@ impl Validator<'_> {
                 (false, d.boundaries, d.at_healthy, d.at_regressed)
             }
         };
+        // The design may stop sooner than asked (the single plan at stage ends it falls back
+        // on ends at its n): the recorded truncation is the lattice's own.
+        let max_trials = lattice.max_trials();
         let stages = |p: f64| stats::staged::expected_stages(&lattice, stage, p);
         let (sh, sr) = (stages(healthy), stages(regressed));
         let sampling = Sampling::Sequential {

@@ -257,7 +257,8 @@ pub fn staged_max_trials(
 }
 
 /// Design the calibrated staged rule: decisions only after every `stage` trials, truncated
-/// at `max_trials` (see [`staged_max_trials`] for the default).
+/// at `max_trials` (see [`staged_max_trials`] for the default). The rule found may end
+/// sooner: the single-plan fallback ends at its n (a last, shorter stage).
 ///
 /// Exactly, P(not PASS | healthy) <= alpha and P(PASS | regressed) <= beta. Errors on invalid
 /// inputs, or when no staged rule within `max_trials` meets both risks.

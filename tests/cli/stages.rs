@@ -396,3 +396,30 @@ fn monte_carlo_of_sharded_staged_runs_agrees_with_the_published_oc_trials_and_st
         assert!((mean - want).abs() < 4.0 * se, "{mean} vs {want} (se {se})");
     }
 }
+
+/// `stage: 12, max_stages: 3` at 90% vs 70% designs the single plan (33, 6) at stage ends,
+/// whose lattice ends at 33: the plan must record that truncation, or the sampler would
+/// refuse a lattice that does not end at `max_trials`.
+#[test]
+fn a_staged_design_that_ends_before_max_stages_records_its_own_truncation() {
+    let fx = crate::common::Fixture::new(
+        "version: 1\nsampling:\n  sequential: {healthy: 0.9, regressed: 0.7, stage: 12, max_stages: 3}\ntasks:\n  - id: t\n    run: 'true'\n",
+    );
+    // Stage 1 run whole is the whole evidence so far: it says CONTINUE (exit 5) itself.
+    fx.command(&["--stage", "1"]).assert().code(5);
+    let v = json_of(
+        "plan",
+        &[
+            "--healthy",
+            "0.9",
+            "--regressed",
+            "0.7",
+            "--stage",
+            "12",
+            "--max-stages",
+            "3",
+        ],
+    );
+    assert_eq!(v["staged"]["max_trials"], 33);
+    assert_eq!(v["staged"]["max_stages"], 3);
+}
