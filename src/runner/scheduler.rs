@@ -403,7 +403,7 @@ fn fill<L: Launcher + ?Sized>(
             .is_some_and(|(_, last)| lanes.next_ordinal > last);
         let over_budget =
             cfg.window.is_none() && waiting_unavailable > sampler.rule().remaining_unavailable();
-        if pending >= owed || over_budget || exhausted {
+        if pending >= owed || over_budget || exhausted || beyond_stage_end(cfg, sampler, lanes) {
             break;
         }
         while !cfg.owns(lanes.next_ordinal) {
@@ -420,6 +420,28 @@ fn fill<L: Launcher + ?Sized>(
         lanes.next_ordinal += 1;
         start(lanes, ordinal);
     }
+}
+
+/// Whether a staged rule run whole (`--jobs J`, no `--stage`) would launch past the end of
+/// the stage being filled: the rule decides only at stage ends, so a stage is what the lanes
+/// run at once, and the next stage starts only once this one is consumed and undecided.
+/// After the ordinals consumed, `B - graded % B` more graded trials reach the stage end; an
+/// unavailable one among them is made up for once it is consumed.
+fn beyond_stage_end<L: Launcher + ?Sized>(
+    cfg: &TaskConfig,
+    sampler: &OrderedSampler,
+    lanes: &Lanes<'_, L>,
+) -> bool {
+    let Some(b) = cfg
+        .sampling
+        .stage()
+        .filter(|_| cfg.window.is_none() && cfg.shard.is_none())
+    else {
+        return false;
+    };
+    let t = sampler.tally();
+    let consumed = t.graded() + t.unavailable + sampler.cancelled();
+    lanes.next_ordinal > consumed + (b - t.graded() % b)
 }
 
 /// The real launcher: each trial on its own thread, each attempt a process group

@@ -423,3 +423,48 @@ fn a_staged_design_that_ends_before_max_stages_records_its_own_truncation() {
     assert_eq!(v["staged"]["max_trials"], 33);
     assert_eq!(v["staged"]["max_stages"], 3);
 }
+
+/// Run whole with `--jobs B`, a staged rule launches one stage at a time: the regressed
+/// example agent FAILs at the first stage end, so exactly 15 trials ran and none was
+/// launched (and cancelled) beyond it; the healthy one PASSes at the second, after 30.
+#[test]
+fn a_staged_rule_with_jobs_runs_one_stage_at_a_time() {
+    let plan = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("plans/examples/staged.yaml");
+    for (task, verdict, trials) in [
+        ("agent-regressed", "FAIL", 15),
+        ("agent-healthy", "PASS", 30),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = dir.path().join("ledger.jsonl");
+        crate::common::gate()
+            .args([
+                "run",
+                "--no-step-summary",
+                "-q",
+                "--jobs",
+                "15",
+                "--task",
+                task,
+                "--ledger",
+            ])
+            .arg(&ledger)
+            .arg(&plan)
+            .env_remove("GITHUB_ACTIONS")
+            .assert()
+            .code(if verdict == "FAIL" { 1 } else { 0 });
+        let l = gate::ledger::Ledger::read(&ledger).unwrap();
+        let attempts = crate::common::attempts(&l);
+        assert_eq!(attempts.len(), trials, "{task}");
+        assert!(
+            attempts
+                .iter()
+                .all(|a| a.outcome != gate::ledger::Outcome::Cancelled)
+        );
+        assert_eq!(
+            crate::common::decision(&l, task)
+                .verdict
+                .map(|v| v.as_str()),
+            Some(verdict)
+        );
+    }
+}
