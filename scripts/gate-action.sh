@@ -13,7 +13,9 @@
 #   run     `gate run` each plan file matched by INPUT_PLAN, `gate report` over the
 #           ledgers matched by INPUT_LEDGERS, or `gate ingest` over the JUnit files matched
 #           by INPUT_RESULTS (with INPUT_PLAN as its `--plan`, if set); outputs `verdict`, `exit-code`, `ledger`,
-#           `junit`, `report`; exits with gate's own exit code, so the step fails exactly
+#           `junit`, `report`, `decision` (CONTINUE when a staged run's merged stages are
+#           undecided: gate exits 5, the step 0); INPUT_STAGE runs one stage (`--stage`).
+#           Exits with gate's own exit code (0 for CONTINUE), so the step fails exactly
 #           when gate says the gate failed under the plan's (or the overridden) policy.
 #
 # Inputs arrive only as environment variables (INPUT_*), never spliced into shell text:

@@ -76,7 +76,12 @@ pub fn render_capped(report: &Report, limit: usize, full: Option<&str>) -> Strin
 fn parts(report: &Report) -> [String; 3] {
     let mut out = String::new();
     let v = report.verdict();
-    let _ = writeln!(out, "## gate: {}\n", badge(v));
+    if report.continue_with().is_some() {
+        // Not a verdict yet: the staged run goes on with its next stage.
+        let _ = writeln!(out, "## gate: ⏩ CONTINUE\n");
+    } else {
+        let _ = writeln!(out, "## gate: {}\n", badge(v));
+    }
     for l in &report.replay.ledgers {
         if let Some(b) = &l.chain_break {
             let _ = writeln!(
