@@ -149,13 +149,16 @@ fn finish(
             // reading is dropped before the one after the footer, which the reports use
             // (they say how the run ended), to keep peak memory to one copy.
             let report = own_report(&session.verified()?)?;
-            match (partial, report.verdict()) {
-                // A partial view publishes no verdict of its own unless its trials already
-                // make it certain: `gate report` over all shards (and stages) decides.
-                (true, Some(Verdict::Fail)) => (Some(Verdict::Fail), exit::FAIL),
-                (true, v) => (v, exit::SUCCESS),
-                (false, v) => (v, report.exit_code()),
-            }
+            let verdict = report.verdict();
+            // A partial view (a shard, a stage after the first) publishes no verdict of its
+            // own unless its trials already make FAIL certain; stage 1 run whole exits as
+            // `gate report` over it would (5 for CONTINUE).
+            let code = if partial {
+                exit::for_run(verdict, report.on_inconclusive, true)
+            } else {
+                report.exit_code()
+            };
+            (verdict, code)
         }
     };
     session.close(status, verdict, code)?;

@@ -270,7 +270,7 @@ pub fn design_staged(
     stage: u64,
     max_trials: Option<u64>,
 ) -> Result<Staged, StatsError> {
-    design::validate(healthy, regressed, alpha, beta)?;
+    super::check_rates(healthy, regressed, alpha, beta)?;
     check_stage(stage)?;
     let single = design::design_single(healthy, regressed, alpha, beta);
     let max_trials = match (max_trials, &single) {
@@ -431,7 +431,7 @@ fn tune(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::oc;
+    use crate::stats::lattice::single_oc;
     use crate::stats::sprt::Sprt;
 
     /// The exact OC by an independent recomputation from the published rows: a DP over the
@@ -503,9 +503,9 @@ mod tests {
         assert!(is_staged(&b, 9));
         for p in [0.5, 0.7, 0.8, 0.9] {
             let got = b.oc(p);
-            assert!(close(got.p_pass, oc::single_p_pass(33, 6, p)));
+            assert!(close(got.p_pass, single_oc(33, 6, p).p_pass));
             // Deciding later can only cost trials: at least the curtailed ASN.
-            assert!(got.asn >= oc::curtailed_asn(33, 6, p) - 1e-12);
+            assert!(got.asn >= single_oc(33, 6, p).asn - 1e-12);
         }
     }
 
@@ -519,9 +519,11 @@ mod tests {
         assert!(d.at_healthy.asn >= full.at_healthy.asn - 1e-9);
         let stages = expected_stages(&d.boundaries, 9, 0.9);
         assert!(stages < d.at_healthy.asn / 4.0, "{stages}");
-        // And never more trials than the single plan it can fall back on, in total.
-        let single = oc::single_p_pass(33, 6, 0.9);
-        assert!(single > 0.0);
+        // And never more trials, in total, than the single plan at stage ends it can fall
+        // back on.
+        let single = at_stage_ends(&Boundaries::single(33, 6).unwrap(), 9);
+        let total = |b: &Boundaries| b.oc(0.9).asn + b.oc(0.7).asn;
+        assert!(total(&d.boundaries) <= total(&single) + 1e-9);
         eprintln!(
             "staged ASN {:.2}/{:.2}, stages {:.2}/{:.2}; full {:.2}/{:.2}",
             d.at_healthy.asn,
