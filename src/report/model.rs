@@ -953,7 +953,17 @@ pub(crate) fn uncounted_text(t: &TaskReport) -> Option<String> {
     };
     let parts: Vec<String> = [
         part(&t.cancelled, "cancelled", "in flight at the decision"),
-        part(&t.excluded, "excluded", "finished after the decision"),
+        part(
+            &t.excluded,
+            "excluded",
+            // Undecided, a trial is excluded only because an earlier ordinal has no row (a
+            // shard's or a stage's ledger lacks the others'): a sequential rule stops there.
+            if t.replay.decided_at.is_some() {
+                "finished after the decision"
+            } else {
+                "finished behind an earlier trial not counted"
+            },
+        ),
     ]
     .into_iter()
     .flatten()

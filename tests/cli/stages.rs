@@ -208,6 +208,11 @@ fn a_stage_shard_alone_is_a_partial_view_without_annotations() {
         "{stdout}"
     );
     assert!(!stdout.contains("::warning"), "{stdout}");
+    // Nothing decided: its trials wait behind the other shards' and stages', not a decision.
+    assert!(
+        stdout.contains("excluded 3 finished behind an earlier trial not counted"),
+        "{stdout}"
+    );
     // Its ordinals are stage 2's share: 10, 13, 16.
     let l = gate::ledger::Ledger::read(&ledger).unwrap();
     let trials: Vec<u64> = crate::common::attempts(&l)
