@@ -110,6 +110,10 @@ pub enum Command {
     /// Print the manual page (roff) on stdout.
     #[command(after_help = "Example:\n  gate man > gate.1 && man ./gate.1")]
     Man,
+    /// Print this binary's build identity: the SHA-256 over the Cargo.toml, Cargo.lock and
+    /// src/ it was built from (the GitHub Action compares it with its own source).
+    #[command(hide = true)]
+    BuildId,
 }
 
 /// Arguments of `gate init`.
@@ -261,6 +265,13 @@ pub struct PlanArgs {
     /// rounded up, as in `gate run`).
     #[arg(long, value_name = "B", requires = "unavailable_rate")]
     pub max_unavailable: Option<u64>,
+    /// Also design the staged rule that decides only after every B trials (each stage a
+    /// matrix of parallel shards): its OC, expected trials and expected stages.
+    #[arg(long, value_name = "B", value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    pub stage: Option<u64>,
+    /// Stages at most for `--stage` (default: twice the single plan's n, in whole stages).
+    #[arg(long, value_name = "S", requires = "stage", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_stages: Option<u64>,
     /// Judge an existing single plan instead of designing one: its exact OC, risks and
     /// curtailed expected trials.
     #[arg(long, value_name = "N,C")]
@@ -343,6 +354,11 @@ pub struct RunArgs {
     /// Run only the trials whose ordinal is K modulo M (single plans), as shard K of M.
     #[arg(long, value_name = "K/M")]
     pub shard: Option<String>,
+    /// Run only stage S of the task's staged rule (its ordinals (S-1)B+1 to SB, or the
+    /// shard's share of them with `--shard`); `gate report` over every stage's ledgers so
+    /// far decides, or says CONTINUE with the next stage.
+    #[arg(long, value_name = "S", value_parser = clap::value_parser!(u64).range(1..))]
+    pub stage: Option<u64>,
     /// Continue an interrupted ledger of the same plan and fixtures.
     #[arg(long)]
     pub resume: bool,

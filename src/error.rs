@@ -31,6 +31,9 @@ pub mod exit {
     /// could not be written, or the ledger was changed behind its back). No verdict is
     /// published.
     pub const HARNESS: u8 = 4;
+    /// CONTINUE: the ledgers are the complete stages so far of a staged run whose rule has
+    /// not decided; run the next stage (`gate report` names it). Not a verdict.
+    pub const CONTINUE: u8 = 5;
     /// Interrupted by SIGINT (Ctrl-C); the ledger is closed with an INCONCLUSIVE footer.
     pub const INTERRUPTED: u8 = 130;
     /// Interrupted by SIGTERM; the ledger is closed as for SIGINT.
@@ -78,6 +81,7 @@ Exit codes:
   2    usage error or invalid input (plan file, flags, ledger)
   3    INCONCLUSIVE (0 under `on_inconclusive: pass`)
   4    harness error: a task could not run, or gate could not keep its record; no verdict
+  5    CONTINUE: a staged run is undecided after its stages so far; run the next stage
   130  interrupted (SIGINT); 143 on SIGTERM";
 }
 

@@ -29,6 +29,10 @@ fn main() -> ExitCode {
         Command::Schema(args) => commands::schema::execute(args),
         Command::Completions(args) => commands::completions::completions(args).map_err(Error::from),
         Command::Man => commands::completions::man().map_err(Error::from),
+        Command::BuildId => {
+            println!("{}", env!("GATE_SOURCE_HASH"));
+            Ok(gate::exit::SUCCESS)
+        }
     };
     match result {
         Ok(code) => ExitCode::from(code),

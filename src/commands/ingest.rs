@@ -177,6 +177,7 @@ pub fn execute(args: &IngestArgs, output: &OutputArgs) -> Result<u8, Error> {
         started_at: now_rfc3339(),
         host: hostname(),
         shard: None,
+        stage: None,
         jobs: 1,
         timeout_policy: TimeoutPolicy::Fail,
         on_inconclusive,

@@ -43,6 +43,9 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
         plan.policy.on_inconclusive = p.into();
     }
     plan.retain_tasks(&args.tasks).map_err(Error::Usage)?;
+    if let Some(stage) = args.stage {
+        plan.select_stage(stage).map_err(Error::Usage)?;
+    }
     let shard = args.shard.as_deref().map(str::parse::<Shard>);
     let shard = shard.transpose().map_err(Error::Usage)?;
     if let Some(s) = shard {
@@ -113,7 +116,7 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
             if history.decided {
                 continue;
             }
-            let config = TaskConfig::new(task, plan.policy.jobs, shard);
+            let config = TaskConfig::new(task, plan.policy.jobs, shard).in_stage(plan.stage);
             let launcher =
                 ProcessLauncher::new(task, &plan.policy, session.run_id(), &run_dir, redactor);
             let mut sinks = Fanout(vec![&mut session, &mut progress]);
@@ -139,7 +142,9 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
         output,
         &mut session,
         status,
-        shard,
+        // A shard, or a stage after the first, sees part of the evidence: `gate report`
+        // over every shard (and stage) decides. Stage 1 run whole sees the first stage end.
+        shard.is_some() || plan.stage.is_some_and(|s| s > 1),
         &interrupt,
         &progress,
     )
@@ -152,7 +157,7 @@ fn finish(
     output: &OutputArgs,
     session: &mut Session,
     status: RunStatus,
-    shard: Option<Shard>,
+    partial: bool,
     interrupt: &Interrupt,
     progress: &Progress,
 ) -> Result<u8, Error> {
@@ -165,10 +170,15 @@ fn finish(
             // (they say how the run ended), to keep peak memory to one copy.
             let report = own_report(&session.verified()?)?;
             let verdict = report.verdict();
-            (
-                verdict,
-                exit::for_run(verdict, report.on_inconclusive, shard.is_some()),
-            )
+            // A partial view (a shard, a stage after the first) publishes no verdict of its
+            // own unless its trials already make FAIL certain; stage 1 run whole exits as
+            // `gate report` over it would (5 for CONTINUE).
+            let code = if partial {
+                exit::for_run(verdict, report.on_inconclusive, true)
+            } else {
+                report.exit_code()
+            };
+            (verdict, code)
         }
     };
     session.close(status, verdict, code)?;

@@ -28,6 +28,8 @@ pub struct Report {
     /// The exit code the caller actually uses, when it differs from the verdict's (set by
     /// [`Report::with_exit_code`]).
     exit_override: Option<u8>,
+    /// Where a staged run stands, when the ledgers are stages of one.
+    pub stages: Option<super::stages::StageStatus>,
 }
 
 /// A count out of a total, e.g. 12 of 20.
@@ -408,7 +410,9 @@ impl Report {
         ledgers: &[Ledger],
         on_inconclusive: Option<OnInconclusive>,
     ) -> Result<Report, ReportError> {
+        super::stages::check_headers(ledgers)?;
         let mut replay = replay(ledgers)?;
+        let stages = super::stages::status(ledgers, &replay)?;
         let policy = on_inconclusive.unwrap_or(replay.on_inconclusive);
         // The task replays move into the task reports (a large run holds many rows).
         let tasks: Vec<TaskReport> = std::mem::take(&mut replay.tasks)
@@ -436,6 +440,7 @@ impl Report {
                 unknown,
             },
             exit_override: None,
+            stages,
         })
     }
 
@@ -498,8 +503,36 @@ impl Report {
     /// The exit code shown: the one set by [`Report::with_exit_code`], else the verdict's
     /// (0 PASS, 1 FAIL, 3 INCONCLUSIVE (0 under `on_inconclusive: pass`), 4 harness error).
     pub fn exit_code(&self) -> u8 {
-        self.exit_override
-            .unwrap_or_else(|| self.verdict_exit_code())
+        self.exit_override.unwrap_or_else(|| {
+            if self.continue_with().is_some() {
+                crate::error::exit::CONTINUE
+            } else {
+                self.verdict_exit_code()
+            }
+        })
+    }
+
+    /// The next stage to run, when the ledgers are the complete stages so far of a staged
+    /// run whose rule has not decided (the verdict is INCONCLUSIVE only for now).
+    pub fn continue_with(&self) -> Option<u64> {
+        self.stages.as_ref().and_then(|s| s.next)
+    }
+
+    /// Whether this report is a partial view that publishes no verdict of its own: one
+    /// shard of a sharded run, or one ledger of a staged run that is not its first whole
+    /// stage (the verdict waits for the other ledgers).
+    pub fn is_partial(&self) -> bool {
+        self.lone_shard().is_some() || self.stages.as_ref().is_some_and(|s| s.partial.is_some())
+    }
+
+    /// What a workflow branches on: `PASS`, `FAIL`, `INCONCLUSIVE`, `CONTINUE` (a staged run
+    /// must run its next stage) or `HARNESS_ERROR`.
+    pub fn decision(&self) -> &'static str {
+        match (self.continue_with(), self.verdict()) {
+            (Some(_), _) => "CONTINUE",
+            (None, Some(v)) => v.as_str(),
+            (None, None) => "HARNESS_ERROR",
+        }
     }
 
     /// Whether a task's verdict turns the gate red (FAIL, INCONCLUSIVE under
@@ -924,7 +957,17 @@ pub(crate) fn uncounted_text(t: &TaskReport) -> Option<String> {
     };
     let parts: Vec<String> = [
         part(&t.cancelled, "cancelled", "in flight at the decision"),
-        part(&t.excluded, "excluded", "finished after the decision"),
+        part(
+            &t.excluded,
+            "excluded",
+            // Undecided, a trial is excluded only because an earlier ordinal has no row (a
+            // shard's or a stage's ledger lacks the others'): a sequential rule stops there.
+            if t.replay.decided_at.is_some() {
+                "finished after the decision"
+            } else {
+                "finished behind an earlier trial not counted"
+            },
+        ),
     ]
     .into_iter()
     .flatten()

@@ -212,6 +212,26 @@ fn score(out: &mut String, s: &ScoreVector) {
     );
 }
 
+/// The headline of a staged run that has not decided yet: CONTINUE with the next stage, or
+/// one ledger's partial view. None otherwise (a decided staged run reads like any other).
+pub(crate) fn staged_line(report: &Report) -> Option<String> {
+    let s = report.stages.as_ref()?;
+    if let Some(next) = s.next {
+        return Some(format!(
+            "CONTINUE: no verdict after stage {} of at most {} (stages of {} trials); run stage {next}",
+            s.through, s.last_stage, s.stage_size
+        ));
+    }
+    let (stage, shard) = s.partial?;
+    Some(format!(
+        "INCONCLUSIVE for now: stage {stage}{} of a staged run; `gate report` over every stage so far decides",
+        shard
+            .filter(|x| x.m > 1)
+            .map(|x| format!(", shard {}/{}", x.k, x.m))
+            .unwrap_or_default()
+    ))
+}
+
 fn gate(out: &mut String, report: &Report) {
     let verdict = report.verdict();
     let code = report.exit_code();
@@ -245,6 +265,8 @@ fn gate(out: &mut String, report: &Report) {
         out.push_str(
             "  interrupted   the run was stopped before every task was decided; continue it with `gate run --resume`\n",
         );
+    } else if let Some(line) = staged_line(report) {
+        let _ = writeln!(out, "gate  {line} (exit {code}) · {tasks}");
     } else if report.waiting_for_shards() {
         let what = match (report.lone_shard(), &report.replay.shards) {
             (Some(s), _) => format!("shard {}/{} of a sharded run", s.k, s.m),

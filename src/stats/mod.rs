@@ -11,6 +11,8 @@
 //! - [`lattice`]: every rule (single, Wald, calibrated) as PASS / FAIL boundaries on the
 //!   (trials, failures) lattice, and the one OC engine: exact OC, ASN and terminal-state
 //!   distribution (the single plan's in closed form).
+//! - [`staged`]: group-sequential rules that decide only after each stage of B trials
+//!   (each stage a matrix of parallel shards), with exact OC, expected trials and stages.
 //! - [`estimate`]: unbiased pass@k and pass^k, Wilson and Clopper–Pearson intervals (for a
 //!   fixed number of trials).
 //! - [`post_stop`]: estimates after a stop — exact intervals and median-unbiased estimates
@@ -27,6 +29,7 @@ pub mod estimate;
 pub mod lattice;
 pub mod post_stop;
 pub mod sprt;
+pub mod staged;
 
 /// Invalid arguments to a statistical function. Messages name the parameter and the range.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

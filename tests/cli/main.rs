@@ -15,4 +15,5 @@ mod plan;
 mod plan_compare;
 mod report;
 mod run;
+mod stages;
 mod verify;
