@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use crate::cli::{CheckArgs, Format};
 use crate::exit;
-use crate::format::{percent, rate};
+use crate::format::{percent, rate, zone_line};
 use crate::plan::Plan;
 use crate::plan::check::PlanCheck;
 
@@ -66,6 +66,9 @@ pub fn render_text(check: &PlanCheck) -> String {
                 percent(d.p_pass_95),
                 percent(d.p_pass_10)
             );
+        }
+        if let Some(z) = &t.zone {
+            let _ = writeln!(out, "  zone       {}", zone_line(z, t.rates.is_some()));
         }
         out.push('\n');
     }

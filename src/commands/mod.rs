@@ -8,6 +8,7 @@ pub mod explain_junit;
 pub mod ingest;
 pub mod init;
 pub mod plan;
+pub mod plan_zone;
 pub mod report;
 pub mod run;
 pub mod schema;

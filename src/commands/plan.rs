@@ -19,6 +19,8 @@ use crate::stats::lattice::Boundaries;
 use crate::stats::sprt::{MAX_TRIALS_LIMIT, Sprt, default_max_trials, worst_asn};
 use crate::stats::{StatsError, calibrated, design, oc};
 
+use super::plan_zone::{Designed, ZoneReport};
+
 /// Execute `gate plan`; returns the exit code.
 pub fn execute(args: &PlanArgs) -> anyhow::Result<u8> {
     if let Some(nc) = &args.evaluate {
@@ -163,6 +165,9 @@ pub struct PlanReport {
     pub jobs: Option<JobsReport>,
     /// The risks with unavailable trials, when `--unavailable-rate` is given.
     pub unavailable: Option<UnavailableReport>,
+    /// Where each plan passes half the time between the two rates, and the design that
+    /// halves that zone with what it costs.
+    pub zone: ZoneReport,
     #[serde(skip)]
     boundaries: Boundaries,
 }
@@ -461,6 +466,15 @@ impl PlanReport {
             curtailed_asn_healthy: curtailed_h,
             curtailed_asn_regressed: curtailed_r,
         };
+        let zone = ZoneReport::build(&Designed {
+            healthy,
+            regressed,
+            alpha,
+            beta,
+            single: &single_lattice,
+            sequential: &boundaries,
+            wald: o.wald,
+        });
         let oc = oc_grid(healthy, regressed)
             .into_iter()
             .map(|p| {
@@ -498,6 +512,7 @@ impl PlanReport {
             lattice,
             jobs,
             unavailable,
+            zone,
             boundaries,
         })
     }
@@ -973,6 +988,7 @@ pub fn render_text(r: &PlanReport) -> String {
         saving(q.saving_healthy),
         saving(q.saving_regressed)
     );
+    super::plan_zone::render(&mut out, &r.zone, s.curtailed_asn_healthy, q.asn_healthy);
     if let Some(j) = &r.jobs {
         let _ = writeln!(
             out,

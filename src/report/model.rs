@@ -8,6 +8,7 @@ use crate::stats::estimate::{Interval, clopper_pearson, pass_at_k, pass_hat_k, w
 use crate::stats::lattice::{Boundaries, State};
 use crate::stats::oc::single_p_pass;
 use crate::stats::post_stop::{SampleSpace, truncated};
+use crate::stats::zone::Zone;
 
 use super::ReportError;
 use super::replay::{Disposition, Replay, TaskReplay, replay};
@@ -321,6 +322,11 @@ pub struct ScoreVector {
     pub unavailable: u64,
     /// Later attempts that passed and were not promoted to the trial's grade.
     pub retry_passes_refused: u64,
+    /// Graded trials that made more than one attempt of their own: a result file reporting
+    /// `attempts` above 1, or (with `gate ingest`) a test runner's retry after the graded
+    /// failure. Zero for a suite run with retries off: then first-attempt, within-budget and
+    /// recovery say nothing the pass rate does not.
+    pub internal_attempts: u64,
 }
 
 /// One point of the plan's operating characteristic.
@@ -371,6 +377,11 @@ pub struct TaskReport {
     pub alpha: Option<f64>,
     /// The plan's OC curve.
     pub oc: Vec<OcPoint>,
+    /// The indifference zone (between the regressed and the healthy rate, or where the OC
+    /// crosses 10% and 95% when no rates are stated) and where the rule passes half the time.
+    pub zone: Option<Zone>,
+    /// Whether the zone's edges are the plan's stated rates.
+    pub zone_stated: bool,
 }
 
 impl TaskReport {
@@ -552,6 +563,11 @@ fn task_report(replay: TaskReplay, policy: OnInconclusive) -> Result<TaskReport,
     // None only for a single plan that passes before any trial (c >= n).
     let lattice = sampling.lattice().ok();
     let pass_rate = pass_rate(lattice.as_ref(), c.passed, c.failed);
+    let zone_stated = healthy.is_some() && regressed.is_some();
+    let zone = lattice.as_ref().and_then(|l| match (healthy, regressed) {
+        (Some(h), Some(r)) => Zone::of(l, r, h),
+        _ => Zone::unstated(l),
+    });
     let pass_at = pass_at(pass_rate.as_ref(), graded, c.passed);
     let retry_settings = (1..=4u64)
         .filter_map(|r| {
@@ -603,6 +619,8 @@ fn task_report(replay: TaskReplay, policy: OnInconclusive) -> Result<TaskReport,
         healthy,
         alpha,
         oc,
+        zone,
+        zone_stated,
         replay,
     })
 }
@@ -806,6 +824,7 @@ fn score_vector(t: &TaskReplay) -> ScoreVector {
     let mut first_attempt = 0;
     let mut passed = 0;
     let mut graded = 0;
+    let mut internal_attempts = 0;
     let mut failures = FailureShape::default();
     let mut durations = Vec::new();
     let counted = t
@@ -820,6 +839,8 @@ fn score_vector(t: &TaskReplay) -> ScoreVector {
                 let internal = row.result.as_ref().and_then(|r| r.attempts);
                 if internal.is_none_or(|a| a <= 1) {
                     first_attempt += 1;
+                } else {
+                    internal_attempts += 1;
                 }
                 durations.push(row.duration_s);
             }
@@ -831,6 +852,10 @@ fn score_vector(t: &TaskReplay) -> ScoreVector {
                 // passes within the retry budget, never as the grade.
                 if later.iter().any(|a| a.row.outcome == Outcome::Pass) {
                     passed += 1;
+                }
+                let internal = row.result.as_ref().and_then(|r| r.attempts);
+                if !later.is_empty() || internal.is_some_and(|a| a > 1) {
+                    internal_attempts += 1;
                 }
                 if row.fault == Some(Fault::Timeout) {
                     failures.timeout += 1;
@@ -879,6 +904,7 @@ fn score_vector(t: &TaskReplay) -> ScoreVector {
         tokens,
         unavailable: t.counts.unavailable,
         retry_passes_refused: t.retry_passes_refused,
+        internal_attempts,
     }
 }
 

@@ -5,6 +5,7 @@ mod common;
 mod docs;
 mod engine;
 mod explain;
+mod firsthour;
 mod hostile;
 mod ingest;
 mod onramp;
