@@ -30,6 +30,30 @@ pub struct Cli {
     pub output: OutputArgs,
 }
 
+/// Parse the command line, or print clap's error (with a "did you mean" that clap's own
+/// similarity misses for short typos such as `gate rn`) and exit 2.
+pub fn parse() -> Cli {
+    use clap::CommandFactory;
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    Cli::try_parse().unwrap_or_else(|mut e| {
+        if e.kind() == ErrorKind::InvalidSubcommand
+            && e.get(ContextKind::SuggestedSubcommand).is_none()
+            && let Some(ContextValue::String(given)) = e.get(ContextKind::InvalidSubcommand)
+        {
+            let cmd = Cli::command();
+            let names = cmd.get_subcommands().map(|c| c.get_name());
+            if let Some(near) = crate::suggest::closest(given, names) {
+                let near = near.to_string();
+                e.insert(
+                    ContextKind::SuggestedSubcommand,
+                    ContextValue::Strings(vec![near]),
+                );
+            }
+        }
+        e.exit()
+    })
+}
+
 /// Flags every subcommand takes.
 #[derive(Debug, Args, Clone, Copy)]
 pub struct OutputArgs {
@@ -70,8 +94,9 @@ pub enum Command {
     /// Run the tasks of a plan file and decide PASS / FAIL / INCONCLUSIVE.
     #[command(
         after_help = "Example:\n  gate run plans/demo.yaml --jobs 4 --junit gate-out/junit.xml\n\n\
-        Exit codes: 0 PASS, 1 FAIL, 2 invalid plan or usage, 3 INCONCLUSIVE, 4 harness error, \
-        130 interrupted"
+        Exit codes:\n  0    PASS\n  1    FAIL\n  2    invalid plan or usage; no plan file (run `gate init`)\n  \
+        3    INCONCLUSIVE (0 under `on_inconclusive: pass`)\n  4    harness error: no verdict\n  \
+        130  interrupted (143 on SIGTERM); the ledger is resumable"
     )]
     Run(RunArgs),
     /// Judge JUnit XML files that a test runner wrote: first attempts only, same verdicts and
@@ -80,8 +105,8 @@ pub enum Command {
         after_help = "Example:\n  gate ingest runs/run-*.xml --single 20,3 --junit gate-out/junit.xml\n\n\
         Each file is one run of the suite, in the order given; a retry that passed never counts \
         as a first attempt.\n\n\
-        Exit codes: 0 PASS, 1 FAIL, 2 invalid input (a file that is not JUnit, retries that \
-        cannot be told apart), 3 INCONCLUSIVE"
+        Exit codes:\n  0    PASS\n  1    FAIL\n  2    invalid input (a file that is not JUnit, retries \
+        that cannot be told apart)\n  3    INCONCLUSIVE (0 under `on_inconclusive: pass`)"
     )]
     Ingest(IngestArgs),
     /// Recompute the reports (and merge shards) from one or more ledgers.
@@ -106,9 +131,23 @@ pub enum Command {
         after_help = "Example:\n  gate completions bash > ~/.local/share/bash-completion/completions/gate"
     )]
     Completions(CompletionsArgs),
-    /// Print the manual page (roff) on stdout.
-    #[command(after_help = "Example:\n  gate man > gate.1 && man ./gate.1")]
-    Man,
+    /// Print a manual page (roff) on stdout: gate(1), or gate-COMMAND(1) for a subcommand.
+    #[command(
+        after_help = "Examples:\n  gate man > gate.1 && man ./gate.1\n  gate man run | man -l -\n  \
+        gate man --out-dir /usr/local/share/man/man1"
+    )]
+    Man(ManArgs),
+}
+
+/// Arguments of `gate man`.
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// The subcommand whose page to print (gate-COMMAND(1)); none for gate(1).
+    #[arg(value_name = "COMMAND", conflicts_with = "out_dir")]
+    pub command: Option<String>,
+    /// Instead: write every page (gate.1, gate-run.1, …) into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
 }
 
 /// Arguments of `gate init`.
@@ -141,8 +180,8 @@ pub enum ProjectKind {
 /// Arguments of `gate check`.
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// The plan file (YAML).
-    pub plan: PathBuf,
+    /// The plan file (YAML); default `gate.yaml`, then `.config/gate.yaml`.
+    pub plan: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -301,8 +340,8 @@ pub struct ReportFiles {
 /// Arguments of `gate run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// The plan file (YAML).
-    pub plan: PathBuf,
+    /// The plan file (YAML); default `gate.yaml`, then `.config/gate.yaml`.
+    pub plan: Option<PathBuf>,
     /// Where to write the attempt ledger (JSON Lines).
     #[arg(long, default_value = "gate-out/ledger.jsonl")]
     pub ledger: PathBuf,
@@ -326,7 +365,7 @@ pub struct RunArgs {
     pub reports: ReportFiles,
 }
 
-/// `--rule` of `gate ingest`'s design flags.
+/// `--sampling` of `gate ingest`'s design flags.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum DesignRule {
     /// A single (n, c) plan: the first n runs by ordinal decide.
@@ -364,10 +403,20 @@ pub struct IngestArgs {
     /// With `--healthy`: consumer's risk (default 0.10).
     #[arg(long, allow_negative_numbers = true, requires = "healthy", value_parser = parse_rate)]
     pub beta: Option<f64>,
-    /// With `--healthy`: which rule to design.
+    /// With `--healthy`: which kind of plan to design (`--rule` means the sequential rule,
+    /// `calibrated|wald`, in `gate plan`).
     #[arg(long, value_enum, default_value_t = DesignRule::Single, requires = "healthy")]
-    pub rule: DesignRule,
-    /// With `--rule sequential`: truncation.
+    pub sampling: DesignRule,
+    /// The old spelling of `--sampling`, still read (with a deprecation note).
+    #[arg(
+        long,
+        value_enum,
+        hide = true,
+        requires = "healthy",
+        conflicts_with = "sampling"
+    )]
+    pub rule: Option<DesignRule>,
+    /// With `--sampling sequential`: truncation.
     #[arg(long, requires = "healthy")]
     pub max_trials: Option<u64>,
     /// Where to write the attempt ledger (JSON Lines).

@@ -46,6 +46,7 @@ pub mod report;
 pub mod runner;
 pub mod sampler;
 pub mod stats;
+pub mod suggest;
 pub mod units;
 pub mod untrusted;
 

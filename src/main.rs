@@ -3,12 +3,11 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::Parser;
-use gate::cli::{Cli, Command};
+use gate::cli::Command;
 use gate::{Error, commands};
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = gate::cli::parse();
     // Commands that only print stop quietly on a closed stdout; the ones that publish a
     // verdict handle the write error themselves and finish their work.
     if !matches!(
@@ -28,7 +27,7 @@ fn main() -> ExitCode {
         Command::Check(args) => commands::check::execute(args).map_err(Error::from),
         Command::Schema(args) => commands::schema::execute(args).map_err(Error::from),
         Command::Completions(args) => commands::completions::completions(args).map_err(Error::from),
-        Command::Man => commands::completions::man().map_err(Error::from),
+        Command::Man(args) => commands::man::execute(args).map_err(Error::from),
     };
     match result {
         Ok(code) => ExitCode::from(code),

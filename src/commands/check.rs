@@ -11,7 +11,9 @@ use crate::plan::check::PlanCheck;
 
 /// Execute `gate check`; returns the exit code (0, or an error that maps to 2).
 pub fn execute(args: &CheckArgs) -> anyhow::Result<u8> {
-    let plan = Plan::load(&args.plan)?;
+    let path = crate::plan::discover::resolve(args.plan.as_deref(), std::path::Path::new("."))
+        .map_err(anyhow::Error::msg)?;
+    let plan = Plan::load(&path)?;
     let check = PlanCheck::of(&plan)?;
     match args.format {
         // Task ids are printed at the start of a line: one that begins with `::` must not

@@ -207,7 +207,7 @@ fn rules(args: &IngestArgs) -> Result<Rules, Error> {
                 regressed: Rate(regressed),
                 alpha: args.alpha.map(Rate),
                 beta: args.beta.map(Rate),
-                rule: match args.rule {
+                rule: match sampling_kind(args) {
                     DesignRule::Single => Rule::Single,
                     DesignRule::Sequential => Rule::Sequential,
                 },
@@ -456,4 +456,19 @@ fn own_report(ledger: &Ledger) -> Result<Report, Error> {
             "cannot make a report from this ingest's own ledger ({e}); no verdict is published"
         ))
     })
+}
+
+/// `--sampling`, or its deprecated spelling `--rule` (which says so on stderr: in `gate plan`
+/// `--rule` chooses the sequential rule, `calibrated|wald`).
+fn sampling_kind(args: &IngestArgs) -> DesignRule {
+    match args.rule {
+        Some(kind) => {
+            eprintln!(
+                "gate: `gate ingest --rule` is deprecated, spell it `--sampling` (`--rule` is \
+                 `calibrated|wald` in `gate plan`)"
+            );
+            kind
+        }
+        None => args.sampling,
+    }
 }
