@@ -109,6 +109,19 @@ pub enum Command {
         that cannot be told apart)\n  3    INCONCLUSIVE (0 under `on_inconclusive: pass`)"
     )]
     Ingest(IngestArgs),
+    /// Run a whole test suite once per trial and judge every test case in its JUnit file, as
+    /// `gate ingest` would judge those files.
+    #[command(
+        after_help = "Example:\n  gate suite --healthy 90% --regressed 70% -- \\\n    \
+        'python3 -m pytest -p no:randomly -p no:rerunfailures --junitxml=\"$GATE_JUNIT\"'\n\n\
+        Each trial runs COMMAND with `sh -c`, GATE_TRIAL set to the trial's ordinal and GATE_JUNIT to \
+        the file it must write; it stops once every test case's rule has decided. A run that \
+        writes no readable JUnit, runs no test case, drops or adds a test case, or exits with one \
+        of --harness-exit-codes is a harness error: no verdict.\n\n\
+        Exit codes:\n  0    PASS\n  1    FAIL\n  2    invalid flags or plan\n  \
+        3    INCONCLUSIVE (0 under `on_inconclusive: pass`)\n  4    harness error: the suite could not run; no verdict"
+    )]
+    Suite(SuiteArgs),
     /// Recompute the reports (and merge shards) from one or more ledgers.
     #[command(
         after_help = "Example:\n  gate report shard-*/ledger.jsonl --junit junit.xml --summary summary.md"
@@ -427,6 +440,58 @@ pub struct IngestArgs {
     pub on_inconclusive: Option<InconclusivePolicy>,
     /// Read Playwright, jest-junit (without `invocations`) and other files whose retries are
     /// invisible, on your word that the suite ran with retries off.
+    #[arg(long)]
+    pub assume_retries_off: bool,
+    /// Report files.
+    #[command(flatten)]
+    pub reports: ReportFiles,
+}
+
+/// Arguments of `gate suite`: the suite command, then the rule flags of `gate ingest`.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("judge_by").required(true).args(["plan", "single", "healthy"])))]
+pub struct SuiteArgs {
+    /// The suite command, run with `sh -c` once per trial, retries off; it must write a JUnit
+    /// file to `$GATE_JUNIT`.
+    #[arg(required = true, value_name = "COMMAND")]
+    pub command: String,
+    /// Exit codes of COMMAND that mean the suite could not run (pytest: 2 interrupted, 3
+    /// internal error, 4 usage error, 5 no test collected): a harness error, never a FAIL.
+    #[arg(long, value_delimiter = ',', value_name = "CODES")]
+    pub harness_exit_codes: Vec<i32>,
+    /// A plan file whose tasks select test cases with `junit: GLOB`.
+    #[arg(long, value_name = "PLAN")]
+    pub plan: Option<PathBuf>,
+    /// One single plan for every test case: N runs, pass if at most C fail.
+    #[arg(long, value_name = "N,C")]
+    pub single: Option<String>,
+    /// Design the rule for every test case: the healthy per-run success rate (p0).
+    #[arg(long, allow_negative_numbers = true, requires = "regressed", value_parser = parse_rate)]
+    pub healthy: Option<f64>,
+    /// With `--healthy`: the regressed rate (p1) to tell apart.
+    #[arg(long, allow_negative_numbers = true, requires = "healthy", value_parser = parse_rate)]
+    pub regressed: Option<f64>,
+    /// With `--healthy`: producer's risk (default 0.05).
+    #[arg(long, allow_negative_numbers = true, requires = "healthy", value_parser = parse_rate)]
+    pub alpha: Option<f64>,
+    /// With `--healthy`: consumer's risk (default 0.10).
+    #[arg(long, allow_negative_numbers = true, requires = "healthy", value_parser = parse_rate)]
+    pub beta: Option<f64>,
+    /// With `--healthy`: which kind of plan to design.
+    #[arg(long, value_enum, default_value_t = DesignRule::Single, requires = "healthy")]
+    pub sampling: DesignRule,
+    /// With `--sampling sequential`: truncation.
+    #[arg(long, requires = "healthy")]
+    pub max_trials: Option<u64>,
+    /// Where to write the attempt ledger (JSON Lines); the suite runs' JUnit files go into a
+    /// `suite-runs/` directory beside it.
+    #[arg(long, default_value = "gate-out/ledger.jsonl")]
+    pub ledger: PathBuf,
+    /// What an INCONCLUSIVE verdict exits with (overrides the plan's policy).
+    #[arg(long, value_enum)]
+    pub on_inconclusive: Option<InconclusivePolicy>,
+    /// Read JUnit writers whose retries are invisible (Playwright, jest-junit without
+    /// `invocations`), on your word that COMMAND runs with retries off.
     #[arg(long)]
     pub assume_retries_off: bool,
     /// Report files.

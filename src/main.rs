@@ -12,7 +12,7 @@ fn main() -> ExitCode {
     // verdict handle the write error themselves and finish their work.
     if !matches!(
         cli.command,
-        Command::Run(_) | Command::Ingest(_) | Command::Report(_)
+        Command::Run(_) | Command::Ingest(_) | Command::Suite(_) | Command::Report(_)
     ) {
         gate::runner::sys::die_quietly_on_closed_stdout();
     }
@@ -21,6 +21,7 @@ fn main() -> ExitCode {
         Command::Explain(args) => commands::explain::execute(args).map_err(Error::from),
         Command::Run(args) => commands::run::execute(args, &cli.output),
         Command::Ingest(args) => commands::ingest::execute(args, &cli.output),
+        Command::Suite(args) => commands::suite::execute(args, &cli.output),
         Command::Report(args) => commands::report::execute(args, &cli.output),
         Command::Verify(args) => commands::verify::execute(args),
         Command::Init(args) => commands::init::execute(args).map_err(Error::from),

@@ -28,7 +28,7 @@ use crate::runner::sys::hostname;
 use crate::sampler::OrderedSampler;
 
 /// The rules to judge with: a plan file's, or one rule for every test case.
-enum Rules {
+pub(crate) enum Rules {
     Plan(Box<Plan>),
     Flags { rule: ResolvedRule, words: String },
 }
@@ -37,6 +37,24 @@ enum Rules {
 pub fn execute(args: &IngestArgs, output: &OutputArgs) -> Result<u8, Error> {
     let rules = rules(args)?;
     preflight(args)?;
+    let opts = Options {
+        assume_retries_off: args.assume_retries_off,
+    };
+    let mut runs = Vec::with_capacity(args.results.len());
+    for path in &args.results {
+        runs.push(ingest::read_run(path, opts)?);
+    }
+    judge_runs(args, output, &rules, runs)
+}
+
+/// Judge runs already read (from the files of `gate ingest`, or the suite runs of `gate
+/// suite`): write the ledger, then print and emit the reports it recomputes to.
+pub(crate) fn judge_runs(
+    args: &IngestArgs,
+    output: &OutputArgs,
+    rules: &Rules,
+    runs: Vec<ingest::RunFile>,
+) -> Result<u8, Error> {
     // With a report on stdout (`--json -`), everything else goes to stderr.
     let to_stdout = crate::output::report_to_stdout(&args.reports)?;
     let say = |text: &str| {
@@ -49,13 +67,6 @@ pub fn execute(args: &IngestArgs, output: &OutputArgs) -> Result<u8, Error> {
             writeln!(std::io::stdout().lock(), "{text}")
         };
     };
-    let opts = Options {
-        assume_retries_off: args.assume_retries_off,
-    };
-    let mut runs = Vec::with_capacity(args.results.len());
-    for path in &args.results {
-        runs.push(ingest::read_run(path, opts)?);
-    }
     let sources: Vec<SourceFile> = runs
         .iter()
         .map(|r| SourceFile {
@@ -74,7 +85,7 @@ pub fn execute(args: &IngestArgs, output: &OutputArgs) -> Result<u8, Error> {
         )));
     }
 
-    let (tasks, unselected) = assign(&rules, &histories)?;
+    let (tasks, unselected) = assign(rules, &histories)?;
     if tasks.is_empty() {
         return Err(Error::Usage(
             "no test case is selected by the plan's tasks, and the plan sets no top-level `sampling:` for the rest"
@@ -166,7 +177,7 @@ pub fn execute(args: &IngestArgs, output: &OutputArgs) -> Result<u8, Error> {
 }
 
 /// The plan file, or the one rule the flags give.
-fn rules(args: &IngestArgs) -> Result<Rules, Error> {
+pub(crate) fn rules(args: &IngestArgs) -> Result<Rules, Error> {
     if let Some(path) = &args.plan {
         let plan = Plan::load(path)?;
         if let Some(t) = plan.tasks.first() {
@@ -227,7 +238,7 @@ fn rules(args: &IngestArgs) -> Result<Rules, Error> {
 
 /// Report paths must be files, and none may be the ledger or a result file: the same file
 /// by any name (a hard link, a symlink), and the step summary too, which is appended to.
-fn preflight(args: &IngestArgs) -> Result<(), Error> {
+pub(crate) fn preflight(args: &IngestArgs) -> Result<(), Error> {
     let files = &args.reports;
     let step_summary = crate::output::step_summary(files);
     let mut outputs = crate::output::report_files(files);
@@ -269,10 +280,10 @@ fn preflight(args: &IngestArgs) -> Result<(), Error> {
 }
 
 /// Test cases with their resolved task, in order of first appearance.
-type Assigned<'h> = Vec<(TaskSpec, &'h History)>;
+pub(crate) type Assigned<'h> = Vec<(TaskSpec, &'h History)>;
 
 /// Each test case with its rule, in order of first appearance, and the ids no rule covers.
-fn assign<'h>(
+pub(crate) fn assign<'h>(
     rules: &Rules,
     histories: &'h [History],
 ) -> Result<(Assigned<'h>, Vec<String>), Error> {

@@ -61,6 +61,11 @@ pub fn execute(args: &InitArgs) -> anyhow::Result<u8> {
         "next: gate check {0}   # what the plan will do\n      gate run {0}     # run it",
         args.output.display()
     );
+    if let Some(cmd) = super::suite::offer(kind) {
+        println!(
+            "or, for the whole suite (every test case judged on its own, no plan file):\n  {cmd}"
+        );
+    }
     if kind == ProjectKind::Pytest && !pytest_importable(&args.dir) {
         // `python3 -m pytest` without pytest exits 1, the code of a failing test: every trial
         // would be graded FAIL. Say so now rather than after a run of red trials.

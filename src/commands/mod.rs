@@ -13,6 +13,7 @@ pub mod plan_zone;
 pub mod report;
 pub mod run;
 pub mod schema;
+pub mod suite;
 pub mod verify;
 
 impl From<crate::cli::InconclusivePolicy> for crate::ledger::OnInconclusive {

@@ -12,4 +12,5 @@ mod onramp;
 mod plan;
 mod report;
 mod run;
+mod suite;
 mod verify;
