@@ -234,3 +234,94 @@ fn the_suite_command_gate_init_offers_for_pytest_runs_and_passes_a_green_suite()
         .success()
         .stdout(predicate::str::contains("1 decision recomputes"));
 }
+
+/// A crate whose `refund` test fails on every 4th invocation (a counter file in the crate).
+const CRATE_LIB: &str = r#"#[cfg(test)]
+mod tests {
+    fn bump(name: &str) -> u64 {
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("counters").join(name);
+        let k = std::fs::read_to_string(&p).map(|s| s.trim().parse().unwrap()).unwrap_or(0) + 1;
+        std::fs::write(&p, k.to_string()).unwrap();
+        k
+    }
+    #[test]
+    fn lookup() {}
+    #[test]
+    fn refund() {
+        let k = bump("refund");
+        assert!(k % 4 != 0, "refund invocation {k}");
+    }
+}
+"#;
+
+/// The nextest command of docs/runners.md: its JUnit file copied to `$GATE_JUNIT` (removed
+/// first, so a failed build cannot leave the previous run's file in its place).
+const NEXTEST: &str = r#"rm -f "$CARGO_TARGET_DIR/nextest/ci/junit.xml"; cargo nextest run --profile ci --retries 0 --no-fail-fast; s=$?; cp "$CARGO_TARGET_DIR/nextest/ci/junit.xml" "$GATE_JUNIT" 2>/dev/null; exit $s"#;
+
+#[test]
+fn suite_judges_every_nextest_test_case_against_its_invocation_counter() {
+    assert!(
+        std::process::Command::new("cargo")
+            .args(["nextest", "--version"])
+            .stdout(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success()),
+        "this test needs cargo-nextest: `cargo install --locked cargo-nextest` (scripts/test.sh does)"
+    );
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    for dir in ["src", ".config", "counters"] {
+        std::fs::create_dir(p.join(dir)).unwrap();
+    }
+    std::fs::write(
+        p.join("Cargo.toml"),
+        "[package]\nname = \"agentsuite\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    )
+    .unwrap();
+    std::fs::write(p.join("src/lib.rs"), CRATE_LIB).unwrap();
+    std::fs::write(
+        p.join(".config/nextest.toml"),
+        "[profile.ci.junit]\npath = \"junit.xml\"\n",
+    )
+    .unwrap();
+    let run = |args: &[&str]| {
+        let mut cmd = gate();
+        cmd.current_dir(p)
+            .env("CARGO_TARGET_DIR", p.join("target"))
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .args(["suite", "--no-step-summary", "--single", "8,1"])
+            // nextest: 4 no test ran, 96 setup error, 101 build failed.
+            .args(["--harness-exit-codes", "4,96,101"])
+            .args(args)
+            .arg(NEXTEST);
+        cmd
+    };
+    let out = run(&["--json", "report.json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(p.join("report.json")).unwrap()).unwrap();
+    let tasks = json["tasks"].as_array().unwrap();
+    let task = |id: &str| tasks.iter().find(|t| t["id"] == id).unwrap().clone();
+    // refund fails runs 4 and 8 (FAIL at the 2nd failure, after 8); lookup passes 7 straight.
+    let refund = task("agentsuite::tests::refund");
+    assert_eq!(refund["verdict"], "FAIL");
+    assert_eq!(refund["trials"]["failed"], 2);
+    assert_eq!(refund["trials"]["run"], 8);
+    let lookup = task("agentsuite::tests::lookup");
+    assert_eq!(lookup["verdict"], "PASS");
+    assert_eq!(lookup["trials"]["passed"], 7);
+    assert_eq!(lookup["trials"]["excluded"], 1);
+    assert_eq!(std::fs::read_to_string(p.join("counters/refund")).unwrap(), "8");
+    gate()
+        .current_dir(p)
+        .args(["verify", "gate-out/ledger.jsonl"])
+        .assert()
+        .success();
+
+    // A build failure is the suite's, not a test's.
+    std::fs::write(p.join("src/lib.rs"), format!("{CRATE_LIB}\nfn broken( {{\n")).unwrap();
+    run(&[])
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains("the command exited 101, a declared harness exit code"));
+}
