@@ -297,7 +297,12 @@ fn suite_judges_every_nextest_test_case_against_its_invocation_counter() {
         cmd
     };
     let out = run(&["--json", "report.json"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let json: serde_json::Value =
         serde_json::from_slice(&std::fs::read(p.join("report.json")).unwrap()).unwrap();
     let tasks = json["tasks"].as_array().unwrap();
@@ -311,7 +316,10 @@ fn suite_judges_every_nextest_test_case_against_its_invocation_counter() {
     assert_eq!(lookup["verdict"], "PASS");
     assert_eq!(lookup["trials"]["passed"], 7);
     assert_eq!(lookup["trials"]["excluded"], 1);
-    assert_eq!(std::fs::read_to_string(p.join("counters/refund")).unwrap(), "8");
+    assert_eq!(
+        std::fs::read_to_string(p.join("counters/refund")).unwrap(),
+        "8"
+    );
     gate()
         .current_dir(p)
         .args(["verify", "gate-out/ledger.jsonl"])
@@ -319,9 +327,12 @@ fn suite_judges_every_nextest_test_case_against_its_invocation_counter() {
         .success();
 
     // A build failure is the suite's, not a test's.
-    std::fs::write(p.join("src/lib.rs"), format!("{CRATE_LIB}\nfn broken( {{\n")).unwrap();
-    run(&[])
-        .assert()
-        .code(4)
-        .stderr(predicate::str::contains("the command exited 101, a declared harness exit code"));
+    std::fs::write(
+        p.join("src/lib.rs"),
+        format!("{CRATE_LIB}\nfn broken( {{\n"),
+    )
+    .unwrap();
+    run(&[]).assert().code(4).stderr(predicate::str::contains(
+        "the command exited 101, a declared harness exit code",
+    ));
 }
