@@ -336,3 +336,54 @@ fn suite_judges_every_nextest_test_case_against_its_invocation_counter() {
         "the command exited 101, a declared harness exit code",
     ));
 }
+
+#[test]
+fn sequential_rules_stop_per_test_case_and_the_suite_stops_when_the_last_decides() {
+    let d = tempfile::tempdir().unwrap();
+    // `steady` always passes, `down` always fails; the calibrated 90%-vs-70% rule PASSes
+    // after 9 straight successes and FAILs after 3 straight failures.
+    let cmd = r#"printf '<testsuites><testsuite name="s"><testcase classname="t" name="steady"/><testcase classname="t" name="down"><failure message="no"/></testcase></testsuite></testsuites>' > "$GATE_JUNIT""#;
+    let out = gate()
+        .current_dir(d.path())
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .args(["suite", "--no-step-summary", "--assume-retries-off"])
+        .args([
+            "--healthy",
+            "90%",
+            "--regressed",
+            "70%",
+            "--sampling",
+            "sequential",
+        ])
+        .args(["--json", "report.json", cmd])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("suite run #003: 2 test cases ran, 1 failed; 1 undecided"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("suite run #009: 2 test cases ran, 1 failed; 0 undecided"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("suite run #010"), "{stderr}");
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.path().join("report.json")).unwrap()).unwrap();
+    let tasks = json["tasks"].as_array().unwrap();
+    let task = |id: &str| tasks.iter().find(|t| t["id"] == id).unwrap().clone();
+    let down = task("t::down");
+    assert_eq!(down["verdict"], "FAIL");
+    // Decided after 3; the 6 later runs' outcomes are recorded as excluded, not counted.
+    assert_eq!(
+        (
+            down["trials"]["failed"].as_u64(),
+            down["trials"]["excluded"].as_u64()
+        ),
+        (Some(3), Some(6))
+    );
+    let steady = task("t::steady");
+    assert_eq!(steady["verdict"], "PASS");
+    assert_eq!(steady["trials"]["passed"], 9);
+}
