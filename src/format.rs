@@ -96,9 +96,23 @@ pub fn zone_line(zone: &crate::stats::zone::Zone, stated: bool) -> String {
         .map(|d| format!("{:.*}%", d, zone.half * 100.0))
         .find(|h| *h != lo && *h != hi)
         .unwrap_or_else(|| format!("{:.4}%", zone.half * 100.0));
-    format!(
-        "between {lo} and {hi} the verdict can go either way: at {half} it passes half the time"
-    )
+    // A rule whose risks miss the request can pass half the time outside its own rates:
+    // say so rather than print a rate outside the zone as if it were inside.
+    if zone.half > zone.hi {
+        format!(
+            "between {lo} and {hi} the verdict can go either way, and above: it passes only half \
+             the time at {half}, above {hi}"
+        )
+    } else if zone.half < zone.lo {
+        format!(
+            "between {lo} and {hi} the verdict can go either way, and below: it still passes \
+             half the time at {half}, below {lo}"
+        )
+    } else {
+        format!(
+            "between {lo} and {hi} the verdict can go either way: at {half} it passes half the time"
+        )
+    }
 }
 
 #[cfg(test)]
@@ -123,6 +137,12 @@ mod tests {
             half: 0.7999278,
         };
         assert!(zone_line(&z, true).ends_with("at 80.0% it passes half the time"));
+        let z = Zone {
+            lo: 0.7,
+            hi: 0.9,
+            half: 0.926,
+        };
+        assert!(zone_line(&z, true).ends_with("it passes only half the time at 92.6%, above 90%"));
     }
 
     #[test]

@@ -9,10 +9,10 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use crate::format::{rate, zone_line};
-use crate::stats::lattice::Boundaries;
+use crate::stats::lattice::{Boundaries, single_oc};
 use crate::stats::sprt::{Sprt, default_max_trials};
 use crate::stats::zone::Zone;
-use crate::stats::{calibrated, design, oc};
+use crate::stats::{calibrated, design};
 
 /// The zone of both designed plans and the narrower design, in the JSON contract.
 #[derive(Debug, Clone, Copy, Serialize)]
@@ -87,8 +87,8 @@ fn narrower(d: &Designed<'_>) -> Option<Narrower> {
         regressed: r,
         single_n: single.n,
         single_c: single.c,
-        single_curtailed_asn_healthy: oc::curtailed_asn(single.n, single.c, h),
-        single_curtailed_asn_regressed: oc::curtailed_asn(single.n, single.c, r),
+        single_curtailed_asn_healthy: single_oc(single.n, single.c, h).asn,
+        single_curtailed_asn_regressed: single_oc(single.n, single.c, r).asn,
         sequential_asn_healthy: sequential.as_ref().map(|b| b.oc(h).asn),
         sequential_asn_regressed: sequential.as_ref().map(|b| b.oc(r).asn),
     })
@@ -176,11 +176,11 @@ mod tests {
         assert!((n.regressed - 0.8).abs() < 1e-12);
         // The narrower single plan is the one `design_single` gives for 90% vs 80%, and it
         // meets both risks there.
-        assert!(oc::single_p_pass(n.single_n, n.single_c, 0.9) >= 0.95);
-        assert!(oc::single_p_pass(n.single_n, n.single_c, 0.8) <= 0.10);
+        assert!(single_oc(n.single_n, n.single_c, 0.9).p_pass >= 0.95);
+        assert!(single_oc(n.single_n, n.single_c, 0.8).p_pass <= 0.10);
         assert!(n.single_n > 33);
         assert!(n.sequential_asn_healthy.unwrap() > seq.oc(0.9).asn);
         let half = z.single.unwrap().half;
-        assert!((oc::single_p_pass(33, 6, half) - 0.5).abs() < 1e-12);
+        assert!((single_oc(33, 6, half).p_pass - 0.5).abs() < 1e-12);
     }
 }

@@ -12,8 +12,7 @@ use serde::Serialize;
 use crate::ledger::OnInconclusive;
 use crate::sampler::Sampling;
 use crate::stats::StatsError;
-use crate::stats::lattice::Boundaries;
-use crate::stats::oc::{curtailed_asn, single_p_fail, single_p_pass};
+use crate::stats::lattice::single_oc;
 use crate::stats::zone::{Zone, rate_where_p_pass_is};
 
 use super::{Plan, Task};
@@ -104,49 +103,10 @@ impl PlanCheck {
     }
 }
 
-/// P(PASS), P(FAIL) and expected trials of a rule at one success rate.
-struct Point {
-    pass: f64,
-    fail: f64,
-    inconclusive: f64,
-    asn: f64,
-}
-
-/// A rule ready to give its exact OC.
-enum Oc {
-    Single { n: u64, c: u64 },
-    Sequential(Boundaries),
-}
-
-impl Oc {
-    fn at(&self, p: f64) -> Point {
-        match self {
-            Oc::Single { n, c } => Point {
-                pass: single_p_pass(*n, *c, p),
-                fail: single_p_fail(*n, *c, p),
-                // A single plan always decides: exactly 0, not 1 - pass - fail's rounding.
-                inconclusive: 0.0,
-                asn: curtailed_asn(*n, *c, p),
-            },
-            Oc::Sequential(s) => {
-                let oc = s.oc(p);
-                Point {
-                    pass: oc.p_pass,
-                    fail: oc.p_fail,
-                    inconclusive: oc.p_inconclusive,
-                    asn: oc.asn,
-                }
-            }
-        }
-    }
-}
-
 fn task_check(t: &Task, policy: OnInconclusive) -> Result<TaskCheck, StatsError> {
-    let rule = match t.sampling {
-        Sampling::Single { n, c } => Oc::Single { n, c },
-        Sampling::Sequential { .. } => Oc::Sequential(t.sampling.lattice()?),
-    };
-    let at = |p: f64| rule.at(p);
+    // Every rule's exact OC comes from its lattice (a single plan's in closed form).
+    let lattice = t.sampling.lattice()?;
+    let at = |p: f64| lattice.oc(p);
     let rates = match (t.rates, &t.sampling) {
         (Some(r), _) => Some((r.healthy, r.regressed)),
         (
@@ -161,14 +121,14 @@ fn task_check(t: &Task, policy: OnInconclusive) -> Result<TaskCheck, StatsError>
         Some((h, r)) => {
             let (ph, pr) = (at(h), at(r));
             let alpha = match policy {
-                OnInconclusive::Fail => 1.0 - ph.pass,
-                OnInconclusive::Pass => ph.fail,
+                OnInconclusive::Fail => 1.0 - ph.p_pass,
+                OnInconclusive::Pass => ph.p_fail,
             };
             (
                 Some(Risks {
                     alpha,
-                    beta: pr.pass,
-                    inconclusive_healthy: ph.inconclusive,
+                    beta: pr.p_pass,
+                    inconclusive_healthy: ph.p_inconclusive,
                 }),
                 Some(RatePair {
                     healthy: ph.asn,
@@ -180,7 +140,7 @@ fn task_check(t: &Task, policy: OnInconclusive) -> Result<TaskCheck, StatsError>
     };
     let discriminates = match t.sampling {
         Sampling::Single { n, c } if rates.is_none() => {
-            let p_pass = |p| single_p_pass(n, c, p);
+            let p_pass = |p| single_oc(n, c, p).p_pass;
             match (
                 rate_where_p_pass_is(p_pass, 0.95),
                 rate_where_p_pass_is(p_pass, 0.10),
@@ -194,11 +154,10 @@ fn task_check(t: &Task, policy: OnInconclusive) -> Result<TaskCheck, StatsError>
         }
         _ => None,
     };
-    // A single plan with c >= n has no lattice (it passes before any trial): no zone.
-    let zone = t.sampling.lattice().ok().and_then(|lattice| match rates {
+    let zone = match rates {
         Some((h, r)) => Zone::of(&lattice, r, h),
         None => Zone::unstated(&lattice),
-    });
+    };
     Ok(TaskCheck {
         id: t.id.clone(),
         line: t.line,
@@ -219,10 +178,10 @@ mod tests {
 
     #[test]
     fn the_discriminating_rates_are_where_the_oc_crosses() {
-        let p95 = rate_where_p_pass_is(|p| single_p_pass(33, 6, p), 0.95).unwrap();
-        let p10 = rate_where_p_pass_is(|p| single_p_pass(33, 6, p), 0.10).unwrap();
-        assert!((single_p_pass(33, 6, p95) - 0.95).abs() < 1e-9);
-        assert!((single_p_pass(33, 6, p10) - 0.10).abs() < 1e-9);
+        let p95 = rate_where_p_pass_is(|p| single_oc(33, 6, p).p_pass, 0.95).unwrap();
+        let p10 = rate_where_p_pass_is(|p| single_oc(33, 6, p).p_pass, 0.10).unwrap();
+        assert!((single_oc(33, 6, p95).p_pass - 0.95).abs() < 1e-9);
+        assert!((single_oc(33, 6, p10).p_pass - 0.10).abs() < 1e-9);
         assert!(p10 < p95);
     }
 }

@@ -8,6 +8,7 @@ mod explain;
 mod firsthour;
 mod hostile;
 mod ingest;
+mod old_ledgers;
 mod onramp;
 mod plan;
 mod report;
