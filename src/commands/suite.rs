@@ -69,7 +69,7 @@ pub fn execute(args: &SuiteArgs, output: &OutputArgs) -> Result<u8, Error> {
             break;
         }
     }
-    judge_runs(&ingest_args, output, &rules, runs)
+    judge_runs(&ingest_args, output, &rules, Vec::new(), runs)
 }
 
 /// The `gate suite` command line `gate init` offers for a kind of project: the whole suite as
@@ -91,6 +91,8 @@ pub fn offer(kind: crate::cli::ProjectKind) -> Option<String> {
 fn as_ingest(a: &SuiteArgs) -> IngestArgs {
     IngestArgs {
         results: Vec::new(),
+        base: Vec::new(),
+        odds_ratio: None,
         plan: a.plan.clone(),
         single: a.single.clone(),
         healthy: a.healthy,

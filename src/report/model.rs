@@ -377,10 +377,13 @@ pub struct TaskReport {
     /// The plan's OC curve.
     pub oc: Vec<OcPoint>,
     /// The indifference zone (between the regressed and the healthy rate, or where the OC
-    /// crosses 10% and 95% when no rates are stated) and where the rule passes half the time.
+    /// crosses 10% and 95% when no rates are stated) and where the rule passes half the time;
+    /// `None` for a compare task, whose rule is on discordant pairs, not a pass rate.
     pub zone: Option<Zone>,
     /// Whether the zone's edges are the plan's stated rates.
     pub zone_stated: bool,
+    /// A compare task's pairs, rates, θ and verdict in words.
+    pub compare: Option<super::compare::CompareReport>,
 }
 
 impl TaskReport {
@@ -600,8 +603,11 @@ fn task_report(replay: TaskReplay, policy: OnInconclusive) -> Result<TaskReport,
         .filter(|a| a.row.outcome == Outcome::Unavailable && a.row.fault == Some(Fault::Timeout))
         .count() as u64;
 
+    let compare = super::compare::compare_report(&replay, pass_rate.as_ref());
+    let zone = zone.filter(|_| compare.is_none());
     Ok(TaskReport {
-        plan: sampling.describe(),
+        compare,
+        plan: super::compare::describe(&replay.spec).unwrap_or_else(|| sampling.describe()),
         graded,
         pass_rate,
         pass_at,

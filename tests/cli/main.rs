@@ -2,6 +2,7 @@
 
 mod action;
 mod common;
+mod compare;
 mod docs;
 mod engine;
 mod explain;
@@ -11,6 +12,7 @@ mod ingest;
 mod old_ledgers;
 mod onramp;
 mod plan;
+mod plan_compare;
 mod report;
 mod run;
 mod suite;
