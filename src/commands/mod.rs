@@ -7,6 +7,7 @@ pub mod explain;
 pub mod explain_junit;
 pub mod ingest;
 pub mod init;
+pub mod init_evals;
 pub mod man;
 pub mod plan;
 pub mod plan_zone;

@@ -26,7 +26,7 @@ use crate::ingest::{self, Options, RunFile};
 use crate::ledger::Outcome;
 use crate::sampler::OrderedSampler;
 
-use super::ingest::{Rules, assign, judge_runs, preflight, rules};
+use super::ingest::{Rules, assign, judge_runs, options, preflight, rules};
 
 /// Lines of a failed suite run's output quoted in the harness error.
 const TAIL_LINES: usize = 8;
@@ -45,12 +45,10 @@ pub fn execute(args: &SuiteArgs, output: &OutputArgs) -> Result<u8, Error> {
         .join("suite-runs");
     std::fs::create_dir_all(&dir)
         .map_err(|e| Error::output(format!("cannot create `{}`", dir.display()), e))?;
-    let opts = Options {
-        assume_retries_off: args.assume_retries_off,
-    };
+    let opts = options(&ingest_args)?;
     let mut runs: Vec<RunFile> = Vec::new();
     for k in 1..=most {
-        let run = run_once(args, &dir, k, opts)?;
+        let run = run_once(args, &dir, k, &opts)?;
         if let Some(first) = runs.first() {
             same_cases(first, &run, k)?;
         }
@@ -105,6 +103,12 @@ fn as_ingest(a: &SuiteArgs) -> IngestArgs {
         ledger: a.ledger.clone(),
         on_inconclusive: a.on_inconclusive,
         assume_retries_off: a.assume_retries_off,
+        // The suite is told to write JUnit to $GATE_JUNIT: read it as JUnit, not by guessing.
+        format: Some(crate::cli::IngestFormat::Junit),
+        scorer: None,
+        pass_threshold: 1.0,
+        errors: crate::cli::ErrorPolicy::Fail,
+        allow_incomplete: false,
         reports: a.reports.clone(),
     }
 }
@@ -125,7 +129,7 @@ fn most_trials(rules: &Rules) -> u64 {
 }
 
 /// Run the suite once as trial `k` and read the JUnit file it wrote.
-fn run_once(args: &SuiteArgs, dir: &Path, k: u64, opts: Options) -> Result<RunFile, Error> {
+fn run_once(args: &SuiteArgs, dir: &Path, k: u64, opts: &Options) -> Result<RunFile, Error> {
     let junit = dir.join(format!("run-{k:03}.xml"));
     let log = dir.join(format!("run-{k:03}.log"));
     // A file left by an earlier session must not stand in for this run's.
