@@ -6,13 +6,15 @@ use std::fmt::Write as _;
 use crate::cli::{CheckArgs, Format};
 use crate::error::Error;
 use crate::exit;
-use crate::format::{percent, rate};
+use crate::format::{percent, rate, zone_line};
 use crate::plan::Plan;
 use crate::plan::check::PlanCheck;
 
 /// Execute `gate check`; returns the exit code (0, or an error that maps to 2).
 pub fn execute(args: &CheckArgs) -> Result<u8, Error> {
-    let plan = Plan::load(&args.plan)?;
+    let path = crate::plan::discover::resolve(args.plan.as_deref(), std::path::Path::new("."))
+        .map_err(Error::Usage)?;
+    let plan = Plan::load(&path)?;
     let check = PlanCheck::of(&plan)?;
     match args.format {
         // Task ids are printed at the start of a line: one that begins with `::` must not
@@ -71,6 +73,9 @@ pub fn render_text(check: &PlanCheck) -> String {
                 percent(d.p_pass_95),
                 percent(d.p_pass_10)
             );
+        }
+        if let Some(z) = &t.zone {
+            let _ = writeln!(out, "  zone       {}", zone_line(z, t.rates.is_some()));
         }
         out.push('\n');
     }

@@ -28,7 +28,7 @@ use crate::runner::sys::hostname;
 use crate::sampler::OrderedSampler;
 
 /// The rules to judge with: a plan file's, or one rule for every test case.
-enum Rules {
+pub(crate) enum Rules {
     Plan(Box<Plan>),
     Flags { rule: ResolvedRule, words: String },
 }
@@ -87,6 +87,30 @@ pub fn execute(args: &IngestArgs, output: &OutputArgs) -> Result<u8, Error> {
             say(&format!("{}: {note}", r.path.display()));
         }
     }
+    judge_runs(args, output, &rules, base_runs, runs)
+}
+
+/// Judge runs already read (from the files of `gate ingest`, or the suite runs of `gate
+/// suite`): write the ledger, then print and emit the reports it recomputes to.
+pub(crate) fn judge_runs(
+    args: &IngestArgs,
+    output: &OutputArgs,
+    rules: &Rules,
+    base_runs: Vec<ingest::RunFile>,
+    runs: Vec<ingest::RunFile>,
+) -> Result<u8, Error> {
+    // With a report on stdout (`--json -`), everything else goes to stderr.
+    let to_stdout = crate::output::report_to_stdout(&args.reports)?;
+    let say = |text: &str| {
+        if output.quiet {
+            return;
+        }
+        let _ = if to_stdout {
+            writeln!(std::io::stderr().lock(), "{text}")
+        } else {
+            writeln!(std::io::stdout().lock(), "{text}")
+        };
+    };
     let sources: Vec<SourceFile> = base_runs
         .iter()
         .chain(runs.iter())
@@ -106,7 +130,7 @@ pub fn execute(args: &IngestArgs, output: &OutputArgs) -> Result<u8, Error> {
         )));
     }
 
-    let (tasks, unselected) = assign(&rules, &histories)?;
+    let (tasks, unselected) = assign(rules, &histories)?;
     let paired = compare_pairs(args, &tasks, &histories, base_runs, &say)?;
     if tasks.is_empty() {
         return Err(Error::Usage(
@@ -284,7 +308,7 @@ pub(crate) fn describe(run: &ingest::RunFile) -> String {
 }
 
 /// The plan file, or the one rule the flags give.
-fn rules(args: &IngestArgs) -> Result<Rules, Error> {
+pub(crate) fn rules(args: &IngestArgs) -> Result<Rules, Error> {
     if let Some(path) = &args.plan {
         let plan = Plan::load(path)?;
         if let Some(t) = plan.tasks.first() {
@@ -338,7 +362,7 @@ fn rules(args: &IngestArgs) -> Result<Rules, Error> {
                 regressed: Rate(regressed),
                 alpha: args.alpha.map(Rate),
                 beta: args.beta.map(Rate),
-                rule: match args.rule {
+                rule: match sampling_kind(args) {
                     DesignRule::Single => Rule::Single,
                     DesignRule::Sequential => Rule::Sequential,
                 },
@@ -358,7 +382,7 @@ fn rules(args: &IngestArgs) -> Result<Rules, Error> {
 
 /// Report paths must be files, and none may be the ledger or a result file: the same file
 /// by any name (a hard link, a symlink), and the step summary too, which is appended to.
-fn preflight(args: &IngestArgs) -> Result<(), Error> {
+pub(crate) fn preflight(args: &IngestArgs) -> Result<(), Error> {
     let files = &args.reports;
     let step_summary = crate::output::step_summary(files);
     let mut outputs = crate::output::report_files(files);
@@ -406,10 +430,10 @@ fn preflight(args: &IngestArgs) -> Result<(), Error> {
 }
 
 /// Test cases with their resolved task, in order of first appearance.
-type Assigned<'h> = Vec<(TaskSpec, &'h History)>;
+pub(crate) type Assigned<'h> = Vec<(TaskSpec, &'h History)>;
 
 /// Each test case with its rule, in order of first appearance, and the ids no rule covers.
-fn assign<'h>(
+pub(crate) fn assign<'h>(
     rules: &Rules,
     histories: &'h [History],
 ) -> Result<(Assigned<'h>, Vec<String>), Error> {
@@ -600,4 +624,19 @@ fn own_report(ledger: &Ledger) -> Result<Report, Error> {
             "cannot make a report from this ingest's own ledger ({e}); no verdict is published"
         ))
     })
+}
+
+/// `--sampling`, or its deprecated spelling `--rule` (which says so on stderr: in `gate plan`
+/// `--rule` chooses the sequential rule, `calibrated|wald`).
+fn sampling_kind(args: &IngestArgs) -> DesignRule {
+    match args.rule {
+        Some(kind) => {
+            eprintln!(
+                "gate: `gate ingest --rule` is deprecated, spell it `--sampling` (`--rule` is \
+                 `calibrated|wald` in `gate plan`)"
+            );
+            kind
+        }
+        None => args.sampling,
+    }
 }

@@ -19,6 +19,8 @@ use crate::stats::lattice::{Boundaries, single_oc};
 use crate::stats::sprt::{MAX_TRIALS_LIMIT, Sprt, default_max_trials, worst_asn};
 use crate::stats::{StatsError, calibrated, design, staged};
 
+use super::plan_zone::{Designed, ZoneReport};
+
 mod compare;
 
 /// The one-sample rates (`--healthy`, `--regressed`); clap requires both without
@@ -198,6 +200,9 @@ pub struct PlanReport {
     pub unavailable: Option<UnavailableReport>,
     /// The staged rule, when `--stage` is given (see [`StagedReport`]).
     pub staged: Option<StagedReport>,
+    /// Where each plan passes half the time between the two rates, and the design that
+    /// halves that zone with what it costs.
+    pub zone: ZoneReport,
     #[serde(skip)]
     boundaries: Boundaries,
 }
@@ -493,6 +498,15 @@ impl PlanReport {
             curtailed_asn_healthy: curtailed_h,
             curtailed_asn_regressed: curtailed_r,
         };
+        let zone = ZoneReport::build(&Designed {
+            healthy,
+            regressed,
+            alpha,
+            beta,
+            single: &single_lattice,
+            sequential: &boundaries,
+            wald: o.wald,
+        });
         let oc = oc_grid(healthy, regressed)
             .into_iter()
             .map(|p| {
@@ -531,6 +545,7 @@ impl PlanReport {
             jobs,
             unavailable,
             staged: staged_report(o, &single_lattice, &boundaries)?,
+            zone,
             boundaries,
         })
     }
@@ -1006,6 +1021,7 @@ pub fn render_text(r: &PlanReport) -> String {
         saving(q.saving_healthy),
         saving(q.saving_regressed)
     );
+    super::plan_zone::render(&mut out, &r.zone, s.curtailed_asn_healthy, q.asn_healthy);
     if let Some(j) = &r.jobs {
         let _ = writeln!(
             out,

@@ -24,15 +24,17 @@ use crate::runner::sys::Interrupt;
 
 /// Execute `gate run`; returns the exit code.
 pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
-    let mut plan = Plan::load(&args.plan)?;
+    let plan_path = crate::plan::discover::resolve(args.plan.as_deref(), Path::new("."))
+        .map_err(Error::Usage)?;
+    let mut plan = Plan::load(&plan_path)?;
     if let Some(s) = plan.selections.first() {
         return Err(Error::Usage(format!(
             "{}:{}: task `{}` selects JUnit test cases (`junit:`), which `gate run` cannot run; \
              judge JUnit files with `gate ingest RESULT... --plan {}`",
-            args.plan.display(),
+            plan_path.display(),
             s.line,
             s.id,
-            args.plan.display()
+            plan_path.display()
         )));
     }
     if let Some(j) = args.jobs {
@@ -51,7 +53,7 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
     if let Some(s) = shard {
         plan.check_shard(s).map_err(Error::Usage)?;
     }
-    crate::output::preflight(&args.reports, &args.ledger, &args.plan)?;
+    crate::output::preflight(&args.reports, &args.ledger, &plan_path)?;
 
     let interrupt =
         Interrupt::install().map_err(|e| Error::output("cannot install signal handlers", e))?;

@@ -11,6 +11,7 @@
 pub mod bounds;
 pub mod check;
 pub mod compare;
+pub mod discover;
 pub mod schema;
 
 use std::collections::BTreeSet;
@@ -401,6 +402,11 @@ fn syntax_error(path: &str, text: &str, e: &serde_saphyr::Error) -> PlanError {
         .and_then(|field| schema::missing_field_hint(field, &before))
     {
         Some(hint) => format!("{message}: {hint}"),
+        None => message,
+    };
+    // A misspelt key or value: name the nearest accepted spelling.
+    let message = match crate::suggest::for_serde_message(&message) {
+        Some(hint) => format!("{message}; {hint}"),
         None => message,
     };
     let rest: Vec<&str> = lines.collect();

@@ -7,6 +7,7 @@ use crate::sampler::{Sampling, Verdict};
 use crate::stats::estimate::{Interval, clopper_pearson, pass_at_k, pass_hat_k, wilson};
 use crate::stats::lattice::{Boundaries, State};
 use crate::stats::post_stop::{SampleSpace, truncated};
+use crate::stats::zone::Zone;
 
 use super::ReportError;
 use super::replay::{Disposition, Replay, TaskReplay, replay};
@@ -322,6 +323,11 @@ pub struct ScoreVector {
     pub unavailable: u64,
     /// Later attempts that passed and were not promoted to the trial's grade.
     pub retry_passes_refused: u64,
+    /// Graded trials that made more than one attempt of their own: a result file reporting
+    /// `attempts` above 1, or (with `gate ingest`) a test runner's retry after the graded
+    /// failure. Zero for a suite run with retries off: then first-attempt, within-budget and
+    /// recovery say nothing the pass rate does not.
+    pub internal_attempts: u64,
 }
 
 /// One point of the plan's operating characteristic.
@@ -372,6 +378,12 @@ pub struct TaskReport {
     pub alpha: Option<f64>,
     /// The plan's OC curve.
     pub oc: Vec<OcPoint>,
+    /// The indifference zone (between the regressed and the healthy rate, or where the OC
+    /// crosses 10% and 95% when no rates are stated) and where the rule passes half the time;
+    /// `None` for a compare task, whose rule is on discordant pairs, not a pass rate.
+    pub zone: Option<Zone>,
+    /// Whether the zone's edges are the plan's stated rates.
+    pub zone_stated: bool,
     /// A compare task's pairs, rates, θ and verdict in words.
     pub compare: Option<super::compare::CompareReport>,
 }
@@ -582,6 +594,11 @@ fn task_report(replay: TaskReplay, policy: OnInconclusive) -> Result<TaskReport,
     let oc = oc_curve(healthy, regressed, oc_at);
 
     let pass_rate = pass_rate(Some(&lattice), c.passed, c.failed);
+    let zone_stated = healthy.is_some() && regressed.is_some();
+    let zone = match (healthy, regressed) {
+        (Some(h), Some(r)) => Zone::of(&lattice, r, h),
+        _ => Zone::unstated(&lattice),
+    };
     let pass_at = pass_at(pass_rate.as_ref(), graded, c.passed);
     let retry_settings = (1..=4u64)
         .filter_map(|r| {
@@ -620,6 +637,7 @@ fn task_report(replay: TaskReplay, policy: OnInconclusive) -> Result<TaskReport,
         .count() as u64;
 
     let compare = super::compare::compare_report(&replay, pass_rate.as_ref());
+    let zone = zone.filter(|_| compare.is_none());
     Ok(TaskReport {
         compare,
         plan: super::compare::describe(&replay.spec).unwrap_or_else(|| sampling.describe()),
@@ -635,6 +653,8 @@ fn task_report(replay: TaskReplay, policy: OnInconclusive) -> Result<TaskReport,
         healthy,
         alpha,
         oc,
+        zone,
+        zone_stated,
         replay,
     })
 }
@@ -807,6 +827,7 @@ fn score_vector(t: &TaskReplay) -> ScoreVector {
     let mut first_attempt = 0;
     let mut passed = 0;
     let mut graded = 0;
+    let mut internal_attempts = 0;
     let mut failures = FailureShape::default();
     let mut durations = Vec::new();
     let counted = t
@@ -821,6 +842,8 @@ fn score_vector(t: &TaskReplay) -> ScoreVector {
                 let internal = row.result.as_ref().and_then(|r| r.attempts);
                 if internal.is_none_or(|a| a <= 1) {
                     first_attempt += 1;
+                } else {
+                    internal_attempts += 1;
                 }
                 durations.push(row.duration_s);
             }
@@ -832,6 +855,10 @@ fn score_vector(t: &TaskReplay) -> ScoreVector {
                 // passes within the retry budget, never as the grade.
                 if later.iter().any(|a| a.row.outcome == Outcome::Pass) {
                     passed += 1;
+                }
+                let internal = row.result.as_ref().and_then(|r| r.attempts);
+                if !later.is_empty() || internal.is_some_and(|a| a > 1) {
+                    internal_attempts += 1;
                 }
                 if row.fault == Some(Fault::Timeout) {
                     failures.timeout += 1;
@@ -880,6 +907,7 @@ fn score_vector(t: &TaskReplay) -> ScoreVector {
         tokens,
         unavailable: t.counts.unavailable,
         retry_passes_refused: t.retry_passes_refused,
+        internal_attempts,
     }
 }
 

@@ -9,6 +9,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use crate::format::zone_line;
 use crate::ledger::{OnInconclusive, Outcome};
 use crate::sampler::Verdict;
 
@@ -63,6 +64,9 @@ fn task(out: &mut String, t: &TaskReport) {
         }
         first_failure(out, t);
         return;
+    }
+    if let Some(z) = &t.zone {
+        let _ = writeln!(out, "  zone       {}", zone_line(z, t.zone_stated));
     }
     let _ = writeln!(
         out,
@@ -172,13 +176,24 @@ fn shown_path(log: &str) -> String {
 }
 
 fn score(out: &mut String, s: &ScoreVector) {
-    let _ = writeln!(
-        out,
-        "  success    first-attempt {} · within budget {} · recovery {}",
-        share_text(s.first_attempt),
-        share_text(s.within_budget),
-        share_text(s.recovery)
-    );
+    // With retries off (the point of a gate), every trial is one attempt and these three
+    // shares repeat the pass rate: shown only when some trial made attempts of its own.
+    if s.internal_attempts > 0 {
+        let _ = writeln!(
+            out,
+            "  success    first-attempt {} · within budget {} · recovery {}",
+            share_text(s.first_attempt),
+            share_text(s.within_budget),
+            share_text(s.recovery)
+        );
+        let _ = writeln!(
+            out,
+            "             ({} graded trial{} retried inside the task: first-attempt counts passes at the \
+             first try, within budget passes at any)",
+            s.internal_attempts,
+            if s.internal_attempts == 1 { "" } else { "s" },
+        );
+    }
     let f = s.failures;
     let total = f.total();
     let classes: Vec<String> = f

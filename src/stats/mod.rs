@@ -17,6 +17,8 @@
 //!   fixed number of trials).
 //! - [`post_stop`]: estimates after a stop — exact intervals and median-unbiased estimates
 //!   under the stage-wise ordering of any lattice rule.
+//! - [`zone`]: the indifference zone between the two rates, and the rate in it where a rule
+//!   passes half the time.
 //!
 //! Every reported probability is exact (invariant 7): sums of binomial terms or a DP, never
 //! Monte Carlo and never Wald's approximations. Monte Carlo appears only in tests.
@@ -30,6 +32,7 @@ pub mod lattice;
 pub mod post_stop;
 pub mod sprt;
 pub mod staged;
+pub mod zone;
 
 /// Invalid arguments to a statistical function. Messages name the parameter and the range.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
