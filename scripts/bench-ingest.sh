@@ -160,9 +160,9 @@ measure "gate ingest promptfoo-10k.json --single 100,10" \
 measure "gate ingest deepeval-10k.json --single 100,10" \
   "$gate" ingest "$work/deepeval-10k.json" --single 100,10 --ledger "$work/l5.jsonl" --no-step-summary --json "$work/r5.json"
 measure "gate ingest inspect-10k.eval --single 100,10" \
-  "$gate" ingest "$work/inspect-10k.eval" --scorer done --single 100,10 --ledger "$work/l6.jsonl" --no-step-summary --json "$work/r6.json"
+  "$gate" ingest "$work/inspect-10k.eval" --scorer "done" --single 100,10 --ledger "$work/l6.jsonl" --no-step-summary --json "$work/r6.json"
 measure "gate ingest inspect-10k.json --single 100,10" \
-  "$gate" ingest "$work/inspect-10k.json" --scorer done --single 100,10 --ledger "$work/l7.jsonl" --no-step-summary --json "$work/r7.json"
+  "$gate" ingest "$work/inspect-10k.json" --scorer "done" --single 100,10 --ledger "$work/l7.jsonl" --no-step-summary --json "$work/r7.json"
 measure "gate explain --junit pytest-10k.xml" "$gate" explain --junit "$work/pytest-10k.xml"
 measure "gate explain --junit nextest/*.xml" "$gate" explain --junit "$work"/nextest/*.xml
 measure "gate verify (the pytest ledger)" "$gate" verify "$work/l1.jsonl"
