@@ -899,8 +899,8 @@ pub fn render_text(r: &PlanReport) -> String {
             let _ = writeln!(
                 out,
                 "Sequential plan: calibrated (rule: calibrated), at most {}\n  \
-                 an optimal truncated test on the (trials, failures) lattice whose exact\n  \
-                 risks are within the request",
+                 a truncated test on the (trials, failures) lattice whose exact risks are\n  \
+                 within the request, never costlier than Wald's rule or the single plan",
                 trials(q.max_trials)
             );
         }
