@@ -646,6 +646,53 @@ fn suite_alpha_sets_each_designed_tasks_alpha_by_sidak() {
     );
 }
 
+/// Audit finding: `policy.suite_alpha` with `rule: wald` exceeded the suite's alpha (Wald's
+/// thresholds do not bound the exact risk), and a fixed `single:` rule has no designed alpha
+/// at all; both are refused with the reason, while calibrated tasks still load.
+#[test]
+fn suite_alpha_with_a_rule_that_breaks_it_is_refused() {
+    let tasks: String = (0..5)
+        .map(|i| format!("  - {{id: t{i}, run: 'true'}}\n"))
+        .collect();
+    let plan = |sampling: &str| {
+        crate::common::Fixture::new(&format!(
+            "version: 1\npolicy: {{suite_alpha: 0.05}}\nsampling:\n  {sampling}\ntasks:\n{tasks}"
+        ))
+    };
+    // 80% vs 60% with Wald's thresholds at the per-task 0.010206: exactly 1.044% each.
+    let f = plan("design: {healthy: 0.8, regressed: 0.6, rule: wald}");
+    let err = gate::plan::Plan::load(&f.plan()).unwrap_err().to_string();
+    assert!(
+        err.contains("exact P(not PASS | healthy) is 0.010445"),
+        "{err}"
+    );
+    assert!(err.contains("use `rule: calibrated`"), "{err}");
+    let f = plan("single: {n: 30, c: 3}");
+    let err = gate::plan::Plan::load(&f.plan()).unwrap_err().to_string();
+    assert!(
+        err.contains("cannot hold with a fixed `single: {n: 30, c: 3}` rule"),
+        "{err}"
+    );
+    // Wald's rule where its exact risk is within the share loads; so does the calibrated one.
+    for ok in [
+        "design: {healthy: 0.9, regressed: 0.7, rule: wald}",
+        "design: {healthy: 0.8, regressed: 0.6}",
+    ] {
+        let f = plan(ok);
+        let p = gate::plan::Plan::load(&f.plan()).expect(ok);
+        let mut passes = 1.0;
+        for t in &p.tasks {
+            passes *= t
+                .sampling
+                .lattice()
+                .unwrap()
+                .oc(t.rates.unwrap().healthy)
+                .p_pass;
+        }
+        assert!(1.0 - passes <= 0.05, "{ok}: {}", 1.0 - passes);
+    }
+}
+
 /// Review finding: a `policy.suite_alpha` whose Šidák per-task alpha falls below the design
 /// minimum was reported as "`alpha` must be at least 0.000001", blaming an `alpha` the plan
 /// never set; the message must name `policy.suite_alpha` and the task count.
