@@ -714,3 +714,23 @@ fn suite_alpha_below_the_minimum_per_task_names_suite_alpha_not_alpha() {
     );
     assert!(!err.contains("`alpha` must be"), "{err}");
 }
+
+/// Audit finding: small coarse designs sit up to 1.9x / 3.6x above Wald's bound, and nothing
+/// said that the lattice's discreteness, not the rule, is the reason; now the text says so
+/// when it is (and only then).
+#[test]
+fn a_coarse_lattice_far_from_the_bound_says_why() {
+    let text = |args: &[&str]| {
+        let out = gate().arg("plan").args(args).output().expect("runs");
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    let coarse = text(&["--healthy", "0.8", "--regressed", "0.3"]);
+    assert!(
+        coarse.contains("one failure moves the LLR 43% of the way to Wald's FAIL threshold"),
+        "{coarse}"
+    );
+    assert!(coarse.contains("that, not the rule, keeps this design above the bound"));
+    let fine = text(&["--healthy", "0.9", "--regressed", "0.7"]);
+    assert!(!fine.contains("not the rule"), "{fine}");
+}
