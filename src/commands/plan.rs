@@ -188,6 +188,10 @@ pub struct PlanReport {
     pub unavailable: Option<UnavailableReport>,
     #[serde(skip)]
     boundaries: Boundaries,
+    /// Whether the calibrated rule can be designed within this `max_trials` (for Wald's
+    /// warning: it offers the calibrated rule only where one exists).
+    #[serde(skip)]
+    calibrated_fits: bool,
 }
 
 /// One row of the sequential rule's decision lattice, in the JSON contract.
@@ -386,15 +390,22 @@ impl PlanReport {
             None => default_max_trials(healthy, regressed, alpha, beta).map_err(flag_error)?,
         };
         let sprt = Sprt::new(healthy, regressed, alpha, beta, max_trials).map_err(flag_error)?;
-        let (rule, boundaries) = if o.wald {
+        let (rule, boundaries, calibrated_fits) = if o.wald {
             // A truncation no verdict can be reached within is not a plan.
             sprt.check_reachable().map_err(flag_error)?;
-            ("wald", Boundaries::wald(&sprt))
+            let wald = Boundaries::wald(&sprt);
+            let (h, r) = (wald.oc(healthy), wald.oc(regressed));
+            // Only a Wald rule that breaks a risk prints the warning that needs this.
+            let breaks = alpha_of(o.on_inconclusive, h.p_pass, h.p_fail) > alpha || r.p_pass > beta;
+            let fits = breaks
+                && calibrated::design_calibrated(healthy, regressed, alpha, beta, Some(max_trials))
+                    .is_ok();
+            ("wald", wald, fits)
         } else {
             let d =
                 calibrated::design_calibrated(healthy, regressed, alpha, beta, Some(max_trials))
                     .map_err(flag_error)?;
-            ("calibrated", d.boundaries)
+            ("calibrated", d.boundaries, true)
         };
         // Every published sequential figure comes from the lattice that is published.
         let at_healthy = boundaries.oc(healthy);
@@ -522,6 +533,7 @@ impl PlanReport {
             jobs,
             unavailable,
             boundaries,
+            calibrated_fits,
         })
     }
 }
@@ -561,12 +573,33 @@ pub struct EvaluateReport {
     pub asn_bound_healthy: f64,
     /// Wald's lower bound at the regressed rate for the requested risks.
     pub asn_bound_regressed: f64,
-    /// Trials launched with `--jobs`, healthy and regressed.
-    pub launched: Option<(u64, f64, f64)>,
-    /// Risks with unavailable trials.
-    pub unavailable: Option<(f64, UnavailableRisks)>,
+    /// Trials launched with `--jobs`, when given.
+    pub launched: Option<EvaluateLaunched>,
+    /// Risks with unavailable trials, when `--unavailable-rate` is given.
+    pub unavailable: Option<EvaluateUnavailable>,
     /// P(PASS) and curtailed expected trials over the OC grid.
     pub oc: Vec<EvaluateRow>,
+}
+
+/// `--evaluate` with `--jobs`: expected trials launched (graded + cancelled in flight).
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct EvaluateLaunched {
+    /// Parallel trials.
+    pub jobs: u64,
+    /// Expected trials launched when healthy.
+    pub launched_healthy: f64,
+    /// Expected trials launched when regressed.
+    pub launched_regressed: f64,
+}
+
+/// `--evaluate` with `--unavailable-rate`: the plan's risks with unavailable trials.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct EvaluateUnavailable {
+    /// Per-trial probability of an unavailable trial.
+    pub rate: f64,
+    /// The risks, as in `gate plan`'s `unavailable.single`.
+    #[serde(flatten)]
+    pub risks: UnavailableRisks,
 }
 
 /// One row of [`EvaluateReport::oc`].
@@ -622,9 +655,9 @@ impl EvaluateReport {
                     lattice.oc_unavailable(healthy, u, budget),
                     lattice.oc_unavailable(regressed, u, budget),
                 );
-                Some((
-                    u,
-                    UnavailableRisks {
+                Some(EvaluateUnavailable {
+                    rate: u,
+                    risks: UnavailableRisks {
                         budget,
                         p_pass_healthy: h.p_pass,
                         p_fail_healthy: h.p_fail,
@@ -634,7 +667,7 @@ impl EvaluateReport {
                         trials_healthy: h.asn_trials,
                         trials_regressed: r.asn_trials,
                     },
-                ))
+                })
             }
         };
         Ok(EvaluateReport {
@@ -654,12 +687,10 @@ impl EvaluateReport {
             curtailed_asn_regressed: oc::curtailed_asn(n, c, regressed),
             asn_bound_healthy: bound_h,
             asn_bound_regressed: bound_r,
-            launched: o.jobs.map(|j| {
-                (
-                    j,
-                    lattice.expected_launched(healthy, j),
-                    lattice.expected_launched(regressed, j),
-                )
+            launched: o.jobs.map(|j| EvaluateLaunched {
+                jobs: j,
+                launched_healthy: lattice.expected_launched(healthy, j),
+                launched_regressed: lattice.expected_launched(regressed, j),
             }),
             unavailable,
             oc: oc_grid(healthy, regressed)
@@ -712,14 +743,19 @@ pub fn render_evaluate(e: &EvaluateReport) -> String {
         e.asn_bound_healthy,
         e.asn_bound_regressed
     );
-    if let Some((j, lh, lr)) = e.launched {
+    if let Some(EvaluateLaunched {
+        jobs: j,
+        launched_healthy: lh,
+        launched_regressed: lr,
+    }) = e.launched
+    {
         let _ = writeln!(
             out,
             "  with --jobs {j}: {lh:.1} / {lr:.1} trials launched (graded + cancelled in flight, \
              trials finishing in ordinal order)"
         );
     }
-    if let Some((u, x)) = &e.unavailable {
+    if let Some(EvaluateUnavailable { rate: u, risks: x }) = &e.unavailable {
         let _ = writeln!(
             out,
             "  with {} of trials unavailable, budget {}: alpha {} (INCONCLUSIVE by the budget {}), \
@@ -977,8 +1013,12 @@ pub fn render_text(r: &PlanReport) -> String {
             let (realised, asked) = percent_apart(realised, asked);
             let _ = writeln!(
                 out,
-                "  warning: the realised {name} {realised} is above the requested {asked}; the \
-                 calibrated rule (the default) keeps it"
+                "  warning: the realised {name} {realised} is above the requested {asked}; {}",
+                if r.calibrated_fits {
+                    "the\n  calibrated rule (the default) keeps it"
+                } else {
+                    "no\n  calibrated rule fits within these max_trials either: raise `--max-trials`"
+                }
             );
         }
     }

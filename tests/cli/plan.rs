@@ -734,3 +734,66 @@ fn a_coarse_lattice_far_from_the_bound_says_why() {
     let fine = text(&["--healthy", "0.9", "--regressed", "0.7"]);
     assert!(!fine.contains("not the rule"), "{fine}");
 }
+
+/// Audit findings: Wald's warning offered "the calibrated rule keeps it" where the calibrated
+/// rule refuses that `--max-trials`; `--evaluate` JSON gave `launched` and `unavailable` as
+/// unnamed arrays.
+#[test]
+fn wald_warning_offers_the_calibrated_rule_only_where_it_fits() {
+    let text = |args: &[&str]| {
+        let out = gate().arg("plan").args(args).output().expect("runs");
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    let short = text(&[
+        "--healthy",
+        "0.9",
+        "--regressed",
+        "0.7",
+        "--rule",
+        "wald",
+        "--max-trials",
+        "20",
+    ]);
+    assert!(
+        short.contains("no\n  calibrated rule fits within these max_trials either"),
+        "{short}"
+    );
+    assert!(!short.contains("keeps it"));
+    let long = text(&[
+        "--healthy",
+        "0.999",
+        "--regressed",
+        "0.995",
+        "--alpha",
+        "0.01",
+        "--beta",
+        "0.01",
+        "--rule",
+        "wald",
+    ]);
+    assert!(
+        long.contains("calibrated rule (the default) keeps it"),
+        "{long}"
+    );
+    let v = crate::common::json_of(
+        "plan",
+        &[
+            "--healthy",
+            "0.9",
+            "--regressed",
+            "0.7",
+            "--evaluate",
+            "20,4",
+            "--jobs",
+            "4",
+            "--unavailable-rate",
+            "0.1",
+        ],
+    );
+    assert_eq!(v["launched"]["jobs"], 4);
+    assert!(v["launched"]["launched_healthy"].as_f64().unwrap() <= 20.0);
+    assert_eq!(v["unavailable"]["rate"], 0.1);
+    assert_eq!(v["unavailable"]["budget"], 2);
+    assert!(v["unavailable"]["realised_alpha"].is_number());
+}
