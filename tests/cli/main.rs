@@ -2,11 +2,14 @@
 
 mod action;
 mod common;
+mod compare;
 mod docs;
 mod engine;
+mod evals;
 mod explain;
 mod hostile;
 mod ingest;
+mod old_ledgers;
 mod onramp;
 mod plan;
 mod plan_compare;
