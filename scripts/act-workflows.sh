@@ -95,7 +95,10 @@ expect_summary() { # JOB TEXT
 run_act() { # WORKFLOW [act args…]
   log="$ACT_LOGS/$scenario.log"
   local rc=0 started=$SECONDS
-  ACT_ARTIFACTS="$(mktemp -d)" "$act_workflow" "$@" --env GATE_INSTALL=path >"$log" 2>&1 || rc=$?
+  # Ports of its own: act's defaults may be held by another act on the same machine.
+  ACT_ARTIFACTS="$(mktemp -d)" "$act_workflow" "$@" --env GATE_INSTALL=path \
+    --artifact-server-port "$((40000 + RANDOM % 10000))" \
+    --cache-server-port "$((50000 + RANDOM % 10000))" >"$log" 2>&1 || rc=$?
   printf 'act-workflows: %s: act exited %s after %ss (log: %s)\n' "$scenario" "$rc" "$((SECONDS - started))" "$log" >&2
   act_rc=$rc
 }
@@ -147,9 +150,7 @@ scenario_compare() {
   event="$(mktemp)"
   printf '{"pull_request": {"number": 1, "base": {"sha": "%s"}, "head": {"sha": "%s"}}}\n' \
     "$(git rev-parse HEAD)" "$(git rev-parse HEAD)" >"$event"
-  # Ports of its own: act's defaults may be held by another act on the same machine.
-  run_act .github/workflows/gate-compare.yml -e "$event" \
-    --artifact-server-port "$((40000 + RANDOM % 10000))" --cache-server-port "$((50000 + RANDOM % 10000))"
+  run_act .github/workflows/gate-compare.yml -e "$event"
   rm -f "$event"
   [ "$act_rc" = 0 ] || fail "act exited $act_rc"
   expect_jobs "gate head against base" 1 succeeded
@@ -159,9 +160,60 @@ scenario_compare() {
   expect_annotations "gate head against base" error 0
 }
 
+# gate-stages.yml: the staged plan of plans/examples/staged.yaml, as matrices of 3 shards
+# per stage. What the workflow must show is computed here, not assumed: an unsharded local
+# `gate run --jobs 15` of the same task (its outcomes are fixed by GATE_TRIAL) gives the
+# verdict and the graded trials, hence the stages (15 trials each) the workflow must run.
+stages_scenario() { # healthy|regressed
+  local agent="agent-$1" dir verdict graded stages n
+  dir="$(mktemp -d)"
+  "$GATE_BIN" run plans/examples/staged.yaml --task "$agent" --jobs 15 --quiet --no-step-summary \
+    --ledger "$dir/ledger.jsonl" --json "$dir/report.json" >/dev/null 2>&1 || true
+  read -r verdict graded < <(python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+print(r["verdict"], r["tasks"][0]["trials"]["graded"])' "$dir/report.json" 2>/dev/null || echo "none 0")
+  rm -rf "$dir"
+  stages=$(( (graded + 14) / 15 ))
+  printf 'act-workflows: %s: unsharded run says %s after %s trials (%s stage(s))\n' \
+    "$scenario" "$verdict" "$graded" "$stages" >&2
+  ACT_EVENT=workflow_dispatch run_act .github/workflows/gate-stages.yml --input scenario="$1"
+  for n in 1 2 3; do
+    if [ "$n" -le "$stages" ]; then
+      expect_jobs "stage $n shard" 3 succeeded
+      expect_jobs "decide after stage $n" 1 succeeded
+      if [ "$n" -lt "$stages" ]; then
+        expect_output "decide after stage $n" decision CONTINUE
+      else
+        expect_output "decide after stage $n" decision "$verdict"
+      fi
+    else
+      expect_no_job "stage $n shard"
+      expect_no_job "decide after stage $n"
+    fi
+  done
+  expect_annotations "stage " warning 0
+  expect_annotations "decide after" warning 0
+  job_lines "gate verdict" | grep -qF "gate: $verdict after $stages stage(s)" \
+    || fail "job 'gate verdict' does not say '$verdict after $stages stage(s)'"
+  if [ "$verdict" = PASS ]; then
+    [ "$act_rc" = 0 ] || fail "act exited $act_rc for a PASS"
+    expect_jobs "gate verdict" 1 succeeded
+  else
+    [ "$act_rc" != 0 ] || fail "act exited 0 for a $verdict"
+    expect_jobs "gate verdict" 1 failed
+  fi
+}
+
+# The healthy agent: CONTINUE after stage 1, PASS after stage 2, no stage 3.
+scenario_stages_healthy() { stages_scenario healthy; }
+
+# The regressed agent: FAIL after stage 1; no stage-2 job runs; the verdict job fails.
+scenario_stages_regressed() { stages_scenario regressed; }
+
 all_scenarios() { declare -F | sed -n 's/^declare -f scenario_//p' | tr _ -; }
 
 if [ "${1:-}" = "--list" ]; then all_scenarios; exit 0; fi
+# shellcheck disable=SC2046 # scenario names are single words
 if [ $# -eq 0 ]; then set -- $(all_scenarios); fi
 for scenario in "$@"; do
   fn="scenario_${scenario//-/_}"

@@ -205,6 +205,10 @@ pub struct PlanReport {
     pub zone: ZoneReport,
     #[serde(skip)]
     boundaries: Boundaries,
+    /// Whether the calibrated rule can be designed within this `max_trials` (for Wald's
+    /// warning: it offers the calibrated rule only where one exists).
+    #[serde(skip)]
+    calibrated_fits: bool,
 }
 
 /// One row of the sequential rule's decision lattice, in the JSON contract.
@@ -400,15 +404,22 @@ impl PlanReport {
             None => default_max_trials(healthy, regressed, alpha, beta).map_err(flag_error)?,
         };
         let sprt = Sprt::new(healthy, regressed, alpha, beta, max_trials).map_err(flag_error)?;
-        let (rule, boundaries) = if o.wald {
+        let (rule, boundaries, calibrated_fits) = if o.wald {
             // A truncation no verdict can be reached within is not a plan.
             sprt.check_reachable().map_err(flag_error)?;
-            ("wald", Boundaries::wald(&sprt))
+            let wald = Boundaries::wald(&sprt);
+            let (h, r) = (wald.oc(healthy), wald.oc(regressed));
+            // Only a Wald rule that breaks a risk prints the warning that needs this.
+            let breaks = alpha_of(o.on_inconclusive, h.p_pass, h.p_fail) > alpha || r.p_pass > beta;
+            let fits = breaks
+                && calibrated::design_calibrated(healthy, regressed, alpha, beta, Some(max_trials))
+                    .is_ok();
+            ("wald", wald, fits)
         } else {
             let d =
                 calibrated::design_calibrated(healthy, regressed, alpha, beta, Some(max_trials))
                     .map_err(flag_error)?;
-            ("calibrated", d.boundaries)
+            ("calibrated", d.boundaries, true)
         };
         // Every published sequential figure comes from the lattice that is published.
         let at_healthy = boundaries.oc(healthy);
@@ -547,6 +558,7 @@ impl PlanReport {
             staged: staged_report(o, &single_lattice, &boundaries)?,
             zone,
             boundaries,
+            calibrated_fits,
         })
     }
 }
@@ -586,12 +598,33 @@ pub struct EvaluateReport {
     pub asn_bound_healthy: f64,
     /// Wald's lower bound at the regressed rate for the requested risks.
     pub asn_bound_regressed: f64,
-    /// Trials launched with `--jobs`, healthy and regressed.
-    pub launched: Option<(u64, f64, f64)>,
-    /// Risks with unavailable trials.
-    pub unavailable: Option<(f64, UnavailableRisks)>,
+    /// Trials launched with `--jobs`, when given.
+    pub launched: Option<EvaluateLaunched>,
+    /// Risks with unavailable trials, when `--unavailable-rate` is given.
+    pub unavailable: Option<EvaluateUnavailable>,
     /// P(PASS) and curtailed expected trials over the OC grid.
     pub oc: Vec<EvaluateRow>,
+}
+
+/// `--evaluate` with `--jobs`: expected trials launched (graded + cancelled in flight).
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct EvaluateLaunched {
+    /// Parallel trials.
+    pub jobs: u64,
+    /// Expected trials launched when healthy.
+    pub launched_healthy: f64,
+    /// Expected trials launched when regressed.
+    pub launched_regressed: f64,
+}
+
+/// `--evaluate` with `--unavailable-rate`: the plan's risks with unavailable trials.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct EvaluateUnavailable {
+    /// Per-trial probability of an unavailable trial.
+    pub rate: f64,
+    /// The risks, as in `gate plan`'s `unavailable.single`.
+    #[serde(flatten)]
+    pub risks: UnavailableRisks,
 }
 
 /// One row of [`EvaluateReport::oc`].
@@ -646,9 +679,9 @@ impl EvaluateReport {
                     lattice.oc_unavailable(healthy, u, budget),
                     lattice.oc_unavailable(regressed, u, budget),
                 );
-                Some((
-                    u,
-                    UnavailableRisks {
+                Some(EvaluateUnavailable {
+                    rate: u,
+                    risks: UnavailableRisks {
                         budget,
                         p_pass_healthy: h.p_pass,
                         p_fail_healthy: h.p_fail,
@@ -658,7 +691,7 @@ impl EvaluateReport {
                         trials_healthy: h.asn_trials,
                         trials_regressed: r.asn_trials,
                     },
-                ))
+                })
             }
         };
         Ok(EvaluateReport {
@@ -678,12 +711,10 @@ impl EvaluateReport {
             curtailed_asn_regressed: single_oc(n, c, regressed).asn,
             asn_bound_healthy: bound_h,
             asn_bound_regressed: bound_r,
-            launched: o.jobs.map(|j| {
-                (
-                    j,
-                    lattice.expected_launched(healthy, j),
-                    lattice.expected_launched(regressed, j),
-                )
+            launched: o.jobs.map(|j| EvaluateLaunched {
+                jobs: j,
+                launched_healthy: lattice.expected_launched(healthy, j),
+                launched_regressed: lattice.expected_launched(regressed, j),
             }),
             unavailable,
             oc: oc_grid(healthy, regressed)
@@ -736,14 +767,19 @@ pub fn render_evaluate(e: &EvaluateReport) -> String {
         e.asn_bound_healthy,
         e.asn_bound_regressed
     );
-    if let Some((j, lh, lr)) = e.launched {
+    if let Some(EvaluateLaunched {
+        jobs: j,
+        launched_healthy: lh,
+        launched_regressed: lr,
+    }) = e.launched
+    {
         let _ = writeln!(
             out,
             "  with --jobs {j}: {lh:.1} / {lr:.1} trials launched (graded + cancelled in flight, \
              trials finishing in ordinal order)"
         );
     }
-    if let Some((u, x)) = &e.unavailable {
+    if let Some(EvaluateUnavailable { rate: u, risks: x }) = &e.unavailable {
         let _ = writeln!(
             out,
             "  with {} of trials unavailable, budget {}: alpha {} (INCONCLUSIVE by the budget {}), \
@@ -923,8 +959,8 @@ pub fn render_text(r: &PlanReport) -> String {
             let _ = writeln!(
                 out,
                 "Sequential plan: calibrated (rule: calibrated), at most {}\n  \
-                 an optimal truncated test on the (trials, failures) lattice whose exact\n  \
-                 risks are within the request",
+                 a truncated test on the (trials, failures) lattice whose exact risks are\n  \
+                 within the request, never costlier than Wald's rule or the single plan",
                 trials(q.max_trials)
             );
         }
@@ -1001,8 +1037,12 @@ pub fn render_text(r: &PlanReport) -> String {
             let (realised, asked) = percent_apart(realised, asked);
             let _ = writeln!(
                 out,
-                "  warning: the realised {name} {realised} is above the requested {asked}; the \
-                 calibrated rule (the default) keeps it"
+                "  warning: the realised {name} {realised} is above the requested {asked}; {}",
+                if r.calibrated_fits {
+                    "the\n  calibrated rule (the default) keeps it"
+                } else {
+                    "no\n  calibrated rule fits within these max_trials either: raise `--max-trials`"
+                }
             );
         }
     }
@@ -1012,6 +1052,7 @@ pub fn render_text(r: &PlanReport) -> String {
          when healthy, {:.1} when regressed; this plan spends {:.2}x and {:.2}x that",
         q.asn_bound_healthy, q.asn_bound_regressed, q.asn_ratio_healthy, q.asn_ratio_regressed
     );
+    discreteness_note(&mut out, r);
     let _ = writeln!(
         out,
         "  against the curtailed single plan ({:.1} / {:.1} expected trials): {} when healthy,\n  \
@@ -1396,6 +1437,32 @@ fn render_staged(out: &mut String, r: &PlanReport, st: &StagedReport) {
         } else {
             ""
         }
+    );
+}
+
+/// When a design is far from Wald's bound because of the lattice, say so. The bound assumes
+/// the LLR lands exactly on a threshold; when one trial moves it a large part of the way
+/// (a fifth or more), every test overshoots by up to a whole step, so the distance is the
+/// discreteness of whole trials, not the rule.
+fn discreteness_note(out: &mut String, r: &PlanReport) {
+    let q = &r.sequential;
+    if q.asn_ratio_healthy <= 1.10 && q.asn_ratio_regressed <= 1.10 {
+        return;
+    }
+    let to_fail = ((1.0 - r.beta) / r.alpha).ln();
+    let to_pass = (r.beta / (1.0 - r.alpha)).ln();
+    let (fail_share, pass_share) = (q.llr_per_failure / to_fail, q.llr_per_success / to_pass);
+    if fail_share.max(pass_share) < 0.2 {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "  note: one failure moves the LLR {:.0}% of the way to Wald's FAIL threshold, one \
+         success {:.0}%\n  of the way to PASS: on a lattice this coarse any test overshoots \
+         by up to a step, which\n  the bound ignores; that, not the rule, keeps this design \
+         above the bound",
+        fail_share * 100.0,
+        pass_share * 100.0
     );
 }
 

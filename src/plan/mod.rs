@@ -1030,6 +1030,37 @@ impl Validator<'_> {
         Ok((sampling, words))
     }
 
+    /// `policy.suite_alpha` holds only if each task's EXACT alpha (P(not PASS | healthy),
+    /// which bounds P(FAIL | healthy) too) is within its Šidák share. The calibrated rule
+    /// meets it by design; Wald's thresholds do not bound the exact risk (the audit: five
+    /// `rule: wald` tasks failed a healthy suite with probability 0.0576 against 0.05), so a
+    /// rule whose realised alpha is above the share is refused, with the numbers.
+    fn suite_share(
+        &self,
+        at: &Location,
+        id: &str,
+        sampling: &Sampling,
+        healthy: f64,
+    ) -> Result<(), PlanError> {
+        let (Some(s), Ok(lattice)) = (self.suite, sampling.lattice()) else {
+            return Ok(());
+        };
+        let realised = 1.0 - lattice.oc(healthy).p_pass;
+        if realised <= s.per_task {
+            return Ok(());
+        }
+        Err(self.invalid(
+            at,
+            format!(
+                "task `{id}`: `policy.suite_alpha` {} gives each of {} tasks an alpha of {:.6}, \
+                 but this rule's exact P(not PASS | healthy) is {realised:.6}, so the suite's \
+                 alpha would not hold; use `rule: calibrated` (the default, exact within the \
+                 request) or remove `policy.suite_alpha`",
+                s.suite_alpha, s.tasks, s.per_task
+            ),
+        ))
+    }
+
     /// A designed rule's alpha: as written, else from `policy.suite_alpha`, else the default.
     /// Both at once is refused: which one holds would be a guess.
     fn alpha(&self, at: &Location, id: &str, given: Option<f64>) -> Result<f64, PlanError> {
@@ -1070,6 +1101,18 @@ impl Validator<'_> {
                 Ok((r.sampling, None, r.designed))
             }
             SamplingSpec::Single { n, c } => {
+                if self.suite.is_some() {
+                    // Its alpha depends on a healthy rate the plan does not state.
+                    return Err(self.invalid(
+                        at,
+                        format!(
+                            "task `{id}`: `policy.suite_alpha` cannot hold with a fixed \
+                             `single: {{n: {n}, c: {c}}}` rule, whose alpha depends on a healthy \
+                             rate the plan does not give; design it (`design: {{healthy, \
+                             regressed}}`) or remove `policy.suite_alpha`"
+                        ),
+                    ));
+                }
                 let sampling = Sampling::Single { n, c };
                 sampling.rule().map_err(|e| self.stats_error(at, id, e))?;
                 Ok((sampling, None, None))
@@ -1112,6 +1155,9 @@ impl Validator<'_> {
                         rule.unwrap_or_default(),
                     )?,
                 };
+                if from_suite {
+                    self.suite_share(at, id, &sampling, healthy)?;
+                }
                 let note = self
                     .suite
                     .filter(|_| from_suite)
@@ -1168,6 +1214,9 @@ impl Validator<'_> {
                         };
                         let (sampling, words) =
                             self.sequential(at, id, rates, max_trials, kind)?;
+                        if from_suite {
+                            self.suite_share(at, id, &sampling, healthy)?;
+                        }
                         let words = match self.suite.filter(|_| from_suite) {
                             Some(suite) => suite_words(&words, suite),
                             None => words,

@@ -29,8 +29,15 @@
 //! bisection in log space, until the exact risks of the resulting lattice — computed by the
 //! forward DP of [`super::lattice`], not by the backward values — meet both constraints.
 //! Every candidate evaluated is kept, and the design is the feasible one with the fewest
-//! expected trials; the curtailed single plan (feasible by construction) is always a candidate,
-//! so the design never breaks its risks.
+//! expected trials (E[N | healthy] + E[N | regressed]); the curtailed single plan (feasible by
+//! construction) is always a candidate, so the design never breaks its risks, and so are
+//! Wald's SPRTs on the same truncation at the requested and nearby nominal risks.
+//!
+//! What is proven, and tested over a grid of designs: the design meets both risks exactly and
+//! never spends more expected trials (at the two rates together) than the curtailed single
+//! plan or Wald's rule on the same truncation when that rule keeps the risks. It is not
+//! proven optimal among all rules: the Bayes rules of the Lagrangian are a discrete family,
+//! and the search over the multipliers can step over a better rule.
 //!
 //! Everything is plain IEEE arithmetic (Λ from tables of repeated products; logarithms only to guess where
 //! the band lies, then checked with Λ itself), so the same inputs give the same lattice on
@@ -173,6 +180,7 @@ impl Problem {
         let mut next_lo = 0u64;
         let mut cur: Vec<f64> = Vec::new();
         let mut states: Vec<u8> = Vec::new();
+        let mut seen: Vec<f64> = Vec::new();
         for t in (1..=m).rev() {
             // The f where PASS and FAIL swap as stopping decisions: λ1 Λ <= λ0.
             let swap = self.last_at_most(t, lambda0 / lambda1);
@@ -194,10 +202,66 @@ impl Problem {
             } else {
                 None
             };
-            // Classify a window covering the band and the PASS/FAIL swap, plus one each side.
+            // Classify a window covering the continuation states and the PASS/FAIL swap,
+            // plus one each side. The band is only a necessary condition and, with large
+            // multipliers, several times wider than where continuing wins, which lies around
+            // the swap (where the two stopping values meet, the worst place to stop). So the
+            // window grows from the swap edge through the band and ends after CONTINUE_GAP
+            // stopping states in a row; a state left outside is a stop, with its stop value,
+            // exactly as the full band would classify it unless continuing won there.
             let swap_edge = swap.map_or(0, |s| s + 1);
+            // The continuation value at f (the same arithmetic as the classification below,
+            // which reuses these values rather than computing them twice).
+            let continuation = |f: u64| {
+                let at = |g: u64| {
+                    if g >= next_lo && g < next_lo + next.len() as u64 {
+                        next[(g - next_lo) as usize]
+                    } else {
+                        stop(t + 1, g)
+                    }
+                };
+                let l = self.lambda(t, f);
+                (
+                    1.0 + l + p0 * at(f) + q0 * at(f + 1),
+                    (lambda1 * l).min(lambda0),
+                )
+            };
+            // Continuation values for f in [seen_lo, seen_lo + seen.len()).
+            seen.clear();
+            let mut seen_lo = 0u64;
             let (w_lo, w_hi) = match band {
-                Some((a, b)) => (a.min(swap_edge), b.max(swap_edge)),
+                Some((a, b)) => {
+                    let c = swap_edge.clamp(a, b);
+                    let (mut lo_f, mut hi_f) = (c, c);
+                    let (mut f, mut run) = (c, 0u64);
+                    while f > a && run < CONTINUE_GAP {
+                        f -= 1;
+                        let (cont, stop_value) = continuation(f);
+                        seen.push(cont);
+                        if cont < stop_value {
+                            lo_f = f;
+                            run = 0;
+                        } else {
+                            run += 1;
+                        }
+                    }
+                    seen.reverse();
+                    seen_lo = f;
+                    let (mut f, mut run) = (c, 0u64);
+                    seen.push(continuation(c).0);
+                    while f < b && run < CONTINUE_GAP {
+                        f += 1;
+                        let (cont, stop_value) = continuation(f);
+                        seen.push(cont);
+                        if cont < stop_value {
+                            hi_f = f;
+                            run = 0;
+                        } else {
+                            run += 1;
+                        }
+                    }
+                    (lo_f.min(swap_edge), hi_f.max(swap_edge))
+                }
                 None => (swap_edge, swap_edge),
             };
             let w_lo = w_lo.saturating_sub(1);
@@ -211,14 +275,10 @@ impl Problem {
                 let stop_value = pass_value.min(lambda0);
                 let in_band = band.is_some_and(|(a, b)| f >= a && f <= b);
                 let (value, state) = if in_band {
-                    let at = |g: u64| {
-                        if g >= next_lo && g < next_lo + next.len() as u64 {
-                            next[(g - next_lo) as usize]
-                        } else {
-                            stop(t + 1, g)
-                        }
+                    let cont = match f.checked_sub(seen_lo) {
+                        Some(i) if (i as usize) < seen.len() => seen[i as usize],
+                        _ => continuation(f).0,
                     };
-                    let cont = 1.0 + l + p0 * at(f) + q0 * at(f + 1);
                     if cont < stop_value {
                         (cont, 0u8)
                     } else if pass_value <= lambda0 {
@@ -284,8 +344,23 @@ impl Problem {
 /// Bisection steps per multiplier: the log-range is about 40, so 2^-18 of it is a relative
 /// change of 1.5e-4 in a multiplier, finer than any step of the exact risks we can see.
 const BISECT_STEPS: u32 = 18;
+/// Stopping states in a row after which the search for continuation states ends (see
+/// [`Problem::rule`]).
+const CONTINUE_GAP: u64 = 8;
 /// Rounds of alternating between the two multipliers.
 const ROUNDS: u32 = 6;
+/// Wald's SPRT candidates: nominal (alpha, beta) as multiples of the requested ones. The
+/// first is the textbook rule; the others move each threshold both ways, since Wald's
+/// bounds ignore the overshoot and land on either side of the request.
+const WALD_NOMINAL: [(f64, f64); 7] = [
+    (1.0, 1.0),
+    (1.5, 1.0),
+    (1.0, 1.5),
+    (1.5, 1.5),
+    (2.0, 2.0),
+    (0.7, 1.0),
+    (1.0, 0.7),
+];
 
 /// Design the calibrated sequential rule for these rates and risks, truncated at
 /// `max_trials` (default: twice the single plan's n, as for Wald's test).
@@ -339,15 +414,42 @@ pub fn design_calibrated(
         (1e6 * (max_trials as f64 + 1.0) / alpha.min(beta)).ln(),
     );
     let eval = |x: f64, y: f64| problem.candidate(problem.rule(x.exp(), y.exp()));
+    // A bisection step needs one risk to steer; the other (a second forward DP) only
+    // matters when the candidate can be feasible, so it is computed only then.
+    let steer = |best: &mut Option<Candidate>, x: f64, y: f64, healthy_side: bool| {
+        let rule = problem.rule(x.exp(), y.exp());
+        let (first, other) = if healthy_side {
+            (healthy, regressed)
+        } else {
+            (regressed, healthy)
+        };
+        let oc = rule.oc(first);
+        let ok = if healthy_side {
+            1.0 - oc.p_pass <= alpha
+        } else {
+            oc.p_pass <= beta
+        };
+        if ok {
+            let rest = rule.oc(other);
+            let (at_healthy, at_regressed) = if healthy_side { (oc, rest) } else { (rest, oc) };
+            consider(
+                best,
+                Candidate {
+                    boundaries: rule,
+                    at_healthy,
+                    at_regressed,
+                },
+            );
+        }
+        ok
+    };
+    let mut last: Option<Candidate> = None;
     for _ in 0..ROUNDS {
         // Smallest λ0 with P(not PASS | healthy) <= alpha, given λ1.
         let (mut a, mut b) = (lo, hi);
         for _ in 0..BISECT_STEPS {
             let mid = 0.5 * (a + b);
-            let c = eval(mid, y);
-            let ok = c.alpha_risk() <= alpha;
-            consider(&mut best, c);
-            if ok {
+            if steer(&mut best, mid, y, true) {
                 b = mid;
             } else {
                 a = mid;
@@ -358,10 +460,7 @@ pub fn design_calibrated(
         let (mut a, mut b) = (lo, hi);
         for _ in 0..BISECT_STEPS {
             let mid = 0.5 * (a + b);
-            let c = eval(x, mid);
-            let ok = c.beta_risk() <= beta;
-            consider(&mut best, c);
-            if ok {
+            if steer(&mut best, x, mid, false) {
                 b = mid;
             } else {
                 a = mid;
@@ -370,7 +469,8 @@ pub fn design_calibrated(
         y = b;
         let c = eval(x, y);
         let done = c.alpha_risk() <= alpha && c.beta_risk() <= beta;
-        consider(&mut best, c);
+        consider(&mut best, c.clone());
+        last = Some(c);
         if done {
             break;
         }
@@ -379,7 +479,7 @@ pub fn design_calibrated(
     // can settle a hair on the wrong side of one constraint. Raising both together lowers
     // both risks (a longer test): find the smallest such step that is feasible.
     let feasible = |c: &Candidate| c.alpha_risk() <= alpha && c.beta_risk() <= beta;
-    let last = eval(x, y);
+    let last = last.unwrap_or_else(|| eval(x, y));
     if !feasible(&last) {
         let mut b = 0.25f64;
         let mut found = false;
@@ -406,6 +506,23 @@ pub fn design_calibrated(
                     a = mid;
                 }
             }
+        }
+    }
+    // The Lagrangian family is a discrete set of rules and can step over a better one (the
+    // audit found Wald's rule with valid risks spending 29.5 expected trials where the
+    // search above ended at 36.2). Wald's SPRT on the same truncation — a rule gate builds
+    // too, at the requested risks and at nominal risks around them — is a candidate, so the
+    // design never spends more (at the two rates together) than any of them that keeps the
+    // risks.
+    for (fa, fb) in WALD_NOMINAL {
+        if let Ok(s) = super::sprt::Sprt::new(
+            healthy,
+            regressed,
+            (alpha * fa).clamp(super::MIN_RISK, 0.49),
+            (beta * fb).clamp(super::MIN_RISK, 0.49),
+            max_trials,
+        ) {
+            consider(&mut best, problem.candidate(Boundaries::wald(&s)));
         }
     }
     match best {
@@ -476,6 +593,57 @@ mod tests {
                 d.at_healthy
             );
             assert!(d.at_regressed.p_pass <= b, "{h}/{r}: {:?}", d.at_regressed);
+        }
+    }
+
+    /// The audit found Wald's rule with valid risks beating the default: 16.9 / 12.6
+    /// expected trials against 24.3 / 11.9 at 0.99 vs 0.89, 0.1 / 0.2. Over a grid of
+    /// designs, the default never spends more at the two rates together than Wald's rule
+    /// on the same truncation (when that keeps the risks) or the curtailed single plan.
+    #[test]
+    fn the_default_is_never_beaten_by_a_rule_gate_builds_with_valid_risks() {
+        let d = design_calibrated(0.99, 0.89, 0.1, 0.2, None).unwrap();
+        assert!(
+            d.at_healthy.asn + d.at_regressed.asn <= 16.93 + 12.56,
+            "{d:?}"
+        );
+        for (h, r) in [
+            (0.99, 0.89),
+            (0.8, 0.75),
+            (0.9, 0.7),
+            (0.95, 0.85),
+            (0.7, 0.5),
+            (0.6, 0.4),
+        ] {
+            for (a, b) in [
+                (0.1, 0.2),
+                (0.1, 0.01),
+                (0.05, 0.1),
+                (0.2, 0.2),
+                (0.01, 0.05),
+            ] {
+                let Ok(d) = design_calibrated(h, r, a, b, None) else {
+                    continue;
+                };
+                let m = d.boundaries.max_trials();
+                let cost = d.at_healthy.asn + d.at_regressed.asn;
+                let wald = Boundaries::wald(&super::super::sprt::Sprt::new(h, r, a, b, m).unwrap());
+                let (wh, wr) = (wald.oc(h), wald.oc(r));
+                if 1.0 - wh.p_pass <= a && wr.p_pass <= b {
+                    assert!(
+                        cost <= wh.asn + wr.asn + 1e-9,
+                        "{h}/{r} {a}/{b}: {cost} vs Wald"
+                    );
+                }
+                let single = design::design_single(h, r, a, b).unwrap();
+                let curtailed = super::super::lattice::single_oc(single.n, single.c, h).asn
+                    + super::super::lattice::single_oc(single.n, single.c, r).asn;
+                assert!(
+                    cost <= curtailed + 1e-9,
+                    "{h}/{r} {a}/{b}: {cost} vs single"
+                );
+                assert!(1.0 - d.at_healthy.p_pass <= a && d.at_regressed.p_pass <= b);
+            }
         }
     }
 

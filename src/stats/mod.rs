@@ -2,7 +2,7 @@
 //!
 //! - [`binomial`]: binomial probabilities, exact and stable in log space.
 //! - [`design`]: the smallest single plan (n, c) meeting both risks.
-//! - [`calibrated`]: the default sequential rule, an optimal truncated test whose exact
+//! - [`calibrated`]: the default sequential rule, a searched truncated test whose exact
 //!   risks meet the request, and Wald's lower bound on any test's expected trials.
 //! - [`compare`]: head against base in pairs: the sequential rule on discordant pairs, its
 //!   exact OC with the `max_pairs` truncation for any pair distribution.

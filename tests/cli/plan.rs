@@ -646,6 +646,53 @@ fn suite_alpha_sets_each_designed_tasks_alpha_by_sidak() {
     );
 }
 
+/// Audit finding: `policy.suite_alpha` with `rule: wald` exceeded the suite's alpha (Wald's
+/// thresholds do not bound the exact risk), and a fixed `single:` rule has no designed alpha
+/// at all; both are refused with the reason, while calibrated tasks still load.
+#[test]
+fn suite_alpha_with_a_rule_that_breaks_it_is_refused() {
+    let tasks: String = (0..5)
+        .map(|i| format!("  - {{id: t{i}, run: 'true'}}\n"))
+        .collect();
+    let plan = |sampling: &str| {
+        crate::common::Fixture::new(&format!(
+            "version: 1\npolicy: {{suite_alpha: 0.05}}\nsampling:\n  {sampling}\ntasks:\n{tasks}"
+        ))
+    };
+    // 80% vs 60% with Wald's thresholds at the per-task 0.010206: exactly 1.044% each.
+    let f = plan("design: {healthy: 0.8, regressed: 0.6, rule: wald}");
+    let err = gate::plan::Plan::load(&f.plan()).unwrap_err().to_string();
+    assert!(
+        err.contains("exact P(not PASS | healthy) is 0.010445"),
+        "{err}"
+    );
+    assert!(err.contains("use `rule: calibrated`"), "{err}");
+    let f = plan("single: {n: 30, c: 3}");
+    let err = gate::plan::Plan::load(&f.plan()).unwrap_err().to_string();
+    assert!(
+        err.contains("cannot hold with a fixed `single: {n: 30, c: 3}` rule"),
+        "{err}"
+    );
+    // Wald's rule where its exact risk is within the share loads; so does the calibrated one.
+    for ok in [
+        "design: {healthy: 0.9, regressed: 0.7, rule: wald}",
+        "design: {healthy: 0.8, regressed: 0.6}",
+    ] {
+        let f = plan(ok);
+        let p = gate::plan::Plan::load(&f.plan()).expect(ok);
+        let mut passes = 1.0;
+        for t in &p.tasks {
+            passes *= t
+                .sampling
+                .lattice()
+                .unwrap()
+                .oc(t.rates.unwrap().healthy)
+                .p_pass;
+        }
+        assert!(1.0 - passes <= 0.05, "{ok}: {}", 1.0 - passes);
+    }
+}
+
 /// Review finding: a `policy.suite_alpha` whose Šidák per-task alpha falls below the design
 /// minimum was reported as "`alpha` must be at least 0.000001", blaming an `alpha` the plan
 /// never set; the message must name `policy.suite_alpha` and the task count.
@@ -666,4 +713,87 @@ fn suite_alpha_below_the_minimum_per_task_names_suite_alpha_not_alpha() {
         "{err}"
     );
     assert!(!err.contains("`alpha` must be"), "{err}");
+}
+
+/// Audit finding: small coarse designs sit up to 1.9x / 3.6x above Wald's bound, and nothing
+/// said that the lattice's discreteness, not the rule, is the reason; now the text says so
+/// when it is (and only then).
+#[test]
+fn a_coarse_lattice_far_from_the_bound_says_why() {
+    let text = |args: &[&str]| {
+        let out = gate().arg("plan").args(args).output().expect("runs");
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    let coarse = text(&["--healthy", "0.8", "--regressed", "0.3"]);
+    assert!(
+        coarse.contains("one failure moves the LLR 43% of the way to Wald's FAIL threshold"),
+        "{coarse}"
+    );
+    assert!(coarse.contains("that, not the rule, keeps this design above the bound"));
+    let fine = text(&["--healthy", "0.9", "--regressed", "0.7"]);
+    assert!(!fine.contains("not the rule"), "{fine}");
+}
+
+/// Audit findings: Wald's warning offered "the calibrated rule keeps it" where the calibrated
+/// rule refuses that `--max-trials`; `--evaluate` JSON gave `launched` and `unavailable` as
+/// unnamed arrays.
+#[test]
+fn wald_warning_offers_the_calibrated_rule_only_where_it_fits() {
+    let text = |args: &[&str]| {
+        let out = gate().arg("plan").args(args).output().expect("runs");
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    let short = text(&[
+        "--healthy",
+        "0.9",
+        "--regressed",
+        "0.7",
+        "--rule",
+        "wald",
+        "--max-trials",
+        "20",
+    ]);
+    assert!(
+        short.contains("no\n  calibrated rule fits within these max_trials either"),
+        "{short}"
+    );
+    assert!(!short.contains("keeps it"));
+    let long = text(&[
+        "--healthy",
+        "0.999",
+        "--regressed",
+        "0.995",
+        "--alpha",
+        "0.01",
+        "--beta",
+        "0.01",
+        "--rule",
+        "wald",
+    ]);
+    assert!(
+        long.contains("calibrated rule (the default) keeps it"),
+        "{long}"
+    );
+    let v = crate::common::json_of(
+        "plan",
+        &[
+            "--healthy",
+            "0.9",
+            "--regressed",
+            "0.7",
+            "--evaluate",
+            "20,4",
+            "--jobs",
+            "4",
+            "--unavailable-rate",
+            "0.1",
+        ],
+    );
+    assert_eq!(v["launched"]["jobs"], 4);
+    assert!(v["launched"]["launched_healthy"].as_f64().unwrap() <= 20.0);
+    assert_eq!(v["unavailable"]["rate"], 0.1);
+    assert_eq!(v["unavailable"]["budget"], 2);
+    assert!(v["unavailable"]["realised_alpha"].is_number());
 }
