@@ -356,6 +356,39 @@ pub struct PolicyFile {
     /// Time between SIGTERM and SIGKILL when a process group is stopped (default 5s).
     #[serde(default)]
     pub kill_grace: Option<DurationSpec>,
+    /// The box around each trial's processes (docs/trust.md): `best_effort` (default),
+    /// `required`, `off`, or a table with `mode`, `writable` and `pass_env`.
+    #[serde(default)]
+    pub sandbox: Option<SandboxFile>,
+}
+
+/// `policy.sandbox:` as written: a mode, or a table.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum SandboxFile {
+    /// `best_effort`, `required` or `off`.
+    Mode(crate::model::SandboxMode),
+    /// The full form.
+    Table(SandboxTable),
+}
+
+/// `policy.sandbox:` as a table.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SandboxTable {
+    /// `best_effort` (default), `required` or `off`.
+    #[serde(default)]
+    pub mode: crate::model::SandboxMode,
+    /// More folders (or files) the task may write, relative to the plan file's folder
+    /// (`~/` is the home folder); gate's own files stay out of reach within them.
+    #[serde(default)]
+    #[schemars(with = "Vec<String>")]
+    pub writable: Vec<Spanned<String>>,
+    /// Withheld CI variables (`GITHUB_OUTPUT`, `GITHUB_TOKEN`, `ACTIONS_*` tokens, …) to
+    /// pass to the task anyway.
+    #[serde(default)]
+    #[schemars(with = "Vec<String>")]
+    pub pass_env: Vec<Spanned<String>>,
 }
 
 /// `policy.transport:` as written.

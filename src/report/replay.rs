@@ -1123,6 +1123,7 @@ mod tests {
                 started_at: "x".into(),
                 argv: vec!["gate".into(), "run".into(), "-j".into(), "8".into()],
                 host: "ci".into(),
+                sandbox: None,
             }),
         );
         assert!(replay(&[write(&d.path().join("c.jsonl"), with_resume)]).is_ok());
