@@ -363,13 +363,57 @@ pub struct PolicyFile {
 }
 
 /// `policy.sandbox:` as written: a mode, or a table.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, JsonSchema)]
 #[serde(untagged)]
 pub enum SandboxFile {
     /// `best_effort`, `required` or `off`.
     Mode(crate::model::SandboxMode),
     /// The full form.
     Table(SandboxTable),
+}
+
+/// By hand rather than `untagged`: YAML 1.1 reads a bare `off` as the boolean false, which
+/// here can only mean `off`, and a wrong word deserves a message naming the right ones.
+impl<'de> Deserialize<'de> for SandboxFile {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use crate::model::SandboxMode;
+        struct V;
+        const EXPECTED: &str =
+            "`best_effort`, `required`, `off`, or a table with `mode`, `writable` and `pass_env`";
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = SandboxFile;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str(EXPECTED)
+            }
+            fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<SandboxFile, E> {
+                if v {
+                    Err(E::custom(format!(
+                        "`policy.sandbox` is a mode, not a switch: expected {EXPECTED}"
+                    )))
+                } else {
+                    Ok(SandboxFile::Mode(SandboxMode::Off))
+                }
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<SandboxFile, E> {
+                match v {
+                    "best_effort" => Ok(SandboxFile::Mode(SandboxMode::BestEffort)),
+                    "required" => Ok(SandboxFile::Mode(SandboxMode::Required)),
+                    "off" => Ok(SandboxFile::Mode(SandboxMode::Off)),
+                    other => Err(E::custom(format!(
+                        "unknown `policy.sandbox` `{other}`: expected {EXPECTED}"
+                    ))),
+                }
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<SandboxFile, A::Error> {
+                SandboxTable::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(SandboxFile::Table)
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// `policy.sandbox:` as a table.

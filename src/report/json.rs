@@ -17,7 +17,8 @@ use super::model::{OcPoint, Report, Share, TaskReport, Uncounted};
 /// `on_inconclusive: pass`. 3: `pass_rate.estimate` and `pass_rate.ci95` (and `pass_at_k[]`,
 /// `retry_settings[].p_green`) account for the stopping rule; the naive figures moved under
 /// `naive`, `pass_rate.method`, `not_counted`, `timeouts_replaced` and `fault_risk` added.
-pub const SCHEMA: u32 = 3;
+/// 4: `ledgers[].sandbox` added (the walls of the box around the trials).
+pub const SCHEMA: u32 = 4;
 
 /// Render the JSON report (pretty-printed, with a trailing newline). Non-finite numbers
 /// are written as `null` (serde_json's rule).
@@ -84,6 +85,19 @@ pub struct JsonLedger {
     pub torn_tail: bool,
     /// Hex SHA-256 of its last complete row (head of its hash chain).
     pub head_sha256: String,
+    /// The walls of the box around its trials, as its header and resume rows record them
+    /// (empty for a schema-1 ledger and for `gate ingest`, whose trials gate did not run).
+    pub sandbox: Vec<JsonSandbox>,
+}
+
+/// The walls of the box around a run's trials.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct JsonSandbox {
+    /// The walls as recorded.
+    #[serde(flatten)]
+    pub walls: crate::ledger::Walls,
+    /// The same in one line, as every report states it.
+    pub statement: String,
 }
 
 /// Shards present and missing.
@@ -490,6 +504,14 @@ impl From<&Report> for JsonReport {
                     chain_break: l.chain_break.clone(),
                     torn_tail: l.torn_tail,
                     head_sha256: l.head_sha256.clone(),
+                    sandbox: l
+                        .sandbox
+                        .iter()
+                        .map(|w| JsonSandbox {
+                            walls: w.clone(),
+                            statement: crate::format::sandbox(w),
+                        })
+                        .collect(),
                 })
                 .collect(),
             shards: r.replay.shards.as_ref().map(|s| JsonShards {

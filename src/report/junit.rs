@@ -323,6 +323,7 @@ fn properties(report: &Report, t: &TaskReport) -> Vec<Property> {
             serde_json::to_string(&r.spec.sampling).unwrap_or_default(),
         ),
         Property::new("max_unavailable", r.spec.max_unavailable.to_string()),
+        Property::new("sandbox", report.sandbox().join("; ")),
         Property::new("trials.run", c.run.to_string()),
         Property::new("trials.passed", c.passed.to_string()),
         Property::new("trials.failed", c.failed.to_string()),
