@@ -33,7 +33,7 @@ fn sandbox_line(policy: &crate::runner::sandbox::SandboxPolicy) -> String {
         Some(why) if policy.mode == crate::model::SandboxMode::Required => format!(
             "sandbox: `gate run` would refuse this plan here (`policy.sandbox: required`): {why}"
         ),
-        _ => format!("sandbox (what `gate run` would record on this machine): {statement}"),
+        _ => format!("sandbox (what gate run would record on this machine): {statement}"),
     }
 }
 
