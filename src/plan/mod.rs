@@ -160,7 +160,7 @@ pub struct Policy {
     /// SIGTERM → SIGKILL grace.
     pub kill_grace: Duration,
     /// The box around each trial (`policy.sandbox`).
-    pub sandbox: crate::runner::sandbox::SandboxPolicy,
+    pub sandbox: crate::model::SandboxPolicy,
 }
 
 /// A sampling rule resolved from a `sampling:` entry (or from `gate ingest`'s flags).
@@ -575,8 +575,8 @@ impl Validator<'_> {
     fn sandbox(
         &self,
         s: Option<&schema::SandboxFile>,
-    ) -> Result<crate::runner::sandbox::SandboxPolicy, PlanError> {
-        use crate::runner::sandbox::{SandboxPolicy, is_withheld};
+    ) -> Result<crate::model::SandboxPolicy, PlanError> {
+        use crate::model::{SandboxPolicy, is_withheld};
         let table = match s {
             None => return Ok(SandboxPolicy::default()),
             Some(schema::SandboxFile::Mode(mode)) => {

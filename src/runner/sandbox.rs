@@ -53,49 +53,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::model::{FilesystemWall, SandboxMode, SignalWall, Walls};
 
-/// The plan's `policy.sandbox`, resolved.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SandboxPolicy {
-    /// How hard gate insists.
-    pub mode: SandboxMode,
-    /// Extra writable roots (absolute; they existed when the plan was loaded).
-    pub writable: Vec<PathBuf>,
-    /// Withheld variables the plan lets through anyway.
-    pub pass_env: Vec<String>,
-}
-
-/// Variables never passed to a task unless `policy.sandbox.pass_env` names them: the
-/// GitHub workflow-command files (a task appending to them forges the step's outputs,
-/// environment, `PATH`, state or summary) and the runner's credentials.
-pub const WITHHELD_ENV: &[&str] = &[
-    "GITHUB_OUTPUT",
-    "GITHUB_ENV",
-    "GITHUB_PATH",
-    "GITHUB_STATE",
-    "GITHUB_STEP_SUMMARY",
-    "GITHUB_TOKEN",
-    "GH_TOKEN",
-    "ACTIONS_RUNTIME_TOKEN",
-    "ACTIONS_RUNTIME_URL",
-    "ACTIONS_ID_TOKEN_REQUEST_URL",
-    "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
-    "ACTIONS_CACHE_URL",
-    "ACTIONS_CACHE_SERVICE_V2",
-    "ACTIONS_RESULTS_URL",
-];
-
-/// Prefixes of runner variables withheld too (new token or service URLs the runner adds).
-const WITHHELD_PREFIXES: &[&str] = &[
-    "ACTIONS_RUNTIME_",
-    "ACTIONS_ID_TOKEN_",
-    "ACTIONS_CACHE_",
-    "ACTIONS_RESULTS_",
-];
-
-/// Whether `name` is withheld from tasks by default.
-pub fn is_withheld(name: &str) -> bool {
-    WITHHELD_ENV.contains(&name) || WITHHELD_PREFIXES.iter().any(|p| name.starts_with(p))
-}
+pub use crate::model::{SandboxPolicy, WITHHELD_ENV, is_withheld};
 
 // Landlock's user-space interface (include/uapi/linux/landlock.h).
 const CREATE_RULESET_VERSION: u32 = 1 << 0;

@@ -488,3 +488,49 @@ fn a_schema_1_ledger_still_replays_and_verifies() {
         .stdout(predicate::str::contains("t  PASS"))
         .stdout(predicate::str::contains("sandbox").not());
 }
+
+#[test]
+fn a_resumed_run_records_the_walls_of_its_own_machine() {
+    // The first session is interrupted (Ctrl-C from outside: the task cannot signal gate);
+    // the resume runs under the walls of an older kernel, and the reports state both.
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 3, c: 0}}\ntasks:\n  - id: t\n    run: 'if [ \"$GATE_TRIAL\" = 2 ] && [ ! -e work/resumed ]; then touch work/waiting; exec sleep 60; fi'\n",
+    );
+    std::fs::create_dir(f.path("work")).unwrap();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("gate"))
+        .current_dir(f.dir.path())
+        .args([
+            "run",
+            "plan.yaml",
+            "--ledger",
+            "out/ledger.jsonl",
+            "--no-step-summary",
+        ])
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let waiting = f.path("work/waiting");
+    let until = std::time::Instant::now() + Duration::from_secs(30);
+    while !waiting.exists() && std::time::Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(waiting.exists(), "trial 2 started");
+    // SAFETY: sends SIGINT to the gate this test started.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+    std::fs::write(f.path("work/resumed"), "").unwrap();
+    f.command(&["--resume", "--json", "r.json"])
+        .env("GATE_SANDBOX_MAX_ABI", "4")
+        .assert()
+        .code(0);
+    let json: serde_json::Value = serde_json::from_str(&read(&f.path("r.json"))).unwrap();
+    let walls = json["ledgers"][0]["sandbox"].as_array().unwrap();
+    assert_eq!(walls.len(), 2, "{walls:?}");
+    assert_eq!(walls[0]["landlock_abi"], landlock_abi());
+    assert_eq!(walls[1]["landlock_abi"], landlock_abi().min(4));
+    assert_eq!(walls[1]["signals"], "filtered");
+}
