@@ -34,6 +34,12 @@
 //! the seccomp program, the temporary directory); [`Cell::apply`] installs it in the child
 //! with async-signal-safe system calls only.
 //!
+//! Why in the child and not on a thread of gate's that then spawns the task (which would keep
+//! the standard library's `vfork` fast path): a thread in the box shares the task's Landlock
+//! domain, so the task may signal it, and a signal to any thread's id stops or kills all of
+//! gate (`a_task_cannot_kill_gate_or_its_process_group` fails that way). The price is a
+//! `fork` instead of a `vfork` per process; docs/performance.md measures it.
+//!
 //! The Landlock and seccomp interfaces are called through raw system calls (libc has their
 //! numbers) rather than the `landlock` crate: the child side must be two `prctl`s and one
 //! `landlock_restrict_self` with no allocation between `fork` and `exec`, the parent side
