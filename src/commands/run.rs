@@ -104,16 +104,37 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
     let run_dir = out_dir.join("runs").join(session.run_id());
     let mut status = RunStatus::Complete;
     for (task, redactor) in plan.tasks.iter().zip(task_redactors) {
-        let history = session.history(&task.id);
-        if history.decided {
-            continue;
-        }
-        let config = TaskConfig::new(task, plan.policy.jobs, shard);
-        let mut launcher =
-            ProcessLauncher::new(task, &plan.policy, session.run_id(), &run_dir, redactor);
-        launcher.spec.sandbox = Some(Arc::clone(&sandbox));
-        let mut sinks = Fanout(vec![&mut session, &mut progress]);
-        match run_task(&config, &launcher, history, &interrupt, &mut sinks)? {
+        let end = if task.compare.is_some() {
+            let history = session.pair_history(&task.id);
+            if history.decided {
+                continue;
+            }
+            let run_id = session.run_id().to_string();
+            let mut sinks = Fanout(vec![&mut session, &mut progress]);
+            crate::runner::pairs::run_compare_task(
+                task,
+                &plan.policy,
+                &run_id,
+                &run_dir,
+                &redactor,
+                &sandbox,
+                history,
+                &interrupt,
+                &mut sinks,
+            )?
+        } else {
+            let history = session.history(&task.id);
+            if history.decided {
+                continue;
+            }
+            let config = TaskConfig::new(task, plan.policy.jobs, shard);
+            let mut launcher =
+                ProcessLauncher::new(task, &plan.policy, session.run_id(), &run_dir, redactor);
+            launcher.spec.sandbox = Some(Arc::clone(&sandbox));
+            let mut sinks = Fanout(vec![&mut session, &mut progress]);
+            run_task(&config, &launcher, history, &interrupt, &mut sinks)?
+        };
+        match end {
             TaskEnd::Decided => {}
             TaskEnd::HarnessError => {
                 status = RunStatus::HarnessError;
@@ -185,13 +206,11 @@ fn finish(
             // reading is dropped before the one after the footer, which the reports use
             // (they say how the run ended), to keep peak memory to one copy.
             let report = own_report(&session.verified()?)?;
-            match (shard, report.verdict()) {
-                // A shard publishes no verdict of its own unless its trials already make it
-                // certain: `gate report` over all shards decides.
-                (Some(_), Some(Verdict::Fail)) => (Some(Verdict::Fail), exit::FAIL),
-                (Some(_), v) => (v, exit::SUCCESS),
-                (None, v) => (v, report.exit_code()),
-            }
+            let verdict = report.verdict();
+            (
+                verdict,
+                exit::for_run(verdict, report.on_inconclusive, shard.is_some()),
+            )
         }
     };
     session.close(status, verdict, code)?;

@@ -10,6 +10,7 @@
 
 pub mod bounds;
 pub mod check;
+pub mod compare;
 pub mod schema;
 
 use std::collections::BTreeSet;
@@ -21,7 +22,6 @@ use serde_saphyr::{Location, Spanned};
 use crate::ledger::{OnInconclusive, Rates, TimeoutPolicy, sha256_hex};
 use crate::model::{SequentialRule, Shard};
 use crate::sampler::Sampling;
-use crate::stats::sprt::MAX_TRIALS_LIMIT;
 use crate::stats::{self, StatsError};
 use schema::{CommandSpec, PlanFile, Rule, SamplingSpec, SequentialKind, TaskFile};
 
@@ -132,8 +132,10 @@ pub struct Task {
     pub cwd: PathBuf,
     /// Fixture globs as written.
     pub fixtures: Vec<String>,
-    /// Unavailable trials tolerated.
+    /// Unavailable trials tolerated (void pairs, for a compare task).
     pub max_unavailable: u64,
+    /// A `compare:` task's rule and base side (head is the task as written).
+    pub compare: Option<compare::CompareTask>,
 }
 
 /// The run policy.
@@ -174,6 +176,8 @@ pub struct ResolvedRule {
     pub designed: Option<String>,
     /// Unavailable trials tolerated.
     pub max_unavailable: u64,
+    /// A `compare:` rule's settings; `sampling` is then its rule on the discordant pairs.
+    pub compare: Option<Box<compare::CompareRule>>,
 }
 
 /// A plan task that selects JUnit test cases (`junit: GLOB`) for `gate ingest`.
@@ -463,7 +467,16 @@ impl Validator<'_> {
                 selections.push(s);
                 id
             } else {
-                let task = this.task(entry, file.sampling.as_ref(), &policy_file)?;
+                let mut task = this.task(entry, file.sampling.as_ref(), &policy_file)?;
+                let spec = this.sampling_entry(entry, file.sampling.as_ref(), &task.id)?;
+                let rule = this.rule(spec, &task.id, &policy_file)?.compare;
+                this.compare_side(
+                    &mut task,
+                    rule,
+                    &spec.referenced,
+                    entry.value.base.as_ref(),
+                    file.base.as_ref(),
+                )?;
                 let id = task.id.clone();
                 tasks.push(task);
                 id
@@ -677,6 +690,9 @@ impl Validator<'_> {
         id: &str,
         policy: &schema::PolicyFile,
     ) -> Result<ResolvedRule, PlanError> {
+        if let SamplingSpec::Compare { .. } = spec.value {
+            return self.compare_rule(spec, id, policy);
+        }
         let (sampling, rates, designed) = self.sampling(spec, id)?;
         let max_unavailable = policy
             .max_unavailable
@@ -686,6 +702,7 @@ impl Validator<'_> {
             rates,
             designed,
             max_unavailable,
+            compare: None,
         })
     }
 
@@ -802,6 +819,7 @@ impl Validator<'_> {
             rates,
             designed,
             max_unavailable,
+            ..
         } = self.rule(spec, &id, policy)?;
         let cwd = match &t.cwd {
             Some(c) => self.dir.join(&c.value),
@@ -832,6 +850,7 @@ impl Validator<'_> {
             cwd,
             fixtures: t.fixtures.iter().map(|f| f.value.clone()).collect(),
             max_unavailable,
+            compare: None,
         })
     }
 
@@ -849,14 +868,12 @@ impl Validator<'_> {
         beta: f64,
     ) -> Result<u64, PlanError> {
         // Rates and risks first, with the same messages as `gate plan`.
-        stats::sprt::Sprt::new(healthy, regressed, alpha, beta, 1)
+        stats::check_rates(healthy, regressed, alpha, beta)
             .map_err(|e| self.stats_error(at, id, e))?;
         match given {
-            Some(m) if m == 0 || m > MAX_TRIALS_LIMIT => Err(self.invalid(
-                at,
-                format!("task `{id}`: `max_trials` must be between 1 and {MAX_TRIALS_LIMIT}, got {m}"),
-            )),
-            Some(m) => Ok(m),
+            Some(m) => stats::check_trials("max_trials", m)
+                .map(|()| m)
+                .map_err(|e| self.stats_error(at, id, e)),
             None => stats::sprt::default_max_trials(healthy, regressed, alpha, beta).map_err(|e| {
                 self.invalid(
                     at,
@@ -889,13 +906,13 @@ impl Validator<'_> {
             beta,
         } = rates;
         let max_trials = self.max_trials(at, id, max_trials, healthy, regressed, alpha, beta)?;
-        let (rule, h, r) = match kind {
+        let (rule, risks) = match kind {
             SequentialKind::Wald => {
                 // Refuses a truncation too short to ever reach PASS or FAIL.
-                let sprt = stats::sprt::Sprt::new(healthy, regressed, alpha, beta, max_trials)
-                    .and_then(|sprt| sprt.check_reachable().map(|()| sprt))
+                stats::sprt::Sprt::new(healthy, regressed, alpha, beta, max_trials)
+                    .and_then(|sprt| sprt.check_reachable())
                     .map_err(|e| self.stats_error(at, id, e))?;
-                (SequentialRule::Wald, sprt.oc(healthy), sprt.oc(regressed))
+                (SequentialRule::Wald, None)
             }
             SequentialKind::Calibrated => {
                 let d = stats::calibrated::design_calibrated(
@@ -910,8 +927,7 @@ impl Validator<'_> {
                     SequentialRule::Calibrated {
                         lattice: d.boundaries,
                     },
-                    d.at_healthy,
-                    d.at_regressed,
+                    Some((d.at_healthy, d.at_regressed)),
                 )
             }
         };
@@ -923,6 +939,12 @@ impl Validator<'_> {
             max_trials,
             rule,
         };
+        // The one constructor checks the spec once more as a whole and builds the lattice
+        // the run will decide with; its OC is what the sentence below promises.
+        let lattice = sampling
+            .lattice()
+            .map_err(|e| self.stats_error(at, id, e))?;
+        let (h, r) = risks.unwrap_or_else(|| (lattice.oc(healthy), lattice.oc(regressed)));
         let words = format!(
             "designed {} (P(pass | {healthy}) = {:.4}, P(pass | {regressed}) = {:.4}, ASN {:.1} / {:.1})",
             sampling.describe(),
@@ -969,22 +991,14 @@ impl Validator<'_> {
     ) -> Result<(Sampling, Option<Rates>, Option<String>), PlanError> {
         let at = &spec.referenced;
         match spec.value {
+            SamplingSpec::Compare { .. } => {
+                let r = self.compare_rule(spec, id, &schema::PolicyFile::default())?;
+                Ok((r.sampling, None, r.designed))
+            }
             SamplingSpec::Single { n, c } => {
-                if n == 0 || n > MAX_TRIALS_LIMIT {
-                    return Err(self.invalid(
-                        at,
-                        format!(
-                            "task `{id}`: `n` must be between 1 and {MAX_TRIALS_LIMIT}, got {n}"
-                        ),
-                    ));
-                }
-                if c >= n {
-                    return Err(self.invalid(
-                        at,
-                        format!("task `{id}`: acceptance number `c` ({c}) must be less than `n` ({n}); with c >= n every run passes"),
-                    ));
-                }
-                Ok((Sampling::Single { n, c }, None, None))
+                let sampling = Sampling::Single { n, c };
+                sampling.rule().map_err(|e| self.stats_error(at, id, e))?;
+                Ok((sampling, None, None))
             }
             SamplingSpec::Sequential {
                 healthy,

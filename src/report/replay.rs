@@ -26,26 +26,10 @@ use std::path::{Path, PathBuf};
 use crate::ledger::{
     AttemptRow, Counts, Ledger, OnInconclusive, Outcome, Row, RunStatus, Shard, TaskSpec,
 };
-use crate::model::SequentialRule;
 use crate::sampler::{Disposition as SettledAs, OrderedSampler, Sampling, Verdict};
-use crate::stats::sprt::Sprt;
 
-use super::ReportError;
-
-/// Where a row was read: a ledger and a 1-based line.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Source {
-    /// The ledger file.
-    pub path: PathBuf,
-    /// 1-based line in that file (`seq + 1` for an intact ledger).
-    pub line: u64,
-}
-
-impl std::fmt::Display for Source {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}", self.path.display(), self.line)
-    }
-}
+use super::error::ReportError;
+pub use super::error::Source;
 
 /// What became of a trial in the replay.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -135,6 +119,9 @@ pub struct TaskReplay {
     pub retry_passes_refused: u64,
     /// The harness error that invalidated the task, if any: where, and why.
     pub harness_error: Option<String>,
+    /// A compare task's pair counts (its `trials` are then both sides of each pair, in
+    /// (pair, side) order, and `counts` the discordant rule's tally).
+    pub pairs: Option<crate::pairs::PairCounts>,
 }
 
 impl TaskReplay {
@@ -316,6 +303,10 @@ pub fn replay(ledgers: &[Ledger]) -> Result<Replay, ReportError> {
     let mut tasks = Vec::with_capacity(specs.len());
     for spec in specs {
         let trials = by_task.remove(&spec.id).unwrap_or_default();
+        if spec.compare.is_some() {
+            tasks.push(super::compare::replay_pairs(spec, trials, interrupted)?);
+            continue;
+        }
         tasks.push(replay_task(spec, trials, interrupted, shards.as_ref())?);
     }
     // A run stops at its first harness error: tasks after it never ran, and "trials missing"
@@ -474,49 +465,35 @@ fn merged_specs(ledgers: &[Ledger]) -> Result<Vec<TaskSpec>, ReportError> {
 /// forged or damaged header cannot make a report print impossible figures (a PASS needing
 /// `n - c` passes with `c > n`, a risk computed at a rate of 1.5). Returns what is wrong.
 pub fn check_spec(spec: &TaskSpec) -> Result<(), String> {
-    // The plan loader's limit: a forged header must not buy an hour of exact binomial sums.
-    let max = spec.sampling.max_graded();
-    if max > crate::stats::sprt::MAX_TRIALS_LIMIT {
-        return Err(format!(
-            "plan has {max} trials, above the limit of {}",
-            crate::stats::sprt::MAX_TRIALS_LIMIT
-        ));
-    }
-    match &spec.sampling {
-        &Sampling::Single { n, c } => {
-            if n == 0 {
-                return Err("single plan has `n` = 0; `n` must be at least 1".to_string());
-            }
-            if c >= n {
-                return Err(format!(
-                    "single plan has acceptance number `c` ({c}) not less than `n` ({n})"
-                ));
-            }
+    // The one validation of a rule (`Rule::new`), as `gate run` applied it before it wrote
+    // the header; its limit also keeps a forged header from buying an hour of exact sums.
+    spec.sampling.rule().map_err(|e| match spec.sampling {
+        Sampling::Single { .. } => format!("single plan: {e}"),
+        Sampling::Sequential { .. } => format!("sequential rule: {e}"),
+    })?;
+    if let Some(c) = &spec.compare {
+        // A compare task's rule is the one on its discordant pairs: success rate 1/2 against
+        // 1/(1+R), as the plan loader builds it.
+        let expected = crate::pairs::discordant_rates(c.odds_ratio);
+        let ok_rule = matches!(spec.sampling, Sampling::Sequential { healthy, regressed, .. }
+            if healthy == expected.0 && (regressed - expected.1).abs() <= 1e-12);
+        if !(c.odds_ratio.is_finite() && c.odds_ratio > 1.0) {
+            return Err(format!(
+                "compare rule has odds ratio {}, not above 1",
+                c.odds_ratio
+            ));
         }
-        Sampling::Sequential {
-            healthy,
-            regressed,
-            alpha,
-            beta,
-            max_trials,
-            rule,
-        } => {
-            Sprt::new(*healthy, *regressed, *alpha, *beta, *max_trials)
-                .map_err(|e| format!("sequential rule: {e}"))?;
-            if let SequentialRule::Calibrated { lattice } = rule
-                && lattice.max_trials() != *max_trials
-            {
-                return Err(format!(
-                    "calibrated rule has a lattice of {} trials but `max_trials` {max_trials}",
-                    lattice.max_trials()
-                ));
-            }
+        if !(1..=crate::stats::compare::MAX_PAIRS_LIMIT).contains(&c.max_pairs) {
+            return Err(format!("compare rule has `max_pairs` {}", c.max_pairs));
+        }
+        if !ok_rule {
+            return Err("compare rule's sampling is not its rule on the discordant pairs".into());
         }
     }
     if let Some(r) = spec.rates {
         // The same ranges as a sequential rule's (and `gate plan`'s): rates in (0, 1) with
         // healthy > regressed, risks in (0, 0.5).
-        Sprt::new(r.healthy, r.regressed, r.alpha, r.beta, 1)
+        crate::stats::check_rates(r.healthy, r.regressed, r.alpha, r.beta)
             .map_err(|e| format!("recorded rates: {e}"))?;
     }
     Ok(())
@@ -611,9 +588,10 @@ fn session_jobs(argv: &[String]) -> Option<u64> {
     None
 }
 
-/// A task's attempts by ordinal. The attempts of one trial are a short `Vec` rather than a
-/// map: a map node per trial costs kilobytes, which a 20,000-trial ledger would feel.
-type TaskTrials = BTreeMap<u64, Vec<SourcedAttempt>>;
+/// A task's attempts by ordinal (and side, for a compare task's pairs). The attempts of one
+/// trial are a short `Vec` rather than a map: a map node per trial costs kilobytes, which a
+/// 20,000-trial ledger would feel.
+type TaskTrials = BTreeMap<(u64, Option<crate::pairs::Side>), Vec<SourcedAttempt>>;
 
 /// Every attempt row of every ledger, by task, ordinal and attempt, de-duplicated.
 fn collect_attempts(
@@ -644,7 +622,7 @@ fn collect_attempts(
             bounds.check(a, &source)?;
             // Most trials have one attempt; the default capacity of 4 would quadruple memory.
             let attempts = trials
-                .entry(a.trial)
+                .entry((a.trial, a.side))
                 .or_insert_with(|| Vec::with_capacity(1));
             let fresh = SourcedAttempt {
                 row: a.clone(),
@@ -674,7 +652,7 @@ fn collect_attempts(
         .map(|(task, trials)| {
             let records = trials
                 .into_iter()
-                .map(|(ordinal, mut attempts)| {
+                .map(|((ordinal, _side), mut attempts)| {
                     attempts.sort_by_key(|a| a.row.attempt);
                     let first = match attempts.first() {
                         Some(a) if a.row.attempt == 1 => Some(attempts.remove(0)),
@@ -814,10 +792,11 @@ fn replay_task(
         missing,
         retry_passes_refused,
         harness_error,
+        pairs: None,
     })
 }
 
-fn harness_text(row: &AttemptRow, source: &Source) -> String {
+pub(super) fn harness_text(row: &AttemptRow, source: &Source) -> String {
     format!(
         "trial #{} attempt {} could not be run ({source}): {}",
         row.trial,
@@ -826,7 +805,7 @@ fn harness_text(row: &AttemptRow, source: &Source) -> String {
     )
 }
 
-fn undecided_reason(
+pub(super) fn undecided_reason(
     graded: u64,
     missing: &[OrdinalRange],
     interrupted: bool,

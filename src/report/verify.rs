@@ -11,8 +11,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::ledger::{Ledger, Outcome, Row, RunStatus};
 use crate::sampler::Verdict;
 
+use super::ReportError;
 use super::replay::{Source, TaskReplay, replay};
-use super::{ReportError, exit_code_for};
 
 /// The attempts of one trial seen so far: attempt → (row index, outcome).
 type AttemptsSeen = BTreeMap<u32, (usize, Outcome)>;
@@ -84,7 +84,9 @@ pub fn audit(ledger: &Ledger) -> Audit {
 
     // Attempts of each trial must be 1..k, each once (a cancelled attempt may be run again
     // after a `--resume` row).
-    let mut attempts: BTreeMap<(&str, u64), AttemptsSeen> = BTreeMap::new();
+    // A compare task's pair has one trial per side.
+    let mut attempts: BTreeMap<(&str, u64, Option<crate::pairs::Side>), AttemptsSeen> =
+        BTreeMap::new();
     let mut last_resume = None;
     for (i, rec) in ledger.records.iter().enumerate() {
         match &rec.row {
@@ -94,7 +96,9 @@ pub fn audit(ledger: &Ledger) -> Audit {
             }),
             Row::Resume(_) => last_resume = Some(i),
             Row::Attempt(a) => {
-                let seen = attempts.entry((a.task.as_str(), a.trial)).or_default();
+                let seen = attempts
+                    .entry((a.task.as_str(), a.trial, a.side))
+                    .or_default();
                 match seen.get(&a.attempt) {
                     Some(&(j, Outcome::Cancelled)) if last_resume.is_some_and(|r| r > j) => {
                         seen.insert(a.attempt, (i, a.outcome));
@@ -117,7 +121,7 @@ pub fn audit(ledger: &Ledger) -> Audit {
             _ => {}
         }
     }
-    for ((task, trial), seen) in &attempts {
+    for ((task, trial, _), seen) in &attempts {
         for (expected, (&attempt, &(i, _))) in (1u32..).zip(seen.iter()) {
             if attempt != expected {
                 out.problems.push(Problem {
@@ -210,12 +214,8 @@ pub fn audit(ledger: &Ledger) -> Audit {
             .rposition(|r| matches!(r.row, Row::Footer(_)))
             .unwrap_or(0);
         let verdict = replayed.verdict();
-        let code = match (ledger.header().shard, verdict) {
-            // A shard publishes no verdict of its own: it exits 0 unless its own trials
-            // already make a FAIL certain (`gate report` over every shard decides).
-            (Some(_), Some(v)) if v != Verdict::Fail => crate::exit::SUCCESS,
-            _ => exit_code_for(verdict, ledger.header().on_inconclusive),
-        };
+        let header = ledger.header();
+        let code = crate::exit::for_run(verdict, header.on_inconclusive, header.shard.is_some());
         if f.verdict != verdict || f.exit_code != code {
             out.disagree(Problem {
                 at: at(i),

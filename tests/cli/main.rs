@@ -2,13 +2,16 @@
 
 mod action;
 mod common;
+mod compare;
 mod docs;
 mod engine;
 mod explain;
 mod hostile;
 mod ingest;
+mod old_ledgers;
 mod onramp;
 mod plan;
+mod plan_compare;
 mod report;
 mod run;
 mod sandbox;

@@ -28,6 +28,7 @@ pub(crate) fn single(id: &str, n: u64, c: u64) -> TaskSpec {
         run: format!("./agent {id}"),
         check: None,
         timeout_s: Some(10.0),
+        compare: None,
     }
 }
 
@@ -76,6 +77,8 @@ fn attempt(task: &str, trial: u64, outcome: Outcome) -> AttemptRow {
         stdout_tail: format!("trial {trial} <ok> & done\n"),
         stderr_tail: String::new(),
         log: None,
+        side: None,
+        pair_position: None,
     }
 }
 
@@ -740,12 +743,12 @@ fn a_forged_header_with_impossible_sampling_is_refused() {
         (
             "c_above_n",
             |t| t.sampling = Sampling::Single { n: 1, c: 3 },
-            "acceptance number `c` (3) not less than `n` (1)",
+            "single plan: acceptance number `c` (3) must be less than `n` (1)",
         ),
         (
             "n_zero",
             |t| t.sampling = Sampling::Single { n: 0, c: 0 },
-            "`n` must be at least 1",
+            "single plan: `n` must be between 1 and 1000000, got 0",
         ),
         (
             "healthy_above_one",
