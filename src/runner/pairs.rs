@@ -21,8 +21,8 @@ use std::time::Duration;
 
 use super::events::{EventSink, RunEvent};
 use super::retry::TrialMsg;
-use super::scheduler::{Launcher, TaskEnd};
 use super::sandbox::Sandbox;
+use super::scheduler::{Launcher, TaskEnd};
 use super::sys::Interrupt;
 use crate::error::Error;
 use crate::ledger::{DecisionRow, Ledger, Outcome};
