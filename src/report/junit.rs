@@ -312,7 +312,6 @@ fn properties(report: &Report, t: &TaskReport) -> Vec<Property> {
             serde_json::to_string(&r.spec.sampling).unwrap_or_default(),
         ),
         Property::new("max_unavailable", r.spec.max_unavailable.to_string()),
-        Property::new("sandbox", report.sandbox().join("; ")),
         Property::new("trials.run", c.run.to_string()),
         Property::new("trials.passed", c.passed.to_string()),
         Property::new("trials.failed", c.failed.to_string()),
@@ -321,6 +320,11 @@ fn properties(report: &Report, t: &TaskReport) -> Vec<Property> {
         Property::new("trials.excluded", c.excluded.to_string()),
         Property::new("trials.graded", t.graded.to_string()),
     ];
+    // The walls of the box, where the ledgers record them (none before schema 2).
+    let walls = report.sandbox();
+    if !walls.is_empty() {
+        p.push(Property::new("sandbox", walls.join("; ")));
+    }
     if let Some(c) = &t.compare {
         let q = c.pairs;
         for (k, v) in [

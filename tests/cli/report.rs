@@ -333,7 +333,7 @@ fn the_json_contract_has_its_documented_fields() {
     );
     assert_eq!(report_all(d.path(), &[l], &[]), 0);
     let j = json(&d.path().join("report.json"));
-    assert_eq!(j["schema"], 4);
+    assert_eq!(j["schema"], 3);
     // The head of the hash chain: the SHA-256 of the last row, as `gate verify` prints it.
     let last = std::fs::read_to_string(d.path().join("ledger.jsonl")).unwrap();
     let last = last.lines().last().unwrap();
