@@ -34,18 +34,26 @@ PY
 
 printf 'version: 1\nsampling: {single: {n: %s, c: 0}}\ntasks:\n  - id: noop\n    run: "true"\n' 1000 > "$work/noop.yaml"
 printf 'version: 1\nsampling: {single: {n: %s, c: 0}}\ntasks:\n  - id: noop\n    run: "true"\n' 20000 > "$work/big.yaml"
+# The same 1000 trials without the box (`policy.sandbox: off`), to show what the box costs.
+printf 'version: 1\nsampling: {single: {n: %s, c: 0}}\ntasks:\n  - id: noop\n    run: "true"\npolicy: {sandbox: off}\n' 1000 > "$work/noop-off.yaml"
 
-base=9999; ours=9999
+base=9999; ours=9999; unboxed=9999
 for _ in $(seq "$rounds"); do
   b=$(wall sh -c 'seq 1000 | xargs -P2 -I{} sh -c true')
   rm -rf "$work/out"
   o=$(wall "$gate" run "$work/noop.yaml" --jobs 2 --ledger "$work/out/ledger.jsonl" --no-step-summary)
+  rm -rf "$work/out"
+  u=$(wall "$gate" run "$work/noop-off.yaml" --jobs 2 --ledger "$work/out/ledger.jsonl" --no-step-summary)
   base=$(awk -v a="$base" -v b="$b" 'BEGIN { print (b < a) ? b : a }')
   ours=$(awk -v a="$ours" -v b="$o" 'BEGIN { print (b < a) ? b : a }')
+  unboxed=$(awk -v a="$unboxed" -v b="$u" 'BEGIN { print (b < a) ? b : a }')
 done
-awk -v o="$ours" -v b="$base" 'BEGIN {
+sandbox=$("$gate" check "$work/noop.yaml" 2>&1 >/dev/null | sed "s/^sandbox (what gate run would record on this machine): //")
+awk -v o="$ours" -v b="$base" -v u="$unboxed" -v s="$sandbox" 'BEGIN {
   printf "overhead: 1000 no-op trials, --jobs 2: gate %.2f s, xargs -P2 sh -c true %.2f s, ratio %.2f (target <= 1.5)\n", o, b, o / b
   printf "          that is %.2f ms per trial for gate, %.2f ms for the baseline (best of rounds)\n", o, b
+  printf "          box: %s\n", s
+  printf "          without the box (policy.sandbox: off): gate %.2f s, ratio %.2f\n", u, u / b
 }'
 
 rm -rf "$work/out"

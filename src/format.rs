@@ -115,6 +115,50 @@ pub fn zone_line(zone: &crate::stats::zone::Zone, stated: bool) -> String {
     }
 }
 
+/// The one line that says which walls of the box stood around a run's trials, e.g.
+/// `landlock ABI 7 — filesystem enforced, signals scoped; CI files and tokens withheld`.
+pub fn sandbox(w: &crate::model::Walls) -> String {
+    use crate::model::{FilesystemWall, SandboxMode, SignalWall};
+    let env = if w.pass_env.is_empty() {
+        "CI files and tokens withheld".to_string()
+    } else {
+        format!(
+            "CI files and tokens withheld except {}",
+            w.pass_env.join(", ")
+        )
+    };
+    let signals = match w.signals {
+        SignalWall::Scoped => "signals scoped",
+        SignalWall::Filtered => "signals filtered (seccomp)",
+        SignalWall::Unguarded => "signals unguarded",
+    };
+    let fs = match w.filesystem {
+        FilesystemWall::Enforced => "filesystem enforced",
+        FilesystemWall::EnforcedExceptTruncate => "filesystem enforced except truncate",
+        FilesystemWall::Unconfined => "filesystem unconfined",
+    };
+    let required = if w.policy == SandboxMode::Required {
+        " (required)"
+    } else {
+        ""
+    };
+    match (w.policy, w.filesystem) {
+        (SandboxMode::Off, _) => {
+            format!("off (`policy.sandbox: off`) — the task ran unconfined; {env}")
+        }
+        (_, FilesystemWall::Unconfined) if w.signals == SignalWall::Unguarded => {
+            format!("unavailable on this kernel — the task ran unconfined; {env}")
+        }
+        (_, FilesystemWall::Unconfined) => {
+            format!("no Landlock on this kernel — filesystem unconfined, {signals}; {env}")
+        }
+        _ => format!(
+            "landlock ABI {}{required} — {fs}, {signals}; {env}",
+            w.landlock_abi
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

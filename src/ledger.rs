@@ -17,11 +17,19 @@ use std::time::SystemTime;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-pub use crate::model::{Fault, OnInconclusive, Outcome, Rates, Shard, TimeoutPolicy};
+pub use crate::model::{
+    Fault, FilesystemWall, OnInconclusive, Outcome, Rates, SandboxMode, Shard, SignalWall,
+    TimeoutPolicy, Walls,
+};
 use crate::model::{Sampling, Tally, Verdict};
 
-/// Version of the ledger format written by this build.
-pub const SCHEMA_VERSION: u32 = 1;
+/// Version of the ledger format written by this build. Schema 2 added the box's walls
+/// (`sandbox`) to the header and the resume rows; schema-1 ledgers read, replay and verify
+/// as before (they say nothing about a box: none existed).
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// The oldest ledger format this build reads.
+pub const MIN_SCHEMA_VERSION: u32 = 1;
 
 /// Largest ledger read, in bytes (a 20,000-trial run writes about 20 MB).
 pub const MAX_LEDGER_BYTES: u64 = 1 << 30;
@@ -129,6 +137,10 @@ pub struct Header {
     /// The result files `gate ingest` judged, in ordinal order (empty for `gate run`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sources: Vec<SourceFile>,
+    /// Which walls of the box stood around the trials (`gate run`, schema 2 on); absent in
+    /// schema-1 ledgers and in `gate ingest`'s, whose trials gate did not run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<Walls>,
 }
 
 /// A result file read by `gate ingest`: its name as given and the SHA-256 of the bytes read,
@@ -152,6 +164,9 @@ pub struct Resume {
     pub argv: Vec<String>,
     /// Host name.
     pub host: String,
+    /// Which walls of the box stood around the trials of this continuation (schema 2 on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<Walls>,
 }
 
 /// The result file a task may write at `$GATE_RESULT`.
@@ -335,7 +350,7 @@ pub enum LedgerError {
     },
     /// A row of a format this build does not read.
     #[error(
-        "{path}:1:1: ledger schema {found} is not supported (this gate reads schema {SCHEMA_VERSION})"
+        "{path}:1:1: ledger schema {found} is not supported (this gate reads schemas {MIN_SCHEMA_VERSION} to {SCHEMA_VERSION})"
     )]
     Schema {
         /// The ledger.
@@ -670,7 +685,7 @@ impl Ledger {
                 message: e.to_string(),
             })?;
             if let Row::Header(h) = &record.row
-                && h.schema != SCHEMA_VERSION
+                && !(MIN_SCHEMA_VERSION..=SCHEMA_VERSION).contains(&h.schema)
             {
                 return Err(LedgerError::Schema {
                     path: path.to_path_buf(),

@@ -302,6 +302,109 @@ pub enum TimeoutPolicy {
     Unavailable,
 }
 
+/// `policy.sandbox`: how hard gate insists on boxing each trial's processes.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum SandboxMode {
+    /// Every wall the kernel can raise; the rest is recorded as missing (the default).
+    #[default]
+    BestEffort,
+    /// Every wall, or no run at all: a kernel that cannot raise one is a harness error.
+    Required,
+    /// No filesystem or signal wall (recorded as such); the environment is still filtered.
+    Off,
+}
+
+/// The plan's `policy.sandbox`, resolved.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SandboxPolicy {
+    /// How hard gate insists.
+    pub mode: SandboxMode,
+    /// Extra writable roots (absolute; they existed when the plan was loaded).
+    pub writable: Vec<std::path::PathBuf>,
+    /// Withheld variables the plan lets through anyway.
+    pub pass_env: Vec<String>,
+}
+
+/// Variables never passed to a task unless `policy.sandbox.pass_env` names them: the
+/// GitHub workflow-command files (a task appending to them forges the step's outputs,
+/// environment, `PATH`, state or summary) and the runner's credentials.
+pub const WITHHELD_ENV: &[&str] = &[
+    "GITHUB_OUTPUT",
+    "GITHUB_ENV",
+    "GITHUB_PATH",
+    "GITHUB_STATE",
+    "GITHUB_STEP_SUMMARY",
+    "GITHUB_TOKEN",
+    "GH_TOKEN",
+    "ACTIONS_RUNTIME_TOKEN",
+    "ACTIONS_RUNTIME_URL",
+    "ACTIONS_ID_TOKEN_REQUEST_URL",
+    "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+    "ACTIONS_CACHE_URL",
+    "ACTIONS_CACHE_SERVICE_V2",
+    "ACTIONS_RESULTS_URL",
+];
+
+/// Prefixes of runner variables withheld too (new token or service URLs the runner adds).
+const WITHHELD_PREFIXES: &[&str] = &[
+    "ACTIONS_RUNTIME_",
+    "ACTIONS_ID_TOKEN_",
+    "ACTIONS_CACHE_",
+    "ACTIONS_RESULTS_",
+];
+
+/// Whether `name` is withheld from tasks by default.
+pub fn is_withheld(name: &str) -> bool {
+    WITHHELD_ENV.contains(&name) || WITHHELD_PREFIXES.iter().any(|p| name.starts_with(p))
+}
+
+/// The filesystem wall of a run's box, as it stood.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FilesystemWall {
+    /// Writes only beneath the task's writable roots (Landlock ABI 3 or later).
+    Enforced,
+    /// As `enforced`, except that `truncate(2)` by path is not confined (Landlock ABI 1-2).
+    EnforcedExceptTruncate,
+    /// No filesystem wall: the task could write anything gate's user can.
+    Unconfined,
+}
+
+/// The wall between a run's trials and gate's own process, as it stood.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SignalWall {
+    /// Landlock signal scoping (ABI 6 or later): no signal leaves the box.
+    Scoped,
+    /// A seccomp filter refuses signals aimed at gate's process, its process group or
+    /// everyone (`kill -1`); tracing is refused by Landlock.
+    Filtered,
+    /// No wall: the task could stop or kill gate.
+    Unguarded,
+}
+
+/// Which walls of the box stood around the trials of a run: recorded in the ledger header
+/// (and in each resume row), stated by every report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Walls {
+    /// The plan's `policy.sandbox`.
+    pub policy: SandboxMode,
+    /// The Landlock ABI version the kernel offers (0: none).
+    pub landlock_abi: u32,
+    /// The filesystem wall.
+    pub filesystem: FilesystemWall,
+    /// The signal and tracing wall.
+    pub signals: SignalWall,
+    /// The CI variables the plan let through (`policy.sandbox.pass_env`); every other
+    /// workflow-command file and runner token was withheld.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pass_env: Vec<String>,
+}
+
 /// What an INCONCLUSIVE gate does to the exit code.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,

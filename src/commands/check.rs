@@ -26,7 +26,22 @@ pub fn execute(args: &CheckArgs) -> Result<u8, Error> {
                 .map_err(|e| Error::output("cannot render the check as JSON", e))?
         ),
     }
+    // What this machine would enforce is a fact about the machine, not the plan: on stderr,
+    // so the plan's own output stays the same on every kernel.
+    eprintln!("{}", sandbox_line(&plan.policy.sandbox));
     Ok(exit::SUCCESS)
+}
+
+/// `sandbox: …` as this machine would box the plan's trials, or why it would refuse.
+fn sandbox_line(policy: &crate::runner::sandbox::SandboxPolicy) -> String {
+    let walls = crate::runner::sandbox::walls(policy);
+    let statement = crate::format::sandbox(&walls);
+    match crate::runner::sandbox::shortfall(&walls) {
+        Some(why) if policy.mode == crate::model::SandboxMode::Required => format!(
+            "sandbox: `gate run` would refuse this plan here (`policy.sandbox: required`): {why}"
+        ),
+        _ => format!("sandbox (what gate run would record on this machine): {statement}"),
+    }
 }
 
 /// The human form: one block per task, then one line for the plan.

@@ -209,6 +209,7 @@ pub(crate) fn judge_runs(
         transport_max_retries: 0,
         tasks: tasks.iter().map(|(spec, _)| spec.clone()).collect(),
         sources,
+        sandbox: None,
     };
     let mut session = Session::create_with(&args.ledger, header, &say)?;
     let now = now_rfc3339();

@@ -6,11 +6,12 @@
 //! wrote, read back through its own descriptor and checked (invariant 10).
 
 use std::io::{IsTerminal as _, Write as _};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::cli::{OutputArgs, RunArgs};
 use crate::error::{Error, exit};
-use crate::ledger::{Ledger, RunStatus, Shard};
+use crate::ledger::{Header, Ledger, RunStatus, Shard};
 use crate::model::Verdict;
 use crate::output::Output;
 use crate::plan::Plan;
@@ -18,8 +19,9 @@ use crate::progress::Progress;
 use crate::report::Report;
 use crate::runner::events::Fanout;
 use crate::runner::redact::Redactor;
+use crate::runner::sandbox::Sandbox;
 use crate::runner::scheduler::{ProcessLauncher, TaskConfig, TaskEnd, run_task};
-use crate::runner::session::Session;
+use crate::runner::session::{LedgerLock, Session, header};
 use crate::runner::sys::Interrupt;
 
 /// Execute `gate run`; returns the exit code.
@@ -76,12 +78,23 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
     // Tasks run in their own directories: every path handed to them must be absolute.
     let out_dir = std::path::absolute(out_dir)
         .map_err(|e| Error::input(format!("cannot resolve `{}`", out_dir.display()), e))?;
+    // The box is probed before the ledger is touched: a `required` box this machine cannot
+    // raise refuses the run without a trace.
+    let sandbox = Arc::new(
+        Sandbox::new(&plan.policy.sandbox, &protected_paths(args, &plan_path, &out_dir))
+            .map_err(Error::Harness)?,
+    );
+    let walls = sandbox.walls().clone();
     let mut progress = Progress::new(output.quiet);
     let notice = |line: &str| progress.println(line);
     let mut session = if args.resume {
-        Session::resume(&args.ledger, &plan, shard, &argv, &notice)?
+        Session::resume(&args.ledger, &plan, shard, &argv, Some(walls), &notice)?
     } else {
-        Session::create(&args.ledger, &plan, shard, &argv, &task_redactors, &notice)?
+        let header = |run_id: &str| Header {
+            sandbox: Some(walls),
+            ..header(&plan, run_id, &argv, shard, &task_redactors)
+        };
+        Session::create_with(&args.ledger, header, &notice)?
     };
     for t in plan.tasks.iter().filter(|_| !output.quiet) {
         if let Some(words) = &t.designed {
@@ -109,6 +122,7 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
                 &run_id,
                 &run_dir,
                 &redactor,
+                &sandbox,
                 history,
                 &interrupt,
                 &mut sinks,
@@ -119,8 +133,9 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
                 continue;
             }
             let config = TaskConfig::new(task, plan.policy.jobs, shard).in_stage(plan.stage);
-            let launcher =
+            let mut launcher =
                 ProcessLauncher::new(task, &plan.policy, session.run_id(), &run_dir, redactor);
+            launcher.spec.sandbox = Some(Arc::clone(&sandbox));
             let mut sinks = Fanout(vec![&mut session, &mut progress]);
             run_task(&config, &launcher, history, &interrupt, &mut sinks)?
         };
@@ -150,6 +165,33 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
         &interrupt,
         &progress,
     )
+}
+
+/// Gate's own paths, which no trial may write: its binary, the plan, the ledger and its lock,
+/// the run folders beside the ledger (logs of this and earlier runs), every report file, and
+/// the CI's workflow-command files.
+fn protected_paths(args: &RunArgs, plan_path: &Path, out_dir: &Path) -> Vec<PathBuf> {
+    let mut paths = vec![
+        plan_path.to_path_buf(),
+        args.ledger.clone(),
+        LedgerLock::path_for(&args.ledger),
+        out_dir.join("runs"),
+    ];
+    paths.extend(std::env::current_exe());
+    paths.extend(
+        crate::output::report_files(&args.reports)
+            .into_iter()
+            .map(|(_, p)| p.to_path_buf()),
+    );
+    paths.extend(crate::output::step_summary(&args.reports));
+    for var in ["GITHUB_OUTPUT", "GITHUB_ENV", "GITHUB_PATH", "GITHUB_STATE"] {
+        paths.extend(
+            std::env::var_os(var)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from),
+        );
+    }
+    paths
 }
 
 /// Decide, write the footer, print and write the reports, and return the exit code — all

@@ -162,6 +162,8 @@ pub struct Policy {
     pub redact: Vec<regex::Regex>,
     /// SIGTERM → SIGKILL grace.
     pub kill_grace: Duration,
+    /// The box around each trial (`policy.sandbox`).
+    pub sandbox: crate::model::SandboxPolicy,
 }
 
 /// A sampling rule resolved from a `sampling:` entry (or from `gate ingest`'s flags).
@@ -628,6 +630,70 @@ impl Validator<'_> {
             jobs,
             redact,
             kill_grace: p.kill_grace.map(|d| d.0).unwrap_or(DEFAULT_KILL_GRACE),
+            sandbox: self.sandbox(p.sandbox.as_ref())?,
+        })
+    }
+
+    /// `policy.sandbox`: writable paths resolved against the plan's folder (they must exist:
+    /// the box can only grant what is there), variable names checked.
+    fn sandbox(
+        &self,
+        s: Option<&schema::SandboxFile>,
+    ) -> Result<crate::model::SandboxPolicy, PlanError> {
+        use crate::model::{SandboxPolicy, is_withheld};
+        let table = match s {
+            None => return Ok(SandboxPolicy::default()),
+            Some(schema::SandboxFile::Mode(mode)) => {
+                return Ok(SandboxPolicy {
+                    mode: *mode,
+                    ..SandboxPolicy::default()
+                });
+            }
+            Some(schema::SandboxFile::Table(t)) => t,
+        };
+        let mut writable = Vec::new();
+        for w in &table.writable {
+            let path = match w.value.strip_prefix("~/") {
+                Some(rest) => match std::env::var_os("HOME") {
+                    Some(home) => PathBuf::from(home).join(rest),
+                    None => {
+                        return Err(self.invalid(
+                            &w.referenced,
+                            format!("`policy.sandbox.writable` `{}`: `HOME` is not set", w.value),
+                        ));
+                    }
+                },
+                None => self.dir.join(&w.value),
+            };
+            if !path.exists() {
+                return Err(self.invalid(
+                    &w.referenced,
+                    format!(
+                        "`policy.sandbox.writable` `{}` does not exist (relative to `{}`); create it first",
+                        w.value,
+                        self.dir.display()
+                    ),
+                ));
+            }
+            writable.push(path);
+        }
+        let mut pass_env = Vec::new();
+        for name in &table.pass_env {
+            if !is_withheld(&name.value) {
+                return Err(self.invalid(
+                    &name.referenced,
+                    format!(
+                        "`policy.sandbox.pass_env` `{}` is not withheld from tasks (only the CI's workflow-command files and tokens are); remove it",
+                        name.value
+                    ),
+                ));
+            }
+            pass_env.push(name.value.clone());
+        }
+        Ok(SandboxPolicy {
+            mode: table.mode,
+            writable,
+            pass_env,
         })
     }
 

@@ -426,6 +426,83 @@ pub struct PolicyFile {
     /// Time between SIGTERM and SIGKILL when a process group is stopped (default 5s).
     #[serde(default)]
     pub kill_grace: Option<DurationSpec>,
+    /// The box around each trial's processes (docs/trust.md): `best_effort` (default),
+    /// `required`, `off`, or a table with `mode`, `writable` and `pass_env`.
+    #[serde(default)]
+    pub sandbox: Option<SandboxFile>,
+}
+
+/// `policy.sandbox:` as written: a mode, or a table.
+#[derive(Debug, JsonSchema)]
+#[serde(untagged)]
+pub enum SandboxFile {
+    /// `best_effort`, `required` or `off`.
+    Mode(crate::model::SandboxMode),
+    /// The full form.
+    Table(SandboxTable),
+}
+
+/// By hand rather than `untagged`: YAML 1.1 reads a bare `off` as the boolean false, which
+/// here can only mean `off`, and a wrong word deserves a message naming the right ones.
+impl<'de> Deserialize<'de> for SandboxFile {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use crate::model::SandboxMode;
+        struct V;
+        const EXPECTED: &str =
+            "`best_effort`, `required`, `off`, or a table with `mode`, `writable` and `pass_env`";
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = SandboxFile;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str(EXPECTED)
+            }
+            fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<SandboxFile, E> {
+                if v {
+                    Err(E::custom(format!(
+                        "`policy.sandbox` is a mode, not a switch: expected {EXPECTED}"
+                    )))
+                } else {
+                    Ok(SandboxFile::Mode(SandboxMode::Off))
+                }
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<SandboxFile, E> {
+                match v {
+                    "best_effort" => Ok(SandboxFile::Mode(SandboxMode::BestEffort)),
+                    "required" => Ok(SandboxFile::Mode(SandboxMode::Required)),
+                    "off" => Ok(SandboxFile::Mode(SandboxMode::Off)),
+                    other => Err(E::custom(format!(
+                        "unknown `policy.sandbox` `{other}`: expected {EXPECTED}"
+                    ))),
+                }
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<SandboxFile, A::Error> {
+                SandboxTable::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(SandboxFile::Table)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// `policy.sandbox:` as a table.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SandboxTable {
+    /// `best_effort` (default), `required` or `off`.
+    #[serde(default)]
+    pub mode: crate::model::SandboxMode,
+    /// More folders (or files) the task may write, relative to the plan file's folder
+    /// (`~/` is the home folder); gate's own files stay out of reach within them.
+    #[serde(default)]
+    #[schemars(with = "Vec<String>")]
+    pub writable: Vec<Spanned<String>>,
+    /// Withheld CI variables (`GITHUB_OUTPUT`, `GITHUB_TOKEN`, `ACTIONS_*` tokens, …) to
+    /// pass to the task anyway.
+    #[serde(default)]
+    #[schemars(with = "Vec<String>")]
+    pub pass_env: Vec<Spanned<String>>,
 }
 
 /// `policy.transport:` as written.

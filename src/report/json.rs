@@ -17,6 +17,8 @@ use super::model::{OcPoint, Report, Share, TaskReport, Uncounted};
 /// `on_inconclusive: pass`. 3: `pass_rate.estimate` and `pass_rate.ci95` (and `pass_at_k[]`,
 /// `retry_settings[].p_green`) account for the stopping rule; the naive figures moved under
 /// `naive`, `pass_rate.method`, `not_counted`, `timeouts_replaced` and `fault_risk` added.
+/// `ledgers[].sandbox` (the walls of the box) was added since, without a bump: a new field
+/// that is `null` where it does not apply.
 pub const SCHEMA: u32 = 3;
 
 /// Render the JSON report (pretty-printed, with a trailing newline). Non-finite numbers
@@ -107,6 +109,19 @@ pub struct JsonLedger {
     pub torn_tail: bool,
     /// Hex SHA-256 of its last complete row (head of its hash chain).
     pub head_sha256: String,
+    /// The walls of the box around its trials, as its header and resume rows record them;
+    /// `null` for a schema-1 ledger and for `gate ingest`, whose trials gate did not run.
+    pub sandbox: Option<Vec<JsonSandbox>>,
+}
+
+/// The walls of the box around a run's trials.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct JsonSandbox {
+    /// The walls as recorded.
+    #[serde(flatten)]
+    pub walls: crate::ledger::Walls,
+    /// The same in one line, as every report states it.
+    pub statement: String,
 }
 
 /// Shards present and missing.
@@ -520,6 +535,15 @@ impl From<&Report> for JsonReport {
                     chain_break: l.chain_break.clone(),
                     torn_tail: l.torn_tail,
                     head_sha256: l.head_sha256.clone(),
+                    sandbox: (!l.sandbox.is_empty()).then(|| {
+                        l.sandbox
+                            .iter()
+                            .map(|w| JsonSandbox {
+                                walls: w.clone(),
+                                statement: crate::format::sandbox(w),
+                            })
+                            .collect()
+                    }),
                 })
                 .collect(),
             shards: r.replay.shards.as_ref().map(|s| JsonShards {

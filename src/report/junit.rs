@@ -320,6 +320,11 @@ fn properties(report: &Report, t: &TaskReport) -> Vec<Property> {
         Property::new("trials.excluded", c.excluded.to_string()),
         Property::new("trials.graded", t.graded.to_string()),
     ];
+    // The walls of the box, where the ledgers record them (none before schema 2).
+    let walls = report.sandbox();
+    if !walls.is_empty() {
+        p.push(Property::new("sandbox", walls.join("; ")));
+    }
     if let Some(c) = &t.compare {
         let q = c.pairs;
         for (k, v) in [

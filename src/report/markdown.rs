@@ -242,6 +242,9 @@ fn parts(report: &Report) -> [String; 3] {
         task(&mut out, t, report.on_inconclusive);
     }
     let tasks = std::mem::take(&mut out);
+    for line in report.sandbox() {
+        let _ = writeln!(out, "<sub>Sandbox: {line}</sub>\n");
+    }
     for l in &report.replay.ledgers {
         let _ = writeln!(
             out,

@@ -474,6 +474,22 @@ impl Report {
         crate::error::exit::for_verdict(self.verdict(), self.on_inconclusive)
     }
 
+    /// What the box's walls were around the trials, one line per distinct record over the
+    /// ledgers and their resumes (`crate::format::sandbox`); empty when no ledger records
+    /// a box (schema 1, `gate ingest`).
+    pub fn sandbox(&self) -> Vec<String> {
+        let mut lines: Vec<String> = Vec::new();
+        for l in &self.replay.ledgers {
+            for w in &l.sandbox {
+                let line = crate::format::sandbox(w);
+                if !lines.contains(&line) {
+                    lines.push(line);
+                }
+            }
+        }
+        lines
+    }
+
     /// Hex SHA-256 of the last row of the ledger (the head of its hash chain), or `None`
     /// when the report merges several ledgers (each has its own, in
     /// [`super::replay::LedgerInfo::head_sha256`]). Recorded elsewhere (a CI log), it

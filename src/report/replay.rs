@@ -185,6 +185,9 @@ pub struct LedgerInfo {
     /// every row before the last; the last row itself is protected only by comparing this
     /// hash with one recorded elsewhere (e.g. the CI log of the run).
     pub head_sha256: String,
+    /// The walls of the box its header and resume rows record, each once (none in a
+    /// schema-1 ledger or one of `gate ingest`).
+    pub sandbox: Vec<crate::ledger::Walls>,
 }
 
 /// Which shards of an `M`-way split are present.
@@ -361,7 +364,24 @@ fn ledger_info(l: &Ledger) -> LedgerInfo {
         }),
         torn_tail: l.torn_tail.is_some(),
         head_sha256: l.last_hash.clone(),
+        sandbox: ledger_walls(l),
     }
+}
+
+/// The walls recorded by a ledger's header and its resume rows, each once, in order.
+fn ledger_walls(l: &Ledger) -> Vec<crate::ledger::Walls> {
+    let mut out: Vec<crate::ledger::Walls> = Vec::new();
+    let recorded = l.records.iter().filter_map(|r| match &r.row {
+        Row::Header(h) => h.sandbox.as_ref(),
+        Row::Resume(r) => r.sandbox.as_ref(),
+        _ => None,
+    });
+    for w in recorded {
+        if !out.contains(w) {
+            out.push(w.clone());
+        }
+    }
+    out
 }
 
 fn shard_coverage(ledgers: &[Ledger]) -> Result<Option<ShardCoverage>, ReportError> {
@@ -1131,6 +1151,7 @@ mod tests {
                 started_at: "x".into(),
                 argv: vec!["gate".into(), "run".into(), "-j".into(), "8".into()],
                 host: "ci".into(),
+                sandbox: None,
             }),
         );
         assert!(replay(&[write(&d.path().join("c.jsonl"), with_resume)]).is_ok());

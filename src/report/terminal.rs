@@ -357,6 +357,9 @@ fn gate(out: &mut String, report: &Report) {
             );
         }
     }
+    for line in report.sandbox() {
+        let _ = writeln!(out, "  sandbox       {line}");
+    }
     if let Some(head) = report.head_hash() {
         let _ = writeln!(
             out,

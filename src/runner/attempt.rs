@@ -15,12 +15,13 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant, SystemTime};
 
 use super::capture::{self, Capture, Reader, Streams};
 use super::redact::Redactor;
 use super::result_file;
+use super::sandbox::{Cell, Sandbox};
 use super::sys::{self, PidFd, kill_group};
 use crate::ledger::{AttemptRow, Fault, Outcome, TimeoutPolicy, rfc3339};
 use crate::plan::CommandLine;
@@ -64,6 +65,8 @@ pub struct AttemptSpec {
     pub harness_exit_codes: Vec<i32>,
     /// Directory for this run's logs and result files (e.g. `gate-out`).
     pub out_dir: PathBuf,
+    /// The run's box; `None` runs the attempt unboxed (unit tests of the runner).
+    pub sandbox: Option<Arc<Sandbox>>,
 }
 
 /// How a process ended.
@@ -101,6 +104,7 @@ fn run_process(
     result_path: &Path,
     cancel: &AtomicBool,
     margin: usize,
+    cell: Option<&Cell>,
 ) -> (Result<Ended, SpawnFailure>, Option<[Capture; 2]>) {
     let pipes = std::io::pipe().and_then(|out| Ok((out, std::io::pipe()?)));
     let ((out_r, out_w), (err_r, err_w)) = match pipes {
@@ -112,6 +116,10 @@ fn run_process(
     };
     let mut streams = Streams::new(out_r, err_r, margin);
     let mut cmd = command(line);
+    // The box first: the plan's own `env:` may still set a withheld name.
+    if let Some(cell) = cell {
+        cell.apply(&mut cmd);
+    }
     cmd.current_dir(&spec.cwd)
         .envs(spec.env.iter().map(|(k, v)| (k, v)))
         .env("GATE_TASK", &spec.task)
@@ -381,13 +389,27 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
         );
         return row;
     }
+    // The attempt's box (its TMPDIR is removed when `cell` drops, after both processes).
+    let cell = match spec
+        .sandbox
+        .as_deref()
+        .map(|s| s.cell(&spec.cwd, &result_dir))
+    {
+        None => None,
+        Some(Ok(cell)) => Some(cell),
+        Some(Err(e)) => {
+            harness(&mut row, format!("cannot build the trial's box: {e}"));
+            return row;
+        }
+    };
     let margin = redactor.longest_literal();
     let deadline_of = |from: Instant| {
         from.checked_add(spec.timeout)
             .unwrap_or_else(|| from + Duration::from_secs(365 * 24 * 3600))
     };
 
-    let (ended, run_captures) = run_process(spec, &spec.run, &result_path, cancel, margin);
+    let (ended, run_captures) =
+        run_process(spec, &spec.run, &result_path, cancel, margin, cell.as_ref());
     let mut check_ended = None;
     let mut check_captures: Option<[Capture; 2]> = None;
     match ended {
@@ -400,7 +422,8 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
             if ended == Ended::Exited(ExitStatus::from_raw(0))
                 && let Some(check) = &spec.check
             {
-                let (ran, captures) = run_process(spec, check, &result_path, cancel, margin);
+                let (ran, captures) =
+                    run_process(spec, check, &result_path, cancel, margin, cell.as_ref());
                 check_captures = captures;
                 match ran {
                     Err(SpawnFailure(why)) => harness(&mut row, format!("check: {why}")),
@@ -657,6 +680,7 @@ mod tests {
             transport_exit_codes: Vec::new(),
             harness_exit_codes: Vec::new(),
             out_dir: dir.join("out"),
+            sandbox: None,
         }
     }
 

@@ -13,7 +13,9 @@
 //!   read-back every verdict of `gate run` comes from.
 //! - [`events`]: the [`events::RunEvent`] stream the ledger writer and the progress display
 //!   consume.
-//! - [`sys`]: every libc call, with SAFETY notes; the process-group registry; signals.
+//! - [`sandbox`]: the box around each trial's processes (Landlock, seccomp, environment),
+//!   with its own system calls and SAFETY notes.
+//! - [`sys`]: every other libc call, with SAFETY notes; the process-group registry; signals.
 
 pub mod attempt;
 pub mod capture;
@@ -22,6 +24,7 @@ pub mod pairs;
 pub mod redact;
 pub mod result_file;
 pub mod retry;
+pub mod sandbox;
 pub mod scheduler;
 pub mod session;
 pub mod sys;

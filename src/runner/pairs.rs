@@ -21,6 +21,7 @@ use std::time::Duration;
 
 use super::events::{EventSink, RunEvent};
 use super::retry::TrialMsg;
+use super::sandbox::Sandbox;
 use super::scheduler::{Launcher, TaskEnd};
 use super::sys::Interrupt;
 use crate::error::Error;
@@ -82,6 +83,7 @@ pub fn run_compare_task(
     run_id: &str,
     run_dir: &Path,
     redactor: &Redactor,
+    sandbox: &Arc<Sandbox>,
     history: PairHistory,
     interrupt: &Interrupt,
     sink: &mut dyn EventSink,
@@ -103,6 +105,7 @@ pub fn run_compare_task(
     };
     let mut head = ProcessLauncher::new(task, policy, run_id, run_dir, redactor.clone());
     head.spec.env = side_env(&task.env, Side::Head);
+    head.spec.sandbox = Some(Arc::clone(sandbox));
     let base_redactor = redactor.with_env(
         compare
             .base
@@ -115,6 +118,7 @@ pub fn run_compare_task(
     base.spec.check = compare.base.check.clone();
     base.spec.cwd = compare.base.cwd.clone();
     base.spec.env = side_env(&compare.base.env, Side::Base);
+    base.spec.sandbox = Some(Arc::clone(sandbox));
     let cfg = PairConfig {
         id: task.id.clone(),
         sampling: task.sampling.clone(),

@@ -482,6 +482,7 @@ impl ProcessLauncher {
                 transport_exit_codes: policy.transport_exit_codes.clone(),
                 harness_exit_codes: policy.harness_exit_codes.clone(),
                 out_dir: run_dir.to_path_buf(),
+                sandbox: None,
             },
             redactor,
             retry: RetryPolicy {

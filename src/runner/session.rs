@@ -27,7 +27,7 @@ use super::sys;
 use crate::error::Error;
 use crate::ledger::{
     Footer, Header, Ledger, LedgerError, LedgerWriter, Resume, Row, RunStatus, SCHEMA_VERSION,
-    TaskSpec, now_rfc3339, sha256_hex,
+    TaskSpec, Walls, now_rfc3339, sha256_hex,
 };
 use crate::model::{Outcome, Shard};
 use crate::plan::Plan;
@@ -169,6 +169,7 @@ impl Session {
         plan: &Plan,
         shard: Option<Shard>,
         argv: &[String],
+        sandbox: Option<Walls>,
         notice: Notice<'_>,
     ) -> Result<Session, Error> {
         let lock = LedgerLock::acquire(path)?;
@@ -189,6 +190,7 @@ impl Session {
                 started_at: now_rfc3339(),
                 argv: argv.to_vec(),
                 host: sys::hostname(),
+                sandbox,
             }))
             .map_err(output)?;
         Ok(Session {
@@ -523,6 +525,8 @@ pub fn header(
             })
             .collect(),
         sources: Vec::new(),
+        // Set by `gate run` once the box is probed (`Session::create_with`).
+        sandbox: None,
     }
 }
 

@@ -97,7 +97,7 @@ fn ledger_swapped_during_run_is_a_harness_error() {
     // The task under test always fails, and on its first trial moves the forgery over the
     // ledger gate is writing.
     let f = Fixture::new(
-        "version: 1\nsampling: {single: {n: 2, c: 0}}\ntasks:\n  - id: t\n    run: 'mv forged.jsonl out/ledger.jsonl; exit 1'\n",
+        "version: 1\nsampling: {single: {n: 2, c: 0}}\ntasks:\n  - id: t\n    run: 'mv forged.jsonl out/ledger.jsonl; exit 1'\npolicy: {sandbox: off}\n",
     );
     std::fs::copy(forged.ledger_path(), f.path("forged.jsonl")).unwrap();
     f.run(&[])
@@ -112,7 +112,7 @@ fn ledger_swapped_during_run_is_a_harness_error() {
 #[test]
 fn ledger_truncated_during_run_is_a_harness_error() {
     let f = Fixture::new(
-        "version: 1\nsampling: {single: {n: 3, c: 2}}\ntasks:\n  - id: t\n    run: ': > out/ledger.jsonl'\npolicy: {jobs: 1}\n",
+        "version: 1\nsampling: {single: {n: 3, c: 2}}\ntasks:\n  - id: t\n    run: ': > out/ledger.jsonl'\npolicy: {jobs: 1, sandbox: off}\n",
     );
     f.run(&[]).code(4).stderr(predicate::str::contains(
         "no longer matches the rows this run wrote",
@@ -123,7 +123,7 @@ fn ledger_truncated_during_run_is_a_harness_error() {
 fn ledger_edited_during_run_is_a_harness_error() {
     // Same file, same length, one value changed in place: only the hash chain can tell.
     let f = Fixture::new(
-        "version: 1\nsampling: {single: {n: 3, c: 0}}\ntasks:\n  - id: t\n    run: sh edit.sh\npolicy: {jobs: 1}\n",
+        "version: 1\nsampling: {single: {n: 3, c: 0}}\ntasks:\n  - id: t\n    run: sh edit.sh\npolicy: {jobs: 1, sandbox: off}\n",
     );
     std::fs::write(
         f.path("edit.sh"),
@@ -238,7 +238,7 @@ fn enospc_kills_in_flight_trials() {
     // Trials 2-4 record their pid and sleep; trial 1 waits for them, then prints enough
     // that its ledger row no longer fits under the file-size limit.
     let f = Fixture::new(
-        "version: 1\nsampling: {single: {n: 4, c: 3}}\ntasks:\n  - id: t\n    run: |\n      if [ \"$GATE_TRIAL\" = 1 ]; then\n        while [ \"$(ls ../pids | wc -l)\" -lt 3 ]; do sleep 0.05; done\n        head -c 1500 /dev/zero | tr '\\0' x\n      else\n        echo $$ > ../pids/$GATE_TRIAL; exec sleep 60\n      fi\n    cwd: work\npolicy: {jobs: 4}\n",
+        "version: 1\nsampling: {single: {n: 4, c: 3}}\ntasks:\n  - id: t\n    run: |\n      if [ \"$GATE_TRIAL\" = 1 ]; then\n        while [ \"$(ls ../pids | wc -l)\" -lt 3 ]; do sleep 0.05; done\n        head -c 1500 /dev/zero | tr '\\0' x\n      else\n        echo $$ > ../pids/$GATE_TRIAL; exec sleep 60\n      fi\n    cwd: work\npolicy: {jobs: 4, sandbox: {writable: [pids]}}\n",
     );
     std::fs::create_dir_all(f.path("work")).unwrap();
     std::fs::create_dir_all(f.path("pids")).unwrap();
@@ -262,7 +262,7 @@ fn double_ctrl_c_leaves_no_orphans() {
     // Trials that ignore SIGTERM; the grace before SIGKILL is long, so only the second
     // Ctrl-C can end them in time.
     let f = Fixture::new(
-        "version: 1\nsampling: {single: {n: 2, c: 0}}\ntasks:\n  - id: t\n    run: \"trap '' TERM; echo $$ > ../pids/$GATE_TRIAL; exec sleep 60\"\n    cwd: work\npolicy: {jobs: 2, kill_grace: 60s}\n",
+        "version: 1\nsampling: {single: {n: 2, c: 0}}\ntasks:\n  - id: t\n    run: \"trap '' TERM; echo $$ > ../pids/$GATE_TRIAL; exec sleep 60\"\n    cwd: work\npolicy: {jobs: 2, kill_grace: 60s, sandbox: {writable: [pids]}}\n",
     );
     std::fs::create_dir_all(f.path("work")).unwrap();
     std::fs::create_dir_all(f.path("pids")).unwrap();
@@ -294,7 +294,7 @@ tasks:
   - id: t
     run: 'setsid sh -c "echo \$\$ > ../pids/escapee; exec sleep 60" & while [ ! -s ../pids/escapee ]; do sleep 0.01; done; {after}'
     cwd: work
-policy: {{kill_grace: 60s}}
+policy: {{kill_grace: 60s, sandbox: {{writable: [pids]}}}}
 "#
     ));
     std::fs::create_dir_all(f.path("work")).unwrap();
@@ -335,6 +335,8 @@ fn orphans_of_ended_trials_are_reaped_during_the_run() {
     let f = Fixture::new(
         "version: 1\nsampling: {single: {n: 8, c: 0}}\ntasks:\n  - id: t\n    run: 'sleep 30 & ps -o stat= --ppid $PPID | grep -c Z >> zombies; exit 0'\n",
     );
+    // The box lets a trial write an existing file of the plan's folder, never create one.
+    std::fs::write(f.path("zombies"), "").unwrap();
     f.run(&[]).code(0);
     let counts = zombie_counts(&f);
     assert_eq!(counts.len(), 8);
@@ -368,6 +370,8 @@ tasks:
       exit 0
 "#,
     );
+    // The box lets a trial write an existing file of the plan's folder, never create one.
+    std::fs::write(f.path("zombies"), "").unwrap();
     f.run(&["--jobs", "8"]).code(0);
     let counts = zombie_counts(&f);
     assert_eq!(counts.len(), 20);
@@ -423,7 +427,7 @@ fn report_write_failure_during_a_run_is_exit_4() {
     // The task replaces the report's directory with a file: the JSON report cannot be
     // written, so the verdict was not published as asked.
     let f = Fixture::new(
-        "version: 1\nsampling: {single: {n: 1, c: 0}}\ntasks:\n  - id: t\n    run: 'rm -rf reports && touch reports'\n",
+        "version: 1\nsampling: {single: {n: 1, c: 0}}\ntasks:\n  - id: t\n    run: 'rm -rf reports && touch reports'\npolicy: {sandbox: off}\n",
     );
     f.run(&["--json", "reports/r.json"])
         .code(4)

@@ -162,7 +162,9 @@ fn ledger_header_with_a_huge_shard_is_refused() {
 /// the plan or each other are refused before the first trial.
 #[test]
 fn json_report_path_equal_to_ledger_is_refused() {
-    let f = one_trial("touch ran");
+    // Trials may create files only in subfolders of the plan's folder (the box).
+    let f = one_trial("touch work/ran");
+    std::fs::create_dir(f.path("work")).unwrap();
     for args in [
         &["--json", "out/ledger.jsonl"][..],
         &["--json", "./out/../out/ledger.jsonl"],
@@ -173,7 +175,7 @@ fn json_report_path_equal_to_ledger_is_refused() {
             .code(2)
             .stderr(predicate::str::contains("name the same file"));
     }
-    assert!(!f.path("ran").exists(), "no trial ran");
+    assert!(!f.path("work/ran").exists(), "no trial ran");
     f.run(&[]).code(0);
     let before = read(&f.ledger_path());
     gate()
@@ -190,7 +192,9 @@ fn json_report_path_equal_to_ledger_is_refused() {
 /// with its own report (exit 0, the evidence gone). Files are compared by device and inode.
 #[test]
 fn a_report_path_hard_linked_to_the_ledger_is_refused() {
-    let f = one_trial("touch ran");
+    // Trials may create files only in subfolders of the plan's folder (the box).
+    let f = one_trial("touch work/ran");
+    std::fs::create_dir(f.path("work")).unwrap();
     std::fs::create_dir_all(f.path("out")).unwrap();
     std::fs::write(f.ledger_path(), "").unwrap();
     std::fs::hard_link(f.ledger_path(), f.path("out/hard.json")).unwrap();
@@ -203,7 +207,7 @@ fn a_report_path_hard_linked_to_the_ledger_is_refused() {
             .code(2)
             .stderr(predicate::str::contains("name the same file"));
     }
-    assert!(!f.path("ran").exists(), "no trial ran");
+    assert!(!f.path("work/ran").exists(), "no trial ran");
     std::fs::remove_file(f.path("out/hard.json")).unwrap();
     f.run(&[]).code(0);
     std::fs::hard_link(f.ledger_path(), f.path("out/hard.json")).unwrap();
@@ -222,7 +226,9 @@ fn a_report_path_hard_linked_to_the_ledger_is_refused() {
 /// appended to the ledger after it was verified: exit 0, and a ledger that no longer reads.
 #[test]
 fn a_step_summary_naming_the_ledger_is_refused_by_run_report_and_ingest() {
-    let f = one_trial("touch ran");
+    // Trials may create files only in subfolders of the plan's folder (the box).
+    let f = one_trial("touch work/ran");
+    std::fs::create_dir(f.path("work")).unwrap();
     let ledger = f.ledger_path();
     let refused = |args: &[&str], what: &str| {
         gate()
@@ -243,7 +249,7 @@ fn a_step_summary_naming_the_ledger_is_refused_by_run_report_and_ingest() {
         "s.md",
     ];
     refused(&run, "$GITHUB_STEP_SUMMARY name the same file");
-    assert!(!f.path("ran").exists(), "no trial ran");
+    assert!(!f.path("work/ran").exists(), "no trial ran");
     f.run(&[]).code(0);
     let before = read(&ledger);
     let report = ["report", "out/ledger.jsonl", "--summary", "s.md"];

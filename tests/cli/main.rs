@@ -18,4 +18,5 @@ mod report;
 mod run;
 mod stages;
 mod suite;
+mod sandbox;
 mod verify;

@@ -110,6 +110,7 @@ pub(crate) fn write_run(
         transport_max_retries: 0,
         tasks: tasks.iter().map(|(t, _)| t.clone()).collect(),
         sources: Vec::new(),
+        sandbox: None,
     }))
     .unwrap();
     let mut verdicts = Vec::new();

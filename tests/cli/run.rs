@@ -154,17 +154,18 @@ fn timeout_leaves_no_grandchild() {
 sampling: {single: {n: 1, c: 0}}
 tasks:
   - id: hang
-    run: 'sleep 30 & echo $! > grandchild.pid; wait'
+    run: 'sleep 30 & echo $! > work/grandchild.pid; wait'
     timeout: 300ms
 "#,
     );
+    std::fs::create_dir(f.path("work")).unwrap();
     let start = Instant::now();
     f.run(&[]).code(1);
     assert!(start.elapsed() < Duration::from_secs(20));
     let row = &attempts(&f.ledger())[0];
     assert_eq!(row.fault, Some(Fault::Timeout));
     assert_eq!(row.outcome, Outcome::Fail);
-    let pid = read(&f.path("grandchild.pid")).trim().to_string();
+    let pid = read(&f.path("work/grandchild.pid")).trim().to_string();
     assert!(!pid.is_empty());
     // Give the kernel a moment to reap, then the pid must be gone (or a zombie of init).
     std::thread::sleep(Duration::from_millis(200));
@@ -283,8 +284,8 @@ fn check_catches_claimed_success() {
 sampling: {single: {n: 4, c: 1}}
 tasks:
   - id: t
-    run: 'echo "Done!"; if [ "$GATE_TRIAL" != 2 ]; then touch "state-$GATE_TRIAL"; fi'
-    check: 'test -f "state-$GATE_TRIAL" || { echo "no booking" >&2; exit 1; }'
+    run: 'echo "Done!"; if [ "$GATE_TRIAL" != 2 ]; then touch "$TMPDIR/state"; fi'
+    check: 'test -f "$TMPDIR/state" || { echo "no booking" >&2; exit 1; }'
 "#,
     );
     f.run(&[]).code(0);
@@ -809,13 +810,14 @@ policy: {redact: ['sk-[a-z]+']}
 #[test]
 fn bad_output_paths_fail_before_any_trial() {
     let f = Fixture::new(
-        "version: 1\nsampling: {single: {n: 1, c: 0}}\ntasks:\n  - id: t\n    run: 'touch ran'\n",
+        "version: 1\nsampling: {single: {n: 1, c: 0}}\ntasks:\n  - id: t\n    run: 'touch work/ran'\n",
     );
+    std::fs::create_dir(f.path("work")).unwrap();
     std::fs::create_dir_all(f.path("adir")).unwrap();
     f.run(&["--junit", "adir"])
         .code(2)
         .stderr(predicate::str::contains("is a directory"));
-    assert!(!f.path("ran").exists(), "no trial ran");
+    assert!(!f.path("work/ran").exists(), "no trial ran");
     std::fs::create_dir_all(f.path("out")).unwrap();
     std::fs::write(f.ledger_path(), "").unwrap();
     f.run(&[]).code(0);

@@ -1,0 +1,737 @@
+//! The box: what a trial's processes may not touch, raised in the child between `fork` and
+//! `exec` of the task.
+//!
+//! The task under test is an adversary that runs as gate's own user (docs/trust.md). Where
+//! the kernel allows, every process of a trial is confined so that it cannot replace gate's
+//! binary, rewrite the plan or another plan next to it, touch the ledger, its lock or the
+//! reports, stop or kill gate, or forge the CI's workflow-command files:
+//!
+//! - **Filesystem** (Landlock, unprivileged, Linux ≥ 5.13). The task reads everywhere but
+//!   writes only beneath its writable roots: its working directory and the plan's
+//!   `policy.sandbox.writable` paths — *minus gate's state* — plus a fresh per-attempt
+//!   temporary directory (its `TMPDIR`, removed afterwards), the folder of its result file
+//!   (`GATE_RESULT`) and the character devices every shell writes to (`/dev/null`, …).
+//!   Landlock can only allow, never subtract, so "minus gate's state" is built as an allow
+//!   list: a root that holds none of gate's protected paths is writable as a whole; a folder
+//!   that holds one (the plan's folder, the ledger's) is not, and the same rule is applied
+//!   to each of its subfolders, while its existing regular files stay writable except the
+//!   protected ones and its YAML files (any of them may be a plan a later step runs). In
+//!   such a folder nothing can be created, removed or renamed, so nothing protected can be
+//!   swapped either. Symbolic links are never followed into a grant.
+//! - **Signals and tracing**. Landlock (every ABI) refuses `ptrace` of a process outside the
+//!   box. With ABI ≥ 6 the box is also signal-scoped (`LANDLOCK_SCOPE_SIGNAL`): no signal
+//!   leaves it. Below ABI 6 a seccomp filter refuses `kill`, `tgkill` and
+//!   `rt_(tg)sigqueueinfo` aimed at gate's pid, its process group, `-1` or a thread of gate
+//!   alive when the attempt started, refuses `tkill`, and answers `pidfd_send_signal` with
+//!   `ENOSYS` (callers fall back to `kill`, which the filter sees).
+//! - **Environment**: the workflow-command files and the runner's tokens are removed from the
+//!   task's environment unless `policy.sandbox.pass_env` names them (also with
+//!   `policy.sandbox: off`).
+//!
+//! [`Sandbox::new`] probes the kernel once per run and returns the [`Walls`] that will stand
+//! (the ledger header records them); with `policy.sandbox: required` a missing wall refuses
+//! the run. [`Sandbox::cell`] builds one attempt's box in the parent (the Landlock ruleset,
+//! the seccomp program, the temporary directory); [`Cell::apply`] installs it in the child
+//! with async-signal-safe system calls only.
+//!
+//! Why in the child and not on a thread of gate's that then spawns the task (which would keep
+//! the standard library's `vfork` fast path): a thread in the box shares the task's Landlock
+//! domain, so the task may signal it, and a signal to any thread's id stops or kills all of
+//! gate (`a_task_cannot_kill_gate_or_its_process_group` fails that way). The price is a
+//! `fork` instead of a `vfork` per process; docs/performance.md measures it.
+//!
+//! The Landlock and seccomp interfaces are called through raw system calls (libc has their
+//! numbers) rather than the `landlock` crate: the child side must be two `prctl`s and one
+//! `landlock_restrict_self` with no allocation between `fork` and `exec`, the parent side
+//! needs to know exactly which access rights each ABI handles to record the walls honestly,
+//! and the seccomp fallback needs raw BPF anyway.
+
+use std::ffi::{CString, OsString};
+use std::fs;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::DirBuilderExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::model::{FilesystemWall, SandboxMode, SignalWall, Walls};
+
+pub use crate::model::{SandboxPolicy, WITHHELD_ENV, is_withheld};
+
+// Landlock's user-space interface (include/uapi/linux/landlock.h).
+const CREATE_RULESET_VERSION: u32 = 1 << 0;
+const RULE_PATH_BENEATH: libc::c_int = 1;
+const ACCESS_FS_WRITE_FILE: u64 = 1 << 1;
+const ACCESS_FS_REMOVE_DIR: u64 = 1 << 4;
+const ACCESS_FS_REMOVE_FILE: u64 = 1 << 5;
+const ACCESS_FS_MAKE_CHAR: u64 = 1 << 6;
+const ACCESS_FS_MAKE_DIR: u64 = 1 << 7;
+const ACCESS_FS_MAKE_REG: u64 = 1 << 8;
+const ACCESS_FS_MAKE_SOCK: u64 = 1 << 9;
+const ACCESS_FS_MAKE_FIFO: u64 = 1 << 10;
+const ACCESS_FS_MAKE_BLOCK: u64 = 1 << 11;
+const ACCESS_FS_MAKE_SYM: u64 = 1 << 12;
+/// ABI 2: moving or linking a file to another folder (always refused under ABI 1).
+const ACCESS_FS_REFER: u64 = 1 << 13;
+/// ABI 3: `truncate(2)` and `O_TRUNC`.
+const ACCESS_FS_TRUNCATE: u64 = 1 << 14;
+/// ABI 6: no signal to a process outside the domain.
+const SCOPE_SIGNAL: u64 = 1 << 1;
+
+/// The first ABI whose filesystem wall is complete for gate's purpose (truncate handled).
+const ABI_TRUNCATE: u32 = 3;
+/// The first ABI that scopes signals.
+const ABI_SIGNAL: u32 = 6;
+
+/// `struct landlock_ruleset_attr` (ABI 6 layout; older kernels accept it with the newer
+/// fields zero).
+#[repr(C)]
+struct RulesetAttr {
+    handled_access_fs: u64,
+    handled_access_net: u64,
+    scoped: u64,
+}
+
+/// `struct landlock_path_beneath_attr` (packed in the kernel's header).
+#[repr(C, packed)]
+struct PathBeneathAttr {
+    allowed_access: u64,
+    parent_fd: i32,
+}
+
+/// The Landlock ABI version of the running kernel (0 when Landlock is absent or disabled),
+/// capped by `GATE_SANDBOX_MAX_ABI` — a knob for testing the walls of older kernels on a
+/// newer one; it can only lower the walls gate records, never claim more.
+pub fn landlock_abi() -> u32 {
+    // SAFETY: with a null attribute, size 0 and the VERSION flag, the call only returns the
+    // ABI version (or an error); no memory is read or written.
+    let v = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<RulesetAttr>(),
+            0usize,
+            CREATE_RULESET_VERSION,
+        )
+    };
+    let abi = if v < 0 { 0 } else { v as u32 };
+    match std::env::var("GATE_SANDBOX_MAX_ABI")
+        .ok()
+        .and_then(|s| s.parse::<u32>().ok())
+    {
+        Some(cap) => abi.min(cap),
+        None => abi,
+    }
+}
+
+/// Whether seccomp filters can be installed (`PR_GET_SECCOMP` answers), unless
+/// `GATE_SANDBOX_NO_SECCOMP` is set (the same kind of testing knob as above).
+fn seccomp_available() -> bool {
+    if std::env::var_os("GATE_SANDBOX_NO_SECCOMP").is_some() {
+        return false;
+    }
+    // SAFETY: PR_GET_SECCOMP only returns this thread's seccomp mode.
+    unsafe { libc::prctl(libc::PR_GET_SECCOMP, 0, 0, 0, 0) >= 0 }
+}
+
+/// The walls this machine raises under `policy` (what `gate check` reports, and what
+/// [`Sandbox::new`] records).
+pub fn walls(policy: &SandboxPolicy) -> Walls {
+    let pass_env = policy.pass_env.clone();
+    if policy.mode == SandboxMode::Off {
+        return Walls {
+            policy: policy.mode,
+            landlock_abi: landlock_abi(),
+            filesystem: FilesystemWall::Unconfined,
+            signals: SignalWall::Unguarded,
+            pass_env,
+        };
+    }
+    let abi = landlock_abi();
+    let filesystem = match abi {
+        0 => FilesystemWall::Unconfined,
+        a if a < ABI_TRUNCATE => FilesystemWall::EnforcedExceptTruncate,
+        _ => FilesystemWall::Enforced,
+    };
+    let signals = if abi >= ABI_SIGNAL {
+        SignalWall::Scoped
+    } else if seccomp_available() {
+        SignalWall::Filtered
+    } else {
+        SignalWall::Unguarded
+    };
+    Walls {
+        policy: policy.mode,
+        landlock_abi: abi,
+        filesystem,
+        signals,
+        pass_env,
+    }
+}
+
+/// Why `walls` falls short of `policy.sandbox: required`, if it does.
+pub fn shortfall(walls: &Walls) -> Option<String> {
+    let mut missing = Vec::new();
+    match walls.filesystem {
+        FilesystemWall::Enforced => {}
+        FilesystemWall::EnforcedExceptTruncate => missing.push(format!(
+            "its Landlock ABI {} cannot confine truncate (needs ABI {ABI_TRUNCATE}, Linux 6.2)",
+            walls.landlock_abi
+        )),
+        FilesystemWall::Unconfined => {
+            missing.push("it has no Landlock (needs Linux 5.13 with Landlock enabled)".into())
+        }
+    }
+    if walls.signals == SignalWall::Unguarded {
+        missing
+            .push("it can neither scope signals (Landlock ABI 6) nor filter them (seccomp)".into());
+    }
+    (!missing.is_empty()).then(|| missing.join("; "))
+}
+
+/// One run's box: the walls, gate's protected paths, and the template of each attempt's
+/// confinement.
+#[derive(Debug)]
+pub struct Sandbox {
+    walls: Walls,
+    /// Paths no trial may write (absolute, symbolic links resolved where they exist).
+    protected: Vec<PathBuf>,
+    /// Writable roots besides each task's working directory.
+    writable: Vec<PathBuf>,
+    /// Where attempts' temporary directories are made.
+    tmp_root: PathBuf,
+}
+
+/// Counts temporary directories made by this process, for unique names.
+static CELLS: AtomicU64 = AtomicU64::new(0);
+
+impl Sandbox {
+    /// Probe the kernel and prepare the run's box. `protected` are gate's paths: its binary,
+    /// the plan, the ledger and its lock, the reports, the run's output folder. Refuses (the
+    /// reason, one line) when `policy.sandbox: required` and a wall cannot be raised.
+    pub fn new(policy: &SandboxPolicy, protected: &[PathBuf]) -> Result<Sandbox, String> {
+        let walls = walls(policy);
+        if policy.mode == SandboxMode::Required
+            && let Some(why) = shortfall(&walls)
+        {
+            return Err(format!(
+                "`policy.sandbox: required`, but this machine cannot box the trials: {why}; \
+                 no trial was run (use `policy.sandbox: best_effort` to run with the walls it has)"
+            ));
+        }
+        Ok(Sandbox {
+            walls,
+            protected: protected.iter().map(|p| resolve(p)).collect(),
+            writable: policy.writable.iter().map(|p| resolve(p)).collect(),
+            tmp_root: resolve(&std::env::temp_dir()),
+        })
+    }
+
+    /// The walls that stand around every trial of this run.
+    pub fn walls(&self) -> &Walls {
+        &self.walls
+    }
+
+    /// Build one attempt's box: a fresh temporary directory, and (unless the policy is
+    /// `off`) the Landlock ruleset and seccomp program for a task working in `cwd` whose
+    /// result file goes in `result_dir`.
+    pub fn cell(&self, cwd: &Path, result_dir: &Path) -> io::Result<Cell> {
+        let tmpdir = self.make_tmpdir()?;
+        let mut cell = Cell {
+            tmpdir,
+            ruleset: None,
+            filter: Vec::new(),
+            withheld: withheld_env(&self.walls.pass_env),
+        };
+        if self.walls.landlock_abi > 0 && self.walls.filesystem != FilesystemWall::Unconfined {
+            cell.ruleset = Some(self.ruleset(cwd, result_dir, &cell.tmpdir)?);
+        }
+        if self.walls.signals == SignalWall::Filtered {
+            cell.filter = signal_filter();
+        }
+        Ok(cell)
+    }
+
+    fn make_tmpdir(&self) -> io::Result<PathBuf> {
+        loop {
+            let n = CELLS.fetch_add(1, Ordering::Relaxed);
+            let dir = self
+                .tmp_root
+                .join(format!("gate-{}-{n}", std::process::id()));
+            match fs::DirBuilder::new().mode(0o700).create(&dir) {
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(e) => {
+                    return Err(io::Error::new(
+                        e.kind(),
+                        format!(
+                            "cannot create a temporary directory in `{}`: {e}",
+                            self.tmp_root.display()
+                        ),
+                    ));
+                }
+                Ok(()) => return Ok(dir),
+            }
+        }
+    }
+
+    /// The Landlock ruleset of one attempt.
+    fn ruleset(&self, cwd: &Path, result_dir: &Path, tmpdir: &Path) -> io::Result<OwnedFd> {
+        let abi = self.walls.landlock_abi;
+        let mut handled = ACCESS_FS_WRITE_FILE
+            | ACCESS_FS_REMOVE_DIR
+            | ACCESS_FS_REMOVE_FILE
+            | ACCESS_FS_MAKE_CHAR
+            | ACCESS_FS_MAKE_DIR
+            | ACCESS_FS_MAKE_REG
+            | ACCESS_FS_MAKE_SOCK
+            | ACCESS_FS_MAKE_FIFO
+            | ACCESS_FS_MAKE_BLOCK
+            | ACCESS_FS_MAKE_SYM;
+        if abi >= 2 {
+            handled |= ACCESS_FS_REFER;
+        }
+        if abi >= ABI_TRUNCATE {
+            handled |= ACCESS_FS_TRUNCATE;
+        }
+        let attr = RulesetAttr {
+            handled_access_fs: handled,
+            handled_access_net: 0,
+            scoped: if self.walls.signals == SignalWall::Scoped {
+                SCOPE_SIGNAL
+            } else {
+                0
+            },
+        };
+        // SAFETY: `attr` is a live, initialised struct of the size passed; the kernel only
+        // reads it. Older kernels accept the larger size because the fields they do not know
+        // are zero.
+        let fd = unsafe {
+            libc::syscall(
+                libc::SYS_landlock_create_ruleset,
+                &attr as *const RulesetAttr,
+                std::mem::size_of::<RulesetAttr>(),
+                0u32,
+            )
+        };
+        if fd < 0 {
+            let e = io::Error::last_os_error();
+            return Err(io::Error::new(
+                e.kind(),
+                format!("cannot create a Landlock ruleset: {e}"),
+            ));
+        }
+        // SAFETY: the kernel just returned this descriptor, owned by nobody else.
+        let ruleset = unsafe { OwnedFd::from_raw_fd(fd as i32) };
+        let rules = Rules {
+            ruleset: &ruleset,
+            dir: handled,
+            file: handled & (ACCESS_FS_WRITE_FILE | ACCESS_FS_TRUNCATE),
+            protected: &self.protected,
+        };
+        for root in std::iter::once(&resolve(cwd)).chain(&self.writable) {
+            rules.tree(root)?;
+        }
+        // Gate made these for this attempt; they hold nothing of gate's.
+        rules.grant(tmpdir, rules.dir)?;
+        rules.grant(&resolve(result_dir), rules.dir)?;
+        for dev in [
+            "/dev/null",
+            "/dev/zero",
+            "/dev/full",
+            "/dev/tty",
+            "/dev/ptmx",
+        ] {
+            rules.grant_if_present(Path::new(dev), rules.file)?;
+        }
+        for dir in ["/dev/pts", "/dev/shm"] {
+            rules.grant_if_present(Path::new(dir), rules.dir)?;
+        }
+        Ok(ruleset)
+    }
+}
+
+/// Adds the rules of one ruleset.
+struct Rules<'a> {
+    ruleset: &'a OwnedFd,
+    /// Rights granted on a writable folder (all the handled ones).
+    dir: u64,
+    /// Rights granted on a writable file.
+    file: u64,
+    protected: &'a [PathBuf],
+}
+
+impl Rules<'_> {
+    /// Grant `root` minus gate's protected paths (see the module doc).
+    fn tree(&self, root: &Path) -> io::Result<()> {
+        if self.protected.iter().any(|p| root.starts_with(p)) {
+            // Inside gate's state: nothing.
+            return Ok(());
+        }
+        if !self.protected.iter().any(|p| p.starts_with(root)) {
+            return self.grant_if_present(root, self.dir);
+        }
+        // `root` holds some of gate's state.
+        let Ok(entries) = fs::read_dir(root) else {
+            return Ok(());
+        };
+        for entry in entries.flatten() {
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            let path = entry.path();
+            if kind.is_dir() {
+                self.tree(&path)?;
+            } else if kind.is_file() && !self.protected.contains(&path) && !is_yaml(&path) {
+                self.grant_if_present(&path, self.file)?;
+            }
+            // Symbolic links, sockets, FIFOs and devices in a folder of gate's: no grant.
+        }
+        Ok(())
+    }
+
+    fn grant_if_present(&self, path: &Path, access: u64) -> io::Result<()> {
+        match self.grant(path, access) {
+            Err(e) if matches!(e.raw_os_error(), Some(libc::ENOENT | libc::EACCES)) => Ok(()),
+            r => r,
+        }
+    }
+
+    /// One rule: `access` beneath `path` (a folder) or on it (a file). A symbolic link is
+    /// not followed.
+    fn grant(&self, path: &Path, access: u64) -> io::Result<()> {
+        let c = CString::new(path.as_os_str().as_bytes())
+            .map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
+        // SAFETY: a valid C string; O_PATH opens no content, O_NOFOLLOW never follows a
+        // link the task may have planted.
+        let fd = unsafe {
+            libc::open(
+                c.as_ptr(),
+                libc::O_PATH | libc::O_CLOEXEC | libc::O_NOFOLLOW,
+            )
+        };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: just opened, owned here.
+        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+        let mut stat: libc::stat = unsafe { std::mem::zeroed() };
+        // SAFETY: fstat writes into `stat`, a live struct of the right type.
+        if unsafe { libc::fstat(fd.as_raw_fd(), &mut stat) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let access = match stat.st_mode & libc::S_IFMT {
+            libc::S_IFDIR => access,
+            libc::S_IFLNK => return Ok(()),
+            // Rights that only folders have are refused on a file.
+            _ => access & self.file,
+        };
+        let attr = PathBeneathAttr {
+            allowed_access: access,
+            parent_fd: fd.as_raw_fd(),
+        };
+        // SAFETY: both descriptors are open; `attr` is a live struct the kernel only reads.
+        let rc = unsafe {
+            libc::syscall(
+                libc::SYS_landlock_add_rule,
+                self.ruleset.as_raw_fd(),
+                RULE_PATH_BENEATH,
+                &attr as *const PathBeneathAttr,
+                0u32,
+            )
+        };
+        if rc != 0 {
+            let e = io::Error::last_os_error();
+            return Err(io::Error::new(
+                e.kind(),
+                format!("cannot add a Landlock rule for `{}`: {e}", path.display()),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Whether a file may be a plan (`*.yaml`, `*.yml`).
+fn is_yaml(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("yaml") || e.eq_ignore_ascii_case("yml"))
+}
+
+/// `path` made absolute with symbolic links resolved as far as it exists (a report that is
+/// not written yet is protected at the path it will have).
+fn resolve(path: &Path) -> PathBuf {
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut existing = abs.as_path();
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(real) = fs::canonicalize(existing) {
+            let mut out = real;
+            out.extend(rest.iter().rev());
+            return out;
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                existing = parent;
+            }
+            _ => return abs,
+        }
+    }
+}
+
+/// The withheld variables present in gate's environment, minus those the plan passes.
+fn withheld_env(pass: &[String]) -> Vec<OsString> {
+    std::env::vars_os()
+        .filter_map(|(k, _)| {
+            let name = k.to_str()?;
+            (is_withheld(name) && !pass.iter().any(|p| p == name)).then_some(k)
+        })
+        .collect()
+}
+
+/// One attempt's box, built in the parent and installed in the child by [`Cell::apply`].
+/// Dropping it removes the attempt's temporary directory.
+#[derive(Debug)]
+pub struct Cell {
+    tmpdir: PathBuf,
+    ruleset: Option<OwnedFd>,
+    filter: Vec<libc::sock_filter>,
+    withheld: Vec<OsString>,
+}
+
+impl Cell {
+    /// The attempt's temporary directory (its `TMPDIR`).
+    pub fn tmpdir(&self) -> &Path {
+        &self.tmpdir
+    }
+
+    /// Set the box on `cmd`: the environment now (call it before the plan's own `env:` is
+    /// applied, so the plan can still set a withheld name), the walls in the child before
+    /// `exec`. A wall that cannot be raised there fails the spawn: a trial never runs with
+    /// fewer walls than the ledger records.
+    pub fn apply(&self, cmd: &mut Command) {
+        for k in &self.withheld {
+            cmd.env_remove(k);
+        }
+        cmd.env("TMPDIR", &self.tmpdir);
+        let ruleset = self.ruleset.as_ref().map(|fd| fd.as_raw_fd());
+        // The program's address as a number: the closure must be `Send`, and the `Cell`
+        // (hence the program) outlives the spawn.
+        let filter = (!self.filter.is_empty())
+            .then_some((self.filter.as_ptr() as usize, self.filter.len() as u16));
+        if ruleset.is_none() && filter.is_none() {
+            return;
+        }
+        let install = move || -> io::Result<()> {
+            // Only async-signal-safe system calls from here to `exec`: no allocation, no
+            // lock. The descriptor and the program live in this (forked) copy of the parent's
+            // memory, which the `Cell` keeps alive until the spawn returns.
+            // SAFETY: prctl with integer arguments only.
+            if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            if let Some(fd) = ruleset {
+                // SAFETY: `fd` is the open ruleset descriptor, inherited through fork.
+                if unsafe { libc::syscall(libc::SYS_landlock_restrict_self, fd, 0u32) } != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+            }
+            if let Some((addr, len)) = filter {
+                let prog = libc::sock_fprog {
+                    len,
+                    filter: addr as *mut libc::sock_filter,
+                };
+                // SAFETY: `prog` points at the program in this process's memory, valid for
+                // the call; the kernel copies it.
+                let rc = unsafe {
+                    libc::prctl(
+                        libc::PR_SET_SECCOMP,
+                        libc::SECCOMP_MODE_FILTER as libc::c_ulong,
+                        &prog as *const libc::sock_fprog,
+                    )
+                };
+                if rc != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+            }
+            Ok(())
+        };
+        // SAFETY: `install` makes only async-signal-safe system calls (see above).
+        unsafe {
+            cmd.pre_exec(install);
+        }
+    }
+}
+
+impl Drop for Cell {
+    fn drop(&mut self) {
+        // std's remove_dir_all never follows a link the task left in the directory.
+        let _ = fs::remove_dir_all(&self.tmpdir);
+    }
+}
+
+// Classic BPF, as seccomp runs it (include/uapi/linux/{filter,seccomp,audit}.h).
+const BPF_LD_W_ABS: u16 = 0x20;
+const BPF_JEQ_K: u16 = 0x15;
+const BPF_JGE_K: u16 = 0x35;
+const BPF_JA: u16 = 0x05;
+const BPF_RET_K: u16 = 0x06;
+const SECCOMP_RET_ALLOW: u32 = 0x7fff_0000;
+const SECCOMP_RET_ERRNO: u32 = 0x0005_0000;
+/// Offsets in `struct seccomp_data`.
+const DATA_NR: u32 = 0;
+const DATA_ARCH: u32 = 4;
+/// The low 32 bits of the first argument (little-endian targets only).
+const DATA_ARG0_LOW: u32 = 16;
+
+#[cfg(target_arch = "x86_64")]
+const AUDIT_ARCH: u32 = 0xC000_003E;
+#[cfg(target_arch = "aarch64")]
+const AUDIT_ARCH: u32 = 0xC000_00B7;
+/// x32 system calls on x86_64 carry this bit; refused.
+const X32_SYSCALL_BIT: u32 = 0x4000_0000;
+
+fn stmt(code: u16, k: u32) -> libc::sock_filter {
+    libc::sock_filter {
+        code,
+        jt: 0,
+        jf: 0,
+        k,
+    }
+}
+
+fn jeq(k: u32, jt: u8, jf: u8) -> libc::sock_filter {
+    libc::sock_filter {
+        code: BPF_JEQ_K,
+        jt,
+        jf,
+        k,
+    }
+}
+
+/// The seccomp program that keeps a task's signals off gate (kernels without Landlock
+/// signal scoping): see the module doc. Built per attempt, because it names the threads of
+/// gate alive at that moment (a pre-6.9 kernel lets `kill` take a thread's id).
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+fn signal_filter() -> Vec<libc::sock_filter> {
+    let eperm = SECCOMP_RET_ERRNO | libc::EPERM as u32;
+    let enosys = SECCOMP_RET_ERRNO | libc::ENOSYS as u32;
+    // SAFETY: getpid and getpgrp only return ids.
+    let (pid, pgid) = unsafe { (libc::getpid(), libc::getpgrp()) };
+    let mut targets = vec![pid as u32, (-pgid) as u32, u32::MAX /* -1: everyone */];
+    if let Ok(tasks) = fs::read_dir("/proc/self/task") {
+        targets.extend(
+            tasks
+                .flatten()
+                .filter_map(|t| t.file_name().to_str()?.parse::<u32>().ok()),
+        );
+    }
+    targets.sort_unstable();
+    targets.dedup();
+    let mut p = vec![
+        stmt(BPF_LD_W_ABS, DATA_ARCH),
+        // A foreign architecture's system calls (i386 through int 0x80) would bypass the
+        // numbers below: refused.
+        jeq(AUDIT_ARCH, 1, 0),
+        stmt(BPF_RET_K, enosys),
+        stmt(BPF_LD_W_ABS, DATA_NR),
+        libc::sock_filter {
+            code: BPF_JGE_K,
+            jt: 0,
+            jf: 1,
+            k: X32_SYSCALL_BIT,
+        },
+        stmt(BPF_RET_K, enosys),
+    ];
+    let aimed = [
+        libc::SYS_kill,
+        libc::SYS_tgkill,
+        libc::SYS_rt_sigqueueinfo,
+        libc::SYS_rt_tgsigqueueinfo,
+    ];
+    // The jump to the pid check is patched once its position is known.
+    let mut to_check = Vec::new();
+    for nr in aimed {
+        p.push(jeq(nr as u32, 0, 1));
+        to_check.push(p.len());
+        p.push(stmt(BPF_JA, 0));
+    }
+    p.push(jeq(libc::SYS_tkill as u32, 0, 1));
+    p.push(stmt(BPF_RET_K, eperm));
+    p.push(jeq(libc::SYS_pidfd_send_signal as u32, 0, 1));
+    p.push(stmt(BPF_RET_K, enosys));
+    p.push(stmt(BPF_RET_K, SECCOMP_RET_ALLOW));
+    let check = p.len();
+    for at in to_check {
+        p[at].k = (check - at - 1) as u32;
+    }
+    p.push(stmt(BPF_LD_W_ABS, DATA_ARG0_LOW));
+    for t in targets {
+        p.push(jeq(t, 0, 1));
+        p.push(stmt(BPF_RET_K, eperm));
+    }
+    p.push(stmt(BPF_RET_K, SECCOMP_RET_ALLOW));
+    p
+}
+
+/// No seccomp program on other architectures: the walls record says so
+/// ([`walls`] finds no filter to install).
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+fn signal_filter() -> Vec<libc::sock_filter> {
+    Vec::new()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_ci_files_and_runner_tokens_are_withheld_and_nothing_else() {
+        for name in [
+            "GITHUB_OUTPUT",
+            "GITHUB_STEP_SUMMARY",
+            "ACTIONS_RUNTIME_TOKEN",
+            "ACTIONS_ID_TOKEN_REQUEST_URL",
+            "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+            "ACTIONS_CACHE_URL",
+            "ACTIONS_RESULTS_URL",
+            "GITHUB_TOKEN",
+        ] {
+            assert!(is_withheld(name), "{name}");
+        }
+        for name in ["GITHUB_SHA", "GITHUB_ACTIONS", "PATH", "HOME", "GATE_TRIAL"] {
+            assert!(!is_withheld(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_path_not_yet_written_resolves_beneath_its_real_folder() {
+        let d = tempfile::tempdir().unwrap();
+        let real = fs::canonicalize(d.path()).unwrap();
+        std::os::unix::fs::symlink(&real, d.path().join("link")).unwrap();
+        assert_eq!(
+            resolve(&d.path().join("link/out/report.json")),
+            real.join("out/report.json")
+        );
+    }
+
+    #[test]
+    fn required_names_every_missing_wall() {
+        let w = Walls {
+            policy: SandboxMode::Required,
+            landlock_abi: 1,
+            filesystem: FilesystemWall::EnforcedExceptTruncate,
+            signals: SignalWall::Unguarded,
+            pass_env: Vec::new(),
+        };
+        let why = shortfall(&w).unwrap();
+        assert!(why.contains("truncate") && why.contains("signals"), "{why}");
+        let full = Walls {
+            filesystem: FilesystemWall::Enforced,
+            signals: SignalWall::Filtered,
+            ..w
+        };
+        assert_eq!(shortfall(&full), None);
+    }
+}

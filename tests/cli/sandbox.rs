@@ -1,0 +1,536 @@
+//! The box (docs/trust.md, "The box"): tasks that try each escape of issue 18 on this
+//! machine's kernel. Each test asserts that the attempt failed *and* that the verdict stayed
+//! right, and is named after the break it pins.
+//!
+//! The filesystem walls need Landlock; a test that needs an ABI this kernel lacks says so
+//! and checks what the ledger records instead (the walls are then missing, and recorded as
+//! missing).
+
+use std::path::Path;
+use std::time::Duration;
+
+use gate::ledger::{FilesystemWall, SandboxMode, SignalWall};
+use gate::runner::sandbox::landlock_abi;
+use predicates::prelude::*;
+
+use crate::common::*;
+
+/// A plan whose one task tries `attack` and then exits 1: the verdict must be FAIL (exit 1),
+/// whatever the attack did.
+fn attack(attack: &str) -> Fixture {
+    Fixture::new(&format!(
+        "version: 1\nsampling: {{single: {{n: 1, c: 0}}}}\ntasks:\n  - id: attack\n    run: |\n{}\n      exit 1\n",
+        indent(attack)
+    ))
+}
+
+fn indent(script: &str) -> String {
+    script
+        .lines()
+        .map(|l| format!("      {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Whether this kernel has the Landlock ABI `abi`; when not, say which test is skipped.
+fn has_abi(abi: u32, test: &str) -> bool {
+    let have = landlock_abi();
+    if have < abi {
+        eprintln!("{test}: skipped, this kernel has Landlock ABI {have} (needs {abi})");
+    }
+    have >= abi
+}
+
+/// The stdout and stderr the attack's trial printed (its log).
+fn trial_log(f: &Fixture) -> String {
+    let l = f.ledger();
+    let row = &attempts(&l)[0];
+    row.log
+        .as_ref()
+        .map(|p| read(Path::new(p)))
+        .unwrap_or_default()
+}
+
+/// Signals aimed at gate's process group would also reach the test runner (gate shares its
+/// group) if the box did not hold: each signal attack first checks that gate is out of its
+/// reach, and otherwise exits 7, which fails the test without harming the runner.
+const GUARD: &str = "if kill -0 $PPID 2>/dev/null; then echo unconfined; exit 7; fi";
+
+/// Every way a shell writes a file, aimed at `target`; each one that works prints `escaped`.
+fn write_attempts(target: &str) -> String {
+    format!(
+        "printf forged >> {target} && echo escaped\n\
+         : > {target} && echo escaped\n\
+         truncate -s 0 {target} 2>/dev/null && echo escaped\n\
+         rm -f {target} && echo escaped\n\
+         mv {target} {target}.moved && echo escaped\n\
+         ln -sf /dev/null {target} && echo escaped"
+    )
+}
+
+#[test]
+fn a_task_cannot_replace_the_gate_binary() {
+    if !has_abi(3, "a_task_cannot_replace_the_gate_binary") {
+        return;
+    }
+    // `cargo run` and a checked-in tools folder put gate's binary inside the task's tree.
+    let f = attack(&format!(
+        "{}\nprintf '#!/bin/sh\\nexit 0\\n' > tools/gate && echo escaped",
+        write_attempts("tools/gate")
+    ));
+    std::fs::write(
+        f.path("b.yaml"),
+        "version: 1\nsampling: {single: {n: 1, c: 0}}\ntasks:\n  - id: regressed\n    run: exit 1\n",
+    )
+    .unwrap();
+    std::fs::create_dir(f.path("tools")).unwrap();
+    let gate_bin = f.path("tools/gate");
+    std::fs::copy(assert_cmd::cargo::cargo_bin("gate"), &gate_bin).unwrap();
+    let before = std::fs::read(&gate_bin).unwrap();
+    let run = |plan: &str| {
+        assert_cmd::Command::new(&gate_bin)
+            .current_dir(f.dir.path())
+            .args([
+                "run",
+                plan,
+                "--ledger",
+                "out/ledger.jsonl",
+                "--no-step-summary",
+            ])
+            .env_remove("GITHUB_ACTIONS")
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .assert()
+    };
+    run("plan.yaml").code(1);
+    assert!(!trial_log(&f).contains("escaped"), "{}", trial_log(&f));
+    assert!(
+        std::fs::read(&gate_bin).unwrap() == before,
+        "the binary is intact"
+    );
+    // The next plan of the step runs the real gate: its regressed agent fails.
+    run("b.yaml")
+        .code(1)
+        .stdout(predicate::str::contains("FAIL"));
+}
+
+#[test]
+fn a_task_cannot_write_truncate_or_replace_the_ledger() {
+    if !has_abi(3, "a_task_cannot_write_truncate_or_replace_the_ledger") {
+        return;
+    }
+    let f = attack(&write_attempts("out/ledger.jsonl"));
+    f.run(&[]).code(1).stdout(predicate::str::contains("FAIL"));
+    assert!(!trial_log(&f).contains("escaped"), "{}", trial_log(&f));
+    gate()
+        .args(["verify", f.ledger_path().to_str().unwrap()])
+        .assert()
+        .code(0);
+}
+
+#[test]
+fn a_task_cannot_replace_the_ledger_lock() {
+    if !has_abi(3, "a_task_cannot_replace_the_ledger_lock") {
+        return;
+    }
+    let f = attack(&write_attempts("out/ledger.jsonl.lock"));
+    f.run(&[]).code(1);
+    assert!(!trial_log(&f).contains("escaped"), "{}", trial_log(&f));
+    assert!(f.path("out/ledger.jsonl.lock").is_file());
+}
+
+#[test]
+fn a_task_cannot_plant_a_link_or_a_fifo_at_a_report_path() {
+    if !has_abi(3, "a_task_cannot_plant_a_link_or_a_fifo_at_a_report_path") {
+        return;
+    }
+    // Issue 18, break 2: report paths swapped mid-run for links to the plan or the ledger,
+    // or a FIFO. The reports' folders hold gate's state: nothing can be created there.
+    let f = attack(
+        "ln -s ../plan.yaml reports/j.xml && echo escaped\n\
+         ln -s ledger.jsonl out/r.json && echo escaped\n\
+         mkfifo out/s.md && echo escaped\n\
+         mv reports reports.old && echo escaped",
+    );
+    let plan = read(&f.plan());
+    f.run(&[
+        "--junit",
+        "reports/j.xml",
+        "--json",
+        "out/r.json",
+        "--summary",
+        "out/s.md",
+    ])
+    .code(1);
+    assert!(!trial_log(&f).contains("escaped"), "{}", trial_log(&f));
+    assert_eq!(read(&f.plan()), plan, "the plan is untouched");
+    for report in ["reports/j.xml", "out/r.json", "out/s.md"] {
+        let meta = std::fs::symlink_metadata(f.path(report)).unwrap();
+        assert!(meta.is_file(), "{report} is gate's own file");
+    }
+    assert!(read(&f.path("out/r.json")).contains("\"verdict\": \"FAIL\""));
+    gate()
+        .args(["verify", f.ledger_path().to_str().unwrap()])
+        .assert()
+        .code(0);
+}
+
+#[test]
+fn a_task_cannot_rewrite_its_plan() {
+    if !has_abi(3, "a_task_cannot_rewrite_its_plan") {
+        return;
+    }
+    let f = attack(&format!(
+        "{}\nprintf 'run: \"true\"\\n' > plan.yaml && echo escaped",
+        write_attempts("plan.yaml")
+    ));
+    let plan = read(&f.plan());
+    f.run(&[]).code(1);
+    assert!(!trial_log(&f).contains("escaped"), "{}", trial_log(&f));
+    assert_eq!(read(&f.plan()), plan);
+}
+
+#[test]
+fn a_task_cannot_rewrite_another_plan_next_to_it() {
+    if !has_abi(3, "a_task_cannot_rewrite_another_plan_next_to_it") {
+        return;
+    }
+    // Issue 18, break 1: with `plan: plans/*.yaml`, the first plan's task rewrote the
+    // second (`run: "true"`) before it ran.
+    let f = attack(
+        "printf 'version: 1\\nsampling: {single: {n: 1, c: 0}}\\ntasks:\\n  - id: regressed\\n    run: \"true\"\\n' > b.yaml && echo escaped\n\
+         rm -f b.yaml && echo escaped\n\
+         printf x > new.yaml && echo escaped",
+    );
+    let b = "version: 1\nsampling: {single: {n: 1, c: 0}}\ntasks:\n  - id: regressed\n    run: exit 1\n";
+    std::fs::write(f.path("b.yaml"), b).unwrap();
+    f.run(&[]).code(1);
+    assert!(!trial_log(&f).contains("escaped"), "{}", trial_log(&f));
+    assert_eq!(read(&f.path("b.yaml")), b);
+    gate()
+        .current_dir(f.dir.path())
+        .args([
+            "run",
+            "b.yaml",
+            "--ledger",
+            "b-out/ledger.jsonl",
+            "--no-step-summary",
+        ])
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("regressed  FAIL"));
+}
+
+#[test]
+fn a_task_cannot_stop_gate() {
+    // Issue 18, break 3: `kill -STOP $PPID` hung the CI job until its timeout. Signals are
+    // scoped (Landlock ABI 6) or filtered (seccomp) on every kernel this runs on.
+    let f = attack(&format!(
+        "{GUARD}\n\
+         kill -STOP $PPID && echo escaped\n\
+         kill -TSTP $PPID && echo escaped\n\
+         kill -STOP -$(cut -d' ' -f5 /proc/$PPID/stat) && echo escaped"
+    ));
+    f.command(&[])
+        .timeout(Duration::from_secs(60))
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("FAIL"));
+    assert!(!trial_log(&f).contains("escaped"), "{}", trial_log(&f));
+}
+
+#[test]
+fn a_task_cannot_kill_gate_or_its_process_group() {
+    let f = attack(&format!(
+        "{GUARD}\n\
+         kill -KILL $PPID && echo escaped\n\
+         kill -KILL -$(cut -d' ' -f5 /proc/$PPID/stat) && echo escaped\n\
+         for t in /proc/$PPID/task/*; do kill -KILL $(basename $t) && echo escaped; done"
+    ));
+    f.command(&[])
+        .timeout(Duration::from_secs(60))
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("FAIL"));
+    assert!(!trial_log(&f).contains("escaped"), "{}", trial_log(&f));
+}
+
+#[test]
+fn a_task_cannot_kill_every_process() {
+    // `kill -9 -1` outside a box would kill every process of this user, the test runner
+    // included: the task only tries it once it has seen that gate is out of its reach,
+    // and otherwise exits 7 (which fails the test below).
+    let f = attack(
+        "if kill -0 $PPID 2>/dev/null; then echo unconfined; exit 7; fi\n\
+         kill -9 -1\n\
+         echo survived",
+    );
+    f.command(&[])
+        .timeout(Duration::from_secs(60))
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("FAIL"));
+    let log = trial_log(&f);
+    assert!(!log.contains("unconfined"), "{log}");
+    assert_eq!(attempts(&f.ledger())[0].exit_code, Some(1), "{log}");
+}
+
+#[test]
+fn signals_are_filtered_by_seccomp_below_landlock_abi_6() {
+    // The walls of an older kernel (GitHub's ubuntu-24.04 has ABI 4), on this one.
+    let f = attack(&format!(
+        "{GUARD}\n\
+         kill -STOP $PPID && echo escaped\n\
+         kill -KILL -$(cut -d' ' -f5 /proc/$PPID/stat) && echo escaped\n\
+         for t in /proc/$PPID/task/*; do kill -STOP $(basename $t) && echo escaped; done"
+    ));
+    f.command(&[])
+        .env("GATE_SANDBOX_MAX_ABI", "4")
+        .timeout(Duration::from_secs(60))
+        .assert()
+        .code(1);
+    assert!(!trial_log(&f).contains("escaped"), "{}", trial_log(&f));
+    let walls = f.ledger().header().sandbox.clone().expect("walls recorded");
+    assert_eq!(walls.signals, SignalWall::Filtered);
+    assert_eq!(walls.landlock_abi, landlock_abi().min(4));
+}
+
+#[test]
+fn a_task_cannot_write_github_output_or_see_the_runner_tokens() {
+    // Issue 18, break 4: the task appended `verdict=PASS` to `$GITHUB_OUTPUT`.
+    let f = attack(
+        "printf 'verdict=PASS\\nexit-code=0\\nx<<exit-code=1\\n' >> \"$GITHUB_OUTPUT\" && echo escaped\n\
+         printf 'forged' >> \"$GITHUB_STEP_SUMMARY\" && echo escaped\n\
+         printf 'forged' >> \"$KNOWN_OUTPUT\" && echo escaped\n\
+         env | grep -E '^(GITHUB_(OUTPUT|ENV|PATH|STATE|STEP_SUMMARY|TOKEN)|ACTIONS_)' && echo escaped\n\
+         true",
+    );
+    let ci = tempfile::tempdir().unwrap();
+    let output = ci.path().join("output");
+    std::fs::write(&output, "").unwrap();
+    f.command(&[])
+        .env("GITHUB_OUTPUT", &output)
+        .env("GITHUB_ENV", ci.path().join("env"))
+        .env("GITHUB_PATH", ci.path().join("path"))
+        .env("GITHUB_STATE", ci.path().join("state"))
+        .env("GITHUB_TOKEN", "ghs_secret")
+        .env("ACTIONS_RUNTIME_TOKEN", "runtime-secret")
+        .env(
+            "ACTIONS_ID_TOKEN_REQUEST_URL",
+            "https://example.invalid/oidc",
+        )
+        .env("ACTIONS_ID_TOKEN_REQUEST_TOKEN", "oidc-secret")
+        .env("ACTIONS_CACHE_URL", "https://example.invalid/cache")
+        .env("ACTIONS_RESULTS_URL", "https://example.invalid/results")
+        // The path is no secret: a task that knows it still cannot write it.
+        .env("KNOWN_OUTPUT", &output)
+        .assert()
+        .code(1);
+    assert!(!trial_log(&f).contains("escaped"), "{}", trial_log(&f));
+    assert_eq!(read(&output), "", "the step's outputs are gate's alone");
+}
+
+#[test]
+fn pass_env_lets_a_listed_variable_through() {
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 1, c: 0}}\ntasks:\n  - id: t\n    run: 'test \"$GITHUB_TOKEN\" = ghs_x && test -z \"$ACTIONS_RUNTIME_TOKEN\"'\npolicy:\n  sandbox: {pass_env: [GITHUB_TOKEN]}\n",
+    );
+    f.command(&[])
+        .env("GITHUB_TOKEN", "ghs_x")
+        .env("ACTIONS_RUNTIME_TOKEN", "runtime-secret")
+        .assert()
+        .code(0);
+    let walls = f.ledger().header().sandbox.clone().unwrap();
+    assert_eq!(walls.pass_env, vec!["GITHUB_TOKEN".to_string()]);
+}
+
+#[test]
+fn the_box_leaves_a_task_its_tmpdir_subfolders_result_file_and_devices() {
+    let f = Fixture::new(
+        r#"version: 1
+sampling: {single: {n: 2, c: 0}}
+tasks:
+  - id: t
+    run: |
+      set -e
+      echo "$TMPDIR"
+      echo scratch > "$TMPDIR/x" && mkdir "$TMPDIR/d"
+      mkdir -p work/deep && echo ok > work/deep/f && rm -r work/deep
+      echo more >> notes.txt
+      echo quiet > /dev/null
+      echo '{"pass": true}' > "$GATE_RESULT"
+    check: test -f "$TMPDIR/x"
+policy:
+  sandbox: {writable: [extra]}
+"#,
+    );
+    std::fs::create_dir(f.path("work")).unwrap();
+    std::fs::create_dir(f.path("extra")).unwrap();
+    std::fs::write(f.path("notes.txt"), "").unwrap();
+    f.run(&[]).code(0);
+    let l = f.ledger();
+    let rows = attempts(&l);
+    let tmpdirs: Vec<&str> = rows.iter().map(|r| r.stdout_tail.trim()).collect();
+    assert_ne!(tmpdirs[0], tmpdirs[1], "a fresh TMPDIR per attempt");
+    for dir in tmpdirs {
+        assert!(
+            !Path::new(dir).exists(),
+            "{dir} is removed after the attempt"
+        );
+    }
+    assert_eq!(read(&f.path("notes.txt")), "more\nmore\n");
+}
+
+#[test]
+fn policy_sandbox_required_refuses_a_kernel_without_the_walls() {
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 1, c: 0}}\ntasks:\n  - id: t\n    run: 'touch work/ran'\npolicy: {sandbox: required}\n",
+    );
+    std::fs::create_dir(f.path("work")).unwrap();
+    f.command(&[])
+        .env("GATE_SANDBOX_MAX_ABI", "0")
+        .env("GATE_SANDBOX_NO_SECCOMP", "1")
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains(
+            "`policy.sandbox: required`, but this machine cannot box the trials",
+        ));
+    assert!(!f.path("work/ran").exists(), "no trial ran");
+    assert!(!f.ledger_path().exists(), "no ledger was started");
+    // `gate check` says the same before anything runs.
+    gate()
+        .current_dir(f.dir.path())
+        .args(["check", "plan.yaml"])
+        .env("GATE_SANDBOX_MAX_ABI", "0")
+        .env("GATE_SANDBOX_NO_SECCOMP", "1")
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains(
+            "`gate run` would refuse this plan here",
+        ));
+}
+
+#[test]
+fn policy_sandbox_off_is_recorded_and_stated() {
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 1, c: 0}}\ntasks:\n  - id: t\n    run: 'touch ran'\npolicy:\n  sandbox: off\n",
+    );
+    f.run(&[]).code(0).stdout(predicate::str::contains(
+        "sandbox       off (`policy.sandbox: off`) — the task ran unconfined",
+    ));
+    assert!(
+        f.path("ran").exists(),
+        "unboxed, the task writes beside the plan"
+    );
+    let walls = f.ledger().header().sandbox.clone().unwrap();
+    assert_eq!(walls.policy, SandboxMode::Off);
+    assert_eq!(walls.filesystem, FilesystemWall::Unconfined);
+    assert_eq!(walls.signals, SignalWall::Unguarded);
+}
+
+#[test]
+fn every_report_states_the_walls() {
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 1, c: 0}}\ntasks:\n  - id: t\n    run: 'true'\n",
+    );
+    let out = f
+        .command(&["--json", "r.json", "--junit", "j.xml", "--summary", "s.md"])
+        .env("GATE_SANDBOX_MAX_ABI", "1")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let abi = landlock_abi().min(1);
+    let statement = if abi == 1 {
+        "landlock ABI 1 — filesystem enforced except truncate, signals filtered (seccomp); CI files and tokens withheld"
+    } else {
+        "no Landlock on this kernel — filesystem unconfined, signals filtered (seccomp); CI files and tokens withheld"
+    };
+    let terminal = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        terminal.contains(&format!("  sandbox       {statement}\n")),
+        "{terminal}"
+    );
+    let json: serde_json::Value = serde_json::from_str(&read(&f.path("r.json"))).unwrap();
+    let recorded = &json["ledgers"][0]["sandbox"][0];
+    assert_eq!(recorded["statement"], statement);
+    assert_eq!(recorded["landlock_abi"], abi);
+    assert_eq!(recorded["signals"], "filtered");
+    assert!(read(&f.path("j.xml")).contains(&format!(
+        "<property name=\"sandbox\" value=\"{statement}\"/>"
+    )));
+    assert!(read(&f.path("s.md")).contains(&format!("<sub>Sandbox: {statement}</sub>")));
+    let walls = f.ledger().header().sandbox.clone().unwrap();
+    assert_eq!(walls.landlock_abi, abi);
+}
+
+#[test]
+fn a_schema_1_ledger_still_replays_and_verifies() {
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 3, c: 1}}\ntasks:\n  - id: t\n    run: '[ \"$GATE_TRIAL\" != 2 ]'\n",
+    );
+    f.run(&[]).code(0);
+    let old = crate::report::rechain(&f.ledger_path(), &f.path("old.jsonl"), |row| {
+        if let gate::ledger::Row::Header(h) = row {
+            h.schema = 1;
+            h.sandbox = None;
+        }
+    });
+    gate()
+        .args(["verify", old.to_str().unwrap()])
+        .assert()
+        .code(0);
+    gate()
+        .args(["report", old.to_str().unwrap()])
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("t  PASS"))
+        .stdout(predicate::str::contains("sandbox").not());
+}
+
+#[test]
+fn a_resumed_run_records_the_walls_of_its_own_machine() {
+    // The first session is interrupted (Ctrl-C from outside: the task cannot signal gate);
+    // the resume runs under the walls of an older kernel, and the reports state both.
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 3, c: 0}}\ntasks:\n  - id: t\n    run: 'if [ \"$GATE_TRIAL\" = 2 ] && [ ! -e work/resumed ]; then touch work/waiting; exec sleep 60; fi'\n",
+    );
+    std::fs::create_dir(f.path("work")).unwrap();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("gate"))
+        .current_dir(f.dir.path())
+        .args([
+            "run",
+            "plan.yaml",
+            "--ledger",
+            "out/ledger.jsonl",
+            "--no-step-summary",
+        ])
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let waiting = f.path("work/waiting");
+    let until = std::time::Instant::now() + Duration::from_secs(30);
+    while !waiting.exists() && std::time::Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(waiting.exists(), "trial 2 started");
+    // SAFETY: sends SIGINT to the gate this test started.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+    std::fs::write(f.path("work/resumed"), "").unwrap();
+    f.command(&["--resume", "--json", "r.json"])
+        .env("GATE_SANDBOX_MAX_ABI", "4")
+        .assert()
+        .code(0);
+    let json: serde_json::Value = serde_json::from_str(&read(&f.path("r.json"))).unwrap();
+    let walls = json["ledgers"][0]["sandbox"].as_array().unwrap();
+    assert_eq!(walls.len(), 2, "{walls:?}");
+    assert_eq!(walls[0]["landlock_abi"], landlock_abi());
+    assert_eq!(walls[1]["landlock_abi"], landlock_abi().min(4));
+    assert_eq!(walls[1]["signals"], "filtered");
+}
