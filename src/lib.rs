@@ -42,6 +42,7 @@ pub mod model;
 pub mod output;
 pub mod plan;
 pub mod progress;
+pub mod publish;
 pub mod report;
 pub mod runner;
 pub mod sampler;

@@ -21,6 +21,7 @@ use crate::ledger::{
 use crate::model::Verdict;
 use crate::plan::schema::{Rate, Rule, SamplingSpec};
 use crate::plan::{Plan, ResolvedRule, resolve_rule};
+use crate::publish::Guarded;
 use crate::report::Report;
 use crate::runner::redact::Redactor;
 use crate::runner::session::Session;
@@ -36,9 +37,9 @@ enum Rules {
 /// Execute `gate ingest`; returns the exit code.
 pub fn execute(args: &IngestArgs, output: &OutputArgs) -> Result<u8, Error> {
     let rules = rules(args)?;
-    preflight(args)?;
+    let outputs = preflight(args)?;
     // With a report on stdout (`--json -`), everything else goes to stderr.
-    let to_stdout = crate::output::report_to_stdout(&args.reports)?;
+    let to_stdout = outputs.to_stdout();
     let say = |text: &str| {
         if output.quiet {
             return;
@@ -162,7 +163,7 @@ pub fn execute(args: &IngestArgs, output: &OutputArgs) -> Result<u8, Error> {
     session.append_all(rows)?;
     let verdict = Verdict::combine(verdicts);
     let code = crate::report::exit_code_for(Some(verdict), on_inconclusive);
-    finish(args, output, to_stdout, &mut session, verdict, code)
+    finish(output, &outputs, &mut session, verdict, code)
 }
 
 /// The plan file, or the one rule the flags give.
@@ -225,47 +226,30 @@ fn rules(args: &IngestArgs) -> Result<Rules, Error> {
     Ok(Rules::Flags { rule, words })
 }
 
-/// Report paths must be files, and none may be the ledger or a result file: the same file
-/// by any name (a hard link, a symlink), and the step summary too, which is appended to.
-fn preflight(args: &IngestArgs) -> Result<(), Error> {
-    let files = &args.reports;
-    let step_summary = crate::output::step_summary(files);
-    let mut outputs = crate::output::report_files(files);
-    for (flag, path) in &outputs {
-        if path.is_dir() {
-            return Err(Error::Usage(format!(
-                "`{flag} {}`: is a directory; give a file path",
-                path.display()
-            )));
-        }
-        crate::input::check_output(path)
-            .map_err(|e| Error::Usage(format!("`{flag} {}`: {e}", path.display())))?;
+/// The one report preflight ([`crate::publish::preflight`]), guarding the ledger this ingest
+/// writes (and its lock), the plan and every result file read.
+fn preflight(args: &IngestArgs) -> Result<crate::publish::Outputs, Error> {
+    let mut guarded = vec![Guarded {
+        what: "--ledger",
+        path: &args.ledger,
+        written: true,
+        ledger: true,
+    }];
+    if let Some(plan) = &args.plan {
+        guarded.push(Guarded {
+            what: "the plan file",
+            path: plan,
+            written: false,
+            ledger: false,
+        });
     }
-    if let Some(p) = &step_summary {
-        outputs.push(("$GITHUB_STEP_SUMMARY", p));
-    }
-    let same = crate::input::same_file;
-    for (flag, path) in &outputs {
-        if same(path, &args.ledger) || args.results.iter().any(|r| same(path, r)) {
-            return Err(Error::Usage(format!(
-                "`{flag} {}`: is the ledger or one of the result files; give another path",
-                path.display()
-            )));
-        }
-    }
-    if args.ledger.is_dir() {
-        return Err(Error::Usage(format!(
-            "`--ledger {}`: is a directory; give a file path",
-            args.ledger.display()
-        )));
-    }
-    if args.results.iter().any(|r| same(r, &args.ledger)) {
-        return Err(Error::Usage(format!(
-            "`--ledger {}`: is one of the result files; give another path",
-            args.ledger.display()
-        )));
-    }
-    Ok(())
+    guarded.extend(args.results.iter().map(|r| Guarded {
+        what: "a result file",
+        path: r,
+        written: false,
+        ledger: false,
+    }));
+    crate::output::preflight(&args.reports, &guarded)
 }
 
 /// Test cases with their resolved task, in order of first appearance.
@@ -409,13 +393,13 @@ fn judge(
 /// reports from the rows this process wrote, read back through its own descriptor (as `gate
 /// run` does), and return the exit code.
 fn finish(
-    args: &IngestArgs,
     output: &OutputArgs,
-    to_stdout: bool,
+    outputs: &crate::publish::Outputs,
     session: &mut Session,
     verdict: Verdict,
     code: u8,
 ) -> Result<u8, Error> {
+    let to_stdout = outputs.to_stdout();
     session.close(RunStatus::Complete, Some(verdict), code)?;
     // The reports (and the exit code) come from the rows as written, read back through the
     // session's own descriptor; they must agree with the sampler's decisions.
@@ -437,7 +421,7 @@ fn finish(
         let text = terminal(std::io::IsTerminal::is_terminal(&std::io::stdout()));
         let _ = std::io::stdout().lock().write_all(text.as_bytes());
     }
-    crate::report::emit(&report, &args.reports)?;
+    crate::report::emit(&report, outputs)?;
     let line = format!("ledger: {}", session.path().display());
     if !output.quiet {
         let _ = if to_stdout {

@@ -15,6 +15,7 @@ use crate::model::Verdict;
 use crate::output::Output;
 use crate::plan::Plan;
 use crate::progress::Progress;
+use crate::publish::{Guarded, Outputs};
 use crate::report::Report;
 use crate::runner::events::Fanout;
 use crate::runner::redact::Redactor;
@@ -48,7 +49,23 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
     if let Some(s) = shard {
         plan.check_shard(s).map_err(Error::Usage)?;
     }
-    crate::output::preflight(&args.reports, &args.ledger, &args.plan)?;
+    let outputs = crate::output::preflight(
+        &args.reports,
+        &[
+            Guarded {
+                what: "--ledger",
+                path: &args.ledger,
+                written: true,
+                ledger: true,
+            },
+            Guarded {
+                what: "the plan file",
+                path: &args.plan,
+                written: false,
+                ledger: false,
+            },
+        ],
+    )?;
 
     let interrupt =
         Interrupt::install().map_err(|e| Error::output("cannot install signal handlers", e))?;
@@ -115,7 +132,7 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
     // the group kills missed it) dies now, before the ledger is checked and published.
     crate::runner::sys::kill_orphans();
     finish(
-        args,
+        &outputs,
         output,
         &mut session,
         status,
@@ -128,7 +145,7 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
 /// Decide, write the footer, print and write the reports, and return the exit code — all
 /// from the rows this run wrote, as read back and checked by [`Session::verified`].
 fn finish(
-    args: &RunArgs,
+    outputs: &Outputs,
     output: &OutputArgs,
     session: &mut Session,
     status: RunStatus,
@@ -158,7 +175,7 @@ fn finish(
     let report = own_report(&session.verified()?)?.with_exit_code(code);
     // A closed stdout (`gate run plan | head -1`) ends the printing, not the run. With a
     // report on stdout (`--json -`), the human summary goes to stderr.
-    let to_stdout = crate::output::report_to_stdout(&args.reports)?;
+    let to_stdout = outputs.to_stdout();
     let human_is_terminal = if to_stdout {
         std::io::stderr().is_terminal()
     } else {
@@ -172,10 +189,10 @@ fn finish(
         let _ = err.write_all(text.as_bytes());
         let _ = err.write_all(ledger_line.as_bytes());
         drop(err);
-        crate::report::emit_to(&report, &args.reports, &mut out, &|w| progress.println(w))?;
+        crate::report::emit_to(&report, outputs, &mut out, &|w| progress.println(w))?;
     } else {
         let _ = out.write_all(text.as_bytes());
-        crate::report::emit_to(&report, &args.reports, &mut out, &|w| progress.println(w))?;
+        crate::report::emit_to(&report, outputs, &mut out, &|w| progress.println(w))?;
         let _ = out.write_all(ledger_line.as_bytes());
     }
     Ok(code)

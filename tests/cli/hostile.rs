@@ -256,7 +256,10 @@ fn a_step_summary_naming_the_ledger_is_refused_by_run_report_and_ingest() {
     let junit = junit.to_str().unwrap();
     let ingest = ["ingest", "--single", "5,1", "--assume-retries-off", junit];
     let ingest = [&ingest[..], &["--ledger", "out/ledger.jsonl"]].concat();
-    refused(&ingest, "`$GITHUB_STEP_SUMMARY");
+    refused(
+        &ingest,
+        "--ledger and $GITHUB_STEP_SUMMARY name the same file",
+    );
     assert_eq!(read(&ledger), before, "the ledger is untouched");
 }
 
