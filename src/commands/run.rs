@@ -104,8 +104,21 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
     }
 
     // Logs and result files of each run in their own folder: a later run never overwrites
-    // an earlier run's evidence.
-    let run_dir = out_dir.join("runs").join(session.run_id());
+    // an earlier run's evidence. A resumed run keeps its run id but gets a folder of its
+    // own too: a trial that outlived the interrupted process (gate was SIGKILLed, its trials'
+    // groups were not) may still write its result file late, and the resumed run's same
+    // trial must be graded on its own result only, never on that one.
+    let mut run_dir = out_dir.join("runs").join(session.run_id());
+    if args.resume {
+        let since_epoch = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        run_dir = run_dir.join(format!(
+            "resume-{}-{}",
+            since_epoch.as_nanos(),
+            std::process::id()
+        ));
+    }
     let mut status = RunStatus::Complete;
     for (task, redactor) in plan.tasks.iter().zip(task_redactors) {
         let history = session.history(&task.id);

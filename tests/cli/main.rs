@@ -11,4 +11,5 @@ mod onramp;
 mod plan;
 mod report;
 mod run;
+mod tamper;
 mod verify;

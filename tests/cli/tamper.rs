@@ -1,0 +1,256 @@
+//! Issue 18's breaks outside the box: a task that swaps gate's report paths while it runs, an
+//! orphan of a killed run that writes its result file late, and the report preflight shared
+//! by `run`, `ingest` and `report` (issue 15). Each test is named after the break it pins.
+
+use std::os::unix::fs::MetadataExt;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use predicates::prelude::*;
+
+use crate::common::*;
+
+/// A plan of one trial whose task runs `swap` (in the plan's folder) and passes.
+fn swapping(swap: &str) -> Fixture {
+    let f = Fixture::new(&format!(
+        "version: 1\nsampling: {{single: {{n: 1, c: 0}}}}\ntasks:\n  - id: t\n    timeout: 60s\n    run: '{swap}'\n"
+    ));
+    std::fs::create_dir_all(f.path("reports")).unwrap();
+    std::fs::write(f.path("step.md"), "").unwrap();
+    f
+}
+
+fn mkfifo(path: &std::path::Path) {
+    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: a valid NUL-terminated path and a mode.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+}
+
+/// Run gate with every report asked for and `$GITHUB_STEP_SUMMARY` at `step.md`; the
+/// attack must be refused at write time (exit 4, one line saying why), quickly.
+fn refused_at_write_time(f: &Fixture, why: &str) {
+    let plan_before = read(&f.plan());
+    let started = Instant::now();
+    gate()
+        .current_dir(f.dir.path())
+        .args(["run", "plan.yaml", "--ledger", "out/ledger.jsonl"])
+        .args(["--json", "reports/r.json", "--junit", "reports/r.xml"])
+        .args(["--summary", "reports/s.md"])
+        .env_remove("GITHUB_ACTIONS")
+        .env("GITHUB_STEP_SUMMARY", f.path("step.md"))
+        .timeout(Duration::from_secs(60))
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains(why))
+        .stderr(predicate::str::contains(
+            "since the run started, so no report is written there and no verdict is published",
+        ));
+    assert!(started.elapsed() < Duration::from_secs(30), "gate blocked");
+    assert_eq!(read(&f.plan()), plan_before, "the plan is untouched");
+    gate()
+        .args(["verify"])
+        .arg(f.ledger_path())
+        .assert()
+        .code(0);
+    for report in ["reports/r.json", "reports/r.xml", "reports/s.md"] {
+        let p = f.path(report);
+        let ledger = std::fs::metadata(f.ledger_path()).unwrap();
+        let written = std::fs::symlink_metadata(&p)
+            .is_ok_and(|m| m.is_file() && m.len() > 0 && m.ino() != ledger.ino());
+        assert!(!written, "{report} was written");
+    }
+}
+
+/// Break 2: `--json` replaced by a symlink to the plan made gate overwrite the plan.
+#[test]
+fn json_report_swapped_for_a_symlink_to_the_plan_is_refused_at_write_time() {
+    let f = swapping("ln -s ../plan.yaml reports/r.json");
+    refused_at_write_time(&f, "`--json reports/r.json`: it became a symbolic link");
+}
+
+/// Break 2: `--junit` replaced by a symlink to the ledger.
+#[test]
+fn junit_report_swapped_for_a_symlink_to_the_ledger_is_refused_at_write_time() {
+    let f = swapping("ln -s ../out/ledger.jsonl reports/r.xml");
+    refused_at_write_time(&f, "`--junit reports/r.xml`: it became a symbolic link");
+}
+
+/// Break 2: `--json` replaced by a hard link to the ledger (another name of the same file).
+#[test]
+fn json_report_swapped_for_a_hard_link_to_the_ledger_is_refused_at_write_time() {
+    let f = swapping("ln out/ledger.jsonl reports/r.json");
+    refused_at_write_time(&f, "it became another name of --ledger");
+}
+
+/// Break 2: `--summary` replaced by a FIFO made gate print its verdict and block forever.
+#[test]
+fn summary_report_swapped_for_a_fifo_is_refused_without_blocking() {
+    let f = swapping("mkfifo reports/s.md");
+    refused_at_write_time(&f, "`--summary reports/s.md`: it became a FIFO");
+}
+
+/// Break 2: `$GITHUB_STEP_SUMMARY` replaced by a symlink to the ledger made gate append
+/// Markdown to the ledger (exit 0, then `gate verify` failed).
+#[test]
+fn step_summary_swapped_for_a_symlink_to_the_ledger_is_refused_at_write_time() {
+    let f = swapping("rm step.md && ln -s out/ledger.jsonl step.md");
+    refused_at_write_time(&f, "step.md`: it became a symbolic link");
+}
+
+/// Break 2: `$GITHUB_STEP_SUMMARY` replaced by a FIFO (no reader: an append would block).
+#[test]
+fn step_summary_swapped_for_a_fifo_is_refused_without_blocking() {
+    let f = swapping("rm step.md && mkfifo step.md");
+    refused_at_write_time(&f, "step.md`: it became a FIFO");
+}
+
+/// Break 2: the report folder renamed and replaced by a symlink to another folder made gate
+/// write its reports there (`/etc` in the finding).
+#[test]
+fn report_folder_swapped_for_a_symlink_is_refused_at_write_time() {
+    let f = swapping("mv reports moved && mkdir elsewhere && ln -s elsewhere reports");
+    refused_at_write_time(&f, "its folder `reports` was moved or replaced");
+    assert_eq!(std::fs::read_dir(f.path("elsewhere")).unwrap().count(), 0);
+    assert_eq!(std::fs::read_dir(f.path("moved")).unwrap().count(), 0);
+}
+
+/// A FIFO at a report's name before the run is refused at once, as before the fix.
+#[test]
+fn a_fifo_at_a_report_name_is_refused_before_any_trial() {
+    let f = swapping("true");
+    mkfifo(&f.path("reports/r.json"));
+    f.run(&["--json", "reports/r.json"])
+        .code(2)
+        .stderr(predicate::str::contains("is a FIFO"));
+    assert!(!f.ledger_path().exists());
+}
+
+/// The reports are written in full when nothing was tampered with, and a symlink at a
+/// report's name at the start is refused before any trial runs.
+#[test]
+fn untampered_reports_are_written_and_a_symlinked_report_name_is_refused_up_front() {
+    let f = swapping("true");
+    f.run(&["--json", "reports/r.json", "--junit", "reports/r.xml"])
+        .code(0);
+    assert!(read(&f.path("reports/r.json")).contains("\"verdict\""));
+    assert!(read(&f.path("reports/r.xml")).starts_with("<?xml"));
+    let left: Vec<_> = std::fs::read_dir(f.path("reports"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(left.len(), 2, "no temporary file is left behind: {left:?}");
+    std::os::unix::fs::symlink("../plan.yaml", f.path("reports/link.json")).unwrap();
+    f.run(&["--json", "reports/link.json"])
+        .code(2)
+        .stderr(predicate::str::contains("is a symbolic link"));
+}
+
+/// Regression (issue 15): `gate ingest … --json LEDGER.lock` exited 3 and overwrote the lock
+/// file with the report, where `gate run` refused the same flags (exit 2): the report-path
+/// checks were written three times. `run`, `ingest` and `report` share one preflight now.
+#[test]
+fn ingest_json_over_the_ledger_lock_is_refused_like_run() {
+    let f = swapping("true");
+    let junit = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/junit/playwright-no-retries.xml");
+    let junit = junit.to_str().unwrap();
+    let ingest = |extra: &[&str]| {
+        gate()
+            .current_dir(f.dir.path())
+            .args(["ingest", "--single", "5,1", "--assume-retries-off", junit])
+            .args(["--ledger", "out/ledger.jsonl", "--no-step-summary"])
+            .args(extra)
+            .env_remove("GITHUB_ACTIONS")
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .assert()
+    };
+    for flag in ["--json", "--junit", "--summary"] {
+        ingest(&[flag, "out/ledger.jsonl.lock"])
+            .code(2)
+            .stderr(predicate::str::contains(
+                "the ledger's lock file name the same file",
+            ));
+        f.run(&[flag, "out/ledger.jsonl.lock"])
+            .code(2)
+            .stderr(predicate::str::contains(
+                "the ledger's lock file name the same file",
+            ));
+    }
+    assert!(
+        !f.ledger_path().exists(),
+        "refused before anything was written"
+    );
+    // A report over the plan given to ingest, or over one of its inputs, is refused too.
+    ingest(&["--json", junit])
+        .code(2)
+        .stderr(predicate::str::contains("a result file name the same file"));
+    ingest(&[]).code(predicate::ne(2));
+    gate()
+        .current_dir(f.dir.path())
+        .args([
+            "report",
+            "out/ledger.jsonl",
+            "--json",
+            "out/ledger.jsonl.lock",
+        ])
+        .args(["--no-step-summary"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "the ledger's lock file name the same file",
+        ));
+}
+
+/// Break 5: after a SIGKILL, a trial of the old process (its group survives gate) wrote its
+/// result file late, at the path the resumed run's same trial then was graded on (the run
+/// id, hence the path, was reused). The resumed trial is graded on its own result only.
+#[test]
+fn a_resumed_trial_is_never_graded_on_an_orphans_late_result_file() {
+    // First session: the trial marks itself, waits, then writes a passing result. Resumed
+    // session: the trial writes a failing result and keeps running past the orphan's write.
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 1, c: 0}}\ntasks:\n  - id: t\n    timeout: 60s\n    run: 'if [ ! -e first ]; then touch first; sleep 2; printf \"{\\\"pass\\\": true}\" > \"$GATE_RESULT\"; touch orphan-wrote; exit 0; fi; printf \"{\\\"pass\\\": false}\" > \"$GATE_RESULT\"; sleep 4; exit 0'\n",
+    );
+    let mut first = std::process::Command::new(assert_cmd::cargo::cargo_bin("gate"))
+        .current_dir(f.dir.path())
+        .args(["run", "plan.yaml", "--ledger", "out/ledger.jsonl"])
+        .args(["--no-step-summary"])
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let marked = || f.path("first").exists();
+    let end = Instant::now() + Duration::from_secs(20);
+    while !marked() && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(marked(), "the first trial started");
+    // SAFETY: a signal to our own child.
+    unsafe { libc::kill(first.id() as i32, libc::SIGKILL) };
+    let _ = first.wait();
+    gate()
+        .current_dir(f.dir.path())
+        .args([
+            "run",
+            "plan.yaml",
+            "--ledger",
+            "out/ledger.jsonl",
+            "--resume",
+        ])
+        .args(["--no-step-summary"])
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .timeout(Duration::from_secs(60))
+        .assert()
+        .code(1);
+    assert!(
+        f.path("orphan-wrote").exists(),
+        "the orphan wrote its late result while the resumed trial ran"
+    );
+    let l = f.ledger();
+    let graded: Vec<_> = attempts(&l).into_iter().filter(|a| a.graded).collect();
+    assert_eq!(graded.len(), 1);
+    assert_eq!(graded[0].result.as_ref().and_then(|r| r.pass), Some(false));
+}
