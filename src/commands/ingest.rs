@@ -152,6 +152,7 @@ pub fn execute(args: &IngestArgs, output: &OutputArgs) -> Result<u8, Error> {
         transport_max_retries: 0,
         tasks: tasks.iter().map(|(spec, _)| spec.clone()).collect(),
         sources,
+        ci: crate::ledger::CiRun::from_env(),
     };
     let mut session = Session::create_with(&args.ledger, header, &say)?;
     let now = now_rfc3339();

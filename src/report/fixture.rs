@@ -70,6 +70,7 @@ pub fn header(tasks: Vec<TaskSpec>, shard: Option<Shard>) -> Header {
         transport_max_retries: 1,
         tasks,
         sources: Vec::new(),
+        ci: None,
     }
 }
 

@@ -510,6 +510,7 @@ pub fn header(
             })
             .collect(),
         sources: Vec::new(),
+        ci: crate::ledger::CiRun::from_env(),
     }
 }
 

@@ -106,6 +106,7 @@ pub(crate) fn write_run(
         transport_max_retries: 0,
         tasks: tasks.iter().map(|(t, _)| t.clone()).collect(),
         sources: Vec::new(),
+        ci: None,
     }))
     .unwrap();
     let mut verdicts = Vec::new();

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use predicates::prelude::*;
 
 use crate::common::*;
+use gate::ledger::Ledger;
 
 /// A plan of one trial whose task runs `swap` (in the plan's folder) and passes.
 fn swapping(swap: &str) -> Fixture {
@@ -253,4 +254,59 @@ fn a_resumed_trial_is_never_graded_on_an_orphans_late_result_file() {
     let graded: Vec<_> = attempts(&l).into_iter().filter(|a| a.graded).collect();
     assert_eq!(graded.len(), 1);
     assert_eq!(graded[0].result.as_ref().and_then(|r| r.pass), Some(false));
+}
+
+/// Break 6: re-running one failing shard until it passed ("Re-run failed jobs") and merging
+/// its passing ledger with the other shards' first attempt gave PASS; nothing recorded that
+/// the shard ran twice. Shard ledgers carry the CI run's identity, and `gate report` merges
+/// only the shards of one attempt of one run.
+#[test]
+fn a_shard_re_run_alone_is_refused_by_the_merge() {
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 4, c: 0}}\ntasks:\n  - id: t\n    run: 'true'\n",
+    );
+    let shard = |k: u32, attempt: &str| {
+        gate()
+            .current_dir(f.dir.path())
+            .args(["run", "plan.yaml", "--no-step-summary", "--shard"])
+            .arg(format!("{k}/2"))
+            .arg("--ledger")
+            .arg(format!("s{k}-a{attempt}/ledger.jsonl"))
+            .env_remove("GITHUB_ACTIONS")
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .env("GITHUB_RUN_ID", "4242")
+            .env("GITHUB_RUN_ATTEMPT", attempt)
+            .env("GITHUB_JOB", "shard")
+            .assert()
+            .code(0);
+    };
+    shard(1, "1");
+    shard(2, "1");
+    shard(2, "2");
+    shard(1, "2");
+    let l = Ledger::read(&f.path("s2-a2/ledger.jsonl")).unwrap();
+    let ci = l.header().ci.clone().expect("the CI run is recorded");
+    assert_eq!((ci.run_id.as_str(), ci.run_attempt.as_str()), ("4242", "2"));
+    assert_eq!(ci.job, "shard");
+    let report = |ledgers: &[&str]| {
+        gate()
+            .current_dir(f.dir.path())
+            .arg("report")
+            .args(ledgers)
+            .arg("--no-step-summary")
+            .env_remove("GITHUB_ACTIONS")
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .assert()
+    };
+    report(&["s1-a1/ledger.jsonl", "s2-a2/ledger.jsonl"])
+        .code(2)
+        .stderr(predicate::str::contains(
+            "ran in attempt 1 of CI run 4242 but `s2-a2/ledger.jsonl` (shard 2/2) ran in attempt 2",
+        ))
+        .stderr(predicate::str::contains(
+            "re-run all jobs of the workflow run",
+        ));
+    // The first attempt of every shard, or every shard of the second attempt, merges.
+    report(&["s1-a1/ledger.jsonl", "s2-a1/ledger.jsonl"]).code(0);
+    report(&["s1-a2/ledger.jsonl", "s2-a2/ledger.jsonl"]).code(0);
 }
