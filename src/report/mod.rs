@@ -102,22 +102,18 @@ pub enum ReportError {
     /// Shards written in different CI runs, or different attempts of one (a shard re-run
     /// alone, as "Re-run failed jobs" does).
     #[error(
-        "`{}` (shard {first_shard}) ran {first_ci} but `{}` (shard {other_shard}) ran {other_ci}: a shard re-run on its own (GitHub's \"Re-run failed jobs\") is a retry, and its merge would count only the attempt that passed; re-run all jobs of the workflow run and merge the ledgers of that one attempt (or give the ledgers of the first attempt of every shard)",
+        "`{}` {first_ran} but `{}` {other_ran}: a shard re-run on its own (GitHub's \"Re-run failed jobs\") is a retry, and its merge would count only the attempt that passed; re-run all jobs of the workflow run and merge the ledgers of that one attempt (or give the ledgers of the first attempt of every shard)",
         first.display(), other.display()
     )]
     MixedCiRuns {
         /// First sharded ledger.
         first: PathBuf,
-        /// Its shard, `k/m`.
-        first_shard: String,
-        /// Where it ran, in words.
-        first_ci: String,
+        /// Its shard and where it ran, in words: `(shard 1/3) ran in attempt 1 of CI run 7`.
+        first_ran: String,
         /// The ledger that differs.
         other: PathBuf,
-        /// Its shard, `k/m`.
-        other_shard: String,
-        /// Where it ran, in words.
-        other_ci: String,
+        /// Its shard and where it ran, in words.
+        other_ran: String,
     },
     /// A header names an impossible shard.
     #[error("`{}`: shard `{k}/{m}` is not a shard (need 1 <= k <= m)", path.display())]

@@ -428,14 +428,18 @@ fn refuse_mixed_ci_runs(ledgers: &[Ledger]) -> Result<(), ReportError> {
             .as_ref()
             .map(|c| (c.run_id.clone(), c.run_attempt.clone()))
     };
-    let words = |l: &Ledger| match &l.header().ci {
-        Some(c) => format!("in attempt {} of CI run {}", c.run_attempt, c.run_id),
-        None => "outside GitHub Actions".to_string(),
-    };
-    let shard = |l: &Ledger| {
-        l.header()
+    let ran = |l: &Ledger| {
+        let shard = l
+            .header()
             .shard
-            .map_or_else(String::new, |s| format!("{}/{}", s.k, s.m))
+            .map_or_else(String::new, |s| format!("{}/{}", s.k, s.m));
+        match &l.header().ci {
+            Some(c) => format!(
+                "(shard {shard}) ran in attempt {} of CI run {}",
+                c.run_attempt, c.run_id
+            ),
+            None => format!("(shard {shard}) ran outside GitHub Actions"),
+        }
     };
     let mut shards = ledgers.iter().filter(|l| l.header().shard.is_some());
     let Some(first) = shards.next() else {
@@ -445,11 +449,9 @@ fn refuse_mixed_ci_runs(ledgers: &[Ledger]) -> Result<(), ReportError> {
         if key(l) != key(first) {
             return Err(ReportError::MixedCiRuns {
                 first: first.path.clone(),
-                first_shard: shard(first),
-                first_ci: words(first),
+                first_ran: ran(first),
                 other: l.path.clone(),
-                other_shard: shard(l),
-                other_ci: words(l),
+                other_ran: ran(l),
             });
         }
     }
