@@ -310,3 +310,73 @@ fn a_shard_re_run_alone_is_refused_by_the_merge() {
     report(&["s1-a1/ledger.jsonl", "s2-a1/ledger.jsonl"]).code(0);
     report(&["s1-a2/ledger.jsonl", "s2-a2/ledger.jsonl"]).code(0);
 }
+
+/// `gate init` in a project with these files (a FIFO where the text is `None`).
+fn hostile_project(files: &[(&str, Option<&str>)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (rel, text) in files {
+        let p = dir.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        match text {
+            Some(t) => std::fs::write(&p, t).unwrap(),
+            None => mkfifo(&p),
+        }
+    }
+    dir
+}
+
+fn init_quickly(dir: &std::path::Path) -> assert_cmd::assert::Assert {
+    let started = Instant::now();
+    let a = gate()
+        .current_dir(dir)
+        .arg("init")
+        .timeout(Duration::from_secs(60))
+        .assert();
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "gate init hung"
+    );
+    a
+}
+
+/// Break 7: `gate init` ran `python3 -c 'import pytest'` with the project on `sys.path`, so
+/// the repository's own `pytest.py` ran. Init never executes project code.
+#[test]
+fn init_never_runs_the_projects_own_pytest_py() {
+    let marker = tempfile::tempdir().unwrap();
+    let hit = marker.path().join("ran");
+    let dir = hostile_project(&[
+        (
+            "pytest.py",
+            Some(&format!(
+                "open({:?}, 'w').write('x')\n",
+                hit.to_str().unwrap()
+            )),
+        ),
+        ("tests/test_a.py", Some("def test_one():\n    pass\n")),
+    ]);
+    init_quickly(dir.path()).success();
+    assert!(!hit.exists(), "the project's pytest.py was executed");
+}
+
+/// Break 7: a `pyproject.toml` linked to `/dev/zero` was read until memory ran out.
+#[test]
+fn init_bounds_a_pyproject_linked_to_dev_zero() {
+    let dir = hostile_project(&[("tests/test_a.py", Some("def test_one():\n    pass\n"))]);
+    std::os::unix::fs::symlink("/dev/zero", dir.path().join("pyproject.toml")).unwrap();
+    init_quickly(dir.path())
+        .success()
+        .stdout(predicate::str::contains("pytest project"));
+}
+
+/// Break 7: a FIFO named `pyproject.toml` (or a test file) hung `gate init` forever.
+#[test]
+fn init_does_not_hang_on_a_fifo_named_pyproject_toml() {
+    let dir = hostile_project(&[
+        ("pyproject.toml", None),
+        ("tests/test_a.py", Some("def test_one():\n    pass\n")),
+    ]);
+    init_quickly(dir.path())
+        .success()
+        .stdout(predicate::str::contains("pytest project"));
+}
