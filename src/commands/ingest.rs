@@ -67,6 +67,17 @@ pub fn execute(args: &IngestArgs, output: &OutputArgs) -> Result<u8, Error> {
         .collect();
     let skipped: u64 = runs.iter().map(|r| r.skipped).sum();
     let histories = ingest::histories(runs);
+    // A test case whose name shows nothing (empty, blanks, invisible characters) would be a
+    // task no reader can tell apart or select: refused, not judged under an empty name.
+    if let Some(h) = histories
+        .iter()
+        .find(|h| crate::untrusted::is_blank(&h.test))
+    {
+        return Err(Error::Usage(format!(
+            "a test case in the result files has no visible name (`{}`: no `name` and no `classname`, or only blanks and invisible characters); gate cannot name its task, so nothing is judged — give every test case a name",
+            crate::untrusted::one_line(&h.test)
+        )));
+    }
     if histories.is_empty() {
         return Err(Error::Usage(format!(
             "the {} result file{} hold no test case that ran ({skipped} skipped); nothing to judge",

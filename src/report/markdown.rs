@@ -248,33 +248,18 @@ fn badge(v: Option<Verdict>) -> &'static str {
     }
 }
 
-/// Text from a ledger made inert in Markdown (table cells, headings, quotes): `|`, `[` and
-/// `]` backslash-escaped (no table cell ends, no link or image opens), `&`, `<`, `>` and
-/// backticks as HTML entities (no raw HTML, no code span can open), `://` broken with an
-/// entity (no URL is autolinked), and newlines and other control characters folded to
-/// spaces.
+/// Text from a ledger made inert in Markdown: [`crate::untrusted::markdown`], the one
+/// Markdown escape.
 fn cell(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '|' => out.push_str("\\|"),
-            '[' => out.push_str("\\["),
-            ']' => out.push_str("\\]"),
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '`' => out.push_str("&#96;"),
-            c if c.is_control() => out.push(' '),
-            c => out.push(c),
-        }
-    }
-    out.replace("://", ":&#47;&#47;")
+    crate::untrusted::markdown(s)
 }
 
 /// Text as an inline code span; a backtick or a control character inside cannot be shown
 /// in one, so such text falls back to escaped plain text.
 fn code_span(s: &str) -> String {
-    if s.chars().any(|c| c == '`' || c.is_control()) {
+    if s.chars()
+        .any(|c| c == '`' || c.is_control() || crate::untrusted::is_invisible(c))
+    {
         cell(s)
     } else {
         format!("`{s}`")

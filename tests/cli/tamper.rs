@@ -380,3 +380,51 @@ fn init_does_not_hang_on_a_fifo_named_pyproject_toml() {
         .success()
         .stdout(predicate::str::contains("pytest project"));
 }
+
+/// Break 8: an empty test id became a task with an empty name. It is refused, naming why.
+#[test]
+fn ingest_refuses_a_test_case_without_a_visible_name() {
+    let d = tempfile::tempdir().unwrap();
+    for (i, name) in ["", "\u{202e}\u{200b} "].iter().enumerate() {
+        let xml = d.path().join(format!("r{i}.xml"));
+        std::fs::write(
+            &xml,
+            format!(
+                "<testsuites><testsuite name=\"s\" tests=\"2\"><testcase name=\"ok\" classname=\"c\"/><testcase name=\"{name}\"/></testsuite></testsuites>"
+            ),
+        )
+        .unwrap();
+        gate()
+            .current_dir(d.path())
+            .args(["ingest", "--single", "1,0", "--assume-retries-off"])
+            .arg(&xml)
+            .args(["--ledger", "out/ledger.jsonl", "--no-step-summary"])
+            .env_remove("GITHUB_ACTIONS")
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("has no visible name"))
+            .stderr(predicate::str::contains("\u{202e}").not());
+    }
+}
+
+/// Break 8: bidi controls (U+202E) and U+2028 from a task were printed raw in the terminal
+/// and the summary, where they reorder or break what a reader sees.
+#[test]
+fn bidi_controls_and_line_separators_from_a_task_are_shown_escaped() {
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 1, c: 0}}\ntasks:\n  - id: t\n    run: |\n      printf '{\"pass\": false, \"note\": \"ok \\u202eSSAP\\u2028next \\u2066x\\u2069\"}' > \"$GATE_RESULT\"\n      printf 'out \\342\\200\\256 tail\\n'\n",
+    );
+    let out = f.command(&["--summary", "s.md"]).assert().code(1);
+    let shown = String::from_utf8_lossy(&out.get_output().stdout).into_owned()
+        + &String::from_utf8_lossy(&out.get_output().stderr)
+        + &read(&f.path("s.md"));
+    for c in ['\u{202e}', '\u{2028}', '\u{2066}', '\u{2069}'] {
+        assert!(
+            !shown.contains(c),
+            "U+{:04X} printed raw:\n{shown}",
+            c as u32
+        );
+    }
+    assert!(shown.contains("\\u{202e}"), "{shown}");
+}
