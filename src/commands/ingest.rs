@@ -423,6 +423,9 @@ fn finish(
             report.exit_code()
         )));
     }
+    // A report path swapped while the command ran: say so instead of printing a verdict
+    // that is then not published.
+    outputs.recheck()?;
     let terminal =
         |is_tty: bool| crate::output::Output::resolve(output, is_tty).summary(&report.terminal());
     // A closed stream ends the printing, not the verdict.

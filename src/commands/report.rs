@@ -39,6 +39,9 @@ pub fn execute(args: &ReportArgs, output: &OutputArgs) -> Result<u8, Error> {
     refuse_disagreeing_decisions(&ledgers)?;
     let report = Report::from_ledgers(&ledgers, on_inconclusive)
         .context("cannot make a report from these ledgers")?;
+    // A report path swapped while the command ran: say so instead of printing a verdict
+    // that is then not published.
+    outputs.recheck()?;
     // With a report on stdout (`--json -`), the human summary goes to stderr.
     let summary_stream_is_terminal = if to_stdout {
         std::io::IsTerminal::is_terminal(&std::io::stderr())

@@ -194,6 +194,9 @@ fn finish(
     } else {
         std::io::stdout().is_terminal()
     };
+    // A report path swapped while the command ran: say so instead of printing a verdict
+    // that is then not published.
+    outputs.recheck()?;
     let text = Output::resolve(output, human_is_terminal).summary(&report.terminal());
     let ledger_line = format!("ledger: {}\n", session.path().display());
     let mut out = std::io::stdout().lock();

@@ -42,6 +42,7 @@ fn refused_at_write_time(f: &Fixture, why: &str) {
         .timeout(Duration::from_secs(60))
         .assert()
         .code(4)
+        .stdout(predicate::str::contains("gate  PASS").not())
         .stderr(predicate::str::contains(why))
         .stderr(predicate::str::contains(
             "since the run started, so no report is written there and no verdict is published",
