@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 use crate::ledger::LedgerError;
 use crate::plan::PlanError;
-use crate::report::ReportError;
+use crate::report::error::ReportError;
 
 /// Exit codes of the `gate` binary.
 pub mod exit {
@@ -35,6 +35,40 @@ pub mod exit {
     pub const INTERRUPTED: u8 = 130;
     /// Interrupted by SIGTERM; the ledger is closed as for SIGINT.
     pub const TERMINATED: u8 = 143;
+
+    /// The exit code of a task's or a gate's verdict: 0 PASS, 1 FAIL, 3 INCONCLUSIVE (0 under
+    /// `on_inconclusive: pass`), 4 for no verdict (a harness error). The one place verdicts
+    /// become codes.
+    pub fn for_verdict(
+        verdict: Option<crate::model::Verdict>,
+        on_inconclusive: crate::model::OnInconclusive,
+    ) -> u8 {
+        use crate::model::{OnInconclusive, Verdict};
+        match verdict {
+            None => HARNESS,
+            Some(Verdict::Pass) => SUCCESS,
+            Some(Verdict::Fail) => FAIL,
+            Some(Verdict::Inconclusive) => match on_inconclusive {
+                OnInconclusive::Fail => INCONCLUSIVE,
+                OnInconclusive::Pass => SUCCESS,
+            },
+        }
+    }
+
+    /// The exit code a finished run publishes (and its footer records): its verdict's, except
+    /// that one shard of a sharded run publishes no verdict of its own and exits 0 unless its
+    /// own trials already make a FAIL certain (`gate report` over every shard decides). Used
+    /// by `gate run` and by `gate verify`'s check of the footer, so the two cannot drift.
+    pub fn for_run(
+        verdict: Option<crate::model::Verdict>,
+        on_inconclusive: crate::model::OnInconclusive,
+        sharded: bool,
+    ) -> u8 {
+        match verdict {
+            Some(v) if sharded && v != crate::model::Verdict::Fail => SUCCESS,
+            _ => for_verdict(verdict, on_inconclusive),
+        }
+    }
 
     /// The exit-code table as printed at the end of `gate --help`.
     pub const HELP_TABLE: &str = "\
@@ -189,6 +223,32 @@ impl<T, E: Into<Error>> Context<T> for Result<T, E> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn verdicts_and_shards_map_to_the_documented_codes() {
+        use crate::model::{OnInconclusive as On, Verdict as V};
+        let table = [
+            (Some(V::Pass), On::Fail, false, exit::SUCCESS),
+            (Some(V::Fail), On::Fail, false, exit::FAIL),
+            (Some(V::Inconclusive), On::Fail, false, exit::INCONCLUSIVE),
+            (Some(V::Inconclusive), On::Pass, false, exit::SUCCESS),
+            (None, On::Pass, false, exit::HARNESS),
+            (Some(V::Inconclusive), On::Fail, true, exit::SUCCESS),
+            (Some(V::Pass), On::Fail, true, exit::SUCCESS),
+            (Some(V::Fail), On::Pass, true, exit::FAIL),
+            (None, On::Fail, true, exit::HARNESS),
+        ];
+        for (verdict, on, sharded, code) in table {
+            assert_eq!(
+                exit::for_run(verdict, on, sharded),
+                code,
+                "{verdict:?} {on:?} {sharded}"
+            );
+            if !sharded {
+                assert_eq!(exit::for_verdict(verdict, on), code);
+            }
+        }
+    }
 
     #[test]
     fn context_keeps_the_exit_code_of_what_it_wraps() {

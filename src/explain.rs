@@ -10,7 +10,8 @@
 
 use serde::Serialize;
 
-use crate::stats::{StatsError, design, oc};
+use crate::stats::lattice::single_oc;
+use crate::stats::{StatsError, design};
 
 /// The most retries `gate explain` accepts. Beyond this the gate passes every agent that
 /// ever succeeds, and the arithmetic has nothing left to show.
@@ -69,9 +70,9 @@ impl GateRisks {
         GateRisks {
             n,
             c,
-            p_pass_healthy: oc::single_p_pass(n, c, healthy),
-            p_pass_regressed: oc::single_p_pass(n, c, regressed),
-            p_catch_regressed: oc::single_p_fail(n, c, regressed),
+            p_pass_healthy: single_oc(n, c, healthy).p_pass,
+            p_pass_regressed: single_oc(n, c, regressed).p_pass,
+            p_catch_regressed: single_oc(n, c, regressed).p_fail,
         }
     }
 }
@@ -223,7 +224,7 @@ mod tests {
         for r in [0u64, 1, 2, 5, 10] {
             for p in [0.3, 0.6, 0.9] {
                 let direct = p_gate_passes(r, p);
-                let plan = oc::single_p_pass(r + 1, r, p);
+                let plan = single_oc(r + 1, r, p).p_pass;
                 assert!((direct - plan).abs() < 1e-14, "R={r} p={p}");
             }
         }

@@ -1,26 +1,32 @@
 //! `gate`: acceptance sampling for CI gates on nondeterministic software.
 //!
-//! Data flow:
+//! Data flow (docs/ARCHITECTURE.md has the long version):
 //!
 //! ```text
-//! plan.yaml ──parse+validate──▶ Plan ──▶ Sampler (single | sequential) ◀──┐
-//!                                           │ "run trial k"                │ outcome, in ordinal order
-//!                                           ▼                              │
-//!                                        Runner (processes, timeouts, ────┘
-//!                                        parallel jobs, result protocol)
-//!                                           │ every attempt, as it ends
-//!                                           ▼
-//!                                        Ledger (append-only JSONL, rows synced)
-//!                                           │
-//!                                           ▼
-//!                          Reports: terminal · JSON · JUnit · Markdown summary
-//!                          (pure functions of the ledger: `gate report` recomputes them)
+//! plan.yaml ──plan: parse+validate──▶ Plan ─┐        JUnit files ──ingest: first attempts──┐
+//!                                           ▼                                              │
+//!   rule: each task's sampling spec, validated once, as the lattice that decides it        │
+//!                                           ▼                                              │
+//!   sampler::OrderedSampler ◀── outcomes, in any order; consumed in ordinal order ◀────────┤
+//!        │ "decided: cancel the rest"       ▲                                              │
+//!        ▼                                  │                                              │
+//!   runner: scheduler (lanes) → attempts (processes, timeouts, result file)                │
+//!        │ RunEvent: every attempt as it ends, every decision                              │
+//!        ├──▶ progress (display only)                                                      │
+//!        ▼                                                                                 │
+//!   ledger: append-only JSONL, hash-chained, rows synced ◀─────────────────────────────────┘
+//!        │ rows, read back (`gate run`) or from files (`gate report`, `gate verify`)
+//!        ▼
+//!   report::replay (the same OrderedSampler and rule) ──▶ Report ──▶ terminal · JSON ·
+//!                                                        JUnit · Markdown · annotations
 //! ```
 //!
 //! [`model`] holds the vocabulary every layer shares; [`error`] maps every error to its exit
-//! code. [`stats`] is pure and knows nothing of processes; [`runner`] knows nothing of statistics;
-//! [`sampler`] turns outcomes into decisions; [`report`] sees only [`ledger`] rows.
-//! [`commands`] wires them together, one file per subcommand.
+//! code. [`stats`] is pure and knows nothing of processes; [`runner`] knows nothing of
+//! statistics; [`rule`] is the one place a sampling rule lives (its validation, its lattice,
+//! its decisions); [`sampler`] feeds it outcomes in order; [`ingest`] turns other tools' test
+//! results into the same outcomes; [`report`] sees only [`ledger`] rows. [`commands`] wires
+//! them together, one file per subcommand.
 
 // The run engine uses Linux interfaces as Linux provides them (pidfd_open, flock, process
 // groups): one clear stop on any other target rather than a half-working build. docs/ARCHITECTURE.md, "Platform".
@@ -44,6 +50,7 @@ pub mod plan;
 pub mod progress;
 pub mod publish;
 pub mod report;
+pub mod rule;
 pub mod runner;
 pub mod sampler;
 pub mod stats;

@@ -7,9 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::stats::StatsError;
 use crate::stats::lattice::Boundaries;
-use crate::stats::sprt::Sprt;
 
 /// A resolved sampling rule, as recorded in the ledger header for each task.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -73,32 +71,6 @@ impl Sampling {
         match self {
             Sampling::Single { .. } => "single",
             Sampling::Sequential { rule, .. } => rule.name(),
-        }
-    }
-
-    /// The rule as a boundary lattice: the table its decisions, OC and estimates all come
-    /// from. Fails only for a Wald rule whose parameters the statistics refuse.
-    pub fn lattice(&self) -> Result<Boundaries, StatsError> {
-        match self {
-            Sampling::Single { n, c } => Boundaries::single(*n, *c),
-            Sampling::Sequential {
-                rule: SequentialRule::Calibrated { lattice },
-                ..
-            } => Ok(lattice.clone()),
-            Sampling::Sequential {
-                healthy,
-                regressed,
-                alpha,
-                beta,
-                max_trials,
-                rule: SequentialRule::Wald,
-            } => Ok(Boundaries::wald(&Sprt::new(
-                *healthy,
-                *regressed,
-                *alpha,
-                *beta,
-                *max_trials,
-            )?)),
         }
     }
 

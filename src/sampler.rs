@@ -1,6 +1,7 @@
-//! Decision rules as state machines: should another trial run, and is there a verdict yet?
+//! Sampling as a state machine: should another trial run, and is there a verdict yet?
 //!
-//! The sampler knows nothing about processes. It consumes trial outcomes strictly in ordinal
+//! [`Sampler`] tallies outcomes, spends the unavailable budget and asks its [`Rule`] (the
+//! lattice, `src/rule.rs`) for the decision. The sampler knows nothing about processes. It consumes trial outcomes strictly in ordinal
 //! order (invariant 2) — the runner buffers outcomes that finish out of order — and answers
 //! with a [`Decision`] once the verdict can no longer change. The same code replays a ledger
 //! in `gate report` and `gate verify`, which is what makes every verdict recomputable from
@@ -9,29 +10,18 @@
 use std::collections::BTreeMap;
 
 use crate::ledger::Counts;
-use crate::model::SequentialRule;
 use crate::model::{Outcome, Shard};
-use crate::stats::lattice::{Boundaries, State};
-use crate::stats::sprt::{Sprt, SprtState};
+use crate::rule::Rule;
 
 pub use crate::model::{Sampling, Tally, TrialOutcome, Verdict};
+pub use crate::rule::Decision;
 
-/// A verdict and why.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Decision {
-    /// The verdict.
-    pub verdict: Verdict,
-    /// One sentence: what decided it.
-    pub reason: String,
-}
-
-/// A sampling rule in progress.
+/// A sampling rule in progress: the tally, the unavailable budget, and the [`Rule`] (its
+/// lattice) that decides.
 #[derive(Debug, Clone)]
 pub struct Sampler {
     sampling: Sampling,
-    sprt: Option<Sprt>,
-    /// The calibrated rule's lattice (Wald's rule decides through `sprt`).
-    lattice: Option<Boundaries>,
+    rule: Rule,
     max_unavailable: u64,
     tally: Tally,
     decision: Option<Decision>,
@@ -39,48 +29,26 @@ pub struct Sampler {
 
 impl Sampler {
     /// A fresh sampler. `max_unavailable` is the budget of unavailable trials; one more makes
-    /// the task INCONCLUSIVE. Fails only for a sequential rule whose rates are impossible,
-    /// which plan validation has already ruled out.
+    /// the task INCONCLUSIVE. Fails for a spec [`Rule::new`] refuses, which plan validation
+    /// (or, for a recorded spec, the replay's header check) has already ruled out.
     pub fn new(sampling: Sampling, max_unavailable: u64) -> Result<Self, crate::stats::StatsError> {
-        let (sprt, lattice) = match &sampling {
-            Sampling::Single { .. } => (None, None),
-            Sampling::Sequential {
-                healthy,
-                regressed,
-                alpha,
-                beta,
-                max_trials,
-                rule: SequentialRule::Wald,
-            } => (
-                Some(Sprt::new(*healthy, *regressed, *alpha, *beta, *max_trials)?),
-                None,
-            ),
-            Sampling::Sequential {
-                max_trials,
-                rule: SequentialRule::Calibrated { lattice },
-                ..
-            } => {
-                if lattice.max_trials() != *max_trials {
-                    return Err(crate::stats::StatsError::BadLattice {
-                        reason: "the lattice's rows do not end at `max_trials`",
-                    });
-                }
-                (None, Some(lattice.clone()))
-            }
-        };
         Ok(Sampler {
+            rule: Rule::new(&sampling)?,
             sampling,
-            sprt,
-            lattice,
             max_unavailable,
             tally: Tally::default(),
             decision: None,
         })
     }
 
-    /// The rule.
+    /// The rule's spec.
     pub fn sampling(&self) -> &Sampling {
         &self.sampling
+    }
+
+    /// The rule: its lattice decides.
+    pub fn rule(&self) -> &Rule {
+        &self.rule
     }
 
     /// Outcomes consumed so far.
@@ -93,16 +61,16 @@ impl Sampler {
         self.decision.as_ref()
     }
 
-    /// The SPRT log-likelihood ratio so far (sequential rules only).
+    /// The SPRT log-likelihood ratio so far (Wald's rule only).
     pub fn llr(&self) -> Option<f64> {
-        self.sprt
-            .as_ref()
+        self.rule
+            .sprt()
             .map(|s| s.llr(self.tally.passed, self.tally.failed))
     }
 
-    /// The sequential rule's (PASS, FAIL) bounds on the LLR.
+    /// Wald's (PASS, FAIL) bounds on the LLR.
     pub fn llr_bounds(&self) -> Option<(f64, f64)> {
-        self.sprt.as_ref().map(|s| (s.accept_llr(), s.reject_llr()))
+        self.rule.sprt().map(|s| (s.accept_llr(), s.reject_llr()))
     }
 
     /// Graded trials that may still be needed before the rule must have decided.
@@ -135,6 +103,8 @@ impl Sampler {
         self.decision.as_ref()
     }
 
+    /// The budget first (an exhausted budget ends the task whatever the lattice says),
+    /// then the lattice.
     fn evaluate(&self) -> Option<Decision> {
         let t = self.tally;
         if t.unavailable > self.max_unavailable {
@@ -146,93 +116,7 @@ impl Sampler {
                 ),
             });
         }
-        match self.sampling {
-            Sampling::Single { n, c } => {
-                if t.failed > c {
-                    Some(Decision {
-                        verdict: Verdict::Fail,
-                        reason: format!(
-                            "{} failures exceed the acceptance number {c} (after {} of {n} trials)",
-                            t.failed,
-                            t.graded()
-                        ),
-                    })
-                } else if t.passed >= n.saturating_sub(c) {
-                    Some(Decision {
-                        verdict: Verdict::Pass,
-                        reason: format!(
-                            "{} passes reach the {} needed; at most {c} of {n} may fail (after {} trials)",
-                            t.passed,
-                            n - c,
-                            t.graded()
-                        ),
-                    })
-                } else {
-                    None
-                }
-            }
-            Sampling::Sequential { max_trials, .. } if self.lattice.is_some() => {
-                let lattice = self.lattice.as_ref()?;
-                let (g, f) = (t.graded(), t.failed);
-                let row = lattice.row(g);
-                match lattice.decide(g, f) {
-                    State::Continue => None,
-                    State::Pass => Some(Decision {
-                        verdict: Verdict::Pass,
-                        reason: format!(
-                            "{f} failures in {g} trials are within the calibrated PASS bound (at most {})",
-                            row.and_then(|r| r.pass_max_failures).unwrap_or(0)
-                        ),
-                    }),
-                    State::Fail => Some(Decision {
-                        verdict: Verdict::Fail,
-                        reason: format!(
-                            "{f} failures in {g} trials reach the calibrated FAIL bound (at least {})",
-                            row.and_then(|r| r.fail_min_failures).unwrap_or(0)
-                        ),
-                    }),
-                    State::Truncated => Some(Decision {
-                        verdict: Verdict::Inconclusive,
-                        reason: format!(
-                            "{max_trials} trials spent without reaching a calibrated bound ({f} failed)"
-                        ),
-                    }),
-                }
-            }
-            Sampling::Sequential { max_trials, .. } => {
-                // Built in `new` for every Wald rule.
-                let sprt = self.sprt.as_ref()?;
-                let llr = sprt.llr(t.passed, t.failed);
-                match sprt.decide(t.passed, t.failed) {
-                    SprtState::Continue => None,
-                    SprtState::Pass => Some(Decision {
-                        verdict: Verdict::Pass,
-                        reason: format!(
-                            "LLR {llr:.3} reached the PASS bound {:.3} after {} trials ({} failed)",
-                            sprt.accept_llr(),
-                            t.graded(),
-                            t.failed
-                        ),
-                    }),
-                    SprtState::Fail => Some(Decision {
-                        verdict: Verdict::Fail,
-                        reason: format!(
-                            "LLR {llr:.3} reached the FAIL bound {:.3} after {} trials ({} failed)",
-                            sprt.reject_llr(),
-                            t.graded(),
-                            t.failed
-                        ),
-                    }),
-                    SprtState::Truncated => Some(Decision {
-                        verdict: Verdict::Inconclusive,
-                        reason: format!(
-                            "{max_trials} trials spent without reaching a bound (LLR {llr:.3}, {} failed)",
-                            t.failed
-                        ),
-                    }),
-                }
-            }
-        }
+        self.rule.decide(t.passed, t.failed)
     }
 }
 
@@ -456,6 +340,8 @@ impl OrderedSampler {
 #[cfg(test)]
 mod ordered_tests {
     use super::*;
+    use crate::model::SequentialRule;
+    use crate::stats::lattice::State;
 
     fn single(n: u64, c: u64) -> OrderedSampler {
         OrderedSampler::new(Sampling::Single { n, c }, 2, None).unwrap()
@@ -581,5 +467,132 @@ mod ordered_tests {
             vec![(2, Disposition::Counted), (5, Disposition::Counted)]
         );
         assert_eq!(s.offer(8, Outcome::Pass), vec![(8, Disposition::Counted)]);
+    }
+}
+
+/// The property that lets one lattice decide every rule: the sampler's verdict after any
+/// outcome sequence is the one [`Boundaries::decide`] gives on the rule's lattice, with the
+/// unavailable budget checked first.
+#[cfg(test)]
+mod lattice_agreement {
+    use super::*;
+    use crate::model::SequentialRule;
+    use crate::stats::lattice::{Boundaries, State};
+    use proptest::prelude::*;
+
+    /// A single, Wald or calibrated rule with random parameters. The calibrated lattice is
+    /// an arbitrary valid table (the sampler decides whatever lattice the ledger recorded),
+    /// plus, sometimes, a real design.
+    fn rule() -> impl Strategy<Value = Sampling> {
+        let single = (1u64..80, 0.0f64..1.0).prop_map(|(n, frac)| Sampling::Single {
+            n,
+            c: ((n as f64) * frac) as u64 % n,
+        });
+        let wald = (
+            0.3f64..0.99,
+            0.02f64..0.5,
+            1e-4f64..0.3,
+            1e-4f64..0.3,
+            1u64..250,
+        )
+            .prop_filter_map("rates out of (0, 1)", |(h, gap, alpha, beta, m)| {
+                let r = h - gap;
+                (r > 0.01).then_some(Sampling::Sequential {
+                    healthy: h,
+                    regressed: r,
+                    alpha,
+                    beta,
+                    max_trials: m,
+                    rule: SequentialRule::Wald,
+                })
+            });
+        let table = (1usize..120)
+            .prop_flat_map(|m| {
+                proptest::collection::vec((0u64..6, 0u64..6, 0u64..4), m).prop_map(|steps| {
+                    // Rows from random increments: the PASS bound and the FAIL bound each
+                    // rise by at most one failure per trial (as a real rule's can), with a
+                    // gap of at least one between them; early rows may have neither.
+                    let mut rows = Vec::with_capacity(steps.len());
+                    for (i, &(a, b, gap)) in steps.iter().enumerate() {
+                        let t = i as u64 + 1;
+                        let pass = (a > 1).then(|| (t * a / 8).min(t));
+                        let fail = (b > 1).then(|| pass.map_or(t * b / 6, |p| p + 1 + gap));
+                        rows.push(crate::stats::lattice::LatticeRow {
+                            trials: t,
+                            pass_max_failures: pass,
+                            fail_min_failures: fail,
+                        });
+                    }
+                    Boundaries::new(rows).expect("PASS below FAIL by construction")
+                })
+            })
+            .prop_map(calibrated);
+        let designed = (0.8f64..0.97, 0.1f64..0.3).prop_filter_map("no design", |(h, gap)| {
+            crate::stats::calibrated::design_calibrated(h, h - gap, 0.05, 0.1, None)
+                .ok()
+                .map(|d| calibrated(d.boundaries))
+        });
+        prop_oneof![single, wald, table, designed]
+    }
+
+    fn calibrated(lattice: Boundaries) -> Sampling {
+        Sampling::Sequential {
+            healthy: 0.9,
+            regressed: 0.7,
+            alpha: 0.05,
+            beta: 0.1,
+            max_trials: lattice.max_trials(),
+            rule: SequentialRule::Calibrated { lattice },
+        }
+    }
+
+    fn outcome() -> impl Strategy<Value = TrialOutcome> {
+        prop_oneof![
+            6 => Just(TrialOutcome::Pass),
+            3 => Just(TrialOutcome::Fail),
+            1 => Just(TrialOutcome::Unavailable),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn the_sampler_decides_as_the_rules_lattice_does(
+            sampling in rule(),
+            budget in 0u64..5,
+            outcomes in proptest::collection::vec(outcome(), 0..300),
+        ) {
+            let lattice = sampling.lattice().expect("a valid rule has a lattice");
+            let mut sampler = Sampler::new(sampling, budget).expect("valid rule");
+            let (mut g, mut f, mut u) = (0u64, 0u64, 0u64);
+            let mut decided = false;
+            for o in outcomes {
+                let got = sampler.consume(o).map(|d| d.verdict);
+                if decided {
+                    // Outcomes beyond the decision point are ignored.
+                    prop_assert_eq!(got, None);
+                    continue;
+                }
+                match o {
+                    TrialOutcome::Pass => g += 1,
+                    TrialOutcome::Fail => (g, f) = (g + 1, f + 1),
+                    TrialOutcome::Unavailable => u += 1,
+                }
+                let want = if u > budget {
+                    Some(Verdict::Inconclusive)
+                } else {
+                    match lattice.decide(g, f) {
+                        State::Continue => None,
+                        State::Pass => Some(Verdict::Pass),
+                        State::Fail => Some(Verdict::Fail),
+                        State::Truncated => Some(Verdict::Inconclusive),
+                    }
+                };
+                prop_assert_eq!(got, want, "after {} graded ({} failed), {} unavailable", g, f, u);
+                decided = want.is_some();
+                prop_assert_eq!(sampler.tally().graded(), g);
+            }
+        }
     }
 }

@@ -15,9 +15,9 @@ use crate::exit;
 use crate::format::percent_apart;
 pub(crate) use crate::format::{num, percent, rate};
 use crate::ledger::OnInconclusive;
-use crate::stats::lattice::Boundaries;
-use crate::stats::sprt::{MAX_TRIALS_LIMIT, Sprt, default_max_trials, worst_asn};
-use crate::stats::{StatsError, calibrated, design, oc};
+use crate::stats::lattice::{Boundaries, single_oc};
+use crate::stats::sprt::{Sprt, default_max_trials, worst_asn};
+use crate::stats::{StatsError, calibrated, design};
 
 /// Execute `gate plan`; returns the exit code.
 pub fn execute(args: &PlanArgs) -> anyhow::Result<u8> {
@@ -75,7 +75,7 @@ pub(crate) fn flag_error(err: StatsError) -> anyhow::Error {
             "`--max-trials {max_trials}` is too small: the sequential test needs at least \
              {to_pass} trials to PASS and {to_fail} to FAIL"
         ),
-        StatsError::BadLattice { .. } => anyhow!("{err}"),
+        StatsError::BadLattice { .. } | StatsError::AcceptsAll { .. } => anyhow!("{err}"),
         StatsError::NoSequential { max_trials, .. } => anyhow!(
             "no sequential rule with at most {max_trials} trials meets both risks: raise \
              `--max-trials`, widen the gap between the rates, or allow larger risks"
@@ -354,12 +354,9 @@ impl PlanReport {
         } = *o;
         let single = design::design_single(healthy, regressed, alpha, beta).map_err(flag_error)?;
         let max_trials = match o.max_trials {
-            Some(m) if (1..=MAX_TRIALS_LIMIT).contains(&m) => m,
-            Some(m) => {
-                return Err(anyhow!(
-                    "`--max-trials` must be between 1 and {MAX_TRIALS_LIMIT}, got `{m}`"
-                ));
-            }
+            Some(m) => crate::stats::check_trials("max_trials", m)
+                .map(|()| m)
+                .map_err(flag_error)?,
             None => default_max_trials(healthy, regressed, alpha, beta).map_err(flag_error)?,
         };
         let sprt = Sprt::new(healthy, regressed, alpha, beta, max_trials).map_err(flag_error)?;
@@ -379,8 +376,8 @@ impl PlanReport {
         let worst = worst_asn(regressed, healthy, |p| boundaries.oc(p).asn);
         let (earliest_pass, earliest_fail) = boundaries.earliest();
         let (bound_h, bound_r) = calibrated::wald_bound(healthy, regressed, alpha, beta);
-        let curtailed_h = oc::curtailed_asn(single.n, single.c, healthy);
-        let curtailed_r = oc::curtailed_asn(single.n, single.c, regressed);
+        let curtailed_h = single_oc(single.n, single.c, healthy).asn;
+        let curtailed_r = single_oc(single.n, single.c, regressed).asn;
         let policy = o.on_inconclusive;
         let sequential = SequentialReport {
             rule,
@@ -457,7 +454,7 @@ impl PlanReport {
             min_successes: single.min_successes(),
             p_pass_healthy: single.p_pass_healthy,
             p_pass_regressed: single.p_pass_regressed,
-            realised_alpha: oc::single_p_fail(single.n, single.c, healthy),
+            realised_alpha: single_oc(single.n, single.c, healthy).p_fail,
             curtailed_asn_healthy: curtailed_h,
             curtailed_asn_regressed: curtailed_r,
         };
@@ -467,8 +464,8 @@ impl PlanReport {
                 let seq = boundaries.oc(p);
                 OcRow {
                     p,
-                    single_p_pass: oc::single_p_pass(single.n, single.c, p),
-                    single_curtailed_asn: oc::curtailed_asn(single.n, single.c, p),
+                    single_p_pass: single_oc(single.n, single.c, p).p_pass,
+                    single_curtailed_asn: single_oc(single.n, single.c, p).asn,
                     sequential_p_pass: seq.p_pass,
                     sequential_p_fail: seq.p_fail,
                     sequential_p_inconclusive: seq.p_inconclusive,
@@ -563,16 +560,15 @@ fn parse_nc(nc: &str) -> anyhow::Result<(u64, u64)> {
     let (n, c) = nc.split_once(',').ok_or_else(bad)?;
     let n: u64 = n.trim().parse().map_err(|_| bad())?;
     let c: u64 = c.trim().parse().map_err(|_| bad())?;
-    if n == 0 || n > MAX_TRIALS_LIMIT {
-        return Err(anyhow!(
-            "`--evaluate`: `n` must be between 1 and {MAX_TRIALS_LIMIT}, got `{n}`"
-        ));
-    }
-    if c >= n {
-        return Err(anyhow!(
-            "`--evaluate`: `c` ({c}) must be less than `n` ({n}); with c >= n every run passes"
-        ));
-    }
+    // The one validation of a single plan, with the flag's name in front.
+    crate::model::Sampling::Single { n, c }
+        .rule()
+        .map_err(|e| match e {
+            StatsError::OutOfRange { range, value, .. } => {
+                anyhow!("`--evaluate`: `n` must be {range}, got `{}`", num(value))
+            }
+            e => anyhow!("`--evaluate`: {e}"),
+        })?;
     Ok((n, c))
 }
 
@@ -580,11 +576,11 @@ impl EvaluateReport {
     /// Judge (n, c) at the options' rates; the risks are only compared, not designed for.
     pub fn build(n: u64, c: u64, o: &PlanOptions) -> anyhow::Result<Self> {
         let (healthy, regressed, alpha, beta) = (o.healthy, o.regressed, o.alpha, o.beta);
-        design::validate(healthy, regressed, alpha, beta).map_err(flag_error)?;
+        crate::stats::check_rates(healthy, regressed, alpha, beta).map_err(flag_error)?;
         let lattice = Boundaries::single(n, c).map_err(flag_error)?;
         let (bound_h, bound_r) = calibrated::wald_bound(healthy, regressed, alpha, beta);
-        let realised_alpha = oc::single_p_fail(n, c, healthy);
-        let realised_beta = oc::single_p_pass(n, c, regressed);
+        let realised_alpha = single_oc(n, c, healthy).p_fail;
+        let realised_beta = single_oc(n, c, regressed).p_pass;
         let unavailable = match o.unavailable_rate {
             None => None,
             Some(u) if !(0.0..1.0).contains(&u) => {
@@ -621,14 +617,14 @@ impl EvaluateReport {
             regressed,
             alpha,
             beta,
-            p_pass_healthy: oc::single_p_pass(n, c, healthy),
+            p_pass_healthy: single_oc(n, c, healthy).p_pass,
             p_pass_regressed: realised_beta,
             realised_alpha,
             realised_beta,
             meets_alpha: realised_alpha <= alpha,
             meets_beta: realised_beta <= beta,
-            curtailed_asn_healthy: oc::curtailed_asn(n, c, healthy),
-            curtailed_asn_regressed: oc::curtailed_asn(n, c, regressed),
+            curtailed_asn_healthy: single_oc(n, c, healthy).asn,
+            curtailed_asn_regressed: single_oc(n, c, regressed).asn,
             asn_bound_healthy: bound_h,
             asn_bound_regressed: bound_r,
             launched: o.jobs.map(|j| {
@@ -643,8 +639,8 @@ impl EvaluateReport {
                 .into_iter()
                 .map(|p| EvaluateRow {
                     p,
-                    p_pass: oc::single_p_pass(n, c, p),
-                    curtailed_asn: oc::curtailed_asn(n, c, p),
+                    p_pass: single_oc(n, c, p).p_pass,
+                    curtailed_asn: single_oc(n, c, p).asn,
                 })
                 .collect(),
         })
@@ -1147,7 +1143,7 @@ fn terminal_curve(r: &PlanReport) -> String {
         .map(|col| {
             let p = lo + (hi - lo) * col as f64 / (CURVE_WIDTH - 1) as f64;
             (
-                row_of(oc::single_p_pass(r.single.n, r.single.c, p)),
+                row_of(single_oc(r.single.n, r.single.c, p).p_pass),
                 row_of(r.boundaries.oc(p).p_pass),
             )
         })
@@ -1210,9 +1206,9 @@ pub fn render_svg(r: &PlanReport) -> anyhow::Result<String> {
             let seq = r.boundaries.oc(p);
             (
                 p,
-                oc::single_p_pass(s.n, s.c, p),
+                single_oc(s.n, s.c, p).p_pass,
                 seq.p_pass,
-                oc::curtailed_asn(s.n, s.c, p),
+                single_oc(s.n, s.c, p).asn,
                 seq.asn,
             )
         })

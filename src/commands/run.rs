@@ -174,13 +174,11 @@ fn finish(
             // reading is dropped before the one after the footer, which the reports use
             // (they say how the run ended), to keep peak memory to one copy.
             let report = own_report(&session.verified()?)?;
-            match (shard, report.verdict()) {
-                // A shard publishes no verdict of its own unless its trials already make it
-                // certain: `gate report` over all shards decides.
-                (Some(_), Some(Verdict::Fail)) => (Some(Verdict::Fail), exit::FAIL),
-                (Some(_), v) => (v, exit::SUCCESS),
-                (None, v) => (v, report.exit_code()),
-            }
+            let verdict = report.verdict();
+            (
+                verdict,
+                exit::for_run(verdict, report.on_inconclusive, shard.is_some()),
+            )
         }
     };
     session.close(status, verdict, code)?;

@@ -12,8 +12,7 @@ use serde::Serialize;
 use crate::ledger::OnInconclusive;
 use crate::sampler::Sampling;
 use crate::stats::StatsError;
-use crate::stats::lattice::Boundaries;
-use crate::stats::oc::{curtailed_asn, single_p_fail, single_p_pass};
+use crate::stats::lattice::single_oc;
 
 use super::{Plan, Task};
 
@@ -100,49 +99,10 @@ impl PlanCheck {
     }
 }
 
-/// P(PASS), P(FAIL) and expected trials of a rule at one success rate.
-struct Point {
-    pass: f64,
-    fail: f64,
-    inconclusive: f64,
-    asn: f64,
-}
-
-/// A rule ready to give its exact OC.
-enum Oc {
-    Single { n: u64, c: u64 },
-    Sequential(Boundaries),
-}
-
-impl Oc {
-    fn at(&self, p: f64) -> Point {
-        match self {
-            Oc::Single { n, c } => Point {
-                pass: single_p_pass(*n, *c, p),
-                fail: single_p_fail(*n, *c, p),
-                // A single plan always decides: exactly 0, not 1 - pass - fail's rounding.
-                inconclusive: 0.0,
-                asn: curtailed_asn(*n, *c, p),
-            },
-            Oc::Sequential(s) => {
-                let oc = s.oc(p);
-                Point {
-                    pass: oc.p_pass,
-                    fail: oc.p_fail,
-                    inconclusive: oc.p_inconclusive,
-                    asn: oc.asn,
-                }
-            }
-        }
-    }
-}
-
 fn task_check(t: &Task, policy: OnInconclusive) -> Result<TaskCheck, StatsError> {
-    let rule = match t.sampling {
-        Sampling::Single { n, c } => Oc::Single { n, c },
-        Sampling::Sequential { .. } => Oc::Sequential(t.sampling.lattice()?),
-    };
-    let at = |p: f64| rule.at(p);
+    // Every rule's exact OC comes from its lattice (a single plan's in closed form).
+    let lattice = t.sampling.lattice()?;
+    let at = |p: f64| lattice.oc(p);
     let rates = match (t.rates, &t.sampling) {
         (Some(r), _) => Some((r.healthy, r.regressed)),
         (
@@ -157,14 +117,14 @@ fn task_check(t: &Task, policy: OnInconclusive) -> Result<TaskCheck, StatsError>
         Some((h, r)) => {
             let (ph, pr) = (at(h), at(r));
             let alpha = match policy {
-                OnInconclusive::Fail => 1.0 - ph.pass,
-                OnInconclusive::Pass => ph.fail,
+                OnInconclusive::Fail => 1.0 - ph.p_pass,
+                OnInconclusive::Pass => ph.p_fail,
             };
             (
                 Some(Risks {
                     alpha,
-                    beta: pr.pass,
-                    inconclusive_healthy: ph.inconclusive,
+                    beta: pr.p_pass,
+                    inconclusive_healthy: ph.p_inconclusive,
                 }),
                 Some(RatePair {
                     healthy: ph.asn,
@@ -201,7 +161,7 @@ fn rate_where_p_pass_is(n: u64, c: u64, target: f64) -> f64 {
     let (mut lo, mut hi) = (0.0_f64, 1.0_f64);
     for _ in 0..60 {
         let mid = 0.5 * (lo + hi);
-        if single_p_pass(n, c, mid) < target {
+        if single_oc(n, c, mid).p_pass < target {
             lo = mid;
         } else {
             hi = mid;
@@ -218,8 +178,8 @@ mod tests {
     fn the_discriminating_rates_are_where_the_oc_crosses() {
         let p95 = rate_where_p_pass_is(33, 6, 0.95);
         let p10 = rate_where_p_pass_is(33, 6, 0.10);
-        assert!((single_p_pass(33, 6, p95) - 0.95).abs() < 1e-9);
-        assert!((single_p_pass(33, 6, p10) - 0.10).abs() < 1e-9);
+        assert!((single_oc(33, 6, p95).p_pass - 0.95).abs() < 1e-9);
+        assert!((single_oc(33, 6, p10).p_pass - 0.10).abs() < 1e-9);
         assert!(p10 < p95);
     }
 }

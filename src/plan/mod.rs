@@ -21,7 +21,6 @@ use serde_saphyr::{Location, Spanned};
 use crate::ledger::{OnInconclusive, Rates, TimeoutPolicy, sha256_hex};
 use crate::model::{SequentialRule, Shard};
 use crate::sampler::Sampling;
-use crate::stats::sprt::MAX_TRIALS_LIMIT;
 use crate::stats::{self, StatsError};
 use schema::{CommandSpec, PlanFile, Rule, SamplingSpec, SequentialKind, TaskFile};
 
@@ -783,14 +782,12 @@ impl Validator<'_> {
         beta: f64,
     ) -> Result<u64, PlanError> {
         // Rates and risks first, with the same messages as `gate plan`.
-        stats::sprt::Sprt::new(healthy, regressed, alpha, beta, 1)
+        stats::check_rates(healthy, regressed, alpha, beta)
             .map_err(|e| self.stats_error(at, id, e))?;
         match given {
-            Some(m) if m == 0 || m > MAX_TRIALS_LIMIT => Err(self.invalid(
-                at,
-                format!("task `{id}`: `max_trials` must be between 1 and {MAX_TRIALS_LIMIT}, got {m}"),
-            )),
-            Some(m) => Ok(m),
+            Some(m) => stats::check_trials("max_trials", m)
+                .map(|()| m)
+                .map_err(|e| self.stats_error(at, id, e)),
             None => stats::sprt::default_max_trials(healthy, regressed, alpha, beta).map_err(|e| {
                 self.invalid(
                     at,
@@ -823,13 +820,13 @@ impl Validator<'_> {
             beta,
         } = rates;
         let max_trials = self.max_trials(at, id, max_trials, healthy, regressed, alpha, beta)?;
-        let (rule, h, r) = match kind {
+        let (rule, risks) = match kind {
             SequentialKind::Wald => {
                 // Refuses a truncation too short to ever reach PASS or FAIL.
-                let sprt = stats::sprt::Sprt::new(healthy, regressed, alpha, beta, max_trials)
-                    .and_then(|sprt| sprt.check_reachable().map(|()| sprt))
+                stats::sprt::Sprt::new(healthy, regressed, alpha, beta, max_trials)
+                    .and_then(|sprt| sprt.check_reachable())
                     .map_err(|e| self.stats_error(at, id, e))?;
-                (SequentialRule::Wald, sprt.oc(healthy), sprt.oc(regressed))
+                (SequentialRule::Wald, None)
             }
             SequentialKind::Calibrated => {
                 let d = stats::calibrated::design_calibrated(
@@ -844,8 +841,7 @@ impl Validator<'_> {
                     SequentialRule::Calibrated {
                         lattice: d.boundaries,
                     },
-                    d.at_healthy,
-                    d.at_regressed,
+                    Some((d.at_healthy, d.at_regressed)),
                 )
             }
         };
@@ -857,6 +853,12 @@ impl Validator<'_> {
             max_trials,
             rule,
         };
+        // The one constructor checks the spec once more as a whole and builds the lattice
+        // the run will decide with; its OC is what the sentence below promises.
+        let lattice = sampling
+            .lattice()
+            .map_err(|e| self.stats_error(at, id, e))?;
+        let (h, r) = risks.unwrap_or_else(|| (lattice.oc(healthy), lattice.oc(regressed)));
         let words = format!(
             "designed {} (P(pass | {healthy}) = {:.4}, P(pass | {regressed}) = {:.4}, ASN {:.1} / {:.1})",
             sampling.describe(),
@@ -904,21 +906,9 @@ impl Validator<'_> {
         let at = &spec.referenced;
         match spec.value {
             SamplingSpec::Single { n, c } => {
-                if n == 0 || n > MAX_TRIALS_LIMIT {
-                    return Err(self.invalid(
-                        at,
-                        format!(
-                            "task `{id}`: `n` must be between 1 and {MAX_TRIALS_LIMIT}, got {n}"
-                        ),
-                    ));
-                }
-                if c >= n {
-                    return Err(self.invalid(
-                        at,
-                        format!("task `{id}`: acceptance number `c` ({c}) must be less than `n` ({n}); with c >= n every run passes"),
-                    ));
-                }
-                Ok((Sampling::Single { n, c }, None, None))
+                let sampling = Sampling::Single { n, c };
+                sampling.rule().map_err(|e| self.stats_error(at, id, e))?;
+                Ok((sampling, None, None))
             }
             SamplingSpec::Sequential {
                 healthy,

@@ -185,10 +185,7 @@ pub fn run(path: &Path, tasks: &[(TaskSpec, Vec<Outcome>)], shard: Option<Shard>
             RunStatus::Complete
         },
         verdict,
-        exit_code: match (shard, verdict) {
-            (Some(_), Some(v)) if v != Verdict::Fail => 0,
-            _ => super::exit_code_for(verdict, OnInconclusive::Fail),
-        },
+        exit_code: crate::error::exit::for_run(verdict, OnInconclusive::Fail, shard.is_some()),
     }))
     .expect("append");
     Ledger::read(path).expect("read back")

@@ -42,7 +42,8 @@ use crate::ledger::{OnInconclusive, Outcome};
 use crate::sampler::Verdict;
 
 use super::model::{
-    Report, TaskReport, fault_risk_text, method_short, number, timeouts_text, uncounted_text,
+    Report, TaskReport, fail_why, fault_risk_text, method_short, number, timeouts_text,
+    uncounted_text,
 };
 use super::replay::{Disposition, TrialRecord};
 
@@ -289,22 +290,6 @@ fn outcome_word(o: Outcome) -> &'static str {
         Outcome::Unavailable => "unavailable",
         Outcome::Cancelled => "cancelled",
         Outcome::HarnessError => "harness error",
-    }
-}
-
-/// Why a graded attempt failed, in words (also used by the terminal summary).
-pub(crate) fn fail_why(a: &crate::ledger::AttemptRow) -> String {
-    if a.fault == Some(crate::ledger::Fault::Timeout) {
-        return format!("timed out after {}s", number(a.duration_s));
-    }
-    match (a.exit_code, a.signal, a.check_exit) {
-        (_, Some(sig), _) => format!("run was killed by signal {sig}"),
-        (Some(code), _, _) if code != 0 => format!("run exited {code}"),
-        (_, _, Some(code)) if code != 0 => format!("check exited {code}"),
-        _ if a.result.as_ref().and_then(|r| r.pass) == Some(false) => {
-            "the result file said pass: false".to_string()
-        }
-        _ => a.reason.clone().unwrap_or_else(|| "failed".to_string()),
     }
 }
 

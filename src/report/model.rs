@@ -6,7 +6,6 @@ use crate::ledger::{Fault, Ledger, OnInconclusive, Outcome, Rates};
 use crate::sampler::{Sampling, Verdict};
 use crate::stats::estimate::{Interval, clopper_pearson, pass_at_k, pass_hat_k, wilson};
 use crate::stats::lattice::{Boundaries, State};
-use crate::stats::oc::single_p_pass;
 use crate::stats::post_stop::{SampleSpace, truncated};
 
 use super::ReportError;
@@ -453,7 +452,7 @@ impl Report {
 
     /// The exit code the verdict maps to, whatever [`Report::with_exit_code`] set.
     pub fn verdict_exit_code(&self) -> u8 {
-        super::exit_code_for(self.verdict(), self.on_inconclusive)
+        crate::error::exit::for_verdict(self.verdict(), self.on_inconclusive)
     }
 
     /// Hex SHA-256 of the last row of the ledger (the head of its hash chain), or `None`
@@ -501,11 +500,6 @@ impl Report {
             .unwrap_or_else(|| self.verdict_exit_code())
     }
 
-    /// The per-task terminal summary (plain text, no colour codes).
-    pub fn terminal(&self) -> String {
-        super::terminal::render(self)
-    }
-
     /// Whether a task's verdict turns the gate red (FAIL, INCONCLUSIVE under
     /// `on_inconclusive: fail`, or a harness error).
     pub fn is_red(&self, verdict: Option<Verdict>) -> bool {
@@ -524,16 +518,19 @@ fn task_report(replay: TaskReplay, policy: OnInconclusive) -> Result<TaskReport,
     let sampling = replay.spec.sampling.clone();
     let healthy = healthy_rate(&sampling, replay.spec.rates.as_ref());
     // Every rule's exact OC comes from its lattice (single, Wald or calibrated alike).
-    let rule = match sampling {
-        Sampling::Single { n, c } => Rule::Single { n, c },
-        Sampling::Sequential { .. } => {
-            Rule::Sequential(sampling.lattice().map_err(|source| ReportError::Sampling {
-                task: replay.spec.id.clone(),
-                source,
-            })?)
+    let lattice = sampling.lattice().map_err(|source| ReportError::Sampling {
+        task: replay.spec.id.clone(),
+        source,
+    })?;
+    let oc_at = |p: f64| {
+        let oc = lattice.oc(p);
+        OcPoint {
+            p,
+            pass: oc.p_pass,
+            fail: oc.p_fail,
+            inconclusive: oc.p_inconclusive,
         }
     };
-    let oc_at = |p: f64| rule.oc(p);
     // What turns the gate red for a healthy agent: any non-PASS, or only a FAIL when an
     // INCONCLUSIVE passes the gate.
     let alpha = healthy.map(|h| {
@@ -549,9 +546,7 @@ fn task_report(replay: TaskReplay, policy: OnInconclusive) -> Result<TaskReport,
     });
     let oc = oc_curve(healthy, regressed, oc_at);
 
-    // None only for a single plan that passes before any trial (c >= n).
-    let lattice = sampling.lattice().ok();
-    let pass_rate = pass_rate(lattice.as_ref(), c.passed, c.failed);
+    let pass_rate = pass_rate(Some(&lattice), c.passed, c.failed);
     let pass_at = pass_at(pass_rate.as_ref(), graded, c.passed);
     let retry_settings = (1..=4u64)
         .filter_map(|r| {
@@ -562,7 +557,7 @@ fn task_report(replay: TaskReplay, policy: OnInconclusive) -> Result<TaskReport,
             })
         })
         .collect();
-    let fault_risk = lattice.as_ref().and_then(|lattice| {
+    let fault_risk = Some(&lattice).and_then(|lattice| {
         let (risk, rate) = match policy {
             OnInconclusive::Fail => (RiskKind::NotPassHealthy, healthy?),
             OnInconclusive::Pass => (RiskKind::NotFailRegressed, regressed?),
@@ -740,37 +735,6 @@ fn uncounted(t: &TaskReplay, which: Disposition) -> Uncounted {
         }
     }
     out
-}
-
-/// A sampling rule ready to give its exact OC.
-enum Rule {
-    Single { n: u64, c: u64 },
-    Sequential(Boundaries),
-}
-
-impl Rule {
-    fn oc(&self, p: f64) -> OcPoint {
-        match self {
-            Rule::Single { n, c } => {
-                let pass = single_p_pass(*n, *c, p);
-                OcPoint {
-                    p,
-                    pass,
-                    fail: 1.0 - pass,
-                    inconclusive: 0.0,
-                }
-            }
-            Rule::Sequential(s) => {
-                let oc = s.oc(p);
-                OcPoint {
-                    p,
-                    pass: oc.p_pass,
-                    fail: oc.p_fail,
-                    inconclusive: oc.p_inconclusive,
-                }
-            }
-        }
-    }
 }
 
 /// The healthy rate a plan's producer's risk is stated at: the designed rates, or a
@@ -980,6 +944,22 @@ pub(crate) fn fault_risk_text(f: &FaultRisk) -> String {
     )
 }
 
+/// Why a graded attempt failed, in words (the JUnit failure and the terminal's first fail).
+pub(crate) fn fail_why(a: &crate::ledger::AttemptRow) -> String {
+    if a.fault == Some(crate::ledger::Fault::Timeout) {
+        return format!("timed out after {}s", number(a.duration_s));
+    }
+    match (a.exit_code, a.signal, a.check_exit) {
+        (_, Some(sig), _) => format!("run was killed by signal {sig}"),
+        (Some(code), _, _) if code != 0 => format!("run exited {code}"),
+        (_, _, Some(code)) if code != 0 => format!("check exited {code}"),
+        _ if a.result.as_ref().and_then(|r| r.pass) == Some(false) => {
+            "the result file said pass: false".to_string()
+        }
+        _ => a.reason.clone().unwrap_or_else(|| "failed".to_string()),
+    }
+}
+
 /// The note when timeouts were replaced under `timeout: unavailable`.
 pub(crate) fn timeouts_text(n: u64) -> String {
     let (trials, were, failures) = if n == 1 {
@@ -1085,10 +1065,9 @@ mod tests {
     fn multiplicity_cost_combines_the_exact_alphas() {
         let d = tempfile::tempdir().unwrap();
         let r = sample(d.path());
-        let a0 = 1.0 - single_p_pass(20, 3, 0.9);
+        let a0 = 1.0 - crate::stats::lattice::single_oc(20, 3, 0.9).p_pass;
         let a1 = 1.0
-            - crate::stats::sprt::Sprt::new(0.9, 0.6, 0.05, 0.1, 40)
-                .unwrap()
+            - Boundaries::wald(&crate::stats::sprt::Sprt::new(0.9, 0.6, 0.05, 0.1, 40).unwrap())
                 .oc(0.9)
                 .p_pass;
         assert!((r.tasks[0].alpha.unwrap() - a0).abs() < 1e-12);
@@ -1108,8 +1087,7 @@ mod tests {
             &[(fixture::sequential("s", 12), outcomes(12, &[]))],
             None,
         );
-        let oc = crate::stats::sprt::Sprt::new(0.9, 0.6, 0.05, 0.1, 12)
-            .unwrap()
+        let oc = Boundaries::wald(&crate::stats::sprt::Sprt::new(0.9, 0.6, 0.05, 0.1, 12).unwrap())
             .oc(0.9);
         assert!(oc.p_inconclusive > 0.01, "{oc:?}");
         let fail = Report::from_ledgers(std::slice::from_ref(&l), None).unwrap();

@@ -26,26 +26,10 @@ use std::path::{Path, PathBuf};
 use crate::ledger::{
     AttemptRow, Counts, Ledger, OnInconclusive, Outcome, Row, RunStatus, Shard, TaskSpec,
 };
-use crate::model::SequentialRule;
 use crate::sampler::{Disposition as SettledAs, OrderedSampler, Sampling, Verdict};
-use crate::stats::sprt::Sprt;
 
-use super::ReportError;
-
-/// Where a row was read: a ledger and a 1-based line.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Source {
-    /// The ledger file.
-    pub path: PathBuf,
-    /// 1-based line in that file (`seq + 1` for an intact ledger).
-    pub line: u64,
-}
-
-impl std::fmt::Display for Source {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}", self.path.display(), self.line)
-    }
-}
+use super::error::ReportError;
+pub use super::error::Source;
 
 /// What became of a trial in the replay.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -494,49 +478,16 @@ fn merged_specs(ledgers: &[Ledger]) -> Result<Vec<TaskSpec>, ReportError> {
 /// forged or damaged header cannot make a report print impossible figures (a PASS needing
 /// `n - c` passes with `c > n`, a risk computed at a rate of 1.5). Returns what is wrong.
 pub fn check_spec(spec: &TaskSpec) -> Result<(), String> {
-    // The plan loader's limit: a forged header must not buy an hour of exact binomial sums.
-    let max = spec.sampling.max_graded();
-    if max > crate::stats::sprt::MAX_TRIALS_LIMIT {
-        return Err(format!(
-            "plan has {max} trials, above the limit of {}",
-            crate::stats::sprt::MAX_TRIALS_LIMIT
-        ));
-    }
-    match &spec.sampling {
-        &Sampling::Single { n, c } => {
-            if n == 0 {
-                return Err("single plan has `n` = 0; `n` must be at least 1".to_string());
-            }
-            if c >= n {
-                return Err(format!(
-                    "single plan has acceptance number `c` ({c}) not less than `n` ({n})"
-                ));
-            }
-        }
-        Sampling::Sequential {
-            healthy,
-            regressed,
-            alpha,
-            beta,
-            max_trials,
-            rule,
-        } => {
-            Sprt::new(*healthy, *regressed, *alpha, *beta, *max_trials)
-                .map_err(|e| format!("sequential rule: {e}"))?;
-            if let SequentialRule::Calibrated { lattice } = rule
-                && lattice.max_trials() != *max_trials
-            {
-                return Err(format!(
-                    "calibrated rule has a lattice of {} trials but `max_trials` {max_trials}",
-                    lattice.max_trials()
-                ));
-            }
-        }
-    }
+    // The one validation of a rule (`Rule::new`), as `gate run` applied it before it wrote
+    // the header; its limit also keeps a forged header from buying an hour of exact sums.
+    spec.sampling.rule().map_err(|e| match spec.sampling {
+        Sampling::Single { .. } => format!("single plan: {e}"),
+        Sampling::Sequential { .. } => format!("sequential rule: {e}"),
+    })?;
     if let Some(r) = spec.rates {
         // The same ranges as a sequential rule's (and `gate plan`'s): rates in (0, 1) with
         // healthy > regressed, risks in (0, 0.5).
-        Sprt::new(r.healthy, r.regressed, r.alpha, r.beta, 1)
+        crate::stats::check_rates(r.healthy, r.regressed, r.alpha, r.beta)
             .map_err(|e| format!("recorded rates: {e}"))?;
     }
     Ok(())

@@ -13,10 +13,18 @@ use crate::ledger::{OnInconclusive, Outcome};
 use crate::sampler::Verdict;
 
 use super::model::{
-    Report, ScoreVector, TaskReport, alpha_words, fault_risk_text, method_short, percent,
+    Report, ScoreVector, TaskReport, alpha_words, fail_why, fault_risk_text, method_short, percent,
     printable, prob, seconds, share_text, timeouts_text, uncounted_text,
 };
 use super::replay::Disposition;
+
+impl Report {
+    /// The per-task terminal summary (plain text, no colour codes): [`render`]. Defined
+    /// here, not in `model.rs`, so the model knows none of its renderers.
+    pub fn terminal(&self) -> String {
+        render(self)
+    }
+}
 
 /// Render the terminal summary.
 pub fn render(report: &Report) -> String {
@@ -121,7 +129,7 @@ fn first_failure(out: &mut String, t: &TaskReport) {
         return;
     };
     let (label, why) = match a.outcome {
-        Outcome::Fail => ("first fail", super::junit::fail_why(a)),
+        Outcome::Fail => ("first fail", fail_why(a)),
         _ => (
             "harness   ",
             a.reason

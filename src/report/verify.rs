@@ -11,8 +11,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::ledger::{Ledger, Outcome, Row, RunStatus};
 use crate::sampler::Verdict;
 
+use super::ReportError;
 use super::replay::{Source, TaskReplay, replay};
-use super::{ReportError, exit_code_for};
 
 /// The attempts of one trial seen so far: attempt → (row index, outcome).
 type AttemptsSeen = BTreeMap<u32, (usize, Outcome)>;
@@ -210,12 +210,8 @@ pub fn audit(ledger: &Ledger) -> Audit {
             .rposition(|r| matches!(r.row, Row::Footer(_)))
             .unwrap_or(0);
         let verdict = replayed.verdict();
-        let code = match (ledger.header().shard, verdict) {
-            // A shard publishes no verdict of its own: it exits 0 unless its own trials
-            // already make a FAIL certain (`gate report` over every shard decides).
-            (Some(_), Some(v)) if v != Verdict::Fail => crate::exit::SUCCESS,
-            _ => exit_code_for(verdict, ledger.header().on_inconclusive),
-        };
+        let header = ledger.header();
+        let code = crate::exit::for_run(verdict, header.on_inconclusive, header.shard.is_some());
         if f.verdict != verdict || f.exit_code != code {
             out.disagree(Problem {
                 at: at(i),

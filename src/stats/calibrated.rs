@@ -299,20 +299,14 @@ pub fn design_calibrated(
     beta: f64,
     max_trials: Option<u64>,
 ) -> Result<Calibrated, StatsError> {
-    design::validate(healthy, regressed, alpha, beta)?;
+    super::check_rates(healthy, regressed, alpha, beta)?;
     let single = design::design_single(healthy, regressed, alpha, beta);
     let max_trials = match (max_trials, &single) {
         (Some(m), _) => m,
         (None, Ok(s)) => 2 * s.n,
         (None, Err(e)) => return Err(e.clone()),
     };
-    if max_trials == 0 || max_trials > super::sprt::MAX_TRIALS_LIMIT {
-        return Err(StatsError::OutOfRange {
-            name: "max_trials",
-            range: "between 1 and 1000000",
-            value: max_trials as f64,
-        });
-    }
+    super::check_trials("max_trials", max_trials)?;
     let problem = Problem {
         healthy,
         regressed,
@@ -525,8 +519,8 @@ mod tests {
             proptest::prop_assert!(1.0 - h.p_pass <= alpha, "{h:?}");
             proptest::prop_assert!(r.p_pass <= beta, "{r:?}");
             let single = design::design_single(healthy, regressed, alpha, beta).unwrap();
-            let curtailed = super::super::oc::curtailed_asn(single.n, single.c, healthy)
-                + super::super::oc::curtailed_asn(single.n, single.c, regressed);
+            let curtailed = super::super::lattice::single_oc(single.n, single.c, healthy).asn
+                + super::super::lattice::single_oc(single.n, single.c, regressed).asn;
             proptest::prop_assert!(h.asn + r.asn <= curtailed + 1e-9);
         }
     }

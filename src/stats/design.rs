@@ -15,7 +15,8 @@
 //! found this way is the smallest one — literally, not up to bisection — and the work is a
 //! few hundred binomial tails even when the answer needs thousands of trials.
 
-use super::{StatsError, binomial, check_open, check_risk, oc};
+use super::lattice::single_oc;
+use super::{StatsError, binomial};
 
 /// The largest n the design searches. A CI gate that needs more than this many trials per
 /// task cannot run, and the bound keeps every search finite.
@@ -41,23 +42,6 @@ impl SingleDesign {
     }
 }
 
-/// Validate the four design parameters exactly as [`super::sprt::Sprt::new`] does.
-pub(crate) fn validate(
-    healthy: f64,
-    regressed: f64,
-    alpha: f64,
-    beta: f64,
-) -> Result<(), StatsError> {
-    check_open("healthy", healthy, 0.0, 1.0, "strictly between 0 and 1")?;
-    check_open("regressed", regressed, 0.0, 1.0, "strictly between 0 and 1")?;
-    check_risk("alpha", alpha)?;
-    check_risk("beta", beta)?;
-    if healthy <= regressed {
-        return Err(StatsError::NotSeparated { healthy, regressed });
-    }
-    Ok(())
-}
-
 /// The smallest single plan telling `healthy` from `regressed` with risks `alpha`, `beta`.
 ///
 /// Rates in (0, 1) with healthy > regressed; alpha and beta in (0, 0.5). Returns
@@ -68,7 +52,7 @@ pub fn design_single(
     alpha: f64,
     beta: f64,
 ) -> Result<SingleDesign, StatsError> {
-    validate(healthy, regressed, alpha, beta)?;
+    super::check_rates(healthy, regressed, alpha, beta)?;
     let search = Search {
         q_healthy: 1.0 - healthy,
         q_regressed: 1.0 - regressed,
@@ -79,8 +63,8 @@ pub fn design_single(
         Some((n, c)) => Ok(SingleDesign {
             n,
             c,
-            p_pass_healthy: oc::single_p_pass(n, c, healthy),
-            p_pass_regressed: oc::single_p_pass(n, c, regressed),
+            p_pass_healthy: single_oc(n, c, healthy).p_pass,
+            p_pass_regressed: single_oc(n, c, regressed).p_pass,
         }),
         None => Err(StatsError::NoPlan {
             limit: DESIGN_LIMIT,
@@ -144,9 +128,9 @@ mod tests {
     fn design_brute(healthy: f64, regressed: f64, alpha: f64, beta: f64) -> (u64, u64) {
         for n in 1..=2000u64 {
             for c in 0..=n {
-                let ph = oc::single_p_pass(n, c, healthy);
-                let pr = oc::single_p_pass(n, c, regressed);
-                if oc::single_p_fail(n, c, healthy) <= alpha {
+                let ph = binomial::cdf(n, c, 1.0 - healthy);
+                let pr = binomial::cdf(n, c, 1.0 - regressed);
+                if binomial::sf(n, c, 1.0 - healthy) <= alpha {
                     if pr <= beta {
                         assert!(ph >= 1.0 - alpha - 1e-15);
                         return (n, c);
@@ -191,7 +175,7 @@ mod tests {
         // P(F > 8 | n = 3476, q = 0.001) = 0.009438…, P(F <= 8 | q = 0.005) = 0.0099949…,
         // and n = 3475 needs the same c = 8 but lets a regression pass 1.0024% of the time.
         assert_eq!((d.n, d.c), (3476, 8));
-        assert!(oc::single_p_fail(d.n, d.c, 0.999) <= 0.01);
+        assert!(binomial::sf(d.n, d.c, 1.0 - 0.999) <= 0.01);
         assert!(d.p_pass_regressed <= 0.01);
         let s = Search {
             q_healthy: 1.0 - 0.999,
@@ -235,16 +219,16 @@ mod tests {
             let regressed = healthy - gap;
             proptest::prop_assume!(regressed > 0.01);
             let d = design_single(healthy, regressed, alpha, beta).expect("design");
-            proptest::prop_assert!(oc::single_p_fail(d.n, d.c, healthy) <= alpha);
+            proptest::prop_assert!(binomial::sf(d.n, d.c, 1.0 - healthy) <= alpha);
             proptest::prop_assert!(d.p_pass_regressed <= beta);
             // The smallest c at this n: c - 1 would break the producer's risk.
             if d.c > 0 {
-                proptest::prop_assert!(oc::single_p_fail(d.n, d.c - 1, healthy) > alpha);
+                proptest::prop_assert!(binomial::sf(d.n, d.c - 1, 1.0 - healthy) > alpha);
             }
             for n in 1..d.n {
                 for c in 0..=n {
-                    let admissible = oc::single_p_fail(n, c, healthy) <= alpha;
-                    let catches = oc::single_p_pass(n, c, regressed) <= beta;
+                    let admissible = binomial::sf(n, c, 1.0 - healthy) <= alpha;
+                    let catches = binomial::cdf(n, c, 1.0 - regressed) <= beta;
                     proptest::prop_assert!(!(admissible && catches), "({n}, {c}) also works");
                 }
             }

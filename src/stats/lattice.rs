@@ -10,10 +10,13 @@
 //! distribution ([`Boundaries::terminals`], for stopping-aware estimates) and the published
 //! `lattice[]` of `gate plan --format json` are computed from.
 //!
-//! The DP moves the probability mass of the undecided states one trial at a time (success
+//! This is the one OC engine. The DP moves the probability mass of the undecided states one trial at a time (success
 //! with p, failure with 1 - p) and absorbs whatever lands on a boundary; undecided states
 //! form one contiguous window of failure counts per t, so the cost is
-//! O(max_trials × window width). Sums are compensated (Neumaier).
+//! O(max_trials × window width). Sums are compensated (Neumaier). A lattice that is a
+//! curtailed single plan takes a fast path for [`Boundaries::oc`]: its P(PASS) is a binomial
+//! tail and its ASN has a closed form ([`single_oc`]), so a plan of a million trials costs a
+//! few binomial sums instead of a walk over n × c states.
 //!
 //! Unavailable trials (declared faults) do not move the lattice; they only spend a budget.
 //! Because they occur independently of the graded outcomes, the number of unavailable trials
@@ -23,7 +26,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::StatsError;
-use super::sprt::MAX_TRIALS_LIMIT;
+use super::{binomial, check_trials};
 
 /// One row of a boundary lattice: the decision after `trials` graded trials.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -103,7 +106,7 @@ impl OcUnavailable {
 /// A decision rule on the (graded trials, failures) lattice; see the module doc.
 ///
 /// Invariants (checked by [`Boundaries::new`]): rows for t = 1..=max_trials in order,
-/// `max_trials` in 1..=[`MAX_TRIALS_LIMIT`], and `pass_max_failures < fail_min_failures`
+/// `max_trials` in 1..=[`MAX_TRIALS_LIMIT`](super::MAX_TRIALS_LIMIT), and `pass_max_failures < fail_min_failures`
 /// where both exist, so no state both passes and fails.
 ///
 /// Serialised compactly (ledger headers, JSON reports) as the rows where either boundary
@@ -113,6 +116,9 @@ impl OcUnavailable {
 #[serde(try_from = "CompactBoundaries", into = "CompactBoundaries")]
 pub struct Boundaries {
     rows: Vec<LatticeRow>,
+    /// (n, c) when the rows are exactly the curtailed single plan's: its OC has a closed
+    /// form. A function of `rows`, found once by [`Boundaries::new`].
+    single: Option<(u64, u64)>,
 }
 
 /// The serialised form of [`Boundaries`].
@@ -159,13 +165,7 @@ impl TryFrom<CompactBoundaries> for Boundaries {
     type Error = StatsError;
 
     fn try_from(c: CompactBoundaries) -> Result<Self, StatsError> {
-        if c.max_trials == 0 || c.max_trials > MAX_TRIALS_LIMIT {
-            return Err(StatsError::OutOfRange {
-                name: "max_trials",
-                range: "between 1 and 1000000",
-                value: c.max_trials as f64,
-            });
-        }
+        check_trials("max_trials", c.max_trials)?;
         let starts_at_one = c.changes.first().is_some_and(|e| e.0 == 1);
         let increasing = c.changes.windows(2).all(|w| w[0].0 < w[1].0);
         let within = c.changes.last().is_some_and(|e| e.0 <= c.max_trials);
@@ -194,11 +194,7 @@ impl TryFrom<CompactBoundaries> for Boundaries {
 impl Boundaries {
     /// Validate a full table of rows (t = 1..=max_trials in order, PASS below FAIL).
     pub fn new(rows: Vec<LatticeRow>) -> Result<Self, StatsError> {
-        if rows.is_empty() || rows.len() as u64 > MAX_TRIALS_LIMIT {
-            return Err(StatsError::BadLattice {
-                reason: "a lattice needs between 1 and 1000000 rows",
-            });
-        }
+        check_trials("max_trials", rows.len() as u64)?;
         for (i, r) in rows.iter().enumerate() {
             if r.trials != i as u64 + 1 {
                 return Err(StatsError::BadLattice {
@@ -213,7 +209,8 @@ impl Boundaries {
                 });
             }
         }
-        Ok(Boundaries { rows })
+        let single = single_shape(&rows);
+        Ok(Boundaries { rows, single })
     }
 
     /// Build from a function of t giving (pass_max_failures, fail_min_failures).
@@ -254,8 +251,10 @@ impl Boundaries {
 
     /// Wald's truncated SPRT as a lattice (the very rule of [`super::sprt::Sprt::decide`]).
     pub fn wald(sprt: &super::sprt::Sprt) -> Self {
+        let rows = sprt.lattice();
         Boundaries {
-            rows: sprt.lattice(),
+            single: single_shape(&rows),
+            rows,
         }
     }
 
@@ -385,6 +384,14 @@ impl Boundaries {
                 asn: f64::NAN,
             };
         }
+        match self.single {
+            Some((n, c)) => single_oc(n, c, p),
+            None => self.oc_by_walk(p),
+        }
+    }
+
+    /// [`Boundaries::oc`] by the DP, for any lattice (p in [0, 1]).
+    fn oc_by_walk(&self, p: f64) -> Oc {
         let (mut pass, mut fail, mut inc) = (Sum::default(), Sum::default(), Sum::default());
         let asn = self.walk(p, |_, _, state, m| match state {
             State::Pass => pass.add(m),
@@ -519,6 +526,68 @@ impl Boundaries {
     }
 }
 
+/// (n, c) if `rows` are exactly [`Boundaries::single`]'s for some c < n = rows.len().
+fn single_shape(rows: &[LatticeRow]) -> Option<(u64, u64)> {
+    let n = rows.len() as u64;
+    let c = rows.last()?.fail_min_failures?.checked_sub(1)?;
+    if c >= n {
+        return None;
+    }
+    let need = n - c;
+    rows.iter()
+        .all(|r| {
+            r.pass_max_failures == r.trials.checked_sub(need)
+                && r.fail_min_failures == (r.trials > c).then_some(c + 1)
+        })
+        .then_some((n, c))
+}
+
+/// The exact OC of the curtailed single plan (n, c) in closed form: what [`Boundaries::oc`]
+/// returns for [`Boundaries::single`]`(n, c)`, for callers that have only (n, c).
+///
+/// With per-trial success rate p the failures of n trials are Binomial(n, 1 - p), so
+/// P(PASS) = P(F <= c) and P(FAIL) = P(F > c), each summed directly so that a small risk
+/// keeps its relative precision. Curtailment stops at the (c+1)-th failure (FAIL) or the
+/// (n-c)-th success (PASS): the OC is unchanged, and both stopping times are
+/// negative-binomial, whose sums telescope into binomial tails on n + 1 trials:
+///
+/// ```text
+/// ASN(p) = (c+1)/q · P(Bin(n+1, q) >= c+2) + (n-c)/p · P(Bin(n+1, q) <= c),   q = 1 - p
+/// ```
+///
+/// A plan with c >= n passes before any trial (P(PASS) 1, ASN 0). NaN fields for p outside
+/// [0, 1].
+pub fn single_oc(n: u64, c: u64, p: f64) -> Oc {
+    if !(0.0..=1.0).contains(&p) {
+        return Oc {
+            p_pass: f64::NAN,
+            p_fail: f64::NAN,
+            p_inconclusive: f64::NAN,
+            asn: f64::NAN,
+        };
+    }
+    let q = 1.0 - p;
+    let asn = if c >= n {
+        0.0
+    } else if q == 0.0 {
+        // The closed form divides by p and q; at the ends the stopping time is certain.
+        (n - c) as f64
+    } else if p == 0.0 {
+        (c + 1) as f64
+    } else {
+        let by_failures = (c + 1) as f64 / q * binomial::sf(n + 1, c + 1, q);
+        let by_successes = (n - c) as f64 / p * binomial::cdf(n + 1, c, q);
+        by_failures + by_successes
+    };
+    Oc {
+        p_pass: binomial::cdf(n, c, q),
+        p_fail: binomial::sf(n, c, q),
+        // A single plan always decides: exactly 0, not 1 - pass - fail's rounding.
+        p_inconclusive: 0.0,
+        asn,
+    }
+}
+
 /// Neumaier's compensated sum: the error stays at one rounding however many terms are added.
 #[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct Sum {
@@ -547,7 +616,6 @@ impl Sum {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::oc;
     use crate::stats::sprt::Sprt;
 
     /// Every path of outcomes, by enumeration: the exact reference for small rules.
@@ -614,28 +682,56 @@ mod tests {
     }
 
     #[test]
-    fn wald_lattice_gives_the_sprt_oc() {
-        let sprt = Sprt::new(0.9, 0.7, 0.05, 0.10, 66).unwrap();
-        let b = Boundaries::wald(&sprt);
-        for p in [0.6, 0.7, 0.8, 0.9, 0.97] {
-            let (x, y) = (b.oc(p), sprt.oc(p));
-            assert!(close(x.p_pass, y.p_pass) && close(x.p_fail, y.p_fail));
-            assert!(close(x.asn, y.asn));
-        }
-    }
-
-    #[test]
-    fn single_lattice_is_the_curtailed_single_plan() {
-        for (n, c) in [(1u64, 0u64), (5, 2), (33, 6), (40, 0)] {
+    fn the_single_plans_closed_form_is_its_walk() {
+        for (n, c) in [
+            (1u64, 0u64),
+            (3, 2),
+            (5, 2),
+            (10, 3),
+            (33, 6),
+            (50, 9),
+            (40, 0),
+        ] {
             let b = Boundaries::single(n, c).unwrap();
-            for p in [0.0, 0.3, 0.7, 0.9, 1.0] {
-                let got = b.oc(p);
-                assert!(close(got.p_pass, oc::single_p_pass(n, c, p)));
-                assert!(close(got.asn, oc::curtailed_asn(n, c, p)), "{n} {c} {p}");
-                assert_eq!(got.p_inconclusive, 0.0);
+            assert_eq!(b.single, Some((n, c)));
+            for p in [0.0, 0.05, 0.3, 0.5, 0.7, 0.9, 0.999, 1.0] {
+                let (fast, walk) = (b.oc(p), b.oc_by_walk(p));
+                assert!(close(fast.p_pass, walk.p_pass), "{n} {c} {p}");
+                assert!(close(fast.p_fail, walk.p_fail), "{n} {c} {p}");
+                assert!(
+                    close(fast.asn, walk.asn),
+                    "ASN({n},{c},{p}) {fast:?} vs {walk:?}"
+                );
+                assert_eq!(fast.p_inconclusive, 0.0);
+                assert!(fast.asn <= n as f64 + 1e-12);
+                assert!((fast.p_pass + fast.p_fail - 1.0).abs() < 1e-14);
             }
         }
         assert!(Boundaries::single(3, 3).is_err());
+        let mut rows = Boundaries::single(10, 2).unwrap().rows().to_vec();
+        rows[0].fail_min_failures = Some(1);
+        assert_eq!(Boundaries::new(rows).unwrap().single, None);
+        let c_at_least_n = single_oc(3, 3, 0.5);
+        assert_eq!((c_at_least_n.p_pass, c_at_least_n.asn), (1.0, 0.0));
+        assert!(single_oc(3, 1, 2.0).asn.is_nan() && single_oc(3, 1, f64::NAN).p_pass.is_nan());
+    }
+
+    #[test]
+    fn published_single_plans_at_ninety_vs_seventy() {
+        // "Two CI retries turn a 60% agent into a green build": n, pass if at least s succeed,
+        // healthy 90% passes, regressed 70% passes (percent, one decimal).
+        let table = [
+            (5u64, 3u64, 99.1, 83.7),
+            (10, 7, 98.7, 65.0),
+            (20, 16, 95.7, 23.8),
+            (50, 41, 97.5, 4.0),
+        ];
+        for (n, s, healthy, regressed) in table {
+            let b = Boundaries::single(n, n - s).unwrap();
+            let h = (b.oc(0.9).p_pass * 1000.0).round() / 10.0;
+            let r = (b.oc(0.7).p_pass * 1000.0).round() / 10.0;
+            assert_eq!((h, r), (healthy, regressed), "plan ({n}, >= {s})");
+        }
     }
 
     #[test]

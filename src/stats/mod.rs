@@ -1,14 +1,14 @@
 //! Exact statistics for acceptance sampling: pure functions, no I/O.
 //!
 //! - [`binomial`]: binomial probabilities, exact and stable in log space.
-//! - [`oc`]: the single plan's operating characteristic and curtailed ASN.
 //! - [`design`]: the smallest single plan (n, c) meeting both risks.
 //! - [`calibrated`]: the default sequential rule, an optimal truncated test whose exact
 //!   risks meet the request, and Wald's lower bound on any test's expected trials.
-//! - [`sprt`]: Wald's sequential probability ratio test, with exact OC/ASN by dynamic
-//!   programming over the (trials, failures) lattice.
-//! - [`lattice`]: any sequential rule as PASS / FAIL boundaries on the (trials, failures)
-//!   lattice, with its exact OC, ASN and terminal-state distribution.
+//! - [`sprt`]: Wald's sequential probability ratio test: its LLR, and the lattice it
+//!   decides by.
+//! - [`lattice`]: every rule (single, Wald, calibrated) as PASS / FAIL boundaries on the
+//!   (trials, failures) lattice, and the one OC engine: exact OC, ASN and terminal-state
+//!   distribution (the single plan's in closed form).
 //! - [`estimate`]: unbiased pass@k and pass^k, Wilson and Clopper–Pearson intervals (for a
 //!   fixed number of trials).
 //! - [`post_stop`]: estimates after a stop — exact intervals and median-unbiased estimates
@@ -22,7 +22,6 @@ pub mod calibrated;
 pub mod design;
 pub mod estimate;
 pub mod lattice;
-pub mod oc;
 pub mod post_stop;
 pub mod sprt;
 
@@ -46,6 +45,16 @@ pub enum StatsError {
         healthy: f64,
         /// p1.
         regressed: f64,
+    },
+    /// A single plan whose acceptance number lets every run pass.
+    #[error(
+        "acceptance number `c` ({c}) must be less than `n` ({n}); with c >= n every run passes"
+    )]
+    AcceptsAll {
+        /// Trials.
+        n: u64,
+        /// Acceptance number.
+        c: u64,
     },
     /// A sequential test truncated before it could ever reach one of its verdicts.
     #[error(
@@ -104,6 +113,42 @@ pub(crate) fn check_open(
     }
 }
 
+/// The largest truncation (`n` of a single plan, `max_trials` of a sequential one, rows of a
+/// lattice) anything in `gate` accepts. Beyond it the exact DP would take minutes, and no CI
+/// gate spends a million trials on one task.
+pub const MAX_TRIALS_LIMIT: u64 = 1_000_000;
+
+/// [`MAX_TRIALS_LIMIT`] as the range an error message states.
+pub const MAX_TRIALS_RANGE: &str = "between 1 and 1000000";
+
+/// Check a truncation (`n`, `max_trials`) is in 1..=[`MAX_TRIALS_LIMIT`]; `name` is the
+/// parameter as the user spells it.
+pub fn check_trials(name: &'static str, value: u64) -> Result<(), StatsError> {
+    if (1..=MAX_TRIALS_LIMIT).contains(&value) {
+        Ok(())
+    } else {
+        Err(StatsError::OutOfRange {
+            name,
+            range: MAX_TRIALS_RANGE,
+            value: value as f64,
+        })
+    }
+}
+
+/// Check the four parameters of a test of `healthy` against `regressed`: rates strictly in
+/// (0, 1) with healthy > regressed, risks in [[`MIN_RISK`], 0.5). Every design and every
+/// sequential rule validates its rates here.
+pub fn check_rates(healthy: f64, regressed: f64, alpha: f64, beta: f64) -> Result<(), StatsError> {
+    check_open("healthy", healthy, 0.0, 1.0, "strictly between 0 and 1")?;
+    check_open("regressed", regressed, 0.0, 1.0, "strictly between 0 and 1")?;
+    check_risk("alpha", alpha)?;
+    check_risk("beta", beta)?;
+    if healthy <= regressed {
+        return Err(StatsError::NotSeparated { healthy, regressed });
+    }
+    Ok(())
+}
+
 /// The smallest alpha or beta the design accepts. A risk of one in a million already asks
 /// for hundreds of trials at any useful separation; below it the exact sums lose meaning
 /// (1e-320 is a subnormal double) long before a gate could spend the trials.
@@ -119,5 +164,24 @@ pub(crate) fn check_risk(name: &'static str, value: f64) -> Result<(), StatsErro
             range: "at least 0.000001 (one in a million) and below 0.5",
             value,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_trials_range_in_words_is_the_limit() {
+        assert_eq!(
+            MAX_TRIALS_RANGE,
+            format!("between 1 and {MAX_TRIALS_LIMIT}")
+        );
+        assert!(check_trials("n", MAX_TRIALS_LIMIT).is_ok());
+        assert_eq!(
+            check_trials("n", 0).unwrap_err().to_string(),
+            "`n` must be between 1 and 1000000, got 0"
+        );
+        assert!(check_trials("n", MAX_TRIALS_LIMIT + 1).is_err());
     }
 }

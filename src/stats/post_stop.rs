@@ -253,7 +253,7 @@ impl SampleSpace {
 mod tests {
     use super::*;
     use crate::stats::estimate::wilson;
-    use crate::stats::oc::single_p_pass;
+    use crate::stats::lattice::single_oc;
     use crate::stats::sprt::Sprt;
 
     /// Wald's SPRT of 0.9 vs 0.7 at alpha 0.05, beta 0.10, truncated at 66 (the default:
@@ -320,7 +320,7 @@ mod tests {
         let sprt = Sprt::new(0.9, 0.7, 0.05, 0.10, 66).unwrap();
         let space = SampleSpace::new(&Boundaries::wald(&sprt));
         for p in [0.6, 0.7, 0.8, 0.9] {
-            let oc = sprt.oc(p);
+            let oc = Boundaries::wald(&sprt).oc(p);
             let by = |state| -> f64 {
                 space
                     .states()
@@ -352,7 +352,7 @@ mod tests {
             .filter(|s| s.state == State::Pass)
             .map(|s| s.prob(0.9))
             .sum();
-        assert!((p_pass - single_p_pass(20, 3, 0.9)).abs() < 1e-13);
+        assert!((p_pass - single_oc(20, 3, 0.9).p_pass).abs() < 1e-13);
     }
 
     /// The stage-wise ordering's tails are monotone in p (the property the module doc

@@ -4,8 +4,13 @@
 //! `s ln(p1/p0) + f ln((1-p1)/(1-p0))`. The test FAILs once it reaches
 //! `ln((1-beta)/alpha)`, PASSes once it falls to `ln(beta/(1-alpha))`, and is INCONCLUSIVE
 //! when `max_trials` graded trials are spent without reaching either (Wald 1945).
+//!
+//! [`Sprt`] validates the test, explains it (the LLR and its bounds, which the ledger's
+//! decision sentences quote) and builds its lattice ([`Sprt::lattice`],
+//! [`Boundaries::wald`](super::lattice::Boundaries::wald)). It decides nothing and computes no
+//! OC itself: the lattice does both, as for every other rule.
 
-use super::{StatsError, check_open, check_risk};
+use super::StatsError;
 
 /// Where a sequential test stands after some trials.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,13 +54,7 @@ impl Sprt {
         beta: f64,
         max_trials: u64,
     ) -> Result<Self, StatsError> {
-        check_open("healthy", healthy, 0.0, 1.0, "strictly between 0 and 1")?;
-        check_open("regressed", regressed, 0.0, 1.0, "strictly between 0 and 1")?;
-        check_risk("alpha", alpha)?;
-        check_risk("beta", beta)?;
-        if healthy <= regressed {
-            return Err(StatsError::NotSeparated { healthy, regressed });
-        }
+        super::check_rates(healthy, regressed, alpha, beta)?;
         if max_trials < 1 {
             return Err(StatsError::OutOfRange {
                 name: "max_trials",
@@ -91,9 +90,8 @@ impl Sprt {
 
     /// The bound the LLR has reached after `successes` and `failures`, ignoring truncation.
     ///
-    /// This one rule ([`classify`]) is shared by [`Sprt::decide`] (the runtime rule),
-    /// [`Sprt::oc`] and [`Sprt::lattice`], so the exact OC describes precisely what `gate run`
-    /// does.
+    /// This one rule ([`classify`]) is what [`Sprt::lattice`] tabulates, and the lattice is
+    /// what `gate run` decides by and every OC is computed from.
     fn bound_reached(&self, successes: u64, failures: u64) -> Option<SprtState> {
         classify(
             self.llr(successes, failures),
@@ -148,97 +146,13 @@ impl Sprt {
         }
     }
 
-    /// The state after `successes` and `failures` graded trials.
+    /// The state after `successes` and `failures` graded trials, by the LLR itself (the
+    /// lattice's rows are this, tabulated; the tests compare the two).
     pub fn decide(&self, successes: u64, failures: u64) -> SprtState {
         match self.bound_reached(successes, failures) {
             Some(state) => state,
             None if successes + failures >= self.max_trials => SprtState::Truncated,
             None => SprtState::Continue,
-        }
-    }
-
-    /// Exact P(PASS), P(FAIL), P(INCONCLUSIVE) and ASN when the true success rate is `p`.
-    ///
-    /// Dynamic programming over the (trials, failures) lattice: after each trial the mass of
-    /// every still-undecided state moves one step (success with p, failure with 1 - p), and
-    /// the states that reach a bound are absorbed into PASS or FAIL. For a fixed number of
-    /// trials the LLR rises with the failures — also in floating point, since rounding is
-    /// monotone — so the absorbed states are the ends of the undecided window and the DP
-    /// classifies only those, with the very rule of [`Sprt::decide`]. The cost is
-    /// O(max_trials × window width).
-    ///
-    /// Sums are compensated (Neumaier), and the success and failure probabilities are taken
-    /// as an exactly complementary pair, so no mass is created or lost over a hundred
-    /// thousand steps. The loop stops early once the undecided mass is below the smallest
-    /// normal double (about 2.2e-308): what is left cannot change any reported value, and
-    /// stepping it through subnormal arithmetic would only cost time. All fields are NaN if
-    /// `p` is outside [0, 1].
-    pub fn oc(&self, p: f64) -> SprtOc {
-        if !(0.0..=1.0).contains(&p) {
-            return SprtOc {
-                p_pass: f64::NAN,
-                p_fail: f64::NAN,
-                p_inconclusive: f64::NAN,
-                asn: f64::NAN,
-            };
-        }
-        // 1 - p is exact for p >= 1/2 (Sterbenz); below that, take p back from q instead, so
-        // p + q == 1 exactly (p moves by at most one unit in the last place).
-        let q = 1.0 - p;
-        let p = if p < 0.5 { 1.0 - q } else { p };
-        let (accept, reject) = (self.accept_llr(), self.reject_llr());
-        let state = |t: u64, f: u64| classify(self.llr(t - f, f), accept, reject);
-        // cur[w..] holds P(undecided after t trials with lo + i - w failures).
-        let mut lo = 0u64;
-        let mut cur = vec![1.0f64];
-        let mut w = 0usize;
-        let mut next: Vec<f64> = Vec::new();
-        let (mut p_pass, mut p_fail, mut asn) = (Sum::default(), Sum::default(), Sum::default());
-        let mut undecided = 1.0;
-        for t in 0..self.max_trials {
-            if undecided < f64::MIN_POSITIVE {
-                break;
-            }
-            // Every undecided path spends trial t + 1.
-            asn.add(undecided);
-            let live = &cur[w..];
-            let len = live.len();
-            next.clear();
-            next.resize(len + 1, 0.0);
-            next[0] = live[0] * p;
-            for ((out, &stay), &moved) in next[1..len].iter_mut().zip(&live[1..]).zip(live) {
-                *out = stay * p + moved * q;
-            }
-            next[len] = live[len - 1] * q;
-            let t1 = t + 1;
-            // Absorb from the few-failures end (PASS) and the many-failures end (FAIL).
-            let (mut a, mut b) = (0usize, next.len());
-            while a < b && state(t1, lo + a as u64) == Some(SprtState::Pass) {
-                p_pass.add(next[a]);
-                a += 1;
-            }
-            while b > a {
-                match state(t1, lo + (b - 1) as u64) {
-                    Some(SprtState::Fail) => p_fail.add(next[b - 1]),
-                    Some(_) => p_pass.add(next[b - 1]),
-                    None => break,
-                }
-                b -= 1;
-            }
-            next.truncate(b);
-            std::mem::swap(&mut cur, &mut next);
-            w = a;
-            lo += a as u64;
-            undecided = lane_sum(&cur[w..]);
-            if undecided == 0.0 {
-                break;
-            }
-        }
-        SprtOc {
-            p_pass: p_pass.value().min(1.0),
-            p_fail: p_fail.value().min(1.0),
-            p_inconclusive: undecided.clamp(0.0, 1.0),
-            asn: asn.value(),
         }
     }
 
@@ -290,9 +204,10 @@ impl Sprt {
     /// The ASN peaks where the LLR has no drift, which lies between the two rates. It is
     /// located on a grid of 21 rates and refined by golden-section search inside the best
     /// grid cell (the ASN is smooth and single-peaked there); each evaluation is the exact
-    /// DP of [`Sprt::oc`].
+    /// OC of the test's lattice.
     pub fn worst_asn(&self) -> WorstAsn {
-        worst_asn(self.regressed, self.healthy, |p| self.oc(p).asn)
+        let lattice = super::lattice::Boundaries::wald(self);
+        worst_asn(self.regressed, self.healthy, |p| lattice.oc(p).asn)
     }
 }
 
@@ -370,55 +285,12 @@ fn classify(llr: f64, accept: f64, reject: f64) -> Option<SprtState> {
     }
 }
 
-/// A plain sum in four interleaved lanes (the compiler can vectorise it; the order of a
-/// few hundred positive terms changes the result by a few units in the last place at most).
-fn lane_sum(xs: &[f64]) -> f64 {
-    let mut lanes = [0.0f64; 4];
-    let chunks = xs.chunks_exact(4);
-    let rest = chunks.remainder();
-    for c in chunks {
-        for (lane, &x) in lanes.iter_mut().zip(c) {
-            *lane += x;
-        }
-    }
-    let tail: f64 = rest.iter().fold(0.0, |s, &x| s + x);
-    (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]) + tail
-}
-
-/// Neumaier's compensated sum: the error stays at one rounding however many terms are added.
-#[derive(Debug, Default, Clone, Copy)]
-struct Sum {
-    sum: f64,
-    carry: f64,
-}
-
-impl Sum {
-    fn add(&mut self, x: f64) {
-        let t = self.sum + x;
-        if self.sum.abs() >= x.abs() {
-            self.carry += (self.sum - t) + x;
-        } else {
-            self.carry += (x - t) + self.sum;
-        }
-        self.sum = t;
-    }
-
-    fn value(self) -> f64 {
-        self.sum + self.carry
-    }
-}
-
 /// LLR distance within which a bound counts as reached; see [`Sprt::decide`]. The LLR and
 /// its bounds are of order 1–10, so 1e-9 is far above rounding and far below any step.
 pub const TIE_TOLERANCE: f64 = 1e-9;
 
-/// The largest `max_trials` the `gate` commands accept. Beyond it the exact DP would take
-/// minutes, and no CI gate spends a million trials on one task.
-pub const MAX_TRIALS_LIMIT: u64 = 1_000_000;
-
-/// Exact operating characteristic of a truncated SPRT at one success rate (the lattice's
-/// [`Oc`](super::lattice::Oc)).
-pub use super::lattice::Oc as SprtOc;
+/// The one truncation limit, re-exported where callers have always found it.
+pub use super::MAX_TRIALS_LIMIT;
 
 /// One row of [`Sprt::lattice`] (the lattice type shared by every rule).
 pub use super::lattice::LatticeRow;
@@ -452,7 +324,7 @@ mod tests {
     #[test]
     fn a_sequential_test_that_can_never_decide_is_refused() {
         let s = Sprt::new(0.9, 0.7, 0.05, 0.1, 2).unwrap();
-        assert_eq!(s.oc(0.9).p_inconclusive, 1.0);
+        assert_eq!(oc(&s, 0.9).p_inconclusive, 1.0);
         assert_eq!(
             s.check_reachable(),
             Err(StatsError::Unreachable {
@@ -498,6 +370,12 @@ mod tests {
     }
 
     use super::*;
+    use crate::stats::lattice::{Boundaries, Oc};
+
+    /// The test's exact OC: its lattice's.
+    fn oc(sprt: &Sprt, p: f64) -> Oc {
+        Boundaries::wald(sprt).oc(p)
+    }
 
     fn sprt_90_70() -> Sprt {
         Sprt::new(0.9, 0.7, 0.05, 0.10, 66).expect("valid")
@@ -539,7 +417,7 @@ mod tests {
         let sprt = sprt_90_70();
         let runs = 100_000u32;
         for (seed, p) in [(1u64, 0.9), (2, 0.8), (3, 0.7), (4, 0.75)] {
-            let exact = sprt.oc(p);
+            let exact = oc(&sprt, p);
             let mut rng = SplitMix64(seed);
             let (mut pass, mut fail, mut inc) = (0u32, 0u32, 0u32);
             let (mut sum_t, mut sum_t2) = (0.0f64, 0.0f64);
@@ -577,9 +455,9 @@ mod tests {
     }
 
     /// Every path of t outcomes, by enumeration: exact reference for small max_trials.
-    fn oc_brute(sprt: &Sprt, p: f64) -> SprtOc {
+    fn oc_brute(sprt: &Sprt, p: f64) -> Oc {
         let m = sprt.max_trials;
-        let mut out = SprtOc {
+        let mut out = Oc {
             p_pass: 0.0,
             p_fail: 0.0,
             p_inconclusive: 0.0,
@@ -623,7 +501,7 @@ mod tests {
         ] {
             let sprt = Sprt::new(h, r, a, b, m).expect("valid");
             for p in [0.0, 0.3, 0.55, 0.7, 0.9, 1.0] {
-                let dp = sprt.oc(p);
+                let dp = oc(&sprt, p);
                 let bf = oc_brute(&sprt, p);
                 for (x, y) in [
                     (dp.p_pass, bf.p_pass),
@@ -670,7 +548,7 @@ mod tests {
         assert_eq!(sprt.decide(1, 0), SprtState::Pass);
         // One success and two failures: LLR = ln 4 again.
         assert_eq!(sprt.decide(1, 2), SprtState::Fail);
-        let oc = sprt.oc(0.5);
+        let oc = oc(&sprt, 0.5);
         assert!((oc.p_fail - 0.5).abs() < 1e-15 && (oc.asn - 1.0).abs() < 1e-15);
     }
 
@@ -687,14 +565,17 @@ mod tests {
         assert!(w.p > 0.7 && w.p < 0.9, "{w:?}");
         for i in 0..=200 {
             let p = 0.7 + 0.2 * f64::from(i) / 200.0;
-            assert!(sprt.oc(p).asn <= w.asn + 1e-9, "ASN at {p} above the worst");
+            assert!(
+                oc(&sprt, p).asn <= w.asn + 1e-9,
+                "ASN at {p} above the worst"
+            );
         }
-        assert!(w.asn > sprt.oc(0.9).asn && w.asn > sprt.oc(0.7).asn);
+        assert!(w.asn > oc(&sprt, 0.9).asn && w.asn > oc(&sprt, 0.7).asn);
     }
 
     #[test]
     fn bad_rate_gives_nan_not_panic() {
-        let oc = sprt_90_70().oc(1.5);
+        let oc = oc(&sprt_90_70(), 1.5);
         assert!(oc.p_pass.is_nan() && oc.asn.is_nan());
     }
 
@@ -720,8 +601,8 @@ mod tests {
             let mut prev = (0.0f64, 1.0f64, 0.0f64);
             for i in 0..=40 {
                 let p = f64::from(i) / 40.0;
-                let oc = sprt.oc(p);
-                let single = crate::stats::oc::single_p_pass(n, c, p);
+                let oc = oc(&sprt, p);
+                let single = crate::stats::lattice::single_oc(n, c, p).p_pass;
                 proptest::prop_assert!(oc.p_pass >= prev.0 - 1e-12, "sequential PASS at {p}");
                 proptest::prop_assert!(oc.p_fail <= prev.1 + 1e-12, "sequential FAIL at {p}");
                 proptest::prop_assert!(single >= prev.2 - 1e-12, "single PASS at {p}");

@@ -7,6 +7,7 @@ mod engine;
 mod explain;
 mod hostile;
 mod ingest;
+mod old_ledgers;
 mod onramp;
 mod plan;
 mod report;

@@ -740,12 +740,12 @@ fn a_forged_header_with_impossible_sampling_is_refused() {
         (
             "c_above_n",
             |t| t.sampling = Sampling::Single { n: 1, c: 3 },
-            "acceptance number `c` (3) not less than `n` (1)",
+            "single plan: acceptance number `c` (3) must be less than `n` (1)",
         ),
         (
             "n_zero",
             |t| t.sampling = Sampling::Single { n: 0, c: 0 },
-            "`n` must be at least 1",
+            "single plan: `n` must be between 1 and 1000000, got 0",
         ),
         (
             "healthy_above_one",
