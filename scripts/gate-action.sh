@@ -372,6 +372,8 @@ PRIVATE=""
 make_private() {
   PRIVATE="$(mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/gate-action.XXXXXXXX")"
   chmod 700 "$PRIVATE"
+  # shellcheck disable=SC2064 # the folder's name is fixed now
+  trap "rm -rf '$PRIVATE'" EXIT
   # The gate on PATH, copied before any task runs: a task that replaces the binary on PATH
   # (its folder is often writable) changes no later invocation of this step.
   local found
@@ -627,7 +629,6 @@ cmd_run() {
     annotate_error "the step's outputs do not read back as written (GITHUB_OUTPUT was written to during the step); no verdict is published"
     exit 4
   fi
-  rm -rf "$PRIVATE"
   printf 'gate-action: verdict %s (exit %s)\n' "$worst_verdict" "$worst_code"
   exit "$worst_code"
 }
