@@ -783,11 +783,8 @@ fn a_task_that_replaces_the_gate_binary_changes_no_later_plan() {
     step.assert_code(1);
     assert_eq!(step.output("verdict"), "FAIL");
     assert_eq!(report_verdict(&ws, "gate-out/b/report.json"), "FAIL");
-    let fake = fs::read_to_string(ws.path("bin/gate")).unwrap_or_default();
-    assert!(
-        fake.contains("exit 0"),
-        "the task did replace the binary on PATH"
-    );
+    // Whether or not the task managed to replace it (a sandbox may stop it), the step ran
+    // its own copy of gate for the second plan.
 }
 
 /// Break 4 (issue 18): a task appended `verdict=PASS`, `exit-code=0` and an open heredoc
@@ -824,5 +821,11 @@ fn a_summary_forged_by_a_task_is_not_published() {
     assert_eq!(step.output("verdict"), "FAIL");
     assert!(!step.summary.contains("FORGED"), "{}", step.summary);
     assert!(!step.summary.contains("<!--"), "{}", step.summary);
-    assert!(step.summary.contains("not shown"), "{}", step.summary);
+    // Without a box the task reaches gate's summary file too, which is then not shown;
+    // with one (no GITHUB_STEP_SUMMARY in the task's environment) gate's summary is.
+    assert!(
+        step.summary.contains("not shown") || step.summary.contains("| forges | ❌ FAIL |"),
+        "{}",
+        step.summary
+    );
 }

@@ -11,14 +11,25 @@ use predicates::prelude::*;
 use crate::common::*;
 use gate::ledger::Ledger;
 
-/// A plan of one trial whose task runs `swap` (in the plan's folder) and passes.
-fn swapping(swap: &str) -> Fixture {
-    let f = Fixture::new(&format!(
-        "version: 1\nsampling: {{single: {{n: 1, c: 0}}}}\ntasks:\n  - id: t\n    timeout: 60s\n    run: '{swap}'\n"
-    ));
+/// A plan of one trial that waits, while it runs, until `swap` (a shell command run in the
+/// plan's folder) has replaced a report path, then passes. The test runs the swap, standing
+/// for the task: a sandboxed task may not be able to, and gate's write-time checks must hold
+/// either way.
+struct Swap {
+    f: Fixture,
+    swap: String,
+}
+
+fn swapping(swap: &str) -> Swap {
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 1, c: 0}}\ntasks:\n  - id: t\n    timeout: 60s\n    run: 'touch started; while [ ! -e swapped ]; do sleep 0.02; done'\n",
+    );
     std::fs::create_dir_all(f.path("reports")).unwrap();
     std::fs::write(f.path("step.md"), "").unwrap();
-    f
+    Swap {
+        f,
+        swap: swap.to_string(),
+    }
 }
 
 fn mkfifo(path: &std::path::Path) {
@@ -27,26 +38,60 @@ fn mkfifo(path: &std::path::Path) {
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
 }
 
-/// Run gate with every report asked for and `$GITHUB_STEP_SUMMARY` at `step.md`; the
-/// attack must be refused at write time (exit 4, one line saying why), quickly.
-fn refused_at_write_time(f: &Fixture, why: &str) {
+/// Run gate with every report asked for and `$GITHUB_STEP_SUMMARY` at `step.md`, swap a path
+/// while the trial runs; the attack must be refused at write time (exit 4, one line saying
+/// why, no verdict printed), quickly, with nothing written through the swapped path.
+fn refused_at_write_time(s: &Swap, why: &str) {
+    let f = &s.f;
     let plan_before = read(&f.plan());
     let started = Instant::now();
-    gate()
+    let out = std::fs::File::create(f.path("gate.out")).unwrap();
+    let err = std::fs::File::create(f.path("gate.err")).unwrap();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("gate"))
         .current_dir(f.dir.path())
         .args(["run", "plan.yaml", "--ledger", "out/ledger.jsonl"])
         .args(["--json", "reports/r.json", "--junit", "reports/r.xml"])
         .args(["--summary", "reports/s.md"])
         .env_remove("GITHUB_ACTIONS")
         .env("GITHUB_STEP_SUMMARY", f.path("step.md"))
-        .timeout(Duration::from_secs(60))
-        .assert()
-        .code(4)
-        .stdout(predicate::str::contains("gate  PASS").not())
-        .stderr(predicate::str::contains(why))
-        .stderr(predicate::str::contains(
-            "since the run started, so no report is written there and no verdict is published",
-        ));
+        .stdout(out)
+        .stderr(err)
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !f.path("started").exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(f.path("started").exists(), "the trial started");
+    let swapped = std::process::Command::new("sh")
+        .args(["-c", &s.swap])
+        .current_dir(f.dir.path())
+        .status()
+        .unwrap();
+    assert!(swapped.success(), "the swap `{}` ran", s.swap);
+    std::fs::write(f.path("swapped"), "").unwrap();
+    let code = loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            break st.code();
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("gate blocked");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let stdout = read(&f.path("gate.out"));
+    let stderr = read(&f.path("gate.err"));
+    assert_eq!(code, Some(4), "{stdout}\n{stderr}");
+    assert!(!stdout.contains("gate  PASS"), "{stdout}");
+    assert!(stderr.contains(why), "{stderr}");
+    assert!(
+        stderr.contains(
+            "since the run started, so no report is written there and no verdict is published"
+        ),
+        "{stderr}"
+    );
     assert!(started.elapsed() < Duration::from_secs(30), "gate blocked");
     assert_eq!(read(&f.plan()), plan_before, "the plan is untouched");
     gate()
@@ -66,52 +111,53 @@ fn refused_at_write_time(f: &Fixture, why: &str) {
 /// Break 2: `--json` replaced by a symlink to the plan made gate overwrite the plan.
 #[test]
 fn json_report_swapped_for_a_symlink_to_the_plan_is_refused_at_write_time() {
-    let f = swapping("ln -s ../plan.yaml reports/r.json");
-    refused_at_write_time(&f, "`--json reports/r.json`: it became a symbolic link");
+    let s = swapping("ln -s ../plan.yaml reports/r.json");
+    refused_at_write_time(&s, "`--json reports/r.json`: it became a symbolic link");
 }
 
 /// Break 2: `--junit` replaced by a symlink to the ledger.
 #[test]
 fn junit_report_swapped_for_a_symlink_to_the_ledger_is_refused_at_write_time() {
-    let f = swapping("ln -s ../out/ledger.jsonl reports/r.xml");
-    refused_at_write_time(&f, "`--junit reports/r.xml`: it became a symbolic link");
+    let s = swapping("ln -s ../out/ledger.jsonl reports/r.xml");
+    refused_at_write_time(&s, "`--junit reports/r.xml`: it became a symbolic link");
 }
 
 /// Break 2: `--json` replaced by a hard link to the ledger (another name of the same file).
 #[test]
 fn json_report_swapped_for_a_hard_link_to_the_ledger_is_refused_at_write_time() {
-    let f = swapping("ln out/ledger.jsonl reports/r.json");
-    refused_at_write_time(&f, "it became another name of --ledger");
+    let s = swapping("ln out/ledger.jsonl reports/r.json");
+    refused_at_write_time(&s, "it became another name of --ledger");
 }
 
 /// Break 2: `--summary` replaced by a FIFO made gate print its verdict and block forever.
 #[test]
 fn summary_report_swapped_for_a_fifo_is_refused_without_blocking() {
-    let f = swapping("mkfifo reports/s.md");
-    refused_at_write_time(&f, "`--summary reports/s.md`: it became a FIFO");
+    let s = swapping("mkfifo reports/s.md");
+    refused_at_write_time(&s, "`--summary reports/s.md`: it became a FIFO");
 }
 
 /// Break 2: `$GITHUB_STEP_SUMMARY` replaced by a symlink to the ledger made gate append
 /// Markdown to the ledger (exit 0, then `gate verify` failed).
 #[test]
 fn step_summary_swapped_for_a_symlink_to_the_ledger_is_refused_at_write_time() {
-    let f = swapping("rm step.md && ln -s out/ledger.jsonl step.md");
-    refused_at_write_time(&f, "step.md`: it became a symbolic link");
+    let s = swapping("rm step.md && ln -s out/ledger.jsonl step.md");
+    refused_at_write_time(&s, "step.md`: it became a symbolic link");
 }
 
 /// Break 2: `$GITHUB_STEP_SUMMARY` replaced by a FIFO (no reader: an append would block).
 #[test]
 fn step_summary_swapped_for_a_fifo_is_refused_without_blocking() {
-    let f = swapping("rm step.md && mkfifo step.md");
-    refused_at_write_time(&f, "step.md`: it became a FIFO");
+    let s = swapping("rm step.md && mkfifo step.md");
+    refused_at_write_time(&s, "step.md`: it became a FIFO");
 }
 
 /// Break 2: the report folder renamed and replaced by a symlink to another folder made gate
 /// write its reports there (`/etc` in the finding).
 #[test]
 fn report_folder_swapped_for_a_symlink_is_refused_at_write_time() {
-    let f = swapping("mv reports moved && mkdir elsewhere && ln -s elsewhere reports");
-    refused_at_write_time(&f, "its folder `reports` was moved or replaced");
+    let s = swapping("mv reports moved && mkdir elsewhere && ln -s elsewhere reports");
+    refused_at_write_time(&s, "its folder `reports` was moved or replaced");
+    let f = &s.f;
     assert_eq!(std::fs::read_dir(f.path("elsewhere")).unwrap().count(), 0);
     assert_eq!(std::fs::read_dir(f.path("moved")).unwrap().count(), 0);
 }
@@ -119,7 +165,9 @@ fn report_folder_swapped_for_a_symlink_is_refused_at_write_time() {
 /// A FIFO at a report's name before the run is refused at once, as before the fix.
 #[test]
 fn a_fifo_at_a_report_name_is_refused_before_any_trial() {
-    let f = swapping("true");
+    let f = swapping("true").f;
+    // Nothing is swapped: the trial need not wait.
+    std::fs::write(f.path("swapped"), "").unwrap();
     mkfifo(&f.path("reports/r.json"));
     f.run(&["--json", "reports/r.json"])
         .code(2)
@@ -131,7 +179,9 @@ fn a_fifo_at_a_report_name_is_refused_before_any_trial() {
 /// report's name at the start is refused before any trial runs.
 #[test]
 fn untampered_reports_are_written_and_a_symlinked_report_name_is_refused_up_front() {
-    let f = swapping("true");
+    let f = swapping("true").f;
+    // Nothing is swapped: the trial need not wait.
+    std::fs::write(f.path("swapped"), "").unwrap();
     f.run(&["--json", "reports/r.json", "--junit", "reports/r.xml"])
         .code(0);
     assert!(read(&f.path("reports/r.json")).contains("\"verdict\""));
@@ -152,7 +202,9 @@ fn untampered_reports_are_written_and_a_symlinked_report_name_is_refused_up_fron
 /// checks were written three times. `run`, `ingest` and `report` share one preflight now.
 #[test]
 fn ingest_json_over_the_ledger_lock_is_refused_like_run() {
-    let f = swapping("true");
+    let f = swapping("true").f;
+    // Nothing is swapped: the trial need not wait.
+    std::fs::write(f.path("swapped"), "").unwrap();
     let junit = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/junit/playwright-no-retries.xml");
     let junit = junit.to_str().unwrap();
