@@ -139,6 +139,26 @@ scenario_ingest() {
   expect_annotations "gate verdict" error 0
 }
 
+# gate-compare.yml: head against base, on a pull_request event whose base is this very
+# commit (act makes base/ from the local clone): the simulated agent of plans/compare-pr.yaml
+# on both sides, identical, whose pairs (fixed by GATE_TRIAL and GATE_SIDE) end in PASS.
+scenario_compare() {
+  local event
+  event="$(mktemp)"
+  printf '{"pull_request": {"number": 1, "base": {"sha": "%s"}, "head": {"sha": "%s"}}}\n' \
+    "$(git rev-parse HEAD)" "$(git rev-parse HEAD)" >"$event"
+  # Ports of its own: act's defaults may be held by another act on the same machine.
+  run_act .github/workflows/gate-compare.yml -e "$event" \
+    --artifact-server-port "$((40000 + RANDOM % 10000))" --cache-server-port "$((50000 + RANDOM % 10000))"
+  rm -f "$event"
+  [ "$act_rc" = 0 ] || fail "act exited $act_rc"
+  expect_jobs "gate head against base" 1 succeeded
+  expect_output "gate head against base" verdict PASS
+  expect_output "gate head against base" exit-code 0
+  expect_summary "gate head against base" "PASS"
+  expect_annotations "gate head against base" error 0
+}
+
 all_scenarios() { declare -F | sed -n 's/^declare -f scenario_//p' | tr _ -; }
 
 if [ "${1:-}" = "--list" ]; then all_scenarios; exit 0; fi

@@ -7,7 +7,8 @@
 # ratio of each to the `--version` baseline. Then, for several designs, how close the default
 # (calibrated) sequential rule and Wald's SPRT come to Wald's lower bound on the expected
 # trials of any test with the same risks (the information limit; 1.00x is the limit), with
-# the exact realised risks and the time one `gate plan --format json` takes. Needs `jq`.
+# the exact realised risks and the time one `gate plan --format json` takes; then the same for
+# `gate plan --compare` designs, in discordant pairs (and pairs at base = head = 90%). Needs `jq`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --locked --quiet
@@ -66,5 +67,38 @@ for d in "${designs[@]}"; do
         (.realised_alpha * 1e5 | round / 1e3 | tostring) + "%",
         (.realised_beta * 1e5 | round / 1e3 | tostring) + "%", $ms]
         | "  \(.[0] | . + " " * (28 - length)) \(.[1] | . + " " * (10 - length)) \(.[2] | " " * (8 - length) + .) \(.[3] | " " * (8 - length) + .) \(.[4] | " " * (9 - length) + .) \(.[5] | " " * (9 - length) + .) \(.[6] | " " * (8 - length) + .)"' <<<"$json"
+  done
+done
+
+echo
+echo "compare (gate plan --compare): expected discordant pairs / Wald's bound, exact"
+echo "  (target: within 10% at the design points; pairs = expected pairs at base = head = 90%"
+echo "   against Wald's bound divided by P(discordant) = 18%)"
+printf '  %-22s %-10s %8s %8s %9s %9s %9s %8s %8s %6s\n' design rule "head=base" regressed alpha beta max_pairs pairs bound ms
+compare_designs=(
+  "--odds-ratio 1.5"
+  "--odds-ratio 2"
+  "--base 0.9 --regressed 0.8"
+  "--odds-ratio 3 --alpha 0.1 --beta 0.2"
+  "--odds-ratio 2 --alpha 0.01 --beta 0.01"
+  "--odds-ratio 5"
+)
+for d in "${compare_designs[@]}"; do
+  for rule in calibrated wald; do
+    start=$(date +%s%N)
+    # shellcheck disable=SC2086 # the design is a list of flags
+    json=$("$bin" plan --compare $d --rule "$rule" --at 0.9,0.9 --format json)
+    end=$(date +%s%N)
+    jq -r --arg d "$d" --arg rule "$rule" --arg ms "$(((end - start) / 1000000))" \
+      '.compare | [($d | sub("--odds-ratio "; "R ") | sub("--base "; "") | sub(" --regressed "; " vs ")
+          | gsub("--alpha "; "a ") | gsub("--beta "; "b ")), $rule,
+        (.discordant_ratio_null * 100 | round / 100 | tostring) + "x",
+        (.discordant_ratio_regressed * 100 | round / 100 | tostring) + "x",
+        (.realised_alpha * 1e5 | round / 1e3 | tostring) + "%",
+        (.realised_beta * 1e5 | round / 1e3 | tostring) + "%",
+        (.max_pairs | tostring),
+        (.at[0].expected_pairs * 10 | round / 10 | tostring),
+        (.discordant_bound_null / .at[0].discordance * 10 | round / 10 | tostring), $ms]
+        | "  \(.[0] | . + " " * (22 - length)) \(.[1] | . + " " * (10 - length)) \(.[2] | " " * (8 - length) + .) \(.[3] | " " * (8 - length) + .) \(.[4] | " " * (9 - length) + .) \(.[5] | " " * (9 - length) + .) \(.[6] | " " * (9 - length) + .) \(.[7] | " " * (8 - length) + .) \(.[8] | " " * (8 - length) + .) \(.[9] | " " * (6 - length) + .)"' <<<"$json"
   done
 done

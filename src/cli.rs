@@ -61,7 +61,8 @@ pub enum ColorChoice {
 pub enum Command {
     /// Design a single and a sequential plan that tell a healthy from a regressed rate.
     #[command(
-        after_help = "Example:\n  gate plan --healthy 0.90 --regressed 0.70 --alpha 0.05 --beta 0.10"
+        after_help = "Examples:\n  gate plan --healthy 0.90 --regressed 0.70 --alpha 0.05 --beta 0.10\n  \
+        gate plan --compare --base 0.90 --regressed 0.80 --at 0.9,0.9 --at 0.9,0.8"
     )]
     Plan(PlanArgs),
     /// Print what a CI retry setting actually measures.
@@ -204,11 +205,34 @@ pub enum InconclusivePolicy {
 #[derive(Debug, Args)]
 pub struct PlanArgs {
     /// Per-trial success rate of a healthy agent (p0), in (0, 1): `0.9` or `90%`.
-    #[arg(long, allow_negative_numbers = true, value_parser = parse_rate)]
-    pub healthy: f64,
-    /// Per-trial success rate of a regressed agent (p1), in (0, 1) and below --healthy.
-    #[arg(long, allow_negative_numbers = true, value_parser = parse_rate)]
-    pub regressed: f64,
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_rate,
+          required_unless_present = "compare", conflicts_with = "compare")]
+    pub healthy: Option<f64>,
+    /// Per-trial success rate of a regressed agent (p1), in (0, 1) and below --healthy (with
+    /// --compare: head's regressed rate, below --base).
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_rate,
+          required_unless_present = "compare")]
+    pub regressed: Option<f64>,
+    /// Design the paired head-against-base rule instead (`compare:`): no healthy rate needed.
+    #[arg(long, conflicts_with_all = ["evaluate", "max_trials", "jobs", "unavailable_rate", "svg", "on_inconclusive"])]
+    pub compare: bool,
+    /// With --compare: the odds ratio to detect (head loses R discordant pairs for each it
+    /// wins), above 1.
+    #[arg(long, value_name = "R", allow_negative_numbers = true, requires = "compare",
+          conflicts_with_all = ["base", "regressed"])]
+    pub odds_ratio: Option<f64>,
+    /// With --compare: base's pass rate, with --regressed the regressed rate of head to catch
+    /// (translated to an odds ratio under independent pairs).
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_rate, requires_all = ["compare", "regressed"])]
+    pub base: Option<f64>,
+    /// With --compare: pairs after which an undecided run is INCONCLUSIVE (default: the
+    /// fewest that keep alpha when one pair in ten is discordant).
+    #[arg(long, value_name = "M", requires = "compare")]
+    pub max_pairs: Option<u64>,
+    /// With --compare: also give the exact P(PASS), P(FAIL), P(INCONCLUSIVE) and expected
+    /// pairs for independent pairs with these pass rates (repeatable): `0.9,0.8`.
+    #[arg(long, value_name = "BASE,HEAD", requires = "compare")]
+    pub at: Vec<String>,
     /// Producer's risk: P(gate fails | healthy) tolerated, in (0, 0.5).
     #[arg(long, allow_negative_numbers = true, default_value = "0.05", value_parser = parse_rate)]
     pub alpha: f64,
@@ -338,7 +362,7 @@ pub enum DesignRule {
 
 /// Arguments of `gate ingest`.
 #[derive(Debug, Args)]
-#[command(group(clap::ArgGroup::new("judge_by").required(true).args(["plan", "single", "healthy"])))]
+#[command(group(clap::ArgGroup::new("judge_by").required(true).args(["plan", "single", "healthy", "odds_ratio"])))]
 pub struct IngestArgs {
     /// JUnit XML files, each one run of the suite, in ordinal order (name them so that a
     /// shell glob sorts them: run-01.xml … run-20.xml).
@@ -370,6 +394,15 @@ pub struct IngestArgs {
     /// With `--rule sequential`: truncation.
     #[arg(long, requires = "healthy")]
     pub max_trials: Option<u64>,
+    /// Compare: the base suite's JUnit files, in run order; the RESULT files are head's.
+    /// Pair k of a test is its k-th run on each side. End the list with `--`:
+    /// `gate ingest --base base/*.xml -- head/*.xml --odds-ratio 3`.
+    #[arg(long, num_args = 1.., value_name = "BASE_RESULT")]
+    pub base: Vec<PathBuf>,
+    /// With `--base`: the odds ratio R > 1 to detect (head loses R discordant pairs for each
+    /// one it wins), instead of a plan's `compare:` rule.
+    #[arg(long, requires = "base")]
+    pub odds_ratio: Option<f64>,
     /// Where to write the attempt ledger (JSON Lines).
     #[arg(long, default_value = "gate-out/ledger.jsonl")]
     pub ledger: PathBuf,

@@ -81,6 +81,10 @@ pub struct TaskSpec {
     pub check: Option<String>,
     /// Per-attempt timeout in seconds.
     pub timeout_s: Option<f64>,
+    /// A `compare:` task: R, `max_pairs`, the base side; `sampling` is then the rule on
+    /// the discordant stream (see [`crate::pairs`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compare: Option<crate::pairs::CompareRecord>,
 }
 
 /// The header row.
@@ -248,6 +252,12 @@ pub struct AttemptRow {
     pub stderr_tail: String,
     /// Path of the full (redacted, bounded) log.
     pub log: Option<String>,
+    /// The side of a `compare:` task's pair this attempt ran on (`trial` is the pair).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub side: Option<crate::pairs::Side>,
+    /// A `compare:` task: 1 if this side was started first in its pair, 2 if second.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pair_position: Option<u8>,
 }
 
 /// Counts at a task's decision. `run` = passed + failed + unavailable.

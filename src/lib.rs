@@ -46,6 +46,7 @@ pub mod input;
 pub mod ledger;
 pub mod model;
 pub mod output;
+pub mod pairs;
 pub mod plan;
 pub mod progress;
 pub mod publish;

@@ -179,11 +179,15 @@ impl TaskProgress {
                     Outcome::Cancelled => "cancelled",
                     Outcome::HarnessError => "HARNESS ERROR",
                 };
-                let attempt = if row.attempt > 1 {
+                let mut attempt = if row.attempt > 1 {
                     format!(" attempt {}", row.attempt)
                 } else {
                     String::new()
                 };
+                // A compare task's pair: which side this was.
+                if let Some(side) = row.side {
+                    attempt = format!(" {}{attempt}", side.as_str());
+                }
                 let why = row
                     .reason
                     .as_deref()

@@ -53,12 +53,18 @@ pub fn execute(args: &IngestArgs, output: &OutputArgs) -> Result<u8, Error> {
     let opts = Options {
         assume_retries_off: args.assume_retries_off,
     };
+    // With `--base`, the base suite's files come first in the header's list.
+    let mut base_runs = Vec::with_capacity(args.base.len());
+    for path in &args.base {
+        base_runs.push(ingest::read_run(path, opts)?);
+    }
     let mut runs = Vec::with_capacity(args.results.len());
     for path in &args.results {
         runs.push(ingest::read_run(path, opts)?);
     }
-    let sources: Vec<SourceFile> = runs
+    let sources: Vec<SourceFile> = base_runs
         .iter()
+        .chain(runs.iter())
         .map(|r| SourceFile {
             path: r.path.display().to_string(),
             sha256: r.sha256.clone(),
@@ -87,6 +93,7 @@ pub fn execute(args: &IngestArgs, output: &OutputArgs) -> Result<u8, Error> {
     }
 
     let (tasks, unselected) = assign(&rules, &histories)?;
+    let paired = compare_pairs(args, &tasks, &histories, base_runs, &say)?;
     if tasks.is_empty() {
         return Err(Error::Usage(
             "no test case is selected by the plan's tasks, and the plan sets no top-level `sampling:` for the rest"
@@ -170,12 +177,67 @@ pub fn execute(args: &IngestArgs, output: &OutputArgs) -> Result<u8, Error> {
     let mut rows = Vec::new();
     let mut verdicts = Vec::with_capacity(tasks.len());
     for (spec, history) in &tasks {
-        verdicts.push(judge(spec, history, &now, &mut rows)?);
+        verdicts.push(match &paired {
+            Some(p) => match p.iter().find(|h| h.test == spec.id) {
+                Some(h) => {
+                    ingest::pairs::judge_pairs(spec, h, &now, &mut rows).map_err(Error::Usage)?
+                }
+                None => continue,
+            },
+            None => judge(spec, history, &now, &mut rows)?,
+        });
     }
     session.append_all(rows)?;
     let verdict = Verdict::combine(verdicts);
     let code = crate::report::exit_code_for(Some(verdict), on_inconclusive);
     finish(output, &outputs, &mut session, verdict, code)
+}
+
+/// With `--base`: every judged test case must have a `compare:` rule, and is paired with
+/// its base runs (those found on one side only are named and left out); without it, no rule
+/// may be `compare:`.
+fn compare_pairs(
+    args: &IngestArgs,
+    tasks: &Assigned<'_>,
+    histories: &[History],
+    base_runs: Vec<ingest::RunFile>,
+    say: &dyn Fn(&str),
+) -> Result<Option<Vec<ingest::pairs::PairedHistory>>, Error> {
+    let compare = tasks.iter().find(|(s, _)| s.compare.is_some());
+    if args.base.is_empty() {
+        return match compare {
+            Some((s, _)) => Err(Error::Usage(format!(
+                "test case `{}` has a `compare:` rule, which judges head against base: give the base suite's files with `--base FILE... --`",
+                s.id
+            ))),
+            None => Ok(None),
+        };
+    }
+    if let Some((s, _)) = tasks.iter().find(|(s, _)| s.compare.is_none()) {
+        return Err(Error::Usage(format!(
+            "`--base`: test case `{}` has a `{}` rule; with `--base` every judged test case needs a `compare:` rule (or give `--odds-ratio R`)",
+            s.id,
+            s.sampling.rule_name()
+        )));
+    }
+    let (paired, alone) = ingest::pairs::pair(histories, ingest::histories(base_runs));
+    if !alone.is_empty() {
+        say(&format!(
+            "not judged (ran on one side only): {}",
+            alone
+                .iter()
+                .take(10)
+                .map(|t| format!("`{t}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if paired.is_empty() {
+        return Err(Error::Usage(
+            "`--base`: no test case ran on both sides; nothing to compare".into(),
+        ));
+    }
+    Ok(Some(paired))
 }
 
 /// The plan file, or the one rule the flags give.
@@ -193,7 +255,20 @@ fn rules(args: &IngestArgs) -> Result<Rules, Error> {
         }
         return Ok(Rules::Plan(Box::new(plan)));
     }
-    let (spec, what) = if let Some(single) = &args.single {
+    let (spec, what) = if let Some(r) = args.odds_ratio {
+        (
+            SamplingSpec::Compare {
+                odds_ratio: Some(r),
+                base: None,
+                regressed: None,
+                alpha: args.alpha.map(Rate),
+                beta: args.beta.map(Rate),
+                max_pairs: None,
+                rule: None,
+            },
+            format!("`--odds-ratio {r}`"),
+        )
+    } else if let Some(single) = &args.single {
         let bad = || {
             anyhow::anyhow!(
                 "`--single {single}`: expected N,C (runs, failures tolerated), e.g. `--single 20,3`"
@@ -255,7 +330,7 @@ fn preflight(args: &IngestArgs) -> Result<crate::publish::Outputs, Error> {
             ledger: false,
         });
     }
-    guarded.extend(args.results.iter().map(|r| Guarded {
+    guarded.extend(args.results.iter().chain(&args.base).map(|r| Guarded {
         what: "a result file",
         path: r,
         written: false,
@@ -281,6 +356,7 @@ fn assign<'h>(
         run: how,
         check: None,
         timeout_s: None,
+        compare: rule.compare.as_deref().map(ingest::pairs::record),
     };
     let mut tasks = Vec::new();
     let mut unselected = Vec::new();
@@ -369,6 +445,8 @@ fn judge(
                 stdout_tail: String::new(),
                 stderr_tail: a.detail.clone(),
                 log: None,
+                side: None,
+                pair_position: None,
             }));
         }
         // Attempt 1 only (invariant 1); the sampler excludes what comes after its decision.

@@ -19,8 +19,25 @@ use crate::stats::lattice::{Boundaries, single_oc};
 use crate::stats::sprt::{Sprt, default_max_trials, worst_asn};
 use crate::stats::{StatsError, calibrated, design};
 
+mod compare;
+
+/// The one-sample rates (`--healthy`, `--regressed`); clap requires both without
+/// `--compare`.
+fn rates(args: &PlanArgs) -> anyhow::Result<(f64, f64)> {
+    match (args.healthy, args.regressed) {
+        (Some(h), Some(r)) => Ok((h, r)),
+        _ => Err(anyhow!(
+            "`gate plan` needs `--healthy P0 --regressed P1` (or `--compare`)"
+        )),
+    }
+}
+
 /// Execute `gate plan`; returns the exit code.
 pub fn execute(args: &PlanArgs) -> anyhow::Result<u8> {
+    if args.compare {
+        return compare::execute(args);
+    }
+    let (healthy, regressed) = rates(args)?;
     if let Some(nc) = &args.evaluate {
         return evaluate(args, nc);
     }
@@ -31,7 +48,7 @@ pub fn execute(args: &PlanArgs) -> anyhow::Result<u8> {
         jobs: args.jobs,
         unavailable_rate: args.unavailable_rate,
         max_unavailable: args.max_unavailable,
-        ..PlanOptions::new(args.healthy, args.regressed, args.alpha, args.beta)
+        ..PlanOptions::new(healthy, regressed, args.alpha, args.beta)
     })?;
     if let Some(path) = &args.svg {
         let svg = render_svg(&report)?;
@@ -75,7 +92,15 @@ pub(crate) fn flag_error(err: StatsError) -> anyhow::Error {
             "`--max-trials {max_trials}` is too small: the sequential test needs at least \
              {to_pass} trials to PASS and {to_fail} to FAIL"
         ),
-        StatsError::BadLattice { .. } | StatsError::AcceptsAll { .. } => anyhow!("{err}"),
+        StatsError::BadLattice { .. }
+        | StatsError::BadPairModel { .. }
+        | StatsError::AcceptsAll { .. } => anyhow!("{err}"),
+        StatsError::NotWorse { base, regressed } => anyhow!(
+            "`--regressed` ({}) must be below `--base` ({}): compare detects a head worse \
+             than base",
+            num(regressed),
+            num(base)
+        ),
         StatsError::NoSequential { max_trials, .. } => anyhow!(
             "no sequential rule with at most {max_trials} trials meets both risks: raise \
              `--max-trials`, widen the gap between the rates, or allow larger risks"
@@ -725,6 +750,7 @@ pub fn render_evaluate(e: &EvaluateReport) -> String {
 /// `gate plan --evaluate N,C`.
 fn evaluate(args: &PlanArgs, nc: &str) -> anyhow::Result<u8> {
     let (n, c) = parse_nc(nc)?;
+    let (healthy, regressed) = rates(args)?;
     let report = EvaluateReport::build(
         n,
         c,
@@ -733,7 +759,7 @@ fn evaluate(args: &PlanArgs, nc: &str) -> anyhow::Result<u8> {
             jobs: args.jobs,
             unavailable_rate: args.unavailable_rate,
             max_unavailable: args.max_unavailable,
-            ..PlanOptions::new(args.healthy, args.regressed, args.alpha, args.beta)
+            ..PlanOptions::new(healthy, regressed, args.alpha, args.beta)
         },
     )?;
     match args.format {

@@ -121,15 +121,35 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
     }
     let mut status = RunStatus::Complete;
     for (task, redactor) in plan.tasks.iter().zip(task_redactors) {
-        let history = session.history(&task.id);
-        if history.decided {
-            continue;
-        }
-        let config = TaskConfig::new(task, plan.policy.jobs, shard);
-        let launcher =
-            ProcessLauncher::new(task, &plan.policy, session.run_id(), &run_dir, redactor);
-        let mut sinks = Fanout(vec![&mut session, &mut progress]);
-        match run_task(&config, &launcher, history, &interrupt, &mut sinks)? {
+        let end = if task.compare.is_some() {
+            let history = session.pair_history(&task.id);
+            if history.decided {
+                continue;
+            }
+            let run_id = session.run_id().to_string();
+            let mut sinks = Fanout(vec![&mut session, &mut progress]);
+            crate::runner::pairs::run_compare_task(
+                task,
+                &plan.policy,
+                &run_id,
+                &run_dir,
+                &redactor,
+                history,
+                &interrupt,
+                &mut sinks,
+            )?
+        } else {
+            let history = session.history(&task.id);
+            if history.decided {
+                continue;
+            }
+            let config = TaskConfig::new(task, plan.policy.jobs, shard);
+            let launcher =
+                ProcessLauncher::new(task, &plan.policy, session.run_id(), &run_dir, redactor);
+            let mut sinks = Fanout(vec![&mut session, &mut progress]);
+            run_task(&config, &launcher, history, &interrupt, &mut sinks)?
+        };
+        match end {
             TaskEnd::Decided => {}
             TaskEnd::HarnessError => {
                 status = RunStatus::HarnessError;

@@ -31,6 +31,7 @@
 
 pub mod audit;
 pub mod junit;
+pub mod pairs;
 
 use std::collections::HashMap;
 use std::io::Read;

@@ -100,6 +100,28 @@ impl PlanCheck {
 }
 
 fn task_check(t: &Task, policy: OnInconclusive) -> Result<TaskCheck, StatsError> {
+    if let Some(c) = &t.compare {
+        // The risks of a compare rule are stated at θ, not at two pass rates: its design
+        // words say them (the rates of the discordant rule would read as pass rates).
+        let base = match &c.base.cwd_as_written {
+            Some(dir) => format!("base runs in `{dir}`"),
+            None => "base runs with its own `env`".to_string(),
+        };
+        return Ok(TaskCheck {
+            id: t.id.clone(),
+            line: t.line,
+            rule: format!(
+                "{} ({base})",
+                t.designed.clone().unwrap_or_else(|| t.sampling.describe())
+            ),
+            sampling: t.sampling.clone(),
+            max_trials: c.rule.max_pairs,
+            rates: None,
+            risks: None,
+            expected_trials: None,
+            discriminates: None,
+        });
+    }
     // Every rule's exact OC comes from its lattice (a single plan's in closed form).
     let lattice = t.sampling.lattice()?;
     let at = |p: f64| lattice.oc(p);

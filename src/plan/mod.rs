@@ -10,6 +10,7 @@
 
 pub mod bounds;
 pub mod check;
+pub mod compare;
 pub mod schema;
 
 use std::collections::BTreeSet;
@@ -131,8 +132,10 @@ pub struct Task {
     pub cwd: PathBuf,
     /// Fixture globs as written.
     pub fixtures: Vec<String>,
-    /// Unavailable trials tolerated.
+    /// Unavailable trials tolerated (void pairs, for a compare task).
     pub max_unavailable: u64,
+    /// A `compare:` task's rule and base side (head is the task as written).
+    pub compare: Option<compare::CompareTask>,
 }
 
 /// The run policy.
@@ -171,6 +174,8 @@ pub struct ResolvedRule {
     pub designed: Option<String>,
     /// Unavailable trials tolerated.
     pub max_unavailable: u64,
+    /// A `compare:` rule's settings; `sampling` is then its rule on the discordant pairs.
+    pub compare: Option<Box<compare::CompareRule>>,
 }
 
 /// A plan task that selects JUnit test cases (`junit: GLOB`) for `gate ingest`.
@@ -460,7 +465,16 @@ impl Validator<'_> {
                 selections.push(s);
                 id
             } else {
-                let task = this.task(entry, file.sampling.as_ref(), &policy_file)?;
+                let mut task = this.task(entry, file.sampling.as_ref(), &policy_file)?;
+                let spec = this.sampling_entry(entry, file.sampling.as_ref(), &task.id)?;
+                let rule = this.rule(spec, &task.id, &policy_file)?.compare;
+                this.compare_side(
+                    &mut task,
+                    rule,
+                    &spec.referenced,
+                    entry.value.base.as_ref(),
+                    file.base.as_ref(),
+                )?;
                 let id = task.id.clone();
                 tasks.push(task);
                 id
@@ -610,6 +624,9 @@ impl Validator<'_> {
         id: &str,
         policy: &schema::PolicyFile,
     ) -> Result<ResolvedRule, PlanError> {
+        if let SamplingSpec::Compare { .. } = spec.value {
+            return self.compare_rule(spec, id, policy);
+        }
         let (sampling, rates, designed) = self.sampling(spec, id)?;
         let max_unavailable = policy
             .max_unavailable
@@ -619,6 +636,7 @@ impl Validator<'_> {
             rates,
             designed,
             max_unavailable,
+            compare: None,
         })
     }
 
@@ -735,6 +753,7 @@ impl Validator<'_> {
             rates,
             designed,
             max_unavailable,
+            ..
         } = self.rule(spec, &id, policy)?;
         let cwd = match &t.cwd {
             Some(c) => self.dir.join(&c.value),
@@ -765,6 +784,7 @@ impl Validator<'_> {
             cwd,
             fixtures: t.fixtures.iter().map(|f| f.value.clone()).collect(),
             max_unavailable,
+            compare: None,
         })
     }
 
@@ -905,6 +925,10 @@ impl Validator<'_> {
     ) -> Result<(Sampling, Option<Rates>, Option<String>), PlanError> {
         let at = &spec.referenced;
         match spec.value {
+            SamplingSpec::Compare { .. } => {
+                let r = self.compare_rule(spec, id, &schema::PolicyFile::default())?;
+                Ok((r.sampling, None, r.designed))
+            }
             SamplingSpec::Single { n, c } => {
                 let sampling = Sampling::Single { n, c };
                 sampling.rule().map_err(|e| self.stats_error(at, id, e))?;

@@ -36,6 +36,11 @@ pub struct PlanFile {
     #[serde(default)]
     #[schemars(with = "Option<SamplingSpec>")]
     pub sampling: Option<Spanned<SamplingSpec>>,
+    /// Where the base side of `compare:` tasks runs: `cwd` (a checkout of the base revision,
+    /// relative to the plan file) and/or `env`; a task's own `base:` overrides it.
+    #[serde(default)]
+    #[schemars(with = "Option<BaseFile>")]
+    pub base: Option<Spanned<BaseFile>>,
     /// The critical tasks (at least one).
     #[schemars(with = "Vec<TaskFile>", length(min = 1))]
     pub tasks: Spanned<Vec<Spanned<TaskFile>>>,
@@ -45,7 +50,7 @@ pub struct PlanFile {
     pub policy: Option<Spanned<PolicyFile>>,
 }
 
-/// A sampling rule as written: exactly one of `single`, `sequential`, `design`.
+/// A sampling rule as written: exactly one of `single`, `sequential`, `design`, `compare`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "snake_case")]
 pub enum SamplingSpec {
@@ -72,6 +77,34 @@ pub enum SamplingSpec {
         /// Truncation (default: twice the equal-risk single plan's n).
         #[serde(default)]
         max_trials: Option<u64>,
+        /// `calibrated` (default) or `wald`.
+        #[serde(default)]
+        rule: Option<SequentialKind>,
+    },
+    /// `compare: {odds_ratio | base + regressed, alpha?, beta?, max_pairs?, rule?}`: is head
+    /// worse than base? Each pair runs the task on head and on base; a sequential rule on the
+    /// discordant pairs decides. Needs a `base:` (top level or in the task).
+    Compare {
+        /// R > 1: head loses R discordant pairs for each one it wins (give this, or `base`
+        /// and `regressed`).
+        #[serde(default)]
+        odds_ratio: Option<f64>,
+        /// Base's pass rate (with `regressed`; translated to R under independent pairs).
+        #[serde(default)]
+        base: Option<Rate>,
+        /// The head pass rate to detect, below `base`.
+        #[serde(default)]
+        regressed: Option<Rate>,
+        /// Producer's risk (default 0.05).
+        #[serde(default)]
+        alpha: Option<Rate>,
+        /// Consumer's risk (default 0.10).
+        #[serde(default)]
+        beta: Option<Rate>,
+        /// Pairs after which the task stops INCONCLUSIVE (default: the fewest that keep
+        /// alpha at one discordant pair in ten).
+        #[serde(default)]
+        max_pairs: Option<u64>,
         /// `calibrated` (default) or `wald`.
         #[serde(default)]
         rule: Option<SequentialKind>,
@@ -165,6 +198,34 @@ pub struct TaskFile {
     #[serde(default)]
     #[schemars(with = "Option<SamplingSpec>")]
     pub sampling: Option<Spanned<SamplingSpec>>,
+    /// A `compare:` task's base side: `run`, `check`, `cwd`, `env` override the plan's
+    /// top-level `base:` and, failing that, the task's own.
+    #[serde(default)]
+    #[schemars(with = "Option<BaseFile>")]
+    pub base: Option<Spanned<BaseFile>>,
+}
+
+/// Where and how the base side of a `compare:` task runs. At the top level only `cwd` and
+/// `env` apply; a task's `base:` may also give `run` and `check`.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BaseFile {
+    /// The base side's `run` (default: the task's).
+    #[serde(default)]
+    #[schemars(with = "Option<CommandSpec>")]
+    pub run: Option<Spanned<CommandSpec>>,
+    /// The base side's `check` (default: the task's).
+    #[serde(default)]
+    #[schemars(with = "Option<CommandSpec>")]
+    pub check: Option<Spanned<CommandSpec>>,
+    /// Working directory of the base side (a checkout of the base revision), relative to
+    /// the plan file's directory.
+    #[serde(default)]
+    #[schemars(with = "Option<String>")]
+    pub cwd: Option<Spanned<String>>,
+    /// Environment of the base side, added to the task's (literal values that select base).
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
 }
 
 /// A command: a shell command line (`sh -c`) or an argv list.

@@ -31,6 +31,7 @@ pub fn single(id: &str, n: u64, c: u64) -> TaskSpec {
         run: format!("./agent {id}"),
         check: Some("./check".to_string()),
         timeout_s: Some(30.0),
+        compare: None,
     }
 }
 
@@ -104,6 +105,8 @@ pub fn attempt(task: &str, trial: u64, attempt: u32, outcome: Outcome) -> Attemp
         stdout_tail: format!("trial {trial}\n"),
         stderr_tail: String::new(),
         log: None,
+        side: None,
+        pair_position: None,
     }
 }
 

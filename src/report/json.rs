@@ -155,7 +155,12 @@ pub struct JsonTask {
     pub fault_risk: Option<JsonFaultRisk>,
     /// The score vector.
     pub score: JsonScore,
-    /// Every trial recorded.
+    /// A `compare:` task's pair counts, else `null` (`trials` then counts the discordant
+    /// rule's tally: passed = head wins, failed = head losses, unavailable = void pairs).
+    pub pairs: Option<super::compare::JsonPairs>,
+    /// A `compare:` task's rates, θ and verdict in words, else `null`.
+    pub compare: Option<super::compare::JsonCompare>,
+    /// Every trial recorded (both sides of each pair, for a compare task).
     pub trial_list: Vec<JsonTrial>,
 }
 
@@ -462,6 +467,8 @@ pub struct JsonTrial {
     pub note: Option<String>,
     /// gate's warning about attempt 1's result file (unknown keys), or `null`.
     pub warning: Option<String>,
+    /// `head` or `base` for a compare task's side (`ordinal` is the pair), else `null`.
+    pub side: Option<crate::pairs::Side>,
 }
 
 impl From<&Report> for JsonReport {
@@ -625,6 +632,8 @@ fn task(t: &TaskReport) -> JsonTask {
             unavailable: s.unavailable,
             retry_passes_refused: s.retry_passes_refused,
         },
+        pairs: t.compare.as_ref().map(|c| c.json_pairs()),
+        compare: t.compare.as_ref().map(|c| c.json()),
         trial_list: r
             .trials
             .iter()
@@ -639,6 +648,7 @@ fn task(t: &TaskReport) -> JsonTask {
                 score: result(tr).and_then(|r| r.score),
                 note: result(tr).and_then(|r| r.note.clone()),
                 warning: result(tr).and_then(|r| r.warning.clone()),
+                side: tr.first.as_ref().and_then(|a| a.row.side),
             })
             .collect(),
     }

@@ -181,7 +181,11 @@ fn verdict_status(report: &Report, t: &TaskReport) -> TestCaseStatus {
 }
 
 fn trial_case(id: &str, width: usize, tr: &TrialRecord) -> TestCase {
-    let name = format!("{id}#{:0width$}", tr.ordinal);
+    let mut name = format!("{id}#{:0width$}", tr.ordinal);
+    // A compare task has two trials per ordinal, one per side of the pair.
+    if let Some(side) = tr.first.as_ref().and_then(|a| a.row.side) {
+        name = format!("{name} {}", side.as_str());
+    }
     let first = tr.first.as_ref().map(|a| &a.row);
     let passed_and_counted =
         tr.disposition == Disposition::Counted && first.is_some_and(|a| a.outcome == Outcome::Pass);
@@ -316,6 +320,25 @@ fn properties(report: &Report, t: &TaskReport) -> Vec<Property> {
         Property::new("trials.excluded", c.excluded.to_string()),
         Property::new("trials.graded", t.graded.to_string()),
     ];
+    if let Some(c) = &t.compare {
+        let q = c.pairs;
+        for (k, v) in [
+            ("pairs.total", q.total),
+            ("pairs.both_pass", q.both_pass),
+            ("pairs.both_fail", q.both_fail),
+            ("pairs.head_only_fail", q.head_only_fail),
+            ("pairs.base_only_fail", q.base_only_fail),
+            ("pairs.void", q.void),
+        ] {
+            p.push(Property::new(k, v.to_string()));
+        }
+        if let Some(th) = &c.theta {
+            p.push(Property::new("compare.theta", prop_num(th.estimate)));
+            p.push(Property::new("compare.theta.ci95.lo", prop_num(th.ci95.lo)));
+            p.push(Property::new("compare.theta.ci95.hi", prop_num(th.ci95.hi)));
+        }
+        p.push(Property::new("compare.words", c.words.as_str()));
+    }
     if let Some(pr) = &t.pass_rate {
         p.push(Property::new("pass_rate", prop_num(pr.estimate)));
         p.push(Property::new("pass_rate.ci95.lo", prop_num(pr.ci95.lo)));

@@ -220,12 +220,20 @@ fn parts(report: &Report) -> [String; 3] {
             c.passed,
             c.failed,
             c.unavailable,
-            t.pass_rate.map_or("n/a".to_string(), |p| format!(
-                "{} ({}–{})",
-                percent(p.estimate),
-                percent(p.ci95.lo),
-                percent(p.ci95.hi)
-            ))
+            match (&t.compare, t.pass_rate) {
+                // A compare task's counts are its discordant pairs (passed = head wins): its
+                // figure is θ, not a pass rate.
+                (Some(cmp), _) => cmp.theta.map_or("n/a".to_string(), |th| format!(
+                    "θ {:.3} ({:.3}–{:.3}), head losses per discordant pair",
+                    th.estimate, th.ci95.lo, th.ci95.hi
+                )),
+                (None, p) => p.map_or("n/a".to_string(), |p| format!(
+                    "{} ({}–{})",
+                    percent(p.estimate),
+                    percent(p.ci95.lo),
+                    percent(p.ci95.hi)
+                )),
+            }
         );
     }
     out.push('\n');
@@ -318,6 +326,12 @@ fn task(out: &mut String, t: &TaskReport, policy: OnInconclusive, detail: Detail
     let c = r.counts;
     let _ = writeln!(out, "### {} — {}\n", cell(t.id()), badge(t.verdict()));
     let _ = writeln!(out, "> {}\n", cell(&r.reason));
+    if let Some(c) = &t.compare {
+        for line in c.lines() {
+            let _ = writeln!(out, "- **Compare:** {}", cell(&line));
+        }
+        out.push('\n');
+    }
     // The detail folds away: a page of many tasks stays readable.
     out.push_str("<details><summary>Plan, estimates, score vector and OC</summary>\n\n");
     let _ = writeln!(
@@ -326,12 +340,18 @@ fn task(out: &mut String, t: &TaskReport, policy: OnInconclusive, detail: Detail
         t.plan, r.spec.max_unavailable
     );
     if let Some(a) = t.alpha {
+        let at = match &t.compare {
+            // The rule's healthy rate is head's win rate among discordant pairs.
+            Some(_) => "head as good as base, θ = 1/2; the rule on the discordant pairs, \
+                        before the `max_pairs` truncation"
+                .to_string(),
+            None => format!("healthy rate {}", percent(t.healthy.unwrap_or(f64::NAN))),
+        };
         let _ = writeln!(
             out,
-            "- **Producer's risk:** {} = {} (exact; healthy rate {})",
+            "- **Producer's risk:** {} = {} (exact; {at})",
             alpha_words(policy),
             prob(a),
-            percent(t.healthy.unwrap_or(f64::NAN))
         );
     }
     let _ = writeln!(

@@ -15,6 +15,7 @@
 //! [`emit`] writes the files a run or `gate report` was asked for.
 
 pub mod annotations;
+pub mod compare;
 pub mod error;
 pub mod json;
 pub mod junit;

@@ -370,6 +370,8 @@ pub struct TaskReport {
     pub alpha: Option<f64>,
     /// The plan's OC curve.
     pub oc: Vec<OcPoint>,
+    /// A compare task's pairs, rates, θ and verdict in words.
+    pub compare: Option<super::compare::CompareReport>,
 }
 
 impl TaskReport {
@@ -584,8 +586,10 @@ fn task_report(replay: TaskReplay, policy: OnInconclusive) -> Result<TaskReport,
         .filter(|a| a.row.outcome == Outcome::Unavailable && a.row.fault == Some(Fault::Timeout))
         .count() as u64;
 
+    let compare = super::compare::compare_report(&replay, pass_rate.as_ref());
     Ok(TaskReport {
-        plan: sampling.describe(),
+        compare,
+        plan: super::compare::describe(&replay.spec).unwrap_or_else(|| sampling.describe()),
         graded,
         pass_rate,
         pass_at,

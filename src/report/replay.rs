@@ -119,6 +119,9 @@ pub struct TaskReplay {
     pub retry_passes_refused: u64,
     /// The harness error that invalidated the task, if any: where, and why.
     pub harness_error: Option<String>,
+    /// A compare task's pair counts (its `trials` are then both sides of each pair, in
+    /// (pair, side) order, and `counts` the discordant rule's tally).
+    pub pairs: Option<crate::pairs::PairCounts>,
 }
 
 impl TaskReplay {
@@ -297,6 +300,10 @@ pub fn replay(ledgers: &[Ledger]) -> Result<Replay, ReportError> {
     let mut tasks = Vec::with_capacity(specs.len());
     for spec in specs {
         let trials = by_task.remove(&spec.id).unwrap_or_default();
+        if spec.compare.is_some() {
+            tasks.push(super::compare::replay_pairs(spec, trials, interrupted)?);
+            continue;
+        }
         tasks.push(replay_task(spec, trials, interrupted, shards.as_ref())?);
     }
     // A run stops at its first harness error: tasks after it never ran, and "trials missing"
@@ -484,6 +491,25 @@ pub fn check_spec(spec: &TaskSpec) -> Result<(), String> {
         Sampling::Single { .. } => format!("single plan: {e}"),
         Sampling::Sequential { .. } => format!("sequential rule: {e}"),
     })?;
+    if let Some(c) = &spec.compare {
+        // A compare task's rule is the one on its discordant pairs: success rate 1/2 against
+        // 1/(1+R), as the plan loader builds it.
+        let expected = crate::pairs::discordant_rates(c.odds_ratio);
+        let ok_rule = matches!(spec.sampling, Sampling::Sequential { healthy, regressed, .. }
+            if healthy == expected.0 && (regressed - expected.1).abs() <= 1e-12);
+        if !(c.odds_ratio.is_finite() && c.odds_ratio > 1.0) {
+            return Err(format!(
+                "compare rule has odds ratio {}, not above 1",
+                c.odds_ratio
+            ));
+        }
+        if !(1..=crate::stats::compare::MAX_PAIRS_LIMIT).contains(&c.max_pairs) {
+            return Err(format!("compare rule has `max_pairs` {}", c.max_pairs));
+        }
+        if !ok_rule {
+            return Err("compare rule's sampling is not its rule on the discordant pairs".into());
+        }
+    }
     if let Some(r) = spec.rates {
         // The same ranges as a sequential rule's (and `gate plan`'s): rates in (0, 1) with
         // healthy > regressed, risks in (0, 0.5).
@@ -582,9 +608,10 @@ fn session_jobs(argv: &[String]) -> Option<u64> {
     None
 }
 
-/// A task's attempts by ordinal. The attempts of one trial are a short `Vec` rather than a
-/// map: a map node per trial costs kilobytes, which a 20,000-trial ledger would feel.
-type TaskTrials = BTreeMap<u64, Vec<SourcedAttempt>>;
+/// A task's attempts by ordinal (and side, for a compare task's pairs). The attempts of one
+/// trial are a short `Vec` rather than a map: a map node per trial costs kilobytes, which a
+/// 20,000-trial ledger would feel.
+type TaskTrials = BTreeMap<(u64, Option<crate::pairs::Side>), Vec<SourcedAttempt>>;
 
 /// Every attempt row of every ledger, by task, ordinal and attempt, de-duplicated.
 fn collect_attempts(
@@ -615,7 +642,7 @@ fn collect_attempts(
             bounds.check(a, &source)?;
             // Most trials have one attempt; the default capacity of 4 would quadruple memory.
             let attempts = trials
-                .entry(a.trial)
+                .entry((a.trial, a.side))
                 .or_insert_with(|| Vec::with_capacity(1));
             let fresh = SourcedAttempt {
                 row: a.clone(),
@@ -645,7 +672,7 @@ fn collect_attempts(
         .map(|(task, trials)| {
             let records = trials
                 .into_iter()
-                .map(|(ordinal, mut attempts)| {
+                .map(|((ordinal, _side), mut attempts)| {
                     attempts.sort_by_key(|a| a.row.attempt);
                     let first = match attempts.first() {
                         Some(a) if a.row.attempt == 1 => Some(attempts.remove(0)),
@@ -785,10 +812,11 @@ fn replay_task(
         missing,
         retry_passes_refused,
         harness_error,
+        pairs: None,
     })
 }
 
-fn harness_text(row: &AttemptRow, source: &Source) -> String {
+pub(super) fn harness_text(row: &AttemptRow, source: &Source) -> String {
     format!(
         "trial #{} attempt {} could not be run ({source}): {}",
         row.trial,
@@ -797,7 +825,7 @@ fn harness_text(row: &AttemptRow, source: &Source) -> String {
     )
 }
 
-fn undecided_reason(
+pub(super) fn undecided_reason(
     graded: u64,
     missing: &[OrdinalRange],
     interrupted: bool,

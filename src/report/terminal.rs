@@ -55,6 +55,15 @@ fn task(out: &mut String, t: &TaskReport) {
         printable(&r.reason)
     );
     let _ = writeln!(out, "  plan       {}", t.plan);
+    if let Some(c) = &t.compare {
+        // A compare task's pass rate would be head's win rate among discordant pairs:
+        // its own lines say what the pairs show instead.
+        for line in c.lines() {
+            let _ = writeln!(out, "  compare    {}", printable(&line));
+        }
+        first_failure(out, t);
+        return;
+    }
     let _ = writeln!(
         out,
         "  trials     run {} · passed {} · failed {} · unavailable {} · cancelled {} · excluded {}",

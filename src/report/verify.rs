@@ -84,7 +84,9 @@ pub fn audit(ledger: &Ledger) -> Audit {
 
     // Attempts of each trial must be 1..k, each once (a cancelled attempt may be run again
     // after a `--resume` row).
-    let mut attempts: BTreeMap<(&str, u64), AttemptsSeen> = BTreeMap::new();
+    // A compare task's pair has one trial per side.
+    let mut attempts: BTreeMap<(&str, u64, Option<crate::pairs::Side>), AttemptsSeen> =
+        BTreeMap::new();
     let mut last_resume = None;
     for (i, rec) in ledger.records.iter().enumerate() {
         match &rec.row {
@@ -94,7 +96,9 @@ pub fn audit(ledger: &Ledger) -> Audit {
             }),
             Row::Resume(_) => last_resume = Some(i),
             Row::Attempt(a) => {
-                let seen = attempts.entry((a.task.as_str(), a.trial)).or_default();
+                let seen = attempts
+                    .entry((a.task.as_str(), a.trial, a.side))
+                    .or_default();
                 match seen.get(&a.attempt) {
                     Some(&(j, Outcome::Cancelled)) if last_resume.is_some_and(|r| r > j) => {
                         seen.insert(a.attempt, (i, a.outcome));
@@ -117,7 +121,7 @@ pub fn audit(ledger: &Ledger) -> Audit {
             _ => {}
         }
     }
-    for ((task, trial), seen) in &attempts {
+    for ((task, trial, _), seen) in &attempts {
         for (expected, (&attempt, &(i, _))) in (1u32..).zip(seen.iter()) {
             if attempt != expected {
                 out.problems.push(Problem {

@@ -360,6 +360,8 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
         stdout_tail: String::new(),
         stderr_tail: String::new(),
         log: None,
+        side: None,
+        pair_position: None,
     };
     let harness = |row: &mut AttemptRow, why: String| {
         row.fault = Some(Fault::Harness);

@@ -18,6 +18,7 @@
 pub mod attempt;
 pub mod capture;
 pub mod events;
+pub mod pairs;
 pub mod redact;
 pub mod result_file;
 pub mod retry;

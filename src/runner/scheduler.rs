@@ -488,6 +488,8 @@ fn harness_error_row(spec: &AttemptSpec, why: String) -> AttemptRow {
         stdout_tail: String::new(),
         stderr_tail: String::new(),
         log: None,
+        side: None,
+        pair_position: None,
     }
 }
 
@@ -548,6 +550,8 @@ mod tests {
             stdout_tail: String::new(),
             stderr_tail: String::new(),
             log: None,
+            side: None,
+            pair_position: None,
         }
     }
 

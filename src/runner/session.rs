@@ -218,6 +218,14 @@ impl Session {
             .unwrap_or_default()
     }
 
+    /// What the resumed ledger already holds for the compare task `task`, by pair and side.
+    pub fn pair_history(&self, task: &str) -> super::pairs::PairHistory {
+        self.prior
+            .as_ref()
+            .map(|l| super::pairs::pair_history(l, task))
+            .unwrap_or_default()
+    }
+
     /// Append one row, synced before this returns (invariant 5). A write failure, or a
     /// failed background sync of an earlier row, is exit 4.
     pub fn append(&mut self, row: Row) -> Result<(), Error> {
@@ -507,6 +515,10 @@ pub fn header(
                 run: r.apply(&t.run.display()),
                 check: t.check.as_ref().map(|c| r.apply(&c.display())),
                 timeout_s: Some(t.timeout.as_secs_f64()),
+                compare: t
+                    .compare
+                    .as_ref()
+                    .map(|c| super::pairs::record(c, &t.id, run_id, r)),
             })
             .collect(),
         sources: Vec::new(),

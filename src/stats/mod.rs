@@ -4,6 +4,8 @@
 //! - [`design`]: the smallest single plan (n, c) meeting both risks.
 //! - [`calibrated`]: the default sequential rule, an optimal truncated test whose exact
 //!   risks meet the request, and Wald's lower bound on any test's expected trials.
+//! - [`compare`]: head against base in pairs: the sequential rule on discordant pairs, its
+//!   exact OC with the `max_pairs` truncation for any pair distribution.
 //! - [`sprt`]: Wald's sequential probability ratio test: its LLR, and the lattice it
 //!   decides by.
 //! - [`lattice`]: every rule (single, Wald, calibrated) as PASS / FAIL boundaries on the
@@ -19,6 +21,7 @@
 
 pub mod binomial;
 pub mod calibrated;
+pub mod compare;
 pub mod design;
 pub mod estimate;
 pub mod lattice;
@@ -85,6 +88,22 @@ pub enum StatsError {
         alpha: f64,
         /// Consumer's risk.
         beta: f64,
+    },
+    /// `compare`: the regressed rate is not below the base rate.
+    #[error(
+        "`regressed` ({regressed}) must be below `base` ({base}): compare detects a head worse than base"
+    )]
+    NotWorse {
+        /// Base's pass rate.
+        base: f64,
+        /// The regressed rate of head.
+        regressed: f64,
+    },
+    /// `compare`: four pair cells that are not a probability distribution.
+    #[error("invalid pair distribution: {reason}")]
+    BadPairModel {
+        /// What is wrong.
+        reason: &'static str,
     },
     /// No plan within the search limit meets both risks.
     #[error("no single plan with at most {limit} trials meets alpha {alpha} and beta {beta}")]

@@ -2,6 +2,7 @@
 
 mod action;
 mod common;
+mod compare;
 mod docs;
 mod engine;
 mod explain;
@@ -10,6 +11,7 @@ mod ingest;
 mod old_ledgers;
 mod onramp;
 mod plan;
+mod plan_compare;
 mod report;
 mod run;
 mod tamper;

@@ -83,12 +83,15 @@ fn assert_json_close(got: &serde_json::Value, want: &serde_json::Value, at: &str
             }
         }
         (Value::Object(x), Value::Object(y)) => {
+            // A field added since (the contract allows it without a bump) is null for an
+            // old ledger: e.g. `pairs` and `compare`, which only compare tasks fill.
+            let added = |k: &String| !y.contains_key(k) && x[k].is_null();
             assert_eq!(
-                x.keys().collect::<Vec<_>>(),
+                x.keys().filter(|k| !added(k)).collect::<Vec<_>>(),
                 y.keys().collect::<Vec<_>>(),
                 "{at}"
             );
-            for (k, a) in x {
+            for (k, a) in x.iter().filter(|(k, _)| !added(k)) {
                 assert_json_close(a, &y[k], &format!("{at}.{k}"));
             }
         }

@@ -28,6 +28,7 @@ pub(crate) fn single(id: &str, n: u64, c: u64) -> TaskSpec {
         run: format!("./agent {id}"),
         check: None,
         timeout_s: Some(10.0),
+        compare: None,
     }
 }
 
@@ -76,6 +77,8 @@ fn attempt(task: &str, trial: u64, outcome: Outcome) -> AttemptRow {
         stdout_tail: format!("trial {trial} <ok> & done\n"),
         stderr_tail: String::new(),
         log: None,
+        side: None,
+        pair_position: None,
     }
 }
 

@@ -1,0 +1,173 @@
+//! `gate ingest --base`: pair the runs of a base suite with the runs of a head suite.
+//!
+//! Pair k of a test case is its k-th run on head with its k-th run on base (test id and run
+//! ordinal, as the result files list them, in the order given). A run with no partner (one
+//! side ran the test more often) is left out and counted, never graded. The pairs are judged
+//! by the same [`PairSampler`] as `gate run`'s pairs, in pair order, so `gate report` and
+//! `gate verify` recompute the ingest's verdict from its ledger.
+
+use std::collections::HashMap;
+
+use super::{Attempt, History};
+use crate::ledger::{AttemptRow, DecisionRow, Outcome, Row, TaskSpec};
+use crate::model::Verdict;
+use crate::pairs::{PairSampler, Side};
+
+/// The ledger header's record of a compare rule judging result files: no order (the runs
+/// were made elsewhere) and no base command.
+pub fn record(rule: &crate::plan::compare::CompareRule) -> crate::pairs::CompareRecord {
+    crate::pairs::CompareRecord {
+        odds_ratio: rule.odds_ratio,
+        alpha: rule.alpha,
+        beta: rule.beta,
+        max_pairs: rule.max_pairs,
+        rates: rule.rates,
+        order_seed: 0,
+        base_run: "junit: the `--base` result files".to_string(),
+        base_check: None,
+        base_cwd: None,
+    }
+}
+
+/// One test case's runs on both sides, paired by ordinal.
+#[derive(Debug, Clone)]
+pub struct PairedHistory {
+    /// The test's id.
+    pub test: String,
+    /// Pair k: (head's k-th run, base's k-th run); index 0 is pair 1.
+    pub pairs: Vec<(Vec<Attempt>, Vec<Attempt>)>,
+    /// Runs with no partner on the other side, left out.
+    pub unpaired: u64,
+}
+
+/// Pair every head history with the base history of the same test. Returns the paired ones,
+/// in head's order, and the ids found on only one side.
+pub fn pair(head: &[History], base: Vec<History>) -> (Vec<PairedHistory>, Vec<String>) {
+    let mut base: HashMap<String, History> =
+        base.into_iter().map(|h| (h.test.clone(), h)).collect();
+    let mut out = Vec::new();
+    let mut alone = Vec::new();
+    for h in head {
+        let Some(b) = base.remove(&h.test) else {
+            alone.push(h.test.clone());
+            continue;
+        };
+        let n = h.trials.len().min(b.trials.len());
+        let unpaired = (h.trials.len() + b.trials.len() - 2 * n) as u64;
+        out.push(PairedHistory {
+            test: h.test.clone(),
+            pairs: h.trials.iter().cloned().zip(b.trials).take(n).collect(),
+            unpaired,
+        });
+    }
+    let mut rest: Vec<String> = base.into_keys().collect();
+    rest.sort();
+    alone.extend(rest);
+    (out, alone)
+}
+
+/// Append one compare task's attempt rows (both sides of every pair, side recorded) and its
+/// decision: first attempts consumed by the pair sampler in pair order, pairs past the
+/// decision excluded.
+pub fn judge_pairs(
+    spec: &TaskSpec,
+    history: &PairedHistory,
+    started_at: &str,
+    rows: &mut Vec<Row>,
+) -> Result<Verdict, String> {
+    let max_pairs = spec.compare.as_ref().map_or(0, |c| c.max_pairs);
+    let mut sampler = PairSampler::new(spec.sampling.clone(), spec.max_unavailable, max_pairs)
+        .map_err(|e| format!("task `{}`: {e}", spec.id))?;
+    for (i, (head, base)) in history.pairs.iter().enumerate() {
+        let pair = i as u64 + 1;
+        for (side, attempts) in [(Side::Head, head), (Side::Base, base)] {
+            for (j, a) in attempts.iter().enumerate() {
+                rows.push(Row::Attempt(AttemptRow {
+                    task: spec.id.clone(),
+                    trial: pair,
+                    attempt: j as u32 + 1,
+                    started_at: started_at.to_string(),
+                    duration_s: a.duration_s,
+                    exit_code: None,
+                    signal: None,
+                    check_exit: None,
+                    fault: None,
+                    outcome: if a.passed {
+                        Outcome::Pass
+                    } else {
+                        Outcome::Fail
+                    },
+                    graded: j == 0,
+                    result: None,
+                    reason: (!a.passed).then(|| a.message.clone()),
+                    stdout_tail: String::new(),
+                    stderr_tail: a.detail.clone(),
+                    log: None,
+                    side: Some(side),
+                    pair_position: None,
+                }));
+            }
+            // Attempt 1 only (invariant 1).
+            let first = match attempts.first() {
+                Some(a) if a.passed => Outcome::Pass,
+                _ => Outcome::Fail,
+            };
+            sampler.offer(pair, side, first);
+        }
+    }
+    let (verdict, reason) = match sampler.decision() {
+        Some(d) => (d.verdict, d.reason.clone()),
+        None => (
+            Verdict::Inconclusive,
+            format!(
+                "no decision after the {} recorded pair{} (the rule may need up to {max_pairs})",
+                history.pairs.len(),
+                if history.pairs.len() == 1 { "" } else { "s" },
+            ),
+        ),
+    };
+    rows.push(Row::Decision(DecisionRow {
+        task: spec.id.clone(),
+        verdict: Some(verdict),
+        reason,
+        counts: sampler.counts(),
+        llr: sampler.rule().llr(),
+    }));
+    Ok(verdict)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn history(test: &str, outcomes: &[bool]) -> History {
+        History {
+            test: test.to_string(),
+            trials: outcomes
+                .iter()
+                .map(|&passed| {
+                    vec![Attempt {
+                        passed,
+                        duration_s: 0.0,
+                        message: String::new(),
+                        detail: String::new(),
+                    }]
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn runs_pair_by_test_id_and_ordinal_and_the_extra_runs_are_left_out() {
+        let head = vec![history("a", &[true, false, true]), history("b", &[true])];
+        let base = vec![history("c", &[true]), history("a", &[false, true])];
+        let (paired, alone) = pair(&head, base);
+        assert_eq!(paired.len(), 1);
+        let a = &paired[0];
+        assert_eq!(a.test, "a");
+        assert_eq!(a.pairs.len(), 2);
+        assert_eq!(a.unpaired, 1);
+        assert!(a.pairs[0].0[0].passed && !a.pairs[0].1[0].passed);
+        assert_eq!(alone, vec!["b".to_string(), "c".to_string()]);
+    }
+}

@@ -1,0 +1,637 @@
+//! `compare`: the ordered pair sampler, which decides "is head worse than base?" from pairs.
+//!
+//! A compare task runs each ordinal twice, once on head and once on base (the two sides of a
+//! pair). Concordant pairs (both pass, both fail) say nothing about a difference; among
+//! discordant pairs, head loses (head fails, base passes) with probability θ, which is 1/2
+//! exactly when the two rates are equal. The decision is a one-sample sequential rule on the
+//! discordant stream — a "success" is a pair head wins, a "failure" a pair head loses — so the
+//! one [`Sampler`] decides it, on the same lattice `gate plan` publishes (trials = discordant
+//! pairs, failures = head losses), with H0 success rate 1/2 and H1 success rate 1/(1+R).
+//!
+//! This type only orders: pairs are offered in any order, both sides separately, and consumed
+//! strictly in pair-ordinal order (invariant 2), exactly as [`crate::sampler::OrderedSampler`]
+//! consumes trials. A concordant pair counts towards `max_pairs` but is not offered to the
+//! rule; a pair with an unavailable side is void, counts against the unavailable budget and
+//! is replaced; a cancelled side cancels its pair; a harness error stops all consumption.
+//! `gate run`, the replay behind `gate report` and `gate verify`, and `gate ingest --base`
+//! all feed this type, so the rule that decides and the rule that recomputes are one code.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::{Outcome, Sampling, TrialOutcome, Verdict};
+use crate::sampler::{Decision, Disposition, Sampler};
+
+/// Which side of a pair an attempt ran on.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Side {
+    /// The revision under review (the task as written).
+    Head,
+    /// The revision it is compared with (the plan's `base:`).
+    Base,
+}
+
+impl Side {
+    /// `head` or `base`: the value of `GATE_SIDE` and of the ledger's `side`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Side::Head => "head",
+            Side::Base => "base",
+        }
+    }
+
+    /// The other side.
+    pub fn other(self) -> Side {
+        match self {
+            Side::Head => Side::Base,
+            Side::Base => Side::Head,
+        }
+    }
+}
+
+/// A compare task as the ledger header records it, beside its discordant rule (the task's
+/// `sampling`, a sequential rule of success rate 1/2 against 1/(1+R)).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompareRecord {
+    /// R: head loses R discordant pairs for each one it wins under H1.
+    pub odds_ratio: f64,
+    /// Producer's risk asked for (the lattice is designed at a share of it, recorded in
+    /// the task's `sampling`).
+    pub alpha: f64,
+    /// Consumer's risk asked for.
+    pub beta: f64,
+    /// Pairs (concordant or not) after which the task stops INCONCLUSIVE.
+    pub max_pairs: u64,
+    /// `base` and `regressed` as the plan gave them, when it gave rates instead of R.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rates: Option<CompareRates>,
+    /// Seed of the within-pair order: pair k runs base first iff
+    /// [`base_first`]`(seed, k)`.
+    pub order_seed: u64,
+    /// The base side's `run` command, for display (redacted).
+    pub base_run: String,
+    /// The base side's `check` command, if any, for display (redacted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_check: Option<String>,
+    /// The base side's working directory as the plan gave it (relative to the plan file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_cwd: Option<String>,
+}
+
+/// The base and regressed (head) pass rates a `compare:` rule was written with.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct CompareRates {
+    /// Base's pass rate.
+    pub base: f64,
+    /// The head pass rate that must be detected (below `base`).
+    pub regressed: f64,
+}
+
+/// The success rates of the discordant stream's one-sample rule for odds ratio `r`: H0 1/2
+/// (head wins as often as it loses), H1 1/(1+R).
+pub fn discordant_rates(r: f64) -> (f64, f64) {
+    (0.5, 1.0 / (1.0 + r))
+}
+
+/// Whether pair `pair` runs base first, from the recorded seed: one splitmix64 step of
+/// `seed ^ pair`, its top bit. Deterministic, so a replay and a resumed run agree.
+pub fn base_first(seed: u64, pair: u64) -> bool {
+    let mut z =
+        (seed ^ pair.wrapping_mul(0x9E37_79B9_7F4A_7C15)).wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    z >> 63 == 1
+}
+
+/// What one pair amounted to, from its two sides' attempt-1 outcomes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PairOutcome {
+    /// Both sides passed.
+    BothPass,
+    /// Both sides failed.
+    BothFail,
+    /// Head failed, base passed: head loses (a "failure" of the discordant rule).
+    HeadOnlyFail,
+    /// Base failed, head passed: head wins (a "success").
+    BaseOnlyFail,
+    /// A side was unavailable: the pair is void and replaced.
+    Void,
+    /// A side was stopped by gate: the pair is skipped, not a gap.
+    Cancelled,
+    /// The harness could not run a side: nothing from here on is consumed.
+    HarnessError,
+}
+
+impl PairOutcome {
+    /// The pair of two sides' outcomes. A harness error on either side wins, then a
+    /// cancellation, then an unavailable side; only two graded sides make a graded pair.
+    pub fn of(head: Outcome, base: Outcome) -> PairOutcome {
+        use Outcome::*;
+        match (head, base) {
+            (HarnessError, _) | (_, HarnessError) => PairOutcome::HarnessError,
+            (Cancelled, _) | (_, Cancelled) => PairOutcome::Cancelled,
+            (Unavailable, _) | (_, Unavailable) => PairOutcome::Void,
+            (Pass, Pass) => PairOutcome::BothPass,
+            (Fail, Fail) => PairOutcome::BothFail,
+            (Fail, Pass) => PairOutcome::HeadOnlyFail,
+            (Pass, Fail) => PairOutcome::BaseOnlyFail,
+        }
+    }
+}
+
+/// The four counts of graded pairs, and the void ones.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct PairCounts {
+    /// Graded pairs consumed: the sum of the four below.
+    pub total: u64,
+    /// Both sides passed.
+    pub both_pass: u64,
+    /// Both sides failed.
+    pub both_fail: u64,
+    /// Head failed, base passed (head losses).
+    pub head_only_fail: u64,
+    /// Base failed, head passed (head wins).
+    pub base_only_fail: u64,
+    /// Pairs with an unavailable side, consumed against the unavailable budget.
+    pub void: u64,
+}
+
+impl PairCounts {
+    /// Discordant pairs: the trials of the rule's lattice.
+    pub fn discordant(&self) -> u64 {
+        self.head_only_fail + self.base_only_fail
+    }
+
+    /// Head's naive pass rate over graded pairs (ignores the stopping rule).
+    pub fn head_rate(&self) -> Option<f64> {
+        (self.total > 0).then(|| (self.both_pass + self.base_only_fail) as f64 / self.total as f64)
+    }
+
+    /// Base's naive pass rate over graded pairs (ignores the stopping rule).
+    pub fn base_rate(&self) -> Option<f64> {
+        (self.total > 0).then(|| (self.both_pass + self.head_only_fail) as f64 / self.total as f64)
+    }
+}
+
+/// The ordered pair sampler: sides offered in any order, pairs consumed in pair-ordinal
+/// order by the discordant rule, with `max_pairs` truncation.
+#[derive(Debug, Clone)]
+pub struct PairSampler {
+    rule: Sampler,
+    max_unavailable: u64,
+    max_pairs: u64,
+    /// The lowest pair ordinal not yet settled.
+    next: u64,
+    /// Sides offered, by pair, until both are in.
+    sides: BTreeMap<u64, (Option<Outcome>, Option<Outcome>)>,
+    /// Complete pairs above `next`, waiting for their turn.
+    waiting: BTreeMap<u64, PairOutcome>,
+    counts: PairCounts,
+    /// The decision in pair terms: the rule's, or INCONCLUSIVE at `max_pairs`.
+    decided: Option<Decision>,
+    halted: bool,
+    blocked_at_gap: bool,
+    decided_at: Option<u64>,
+    cancelled: u64,
+    excluded: u64,
+}
+
+impl PairSampler {
+    /// A fresh pair sampler for a compare task whose discordant rule is `sampling`.
+    pub fn new(
+        sampling: Sampling,
+        max_unavailable: u64,
+        max_pairs: u64,
+    ) -> Result<Self, crate::stats::StatsError> {
+        Ok(PairSampler {
+            rule: Sampler::new(sampling, max_unavailable)?,
+            max_unavailable,
+            max_pairs,
+            next: 1,
+            sides: BTreeMap::new(),
+            waiting: BTreeMap::new(),
+            counts: PairCounts::default(),
+            decided: None,
+            halted: false,
+            blocked_at_gap: false,
+            decided_at: None,
+            cancelled: 0,
+            excluded: 0,
+        })
+    }
+
+    /// Offer one side's attempt-1 outcome of pair `pair`. Returns the pairs this settled, in
+    /// pair-ordinal order. A side offered twice, or a settled pair, is ignored (invariant 1).
+    pub fn offer(&mut self, pair: u64, side: Side, outcome: Outcome) -> Vec<(u64, Disposition)> {
+        if outcome == Outcome::HarnessError {
+            self.halted = true;
+        }
+        if pair < self.next || self.waiting.contains_key(&pair) {
+            return Vec::new();
+        }
+        let slot = self.sides.entry(pair).or_default();
+        let cell = match side {
+            Side::Head => &mut slot.0,
+            Side::Base => &mut slot.1,
+        };
+        if cell.is_some() {
+            return Vec::new();
+        }
+        *cell = Some(outcome);
+        if let (Some(h), Some(b)) = *slot {
+            self.sides.remove(&pair);
+            self.waiting.insert(pair, PairOutcome::of(h, b));
+        }
+        let mut settled = Vec::new();
+        self.advance(&mut settled);
+        settled
+    }
+
+    /// Every pair below `pair` not complete by now never will be: the rule's verdict depends
+    /// on order, so consumption stops at the first such gap.
+    pub fn gap_before(&mut self, pair: u64) -> Vec<(u64, Disposition)> {
+        let mut settled = Vec::new();
+        self.advance(&mut settled);
+        if self.next < pair {
+            self.blocked_at_gap = true;
+            // Pairs below `pair` that did complete settle now, excluded (blocked).
+            let below: Vec<u64> = self.waiting.range(..pair).map(|(&p, _)| p).collect();
+            for p in below {
+                if let Some(o) = self.waiting.remove(&p) {
+                    settled.push((p, self.settle(p, o)));
+                }
+            }
+            self.sides.retain(|&p, _| p >= pair);
+            self.next = pair;
+            self.advance(&mut settled);
+        }
+        settled
+    }
+
+    /// Stop consuming from now on (rows written after a harness error).
+    pub fn halt(&mut self) {
+        self.halted = true;
+    }
+
+    fn advance(&mut self, settled: &mut Vec<(u64, Disposition)>) {
+        while let Some(outcome) = self.waiting.remove(&self.next) {
+            let pair = self.next;
+            settled.push((pair, self.settle(pair, outcome)));
+            self.next = pair.saturating_add(1);
+        }
+    }
+
+    fn settle(&mut self, pair: u64, outcome: PairOutcome) -> Disposition {
+        let offered = match outcome {
+            PairOutcome::Cancelled => {
+                self.cancelled += 1;
+                return Disposition::Cancelled;
+            }
+            PairOutcome::HarnessError => {
+                self.halted = true;
+                return Disposition::HarnessError;
+            }
+            PairOutcome::HeadOnlyFail => Some(TrialOutcome::Fail),
+            PairOutcome::BaseOnlyFail => Some(TrialOutcome::Pass),
+            PairOutcome::Void => Some(TrialOutcome::Unavailable),
+            PairOutcome::BothPass | PairOutcome::BothFail => None,
+        };
+        if self.halted || self.blocked_at_gap || self.decision().is_some() {
+            self.excluded += 1;
+            return Disposition::Excluded;
+        }
+        let c = &mut self.counts;
+        match outcome {
+            PairOutcome::BothPass => c.both_pass += 1,
+            PairOutcome::BothFail => c.both_fail += 1,
+            PairOutcome::HeadOnlyFail => c.head_only_fail += 1,
+            PairOutcome::BaseOnlyFail => c.base_only_fail += 1,
+            PairOutcome::Void => c.void += 1,
+            PairOutcome::Cancelled | PairOutcome::HarnessError => {}
+        }
+        if outcome != PairOutcome::Void {
+            c.total += 1;
+        }
+        if let Some(o) = offered {
+            self.rule.consume(o);
+        }
+        let c = self.counts;
+        if let Some(d) = self.rule.decision()
+            && self.rule.tally().unavailable > self.max_unavailable
+        {
+            self.decided = Some(Decision {
+                verdict: d.verdict,
+                reason: format!(
+                    "{} void pairs (a side unavailable) exceed the budget of {}",
+                    c.void, self.max_unavailable
+                ),
+            });
+        } else if let Some(d) = self.rule.decision() {
+            // The rule speaks of trials and failures: say first what they are here.
+            self.decided = Some(Decision {
+                verdict: d.verdict,
+                reason: format!(
+                    "head lost {} of {} discordant pairs ({} pairs); the rule on them: {}",
+                    c.head_only_fail,
+                    c.discordant(),
+                    c.total,
+                    d.reason
+                ),
+            });
+        } else if self.counts.total >= self.max_pairs {
+            self.decided = Some(Decision {
+                verdict: Verdict::Inconclusive,
+                reason: format!(
+                    "{} pairs spent without reaching a bound ({} discordant: head lost {}, won {})",
+                    self.max_pairs,
+                    c.discordant(),
+                    c.head_only_fail,
+                    c.base_only_fail
+                ),
+            });
+        }
+        if self.decision().is_some() {
+            self.decided_at = Some(pair);
+        }
+        Disposition::Counted
+    }
+
+    /// The discordant rule underneath (its tally: head wins, head losses, void pairs).
+    pub fn rule(&self) -> &Sampler {
+        &self.rule
+    }
+
+    /// The pair counts consumed so far.
+    pub fn pair_counts(&self) -> PairCounts {
+        self.counts
+    }
+
+    /// Graded pairs that may still be needed before the task must have decided.
+    pub fn remaining_pairs(&self) -> u64 {
+        if self.decision().is_some() {
+            return 0;
+        }
+        self.max_pairs.saturating_sub(self.counts.total)
+    }
+
+    /// The decision, once reached: the rule's, or INCONCLUSIVE at `max_pairs`.
+    pub fn decision(&self) -> Option<&Decision> {
+        self.decided.as_ref()
+    }
+
+    /// The pair whose outcome reached the decision.
+    pub fn decided_at(&self) -> Option<u64> {
+        self.decided_at
+    }
+
+    /// Whether a harness error stopped consumption.
+    pub fn halted(&self) -> bool {
+        self.halted
+    }
+
+    /// Whether consumption stopped at a gap.
+    pub fn blocked_at_gap(&self) -> bool {
+        self.blocked_at_gap
+    }
+
+    /// Cancelled pairs settled so far.
+    pub fn cancelled(&self) -> u64 {
+        self.cancelled
+    }
+
+    /// Complete pairs never counted: excluded once settled, or waiting behind a lower pair.
+    pub fn uncounted_finished(&self) -> u64 {
+        self.excluded
+            + self
+                .waiting
+                .values()
+                .filter(|o| !matches!(o, PairOutcome::Cancelled | PairOutcome::HarnessError))
+                .count() as u64
+    }
+
+    /// Complete pairs waiting behind a lower pair: (graded, void).
+    pub fn waiting(&self) -> (u64, u64) {
+        self.waiting.values().fold((0, 0), |(g, u), o| match o {
+            PairOutcome::Void => (g, u + 1),
+            PairOutcome::Cancelled | PairOutcome::HarnessError => (g, u),
+            _ => (g + 1, u),
+        })
+    }
+
+    /// Counts for the decision row: the discordant rule's tally (passed = head wins,
+    /// failed = head losses, unavailable = void pairs), pairs cancelled and excluded.
+    pub fn counts(&self) -> crate::ledger::Counts {
+        crate::ledger::Counts::from_tally(
+            self.rule.tally(),
+            self.cancelled,
+            self.uncounted_finished(),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::SequentialRule;
+
+    fn wald(r: f64, max_pairs: u64) -> PairSampler {
+        let (h, l) = discordant_rates(r);
+        let sampling = Sampling::Sequential {
+            healthy: h,
+            regressed: l,
+            alpha: 0.05,
+            beta: 0.1,
+            max_trials: max_pairs,
+            rule: SequentialRule::Wald,
+        };
+        PairSampler::new(sampling, 2, max_pairs).unwrap()
+    }
+
+    #[test]
+    fn the_odds_ratio_of_90_against_80_percent_is_2_25() {
+        assert!((crate::stats::compare::odds_ratio_of_rates(0.9, 0.8) - 2.25).abs() < 1e-12);
+        assert_eq!(discordant_rates(3.0), (0.5, 0.25));
+    }
+
+    #[test]
+    fn pairs_are_consumed_in_pair_order_and_concordant_pairs_are_not_offered() {
+        let mut s = wald(3.0, 100);
+        // Pair 2 completes first: nothing may be consumed before pair 1.
+        assert!(s.offer(2, Side::Base, Outcome::Pass).is_empty());
+        assert!(s.offer(2, Side::Head, Outcome::Fail).is_empty());
+        assert!(s.offer(1, Side::Head, Outcome::Pass).is_empty());
+        let settled = s.offer(1, Side::Base, Outcome::Pass);
+        assert_eq!(
+            settled,
+            vec![(1, Disposition::Counted), (2, Disposition::Counted)]
+        );
+        let c = s.pair_counts();
+        assert_eq!((c.total, c.both_pass, c.head_only_fail), (2, 1, 1));
+        // The rule saw one discordant pair only.
+        assert_eq!(s.rule().tally().graded(), 1);
+    }
+
+    #[test]
+    fn a_void_pair_counts_against_the_budget_and_max_pairs_truncates() {
+        let mut s = wald(3.0, 3);
+        for p in 1..=3 {
+            s.offer(p, Side::Head, Outcome::Unavailable);
+            s.offer(p, Side::Base, Outcome::Pass);
+        }
+        let d = s.decision().unwrap();
+        assert_eq!(d.verdict, Verdict::Inconclusive);
+        assert!(d.reason.contains("3 void pairs"), "{}", d.reason);
+        let mut s = wald(3.0, 3);
+        for p in 1..=3 {
+            s.offer(p, Side::Head, Outcome::Pass);
+            s.offer(p, Side::Base, Outcome::Pass);
+        }
+        let d = s.decision().unwrap();
+        assert_eq!(d.verdict, Verdict::Inconclusive);
+        assert!(d.reason.contains("3 pairs spent"), "{}", d.reason);
+        assert_eq!(s.decided_at(), Some(3));
+        assert_eq!(
+            s.offer(4, Side::Head, Outcome::Pass),
+            Vec::<(u64, Disposition)>::new()
+        );
+        assert_eq!(
+            s.offer(4, Side::Base, Outcome::Pass),
+            vec![(4, Disposition::Excluded)]
+        );
+    }
+
+    #[test]
+    fn head_losing_every_discordant_pair_fails_and_winning_passes() {
+        for (head, verdict) in [
+            (Outcome::Fail, Verdict::Fail),
+            (Outcome::Pass, Verdict::Pass),
+        ] {
+            let mut s = wald(3.0, 1000);
+            let mut p = 0;
+            while s.decision().is_none() {
+                p += 1;
+                s.offer(p, Side::Head, head);
+                s.offer(
+                    p,
+                    Side::Base,
+                    if head == Outcome::Pass {
+                        Outcome::Fail
+                    } else {
+                        Outcome::Pass
+                    },
+                );
+            }
+            assert_eq!(s.decision().unwrap().verdict, verdict);
+        }
+    }
+
+    #[test]
+    fn a_cancelled_side_skips_its_pair_and_a_gap_stops_consumption() {
+        let mut s = wald(3.0, 100);
+        s.offer(1, Side::Head, Outcome::Cancelled);
+        assert_eq!(
+            s.offer(1, Side::Base, Outcome::Pass),
+            vec![(1, Disposition::Cancelled)]
+        );
+        s.offer(3, Side::Head, Outcome::Fail);
+        s.offer(3, Side::Base, Outcome::Pass);
+        s.gap_before(3);
+        assert!(s.blocked_at_gap());
+        assert_eq!(s.pair_counts().total, 0);
+    }
+
+    #[test]
+    fn the_within_pair_order_is_seeded_and_balanced() {
+        let firsts = (1..=10_000).filter(|&k| base_first(42, k)).count();
+        assert!((4_700..5_300).contains(&firsts), "{firsts}");
+        assert_eq!(base_first(7, 3), base_first(7, 3));
+        assert!((1..64).any(|k| base_first(1, k) != base_first(2, k)));
+    }
+
+    proptest::proptest! {
+        /// Whatever order the sides arrive in, the pair sampler decides exactly as a plain
+        /// walk over the pairs in pair order would: the one Sampler fed the discordant
+        /// pairs (head loss = failure), void pairs as unavailable, stopping at the rule's
+        /// decision or at `max_pairs` graded pairs.
+        #[test]
+        fn any_arrival_order_decides_as_the_walk_in_pair_order(
+            pairs in proptest::collection::vec((0u8..5, 0u8..5), 1..120),
+            order in proptest::collection::vec(0usize..10_000, 240),
+            max_pairs in 5u64..80,
+        ) {
+            let outcome = |k: u8| match k {
+                0 | 1 => Outcome::Pass,
+                2 | 3 => Outcome::Fail,
+                _ => Outcome::Unavailable,
+            };
+            // The reference: in pair order, by hand.
+            let (h, l) = discordant_rates(3.0);
+            let sampling = Sampling::Sequential {
+                healthy: h,
+                regressed: l,
+                alpha: 0.05,
+                beta: 0.1,
+                max_trials: max_pairs,
+                rule: SequentialRule::Wald,
+            };
+            let mut rule = Sampler::new(sampling.clone(), 4).unwrap();
+            let mut total = 0u64;
+            let mut want = None;
+            for &(hd, bs) in &pairs {
+                let (hd, bs) = (outcome(hd), outcome(bs));
+                let offered = match PairOutcome::of(hd, bs) {
+                    PairOutcome::HeadOnlyFail => Some(TrialOutcome::Fail),
+                    PairOutcome::BaseOnlyFail => Some(TrialOutcome::Pass),
+                    PairOutcome::Void => Some(TrialOutcome::Unavailable),
+                    _ => None,
+                };
+                if PairOutcome::of(hd, bs) != PairOutcome::Void {
+                    total += 1;
+                }
+                if let Some(o) = offered {
+                    rule.consume(o);
+                }
+                if let Some(d) = rule.decision() {
+                    want = Some(d.verdict);
+                    break;
+                }
+                if total >= max_pairs {
+                    want = Some(Verdict::Inconclusive);
+                    break;
+                }
+            }
+            // The pair sampler, sides offered in a shuffled order.
+            let mut sides: Vec<(u64, Side, Outcome)> = pairs
+                .iter()
+                .enumerate()
+                .flat_map(|(i, &(hd, bs))| {
+                    let p = i as u64 + 1;
+                    [(p, Side::Head, outcome(hd)), (p, Side::Base, outcome(bs))]
+                })
+                .collect();
+            for i in (1..sides.len()).rev() {
+                sides.swap(i, order[i] % (i + 1));
+            }
+            let mut s = PairSampler::new(sampling, 4, max_pairs).unwrap();
+            for (p, side, o) in sides {
+                s.offer(p, side, o);
+            }
+            proptest::prop_assert_eq!(s.decision().map(|d| d.verdict), want);
+        }
+    }
+}

@@ -1,0 +1,283 @@
+//! `compare:` rules and `base:` sides: validate and resolve them, with file:line:col errors.
+//!
+//! A `compare:` rule is designed at load time by [`crate::stats::compare::CompareDesign`],
+//! exactly as `gate plan --compare` designs it; the task's `sampling` becomes the rule on the
+//! discordant stream (success rate 1/2 against 1/(1+R), on the design's lattice), and the
+//! rest (R, `max_pairs`, the base side) goes into [`CompareTask`]. Where the base side runs
+//! comes from the plan's top-level `base:` (`cwd`, `env`) and the task's own `base:` (`run`,
+//! `check`, `cwd`, `env`), the task's winning; head is the task as written.
+
+use std::path::PathBuf;
+
+use serde_saphyr::Spanned;
+
+use super::schema::{BaseFile, SamplingSpec, SequentialKind};
+use super::{CommandLine, DEFAULT_BETA, PlanError, ResolvedRule, Task, Validator};
+use crate::model::SequentialRule;
+use crate::pairs::{CompareRates, discordant_rates};
+use crate::sampler::Sampling;
+use crate::stats::compare::{CompareDesign, CompareRule as StatsRule, CompareSpec, Effect};
+
+/// A resolved `compare:` rule (beside the discordant rule in [`ResolvedRule::sampling`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompareRule {
+    /// R, as given or translated from `base` and `regressed`.
+    pub odds_ratio: f64,
+    /// Producer's risk asked for.
+    pub alpha: f64,
+    /// Consumer's risk asked for.
+    pub beta: f64,
+    /// Pairs after which the task stops INCONCLUSIVE.
+    pub max_pairs: u64,
+    /// The rates the rule was written with, if it was.
+    pub rates: Option<CompareRates>,
+}
+
+/// The base side of a compare task: what runs there, where, with what environment.
+#[derive(Debug, Clone)]
+pub struct BaseSide {
+    /// The base side's `run`.
+    pub run: CommandLine,
+    /// The base side's `check`.
+    pub check: Option<CommandLine>,
+    /// Its working directory.
+    pub cwd: PathBuf,
+    /// The `cwd` as the plan wrote it, if it set one.
+    pub cwd_as_written: Option<String>,
+    /// Its environment: the task's, then the base's over it.
+    pub env: Vec<(String, String)>,
+}
+
+/// A compare task's rule and base side.
+#[derive(Debug, Clone)]
+pub struct CompareTask {
+    /// The rule.
+    pub rule: CompareRule,
+    /// Where base runs.
+    pub base: BaseSide,
+}
+
+impl Validator<'_> {
+    /// Resolve a `compare:` rule: design it, and return the discordant rule as the
+    /// task's sampling, with the compare settings beside it.
+    pub(super) fn compare_rule(
+        &self,
+        spec: &Spanned<SamplingSpec>,
+        id: &str,
+        policy: &super::schema::PolicyFile,
+    ) -> Result<ResolvedRule, PlanError> {
+        let at = &spec.referenced;
+        let SamplingSpec::Compare {
+            odds_ratio,
+            base,
+            regressed,
+            alpha,
+            beta,
+            max_pairs,
+            rule,
+        } = &spec.value
+        else {
+            unreachable!("compare_rule() is called for `compare:` rules only")
+        };
+        let effect = match (odds_ratio, base, regressed) {
+            (Some(r), None, None) => Effect::OddsRatio(*r),
+            (None, Some(b), Some(h)) => Effect::Rates {
+                base: b.0,
+                regressed: h.0,
+            },
+            (Some(_), _, _) => {
+                return Err(self.invalid(
+                    at,
+                    format!("task `{id}`: `compare:` takes `odds_ratio` or `base` + `regressed`, not both"),
+                ));
+            }
+            _ => {
+                return Err(self.invalid(
+                    at,
+                    format!(
+                        "task `{id}`: `compare:` needs `odds_ratio: R` (R > 1: head loses R discordant pairs for each it wins) \
+                         or both `base: RATE` and `regressed: RATE`"
+                    ),
+                ));
+            }
+        };
+        let rates = match effect {
+            Effect::Rates { base, regressed } => Some(CompareRates { base, regressed }),
+            Effect::OddsRatio(_) => None,
+        };
+        let alpha = self.alpha(at, id, alpha.map(|r| r.0))?;
+        let beta = beta.map_or(DEFAULT_BETA, |r| r.0);
+        let stats_rule = match rule.unwrap_or_default() {
+            SequentialKind::Calibrated => StatsRule::Calibrated,
+            SequentialKind::Wald => StatsRule::Wald,
+        };
+        let design = CompareDesign::new(&CompareSpec {
+            alpha,
+            beta,
+            max_pairs: *max_pairs,
+            rule: stats_rule,
+            ..CompareSpec::new(effect)
+        })
+        .map_err(|e| self.stats_error(at, id, e))?;
+        let (healthy, win) = discordant_rates(design.odds_ratio);
+        let max_trials = design.boundaries.max_trials();
+        let sequential_rule = match stats_rule {
+            StatsRule::Calibrated => SequentialRule::Calibrated {
+                lattice: design.boundaries.clone(),
+            },
+            StatsRule::Wald => SequentialRule::Wald,
+        };
+        let sampling = Sampling::Sequential {
+            healthy,
+            regressed: win,
+            alpha: design.lattice_alpha,
+            beta,
+            max_trials,
+            rule: sequential_rule,
+        };
+        let translated = rates.map_or(String::new(), |r| {
+            format!(
+                " (base {} against head {}, under independent pairs)",
+                r.base, r.regressed
+            )
+        });
+        let words = format!(
+            "designed compare rule: odds ratio {:.4}{translated}, {} rule on the discordant pairs, at most {} pairs; \
+             realised alpha = P(not PASS | head = base) = {:.4} (with at least {}% of pairs discordant), \
+             beta = P(PASS | θ = {:.4}) = {:.4}",
+            design.odds_ratio,
+            stats_rule.as_str(),
+            design.max_pairs,
+            design.realised_alpha(),
+            design.min_discordance * 100.0,
+            design.theta1(),
+            design.realised_beta()
+        );
+        let max_unavailable = policy
+            .max_unavailable
+            .unwrap_or_else(|| design.max_pairs.div_ceil(10));
+        Ok(ResolvedRule {
+            sampling,
+            rates: None,
+            designed: Some(words),
+            max_unavailable,
+            compare: Some(Box::new(CompareRule {
+                odds_ratio: design.odds_ratio,
+                alpha,
+                beta,
+                max_pairs: design.max_pairs,
+                rates,
+            })),
+        })
+    }
+
+    /// Attach the base side to a task whose rule is `compare:`, or refuse a `base:` on a
+    /// task that is not one; a compare rule with no `base:` anywhere is an error at the rule.
+    pub(super) fn compare_side(
+        &self,
+        task: &mut Task,
+        rule: Option<Box<CompareRule>>,
+        rule_at: &serde_saphyr::Location,
+        own: Option<&Spanned<BaseFile>>,
+        top: Option<&Spanned<BaseFile>>,
+    ) -> Result<(), PlanError> {
+        let id = task.id.clone();
+        let Some(rule) = rule else {
+            if let Some(b) = own {
+                return Err(self.invalid(
+                    &b.referenced,
+                    format!("task `{id}`: `base:` applies to `compare:` tasks only; this task's rule is `{}`", task.sampling.rule_name()),
+                ));
+            }
+            return Ok(());
+        };
+        if own.is_none() && top.is_none() {
+            return Err(self.invalid(
+                rule_at,
+                format!(
+                    "task `{id}`: a `compare:` rule needs a `base:` saying where base runs: at the top level \
+                     (`base: {{cwd: base}}`, a checkout of the base revision, and/or `env:`) or in the task \
+                     (`base: {{run: ..., cwd: ..., env: ...}}`)"
+                ),
+            ));
+        }
+        if let Some(t) = top {
+            for (key, at) in [
+                ("run", t.value.run.as_ref().map(|s| &s.referenced)),
+                ("check", t.value.check.as_ref().map(|s| &s.referenced)),
+            ] {
+                if let Some(at) = at {
+                    return Err(self.invalid(
+                        at,
+                        format!("the top-level `base:` takes `cwd` and `env`; `{key}` belongs in a task's own `base:`"),
+                    ));
+                }
+            }
+        }
+        let own_v = own.map(|b| &b.value);
+        let run = match own_v.and_then(|b| b.run.as_ref()) {
+            Some(r) => self.command(r, "base.run", &id)?,
+            None => task.run.clone(),
+        };
+        let check = match own_v.and_then(|b| b.check.as_ref()) {
+            Some(c) => Some(self.command(c, "base.check", &id)?),
+            None => task.check.clone(),
+        };
+        let cwd_spec = own_v
+            .and_then(|b| b.cwd.as_ref())
+            .or_else(|| top.and_then(|b| b.value.cwd.as_ref()));
+        let cwd = match cwd_spec {
+            Some(c) => {
+                let dir = self.dir.join(&c.value);
+                if !dir.is_dir() {
+                    return Err(self.invalid(
+                        &c.referenced,
+                        format!(
+                            "task `{id}`: `base.cwd` `{}` is not a directory (relative to `{}`); check the base revision out there first",
+                            c.value,
+                            self.dir.display()
+                        ),
+                    ));
+                }
+                dir
+            }
+            None => task.cwd.clone(),
+        };
+        let mut env = task.env.clone();
+        for (k, v) in top
+            .map(|b| &b.value.env)
+            .into_iter()
+            .chain(own_v.map(|b| &b.env))
+            .flatten()
+        {
+            env.retain(|(key, _)| key != k);
+            env.push((k.clone(), v.clone()));
+        }
+        if own.is_none() && top.is_some_and(|t| t.value.cwd.is_none() && t.value.env.is_empty())
+            || own.is_some_and(|o| {
+                o.value.run.is_none()
+                    && o.value.check.is_none()
+                    && o.value.cwd.is_none()
+                    && o.value.env.is_empty()
+                    && top.is_none_or(|t| t.value.cwd.is_none() && t.value.env.is_empty())
+            })
+        {
+            let at = own.or(top).map_or(*rule_at, |b| b.referenced);
+            return Err(self.invalid(
+                &at,
+                format!("task `{id}`: `base:` is empty, so base would run exactly as head; give `cwd` (a checkout of the base revision), `env`, or `run`"),
+            ));
+        }
+        task.compare = Some(CompareTask {
+            rule: *rule,
+            base: BaseSide {
+                run,
+                check,
+                cwd,
+                cwd_as_written: cwd_spec.map(|c| c.value.clone()),
+                env,
+            },
+        });
+        Ok(())
+    }
+}

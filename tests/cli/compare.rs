@@ -1,0 +1,376 @@
+//! `compare:` tasks under `gate run`: pairs of head and base, with coin-flip commands whose
+//! outcomes are fixed by `GATE_TRIAL`, `GATE_SIDE` and a per-task seed, so every run is
+//! reproducible and its figures can be checked against the published design.
+
+use std::fmt::Write as _;
+use std::time::{Duration, Instant};
+
+use gate::ledger::{Outcome, Row};
+use gate::pairs::Side;
+use gate::sampler::Verdict;
+use gate::stats::compare::{CompareDesign, CompareSpec, Effect};
+use predicates::prelude::*;
+
+use crate::common::*;
+
+/// A side's command: pass with probability `$HEAD_RATE` / `$BASE_RATE` (after pair
+/// `$DRIFT_AT`, `$LATE_RATE` for both), from an awk generator seeded by the task's `$SEED`,
+/// the pair and the side.
+const COIN: &str = r#"awk -v t="$GATE_TRIAL" -v s="$SEED" 'BEGIN { side = (ENVIRON["GATE_SIDE"] == "base"); srand(s * 7919 + t * 2 + side); r = side ? ENVIRON["BASE_RATE"] : ENVIRON["HEAD_RATE"]; if (ENVIRON["DRIFT_AT"] != "" && t > ENVIRON["DRIFT_AT"] + 0) r = ENVIRON["LATE_RATE"]; rand(); exit (rand() < r + 0) ? 0 : 1 }'"#;
+
+/// A plan of `tasks` compare tasks with seeds 1..=tasks and the given rates (`env` lines).
+fn plan(tasks: u64, rule: &str, env: &str) -> String {
+    let mut yaml = format!(
+        "version: 1\nbase: {{env: {{SIDE_SELECTED: base}}}}\nsampling:\n  {rule}\npolicy: {{jobs: 2}}\ntasks:\n"
+    );
+    for k in 1..=tasks {
+        let _ = write!(
+            yaml,
+            "  - id: t{k}\n    run: '{}'\n    env: {{SEED: \"{k}\", {env}}}\n",
+            COIN.replace('\'', "''")
+        );
+    }
+    yaml
+}
+
+fn verdicts(f: &Fixture) -> Vec<Verdict> {
+    f.ledger().decisions().filter_map(|d| d.verdict).collect()
+}
+
+/// Graded pairs each task consumed, from the JSON report (`tasks[].pairs.total`).
+fn pairs_of(f: &Fixture) -> Vec<u64> {
+    let out = gate()
+        .current_dir(f.dir.path())
+        .args([
+            "report",
+            "out/ledger.jsonl",
+            "--json",
+            "-",
+            "--no-step-summary",
+        ])
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            let p = &t["pairs"];
+            let sum = ["both_pass", "both_fail", "head_only_fail", "base_only_fail"]
+                .iter()
+                .map(|k| p[k].as_u64().unwrap())
+                .sum::<u64>();
+            assert_eq!(p["total"].as_u64().unwrap(), sum, "{p}");
+            sum
+        })
+        .collect()
+}
+
+/// Real `gate run`s of coin-flip head (75%) and base (90%) — the design point of odds ratio 3
+/// — agree with the published P(FAIL) and expected pairs (exact, from the design's OC with
+/// the `max_pairs` truncation), within four standard errors.
+#[test]
+fn monte_carlo_of_real_runs_agrees_with_the_published_oc() {
+    const TASKS: u64 = 24;
+    let f = Fixture::new(&plan(
+        TASKS,
+        "compare: {odds_ratio: 3}",
+        "HEAD_RATE: \"0.75\", BASE_RATE: \"0.9\"",
+    ));
+    f.run(&["-q"]);
+    let v = verdicts(&f);
+    assert_eq!(v.len() as u64, TASKS);
+    let design = CompareDesign::new(&CompareSpec::new(Effect::OddsRatio(3.0))).unwrap();
+    let oc = design.oc_independent(0.9, 0.75).unwrap();
+    let fails = v.iter().filter(|&&x| x == Verdict::Fail).count() as f64 / TASKS as f64;
+    let se = (oc.p_fail * (1.0 - oc.p_fail) / TASKS as f64)
+        .sqrt()
+        .max(0.02);
+    assert!(
+        (fails - oc.p_fail).abs() <= 4.0 * se,
+        "P(FAIL) observed {fails}, published {}",
+        oc.p_fail
+    );
+    let pairs = pairs_of(&f);
+    let mean = pairs.iter().sum::<u64>() as f64 / TASKS as f64;
+    let var = pairs
+        .iter()
+        .map(|&p| (p as f64 - mean).powi(2))
+        .sum::<f64>()
+        / (TASKS - 1) as f64;
+    let se = (var / TASKS as f64).sqrt().max(1.0);
+    assert!(
+        (mean - oc.expected_pairs).abs() <= 4.0 * se,
+        "expected pairs observed {mean}, published {}",
+        oc.expected_pairs
+    );
+}
+
+/// Both sides fall from 95% to 60% after pair 8 (a model update hits head and base alike):
+/// compare stays within alpha, while a one-sample plan that assumed a healthy 95% fails
+/// most runs.
+#[test]
+fn drift_that_hits_both_sides_does_not_fail_compare_but_fails_a_one_sample_plan() {
+    const TASKS: u64 = 10;
+    let rates = "HEAD_RATE: \"0.95\", BASE_RATE: \"0.95\", DRIFT_AT: \"8\", LATE_RATE: \"0.6\"";
+    let f = Fixture::new(&plan(TASKS, "compare: {odds_ratio: 3}", rates));
+    f.run(&["-q"]);
+    let v = verdicts(&f);
+    let not_pass = v.iter().filter(|&&x| x != Verdict::Pass).count();
+    // P(not PASS) <= 0.05 per task: 3 or more of 10 has probability below 0.012.
+    assert!(not_pass <= 2, "compare: {v:?}");
+
+    let one_sample = plan(TASKS, "sequential: {healthy: 0.95, regressed: 0.8}", rates)
+        .replace("base: {env: {SIDE_SELECTED: base}}\n", "");
+    let g = Fixture::new(&one_sample);
+    g.run(&["-q"]);
+    let v = verdicts(&g);
+    let failed = v.iter().filter(|&&x| x == Verdict::Fail).count();
+    assert!(failed >= 7, "one-sample: {v:?}");
+}
+
+/// Every row of a compare run carries its side and position; both sides of each pair share
+/// `GATE_TRIAL`; `gate verify` recomputes the decision and `gate report` the pair counts.
+#[test]
+fn verify_and_report_recompute_a_compare_ledger() {
+    let f = Fixture::new(&plan(
+        1,
+        "compare: {odds_ratio: 3}",
+        "HEAD_RATE: \"0.5\", BASE_RATE: \"0.95\"",
+    ));
+    f.run(&[])
+        .code(1)
+        .stdout(predicate::str::contains("regression detected"))
+        .stdout(predicate::str::contains("naive rates: head"));
+    let l = f.ledger();
+    let rows = attempts(&l);
+    assert!(
+        rows.iter()
+            .all(|a| a.side.is_some() && a.pair_position.is_some())
+    );
+    let pairs = pairs_of(&f)[0];
+    for p in 1..=pairs {
+        for side in [Side::Head, Side::Base] {
+            assert!(
+                rows.iter()
+                    .any(|a| a.trial == p && a.side == Some(side) && a.graded),
+                "pair {p} {side:?}"
+            );
+        }
+    }
+    let d = decision(&l, "t1");
+    assert_eq!(d.verdict, Some(Verdict::Fail));
+    gate()
+        .args(["verify"])
+        .arg(f.ledger_path())
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("1 decision recomputes"));
+    gate()
+        .current_dir(f.dir.path())
+        .args(["report", "out/ledger.jsonl", "--no-step-summary"])
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("head only fail"))
+        .stdout(predicate::str::contains("θ = P(head loses | discordant)"));
+}
+
+/// `gate run` killed (SIGKILL) in the middle of a pair: `--resume` runs again only the sides
+/// never graded, at their own pair, and the ledger verifies.
+#[test]
+fn resume_after_a_kill_mid_pair() {
+    let f = Fixture::new(&format!(
+        "version: 1\nbase: {{env: {{B: \"1\"}}}}\nsampling: {{compare: {{odds_ratio: 3, max_pairs: 60}}}}\ntasks:\n  - id: t\n    run: 'sleep 0.05; {}'\n    env: {{SEED: \"3\", HEAD_RATE: \"0.9\", BASE_RATE: \"0.9\"}}\n",
+        COIN.replace('\'', "''")
+    ));
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("gate"))
+        .current_dir(f.dir.path())
+        .args([
+            "run",
+            "plan.yaml",
+            "--ledger",
+            "out/ledger.jsonl",
+            "--no-step-summary",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait for an odd number of attempt rows (one side of a pair done, the other running).
+    let started = Instant::now();
+    loop {
+        let n = read(&f.ledger_path())
+            .matches("\"kind\":\"attempt\"")
+            .count();
+        if n >= 3 && n % 2 == 1 {
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(60), "no rows");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let before: Vec<_> = attempts(&f.ledger())
+        .into_iter()
+        .filter(|a| a.graded)
+        .map(|a| (a.trial, a.side))
+        .collect();
+    f.run(&["--resume"]);
+    let l = f.ledger();
+    assert!(l.records.iter().any(|r| matches!(r.row, Row::Resume(_))));
+    let graded: Vec<_> = attempts(&l)
+        .into_iter()
+        .filter(|a| a.graded)
+        .map(|a| (a.trial, a.side))
+        .collect();
+    for key in &before {
+        assert_eq!(
+            graded.iter().filter(|k| *k == key).count(),
+            1,
+            "{key:?} graded once"
+        );
+    }
+    assert!(l.decisions().any(|d| d.task == "t"));
+    gate()
+        .args(["verify"])
+        .arg(f.ledger_path())
+        .assert()
+        .success();
+    assert!(
+        attempts(&l)
+            .iter()
+            .all(|a| a.outcome != Outcome::HarnessError)
+    );
+}
+
+/// Bad input: a compare rule without any `base:`, R <= 1, rates in the wrong order, both
+/// forms at once — each an error at the rule's file:line:col, exit 2.
+#[test]
+fn bad_compare_rules_are_refused_at_load_time() {
+    let cases = [
+        (
+            "version: 1\nsampling: {compare: {odds_ratio: 3}}\ntasks:\n  - id: t\n    run: 'true'\n",
+            "needs a `base:`",
+        ),
+        (
+            "version: 1\nbase: {cwd: .}\nsampling: {compare: {odds_ratio: 1}}\ntasks:\n  - id: t\n    run: 'true'\n",
+            "greater than 1",
+        ),
+        (
+            "version: 1\nbase: {cwd: .}\nsampling: {compare: {base: 0.8, regressed: 0.9}}\ntasks:\n  - id: t\n    run: 'true'\n",
+            "must be below `base`",
+        ),
+        (
+            "version: 1\nbase: {cwd: .}\nsampling: {compare: {odds_ratio: 2, base: 0.9, regressed: 0.8}}\ntasks:\n  - id: t\n    run: 'true'\n",
+            "not both",
+        ),
+        (
+            "version: 1\nbase: {cwd: nowhere}\nsampling: {compare: {odds_ratio: 2}}\ntasks:\n  - id: t\n    run: 'true'\n",
+            "not a directory",
+        ),
+        (
+            "version: 1\nsampling: {single: {n: 3, c: 0}}\ntasks:\n  - id: t\n    run: 'true'\n    base: {cwd: .}\n",
+            "applies to `compare:` tasks only",
+        ),
+    ];
+    for (yaml, want) in cases {
+        let f = Fixture::new(yaml);
+        f.run(&[])
+            .code(2)
+            .stderr(predicate::str::contains("plan.yaml:"))
+            .stderr(predicate::str::contains(want));
+    }
+}
+
+/// `gate ingest --base`: the k-th run of a test on base pairs with its k-th run on head; the
+/// same rule decides, the ledger records the sides, and `gate verify` recomputes it. A
+/// `compare:` rule without `--base` is refused, and so is `--base` with another rule.
+#[test]
+fn ingest_pairs_base_and_head_result_files() {
+    let dir = tempfile::tempdir().unwrap();
+    // Head fails test `a` on every odd run, base never: every discordant pair is a head loss.
+    let write = |side: &str, k: u64, a_fails: bool| {
+        let fail = if a_fails {
+            r#"<failure message="boom">x</failure>"#
+        } else {
+            ""
+        };
+        std::fs::write(
+            dir.path().join(format!("{side}-{k:02}.xml")),
+            format!(
+                r#"<?xml version="1.0"?><testsuites><testsuite name="s" tests="1"><testcase classname="suite" name="a" time="0.01">{fail}</testcase></testsuite></testsuites>"#
+            ),
+        )
+        .unwrap();
+    };
+    for k in 1..=30 {
+        write("base", k, false);
+        write("head", k, k % 2 == 1);
+    }
+    let files =
+        |side: &str| -> Vec<String> { (1..=30).map(|k| format!("{side}-{k:02}.xml")).collect() };
+    let mut cmd = gate();
+    cmd.current_dir(dir.path())
+        .args(["ingest", "--odds-ratio", "3", "--assume-retries-off"])
+        .args(["--ledger", "l.jsonl", "--no-step-summary", "--base"])
+        .args(files("base"))
+        .arg("--")
+        .args(files("head"))
+        .env_remove("GITHUB_STEP_SUMMARY");
+    cmd.assert()
+        .code(1)
+        .stdout(predicate::str::contains("regression detected"));
+    let l = gate::ledger::Ledger::read(&dir.path().join("l.jsonl")).unwrap();
+    let rows: Vec<_> = l.attempts().collect();
+    assert!(rows.iter().any(|a| a.side == Some(Side::Base)));
+    assert!(rows.iter().any(|a| a.side == Some(Side::Head)));
+    assert_eq!(l.header().sources.len(), 60);
+    gate()
+        .current_dir(dir.path())
+        .args(["verify", "l.jsonl"])
+        .assert()
+        .success();
+    // Without `--base` a compare rule has nothing to compare against.
+    gate()
+        .current_dir(dir.path())
+        .args([
+            "ingest",
+            "--single",
+            "5,1",
+            "--assume-retries-off",
+            "--ledger",
+            "m.jsonl",
+        ])
+        .args(["--base", "base-01.xml", "--", "head-01.xml"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("needs a `compare:` rule"));
+}
+
+/// A side that times out under `policy.timeout: unavailable` makes its pair void: replaced,
+/// counted against the unavailable budget, and past it the task is INCONCLUSIVE.
+#[test]
+fn a_timed_out_side_voids_its_pair_under_timeout_unavailable() {
+    let f = Fixture::new(
+        "version: 1\nsampling: {compare: {odds_ratio: 3}}\ntasks:\n  - id: t\n    run: 'true'\n    base: {run: 'sleep 5'}\n    timeout: 200ms\npolicy: {timeout: unavailable, max_unavailable: 2, jobs: 2, kill_grace: 100ms}\n",
+    );
+    f.run(&[])
+        .code(3)
+        .stdout(predicate::str::contains("3 void pairs"));
+    let l = f.ledger();
+    let d = decision(&l, "t");
+    assert_eq!(d.verdict, Some(Verdict::Inconclusive));
+    assert_eq!(
+        (d.counts.unavailable, d.counts.passed, d.counts.failed),
+        (3, 0, 0)
+    );
+    // Three pairs were drawn: each void one replaced until the budget was spent.
+    let base_rows = attempts(&l)
+        .into_iter()
+        .filter(|a| a.side == Some(Side::Base))
+        .count();
+    assert_eq!(base_rows, 3);
+}
