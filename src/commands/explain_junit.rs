@@ -1,4 +1,6 @@
-//! `gate explain --junit RESULT...`: what the retry setting measured on these JUnit files.
+//! `gate explain --junit RESULT...`: what the retry setting measured on these result files
+//! (JUnit, or any format `gate ingest` reads), and what an eval's reducer reported against
+//! the first attempts.
 //!
 //! Glue: read the files with [`crate::ingest`], audit them with [`crate::ingest::audit`],
 //! render the audit as a table (text) or as the JSON contract (`--format json`).
@@ -16,10 +18,13 @@ use super::plan::percent;
 pub fn execute(args: &ExplainArgs) -> anyhow::Result<u8> {
     let opts = Options {
         assume_retries_off: args.assume_retries_off,
+        scorer: args.scorer.clone(),
+        allow_incomplete: args.allow_incomplete,
+        ..Options::default()
     };
     let mut runs = Vec::with_capacity(args.junit.len());
     for path in &args.junit {
-        runs.push(ingest::read_run(path, opts)?);
+        runs.push(ingest::read_run(path, &opts)?);
     }
     let a = audit(&runs);
     let text = match args.format {
@@ -112,6 +117,19 @@ pub fn render_text(a: &Audit) -> String {
                         percent(p)
                     ))
                     .unwrap_or_default()
+            );
+        }
+    }
+    if !a.claims.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nWhat the tool's summary reported, against the first attempts (gate grades the first attempts):"
+        );
+        for c in &a.claims {
+            let _ = writeln!(
+                out,
+                "  {} for {}; its first attempts pass {} of {}",
+                c.says, c.id, c.first_attempt_passed, c.runs
             );
         }
     }

@@ -11,11 +11,11 @@
 
 use std::io::Write as _;
 
-use crate::cli::{DesignRule, IngestArgs, OutputArgs};
+use crate::cli::{DesignRule, ErrorPolicy, IngestArgs, IngestFormat, OutputArgs};
 use crate::error::Error;
-use crate::ingest::{self, History, Options};
+use crate::ingest::{self, Format, History, Options};
 use crate::ledger::{
-    AttemptRow, DecisionRow, Header, Ledger, OnInconclusive, Outcome, Row, RunStatus,
+    AttemptRow, DecisionRow, Fault, Header, Ledger, OnInconclusive, Outcome, Row, RunStatus,
     SCHEMA_VERSION, SourceFile, TaskSpec, TimeoutPolicy, now_rfc3339, sha256_hex,
 };
 use crate::model::Verdict;
@@ -50,17 +50,43 @@ pub fn execute(args: &IngestArgs, output: &OutputArgs) -> Result<u8, Error> {
             writeln!(std::io::stdout().lock(), "{text}")
         };
     };
-    let opts = Options {
-        assume_retries_off: args.assume_retries_off,
-    };
+    let opts = options(args)?;
     // With `--base`, the base suite's files come first in the header's list.
     let mut base_runs = Vec::with_capacity(args.base.len());
     for path in &args.base {
-        base_runs.push(ingest::read_run(path, opts)?);
+        base_runs.push(ingest::read_run(path, &opts)?);
     }
     let mut runs = Vec::with_capacity(args.results.len());
     for path in &args.results {
-        runs.push(ingest::read_run(path, opts)?);
+        runs.push(ingest::read_run(path, &opts)?);
+    }
+    // What was detected: one line when every file is of one kind (twenty runs of a suite).
+    let detected: Vec<String> = runs.iter().filter(|r| r.detected).map(describe).collect();
+    match detected.first() {
+        Some(first)
+            if runs.len() > 1
+                && detected.len() == runs.len()
+                && detected.iter().all(|d| d == first) =>
+        {
+            say(&format!(
+                "{} files read as {first} (detected; `--format` overrides)",
+                runs.len()
+            ));
+        }
+        _ => {
+            for r in runs.iter().filter(|r| r.detected) {
+                say(&format!(
+                    "{}: read as {} (detected; `--format` overrides)",
+                    r.path.display(),
+                    describe(r)
+                ));
+            }
+        }
+    }
+    for r in &runs {
+        for note in &r.notes {
+            say(&format!("{}: {note}", r.path.display()));
+        }
     }
     let sources: Vec<SourceFile> = base_runs
         .iter()
@@ -238,6 +264,35 @@ fn compare_pairs(
         ));
     }
     Ok(Some(paired))
+}
+
+/// The reading options the flags give.
+pub(crate) fn options(args: &IngestArgs) -> Result<Options, Error> {
+    if !(args.pass_threshold.is_finite() && (0.0..=1.0).contains(&args.pass_threshold)) {
+        return Err(Error::Usage(format!(
+            "`--pass-threshold {}`: expected a number from 0 to 1",
+            args.pass_threshold
+        )));
+    }
+    Ok(Options {
+        assume_retries_off: args.assume_retries_off,
+        format: args.format.map(|f| match f {
+            IngestFormat::Junit => Format::Junit,
+            IngestFormat::GoJson => Format::GoJson,
+            IngestFormat::Promptfoo => Format::Promptfoo,
+            IngestFormat::Deepeval => Format::Deepeval,
+            IngestFormat::Inspect => Format::Inspect,
+        }),
+        scorer: args.scorer.clone(),
+        pass_threshold: args.pass_threshold,
+        errors_unavailable: args.errors == ErrorPolicy::Unavailable,
+        allow_incomplete: args.allow_incomplete,
+    })
+}
+
+/// `go-json (go test -json)`, `junit (pytest)`: the format and the writer.
+pub(crate) fn describe(run: &ingest::RunFile) -> String {
+    format!("{} ({})", run.format.as_str(), run.writer.as_str())
 }
 
 /// The plan file, or the one rule the flags give.
@@ -433,8 +488,10 @@ fn judge(
                 exit_code: None,
                 signal: None,
                 check_exit: None,
-                fault: None,
-                outcome: if a.passed {
+                fault: a.unavailable.then_some(Fault::Transport),
+                outcome: if a.unavailable {
+                    Outcome::Unavailable
+                } else if a.passed {
                     Outcome::Pass
                 } else {
                     Outcome::Fail
@@ -450,7 +507,9 @@ fn judge(
             }));
         }
         // Attempt 1 only (invariant 1); the sampler excludes what comes after its decision.
-        let first = if attempts[0].passed {
+        let first = if attempts[0].unavailable {
+            Outcome::Unavailable
+        } else if attempts[0].passed {
             Outcome::Pass
         } else {
             Outcome::Fail

@@ -18,6 +18,12 @@ use crate::exit;
 
 /// Execute `gate init`; returns the exit code.
 pub fn execute(args: &InitArgs) -> anyhow::Result<u8> {
+    // An eval tool's project is judged with `gate ingest` on the tool's own output.
+    if args.kind.is_none()
+        && let Some(eval) = super::init_evals::detect(&args.dir)
+    {
+        return super::init_evals::execute(args, &eval);
+    }
     let kind = match args.kind {
         Some(k) => k,
         None => detect(&args.dir).with_context(|| {

@@ -7,6 +7,7 @@ pub mod explain;
 pub mod explain_junit;
 pub mod ingest;
 pub mod init;
+pub mod init_evals;
 pub mod plan;
 pub mod report;
 pub mod run;

@@ -3,7 +3,9 @@
 //! For every test: how many runs, how many passed their first attempt, how many ended green
 //! (with retries), the attempts spent, and the runs that were green only through a retry;
 //! for the suite: in how many runs every test passed its first attempt, against how many the
-//! retries turned green. Pure arithmetic over [`RunFile`]s; rendering is the command's job.
+//! retries turned green; and what an eval tool's own summary (an Inspect reducer) claimed
+//! for a test against its first attempts. Pure arithmetic over [`RunFile`]s; rendering is
+//! the command's job.
 
 use serde::Serialize;
 
@@ -63,6 +65,22 @@ pub struct Audit {
     pub files: u64,
     /// The suite.
     pub suite: SuiteAudit,
+    /// What the tool's own summary reported per test (an Inspect reducer's value), set
+    /// against the first attempts.
+    pub claims: Vec<ClaimAudit>,
+}
+
+/// One thing a tool's summary said about a test, and what the test's first attempts show.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClaimAudit {
+    /// The test's id.
+    pub id: String,
+    /// What the tool reported, in its words (`max says C`).
+    pub says: String,
+    /// Runs whose first attempt passed.
+    pub first_attempt_passed: u64,
+    /// Runs recorded.
+    pub runs: u64,
 }
 
 /// Audit the runs, in the order given.
@@ -124,11 +142,25 @@ pub fn audit(runs: &[RunFile]) -> Audit {
         t.final_rate = t.final_passed as f64 / t.runs as f64;
         t.pass_at_k = pass_at_k(t.runs, t.first_attempt_passed, k);
     }
+    let claims = runs
+        .iter()
+        .flat_map(|r| &r.claims)
+        .filter_map(|c| {
+            let t = tests.iter().find(|t| t.id == c.test)?;
+            Some(ClaimAudit {
+                id: c.test.clone(),
+                says: c.says.clone(),
+                first_attempt_passed: t.first_attempt_passed,
+                runs: t.runs,
+            })
+        })
+        .collect();
     Audit {
         retries_observed,
         k,
         tests,
         files: runs.len() as u64,
         suite,
+        claims,
     }
 }

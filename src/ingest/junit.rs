@@ -77,6 +77,8 @@ pub struct Document {
     pub root_name: Option<String>,
     /// Whether the root has an `id` attribute (Playwright's reporter writes one).
     pub root_has_id: bool,
+    /// Whether a suite has a `go.version` property (gotestsum's JUnit writes one).
+    pub go_version: bool,
     /// Every `<testcase>`, in document order.
     pub cases: Vec<Case>,
 }
@@ -119,6 +121,7 @@ pub fn parse(text: &str) -> Result<Document, NotJunit> {
         root: String::new(),
         root_name: None,
         root_has_id: false,
+        go_version: false,
         cases: Vec::new(),
     };
     let mut stack: Vec<Open> = Vec::new();
@@ -148,6 +151,7 @@ pub fn parse(text: &str) -> Result<Document, NotJunit> {
                 seen_root = true;
             }
             Event::Start(e) => {
+                note_suite_property(&e, &case, &mut doc).map_err(|r| at(start, r))?;
                 if stack.len() >= MAX_DEPTH {
                     return Err(at(
                         start,
@@ -160,6 +164,7 @@ pub fn parse(text: &str) -> Result<Document, NotJunit> {
                 stack.push(open);
             }
             Event::Empty(e) => {
+                note_suite_property(&e, &case, &mut doc).map_err(|r| at(start, r))?;
                 let line = lines.line_at(start as usize);
                 let open = open_element(&e, false, &stack, &mut case, &mut retry, line)
                     .map_err(|r| at(start, r))?;
@@ -245,6 +250,19 @@ fn read_root(e: &BytesStart<'_>, doc: &mut Document) -> Result<(), String> {
     doc.root = name;
     doc.root_name = attr(e, "name")?;
     doc.root_has_id = attr(e, "id")?.is_some();
+    Ok(())
+}
+
+/// Keep what a suite-level `<property>` says about the writer (gotestsum's `go.version`).
+fn note_suite_property(
+    e: &BytesStart<'_>,
+    case: &Option<Case>,
+    doc: &mut Document,
+) -> Result<(), String> {
+    if case.is_none() && local(e) == "property" && attr(e, "name")?.as_deref() == Some("go.version")
+    {
+        doc.go_version = true;
+    }
     Ok(())
 }
 

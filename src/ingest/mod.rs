@@ -30,8 +30,13 @@
 //! and [`junit`] keeps a fixed amount of text per failure.
 
 pub mod audit;
+pub mod deepeval;
+pub mod gotest;
+pub mod inspect;
+pub mod json_nan;
 pub mod junit;
 pub mod pairs;
+pub mod promptfoo;
 
 use std::collections::HashMap;
 use std::io::Read;
@@ -99,6 +104,147 @@ pub enum IngestError {
         /// Which writer, and what to do.
         reason: String,
     },
+    /// A `go test -json`, promptfoo, DeepEval or Inspect file that does not read as one.
+    #[error("{}:{line}:{column}: {reason}", path.display())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line (1 for a ZIP member's problem).
+        line: u64,
+        /// 1-based column.
+        column: u64,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A file that reads, but whose records are not first attempts gate may judge: cached
+    /// replays, an aborted eval, reordered records.
+    #[error("{}: {reason}", path.display())]
+    Refused {
+        /// The file.
+        path: PathBuf,
+        /// Why, and what to do instead.
+        reason: String,
+    },
+    /// No `--format` was given and the content matches none gate reads.
+    #[error(
+        "{}: not a format gate reads (JUnit XML, `go test -json`, promptfoo results, DeepEval test run, Inspect log); \
+         give `--format` if it is one of them",
+        path.display()
+    )]
+    Unrecognised {
+        /// The file.
+        path: PathBuf,
+    },
+}
+
+/// Where a reader stopped, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    /// 1-based line.
+    pub line: u64,
+    /// 1-based column.
+    pub column: u64,
+    /// What is wrong.
+    pub reason: String,
+}
+
+/// The result formats `gate ingest` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// JUnit XML (nextest, pytest, jest-junit, Playwright, gotestsum, promptfoo, DeepEval).
+    Junit,
+    /// `go test -json` events (gotestsum `--jsonfile` too).
+    GoJson,
+    /// promptfoo's `--output results.json` (or `.jsonl`).
+    Promptfoo,
+    /// DeepEval's `test_run_*.json`.
+    Deepeval,
+    /// An Inspect AI log: `.eval` (ZIP) or `.json`.
+    Inspect,
+}
+
+impl Format {
+    /// The name `--format` takes.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Junit => "junit",
+            Format::GoJson => "go-json",
+            Format::Promptfoo => "promptfoo",
+            Format::Deepeval => "deepeval",
+            Format::Inspect => "inspect",
+        }
+    }
+}
+
+/// Recognise a result file's format from its first bytes. Cheap: it looks at a prefix and
+/// a few keys, and the reader then checks the whole file. Anything that is not a ZIP or a
+/// JSON object is read as JUnit (whose reader says where it stops being XML); a JSON
+/// document of no known shape is `None`.
+pub fn detect(bytes: &[u8]) -> Option<Format> {
+    if bytes.starts_with(b"PK\x03\x04") {
+        return Some(Format::Inspect);
+    }
+    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(64 << 10)]);
+    let trimmed = head.trim_start_matches('\u{feff}').trim_start();
+    if !trimmed.starts_with('{') {
+        // XML, or nothing gate knows: the JUnit reader says where it stops being JUnit.
+        return Some(Format::Junit);
+    }
+    let text = std::str::from_utf8(bytes).ok()?;
+    if gotest::looks_like(text) {
+        return Some(Format::GoJson);
+    }
+    let first_line = trimmed.lines().next().unwrap_or("");
+    if promptfoo::looks_like_jsonl(first_line) {
+        return Some(Format::Promptfoo);
+    }
+    // One JSON document: which top-level keys it has.
+    let keys = top_level_keys(text)?;
+    let has = |k: &str| keys.iter().any(|x| x == k);
+    if has("eval") && (has("samples") || has("status")) {
+        Some(Format::Inspect)
+    } else if has("testCases") || has("testRunId") || has("test_cases") {
+        Some(Format::Deepeval)
+    } else if has("results") && (has("evalId") || has("config")) {
+        Some(Format::Promptfoo)
+    } else {
+        None
+    }
+}
+
+/// The keys of a JSON object document, its values skipped (bare `NaN` tolerated).
+fn top_level_keys(text: &str) -> Option<Vec<String>> {
+    struct Keys(Vec<String>);
+    impl<'de> serde::Deserialize<'de> for Keys {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> serde::de::Visitor<'de> for V {
+                type Value = Keys;
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    f.write_str("an object")
+                }
+                fn visit_map<A: serde::de::MapAccess<'de>>(
+                    self,
+                    mut m: A,
+                ) -> Result<Keys, A::Error> {
+                    let mut out = Vec::new();
+                    while let Some(k) = m.next_key::<String>()? {
+                        m.next_value::<serde::de::IgnoredAny>()?;
+                        out.push(k);
+                    }
+                    Ok(Keys(out))
+                }
+            }
+            d.deserialize_map(V)
+        }
+    }
+    let clean = json_nan::to_null(text);
+    serde_json::from_str::<Keys>(&clean).ok().map(|k| k.0)
+}
+
+/// At most [`junit::MAX_TEXT`] characters.
+pub(crate) fn cut_text(s: &str) -> String {
+    s.chars().take(junit::MAX_TEXT).collect()
 }
 
 /// The test runner that wrote a file, as far as its JUnit shows.
@@ -112,6 +258,20 @@ pub enum Writer {
     Jest,
     /// Playwright's JUnit reporter (`<testsuites id="…">`, `›` in test names).
     Playwright,
+    /// gotestsum's JUnit (`<property name="go.version">`): failures first, not run order.
+    Gotestsum,
+    /// Vitest's JUnit reporter (`<testsuites name="vitest tests">`): retries invisible.
+    Vitest,
+    /// promptfoo's JUnit (`test N: description` names, one record per repeat).
+    PromptfooJunit,
+    /// `go test -json` events.
+    GoTest,
+    /// promptfoo's results file.
+    Promptfoo,
+    /// DeepEval's test run file.
+    Deepeval,
+    /// An Inspect AI log.
+    Inspect,
     /// Anything else.
     Other,
 }
@@ -124,17 +284,58 @@ impl Writer {
             Writer::Pytest => "pytest",
             Writer::Jest => "jest-junit",
             Writer::Playwright => "Playwright",
+            Writer::Gotestsum => "gotestsum",
+            Writer::Vitest => "Vitest",
+            Writer::PromptfooJunit => "promptfoo (JUnit)",
+            Writer::GoTest => "go test -json",
+            Writer::Promptfoo => "promptfoo",
+            Writer::Deepeval => "DeepEval",
+            Writer::Inspect => "Inspect AI",
             Writer::Other => "unrecognised writer",
         }
     }
 }
 
-/// How to read files whose retries are invisible.
-#[derive(Debug, Clone, Copy, Default)]
+/// How to read the files.
+#[derive(Debug, Clone)]
 pub struct Options {
     /// The caller vouches that the suite ran with retries off: every record is a first
     /// attempt, and a name recorded several times in one file is several repeats.
     pub assume_retries_off: bool,
+    /// The format, instead of detecting it from the content.
+    pub format: Option<Format>,
+    /// Inspect: the scorer whose value grades a sample (required when there are several).
+    pub scorer: Option<String>,
+    /// Inspect: a numeric score at or above this passes (Inspect's own `pass_at` uses 1.0).
+    pub pass_threshold: f64,
+    /// An errored first attempt (Inspect's `error_retries`, promptfoo's errors) is a
+    /// declared fault (unavailable) instead of a failure.
+    pub errors_unavailable: bool,
+    /// Inspect: read a log whose status is not `success` (its cancelled samples are no trials).
+    pub allow_incomplete: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            assume_retries_off: false,
+            format: None,
+            scorer: None,
+            pass_threshold: 1.0,
+            errors_unavailable: false,
+            allow_incomplete: false,
+        }
+    }
+}
+
+/// What a tool's own summary said about a test, to set against its first attempts
+/// (`gate explain`): an Inspect reducer's value, a retry setting's green.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Claim {
+    /// The test's id.
+    pub test: String,
+    /// What the tool reported, in its words (`max says C`).
+    pub says: String,
 }
 
 /// One execution of a test.
@@ -142,6 +343,9 @@ pub struct Options {
 pub struct Attempt {
     /// Whether it passed.
     pub passed: bool,
+    /// A declared fault (an eval's errored sample under `--errors unavailable`): neither a
+    /// pass nor a failure.
+    pub unavailable: bool,
     /// Wall time, seconds (0 when the writer did not record it).
     pub duration_s: f64,
     /// Why it failed, one line (empty for a pass).
@@ -174,13 +378,140 @@ pub struct RunFile {
     pub trials: Vec<Trial>,
     /// `<testcase>` records skipped by the runner: no trial.
     pub skipped: u64,
+    /// The format read, and whether it was detected (not given with `--format`).
+    pub format: Format,
+    /// Whether the format was detected from the content.
+    pub detected: bool,
+    /// What the reader left out or ignored, one sentence each, for the terminal.
+    pub notes: Vec<String>,
+    /// What the tool's own summary reported, for `gate explain`.
+    pub claims: Vec<Claim>,
 }
 
-/// Read and interpret one result file.
-pub fn read_run(path: &Path, opts: Options) -> Result<RunFile, IngestError> {
+/// Read and interpret one result file, in the format given or detected.
+pub fn read_run(path: &Path, opts: &Options) -> Result<RunFile, IngestError> {
     let bytes = read_bounded(path)?;
     let sha256 = sha256_hex(&bytes);
-    let text = std::str::from_utf8(&bytes).map_err(|e| {
+    let (format, detected) = match opts.format {
+        Some(f) => (f, false),
+        None => (
+            detect(&bytes).ok_or_else(|| IngestError::Unrecognised {
+                path: path.to_path_buf(),
+            })?,
+            true,
+        ),
+    };
+    let invalid = |e: ParseError| IngestError::Invalid {
+        path: path.to_path_buf(),
+        line: e.line,
+        column: e.column,
+        reason: e.reason,
+    };
+    let refused = |reason: String| IngestError::Refused {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let mut run = match format {
+        Format::Junit => read_junit(path, &bytes, opts)?,
+        Format::GoJson => {
+            let text = utf8(path, &bytes)?;
+            let go = gotest::read(text).map_err(invalid)?;
+            let mut notes = Vec::new();
+            if go.reruns > 0 {
+                notes.push(format!(
+                    "{} test run(s) after their package's first `go test` ended (gotestsum `--rerun-fails`) \
+                     are reruns, not first attempts, and were left out",
+                    go.reruns
+                ));
+            }
+            RunFile {
+                path: path.to_path_buf(),
+                sha256: String::new(),
+                writer: Writer::GoTest,
+                trials: go.trials,
+                skipped: go.skipped,
+                format,
+                detected,
+                notes,
+                claims: Vec::new(),
+            }
+        }
+        Format::Promptfoo => {
+            let text = utf8(path, &bytes)?;
+            let pf = promptfoo::read(text, opts).map_err(|e| match e {
+                promptfoo::Error::Parse(e) => invalid(e),
+                promptfoo::Error::Refused(r) => refused(r),
+            })?;
+            RunFile {
+                path: path.to_path_buf(),
+                sha256: String::new(),
+                writer: Writer::Promptfoo,
+                trials: pf.trials,
+                skipped: 0,
+                format,
+                detected,
+                notes: pf.notes,
+                claims: Vec::new(),
+            }
+        }
+        Format::Deepeval => {
+            let text = utf8(path, &bytes)?;
+            let de = deepeval::read(text).map_err(invalid)?;
+            RunFile {
+                path: path.to_path_buf(),
+                sha256: String::new(),
+                writer: Writer::Deepeval,
+                trials: de.trials,
+                skipped: de.skipped,
+                format,
+                detected,
+                notes: de.notes,
+                claims: Vec::new(),
+            }
+        }
+        Format::Inspect => {
+            let log = inspect::read(&bytes, opts).map_err(|e| match e {
+                inspect::Error::Parse(e) => invalid(e),
+                inspect::Error::Refused(r) => refused(r),
+            })?;
+            RunFile {
+                path: path.to_path_buf(),
+                sha256: String::new(),
+                writer: Writer::Inspect,
+                trials: log.trials,
+                skipped: log.cancelled,
+                format,
+                detected,
+                notes: log.notes,
+                claims: log.claims,
+            }
+        }
+    };
+    run.sha256 = sha256;
+    run.format = format;
+    run.detected = detected;
+    Ok(run)
+}
+
+/// The bytes as UTF-8, or where they stop being.
+fn utf8<'b>(path: &Path, bytes: &'b [u8]) -> Result<&'b str, IngestError> {
+    std::str::from_utf8(bytes).map_err(|e| {
+        let (line, column) = junit::line_col(
+            &String::from_utf8_lossy(&bytes[..e.valid_up_to()]),
+            e.valid_up_to(),
+        );
+        IngestError::Invalid {
+            path: path.to_path_buf(),
+            line,
+            column,
+            reason: "not UTF-8".into(),
+        }
+    })
+}
+
+/// Read one JUnit file.
+fn read_junit(path: &Path, bytes: &[u8], opts: &Options) -> Result<RunFile, IngestError> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
         let (line, column) = junit::line_col(
             &String::from_utf8_lossy(&bytes[..e.valid_up_to()]),
             e.valid_up_to(),
@@ -198,24 +529,39 @@ pub fn read_run(path: &Path, opts: Options) -> Result<RunFile, IngestError> {
         column: e.column,
         reason: e.reason,
     })?;
+    let mut doc = doc;
     let writer = writer_of(&doc);
-    let (trials, skipped) = interpret(&doc, writer, opts).map_err(|r| match r {
-        Refusal::RetriesInvisible(reason) => IngestError::RetriesInvisible {
-            path: path.to_path_buf(),
-            reason,
-        },
-        Refusal::SameId { line, reason } => IngestError::SameId {
-            path: path.to_path_buf(),
-            line,
-            reason,
-        },
-    })?;
+    if writer == Writer::PromptfooJunit {
+        // promptfoo names each row `test {testIdx + 1}: {description}`: without the prefix,
+        // the rows of one test are its repeats, in testIdx (document) order.
+        for c in &mut doc.cases {
+            if let Some(rest) = strip_test_number(&c.name) {
+                c.name = rest.to_string();
+            }
+        }
+    }
+    let (trials, skipped) =
+        interpret(&doc, writer, opts.assume_retries_off).map_err(|r| match r {
+            Refusal::RetriesInvisible(reason) => IngestError::RetriesInvisible {
+                path: path.to_path_buf(),
+                reason,
+            },
+            Refusal::SameId { line, reason } => IngestError::SameId {
+                path: path.to_path_buf(),
+                line,
+                reason,
+            },
+        })?;
     Ok(RunFile {
         path: path.to_path_buf(),
-        sha256,
+        sha256: String::new(),
         writer,
         trials,
         skipped,
+        format: Format::Junit,
+        detected: false,
+        notes: Vec::new(),
+        claims: Vec::new(),
     })
 }
 
@@ -263,7 +609,12 @@ pub fn writer_of(doc: &Document) -> Writer {
         Some("pytest tests") => return Writer::Pytest,
         Some("pytest") if doc.root == "testsuite" => return Writer::Pytest,
         Some("jest tests") => return Writer::Jest,
+        Some("promptfoo") => return Writer::PromptfooJunit,
+        Some("vitest tests") => return Writer::Vitest,
         _ => {}
+    }
+    if doc.go_version {
+        return Writer::Gotestsum;
     }
     if doc.cases.iter().any(|c| c.invocations.is_some()) {
         Writer::Jest
@@ -272,6 +623,13 @@ pub fn writer_of(doc: &Document) -> Writer {
     } else {
         Writer::Other
     }
+}
+
+/// `test 12: refund` → `refund`.
+fn strip_test_number(name: &str) -> Option<&str> {
+    let rest = name.strip_prefix("test ")?;
+    let (n, tail) = rest.split_once(": ")?;
+    (!n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())).then_some(tail)
 }
 
 /// The test id of a record: `classname::name`, or the name alone when the class name is
@@ -288,6 +646,7 @@ fn test_id(classname: &str, name: &str) -> String {
 fn attempts_of(case: &Case) -> Option<Vec<Attempt>> {
     let retry = |r: &junit::Retry| Attempt {
         passed: false,
+        unavailable: false,
         duration_s: r.time_s,
         message: r.message.clone(),
         detail: r.detail.clone(),
@@ -296,12 +655,14 @@ fn attempts_of(case: &Case) -> Option<Vec<Attempt>> {
         Status::Skipped => return None,
         Status::Pass => Attempt {
             passed: true,
+            unavailable: false,
             duration_s: case.time_s,
             message: String::new(),
             detail: String::new(),
         },
         Status::Fail { message, detail } => Attempt {
             passed: false,
+            unavailable: false,
             duration_s: case.time_s,
             message: if message.is_empty() {
                 detail.lines().next().unwrap_or("failed").to_string()
@@ -338,15 +699,16 @@ enum Refusal {
 }
 
 /// Turn a document's records into trials, by the rules of its writer.
-fn interpret(doc: &Document, writer: Writer, opts: Options) -> Result<(Vec<Trial>, u64), Refusal> {
+fn interpret(doc: &Document, writer: Writer, vouched: bool) -> Result<(Vec<Trial>, u64), Refusal> {
     let mut skipped = 0;
-    let vouched = opts.assume_retries_off;
     match writer {
         Writer::Playwright if !vouched => {
             return Err(Refusal::RetriesInvisible(
                 "written by Playwright's JUnit reporter, which does not record retries: a test that passed \
                  on a retry looks exactly like a first-attempt pass, so gate cannot tell first attempts apart. \
-                 Run the suite with `--retries 0` and pass `--assume-retries-off`"
+                 Check Playwright's own setting first: `retries: 0` in playwright.config (a generated config \
+                 has `retries: process.env.CI ? 2 : 0`, so CI retries twice) and no `--retries` on the command \
+                 line; repeat with `--repeat-each N`. Then pass `--assume-retries-off`"
                     .into(),
             ));
         }
@@ -356,8 +718,35 @@ fn interpret(doc: &Document, writer: Writer, opts: Options) -> Result<(Vec<Trial
                     "written by jest-junit without an `invocations` property (test `{}`, line {}): jest-junit \
                      does not record `jest.retryTimes` retries, so a test that passed on a retry looks like a \
                      first-attempt pass. Record them with a junitTestCaseProperties.js containing \
-                     `module.exports = (r) => ({{ invocations: r.invocations }});`, or run with retries off \
-                     and pass `--assume-retries-off`",
+                     `module.exports = (r) => ({{ invocations: r.invocations }});` beside the Jest config, or \
+                     check that no test file calls `jest.retryTimes` and pass `--assume-retries-off`",
+                    test_id(&c.classname, &c.name),
+                    c.line
+                )));
+            }
+        }
+        Writer::Vitest if !vouched => {
+            return Err(Refusal::RetriesInvisible(
+                "written by Vitest's JUnit reporter, which does not record retries: a test that passed on a \
+                 retry looks exactly like a first-attempt pass. Check Vitest's own setting first: no `retry` \
+                 in vitest.config (or `retry: 0`), no `--retry` on the command line, and no `{ retry: N }` on a \
+                 test; run the suite once per file. Then pass `--assume-retries-off`"
+                    .into(),
+            ));
+        }
+        Writer::Gotestsum => {
+            let mut names = std::collections::HashSet::new();
+            if let Some(c) = doc
+                .cases
+                .iter()
+                .find(|c| !names.insert((&c.classname, &c.name)))
+            {
+                return Err(Refusal::RetriesInvisible(format!(
+                    "written by gotestsum, and test `{}` is recorded more than once (line {}): gotestsum's JUnit \
+                     lists every failure before the passes, so its record order is not run order, and it writes \
+                     `--rerun-fails` reruns as more records of the same name. Read the events instead: \
+                     `go test -json -count=N ./... > go-test.json` (or gotestsum's `--jsonfile`) and \
+                     `gate ingest --format go-json go-test.json`",
                     test_id(&c.classname, &c.name),
                     c.line
                 )));
@@ -367,7 +756,9 @@ fn interpret(doc: &Document, writer: Writer, opts: Options) -> Result<(Vec<Trial
             return Err(Refusal::RetriesInvisible(
                 "this JUnit file's writer is not one gate knows how retries are recorded in (cargo-nextest, \
                  pytest, jest-junit with `invocations`), so a test that passed on a retry cannot be told from a \
-                 first-attempt pass. Run the suite with retries off and pass `--assume-retries-off`"
+                 first-attempt pass. Check the runner's own retry setting is off (mocha: no `--retries` or \
+                 `this.retries()`; Go: read `go test -json` with `--format go-json` instead), then pass \
+                 `--assume-retries-off`"
                     .into(),
             ));
         }
@@ -440,6 +831,7 @@ fn interpret(doc: &Document, writer: Writer, opts: Options) -> Result<(Vec<Trial
                 .iter()
                 .map(|c| Attempt {
                     passed: false,
+                    unavailable: false,
                     duration_s: c.time_s,
                     message: "failed (recorded by pytest-rerunfailures as a rerun)".into(),
                     detail: String::new(),
@@ -466,6 +858,7 @@ fn interpret(doc: &Document, writer: Writer, opts: Options) -> Result<(Vec<Trial
                     let mut before: Vec<Attempt> = (1..n)
                         .map(|_| Attempt {
                             passed: false,
+                            unavailable: false,
                             duration_s: 0.0,
                             message: "failed (counted by Jest's `invocations`)".into(),
                             detail: String::new(),
@@ -524,7 +917,7 @@ fn pytest_repeats(keys: &[(String, String)]) -> HashMap<(String, String), (Strin
 }
 
 /// `test_x[3-20]` → (`test_x`, 3, 20); `test_x[a-3-20]` → (`test_x[a]`, 3, 20).
-fn split_repeat(name: &str) -> Option<(String, u64, u64)> {
+pub(crate) fn split_repeat(name: &str) -> Option<(String, u64, u64)> {
     let inner = name.strip_suffix(']')?;
     let open = inner.find('[')?;
     let (head, params) = (&inner[..open], &inner[open + 1..]);
@@ -592,7 +985,7 @@ mod tests {
         let xml = r#"<?xml version="1.0" encoding="utf-8"?><testsuites name="pytest tests"><testsuite name="pytest" tests="2"><testcase classname="test_agent" name="test_refund" time="0.001" /><testcase classname="test_agent" name="test_refund" time="0.001"><skipped type="pytest.skip" message="skipped on retry" /></testcase><testcase classname="test_agent" name="test_lookup" time="0.001"><skipped type="pytest.skip" message="not here" /></testcase></testsuite></testsuites>"#;
         let doc = junit::parse(xml).expect("parses");
         assert_eq!(writer_of(&doc), Writer::Pytest);
-        let Ok((trials, skipped)) = interpret(&doc, Writer::Pytest, Options::default()) else {
+        let Ok((trials, skipped)) = interpret(&doc, Writer::Pytest, false) else {
             panic!("interpreted");
         };
         assert_eq!(skipped, 1, "only the test that never ran is skipped");

@@ -151,6 +151,7 @@ mod tests {
                         duration_s: 0.0,
                         message: String::new(),
                         detail: String::new(),
+                        unavailable: false,
                     }]
                 })
                 .collect(),

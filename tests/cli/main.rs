@@ -5,6 +5,7 @@ mod common;
 mod compare;
 mod docs;
 mod engine;
+mod evals;
 mod explain;
 mod hostile;
 mod ingest;

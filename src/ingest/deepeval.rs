@@ -1,0 +1,184 @@
+//! DeepEval's test run file (`deepeval test run FILE --repeat N` saves
+//! `test_run_<timestamp>.json` in `DEEPEVAL_RESULTS_FOLDER`) → first-attempt trials.
+//!
+//! Read from DeepEval 4.x's real output (scripts/gen-eval-fixtures.sh): `deepeval test run`
+//! is pytest with pytest-repeat, so `.testCases[]` holds one record per repeat, named like
+//! pytest's JUnit (`test_agent[refund-2-3]`: the parameter id, then repeat i of M), with
+//! `success` (every metric met its threshold) and `order`. The test is
+//! `{file stem}::{name without the repeat}`, as the pytest JUnit reader names it, so the JUnit
+//! file and the test run of one eval judge the same tests. A test that raised before
+//! `assert_test` is in pytest's JUnit but not in this file: a missing repeat index is
+//! refused, with a pointer to the JUnit.
+
+use std::collections::HashMap;
+
+use serde::Deserialize;
+
+use super::{Attempt, ParseError, Trial, json_nan, split_repeat};
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct File {
+    #[serde(default)]
+    test_file: Option<String>,
+    #[serde(default)]
+    test_cases: Vec<Case>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Case {
+    name: String,
+    success: Option<bool>,
+    #[serde(default)]
+    order: Option<u64>,
+    #[serde(default)]
+    run_duration: Option<f64>,
+    #[serde(default)]
+    metrics_data: Vec<Metric>,
+}
+
+#[derive(Deserialize)]
+struct Metric {
+    name: String,
+    #[serde(default)]
+    success: Option<bool>,
+    #[serde(default)]
+    score: Option<f64>,
+    #[serde(default)]
+    threshold: Option<f64>,
+    #[serde(default)]
+    reason: Option<String>,
+    #[serde(default)]
+    error: Option<String>,
+}
+
+/// What a test run holds.
+pub struct TestRun {
+    /// First-attempt trials, each test's in repeat order.
+    pub trials: Vec<Trial>,
+    /// Records without a result.
+    pub skipped: u64,
+    /// What the reader said about the file.
+    pub notes: Vec<String>,
+}
+
+/// Read a `test_run_*.json`.
+pub fn read(text: &str) -> Result<TestRun, ParseError> {
+    let text = json_nan::to_null(text);
+    let file: File = serde_json::from_str(&text).map_err(|e| ParseError {
+        line: e.line() as u64,
+        column: e.column() as u64,
+        reason: format!("not a DeepEval test run (`.testCases[]`): {e}"),
+    })?;
+    let stem = file
+        .test_file
+        .as_deref()
+        .map(|f| {
+            let base = f.rsplit('/').next().unwrap_or(f);
+            base.strip_suffix(".py").unwrap_or(base).to_string()
+        })
+        .unwrap_or_default();
+    let mut cases = file.test_cases;
+    cases.sort_by_key(|c| c.order.unwrap_or(u64::MAX));
+    let mut trials = Vec::with_capacity(cases.len());
+    let mut skipped = 0;
+    // Per test: the repeat indices seen and M.
+    let mut seen: HashMap<String, (Vec<u64>, u64)> = HashMap::new();
+    let mut occurrences: HashMap<String, u64> = HashMap::new();
+    for c in &cases {
+        let (base, repeat, of) = match split_repeat(&c.name) {
+            Some((b, i, m)) if m >= 2 => (b, Some(i), m),
+            _ => (c.name.clone(), None, 0),
+        };
+        let test = if stem.is_empty() {
+            base.clone()
+        } else {
+            format!("{stem}::{base}")
+        };
+        let Some(success) = c.success else {
+            skipped += 1;
+            continue;
+        };
+        let n = occurrences.entry(test.clone()).or_default();
+        *n += 1;
+        if let Some(i) = repeat {
+            let e = seen.entry(test.clone()).or_insert((Vec::new(), of));
+            e.0.push(i);
+        }
+        let failed: Vec<String> = c
+            .metrics_data
+            .iter()
+            .filter(|m| m.success != Some(true))
+            .map(|m| match (&m.error, m.score, m.threshold) {
+                (Some(e), _, _) => format!("{}: error: {e}", m.name),
+                (None, Some(s), Some(t)) => format!(
+                    "{}: score {s} below threshold {t}{}",
+                    m.name,
+                    m.reason
+                        .as_deref()
+                        .map(|r| format!(" ({r})"))
+                        .unwrap_or_default()
+                ),
+                _ => format!("{}: not met", m.name),
+            })
+            .collect();
+        trials.push(Trial {
+            test,
+            repeat: repeat.unwrap_or(*n),
+            attempts: vec![Attempt {
+                passed: success,
+                unavailable: false,
+                duration_s: c.run_duration.unwrap_or(0.0),
+                message: if success {
+                    String::new()
+                } else if failed.is_empty() {
+                    "failed".into()
+                } else {
+                    failed.join("; ").chars().take(500).collect()
+                },
+                detail: String::new(),
+            }],
+        });
+    }
+    for (test, (mut got, m)) in seen {
+        got.sort_unstable();
+        got.dedup();
+        if let Some(missing) = (1..=m).find(|i| got.binary_search(i).is_err()) {
+            return Err(ParseError {
+                line: 1,
+                column: 1,
+                reason: format!(
+                    "`{test}` has no record of repeat {missing} of {m}: a test that fails before `assert_test` \
+                     (an exception in the agent) is left out of DeepEval's test run, so its failures would be \
+                     missed. Read pytest's JUnit instead (`deepeval test run FILE --repeat {m} -- --junitxml=junit.xml`)"
+                ),
+            });
+        }
+    }
+    trials.sort_by(|a, b| a.test.cmp(&b.test).then(a.repeat.cmp(&b.repeat)));
+    // Keep the tests in their first-recorded order, each in repeat order.
+    let mut first: HashMap<String, usize> = HashMap::new();
+    for (i, c) in cases.iter().enumerate() {
+        let base = split_repeat(&c.name).map_or(c.name.clone(), |(b, _, _)| b);
+        let test = if stem.is_empty() {
+            base
+        } else {
+            format!("{stem}::{base}")
+        };
+        first.entry(test).or_insert(i);
+    }
+    trials.sort_by_key(|t| (first.get(&t.test).copied().unwrap_or(usize::MAX), t.repeat));
+    let notes = if skipped > 0 {
+        vec![format!(
+            "{skipped} test case record(s) without a `success` were left out"
+        )]
+    } else {
+        Vec::new()
+    };
+    Ok(TestRun {
+        trials,
+        skipped,
+        notes,
+    })
+}

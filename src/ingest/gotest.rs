@@ -1,0 +1,244 @@
+//! `go test -json` output (and gotestsum's `--jsonfile`, the same events) → first-attempt
+//! trials per test, in event order.
+//!
+//! Each line is one event `{"Action", "Package", "Test", "Elapsed", "Output"}`. A test's run
+//! starts with `run` and ends with `pass`, `fail` or `skip`; with `-count=N` the same test
+//! runs N times, one after another, so its k-th `run` is its k-th trial. A package's own
+//! `pass`/`fail` event (no `Test`) ends that `go test` invocation. gotestsum's
+//! `--rerun-fails` then runs the failed tests again as *further invocations in the same
+//! file*: those events come after the package's first end and are reruns, never first
+//! attempts, so they are counted and left out (which rerun belongs to which failed trial is
+//! not recorded). Learned from the real output: see scripts/gen-eval-fixtures.sh.
+//!
+//! gotestsum's JUnit (`--junitfile`) is no substitute: it writes all failures first, so its
+//! record order is not run order, and reruns are same-name records (see [`super::Writer`]).
+
+use std::collections::HashMap;
+
+use serde::Deserialize;
+
+use super::{Attempt, ParseError, Trial, cut_text};
+
+/// One event as `go test -json` writes it (fields gate does not need are ignored).
+#[derive(Deserialize)]
+struct Event<'a> {
+    #[serde(rename = "Action", borrow)]
+    action: std::borrow::Cow<'a, str>,
+    #[serde(rename = "Package", default, borrow)]
+    package: Option<std::borrow::Cow<'a, str>>,
+    #[serde(rename = "Test", default, borrow)]
+    test: Option<std::borrow::Cow<'a, str>>,
+    #[serde(rename = "Elapsed", default)]
+    elapsed: Option<f64>,
+    #[serde(rename = "Output", default)]
+    output: Option<String>,
+}
+
+/// A run of a test that has started and not ended.
+struct Open {
+    /// Index into the trials.
+    trial: usize,
+    /// Output lines kept for the failure message.
+    output: String,
+}
+
+/// What one `go test -json` stream holds.
+pub struct GoRun {
+    /// First-attempt trials, each test's in run order.
+    pub trials: Vec<Trial>,
+    /// Test runs that ended `skip`.
+    pub skipped: u64,
+    /// Test runs after their package's first invocation ended (gotestsum `--rerun-fails`).
+    pub reruns: u64,
+}
+
+/// Whether the text looks like `go test -json` output: its first line is an event object.
+pub fn looks_like(text: &str) -> bool {
+    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    first.trim_start().starts_with('{')
+        && first.contains("\"Action\"")
+        && serde_json::from_str::<Event<'_>>(first).is_ok()
+}
+
+/// Read the events, line by line, in order.
+pub fn read(text: &str) -> Result<GoRun, ParseError> {
+    let mut trials: Vec<Trial> = Vec::new();
+    // Per (package, test): the runs started and not ended, oldest first.
+    let mut open: HashMap<(String, String), Vec<Open>> = HashMap::new();
+    // Per (package, test): how many runs started, for the repeat index.
+    let mut started: HashMap<(String, String), u64> = HashMap::new();
+    // Packages whose first invocation has ended.
+    let mut ended: HashMap<String, bool> = HashMap::new();
+    let mut skipped = 0;
+    let mut reruns = 0;
+    let mut tests_seen: HashMap<String, u64> = HashMap::new();
+    for (i, line) in text.lines().enumerate() {
+        let line_no = i as u64 + 1;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let ev: Event<'_> = serde_json::from_str(line).map_err(|e| ParseError {
+            line: line_no,
+            column: e.column() as u64,
+            reason: format!("not a `go test -json` event: {e}"),
+        })?;
+        let package = ev.package.as_deref().unwrap_or("").to_string();
+        let Some(test) = ev.test.as_deref() else {
+            // The package's own end: every test still open there crashed with it.
+            if matches!(ev.action.as_ref(), "pass" | "fail" | "skip") {
+                let crashed: Vec<(String, String)> =
+                    open.keys().filter(|k| k.0 == package).cloned().collect();
+                for key in crashed {
+                    for o in open.remove(&key).unwrap_or_default() {
+                        let a = &mut trials[o.trial].attempts[0];
+                        a.passed = false;
+                        a.message =
+                            "no result: the test binary ended while it ran (a panic or `-timeout`?)"
+                                .into();
+                        a.detail = o.output;
+                    }
+                }
+                if ev.action == "fail"
+                    && !tests_seen.contains_key(&package)
+                    && !ended.contains_key(&package)
+                {
+                    return Err(ParseError {
+                        line: line_no,
+                        column: 1,
+                        reason: format!(
+                            "package `{package}` failed without running a test (a build failure?); gate will not \
+                             judge a suite that did not run"
+                        ),
+                    });
+                }
+                ended.insert(package, true);
+            }
+            continue;
+        };
+        let key = (package.clone(), test.to_string());
+        let rerun = ended.contains_key(&package);
+        match ev.action.as_ref() {
+            "run" => {
+                if rerun {
+                    reruns += 1;
+                    continue;
+                }
+                *tests_seen.entry(package.clone()).or_default() += 1;
+                let n = started.entry(key.clone()).or_default();
+                *n += 1;
+                trials.push(Trial {
+                    test: format!("{}::{}", key.0, key.1),
+                    repeat: *n,
+                    attempts: vec![Attempt {
+                        passed: false,
+                        unavailable: false,
+                        duration_s: 0.0,
+                        message: String::new(),
+                        detail: String::new(),
+                    }],
+                });
+                open.entry(key).or_default().push(Open {
+                    trial: trials.len() - 1,
+                    output: String::new(),
+                });
+            }
+            "output" => {
+                if let (Some(o), Some(text)) = (
+                    open.get_mut(&key).and_then(|v| v.first_mut()),
+                    ev.output.as_deref(),
+                ) {
+                    let room = super::junit::MAX_TEXT.saturating_sub(o.output.len());
+                    o.output.extend(text.chars().take(room));
+                }
+            }
+            action @ ("pass" | "fail" | "skip") => {
+                let Some(runs) = open.get_mut(&key).filter(|v| !v.is_empty()) else {
+                    // An end without a start in this invocation: a rerun's, or nothing to grade.
+                    continue;
+                };
+                let o = runs.remove(0);
+                if action == "skip" {
+                    skipped += 1;
+                    trials[o.trial].attempts.clear();
+                    continue;
+                }
+                let a = &mut trials[o.trial].attempts[0];
+                a.duration_s = ev.elapsed.unwrap_or(0.0);
+                a.passed = action == "pass";
+                if !a.passed {
+                    a.message = failure_line(&o.output);
+                    a.detail = cut_text(&o.output);
+                }
+            }
+            _ => {}
+        }
+    }
+    // A stream cut off inside a test (the run was killed): that run has no result. It is
+    // not a failure of the agent either, so it is no trial.
+    let unfinished: Vec<usize> = open.values().flatten().map(|o| o.trial).collect();
+    for t in unfinished {
+        trials[t].attempts.clear();
+    }
+    trials.retain(|t| !t.attempts.is_empty());
+    Ok(GoRun {
+        trials,
+        skipped,
+        reruns,
+    })
+}
+
+/// The first line of a failed test's output that says something (not `=== RUN`, not the
+/// `--- FAIL` line), trimmed.
+fn failure_line(output: &str) -> String {
+    output
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with("=== ") && !l.starts_with("--- "))
+        .unwrap_or("failed")
+        .chars()
+        .take(200)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_test_cut_off_by_the_end_of_the_stream_is_no_trial() {
+        let text = concat!(
+            r#"{"Action":"run","Package":"p","Test":"TestA"}"#,
+            "\n",
+            r#"{"Action":"pass","Package":"p","Test":"TestA","Elapsed":0.1}"#,
+            "\n",
+            r#"{"Action":"run","Package":"p","Test":"TestA"}"#,
+            "\n"
+        );
+        let run = read(text).expect("reads");
+        assert_eq!(run.trials.len(), 1);
+        assert!(run.trials[0].attempts[0].passed);
+    }
+
+    #[test]
+    fn a_test_open_when_its_package_ends_failed() {
+        let text = concat!(
+            r#"{"Action":"run","Package":"p","Test":"TestA"}"#,
+            "\n",
+            r#"{"Action":"output","Package":"p","Test":"TestA","Output":"panic: boom\n"}"#,
+            "\n",
+            r#"{"Action":"fail","Package":"p","Elapsed":0.1}"#,
+            "\n"
+        );
+        let run = read(text).expect("reads");
+        assert_eq!(run.trials.len(), 1);
+        assert!(!run.trials[0].attempts[0].passed);
+        assert!(run.trials[0].attempts[0].message.contains("no result"));
+    }
+
+    #[test]
+    fn a_bad_line_is_refused_with_its_position() {
+        let text = "{\"Action\":\"run\",\"Package\":\"p\",\"Test\":\"T\"}\nnot json\n";
+        let e = read(text).err().expect("refused");
+        assert_eq!(e.line, 2);
+    }
+}

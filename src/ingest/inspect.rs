@@ -1,0 +1,739 @@
+//! Inspect AI logs (`inspect eval TASK --epochs N`) → first-attempt trials per (task, sample).
+//!
+//! Read from Inspect 0.3.x's real logs (scripts/gen-eval-fixtures.sh):
+//!
+//! - A log holds one record per (sample, epoch): `id`, `epoch`, `scores.<scorer>.value`
+//!   (C/I/P/N, a number or a boolean), `error`, and either `error_retries` (the errored
+//!   attempts, in full sample records) or `retries` (their count, in `summaries.json`).
+//!   A trial is one record; its test is `task::sample id`; its ordinal is its epoch.
+//! - The default `.eval` format is a ZIP whose members are **zstd-compressed** (method 93):
+//!   `header.json` (status, task, reducers), `summaries.json`, `reductions.json`,
+//!   `samples/<id>_epoch_<n>.json`. The `.json` format is one document that may hold bare
+//!   `NaN`/`Infinity` (see [`super::json_nan`]).
+//! - **Reducers hide the trials**: `max` reports C for a sample that fails most epochs. gate
+//!   reads every epoch and ignores `results` and `reductions`, except to say in `gate explain`
+//!   what they claimed.
+//! - **Deferred retries**: with `--retry-on-error` the retries run after all first attempts and
+//!   the epoch shows the retry's score; the failed first attempt survives only in
+//!   `error_retries`. A non-empty `error_retries` is a first attempt that errored: a failure,
+//!   or a declared fault with `--errors unavailable`.
+//! - **Aborted runs exit 0**: by default an error aborts the eval, the log's status is
+//!   `error`, only some epochs are logged, and in-flight ones end with `CancelledError`, while
+//!   `inspect eval` exits 0. A log whose status is not `success` is refused unless
+//!   `--allow-incomplete`; a cancelled epoch is never a failure (no trial).
+//!
+//! A `.eval` file is untrusted input: members are decompressed through a size cap, so a zip
+//! bomb costs at most [`MAX_MEMBER_BYTES`] per member and [`MAX_TOTAL_BYTES`] in all.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::Read;
+
+use serde::Deserialize;
+
+use super::{Attempt, Claim, Options, ParseError, Trial, cut_text, json_nan};
+
+/// Largest decompressed ZIP member read (64 MiB).
+pub const MAX_MEMBER_BYTES: u64 = 64 << 20;
+/// Largest total decompressed from one `.eval` file (256 MiB).
+pub const MAX_TOTAL_BYTES: u64 = 256 << 20;
+
+/// Why a log cannot be read.
+pub enum Error {
+    /// Not an Inspect log, or a damaged one.
+    Parse(ParseError),
+    /// Readable, but not something to judge as it stands (aborted, ambiguous scorer).
+    Refused(String),
+}
+
+fn parse(reason: String) -> Error {
+    Error::Parse(ParseError {
+        line: 1,
+        column: 1,
+        reason,
+    })
+}
+
+/// `header.json`, or the top of a `.json` log.
+#[derive(Deserialize)]
+struct Header {
+    #[serde(default)]
+    status: Option<String>,
+    eval: Eval,
+    #[serde(default)]
+    error: Option<serde_json::Value>,
+    #[serde(default)]
+    results: Option<Results>,
+}
+
+#[derive(Deserialize)]
+struct Eval {
+    #[serde(default)]
+    task: Option<String>,
+    #[serde(default)]
+    dataset: Option<Dataset>,
+    #[serde(default)]
+    scorers: Option<Vec<Named>>,
+}
+
+#[derive(Deserialize)]
+struct Dataset {
+    #[serde(default)]
+    sample_ids: Option<Vec<serde_json::Value>>,
+}
+
+#[derive(Deserialize)]
+struct Named {
+    name: String,
+}
+
+#[derive(Deserialize)]
+struct Results {
+    #[serde(default)]
+    scores: Vec<ResultScore>,
+}
+
+#[derive(Deserialize)]
+struct ResultScore {
+    #[serde(default)]
+    scorer: Option<String>,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    reducer: Option<String>,
+}
+
+/// One (sample, epoch) record: a full sample or its summary.
+#[derive(Deserialize)]
+struct Sample {
+    id: serde_json::Value,
+    epoch: u64,
+    #[serde(default)]
+    scores: Option<HashMap<String, Score>>,
+    #[serde(default)]
+    error: Option<serde_json::Value>,
+    #[serde(default)]
+    error_retries: Option<Vec<serde_json::Value>>,
+    #[serde(default)]
+    retries: Option<u64>,
+    #[serde(default)]
+    total_time: Option<f64>,
+}
+
+#[derive(Deserialize)]
+struct Score {
+    #[serde(default)]
+    value: serde_json::Value,
+}
+
+/// A `.json` log: the header's fields and the samples.
+#[derive(Deserialize)]
+struct JsonLog {
+    #[serde(flatten)]
+    header: Header,
+    #[serde(default)]
+    samples: Option<Vec<Sample>>,
+    #[serde(default)]
+    reductions: Option<Vec<Reduction>>,
+}
+
+/// `reductions.json`: per scorer and reducer, the value reported per sample.
+#[derive(Deserialize)]
+struct Reduction {
+    scorer: String,
+    #[serde(default)]
+    reducer: Option<String>,
+    samples: Vec<Reduced>,
+}
+
+#[derive(Deserialize)]
+struct Reduced {
+    #[serde(default)]
+    value: serde_json::Value,
+    sample_id: serde_json::Value,
+}
+
+/// What a log holds.
+pub struct Log {
+    /// First-attempt trials: per sample, in epoch order.
+    pub trials: Vec<Trial>,
+    /// Epochs cancelled (an aborted run): no trial.
+    pub cancelled: u64,
+    /// What the reader said about the log.
+    pub notes: Vec<String>,
+    /// What the reducers reported, per sample, for `gate explain`.
+    pub claims: Vec<Claim>,
+}
+
+/// Read a `.eval` (ZIP) or `.json` log.
+pub fn read(bytes: &[u8], opts: &Options) -> Result<Log, Error> {
+    let (header, samples, reductions) = if bytes.starts_with(b"PK\x03\x04") {
+        read_zip(bytes)?
+    } else {
+        let text = std::str::from_utf8(bytes).map_err(|e| parse(format!("not UTF-8: {e}")))?;
+        let text = json_nan::to_null(text);
+        let log: JsonLog = serde_json::from_str(&text).map_err(|e| {
+            Error::Parse(ParseError {
+                line: e.line() as u64,
+                column: e.column() as u64,
+                reason: format!("not an Inspect log (`.eval`, `.samples[]`): {e}"),
+            })
+        })?;
+        let samples = log.samples.ok_or_else(|| {
+            Error::Refused(
+                "the log holds no samples (written with `--no-log-samples`?): gate judges every epoch, and the \
+                 log's reduced results alone hide them. Rerun with samples logged"
+                    .into(),
+            )
+        })?;
+        (log.header, samples, log.reductions.unwrap_or_default())
+    };
+    judge(header, samples, reductions, opts)
+}
+
+/// The members of a `.eval` ZIP that gate reads.
+fn read_zip(bytes: &[u8]) -> Result<(Header, Vec<Sample>, Vec<Reduction>), Error> {
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes))
+        .map_err(|e| parse(format!("not a readable `.eval` ZIP: {e}")))?;
+    let mut budget = MAX_TOTAL_BYTES;
+    let header: Header = {
+        let text = member(&mut zip, "header.json", &mut budget)?.ok_or_else(|| {
+            Error::Refused(
+                "no `header.json` in the `.eval` file: the eval never finished writing its log (killed?)".into(),
+            )
+        })?;
+        from_member("header.json", &text)?
+    };
+    // summaries.json has every (sample, epoch) with its scores, error and retry count; the
+    // sample members are read only when it is missing.
+    let samples: Vec<Sample> = match member(&mut zip, "summaries.json", &mut budget)? {
+        Some(text) => from_member("summaries.json", &text)?,
+        None => {
+            let names: Vec<String> = zip
+                .file_names()
+                .filter_map(Result::ok)
+                .filter(|n| n.starts_with("samples/") && n.ends_with(".json"))
+                .map(|n| n.into_owned())
+                .collect();
+            let mut out = Vec::with_capacity(names.len());
+            for name in names {
+                if let Some(text) = member(&mut zip, &name, &mut budget)? {
+                    out.push(from_member(&name, &text)?);
+                }
+            }
+            out
+        }
+    };
+    let reductions = match member(&mut zip, "reductions.json", &mut budget)? {
+        Some(text) => from_member("reductions.json", &text)?,
+        None => Vec::new(),
+    };
+    Ok((header, samples, reductions))
+}
+
+/// Parse one member's JSON, naming the member on failure.
+fn from_member<T: serde::de::DeserializeOwned>(name: &str, text: &str) -> Result<T, Error> {
+    let text = json_nan::to_null(text);
+    serde_json::from_str(&text).map_err(|e| {
+        parse(format!(
+            "member `{name}`, line {} column {}: not what Inspect writes there: {e}",
+            e.line(),
+            e.column()
+        ))
+    })
+}
+
+/// One member, decompressed through the caps; `None` when the ZIP has no such member.
+fn member(
+    zip: &mut zip::ZipArchive<std::io::Cursor<&[u8]>>,
+    name: &str,
+    budget: &mut u64,
+) -> Result<Option<String>, Error> {
+    let Some(index) = zip.index_for_name(name) else {
+        return Ok(None);
+    };
+    let bad = |e: &dyn std::fmt::Display| parse(format!("member `{name}`: cannot read it: {e}"));
+    let cap = MAX_MEMBER_BYTES.min(*budget);
+    let mut out = Vec::new();
+    {
+        let raw = zip.by_index_raw(index).map_err(|e| bad(&e))?;
+        let method = raw.compression();
+        // Inspect 0.3.x writes zstd (method 93); a stored member is read as it is.
+        if method == zip::CompressionMethod::ZSTD {
+            let mut dec = ruzstd::decoding::StreamingDecoder::new(raw).map_err(|e| bad(&e))?;
+            (&mut dec)
+                .take(cap + 1)
+                .read_to_end(&mut out)
+                .map_err(|e| bad(&e))?;
+        } else if method == zip::CompressionMethod::Stored {
+            raw.take(cap + 1)
+                .read_to_end(&mut out)
+                .map_err(|e| bad(&e))?;
+        } else {
+            return Err(parse(format!(
+                "member `{name}` is compressed with {method}, which gate does not read (Inspect writes zstd); \
+                 convert the log with `inspect log convert --to json` and ingest the `.json`"
+            )));
+        }
+    }
+    if out.len() as u64 > cap {
+        return Err(parse(format!(
+            "member `{name}` decompresses to more than {} MiB (a zip bomb?); gate reads up to {} MiB per member \
+             and {} MiB per log",
+            cap >> 20,
+            MAX_MEMBER_BYTES >> 20,
+            MAX_TOTAL_BYTES >> 20
+        )));
+    }
+    *budget -= out.len() as u64;
+    String::from_utf8(out)
+        .map(Some)
+        .map_err(|e| parse(format!("member `{name}`: not UTF-8: {e}")))
+}
+
+/// A sample id as text (Inspect allows strings and integers).
+fn id_text(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// An error's message: a string (summaries) or `{message, traceback}` (samples).
+fn error_text(v: &serde_json::Value) -> Option<String> {
+    match v {
+        serde_json::Value::Null => None,
+        serde_json::Value::String(s) => Some(s.clone()),
+        serde_json::Value::Object(m) => Some(
+            m.get("message")
+                .and_then(|x| x.as_str())
+                .unwrap_or("error")
+                .to_string(),
+        ),
+        other => Some(other.to_string()),
+    }
+}
+
+/// A score value as a number, as Inspect's `value_to_float` reads it: C = 1, P = 0.5,
+/// I = N = 0, booleans, numbers and numeric strings. `None` when it is none of those.
+fn value_to_float(v: &serde_json::Value) -> Option<f64> {
+    match v {
+        serde_json::Value::Bool(b) => Some(if *b { 1.0 } else { 0.0 }),
+        serde_json::Value::Number(n) => n.as_f64(),
+        serde_json::Value::String(s) => match s.trim() {
+            "C" => Some(1.0),
+            "P" => Some(0.5),
+            "I" | "N" => Some(0.0),
+            t if t.eq_ignore_ascii_case("yes") || t.eq_ignore_ascii_case("true") => Some(1.0),
+            t if t.eq_ignore_ascii_case("no") || t.eq_ignore_ascii_case("false") => Some(0.0),
+            t => t.parse::<f64>().ok().filter(|x| x.is_finite()),
+        },
+        _ => None,
+    }
+}
+
+/// The header, records and reductions → trials, refusals and claims.
+fn judge(
+    header: Header,
+    mut samples: Vec<Sample>,
+    reductions: Vec<Reduction>,
+    opts: &Options,
+) -> Result<Log, Error> {
+    let status = header.status.clone().unwrap_or_else(|| "unknown".into());
+    let mut notes = Vec::new();
+    if status != "success" {
+        let why = header
+            .error
+            .as_ref()
+            .and_then(error_text)
+            .map(|m| format!(" ({m})"))
+            .unwrap_or_default();
+        if !opts.allow_incomplete {
+            return Err(Error::Refused(format!(
+                "the log's status is `{status}`{why}, not `success`: the eval stopped before every epoch ran \
+                 (`inspect eval` exits 0 all the same), so its epochs are not the trials asked for. Fix the \
+                 error and rerun (`--retry-on-error` or `--fail-on-error` settings), or pass `--allow-incomplete` \
+                 to judge the epochs that finished"
+            )));
+        }
+        notes.push(format!(
+            "the log's status is `{status}`{why}; read with `--allow-incomplete`: only the epochs that finished are trials"
+        ));
+    }
+    let task = header.eval.task.clone().unwrap_or_else(|| "task".into());
+    // The scorer: named, or the only one.
+    let mut scorers: Vec<String> = header
+        .eval
+        .scorers
+        .as_ref()
+        .map(|s| s.iter().map(|n| n.name.clone()).collect())
+        .unwrap_or_default();
+    for s in &samples {
+        for k in s.scores.iter().flat_map(|m| m.keys()) {
+            if !scorers.contains(k) {
+                scorers.push(k.clone());
+            }
+        }
+    }
+    let scorer = match (&opts.scorer, scorers.len()) {
+        (Some(name), _) => {
+            if !scorers.contains(name) {
+                return Err(Error::Refused(format!(
+                    "`--scorer {name}`: the log has no such scorer (it has {})",
+                    list(&scorers)
+                )));
+            }
+            name.clone()
+        }
+        (None, 1) => scorers[0].clone(),
+        (None, 0) => {
+            return Err(Error::Refused(
+                "the log names no scorer and no sample has a score: nothing to grade".into(),
+            ));
+        }
+        (None, _) => {
+            return Err(Error::Refused(format!(
+                "the log has {} scorers ({}); say which one grades a sample with `--scorer NAME` (gate will not guess)",
+                scorers.len(),
+                list(&scorers)
+            )));
+        }
+    };
+    let threshold = opts.pass_threshold;
+
+    // Per sample, epochs in order; samples in the order the dataset first lists them.
+    let mut first_seen: HashMap<String, usize> = HashMap::new();
+    let listed = header
+        .eval
+        .dataset
+        .as_ref()
+        .and_then(|d| d.sample_ids.as_ref());
+    for (i, id) in listed.into_iter().flatten().enumerate() {
+        first_seen.entry(id_text(id)).or_insert(i);
+    }
+    let offset = first_seen.len();
+    for (i, s) in samples.iter().enumerate() {
+        first_seen.entry(id_text(&s.id)).or_insert(offset + i);
+    }
+    samples.sort_by_key(|s| (first_seen[&id_text(&s.id)], s.epoch));
+    let mut trials = Vec::with_capacity(samples.len());
+    let mut cancelled = 0;
+    let mut errored_first = 0;
+    let mut retried = 0;
+    let mut seen: HashMap<(String, u64), ()> = HashMap::new();
+    for s in &samples {
+        let id = id_text(&s.id);
+        if seen.insert((id.clone(), s.epoch), ()).is_some() {
+            return Err(parse(format!(
+                "sample `{id}` epoch {} is recorded twice; a log has one record per (sample, epoch)",
+                s.epoch
+            )));
+        }
+        let error = s.error.as_ref().and_then(error_text);
+        if error
+            .as_deref()
+            .is_some_and(|e| e.starts_with("CancelledError"))
+        {
+            // Cut off when the eval aborted: not a grade of the agent.
+            cancelled += 1;
+            continue;
+        }
+        let retries = s
+            .error_retries
+            .as_ref()
+            .map_or(s.retries.unwrap_or(0), |r| r.len() as u64);
+        let first_error = if retries > 0 {
+            retried += 1;
+            let first = s
+                .error_retries
+                .as_ref()
+                .and_then(|r| r.first())
+                .and_then(error_text)
+                .unwrap_or_else(|| "an error (recorded as a retry count)".into());
+            Some(format!(
+                "first attempt errored and was retried (`--retry-on-error`; {retries} errored attempt(s)): {first}"
+            ))
+        } else {
+            error.clone().map(|e| format!("error: {e}"))
+        };
+        let duration_s = s.total_time.unwrap_or(0.0);
+        // The score the record carries: the first attempt's, or after `--retry-on-error` the
+        // last retry's.
+        let scored = || -> Result<Attempt, Error> {
+            let value = s
+                .scores
+                .as_ref()
+                .and_then(|m| m.get(&scorer))
+                .map(|x| &x.value);
+            Ok(match value {
+                None => Attempt {
+                    passed: false,
+                    unavailable: false,
+                    duration_s,
+                    message: format!("no `{scorer}` score recorded"),
+                    detail: String::new(),
+                },
+                Some(v) => match value_to_float(v) {
+                    Some(x) => Attempt {
+                        passed: x >= threshold,
+                        unavailable: false,
+                        duration_s,
+                        message: if x >= threshold {
+                            String::new()
+                        } else {
+                            format!("`{scorer}` scored {} (a pass is ≥ {threshold})", show(v))
+                        },
+                        detail: String::new(),
+                    },
+                    None if v.is_null() => Attempt {
+                        passed: false,
+                        unavailable: false,
+                        duration_s,
+                        message: format!("`{scorer}` has no value (NaN or null)"),
+                        detail: String::new(),
+                    },
+                    None => {
+                        return Err(parse(format!(
+                            "sample `{id}` epoch {}: `{scorer}` value {} is not C/I/P/N, a number or a boolean; \
+                             pick a scorer with a single value (`--scorer`)",
+                            s.epoch,
+                            cut_text(&v.to_string())
+                        )));
+                    }
+                },
+            })
+        };
+        let attempts = match first_error {
+            Some(why) => {
+                errored_first += 1;
+                let errored = |message: String, unavailable: bool| Attempt {
+                    passed: false,
+                    unavailable,
+                    duration_s: 0.0,
+                    message,
+                    detail: String::new(),
+                };
+                let mut v = vec![errored(
+                    why.chars().take(500).collect(),
+                    opts.errors_unavailable,
+                )];
+                if retries > 0 {
+                    // The later errored attempts, then the retry whose score the epoch shows:
+                    // recorded, never graded.
+                    for r in 1..retries {
+                        let what = s
+                            .error_retries
+                            .as_ref()
+                            .and_then(|x| x.get(r as usize))
+                            .and_then(error_text)
+                            .unwrap_or_else(|| "error".into());
+                        v.push(errored(
+                            format!("retry errored: {what}").chars().take(500).collect(),
+                            false,
+                        ));
+                    }
+                    match &error {
+                        Some(e) => v.push(errored(
+                            format!("error: {e}").chars().take(500).collect(),
+                            false,
+                        )),
+                        None => v.push(scored()?),
+                    }
+                }
+                v
+            }
+            None => vec![scored()?],
+        };
+        trials.push(Trial {
+            test: format!("{task}::{id}"),
+            repeat: s.epoch,
+            attempts,
+        });
+    }
+    if cancelled > 0 {
+        notes.push(format!(
+            "{cancelled} epoch(s) were cancelled when the eval stopped; they are not trials (not failures)"
+        ));
+    }
+    if retried > 0 {
+        notes.push(format!(
+            "{retried} epoch(s) show a retry's score (`error_retries`): their first attempt errored, and that is what gate grades"
+        ));
+    }
+    if errored_first > 0 {
+        notes.push(if opts.errors_unavailable {
+            format!("{errored_first} errored first attempt(s) are declared faults (`--errors unavailable`)")
+        } else {
+            format!(
+                "{errored_first} errored first attempt(s) are failures; `--errors unavailable` makes them declared faults"
+            )
+        });
+    }
+    // What the reducers said, for `gate explain`; never used to grade.
+    let mut claims = Vec::new();
+    let reducer_of = |r: &Reduction| {
+        r.reducer.clone().unwrap_or_else(|| {
+            header
+                .results
+                .as_ref()
+                .and_then(|res| {
+                    res.scores
+                        .iter()
+                        .find(|s| s.scorer.as_deref().or(s.name.as_deref()) == Some(&r.scorer))
+                        .and_then(|s| s.reducer.clone())
+                })
+                .unwrap_or_else(|| "mean".into())
+        })
+    };
+    let mut reducers: BTreeMap<String, ()> = BTreeMap::new();
+    for r in reductions.iter().filter(|r| r.scorer == scorer) {
+        let reducer = reducer_of(r);
+        reducers.insert(reducer.clone(), ());
+        for s in &r.samples {
+            claims.push(Claim {
+                test: format!("{task}::{}", id_text(&s.sample_id)),
+                says: format!("{reducer} says {}", show(&s.value)),
+            });
+        }
+    }
+    if !reducers.is_empty() {
+        notes.push(format!(
+            "the log's reduced scores ({} over epochs) and results are ignored: gate grades every epoch",
+            reducers.keys().cloned().collect::<Vec<_>>().join(", ")
+        ));
+    }
+    Ok(Log {
+        trials,
+        cancelled,
+        notes,
+        claims,
+    })
+}
+
+/// A score value for a message: `C`, `0.5`, `true`.
+fn show(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Number(n) => {
+            let x = n.as_f64().unwrap_or(0.0);
+            if x.fract() == 0.0 {
+                format!("{x:.0}")
+            } else {
+                format!("{:.3}", x).trim_end_matches('0').to_string()
+            }
+        }
+        other => other.to_string(),
+    }
+}
+
+/// `a`, `b`, `c` in backticks.
+fn list(names: &[String]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A ZIP of `(name, method, data)` members written by hand (CRC 0: gate reads members raw
+    /// and never checks it), so a test can hold what no honest writer makes.
+    fn zip_of(members: &[(&str, u16, &[u8], u32)]) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut central = Vec::new();
+        for (name, method, data, size) in members {
+            let offset = out.len() as u32;
+            let header = |sig: u32, central: bool| {
+                let mut h = Vec::new();
+                h.extend(sig.to_le_bytes());
+                if central {
+                    h.extend(20u16.to_le_bytes()); // made by
+                }
+                h.extend(20u16.to_le_bytes()); // version needed
+                h.extend(0u16.to_le_bytes()); // flags
+                h.extend(method.to_le_bytes());
+                h.extend([0u8; 4]); // time, date
+                h.extend(0u32.to_le_bytes()); // crc
+                h.extend((data.len() as u32).to_le_bytes());
+                h.extend(size.to_le_bytes());
+                h.extend((name.len() as u16).to_le_bytes());
+                h.extend(0u16.to_le_bytes()); // extra
+                if central {
+                    h.extend([0u8; 6]); // comment len, disk, internal attrs
+                    h.extend(0u32.to_le_bytes()); // external attrs
+                    h.extend(offset.to_le_bytes());
+                }
+                h.extend(name.as_bytes());
+                h
+            };
+            out.extend(header(0x0403_4b50, false));
+            out.extend_from_slice(data);
+            central.extend(header(0x0201_4b50, true));
+        }
+        let cd_offset = out.len() as u32;
+        let cd_len = central.len() as u32;
+        out.extend(central);
+        out.extend(0x0605_4b50u32.to_le_bytes());
+        out.extend([0u8; 4]);
+        out.extend((members.len() as u16).to_le_bytes());
+        out.extend((members.len() as u16).to_le_bytes());
+        out.extend(cd_len.to_le_bytes());
+        out.extend(cd_offset.to_le_bytes());
+        out.extend(0u16.to_le_bytes());
+        out
+    }
+
+    #[test]
+    fn a_zip_bomb_member_is_refused_at_the_cap() {
+        // 65 MiB of spaces after a JSON opening: a few KiB compressed.
+        let mut big = b"{\"status\": \"success\", \"eval\": {}".to_vec();
+        big.resize((MAX_MEMBER_BYTES + (1 << 20)) as usize, b' ');
+        let packed = ruzstd::encoding::compress_to_vec(
+            &big[..],
+            ruzstd::encoding::CompressionLevel::Fastest,
+        );
+        assert!(packed.len() < 1 << 20, "{} bytes", packed.len());
+        let zip = zip_of(&[("header.json", 93, &packed, big.len() as u32)]);
+        let e = match read(&zip, &Options::default()) {
+            Err(Error::Parse(e)) => e,
+            Err(Error::Refused(r)) => panic!("{r}"),
+            Ok(_) => panic!("a bomb is read"),
+        };
+        assert!(e.reason.contains("zip bomb"), "{}", e.reason);
+    }
+
+    #[test]
+    fn a_stored_member_reads_and_an_unknown_method_is_named() {
+        let header = br#"{"status": "success", "eval": {"task": "t", "scorers": [{"name": "s"}]}}"#;
+        let summaries = br#"[{"id": "a", "epoch": 1, "scores": {"s": {"value": "C"}}}]"#;
+        let zip = zip_of(&[
+            ("header.json", 0, header, header.len() as u32),
+            ("summaries.json", 0, summaries, summaries.len() as u32),
+        ]);
+        let log = match read(&zip, &Options::default()) {
+            Ok(log) => log,
+            Err(Error::Parse(e)) => panic!("{}", e.reason),
+            Err(Error::Refused(r)) => panic!("{r}"),
+        };
+        assert_eq!(log.trials.len(), 1);
+        assert!(log.trials[0].attempts[0].passed);
+        let zip = zip_of(&[("header.json", 12, header, header.len() as u32)]);
+        let Err(Error::Parse(e)) = read(&zip, &Options::default()) else {
+            panic!("refused");
+        };
+        assert!(e.reason.contains("inspect log convert"), "{}", e.reason);
+    }
+
+    #[test]
+    fn score_values_read_as_inspect_reads_them() {
+        use serde_json::json;
+        assert_eq!(value_to_float(&json!("C")), Some(1.0));
+        assert_eq!(value_to_float(&json!("P")), Some(0.5));
+        assert_eq!(value_to_float(&json!("I")), Some(0.0));
+        assert_eq!(value_to_float(&json!(true)), Some(1.0));
+        assert_eq!(value_to_float(&json!(0.75)), Some(0.75));
+        assert_eq!(value_to_float(&json!({"a": 1})), None);
+    }
+}

@@ -1,0 +1,287 @@
+//! promptfoo's results file (`promptfoo eval --repeat N --no-cache -o results.json`, or
+//! `.jsonl`) → first-attempt trials per test.
+//!
+//! Read from promptfoo 0.121's real output (scripts/gen-eval-fixtures.sh):
+//!
+//! - `.results.results[]` (one JSON line each in `.jsonl`) holds one row per test × repeat ×
+//!   prompt × provider, with `testIdx`, `testCase.description`/`vars`, `success` and
+//!   `failureReason` (0 none, 1 assertion, 2 error; the `error` text is set on plain
+//!   assertion failures too, so only the reason code tells an error).
+//! - **There is no repeat index**: `--repeat N` writes the N repeats of a test as consecutive
+//!   `testIdx`. So a trial is one row, its test is the row's identity (the description, or
+//!   the vars when there is none, plus the prompt and the provider when the file has several),
+//!   and its ordinal is its place in `testIdx` order.
+//! - **Its cache replays earlier answers**: a second run without `--no-cache` answers every
+//!   row from the cache (`response.cached: true`) and never calls the agent. Such rows are not
+//!   trials of this build, so a file with any is refused.
+//! - An error row (`failureReason` 2, or an HTTP status ≥ 500 in `response.metadata.http`) is
+//!   a failure, or a declared fault with `--errors unavailable`. Provider-level retries leave
+//!   no trace in the file.
+
+use std::collections::HashMap;
+
+use serde::Deserialize;
+
+use super::{Attempt, Options, ParseError, Trial, cut_text, json_nan};
+
+/// Why a results file cannot be read.
+pub enum Error {
+    /// Not promptfoo's results.
+    Parse(ParseError),
+    /// Readable, but not first attempts (cache replays).
+    Refused(String),
+}
+
+/// `results.json`: `{"evalId", "results": {"results": [rows]}}`.
+#[derive(Deserialize)]
+struct File {
+    results: Table,
+}
+
+#[derive(Deserialize)]
+struct Table {
+    results: Vec<Row>,
+}
+
+/// One row: one test × repeat × prompt × provider.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Row {
+    test_idx: u64,
+    #[serde(default)]
+    prompt_idx: u64,
+    #[serde(default)]
+    prompt: Option<Prompt>,
+    #[serde(default)]
+    provider: Option<Provider>,
+    #[serde(default)]
+    test_case: Option<TestCase>,
+    #[serde(default)]
+    vars: Option<serde_json::Value>,
+    success: bool,
+    #[serde(default)]
+    failure_reason: Option<u64>,
+    #[serde(default)]
+    error: Option<String>,
+    #[serde(default)]
+    response: Option<Response>,
+    #[serde(default)]
+    latency_ms: Option<f64>,
+}
+
+#[derive(Deserialize)]
+struct Prompt {
+    #[serde(default)]
+    label: Option<String>,
+    #[serde(default)]
+    raw: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Provider {
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    label: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct TestCase {
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(default)]
+    vars: Option<serde_json::Value>,
+}
+
+#[derive(Deserialize)]
+struct Response {
+    #[serde(default)]
+    cached: Option<bool>,
+    #[serde(default)]
+    metadata: Option<Metadata>,
+}
+
+#[derive(Deserialize)]
+struct Metadata {
+    #[serde(default)]
+    http: Option<Http>,
+}
+
+#[derive(Deserialize)]
+struct Http {
+    #[serde(default)]
+    status: Option<u64>,
+}
+
+/// What a results file holds.
+pub struct Results {
+    /// First-attempt trials, each test's in `testIdx` order.
+    pub trials: Vec<Trial>,
+    /// What the reader said about the file, for the terminal.
+    pub notes: Vec<String>,
+}
+
+/// Whether a line looks like one row of promptfoo's `.jsonl` output.
+pub fn looks_like_jsonl(line: &str) -> bool {
+    line.contains("\"testIdx\"") && line.contains("\"success\"")
+}
+
+/// Read a `results.json` or `.jsonl`.
+pub fn read(text: &str, opts: &Options) -> Result<Results, Error> {
+    let text = json_nan::to_null(text);
+    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let rows: Vec<(u64, Row)> =
+        if looks_like_jsonl(first) && serde_json::from_str::<Row>(first).is_ok() {
+            let mut rows = Vec::new();
+            for (i, line) in text.lines().enumerate() {
+                if line.trim().is_empty() {
+                    continue;
+                }
+                let row: Row = serde_json::from_str(line).map_err(|e| {
+                    Error::Parse(ParseError {
+                        line: i as u64 + 1,
+                        column: e.column() as u64,
+                        reason: format!("not a promptfoo result row: {e}"),
+                    })
+                })?;
+                rows.push((i as u64 + 1, row));
+            }
+            rows
+        } else {
+            let file: File = serde_json::from_str(&text).map_err(|e| {
+                Error::Parse(ParseError {
+                    line: e.line() as u64,
+                    column: e.column() as u64,
+                    reason: format!("not promptfoo's results (`.results.results[]`): {e}"),
+                })
+            })?;
+            file.results.results.into_iter().map(|r| (0, r)).collect()
+        };
+    judge(rows, opts)
+}
+
+/// Rows → trials.
+fn judge(mut rows: Vec<(u64, Row)>, opts: &Options) -> Result<Results, Error> {
+    let cached = rows
+        .iter()
+        .filter(|(_, r)| r.response.as_ref().and_then(|x| x.cached) == Some(true))
+        .count();
+    if cached > 0 {
+        return Err(Error::Refused(format!(
+            "{cached} of {} rows are cache replays (`response.cached: true`): promptfoo answered them from \
+             its cache, so the agent never ran for them and they are not trials of this build. Rerun with \
+             --no-cache",
+            rows.len()
+        )));
+    }
+    let prompt_of = |r: &Row| {
+        r.prompt
+            .as_ref()
+            .and_then(|p| p.label.clone().or_else(|| p.raw.clone()))
+            .unwrap_or_else(|| format!("prompt {}", r.prompt_idx + 1))
+    };
+    let provider_of = |r: &Row| {
+        r.provider
+            .as_ref()
+            .and_then(|p| {
+                p.label
+                    .clone()
+                    .filter(|l| !l.is_empty())
+                    .or_else(|| p.id.clone())
+            })
+            .unwrap_or_default()
+    };
+    let distinct = |f: &dyn Fn(&Row) -> String| {
+        let mut seen: Vec<String> = rows.iter().map(|(_, r)| f(r)).collect();
+        seen.sort_unstable();
+        seen.dedup();
+        seen.len() > 1
+    };
+    let several_prompts = distinct(&prompt_of);
+    let several_providers = distinct(&provider_of);
+    // Repeats are consecutive `testIdx`: that order is the run order.
+    rows.sort_by_key(|(_, r)| (r.test_idx, r.prompt_idx));
+    let mut repeats: HashMap<String, u64> = HashMap::new();
+    let mut trials = Vec::with_capacity(rows.len());
+    let mut errors = 0;
+    for (line, r) in &rows {
+        let case = r.test_case.as_ref();
+        let mut id = match case.and_then(|c| c.description.clone()) {
+            Some(d) if !d.is_empty() => d,
+            _ => {
+                let vars = case.and_then(|c| c.vars.as_ref()).or(r.vars.as_ref());
+                match vars {
+                    Some(v) => v.to_string(),
+                    None => {
+                        return Err(Error::Parse(ParseError {
+                            line: (*line).max(1),
+                            column: 1,
+                            reason: format!(
+                                "row of test {} has neither a description nor vars: no test identity",
+                                r.test_idx
+                            ),
+                        }));
+                    }
+                }
+            }
+        };
+        if several_prompts {
+            id = format!("{id} [{}]", prompt_of(r));
+        }
+        if several_providers {
+            id = format!("{id} [{}]", provider_of(r));
+        }
+        let status = r
+            .response
+            .as_ref()
+            .and_then(|x| x.metadata.as_ref())
+            .and_then(|m| m.http.as_ref())
+            .and_then(|h| h.status);
+        let errored = r.failure_reason == Some(2) || status.is_some_and(|s| s >= 500);
+        let n = repeats.entry(id.clone()).or_default();
+        *n += 1;
+        let passed = r.success && !errored;
+        if errored {
+            errors += 1;
+        }
+        let message = if passed {
+            String::new()
+        } else {
+            let what = r.error.as_deref().unwrap_or("failed");
+            let what: String = what
+                .lines()
+                .next()
+                .unwrap_or("failed")
+                .chars()
+                .take(200)
+                .collect();
+            match (errored, status) {
+                (true, Some(s)) => format!("error (HTTP {s}): {what}"),
+                (true, None) => format!("error: {what}"),
+                _ => what,
+            }
+        };
+        trials.push(Trial {
+            test: id,
+            repeat: *n,
+            attempts: vec![Attempt {
+                passed,
+                unavailable: errored && opts.errors_unavailable,
+                duration_s: r.latency_ms.unwrap_or(0.0) / 1000.0,
+                message,
+                detail: cut_text(r.error.as_deref().unwrap_or("")),
+            }],
+        });
+    }
+    let mut notes = Vec::new();
+    if errors > 0 {
+        notes.push(if opts.errors_unavailable {
+            format!("{errors} error row(s) (failureReason 2 or HTTP ≥ 500) are declared faults (`--errors unavailable`)")
+        } else {
+            format!(
+                "{errors} error row(s) (failureReason 2 or HTTP ≥ 500) are failures; `--errors unavailable` makes them declared faults"
+            )
+        });
+    }
+    Ok(Results { trials, notes })
+}
