@@ -13,7 +13,9 @@
 #   run     `gate run` each plan file matched by INPUT_PLAN, `gate report` over the
 #           ledgers matched by INPUT_LEDGERS, or `gate ingest` over the JUnit files matched
 #           by INPUT_RESULTS (with INPUT_PLAN as its `--plan`, if set); outputs `verdict`, `exit-code`, `ledger`,
-#           `junit`, `report`; exits with gate's own exit code, so the step fails exactly
+#           `junit`, `report`, `decision` (CONTINUE when a staged run's merged stages are
+#           undecided: gate exits 5, the step 0); INPUT_STAGE runs one stage (`--stage`).
+#           Exits with gate's own exit code (0 for CONTINUE), so the step fails exactly
 #           when gate says the gate failed under the plan's (or the overridden) policy.
 #
 # A task under test runs as the same user as this script (docs/trust.md): before any task
@@ -31,7 +33,7 @@ set -euo pipefail
 
 # Exit codes of `gate` (src/exit.rs); the action adds none of its own beyond reusing USAGE
 # for its own input errors.
-readonly EXIT_PASS=0 EXIT_FAIL=1 EXIT_USAGE=2 EXIT_INCONCLUSIVE=3
+readonly EXIT_PASS=0 EXIT_FAIL=1 EXIT_USAGE=2 EXIT_INCONCLUSIVE=3 EXIT_CONTINUE=5
 
 action_path="${GITHUB_ACTION_PATH:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
 
@@ -266,13 +268,16 @@ cmd_locate() {
   if [ "$mode" = "path" ] && [ -z "$found" ]; then
     fail_usage "\`install: path\` but no \`gate\` on PATH"
   fi
-  # `auto` uses a gate on PATH only if it is this action's version: "gate" is a common name.
+  # `auto` uses a gate on PATH only if it was built from this action's own source: its
+  # build identity (`gate build-id`, the SHA-256 over Cargo.toml, Cargo.lock and src/) must
+  # be the source hash computed here. A version string alone would take a stale or
+  # different build of the same version, or another program called gate.
   if [ "$mode" = "auto" ] && [ -n "$found" ]; then
     local want have
-    want="$(sed -n 's/^version = "\(.*\)"$/\1/p' "$action_path/Cargo.toml" | head -n1)"
-    have="$("$found" --version 2>/dev/null | awk '{print $2}')"
-    if [ -n "$want" ] && [ "$have" != "$want" ]; then
-      printf 'gate-action: %s is version %s, not this action'"'"'s %s; building it\n' "$found" "${have:-unknown}" "$want"
+    want="$(source_hash)"
+    have="$("$found" build-id 2>/dev/null | head -n1 || true)"
+    if [ "$have" != "$want" ]; then
+      printf 'gate-action: %s was not built from this action'"'"'s source (build id %s, source %s); building it\n' "$found" "${have:-unknown}" "$want"
       found=""
     fi
   fi
@@ -318,7 +323,7 @@ cmd_build() {
 severity() {
   case "$1" in
     0) echo 0 ;;
-    3) echo 1 ;;
+    3 | 5) echo 1 ;;
     1) echo 2 ;;
     2) echo 4 ;;
     130 | 143) echo 5 ;;
@@ -332,7 +337,7 @@ severity() {
 verdict_of() {
   local code="$1" report="$2" verdict=""
   case "$code" in
-    0 | 1 | 3) ;;
+    0 | 1 | 3 | 5) ;;
     *) echo ERROR; return ;;
   esac
   if [ -f "$report" ] && command -v jq >/dev/null 2>&1; then
@@ -350,9 +355,26 @@ verdict_of() {
       case "$code" in
         "$EXIT_PASS") echo PASS ;;
         "$EXIT_FAIL") echo FAIL ;;
-        "$EXIT_INCONCLUSIVE") echo INCONCLUSIVE ;;
+        "$EXIT_INCONCLUSIVE" | "$EXIT_CONTINUE") echo INCONCLUSIVE ;;
       esac
       ;;
+  esac
+}
+
+# What a workflow branches on, from the JSON report's `decision`: PASS, FAIL, INCONCLUSIVE or
+# CONTINUE (a staged run must run its next stage; gate exits 5); ERROR when gate published
+# no verdict. Without a readable report, the exit code decides.
+decision_of() {
+  local code="$1" report="$2" verdict="$3" decision=""
+  [ "$verdict" != ERROR ] || { echo ERROR; return; }
+  if [ -f "$report" ] && command -v jq >/dev/null 2>&1; then
+    decision="$(jq -r 'if (.decision | type) == "string" then .decision else "" end' "$report" 2>/dev/null || true)"
+  elif [ -f "$report" ] && command -v python3 >/dev/null 2>&1; then
+    decision="$(python3 -c 'import json, sys; v = json.load(open(sys.argv[1])).get("decision"); print(v if isinstance(v, str) else "")' "$report" 2>/dev/null || true)"
+  fi
+  case "$decision" in
+    PASS | FAIL | INCONCLUSIVE | CONTINUE) echo "$decision" ;;
+    *) if [ "$code" = "$EXIT_CONTINUE" ]; then echo CONTINUE; else echo "$verdict"; fi ;;
   esac
 }
 
@@ -464,6 +486,7 @@ existing() {
 cmd_run() {
   local out_dir="${INPUT_OUT_DIR:-gate-out}" summary="${INPUT_SUMMARY:-true}"
   local on_inconclusive="${INPUT_ON_INCONCLUSIVE:-}" jobs="${INPUT_JOBS:-}" shard="${INPUT_SHARD:-}"
+  local stage="${INPUT_STAGE:-}"
   local junit_input="${INPUT_JUNIT:-}"
   local -a common=()
 
@@ -484,11 +507,14 @@ cmd_run() {
   make_private
 
   local -a verdicts=() codes=() ledgers=() junits=() reports=()
+  # The merge's decision; a run's or an ingest's is its verdict (a shard's partial view).
+  local decision=""
   if [ -n "${INPUT_RESULTS:-}" ]; then
     # Ingest mode: judge JUnit files a test runner wrote (each one run of the suite).
     [ -z "${INPUT_LEDGERS:-}" ] || fail_usage "\`results\` and \`ledgers\` are exclusive: ingest JUnit files, or merge ledgers"
     [ -z "$jobs" ] || fail_usage "\`jobs\` applies to \`gate run\`, not to ingesting \`results\`"
     [ -z "$shard" ] || fail_usage "\`shard\` applies to \`gate run\`, not to ingesting \`results\`"
+    [ -z "$stage" ] || fail_usage "\`stage\` applies to \`gate run\`, not to ingesting \`results\`"
     local -a plan_args=()
     if [ -n "${INPUT_PLAN:-}" ]; then
       expand_patterns "$INPUT_PLAN"
@@ -514,12 +540,14 @@ cmd_run() {
     [ -z "${INPUT_PLAN:-}" ] || fail_usage "\`plan\` and \`ledgers\` are exclusive: run plans, or merge ledgers"
     [ -z "$jobs" ] || fail_usage "\`jobs\` applies to \`gate run\`, not to merging \`ledgers\`"
     [ -z "$shard" ] || fail_usage "\`shard\` applies to \`gate run\`, not to merging \`ledgers\`"
+    [ -z "$stage" ] || fail_usage "\`stage\` applies to \`gate run\`; merging \`ledgers\` of a staged run decides or says CONTINUE by itself"
     expand_patterns "$INPUT_LEDGERS"
     [ "${#MATCHES[@]}" -gt 0 ] || fail_usage "\`ledgers\` matched no file: \`$INPUT_LEDGERS\`"
     local junit="${junit_input:-$out_dir/junit.xml}" report="$out_dir/report.json"
     mkdir -p "$out_dir" "$(dirname "$junit")"
     run_gate 1 report "${MATCHES[@]}" --json "$PRIVATE/report-1.json" --junit "$junit" \
       ${common[@]+"${common[@]}"} ${EXTRA_ARGS[@]+"${EXTRA_ARGS[@]}"}
+    decision="$(decision_of "$LAST_CODE" "$PRIVATE/report-1.json" "$(verdict_of "$LAST_CODE" "$PRIVATE/report-1.json")")"
     codes+=("$LAST_CODE")
     verdicts+=("$(verdict_of "$LAST_CODE" "$PRIVATE/report-1.json")")
     publish_report "$PRIVATE/report-1.json" "$report"
@@ -535,6 +563,10 @@ cmd_run() {
     if [ -n "$shard" ]; then
       [[ "$shard" =~ ^[0-9]+/[1-9][0-9]*$ ]] || fail_usage "invalid \`shard\`: \`$shard\`, expected K/M"
       common+=(--shard "$shard")
+    fi
+    if [ -n "$stage" ]; then
+      [[ "$stage" =~ ^[1-9][0-9]*$ ]] || fail_usage "invalid \`stage\`: \`$stage\`, expected a stage number 1, 2, …"
+      common+=(--stage "$stage")
     fi
     expand_patterns "$INPUT_PLAN"
     local count="${#MATCHES[@]}"
@@ -618,6 +650,7 @@ cmd_run() {
   fi
   reset_runner_file GITHUB_OUTPUT
   set_output verdict "$worst_verdict"
+  set_output decision "${decision:-$worst_verdict}"
   set_output exit-code "$worst_code"
   # Only files gate actually wrote: an invalid plan leaves none, and a later upload step
   # must not be sent after files that do not exist.
@@ -629,7 +662,10 @@ cmd_run() {
     annotate_error "the step's outputs do not read back as written (GITHUB_OUTPUT was written to during the step); no verdict is published"
     exit 4
   fi
-  printf 'gate-action: verdict %s (exit %s)\n' "$worst_verdict" "$worst_code"
+  printf 'gate-action: verdict %s, decision %s (exit %s)\n' "$worst_verdict" "${decision:-$worst_verdict}" "$worst_code"
+  # CONTINUE is no failure: the workflow branches on the `decision` output and runs the next
+  # stage. The `exit-code` output still says 5.
+  if [ "$worst_code" = "$EXIT_CONTINUE" ]; then exit "$EXIT_PASS"; fi
   exit "$worst_code"
 }
 

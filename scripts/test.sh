@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The whole test suite, on a fresh machine: installs the validator the tests call
-# (xmllint for the JUnit XSD), then runs every Rust test. This is the README's test command;
+# The whole test suite, on a fresh machine: installs what the tests call (xmllint for the
+# JUnit XSD, pytest and cargo-nextest for `gate suite`'s end-to-end tests), then runs every Rust test. This is the README's test command;
 # .ci/run calls it. The GitHub Action files are validated by scripts/validate-actions.sh,
 # which .ci/run runs before this and which the tests do not need.
 set -euo pipefail
@@ -13,4 +13,20 @@ if ! command -v xmllint >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq libxml2-utils >/dev/null
 fi
 
-cargo test --locked --all-targets "$@"
+# `gate suite`'s end-to-end test runs a real pytest suite (tests/cli/suite.rs).
+if ! python3 -c 'import pytest' >/dev/null 2>&1; then
+  echo "test.sh: installing pytest" >&2
+  python3 -m pip install --quiet 'pytest==9.2.0' \
+    || python3 -m pip install --quiet --user --break-system-packages 'pytest==9.2.0'
+fi
+
+# ... and a real cargo-nextest suite.
+if ! cargo nextest --version >/dev/null 2>&1; then
+  echo "test.sh: installing cargo-nextest" >&2
+  cargo install --locked cargo-nextest
+fi
+
+# --release: the tests build on the dependency tree `cargo run --release` (the README's main
+# command) already compiled, instead of compiling it a second time in the debug profile; see
+# docs/performance.md, "Build times". The suite also runs faster optimised.
+cargo test --release --locked --all-targets "$@"

@@ -30,6 +30,30 @@ pub struct Cli {
     pub output: OutputArgs,
 }
 
+/// Parse the command line, or print clap's error (with a "did you mean" that clap's own
+/// similarity misses for short typos such as `gate rn`) and exit 2.
+pub fn parse() -> Cli {
+    use clap::CommandFactory;
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    Cli::try_parse().unwrap_or_else(|mut e| {
+        if e.kind() == ErrorKind::InvalidSubcommand
+            && e.get(ContextKind::SuggestedSubcommand).is_none()
+            && let Some(ContextValue::String(given)) = e.get(ContextKind::InvalidSubcommand)
+        {
+            let cmd = Cli::command();
+            let names = cmd.get_subcommands().map(|c| c.get_name());
+            if let Some(near) = crate::suggest::closest(given, names) {
+                let near = near.to_string();
+                e.insert(
+                    ContextKind::SuggestedSubcommand,
+                    ContextValue::Strings(vec![near]),
+                );
+            }
+        }
+        e.exit()
+    })
+}
+
 /// Flags every subcommand takes.
 #[derive(Debug, Args, Clone, Copy)]
 pub struct OutputArgs {
@@ -71,8 +95,9 @@ pub enum Command {
     /// Run the tasks of a plan file and decide PASS / FAIL / INCONCLUSIVE.
     #[command(
         after_help = "Example:\n  gate run plans/demo.yaml --jobs 4 --junit gate-out/junit.xml\n\n\
-        Exit codes: 0 PASS, 1 FAIL, 2 invalid plan or usage, 3 INCONCLUSIVE, 4 harness error, \
-        130 interrupted"
+        Exit codes:\n  0    PASS\n  1    FAIL\n  2    invalid plan or usage; no plan file (run `gate init`)\n  \
+        3    INCONCLUSIVE (0 under `on_inconclusive: pass`)\n  4    harness error: no verdict\n  \
+        130  interrupted (143 on SIGTERM); the ledger is resumable"
     )]
     Run(RunArgs),
     /// Judge JUnit XML files that a test runner wrote: first attempts only, same verdicts and
@@ -81,10 +106,23 @@ pub enum Command {
         after_help = "Example:\n  gate ingest runs/run-*.xml --single 20,3 --junit gate-out/junit.xml\n\n\
         Each file is one run of the suite, in the order given; a retry that passed never counts \
         as a first attempt.\n\n\
-        Exit codes: 0 PASS, 1 FAIL, 2 invalid input (a file that is not JUnit, retries that \
-        cannot be told apart), 3 INCONCLUSIVE"
+        Exit codes:\n  0    PASS\n  1    FAIL\n  2    invalid input (a file that is not JUnit, retries \
+        that cannot be told apart)\n  3    INCONCLUSIVE (0 under `on_inconclusive: pass`)"
     )]
     Ingest(IngestArgs),
+    /// Run a whole test suite once per trial and judge every test case in its JUnit file, as
+    /// `gate ingest` would judge those files.
+    #[command(
+        after_help = "Example:\n  gate suite --healthy 90% --regressed 70% -- \\\n    \
+        'python3 -m pytest -p no:randomly -p no:rerunfailures --junitxml=\"$GATE_JUNIT\"'\n\n\
+        Each trial runs COMMAND with `sh -c`, GATE_TRIAL set to the trial's ordinal and GATE_JUNIT to \
+        the file it must write; it stops once every test case's rule has decided. A run that \
+        writes no readable JUnit, runs no test case, drops or adds a test case, or exits with one \
+        of --harness-exit-codes is a harness error: no verdict.\n\n\
+        Exit codes:\n  0    PASS\n  1    FAIL\n  2    invalid flags or plan\n  \
+        3    INCONCLUSIVE (0 under `on_inconclusive: pass`)\n  4    harness error: the suite could not run; no verdict"
+    )]
+    Suite(SuiteArgs),
     /// Recompute the reports (and merge shards) from one or more ledgers.
     #[command(
         after_help = "Example:\n  gate report shard-*/ledger.jsonl --junit junit.xml --summary summary.md"
@@ -107,9 +145,27 @@ pub enum Command {
         after_help = "Example:\n  gate completions bash > ~/.local/share/bash-completion/completions/gate"
     )]
     Completions(CompletionsArgs),
-    /// Print the manual page (roff) on stdout.
-    #[command(after_help = "Example:\n  gate man > gate.1 && man ./gate.1")]
-    Man,
+    /// Print a manual page (roff) on stdout: gate(1), or gate-COMMAND(1) for a subcommand.
+    #[command(
+        after_help = "Examples:\n  gate man > gate.1 && man ./gate.1\n  gate man run | man -l -\n  \
+        gate man --out-dir /usr/local/share/man/man1"
+    )]
+    Man(ManArgs),
+    /// Print this binary's build identity: the SHA-256 over the Cargo.toml, Cargo.lock and
+    /// src/ it was built from (the GitHub Action compares it with its own source).
+    #[command(hide = true)]
+    BuildId,
+}
+
+/// Arguments of `gate man`.
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// The subcommand whose page to print (gate-COMMAND(1)); none for gate(1).
+    #[arg(value_name = "COMMAND", conflicts_with = "out_dir")]
+    pub command: Option<String>,
+    /// Instead: write every page (gate.1, gate-run.1, …) into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
 }
 
 /// Arguments of `gate init`.
@@ -142,8 +198,8 @@ pub enum ProjectKind {
 /// Arguments of `gate check`.
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// The plan file (YAML).
-    pub plan: PathBuf,
+    /// The plan file (YAML); default `gate.yaml`, then `.config/gate.yaml`.
+    pub plan: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -261,6 +317,13 @@ pub struct PlanArgs {
     /// rounded up, as in `gate run`).
     #[arg(long, value_name = "B", requires = "unavailable_rate")]
     pub max_unavailable: Option<u64>,
+    /// Also design the staged rule that decides only after every B trials (each stage a
+    /// matrix of parallel shards): its OC, expected trials and expected stages.
+    #[arg(long, value_name = "B", value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    pub stage: Option<u64>,
+    /// Stages at most for `--stage` (default: twice the single plan's n, in whole stages).
+    #[arg(long, value_name = "S", requires = "stage", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_stages: Option<u64>,
     /// Judge an existing single plan instead of designing one: its exact OC, risks and
     /// curtailed expected trials.
     #[arg(long, value_name = "N,C")]
@@ -332,8 +395,8 @@ pub struct ReportFiles {
 /// Arguments of `gate run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// The plan file (YAML).
-    pub plan: PathBuf,
+    /// The plan file (YAML); default `gate.yaml`, then `.config/gate.yaml`.
+    pub plan: Option<PathBuf>,
     /// Where to write the attempt ledger (JSON Lines).
     #[arg(long, default_value = "gate-out/ledger.jsonl")]
     pub ledger: PathBuf,
@@ -343,6 +406,11 @@ pub struct RunArgs {
     /// Run only the trials whose ordinal is K modulo M (single plans), as shard K of M.
     #[arg(long, value_name = "K/M")]
     pub shard: Option<String>,
+    /// Run only stage S of the task's staged rule (its ordinals (S-1)B+1 to SB, or the
+    /// shard's share of them with `--shard`); `gate report` over every stage's ledgers so
+    /// far decides, or says CONTINUE with the next stage.
+    #[arg(long, value_name = "S", value_parser = clap::value_parser!(u64).range(1..))]
+    pub stage: Option<u64>,
     /// Continue an interrupted ledger of the same plan and fixtures.
     #[arg(long)]
     pub resume: bool,
@@ -357,7 +425,7 @@ pub struct RunArgs {
     pub reports: ReportFiles,
 }
 
-/// `--rule` of `gate ingest`'s design flags.
+/// `--sampling` of `gate ingest`'s design flags.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum DesignRule {
     /// A single (n, c) plan: the first n runs by ordinal decide.
@@ -395,10 +463,20 @@ pub struct IngestArgs {
     /// With `--healthy`: consumer's risk (default 0.10).
     #[arg(long, allow_negative_numbers = true, requires = "healthy", value_parser = parse_rate)]
     pub beta: Option<f64>,
-    /// With `--healthy`: which rule to design.
+    /// With `--healthy`: which kind of plan to design (`--rule` means the sequential rule,
+    /// `calibrated|wald`, in `gate plan`).
     #[arg(long, value_enum, default_value_t = DesignRule::Single, requires = "healthy")]
-    pub rule: DesignRule,
-    /// With `--rule sequential`: truncation.
+    pub sampling: DesignRule,
+    /// The old spelling of `--sampling`, still read (with a deprecation note).
+    #[arg(
+        long,
+        value_enum,
+        hide = true,
+        requires = "healthy",
+        conflicts_with = "sampling"
+    )]
+    pub rule: Option<DesignRule>,
+    /// With `--sampling sequential`: truncation.
     #[arg(long, requires = "healthy")]
     pub max_trials: Option<u64>,
     /// Compare: the base suite's JUnit files, in run order; the RESULT files are head's.
@@ -436,6 +514,58 @@ pub struct IngestArgs {
     /// Inspect: judge a log whose status is not `success` (only the epochs that finished).
     #[arg(long)]
     pub allow_incomplete: bool,
+    /// Report files.
+    #[command(flatten)]
+    pub reports: ReportFiles,
+}
+
+/// Arguments of `gate suite`: the suite command, then the rule flags of `gate ingest`.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("judge_by").required(true).args(["plan", "single", "healthy"])))]
+pub struct SuiteArgs {
+    /// The suite command, run with `sh -c` once per trial, retries off; it must write a JUnit
+    /// file to `$GATE_JUNIT`.
+    #[arg(required = true, value_name = "COMMAND")]
+    pub command: String,
+    /// Exit codes of COMMAND that mean the suite could not run (pytest: 2 interrupted, 3
+    /// internal error, 4 usage error, 5 no test collected): a harness error, never a FAIL.
+    #[arg(long, value_delimiter = ',', value_name = "CODES")]
+    pub harness_exit_codes: Vec<i32>,
+    /// A plan file whose tasks select test cases with `junit: GLOB`.
+    #[arg(long, value_name = "PLAN")]
+    pub plan: Option<PathBuf>,
+    /// One single plan for every test case: N runs, pass if at most C fail.
+    #[arg(long, value_name = "N,C")]
+    pub single: Option<String>,
+    /// Design the rule for every test case: the healthy per-run success rate (p0).
+    #[arg(long, allow_negative_numbers = true, requires = "regressed", value_parser = parse_rate)]
+    pub healthy: Option<f64>,
+    /// With `--healthy`: the regressed rate (p1) to tell apart.
+    #[arg(long, allow_negative_numbers = true, requires = "healthy", value_parser = parse_rate)]
+    pub regressed: Option<f64>,
+    /// With `--healthy`: producer's risk (default 0.05).
+    #[arg(long, allow_negative_numbers = true, requires = "healthy", value_parser = parse_rate)]
+    pub alpha: Option<f64>,
+    /// With `--healthy`: consumer's risk (default 0.10).
+    #[arg(long, allow_negative_numbers = true, requires = "healthy", value_parser = parse_rate)]
+    pub beta: Option<f64>,
+    /// With `--healthy`: which kind of plan to design.
+    #[arg(long, value_enum, default_value_t = DesignRule::Single, requires = "healthy")]
+    pub sampling: DesignRule,
+    /// With `--sampling sequential`: truncation.
+    #[arg(long, requires = "healthy")]
+    pub max_trials: Option<u64>,
+    /// Where to write the attempt ledger (JSON Lines); the suite runs' JUnit files go into a
+    /// `suite-runs/` directory beside it.
+    #[arg(long, default_value = "gate-out/ledger.jsonl")]
+    pub ledger: PathBuf,
+    /// What an INCONCLUSIVE verdict exits with (overrides the plan's policy).
+    #[arg(long, value_enum)]
+    pub on_inconclusive: Option<InconclusivePolicy>,
+    /// Read JUnit writers whose retries are invisible (Playwright, jest-junit without
+    /// `invocations`), on your word that COMMAND runs with retries off.
+    #[arg(long)]
+    pub assume_retries_off: bool,
     /// Report files.
     #[command(flatten)]
     pub reports: ReportFiles,

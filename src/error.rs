@@ -31,6 +31,9 @@ pub mod exit {
     /// could not be written, or the ledger was changed behind its back). No verdict is
     /// published.
     pub const HARNESS: u8 = 4;
+    /// CONTINUE: the ledgers are the complete stages so far of a staged run whose rule has
+    /// not decided; run the next stage (`gate report` names it). Not a verdict.
+    pub const CONTINUE: u8 = 5;
     /// Interrupted by SIGINT (Ctrl-C); the ledger is closed with an INCONCLUSIVE footer.
     pub const INTERRUPTED: u8 = 130;
     /// Interrupted by SIGTERM; the ledger is closed as for SIGINT.
@@ -78,6 +81,7 @@ Exit codes:
   2    usage error or invalid input (plan file, flags, ledger)
   3    INCONCLUSIVE (0 under `on_inconclusive: pass`)
   4    harness error: a task could not run, or gate could not keep its record; no verdict
+  5    CONTINUE: a staged run is undecided after its stages so far; run the next stage
   130  interrupted (SIGINT); 143 on SIGTERM";
 }
 
@@ -109,6 +113,9 @@ pub enum Error {
     /// Ledgers that no report can be made from (exit 2).
     #[error(transparent)]
     Report(#[from] ReportError),
+    /// Statistics refused a plan's or a flag's values (exit 2).
+    #[error(transparent)]
+    Stats(#[from] crate::stats::StatsError),
     /// A result file `gate ingest` cannot read as first attempts (exit 2).
     #[error(transparent)]
     Ingest(#[from] crate::ingest::IngestError),
@@ -171,6 +178,7 @@ impl Error {
             | Error::Ledger(_)
             | Error::Report(_)
             | Error::Ingest(_)
+            | Error::Stats(_)
             | Error::LedgerLocked { .. }
             | Error::Flag(_) => exit::USAGE,
             Error::Output { .. } | Error::LedgerChanged { .. } | Error::Harness(_) => exit::HARNESS,

@@ -79,9 +79,71 @@ pub fn num(x: f64) -> String {
     }
 }
 
+/// The indifference zone in one line: "between 70% and 90% the verdict can go either way: at
+/// 80.4% it passes half the time". The edges are rates the user gave (`stated`) or computed
+/// ones (one decimal); the half-way rate is always computed.
+pub fn zone_line(zone: &crate::stats::zone::Zone, stated: bool) -> String {
+    let edge = |p: f64| {
+        if stated {
+            rate(p)
+        } else {
+            format!("{:.1}%", p * 100.0)
+        }
+    };
+    let (lo, hi) = (edge(zone.lo), edge(zone.hi));
+    // One decimal, more when the zone is so narrow that one would print an edge again.
+    let half = (1..=4)
+        .map(|d| format!("{:.*}%", d, zone.half * 100.0))
+        .find(|h| *h != lo && *h != hi)
+        .unwrap_or_else(|| format!("{:.4}%", zone.half * 100.0));
+    // A rule whose risks miss the request can pass half the time outside its own rates:
+    // say so rather than print a rate outside the zone as if it were inside.
+    if zone.half > zone.hi {
+        format!(
+            "between {lo} and {hi} the verdict can go either way, and above: it passes only half \
+             the time at {half}, above {hi}"
+        )
+    } else if zone.half < zone.lo {
+        format!(
+            "between {lo} and {hi} the verdict can go either way, and below: it still passes \
+             half the time at {half}, below {lo}"
+        )
+    } else {
+        format!(
+            "between {lo} and {hi} the verdict can go either way: at {half} it passes half the time"
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_zone_line_never_prints_the_half_rate_as_an_edge() {
+        use crate::stats::zone::Zone;
+        let z = Zone {
+            lo: 0.998,
+            hi: 0.999,
+            half: 0.99851,
+        };
+        assert_eq!(
+            zone_line(&z, true),
+            "between 99.8% and 99.9% the verdict can go either way: at 99.85% it passes half the time"
+        );
+        let z = Zone {
+            lo: 0.7,
+            hi: 0.9,
+            half: 0.7999278,
+        };
+        assert!(zone_line(&z, true).ends_with("at 80.0% it passes half the time"));
+        let z = Zone {
+            lo: 0.7,
+            hi: 0.9,
+            half: 0.926,
+        };
+        assert!(zone_line(&z, true).ends_with("it passes only half the time at 92.6%, above 90%"));
+    }
 
     #[test]
     fn percent_never_rounds_an_uncertain_probability_to_certainty() {

@@ -110,6 +110,10 @@ pub struct Header {
     pub host: String,
     /// Shard, when run with `--shard`.
     pub shard: Option<Shard>,
+    /// The stage of a staged rule this ledger ran, when run with `--stage` (its ordinals are
+    /// that stage's, or the shard's share of them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stage: Option<u64>,
     /// Parallel trials.
     pub jobs: usize,
     /// What a timeout counts as.

@@ -55,6 +55,7 @@ pub mod rule;
 pub mod runner;
 pub mod sampler;
 pub mod stats;
+pub mod suggest;
 pub mod units;
 pub mod untrusted;
 

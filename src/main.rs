@@ -3,17 +3,16 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::Parser;
-use gate::cli::{Cli, Command};
+use gate::cli::Command;
 use gate::{Error, commands};
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = gate::cli::parse();
     // Commands that only print stop quietly on a closed stdout; the ones that publish a
     // verdict handle the write error themselves and finish their work.
     if !matches!(
         cli.command,
-        Command::Run(_) | Command::Ingest(_) | Command::Report(_)
+        Command::Run(_) | Command::Ingest(_) | Command::Suite(_) | Command::Report(_)
     ) {
         gate::runner::sys::die_quietly_on_closed_stdout();
     }
@@ -22,13 +21,18 @@ fn main() -> ExitCode {
         Command::Explain(args) => commands::explain::execute(args).map_err(Error::from),
         Command::Run(args) => commands::run::execute(args, &cli.output),
         Command::Ingest(args) => commands::ingest::execute(args, &cli.output),
+        Command::Suite(args) => commands::suite::execute(args, &cli.output),
         Command::Report(args) => commands::report::execute(args, &cli.output),
         Command::Verify(args) => commands::verify::execute(args),
         Command::Init(args) => commands::init::execute(args).map_err(Error::from),
-        Command::Check(args) => commands::check::execute(args).map_err(Error::from),
-        Command::Schema(args) => commands::schema::execute(args).map_err(Error::from),
+        Command::Check(args) => commands::check::execute(args),
+        Command::Schema(args) => commands::schema::execute(args),
         Command::Completions(args) => commands::completions::completions(args).map_err(Error::from),
-        Command::Man => commands::completions::man().map_err(Error::from),
+        Command::Man(args) => commands::man::execute(args).map_err(Error::from),
+        Command::BuildId => {
+            println!("{}", env!("GATE_SOURCE_HASH"));
+            Ok(gate::exit::SUCCESS)
+        }
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -53,6 +53,18 @@ pub enum SequentialRule {
         /// The boundaries.
         lattice: Boundaries,
     },
+    /// A staged rule ([`crate::stats::staged`]): decisions only after every `stage` graded
+    /// trials, so each stage can run as parallel shards. Recorded as its lattice, whose rows
+    /// between stage ends are "continue".
+    Staged {
+        /// Trials per stage (B).
+        stage: u64,
+        /// Whether the lattice is Wald's thresholds at stage ends (else the calibrated design).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        wald: bool,
+        /// The boundaries.
+        lattice: Boundaries,
+    },
 }
 
 impl SequentialRule {
@@ -61,12 +73,34 @@ impl SequentialRule {
         match self {
             SequentialRule::Wald => "wald",
             SequentialRule::Calibrated { .. } => "calibrated",
+            SequentialRule::Staged { .. } => "staged",
+        }
+    }
+
+    /// The recorded lattice, when the rule is recorded as one (calibrated and staged).
+    pub fn recorded_lattice(&self) -> Option<&Boundaries> {
+        match self {
+            SequentialRule::Wald => None,
+            SequentialRule::Calibrated { lattice } | SequentialRule::Staged { lattice, .. } => {
+                Some(lattice)
+            }
         }
     }
 }
 
 impl Sampling {
-    /// The rule's name: `single`, `calibrated` or `wald`.
+    /// Trials per stage of a staged rule (None for every other rule).
+    pub fn stage(&self) -> Option<u64> {
+        match self {
+            Sampling::Sequential {
+                rule: SequentialRule::Staged { stage, .. },
+                ..
+            } => Some(*stage),
+            _ => None,
+        }
+    }
+
+    /// The rule's name: `single`, `calibrated`, `wald` or `staged`.
     pub fn rule_name(&self) -> &'static str {
         match self {
             Sampling::Single { .. } => "single",
@@ -97,15 +131,24 @@ impl Sampling {
                 max_trials,
                 ref rule,
             } => format!(
-                "{} sequential test of {} vs {} (alpha {}, beta {}), at most {max_trials} trials",
+                "{} sequential test of {} vs {} (alpha {}, beta {}), at most {max_trials} trials{}",
                 match rule {
                     SequentialRule::Wald => "Wald's",
                     SequentialRule::Calibrated { .. } => "calibrated",
+                    SequentialRule::Staged { wald: true, .. } => "Wald's staged",
+                    SequentialRule::Staged { .. } => "calibrated staged",
                 },
                 pct(healthy),
                 pct(regressed),
                 alpha,
-                beta
+                beta,
+                match rule {
+                    SequentialRule::Staged { stage, .. } => format!(
+                        " in stages of {stage} ({} stages at most)",
+                        crate::stats::staged::stage_of(*stage, max_trials)
+                    ),
+                    _ => String::new(),
+                }
             ),
         }
     }

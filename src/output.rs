@@ -43,10 +43,11 @@ impl Output {
     /// The terminal summary as this invocation prints it.
     pub fn summary(&self, text: &str) -> String {
         let mut out = String::with_capacity(text.len());
-        for line in text.lines() {
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().copied().enumerate() {
             // Task and gate verdict lines are the ones that do not start with blanks.
             let verdict_line = !line.is_empty() && !line.starts_with(' ');
-            if self.quiet && !verdict_line {
+            if self.quiet && !verdict_line && !harness_cause(&lines, i) {
                 continue;
             }
             if self.color && verdict_line {
@@ -58,6 +59,21 @@ impl Output {
         }
         out
     }
+}
+
+/// Whether line `i` of a terminal summary is the last line of output of a harness error's
+/// trial (`    | sh: ./agent: not found`), the one line that says what went wrong: `--quiet`
+/// keeps it under the verdict line.
+fn harness_cause(lines: &[&str], i: usize) -> bool {
+    const EXCERPT: &str = "    | ";
+    let last_of_excerpt =
+        lines[i].starts_with(EXCERPT) && lines.get(i + 1).is_none_or(|n| !n.starts_with(EXCERPT));
+    last_of_excerpt
+        && lines[..i]
+            .iter()
+            .rev()
+            .find(|l| !l.starts_with(EXCERPT) && !l.starts_with("  log "))
+            .is_some_and(|l| l.starts_with("  harness "))
 }
 
 /// Colour the first verdict word of a verdict line: PASS green, FAIL and HARNESS ERROR red,
@@ -128,6 +144,14 @@ mod tests {
                 .summary(text)
                 .starts_with("t  \x1b[1;31mFAIL\x1b[0m: 2 failures\n  plan")
         );
+        let harness = "t  HARNESS ERROR: trial #1 could not be run\n  harness    #001: run exited 127\n  log        x.log\n    | first\n    | sh: ./agent: not found\n\ngate  HARNESS ERROR\n";
+        assert_eq!(
+            quiet.summary(harness),
+            "t  HARNESS ERROR: trial #1 could not be run\n    | sh: ./agent: not found\ngate  HARNESS ERROR\n"
+        );
+        // A failing trial's excerpt is not a harness error's cause: quiet drops it.
+        let fail = "t  FAIL: 1 failure\n  first fail #001: exit 1\n    | boom\n";
+        assert_eq!(quiet.summary(fail), "t  FAIL: 1 failure\n");
         assert_eq!(
             paint("id-with-PASS  PASS: ok"),
             "id-with-PASS  \x1b[1;32mPASS\x1b[0m: ok"

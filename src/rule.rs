@@ -42,6 +42,9 @@ enum Kind {
     Wald(Sprt),
     /// A calibrated lattice, as recorded.
     Calibrated,
+    /// A staged lattice ([`crate::stats::staged`]), deciding only at the ends of stages of
+    /// this many trials.
+    Staged { stage: u64 },
 }
 
 impl Sampling {
@@ -107,6 +110,23 @@ impl Rule {
                             kind: Kind::Calibrated,
                         })
                     }
+                    SequentialRule::Staged { stage, lattice, .. } => {
+                        crate::stats::staged::check_stage(*stage)?;
+                        if lattice.max_trials() != *max_trials {
+                            return Err(StatsError::BadLattice {
+                                reason: "the lattice's rows do not end at `max_trials`",
+                            });
+                        }
+                        if !crate::stats::staged::is_staged(lattice, *stage) {
+                            return Err(StatsError::BadLattice {
+                                reason: "a staged lattice decides only at its stage ends",
+                            });
+                        }
+                        Ok(Rule {
+                            lattice: lattice.clone(),
+                            kind: Kind::Staged { stage: *stage },
+                        })
+                    }
                 }
             }
         }
@@ -166,6 +186,23 @@ impl Rule {
                     ),
                     _ => format!(
                         "{max_trials} trials spent without reaching a calibrated bound ({f} failed)"
+                    ),
+                }
+            }
+            &Kind::Staged { stage } => {
+                let row = self.lattice.row(g);
+                let at = crate::stats::staged::stage_of(stage, g);
+                match state {
+                    State::Pass => format!(
+                        "{f} failures in {g} trials (stage {at}) are within the staged PASS bound (at most {})",
+                        row.and_then(|r| r.pass_max_failures).unwrap_or(0)
+                    ),
+                    State::Fail => format!(
+                        "{f} failures in {g} trials (stage {at}) reach the staged FAIL bound (at least {})",
+                        row.and_then(|r| r.fail_min_failures).unwrap_or(0)
+                    ),
+                    _ => format!(
+                        "{max_trials} trials (stage {at}) spent without reaching a staged bound ({f} failed)"
                     ),
                 }
             }

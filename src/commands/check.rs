@@ -4,20 +4,27 @@
 use std::fmt::Write as _;
 
 use crate::cli::{CheckArgs, Format};
+use crate::error::Error;
 use crate::exit;
-use crate::format::{percent, rate};
+use crate::format::{percent, rate, zone_line};
 use crate::plan::Plan;
 use crate::plan::check::PlanCheck;
 
 /// Execute `gate check`; returns the exit code (0, or an error that maps to 2).
-pub fn execute(args: &CheckArgs) -> anyhow::Result<u8> {
-    let plan = Plan::load(&args.plan)?;
+pub fn execute(args: &CheckArgs) -> Result<u8, Error> {
+    let path = crate::plan::discover::resolve(args.plan.as_deref(), std::path::Path::new("."))
+        .map_err(Error::Usage)?;
+    let plan = Plan::load(&path)?;
     let check = PlanCheck::of(&plan)?;
     match args.format {
         // Task ids are printed at the start of a line: one that begins with `::` must not
         // act as a workflow command.
         Format::Text => print!("{}", crate::untrusted::log_text(&render_text(&check))),
-        Format::Json => println!("{}", serde_json::to_string_pretty(&check)?),
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&check)
+                .map_err(|e| Error::output("cannot render the check as JSON", e))?
+        ),
     }
     Ok(exit::SUCCESS)
 }
@@ -66,6 +73,9 @@ pub fn render_text(check: &PlanCheck) -> String {
                 percent(d.p_pass_95),
                 percent(d.p_pass_10)
             );
+        }
+        if let Some(z) = &t.zone {
+            let _ = writeln!(out, "  zone       {}", zone_line(z, t.rates.is_some()));
         }
         out.push('\n');
     }

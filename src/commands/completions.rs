@@ -1,5 +1,5 @@
-//! `gate completions SHELL` and `gate man`: generated from the clap definition in
-//! [`crate::cli`], so they list exactly the flags the binary accepts.
+//! `gate completions SHELL`: generated from the clap definition in [`crate::cli`], so it
+//! lists exactly the flags the binary accepts (the manual pages: [`super::man`]).
 
 use std::io::Write;
 
@@ -14,18 +14,6 @@ pub fn completions(args: &CompletionsArgs) -> anyhow::Result<u8> {
     let mut cmd = Cli::command();
     let mut out = Vec::new();
     clap_complete::generate(args.shell, &mut cmd, "gate", &mut out);
-    std::io::stdout()
-        .write_all(&out)
-        .context("cannot write to stdout")?;
-    Ok(exit::SUCCESS)
-}
-
-/// Print the manual page (roff) on stdout.
-pub fn man() -> anyhow::Result<u8> {
-    let mut out = Vec::new();
-    clap_mangen::Man::new(Cli::command())
-        .render(&mut out)
-        .context("cannot render the manual page")?;
     std::io::stdout()
         .write_all(&out)
         .context("cannot write to stdout")?;

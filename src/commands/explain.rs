@@ -17,7 +17,8 @@ use crate::format::percent_uncertain;
 /// Execute `gate explain`; returns the exit code.
 pub fn execute(args: &ExplainArgs) -> anyhow::Result<u8> {
     if !args.junit.is_empty() {
-        return super::explain_junit::execute(args);
+        // Typed errors there; the flag errors of this file are still worded with `anyhow`.
+        return super::explain_junit::execute(args).map_err(anyhow::Error::from);
     }
     let Some(retries) = args.retries else {
         return Err(anyhow!("give `--retries R`, or `--junit RESULT...`"));

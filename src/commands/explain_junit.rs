@@ -8,6 +8,7 @@
 use std::fmt::Write as _;
 
 use crate::cli::{ExplainArgs, Format};
+use crate::error::Error;
 use crate::exit;
 use crate::ingest::audit::{Audit, audit};
 use crate::ingest::{self, Options};
@@ -15,7 +16,7 @@ use crate::ingest::{self, Options};
 use super::plan::percent;
 
 /// Execute `gate explain --junit`; returns the exit code.
-pub fn execute(args: &ExplainArgs) -> anyhow::Result<u8> {
+pub fn execute(args: &ExplainArgs) -> Result<u8, Error> {
     let opts = Options {
         assume_retries_off: args.assume_retries_off,
         scorer: args.scorer.clone(),
@@ -31,7 +32,11 @@ pub fn execute(args: &ExplainArgs) -> anyhow::Result<u8> {
         // Test names come from the runner's file, which the code under test can write: they
         // must not start a workflow command or escape their line.
         Format::Text => crate::untrusted::log_text(&render_text(&a)),
-        Format::Json => format!("{}\n", serde_json::to_string_pretty(&a)?),
+        Format::Json => format!(
+            "{}\n",
+            serde_json::to_string_pretty(&a)
+                .map_err(|e| Error::output("cannot render the audit as JSON", e))?
+        ),
     };
     // A closed stdout (`… | head`) ends the printing, not with a panic.
     let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes());

@@ -29,7 +29,7 @@ use crate::runner::sys::hostname;
 use crate::sampler::OrderedSampler;
 
 /// The rules to judge with: a plan file's, or one rule for every test case.
-enum Rules {
+pub(crate) enum Rules {
     Plan(Box<Plan>),
     Flags { rule: ResolvedRule, words: String },
 }
@@ -88,6 +88,31 @@ pub fn execute(args: &IngestArgs, output: &OutputArgs) -> Result<u8, Error> {
             say(&format!("{}: {note}", r.path.display()));
         }
     }
+    judge_runs(args, output, &outputs, &rules, base_runs, runs)
+}
+
+/// Judge runs already read (from the files of `gate ingest`, or the suite runs of `gate
+/// suite`): write the ledger, then print and emit the reports it recomputes to.
+pub(crate) fn judge_runs(
+    args: &IngestArgs,
+    output: &OutputArgs,
+    outputs: &crate::publish::Outputs,
+    rules: &Rules,
+    base_runs: Vec<ingest::RunFile>,
+    runs: Vec<ingest::RunFile>,
+) -> Result<u8, Error> {
+    // With a report on stdout (`--json -`), everything else goes to stderr.
+    let to_stdout = outputs.to_stdout();
+    let say = |text: &str| {
+        if output.quiet {
+            return;
+        }
+        let _ = if to_stdout {
+            writeln!(std::io::stderr().lock(), "{text}")
+        } else {
+            writeln!(std::io::stdout().lock(), "{text}")
+        };
+    };
     let sources: Vec<SourceFile> = base_runs
         .iter()
         .chain(runs.iter())
@@ -118,7 +143,7 @@ pub fn execute(args: &IngestArgs, output: &OutputArgs) -> Result<u8, Error> {
         )));
     }
 
-    let (tasks, unselected) = assign(&rules, &histories)?;
+    let (tasks, unselected) = assign(rules, &histories)?;
     let paired = compare_pairs(args, &tasks, &histories, base_runs, &say)?;
     if tasks.is_empty() {
         return Err(Error::Usage(
@@ -189,6 +214,7 @@ pub fn execute(args: &IngestArgs, output: &OutputArgs) -> Result<u8, Error> {
         started_at: now_rfc3339(),
         host: hostname(),
         shard: None,
+        stage: None,
         jobs: 1,
         timeout_policy: TimeoutPolicy::Fail,
         on_inconclusive,
@@ -216,7 +242,7 @@ pub fn execute(args: &IngestArgs, output: &OutputArgs) -> Result<u8, Error> {
     session.append_all(rows)?;
     let verdict = Verdict::combine(verdicts);
     let code = crate::report::exit_code_for(Some(verdict), on_inconclusive);
-    finish(output, &outputs, &mut session, verdict, code)
+    finish(output, outputs, &mut session, verdict, code)
 }
 
 /// With `--base`: every judged test case must have a `compare:` rule, and is paired with
@@ -296,7 +322,7 @@ pub(crate) fn describe(run: &ingest::RunFile) -> String {
 }
 
 /// The plan file, or the one rule the flags give.
-fn rules(args: &IngestArgs) -> Result<Rules, Error> {
+pub(crate) fn rules(args: &IngestArgs) -> Result<Rules, Error> {
     if let Some(path) = &args.plan {
         let plan = Plan::load(path)?;
         if let Some(t) = plan.tasks.first() {
@@ -350,7 +376,7 @@ fn rules(args: &IngestArgs) -> Result<Rules, Error> {
                 regressed: Rate(regressed),
                 alpha: args.alpha.map(Rate),
                 beta: args.beta.map(Rate),
-                rule: match args.rule {
+                rule: match sampling_kind(args) {
                     DesignRule::Single => Rule::Single,
                     DesignRule::Sequential => Rule::Sequential,
                 },
@@ -370,7 +396,7 @@ fn rules(args: &IngestArgs) -> Result<Rules, Error> {
 
 /// The one report preflight ([`crate::publish::preflight`]), guarding the ledger this ingest
 /// writes (and its lock), the plan and every result file read.
-fn preflight(args: &IngestArgs) -> Result<crate::publish::Outputs, Error> {
+pub(crate) fn preflight(args: &IngestArgs) -> Result<crate::publish::Outputs, Error> {
     let mut guarded = vec![Guarded {
         what: "--ledger",
         path: &args.ledger,
@@ -395,10 +421,10 @@ fn preflight(args: &IngestArgs) -> Result<crate::publish::Outputs, Error> {
 }
 
 /// Test cases with their resolved task, in order of first appearance.
-type Assigned<'h> = Vec<(TaskSpec, &'h History)>;
+pub(crate) type Assigned<'h> = Vec<(TaskSpec, &'h History)>;
 
 /// Each test case with its rule, in order of first appearance, and the ids no rule covers.
-fn assign<'h>(
+pub(crate) fn assign<'h>(
     rules: &Rules,
     histories: &'h [History],
 ) -> Result<(Assigned<'h>, Vec<String>), Error> {
@@ -592,4 +618,19 @@ fn own_report(ledger: &Ledger) -> Result<Report, Error> {
             "cannot make a report from this ingest's own ledger ({e}); no verdict is published"
         ))
     })
+}
+
+/// `--sampling`, or its deprecated spelling `--rule` (which says so on stderr: in `gate plan`
+/// `--rule` chooses the sequential rule, `calibrated|wald`).
+fn sampling_kind(args: &IngestArgs) -> DesignRule {
+    match args.rule {
+        Some(kind) => {
+            eprintln!(
+                "gate: `gate ingest --rule` is deprecated, spell it `--sampling` (`--rule` is \
+                 `calibrated|wald` in `gate plan`)"
+            );
+            kind
+        }
+        None => args.sampling,
+    }
 }

@@ -62,10 +62,16 @@ pub fn execute(args: &InitArgs) -> anyhow::Result<u8> {
         args.output.display(),
         kind.label()
     );
+    zone_note(&args.output);
     println!(
         "next: gate check {0}   # what the plan will do\n      gate run {0}     # run it",
         args.output.display()
     );
+    if let Some(cmd) = super::suite::offer(kind) {
+        println!(
+            "or, for the whole suite (every test case judged on its own, no plan file):\n  {cmd}"
+        );
+    }
     if kind == ProjectKind::Pytest && !pytest_importable() {
         // `python3 -m pytest` without pytest exits 1, the code of a failing test: every trial
         // would be graded FAIL. Say so now rather than after a run of red trials.
@@ -74,6 +80,25 @@ pub fn execute(args: &InitArgs) -> anyhow::Result<u8> {
         );
     }
     Ok(exit::SUCCESS)
+}
+
+/// The indifference zone of the plan just written, in one line, so the first thing a new user
+/// reads about the plan is that a rate between the two it tells apart can go either way. The
+/// plan is read back (not recomputed from the template) so the line is the rule `gate run`
+/// will use; a plan that does not load says nothing here (`gate check` will say why).
+fn zone_note(path: &Path) {
+    let Ok(plan) = crate::plan::Plan::load(path) else {
+        return;
+    };
+    let Ok(check) = crate::plan::check::PlanCheck::of(&plan) else {
+        return;
+    };
+    if let Some((task, zone)) = check.tasks.iter().find_map(|t| Some((t, t.zone?))) {
+        println!(
+            "note: {}",
+            crate::format::zone_line(&zone, task.rates.is_some())
+        );
+    }
 }
 
 /// Whether `python3` can import an installed pytest (false when python3 is missing too).

@@ -8,10 +8,13 @@ pub mod explain_junit;
 pub mod ingest;
 pub mod init;
 pub mod init_evals;
+pub mod man;
 pub mod plan;
+pub mod plan_zone;
 pub mod report;
 pub mod run;
 pub mod schema;
+pub mod suite;
 pub mod verify;
 
 impl From<crate::cli::InconclusivePolicy> for crate::ledger::OnInconclusive {

@@ -16,8 +16,10 @@ use crate::format::percent_apart;
 pub(crate) use crate::format::{num, percent, rate};
 use crate::ledger::OnInconclusive;
 use crate::stats::lattice::{Boundaries, single_oc};
-use crate::stats::sprt::{Sprt, default_max_trials, worst_asn};
-use crate::stats::{StatsError, calibrated, design};
+use crate::stats::sprt::{MAX_TRIALS_LIMIT, Sprt, default_max_trials, worst_asn};
+use crate::stats::{StatsError, calibrated, design, staged};
+
+use super::plan_zone::{Designed, ZoneReport};
 
 mod compare;
 
@@ -48,6 +50,8 @@ pub fn execute(args: &PlanArgs) -> anyhow::Result<u8> {
         jobs: args.jobs,
         unavailable_rate: args.unavailable_rate,
         max_unavailable: args.max_unavailable,
+        stage: args.stage,
+        max_stages: args.max_stages,
         ..PlanOptions::new(healthy, regressed, args.alpha, args.beta)
     })?;
     if let Some(path) = &args.svg {
@@ -138,6 +142,10 @@ pub struct PlanOptions {
     pub unavailable_rate: Option<f64>,
     /// The unavailable budget (default: 10% of n or max_trials, rounded up).
     pub max_unavailable: Option<u64>,
+    /// Trials per stage, to design the staged rule too.
+    pub stage: Option<u64>,
+    /// Stages at most for the staged rule.
+    pub max_stages: Option<u64>,
 }
 
 impl PlanOptions {
@@ -154,6 +162,8 @@ impl PlanOptions {
             jobs: None,
             unavailable_rate: None,
             max_unavailable: None,
+            stage: None,
+            max_stages: None,
         }
     }
 }
@@ -188,6 +198,11 @@ pub struct PlanReport {
     pub jobs: Option<JobsReport>,
     /// The risks with unavailable trials, when `--unavailable-rate` is given.
     pub unavailable: Option<UnavailableReport>,
+    /// The staged rule, when `--stage` is given (see [`StagedReport`]).
+    pub staged: Option<StagedReport>,
+    /// Where each plan passes half the time between the two rates, and the design that
+    /// halves that zone with what it costs.
+    pub zone: ZoneReport,
     #[serde(skip)]
     boundaries: Boundaries,
 }
@@ -483,6 +498,15 @@ impl PlanReport {
             curtailed_asn_healthy: curtailed_h,
             curtailed_asn_regressed: curtailed_r,
         };
+        let zone = ZoneReport::build(&Designed {
+            healthy,
+            regressed,
+            alpha,
+            beta,
+            single: &single_lattice,
+            sequential: &boundaries,
+            wald: o.wald,
+        });
         let oc = oc_grid(healthy, regressed)
             .into_iter()
             .map(|p| {
@@ -520,6 +544,8 @@ impl PlanReport {
             lattice,
             jobs,
             unavailable,
+            staged: staged_report(o, &single_lattice, &boundaries)?,
+            zone,
             boundaries,
         })
     }
@@ -995,6 +1021,7 @@ pub fn render_text(r: &PlanReport) -> String {
         saving(q.saving_healthy),
         saving(q.saving_regressed)
     );
+    super::plan_zone::render(&mut out, &r.zone, s.curtailed_asn_healthy, q.asn_healthy);
     if let Some(j) = &r.jobs {
         let _ = writeln!(
             out,
@@ -1082,6 +1109,9 @@ pub fn render_text(r: &PlanReport) -> String {
 
     out.push_str(&terminal_curve(r));
     out.push('\n');
+    if let Some(st) = &r.staged {
+        render_staged(&mut out, r, st);
+    }
 
     let _ = writeln!(out, "Plan file snippet (sampling rule):");
     let _ = writeln!(
@@ -1101,6 +1131,272 @@ pub fn render_text(r: &PlanReport) -> String {
         if q.rule == "wald" { ", rule: wald" } else { "" }
     );
     out
+}
+
+/// The staged rule of `gate plan --stage B`, in the JSON contract: decisions only after every
+/// `stage` trials, so each stage runs as one round of parallel jobs (shards). Compared at the
+/// two rates with the fully sequential rule above (one trial at a time) and with the single
+/// plan looked at only at the same stage ends. Trials are expected trials run (all of a
+/// stage's trials run); stages are expected rounds, the wall-time proxy.
+#[derive(Debug, Clone, Serialize)]
+pub struct StagedReport {
+    /// Trials per stage (B).
+    pub stage: u64,
+    /// Stages at most.
+    pub max_stages: u64,
+    /// Truncation: trials at most (the last stage is shorter when not a multiple of B).
+    pub max_trials: u64,
+    /// `calibrated` or `wald` (Wald's thresholds consulted at stage ends).
+    pub rule: &'static str,
+    /// P(PASS | healthy).
+    pub p_pass_healthy: f64,
+    /// P(FAIL | healthy).
+    pub p_fail_healthy: f64,
+    /// P(INCONCLUSIVE | healthy).
+    pub p_inconclusive_healthy: f64,
+    /// P(PASS | regressed).
+    pub p_pass_regressed: f64,
+    /// P(FAIL | regressed).
+    pub p_fail_regressed: f64,
+    /// P(INCONCLUSIVE | regressed).
+    pub p_inconclusive_regressed: f64,
+    /// The producer's risk under the `on_inconclusive` policy.
+    pub realised_alpha: f64,
+    /// P(PASS | regressed).
+    pub realised_beta: f64,
+    /// Expected trials run, healthy.
+    pub trials_healthy: f64,
+    /// Expected trials run, regressed.
+    pub trials_regressed: f64,
+    /// Expected stages run, healthy.
+    pub stages_healthy: f64,
+    /// Expected stages run, regressed.
+    pub stages_regressed: f64,
+    /// The fully sequential rule (one trial at a time: its stages are its trials), healthy.
+    pub sequential_trials_healthy: f64,
+    /// The fully sequential rule, regressed.
+    pub sequential_trials_regressed: f64,
+    /// The single plan decided only at the same stage ends: expected trials, healthy.
+    pub single_trials_healthy: f64,
+    /// The single plan at stage ends: expected trials, regressed.
+    pub single_trials_regressed: f64,
+    /// The single plan at stage ends: expected stages, healthy.
+    pub single_stages_healthy: f64,
+    /// The single plan at stage ends: expected stages, regressed.
+    pub single_stages_regressed: f64,
+    /// The staged rule over the OC grid.
+    pub oc: Vec<StagedOcRow>,
+    /// The decision rows at the stage ends (every other row continues).
+    pub lattice: Vec<LatticeJson>,
+}
+
+/// One row of the staged OC table.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct StagedOcRow {
+    /// True per-trial success rate.
+    pub p: f64,
+    /// P(PASS).
+    pub p_pass: f64,
+    /// P(FAIL).
+    pub p_fail: f64,
+    /// P(INCONCLUSIVE).
+    pub p_inconclusive: f64,
+    /// Expected trials run.
+    pub trials: f64,
+    /// Expected stages run.
+    pub stages: f64,
+}
+
+/// The staged rule for `--stage`, or None without it. `single` is the single plan's lattice
+/// and `sequential` the fully sequential rule already designed.
+fn staged_report(
+    o: &PlanOptions,
+    single: &Boundaries,
+    sequential: &Boundaries,
+) -> anyhow::Result<Option<StagedReport>> {
+    let Some(stage) = o.stage else {
+        return Ok(None);
+    };
+    let PlanOptions {
+        healthy,
+        regressed,
+        alpha,
+        beta,
+        ..
+    } = *o;
+    staged::check_stage(stage).map_err(flag_error)?;
+    let max_trials =
+        staged::staged_max_trials(Some(single.max_trials()), stage, None, o.max_stages)
+            .unwrap_or(single.max_trials());
+    if max_trials > MAX_TRIALS_LIMIT {
+        return Err(anyhow!(
+            "`--max-stages` × `--stage` must be at most {MAX_TRIALS_LIMIT} trials, got `{max_trials}`"
+        ));
+    }
+    let (rule, boundaries) = if o.wald {
+        let sprt = Sprt::new(healthy, regressed, alpha, beta, max_trials).map_err(flag_error)?;
+        sprt.check_reachable().map_err(flag_error)?;
+        ("wald", staged::wald_staged(&sprt, stage))
+    } else {
+        let d = staged::design_staged(healthy, regressed, alpha, beta, stage, Some(max_trials))
+            .map_err(|e| match e {
+                StatsError::NoSequential { max_trials, .. } => anyhow!(
+                    "no staged rule with stages of {stage} and at most {max_trials} trials meets \
+                     both risks: raise `--max-stages`, or use smaller stages"
+                ),
+                e => flag_error(e),
+            })?;
+        ("calibrated", d.boundaries)
+    };
+    // The design may stop sooner than asked (its single-plan fallback ends at n).
+    let max_trials = boundaries.max_trials();
+    let (h, r) = (boundaries.oc(healthy), boundaries.oc(regressed));
+    let single_staged = staged::at_stage_ends(single, stage);
+    let stages = |b: &Boundaries, p: f64| staged::expected_stages(b, stage, p);
+    let oc = oc_grid(healthy, regressed)
+        .into_iter()
+        .map(|p| {
+            let x = boundaries.oc(p);
+            StagedOcRow {
+                p,
+                p_pass: x.p_pass,
+                p_fail: x.p_fail,
+                p_inconclusive: x.p_inconclusive,
+                trials: x.asn,
+                stages: stages(&boundaries, p),
+            }
+        })
+        .collect();
+    let lattice = boundaries
+        .rows()
+        .iter()
+        .filter(|row| row.pass_max_failures.is_some() || row.fail_min_failures.is_some())
+        .map(|row| LatticeJson {
+            trials: row.trials,
+            pass_max_failures: row.pass_max_failures,
+            fail_min_failures: row.fail_min_failures,
+        })
+        .collect();
+    Ok(Some(StagedReport {
+        stage,
+        max_stages: staged::stage_of(stage, max_trials),
+        max_trials,
+        rule,
+        p_pass_healthy: h.p_pass,
+        p_fail_healthy: h.p_fail,
+        p_inconclusive_healthy: h.p_inconclusive,
+        p_pass_regressed: r.p_pass,
+        p_fail_regressed: r.p_fail,
+        p_inconclusive_regressed: r.p_inconclusive,
+        realised_alpha: alpha_of(o.on_inconclusive, h.p_pass, h.p_fail),
+        realised_beta: r.p_pass,
+        trials_healthy: h.asn,
+        trials_regressed: r.asn,
+        stages_healthy: stages(&boundaries, healthy),
+        stages_regressed: stages(&boundaries, regressed),
+        sequential_trials_healthy: sequential.oc(healthy).asn,
+        sequential_trials_regressed: sequential.oc(regressed).asn,
+        single_trials_healthy: single_staged.oc(healthy).asn,
+        single_trials_regressed: single_staged.oc(regressed).asn,
+        single_stages_healthy: stages(&single_staged, healthy),
+        single_stages_regressed: stages(&single_staged, regressed),
+        oc,
+        lattice,
+    }))
+}
+
+/// The staged section of `gate plan --stage B`'s text.
+fn render_staged(out: &mut String, r: &PlanReport, st: &StagedReport) {
+    let (h, g) = (rate(r.healthy), rate(r.regressed));
+    let _ = writeln!(
+        out,
+        "Staged plan: {} rule deciding only after every {} trials (each stage one round of \
+         parallel shards), at most {} stages ({})",
+        st.rule,
+        st.stage,
+        st.max_stages,
+        trials(st.max_trials)
+    );
+    let _ = writeln!(
+        out,
+        "  P(PASS | healthy {h})    {:>7}  (realised alpha {}; asked {})\n  \
+         P(PASS | regressed {g})  {:>7}  (realised beta; asked {})",
+        percent(st.p_pass_healthy),
+        percent(st.realised_alpha),
+        percent(r.alpha),
+        percent(st.p_pass_regressed),
+        percent(r.beta)
+    );
+    let _ = writeln!(
+        out,
+        "  {:<34} {:>19} {:>19}\n  {:<34} {:>9} {:>9} {:>9} {:>9}",
+        "expected", "trials", "stages (rounds)", "", "healthy", "regressed", "healthy", "regressed"
+    );
+    let rows = [
+        (
+            format!("staged, stages of {}", st.stage),
+            (st.trials_healthy, st.trials_regressed),
+            (st.stages_healthy, st.stages_regressed),
+        ),
+        (
+            "fully sequential, one at a time".to_string(),
+            (st.sequential_trials_healthy, st.sequential_trials_regressed),
+            (st.sequential_trials_healthy, st.sequential_trials_regressed),
+        ),
+        (
+            "single plan at the same stage ends".to_string(),
+            (st.single_trials_healthy, st.single_trials_regressed),
+            (st.single_stages_healthy, st.single_stages_regressed),
+        ),
+    ];
+    for (label, (th, tr), (sh, sr)) in &rows {
+        let _ = writeln!(out, "  {label:<34} {th:>9.1} {tr:>9.1} {sh:>9.2} {sr:>9.2}");
+    }
+    let _ = writeln!(
+        out,
+        "\n  {:>9} {:>10} {:>15} {:>8} {:>8}",
+        "true rate", "P(PASS)", "P(INCONCLUSIVE)", "trials", "stages"
+    );
+    for row in &st.oc {
+        let _ = writeln!(
+            out,
+            "  {:>9} {:>10} {:>15} {:>8.1} {:>8.2}",
+            rate(row.p),
+            percent(row.p_pass),
+            percent(row.p_inconclusive),
+            row.trials,
+            row.stages
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\n  Stage ends (PASS at most / FAIL at least this many failures):"
+    );
+    for row in &st.lattice {
+        let show = |x: Option<u64>| x.map_or("-".to_string(), |v| v.to_string());
+        let _ = writeln!(
+            out,
+            "    after {:>5} trials: PASS <= {:>4}  FAIL >= {:>4}",
+            row.trials,
+            show(row.pass_max_failures),
+            show(row.fail_min_failures)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "  plan file: sequential: {{healthy: {}, regressed: {}, alpha: {}, beta: {}, stage: {}, max_stages: {}{}}}\n",
+        num(r.healthy),
+        num(r.regressed),
+        num(r.alpha),
+        num(r.beta),
+        st.stage,
+        st.max_stages,
+        if st.rule == "wald" {
+            ", rule: wald"
+        } else {
+            ""
+        }
+    );
 }
 
 /// A computed rate (not one the user typed), to one decimal of a percent.

@@ -25,15 +25,17 @@ use crate::runner::sys::Interrupt;
 
 /// Execute `gate run`; returns the exit code.
 pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
-    let mut plan = Plan::load(&args.plan)?;
+    let plan_path = crate::plan::discover::resolve(args.plan.as_deref(), Path::new("."))
+        .map_err(Error::Usage)?;
+    let mut plan = Plan::load(&plan_path)?;
     if let Some(s) = plan.selections.first() {
         return Err(Error::Usage(format!(
             "{}:{}: task `{}` selects JUnit test cases (`junit:`), which `gate run` cannot run; \
              judge JUnit files with `gate ingest RESULT... --plan {}`",
-            args.plan.display(),
+            plan_path.display(),
             s.line,
             s.id,
-            args.plan.display()
+            plan_path.display()
         )));
     }
     if let Some(j) = args.jobs {
@@ -44,6 +46,9 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
         plan.policy.on_inconclusive = p.into();
     }
     plan.retain_tasks(&args.tasks).map_err(Error::Usage)?;
+    if let Some(stage) = args.stage {
+        plan.select_stage(stage).map_err(Error::Usage)?;
+    }
     let shard = args.shard.as_deref().map(str::parse::<Shard>);
     let shard = shard.transpose().map_err(Error::Usage)?;
     if let Some(s) = shard {
@@ -60,7 +65,7 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
             },
             Guarded {
                 what: "the plan file",
-                path: &args.plan,
+                path: &plan_path,
                 written: false,
                 ledger: false,
             },
@@ -143,7 +148,7 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
             if history.decided {
                 continue;
             }
-            let config = TaskConfig::new(task, plan.policy.jobs, shard);
+            let config = TaskConfig::new(task, plan.policy.jobs, shard).in_stage(plan.stage);
             let launcher =
                 ProcessLauncher::new(task, &plan.policy, session.run_id(), &run_dir, redactor);
             let mut sinks = Fanout(vec![&mut session, &mut progress]);
@@ -169,7 +174,9 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
         output,
         &mut session,
         status,
-        shard,
+        // A shard, or a stage after the first, sees part of the evidence: `gate report`
+        // over every shard (and stage) decides. Stage 1 run whole sees the first stage end.
+        shard.is_some() || plan.stage.is_some_and(|s| s > 1),
         &interrupt,
         &progress,
     )
@@ -182,7 +189,7 @@ fn finish(
     output: &OutputArgs,
     session: &mut Session,
     status: RunStatus,
-    shard: Option<Shard>,
+    partial: bool,
     interrupt: &Interrupt,
     progress: &Progress,
 ) -> Result<u8, Error> {
@@ -195,10 +202,15 @@ fn finish(
             // (they say how the run ended), to keep peak memory to one copy.
             let report = own_report(&session.verified()?)?;
             let verdict = report.verdict();
-            (
-                verdict,
-                exit::for_run(verdict, report.on_inconclusive, shard.is_some()),
-            )
+            // A partial view (a shard, a stage after the first) publishes no verdict of its
+            // own unless its trials already make FAIL certain; stage 1 run whole exits as
+            // `gate report` over it would (5 for CONTINUE).
+            let code = if partial {
+                exit::for_run(verdict, report.on_inconclusive, true)
+            } else {
+                report.exit_code()
+            };
+            (verdict, code)
         }
     };
     session.close(status, verdict, code)?;

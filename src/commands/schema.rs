@@ -5,11 +5,14 @@
 //! test keeps them equal).
 
 use crate::cli::{SchemaArgs, SchemaKind};
+use crate::error::Error;
 use crate::exit;
 
 /// Execute `gate schema`; returns the exit code.
-pub fn execute(args: &SchemaArgs) -> anyhow::Result<u8> {
-    print!("{}", render(args.which)?);
+pub fn execute(args: &SchemaArgs) -> Result<u8, Error> {
+    let schema =
+        render(args.which).map_err(|e| Error::output("cannot render the JSON Schema", e))?;
+    print!("{schema}");
     Ok(exit::SUCCESS)
 }
 

@@ -13,6 +13,7 @@ use crate::ledger::OnInconclusive;
 use crate::sampler::Sampling;
 use crate::stats::StatsError;
 use crate::stats::lattice::single_oc;
+use crate::stats::zone::{Zone, rate_where_p_pass_is};
 
 use super::{Plan, Task};
 
@@ -50,6 +51,9 @@ pub struct TaskCheck {
     pub expected_trials: Option<RatePair>,
     /// For a bare single plan: the rates it passes 95% and 10% of the time.
     pub discriminates: Option<Discriminates>,
+    /// The indifference zone: between the regressed and the healthy rate (or, with no rates,
+    /// the `discriminates` rates), and the rate at which the rule passes half the time.
+    pub zone: Option<Zone>,
 }
 
 /// A value at the healthy and at the regressed rate.
@@ -120,6 +124,7 @@ fn task_check(t: &Task, policy: OnInconclusive) -> Result<TaskCheck, StatsError>
             risks: None,
             expected_trials: None,
             discriminates: None,
+            zone: None,
         });
     }
     // Every rule's exact OC comes from its lattice (a single plan's in closed form).
@@ -157,11 +162,24 @@ fn task_check(t: &Task, policy: OnInconclusive) -> Result<TaskCheck, StatsError>
         None => (None, None),
     };
     let discriminates = match t.sampling {
-        Sampling::Single { n, c } if rates.is_none() => Some(Discriminates {
-            p_pass_95: rate_where_p_pass_is(n, c, 0.95),
-            p_pass_10: rate_where_p_pass_is(n, c, 0.10),
-        }),
+        Sampling::Single { n, c } if rates.is_none() => {
+            let p_pass = |p| single_oc(n, c, p).p_pass;
+            match (
+                rate_where_p_pass_is(p_pass, 0.95),
+                rate_where_p_pass_is(p_pass, 0.10),
+            ) {
+                (Some(p_pass_95), Some(p_pass_10)) => Some(Discriminates {
+                    p_pass_95,
+                    p_pass_10,
+                }),
+                _ => None,
+            }
+        }
         _ => None,
+    };
+    let zone = match rates {
+        Some((h, r)) => Zone::of(&lattice, r, h),
+        None => Zone::unstated(&lattice),
     };
     Ok(TaskCheck {
         id: t.id.clone(),
@@ -173,23 +191,8 @@ fn task_check(t: &Task, policy: OnInconclusive) -> Result<TaskCheck, StatsError>
         risks,
         expected_trials: expected,
         discriminates,
+        zone,
     })
-}
-
-/// The success rate p at which the single plan (n, c) passes with probability `target`.
-/// P(PASS | p) rises monotonically from 0 (p = 0, c < n) to 1 (p = 1), so bisection finds it;
-/// 60 halvings of [0, 1] reach double precision.
-fn rate_where_p_pass_is(n: u64, c: u64, target: f64) -> f64 {
-    let (mut lo, mut hi) = (0.0_f64, 1.0_f64);
-    for _ in 0..60 {
-        let mid = 0.5 * (lo + hi);
-        if single_oc(n, c, mid).p_pass < target {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    0.5 * (lo + hi)
 }
 
 #[cfg(test)]
@@ -198,8 +201,8 @@ mod tests {
 
     #[test]
     fn the_discriminating_rates_are_where_the_oc_crosses() {
-        let p95 = rate_where_p_pass_is(33, 6, 0.95);
-        let p10 = rate_where_p_pass_is(33, 6, 0.10);
+        let p95 = rate_where_p_pass_is(|p| single_oc(33, 6, p).p_pass, 0.95).unwrap();
+        let p10 = rate_where_p_pass_is(|p| single_oc(33, 6, p).p_pass, 0.10).unwrap();
         assert!((single_oc(33, 6, p95).p_pass - 0.95).abs() < 1e-9);
         assert!((single_oc(33, 6, p10).p_pass - 0.10).abs() < 1e-9);
         assert!(p10 < p95);

@@ -11,6 +11,7 @@
 pub mod bounds;
 pub mod check;
 pub mod compare;
+pub mod discover;
 pub mod schema;
 
 use std::collections::BTreeSet;
@@ -211,9 +212,46 @@ pub struct Plan {
     pub default_rule: Option<ResolvedRule>,
     /// Policy.
     pub policy: Policy,
+    /// The stage this run runs (`gate run --stage S`, after [`Plan::select_stage`]); the
+    /// ledger header records it.
+    pub stage: Option<u64>,
 }
 
 impl Plan {
+    /// Run only stage `stage` of the plan's staged rule (`gate run --stage S`): the plan must
+    /// have exactly one task (after `--task`), staged, and `stage` must be one its rule can
+    /// reach. Later stages than the truncation allow only make up for unavailable trials,
+    /// so the limit counts the unavailable budget too.
+    pub fn select_stage(&mut self, stage: u64) -> Result<(), String> {
+        let [task] = self.tasks.as_slice() else {
+            return Err(format!(
+                "`--stage {stage}`: a staged run runs one task, and `{}` has {} (select one with `--task ID`)",
+                self.path.display(),
+                self.tasks.len()
+            ));
+        };
+        let Some(b) = task.sampling.stage() else {
+            return Err(format!(
+                "`--stage {stage}`: task `{}` has no staged rule; add `stage: B` to its `sequential:` sampling",
+                task.id
+            ));
+        };
+        let most = crate::stats::staged::stage_of(
+            b,
+            task.sampling
+                .max_graded()
+                .saturating_add(task.max_unavailable),
+        );
+        if stage == 0 || stage > most {
+            return Err(format!(
+                "`--stage {stage}`: task `{}` runs stages 1 to {most} (stages of {b} trials)",
+                task.id
+            ));
+        }
+        self.stage = Some(stage);
+        Ok(())
+    }
+
     /// Keep only the tasks named in `ids` (`gate run --task`, in file order); none named
     /// keeps them all. An unknown id is an error that lists the plan's tasks.
     pub fn retain_tasks(&mut self, ids: &[String]) -> Result<(), String> {
@@ -244,6 +282,11 @@ impl Plan {
             .map(|t| t.sampling.max_graded())
             .max()
             .unwrap_or(0);
+        // A staged run shards one stage: no more shards than a stage has trials.
+        let most = match (self.stage, self.tasks.as_slice()) {
+            (Some(_), [t]) => t.sampling.stage().unwrap_or(most).min(most),
+            _ => most,
+        };
         if shard.m > most {
             return Err(format!(
                 "`--shard {}/{}`: more shards than trials (the largest task runs {most}); use at most {most} shards",
@@ -254,10 +297,12 @@ impl Plan {
             .tasks
             .iter()
             .find(|t| matches!(t.sampling, Sampling::Sequential { .. }))
+            .filter(|_| self.stage.is_none())
         {
             return Err(format!(
                 "`--shard {}/{}`: task `{}` uses a sequential plan, which decides trial by trial in ordinal order and \
-                 cannot be split across machines; shard only single (n, c) plans, or run this task unsharded",
+                 cannot be split across machines; shard only single (n, c) plans or the stages of a staged rule \
+                 (`stage:` and `gate run --stage S`), or run this task unsharded",
                 shard.k, shard.m, t.id
             ));
         }
@@ -357,6 +402,11 @@ fn syntax_error(path: &str, text: &str, e: &serde_saphyr::Error) -> PlanError {
         .and_then(|field| schema::missing_field_hint(field, &before))
     {
         Some(hint) => format!("{message}: {hint}"),
+        None => message,
+    };
+    // A misspelt key or value: name the nearest accepted spelling.
+    let message = match crate::suggest::for_serde_message(&message) {
+        Some(hint) => format!("{message}; {hint}"),
         None => message,
     };
     let rest: Vec<&str> = lines.collect();
@@ -500,6 +550,7 @@ impl Validator<'_> {
             selections,
             default_rule,
             policy,
+            stage: None,
         })
     }
 
@@ -890,6 +941,95 @@ impl Validator<'_> {
         Ok((sampling, words))
     }
 
+    /// Resolve a staged rule (`stage:` in a `sequential:` block): the calibrated staged
+    /// design, or Wald's thresholds consulted only at stage ends. `limits` is
+    /// (stage, max_stages, max_trials) as written.
+    fn staged(
+        &self,
+        at: &Location,
+        id: &str,
+        rates: Rates,
+        limits: (u64, Option<u64>, Option<u64>),
+        kind: SequentialKind,
+    ) -> Result<(Sampling, String), PlanError> {
+        let (stage, max_stages, given) = limits;
+        let Rates {
+            healthy,
+            regressed,
+            alpha,
+            beta,
+        } = rates;
+        stats::staged::check_stage(stage).map_err(|e| self.stats_error(at, id, e))?;
+        if max_stages == Some(0) {
+            return Err(self.invalid(at, format!("task `{id}`: `max_stages` must be at least 1")));
+        }
+        // Rates and risks first; then the default truncation in whole stages.
+        stats::sprt::Sprt::new(healthy, regressed, alpha, beta, 1)
+            .map_err(|e| self.stats_error(at, id, e))?;
+        let single_n = stats::design::design_single(healthy, regressed, alpha, beta)
+            .ok()
+            .map(|d| d.n);
+        let max_trials = stats::staged::staged_max_trials(single_n, stage, given, max_stages)
+            .ok_or_else(|| {
+                self.invalid(
+                    at,
+                    format!("task `{id}`: cannot choose a default `max_trials`; set `max_stages`"),
+                )
+            })?;
+        let max_trials =
+            self.max_trials(at, id, Some(max_trials), healthy, regressed, alpha, beta)?;
+        let (wald, lattice, h, r) = match kind {
+            SequentialKind::Wald => {
+                let sprt = stats::sprt::Sprt::new(healthy, regressed, alpha, beta, max_trials)
+                    .and_then(|sprt| sprt.check_reachable().map(|()| sprt))
+                    .map_err(|e| self.stats_error(at, id, e))?;
+                let b = stats::staged::wald_staged(&sprt, stage);
+                let (h, r) = (b.oc(healthy), b.oc(regressed));
+                (true, b, h, r)
+            }
+            SequentialKind::Calibrated => {
+                let d = stats::staged::design_staged(
+                    healthy,
+                    regressed,
+                    alpha,
+                    beta,
+                    stage,
+                    Some(max_trials),
+                )
+                .map_err(|e| self.stats_error(at, id, e))?;
+                (false, d.boundaries, d.at_healthy, d.at_regressed)
+            }
+        };
+        // The design may stop sooner than asked (the single plan at stage ends it falls back
+        // on ends at its n): the recorded truncation is the lattice's own.
+        let max_trials = lattice.max_trials();
+        let stages = |p: f64| stats::staged::expected_stages(&lattice, stage, p);
+        let (sh, sr) = (stages(healthy), stages(regressed));
+        let sampling = Sampling::Sequential {
+            healthy,
+            regressed,
+            alpha,
+            beta,
+            max_trials,
+            rule: SequentialRule::Staged {
+                stage,
+                wald,
+                lattice,
+            },
+        };
+        let words = format!(
+            "designed {} (P(pass | {healthy}) = {:.4}, P(pass | {regressed}) = {:.4}, ASN {:.1} / {:.1}, stages {:.2} / {:.2})",
+            sampling.describe(),
+            h.p_pass,
+            r.p_pass,
+            h.asn,
+            r.asn,
+            sh,
+            sr
+        );
+        Ok((sampling, words))
+    }
+
     /// A designed rule's alpha: as written, else from `policy.suite_alpha`, else the default.
     /// Both at once is refused: which one holds would be a guess.
     fn alpha(&self, at: &Location, id: &str, given: Option<f64>) -> Result<f64, PlanError> {
@@ -941,6 +1081,8 @@ impl Validator<'_> {
                 beta,
                 max_trials,
                 rule,
+                stage,
+                max_stages,
             } => {
                 let (healthy, regressed) = (healthy.0, regressed.0);
                 let from_suite = alpha.is_none();
@@ -952,8 +1094,24 @@ impl Validator<'_> {
                     alpha,
                     beta,
                 };
-                let (sampling, words) =
-                    self.sequential(at, id, rates, max_trials, rule.unwrap_or_default())?;
+                let (sampling, words) = match (stage, max_stages) {
+                    (None, Some(_)) => {
+                        return Err(self.invalid(
+                            at,
+                            format!("task `{id}`: `max_stages` needs `stage` (trials per stage)"),
+                        ));
+                    }
+                    (None, None) => {
+                        self.sequential(at, id, rates, max_trials, rule.unwrap_or_default())?
+                    }
+                    (Some(stage), max_stages) => self.staged(
+                        at,
+                        id,
+                        rates,
+                        (stage, max_stages, max_trials),
+                        rule.unwrap_or_default(),
+                    )?,
+                };
                 let note = self
                     .suite
                     .filter(|_| from_suite)

@@ -80,6 +80,15 @@ pub enum SamplingSpec {
         /// `calibrated` (default) or `wald`.
         #[serde(default)]
         rule: Option<SequentialKind>,
+        /// Trials per stage: the rule decides only after every `stage` trials (a staged,
+        /// group-sequential rule whose stages run as parallel shards). 1 to 10,000.
+        #[serde(default)]
+        #[schemars(range(min = 1, max = 10_000))]
+        stage: Option<u64>,
+        /// Stages at most (with `stage`): truncates at `max_stages × stage` trials.
+        #[serde(default)]
+        #[schemars(range(min = 1))]
+        max_stages: Option<u64>,
     },
     /// `compare: {odds_ratio | base + regressed, alpha?, beta?, max_pairs?, rule?}`: is head
     /// worse than base? Each pair runs the task on head and on base; a sequential rule on the

@@ -17,6 +17,10 @@ pub const MAX: usize = 10;
 
 /// The annotation lines, without trailing newlines.
 pub fn render(report: &Report) -> Vec<String> {
+    // A shard's or a stage's partial view, and a staged run that continues, are no verdict:
+    // an INCONCLUSIVE warning there would sit next to the real verdict on every PR. A FAIL
+    // a partial view already makes certain still annotates.
+    let undecided_view = report.is_partial() || report.continue_with().is_some();
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
     let mut risks = Vec::new();
@@ -43,6 +47,7 @@ pub fn render(report: &Report) -> Vec<String> {
         let (list, command, label) = match r.verdict {
             Some(Verdict::Pass) => continue,
             Some(Verdict::Fail) => (&mut errors, "error", "FAIL"),
+            Some(Verdict::Inconclusive) if undecided_view => continue,
             Some(Verdict::Inconclusive) => (&mut warnings, "warning", "INCONCLUSIVE"),
             None => (&mut errors, "error", "harness error"),
         };

@@ -102,6 +102,14 @@ pub enum ReportError {
         /// Its shard and where it ran, in words.
         other_ran: String,
     },
+    /// Ledgers of a staged run that do not make up its stages: a stage with missing or
+    /// duplicated ordinals or shards, a missing earlier stage, a stage run after the
+    /// decision, or staged and unstaged ledgers mixed.
+    #[error("{problem}")]
+    Stage {
+        /// What is wrong, naming the ledgers.
+        problem: String,
+    },
     /// A header names an impossible shard.
     #[error("`{}`: shard `{k}/{m}` is not a shard (need 1 <= k <= m)", path.display())]
     BadShard {

@@ -64,6 +64,7 @@ pub fn header(tasks: Vec<TaskSpec>, shard: Option<Shard>) -> Header {
         started_at: "2026-11-29T14:00:00.000Z".to_string(),
         host: "ci".to_string(),
         shard,
+        stage: None,
         jobs: 1,
         timeout_policy: TimeoutPolicy::Fail,
         on_inconclusive: OnInconclusive::Fail,

@@ -27,6 +27,24 @@ pub fn render(report: &Report) -> Result<String, serde_json::Error> {
     Ok(s)
 }
 
+/// A staged run's stages in the JSON contract.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct JsonStages {
+    /// Trials per stage.
+    pub stage_size: u64,
+    /// Stages 1 to this are present and complete (0 for a partial view).
+    pub through: u64,
+    /// The most stages the rule can run.
+    pub last_stage: u64,
+    /// The stage the rule decided in, or `null`.
+    pub decided_in: Option<u64>,
+    /// The stage to run next (decision `CONTINUE`), or `null`.
+    pub next: Option<u64>,
+    /// For one ledger that is only part of the evidence: its stage (its verdict waits for
+    /// the other ledgers), else `null`.
+    pub partial_stage: Option<u64>,
+}
+
 /// The whole document.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct JsonReport {
@@ -52,6 +70,11 @@ pub struct JsonReport {
     pub ledgers: Vec<JsonLedger>,
     /// Shard coverage, or `null` when the ledgers are not shards.
     pub shards: Option<JsonShards>,
+    /// What a workflow branches on: `PASS`, `FAIL`, `INCONCLUSIVE`, `CONTINUE` (a staged
+    /// run must run `stages.next`; exit 5) or `HARNESS_ERROR`.
+    pub decision: String,
+    /// Where a staged run stands, or `null` when the ledgers are not stages of one.
+    pub stages: Option<JsonStages>,
     /// The multiplicity cost of the gate.
     pub multiplicity: JsonMultiplicity,
     /// One entry per task, in plan order.
@@ -503,6 +526,15 @@ impl From<&Report> for JsonReport {
                 m: s.m,
                 present: s.present.clone(),
                 missing: s.missing.clone(),
+            }),
+            decision: r.decision().to_string(),
+            stages: r.stages.as_ref().map(|s| JsonStages {
+                stage_size: s.stage_size,
+                through: s.through,
+                last_stage: s.last_stage,
+                decided_in: s.decided_in,
+                next: s.next,
+                partial_stage: s.partial.map(|p| p.0),
             }),
             multiplicity: JsonMultiplicity {
                 cost: r.multiplicity.cost,

@@ -126,7 +126,12 @@ fn task_sections(report: &Report, detail: Detail) -> String {
 fn parts(report: &Report) -> [String; 3] {
     let mut out = String::new();
     let v = report.verdict();
-    let _ = writeln!(out, "## gate: {}\n", badge(v));
+    if report.continue_with().is_some() {
+        // Not a verdict yet: the staged run goes on with its next stage.
+        let _ = writeln!(out, "## gate: ⏩ CONTINUE\n");
+    } else {
+        let _ = writeln!(out, "## gate: {}\n", badge(v));
+    }
     for l in &report.replay.ledgers {
         if let Some(b) = &l.chain_break {
             let _ = writeln!(
@@ -148,6 +153,8 @@ fn parts(report: &Report) -> [String; 3] {
             "The run was interrupted before every task was decided; continue it with \
              `gate run --resume`.\n\n",
         );
+    } else if let Some(line) = super::terminal::staged_line(report) {
+        let _ = writeln!(out, "{line} (exit {code}).\n");
     } else if report.waiting_for_shards() {
         let what = match (report.lone_shard(), &report.replay.shards) {
             (Some(s), _) => format!("shard {}/{} of a sharded run", s.k, s.m),

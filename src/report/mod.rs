@@ -6,6 +6,7 @@
 //!   shards and de-duplicates rows).
 //! - [`model`]: the [`Report`] — every figure any report prints, computed once.
 //! - [`terminal`], [`json`], [`junit`], [`markdown`], [`annotations`]: one renderer each.
+//! - [`stages`]: a staged run's stages — complete, decided, or CONTINUE with the next.
 //! - [`verify`]: `gate verify`'s audit of a ledger against its own replay.
 //! - [`error`]: [`ReportError`], a leaf the crate's [`crate::error`] maps to an exit code.
 //!
@@ -22,6 +23,7 @@ pub mod junit;
 pub mod markdown;
 pub mod model;
 pub mod replay;
+pub mod stages;
 pub mod terminal;
 pub mod verify;
 

@@ -7,6 +7,7 @@ use crate::sampler::{Sampling, Verdict};
 use crate::stats::estimate::{Interval, clopper_pearson, pass_at_k, pass_hat_k, wilson};
 use crate::stats::lattice::{Boundaries, State};
 use crate::stats::post_stop::{SampleSpace, truncated};
+use crate::stats::zone::Zone;
 
 use super::ReportError;
 use super::replay::{Disposition, Replay, TaskReplay, replay};
@@ -28,6 +29,8 @@ pub struct Report {
     /// The exit code the caller actually uses, when it differs from the verdict's (set by
     /// [`Report::with_exit_code`]).
     exit_override: Option<u8>,
+    /// Where a staged run stands, when the ledgers are stages of one.
+    pub stages: Option<super::stages::StageStatus>,
 }
 
 /// A count out of a total, e.g. 12 of 20.
@@ -320,6 +323,11 @@ pub struct ScoreVector {
     pub unavailable: u64,
     /// Later attempts that passed and were not promoted to the trial's grade.
     pub retry_passes_refused: u64,
+    /// Graded trials that made more than one attempt of their own: a result file reporting
+    /// `attempts` above 1, or (with `gate ingest`) a test runner's retry after the graded
+    /// failure. Zero for a suite run with retries off: then first-attempt, within-budget and
+    /// recovery say nothing the pass rate does not.
+    pub internal_attempts: u64,
 }
 
 /// One point of the plan's operating characteristic.
@@ -370,6 +378,12 @@ pub struct TaskReport {
     pub alpha: Option<f64>,
     /// The plan's OC curve.
     pub oc: Vec<OcPoint>,
+    /// The indifference zone (between the regressed and the healthy rate, or where the OC
+    /// crosses 10% and 95% when no rates are stated) and where the rule passes half the time;
+    /// `None` for a compare task, whose rule is on discordant pairs, not a pass rate.
+    pub zone: Option<Zone>,
+    /// Whether the zone's edges are the plan's stated rates.
+    pub zone_stated: bool,
     /// A compare task's pairs, rates, θ and verdict in words.
     pub compare: Option<super::compare::CompareReport>,
 }
@@ -408,7 +422,9 @@ impl Report {
         ledgers: &[Ledger],
         on_inconclusive: Option<OnInconclusive>,
     ) -> Result<Report, ReportError> {
+        super::stages::check_headers(ledgers)?;
         let mut replay = replay(ledgers)?;
+        let stages = super::stages::status(ledgers, &replay)?;
         let policy = on_inconclusive.unwrap_or(replay.on_inconclusive);
         // The task replays move into the task reports (a large run holds many rows).
         let tasks: Vec<TaskReport> = std::mem::take(&mut replay.tasks)
@@ -436,6 +452,7 @@ impl Report {
                 unknown,
             },
             exit_override: None,
+            stages,
         })
     }
 
@@ -498,8 +515,36 @@ impl Report {
     /// The exit code shown: the one set by [`Report::with_exit_code`], else the verdict's
     /// (0 PASS, 1 FAIL, 3 INCONCLUSIVE (0 under `on_inconclusive: pass`), 4 harness error).
     pub fn exit_code(&self) -> u8 {
-        self.exit_override
-            .unwrap_or_else(|| self.verdict_exit_code())
+        self.exit_override.unwrap_or_else(|| {
+            if self.continue_with().is_some() {
+                crate::error::exit::CONTINUE
+            } else {
+                self.verdict_exit_code()
+            }
+        })
+    }
+
+    /// The next stage to run, when the ledgers are the complete stages so far of a staged
+    /// run whose rule has not decided (the verdict is INCONCLUSIVE only for now).
+    pub fn continue_with(&self) -> Option<u64> {
+        self.stages.as_ref().and_then(|s| s.next)
+    }
+
+    /// Whether this report is a partial view that publishes no verdict of its own: one
+    /// shard of a sharded run, or one ledger of a staged run that is not its first whole
+    /// stage (the verdict waits for the other ledgers).
+    pub fn is_partial(&self) -> bool {
+        self.lone_shard().is_some() || self.stages.as_ref().is_some_and(|s| s.partial.is_some())
+    }
+
+    /// What a workflow branches on: `PASS`, `FAIL`, `INCONCLUSIVE`, `CONTINUE` (a staged run
+    /// must run its next stage) or `HARNESS_ERROR`.
+    pub fn decision(&self) -> &'static str {
+        match (self.continue_with(), self.verdict()) {
+            (Some(_), _) => "CONTINUE",
+            (None, Some(v)) => v.as_str(),
+            (None, None) => "HARNESS_ERROR",
+        }
     }
 
     /// Whether a task's verdict turns the gate red (FAIL, INCONCLUSIVE under
@@ -549,6 +594,11 @@ fn task_report(replay: TaskReplay, policy: OnInconclusive) -> Result<TaskReport,
     let oc = oc_curve(healthy, regressed, oc_at);
 
     let pass_rate = pass_rate(Some(&lattice), c.passed, c.failed);
+    let zone_stated = healthy.is_some() && regressed.is_some();
+    let zone = match (healthy, regressed) {
+        (Some(h), Some(r)) => Zone::of(&lattice, r, h),
+        _ => Zone::unstated(&lattice),
+    };
     let pass_at = pass_at(pass_rate.as_ref(), graded, c.passed);
     let retry_settings = (1..=4u64)
         .filter_map(|r| {
@@ -587,6 +637,7 @@ fn task_report(replay: TaskReplay, policy: OnInconclusive) -> Result<TaskReport,
         .count() as u64;
 
     let compare = super::compare::compare_report(&replay, pass_rate.as_ref());
+    let zone = zone.filter(|_| compare.is_none());
     Ok(TaskReport {
         compare,
         plan: super::compare::describe(&replay.spec).unwrap_or_else(|| sampling.describe()),
@@ -602,6 +653,8 @@ fn task_report(replay: TaskReplay, policy: OnInconclusive) -> Result<TaskReport,
         healthy,
         alpha,
         oc,
+        zone,
+        zone_stated,
         replay,
     })
 }
@@ -774,6 +827,7 @@ fn score_vector(t: &TaskReplay) -> ScoreVector {
     let mut first_attempt = 0;
     let mut passed = 0;
     let mut graded = 0;
+    let mut internal_attempts = 0;
     let mut failures = FailureShape::default();
     let mut durations = Vec::new();
     let counted = t
@@ -788,6 +842,8 @@ fn score_vector(t: &TaskReplay) -> ScoreVector {
                 let internal = row.result.as_ref().and_then(|r| r.attempts);
                 if internal.is_none_or(|a| a <= 1) {
                     first_attempt += 1;
+                } else {
+                    internal_attempts += 1;
                 }
                 durations.push(row.duration_s);
             }
@@ -799,6 +855,10 @@ fn score_vector(t: &TaskReplay) -> ScoreVector {
                 // passes within the retry budget, never as the grade.
                 if later.iter().any(|a| a.row.outcome == Outcome::Pass) {
                     passed += 1;
+                }
+                let internal = row.result.as_ref().and_then(|r| r.attempts);
+                if !later.is_empty() || internal.is_some_and(|a| a > 1) {
+                    internal_attempts += 1;
                 }
                 if row.fault == Some(Fault::Timeout) {
                     failures.timeout += 1;
@@ -847,6 +907,7 @@ fn score_vector(t: &TaskReplay) -> ScoreVector {
         tokens,
         unavailable: t.counts.unavailable,
         retry_passes_refused: t.retry_passes_refused,
+        internal_attempts,
     }
 }
 
@@ -924,7 +985,17 @@ pub(crate) fn uncounted_text(t: &TaskReport) -> Option<String> {
     };
     let parts: Vec<String> = [
         part(&t.cancelled, "cancelled", "in flight at the decision"),
-        part(&t.excluded, "excluded", "finished after the decision"),
+        part(
+            &t.excluded,
+            "excluded",
+            // Undecided, a trial is excluded only because an earlier ordinal has no row (a
+            // shard's or a stage's ledger lacks the others'): a sequential rule stops there.
+            if t.replay.decided_at.is_some() {
+                "finished after the decision"
+            } else {
+                "finished behind an earlier trial not counted"
+            },
+        ),
     ]
     .into_iter()
     .flatten()

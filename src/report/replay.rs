@@ -533,6 +533,8 @@ pub fn check_spec(spec: &TaskSpec) -> Result<(), String> {
 /// billion in a ledger of a few dozen rows.
 struct OrdinalBounds<'a> {
     shard: Option<Shard>,
+    /// A staged ledger's stage and each task's stage length: its ordinals are that stage's.
+    stage: Option<(u64, BTreeMap<&'a str, u64>)>,
     /// Attempt rows per task in this ledger.
     rows: BTreeMap<&'a str, u64>,
     /// Trials that may have been in flight or unwritten when a session ended: twice the jobs
@@ -554,8 +556,18 @@ impl<'a> OrdinalBounds<'a> {
                 _ => {}
             }
         }
+        let stage = l.header().stage.map(|s| {
+            let sizes = l
+                .header()
+                .tasks
+                .iter()
+                .filter_map(|t| Some((t.id.as_str(), t.sampling.stage()?)))
+                .collect();
+            (s, sizes)
+        });
         OrdinalBounds {
             shard: l.header().shard,
+            stage,
             rows,
             slack: jobs.max(1).saturating_mul(2),
         }
@@ -572,6 +584,23 @@ impl<'a> OrdinalBounds<'a> {
                 k,
                 m,
             });
+        }
+        if let Some((stage, sizes)) = &self.stage {
+            // A stage runs exactly its own ordinals, each once: the range is the bound.
+            let b = sizes.get(a.task.as_str()).copied().unwrap_or(0);
+            let (first, last) = (
+                (stage - 1).saturating_mul(b).saturating_add(1),
+                stage.saturating_mul(b),
+            );
+            if !(first..=last).contains(&a.trial) {
+                return Err(ReportError::Stage {
+                    problem: format!(
+                        "{at}: task `{}` trial #{} is not in stage {stage}, which runs trials #{first}–#{last}",
+                        a.task, a.trial
+                    ),
+                });
+            }
+            return Ok(());
         }
         // The position of `a.trial` among the ordinals this ledger owns, from 1.
         let index = (a.trial - k) / m + 1;

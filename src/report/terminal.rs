@@ -9,6 +9,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use crate::format::zone_line;
 use crate::ledger::{OnInconclusive, Outcome};
 use crate::sampler::Verdict;
 
@@ -63,6 +64,9 @@ fn task(out: &mut String, t: &TaskReport) {
         }
         first_failure(out, t);
         return;
+    }
+    if let Some(z) = &t.zone {
+        let _ = writeln!(out, "  zone       {}", zone_line(z, t.zone_stated));
     }
     let _ = writeln!(
         out,
@@ -172,13 +176,24 @@ fn shown_path(log: &str) -> String {
 }
 
 fn score(out: &mut String, s: &ScoreVector) {
-    let _ = writeln!(
-        out,
-        "  success    first-attempt {} · within budget {} · recovery {}",
-        share_text(s.first_attempt),
-        share_text(s.within_budget),
-        share_text(s.recovery)
-    );
+    // With retries off (the point of a gate), every trial is one attempt and these three
+    // shares repeat the pass rate: shown only when some trial made attempts of its own.
+    if s.internal_attempts > 0 {
+        let _ = writeln!(
+            out,
+            "  success    first-attempt {} · within budget {} · recovery {}",
+            share_text(s.first_attempt),
+            share_text(s.within_budget),
+            share_text(s.recovery)
+        );
+        let _ = writeln!(
+            out,
+            "             ({} graded trial{} retried inside the task: first-attempt counts passes at the \
+             first try, within budget passes at any)",
+            s.internal_attempts,
+            if s.internal_attempts == 1 { "" } else { "s" },
+        );
+    }
     let f = s.failures;
     let total = f.total();
     let classes: Vec<String> = f
@@ -210,6 +225,26 @@ fn score(out: &mut String, s: &ScoreVector) {
         "  faults     unavailable {} · retry passes refused promotion {}",
         s.unavailable, s.retry_passes_refused
     );
+}
+
+/// The headline of a staged run that has not decided yet: CONTINUE with the next stage, or
+/// one ledger's partial view. None otherwise (a decided staged run reads like any other).
+pub(crate) fn staged_line(report: &Report) -> Option<String> {
+    let s = report.stages.as_ref()?;
+    if let Some(next) = s.next {
+        return Some(format!(
+            "CONTINUE: no verdict after stage {} of at most {} (stages of {} trials); run stage {next}",
+            s.through, s.last_stage, s.stage_size
+        ));
+    }
+    let (stage, shard) = s.partial?;
+    Some(format!(
+        "INCONCLUSIVE for now: stage {stage}{} of a staged run; `gate report` over every stage so far decides",
+        shard
+            .filter(|x| x.m > 1)
+            .map(|x| format!(", shard {}/{}", x.k, x.m))
+            .unwrap_or_default()
+    ))
 }
 
 fn gate(out: &mut String, report: &Report) {
@@ -245,6 +280,8 @@ fn gate(out: &mut String, report: &Report) {
         out.push_str(
             "  interrupted   the run was stopped before every task was decided; continue it with `gate run --resume`\n",
         );
+    } else if let Some(line) = staged_line(report) {
+        let _ = writeln!(out, "gate  {line} (exit {code}) · {tasks}");
     } else if report.waiting_for_shards() {
         let what = match (report.lone_shard(), &report.replay.shards) {
             (Some(s), _) => format!("shard {}/{} of a sharded run", s.k, s.m),

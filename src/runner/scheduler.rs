@@ -58,6 +58,10 @@ pub struct TaskConfig {
     pub jobs: usize,
     /// This run's shard, if any.
     pub shard: Option<Shard>,
+    /// The ordinals of the one stage this run runs (`--stage`), first and last: no trial
+    /// outside it is launched, and an unavailable trial is not replaced inside it (a later
+    /// stage makes up for it).
+    pub window: Option<(u64, u64)>,
 }
 
 impl TaskConfig {
@@ -69,12 +73,32 @@ impl TaskConfig {
             max_unavailable: task.max_unavailable,
             jobs,
             shard,
+            window: None,
         }
+    }
+
+    /// The same scheduling limited to stage `stage` of the task's staged rule (no change
+    /// without a stage, or for a rule that is not staged).
+    pub fn in_stage(mut self, stage: Option<u64>) -> Self {
+        if let (Some(s), Some(b)) = (stage, self.sampling.stage()) {
+            let first = (s - 1).saturating_mul(b).saturating_add(1);
+            self.window = Some((first, s.saturating_mul(b)));
+        }
+        self
     }
 
     /// Graded trials this run (or shard) may grade at most.
     pub fn graded_budget(&self) -> u64 {
         let max = self.sampling.max_graded();
+        if let Some((first, last)) = self.window {
+            // Every owned ordinal of the stage, whatever it turns out to be.
+            let owned_to = |o: u64| match self.shard {
+                None => o,
+                Some(s) if o >= s.k => (o - s.k) / s.m + 1,
+                Some(_) => 0,
+            };
+            return owned_to(last) - owned_to(first - 1);
+        }
         match self.shard {
             None => max,
             // Ordinals k, k + m, k + 2m, … up to max.
@@ -85,6 +109,9 @@ impl TaskConfig {
 
     fn owns(&self, ordinal: u64) -> bool {
         self.shard.is_none_or(|s| s.owns(ordinal))
+            && self
+                .window
+                .is_none_or(|(first, last)| (first..=last).contains(&ordinal))
     }
 }
 
@@ -154,7 +181,15 @@ pub fn run_task<L: Launcher + ?Sized>(
     interrupt: &Interrupt,
     sink: &mut dyn EventSink,
 ) -> Result<TaskEnd, Error> {
-    let mut sampler = OrderedSampler::new(cfg.sampling.clone(), cfg.max_unavailable, cfg.shard)
+    // A stage's sampler consumes in ordinal order from trial 1 as the replay of its ledger
+    // alone will (a gap stops a sequential rule): it sees the first stage end only when it
+    // runs stage 1 whole, and otherwise counts nothing it cannot know in order.
+    let ordered_shard = if cfg.window.is_some() {
+        None
+    } else {
+        cfg.shard
+    };
+    let mut sampler = OrderedSampler::new(cfg.sampling.clone(), cfg.max_unavailable, ordered_shard)
         .map_err(|e| Error::Harness(format!("task `{}`: {e}", cfg.id)))?;
     let budget = cfg.graded_budget();
     sink.event(&RunEvent::TaskStarted {
@@ -175,7 +210,12 @@ pub fn run_task<L: Launcher + ?Sized>(
         },
         first_pending: BTreeSet::new(),
         rerun: VecDeque::new(),
-        next_ordinal: history.outcomes.keys().next_back().map_or(1, |o| o + 1),
+        next_ordinal: history
+            .outcomes
+            .keys()
+            .next_back()
+            .map_or(1, |o| o + 1)
+            .max(cfg.window.map_or(1, |w| w.0)),
     };
     for ordinal in (1..lanes.next_ordinal).filter(|&o| cfg.owns(o)) {
         match history.outcomes.get(&ordinal) {
@@ -288,6 +328,20 @@ pub fn run_task<L: Launcher + ?Sized>(
             return Ok(TaskEnd::Interrupted);
         }
         None => match cfg.shard {
+            _ if cfg.window.is_some() => Decision {
+                verdict: Verdict::Inconclusive,
+                reason: format!(
+                    "stage {} (trials #{}–#{}){} ran; the verdict needs every stage so far (`gate report`)",
+                    cfg.window.map_or(0, |(first, _)| first - 1)
+                        / cfg.sampling.stage().unwrap_or(1).max(1)
+                        + 1,
+                    cfg.window.map_or(0, |w| w.0),
+                    cfg.window.map_or(0, |w| w.1),
+                    cfg.shard
+                        .map(|s| format!(", shard {}/{},", s.k, s.m))
+                        .unwrap_or_default()
+                ),
+            },
             Some(s) => Decision {
                 verdict: Verdict::Inconclusive,
                 reason: format!(
@@ -343,17 +397,51 @@ fn fill<L: Launcher + ?Sized>(
         // Unavailable trials that finished but wait behind a slow earlier ordinal free their
         // slots early; past the remaining budget, more trials cannot help (the task will be
         // INCONCLUSIVE once they are consumed), so stop launching.
-        if pending >= owed || waiting_unavailable > sampler.rule().remaining_unavailable() {
+        // A stage runs its own ordinals only, each once (its share of the evidence).
+        let exhausted = cfg
+            .window
+            .is_some_and(|(_, last)| lanes.next_ordinal > last);
+        let over_budget =
+            cfg.window.is_none() && waiting_unavailable > sampler.rule().remaining_unavailable();
+        if pending >= owed || over_budget || exhausted || beyond_stage_end(cfg, sampler, lanes) {
             break;
         }
         while !cfg.owns(lanes.next_ordinal) {
             lanes.next_ordinal += 1;
+            if cfg
+                .window
+                .is_some_and(|(_, last)| lanes.next_ordinal > last)
+            {
+                return;
+            }
         }
         let ordinal = lanes.next_ordinal;
         lanes.first_pending.insert(ordinal);
         lanes.next_ordinal += 1;
         start(lanes, ordinal);
     }
+}
+
+/// Whether a staged rule run whole (`--jobs J`, no `--stage`) would launch past the end of
+/// the stage being filled: the rule decides only at stage ends, so a stage is what the lanes
+/// run at once, and the next stage starts only once this one is consumed and undecided.
+/// After the ordinals consumed, `B - graded % B` more graded trials reach the stage end; an
+/// unavailable one among them is made up for once it is consumed.
+fn beyond_stage_end<L: Launcher + ?Sized>(
+    cfg: &TaskConfig,
+    sampler: &OrderedSampler,
+    lanes: &Lanes<'_, L>,
+) -> bool {
+    let Some(b) = cfg
+        .sampling
+        .stage()
+        .filter(|_| cfg.window.is_none() && cfg.shard.is_none())
+    else {
+        return false;
+    };
+    let t = sampler.tally();
+    let consumed = t.graded() + t.unavailable + sampler.cancelled();
+    lanes.next_ordinal > consumed + (b - t.graded() % b)
 }
 
 /// The real launcher: each trial on its own thread, each attempt a process group
@@ -628,6 +716,7 @@ mod tests {
             max_unavailable: 2,
             jobs,
             shard: None,
+            window: None,
         }
     }
 

@@ -497,6 +497,7 @@ pub fn header(
         started_at: now_rfc3339(),
         host: sys::hostname(),
         shard,
+        stage: plan.stage,
         jobs: plan.policy.jobs,
         timeout_policy: plan.policy.timeout,
         on_inconclusive: plan.policy.on_inconclusive,
@@ -552,6 +553,9 @@ fn check_resumable(
              fixtures — start a new ledger instead",
             path.display()
         ));
+    }
+    if h.stage != plan.stage {
+        return refuse("`--resume`: the ledger was started with a different `--stage`".into());
     }
     if h.shard != shard {
         return refuse("`--resume`: the ledger was started with a different `--shard`".into());

@@ -65,6 +65,16 @@ pub struct Oc {
     pub asn: f64,
 }
 
+impl Oc {
+    /// Every field NaN: the OC at a rate outside [0, 1].
+    pub const NAN: Oc = Oc {
+        p_pass: f64::NAN,
+        p_fail: f64::NAN,
+        p_inconclusive: f64::NAN,
+        asn: f64::NAN,
+    };
+}
+
 /// A state where the rule stops, with its exact probability at the rate asked for.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Terminal {
@@ -377,12 +387,7 @@ impl Boundaries {
     /// [0, 1]).
     pub fn oc(&self, p: f64) -> Oc {
         if !(0.0..=1.0).contains(&p) {
-            return Oc {
-                p_pass: f64::NAN,
-                p_fail: f64::NAN,
-                p_inconclusive: f64::NAN,
-                asn: f64::NAN,
-            };
+            return Oc::NAN;
         }
         match self.single {
             Some((n, c)) => single_oc(n, c, p),
@@ -559,12 +564,7 @@ fn single_shape(rows: &[LatticeRow]) -> Option<(u64, u64)> {
 /// [0, 1].
 pub fn single_oc(n: u64, c: u64, p: f64) -> Oc {
     if !(0.0..=1.0).contains(&p) {
-        return Oc {
-            p_pass: f64::NAN,
-            p_fail: f64::NAN,
-            p_inconclusive: f64::NAN,
-            asn: f64::NAN,
-        };
+        return Oc::NAN;
     }
     let q = 1.0 - p;
     let asn = if c >= n {

@@ -11,10 +11,14 @@
 //! - [`lattice`]: every rule (single, Wald, calibrated) as PASS / FAIL boundaries on the
 //!   (trials, failures) lattice, and the one OC engine: exact OC, ASN and terminal-state
 //!   distribution (the single plan's in closed form).
+//! - [`staged`]: group-sequential rules that decide only after each stage of B trials
+//!   (each stage a matrix of parallel shards), with exact OC, expected trials and stages.
 //! - [`estimate`]: unbiased pass@k and pass^k, Wilson and Clopper–Pearson intervals (for a
 //!   fixed number of trials).
 //! - [`post_stop`]: estimates after a stop — exact intervals and median-unbiased estimates
 //!   under the stage-wise ordering of any lattice rule.
+//! - [`zone`]: the indifference zone between the two rates, and the rate in it where a rule
+//!   passes half the time.
 //!
 //! Every reported probability is exact (invariant 7): sums of binomial terms or a DP, never
 //! Monte Carlo and never Wald's approximations. Monte Carlo appears only in tests.
@@ -27,6 +31,8 @@ pub mod estimate;
 pub mod lattice;
 pub mod post_stop;
 pub mod sprt;
+pub mod staged;
+pub mod zone;
 
 /// Invalid arguments to a statistical function. Messages name the parameter and the range.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

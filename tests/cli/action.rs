@@ -480,10 +480,48 @@ fn auto_builds_when_the_gate_on_path_is_another_program() {
     step.assert_code(0);
     assert_eq!(step.output("build"), "true");
     assert!(
-        step.stdout.contains("is version 9.9.9, not this action's"),
+        step.stdout
+            .contains("was not built from this action's source"),
         "{}",
         step.stdout
     );
+}
+
+/// The act run showed `install: auto` taking any `gate` whose version string matched: a
+/// stale or different build of the same version passed. The build identity decides now.
+#[test]
+fn auto_takes_a_gate_on_path_only_when_its_build_id_is_this_source() {
+    let ws = Workspace::new();
+    // Same version string, another build.
+    let version = format!("gate {}", env!("CARGO_PKG_VERSION"));
+    ws.write(
+        "fake/gate",
+        &format!(
+            "#!/bin/sh\ncase $1 in build-id) echo {};; *) echo '{version}';; esac\n",
+            "0".repeat(64)
+        ),
+    );
+    let fake = ws.path("fake/gate");
+    fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let mut path = OsString::from(ws.path("fake"));
+    path.push(":");
+    path.push(std::env::var_os("PATH").unwrap_or_default());
+    let stale = ws.step(
+        "locate",
+        &[("INPUT_INSTALL", "auto"), ("PATH", path.to_str().unwrap())],
+    );
+    stale.assert_code(0);
+    assert_eq!(stale.output("build"), "true", "{}", stale.stdout);
+    // The gate built from this very source is taken as it is.
+    let same = ws.step(
+        "locate",
+        &[
+            ("INPUT_INSTALL", "auto"),
+            ("PATH", path_with_gate().to_str().unwrap()),
+        ],
+    );
+    same.assert_code(0);
+    assert_eq!(same.output("build"), "false", "{}", same.stdout);
 }
 
 /// `scripts/release.sh`, the release workflow's packaging step.
@@ -828,4 +866,49 @@ fn a_summary_forged_by_a_task_is_not_published() {
         "{}",
         step.summary
     );
+}
+
+/// A staged run through the action: stage shards print no INCONCLUSIVE annotation (a
+/// partial view is no verdict), the merges after stages 1 to 3 say CONTINUE without failing
+/// the step, and the merge after stage 4 decides (1 failure in 16 passes).
+#[test]
+fn staged_shards_merge_to_continue_then_to_a_verdict_without_shard_annotations() {
+    let ws = Workspace::new();
+    ws.write(
+        "staged.yaml",
+        "version: 1\nsampling:\n  sequential: {healthy: 0.9, regressed: 0.7, stage: 4}\ntasks:\n  - id: t\n    run: 'test $GATE_TRIAL -ne 2'\n",
+    );
+    for stage in 1..=4 {
+        for k in 1..=2 {
+            let out_dir = format!("s{stage}-{k}");
+            let step = ws.step(
+                "run",
+                &[
+                    ("INPUT_PLAN", "staged.yaml"),
+                    ("INPUT_STAGE", &stage.to_string()),
+                    ("INPUT_SHARD", &format!("{k}/2")),
+                    ("INPUT_OUT_DIR", &out_dir),
+                    ("INPUT_SUMMARY", "false"),
+                ],
+            );
+            step.assert_code(0);
+            assert!(!step.stdout.contains("::warning"), "{}", step.stdout);
+        }
+        let merged = ws.step(
+            "run",
+            &[
+                ("INPUT_LEDGERS", "s*-*/ledger.jsonl"),
+                ("INPUT_OUT_DIR", "merged"),
+            ],
+        );
+        merged.assert_code(0);
+        assert!(!merged.stdout.contains("::warning"), "{}", merged.stdout);
+        let (decision, code) = (merged.output("decision"), merged.output("exit-code"));
+        if stage < 4 {
+            // The rule passes no one before 12 trials, and 1 failure in 12 is above 0.
+            assert_eq!((decision, code), ("CONTINUE", "5"), "stage {stage}");
+        } else {
+            assert_eq!((decision, code), ("PASS", "0"));
+        }
+    }
 }

@@ -244,7 +244,7 @@ fn missing_fields_list_what_the_mapping_takes() {
         ),
         (
             "version: 1\nsampling:\n  sequential:\n    healthy: 0.9\n    alpha: 0.1\ntasks:\n  - id: t\n    run: 'true'\n",
-            "plan.yaml:5:5: missing field `regressed`: `sequential` takes `healthy`, `regressed` (required) and `alpha`, `beta`, `max_trials`, `rule` (optional)\n",
+            "plan.yaml:5:5: missing field `regressed`: `sequential` takes `healthy`, `regressed` (required) and `alpha`, `beta`, `max_stages`, `max_trials`, `rule`, `stage` (optional)\n",
         ),
         (
             "version: 1\nsampling: {design: {healthy: 0.9}}\ntasks:\n  - id: t\n    run: 'true'\n",

@@ -630,6 +630,14 @@ fn bundled_plans_give_their_documented_verdicts() {
             1,
             vec![("book-flight", Verdict::Pass), ("refund", Verdict::Fail)],
         ),
+        (
+            "plans/examples/staged.yaml",
+            1,
+            vec![
+                ("agent-healthy", Verdict::Pass),
+                ("agent-regressed", Verdict::Fail),
+            ],
+        ),
     ];
     for (plan, code, verdicts) in cases {
         let out = tempfile::tempdir().unwrap();

@@ -1,0 +1,186 @@
+//! `gate plan`'s view of the indifference zone: between the regressed and the healthy rate
+//! the verdict can go either way, and at one rate in there (found from each rule's exact OC)
+//! a plan passes half the time. It then offers the design that halves that zone — the same
+//! risks, the same healthy rate, a regressed rate halfway up to it — and what that costs in
+//! expected trials, so a user who finds the zone too wide sees the price of narrowing it.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::format::{rate, zone_line};
+use crate::stats::lattice::{Boundaries, single_oc};
+use crate::stats::sprt::{Sprt, default_max_trials};
+use crate::stats::zone::Zone;
+use crate::stats::{calibrated, design};
+
+/// The zone of both designed plans and the narrower design, in the JSON contract.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct ZoneReport {
+    /// The single plan's zone: `lo` = regressed, `hi` = healthy, `half` where P(PASS) = 0.5.
+    pub single: Option<Zone>,
+    /// The sequential plan's zone.
+    pub sequential: Option<Zone>,
+    /// The same risks at the healthy rate and a regressed rate halfway up to it; `null` when
+    /// no plan within gate's limits meets them.
+    pub narrower: Option<Narrower>,
+}
+
+/// The plans that halve the zone, and their expected trials.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Narrower {
+    /// The healthy rate (unchanged).
+    pub healthy: f64,
+    /// The regressed rate, halfway between the original regressed and healthy rates.
+    pub regressed: f64,
+    /// The smallest single plan: trials.
+    pub single_n: u64,
+    /// Its acceptance number.
+    pub single_c: u64,
+    /// Its expected trials with curtailment, healthy.
+    pub single_curtailed_asn_healthy: f64,
+    /// The same, at the narrower regressed rate.
+    pub single_curtailed_asn_regressed: f64,
+    /// The sequential plan (same kind as the one designed): expected trials when healthy;
+    /// `null` when none exists within its default truncation.
+    pub sequential_asn_healthy: Option<f64>,
+    /// Expected trials at the narrower regressed rate.
+    pub sequential_asn_regressed: Option<f64>,
+}
+
+/// What [`ZoneReport::build`] needs from the designed plans.
+pub struct Designed<'a> {
+    /// Healthy rate.
+    pub healthy: f64,
+    /// Regressed rate.
+    pub regressed: f64,
+    /// Producer's risk asked for.
+    pub alpha: f64,
+    /// Consumer's risk asked for.
+    pub beta: f64,
+    /// The single plan's lattice.
+    pub single: &'a Boundaries,
+    /// The sequential plan's lattice.
+    pub sequential: &'a Boundaries,
+    /// Whether the sequential plan is Wald's (else calibrated).
+    pub wald: bool,
+}
+
+impl ZoneReport {
+    /// The zones of both plans and the design that halves them.
+    pub fn build(d: &Designed<'_>) -> ZoneReport {
+        ZoneReport {
+            single: Zone::of(d.single, d.regressed, d.healthy),
+            sequential: Zone::of(d.sequential, d.regressed, d.healthy),
+            narrower: narrower(d),
+        }
+    }
+}
+
+fn narrower(d: &Designed<'_>) -> Option<Narrower> {
+    let (h, r) = (d.healthy, 0.5 * (d.healthy + d.regressed));
+    // A design the statistics refuse (too many trials) is simply not offered.
+    let single = design::design_single(h, r, d.alpha, d.beta).ok()?;
+    let sequential = sequential(h, r, d.alpha, d.beta, d.wald);
+    Some(Narrower {
+        healthy: h,
+        regressed: r,
+        single_n: single.n,
+        single_c: single.c,
+        single_curtailed_asn_healthy: single_oc(single.n, single.c, h).asn,
+        single_curtailed_asn_regressed: single_oc(single.n, single.c, r).asn,
+        sequential_asn_healthy: sequential.as_ref().map(|b| b.oc(h).asn),
+        sequential_asn_regressed: sequential.as_ref().map(|b| b.oc(r).asn),
+    })
+}
+
+/// The sequential rule `gate plan` would design at these rates with its default truncation.
+fn sequential(h: f64, r: f64, alpha: f64, beta: f64, wald: bool) -> Option<Boundaries> {
+    let max_trials = default_max_trials(h, r, alpha, beta).ok()?;
+    if wald {
+        let sprt = Sprt::new(h, r, alpha, beta, max_trials).ok()?;
+        sprt.check_reachable().ok()?;
+        Some(Boundaries::wald(&sprt))
+    } else {
+        calibrated::design_calibrated(h, r, alpha, beta, Some(max_trials))
+            .ok()
+            .map(|d| d.boundaries)
+    }
+}
+
+/// The section of `gate plan`'s text: each plan's zone in one line, then the narrower design
+/// and its cost against the healthy expected trials of the plans above (`single_h`: the
+/// curtailed single plan's, `seq_h`: the sequential plan's).
+pub fn render(out: &mut String, z: &ZoneReport, single_h: f64, seq_h: f64) {
+    let _ = writeln!(out, "Between the two rates (the indifference zone)");
+    for (name, zone) in [("single plan", z.single), ("sequential plan", z.sequential)] {
+        if let Some(zone) = zone {
+            let _ = writeln!(out, "  {name:<16} {}", zone_line(&zone, true));
+        }
+    }
+    match &z.narrower {
+        Some(n) => {
+            let _ = writeln!(
+                out,
+                "  to narrow it to {}–{} at the same risks: a single plan of {} trials (pass if at \
+                 most {} fail),\n  expected {:.1} when healthy ({:.1}x the single plan above) and {:.1} at {}",
+                rate(n.regressed),
+                rate(n.healthy),
+                n.single_n,
+                n.single_c,
+                n.single_curtailed_asn_healthy,
+                n.single_curtailed_asn_healthy / single_h,
+                n.single_curtailed_asn_regressed,
+                rate(n.regressed),
+            );
+            if let (Some(h), Some(r)) = (n.sequential_asn_healthy, n.sequential_asn_regressed) {
+                let _ = writeln!(
+                    out,
+                    "  or a sequential plan expecting {h:.1} when healthy ({:.1}x the sequential plan above) and {r:.1} at {}",
+                    h / seq_h,
+                    rate(n.regressed)
+                );
+            }
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "  no plan within gate's limits halves it at the same risks: state a lower \
+                 regressed rate or larger risks"
+            );
+        }
+    }
+    out.push('\n');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_narrower_design_halves_the_zone_and_costs_more_trials() {
+        let single = Boundaries::single(33, 6).unwrap();
+        let seq = calibrated::design_calibrated(0.9, 0.7, 0.05, 0.10, None)
+            .unwrap()
+            .boundaries;
+        let z = ZoneReport::build(&Designed {
+            healthy: 0.9,
+            regressed: 0.7,
+            alpha: 0.05,
+            beta: 0.10,
+            single: &single,
+            sequential: &seq,
+            wald: false,
+        });
+        let n = z.narrower.unwrap();
+        assert!((n.regressed - 0.8).abs() < 1e-12);
+        // The narrower single plan is the one `design_single` gives for 90% vs 80%, and it
+        // meets both risks there.
+        assert!(single_oc(n.single_n, n.single_c, 0.9).p_pass >= 0.95);
+        assert!(single_oc(n.single_n, n.single_c, 0.8).p_pass <= 0.10);
+        assert!(n.single_n > 33);
+        assert!(n.sequential_asn_healthy.unwrap() > seq.oc(0.9).asn);
+        let half = z.single.unwrap().half;
+        assert!((single_oc(33, 6, half).p_pass - 0.5).abs() < 1e-12);
+    }
+}

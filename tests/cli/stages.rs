@@ -1,0 +1,475 @@
+//! Staged (group-sequential) rules: `gate plan --stage`, `stage:` in plan files, sharded
+//! stages merged by `gate report`, and a Monte Carlo of real staged runs.
+
+use crate::common::json_of;
+use gate::stats::lattice::Boundaries;
+use gate::stats::staged;
+use serde_json::Value;
+
+fn f(v: &Value) -> f64 {
+    v.as_f64().expect("a number")
+}
+
+/// The staged rule's published stage-end rows as a lattice (every other row continues).
+fn staged_lattice(v: &Value) -> Boundaries {
+    let st = &v["staged"];
+    let m = st["max_trials"].as_u64().unwrap();
+    let rows: Vec<(u64, Option<u64>, Option<u64>)> = st["lattice"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["trials"].as_u64().unwrap(),
+                r["pass_max_failures"].as_u64(),
+                r["fail_min_failures"].as_u64(),
+            )
+        })
+        .collect();
+    Boundaries::from_fn(m, |t| {
+        rows.iter()
+            .find(|r| r.0 == t)
+            .map_or((None, None), |r| (r.1, r.2))
+    })
+    .unwrap()
+}
+
+#[test]
+fn plan_stage_publishes_trials_stages_and_oc_of_its_own_lattice() {
+    let v = json_of(
+        "plan",
+        &["--healthy", "0.9", "--regressed", "0.7", "--stage", "9"],
+    );
+    let st = &v["staged"];
+    assert_eq!(
+        (st["stage"].as_u64(), st["rule"].as_str()),
+        (Some(9), Some("calibrated"))
+    );
+    assert_eq!(st["max_stages"], 8);
+    assert!(f(&st["realised_alpha"]) <= 0.05 && f(&st["realised_beta"]) <= 0.10);
+    // Every figure recomputes from the published stage-end rows.
+    let b = staged_lattice(&v);
+    assert!(staged::is_staged(&b, 9));
+    let h = b.oc(0.9);
+    assert!((h.asn - f(&st["trials_healthy"])).abs() < 1e-9);
+    assert!((staged::expected_stages(&b, 9, 0.7) - f(&st["stages_regressed"])).abs() < 1e-9);
+    // Fewer rounds than one trial at a time, fewer trials than the single plan.
+    assert!(f(&st["stages_healthy"]) < f(&st["sequential_trials_healthy"]) / 4.0);
+    assert!(f(&st["trials_healthy"]) < f(&st["single_trials_healthy"]));
+    for row in st["oc"].as_array().unwrap() {
+        let oc = b.oc(f(&row["p"]));
+        assert!((oc.p_pass - f(&row["p_pass"])).abs() < 1e-12);
+    }
+    // Without --stage there is no staged section.
+    let v = json_of("plan", &["--healthy", "0.9", "--regressed", "0.7"]);
+    assert!(v["staged"].is_null());
+}
+
+#[test]
+fn plan_stage_with_too_few_stages_says_which_flag_to_raise() {
+    crate::common::gate()
+        .args([
+            "plan",
+            "--healthy",
+            "0.9",
+            "--regressed",
+            "0.7",
+            "--stage",
+            "4",
+            "--max-stages",
+            "2",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("raise `--max-stages`"));
+}
+
+const STAGED: &str = "version: 1\nsampling:\n  sequential: {healthy: 0.9, regressed: 0.7, alpha: 0.05, beta: 0.1, stage: 9}\ntasks:\n  - id: t\n    run: 'case $GATE_TRIAL in 3|14) exit 1;; esac'\n";
+
+/// `gate run --stage S --shard K/3` into `out/sS-K.jsonl`; a stage's shard exits 0.
+fn run_shard(fx: &crate::common::Fixture, stage: u64, k: u64) -> std::path::PathBuf {
+    let ledger = fx.path(&format!("out/s{stage}-{k}.jsonl"));
+    crate::common::gate()
+        .current_dir(fx.dir.path())
+        .args(["run", "plan.yaml", "--no-step-summary", "--ledger"])
+        .arg(&ledger)
+        .args(["--stage", &stage.to_string(), "--shard", &format!("{k}/3")])
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .assert()
+        .code(0);
+    ledger
+}
+
+/// `gate report LEDGERS --json -`: (exit code, JSON, stderr).
+fn report(fx: &crate::common::Fixture, ledgers: &[std::path::PathBuf]) -> (i32, Value, String) {
+    let out = crate::common::gate()
+        .current_dir(fx.dir.path())
+        .args(["report", "--no-step-summary", "--json", "-"])
+        .args(ledgers)
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .output()
+        .unwrap();
+    let json = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    (
+        out.status.code().unwrap(),
+        json,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn sharded_stages_continue_then_decide_and_refuse_what_is_not_a_run() {
+    let fx = crate::common::Fixture::new(STAGED);
+    let stage1: Vec<_> = (1..=3).map(|k| run_shard(&fx, 1, k)).collect();
+    // Trial 3 failed: 1 failure in 9 is neither PASS (0) nor FAIL (4): continue.
+    let (code, v, _) = report(&fx, &stage1);
+    assert_eq!(code, 5, "{v}");
+    assert_eq!(v["decision"], "CONTINUE");
+    assert_eq!(v["verdict"], "INCONCLUSIVE");
+    assert_eq!(
+        (
+            v["stages"]["through"].as_u64(),
+            v["stages"]["next"].as_u64()
+        ),
+        (Some(1), Some(2))
+    );
+
+    // A stage with a shard missing is refused, naming it.
+    let (code, _, err) = report(&fx, &stage1[..2]);
+    assert_eq!(code, 2);
+    assert!(err.contains("stage 1 is missing shard 3/3"), "{err}");
+
+    let stage2: Vec<_> = (1..=3).map(|k| run_shard(&fx, 2, k)).collect();
+    let all: Vec<_> = stage1.iter().chain(&stage2).cloned().collect();
+    // 2 failures in 18 is within the PASS bound at the second stage end.
+    let (code, v, _) = report(&fx, &all);
+    assert_eq!((code, v["decision"].as_str()), (0, Some("PASS")), "{v}");
+    assert_eq!(v["stages"]["decided_in"], 2);
+    assert!(v["stages"]["next"].is_null());
+    assert_eq!(v["tasks"][0]["trials"]["graded"], 18);
+    // The estimate is stopping-aware for the staged rule.
+    assert_eq!(v["tasks"][0]["pass_rate"]["method"], "stagewise");
+
+    // Stage 2 without stage 1 is no run.
+    let (code, _, err) = report(&fx, &stage2);
+    assert_eq!(code, 2);
+    assert!(err.contains("stage 1 is missing"), "{err}");
+
+    // A stage run after the decision is refused.
+    let late = run_shard(&fx, 3, 1);
+    let mut more = all.clone();
+    more.extend([late, fx.path("out/s3-2.jsonl"), fx.path("out/s3-3.jsonl")]);
+    run_shard(&fx, 3, 2);
+    run_shard(&fx, 3, 3);
+    let (code, _, err) = report(&fx, &more);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("ran after the rule decided in stage 2"),
+        "{err}"
+    );
+
+    // The same shard of a stage from two runs is refused.
+    let again = fx.path("out/again.jsonl");
+    std::fs::copy(&stage1[0], fx.path("out/keep.jsonl")).unwrap();
+    crate::common::gate()
+        .current_dir(fx.dir.path())
+        .args(["run", "plan.yaml", "--no-step-summary", "--ledger"])
+        .arg(&again)
+        .args(["--stage", "1", "--shard", "1/3"])
+        .env_remove("GITHUB_ACTIONS")
+        .assert()
+        .code(0);
+    let mut dup = stage1.clone();
+    dup.push(again);
+    let (code, _, err) = report(&fx, &dup);
+    assert_eq!(code, 2);
+    assert!(err.contains("shard 1/3 is given twice"), "{err}");
+}
+
+#[test]
+fn a_stage_shard_alone_is_a_partial_view_without_annotations() {
+    let fx = crate::common::Fixture::new(STAGED);
+    let ledger = fx.path("out/s2-1.jsonl");
+    let out = crate::common::gate()
+        .current_dir(fx.dir.path())
+        .args(["run", "plan.yaml", "--no-step-summary", "--ledger"])
+        .arg(&ledger)
+        .args(["--stage", "2", "--shard", "1/3"])
+        .env("GITHUB_ACTIONS", "true")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("INCONCLUSIVE for now: stage 2, shard 1/3 of a staged run"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("::warning"), "{stdout}");
+    // Nothing decided: its trials wait behind the other shards' and stages', not a decision.
+    assert!(
+        stdout.contains("excluded 3 finished behind an earlier trial not counted"),
+        "{stdout}"
+    );
+    // Its ordinals are stage 2's share: 10, 13, 16.
+    let l = gate::ledger::Ledger::read(&ledger).unwrap();
+    let trials: Vec<u64> = crate::common::attempts(&l)
+        .iter()
+        .map(|a| a.trial)
+        .collect();
+    assert_eq!(trials, vec![10, 13, 16]);
+}
+
+#[test]
+fn stage_flags_are_refused_where_they_cannot_apply() {
+    let fx = crate::common::Fixture::new(STAGED);
+    // 72 trials in stages of 9, and one more stage for the unavailable budget of 8.
+    fx.command(&["--stage", "10"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("runs stages 1 to 9"));
+    fx.command(&["--stage", "1", "--shard", "1/10"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("more shards than trials"));
+    let single = crate::common::Fixture::new(
+        "version: 1\nsampling:\n  single: {n: 5, c: 1}\ntasks:\n  - id: t\n    run: 'true'\n",
+    );
+    single
+        .command(&["--stage", "1"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("has no staged rule"));
+}
+
+/// SplitMix64: a tiny, well-mixed generator for the Monte Carlo's outcomes (tests only).
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next_f64(&mut self) -> f64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        (z >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// One real staged run: stage by stage, 2 shards each, merged with `gate report` after every
+/// stage until it decides. Returns (verdict, graded trials, stages run).
+fn staged_run(dir: &std::path::Path, outcomes: &[bool]) -> (String, u64, u64) {
+    let text: String = outcomes
+        .iter()
+        .map(|&p| if p { "1\n" } else { "0\n" })
+        .collect();
+    std::fs::write(dir.join("outcomes.txt"), text).unwrap();
+    let mut ledgers = Vec::new();
+    for stage in 1u64.. {
+        for k in 1..=2 {
+            let ledger = dir.join(format!("out/s{stage}-{k}.jsonl"));
+            let st = crate::common::gate()
+                .current_dir(dir)
+                .args(["run", "plan.yaml", "--no-step-summary", "-q", "--ledger"])
+                .arg(&ledger)
+                .args(["--stage", &stage.to_string(), "--shard", &format!("{k}/2")])
+                .env_remove("GITHUB_ACTIONS")
+                .output()
+                .unwrap();
+            assert_eq!(
+                st.status.code(),
+                Some(0),
+                "{}",
+                String::from_utf8_lossy(&st.stderr)
+            );
+            ledgers.push(ledger);
+        }
+        let out = crate::common::gate()
+            .current_dir(dir)
+            .args(["report", "--no-step-summary", "--json", "-"])
+            .args(&ledgers)
+            .env_remove("GITHUB_ACTIONS")
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let code = out.status.code().unwrap();
+        match v["decision"].as_str().unwrap() {
+            "CONTINUE" => {
+                assert_eq!(code, 5);
+                assert_eq!(v["stages"]["next"].as_u64(), Some(stage + 1));
+            }
+            d => {
+                assert_eq!(
+                    v["stages"]["decided_in"].as_u64().or(Some(stage)),
+                    Some(stage)
+                );
+                let graded = v["tasks"][0]["trials"]["graded"].as_u64().unwrap();
+                return (d.to_string(), graded, stage);
+            }
+        }
+    }
+    unreachable!("the loop returns at the decision")
+}
+
+/// Monte Carlo of real staged runs (sharded stages merged by `gate report`) at a true rate
+/// between the two design rates: every run decides exactly where the published lattice says
+/// for its outcomes, and the frequencies and means agree with the published OC, expected
+/// trials and expected stages (within 4 standard errors).
+#[test]
+fn monte_carlo_of_sharded_staged_runs_agrees_with_the_published_oc_trials_and_stages() {
+    const RUNS: u64 = 40;
+    const P: f64 = 0.7;
+    let v = json_of(
+        "plan",
+        &["--healthy", "0.85", "--regressed", "0.55", "--stage", "6"],
+    );
+    let b = staged_lattice(&v);
+    let exact = b.oc(P);
+    let exact_stages = staged::expected_stages(&b, 6, P);
+    let yaml = "version: 1\nsampling:\n  sequential: {healthy: 0.85, regressed: 0.55, stage: 6}\ntasks:\n  - id: t\n    run: 'sed -n \"${GATE_TRIAL}p\" outcomes.txt | grep -q 1'\n";
+    let b = &b;
+    let results: Vec<(String, u64, u64)> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..4u64)
+            .map(|w| {
+                s.spawn(move || {
+                    let mut out = Vec::new();
+                    for run in (w..RUNS).step_by(4) {
+                        let fx = crate::common::Fixture::new(yaml);
+                        let mut rng = SplitMix(0x5EED ^ run.wrapping_mul(0x1234_5678_9ABC));
+                        let outcomes: Vec<bool> = (0..b.max_trials() + 16)
+                            .map(|_| rng.next_f64() < P)
+                            .collect();
+                        let got = staged_run(fx.dir.path(), &outcomes);
+                        // Where the lattice decides on these outcomes, walked trial by trial.
+                        let mut f = 0;
+                        let mut want = None;
+                        for (t, &pass) in outcomes.iter().enumerate() {
+                            f += u64::from(!pass);
+                            let t = t as u64 + 1;
+                            let state = b.decide(t, f);
+                            if state != gate::stats::lattice::State::Continue {
+                                want = Some((state, t));
+                                break;
+                            }
+                        }
+                        let (state, t) = want.unwrap();
+                        let verdict = match state {
+                            gate::stats::lattice::State::Pass => "PASS",
+                            gate::stats::lattice::State::Fail => "FAIL",
+                            _ => "INCONCLUSIVE",
+                        };
+                        assert_eq!(
+                            (got.0.as_str(), got.1, got.2),
+                            (verdict, t, staged::stage_of(6, t)),
+                            "run {run}"
+                        );
+                        out.push(got);
+                    }
+                    out
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap())
+            .collect()
+    });
+    let n = results.len() as f64;
+    let pass = results.iter().filter(|r| r.0 == "PASS").count() as f64 / n;
+    let se = (exact.p_pass * (1.0 - exact.p_pass) / n).sqrt();
+    assert!(
+        (pass - exact.p_pass).abs() < 4.0 * se,
+        "{pass} vs {}",
+        exact.p_pass
+    );
+    for (mean, want, values) in [
+        (
+            results.iter().map(|r| r.1 as f64).sum::<f64>() / n,
+            exact.asn,
+            results.iter().map(|r| r.1 as f64).collect::<Vec<_>>(),
+        ),
+        (
+            results.iter().map(|r| r.2 as f64).sum::<f64>() / n,
+            exact_stages,
+            results.iter().map(|r| r.2 as f64).collect(),
+        ),
+    ] {
+        let var = values.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+        let se = (var / n).sqrt().max(1e-9);
+        assert!((mean - want).abs() < 4.0 * se, "{mean} vs {want} (se {se})");
+    }
+}
+
+/// `stage: 12, max_stages: 3` at 90% vs 70% designs the single plan (33, 6) at stage ends,
+/// whose lattice ends at 33: the plan must record that truncation, or the sampler would
+/// refuse a lattice that does not end at `max_trials`.
+#[test]
+fn a_staged_design_that_ends_before_max_stages_records_its_own_truncation() {
+    let fx = crate::common::Fixture::new(
+        "version: 1\nsampling:\n  sequential: {healthy: 0.9, regressed: 0.7, stage: 12, max_stages: 3}\ntasks:\n  - id: t\n    run: 'true'\n",
+    );
+    // Stage 1 run whole is the whole evidence so far: it says CONTINUE (exit 5) itself.
+    fx.command(&["--stage", "1"]).assert().code(5);
+    let v = json_of(
+        "plan",
+        &[
+            "--healthy",
+            "0.9",
+            "--regressed",
+            "0.7",
+            "--stage",
+            "12",
+            "--max-stages",
+            "3",
+        ],
+    );
+    assert_eq!(v["staged"]["max_trials"], 33);
+    assert_eq!(v["staged"]["max_stages"], 3);
+}
+
+/// Run whole with `--jobs B`, a staged rule launches one stage at a time: the regressed
+/// example agent FAILs at the first stage end, so exactly 15 trials ran and none was
+/// launched (and cancelled) beyond it; the healthy one PASSes at the second, after 30.
+#[test]
+fn a_staged_rule_with_jobs_runs_one_stage_at_a_time() {
+    let plan = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("plans/examples/staged.yaml");
+    for (task, verdict, trials) in [
+        ("agent-regressed", "FAIL", 15),
+        ("agent-healthy", "PASS", 30),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = dir.path().join("ledger.jsonl");
+        crate::common::gate()
+            .args([
+                "run",
+                "--no-step-summary",
+                "-q",
+                "--jobs",
+                "15",
+                "--task",
+                task,
+                "--ledger",
+            ])
+            .arg(&ledger)
+            .arg(&plan)
+            .env_remove("GITHUB_ACTIONS")
+            .assert()
+            .code(if verdict == "FAIL" { 1 } else { 0 });
+        let l = gate::ledger::Ledger::read(&ledger).unwrap();
+        let attempts = crate::common::attempts(&l);
+        assert_eq!(attempts.len(), trials, "{task}");
+        assert!(
+            attempts
+                .iter()
+                .all(|a| a.outcome != gate::ledger::Outcome::Cancelled)
+        );
+        assert_eq!(
+            crate::common::decision(&l, task)
+                .verdict
+                .map(|v| v.as_str()),
+            Some(verdict)
+        );
+    }
+}
