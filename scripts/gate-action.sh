@@ -18,6 +18,15 @@
 #           Exits with gate's own exit code (0 for CONTINUE), so the step fails exactly
 #           when gate says the gate failed under the plan's (or the overridden) policy.
 #
+# A task under test runs as the same user as this script (docs/trust.md): before any task
+# starts, `run` copies the gate binary and every plan of the step into a private folder
+# outside the workspace and runs that copy of gate; a plan changed by a task of an earlier
+# plan is restored before it runs, and gate's JSON report must show it read the original
+# bytes. The outputs and the step summary come from gate alone (its JSON report and summary
+# in the private folder): whatever a task wrote to GITHUB_OUTPUT or GITHUB_STEP_SUMMARY
+# during the step is discarded, the outputs are written in heredoc form with random
+# delimiters and read back.
+#
 # Inputs arrive only as environment variables (INPUT_*), never spliced into shell text:
 # action.yml has no `${{ }}` expression inside any `run:`. Nothing here evals an input.
 set -euo pipefail
@@ -48,21 +57,53 @@ annotate_error() {
   printf 'gate-action: error: %s\n' "$1" >&2
 }
 
-# Set a step output. Multi-line values use the heredoc form with a delimiter that cannot
-# occur in the value. Outside Actions (no GITHUB_OUTPUT) the outputs go to stderr.
+# Set a step output, always in the heredoc form with a random delimiter that does not occur
+# in the value: a value can then never end an unterminated block or start a line of its own.
+# Outside Actions (no GITHUB_OUTPUT) the outputs go to stderr.
 set_output() {
   local name="$1" value="$2" delimiter
   if [ -z "${GITHUB_OUTPUT:-}" ]; then
     printf 'gate-action: output %s=%s\n' "$name" "$value" >&2
     return
   fi
-  if [[ "$value" == *$'\n'* ]]; then
-    delimiter="gate_output_${RANDOM}${RANDOM}${RANDOM}"
-    while [[ "$value" == *"$delimiter"* ]]; do delimiter="${delimiter}_${RANDOM}"; done
-    printf '%s<<%s\n%s\n%s\n' "$name" "$delimiter" "$value" "$delimiter" >>"$GITHUB_OUTPUT"
-  else
-    printf '%s=%s\n' "$name" "$value" >>"$GITHUB_OUTPUT"
+  delimiter="gate_output_${RANDOM}${RANDOM}${RANDOM}${RANDOM}"
+  while [[ "$value" == *"$delimiter"* ]]; do delimiter="${delimiter}_${RANDOM}"; done
+  printf '%s<<%s\n%s\n%s\n' "$name" "$delimiter" "$value" "$delimiter" >>"$GITHUB_OUTPUT"
+}
+
+# The value the runner reads for output NAME from GITHUB_OUTPUT: the last definition, by the
+# runner's rules (`name=value` lines and `name<<DELIMITER` blocks). Empty if none.
+read_output() {
+  local want="$1" line name delimiter="" body="" value=""
+  while IFS= read -r line || [ -n "$line" ]; do
+    if [ -n "$delimiter" ]; then
+      if [ "$line" = "$delimiter" ]; then
+        [ "$name" != "$want" ] || value="$body"
+        delimiter=""
+      else
+        body+="${body:+$'\n'}$line"
+      fi
+    elif [[ "$line" == *"<<"* ]] && [[ "${line%%<<*}" != *"="* ]]; then
+      name="${line%%<<*}" delimiter="${line#*<<}" body=""
+    elif [[ "$line" == *"="* ]]; then
+      [ "${line%%=*}" != "$want" ] || value="${line#*=}"
+    fi
+  done <"$GITHUB_OUTPUT"
+  printf '%s' "$value"
+}
+
+# Start this step's outputs afresh: GITHUB_OUTPUT holds only what was written during this
+# step, and by now that is only what a task may have appended (a forged `verdict=PASS`, an
+# open heredoc that would swallow the action's own lines). Refused when it is no longer a
+# regular file: truncating through a symlink would truncate whatever it points at.
+reset_runner_file() {
+  local var="$1" path="${!1:-}"
+  [ -n "$path" ] || return 0
+  if [ -L "$path" ] || { [ -e "$path" ] && [ ! -f "$path" ]; }; then
+    annotate_error "\`$var\` is no longer a regular file (a task may have replaced it); no verdict is published"
+    exit 4
   fi
+  : >"$path"
 }
 
 # Fail the step for an input error: outputs say ERROR so `if: always()` steps can tell.
@@ -346,16 +387,92 @@ verdict_rank() {
   esac
 }
 
-# Run one gate command (an array), printing it first; sets LAST_CODE.
+# A folder of the action's own, outside the workspace and given to no task: the copy of the
+# gate binary this step runs, the plans as they were when the step started, and gate's JSON
+# reports and step summaries, which the action's outputs are read from.
+PRIVATE=""
+make_private() {
+  PRIVATE="$(mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/gate-action.XXXXXXXX")"
+  chmod 700 "$PRIVATE"
+  # shellcheck disable=SC2064 # the folder's name is fixed now
+  trap "rm -rf '$PRIVATE'" EXIT
+  # The gate on PATH, copied before any task runs: a task that replaces the binary on PATH
+  # (its folder is often writable) changes no later invocation of this step.
+  local found
+  found="$(command -v gate)"
+  install -m 0500 "$found" "$PRIVATE/gate"
+  GATE_SHA256="$(sha256_stdin <"$PRIVATE/gate" | cut -c1-64)"
+}
+
+# One string field of a JSON report (a jq path, and the same as a Python expression on `j`);
+# empty when it cannot be read.
+json_field() {
+  local file="$1" jq_path="$2" py_expr="$3"
+  [ -f "$file" ] || return 0
+  if command -v jq >/dev/null 2>&1; then
+    jq -r "if ($jq_path | type) == \"string\" then $jq_path else \"\" end" "$file" 2>/dev/null || true
+  elif command -v python3 >/dev/null 2>&1; then
+    python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))
+try:
+    v = eval(sys.argv[2], {"j": j})
+except Exception:
+    v = None
+print(v if isinstance(v, str) else "")' "$file" "$py_expr" 2>/dev/null || true
+  fi
+}
+
+# Run one gate command (gate's arguments), printing it first; sets LAST_CODE. It runs the
+# private copy of gate, checked against the hash taken at the start, with gate's step summary
+# going to a private file (N, the invocation's number) that the action publishes at the end.
 LAST_CODE=0
 run_gate() {
-  printf 'gate-action: running:'
+  local n="$1"
+  shift
+  printf 'gate-action: running: gate'
   printf ' %q' "$@"
   printf '\n'
+  if [ "$(sha256_stdin <"$PRIVATE/gate" | cut -c1-64)" != "$GATE_SHA256" ]; then
+    annotate_error "the gate binary this step runs changed after the step started; no verdict is published"
+    LAST_CODE=4
+    return
+  fi
   set +e
-  "$@"
+  if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
+    GITHUB_STEP_SUMMARY="$PRIVATE/summary-$n.md" "$PRIVATE/gate" "$@"
+  else
+    "$PRIVATE/gate" "$@"
+  fi
   LAST_CODE=$?
   set -e
+}
+
+# Copy gate's JSON report from the private folder to where the user asked for it (the name
+# is removed first, so a symlink a task put there is replaced, not written through).
+publish_report() {
+  local from="$1" to="$2"
+  [ -f "$from" ] || return 0
+  rm -f "$to"
+  cp "$from" "$to"
+}
+
+# Append gate's step summary from the private file to the step's page. Gate appends its
+# summary once, after its last trial: a file that does not begin with gate's heading, or holds
+# it twice, was written to by someone else too (a task that found the path through the
+# environment can forge a "PASS" block and open an HTML comment to hide gate's), and is not
+# published; a one-line note says why.
+publish_summary() {
+  local file="$1" text rest
+  [ -f "$file" ] || return 0
+  text="$(cat "$file"; printf x)"
+  text="${text%x}"
+  rest="${text#"## gate: "}"
+  if [ "$rest" != "$text" ] && [[ "$rest" != *"## gate: "* ]]; then
+    printf '%s' "$text" >>"$GITHUB_STEP_SUMMARY"
+  else
+    printf '> gate'"'"'s summary is not shown: something other than gate wrote to it during the run (a task may have tried to forge it). The verdict is in the outputs, the JSON report and the ledger.\n\n' >>"$GITHUB_STEP_SUMMARY"
+    printf '::warning title=gate action::%s\n' "the step summary was written to by something other than gate during the run; it is not published"
+  fi
 }
 
 # The given paths that exist, one per line.
@@ -387,6 +504,7 @@ cmd_run() {
     *) fail_usage "invalid \`on-inconclusive\`: \`$on_inconclusive\`, expected \`fail\` or \`pass\`" ;;
   esac
   split_args "${INPUT_ARGS:-}"
+  make_private
 
   local -a verdicts=() codes=() ledgers=() junits=() reports=()
   # The merge's decision; a run's or an ingest's is its verdict (a shard's partial view).
@@ -408,11 +526,12 @@ cmd_run() {
     [ "${#MATCHES[@]}" -gt 0 ] || fail_usage "\`results\` matched no file: \`$INPUT_RESULTS\`"
     local junit="${junit_input:-$out_dir/junit.xml}" report="$out_dir/report.json"
     mkdir -p "$out_dir" "$(dirname "$junit")"
-    run_gate gate ingest "${MATCHES[@]}" ${plan_args[@]+"${plan_args[@]}"} \
-      --ledger "$out_dir/ledger.jsonl" --json "$report" --junit "$junit" \
+    run_gate 1 ingest "${MATCHES[@]}" ${plan_args[@]+"${plan_args[@]}"} \
+      --ledger "$out_dir/ledger.jsonl" --json "$PRIVATE/report-1.json" --junit "$junit" \
       ${common[@]+"${common[@]}"} ${EXTRA_ARGS[@]+"${EXTRA_ARGS[@]}"}
     codes+=("$LAST_CODE")
-    verdicts+=("$(verdict_of "$LAST_CODE" "$report")")
+    verdicts+=("$(verdict_of "$LAST_CODE" "$PRIVATE/report-1.json")")
+    publish_report "$PRIVATE/report-1.json" "$report"
     ledgers+=("$out_dir/ledger.jsonl")
     junits+=("$junit")
     reports+=("$report")
@@ -426,11 +545,12 @@ cmd_run() {
     [ "${#MATCHES[@]}" -gt 0 ] || fail_usage "\`ledgers\` matched no file: \`$INPUT_LEDGERS\`"
     local junit="${junit_input:-$out_dir/junit.xml}" report="$out_dir/report.json"
     mkdir -p "$out_dir" "$(dirname "$junit")"
-    run_gate gate report "${MATCHES[@]}" --json "$report" --junit "$junit" \
+    run_gate 1 report "${MATCHES[@]}" --json "$PRIVATE/report-1.json" --junit "$junit" \
       ${common[@]+"${common[@]}"} ${EXTRA_ARGS[@]+"${EXTRA_ARGS[@]}"}
-    decision="$(decision_of "$LAST_CODE" "$report" "$(verdict_of "$LAST_CODE" "$report")")"
+    decision="$(decision_of "$LAST_CODE" "$PRIVATE/report-1.json" "$(verdict_of "$LAST_CODE" "$PRIVATE/report-1.json")")"
     codes+=("$LAST_CODE")
-    verdicts+=("$(verdict_of "$LAST_CODE" "$report")")
+    verdicts+=("$(verdict_of "$LAST_CODE" "$PRIVATE/report-1.json")")
+    publish_report "$PRIVATE/report-1.json" "$report"
     ledgers+=("${MATCHES[@]}")
     junits+=("$junit")
     reports+=("$report")
@@ -455,10 +575,13 @@ cmd_run() {
       [ -z "$shard" ] || fail_usage "\`shard\` needs one plan, but \`plan\` matched $count files"
       [ -z "$junit_input" ] || fail_usage "\`junit\` names one file, but \`plan\` matched $count files"
     fi
-    # Several plans: each gets its own directory, named after the plan file's stem.
-    local plan stem dir junit report seen=$'\n'
+    # Several plans: each gets its own directory, named after the plan file's stem. Every
+    # plan is read (copied to the private folder, and hashed) before the first task starts:
+    # a task of one plan that rewrites a later plan (`run: "true"`) changes nothing.
+    local plan stem seen=$'\n' i=0
+    local -a dirs=() hashes=()
     for plan in "${MATCHES[@]}"; do
-      dir="$out_dir"
+      local dir="$out_dir"
       if [ "$count" -gt 1 ]; then
         stem="$(basename "$plan")"
         stem="${stem%.*}"
@@ -467,26 +590,65 @@ cmd_run() {
         seen+="$stem"$'\n'
         dir="$out_dir/$stem"
       fi
+      dirs+=("$dir")
+      i=$((i + 1))
+      if [ -f "$plan" ] && cp "$plan" "$PRIVATE/plan-$i"; then
+        hashes+=("$(sha256_stdin <"$PRIVATE/plan-$i" | cut -c1-64)")
+      else
+        # Unreadable now: gate says why when it gets there.
+        hashes+=("")
+      fi
+    done
+    local junit report code verdict read_hash
+    for i in "${!MATCHES[@]}"; do
+      plan="${MATCHES[$i]}"
+      local dir="${dirs[$i]}" n=$((i + 1)) want="${hashes[$i]}"
       junit="${junit_input:-$dir/junit.xml}"
       report="$dir/report.json"
       mkdir -p "$dir" "$(dirname "$junit")"
-      run_gate gate run "$plan" --ledger "$dir/ledger.jsonl" --json "$report" --junit "$junit" \
+      if [ -n "$want" ] && [ "$(sha256_stdin <"$plan" 2>/dev/null | cut -c1-64)" != "$want" ]; then
+        # Nothing of this step runs now (gate reaps its trials' orphans before it exits): the
+        # plan is put back as it was at the start, and gate's report must show it read that.
+        printf '::warning title=gate action::%s\n' "$(escape_data "\`$plan\` changed after this step started (a task of an earlier plan may have rewritten it); it is restored and run as it was at the start")"
+        rm -f "$plan"
+        cp "$PRIVATE/plan-$n" "$plan"
+      fi
+      run_gate "$n" run "$plan" --ledger "$dir/ledger.jsonl" --json "$PRIVATE/report-$n.json" --junit "$junit" \
         ${common[@]+"${common[@]}"} ${EXTRA_ARGS[@]+"${EXTRA_ARGS[@]}"}
-      codes+=("$LAST_CODE")
-      verdicts+=("$(verdict_of "$LAST_CODE" "$report")")
+      code="$LAST_CODE"
+      verdict="$(verdict_of "$code" "$PRIVATE/report-$n.json")"
+      read_hash="$(json_field "$PRIVATE/report-$n.json" '.plan.hash' 'j["plan"]["hash"]')"
+      if [ -n "$want" ] && [ -n "$read_hash" ] && [ "$read_hash" != "$want" ]; then
+        annotate_error "gate read \`$plan\` with SHA-256 $read_hash, not the $want it had when this step started; no verdict is published for it"
+        code=4
+        verdict=ERROR
+      fi
+      codes+=("$code")
+      verdicts+=("$verdict")
+      publish_report "$PRIVATE/report-$n.json" "$report"
       ledgers+=("$dir/ledger.jsonl")
       junits+=("$junit")
       reports+=("$report")
     done
   fi
 
-  local i worst_code=0 worst_verdict=PASS
+  local worst_code=0 worst_verdict=PASS
   for i in "${!codes[@]}"; do
     if [ "$(severity "${codes[$i]}")" -gt "$(severity "$worst_code")" ]; then worst_code="${codes[$i]}"; fi
     if [ "$(verdict_rank "${verdicts[$i]}")" -gt "$(verdict_rank "$worst_verdict")" ]; then
       worst_verdict="${verdicts[$i]}"
     fi
   done
+  # The step summary and the outputs come from gate alone: whatever a task wrote to the
+  # step's own files during this step is discarded first, then gate's summaries (written to
+  # the private folder) are published, and the outputs written and read back.
+  reset_runner_file GITHUB_STEP_SUMMARY
+  if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
+    for i in "${!codes[@]}"; do
+      publish_summary "$PRIVATE/summary-$((i + 1)).md"
+    done
+  fi
+  reset_runner_file GITHUB_OUTPUT
   set_output verdict "$worst_verdict"
   set_output decision "${decision:-$worst_verdict}"
   set_output exit-code "$worst_code"
@@ -495,6 +657,11 @@ cmd_run() {
   set_output ledger "$(existing "${ledgers[@]}")"
   set_output junit "$(existing "${junits[@]}")"
   set_output report "$(existing "${reports[@]}")"
+  if [ -n "${GITHUB_OUTPUT:-}" ] \
+    && { [ "$(read_output verdict)" != "$worst_verdict" ] || [ "$(read_output exit-code)" != "$worst_code" ]; }; then
+    annotate_error "the step's outputs do not read back as written (GITHUB_OUTPUT was written to during the step); no verdict is published"
+    exit 4
+  fi
   printf 'gate-action: verdict %s, decision %s (exit %s)\n' "$worst_verdict" "${decision:-$worst_verdict}" "$worst_code"
   # CONTINUE is no failure: the workflow branches on the `decision` output and runs the next
   # stage. The `exit-code` output still says 5.

@@ -65,6 +65,28 @@ pub fn read_regular(path: &Path, max: u64) -> io::Result<Vec<u8>> {
     Ok(buf)
 }
 
+/// Read a file of a project gate was pointed at but does not trust (`gate init` in a fresh
+/// checkout): `rel` beneath `dir`, a regular file of at most `max` bytes, opened without
+/// blocking (a FIFO is refused, not waited on); a symbolic link is followed only when it
+/// stays inside `dir` (one to `/dev/zero` or `/etc/passwd` is refused).
+pub fn read_project_file(dir: &Path, rel: &Path, max: u64) -> io::Result<Vec<u8>> {
+    let path = dir.join(rel);
+    if std::fs::symlink_metadata(&path)?.file_type().is_symlink() {
+        let root = std::fs::canonicalize(dir)?;
+        let target = std::fs::canonicalize(&path)?;
+        if !target.starts_with(&root) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "is a symbolic link to `{}`, outside the project",
+                    target.display()
+                ),
+            ));
+        }
+    }
+    read_regular(&path, max)
+}
+
 fn too_large(len: u64, max: u64) -> io::Error {
     io::Error::new(
         io::ErrorKind::InvalidInput,
@@ -147,6 +169,26 @@ mod tests {
                 .contains("at most 10")
         );
         assert_eq!(read_regular(&p, 11).unwrap().len(), 11);
+    }
+
+    #[test]
+    fn a_project_file_linking_out_of_the_project_is_refused() {
+        let d = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink("/dev/zero", d.path().join("zero")).unwrap();
+        std::os::unix::fs::symlink("/etc/hostname", d.path().join("out")).unwrap();
+        std::fs::write(d.path().join("real"), "x").unwrap();
+        std::os::unix::fs::symlink("real", d.path().join("inside")).unwrap();
+        for (name, why) in [
+            ("zero", "outside the project"),
+            ("out", "outside the project"),
+        ] {
+            let e = read_project_file(d.path(), Path::new(name), 10).unwrap_err();
+            assert!(e.to_string().contains(why), "{name}: {e}");
+        }
+        assert_eq!(
+            read_project_file(d.path(), Path::new("inside"), 10).unwrap(),
+            b"x"
+        );
     }
 
     #[test]

@@ -141,6 +141,38 @@ pub struct Header {
     /// schema-1 ledgers and in `gate ingest`'s, whose trials gate did not run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<Walls>,
+    /// The CI run this ledger was written in, when under GitHub Actions: `gate report`
+    /// merges only shards of one attempt of one CI run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci: Option<CiRun>,
+}
+
+/// The identity of a GitHub Actions run (`GITHUB_RUN_ID`, `GITHUB_RUN_ATTEMPT`,
+/// `GITHUB_JOB`). "Re-run failed jobs" re-runs some jobs of a run under a higher attempt while
+/// the others keep their first: shards of different attempts are one shard retried until it
+/// passed, which a merge would count as one run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CiRun {
+    /// `GITHUB_RUN_ID`: the same for every attempt of one workflow run.
+    pub run_id: String,
+    /// `GITHUB_RUN_ATTEMPT`: 1, then one more for each re-run.
+    pub run_attempt: String,
+    /// `GITHUB_JOB`: the job's id in the workflow (shared by the jobs of one matrix).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub job: String,
+}
+
+impl CiRun {
+    /// The CI run of this process's environment; `None` outside GitHub Actions (no
+    /// `GITHUB_RUN_ID`).
+    pub fn from_env() -> Option<CiRun> {
+        let var = |n: &str| std::env::var(n).ok().filter(|v| !v.is_empty());
+        Some(CiRun {
+            run_id: var("GITHUB_RUN_ID")?,
+            run_attempt: var("GITHUB_RUN_ATTEMPT").unwrap_or_else(|| "1".into()),
+            job: var("GITHUB_JOB").unwrap_or_default(),
+        })
+    }
 }
 
 /// A result file read by `gate ingest`: its name as given and the SHA-256 of the bytes read,

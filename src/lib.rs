@@ -49,6 +49,7 @@ pub mod output;
 pub mod pairs;
 pub mod plan;
 pub mod progress;
+pub mod publish;
 pub mod report;
 pub mod rule;
 pub mod runner;

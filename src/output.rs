@@ -5,10 +5,11 @@
 //! filters it (quiet keeps the verdict lines) and paints the verdict words, so every renderer
 //! and snapshot stays colour-free.
 
-use std::path::Path;
+use std::path::PathBuf;
 
 use crate::cli::{ColorChoice, OutputArgs, ReportFiles};
 use crate::error::Error;
+use crate::publish::{self, Guarded, Outputs, Request};
 
 /// The output conventions of one invocation, resolved.
 #[derive(Debug, Clone, Copy, Default)]
@@ -97,103 +98,26 @@ fn paint(line: &str) -> String {
     line.to_string()
 }
 
-/// True when one report file is `-` (stdout). More than one `-` is a usage error: two
-/// documents on one stream cannot be told apart.
-pub fn report_to_stdout(files: &ReportFiles) -> Result<bool, Error> {
-    let dashes: Vec<&str> = [
-        ("--json", &files.json),
-        ("--junit", &files.junit),
-        ("--summary", &files.summary),
-    ]
-    .into_iter()
-    .filter(|(_, p)| p.as_deref().is_some_and(is_stdout))
-    .map(|(flag, _)| flag)
-    .collect();
-    if dashes.len() > 1 {
-        return Err(Error::Usage(format!(
-            "only one report can go to stdout, but {} are {} `-`; write the others to files",
-            dashes.join(" and "),
-            if dashes.len() == 2 { "both" } else { "all" }
-        )));
-    }
-    Ok(dashes.len() == 1)
-}
-
-/// Check the report paths of `gate run` before any trial runs, so that a typo there does
-/// not cost a whole run: no directory, a folder that can be created, no device or FIFO, and
-/// no two paths naming one file — a report over the ledger, the plan, the ledger's lock or
-/// another report (`--json` naming the ledger would overwrite the evidence with a report of
-/// it; a report over the lock, the pid that a second run reads).
-pub fn preflight(files: &ReportFiles, ledger: &Path, plan: &Path) -> Result<(), Error> {
-    report_to_stdout(files)?;
-    let reports = report_files(files);
-    for &(flag, path) in reports.iter().chain([("--ledger", ledger)].iter()) {
-        if path.is_dir() {
-            return Err(Error::Usage(format!(
-                "`{flag} {}`: is a directory; give a file path",
-                path.display()
-            )));
-        }
-    }
-    for &(flag, path) in &reports {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|e| {
-                let what = format!(
-                    "`{flag} {}`: cannot create `{}`",
-                    path.display(),
-                    dir.display()
-                );
-                Error::input(what, e)
-            })?;
-        }
-    }
-    let step_summary = step_summary(files);
-    let lock = crate::runner::session::LedgerLock::path_for(ledger);
-    let mut written = reports.clone();
-    if let Some(p) = &step_summary {
-        written.push(("$GITHUB_STEP_SUMMARY", p));
-    }
-    for &(flag, path) in written.iter().chain([("--ledger", ledger)].iter()) {
-        crate::input::check_output(path)
-            .map_err(|e| Error::input(format!("`{flag} {}`", path.display()), e))?;
-    }
-    let mut paths = vec![("--ledger", ledger), ("the plan file", plan)];
-    paths.extend(written);
-    paths.push(("the ledger's lock file", &lock));
-    if let Some((a, b)) = crate::input::first_clash(&paths) {
-        return Err(Error::Usage(format!(
-            "{a} and {b} name the same file; every report needs its own path, apart from the ledger and the plan"
-        )));
-    }
-    Ok(())
-}
-
-/// The report files asked for (`--junit`, `--summary`, `--json`), with their flags; a
-/// report to stdout (`-`) is no file and is left out.
-pub fn report_files(files: &ReportFiles) -> Vec<(&'static str, &Path)> {
-    [
-        ("--junit", &files.junit),
-        ("--summary", &files.summary),
-        ("--json", &files.json),
-    ]
-    .into_iter()
-    .filter_map(|(f, p)| p.as_deref().map(|p| (f, p)))
-    .filter(|(_, p)| !is_stdout(p))
-    .collect()
-}
-
 /// The file the Markdown summary is appended to as the CI's step summary:
 /// `$GITHUB_STEP_SUMMARY`, unless `--no-step-summary`. It is written to whether or not
-/// `--summary` is given, so every check of report paths against the ledgers includes it.
-pub fn step_summary(files: &ReportFiles) -> Option<std::path::PathBuf> {
+/// `--summary` is given, so the preflight checks it against the command's own files too.
+pub fn step_summary(files: &ReportFiles) -> Option<PathBuf> {
     std::env::var_os("GITHUB_STEP_SUMMARY")
         .filter(|v| !files.no_step_summary && !v.is_empty())
-        .map(std::path::PathBuf::from)
+        .map(PathBuf::from)
 }
 
-/// Whether a report path means stdout.
-pub fn is_stdout(path: &Path) -> bool {
-    path.as_os_str() == "-"
+/// The one preflight of every command's report paths ([`publish::preflight`]), with the
+/// command's own files (`guarded`: ledgers, plan, inputs), before anything runs.
+pub fn preflight(files: &ReportFiles, guarded: &[Guarded]) -> Result<Outputs, Error> {
+    let step = step_summary(files);
+    let req = Request {
+        junit: files.junit.as_deref(),
+        summary: files.summary.as_deref(),
+        json: files.json.as_deref(),
+        step_summary: step.as_deref(),
+    };
+    publish::preflight(&req, guarded)
 }
 
 #[cfg(test)]

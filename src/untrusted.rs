@@ -10,8 +10,13 @@
 //!   lines or repaint the screen, so [`one_line`] escapes them; a line that begins with `::`
 //!   (or the legacy `##[`) is executed by the Actions runner as a workflow command
 //!   (`::add-mask::`, `::stop-commands::`), so [`log_line`] prefixes any such line;
+//! - invisible characters: bidi controls (U+202A–U+202E, U+2066–U+2069, U+200E/U+200F,
+//!   U+061C) reorder what a reader sees (an id that reads `PASS` can hold `SSAP`), and line and
+//!   paragraph separators (U+2028/U+2029), zero-width characters and the BOM hide text or
+//!   break lines in some viewers; [`one_line`] and [`markdown`] show each as `\u{…}`;
 //! - Markdown: `[x](https://…)` and `![](…)` would render as links and images, and HTML as
-//!   markup, so [`markdown`] escapes the characters that make them.
+//!   markup, so [`markdown`] (the one Markdown escape, used by every Markdown renderer)
+//!   escapes the characters that make them.
 //!
 //! Only gate's own annotation lines (`report::annotations`) start with `::`.
 
@@ -39,10 +44,26 @@ pub fn clip(s: &str, max: usize) -> String {
     format!("{}{CLIPPED}", &s[..cut])
 }
 
-/// Control characters escaped so the text stays on one line and cannot move the cursor:
-/// `\n`, `\r`, `\t` as themselves, others (ESC, BEL, DEL, C1) as `\u{…}`.
+/// Whether `c` is a character that changes how text around it is shown without being seen
+/// itself: bidi embedding, override and isolate controls and marks, line and paragraph
+/// separators, zero-width characters, the word joiner and invisible operators, the BOM.
+pub fn is_invisible(c: char) -> bool {
+    matches!(c,
+        '\u{061c}' | '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}'
+        | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
+}
+
+/// Whether a name holds nothing a reader could see: empty, or only blanks and
+/// [invisible](is_invisible) characters.
+pub fn is_blank(s: &str) -> bool {
+    s.chars().all(|c| c.is_whitespace() || is_invisible(c))
+}
+
+/// Control and invisible characters escaped so the text stays on one line, cannot move the
+/// cursor and reads as it is stored: `\n`, `\r`, `\t` as themselves, others (ESC, BEL, DEL,
+/// C1, [`is_invisible`]) as `\u{…}`.
 pub fn one_line(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(char::is_control) {
+    if !s.chars().any(|c| c.is_control() || is_invisible(c)) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
@@ -51,7 +72,9 @@ pub fn one_line(s: &str) -> Cow<'_, str> {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
-            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c if c.is_control() || is_invisible(c) => {
+                out.push_str(&format!("\\u{{{:x}}}", c as u32));
+            }
             c => out.push(c),
         }
     }
@@ -90,26 +113,27 @@ pub fn log_text(s: &str) -> String {
     out
 }
 
-/// Text for a Markdown document (a table cell or a paragraph): one line, and every
-/// character that could open a link, an image, emphasis, code, HTML or a table cell
-/// backslash-escaped (GitHub Flavored Markdown treats any escaped ASCII punctuation as text).
-/// `<` and `>` become entities, which GitHub also renders as text.
+/// Text from a task or a ledger made inert in Markdown (table cells, headings, quotes): `|`,
+/// `[` and `]` backslash-escaped (no table cell ends, no link or image opens), `&`, `<`, `>`
+/// and backticks as HTML entities (no raw HTML, no code span can open), `://` broken with an
+/// entity (no URL is autolinked), newlines and other control characters folded to spaces, and
+/// [invisible](is_invisible) characters shown as `\u{…}`.
 pub fn markdown(s: &str) -> String {
-    let line = one_line(s);
-    let mut out = String::with_capacity(line.len() + 8);
-    for c in line.chars() {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
         match c {
+            '|' => out.push_str("\\|"),
+            '[' => out.push_str("\\["),
+            ']' => out.push_str("\\]"),
+            '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
-            '&' => out.push_str("&amp;"),
-            '\\' | '`' | '*' | '_' | '[' | ']' | '(' | ')' | '!' | '|' | '#' | '~' => {
-                out.push('\\');
-                out.push(c);
-            }
+            '`' => out.push_str("&#96;"),
+            c if c.is_control() => out.push(' '),
+            c if is_invisible(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
             c => out.push(c),
         }
     }
-    // A bare URL is autolinked by GitHub; break the scheme so it stays text.
     out.replace("://", ":&#47;&#47;")
 }
 
@@ -151,9 +175,27 @@ mod tests {
     #[test]
     fn markdown_does_not_render_task_links() {
         let m = markdown("see [x](https://evil.example) ![](https://evil.example/p.png) <img>");
-        assert!(!m.contains("]("), "{m}");
+        // Every bracket is escaped, so no link or image opens.
+        let unescaped = m
+            .char_indices()
+            .filter(|&(i, c)| (c == '[' || c == ']') && !m[..i].ends_with('\\'))
+            .count();
+        assert_eq!(unescaped, 0, "{m}");
         assert!(!m.contains("https://"), "{m}");
         assert!(!m.contains('<'), "{m}");
-        assert_eq!(markdown("a|b\nc"), "a\\|b\\\\nc");
+        assert_eq!(markdown("a|b\nc"), "a\\|b c");
+    }
+
+    #[test]
+    fn bidi_controls_and_separators_are_shown_not_applied() {
+        let evil = "ok\u{202e}SSAP\u{2066}x\u{2069}\u{2028}y\u{200b}";
+        for shown in [one_line(evil).into_owned(), markdown(evil), log_line(evil)] {
+            assert!(!shown.chars().any(is_invisible), "{shown:?}");
+            assert!(
+                shown.contains("\\u{202e}") && shown.contains("\\u{2028}"),
+                "{shown:?}"
+            );
+        }
+        assert!(is_blank("") && is_blank(" \u{200b}\u{202e}") && !is_blank("a"));
     }
 }

@@ -21,6 +21,7 @@ use crate::ledger::{
 use crate::model::Verdict;
 use crate::plan::schema::{Rate, Rule, SamplingSpec};
 use crate::plan::{Plan, ResolvedRule, resolve_rule};
+use crate::publish::Guarded;
 use crate::report::Report;
 use crate::runner::redact::Redactor;
 use crate::runner::session::Session;
@@ -36,9 +37,9 @@ pub(crate) enum Rules {
 /// Execute `gate ingest`; returns the exit code.
 pub fn execute(args: &IngestArgs, output: &OutputArgs) -> Result<u8, Error> {
     let rules = rules(args)?;
-    preflight(args)?;
+    let outputs = preflight(args)?;
     // With a report on stdout (`--json -`), everything else goes to stderr.
-    let to_stdout = crate::output::report_to_stdout(&args.reports)?;
+    let to_stdout = outputs.to_stdout();
     let say = |text: &str| {
         if output.quiet {
             return;
@@ -87,7 +88,7 @@ pub fn execute(args: &IngestArgs, output: &OutputArgs) -> Result<u8, Error> {
             say(&format!("{}: {note}", r.path.display()));
         }
     }
-    judge_runs(args, output, &rules, base_runs, runs)
+    judge_runs(args, output, &outputs, &rules, base_runs, runs)
 }
 
 /// Judge runs already read (from the files of `gate ingest`, or the suite runs of `gate
@@ -95,12 +96,13 @@ pub fn execute(args: &IngestArgs, output: &OutputArgs) -> Result<u8, Error> {
 pub(crate) fn judge_runs(
     args: &IngestArgs,
     output: &OutputArgs,
+    outputs: &crate::publish::Outputs,
     rules: &Rules,
     base_runs: Vec<ingest::RunFile>,
     runs: Vec<ingest::RunFile>,
 ) -> Result<u8, Error> {
     // With a report on stdout (`--json -`), everything else goes to stderr.
-    let to_stdout = crate::output::report_to_stdout(&args.reports)?;
+    let to_stdout = outputs.to_stdout();
     let say = |text: &str| {
         if output.quiet {
             return;
@@ -122,6 +124,17 @@ pub(crate) fn judge_runs(
         .collect();
     let skipped: u64 = runs.iter().map(|r| r.skipped).sum();
     let histories = ingest::histories(runs);
+    // A test case whose name shows nothing (empty, blanks, invisible characters) would be a
+    // task no reader can tell apart or select: refused, not judged under an empty name.
+    if let Some(h) = histories
+        .iter()
+        .find(|h| crate::untrusted::is_blank(&h.test))
+    {
+        return Err(Error::Usage(format!(
+            "a test case in the result files has no visible name (`{}`: no `name` and no `classname`, or only blanks and invisible characters); gate cannot name its task, so nothing is judged — give every test case a name",
+            crate::untrusted::one_line(&h.test)
+        )));
+    }
     if histories.is_empty() {
         return Err(Error::Usage(format!(
             "the {} result file{} hold no test case that ran ({skipped} skipped); nothing to judge",
@@ -210,6 +223,7 @@ pub(crate) fn judge_runs(
         tasks: tasks.iter().map(|(spec, _)| spec.clone()).collect(),
         sources,
         sandbox: None,
+        ci: crate::ledger::CiRun::from_env(),
     };
     let mut session = Session::create_with(&args.ledger, header, &say)?;
     let now = now_rfc3339();
@@ -229,7 +243,7 @@ pub(crate) fn judge_runs(
     session.append_all(rows)?;
     let verdict = Verdict::combine(verdicts);
     let code = crate::report::exit_code_for(Some(verdict), on_inconclusive);
-    finish(args, output, to_stdout, &mut session, verdict, code)
+    finish(output, outputs, &mut session, verdict, code)
 }
 
 /// With `--base`: every judged test case must have a `compare:` rule, and is paired with
@@ -381,53 +395,30 @@ pub(crate) fn rules(args: &IngestArgs) -> Result<Rules, Error> {
     Ok(Rules::Flags { rule, words })
 }
 
-/// Report paths must be files, and none may be the ledger or a result file: the same file
-/// by any name (a hard link, a symlink), and the step summary too, which is appended to.
-pub(crate) fn preflight(args: &IngestArgs) -> Result<(), Error> {
-    let files = &args.reports;
-    let step_summary = crate::output::step_summary(files);
-    let mut outputs = crate::output::report_files(files);
-    for (flag, path) in &outputs {
-        if path.is_dir() {
-            return Err(Error::Usage(format!(
-                "`{flag} {}`: is a directory; give a file path",
-                path.display()
-            )));
-        }
-        crate::input::check_output(path)
-            .map_err(|e| Error::Usage(format!("`{flag} {}`: {e}", path.display())))?;
+/// The one report preflight ([`crate::publish::preflight`]), guarding the ledger this ingest
+/// writes (and its lock), the plan and every result file read.
+pub(crate) fn preflight(args: &IngestArgs) -> Result<crate::publish::Outputs, Error> {
+    let mut guarded = vec![Guarded {
+        what: "--ledger",
+        path: &args.ledger,
+        written: true,
+        ledger: true,
+    }];
+    if let Some(plan) = &args.plan {
+        guarded.push(Guarded {
+            what: "the plan file",
+            path: plan,
+            written: false,
+            ledger: false,
+        });
     }
-    if let Some(p) = &step_summary {
-        outputs.push(("$GITHUB_STEP_SUMMARY", p));
-    }
-    let same = crate::input::same_file;
-    for (flag, path) in &outputs {
-        if same(path, &args.ledger) || args.results.iter().chain(&args.base).any(|r| same(path, r))
-        {
-            return Err(Error::Usage(format!(
-                "`{flag} {}`: is the ledger or one of the result files; give another path",
-                path.display()
-            )));
-        }
-    }
-    if args.ledger.is_dir() {
-        return Err(Error::Usage(format!(
-            "`--ledger {}`: is a directory; give a file path",
-            args.ledger.display()
-        )));
-    }
-    if args
-        .results
-        .iter()
-        .chain(&args.base)
-        .any(|r| same(r, &args.ledger))
-    {
-        return Err(Error::Usage(format!(
-            "`--ledger {}`: is one of the result files; give another path",
-            args.ledger.display()
-        )));
-    }
-    Ok(())
+    guarded.extend(args.results.iter().chain(&args.base).map(|r| Guarded {
+        what: "a result file",
+        path: r,
+        written: false,
+        ledger: false,
+    }));
+    crate::output::preflight(&args.reports, &guarded)
 }
 
 /// Test cases with their resolved task, in order of first appearance.
@@ -578,13 +569,13 @@ fn judge(
 /// reports from the rows this process wrote, read back through its own descriptor (as `gate
 /// run` does), and return the exit code.
 fn finish(
-    args: &IngestArgs,
     output: &OutputArgs,
-    to_stdout: bool,
+    outputs: &crate::publish::Outputs,
     session: &mut Session,
     verdict: Verdict,
     code: u8,
 ) -> Result<u8, Error> {
+    let to_stdout = outputs.to_stdout();
     session.close(RunStatus::Complete, Some(verdict), code)?;
     // The reports (and the exit code) come from the rows as written, read back through the
     // session's own descriptor; they must agree with the sampler's decisions.
@@ -596,6 +587,9 @@ fn finish(
             report.exit_code()
         )));
     }
+    // A report path swapped while the command ran: say so instead of printing a verdict
+    // that is then not published.
+    outputs.recheck()?;
     let terminal =
         |is_tty: bool| crate::output::Output::resolve(output, is_tty).summary(&report.terminal());
     // A closed stream ends the printing, not the verdict.
@@ -606,7 +600,7 @@ fn finish(
         let text = terminal(std::io::IsTerminal::is_terminal(&std::io::stdout()));
         let _ = std::io::stdout().lock().write_all(text.as_bytes());
     }
-    crate::report::emit(&report, &args.reports)?;
+    crate::report::emit(&report, outputs)?;
     let line = format!("ledger: {}", session.path().display());
     if !output.quiet {
         let _ = if to_stdout {

@@ -72,11 +72,11 @@ pub fn execute(args: &InitArgs) -> anyhow::Result<u8> {
             "or, for the whole suite (every test case judged on its own, no plan file):\n  {cmd}"
         );
     }
-    if kind == ProjectKind::Pytest && !pytest_importable(&args.dir) {
+    if kind == ProjectKind::Pytest && !pytest_importable() {
         // `python3 -m pytest` without pytest exits 1, the code of a failing test: every trial
         // would be graded FAIL. Say so now rather than after a run of red trials.
         eprintln!(
-            "warning: `python3 -c 'import pytest'` fails here, so every trial would fail;              install pytest (`pip install pytest`) before `gate run`"
+            "warning: `python3 -I -c 'import pytest'` fails here, so every trial would fail;              install pytest (`pip install pytest`) before `gate run`"
         );
     }
     Ok(exit::SUCCESS)
@@ -101,17 +101,48 @@ fn zone_note(path: &Path) {
     }
 }
 
-/// Whether `python3` in `dir` can import pytest (false when python3 is missing too).
-fn pytest_importable(dir: &Path) -> bool {
-    std::process::Command::new("python3")
-        .args(["-c", "import pytest"])
-        .current_dir(dir)
+/// Whether `python3` can import an installed pytest (false when python3 is missing too).
+/// The project's own code never runs: isolated mode (`-I`: no script directory or current
+/// directory on `sys.path`, no `PYTHON*` variables, no user site) from the system's temporary
+/// directory, so a `pytest.py` in the checkout is not what is imported; and within a time
+/// bound, after which the probe is killed and counts as "no".
+fn pytest_importable() -> bool {
+    let child = std::process::Command::new("python3")
+        .args(["-I", "-c", "import pytest"])
+        .current_dir(std::env::temp_dir())
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
+        .spawn();
+    let Ok(mut child) = child else {
+        return false;
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return status.success(),
+            Ok(None) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return false;
+            }
+        }
+    }
 }
+
+/// A project file's text, read as [`crate::input::read_project_file`] reads it (regular,
+/// bounded, no FIFO, no link out of the project); `None` when it cannot be.
+fn project_text(dir: &Path, file: &Path) -> Option<String> {
+    let rel = file.strip_prefix(dir).unwrap_or(file);
+    let bytes = crate::input::read_project_file(dir, rel, PROJECT_FILE_MAX).ok()?;
+    String::from_utf8(bytes).ok()
+}
+
+/// The most `gate init` reads of one project file: a manifest or test file is far smaller.
+const PROJECT_FILE_MAX: u64 = 1 << 20;
 
 impl ProjectKind {
     /// The name shown to people.
@@ -129,7 +160,7 @@ impl ProjectKind {
 pub fn detect(dir: &Path) -> Option<ProjectKind> {
     let has = |name: &str| dir.join(name).exists();
     let pyproject_pytest =
-        fs::read_to_string(dir.join("pyproject.toml")).is_ok_and(|s| s.contains("pytest"));
+        project_text(dir, Path::new("pyproject.toml")).is_some_and(|s| s.contains("pytest"));
     if pyproject_pytest || has("pytest.ini") || has("conftest.py") || !python_tests(dir).is_empty()
     {
         return Some(ProjectKind::Pytest);
@@ -186,7 +217,7 @@ pub fn example_test(dir: &Path, kind: ProjectKind) -> Option<ExampleTest> {
         }),
     };
     files.into_iter().find_map(|f| {
-        let text = fs::read_to_string(&f).ok()?;
+        let text = project_text(dir, &f)?;
         let name = find(&text)?;
         let rel = f.strip_prefix(dir).unwrap_or(&f);
         Some(ExampleTest {

@@ -10,12 +10,25 @@ use std::io::Write;
 use crate::cli::{OutputArgs, ReportArgs};
 use crate::error::{Context, Error};
 use crate::ledger::Ledger;
+use crate::publish::Guarded;
 use crate::report::{self, Report};
 
 /// Execute `gate report`; returns the exit code.
 pub fn execute(args: &ReportArgs, output: &OutputArgs) -> Result<u8, Error> {
-    let to_stdout = crate::output::report_to_stdout(&args.reports)?;
-    refuse_clashing_paths(args)?;
+    let guarded: Vec<Guarded> = args
+        .ledgers
+        .iter()
+        .map(|l| Guarded {
+            what: "a ledger given",
+            path: l,
+            written: false,
+            ledger: true,
+        })
+        .collect();
+    // Before reading anything: `--json` naming a ledger would replace the evidence with a
+    // report of it. The same ledger twice is allowed (it is de-duplicated).
+    let outputs = crate::output::preflight(&args.reports, &guarded)?;
+    let to_stdout = outputs.to_stdout();
     let on_inconclusive = args.on_inconclusive.map(Into::into);
     let ledgers = args
         .ledgers
@@ -26,6 +39,9 @@ pub fn execute(args: &ReportArgs, output: &OutputArgs) -> Result<u8, Error> {
     refuse_disagreeing_decisions(&ledgers)?;
     let report = Report::from_ledgers(&ledgers, on_inconclusive)
         .context("cannot make a report from these ledgers")?;
+    // A report path swapped while the command ran: say so instead of printing a verdict
+    // that is then not published.
+    outputs.recheck()?;
     // With a report on stdout (`--json -`), the human summary goes to stderr.
     let summary_stream_is_terminal = if to_stdout {
         std::io::IsTerminal::is_terminal(&std::io::stderr())
@@ -40,40 +56,8 @@ pub fn execute(args: &ReportArgs, output: &OutputArgs) -> Result<u8, Error> {
     } else {
         std::io::stdout().lock().write_all(text.as_bytes())
     };
-    report::emit(&report, &args.reports)?;
+    report::emit(&report, &outputs)?;
     Ok(report.exit_code())
-}
-
-/// Refuse, before reading anything, report paths that name a ledger being read or each
-/// other: `--json` equal to a ledger would replace the evidence with a report of it.
-fn refuse_clashing_paths(args: &ReportArgs) -> Result<(), Error> {
-    let files = &args.reports;
-    let mut paths = crate::output::report_files(files);
-    for (flag, path) in &paths {
-        crate::input::check_output(path)
-            .map_err(|e| Error::Usage(format!("`{flag} {}`: {e}", path.display())))?;
-    }
-    // The step summary is appended to: over a ledger it would add lines that are no rows.
-    let step_summary = crate::output::step_summary(files);
-    if let Some(p) = &step_summary {
-        paths.push(("$GITHUB_STEP_SUMMARY", p));
-    }
-    paths.extend(args.ledgers.iter().map(|l| ("a ledger given", l.as_path())));
-    // The same ledger twice is allowed (it is de-duplicated); only outputs may not clash.
-    let outputs = paths.len() - args.ledgers.len();
-    for i in 0..outputs {
-        for j in i + 1..paths.len() {
-            if crate::input::same_file(paths[i].1, paths[j].1) {
-                return Err(Error::Usage(format!(
-                    "{} and {} name the same file `{}`; every report needs its own path, apart from the ledgers",
-                    paths[i].0,
-                    paths[j].0,
-                    paths[i].1.display()
-                )));
-            }
-        }
-    }
-    Ok(())
 }
 
 /// Refuse ledgers whose decision rows or footer disagree with what their own attempt rows

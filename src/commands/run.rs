@@ -16,6 +16,7 @@ use crate::model::Verdict;
 use crate::output::Output;
 use crate::plan::Plan;
 use crate::progress::Progress;
+use crate::publish::{Guarded, Outputs};
 use crate::report::Report;
 use crate::runner::events::Fanout;
 use crate::runner::redact::Redactor;
@@ -55,7 +56,23 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
     if let Some(s) = shard {
         plan.check_shard(s).map_err(Error::Usage)?;
     }
-    crate::output::preflight(&args.reports, &args.ledger, &plan_path)?;
+    let outputs = crate::output::preflight(
+        &args.reports,
+        &[
+            Guarded {
+                what: "--ledger",
+                path: &args.ledger,
+                written: true,
+                ledger: true,
+            },
+            Guarded {
+                what: "the plan file",
+                path: &plan_path,
+                written: false,
+                ledger: false,
+            },
+        ],
+    )?;
 
     let interrupt =
         Interrupt::install().map_err(|e| Error::output("cannot install signal handlers", e))?;
@@ -81,7 +98,7 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
     // The box is probed before the ledger is touched: a `required` box this machine cannot
     // raise refuses the run without a trace.
     let sandbox = Arc::new(
-        Sandbox::new(&plan.policy.sandbox, &protected_paths(args, &plan_path, &out_dir))
+        Sandbox::new(&plan.policy.sandbox, &protected_paths(args, &plan_path, &out_dir, &outputs))
             .map_err(Error::Harness)?,
     );
     let walls = sandbox.walls().clone();
@@ -105,8 +122,21 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
     }
 
     // Logs and result files of each run in their own folder: a later run never overwrites
-    // an earlier run's evidence.
-    let run_dir = out_dir.join("runs").join(session.run_id());
+    // an earlier run's evidence. A resumed run keeps its run id but gets a folder of its
+    // own too: a trial that outlived the interrupted process (gate was SIGKILLed, its trials'
+    // groups were not) may still write its result file late, and the resumed run's same
+    // trial must be graded on its own result only, never on that one.
+    let mut run_dir = out_dir.join("runs").join(session.run_id());
+    if args.resume {
+        let since_epoch = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        run_dir = run_dir.join(format!(
+            "resume-{}-{}",
+            since_epoch.as_nanos(),
+            std::process::id()
+        ));
+    }
     let mut status = RunStatus::Complete;
     for (task, redactor) in plan.tasks.iter().zip(task_redactors) {
         let end = if task.compare.is_some() {
@@ -155,7 +185,7 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
     // the group kills missed it) dies now, before the ledger is checked and published.
     crate::runner::sys::kill_orphans();
     finish(
-        args,
+        &outputs,
         output,
         &mut session,
         status,
@@ -170,7 +200,12 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
 /// Gate's own paths, which no trial may write: its binary, the plan, the ledger and its lock,
 /// the run folders beside the ledger (logs of this and earlier runs), every report file, and
 /// the CI's workflow-command files.
-fn protected_paths(args: &RunArgs, plan_path: &Path, out_dir: &Path) -> Vec<PathBuf> {
+fn protected_paths(
+    args: &RunArgs,
+    plan_path: &Path,
+    out_dir: &Path,
+    outputs: &crate::publish::Outputs,
+) -> Vec<PathBuf> {
     let mut paths = vec![
         plan_path.to_path_buf(),
         args.ledger.clone(),
@@ -178,12 +213,7 @@ fn protected_paths(args: &RunArgs, plan_path: &Path, out_dir: &Path) -> Vec<Path
         out_dir.join("runs"),
     ];
     paths.extend(std::env::current_exe());
-    paths.extend(
-        crate::output::report_files(&args.reports)
-            .into_iter()
-            .map(|(_, p)| p.to_path_buf()),
-    );
-    paths.extend(crate::output::step_summary(&args.reports));
+    paths.extend(outputs.file_paths());
     for var in ["GITHUB_OUTPUT", "GITHUB_ENV", "GITHUB_PATH", "GITHUB_STATE"] {
         paths.extend(
             std::env::var_os(var)
@@ -197,7 +227,7 @@ fn protected_paths(args: &RunArgs, plan_path: &Path, out_dir: &Path) -> Vec<Path
 /// Decide, write the footer, print and write the reports, and return the exit code — all
 /// from the rows this run wrote, as read back and checked by [`Session::verified`].
 fn finish(
-    args: &RunArgs,
+    outputs: &Outputs,
     output: &OutputArgs,
     session: &mut Session,
     status: RunStatus,
@@ -230,12 +260,15 @@ fn finish(
     let report = own_report(&session.verified()?)?.with_exit_code(code);
     // A closed stdout (`gate run plan | head -1`) ends the printing, not the run. With a
     // report on stdout (`--json -`), the human summary goes to stderr.
-    let to_stdout = crate::output::report_to_stdout(&args.reports)?;
+    let to_stdout = outputs.to_stdout();
     let human_is_terminal = if to_stdout {
         std::io::stderr().is_terminal()
     } else {
         std::io::stdout().is_terminal()
     };
+    // A report path swapped while the command ran: say so instead of printing a verdict
+    // that is then not published.
+    outputs.recheck()?;
     let text = Output::resolve(output, human_is_terminal).summary(&report.terminal());
     let ledger_line = format!("ledger: {}\n", session.path().display());
     let mut out = std::io::stdout().lock();
@@ -244,10 +277,10 @@ fn finish(
         let _ = err.write_all(text.as_bytes());
         let _ = err.write_all(ledger_line.as_bytes());
         drop(err);
-        crate::report::emit_to(&report, &args.reports, &mut out, &|w| progress.println(w))?;
+        crate::report::emit_to(&report, outputs, &mut out, &|w| progress.println(w))?;
     } else {
         let _ = out.write_all(text.as_bytes());
-        crate::report::emit_to(&report, &args.reports, &mut out, &|w| progress.println(w))?;
+        crate::report::emit_to(&report, outputs, &mut out, &|w| progress.println(w))?;
         let _ = out.write_all(ledger_line.as_bytes());
     }
     Ok(code)

@@ -35,7 +35,7 @@ const TAIL_LINES: usize = 8;
 pub fn execute(args: &SuiteArgs, output: &OutputArgs) -> Result<u8, Error> {
     let ingest_args = as_ingest(args);
     let rules = rules(&ingest_args)?;
-    preflight(&ingest_args)?;
+    let outputs = preflight(&ingest_args)?;
     let most = most_trials(&rules);
     let dir = args
         .ledger
@@ -67,7 +67,7 @@ pub fn execute(args: &SuiteArgs, output: &OutputArgs) -> Result<u8, Error> {
             break;
         }
     }
-    judge_runs(&ingest_args, output, &rules, Vec::new(), runs)
+    judge_runs(&ingest_args, output, &outputs, &rules, Vec::new(), runs)
 }
 
 /// The `gate suite` command line `gate init` offers for a kind of project: the whole suite as

@@ -86,6 +86,22 @@ pub enum ReportError {
         /// Its shard count.
         m: u64,
     },
+    /// Shards written in different CI runs, or different attempts of one (a shard re-run
+    /// alone, as "Re-run failed jobs" does).
+    #[error(
+        "`{}` {first_ran} but `{}` {other_ran}: a shard re-run on its own (GitHub's \"Re-run failed jobs\") is a retry, and its merge would count only the attempt that passed; re-run all jobs of the workflow run and merge the ledgers of that one attempt (or give the ledgers of the first attempt of every shard)",
+        first.display(), other.display()
+    )]
+    MixedCiRuns {
+        /// First sharded ledger.
+        first: PathBuf,
+        /// Its shard and where it ran, in words: `(shard 1/3) ran in attempt 1 of CI run 7`.
+        first_ran: String,
+        /// The ledger that differs.
+        other: PathBuf,
+        /// Its shard and where it ran, in words.
+        other_ran: String,
+    },
     /// Ledgers of a staged run that do not make up its stages: a stage with missing or
     /// duplicated ordinals or shards, a missing earlier stage, a stage run after the
     /// decision, or staged and unstaged ledgers mixed.

@@ -73,6 +73,7 @@ pub fn header(tasks: Vec<TaskSpec>, shard: Option<Shard>) -> Header {
         tasks,
         sources: Vec::new(),
         sandbox: None,
+        ci: None,
     }
 }
 

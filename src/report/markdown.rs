@@ -22,30 +22,71 @@ use super::model::{
 /// the margin leaves room for what other steps' tools append to the same page.
 pub const STEP_SUMMARY_LIMIT: usize = 1_000_000;
 
+/// How much per-task detail a summary holds. A step summary over its byte budget drops
+/// detail in this order — the OC charts, then the OC tables, then every task's section —
+/// and keeps the verdict table, saying what it left out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Detail {
+    /// Everything.
+    Full,
+    /// No mermaid OC chart.
+    NoCharts,
+    /// No OC table or chart.
+    NoOc,
+}
+
+impl Detail {
+    fn left_out(self) -> &'static str {
+        match self {
+            Detail::Full => "nothing",
+            Detail::NoCharts => "the OC charts",
+            Detail::NoOc => "the OC tables and charts",
+        }
+    }
+}
+
 /// Render the summary.
 pub fn render(report: &Report) -> String {
     let [head, tasks, foot] = parts(report);
     head + &tasks + &foot
 }
 
-/// Render the summary in at most `limit` bytes: whole if it fits; else the verdict table
-/// (as many rows as fit) with a pointer to `full`, the file holding the whole summary, or to
-/// the command that writes it.
+/// Render the summary in at most `limit` bytes (by its actual size, whatever the number of
+/// tasks and the length of their ids): whole if it fits; else without the OC charts, then
+/// without the OC tables, then without any per-task section (the verdict table and a
+/// pointer to `full`, the file holding the whole summary, or to the command that writes
+/// it); with thousands of tasks, as many rows of the verdict table as fit. Each cut says
+/// what it left out.
 pub fn render_capped(report: &Report, limit: usize, full: Option<&str>) -> String {
     let [head, tasks, foot] = parts(report);
-    if head.len() + tasks.len() + foot.len() <= limit {
+    let whole = head.len() + tasks.len() + foot.len();
+    if whole <= limit {
         return head + &tasks + &foot;
+    }
+    let where_all = match full {
+        Some(path) => format!("everything is in {}", code_span(path)),
+        None => "write all of it with `gate report LEDGER --summary FILE`".to_string(),
+    };
+    for detail in [Detail::NoCharts, Detail::NoOc] {
+        let note = format!(
+            "> The full summary ({whole} bytes) is larger than a step summary may be: this one leaves out {}; {where_all}.\n\n",
+            detail.left_out()
+        );
+        if head.len() + note.len() + foot.len() < limit {
+            let tasks = task_sections(report, detail);
+            if head.len() + note.len() + tasks.len() + foot.len() <= limit {
+                return head + &note + &tasks + &foot;
+            }
+        }
     }
     let pointer = match full {
         Some(path) => format!(
-            "> The full summary ({} bytes) is larger than a step summary may be; per-task detail is in {}.\n\n",
-            head.len() + tasks.len() + foot.len(),
+            "> The full summary ({whole} bytes) is larger than a step summary may be: this one leaves out every task's section; per-task detail is in {}.\n\n",
             code_span(path)
         ),
         None => format!(
-            "> The full summary ({} bytes) is larger than a step summary may be; write it with \
-             `gate report LEDGER --summary FILE`.\n\n",
-            head.len() + tasks.len() + foot.len()
+            "> The full summary ({whole} bytes) is larger than a step summary may be: this one leaves out every task's section; write it with \
+             `gate report LEDGER --summary FILE`.\n\n"
         ),
     };
     if head.len() + pointer.len() + foot.len() <= limit {
@@ -69,6 +110,15 @@ pub fn render_capped(report: &Report, limit: usize, full: Option<&str>) -> Strin
         "\n… {dropped} more lines of the task table left out.\n"
     );
     out + &pointer
+}
+
+/// Every task's section at this level of detail.
+fn task_sections(report: &Report, detail: Detail) -> String {
+    let mut out = String::new();
+    for t in &report.tasks {
+        task(&mut out, t, report.on_inconclusive, detail);
+    }
+    out
 }
 
 /// The summary in three parts: the verdict, table and run-wide figures; the per-task
@@ -238,10 +288,7 @@ fn parts(report: &Report) -> [String; 3] {
     }
 
     let head = std::mem::take(&mut out);
-    for t in &report.tasks {
-        task(&mut out, t, report.on_inconclusive);
-    }
-    let tasks = std::mem::take(&mut out);
+    let tasks = task_sections(report, Detail::Full);
     for line in report.sandbox() {
         let _ = writeln!(out, "<sub>Sandbox: {line}</sub>\n");
     }
@@ -266,40 +313,25 @@ fn badge(v: Option<Verdict>) -> &'static str {
     }
 }
 
-/// Text from a ledger made inert in Markdown (table cells, headings, quotes): `|`, `[` and
-/// `]` backslash-escaped (no table cell ends, no link or image opens), `&`, `<`, `>` and
-/// backticks as HTML entities (no raw HTML, no code span can open), `://` broken with an
-/// entity (no URL is autolinked), and newlines and other control characters folded to
-/// spaces.
+/// Text from a ledger made inert in Markdown: [`crate::untrusted::markdown`], the one
+/// Markdown escape.
 fn cell(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '|' => out.push_str("\\|"),
-            '[' => out.push_str("\\["),
-            ']' => out.push_str("\\]"),
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '`' => out.push_str("&#96;"),
-            c if c.is_control() => out.push(' '),
-            c => out.push(c),
-        }
-    }
-    out.replace("://", ":&#47;&#47;")
+    crate::untrusted::markdown(s)
 }
 
 /// Text as an inline code span; a backtick or a control character inside cannot be shown
 /// in one, so such text falls back to escaped plain text.
 fn code_span(s: &str) -> String {
-    if s.chars().any(|c| c == '`' || c.is_control()) {
+    if s.chars()
+        .any(|c| c == '`' || c.is_control() || crate::untrusted::is_invisible(c))
+    {
         cell(s)
     } else {
         format!("`{s}`")
     }
 }
 
-fn task(out: &mut String, t: &TaskReport, policy: OnInconclusive) {
+fn task(out: &mut String, t: &TaskReport, policy: OnInconclusive, detail: Detail) {
     let r = &t.replay;
     let c = r.counts;
     let _ = writeln!(out, "### {} — {}\n", cell(t.id()), badge(t.verdict()));
@@ -488,7 +520,7 @@ fn task(out: &mut String, t: &TaskReport, policy: OnInconclusive) {
         out.push('\n');
     }
 
-    oc(out, t);
+    oc(out, t, detail);
     out.push_str("</details>\n\n");
 }
 
@@ -543,8 +575,8 @@ fn result_files(out: &mut String, t: &TaskReport) {
     }
 }
 
-fn oc(out: &mut String, t: &TaskReport) {
-    if t.oc.is_empty() {
+fn oc(out: &mut String, t: &TaskReport, detail: Detail) {
+    if t.oc.is_empty() || detail == Detail::NoOc {
         return;
     }
     let sequential = t.oc.iter().any(|o| o.inconclusive > 0.0);
@@ -587,13 +619,16 @@ fn oc(out: &mut String, t: &TaskReport) {
         out.push('\n');
     }
     out.push('\n');
+    if detail != Detail::Full {
+        return;
+    }
     let title: String = t
         .id()
         .chars()
         .map(|c| {
             if c == '"' {
                 '\''
-            } else if c.is_control() {
+            } else if c.is_control() || crate::untrusted::is_invisible(c) {
                 ' '
             } else {
                 c
@@ -706,14 +741,37 @@ mod tests {
         let l = fixture::run(&d.path().join("ledger.jsonl"), &tasks, None);
         let r = Report::from_ledgers(&[l], None).unwrap();
         let full = render(&r);
-        let limit = full.len() / 3;
+        // A budget that holds the sections without their OC: the OC goes, the rest stays.
+        let [head, _, foot] = super::parts(&r);
+        let no_oc = super::task_sections(&r, super::Detail::NoOc);
+        let limit = head.len() + no_oc.len() + foot.len() + 300;
+        assert!(limit < full.len());
         let capped = super::render_capped(&r, limit, Some("summary.md"));
+        assert!(
+            capped.contains("### task-0039"),
+            "the task sections are kept"
+        );
+        assert!(
+            !capped.contains("Operating characteristic"),
+            "their OC is not"
+        );
         assert!(capped.len() <= limit, "{} > {limit}", capped.len());
         assert!(
             capped.contains("| task-0039 | ✅ PASS |"),
             "every verdict row is kept"
         );
-        assert!(capped.contains("per-task detail is in `summary.md`"));
+        assert!(capped.contains("everything is in `summary.md`"), "{capped}");
+        assert!(
+            capped.contains("leaves out the OC"),
+            "says what it left out"
+        );
+        // A budget that holds only the table: every task's section goes.
+        let table_only = super::render_capped(&r, head.len() + foot.len() + 400, Some("s.md"));
+        assert!(
+            table_only.contains("per-task detail is in `s.md`"),
+            "{table_only}"
+        );
+        assert!(!table_only.contains("### task-0000"));
         // Far more tasks than the table can hold: the table itself is cut, still in bounds.
         let tiny = super::render_capped(&r, 3_000, None);
         assert!(tiny.len() <= 3_000, "{}", tiny.len());
@@ -721,5 +779,49 @@ mod tests {
         assert!(tiny.contains("gate report LEDGER --summary FILE"));
         // A summary that fits is unchanged.
         assert_eq!(super::render_capped(&r, usize::MAX, None), full);
+    }
+
+    /// Issue 18, break 9: the step summary of 500 tasks with 40-character ids was 1.16 MB,
+    /// over GitHub's 1 MiB (GitHub then drops it whole). It is budgeted by its actual size:
+    /// detail goes first (charts, then OC tables, then per-task sections), the verdict table
+    /// stays, and the summary says what it left out.
+    #[test]
+    fn step_summary_of_500_and_2000_tasks_with_long_ids_stays_under_1_mib() {
+        let d = tempfile::tempdir().unwrap();
+        for (count, kept) in [(500usize, "OC"), (2000, "every task's section")] {
+            let tasks: Vec<_> = (0..count)
+                .map(|i| {
+                    (
+                        fixture::single(&format!("agent-regression-suite-case-{i:012}"), 3, 0),
+                        fixture::outcomes(3, &[]),
+                    )
+                })
+                .collect();
+            let l = fixture::run(&d.path().join(format!("l{count}.jsonl")), &tasks, None);
+            let r = Report::from_ledgers(&[l], None).unwrap();
+            assert_eq!(r.tasks[0].id().len(), 40);
+            let full = render(&r);
+            let capped = super::render_capped(&r, super::STEP_SUMMARY_LIMIT, Some("s.md"));
+            assert!(
+                capped.len() <= super::STEP_SUMMARY_LIMIT,
+                "{count}: {}",
+                capped.len()
+            );
+            assert!(capped.len() < 1 << 20);
+            if full.len() > super::STEP_SUMMARY_LIMIT {
+                assert!(
+                    capped.contains(&format!(
+                        "leaves out {}",
+                        if kept == "OC" { "the OC" } else { kept }
+                    )),
+                    "{count}"
+                );
+            }
+            let last = format!(
+                "| agent-regression-suite-case-{:012} | ✅ PASS |",
+                count - 1
+            );
+            assert!(capped.contains(&last), "{count}: every verdict row is kept");
+        }
     }
 }

@@ -31,10 +31,9 @@ pub mod verify;
 pub(crate) mod fixture;
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
 
-use crate::cli::ReportFiles;
 use crate::error::Error;
+use crate::publish::{Kind, Outputs};
 
 pub use error::{ReportError, Source};
 pub use model::Report;
@@ -46,73 +45,50 @@ pub use crate::error::exit::for_verdict as exit_code_for;
 /// Write the report files asked for: `--junit`, `--summary` (and append the Markdown to
 /// `$GITHUB_STEP_SUMMARY` unless `--no-step-summary`), `--json`; and print GitHub annotations
 /// to stdout when `GITHUB_ACTIONS=true`. Warnings go to stderr.
-pub fn emit(report: &Report, files: &ReportFiles) -> Result<(), Error> {
-    emit_to(report, files, &mut std::io::stdout().lock(), &|w| {
+pub fn emit(report: &Report, outputs: &Outputs) -> Result<(), Error> {
+    emit_to(report, outputs, &mut std::io::stdout().lock(), &|w| {
         let _ = writeln!(std::io::stderr(), "{w}");
     })
 }
 
 /// [`emit`] with the annotations' destination and the warning printer given.
+///
+/// Every destination is checked again before any is written ([`Outputs::recheck`]): a run
+/// whose report paths were tampered with publishes none of them (exit 4). A report file
+/// that cannot be written is an error too (exit 4: the verdict was not published as asked).
+/// The step summary is the CI's page, not a file the user asked for: failing to append to
+/// it for an ordinary reason (no folder, no permission) is a warning and changes no exit
+/// code. Annotations on a closed stdout are dropped quietly, like the rest of the output.
 pub fn emit_to(
     report: &Report,
-    files: &ReportFiles,
+    outputs: &Outputs,
     out: &mut dyn Write,
     warn: &dyn Fn(&str),
 ) -> Result<(), Error> {
-    let env = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
-    emit_with(
-        report,
-        files,
-        env("GITHUB_STEP_SUMMARY").map(PathBuf::from).as_deref(),
-        std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true"),
-        out,
-        warn,
-    )
-}
-
-/// [`emit`] with its environment made explicit (for tests).
-///
-/// A report file that cannot be written is an error (exit 4: the verdict was not published
-/// as asked). The step summary is the CI's page, not a file the user asked for: failing to
-/// append to it is a warning and changes no exit code. Annotations on a closed stdout are
-/// dropped quietly, like the rest of the printed output.
-pub fn emit_with(
-    report: &Report,
-    files: &ReportFiles,
-    step_summary: Option<&Path>,
-    github_actions: bool,
-    out: &mut dyn Write,
-    warn: &dyn Fn(&str),
-) -> Result<(), Error> {
-    // A report on stdout (`--json -`) owns stdout: annotations then go with the other
-    // diagnostics to stderr, which the Actions runner reads for workflow commands too.
-    let report_on_stdout = crate::output::report_to_stdout(files)?;
-    let mut write_file = |path: &Path, text: &str| {
-        if crate::output::is_stdout(path) {
+    let github_actions = std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true");
+    outputs.recheck()?;
+    let mut write = |kind: Kind, text: &str| {
+        if outputs.on_stdout(kind) {
             out.write_all(text.as_bytes())
                 .map_err(|e| Error::output("cannot write the report to stdout", e))
         } else {
-            write_file(path, text)
+            outputs.write(kind, text)
         }
     };
-    if let Some(path) = &files.junit {
+    if outputs.wants(Kind::Junit) {
         let xml = junit::render(report)
             .map_err(|e| Error::output("cannot render the JUnit report", e))?;
-        write_file(path, &xml)?;
+        write(Kind::Junit, &xml)?;
     }
-    if files.summary.is_some() || (step_summary.is_some() && !files.no_step_summary) {
+    if outputs.wants(Kind::Summary) || outputs.wants_step_summary() {
         let md = markdown::render(report);
-        if let Some(path) = &files.summary {
-            write_file(path, &md)?;
+        if outputs.wants(Kind::Summary) {
+            write(Kind::Summary, &md)?;
         }
-        if let Some(path) = step_summary.filter(|_| !files.no_step_summary) {
+        if outputs.wants_step_summary() {
             // GitHub drops a step summary above 1 MiB whole: cap it, pointing at the full
             // file when one was written.
-            let full = files
-                .summary
-                .as_deref()
-                .filter(|p| !crate::output::is_stdout(p))
-                .map(|p| p.display().to_string());
+            let full = outputs.path(Kind::Summary).map(|p| p.display().to_string());
             let capped = if md.len() <= markdown::STEP_SUMMARY_LIMIT {
                 std::borrow::Cow::Borrowed(&md)
             } else {
@@ -122,25 +98,19 @@ pub fn emit_with(
                     full.as_deref(),
                 ))
             };
-            let appended = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(path)
-                .and_then(|mut f| f.write_all(capped.as_bytes()));
-            if let Err(e) = appended {
-                warn(&format!(
-                    "warning: cannot append the summary to `{}` (GITHUB_STEP_SUMMARY): {e}",
-                    path.display()
-                ));
+            if let Some(w) = outputs.append_step_summary(&capped)? {
+                warn(&w);
             }
         }
     }
-    if let Some(path) = &files.json {
+    if outputs.wants(Kind::Json) {
         let json =
             json::render(report).map_err(|e| Error::output("cannot render the JSON report", e))?;
-        write_file(path, &json)?;
+        write(Kind::Json, &json)?;
     }
-    if github_actions && report_on_stdout {
+    // A report on stdout (`--json -`) owns stdout: annotations then go with the other
+    // diagnostics to stderr, which the Actions runner reads for workflow commands too.
+    if github_actions && outputs.to_stdout() {
         for line in annotations::render(report) {
             warn(&line);
         }
@@ -152,13 +122,4 @@ pub fn emit_with(
         }
     }
     Ok(())
-}
-
-fn write_file(path: &Path, text: &str) -> Result<(), Error> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| Error::output(format!("cannot create `{}`", dir.display()), e))?;
-    }
-    std::fs::write(path, text)
-        .map_err(|e| Error::output(format!("cannot write `{}`", path.display()), e))
 }

@@ -422,11 +422,51 @@ fn shard_coverage(ledgers: &[Ledger]) -> Result<Option<ShardCoverage>, ReportErr
         }
         present.insert(shard.k);
     }
+    refuse_mixed_ci_runs(ledgers)?;
     Ok(m_seen.map(|(m, _)| ShardCoverage {
         m,
         present: present.iter().copied().collect(),
         missing: (1..=m).filter(|k| !present.contains(k)).collect(),
     }))
+}
+
+/// Shards merge only when they ran in one attempt of one CI run (or all outside CI): a shard
+/// whose ledger comes from a later attempt was re-run alone until it passed.
+fn refuse_mixed_ci_runs(ledgers: &[Ledger]) -> Result<(), ReportError> {
+    let key = |l: &Ledger| {
+        l.header()
+            .ci
+            .as_ref()
+            .map(|c| (c.run_id.clone(), c.run_attempt.clone()))
+    };
+    let ran = |l: &Ledger| {
+        let shard = l
+            .header()
+            .shard
+            .map_or_else(String::new, |s| format!("{}/{}", s.k, s.m));
+        match &l.header().ci {
+            Some(c) => format!(
+                "(shard {shard}) ran in attempt {} of CI run {}",
+                c.run_attempt, c.run_id
+            ),
+            None => format!("(shard {shard}) ran outside GitHub Actions"),
+        }
+    };
+    let mut shards = ledgers.iter().filter(|l| l.header().shard.is_some());
+    let Some(first) = shards.next() else {
+        return Ok(());
+    };
+    for l in shards {
+        if key(l) != key(first) {
+            return Err(ReportError::MixedCiRuns {
+                first: first.path.clone(),
+                first_ran: ran(first),
+                other: l.path.clone(),
+                other_ran: ran(l),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// The tasks of all headers, in order of first appearance; a task must be resolved the same

@@ -527,6 +527,7 @@ pub fn header(
         sources: Vec::new(),
         // Set by `gate run` once the box is probed (`Session::create_with`).
         sandbox: None,
+        ci: crate::ledger::CiRun::from_env(),
     }
 }
 

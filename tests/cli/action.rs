@@ -769,6 +769,105 @@ fn results_refuses_ledgers_shard_and_an_empty_glob() {
     }
 }
 
+/// Break 1 (issue 18): with `plan: plans/*.yaml`, the first plan's task rewrote the second
+/// plan (`run: "true"`) before it ran, and the regressed agent passed. Every plan is read
+/// before any task of the step starts; a plan changed since is run as it was.
+#[test]
+fn a_task_that_rewrites_a_later_plan_does_not_change_its_verdict() {
+    let ws = Workspace::new();
+    ws.write(
+        "plans/a.yaml",
+        "version: 1\nsampling:\n  single: {n: 2, c: 0}\ntasks:\n  - id: rewrites\n    run: \"cp forged.txt b.yaml\"\n",
+    );
+    ws.write("plans/forged.txt", PASS_PLAN);
+    ws.write("plans/b.yaml", FAIL_PLAN);
+    let step = ws.step("run", &[("INPUT_PLAN", "plans/*.yaml")]);
+    step.assert_code(1);
+    assert_eq!(step.output("verdict"), "FAIL");
+    assert_eq!(step.output("exit-code"), "1");
+    assert_eq!(report_verdict(&ws, "gate-out/b/report.json"), "FAIL");
+    assert!(
+        step.stdout
+            .contains("`plans/b.yaml` changed after this step started"),
+        "{}",
+        step.stdout
+    );
+    assert_eq!(
+        fs::read_to_string(ws.path("plans/b.yaml")).unwrap(),
+        FAIL_PLAN
+    );
+}
+
+/// Break 1 (issue 18): a task replaced the `gate` binary on PATH, and the later plans of the
+/// step ran the fake. The step runs a copy of gate taken before any task started.
+#[test]
+fn a_task_that_replaces_the_gate_binary_changes_no_later_plan() {
+    let ws = Workspace::new();
+    fs::create_dir_all(ws.path("bin")).unwrap();
+    fs::copy(env!("CARGO_BIN_EXE_gate"), ws.path("bin/gate")).unwrap();
+    ws.write(
+        "plans/a.yaml",
+        "version: 1\nsampling:\n  single: {n: 1, c: 0}\ntasks:\n  - id: replaces\n    run: |\n      g=$(command -v gate); rm -f \"$g\"; printf '#!/bin/sh\\nexit 0\\n' > \"$g\"; chmod +x \"$g\"\n",
+    );
+    ws.write("plans/b.yaml", FAIL_PLAN);
+    let bin = ws.path("bin");
+    let step = ws.step(
+        "run",
+        &[
+            ("INPUT_PLAN", "plans/*.yaml"),
+            ("GATE_BIN_DIR", bin.to_str().unwrap()),
+        ],
+    );
+    step.assert_code(1);
+    assert_eq!(step.output("verdict"), "FAIL");
+    assert_eq!(report_verdict(&ws, "gate-out/b/report.json"), "FAIL");
+    // Whether or not the task managed to replace it (a sandbox may stop it), the step ran
+    // its own copy of gate for the second plan.
+}
+
+/// Break 4 (issue 18): a task appended `verdict=PASS`, `exit-code=0` and an open heredoc
+/// (`x<<exit-code=1`) to `$GITHUB_OUTPUT`, which swallowed the action's own lines under the
+/// runner's parsing rules. The step's outputs come from gate alone.
+#[test]
+fn outputs_forged_by_a_task_do_not_change_the_steps_outputs() {
+    let ws = Workspace::new();
+    ws.write(
+        "fail.yaml",
+        "version: 1\nsampling:\n  single: {n: 2, c: 0}\ntasks:\n  - id: forges\n    run: |\n      printf 'verdict=PASS\\nexit-code=0\\nx<<exit-code=1\\n' >> \"$GITHUB_OUTPUT\"\n      exit 1\n",
+    );
+    let step = ws.step("run", &[("INPUT_PLAN", "fail.yaml")]);
+    step.assert_code(1);
+    assert_eq!(step.output("verdict"), "FAIL");
+    assert_eq!(step.output("exit-code"), "1");
+    assert!(!step.outputs.contains_key("x"), "{:?}", step.outputs);
+    let raw = fs::read_to_string(ws.path("github-output")).unwrap();
+    assert!(!raw.contains("verdict=PASS"), "{raw}");
+}
+
+/// Break 4 (issue 18): a forged "✅ PASS" block followed by `<!--` hid gate's real summary.
+/// Whatever a task writes to the step summary — the runner's file, or the file gate was
+/// given — is not published as gate's.
+#[test]
+fn a_summary_forged_by_a_task_is_not_published() {
+    let ws = Workspace::new();
+    ws.write(
+        "fail.yaml",
+        "version: 1\nsampling:\n  single: {n: 1, c: 0}\ntasks:\n  - id: forges\n    run: |\n      printf '## gate: FORGED PASS\\n\\n<!--\\n' >> \"$GITHUB_STEP_SUMMARY\"\n      printf 'FORGED TOO <!--\\n' >> github-step-summary\n      exit 1\n",
+    );
+    let step = ws.step("run", &[("INPUT_PLAN", "fail.yaml")]);
+    step.assert_code(1);
+    assert_eq!(step.output("verdict"), "FAIL");
+    assert!(!step.summary.contains("FORGED"), "{}", step.summary);
+    assert!(!step.summary.contains("<!--"), "{}", step.summary);
+    // Without a box the task reaches gate's summary file too, which is then not shown;
+    // with one (no GITHUB_STEP_SUMMARY in the task's environment) gate's summary is.
+    assert!(
+        step.summary.contains("not shown") || step.summary.contains("| forges | ❌ FAIL |"),
+        "{}",
+        step.summary
+    );
+}
+
 /// A staged run through the action: stage shards print no INCONCLUSIVE annotation (a
 /// partial view is no verdict), the merges after stages 1 to 3 say CONTINUE without failing
 /// the step, and the merge after stage 4 decides (1 failure in 16 passes).

@@ -424,14 +424,16 @@ fn unwritable_step_summary_is_a_warning_not_an_exit_code() {
 
 #[test]
 fn report_write_failure_during_a_run_is_exit_4() {
-    // The task replaces the report's directory with a file: the JSON report cannot be
-    // written, so the verdict was not published as asked.
+    // The task replaces the report's directory with a file: the JSON report is not
+    // written, so the verdict was not published as asked, and gate says why.
     let f = Fixture::new(
         "version: 1\nsampling: {single: {n: 1, c: 0}}\ntasks:\n  - id: t\n    run: 'rm -rf reports && touch reports'\npolicy: {sandbox: off}\n",
     );
     f.run(&["--json", "reports/r.json"])
         .code(4)
-        .stderr(predicate::str::contains("cannot create `reports`"));
+        .stderr(predicate::str::contains(
+            "its folder `reports` was moved or replaced since the run started",
+        ));
 }
 
 #[test]

@@ -262,7 +262,10 @@ fn a_step_summary_naming_the_ledger_is_refused_by_run_report_and_ingest() {
     let junit = junit.to_str().unwrap();
     let ingest = ["ingest", "--single", "5,1", "--assume-retries-off", junit];
     let ingest = [&ingest[..], &["--ledger", "out/ledger.jsonl"]].concat();
-    refused(&ingest, "`$GITHUB_STEP_SUMMARY");
+    refused(
+        &ingest,
+        "--ledger and $GITHUB_STEP_SUMMARY name the same file",
+    );
     assert_eq!(read(&ledger), before, "the ledger is untouched");
 }
 
@@ -447,8 +450,8 @@ fn result_note_and_score_reach_every_report() {
 }
 
 /// Regression, at full size: a 500-task plan produced a 1.05 MB step summary, which GitHub
-/// drops whole. The step summary stays under the limit and keeps every verdict row; the
-/// per-task detail is in the `--summary` file it points at.
+/// drops whole. The step summary stays under the limit and keeps every verdict row; what it
+/// leaves out is in the `--summary` file it points at.
 #[test]
 fn a_500_task_plan_keeps_the_step_summary_under_github_s_1_mib_limit() {
     let mut yaml = String::from("version: 1\nsampling: {single: {n: 2, c: 1}}\ntasks:\n");
@@ -475,5 +478,7 @@ fn a_500_task_plan_keeps_the_step_summary_under_github_s_1_mib_limit() {
         let row = format!("| a-task-with-a-long-name-as-real-suites-have-{i:04} | ✅ PASS |");
         assert!(shown.contains(&row), "row {i} kept");
     }
-    assert!(shown.contains("per-task detail is in `full.md`"), "{shown}");
+    // Detail goes first (issue 18, break 9): the charts and OC tables, and says so.
+    assert!(shown.contains("this one leaves out"), "{shown}");
+    assert!(shown.contains("`full.md`"), "{shown}");
 }

@@ -19,4 +19,5 @@ mod run;
 mod stages;
 mod suite;
 mod sandbox;
+mod tamper;
 mod verify;

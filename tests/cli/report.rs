@@ -111,6 +111,7 @@ pub(crate) fn write_run(
         tasks: tasks.iter().map(|(t, _)| t.clone()).collect(),
         sources: Vec::new(),
         sandbox: None,
+        ci: None,
     }))
     .unwrap();
     let mut verdicts = Vec::new();
