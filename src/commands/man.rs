@@ -22,7 +22,8 @@ pub fn execute(args: &ManArgs) -> anyhow::Result<u8> {
     let root = commands();
     if let Some(dir) = &args.out_dir {
         let mut written = Vec::new();
-        for cmd in std::iter::once(&root).chain(root.get_subcommands()) {
+        for cmd in std::iter::once(&root).chain(root.get_subcommands().filter(|c| !c.is_hide_set()))
+        {
             let path = dir.join(format!("{}.1", page_name(cmd)));
             std::fs::write(&path, page(cmd)?)
                 .with_context(|| format!("cannot write `{}`", path.display()))?;
@@ -38,7 +39,11 @@ pub fn execute(args: &ManArgs) -> anyhow::Result<u8> {
     let cmd = match &args.command {
         None => &root,
         Some(name) => root.find_subcommand(name).ok_or_else(|| {
-            let names: Vec<&str> = root.get_subcommands().map(|c| c.get_name()).collect();
+            let names: Vec<&str> = root
+                .get_subcommands()
+                .filter(|c| !c.is_hide_set())
+                .map(|c| c.get_name())
+                .collect();
             anyhow!(
                 "no manual page for `{name}`: the pages are gate(1) and gate-COMMAND(1) for \
                  COMMAND one of {}",
@@ -192,7 +197,7 @@ mod tests {
         let main = page(&root).unwrap();
         assert!(!main.contains("EXTRA"));
         assert!(main.contains(".SH \"EXIT STATUS\""));
-        for sub in root.get_subcommands() {
+        for sub in root.get_subcommands().filter(|c| !c.is_hide_set()) {
             let name = page_name(sub);
             // clap_mangen cites each subcommand as NAME(1), with roff-escaped hyphens.
             assert!(

@@ -98,8 +98,11 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
     // The box is probed before the ledger is touched: a `required` box this machine cannot
     // raise refuses the run without a trace.
     let sandbox = Arc::new(
-        Sandbox::new(&plan.policy.sandbox, &protected_paths(args, &plan_path, &out_dir, &outputs))
-            .map_err(Error::Harness)?,
+        Sandbox::new(
+            &plan.policy.sandbox,
+            &protected_paths(args, &plan_path, &out_dir, &outputs),
+        )
+        .map_err(Error::Harness)?,
     );
     let walls = sandbox.walls().clone();
     let mut progress = Progress::new(output.quiet);
