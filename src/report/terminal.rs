@@ -164,6 +164,23 @@ fn first_failure(out: &mut String, t: &TaskReport) {
         let line: String = printable(line).chars().take(EXCERPT_WIDTH).collect();
         let _ = writeln!(out, "    | {line}");
     }
+    // The box refuses to create files in a folder that holds gate's own files (the plan, the
+    // ledger's folder): a task that writes beside its plan then fails for the box, not for the
+    // agent. Say where it may write, so such a FAIL is not read as a regression.
+    if [
+        "Permission denied",
+        "Read-only file system",
+        "Operation not permitted",
+    ]
+    .iter()
+    .any(|m| tail.contains(m))
+    {
+        let _ = writeln!(
+            out,
+            "  hint       a write was refused; if the box refused it: a trial writes in its $TMPDIR, in \
+             folders free of gate's files, and in policy.sandbox.writable (docs/trust.md, \"The box\")"
+        );
+    }
 }
 
 /// A log path relative to the current directory when it lies below it (shorter to read and

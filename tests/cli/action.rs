@@ -777,7 +777,8 @@ fn a_task_that_rewrites_a_later_plan_does_not_change_its_verdict() {
     let ws = Workspace::new();
     ws.write(
         "plans/a.yaml",
-        "version: 1\nsampling:\n  single: {n: 2, c: 0}\ntasks:\n  - id: rewrites\n    run: \"cp forged.txt b.yaml\"\n",
+        // The box off: it would refuse the rewrite itself; this pins the action's own wall.
+        "version: 1\nsampling:\n  single: {n: 2, c: 0}\npolicy: {sandbox: off}\ntasks:\n  - id: rewrites\n    run: \"cp forged.txt b.yaml\"\n",
     );
     ws.write("plans/forged.txt", PASS_PLAN);
     ws.write("plans/b.yaml", FAIL_PLAN);

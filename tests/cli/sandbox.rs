@@ -534,3 +534,32 @@ fn a_resumed_run_records_the_walls_of_its_own_machine() {
     assert_eq!(walls[1]["landlock_abi"], landlock_abi().min(4));
     assert_eq!(walls[1]["signals"], "filtered");
 }
+
+/// The box's price: a task may not create a file in a folder that holds gate's own files
+/// (here the plan's folder, which also holds the ledger's). Such a FAIL is the box's, not the
+/// agent's, so the summary says where a trial may write.
+#[test]
+fn a_file_created_beside_the_plan_is_refused_and_the_summary_says_where_to_write() {
+    if !has_abi(
+        1,
+        "a_file_created_beside_the_plan_is_refused_and_the_summary_says_where_to_write",
+    ) {
+        return;
+    }
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 1, c: 0}}\ntasks:\n  - id: t\n    run: echo x > counter.txt\n",
+    );
+    f.run(&[])
+        .code(1)
+        .stdout(predicate::str::contains("Permission denied"))
+        .stdout(predicate::str::contains("hint       a write was refused"))
+        .stdout(predicate::str::contains("policy.sandbox.writable"));
+    assert!(!f.path("counter.txt").exists());
+    // In a subfolder free of gate's files the same write works.
+    let g = Fixture::new(
+        "version: 1\nsampling: {single: {n: 1, c: 0}}\ntasks:\n  - id: t\n    cwd: work\n    run: echo x > counter.txt\n",
+    );
+    std::fs::create_dir(g.path("work")).unwrap();
+    g.run(&[]).code(0);
+    assert_eq!(read(&g.path("work/counter.txt")), "x\n");
+}

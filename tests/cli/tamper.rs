@@ -22,7 +22,9 @@ struct Swap {
 
 fn swapping(swap: &str) -> Swap {
     let f = Fixture::new(
-        "version: 1\nsampling: {single: {n: 1, c: 0}}\ntasks:\n  - id: t\n    timeout: 60s\n    run: 'touch started; while [ ! -e swapped ]; do sleep 0.02; done'\n",
+        // The box off: these tests pin the write-time checks behind it (the trial marks
+        // itself beside the plan, which the box would refuse).
+        "version: 1\nsampling: {single: {n: 1, c: 0}}\npolicy: {sandbox: off}\ntasks:\n  - id: t\n    timeout: 60s\n    run: 'touch started; while [ ! -e swapped ]; do sleep 0.02; done'\n",
     );
     std::fs::create_dir_all(f.path("reports")).unwrap();
     std::fs::write(f.path("step.md"), "").unwrap();
@@ -263,7 +265,7 @@ fn a_resumed_trial_is_never_graded_on_an_orphans_late_result_file() {
     // First session: the trial marks itself, waits, then writes a passing result. Resumed
     // session: the trial writes a failing result and keeps running past the orphan's write.
     let f = Fixture::new(
-        "version: 1\nsampling: {single: {n: 1, c: 0}}\ntasks:\n  - id: t\n    timeout: 60s\n    run: 'if [ ! -e first ]; then touch first; sleep 2; printf \"{\\\"pass\\\": true}\" > \"$GATE_RESULT\"; touch orphan-wrote; exit 0; fi; printf \"{\\\"pass\\\": false}\" > \"$GATE_RESULT\"; sleep 4; exit 0'\n",
+        "version: 1\nsampling: {single: {n: 1, c: 0}}\npolicy: {sandbox: off}\ntasks:\n  - id: t\n    timeout: 60s\n    run: 'if [ ! -e first ]; then touch first; sleep 2; printf \"{\\\"pass\\\": true}\" > \"$GATE_RESULT\"; touch orphan-wrote; exit 0; fi; printf \"{\\\"pass\\\": false}\" > \"$GATE_RESULT\"; sleep 4; exit 0'\n",
     );
     let mut first = std::process::Command::new(assert_cmd::cargo::cargo_bin("gate"))
         .current_dir(f.dir.path())
