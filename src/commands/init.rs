@@ -76,7 +76,7 @@ pub fn execute(args: &InitArgs) -> anyhow::Result<u8> {
         // `python3 -m pytest` without pytest exits 1, the code of a failing test: every trial
         // would be graded FAIL. Say so now rather than after a run of red trials.
         eprintln!(
-            "warning: `python3 -I -c 'import pytest'` fails here, so every trial would fail;              install pytest (`pip install pytest`) before `gate run`"
+            "warning: `python3 -I -c 'import pytest'` fails here, so every trial would fail; install pytest (`pip install pytest`) before `gate run`"
         );
     }
     Ok(exit::SUCCESS)
