@@ -473,3 +473,39 @@ fn a_staged_rule_with_jobs_runs_one_stage_at_a_time() {
         );
     }
 }
+
+/// "Re-run failed jobs" of a staged workflow re-runs one stage's shard under a new CI attempt
+/// while the other shards keep theirs: that is a retry of the shard, and the merge refuses it
+/// (issue 19: a shard from another run or attempt is refused).
+#[test]
+fn a_stage_shard_from_another_ci_attempt_is_refused() {
+    let fx = crate::common::Fixture::new(STAGED);
+    let shard = |k: u64, attempt: &str| {
+        let ledger = fx.path(&format!("out/s1-{k}-a{attempt}.jsonl"));
+        crate::common::gate()
+            .current_dir(fx.dir.path())
+            .args(["run", "plan.yaml", "--no-step-summary", "--ledger"])
+            .arg(&ledger)
+            .args(["--stage", "1", "--shard", &format!("{k}/3")])
+            .env_remove("GITHUB_ACTIONS")
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .env("GITHUB_RUN_ID", "77")
+            .env("GITHUB_RUN_ATTEMPT", attempt)
+            .env("GITHUB_JOB", "stage-1")
+            .assert()
+            .code(0);
+        ledger
+    };
+    let (a, b, c) = (shard(1, "1"), shard(2, "1"), shard(3, "2"));
+    let (code, _, err) = report(&fx, &[a.clone(), b.clone(), c]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("attempt"), "{err}");
+    // The same shards of one attempt merge and decide (CONTINUE after stage 1).
+    let c1 = shard(3, "1");
+    let (code, v, err) = report(&fx, &[a, b, c1]);
+    assert_eq!(
+        (code, v["decision"].as_str()),
+        (5, Some("CONTINUE")),
+        "{err}"
+    );
+}
