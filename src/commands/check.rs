@@ -76,6 +76,16 @@ pub fn render_text(check: &PlanCheck) -> String {
                 t.max_trials
             );
         }
+        if let (Some(rates), Some(e)) = (t.rates, t.expected_stages) {
+            let _ = writeln!(
+                out,
+                "  stages     expected {:.2} at {} · {:.2} at {} (each stage one round of parallel shards)",
+                e.healthy,
+                rate(rates.healthy),
+                e.regressed,
+                rate(rates.regressed)
+            );
+        }
         if let Some(d) = t.discriminates {
             let _ = writeln!(
                 out,

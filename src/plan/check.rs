@@ -49,6 +49,10 @@ pub struct TaskCheck {
     pub risks: Option<Risks>,
     /// Expected graded trials at those rates (curtailment and truncation included).
     pub expected_trials: Option<RatePair>,
+    /// For a staged rule: expected stages (rounds of parallel shards, the wall-time proxy)
+    /// at those rates.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected_stages: Option<RatePair>,
     /// For a bare single plan: the rates it passes 95% and 10% of the time.
     pub discriminates: Option<Discriminates>,
     /// The indifference zone: between the regressed and the healthy rate (or, with no rates,
@@ -123,6 +127,7 @@ fn task_check(t: &Task, policy: OnInconclusive) -> Result<TaskCheck, StatsError>
             rates: None,
             risks: None,
             expected_trials: None,
+            expected_stages: None,
             discriminates: None,
             zone: None,
         });
@@ -181,6 +186,19 @@ fn task_check(t: &Task, policy: OnInconclusive) -> Result<TaskCheck, StatsError>
         Some((h, r)) => Zone::of(&lattice, r, h),
         None => Zone::unstated(&lattice),
     };
+    let expected_stages = match (&t.sampling, rates) {
+        (
+            Sampling::Sequential {
+                rule: crate::model::SequentialRule::Staged { stage, .. },
+                ..
+            },
+            Some((h, r)),
+        ) => Some(RatePair {
+            healthy: crate::stats::staged::expected_stages(&lattice, *stage, h),
+            regressed: crate::stats::staged::expected_stages(&lattice, *stage, r),
+        }),
+        _ => None,
+    };
     Ok(TaskCheck {
         id: t.id.clone(),
         line: t.line,
@@ -190,6 +208,7 @@ fn task_check(t: &Task, policy: OnInconclusive) -> Result<TaskCheck, StatsError>
         rates: rates.map(|(healthy, regressed)| RatePair { healthy, regressed }),
         risks,
         expected_trials: expected,
+        expected_stages,
         discriminates,
         zone,
     })

@@ -509,3 +509,48 @@ fn a_stage_shard_from_another_ci_attempt_is_refused() {
         "{err}"
     );
 }
+
+/// `gate check` states a staged rule's expected stages, the same figures `gate plan --stage`
+/// publishes for that design.
+#[test]
+fn check_states_the_expected_stages_of_a_staged_rule() {
+    let fx = crate::common::Fixture::new(
+        "version: 1\nsampling:\n  sequential: {healthy: 0.9, regressed: 0.7, alpha: 0.05, beta: 0.1, stage: 15, max_stages: 3}\ntasks:\n  - id: t\n    run: 'true'\n",
+    );
+    let out = crate::common::gate()
+        .current_dir(fx.dir.path())
+        .args(["check", "plan.yaml", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let check: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let e = &check["tasks"][0]["expected_stages"];
+    let v = json_of(
+        "plan",
+        &[
+            "--healthy",
+            "0.9",
+            "--regressed",
+            "0.7",
+            "--stage",
+            "15",
+            "--max-stages",
+            "3",
+        ],
+    );
+    let st = &v["staged"];
+    assert!(
+        (f(&e["healthy"]) - f(&st["stages_healthy"])).abs() < 1e-12,
+        "{e} {st}"
+    );
+    assert!((f(&e["regressed"]) - f(&st["stages_regressed"])).abs() < 1e-12);
+    crate::common::gate()
+        .current_dir(fx.dir.path())
+        .args(["check", "plan.yaml"])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains(format!(
+            "stages     expected {:.2} at 90%",
+            f(&st["stages_healthy"])
+        )));
+}
