@@ -81,6 +81,15 @@ pub fn offer(kind: crate::cli::ProjectKind) -> Option<String> {
              'python3 -m pytest -q -p no:cacheprovider -p no:randomly -p no:rerunfailures --junitxml=\"$GATE_JUNIT\"'"
                 .to_string(),
         ),
+        // The command of docs/runners.md that tests/cli/suite.rs runs end to end; nextest
+        // writes JUnit only where a profile says, hence the note.
+        crate::cli::ProjectKind::Cargo => Some(
+            "gate suite --healthy 90% --regressed 70% --harness-exit-codes 4,96,101 -- \\\n      \
+             'rm -f target/nextest/ci/junit.xml; cargo nextest run --profile ci --retries 0 --no-fail-fast; \
+             s=$?; cp target/nextest/ci/junit.xml \"$GATE_JUNIT\" 2>/dev/null; exit $s'\n  \
+             (with cargo-nextest, and `[profile.ci.junit] path = \"junit.xml\"` in .config/nextest.toml)"
+                .to_string(),
+        ),
         _ => None,
     }
 }

@@ -387,3 +387,29 @@ fn sequential_rules_stop_per_test_case_and_the_suite_stops_when_the_last_decides
     assert_eq!(steady["verdict"], "PASS");
     assert_eq!(steady["trials"]["passed"], 9);
 }
+
+/// `gate init` in a Rust project offers the nextest suite command of docs/runners.md (the one
+/// `suite_judges_every_nextest_test_case_against_its_invocation_counter` runs with its own
+/// target folder), retries off, with the profile it needs.
+#[test]
+fn gate_init_offers_the_nextest_suite_command_for_a_cargo_project() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(
+        d.path().join("Cargo.toml"),
+        "[package]\nname = \"x\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    )
+    .unwrap();
+    let out = gate().current_dir(d.path()).arg("init").output().unwrap();
+    assert!(out.status.success());
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.contains("  gate suite "), "{stdout}");
+    assert!(
+        stdout.contains("cargo nextest run --profile ci --retries 0 --no-fail-fast"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("[profile.ci.junit]"), "{stdout}");
+    let runners = crate::common::read(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/runners.md"),
+    );
+    assert!(runners.contains("cargo nextest run --profile ci --retries 0 --no-fail-fast"));
+}
