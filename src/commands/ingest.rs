@@ -15,8 +15,8 @@ use crate::cli::{DesignRule, ErrorPolicy, IngestArgs, IngestFormat, OutputArgs};
 use crate::error::Error;
 use crate::ingest::{self, Format, History, Options};
 use crate::ledger::{
-    AttemptRow, DecisionRow, Fault, Header, Ledger, OnInconclusive, Outcome, Row, RunStatus,
-    SCHEMA_VERSION, SourceFile, TaskSpec, TimeoutPolicy, now_rfc3339, sha256_hex,
+    DecisionRow, Header, Ledger, OnInconclusive, Row, RunStatus, SCHEMA_VERSION, SourceFile,
+    TaskSpec, TimeoutPolicy, now_rfc3339, sha256_hex,
 };
 use crate::model::Verdict;
 use crate::plan::schema::{Rate, Rule, SamplingSpec};
@@ -506,41 +506,16 @@ fn judge(
     for (i, attempts) in history.trials.iter().enumerate() {
         let ordinal = i as u64 + 1;
         for (j, a) in attempts.iter().enumerate() {
-            rows.push(Row::Attempt(AttemptRow {
-                task: spec.id.clone(),
-                trial: ordinal,
-                attempt: j as u32 + 1,
-                started_at: started_at.to_string(),
-                duration_s: a.duration_s,
-                exit_code: None,
-                signal: None,
-                check_exit: None,
-                fault: a.unavailable.then_some(Fault::Transport),
-                outcome: if a.unavailable {
-                    Outcome::Unavailable
-                } else if a.passed {
-                    Outcome::Pass
-                } else {
-                    Outcome::Fail
-                },
-                graded: j == 0,
-                result: None,
-                reason: (!a.passed).then(|| a.message.clone()),
-                stdout_tail: String::new(),
-                stderr_tail: a.detail.clone(),
-                log: None,
-                side: None,
-                pair_position: None,
-            }));
+            rows.push(Row::Attempt(a.row(
+                &spec.id,
+                ordinal,
+                j as u32 + 1,
+                started_at,
+                None,
+            )));
         }
         // Attempt 1 only (invariant 1); the sampler excludes what comes after its decision.
-        let first = if attempts[0].unavailable {
-            Outcome::Unavailable
-        } else if attempts[0].passed {
-            Outcome::Pass
-        } else {
-            Outcome::Fail
-        };
+        let first = attempts[0].outcome();
         sampler.offer(ordinal, first);
     }
     let (verdict, reason) = match sampler.decision() {

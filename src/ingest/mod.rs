@@ -354,6 +354,53 @@ pub struct Attempt {
     pub detail: String,
 }
 
+impl Attempt {
+    /// The outcome this attempt records: a declared fault (unavailable), a pass or a failure.
+    pub fn outcome(&self) -> crate::ledger::Outcome {
+        use crate::ledger::Outcome;
+        if self.unavailable {
+            Outcome::Unavailable
+        } else if self.passed {
+            Outcome::Pass
+        } else {
+            Outcome::Fail
+        }
+    }
+
+    /// Its ledger row: attempt `attempt` (1-based) of trial `trial` of `task`; `side` for a
+    /// compare ledger. One place for `gate ingest` and `gate ingest --base`, so a declared
+    /// fault is recorded alike in both.
+    pub fn row(
+        &self,
+        task: &str,
+        trial: u64,
+        attempt: u32,
+        started_at: &str,
+        side: Option<crate::pairs::Side>,
+    ) -> crate::ledger::AttemptRow {
+        crate::ledger::AttemptRow {
+            task: task.to_string(),
+            trial,
+            attempt,
+            started_at: started_at.to_string(),
+            duration_s: self.duration_s,
+            exit_code: None,
+            signal: None,
+            check_exit: None,
+            fault: self.unavailable.then_some(crate::ledger::Fault::Transport),
+            outcome: self.outcome(),
+            graded: attempt == 1,
+            result: None,
+            reason: (!self.passed).then(|| self.message.clone()),
+            stdout_tail: String::new(),
+            stderr_tail: self.detail.clone(),
+            log: None,
+            side,
+            pair_position: None,
+        }
+    }
+}
+
 /// One trial of one test in one file: attempt 1 first, never empty.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Trial {

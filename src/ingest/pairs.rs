@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 
 use super::{Attempt, History};
-use crate::ledger::{AttemptRow, DecisionRow, Outcome, Row, TaskSpec};
+use crate::ledger::{DecisionRow, Outcome, Row, TaskSpec};
 use crate::model::Verdict;
 use crate::pairs::{PairSampler, Side};
 
@@ -82,36 +82,17 @@ pub fn judge_pairs(
         let pair = i as u64 + 1;
         for (side, attempts) in [(Side::Head, head), (Side::Base, base)] {
             for (j, a) in attempts.iter().enumerate() {
-                rows.push(Row::Attempt(AttemptRow {
-                    task: spec.id.clone(),
-                    trial: pair,
-                    attempt: j as u32 + 1,
-                    started_at: started_at.to_string(),
-                    duration_s: a.duration_s,
-                    exit_code: None,
-                    signal: None,
-                    check_exit: None,
-                    fault: None,
-                    outcome: if a.passed {
-                        Outcome::Pass
-                    } else {
-                        Outcome::Fail
-                    },
-                    graded: j == 0,
-                    result: None,
-                    reason: (!a.passed).then(|| a.message.clone()),
-                    stdout_tail: String::new(),
-                    stderr_tail: a.detail.clone(),
-                    log: None,
-                    side: Some(side),
-                    pair_position: None,
-                }));
+                rows.push(Row::Attempt(a.row(
+                    &spec.id,
+                    pair,
+                    j as u32 + 1,
+                    started_at,
+                    Some(side),
+                )));
             }
             // Attempt 1 only (invariant 1).
-            let first = match attempts.first() {
-                Some(a) if a.passed => Outcome::Pass,
-                _ => Outcome::Fail,
-            };
+            // A declared fault on either side voids the pair (it is replaced, within the budget).
+            let first = attempts.first().map_or(Outcome::Fail, Attempt::outcome);
             sampler.offer(pair, side, first);
         }
     }
@@ -170,5 +151,34 @@ mod tests {
         assert_eq!(a.unpaired, 1);
         assert!(a.pairs[0].0[0].passed && !a.pairs[0].1[0].passed);
         assert_eq!(alone, vec!["b".to_string(), "c".to_string()]);
+    }
+
+    /// `gate ingest --base` once graded an errored sample declared unavailable
+    /// (`--errors unavailable`) as a head or base failure: the paired reader built its rows
+    /// apart from the one-sample reader and ignored the flag. Both now record the attempt
+    /// through `Attempt::row`, and the pair sampler voids a pair with an unavailable side.
+    #[test]
+    fn a_declared_fault_on_one_side_is_recorded_unavailable_not_failed() {
+        let a = Attempt {
+            passed: false,
+            unavailable: true,
+            duration_s: 1.5,
+            message: "errored".into(),
+            detail: String::new(),
+        };
+        assert_eq!(a.outcome(), Outcome::Unavailable);
+        let row = a.row("t", 3, 1, "2026-12-01T00:00:00Z", Some(Side::Base));
+        assert_eq!(row.outcome, Outcome::Unavailable);
+        assert_eq!(row.fault, Some(crate::ledger::Fault::Transport));
+        assert_eq!(
+            (row.trial, row.side, row.graded),
+            (3, Some(Side::Base), true)
+        );
+        let failed = Attempt {
+            unavailable: false,
+            ..a
+        };
+        assert_eq!(failed.outcome(), Outcome::Fail);
+        assert!(!failed.row("t", 3, 2, "", None).graded);
     }
 }
