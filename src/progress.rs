@@ -126,6 +126,11 @@ impl EventSink for Progress {
                     t.finish("interrupted");
                 }
             }
+            RunEvent::TaskEnded { task, shown } => {
+                if let Some(t) = self.tasks.remove(task) {
+                    t.finish(shown);
+                }
+            }
         }
         Ok(())
     }

@@ -439,6 +439,7 @@ pub(crate) fn assign<'h>(
         check: None,
         timeout_s: None,
         compare: rule.compare.as_deref().map(ingest::pairs::record),
+        suite: None,
     };
     let mut tasks = Vec::new();
     let mut unselected = Vec::new();

@@ -32,6 +32,7 @@ pub fn single(id: &str, n: u64, c: u64) -> TaskSpec {
         check: Some("./check".to_string()),
         timeout_s: Some(30.0),
         compare: None,
+        suite: None,
     }
 }
 
@@ -109,6 +110,7 @@ pub fn attempt(task: &str, trial: u64, attempt: u32, outcome: Outcome) -> Attemp
         log: None,
         side: None,
         pair_position: None,
+        suite_run: None,
     }
 }
 

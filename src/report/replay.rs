@@ -289,7 +289,7 @@ pub fn replay(ledgers: &[Ledger]) -> Result<Replay, ReportError> {
     }
 
     let shards = shard_coverage(ledgers)?;
-    let specs = merged_specs(ledgers)?;
+    let specs = expand_suites(ledgers, merged_specs(ledgers)?);
     let mut by_task = collect_attempts(ledgers, &specs)?;
 
     let infos: Vec<LedgerInfo> = ledgers.iter().map(ledger_info).collect();
@@ -501,6 +501,47 @@ fn merged_specs(ledgers: &[Ledger]) -> Result<Vec<TaskSpec>, ReportError> {
     Ok(specs.into_iter().map(|(s, _)| s).collect())
 }
 
+/// The header's tasks with each suite task replaced by its test cases (`SUITE/CASE`, with
+/// the suite's rule), in order of first appearance in the attempt rows. The suite task itself
+/// stays, judged on its own runs by [`crate::ledger::suite_runs_rule`] as `gate run`
+/// scheduled them, only where one of its runs is not a run of the suite (a harness error),
+/// so that error is the suite's and no verdict is published.
+fn expand_suites(ledgers: &[Ledger], specs: Vec<TaskSpec>) -> Vec<TaskSpec> {
+    if specs.iter().all(|s| s.suite.is_none()) {
+        return specs;
+    }
+    let mut out = Vec::with_capacity(specs.len());
+    for spec in specs {
+        if spec.suite.is_none() {
+            out.push(spec);
+            continue;
+        }
+        let mut seen = BTreeSet::new();
+        let mut cases = Vec::new();
+        let mut broken = false;
+        for a in ledgers.iter().flat_map(|l| l.attempts()) {
+            if a.task == spec.id {
+                broken |= !matches!(a.outcome, Outcome::Pass | Outcome::Cancelled)
+                    || (a.outcome == Outcome::Pass && a.suite_run.is_none());
+            } else if crate::ledger::suite_of(&a.task) == Some(spec.id.as_str())
+                && seen.insert(a.task.clone())
+            {
+                let case = &a.task[spec.id.len() + 1..];
+                cases.push(spec.suite_case(case));
+            }
+        }
+        if broken || cases.is_empty() {
+            out.push(TaskSpec {
+                sampling: crate::ledger::suite_runs_rule(&spec.sampling),
+                max_unavailable: 0,
+                ..spec
+            });
+        }
+        out.extend(cases);
+    }
+    out
+}
+
 /// Check a task as a ledger header records it, with the rules the plan loader applies, so a
 /// forged or damaged header cannot make a report print impossible figures (a PASS needing
 /// `n - c` passes with `c > n`, a risk computed at a rate of 1.5). Returns what is wrong.
@@ -680,6 +721,10 @@ fn collect_attempts(
                 line: i as u64 + 1,
             };
             let Some(trials) = by_task.get_mut(&a.task) else {
+                // A suite run that went well: its test cases' rows are what is judged.
+                if a.suite_run.is_some() && a.outcome == Outcome::Pass {
+                    continue;
+                }
                 return Err(ReportError::UnknownTask {
                     task: a.task.clone(),
                     at: source,

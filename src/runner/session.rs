@@ -220,6 +220,11 @@ impl Session {
             .unwrap_or_default()
     }
 
+    /// The resumed ledger as it was found (`None` for a new ledger).
+    pub fn prior(&self) -> Option<&Ledger> {
+        self.prior.as_ref()
+    }
+
     /// What the resumed ledger already holds for the compare task `task`, by pair and side.
     pub fn pair_history(&self, task: &str) -> super::pairs::PairHistory {
         self.prior
@@ -327,7 +332,9 @@ impl EventSink for Session {
         match event {
             RunEvent::Attempt { row, .. } => self.append_attempt(Row::Attempt((**row).clone())),
             RunEvent::TaskDecided { row, .. } => self.append(Row::Decision(row.clone())),
-            RunEvent::TaskStarted { .. } | RunEvent::TaskInterrupted { .. } => Ok(()),
+            RunEvent::TaskStarted { .. }
+            | RunEvent::TaskInterrupted { .. }
+            | RunEvent::TaskEnded { .. } => Ok(()),
         }
     }
 }
@@ -522,6 +529,7 @@ pub fn header(
                     .compare
                     .as_ref()
                     .map(|c| super::pairs::record(c, &t.id, run_id, r)),
+                suite: t.suite.as_ref().map(crate::plan::SuiteTask::record),
             })
             .collect(),
         sources: Vec::new(),

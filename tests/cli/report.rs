@@ -29,6 +29,7 @@ pub(crate) fn single(id: &str, n: u64, c: u64) -> TaskSpec {
         check: None,
         timeout_s: Some(10.0),
         compare: None,
+        suite: None,
     }
 }
 
@@ -79,6 +80,7 @@ fn attempt(task: &str, trial: u64, outcome: Outcome) -> AttemptRow {
         log: None,
         side: None,
         pair_position: None,
+        suite_run: None,
     }
 }
 
