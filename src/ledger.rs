@@ -29,6 +29,16 @@ use crate::model::{Sampling, Tally, Verdict};
 /// ledgers read, replay and verify as before (they hold no box and no suite).
 pub const SCHEMA_VERSION: u32 = 3;
 
+/// The schema a ledger of these tasks is written with: 3 where a suite task needs it, else
+/// 2, so a ledger without a suite reads in a gate that predates them (and hashes as before).
+pub fn schema_for(tasks: &[TaskSpec]) -> u32 {
+    if tasks.iter().any(|t| t.suite.is_some()) {
+        SCHEMA_VERSION
+    } else {
+        2
+    }
+}
+
 /// The oldest ledger format this build reads.
 pub const MIN_SCHEMA_VERSION: u32 = 1;
 

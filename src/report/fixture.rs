@@ -55,7 +55,7 @@ pub fn sequential(id: &str, max_trials: u64) -> TaskSpec {
 /// A header for these tasks.
 pub fn header(tasks: Vec<TaskSpec>, shard: Option<Shard>) -> Header {
     Header {
-        schema: crate::ledger::SCHEMA_VERSION,
+        schema: 2,
         gate_version: "0.1.0".to_string(),
         run_id: format!("run-{}", shard.map_or(0, |s| s.k)),
         plan_path: "plans/demo.yaml".to_string(),
