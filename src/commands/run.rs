@@ -166,6 +166,10 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
             let mut launcher =
                 ProcessLauncher::new(task, &plan.policy, &run_id, &run_dir, redactor);
             launcher.spec.sandbox = Some(Arc::clone(&sandbox));
+            launcher
+                .spec
+                .harness_exit_codes
+                .extend(&suite.harness_exit_codes);
             let (config, mut cases) =
                 crate::runner::suite::plan(task, plan.policy.jobs, shard, session.prior())?;
             let launcher = SuiteLauncher::new(launcher, suite, cases.ids());

@@ -236,6 +236,16 @@ pub struct SuiteFile {
     /// The results' format; detected from the content when absent, as `gate ingest` does.
     #[serde(default)]
     pub format: Option<ResultFormat>,
+    /// Exit codes of the suite's runner that mean it could not run the suite (pytest: 2
+    /// interrupted or collection error, 3 internal error, 4 usage error, 5 no test
+    /// collected); added to `policy.harness_exit_codes` for this task.
+    #[serde(default)]
+    pub harness_exit_codes: Vec<i32>,
+    /// The command turns the runner's retries off, and its JUnit writer is one whose
+    /// retries gate cannot see (mocha, vitest, Playwright, gotestsum): every record is a
+    /// first attempt. Not needed for pytest, nextest or jest-junit.
+    #[serde(default)]
+    pub assume_retries_off: bool,
 }
 
 /// A result-file format `gate ingest` reads.

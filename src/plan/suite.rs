@@ -24,6 +24,10 @@ pub struct SuiteTask {
     pub results: Option<String>,
     /// The format, or `None` to detect it from each file's content.
     pub format: Option<Format>,
+    /// The task's own harness exit codes (beside `policy.harness_exit_codes`).
+    pub harness_exit_codes: Vec<i32>,
+    /// Every record is a first attempt (`assume_retries_off`).
+    pub assume_retries_off: bool,
 }
 
 impl SuiteTask {
@@ -98,6 +102,14 @@ impl Validator<'_> {
             }
             Some(r) => Some(r.value.trim().to_string()),
         };
+        if s.value.harness_exit_codes.contains(&0) {
+            return Err(self.invalid(
+                &s.referenced,
+                format!(
+                    "task `{id}`: `suite.harness_exit_codes` cannot contain 0: exit 0 is a suite that ran"
+                ),
+            ));
+        }
         let format = s.value.format.map(|f| match f {
             ResultFormat::Junit => Format::Junit,
             ResultFormat::GoJson => Format::GoJson,
@@ -105,6 +117,11 @@ impl Validator<'_> {
             ResultFormat::Deepeval => Format::Deepeval,
             ResultFormat::Inspect => Format::Inspect,
         });
-        Ok(Some(SuiteTask { results, format }))
+        Ok(Some(SuiteTask {
+            results,
+            format,
+            harness_exit_codes: s.value.harness_exit_codes.clone(),
+            assume_retries_off: s.value.assume_retries_off,
+        }))
     }
 }

@@ -59,6 +59,7 @@ impl SuiteLauncher {
             results,
             opts: Options {
                 format: suite.format,
+                assume_retries_off: suite.assume_retries_off,
                 ..Options::default()
             },
             reference: Arc::new(Mutex::new((!known.is_empty()).then_some(known))),
@@ -199,6 +200,11 @@ impl SuiteLauncher {
                 text.push_str(&format!(": {s}"));
                 source = s.source();
             }
+            // The flag of `gate ingest` is a key of the suite task here.
+            let text = text.replace(
+                "pass `--assume-retries-off`",
+                "set `assume_retries_off: true` in the task's `suite:`",
+            );
             format!("the command exited {code}: {text}")
         })?;
         if run.trials.is_empty() {

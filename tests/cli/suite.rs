@@ -28,9 +28,9 @@ def test_broken():
     assert k % 2 == 0, f"broken invocation {k}"
 "#;
 
-const PYTEST: &str = "python3 -m pytest -q -p no:cacheprovider -p no:randomly -p no:rerunfailures --junitxml=\"$GATE_JUNIT\"";
+pub(crate) const PYTEST: &str = "python3 -m pytest -q -p no:cacheprovider -p no:randomly -p no:rerunfailures --junitxml=\"$GATE_JUNIT\"";
 
-fn project() -> tempfile::TempDir {
+pub(crate) fn project() -> tempfile::TempDir {
     let d = tempfile::tempdir().unwrap();
     std::fs::write(d.path().join("test_agent.py"), SUITE).unwrap();
     std::fs::create_dir(d.path().join("counters")).unwrap();
@@ -236,7 +236,7 @@ fn the_suite_command_gate_init_offers_for_pytest_runs_and_passes_a_green_suite()
 }
 
 /// A crate whose `refund` test fails on every 4th invocation (a counter file in the crate).
-const CRATE_LIB: &str = r#"#[cfg(test)]
+pub(crate) const CRATE_LIB: &str = r#"#[cfg(test)]
 mod tests {
     fn bump(name: &str) -> u64 {
         let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("counters").join(name);
@@ -256,7 +256,7 @@ mod tests {
 
 /// The nextest command of docs/runners.md: its JUnit file copied to `$GATE_JUNIT` (removed
 /// first, so a failed build cannot leave the previous run's file in its place).
-const NEXTEST: &str = r#"rm -f "$CARGO_TARGET_DIR/nextest/ci/junit.xml"; cargo nextest run --profile ci --retries 0 --no-fail-fast; s=$?; cp "$CARGO_TARGET_DIR/nextest/ci/junit.xml" "$GATE_JUNIT" 2>/dev/null; exit $s"#;
+pub(crate) const NEXTEST: &str = r#"rm -f "$CARGO_TARGET_DIR/nextest/ci/junit.xml"; cargo nextest run --profile ci --retries 0 --no-fail-fast; s=$?; cp "$CARGO_TARGET_DIR/nextest/ci/junit.xml" "$GATE_JUNIT" 2>/dev/null; exit $s"#;
 
 #[test]
 fn suite_judges_every_nextest_test_case_against_its_invocation_counter() {
