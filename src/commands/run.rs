@@ -49,6 +49,9 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
         plan.policy.on_inconclusive = p.into();
     }
     plan.retain_tasks(&args.tasks).map_err(Error::Usage)?;
+    for t in &plan.tasks {
+        crate::runner::suite::check_jobs(t, plan.policy.jobs)?;
+    }
     if let Some(stage) = args.stage {
         plan.select_stage(stage).map_err(Error::Usage)?;
     }

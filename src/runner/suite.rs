@@ -415,6 +415,18 @@ impl Cases for SuiteCases {
     }
 }
 
+/// Refuse a suite task whose runs all write one fixed `results` path with `jobs` > 1: two
+/// runs at once would write the one file. Called before the ledger is touched.
+pub fn check_jobs(task: &crate::plan::Task, jobs: usize) -> Result<(), crate::error::Error> {
+    match task.suite.as_ref().and_then(|s| s.results.as_ref()) {
+        Some(path) if jobs > 1 => Err(crate::error::Error::Usage(format!(
+            "task `{}`: `suite.results: {path}` is one file for every run, so its runs cannot run {jobs} at a time; write to `$GATE_JUNIT` (a fresh path per run) or run with `--jobs 1`",
+            task.id
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// The scheduling of suite task `task` (its runs, on [`crate::ledger::suite_runs_rule`], with
 /// `jobs` lanes, as shard `shard` if any) and its test cases, with what the resumed ledger
 /// `prior` already holds.
@@ -424,6 +436,7 @@ pub fn plan(
     shard: Option<Shard>,
     prior: Option<&crate::ledger::Ledger>,
 ) -> Result<(super::scheduler::TaskConfig, SuiteCases), crate::error::Error> {
+    check_jobs(task, jobs)?;
     let mut config = super::scheduler::TaskConfig::new(task, jobs, shard);
     config.sampling = crate::ledger::suite_runs_rule(&task.sampling);
     // A suite run that is not a run of the suite is a harness error, never unavailable.
