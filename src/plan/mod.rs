@@ -779,6 +779,7 @@ impl Validator<'_> {
             ("check", t.check.as_ref().map(|s| &s.referenced)),
             ("timeout", t.timeout.as_ref().map(|s| &s.referenced)),
             ("cwd", t.cwd.as_ref().map(|s| &s.referenced)),
+            ("suite", t.suite.as_ref().map(|s| &s.referenced)),
         ];
         if let Some((key, at)) = extra.iter().find_map(|(k, at)| at.map(|a| (k, a))) {
             return Err(self.invalid(

@@ -289,8 +289,14 @@ pub fn replay(ledgers: &[Ledger]) -> Result<Replay, ReportError> {
     }
 
     let shards = shard_coverage(ledgers)?;
-    let specs = expand_suites(ledgers, merged_specs(ledgers)?);
-    let mut by_task = collect_attempts(ledgers, &specs)?;
+    let merged = merged_specs(ledgers)?;
+    let suites: BTreeSet<String> = merged
+        .iter()
+        .filter(|s| s.suite.is_some())
+        .map(|s| s.id.clone())
+        .collect();
+    let specs = expand_suites(ledgers, merged);
+    let mut by_task = collect_attempts(ledgers, &specs, &suites)?;
 
     let infos: Vec<LedgerInfo> = ledgers.iter().map(ledger_info).collect();
     let interrupted = infos
@@ -707,6 +713,7 @@ type TaskTrials = BTreeMap<(u64, Option<crate::pairs::Side>), Vec<SourcedAttempt
 fn collect_attempts(
     ledgers: &[Ledger],
     specs: &[TaskSpec],
+    suites: &BTreeSet<String>,
 ) -> Result<BTreeMap<String, Vec<TrialRecord>>, ReportError> {
     let mut by_task: BTreeMap<String, TaskTrials> = specs
         .iter()
@@ -721,8 +728,9 @@ fn collect_attempts(
                 line: i as u64 + 1,
             };
             let Some(trials) = by_task.get_mut(&a.task) else {
-                // A suite run that went well: its test cases' rows are what is judged.
-                if a.suite_run.is_some() && a.outcome == Outcome::Pass {
+                // A suite task judged by its test cases (none of its runs broke): its own
+                // rows are the runs, their test cases' rows are what is judged.
+                if suites.contains(&a.task) {
                     continue;
                 }
                 return Err(ReportError::UnknownTask {

@@ -94,7 +94,7 @@ pub(crate) fn write_run(
 ) -> PathBuf {
     let mut w = writer(path);
     w.append(Row::Header(Header {
-        schema: gate::ledger::SCHEMA_VERSION,
+        schema: gate::ledger::schema_for(&tasks.iter().map(|(t, _)| t.clone()).collect::<Vec<_>>()),
         gate_version: "0.1.0".to_string(),
         run_id: format!("run-{}", shard.map_or(0, |s| s.k)),
         plan_path: "plans/demo.yaml".to_string(),

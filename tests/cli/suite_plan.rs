@@ -423,3 +423,18 @@ fn a_suite_task_with_run_or_check_beside_it_is_refused_at_its_line() {
             "task `suite`: `check` does not apply to a suite task",
         ));
 }
+
+#[test]
+fn a_suite_task_with_junit_beside_it_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(
+        d.path().join("gate.yaml"),
+        "version: 1\nsampling: {single: {n: 5, c: 1}}\ntasks:\n  - id: x\n    junit: '*'\n    suite: {run: 'true'}\n",
+    )
+    .unwrap();
+    gate_in(d.path())
+        .args(["check"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("so `suite` does not apply"));
+}
