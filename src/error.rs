@@ -74,6 +74,17 @@ pub mod exit {
         }
     }
 
+    /// The exit code of a run stopped by a signal: 143 for SIGTERM, 130 for SIGINT (the
+    /// shell's 128 + signal number). Those are the only signals gate handles; any other
+    /// reads as an interrupt.
+    pub fn for_signal(signal: libc::c_int) -> u8 {
+        if signal == libc::SIGTERM {
+            TERMINATED
+        } else {
+            INTERRUPTED
+        }
+    }
+
     /// The exit-code table as printed at the end of `gate --help`.
     pub const HELP_TABLE: &str = "\
 Exit codes:
@@ -232,6 +243,14 @@ impl<T, E: Into<Error>> Context<T> for Result<T, E> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn signals_map_to_128_plus_their_number() {
+        assert_eq!(exit::for_signal(libc::SIGINT), exit::INTERRUPTED);
+        assert_eq!(exit::for_signal(libc::SIGTERM), exit::TERMINATED);
+        assert_eq!(i32::from(exit::INTERRUPTED), 128 + libc::SIGINT);
+        assert_eq!(i32::from(exit::TERMINATED), 128 + libc::SIGTERM);
+    }
 
     #[test]
     fn verdicts_and_shards_map_to_the_documented_codes() {

@@ -242,7 +242,7 @@ pub(crate) fn judge_runs(
     }
     session.append_all(rows)?;
     let verdict = Verdict::combine(verdicts);
-    let code = crate::report::exit_code_for(Judgement::Verdict(verdict), on_inconclusive);
+    let code = crate::exit::for_verdict(Judgement::Verdict(verdict), on_inconclusive);
     finish(output, outputs, &mut session, verdict, code)
 }
 
