@@ -400,6 +400,7 @@ fn drive<L: Launcher + ?Sized>(
         for row in c.decisions(&undecided) {
             let shown = row
                 .verdict
+                .verdict()
                 .map_or("HARNESS ERROR", |v| v.as_str())
                 .to_string();
             sink.event(&RunEvent::TaskDecided { row, shown })?;

@@ -405,7 +405,7 @@ impl Cases for SuiteCases {
                 let d = s.decision().unwrap_or(undecided);
                 DecisionRow {
                     task: id.clone(),
-                    verdict: Some(d.verdict),
+                    verdict: d.verdict.into(),
                     reason: d.reason.clone(),
                     counts: s.counts(),
                     llr: s.rule().llr(),
