@@ -450,3 +450,51 @@ pub fn plan(
     )?;
     Ok((config, cases))
 }
+
+#[cfg(test)]
+mod tests {
+    //! The test cases' bookkeeping, without processes.
+
+    use super::*;
+
+    fn row(task: &str, trial: u64, outcome: Outcome) -> AttemptRow {
+        crate::ingest::Attempt {
+            passed: outcome == Outcome::Pass,
+            unavailable: false,
+            duration_s: 0.0,
+            message: String::new(),
+            detail: String::new(),
+        }
+        .row(task, trial, 1, "2026-01-01T00:00:00Z", None)
+    }
+
+    #[test]
+    fn each_test_case_decides_on_its_own_and_the_suite_waits_for_the_last() {
+        let mut cases =
+            SuiteCases::new("s", Sampling::Single { n: 3, c: 0 }, 0, None, None).unwrap();
+        assert!(!cases.all_decided(), "nothing seen yet is not all decided");
+        for k in 1..=2 {
+            assert!(cases.admit(&row("s/a", k, Outcome::Pass)));
+            assert!(cases.admit(&row(
+                "s/b",
+                k,
+                if k == 1 { Outcome::Fail } else { Outcome::Pass }
+            )));
+        }
+        // `b` failed at once (FAIL), `a` needs a third pass.
+        assert!(!cases.all_decided());
+        assert!(cases.admit(&row("s/a", 3, Outcome::Pass)));
+        assert!(cases.admit(&row("s/b", 3, Outcome::Pass)));
+        assert!(cases.all_decided());
+        let undecided = Decision {
+            verdict: crate::model::Verdict::Inconclusive,
+            reason: String::new(),
+        };
+        let d = cases.decisions(&undecided);
+        assert_eq!(d.len(), 2);
+        assert_eq!(d[0].verdict.verdict(), Some(crate::model::Verdict::Pass));
+        assert_eq!(d[1].verdict.verdict(), Some(crate::model::Verdict::Fail));
+        // `b`'s later runs are recorded, not counted.
+        assert_eq!((d[1].counts.failed, d[1].counts.excluded), (1, 2));
+    }
+}
