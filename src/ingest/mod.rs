@@ -262,6 +262,8 @@ pub enum Writer {
     Gotestsum,
     /// Vitest's JUnit reporter (`<testsuites name="vitest tests">`): retries invisible.
     Vitest,
+    /// mocha-junit-reporter (`<testsuites name="Mocha Tests">`): retries invisible.
+    Mocha,
     /// promptfoo's JUnit (`test N: description` names, one record per repeat).
     PromptfooJunit,
     /// `go test -json` events.
@@ -286,6 +288,7 @@ impl Writer {
             Writer::Playwright => "Playwright",
             Writer::Gotestsum => "gotestsum",
             Writer::Vitest => "Vitest",
+            Writer::Mocha => "mocha-junit-reporter",
             Writer::PromptfooJunit => "promptfoo (JUnit)",
             Writer::GoTest => "go test -json",
             Writer::Promptfoo => "promptfoo",
@@ -578,6 +581,15 @@ fn read_junit(path: &Path, bytes: &[u8], opts: &Options) -> Result<RunFile, Inge
     })?;
     let mut doc = doc;
     let writer = writer_of(&doc);
+    if writer == Writer::Mocha {
+        // mocha-junit-reporter writes the full title (`agent refund`) as the name and the
+        // test's own title (`refund`) as the class name: the full title alone is the test.
+        for c in &mut doc.cases {
+            if c.name.ends_with(&c.classname) {
+                c.classname.clear();
+            }
+        }
+    }
     if writer == Writer::PromptfooJunit {
         // promptfoo names each row `test {testIdx + 1}: {description}`: without the prefix,
         // the rows of one test are its repeats, in testIdx (document) order.
@@ -658,6 +670,7 @@ pub fn writer_of(doc: &Document) -> Writer {
         Some("jest tests") => return Writer::Jest,
         Some("promptfoo") => return Writer::PromptfooJunit,
         Some("vitest tests") => return Writer::Vitest,
+        Some("Mocha Tests") => return Writer::Mocha,
         _ => {}
     }
     if doc.go_version {
@@ -755,7 +768,9 @@ fn interpret(doc: &Document, writer: Writer, vouched: bool) -> Result<(Vec<Trial
                  on a retry looks exactly like a first-attempt pass, so gate cannot tell first attempts apart. \
                  Check Playwright's own setting first: `retries: 0` in playwright.config (a generated config \
                  has `retries: process.env.CI ? 2 : 0`, so CI retries twice) and no `--retries` on the command \
-                 line; repeat with `--repeat-each N`. Then pass `--assume-retries-off`"
+                 line; repeat with `--repeat-each N`. Its JSON reporter records every retry, but gate reads no \
+                 Playwright format that shows retries, so the JUnit file is read on your word: then pass \
+                 `--assume-retries-off`"
                     .into(),
             ));
         }
@@ -777,7 +792,18 @@ fn interpret(doc: &Document, writer: Writer, vouched: bool) -> Result<(Vec<Trial
                 "written by Vitest's JUnit reporter, which does not record retries: a test that passed on a \
                  retry looks exactly like a first-attempt pass. Check Vitest's own setting first: no `retry` \
                  in vitest.config (or `retry: 0`), no `--retry` on the command line, and no `{ retry: N }` on a \
-                 test; run the suite once per file. Then pass `--assume-retries-off`"
+                 test; run the suite once per file. gate reads no Vitest format that shows retries, so the JUnit \
+                 file is read on your word: then pass `--assume-retries-off`"
+                    .into(),
+            ));
+        }
+        Writer::Mocha if !vouched => {
+            return Err(Refusal::RetriesInvisible(
+                "written by mocha-junit-reporter, which does not record retries: a test that passed on a \
+                 retry looks exactly like a first-attempt pass. Check mocha's own setting first: `--retries 0` \
+                 on the command line (it overrides `retries` in .mocharc) and no `this.retries(N)` in a test. \
+                 mocha's JSON reporter records each test's `currentRetry`, but gate reads no mocha format that \
+                 shows retries, so the JUnit file is read on your word: then pass `--assume-retries-off`"
                     .into(),
             ));
         }

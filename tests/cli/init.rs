@@ -600,3 +600,88 @@ fn init_output_in_another_dir_runs_its_test_from_there() {
     let out = init(dir.path(), &["-o", "ci/gate.yaml"]);
     assert!(out.contains("gate suite --plan ci/gate.yaml"), "{out}");
 }
+
+// ------------------------------------------------------- the JUnit files the commands write
+
+/// tests/fixtures/junit/, written by scripts/gen-junit-fixtures.sh with the real runners.
+fn junit_fixture(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/junit")
+        .join(rel)
+}
+
+/// mocha-junit-reporter's files (5 runs, `--retries 0`) are read against the counters:
+/// refund fails runs 1 and 4, cancel runs 1, 2, 3 and 5, lookup none; test ids are the full
+/// titles (the reporter puts the bare title in `classname`).
+#[test]
+fn mocha_junit_is_recognised_and_read_against_its_counter_truth() {
+    let runs: Vec<PathBuf> = (1..=5)
+        .map(|i| junit_fixture(&format!("mocha-runs/run-{i}.xml")))
+        .collect();
+    let out = tempfile::tempdir().unwrap();
+    gate()
+        .arg("ingest")
+        .args(&runs)
+        .args([
+            "--single",
+            "5,1",
+            "--assume-retries-off",
+            "--no-step-summary",
+        ])
+        .arg("--ledger")
+        .arg(out.path().join("ledger.jsonl"))
+        .arg("--json")
+        .arg(out.path().join("report.json"))
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .assert()
+        .code(1);
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.path().join("report.json")).unwrap())
+            .unwrap();
+    let v = verdicts(&report);
+    assert_eq!(
+        v,
+        [
+            ("agent cancel".to_string(), "FAIL".to_string()),
+            ("agent lookup".to_string(), "PASS".to_string()),
+            ("agent refund".to_string(), "FAIL".to_string()),
+        ],
+        "{report}"
+    );
+}
+
+/// Finding: the refusals suggested `--assume-retries-off` before the runner's own setting.
+/// Each names the setting to check first, then the format to use or why there is none, and
+/// only then the flag.
+#[test]
+fn refusals_name_the_runners_own_retry_setting_before_assume_retries_off() {
+    let evals = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/evals");
+    let cases = [
+        (junit_fixture("playwright-retries.xml"), "`retries: 0`"),
+        (junit_fixture("jest-plain.xml"), "`jest.retryTimes`"),
+        (evals.join("vitest/retry-2.xml"), "`--retry`"),
+        (junit_fixture("mocha-retries.xml"), "`--retries 0`"),
+    ];
+    for (file, setting) in cases {
+        let out = gate()
+            .arg("ingest")
+            .arg(&file)
+            .args(["--single", "1,0", "--no-step-summary"])
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .assert()
+            .code(2)
+            .get_output()
+            .stderr
+            .clone();
+        let err = String::from_utf8(out).unwrap();
+        let at_setting = err
+            .find(setting)
+            .unwrap_or_else(|| panic!("{setting}: {err}"));
+        let at_flag = err.find("--assume-retries-off").expect("the flag");
+        assert!(at_setting < at_flag, "{err}");
+        assert!(
+            err.contains("invocations") || err.contains("gate reads no"),
+            "names the native format or says there is none: {err}"
+        );
+    }
+}
