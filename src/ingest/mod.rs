@@ -440,6 +440,11 @@ pub struct RunFile {
 
 /// Read and interpret one result file, in the format given or detected.
 pub fn read_run(path: &Path, opts: &Options) -> Result<RunFile, IngestError> {
+    if matches!(opts.format, None | Some(Format::Promptfoo))
+        && let Some(run) = stream_promptfoo(path, opts)?
+    {
+        return Ok(run);
+    }
     let bytes = read_bounded(path)?;
     let sha256 = sha256_hex(&bytes);
     let (format, detected) = match opts.format {
@@ -622,6 +627,95 @@ fn read_junit(path: &Path, bytes: &[u8], opts: &Options) -> Result<RunFile, Inge
         notes: Vec::new(),
         claims: Vec::new(),
     })
+}
+
+/// promptfoo's `results.json`, streamed (hashed as it is read, within [`MAX_FILE_BYTES`]) when
+/// its first bytes say it is one; `None` for any other file, which is then read whole. Its
+/// rows are far larger than what judges them, so holding the file would cost more memory than
+/// every other format's 10,000 records (scripts/bench-ingest.sh).
+fn stream_promptfoo(path: &Path, opts: &Options) -> Result<Option<RunFile>, IngestError> {
+    use sha2::Digest as _;
+    use std::io::BufRead as _;
+    /// A reader that hashes and counts what passes through it.
+    struct Hashing<R> {
+        inner: R,
+        hash: sha2::Sha256,
+        len: u64,
+    }
+    impl<R: Read> Read for Hashing<R> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.inner.read(buf)?;
+            self.hash.update(&buf[..n]);
+            self.len += n as u64;
+            Ok(n)
+        }
+    }
+    let io = |source| IngestError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    // Stat before opening: opening a FIFO blocks until something writes to it.
+    if !std::fs::metadata(path).map_err(io)?.is_file() {
+        return Err(IngestError::NotAFile {
+            path: path.to_path_buf(),
+        });
+    }
+    let file = std::fs::File::open(path).map_err(io)?;
+    if file.metadata().map_err(io)?.len() > MAX_FILE_BYTES {
+        return Err(IngestError::TooLarge {
+            path: path.to_path_buf(),
+        });
+    }
+    // The hasher sits under the buffer: serde_json reads a byte at a time from what it is given.
+    let mut reader = std::io::BufReader::with_capacity(
+        64 << 10,
+        Hashing {
+            inner: file.take(MAX_FILE_BYTES + 1),
+            hash: sha2::Sha256::new(),
+            len: 0,
+        },
+    );
+    if !promptfoo::starts_results_json(reader.fill_buf().map_err(io)?) {
+        return Ok(None);
+    }
+    let pf = promptfoo::read_stream(&mut reader, opts);
+    // What serde left unread (trailing whitespace) is part of the file and of its hash.
+    std::io::copy(&mut reader, &mut std::io::sink()).map_err(io)?;
+    let hashing = reader.into_inner();
+    if hashing.len > MAX_FILE_BYTES {
+        return Err(IngestError::TooLarge {
+            path: path.to_path_buf(),
+        });
+    }
+    let pf = pf.map_err(|e| match e {
+        promptfoo::Error::Parse(e) => IngestError::Invalid {
+            path: path.to_path_buf(),
+            line: e.line,
+            column: e.column,
+            reason: e.reason,
+        },
+        promptfoo::Error::Refused(reason) => IngestError::Refused {
+            path: path.to_path_buf(),
+            reason,
+        },
+    })?;
+    let sha256 = hashing
+        .hash
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    Ok(Some(RunFile {
+        path: path.to_path_buf(),
+        sha256,
+        writer: Writer::Promptfoo,
+        trials: pf.trials,
+        skipped: 0,
+        format: Format::Promptfoo,
+        detected: opts.format.is_none(),
+        notes: pf.notes,
+        claims: Vec::new(),
+    }))
 }
 
 /// Read a regular file of at most [`MAX_FILE_BYTES`].
