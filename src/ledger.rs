@@ -21,7 +21,7 @@ pub use crate::model::{
     Fault, FilesystemWall, OnInconclusive, Outcome, Rates, SandboxMode, Shard, SignalWall,
     TimeoutPolicy, Walls,
 };
-use crate::model::{Sampling, Tally, Verdict};
+use crate::model::{Judgement, Sampling, Tally};
 
 /// Version of the ledger format written by this build. Schema 2 added the box's walls
 /// (`sandbox`) to the header and the resume rows; schema-1 ledgers read, replay and verify
@@ -315,8 +315,8 @@ impl Counts {
 pub struct DecisionRow {
     /// Task id.
     pub task: String,
-    /// The verdict; `None` when a harness error invalidated the task.
-    pub verdict: Option<Verdict>,
+    /// The verdict, or a harness error that invalidated the task (`null` on the wire).
+    pub verdict: Judgement,
     /// Why.
     pub reason: String,
     /// Counts at the decision.
@@ -344,8 +344,8 @@ pub struct Footer {
     pub finished_at: String,
     /// How the run ended.
     pub status: RunStatus,
-    /// The gate verdict (INCONCLUSIVE when interrupted, `None` after a harness error).
-    pub verdict: Option<Verdict>,
+    /// The gate verdict (INCONCLUSIVE when interrupted), or a harness error (`null`).
+    pub verdict: Judgement,
     /// Exit code of `gate run`.
     pub exit_code: u8,
 }

@@ -18,7 +18,7 @@ use crate::ledger::{
     DecisionRow, Header, Ledger, OnInconclusive, Row, RunStatus, SCHEMA_VERSION, SourceFile,
     TaskSpec, TimeoutPolicy, now_rfc3339, sha256_hex,
 };
-use crate::model::Verdict;
+use crate::model::{Judgement, Verdict};
 use crate::plan::schema::{Rate, Rule, SamplingSpec};
 use crate::plan::{Plan, ResolvedRule, resolve_rule};
 use crate::publish::Guarded;
@@ -242,7 +242,7 @@ pub(crate) fn judge_runs(
     }
     session.append_all(rows)?;
     let verdict = Verdict::combine(verdicts);
-    let code = crate::report::exit_code_for(Some(verdict), on_inconclusive);
+    let code = crate::exit::for_verdict(Judgement::Verdict(verdict), on_inconclusive);
     finish(output, outputs, &mut session, verdict, code)
 }
 
@@ -532,7 +532,7 @@ fn judge(
     };
     rows.push(Row::Decision(DecisionRow {
         task: spec.id.clone(),
-        verdict: Some(verdict),
+        verdict: Judgement::Verdict(verdict),
         reason,
         counts: sampler.counts(),
         llr: sampler.rule().llr(),
@@ -551,14 +551,17 @@ fn finish(
     code: u8,
 ) -> Result<u8, Error> {
     let to_stdout = outputs.to_stdout();
-    session.close(RunStatus::Complete, Some(verdict), code)?;
+    session.close(RunStatus::Complete, Judgement::Verdict(verdict), code)?;
     // The reports (and the exit code) come from the rows as written, read back through the
     // session's own descriptor; they must agree with the sampler's decisions.
     let report = own_report(&session.verified()?)?;
-    if report.verdict() != Some(verdict) || report.exit_code() != code {
+    if report.verdict() != Judgement::Verdict(verdict) || report.exit_code() != code {
         return Err(Error::Harness(format!(
             "the ledger's rows recompute to {} (exit {}) where the ingest decided {verdict} (exit {code}); no verdict is published",
-            report.verdict().map_or("no verdict", |v| v.as_str()),
+            report
+                .verdict()
+                .verdict()
+                .map_or("no verdict", |v| v.as_str()),
             report.exit_code()
         )));
     }

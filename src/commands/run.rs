@@ -12,7 +12,7 @@ use std::sync::Arc;
 use crate::cli::{OutputArgs, RunArgs};
 use crate::error::{Error, exit};
 use crate::ledger::{Header, Ledger, RunStatus, Shard};
-use crate::model::Verdict;
+use crate::model::{Judgement, Verdict};
 use crate::output::Output;
 use crate::plan::Plan;
 use crate::progress::Progress;
@@ -239,8 +239,11 @@ fn finish(
     progress: &Progress,
 ) -> Result<u8, Error> {
     let (verdict, code) = match status {
-        RunStatus::Interrupted => (Some(Verdict::Inconclusive), interrupt.exit_code()),
-        RunStatus::HarnessError => (None, exit::HARNESS),
+        RunStatus::Interrupted => (
+            Judgement::Verdict(Verdict::Inconclusive),
+            interrupt.exit_code(),
+        ),
+        RunStatus::HarnessError => (Judgement::HarnessError, exit::HARNESS),
         RunStatus::Complete => {
             // The verdict is recomputed from the rows, exactly as `gate report` would. This
             // reading is dropped before the one after the footer, which the reports use

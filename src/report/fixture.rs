@@ -8,6 +8,7 @@ use crate::ledger::{
     AttemptRow, Counts, DecisionRow, Footer, Header, Ledger, LedgerWriter, OnInconclusive, Outcome,
     Rates, Row, RunStatus, Shard, TaskResult, TaskSpec, TimeoutPolicy,
 };
+use crate::model::Judgement;
 use crate::sampler::{Sampler, Sampling, TrialOutcome, Verdict};
 
 /// A fresh ledger writer at `path` (the one place the tests call `LedgerWriter::create`).
@@ -156,9 +157,9 @@ pub fn run(path: &Path, tasks: &[(TaskSpec, Vec<Outcome>)], shard: Option<Shard>
             }
         }
         let verdict = if task_harness {
-            None
+            Judgement::HarnessError
         } else {
-            Some(
+            Judgement::Verdict(
                 sampler
                     .decision()
                     .map_or(Verdict::Inconclusive, |d| d.verdict),
@@ -178,9 +179,11 @@ pub fn run(path: &Path, tasks: &[(TaskSpec, Vec<Outcome>)], shard: Option<Shard>
         .expect("append");
     }
     let verdict = if harness {
-        None
+        Judgement::HarnessError
     } else {
-        Some(Verdict::combine(verdicts.into_iter().flatten()))
+        Judgement::Verdict(Verdict::combine(
+            verdicts.into_iter().filter_map(Judgement::verdict),
+        ))
     };
     w.append(Row::Footer(Footer {
         finished_at: "2026-11-29T14:05:00.000Z".to_string(),

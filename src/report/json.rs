@@ -7,6 +7,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::ledger::{Counts, OnInconclusive, RunStatus, Shard};
+use crate::model::Judgement;
 use crate::sampler::{Sampling, Verdict};
 
 use super::model::{OcPoint, Report, Share, TaskReport, Uncounted};
@@ -55,7 +56,8 @@ pub struct JsonReport {
     /// `gate` version that wrote the (first) ledger.
     pub gate_version: String,
     /// The gate verdict; `null` after a harness error.
-    pub verdict: Option<Verdict>,
+    #[schemars(with = "Option<Verdict>")]
+    pub verdict: Judgement,
     /// The exit code: the verdict's, or the one the command actually exits with when that
     /// differs (`gate run --shard` exits 0 unless FAIL is certain; an interrupted run 130/143).
     pub exit_code: u8,
@@ -164,7 +166,8 @@ pub struct JsonTask {
     /// Line of the task in the plan file, or `null`.
     pub line: Option<u64>,
     /// `PASS`, `FAIL`, `INCONCLUSIVE`, or `null` after a harness error.
-    pub verdict: Option<Verdict>,
+    #[schemars(with = "Option<Verdict>")]
+    pub verdict: Judgement,
     /// Why, in one sentence.
     pub reason: String,
     /// The sampling plan.

@@ -26,7 +26,7 @@ use super::sys::Interrupt;
 use super::{AttemptSpec, run_attempt};
 use crate::error::Error;
 use crate::ledger::{AttemptRow, DecisionRow, now_rfc3339};
-use crate::model::{Fault, Outcome, Sampling, Shard, Verdict};
+use crate::model::{Fault, Judgement, Outcome, Sampling, Shard, Verdict};
 use crate::plan::{Policy, Task};
 use crate::sampler::{Decision, OrderedSampler};
 
@@ -310,7 +310,7 @@ pub fn run_task<L: Launcher + ?Sized>(
         sink.event(&RunEvent::TaskDecided {
             row: DecisionRow {
                 task: cfg.id.clone(),
-                verdict: None,
+                verdict: Judgement::HarnessError,
                 reason: format!("harness error: {why}"),
                 counts,
                 llr: llr_now,
@@ -359,7 +359,7 @@ pub fn run_task<L: Launcher + ?Sized>(
         shown: decision.verdict.as_str().to_string(),
         row: DecisionRow {
             task: cfg.id.clone(),
-            verdict: Some(decision.verdict),
+            verdict: Judgement::Verdict(decision.verdict),
             reason: decision.reason,
             counts,
             llr: llr_now,
@@ -736,7 +736,7 @@ mod tests {
         );
         assert_eq!(end.unwrap(), TaskEnd::Decided);
         let d = sink.decision.unwrap();
-        assert_eq!(d.verdict, Some(Verdict::Fail));
+        assert_eq!(d.verdict, Judgement::Verdict(Verdict::Fail));
         assert_eq!((d.counts.passed, d.counts.failed), (1, 1));
         // Rows are emitted as they end: the failure first.
         assert_eq!(sink.attempts[0].trial, 2);
@@ -762,7 +762,7 @@ mod tests {
         .unwrap();
         assert!(started.elapsed() < Duration::from_secs(10));
         let d = sink.decision.unwrap();
-        assert_eq!(d.verdict, Some(Verdict::Fail));
+        assert_eq!(d.verdict, Judgement::Verdict(Verdict::Fail));
         assert_eq!(
             d.counts,
             Counts {
@@ -854,7 +854,10 @@ mod tests {
         )
         .unwrap();
         assert_eq!(*fake.launched.lock().unwrap(), vec![1, 2, 3]);
-        assert_eq!(sink.decision.unwrap().verdict, Some(Verdict::Pass));
+        assert_eq!(
+            sink.decision.unwrap().verdict,
+            Judgement::Verdict(Verdict::Pass)
+        );
     }
 
     #[test]
@@ -895,7 +898,7 @@ mod tests {
         assert_eq!(launched[0], 2);
         assert!(!launched.contains(&1) && !launched.contains(&3));
         let d = sink.decision.unwrap();
-        assert_eq!(d.verdict, Some(Verdict::Pass));
+        assert_eq!(d.verdict, Judgement::Verdict(Verdict::Pass));
         assert_eq!((d.counts.passed, d.counts.failed), (4, 1));
     }
 }

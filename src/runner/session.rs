@@ -308,7 +308,7 @@ impl Session {
     pub fn close(
         &mut self,
         status: RunStatus,
-        verdict: Option<crate::model::Verdict>,
+        verdict: crate::model::Judgement,
         code: u8,
     ) -> Result<(), Error> {
         // The footer states how the run ended: not before every attempt row is on disk.

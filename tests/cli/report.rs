@@ -147,7 +147,7 @@ pub(crate) fn write_run(
         verdicts.push(verdict);
         w.append(Row::Decision(DecisionRow {
             task: spec.id.clone(),
-            verdict,
+            verdict: verdict.into(),
             reason: "recorded by the test runner".to_string(),
             counts: Counts::from_tally(sampler.tally(), 0, 0),
             llr: sampler.llr(),
@@ -162,7 +162,7 @@ pub(crate) fn write_run(
         } else {
             RunStatus::Complete
         },
-        verdict,
+        verdict: verdict.into(),
         // A shard exits 0 unless its own trials make a FAIL certain.
         exit_code: match verdict {
             None => 4,
