@@ -2,9 +2,9 @@
 //!
 //! The project kind is detected from its files (pytest, Cargo, Jest, Vitest, mocha,
 //! Playwright, node, Go, in that order of preference). A suite runner's project (Jest,
-//! Vitest, mocha, Playwright, Go; see [`super::init_suites`]) gets a plan that judges every
-//! test case of its suite, run once per trial by `gate suite` with the runner's own retries
-//! off. A pytest, Cargo or plain node project gets a plan that gates ONE test of it, found by
+//! Vitest, mocha, Playwright, Go; see [`super::init_suites`]) gets a plan with a `suite:` task
+//! that runs its suite once per trial with the runner's own retries off and judges every test
+//! case. A pytest, Cargo or plain node project gets a plan that gates ONE test of it, found by
 //! scanning its test files, run once per trial with the runner's retries switched off, judged
 //! by a `design:` rule with the default risks (and is offered the `gate suite` command for the
 //! whole suite). Every line says why it is there, so the file doubles as a tutorial. An

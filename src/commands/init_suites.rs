@@ -2,13 +2,11 @@
 //! runner, and the plan that judges every test case of the suite.
 //!
 //! Each [`SuiteRunner`] says how the runner is recognised, the command that runs its whole
-//! suite once with the runner's OWN retries off and writes a JUnit file to `$GATE_JUNIT` in a
+//! suite once with the runner's OWN retries off and writes its results to `$GATE_JUNIT` in a
 //! form gate's readers judge right (read from the real tools' output: see
 //! scripts/gen-junit-fixtures.sh and tests/cli/init.rs), the exit codes that mean "the suite
-//! could not run", and the runner's native format. The plan written today holds the rule for
-//! every test case (`junit: "*"`) and is run by `gate suite --plan`, which runs the command once
-//! per trial and judges each test case; a plan-file suite task would take the same command,
-//! results path and exit codes from the same entry.
+//! could not run", the format when it is not JUnit, and whether the writer hides retries. The
+//! plan holds the default design and one `suite:` task built from the entry, run by `gate run`.
 //!
 //! A missing runner is a harness error, never a FAIL: `npx --no` exits 1 when the package is
 //! not installed (the code of a failing suite, and npx without `--no` would download it), so
@@ -18,7 +16,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::cli::{IngestFormat, InitArgs, ProjectKind};
+use crate::cli::{InitArgs, ProjectKind};
 use crate::error::Error;
 
 /// One suite runner `gate init` knows.
@@ -41,13 +39,12 @@ pub struct SuiteRunner {
     /// Exit codes of the guarded command that mean the suite could not run.
     pub harness_exit_codes: &'static [i32],
     /// The JUnit writer does not record retries: the command switches them off and
-    /// `gate suite` is told so (`--assume-retries-off`).
+    /// the plan says so (`suite.assume_retries_off`).
     pub assume_retries_off: bool,
     /// What switches the retries off, and what the command cannot switch off, in one line.
     pub retries: &'static str,
-    /// The runner's native format, when gate reads one that shows retries itself, and the
-    /// command that writes it to `$GATE_JUNIT`'s place.
-    pub native: Option<(IngestFormat, &'static str)>,
+    /// The format the command writes to `$GATE_JUNIT` when it is not JUnit (`suite.format`).
+    pub format: Option<&'static str>,
 }
 
 /// The runners, in the order detection prefers them (unit-test runners before Playwright).
@@ -64,7 +61,7 @@ pub const RUNNERS: &[SuiteRunner] = &[
         retries: "Jest has no flag that turns `jest.retryTimes` off, so jest-junit records each test's \
                   `invocations` (junitTestCaseProperties.js, written beside package.json) and gate grades \
                   the first attempt of a retried test",
-        native: None,
+        format: None,
     },
     SuiteRunner {
         kind: ProjectKind::Vitest,
@@ -77,7 +74,7 @@ pub const RUNNERS: &[SuiteRunner] = &[
         assume_retries_off: true,
         retries: "`--retry=0` overrides `retry` in vitest.config; Vitest's JUnit does not record retries, \
                   so no test may set its own `{ retry: N }`",
-        native: None,
+        format: None,
     },
     SuiteRunner {
         kind: ProjectKind::Mocha,
@@ -92,7 +89,7 @@ pub const RUNNERS: &[SuiteRunner] = &[
         assume_retries_off: true,
         retries: "`--retries 0` overrides `retries` in .mocharc; mocha-junit-reporter does not record \
                   retries, so no test may call `this.retries(N)`",
-        native: None,
+        format: None,
     },
     SuiteRunner {
         kind: ProjectKind::Playwright,
@@ -100,30 +97,27 @@ pub const RUNNERS: &[SuiteRunner] = &[
         packages: &["@playwright/test"],
         configs: &["playwright.config."],
         guard: r#"npx --no -- playwright --version >/dev/null 2>&1 || { echo "gate: @playwright/test is not installed in this project (npm ci, or npm install --save-dev @playwright/test)" >&2; exit 127; }"#,
-        command: r#"PLAYWRIGHT_JUNIT_OUTPUT_FILE="$GATE_JUNIT" npx --no -- playwright test --retries=0 --reporter=junit"#,
+        // `--output`: its artifacts (test-results/) go to the trial's own TMPDIR, since the
+        // box lets a suite create nothing beside gate's plan and ledger.
+        command: r#"PLAYWRIGHT_JUNIT_OUTPUT_FILE="$GATE_JUNIT" npx --no -- playwright test --retries=0 --reporter=junit --output="${TMPDIR:-/tmp}/playwright-test-results""#,
         harness_exit_codes: &[127],
         assume_retries_off: true,
         retries: "`--retries=0` overrides `retries:` in playwright.config (a generated config retries \
                   twice on CI); its JUnit does not record retries, so no `test.describe.configure({ retries })`",
-        native: None,
+        format: None,
     },
     SuiteRunner {
         kind: ProjectKind::Go,
         label: "Go",
         packages: &[],
         configs: &["go.mod"],
-        guard: r#"command -v go >/dev/null 2>&1 && command -v gotestsum >/dev/null 2>&1 || { echo "gate: go or gotestsum is not installed (gotestsum: go install gotest.tools/gotestsum@latest)" >&2; exit 127; }"#,
-        // One record per test per run: with `-count=1` gotestsum's JUnit has no repeated name
-        // (its failures-first order only misleads across repeats in one file).
-        command: r#"gotestsum --junitfile "$GATE_JUNIT" -- -count=1 ./..."#,
+        guard: r#"command -v go >/dev/null 2>&1 || { echo "gate: go is not installed (https://go.dev/doc/install)" >&2; exit 127; }"#,
+        // `go test -json`: the events in run order (gotestsum's JUnit lists failures first).
+        command: r#"go test -count=1 -json ./... > "$GATE_JUNIT""#,
         harness_exit_codes: &[127],
         assume_retries_off: false,
-        retries: "`go test` never retries and `-count=1` switches its test cache off; leave gotestsum's \
-                  `--rerun-fails` off",
-        native: Some((
-            IngestFormat::GoJson,
-            r#"go test -count=1 -json ./... > "$GATE_JUNIT""#,
-        )),
+        retries: "`go test` never retries and `-count=1` switches its test cache off",
+        format: Some("go-json"),
     },
 ];
 
@@ -133,28 +127,33 @@ pub fn runner(kind: ProjectKind) -> Option<&'static SuiteRunner> {
 }
 
 impl SuiteRunner {
-    /// The guarded command `sh -c` runs once per trial: the guard and the command on lines
-    /// of their own.
-    pub fn guarded(&self) -> String {
-        format!("\n  {}\n  {}", self.guard, self.command)
-    }
-
-    /// The `gate suite` command line for this runner and `plan` (a path as seen from the
-    /// project directory): the command quoted over three lines (`sh` reads the newlines
-    /// inside the quotes as command separators).
-    pub fn gate_suite(&self, plan: &str) -> String {
+    /// The plan's `suite:` task for this runner: the guard and the command as a block
+    /// (`sh` runs them in turn), its harness exit codes, and what the writer needs said.
+    pub fn suite_task(&self, cwd: &str) -> String {
         let codes: Vec<String> = self.harness_exit_codes.iter().map(i32::to_string).collect();
-        format!(
-            "gate suite --plan {} --harness-exit-codes {}{} -- {}",
-            sh_word(plan),
-            codes.join(","),
-            if self.assume_retries_off {
-                " --assume-retries-off"
-            } else {
-                ""
-            },
-            sh_single(&self.guarded())
-        )
+        let mut t = format!("  - id: {}\n", self.label.to_ascii_lowercase());
+        if cwd != "." {
+            let _ = writeln!(
+                t,
+                "    cwd: \"{}\"  # the project, relative to this file (commands run where the plan is)",
+                cwd.replace('\\', "\\\\").replace('"', "\\\"")
+            );
+        }
+        let _ = write!(
+            t,
+            "    suite:\n      run: |\n        {}\n        {}\n      harness_exit_codes: [{}]  # the guard's: the runner is not installed\n",
+            self.guard,
+            self.command,
+            codes.join(", ")
+        );
+        if let Some(f) = self.format {
+            let _ = writeln!(t, "      format: {f}");
+        }
+        if self.assume_retries_off {
+            t.push_str("      assume_retries_off: true  # its JUnit hides retries; the command turns them off\n");
+        }
+        t.push_str("    timeout: 30m  # bounds each suite run\n");
+        t
     }
 }
 
@@ -218,8 +217,8 @@ pub const JEST_PROPERTIES_FILE: &str = "junitTestCaseProperties.js";
 
 /// Write the plan for `r` (and, for Jest, the properties file) and print how to run it.
 pub fn execute(args: &InitArgs, r: &SuiteRunner, others: &[&SuiteRunner]) -> Result<u8, Error> {
-    let plan_from_project = super::init::relative_to(&args.dir, &args.output);
-    let text = render(r, &plan_from_project);
+    let cwd = super::init::relative_to(args.output.parent().unwrap_or(Path::new(".")), &args.dir);
+    let text = render(r, &cwd);
     super::init::create_new(&args.output, &text)?;
     println!(
         "wrote {} for {} {} project: every test case of the suite, judged on its own",
@@ -231,17 +230,10 @@ pub fn execute(args: &InitArgs, r: &SuiteRunner, others: &[&SuiteRunner]) -> Res
         jest_properties(&args.dir)?;
     }
     super::init::zone_note(&args.output);
-    let cd = if args.dir == Path::new(".") {
-        String::new()
-    } else {
-        format!("cd {} && ", sh_word(&args.dir.display().to_string()))
-    };
-    let suite = r.gate_suite(&plan_from_project);
+    let plan = sh_word(&args.output.display().to_string());
     println!(
-        "next: run the suite once per trial, retries off, until every test case is decided:\n  {cd}{}\n\
-         In GitHub Actions:\n  - run: |\n      {cd}{}",
-        suite.replace('\n', "\n  "),
-        suite.replace('\n', "\n      "),
+        "next: gate check {plan}   # what the plan will do\n      gate run {plan}     # the suite once per trial, retries off, until every test case is decided\n\
+         In GitHub Actions:\n  - run: gate run {plan}"
     );
     for o in others {
         println!(
@@ -294,21 +286,19 @@ fn article(label: &str) -> &'static str {
     }
 }
 
-/// The plan file: the default design for every test case, and the command in its comments.
-pub fn render(r: &SuiteRunner, plan: &str) -> String {
+/// The plan file: the default design, and one `suite:` task whose every test case it judges.
+pub fn render(r: &SuiteRunner, cwd: &str) -> String {
     let mut text = String::new();
-    let codes: Vec<String> = r.harness_exit_codes.iter().map(i32::to_string).collect();
     // `write!` to a String cannot fail.
     let _ = write!(
         text,
         "\
-# gate plan file, written by `gate init` for {a} {label} project: every test case of the
-# suite is judged on its own by the rule below. From the project directory, run the suite
-# once per trial with retries off until every test case is decided:
-#   {suite}
+# gate plan file, written by `gate init` for {a} {label} project: the suite runs once per
+# trial with its own retries off, and every test case is judged on its own by the rule below.
+#   gate check gate.yaml   # what this plan will do
+#   gate run gate.yaml     # run it: PASS (exit 0), FAIL (1), INCONCLUSIVE (3)
 # Retries: {retries}.
-# Exit {codes} means the runner is not installed: a harness error (exit 4), never a FAIL.
-# Every key is described in docs/plan-file.md; the runners in docs/runners.md.
+# Every key is described in docs/plan-file.md (\"Suite tasks\"); the runners in docs/runners.md.
 
 version: 1  # the plan-file format; 1 is the only version so far
 
@@ -323,20 +313,14 @@ sampling:
     rule: single
 
 tasks:
-  # Every test case the suite reports, each judged on its own by the rule above. To give one
-  # test its own rule, put a task that selects it first:
-  #   - id: refund
-  #     junit: \"*refund*\"
-  #     sampling:
-  #       single: {{n: 20, c: 2}}
-  - id: every-test
-    junit: \"*\"
-",
+  # The whole suite as each trial; each test case becomes a task `{id}/CASE`. A missing
+  # runner exits 127: a harness error (exit 4, no verdict), never a FAIL.
+{task}",
         a = article(r.label),
         label = r.label,
-        suite = r.gate_suite(plan).replace('\n', "\n#   "),
         retries = r.retries,
-        codes = codes.join(", "),
+        id = r.label.to_ascii_lowercase(),
+        task = r.suite_task(cwd),
     );
     text
 }

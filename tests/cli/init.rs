@@ -1,5 +1,5 @@
 //! `gate init` for suite runners (Jest, Vitest, mocha, Playwright, Go): what it detects, the
-//! plan it writes, and — where the runner is installed — the printed `gate suite` command run
+//! plan it writes (a `suite:` task), and — where the runner is installed — the printed `gate run` run
 //! end to end on a suite whose outcomes follow an invocation counter, so every verdict is
 //! known independently of the runner's output:
 //!
@@ -8,7 +8,7 @@
 //!   cancel   fails when k % 4 != 0
 //!
 //! The JavaScript runners come from `scripts/node-runners.sh` (target/node-runners, which
-//! scripts/test.sh fills); Go from `go` and `gotestsum` on PATH. A test whose runner is absent
+//! scripts/test.sh fills); Go from `go` on PATH. A test whose runner is absent
 //! says so on stderr and checks only what needs no runner.
 
 use std::path::{Path, PathBuf};
@@ -42,16 +42,14 @@ fn init(dir: &Path, args: &[&str]) -> String {
     String::from_utf8(out).expect("utf-8")
 }
 
-/// The `gate suite` command `gate init` printed (the lines after `next:`), as a user copies it.
+/// The `gate run` command `gate init` printed (second line of `next:`), as a user copies it.
 fn printed_command(stdout: &str) -> String {
-    let lines: Vec<&str> = stdout
+    let line = stdout
         .lines()
-        .skip_while(|l| !l.starts_with("next:"))
-        .skip(1)
-        .take_while(|l| !l.starts_with("In GitHub Actions:"))
-        .collect();
-    assert!(!lines.is_empty(), "no command after `next:` in:\n{stdout}");
-    lines.join("\n")
+        .map(str::trim_start)
+        .find(|l| l.starts_with("gate run "))
+        .unwrap_or_else(|| panic!("no `gate run` in:\n{stdout}"));
+    line.split("   #").next().unwrap_or(line).trim().to_string()
 }
 
 /// The directory of the `gate` binary under test, to put first on PATH.
@@ -131,8 +129,8 @@ fn run_printed(dir: &Path, stdout: &str) -> serde_json::Value {
     std::fs::write(dir.join("gate.yaml"), small).expect("write plan");
     std::fs::create_dir_all(dir.join("counters")).expect("counters");
     let command = printed_command(stdout).replacen(
-        "gate suite ",
-        "gate suite --json report.json --no-step-summary ",
+        "gate run ",
+        "gate run --json report.json --no-step-summary ",
         1,
     );
     let path = format!(
@@ -244,7 +242,7 @@ fn jest_project_got_a_node_test_plan_whose_every_trial_failed_to_load() {
         !plan.contains("node --test") && !out.contains("node --test"),
         "{plan}"
     );
-    assert!(out.contains("npx --no -- jest --ci"), "{out}");
+    assert!(plan.contains("npx --no -- jest --ci"), "{plan}");
     // jest-junit is told to record `invocations`, which shows `jest.retryTimes` retries.
     let props = std::fs::read_to_string(dir.path().join("junitTestCaseProperties.js"))
         .expect("properties file");
@@ -371,11 +369,12 @@ fn vitest_mocha_and_playwright_projects_get_their_own_suite_command_with_retries
         // Vitest's ESM test imports the CommonJS counter under a `.cjs` name.
         std::fs::write(dir.path().join("counter.cjs"), COUNTER_JS).unwrap();
         let out = init(dir.path(), &[]);
+        let plan = std::fs::read_to_string(dir.path().join("gate.yaml")).unwrap();
         assert!(out.contains(says), "{out}");
-        assert!(out.contains(command), "{out}");
+        assert!(plan.contains(command), "{plan}");
         // The writers that hide retries are read on the command's word (`--retry=0` …).
-        assert!(out.contains("--assume-retries-off"), "{out}");
-        assert!(!out.contains("node --test"), "{out}");
+        assert!(plan.contains("assume_retries_off: true"), "{plan}");
+        assert!(!plan.contains("node --test"), "{plan}");
         if modules.is_some() {
             assert_counter_truth(&run_printed(dir.path(), &out));
         }
@@ -455,8 +454,12 @@ fn a_go_project_runs_its_suite_with_the_test_cache_off_end_to_end() {
     let dir = go_project();
     let out = init(dir.path(), &[]);
     assert!(out.contains("for a Go project"), "{out}");
-    assert!(out.contains("-count=1 ./..."), "{out}");
-    if have("go", "version") && have("gotestsum", "--version") {
+    let plan = std::fs::read_to_string(dir.path().join("gate.yaml")).unwrap();
+    assert!(
+        plan.contains("go test -count=1 -json ./...") && plan.contains("format: go-json"),
+        "{plan}"
+    );
+    if have("go", "version") {
         assert_counter_truth(&run_printed(dir.path(), &out));
     }
 }
@@ -488,12 +491,14 @@ fn a_missing_runner_is_a_harness_error_never_a_fail() {
         .expect("sh");
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert_eq!(run.status.code(), Some(4), "{stderr}");
+    let stdout = String::from_utf8_lossy(&run.stdout);
     assert!(
-        stderr.contains("the command exited 127, a declared harness exit code")
-            && stderr.contains("gate: jest or jest-junit is not installed in this project"),
-        "{stderr}"
+        stdout.contains("exited 127")
+            && format!("{stdout}{stderr}")
+                .contains("gate: jest or jest-junit is not installed in this project"),
+        "{stdout}{stderr}"
     );
-    // Go without gotestsum on PATH: the same.
+    // Go without go on PATH: the same.
     let dir = go_project();
     let out = init(dir.path(), &[]);
     // PATH holds only gate and sh.
@@ -510,12 +515,13 @@ fn a_missing_runner_is_a_harness_error_never_a_fail() {
         )
         .output()
         .expect("sh");
-    let stderr = String::from_utf8_lossy(&run.stderr);
-    assert_eq!(run.status.code(), Some(4), "{stderr}");
-    assert!(
-        stderr.contains("gate: go or gotestsum is not installed"),
-        "{stderr}"
+    let out = format!(
+        "{}{}",
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr)
     );
+    assert_eq!(run.status.code(), Some(4), "{out}");
+    assert!(out.contains("run exited 127 (command not found)"), "{out}");
 }
 
 /// pytest missing: `python3 -m pytest` exits 1 ("No module named pytest"), the code of a
@@ -594,11 +600,13 @@ fn init_output_in_another_dir_runs_its_test_from_there() {
         .stdout(predicate::str::contains(
             "trials     run 3 · passed 3 · failed 0",
         ));
-    // A suite runner's command is printed to run from the project.
+    // A suite runner's plan names the project with `cwd:` too.
     let dir = go_project();
     std::fs::create_dir_all(dir.path().join("ci")).unwrap();
     let out = init(dir.path(), &["-o", "ci/gate.yaml"]);
-    assert!(out.contains("gate suite --plan ci/gate.yaml"), "{out}");
+    assert!(out.contains("gate run ci/gate.yaml"), "{out}");
+    let plan = std::fs::read_to_string(dir.path().join("ci/gate.yaml")).unwrap();
+    assert!(plan.contains("    cwd: \"..\""), "{plan}");
 }
 
 // ------------------------------------------------------- the JUnit files the commands write
