@@ -102,7 +102,7 @@ fn init_detects_go_and_disables_the_test_cache() {
     // The whole suite, once per trial through `gate suite` (tests/cli/init.rs runs it).
     let plan = init(dir.path());
     assert!(
-        plan.contains(r#"gotestsum --junitfile "$GATE_JUNIT" -- -count=1 ./..."#),
+        plan.contains(r#"go test -count=1 -json ./... > "$GATE_JUNIT""#),
         "{plan}"
     );
     gate()
