@@ -38,6 +38,7 @@ compile_error!(
 
 pub mod cli;
 pub mod commands;
+pub mod design;
 pub mod error;
 pub mod explain;
 pub mod format;

@@ -352,7 +352,7 @@ pub(crate) fn rules(args: &IngestArgs) -> Result<Rules, Error> {
         )
     } else if let Some(single) = &args.single {
         let bad = || {
-            anyhow::anyhow!(
+            crate::error::usage!(
                 "`--single {single}`: expected N,C (runs, failures tolerated), e.g. `--single 20,3`"
             )
         };

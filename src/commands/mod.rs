@@ -10,7 +10,6 @@ pub mod init;
 pub mod init_evals;
 pub mod man;
 pub mod plan;
-pub mod plan_zone;
 pub mod report;
 pub mod run;
 pub mod schema;
