@@ -254,35 +254,22 @@ pub fn render_text(r: &CompareReport) -> String {
 
 /// The lattice as head losses, at most a dozen rows (the full lattice is in the JSON).
 fn lattice_losses(out: &mut String, lattice: &[LatticeJson]) {
-    let Some(last) = lattice.last() else {
-        return;
-    };
-    let raw = last.trials.div_ceil(12).max(1);
-    let step = [
-        1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10_000,
-    ]
-    .into_iter()
-    .find(|&s| s >= raw)
-    .unwrap_or(raw);
-    let cell = |v: Option<u64>| v.map_or_else(|| "-".to_string(), |v| v.to_string());
-    let _ = writeln!(out, "  after t discordant pairs:");
-    let _ = writeln!(
+    super::lattice_table(
         out,
-        "  {:>16} {:>24} {:>24}",
-        "discordant t", "PASS if head losses <=", "FAIL if head losses >="
+        lattice,
+        &super::LatticeTable {
+            steps: &[
+                1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10_000,
+            ],
+            caption: "after t discordant pairs:",
+            headings: [
+                "discordant t",
+                "PASS if head losses <=",
+                "FAIL if head losses >=",
+            ],
+            widths: [16, 24],
+        },
     );
-    for row in lattice
-        .iter()
-        .filter(|r| r.trials % step == 0 || r.trials == last.trials)
-    {
-        let _ = writeln!(
-            out,
-            "  {:>16} {:>24} {:>24}",
-            row.trials,
-            cell(row.pass_max_failures),
-            cell(row.fail_min_failures)
-        );
-    }
 }
 
 /// A computed rate, to one decimal of a percent.

@@ -107,38 +107,60 @@ fn trials(n: u64) -> String {
 /// failures <= r_t, FAIL once failures >= a_t. At most a dozen rows, evenly spaced in t (the
 /// full lattice is in the JSON).
 fn lattice_text(out: &mut String, lattice: &[LatticeJson]) {
+    lattice_table(
+        out,
+        lattice,
+        &LatticeTable {
+            steps: &[
+                1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 5000, 10_000,
+                20_000, 25_000, 50_000, 100_000,
+            ],
+            caption: "as failure counts, after t graded trials:",
+            headings: ["trials t", "PASS if failures <=", "FAIL if failures >="],
+            widths: [10, 22],
+        },
+    );
+}
+
+/// How [`lattice_table`] lays a lattice out.
+pub(super) struct LatticeTable {
+    /// The round steps in t to choose from (the first giving at most 12 rows).
+    pub steps: &'static [u64],
+    /// The line above the table.
+    pub caption: &'static str,
+    /// The three column headings: t, the PASS bound, the FAIL bound.
+    pub headings: [&'static str; 3],
+    /// The width of the t column and of each bound column.
+    pub widths: [usize; 2],
+}
+
+/// A lattice as a table of at most a dozen rows, evenly spaced in t and always ending at
+/// the truncation; `-` where a verdict is not reachable yet.
+pub(super) fn lattice_table(out: &mut String, lattice: &[LatticeJson], t: &LatticeTable) {
     let Some(last) = lattice.last() else {
         return;
     };
-    // A round step giving at most 12 rows, always ending at max_trials.
     let raw = last.trials.div_ceil(12).max(1);
-    let step = [
-        1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 5000, 10_000, 20_000,
-        25_000, 50_000, 100_000,
-    ]
-    .into_iter()
-    .find(|&s| s >= raw)
-    .unwrap_or(raw);
+    let step = t.steps.iter().copied().find(|&s| s >= raw).unwrap_or(raw);
     let cell = |v: Option<u64>| v.map_or_else(|| "-".to_string(), |v| v.to_string());
-    let _ = writeln!(out, "  as failure counts, after t graded trials:");
-    let _ = writeln!(
-        out,
-        "  {:>10} {:>22} {:>22}",
-        "trials t", "PASS if failures <=", "FAIL if failures >="
-    );
+    let [tw, w] = t.widths;
+    let _ = writeln!(out, "  {}", t.caption);
+    let [h0, h1, h2] = t.headings;
+    let _ = writeln!(out, "  {h0:>tw$} {h1:>w$} {h2:>w$}");
     for row in lattice
         .iter()
         .filter(|r| r.trials % step == 0 || r.trials == last.trials)
     {
         let _ = writeln!(
             out,
-            "  {:>10} {:>22} {:>22}",
+            "  {:>tw$} {:>w$} {:>w$}",
             row.trials,
             cell(row.pass_max_failures),
             cell(row.fail_min_failures)
         );
     }
 }
+
 /// The human-readable report.
 pub fn render_text(r: &PlanReport) -> String {
     let mut out = String::new();
