@@ -1,5 +1,5 @@
 //! `gate plan`'s text: the report of [`crate::design`] in words, tables, a plan-file snippet
-//! and a terminal OC curve ([`curve`]); [`svg`] draws the same curves as a chart and
+//! and a terminal OC curve (`curve.rs`); [`svg`] draws the same curves as a chart and
 //! [`compare`] renders `gate plan --compare`. Renderers only: every figure shown is one the
 //! design computed (or the published lattice's OC at a point).
 
