@@ -3,6 +3,7 @@
 
 use std::fmt::Write as _;
 
+use super::rate_at;
 use crate::design::{CompareReport, LatticeJson};
 use crate::format::{num, percent, rate};
 
@@ -270,11 +271,6 @@ fn lattice_losses(out: &mut String, lattice: &[LatticeJson]) {
             widths: [16, 24],
         },
     );
-}
-
-/// A computed rate, to one decimal of a percent.
-fn rate_at(p: f64) -> String {
-    format!("{:.1}%", p * 100.0)
 }
 
 /// An odds ratio to at most three decimals (2.25, 3, 1.778).

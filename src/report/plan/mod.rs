@@ -572,7 +572,7 @@ fn discreteness_note(out: &mut String, r: &PlanReport) {
 }
 
 /// A computed rate (not one the user typed), to one decimal of a percent.
-fn rate_at(p: f64) -> String {
+pub(super) fn rate_at(p: f64) -> String {
     format!("{:.1}%", p * 100.0)
 }
 
