@@ -17,8 +17,8 @@ use crate::cli::{DesignRule, ErrorPolicy, IngestArgs, IngestFormat, OutputArgs};
 use crate::error::Error;
 use crate::ingest::{self, Format, History, Options};
 use crate::ledger::{
-    DecisionRow, Header, Ledger, OnInconclusive, Row, RunStatus, SCHEMA_VERSION, SourceFile,
-    TaskSpec, TimeoutPolicy, now_rfc3339, sha256_hex,
+    DecisionRow, Header, Ledger, OnInconclusive, Row, RunStatus, SourceFile, TaskSpec,
+    TimeoutPolicy, now_rfc3339, sha256_hex,
 };
 use crate::model::{Judgement, Verdict};
 use crate::plan::schema::{Rate, Rule, SamplingSpec};
@@ -206,7 +206,8 @@ pub(crate) fn judge_runs(
         ),
     };
     let header = |run_id: &str| Header {
-        schema: SCHEMA_VERSION,
+        // An ingest has no suite task: the schema before suites.
+        schema: crate::ledger::schema_for(&[]),
         gate_version: env!("CARGO_PKG_VERSION").to_string(),
         run_id: run_id.to_string(),
         plan_path,
@@ -441,6 +442,7 @@ pub(crate) fn assign<'h>(
         check: None,
         timeout_s: None,
         compare: rule.compare.as_deref().map(ingest::pairs::record),
+        suite: None,
     };
     let mut tasks = Vec::new();
     let mut unselected = Vec::new();

@@ -33,6 +33,7 @@ pub fn single(id: &str, n: u64, c: u64) -> TaskSpec {
         check: Some("./check".to_string()),
         timeout_s: Some(30.0),
         compare: None,
+        suite: None,
     }
 }
 
@@ -55,7 +56,7 @@ pub fn sequential(id: &str, max_trials: u64) -> TaskSpec {
 /// A header for these tasks.
 pub fn header(tasks: Vec<TaskSpec>, shard: Option<Shard>) -> Header {
     Header {
-        schema: crate::ledger::SCHEMA_VERSION,
+        schema: 2,
         gate_version: "0.1.0".to_string(),
         run_id: format!("run-{}", shard.map_or(0, |s| s.k)),
         plan_path: "plans/demo.yaml".to_string(),
@@ -110,6 +111,7 @@ pub fn attempt(task: &str, trial: u64, attempt: u32, outcome: Outcome) -> Attemp
         log: None,
         side: None,
         pair_position: None,
+        suite_run: None,
     }
 }
 

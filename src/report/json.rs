@@ -220,6 +220,24 @@ pub struct JsonTaskPlan {
     pub alpha: Option<f64>,
     /// The OC curve.
     pub oc: Vec<JsonOc>,
+    /// The indifference zone: between its edges the verdict can go either way; `null` for
+    /// a compare rule, or a rule whose OC never reaches one half.
+    pub zone: Option<JsonZone>,
+}
+
+/// A task's indifference zone.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct JsonZone {
+    /// The lower edge: the regressed rate (or, with no rates stated, where P(PASS) = 10%).
+    pub low: f64,
+    /// The upper edge: the healthy rate (or, with no rates stated, where P(PASS) = 95%).
+    pub high: f64,
+    /// The success rate at which the task passes half the time, from the exact OC.
+    pub half_pass_rate: f64,
+    /// Whether the edges are the plan's stated rates.
+    pub stated: bool,
+    /// The same, in the one line the terminal and Markdown reports print.
+    pub text: String,
 }
 
 /// One OC point.
@@ -615,6 +633,13 @@ fn task(t: &TaskReport) -> JsonTask {
             healthy: t.healthy,
             alpha: t.alpha,
             oc: t.oc.iter().map(JsonOc::from).collect(),
+            zone: t.zone.as_ref().map(|z| JsonZone {
+                low: z.lo,
+                high: z.hi,
+                half_pass_rate: z.half,
+                stated: t.zone_stated,
+                text: crate::format::zone_line(z, t.zone_stated),
+            }),
         },
         trials: r.counts.into(),
         decided_at: r.decided_at,

@@ -345,6 +345,15 @@ fn task(out: &mut String, t: &TaskReport, policy: OnInconclusive, detail: Detail
         }
         out.push('\n');
     }
+    // Outside the fold: a newcomer who sees a test at 80% pass one day and fail the next
+    // must find why without opening the detail.
+    if let Some(z) = &t.zone {
+        let _ = writeln!(
+            out,
+            "**Zone:** {}\n",
+            cell(&crate::format::zone_line(z, t.zone_stated))
+        );
+    }
     // The detail folds away: a page of many tasks stays readable.
     out.push_str("<details><summary>Plan, estimates, score vector and OC</summary>\n\n");
     let _ = writeln!(

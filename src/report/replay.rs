@@ -290,8 +290,14 @@ pub fn replay(ledgers: &[Ledger]) -> Result<Replay, ReportError> {
     }
 
     let shards = shard_coverage(ledgers)?;
-    let specs = merged_specs(ledgers)?;
-    let mut by_task = collect_attempts(ledgers, &specs)?;
+    let merged = merged_specs(ledgers)?;
+    let suites: BTreeSet<String> = merged
+        .iter()
+        .filter(|s| s.suite.is_some())
+        .map(|s| s.id.clone())
+        .collect();
+    let specs = expand_suites(ledgers, merged);
+    let mut by_task = collect_attempts(ledgers, &specs, &suites)?;
 
     let infos: Vec<LedgerInfo> = ledgers.iter().map(ledger_info).collect();
     let interrupted = infos
@@ -503,6 +509,47 @@ fn merged_specs(ledgers: &[Ledger]) -> Result<Vec<TaskSpec>, ReportError> {
     Ok(specs.into_iter().map(|(s, _)| s).collect())
 }
 
+/// The header's tasks with each suite task replaced by its test cases (`SUITE/CASE`, with
+/// the suite's rule), in order of first appearance in the attempt rows. The suite task itself
+/// stays, judged on its own runs by [`crate::ledger::suite_runs_rule`] as `gate run`
+/// scheduled them, only where one of its runs is not a run of the suite (a harness error),
+/// so that error is the suite's and no verdict is published.
+fn expand_suites(ledgers: &[Ledger], specs: Vec<TaskSpec>) -> Vec<TaskSpec> {
+    if specs.iter().all(|s| s.suite.is_none()) {
+        return specs;
+    }
+    let mut out = Vec::with_capacity(specs.len());
+    for spec in specs {
+        if spec.suite.is_none() {
+            out.push(spec);
+            continue;
+        }
+        let mut seen = BTreeSet::new();
+        let mut cases = Vec::new();
+        let mut broken = false;
+        for a in ledgers.iter().flat_map(|l| l.attempts()) {
+            if a.task == spec.id {
+                broken |= !matches!(a.outcome, Outcome::Pass | Outcome::Cancelled)
+                    || (a.outcome == Outcome::Pass && a.suite_run.is_none());
+            } else if crate::ledger::suite_of(&a.task) == Some(spec.id.as_str())
+                && seen.insert(a.task.clone())
+            {
+                let case = &a.task[spec.id.len() + 1..];
+                cases.push(spec.suite_case(case));
+            }
+        }
+        if broken || cases.is_empty() {
+            out.push(TaskSpec {
+                sampling: crate::ledger::suite_runs_rule(&spec.sampling),
+                max_unavailable: 0,
+                ..spec
+            });
+        }
+        out.extend(cases);
+    }
+    out
+}
+
 /// Check a task as a ledger header records it, with the rules the plan loader applies, so a
 /// forged or damaged header cannot make a report print impossible figures (a PASS needing
 /// `n - c` passes with `c > n`, a risk computed at a rate of 1.5). Returns what is wrong.
@@ -668,6 +715,7 @@ type TaskTrials = BTreeMap<(u64, Option<crate::pairs::Side>), Vec<SourcedAttempt
 fn collect_attempts(
     ledgers: &[Ledger],
     specs: &[TaskSpec],
+    suites: &BTreeSet<String>,
 ) -> Result<BTreeMap<String, Vec<TrialRecord>>, ReportError> {
     let mut by_task: BTreeMap<String, TaskTrials> = specs
         .iter()
@@ -682,6 +730,11 @@ fn collect_attempts(
                 line: i as u64 + 1,
             };
             let Some(trials) = by_task.get_mut(&a.task) else {
+                // A suite task judged by its test cases (none of its runs broke): its own
+                // rows are the runs, their test cases' rows are what is judged.
+                if suites.contains(&a.task) {
+                    continue;
+                }
                 return Err(ReportError::UnknownTask {
                     task: a.task.clone(),
                     at: source,

@@ -556,6 +556,7 @@ mod tests {
                 log: None,
                 side: None,
                 pair_position: None,
+                suite_run: None,
             };
             let _ = tx.send(TrialMsg::Attempt {
                 row: Box::new(row),
