@@ -4,7 +4,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use gate::cli::Command;
-use gate::{Error, commands};
+use gate::commands;
 
 fn main() -> ExitCode {
     let cli = gate::cli::parse();
