@@ -4,7 +4,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use gate::cli::Command;
-use gate::{Error, commands};
+use gate::commands;
 
 fn main() -> ExitCode {
     let cli = gate::cli::parse();
@@ -17,18 +17,18 @@ fn main() -> ExitCode {
         gate::runner::sys::die_quietly_on_closed_stdout();
     }
     let result = match &cli.command {
-        Command::Plan(args) => commands::plan::execute(args).map_err(Error::from),
-        Command::Explain(args) => commands::explain::execute(args).map_err(Error::from),
+        Command::Plan(args) => commands::plan::execute(args),
+        Command::Explain(args) => commands::explain::execute(args),
         Command::Run(args) => commands::run::execute(args, &cli.output),
         Command::Ingest(args) => commands::ingest::execute(args, &cli.output),
         Command::Suite(args) => commands::suite::execute(args, &cli.output),
         Command::Report(args) => commands::report::execute(args, &cli.output),
         Command::Verify(args) => commands::verify::execute(args),
-        Command::Init(args) => commands::init::execute(args).map_err(Error::from),
+        Command::Init(args) => commands::init::execute(args),
         Command::Check(args) => commands::check::execute(args),
         Command::Schema(args) => commands::schema::execute(args),
-        Command::Completions(args) => commands::completions::completions(args).map_err(Error::from),
-        Command::Man(args) => commands::man::execute(args).map_err(Error::from),
+        Command::Completions(args) => commands::completions::completions(args),
+        Command::Man(args) => commands::man::execute(args),
         Command::BuildId => {
             println!("{}", env!("GATE_SOURCE_HASH"));
             Ok(gate::exit::SUCCESS)

@@ -60,7 +60,7 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
     if let Some(s) = shard {
         plan.check_shard(s).map_err(Error::Usage)?;
     }
-    let outputs = crate::output::preflight(
+    let outputs = super::preflight(
         &args.reports,
         &[
             Guarded {
@@ -296,7 +296,7 @@ fn finish(
     // A report path swapped while the command ran: say so instead of printing a verdict
     // that is then not published.
     outputs.recheck()?;
-    let text = Output::resolve(output, human_is_terminal).summary(&report.terminal());
+    let text = Output::resolve(&output.into(), human_is_terminal).summary(&report.terminal());
     let ledger_line = format!("ledger: {}\n", session.path().display());
     let mut out = std::io::stdout().lock();
     if to_stdout {
