@@ -115,6 +115,7 @@ pub fn preflight(files: &ReportFiles, guarded: &[Guarded]) -> Result<Outputs, Er
         junit: files.junit.as_deref(),
         summary: files.summary.as_deref(),
         json: files.json.as_deref(),
+        svg: None,
         step_summary: step.as_deref(),
     };
     publish::preflight(&req, guarded)

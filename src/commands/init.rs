@@ -18,23 +18,29 @@ use crate::exit;
 
 /// Execute `gate init`; returns the exit code.
 pub fn execute(args: &InitArgs) -> anyhow::Result<u8> {
+    // Everything gate init reads of the project, read within a time bound (a FIFO, a hung
+    // network filesystem): the reading thread is left behind if it blocks.
+    let (dir, given) = (args.dir.clone(), args.kind);
+    let (eval, detected, example) = within(SCAN_TIME, &args.dir, move || {
+        let eval = given
+            .is_none()
+            .then(|| super::init_evals::detect(&dir))
+            .flatten();
+        let detected = given.or_else(|| detect(&dir));
+        let example = detected.map(|k| example_test(&dir, k));
+        (eval, detected, example.flatten())
+    })?;
     // An eval tool's project is judged with `gate ingest` on the tool's own output.
-    if args.kind.is_none()
-        && let Some(eval) = super::init_evals::detect(&args.dir)
-    {
+    if let Some(eval) = eval {
         return super::init_evals::execute(args, &eval);
     }
-    let kind = match args.kind {
-        Some(k) => k,
-        None => detect(&args.dir).with_context(|| {
-            format!(
-                "`{}` holds no pytest, Cargo, node or Go project that gate init recognises; \
-                 pass `--kind pytest|cargo|node|go`, or start from plans/examples/ and docs/plan-file.md",
-                args.dir.display()
-            )
-        })?,
-    };
-    let example = example_test(&args.dir, kind);
+    let kind = detected.with_context(|| {
+        format!(
+            "`{}` holds no pytest, Cargo, node or Go project that gate init recognises; \
+             pass `--kind pytest|cargo|node|go`, or start from plans/examples/ and docs/plan-file.md",
+            args.dir.display()
+        )
+    })?;
     let text = render(kind, example.as_ref());
     // `create_new`: refuse to overwrite, atomically (no check-then-write race).
     let mut file = match fs::OpenOptions::new()
@@ -131,6 +137,29 @@ fn pytest_importable() -> bool {
             }
         }
     }
+}
+
+/// How long `gate init` may spend reading the project.
+const SCAN_TIME: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// `scan()` on a thread of its own, or an error naming `dir` when it takes over `time`.
+fn within<T: Send + 'static>(
+    time: std::time::Duration,
+    dir: &Path,
+    scan: impl FnOnce() -> T + Send + 'static,
+) -> anyhow::Result<T> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(scan());
+    });
+    rx.recv_timeout(time).map_err(|_| {
+        anyhow::anyhow!(
+            "reading the project in `{}` took more than {} s (a FIFO, or a slow or hung \
+             filesystem?); nothing was written",
+            dir.display(),
+            time.as_secs_f64()
+        )
+    })
 }
 
 /// A project file's text, read as [`crate::input::read_project_file`] reads it (regular,
@@ -481,6 +510,24 @@ policy:
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_project_read_that_hangs_is_cut_off_by_the_time_bound() {
+        let started = std::time::Instant::now();
+        let err = within(
+            std::time::Duration::from_millis(50),
+            Path::new("proj"),
+            || std::thread::sleep(std::time::Duration::from_secs(5)),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
+        assert!(
+            err.contains("reading the project in `proj` took more than 0.05 s"),
+            "{err}"
+        );
+        assert_eq!(within(SCAN_TIME, Path::new("."), || 7).unwrap(), 7);
+    }
 
     #[test]
     fn names_are_found_in_each_language() {

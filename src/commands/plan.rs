@@ -7,7 +7,7 @@
 
 use std::fmt::Write as _;
 
-use anyhow::{Context, anyhow};
+use anyhow::anyhow;
 use serde::Serialize;
 
 use crate::cli::{Format, PlanArgs, SequentialRuleArg};
@@ -55,9 +55,21 @@ pub fn execute(args: &PlanArgs) -> anyhow::Result<u8> {
         ..PlanOptions::new(healthy, regressed, args.alpha, args.beta)
     })?;
     if let Some(path) = &args.svg {
+        // The one preflight of every report path: never a FIFO, device, symlink or folder,
+        // written to a fresh file renamed over the name.
+        let outputs = crate::publish::preflight(
+            &crate::publish::Request {
+                svg: Some(path),
+                ..Default::default()
+            },
+            &[],
+        )?;
         let svg = render_svg(&report)?;
-        std::fs::write(path, svg)
-            .with_context(|| format!("cannot write the SVG chart to `{}`", path.display()))?;
+        if outputs.on_stdout(crate::publish::Kind::Svg) {
+            print!("{svg}");
+            return Ok(exit::SUCCESS);
+        }
+        outputs.write(crate::publish::Kind::Svg, &svg)?;
     }
     match args.format {
         Format::Text => {
