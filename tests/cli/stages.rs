@@ -468,6 +468,7 @@ fn a_staged_rule_with_jobs_runs_one_stage_at_a_time() {
         assert_eq!(
             crate::common::decision(&l, task)
                 .verdict
+                .verdict()
                 .map(|v| v.as_str()),
             Some(verdict)
         );
