@@ -18,8 +18,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 pub use crate::model::{
-    Fault, FilesystemWall, OnInconclusive, Outcome, Rates, SandboxMode, Shard, SignalWall,
-    TimeoutPolicy, Walls,
+    Fault, FilesystemWall, MountWall, OnInconclusive, Outcome, Rates, SandboxMode, Shard,
+    SignalWall, TimeoutPolicy, Walls,
 };
 use crate::model::{Judgement, Sampling, Tally};
 

@@ -21,23 +21,34 @@ use crate::exit;
 
 /// Execute `gate init`; returns the exit code.
 pub fn execute(args: &InitArgs) -> Result<u8, Error> {
+    // Everything gate init reads of the project, read within a time bound (a FIFO, a hung
+    // network filesystem): the reading thread is left behind if it blocks.
+    let (dir, given) = (args.dir.clone(), args.kind);
+    let scan = within(SCAN_TIME, &args.dir, move || {
+        let eval = given
+            .is_none()
+            .then(|| super::init_evals::detect(&dir))
+            .flatten();
+        let kind = given.or_else(|| detect(&dir));
+        let suites = super::init_suites::detect(&dir);
+        let example = kind
+            .and_then(OneTest::of)
+            .and_then(|one| example_test(&dir, one));
+        (eval, kind, suites, example)
+    })?;
+    let (eval, kind, suites, example) = scan;
     // An eval tool's project is judged with `gate ingest` on the tool's own output.
-    if args.kind.is_none()
-        && let Some(eval) = super::init_evals::detect(&args.dir)
-    {
+    if let Some(eval) = eval {
         return super::init_evals::execute(args, &eval);
     }
-    let kind = match args.kind {
-        Some(k) => k,
-        None => detect(&args.dir).ok_or_else(|| {
-            Error::Usage(format!(
-                "`{}` holds no pytest, Cargo, Jest, Vitest, mocha, Playwright, node or Go project that gate init \
-                 recognises; pass `--kind pytest|cargo|jest|vitest|mocha|playwright|node|go`, or start from \
-                 plans/examples/ and docs/plan-file.md",
-                args.dir.display()
-            ))
-        })?,
-    };
+    let kind = kind.ok_or_else(|| {
+        Error::Usage(format!(
+            "`{}` holds no pytest, Cargo, Jest, Vitest, mocha, Playwright, node or Go project that gate init \
+             recognises; pass `--kind pytest|cargo|jest|vitest|mocha|playwright|node|go`, or start from \
+             plans/examples/ and docs/plan-file.md",
+            args.dir.display()
+        ))
+    })?;
     let Some(one) = OneTest::of(kind) else {
         let r = super::init_suites::runner(kind).ok_or_else(|| {
             Error::Usage(format!(
@@ -45,13 +56,12 @@ pub fn execute(args: &InitArgs) -> Result<u8, Error> {
                 kind.label()
             ))
         })?;
-        let others: Vec<_> = super::init_suites::detect(&args.dir)
+        let others: Vec<_> = suites
             .into_iter()
             .filter(|o| o.kind != kind && o.kind != ProjectKind::Go)
             .collect();
         return super::init_suites::execute(args, r, &others);
     };
-    let example = example_test(&args.dir, one);
     let cwd = relative_to(args.output.parent().unwrap_or(Path::new(".")), &args.dir);
     let text = render(one, example.as_ref(), &cwd);
     create_new(&args.output, &text)?;
@@ -229,6 +239,29 @@ fn pytest_importable() -> bool {
             }
         }
     }
+}
+
+/// How long `gate init` may spend reading the project.
+const SCAN_TIME: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// `scan()` on a thread of its own, or an input error naming `dir` when it takes over `time`.
+fn within<T: Send + 'static>(
+    time: std::time::Duration,
+    dir: &Path,
+    scan: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, Error> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(scan());
+    });
+    rx.recv_timeout(time).map_err(|_| {
+        Error::Usage(format!(
+            "reading the project in `{}` took more than {} s (a FIFO, or a slow or hung \
+             filesystem?); nothing was written",
+            dir.display(),
+            time.as_secs_f64()
+        ))
+    })
 }
 
 /// A project file's text, read as [`crate::input::read_project_file`] reads it (regular,
@@ -627,6 +660,24 @@ policy:
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_project_read_that_hangs_is_cut_off_by_the_time_bound() {
+        let started = std::time::Instant::now();
+        let err = within(
+            std::time::Duration::from_millis(50),
+            Path::new("proj"),
+            || std::thread::sleep(std::time::Duration::from_secs(5)),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
+        assert!(
+            err.contains("reading the project in `proj` took more than 0.05 s"),
+            "{err}"
+        );
+        assert_eq!(within(SCAN_TIME, Path::new("."), || 7).unwrap(), 7);
+    }
 
     #[test]
     fn names_are_found_in_each_language() {

@@ -28,6 +28,7 @@ pub(crate) fn preflight(
         junit: files.junit.as_deref(),
         summary: files.summary.as_deref(),
         json: files.json.as_deref(),
+        svg: None,
         step_summary: step.as_deref(),
     };
     crate::publish::preflight(&req, guarded)

@@ -105,6 +105,7 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
         Sandbox::new(
             &plan.policy.sandbox,
             &protected_paths(args, &plan_path, &out_dir, &outputs),
+            &state_dirs(&out_dir, &outputs),
         )
         .map_err(Error::Harness)?,
     );
@@ -208,6 +209,17 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
     // No trial runs any more: whatever a trial left behind (escaped its process group, so
     // the group kills missed it) dies now, before the ledger is checked and published.
     crate::runner::sys::kill_orphans();
+    if let (RunStatus::Complete, Some(planted)) = (status, sandbox.planted_plans().first()) {
+        // The box lets a task create files in its working folder: one named like a plan gate
+        // finds by itself would be what the next `gate run` there loads.
+        progress.println(&format!(
+            "error: `{}` appeared during the run, and `gate run` without a plan path would load \
+             it next instead of the plan it names; no verdict is published (a trial may not create \
+             it: remove it, or give the plan's path)",
+            planted.display()
+        ));
+        status = RunStatus::HarnessError;
+    }
     finish(
         &outputs,
         output,
@@ -246,6 +258,19 @@ fn protected_paths(
         );
     }
     paths
+}
+
+/// gate's folders, read-only to a trial wherever they hold none of its roots (the box's
+/// mount layer): the ledger's and every report's.
+fn state_dirs(out_dir: &Path, outputs: &crate::publish::Outputs) -> Vec<PathBuf> {
+    let mut dirs = vec![out_dir.to_path_buf()];
+    dirs.extend(
+        outputs
+            .file_paths()
+            .iter()
+            .filter_map(|p| std::path::absolute(p).ok()?.parent().map(Path::to_path_buf)),
+    );
+    dirs
 }
 
 /// Decide, write the footer, print and write the reports, and return the exit code — all

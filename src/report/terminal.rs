@@ -165,9 +165,10 @@ fn first_failure(out: &mut String, t: &TaskReport) {
         let line: String = printable(line).chars().take(EXCERPT_WIDTH).collect();
         let _ = writeln!(out, "    | {line}");
     }
-    // The box refuses to create files in a folder that holds gate's own files (the plan, the
-    // ledger's folder): a task that writes beside its plan then fails for the box, not for the
-    // agent. Say where it may write, so such a FAIL is not read as a regression.
+    // Without its mount layer the box refuses to create files in a folder that holds gate's
+    // own files (the plan, the ledger's folder): a task that writes beside its plan then fails
+    // for the box, not for the agent. Say where it may write, so such a FAIL is not read as a
+    // regression.
     if [
         "Permission denied",
         "Read-only file system",
@@ -178,8 +179,10 @@ fn first_failure(out: &mut String, t: &TaskReport) {
     {
         let _ = writeln!(
             out,
-            "  hint       a write was refused; if the box refused it: a trial writes in its $TMPDIR, in \
-             folders free of gate's files, and in policy.sandbox.writable (docs/trust.md, \"The box\")"
+            "  hint       a write was refused; if the box refused it: gate's own files are read-only to a \
+             trial, and without the box's mount layer (the sandbox line says) no file can be created \
+             in a folder that holds them; a trial writes in its $TMPDIR, in folders free of gate's \
+             files, and in policy.sandbox.writable (docs/trust.md, \"The box\")"
         );
     }
 }
