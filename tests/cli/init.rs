@@ -521,7 +521,10 @@ fn a_missing_runner_is_a_harness_error_never_a_fail() {
         String::from_utf8_lossy(&run.stderr)
     );
     assert_eq!(run.status.code(), Some(4), "{out}");
-    assert!(out.contains("run exited 127 (command not found)"), "{out}");
+    assert!(
+        out.contains("the suite exited 127, a declared harness exit code"),
+        "{out}"
+    );
 }
 
 /// pytest missing: `python3 -m pytest` exits 1 ("No module named pytest"), the code of a
