@@ -411,6 +411,11 @@ pub struct RunArgs {
     /// far decides, or says CONTINUE with the next stage.
     #[arg(long, value_name = "S", value_parser = clap::value_parser!(u64).range(1..))]
     pub stage: Option<u64>,
+    /// With `--stage S` from stage 2 on: the ledgers of stages 1 to S-1 (repeatable). The
+    /// run starts only if they say CONTINUE with stage S, and runs only the tasks still
+    /// undecided.
+    #[arg(long, value_name = "LEDGER", requires = "stage")]
+    pub after: Vec<PathBuf>,
     /// Continue an interrupted ledger of the same plan and fixtures.
     #[arg(long)]
     pub resume: bool,

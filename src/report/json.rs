@@ -29,11 +29,28 @@ pub fn render(report: &Report) -> Result<String, serde_json::Error> {
     Ok(s)
 }
 
+/// One task of a staged run in the JSON contract.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct JsonTaskStage {
+    /// The task's id.
+    pub id: String,
+    /// Its trials per stage (a single plan's n: it runs whole in stage 1).
+    pub stage_size: u64,
+    /// The most stages it can run.
+    pub last_stage: u64,
+    /// The stage its rule decided in, or `null`.
+    pub decided_in: Option<u64>,
+    /// It ran stages 1 to this (0 for a partial view).
+    pub ran_through: u64,
+    /// Whether it runs in stage `next`.
+    pub runs_next: bool,
+}
+
 /// A staged run's stages in the JSON contract.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct JsonStages {
-    /// Trials per stage.
-    pub stage_size: u64,
+    /// Trials per stage, or `null` when the tasks' stages differ (see `tasks[].stage_size`).
+    pub stage_size: Option<u64>,
     /// Stages 1 to this are present and complete (0 for a partial view).
     pub through: u64,
     /// The most stages the rule can run.
@@ -45,6 +62,10 @@ pub struct JsonStages {
     /// For one ledger that is only part of the evidence: its stage (its verdict waits for
     /// the other ledgers), else `null`.
     pub partial_stage: Option<u64>,
+    /// Each task, in plan order.
+    pub tasks: Vec<JsonTaskStage>,
+    /// The task whose FAIL decided the run while others were still undecided, or `null`.
+    pub failed_early: Option<String>,
 }
 
 /// The whole document.
@@ -559,6 +580,19 @@ impl From<&Report> for JsonReport {
                 decided_in: s.decided_in,
                 next: s.next,
                 partial_stage: s.partial.map(|p| p.0),
+                tasks: s
+                    .tasks
+                    .iter()
+                    .map(|t| JsonTaskStage {
+                        id: t.id.clone(),
+                        stage_size: t.stage_size,
+                        last_stage: t.last_stage,
+                        decided_in: t.decided_in,
+                        ran_through: t.ran_through,
+                        runs_next: t.runs_next,
+                    })
+                    .collect(),
+                failed_early: s.failed_early.clone(),
             }),
             multiplicity: JsonMultiplicity {
                 cost: r.multiplicity.cost,

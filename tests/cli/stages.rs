@@ -84,21 +84,44 @@ fn plan_stage_with_too_few_stages_says_which_flag_to_raise() {
         .stderr(predicates::str::contains("raise `--max-stages`"));
 }
 
-const STAGED: &str = "version: 1\nsampling:\n  sequential: {healthy: 0.9, regressed: 0.7, alpha: 0.05, beta: 0.1, stage: 9}\ntasks:\n  - id: t\n    run: 'case $GATE_TRIAL in 3|14) exit 1;; esac'\n";
+/// Stages of 9 at 90% vs 70%: PASS at 0 failures of 9, FAIL at 4; PASS at 2 of 18, FAIL at 5.
+/// Trials 3 and 14 fail (and 11 and 12 under `MORE_FAILURES`).
+const STAGED: &str = "version: 1\nsampling:\n  sequential: {healthy: 0.9, regressed: 0.7, alpha: 0.05, beta: 0.1, stage: 9}\ntasks:\n  - id: t\n    run: 'case $GATE_TRIAL in 3|14) exit 1;; 11|12) test -z \"$MORE_FAILURES\";; esac'\n";
 
-/// `gate run --stage S --shard K/3` into `out/sS-K.jsonl`; a stage's shard exits 0.
+/// `gate run --stage S --shard K/3` into `out/sS-K.jsonl`, after the ledgers of stages 1 to
+/// S-1 in `out/`; a stage's shard exits 0.
 fn run_shard(fx: &crate::common::Fixture, stage: u64, k: u64) -> std::path::PathBuf {
+    let after: Vec<_> = (1..stage)
+        .flat_map(|s| (1..=3).map(move |j| (s, j)))
+        .map(|(s, j)| fx.path(&format!("out/s{s}-{j}.jsonl")))
+        .collect();
+    run_stage(fx, stage, k, &after, &[]).code(0);
+    fx.path(&format!("out/s{stage}-{k}.jsonl"))
+}
+
+/// `gate run --stage S --shard K/3 --after LEDGER…` into `out/sS-K.jsonl`, with `env`.
+fn run_stage(
+    fx: &crate::common::Fixture,
+    stage: u64,
+    k: u64,
+    after: &[std::path::PathBuf],
+    env: &[(&str, &str)],
+) -> assert_cmd::assert::Assert {
     let ledger = fx.path(&format!("out/s{stage}-{k}.jsonl"));
-    crate::common::gate()
-        .current_dir(fx.dir.path())
+    let mut cmd = crate::common::gate();
+    cmd.current_dir(fx.dir.path())
         .args(["run", "plan.yaml", "--no-step-summary", "--ledger"])
         .arg(&ledger)
         .args(["--stage", &stage.to_string(), "--shard", &format!("{k}/3")])
         .env_remove("GITHUB_ACTIONS")
-        .env_remove("GITHUB_STEP_SUMMARY")
-        .assert()
-        .code(0);
-    ledger
+        .env_remove("GITHUB_STEP_SUMMARY");
+    for l in after {
+        cmd.arg("--after").arg(l);
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.assert()
 }
 
 /// `gate report LEDGERS --json -`: (exit code, JSON, stderr).
@@ -157,12 +180,40 @@ fn sharded_stages_continue_then_decide_and_refuse_what_is_not_a_run() {
     assert_eq!(code, 2);
     assert!(err.contains("stage 1 is missing"), "{err}");
 
-    // A stage run after the decision is refused.
-    let late = run_shard(&fx, 3, 1);
+    // A stage after the decision is refused before any trial runs…
+    run_stage(&fx, 3, 1, &all, &[])
+        .code(2)
+        .stderr(predicates::str::contains(
+            "the staged run already decided (PASS after stage 2)",
+        ));
+    assert!(!fx.path("out/s3-1.jsonl").exists());
+    // … and by the merge, when it ran after another stage 2 (two more failures: undecided).
+    let other: Vec<_> = (1..=3)
+        .map(|k| {
+            let l = fx.path(&format!("out/x2-{k}.jsonl"));
+            crate::common::gate()
+                .current_dir(fx.dir.path())
+                .args(["run", "plan.yaml", "--no-step-summary", "-q", "--ledger"])
+                .arg(&l)
+                .args(["--stage", "2", "--shard", &format!("{k}/3")])
+                .args(
+                    stage1
+                        .iter()
+                        .flat_map(|p| [std::ffi::OsStr::new("--after"), p.as_os_str()]),
+                )
+                .env("MORE_FAILURES", "1")
+                .env_remove("GITHUB_ACTIONS")
+                .assert()
+                .code(0);
+            l
+        })
+        .collect();
+    let undecided: Vec<_> = stage1.iter().chain(&other).cloned().collect();
+    for k in 1..=3 {
+        run_stage(&fx, 3, k, &undecided, &[]).code(0);
+    }
     let mut more = all.clone();
-    more.extend([late, fx.path("out/s3-2.jsonl"), fx.path("out/s3-3.jsonl")]);
-    run_shard(&fx, 3, 2);
-    run_shard(&fx, 3, 3);
+    more.extend((1..=3).map(|k| fx.path(&format!("out/s3-{k}.jsonl"))));
     let (code, _, err) = report(&fx, &more);
     assert_eq!(code, 2);
     assert!(
@@ -191,12 +242,18 @@ fn sharded_stages_continue_then_decide_and_refuse_what_is_not_a_run() {
 #[test]
 fn a_stage_shard_alone_is_a_partial_view_without_annotations() {
     let fx = crate::common::Fixture::new(STAGED);
+    let stage1: Vec<_> = (1..=3).map(|k| run_shard(&fx, 1, k)).collect();
     let ledger = fx.path("out/s2-1.jsonl");
     let out = crate::common::gate()
         .current_dir(fx.dir.path())
         .args(["run", "plan.yaml", "--no-step-summary", "--ledger"])
         .arg(&ledger)
         .args(["--stage", "2", "--shard", "1/3"])
+        .args(
+            stage1
+                .iter()
+                .flat_map(|p| [std::ffi::OsStr::new("--after"), p.as_os_str()]),
+        )
         .env("GITHUB_ACTIONS", "true")
         .env_remove("GITHUB_STEP_SUMMARY")
         .output()
