@@ -736,3 +736,220 @@ fn check_states_the_expected_stages_of_a_staged_rule() {
             f(&st["stages_healthy"])
         )));
 }
+
+/// Three tasks in stages of 9: `slow` fails trials 3 and 14 (undecided after stage 1, PASS
+/// after stage 2), `clean` never fails (PASS in stage 1; it fails trial 2 under
+/// `CLEAN_FAILS`), `once` is a single (5, 1) plan, run whole in stage 1.
+const SEVERAL: &str = "version: 1\nsampling:\n  sequential: {healthy: 0.9, regressed: 0.7, alpha: 0.05, beta: 0.1, stage: 9}\ntasks:\n  - id: slow\n    run: 'case $GATE_TRIAL in 3|14) exit 1;; esac'\n  - id: clean\n    run: 'test -z \"$CLEAN_FAILS\" || test $GATE_TRIAL != 2'\n  - id: once\n    sampling:\n      single: {n: 5, c: 1}\n    run: 'true'\n";
+
+/// The trials of `task` a ledger records.
+fn trials_of(ledger: &std::path::Path, task: &str) -> Vec<u64> {
+    let l = gate::ledger::Ledger::read(ledger).unwrap();
+    crate::common::attempts(&l)
+        .iter()
+        .filter(|a| a.task == task)
+        .map(|a| a.trial)
+        .collect()
+}
+
+#[test]
+fn several_tasks_run_their_stages_and_a_decided_task_runs_nothing_later() {
+    let fx = crate::common::Fixture::new(SEVERAL);
+    let stage1: Vec<_> = (1..=3).map(|k| run_shard(&fx, 1, k)).collect();
+    // Shard K takes its share of every task's ordinals, the single plan's too.
+    assert_eq!(trials_of(&stage1[1], "slow"), vec![2, 5, 8]);
+    assert_eq!(trials_of(&stage1[1], "clean"), vec![2, 5, 8]);
+    assert_eq!(trials_of(&stage1[1], "once"), vec![2, 5]);
+    let (code, v, _) = report(&fx, &stage1);
+    assert_eq!((code, v["decision"].as_str()), (5, Some("CONTINUE")), "{v}");
+    let st = &v["stages"];
+    assert_eq!(
+        (st["through"].as_u64(), st["next"].as_u64()),
+        (Some(1), Some(2))
+    );
+    // The tasks' stages differ (9 and the single plan's 5): no common stage size.
+    assert!(st["stage_size"].is_null());
+    let runs_next: Vec<_> = st["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["id"].as_str().unwrap(),
+                t["runs_next"].as_bool().unwrap(),
+                t["decided_in"].as_u64(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        runs_next,
+        vec![
+            ("slow", true, None),
+            ("clean", false, Some(1)),
+            ("once", false, Some(1))
+        ]
+    );
+    let text = crate::common::gate()
+        .current_dir(fx.dir.path())
+        .args(["report", "--no-step-summary"])
+        .args(&stage1)
+        .env_remove("GITHUB_ACTIONS")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout).into_owned();
+    assert!(
+        text.contains("run stage 2 for 1 of 3 tasks")
+            && text
+                .contains("`slow` runs stage 2 · `clean` PASS in stage 1 · `once` PASS in stage 1"),
+        "{text}"
+    );
+
+    // Stage 2 runs only `slow`, and says why the others run nothing.
+    run_stage(&fx, 2, 1, &stage1, &[])
+        .code(0)
+        .stderr(predicates::str::contains(
+            "clean: PASS in stage 1; runs nothing in stage 2",
+        ))
+        .stderr(predicates::str::contains(
+            "once: PASS in stage 1; runs nothing in stage 2",
+        ));
+    let stage2: Vec<_> = (1..=3)
+        .map(|k| {
+            if k > 1 {
+                run_stage(&fx, 2, k, &stage1, &[]).code(0);
+            }
+            fx.path(&format!("out/s2-{k}.jsonl"))
+        })
+        .collect();
+    assert_eq!(trials_of(&stage2[0], "slow"), vec![10, 13, 16]);
+    assert!(trials_of(&stage2[0], "clean").is_empty());
+    let all: Vec<_> = stage1.iter().chain(&stage2).cloned().collect();
+    let (code, v, err) = report(&fx, &all);
+    assert_eq!((code, v["decision"].as_str()), (0, Some("PASS")), "{err}");
+    assert_eq!(v["stages"]["decided_in"], 2);
+    let decided: Vec<_> = v["stages"]["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["decided_in"].as_u64())
+        .collect();
+    assert_eq!(decided, vec![Some(2), Some(1), Some(1)]);
+
+    // A stage 2 that ran `clean` (after a stage 1 in which it had failed once) is refused
+    // with this stage 1, where `clean` decided: per task.
+    let other1: Vec<_> = (1..=3)
+        .map(|k| {
+            let l = fx.path(&format!("out/o1-{k}.jsonl"));
+            crate::common::gate()
+                .current_dir(fx.dir.path())
+                .args(["run", "plan.yaml", "--no-step-summary", "-q", "--ledger"])
+                .arg(&l)
+                .args(["--stage", "1", "--shard", &format!("{k}/3")])
+                .env("CLEAN_FAILS", "1")
+                .env_remove("GITHUB_ACTIONS")
+                .assert()
+                .code(0);
+            l
+        })
+        .collect();
+    for k in 1..=3 {
+        let l = fx.path(&format!("out/o2-{k}.jsonl"));
+        crate::common::gate()
+            .current_dir(fx.dir.path())
+            .args(["run", "plan.yaml", "--no-step-summary", "-q", "--ledger"])
+            .arg(&l)
+            .args(["--stage", "2", "--shard", &format!("{k}/3")])
+            .args(
+                other1
+                    .iter()
+                    .flat_map(|p| [std::ffi::OsStr::new("--after"), p.as_os_str()]),
+            )
+            .env_remove("GITHUB_ACTIONS")
+            .assert()
+            .code(0);
+        assert_eq!(trials_of(&l, "clean"), vec![9 + k, 12 + k, 15 + k]);
+    }
+    let mixed: Vec<_> = stage1
+        .iter()
+        .cloned()
+        .chain((1..=3).map(|k| fx.path(&format!("out/o2-{k}.jsonl"))))
+        .collect();
+    let (code, _, err) = report(&fx, &mixed);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("ran task `clean`, which decided in stage 1"),
+        "{err}"
+    );
+
+    // A shard of stage 2 that left out an undecided task is refused, naming its trial.
+    crate::common::gate()
+        .current_dir(fx.dir.path())
+        .args(["run", "plan.yaml", "--no-step-summary", "-q", "--ledger"])
+        .arg(fx.path("out/m2-2.jsonl"))
+        .args(["--stage", "2", "--shard", "2/3", "--task", "slow"])
+        .args(
+            other1
+                .iter()
+                .flat_map(|p| [std::ffi::OsStr::new("--after"), p.as_os_str()]),
+        )
+        .env_remove("GITHUB_ACTIONS")
+        .assert()
+        .code(0);
+    let holed: Vec<_> = other1
+        .iter()
+        .cloned()
+        .chain([
+            fx.path("out/o2-1.jsonl"),
+            fx.path("out/m2-2.jsonl"),
+            fx.path("out/o2-3.jsonl"),
+        ])
+        .collect();
+    let (code, _, err) = report(&fx, &holed);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("stage 2 is missing trial #11 of task `clean`"),
+        "{err}"
+    );
+
+    // The next stage is named, and a stage given the wrong earlier stages is refused.
+    run_stage(&fx, 3, 1, &stage1, &[])
+        .code(2)
+        .stderr(predicates::str::contains(
+            "the ledgers given are stages 1 to 1, so the next stage is 2",
+        ));
+}
+
+/// One task FAILs in stage 1 while another is undecided: the gate's FAIL is certain, so
+/// the run decides FAIL at once and no stage 2 runs (a team pays for every trial).
+#[test]
+fn a_fail_decides_a_staged_run_of_several_tasks_at_once() {
+    let fx = crate::common::Fixture::new(
+        "version: 1\nsampling:\n  sequential: {healthy: 0.9, regressed: 0.7, alpha: 0.05, beta: 0.1, stage: 9}\ntasks:\n  - id: slow\n    run: 'case $GATE_TRIAL in 3|14) exit 1;; esac'\n  - id: broken\n    run: 'test $((GATE_TRIAL % 2)) = 0'\n",
+    );
+    let stage1: Vec<_> = (1..=3).map(|k| run_shard(&fx, 1, k)).collect();
+    let (code, v, _) = report(&fx, &stage1);
+    assert_eq!((code, v["decision"].as_str()), (1, Some("FAIL")), "{v}");
+    assert_eq!(v["stages"]["decided_in"], 1);
+    assert!(v["stages"]["next"].is_null());
+    assert_eq!(v["stages"]["failed_early"], "broken");
+    assert_eq!(v["tasks"][0]["verdict"], "INCONCLUSIVE");
+    run_stage(&fx, 2, 1, &stage1, &[])
+        .code(2)
+        .stderr(predicates::str::contains(
+            "the staged run already decided (FAIL after stage 1)",
+        ));
+    let text = crate::common::gate()
+        .current_dir(fx.dir.path())
+        .args(["report", "--no-step-summary"])
+        .args(&stage1)
+        .env_remove("GITHUB_ACTIONS")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout).into_owned();
+    assert!(
+        text.contains(
+            "`slow` undecided, not run after stage 1 (`broken` FAILed) · `broken` FAIL in stage 1"
+        ),
+        "{text}"
+    );
+}
