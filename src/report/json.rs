@@ -17,8 +17,9 @@ use super::model::{OcPoint, Report, Share, TaskReport, Uncounted};
 /// `on_inconclusive: pass`. 3: `pass_rate.estimate` and `pass_rate.ci95` (and `pass_at_k[]`,
 /// `retry_settings[].p_green`) account for the stopping rule; the naive figures moved under
 /// `naive`, `pass_rate.method`, `not_counted`, `timeouts_replaced` and `fault_risk` added.
-/// `ledgers[].sandbox` (the walls of the box) was added since, without a bump: a new field
-/// that is `null` where it does not apply.
+/// `ledgers[].sandbox` (the walls of the box) and `stages` (a staged run, with `tasks[]` per
+/// task and `stage_size` null when the tasks' stages differ) were added since, without a
+/// bump: new fields that are `null` where they do not apply.
 pub const SCHEMA: u32 = 3;
 
 /// Render the JSON report (pretty-printed, with a trailing newline). Non-finite numbers
