@@ -25,7 +25,7 @@
 
 use std::collections::BTreeMap;
 
-use super::calibrated::{Calibrated, wald_bound};
+use super::calibrated::{powers, tune};
 use super::lattice::{Boundaries, LatticeRow, Oc, State, Sum};
 use super::{StatsError, design};
 
@@ -181,17 +181,6 @@ pub fn run_figures(tasks: &[RunTask]) -> RunFigures {
         p_fail: 1.0 - p_not_fail,
         expected_stages: stages.value(),
     }
-}
-
-/// x^0, x^1, …, x^n by repeated multiplication (bit-identical on every machine).
-fn powers(x: f64, n: u64) -> Vec<f64> {
-    let mut out = Vec::with_capacity(n as usize + 1);
-    let mut acc = 1.0f64;
-    for _ in 0..=n {
-        out.push(acc);
-        acc *= x;
-    }
-    out
 }
 
 /// P(j failures in d trials) at failure rate q, j = 0..=d, by the recurrence over trials
@@ -371,12 +360,10 @@ pub fn design_staged(
         .and_then(|s| Boundaries::single(s.n, s.c).ok())
         .map(|b| at_stage_ends(&b, stage));
     let c = tune(
-        healthy,
-        regressed,
-        alpha,
-        beta,
+        (healthy, regressed, alpha, beta),
         max_trials,
         fallback,
+        None,
         |l0, l1| problem.rule(l0, l1),
     )?;
     Ok(Staged {
@@ -384,118 +371,6 @@ pub fn design_staged(
         boundaries: c.boundaries,
         at_healthy: c.at_healthy,
         at_regressed: c.at_regressed,
-    })
-}
-
-/// Bisection steps per multiplier (as in [`super::calibrated`]).
-const BISECT_STEPS: u32 = 18;
-/// Rounds of alternating between the two multipliers.
-const ROUNDS: u32 = 6;
-
-/// Tune the Lagrange multipliers (λ0, λ1) of a family of rules until the exact risks meet
-/// both constraints, keeping the feasible candidate with the fewest expected trials at the
-/// two rates (the search of [`super::calibrated`], for any family of rules).
-fn tune(
-    healthy: f64,
-    regressed: f64,
-    alpha: f64,
-    beta: f64,
-    max_trials: u64,
-    fallback: Option<Boundaries>,
-    rule: impl Fn(f64, f64) -> Boundaries,
-) -> Result<Calibrated, StatsError> {
-    let candidate = |b: Boundaries| Calibrated {
-        at_healthy: b.oc(healthy),
-        at_regressed: b.oc(regressed),
-        boundaries: b,
-    };
-    let alpha_ok = |c: &Calibrated| 1.0 - c.at_healthy.p_pass <= alpha;
-    let beta_ok = |c: &Calibrated| c.at_regressed.p_pass <= beta;
-    let feasible = |c: &Calibrated| alpha_ok(c) && beta_ok(c);
-    let cost = |c: &Calibrated| c.at_healthy.asn + c.at_regressed.asn;
-    let mut best: Option<Calibrated> = None;
-    let mut consider = |c: Calibrated| {
-        if feasible(&c) && best.as_ref().is_none_or(|b| cost(&c) < cost(b)) {
-            best = Some(c);
-        }
-    };
-    if let Some(b) = fallback {
-        consider(candidate(b));
-    }
-    let (n0, n1) = wald_bound(healthy, regressed, alpha, beta);
-    let (mut x, mut y) = ((n0 / alpha).max(2.0).ln(), (n1 / beta).max(2.0).ln());
-    let (lo, hi) = (
-        0.0f64,
-        (1e6 * (max_trials as f64 + 1.0) / alpha.min(beta)).ln(),
-    );
-    let eval = |x: f64, y: f64| candidate(rule(x.exp(), y.exp()));
-    for _ in 0..ROUNDS {
-        let (mut a, mut b) = (lo, hi);
-        for _ in 0..BISECT_STEPS {
-            let mid = 0.5 * (a + b);
-            let c = eval(mid, y);
-            let ok = alpha_ok(&c);
-            consider(c);
-            if ok {
-                b = mid;
-            } else {
-                a = mid;
-            }
-        }
-        x = b;
-        let (mut a, mut b) = (lo, hi);
-        for _ in 0..BISECT_STEPS {
-            let mid = 0.5 * (a + b);
-            let c = eval(x, mid);
-            let ok = beta_ok(&c);
-            consider(c);
-            if ok {
-                b = mid;
-            } else {
-                a = mid;
-            }
-        }
-        y = b;
-        let c = eval(x, y);
-        let done = feasible(&c);
-        consider(c);
-        if done {
-            break;
-        }
-    }
-    // Raising both multipliers lowers both risks: step up until feasible, then bisect back.
-    if !feasible(&eval(x, y)) {
-        let mut b = 0.25f64;
-        let mut found = false;
-        while x + b <= hi && y + b <= hi {
-            let c = eval(x + b, y + b);
-            let ok = feasible(&c);
-            consider(c);
-            if ok {
-                found = true;
-                break;
-            }
-            b *= 2.0;
-        }
-        if found {
-            let mut a = 0.0f64;
-            for _ in 0..BISECT_STEPS {
-                let mid = 0.5 * (a + b);
-                let c = eval(x + mid, y + mid);
-                let ok = feasible(&c);
-                consider(c);
-                if ok {
-                    b = mid;
-                } else {
-                    a = mid;
-                }
-            }
-        }
-    }
-    best.ok_or(StatsError::NoSequential {
-        max_trials,
-        alpha,
-        beta,
     })
 }
 
