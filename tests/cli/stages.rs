@@ -107,11 +107,24 @@ fn run_stage(
     after: &[std::path::PathBuf],
     env: &[(&str, &str)],
 ) -> assert_cmd::assert::Assert {
-    let ledger = fx.path(&format!("out/s{stage}-{k}.jsonl"));
+    let ledger = format!("out/s{stage}-{k}.jsonl");
+    stage_command(fx, &ledger, stage, k, after, env).assert()
+}
+
+/// `gate run plan.yaml --stage S --shard K/3 --after LEDGER… --ledger LEDGER` in the
+/// fixture, with `env`.
+fn stage_command(
+    fx: &crate::common::Fixture,
+    ledger: &str,
+    stage: u64,
+    k: u64,
+    after: &[std::path::PathBuf],
+    env: &[(&str, &str)],
+) -> assert_cmd::Command {
     let mut cmd = crate::common::gate();
     cmd.current_dir(fx.dir.path())
         .args(["run", "plan.yaml", "--no-step-summary", "--ledger"])
-        .arg(&ledger)
+        .arg(fx.path(ledger))
         .args(["--stage", &stage.to_string(), "--shard", &format!("{k}/3")])
         .env_remove("GITHUB_ACTIONS")
         .env_remove("GITHUB_STEP_SUMMARY");
@@ -121,7 +134,7 @@ fn run_stage(
     for (k, v) in env {
         cmd.env(k, v);
     }
-    cmd.assert()
+    cmd
 }
 
 /// `gate report LEDGERS --json -`: (exit code, JSON, stderr).
@@ -190,22 +203,11 @@ fn sharded_stages_continue_then_decide_and_refuse_what_is_not_a_run() {
     // … and by the merge, when it ran after another stage 2 (two more failures: undecided).
     let other: Vec<_> = (1..=3)
         .map(|k| {
-            let l = fx.path(&format!("out/x2-{k}.jsonl"));
-            crate::common::gate()
-                .current_dir(fx.dir.path())
-                .args(["run", "plan.yaml", "--no-step-summary", "-q", "--ledger"])
-                .arg(&l)
-                .args(["--stage", "2", "--shard", &format!("{k}/3")])
-                .args(
-                    stage1
-                        .iter()
-                        .flat_map(|p| [std::ffi::OsStr::new("--after"), p.as_os_str()]),
-                )
-                .env("MORE_FAILURES", "1")
-                .env_remove("GITHUB_ACTIONS")
+            let l = format!("out/x2-{k}.jsonl");
+            stage_command(&fx, &l, 2, k, &stage1, &[("MORE_FAILURES", "1")])
                 .assert()
                 .code(0);
-            l
+            fx.path(&l)
         })
         .collect();
     let undecided: Vec<_> = stage1.iter().chain(&other).cloned().collect();
@@ -839,35 +841,20 @@ fn several_tasks_run_their_stages_and_a_decided_task_runs_nothing_later() {
     // with this stage 1, where `clean` decided: per task.
     let other1: Vec<_> = (1..=3)
         .map(|k| {
-            let l = fx.path(&format!("out/o1-{k}.jsonl"));
-            crate::common::gate()
-                .current_dir(fx.dir.path())
-                .args(["run", "plan.yaml", "--no-step-summary", "-q", "--ledger"])
-                .arg(&l)
-                .args(["--stage", "1", "--shard", &format!("{k}/3")])
-                .env("CLEAN_FAILS", "1")
-                .env_remove("GITHUB_ACTIONS")
+            let l = format!("out/o1-{k}.jsonl");
+            stage_command(&fx, &l, 1, k, &[], &[("CLEAN_FAILS", "1")])
                 .assert()
                 .code(0);
-            l
+            fx.path(&l)
         })
         .collect();
     for k in 1..=3 {
-        let l = fx.path(&format!("out/o2-{k}.jsonl"));
-        crate::common::gate()
-            .current_dir(fx.dir.path())
-            .args(["run", "plan.yaml", "--no-step-summary", "-q", "--ledger"])
-            .arg(&l)
-            .args(["--stage", "2", "--shard", &format!("{k}/3")])
-            .args(
-                other1
-                    .iter()
-                    .flat_map(|p| [std::ffi::OsStr::new("--after"), p.as_os_str()]),
-            )
-            .env_remove("GITHUB_ACTIONS")
-            .assert()
-            .code(0);
-        assert_eq!(trials_of(&l, "clean"), vec![9 + k, 12 + k, 15 + k]);
+        let l = format!("out/o2-{k}.jsonl");
+        stage_command(&fx, &l, 2, k, &other1, &[]).assert().code(0);
+        assert_eq!(
+            trials_of(&fx.path(&l), "clean"),
+            vec![9 + k, 12 + k, 15 + k]
+        );
     }
     let mixed: Vec<_> = stage1
         .iter()
