@@ -110,15 +110,17 @@ pub enum Command {
         that cannot be told apart)\n  3    INCONCLUSIVE (0 under `on_inconclusive: pass`)"
     )]
     Ingest(IngestArgs),
-    /// Run a whole test suite once per trial and judge every test case in its JUnit file, as
-    /// `gate ingest` would judge those files.
+    /// Run a whole test suite once per trial and judge every test case in its JUnit file: a
+    /// plan file's `suite:` task, from the command line, run by `gate run`.
     #[command(
         after_help = "Example:\n  gate suite --healthy 90% --regressed 70% -- \\\n    \
         'python3 -m pytest -p no:randomly -p no:rerunfailures --junitxml=\"$GATE_JUNIT\"'\n\n\
         Each trial runs COMMAND with `sh -c`, GATE_TRIAL set to the trial's ordinal and GATE_JUNIT to \
         the file it must write; it stops once every test case's rule has decided. A run that \
-        writes no readable JUnit, runs no test case, drops or adds a test case, or exits with one \
-        of --harness-exit-codes is a harness error: no verdict.\n\n\
+        writes no readable JUnit, runs no test case, drops or adds a test case, runs past 6 hours \
+        or exits with one of --harness-exit-codes is a harness error: no verdict. The plan it \
+        runs is written beside the ledger (suite-plan.yaml); for --jobs, --shard or --resume, \
+        put that task in your own plan file and `gate run` it.\n\n\
         Exit codes:\n  0    PASS\n  1    FAIL\n  2    invalid flags or plan\n  \
         3    INCONCLUSIVE (0 under `on_inconclusive: pass`)\n  4    harness error: the suite could not run; no verdict"
     )]
@@ -537,7 +539,8 @@ pub struct SuiteArgs {
     /// internal error, 4 usage error, 5 no test collected): a harness error, never a FAIL.
     #[arg(long, value_delimiter = ',', value_name = "CODES")]
     pub harness_exit_codes: Vec<i32>,
-    /// A plan file whose tasks select test cases with `junit: GLOB`.
+    /// Refused, with what to do instead: a plan file runs a suite as a `suite:` task of its
+    /// own (`gate run`).
     #[arg(long, value_name = "PLAN")]
     pub plan: Option<PathBuf>,
     /// One single plan for every test case: N runs, pass if at most C fail.

@@ -43,15 +43,15 @@ pub mod exit {
     /// `on_inconclusive: pass`), 4 for no verdict (a harness error). The one place verdicts
     /// become codes.
     pub fn for_verdict(
-        verdict: Option<crate::model::Verdict>,
+        verdict: crate::model::Judgement,
         on_inconclusive: crate::model::OnInconclusive,
     ) -> u8 {
-        use crate::model::{OnInconclusive, Verdict};
+        use crate::model::{Judgement, OnInconclusive, Verdict};
         match verdict {
-            None => HARNESS,
-            Some(Verdict::Pass) => SUCCESS,
-            Some(Verdict::Fail) => FAIL,
-            Some(Verdict::Inconclusive) => match on_inconclusive {
+            Judgement::HarnessError => HARNESS,
+            Judgement::Verdict(Verdict::Pass) => SUCCESS,
+            Judgement::Verdict(Verdict::Fail) => FAIL,
+            Judgement::Verdict(Verdict::Inconclusive) => match on_inconclusive {
                 OnInconclusive::Fail => INCONCLUSIVE,
                 OnInconclusive::Pass => SUCCESS,
             },
@@ -63,13 +63,25 @@ pub mod exit {
     /// own trials already make a FAIL certain (`gate report` over every shard decides). Used
     /// by `gate run` and by `gate verify`'s check of the footer, so the two cannot drift.
     pub fn for_run(
-        verdict: Option<crate::model::Verdict>,
+        verdict: crate::model::Judgement,
         on_inconclusive: crate::model::OnInconclusive,
         sharded: bool,
     ) -> u8 {
+        use crate::model::{Judgement, Verdict};
         match verdict {
-            Some(v) if sharded && v != crate::model::Verdict::Fail => SUCCESS,
+            Judgement::Verdict(v) if sharded && v != Verdict::Fail => SUCCESS,
             _ => for_verdict(verdict, on_inconclusive),
+        }
+    }
+
+    /// The exit code of a run stopped by a signal: 143 for SIGTERM, 130 for SIGINT (the
+    /// shell's 128 + signal number). Those are the only signals gate handles; any other
+    /// reads as an interrupt.
+    pub fn for_signal(signal: libc::c_int) -> u8 {
+        if signal == libc::SIGTERM {
+            TERMINATED
+        } else {
+            INTERRUPTED
         }
     }
 
@@ -233,18 +245,31 @@ mod tests {
     use super::*;
 
     #[test]
+    fn signals_map_to_128_plus_their_number() {
+        assert_eq!(exit::for_signal(libc::SIGINT), exit::INTERRUPTED);
+        assert_eq!(exit::for_signal(libc::SIGTERM), exit::TERMINATED);
+        assert_eq!(i32::from(exit::INTERRUPTED), 128 + libc::SIGINT);
+        assert_eq!(i32::from(exit::TERMINATED), 128 + libc::SIGTERM);
+    }
+
+    #[test]
     fn verdicts_and_shards_map_to_the_documented_codes() {
-        use crate::model::{OnInconclusive as On, Verdict as V};
+        use crate::model::{Judgement as J, OnInconclusive as On, Verdict as V};
         let table = [
-            (Some(V::Pass), On::Fail, false, exit::SUCCESS),
-            (Some(V::Fail), On::Fail, false, exit::FAIL),
-            (Some(V::Inconclusive), On::Fail, false, exit::INCONCLUSIVE),
-            (Some(V::Inconclusive), On::Pass, false, exit::SUCCESS),
-            (None, On::Pass, false, exit::HARNESS),
-            (Some(V::Inconclusive), On::Fail, true, exit::SUCCESS),
-            (Some(V::Pass), On::Fail, true, exit::SUCCESS),
-            (Some(V::Fail), On::Pass, true, exit::FAIL),
-            (None, On::Fail, true, exit::HARNESS),
+            (J::Verdict(V::Pass), On::Fail, false, exit::SUCCESS),
+            (J::Verdict(V::Fail), On::Fail, false, exit::FAIL),
+            (
+                J::Verdict(V::Inconclusive),
+                On::Fail,
+                false,
+                exit::INCONCLUSIVE,
+            ),
+            (J::Verdict(V::Inconclusive), On::Pass, false, exit::SUCCESS),
+            (J::HarnessError, On::Pass, false, exit::HARNESS),
+            (J::Verdict(V::Inconclusive), On::Fail, true, exit::SUCCESS),
+            (J::Verdict(V::Pass), On::Fail, true, exit::SUCCESS),
+            (J::Verdict(V::Fail), On::Pass, true, exit::FAIL),
+            (J::HarnessError, On::Fail, true, exit::HARNESS),
         ];
         for (verdict, on, sharded, code) in table {
             assert_eq!(

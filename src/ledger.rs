@@ -21,12 +21,23 @@ pub use crate::model::{
     Fault, FilesystemWall, OnInconclusive, Outcome, Rates, SandboxMode, Shard, SignalWall,
     TimeoutPolicy, Walls,
 };
-use crate::model::{Sampling, Tally, Verdict};
+use crate::model::{Judgement, Sampling, Tally};
 
 /// Version of the ledger format written by this build. Schema 2 added the box's walls
-/// (`sandbox`) to the header and the resume rows; schema-1 ledgers read, replay and verify
-/// as before (they say nothing about a box: none existed).
-pub const SCHEMA_VERSION: u32 = 2;
+/// (`sandbox`) to the header and the resume rows; schema 3 added suite tasks (a header task
+/// with `suite`, whose test cases are tasks of their own, see [`SuiteRecord`]). Older
+/// ledgers read, replay and verify as before (they hold no box and no suite).
+pub const SCHEMA_VERSION: u32 = 3;
+
+/// The schema a ledger of these tasks is written with: 3 where a suite task needs it, else
+/// 2, so a ledger without a suite reads in a gate that predates them (and hashes as before).
+pub fn schema_for(tasks: &[TaskSpec]) -> u32 {
+    if tasks.iter().any(|t| t.suite.is_some()) {
+        SCHEMA_VERSION
+    } else {
+        2
+    }
+}
 
 /// The oldest ledger format this build reads.
 pub const MIN_SCHEMA_VERSION: u32 = 1;
@@ -93,6 +104,57 @@ pub struct TaskSpec {
     /// the discordant stream (see [`crate::pairs`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compare: Option<crate::pairs::CompareRecord>,
+    /// A suite task: each trial runs the whole suite, and each test case it records is a
+    /// task of its own (`ID/CASE`, with this task's rule), whose attempt rows the replay
+    /// judges; this task's own attempt rows are the suite runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suite: Option<SuiteRecord>,
+}
+
+/// How a suite task's runs are read: recorded so a report can say where the verdicts of its
+/// test cases came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SuiteRecord {
+    /// The result file each run writes, as the plan gives it (`$GATE_JUNIT` by default).
+    pub results: String,
+    /// The format it is read as (`junit`, `go-json`, …), or `None` when detected.
+    pub format: Option<String>,
+}
+
+impl TaskSpec {
+    /// The task of test case `case` of this suite task: the suite's rule, its id `ID/CASE`
+    /// (a plan id has no `/`, so the suite is the part before the first one).
+    pub fn suite_case(&self, case: &str) -> TaskSpec {
+        TaskSpec {
+            id: suite_case_id(&self.id, case),
+            run: format!("suite `{}`: {case}", self.id),
+            check: None,
+            compare: None,
+            suite: None,
+            ..self.clone()
+        }
+    }
+}
+
+/// The rule a suite task's own runs are scheduled by: as many runs as its test cases' rule
+/// may need, never deciding before the last (the cases decide). A suite run is `Pass` when
+/// the suite ran; any other outcome of it is a harness error. One place, for the scheduler
+/// and for the replay of a suite stopped by a harness error.
+pub fn suite_runs_rule(cases: &Sampling) -> Sampling {
+    Sampling::Single {
+        n: cases.max_graded(),
+        c: 0,
+    }
+}
+
+/// The task id of test case `case` of suite task `suite`.
+pub fn suite_case_id(suite: &str, case: &str) -> String {
+    format!("{suite}/{case}")
+}
+
+/// The suite task a test case's task id belongs to, if it is one (`ID/CASE`).
+pub fn suite_of(task: &str) -> Option<&str> {
+    task.split_once('/').map(|(s, _)| s)
 }
 
 /// The header row.
@@ -277,6 +339,22 @@ pub struct AttemptRow {
     /// A `compare:` task: 1 if this side was started first in its pair, 2 if second.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pair_position: Option<u8>,
+    /// A suite task's run: what its result file held (the test cases' rows follow it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suite_run: Option<SuiteRun>,
+}
+
+/// What one run of a suite task recorded: the file read, and the test cases in it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SuiteRun {
+    /// Hex SHA-256 of the result file's bytes, as read.
+    pub results_sha256: String,
+    /// Who wrote it (`pytest`, `nextest`, …).
+    pub writer: String,
+    /// Test cases that ran.
+    pub cases: u64,
+    /// Of which failed.
+    pub failed: u64,
 }
 
 /// Counts at a task's decision. `run` = passed + failed + unavailable.
@@ -315,8 +393,8 @@ impl Counts {
 pub struct DecisionRow {
     /// Task id.
     pub task: String,
-    /// The verdict; `None` when a harness error invalidated the task.
-    pub verdict: Option<Verdict>,
+    /// The verdict, or a harness error that invalidated the task (`null` on the wire).
+    pub verdict: Judgement,
     /// Why.
     pub reason: String,
     /// Counts at the decision.
@@ -344,8 +422,8 @@ pub struct Footer {
     pub finished_at: String,
     /// How the run ended.
     pub status: RunStatus,
-    /// The gate verdict (INCONCLUSIVE when interrupted, `None` after a harness error).
-    pub verdict: Option<Verdict>,
+    /// The gate verdict (INCONCLUSIVE when interrupted), or a harness error (`null`).
+    pub verdict: Judgement,
     /// Exit code of `gate run`.
     pub exit_code: u8,
 }

@@ -213,6 +213,50 @@ impl std::fmt::Display for Verdict {
     }
 }
 
+/// What a task or a whole gate came to: a [`Verdict`], or a harness error that left none.
+///
+/// A harness error (a broken result file, a ledger that could not be written, a task whose
+/// trials could not be graded) publishes no verdict at all — the run exits 4 — which is not
+/// the same as INCONCLUSIVE. On the wire (ledger rows, `--json`) it is written as the verdict's
+/// name or `null`, exactly as the `Option<Verdict>` it replaces, so ledgers written by earlier
+/// versions read back unchanged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(from = "Option<Verdict>", into = "Option<Verdict>")]
+pub enum Judgement {
+    /// The rule reached (or was forced to) a verdict.
+    Verdict(Verdict),
+    /// A harness error invalidated the task or the run: no verdict is published.
+    HarnessError,
+}
+
+impl Judgement {
+    /// The verdict, or `None` after a harness error.
+    pub fn verdict(self) -> Option<Verdict> {
+        match self {
+            Judgement::Verdict(v) => Some(v),
+            Judgement::HarnessError => None,
+        }
+    }
+}
+
+impl From<Verdict> for Judgement {
+    fn from(v: Verdict) -> Self {
+        Judgement::Verdict(v)
+    }
+}
+
+impl From<Option<Verdict>> for Judgement {
+    fn from(v: Option<Verdict>) -> Self {
+        v.map_or(Judgement::HarnessError, Judgement::Verdict)
+    }
+}
+
+impl From<Judgement> for Option<Verdict> {
+    fn from(j: Judgement) -> Self {
+        j.verdict()
+    }
+}
+
 /// The graded (or not) result of one trial, as the sampler sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TrialOutcome {
@@ -475,6 +519,27 @@ pub enum Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_judgement_is_written_as_the_option_it_replaced() {
+        // Ledgers and `--json` reports written before the enum existed hold a verdict's name
+        // or `null`: both directions must stay byte-identical.
+        for (j, wire) in [
+            (Judgement::Verdict(Verdict::Pass), r#""PASS""#),
+            (Judgement::Verdict(Verdict::Fail), r#""FAIL""#),
+            (
+                Judgement::Verdict(Verdict::Inconclusive),
+                r#""INCONCLUSIVE""#,
+            ),
+            (Judgement::HarnessError, "null"),
+        ] {
+            assert_eq!(serde_json::to_string(&j).unwrap(), wire);
+            assert_eq!(serde_json::from_str::<Judgement>(wire).unwrap(), j);
+            let old: Option<Verdict> = serde_json::from_str(wire).unwrap();
+            assert_eq!(Judgement::from(old), j);
+            assert_eq!(j.verdict(), old);
+        }
+    }
 
     #[test]
     fn shard_flags_parse_or_say_what_is_expected() {

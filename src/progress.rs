@@ -126,6 +126,11 @@ impl EventSink for Progress {
                     t.finish("interrupted");
                 }
             }
+            RunEvent::TaskEnded { task, shown } => {
+                if let Some(t) = self.tasks.remove(task) {
+                    t.finish(shown);
+                }
+            }
         }
         Ok(())
     }
@@ -161,10 +166,19 @@ impl TaskProgress {
                 }
             }
         }
-        let msg = format!(
-            "pass {} fail {} unavailable {}{}",
-            tally.passed, tally.failed, tally.unavailable, position
-        );
+        // A suite run's tally is of runs: what it says is how its test cases did.
+        let msg = match &row.suite_run {
+            Some(r) => format!(
+                "{} test case{} ran, {} failed",
+                r.cases,
+                if r.cases == 1 { "" } else { "s" },
+                r.failed
+            ),
+            None => format!(
+                "pass {} fail {} unavailable {}{}",
+                tally.passed, tally.failed, tally.unavailable, position
+            ),
+        };
         match &self.bar {
             Some(bar) => {
                 bar.set_position(tally.graded());
@@ -173,6 +187,7 @@ impl TaskProgress {
             }
             None => {
                 let outcome = match row.outcome {
+                    Outcome::Pass if row.suite_run.is_some() => "ran",
                     Outcome::Pass => "pass",
                     Outcome::Fail => "FAIL",
                     Outcome::Unavailable => "unavailable",

@@ -50,6 +50,13 @@ pub fn render_text(check: &PlanCheck) -> String {
     for t in &check.tasks {
         // `write!` to a String cannot fail.
         let _ = writeln!(out, "{}  (line {})", t.id, t.line);
+        if let Some(s) = &t.suite {
+            let _ = writeln!(
+                out,
+                "  suite      each run's test cases (read from {}) judged one by one by this rule",
+                s.results
+            );
+        }
         let _ = writeln!(out, "  rule       {}", t.rule);
         if let (Some(rates), Some(risks)) = (t.rates, t.risks) {
             let red = match check.on_inconclusive {

@@ -15,10 +15,10 @@ use crate::cli::{DesignRule, ErrorPolicy, IngestArgs, IngestFormat, OutputArgs};
 use crate::error::Error;
 use crate::ingest::{self, Format, History, Options};
 use crate::ledger::{
-    DecisionRow, Header, Ledger, OnInconclusive, Row, RunStatus, SCHEMA_VERSION, SourceFile,
-    TaskSpec, TimeoutPolicy, now_rfc3339, sha256_hex,
+    DecisionRow, Header, Ledger, OnInconclusive, Row, RunStatus, SourceFile, TaskSpec,
+    TimeoutPolicy, now_rfc3339, sha256_hex,
 };
-use crate::model::Verdict;
+use crate::model::{Judgement, Verdict};
 use crate::plan::schema::{Rate, Rule, SamplingSpec};
 use crate::plan::{Plan, ResolvedRule, resolve_rule};
 use crate::publish::Guarded;
@@ -204,7 +204,8 @@ pub(crate) fn judge_runs(
         ),
     };
     let header = |run_id: &str| Header {
-        schema: SCHEMA_VERSION,
+        // An ingest has no suite task: the schema before suites.
+        schema: crate::ledger::schema_for(&[]),
         gate_version: env!("CARGO_PKG_VERSION").to_string(),
         run_id: run_id.to_string(),
         plan_path,
@@ -242,7 +243,7 @@ pub(crate) fn judge_runs(
     }
     session.append_all(rows)?;
     let verdict = Verdict::combine(verdicts);
-    let code = crate::report::exit_code_for(Some(verdict), on_inconclusive);
+    let code = crate::exit::for_verdict(Judgement::Verdict(verdict), on_inconclusive);
     finish(output, outputs, &mut session, verdict, code)
 }
 
@@ -439,6 +440,7 @@ pub(crate) fn assign<'h>(
         check: None,
         timeout_s: None,
         compare: rule.compare.as_deref().map(ingest::pairs::record),
+        suite: None,
     };
     let mut tasks = Vec::new();
     let mut unselected = Vec::new();
@@ -532,7 +534,7 @@ fn judge(
     };
     rows.push(Row::Decision(DecisionRow {
         task: spec.id.clone(),
-        verdict: Some(verdict),
+        verdict: Judgement::Verdict(verdict),
         reason,
         counts: sampler.counts(),
         llr: sampler.rule().llr(),
@@ -551,14 +553,17 @@ fn finish(
     code: u8,
 ) -> Result<u8, Error> {
     let to_stdout = outputs.to_stdout();
-    session.close(RunStatus::Complete, Some(verdict), code)?;
+    session.close(RunStatus::Complete, Judgement::Verdict(verdict), code)?;
     // The reports (and the exit code) come from the rows as written, read back through the
     // session's own descriptor; they must agree with the sampler's decisions.
     let report = own_report(&session.verified()?)?;
-    if report.verdict() != Some(verdict) || report.exit_code() != code {
+    if report.verdict() != Judgement::Verdict(verdict) || report.exit_code() != code {
         return Err(Error::Harness(format!(
             "the ledger's rows recompute to {} (exit {}) where the ingest decided {verdict} (exit {code}); no verdict is published",
-            report.verdict().map_or("no verdict", |v| v.as_str()),
+            report
+                .verdict()
+                .verdict()
+                .map_or("no verdict", |v| v.as_str()),
             report.exit_code()
         )));
     }

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use crate::cli::{OutputArgs, RunArgs};
 use crate::error::{Error, exit};
 use crate::ledger::{Header, Ledger, RunStatus, Shard};
-use crate::model::Verdict;
+use crate::model::{Judgement, Verdict};
 use crate::output::Output;
 use crate::plan::Plan;
 use crate::progress::Progress;
@@ -21,8 +21,9 @@ use crate::report::Report;
 use crate::runner::events::Fanout;
 use crate::runner::redact::Redactor;
 use crate::runner::sandbox::Sandbox;
-use crate::runner::scheduler::{ProcessLauncher, TaskConfig, TaskEnd, run_task};
+use crate::runner::scheduler::{ProcessLauncher, TaskConfig, TaskEnd, run_suite, run_task};
 use crate::runner::session::{LedgerLock, Session, header};
+use crate::runner::suite::SuiteLauncher;
 use crate::runner::sys::Interrupt;
 
 /// Execute `gate run`; returns the exit code.
@@ -48,6 +49,9 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
         plan.policy.on_inconclusive = p.into();
     }
     plan.retain_tasks(&args.tasks).map_err(Error::Usage)?;
+    for t in &plan.tasks {
+        crate::runner::suite::check_jobs(t, plan.policy.jobs)?;
+    }
     let mut skipped = Vec::new();
     if let Some(stage) = args.stage {
         plan.select_stage(stage).map_err(Error::Usage)?;
@@ -169,6 +173,23 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
                 history,
                 &interrupt,
                 &mut sinks,
+            )?
+        } else if let Some(suite) = &task.suite {
+            let run_id = session.run_id().to_string();
+            let mut launcher =
+                ProcessLauncher::new(task, &plan.policy, &run_id, &run_dir, redactor);
+            launcher.spec.sandbox = Some(Arc::clone(&sandbox));
+            launcher
+                .spec
+                .harness_exit_codes
+                .extend(&suite.harness_exit_codes);
+            let (config, mut cases) =
+                crate::runner::suite::plan(task, plan.policy.jobs, shard, session.prior())?;
+            let launcher = SuiteLauncher::new(launcher, suite, cases.ids());
+            let history = session.history(&task.id);
+            let mut sinks = Fanout(vec![&mut session, &mut progress]);
+            run_suite(
+                &config, &launcher, history, &mut cases, &interrupt, &mut sinks,
             )?
         } else {
             let history = session.history(&task.id);
@@ -305,7 +326,9 @@ fn after_earlier_stages(
             let why = match (s.decided_in, report.tasks.iter().find(|r| r.id() == t.id)) {
                 (Some(d), Some(r)) => format!(
                     "{} in stage {d}",
-                    r.verdict().map_or("HARNESS ERROR", |v| v.as_str())
+                    r.verdict()
+                        .verdict()
+                        .map_or("HARNESS ERROR", |v| v.as_str())
                 ),
                 _ => format!("its last stage was {}", s.last_stage),
             };
@@ -362,8 +385,11 @@ fn finish(
     progress: &Progress,
 ) -> Result<u8, Error> {
     let (verdict, code) = match status {
-        RunStatus::Interrupted => (Some(Verdict::Inconclusive), interrupt.exit_code()),
-        RunStatus::HarnessError => (None, exit::HARNESS),
+        RunStatus::Interrupted => (
+            Judgement::Verdict(Verdict::Inconclusive),
+            interrupt.exit_code(),
+        ),
+        RunStatus::HarnessError => (Judgement::HarnessError, exit::HARNESS),
         RunStatus::Complete => {
             // The verdict is recomputed from the rows, exactly as `gate report` would. This
             // reading is dropped before the one after the footer, which the reports use

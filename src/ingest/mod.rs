@@ -397,6 +397,7 @@ impl Attempt {
             log: None,
             side,
             pair_position: None,
+            suite_run: None,
         }
     }
 }

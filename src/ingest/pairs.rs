@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use super::{Attempt, History};
 use crate::ledger::{DecisionRow, Outcome, Row, TaskSpec};
-use crate::model::Verdict;
+use crate::model::{Judgement, Verdict};
 use crate::pairs::{PairSampler, Side};
 
 /// The ledger header's record of a compare rule judging result files: no order (the runs
@@ -109,7 +109,7 @@ pub fn judge_pairs(
     };
     rows.push(Row::Decision(DecisionRow {
         task: spec.id.clone(),
-        verdict: Some(verdict),
+        verdict: Judgement::Verdict(verdict),
         reason,
         counts: sampler.counts(),
         llr: sampler.rule().llr(),

@@ -58,6 +58,10 @@ pub struct TaskCheck {
     /// The indifference zone: between the regressed and the healthy rate (or, with no rates,
     /// the `discriminates` rates), and the rate at which the rule passes half the time.
     pub zone: Option<Zone>,
+    /// A suite task: where each run's results are read; every test case in them is judged
+    /// on its own by this rule.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suite: Option<crate::ledger::SuiteRecord>,
 }
 
 /// A value at the healthy and at the regressed rate.
@@ -130,6 +134,7 @@ fn task_check(t: &Task, policy: OnInconclusive) -> Result<TaskCheck, StatsError>
             expected_stages: None,
             discriminates: None,
             zone: None,
+            suite: None,
         });
     }
     // Every rule's exact OC comes from its lattice (a single plan's in closed form).
@@ -211,6 +216,7 @@ fn task_check(t: &Task, policy: OnInconclusive) -> Result<TaskCheck, StatsError>
         expected_stages,
         discriminates,
         zone,
+        suite: t.suite.as_ref().map(crate::plan::SuiteTask::record),
     })
 }
 

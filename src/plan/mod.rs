@@ -13,6 +13,7 @@ pub mod check;
 pub mod compare;
 pub mod discover;
 pub mod schema;
+pub mod suite;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -25,6 +26,7 @@ use crate::model::{SequentialRule, Shard};
 use crate::sampler::Sampling;
 use crate::stats::{self, StatsError};
 use schema::{CommandSpec, PlanFile, Rule, SamplingSpec, SequentialKind, TaskFile};
+pub use suite::SuiteTask;
 
 /// Default producer's risk of a `design:` or `sequential:` rule.
 pub const DEFAULT_ALPHA: f64 = 0.05;
@@ -137,6 +139,8 @@ pub struct Task {
     pub max_unavailable: u64,
     /// A `compare:` task's rule and base side (head is the task as written).
     pub compare: Option<compare::CompareTask>,
+    /// A `suite:` task's result file (its command is `run`): each test case is judged.
+    pub suite: Option<SuiteTask>,
 }
 
 /// The run policy.
@@ -224,12 +228,19 @@ impl Plan {
     /// takes part: a staged rule with its stage-S ordinals, a single (n, c) plan whole in
     /// stage 1 (its n trials are needed whatever happens, so they run in the first round and
     /// its verdict is known there). A fully sequential rule (it decides trial by trial) or a
-    /// `compare:` task cannot run in stages and is refused. `stage` must be one some task can
+    /// `compare:` or `suite:` task cannot run in stages and is refused. `stage` must be one some task can
     /// reach; later stages than a truncation allow only make up for unavailable trials, so
     /// the limit counts the unavailable budget too.
     pub fn select_stage(&mut self, stage: u64) -> Result<(), String> {
         let mut most = 0;
         for task in &self.tasks {
+            if task.suite.is_some() {
+                return Err(format!(
+                    "`--stage {stage}`: task `{}` is a suite, whose test cases cannot run in stages; \
+                     leave it out of the staged run with `--task ID`",
+                    task.id
+                ));
+            }
             let b = task
                 .sampling
                 .stage_length()
@@ -794,6 +805,7 @@ impl Validator<'_> {
             ("check", t.check.as_ref().map(|s| &s.referenced)),
             ("timeout", t.timeout.as_ref().map(|s| &s.referenced)),
             ("cwd", t.cwd.as_ref().map(|s| &s.referenced)),
+            ("suite", t.suite.as_ref().map(|s| &s.referenced)),
         ];
         if let Some((key, at)) = extra.iter().find_map(|(k, at)| at.map(|a| (k, a))) {
             return Err(self.invalid(
@@ -857,15 +869,17 @@ impl Validator<'_> {
                 ),
             ));
         }
-        let run = t.run.as_ref().ok_or_else(|| {
+        let suite = self.suite(entry, &id, t.sampling.as_ref().or(default_sampling))?;
+        let run = t.suite.as_ref().map(|s| &s.value.run).or(t.run.as_ref());
+        let run = run.ok_or_else(|| {
             self.invalid(
                 &entry.referenced,
                 format!(
-                    "missing field `run`: task `{id}` needs `run` (or, for `gate ingest`, `junit: GLOB`)"
+                    "missing field `run`: task `{id}` needs `run`, or `suite: {{run: …}}` (or, for `gate ingest`, `junit: GLOB`)"
                 ),
             )
         })?;
-        let run = self.command(run, "run", &id)?;
+        let run = self.command(run, if suite.is_some() { "suite.run" } else { "run" }, &id)?;
         let check = t
             .check
             .as_ref()
@@ -921,6 +935,7 @@ impl Validator<'_> {
             fixtures: t.fixtures.iter().map(|f| f.value.clone()).collect(),
             max_unavailable,
             compare: None,
+            suite,
         })
     }
 

@@ -168,8 +168,9 @@ pub enum SequentialKind {
 /// One task as written.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-// Exactly one of `run` (gate run) and `junit` (gate ingest).
-#[schemars(extend("oneOf" = [{"required": ["run"]}, {"required": ["junit"]}]))]
+// Exactly one of `run` (gate run), `suite` (gate run, a whole test suite) and `junit`
+// (gate ingest).
+#[schemars(extend("oneOf" = [{"required": ["run"]}, {"required": ["suite"]}, {"required": ["junit"]}]))]
 pub struct TaskFile {
     /// Unique id (no `/`, `\\`, `.` or `..`).
     #[schemars(with = "String")]
@@ -212,6 +213,55 @@ pub struct TaskFile {
     #[serde(default)]
     #[schemars(with = "Option<BaseFile>")]
     pub base: Option<Spanned<BaseFile>>,
+    /// A whole test suite as each trial (`gate run`): every test case in the result file
+    /// each run writes is judged as a task of its own, by this task's rule.
+    #[serde(default)]
+    #[schemars(with = "Option<SuiteFile>")]
+    pub suite: Option<Spanned<SuiteFile>>,
+}
+
+/// A suite task's command and result file.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SuiteFile {
+    /// The suite, run once per trial with the runner's retries off; it must write its
+    /// results to `results` (gate sets `GATE_JUNIT` to a fresh path for each run).
+    #[schemars(with = "CommandSpec")]
+    pub run: Spanned<CommandSpec>,
+    /// Where a run writes its results: `$GATE_JUNIT` (the default), or a path relative to
+    /// the task's `cwd` that gate reads after each run.
+    #[serde(default)]
+    #[schemars(with = "Option<String>")]
+    pub results: Option<Spanned<String>>,
+    /// The results' format; detected from the content when absent, as `gate ingest` does.
+    #[serde(default)]
+    pub format: Option<ResultFormat>,
+    /// Exit codes of the suite's runner that mean it could not run the suite (pytest: 2
+    /// interrupted or collection error, 3 internal error, 4 usage error, 5 no test
+    /// collected); added to `policy.harness_exit_codes` for this task.
+    #[serde(default)]
+    pub harness_exit_codes: Vec<i32>,
+    /// The command turns the runner's retries off, and its JUnit writer is one whose
+    /// retries gate cannot see (mocha, vitest, Playwright, gotestsum): every record is a
+    /// first attempt. Not needed for pytest, nextest or jest-junit.
+    #[serde(default)]
+    pub assume_retries_off: bool,
+}
+
+/// A result-file format `gate ingest` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum ResultFormat {
+    /// JUnit XML (pytest, nextest, jest-junit, vitest, mocha, Playwright, gotestsum).
+    Junit,
+    /// `go test -json` events.
+    GoJson,
+    /// promptfoo's results JSON.
+    Promptfoo,
+    /// DeepEval's test-run JSON.
+    Deepeval,
+    /// An Inspect AI log.
+    Inspect,
 }
 
 /// Where and how the base side of a `compare:` task runs. At the top level only `cwd` and

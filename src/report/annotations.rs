@@ -8,6 +8,7 @@
 //! Escaping follows the runner's own rules (actions/toolkit `command.ts`): in the message,
 //! `%`, `\r` and `\n`; in property values also `:` and `,`.
 
+use crate::model::Judgement;
 use crate::sampler::Verdict;
 
 use super::model::{Report, TaskReport, fault_risk_text, timeouts_text};
@@ -45,11 +46,11 @@ pub fn render(report: &Report) -> Vec<String> {
             ));
         }
         let (list, command, label) = match r.verdict {
-            Some(Verdict::Pass) => continue,
-            Some(Verdict::Fail) => (&mut errors, "error", "FAIL"),
-            Some(Verdict::Inconclusive) if undecided_view => continue,
-            Some(Verdict::Inconclusive) => (&mut warnings, "warning", "INCONCLUSIVE"),
-            None => (&mut errors, "error", "harness error"),
+            Judgement::Verdict(Verdict::Pass) => continue,
+            Judgement::Verdict(Verdict::Fail) => (&mut errors, "error", "FAIL"),
+            Judgement::Verdict(Verdict::Inconclusive) if undecided_view => continue,
+            Judgement::Verdict(Verdict::Inconclusive) => (&mut warnings, "warning", "INCONCLUSIVE"),
+            Judgement::HarnessError => (&mut errors, "error", "harness error"),
         };
         list.push(line(
             report,

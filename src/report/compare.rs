@@ -19,6 +19,7 @@ use super::replay::{
     undecided_reason,
 };
 use crate::ledger::{Outcome, TaskSpec};
+use crate::model::Judgement;
 use crate::pairs::{PairCounts, PairSampler, Side};
 use crate::sampler::{Disposition as SettledAs, Verdict};
 use crate::stats::estimate::Interval;
@@ -146,12 +147,12 @@ pub fn replay_pairs(
     }
     let pairs = sampler.pair_counts();
     let (verdict, reason) = if let Some(text) = &harness_error {
-        (None, text.clone())
+        (Judgement::HarnessError, text.clone())
     } else if let Some(d) = &decision {
-        (Some(d.verdict), d.reason.clone())
+        (Judgement::Verdict(d.verdict), d.reason.clone())
     } else {
         (
-            Some(Verdict::Inconclusive),
+            Judgement::Verdict(Verdict::Inconclusive),
             undecided_reason(
                 pairs.total,
                 &missing,
@@ -274,7 +275,7 @@ pub fn describe(spec: &TaskSpec) -> Option<String> {
 }
 
 /// The verdict in words, from the discordant counts.
-fn words(p: PairCounts, verdict: Option<Verdict>) -> String {
+fn words(p: PairCounts, verdict: Judgement) -> String {
     let (lost, won) = (p.head_only_fail, p.base_only_fail);
     let balance = if lost + won == 0 {
         "no discordant pair yet: head and base agreed on every pair".to_string()
@@ -300,10 +301,10 @@ fn words(p: PairCounts, verdict: Option<Verdict>) -> String {
         )
     };
     let verdict = match verdict {
-        Some(Verdict::Fail) => "regression detected",
-        Some(Verdict::Pass) => "no regression (head is not worse than base)",
-        Some(Verdict::Inconclusive) => "undecided",
-        None => "no verdict (harness error)",
+        Judgement::Verdict(Verdict::Fail) => "regression detected",
+        Judgement::Verdict(Verdict::Pass) => "no regression (head is not worse than base)",
+        Judgement::Verdict(Verdict::Inconclusive) => "undecided",
+        Judgement::HarnessError => "no verdict (harness error)",
     };
     format!("{balance}; {verdict}")
 }
@@ -459,19 +460,19 @@ mod tests {
     #[test]
     fn the_verdict_in_words_gives_the_discordant_balance() {
         assert_eq!(
-            words(counts(9, 3), Some(Verdict::Fail)),
+            words(counts(9, 3), Judgement::Verdict(Verdict::Fail)),
             "head fails 3 discordant pairs for each it wins; regression detected"
         );
         assert_eq!(
-            words(counts(3, 6), Some(Verdict::Pass)),
+            words(counts(3, 6), Judgement::Verdict(Verdict::Pass)),
             "head wins 2 discordant pairs for each it fails; no regression (head is not worse than base)"
         );
         assert_eq!(
-            words(counts(5, 0), Some(Verdict::Fail)),
+            words(counts(5, 0), Judgement::Verdict(Verdict::Fail)),
             "head lost all 5 discordant pairs; regression detected"
         );
         assert_eq!(
-            words(counts(5, 2), Some(Verdict::Inconclusive)),
+            words(counts(5, 2), Judgement::Verdict(Verdict::Inconclusive)),
             "head fails 2.5 discordant pairs for each it wins; undecided"
         );
     }

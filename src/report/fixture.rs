@@ -8,6 +8,7 @@ use crate::ledger::{
     AttemptRow, Counts, DecisionRow, Footer, Header, Ledger, LedgerWriter, OnInconclusive, Outcome,
     Rates, Row, RunStatus, Shard, TaskResult, TaskSpec, TimeoutPolicy,
 };
+use crate::model::Judgement;
 use crate::sampler::{Sampler, Sampling, TrialOutcome, Verdict};
 
 /// A fresh ledger writer at `path` (the one place the tests call `LedgerWriter::create`).
@@ -32,6 +33,7 @@ pub fn single(id: &str, n: u64, c: u64) -> TaskSpec {
         check: Some("./check".to_string()),
         timeout_s: Some(30.0),
         compare: None,
+        suite: None,
     }
 }
 
@@ -54,7 +56,7 @@ pub fn sequential(id: &str, max_trials: u64) -> TaskSpec {
 /// A header for these tasks.
 pub fn header(tasks: Vec<TaskSpec>, shard: Option<Shard>) -> Header {
     Header {
-        schema: crate::ledger::SCHEMA_VERSION,
+        schema: 2,
         gate_version: "0.1.0".to_string(),
         run_id: format!("run-{}", shard.map_or(0, |s| s.k)),
         plan_path: "plans/demo.yaml".to_string(),
@@ -109,6 +111,7 @@ pub fn attempt(task: &str, trial: u64, attempt: u32, outcome: Outcome) -> Attemp
         log: None,
         side: None,
         pair_position: None,
+        suite_run: None,
     }
 }
 
@@ -156,9 +159,9 @@ pub fn run(path: &Path, tasks: &[(TaskSpec, Vec<Outcome>)], shard: Option<Shard>
             }
         }
         let verdict = if task_harness {
-            None
+            Judgement::HarnessError
         } else {
-            Some(
+            Judgement::Verdict(
                 sampler
                     .decision()
                     .map_or(Verdict::Inconclusive, |d| d.verdict),
@@ -178,9 +181,11 @@ pub fn run(path: &Path, tasks: &[(TaskSpec, Vec<Outcome>)], shard: Option<Shard>
         .expect("append");
     }
     let verdict = if harness {
-        None
+        Judgement::HarnessError
     } else {
-        Some(Verdict::combine(verdicts.into_iter().flatten()))
+        Judgement::Verdict(Verdict::combine(
+            verdicts.into_iter().filter_map(Judgement::verdict),
+        ))
     };
     w.append(Row::Footer(Footer {
         finished_at: "2026-11-29T14:05:00.000Z".to_string(),

@@ -7,6 +7,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::ledger::{Counts, OnInconclusive, RunStatus, Shard};
+use crate::model::Judgement;
 use crate::sampler::{Sampling, Verdict};
 
 use super::model::{OcPoint, Report, Share, TaskReport, Uncounted};
@@ -77,7 +78,8 @@ pub struct JsonReport {
     /// `gate` version that wrote the (first) ledger.
     pub gate_version: String,
     /// The gate verdict; `null` after a harness error.
-    pub verdict: Option<Verdict>,
+    #[schemars(with = "Option<Verdict>")]
+    pub verdict: Judgement,
     /// The exit code: the verdict's, or the one the command actually exits with when that
     /// differs (`gate run --shard` exits 0 unless FAIL is certain; an interrupted run 130/143).
     pub exit_code: u8,
@@ -186,7 +188,8 @@ pub struct JsonTask {
     /// Line of the task in the plan file, or `null`.
     pub line: Option<u64>,
     /// `PASS`, `FAIL`, `INCONCLUSIVE`, or `null` after a harness error.
-    pub verdict: Option<Verdict>,
+    #[schemars(with = "Option<Verdict>")]
+    pub verdict: Judgement,
     /// Why, in one sentence.
     pub reason: String,
     /// The sampling plan.
@@ -239,6 +242,24 @@ pub struct JsonTaskPlan {
     pub alpha: Option<f64>,
     /// The OC curve.
     pub oc: Vec<JsonOc>,
+    /// The indifference zone: between its edges the verdict can go either way; `null` for
+    /// a compare rule, or a rule whose OC never reaches one half.
+    pub zone: Option<JsonZone>,
+}
+
+/// A task's indifference zone.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct JsonZone {
+    /// The lower edge: the regressed rate (or, with no rates stated, where P(PASS) = 10%).
+    pub low: f64,
+    /// The upper edge: the healthy rate (or, with no rates stated, where P(PASS) = 95%).
+    pub high: f64,
+    /// The success rate at which the task passes half the time, from the exact OC.
+    pub half_pass_rate: f64,
+    /// Whether the edges are the plan's stated rates.
+    pub stated: bool,
+    /// The same, in the one line the terminal and Markdown reports print.
+    pub text: String,
 }
 
 /// One OC point.
@@ -647,6 +668,13 @@ fn task(t: &TaskReport) -> JsonTask {
             healthy: t.healthy,
             alpha: t.alpha,
             oc: t.oc.iter().map(JsonOc::from).collect(),
+            zone: t.zone.as_ref().map(|z| JsonZone {
+                low: z.lo,
+                high: z.hi,
+                half_pass_rate: z.half,
+                stated: t.zone_stated,
+                text: crate::format::zone_line(z, t.zone_stated),
+            }),
         },
         trials: r.counts.into(),
         decided_at: r.decided_at,

@@ -39,6 +39,7 @@ use quick_junit::{
 use std::time::Duration;
 
 use crate::ledger::{OnInconclusive, Outcome};
+use crate::model::Judgement;
 use crate::sampler::Verdict;
 
 use super::model::{
@@ -100,7 +101,7 @@ fn suite(report: &Report, t: &TaskReport) -> (TestSuite, f64) {
     verdict_case.set_classname(id.as_str());
     locate(&mut verdict_case, report, t);
     verdict_case.set_time(duration(secs));
-    if r.verdict == Some(Verdict::Pass) {
+    if r.verdict == Judgement::Verdict(Verdict::Pass) {
         verdict_case.set_system_out(format!("PASS: {}\n{}", r.reason, summary_text(t)));
     }
     suite.add_test_case(verdict_case);
@@ -159,16 +160,20 @@ fn summary_text(t: &TaskReport) -> String {
 fn verdict_status(report: &Report, t: &TaskReport) -> TestCaseStatus {
     let r = &t.replay;
     let (mut status, ty) = match r.verdict {
-        Some(Verdict::Pass) => return TestCaseStatus::success(),
-        Some(Verdict::Fail) => (TestCaseStatus::non_success(NonSuccessKind::Failure), "FAIL"),
-        Some(Verdict::Inconclusive) if report.on_inconclusive == OnInconclusive::Pass => {
+        Judgement::Verdict(Verdict::Pass) => return TestCaseStatus::success(),
+        Judgement::Verdict(Verdict::Fail) => {
+            (TestCaseStatus::non_success(NonSuccessKind::Failure), "FAIL")
+        }
+        Judgement::Verdict(Verdict::Inconclusive)
+            if report.on_inconclusive == OnInconclusive::Pass =>
+        {
             (TestCaseStatus::skipped(), "INCONCLUSIVE")
         }
-        Some(Verdict::Inconclusive) => (
+        Judgement::Verdict(Verdict::Inconclusive) => (
             TestCaseStatus::non_success(NonSuccessKind::Failure),
             "INCONCLUSIVE",
         ),
-        None => (
+        Judgement::HarnessError => (
             TestCaseStatus::non_success(NonSuccessKind::Error),
             "harness_error",
         ),
@@ -303,7 +308,7 @@ fn properties(report: &Report, t: &TaskReport) -> Vec<Property> {
     let mut p = vec![
         Property::new(
             "verdict",
-            r.verdict.map_or("HARNESS_ERROR", Verdict::as_str),
+            r.verdict.verdict().map_or("HARNESS_ERROR", Verdict::as_str),
         ),
         Property::new("reason", r.reason.as_str()),
         Property::new("plan", t.plan.as_str()),

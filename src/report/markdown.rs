@@ -11,6 +11,7 @@
 use std::fmt::Write as _;
 
 use crate::ledger::OnInconclusive;
+use crate::model::Judgement;
 use crate::sampler::Verdict;
 
 use super::model::{
@@ -142,7 +143,7 @@ fn parts(report: &Report) -> [String; 3] {
         }
     }
     let code = report.exit_code();
-    if v.is_none() {
+    if v == Judgement::HarnessError {
         let _ = writeln!(
             out,
             "A harness error invalidated the run: no verdict is published (exit {code}). \
@@ -178,7 +179,9 @@ fn parts(report: &Report) -> [String; 3] {
                 ""
             }
         );
-    } else if v == Some(Verdict::Inconclusive) && report.on_inconclusive == OnInconclusive::Pass {
+    } else if v == Judgement::Verdict(Verdict::Inconclusive)
+        && report.on_inconclusive == OnInconclusive::Pass
+    {
         let _ = writeln!(
             out,
             "INCONCLUSIVE does not fail this gate (`on_inconclusive: pass`, exit {code}).\n"
@@ -307,12 +310,12 @@ fn parts(report: &Report) -> [String; 3] {
     [head, tasks, out]
 }
 
-fn badge(v: Option<Verdict>) -> &'static str {
+fn badge(v: Judgement) -> &'static str {
     match v {
-        Some(Verdict::Pass) => "✅ PASS",
-        Some(Verdict::Fail) => "❌ FAIL",
-        Some(Verdict::Inconclusive) => "⚠️ INCONCLUSIVE",
-        None => "🛑 HARNESS ERROR",
+        Judgement::Verdict(Verdict::Pass) => "✅ PASS",
+        Judgement::Verdict(Verdict::Fail) => "❌ FAIL",
+        Judgement::Verdict(Verdict::Inconclusive) => "⚠️ INCONCLUSIVE",
+        Judgement::HarnessError => "🛑 HARNESS ERROR",
     }
 }
 
@@ -344,6 +347,15 @@ fn task(out: &mut String, t: &TaskReport, policy: OnInconclusive, detail: Detail
             let _ = writeln!(out, "- **Compare:** {}", cell(&line));
         }
         out.push('\n');
+    }
+    // Outside the fold: a newcomer who sees a test at 80% pass one day and fail the next
+    // must find why without opening the detail.
+    if let Some(z) = &t.zone {
+        let _ = writeln!(
+            out,
+            "**Zone:** {}\n",
+            cell(&crate::format::zone_line(z, t.zone_stated))
+        );
     }
     // The detail folds away: a page of many tasks stays readable.
     out.push_str("<details><summary>Plan, estimates, score vector and OC</summary>\n\n");

@@ -38,10 +38,6 @@ use crate::publish::{Kind, Outputs};
 pub use error::{ReportError, Source};
 pub use model::Report;
 
-/// The exit code of a verdict: [`crate::error::exit::for_verdict`], under the name `gate ingest` still
-/// calls it by (the one mapping lives in `error.rs`).
-pub use crate::error::exit::for_verdict as exit_code_for;
-
 /// Write the report files asked for: `--junit`, `--summary` (and append the Markdown to
 /// `$GITHUB_STEP_SUMMARY` unless `--no-step-summary`), `--json`; and print GitHub annotations
 /// to stdout when `GITHUB_ACTIONS=true`. Warnings go to stderr.

@@ -3,6 +3,7 @@
 //! format what is here, so they cannot disagree with one another.
 
 use crate::ledger::{Fault, Ledger, OnInconclusive, Outcome, Rates};
+use crate::model::Judgement;
 use crate::sampler::{Sampling, Verdict};
 use crate::stats::estimate::{Interval, clopper_pearson, pass_at_k, pass_hat_k, wilson};
 use crate::stats::lattice::{Boundaries, State};
@@ -394,8 +395,8 @@ impl TaskReport {
         &self.replay.spec.id
     }
 
-    /// The task's verdict (`None` after a harness error).
-    pub fn verdict(&self) -> Option<Verdict> {
+    /// The task's verdict, or a harness error.
+    pub fn verdict(&self) -> Judgement {
         self.replay.verdict
     }
 }
@@ -512,7 +513,7 @@ impl Report {
 
     /// Whether the verdict is INCONCLUSIVE only for now: shards of the run are missing.
     pub fn waiting_for_shards(&self) -> bool {
-        self.verdict() == Some(Verdict::Inconclusive)
+        self.verdict() == Judgement::Verdict(Verdict::Inconclusive)
             && self
                 .replay
                 .shards
@@ -520,8 +521,8 @@ impl Report {
                 .is_some_and(|s| !s.missing.is_empty())
     }
 
-    /// The gate verdict; `None` after a harness error (no verdict is published).
-    pub fn verdict(&self) -> Option<Verdict> {
+    /// The gate verdict, or a harness error (no verdict is published).
+    pub fn verdict(&self) -> Judgement {
         super::replay::gate_verdict(
             self.tasks.iter().map(TaskReport::verdict),
             self.replay.footer_harness_error,
@@ -558,18 +559,20 @@ impl Report {
     pub fn decision(&self) -> &'static str {
         match (self.continue_with(), self.verdict()) {
             (Some(_), _) => "CONTINUE",
-            (None, Some(v)) => v.as_str(),
-            (None, None) => "HARNESS_ERROR",
+            (None, Judgement::Verdict(v)) => v.as_str(),
+            (None, Judgement::HarnessError) => "HARNESS_ERROR",
         }
     }
 
     /// Whether a task's verdict turns the gate red (FAIL, INCONCLUSIVE under
     /// `on_inconclusive: fail`, or a harness error).
-    pub fn is_red(&self, verdict: Option<Verdict>) -> bool {
+    pub fn is_red(&self, verdict: Judgement) -> bool {
         match verdict {
-            None | Some(Verdict::Fail) => true,
-            Some(Verdict::Inconclusive) => self.on_inconclusive == OnInconclusive::Fail,
-            Some(Verdict::Pass) => false,
+            Judgement::HarnessError | Judgement::Verdict(Verdict::Fail) => true,
+            Judgement::Verdict(Verdict::Inconclusive) => {
+                self.on_inconclusive == OnInconclusive::Fail
+            }
+            Judgement::Verdict(Verdict::Pass) => false,
         }
     }
 }
@@ -1147,8 +1150,8 @@ mod tests {
         assert!((p3.pass_hat_k_ci95.lo - pr.ci95.lo.powi(3)).abs() < 1e-12);
         assert!((p3.naive_pass_hat_k - (17.0 * 16.0 * 15.0) / (19.0 * 18.0 * 17.0)).abs() < 1e-12);
         assert!((p3.pass_at_k - (1.0 - (1.0 - pr.estimate).powi(3))).abs() < 1e-12);
-        assert_eq!(r.tasks[1].verdict(), Some(Verdict::Fail));
-        assert_eq!(r.verdict(), Some(Verdict::Fail));
+        assert_eq!(r.tasks[1].verdict(), Judgement::Verdict(Verdict::Fail));
+        assert_eq!(r.verdict(), Judgement::Verdict(Verdict::Fail));
         assert_eq!(r.exit_code(), crate::exit::FAIL);
     }
 
@@ -1317,7 +1320,7 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let r = Report::from_ledgers(&[fixture::faults(d.path())], None).unwrap();
         let t = &r.tasks[0];
-        assert_eq!(t.verdict(), Some(Verdict::Pass));
+        assert_eq!(t.verdict(), Judgement::Verdict(Verdict::Pass));
         assert_eq!(
             t.cancelled,
             Uncounted {
@@ -1432,7 +1435,7 @@ mod tests {
             None,
         );
         let r = Report::from_ledgers(std::slice::from_ref(&l), None).unwrap();
-        assert_eq!(r.verdict(), Some(Verdict::Inconclusive));
+        assert_eq!(r.verdict(), Judgement::Verdict(Verdict::Inconclusive));
         assert_eq!(r.exit_code(), crate::exit::INCONCLUSIVE);
         let r = Report::from_ledgers(&[l], Some(OnInconclusive::Pass)).unwrap();
         assert_eq!(r.exit_code(), crate::exit::SUCCESS);

@@ -26,6 +26,7 @@ use std::path::{Path, PathBuf};
 use crate::ledger::{
     AttemptRow, Counts, Ledger, OnInconclusive, Outcome, Row, RunStatus, Shard, TaskSpec,
 };
+use crate::model::Judgement;
 use crate::sampler::{Disposition as SettledAs, OrderedSampler, Sampling, Verdict};
 
 use super::error::ReportError;
@@ -100,8 +101,8 @@ pub struct TaskReplay {
     pub spec: TaskSpec,
     /// Every trial recorded, in ordinal order.
     pub trials: Vec<TrialRecord>,
-    /// The verdict; `None` when a harness error invalidated the task.
-    pub verdict: Option<Verdict>,
+    /// The verdict, or a harness error that invalidated the task.
+    pub verdict: Judgement,
     /// Why, in one sentence.
     pub reason: String,
     /// Counts from the replay.
@@ -239,9 +240,9 @@ impl Replay {
             .any(|l| l.status == Some(RunStatus::Interrupted))
     }
 
-    /// The gate verdict: `None` after a harness error, else FAIL if any task FAILs, else
-    /// INCONCLUSIVE if any is, else PASS.
-    pub fn verdict(&self) -> Option<Verdict> {
+    /// The gate verdict: a harness error if any task or footer records one, else FAIL if any
+    /// task FAILs, else INCONCLUSIVE if any is, else PASS.
+    pub fn verdict(&self) -> Judgement {
         gate_verdict(
             self.tasks.iter().map(|t| t.verdict),
             self.footer_harness_error,
@@ -249,17 +250,17 @@ impl Replay {
     }
 }
 
-/// The gate verdict from the task verdicts: `None` if any task (or the footer) records a
-/// harness error, else [`Verdict::combine`].
+/// The gate verdict from the task verdicts: a harness error if any task (or the footer)
+/// records one, else [`Verdict::combine`].
 pub(crate) fn gate_verdict(
-    tasks: impl Iterator<Item = Option<Verdict>>,
+    tasks: impl Iterator<Item = Judgement>,
     footer_harness_error: bool,
-) -> Option<Verdict> {
+) -> Judgement {
     if footer_harness_error {
-        return None;
+        return Judgement::HarnessError;
     }
-    let verdicts: Option<Vec<Verdict>> = tasks.collect();
-    verdicts.map(Verdict::combine)
+    let verdicts: Option<Vec<Verdict>> = tasks.map(Judgement::verdict).collect();
+    verdicts.map(Verdict::combine).into()
 }
 
 /// Replay one or more ledgers of the same plan and fixtures.
@@ -289,8 +290,14 @@ pub fn replay(ledgers: &[Ledger]) -> Result<Replay, ReportError> {
     }
 
     let shards = shard_coverage(ledgers)?;
-    let specs = merged_specs(ledgers)?;
-    let mut by_task = collect_attempts(ledgers, &specs)?;
+    let merged = merged_specs(ledgers)?;
+    let suites: BTreeSet<String> = merged
+        .iter()
+        .filter(|s| s.suite.is_some())
+        .map(|s| s.id.clone())
+        .collect();
+    let specs = expand_suites(ledgers, merged);
+    let mut by_task = collect_attempts(ledgers, &specs, &suites)?;
 
     let infos: Vec<LedgerInfo> = ledgers.iter().map(ledger_info).collect();
     let interrupted = infos
@@ -323,7 +330,8 @@ pub fn replay(ledgers: &[Ledger]) -> Result<Replay, ReportError> {
             t.reason = format!("not run: the run stopped at the harness error in task `{broken}`");
         }
     }
-    let footer_harness_error = footer_harness_error && tasks.iter().all(|t| t.verdict.is_some());
+    let footer_harness_error =
+        footer_harness_error && tasks.iter().all(|t| t.verdict != Judgement::HarnessError);
 
     let on_inconclusive = if ledgers
         .iter()
@@ -501,6 +509,47 @@ fn merged_specs(ledgers: &[Ledger]) -> Result<Vec<TaskSpec>, ReportError> {
     Ok(specs.into_iter().map(|(s, _)| s).collect())
 }
 
+/// The header's tasks with each suite task replaced by its test cases (`SUITE/CASE`, with
+/// the suite's rule), in order of first appearance in the attempt rows. The suite task itself
+/// stays, judged on its own runs by [`crate::ledger::suite_runs_rule`] as `gate run`
+/// scheduled them, only where one of its runs is not a run of the suite (a harness error),
+/// so that error is the suite's and no verdict is published.
+fn expand_suites(ledgers: &[Ledger], specs: Vec<TaskSpec>) -> Vec<TaskSpec> {
+    if specs.iter().all(|s| s.suite.is_none()) {
+        return specs;
+    }
+    let mut out = Vec::with_capacity(specs.len());
+    for spec in specs {
+        if spec.suite.is_none() {
+            out.push(spec);
+            continue;
+        }
+        let mut seen = BTreeSet::new();
+        let mut cases = Vec::new();
+        let mut broken = false;
+        for a in ledgers.iter().flat_map(|l| l.attempts()) {
+            if a.task == spec.id {
+                broken |= !matches!(a.outcome, Outcome::Pass | Outcome::Cancelled)
+                    || (a.outcome == Outcome::Pass && a.suite_run.is_none());
+            } else if crate::ledger::suite_of(&a.task) == Some(spec.id.as_str())
+                && seen.insert(a.task.clone())
+            {
+                let case = &a.task[spec.id.len() + 1..];
+                cases.push(spec.suite_case(case));
+            }
+        }
+        if broken || cases.is_empty() {
+            out.push(TaskSpec {
+                sampling: crate::ledger::suite_runs_rule(&spec.sampling),
+                max_unavailable: 0,
+                ..spec
+            });
+        }
+        out.extend(cases);
+    }
+    out
+}
+
 /// Check a task as a ledger header records it, with the rules the plan loader applies, so a
 /// forged or damaged header cannot make a report print impossible figures (a PASS needing
 /// `n - c` passes with `c > n`, a risk computed at a rate of 1.5). Returns what is wrong.
@@ -666,6 +715,7 @@ type TaskTrials = BTreeMap<(u64, Option<crate::pairs::Side>), Vec<SourcedAttempt
 fn collect_attempts(
     ledgers: &[Ledger],
     specs: &[TaskSpec],
+    suites: &BTreeSet<String>,
 ) -> Result<BTreeMap<String, Vec<TrialRecord>>, ReportError> {
     let mut by_task: BTreeMap<String, TaskTrials> = specs
         .iter()
@@ -680,6 +730,11 @@ fn collect_attempts(
                 line: i as u64 + 1,
             };
             let Some(trials) = by_task.get_mut(&a.task) else {
+                // A suite task judged by its test cases (none of its runs broke): its own
+                // rows are the runs, their test cases' rows are what is judged.
+                if suites.contains(&a.task) {
+                    continue;
+                }
                 return Err(ReportError::UnknownTask {
                     task: a.task.clone(),
                     at: source,
@@ -834,12 +889,12 @@ fn replay_task(
 
     let tally = sampler.tally();
     let (verdict, reason) = if let Some(text) = &harness_error {
-        (None, text.clone())
+        (Judgement::HarnessError, text.clone())
     } else if let Some(d) = sampler.decision() {
-        (Some(d.verdict), d.reason.clone())
+        (Judgement::Verdict(d.verdict), d.reason.clone())
     } else {
         (
-            Some(Verdict::Inconclusive),
+            Judgement::Verdict(Verdict::Inconclusive),
             undecided_reason(
                 tally.graded(),
                 &missing,
@@ -955,13 +1010,13 @@ mod tests {
         );
         let r = replay(std::slice::from_ref(&l)).unwrap();
         let t = only(&r);
-        assert_eq!(t.verdict, Some(Verdict::Fail));
+        assert_eq!(t.verdict, Judgement::Verdict(Verdict::Fail));
         assert_eq!(t.decided_at, Some(4));
         assert_eq!(t.counts.run, 4);
         assert_eq!((t.counts.passed, t.counts.failed), (2, 2));
         let d = l.decisions().next().unwrap();
         assert_eq!((d.verdict, d.counts), (t.verdict, t.counts));
-        assert_eq!(r.verdict(), Some(Verdict::Fail));
+        assert_eq!(r.verdict(), Judgement::Verdict(Verdict::Fail));
     }
 
     #[test]
@@ -978,7 +1033,7 @@ mod tests {
         assert_eq!(t.verdict, dec.verdict);
         assert_eq!(t.counts, dec.counts);
         assert_eq!(t.llr, dec.llr);
-        assert_eq!(t.verdict, Some(Verdict::Pass));
+        assert_eq!(t.verdict, Judgement::Verdict(Verdict::Pass));
     }
 
     #[test]
@@ -1036,8 +1091,11 @@ mod tests {
             })
             .collect();
         let r = replay(&shards).unwrap();
-        assert_eq!(r.tasks[0].verdict, Some(Verdict::Fail));
-        assert_eq!(r.tasks[1].verdict, Some(Verdict::Inconclusive));
+        assert_eq!(r.tasks[0].verdict, Judgement::Verdict(Verdict::Fail));
+        assert_eq!(
+            r.tasks[1].verdict,
+            Judgement::Verdict(Verdict::Inconclusive)
+        );
         assert!(
             r.tasks[1].reason.starts_with("trials missing"),
             "{}",
@@ -1045,7 +1103,7 @@ mod tests {
         );
         assert!(r.tasks[1].reason.contains("shard 3 of 3 absent"));
         assert_eq!(r.shards.as_ref().unwrap().missing, vec![3]);
-        assert_eq!(r.verdict(), Some(Verdict::Fail));
+        assert_eq!(r.verdict(), Judgement::Verdict(Verdict::Fail));
     }
 
     #[test]
@@ -1066,7 +1124,7 @@ mod tests {
         let t = only(&r);
         // Ordinal 1 is consumed, ordinal 2 is missing: nothing after it counts.
         assert_eq!(t.counts.run, 1);
-        assert_eq!(t.verdict, Some(Verdict::Inconclusive));
+        assert_eq!(t.verdict, Judgement::Verdict(Verdict::Inconclusive));
         assert!(t.reason.contains("stops at its first gap"), "{}", t.reason);
         assert_eq!(t.counts.excluded, 40 - 1);
     }
@@ -1126,7 +1184,7 @@ mod tests {
             Row::Footer(crate::ledger::Footer {
                 finished_at: "x".into(),
                 status: RunStatus::Complete,
-                verdict: Some(Verdict::Inconclusive),
+                verdict: Judgement::Verdict(Verdict::Inconclusive),
                 exit_code: 3,
             }),
         ];
@@ -1311,7 +1369,7 @@ mod tests {
             (t.counts.passed, t.counts.unavailable, t.counts.run),
             (2, 1, 3)
         );
-        assert_eq!(t.verdict, Some(Verdict::Pass));
+        assert_eq!(t.verdict, Judgement::Verdict(Verdict::Pass));
     }
 
     #[test]
@@ -1328,7 +1386,7 @@ mod tests {
             ],
         );
         let t = replay(&[l]).unwrap().tasks.remove(0);
-        assert_eq!(t.verdict, Some(Verdict::Fail));
+        assert_eq!(t.verdict, Judgement::Verdict(Verdict::Fail));
         assert_eq!(t.counts.cancelled, 0);
     }
 
@@ -1350,7 +1408,7 @@ mod tests {
             .unwrap()
             .tasks
             .remove(0);
-        assert_eq!(t.verdict, Some(Verdict::Pass));
+        assert_eq!(t.verdict, Judgement::Verdict(Verdict::Pass));
         assert_eq!(t.counts.cancelled, 1);
         assert!(t.missing.is_empty());
     }
@@ -1370,7 +1428,7 @@ mod tests {
             .unwrap()
             .tasks
             .remove(0);
-        assert_eq!(t.verdict, None);
+        assert_eq!(t.verdict, Judgement::HarnessError);
         assert_eq!(
             (t.counts.run, t.counts.passed, t.counts.excluded),
             (1, 1, 2)
@@ -1392,14 +1450,14 @@ mod tests {
             None,
         );
         let r = replay(&[l]).unwrap();
-        assert_eq!(r.tasks[0].verdict, Some(Verdict::Pass));
-        assert_eq!(r.tasks[1].verdict, None);
+        assert_eq!(r.tasks[0].verdict, Judgement::Verdict(Verdict::Pass));
+        assert_eq!(r.tasks[1].verdict, Judgement::HarnessError);
         assert!(
             r.tasks[1].reason.contains("not found"),
             "{}",
             r.tasks[1].reason
         );
-        assert_eq!(r.verdict(), None);
+        assert_eq!(r.verdict(), Judgement::HarnessError);
     }
 
     #[test]
@@ -1416,7 +1474,7 @@ mod tests {
         let r = replay(&[l]).unwrap();
         assert!(r.interrupted());
         let t = only(&r);
-        assert_eq!(t.verdict, Some(Verdict::Inconclusive));
+        assert_eq!(t.verdict, Judgement::Verdict(Verdict::Inconclusive));
         assert!(t.reason.starts_with("interrupted"), "{}", t.reason);
         assert_eq!(t.counts.cancelled, 1);
     }

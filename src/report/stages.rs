@@ -183,7 +183,7 @@ pub fn status(ledgers: &[Ledger], replay: &Replay) -> Result<Option<StageStatus>
         .tasks
         .iter()
         .zip(&tasks)
-        .filter(|(r, _)| r.verdict == Some(crate::model::Verdict::Fail))
+        .filter(|(r, _)| r.verdict == crate::model::Judgement::Verdict(crate::model::Verdict::Fail))
         .filter_map(|(r, t)| Some((t.decided_in?, r.spec.id.clone())))
         .min();
     let fail_stage = failed.as_ref().map(|(f, _)| *f);

@@ -11,6 +11,7 @@ use std::path::Path;
 
 use crate::format::zone_line;
 use crate::ledger::{OnInconclusive, Outcome};
+use crate::model::Judgement;
 use crate::sampler::Verdict;
 
 use super::model::{
@@ -40,8 +41,8 @@ pub fn render(report: &Report) -> String {
     crate::untrusted::log_text(&out)
 }
 
-fn verdict_text(v: Option<Verdict>) -> &'static str {
-    v.map_or("HARNESS ERROR", Verdict::as_str)
+fn verdict_text(v: Judgement) -> &'static str {
+    v.verdict().map_or("HARNESS ERROR", Verdict::as_str)
 }
 
 fn task(out: &mut String, t: &TaskReport) {
@@ -305,7 +306,9 @@ fn gate(out: &mut String, report: &Report) {
     let verdict = report.verdict();
     let code = report.exit_code();
     let policy = match (verdict, report.on_inconclusive) {
-        (Some(Verdict::Inconclusive), OnInconclusive::Pass) => " under on_inconclusive: pass",
+        (Judgement::Verdict(Verdict::Inconclusive), OnInconclusive::Pass) => {
+            " under on_inconclusive: pass"
+        }
         _ => "",
     };
     let tasks = format!(
@@ -347,7 +350,7 @@ fn gate(out: &mut String, report: &Report) {
             "gate  INCONCLUSIVE for now: {what} (exit {code}{policy}; `gate report` over all shards decides) · {tasks}"
         );
     } else {
-        let note = if verdict.is_none() {
+        let note = if verdict == Judgement::HarnessError {
             ": no verdict is published"
         } else {
             policy
@@ -431,6 +434,7 @@ fn list(xs: &[u64]) -> String {
 
 #[cfg(test)]
 mod tests {
+    use crate::model::Judgement;
     use crate::report::Report;
     use crate::report::fixture;
 
@@ -475,7 +479,7 @@ mod tests {
         w.append(Row::Footer(Footer {
             finished_at: "x".into(),
             status: RunStatus::Interrupted,
-            verdict: Some(Verdict::Inconclusive),
+            verdict: Judgement::Verdict(Verdict::Inconclusive),
             exit_code: 130,
         }))
         .unwrap();

@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::ledger::{Ledger, Outcome, Row, RunStatus};
-use crate::sampler::Verdict;
+use crate::model::Judgement;
 
 use super::ReportError;
 use super::replay::{Source, TaskReplay, replay};
@@ -259,8 +259,9 @@ fn problem_from_replay(ledger: &Ledger, e: ReportError) -> Problem {
     }
 }
 
-fn verdict_text(v: Option<Verdict>) -> &'static str {
-    v.map_or("no verdict (harness error)", |v| v.as_str())
+fn verdict_text(v: Judgement) -> &'static str {
+    v.verdict()
+        .map_or("no verdict (harness error)", |v| v.as_str())
 }
 
 fn counts_text(c: &crate::ledger::Counts) -> String {
@@ -385,7 +386,7 @@ mod tests {
         w.append(Row::Footer(crate::ledger::Footer {
             finished_at: "x".into(),
             status: RunStatus::Complete,
-            verdict: Some(crate::sampler::Verdict::Inconclusive),
+            verdict: Judgement::Verdict(crate::sampler::Verdict::Inconclusive),
             exit_code: 3,
         }))
         .unwrap();

@@ -370,6 +370,7 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
         log: None,
         side: None,
         pair_position: None,
+        suite_run: None,
     };
     let harness = |row: &mut AttemptRow, why: String| {
         row.fault = Some(Fault::Harness);

@@ -44,6 +44,14 @@ pub enum RunEvent {
         /// Task id.
         task: String,
     },
+    /// A suite task's runs are over; its test cases' decision rows were emitted before
+    /// (the suite itself has none unless a harness error stopped it).
+    TaskEnded {
+        /// Task id.
+        task: String,
+        /// What the display shows at the end of its line.
+        shown: String,
+    },
 }
 
 /// A consumer of run events.

@@ -27,6 +27,7 @@ pub mod retry;
 pub mod sandbox;
 pub mod scheduler;
 pub mod session;
+pub mod suite;
 pub mod sys;
 
 pub use attempt::{AttemptSpec, LOG_CAP, TAIL_BYTES, TAIL_LINES, run_attempt, tail};

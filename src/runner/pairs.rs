@@ -26,6 +26,7 @@ use super::scheduler::{Launcher, TaskEnd};
 use super::sys::Interrupt;
 use crate::error::Error;
 use crate::ledger::{DecisionRow, Ledger, Outcome};
+use crate::model::Judgement;
 use crate::pairs::{CompareRecord, PairSampler, Side, base_first};
 use crate::plan::compare::CompareTask;
 use crate::plan::{Policy, Task};
@@ -439,7 +440,7 @@ pub fn run_pairs<L: Launcher + ?Sized>(
         sink.event(&RunEvent::TaskDecided {
             row: DecisionRow {
                 task: cfg.id.clone(),
-                verdict: None,
+                verdict: Judgement::HarnessError,
                 reason: format!("harness error: {why}"),
                 counts,
                 llr: llr_now,
@@ -465,7 +466,7 @@ pub fn run_pairs<L: Launcher + ?Sized>(
         shown: decision.verdict.as_str().to_string(),
         row: DecisionRow {
             task: cfg.id.clone(),
-            verdict: Some(decision.verdict),
+            verdict: Judgement::Verdict(decision.verdict),
             reason: decision.reason,
             counts,
             llr: llr_now,
@@ -555,6 +556,7 @@ mod tests {
                 log: None,
                 side: None,
                 pair_position: None,
+                suite_run: None,
             };
             let _ = tx.send(TrialMsg::Attempt {
                 row: Box::new(row),
@@ -642,7 +644,12 @@ mod tests {
             .unwrap();
             assert_eq!(end, TaskEnd::Decided);
             let d = sink.decision.unwrap();
-            assert_eq!(d.verdict, Some(Verdict::Fail), "jobs {jobs}: {}", d.reason);
+            assert_eq!(
+                d.verdict,
+                Judgement::Verdict(Verdict::Fail),
+                "jobs {jobs}: {}",
+                d.reason
+            );
             // Every row carries its side and its position in the pair; both sides of a pair
             // were started.
             assert!(sink.attempts.iter().all(|a| a.side.is_some()));

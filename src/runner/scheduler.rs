@@ -26,7 +26,7 @@ use super::sys::Interrupt;
 use super::{AttemptSpec, run_attempt};
 use crate::error::Error;
 use crate::ledger::{AttemptRow, DecisionRow, now_rfc3339};
-use crate::model::{Fault, Outcome, Sampling, Shard, Verdict};
+use crate::model::{Fault, Judgement, Outcome, Sampling, Shard, Verdict};
 use crate::plan::{Policy, Task};
 use crate::sampler::{Decision, OrderedSampler};
 
@@ -181,6 +181,49 @@ pub fn run_task<L: Launcher + ?Sized>(
     interrupt: &Interrupt,
     sink: &mut dyn EventSink,
 ) -> Result<TaskEnd, Error> {
+    drive(cfg, launcher, history, None, interrupt, sink)
+}
+
+/// The test cases of a suite task, each judged by its own ordered sampler: the scheduler
+/// hands them the test-case rows each suite run sends (rows of tasks other than the suite's
+/// own), and keeps running the suite while any of them is undecided.
+pub trait Cases {
+    /// Take a test case's row; `false` when the ledger already holds that test case's trial
+    /// (a resumed run re-runs a suite run whose rows were partly written), so it is not
+    /// written again and never re-graded (invariant 1).
+    fn admit(&mut self, row: &AttemptRow) -> bool;
+    /// Whether every test case seen so far has decided (false before the first run).
+    fn all_decided(&self) -> bool;
+    /// The decision rows once the suite runs are over: every test case's decision, or for
+    /// an undecided one the INCONCLUSIVE `undecided` gives.
+    fn decisions(&mut self, undecided: &Decision) -> Vec<DecisionRow>;
+}
+
+/// Run a suite task: each trial is one run of the suite (the suite's own row, task
+/// `cfg.id`, whose outcome is `Pass` when the suite ran), followed on the same channel by
+/// one row per test case. Trials are scheduled, cancelled, resumed and sharded exactly as
+/// [`run_task`]'s, on the rule of [`crate::ledger::suite_runs_rule`] (never deciding before
+/// its last trial); the run ends once `cases` have all decided. Then each test case's
+/// decision row is emitted, and [`RunEvent::TaskEnded`] for the suite.
+pub fn run_suite<L: Launcher + ?Sized>(
+    cfg: &TaskConfig,
+    launcher: &L,
+    history: TaskHistory,
+    cases: &mut dyn Cases,
+    interrupt: &Interrupt,
+    sink: &mut dyn EventSink,
+) -> Result<TaskEnd, Error> {
+    drive(cfg, launcher, history, Some(cases), interrupt, sink)
+}
+
+fn drive<L: Launcher + ?Sized>(
+    cfg: &TaskConfig,
+    launcher: &L,
+    history: TaskHistory,
+    mut cases: Option<&mut dyn Cases>,
+    interrupt: &Interrupt,
+    sink: &mut dyn EventSink,
+) -> Result<TaskEnd, Error> {
     // A stage's sampler consumes in ordinal order from trial 1 as the replay of its ledger
     // alone will (a gap stops a sequential rule): it sees the first stage end only when it
     // runs stage 1 whole, and otherwise counts nothing it cannot know in order. A single
@@ -239,8 +282,11 @@ pub fn run_task<L: Launcher + ?Sized>(
     let mut harness_error: Option<String> = None;
     let mut stopping = false;
 
+    let cases_done = |c: &Option<&mut dyn Cases>| c.as_ref().is_some_and(|c| c.all_decided());
     loop {
-        let finished = sampler.decision().is_some() || sampler.tally().graded() >= budget;
+        let finished = sampler.decision().is_some()
+            || sampler.tally().graded() >= budget
+            || cases_done(&cases);
         if (interrupt.requested() || finished || harness_error.is_some()) && !stopping {
             stopping = true;
             lanes.in_flight.cancel_all();
@@ -277,6 +323,16 @@ pub fn run_task<L: Launcher + ?Sized>(
                     row
                 }
             };
+            // A test case's row from a suite run: the case judges it, the ledger keeps it.
+            if row.task != cfg.id {
+                if let Some(c) = cases.as_deref_mut()
+                    && c.admit(&row)
+                {
+                    let (tally, view) = (sampler.tally(), llr(&sampler));
+                    rows.push((row, tally, view));
+                }
+                continue;
+            }
             if row.outcome == Outcome::HarnessError && harness_error.is_none() {
                 harness_error = Some(format!(
                     "trial {} attempt {}: {}",
@@ -292,7 +348,9 @@ pub fn run_task<L: Launcher + ?Sized>(
             let (tally, view) = (sampler.tally(), llr(&sampler));
             rows.push((row, tally, view));
         }
-        let finished = sampler.decision().is_some() || sampler.tally().graded() >= budget;
+        let finished = sampler.decision().is_some()
+            || sampler.tally().graded() >= budget
+            || cases_done(&cases);
         if !stopping && !finished && harness_error.is_none() && !interrupt.requested() {
             fill(cfg, launcher, &mut lanes, &sampler, budget, &tx);
         }
@@ -312,7 +370,7 @@ pub fn run_task<L: Launcher + ?Sized>(
         sink.event(&RunEvent::TaskDecided {
             row: DecisionRow {
                 task: cfg.id.clone(),
-                verdict: None,
+                verdict: Judgement::HarnessError,
                 reason: format!("harness error: {why}"),
                 counts,
                 llr: llr_now,
@@ -320,6 +378,40 @@ pub fn run_task<L: Launcher + ?Sized>(
             shown: "HARNESS ERROR".to_string(),
         })?;
         return Ok(TaskEnd::HarnessError);
+    }
+    if let Some(c) = cases {
+        if !c.all_decided() && interrupt.requested() {
+            sink.event(&RunEvent::TaskInterrupted {
+                task: cfg.id.clone(),
+            })?;
+            return Ok(TaskEnd::Interrupted);
+        }
+        let undecided = match cfg.shard {
+            Some(s) => Decision {
+                verdict: Verdict::Inconclusive,
+                reason: format!(
+                    "shard {}/{} ran its {} suite runs; the verdict needs every shard (`gate report`)",
+                    s.k, s.m, budget
+                ),
+            },
+            None => Decision {
+                verdict: Verdict::Inconclusive,
+                reason: "no decision was reached".to_string(),
+            },
+        };
+        for row in c.decisions(&undecided) {
+            let shown = row
+                .verdict
+                .verdict()
+                .map_or("HARNESS ERROR", |v| v.as_str())
+                .to_string();
+            sink.event(&RunEvent::TaskDecided { row, shown })?;
+        }
+        sink.event(&RunEvent::TaskEnded {
+            task: cfg.id.clone(),
+            shown: format!("{} suite runs", sampler.tally().graded()),
+        })?;
+        return Ok(TaskEnd::Decided);
     }
     let decision = match sampler.decision() {
         Some(d) => d.clone(),
@@ -361,7 +453,7 @@ pub fn run_task<L: Launcher + ?Sized>(
         shown: decision.verdict.as_str().to_string(),
         row: DecisionRow {
             task: cfg.id.clone(),
-            verdict: Some(decision.verdict),
+            verdict: Judgement::Verdict(decision.verdict),
             reason: decision.reason,
             counts,
             llr: llr_now,
@@ -541,7 +633,7 @@ impl Launcher for ProcessLauncher {
 
 /// Run one attempt; a bug in gate (a panic) becomes a harness-error row rather than a lost
 /// trial, so the run stops with exit 4 and the ledger says why.
-fn attempt_or_internal_error(
+pub(super) fn attempt_or_internal_error(
     spec: &AttemptSpec,
     redactor: &Redactor,
     cancel: &AtomicBool,
@@ -561,7 +653,7 @@ fn attempt_or_internal_error(
 }
 
 /// The row of an attempt that gate itself could not run.
-fn harness_error_row(spec: &AttemptSpec, why: String) -> AttemptRow {
+pub(super) fn harness_error_row(spec: &AttemptSpec, why: String) -> AttemptRow {
     AttemptRow {
         task: spec.task.clone(),
         trial: spec.trial,
@@ -581,6 +673,7 @@ fn harness_error_row(spec: &AttemptSpec, why: String) -> AttemptRow {
         log: None,
         side: None,
         pair_position: None,
+        suite_run: None,
     }
 }
 
@@ -643,6 +736,7 @@ mod tests {
             log: None,
             side: None,
             pair_position: None,
+            suite_run: None,
         }
     }
 
@@ -738,7 +832,7 @@ mod tests {
         );
         assert_eq!(end.unwrap(), TaskEnd::Decided);
         let d = sink.decision.unwrap();
-        assert_eq!(d.verdict, Some(Verdict::Fail));
+        assert_eq!(d.verdict, Judgement::Verdict(Verdict::Fail));
         assert_eq!((d.counts.passed, d.counts.failed), (1, 1));
         // Rows are emitted as they end: the failure first.
         assert_eq!(sink.attempts[0].trial, 2);
@@ -764,7 +858,7 @@ mod tests {
         .unwrap();
         assert!(started.elapsed() < Duration::from_secs(10));
         let d = sink.decision.unwrap();
-        assert_eq!(d.verdict, Some(Verdict::Fail));
+        assert_eq!(d.verdict, Judgement::Verdict(Verdict::Fail));
         assert_eq!(
             d.counts,
             Counts {
@@ -856,7 +950,10 @@ mod tests {
         )
         .unwrap();
         assert_eq!(*fake.launched.lock().unwrap(), vec![1, 2, 3]);
-        assert_eq!(sink.decision.unwrap().verdict, Some(Verdict::Pass));
+        assert_eq!(
+            sink.decision.unwrap().verdict,
+            Judgement::Verdict(Verdict::Pass)
+        );
     }
 
     #[test]
@@ -897,7 +994,7 @@ mod tests {
         assert_eq!(launched[0], 2);
         assert!(!launched.contains(&1) && !launched.contains(&3));
         let d = sink.decision.unwrap();
-        assert_eq!(d.verdict, Some(Verdict::Pass));
+        assert_eq!(d.verdict, Judgement::Verdict(Verdict::Pass));
         assert_eq!((d.counts.passed, d.counts.failed), (4, 1));
     }
 }

@@ -26,8 +26,8 @@ use super::scheduler::TaskHistory;
 use super::sys;
 use crate::error::Error;
 use crate::ledger::{
-    Footer, Header, Ledger, LedgerError, LedgerWriter, Resume, Row, RunStatus, SCHEMA_VERSION,
-    TaskSpec, Walls, now_rfc3339, sha256_hex,
+    Footer, Header, Ledger, LedgerError, LedgerWriter, Resume, Row, RunStatus, TaskSpec, Walls,
+    now_rfc3339, sha256_hex,
 };
 use crate::model::{Outcome, Shard};
 use crate::plan::Plan;
@@ -220,6 +220,11 @@ impl Session {
             .unwrap_or_default()
     }
 
+    /// The resumed ledger as it was found (`None` for a new ledger).
+    pub fn prior(&self) -> Option<&Ledger> {
+        self.prior.as_ref()
+    }
+
     /// What the resumed ledger already holds for the compare task `task`, by pair and side.
     pub fn pair_history(&self, task: &str) -> super::pairs::PairHistory {
         self.prior
@@ -308,7 +313,7 @@ impl Session {
     pub fn close(
         &mut self,
         status: RunStatus,
-        verdict: Option<crate::model::Verdict>,
+        verdict: crate::model::Judgement,
         code: u8,
     ) -> Result<(), Error> {
         // The footer states how the run ended: not before every attempt row is on disk.
@@ -327,7 +332,9 @@ impl EventSink for Session {
         match event {
             RunEvent::Attempt { row, .. } => self.append_attempt(Row::Attempt((**row).clone())),
             RunEvent::TaskDecided { row, .. } => self.append(Row::Decision(row.clone())),
-            RunEvent::TaskStarted { .. } | RunEvent::TaskInterrupted { .. } => Ok(()),
+            RunEvent::TaskStarted { .. }
+            | RunEvent::TaskInterrupted { .. }
+            | RunEvent::TaskEnded { .. } => Ok(()),
         }
     }
 }
@@ -488,8 +495,28 @@ pub fn header(
     shard: Option<Shard>,
     redactors: &[Redactor],
 ) -> Header {
+    let tasks: Vec<TaskSpec> = plan
+        .tasks
+        .iter()
+        .zip(redactors)
+        .map(|(t, r)| TaskSpec {
+            id: t.id.clone(),
+            line: Some(t.line),
+            sampling: t.sampling.clone(),
+            rates: t.rates,
+            max_unavailable: t.max_unavailable,
+            run: r.apply(&t.run.display()),
+            check: t.check.as_ref().map(|c| r.apply(&c.display())),
+            timeout_s: Some(t.timeout.as_secs_f64()),
+            compare: t
+                .compare
+                .as_ref()
+                .map(|c| super::pairs::record(c, &t.id, run_id, r)),
+            suite: t.suite.as_ref().map(crate::plan::SuiteTask::record),
+        })
+        .collect();
     Header {
-        schema: SCHEMA_VERSION,
+        schema: crate::ledger::schema_for(&tasks),
         gate_version: env!("CARGO_PKG_VERSION").to_string(),
         run_id: run_id.to_string(),
         plan_path: plan.path.display().to_string(),
@@ -505,25 +532,7 @@ pub fn header(
         on_inconclusive: plan.policy.on_inconclusive,
         transport_exit_codes: plan.policy.transport_exit_codes.clone(),
         transport_max_retries: plan.policy.transport_max_retries,
-        tasks: plan
-            .tasks
-            .iter()
-            .zip(redactors)
-            .map(|(t, r)| TaskSpec {
-                id: t.id.clone(),
-                line: Some(t.line),
-                sampling: t.sampling.clone(),
-                rates: t.rates,
-                max_unavailable: t.max_unavailable,
-                run: r.apply(&t.run.display()),
-                check: t.check.as_ref().map(|c| r.apply(&c.display())),
-                timeout_s: Some(t.timeout.as_secs_f64()),
-                compare: t
-                    .compare
-                    .as_ref()
-                    .map(|c| super::pairs::record(c, &t.id, run_id, r)),
-            })
-            .collect(),
+        tasks,
         sources: Vec::new(),
         // Set by `gate run` once the box is probed (`Session::create_with`).
         sandbox: None,

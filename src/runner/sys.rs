@@ -457,7 +457,7 @@ impl Interrupt {
             .spawn(move || {
                 for sig in signals.forever() {
                     if seen.swap(sig as usize, Ordering::SeqCst) != 0 {
-                        kill_all_and_exit(exit_code_for(sig));
+                        kill_all_and_exit(exit::for_signal(sig));
                     }
                 }
             })?;
@@ -483,15 +483,7 @@ impl Interrupt {
 
     /// The exit code of an interrupted run: 143 after SIGTERM, else 130.
     pub fn exit_code(&self) -> u8 {
-        exit_code_for(self.signal.load(Ordering::SeqCst) as libc::c_int)
-    }
-}
-
-fn exit_code_for(sig: libc::c_int) -> u8 {
-    if sig == libc::SIGTERM {
-        exit::TERMINATED
-    } else {
-        exit::INTERRUPTED
+        exit::for_signal(self.signal.load(Ordering::SeqCst) as libc::c_int)
     }
 }
 

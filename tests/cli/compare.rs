@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 use gate::ledger::{Outcome, Row};
+use gate::model::Judgement;
 use gate::pairs::Side;
 use gate::sampler::Verdict;
 use gate::stats::compare::{CompareDesign, CompareSpec, Effect};
@@ -34,7 +35,10 @@ fn plan(tasks: u64, rule: &str, env: &str) -> String {
 }
 
 fn verdicts(f: &Fixture) -> Vec<Verdict> {
-    f.ledger().decisions().filter_map(|d| d.verdict).collect()
+    f.ledger()
+        .decisions()
+        .filter_map(|d| d.verdict.verdict())
+        .collect()
 }
 
 /// Graded pairs each task consumed, from the JSON report (`tasks[].pairs.total`).
@@ -161,7 +165,7 @@ fn verify_and_report_recompute_a_compare_ledger() {
         }
     }
     let d = decision(&l, "t1");
-    assert_eq!(d.verdict, Some(Verdict::Fail));
+    assert_eq!(d.verdict, Judgement::Verdict(Verdict::Fail));
     gate()
         .args(["verify"])
         .arg(f.ledger_path())
@@ -362,7 +366,7 @@ fn a_timed_out_side_voids_its_pair_under_timeout_unavailable() {
         .stdout(predicate::str::contains("3 void pairs"));
     let l = f.ledger();
     let d = decision(&l, "t");
-    assert_eq!(d.verdict, Some(Verdict::Inconclusive));
+    assert_eq!(d.verdict, Judgement::Verdict(Verdict::Inconclusive));
     assert_eq!(
         (d.counts.unavailable, d.counts.passed, d.counts.failed),
         (3, 0, 0)

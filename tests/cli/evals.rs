@@ -140,7 +140,7 @@ fn passed(l: &Ledger) -> BTreeMap<String, Vec<bool>> {
 
 fn verdicts(l: &Ledger) -> BTreeMap<String, Option<Verdict>> {
     l.decisions()
-        .map(|d| (task_of(&d.task), d.verdict))
+        .map(|d| (task_of(&d.task), d.verdict.verdict()))
         .collect()
 }
 

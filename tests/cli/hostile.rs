@@ -346,7 +346,7 @@ fn absurd_policy_bounds_are_refused_at_load() {
 #[test]
 fn forged_decision_rows_make_report_fail() {
     use gate::ledger::{LedgerWriter, Row};
-    use gate::model::Verdict;
+    use gate::model::{Judgement, Verdict};
     let f = Fixture::new(
         "version: 1\nsampling: {single: {n: 3, c: 0}}\ntasks:\n  - id: t\n    run: 'false'\n",
     );
@@ -357,11 +357,11 @@ fn forged_decision_rows_make_report_fail() {
     for row in rows {
         let row = match row {
             Row::Decision(mut d) => {
-                d.verdict = Some(Verdict::Pass);
+                d.verdict = Judgement::Verdict(Verdict::Pass);
                 Row::Decision(d)
             }
             Row::Footer(mut ft) => {
-                ft.verdict = Some(Verdict::Pass);
+                ft.verdict = Judgement::Verdict(Verdict::Pass);
                 ft.exit_code = 0;
                 Row::Footer(ft)
             }

@@ -19,5 +19,6 @@ mod run;
 mod sandbox;
 mod stages;
 mod suite;
+mod suite_plan;
 mod tamper;
 mod verify;

@@ -121,9 +121,25 @@ fn old_ledgers_report_what_the_old_gate_printed() {
     let text = String::from_utf8(run.get_output().stdout.clone()).unwrap();
     let read = |p: PathBuf| std::fs::read_to_string(p).unwrap();
     assert_eq!(text, read(want.join("report.txt")));
-    for name in ["junit.xml", "summary.md"] {
-        assert_eq!(read(o(name)), read(want.join(name)), "{name}");
+    assert_eq!(
+        read(o("junit.xml")),
+        read(want.join("junit.xml")),
+        "junit.xml"
+    );
+    // Added since (issue 20): each task's indifference-zone line and the blank line after
+    // it, outside the fold. Every line the old gate printed is unchanged.
+    let mut summary = String::new();
+    let mut after_zone = false;
+    for line in read(o("summary.md")).split_inclusive('\n') {
+        if line.starts_with("**Zone:** ") {
+            after_zone = true;
+            continue;
+        }
+        if !std::mem::take(&mut after_zone) || line != "\n" {
+            summary.push_str(line);
+        }
     }
+    assert_eq!(summary, read(want.join("summary.md")), "summary.md");
     let json = |p: PathBuf| serde_json::from_str::<serde_json::Value>(&read(p)).unwrap();
     // Fields added to the contract since (additive): `decision` is the verdict of a run that
     // is not staged, and `stages` is null. Every field the old gate printed is unchanged.
@@ -131,5 +147,9 @@ fn old_ledgers_report_what_the_old_gate_printed() {
     let added = got.as_object_mut().unwrap();
     assert_eq!(added.remove("decision"), Some(serde_json::json!("FAIL")));
     assert_eq!(added.remove("stages"), Some(serde_json::Value::Null));
+    for t in added["tasks"].as_array_mut().unwrap() {
+        let zone = t["plan"].as_object_mut().unwrap().remove("zone");
+        assert!(zone.is_some_and(|z| z.is_null() || z["text"].is_string()));
+    }
     assert_json_close(&got, &json(want.join("report.json")), "report");
 }

@@ -240,7 +240,7 @@ fn missing_fields_list_what_the_mapping_takes() {
         ),
         (
             "version: 1\nsampling: {single: {n: 5, c: 1}}\ntasks:\n  - id: t\n",
-            "plan.yaml:4:5: missing field `run`: task `t` needs `run` (or, for `gate ingest`, `junit: GLOB`)",
+            "plan.yaml:4:5: missing field `run`: task `t` needs `run`, or `suite: {run: …}` (or, for `gate ingest`, `junit: GLOB`)",
         ),
         (
             "version: 1\nsampling:\n  sequential:\n    healthy: 0.9\n    alpha: 0.1\ntasks:\n  - id: t\n    run: 'true'\n",

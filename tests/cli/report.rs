@@ -29,6 +29,7 @@ pub(crate) fn single(id: &str, n: u64, c: u64) -> TaskSpec {
         check: None,
         timeout_s: Some(10.0),
         compare: None,
+        suite: None,
     }
 }
 
@@ -79,6 +80,7 @@ fn attempt(task: &str, trial: u64, outcome: Outcome) -> AttemptRow {
         log: None,
         side: None,
         pair_position: None,
+        suite_run: None,
     }
 }
 
@@ -92,7 +94,7 @@ pub(crate) fn write_run(
 ) -> PathBuf {
     let mut w = writer(path);
     w.append(Row::Header(Header {
-        schema: gate::ledger::SCHEMA_VERSION,
+        schema: gate::ledger::schema_for(&tasks.iter().map(|(t, _)| t.clone()).collect::<Vec<_>>()),
         gate_version: "0.1.0".to_string(),
         run_id: format!("run-{}", shard.map_or(0, |s| s.k)),
         plan_path: "plans/demo.yaml".to_string(),
@@ -147,7 +149,7 @@ pub(crate) fn write_run(
         verdicts.push(verdict);
         w.append(Row::Decision(DecisionRow {
             task: spec.id.clone(),
-            verdict,
+            verdict: verdict.into(),
             reason: "recorded by the test runner".to_string(),
             counts: Counts::from_tally(sampler.tally(), 0, 0),
             llr: sampler.llr(),
@@ -162,7 +164,7 @@ pub(crate) fn write_run(
         } else {
             RunStatus::Complete
         },
-        verdict,
+        verdict: verdict.into(),
         // A shard exits 0 unless its own trials make a FAIL certain.
         exit_code: match verdict {
             None => 4,

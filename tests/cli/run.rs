@@ -4,6 +4,7 @@
 use std::time::{Duration, Instant};
 
 use gate::ledger::{Fault, Outcome, Row, RunStatus};
+use gate::model::Judgement;
 use gate::sampler::Verdict;
 use predicates::prelude::*;
 
@@ -23,7 +24,7 @@ tasks:
     f.run(&[]).code(1).stdout(predicate::str::contains("FAIL"));
     let l = f.ledger();
     let d = decision(&l, "t");
-    assert_eq!(d.verdict, Some(Verdict::Fail));
+    assert_eq!(d.verdict, Judgement::Verdict(Verdict::Fail));
     assert_eq!((d.counts.run, d.counts.passed, d.counts.failed), (9, 6, 3));
     let trials: Vec<u64> = attempts(&l).iter().map(|a| a.trial).collect();
     assert_eq!(
@@ -43,7 +44,7 @@ fn single_plan_curtails_on_passes() {
     f.run(&[]).code(0).stdout(predicate::str::contains("PASS"));
     let l = f.ledger();
     let d = decision(&l, "t");
-    assert_eq!(d.verdict, Some(Verdict::Pass));
+    assert_eq!(d.verdict, Judgement::Verdict(Verdict::Pass));
     assert_eq!((d.counts.run, d.counts.passed, d.counts.failed), (8, 8, 0));
     assert_eq!(attempts(&l).len(), 8);
 }
@@ -58,7 +59,7 @@ fn sequential_plan_passes_at_the_bound() {
     f.run(&[]).code(0);
     let l = f.ledger();
     let d = decision(&l, "t");
-    assert_eq!(d.verdict, Some(Verdict::Pass));
+    assert_eq!(d.verdict, Judgement::Verdict(Verdict::Pass));
     assert_eq!(d.counts.run, 9);
     assert!(d.llr.unwrap() < -2.2513);
 }
@@ -90,7 +91,7 @@ fn calibrated_sequential_rule_is_the_default_and_is_recorded() {
         .unwrap()
         .trials;
     let d = decision(&l, "t");
-    assert_eq!(d.verdict, Some(Verdict::Pass));
+    assert_eq!(d.verdict, Judgement::Verdict(Verdict::Pass));
     assert_eq!(d.counts.run, first_pass);
     gate().arg("verify").arg(f.ledger_path()).assert().code(0);
 }
@@ -107,7 +108,7 @@ fn sequential_truncation_is_inconclusive() {
         .stdout(predicate::str::contains("INCONCLUSIVE"));
     assert_eq!(
         decision(&f.ledger(), "t").verdict,
-        Some(Verdict::Inconclusive)
+        Judgement::Verdict(Verdict::Inconclusive)
     );
     f.run(&["--on-inconclusive", "pass"]).code(0);
 }
@@ -271,7 +272,7 @@ fn unavailable_budget_exhausted_is_inconclusive() {
     f.run(&[]).code(3);
     let l = f.ledger();
     let d = decision(&l, "t");
-    assert_eq!(d.verdict, Some(Verdict::Inconclusive));
+    assert_eq!(d.verdict, Judgement::Verdict(Verdict::Inconclusive));
     assert_eq!(d.counts.unavailable, 3);
     assert!(d.reason.contains("budget"));
 }
@@ -310,9 +311,12 @@ fn missing_command_is_a_harness_error() {
     );
     f.run(&[]).code(4);
     let l = f.ledger();
-    assert_eq!(decision(&l, "t").verdict, None);
+    assert_eq!(decision(&l, "t").verdict, Judgement::HarnessError);
     match &l.records.last().unwrap().row {
-        Row::Footer(ft) => assert_eq!((ft.status, ft.verdict), (RunStatus::HarnessError, None)),
+        Row::Footer(ft) => assert_eq!(
+            (ft.status, ft.verdict),
+            (RunStatus::HarnessError, Judgement::HarnessError)
+        ),
         other => panic!("expected footer, got {other:?}"),
     }
 }
@@ -341,8 +345,14 @@ fn gate_verdict_combines_tasks() {
     );
     f.run(&[]).code(1);
     let l = f.ledger();
-    assert_eq!(decision(&l, "good").verdict, Some(Verdict::Pass));
-    assert_eq!(decision(&l, "bad").verdict, Some(Verdict::Fail));
+    assert_eq!(
+        decision(&l, "good").verdict,
+        Judgement::Verdict(Verdict::Pass)
+    );
+    assert_eq!(
+        decision(&l, "bad").verdict,
+        Judgement::Verdict(Verdict::Fail)
+    );
     f.run(&["--task", "good"]).code(0);
     f.run(&["--task", "nope"])
         .code(2)
@@ -421,7 +431,7 @@ fn ctrl_c_closes_the_ledger_and_resume_completes_it() {
     match &l.records.last().unwrap().row {
         Row::Footer(ft) => {
             assert_eq!(ft.status, RunStatus::Interrupted);
-            assert_eq!(ft.verdict, Some(Verdict::Inconclusive));
+            assert_eq!(ft.verdict, Judgement::Verdict(Verdict::Inconclusive));
         }
         other => panic!("expected footer, got {other:?}"),
     }
@@ -438,7 +448,10 @@ fn ctrl_c_closes_the_ledger_and_resume_completes_it() {
     assert_eq!(l.first_chain_break(), None);
     assert!(l.records.iter().any(|r| matches!(r.row, Row::Resume(_))));
     let d = decision(&l, "slow");
-    assert_eq!((d.verdict, d.counts.passed), (Some(Verdict::Pass), 12));
+    assert_eq!(
+        (d.verdict, d.counts.passed),
+        (Judgement::Verdict(Verdict::Pass), 12)
+    );
     // Finished trials were kept, not re-run.
     let graded: Vec<u64> = attempts(&l)
         .iter()
@@ -654,7 +667,11 @@ fn bundled_plans_give_their_documented_verdicts() {
             .code(code);
         let l = gate::ledger::Ledger::read(&ledger).unwrap();
         for (task, v) in verdicts {
-            assert_eq!(decision(&l, task).verdict, Some(v), "{plan}: {task}");
+            assert_eq!(
+                decision(&l, task).verdict,
+                Judgement::Verdict(v),
+                "{plan}: {task}"
+            );
         }
         // The demo's tool-using task shows the failure mode only `check` catches.
         if plan == "plans/demo.yaml" {
@@ -728,7 +745,7 @@ fn resume_reruns_trials_cancelled_at_the_interrupt() {
     let d = decision(&whole.ledger(), "t").clone();
     assert_eq!(
         (d.verdict, d.counts.passed, d.counts.failed),
-        (Some(Verdict::Pass), 5, 5)
+        (Judgement::Verdict(Verdict::Pass), 5, 5)
     );
 
     let f = Fixture::new(yaml);
@@ -902,7 +919,7 @@ fn unavailable_trials_do_not_launch_past_the_budget() {
     );
     assert_eq!(
         decision(&f.ledger(), "t").verdict,
-        Some(Verdict::Inconclusive)
+        Judgement::Verdict(Verdict::Inconclusive)
     );
 }
 

@@ -301,6 +301,15 @@ fn stage_flags_are_refused_where_they_cannot_apply() {
         .assert()
         .code(2)
         .stderr(predicates::str::contains("has no staged rule"));
+    // A suite's test cases do not run in stages.
+    let suite = crate::common::Fixture::new(
+        "version: 1\nsampling:\n  sequential: {healthy: 0.9, regressed: 0.7, stage: 9}\ntasks:\n  - id: s\n    suite:\n      run: 'true'\n",
+    );
+    suite
+        .command(&["--stage", "1"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("task `s` is a suite"));
     // From stage 2 on, the earlier stages' ledgers are needed, and stage 1 has none.
     fx.command(&["--stage", "2"])
         .assert()
@@ -652,6 +661,7 @@ fn a_staged_rule_with_jobs_runs_one_stage_at_a_time() {
         assert_eq!(
             crate::common::decision(&l, task)
                 .verdict
+                .verdict()
                 .map(|v| v.as_str()),
             Some(verdict)
         );

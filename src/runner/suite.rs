@@ -1,0 +1,500 @@
+//! A suite task's trials: one run of the whole suite each, every test case judged.
+//!
+//! [`SuiteLauncher`] is the [`Launcher`] of a suite task: trial k runs the suite as one
+//! attempt ([`super::run_attempt`]: the same process group, timeout, box and captures as any
+//! task's, with `GATE_JUNIT` set to a fresh path for that run, and no transport retries),
+//! then reads the result file with the readers of `gate ingest` and sends one row per test
+//! case (task `SUITE/CASE`, attempt 1 graded) before the suite's own row, which records the
+//! run: its exit, duration and the file's SHA-256. The scheduler ([`super::scheduler::run_suite`])
+//! writes each row as it arrives and hands the test-case rows to [`SuiteCases`], which feeds
+//! each test case's own ordered sampler; the suite runs again while any test case is
+//! undecided, and a decided test case's later rows are recorded and excluded by its sampler.
+//!
+//! The suite's own failure is not a test's: a run that times out, is killed by a signal,
+//! exits with a declared harness (or transport) exit code, writes no result file gate can
+//! read, records no test case that ran, records a test case twice, or records other test
+//! cases than the runs before it (their ordinals would no longer line up) is a harness
+//! error, and no verdict is published.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
+
+use super::AttemptSpec;
+use super::retry::TrialMsg;
+use super::scheduler::{Cases, Launcher, ProcessLauncher, attempt_or_internal_error};
+use crate::ingest::{self, Options};
+use crate::ledger::{AttemptRow, DecisionRow, Fault, Outcome, SuiteRun, suite_case_id, suite_of};
+use crate::model::{Sampling, Shard};
+use crate::plan::SuiteTask;
+use crate::sampler::{Decision, OrderedSampler};
+
+/// Test cases a harness error names, at most.
+const NAMED: usize = 5;
+
+/// Runs a suite task's trials: the task's [`ProcessLauncher`] settings, one attempt each.
+#[derive(Debug, Clone)]
+pub struct SuiteLauncher {
+    /// The suite's command, box, timeout and environment.
+    pub inner: ProcessLauncher,
+    /// Where each run writes its results: `None` for `$GATE_JUNIT`, else this path.
+    pub results: Option<PathBuf>,
+    /// How the results are read.
+    pub opts: Options,
+    /// The test cases every run must record, once one run has (or the resumed ledger has):
+    /// sorted task ids.
+    reference: Arc<Mutex<Option<Vec<String>>>>,
+}
+
+impl SuiteLauncher {
+    /// The launcher of `suite`'s runs, with `inner`'s settings; `known` are the test-case
+    /// task ids an earlier session of the ledger recorded in one run (empty for a new one).
+    pub fn new(inner: ProcessLauncher, suite: &SuiteTask, known: Vec<String>) -> Self {
+        let results = suite.results.as_ref().map(|r| inner.spec.cwd.join(r));
+        let mut known = known;
+        known.sort_unstable();
+        SuiteLauncher {
+            inner,
+            results,
+            opts: Options {
+                format: suite.format,
+                assume_retries_off: suite.assume_retries_off,
+                ..Options::default()
+            },
+            reference: Arc::new(Mutex::new((!known.is_empty()).then_some(known))),
+        }
+    }
+}
+
+impl Launcher for SuiteLauncher {
+    fn launch(&self, ordinal: u64, cancel: Arc<AtomicBool>, tx: mpsc::Sender<TrialMsg>) {
+        let this = self.clone();
+        let tx_back = tx.clone();
+        let started = std::thread::Builder::new()
+            .name("gate-suite-run".into())
+            .spawn(move || {
+                // Every row of the run is sent once the run is judged, the suite's own last:
+                // the scheduler frees the lane on it.
+                let rows = this.run(ordinal, &cancel);
+                let last = rows.len().saturating_sub(1);
+                for (i, row) in rows.into_iter().enumerate() {
+                    let _ = tx.send(TrialMsg::Attempt {
+                        row: Box::new(row),
+                        last: i == last,
+                    });
+                }
+            });
+        if let Err(e) = started {
+            let spec = AttemptSpec {
+                trial: ordinal,
+                attempt: 1,
+                ..self.inner.spec.clone()
+            };
+            let why = format!("cannot start a thread for the suite run: {e}");
+            let _ = tx_back.send(TrialMsg::Attempt {
+                row: Box::new(super::scheduler::harness_error_row(&spec, why)),
+                last: true,
+            });
+        }
+    }
+
+    fn kill_all(&self) {
+        super::sys::kill_all_groups();
+    }
+
+    fn tidy(&self) {
+        super::sys::reap_orphans();
+    }
+}
+
+impl SuiteLauncher {
+    /// Run the suite as trial `ordinal`: the test cases' rows, then the suite's own.
+    fn run(&self, ordinal: u64, cancel: &AtomicBool) -> Vec<AttemptRow> {
+        let base = &self.inner.spec;
+        // Beside the attempt's `GATE_RESULT`, in the folder the box lets the run write.
+        let fresh = base
+            .out_dir
+            .join("results")
+            .join(&base.task)
+            .join(format!("{ordinal:04}-1.junit.xml"));
+        let path = self.results.clone().unwrap_or_else(|| fresh.clone());
+        // A file left by an earlier run must not stand in for this run's.
+        let _ = std::fs::remove_file(&path);
+        let mut env = base.env.clone();
+        env.retain(|(k, _)| k != "GATE_JUNIT");
+        env.push(("GATE_JUNIT".to_string(), fresh.display().to_string()));
+        let spec = AttemptSpec {
+            trial: ordinal,
+            attempt: 1,
+            env,
+            // One suite run per trial, with no check: the result file grades the cases.
+            check: None,
+            ..base.clone()
+        };
+        let mut row = attempt_or_internal_error(&spec, &self.inner.redactor, cancel);
+        row.graded = false;
+        if cancel.load(Ordering::Relaxed) && row.outcome == Outcome::Cancelled {
+            return vec![row];
+        }
+        match self.judge(&row, &path) {
+            Ok((cases, run)) => {
+                row.outcome = Outcome::Pass;
+                row.fault = None;
+                row.reason = None;
+                row.suite_run = Some(run);
+                let mut rows = cases;
+                rows.push(row);
+                rows
+            }
+            Err(why) => {
+                row.outcome = Outcome::HarnessError;
+                row.fault = Some(Fault::Harness);
+                row.reason = Some(crate::untrusted::clip(
+                    &self.inner.redactor.apply(&format!(
+                        "suite run #{ordinal} could not run the suite: {why}; no verdict is published"
+                    )),
+                    crate::untrusted::MAX_REASON_BYTES,
+                ));
+                vec![row]
+            }
+        }
+    }
+
+    /// The test cases' rows of a finished run, or why the run is a harness error.
+    fn judge(&self, row: &AttemptRow, path: &Path) -> Result<(Vec<AttemptRow>, SuiteRun), String> {
+        match (row.outcome, row.fault) {
+            (Outcome::HarnessError, _) => {
+                return Err(row.reason.clone().unwrap_or_else(|| "harness error".into()));
+            }
+            (Outcome::Cancelled, _) => return Err("the run was cancelled".into()),
+            (_, Some(Fault::Timeout)) => {
+                return Err(format!(
+                    "the suite ran past its timeout of {:.0} s (`timeout`)",
+                    self.inner.spec.timeout.as_secs_f64()
+                ));
+            }
+            (_, Some(Fault::Transport)) => {
+                return Err(format!(
+                    "the command exited {}, a declared transport exit code (a suite run is not retried)",
+                    row.exit_code.unwrap_or_default()
+                ));
+            }
+            _ => {}
+        }
+        if let Some(sig) = row.signal {
+            return Err(format!("the command was killed by signal {sig}"));
+        }
+        let code = row.exit_code.unwrap_or_default();
+        if !path.is_file() {
+            return Err(format!(
+                "the command exited {code} and wrote no result file at `{}`{}",
+                path.display(),
+                tail_of(row)
+            ));
+        }
+        let run = ingest::read_run(path, &self.opts).map_err(|e| {
+            let mut text = e.to_string();
+            let mut source = std::error::Error::source(&e);
+            while let Some(s) = source {
+                text.push_str(&format!(": {s}"));
+                source = s.source();
+            }
+            // The flag of `gate ingest` is a key of the suite task here.
+            let text = text.replace(
+                "pass `--assume-retries-off`",
+                "set `assume_retries_off: true` in the task's `suite:`",
+            );
+            format!("the command exited {code}: {text}")
+        })?;
+        if run.trials.is_empty() {
+            return Err(format!(
+                "the command exited {code} and its result file records no test case that ran ({} skipped){}",
+                run.skipped,
+                tail_of(row)
+            ));
+        }
+        let mut ids: Vec<String> = run
+            .trials
+            .iter()
+            .map(|t| suite_case_id(&row.task, &t.test))
+            .collect();
+        if let Some(blank) = run
+            .trials
+            .iter()
+            .find(|t| crate::untrusted::is_blank(&t.test))
+        {
+            return Err(format!(
+                "a test case has no visible name (`{}`)",
+                crate::untrusted::one_line(&blank.test)
+            ));
+        }
+        ids.sort_unstable();
+        if let Some(twice) = ids.windows(2).find(|w| w[0] == w[1]) {
+            return Err(format!(
+                "test case `{}` is recorded more than once in one run; a suite task needs one record per test case per run (repeats are trials: turn pytest-repeat and the like off)",
+                twice[0]
+            ));
+        }
+        {
+            let mut reference = self
+                .reference
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            match reference.as_ref() {
+                None => *reference = Some(ids.clone()),
+                Some(first) if *first != ids => {
+                    let missing: Vec<&String> = first
+                        .iter()
+                        .filter(|t| ids.binary_search(t).is_err())
+                        .take(NAMED)
+                        .collect();
+                    let added: Vec<&String> = ids
+                        .iter()
+                        .filter(|t| first.binary_search(t).is_err())
+                        .take(NAMED)
+                        .collect();
+                    return Err(format!(
+                        "this run recorded other test cases than the runs before it (missing: {missing:?}; new: {added:?}); every trial must run the same suite"
+                    ));
+                }
+                Some(_) => {}
+            }
+        }
+        let failed = run
+            .trials
+            .iter()
+            .filter(|t| t.attempts[0].outcome() != Outcome::Pass)
+            .count() as u64;
+        let mut rows = Vec::with_capacity(run.trials.len());
+        for t in &run.trials {
+            let id = suite_case_id(&row.task, &t.test);
+            for (j, a) in t.attempts.iter().enumerate() {
+                let mut r = a.row(&id, row.trial, j as u32 + 1, &row.started_at, None);
+                r.reason = r.reason.map(|x| self.inner.redactor.apply(&x));
+                r.stderr_tail = self.inner.redactor.apply(&r.stderr_tail);
+                rows.push(r);
+            }
+        }
+        Ok((
+            rows,
+            SuiteRun {
+                results_sha256: run.sha256,
+                writer: run.writer.as_str().to_string(),
+                cases: run.trials.len() as u64,
+                failed,
+            },
+        ))
+    }
+}
+
+/// The last lines the run printed, to quote in a harness error.
+fn tail_of(row: &AttemptRow) -> String {
+    let text = if row.stderr_tail.trim().is_empty() {
+        &row.stdout_tail
+    } else {
+        &row.stderr_tail
+    };
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    if lines.is_empty() {
+        return String::new();
+    }
+    let last = &lines[lines.len().saturating_sub(4)..];
+    format!("; it printed: {}", last.join(" | "))
+}
+
+/// A suite task's test cases, each with its own ordered sampler.
+#[derive(Debug)]
+pub struct SuiteCases {
+    sampling: Sampling,
+    max_unavailable: u64,
+    shard: Option<Shard>,
+    /// In order of first appearance.
+    cases: Vec<(String, OrderedSampler)>,
+    index: BTreeMap<String, usize>,
+    /// (task, trial) of every test-case row an earlier session of the ledger holds.
+    prior: HashSet<(String, u64)>,
+    /// Test cases whose decision row an earlier session wrote.
+    decided: HashSet<String>,
+}
+
+impl SuiteCases {
+    /// The test cases of suite task `suite`, judged by `sampling`; `prior` is the ledger of
+    /// an interrupted session (resumed), whose test-case rows are consumed at once and whose
+    /// decision rows are not written again.
+    pub fn new(
+        suite: &str,
+        sampling: Sampling,
+        max_unavailable: u64,
+        shard: Option<Shard>,
+        prior: Option<&crate::ledger::Ledger>,
+    ) -> Result<Self, crate::error::Error> {
+        // Checked once here, so that adding a case later cannot fail.
+        OrderedSampler::new(sampling.clone(), max_unavailable, shard)
+            .map_err(|e| crate::error::Error::Harness(format!("task `{suite}`: {e}")))?;
+        let mut cases = SuiteCases {
+            sampling,
+            max_unavailable,
+            shard,
+            cases: Vec::new(),
+            index: BTreeMap::new(),
+            prior: HashSet::new(),
+            decided: HashSet::new(),
+        };
+        let Some(ledger) = prior else {
+            return Ok(cases);
+        };
+        for row in ledger
+            .attempts()
+            .filter(|r| suite_of(&r.task) == Some(suite))
+        {
+            cases.consume(row);
+            cases.prior.insert((row.task.clone(), row.trial));
+        }
+        cases.decided = ledger
+            .decisions()
+            .filter(|d| suite_of(&d.task) == Some(suite))
+            .map(|d| d.task.clone())
+            .collect();
+        Ok(cases)
+    }
+
+    /// The test-case task ids recorded so far.
+    pub fn ids(&self) -> Vec<String> {
+        self.cases.iter().map(|(id, _)| id.clone()).collect()
+    }
+
+    fn consume(&mut self, row: &AttemptRow) {
+        let i = match self.index.get(&row.task) {
+            Some(&i) => i,
+            None => {
+                let Ok(sampler) =
+                    OrderedSampler::new(self.sampling.clone(), self.max_unavailable, self.shard)
+                else {
+                    return;
+                };
+                self.cases.push((row.task.clone(), sampler));
+                self.index.insert(row.task.clone(), self.cases.len() - 1);
+                self.cases.len() - 1
+            }
+        };
+        if row.attempt == 1 {
+            self.cases[i].1.offer(row.trial, row.outcome);
+        }
+    }
+}
+
+impl Cases for SuiteCases {
+    fn admit(&mut self, row: &AttemptRow) -> bool {
+        if self.prior.contains(&(row.task.clone(), row.trial)) {
+            return false;
+        }
+        self.consume(row);
+        true
+    }
+
+    fn all_decided(&self) -> bool {
+        !self.cases.is_empty() && self.cases.iter().all(|(_, s)| s.decision().is_some())
+    }
+
+    fn decisions(&mut self, undecided: &Decision) -> Vec<DecisionRow> {
+        self.cases
+            .iter()
+            .filter(|(id, _)| !self.decided.contains(id))
+            .map(|(id, s)| {
+                let d = s.decision().unwrap_or(undecided);
+                DecisionRow {
+                    task: id.clone(),
+                    verdict: d.verdict.into(),
+                    reason: d.reason.clone(),
+                    counts: s.counts(),
+                    llr: s.rule().llr(),
+                }
+            })
+            .collect()
+    }
+}
+
+/// Refuse a suite task whose runs all write one fixed `results` path with `jobs` > 1: two
+/// runs at once would write the one file. Called before the ledger is touched.
+pub fn check_jobs(task: &crate::plan::Task, jobs: usize) -> Result<(), crate::error::Error> {
+    match task.suite.as_ref().and_then(|s| s.results.as_ref()) {
+        Some(path) if jobs > 1 => Err(crate::error::Error::Usage(format!(
+            "task `{}`: `suite.results: {path}` is one file for every run, so its runs cannot run {jobs} at a time; write to `$GATE_JUNIT` (a fresh path per run) or run with `--jobs 1`",
+            task.id
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// The scheduling of suite task `task` (its runs, on [`crate::ledger::suite_runs_rule`], with
+/// `jobs` lanes, as shard `shard` if any) and its test cases, with what the resumed ledger
+/// `prior` already holds.
+pub fn plan(
+    task: &crate::plan::Task,
+    jobs: usize,
+    shard: Option<Shard>,
+    prior: Option<&crate::ledger::Ledger>,
+) -> Result<(super::scheduler::TaskConfig, SuiteCases), crate::error::Error> {
+    check_jobs(task, jobs)?;
+    let mut config = super::scheduler::TaskConfig::new(task, jobs, shard);
+    config.sampling = crate::ledger::suite_runs_rule(&task.sampling);
+    // A suite run that is not a run of the suite is a harness error, never unavailable.
+    config.max_unavailable = 0;
+    let cases = SuiteCases::new(
+        &task.id,
+        task.sampling.clone(),
+        task.max_unavailable,
+        shard,
+        prior,
+    )?;
+    Ok((config, cases))
+}
+
+#[cfg(test)]
+mod tests {
+    //! The test cases' bookkeeping, without processes.
+
+    use super::*;
+
+    fn row(task: &str, trial: u64, outcome: Outcome) -> AttemptRow {
+        crate::ingest::Attempt {
+            passed: outcome == Outcome::Pass,
+            unavailable: false,
+            duration_s: 0.0,
+            message: String::new(),
+            detail: String::new(),
+        }
+        .row(task, trial, 1, "2026-01-01T00:00:00Z", None)
+    }
+
+    #[test]
+    fn each_test_case_decides_on_its_own_and_the_suite_waits_for_the_last() {
+        let mut cases =
+            SuiteCases::new("s", Sampling::Single { n: 3, c: 0 }, 0, None, None).unwrap();
+        assert!(!cases.all_decided(), "nothing seen yet is not all decided");
+        for k in 1..=2 {
+            assert!(cases.admit(&row("s/a", k, Outcome::Pass)));
+            assert!(cases.admit(&row(
+                "s/b",
+                k,
+                if k == 1 { Outcome::Fail } else { Outcome::Pass }
+            )));
+        }
+        // `b` failed at once (FAIL), `a` needs a third pass.
+        assert!(!cases.all_decided());
+        assert!(cases.admit(&row("s/a", 3, Outcome::Pass)));
+        assert!(cases.admit(&row("s/b", 3, Outcome::Pass)));
+        assert!(cases.all_decided());
+        let undecided = Decision {
+            verdict: crate::model::Verdict::Inconclusive,
+            reason: String::new(),
+        };
+        let d = cases.decisions(&undecided);
+        assert_eq!(d.len(), 2);
+        assert_eq!(d[0].verdict.verdict(), Some(crate::model::Verdict::Pass));
+        assert_eq!(d[1].verdict.verdict(), Some(crate::model::Verdict::Fail));
+        // `b`'s later runs are recorded, not counted.
+        assert_eq!((d[1].counts.failed, d[1].counts.excluded), (1, 2));
+    }
+}
