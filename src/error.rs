@@ -97,6 +97,14 @@ Exit codes:
   130  interrupted (SIGINT); 143 on SIGTERM";
 }
 
+/// An [`Error::Usage`] with a `format!` message: how a command words a refused flag.
+macro_rules! usage {
+    ($($arg:tt)*) => {
+        $crate::error::Error::Usage(format!($($arg)*))
+    };
+}
+pub(crate) use usage;
+
 /// A boxed cause, for errors whose source is not one of gate's own types.
 pub type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;
 
@@ -165,8 +173,8 @@ pub enum Error {
     /// The run cannot continue and no verdict can be published (exit 4).
     #[error("{0}")]
     Harness(String),
-    /// A flag value refused by a command's own edge code (`gate plan`, `gate explain`), which
-    /// words its messages with `anyhow` (exit 2).
+    /// A flag refused by `gate init`'s own edge code, which still words its messages with
+    /// `anyhow` (exit 2); every other command returns the variants above.
     #[error(transparent)]
     Flag(#[from] anyhow::Error),
     /// Context around another error, keeping its exit code.

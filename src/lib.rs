@@ -3,30 +3,34 @@
 //! Data flow (docs/ARCHITECTURE.md has the long version):
 //!
 //! ```text
-//! plan.yaml ──plan: parse+validate──▶ Plan ─┐        JUnit files ──ingest: first attempts──┐
-//!                                           ▼                                              │
-//!   rule: each task's sampling spec, validated once, as the lattice that decides it        │
-//!                                           ▼                                              │
-//!   sampler::OrderedSampler ◀── outcomes, in any order; consumed in ordinal order ◀────────┤
-//!        │ "decided: cancel the rest"       ▲                                              │
-//!        ▼                                  │                                              │
-//!   runner: scheduler (lanes) → attempts (processes, timeouts, result file)                │
-//!        │ RunEvent: every attempt as it ends, every decision                              │
-//!        ├──▶ progress (display only)                                                      │
-//!        ▼                                                                                 │
-//!   ledger: append-only JSONL, hash-chained, rows synced ◀─────────────────────────────────┘
+//! plan.yaml ──plan: parse+validate──▶ Plan ─┐   JUnit / eval files ──ingest: first attempts──┐
+//!                                           ▼                                                │
+//!   rule: each task's sampling spec, validated once, as the lattice that decides it          │
+//!                                           ▼                                                │
+//!   sampler::OrderedSampler (pairs::… for compare) ◀── outcomes, consumed in ordinal order ◀─┤
+//!        │ "decided: cancel the rest"       ▲                                                │
+//!        ▼                                  │                                                │
+//!   runner: scheduler / pairs (lanes) → attempt (process group, sandbox, timeouts, result)   │
+//!        │ events::RunEvent: every attempt as it ends, every decision                        │
+//!        ├──▶ progress (display only)                                                        │
+//!        ▼                                                                                   │
+//!   ledger: append-only JSONL, hash-chained, rows synced ◀───────────────────────────────────┘
 //!        │ rows, read back (`gate run`) or from files (`gate report`, `gate verify`)
 //!        ▼
-//!   report::replay (the same OrderedSampler and rule) ──▶ Report ──▶ terminal · JSON ·
-//!                                                        JUnit · Markdown · annotations
+//!   report::replay (the same samplers and rule; stages merged) ──▶ Report ──▶ terminal ·
+//!                                          JSON · JUnit · Markdown · annotations (publish)
+//!
+//!   stats (pure) ──▶ design: `gate plan`'s reports ──▶ report::plan (text, curve, SVG)
 //! ```
 //!
-//! [`model`] holds the vocabulary every layer shares; [`error`] maps every error to its exit
-//! code. [`stats`] is pure and knows nothing of processes; [`runner`] knows nothing of
-//! statistics; [`rule`] is the one place a sampling rule lives (its validation, its lattice,
-//! its decisions); [`sampler`] feeds it outcomes in order; [`ingest`] turns other tools' test
-//! results into the same outcomes; [`report`] sees only [`ledger`] rows. [`commands`] wires
-//! them together, one file per subcommand.
+//! [`model`] holds the vocabulary every layer shares; [`error`] maps every error, verdict
+//! and signal to its exit code. [`stats`] is pure and knows nothing of processes; [`runner`]
+//! knows nothing of statistics; [`rule`] is the one place a sampling rule lives (its
+//! validation, its lattice, its decisions); [`sampler`] and [`pairs`] feed it outcomes in
+//! order; [`ingest`] turns other tools' test results into the same outcomes; [`report`]
+//! sees only [`ledger`] rows; [`design`] computes what `gate plan` publishes; [`publish`]
+//! checks and writes every report path. [`commands`] wires them together, one file per
+//! subcommand, and is (with [`cli`]) the only place a clap type is seen.
 
 // The run engine uses Linux interfaces as Linux provides them (pidfd_open, flock, process
 // groups): one clear stop on any other target rather than a half-working build. docs/ARCHITECTURE.md, "Platform".
@@ -38,6 +42,7 @@ compile_error!(
 
 pub mod cli;
 pub mod commands;
+pub mod design;
 pub mod error;
 pub mod explain;
 pub mod format;

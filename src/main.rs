@@ -17,8 +17,8 @@ fn main() -> ExitCode {
         gate::runner::sys::die_quietly_on_closed_stdout();
     }
     let result = match &cli.command {
-        Command::Plan(args) => commands::plan::execute(args).map_err(Error::from),
-        Command::Explain(args) => commands::explain::execute(args).map_err(Error::from),
+        Command::Plan(args) => commands::plan::execute(args),
+        Command::Explain(args) => commands::explain::execute(args),
         Command::Run(args) => commands::run::execute(args, &cli.output),
         Command::Ingest(args) => commands::ingest::execute(args, &cli.output),
         Command::Suite(args) => commands::suite::execute(args, &cli.output),
@@ -27,8 +27,8 @@ fn main() -> ExitCode {
         Command::Init(args) => commands::init::execute(args).map_err(Error::from),
         Command::Check(args) => commands::check::execute(args),
         Command::Schema(args) => commands::schema::execute(args),
-        Command::Completions(args) => commands::completions::completions(args).map_err(Error::from),
-        Command::Man(args) => commands::man::execute(args).map_err(Error::from),
+        Command::Completions(args) => commands::completions::completions(args),
+        Command::Man(args) => commands::man::execute(args),
         Command::BuildId => {
             println!("{}", env!("GATE_SOURCE_HASH"));
             Ok(gate::exit::SUCCESS)

@@ -7,9 +7,28 @@
 
 use std::path::PathBuf;
 
-use crate::cli::{ColorChoice, OutputArgs, ReportFiles};
-use crate::error::Error;
-use crate::publish::{self, Guarded, Outputs, Request};
+/// `--color`: when to paint the verdict words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ColorWhen {
+    /// When the summary goes to a terminal and `NO_COLOR` is not set.
+    #[default]
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// The output flags as given (`--quiet`, `--verbose`, `--color`), before the stream is known.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct OutputOptions {
+    /// `--quiet`.
+    pub quiet: bool,
+    /// `--verbose`.
+    pub verbose: bool,
+    /// `--color`.
+    pub color: ColorWhen,
+}
 
 /// The output conventions of one invocation, resolved.
 #[derive(Debug, Clone, Copy, Default)]
@@ -26,12 +45,12 @@ impl Output {
     /// Resolve the flags for a summary printed to a stream that is (or is not) a terminal.
     /// `NO_COLOR` (any non-empty value, <https://no-color.org>) turns `auto` off; `always`
     /// wins over it, as the user asked for colour explicitly.
-    pub fn resolve(args: &OutputArgs, to_terminal: bool) -> Output {
+    pub fn resolve(args: &OutputOptions, to_terminal: bool) -> Output {
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
         let color = match args.color {
-            ColorChoice::Always => true,
-            ColorChoice::Never => false,
-            ColorChoice::Auto => to_terminal && !no_color,
+            ColorWhen::Always => true,
+            ColorWhen::Never => false,
+            ColorWhen::Auto => to_terminal && !no_color,
         };
         Output {
             quiet: args.quiet,
@@ -101,23 +120,10 @@ fn paint(line: &str) -> String {
 /// The file the Markdown summary is appended to as the CI's step summary:
 /// `$GITHUB_STEP_SUMMARY`, unless `--no-step-summary`. It is written to whether or not
 /// `--summary` is given, so the preflight checks it against the command's own files too.
-pub fn step_summary(files: &ReportFiles) -> Option<PathBuf> {
+pub fn step_summary(no_step_summary: bool) -> Option<PathBuf> {
     std::env::var_os("GITHUB_STEP_SUMMARY")
-        .filter(|v| !files.no_step_summary && !v.is_empty())
+        .filter(|v| !no_step_summary && !v.is_empty())
         .map(PathBuf::from)
-}
-
-/// The one preflight of every command's report paths ([`publish::preflight`]), with the
-/// command's own files (`guarded`: ledgers, plan, inputs), before anything runs.
-pub fn preflight(files: &ReportFiles, guarded: &[Guarded]) -> Result<Outputs, Error> {
-    let step = step_summary(files);
-    let req = Request {
-        junit: files.junit.as_deref(),
-        summary: files.summary.as_deref(),
-        json: files.json.as_deref(),
-        step_summary: step.as_deref(),
-    };
-    publish::preflight(&req, guarded)
 }
 
 #[cfg(test)]

@@ -5,23 +5,21 @@
 
 use std::fmt::Write as _;
 
-use anyhow::anyhow;
-
 use crate::cli::{ExplainArgs, Format};
+use crate::error::{Error, usage};
 use crate::exit;
 use crate::explain::{self, CompareWith, ExplainError, Explanation};
 
-use super::plan::{flag_error, num, percent, rate};
+use super::plan::{flag_error, json, num, percent, rate};
 use crate::format::percent_uncertain;
 
 /// Execute `gate explain`; returns the exit code.
-pub fn execute(args: &ExplainArgs) -> anyhow::Result<u8> {
+pub fn execute(args: &ExplainArgs) -> Result<u8, Error> {
     if !args.junit.is_empty() {
-        // Typed errors there; the flag errors of this file are still worded with `anyhow`.
-        return super::explain_junit::execute(args).map_err(anyhow::Error::from);
+        return super::explain_junit::execute(args);
     }
     let Some(retries) = args.retries else {
-        return Err(anyhow!("give `--retries R`, or `--junit RESULT...`"));
+        return Err(usage!("give `--retries R`, or `--junit RESULT...`"));
     };
     let compare = match (args.healthy, args.regressed) {
         (Some(healthy), Some(regressed)) => Some(CompareWith {
@@ -32,19 +30,19 @@ pub fn execute(args: &ExplainArgs) -> anyhow::Result<u8> {
         }),
         // clap's `requires` makes the flags come as a pair; a lone one is still an error here
         // rather than a silent omission.
-        (Some(_), None) => return Err(anyhow!("`--healthy` needs `--regressed` as well")),
-        (None, Some(_)) => return Err(anyhow!("`--regressed` needs `--healthy` as well")),
+        (Some(_), None) => return Err(usage!("`--healthy` needs `--regressed` as well")),
+        (None, Some(_)) => return Err(usage!("`--regressed` needs `--healthy` as well")),
         (None, None) => None,
     };
     let e = explain::explain(retries, compare).map_err(|err| match err {
         ExplainError::TooManyRetries { value, max } => {
-            anyhow!("`--retries` must be between 0 and {max}, got `{value}`")
+            usage!("`--retries` must be between 0 and {max}, got `{value}`")
         }
         ExplainError::Stats(err) => flag_error(err),
     })?;
     match args.format {
         Format::Text => print!("{}", render_text(&e)),
-        Format::Json => println!("{}", serde_json::to_string_pretty(&e)?),
+        Format::Json => println!("{}", json(&e)?),
     }
     Ok(exit::SUCCESS)
 }

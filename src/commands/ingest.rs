@@ -1,13 +1,15 @@
 //! `gate ingest`: judge JUnit files that a test runner wrote, exactly as `gate run` judges
 //! the trials it runs.
 //!
-//! Glue only: [`crate::ingest`] turns the files into first-attempt trials per test case; each
-//! test case becomes a task with the rule the plan (or the flags) gives it; every attempt is
-//! written to a hash-chained ledger (whose header names each file and its SHA-256); the
-//! first attempts are fed to the same [`Sampler`] as `gate run`, in ordinal order, and runs
+//! [`crate::ingest`] turns the files into first-attempt trials per test case; each test case
+//! becomes a task with the rule the plan (or the flags) gives it; every attempt is written to
+//! a hash-chained ledger (whose header names each file and its SHA-256); the first attempts
+//! are fed to the same [`crate::sampler::Sampler`] as `gate run`, in ordinal order, and runs
 //! beyond the decision are recorded as excluded. The verdict, the reports and the exit code
 //! are then computed from the ledger by [`crate::report`], as for `gate run`, so `gate
-//! verify` and `gate report` work on the result.
+//! verify` and `gate report` work on the result. Not yet glue only: this file still builds
+//! the ledger header, the attempt rows and the decision rows itself (`gate suite` reuses
+//! them through `assign`, `judge_runs`, `options`, `preflight` and `rules`).
 
 use std::io::Write as _;
 
@@ -353,7 +355,7 @@ pub(crate) fn rules(args: &IngestArgs) -> Result<Rules, Error> {
         )
     } else if let Some(single) = &args.single {
         let bad = || {
-            anyhow::anyhow!(
+            crate::error::usage!(
                 "`--single {single}`: expected N,C (runs, failures tolerated), e.g. `--single 20,3`"
             )
         };
@@ -419,7 +421,7 @@ pub(crate) fn preflight(args: &IngestArgs) -> Result<crate::publish::Outputs, Er
         written: false,
         ledger: false,
     }));
-    crate::output::preflight(&args.reports, &guarded)
+    super::preflight(&args.reports, &guarded)
 }
 
 /// Test cases with their resolved task, in order of first appearance.
@@ -570,8 +572,9 @@ fn finish(
     // A report path swapped while the command ran: say so instead of printing a verdict
     // that is then not published.
     outputs.recheck()?;
-    let terminal =
-        |is_tty: bool| crate::output::Output::resolve(output, is_tty).summary(&report.terminal());
+    let terminal = |is_tty: bool| {
+        crate::output::Output::resolve(&output.into(), is_tty).summary(&report.terminal())
+    };
     // A closed stream ends the printing, not the verdict.
     if to_stdout {
         let text = terminal(std::io::IsTerminal::is_terminal(&std::io::stderr()));

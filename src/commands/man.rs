@@ -11,22 +11,23 @@
 use std::io::Write;
 use std::path::Path;
 
-use anyhow::{Context, anyhow};
 use clap::CommandFactory;
 
 use crate::cli::{Cli, ManArgs};
+use crate::error::{Error, usage};
 use crate::exit;
 
 /// Execute `gate man`.
-pub fn execute(args: &ManArgs) -> anyhow::Result<u8> {
+pub fn execute(args: &ManArgs) -> Result<u8, Error> {
     let root = commands();
     if let Some(dir) = &args.out_dir {
         let mut written = Vec::new();
         for cmd in std::iter::once(&root).chain(root.get_subcommands().filter(|c| !c.is_hide_set()))
         {
             let path = dir.join(format!("{}.1", page_name(cmd)));
+            // A directory named on the command line that cannot be written: exit 2.
             std::fs::write(&path, page(cmd)?)
-                .with_context(|| format!("cannot write `{}`", path.display()))?;
+                .map_err(|e| Error::input(format!("cannot write `{}`", path.display()), e))?;
             written.push(path);
         }
         println!(
@@ -44,7 +45,7 @@ pub fn execute(args: &ManArgs) -> anyhow::Result<u8> {
                 .filter(|c| !c.is_hide_set())
                 .map(|c| c.get_name())
                 .collect();
-            anyhow!(
+            usage!(
                 "no manual page for `{name}`: the pages are gate(1) and gate-COMMAND(1) for \
                  COMMAND one of {}",
                 names.join(", ")
@@ -53,7 +54,7 @@ pub fn execute(args: &ManArgs) -> anyhow::Result<u8> {
     };
     std::io::stdout()
         .write_all(page(cmd)?.as_bytes())
-        .context("cannot write to stdout")?;
+        .map_err(|e| Error::output("cannot write to stdout", e))?;
     Ok(exit::SUCCESS)
 }
 
@@ -73,7 +74,7 @@ fn page_name(cmd: &clap::Command) -> String {
 }
 
 /// One manual page, in roff.
-fn page(cmd: &clap::Command) -> anyhow::Result<String> {
+fn page(cmd: &clap::Command) -> Result<String, Error> {
     let after = cmd
         .get_after_long_help()
         .or_else(|| cmd.get_after_help())
@@ -97,8 +98,9 @@ fn page(cmd: &clap::Command) -> anyhow::Result<String> {
         }
         Ok(())
     };
-    render(&mut out).context("cannot render the manual page")?;
-    let mut text = String::from_utf8(out).context("the manual page is not UTF-8")?;
+    render(&mut out).map_err(|e| Error::output("cannot render the manual page", e))?;
+    let mut text =
+        String::from_utf8(out).map_err(|e| Error::output("the manual page is not UTF-8", e))?;
     section(&mut text, "EXAMPLES", &blocks.examples);
     section(&mut text, "NOTES", &blocks.notes);
     let exit_codes = if blocks.exit_codes.is_empty() {
@@ -115,7 +117,7 @@ fn page(cmd: &clap::Command) -> anyhow::Result<String> {
     if cmd.get_version().is_some() {
         let mut version = Vec::new();
         man.render_version_section(&mut version)
-            .context("cannot render the manual page")?;
+            .map_err(|e| Error::output("cannot render the manual page", e))?;
         text.push_str(&String::from_utf8_lossy(&version));
     }
     Ok(text)

@@ -10,12 +10,43 @@ pub mod init;
 pub mod init_evals;
 pub mod man;
 pub mod plan;
-pub mod plan_zone;
 pub mod report;
 pub mod run;
 pub mod schema;
 pub mod suite;
 pub mod verify;
+
+/// The one preflight of every command's report paths ([`crate::publish::preflight`]), with
+/// the command's own files (`guarded`: ledgers, plan, inputs), before anything runs.
+pub(crate) fn preflight(
+    files: &crate::cli::ReportFiles,
+    guarded: &[crate::publish::Guarded],
+) -> Result<crate::publish::Outputs, crate::Error> {
+    let step = crate::output::step_summary(files.no_step_summary);
+    let req = crate::publish::Request {
+        junit: files.junit.as_deref(),
+        summary: files.summary.as_deref(),
+        json: files.json.as_deref(),
+        step_summary: step.as_deref(),
+    };
+    crate::publish::preflight(&req, guarded)
+}
+
+impl From<&crate::cli::OutputArgs> for crate::output::OutputOptions {
+    fn from(a: &crate::cli::OutputArgs) -> Self {
+        use crate::cli::ColorChoice;
+        use crate::output::ColorWhen;
+        crate::output::OutputOptions {
+            quiet: a.quiet,
+            verbose: a.verbose,
+            color: match a.color {
+                ColorChoice::Auto => ColorWhen::Auto,
+                ColorChoice::Always => ColorWhen::Always,
+                ColorChoice::Never => ColorWhen::Never,
+            },
+        }
+    }
+}
 
 impl From<crate::cli::InconclusivePolicy> for crate::ledger::OnInconclusive {
     fn from(p: crate::cli::InconclusivePolicy) -> Self {

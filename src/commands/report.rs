@@ -27,7 +27,7 @@ pub fn execute(args: &ReportArgs, output: &OutputArgs) -> Result<u8, Error> {
         .collect();
     // Before reading anything: `--json` naming a ledger would replace the evidence with a
     // report of it. The same ledger twice is allowed (it is de-duplicated).
-    let outputs = crate::output::preflight(&args.reports, &guarded)?;
+    let outputs = super::preflight(&args.reports, &guarded)?;
     let to_stdout = outputs.to_stdout();
     let on_inconclusive = args.on_inconclusive.map(Into::into);
     let ledgers = args
@@ -48,7 +48,7 @@ pub fn execute(args: &ReportArgs, output: &OutputArgs) -> Result<u8, Error> {
     } else {
         std::io::IsTerminal::is_terminal(&std::io::stdout())
     };
-    let text = crate::output::Output::resolve(output, summary_stream_is_terminal)
+    let text = crate::output::Output::resolve(&output.into(), summary_stream_is_terminal)
         .summary(&report.terminal());
     // A closed stream ends the printing, not the command.
     let _ = if to_stdout {

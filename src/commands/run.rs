@@ -83,7 +83,7 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
         written: false,
         ledger: true,
     }));
-    let outputs = crate::output::preflight(&args.reports, &guarded)?;
+    let outputs = super::preflight(&args.reports, &guarded)?;
 
     let interrupt =
         Interrupt::install().map_err(|e| Error::output("cannot install signal handlers", e))?;
@@ -421,7 +421,7 @@ fn finish(
     // A report path swapped while the command ran: say so instead of printing a verdict
     // that is then not published.
     outputs.recheck()?;
-    let text = Output::resolve(output, human_is_terminal).summary(&report.terminal());
+    let text = Output::resolve(&output.into(), human_is_terminal).summary(&report.terminal());
     let ledger_line = format!("ledger: {}\n", session.path().display());
     let mut out = std::io::stdout().lock();
     if to_stdout {

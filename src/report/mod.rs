@@ -22,6 +22,7 @@ pub mod json;
 pub mod junit;
 pub mod markdown;
 pub mod model;
+pub mod plan;
 pub mod replay;
 pub mod stages;
 pub mod terminal;

@@ -1,14 +1,11 @@
-//! `gate plan`'s view of the indifference zone: between the regressed and the healthy rate
-//! the verdict can go either way, and at one rate in there (found from each rule's exact OC)
-//! a plan passes half the time. It then offers the design that halves that zone — the same
+//! `gate plan`'s indifference zone: between the regressed and the healthy rate the verdict
+//! can go either way, and at one rate in there (found from each rule's exact OC) a plan
+//! passes half the time. The report also offers the design that halves that zone — the same
 //! risks, the same healthy rate, a regressed rate halfway up to it — and what that costs in
 //! expected trials, so a user who finds the zone too wide sees the price of narrowing it.
 
-use std::fmt::Write as _;
-
 use serde::Serialize;
 
-use crate::format::{rate, zone_line};
 use crate::stats::lattice::{Boundaries, single_oc};
 use crate::stats::sprt::{Sprt, default_max_trials};
 use crate::stats::zone::Zone;
@@ -106,51 +103,6 @@ fn sequential(h: f64, r: f64, alpha: f64, beta: f64, wald: bool) -> Option<Bound
             .ok()
             .map(|d| d.boundaries)
     }
-}
-
-/// The section of `gate plan`'s text: each plan's zone in one line, then the narrower design
-/// and its cost against the healthy expected trials of the plans above (`single_h`: the
-/// curtailed single plan's, `seq_h`: the sequential plan's).
-pub fn render(out: &mut String, z: &ZoneReport, single_h: f64, seq_h: f64) {
-    let _ = writeln!(out, "Between the two rates (the indifference zone)");
-    for (name, zone) in [("single plan", z.single), ("sequential plan", z.sequential)] {
-        if let Some(zone) = zone {
-            let _ = writeln!(out, "  {name:<16} {}", zone_line(&zone, true));
-        }
-    }
-    match &z.narrower {
-        Some(n) => {
-            let _ = writeln!(
-                out,
-                "  to narrow it to {}–{} at the same risks: a single plan of {} trials (pass if at \
-                 most {} fail),\n  expected {:.1} when healthy ({:.1}x the single plan above) and {:.1} at {}",
-                rate(n.regressed),
-                rate(n.healthy),
-                n.single_n,
-                n.single_c,
-                n.single_curtailed_asn_healthy,
-                n.single_curtailed_asn_healthy / single_h,
-                n.single_curtailed_asn_regressed,
-                rate(n.regressed),
-            );
-            if let (Some(h), Some(r)) = (n.sequential_asn_healthy, n.sequential_asn_regressed) {
-                let _ = writeln!(
-                    out,
-                    "  or a sequential plan expecting {h:.1} when healthy ({:.1}x the sequential plan above) and {r:.1} at {}",
-                    h / seq_h,
-                    rate(n.regressed)
-                );
-            }
-        }
-        None => {
-            let _ = writeln!(
-                out,
-                "  no plan within gate's limits halves it at the same risks: state a lower \
-                 regressed rate or larger risks"
-            );
-        }
-    }
-    out.push('\n');
 }
 
 #[cfg(test)]
