@@ -100,6 +100,17 @@ impl Sampling {
         }
     }
 
+    /// Trials per stage when the rule runs in a staged run (`gate run --stage S`): a staged
+    /// rule's B; a single plan's n (it runs whole in stage 1, sharded like the stage, and
+    /// decides at its end); None for a fully sequential rule, which decides trial by trial
+    /// and cannot run in stages.
+    pub fn stage_length(&self) -> Option<u64> {
+        match *self {
+            Sampling::Single { n, .. } => Some(n),
+            _ => self.stage(),
+        }
+    }
+
     /// The rule's name: `single`, `calibrated`, `wald` or `staged`.
     pub fn rule_name(&self) -> &'static str {
         match self {
