@@ -198,6 +198,16 @@ impl SuiteLauncher {
             return Err(format!("the command was killed by signal {sig}"));
         }
         let code = row.exit_code.unwrap_or_default();
+        // A shell that survives its runner reports the runner's death as 128 + signal: an
+        // abort (134), a kill such as the OOM killer's (137) or a segfault (139) is a crash,
+        // and a result file written before it proves nothing about the run.
+        if matches!(code, 134 | 137 | 139) {
+            return Err(format!(
+                "the command exited {code}, a shell's report of a runner killed by signal {}{}",
+                code - 128,
+                tail_of(row)
+            ));
+        }
         if !path.is_file() {
             return Err(format!(
                 "the command exited {code} and wrote no result file at `{}`{}",

@@ -457,3 +457,66 @@ fn suite_harness_exit_code_error_names_suite_harness_exit_codes_not_policy() {
         ))
         .stdout(predicate::str::contains("policy.harness_exit_codes").not());
 }
+
+#[test]
+fn a_suite_run_killed_by_a_signal_is_a_harness_error_even_with_a_result_file() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    std::fs::write(
+        p.join("k.sh"),
+        "echo '<testsuites><testsuite name=\"s\"><testcase classname=\"t\" name=\"a\"/></testsuite></testsuites>' > \"$GATE_JUNIT\"; kill -9 $PPID\n",
+    )
+    .unwrap();
+    std::fs::write(
+        p.join("gate.yaml"),
+        plan("sh k.sh; true", 3, 1, "      assume_retries_off: true\n"),
+    )
+    .unwrap();
+    gate_in(p)
+        .args(["run"])
+        .assert()
+        .code(4)
+        .stdout(predicate::str::contains(
+            "the command was killed by signal 9",
+        ));
+}
+
+#[test]
+fn a_suite_whose_shell_reports_a_sigkill_as_exit_137_is_a_harness_error() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    // The runner is killed (an OOM kill) after its result file is written; the plan's shell
+    // survives and exits 128 + 9: the run crashed, its file proves nothing.
+    std::fs::write(
+        p.join("k.sh"),
+        "echo '<testsuites><testsuite name=\"s\"><testcase classname=\"t\" name=\"a\"/></testsuite></testsuites>' > \"$GATE_JUNIT\"; kill -9 $$\n",
+    )
+    .unwrap();
+    std::fs::write(
+        p.join("gate.yaml"),
+        plan("sh k.sh", 3, 1, "      assume_retries_off: true\n"),
+    )
+    .unwrap();
+    gate_in(p)
+        .args(["run"])
+        .assert()
+        .code(4)
+        .stdout(predicate::str::contains("exited 137"));
+}
+
+#[test]
+fn a_suite_with_0_in_harness_exit_codes_is_refused_at_its_line() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(
+        d.path().join("gate.yaml"),
+        "version: 1\nsampling: {single: {n: 5, c: 1}}\ntasks:\n  - id: x\n    suite: {run: 'true', harness_exit_codes: [0, 2]}\n",
+    )
+    .unwrap();
+    gate_in(d.path())
+        .args(["check"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "gate.yaml:5:12: task `x`: `suite.harness_exit_codes` cannot contain 0",
+        ));
+}
