@@ -161,21 +161,25 @@ scenario_compare() {
 }
 
 # gate-stages.yml: the staged plan of plans/examples/staged.yaml, as matrices of 3 shards
-# per stage. What the workflow must show is computed here, not assumed: an unsharded local
-# `gate run --jobs 15` of the same task (its outcomes are fixed by GATE_TRIAL) gives the
-# verdict and the graded trials, hence the stages (15 trials each) the workflow must run.
+# per stage, for two tasks (`checkout` and the scenario's agent). What the workflow must show
+# is computed here, not assumed: an unsharded local `gate run --jobs 15` of the same tasks
+# (their outcomes are fixed by GATE_TRIAL) gives each task's verdict and graded trials, hence
+# the stage (15 trials each) it decides in; the staged run decides at the first stage with a
+# FAIL, else when the last task decides, and the verdict is the tasks' combined one.
 stages_scenario() { # healthy|regressed
-  local agent="agent-$1" dir verdict graded stages n
+  local agent="agent-$1" dir verdict stages first n
   dir="$(mktemp -d)"
-  "$GATE_BIN" run plans/examples/staged.yaml --task "$agent" --jobs 15 --quiet --no-step-summary \
-    --ledger "$dir/ledger.jsonl" --json "$dir/report.json" >/dev/null 2>&1 || true
-  read -r verdict graded < <(python3 -c 'import json, sys
+  "$GATE_BIN" run plans/examples/staged.yaml --task checkout --task "$agent" --jobs 15 --quiet \
+    --no-step-summary --ledger "$dir/ledger.jsonl" --json "$dir/report.json" >/dev/null 2>&1 || true
+  read -r verdict stages first < <(python3 -c 'import json, sys
 r = json.load(open(sys.argv[1]))
-print(r["verdict"], r["tasks"][0]["trials"]["graded"])' "$dir/report.json" 2>/dev/null || echo "none 0")
+at = [((t["trials"]["graded"] + 14) // 15, t["verdict"], t["id"]) for t in r["tasks"]]
+fails = [s for s, v, _ in at if v == "FAIL"]
+stages = min(fails) if fails else max(s for s, _, _ in at)
+print(r["verdict"], stages, " ".join("%s:%s" % (i, s) for s, _, i in at))' "$dir/report.json" 2>/dev/null || echo "none 0 none")
   rm -rf "$dir"
-  stages=$(( (graded + 14) / 15 ))
-  printf 'act-workflows: %s: unsharded run says %s after %s trials (%s stage(s))\n' \
-    "$scenario" "$verdict" "$graded" "$stages" >&2
+  printf 'act-workflows: %s: unsharded run says %s after %s stage(s) (task:stage %s)\n' \
+    "$scenario" "$verdict" "$stages" "$first" >&2
   ACT_EVENT=workflow_dispatch run_act .github/workflows/gate-stages.yml --input scenario="$1"
   for n in 1 2 3; do
     if [ "$n" -le "$stages" ]; then
@@ -191,6 +195,11 @@ print(r["verdict"], r["tasks"][0]["trials"]["graded"])' "$dir/report.json" 2>/de
       expect_no_job "decide after stage $n"
     fi
   done
+  # `checkout` decides in stage 1: a later stage runs nothing of it, and says so.
+  if [ "$stages" -ge 2 ]; then
+    job_lines "stage 2 shard" | grep -qF "checkout: PASS in stage 1; runs nothing in stage 2" \
+      || fail "the stage-2 jobs do not say that checkout runs nothing in stage 2"
+  fi
   expect_annotations "stage " warning 0
   expect_annotations "decide after" warning 0
   job_lines "gate verdict" | grep -qF "gate: $verdict after $stages stage(s)" \
@@ -204,10 +213,12 @@ print(r["verdict"], r["tasks"][0]["trials"]["graded"])' "$dir/report.json" 2>/de
   fi
 }
 
-# The healthy agent: CONTINUE after stage 1, PASS after stage 2, no stage 3.
+# Checkout and the healthy agent: CONTINUE after stage 1 (checkout PASSes), stage 2 runs the
+# agent only, PASS after stage 2, no stage 3.
 scenario_stages_healthy() { stages_scenario healthy; }
 
-# The regressed agent: FAIL after stage 1; no stage-2 job runs; the verdict job fails.
+# Checkout and the regressed agent: FAIL after stage 1; no stage-2 job runs; the verdict job
+# fails.
 scenario_stages_regressed() { stages_scenario regressed; }
 
 all_scenarios() { declare -F | sed -n 's/^declare -f scenario_//p' | tr _ -; }

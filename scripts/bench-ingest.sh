@@ -8,7 +8,8 @@
 # `gate ingest` and `gate explain --junit` on each with /usr/bin/time -v. Then the same for
 # 10,000 records of each eval format (go test -json, promptfoo, DeepEval, Inspect).
 #
-# Target: 10,000 test-case records well under a second and under 50 MB peak RSS.
+# Target: 10,000 test-case records well under a second and under 50 MB peak RSS; each eval
+# format within the JUnit baseline of the same run (exit 1 when one is over it).
 # Usage: scripts/bench-ingest.sh [path/to/gate]   (default: builds target/release/gate)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -140,9 +141,25 @@ measure() {
   rss="$(grep 'Maximum resident set size' "$work/time.txt" | awk '{print $NF}')"
   # CPU time as well as wall time: on a shared machine the wall time mostly measures the
   # other processes (and the ledger's fsyncs).
-  printf '%-48s wall %8s   cpu %5.2f s   peak RSS %6.1f MB\n' "$label" "$wall" \
-    "$(echo "$user + $sys" | bc -l)" "$(echo "$rss / 1024" | bc -l)"
+  last_cpu="$(echo "$user + $sys" | bc -l)"
+  last_rss="$(echo "$rss / 1024" | bc -l)"
+  printf '%-48s wall %8s   cpu %5.2f s   peak RSS %6.1f MB\n' "$label" "$wall" "$last_cpu" "$last_rss"
 }
+
+# An eval format against the JUnit baseline measured in this run (pytest-10k.xml, 10,000
+# trials): within it when neither its CPU time nor its peak RSS is over the baseline's by
+# more than 10% (CPU: or 0.03 s, below which the timer's resolution decides).
+compare() {
+  local verdict=within
+  if [ "$(echo "$last_rss > $base_rss * 1.10" | bc -l)" = 1 ] \
+    || [ "$(echo "$last_cpu > $base_cpu * 1.10 && $last_cpu > $base_cpu + 0.03" | bc -l)" = 1 ]; then
+    verdict=OVER
+    over=$((over + 1))
+  fi
+  printf '%-48s cpu %5.2f× · RSS %5.2f× the JUnit baseline: %s\n' "  $1" \
+    "$(echo "$last_cpu / $base_cpu" | bc -l)" "$(echo "$last_rss / $base_rss" | bc -l)" "$verdict"
+}
+over=0
 
 records() { grep -o '<testcase ' "$@" | wc -l; }
 echo "bench-ingest: $("$gate" --version)"
@@ -150,19 +167,30 @@ echo "pytest-10k.xml: $(records "$work/pytest-10k.xml") test-case records, $(du 
 echo "nextest/*.xml:  $(cat "$work"/nextest/*.xml | records) test-case records in 20 files, $(du -sh "$work/nextest" | cut -f1)"
 measure "gate ingest pytest-10k.xml --single 100,10" \
   "$gate" ingest "$work/pytest-10k.xml" --single 100,10 --ledger "$work/l1.jsonl" --no-step-summary --json "$work/r1.json"
+base_cpu="$last_cpu"
+base_rss="$last_rss"
 measure "gate ingest nextest/*.xml --single 20,2" \
   "$gate" ingest "$work"/nextest/*.xml --single 20,2 --ledger "$work/l2.jsonl" --no-step-summary --json "$work/r2.json"
 echo "eval formats: 10000 records each: go-10k.json $(du -h "$work/go-10k.json" | cut -f1), promptfoo-10k.json $(du -h "$work/promptfoo-10k.json" | cut -f1), deepeval-10k.json $(du -h "$work/deepeval-10k.json" | cut -f1), inspect-10k.eval $(du -h "$work/inspect-10k.eval" | cut -f1), inspect-10k.json $(du -h "$work/inspect-10k.json" | cut -f1)"
 measure "gate ingest go-10k.json --single 100,10" \
   "$gate" ingest "$work/go-10k.json" --single 100,10 --ledger "$work/l3.jsonl" --no-step-summary --json "$work/r3.json"
+compare "go-json"
 measure "gate ingest promptfoo-10k.json --single 100,10" \
   "$gate" ingest "$work/promptfoo-10k.json" --single 100,10 --ledger "$work/l4.jsonl" --no-step-summary --json "$work/r4.json"
+compare "promptfoo"
 measure "gate ingest deepeval-10k.json --single 100,10" \
   "$gate" ingest "$work/deepeval-10k.json" --single 100,10 --ledger "$work/l5.jsonl" --no-step-summary --json "$work/r5.json"
+compare "deepeval"
 measure "gate ingest inspect-10k.eval --single 100,10" \
   "$gate" ingest "$work/inspect-10k.eval" --scorer "done" --single 100,10 --ledger "$work/l6.jsonl" --no-step-summary --json "$work/r6.json"
+compare "inspect (.eval)"
 measure "gate ingest inspect-10k.json --single 100,10" \
   "$gate" ingest "$work/inspect-10k.json" --scorer "done" --single 100,10 --ledger "$work/l7.jsonl" --no-step-summary --json "$work/r7.json"
+compare "inspect (.json)"
 measure "gate explain --junit pytest-10k.xml" "$gate" explain --junit "$work/pytest-10k.xml"
 measure "gate explain --junit nextest/*.xml" "$gate" explain --junit "$work"/nextest/*.xml
 measure "gate verify (the pytest ledger)" "$gate" verify "$work/l1.jsonl"
+if [ "$over" -gt 0 ]; then
+  echo "bench-ingest: $over eval format(s) over the JUnit baseline" >&2
+  exit 1
+fi

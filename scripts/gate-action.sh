@@ -14,7 +14,8 @@
 #           ledgers matched by INPUT_LEDGERS, or `gate ingest` over the JUnit files matched
 #           by INPUT_RESULTS (with INPUT_PLAN as its `--plan`, if set); outputs `verdict`, `exit-code`, `ledger`,
 #           `junit`, `report`, `decision` (CONTINUE when a staged run's merged stages are
-#           undecided: gate exits 5, the step 0); INPUT_STAGE runs one stage (`--stage`).
+#           undecided: gate exits 5, the step 0); INPUT_STAGE runs one stage (`--stage`),
+#           after the earlier stages' ledgers matched by INPUT_AFTER (`--after`).
 #           Exits with gate's own exit code (0 for CONTINUE), so the step fails exactly
 #           when gate says the gate failed under the plan's (or the overridden) policy.
 #
@@ -515,6 +516,7 @@ cmd_run() {
     [ -z "$jobs" ] || fail_usage "\`jobs\` applies to \`gate run\`, not to ingesting \`results\`"
     [ -z "$shard" ] || fail_usage "\`shard\` applies to \`gate run\`, not to ingesting \`results\`"
     [ -z "$stage" ] || fail_usage "\`stage\` applies to \`gate run\`, not to ingesting \`results\`"
+    [ -z "${INPUT_AFTER:-}" ] || fail_usage "\`after\` applies to a \`stage\` of \`gate run\`, not to ingesting \`results\`"
     local -a plan_args=()
     if [ -n "${INPUT_PLAN:-}" ]; then
       expand_patterns "$INPUT_PLAN"
@@ -541,6 +543,7 @@ cmd_run() {
     [ -z "$jobs" ] || fail_usage "\`jobs\` applies to \`gate run\`, not to merging \`ledgers\`"
     [ -z "$shard" ] || fail_usage "\`shard\` applies to \`gate run\`, not to merging \`ledgers\`"
     [ -z "$stage" ] || fail_usage "\`stage\` applies to \`gate run\`; merging \`ledgers\` of a staged run decides or says CONTINUE by itself"
+    [ -z "${INPUT_AFTER:-}" ] || fail_usage "\`after\` applies to a \`stage\` of \`gate run\`; merging \`ledgers\` takes every stage's ledgers in \`ledgers\`"
     expand_patterns "$INPUT_LEDGERS"
     [ "${#MATCHES[@]}" -gt 0 ] || fail_usage "\`ledgers\` matched no file: \`$INPUT_LEDGERS\`"
     local junit="${junit_input:-$out_dir/junit.xml}" report="$out_dir/report.json"
@@ -567,6 +570,13 @@ cmd_run() {
     if [ -n "$stage" ]; then
       [[ "$stage" =~ ^[1-9][0-9]*$ ]] || fail_usage "invalid \`stage\`: \`$stage\`, expected a stage number 1, 2, …"
       common+=(--stage "$stage")
+    fi
+    if [ -n "${INPUT_AFTER:-}" ]; then
+      [ -n "$stage" ] || fail_usage "\`after\` gives the earlier stages' ledgers of a \`stage\` run; set \`stage\`"
+      expand_patterns "$INPUT_AFTER"
+      [ "${#MATCHES[@]}" -gt 0 ] || fail_usage "\`after\` matched no file: \`$INPUT_AFTER\`"
+      local earlier
+      for earlier in "${MATCHES[@]}"; do common+=(--after "$earlier"); done
     fi
     expand_patterns "$INPUT_PLAN"
     local count="${#MATCHES[@]}"

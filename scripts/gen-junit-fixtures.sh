@@ -23,6 +23,8 @@
 #   playwright-retries.xml      @playwright/test `--retries 2 --repeat-each 5` (no browser is
 #                               needed: the tests use no page)
 #   playwright-no-retries.xml   the same with `--retries 0`
+#   mocha-runs/run-NN.xml       mocha + mocha-junit-reporter, 5 runs with `--retries 0`
+#   mocha-retries.xml           one run with `--retries 2` (retries invisible)
 #
 # Needs python3 (venv + pip), cargo-nextest, node and npm; packages come from PyPI and npm.
 # Runs in about a minute. GATE_FIXTURE_WORK keeps the work directory (default: a temp dir).
@@ -37,6 +39,10 @@ readonly PYTEST_RERUNFAILURES_VERSION=16.7
 readonly JEST_VERSION=30.5.2
 readonly JEST_JUNIT_VERSION=17.0.0
 readonly PLAYWRIGHT_VERSION=1.65.1
+# mocha-junit-reporter 2.2.1 fails under mocha 12 ("Class constructor Base cannot be invoked
+# without 'new'"), so mocha stays on 11.
+readonly MOCHA_VERSION=11.8.0
+readonly MOCHA_JUNIT_REPORTER_VERSION=2.2.1
 
 work="${GATE_FIXTURE_WORK:-$(mktemp -d)}"
 mkdir -p "$work"
@@ -176,7 +182,8 @@ cat >"$js/package.json" <<'JSON'
 { "name": "gate-fixtures", "version": "1.0.0", "private": true }
 JSON
 (cd "$js" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --silent --no-audit --no-fund \
-  "jest@$JEST_VERSION" "jest-junit@$JEST_JUNIT_VERSION" "@playwright/test@$PLAYWRIGHT_VERSION" >/dev/null)
+  "jest@$JEST_VERSION" "jest-junit@$JEST_JUNIT_VERSION" "@playwright/test@$PLAYWRIGHT_VERSION" \
+  "mocha@$MOCHA_VERSION" "mocha-junit-reporter@$MOCHA_JUNIT_REPORTER_VERSION" >/dev/null)
 cat >"$js/counter.js" <<'JS'
 // Count this execution of test `name` (retries included) and return the count, from 1.
 const fs = require("node:fs");
@@ -243,6 +250,34 @@ playwright() {
 note "playwright: --repeat-each 5 with --retries 2, and with --retries 0"
 playwright "$out/playwright-retries.xml" --retries 2 --repeat-each 5
 playwright "$out/playwright-no-retries.xml" --retries 0 --repeat-each 5
+
+# ---------------------------------------------------------------- mocha + mocha-junit-reporter
+mkdir -p "$js/mocha"
+cat >"$js/mocha/agent.test.js" <<'JS'
+const assert = require("node:assert");
+const bump = require("../counter.js");
+describe("agent", function () {
+  it("lookup", function () { bump("lookup"); });
+  it("refund", function () { const k = bump("refund"); assert.notStrictEqual(k % 3, 1, `refund invocation ${k}`); });
+  it("cancel", function () { const k = bump("cancel"); assert.strictEqual(k % 4, 0, `cancel invocation ${k}`); });
+});
+JS
+mocha() {
+  local counters="$1" file="$2"
+  shift 2
+  # `--` ends npx's own options: without it npx reads `--retries` as an npm setting.
+  (cd "$js" && GATE_FIXTURE_COUNTERS="$counters" "$js/node_modules/.bin/mocha" "$@" \
+    --reporter mocha-junit-reporter --reporter-options "mochaFile=$file" mocha/agent.test.js \
+    >/dev/null 2>&1) || true
+  test -s "$file"
+}
+note "mocha: 5 runs with --retries 0, and one with --retries 2"
+mkdir -p "$out/mocha-runs"
+c="$(counters mocha-runs)"
+for i in $(seq -w 1 5); do
+  mocha "$c" "$out/mocha-runs/run-$i.xml" --retries 0
+done
+mocha "$(counters mocha-retries)" "$out/mocha-retries.xml" --retries 2
 
 [ -n "${GATE_FIXTURE_WORK:-}" ] || rm -rf "$work"
 note "wrote $(find "$out" -name '*.xml' | wc -l) files under ${out#"$repo"/}"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, on a fresh machine: installs what the tests call (xmllint for the
-# JUnit XSD, pytest and cargo-nextest for `gate suite`'s end-to-end tests), then runs every Rust test. This is the README's test command;
+# JUnit XSD, pytest and cargo-nextest for `gate suite`'s end-to-end tests, node runners for
+# `gate init`'s), then runs every Rust test. This is the README's test command;
 # .ci/run calls it. The GitHub Action files are validated by scripts/validate-actions.sh,
 # which .ci/run runs before this and which the tests do not need.
 set -euo pipefail
@@ -24,6 +25,13 @@ fi
 if ! cargo nextest --version >/dev/null 2>&1; then
   echo "test.sh: installing cargo-nextest" >&2
   cargo install --locked cargo-nextest
+fi
+
+# ... and the JavaScript runners gate init writes plans for (tests/cli/init.rs runs each
+# printed command; it skips, saying why, without them). About 30 s and 120 MB from npm the
+# first time, nothing once target/node-runners is complete.
+if command -v npm >/dev/null 2>&1; then
+  bash scripts/node-runners.sh || echo "test.sh: could not install the node runners; tests/cli/init.rs skips their end-to-end runs" >&2
 fi
 
 # --release: the tests build on the dependency tree `cargo run --release` (the README's main

@@ -184,16 +184,24 @@ pub struct InitArgs {
     pub kind: Option<ProjectKind>,
 }
 
-/// Project kinds `gate init` knows how to run one test of.
+/// Project kinds `gate init` knows how to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ProjectKind {
     /// pytest (pyproject.toml, pytest.ini, conftest.py or test_*.py).
     Pytest,
     /// Cargo (Cargo.toml): `cargo test`.
     Cargo,
-    /// node (package.json): `node --test`.
+    /// Jest (a `jest` dependency, script or config): the suite with jest-junit.
+    Jest,
+    /// Vitest (a `vitest` dependency, script or config): the suite, `--retry=0`.
+    Vitest,
+    /// mocha (a `mocha` dependency, script or .mocharc): the suite, `--retries 0`.
+    Mocha,
+    /// Playwright (`@playwright/test`, playwright.config): the suite, `--retries=0`.
+    Playwright,
+    /// node (package.json with none of the above): `node --test`.
     Node,
-    /// Go (go.mod): `go test`.
+    /// Go (go.mod): the suite through gotestsum, `-count=1`.
     Go,
 }
 
@@ -408,11 +416,17 @@ pub struct RunArgs {
     /// Run only the trials whose ordinal is K modulo M (single plans), as shard K of M.
     #[arg(long, value_name = "K/M")]
     pub shard: Option<String>,
-    /// Run only stage S of the task's staged rule (its ordinals (S-1)B+1 to SB, or the
-    /// shard's share of them with `--shard`); `gate report` over every stage's ledgers so
-    /// far decides, or says CONTINUE with the next stage.
+    /// Run only stage S of the plan's staged run: each task's ordinals (S-1)B+1 to SB (a
+    /// single plan whole in stage 1), or the shard's share of them with `--shard`;
+    /// `gate report` over every stage's ledgers so far decides, or says CONTINUE with the
+    /// next stage.
     #[arg(long, value_name = "S", value_parser = clap::value_parser!(u64).range(1..))]
     pub stage: Option<u64>,
+    /// With `--stage S` from stage 2 on: the ledgers of stages 1 to S-1 (repeatable). The
+    /// run starts only if they say CONTINUE with stage S, and runs only the tasks still
+    /// undecided.
+    #[arg(long, value_name = "LEDGER", requires = "stage")]
+    pub after: Vec<PathBuf>,
     /// Continue an interrupted ledger of the same plan and fixtures.
     #[arg(long)]
     pub resume: bool,

@@ -116,9 +116,10 @@ pub fn zone_line(zone: &crate::stats::zone::Zone, stated: bool) -> String {
 }
 
 /// The one line that says which walls of the box stood around a run's trials, e.g.
-/// `landlock ABI 7 — filesystem enforced, signals scoped; CI files and tokens withheld`.
+/// `landlock ABI 7 — mounts: gate state read-only, filesystem enforced, signals scoped; CI
+/// files and tokens withheld`.
 pub fn sandbox(w: &crate::model::Walls) -> String {
-    use crate::model::{FilesystemWall, SandboxMode, SignalWall};
+    use crate::model::{FilesystemWall, MountWall, SandboxMode, SignalWall};
     let env = if w.pass_env.is_empty() {
         "CI files and tokens withheld".to_string()
     } else {
@@ -132,10 +133,21 @@ pub fn sandbox(w: &crate::model::Walls) -> String {
         SignalWall::Filtered => "signals filtered (seccomp)",
         SignalWall::Unguarded => "signals unguarded",
     };
-    let fs = match w.filesystem {
-        FilesystemWall::Enforced => "filesystem enforced",
-        FilesystemWall::EnforcedExceptTruncate => "filesystem enforced except truncate",
-        FilesystemWall::Unconfined => "filesystem unconfined",
+    let fs = match (w.filesystem, w.mounts) {
+        (FilesystemWall::Enforced, MountWall::StateReadOnly) => {
+            "mounts: gate state read-only, filesystem enforced"
+        }
+        (FilesystemWall::EnforcedExceptTruncate, MountWall::StateReadOnly) => {
+            "mounts: gate state read-only, filesystem enforced except truncate outside gate state"
+        }
+        (FilesystemWall::Enforced, MountWall::None) => {
+            "filesystem: landlock allow-list (no new files in a folder that holds gate state)"
+        }
+        (FilesystemWall::EnforcedExceptTruncate, MountWall::None) => {
+            "filesystem: landlock allow-list (no new files in a folder that holds gate state), \
+             except truncate"
+        }
+        (FilesystemWall::Unconfined, _) => "filesystem unconfined",
     };
     let required = if w.policy == SandboxMode::Required {
         " (required)"

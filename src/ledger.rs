@@ -19,8 +19,8 @@ use sha2::{Digest, Sha256};
 
 pub use crate::model::Counts;
 pub use crate::model::{
-    Fault, FilesystemWall, OnInconclusive, Outcome, Rates, SandboxMode, Shard, SignalWall,
-    TimeoutPolicy, Walls,
+    Fault, FilesystemWall, MountWall, OnInconclusive, Outcome, Rates, SandboxMode, Shard,
+    SignalWall, TimeoutPolicy, Walls,
 };
 use crate::model::{Judgement, Sampling};
 

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use gate::cli::Command;
-use gate::{Error, commands};
+use gate::commands;
 
 fn main() -> ExitCode {
     let cli = gate::cli::parse();
@@ -24,7 +24,7 @@ fn main() -> ExitCode {
         Command::Suite(args) => commands::suite::execute(args, &cli.output),
         Command::Report(args) => commands::report::execute(args, &cli.output),
         Command::Verify(args) => commands::verify::execute(args),
-        Command::Init(args) => commands::init::execute(args).map_err(Error::from),
+        Command::Init(args) => commands::init::execute(args),
         Command::Check(args) => commands::check::execute(args),
         Command::Schema(args) => commands::schema::execute(args),
         Command::Completions(args) => commands::completions::completions(args),

@@ -100,6 +100,17 @@ impl Sampling {
         }
     }
 
+    /// Trials per stage when the rule runs in a staged run (`gate run --stage S`): a staged
+    /// rule's B; a single plan's n (it runs whole in stage 1, sharded like the stage, and
+    /// decides at its end); None for a fully sequential rule, which decides trial by trial
+    /// and cannot run in stages.
+    pub fn stage_length(&self) -> Option<u64> {
+        match *self {
+            Sampling::Single { n, .. } => Some(n),
+            _ => self.stage(),
+        }
+    }
+
     /// The rule's name: `single`, `calibrated`, `wald` or `staged`.
     pub fn rule_name(&self) -> &'static str {
         match self {
@@ -448,6 +459,23 @@ pub enum FilesystemWall {
     Unconfined,
 }
 
+/// The mount layer of a run's box, as it stood.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum MountWall {
+    /// Each trial ran in a mount namespace of its own in which gate's state inside the
+    /// task's writable roots was bind-mounted read-only; the roots were otherwise writable
+    /// whole (new files beside the plan included).
+    StateReadOnly,
+    /// No mount layer (user namespaces refused, no Landlock, or a ledger written before the
+    /// layer existed): the Landlock allow-list alone, under which nothing can be created in
+    /// a folder that holds gate's state.
+    #[default]
+    None,
+}
+
 /// The wall between a run's trials and gate's own process, as it stood.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -472,6 +500,9 @@ pub struct Walls {
     pub landlock_abi: u32,
     /// The filesystem wall.
     pub filesystem: FilesystemWall,
+    /// The mount layer under the filesystem wall (`none` in ledgers written before it).
+    #[serde(default)]
+    pub mounts: MountWall,
     /// The signal and tracing wall.
     pub signals: SignalWall,
     /// The CI variables the plan let through (`policy.sandbox.pass_env`); every other

@@ -3,7 +3,7 @@
 //! report is written, so that nothing a task does during the run can redirect them.
 //!
 //! [`preflight`] is the one check of report paths, used by every command that writes reports
-//! (`run`, `ingest`, `report`). Before any trial runs it refuses a report path that is a
+//! (`run`, `ingest`, `report`, and `gate plan --svg`). Before any trial runs it refuses a report path that is a
 //! directory, a FIFO, a device or a symbolic link, and any two paths that name one file — a
 //! report over the ledger, its lock file, the plan, an input, or another report (by device and
 //! inode, so a hard link or another spelling is caught). It then opens each report's folder
@@ -41,6 +41,8 @@ pub struct Request<'a> {
     pub summary: Option<&'a Path>,
     /// `--json`.
     pub json: Option<&'a Path>,
+    /// `gate plan --svg`.
+    pub svg: Option<&'a Path>,
     /// `$GITHUB_STEP_SUMMARY`, unless `--no-step-summary` (appended to).
     pub step_summary: Option<&'a Path>,
 }
@@ -68,6 +70,8 @@ pub enum Kind {
     Summary,
     /// The JSON report.
     Json,
+    /// `gate plan`'s OC and ASN chart.
+    Svg,
 }
 
 impl Kind {
@@ -76,6 +80,7 @@ impl Kind {
             Kind::Junit => "--junit",
             Kind::Summary => "--summary",
             Kind::Json => "--json",
+            Kind::Svg => "--svg",
         }
     }
 }
@@ -116,12 +121,14 @@ pub fn preflight(req: &Request, guarded: &[Guarded]) -> Result<Outputs, Error> {
         (Kind::Junit, req.junit),
         (Kind::Summary, req.summary),
         (Kind::Json, req.json),
+        (Kind::Svg, req.svg),
     ];
     // Named in messages in the order of `gate run --help`.
     let dashes: Vec<&str> = [
         (Kind::Json, req.json),
         (Kind::Junit, req.junit),
         (Kind::Summary, req.summary),
+        (Kind::Svg, req.svg),
     ]
     .iter()
     .filter(|(_, p)| p.is_some_and(is_stdout))

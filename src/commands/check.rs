@@ -29,7 +29,47 @@ pub fn execute(args: &CheckArgs) -> Result<u8, Error> {
     // What this machine would enforce is a fact about the machine, not the plan: on stderr,
     // so the plan's own output stays the same on every kernel.
     eprintln!("{}", sandbox_line(&plan.policy.sandbox));
+    for line in allow_list_lines(&plan, &path) {
+        eprintln!("{line}");
+    }
     Ok(exit::SUCCESS)
+}
+
+/// Without the box's mount layer, the folders where a task of this plan could create no
+/// file (they hold gate's state: the plan, the default `gate-out/`), and why the layer is
+/// not in force here.
+fn allow_list_lines(plan: &Plan, plan_path: &std::path::Path) -> Vec<String> {
+    let walls = crate::runner::sandbox::walls(&plan.policy.sandbox);
+    let Some(why) = crate::runner::sandbox::mounts_unavailable(&walls) else {
+        return Vec::new();
+    };
+    if walls.filesystem == crate::model::FilesystemWall::Unconfined {
+        return Vec::new();
+    }
+    let real = |p: &std::path::Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let state: Vec<std::path::PathBuf> = [real(plan_path), real(std::path::Path::new("gate-out"))]
+        .into_iter()
+        .chain(std::env::current_exe().ok().map(|p| real(&p)))
+        .collect();
+    let mut dirs: Vec<std::path::PathBuf> = plan
+        .tasks
+        .iter()
+        .map(|t| real(&t.cwd))
+        .filter(|cwd| state.iter().any(|s| s.starts_with(cwd)))
+        .collect();
+    dirs.sort();
+    dirs.dedup();
+    let mut lines = vec![format!(
+        "sandbox: no mount layer on this machine ({why}): the filesystem wall is the Landlock allow-list"
+    )];
+    lines.extend(dirs.iter().map(|d| {
+        format!(
+            "filesystem: landlock allow-list — new files cannot be created in {}, which holds \
+             gate's state; write to $TMPDIR or a subfolder, or put --out elsewhere",
+            d.display()
+        )
+    }));
+    lines
 }
 
 /// `sandbox: …` as this machine would box the plan's trials, or why it would refuse.

@@ -1,58 +1,70 @@
 //! `gate init`: write a commented starter plan (`gate.yaml`) for the project in a directory.
 //!
-//! The project kind is detected from its files (pytest, Cargo, node, Go, in that order of
-//! preference); the plan gates ONE test of that project, found by scanning its test files, run
-//! once per trial with the runner's retries switched off, judged by a `design:` rule with the
-//! default risks. Every line says why it is there, so the file doubles as a tutorial. An
+//! The project kind is detected from its files (pytest, Cargo, Jest, Vitest, mocha,
+//! Playwright, node, Go, in that order of preference). A suite runner's project (Jest,
+//! Vitest, mocha, Playwright, Go; see [`super::init_suites`]) gets a plan with a `suite:` task
+//! that runs its suite once per trial with the runner's own retries off and judges every test
+//! case. A pytest, Cargo or plain node project gets a plan that gates ONE test of it, found by
+//! scanning its test files, run once per trial with the runner's retries switched off, judged
+//! by a `design:` rule with the default risks (and is offered the `gate suite` command for the
+//! whole suite). Every line says why it is there, so the file doubles as a tutorial. An
 //! existing file is never overwritten (exit 2).
 
 use std::fmt::Write as _;
 use std::fs;
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
-
-use anyhow::{Context, bail};
+use std::path::{Component, Path, PathBuf};
 
 use crate::cli::{InitArgs, ProjectKind};
+use crate::error::Error;
 use crate::exit;
 
 /// Execute `gate init`; returns the exit code.
-pub fn execute(args: &InitArgs) -> anyhow::Result<u8> {
+pub fn execute(args: &InitArgs) -> Result<u8, Error> {
+    // Everything gate init reads of the project, read within a time bound (a FIFO, a hung
+    // network filesystem): the reading thread is left behind if it blocks.
+    let (dir, given) = (args.dir.clone(), args.kind);
+    let scan = within(SCAN_TIME, &args.dir, move || {
+        let eval = given
+            .is_none()
+            .then(|| super::init_evals::detect(&dir))
+            .flatten();
+        let kind = given.or_else(|| detect(&dir));
+        let suites = super::init_suites::detect(&dir);
+        let example = kind
+            .and_then(OneTest::of)
+            .and_then(|one| example_test(&dir, one));
+        (eval, kind, suites, example)
+    })?;
+    let (eval, kind, suites, example) = scan;
     // An eval tool's project is judged with `gate ingest` on the tool's own output.
-    if args.kind.is_none()
-        && let Some(eval) = super::init_evals::detect(&args.dir)
-    {
+    if let Some(eval) = eval {
         return super::init_evals::execute(args, &eval);
     }
-    let kind = match args.kind {
-        Some(k) => k,
-        None => detect(&args.dir).with_context(|| {
-            format!(
-                "`{}` holds no pytest, Cargo, node or Go project that gate init recognises; \
-                 pass `--kind pytest|cargo|node|go`, or start from plans/examples/ and docs/plan-file.md",
-                args.dir.display()
-            )
-        })?,
+    let kind = kind.ok_or_else(|| {
+        Error::Usage(format!(
+            "`{}` holds no pytest, Cargo, Jest, Vitest, mocha, Playwright, node or Go project that gate init \
+             recognises; pass `--kind pytest|cargo|jest|vitest|mocha|playwright|node|go`, or start from \
+             plans/examples/ and docs/plan-file.md",
+            args.dir.display()
+        ))
+    })?;
+    let Some(one) = OneTest::of(kind) else {
+        let r = super::init_suites::runner(kind).ok_or_else(|| {
+            Error::Usage(format!(
+                "gate init has no plan for a {} project",
+                kind.label()
+            ))
+        })?;
+        let others: Vec<_> = suites
+            .into_iter()
+            .filter(|o| o.kind != kind && o.kind != ProjectKind::Go)
+            .collect();
+        return super::init_suites::execute(args, r, &others);
     };
-    let example = example_test(&args.dir, kind);
-    let text = render(kind, example.as_ref());
-    // `create_new`: refuse to overwrite, atomically (no check-then-write race).
-    let mut file = match fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&args.output)
-    {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => bail!(
-            "`{}` already exists; gate init never overwrites a plan (remove it, or pass `--output OTHER.yaml`)",
-            args.output.display()
-        ),
-        Err(e) => {
-            return Err(e).with_context(|| format!("cannot create `{}`", args.output.display()));
-        }
-    };
-    file.write_all(text.as_bytes())
-        .with_context(|| format!("cannot write `{}`", args.output.display()))?;
+    let cwd = relative_to(args.output.parent().unwrap_or(Path::new(".")), &args.dir);
+    let text = render(one, example.as_ref(), &cwd);
+    create_new(&args.output, &text)?;
     let what = match &example {
         Some(t) => format!("gates `{}`", t.name),
         None => "runs the whole suite (no single test found to narrow it to)".to_string(),
@@ -73,20 +85,93 @@ pub fn execute(args: &InitArgs) -> anyhow::Result<u8> {
         );
     }
     if kind == ProjectKind::Pytest && !pytest_importable() {
-        // `python3 -m pytest` without pytest exits 1, the code of a failing test: every trial
-        // would be graded FAIL. Say so now rather than after a run of red trials.
+        // The plan's guard makes every trial a harness error (exit 4) without pytest; say
+        // so now rather than after the first trial.
         eprintln!(
-            "warning: `python3 -I -c 'import pytest'` fails here, so every trial would fail; install pytest (`pip install pytest`) before `gate run`"
+            "warning: `python3 -I -c 'import pytest'` fails here, so `gate run` would stop with a harness error; install pytest (`pip install pytest`) first"
         );
     }
     Ok(exit::SUCCESS)
+}
+
+/// Create `path` with `text`, never over an existing file: `create_new` refuses atomically
+/// (no check-then-write race). An existing file or one that cannot be created is a usage
+/// error (exit 2): the `--output` given cannot be used.
+pub(crate) fn create_new(path: &Path, text: &str) -> Result<(), Error> {
+    let mut file = match fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+    {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            return Err(Error::Usage(format!(
+                "`{}` already exists; gate init never overwrites a plan (remove it, or pass `--output OTHER.yaml`)",
+                path.display()
+            )));
+        }
+        Err(e) => {
+            return Err(Error::input(
+                format!("cannot create `{}`", path.display()),
+                e,
+            ));
+        }
+    };
+    file.write_all(text.as_bytes())
+        .map_err(|e| Error::input(format!("cannot write `{}`", path.display()), e))
+}
+
+/// `to` as a relative path from the directory `from` (both as given, relative to the current
+/// directory or absolute), with `/` separators; `.` when they are the same directory. Both are
+/// made absolute first (a missing directory is taken as written), so `-o ci/gate.yaml` with
+/// `--dir .` gives `..`.
+pub(crate) fn relative_to(from: &Path, to: &Path) -> String {
+    let abs = |p: &Path| -> PathBuf {
+        let p = if p.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            p
+        };
+        let joined = if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            std::env::current_dir().unwrap_or_default().join(p)
+        };
+        // Lexically normalised (`a/./b/../c` → `a/c`): the directories need not exist yet.
+        let mut out = PathBuf::new();
+        for c in joined.components() {
+            match c {
+                Component::CurDir => {}
+                Component::ParentDir => {
+                    out.pop();
+                }
+                c => out.push(c),
+            }
+        }
+        out
+    };
+    let (from, to) = (abs(from), abs(to));
+    let a: Vec<_> = from.components().collect();
+    let b: Vec<_> = to.components().collect();
+    let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let mut parts: Vec<String> = vec!["..".to_string(); a.len() - common];
+    parts.extend(
+        b[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    if parts.is_empty() {
+        ".".to_string()
+    } else {
+        parts.join("/")
+    }
 }
 
 /// The indifference zone of the plan just written, in one line, so the first thing a new user
 /// reads about the plan is that a rate between the two it tells apart can go either way. The
 /// plan is read back (not recomputed from the template) so the line is the rule `gate run`
 /// will use; a plan that does not load says nothing here (`gate check` will say why).
-fn zone_note(path: &Path) {
+pub(crate) fn zone_note(path: &Path) {
     let Ok(plan) = crate::plan::Plan::load(path) else {
         return;
     };
@@ -97,6 +182,29 @@ fn zone_note(path: &Path) {
         println!(
             "note: {}",
             crate::format::zone_line(&zone, task.rates.is_some())
+        );
+        return;
+    }
+    // A plan for `gate suite`/`gate ingest`: the rule its `junit:` tasks share.
+    let Some(rule) = plan
+        .selections
+        .first()
+        .map(|s| &s.rule)
+        .or(plan.default_rule.as_ref())
+    else {
+        return;
+    };
+    let Ok(lattice) = rule.sampling.lattice() else {
+        return;
+    };
+    let zone = match rule.rates {
+        Some(r) => crate::stats::zone::Zone::of(&lattice, r.regressed, r.healthy),
+        None => crate::stats::zone::Zone::unstated(&lattice),
+    };
+    if let Some(zone) = zone {
+        println!(
+            "note: {}",
+            crate::format::zone_line(&zone, rule.rates.is_some())
         );
     }
 }
@@ -133,9 +241,32 @@ fn pytest_importable() -> bool {
     }
 }
 
+/// How long `gate init` may spend reading the project.
+const SCAN_TIME: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// `scan()` on a thread of its own, or an input error naming `dir` when it takes over `time`.
+fn within<T: Send + 'static>(
+    time: std::time::Duration,
+    dir: &Path,
+    scan: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, Error> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(scan());
+    });
+    rx.recv_timeout(time).map_err(|_| {
+        Error::Usage(format!(
+            "reading the project in `{}` took more than {} s (a FIFO, or a slow or hung \
+             filesystem?); nothing was written",
+            dir.display(),
+            time.as_secs_f64()
+        ))
+    })
+}
+
 /// A project file's text, read as [`crate::input::read_project_file`] reads it (regular,
 /// bounded, no FIFO, no link out of the project); `None` when it cannot be.
-fn project_text(dir: &Path, file: &Path) -> Option<String> {
+pub(crate) fn project_text(dir: &Path, file: &Path) -> Option<String> {
     let rel = file.strip_prefix(dir).unwrap_or(file);
     let bytes = crate::input::read_project_file(dir, rel, PROJECT_FILE_MAX).ok()?;
     String::from_utf8(bytes).ok()
@@ -151,7 +282,7 @@ impl ProjectKind {
             ProjectKind::Pytest => "pytest",
             ProjectKind::Cargo => "Cargo",
             ProjectKind::Node => "node",
-            ProjectKind::Go => "Go",
+            kind => super::init_suites::runner(kind).map_or("?", |r| r.label),
         }
     }
 }
@@ -168,7 +299,14 @@ pub fn detect(dir: &Path) -> Option<ProjectKind> {
     if has("Cargo.toml") {
         return Some(ProjectKind::Cargo);
     }
+    if let Some(r) = super::init_suites::detect(dir)
+        .into_iter()
+        .find(|r| r.kind != ProjectKind::Go)
+    {
+        return Some(r.kind);
+    }
     if has("package.json") {
+        // No Jest, Vitest, mocha or Playwright in it: node's own runner.
         return Some(ProjectKind::Node);
     }
     if has("go.mod") {
@@ -190,17 +328,17 @@ pub struct ExampleTest {
 type NameFinder = fn(&str) -> Option<String>;
 
 /// The first test of the project, in sorted file order, or `None`.
-pub fn example_test(dir: &Path, kind: ProjectKind) -> Option<ExampleTest> {
+pub fn example_test(dir: &Path, kind: OneTest) -> Option<ExampleTest> {
     let (files, find): (Vec<PathBuf>, NameFinder) = match kind {
-        ProjectKind::Pytest => (python_tests(dir), |s| {
+        OneTest::Pytest => (python_tests(dir), |s| {
             first_after(s, "def test_").map(|n| format!("test_{n}"))
         }),
-        ProjectKind::Cargo => (files_in(&dir.join("tests"), |n| n.ends_with(".rs")), |s| {
+        OneTest::Cargo => (files_in(&dir.join("tests"), |n| n.ends_with(".rs")), |s| {
             // An integration test's top-level `#[test] fn name` is selected by its bare name.
             let at = s.find("#[test]")?;
             first_after(&s[at..], "fn ")
         }),
-        ProjectKind::Node => (
+        OneTest::Node => (
             ["test", "tests", "."]
                 .iter()
                 .flat_map(|d| {
@@ -212,9 +350,6 @@ pub fn example_test(dir: &Path, kind: ProjectKind) -> Option<ExampleTest> {
                 .collect(),
             |s| quoted_after(s, "test(").or_else(|| quoted_after(s, "it(")),
         ),
-        ProjectKind::Go => (files_in(dir, |n| n.ends_with("_test.go")), |s| {
-            first_after(s, "func Test").map(|n| format!("Test{n}"))
-        }),
     };
     files.into_iter().find_map(|f| {
         let text = project_text(dir, &f)?;
@@ -317,15 +452,19 @@ struct Runner {
     /// that exit 0 when a name matches nothing get a wrapper that exits 5 then, declared a
     /// harness exit code: a typo in a test name must not gate green on zero tests.
     no_test_ran: Option<&'static str>,
+    /// A shell line run first that exits 127 (a harness error, as for a missing command) with
+    /// one line on stderr when the runner is not installed, where its absence would
+    /// otherwise exit like a failing test (`python3 -m pytest` without pytest exits 1).
+    guard: Option<&'static str>,
     why: &'static str,
     harness_exit_codes: &'static [i32],
     harness_why: &'static str,
 }
 
-fn runner(kind: ProjectKind, t: Option<&ExampleTest>) -> Runner {
+fn runner(kind: OneTest, t: Option<&ExampleTest>) -> Runner {
     let s = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     match kind {
-        ProjectKind::Pytest => {
+        OneTest::Pytest => {
             let mut argv = s(&["python3", "-m", "pytest", "-q", "-p", "no:cacheprovider"]);
             // Blocking the rerunfailures plugin switches its retries off even when pytest.ini
             // turns them on; `-p no:NAME` is harmless when the plugin is not installed.
@@ -334,12 +473,15 @@ fn runner(kind: ProjectKind, t: Option<&ExampleTest>) -> Runner {
             Runner {
                 argv,
                 no_test_ran: None,
+                guard: Some(
+                    r#"python3 -c 'import pytest' 2>/dev/null || { echo "gate: pytest is not installed for python3 (pip install pytest)" >&2; exit 127; }"#,
+                ),
                 why: "one pytest test; `-p no:rerunfailures` blocks retries, `no:cacheprovider` the cache",
                 harness_exit_codes: &[4, 5],
                 harness_why: "pytest exits 4 on a usage error and 5 when no test was collected (a typo in the\n  # test id): a broken setup, not a failing test",
             }
         }
-        ProjectKind::Cargo => {
+        OneTest::Cargo => {
             let mut argv = s(&["cargo", "test", "--quiet"]);
             if let Some(t) = t {
                 let stem = t
@@ -355,12 +497,13 @@ fn runner(kind: ProjectKind, t: Option<&ExampleTest>) -> Runner {
                 no_test_ran: Some(
                     r#"printf '%s\n' "$out" | grep -q '^test result: ok\. 0 passed; 0 failed'"#,
                 ),
+                guard: None,
                 why: "one integration test by its exact name; libtest never retries. With cargo-nextest:\n    # cargo nextest run --retries 0 -E 'test(=NAME)', which exits 4 when no test ran",
                 harness_exit_codes: &[5],
                 harness_why: "5 is the wrapper's \"no test ran\" above. A build error exits 101 like a failing\n  # test, so keep the build green before gating",
             }
         }
-        ProjectKind::Node => {
+        OneTest::Node => {
             let mut argv = s(&["node", "--test", "--test-reporter=tap"]);
             if let Some(t) = t {
                 argv.extend(s(&[
@@ -375,49 +518,85 @@ fn runner(kind: ProjectKind, t: Option<&ExampleTest>) -> Runner {
                 no_test_ran: Some(
                     r#"printf '%s\n' "$out" | grep -qx '# pass 0' && printf '%s\n' "$out" | grep -qx '# fail 0'"#,
                 ),
+                guard: None,
                 why: "one `node --test` test by its exact name; node's runner does not retry unless a\n    # test asks to",
                 harness_exit_codes: &[5],
                 harness_why: "5 is the wrapper's \"no test ran\" above. A file that fails to load exits 1\n  # like a failing test",
             }
         }
-        ProjectKind::Go => {
-            let mut argv = s(&["go", "test", "-count=1"]);
-            if let Some(t) = t {
-                let pkg = match t.file.rsplit_once('/') {
-                    Some((dir, _)) => format!("./{dir}"),
-                    None => ".".to_string(),
-                };
-                argv.extend(s(&["-run", &format!("^{}$", t.name), &pkg]));
-            } else {
-                argv.push("./...".to_string());
-            }
-            Runner {
-                argv,
-                no_test_ran: Some(r#"printf '%s\n' "$out" | grep -qF '[no tests to run]'"#),
-                why: "one Go test by its exact name; `-count=1` disables the test cache, so every trial\n    # really runs",
-                harness_exit_codes: &[5],
-                harness_why: "5 is the wrapper's \"no test ran\" above. A build error exits 1 like a failing\n  # test, so keep the build green before gating",
-            }
+    }
+}
+
+/// The project kinds whose plan gates one test with `gate run` (the others are suite runners,
+/// [`super::init_suites`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OneTest {
+    /// pytest: `python3 -m pytest FILE::NAME`.
+    Pytest,
+    /// Cargo: `cargo test --test FILE -- --exact NAME`.
+    Cargo,
+    /// node's own runner: `node --test --test-name-pattern`.
+    Node,
+}
+
+impl OneTest {
+    /// The name shown to people.
+    pub fn label(self) -> &'static str {
+        match self {
+            OneTest::Pytest => "pytest",
+            OneTest::Cargo => "Cargo",
+            OneTest::Node => "node",
+        }
+    }
+
+    /// The one-test kind of a project kind; `None` for a suite runner.
+    pub fn of(kind: ProjectKind) -> Option<OneTest> {
+        match kind {
+            ProjectKind::Pytest => Some(OneTest::Pytest),
+            ProjectKind::Cargo => Some(OneTest::Cargo),
+            ProjectKind::Node => Some(OneTest::Node),
+            ProjectKind::Jest
+            | ProjectKind::Vitest
+            | ProjectKind::Mocha
+            | ProjectKind::Playwright
+            | ProjectKind::Go => None,
         }
     }
 }
 
 /// The commented starter plan.
-pub fn render(kind: ProjectKind, t: Option<&ExampleTest>) -> String {
+pub fn render(kind: OneTest, t: Option<&ExampleTest>, cwd: &str) -> String {
     let r = runner(kind, t);
     let id = t.map_or_else(|| "suite".to_string(), |t| task_id(&t.name));
-    let run = match r.no_test_ran {
-        None => format!(
+    let command = || {
+        r.argv
+            .iter()
+            .map(|a| sh_quote(a))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let guard = r
+        .guard
+        .map(|g| format!("\n      # The runner is missing: exit 127, a harness error (exit 4), not a FAIL.\n      {g}"))
+        .unwrap_or_default();
+    let run = match (r.no_test_ran, r.guard) {
+        (None, None) => format!(
             "[{}]",
             r.argv.iter().map(|a| q(a)).collect::<Vec<_>>().join(", ")
         ),
-        Some(guard) => {
-            let command: Vec<String> = r.argv.iter().map(|a| sh_quote(a)).collect();
-            format!(
-                "|\n      out=$({}); status=$?\n      printf '%s\\n' \"$out\"\n      # No test ran (a typo in the name, a renamed test): exit 5, a harness error, not a PASS.\n      if {guard}; then exit 5; fi\n      exit \"$status\"",
-                command.join(" ")
-            )
-        }
+        (None, Some(_)) => format!("|{guard}\n      exec {}", command()),
+        (Some(no_test), _) => format!(
+            "|{guard}\n      out=$({}); status=$?\n      printf '%s\\n' \"$out\"\n      # No test ran (a typo in the name, a renamed test): exit 5, a harness error, not a PASS.\n      if {no_test}; then exit 5; fi\n      exit \"$status\"",
+            command()
+        ),
+    };
+    let cwd = if cwd == "." {
+        String::new()
+    } else {
+        format!(
+            "    cwd: {}  # the project, relative to this file (commands run where the plan is)\n",
+            q(cwd)
+        )
     };
     let mut out = String::new();
     // `write!` to a String cannot fail.
@@ -449,7 +628,7 @@ tasks:
   # One critical test, run once per trial. Retries stay OFF: a retry setting of 2 turns the
   # gate into pass@3, where a 60% test goes green 94% of the time. gate runs the trials.
   - id: {id}
-    # {why}.
+{cwd}    # {why}.
     run: {run}
     timeout: 10m    # per trial; a timed-out trial counts as a failure (see `policy.timeout`)
 ",
@@ -481,6 +660,24 @@ policy:
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_project_read_that_hangs_is_cut_off_by_the_time_bound() {
+        let started = std::time::Instant::now();
+        let err = within(
+            std::time::Duration::from_millis(50),
+            Path::new("proj"),
+            || std::thread::sleep(std::time::Duration::from_secs(5)),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
+        assert!(
+            err.contains("reading the project in `proj` took more than 0.05 s"),
+            "{err}"
+        );
+        assert_eq!(within(SCAN_TIME, Path::new("."), || 7).unwrap(), 7);
+    }
 
     #[test]
     fn names_are_found_in_each_language() {

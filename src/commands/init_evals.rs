@@ -144,26 +144,9 @@ pub fn detect(dir: &Path) -> Option<EvalKind> {
 
 /// Write the plan for `kind` to `args.output` (never over an existing file) and print the
 /// commands that feed it; returns the exit code.
-pub fn execute(args: &crate::cli::InitArgs, kind: &EvalKind) -> anyhow::Result<u8> {
-    use anyhow::Context as _;
-    use std::io::Write as _;
+pub fn execute(args: &crate::cli::InitArgs, kind: &EvalKind) -> Result<u8, crate::error::Error> {
     let (text, commands) = render(kind, &args.dir, &args.output);
-    let mut file = match std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&args.output)
-    {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => anyhow::bail!(
-            "`{}` already exists; gate init never overwrites a plan (remove it, or pass `--output OTHER.yaml`)",
-            args.output.display()
-        ),
-        Err(e) => {
-            return Err(e).with_context(|| format!("cannot create `{}`", args.output.display()));
-        }
-    };
-    file.write_all(text.as_bytes())
-        .with_context(|| format!("cannot write `{}`", args.output.display()))?;
+    super::init::create_new(&args.output, &text)?;
     println!(
         "wrote {} for {} project: a plan for `gate ingest`. Run the eval, then judge it:\n{commands}",
         args.output.display(),

@@ -8,6 +8,7 @@ pub mod explain_junit;
 pub mod ingest;
 pub mod init;
 pub mod init_evals;
+pub mod init_suites;
 pub mod man;
 pub mod plan;
 pub mod report;
@@ -27,6 +28,7 @@ pub(crate) fn preflight(
         junit: files.junit.as_deref(),
         summary: files.summary.as_deref(),
         json: files.json.as_deref(),
+        svg: None,
         step_summary: step.as_deref(),
     };
     crate::publish::preflight(&req, guarded)

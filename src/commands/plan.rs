@@ -50,14 +50,21 @@ pub fn execute(args: &PlanArgs) -> Result<u8, Error> {
     })
     .map_err(design_error)?;
     if let Some(path) = &args.svg {
+        // The one preflight of every report path: never a FIFO, device, symlink or folder,
+        // written to a fresh file renamed over the name.
+        let outputs = crate::publish::preflight(
+            &crate::publish::Request {
+                svg: Some(path),
+                ..Default::default()
+            },
+            &[],
+        )?;
         let svg = render_svg(&report).map_err(|e| Error::output("cannot draw the SVG chart", e))?;
-        // A path named on the command line that cannot be written: exit 2, as for any flag.
-        std::fs::write(path, svg).map_err(|e| {
-            Error::input(
-                format!("cannot write the SVG chart to `{}`", path.display()),
-                e,
-            )
-        })?;
+        if outputs.on_stdout(crate::publish::Kind::Svg) {
+            print!("{svg}");
+            return Ok(exit::SUCCESS);
+        }
+        outputs.write(crate::publish::Kind::Svg, &svg)?;
     }
     match args.format {
         Format::Text => {

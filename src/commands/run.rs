@@ -52,31 +52,38 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
     for t in &plan.tasks {
         crate::runner::suite::check_jobs(t, plan.policy.jobs)?;
     }
+    let mut skipped = Vec::new();
     if let Some(stage) = args.stage {
         plan.select_stage(stage).map_err(Error::Usage)?;
+        skipped = after_earlier_stages(&mut plan, stage, &args.after)?;
     }
     let shard = args.shard.as_deref().map(str::parse::<Shard>);
     let shard = shard.transpose().map_err(Error::Usage)?;
     if let Some(s) = shard {
         plan.check_shard(s).map_err(Error::Usage)?;
     }
-    let outputs = super::preflight(
-        &args.reports,
-        &[
-            Guarded {
-                what: "--ledger",
-                path: &args.ledger,
-                written: true,
-                ledger: true,
-            },
-            Guarded {
-                what: "the plan file",
-                path: &plan_path,
-                written: false,
-                ledger: false,
-            },
-        ],
-    )?;
+    let mut guarded = vec![
+        Guarded {
+            what: "--ledger",
+            path: &args.ledger,
+            written: true,
+            ledger: true,
+        },
+        Guarded {
+            what: "the plan file",
+            path: &plan_path,
+            written: false,
+            ledger: false,
+        },
+    ];
+    // `--ledger` must not replace an earlier stage's evidence.
+    guarded.extend(args.after.iter().map(|l| Guarded {
+        what: "a ledger given to `--after`",
+        path: l,
+        written: false,
+        ledger: true,
+    }));
+    let outputs = super::preflight(&args.reports, &guarded)?;
 
     let interrupt =
         Interrupt::install().map_err(|e| Error::output("cannot install signal handlers", e))?;
@@ -105,6 +112,7 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
         Sandbox::new(
             &plan.policy.sandbox,
             &protected_paths(args, &plan_path, &out_dir, &outputs),
+            &state_dirs(&out_dir, &outputs),
         )
         .map_err(Error::Harness)?,
     );
@@ -120,6 +128,9 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
         };
         Session::create_with(&args.ledger, header, &notice)?
     };
+    for line in skipped.iter().filter(|_| !output.quiet) {
+        progress.println(line);
+    }
     for t in plan.tasks.iter().filter(|_| !output.quiet) {
         if let Some(words) = &t.designed {
             progress.println(&format!("{}: {words}", t.id));
@@ -208,6 +219,17 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
     // No trial runs any more: whatever a trial left behind (escaped its process group, so
     // the group kills missed it) dies now, before the ledger is checked and published.
     crate::runner::sys::kill_orphans();
+    if let (RunStatus::Complete, Some(planted)) = (status, sandbox.planted_plans().first()) {
+        // The box lets a task create files in its working folder: one named like a plan gate
+        // finds by itself would be what the next `gate run` there loads.
+        progress.println(&format!(
+            "error: `{}` appeared during the run, and `gate run` without a plan path would load \
+             it next instead of the plan it names; no verdict is published (a trial may not create \
+             it: remove it, or give the plan's path)",
+            planted.display()
+        ));
+        status = RunStatus::HarnessError;
+    }
     finish(
         &outputs,
         output,
@@ -219,6 +241,121 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
         &interrupt,
         &progress,
     )
+}
+
+/// Stage `stage` of a staged run starts only after the earlier stages, from their ledgers
+/// (`--after`): they must be stages 1 to `stage - 1` of this plan, complete, and say CONTINUE
+/// with this stage, or no trial is launched. The tasks already decided (or past their last
+/// stage) are dropped from the run, so their later ordinals are never launched; returns a
+/// line for each, to print. Stage 1 takes no `--after`.
+fn after_earlier_stages(
+    plan: &mut Plan,
+    stage: u64,
+    after: &[PathBuf],
+) -> Result<Vec<String>, Error> {
+    use crate::error::Context as _;
+    if stage == 1 {
+        if let Some(l) = after.first() {
+            return Err(Error::Usage(format!(
+                "`--after {}`: stage 1 has no earlier stages",
+                l.display()
+            )));
+        }
+        return Ok(Vec::new());
+    }
+    let earlier = match stage {
+        2 => "stage 1".to_string(),
+        _ => format!("stages 1 to {}", stage - 1),
+    };
+    if after.is_empty() {
+        return Err(Error::Usage(format!(
+            "`--stage {stage}` needs the ledgers of {earlier} (`--after LEDGER`, repeatable): \
+             the stage runs only if they say CONTINUE, and only the tasks they leave undecided"
+        )));
+    }
+    let ledgers = after
+        .iter()
+        .map(|p| Ledger::read(p))
+        .collect::<Result<Vec<_>, _>>()
+        .context("`--after`: cannot read ledger")?;
+    if let Some(l) = ledgers
+        .iter()
+        .find(|l| l.header().plan_hash != plan.hash || l.header().fixture_hash != plan.fixture_hash)
+    {
+        return Err(Error::Usage(format!(
+            "`--after {}`: a ledger of another plan or other fixtures than `{}`",
+            l.path.display(),
+            plan.path.display()
+        )));
+    }
+    let report = Report::from_ledgers(&ledgers, None)
+        .context("`--after`: the earlier stages' ledgers are not a staged run")?;
+    let status = match &report.stages {
+        Some(s) if s.partial.is_none() => s,
+        Some(_) => {
+            return Err(Error::Usage(format!(
+                "`--after`: give every shard of {earlier}, not one ledger"
+            )));
+        }
+        None => {
+            return Err(Error::Usage(
+                "`--after`: these ledgers are not stages of a staged run (`gate run --stage`)"
+                    .into(),
+            ));
+        }
+    };
+    match (report.continue_with(), status.decided_in) {
+        (Some(next), _) if next == stage => {}
+        (Some(next), _) => {
+            return Err(Error::Usage(format!(
+                "`--stage {stage}`: the ledgers given are stages 1 to {}, so the next stage is {next}",
+                status.through
+            )));
+        }
+        (None, decided) => {
+            return Err(Error::Usage(format!(
+                "`--stage {stage}`: the staged run {} ({} after stage {}); no later stage runs",
+                if decided.is_some() {
+                    "already decided"
+                } else {
+                    "has no next stage"
+                },
+                report.decision(),
+                status.through
+            )));
+        }
+    }
+    let mut lines = Vec::new();
+    for t in &plan.tasks {
+        let Some(s) = status.tasks.iter().find(|s| s.id == t.id) else {
+            return Err(Error::Usage(format!(
+                "`--stage {stage}`: task `{}` did not run in stages 1 to {} (were they run with `--task`?): \
+                 select the same tasks in every stage",
+                t.id, status.through
+            )));
+        };
+        if !s.runs_next {
+            let why = match (s.decided_in, report.tasks.iter().find(|r| r.id() == t.id)) {
+                (Some(d), Some(r)) => format!(
+                    "{} in stage {d}",
+                    r.verdict()
+                        .verdict()
+                        .map_or("HARNESS ERROR", |v| v.as_str())
+                ),
+                _ => format!("its last stage was {}", s.last_stage),
+            };
+            lines.push(format!("{}: {why}; runs nothing in stage {stage}", t.id));
+        }
+    }
+    plan.tasks
+        .retain(|t| status.tasks.iter().any(|s| s.id == t.id && s.runs_next));
+    if plan.tasks.is_empty() {
+        return Err(Error::Usage(format!(
+            "`--stage {stage}`: every task selected is decided ({}); nothing runs in stage {stage}",
+            lines.join("; ")
+        )));
+    }
+    Ok(lines)
 }
 
 /// Gate's own paths, which no trial may write: its binary, the plan, the ledger and its lock,
@@ -246,6 +383,19 @@ fn protected_paths(
         );
     }
     paths
+}
+
+/// gate's folders, read-only to a trial wherever they hold none of its roots (the box's
+/// mount layer): the ledger's and every report's.
+fn state_dirs(out_dir: &Path, outputs: &crate::publish::Outputs) -> Vec<PathBuf> {
+    let mut dirs = vec![out_dir.to_path_buf()];
+    dirs.extend(
+        outputs
+            .file_paths()
+            .iter()
+            .filter_map(|p| std::path::absolute(p).ok()?.parent().map(Path::to_path_buf)),
+    );
+    dirs
 }
 
 /// Decide, write the footer, print and write the reports, and return the exit code — all

@@ -41,6 +41,7 @@ pub fn execute(args: &SuiteArgs, output: &OutputArgs) -> Result<u8, Error> {
         jobs: None,
         shard: None,
         stage: None,
+        after: Vec::new(),
         resume: false,
         on_inconclusive: args.on_inconclusive,
         tasks: Vec::new(),

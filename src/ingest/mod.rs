@@ -262,6 +262,8 @@ pub enum Writer {
     Gotestsum,
     /// Vitest's JUnit reporter (`<testsuites name="vitest tests">`): retries invisible.
     Vitest,
+    /// mocha-junit-reporter (`<testsuites name="Mocha Tests">`): retries invisible.
+    Mocha,
     /// promptfoo's JUnit (`test N: description` names, one record per repeat).
     PromptfooJunit,
     /// `go test -json` events.
@@ -286,6 +288,7 @@ impl Writer {
             Writer::Playwright => "Playwright",
             Writer::Gotestsum => "gotestsum",
             Writer::Vitest => "Vitest",
+            Writer::Mocha => "mocha-junit-reporter",
             Writer::PromptfooJunit => "promptfoo (JUnit)",
             Writer::GoTest => "go test -json",
             Writer::Promptfoo => "promptfoo",
@@ -438,6 +441,11 @@ pub struct RunFile {
 
 /// Read and interpret one result file, in the format given or detected.
 pub fn read_run(path: &Path, opts: &Options) -> Result<RunFile, IngestError> {
+    if matches!(opts.format, None | Some(Format::Promptfoo))
+        && let Some(run) = stream_promptfoo(path, opts)?
+    {
+        return Ok(run);
+    }
     let bytes = read_bounded(path)?;
     let sha256 = sha256_hex(&bytes);
     let (format, detected) = match opts.format {
@@ -579,6 +587,15 @@ fn read_junit(path: &Path, bytes: &[u8], opts: &Options) -> Result<RunFile, Inge
     })?;
     let mut doc = doc;
     let writer = writer_of(&doc);
+    if writer == Writer::Mocha {
+        // mocha-junit-reporter writes the full title (`agent refund`) as the name and the
+        // test's own title (`refund`) as the class name: the full title alone is the test.
+        for c in &mut doc.cases {
+            if c.name.ends_with(&c.classname) {
+                c.classname.clear();
+            }
+        }
+    }
     if writer == Writer::PromptfooJunit {
         // promptfoo names each row `test {testIdx + 1}: {description}`: without the prefix,
         // the rows of one test are its repeats, in testIdx (document) order.
@@ -611,6 +628,95 @@ fn read_junit(path: &Path, bytes: &[u8], opts: &Options) -> Result<RunFile, Inge
         notes: Vec::new(),
         claims: Vec::new(),
     })
+}
+
+/// promptfoo's `results.json`, streamed (hashed as it is read, within [`MAX_FILE_BYTES`]) when
+/// its first bytes say it is one; `None` for any other file, which is then read whole. Its
+/// rows are far larger than what judges them, so holding the file would cost more memory than
+/// every other format's 10,000 records (scripts/bench-ingest.sh).
+fn stream_promptfoo(path: &Path, opts: &Options) -> Result<Option<RunFile>, IngestError> {
+    use sha2::Digest as _;
+    use std::io::BufRead as _;
+    /// A reader that hashes and counts what passes through it.
+    struct Hashing<R> {
+        inner: R,
+        hash: sha2::Sha256,
+        len: u64,
+    }
+    impl<R: Read> Read for Hashing<R> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.inner.read(buf)?;
+            self.hash.update(&buf[..n]);
+            self.len += n as u64;
+            Ok(n)
+        }
+    }
+    let io = |source| IngestError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    // Stat before opening: opening a FIFO blocks until something writes to it.
+    if !std::fs::metadata(path).map_err(io)?.is_file() {
+        return Err(IngestError::NotAFile {
+            path: path.to_path_buf(),
+        });
+    }
+    let file = std::fs::File::open(path).map_err(io)?;
+    if file.metadata().map_err(io)?.len() > MAX_FILE_BYTES {
+        return Err(IngestError::TooLarge {
+            path: path.to_path_buf(),
+        });
+    }
+    // The hasher sits under the buffer: serde_json reads a byte at a time from what it is given.
+    let mut reader = std::io::BufReader::with_capacity(
+        64 << 10,
+        Hashing {
+            inner: file.take(MAX_FILE_BYTES + 1),
+            hash: sha2::Sha256::new(),
+            len: 0,
+        },
+    );
+    if !promptfoo::starts_results_json(reader.fill_buf().map_err(io)?) {
+        return Ok(None);
+    }
+    let pf = promptfoo::read_stream(&mut reader, opts);
+    // What serde left unread (trailing whitespace) is part of the file and of its hash.
+    std::io::copy(&mut reader, &mut std::io::sink()).map_err(io)?;
+    let hashing = reader.into_inner();
+    if hashing.len > MAX_FILE_BYTES {
+        return Err(IngestError::TooLarge {
+            path: path.to_path_buf(),
+        });
+    }
+    let pf = pf.map_err(|e| match e {
+        promptfoo::Error::Parse(e) => IngestError::Invalid {
+            path: path.to_path_buf(),
+            line: e.line,
+            column: e.column,
+            reason: e.reason,
+        },
+        promptfoo::Error::Refused(reason) => IngestError::Refused {
+            path: path.to_path_buf(),
+            reason,
+        },
+    })?;
+    let sha256 = hashing
+        .hash
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    Ok(Some(RunFile {
+        path: path.to_path_buf(),
+        sha256,
+        writer: Writer::Promptfoo,
+        trials: pf.trials,
+        skipped: 0,
+        format: Format::Promptfoo,
+        detected: opts.format.is_none(),
+        notes: pf.notes,
+        claims: Vec::new(),
+    }))
 }
 
 /// Read a regular file of at most [`MAX_FILE_BYTES`].
@@ -659,6 +765,7 @@ pub fn writer_of(doc: &Document) -> Writer {
         Some("jest tests") => return Writer::Jest,
         Some("promptfoo") => return Writer::PromptfooJunit,
         Some("vitest tests") => return Writer::Vitest,
+        Some("Mocha Tests") => return Writer::Mocha,
         _ => {}
     }
     if doc.go_version {
@@ -756,7 +863,9 @@ fn interpret(doc: &Document, writer: Writer, vouched: bool) -> Result<(Vec<Trial
                  on a retry looks exactly like a first-attempt pass, so gate cannot tell first attempts apart. \
                  Check Playwright's own setting first: `retries: 0` in playwright.config (a generated config \
                  has `retries: process.env.CI ? 2 : 0`, so CI retries twice) and no `--retries` on the command \
-                 line; repeat with `--repeat-each N`. Then pass `--assume-retries-off`"
+                 line; repeat with `--repeat-each N`. Its JSON reporter records every retry, but gate reads no \
+                 Playwright format that shows retries, so the JUnit file is read on your word: then pass \
+                 `--assume-retries-off`"
                     .into(),
             ));
         }
@@ -778,7 +887,18 @@ fn interpret(doc: &Document, writer: Writer, vouched: bool) -> Result<(Vec<Trial
                 "written by Vitest's JUnit reporter, which does not record retries: a test that passed on a \
                  retry looks exactly like a first-attempt pass. Check Vitest's own setting first: no `retry` \
                  in vitest.config (or `retry: 0`), no `--retry` on the command line, and no `{ retry: N }` on a \
-                 test; run the suite once per file. Then pass `--assume-retries-off`"
+                 test; run the suite once per file. gate reads no Vitest format that shows retries, so the JUnit \
+                 file is read on your word: then pass `--assume-retries-off`"
+                    .into(),
+            ));
+        }
+        Writer::Mocha if !vouched => {
+            return Err(Refusal::RetriesInvisible(
+                "written by mocha-junit-reporter, which does not record retries: a test that passed on a \
+                 retry looks exactly like a first-attempt pass. Check mocha's own setting first: `--retries 0` \
+                 on the command line (it overrides `retries` in .mocharc) and no `this.retries(N)` in a test. \
+                 mocha's JSON reporter records each test's `currentRetry`, but gate reads no mocha format that \
+                 shows retries, so the JUnit file is read on your word: then pass `--assume-retries-off`"
                     .into(),
             ));
         }

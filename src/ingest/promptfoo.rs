@@ -126,6 +126,32 @@ pub fn looks_like_jsonl(line: &str) -> bool {
     line.contains("\"testIdx\"") && line.contains("\"success\"")
 }
 
+/// Whether a file's first bytes open promptfoo's `results.json`: an object whose first key is
+/// `evalId` (promptfoo writes it first), so the file can be streamed without being held.
+pub fn starts_results_json(prefix: &[u8]) -> bool {
+    let s = prefix.strip_prefix("\u{feff}".as_bytes()).unwrap_or(prefix);
+    let s = s.trim_ascii_start();
+    s.strip_prefix(b"{")
+        .is_some_and(|rest| rest.trim_ascii_start().starts_with(b"\"evalId\""))
+}
+
+/// Read a `results.json` from a stream, row by row, without holding the file: a real row is
+/// over a kilobyte (prompt, output, grading), and only what judges it is kept. promptfoo is
+/// JavaScript, whose `JSON.stringify` writes no bare `NaN`, so no rewrite is needed.
+pub fn read_stream(reader: impl std::io::Read, opts: &Options) -> Result<Results, Error> {
+    let file: File = serde_json::from_reader(reader).map_err(|e| {
+        Error::Parse(ParseError {
+            line: e.line() as u64,
+            column: e.column() as u64,
+            reason: format!("not promptfoo's results (`.results.results[]`): {e}"),
+        })
+    })?;
+    judge(
+        file.results.results.into_iter().map(|r| (0, r)).collect(),
+        opts,
+    )
+}
+
 /// Read a `results.json` or `.jsonl`.
 pub fn read(text: &str, opts: &Options) -> Result<Results, Error> {
     let text = json_nan::to_null(text);
@@ -284,4 +310,29 @@ fn judge(mut rows: Vec<(u64, Row)>, opts: &Options) -> Result<Results, Error> {
         });
     }
     Ok(Results { trials, notes })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The streamed reader and the whole-text reader judge promptfoo's real results alike.
+    #[test]
+    fn streaming_reads_the_same_trials_as_the_whole_text() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/evals/promptfoo/results.json"
+        );
+        let text = std::fs::read_to_string(path).expect("fixture");
+        assert!(starts_results_json(text.as_bytes()));
+        assert!(!starts_results_json(b"{\"testIdx\": 0, \"success\": true}"));
+        let opts = Options::default();
+        let (Ok(whole), Ok(streamed)) = (read(&text, &opts), read_stream(text.as_bytes(), &opts))
+        else {
+            panic!("both read the fixture");
+        };
+        assert!(!whole.trials.is_empty());
+        assert_eq!(whole.trials, streamed.trials);
+        assert_eq!(whole.notes, streamed.notes);
+    }
 }

@@ -224,35 +224,50 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// Run only stage `stage` of the plan's staged rule (`gate run --stage S`): the plan must
-    /// have exactly one task (after `--task`), staged, and `stage` must be one its rule can
-    /// reach. Later stages than the truncation allow only make up for unavailable trials,
-    /// so the limit counts the unavailable budget too.
+    /// Run only stage `stage` of the plan's staged run (`gate run --stage S`). Every task
+    /// takes part: a staged rule with its stage-S ordinals, a single (n, c) plan whole in
+    /// stage 1 (its n trials are needed whatever happens, so they run in the first round and
+    /// its verdict is known there). A fully sequential rule (it decides trial by trial) or a
+    /// `compare:` or `suite:` task cannot run in stages and is refused. `stage` must be one some task can
+    /// reach; later stages than a truncation allow only make up for unavailable trials, so
+    /// the limit counts the unavailable budget too.
     pub fn select_stage(&mut self, stage: u64) -> Result<(), String> {
-        let [task] = self.tasks.as_slice() else {
-            return Err(format!(
-                "`--stage {stage}`: a staged run runs one task, and `{}` has {} (select one with `--task ID`)",
-                self.path.display(),
-                self.tasks.len()
+        let mut most = 0;
+        for task in &self.tasks {
+            if task.suite.is_some() {
+                return Err(format!(
+                    "`--stage {stage}`: task `{}` is a suite, whose test cases cannot run in stages; \
+                     leave it out of the staged run with `--task ID`",
+                    task.id
+                ));
+            }
+            let b = task
+                .sampling
+                .stage_length()
+                .filter(|_| task.compare.is_none());
+            let Some(b) = b else {
+                return Err(format!(
+                    "`--stage {stage}`: task `{}` has no staged rule; add `stage: B` to its `sequential:` sampling, \
+                     or leave it out of the staged run with `--task ID`",
+                    task.id
+                ));
+            };
+            most = most.max(crate::stats::staged::stage_of(
+                b,
+                task.sampling
+                    .max_graded()
+                    .saturating_add(task.max_unavailable),
             ));
-        };
-        let Some(b) = task.sampling.stage() else {
-            return Err(format!(
-                "`--stage {stage}`: task `{}` has no staged rule; add `stage: B` to its `sequential:` sampling",
-                task.id
-            ));
-        };
-        let most = crate::stats::staged::stage_of(
-            b,
-            task.sampling
-                .max_graded()
-                .saturating_add(task.max_unavailable),
-        );
+        }
         if stage == 0 || stage > most {
-            return Err(format!(
-                "`--stage {stage}`: task `{}` runs stages 1 to {most} (stages of {b} trials)",
-                task.id
-            ));
+            return Err(match self.tasks.as_slice() {
+                [task] => format!(
+                    "`--stage {stage}`: task `{}` runs stages 1 to {most} (stages of {} trials)",
+                    task.id,
+                    task.sampling.stage_length().unwrap_or(0)
+                ),
+                _ => format!("`--stage {stage}`: the tasks of this plan run stages 1 to {most}"),
+            });
         }
         self.stage = Some(stage);
         Ok(())
@@ -288,15 +303,26 @@ impl Plan {
             .map(|t| t.sampling.max_graded())
             .max()
             .unwrap_or(0);
-        // A staged run shards one stage: no more shards than a stage has trials.
-        let most = match (self.stage, self.tasks.as_slice()) {
-            (Some(_), [t]) => t.sampling.stage().unwrap_or(most).min(most),
-            _ => most,
+        // A staged run shards one stage: no more shards than the largest stage has trials.
+        let most = match self.stage {
+            Some(_) => self
+                .tasks
+                .iter()
+                .filter_map(|t| t.sampling.stage_length())
+                .max()
+                .unwrap_or(0),
+            None => most,
         };
         if shard.m > most {
             return Err(format!(
-                "`--shard {}/{}`: more shards than trials (the largest task runs {most}); use at most {most} shards",
-                shard.k, shard.m
+                "`--shard {}/{}`: more shards than trials (the largest {} {most}); use at most {most} shards",
+                shard.k,
+                shard.m,
+                if self.stage.is_some() {
+                    "stage has"
+                } else {
+                    "task runs"
+                }
             ));
         }
         if let Some(t) = self

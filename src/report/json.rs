@@ -18,8 +18,9 @@ use super::model::{OcPoint, Report, Share, TaskReport, Uncounted};
 /// `on_inconclusive: pass`. 3: `pass_rate.estimate` and `pass_rate.ci95` (and `pass_at_k[]`,
 /// `retry_settings[].p_green`) account for the stopping rule; the naive figures moved under
 /// `naive`, `pass_rate.method`, `not_counted`, `timeouts_replaced` and `fault_risk` added.
-/// `ledgers[].sandbox` (the walls of the box) was added since, without a bump: a new field
-/// that is `null` where it does not apply.
+/// `ledgers[].sandbox` (the walls of the box) and `stages` (a staged run, with `tasks[]` per
+/// task and `stage_size` null when the tasks' stages differ) were added since, without a
+/// bump: new fields that are `null` where they do not apply.
 pub const SCHEMA: u32 = 3;
 
 /// Render the JSON report (pretty-printed, with a trailing newline). Non-finite numbers
@@ -30,11 +31,28 @@ pub fn render(report: &Report) -> Result<String, serde_json::Error> {
     Ok(s)
 }
 
+/// One task of a staged run in the JSON contract.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct JsonTaskStage {
+    /// The task's id.
+    pub id: String,
+    /// Its trials per stage (a single plan's n: it runs whole in stage 1).
+    pub stage_size: u64,
+    /// The most stages it can run.
+    pub last_stage: u64,
+    /// The stage its rule decided in, or `null`.
+    pub decided_in: Option<u64>,
+    /// It ran stages 1 to this (0 for a partial view).
+    pub ran_through: u64,
+    /// Whether it runs in stage `next`.
+    pub runs_next: bool,
+}
+
 /// A staged run's stages in the JSON contract.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct JsonStages {
-    /// Trials per stage.
-    pub stage_size: u64,
+    /// Trials per stage, or `null` when the tasks' stages differ (see `tasks[].stage_size`).
+    pub stage_size: Option<u64>,
     /// Stages 1 to this are present and complete (0 for a partial view).
     pub through: u64,
     /// The most stages the rule can run.
@@ -46,6 +64,10 @@ pub struct JsonStages {
     /// For one ledger that is only part of the evidence: its stage (its verdict waits for
     /// the other ledgers), else `null`.
     pub partial_stage: Option<u64>,
+    /// Each task, in plan order.
+    pub tasks: Vec<JsonTaskStage>,
+    /// The task whose FAIL decided the run while others were still undecided, or `null`.
+    pub failed_early: Option<String>,
 }
 
 /// The whole document.
@@ -580,6 +602,19 @@ impl From<&Report> for JsonReport {
                 decided_in: s.decided_in,
                 next: s.next,
                 partial_stage: s.partial.map(|p| p.0),
+                tasks: s
+                    .tasks
+                    .iter()
+                    .map(|t| JsonTaskStage {
+                        id: t.id.clone(),
+                        stage_size: t.stage_size,
+                        last_stage: t.last_stage,
+                        decided_in: t.decided_in,
+                        ran_through: t.ran_through,
+                        runs_next: t.runs_next,
+                    })
+                    .collect(),
+                failed_early: s.failed_early.clone(),
             }),
             multiplicity: JsonMultiplicity {
                 cost: r.multiplicity.cost,

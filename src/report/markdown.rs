@@ -187,6 +187,9 @@ fn parts(report: &Report) -> [String; 3] {
             "INCONCLUSIVE does not fail this gate (`on_inconclusive: pass`, exit {code}).\n"
         );
     }
+    if let Some(line) = super::terminal::staged_tasks_line(report) {
+        let _ = writeln!(out, "Stages: {line}.\n");
+    }
     match (
         report.replay.interrupted_by_signal(),
         report.exit_override(),

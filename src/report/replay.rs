@@ -630,7 +630,7 @@ impl<'a> OrdinalBounds<'a> {
                 .header()
                 .tasks
                 .iter()
-                .filter_map(|t| Some((t.id.as_str(), t.sampling.stage()?)))
+                .filter_map(|t| Some((t.id.as_str(), t.sampling.stage_length()?)))
                 .collect();
             (s, sizes)
         });

@@ -20,23 +20,45 @@ use crate::stats::staged::stage_of;
 use super::ReportError;
 use super::replay::Replay;
 
+/// Where one task of a staged run stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskStage {
+    /// The task's id.
+    pub id: String,
+    /// Its trials per stage: a staged rule's B, a single plan's n (it runs whole in stage 1).
+    pub stage_size: u64,
+    /// The most stages it can run (its truncation, plus stages that only make up for
+    /// unavailable trials).
+    pub last_stage: u64,
+    /// The stage its rule decided in, when it did.
+    pub decided_in: Option<u64>,
+    /// The stages it ran: 1 to this (0 for a partial view).
+    pub ran_through: u64,
+    /// Whether it runs in the next stage (the run says CONTINUE and the task is undecided).
+    pub runs_next: bool,
+}
+
 /// Where a staged run stands.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StageStatus {
-    /// Trials per stage.
-    pub stage_size: u64,
+    /// Trials per stage, when every task has the same (else see [`TaskStage::stage_size`]).
+    pub stage_size: Option<u64>,
     /// Stages present, all complete: 1..=through.
     pub through: u64,
-    /// The most stages the rule can run (its truncation, plus stages that only make up for
-    /// unavailable trials).
+    /// The most stages the run can take: the largest of its tasks' last stages.
     pub last_stage: u64,
-    /// The stage the rule decided in, when it did.
+    /// The stage the run decided in, when it did: every task decided (or reached its last
+    /// stage), or one FAILed, which makes the gate's FAIL certain whatever the others show.
     pub decided_in: Option<u64>,
     /// Undecided after `through` complete stages with stages left: run this stage next.
     pub next: Option<u64>,
     /// The one ledger given, when it is only part of a stage or a stage after the first
     /// (its verdict waits for the other ledgers): (stage, shard).
     pub partial: Option<(u64, Option<Shard>)>,
+    /// Each task, in plan order.
+    pub tasks: Vec<TaskStage>,
+    /// The task whose FAIL decided the run while other tasks were still undecided.
+    pub failed_early: Option<String>,
 }
 
 fn refuse(problem: String) -> ReportError {
@@ -98,6 +120,13 @@ pub fn check_headers(ledgers: &[Ledger]) -> Result<(), ReportError> {
 }
 
 /// The stage status of `ledgers` (None when they are not a staged run), given their replay.
+///
+/// Every undecided task runs in every stage until its rule decides or its last stage ends;
+/// the run decides once every task has, or as soon as one task FAILs (the gate's verdict
+/// is then FAIL whatever the others show: more stages would only cost trials). Refused, so
+/// that no verdict and no CONTINUE is published: a stage or a shard missing; a task's
+/// trial missing from a stage it had to run; a stage after the run decided; a stage that
+/// ran a task after that task decided (or past its last stage).
 pub fn status(ledgers: &[Ledger], replay: &Replay) -> Result<Option<StageStatus>, ReportError> {
     let staged: Vec<&Ledger> = ledgers
         .iter()
@@ -113,38 +142,78 @@ pub fn status(ledgers: &[Ledger], replay: &Replay) -> Result<Option<StageStatus>
             whole.path.display()
         )));
     }
-    // `gate run --stage` runs exactly one task.
-    let Some(task) = replay.tasks.first().filter(|_| replay.tasks.len() == 1) else {
-        return Err(refuse(
-            "a staged run has exactly one task, and these ledgers record several".to_string(),
-        ));
-    };
-    let Some(b) = task.spec.sampling.stage() else {
-        return Err(refuse(format!(
-            "`{}` ran a stage, but task `{}` has no staged rule",
-            first.path.display(),
-            task.spec.id
-        )));
-    };
-    let last_stage = stage_of(
-        b,
-        task.spec
+    let mut tasks = Vec::with_capacity(replay.tasks.len());
+    for task in &replay.tasks {
+        let b = task
+            .spec
             .sampling
-            .max_graded()
-            .saturating_add(task.spec.max_unavailable),
-    );
-    let decided_in = task.decided_at.map(|o| stage_of(b, o));
+            .stage_length()
+            .filter(|_| task.spec.compare.is_none());
+        let Some(b) = b else {
+            return Err(refuse(format!(
+                "`{}` ran a stage, but task `{}` has no staged rule",
+                first.path.display(),
+                task.spec.id
+            )));
+        };
+        let last_stage = stage_of(
+            b,
+            task.spec
+                .sampling
+                .max_graded()
+                .saturating_add(task.spec.max_unavailable),
+        );
+        tasks.push(TaskStage {
+            id: task.spec.id.clone(),
+            stage_size: b,
+            last_stage,
+            decided_in: task.decided_at.map(|o| stage_of(b, o)),
+            ran_through: 0,
+            runs_next: false,
+        });
+    }
+    let stage_size = tasks
+        .first()
+        .map(|t| t.stage_size)
+        .filter(|&b| tasks.iter().all(|t| t.stage_size == b));
+    let last_stage = tasks.iter().map(|t| t.last_stage).max().unwrap_or(1);
+    // The run's decision: the first stage in which a task FAILed, or the stage in which the
+    // last task decided (or ran its last stage).
+    let failed = replay
+        .tasks
+        .iter()
+        .zip(&tasks)
+        .filter(|(r, _)| r.verdict == crate::model::Judgement::Verdict(crate::model::Verdict::Fail))
+        .filter_map(|(r, t)| Some((t.decided_in?, r.spec.id.clone())))
+        .min();
+    let fail_stage = failed.as_ref().map(|(f, _)| *f);
+    // After `through` complete stages: the FAIL's stage, else the stage the last task
+    // decided in (or ran its last stage), once every task has.
+    let decided_after = |through: u64| {
+        fail_stage.or_else(|| {
+            tasks
+                .iter()
+                .map(|t| {
+                    t.decided_in
+                        .or((through >= t.last_stage).then_some(t.last_stage))
+                })
+                .collect::<Option<Vec<u64>>>()
+                .map(|d| d.into_iter().max().unwrap_or(1))
+        })
+    };
     let distinct = distinct(ledgers);
     if let [one] = distinct.as_slice() {
         let (s, shard) = (one.header().stage.unwrap_or(1), one.header().shard);
         if s > 1 || shard.is_some_and(|x| x.m > 1) {
             return Ok(Some(StageStatus {
-                stage_size: b,
+                stage_size,
                 through: 0,
                 last_stage,
-                decided_in,
+                decided_in: decided_after(0),
                 next: None,
                 partial: Some((s, shard)),
+                tasks,
+                failed_early: None,
             }));
         }
     }
@@ -162,44 +231,96 @@ pub fn status(ledgers: &[Ledger], replay: &Replay) -> Result<Option<StageStatus>
             )));
         }
     }
+    let decided_in = decided_after(through);
+    let path_of = |s: u64| {
+        stages[&s]
+            .1
+            .values()
+            .next()
+            .map(|l| l.path.display().to_string())
+            .unwrap_or_default()
+    };
     if let Some(d) = decided_in
         && through > d
     {
-        let late = stages[&through].1.values().next().map(|l| l.path.clone());
         return Err(refuse(format!(
-            "stage {through} (`{}`) ran after the rule decided in stage {d}: a staged run stops at its decision",
-            late.map(|p| p.display().to_string()).unwrap_or_default()
+            "stage {through} (`{}`) ran after the {} decided in stage {d}: a staged run stops at its decision",
+            path_of(through),
+            if tasks.len() == 1 { "rule" } else { "run" }
         )));
     }
-    // Every trial of every stage present must be there, with a graded (or unavailable)
+    // Each task runs in stage s while undecided and within its last stage; a ledger of a
+    // later stage that lists it ran trials nobody needed (or would shift its evidence).
+    let runs_in = |t: &TaskStage, s: u64| s <= t.last_stage && t.decided_in.is_none_or(|d| s <= d);
+    for (s, (_, shards)) in &stages {
+        for l in shards.values() {
+            if let Some(t) = tasks
+                .iter()
+                .find(|t| !runs_in(t, *s) && l.header().tasks.iter().any(|h| h.id == t.id))
+            {
+                return Err(refuse(match t.decided_in {
+                    Some(d) => format!(
+                        "stage {s} (`{}`) ran task `{}`, which decided in stage {d}: a decided task runs nothing in later stages \
+                         (give `gate run --stage {s}` the earlier stages' ledgers with `--after`)",
+                        l.path.display(),
+                        t.id
+                    ),
+                    None => format!(
+                        "stage {s} (`{}`) ran task `{}`, whose last stage is {}",
+                        l.path.display(),
+                        t.id,
+                        t.last_stage
+                    ),
+                }));
+            }
+        }
+    }
+    // Every trial of every stage a task ran must be there, with a graded (or unavailable)
     // first attempt: a hole would make the stage end a different point of the rule.
-    let recorded: BTreeMap<u64, bool> = task
-        .trials
-        .iter()
-        .map(|t| {
-            let usable = t
-                .first
-                .as_ref()
-                .is_some_and(|a| a.row.outcome != crate::model::Outcome::Cancelled);
-            (t.ordinal, usable)
-        })
-        .collect();
-    let end = through.saturating_mul(b);
-    let decided_at = task.decided_at.unwrap_or(u64::MAX);
-    if let Some(hole) = (1..=end).find(|o| *o <= decided_at && recorded.get(o) != Some(&true)) {
-        return Err(refuse(format!(
-            "stage {} is missing trial #{hole} of task `{}` (a shard stopped early?): every trial of a stage must be recorded",
-            stage_of(b, hole),
-            task.spec.id
-        )));
+    for (task, t) in replay.tasks.iter().zip(tasks.iter_mut()) {
+        t.ran_through = (1..=through)
+            .take_while(|&s| runs_in(t, s))
+            .last()
+            .unwrap_or(0);
+        let recorded: BTreeMap<u64, bool> = task
+            .trials
+            .iter()
+            .map(|r| {
+                let usable = r
+                    .first
+                    .as_ref()
+                    .is_some_and(|a| a.row.outcome != crate::model::Outcome::Cancelled);
+                (r.ordinal, usable)
+            })
+            .collect();
+        let end = t.ran_through.saturating_mul(t.stage_size);
+        let decided_at = task.decided_at.unwrap_or(u64::MAX);
+        if let Some(hole) = (1..=end).find(|o| *o <= decided_at && recorded.get(o) != Some(&true)) {
+            return Err(refuse(format!(
+                "stage {} is missing trial #{hole} of task `{}` (a shard stopped early, or ran without the task?): \
+                 every trial of a stage must be recorded",
+                stage_of(t.stage_size, hole),
+                t.id
+            )));
+        }
     }
-    let undecided = task.decided_at.is_none() && task.harness_error.is_none();
+    let harness_error = replay.tasks.iter().any(|t| t.harness_error.is_some());
+    let next =
+        (decided_in.is_none() && !harness_error && through < last_stage).then_some(through + 1);
+    for t in &mut tasks {
+        t.runs_next = next.is_some_and(|n| runs_in(t, n));
+    }
+    let failed_early = failed
+        .filter(|(f, _)| tasks.iter().any(|t| t.decided_in.is_none_or(|d| d > *f)))
+        .map(|(_, id)| id);
     Ok(Some(StageStatus {
-        stage_size: b,
+        stage_size,
         through,
         last_stage,
         decided_in,
-        next: (undecided && through < last_stage).then_some(through + 1),
+        next,
         partial: None,
+        tasks,
+        failed_early,
     }))
 }

@@ -165,9 +165,10 @@ fn first_failure(out: &mut String, t: &TaskReport) {
         let line: String = printable(line).chars().take(EXCERPT_WIDTH).collect();
         let _ = writeln!(out, "    | {line}");
     }
-    // The box refuses to create files in a folder that holds gate's own files (the plan, the
-    // ledger's folder): a task that writes beside its plan then fails for the box, not for the
-    // agent. Say where it may write, so such a FAIL is not read as a regression.
+    // Without its mount layer the box refuses to create files in a folder that holds gate's
+    // own files (the plan, the ledger's folder): a task that writes beside its plan then fails
+    // for the box, not for the agent. Say where it may write, so such a FAIL is not read as a
+    // regression.
     if [
         "Permission denied",
         "Read-only file system",
@@ -178,8 +179,10 @@ fn first_failure(out: &mut String, t: &TaskReport) {
     {
         let _ = writeln!(
             out,
-            "  hint       a write was refused; if the box refused it: a trial writes in its $TMPDIR, in \
-             folders free of gate's files, and in policy.sandbox.writable (docs/trust.md, \"The box\")"
+            "  hint       a write was refused; if the box refused it: gate's own files are read-only to a \
+             trial, and without the box's mount layer (the sandbox line says) no file can be created \
+             in a folder that holds them; a trial writes in its $TMPDIR, in folders free of gate's \
+             files, and in policy.sandbox.writable (docs/trust.md, \"The box\")"
         );
     }
 }
@@ -250,9 +253,19 @@ fn score(out: &mut String, s: &ScoreVector) {
 pub(crate) fn staged_line(report: &Report) -> Option<String> {
     let s = report.stages.as_ref()?;
     if let Some(next) = s.next {
+        let size = match s.stage_size {
+            Some(b) => format!(" (stages of {b} trials)"),
+            None => String::new(),
+        };
+        let running = s.tasks.iter().filter(|t| t.runs_next).count();
+        let which = if s.tasks.len() > 1 {
+            format!(" for {running} of {} tasks", s.tasks.len())
+        } else {
+            String::new()
+        };
         return Some(format!(
-            "CONTINUE: no verdict after stage {} of at most {} (stages of {} trials); run stage {next}",
-            s.through, s.last_stage, s.stage_size
+            "CONTINUE: no verdict after stage {} of at most {}{size}; run stage {next}{which}",
+            s.through, s.last_stage
         ));
     }
     let (stage, shard) = s.partial?;
@@ -263,6 +276,33 @@ pub(crate) fn staged_line(report: &Report) -> Option<String> {
             .map(|x| format!(", shard {}/{}", x.k, x.m))
             .unwrap_or_default()
     ))
+}
+
+/// Where each task of a staged run of several tasks stands, e.g. "`a` PASS in stage 1 ·
+/// `b` runs stage 2": the per-task decisions behind the run's. None for one task (the
+/// headline says it all) and for a partial view.
+pub(crate) fn staged_tasks_line(report: &Report) -> Option<String> {
+    let s = report.stages.as_ref().filter(|s| s.partial.is_none())?;
+    if s.tasks.len() < 2 {
+        return None;
+    }
+    let parts: Vec<String> = s
+        .tasks
+        .iter()
+        .zip(&report.tasks)
+        .map(|(t, r)| match (t.decided_in, s.next) {
+            (Some(d), _) => format!("`{}` {} in stage {d}", t.id, verdict_text(r.verdict())),
+            (None, Some(n)) if t.runs_next => format!("`{}` runs stage {n}", t.id),
+            (None, _) => match (&s.failed_early, s.decided_in) {
+                (Some(f), Some(d)) => format!(
+                    "`{}` undecided, not run after stage {d} (`{f}` FAILed)",
+                    t.id
+                ),
+                _ => format!("`{}` undecided after stage {}", t.id, t.ran_through),
+            },
+        })
+        .collect();
+    Some(parts.join(" · "))
 }
 
 fn gate(out: &mut String, report: &Report) {
@@ -323,6 +363,9 @@ fn gate(out: &mut String, report: &Report) {
             "gate  {} (exit {code}{note}) · {tasks}",
             verdict_text(verdict)
         );
+    }
+    if let Some(line) = staged_tasks_line(report) {
+        let _ = writeln!(out, "  stages        {line}");
     }
     let m = &report.multiplicity;
     match m.cost {

@@ -14,12 +14,14 @@
 //! - [`events`]: the [`events::RunEvent`] stream the ledger writer and the progress display
 //!   consume.
 //! - [`sandbox`]: the box around each trial's processes (Landlock, seccomp, environment),
-//!   with its own system calls and SAFETY notes.
+//!   with its own system calls and SAFETY notes; [`mounts`], its mount layer (gate's state
+//!   read-only in each trial's own mount namespace).
 //! - [`sys`]: every other libc call, with SAFETY notes; the process-group registry; signals.
 
 pub mod attempt;
 pub mod capture;
 pub mod events;
+pub mod mounts;
 pub mod pairs;
 pub mod redact;
 pub mod result_file;

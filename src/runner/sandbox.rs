@@ -6,18 +6,22 @@
 //! binary, rewrite the plan or another plan next to it, touch the ledger, its lock or the
 //! reports, stop or kill gate, or forge the CI's workflow-command files:
 //!
-//! - **Filesystem** (Landlock, unprivileged, Linux ≥ 5.13). The task reads everywhere but
-//!   writes only beneath its writable roots: its working directory and the plan's
-//!   `policy.sandbox.writable` paths — *minus gate's state* — plus a fresh per-attempt
-//!   temporary directory (its `TMPDIR`, removed afterwards), the folder of its result file
-//!   (`GATE_RESULT`) and the character devices every shell writes to (`/dev/null`, …).
-//!   Landlock can only allow, never subtract, so "minus gate's state" is built as an allow
-//!   list: a root that holds none of gate's protected paths is writable as a whole; a folder
-//!   that holds one (the plan's folder, the ledger's) is not, and the same rule is applied
-//!   to each of its subfolders, while its existing regular files stay writable except the
-//!   protected ones and its YAML files (any of them may be a plan a later step runs). In
-//!   such a folder nothing can be created, removed or renamed, so nothing protected can be
-//!   swapped either. Symbolic links are never followed into a grant.
+//! - **Filesystem** (Landlock, unprivileged, Linux ≥ 5.13, and the mount layer of
+//!   [`super::mounts`]). The task reads everywhere but writes only beneath its writable
+//!   roots: its working directory and the plan's `policy.sandbox.writable` paths, plus a
+//!   fresh per-attempt temporary directory (its `TMPDIR`, removed afterwards), the folder of
+//!   its result file (`GATE_RESULT`) and the character devices every shell writes to
+//!   (`/dev/null`, …). Never gate's state: with the mount layer (a mount namespace per
+//!   process, gate's state in the roots bound read-only, the folders above it pinned) the
+//!   roots are granted whole. Without it (user namespaces refused, `GATE_SANDBOX_NO_MOUNTS`)
+//!   Landlock alone must keep gate's state out, and since it can only allow, never subtract,
+//!   the grant is an allow list: a root that holds none of gate's protected paths is
+//!   writable as a whole; a folder that holds one (the plan's folder, the ledger's) is not,
+//!   and the same rule is applied to each of its subfolders, while its existing regular
+//!   files stay writable except the protected ones and its YAML files (any of them may be a
+//!   plan a later step runs). In such a folder nothing can be created, removed or renamed,
+//!   so nothing protected can be swapped either. Symbolic links are never followed into a
+//!   grant, and device nodes are never granted.
 //! - **Signals and tracing**. Landlock (every ABI) refuses `ptrace` of a process outside the
 //!   box. With ABI ≥ 6 the box is also signal-scoped (`LANDLOCK_SCOPE_SIGNAL`): no signal
 //!   leaves it. Below ABI 6 a seccomp filter refuses `kill`, `tgkill` and
@@ -30,9 +34,9 @@
 //!
 //! [`Sandbox::new`] probes the kernel once per run and returns the [`Walls`] that will stand
 //! (the ledger header records them); with `policy.sandbox: required` a missing wall refuses
-//! the run. [`Sandbox::cell`] builds one attempt's box in the parent (the Landlock ruleset,
-//! the seccomp program, the temporary directory); [`Cell::apply`] installs it in the child
-//! with async-signal-safe system calls only.
+//! the run. [`Sandbox::cell`] builds one attempt's box in the parent (the mount layer's
+//! binds, the Landlock ruleset, the seccomp program, the temporary directory);
+//! [`Cell::apply`] installs it in the child with async-signal-safe system calls only.
 //!
 //! Why in the child and not on a thread of gate's that then spawns the task (which would keep
 //! the standard library's `vfork` fast path): a thread in the box shares the task's Landlock
@@ -57,7 +61,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::model::{FilesystemWall, SandboxMode, SignalWall, Walls};
+use std::sync::Arc;
+
+use super::mounts::{self, Binds, Layer, Namespace, is_yaml};
+use crate::model::{FilesystemWall, MountWall, SandboxMode, SignalWall, Walls};
 
 pub use crate::model::{SandboxPolicy, WITHHELD_ENV, is_withheld};
 
@@ -145,6 +152,7 @@ pub fn walls(policy: &SandboxPolicy) -> Walls {
             policy: policy.mode,
             landlock_abi: landlock_abi(),
             filesystem: FilesystemWall::Unconfined,
+            mounts: MountWall::None,
             signals: SignalWall::Unguarded,
             pass_env,
         };
@@ -162,13 +170,32 @@ pub fn walls(policy: &SandboxPolicy) -> Walls {
     } else {
         SignalWall::Unguarded
     };
+    // The mount layer needs Landlock: only a Landlock domain keeps a privileged task from
+    // unmounting the binds.
+    let mounts = if abi > 0 && mounts::available().is_ok() {
+        MountWall::StateReadOnly
+    } else {
+        MountWall::None
+    };
     Walls {
         policy: policy.mode,
         landlock_abi: abi,
         filesystem,
+        mounts,
         signals,
         pass_env,
     }
+}
+
+/// Why the mount layer is not in force, when it is not (for `gate check`).
+pub fn mounts_unavailable(walls: &Walls) -> Option<String> {
+    if walls.mounts == MountWall::StateReadOnly || walls.policy == SandboxMode::Off {
+        return None;
+    }
+    if walls.landlock_abi == 0 {
+        return Some("it needs Landlock".into());
+    }
+    mounts::available().err()
 }
 
 /// Why `walls` falls short of `policy.sandbox: required`, if it does.
@@ -176,6 +203,8 @@ pub fn shortfall(walls: &Walls) -> Option<String> {
     let mut missing = Vec::new();
     match walls.filesystem {
         FilesystemWall::Enforced => {}
+        // gate's state is on read-only mounts: `truncate` of it fails there too.
+        FilesystemWall::EnforcedExceptTruncate if walls.mounts == MountWall::StateReadOnly => {}
         FilesystemWall::EnforcedExceptTruncate => missing.push(format!(
             "its Landlock ABI {} cannot confine truncate (needs ABI {ABI_TRUNCATE}, Linux 6.2)",
             walls.landlock_abi
@@ -198,6 +227,14 @@ pub struct Sandbox {
     walls: Walls,
     /// Paths no trial may write (absolute, symbolic links resolved where they exist).
     protected: Vec<PathBuf>,
+    /// gate's folders (the ledger's, the reports'): read-only to a trial under the mount
+    /// layer unless they hold one of its roots.
+    state_dirs: Vec<PathBuf>,
+    /// The mount layer's namespace, when it is in force.
+    ns: Option<Namespace>,
+    /// The plans `gate run` without a path would find here (`gate.yaml`, …) that did not
+    /// exist when the run started: one a trial creates would shadow the real plan.
+    absent_plans: Vec<PathBuf>,
     /// Writable roots besides each task's working directory.
     writable: Vec<PathBuf>,
     /// Where attempts' temporary directories are made.
@@ -209,9 +246,14 @@ static CELLS: AtomicU64 = AtomicU64::new(0);
 
 impl Sandbox {
     /// Probe the kernel and prepare the run's box. `protected` are gate's paths: its binary,
-    /// the plan, the ledger and its lock, the reports, the run's output folder. Refuses (the
-    /// reason, one line) when `policy.sandbox: required` and a wall cannot be raised.
-    pub fn new(policy: &SandboxPolicy, protected: &[PathBuf]) -> Result<Sandbox, String> {
+    /// the plan, the ledger and its lock, the reports, the run's output folder; `state_dirs`
+    /// gate's folders (the ledger's, the reports'). Refuses (the reason, one line) when
+    /// `policy.sandbox: required` and a wall cannot be raised.
+    pub fn new(
+        policy: &SandboxPolicy,
+        protected: &[PathBuf],
+        state_dirs: &[PathBuf],
+    ) -> Result<Sandbox, String> {
         let walls = walls(policy);
         if policy.mode == SandboxMode::Required
             && let Some(why) = shortfall(&walls)
@@ -221,12 +263,32 @@ impl Sandbox {
                  no trial was run (use `policy.sandbox: best_effort` to run with the walls it has)"
             ));
         }
+        let ns = (walls.mounts == MountWall::StateReadOnly)
+            .then(|| mounts::available().ok())
+            .flatten();
         Ok(Sandbox {
             walls,
             protected: protected.iter().map(|p| resolve(p)).collect(),
+            state_dirs: state_dirs.iter().map(|p| resolve(p)).collect(),
+            ns,
+            absent_plans: crate::plan::discover::DEFAULT_PLANS
+                .iter()
+                .map(|p| resolve(Path::new(p)))
+                .filter(|p| fs::symlink_metadata(p).is_err())
+                .collect(),
             writable: policy.writable.iter().map(|p| resolve(p)).collect(),
             tmp_root: resolve(&std::env::temp_dir()),
         })
+    }
+
+    /// The plans `gate run` without a path would find here that appeared during the run
+    /// (a trial created one: a later `gate run` would load it instead of the real plan).
+    pub fn planted_plans(&self) -> Vec<&Path> {
+        self.absent_plans
+            .iter()
+            .filter(|p| fs::symlink_metadata(p).is_ok())
+            .map(PathBuf::as_path)
+            .collect()
     }
 
     /// The walls that stand around every trial of this run.
@@ -239,19 +301,41 @@ impl Sandbox {
     /// result file goes in `result_dir`.
     pub fn cell(&self, cwd: &Path, result_dir: &Path) -> io::Result<Cell> {
         let tmpdir = self.make_tmpdir()?;
-        let mut cell = Cell {
-            tmpdir,
+        let mut child = ChildBox {
             ruleset: None,
             filter: Vec::new(),
-            withheld: withheld_env(&self.walls.pass_env),
+            layer: None,
         };
+        let mut ruleset = None;
         if self.walls.landlock_abi > 0 && self.walls.filesystem != FilesystemWall::Unconfined {
-            cell.ruleset = Some(self.ruleset(cwd, result_dir, &cell.tmpdir)?);
+            let roots: Vec<PathBuf> = std::iter::once(resolve(cwd))
+                .chain(self.writable.iter().cloned())
+                .collect();
+            let result_dir = resolve(result_dir);
+            if let Some(ns) = self.ns {
+                child.layer = Some(Layer::plan(
+                    ns,
+                    &Binds {
+                        protected: &self.protected,
+                        state_dirs: &self.state_dirs,
+                        roots: &roots,
+                        holes: &[&tmpdir, &result_dir],
+                    },
+                )?);
+            }
+            let fd = self.ruleset(&roots, &result_dir, &tmpdir)?;
+            child.ruleset = Some(fd.as_raw_fd());
+            ruleset = Some(fd);
         }
         if self.walls.signals == SignalWall::Filtered {
-            cell.filter = signal_filter();
+            child.filter = signal_filter();
         }
-        Ok(cell)
+        Ok(Cell {
+            tmpdir,
+            _ruleset: ruleset,
+            child: Arc::new(child),
+            withheld: withheld_env(&self.walls.pass_env),
+        })
     }
 
     fn make_tmpdir(&self) -> io::Result<PathBuf> {
@@ -276,8 +360,9 @@ impl Sandbox {
         }
     }
 
-    /// The Landlock ruleset of one attempt.
-    fn ruleset(&self, cwd: &Path, result_dir: &Path, tmpdir: &Path) -> io::Result<OwnedFd> {
+    /// The Landlock ruleset of one attempt: its roots whole under the mount layer (gate's
+    /// state in them is read-only there), else the allow-list of the module doc.
+    fn ruleset(&self, roots: &[PathBuf], result_dir: &Path, tmpdir: &Path) -> io::Result<OwnedFd> {
         let abi = self.walls.landlock_abi;
         let mut handled = ACCESS_FS_WRITE_FILE
             | ACCESS_FS_REMOVE_DIR
@@ -326,16 +411,22 @@ impl Sandbox {
         let ruleset = unsafe { OwnedFd::from_raw_fd(fd as i32) };
         let rules = Rules {
             ruleset: &ruleset,
-            dir: handled,
+            // Device nodes are handled but never granted: a privileged task that could make
+            // a block device could write the disk beneath every wall.
+            dir: handled & !(ACCESS_FS_MAKE_CHAR | ACCESS_FS_MAKE_BLOCK),
             file: handled & (ACCESS_FS_WRITE_FILE | ACCESS_FS_TRUNCATE),
             protected: &self.protected,
         };
-        for root in std::iter::once(&resolve(cwd)).chain(&self.writable) {
-            rules.tree(root)?;
+        for root in roots {
+            if self.ns.is_none() {
+                rules.tree(root)?;
+            } else if !self.protected.iter().any(|p| root.starts_with(p)) {
+                rules.grant_if_present(root, rules.dir)?;
+            }
         }
         // Gate made these for this attempt; they hold nothing of gate's.
         rules.grant(tmpdir, rules.dir)?;
-        rules.grant(&resolve(result_dir), rules.dir)?;
+        rules.grant(result_dir, rules.dir)?;
         for dev in [
             "/dev/null",
             "/dev/zero",
@@ -452,12 +543,6 @@ impl Rules<'_> {
     }
 }
 
-/// Whether a file may be a plan (`*.yaml`, `*.yml`).
-fn is_yaml(path: &Path) -> bool {
-    path.extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("yaml") || e.eq_ignore_ascii_case("yml"))
-}
-
 /// `path` made absolute with symbolic links resolved as far as it exists (a report that is
 /// not written yet is protected at the path it will have).
 fn resolve(path: &Path) -> PathBuf {
@@ -495,9 +580,61 @@ fn withheld_env(pass: &[String]) -> Vec<OsString> {
 #[derive(Debug)]
 pub struct Cell {
     tmpdir: PathBuf,
-    ruleset: Option<OwnedFd>,
-    filter: Vec<libc::sock_filter>,
+    /// Keeps the descriptor `child.ruleset` names open until the cell drops.
+    _ruleset: Option<OwnedFd>,
+    child: Arc<ChildBox>,
     withheld: Vec<OsString>,
+}
+
+/// What the child installs, prepared in the parent (nothing is allocated after `fork`).
+#[derive(Debug)]
+struct ChildBox {
+    /// The Landlock ruleset's descriptor, inherited through `fork`.
+    ruleset: Option<libc::c_int>,
+    /// The seccomp program (empty: none).
+    filter: Vec<libc::sock_filter>,
+    /// The mount layer, when it is in force.
+    layer: Option<Layer>,
+}
+
+impl ChildBox {
+    /// Raise the walls, in the order that keeps each one in force: the mounts first (the
+    /// namespace and binds need privileges the later walls take away), then
+    /// `no_new_privs`, Landlock (from which on no mount can be changed), seccomp.
+    fn install(&self) -> io::Result<()> {
+        if let Some(layer) = &self.layer {
+            layer.enter()?;
+        }
+        // SAFETY: prctl with integer arguments only.
+        if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if let Some(fd) = self.ruleset {
+            // SAFETY: `fd` is the open ruleset descriptor, inherited through fork.
+            if unsafe { libc::syscall(libc::SYS_landlock_restrict_self, fd, 0u32) } != 0 {
+                return Err(io::Error::last_os_error());
+            }
+        }
+        if !self.filter.is_empty() {
+            let prog = libc::sock_fprog {
+                len: self.filter.len() as u16,
+                filter: self.filter.as_ptr() as *mut libc::sock_filter,
+            };
+            // SAFETY: `prog` points at the program in this process's memory, valid for the
+            // call; the kernel copies it.
+            let rc = unsafe {
+                libc::prctl(
+                    libc::PR_SET_SECCOMP,
+                    libc::SECCOMP_MODE_FILTER as libc::c_ulong,
+                    &prog as *const libc::sock_fprog,
+                )
+            };
+            if rc != 0 {
+                return Err(io::Error::last_os_error());
+            }
+        }
+        Ok(())
+    }
 }
 
 impl Cell {
@@ -515,51 +652,16 @@ impl Cell {
             cmd.env_remove(k);
         }
         cmd.env("TMPDIR", &self.tmpdir);
-        let ruleset = self.ruleset.as_ref().map(|fd| fd.as_raw_fd());
-        // The program's address as a number: the closure must be `Send`, and the `Cell`
-        // (hence the program) outlives the spawn.
-        let filter = (!self.filter.is_empty())
-            .then_some((self.filter.as_ptr() as usize, self.filter.len() as u16));
-        if ruleset.is_none() && filter.is_none() {
+        let child = &self.child;
+        if child.ruleset.is_none() && child.filter.is_empty() && child.layer.is_none() {
             return;
         }
-        let install = move || -> io::Result<()> {
-            // Only async-signal-safe system calls from here to `exec`: no allocation, no
-            // lock. The descriptor and the program live in this (forked) copy of the parent's
-            // memory, which the `Cell` keeps alive until the spawn returns.
-            // SAFETY: prctl with integer arguments only.
-            if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
-                return Err(io::Error::last_os_error());
-            }
-            if let Some(fd) = ruleset {
-                // SAFETY: `fd` is the open ruleset descriptor, inherited through fork.
-                if unsafe { libc::syscall(libc::SYS_landlock_restrict_self, fd, 0u32) } != 0 {
-                    return Err(io::Error::last_os_error());
-                }
-            }
-            if let Some((addr, len)) = filter {
-                let prog = libc::sock_fprog {
-                    len,
-                    filter: addr as *mut libc::sock_filter,
-                };
-                // SAFETY: `prog` points at the program in this process's memory, valid for
-                // the call; the kernel copies it.
-                let rc = unsafe {
-                    libc::prctl(
-                        libc::PR_SET_SECCOMP,
-                        libc::SECCOMP_MODE_FILTER as libc::c_ulong,
-                        &prog as *const libc::sock_fprog,
-                    )
-                };
-                if rc != 0 {
-                    return Err(io::Error::last_os_error());
-                }
-            }
-            Ok(())
-        };
-        // SAFETY: `install` makes only async-signal-safe system calls (see above).
+        // Cloned here, in the parent: the child only reads it (no allocation after `fork`).
+        let child = Arc::clone(child);
+        // SAFETY: `install` makes only async-signal-safe system calls on memory prepared
+        // before the fork (see `ChildBox::install` and `Layer::enter`).
         unsafe {
-            cmd.pre_exec(install);
+            cmd.pre_exec(move || child.install());
         }
     }
 }
@@ -722,6 +824,7 @@ mod tests {
             policy: SandboxMode::Required,
             landlock_abi: 1,
             filesystem: FilesystemWall::EnforcedExceptTruncate,
+            mounts: MountWall::None,
             signals: SignalWall::Unguarded,
             pass_env: Vec::new(),
         };

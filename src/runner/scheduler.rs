@@ -80,7 +80,7 @@ impl TaskConfig {
     /// The same scheduling limited to stage `stage` of the task's staged rule (no change
     /// without a stage, or for a rule that is not staged).
     pub fn in_stage(mut self, stage: Option<u64>) -> Self {
-        if let (Some(s), Some(b)) = (stage, self.sampling.stage()) {
+        if let (Some(s), Some(b)) = (stage, self.sampling.stage_length()) {
             let first = (s - 1).saturating_mul(b).saturating_add(1);
             self.window = Some((first, s.saturating_mul(b)));
         }
@@ -226,8 +226,10 @@ fn drive<L: Launcher + ?Sized>(
 ) -> Result<TaskEnd, Error> {
     // A stage's sampler consumes in ordinal order from trial 1 as the replay of its ledger
     // alone will (a gap stops a sequential rule): it sees the first stage end only when it
-    // runs stage 1 whole, and otherwise counts nothing it cannot know in order.
-    let ordered_shard = if cfg.window.is_some() {
+    // runs stage 1 whole, and otherwise counts nothing it cannot know in order. A single
+    // plan in a staged run (stage 1) is a shard of a single plan, counted as one.
+    let sequential = matches!(cfg.sampling, Sampling::Sequential { .. });
+    let ordered_shard = if cfg.window.is_some() && sequential {
         None
     } else {
         cfg.shard
@@ -425,7 +427,7 @@ fn drive<L: Launcher + ?Sized>(
                 reason: format!(
                     "stage {} (trials #{}–#{}){} ran; the verdict needs every stage so far (`gate report`)",
                     cfg.window.map_or(0, |(first, _)| first - 1)
-                        / cfg.sampling.stage().unwrap_or(1).max(1)
+                        / cfg.sampling.stage_length().unwrap_or(1).max(1)
                         + 1,
                     cfg.window.map_or(0, |w| w.0),
                     cfg.window.map_or(0, |w| w.1),

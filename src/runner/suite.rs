@@ -42,6 +42,8 @@ pub struct SuiteLauncher {
     pub results: Option<PathBuf>,
     /// How the results are read.
     pub opts: Options,
+    /// The task's own `suite.harness_exit_codes`, to name in a harness error.
+    own_harness_codes: Vec<i32>,
     /// The test cases every run must record, once one run has (or the resumed ledger has):
     /// sorted task ids.
     reference: Arc<Mutex<Option<Vec<String>>>>,
@@ -62,6 +64,7 @@ impl SuiteLauncher {
                 assume_retries_off: suite.assume_retries_off,
                 ..Options::default()
             },
+            own_harness_codes: suite.harness_exit_codes.clone(),
             reference: Arc::new(Mutex::new((!known.is_empty()).then_some(known))),
         }
     }
@@ -165,6 +168,15 @@ impl SuiteLauncher {
     fn judge(&self, row: &AttemptRow, path: &Path) -> Result<(Vec<AttemptRow>, SuiteRun), String> {
         match (row.outcome, row.fault) {
             (Outcome::HarnessError, _) => {
+                // The attempt names the policy's codes; a code the task declared is the
+                // task's `suite.harness_exit_codes`, which is where the user should look.
+                if let Some(code) = row.exit_code
+                    && self.own_harness_codes.contains(&code)
+                {
+                    return Err(format!(
+                        "the suite exited {code}, a declared harness exit code (`suite.harness_exit_codes`)"
+                    ));
+                }
                 return Err(row.reason.clone().unwrap_or_else(|| "harness error".into()));
             }
             (Outcome::Cancelled, _) => return Err("the run was cancelled".into()),

@@ -75,7 +75,7 @@ pub fn wald_bound(healthy: f64, regressed: f64, alpha: f64, beta: f64) -> (f64, 
 
 /// x^0, x^1, …, x^n by repeated multiplication: plain IEEE products, so bit-identical on
 /// every machine (a libm `powf` need not be), and one table lookup per state.
-fn powers(x: f64, n: u64) -> Vec<f64> {
+pub(super) fn powers(x: f64, n: u64) -> Vec<f64> {
     let mut out = Vec::with_capacity(n as usize + 1);
     let mut acc = 1.0f64;
     for _ in 0..=n {
@@ -88,7 +88,6 @@ fn powers(x: f64, n: u64) -> Vec<f64> {
 /// One design problem.
 struct Problem {
     healthy: f64,
-    regressed: f64,
     max_trials: u64,
     /// Λ of one success, p1/p0 (< 1).
     ratio_success: f64,
@@ -331,14 +330,6 @@ impl Problem {
         }
         Boundaries::new(rows).expect("rows are built in order with PASS below FAIL")
     }
-
-    fn candidate(&self, boundaries: Boundaries) -> Candidate {
-        Candidate {
-            at_healthy: boundaries.oc(self.healthy),
-            at_regressed: boundaries.oc(self.regressed),
-            boundaries,
-        }
-    }
 }
 
 /// Bisection steps per multiplier: the log-range is about 40, so 2^-18 of it is a relative
@@ -384,12 +375,61 @@ pub fn design_calibrated(
     super::check_trials("max_trials", max_trials)?;
     let problem = Problem {
         healthy,
-        regressed,
         max_trials,
         ratio_success: regressed / healthy,
         ratio_failure: (1.0 - regressed) / (1.0 - healthy),
         pow_success: powers(regressed / healthy, max_trials),
         pow_failure: powers((1.0 - regressed) / (1.0 - healthy), max_trials),
+    };
+    // The curtailed single plan is feasible by construction whenever it fits.
+    let fallback = single
+        .as_ref()
+        .ok()
+        .filter(|s| s.n <= max_trials)
+        .and_then(|s| Boundaries::single(s.n, s.c).ok());
+    // The Lagrangian family is a discrete set of rules and can step over a better one (the
+    // audit found Wald's rule with valid risks spending 29.5 expected trials where the
+    // search ended at 36.2). Wald's SPRT on the same truncation — a rule gate builds too, at
+    // the requested risks and at nominal risks around them — is a candidate, so the design
+    // never spends more (at the two rates together) than any of them that keeps the risks.
+    let wald = WALD_NOMINAL.iter().filter_map(|&(fa, fb)| {
+        super::sprt::Sprt::new(
+            healthy,
+            regressed,
+            (alpha * fa).clamp(super::MIN_RISK, 0.49),
+            (beta * fb).clamp(super::MIN_RISK, 0.49),
+            max_trials,
+        )
+        .ok()
+        .map(|s| Boundaries::wald(&s))
+    });
+    tune(
+        (healthy, regressed, alpha, beta),
+        max_trials,
+        fallback,
+        wald,
+        |l0, l1| problem.rule(l0, l1),
+    )
+}
+
+/// Tune the Lagrange multipliers (λ0, λ1) of a family of rules `rule(λ0, λ1)` until the
+/// EXACT risks meet both constraints, keeping the feasible candidate with the fewest
+/// expected trials at the two rates; `first` (a rule known to be feasible, such as the
+/// curtailed single plan) is a candidate before the search and `after` after it. The one
+/// search behind the calibrated rule and the staged rule ([`super::staged`]); `rates` is
+/// (healthy, regressed, alpha, beta).
+pub(super) fn tune(
+    rates: (f64, f64, f64, f64),
+    max_trials: u64,
+    first: Option<Boundaries>,
+    after: impl IntoIterator<Item = Boundaries>,
+    rule: impl Fn(f64, f64) -> Boundaries,
+) -> Result<Calibrated, StatsError> {
+    let (healthy, regressed, alpha, beta) = rates;
+    let candidate = |boundaries: Boundaries| Candidate {
+        at_healthy: boundaries.oc(healthy),
+        at_regressed: boundaries.oc(regressed),
+        boundaries,
     };
     let mut best: Option<Candidate> = None;
     let consider = |best: &mut Option<Candidate>, c: Candidate| {
@@ -398,12 +438,8 @@ pub fn design_calibrated(
             *best = Some(c);
         }
     };
-    // The curtailed single plan is feasible by construction whenever it fits.
-    if let Ok(s) = &single
-        && s.n <= max_trials
-        && let Ok(b) = Boundaries::single(s.n, s.c)
-    {
-        consider(&mut best, problem.candidate(b));
+    if let Some(b) = first {
+        consider(&mut best, candidate(b));
     }
     // Multipliers in log space. Start from the scale of the information limit: a wrong
     // verdict should cost about as much as the trials that would have avoided it.
@@ -413,11 +449,11 @@ pub fn design_calibrated(
         0.0f64,
         (1e6 * (max_trials as f64 + 1.0) / alpha.min(beta)).ln(),
     );
-    let eval = |x: f64, y: f64| problem.candidate(problem.rule(x.exp(), y.exp()));
+    let eval = |x: f64, y: f64| candidate(rule(x.exp(), y.exp()));
     // A bisection step needs one risk to steer; the other (a second forward DP) only
     // matters when the candidate can be feasible, so it is computed only then.
     let steer = |best: &mut Option<Candidate>, x: f64, y: f64, healthy_side: bool| {
-        let rule = problem.rule(x.exp(), y.exp());
+        let rule = rule(x.exp(), y.exp());
         let (first, other) = if healthy_side {
             (healthy, regressed)
         } else {
@@ -508,22 +544,8 @@ pub fn design_calibrated(
             }
         }
     }
-    // The Lagrangian family is a discrete set of rules and can step over a better one (the
-    // audit found Wald's rule with valid risks spending 29.5 expected trials where the
-    // search above ended at 36.2). Wald's SPRT on the same truncation — a rule gate builds
-    // too, at the requested risks and at nominal risks around them — is a candidate, so the
-    // design never spends more (at the two rates together) than any of them that keeps the
-    // risks.
-    for (fa, fb) in WALD_NOMINAL {
-        if let Ok(s) = super::sprt::Sprt::new(
-            healthy,
-            regressed,
-            (alpha * fa).clamp(super::MIN_RISK, 0.49),
-            (beta * fb).clamp(super::MIN_RISK, 0.49),
-            max_trials,
-        ) {
-            consider(&mut best, problem.candidate(Boundaries::wald(&s)));
-        }
+    for b in after {
+        consider(&mut best, candidate(b));
     }
     match best {
         Some(c) => Ok(Calibrated {

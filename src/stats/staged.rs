@@ -23,8 +23,10 @@
 //!   as for Wald's fully sequential test).
 //! - [`at_stage_ends`] of any lattice: the same rule looked at only at stage ends.
 
-use super::calibrated::{Calibrated, wald_bound};
-use super::lattice::{Boundaries, LatticeRow, Oc, Sum};
+use std::collections::BTreeMap;
+
+use super::calibrated::{powers, tune};
+use super::lattice::{Boundaries, LatticeRow, Oc, State, Sum};
 use super::{StatsError, design};
 
 /// Most trials per stage: a stage is one round of parallel jobs, and far more than any CI
@@ -112,15 +114,73 @@ pub fn expected_stages(rule: &Boundaries, stage: u64, p: f64) -> f64 {
     sum.value()
 }
 
-/// x^0, x^1, …, x^n by repeated multiplication (bit-identical on every machine).
-fn powers(x: f64, n: u64) -> Vec<f64> {
-    let mut out = Vec::with_capacity(n as usize + 1);
-    let mut acc = 1.0f64;
-    for _ in 0..=n {
-        out.push(acc);
-        acc *= x;
+/// One task of a staged run of several tasks: its rule, its trials per stage (a single
+/// plan's n), and the success rate to evaluate at.
+#[derive(Debug, Clone, Copy)]
+pub struct RunTask<'a> {
+    /// The task's rule.
+    pub rule: &'a Boundaries,
+    /// Its trials per stage.
+    pub stage: u64,
+    /// Its true success rate.
+    pub p: f64,
+}
+
+/// Exact figures of a staged run of independent tasks (see [`run_figures`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RunFigures {
+    /// P(the gate PASSes): every task PASSes.
+    pub p_pass: f64,
+    /// P(the gate FAILs): some task FAILs.
+    pub p_fail: f64,
+    /// Expected stages the run takes.
+    pub expected_stages: f64,
+}
+
+/// The exact verdict probabilities and expected stages of a staged run of several
+/// independent tasks, each running its stages until it decides. The run stops after the
+/// first stage in which a task FAILs (the gate's FAIL is then certain: later stages would
+/// only cost trials) or once every task has decided. Stopping at a FAIL changes no verdict
+/// — the gate FAILs exactly when some task's rule would — only the stages: the stage of the
+/// first FAIL when there is one, else the last task's decision stage. By a DP over the
+/// tasks on (latest decision stage, earliest FAIL stage), from each rule's exact terminal
+/// distribution.
+pub fn run_figures(tasks: &[RunTask]) -> RunFigures {
+    // (latest decision stage, earliest FAIL stage or u64::MAX) → probability.
+    let mut joint: BTreeMap<(u64, u64), f64> = BTreeMap::from([((0, u64::MAX), 1.0)]);
+    let (mut p_pass, mut p_not_fail) = (1.0f64, 1.0f64);
+    for t in tasks {
+        let mut by_stage: BTreeMap<(u64, bool), f64> = BTreeMap::new();
+        let oc = t.rule.oc(t.p);
+        p_pass *= oc.p_pass;
+        p_not_fail *= 1.0 - oc.p_fail;
+        for term in t.rule.terminals(t.p) {
+            let fail = term.state == State::Fail;
+            *by_stage
+                .entry((stage_of(t.stage, term.trials), fail))
+                .or_default() += term.prob;
+        }
+        let mut next: BTreeMap<(u64, u64), f64> = BTreeMap::new();
+        for (&(latest, first_fail), &a) in &joint {
+            for (&(d, fail), &b) in &by_stage {
+                let key = (
+                    latest.max(d),
+                    if fail { first_fail.min(d) } else { first_fail },
+                );
+                *next.entry(key).or_default() += a * b;
+            }
+        }
+        joint = next;
     }
-    out
+    let mut stages = Sum::default();
+    for (&(latest, first_fail), &w) in &joint {
+        stages.add(w * first_fail.min(latest) as f64);
+    }
+    RunFigures {
+        p_pass,
+        p_fail: 1.0 - p_not_fail,
+        expected_stages: stages.value(),
+    }
 }
 
 /// P(j failures in d trials) at failure rate q, j = 0..=d, by the recurrence over trials
@@ -300,12 +360,10 @@ pub fn design_staged(
         .and_then(|s| Boundaries::single(s.n, s.c).ok())
         .map(|b| at_stage_ends(&b, stage));
     let c = tune(
-        healthy,
-        regressed,
-        alpha,
-        beta,
+        (healthy, regressed, alpha, beta),
         max_trials,
         fallback,
+        None,
         |l0, l1| problem.rule(l0, l1),
     )?;
     Ok(Staged {
@@ -313,118 +371,6 @@ pub fn design_staged(
         boundaries: c.boundaries,
         at_healthy: c.at_healthy,
         at_regressed: c.at_regressed,
-    })
-}
-
-/// Bisection steps per multiplier (as in [`super::calibrated`]).
-const BISECT_STEPS: u32 = 18;
-/// Rounds of alternating between the two multipliers.
-const ROUNDS: u32 = 6;
-
-/// Tune the Lagrange multipliers (λ0, λ1) of a family of rules until the exact risks meet
-/// both constraints, keeping the feasible candidate with the fewest expected trials at the
-/// two rates (the search of [`super::calibrated`], for any family of rules).
-fn tune(
-    healthy: f64,
-    regressed: f64,
-    alpha: f64,
-    beta: f64,
-    max_trials: u64,
-    fallback: Option<Boundaries>,
-    rule: impl Fn(f64, f64) -> Boundaries,
-) -> Result<Calibrated, StatsError> {
-    let candidate = |b: Boundaries| Calibrated {
-        at_healthy: b.oc(healthy),
-        at_regressed: b.oc(regressed),
-        boundaries: b,
-    };
-    let alpha_ok = |c: &Calibrated| 1.0 - c.at_healthy.p_pass <= alpha;
-    let beta_ok = |c: &Calibrated| c.at_regressed.p_pass <= beta;
-    let feasible = |c: &Calibrated| alpha_ok(c) && beta_ok(c);
-    let cost = |c: &Calibrated| c.at_healthy.asn + c.at_regressed.asn;
-    let mut best: Option<Calibrated> = None;
-    let mut consider = |c: Calibrated| {
-        if feasible(&c) && best.as_ref().is_none_or(|b| cost(&c) < cost(b)) {
-            best = Some(c);
-        }
-    };
-    if let Some(b) = fallback {
-        consider(candidate(b));
-    }
-    let (n0, n1) = wald_bound(healthy, regressed, alpha, beta);
-    let (mut x, mut y) = ((n0 / alpha).max(2.0).ln(), (n1 / beta).max(2.0).ln());
-    let (lo, hi) = (
-        0.0f64,
-        (1e6 * (max_trials as f64 + 1.0) / alpha.min(beta)).ln(),
-    );
-    let eval = |x: f64, y: f64| candidate(rule(x.exp(), y.exp()));
-    for _ in 0..ROUNDS {
-        let (mut a, mut b) = (lo, hi);
-        for _ in 0..BISECT_STEPS {
-            let mid = 0.5 * (a + b);
-            let c = eval(mid, y);
-            let ok = alpha_ok(&c);
-            consider(c);
-            if ok {
-                b = mid;
-            } else {
-                a = mid;
-            }
-        }
-        x = b;
-        let (mut a, mut b) = (lo, hi);
-        for _ in 0..BISECT_STEPS {
-            let mid = 0.5 * (a + b);
-            let c = eval(x, mid);
-            let ok = beta_ok(&c);
-            consider(c);
-            if ok {
-                b = mid;
-            } else {
-                a = mid;
-            }
-        }
-        y = b;
-        let c = eval(x, y);
-        let done = feasible(&c);
-        consider(c);
-        if done {
-            break;
-        }
-    }
-    // Raising both multipliers lowers both risks: step up until feasible, then bisect back.
-    if !feasible(&eval(x, y)) {
-        let mut b = 0.25f64;
-        let mut found = false;
-        while x + b <= hi && y + b <= hi {
-            let c = eval(x + b, y + b);
-            let ok = feasible(&c);
-            consider(c);
-            if ok {
-                found = true;
-                break;
-            }
-            b *= 2.0;
-        }
-        if found {
-            let mut a = 0.0f64;
-            for _ in 0..BISECT_STEPS {
-                let mid = 0.5 * (a + b);
-                let c = eval(x + mid, y + mid);
-                let ok = feasible(&c);
-                consider(c);
-                if ok {
-                    b = mid;
-                } else {
-                    a = mid;
-                }
-            }
-        }
-    }
-    best.ok_or(StatsError::NoSequential {
-        max_trials,
-        alpha,
-        beta,
     })
 }
 
@@ -558,6 +504,60 @@ mod tests {
         let oc = b.oc(0.8);
         assert!(close(oc.p_pass, pass) && close(oc.p_fail, fail) && close(oc.p_inconclusive, inc));
         assert!(close(oc.asn, asn) && close(expected_stages(&b, 11, 0.8), stages));
+    }
+
+    /// Two tasks' run figures against a direct sum over every pair of their terminals.
+    #[test]
+    fn run_figures_of_two_tasks_recompute_from_every_pair_of_terminals() {
+        let a = design_staged(0.9, 0.7, 0.05, 0.10, 9, None)
+            .unwrap()
+            .boundaries;
+        let b = at_stage_ends(&Boundaries::single(12, 2).unwrap(), 12);
+        for (pa, pb) in [(0.9, 0.9), (0.75, 0.95), (0.6, 0.8)] {
+            let got = run_figures(&[
+                RunTask {
+                    rule: &a,
+                    stage: 9,
+                    p: pa,
+                },
+                RunTask {
+                    rule: &b,
+                    stage: 12,
+                    p: pb,
+                },
+            ]);
+            let (mut pass, mut fail, mut stages) = (0.0, 0.0, 0.0);
+            for x in a.terminals(pa) {
+                for y in b.terminals(pb) {
+                    let w = x.prob * y.prob;
+                    let (dx, dy) = (stage_of(9, x.trials), stage_of(12, y.trials));
+                    let fails: Vec<u64> = [(x.state, dx), (y.state, dy)]
+                        .iter()
+                        .filter(|(s, _)| *s == State::Fail)
+                        .map(|&(_, d)| d)
+                        .collect();
+                    if x.state == State::Pass && y.state == State::Pass {
+                        pass += w;
+                    }
+                    if !fails.is_empty() {
+                        fail += w;
+                    }
+                    stages += w * fails.iter().copied().min().unwrap_or(dx.max(dy)) as f64;
+                }
+            }
+            assert!(
+                close(got.p_pass, pass) && close(got.p_fail, fail),
+                "{got:?}"
+            );
+            assert!(close(got.expected_stages, stages), "{got:?} vs {stages}");
+            // One task alone: its own expected stages.
+            let one = run_figures(&[RunTask {
+                rule: &a,
+                stage: 9,
+                p: pa,
+            }]);
+            assert!(close(one.expected_stages, expected_stages(&a, 9, pa)));
+        }
     }
 
     #[test]

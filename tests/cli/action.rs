@@ -880,6 +880,9 @@ fn staged_shards_merge_to_continue_then_to_a_verdict_without_shard_annotations()
         "version: 1\nsampling:\n  sequential: {healthy: 0.9, regressed: 0.7, stage: 4}\ntasks:\n  - id: t\n    run: 'test $GATE_TRIAL -ne 2'\n",
     );
     for stage in 1..=4 {
+        // Every earlier stage's ledgers (`after`), one glob a line.
+        let after: Vec<String> = (1..stage).map(|s| format!("s{s}-*/ledger.jsonl")).collect();
+        let after = after.join("\n");
         for k in 1..=2 {
             let out_dir = format!("s{stage}-{k}");
             let step = ws.step(
@@ -888,6 +891,7 @@ fn staged_shards_merge_to_continue_then_to_a_verdict_without_shard_annotations()
                     ("INPUT_PLAN", "staged.yaml"),
                     ("INPUT_STAGE", &stage.to_string()),
                     ("INPUT_SHARD", &format!("{k}/2")),
+                    ("INPUT_AFTER", &after),
                     ("INPUT_OUT_DIR", &out_dir),
                     ("INPUT_SUMMARY", "false"),
                 ],

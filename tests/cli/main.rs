@@ -10,6 +10,7 @@ mod explain;
 mod firsthour;
 mod hostile;
 mod ingest;
+mod init;
 mod old_ledgers;
 mod onramp;
 mod plan;

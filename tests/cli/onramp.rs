@@ -99,12 +99,17 @@ fn init_detects_go_and_disables_the_test_cache() {
             "package x\n\nfunc TestRefund(t *testing.T) {}\n",
         ),
     ]);
+    // The whole suite, once per trial through `gate suite` (tests/cli/init.rs runs it).
     let plan = init(dir.path());
     assert!(
-        plan.contains("out=$(go test -count=1 -run '^TestRefund$' .); status=$?"),
+        plan.contains(r#"go test -count=1 -json ./... > "$GATE_JUNIT""#),
         "{plan}"
     );
-    check_clean(dir.path());
+    gate()
+        .current_dir(dir.path())
+        .args(["check", "gate.yaml"])
+        .assert()
+        .success();
 }
 
 /// Finding: `node --test`, `cargo test` and `go test` exit 0 when the name matches no test, so
@@ -178,12 +183,14 @@ fn init_without_a_known_project_says_what_it_looks_for() {
         .arg("init")
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("--kind pytest|cargo|node|go"));
+        .stderr(predicate::str::contains(
+            "--kind pytest|cargo|jest|vitest|mocha|playwright|node|go",
+        ));
     assert!(!dir.path().join("gate.yaml").exists());
     // `--kind` writes a plan that runs the whole suite, and says so.
     gate()
         .current_dir(dir.path())
-        .args(["init", "--kind", "go"])
+        .args(["init", "--kind", "pytest"])
         .assert()
         .success()
         .stdout(predicate::str::contains("runs the whole suite"));

@@ -172,21 +172,23 @@ fn svg_chart_is_written() {
 
 #[test]
 fn svg_to_an_unwritable_path_is_a_usage_error() {
+    // A folder that cannot exist (its parent is a regular file): unwritable even for root,
+    // which may create `/nonexistent-dir` itself.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("not-a-folder");
+    std::fs::write(&file, "x").expect("file");
+    let svg = file.join("oc.svg");
     gate()
-        .args([
-            "plan",
-            "--healthy",
-            "0.9",
-            "--regressed",
-            "0.7",
-            "--svg",
-            "/nonexistent-dir/oc.svg",
-        ])
+        .args(["plan", "--healthy", "0.9", "--regressed", "0.7", "--svg"])
+        .arg(&svg)
         .assert()
         .code(2)
-        .stderr(predicate::str::contains(
-            "cannot write the SVG chart to `/nonexistent-dir/oc.svg`",
-        ));
+        .stderr(predicate::str::contains(format!(
+            "`--svg {}`",
+            svg.display()
+        )))
+        .stderr(predicate::str::contains("cannot create"));
+    assert!(!svg.exists());
 }
 
 #[test]

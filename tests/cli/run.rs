@@ -648,6 +648,7 @@ fn bundled_plans_give_their_documented_verdicts() {
             "plans/examples/staged.yaml",
             1,
             vec![
+                ("checkout", Verdict::Pass),
                 ("agent-healthy", Verdict::Pass),
                 ("agent-regressed", Verdict::Fail),
             ],

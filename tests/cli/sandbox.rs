@@ -9,8 +9,24 @@
 use std::path::Path;
 use std::time::Duration;
 
-use gate::ledger::{FilesystemWall, SandboxMode, SignalWall};
+use gate::ledger::{FilesystemWall, MountWall, SandboxMode, SignalWall};
 use gate::runner::sandbox::landlock_abi;
+
+/// Whether this machine can make the box's mount layer (a mount namespace, or a user and
+/// mount namespace); when not, say which test is skipped.
+fn mounts_available() -> bool {
+    gate::runner::mounts::available().is_ok()
+}
+
+fn has_mounts(test: &str) -> bool {
+    match gate::runner::mounts::available() {
+        Ok(_) => has_abi(1, test),
+        Err(why) => {
+            eprintln!("{test}: skipped, no mount layer here: {why}");
+            false
+        }
+    }
+}
 use predicates::prelude::*;
 
 use crate::common::*;
@@ -57,14 +73,18 @@ fn trial_log(f: &Fixture) -> String {
 const GUARD: &str = "if kill -0 $PPID 2>/dev/null; then echo unconfined; exit 7; fi";
 
 /// Every way a shell writes a file, aimed at `target`; each one that works prints `escaped`.
+/// (`: > target` in a subshell: a failed redirection of a special built-in ends a POSIX
+/// shell, which would skip the attempts after it.) The last line prints `tried`, so a test
+/// sees that every attempt ran.
 fn write_attempts(target: &str) -> String {
     format!(
         "printf forged >> {target} && echo escaped\n\
-         : > {target} && echo escaped\n\
+         (: > {target}) && echo escaped\n\
          truncate -s 0 {target} 2>/dev/null && echo escaped\n\
          rm -f {target} && echo escaped\n\
          mv {target} {target}.moved && echo escaped\n\
-         ln -sf /dev/null {target} && echo escaped"
+         ln -sf /dev/null {target} && echo escaped\n\
+         echo tried"
     )
 }
 
@@ -103,6 +123,7 @@ fn a_task_cannot_replace_the_gate_binary() {
     };
     run("plan.yaml").code(1);
     assert!(!trial_log(&f).contains("escaped"), "{}", trial_log(&f));
+    assert!(trial_log(&f).contains("tried"), "{}", trial_log(&f));
     assert!(
         std::fs::read(&gate_bin).unwrap() == before,
         "the binary is intact"
@@ -121,6 +142,7 @@ fn a_task_cannot_write_truncate_or_replace_the_ledger() {
     let f = attack(&write_attempts("out/ledger.jsonl"));
     f.run(&[]).code(1).stdout(predicate::str::contains("FAIL"));
     assert!(!trial_log(&f).contains("escaped"), "{}", trial_log(&f));
+    assert!(trial_log(&f).contains("tried"), "{}", trial_log(&f));
     gate()
         .args(["verify", f.ledger_path().to_str().unwrap()])
         .assert()
@@ -135,6 +157,7 @@ fn a_task_cannot_replace_the_ledger_lock() {
     let f = attack(&write_attempts("out/ledger.jsonl.lock"));
     f.run(&[]).code(1);
     assert!(!trial_log(&f).contains("escaped"), "{}", trial_log(&f));
+    assert!(trial_log(&f).contains("tried"), "{}", trial_log(&f));
     assert!(f.path("out/ledger.jsonl.lock").is_file());
 }
 
@@ -186,6 +209,7 @@ fn a_task_cannot_rewrite_its_plan() {
     let plan = read(&f.plan());
     f.run(&[]).code(1);
     assert!(!trial_log(&f).contains("escaped"), "{}", trial_log(&f));
+    assert!(trial_log(&f).contains("tried"), "{}", trial_log(&f));
     assert_eq!(read(&f.plan()), plan);
 }
 
@@ -199,7 +223,7 @@ fn a_task_cannot_rewrite_another_plan_next_to_it() {
     let f = attack(
         "printf 'version: 1\\nsampling: {single: {n: 1, c: 0}}\\ntasks:\\n  - id: regressed\\n    run: \"true\"\\n' > b.yaml && echo escaped\n\
          rm -f b.yaml && echo escaped\n\
-         printf x > new.yaml && echo escaped",
+         mv b.yaml c.yaml && echo escaped",
     );
     let b = "version: 1\nsampling: {single: {n: 1, c: 0}}\ntasks:\n  - id: regressed\n    run: exit 1\n";
     std::fs::write(f.path("b.yaml"), b).unwrap();
@@ -441,8 +465,10 @@ fn every_report_states_the_walls() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
     let abi = landlock_abi().min(1);
-    let statement = if abi == 1 {
-        "landlock ABI 1 — filesystem enforced except truncate, signals filtered (seccomp); CI files and tokens withheld"
+    let statement = if abi == 1 && mounts_available() {
+        "landlock ABI 1 — mounts: gate state read-only, filesystem enforced except truncate outside gate state, signals filtered (seccomp); CI files and tokens withheld"
+    } else if abi == 1 {
+        "landlock ABI 1 — filesystem: landlock allow-list (no new files in a folder that holds gate state), except truncate, signals filtered (seccomp); CI files and tokens withheld"
     } else {
         "no Landlock on this kernel — filesystem unconfined, signals filtered (seccomp); CI files and tokens withheld"
     };
@@ -456,6 +482,12 @@ fn every_report_states_the_walls() {
     assert_eq!(recorded["statement"], statement);
     assert_eq!(recorded["landlock_abi"], abi);
     assert_eq!(recorded["signals"], "filtered");
+    let mounts = if abi == 1 && mounts_available() {
+        "state_read_only"
+    } else {
+        "none"
+    };
+    assert_eq!(recorded["mounts"], mounts);
     assert!(read(&f.path("j.xml")).contains(&format!(
         "<property name=\"sandbox\" value=\"{statement}\"/>"
     )));
@@ -535,31 +567,297 @@ fn a_resumed_run_records_the_walls_of_its_own_machine() {
     assert_eq!(walls[1]["signals"], "filtered");
 }
 
-/// The box's price: a task may not create a file in a folder that holds gate's own files
-/// (here the plan's folder, which also holds the ledger's). Such a FAIL is the box's, not the
-/// agent's, so the summary says where a trial may write.
+/// Issue 18's box, first round: a task could not create a file in a folder that holds gate's
+/// own files (the plan's folder, which also holds the ledger's), so `echo x > counter.txt`,
+/// pytest's `--junitxml=report.xml` or its `.pytest_cache` beside the plan failed the trial:
+/// a FAIL caused by the box. Under the mount layer the working folder is writable whole and
+/// gate's state in it is read-only.
 #[test]
-fn a_file_created_beside_the_plan_is_refused_and_the_summary_says_where_to_write() {
+fn a_file_created_beside_the_plan_no_longer_fails_the_trial() {
+    if !has_mounts("a_file_created_beside_the_plan_no_longer_fails_the_trial") {
+        return;
+    }
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 2, c: 0}}\ntasks:\n  - id: t\n    run: |\n      set -e\n      echo x >> counter.txt\n      mkdir -p .pytest_cache/v && echo '{}' > .pytest_cache/v/cache\n      echo '<testsuite/>' > report.xml.tmp && mv report.xml.tmp report.xml\n      rm -r .pytest_cache\n",
+    );
+    f.run(&[])
+        .code(0)
+        .stdout(predicate::str::contains("t  PASS"));
+    assert_eq!(read(&f.path("counter.txt")), "x\nx\n");
+    assert!(f.path("report.xml").is_file());
+    let walls = f.ledger().header().sandbox.clone().unwrap();
+    assert_eq!(walls.mounts, MountWall::StateReadOnly);
+}
+
+/// The walls of the mount layer: gate's state in the task's folder is read-only, the folders
+/// above it cannot be moved, and the task cannot unmount or remount the binds (a Landlock
+/// domain may not change mounts; a privileged task also lost `CAP_SYS_ADMIN`).
+#[test]
+fn a_task_cannot_unmount_remount_or_move_aside_gate_state() {
+    if !has_mounts("a_task_cannot_unmount_remount_or_move_aside_gate_state") {
+        return;
+    }
+    let f = Fixture::new("");
+    std::fs::create_dir(f.path("plans")).unwrap();
+    // The plan in a folder of the task's tree (its `cwd` is the fixture's root): the folder
+    // holds gate's state, so it is pinned, and every plan in it is read-only.
+    std::fs::write(
+        f.path("plans/a.yaml"),
+        format!(
+            "version: 1\nsampling: {{single: {{n: 1, c: 0}}}}\ntasks:\n  - id: attack\n    cwd: ..\n    run: |\n{}\n      exit 1\n",
+            indent(
+                "umount plans/b.yaml && echo escaped\n\
+                 umount -l out/ledger.jsonl && echo escaped\n\
+                 mount -o remount,rw,bind plans/b.yaml && echo escaped\n\
+                 mount --bind /dev/null plans/b.yaml && echo escaped\n\
+                 mount -t tmpfs none out && echo escaped\n\
+                 printf 'run: \"true\"\\n' >> plans/b.yaml && echo escaped\n\
+                 mv plans plans.old && echo escaped\n\
+                 mv out out.old && echo escaped\n\
+                 mkdir -p plans2 && printf 'run: \"true\"\\n' > plans2/b.yaml && echo created\n\
+                 rm -rf plans && echo escaped\n\
+                 printf x >> plans/a.yaml && echo escaped\n\
+                 touch out/new && echo escaped\n\
+                 ln plans/a.yaml hard && echo escaped"
+            )
+        ),
+    )
+    .unwrap();
+    let b = "version: 1\nsampling: {single: {n: 1, c: 0}}\ntasks:\n  - id: regressed\n    run: exit 1\n";
+    std::fs::write(f.path("plans/b.yaml"), b).unwrap();
+    let plan = read(&f.path("plans/a.yaml"));
+    gate()
+        .current_dir(f.dir.path())
+        .args([
+            "run",
+            "plans/a.yaml",
+            "--ledger",
+            "out/ledger.jsonl",
+            "--no-step-summary",
+        ])
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("attack  FAIL"));
+    let log = trial_log(&f);
+    assert!(!log.contains("escaped"), "{log}");
+    assert!(
+        log.contains("created"),
+        "the task's own folders stay writable: {log}"
+    );
+    assert_eq!(read(&f.path("plans/b.yaml")), b);
+    assert_eq!(read(&f.path("plans/a.yaml")), plan);
+    gate()
+        .args(["verify", f.ledger_path().to_str().unwrap()])
+        .assert()
+        .code(0);
+    gate()
+        .current_dir(f.dir.path())
+        .args([
+            "run",
+            "plans/b.yaml",
+            "--ledger",
+            "b-out/ledger.jsonl",
+            "--no-step-summary",
+        ])
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("regressed  FAIL"));
+}
+
+/// Without `CAP_SYS_ADMIN` (any non-root user; here root with it dropped, when the tests run
+/// as root) the mount layer is a user namespace that maps the task's uid onto itself: the
+/// task's `id -u` is unchanged and the walls are the same.
+#[test]
+fn the_mount_layer_in_a_user_namespace_keeps_the_uid_and_the_walls() {
+    if !has_mounts("the_mount_layer_in_a_user_namespace_keeps_the_uid_and_the_walls") {
+        return;
+    }
+    // SAFETY: getuid only returns an id.
+    let uid = unsafe { libc::getuid() };
+    let f = attack(&format!(
+        "test \"$(id -u)\" = {uid} && echo same-uid\n\
+         echo x > counter.txt && echo created\n\
+         umount plan.yaml && echo escaped\n\
+         printf x >> plan.yaml && echo escaped\n\
+         printf x >> out/ledger.jsonl && echo escaped"
+    ));
+    let mut cmd = if uid == 0 {
+        if std::process::Command::new("setpriv")
+            .arg("--version")
+            .output()
+            .is_err()
+        {
+            eprintln!("skipped: running as root without setpriv to drop CAP_SYS_ADMIN");
+            return;
+        }
+        let mut c = assert_cmd::Command::new("setpriv");
+        c.args(["--bounding-set", "-sys_admin", "--inh-caps", "-sys_admin"])
+            .arg(assert_cmd::cargo::cargo_bin("gate"));
+        c
+    } else {
+        gate()
+    };
+    cmd.current_dir(f.dir.path())
+        .args([
+            "run",
+            "plan.yaml",
+            "--ledger",
+            "out/ledger.jsonl",
+            "--no-step-summary",
+        ])
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY");
+    let probe = std::process::Command::new("sh")
+        .args(["-c", "unshare -U true"])
+        .status();
+    if !probe.is_ok_and(|s| s.success()) {
+        eprintln!("skipped: user namespaces are refused here");
+        return;
+    }
+    cmd.assert()
+        .code(1)
+        .stdout(predicate::str::contains("attack  FAIL"));
+    let log = trial_log(&f);
+    assert!(log.contains("same-uid") && log.contains("created"), "{log}");
+    assert!(!log.contains("escaped"), "{log}");
+    assert_eq!(
+        f.ledger().header().sandbox.clone().unwrap().mounts,
+        MountWall::StateReadOnly
+    );
+}
+
+/// A task may create files in its folder now, so it could plant `gate.yaml` where a later
+/// `gate run` without a path finds it first (before `.config/gate.yaml`): the run that saw it
+/// appear publishes no verdict.
+#[test]
+fn a_task_cannot_plant_a_default_plan_for_a_later_gate_run() {
+    let f = Fixture::new("");
+    std::fs::create_dir(f.path(".config")).unwrap();
+    std::fs::write(
+        f.path(".config/gate.yaml"),
+        "version: 1\nsampling: {single: {n: 1, c: 0}}\ntasks:\n  - id: regressed\n    cwd: ..\n    run: |\n      printf 'version: 1\\nsampling: {single: {n: 1, c: 0}}\\ntasks:\\n  - id: regressed\\n    run: \"true\"\\n' > gate.yaml\n      exit 1\n",
+    )
+    .unwrap();
+    gate()
+        .current_dir(f.dir.path())
+        .args(["run", "--ledger", "out/ledger.jsonl", "--no-step-summary"])
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains(
+            "`gate run` without a plan path would load it next",
+        ))
+        .stdout(predicate::str::contains("PASS").not());
+}
+
+/// Truncate by path is not confined by Landlock before ABI 3 (Linux 6.2; GitHub's
+/// ubuntu-22.04 has ABI 1), but gate's state is on read-only mounts: `truncate` fails there.
+#[test]
+fn below_landlock_abi_3_the_mount_layer_still_refuses_truncating_the_ledger() {
+    if !has_mounts("below_landlock_abi_3_the_mount_layer_still_refuses_truncating_the_ledger") {
+        return;
+    }
+    let f = attack(
+        "truncate -s 0 out/ledger.jsonl && echo escaped\n\
+         truncate -s 0 plan.yaml && echo escaped",
+    );
+    f.command(&[])
+        .env("GATE_SANDBOX_MAX_ABI", "1")
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("attack  FAIL"));
+    assert!(!trial_log(&f).contains("escaped"), "{}", trial_log(&f));
+    gate()
+        .args(["verify", f.ledger_path().to_str().unwrap()])
+        .assert()
+        .code(0);
+}
+
+/// Where the mount layer cannot be made (user namespaces refused: GitHub's ubuntu-24.04
+/// runners for non-root users), the box falls back to the Landlock allow-list, says so, and
+/// every write attack still fails. `GATE_SANDBOX_NO_MOUNTS=1` forces that here.
+#[test]
+fn without_the_mount_layer_every_write_attack_still_fails() {
+    if !has_abi(3, "without_the_mount_layer_every_write_attack_still_fails") {
+        return;
+    }
+    let f = attack(&format!(
+        "{}\n{}\n{}\n\
+         printf 'run: \"true\"\\n' >> b.yaml && echo escaped\n\
+         echo ok > work/f && echo wrote-own-folder",
+        write_attempts("out/ledger.jsonl"),
+        write_attempts("out/ledger.jsonl.lock"),
+        write_attempts("plan.yaml"),
+    ));
+    std::fs::write(f.path("b.yaml"), "x").unwrap();
+    std::fs::create_dir(f.path("work")).unwrap();
+    let plan = read(&f.plan());
+    f.command(&["--json", "out/r.json"])
+        .env("GATE_SANDBOX_NO_MOUNTS", "1")
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("filesystem: landlock allow-list"));
+    let log = trial_log(&f);
+    assert!(!log.contains("escaped") && log.contains("tried"), "{log}");
+    assert!(log.contains("wrote-own-folder"), "{log}");
+    assert_eq!(read(&f.plan()), plan);
+    assert_eq!(read(&f.path("b.yaml")), "x");
+    let walls = f.ledger().header().sandbox.clone().unwrap();
+    assert_eq!(walls.mounts, MountWall::None);
+    assert!(read(&f.path("out/r.json")).contains("\"mounts\": \"none\""));
+    gate()
+        .args(["verify", f.ledger_path().to_str().unwrap()])
+        .assert()
+        .code(0);
+}
+
+/// The fallback's price: without the mount layer a task may not create a file in a folder
+/// that holds gate's own files (here the plan's folder, which also holds the ledger's). Such a
+/// FAIL is the box's, not the agent's, so the summary says where a trial may write, and
+/// `gate check` names the folder.
+#[test]
+fn without_the_mount_layer_a_file_beside_the_plan_is_refused_and_the_summary_says_where_to_write() {
     if !has_abi(
         1,
-        "a_file_created_beside_the_plan_is_refused_and_the_summary_says_where_to_write",
+        "without_the_mount_layer_a_file_beside_the_plan_is_refused_and_the_summary_says_where_to_write",
     ) {
         return;
     }
     let f = Fixture::new(
         "version: 1\nsampling: {single: {n: 1, c: 0}}\ntasks:\n  - id: t\n    run: echo x > counter.txt\n",
     );
-    f.run(&[])
+    f.command(&[])
+        .env("GATE_SANDBOX_NO_MOUNTS", "1")
+        .assert()
         .code(1)
         .stdout(predicate::str::contains("Permission denied"))
         .stdout(predicate::str::contains("hint       a write was refused"))
         .stdout(predicate::str::contains("policy.sandbox.writable"));
     assert!(!f.path("counter.txt").exists());
+    let dir = std::fs::canonicalize(f.dir.path()).unwrap();
+    gate()
+        .current_dir(f.dir.path())
+        .args(["check", "plan.yaml"])
+        .env("GATE_SANDBOX_NO_MOUNTS", "1")
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains(format!(
+            "filesystem: landlock allow-list — new files cannot be created in {}, which holds gate's state; write to $TMPDIR or a subfolder, or put --out elsewhere",
+            dir.display()
+        )));
     // In a subfolder free of gate's files the same write works.
     let g = Fixture::new(
         "version: 1\nsampling: {single: {n: 1, c: 0}}\ntasks:\n  - id: t\n    cwd: work\n    run: echo x > counter.txt\n",
     );
     std::fs::create_dir(g.path("work")).unwrap();
-    g.run(&[]).code(0);
+    g.command(&[])
+        .env("GATE_SANDBOX_NO_MOUNTS", "1")
+        .assert()
+        .code(0);
     assert_eq!(read(&g.path("work/counter.txt")), "x\n");
 }

@@ -146,7 +146,7 @@ fn suite_judges_every_pytest_test_case_against_its_invocation_counter() {
     .assert()
     .code(4)
     .stderr(predicate::str::contains(
-        "suite run #1 could not run the suite: run exited 2, a declared harness exit code",
+        "suite run #1 could not run the suite: the suite exited 2, a declared harness exit code",
     ));
 }
 
@@ -341,7 +341,7 @@ fn suite_judges_every_nextest_test_case_against_its_invocation_counter() {
     )
     .unwrap();
     run(&[]).assert().code(4).stderr(predicate::str::contains(
-        "run exited 101, a declared harness exit code",
+        "the suite exited 101, a declared harness exit code",
     ));
 }
 

@@ -438,3 +438,22 @@ fn a_suite_task_with_junit_beside_it_is_refused() {
         .code(2)
         .stderr(predicate::str::contains("so `suite` does not apply"));
 }
+
+#[test]
+fn suite_harness_exit_code_error_names_suite_harness_exit_codes_not_policy() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    std::fs::write(
+        p.join("gate.yaml"),
+        plan("exit 5", 5, 1, "      harness_exit_codes: [5]\n"),
+    )
+    .unwrap();
+    gate_in(p)
+        .args(["run"])
+        .assert()
+        .code(4)
+        .stdout(predicate::str::contains(
+            "the suite exited 5, a declared harness exit code (`suite.harness_exit_codes`)",
+        ))
+        .stdout(predicate::str::contains("policy.harness_exit_codes").not());
+}

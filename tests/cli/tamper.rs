@@ -483,3 +483,48 @@ fn bidi_controls_and_line_separators_from_a_task_are_shown_escaped() {
     }
     assert!(shown.contains("\\u{202e}"), "{shown}");
 }
+
+#[test]
+fn plan_svg_over_a_fifo_a_symlink_or_the_plan_is_refused_by_the_report_preflight() {
+    // `gate plan --svg PATH` wrote with `std::fs::write`: a FIFO at PATH blocked it forever,
+    // a symlink wrote through to its target. It now goes through the one report preflight.
+    let d = tempfile::tempdir().unwrap();
+    mkfifo(&d.path().join("fifo.svg"));
+    std::fs::write(d.path().join("target.txt"), "keep").unwrap();
+    std::os::unix::fs::symlink(d.path().join("target.txt"), d.path().join("link.svg")).unwrap();
+    for (name, why) in [
+        ("fifo.svg", "is a FIFO, not a regular file"),
+        ("link.svg", "is a symbolic link"),
+    ] {
+        gate()
+            .current_dir(d.path())
+            .args([
+                "plan",
+                "--healthy",
+                "0.9",
+                "--regressed",
+                "0.7",
+                "--svg",
+                name,
+            ])
+            .timeout(std::time::Duration::from_secs(20))
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(why));
+    }
+    assert_eq!(read(&d.path().join("target.txt")), "keep");
+    gate()
+        .current_dir(d.path())
+        .args([
+            "plan",
+            "--healthy",
+            "0.9",
+            "--regressed",
+            "0.7",
+            "--svg",
+            "oc.svg",
+        ])
+        .assert()
+        .code(0);
+    assert!(read(&d.path().join("oc.svg")).starts_with("<svg"));
+}

@@ -1,0 +1,491 @@
+//! The box's mount layer: gate's state read-only in each trial's own mount namespace.
+//!
+//! Landlock can only allow, so without this layer a folder that holds one of gate's files
+//! (the plan's folder, the ledger's) cannot be granted to the task at all: nothing could be
+//! created in it, and a task that writes `counter.txt` or pytest's `.pytest_cache` beside
+//! its plan fails because of the box. With this layer every process of a trial runs in a
+//! mount namespace of its own in which each of gate's protected paths inside the task's
+//! writable roots is bind-mounted onto itself read-only; Landlock then grants the roots
+//! whole. A read-only mount refuses every write, `truncate`, `chmod` or link through it
+//! (`EROFS`, `EXDEV`), and a mount point cannot be removed or renamed (`EBUSY`), so each
+//! folder between a root and a protected path is pinned by a bind of itself (else
+//! `mv plans plans.old; mkdir plans` would swap a later plan without touching the file).
+//!
+//! The namespace is made in the child between `fork` and `exec`:
+//! - with `CAP_SYS_ADMIN` (gate runs as root): `unshare(CLONE_NEWNS)`;
+//! - otherwise `unshare(CLONE_NEWUSER | CLONE_NEWNS)` mapping gate's own uid and gid onto
+//!   themselves (`setgroups` denied), so the task's `id -u` is unchanged.
+//!
+//! Once the mounts are made the task loses, from every set including the bounding set, the
+//! capabilities that reach beneath a mount or around a path (`CAP_SYS_ADMIN`: `open_tree`
+//! of a mount without its binds, `fsmount`, `setns`; `CAP_DAC_READ_SEARCH`:
+//! `open_by_handle_at`; `CAP_MKNOD`, `CAP_SYS_MODULE`, `CAP_SYS_RAWIO`, `CAP_BPF`,
+//! `CAP_SYS_PTRACE`): a root task keeps the rest (binding a low port, `chown`).
+//!
+//! The task cannot undo the binds: a Landlock domain that handles filesystem access may not
+//! `mount`, `umount` or remount (the sandbox module applies Landlock after this layer).
+//!
+//! Where the kernel refuses a step (user namespaces restricted, as on GitHub's ubuntu-24.04
+//! runners for non-root users, `kernel.apparmor_restrict_unprivileged_userns=1`; a seccomp
+//! profile without `mount_setattr`), [`available`] says so once per process, by making a
+//! real namespace with a real read-only bind in a forked child, and the box falls back to
+//! the Landlock allow-list alone. `GATE_SANDBOX_NO_MOUNTS=1` forces that fallback (for
+//! testing both on one machine).
+
+use std::ffi::CString;
+use std::fs;
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::DirBuilderExt;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// How a trial's mount namespace is made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Namespace {
+    /// gate holds `CAP_SYS_ADMIN`: a mount namespace alone, then a capability drop.
+    Privileged,
+    /// A user namespace (gate's uid and gid mapped onto themselves) and a mount namespace.
+    User,
+}
+
+/// `struct mount_attr` (include/uapi/linux/mount.h).
+#[repr(C)]
+struct MountAttr {
+    attr_set: u64,
+    attr_clr: u64,
+    propagation: u64,
+    userns_fd: u64,
+}
+const MOUNT_ATTR_RDONLY: u64 = 0x1;
+
+/// `struct __user_cap_header_struct` and `__user_cap_data_struct` (linux/capability.h).
+#[repr(C)]
+struct CapHeader {
+    version: u32,
+    pid: i32,
+}
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+struct CapData {
+    effective: u32,
+    permitted: u32,
+    inheritable: u32,
+}
+const CAP_VERSION_3: u32 = 0x2008_0522;
+/// The capabilities a privileged task loses (see the module doc): by number,
+/// `CAP_DAC_READ_SEARCH` 2, `CAP_SYS_MODULE` 16, `CAP_SYS_RAWIO` 17, `CAP_SYS_PTRACE` 19,
+/// `CAP_SYS_ADMIN` 21, `CAP_MKNOD` 27, `CAP_BPF` 39.
+const DROPPED_CAPS: [u32; 7] = [2, 16, 17, 19, 21, 27, 39];
+const CAP_SYS_ADMIN: u32 = 21;
+
+/// What one bind does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Op {
+    /// A folder bound onto itself as it is: a mount point, so it cannot be renamed.
+    Pin,
+    /// Bound onto itself, then read-only (with everything beneath it).
+    ReadOnly,
+    /// A folder of the trial's own beneath a read-only bind, made writable again.
+    Writable,
+}
+
+/// One process's mount layer, prepared in the parent; [`Layer::enter`] runs in the child.
+#[derive(Debug)]
+pub struct Layer {
+    ns: Namespace,
+    /// `"<uid> <uid> 1"` and `"<gid> <gid> 1"` (user namespace only).
+    uid_map: Vec<u8>,
+    gid_map: Vec<u8>,
+    /// gate's capability sets without [`DROPPED_CAPS`].
+    caps: [CapData; 2],
+    ops: Vec<(CString, Op)>,
+}
+
+/// The namespace the box can make on this machine, probed once per process; `None` when
+/// none works (or `GATE_SANDBOX_NO_MOUNTS` is set). `Err` carries why, for `gate check`.
+pub fn available() -> Result<Namespace, String> {
+    static PROBED: OnceLock<Result<Namespace, String>> = OnceLock::new();
+    PROBED.get_or_init(probe_all).clone()
+}
+
+fn probe_all() -> Result<Namespace, String> {
+    if std::env::var_os("GATE_SANDBOX_NO_MOUNTS").is_some_and(|v| !v.is_empty()) {
+        return Err("GATE_SANDBOX_NO_MOUNTS is set".into());
+    }
+    let mut why = Vec::new();
+    let order: &[Namespace] = if has_cap_sys_admin() {
+        &[Namespace::Privileged, Namespace::User]
+    } else {
+        &[Namespace::User]
+    };
+    for &ns in order {
+        match probe(ns) {
+            Ok(()) => return Ok(ns),
+            Err(e) => why.push(e),
+        }
+    }
+    Err(why.join("; "))
+}
+
+/// Whether this thread's effective set holds `CAP_SYS_ADMIN`.
+fn has_cap_sys_admin() -> bool {
+    current_caps().is_some_and(|c| c[0].effective & (1 << CAP_SYS_ADMIN) != 0)
+}
+
+fn current_caps() -> Option<[CapData; 2]> {
+    let mut hdr = CapHeader {
+        version: CAP_VERSION_3,
+        pid: 0,
+    };
+    let mut data = [CapData::default(); 2];
+    // SAFETY: capget writes one header and two data structs, both live and of that layout.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_capget,
+            &mut hdr as *mut CapHeader,
+            data.as_mut_ptr(),
+        )
+    };
+    (rc == 0).then_some(data)
+}
+
+/// Make the namespace in a forked child, bind a fresh folder read-only in it and check
+/// that a file cannot be created there.
+fn probe(ns: Namespace) -> Result<(), String> {
+    let name = match ns {
+        Namespace::Privileged => "a mount namespace",
+        Namespace::User => "a user and mount namespace",
+    };
+    let dir = std::env::temp_dir().join(format!(
+        "gate-probe-{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos())
+    ));
+    fs::DirBuilder::new()
+        .mode(0o700)
+        .create(&dir)
+        .map_err(|e| format!("{name}: cannot make a probe folder: {e}"))?;
+    let result = (|| {
+        let mut layer = Layer::new(ns);
+        layer.ops.push((cstring(&dir)?, Op::ReadOnly));
+        let inside = cstring(&dir.join("x")).map_err(|e| e.to_string())?;
+        // SAFETY: the child runs only async-signal-safe system calls (enter, mkdir, _exit)
+        // on memory prepared before the fork, and never returns.
+        let pid = unsafe { libc::fork() };
+        if pid < 0 {
+            return Err(format!("{name}: fork: {}", io::Error::last_os_error()));
+        }
+        if pid == 0 {
+            let code = match layer.enter() {
+                Err(_) => 1,
+                // SAFETY: a valid C string; the read-only bind must refuse it.
+                Ok(()) => match unsafe { libc::mkdir(inside.as_ptr(), 0o700) } {
+                    0 => 2,
+                    _ if io::Error::last_os_error().raw_os_error() == Some(libc::EROFS) => 0,
+                    _ => 3,
+                },
+            };
+            // SAFETY: ends the child without running the parent's destructors.
+            unsafe { libc::_exit(code) };
+        }
+        let mut status = 0;
+        // SAFETY: waits for the child just forked; writes only the status word.
+        let rc = unsafe { libc::waitpid(pid, &mut status, 0) };
+        if rc != pid {
+            return Err(format!("{name}: waitpid: {}", io::Error::last_os_error()));
+        }
+        match libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status)) {
+            Some(0) => Ok(()),
+            Some(1) => Err(format!("{name} is refused on this machine")),
+            _ => Err(format!("{name}: a read-only bind did not hold")),
+        }
+    })();
+    let _ = fs::remove_dir(&dir);
+    result.map_err(|e| e.to_string())
+}
+
+fn cstring(path: &Path) -> Result<CString, String> {
+    CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| format!("`{}` holds a NUL byte", path.display()))
+}
+
+/// Which binds one process of a trial needs.
+pub struct Binds<'a> {
+    /// gate's files and folders (absolute, links resolved as far as they exist).
+    pub protected: &'a [PathBuf],
+    /// gate's folders that no trial writes in, where that leaves the task's roots alone
+    /// (the ledger's folder, the reports' folders).
+    pub state_dirs: &'a [PathBuf],
+    /// The task's writable roots (its working folder, `policy.sandbox.writable`).
+    pub roots: &'a [PathBuf],
+    /// Folders gate made for the trial (its `TMPDIR`, its result file's folder).
+    pub holes: &'a [&'a Path],
+}
+
+impl Layer {
+    fn new(ns: Namespace) -> Layer {
+        // SAFETY: geteuid and getegid only return ids.
+        let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+        let mut caps = current_caps().unwrap_or_default();
+        for cap in DROPPED_CAPS {
+            let (word, bit) = ((cap / 32) as usize, 1u32 << (cap % 32));
+            caps[word].effective &= !bit;
+            caps[word].permitted &= !bit;
+            caps[word].inheritable &= !bit;
+        }
+        Layer {
+            ns,
+            uid_map: format!("{uid} {uid} 1").into_bytes(),
+            gid_map: format!("{gid} {gid} 1").into_bytes(),
+            caps,
+            ops: Vec::new(),
+        }
+    }
+
+    /// The layer of one process: the binds `b` calls for (see the module doc).
+    pub fn plan(ns: Namespace, b: &Binds) -> io::Result<Layer> {
+        let mut layer = Layer::new(ns);
+        let beneath_root = |p: &Path| b.roots.iter().any(|r| p != r && p.starts_with(r));
+        let holds_root = |p: &Path| b.roots.iter().any(|r| r.starts_with(p));
+        // What to make read-only: each protected path, or the nearest folder of it that
+        // exists (a report not written yet); and every plan-like file in a folder that
+        // holds gate's state (any of them may be a plan a later step runs).
+        let mut targets: Vec<PathBuf> = Vec::new();
+        for p in b.protected.iter().chain(b.state_dirs) {
+            let mut t = p.as_path();
+            while fs::symlink_metadata(t).is_err() {
+                match t.parent() {
+                    Some(parent) => t = parent,
+                    None => break,
+                }
+            }
+            targets.push(t.to_path_buf());
+        }
+        let mut folders: Vec<&Path> = b
+            .protected
+            .iter()
+            .flat_map(|p| p.ancestors().skip(1))
+            .filter(|a| b.roots.iter().any(|r| a.starts_with(r)))
+            .collect();
+        folders.sort();
+        folders.dedup();
+        for folder in folders {
+            let Ok(entries) = fs::read_dir(folder) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                if e.file_type().is_ok_and(|k| k.is_file()) && is_yaml(&e.path()) {
+                    targets.push(e.path());
+                }
+            }
+        }
+        // Only inside the roots (outside them Landlock refuses every write), and never a
+        // folder that holds a root (that would take the root from the task).
+        targets.retain(|t| beneath_root(t) && !holds_root(t));
+        targets.sort();
+        targets.dedup();
+        // A target beneath another is covered by it.
+        let kept: Vec<PathBuf> = targets
+            .iter()
+            .filter(|t| !targets.iter().any(|o| o != *t && t.starts_with(o)))
+            .cloned()
+            .collect();
+        let mut pins: Vec<&Path> = kept
+            .iter()
+            .flat_map(|t| t.ancestors().skip(1))
+            .filter(|a| beneath_root(a))
+            .collect();
+        pins.sort_by_key(|p| (p.components().count(), p.to_path_buf()));
+        pins.dedup();
+        let err = |e: String| io::Error::new(io::ErrorKind::InvalidInput, e);
+        for p in pins {
+            layer.ops.push((cstring(p).map_err(err)?, Op::Pin));
+        }
+        for t in &kept {
+            layer.ops.push((cstring(t).map_err(err)?, Op::ReadOnly));
+        }
+        for h in b.holes {
+            if kept.iter().any(|t| h.starts_with(t)) {
+                layer.ops.push((cstring(h).map_err(err)?, Op::Writable));
+            }
+        }
+        Ok(layer)
+    }
+
+    /// Make the namespace and the binds, then drop the capabilities. Runs in
+    /// the child between `fork` and `exec`: async-signal-safe system calls only, on memory
+    /// prepared before the fork; no allocation.
+    pub fn enter(&self) -> io::Result<()> {
+        let flags = match self.ns {
+            Namespace::Privileged => libc::CLONE_NEWNS,
+            Namespace::User => libc::CLONE_NEWUSER | libc::CLONE_NEWNS,
+        };
+        // SAFETY: unshare takes flags only.
+        check(unsafe { libc::unshare(flags) })?;
+        if self.ns == Namespace::User {
+            write_proc(c"/proc/self/setgroups", b"deny")?;
+            write_proc(c"/proc/self/uid_map", &self.uid_map)?;
+            write_proc(c"/proc/self/gid_map", &self.gid_map)?;
+        }
+        // No bind of ours may propagate back to gate's namespace.
+        // SAFETY: valid C strings or null, as mount(2) takes them.
+        check(unsafe {
+            libc::mount(
+                std::ptr::null(),
+                c"/".as_ptr(),
+                std::ptr::null(),
+                libc::MS_REC | libc::MS_PRIVATE,
+                std::ptr::null(),
+            )
+        })?;
+        for (path, op) in &self.ops {
+            // SAFETY: as above.
+            check(unsafe {
+                libc::mount(
+                    path.as_ptr(),
+                    path.as_ptr(),
+                    std::ptr::null(),
+                    libc::MS_BIND | libc::MS_REC,
+                    std::ptr::null(),
+                )
+            })?;
+            let (set, clr) = match op {
+                Op::Pin => continue,
+                Op::ReadOnly => (MOUNT_ATTR_RDONLY, 0),
+                Op::Writable => (0, MOUNT_ATTR_RDONLY),
+            };
+            let attr = MountAttr {
+                attr_set: set,
+                attr_clr: clr,
+                propagation: 0,
+                userns_fd: 0,
+            };
+            // SAFETY: a valid C string and a live `mount_attr` of the size passed.
+            let rc = unsafe {
+                libc::syscall(
+                    libc::SYS_mount_setattr,
+                    libc::AT_FDCWD,
+                    path.as_ptr(),
+                    libc::AT_RECURSIVE as libc::c_uint,
+                    &attr as *const MountAttr,
+                    std::mem::size_of::<MountAttr>(),
+                )
+            };
+            check(rc as libc::c_int)?;
+        }
+        // Also in a user namespace: there gate's root (a container's root without
+        // CAP_SYS_ADMIN) keeps every capability of the namespace across `exec`, and the
+        // namespace owns the binds.
+        {
+            for cap in DROPPED_CAPS {
+                // SAFETY: prctl with integer arguments only. EINVAL: a capability this
+                // kernel does not have.
+                let rc = unsafe { libc::prctl(libc::PR_CAPBSET_DROP, cap as libc::c_ulong) };
+                if rc != 0 && io::Error::last_os_error().raw_os_error() != Some(libc::EINVAL) {
+                    return Err(io::Error::last_os_error());
+                }
+            }
+            let hdr = CapHeader {
+                version: CAP_VERSION_3,
+                pid: 0,
+            };
+            // SAFETY: a live header and two data structs of the layout capset reads.
+            check(unsafe {
+                libc::syscall(
+                    libc::SYS_capset,
+                    &hdr as *const CapHeader,
+                    self.caps.as_ptr(),
+                ) as libc::c_int
+            })?;
+        }
+        Ok(())
+    }
+}
+
+fn check(rc: libc::c_int) -> io::Result<()> {
+    if rc != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Write `bytes` to a file of `/proc/self` (open, write, close: async-signal-safe).
+fn write_proc(path: &std::ffi::CStr, bytes: &[u8]) -> io::Result<()> {
+    // SAFETY: a valid C string; the descriptor is closed below.
+    let fd = unsafe { libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `bytes` is live for the call.
+    let n = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
+    let e = io::Error::last_os_error();
+    // SAFETY: closes the descriptor opened above.
+    unsafe { libc::close(fd) };
+    if n != bytes.len() as isize {
+        return Err(e);
+    }
+    Ok(())
+}
+
+/// Whether a file may be a plan (`*.yaml`, `*.yml`).
+pub(super) fn is_yaml(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("yaml") || e.eq_ignore_ascii_case("yml"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ops(l: &Layer) -> Vec<(String, Op)> {
+        l.ops
+            .iter()
+            .map(|(p, o)| (p.to_str().unwrap().to_string(), *o))
+            .collect()
+    }
+
+    #[test]
+    fn the_binds_pin_each_folder_between_a_root_and_gate_state_and_leave_the_root_whole() {
+        let d = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(d.path()).unwrap();
+        fs::create_dir_all(root.join("plans")).unwrap();
+        fs::create_dir_all(root.join("gate-out/runs/r/results/t")).unwrap();
+        fs::write(root.join("plans/a.yaml"), "").unwrap();
+        fs::write(root.join("plans/b.yml"), "").unwrap();
+        fs::write(root.join("plans/notes.txt"), "").unwrap();
+        fs::write(root.join("gate-out/ledger.jsonl"), "").unwrap();
+        let result = root.join("gate-out/runs/r/results/t");
+        let tmp = PathBuf::from("/tmp/elsewhere");
+        let protected = [
+            root.join("plans/a.yaml"),
+            root.join("gate-out/ledger.jsonl"),
+            root.join("gate-out/runs"),
+            // A report not written yet, directly in the root: no bind can hold its name.
+            root.join("r.json"),
+        ];
+        let layer = Layer::plan(
+            Namespace::User,
+            &Binds {
+                protected: &protected,
+                state_dirs: &[root.join("gate-out")],
+                roots: std::slice::from_ref(&root),
+                holes: &[&tmp, &result],
+            },
+        )
+        .unwrap();
+        let s = |p: &str| root.join(p).to_str().unwrap().to_string();
+        assert_eq!(
+            ops(&layer),
+            vec![
+                (s("plans"), Op::Pin),
+                (s("gate-out"), Op::ReadOnly),
+                (s("plans/a.yaml"), Op::ReadOnly),
+                (s("plans/b.yml"), Op::ReadOnly),
+                (result.to_str().unwrap().to_string(), Op::Writable),
+            ]
+        );
+    }
+}
