@@ -17,11 +17,12 @@ use std::time::SystemTime;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+pub use crate::model::Counts;
 pub use crate::model::{
     Fault, FilesystemWall, MountWall, OnInconclusive, Outcome, Rates, SandboxMode, Shard,
     SignalWall, TimeoutPolicy, Walls,
 };
-use crate::model::{Judgement, Sampling, Tally};
+use crate::model::{Judgement, Sampling};
 
 /// Version of the ledger format written by this build. Schema 2 added the box's walls
 /// (`sandbox`) to the header and the resume rows; schema 3 added suite tasks (a header task
@@ -355,37 +356,6 @@ pub struct SuiteRun {
     pub cases: u64,
     /// Of which failed.
     pub failed: u64,
-}
-
-/// Counts at a task's decision. `run` = passed + failed + unavailable.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Counts {
-    /// Trials whose attempt 1 finished and was consumed in ordinal order.
-    pub run: u64,
-    /// Graded passes.
-    pub passed: u64,
-    /// Graded failures.
-    pub failed: u64,
-    /// Unavailable trials.
-    pub unavailable: u64,
-    /// Trials killed in flight (not counted).
-    pub cancelled: u64,
-    /// Trials that finished beyond the decision point in ordinal order (not counted).
-    pub excluded: u64,
-}
-
-impl Counts {
-    /// Counts from a sampler tally plus the uncounted trials.
-    pub fn from_tally(t: Tally, cancelled: u64, excluded: u64) -> Self {
-        Counts {
-            run: t.passed + t.failed + t.unavailable,
-            passed: t.passed,
-            failed: t.failed,
-            unavailable: t.unavailable,
-            cancelled,
-            excluded,
-        }
-    }
 }
 
 /// A task's decision.

@@ -279,6 +279,37 @@ pub struct Tally {
     pub unavailable: u64,
 }
 
+/// Counts at a task's decision. `run` = passed + failed + unavailable.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counts {
+    /// Trials whose attempt 1 finished and was consumed in ordinal order.
+    pub run: u64,
+    /// Graded passes.
+    pub passed: u64,
+    /// Graded failures.
+    pub failed: u64,
+    /// Unavailable trials.
+    pub unavailable: u64,
+    /// Trials killed in flight (not counted).
+    pub cancelled: u64,
+    /// Trials that finished beyond the decision point in ordinal order (not counted).
+    pub excluded: u64,
+}
+
+impl Counts {
+    /// Counts from a sampler tally plus the uncounted trials.
+    pub fn from_tally(t: Tally, cancelled: u64, excluded: u64) -> Self {
+        Counts {
+            run: t.passed + t.failed + t.unavailable,
+            passed: t.passed,
+            failed: t.failed,
+            unavailable: t.unavailable,
+            cancelled,
+            excluded,
+        }
+    }
+}
+
 impl Tally {
     /// Graded trials: passes plus failures.
     pub fn graded(&self) -> u64 {

@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::ledger::Counts;
+use crate::model::Counts;
 use crate::model::{Outcome, Shard};
 use crate::rule::Rule;
 

@@ -4,7 +4,7 @@
 //! OC curve as a table and a mermaid chart, each task's detail inside a `<details>` block.
 //!
 //! Text from the ledger (ids, reasons, notes) is made inert: no raw HTML, no link or image,
-//! no autolinked URL (see [`cell`]). GitHub drops a step summary above 1 MiB entirely, so
+//! no autolinked URL (see `cell`). GitHub drops a step summary above 1 MiB entirely, so
 //! [`render_capped`] falls back to the verdict table and a pointer to the full file when
 //! the whole summary would not fit.
 

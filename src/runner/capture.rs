@@ -222,8 +222,8 @@ impl Streams {
         }
     }
 
-    /// The process ended: take what is buffered, waiting at most [`DRAIN`] in all, and no
-    /// longer than [`TICK`] for more, since a straggler that left the process group may hold
+    /// The process ended: take what is buffered, waiting at most `DRAIN` in all, and no
+    /// longer than `TICK` for more, since a straggler that left the process group may hold
     /// a pipe open forever. Returns both captures.
     pub fn finish(mut self) -> [Capture; 2] {
         let until = Instant::now() + DRAIN;

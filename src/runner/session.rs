@@ -241,7 +241,7 @@ impl Session {
     }
 
     /// Append an attempt row: written at once, synced by the background syncer (see
-    /// [`Syncer`]), so that the scheduler's thread, which starts the next trial, never
+    /// `Syncer`), so that the scheduler's thread, which starts the next trial, never
     /// waits for the disk. Rows stay in order; a decision row is synced before `append`
     /// returns, which syncs every row before it.
     pub fn append_attempt(&mut self, row: Row) -> Result<(), Error> {
