@@ -435,8 +435,8 @@ impl PairSampler {
 
     /// Counts for the decision row: the discordant rule's tally (passed = head wins,
     /// failed = head losses, unavailable = void pairs), pairs cancelled and excluded.
-    pub fn counts(&self) -> crate::ledger::Counts {
-        crate::ledger::Counts::from_tally(
+    pub fn counts(&self) -> crate::model::Counts {
+        crate::model::Counts::from_tally(
             self.rule.tally(),
             self.cancelled,
             self.uncounted_finished(),
