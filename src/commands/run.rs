@@ -52,13 +52,13 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
     for t in &plan.tasks {
         crate::runner::suite::check_jobs(t, plan.policy.jobs)?;
     }
+    let shard = args.shard.as_deref().map(str::parse::<Shard>);
+    let shard = shard.transpose().map_err(Error::Usage)?;
     let mut skipped = Vec::new();
     if let Some(stage) = args.stage {
         plan.select_stage(stage).map_err(Error::Usage)?;
-        skipped = after_earlier_stages(&mut plan, stage, &args.after)?;
+        skipped = after_earlier_stages(&mut plan, stage, shard, &args.after)?;
     }
-    let shard = args.shard.as_deref().map(str::parse::<Shard>);
-    let shard = shard.transpose().map_err(Error::Usage)?;
     if let Some(s) = shard {
         plan.check_shard(s).map_err(Error::Usage)?;
     }
@@ -251,6 +251,7 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
 fn after_earlier_stages(
     plan: &mut Plan,
     stage: u64,
+    shard: Option<Shard>,
     after: &[PathBuf],
 ) -> Result<Vec<String>, Error> {
     use crate::error::Context as _;
@@ -290,6 +291,7 @@ fn after_earlier_stages(
     }
     let report = Report::from_ledgers(&ledgers, None)
         .context("`--after`: the earlier stages' ledgers are not a staged run")?;
+    refuse_unmergeable_stage(&ledgers, shard)?;
     let status = match &report.stages {
         Some(s) if s.partial.is_none() => s,
         Some(_) => {
@@ -356,6 +358,52 @@ fn after_earlier_stages(
         )));
     }
     Ok(lines)
+}
+
+/// A stage whose ledger `gate report` could never merge with the earlier stages' is refused
+/// before any trial: every trial it ran would be wasted. The report merges shards of one
+/// shard count only, never a whole run with shards, and only shards of one attempt of one CI
+/// run (the matrix job may differ from stage to stage).
+fn refuse_unmergeable_stage(ledgers: &[Ledger], shard: Option<Shard>) -> Result<(), Error> {
+    let Some(first) = ledgers.first() else {
+        return Ok(());
+    };
+    let m = |s: Option<Shard>| {
+        s.map_or_else(
+            || "a whole run".to_string(),
+            |s| format!("shards of {}", s.m),
+        )
+    };
+    if first.header().shard.map(|s| s.m) != shard.map(|s| s.m) {
+        return Err(Error::Usage(format!(
+            "`--after {}`: the earlier stages ran as {}, this stage as {}: every stage of a staged run \
+             runs the same number of shards (or every stage whole)",
+            first.path.display(),
+            m(first.header().shard),
+            m(shard)
+        )));
+    }
+    if shard.is_some() {
+        let key = |c: &Option<crate::ledger::CiRun>| {
+            c.as_ref()
+                .map(|c| (c.run_id.clone(), c.run_attempt.clone()))
+        };
+        let here = crate::ledger::CiRun::from_env();
+        if key(&first.header().ci) != key(&here) {
+            let ran = |c: &Option<crate::ledger::CiRun>| match c {
+                Some(c) => format!("attempt {} of CI run {}", c.run_attempt, c.run_id),
+                None => "outside GitHub Actions".to_string(),
+            };
+            return Err(Error::Usage(format!(
+                "`--after {}`: the earlier stages ran in {}, this stage in {}: `gate report` merges only \
+                 the shards of one attempt of one CI run (re-run all jobs of the workflow run)",
+                first.path.display(),
+                ran(&first.header().ci),
+                ran(&here)
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Gate's own paths, which no trial may write: its binary, the plan, the ledger and its lock,

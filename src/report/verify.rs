@@ -215,7 +215,18 @@ pub fn audit(ledger: &Ledger) -> Audit {
             .unwrap_or(0);
         let verdict = replayed.verdict();
         let header = ledger.header();
-        let code = crate::exit::for_run(verdict, header.on_inconclusive, header.shard.is_some());
+        // The code `gate run` wrote: a partial view (a shard, or a stage after the first run
+        // whole) exits 0 unless FAIL is certain; stage 1 of a staged run run whole exits
+        // CONTINUE when it leaves a task undecided, as `gate report` over it does.
+        let stages = super::stages::status(std::slice::from_ref(ledger), &replayed)
+            .ok()
+            .flatten();
+        let partial =
+            header.shard.is_some() || stages.as_ref().is_some_and(|s| s.partial.is_some());
+        let code = match stages.and_then(|s| s.next) {
+            Some(_) if !partial => crate::exit::CONTINUE,
+            _ => crate::exit::for_run(verdict, header.on_inconclusive, partial),
+        };
         if f.verdict != verdict || f.exit_code != code {
             out.disagree(Problem {
                 at: at(i),

@@ -950,3 +950,105 @@ fn a_fail_decides_a_staged_run_of_several_tasks_at_once() {
         "{text}"
     );
 }
+
+/// Bug: a stage whose ledger `gate report` could never merge with the earlier stages' (its
+/// shards from another CI run or attempt, another shard count, or a whole run after shards)
+/// ran all its trials, and only the report refused. It is refused before any trial.
+#[test]
+fn a_stage_that_could_never_merge_with_its_after_ledgers_is_refused_before_any_trial() {
+    let fx = crate::common::Fixture::new(STAGED);
+    let ci = [("GITHUB_RUN_ID", "77"), ("GITHUB_RUN_ATTEMPT", "1")];
+    for k in 1..=3 {
+        run_stage(&fx, 1, k, &[], &ci).code(0);
+    }
+    let after: Vec<_> = (1..=3)
+        .map(|k| fx.path(&format!("out/s1-{k}.jsonl")))
+        .collect();
+    let refused = |cmd: &mut assert_cmd::Command, why: &str| {
+        cmd.assert().code(2).stderr(predicates::str::contains(why));
+        assert!(!fx.path("out/s2-1.jsonl").exists());
+    };
+    // Another CI run, another attempt, outside CI.
+    let other_run = [("GITHUB_RUN_ID", "78"), ("GITHUB_RUN_ATTEMPT", "1")];
+    refused(
+        &mut stage_command(&fx, "out/s2-1.jsonl", 2, 1, &after, &other_run),
+        "attempt 1 of CI run 77, this stage in attempt 1 of CI run 78",
+    );
+    let retry = [("GITHUB_RUN_ID", "77"), ("GITHUB_RUN_ATTEMPT", "2")];
+    refused(
+        &mut stage_command(&fx, "out/s2-1.jsonl", 2, 1, &after, &retry),
+        "this stage in attempt 2 of CI run 77",
+    );
+    refused(
+        stage_command(&fx, "out/s2-1.jsonl", 2, 1, &after, &[]).env_remove("GITHUB_RUN_ID"),
+        "this stage in outside GitHub Actions",
+    );
+    // Another shard count, or the stage run whole.
+    let stage_2 = |shard: &[&str]| {
+        let mut cmd = crate::common::gate();
+        cmd.current_dir(fx.dir.path())
+            .args(["run", "plan.yaml", "--no-step-summary", "--ledger"])
+            .arg(fx.path("out/s2-1.jsonl"))
+            .args(["--stage", "2"])
+            .args(shard)
+            .env_remove("GITHUB_ACTIONS")
+            .envs(ci);
+        for l in &after {
+            cmd.arg("--after").arg(l);
+        }
+        cmd
+    };
+    refused(
+        &mut stage_2(&["--shard", "1/2"]),
+        "ran as shards of 3, this stage as shards of 2",
+    );
+    refused(&mut stage_2(&[]), "this stage as a whole run");
+    // The same CI run and attempt (another matrix job) runs.
+    run_stage(
+        &fx,
+        2,
+        1,
+        &after,
+        &[("GITHUB_JOB", "stage-2"), ci[0], ci[1]],
+    )
+    .code(0);
+}
+
+/// Bug: stage 1 run whole (no `--shard`) wrote the CONTINUE exit (5) in its footer, and a
+/// later stage run whole a 0, which `gate verify` and `gate report` recomputed as 3 and
+/// refused: an unsharded staged run could never be verified or merged.
+#[test]
+fn a_staged_run_without_shards_verifies_and_merges_stage_by_stage() {
+    let fx = crate::common::Fixture::new(STAGED);
+    let whole = |stage: u64, after: &[&str], code: i32| {
+        let mut cmd = crate::common::gate();
+        cmd.current_dir(fx.dir.path())
+            .args(["run", "plan.yaml", "--no-step-summary", "--ledger"])
+            .arg(fx.path(&format!("out/w{stage}.jsonl")))
+            .args(["--stage", &stage.to_string()])
+            .env_remove("GITHUB_ACTIONS")
+            .env_remove("GITHUB_STEP_SUMMARY");
+        for l in after {
+            cmd.arg("--after").arg(fx.path(l));
+        }
+        cmd.assert().code(code);
+    };
+    // Trial 3 fails: 1 failure of 9 decides nothing (CONTINUE); 2 of 18 PASS.
+    whole(1, &[], 5);
+    whole(2, &["out/w1.jsonl"], 0);
+    for l in ["out/w1.jsonl", "out/w2.jsonl"] {
+        crate::common::gate()
+            .args(["verify"])
+            .arg(fx.path(l))
+            .assert()
+            .code(0);
+    }
+    let (code, v, err) = report(&fx, &[fx.path("out/w1.jsonl")]);
+    assert_eq!(
+        (code, v["decision"].as_str()),
+        (5, Some("CONTINUE")),
+        "{err}"
+    );
+    let (code, v, err) = report(&fx, &[fx.path("out/w1.jsonl"), fx.path("out/w2.jsonl")]);
+    assert_eq!((code, v["decision"].as_str()), (0, Some("PASS")), "{err}");
+}
