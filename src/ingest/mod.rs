@@ -34,6 +34,7 @@ pub mod deepeval;
 pub mod gotest;
 pub mod inspect;
 pub mod json_nan;
+pub mod json_split;
 pub mod junit;
 pub mod pairs;
 pub mod promptfoo;
