@@ -35,6 +35,7 @@ pub mod gotest;
 pub mod inspect;
 pub mod json_nan;
 pub mod json_split;
+pub mod judge;
 pub mod junit;
 pub mod pairs;
 pub mod promptfoo;

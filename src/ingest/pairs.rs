@@ -9,8 +9,8 @@
 use std::collections::HashMap;
 
 use super::{Attempt, History};
-use crate::ledger::{DecisionRow, Outcome, Row, TaskSpec};
-use crate::model::{Judgement, Verdict};
+use crate::ledger::{Outcome, Row, TaskSpec};
+use crate::model::Verdict;
 use crate::pairs::{PairSampler, Side};
 
 /// The ledger header's record of a compare rule judging result files: no order (the runs
@@ -96,24 +96,14 @@ pub fn judge_pairs(
             sampler.offer(pair, side, first);
         }
     }
-    let (verdict, reason) = match sampler.decision() {
-        Some(d) => (d.verdict, d.reason.clone()),
-        None => (
-            Verdict::Inconclusive,
-            format!(
-                "no decision after the {} recorded pair{} (the rule may need up to {max_pairs})",
-                history.pairs.len(),
-                if history.pairs.len() == 1 { "" } else { "s" },
-            ),
-        ),
-    };
-    rows.push(Row::Decision(DecisionRow {
-        task: spec.id.clone(),
-        verdict: Judgement::Verdict(verdict),
-        reason,
-        counts: sampler.counts(),
-        llr: sampler.rule().llr(),
-    }));
+    let (verdict, row) = super::judge::decision_row(
+        &spec.id,
+        sampler.decision(),
+        (history.pairs.len(), "pair", max_pairs),
+        sampler.counts(),
+        sampler.rule().llr(),
+    );
+    rows.push(row);
     Ok(verdict)
 }
 
