@@ -146,7 +146,7 @@ pub fn detect(dir: &Path) -> Option<EvalKind> {
 /// commands that feed it; returns the exit code.
 pub fn execute(args: &crate::cli::InitArgs, kind: &EvalKind) -> Result<u8, crate::error::Error> {
     let (text, commands) = render(kind, &args.dir, &args.output);
-    super::init::create_new(&args.output, &text)?;
+    super::init_files::create_new(&args.output, &text)?;
     println!(
         "wrote {} for {} project: a plan for `gate ingest`. Run the eval, then judge it:\n{commands}",
         args.output.display(),

@@ -11,7 +11,8 @@ use crate::ledger::{
     DecisionRow, Header, OnInconclusive, Row, SourceFile, TaskSpec, TimeoutPolicy, now_rfc3339,
     sha256_hex,
 };
-use crate::model::{Counts, Judgement, Verdict};
+use crate::model::{Counts, Judgement, Outcome, Verdict};
+use crate::pairs::{PairSampler, Side};
 use crate::plan::{Plan, ResolvedRule};
 use crate::report::Report;
 use crate::rule::Decision;
@@ -280,7 +281,7 @@ pub fn judge_all(
         verdicts.push(
             match paired {
                 Some(p) => match p.iter().find(|h| h.test == spec.id) {
-                    Some(h) => pairs::judge_pairs(spec, h, started_at, &mut rows),
+                    Some(h) => judge_pairs(spec, h, started_at, &mut rows),
                     None => continue,
                 },
                 None => judge(spec, history, started_at, &mut rows),
@@ -320,6 +321,49 @@ pub fn judge(
         &spec.id,
         sampler.decision(),
         (history.trials.len(), "run", spec.sampling.max_graded()),
+        sampler.counts(),
+        sampler.rule().llr(),
+    );
+    rows.push(row);
+    Ok(verdict)
+}
+
+/// Append one compare task's attempt rows (both sides of every pair, side recorded) and its
+/// decision: first attempts consumed by the pair sampler in pair order, pairs past the
+/// decision excluded.
+pub fn judge_pairs(
+    spec: &TaskSpec,
+    history: &PairedHistory,
+    started_at: &str,
+    rows: &mut Vec<Row>,
+) -> Result<Verdict, String> {
+    let max_pairs = spec.compare.as_ref().map_or(0, |c| c.max_pairs);
+    let mut sampler = PairSampler::new(spec.sampling.clone(), spec.max_unavailable, max_pairs)
+        .map_err(|e| format!("task `{}`: {e}", spec.id))?;
+    for (i, (head, base)) in history.pairs.iter().enumerate() {
+        let pair = i as u64 + 1;
+        for (side, attempts) in [(Side::Head, head), (Side::Base, base)] {
+            for (j, a) in attempts.iter().enumerate() {
+                rows.push(Row::Attempt(a.row(
+                    &spec.id,
+                    pair,
+                    j as u32 + 1,
+                    started_at,
+                    Some(side),
+                )));
+            }
+            // Attempt 1 only (invariant 1).
+            // A declared fault on either side voids the pair (it is replaced, within the budget).
+            let first = attempts
+                .first()
+                .map_or(Outcome::Fail, super::Attempt::outcome);
+            sampler.offer(pair, side, first);
+        }
+    }
+    let (verdict, row) = decision_row(
+        &spec.id,
+        sampler.decision(),
+        (history.pairs.len(), "pair", max_pairs),
         sampler.counts(),
         sampler.rule().llr(),
     );
