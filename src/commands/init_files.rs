@@ -8,6 +8,18 @@ use std::path::{Component, Path, PathBuf};
 
 use crate::error::Error;
 
+/// The `sampling:` block of a plan for a whole suite or eval (every test judged by it): the
+/// default risks, written out with what each number means.
+pub(crate) const DEFAULT_DESIGN: &str = "\
+sampling:
+  design:
+    healthy: 90%    # the success rate of a test when all is well (per single run)
+    regressed: 70%  # a success rate you must not ship; below `healthy`
+    alpha: 5%       # tolerated P(gate fails | healthy): false alarms
+    beta: 10%       # tolerated P(gate passes | regressed): missed regressions
+    rule: single
+";
+
 /// Create `path` with `text`, never over an existing file: `create_new` refuses atomically
 /// (no check-then-write race). An existing file or one that cannot be created is a usage
 /// error (exit 2): the `--output` given cannot be used.

@@ -305,14 +305,7 @@ version: 1  # the plan-file format; 1 is the only version so far
 
 # The rule for every test case: rather than guessing n and c, state the rates gate must tell
 # apart and let it design the smallest plan that does (`gate check` shows it).
-sampling:
-  design:
-    healthy: 90%    # the success rate of a test when all is well (per single run)
-    regressed: 70%  # a success rate you must not ship; below `healthy`
-    alpha: 5%       # tolerated P(gate fails | healthy): false alarms
-    beta: 10%       # tolerated P(gate passes | regressed): missed regressions
-    rule: single
-
+{sampling}
 tasks:
   # The whole suite as each trial; each test case becomes a task `{id}/CASE`. A missing
   # runner exits 127: a harness error (exit 4, no verdict), never a FAIL.
@@ -322,6 +315,7 @@ tasks:
         retries = r.retries,
         id = r.label.to_ascii_lowercase(),
         task = r.suite_task(cwd),
+        sampling = super::init_files::DEFAULT_DESIGN,
     );
     text
 }

@@ -304,15 +304,7 @@ pub fn judge(
         .map_err(|e| format!("task `{}`: {e}", spec.id))?;
     for (i, attempts) in history.trials.iter().enumerate() {
         let ordinal = i as u64 + 1;
-        for (j, a) in attempts.iter().enumerate() {
-            rows.push(Row::Attempt(a.row(
-                &spec.id,
-                ordinal,
-                j as u32 + 1,
-                started_at,
-                None,
-            )));
-        }
+        push_attempts(rows, &spec.id, ordinal, attempts, started_at, None);
         // Attempt 1 only (invariant 1); the sampler excludes what comes after its decision.
         let first = attempts[0].outcome();
         sampler.offer(ordinal, first);
@@ -343,15 +335,7 @@ pub fn judge_pairs(
     for (i, (head, base)) in history.pairs.iter().enumerate() {
         let pair = i as u64 + 1;
         for (side, attempts) in [(Side::Head, head), (Side::Base, base)] {
-            for (j, a) in attempts.iter().enumerate() {
-                rows.push(Row::Attempt(a.row(
-                    &spec.id,
-                    pair,
-                    j as u32 + 1,
-                    started_at,
-                    Some(side),
-                )));
-            }
+            push_attempts(rows, &spec.id, pair, attempts, started_at, Some(side));
             // Attempt 1 only (invariant 1).
             // A declared fault on either side voids the pair (it is replaced, within the budget).
             let first = attempts
@@ -369,6 +353,26 @@ pub fn judge_pairs(
     );
     rows.push(row);
     Ok(verdict)
+}
+
+/// The attempt rows of one trial (or one side of a pair), attempt 1 first.
+fn push_attempts(
+    rows: &mut Vec<Row>,
+    task: &str,
+    trial: u64,
+    attempts: &[super::Attempt],
+    started_at: &str,
+    side: Option<Side>,
+) {
+    for (j, a) in attempts.iter().enumerate() {
+        rows.push(Row::Attempt(a.row(
+            task,
+            trial,
+            j as u32 + 1,
+            started_at,
+            side,
+        )));
+    }
 }
 
 /// A task's decision row: the sampler's decision, or INCONCLUSIVE when the recorded runs (or
