@@ -67,9 +67,8 @@ pub fn execute(args: &IngestArgs, output: &OutputArgs) -> Result<u8, Error> {
     judge_runs(args, output, &outputs, &rules, base_runs, runs)
 }
 
-/// Judge runs already read (from the files of `gate ingest`, or the suite runs of `gate
-/// suite`): write the ledger, then print and emit the reports it recomputes to.
-pub(crate) fn judge_runs(
+/// Judge the runs read: write the ledger, then print and emit the reports it recomputes to.
+fn judge_runs(
     args: &IngestArgs,
     output: &OutputArgs,
     outputs: &crate::publish::Outputs,
@@ -138,7 +137,7 @@ pub(crate) fn judge_runs(
 }
 
 /// The reading options the flags give.
-pub(crate) fn options(args: &IngestArgs) -> Result<Options, Error> {
+fn options(args: &IngestArgs) -> Result<Options, Error> {
     if !(args.pass_threshold.is_finite() && (0.0..=1.0).contains(&args.pass_threshold)) {
         return Err(Error::Usage(format!(
             "`--pass-threshold {}`: expected a number from 0 to 1",
@@ -162,12 +161,12 @@ pub(crate) fn options(args: &IngestArgs) -> Result<Options, Error> {
 }
 
 /// `go-json (go test -json)`, `junit (pytest)`: the format and the writer.
-pub(crate) fn describe(run: &ingest::RunFile) -> String {
+fn describe(run: &ingest::RunFile) -> String {
     format!("{} ({})", run.format.as_str(), run.writer.as_str())
 }
 
 /// The plan file, or the one rule the flags give.
-pub(crate) fn rules(args: &IngestArgs) -> Result<Rules, Error> {
+fn rules(args: &IngestArgs) -> Result<Rules, Error> {
     if let Some(path) = &args.plan {
         let plan = Plan::load(path)?;
         if let Some(t) = plan.tasks.first() {
@@ -241,7 +240,7 @@ pub(crate) fn rules(args: &IngestArgs) -> Result<Rules, Error> {
 
 /// The one report preflight ([`crate::publish::preflight`]), guarding the ledger this ingest
 /// writes (and its lock), the plan and every result file read.
-pub(crate) fn preflight(args: &IngestArgs) -> Result<crate::publish::Outputs, Error> {
+fn preflight(args: &IngestArgs) -> Result<crate::publish::Outputs, Error> {
     let mut guarded = vec![Guarded {
         what: "--ledger",
         path: &args.ledger,
