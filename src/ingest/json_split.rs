@@ -431,6 +431,33 @@ mod tests {
         assert_eq!(skeleton.original(1, 3), Position { line: 1, column: 3 });
     }
 
+    proptest::proptest! {
+        /// Any bytes, in any block size: elements and a skeleton, or an error, never a panic;
+        /// and a document that parses splits into elements and a skeleton that parse too.
+        #[test]
+        fn split_never_panics_and_keeps_every_byte_of_valid_json(
+            s in "[{}\\[\\],:\"\\\\ab1\n ]{0,80}",
+            block in 1usize..9,
+        ) {
+            let doc = format!("{{\"a\": {{\"b\": {s}}}}}");
+            let reader = std::io::BufReader::with_capacity(block, doc.as_bytes());
+            let mut elements = Vec::new();
+            let out = split(reader, &[b"a", b"b"], |e, _| {
+                elements.push(e.to_vec());
+                Ok::<_, ()>(())
+            });
+            if serde_json::from_str::<serde_json::Value>(&doc).is_ok() {
+                let Ok(skeleton) = out else {
+                    panic!("valid JSON refused: {doc}");
+                };
+                proptest::prop_assert!(serde_json::from_slice::<serde_json::Value>(&skeleton.bytes).is_ok());
+                for e in &elements {
+                    proptest::prop_assert!(serde_json::from_slice::<serde_json::Value>(e).is_ok(), "{doc}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn a_broken_array_is_refused_where_it_breaks() {
         assert_eq!(
