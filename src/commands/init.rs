@@ -12,12 +12,13 @@
 
 use std::fmt::Write as _;
 use std::fs;
-use std::io::Write as _;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use crate::cli::{InitArgs, ProjectKind};
 use crate::error::Error;
 use crate::exit;
+
+use super::init_files::{create_new, project_text, relative_to, zone_note};
 
 /// Execute `gate init`; returns the exit code.
 pub fn execute(args: &InitArgs) -> Result<u8, Error> {
@@ -94,121 +95,6 @@ pub fn execute(args: &InitArgs) -> Result<u8, Error> {
     Ok(exit::SUCCESS)
 }
 
-/// Create `path` with `text`, never over an existing file: `create_new` refuses atomically
-/// (no check-then-write race). An existing file or one that cannot be created is a usage
-/// error (exit 2): the `--output` given cannot be used.
-pub(crate) fn create_new(path: &Path, text: &str) -> Result<(), Error> {
-    let mut file = match fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)
-    {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-            return Err(Error::Usage(format!(
-                "`{}` already exists; gate init never overwrites a plan (remove it, or pass `--output OTHER.yaml`)",
-                path.display()
-            )));
-        }
-        Err(e) => {
-            return Err(Error::input(
-                format!("cannot create `{}`", path.display()),
-                e,
-            ));
-        }
-    };
-    file.write_all(text.as_bytes())
-        .map_err(|e| Error::input(format!("cannot write `{}`", path.display()), e))
-}
-
-/// `to` as a relative path from the directory `from` (both as given, relative to the current
-/// directory or absolute), with `/` separators; `.` when they are the same directory. Both are
-/// made absolute first (a missing directory is taken as written), so `-o ci/gate.yaml` with
-/// `--dir .` gives `..`.
-pub(crate) fn relative_to(from: &Path, to: &Path) -> String {
-    let abs = |p: &Path| -> PathBuf {
-        let p = if p.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            p
-        };
-        let joined = if p.is_absolute() {
-            p.to_path_buf()
-        } else {
-            std::env::current_dir().unwrap_or_default().join(p)
-        };
-        // Lexically normalised (`a/./b/../c` → `a/c`): the directories need not exist yet.
-        let mut out = PathBuf::new();
-        for c in joined.components() {
-            match c {
-                Component::CurDir => {}
-                Component::ParentDir => {
-                    out.pop();
-                }
-                c => out.push(c),
-            }
-        }
-        out
-    };
-    let (from, to) = (abs(from), abs(to));
-    let a: Vec<_> = from.components().collect();
-    let b: Vec<_> = to.components().collect();
-    let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
-    let mut parts: Vec<String> = vec!["..".to_string(); a.len() - common];
-    parts.extend(
-        b[common..]
-            .iter()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
-    );
-    if parts.is_empty() {
-        ".".to_string()
-    } else {
-        parts.join("/")
-    }
-}
-
-/// The indifference zone of the plan just written, in one line, so the first thing a new user
-/// reads about the plan is that a rate between the two it tells apart can go either way. The
-/// plan is read back (not recomputed from the template) so the line is the rule `gate run`
-/// will use; a plan that does not load says nothing here (`gate check` will say why).
-pub(crate) fn zone_note(path: &Path) {
-    let Ok(plan) = crate::plan::Plan::load(path) else {
-        return;
-    };
-    let Ok(check) = crate::plan::check::PlanCheck::of(&plan) else {
-        return;
-    };
-    if let Some((task, zone)) = check.tasks.iter().find_map(|t| Some((t, t.zone?))) {
-        println!(
-            "note: {}",
-            crate::format::zone_line(&zone, task.rates.is_some())
-        );
-        return;
-    }
-    // A plan for `gate suite`/`gate ingest`: the rule its `junit:` tasks share.
-    let Some(rule) = plan
-        .selections
-        .first()
-        .map(|s| &s.rule)
-        .or(plan.default_rule.as_ref())
-    else {
-        return;
-    };
-    let Ok(lattice) = rule.sampling.lattice() else {
-        return;
-    };
-    let zone = match rule.rates {
-        Some(r) => crate::stats::zone::Zone::of(&lattice, r.regressed, r.healthy),
-        None => crate::stats::zone::Zone::unstated(&lattice),
-    };
-    if let Some(zone) = zone {
-        println!(
-            "note: {}",
-            crate::format::zone_line(&zone, rule.rates.is_some())
-        );
-    }
-}
-
 /// Whether `python3` can import an installed pytest (false when python3 is missing too).
 /// The project's own code never runs: isolated mode (`-I`: no script directory or current
 /// directory on `sys.path`, no `PYTHON*` variables, no user site) from the system's temporary
@@ -263,17 +149,6 @@ fn within<T: Send + 'static>(
         ))
     })
 }
-
-/// A project file's text, read as [`crate::input::read_project_file`] reads it (regular,
-/// bounded, no FIFO, no link out of the project); `None` when it cannot be.
-pub(crate) fn project_text(dir: &Path, file: &Path) -> Option<String> {
-    let rel = file.strip_prefix(dir).unwrap_or(file);
-    let bytes = crate::input::read_project_file(dir, rel, PROJECT_FILE_MAX).ok()?;
-    String::from_utf8(bytes).ok()
-}
-
-/// The most `gate init` reads of one project file: a manifest or test file is far smaller.
-const PROJECT_FILE_MAX: u64 = 1 << 20;
 
 impl ProjectKind {
     /// The name shown to people.

@@ -146,7 +146,7 @@ pub fn detect(dir: &Path) -> Option<EvalKind> {
 /// commands that feed it; returns the exit code.
 pub fn execute(args: &crate::cli::InitArgs, kind: &EvalKind) -> Result<u8, crate::error::Error> {
     let (text, commands) = render(kind, &args.dir, &args.output);
-    super::init::create_new(&args.output, &text)?;
+    super::init_files::create_new(&args.output, &text)?;
     println!(
         "wrote {} for {} project: a plan for `gate ingest`. Run the eval, then judge it:\n{commands}",
         args.output.display(),
@@ -229,14 +229,7 @@ version: 1  # the plan-file format; 1 is the only version so far
 
 # The rule for every test: rather than guessing n and c, state the rates gate must tell
 # apart and let it design the smallest plan that does ({n} runs; `gate check` shows it).
-sampling:
-  design:
-    healthy: 90%    # the success rate of a test when all is well (per single run)
-    regressed: 70%  # a success rate you must not ship; below `healthy`
-    alpha: 5%       # tolerated P(gate fails | healthy): false alarms
-    beta: 10%       # tolerated P(gate passes | regressed): missed regressions
-    rule: single
-
+{sampling}
 tasks:
   # Every test the eval reports (an Inspect sample, a promptfoo test, a pytest test id),
   # each judged on its own by the rule above. To give one test its own rule, put a task
@@ -249,6 +242,7 @@ tasks:
     junit: \"*\"
 ",
         label = kind.article(),
+        sampling = super::init_files::DEFAULT_DESIGN,
     );
     let commands =
         format!("  {run}\n  {ingest}\n\nIn GitHub Actions:\n  - run: {run}\n  - run: {ingest}\n");

@@ -159,7 +159,7 @@ impl SuiteRunner {
 
 /// The suite runners found in a JavaScript or Go project, in [`RUNNERS`] order.
 pub fn detect(dir: &Path) -> Vec<&'static SuiteRunner> {
-    let package = super::init::project_text(dir, Path::new("package.json"))
+    let package = super::init_files::project_text(dir, Path::new("package.json"))
         .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
     let names: Vec<String> = std::fs::read_dir(dir)
         .into_iter()
@@ -217,9 +217,10 @@ pub const JEST_PROPERTIES_FILE: &str = "junitTestCaseProperties.js";
 
 /// Write the plan for `r` (and, for Jest, the properties file) and print how to run it.
 pub fn execute(args: &InitArgs, r: &SuiteRunner, others: &[&SuiteRunner]) -> Result<u8, Error> {
-    let cwd = super::init::relative_to(args.output.parent().unwrap_or(Path::new(".")), &args.dir);
+    let cwd =
+        super::init_files::relative_to(args.output.parent().unwrap_or(Path::new(".")), &args.dir);
     let text = render(r, &cwd);
-    super::init::create_new(&args.output, &text)?;
+    super::init_files::create_new(&args.output, &text)?;
     println!(
         "wrote {} for {} {} project: every test case of the suite, judged on its own",
         args.output.display(),
@@ -229,7 +230,7 @@ pub fn execute(args: &InitArgs, r: &SuiteRunner, others: &[&SuiteRunner]) -> Res
     if r.kind == ProjectKind::Jest {
         jest_properties(&args.dir)?;
     }
-    super::init::zone_note(&args.output);
+    super::init_files::zone_note(&args.output);
     let plan = sh_word(&args.output.display().to_string());
     println!(
         "next: gate check {plan}   # what the plan will do\n      gate run {plan}     # the suite once per trial, retries off, until every test case is decided\n\
@@ -254,7 +255,7 @@ fn jest_properties(dir: &Path) -> Result<(), Error> {
     } else {
         dir.join(JEST_PROPERTIES_FILE)
     };
-    match super::init::create_new(&path, JEST_PROPERTIES) {
+    match super::init_files::create_new(&path, JEST_PROPERTIES) {
         Ok(()) => {
             println!(
                 "wrote {}: jest-junit records each test's `invocations`, so gate sees Jest's retries",
@@ -263,7 +264,7 @@ fn jest_properties(dir: &Path) -> Result<(), Error> {
             Ok(())
         }
         Err(_) if path.exists() => {
-            let records = super::init::project_text(dir, Path::new(JEST_PROPERTIES_FILE))
+            let records = super::init_files::project_text(dir, Path::new(JEST_PROPERTIES_FILE))
                 .is_some_and(|t| t.contains("invocations"));
             if !records {
                 eprintln!(
@@ -304,14 +305,7 @@ version: 1  # the plan-file format; 1 is the only version so far
 
 # The rule for every test case: rather than guessing n and c, state the rates gate must tell
 # apart and let it design the smallest plan that does (`gate check` shows it).
-sampling:
-  design:
-    healthy: 90%    # the success rate of a test when all is well (per single run)
-    regressed: 70%  # a success rate you must not ship; below `healthy`
-    alpha: 5%       # tolerated P(gate fails | healthy): false alarms
-    beta: 10%       # tolerated P(gate passes | regressed): missed regressions
-    rule: single
-
+{sampling}
 tasks:
   # The whole suite as each trial; each test case becomes a task `{id}/CASE`. A missing
   # runner exits 127: a harness error (exit 4, no verdict), never a FAIL.
@@ -321,6 +315,7 @@ tasks:
         retries = r.retries,
         id = r.label.to_ascii_lowercase(),
         task = r.suite_task(cwd),
+        sampling = super::init_files::DEFAULT_DESIGN,
     );
     text
 }

@@ -8,6 +8,7 @@ pub mod explain_junit;
 pub mod ingest;
 pub mod init;
 pub mod init_evals;
+pub mod init_files;
 pub mod init_suites;
 pub mod man;
 pub mod plan;

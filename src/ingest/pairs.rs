@@ -3,15 +3,12 @@
 //! Pair k of a test case is its k-th run on head with its k-th run on base (test id and run
 //! ordinal, as the result files list them, in the order given). A run with no partner (one
 //! side ran the test more often) is left out and counted, never graded. The pairs are judged
-//! by the same [`PairSampler`] as `gate run`'s pairs, in pair order, so `gate report` and
-//! `gate verify` recompute the ingest's verdict from its ledger.
+//! (in `judge.rs`) by the same [`crate::pairs::PairSampler`] as `gate run`'s pairs, in pair
+//! order, so `gate report` and `gate verify` recompute the ingest's verdict from its ledger.
 
 use std::collections::HashMap;
 
 use super::{Attempt, History};
-use crate::ledger::{DecisionRow, Outcome, Row, TaskSpec};
-use crate::model::{Judgement, Verdict};
-use crate::pairs::{PairSampler, Side};
 
 /// The ledger header's record of a compare rule judging result files: no order (the runs
 /// were made elsewhere) and no base command.
@@ -66,60 +63,11 @@ pub fn pair(head: &[History], base: Vec<History>) -> (Vec<PairedHistory>, Vec<St
     (out, alone)
 }
 
-/// Append one compare task's attempt rows (both sides of every pair, side recorded) and its
-/// decision: first attempts consumed by the pair sampler in pair order, pairs past the
-/// decision excluded.
-pub fn judge_pairs(
-    spec: &TaskSpec,
-    history: &PairedHistory,
-    started_at: &str,
-    rows: &mut Vec<Row>,
-) -> Result<Verdict, String> {
-    let max_pairs = spec.compare.as_ref().map_or(0, |c| c.max_pairs);
-    let mut sampler = PairSampler::new(spec.sampling.clone(), spec.max_unavailable, max_pairs)
-        .map_err(|e| format!("task `{}`: {e}", spec.id))?;
-    for (i, (head, base)) in history.pairs.iter().enumerate() {
-        let pair = i as u64 + 1;
-        for (side, attempts) in [(Side::Head, head), (Side::Base, base)] {
-            for (j, a) in attempts.iter().enumerate() {
-                rows.push(Row::Attempt(a.row(
-                    &spec.id,
-                    pair,
-                    j as u32 + 1,
-                    started_at,
-                    Some(side),
-                )));
-            }
-            // Attempt 1 only (invariant 1).
-            // A declared fault on either side voids the pair (it is replaced, within the budget).
-            let first = attempts.first().map_or(Outcome::Fail, Attempt::outcome);
-            sampler.offer(pair, side, first);
-        }
-    }
-    let (verdict, reason) = match sampler.decision() {
-        Some(d) => (d.verdict, d.reason.clone()),
-        None => (
-            Verdict::Inconclusive,
-            format!(
-                "no decision after the {} recorded pair{} (the rule may need up to {max_pairs})",
-                history.pairs.len(),
-                if history.pairs.len() == 1 { "" } else { "s" },
-            ),
-        ),
-    };
-    rows.push(Row::Decision(DecisionRow {
-        task: spec.id.clone(),
-        verdict: Judgement::Verdict(verdict),
-        reason,
-        counts: sampler.counts(),
-        llr: sampler.rule().llr(),
-    }));
-    Ok(verdict)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Outcome;
+    use crate::pairs::Side;
 
     fn history(test: &str, outcomes: &[bool]) -> History {
         History {

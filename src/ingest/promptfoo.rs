@@ -22,7 +22,7 @@ use std::collections::HashMap;
 
 use serde::Deserialize;
 
-use super::{Attempt, Options, ParseError, Trial, cut_text, json_nan};
+use super::{Attempt, Options, ParseError, Trial, cut_text, json_nan, json_split};
 
 /// Why a results file cannot be read.
 pub enum Error {
@@ -136,20 +136,61 @@ pub fn starts_results_json(prefix: &[u8]) -> bool {
 }
 
 /// Read a `results.json` from a stream, row by row, without holding the file: a real row is
-/// over a kilobyte (prompt, output, grading), and only what judges it is kept. promptfoo is
-/// JavaScript, whose `JSON.stringify` writes no bare `NaN`, so no rewrite is needed.
-pub fn read_stream(reader: impl std::io::Read, opts: &Options) -> Result<Results, Error> {
-    let file: File = serde_json::from_reader(reader).map_err(|e| {
+/// over a kilobyte (prompt, output, grading), and only what judges it is kept. Each row of
+/// `.results.results` is parsed from a slice of its own ([`json_split`]), the rest of the file
+/// strictly as a skeleton. promptfoo is JavaScript, whose `JSON.stringify` writes no bare
+/// `NaN`, so no rewrite is needed.
+pub fn read_stream(reader: impl std::io::BufRead, opts: &Options) -> Result<Results, Error> {
+    let not_results = |at: json_split::Position, e: &dyn std::fmt::Display| {
         Error::Parse(ParseError {
-            line: e.line() as u64,
-            column: e.column() as u64,
-            reason: format!("not promptfoo's results (`.results.results[]`): {e}"),
+            line: at.line,
+            column: at.column,
+            reason: format!(
+                "not promptfoo's results (`.results.results[]`): {e} at line {} column {}",
+                at.line, at.column
+            ),
         })
+    };
+    let mut rows = Vec::new();
+    let skeleton = json_split::split(reader, &[b"results", b"results"], |bytes, at| {
+        let row: Row = serde_json::from_slice(bytes).map_err(|e| {
+            not_results(
+                at.within(e.line() as u64, e.column() as u64),
+                &Bare(e.to_string()),
+            )
+        })?;
+        rows.push((at.line, row));
+        Ok(())
+    })
+    .map_err(|e| match e {
+        json_split::Error::Io(e) => Error::Parse(ParseError {
+            line: 1,
+            column: 1,
+            reason: format!("cannot read promptfoo's results: {e}"),
+        }),
+        json_split::Error::Syntax(what, at) => not_results(at, &what),
+        json_split::Error::Element(e) => e,
     })?;
-    judge(
-        file.results.results.into_iter().map(|r| (0, r)).collect(),
-        opts,
-    )
+    // The skeleton holds `.results.results` as `[]`, or the rows themselves when the file
+    // spells the keys in a way the scan does not match (escapes): then they are read here.
+    let file: File = serde_json::from_slice(&skeleton.bytes).map_err(|e| {
+        let at = skeleton.original(e.line() as u64, e.column() as u64);
+        not_results(at, &Bare(e.to_string()))
+    })?;
+    rows.extend(file.results.results.into_iter().map(|r| (0, r)));
+    judge(rows, opts)
+}
+
+/// A serde_json message without its ` at line L column C` (the position is the skeleton's or
+/// the row's, not the file's, and is said again mapped).
+struct Bare(String);
+
+impl std::fmt::Display for Bare {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = self.0.as_str();
+        let s = s.rfind(" at line ").map_or(s, |i| &s[..i]);
+        f.write_str(s)
+    }
 }
 
 /// Read a `results.json` or `.jsonl`.

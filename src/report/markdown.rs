@@ -337,11 +337,30 @@ fn code_span(s: &str) -> String {
     }
 }
 
+/// The last line a task's first harness-error trial wrote (stderr, else stdout): a suite's
+/// guard says there which runner is missing and how to install it, which the exit code alone
+/// does not.
+fn harness_last_words(t: &TaskReport) -> Option<&str> {
+    let a = t.replay.trials.iter().find_map(|tr| {
+        let a = &tr.first.as_ref()?.row;
+        (a.outcome == crate::ledger::Outcome::HarnessError).then_some(a)
+    })?;
+    let tail = if a.stderr_tail.trim().is_empty() {
+        &a.stdout_tail
+    } else {
+        &a.stderr_tail
+    };
+    tail.lines().rev().map(str::trim).find(|l| !l.is_empty())
+}
+
 fn task(out: &mut String, t: &TaskReport, policy: OnInconclusive, detail: Detail) {
     let r = &t.replay;
     let c = r.counts;
     let _ = writeln!(out, "### {} — {}\n", cell(t.id()), badge(t.verdict()));
     let _ = writeln!(out, "> {}\n", cell(&r.reason));
+    if let Some(line) = harness_last_words(t) {
+        let _ = writeln!(out, "> {}\n", cell(line));
+    }
     if let Some(c) = &t.compare {
         for line in c.lines() {
             let _ = writeln!(out, "- **Compare:** {}", cell(&line));

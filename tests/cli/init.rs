@@ -487,6 +487,7 @@ fn a_missing_runner_is_a_harness_error_never_a_fail() {
         .current_dir(dir.path())
         .env("PATH", path)
         .env("npm_config_offline", "true")
+        .env("GITHUB_STEP_SUMMARY", dir.path().join("summary.md"))
         .output()
         .expect("sh");
     let stderr = String::from_utf8_lossy(&run.stderr);
@@ -497,6 +498,13 @@ fn a_missing_runner_is_a_harness_error_never_a_fail() {
             && format!("{stdout}{stderr}")
                 .contains("gate: jest or jest-junit is not installed in this project"),
         "{stdout}{stderr}"
+    );
+    // The step summary says what the guard said, not only that the suite exited 127.
+    let summary = std::fs::read_to_string(dir.path().join("summary.md")).expect("step summary");
+    assert!(
+        summary.contains("HARNESS ERROR")
+            && summary.contains("> gate: jest or jest-junit is not installed in this project"),
+        "{summary}"
     );
     // Go without go on PATH: the same.
     let dir = go_project();

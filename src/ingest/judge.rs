@@ -1,0 +1,434 @@
+//! Runs read from result files → the ledger `gate ingest` writes: which rule judges each test
+//! case ([`assign`]), the ledger's header ([`header`]), and the attempt and decision rows of
+//! every task ([`judge_all`]), decided by the same samplers as `gate run`.
+//!
+//! `commands/ingest.rs` only turns flags into [`Rules`] and [`super::Options`], says what
+//! these functions found, and prints the reports; following an ingest's arguments through
+//! the code stays here.
+
+use crate::error::Error;
+use crate::ledger::{
+    DecisionRow, Header, OnInconclusive, Row, SourceFile, TaskSpec, TimeoutPolicy, now_rfc3339,
+    sha256_hex,
+};
+use crate::model::{Counts, Judgement, Outcome, Verdict};
+use crate::pairs::{PairSampler, Side};
+use crate::plan::{Plan, ResolvedRule};
+use crate::report::Report;
+use crate::rule::Decision;
+use crate::sampler::OrderedSampler;
+
+use super::pairs::{self, PairedHistory};
+use super::{History, RunFile};
+
+/// The rules to judge with: a plan file's, or one rule for every test case.
+pub enum Rules {
+    /// A plan file's `junit:` tasks (and its top-level `sampling:` for the rest).
+    Plan(Box<Plan>),
+    /// One rule from the command line, and how to say it.
+    Flags {
+        /// The rule.
+        rule: ResolvedRule,
+        /// Its description (`--single 20,3`, or the designed plan's words).
+        words: String,
+    },
+}
+
+/// Test cases with their resolved task, in order of first appearance.
+pub type Assigned<'h> = Vec<(TaskSpec, &'h History)>;
+
+/// The header's list of files read: the base suite's first, then the head's.
+pub fn sources(base_runs: &[RunFile], runs: &[RunFile]) -> Vec<SourceFile> {
+    base_runs
+        .iter()
+        .chain(runs)
+        .map(|r| SourceFile {
+            path: r.path.display().to_string(),
+            sha256: r.sha256.clone(),
+            writer: r.writer.as_str().to_string(),
+        })
+        .collect()
+}
+
+/// Refuse test cases that cannot be judged: none at all, or one whose name shows nothing
+/// (empty, blanks, invisible characters), which would be a task no reader can tell apart or
+/// select.
+pub fn check_histories(histories: &[History], files: usize, skipped: u64) -> Result<(), Error> {
+    if let Some(h) = histories
+        .iter()
+        .find(|h| crate::untrusted::is_blank(&h.test))
+    {
+        return Err(Error::Usage(format!(
+            "a test case in the result files has no visible name (`{}`: no `name` and no `classname`, or only blanks and invisible characters); gate cannot name its task, so nothing is judged — give every test case a name",
+            crate::untrusted::one_line(&h.test)
+        )));
+    }
+    if histories.is_empty() {
+        return Err(Error::Usage(format!(
+            "the {files} result file{} hold no test case that ran ({skipped} skipped); nothing to judge",
+            if files == 1 { "" } else { "s" }
+        )));
+    }
+    Ok(())
+}
+
+/// Each test case with its rule, in order of first appearance, and the ids no rule covers.
+pub fn assign<'h>(
+    rules: &Rules,
+    histories: &'h [History],
+) -> Result<(Assigned<'h>, Vec<String>), Error> {
+    let spec = |h: &History, rule: &ResolvedRule, line: Option<u64>, how: String| TaskSpec {
+        id: h.test.clone(),
+        line,
+        sampling: rule.sampling.clone(),
+        rates: rule.rates,
+        max_unavailable: rule.max_unavailable,
+        run: how,
+        check: None,
+        timeout_s: None,
+        compare: rule.compare.as_deref().map(pairs::record),
+        suite: None,
+    };
+    let mut tasks = Vec::new();
+    let mut unselected = Vec::new();
+    match rules {
+        Rules::Flags { rule, .. } => {
+            for h in histories {
+                tasks.push((spec(h, rule, None, format!("junit: {}", h.test)), h));
+            }
+        }
+        Rules::Plan(plan) => {
+            let mut used = vec![false; plan.selections.len()];
+            for h in histories {
+                let hit = plan
+                    .selections
+                    .iter()
+                    .position(|s| s.pattern.matches(&h.test));
+                match (hit, &plan.default_rule) {
+                    (Some(i), _) => {
+                        used[i] = true;
+                        let s = &plan.selections[i];
+                        let how = format!("junit: {} (task `{}`, `{}`)", h.test, s.id, s.glob);
+                        tasks.push((spec(h, &s.rule, Some(s.line), how), h));
+                    }
+                    (None, Some(rule)) => {
+                        let how = format!("junit: {} (top-level `sampling:`)", h.test);
+                        tasks.push((spec(h, rule, None, how), h));
+                    }
+                    (None, None) => unselected.push(h.test.clone()),
+                }
+            }
+            if let Some(i) = used.iter().position(|u| !u) {
+                let s = &plan.selections[i];
+                let mut known: Vec<String> = histories
+                    .iter()
+                    .take(10)
+                    .map(|h| format!("`{}`", h.test))
+                    .collect();
+                if histories.len() > 10 {
+                    known.push(format!("… {} more", histories.len() - 10));
+                }
+                return Err(Error::Usage(format!(
+                    "{}:{}: task `{}`: `junit: {}` matches no test case in the result files (test cases: {})",
+                    plan.path.display(),
+                    s.line,
+                    s.id,
+                    s.glob,
+                    known.join(", ")
+                )));
+            }
+        }
+    }
+    Ok((tasks, unselected))
+}
+
+/// What an ingest judges.
+pub struct Tasks<'h> {
+    /// Each selected test case with its rule.
+    pub tasks: Assigned<'h>,
+    /// The test cases no rule covers.
+    pub unselected: Vec<String>,
+    /// With base runs: the head/base pairs of each test case that ran on both sides.
+    pub paired: Option<Vec<PairedHistory>>,
+}
+
+/// What an ingest judges: each test case with its rule ([`assign`]), the ids no rule covers,
+/// and with base runs the head/base pairs ([`compare_pairs`]); none selected is refused.
+pub fn tasks<'h>(
+    rules: &Rules,
+    histories: &'h [History],
+    base_runs: Option<Vec<RunFile>>,
+    say: &dyn Fn(&str),
+) -> Result<Tasks<'h>, Error> {
+    let (tasks, unselected) = assign(rules, histories)?;
+    let paired = compare_pairs(&tasks, histories, base_runs, say)?;
+    if tasks.is_empty() {
+        return Err(Error::Usage(
+            "no test case is selected by the plan's tasks, and the plan sets no top-level `sampling:` for the rest"
+                .into(),
+        ));
+    }
+    Ok(Tasks {
+        tasks,
+        unselected,
+        paired,
+    })
+}
+
+/// With base runs (`--base`): every judged test case must have a `compare:` rule, and is
+/// paired with its base runs (those found on one side only are named through `say` and left
+/// out). Without them (`base_runs` is `None`), no rule may be `compare:`.
+pub fn compare_pairs(
+    tasks: &Assigned<'_>,
+    histories: &[History],
+    base_runs: Option<Vec<RunFile>>,
+    say: &dyn Fn(&str),
+) -> Result<Option<Vec<PairedHistory>>, Error> {
+    let compare = tasks.iter().find(|(s, _)| s.compare.is_some());
+    let Some(base_runs) = base_runs else {
+        return match compare {
+            Some((s, _)) => Err(Error::Usage(format!(
+                "test case `{}` has a `compare:` rule, which judges head against base: give the base suite's files with `--base FILE... --`",
+                s.id
+            ))),
+            None => Ok(None),
+        };
+    };
+    if let Some((s, _)) = tasks.iter().find(|(s, _)| s.compare.is_none()) {
+        return Err(Error::Usage(format!(
+            "`--base`: test case `{}` has a `{}` rule; with `--base` every judged test case needs a `compare:` rule (or give `--odds-ratio R`)",
+            s.id,
+            s.sampling.rule_name()
+        )));
+    }
+    let (paired, alone) = pairs::pair(histories, super::histories(base_runs));
+    if !alone.is_empty() {
+        say(&format!(
+            "not judged (ran on one side only): {}",
+            alone
+                .iter()
+                .take(10)
+                .map(|t| format!("`{t}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if paired.is_empty() {
+        return Err(Error::Usage(
+            "`--base`: no test case ran on both sides; nothing to compare".into(),
+        ));
+    }
+    Ok(Some(paired))
+}
+
+/// The ledger header of an ingest (its run id left to the session that writes it): the plan
+/// (or the command line's rule), the files read with their SHA-256, and the tasks.
+pub fn header(
+    rules: &Rules,
+    tasks: &Assigned<'_>,
+    sources: Vec<SourceFile>,
+    on_inconclusive: OnInconclusive,
+    argv: Vec<String>,
+) -> impl FnOnce(&str) -> Header {
+    let manifest: String = sources
+        .iter()
+        .map(|s| format!("{}\0{}\n", s.path, s.sha256))
+        .collect();
+    let (plan_path, plan_hash) = match rules {
+        Rules::Plan(p) => (p.path.display().to_string(), p.hash.clone()),
+        Rules::Flags { words, .. } => (
+            "(command line)".to_string(),
+            sha256_hex(format!("gate ingest: {words}").as_bytes()),
+        ),
+    };
+    let tasks: Vec<TaskSpec> = tasks.iter().map(|(spec, _)| spec.clone()).collect();
+    move |run_id: &str| Header {
+        // An ingest has no suite task: the schema before suites.
+        schema: crate::ledger::schema_for(&[]),
+        gate_version: env!("CARGO_PKG_VERSION").to_string(),
+        run_id: run_id.to_string(),
+        plan_path,
+        plan_hash,
+        fixture_hash: sha256_hex(manifest.as_bytes()),
+        argv,
+        started_at: now_rfc3339(),
+        host: crate::runner::sys::hostname(),
+        shard: None,
+        stage: None,
+        jobs: 1,
+        timeout_policy: TimeoutPolicy::Fail,
+        on_inconclusive,
+        transport_exit_codes: Vec::new(),
+        transport_max_retries: 0,
+        tasks,
+        sources,
+        sandbox: None,
+        ci: crate::ledger::CiRun::from_env(),
+    }
+}
+
+/// Every task's attempt and decision rows, and the verdict they combine to: each task by its
+/// first attempts ([`judge`]), or by its head/base pairs when `paired` is given (a task with
+/// no pair is left out).
+pub fn judge_all(
+    tasks: &Assigned<'_>,
+    paired: Option<&[PairedHistory]>,
+    started_at: &str,
+) -> Result<(Vec<Row>, Verdict), Error> {
+    let mut rows = Vec::new();
+    let mut verdicts = Vec::with_capacity(tasks.len());
+    for (spec, history) in tasks {
+        verdicts.push(
+            match paired {
+                Some(p) => match p.iter().find(|h| h.test == spec.id) {
+                    Some(h) => judge_pairs(spec, h, started_at, &mut rows),
+                    None => continue,
+                },
+                None => judge(spec, history, started_at, &mut rows),
+            }
+            .map_err(Error::Usage)?,
+        );
+    }
+    Ok((rows, Verdict::combine(verdicts)))
+}
+
+/// Append one task's attempt rows and its decision: first attempts consumed by the sampler in
+/// ordinal order, later attempts recorded and never graded, runs past the decision excluded.
+pub fn judge(
+    spec: &TaskSpec,
+    history: &History,
+    started_at: &str,
+    rows: &mut Vec<Row>,
+) -> Result<Verdict, String> {
+    let mut sampler = OrderedSampler::new(spec.sampling.clone(), spec.max_unavailable, None)
+        .map_err(|e| format!("task `{}`: {e}", spec.id))?;
+    for (i, attempts) in history.trials.iter().enumerate() {
+        let ordinal = i as u64 + 1;
+        push_attempts(rows, &spec.id, ordinal, attempts, started_at, None);
+        // Attempt 1 only (invariant 1); the sampler excludes what comes after its decision.
+        let first = attempts[0].outcome();
+        sampler.offer(ordinal, first);
+    }
+    let (verdict, row) = decision_row(
+        &spec.id,
+        sampler.decision(),
+        (history.trials.len(), "run", spec.sampling.max_graded()),
+        sampler.counts(),
+        sampler.rule().llr(),
+    );
+    rows.push(row);
+    Ok(verdict)
+}
+
+/// Append one compare task's attempt rows (both sides of every pair, side recorded) and its
+/// decision: first attempts consumed by the pair sampler in pair order, pairs past the
+/// decision excluded.
+pub fn judge_pairs(
+    spec: &TaskSpec,
+    history: &PairedHistory,
+    started_at: &str,
+    rows: &mut Vec<Row>,
+) -> Result<Verdict, String> {
+    let max_pairs = spec.compare.as_ref().map_or(0, |c| c.max_pairs);
+    let mut sampler = PairSampler::new(spec.sampling.clone(), spec.max_unavailable, max_pairs)
+        .map_err(|e| format!("task `{}`: {e}", spec.id))?;
+    for (i, (head, base)) in history.pairs.iter().enumerate() {
+        let pair = i as u64 + 1;
+        for (side, attempts) in [(Side::Head, head), (Side::Base, base)] {
+            push_attempts(rows, &spec.id, pair, attempts, started_at, Some(side));
+            // Attempt 1 only (invariant 1).
+            // A declared fault on either side voids the pair (it is replaced, within the budget).
+            let first = attempts
+                .first()
+                .map_or(Outcome::Fail, super::Attempt::outcome);
+            sampler.offer(pair, side, first);
+        }
+    }
+    let (verdict, row) = decision_row(
+        &spec.id,
+        sampler.decision(),
+        (history.pairs.len(), "pair", max_pairs),
+        sampler.counts(),
+        sampler.rule().llr(),
+    );
+    rows.push(row);
+    Ok(verdict)
+}
+
+/// The attempt rows of one trial (or one side of a pair), attempt 1 first.
+fn push_attempts(
+    rows: &mut Vec<Row>,
+    task: &str,
+    trial: u64,
+    attempts: &[super::Attempt],
+    started_at: &str,
+    side: Option<Side>,
+) {
+    for (j, a) in attempts.iter().enumerate() {
+        rows.push(Row::Attempt(a.row(
+            task,
+            trial,
+            j as u32 + 1,
+            started_at,
+            side,
+        )));
+    }
+}
+
+/// A task's decision row: the sampler's decision, or INCONCLUSIVE when the recorded runs (or
+/// pairs: `recorded` is their number, what they are, and the most the rule may need) ended
+/// before it decided.
+pub(crate) fn decision_row(
+    task: &str,
+    decision: Option<&Decision>,
+    recorded: (usize, &str, u64),
+    counts: Counts,
+    llr: Option<f64>,
+) -> (Verdict, Row) {
+    let (verdict, reason) = match decision {
+        Some(d) => (d.verdict, d.reason.clone()),
+        None => {
+            let (n, what, most) = recorded;
+            (
+                Verdict::Inconclusive,
+                format!(
+                    "no decision after the {n} recorded {what}{} (the rule may need up to {most})",
+                    if n == 1 { "" } else { "s" },
+                ),
+            )
+        }
+    };
+    let row = Row::Decision(DecisionRow {
+        task: task.to_string(),
+        verdict: Judgement::Verdict(verdict),
+        reason,
+        counts,
+        llr,
+    });
+    (verdict, row)
+}
+
+/// The report of an ingest's own rows, which must agree with what its samplers decided
+/// (`verdict`, exit `code`): one that cannot be made, or disagrees, is gate's fault (exit 4).
+pub fn own_report(
+    ledger: &crate::ledger::Ledger,
+    verdict: Verdict,
+    code: u8,
+) -> Result<Report, Error> {
+    let report = Report::from_ledgers(std::slice::from_ref(ledger), None).map_err(|e| {
+        Error::Harness(format!(
+            "cannot make a report from this ingest's own ledger ({e}); no verdict is published"
+        ))
+    })?;
+    if report.verdict() != Judgement::Verdict(verdict) || report.exit_code() != code {
+        return Err(Error::Harness(format!(
+            "the ledger's rows recompute to {} (exit {}) where the ingest decided {verdict} (exit {code}); no verdict is published",
+            report
+                .verdict()
+                .verdict()
+                .map_or("no verdict", |v| v.as_str()),
+            report.exit_code()
+        )));
+    }
+    Ok(report)
+}

@@ -1,0 +1,461 @@
+//! A JUnit document → first-attempt trials: which runner wrote it, and how that runner
+//! records repeats and retries (the conventions are listed in the [`super`] module's docs).
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use super::junit::{self, Case, Document, Status};
+use super::{Attempt, Format, IngestError, Options, RunFile, Trial, Writer};
+
+/// Read one JUnit file.
+pub(super) fn read_junit(
+    path: &Path,
+    bytes: &[u8],
+    opts: &Options,
+) -> Result<RunFile, IngestError> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let (line, column) = junit::line_col(
+            &String::from_utf8_lossy(&bytes[..e.valid_up_to()]),
+            e.valid_up_to(),
+        );
+        IngestError::NotJunit {
+            path: path.to_path_buf(),
+            line,
+            column,
+            reason: "not UTF-8".into(),
+        }
+    })?;
+    let doc = junit::parse(text).map_err(|e| IngestError::NotJunit {
+        path: path.to_path_buf(),
+        line: e.line,
+        column: e.column,
+        reason: e.reason,
+    })?;
+    let mut doc = doc;
+    let writer = writer_of(&doc);
+    if writer == Writer::Mocha {
+        // mocha-junit-reporter writes the full title (`agent refund`) as the name and the
+        // test's own title (`refund`) as the class name: the full title alone is the test.
+        for c in &mut doc.cases {
+            if c.name.ends_with(&c.classname) {
+                c.classname.clear();
+            }
+        }
+    }
+    if writer == Writer::PromptfooJunit {
+        // promptfoo names each row `test {testIdx + 1}: {description}`: without the prefix,
+        // the rows of one test are its repeats, in testIdx (document) order.
+        for c in &mut doc.cases {
+            if let Some(rest) = strip_test_number(&c.name) {
+                c.name = rest.to_string();
+            }
+        }
+    }
+    let (trials, skipped) =
+        interpret(&doc, writer, opts.assume_retries_off).map_err(|r| match r {
+            Refusal::RetriesInvisible(reason) => IngestError::RetriesInvisible {
+                path: path.to_path_buf(),
+                reason,
+            },
+            Refusal::SameId { line, reason } => IngestError::SameId {
+                path: path.to_path_buf(),
+                line,
+                reason,
+            },
+        })?;
+    Ok(RunFile {
+        path: path.to_path_buf(),
+        sha256: String::new(),
+        writer,
+        trials,
+        skipped,
+        format: Format::Junit,
+        detected: false,
+        notes: Vec::new(),
+        claims: Vec::new(),
+    })
+}
+
+/// Recognise the writer from the root element and the records.
+pub fn writer_of(doc: &Document) -> Writer {
+    match doc.root_name.as_deref() {
+        Some("nextest-run") => return Writer::Nextest,
+        Some("pytest tests") => return Writer::Pytest,
+        Some("pytest") if doc.root == "testsuite" => return Writer::Pytest,
+        Some("jest tests") => return Writer::Jest,
+        Some("promptfoo") => return Writer::PromptfooJunit,
+        Some("vitest tests") => return Writer::Vitest,
+        Some("Mocha Tests") => return Writer::Mocha,
+        _ => {}
+    }
+    if doc.go_version {
+        return Writer::Gotestsum;
+    }
+    if doc.cases.iter().any(|c| c.invocations.is_some()) {
+        Writer::Jest
+    } else if doc.root_has_id || doc.cases.iter().any(|c| c.name.contains(" › ")) {
+        Writer::Playwright
+    } else {
+        Writer::Other
+    }
+}
+
+/// `test 12: refund` → `refund`.
+fn strip_test_number(name: &str) -> Option<&str> {
+    let rest = name.strip_prefix("test ")?;
+    let (n, tail) = rest.split_once(": ")?;
+    (!n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())).then_some(tail)
+}
+
+/// The test id of a record: `classname::name`, or the name alone when the class name is
+/// empty or repeats it (jest-junit writes the full title into both).
+fn test_id(classname: &str, name: &str) -> String {
+    if classname.is_empty() || classname == name {
+        name.to_string()
+    } else {
+        format!("{classname}::{name}")
+    }
+}
+
+/// The attempts one record holds, attempt 1 first; `None` for a skipped record.
+fn attempts_of(case: &Case) -> Option<Vec<Attempt>> {
+    let retry = |r: &junit::Retry| Attempt {
+        passed: false,
+        unavailable: false,
+        duration_s: r.time_s,
+        message: r.message.clone(),
+        detail: r.detail.clone(),
+    };
+    let own = match &case.status {
+        Status::Skipped => return None,
+        Status::Pass => Attempt {
+            passed: true,
+            unavailable: false,
+            duration_s: case.time_s,
+            message: String::new(),
+            detail: String::new(),
+        },
+        Status::Fail { message, detail } => Attempt {
+            passed: false,
+            unavailable: false,
+            duration_s: case.time_s,
+            message: if message.is_empty() {
+                detail.lines().next().unwrap_or("failed").to_string()
+            } else {
+                message.clone()
+            },
+            detail: detail.clone(),
+        },
+    };
+    let mut out = Vec::with_capacity(1 + case.flaky.len() + case.reruns.len());
+    if !case.flaky.is_empty() {
+        // Failed attempts, then the passing one the record itself describes.
+        out.extend(case.flaky.iter().map(retry));
+        out.push(own);
+    } else {
+        // Attempt 1 is the record's own result; reruns came after it.
+        out.push(own);
+        out.extend(case.reruns.iter().map(retry));
+    }
+    Some(out)
+}
+
+/// Why [`interpret`] refuses a document.
+enum Refusal {
+    /// The file's retries cannot be told apart from first attempts.
+    RetriesInvisible(String),
+    /// Two different test cases would share one test id.
+    SameId {
+        /// Line of the second test case.
+        line: u64,
+        /// Which ones.
+        reason: String,
+    },
+}
+
+/// Turn a document's records into trials, by the rules of its writer.
+fn interpret(doc: &Document, writer: Writer, vouched: bool) -> Result<(Vec<Trial>, u64), Refusal> {
+    let mut skipped = 0;
+    match writer {
+        Writer::Playwright if !vouched => {
+            return Err(Refusal::RetriesInvisible(
+                "written by Playwright's JUnit reporter, which does not record retries: a test that passed \
+                 on a retry looks exactly like a first-attempt pass, so gate cannot tell first attempts apart. \
+                 Check Playwright's own setting first: `retries: 0` in playwright.config (a generated config \
+                 has `retries: process.env.CI ? 2 : 0`, so CI retries twice) and no `--retries` on the command \
+                 line; repeat with `--repeat-each N`. Its JSON reporter records every retry, but gate reads no \
+                 Playwright format that shows retries, so the JUnit file is read on your word: then pass \
+                 `--assume-retries-off`"
+                    .into(),
+            ));
+        }
+        Writer::Jest if !vouched => {
+            if let Some(c) = doc.cases.iter().find(|c| c.invocations.is_none()) {
+                return Err(Refusal::RetriesInvisible(format!(
+                    "written by jest-junit without an `invocations` property (test `{}`, line {}): jest-junit \
+                     does not record `jest.retryTimes` retries, so a test that passed on a retry looks like a \
+                     first-attempt pass. Record them with a junitTestCaseProperties.js containing \
+                     `module.exports = (r) => ({{ invocations: r.invocations }});` beside the Jest config, or \
+                     check that no test file calls `jest.retryTimes` and pass `--assume-retries-off`",
+                    test_id(&c.classname, &c.name),
+                    c.line
+                )));
+            }
+        }
+        Writer::Vitest if !vouched => {
+            return Err(Refusal::RetriesInvisible(
+                "written by Vitest's JUnit reporter, which does not record retries: a test that passed on a \
+                 retry looks exactly like a first-attempt pass. Check Vitest's own setting first: no `retry` \
+                 in vitest.config (or `retry: 0`), no `--retry` on the command line, and no `{ retry: N }` on a \
+                 test; run the suite once per file. gate reads no Vitest format that shows retries, so the JUnit \
+                 file is read on your word: then pass `--assume-retries-off`"
+                    .into(),
+            ));
+        }
+        Writer::Mocha if !vouched => {
+            return Err(Refusal::RetriesInvisible(
+                "written by mocha-junit-reporter, which does not record retries: a test that passed on a \
+                 retry looks exactly like a first-attempt pass. Check mocha's own setting first: `--retries 0` \
+                 on the command line (it overrides `retries` in .mocharc) and no `this.retries(N)` in a test. \
+                 mocha's JSON reporter records each test's `currentRetry`, but gate reads no mocha format that \
+                 shows retries, so the JUnit file is read on your word: then pass `--assume-retries-off`"
+                    .into(),
+            ));
+        }
+        Writer::Gotestsum => {
+            let mut names = std::collections::HashSet::new();
+            if let Some(c) = doc
+                .cases
+                .iter()
+                .find(|c| !names.insert((&c.classname, &c.name)))
+            {
+                return Err(Refusal::RetriesInvisible(format!(
+                    "written by gotestsum, and test `{}` is recorded more than once (line {}): gotestsum's JUnit \
+                     lists every failure before the passes, so its record order is not run order, and it writes \
+                     `--rerun-fails` reruns as more records of the same name. Read the events instead: \
+                     `go test -json -count=N ./... > go-test.json` (or gotestsum's `--jsonfile`) and \
+                     `gate ingest --format go-json go-test.json`",
+                    test_id(&c.classname, &c.name),
+                    c.line
+                )));
+            }
+        }
+        Writer::Other if !vouched => {
+            return Err(Refusal::RetriesInvisible(
+                "this JUnit file's writer is not one gate knows how retries are recorded in (cargo-nextest, \
+                 pytest, jest-junit with `invocations`), so a test that passed on a retry cannot be told from a \
+                 first-attempt pass. Check the runner's own retry setting is off (mocha: no `--retries` or \
+                 `this.retries()`; Go: read `go test -json` with `--format go-json` instead), then pass \
+                 `--assume-retries-off`"
+                    .into(),
+            ));
+        }
+        _ => {}
+    }
+
+    // Records by name within this file, in document order.
+    let mut order: Vec<(String, String)> = Vec::new();
+    let mut records: HashMap<(String, String), Vec<&Case>> = HashMap::new();
+    for case in &doc.cases {
+        let key = (case.classname.clone(), case.name.clone());
+        let slot = records.entry(key.clone()).or_default();
+        if slot.is_empty() {
+            order.push(key);
+        }
+        slot.push(case);
+    }
+
+    let repeats = if writer == Writer::Pytest {
+        pytest_repeats(&order)
+    } else {
+        HashMap::new()
+    };
+
+    // `classname::name` is not injective (`a` + `b::c` and `a::b` + `c` are both `a::b::c`,
+    // as a nextest lib test `integration::foo` and an integration-test binary's `foo` can
+    // be): merging two test cases would hide one's failures among the other's trials.
+    let mut owner: HashMap<String, (&str, String, u64)> = HashMap::new();
+    let mut trials: Vec<Trial> = Vec::new();
+    for key in &order {
+        let cases = &records[key];
+        let (id, repeat) = match repeats.get(key) {
+            Some((base, i)) => (test_id(&key.0, base), Some(*i)),
+            None => (test_id(&key.0, &key.1), None),
+        };
+        let base = repeats.get(key).map_or(key.1.clone(), |(b, _)| b.clone());
+        let line = cases[0].line;
+        match owner.get(&id) {
+            Some((class, name, first)) if (*class, name) != (key.0.as_str(), &base) => {
+                return Err(Refusal::SameId {
+                    line,
+                    reason: format!(
+                        "test case `{}` (classname `{}`) and test case `{name}` (classname `{class}`, \
+                         line {first}) would both be the test `{id}`; gate will not merge two \
+                         different tests' trials. Rename one of them",
+                        key.1, key.0
+                    ),
+                });
+            }
+            Some(_) => {}
+            None => {
+                owner.insert(id.clone(), (key.0.as_str(), base, line));
+            }
+        }
+        if writer == Writer::Pytest {
+            // pytest-rerunfailures: every record but the last is a failed attempt of one
+            // trial (written without a failure element), the last is the final result.
+            let (last, earlier) = cases.split_last().expect("a key has at least one record");
+            let mut final_attempts = match attempts_of(last) {
+                Some(a) => a,
+                None if earlier.is_empty() => {
+                    skipped += 1;
+                    continue;
+                }
+                // A rerun that ended skipped (a skip raised on the retry): the failed attempts
+                // before it still happened, and the first of them is the trial's grade.
+                None => Vec::new(),
+            };
+            let mut attempts: Vec<Attempt> = earlier
+                .iter()
+                .map(|c| Attempt {
+                    passed: false,
+                    unavailable: false,
+                    duration_s: c.time_s,
+                    message: "failed (recorded by pytest-rerunfailures as a rerun)".into(),
+                    detail: String::new(),
+                })
+                .collect();
+            attempts.append(&mut final_attempts);
+            trials.push(Trial {
+                test: id,
+                repeat: repeat.unwrap_or(1),
+                attempts,
+            });
+        } else {
+            for (k, case) in cases.iter().enumerate() {
+                let Some(mut attempts) = attempts_of(case) else {
+                    skipped += 1;
+                    continue;
+                };
+                if let Some(n) = case.invocations
+                    && case.flaky.is_empty()
+                    && case.reruns.is_empty()
+                    && n > 1
+                {
+                    // Jest retries a test only after it failed: invocations − 1 failures first.
+                    let mut before: Vec<Attempt> = (1..n)
+                        .map(|_| Attempt {
+                            passed: false,
+                            unavailable: false,
+                            duration_s: 0.0,
+                            message: "failed (counted by Jest's `invocations`)".into(),
+                            detail: String::new(),
+                        })
+                        .collect();
+                    before.append(&mut attempts);
+                    attempts = before;
+                }
+                trials.push(Trial {
+                    test: id.clone(),
+                    repeat: repeat.unwrap_or(k as u64 + 1),
+                    attempts,
+                });
+            }
+        }
+    }
+    // Each test's trials in repeat order; tests keep their first appearance's order.
+    let mut first_seen: HashMap<String, usize> = HashMap::new();
+    for (i, t) in trials.iter().enumerate() {
+        first_seen.entry(t.test.clone()).or_insert(i);
+    }
+    trials.sort_by_key(|t| (first_seen[&t.test], t.repeat));
+    Ok((trials, skipped))
+}
+
+/// pytest-repeat names repeat i of M `name[i-M]`, or `name[param-i-M]` for a parametrized
+/// test. A name is read as a repeat only when its (class, base name, M) group holds every
+/// index 1..=M (pytest-repeat writes them all) and M ≥ 2, so a parameter id that merely
+/// looks like `1-3` (say `test_x[1-3]` and `test_x[2-3]`) is left alone. A parametrized test
+/// whose ids are exactly `[1-M]`…`[M-M]` cannot be told from a repeat by its names.
+/// Returns, for each decorated record key, the undecorated name and i.
+fn pytest_repeats(keys: &[(String, String)]) -> HashMap<(String, String), (String, u64)> {
+    let parsed: Vec<Option<(String, u64, u64)>> = keys.iter().map(|k| split_repeat(&k.1)).collect();
+    let mut groups: HashMap<(String, String, u64), Vec<u64>> = HashMap::new();
+    for (k, p) in keys.iter().zip(&parsed) {
+        if let Some((base, i, m)) = p {
+            groups
+                .entry((k.0.clone(), base.clone(), *m))
+                .or_default()
+                .push(*i);
+        }
+    }
+    let mut out = HashMap::new();
+    for (k, p) in keys.iter().zip(parsed) {
+        let Some((base, i, m)) = p else { continue };
+        let g = &groups[&(k.0.clone(), base.clone(), m)];
+        let mut distinct = g.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        let complete = m >= 2 && distinct.iter().copied().eq(1..=m);
+        if complete {
+            out.insert(k.clone(), (base, i));
+        }
+    }
+    out
+}
+
+/// `test_x[3-20]` → (`test_x`, 3, 20); `test_x[a-3-20]` → (`test_x[a]`, 3, 20).
+pub(crate) fn split_repeat(name: &str) -> Option<(String, u64, u64)> {
+    let inner = name.strip_suffix(']')?;
+    let open = inner.find('[')?;
+    let (head, params) = (&inner[..open], &inner[open + 1..]);
+    let (rest, m) = params.rsplit_once('-')?;
+    let (param, i) = match rest.rsplit_once('-') {
+        Some((p, i)) => (Some(p), i),
+        None => (None, rest),
+    };
+    let (i, m): (u64, u64) = (i.parse().ok()?, m.parse().ok()?);
+    let base = match param {
+        Some(p) => format!("{head}[{p}]"),
+        None => head.to_string(),
+    };
+    Some((base, i, m))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pytest_repeat_decorations_split() {
+        assert_eq!(split_repeat("test_x[3-20]"), Some(("test_x".into(), 3, 20)));
+        assert_eq!(
+            split_repeat("test_x[b-1-1-2]"),
+            Some(("test_x[b-1]".into(), 1, 2))
+        );
+        assert_eq!(split_repeat("test_x"), None);
+        assert_eq!(split_repeat("test_x[a]"), None);
+    }
+
+    #[test]
+    fn a_pytest_rerun_that_ends_skipped_keeps_its_failed_first_attempt() {
+        // pytest-rerunfailures' shape (see tests/fixtures/junit/pytest-repeat-rerun.xml): the
+        // failed attempt is a bare record, the rerun another record of the same name.
+        let xml = r#"<?xml version="1.0" encoding="utf-8"?><testsuites name="pytest tests"><testsuite name="pytest" tests="2"><testcase classname="test_agent" name="test_refund" time="0.001" /><testcase classname="test_agent" name="test_refund" time="0.001"><skipped type="pytest.skip" message="skipped on retry" /></testcase><testcase classname="test_agent" name="test_lookup" time="0.001"><skipped type="pytest.skip" message="not here" /></testcase></testsuite></testsuites>"#;
+        let doc = junit::parse(xml).expect("parses");
+        assert_eq!(writer_of(&doc), Writer::Pytest);
+        let Ok((trials, skipped)) = interpret(&doc, Writer::Pytest, false) else {
+            panic!("interpreted");
+        };
+        assert_eq!(skipped, 1, "only the test that never ran is skipped");
+        assert_eq!(trials.len(), 1);
+        assert_eq!(trials[0].test, "test_agent::test_refund");
+        assert!(!trials[0].attempts[0].passed, "its first attempt failed");
+    }
+
+    #[test]
+    fn a_parameter_id_that_looks_like_a_repeat_is_left_alone() {
+        let keys = vec![("m".to_string(), "test_p[1-2]".to_string())];
+        assert!(pytest_repeats(&keys).is_empty());
+    }
+}

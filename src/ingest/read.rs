@@ -1,0 +1,262 @@
+//! One result file → its trials: bounded reading, format detection, and the reader for the
+//! format (promptfoo's `results.json` streamed, every other file read whole and hashed).
+
+use std::io::Read;
+use std::path::Path;
+
+use super::{
+    Format, IngestError, MAX_FILE_BYTES, Options, ParseError, RunFile, Writer, deepeval, detect,
+    gotest, inspect, junit, promptfoo,
+};
+use crate::ledger::sha256_hex;
+
+/// Read and interpret one result file, in the format given or detected.
+pub fn read_run(path: &Path, opts: &Options) -> Result<RunFile, IngestError> {
+    if matches!(opts.format, None | Some(Format::Promptfoo))
+        && let Some(run) = stream_promptfoo(path, opts)?
+    {
+        return Ok(run);
+    }
+    let bytes = read_bounded(path)?;
+    let sha256 = sha256_hex(&bytes);
+    let (format, detected) = match opts.format {
+        Some(f) => (f, false),
+        None => (
+            detect(&bytes).ok_or_else(|| IngestError::Unrecognised {
+                path: path.to_path_buf(),
+            })?,
+            true,
+        ),
+    };
+    let invalid = |e: ParseError| IngestError::Invalid {
+        path: path.to_path_buf(),
+        line: e.line,
+        column: e.column,
+        reason: e.reason,
+    };
+    let refused = |reason: String| IngestError::Refused {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let mut run = match format {
+        Format::Junit => super::junit_trials::read_junit(path, &bytes, opts)?,
+        Format::GoJson => {
+            let text = utf8(path, &bytes)?;
+            let go = gotest::read(text).map_err(invalid)?;
+            let mut notes = Vec::new();
+            if go.reruns > 0 {
+                notes.push(format!(
+                    "{} test run(s) after their package's first `go test` ended (gotestsum `--rerun-fails`) \
+                     are reruns, not first attempts, and were left out",
+                    go.reruns
+                ));
+            }
+            RunFile {
+                path: path.to_path_buf(),
+                sha256: String::new(),
+                writer: Writer::GoTest,
+                trials: go.trials,
+                skipped: go.skipped,
+                format,
+                detected,
+                notes,
+                claims: Vec::new(),
+            }
+        }
+        Format::Promptfoo => {
+            let text = utf8(path, &bytes)?;
+            let pf = promptfoo::read(text, opts).map_err(|e| match e {
+                promptfoo::Error::Parse(e) => invalid(e),
+                promptfoo::Error::Refused(r) => refused(r),
+            })?;
+            RunFile {
+                path: path.to_path_buf(),
+                sha256: String::new(),
+                writer: Writer::Promptfoo,
+                trials: pf.trials,
+                skipped: 0,
+                format,
+                detected,
+                notes: pf.notes,
+                claims: Vec::new(),
+            }
+        }
+        Format::Deepeval => {
+            let text = utf8(path, &bytes)?;
+            let de = deepeval::read(text).map_err(invalid)?;
+            RunFile {
+                path: path.to_path_buf(),
+                sha256: String::new(),
+                writer: Writer::Deepeval,
+                trials: de.trials,
+                skipped: de.skipped,
+                format,
+                detected,
+                notes: de.notes,
+                claims: Vec::new(),
+            }
+        }
+        Format::Inspect => {
+            let log = inspect::read(&bytes, opts).map_err(|e| match e {
+                inspect::Error::Parse(e) => invalid(e),
+                inspect::Error::Refused(r) => refused(r),
+            })?;
+            RunFile {
+                path: path.to_path_buf(),
+                sha256: String::new(),
+                writer: Writer::Inspect,
+                trials: log.trials,
+                skipped: log.cancelled,
+                format,
+                detected,
+                notes: log.notes,
+                claims: log.claims,
+            }
+        }
+    };
+    run.sha256 = sha256;
+    run.format = format;
+    run.detected = detected;
+    Ok(run)
+}
+
+/// The bytes as UTF-8, or where they stop being.
+fn utf8<'b>(path: &Path, bytes: &'b [u8]) -> Result<&'b str, IngestError> {
+    std::str::from_utf8(bytes).map_err(|e| {
+        let (line, column) = junit::line_col(
+            &String::from_utf8_lossy(&bytes[..e.valid_up_to()]),
+            e.valid_up_to(),
+        );
+        IngestError::Invalid {
+            path: path.to_path_buf(),
+            line,
+            column,
+            reason: "not UTF-8".into(),
+        }
+    })
+}
+
+/// promptfoo's `results.json`, streamed (hashed as it is read, within [`MAX_FILE_BYTES`]) when
+/// its first bytes say it is one; `None` for any other file, which is then read whole. Its
+/// rows are far larger than what judges them, so holding the file would cost more memory than
+/// every other format's 10,000 records (scripts/bench-ingest.sh).
+fn stream_promptfoo(path: &Path, opts: &Options) -> Result<Option<RunFile>, IngestError> {
+    use sha2::Digest as _;
+    use std::io::BufRead as _;
+    /// A reader that hashes and counts what passes through it.
+    struct Hashing<R> {
+        inner: R,
+        hash: sha2::Sha256,
+        len: u64,
+    }
+    impl<R: Read> Read for Hashing<R> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.inner.read(buf)?;
+            self.hash.update(&buf[..n]);
+            self.len += n as u64;
+            Ok(n)
+        }
+    }
+    let io = |source| IngestError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let (file, _) = open_bounded(path)?;
+    // The hasher sits under the buffer: it sees every byte once, a block at a time.
+    let mut reader = std::io::BufReader::with_capacity(
+        64 << 10,
+        Hashing {
+            inner: file.take(MAX_FILE_BYTES + 1),
+            hash: sha2::Sha256::new(),
+            len: 0,
+        },
+    );
+    if !promptfoo::starts_results_json(reader.fill_buf().map_err(io)?) {
+        return Ok(None);
+    }
+    let pf = promptfoo::read_stream(&mut reader, opts);
+    // What the reader left unread (after a parse error) is part of the file and of its hash.
+    std::io::copy(&mut reader, &mut std::io::sink()).map_err(io)?;
+    let hashing = reader.into_inner();
+    if hashing.len > MAX_FILE_BYTES {
+        return Err(IngestError::TooLarge {
+            path: path.to_path_buf(),
+        });
+    }
+    let pf = pf.map_err(|e| match e {
+        promptfoo::Error::Parse(e) => IngestError::Invalid {
+            path: path.to_path_buf(),
+            line: e.line,
+            column: e.column,
+            reason: e.reason,
+        },
+        promptfoo::Error::Refused(reason) => IngestError::Refused {
+            path: path.to_path_buf(),
+            reason,
+        },
+    })?;
+    let sha256 = hashing
+        .hash
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    Ok(Some(RunFile {
+        path: path.to_path_buf(),
+        sha256,
+        writer: Writer::Promptfoo,
+        trials: pf.trials,
+        skipped: 0,
+        format: Format::Promptfoo,
+        detected: opts.format.is_none(),
+        notes: pf.notes,
+        claims: Vec::new(),
+    }))
+}
+
+/// Open a regular file of at most [`MAX_FILE_BYTES`]; its length when opened.
+fn open_bounded(path: &Path) -> Result<(std::fs::File, u64), IngestError> {
+    let io = |source| IngestError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    // Stat before opening: opening a FIFO blocks until something writes to it.
+    if !std::fs::metadata(path).map_err(io)?.is_file() {
+        return Err(IngestError::NotAFile {
+            path: path.to_path_buf(),
+        });
+    }
+    let file = std::fs::File::open(path).map_err(io)?;
+    let meta = file.metadata().map_err(io)?;
+    if !meta.is_file() {
+        return Err(IngestError::NotAFile {
+            path: path.to_path_buf(),
+        });
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(IngestError::TooLarge {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok((file, meta.len()))
+}
+
+/// Read a regular file of at most [`MAX_FILE_BYTES`].
+fn read_bounded(path: &Path) -> Result<Vec<u8>, IngestError> {
+    let io = |source| IngestError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let (file, len) = open_bounded(path)?;
+    // The length can change between stat and read: read one byte past the cap to notice.
+    let mut bytes = Vec::with_capacity(len as usize);
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(IngestError::TooLarge {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(bytes)
+}
