@@ -1,182 +1,21 @@
-//! `compare` tasks in reports: the replay of a ledger's pairs, and what every renderer shows
-//! of them (the four pair counts, both sides' naive rates, θ with its exact interval, the
-//! verdict in words).
+//! `compare` tasks in reports: what every renderer shows of a replayed compare task (the
+//! four pair counts, both sides' naive rates, θ with its exact interval, the verdict in
+//! words). The replay of its pairs is [`super::replay`]'s.
 //!
-//! The replay feeds the recorded sides to the same [`PairSampler`] `gate run` fed, in pair
-//! order, so the verdict recomputes from the rows alone (invariant 4). The estimate of θ —
+//! The estimate of θ —
 //! P(head loses | discordant) — is the stopping-aware estimate of the discordant rule's
 //! success rate (head wins) from [`crate::stats::post_stop`], mapped through θ = 1 − p: the
 //! rule's sample space in the stage-wise ordering when it decided, the rule truncated at the
 //! discordant pairs seen when it did not (`max_pairs`, an interrupt). The naive rates of head
 //! and base ignore the stopping rule and are labelled naive.
 
-use std::collections::BTreeMap;
-
-use super::ReportError;
 use super::model::PassRate;
-use super::replay::{
-    Disposition, OrdinalRange, SourcedAttempt, TaskReplay, TrialRecord, harness_text,
-    undecided_reason,
-};
-use crate::ledger::{Outcome, TaskSpec};
+use super::replay::TaskReplay;
+use crate::ledger::TaskSpec;
 use crate::model::Judgement;
-use crate::pairs::{PairCounts, PairSampler, Side};
-use crate::sampler::{Disposition as SettledAs, Verdict};
+use crate::pairs::PairCounts;
+use crate::sampler::Verdict;
 use crate::stats::estimate::Interval;
-
-/// Replay a compare task: `trials` holds both sides' records, in (pair, side) order.
-pub fn replay_pairs(
-    spec: TaskSpec,
-    mut trials: Vec<TrialRecord>,
-    interrupted: bool,
-) -> Result<TaskReplay, ReportError> {
-    let max_pairs = spec.compare.as_ref().map_or(0, |c| c.max_pairs);
-    let mut sampler = PairSampler::new(spec.sampling.clone(), spec.max_unavailable, max_pairs)
-        .map_err(|source| ReportError::Sampling {
-            task: spec.id.clone(),
-            source,
-        })?;
-    // As in the runner: nothing written after the first harness error (in file order) is
-    // consumed.
-    let harness_at = trials
-        .iter()
-        .flat_map(|t| t.first.iter().chain(t.later.iter()))
-        .filter(|a| a.row.outcome == Outcome::HarnessError)
-        .min_by_key(|a| a.source.line);
-    let harness_error = harness_at.map(|a| harness_text(&a.row, &a.source));
-    let harness_at = harness_at.map(|a| a.source.clone());
-    let after_harness = |a: &SourcedAttempt| {
-        harness_at
-            .as_ref()
-            .is_some_and(|h| h.path == a.source.path && a.source.line > h.line)
-    };
-
-    // Records by pair: the index of each side's record in `trials`.
-    let mut by_pair: BTreeMap<u64, [Option<usize>; 2]> = BTreeMap::new();
-    for (i, t) in trials.iter().enumerate() {
-        let side = t
-            .first
-            .as_ref()
-            .or(t.later.first())
-            .and_then(|a| a.row.side);
-        let slot = by_pair.entry(t.ordinal).or_default();
-        match side {
-            Some(Side::Head) => slot[0] = Some(i),
-            Some(Side::Base) => slot[1] = Some(i),
-            // A row of a compare task without a side cannot belong to a pair: the pair it
-            // sits at is a gap, like a side with no row.
-            None => {}
-        }
-    }
-    let mut retry_passes_refused = 0u64;
-    let mut missing: Vec<OrdinalRange> = Vec::new();
-    let mut expected = Some(1u64);
-    let mut gap = false;
-    let mut dispositions: BTreeMap<u64, Disposition> = BTreeMap::new();
-    let record = |settled: Vec<(u64, SettledAs)>, d: &mut BTreeMap<u64, Disposition>| {
-        for (pair, s) in settled {
-            d.insert(
-                pair,
-                match s {
-                    SettledAs::Counted => Disposition::Counted,
-                    SettledAs::Excluded => Disposition::Excluded,
-                    SettledAs::Cancelled => Disposition::Cancelled,
-                    SettledAs::HarnessError => Disposition::HarnessError,
-                },
-            );
-        }
-    };
-    for (&pair, sides) in &by_pair {
-        if let Some(first) = expected.filter(|&e| pair > e) {
-            missing.push(OrdinalRange {
-                first,
-                last: pair - 1,
-            });
-            gap = true;
-        }
-        expected = pair.checked_add(1);
-        record(sampler.gap_before(pair), &mut dispositions);
-        let mut complete = true;
-        for (k, side) in [Side::Head, Side::Base].into_iter().enumerate() {
-            let Some(first) = sides[k].and_then(|i| trials[i].first.as_ref()) else {
-                complete = false;
-                continue;
-            };
-            if after_harness(first) {
-                sampler.halt();
-            }
-            record(
-                sampler.offer(pair, side, first.row.outcome),
-                &mut dispositions,
-            );
-        }
-        for i in sides.iter().flatten() {
-            retry_passes_refused += trials[*i]
-                .later
-                .iter()
-                .filter(|a| a.row.outcome == Outcome::Pass)
-                .count() as u64;
-        }
-        if !complete {
-            // A pair with a side never recorded can never complete: a gap.
-            gap = true;
-            record(
-                sampler.gap_before(pair.saturating_add(1)),
-                &mut dispositions,
-            );
-            dispositions
-                .entry(pair)
-                .or_insert(Disposition::NoFirstAttempt);
-        }
-    }
-    for t in &mut trials {
-        t.disposition = dispositions
-            .get(&t.ordinal)
-            .copied()
-            .unwrap_or(Disposition::NoFirstAttempt);
-    }
-    let decision = sampler.decision().cloned();
-    if harness_error.is_none()
-        && decision.is_none()
-        && let Some(first) = expected.filter(|&e| e <= max_pairs)
-    {
-        missing.push(OrdinalRange {
-            first,
-            last: max_pairs,
-        });
-    }
-    let pairs = sampler.pair_counts();
-    let (verdict, reason) = if let Some(text) = &harness_error {
-        (Judgement::HarnessError, text.clone())
-    } else if let Some(d) = &decision {
-        (Judgement::Verdict(d.verdict), d.reason.clone())
-    } else {
-        (
-            Judgement::Verdict(Verdict::Inconclusive),
-            undecided_reason(
-                pairs.total,
-                &missing,
-                interrupted,
-                None,
-                sampler.blocked_at_gap() && gap,
-            )
-            .replace("graded trial", "graded pair"),
-        )
-    };
-    Ok(TaskReplay {
-        spec,
-        trials,
-        verdict,
-        reason,
-        counts: sampler.counts(),
-        llr: sampler.rule().llr(),
-        decided_at: sampler.decided_at(),
-        missing,
-        retry_passes_refused,
-        harness_error,
-        pairs: Some(pairs),
-    })
-}
 
 /// θ = P(head loses | discordant), or the odds ratio R = θ / (1 − θ): a stopping-aware
 /// estimate and its exact 95% interval.
