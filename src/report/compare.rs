@@ -9,7 +9,6 @@
 //! discordant pairs seen when it did not (`max_pairs`, an interrupt). The naive rates of head
 //! and base ignore the stopping rule and are labelled naive.
 
-use super::model::PassRate;
 use super::replay::TaskReplay;
 use crate::ledger::TaskSpec;
 use crate::model::Judgement;
@@ -17,8 +16,8 @@ use crate::pairs::PairCounts;
 use crate::sampler::Verdict;
 use crate::stats::estimate::Interval;
 
-/// θ = P(head loses | discordant), or the odds ratio R = θ / (1 − θ): a stopping-aware
-/// estimate and its exact 95% interval.
+/// A stopping-aware estimate and its exact 95% interval: of θ = P(head loses | discordant),
+/// of the odds ratio R = θ / (1 − θ), or of the discordant rule's win rate they map from.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Estimate {
     /// Median-unbiased (mid-p) under the stage-wise ordering, or fixed-n when the stop is
@@ -53,13 +52,17 @@ pub struct CompareReport {
 }
 
 /// The compare view of a task, from its replay and the stopping-aware estimate of the
-/// discordant rule's success rate (head wins); `None` for other tasks.
-pub fn compare_report(replay: &TaskReplay, win_rate: Option<&PassRate>) -> Option<CompareReport> {
+/// discordant rule's success rate (head wins) with how it was computed (`stagewise`, …);
+/// `None` for other tasks.
+pub fn compare_report(
+    replay: &TaskReplay,
+    win_rate: Option<(Estimate, &'static str)>,
+) -> Option<CompareReport> {
     let pairs = replay.pairs?;
     let spec = replay.spec.compare.as_ref()?;
     // θ = 1 − p maps the interval's ends in reverse; median-unbiasedness and coverage are
     // kept by a monotone map.
-    let theta = win_rate.map(|p| Estimate {
+    let theta = win_rate.map(|(p, _)| Estimate {
         estimate: 1.0 - p.estimate,
         ci95: Interval {
             lo: 1.0 - p.ci95.hi,
@@ -88,7 +91,7 @@ pub fn compare_report(replay: &TaskReplay, win_rate: Option<&PassRate>) -> Optio
         base_rate_naive: pairs.base_rate(),
         theta,
         odds_ratio_estimate,
-        method: win_rate.map(|p| p.method.as_str()),
+        method: win_rate.map(|(_, method)| method),
         words: words(pairs, replay.verdict),
     })
 }
@@ -152,134 +155,6 @@ fn words(p: PairCounts, verdict: Judgement) -> String {
 fn ratio(r: f64) -> String {
     let two = format!("{r:.2}");
     two.trim_end_matches('0').trim_end_matches('.').to_string()
-}
-
-/// `tasks[].pairs` in the JSON report: the pair counts.
-#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
-pub struct JsonPairs {
-    /// Graded pairs consumed (the sum of the four counts below).
-    pub total: u64,
-    /// Both sides passed.
-    pub both_pass: u64,
-    /// Both sides failed.
-    pub both_fail: u64,
-    /// Head failed, base passed: head losses.
-    pub head_only_fail: u64,
-    /// Base failed, head passed: head wins.
-    pub base_only_fail: u64,
-    /// Pairs with an unavailable side (void, replaced, against the unavailable budget).
-    pub void: u64,
-}
-
-/// An estimate with its exact 95% interval in the JSON report.
-#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
-pub struct JsonEstimate {
-    /// Stopping-aware point estimate (median-unbiased, mid-p, under the stage-wise ordering).
-    pub estimate: Option<f64>,
-    /// Lower end of the exact 95% interval.
-    pub lo: Option<f64>,
-    /// Upper end of the exact 95% interval (`null` for an unbounded odds ratio).
-    pub hi: Option<f64>,
-}
-
-/// `tasks[].compare` in the JSON report: what the pairs say about head against base.
-#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
-pub struct JsonCompare {
-    /// The odds ratio R the rule detects.
-    pub odds_ratio: f64,
-    /// Pairs after which the task is INCONCLUSIVE.
-    pub max_pairs: u64,
-    /// Head's pass rate over graded pairs, naive (ignores the stopping rule).
-    pub head_rate_naive: Option<f64>,
-    /// Base's pass rate over graded pairs, naive (ignores the stopping rule).
-    pub base_rate_naive: Option<f64>,
-    /// θ = P(head fails, base passes | discordant): stopping-aware, exact 95% interval.
-    pub theta: Option<JsonEstimate>,
-    /// θ / (1 − θ): head losses per head win, the same estimate mapped.
-    pub odds_ratio_estimate: Option<JsonEstimate>,
-    /// `stagewise` (the rule decided), `stagewise_truncated` (stopped undecided:
-    /// conditional on the discordant pairs seen) or `fixed_n`.
-    pub method: Option<&'static str>,
-    /// The verdict in words.
-    pub words: String,
-}
-
-fn finite(x: f64) -> Option<f64> {
-    x.is_finite().then_some(x)
-}
-
-fn json_estimate(e: &Estimate) -> JsonEstimate {
-    JsonEstimate {
-        estimate: finite(e.estimate),
-        lo: finite(e.ci95.lo),
-        hi: finite(e.ci95.hi),
-    }
-}
-
-impl CompareReport {
-    /// The JSON `pairs` object.
-    pub fn json_pairs(&self) -> JsonPairs {
-        let p = self.pairs;
-        JsonPairs {
-            total: p.total,
-            both_pass: p.both_pass,
-            both_fail: p.both_fail,
-            head_only_fail: p.head_only_fail,
-            base_only_fail: p.base_only_fail,
-            void: p.void,
-        }
-    }
-
-    /// The JSON `compare` object.
-    pub fn json(&self) -> JsonCompare {
-        JsonCompare {
-            odds_ratio: self.odds_ratio,
-            max_pairs: self.max_pairs,
-            head_rate_naive: self.head_rate_naive,
-            base_rate_naive: self.base_rate_naive,
-            theta: self.theta.as_ref().map(json_estimate),
-            odds_ratio_estimate: self.odds_ratio_estimate.as_ref().map(json_estimate),
-            method: self.method,
-            words: self.words.clone(),
-        }
-    }
-
-    /// The lines the terminal summary and the Markdown summary show, without indentation:
-    /// pairs, naive rates, θ, the verdict in words.
-    pub fn lines(&self) -> Vec<String> {
-        let p = self.pairs;
-        let pct = crate::format::percent;
-        let mut out = vec![format!(
-            "pairs {} · both pass {} · both fail {} · head only fail {} · base only fail {} · void {}",
-            p.total, p.both_pass, p.both_fail, p.head_only_fail, p.base_only_fail, p.void
-        )];
-        if let (Some(h), Some(b)) = (self.head_rate_naive, self.base_rate_naive) {
-            out.push(format!("naive rates: head {} · base {}", pct(h), pct(b)));
-        }
-        if let Some(t) = &self.theta {
-            let r = self.odds_ratio_estimate.as_ref();
-            let odds = |x: f64| {
-                if x.is_finite() {
-                    format!("{x:.2}")
-                } else {
-                    "∞".to_string()
-                }
-            };
-            out.push(format!(
-                "θ = P(head loses | discordant) {:.3} (95% CI {:.3}–{:.3}){} · odds ratio {} (95% CI {}–{}), detects {}",
-                t.estimate,
-                t.ci95.lo,
-                t.ci95.hi,
-                if self.method == Some("fixed_n") { ", fixed-n" } else { "" },
-                r.map_or("n/a".to_string(), |r| odds(r.estimate)),
-                r.map_or("n/a".to_string(), |r| odds(r.ci95.lo)),
-                r.map_or("n/a".to_string(), |r| odds(r.ci95.hi)),
-                odds(self.odds_ratio)
-            ));
-        }
-        out.push(self.words.clone());
-        out
-    }
 }
 
 #[cfg(test)]

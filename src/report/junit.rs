@@ -42,11 +42,11 @@ use crate::ledger::{OnInconclusive, Outcome};
 use crate::model::Judgement;
 use crate::sampler::Verdict;
 
-use super::model::{
-    Report, TaskReport, fail_why, fault_risk_text, method_short, number, timeouts_text,
-    uncounted_text,
-};
+use super::model::{Report, TaskReport};
 use super::replay::{Disposition, TrialRecord};
+use super::words::{
+    fail_why, fault_risk_text, method_short, number, timeouts_text, uncounted_text,
+};
 
 /// Render the JUnit XML report.
 pub fn render(report: &Report) -> Result<String, quick_junit::SerializeError> {

@@ -21,9 +21,9 @@
 //!   either rule; only an ordinal with no row at all is a gap.
 
 //!
-//! The files: [`read`] merges the ledgers (the checks that they are one run, its shards and its
-//! tasks, and the attempt rows by trial); [`task`] recomputes one task with the ordered
-//! sampler; [`pairs`] recomputes a `compare` task with the pair sampler. The types of the
+//! The files: `read.rs` merges the ledgers (the checks that they are one run, its shards and its
+//! tasks, and the attempt rows by trial); `task.rs` recomputes one task with the ordered
+//! sampler; `pairs.rs` recomputes a `compare` task with the pair sampler. The types of the
 //! result are here, below both.
 
 use std::collections::BTreeSet;
