@@ -121,26 +121,24 @@ fn words(p: PairCounts, verdict: Judgement) -> String {
     let (lost, won) = (p.head_only_fail, p.base_only_fail);
     let balance = if lost + won == 0 {
         "no discordant pair yet: head and base agreed on every pair".to_string()
-    } else if won == 0 {
-        format!(
-            "head lost all {lost} discordant pair{}",
-            if lost == 1 { "" } else { "s" }
-        )
-    } else if lost == 0 {
-        format!(
-            "head won all {won} discordant pair{}",
-            if won == 1 { "" } else { "s" }
-        )
-    } else if lost >= won {
-        format!(
-            "head fails {} discordant pairs for each it wins",
-            ratio(lost as f64 / won as f64)
-        )
     } else {
-        format!(
-            "head wins {} discordant pairs for each it fails",
-            ratio(won as f64 / lost as f64)
-        )
+        // Said from the side with more pairs: "head fails 3 … for each it wins".
+        let (more, fewer, all, each, other) = if lost >= won {
+            (lost, won, "lost", "fails", "wins")
+        } else {
+            (won, lost, "won", "wins", "fails")
+        };
+        if fewer == 0 {
+            format!(
+                "head {all} all {more} discordant pair{}",
+                if more == 1 { "" } else { "s" }
+            )
+        } else {
+            format!(
+                "head {each} {} discordant pairs for each it {other}",
+                ratio(more as f64 / fewer as f64)
+            )
+        }
     };
     let verdict = match verdict {
         Judgement::Verdict(Verdict::Fail) => "regression detected",
@@ -188,6 +186,14 @@ mod tests {
         assert_eq!(
             words(counts(5, 2), Judgement::Verdict(Verdict::Inconclusive)),
             "head fails 2.5 discordant pairs for each it wins; undecided"
+        );
+        assert_eq!(
+            words(counts(0, 1), Judgement::Verdict(Verdict::Pass)),
+            "head won all 1 discordant pair; no regression (head is not worse than base)"
+        );
+        assert_eq!(
+            words(counts(2, 2), Judgement::Verdict(Verdict::Inconclusive)),
+            "head fails 1 discordant pairs for each it wins; undecided"
         );
     }
 }

@@ -14,11 +14,11 @@ use crate::ledger::OnInconclusive;
 use crate::model::Judgement;
 use crate::sampler::Verdict;
 
-use super::model::{EstimateMethod, OcPoint, Report, TEST_CASE_FAILED, TaskReport};
+use super::model::{EstimateMethod, OcPoint, Report, TaskReport};
 use super::words::{
-    alpha_words, compare_lines, fault_risk_text, list, method_long, number, percent, prob, seconds,
-    share_text, spend_text, staged_line, staged_tasks_line, timeouts_text, uncounted_text,
-    waiting_for,
+    alpha_words, compare_lines, failure_classes, fault_risk_text, list, method_long, number,
+    percent, prob, seconds, share_text, spend_text, staged_line, staged_tasks_line, timeouts_text,
+    uncounted_text, waiting_for,
 };
 
 /// Largest step summary gate appends: GitHub's limit is 1 MiB per step (1,048,576 bytes);
@@ -468,15 +468,7 @@ fn task(out: &mut String, t: &TaskReport, policy: OnInconclusive, detail: Detail
     );
     let _ = writeln!(out, "| recovery rate | {} |", share_text(s.recovery));
     let f = s.failures;
-    // Only `gate ingest` ledgers can hold JUnit test-case failures: elsewhere the class is
-    // always 0 and would only add noise.
-    let classes: Vec<String> = f
-        .by_class()
-        .into_iter()
-        .filter(|&(name, n)| n > 0 || name != TEST_CASE_FAILED)
-        .map(|(name, n)| format!("{name} {n}"))
-        .collect();
-    let _ = writeln!(out, "| failures | {} |", classes.join(" · "));
+    let _ = writeln!(out, "| failures | {} |", failure_classes(&f, true));
     if let Some(l) = s.latency {
         let _ = writeln!(
             out,

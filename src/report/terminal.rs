@@ -17,9 +17,9 @@ use crate::sampler::Verdict;
 use super::model::{Report, ScoreVector, TaskReport};
 use super::replay::Disposition;
 use super::words::{
-    alpha_words, compare_lines, fail_why, fault_risk_text, list, method_short, percent, printable,
-    prob, seconds, share_text, spend_text, staged_line, staged_tasks_line, timeouts_text,
-    uncounted_text, verdict_text, waiting_for,
+    alpha_words, compare_lines, fail_why, failure_classes, fault_risk_text, list, method_short,
+    percent, printable, prob, seconds, share_text, spend_text, staged_line, staged_tasks_line,
+    timeouts_text, uncounted_text, verdict_text, waiting_for,
 };
 
 impl Report {
@@ -215,16 +215,10 @@ fn score(out: &mut String, s: &ScoreVector) {
     }
     let f = s.failures;
     let total = f.total();
-    let classes: Vec<String> = f
-        .by_class()
-        .into_iter()
-        .filter(|(_, n)| *n > 0)
-        .map(|(name, n)| format!("{name} {n}"))
-        .collect();
     if total == 0 {
         out.push_str("  failures   none\n");
     } else {
-        let _ = writeln!(out, "  failures   {total}: {}", classes.join(" · "));
+        let _ = writeln!(out, "  failures   {total}: {}", failure_classes(&f, false));
     }
     if let Some(l) = s.latency {
         let _ = writeln!(

@@ -8,7 +8,10 @@ use crate::model::Judgement;
 use crate::sampler::Verdict;
 
 use super::compare::CompareReport;
-use super::model::{EstimateMethod, FaultRisk, Report, Share, Spend, TaskReport, Uncounted};
+use super::model::{
+    EstimateMethod, FailureShape, FaultRisk, Report, Share, Spend, TEST_CASE_FAILED, TaskReport,
+    Uncounted,
+};
 
 /// A verdict in capitals, `HARNESS ERROR` for none.
 pub(crate) fn verdict_text(v: Judgement) -> &'static str {
@@ -28,6 +31,18 @@ pub(crate) fn waiting_for(report: &Report) -> String {
         (None, Some(s)) => format!("shards {} of {} present", list(&s.present), s.m),
         (None, None) => "shards missing".to_string(),
     }
+}
+
+/// Graded failures by class, e.g. `timeout 1 · check failed 2`: the classes with failures,
+/// or (`zeros`) every class, bar the JUnit test-case class when it has none — only `gate
+/// ingest` ledgers can hold those, and elsewhere a 0 would only add noise.
+pub(crate) fn failure_classes(f: &FailureShape, zeros: bool) -> String {
+    f.by_class()
+        .into_iter()
+        .filter(|&(name, n)| n > 0 || (zeros && name != TEST_CASE_FAILED))
+        .map(|(name, n)| format!("{name} {n}"))
+        .collect::<Vec<_>>()
+        .join(" · ")
 }
 
 /// `total X · mean Y per attempt (N attempts reported)`, as every report prints cost and
