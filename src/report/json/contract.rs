@@ -10,6 +10,9 @@ use crate::ledger::{OnInconclusive, RunStatus, Shard};
 use crate::model::Judgement;
 use crate::sampler::{Sampling, Verdict};
 
+#[allow(unused_imports)] // only for the doc link of `JsonReport::schema`
+use super::SCHEMA;
+
 /// One task of a staged run in the JSON contract.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct JsonTaskStage {
@@ -52,7 +55,7 @@ pub struct JsonStages {
 /// The whole document.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct JsonReport {
-    /// [`super::SCHEMA`].
+    /// [`SCHEMA`].
     pub schema: u32,
     /// `gate` version that wrote the (first) ledger.
     pub gate_version: String,
