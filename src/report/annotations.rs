@@ -11,7 +11,8 @@
 use crate::model::Judgement;
 use crate::sampler::Verdict;
 
-use super::model::{Report, TaskReport, fault_risk_text, timeouts_text};
+use super::model::{Report, TaskReport};
+use super::words::{fault_risk_text, timeouts_text};
 
 /// Most annotations printed.
 pub const MAX: usize = 10;

@@ -42,11 +42,11 @@ use crate::ledger::{OnInconclusive, Outcome};
 use crate::model::Judgement;
 use crate::sampler::Verdict;
 
-use super::model::{
-    Report, TaskReport, fail_why, fault_risk_text, method_short, number, timeouts_text,
-    uncounted_text,
-};
+use super::model::{Report, TaskReport};
 use super::replay::{Disposition, TrialRecord};
+use super::words::{
+    fail_why, fault_risk_text, method_short, number, timeouts_text, uncounted_text,
+};
 
 /// Render the JUnit XML report.
 pub fn render(report: &Report) -> Result<String, quick_junit::SerializeError> {
@@ -302,6 +302,12 @@ fn outcome_word(o: Outcome) -> &'static str {
     }
 }
 
+/// An interval as the properties `NAME.lo` and `NAME.hi`.
+fn interval(p: &mut Vec<Property>, name: &str, i: crate::stats::estimate::Interval) {
+    p.push(Property::new(format!("{name}.lo"), prop_num(i.lo)));
+    p.push(Property::new(format!("{name}.hi"), prop_num(i.hi)));
+}
+
 fn properties(report: &Report, t: &TaskReport) -> Vec<Property> {
     let r = &t.replay;
     let c = r.counts;
@@ -344,36 +350,24 @@ fn properties(report: &Report, t: &TaskReport) -> Vec<Property> {
         }
         if let Some(th) = &c.theta {
             p.push(Property::new("compare.theta", prop_num(th.estimate)));
-            p.push(Property::new("compare.theta.ci95.lo", prop_num(th.ci95.lo)));
-            p.push(Property::new("compare.theta.ci95.hi", prop_num(th.ci95.hi)));
+            interval(&mut p, "compare.theta.ci95", th.ci95);
         }
         p.push(Property::new("compare.words", c.words.as_str()));
     }
     if let Some(pr) = &t.pass_rate {
         p.push(Property::new("pass_rate", prop_num(pr.estimate)));
-        p.push(Property::new("pass_rate.ci95.lo", prop_num(pr.ci95.lo)));
-        p.push(Property::new("pass_rate.ci95.hi", prop_num(pr.ci95.hi)));
+        interval(&mut p, "pass_rate.ci95", pr.ci95);
         p.push(Property::new("pass_rate.method", pr.method.as_str()));
-        p.push(Property::new(
-            "pass_rate.ci95_clopper_pearson.lo",
-            prop_num(pr.naive.clopper_pearson.lo),
-        ));
-        p.push(Property::new(
-            "pass_rate.ci95_clopper_pearson.hi",
-            prop_num(pr.naive.clopper_pearson.hi),
-        ));
+        interval(
+            &mut p,
+            "pass_rate.ci95_clopper_pearson",
+            pr.naive.clopper_pearson,
+        );
         p.push(Property::new(
             "pass_rate.naive",
             prop_num(pr.naive.estimate),
         ));
-        p.push(Property::new(
-            "pass_rate.naive.ci95.lo",
-            prop_num(pr.naive.wilson.lo),
-        ));
-        p.push(Property::new(
-            "pass_rate.naive.ci95.hi",
-            prop_num(pr.naive.wilson.hi),
-        ));
+        interval(&mut p, "pass_rate.naive.ci95", pr.naive.wilson);
     }
     for k in &t.pass_at {
         p.push(Property::new(

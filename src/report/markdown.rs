@@ -14,9 +14,11 @@ use crate::ledger::OnInconclusive;
 use crate::model::Judgement;
 use crate::sampler::Verdict;
 
-use super::model::{
-    EstimateMethod, OcPoint, Report, TaskReport, alpha_words, fault_risk_text, method_long, number,
-    percent, prob, seconds, share_text, timeouts_text, uncounted_text,
+use super::model::{EstimateMethod, OcPoint, Report, TaskReport};
+use super::words::{
+    alpha_words, compare_lines, failure_classes, fault_risk_text, list, method_long, number,
+    percent, prob, seconds, share_text, spend_text, staged_line, staged_tasks_line, timeouts_text,
+    uncounted_text, waiting_for,
 };
 
 /// Largest step summary gate appends: GitHub's limit is 1 MiB per step (1,048,576 bytes);
@@ -154,22 +156,10 @@ fn parts(report: &Report) -> [String; 3] {
             "The run was interrupted before every task was decided; continue it with \
              `gate run --resume`.\n\n",
         );
-    } else if let Some(line) = super::terminal::staged_line(report) {
+    } else if let Some(line) = staged_line(report) {
         let _ = writeln!(out, "{line} (exit {code}).\n");
     } else if report.waiting_for_shards() {
-        let what = match (report.lone_shard(), &report.replay.shards) {
-            (Some(s), _) => format!("shard {}/{} of a sharded run", s.k, s.m),
-            (None, Some(s)) => format!(
-                "shards {} of {} present",
-                s.present
-                    .iter()
-                    .map(u64::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                s.m
-            ),
-            (None, None) => "shards missing".to_string(),
-        };
+        let what = waiting_for(report);
         let _ = writeln!(
             out,
             "INCONCLUSIVE for now: {what} (exit {code}{}); `gate report` over all shards decides.\n",
@@ -187,7 +177,7 @@ fn parts(report: &Report) -> [String; 3] {
             "INCONCLUSIVE does not fail this gate (`on_inconclusive: pass`, exit {code}).\n"
         );
     }
-    if let Some(line) = super::terminal::staged_tasks_line(report) {
+    if let Some(line) = staged_tasks_line(report) {
         let _ = writeln!(out, "Stages: {line}.\n");
     }
     match (
@@ -285,7 +275,6 @@ fn parts(report: &Report) -> [String; 3] {
         None => out.push_str("**Multiplicity cost:** unknown: no task records a healthy rate.\n\n"),
     }
     if let Some(s) = &report.replay.shards {
-        let list = |xs: &[u64]| xs.iter().map(u64::to_string).collect::<Vec<_>>().join(", ");
         let _ = write!(out, "**Shards:** {} of {} present", list(&s.present), s.m);
         if !s.missing.is_empty() {
             let _ = write!(out, "; missing {}", list(&s.missing));
@@ -362,7 +351,7 @@ fn task(out: &mut String, t: &TaskReport, policy: OnInconclusive, detail: Detail
         let _ = writeln!(out, "> {}\n", cell(line));
     }
     if let Some(c) = &t.compare {
-        for line in c.lines() {
+        for line in compare_lines(c) {
             let _ = writeln!(out, "- **Compare:** {}", cell(&line));
         }
         out.push('\n');
@@ -498,15 +487,7 @@ fn task(out: &mut String, t: &TaskReport, policy: OnInconclusive, detail: Detail
     );
     let _ = writeln!(out, "| recovery rate | {} |", share_text(s.recovery));
     let f = s.failures;
-    // Only `gate ingest` ledgers can hold JUnit test-case failures: elsewhere the class is
-    // always 0 and would only add noise.
-    let classes: Vec<String> = f
-        .by_class()
-        .into_iter()
-        .filter(|&(name, n)| n > 0 || name != crate::report::model::TEST_CASE_FAILED)
-        .map(|(name, n)| format!("{name} {n}"))
-        .collect();
-    let _ = writeln!(out, "| failures | {} |", classes.join(" · "));
+    let _ = writeln!(out, "| failures | {} |", failure_classes(&f, true));
     if let Some(l) = s.latency {
         let _ = writeln!(
             out,
@@ -517,7 +498,7 @@ fn task(out: &mut String, t: &TaskReport, policy: OnInconclusive, detail: Detail
     }
     for (name, spend) in [("cost", s.cost), ("tokens", s.tokens)] {
         if let Some(sp) = spend {
-            let _ = writeln!(out, "| {name} | {} |", sp.describe());
+            let _ = writeln!(out, "| {name} | {} |", spend_text(&sp));
         }
     }
     let _ = writeln!(out, "| unavailable | {} |", s.unavailable);

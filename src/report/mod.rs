@@ -2,22 +2,26 @@
 //! and `gate report` print the same thing and a published score can be recomputed by anyone
 //! holding the ledger (invariant 4).
 //!
-//! - [`replay`]: recompute each task's verdict and counts from the attempt rows (also merges
-//!   shards and de-duplicates rows).
-//! - [`model`]: the [`Report`] — every figure any report prints, computed once.
-//! - [`terminal`], [`json`], [`junit`], [`markdown`], [`annotations`]: one renderer each.
-//! - [`stages`]: a staged run's stages — complete, decided, or CONTINUE with the next.
-//! - [`verify`]: `gate verify`'s audit of a ledger against its own replay.
-//! - [`error`]: [`ReportError`], a leaf the crate's [`crate::error`] maps to an exit code.
+//! The layers, each importing only those below it:
 //!
-//! The renderers read the model and its shared words (`model.rs`: `fail_why`,
-//! `fault_risk_text`, …), never each other; the model knows none of them.
+//! 1. [`error`]: [`ReportError`], a leaf the crate's [`crate::error`] maps to an exit code.
+//! 2. [`replay`]: recompute each task's verdict and counts from the attempt rows (also merges
+//!    shards, de-duplicates rows, and replays a `compare` task's pairs).
+//! 3. [`stages`]: a staged run's stages — complete, decided, or CONTINUE with the next;
+//!    [`compare`]: what the reports show of a compare task.
+//! 4. [`model`]: the [`Report`] — every figure any report prints, computed once.
+//! 5. [`words`]: how the renderers say a verdict, a reason, a figure, a stage.
+//! 6. [`terminal`], [`json`], [`junit`], [`markdown`], [`annotations`]: one renderer each; they
+//!    read the model and [`words`], never each other, and the model knows none of them.
 //!
-//! [`emit`] writes the files a run or `gate report` was asked for.
+//! [`verify`] is `gate verify`'s audit of a ledger against its own replay; [`plan`] renders
+//! `gate plan`'s design and [`explain`] `gate explain`'s arithmetic. [`emit`] writes the
+//! files a run or `gate report` was asked for.
 
 pub mod annotations;
 pub mod compare;
 pub mod error;
+pub mod explain;
 pub mod json;
 pub mod junit;
 pub mod markdown;
@@ -27,6 +31,7 @@ pub mod replay;
 pub mod stages;
 pub mod terminal;
 pub mod verify;
+pub mod words;
 
 #[cfg(test)]
 pub(crate) mod fixture;

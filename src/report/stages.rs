@@ -110,7 +110,7 @@ fn distinct(ledgers: &[Ledger]) -> Vec<&Ledger> {
 }
 
 /// Refuse, from the headers alone, staged ledgers that cannot be one run's stages (see
-/// [`group`]); `Report::from_ledgers` calls it before the replay.
+/// `group`); `Report::from_ledgers` calls it before the replay.
 pub fn check_headers(ledgers: &[Ledger]) -> Result<(), ReportError> {
     let staged = distinct(ledgers);
     if staged.iter().any(|l| l.header().stage.is_some()) {

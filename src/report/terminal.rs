@@ -14,11 +14,13 @@ use crate::ledger::{OnInconclusive, Outcome};
 use crate::model::Judgement;
 use crate::sampler::Verdict;
 
-use super::model::{
-    Report, ScoreVector, TaskReport, alpha_words, fail_why, fault_risk_text, method_short, percent,
-    printable, prob, seconds, share_text, timeouts_text, uncounted_text,
-};
+use super::model::{Report, ScoreVector, TaskReport};
 use super::replay::Disposition;
+use super::words::{
+    alpha_words, compare_lines, fail_why, failure_classes, fault_risk_text, list, method_short,
+    percent, printable, prob, seconds, share_text, spend_text, staged_line, staged_tasks_line,
+    timeouts_text, uncounted_text, verdict_text, waiting_for,
+};
 
 impl Report {
     /// The per-task terminal summary (plain text, no colour codes): [`render`]. Defined
@@ -41,10 +43,6 @@ pub fn render(report: &Report) -> String {
     crate::untrusted::log_text(&out)
 }
 
-fn verdict_text(v: Judgement) -> &'static str {
-    v.verdict().map_or("HARNESS ERROR", Verdict::as_str)
-}
-
 fn task(out: &mut String, t: &TaskReport) {
     let r = &t.replay;
     let c = r.counts;
@@ -60,7 +58,7 @@ fn task(out: &mut String, t: &TaskReport) {
     if let Some(c) = &t.compare {
         // A compare task's pass rate would be head's win rate among discordant pairs:
         // its own lines say what the pairs show instead.
-        for line in c.lines() {
+        for line in compare_lines(c) {
             let _ = writeln!(out, "  compare    {}", printable(&line));
         }
         first_failure(out, t);
@@ -217,16 +215,10 @@ fn score(out: &mut String, s: &ScoreVector) {
     }
     let f = s.failures;
     let total = f.total();
-    let classes: Vec<String> = f
-        .by_class()
-        .into_iter()
-        .filter(|(_, n)| *n > 0)
-        .map(|(name, n)| format!("{name} {n}"))
-        .collect();
     if total == 0 {
         out.push_str("  failures   none\n");
     } else {
-        let _ = writeln!(out, "  failures   {total}: {}", classes.join(" · "));
+        let _ = writeln!(out, "  failures   {total}: {}", failure_classes(&f, false));
     }
     if let Some(l) = s.latency {
         let _ = writeln!(
@@ -238,7 +230,7 @@ fn score(out: &mut String, s: &ScoreVector) {
     }
     for (name, spend) in [("cost", s.cost), ("tokens", s.tokens)] {
         if let Some(sp) = spend {
-            let _ = writeln!(out, "  {name:<9}  {}", sp.describe());
+            let _ = writeln!(out, "  {name:<9}  {}", spend_text(&sp));
         }
     }
     let _ = writeln!(
@@ -246,63 +238,6 @@ fn score(out: &mut String, s: &ScoreVector) {
         "  faults     unavailable {} · retry passes refused promotion {}",
         s.unavailable, s.retry_passes_refused
     );
-}
-
-/// The headline of a staged run that has not decided yet: CONTINUE with the next stage, or
-/// one ledger's partial view. None otherwise (a decided staged run reads like any other).
-pub(crate) fn staged_line(report: &Report) -> Option<String> {
-    let s = report.stages.as_ref()?;
-    if let Some(next) = s.next {
-        let size = match s.stage_size {
-            Some(b) => format!(" (stages of {b} trials)"),
-            None => String::new(),
-        };
-        let running = s.tasks.iter().filter(|t| t.runs_next).count();
-        let which = if s.tasks.len() > 1 {
-            format!(" for {running} of {} tasks", s.tasks.len())
-        } else {
-            String::new()
-        };
-        return Some(format!(
-            "CONTINUE: no verdict after stage {} of at most {}{size}; run stage {next}{which}",
-            s.through, s.last_stage
-        ));
-    }
-    let (stage, shard) = s.partial?;
-    Some(format!(
-        "INCONCLUSIVE for now: stage {stage}{} of a staged run; `gate report` over every stage so far decides",
-        shard
-            .filter(|x| x.m > 1)
-            .map(|x| format!(", shard {}/{}", x.k, x.m))
-            .unwrap_or_default()
-    ))
-}
-
-/// Where each task of a staged run of several tasks stands, e.g. "`a` PASS in stage 1 ·
-/// `b` runs stage 2": the per-task decisions behind the run's. None for one task (the
-/// headline says it all) and for a partial view.
-pub(crate) fn staged_tasks_line(report: &Report) -> Option<String> {
-    let s = report.stages.as_ref().filter(|s| s.partial.is_none())?;
-    if s.tasks.len() < 2 {
-        return None;
-    }
-    let parts: Vec<String> = s
-        .tasks
-        .iter()
-        .zip(&report.tasks)
-        .map(|(t, r)| match (t.decided_in, s.next) {
-            (Some(d), _) => format!("`{}` {} in stage {d}", t.id, verdict_text(r.verdict())),
-            (None, Some(n)) if t.runs_next => format!("`{}` runs stage {n}", t.id),
-            (None, _) => match (&s.failed_early, s.decided_in) {
-                (Some(f), Some(d)) => format!(
-                    "`{}` undecided, not run after stage {d} (`{f}` FAILed)",
-                    t.id
-                ),
-                _ => format!("`{}` undecided after stage {}", t.id, t.ran_through),
-            },
-        })
-        .collect();
-    Some(parts.join(" · "))
 }
 
 fn gate(out: &mut String, report: &Report) {
@@ -343,11 +278,7 @@ fn gate(out: &mut String, report: &Report) {
     } else if let Some(line) = staged_line(report) {
         let _ = writeln!(out, "gate  {line} (exit {code}) · {tasks}");
     } else if report.waiting_for_shards() {
-        let what = match (report.lone_shard(), &report.replay.shards) {
-            (Some(s), _) => format!("shard {}/{} of a sharded run", s.k, s.m),
-            (None, Some(s)) => format!("shards {} of {} present", list(&s.present), s.m),
-            (None, None) => "shards missing".to_string(),
-        };
+        let what = waiting_for(report);
         let _ = writeln!(
             out,
             "gate  INCONCLUSIVE for now: {what} (exit {code}{policy}; `gate report` over all shards decides) · {tasks}"
@@ -429,10 +360,6 @@ fn gate(out: &mut String, report: &Report) {
             "  ledger head   sha256 {head} (record it: the hash chain protects every row but the last)"
         );
     }
-}
-
-fn list(xs: &[u64]) -> String {
-    xs.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@ pub fn render_svg(r: &PlanReport) -> Result<String, SvgError> {
 
     let (lo, hi) = curve_range(r);
     let (s, q) = (&r.single, &r.sequential);
-    let points: Vec<(f64, f64, f64, f64, f64)> = (0..=SVG_POINTS)
+    let points: Vec<Point> = (0..=SVG_POINTS)
         .map(|i| {
             let p = lo + (hi - lo) * f64::from(i) / f64::from(SVG_POINTS);
             let seq = r.boundaries().oc(p);
@@ -49,100 +49,46 @@ pub fn render_svg(r: &PlanReport) -> Result<String, SvgError> {
         root.fill(&WHITE).map_err(svg_error)?;
         let (top, bottom) = root.split_vertically(430);
 
-        let mut chart = ChartBuilder::on(&top)
-            .caption(
-                format!(
-                    "Operating characteristic: healthy {} vs regressed {}",
-                    rate(r.healthy),
-                    rate(r.regressed)
+        let caption = format!(
+            "Operating characteristic: healthy {} vs regressed {}",
+            rate(r.healthy),
+            rate(r.regressed)
+        );
+        let line = |y: fn(&Point) -> f64| points.iter().map(|x| (x.0, y(x))).collect::<Vec<_>>();
+        let oc = Panel {
+            caption: &caption,
+            y_desc: "P(PASS)",
+            y_max: 1.0,
+            y_percent: true,
+            lines: [
+                (
+                    line(|x| x.1),
+                    format!("single plan (n = {}, c = {})", s.n, s.c),
+                    single_style,
                 ),
-                ("sans-serif", 20),
-            )
-            .margin(15)
-            .x_label_area_size(45)
-            .y_label_area_size(60)
-            .build_cartesian_2d(lo..hi, 0.0..1.0)
-            .map_err(svg_error)?;
-        chart
-            .configure_mesh()
-            .x_desc("true per-trial success rate p")
-            .y_desc("P(PASS)")
-            .x_label_formatter(&x_fmt)
-            .label_style(("sans-serif", 15))
-            .axis_desc_style(("sans-serif", 17))
-            .y_label_formatter(&|y| format!("{:.0}%", y * 100.0))
-            .draw()
-            .map_err(svg_error)?;
-        chart
-            .draw_series(LineSeries::new(
-                points.iter().map(|x| (x.0, x.1)),
-                single_style.stroke_width(2),
-            ))
-            .map_err(svg_error)?
-            .label(format!("single plan (n = {}, c = {})", s.n, s.c))
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], single_style));
-        chart
-            .draw_series(LineSeries::new(
-                points.iter().map(|x| (x.0, x.2)),
-                seq_style.stroke_width(2),
-            ))
-            .map_err(svg_error)?
-            .label(format!("sequential plan (max {} trials)", q.max_trials))
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], seq_style));
-        draw_rate_marks(&mut chart, r, 1.0, mark_style)?;
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .label_font(("sans-serif", 15))
-            .draw()
-            .map_err(svg_error)?;
-
-        let mut chart = ChartBuilder::on(&bottom)
-            .caption(
-                "Average sample number (expected trials)",
-                ("sans-serif", 20),
-            )
-            .margin(15)
-            .x_label_area_size(45)
-            .y_label_area_size(60)
-            .build_cartesian_2d(lo..hi, 0.0..max_asn)
-            .map_err(svg_error)?;
-        chart
-            .configure_mesh()
-            .x_desc("true per-trial success rate p")
-            .y_desc("expected trials")
-            .x_label_formatter(&x_fmt)
-            .label_style(("sans-serif", 15))
-            .axis_desc_style(("sans-serif", 17))
-            .draw()
-            .map_err(svg_error)?;
-        chart
-            .draw_series(LineSeries::new(
-                points.iter().map(|x| (x.0, x.3)),
-                single_style.stroke_width(2),
-            ))
-            .map_err(svg_error)?
-            .label(format!("single plan, curtailed (at most {})", s.n))
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], single_style));
-        chart
-            .draw_series(LineSeries::new(
-                points.iter().map(|x| (x.0, x.4)),
-                seq_style.stroke_width(2),
-            ))
-            .map_err(svg_error)?
-            .label("sequential plan")
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], seq_style));
-        draw_rate_marks(&mut chart, r, max_asn, mark_style)?;
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .label_font(("sans-serif", 15))
-            .draw()
-            .map_err(svg_error)?;
+                (
+                    line(|x| x.2),
+                    format!("sequential plan (max {} trials)", q.max_trials),
+                    seq_style,
+                ),
+            ],
+        };
+        oc.draw(&top, r, (lo, hi), &x_fmt, mark_style)?;
+        let asn = Panel {
+            caption: "Average sample number (expected trials)",
+            y_desc: "expected trials",
+            y_max: max_asn,
+            y_percent: false,
+            lines: [
+                (
+                    line(|x| x.3),
+                    format!("single plan, curtailed (at most {})", s.n),
+                    single_style,
+                ),
+                (line(|x| x.4), "sequential plan".to_string(), seq_style),
+            ],
+        };
+        asn.draw(&bottom, r, (lo, hi), &x_fmt, mark_style)?;
         root.present().map_err(svg_error)?;
     }
     Ok(buf)
@@ -156,6 +102,75 @@ type SvgChart<'a, 'b> = plotters::chart::ChartContext<
         plotters::coord::types::RangedCoordf64,
     >,
 >;
+
+/// p, then the single and the sequential plan's P(PASS), then their expected trials.
+type Point = (f64, f64, f64, f64, f64);
+
+/// A curve's points, legend and colour.
+type Curve = (Vec<(f64, f64)>, String, plotters::style::RGBColor);
+
+/// One chart of the two: a curve per plan against p, the rate marks and the legend.
+struct Panel<'a> {
+    caption: &'a str,
+    y_desc: &'a str,
+    /// The top of the y-axis (from 0).
+    y_max: f64,
+    /// Whether the y-axis reads as percentages.
+    y_percent: bool,
+    /// The single and the sequential plan's curve.
+    lines: [Curve; 2],
+}
+
+impl Panel<'_> {
+    fn draw(
+        self,
+        area: &plotters::drawing::DrawingArea<
+            plotters::backend::SVGBackend<'_>,
+            plotters::coord::Shift,
+        >,
+        r: &PlanReport,
+        (lo, hi): (f64, f64),
+        x_fmt: &dyn Fn(&f64) -> String,
+        mark_style: plotters::style::RGBColor,
+    ) -> Result<(), SvgError> {
+        use plotters::prelude::*;
+        let mut chart = ChartBuilder::on(area)
+            .caption(self.caption, ("sans-serif", 20))
+            .margin(15)
+            .x_label_area_size(45)
+            .y_label_area_size(60)
+            .build_cartesian_2d(lo..hi, 0.0..self.y_max)
+            .map_err(svg_error)?;
+        let y_percent = |y: &f64| format!("{:.0}%", y * 100.0);
+        let mut mesh = chart.configure_mesh();
+        mesh.x_desc("true per-trial success rate p")
+            .y_desc(self.y_desc)
+            .x_label_formatter(&x_fmt)
+            .label_style(("sans-serif", 15))
+            .axis_desc_style(("sans-serif", 17));
+        if self.y_percent {
+            mesh.y_label_formatter(&y_percent);
+        }
+        mesh.draw().map_err(svg_error)?;
+        for (points, label, style) in self.lines {
+            chart
+                .draw_series(LineSeries::new(points, style.stroke_width(2)))
+                .map_err(svg_error)?
+                .label(label)
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
+        }
+        draw_rate_marks(&mut chart, r, self.y_max, mark_style)?;
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .label_font(("sans-serif", 15))
+            .draw()
+            .map_err(svg_error)?;
+        Ok(())
+    }
+}
 
 /// Dashed vertical lines at the regressed and healthy rates, labelled at the top.
 fn draw_rate_marks(

@@ -1,35 +1,17 @@
-//! The JSON report (`--json FILE`): a documented, versioned contract (docs/reports.md, "JSON
-//! (`--json`): the contract"). The structs below *are* the contract: every field is written,
-//! absent values are `null`, and [`SCHEMA`] is bumped on purpose whenever a field changes
-//! meaning or shape.
+//! The JSON report's contract: every struct below is a documented object of the `--json`
+//! document (docs/reports.md), and [`super::json_schema`] derives the published schema from
+//! them. They mirror the report model field by field on purpose: the model may change its
+//! shape, the contract changes only with [`super::SCHEMA`].
 
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::ledger::{Counts, OnInconclusive, RunStatus, Shard};
+use crate::ledger::{OnInconclusive, RunStatus, Shard};
 use crate::model::Judgement;
 use crate::sampler::{Sampling, Verdict};
 
-use super::model::{OcPoint, Report, Share, TaskReport, Uncounted};
-
-/// Version of the JSON report written by this build. 2: `tasks[].missing` became ranges
-/// (`{first, last}`) and every missing ordinal up to n of an undecided task;
-/// `ledger_head_sha256` and `ledgers[].head_sha256` added; `alpha` is P(FAIL | healthy) under
-/// `on_inconclusive: pass`. 3: `pass_rate.estimate` and `pass_rate.ci95` (and `pass_at_k[]`,
-/// `retry_settings[].p_green`) account for the stopping rule; the naive figures moved under
-/// `naive`, `pass_rate.method`, `not_counted`, `timeouts_replaced` and `fault_risk` added.
-/// `ledgers[].sandbox` (the walls of the box) and `stages` (a staged run, with `tasks[]` per
-/// task and `stage_size` null when the tasks' stages differ) were added since, without a
-/// bump: new fields that are `null` where they do not apply.
-pub const SCHEMA: u32 = 3;
-
-/// Render the JSON report (pretty-printed, with a trailing newline). Non-finite numbers
-/// are written as `null` (serde_json's rule).
-pub fn render(report: &Report) -> Result<String, serde_json::Error> {
-    let mut s = serde_json::to_string_pretty(&JsonReport::from(report))?;
-    s.push('\n');
-    Ok(s)
-}
+#[allow(unused_imports)] // only for the doc link of `JsonReport::schema`
+use super::SCHEMA;
 
 /// One task of a staged run in the JSON contract.
 #[derive(Debug, Serialize, JsonSchema)]
@@ -200,7 +182,7 @@ pub struct JsonTask {
     pub decided_at: Option<u64>,
     /// Ordinals with no row at all, as ascending `{first, last}` ranges: gaps below the
     /// highest recorded ordinal and, for an undecided task, every ordinal up to n (max_trials).
-    pub missing: Vec<super::replay::OrdinalRange>,
+    pub missing: Vec<crate::report::replay::OrdinalRange>,
     /// SPRT log-likelihood ratio where consumption stopped (sequential), or `null`.
     pub llr: Option<f64>,
     /// The pass rate with its 95% intervals, or `null` with no graded trial.
@@ -220,9 +202,9 @@ pub struct JsonTask {
     pub score: JsonScore,
     /// A `compare:` task's pair counts, else `null` (`trials` then counts the discordant
     /// rule's tally: passed = head wins, failed = head losses, unavailable = void pairs).
-    pub pairs: Option<super::compare::JsonPairs>,
+    pub pairs: Option<JsonPairs>,
     /// A `compare:` task's rates, θ and verdict in words, else `null`.
-    pub compare: Option<super::compare::JsonCompare>,
+    pub compare: Option<JsonCompare>,
     /// Every trial recorded (both sides of each pair, for a compare task).
     pub trial_list: Vec<JsonTrial>,
 }
@@ -275,17 +257,6 @@ pub struct JsonOc {
     pub inconclusive: f64,
 }
 
-impl From<&OcPoint> for JsonOc {
-    fn from(o: &OcPoint) -> Self {
-        JsonOc {
-            p: o.p,
-            pass: o.pass,
-            fail: o.fail,
-            inconclusive: o.inconclusive,
-        }
-    }
-}
-
 /// Counts.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct JsonCounts {
@@ -305,20 +276,6 @@ pub struct JsonCounts {
     pub graded: u64,
 }
 
-impl From<Counts> for JsonCounts {
-    fn from(c: Counts) -> Self {
-        JsonCounts {
-            run: c.run,
-            passed: c.passed,
-            failed: c.failed,
-            unavailable: c.unavailable,
-            cancelled: c.cancelled,
-            excluded: c.excluded,
-            graded: c.passed + c.failed,
-        }
-    }
-}
-
 /// An interval.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct JsonInterval {
@@ -326,12 +283,6 @@ pub struct JsonInterval {
     pub lo: f64,
     /// Upper bound.
     pub hi: f64,
-}
-
-impl From<crate::stats::estimate::Interval> for JsonInterval {
-    fn from(i: crate::stats::estimate::Interval) -> Self {
-        JsonInterval { lo: i.lo, hi: i.hi }
-    }
 }
 
 /// The per-trial pass rate.
@@ -455,16 +406,6 @@ pub struct JsonShare {
     pub den: u64,
 }
 
-impl From<Share> for JsonShare {
-    fn from(s: Share) -> Self {
-        JsonShare {
-            rate: s.value(),
-            num: s.num,
-            den: s.den,
-        }
-    }
-}
-
 /// Failure classes.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct JsonFailures {
@@ -552,233 +493,52 @@ pub struct JsonTrial {
     pub side: Option<crate::pairs::Side>,
 }
 
-impl From<&Report> for JsonReport {
-    fn from(r: &Report) -> Self {
-        JsonReport {
-            schema: SCHEMA,
-            gate_version: r.replay.gate_version.clone(),
-            verdict: r.verdict(),
-            exit_code: r.exit_code(),
-            on_inconclusive: r.on_inconclusive,
-            plan: JsonPlanFile {
-                path: r.replay.plan_path.clone(),
-                hash: r.replay.plan_hash.clone(),
-            },
-            fixture_hash: r.replay.fixture_hash.clone(),
-            ledger_head_sha256: r.head_hash().map(str::to_string),
-            ledgers: r
-                .replay
-                .ledgers
-                .iter()
-                .map(|l| JsonLedger {
-                    path: l.path.display().to_string(),
-                    run_id: l.run_id.clone(),
-                    shard: l.shard,
-                    status: l.status,
-                    chain_break: l.chain_break.clone(),
-                    torn_tail: l.torn_tail,
-                    head_sha256: l.head_sha256.clone(),
-                    sandbox: (!l.sandbox.is_empty()).then(|| {
-                        l.sandbox
-                            .iter()
-                            .map(|w| JsonSandbox {
-                                walls: w.clone(),
-                                statement: crate::format::sandbox(w),
-                            })
-                            .collect()
-                    }),
-                })
-                .collect(),
-            shards: r.replay.shards.as_ref().map(|s| JsonShards {
-                m: s.m,
-                present: s.present.clone(),
-                missing: s.missing.clone(),
-            }),
-            decision: r.decision().to_string(),
-            stages: r.stages.as_ref().map(|s| JsonStages {
-                stage_size: s.stage_size,
-                through: s.through,
-                last_stage: s.last_stage,
-                decided_in: s.decided_in,
-                next: s.next,
-                partial_stage: s.partial.map(|p| p.0),
-                tasks: s
-                    .tasks
-                    .iter()
-                    .map(|t| JsonTaskStage {
-                        id: t.id.clone(),
-                        stage_size: t.stage_size,
-                        last_stage: t.last_stage,
-                        decided_in: t.decided_in,
-                        ran_through: t.ran_through,
-                        runs_next: t.runs_next,
-                    })
-                    .collect(),
-                failed_early: s.failed_early.clone(),
-            }),
-            multiplicity: JsonMultiplicity {
-                cost: r.multiplicity.cost,
-                tasks: r
-                    .multiplicity
-                    .known
-                    .iter()
-                    .map(|(id, alpha)| JsonAlpha {
-                        id: id.clone(),
-                        alpha: *alpha,
-                    })
-                    .collect(),
-                unknown: r.multiplicity.unknown.clone(),
-            },
-            tasks: r.tasks.iter().map(task).collect(),
-        }
-    }
+/// `tasks[].pairs` in the JSON report: the pair counts.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct JsonPairs {
+    /// Graded pairs consumed (the sum of the four counts below).
+    pub total: u64,
+    /// Both sides passed.
+    pub both_pass: u64,
+    /// Both sides failed.
+    pub both_fail: u64,
+    /// Head failed, base passed: head losses.
+    pub head_only_fail: u64,
+    /// Base failed, head passed: head wins.
+    pub base_only_fail: u64,
+    /// Pairs with an unavailable side (void, replaced, against the unavailable budget).
+    pub void: u64,
 }
 
-fn spend(sp: Option<super::model::Spend>) -> Option<JsonSpend> {
-    sp.map(|sp| JsonSpend {
-        total: sp.total,
-        mean: sp.mean(),
-        attempts_reporting: sp.reporting,
-    })
+/// An estimate with its exact 95% interval in the JSON report.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct JsonEstimate {
+    /// Stopping-aware point estimate (median-unbiased, mid-p, under the stage-wise ordering).
+    pub estimate: Option<f64>,
+    /// Lower end of the exact 95% interval.
+    pub lo: Option<f64>,
+    /// Upper end of the exact 95% interval (`null` for an unbounded odds ratio).
+    pub hi: Option<f64>,
 }
 
-impl From<Uncounted> for JsonUncounted {
-    fn from(u: Uncounted) -> Self {
-        JsonUncounted {
-            trials: u.trials,
-            duration_s: u.seconds,
-            cost: spend(u.cost),
-            tokens: spend(u.tokens),
-        }
-    }
-}
-
-fn task(t: &TaskReport) -> JsonTask {
-    let r = &t.replay;
-    let s = &t.score;
-    JsonTask {
-        id: r.spec.id.clone(),
-        line: r.spec.line,
-        verdict: r.verdict,
-        reason: r.reason.clone(),
-        plan: JsonTaskPlan {
-            sampling: r.spec.sampling.clone(),
-            description: t.plan.clone(),
-            max_unavailable: r.spec.max_unavailable,
-            healthy: t.healthy,
-            alpha: t.alpha,
-            oc: t.oc.iter().map(JsonOc::from).collect(),
-            zone: t.zone.as_ref().map(|z| JsonZone {
-                low: z.lo,
-                high: z.hi,
-                half_pass_rate: z.half,
-                stated: t.zone_stated,
-                text: crate::format::zone_line(z, t.zone_stated),
-            }),
-        },
-        trials: r.counts.into(),
-        decided_at: r.decided_at,
-        missing: r.missing.clone(),
-        llr: r.llr.filter(|x| x.is_finite()),
-        pass_rate: t.pass_rate.map(|p| JsonPassRate {
-            estimate: p.estimate,
-            ci95: p.ci95.into(),
-            ci95_clopper_pearson: p.naive.clopper_pearson.into(),
-            method: p.method.as_str(),
-            naive: JsonNaivePassRate {
-                estimate: p.naive.estimate,
-                ci95: p.naive.wilson.into(),
-                ci95_clopper_pearson: p.naive.clopper_pearson.into(),
-            },
-        }),
-        pass_at_k: t
-            .pass_at
-            .iter()
-            .map(|p| JsonPassAtK {
-                k: p.k,
-                pass_at_k: p.pass_at_k,
-                pass_hat_k: p.pass_hat_k,
-                pass_at_k_ci95: p.pass_at_k_ci95.into(),
-                pass_hat_k_ci95: p.pass_hat_k_ci95.into(),
-                naive: JsonNaivePassAtK {
-                    pass_at_k: p.naive_pass_at_k,
-                    pass_hat_k: p.naive_pass_hat_k,
-                },
-            })
-            .collect(),
-        retry_settings: t
-            .retry_settings
-            .iter()
-            .map(|r| JsonRetry {
-                retries: r.retries,
-                p_green: r.p_green,
-                naive_p_green: r.naive_p_green,
-            })
-            .collect(),
-        not_counted: JsonNotCounted {
-            cancelled: t.cancelled.into(),
-            excluded: t.excluded.into(),
-        },
-        timeouts_replaced: t.timeouts_replaced,
-        fault_risk: t.fault_risk.map(|f| JsonFaultRisk {
-            risk: f.risk.as_str(),
-            rate: f.rate,
-            unavailable: f.unavailable,
-            drawn: f.drawn,
-            observed_unavailable_rate: f.observed_rate(),
-            budget: f.budget,
-            printed: f.printed,
-            at_observed_rate: f.at_observed,
-        }),
-        score: JsonScore {
-            first_attempt: s.first_attempt.into(),
-            within_budget: s.within_budget.into(),
-            recovery: s.recovery.into(),
-            failures: JsonFailures {
-                timeout: s.failures.timeout,
-                run_failed: s.failures.run_failed,
-                check_failed: s.failures.check_failed,
-                result_fail: s.failures.result_fail,
-                test_failed: s.failures.test_failed,
-                other: s.failures.other,
-            },
-            latency_s: s.latency.map(|l| JsonLatency {
-                p50: l.p50,
-                p95: l.p95,
-            }),
-            cost: spend(s.cost),
-            tokens: spend(s.tokens),
-            unavailable: s.unavailable,
-            retry_passes_refused: s.retry_passes_refused,
-        },
-        pairs: t.compare.as_ref().map(|c| c.json_pairs()),
-        compare: t.compare.as_ref().map(|c| c.json()),
-        trial_list: r
-            .trials
-            .iter()
-            .map(|tr| JsonTrial {
-                ordinal: tr.ordinal,
-                disposition: tr.disposition.as_str(),
-                outcome: tr.first.as_ref().map(|a| a.row.outcome),
-                fault: tr.first.as_ref().and_then(|a| a.row.fault),
-                attempts: tr.first.iter().count() as u64 + tr.later.len() as u64,
-                duration_s: tr.duration_s(),
-                row: tr.first.as_ref().map(|a| a.source.to_string()),
-                score: result(tr).and_then(|r| r.score),
-                note: result(tr).and_then(|r| r.note.clone()),
-                warning: result(tr).and_then(|r| r.warning.clone()),
-                side: tr.first.as_ref().and_then(|a| a.row.side),
-            })
-            .collect(),
-    }
-}
-
-/// Attempt 1's result file, if it wrote one.
-fn result(tr: &super::replay::TrialRecord) -> Option<&crate::ledger::TaskResult> {
-    tr.first.as_ref().and_then(|a| a.row.result.as_ref())
-}
-
-/// The JSON Schema of the report (`gate schema report`), derived from [`JsonReport`].
-pub fn json_schema() -> schemars::Schema {
-    schemars::schema_for!(JsonReport)
+/// `tasks[].compare` in the JSON report: what the pairs say about head against base.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct JsonCompare {
+    /// The odds ratio R the rule detects.
+    pub odds_ratio: f64,
+    /// Pairs after which the task is INCONCLUSIVE.
+    pub max_pairs: u64,
+    /// Head's pass rate over graded pairs, naive (ignores the stopping rule).
+    pub head_rate_naive: Option<f64>,
+    /// Base's pass rate over graded pairs, naive (ignores the stopping rule).
+    pub base_rate_naive: Option<f64>,
+    /// θ = P(head fails, base passes | discordant): stopping-aware, exact 95% interval.
+    pub theta: Option<JsonEstimate>,
+    /// θ / (1 − θ): head losses per head win, the same estimate mapped.
+    pub odds_ratio_estimate: Option<JsonEstimate>,
+    /// `stagewise` (the rule decided), `stagewise_truncated` (stopped undecided:
+    /// conditional on the discordant pairs seen) or `fixed_n`.
+    pub method: Option<&'static str>,
+    /// The verdict in words.
+    pub words: String,
 }

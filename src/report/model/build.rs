@@ -1,0 +1,435 @@
+//! Computing the report model from a replay: per task the exact OC from its rule's lattice,
+//! the stopping-aware pass rate and what follows from it (pass@k, retry settings), the risk at
+//! the observed unavailable rate, the score vector and what uncounted trials cost; for the
+//! gate, the multiplicity cost.
+
+use crate::ledger::{Fault, Ledger, OnInconclusive, Outcome, Rates};
+use crate::sampler::Sampling;
+use crate::stats::estimate::{Interval, clopper_pearson, pass_at_k, pass_hat_k, wilson};
+use crate::stats::lattice::{Boundaries, State};
+use crate::stats::post_stop::{SampleSpace, truncated};
+use crate::stats::zone::Zone;
+
+use super::*;
+use crate::report::ReportError;
+use crate::report::replay::{Disposition, TaskReplay, replay};
+use crate::report::{compare, stages};
+
+impl Report {
+    /// Compute the report of one run (one ledger) or of the shards of one run.
+    /// `on_inconclusive` overrides the recorded policy.
+    pub fn from_ledgers(
+        ledgers: &[Ledger],
+        on_inconclusive: Option<OnInconclusive>,
+    ) -> Result<Report, ReportError> {
+        stages::check_headers(ledgers)?;
+        let mut replay = replay(ledgers)?;
+        let stages = stages::status(ledgers, &replay)?;
+        let policy = on_inconclusive.unwrap_or(replay.on_inconclusive);
+        // The task replays move into the task reports (a large run holds many rows).
+        let tasks: Vec<TaskReport> = std::mem::take(&mut replay.tasks)
+            .into_iter()
+            .map(|t| task_report(t, policy))
+            .collect::<Result<_, _>>()?;
+        let mut known = Vec::new();
+        let mut unknown = Vec::new();
+        for t in &tasks {
+            match t.alpha {
+                Some(a) => known.push((t.id().to_string(), a)),
+                None => unknown.push(t.id().to_string()),
+            }
+        }
+        let cost =
+            (!known.is_empty()).then(|| 1.0 - known.iter().map(|(_, a)| 1.0 - a).product::<f64>());
+        Ok(Report {
+            on_inconclusive: policy,
+            replay,
+            tasks,
+            multiplicity: Multiplicity {
+                on_inconclusive: policy,
+                cost,
+                known,
+                unknown,
+            },
+            exit_override: None,
+            stages,
+        })
+    }
+}
+
+fn task_report(replay: TaskReplay, policy: OnInconclusive) -> Result<TaskReport, ReportError> {
+    let c = replay.counts;
+    let graded = c.passed + c.failed;
+    let score = score_vector(&replay);
+    let sampling = replay.spec.sampling.clone();
+    let healthy = healthy_rate(&sampling, replay.spec.rates.as_ref());
+    // Every rule's exact OC comes from its lattice (single, Wald or calibrated alike).
+    let lattice = sampling.lattice().map_err(|source| ReportError::Sampling {
+        task: replay.spec.id.clone(),
+        source,
+    })?;
+    let oc_at = |p: f64| {
+        let oc = lattice.oc(p);
+        OcPoint {
+            p,
+            pass: oc.p_pass,
+            fail: oc.p_fail,
+            inconclusive: oc.p_inconclusive,
+        }
+    };
+    // What turns the gate red for a healthy agent: any non-PASS, or only a FAIL when an
+    // INCONCLUSIVE passes the gate.
+    let alpha = healthy.map(|h| {
+        let o = oc_at(h);
+        match policy {
+            OnInconclusive::Fail => 1.0 - o.pass,
+            OnInconclusive::Pass => o.fail,
+        }
+    });
+    let regressed = replay.spec.rates.map(|r| r.regressed).or(match sampling {
+        Sampling::Sequential { regressed, .. } => Some(regressed),
+        Sampling::Single { .. } => None,
+    });
+    let oc = oc_curve(healthy, regressed, oc_at);
+
+    let pass_rate = pass_rate(Some(&lattice), c.passed, c.failed);
+    let zone_stated = healthy.is_some() && regressed.is_some();
+    let zone = match (healthy, regressed) {
+        (Some(h), Some(r)) => Zone::of(&lattice, r, h),
+        _ => Zone::unstated(&lattice),
+    };
+    let pass_at = pass_at(pass_rate.as_ref(), graded, c.passed);
+    let retry_settings = (1..=4u64)
+        .filter_map(|r| {
+            Some(RetrySetting {
+                retries: r,
+                p_green: pass_rate.map(|pr| at_least_one(pr.estimate, r + 1))?,
+                naive_p_green: pass_at_k(graded, c.passed, r + 1)?,
+            })
+        })
+        .collect();
+    let fault_risk = Some(&lattice).and_then(|lattice| {
+        let (risk, rate) = match policy {
+            OnInconclusive::Fail => (RiskKind::NotPassHealthy, healthy?),
+            OnInconclusive::Pass => (RiskKind::NotFailRegressed, regressed?),
+        };
+        fault_risk(
+            lattice,
+            c.unavailable,
+            graded,
+            replay.spec.max_unavailable,
+            risk,
+            rate,
+        )
+    });
+    let uncounted = |d: Disposition| uncounted(&replay, d);
+    let (cancelled, excluded) = (
+        uncounted(Disposition::Cancelled),
+        uncounted(Disposition::Excluded),
+    );
+    let timeouts_replaced = replay
+        .trials
+        .iter()
+        .filter(|t| t.disposition == Disposition::Counted)
+        .filter_map(|t| t.first.as_ref())
+        .filter(|a| a.row.outcome == Outcome::Unavailable && a.row.fault == Some(Fault::Timeout))
+        .count() as u64;
+
+    let win_rate = pass_rate.map(|p| {
+        let e = compare::Estimate {
+            estimate: p.estimate,
+            ci95: p.ci95,
+        };
+        (e, p.method.as_str())
+    });
+    let compare = compare::compare_report(&replay, win_rate);
+    let zone = zone.filter(|_| compare.is_none());
+    Ok(TaskReport {
+        compare,
+        plan: compare::describe(&replay.spec).unwrap_or_else(|| sampling.describe()),
+        graded,
+        pass_rate,
+        pass_at,
+        retry_settings,
+        cancelled,
+        excluded,
+        timeouts_replaced,
+        fault_risk,
+        score,
+        healthy,
+        alpha,
+        oc,
+        zone,
+        zone_stated,
+        replay,
+    })
+}
+
+/// The pass rate after the rule stopped at (graded, failed): stopping-aware when the state is
+/// one the rule (or the rule truncated there) ends in, else fixed-n.
+fn pass_rate(rule: Option<&Boundaries>, passed: u64, failed: u64) -> Option<PassRate> {
+    let graded = passed + failed;
+    let naive = NaivePassRate {
+        estimate: passed as f64 / graded as f64,
+        wilson: wilson(passed, graded, CONFIDENCE)?,
+        clopper_pearson: clopper_pearson(passed, graded, CONFIDENCE)?,
+    };
+    let stopped = rule.and_then(|rule| {
+        if rule.decide(graded, failed) != State::Continue {
+            let e = SampleSpace::new(rule).estimate(graded, failed, CONFIDENCE)?;
+            return Some((e, EstimateMethod::Stagewise));
+        }
+        // Stopped before the rule decided: condition on where it stopped.
+        let cut = truncated(rule, graded)?;
+        let e = SampleSpace::new(&cut).estimate(graded, failed, CONFIDENCE)?;
+        Some((e, EstimateMethod::StagewiseTruncated))
+    });
+    Some(match stopped {
+        Some((e, method)) => PassRate {
+            estimate: e.median_unbiased,
+            ci95: e.interval,
+            method,
+            naive,
+        },
+        None => PassRate {
+            estimate: naive.estimate,
+            ci95: naive.clopper_pearson,
+            method: EstimateMethod::FixedN,
+            naive,
+        },
+    })
+}
+
+/// P(at least one of k passes) at per-trial rate p.
+fn at_least_one(p: f64, k: u64) -> f64 {
+    1.0 - (1.0 - p).powf(k as f64)
+}
+
+/// pass@k and pass^k for k = 1, 3 (and 5 once 5 trials are graded): from the stopping-aware
+/// pass rate (monotone maps keep median-unbiasedness and interval coverage), with the
+/// combinatorial estimators alongside. Fixed-n: the combinatorial ones are unbiased there.
+fn pass_at(rate: Option<&PassRate>, graded: u64, passed: u64) -> Vec<PassAtK> {
+    let Some(rate) = rate else {
+        return Vec::new();
+    };
+    let mut ks = vec![1, 3];
+    if graded >= 5 {
+        ks.push(5);
+    }
+    ks.into_iter()
+        .filter_map(|k| {
+            let naive_at = pass_at_k(graded, passed, k)?;
+            let naive_hat = pass_hat_k(graded, passed, k)?;
+            let kf = k as f64;
+            let (at, hat) = match rate.method {
+                EstimateMethod::FixedN => (naive_at, naive_hat),
+                _ => (at_least_one(rate.estimate, k), rate.estimate.powf(kf)),
+            };
+            Some(PassAtK {
+                k,
+                pass_at_k: at,
+                pass_hat_k: hat,
+                pass_at_k_ci95: Interval {
+                    lo: at_least_one(rate.ci95.lo, k),
+                    hi: at_least_one(rate.ci95.hi, k),
+                },
+                pass_hat_k_ci95: Interval {
+                    lo: rate.ci95.lo.powf(kf),
+                    hi: rate.ci95.hi.powf(kf),
+                },
+                naive_pass_at_k: naive_at,
+                naive_pass_hat_k: naive_hat,
+            })
+        })
+        .collect()
+}
+
+/// The risk at the observed unavailable rate, when it makes the printed one wrong.
+pub(super) fn fault_risk(
+    lattice: &Boundaries,
+    unavailable: u64,
+    graded: u64,
+    budget: u64,
+    risk: RiskKind,
+    rate: f64,
+) -> Option<FaultRisk> {
+    if unavailable == 0 {
+        return None;
+    }
+    let drawn = unavailable + graded;
+    let u = unavailable as f64 / drawn as f64;
+    // An unavailable rate of 1 leaves nothing to grade: the risk is certain.
+    // The risk is one minus the probability of the verdict that keeps the gate right.
+    let kept = |u: f64| {
+        if u >= 1.0 {
+            return 0.0;
+        }
+        let oc = lattice.oc_unavailable(rate, u, budget);
+        match risk {
+            RiskKind::NotPassHealthy => oc.p_pass,
+            RiskKind::NotFailRegressed => oc.p_fail,
+        }
+    };
+    let (printed, at_observed) = (1.0 - kept(0.0), 1.0 - kept(u));
+    let gap = at_observed - printed;
+    let wrong = gap >= FAULT_RISK_GAP
+        || (at_observed >= printed * FAULT_RISK_FACTOR && gap >= FAULT_RISK_MIN_GAP);
+    wrong.then_some(FaultRisk {
+        unavailable,
+        drawn,
+        budget,
+        risk,
+        rate,
+        printed,
+        at_observed,
+    })
+}
+
+/// The trials of one disposition and what they cost (every attempt of each).
+fn uncounted(t: &TaskReplay, which: Disposition) -> Uncounted {
+    let mut out = Uncounted::default();
+    for trial in t.trials.iter().filter(|tr| tr.disposition == which) {
+        out.trials += 1;
+        out.seconds += trial.duration_s();
+        for a in trial.first.iter().chain(trial.later.iter()) {
+            let Some(r) = &a.row.result else { continue };
+            Spend::add(&mut out.cost, r.cost);
+            Spend::add(&mut out.tokens, r.tokens);
+        }
+    }
+    out
+}
+
+/// The healthy rate a plan's producer's risk is stated at: the designed rates, or a
+/// sequential rule's own p0. A bare `single: {n, c}` has none.
+fn healthy_rate(sampling: &Sampling, rates: Option<&Rates>) -> Option<f64> {
+    rates.map(|r| r.healthy).or(match *sampling {
+        Sampling::Sequential { healthy, .. } => Some(healthy),
+        Sampling::Single { .. } => None,
+    })
+}
+
+/// The OC on a fixed grid of rates plus the plan's own healthy and regressed rates, from the
+/// last rate where P(PASS) is still below 0.0005 (the curve left of it is flat at zero).
+fn oc_curve(
+    healthy: Option<f64>,
+    regressed: Option<f64>,
+    oc_at: impl Fn(f64) -> OcPoint,
+) -> Vec<OcPoint> {
+    let mut ps: Vec<f64> = (1..=19).map(|i| f64::from(i) * 0.05).collect();
+    ps.push(0.99);
+    ps.extend(healthy.into_iter().chain(regressed));
+    ps.retain(|p| p.is_finite() && *p > 0.0 && *p < 1.0);
+    // Round to 4 decimals so a designed 0.9 and the grid's 0.9000000000000001 are one point.
+    let mut ps: Vec<f64> = ps.into_iter().map(|p| (p * 1e4).round() / 1e4).collect();
+    ps.sort_by(f64::total_cmp);
+    ps.dedup();
+    let points: Vec<OcPoint> = ps.into_iter().map(oc_at).collect();
+    let start = points.iter().rposition(|pt| pt.pass < 0.0005).unwrap_or(0);
+    points[start..].to_vec()
+}
+
+fn score_vector(t: &TaskReplay) -> ScoreVector {
+    let mut first_attempt = 0;
+    let mut passed = 0;
+    let mut graded = 0;
+    let mut internal_attempts = 0;
+    let mut failures = FailureShape::default();
+    let mut durations = Vec::new();
+    let counted = t
+        .trials
+        .iter()
+        .filter(|tr| tr.disposition == Disposition::Counted);
+    for (row, later) in counted.filter_map(|tr| tr.first.as_ref().map(|a| (&a.row, &tr.later))) {
+        match row.outcome {
+            Outcome::Pass => {
+                graded += 1;
+                passed += 1;
+                let internal = row.result.as_ref().and_then(|r| r.attempts);
+                if internal.is_none_or(|a| a <= 1) {
+                    first_attempt += 1;
+                } else {
+                    internal_attempts += 1;
+                }
+                durations.push(row.duration_s);
+            }
+            Outcome::Fail => {
+                graded += 1;
+                durations.push(row.duration_s);
+                // A later attempt after a graded failure is a test runner's retry (`gate
+                // ingest`; gate's own transport retries follow only unavailable attempts): it
+                // passes within the retry budget, never as the grade.
+                if later.iter().any(|a| a.row.outcome == Outcome::Pass) {
+                    passed += 1;
+                }
+                let internal = row.result.as_ref().and_then(|r| r.attempts);
+                if !later.is_empty() || internal.is_some_and(|a| a > 1) {
+                    internal_attempts += 1;
+                }
+                if row.fault == Some(Fault::Timeout) {
+                    failures.timeout += 1;
+                } else if row.exit_code.is_none() && row.signal.is_none() && row.fault.is_none() {
+                    failures.test_failed += 1;
+                } else if row.exit_code != Some(0) {
+                    failures.run_failed += 1;
+                } else if row.check_exit.is_some_and(|c| c != 0) {
+                    failures.check_failed += 1;
+                } else if row.result.as_ref().and_then(|r| r.pass) == Some(false) {
+                    failures.result_fail += 1;
+                } else {
+                    failures.other += 1;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    let mut cost = None::<Spend>;
+    let mut tokens = None::<Spend>;
+    for trial in &t.trials {
+        for a in trial.first.iter().chain(trial.later.iter()) {
+            let Some(r) = &a.row.result else { continue };
+            Spend::add(&mut cost, r.cost);
+            Spend::add(&mut tokens, r.tokens);
+        }
+    }
+
+    ScoreVector {
+        first_attempt: Share {
+            num: first_attempt,
+            den: graded,
+        },
+        within_budget: Share {
+            num: passed,
+            den: graded,
+        },
+        recovery: Share {
+            num: passed - first_attempt,
+            den: graded - first_attempt,
+        },
+        failures,
+        latency: latency(durations),
+        cost,
+        tokens,
+        unavailable: t.counts.unavailable,
+        retry_passes_refused: t.retry_passes_refused,
+        internal_attempts,
+    }
+}
+
+/// Nearest-rank percentiles: the smallest value with at least q of the values at or below it.
+pub(super) fn latency(mut xs: Vec<f64>) -> Option<Latency> {
+    xs.retain(|x| x.is_finite());
+    if xs.is_empty() {
+        return None;
+    }
+    xs.sort_by(f64::total_cmp);
+    let rank = |q: f64| {
+        let r = (q * xs.len() as f64).ceil() as usize;
+        xs[r.clamp(1, xs.len()) - 1]
+    };
+    Some(Latency {
+        p50: rank(0.50),
+        p95: rank(0.95),
+    })
+}

@@ -1,0 +1,118 @@
+//! Recompute a `compare` task: the recorded sides go to the same [`PairSampler`] `gate run`
+//! fed, in pair order, so the verdict recomputes from the rows alone (invariant 4).
+
+use std::collections::BTreeMap;
+
+use crate::ledger::TaskSpec;
+use crate::pairs::{PairSampler, Side};
+use crate::sampler::Disposition as SettledAs;
+
+use super::task::{Gaps, HarnessCut, judged, undecided_reason};
+use super::{Disposition, ReportError, TaskReplay, TrialRecord};
+
+/// Replay a compare task: `trials` holds both sides' records, in (pair, side) order.
+pub(super) fn replay_pairs(
+    spec: TaskSpec,
+    mut trials: Vec<TrialRecord>,
+    interrupted: bool,
+) -> Result<TaskReplay, ReportError> {
+    let max_pairs = spec.compare.as_ref().map_or(0, |c| c.max_pairs);
+    let mut sampler = PairSampler::new(spec.sampling.clone(), spec.max_unavailable, max_pairs)
+        .map_err(|source| ReportError::Sampling {
+            task: spec.id.clone(),
+            source,
+        })?;
+    // As in the runner: nothing written after the first harness error (in file order) is
+    // consumed.
+    let harness = HarnessCut::of(&trials);
+
+    // Records by pair: the index of each side's record in `trials`.
+    let mut by_pair: BTreeMap<u64, [Option<usize>; 2]> = BTreeMap::new();
+    for (i, t) in trials.iter().enumerate() {
+        let side = t
+            .first
+            .as_ref()
+            .or(t.later.first())
+            .and_then(|a| a.row.side);
+        let slot = by_pair.entry(t.ordinal).or_default();
+        match side {
+            Some(Side::Head) => slot[0] = Some(i),
+            Some(Side::Base) => slot[1] = Some(i),
+            // A row of a compare task without a side cannot belong to a pair: the pair it
+            // sits at is a gap, like a side with no row.
+            None => {}
+        }
+    }
+    let mut retry_passes_refused = 0u64;
+    let mut gaps = Gaps::new();
+    let mut dispositions: BTreeMap<u64, Disposition> = BTreeMap::new();
+    let record = |settled: Vec<(u64, SettledAs)>, d: &mut BTreeMap<u64, Disposition>| {
+        for (pair, s) in settled {
+            d.insert(pair, s.into());
+        }
+    };
+    for (&pair, sides) in &by_pair {
+        gaps.see(pair);
+        record(sampler.gap_before(pair), &mut dispositions);
+        let mut complete = true;
+        for (k, side) in [Side::Head, Side::Base].into_iter().enumerate() {
+            let Some(first) = sides[k].and_then(|i| trials[i].first.as_ref()) else {
+                complete = false;
+                continue;
+            };
+            if harness.after(first) {
+                sampler.halt();
+            }
+            record(
+                sampler.offer(pair, side, first.row.outcome),
+                &mut dispositions,
+            );
+        }
+        for i in sides.iter().flatten() {
+            retry_passes_refused += trials[*i].retry_passes();
+        }
+        if !complete {
+            // A pair with a side never recorded can never complete: a gap.
+            gaps.gap = true;
+            record(
+                sampler.gap_before(pair.saturating_add(1)),
+                &mut dispositions,
+            );
+            dispositions
+                .entry(pair)
+                .or_insert(Disposition::NoFirstAttempt);
+        }
+    }
+    for t in &mut trials {
+        t.disposition = dispositions
+            .get(&t.ordinal)
+            .copied()
+            .unwrap_or(Disposition::NoFirstAttempt);
+    }
+    let decision = sampler.decision().cloned();
+    gaps.undecided_through(&harness, decision.as_ref(), max_pairs);
+    let pairs = sampler.pair_counts();
+    let (verdict, reason) = judged(&harness, decision.as_ref(), || {
+        undecided_reason(
+            pairs.total,
+            &gaps.missing,
+            interrupted,
+            None,
+            sampler.blocked_at_gap() && gaps.gap,
+        )
+        .replace("graded trial", "graded pair")
+    });
+    Ok(TaskReplay {
+        spec,
+        trials,
+        verdict,
+        reason,
+        counts: sampler.counts(),
+        llr: sampler.rule().llr(),
+        decided_at: sampler.decided_at(),
+        missing: gaps.missing,
+        retry_passes_refused,
+        harness_error: harness.text,
+        pairs: Some(pairs),
+    })
+}

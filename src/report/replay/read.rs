@@ -1,0 +1,484 @@
+//! Reading the ledgers of one run into trial records, with the checks that they are one run:
+//! the same plan and fixtures, shards of one split from one CI attempt, every task resolved the
+//! same way and as the plan loader would, every ordinal one the runner could have written, and
+//! no two different rows for one attempt.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use crate::ledger::{AttemptRow, Ledger, Outcome, Row, Shard, TaskSpec};
+use crate::sampler::Sampling;
+
+use super::{
+    Disposition, LedgerInfo, ReportError, ShardCoverage, Source, SourcedAttempt, TrialRecord,
+};
+
+/// Refuse ledgers of different plans or fixtures: they are not one run.
+pub(super) fn refuse_mixed_runs(ledgers: &[Ledger]) -> Result<(), ReportError> {
+    let Some(first) = ledgers.first() else {
+        return Ok(());
+    };
+    let h0 = first.header();
+    for l in &ledgers[1..] {
+        let h = l.header();
+        if h.plan_hash != h0.plan_hash {
+            return Err(ReportError::MixedPlan {
+                first: first.path.clone(),
+                first_hash: h0.plan_hash.clone(),
+                other: l.path.clone(),
+                other_hash: h.plan_hash.clone(),
+            });
+        }
+        if h.fixture_hash != h0.fixture_hash {
+            return Err(ReportError::MixedFixture {
+                first: first.path.clone(),
+                first_hash: h0.fixture_hash.clone(),
+                other: l.path.clone(),
+                other_hash: h.fixture_hash.clone(),
+            });
+        }
+    }
+
+    Ok(())
+}
+
+pub(super) fn ledger_info(l: &Ledger) -> LedgerInfo {
+    LedgerInfo {
+        path: l.path.clone(),
+        run_id: l.header().run_id.clone(),
+        shard: l.header().shard,
+        status: l.footer().map(|f| f.status),
+        chain_break: l.first_chain_break().map(|(i, what)| {
+            format!(
+                "{}: {what}",
+                Source {
+                    path: l.path.clone(),
+                    line: i as u64 + 1
+                }
+            )
+        }),
+        torn_tail: l.torn_tail.is_some(),
+        head_sha256: l.last_hash.clone(),
+        sandbox: ledger_walls(l),
+    }
+}
+
+/// The walls recorded by a ledger's header and its resume rows, each once, in order.
+fn ledger_walls(l: &Ledger) -> Vec<crate::ledger::Walls> {
+    let mut out: Vec<crate::ledger::Walls> = Vec::new();
+    let recorded = l.records.iter().filter_map(|r| match &r.row {
+        Row::Header(h) => h.sandbox.as_ref(),
+        Row::Resume(r) => r.sandbox.as_ref(),
+        _ => None,
+    });
+    for w in recorded {
+        if !out.contains(w) {
+            out.push(w.clone());
+        }
+    }
+    out
+}
+
+pub(super) fn shard_coverage(ledgers: &[Ledger]) -> Result<Option<ShardCoverage>, ReportError> {
+    let mut m_seen: Option<(u64, &Path)> = None;
+    let mut present = BTreeSet::new();
+    let whole = ledgers.iter().find(|l| l.header().shard.is_none());
+    for l in ledgers {
+        let Some(shard) = l.header().shard else {
+            continue;
+        };
+        // A whole run and a shard would merge into a report that claims shards are missing
+        // while the whole run holds them: ambiguous, so refused.
+        if let Some(w) = whole {
+            return Err(ReportError::WholeAndShard {
+                whole: w.path.clone(),
+                shard_path: l.path.clone(),
+                k: shard.k,
+                m: shard.m,
+            });
+        }
+        if shard.m == 0 || shard.k == 0 || shard.k > shard.m {
+            return Err(ReportError::BadShard {
+                path: l.path.clone(),
+                k: shard.k,
+                m: shard.m,
+            });
+        }
+        match m_seen {
+            Some((m, path)) if m != shard.m => {
+                return Err(ReportError::MixedShards {
+                    first: path.to_path_buf(),
+                    first_m: m,
+                    other: l.path.clone(),
+                    other_m: shard.m,
+                });
+            }
+            _ => m_seen = Some((shard.m, &l.path)),
+        }
+        present.insert(shard.k);
+    }
+    refuse_mixed_ci_runs(ledgers)?;
+    Ok(m_seen.map(|(m, _)| ShardCoverage {
+        m,
+        present: present.iter().copied().collect(),
+        missing: (1..=m).filter(|k| !present.contains(k)).collect(),
+    }))
+}
+
+/// Shards merge only when they ran in one attempt of one CI run (or all outside CI): a shard
+/// whose ledger comes from a later attempt was re-run alone until it passed.
+fn refuse_mixed_ci_runs(ledgers: &[Ledger]) -> Result<(), ReportError> {
+    let key = |l: &Ledger| {
+        l.header()
+            .ci
+            .as_ref()
+            .map(|c| (c.run_id.clone(), c.run_attempt.clone()))
+    };
+    let ran = |l: &Ledger| {
+        let shard = l
+            .header()
+            .shard
+            .map_or_else(String::new, |s| format!("{}/{}", s.k, s.m));
+        match &l.header().ci {
+            Some(c) => format!(
+                "(shard {shard}) ran in attempt {} of CI run {}",
+                c.run_attempt, c.run_id
+            ),
+            None => format!("(shard {shard}) ran outside GitHub Actions"),
+        }
+    };
+    let mut shards = ledgers.iter().filter(|l| l.header().shard.is_some());
+    let Some(first) = shards.next() else {
+        return Ok(());
+    };
+    for l in shards {
+        if key(l) != key(first) {
+            return Err(ReportError::MixedCiRuns {
+                first: first.path.clone(),
+                first_ran: ran(first),
+                other: l.path.clone(),
+                other_ran: ran(l),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The tasks of all headers, in order of first appearance; a task must be resolved the same
+/// way wherever it appears.
+pub(super) fn merged_specs(ledgers: &[Ledger]) -> Result<Vec<TaskSpec>, ReportError> {
+    let mut specs: Vec<(TaskSpec, &Path)> = Vec::new();
+    for l in ledgers {
+        for t in &l.header().tasks {
+            if let Err(what) = check_spec(t) {
+                return Err(ReportError::BadHeader {
+                    task: t.id.clone(),
+                    what,
+                    at: Source {
+                        path: l.path.clone(),
+                        line: 1,
+                    },
+                });
+            }
+            match specs.iter().find(|(s, _)| s.id == t.id) {
+                Some((s, path)) if s != t => {
+                    return Err(ReportError::MixedTask {
+                        task: t.id.clone(),
+                        first: path.to_path_buf(),
+                        other: l.path.clone(),
+                    });
+                }
+                Some(_) => {}
+                None => specs.push((t.clone(), &l.path)),
+            }
+        }
+    }
+    Ok(specs.into_iter().map(|(s, _)| s).collect())
+}
+
+/// The header's tasks with each suite task replaced by its test cases (`SUITE/CASE`, with
+/// the suite's rule), in order of first appearance in the attempt rows. The suite task itself
+/// stays, judged on its own runs by [`crate::ledger::suite_runs_rule`] as `gate run`
+/// scheduled them, only where one of its runs is not a run of the suite (a harness error),
+/// so that error is the suite's and no verdict is published.
+pub(super) fn expand_suites(ledgers: &[Ledger], specs: Vec<TaskSpec>) -> Vec<TaskSpec> {
+    if specs.iter().all(|s| s.suite.is_none()) {
+        return specs;
+    }
+    let mut out = Vec::with_capacity(specs.len());
+    for spec in specs {
+        if spec.suite.is_none() {
+            out.push(spec);
+            continue;
+        }
+        let mut seen = BTreeSet::new();
+        let mut cases = Vec::new();
+        let mut broken = false;
+        for a in ledgers.iter().flat_map(|l| l.attempts()) {
+            if a.task == spec.id {
+                broken |= !matches!(a.outcome, Outcome::Pass | Outcome::Cancelled)
+                    || (a.outcome == Outcome::Pass && a.suite_run.is_none());
+            } else if crate::ledger::suite_of(&a.task) == Some(spec.id.as_str())
+                && seen.insert(a.task.clone())
+            {
+                let case = &a.task[spec.id.len() + 1..];
+                cases.push(spec.suite_case(case));
+            }
+        }
+        if broken || cases.is_empty() {
+            out.push(TaskSpec {
+                sampling: crate::ledger::suite_runs_rule(&spec.sampling),
+                max_unavailable: 0,
+                ..spec
+            });
+        }
+        out.extend(cases);
+    }
+    out
+}
+
+/// Check a task as a ledger header records it, with the rules the plan loader applies, so a
+/// forged or damaged header cannot make a report print impossible figures (a PASS needing
+/// `n - c` passes with `c > n`, a risk computed at a rate of 1.5). Returns what is wrong.
+pub fn check_spec(spec: &TaskSpec) -> Result<(), String> {
+    // The one validation of a rule (`Rule::new`), as `gate run` applied it before it wrote
+    // the header; its limit also keeps a forged header from buying an hour of exact sums.
+    spec.sampling.rule().map_err(|e| match spec.sampling {
+        Sampling::Single { .. } => format!("single plan: {e}"),
+        Sampling::Sequential { .. } => format!("sequential rule: {e}"),
+    })?;
+    if let Some(c) = &spec.compare {
+        // A compare task's rule is the one on its discordant pairs: success rate 1/2 against
+        // 1/(1+R), as the plan loader builds it.
+        let expected = crate::pairs::discordant_rates(c.odds_ratio);
+        let ok_rule = matches!(spec.sampling, Sampling::Sequential { healthy, regressed, .. }
+            if healthy == expected.0 && (regressed - expected.1).abs() <= 1e-12);
+        if !(c.odds_ratio.is_finite() && c.odds_ratio > 1.0) {
+            return Err(format!(
+                "compare rule has odds ratio {}, not above 1",
+                c.odds_ratio
+            ));
+        }
+        if !(1..=crate::stats::compare::MAX_PAIRS_LIMIT).contains(&c.max_pairs) {
+            return Err(format!("compare rule has `max_pairs` {}", c.max_pairs));
+        }
+        if !ok_rule {
+            return Err("compare rule's sampling is not its rule on the discordant pairs".into());
+        }
+    }
+    if let Some(r) = spec.rates {
+        // The same ranges as a sequential rule's (and `gate plan`'s): rates in (0, 1) with
+        // healthy > regressed, risks in (0, 0.5).
+        crate::stats::check_rates(r.healthy, r.regressed, r.alpha, r.beta)
+            .map_err(|e| format!("recorded rates: {e}"))?;
+    }
+    Ok(())
+}
+
+/// The ordinals a ledger can hold, from how the runner assigns them.
+///
+/// The runner launches a task's ordinals (a shard's owned ordinals, `k`, `k + m`, …) in
+/// increasing order, one after another, with no ordinal skipped; a replacement for an
+/// unavailable trial is the next ordinal, and `--resume` continues after the highest recorded
+/// one (or runs a cancelled trial again at its own ordinal). Every launched trial leaves a row
+/// unless a crash loses it, and a crash loses at most the trials in flight plus the rows of one
+/// batch not yet written: two per parallel job of that session. So the j-th ordinal a ledger
+/// owns can appear only if the ledger holds at least j − 2 × (jobs of all sessions) rows of that
+/// task. A bound on rows rather than on the plan (n plus the unavailable budget) stays true
+/// whatever the unavailable trials and cancellations were, and still refuses an ordinal of a
+/// billion in a ledger of a few dozen rows.
+struct OrdinalBounds<'a> {
+    shard: Option<Shard>,
+    /// A staged ledger's stage and each task's stage length: its ordinals are that stage's.
+    stage: Option<(u64, BTreeMap<&'a str, u64>)>,
+    /// Attempt rows per task in this ledger.
+    rows: BTreeMap<&'a str, u64>,
+    /// Trials that may have been in flight or unwritten when a session ended: twice the jobs
+    /// of every session (the header's, and each `--resume`'s).
+    slack: u64,
+}
+
+impl<'a> OrdinalBounds<'a> {
+    fn of(l: &'a Ledger) -> Self {
+        let header_jobs = l.header().jobs as u64;
+        let mut rows: BTreeMap<&str, u64> = BTreeMap::new();
+        let mut jobs = header_jobs;
+        for rec in &l.records {
+            match &rec.row {
+                Row::Attempt(a) => *rows.entry(a.task.as_str()).or_default() += 1,
+                Row::Resume(r) => {
+                    jobs = jobs.saturating_add(session_jobs(&r.argv).unwrap_or(header_jobs));
+                }
+                _ => {}
+            }
+        }
+        let stage = l.header().stage.map(|s| {
+            let sizes = l
+                .header()
+                .tasks
+                .iter()
+                .filter_map(|t| Some((t.id.as_str(), t.sampling.stage_length()?)))
+                .collect();
+            (s, sizes)
+        });
+        OrdinalBounds {
+            shard: l.header().shard,
+            stage,
+            rows,
+            slack: jobs.max(1).saturating_mul(2),
+        }
+    }
+
+    /// Refuse an ordinal this ledger cannot hold. `a.trial` is at least 1.
+    fn check(&self, a: &AttemptRow, at: &Source) -> Result<(), ReportError> {
+        let (k, m) = self.shard.map_or((1, 1), |s| (s.k, s.m));
+        if self.shard.is_some_and(|s| !s.owns(a.trial)) {
+            return Err(ReportError::ForeignOrdinal {
+                task: a.task.clone(),
+                trial: a.trial,
+                at: at.clone(),
+                k,
+                m,
+            });
+        }
+        if let Some((stage, sizes)) = &self.stage {
+            // A stage runs exactly its own ordinals, each once: the range is the bound.
+            let b = sizes.get(a.task.as_str()).copied().unwrap_or(0);
+            let (first, last) = (
+                (stage - 1).saturating_mul(b).saturating_add(1),
+                stage.saturating_mul(b),
+            );
+            if !(first..=last).contains(&a.trial) {
+                return Err(ReportError::Stage {
+                    problem: format!(
+                        "{at}: task `{}` trial #{} is not in stage {stage}, which runs trials #{first}–#{last}",
+                        a.task, a.trial
+                    ),
+                });
+            }
+            return Ok(());
+        }
+        // The position of `a.trial` among the ordinals this ledger owns, from 1.
+        let index = (a.trial - k) / m + 1;
+        let rows = self.rows.get(a.task.as_str()).copied().unwrap_or(0);
+        let max_index = rows.saturating_add(self.slack);
+        if index > max_index {
+            return Err(ReportError::ImpossibleOrdinal {
+                task: a.task.clone(),
+                trial: a.trial,
+                at: at.clone(),
+                rows,
+                limit: k.saturating_add((max_index - 1).saturating_mul(m)),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// The `--jobs N` (`--jobs=N`, `-j N`, `-jN`) of a recorded command line, if any.
+pub(super) fn session_jobs(argv: &[String]) -> Option<u64> {
+    let mut args = argv.iter();
+    while let Some(arg) = args.next() {
+        let value = match arg.as_str() {
+            "--jobs" | "-j" => args.next().map(String::as_str),
+            a => a.strip_prefix("--jobs=").or_else(|| {
+                a.strip_prefix("-j")
+                    .filter(|v| !v.is_empty() && !a.starts_with("--"))
+            }),
+        };
+        if let Some(n) = value.and_then(|v| v.parse::<u64>().ok()) {
+            return Some(n);
+        }
+    }
+    None
+}
+
+/// A task's attempts by ordinal (and side, for a compare task's pairs). The attempts of one
+/// trial are a short `Vec` rather than a map: a map node per trial costs kilobytes, which a
+/// 20,000-trial ledger would feel.
+type TaskTrials = BTreeMap<(u64, Option<crate::pairs::Side>), Vec<SourcedAttempt>>;
+
+/// Every attempt row of every ledger, by task, ordinal and attempt, de-duplicated.
+pub(super) fn collect_attempts(
+    ledgers: &[Ledger],
+    specs: &[TaskSpec],
+    suites: &BTreeSet<String>,
+) -> Result<BTreeMap<String, Vec<TrialRecord>>, ReportError> {
+    let mut by_task: BTreeMap<String, TaskTrials> = specs
+        .iter()
+        .map(|s| (s.id.clone(), TaskTrials::new()))
+        .collect();
+    for l in ledgers {
+        let bounds = OrdinalBounds::of(l);
+        for (i, rec) in l.records.iter().enumerate() {
+            let Row::Attempt(a) = &rec.row else { continue };
+            let source = Source {
+                path: l.path.clone(),
+                line: i as u64 + 1,
+            };
+            let Some(trials) = by_task.get_mut(&a.task) else {
+                // A suite task judged by its test cases (none of its runs broke): its own
+                // rows are the runs, their test cases' rows are what is judged.
+                if suites.contains(&a.task) {
+                    continue;
+                }
+                return Err(ReportError::UnknownTask {
+                    task: a.task.clone(),
+                    at: source,
+                });
+            };
+            if a.trial == 0 || a.attempt == 0 {
+                return Err(ReportError::ZeroOrdinal { at: source });
+            }
+            bounds.check(a, &source)?;
+            // Most trials have one attempt; the default capacity of 4 would quadruple memory.
+            let attempts = trials
+                .entry((a.trial, a.side))
+                .or_insert_with(|| Vec::with_capacity(1));
+            let fresh = SourcedAttempt {
+                row: a.clone(),
+                source,
+            };
+            match attempts.iter_mut().find(|s| s.row.attempt == a.attempt) {
+                None => attempts.push(fresh),
+                Some(seen) if seen.row == *a => {}
+                // A cancelled attempt never finished and was never graded: the finished run
+                // of the same attempt (after `--resume`) takes its place.
+                Some(seen) if seen.row.outcome == Outcome::Cancelled => *seen = fresh,
+                Some(_) if a.outcome == Outcome::Cancelled => {}
+                Some(seen) => {
+                    return Err(ReportError::Conflict {
+                        task: a.task.clone(),
+                        trial: a.trial,
+                        attempt: a.attempt,
+                        first: seen.source.clone(),
+                        other: fresh.source,
+                    });
+                }
+            }
+        }
+    }
+    Ok(by_task
+        .into_iter()
+        .map(|(task, trials)| {
+            let records = trials
+                .into_iter()
+                .map(|((ordinal, _side), mut attempts)| {
+                    attempts.sort_by_key(|a| a.row.attempt);
+                    let first = match attempts.first() {
+                        Some(a) if a.row.attempt == 1 => Some(attempts.remove(0)),
+                        _ => None,
+                    };
+                    attempts.shrink_to_fit();
+                    TrialRecord {
+                        ordinal,
+                        first,
+                        later: attempts,
+                        disposition: Disposition::NoFirstAttempt,
+                    }
+                })
+                .collect();
+            (task, records)
+        })
+        .collect())
+}
