@@ -345,6 +345,42 @@ pub struct AttemptRow {
     pub suite_run: Option<SuiteRun>,
 }
 
+impl AttemptRow {
+    /// Attempt `attempt` of trial `trial` of `task`, started at `started_at` (RFC 3339), with
+    /// nothing observed yet: no exit, no fault, no result, empty captures, no side, not
+    /// graded; `outcome` until the attempt is classified. Every producer of rows starts here,
+    /// so a new field gets its "nothing recorded" value in one place.
+    pub fn started(
+        task: String,
+        trial: u64,
+        attempt: u32,
+        started_at: String,
+        outcome: Outcome,
+    ) -> AttemptRow {
+        AttemptRow {
+            task,
+            trial,
+            attempt,
+            started_at,
+            duration_s: 0.0,
+            exit_code: None,
+            signal: None,
+            check_exit: None,
+            fault: None,
+            outcome,
+            graded: false,
+            result: None,
+            reason: None,
+            stdout_tail: String::new(),
+            stderr_tail: String::new(),
+            log: None,
+            side: None,
+            pair_position: None,
+            suite_run: None,
+        }
+    }
+}
+
 /// What one run of a suite task recorded: the file read, and the test cases in it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SuiteRun {

@@ -15,14 +15,15 @@
 //! and has both launchers kill everything they started.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
 use super::events::{EventSink, RunEvent};
+use super::launcher::{InFlight, Launcher};
 use super::retry::TrialMsg;
 use super::sandbox::Sandbox;
-use super::scheduler::{Launcher, TaskEnd};
+use super::scheduler::TaskEnd;
 use super::sys::Interrupt;
 use crate::error::Error;
 use crate::ledger::{DecisionRow, Ledger, Outcome};
@@ -158,32 +159,6 @@ pub fn pair_history(ledger: &Ledger, task: &str) -> PairHistory {
     PairHistory { decided, outcomes }
 }
 
-/// Sides running, with their cancel flags; dropping it with sides still in flight cancels
-/// them and kills everything both launchers started.
-struct InFlight<'a, L: Launcher + ?Sized> {
-    flags: BTreeMap<(u64, Side), Arc<AtomicBool>>,
-    head: &'a L,
-    base: &'a L,
-}
-
-impl<L: Launcher + ?Sized> InFlight<'_, L> {
-    fn cancel_all(&self) {
-        for f in self.flags.values() {
-            f.store(true, Ordering::Relaxed);
-        }
-    }
-}
-
-impl<L: Launcher + ?Sized> Drop for InFlight<'_, L> {
-    fn drop(&mut self) {
-        if !self.flags.is_empty() {
-            self.cancel_all();
-            self.head.kill_all();
-            self.base.kill_all();
-        }
-    }
-}
-
 /// A pair being run: the sides still to start, in order, and those started.
 #[derive(Debug, Default)]
 struct Running {
@@ -196,7 +171,7 @@ struct Running {
 }
 
 struct Lanes<'a, L: Launcher + ?Sized> {
-    in_flight: InFlight<'a, L>,
+    in_flight: InFlight<'a, (u64, Side), L>,
     /// Pairs launched, or of an interrupted session with a side never graded (run again
     /// first, at their own ordinal), not yet complete.
     running: BTreeMap<u64, Running>,
@@ -205,6 +180,8 @@ struct Lanes<'a, L: Launcher + ?Sized> {
     together: bool,
     /// Most pairs in flight.
     pair_slots: usize,
+    head: &'a L,
+    base: &'a L,
     head_tx: mpsc::Sender<TrialMsg>,
     base_tx: mpsc::Sender<TrialMsg>,
 }
@@ -216,8 +193,8 @@ impl<L: Launcher + ?Sized> Lanes<'_, L> {
             .flags
             .insert((pair, side), Arc::clone(&cancel));
         let (launcher, tx) = match side {
-            Side::Head => (self.in_flight.head, self.head_tx.clone()),
-            Side::Base => (self.in_flight.base, self.base_tx.clone()),
+            Side::Head => (self.head, self.head_tx.clone()),
+            Side::Base => (self.base, self.base_tx.clone()),
         };
         launcher.launch(pair, cancel, tx);
     }
@@ -317,11 +294,7 @@ pub fn run_pairs<L: Launcher + ?Sized>(
         }
     };
     let mut lanes = Lanes {
-        in_flight: InFlight {
-            flags: BTreeMap::new(),
-            head,
-            base,
-        },
+        in_flight: InFlight::new(vec![head, base]),
         running: BTreeMap::new(),
         next_pair: history
             .outcomes
@@ -330,6 +303,8 @@ pub fn run_pairs<L: Launcher + ?Sized>(
             .map_or(1, |(p, _)| p + 1),
         together: cfg.jobs >= 2,
         pair_slots: (cfg.jobs / 2).max(1),
+        head,
+        base,
         head_tx,
         base_tx,
     };
@@ -538,25 +513,8 @@ mod tests {
             self.launched.lock().unwrap().push((ordinal, self.side));
             let outcome = self.script.get(&ordinal).copied().unwrap_or(Outcome::Pass);
             let row = AttemptRow {
-                task: "t".into(),
-                trial: ordinal,
-                attempt: 1,
-                started_at: now_rfc3339(),
-                duration_s: 0.0,
-                exit_code: None,
-                signal: None,
-                check_exit: None,
-                fault: None,
-                outcome,
                 graded: matches!(outcome, Outcome::Pass | Outcome::Fail),
-                result: None,
-                reason: None,
-                stdout_tail: String::new(),
-                stderr_tail: String::new(),
-                log: None,
-                side: None,
-                pair_position: None,
-                suite_run: None,
+                ..AttemptRow::started("t".into(), ordinal, 1, now_rfc3339(), outcome)
             };
             let _ = tx.send(TrialMsg::Attempt {
                 row: Box::new(row),
