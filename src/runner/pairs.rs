@@ -23,11 +23,10 @@ use super::events::{EventSink, RunEvent};
 use super::launcher::{InFlight, Launcher};
 use super::retry::TrialMsg;
 use super::sandbox::Sandbox;
-use super::scheduler::TaskEnd;
+use super::scheduler::{TaskEnd, emit_end};
 use super::sys::Interrupt;
 use crate::error::Error;
-use crate::ledger::{DecisionRow, Ledger, Outcome};
-use crate::model::Judgement;
+use crate::ledger::{Ledger, Outcome};
 use crate::pairs::{CompareRecord, PairSampler, Side, base_first};
 use crate::plan::compare::CompareTask;
 use crate::plan::{Policy, Task};
@@ -412,17 +411,7 @@ pub fn run_pairs<L: Launcher + ?Sized>(
     let counts = sampler.counts();
     let llr_now = sampler.rule().llr();
     if let Some(why) = harness_error {
-        sink.event(&RunEvent::TaskDecided {
-            row: DecisionRow {
-                task: cfg.id.clone(),
-                verdict: Judgement::HarnessError,
-                reason: format!("harness error: {why}"),
-                counts,
-                llr: llr_now,
-            },
-            shown: "HARNESS ERROR".to_string(),
-        })?;
-        return Ok(TaskEnd::HarnessError);
+        return emit_end(sink, &cfg.id, Err(why), counts, llr_now);
     }
     let decision = match sampler.decision() {
         Some(d) => d.clone(),
@@ -437,17 +426,7 @@ pub fn run_pairs<L: Launcher + ?Sized>(
             reason: "no decision was reached".to_string(),
         },
     };
-    sink.event(&RunEvent::TaskDecided {
-        shown: decision.verdict.as_str().to_string(),
-        row: DecisionRow {
-            task: cfg.id.clone(),
-            verdict: Judgement::Verdict(decision.verdict),
-            reason: decision.reason,
-            counts,
-            llr: llr_now,
-        },
-    })?;
-    Ok(TaskEnd::Decided)
+    emit_end(sink, &cfg.id, Ok(decision), counts, llr_now)
 }
 
 fn llr(s: &PairSampler) -> Option<super::events::LlrView> {
@@ -499,7 +478,9 @@ mod tests {
     use std::sync::Mutex;
 
     use super::*;
+    use crate::ledger::DecisionRow;
     use crate::ledger::{AttemptRow, now_rfc3339};
+    use crate::model::Judgement;
     use crate::model::SequentialRule;
 
     struct Fake {

@@ -25,7 +25,7 @@ use super::retry::TrialMsg;
 use super::sys::Interrupt;
 use crate::error::Error;
 use crate::ledger::{AttemptRow, DecisionRow};
-use crate::model::{Judgement, Outcome, Sampling, Shard, Verdict};
+use crate::model::{Counts, Judgement, Outcome, Sampling, Shard, Verdict};
 use crate::plan::Task;
 use crate::sampler::{Decision, OrderedSampler};
 
@@ -323,17 +323,7 @@ fn drive<L: Launcher + ?Sized>(
     let counts = sampler.counts();
     let llr_now = sampler.rule().llr();
     if let Some(why) = harness_error {
-        sink.event(&RunEvent::TaskDecided {
-            row: DecisionRow {
-                task: cfg.id.clone(),
-                verdict: Judgement::HarnessError,
-                reason: format!("harness error: {why}"),
-                counts,
-                llr: llr_now,
-            },
-            shown: "HARNESS ERROR".to_string(),
-        })?;
-        return Ok(TaskEnd::HarnessError);
+        return emit_end(sink, &cfg.id, Err(why), counts, llr_now);
     }
     if let Some(c) = cases {
         if !c.all_decided() && interrupt.requested() {
@@ -405,22 +395,49 @@ fn drive<L: Launcher + ?Sized>(
             },
         },
     };
-    sink.event(&RunEvent::TaskDecided {
-        shown: decision.verdict.as_str().to_string(),
-        row: DecisionRow {
-            task: cfg.id.clone(),
-            verdict: Judgement::Verdict(decision.verdict),
-            reason: decision.reason,
-            counts,
-            llr: llr_now,
-        },
-    })?;
-    Ok(TaskEnd::Decided)
+    emit_end(sink, &cfg.id, Ok(decision), counts, llr_now)
 }
 
 /// Launch trials up to `jobs`, but only as many as the rule could still need: graded trials
 /// still owed, minus those running or finished but not yet consumed. An unavailable outcome
 /// does not reduce what is owed, so a replacement follows it.
+/// Emit a task's decision row: its verdict with the reason, or (`Err(why)`) a harness error,
+/// with the counts and the LLR at the end. The one place both schedulers ([`run_task`] and
+/// [`super::pairs::run_pairs`]) turn how a task ended into its row.
+pub(super) fn emit_end(
+    sink: &mut dyn EventSink,
+    task: &str,
+    end: Result<Decision, String>,
+    counts: Counts,
+    llr: Option<f64>,
+) -> Result<TaskEnd, Error> {
+    let (verdict, reason, shown, ended) = match end {
+        Ok(d) => (
+            Judgement::Verdict(d.verdict),
+            d.reason,
+            d.verdict.as_str().to_string(),
+            TaskEnd::Decided,
+        ),
+        Err(why) => (
+            Judgement::HarnessError,
+            format!("harness error: {why}"),
+            "HARNESS ERROR".to_string(),
+            TaskEnd::HarnessError,
+        ),
+    };
+    sink.event(&RunEvent::TaskDecided {
+        shown,
+        row: DecisionRow {
+            task: task.to_string(),
+            verdict,
+            reason,
+            counts,
+            llr,
+        },
+    })?;
+    Ok(ended)
+}
+
 fn fill<L: Launcher + ?Sized>(
     cfg: &TaskConfig,
     launcher: &L,
@@ -620,19 +637,18 @@ mod tests {
         }
     }
 
+    /// Run `cfg` afresh (no history, no interrupt) on `fake`.
+    fn fresh(cfg: &TaskConfig, fake: &Fake, sink: &mut Sink) -> Result<TaskEnd, Error> {
+        run_task(cfg, fake, TaskHistory::default(), &Interrupt::none(), sink)
+    }
+
     #[test]
     fn a_quick_failure_waits_for_the_slower_earlier_trial() {
         // Trial 2 fails at once, trial 1 passes later: the rule must see 1 before 2.
         let fake = Fake::new(&[(1, 80, Outcome::Pass), (2, 0, Outcome::Fail)]);
         let mut sink = Sink::default();
         let cfg = config(Sampling::Single { n: 2, c: 0 }, 2);
-        let end = run_task(
-            &cfg,
-            &fake,
-            TaskHistory::default(),
-            &Interrupt::none(),
-            &mut sink,
-        );
+        let end = fresh(&cfg, &fake, &mut sink);
         assert_eq!(end.unwrap(), TaskEnd::Decided);
         let d = sink.decision.unwrap();
         assert_eq!(d.verdict, Judgement::Verdict(Verdict::Fail));
@@ -651,14 +667,7 @@ mod tests {
         let mut sink = Sink::default();
         let cfg = config(Sampling::Single { n: 10, c: 0 }, 3);
         let started = Instant::now();
-        run_task(
-            &cfg,
-            &fake,
-            TaskHistory::default(),
-            &Interrupt::none(),
-            &mut sink,
-        )
-        .unwrap();
+        fresh(&cfg, &fake, &mut sink).unwrap();
         assert!(started.elapsed() < Duration::from_secs(10));
         let d = sink.decision.unwrap();
         assert_eq!(d.verdict, Judgement::Verdict(Verdict::Fail));
@@ -689,14 +698,7 @@ mod tests {
             ..Sink::default()
         };
         let cfg = config(Sampling::Single { n: 10, c: 0 }, 3);
-        let err = run_task(
-            &cfg,
-            &fake,
-            TaskHistory::default(),
-            &Interrupt::none(),
-            &mut sink,
-        )
-        .unwrap_err();
+        let err = fresh(&cfg, &fake, &mut sink).unwrap_err();
         assert_eq!(err.exit_code(), crate::error::exit::HARNESS);
         assert_eq!(fake.kills.load(Ordering::SeqCst), 1);
         assert!(fake.others_cancelled(1));
@@ -711,13 +713,7 @@ mod tests {
         };
         let cfg = config(Sampling::Single { n: 10, c: 0 }, 2);
         let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            run_task(
-                &cfg,
-                &fake,
-                TaskHistory::default(),
-                &Interrupt::none(),
-                &mut sink,
-            )
+            fresh(&cfg, &fake, &mut sink)
         }));
         assert!(unwound.is_err());
         assert_eq!(fake.kills.load(Ordering::SeqCst), 1);
@@ -744,14 +740,7 @@ mod tests {
         let fake = Fake::new(&[]);
         let mut sink = Sink::default();
         let cfg = config(Sampling::Single { n: 3, c: 0 }, 8);
-        run_task(
-            &cfg,
-            &fake,
-            TaskHistory::default(),
-            &Interrupt::none(),
-            &mut sink,
-        )
-        .unwrap();
+        fresh(&cfg, &fake, &mut sink).unwrap();
         assert_eq!(*fake.launched.lock().unwrap(), vec![1, 2, 3]);
         assert_eq!(
             sink.decision.unwrap().verdict,
@@ -764,14 +753,7 @@ mod tests {
         let fake = Fake::new(&[(1, 0, Outcome::Unavailable)]);
         let mut sink = Sink::default();
         let cfg = config(Sampling::Single { n: 2, c: 0 }, 1);
-        run_task(
-            &cfg,
-            &fake,
-            TaskHistory::default(),
-            &Interrupt::none(),
-            &mut sink,
-        )
-        .unwrap();
+        fresh(&cfg, &fake, &mut sink).unwrap();
         assert_eq!(*fake.launched.lock().unwrap(), vec![1, 2, 3]);
         let d = sink.decision.unwrap();
         assert_eq!((d.counts.passed, d.counts.unavailable), (2, 1));
