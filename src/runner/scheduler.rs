@@ -398,9 +398,6 @@ fn drive<L: Launcher + ?Sized>(
     emit_end(sink, &cfg.id, Ok(decision), counts, llr_now)
 }
 
-/// Launch trials up to `jobs`, but only as many as the rule could still need: graded trials
-/// still owed, minus those running or finished but not yet consumed. An unavailable outcome
-/// does not reduce what is owed, so a replacement follows it.
 /// Emit a task's decision row: its verdict with the reason, or (`Err(why)`) a harness error,
 /// with the counts and the LLR at the end. The one place both schedulers ([`run_task`] and
 /// [`super::pairs::run_pairs`]) turn how a task ended into its row.
@@ -438,6 +435,9 @@ pub(super) fn emit_end(
     Ok(ended)
 }
 
+/// Launch trials up to `jobs`, but only as many as the rule could still need: graded trials
+/// still owed, minus those running or finished but not yet consumed. An unavailable outcome
+/// does not reduce what is owed, so a replacement follows it.
 fn fill<L: Launcher + ?Sized>(
     cfg: &TaskConfig,
     launcher: &L,
