@@ -451,18 +451,11 @@ pub enum DesignRule {
     Sequential,
 }
 
-/// Arguments of `gate ingest`.
+/// The flags that give `gate ingest` and `gate suite` one rule for every test case: a
+/// single plan as written, or a design from rates (declared once, so the two commands accept
+/// and refuse the same combinations).
 #[derive(Debug, Args)]
-#[command(group(clap::ArgGroup::new("judge_by").required(true).args(["plan", "single", "healthy", "odds_ratio"])))]
-pub struct IngestArgs {
-    /// JUnit XML files, each one run of the suite, in ordinal order (name them so that a
-    /// shell glob sorts them: run-01.xml … run-20.xml).
-    #[arg(required = true, value_name = "RESULT")]
-    pub results: Vec<PathBuf>,
-    /// A plan file whose tasks select test cases with `junit: GLOB` (the top-level
-    /// `sampling:` applies to the test cases no task selects).
-    #[arg(long, value_name = "PLAN")]
-    pub plan: Option<PathBuf>,
+pub struct DesignFlags {
     /// One single plan for every test case: N runs, pass if at most C fail.
     #[arg(long, value_name = "N,C")]
     pub single: Option<String>,
@@ -483,6 +476,26 @@ pub struct IngestArgs {
     /// `calibrated|wald`, in `gate plan`).
     #[arg(long, value_enum, default_value_t = DesignRule::Single, requires = "healthy")]
     pub sampling: DesignRule,
+    /// With `--sampling sequential`: truncation.
+    #[arg(long, requires = "healthy")]
+    pub max_trials: Option<u64>,
+}
+
+/// Arguments of `gate ingest`.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("judge_by").required(true).args(["plan", "single", "healthy", "odds_ratio"])))]
+pub struct IngestArgs {
+    /// JUnit XML files, each one run of the suite, in ordinal order (name them so that a
+    /// shell glob sorts them: run-01.xml … run-20.xml).
+    #[arg(required = true, value_name = "RESULT")]
+    pub results: Vec<PathBuf>,
+    /// A plan file whose tasks select test cases with `junit: GLOB` (the top-level
+    /// `sampling:` applies to the test cases no task selects).
+    #[arg(long, value_name = "PLAN")]
+    pub plan: Option<PathBuf>,
+    /// The rule for every test case, from flags.
+    #[command(flatten)]
+    pub design: DesignFlags,
     /// The old spelling of `--sampling`, still read (with a deprecation note).
     #[arg(
         long,
@@ -492,9 +505,6 @@ pub struct IngestArgs {
         conflicts_with = "sampling"
     )]
     pub rule: Option<DesignRule>,
-    /// With `--sampling sequential`: truncation.
-    #[arg(long, requires = "healthy")]
-    pub max_trials: Option<u64>,
     /// Compare: the base suite's JUnit files, in run order; the RESULT files are head's.
     /// Pair k of a test is its k-th run on each side. End the list with `--`:
     /// `gate ingest --base base/*.xml -- head/*.xml --odds-ratio 3`.
@@ -551,27 +561,9 @@ pub struct SuiteArgs {
     /// own (`gate run`).
     #[arg(long, value_name = "PLAN")]
     pub plan: Option<PathBuf>,
-    /// One single plan for every test case: N runs, pass if at most C fail.
-    #[arg(long, value_name = "N,C")]
-    pub single: Option<String>,
-    /// Design the rule for every test case: the healthy per-run success rate (p0).
-    #[arg(long, allow_negative_numbers = true, requires = "regressed", value_parser = parse_rate)]
-    pub healthy: Option<f64>,
-    /// With `--healthy`: the regressed rate (p1) to tell apart.
-    #[arg(long, allow_negative_numbers = true, requires = "healthy", value_parser = parse_rate)]
-    pub regressed: Option<f64>,
-    /// With `--healthy`: producer's risk (default 0.05).
-    #[arg(long, allow_negative_numbers = true, requires = "healthy", value_parser = parse_rate)]
-    pub alpha: Option<f64>,
-    /// With `--healthy`: consumer's risk (default 0.10).
-    #[arg(long, allow_negative_numbers = true, requires = "healthy", value_parser = parse_rate)]
-    pub beta: Option<f64>,
-    /// With `--healthy`: which kind of plan to design.
-    #[arg(long, value_enum, default_value_t = DesignRule::Single, requires = "healthy")]
-    pub sampling: DesignRule,
-    /// With `--sampling sequential`: truncation.
-    #[arg(long, requires = "healthy")]
-    pub max_trials: Option<u64>,
+    /// The rule for every test case, from flags.
+    #[command(flatten)]
+    pub design: DesignFlags,
     /// Where to write the attempt ledger (JSON Lines); the suite runs' JUnit files go into a
     /// `suite-runs/` directory beside it.
     #[arg(long, default_value = "gate-out/ledger.jsonl")]

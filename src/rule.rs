@@ -173,36 +173,28 @@ impl Rule {
                     n - c
                 ),
             },
-            Kind::Calibrated => {
+            // One sentence for both lattice rules; a staged one names the stage it ended in.
+            // These strings are recorded in ledgers and compared on replay: keep them exact.
+            Kind::Calibrated | Kind::Staged { .. } => {
                 let row = self.lattice.row(g);
+                let (name, at) = match self.kind {
+                    Kind::Staged { stage } => (
+                        "staged",
+                        format!(" (stage {})", crate::stats::staged::stage_of(stage, g)),
+                    ),
+                    _ => ("calibrated", String::new()),
+                };
                 match state {
                     State::Pass => format!(
-                        "{f} failures in {g} trials are within the calibrated PASS bound (at most {})",
+                        "{f} failures in {g} trials{at} are within the {name} PASS bound (at most {})",
                         row.and_then(|r| r.pass_max_failures).unwrap_or(0)
                     ),
                     State::Fail => format!(
-                        "{f} failures in {g} trials reach the calibrated FAIL bound (at least {})",
+                        "{f} failures in {g} trials{at} reach the {name} FAIL bound (at least {})",
                         row.and_then(|r| r.fail_min_failures).unwrap_or(0)
                     ),
                     _ => format!(
-                        "{max_trials} trials spent without reaching a calibrated bound ({f} failed)"
-                    ),
-                }
-            }
-            &Kind::Staged { stage } => {
-                let row = self.lattice.row(g);
-                let at = crate::stats::staged::stage_of(stage, g);
-                match state {
-                    State::Pass => format!(
-                        "{f} failures in {g} trials (stage {at}) are within the staged PASS bound (at most {})",
-                        row.and_then(|r| r.pass_max_failures).unwrap_or(0)
-                    ),
-                    State::Fail => format!(
-                        "{f} failures in {g} trials (stage {at}) reach the staged FAIL bound (at least {})",
-                        row.and_then(|r| r.fail_min_failures).unwrap_or(0)
-                    ),
-                    _ => format!(
-                        "{max_trials} trials (stage {at}) spent without reaching a staged bound ({f} failed)"
+                        "{max_trials} trials{at} spent without reaching a {name} bound ({f} failed)"
                     ),
                 }
             }

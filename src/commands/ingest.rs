@@ -186,14 +186,14 @@ fn rules(args: &IngestArgs) -> Result<Rules, Error> {
                 odds_ratio: Some(r),
                 base: None,
                 regressed: None,
-                alpha: args.alpha.map(Rate),
-                beta: args.beta.map(Rate),
+                alpha: args.design.alpha.map(Rate),
+                beta: args.design.beta.map(Rate),
                 max_pairs: None,
                 rule: None,
             },
             format!("`--odds-ratio {r}`"),
         )
-    } else if let Some(single) = &args.single {
+    } else if let Some(single) = &args.design.single {
         let bad = || {
             crate::error::usage!(
                 "`--single {single}`: expected N,C (runs, failures tolerated), e.g. `--single 20,3`"
@@ -209,7 +209,7 @@ fn rules(args: &IngestArgs) -> Result<Rules, Error> {
             format!("`--single {single}`"),
         )
     } else {
-        let (Some(healthy), Some(regressed)) = (args.healthy, args.regressed) else {
+        let (Some(healthy), Some(regressed)) = (args.design.healthy, args.design.regressed) else {
             return Err(Error::Usage(
                 "give `--plan PLAN`, `--single N,C`, or `--healthy P0 --regressed P1`".into(),
             ));
@@ -218,13 +218,13 @@ fn rules(args: &IngestArgs) -> Result<Rules, Error> {
             SamplingSpec::Design {
                 healthy: Rate(healthy),
                 regressed: Rate(regressed),
-                alpha: args.alpha.map(Rate),
-                beta: args.beta.map(Rate),
+                alpha: args.design.alpha.map(Rate),
+                beta: args.design.beta.map(Rate),
                 rule: match sampling_kind(args) {
                     DesignRule::Single => Rule::Single,
                     DesignRule::Sequential => Rule::Sequential,
                 },
-                max_trials: args.max_trials,
+                max_trials: args.design.max_trials,
             },
             "the design flags".to_string(),
         )
@@ -309,7 +309,7 @@ fn sampling_kind(args: &IngestArgs) -> DesignRule {
             );
             kind
         }
-        None => args.sampling,
+        None => args.design.sampling,
     }
 }
 

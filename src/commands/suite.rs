@@ -54,7 +54,7 @@ pub fn execute(args: &SuiteArgs, output: &OutputArgs) -> Result<u8, Error> {
 /// Strings are written as JSON strings, which YAML reads as they are.
 fn plan_text(args: &SuiteArgs, cwd: &Path) -> Result<String, Error> {
     let q = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
-    let sampling = if let Some(single) = &args.single {
+    let sampling = if let Some(single) = &args.design.single {
         let bad = || {
             Error::Usage(format!(
                 "`--single {single}`: expected N,C (runs, failures tolerated), e.g. `--single 20,3`"
@@ -65,24 +65,24 @@ fn plan_text(args: &SuiteArgs, cwd: &Path) -> Result<String, Error> {
         let c: u64 = c.trim().parse().map_err(|_| bad())?;
         format!("{{single: {{n: {n}, c: {c}}}}}")
     } else {
-        let (Some(h), Some(r)) = (args.healthy, args.regressed) else {
+        let (Some(h), Some(r)) = (args.design.healthy, args.design.regressed) else {
             return Err(Error::Usage(
                 "give `--single N,C`, or `--healthy P0 --regressed P1`".into(),
             ));
         };
         let mut d = format!("healthy: {h}, regressed: {r}");
-        if let Some(a) = args.alpha {
+        if let Some(a) = args.design.alpha {
             let _ = write!(d, ", alpha: {a}");
         }
-        if let Some(b) = args.beta {
+        if let Some(b) = args.design.beta {
             let _ = write!(d, ", beta: {b}");
         }
-        let rule = match args.sampling {
+        let rule = match args.design.sampling {
             DesignRule::Single => "single",
             DesignRule::Sequential => "sequential",
         };
         let _ = write!(d, ", rule: {rule}");
-        if let Some(m) = args.max_trials {
+        if let Some(m) = args.design.max_trials {
             let _ = write!(d, ", max_trials: {m}");
         }
         format!("{{design: {{{d}}}}}")

@@ -12,20 +12,22 @@ pub mod bounds;
 pub mod check;
 pub mod compare;
 pub mod discover;
+mod sampling;
 pub mod schema;
 pub mod suite;
+mod tasks;
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_saphyr::{Location, Spanned};
 
 use crate::ledger::{OnInconclusive, Rates, TimeoutPolicy, sha256_hex};
-use crate::model::{SequentialRule, Shard};
+use crate::model::Shard;
 use crate::sampler::Sampling;
-use crate::stats::{self, StatsError};
-use schema::{CommandSpec, PlanFile, Rule, SamplingSpec, SequentialKind, TaskFile};
+use crate::stats::StatsError;
+pub use sampling::SuiteAlpha;
+use schema::{PlanFile, SamplingSpec};
 pub use suite::SuiteTask;
 
 /// Default producer's risk of a `design:` or `sequential:` rule.
@@ -372,7 +374,7 @@ impl Plan {
         .plan(file)?;
         plan.path = path.to_path_buf();
         plan.hash = sha256_hex(&bytes);
-        plan.fixture_hash = fixture_hash(&shown, &dir, &plan.tasks)?;
+        plan.fixture_hash = tasks::fixture_hash(&shown, &dir, &plan.tasks)?;
         Ok(plan)
     }
 }
@@ -464,32 +466,6 @@ struct Validator<'a> {
     suite: Option<SuiteAlpha>,
 }
 
-/// `policy.suite_alpha` and what it means per task (Šidák): with k tasks each at
-/// `1 - (1 - suite_alpha)^(1/k)`, a healthy suite whose every rule is designed this way fails
-/// somewhere with probability at most `suite_alpha` (independent tasks).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct SuiteAlpha {
-    /// The suite-wide producer's risk asked for.
-    pub suite_alpha: f64,
-    /// Tasks in the plan.
-    pub tasks: u64,
-    /// Each designed task's alpha.
-    pub per_task: f64,
-}
-
-impl SuiteAlpha {
-    /// Šidák's per-task alpha for `tasks` tasks. `1 - (1 - a)^(1/k)` is computed as
-    /// `-expm1(ln_1p(-a) / k)` so a small suite_alpha keeps its precision.
-    pub fn new(suite_alpha: f64, tasks: u64) -> Self {
-        let k = tasks.max(1) as f64;
-        SuiteAlpha {
-            suite_alpha,
-            tasks,
-            per_task: -((-suite_alpha).ln_1p() / k).exp_m1(),
-        }
-    }
-}
-
 impl Validator<'_> {
     fn invalid(&self, at: &Location, message: impl Into<String>) -> PlanError {
         PlanError::Invalid {
@@ -500,889 +476,116 @@ impl Validator<'_> {
         }
     }
 
-    fn plan(&self, file: PlanFile) -> Result<Plan, PlanError> {
-        if file.version.value != 1 {
-            return Err(self.invalid(
-                &file.version.referenced,
-                format!(
-                    "unsupported plan `version: {}`; this gate reads `version: 1`",
-                    file.version.value
-                ),
-            ));
-        }
-        // Policy-wide bounds point at the `policy:` block (or the top of the file).
-        let policy_at = file
-            .policy
-            .as_ref()
-            .map_or(file.version.referenced, |p| p.referenced);
-        let policy_file = file.policy.map(|p| p.value).unwrap_or_default();
-        let policy = self.policy(&policy_file)?;
-        if file.tasks.value.is_empty() {
-            return Err(self.invalid(
-                &file.tasks.referenced,
-                "`tasks` is empty: a plan needs at least one task",
-            ));
-        }
-        let mut v = *self;
-        if let Some(a) = &policy_file.suite_alpha {
-            if !(a.value.0 > 0.0 && a.value.0 < 0.5) {
-                return Err(self.invalid(
-                    &a.referenced,
-                    format!(
-                        "`policy.suite_alpha` must be strictly between 0 and 0.5, got {}",
-                        a.value.0
-                    ),
-                ));
-            }
-            v.suite = Some(SuiteAlpha::new(a.value.0, file.tasks.value.len() as u64));
-        }
-        let this = &v;
-        let mut ids = BTreeSet::new();
-        let mut tasks = Vec::new();
-        let mut selections = Vec::new();
-        for entry in &file.tasks.value {
-            let id = if entry.value.junit.is_some() {
-                let s = this.selection(entry, file.sampling.as_ref(), &policy_file)?;
-                let id = s.id.clone();
-                selections.push(s);
-                id
-            } else {
-                let mut task = this.task(entry, file.sampling.as_ref(), &policy_file)?;
-                let spec = this.sampling_entry(entry, file.sampling.as_ref(), &task.id)?;
-                let rule = this.rule(spec, &task.id, &policy_file)?.compare;
-                this.compare_side(
-                    &mut task,
-                    rule,
-                    &spec.referenced,
-                    entry.value.base.as_ref(),
-                    file.base.as_ref(),
-                )?;
-                let id = task.id.clone();
-                tasks.push(task);
-                id
-            };
-            if !ids.insert(id.clone()) {
-                return Err(self.invalid(
-                    &entry.value.id.referenced,
-                    format!("duplicate task id `{id}`: ids must be unique"),
-                ));
-            }
-        }
-        let default_rule = file
-            .sampling
-            .as_ref()
-            .map(|s| self.rule(s, "sampling", &policy_file))
-            .transpose()?;
-        self.bounds(&policy_at, &policy, &file.tasks.value, &tasks)?;
-        Ok(Plan {
-            path: PathBuf::new(),
-            hash: String::new(),
-            fixture_hash: String::new(),
-            tasks,
-            selections,
-            default_rule,
-            policy,
-            stage: None,
-        })
-    }
-
-    fn policy(&self, p: &schema::PolicyFile) -> Result<Policy, PlanError> {
-        let jobs = match &p.jobs {
-            Some(j) if j.value == 0 => {
-                return Err(self.invalid(&j.referenced, "`policy.jobs` must be at least 1"));
-            }
-            Some(j) => j.value,
-            None => 1,
-        };
-        let mut redact = Vec::new();
-        for pat in &p.redact {
-            let re = regex::Regex::new(&pat.value).map_err(|e| {
-                self.invalid(
-                    &pat.referenced,
-                    format!(
-                        "`policy.redact` pattern `{}` is not a valid regular expression: {e}",
-                        pat.value
-                    ),
-                )
-            })?;
-            redact.push(re);
-        }
-        let (backoff_min, backoff_max) = match &p.transport.backoff {
-            Some(b) if b.value.max.0 < b.value.min.0 => {
-                return Err(self.invalid(
-                    &b.referenced,
-                    "`policy.transport.backoff.max` must be at least `min`",
-                ));
-            }
-            Some(b) => (b.value.min.0, b.value.max.0),
-            None => (Duration::from_secs(1), Duration::from_secs(30)),
-        };
-        let transport_max_retries = match &p.transport.max_retries {
-            Some(r) if r.value > MAX_TRANSPORT_RETRIES => {
-                return Err(self.invalid(
-                    &r.referenced,
-                    format!(
-                        "`policy.transport.max_retries` must be at most {MAX_TRANSPORT_RETRIES}, got {}",
-                        r.value
-                    ),
-                ));
-            }
-            Some(r) => r.value,
-            None => 0,
-        };
-        let mut harness_exit_codes = Vec::new();
-        for code in &p.harness_exit_codes {
-            if code.value == 0 {
-                return Err(self.invalid(
-                    &code.referenced,
-                    "`policy.harness_exit_codes` cannot contain 0: exit 0 is a passing run",
-                ));
-            }
-            if p.transport.exit_codes.contains(&code.value) {
-                return Err(self.invalid(
-                    &code.referenced,
-                    format!(
-                        "exit code {} is both in `policy.harness_exit_codes` and in `policy.transport.exit_codes`; a code means one thing",
-                        code.value
-                    ),
-                ));
-            }
-            harness_exit_codes.push(code.value);
-        }
-        Ok(Policy {
-            timeout: p.timeout,
-            transport_exit_codes: p.transport.exit_codes.clone(),
-            harness_exit_codes,
-            transport_max_retries,
-            backoff_min,
-            backoff_max,
-            on_inconclusive: p.on_inconclusive,
-            jobs,
-            redact,
-            kill_grace: p.kill_grace.map(|d| d.0).unwrap_or(DEFAULT_KILL_GRACE),
-            sandbox: self.sandbox(p.sandbox.as_ref())?,
-        })
-    }
-
-    /// `policy.sandbox`: writable paths resolved against the plan's folder (they must exist:
-    /// the box can only grant what is there), variable names checked.
-    fn sandbox(
-        &self,
-        s: Option<&schema::SandboxFile>,
-    ) -> Result<crate::model::SandboxPolicy, PlanError> {
-        use crate::model::{SandboxPolicy, is_withheld};
-        let table = match s {
-            None => return Ok(SandboxPolicy::default()),
-            Some(schema::SandboxFile::Mode(mode)) => {
-                return Ok(SandboxPolicy {
-                    mode: *mode,
-                    ..SandboxPolicy::default()
-                });
-            }
-            Some(schema::SandboxFile::Table(t)) => t,
-        };
-        let mut writable = Vec::new();
-        for w in &table.writable {
-            let path = match w.value.strip_prefix("~/") {
-                Some(rest) => match std::env::var_os("HOME") {
-                    Some(home) => PathBuf::from(home).join(rest),
-                    None => {
-                        return Err(self.invalid(
-                            &w.referenced,
-                            format!("`policy.sandbox.writable` `{}`: `HOME` is not set", w.value),
-                        ));
-                    }
-                },
-                None => self.dir.join(&w.value),
-            };
-            if !path.exists() {
-                return Err(self.invalid(
-                    &w.referenced,
-                    format!(
-                        "`policy.sandbox.writable` `{}` does not exist (relative to `{}`); create it first",
-                        w.value,
-                        self.dir.display()
-                    ),
-                ));
-            }
-            writable.push(path);
-        }
-        let mut pass_env = Vec::new();
-        for name in &table.pass_env {
-            if !is_withheld(&name.value) {
-                return Err(self.invalid(
-                    &name.referenced,
-                    format!(
-                        "`policy.sandbox.pass_env` `{}` is not withheld from tasks (only the CI's workflow-command files and tokens are); remove it",
-                        name.value
-                    ),
-                ));
-            }
-            pass_env.push(name.value.clone());
-        }
-        Ok(SandboxPolicy {
-            mode: table.mode,
-            writable,
-            pass_env,
-        })
-    }
-
-    fn command(
-        &self,
-        spec: &Spanned<CommandSpec>,
-        key: &str,
-        id: &str,
-    ) -> Result<CommandLine, PlanError> {
-        match &spec.value {
-            CommandSpec::Shell(s) if s.trim().is_empty() => Err(self.invalid(
-                &spec.referenced,
-                format!("task `{id}`: `{key}` is empty: give a shell command line or an argv list"),
-            )),
-            CommandSpec::Argv(v) if v.first().is_none_or(|p| p.trim().is_empty()) => Err(self
-                .invalid(
-                    &spec.referenced,
-                    format!("task `{id}`: `{key}` is empty: an argv list needs a program first"),
-                )),
-            CommandSpec::Shell(s) => Ok(CommandLine::Shell(s.clone())),
-            CommandSpec::Argv(v) => Ok(CommandLine::Argv(v.clone())),
-        }
-    }
-
-    /// The task's own `sampling:`, else the plan's top-level one; neither is an error at the
-    /// task.
-    fn sampling_entry<'a>(
-        &self,
-        entry: &'a Spanned<TaskFile>,
-        default_sampling: Option<&'a Spanned<SamplingSpec>>,
-        id: &str,
-    ) -> Result<&'a Spanned<SamplingSpec>, PlanError> {
-        entry.value.sampling.as_ref().or(default_sampling).ok_or_else(|| {
-            self.invalid(
-                &entry.referenced,
-                format!("task `{id}` has no `sampling` and the plan sets none at the top level; add e.g. `sampling: {{single: {{n: 20, c: 3}}}}`"),
-            )
-        })
-    }
-
-    /// A resolved rule with the policy's unavailable budget.
-    fn rule(
-        &self,
-        spec: &Spanned<SamplingSpec>,
-        id: &str,
-        policy: &schema::PolicyFile,
-    ) -> Result<ResolvedRule, PlanError> {
-        if let SamplingSpec::Compare { .. } = spec.value {
-            return self.compare_rule(spec, id, policy);
-        }
-        let (sampling, rates, designed) = self.sampling(spec, id)?;
-        let max_unavailable = policy
-            .max_unavailable
-            .unwrap_or_else(|| sampling.max_graded().div_ceil(10));
-        Ok(ResolvedRule {
-            sampling,
-            rates,
-            designed,
-            max_unavailable,
-            compare: None,
-        })
-    }
-
-    /// A task with `junit: GLOB`: only `id`, `junit` and `sampling` apply.
-    fn selection(
-        &self,
-        entry: &Spanned<TaskFile>,
-        default_sampling: Option<&Spanned<SamplingSpec>>,
-        policy: &schema::PolicyFile,
-    ) -> Result<Selection, PlanError> {
-        let t = &entry.value;
-        let id = t.id.value.trim().to_string();
-        let junit = t
-            .junit
-            .as_ref()
-            .expect("selection() is called for `junit:` tasks");
-        let extra = [
-            ("run", t.run.as_ref().map(|s| &s.referenced)),
-            ("check", t.check.as_ref().map(|s| &s.referenced)),
-            ("timeout", t.timeout.as_ref().map(|s| &s.referenced)),
-            ("cwd", t.cwd.as_ref().map(|s| &s.referenced)),
-            ("suite", t.suite.as_ref().map(|s| &s.referenced)),
-        ];
-        if let Some((key, at)) = extra.iter().find_map(|(k, at)| at.map(|a| (k, a))) {
-            return Err(self.invalid(
-                at,
-                format!("task `{id}` selects JUnit test cases (`junit:`), so `{key}` does not apply: a task has either `run` or `junit`"),
-            ));
-        }
-        if !t.env.is_empty() || !t.fixtures.is_empty() {
-            return Err(self.invalid(
-                &entry.referenced,
-                format!("task `{id}` selects JUnit test cases (`junit:`), so `env` and `fixtures` do not apply"),
-            ));
-        }
-        if id.is_empty() || id.chars().any(char::is_control) {
-            return Err(self.invalid(
-                &t.id.referenced,
-                format!(
-                    "task id `{}` must be non-empty, without control characters",
-                    t.id.value
-                ),
-            ));
-        }
-        let pattern = glob::Pattern::new(&junit.value).map_err(|e| {
-            self.invalid(
-                &junit.referenced,
-                format!(
-                    "task `{id}`: `junit` glob `{}` is invalid: {e}",
-                    junit.value
-                ),
-            )
-        })?;
-        let spec = self.sampling_entry(entry, default_sampling, &id)?;
-        Ok(Selection {
-            line: entry.referenced.line().max(1),
-            glob: junit.value.clone(),
-            pattern,
-            rule: self.rule(spec, &id, policy)?,
-            id,
-        })
-    }
-
-    fn task(
-        &self,
-        entry: &Spanned<TaskFile>,
-        default_sampling: Option<&Spanned<SamplingSpec>>,
-        policy: &schema::PolicyFile,
-    ) -> Result<Task, PlanError> {
-        let t = &entry.value;
-        let id = t.id.value.trim().to_string();
-        // Ids name folders under the run directory: no separators, no `.` or `..`.
-        if id.is_empty()
-            || id == "."
-            || id == ".."
-            || id.chars().any(|c| c.is_control() || c == '/' || c == '\\')
-        {
-            return Err(self.invalid(
-                &t.id.referenced,
-                format!(
-                    "task id `{}` must be non-empty, not `.` or `..`, without `/`, `\\` or control characters",
-                    t.id.value
-                ),
-            ));
-        }
-        let suite = self.suite(entry, &id, t.sampling.as_ref().or(default_sampling))?;
-        let run = t.suite.as_ref().map(|s| &s.value.run).or(t.run.as_ref());
-        let run = run.ok_or_else(|| {
-            self.invalid(
-                &entry.referenced,
-                format!(
-                    "missing field `run`: task `{id}` needs `run`, or `suite: {{run: …}}` (or, for `gate ingest`, `junit: GLOB`)"
-                ),
-            )
-        })?;
-        let run = self.command(run, if suite.is_some() { "suite.run" } else { "run" }, &id)?;
-        let check = t
-            .check
-            .as_ref()
-            .map(|c| self.command(c, "check", &id))
-            .transpose()?;
-        let timeout = match (&t.timeout, &policy.default_timeout) {
-            (Some(d), _) | (None, Some(d)) => {
-                if d.value.0.is_zero() {
-                    return Err(self.invalid(
-                        &d.referenced,
-                        format!("task `{id}`: `timeout` must be greater than zero"),
-                    ));
-                }
-                d.value.0
-            }
-            (None, None) => DEFAULT_TIMEOUT,
-        };
-        let spec = self.sampling_entry(entry, default_sampling, &id)?;
-        let ResolvedRule {
-            sampling,
-            rates,
-            designed,
-            max_unavailable,
-            ..
-        } = self.rule(spec, &id, policy)?;
-        let cwd = match &t.cwd {
-            Some(c) => self.dir.join(&c.value),
-            None => self.dir.to_path_buf(),
-        };
-        if let Some(c) = &t.cwd
-            && !cwd.is_dir()
-        {
-            return Err(self.invalid(
-                &c.referenced,
-                format!(
-                    "task `{id}`: `cwd` `{}` is not a directory (relative to `{}`)",
-                    c.value,
-                    self.dir.display()
-                ),
-            ));
-        }
-        Ok(Task {
-            id,
-            line: entry.referenced.line().max(1),
-            sampling,
-            rates,
-            designed,
-            run,
-            check,
-            timeout,
-            env: t.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
-            cwd,
-            fixtures: t.fixtures.iter().map(|f| f.value.clone()).collect(),
-            max_unavailable,
-            compare: None,
-            suite,
-        })
-    }
-
-    /// A sequential rule's truncation: as given (bounded), or twice the equal-risk single
-    /// plan's n.
-    #[allow(clippy::too_many_arguments)]
-    fn max_trials(
-        &self,
-        at: &Location,
-        id: &str,
-        given: Option<u64>,
-        healthy: f64,
-        regressed: f64,
-        alpha: f64,
-        beta: f64,
-    ) -> Result<u64, PlanError> {
-        // Rates and risks first, with the same messages as `gate plan`.
-        stats::check_rates(healthy, regressed, alpha, beta)
-            .map_err(|e| self.stats_error(at, id, e))?;
-        match given {
-            Some(m) => stats::check_trials("max_trials", m)
-                .map(|()| m)
-                .map_err(|e| self.stats_error(at, id, e)),
-            None => stats::sprt::default_max_trials(healthy, regressed, alpha, beta).map_err(|e| {
-                self.invalid(
-                    at,
-                    format!(
-                        "task `{id}`: cannot choose a default `max_trials` (twice the single plan's n): {e}; set `max_trials`"
-                    ),
-                )
-            }),
-        }
-    }
-
     fn stats_error(&self, at: &Location, id: &str, e: StatsError) -> PlanError {
         self.invalid(at, format!("task `{id}`: {e}"))
     }
-
-    /// Resolve a sequential rule: validate, then design the calibrated lattice or take
-    /// Wald's thresholds. Returns the rule and a sentence on what was designed.
-    fn sequential(
-        &self,
-        at: &Location,
-        id: &str,
-        rates: Rates,
-        max_trials: Option<u64>,
-        kind: SequentialKind,
-    ) -> Result<(Sampling, String), PlanError> {
-        let Rates {
-            healthy,
-            regressed,
-            alpha,
-            beta,
-        } = rates;
-        let max_trials = self.max_trials(at, id, max_trials, healthy, regressed, alpha, beta)?;
-        let (rule, risks) = match kind {
-            SequentialKind::Wald => {
-                // Refuses a truncation too short to ever reach PASS or FAIL.
-                stats::sprt::Sprt::new(healthy, regressed, alpha, beta, max_trials)
-                    .and_then(|sprt| sprt.check_reachable())
-                    .map_err(|e| self.stats_error(at, id, e))?;
-                (SequentialRule::Wald, None)
-            }
-            SequentialKind::Calibrated => {
-                let d = stats::calibrated::design_calibrated(
-                    healthy,
-                    regressed,
-                    alpha,
-                    beta,
-                    Some(max_trials),
-                )
-                .map_err(|e| self.stats_error(at, id, e))?;
-                (
-                    SequentialRule::Calibrated {
-                        lattice: d.boundaries,
-                    },
-                    Some((d.at_healthy, d.at_regressed)),
-                )
-            }
-        };
-        let sampling = Sampling::Sequential {
-            healthy,
-            regressed,
-            alpha,
-            beta,
-            max_trials,
-            rule,
-        };
-        // The one constructor checks the spec once more as a whole and builds the lattice
-        // the run will decide with; its OC is what the sentence below promises.
-        let lattice = sampling
-            .lattice()
-            .map_err(|e| self.stats_error(at, id, e))?;
-        let (h, r) = risks.unwrap_or_else(|| (lattice.oc(healthy), lattice.oc(regressed)));
-        let words = format!(
-            "designed {} (P(pass | {healthy}) = {:.4}, P(pass | {regressed}) = {:.4}, ASN {:.1} / {:.1})",
-            sampling.describe(),
-            h.p_pass,
-            r.p_pass,
-            h.asn,
-            r.asn
-        );
-        Ok((sampling, words))
-    }
-
-    /// Resolve a staged rule (`stage:` in a `sequential:` block): the calibrated staged
-    /// design, or Wald's thresholds consulted only at stage ends. `limits` is
-    /// (stage, max_stages, max_trials) as written.
-    fn staged(
-        &self,
-        at: &Location,
-        id: &str,
-        rates: Rates,
-        limits: (u64, Option<u64>, Option<u64>),
-        kind: SequentialKind,
-    ) -> Result<(Sampling, String), PlanError> {
-        let (stage, max_stages, given) = limits;
-        let Rates {
-            healthy,
-            regressed,
-            alpha,
-            beta,
-        } = rates;
-        stats::staged::check_stage(stage).map_err(|e| self.stats_error(at, id, e))?;
-        if max_stages == Some(0) {
-            return Err(self.invalid(at, format!("task `{id}`: `max_stages` must be at least 1")));
-        }
-        // Rates and risks first; then the default truncation in whole stages.
-        stats::sprt::Sprt::new(healthy, regressed, alpha, beta, 1)
-            .map_err(|e| self.stats_error(at, id, e))?;
-        let single_n = stats::design::design_single(healthy, regressed, alpha, beta)
-            .ok()
-            .map(|d| d.n);
-        let max_trials = stats::staged::staged_max_trials(single_n, stage, given, max_stages)
-            .ok_or_else(|| {
-                self.invalid(
-                    at,
-                    format!("task `{id}`: cannot choose a default `max_trials`; set `max_stages`"),
-                )
-            })?;
-        let max_trials =
-            self.max_trials(at, id, Some(max_trials), healthy, regressed, alpha, beta)?;
-        let (wald, lattice, h, r) = match kind {
-            SequentialKind::Wald => {
-                let sprt = stats::sprt::Sprt::new(healthy, regressed, alpha, beta, max_trials)
-                    .and_then(|sprt| sprt.check_reachable().map(|()| sprt))
-                    .map_err(|e| self.stats_error(at, id, e))?;
-                let b = stats::staged::wald_staged(&sprt, stage);
-                let (h, r) = (b.oc(healthy), b.oc(regressed));
-                (true, b, h, r)
-            }
-            SequentialKind::Calibrated => {
-                let d = stats::staged::design_staged(
-                    healthy,
-                    regressed,
-                    alpha,
-                    beta,
-                    stage,
-                    Some(max_trials),
-                )
-                .map_err(|e| self.stats_error(at, id, e))?;
-                (false, d.boundaries, d.at_healthy, d.at_regressed)
-            }
-        };
-        // The design may stop sooner than asked (the single plan at stage ends it falls back
-        // on ends at its n): the recorded truncation is the lattice's own.
-        let max_trials = lattice.max_trials();
-        let stages = |p: f64| stats::staged::expected_stages(&lattice, stage, p);
-        let (sh, sr) = (stages(healthy), stages(regressed));
-        let sampling = Sampling::Sequential {
-            healthy,
-            regressed,
-            alpha,
-            beta,
-            max_trials,
-            rule: SequentialRule::Staged {
-                stage,
-                wald,
-                lattice,
-            },
-        };
-        let words = format!(
-            "designed {} (P(pass | {healthy}) = {:.4}, P(pass | {regressed}) = {:.4}, ASN {:.1} / {:.1}, stages {:.2} / {:.2})",
-            sampling.describe(),
-            h.p_pass,
-            r.p_pass,
-            h.asn,
-            r.asn,
-            sh,
-            sr
-        );
-        Ok((sampling, words))
-    }
-
-    /// `policy.suite_alpha` holds only if each task's EXACT alpha (P(not PASS | healthy),
-    /// which bounds P(FAIL | healthy) too) is within its Šidák share. The calibrated rule
-    /// meets it by design; Wald's thresholds do not bound the exact risk (the audit: five
-    /// `rule: wald` tasks failed a healthy suite with probability 0.0576 against 0.05), so a
-    /// rule whose realised alpha is above the share is refused, with the numbers.
-    fn suite_share(
-        &self,
-        at: &Location,
-        id: &str,
-        sampling: &Sampling,
-        healthy: f64,
-    ) -> Result<(), PlanError> {
-        let (Some(s), Ok(lattice)) = (self.suite, sampling.lattice()) else {
-            return Ok(());
-        };
-        let realised = 1.0 - lattice.oc(healthy).p_pass;
-        if realised <= s.per_task {
-            return Ok(());
-        }
-        Err(self.invalid(
-            at,
-            format!(
-                "task `{id}`: `policy.suite_alpha` {} gives each of {} tasks an alpha of {:.6}, \
-                 but this rule's exact P(not PASS | healthy) is {realised:.6}, so the suite's \
-                 alpha would not hold; use `rule: calibrated` (the default, exact within the \
-                 request) or remove `policy.suite_alpha`",
-                s.suite_alpha, s.tasks, s.per_task
-            ),
-        ))
-    }
-
-    /// A designed rule's alpha: as written, else from `policy.suite_alpha`, else the default.
-    /// Both at once is refused: which one holds would be a guess.
-    fn alpha(&self, at: &Location, id: &str, given: Option<f64>) -> Result<f64, PlanError> {
-        match (given, self.suite) {
-            (Some(_), Some(_)) => Err(self.invalid(
-                at,
-                format!(
-                    "task `{id}`: `alpha` and `policy.suite_alpha` both set the producer's risk; \
-                     remove one"
-                ),
-            )),
-            (Some(a), None) => Ok(a),
-            // Name the setting the user wrote: a per-task alpha below the design minimum
-            // comes from suite_alpha and the task count, not from an `alpha` they never set.
-            (None, Some(s)) if s.per_task < stats::MIN_RISK => Err(self.invalid(
-                at,
-                format!(
-                    "task `{id}`: `policy.suite_alpha` {} over {} tasks gives each task an \
-                     alpha of {:.2e}, below the minimum of 0.000001 (one in a million); raise \
-                     `policy.suite_alpha` or split the suite",
-                    s.suite_alpha, s.tasks, s.per_task
-                ),
-            )),
-            (None, Some(s)) => Ok(s.per_task),
-            (None, None) => Ok(DEFAULT_ALPHA),
-        }
-    }
-
-    fn sampling(
-        &self,
-        spec: &Spanned<SamplingSpec>,
-        id: &str,
-    ) -> Result<(Sampling, Option<Rates>, Option<String>), PlanError> {
-        let at = &spec.referenced;
-        match spec.value {
-            SamplingSpec::Compare { .. } => {
-                let r = self.compare_rule(spec, id, &schema::PolicyFile::default())?;
-                Ok((r.sampling, None, r.designed))
-            }
-            SamplingSpec::Single { n, c } => {
-                if self.suite.is_some() {
-                    // Its alpha depends on a healthy rate the plan does not state.
-                    return Err(self.invalid(
-                        at,
-                        format!(
-                            "task `{id}`: `policy.suite_alpha` cannot hold with a fixed \
-                             `single: {{n: {n}, c: {c}}}` rule, whose alpha depends on a healthy \
-                             rate the plan does not give; design it (`design: {{healthy, \
-                             regressed}}`) or remove `policy.suite_alpha`"
-                        ),
-                    ));
-                }
-                let sampling = Sampling::Single { n, c };
-                sampling.rule().map_err(|e| self.stats_error(at, id, e))?;
-                Ok((sampling, None, None))
-            }
-            SamplingSpec::Sequential {
-                healthy,
-                regressed,
-                alpha,
-                beta,
-                max_trials,
-                rule,
-                stage,
-                max_stages,
-            } => {
-                let (healthy, regressed) = (healthy.0, regressed.0);
-                let from_suite = alpha.is_none();
-                let alpha = self.alpha(at, id, alpha.map(|r| r.0))?;
-                let beta = beta.map_or(DEFAULT_BETA, |r| r.0);
-                let rates = Rates {
-                    healthy,
-                    regressed,
-                    alpha,
-                    beta,
-                };
-                let (sampling, words) = match (stage, max_stages) {
-                    (None, Some(_)) => {
-                        return Err(self.invalid(
-                            at,
-                            format!("task `{id}`: `max_stages` needs `stage` (trials per stage)"),
-                        ));
-                    }
-                    (None, None) => {
-                        self.sequential(at, id, rates, max_trials, rule.unwrap_or_default())?
-                    }
-                    (Some(stage), max_stages) => self.staged(
-                        at,
-                        id,
-                        rates,
-                        (stage, max_stages, max_trials),
-                        rule.unwrap_or_default(),
-                    )?,
-                };
-                if from_suite {
-                    self.suite_share(at, id, &sampling, healthy)?;
-                }
-                let note = self
-                    .suite
-                    .filter(|_| from_suite)
-                    .map(|s| suite_words(&words, s));
-                Ok((sampling, Some(rates), note))
-            }
-            SamplingSpec::Design {
-                healthy,
-                regressed,
-                alpha,
-                beta,
-                rule,
-                max_trials,
-            } => {
-                let (healthy, regressed) = (healthy.0, regressed.0);
-                let from_suite = alpha.is_none() && self.suite.is_some();
-                let alpha = self.alpha(at, id, alpha.map(|r| r.0))?;
-                let beta = beta.map_or(DEFAULT_BETA, |r| r.0);
-                let rates = Rates {
-                    healthy,
-                    regressed,
-                    alpha,
-                    beta,
-                };
-                match rule {
-                    Rule::Single if max_trials.is_some() => Err(self.invalid(
-                        at,
-                        format!("task `{id}`: `max_trials` applies to `rule: sequential` only; a single plan's n is designed"),
-                    )),
-                    Rule::Single => {
-                        let d = stats::design::design_single(healthy, regressed, alpha, beta)
-                            .map_err(|e| self.stats_error(at, id, e))?;
-                        let words = format!(
-                            "designed single plan: {} (P(pass | {healthy}) = {:.4}, P(pass | {regressed}) = {:.4})",
-                            Sampling::Single { n: d.n, c: d.c }.describe(),
-                            d.p_pass_healthy,
-                            d.p_pass_regressed
-                        );
-                        let words = match self.suite.filter(|_| from_suite) {
-                            Some(suite) => suite_words(&words, suite),
-                            None => words,
-                        };
-                        Ok((
-                            Sampling::Single { n: d.n, c: d.c },
-                            Some(rates),
-                            Some(words),
-                        ))
-                    }
-                    Rule::Sequential | Rule::Calibrated | Rule::Wald => {
-                        let kind = if rule == Rule::Wald {
-                            SequentialKind::Wald
-                        } else {
-                            SequentialKind::Calibrated
-                        };
-                        let (sampling, words) =
-                            self.sequential(at, id, rates, max_trials, kind)?;
-                        if from_suite {
-                            self.suite_share(at, id, &sampling, healthy)?;
-                        }
-                        let words = match self.suite.filter(|_| from_suite) {
-                            Some(suite) => suite_words(&words, suite),
-                            None => words,
-                        };
-                        Ok((sampling, Some(rates), Some(words)))
-                    }
-                }
-            }
-        }
-    }
 }
 
-/// A designed rule's words with the per-task alpha that `policy.suite_alpha` gave it.
-fn suite_words(words: &str, s: SuiteAlpha) -> String {
-    format!(
-        "{words}; alpha {:.6} per task from `policy.suite_alpha` {} over {} tasks (Šidák: \
-         1 - (1 - {})^(1/{}))",
-        s.per_task, s.suite_alpha, s.tasks, s.suite_alpha, s.tasks
-    )
+/// Validate plan text as [`Plan::load`] does, minus the file, its hash and the fixtures, for
+/// the unit tests of the validation modules. Relative paths resolve against the crate root.
+#[cfg(test)]
+fn validate_text(text: &str) -> Result<Plan, PlanError> {
+    let file: PlanFile =
+        serde_saphyr::from_str(text).map_err(|e| syntax_error("plan.yaml", text, &e))?;
+    Validator {
+        path: "plan.yaml",
+        dir: Path::new("."),
+        suite: None,
+    }
+    .plan(file)
 }
 
-/// SHA-256 over every fixture file: sorted relative path, NUL, content hash, newline.
-fn fixture_hash(shown: &str, dir: &Path, tasks: &[Task]) -> Result<String, PlanError> {
-    let mut files = BTreeSet::new();
-    for task in tasks {
-        for pattern in &task.fixtures {
-            let full = dir.join(pattern);
-            let invalid = |message: String| PlanError::Invalid {
-                path: shown.to_string(),
-                line: task.line,
-                column: 1,
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The error's `line:column: message`, or a panic naming the plan that loaded.
+    fn refusal(text: &str) -> (u64, u64, String) {
+        match validate_text(text) {
+            Err(PlanError::Invalid {
+                line,
+                column,
                 message,
-            };
-            let paths = glob::glob(&full.to_string_lossy()).map_err(|e| {
-                invalid(format!(
-                    "task `{}`: fixture glob `{pattern}` is invalid: {e}",
-                    task.id
-                ))
-            })?;
-            let mut matched = false;
-            for p in paths {
-                let p = p.map_err(|e| {
-                    invalid(format!("task `{}`: fixture `{pattern}`: {e}", task.id))
-                })?;
-                if p.is_file() {
-                    matched = true;
-                    files.insert(p);
-                }
-            }
-            if !matched {
-                return Err(invalid(format!(
-                    "task `{}`: fixture glob `{pattern}` matches no file (relative to `{}`)",
-                    task.id,
-                    dir.display()
-                )));
-            }
+                ..
+            }) => (line, column, message),
+            other => panic!("expected a validation error, got {other:?}"),
         }
     }
-    let mut manifest = String::new();
-    for f in &files {
-        let bytes = std::fs::read(f).map_err(|source| PlanError::Io {
-            path: f.display().to_string(),
-            source,
-        })?;
-        let rel = f.strip_prefix(dir).unwrap_or(f);
-        manifest.push_str(&format!("{}\0{}\n", rel.display(), sha256_hex(&bytes)));
+
+    #[test]
+    fn command_line_display_quotes_only_what_the_shell_would_split() {
+        let argv = CommandLine::Argv(vec!["echo".into(), "a b".into(), "it's".into(), "".into()]);
+        assert_eq!(argv.display(), r"echo 'a b' 'it'\''s' ''");
+        assert_eq!(CommandLine::Shell("a | b".into()).display(), "a | b");
     }
-    Ok(sha256_hex(manifest.as_bytes()))
+
+    #[test]
+    fn syntax_errors_name_line_column_and_what_a_design_takes() {
+        let text = "version: 1\nsampling:\n  design: {healthy: 0.9}\ntasks: []\n";
+        let Err(PlanError::Syntax { line, message, .. }) = validate_text(text) else {
+            panic!("a missing `regressed` is a syntax error");
+        };
+        assert_eq!(line, 3);
+        assert!(message.contains("missing field `regressed`"), "{message}");
+    }
+
+    #[test]
+    fn resolve_rule_gives_the_plan_message_without_a_location() {
+        let spec: SamplingSpec = serde_saphyr::from_str("single: {n: 3, c: 3}").unwrap();
+        let message = resolve_rule(spec, "--sampling").unwrap_err();
+        assert!(message.contains('c'), "{message}");
+        assert!(!message.starts_with("command line:"), "{message}");
+    }
+
+    fn plan_with(tasks: &[(&str, u64)]) -> Plan {
+        let mut text = String::from("version: 1\ntasks:\n");
+        for (id, n) in tasks {
+            text.push_str(&format!(
+                "  - {{id: {id}, run: 'true', sampling: {{single: {{n: {n}, c: 0}}}}}}\n"
+            ));
+        }
+        validate_text(&text).unwrap()
+    }
+
+    #[test]
+    fn retain_tasks_keeps_file_order_and_names_the_known_ids() {
+        let mut plan = plan_with(&[("a", 2), ("b", 2), ("c", 2)]);
+        plan.retain_tasks(&["c".into(), "a".into()]).unwrap();
+        let ids: Vec<_> = plan.tasks.iter().map(|t| t.id.as_str()).collect();
+        assert_eq!(ids, ["a", "c"]);
+        let e = plan.retain_tasks(&["zz".into()]).unwrap_err();
+        assert!(e.contains("`--task zz`") && e.contains("`a`, `c`"), "{e}");
+    }
+
+    #[test]
+    fn check_shard_refuses_more_shards_than_the_largest_task_has_trials() {
+        let plan = plan_with(&[("a", 2), ("b", 4)]);
+        assert!(plan.check_shard(Shard { k: 1, m: 4 }).is_ok());
+        let e = plan.check_shard(Shard { k: 1, m: 5 }).unwrap_err();
+        assert!(e.contains("use at most 4 shards"), "{e}");
+    }
+
+    #[test]
+    fn select_stage_runs_a_single_plan_whole_in_stage_one_and_refuses_a_sequential_one() {
+        let mut plan = plan_with(&[("a", 2)]);
+        // Its n trials are stage 1; stage 2 makes up for unavailable ones (budget 1 of 2).
+        let e = plan.select_stage(3).unwrap_err();
+        assert!(
+            e.contains("task `a` runs stages 1 to 2 (stages of 2 trials)"),
+            "{e}"
+        );
+        assert_eq!(plan.stage, None);
+        plan.select_stage(1).unwrap();
+        assert_eq!(plan.stage, Some(1));
+        let text = "version: 1\ntasks:\n  - {id: s, run: 'true', sampling: {sequential: {healthy: 0.9, regressed: 0.7}}}\n";
+        let mut plan = validate_text(text).unwrap();
+        let e = plan.select_stage(1).unwrap_err();
+        assert!(e.contains("task `s` has no staged rule"), "{e}");
+    }
+
+    #[test]
+    fn the_invalid_location_is_one_based_even_when_unknown() {
+        let (line, column, _) = refusal("version: 1\ntasks: []\n");
+        assert!(line >= 1 && column >= 1);
+    }
 }

@@ -351,27 +351,13 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
     let stem = format!("{:04}-{}", spec.trial, spec.attempt);
 
     let result_path = result_dir.join(format!("{stem}.json"));
-    let mut row = AttemptRow {
-        task: spec.task.clone(),
-        trial: spec.trial,
-        attempt: spec.attempt,
-        started_at: rfc3339(started_wall),
-        duration_s: 0.0,
-        exit_code: None,
-        signal: None,
-        check_exit: None,
-        fault: None,
-        outcome: Outcome::Fail,
-        graded: false,
-        result: None,
-        reason: None,
-        stdout_tail: String::new(),
-        stderr_tail: String::new(),
-        log: None,
-        side: None,
-        pair_position: None,
-        suite_run: None,
-    };
+    let mut row = AttemptRow::started(
+        spec.task.clone(),
+        spec.trial,
+        spec.attempt,
+        rfc3339(started_wall),
+        Outcome::Fail,
+    );
     let harness = |row: &mut AttemptRow, why: String| {
         row.fault = Some(Fault::Harness);
         row.outcome = Outcome::HarnessError;

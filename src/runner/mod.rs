@@ -5,6 +5,8 @@
 //! - [`scheduler`]: one task's lanes — launch trials in ordinal order up to `jobs`, offer
 //!   outcomes to the ordered sampler, cancel what is in flight at the decision, and kill
 //!   everything on any other way out.
+//! - [`launcher`]: what starts a trial ([`launcher::ProcessLauncher`] runs process groups)
+//!   and the in-flight guard both schedulers hold; [`pairs`]: a `compare:` task's scheduler.
 //! - [`retry`]: one trial's thread — attempt 1, then transport retries with backoff.
 //! - [`attempt`]: one attempt — process group, timeout, captures, result file, classification.
 //! - [`capture`], [`result_file`], [`redact`]: the bounded, redacted view of what a task
@@ -21,6 +23,7 @@
 pub mod attempt;
 pub mod capture;
 pub mod events;
+pub mod launcher;
 pub mod mounts;
 pub mod pairs;
 pub mod redact;

@@ -15,18 +15,18 @@
 //! and has both launchers kill everything they started.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
 use super::events::{EventSink, RunEvent};
+use super::launcher::{InFlight, Launcher};
 use super::retry::TrialMsg;
 use super::sandbox::Sandbox;
-use super::scheduler::{Launcher, TaskEnd};
+use super::scheduler::{TaskEnd, emit_end};
 use super::sys::Interrupt;
 use crate::error::Error;
-use crate::ledger::{DecisionRow, Ledger, Outcome};
-use crate::model::Judgement;
+use crate::ledger::{Ledger, Outcome};
 use crate::pairs::{CompareRecord, PairSampler, Side, base_first};
 use crate::plan::compare::CompareTask;
 use crate::plan::{Policy, Task};
@@ -158,32 +158,6 @@ pub fn pair_history(ledger: &Ledger, task: &str) -> PairHistory {
     PairHistory { decided, outcomes }
 }
 
-/// Sides running, with their cancel flags; dropping it with sides still in flight cancels
-/// them and kills everything both launchers started.
-struct InFlight<'a, L: Launcher + ?Sized> {
-    flags: BTreeMap<(u64, Side), Arc<AtomicBool>>,
-    head: &'a L,
-    base: &'a L,
-}
-
-impl<L: Launcher + ?Sized> InFlight<'_, L> {
-    fn cancel_all(&self) {
-        for f in self.flags.values() {
-            f.store(true, Ordering::Relaxed);
-        }
-    }
-}
-
-impl<L: Launcher + ?Sized> Drop for InFlight<'_, L> {
-    fn drop(&mut self) {
-        if !self.flags.is_empty() {
-            self.cancel_all();
-            self.head.kill_all();
-            self.base.kill_all();
-        }
-    }
-}
-
 /// A pair being run: the sides still to start, in order, and those started.
 #[derive(Debug, Default)]
 struct Running {
@@ -196,7 +170,7 @@ struct Running {
 }
 
 struct Lanes<'a, L: Launcher + ?Sized> {
-    in_flight: InFlight<'a, L>,
+    in_flight: InFlight<'a, (u64, Side), L>,
     /// Pairs launched, or of an interrupted session with a side never graded (run again
     /// first, at their own ordinal), not yet complete.
     running: BTreeMap<u64, Running>,
@@ -205,6 +179,8 @@ struct Lanes<'a, L: Launcher + ?Sized> {
     together: bool,
     /// Most pairs in flight.
     pair_slots: usize,
+    head: &'a L,
+    base: &'a L,
     head_tx: mpsc::Sender<TrialMsg>,
     base_tx: mpsc::Sender<TrialMsg>,
 }
@@ -216,8 +192,8 @@ impl<L: Launcher + ?Sized> Lanes<'_, L> {
             .flags
             .insert((pair, side), Arc::clone(&cancel));
         let (launcher, tx) = match side {
-            Side::Head => (self.in_flight.head, self.head_tx.clone()),
-            Side::Base => (self.in_flight.base, self.base_tx.clone()),
+            Side::Head => (self.head, self.head_tx.clone()),
+            Side::Base => (self.base, self.base_tx.clone()),
         };
         launcher.launch(pair, cancel, tx);
     }
@@ -317,11 +293,7 @@ pub fn run_pairs<L: Launcher + ?Sized>(
         }
     };
     let mut lanes = Lanes {
-        in_flight: InFlight {
-            flags: BTreeMap::new(),
-            head,
-            base,
-        },
+        in_flight: InFlight::new(vec![head, base]),
         running: BTreeMap::new(),
         next_pair: history
             .outcomes
@@ -330,6 +302,8 @@ pub fn run_pairs<L: Launcher + ?Sized>(
             .map_or(1, |(p, _)| p + 1),
         together: cfg.jobs >= 2,
         pair_slots: (cfg.jobs / 2).max(1),
+        head,
+        base,
         head_tx,
         base_tx,
     };
@@ -437,17 +411,7 @@ pub fn run_pairs<L: Launcher + ?Sized>(
     let counts = sampler.counts();
     let llr_now = sampler.rule().llr();
     if let Some(why) = harness_error {
-        sink.event(&RunEvent::TaskDecided {
-            row: DecisionRow {
-                task: cfg.id.clone(),
-                verdict: Judgement::HarnessError,
-                reason: format!("harness error: {why}"),
-                counts,
-                llr: llr_now,
-            },
-            shown: "HARNESS ERROR".to_string(),
-        })?;
-        return Ok(TaskEnd::HarnessError);
+        return emit_end(sink, &cfg.id, Err(why), counts, llr_now);
     }
     let decision = match sampler.decision() {
         Some(d) => d.clone(),
@@ -462,17 +426,7 @@ pub fn run_pairs<L: Launcher + ?Sized>(
             reason: "no decision was reached".to_string(),
         },
     };
-    sink.event(&RunEvent::TaskDecided {
-        shown: decision.verdict.as_str().to_string(),
-        row: DecisionRow {
-            task: cfg.id.clone(),
-            verdict: Judgement::Verdict(decision.verdict),
-            reason: decision.reason,
-            counts,
-            llr: llr_now,
-        },
-    })?;
-    Ok(TaskEnd::Decided)
+    emit_end(sink, &cfg.id, Ok(decision), counts, llr_now)
 }
 
 fn llr(s: &PairSampler) -> Option<super::events::LlrView> {
@@ -524,7 +478,9 @@ mod tests {
     use std::sync::Mutex;
 
     use super::*;
+    use crate::ledger::DecisionRow;
     use crate::ledger::{AttemptRow, now_rfc3339};
+    use crate::model::Judgement;
     use crate::model::SequentialRule;
 
     struct Fake {
@@ -538,25 +494,8 @@ mod tests {
             self.launched.lock().unwrap().push((ordinal, self.side));
             let outcome = self.script.get(&ordinal).copied().unwrap_or(Outcome::Pass);
             let row = AttemptRow {
-                task: "t".into(),
-                trial: ordinal,
-                attempt: 1,
-                started_at: now_rfc3339(),
-                duration_s: 0.0,
-                exit_code: None,
-                signal: None,
-                check_exit: None,
-                fault: None,
-                outcome,
                 graded: matches!(outcome, Outcome::Pass | Outcome::Fail),
-                result: None,
-                reason: None,
-                stdout_tail: String::new(),
-                stderr_tail: String::new(),
-                log: None,
-                side: None,
-                pair_position: None,
-                suite_run: None,
+                ..AttemptRow::started("t".into(), ordinal, 1, now_rfc3339(), outcome)
             };
             let _ = tx.send(TrialMsg::Attempt {
                 row: Box::new(row),

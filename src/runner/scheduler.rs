@@ -7,43 +7,27 @@
 //! (invariant 2). Once the rule decides, the trials still in flight are cancelled, recorded as
 //! cancelled, and not counted.
 //!
-//! The scheduler knows nothing about processes: a [`Launcher`] starts a trial. The real one,
-//! [`ProcessLauncher`], runs attempts as process groups; the unit tests below use a fake.
+//! The scheduler knows nothing about processes: a [`Launcher`] starts a trial (the real one and
+//! the in-flight guard live in [`super::launcher`]; the unit tests below use a fake).
 //! Whatever way [`run_task`] is left — a decision, an interrupt, an error from a sink (the
 //! ledger could not be written), a panic — the in-flight guard cancels every trial still
 //! running and has the launcher kill everything it started (invariant 9).
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
-use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
 use super::events::{EventSink, RunEvent};
-use super::redact::Redactor;
-use super::retry::{RetryPolicy, TrialMsg, run_trial};
+use super::launcher::InFlight;
+pub use super::launcher::{Launcher, ProcessLauncher};
+use super::retry::TrialMsg;
 use super::sys::Interrupt;
-use super::{AttemptSpec, run_attempt};
 use crate::error::Error;
-use crate::ledger::{AttemptRow, DecisionRow, now_rfc3339};
-use crate::model::{Fault, Judgement, Outcome, Sampling, Shard, Verdict};
-use crate::plan::{Policy, Task};
+use crate::ledger::{AttemptRow, DecisionRow};
+use crate::model::{Counts, Judgement, Outcome, Sampling, Shard, Verdict};
+use crate::plan::Task;
 use crate::sampler::{Decision, OrderedSampler};
-
-/// Starts trials. Implemented by [`ProcessLauncher`] and by test fakes.
-pub trait Launcher {
-    /// Start trial `ordinal` (on its own thread). It must report every attempt on `tx` and end
-    /// with a message marked last (or [`TrialMsg::Done`]); it stops early once `cancel` is set.
-    fn launch(&self, ordinal: u64, cancel: Arc<AtomicBool>, tx: mpsc::Sender<TrialMsg>);
-
-    /// Kill at once everything this launcher started that may still run. Called on every
-    /// abnormal way out of [`run_task`].
-    fn kill_all(&self);
-
-    /// Housekeeping on the scheduler's thread, called whenever it wakes (at least every
-    /// 50 ms): the real launcher reaps the ended orphans of its trials there.
-    fn tidy(&self) {}
-}
 
 /// What the scheduler needs to know about a task.
 #[derive(Debug, Clone)]
@@ -136,34 +120,9 @@ pub enum TaskEnd {
     Interrupted,
 }
 
-/// Trials whose thread is running, with their cancel flags. Dropping it with trials still
-/// in flight — an error or a panic left `run_task` early — cancels them and has the launcher
-/// kill everything it started, so no process outlives gate.
-struct InFlight<'a, L: Launcher + ?Sized> {
-    flags: BTreeMap<u64, Arc<AtomicBool>>,
-    launcher: &'a L,
-}
-
-impl<L: Launcher + ?Sized> InFlight<'_, L> {
-    fn cancel_all(&self) {
-        for f in self.flags.values() {
-            f.store(true, Ordering::Relaxed);
-        }
-    }
-}
-
-impl<L: Launcher + ?Sized> Drop for InFlight<'_, L> {
-    fn drop(&mut self) {
-        if !self.flags.is_empty() {
-            self.cancel_all();
-            self.launcher.kill_all();
-        }
-    }
-}
-
 /// Lanes of one task: what runs, what is owed, what waits.
 struct Lanes<'a, L: Launcher + ?Sized> {
-    in_flight: InFlight<'a, L>,
+    in_flight: InFlight<'a, u64, L>,
     /// Ordinals launched (or due for a re-run) whose attempt 1 has not reported yet.
     first_pending: BTreeSet<u64>,
     /// Ordinals of an interrupted session that never got a grade: launched again first.
@@ -249,10 +208,7 @@ fn drive<L: Launcher + ?Sized>(
     // attempt was never graded, so this re-grades nothing (invariant 1).
     let (tx, rx) = mpsc::channel::<TrialMsg>();
     let mut lanes = Lanes {
-        in_flight: InFlight {
-            flags: BTreeMap::new(),
-            launcher,
-        },
+        in_flight: InFlight::new(vec![launcher]),
         first_pending: BTreeSet::new(),
         rerun: VecDeque::new(),
         next_ordinal: history
@@ -367,17 +323,7 @@ fn drive<L: Launcher + ?Sized>(
     let counts = sampler.counts();
     let llr_now = sampler.rule().llr();
     if let Some(why) = harness_error {
-        sink.event(&RunEvent::TaskDecided {
-            row: DecisionRow {
-                task: cfg.id.clone(),
-                verdict: Judgement::HarnessError,
-                reason: format!("harness error: {why}"),
-                counts,
-                llr: llr_now,
-            },
-            shown: "HARNESS ERROR".to_string(),
-        })?;
-        return Ok(TaskEnd::HarnessError);
+        return emit_end(sink, &cfg.id, Err(why), counts, llr_now);
     }
     if let Some(c) = cases {
         if !c.all_decided() && interrupt.requested() {
@@ -449,17 +395,44 @@ fn drive<L: Launcher + ?Sized>(
             },
         },
     };
+    emit_end(sink, &cfg.id, Ok(decision), counts, llr_now)
+}
+
+/// Emit a task's decision row: its verdict with the reason, or (`Err(why)`) a harness error,
+/// with the counts and the LLR at the end. The one place both schedulers ([`run_task`] and
+/// [`super::pairs::run_pairs`]) turn how a task ended into its row.
+pub(super) fn emit_end(
+    sink: &mut dyn EventSink,
+    task: &str,
+    end: Result<Decision, String>,
+    counts: Counts,
+    llr: Option<f64>,
+) -> Result<TaskEnd, Error> {
+    let (verdict, reason, shown, ended) = match end {
+        Ok(d) => (
+            Judgement::Verdict(d.verdict),
+            d.reason,
+            d.verdict.as_str().to_string(),
+            TaskEnd::Decided,
+        ),
+        Err(why) => (
+            Judgement::HarnessError,
+            format!("harness error: {why}"),
+            "HARNESS ERROR".to_string(),
+            TaskEnd::HarnessError,
+        ),
+    };
     sink.event(&RunEvent::TaskDecided {
-        shown: decision.verdict.as_str().to_string(),
+        shown,
         row: DecisionRow {
-            task: cfg.id.clone(),
-            verdict: Judgement::Verdict(decision.verdict),
-            reason: decision.reason,
+            task: task.to_string(),
+            verdict,
+            reason,
             counts,
-            llr: llr_now,
+            llr,
         },
     })?;
-    Ok(TaskEnd::Decided)
+    Ok(ended)
 }
 
 /// Launch trials up to `jobs`, but only as many as the rule could still need: graded trials
@@ -538,156 +511,19 @@ fn beyond_stage_end<L: Launcher + ?Sized>(
     lanes.next_ordinal > consumed + (b - t.graded() % b)
 }
 
-/// The real launcher: each trial on its own thread, each attempt a process group
-/// ([`run_attempt`]), transport retries by [`run_trial`].
-#[derive(Debug, Clone)]
-pub struct ProcessLauncher {
-    /// The attempt to run; `trial` and `attempt` are set per launch.
-    pub spec: AttemptSpec,
-    /// Redacts every text the task controls.
-    pub redactor: Redactor,
-    /// Transport retries.
-    pub retry: RetryPolicy,
-}
-
-impl ProcessLauncher {
-    /// The launcher of `task`'s trials under `policy`, writing logs and result files under
-    /// `run_dir`.
-    pub fn new(
-        task: &Task,
-        policy: &Policy,
-        run_id: &str,
-        run_dir: &Path,
-        redactor: Redactor,
-    ) -> Self {
-        ProcessLauncher {
-            spec: AttemptSpec {
-                task: task.id.clone(),
-                trial: 0,
-                attempt: 0,
-                run_id: run_id.to_string(),
-                run: task.run.clone(),
-                check: task.check.clone(),
-                cwd: task.cwd.clone(),
-                env: task.env.clone(),
-                timeout: task.timeout,
-                kill_grace: policy.kill_grace,
-                timeout_policy: policy.timeout,
-                transport_exit_codes: policy.transport_exit_codes.clone(),
-                harness_exit_codes: policy.harness_exit_codes.clone(),
-                out_dir: run_dir.to_path_buf(),
-                sandbox: None,
-            },
-            redactor,
-            retry: RetryPolicy {
-                max_retries: policy.transport_max_retries,
-                backoff_min: policy.backoff_min,
-                backoff_max: policy.backoff_max,
-            },
-        }
-    }
-}
-
-impl Launcher for ProcessLauncher {
-    fn launch(&self, ordinal: u64, cancel: Arc<AtomicBool>, tx: mpsc::Sender<TrialMsg>) {
-        let (spec, redactor, retry) = (self.spec.clone(), self.redactor.clone(), self.retry);
-        let tx_back = tx.clone();
-        let started = std::thread::Builder::new()
-            .name("gate-trial".into())
-            .spawn(move || {
-                run_trial(ordinal, retry, &cancel, &tx, |attempt| {
-                    let spec = AttemptSpec {
-                        trial: ordinal,
-                        attempt,
-                        ..spec.clone()
-                    };
-                    attempt_or_internal_error(&spec, &redactor, &cancel)
-                });
-            });
-        if let Err(e) = started {
-            // No thread to be had (a process or memory limit): the trial never ran, which is
-            // a harness error (exit 4), not a panic and not a lost trial.
-            let spec = AttemptSpec {
-                trial: ordinal,
-                attempt: 1,
-                ..self.spec.clone()
-            };
-            let why = format!("cannot start a thread for the trial: {e}");
-            // The scheduler holds the receiver while any trial is in flight.
-            let _ = tx_back.send(TrialMsg::Attempt {
-                row: Box::new(harness_error_row(&spec, why)),
-                last: true,
-            });
-        }
-    }
-
-    fn kill_all(&self) {
-        super::sys::kill_all_groups();
-    }
-
-    fn tidy(&self) {
-        // The scheduler runs on gate's main thread, the parent of every adopted orphan.
-        super::sys::reap_orphans();
-    }
-}
-
-/// Run one attempt; a bug in gate (a panic) becomes a harness-error row rather than a lost
-/// trial, so the run stops with exit 4 and the ledger says why.
-pub(super) fn attempt_or_internal_error(
-    spec: &AttemptSpec,
-    redactor: &Redactor,
-    cancel: &AtomicBool,
-) -> AttemptRow {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        run_attempt(spec, redactor, cancel)
-    }))
-    .unwrap_or_else(|panic| {
-        let what = panic
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "unknown panic".to_string());
-        let why = format!("internal error in gate (please report it): {what}");
-        harness_error_row(spec, why)
-    })
-}
-
-/// The row of an attempt that gate itself could not run.
-pub(super) fn harness_error_row(spec: &AttemptSpec, why: String) -> AttemptRow {
-    AttemptRow {
-        task: spec.task.clone(),
-        trial: spec.trial,
-        attempt: spec.attempt,
-        started_at: now_rfc3339(),
-        duration_s: 0.0,
-        exit_code: None,
-        signal: None,
-        check_exit: None,
-        fault: Some(Fault::Harness),
-        outcome: Outcome::HarnessError,
-        graded: false,
-        result: None,
-        reason: Some(why),
-        stdout_tail: String::new(),
-        stderr_tail: String::new(),
-        log: None,
-        side: None,
-        pair_position: None,
-        suite_run: None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     //! The scheduler against a fake launcher: no processes, outcomes and timings scripted.
 
     use std::collections::HashMap;
     use std::sync::Mutex;
-    use std::sync::atomic::AtomicUsize;
+    use std::sync::atomic::{AtomicUsize, Ordering};
     use std::time::Instant;
 
     use super::*;
     use crate::ledger::Counts;
+    use crate::ledger::now_rfc3339;
+    use crate::model::Fault;
 
     /// Trial `ordinal` finishes after `delay` with `outcome`, unless cancelled first.
     #[derive(Default)]
@@ -718,25 +554,9 @@ mod tests {
 
     fn row(ordinal: u64, outcome: Outcome) -> AttemptRow {
         AttemptRow {
-            task: "t".into(),
-            trial: ordinal,
-            attempt: 1,
-            started_at: now_rfc3339(),
-            duration_s: 0.0,
-            exit_code: None,
-            signal: None,
-            check_exit: None,
             fault: (outcome == Outcome::Cancelled).then_some(Fault::Cancelled),
-            outcome,
             graded: matches!(outcome, Outcome::Pass | Outcome::Fail),
-            result: None,
-            reason: None,
-            stdout_tail: String::new(),
-            stderr_tail: String::new(),
-            log: None,
-            side: None,
-            pair_position: None,
-            suite_run: None,
+            ..AttemptRow::started("t".into(), ordinal, 1, now_rfc3339(), outcome)
         }
     }
 
@@ -817,19 +637,18 @@ mod tests {
         }
     }
 
+    /// Run `cfg` afresh (no history, no interrupt) on `fake`.
+    fn fresh(cfg: &TaskConfig, fake: &Fake, sink: &mut Sink) -> Result<TaskEnd, Error> {
+        run_task(cfg, fake, TaskHistory::default(), &Interrupt::none(), sink)
+    }
+
     #[test]
     fn a_quick_failure_waits_for_the_slower_earlier_trial() {
         // Trial 2 fails at once, trial 1 passes later: the rule must see 1 before 2.
         let fake = Fake::new(&[(1, 80, Outcome::Pass), (2, 0, Outcome::Fail)]);
         let mut sink = Sink::default();
         let cfg = config(Sampling::Single { n: 2, c: 0 }, 2);
-        let end = run_task(
-            &cfg,
-            &fake,
-            TaskHistory::default(),
-            &Interrupt::none(),
-            &mut sink,
-        );
+        let end = fresh(&cfg, &fake, &mut sink);
         assert_eq!(end.unwrap(), TaskEnd::Decided);
         let d = sink.decision.unwrap();
         assert_eq!(d.verdict, Judgement::Verdict(Verdict::Fail));
@@ -848,14 +667,7 @@ mod tests {
         let mut sink = Sink::default();
         let cfg = config(Sampling::Single { n: 10, c: 0 }, 3);
         let started = Instant::now();
-        run_task(
-            &cfg,
-            &fake,
-            TaskHistory::default(),
-            &Interrupt::none(),
-            &mut sink,
-        )
-        .unwrap();
+        fresh(&cfg, &fake, &mut sink).unwrap();
         assert!(started.elapsed() < Duration::from_secs(10));
         let d = sink.decision.unwrap();
         assert_eq!(d.verdict, Judgement::Verdict(Verdict::Fail));
@@ -886,14 +698,7 @@ mod tests {
             ..Sink::default()
         };
         let cfg = config(Sampling::Single { n: 10, c: 0 }, 3);
-        let err = run_task(
-            &cfg,
-            &fake,
-            TaskHistory::default(),
-            &Interrupt::none(),
-            &mut sink,
-        )
-        .unwrap_err();
+        let err = fresh(&cfg, &fake, &mut sink).unwrap_err();
         assert_eq!(err.exit_code(), crate::error::exit::HARNESS);
         assert_eq!(fake.kills.load(Ordering::SeqCst), 1);
         assert!(fake.others_cancelled(1));
@@ -908,13 +713,7 @@ mod tests {
         };
         let cfg = config(Sampling::Single { n: 10, c: 0 }, 2);
         let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            run_task(
-                &cfg,
-                &fake,
-                TaskHistory::default(),
-                &Interrupt::none(),
-                &mut sink,
-            )
+            fresh(&cfg, &fake, &mut sink)
         }));
         assert!(unwound.is_err());
         assert_eq!(fake.kills.load(Ordering::SeqCst), 1);
@@ -941,14 +740,7 @@ mod tests {
         let fake = Fake::new(&[]);
         let mut sink = Sink::default();
         let cfg = config(Sampling::Single { n: 3, c: 0 }, 8);
-        run_task(
-            &cfg,
-            &fake,
-            TaskHistory::default(),
-            &Interrupt::none(),
-            &mut sink,
-        )
-        .unwrap();
+        fresh(&cfg, &fake, &mut sink).unwrap();
         assert_eq!(*fake.launched.lock().unwrap(), vec![1, 2, 3]);
         assert_eq!(
             sink.decision.unwrap().verdict,
@@ -961,14 +753,7 @@ mod tests {
         let fake = Fake::new(&[(1, 0, Outcome::Unavailable)]);
         let mut sink = Sink::default();
         let cfg = config(Sampling::Single { n: 2, c: 0 }, 1);
-        run_task(
-            &cfg,
-            &fake,
-            TaskHistory::default(),
-            &Interrupt::none(),
-            &mut sink,
-        )
-        .unwrap();
+        fresh(&cfg, &fake, &mut sink).unwrap();
         assert_eq!(*fake.launched.lock().unwrap(), vec![1, 2, 3]);
         let d = sink.decision.unwrap();
         assert_eq!((d.counts.passed, d.counts.unavailable), (2, 1));

@@ -22,8 +22,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 
 use super::AttemptSpec;
+use super::launcher::{Launcher, ProcessLauncher, attempt_or_internal_error};
 use super::retry::TrialMsg;
-use super::scheduler::{Cases, Launcher, ProcessLauncher, attempt_or_internal_error};
+use super::scheduler::Cases;
 use crate::ingest::{self, Options};
 use crate::ledger::{AttemptRow, DecisionRow, Fault, Outcome, SuiteRun, suite_case_id, suite_of};
 use crate::model::{Sampling, Shard};
@@ -96,7 +97,7 @@ impl Launcher for SuiteLauncher {
             };
             let why = format!("cannot start a thread for the suite run: {e}");
             let _ = tx_back.send(TrialMsg::Attempt {
-                row: Box::new(super::scheduler::harness_error_row(&spec, why)),
+                row: Box::new(super::launcher::harness_error_row(&spec, why)),
                 last: true,
             });
         }

@@ -1,0 +1,394 @@
+//! The ledger's rows: what each line of the JSON Lines file holds.
+//!
+//! These are the on-disk shapes (their serde names and defaults are the ledger format,
+//! versioned by [`super::SCHEMA_VERSION`]): the header with every task's resolved rule, an
+//! attempt row per attempt, a decision row per task, resume rows and the footer. Reading,
+//! writing and the hash chain are in [`super`].
+
+use serde::{Deserialize, Serialize};
+
+use super::Shard;
+use crate::model::{
+    Counts, Fault, Judgement, OnInconclusive, Outcome, Rates, Sampling, TimeoutPolicy, Walls,
+};
+
+/// One line of the ledger: its position, the hash of the line before, and the row itself.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    /// 0-based position in the file.
+    pub seq: u64,
+    /// Hex SHA-256 of the previous line's bytes (without its newline), or [`GENESIS`].
+    pub prev: String,
+    /// The row.
+    #[serde(flatten)]
+    pub row: Row,
+}
+
+/// The kinds of row.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Row {
+    /// First row: what was run, under which plan and fixtures.
+    Header(Header),
+    /// A `--resume` continued the run from here.
+    Resume(Resume),
+    /// One execution inside a trial.
+    Attempt(AttemptRow),
+    /// A task's verdict.
+    Decision(DecisionRow),
+    /// Last row of a run (or of an interrupted run).
+    Footer(Footer),
+}
+
+/// A task as resolved from the plan file: everything a report needs to recompute its verdict.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskSpec {
+    /// Task id.
+    pub id: String,
+    /// Line of the task in the plan file (for annotations).
+    pub line: Option<u64>,
+    /// The resolved sampling rule.
+    pub sampling: Sampling,
+    /// The healthy and regressed rates and risks the plan was designed for, when the plan
+    /// file gave them (`design:` or `sequential:`); a bare `single: {n, c}` has none.
+    pub rates: Option<Rates>,
+    /// Unavailable trials tolerated before the task is INCONCLUSIVE.
+    pub max_unavailable: u64,
+    /// The `run` command, for display (redacted).
+    pub run: String,
+    /// The `check` command, if any, for display (redacted).
+    pub check: Option<String>,
+    /// Per-attempt timeout in seconds.
+    pub timeout_s: Option<f64>,
+    /// A `compare:` task: R, `max_pairs`, the base side; `sampling` is then the rule on
+    /// the discordant stream (see [`crate::pairs`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compare: Option<crate::pairs::CompareRecord>,
+    /// A suite task: each trial runs the whole suite, and each test case it records is a
+    /// task of its own (`ID/CASE`, with this task's rule), whose attempt rows the replay
+    /// judges; this task's own attempt rows are the suite runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suite: Option<SuiteRecord>,
+}
+
+/// How a suite task's runs are read: recorded so a report can say where the verdicts of its
+/// test cases came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SuiteRecord {
+    /// The result file each run writes, as the plan gives it (`$GATE_JUNIT` by default).
+    pub results: String,
+    /// The format it is read as (`junit`, `go-json`, …), or `None` when detected.
+    pub format: Option<String>,
+}
+
+impl TaskSpec {
+    /// The task of test case `case` of this suite task: the suite's rule, its id `ID/CASE`
+    /// (a plan id has no `/`, so the suite is the part before the first one).
+    pub fn suite_case(&self, case: &str) -> TaskSpec {
+        TaskSpec {
+            id: suite_case_id(&self.id, case),
+            run: format!("suite `{}`: {case}", self.id),
+            check: None,
+            compare: None,
+            suite: None,
+            ..self.clone()
+        }
+    }
+}
+
+/// The rule a suite task's own runs are scheduled by: as many runs as its test cases' rule
+/// may need, never deciding before the last (the cases decide). A suite run is `Pass` when
+/// the suite ran; any other outcome of it is a harness error. One place, for the scheduler
+/// and for the replay of a suite stopped by a harness error.
+pub fn suite_runs_rule(cases: &Sampling) -> Sampling {
+    Sampling::Single {
+        n: cases.max_graded(),
+        c: 0,
+    }
+}
+
+/// The task id of test case `case` of suite task `suite`.
+pub fn suite_case_id(suite: &str, case: &str) -> String {
+    format!("{suite}/{case}")
+}
+
+/// The suite task a test case's task id belongs to, if it is one (`ID/CASE`).
+pub fn suite_of(task: &str) -> Option<&str> {
+    task.split_once('/').map(|(s, _)| s)
+}
+
+/// The header row.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Header {
+    /// Ledger format version.
+    pub schema: u32,
+    /// `gate` version that wrote it.
+    pub gate_version: String,
+    /// Unique id of this run (also `GATE_RUN_ID`).
+    pub run_id: String,
+    /// The plan file as given.
+    pub plan_path: String,
+    /// Hex SHA-256 of the plan file bytes.
+    pub plan_hash: String,
+    /// Hex SHA-256 over the fixture files (paths and contents).
+    pub fixture_hash: String,
+    /// Command line (redacted).
+    pub argv: Vec<String>,
+    /// RFC 3339 UTC.
+    pub started_at: String,
+    /// Host name.
+    pub host: String,
+    /// Shard, when run with `--shard`.
+    pub shard: Option<Shard>,
+    /// The stage of a staged rule this ledger ran, when run with `--stage` (its ordinals are
+    /// that stage's, or the shard's share of them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stage: Option<u64>,
+    /// Parallel trials.
+    pub jobs: usize,
+    /// What a timeout counts as.
+    pub timeout_policy: TimeoutPolicy,
+    /// What an INCONCLUSIVE gate exits with.
+    pub on_inconclusive: OnInconclusive,
+    /// Exit codes declared as transport faults.
+    pub transport_exit_codes: Vec<i32>,
+    /// Transport retries per trial (recorded, never promoted).
+    pub transport_max_retries: u32,
+    /// The tasks, in plan order.
+    pub tasks: Vec<TaskSpec>,
+    /// The result files `gate ingest` judged, in ordinal order (empty for `gate run`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<SourceFile>,
+    /// Which walls of the box stood around the trials (`gate run`, schema 2 on); absent in
+    /// schema-1 ledgers and in `gate ingest`'s, whose trials gate did not run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<Walls>,
+    /// The CI run this ledger was written in, when under GitHub Actions: `gate report`
+    /// merges only shards of one attempt of one CI run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci: Option<CiRun>,
+}
+
+/// The identity of a GitHub Actions run (`GITHUB_RUN_ID`, `GITHUB_RUN_ATTEMPT`,
+/// `GITHUB_JOB`). "Re-run failed jobs" re-runs some jobs of a run under a higher attempt while
+/// the others keep their first: shards of different attempts are one shard retried until it
+/// passed, which a merge would count as one run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CiRun {
+    /// `GITHUB_RUN_ID`: the same for every attempt of one workflow run.
+    pub run_id: String,
+    /// `GITHUB_RUN_ATTEMPT`: 1, then one more for each re-run.
+    pub run_attempt: String,
+    /// `GITHUB_JOB`: the job's id in the workflow (shared by the jobs of one matrix).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub job: String,
+}
+
+impl CiRun {
+    /// The CI run of this process's environment; `None` outside GitHub Actions (no
+    /// `GITHUB_RUN_ID`).
+    pub fn from_env() -> Option<CiRun> {
+        let var = |n: &str| std::env::var(n).ok().filter(|v| !v.is_empty());
+        Some(CiRun {
+            run_id: var("GITHUB_RUN_ID")?,
+            run_attempt: var("GITHUB_RUN_ATTEMPT").unwrap_or_else(|| "1".into()),
+            job: var("GITHUB_JOB").unwrap_or_default(),
+        })
+    }
+}
+
+/// A result file read by `gate ingest`: its name as given and the SHA-256 of the bytes read,
+/// so anyone holding the files can check that the ledger judged exactly them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceFile {
+    /// The path as given on the command line.
+    pub path: String,
+    /// Hex SHA-256 of its bytes.
+    pub sha256: String,
+    /// The test runner that wrote it, as recognised (`cargo-nextest`, `pytest`, …).
+    pub writer: String,
+}
+
+/// A `--resume` continuation row.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Resume {
+    /// RFC 3339 UTC.
+    pub started_at: String,
+    /// Command line (redacted).
+    pub argv: Vec<String>,
+    /// Host name.
+    pub host: String,
+    /// Which walls of the box stood around the trials of this continuation (schema 2 on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<Walls>,
+}
+
+/// The result file a task may write at `$GATE_RESULT`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TaskResult {
+    /// The task's own grade; `false` fails a trial whose commands exited 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pass: Option<bool>,
+    /// A score, recorded for the score vector.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+    /// `"transport"` declares a transport fault.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fault: Option<String>,
+    /// Cost of the trial (any currency unit, summed as reported).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<f64>,
+    /// Tokens used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<f64>,
+    /// The task's own internal attempts (1 = succeeded or failed on its first try).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempts: Option<u64>,
+    /// Free text (redacted, at most `untrusted::MAX_NOTE_BYTES` bytes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// Keys of the file that gate does not know and ignored (filled by gate, never read from
+    /// the result file; at most `result_file::MAX_IGNORED_KEYS` names).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ignored_keys: Vec<String>,
+    /// A warning about the file that did not invalidate it (filled by gate): the unknown keys
+    /// and the allowed ones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
+}
+
+/// One attempt.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AttemptRow {
+    /// Task id.
+    pub task: String,
+    /// Trial ordinal, from 1.
+    pub trial: u64,
+    /// Attempt within the trial, from 1. Only attempt 1 is ever graded.
+    pub attempt: u32,
+    /// RFC 3339 UTC.
+    pub started_at: String,
+    /// Wall time of run and check together, seconds.
+    pub duration_s: f64,
+    /// Exit code of `run`, when it exited.
+    pub exit_code: Option<i32>,
+    /// Signal that ended `run`, when it was killed.
+    pub signal: Option<i32>,
+    /// Exit code of `check`, when it ran.
+    pub check_exit: Option<i32>,
+    /// Fault class, if this attempt is not a plain content grade.
+    pub fault: Option<Fault>,
+    /// What it amounted to.
+    pub outcome: Outcome,
+    /// True only for attempt 1 with outcome pass or fail: the trial's frozen grade.
+    pub graded: bool,
+    /// The parsed result file, if the task wrote one.
+    pub result: Option<TaskResult>,
+    /// Why, in words, for faults and harness errors.
+    pub reason: Option<String>,
+    /// Last lines of stdout, redacted.
+    pub stdout_tail: String,
+    /// Last lines of stderr, redacted.
+    pub stderr_tail: String,
+    /// Path of the full (redacted, bounded) log.
+    pub log: Option<String>,
+    /// The side of a `compare:` task's pair this attempt ran on (`trial` is the pair).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub side: Option<crate::pairs::Side>,
+    /// A `compare:` task: 1 if this side was started first in its pair, 2 if second.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pair_position: Option<u8>,
+    /// A suite task's run: what its result file held (the test cases' rows follow it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suite_run: Option<SuiteRun>,
+}
+
+impl AttemptRow {
+    /// Attempt `attempt` of trial `trial` of `task`, started at `started_at` (RFC 3339), with
+    /// nothing observed yet: no exit, no fault, no result, empty captures, no side, not
+    /// graded; `outcome` until the attempt is classified. Every producer of rows starts here,
+    /// so a new field gets its "nothing recorded" value in one place.
+    pub fn started(
+        task: String,
+        trial: u64,
+        attempt: u32,
+        started_at: String,
+        outcome: Outcome,
+    ) -> AttemptRow {
+        AttemptRow {
+            task,
+            trial,
+            attempt,
+            started_at,
+            duration_s: 0.0,
+            exit_code: None,
+            signal: None,
+            check_exit: None,
+            fault: None,
+            outcome,
+            graded: false,
+            result: None,
+            reason: None,
+            stdout_tail: String::new(),
+            stderr_tail: String::new(),
+            log: None,
+            side: None,
+            pair_position: None,
+            suite_run: None,
+        }
+    }
+}
+
+/// What one run of a suite task recorded: the file read, and the test cases in it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SuiteRun {
+    /// Hex SHA-256 of the result file's bytes, as read.
+    pub results_sha256: String,
+    /// Who wrote it (`pytest`, `nextest`, …).
+    pub writer: String,
+    /// Test cases that ran.
+    pub cases: u64,
+    /// Of which failed.
+    pub failed: u64,
+}
+
+/// A task's decision.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DecisionRow {
+    /// Task id.
+    pub task: String,
+    /// The verdict, or a harness error that invalidated the task (`null` on the wire).
+    pub verdict: Judgement,
+    /// Why.
+    pub reason: String,
+    /// Counts at the decision.
+    pub counts: Counts,
+    /// SPRT log-likelihood ratio at the decision (sequential rules).
+    pub llr: Option<f64>,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// Every task reached a decision.
+    Complete,
+    /// A harness error invalidated the run.
+    HarnessError,
+    /// SIGINT / SIGTERM; resumable.
+    Interrupted,
+}
+
+/// The footer row.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Footer {
+    /// RFC 3339 UTC.
+    pub finished_at: String,
+    /// How the run ended.
+    pub status: RunStatus,
+    /// The gate verdict (INCONCLUSIVE when interrupted), or a harness error (`null`).
+    pub verdict: Judgement,
+    /// Exit code of `gate run`.
+    pub exit_code: u8,
+}

@@ -1,0 +1,203 @@
+//! Launchers: what starts a trial, and the guard that stops every trial still running.
+//!
+//! The schedulers ([`super::scheduler`] for a task's trials, [`super::pairs`] for a compare
+//! task's sides) know nothing about processes: a [`Launcher`] starts a trial. The real one,
+//! [`ProcessLauncher`], runs attempts as process groups; the schedulers' unit tests use fakes.
+//! [`InFlight`] is the one guard both schedulers hold: whatever way a scheduler is left, it
+//! cancels every trial still running and has each launcher kill everything it started
+//! (invariant 9).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, mpsc};
+
+use super::redact::Redactor;
+use super::retry::{RetryPolicy, TrialMsg, run_trial};
+use super::{AttemptSpec, run_attempt};
+use crate::ledger::{AttemptRow, now_rfc3339};
+use crate::model::{Fault, Outcome};
+use crate::plan::{Policy, Task};
+
+/// Starts trials. Implemented by [`ProcessLauncher`] and by test fakes.
+pub trait Launcher {
+    /// Start trial `ordinal` (on its own thread). It must report every attempt on `tx` and end
+    /// with a message marked last (or [`TrialMsg::Done`]); it stops early once `cancel` is set.
+    fn launch(&self, ordinal: u64, cancel: Arc<AtomicBool>, tx: mpsc::Sender<TrialMsg>);
+
+    /// Kill at once everything this launcher started that may still run. Called on every
+    /// abnormal way out of a scheduler ([`super::scheduler::run_task`], [`super::pairs::run_pairs`]).
+    fn kill_all(&self);
+
+    /// Housekeeping on the scheduler's thread, called whenever it wakes (at least every
+    /// 50 ms): the real launcher reaps the ended orphans of its trials there.
+    fn tidy(&self) {}
+}
+
+/// Trials (or sides) whose thread is running, keyed by `K`, with their cancel flags.
+/// Dropping it with some still in flight — an error or a panic left the scheduler early —
+/// cancels them and has every launcher kill everything it started, so no process outlives
+/// gate.
+pub(super) struct InFlight<'a, K, L: Launcher + ?Sized> {
+    /// Cancel flag of each running trial.
+    pub(super) flags: BTreeMap<K, Arc<AtomicBool>>,
+    /// The launchers whose processes the guard kills (one, or head's and base's).
+    launchers: Vec<&'a L>,
+}
+
+impl<'a, K, L: Launcher + ?Sized> InFlight<'a, K, L> {
+    /// A guard over nothing yet, for trials started by `launchers`.
+    pub(super) fn new(launchers: Vec<&'a L>) -> Self {
+        InFlight {
+            flags: BTreeMap::new(),
+            launchers,
+        }
+    }
+
+    /// Ask every running trial to stop.
+    pub(super) fn cancel_all(&self) {
+        for f in self.flags.values() {
+            f.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+impl<K, L: Launcher + ?Sized> Drop for InFlight<'_, K, L> {
+    fn drop(&mut self) {
+        if !self.flags.is_empty() {
+            self.cancel_all();
+            for l in &self.launchers {
+                l.kill_all();
+            }
+        }
+    }
+}
+
+/// The real launcher: each trial on its own thread, each attempt a process group
+/// ([`run_attempt`]), transport retries by [`run_trial`].
+#[derive(Debug, Clone)]
+pub struct ProcessLauncher {
+    /// The attempt to run; `trial` and `attempt` are set per launch.
+    pub spec: AttemptSpec,
+    /// Redacts every text the task controls.
+    pub redactor: Redactor,
+    /// Transport retries.
+    pub retry: RetryPolicy,
+}
+
+impl ProcessLauncher {
+    /// The launcher of `task`'s trials under `policy`, writing logs and result files under
+    /// `run_dir`.
+    pub fn new(
+        task: &Task,
+        policy: &Policy,
+        run_id: &str,
+        run_dir: &Path,
+        redactor: Redactor,
+    ) -> Self {
+        ProcessLauncher {
+            spec: AttemptSpec {
+                task: task.id.clone(),
+                trial: 0,
+                attempt: 0,
+                run_id: run_id.to_string(),
+                run: task.run.clone(),
+                check: task.check.clone(),
+                cwd: task.cwd.clone(),
+                env: task.env.clone(),
+                timeout: task.timeout,
+                kill_grace: policy.kill_grace,
+                timeout_policy: policy.timeout,
+                transport_exit_codes: policy.transport_exit_codes.clone(),
+                harness_exit_codes: policy.harness_exit_codes.clone(),
+                out_dir: run_dir.to_path_buf(),
+                sandbox: None,
+            },
+            redactor,
+            retry: RetryPolicy {
+                max_retries: policy.transport_max_retries,
+                backoff_min: policy.backoff_min,
+                backoff_max: policy.backoff_max,
+            },
+        }
+    }
+}
+
+impl Launcher for ProcessLauncher {
+    fn launch(&self, ordinal: u64, cancel: Arc<AtomicBool>, tx: mpsc::Sender<TrialMsg>) {
+        let (spec, redactor, retry) = (self.spec.clone(), self.redactor.clone(), self.retry);
+        let tx_back = tx.clone();
+        let started = std::thread::Builder::new()
+            .name("gate-trial".into())
+            .spawn(move || {
+                run_trial(ordinal, retry, &cancel, &tx, |attempt| {
+                    let spec = AttemptSpec {
+                        trial: ordinal,
+                        attempt,
+                        ..spec.clone()
+                    };
+                    attempt_or_internal_error(&spec, &redactor, &cancel)
+                });
+            });
+        if let Err(e) = started {
+            // No thread to be had (a process or memory limit): the trial never ran, which is
+            // a harness error (exit 4), not a panic and not a lost trial.
+            let spec = AttemptSpec {
+                trial: ordinal,
+                attempt: 1,
+                ..self.spec.clone()
+            };
+            let why = format!("cannot start a thread for the trial: {e}");
+            // The scheduler holds the receiver while any trial is in flight.
+            let _ = tx_back.send(TrialMsg::Attempt {
+                row: Box::new(harness_error_row(&spec, why)),
+                last: true,
+            });
+        }
+    }
+
+    fn kill_all(&self) {
+        super::sys::kill_all_groups();
+    }
+
+    fn tidy(&self) {
+        // The scheduler runs on gate's main thread, the parent of every adopted orphan.
+        super::sys::reap_orphans();
+    }
+}
+
+/// Run one attempt; a bug in gate (a panic) becomes a harness-error row rather than a lost
+/// trial, so the run stops with exit 4 and the ledger says why.
+pub(super) fn attempt_or_internal_error(
+    spec: &AttemptSpec,
+    redactor: &Redactor,
+    cancel: &AtomicBool,
+) -> AttemptRow {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        run_attempt(spec, redactor, cancel)
+    }))
+    .unwrap_or_else(|panic| {
+        let what = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".to_string());
+        let why = format!("internal error in gate (please report it): {what}");
+        harness_error_row(spec, why)
+    })
+}
+
+/// The row of an attempt that gate itself could not run.
+pub(super) fn harness_error_row(spec: &AttemptSpec, why: String) -> AttemptRow {
+    AttemptRow {
+        fault: Some(Fault::Harness),
+        reason: Some(why),
+        ..AttemptRow::started(
+            spec.task.clone(),
+            spec.trial,
+            spec.attempt,
+            now_rfc3339(),
+            Outcome::HarnessError,
+        )
+    }
+}
