@@ -339,12 +339,15 @@ impl Boundaries {
                 break;
             }
             asn.add(undecided);
+            // next[i] = cur[i-1] q + cur[i] p: each entry is written once from the two it
+            // comes from, with no chain through memory from one entry to the next, so the
+            // loop vectorises. Bit for bit the sums of adding both products into a zeroed
+            // vector in turn: 0 + x is x exactly, and IEEE addition is commutative.
             next.clear();
-            next.resize(cur.len() + 1, 0.0);
-            for (i, &m) in cur.iter().enumerate() {
-                next[i] += m * p;
-                next[i + 1] += m * q;
-            }
+            next.reserve(cur.len() + 1);
+            next.push(cur[0] * p);
+            next.extend(cur.windows(2).map(|w| w[0] * q + w[1] * p));
+            next.push(cur[cur.len() - 1] * q);
             let row = self.rows[(t - 1) as usize];
             let last = t == max;
             // Absorb from the few-failures end (PASS) and the many-failures end (FAIL).
