@@ -235,7 +235,7 @@ impl Problem {
         let mut next_lo = 0u64;
         let mut cur: Vec<f64> = Vec::new();
         let mut states: Vec<u8> = Vec::new();
-        let mut seen: Vec<f64> = Vec::new();
+        let mut seen: Vec<(f64, f64)> = Vec::new();
         for t in (1..=m).rev() {
             // The f where PASS and FAIL swap as stopping decisions: λ1 Λ <= λ0.
             let swap = self.last_at_most(t, at_swap, ln_swap);
@@ -265,23 +265,21 @@ impl Problem {
             // stopping states in a row; a state left outside is a stop, with its stop value,
             // exactly as the full band would classify it unless continuing won there.
             let swap_edge = swap.map_or(0, |s| s + 1);
-            // The continuation value at f (the same arithmetic as the classification below,
-            // which reuses these values rather than computing them twice).
+            // The continuation value at f and λ1 Λ(t, f), the value of stopping with PASS
+            // (the classification below reuses both rather than computing them twice).
+            let next_hi = next_lo + next.len() as u64;
             let continuation = |f: u64| {
                 let at = |g: u64| {
-                    if g >= next_lo && g < next_lo + next.len() as u64 {
+                    if g >= next_lo && g < next_hi {
                         next[(g - next_lo) as usize]
                     } else {
                         stop(t + 1, g)
                     }
                 };
                 let l = self.lambda(t, f);
-                (
-                    1.0 + l + p0 * at(f) + q0 * at(f + 1),
-                    (lambda1 * l).min(lambda0),
-                )
+                (1.0 + l + p0 * at(f) + q0 * at(f + 1), lambda1 * l)
             };
-            // Continuation values for f in [seen_lo, seen_lo + seen.len()).
+            // (continuation value, PASS value) for f in [seen_lo, seen_lo + seen.len()).
             seen.clear();
             let mut seen_lo = 0u64;
             let (w_lo, w_hi) = match band {
@@ -291,9 +289,9 @@ impl Problem {
                     let (mut f, mut run) = (c, 0u64);
                     while f > a && run < CONTINUE_GAP {
                         f -= 1;
-                        let (cont, stop_value) = continuation(f);
-                        seen.push(cont);
-                        if cont < stop_value {
+                        let (cont, pass_value) = continuation(f);
+                        seen.push((cont, pass_value));
+                        if cont < pass_value.min(lambda0) {
                             lo_f = f;
                             run = 0;
                         } else {
@@ -303,12 +301,12 @@ impl Problem {
                     seen.reverse();
                     seen_lo = f;
                     let (mut f, mut run) = (c, 0u64);
-                    seen.push(continuation(c).0);
+                    seen.push(continuation(c));
                     while f < b && run < CONTINUE_GAP {
                         f += 1;
-                        let (cont, stop_value) = continuation(f);
-                        seen.push(cont);
-                        if cont < stop_value {
+                        let (cont, pass_value) = continuation(f);
+                        seen.push((cont, pass_value));
+                        if cont < pass_value.min(lambda0) {
                             hi_f = f;
                             run = 0;
                         } else {
@@ -325,15 +323,20 @@ impl Problem {
             cur.clear();
             states.clear();
             for f in w_lo..=w_hi {
-                let l = self.lambda(t, f);
-                let pass_value = lambda1 * l;
+                // Every state seen is in the band; any other is classified here.
+                let (cont, pass_value) = match f.checked_sub(seen_lo) {
+                    Some(i) if (i as usize) < seen.len() => {
+                        let (cont, pass_value) = seen[i as usize];
+                        (Some(cont), pass_value)
+                    }
+                    _ if band.is_some_and(|(a, b)| f >= a && f <= b) => {
+                        let (cont, pass_value) = continuation(f);
+                        (Some(cont), pass_value)
+                    }
+                    _ => (None, lambda1 * self.lambda(t, f)),
+                };
                 let stop_value = pass_value.min(lambda0);
-                let in_band = band.is_some_and(|(a, b)| f >= a && f <= b);
-                let (value, state) = if in_band {
-                    let cont = match f.checked_sub(seen_lo) {
-                        Some(i) if (i as usize) < seen.len() => seen[i as usize],
-                        _ => continuation(f).0,
-                    };
+                let (value, state) = if let Some(cont) = cont {
                     if cont < stop_value {
                         (cont, 0u8)
                     } else if pass_value <= lambda0 {

@@ -259,9 +259,12 @@ impl Boundaries {
         })
     }
 
-    /// Wald's truncated SPRT as a lattice (the very rule of [`super::sprt::Sprt::decide`]).
-    pub fn wald(sprt: &super::sprt::Sprt) -> Self {
-        let rows = sprt.lattice();
+    /// Rows a rule builds valid by construction (t = 1..=max_trials in order, PASS below
+    /// FAIL), without [`Boundaries::new`]'s checks: for the rule modules, which build on this
+    /// one (Wald's lattice is [`Boundaries::wald`], in [`super::sprt`], so that this module
+    /// stays a leaf of the statistics).
+    pub(super) fn from_valid_rows(rows: Vec<LatticeRow>) -> Self {
+        debug_assert!(Boundaries::new(rows.clone()).is_ok());
         Boundaries {
             single: single_shape(&rows),
             rows,
