@@ -138,6 +138,6 @@ for d in "${slow_designs[@]}"; do
   # shellcheck disable=SC2086 # the design is a list of flags
   read -r wall cpu < <(seconds "$bin" plan $d --format json)
   awk -v d="$d" -v wall="$wall" -v cpu="$cpu" -v ref="$ref_cpu" -v target="$target" 'BEGIN {
-    printf "  %-58s %8.2f %8.2f %8.0fx %s\n", d, wall, cpu, cpu / (ref > 0.01 ? ref : 0.01),
+    printf "  %-58s %8.2f %8.2f %8.1fx %s\n", d, wall, cpu, cpu / (ref > 0.01 ? ref : 0.01),
       (cpu <= target ? "ok" : "OVER") }'
 done
