@@ -8,7 +8,11 @@
 # (calibrated) sequential rule and Wald's SPRT come to Wald's lower bound on the expected
 # trials of any test with the same risks (the information limit; 1.00x is the limit), with
 # the exact realised risks and the time one `gate plan --format json` takes; then the same for
-# `gate plan --compare` designs, in discordant pairs (and pairs at base = head = 90%). Needs `jq`.
+# `gate plan --compare` designs, in discordant pairs (and pairs at base = head = 90%), each
+# against the target of issue 16 (within 10% of Wald's bound at the design points); last, the
+# designs of 10^4 to 10^5 trials that issue 16 found slow (8 to 102 s), in wall and CPU
+# seconds, against the extreme case's CPU time in the same run and the target
+# (SLOW_TARGET_S CPU seconds each, default 15). Needs `jq` and GNU `time` (/usr/bin/time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --locked --quiet
@@ -74,7 +78,7 @@ echo
 echo "compare (gate plan --compare): expected discordant pairs / Wald's bound, exact"
 echo "  (target: within 10% at the design points; pairs = expected pairs at base = head = 90%"
 echo "   against Wald's bound divided by P(discordant) = 18%)"
-printf '  %-22s %-10s %8s %8s %9s %9s %9s %8s %8s %6s\n' design rule "head=base" regressed alpha beta max_pairs pairs bound ms
+printf '  %-22s %-10s %8s %8s %9s %9s %9s %8s %8s %6s %s\n' design rule "head=base" regressed alpha beta max_pairs pairs bound ms target
 compare_designs=(
   "--odds-ratio 1.5"
   "--odds-ratio 2"
@@ -98,7 +102,42 @@ for d in "${compare_designs[@]}"; do
         (.realised_beta * 1e5 | round / 1e3 | tostring) + "%",
         (.max_pairs | tostring),
         (.at[0].expected_pairs * 10 | round / 10 | tostring),
-        (.discordant_bound_null / .at[0].discordance * 10 | round / 10 | tostring), $ms]
-        | "  \(.[0] | . + " " * (22 - length)) \(.[1] | . + " " * (10 - length)) \(.[2] | " " * (8 - length) + .) \(.[3] | " " * (8 - length) + .) \(.[4] | " " * (9 - length) + .) \(.[5] | " " * (9 - length) + .) \(.[6] | " " * (9 - length) + .) \(.[7] | " " * (8 - length) + .) \(.[8] | " " * (8 - length) + .) \(.[9] | " " * (6 - length) + .)"' <<<"$json"
+        (.discordant_bound_null / .at[0].discordance * 10 | round / 10 | tostring), $ms,
+        (if .discordant_ratio_null <= 1.1 and .discordant_ratio_regressed <= 1.1
+         then "within 10%" else "OVER 10%" end)]
+        | "  \(.[0] | . + " " * (22 - length)) \(.[1] | . + " " * (10 - length)) \(.[2] | " " * (8 - length) + .) \(.[3] | " " * (8 - length) + .) \(.[4] | " " * (9 - length) + .) \(.[5] | " " * (9 - length) + .) \(.[6] | " " * (9 - length) + .) \(.[7] | " " * (8 - length) + .) \(.[8] | " " * (8 - length) + .) \(.[9] | " " * (6 - length) + .) \(.[10])"' <<<"$json"
   done
+done
+
+# Wall and CPU (user + system) seconds of one run of "$@", as "wall cpu".
+seconds() {
+  local out
+  out=$(mktemp)
+  /usr/bin/time -f '%e %U %S' -o "$out" "$@" >/dev/null
+  awk '{ printf "%.2f %.2f\n", $1, $2 + $3 }' "$out"
+  rm -f "$out"
+}
+
+target=${SLOW_TARGET_S:-15}
+read -r _ ref_cpu < <(seconds "$bin" "${extreme[@]}" --format json)
+echo
+echo "designs of 10^4 to 10^5 trials (issue 16 found 8 to 102 s): one \`--format json\` each"
+echo "  (CPU = user + system seconds, which a loaded machine inflates less than wall time;"
+echo "   baseline: the extreme case above, ${ref_cpu} s CPU in this run; target: CPU <= ${target} s each)"
+printf '  %-58s %8s %8s %9s %s\n' design wall_s cpu_s "x extreme" target
+slow_designs=(
+  "--healthy 0.5 --regressed 0.49"
+  "--healthy 0.6 --regressed 0.595"
+  "--healthy 0.6 --regressed 0.595 --rule wald"
+  "--healthy 0.8 --regressed 0.79 --alpha 0.01 --beta 0.01"
+  "--compare --odds-ratio 1.1"
+  "--compare --odds-ratio 1.2 --rule wald"
+  "--compare --odds-ratio 1.3 --at 0.9,0.9 --at 0.8,0.7"
+)
+for d in "${slow_designs[@]}"; do
+  # shellcheck disable=SC2086 # the design is a list of flags
+  read -r wall cpu < <(seconds "$bin" plan $d --format json)
+  awk -v d="$d" -v wall="$wall" -v cpu="$cpu" -v ref="$ref_cpu" -v target="$target" 'BEGIN {
+    printf "  %-58s %8.2f %8.2f %8.1fx %s\n", d, wall, cpu, cpu / (ref > 0.01 ? ref : 0.01),
+      (cpu <= target ? "ok" : "OVER") }'
 done

@@ -89,14 +89,18 @@ pub(super) fn powers(x: f64, n: u64) -> Vec<f64> {
 struct Problem {
     healthy: f64,
     max_trials: u64,
-    /// Λ of one success, p1/p0 (< 1).
-    ratio_success: f64,
-    /// Λ of one failure, q1/q0 (> 1).
-    ratio_failure: f64,
     /// `ratio_success^s` for s = 0..=max_trials, by repeated multiplication.
     pow_success: Vec<f64>,
     /// `ratio_failure^f` for f = 0..=max_trials, by repeated multiplication.
     pow_failure: Vec<f64>,
+    /// The logarithms of Λ of one success (p1/p0 < 1) and of one failure (q1/q0 > 1), for
+    /// the guesses of [`Problem::last_at_most`].
+    ln_success: f64,
+    ln_failure: f64,
+    /// The first s with `pow_success[s] == 0` (underflow), or the table's length.
+    first_zero_success: u64,
+    /// The first f with `pow_failure[f] == +inf` (overflow), or the table's length.
+    first_inf_failure: u64,
 }
 
 /// A rule found for one pair of multipliers, with its exact risks.
@@ -129,21 +133,70 @@ impl Problem {
         self.pow_success[(trials - failures) as usize] * self.pow_failure[failures as usize]
     }
 
-    /// The largest f in [0, t] with Λ(t, f) <= x (None if even f = 0 exceeds it). Λ rises
-    /// with f; the logarithm only guesses, the comparisons with Λ decide.
-    fn last_at_most(&self, t: u64, x: f64) -> Option<u64> {
+    /// The problem for these rates, truncated at `max_trials`.
+    fn new(healthy: f64, regressed: f64, max_trials: u64) -> Problem {
+        let ratio_success = regressed / healthy;
+        let ratio_failure = (1.0 - regressed) / (1.0 - healthy);
+        let pow_success = powers(ratio_success, max_trials);
+        let pow_failure = powers(ratio_failure, max_trials);
+        // Both tables are monotone (a product rounds monotonically), so each edge is the
+        // first entry past it.
+        let first_zero_success = pow_success.partition_point(|&x| x > 0.0) as u64;
+        let first_inf_failure = pow_failure.partition_point(|&x| x < f64::INFINITY) as u64;
+        Problem {
+            healthy,
+            max_trials,
+            pow_success,
+            pow_failure,
+            ln_success: ratio_success.ln(),
+            ln_failure: ratio_failure.ln(),
+            first_zero_success,
+            first_inf_failure,
+        }
+    }
+
+    /// The largest f in [0, t] with Λ(t, f) <= x (None if even f = 0 exceeds it), given
+    /// `ln_x` = x.ln(). Λ rises with f; the logarithm only guesses, the comparisons with Λ
+    /// decide.
+    ///
+    /// Far into a long design the tables leave the range of doubles: `pow_failure` overflows
+    /// to +inf and `pow_success` sinks into subnormals (where repeated products can stall
+    /// above 0, or reach 0), so Λ is 0, +inf or NaN there and the guess
+    /// (from logarithms, which stay finite) can land thousands of states from where the
+    /// comparisons stop. The two scans below would step through those runs one state at a
+    /// time; they jump over a run whose every comparison is known instead (+inf > x for a
+    /// finite x, 0 <= x for x >= 0), which gives exactly the f the one-at-a-time scan gives.
+    fn last_at_most(&self, t: u64, x: f64, ln_x: f64) -> Option<u64> {
         if self.lambda(t, 0) > x {
             return None;
         }
-        let (ls, lf) = (self.ratio_success.ln(), self.ratio_failure.ln());
-        let guess = ((x.ln() - t as f64 * ls) / (lf - ls)).floor();
+        let (ls, lf) = (self.ln_success, self.ln_failure);
+        let guess = ((ln_x - t as f64 * ls) / (lf - ls)).floor();
         let mut f = if guess.is_finite() && guess > 0.0 {
             (guess as u64).min(t)
         } else {
             0
         };
+        // Λ(t, f) = +inf for f >= first_inf (pow_failure overflowed while pow_success did
+        // not underflow), so the scan down passes every such f above x.
+        let first_inf = self
+            .first_inf_failure
+            .max((t + 1).saturating_sub(self.first_zero_success));
+        if x < f64::INFINITY && f >= first_inf {
+            f = first_inf.saturating_sub(1);
+        }
         while f > 0 && self.lambda(t, f) > x {
             f -= 1;
+        }
+        // Λ(t, g) = 0 for g <= last_zero (pow_success underflowed while pow_failure did not
+        // overflow), so the scan up passes every such g when x >= 0.
+        if let Some(zero_to) = t.checked_sub(self.first_zero_success)
+            && self.first_inf_failure > 0
+        {
+            let last_zero = zero_to.min(self.first_inf_failure - 1).min(t);
+            if x >= 0.0 && f < last_zero {
+                f = last_zero;
+            }
         }
         while f < t && self.lambda(t, f + 1) <= x {
             f += 1;
@@ -162,6 +215,9 @@ impl Problem {
             f64::INFINITY
         };
         let hi = lambda0 - 1.0;
+        // The three thresholds of the scans, with their logarithms computed once per rule.
+        let (at_swap, at_lo, at_hi) = (lambda0 / lambda1, lo, hi);
+        let (ln_swap, ln_lo, ln_hi) = (at_swap.ln(), at_lo.ln(), at_hi.ln());
         let stop = |t: u64, f: u64| {
             let l = self.lambda(t, f);
             (lambda1 * l).min(lambda0)
@@ -179,17 +235,17 @@ impl Problem {
         let mut next_lo = 0u64;
         let mut cur: Vec<f64> = Vec::new();
         let mut states: Vec<u8> = Vec::new();
-        let mut seen: Vec<f64> = Vec::new();
+        let mut seen: Vec<(f64, f64)> = Vec::new();
         for t in (1..=m).rev() {
             // The f where PASS and FAIL swap as stopping decisions: λ1 Λ <= λ0.
-            let swap = self.last_at_most(t, lambda0 / lambda1);
+            let swap = self.last_at_most(t, at_swap, ln_swap);
             // The band where continuing may win (only before the truncation).
             let band = if t < m && lo < hi {
-                let first = match self.last_at_most(t, lo) {
+                let first = match self.last_at_most(t, at_lo, ln_lo) {
                     Some(f) => f + 1,
                     None => 0,
                 };
-                let last = match self.last_at_most(t, hi) {
+                let last = match self.last_at_most(t, at_hi, ln_hi) {
                     Some(f) if self.lambda(t, f) < hi => Some(f),
                     Some(f) => f.checked_sub(1),
                     None => None,
@@ -209,23 +265,21 @@ impl Problem {
             // stopping states in a row; a state left outside is a stop, with its stop value,
             // exactly as the full band would classify it unless continuing won there.
             let swap_edge = swap.map_or(0, |s| s + 1);
-            // The continuation value at f (the same arithmetic as the classification below,
-            // which reuses these values rather than computing them twice).
+            // The continuation value at f and λ1 Λ(t, f), the value of stopping with PASS
+            // (the classification below reuses both rather than computing them twice).
+            let next_hi = next_lo + next.len() as u64;
             let continuation = |f: u64| {
                 let at = |g: u64| {
-                    if g >= next_lo && g < next_lo + next.len() as u64 {
+                    if g >= next_lo && g < next_hi {
                         next[(g - next_lo) as usize]
                     } else {
                         stop(t + 1, g)
                     }
                 };
                 let l = self.lambda(t, f);
-                (
-                    1.0 + l + p0 * at(f) + q0 * at(f + 1),
-                    (lambda1 * l).min(lambda0),
-                )
+                (1.0 + l + p0 * at(f) + q0 * at(f + 1), lambda1 * l)
             };
-            // Continuation values for f in [seen_lo, seen_lo + seen.len()).
+            // (continuation value, PASS value) for f in [seen_lo, seen_lo + seen.len()).
             seen.clear();
             let mut seen_lo = 0u64;
             let (w_lo, w_hi) = match band {
@@ -235,9 +289,9 @@ impl Problem {
                     let (mut f, mut run) = (c, 0u64);
                     while f > a && run < CONTINUE_GAP {
                         f -= 1;
-                        let (cont, stop_value) = continuation(f);
-                        seen.push(cont);
-                        if cont < stop_value {
+                        let (cont, pass_value) = continuation(f);
+                        seen.push((cont, pass_value));
+                        if cont < pass_value.min(lambda0) {
                             lo_f = f;
                             run = 0;
                         } else {
@@ -247,12 +301,12 @@ impl Problem {
                     seen.reverse();
                     seen_lo = f;
                     let (mut f, mut run) = (c, 0u64);
-                    seen.push(continuation(c).0);
+                    seen.push(continuation(c));
                     while f < b && run < CONTINUE_GAP {
                         f += 1;
-                        let (cont, stop_value) = continuation(f);
-                        seen.push(cont);
-                        if cont < stop_value {
+                        let (cont, pass_value) = continuation(f);
+                        seen.push((cont, pass_value));
+                        if cont < pass_value.min(lambda0) {
                             hi_f = f;
                             run = 0;
                         } else {
@@ -269,15 +323,20 @@ impl Problem {
             cur.clear();
             states.clear();
             for f in w_lo..=w_hi {
-                let l = self.lambda(t, f);
-                let pass_value = lambda1 * l;
+                // Every state seen is in the band; any other is classified here.
+                let (cont, pass_value) = match f.checked_sub(seen_lo) {
+                    Some(i) if (i as usize) < seen.len() => {
+                        let (cont, pass_value) = seen[i as usize];
+                        (Some(cont), pass_value)
+                    }
+                    _ if band.is_some_and(|(a, b)| f >= a && f <= b) => {
+                        let (cont, pass_value) = continuation(f);
+                        (Some(cont), pass_value)
+                    }
+                    _ => (None, lambda1 * self.lambda(t, f)),
+                };
                 let stop_value = pass_value.min(lambda0);
-                let in_band = band.is_some_and(|(a, b)| f >= a && f <= b);
-                let (value, state) = if in_band {
-                    let cont = match f.checked_sub(seen_lo) {
-                        Some(i) if (i as usize) < seen.len() => seen[i as usize],
-                        _ => continuation(f).0,
-                    };
+                let (value, state) = if let Some(cont) = cont {
                     if cont < stop_value {
                         (cont, 0u8)
                     } else if pass_value <= lambda0 {
@@ -373,14 +432,7 @@ pub fn design_calibrated(
         (None, Err(e)) => return Err(e.clone()),
     };
     super::check_trials("max_trials", max_trials)?;
-    let problem = Problem {
-        healthy,
-        max_trials,
-        ratio_success: regressed / healthy,
-        ratio_failure: (1.0 - regressed) / (1.0 - healthy),
-        pow_success: powers(regressed / healthy, max_trials),
-        pow_failure: powers((1.0 - regressed) / (1.0 - healthy), max_trials),
-    };
+    let problem = Problem::new(healthy, regressed, max_trials);
     // The curtailed single plan is feasible by construction whenever it fits.
     let fallback = single
         .as_ref()
@@ -665,6 +717,61 @@ mod tests {
                     "{h}/{r} {a}/{b}: {cost} vs single"
                 );
                 assert!(1.0 - d.at_healthy.p_pass <= a && d.at_regressed.p_pass <= b);
+            }
+        }
+    }
+
+    /// `gate plan --healthy 0.6 --regressed 0.595` took 100 s: past trial ~142,000 the
+    /// tables overflow (Λ is 0, +inf or NaN) and the scans of `last_at_most` stepped through
+    /// thousands of states per row. The jumps must land exactly where the one-at-a-time scan
+    /// (the reference below, the code before the jumps) lands, for every kind of threshold.
+    #[test]
+    fn last_at_most_past_the_range_of_doubles_is_the_one_at_a_time_scan() {
+        fn reference(p: &Problem, t: u64, x: f64) -> Option<u64> {
+            if p.lambda(t, 0) > x {
+                return None;
+            }
+            let guess =
+                ((x.ln() - t as f64 * p.ln_success) / (p.ln_failure - p.ln_success)).floor();
+            let mut f = if guess.is_finite() && guess > 0.0 {
+                (guess as u64).min(t)
+            } else {
+                0
+            };
+            while f > 0 && p.lambda(t, f) > x {
+                f -= 1;
+            }
+            while f < t && p.lambda(t, f + 1) <= x {
+                f += 1;
+            }
+            Some(f)
+        }
+        for (h, r, m) in [
+            (0.6, 0.595, 164_840u64),
+            (0.5, 0.495, 171_442),
+            (0.8, 0.79, 70_582),
+        ] {
+            let p = Problem::new(h, r, m);
+            // These designs do leave the range: Λ overflows within the lattice.
+            assert!(p.first_inf_failure <= m, "{h}/{r}");
+            for t in (1..=m).step_by(613).chain([m - 1, m]) {
+                for x in [
+                    0.0,
+                    1e-300,
+                    1e-3,
+                    0.5,
+                    1.0,
+                    7.0,
+                    3.5e5,
+                    1e300,
+                    f64::INFINITY,
+                ] {
+                    assert_eq!(
+                        p.last_at_most(t, x, x.ln()),
+                        reference(&p, t, x),
+                        "{h}/{r} t = {t}, x = {x}"
+                    );
+                }
             }
         }
     }

@@ -259,9 +259,12 @@ impl Boundaries {
         })
     }
 
-    /// Wald's truncated SPRT as a lattice (the very rule of [`super::sprt::Sprt::decide`]).
-    pub fn wald(sprt: &super::sprt::Sprt) -> Self {
-        let rows = sprt.lattice();
+    /// Rows a rule builds valid by construction (t = 1..=max_trials in order, PASS below
+    /// FAIL), without [`Boundaries::new`]'s checks: for the rule modules, which build on this
+    /// one (Wald's lattice is [`Boundaries::wald`], in [`super::sprt`], so that this module
+    /// stays a leaf of the statistics).
+    pub(super) fn from_valid_rows(rows: Vec<LatticeRow>) -> Self {
+        debug_assert!(Boundaries::new(rows.clone()).is_ok());
         Boundaries {
             single: single_shape(&rows),
             rows,
@@ -339,12 +342,15 @@ impl Boundaries {
                 break;
             }
             asn.add(undecided);
+            // next[i] = cur[i-1] q + cur[i] p: each entry is written once from the two it
+            // comes from, with no chain through memory from one entry to the next, so the
+            // loop vectorises. Bit for bit the sums of adding both products into a zeroed
+            // vector in turn: 0 + x is x exactly, and IEEE addition is commutative.
             next.clear();
-            next.resize(cur.len() + 1, 0.0);
-            for (i, &m) in cur.iter().enumerate() {
-                next[i] += m * p;
-                next[i + 1] += m * q;
-            }
+            next.reserve(cur.len() + 1);
+            next.push(cur[0] * p);
+            next.extend(cur.windows(2).map(|w| w[0] * q + w[1] * p));
+            next.push(cur[cur.len() - 1] * q);
             let row = self.rows[(t - 1) as usize];
             let last = t == max;
             // Absorb from the few-failures end (PASS) and the many-failures end (FAIL).

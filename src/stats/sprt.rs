@@ -198,6 +198,13 @@ impl Sprt {
     }
 }
 
+impl super::lattice::Boundaries {
+    /// Wald's truncated SPRT as a lattice (the very rule of [`Sprt::decide`]).
+    pub fn wald(sprt: &Sprt) -> Self {
+        Self::from_valid_rows(sprt.lattice())
+    }
+}
+
 impl Sprt {
     /// The largest ASN over true rates between `regressed` and `healthy`, and where it is.
     ///

@@ -338,13 +338,7 @@ pub fn design_staged(
         (None, Ok(s)) => staged_max_trials(Some(s.n), stage, None, None).unwrap_or(s.n),
         (None, Err(e)) => return Err(e.clone()),
     };
-    if max_trials == 0 || max_trials > super::sprt::MAX_TRIALS_LIMIT {
-        return Err(StatsError::OutOfRange {
-            name: "max_trials",
-            range: "between 1 and 1000000",
-            value: max_trials as f64,
-        });
-    }
+    super::check_trials("max_trials", max_trials)?;
     let problem = Problem {
         healthy,
         stage,
