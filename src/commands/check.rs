@@ -8,7 +8,7 @@ use crate::error::Error;
 use crate::exit;
 use crate::format::{percent, rate, zone_line};
 use crate::plan::Plan;
-use crate::plan::check::PlanCheck;
+use crate::plan::check::{CompareCheck, PlanCheck};
 
 /// Execute `gate check`; returns the exit code (0, or an error that maps to 2).
 pub fn execute(args: &CheckArgs) -> Result<u8, Error> {
@@ -98,6 +98,9 @@ pub fn render_text(check: &PlanCheck) -> String {
             );
         }
         let _ = writeln!(out, "  rule       {}", t.rule);
+        if let Some(c) = &t.compare {
+            compare_lines(&mut out, c, check.on_inconclusive);
+        }
         if let (Some(rates), Some(risks)) = (t.rates, t.risks) {
             let red = match check.on_inconclusive {
                 crate::ledger::OnInconclusive::Fail => "not PASS",
@@ -163,4 +166,55 @@ pub fn render_text(check: &PlanCheck) -> String {
         }
     );
     out
+}
+
+/// A compare task's exact risks and cost, and a warning when its `max_pairs` leaves the
+/// producer's risk above the request at the discordance floor.
+fn compare_lines(out: &mut String, c: &CompareCheck, policy: crate::ledger::OnInconclusive) {
+    let alpha = match policy {
+        crate::ledger::OnInconclusive::Fail => format!(
+            "P(not PASS | head = base) = {:.4} (with max_pairs {}, the largest when at least {}% of pairs are discordant)",
+            c.alpha,
+            c.max_pairs,
+            c.min_discordance * 100.0
+        ),
+        crate::ledger::OnInconclusive::Pass => format!(
+            "P(FAIL | head = base) = {:.4} (for every base rate)",
+            c.alpha
+        ),
+    };
+    let _ = writeln!(
+        out,
+        "  risks      alpha = {alpha} · beta = P(PASS | θ = {:.4}) = {:.4}",
+        c.theta1, c.beta
+    );
+    let _ = writeln!(
+        out,
+        "  pairs      expected {:.1} discordant pairs when head = base · {:.1} when regressed · at most {} pairs (each pair is two runs)",
+        c.expected_discordant[0], c.expected_discordant[1], c.max_pairs
+    );
+    if c.alpha <= c.alpha_requested {
+        return;
+    }
+    let holds = match c.alpha_min_discordance {
+        Some(d) if d <= 0.5 => {
+            let half = (1.0 - 2.0 * d).sqrt() / 2.0;
+            format!(
+                "alpha holds only when at least {} of pairs are discordant (independent sides with equal rates between {} and {})",
+                percent(d),
+                percent(0.5 - half),
+                percent(0.5 + half)
+            )
+        }
+        Some(d) => format!(
+            "alpha holds only when at least {} of pairs are discordant, which no independent sides with equal rates reach",
+            percent(d)
+        ),
+        None => "no share of discordant pairs keeps alpha".to_string(),
+    };
+    let _ = writeln!(
+        out,
+        "  warning    alpha {:.4} is above the requested {}: with max_pairs {} the pairs run out (INCONCLUSIVE, which fails the gate) before a verdict when few pairs disagree; {holds}; raise `max_pairs`, or leave it out for the default",
+        c.alpha, c.alpha_requested, c.max_pairs
+    );
 }

@@ -157,7 +157,12 @@ impl Validator<'_> {
         policy_at: &Location,
     ) -> Result<(), PlanError> {
         let id = &task.id;
-        let budget = task.sampling.max_graded();
+        // A compare task's unavailable budget counts void pairs, so its bound is the pairs,
+        // not the discordant pairs of the rule's lattice.
+        let budget = task
+            .compare
+            .as_ref()
+            .map_or_else(|| task.sampling.max_graded(), |c| c.rule.max_pairs);
         if task.max_unavailable > budget {
             return Err(self.invalid(
                 policy_at,

@@ -62,6 +62,41 @@ pub struct TaskCheck {
     /// on its own by this rule.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub suite: Option<crate::ledger::SuiteRecord>,
+    /// A `compare:` task: its exact risks at θ, with the `max_pairs` truncation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compare: Option<CompareCheck>,
+}
+
+/// A `compare:` task's design as `gate check` states it: exact, with its `max_pairs`
+/// truncation, from the lattice the run will use.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct CompareCheck {
+    /// R: head loses R discordant pairs for each one it wins.
+    pub odds_ratio: f64,
+    /// θ1 = R/(1+R): P(head loses | discordant) under the regression to catch.
+    pub theta1: f64,
+    /// Pairs after which the task is INCONCLUSIVE.
+    pub max_pairs: u64,
+    /// The producer's risk asked for.
+    pub alpha_requested: f64,
+    /// The consumer's risk asked for.
+    pub beta_requested: f64,
+    /// The discordance floor the realised alpha is stated at (one pair in ten).
+    pub min_discordance: f64,
+    /// The exact producer's risk under the plan's `on_inconclusive`: P(not PASS | head =
+    /// base) at `min_discordance` with the truncation (the largest over every base rate and
+    /// correlation with at least that share of discordant pairs) under `fail`; P(FAIL |
+    /// head = base), the largest over every pair distribution, under `pass`.
+    pub alpha: f64,
+    /// P(FAIL | head = base), the largest over every pair distribution.
+    pub fail_alpha: f64,
+    /// P(PASS | θ1), the largest over every base rate and correlation.
+    pub beta: f64,
+    /// Under `fail`: the smallest share of discordant pairs with which P(not PASS | head =
+    /// base) <= the requested alpha with this `max_pairs`; `null` when none is.
+    pub alpha_min_discordance: Option<f64>,
+    /// Expected discordant pairs at θ = 1/2 and at θ1 (as many pairs as the rule needs).
+    pub expected_discordant: [f64; 2],
 }
 
 /// A value at the healthy and at the regressed rate.
@@ -119,7 +154,38 @@ fn task_check(t: &Task, policy: OnInconclusive) -> Result<TaskCheck, StatsError>
             Some(dir) => format!("base runs in `{dir}`"),
             None => "base runs with its own `env`".to_string(),
         };
+        let lattice = t.sampling.lattice()?;
+        let r = &c.rule;
+        let (null, alt) = (lattice.oc(0.5), lattice.oc(1.0 / (1.0 + r.odds_ratio)));
+        let floor = crate::stats::compare::DISCORDANCE_FLOOR;
+        let alpha = match policy {
+            OnInconclusive::Fail => {
+                1.0 - crate::stats::compare::oc_of_lattice(&lattice, r.max_pairs, floor, 0.5).p_pass
+            }
+            OnInconclusive::Pass => null.p_fail,
+        };
+        let compare = CompareCheck {
+            odds_ratio: r.odds_ratio,
+            theta1: r.odds_ratio / (1.0 + r.odds_ratio),
+            max_pairs: r.max_pairs,
+            alpha_requested: r.alpha,
+            beta_requested: r.beta,
+            min_discordance: floor,
+            alpha,
+            fail_alpha: null.p_fail,
+            beta: alt.p_pass,
+            alpha_min_discordance: match policy {
+                OnInconclusive::Fail => crate::stats::compare::min_discordance_of_lattice(
+                    &lattice,
+                    r.max_pairs,
+                    r.alpha,
+                ),
+                OnInconclusive::Pass => None,
+            },
+            expected_discordant: [null.asn, alt.asn],
+        };
         return Ok(TaskCheck {
+            compare: Some(compare),
             id: t.id.clone(),
             line: t.line,
             rule: format!(
@@ -217,6 +283,7 @@ fn task_check(t: &Task, policy: OnInconclusive) -> Result<TaskCheck, StatsError>
         discriminates,
         zone,
         suite: t.suite.as_ref().map(crate::plan::SuiteTask::record),
+        compare: None,
     })
 }
 

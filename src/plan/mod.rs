@@ -333,6 +333,15 @@ impl Plan {
             .find(|t| matches!(t.sampling, Sampling::Sequential { .. }))
             .filter(|_| self.stage.is_none())
         {
+            if t.compare.is_some() {
+                // Both sides of a pair run on one machine, at once, so drift hits both.
+                return Err(format!(
+                    "`--shard {}/{}`: task `{}` uses a `compare:` rule, which runs both sides of each pair together \
+                     on one machine and decides pair by pair in pair order, so it cannot be split across machines; \
+                     run it unsharded (a sharded run can pick the other tasks with `--task ID`)",
+                    shard.k, shard.m, t.id
+                ));
+            }
             return Err(format!(
                 "`--shard {}/{}`: task `{}` uses a sequential plan, which decides trial by trial in ordinal order and \
                  cannot be split across machines; shard only single (n, c) plans or the stages of a staged rule \

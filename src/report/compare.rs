@@ -10,11 +10,13 @@
 //! and base ignore the stopping rule and are labelled naive.
 
 use super::replay::TaskReplay;
-use crate::ledger::TaskSpec;
+use crate::ledger::{OnInconclusive, TaskSpec};
 use crate::model::Judgement;
 use crate::pairs::PairCounts;
 use crate::sampler::Verdict;
+use crate::stats::compare::{DISCORDANCE_FLOOR, oc_of_lattice};
 use crate::stats::estimate::Interval;
+use crate::stats::lattice::Boundaries;
 
 /// A stopping-aware estimate and its exact 95% interval: of θ = P(head loses | discordant),
 /// of the odds ratio R = θ / (1 − θ), or of the discordant rule's win rate they map from.
@@ -93,6 +95,40 @@ pub fn compare_report(
         odds_ratio_estimate,
         method: win_rate.map(|(_, method)| method),
         words: words(pairs, replay.verdict),
+    })
+}
+
+/// A compare task's producer's risk, exact with its `max_pairs` truncation: the chance that
+/// a head as good as base turns the gate red; `None` for other tasks. Under
+/// `on_inconclusive: fail` it is P(not PASS | head = base) at the discordance floor
+/// ([`DISCORDANCE_FLOOR`]): the pairs run out more often the fewer are discordant, so that is
+/// the largest over every base rate and correlation with at least that share of discordant
+/// pairs (the lattice alone, as if pairs never ran out, would understate it). Under `pass`
+/// it is P(FAIL | head = base) of the lattice: the truncation only removes verdicts, so that
+/// is the largest over every pair distribution.
+pub fn alpha(spec: &TaskSpec, lattice: &Boundaries, policy: OnInconclusive) -> Option<f64> {
+    let c = spec.compare.as_ref()?;
+    Some(match policy {
+        OnInconclusive::Fail => {
+            1.0 - oc_of_lattice(lattice, c.max_pairs, DISCORDANCE_FLOOR, 0.5).p_pass
+        }
+        OnInconclusive::Pass => lattice.oc(0.5).p_fail,
+    })
+}
+
+/// What [`alpha`] is stated at, in words, for the reports' producer's-risk line.
+pub fn alpha_at(spec: &TaskSpec, policy: OnInconclusive) -> Option<String> {
+    let c = spec.compare.as_ref()?;
+    Some(match policy {
+        OnInconclusive::Fail => format!(
+            "head as good as base, θ = 1/2, with the `max_pairs` {} truncation: the largest \
+             over every base rate and correlation with at least {}% of pairs discordant",
+            c.max_pairs,
+            DISCORDANCE_FLOOR * 100.0
+        ),
+        OnInconclusive::Pass => "head as good as base, θ = 1/2: the largest over every base \
+                                 rate and correlation"
+            .to_string(),
     })
 }
 

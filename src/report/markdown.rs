@@ -373,13 +373,8 @@ fn task(out: &mut String, t: &TaskReport, policy: OnInconclusive, detail: Detail
         t.plan, r.spec.max_unavailable
     );
     if let Some(a) = t.alpha {
-        let at = match &t.compare {
-            // The rule's healthy rate is head's win rate among discordant pairs.
-            Some(_) => "head as good as base, θ = 1/2; the rule on the discordant pairs, \
-                        before the `max_pairs` truncation"
-                .to_string(),
-            None => format!("healthy rate {}", percent(t.healthy.unwrap_or(f64::NAN))),
-        };
+        let at = super::compare::alpha_at(&r.spec, policy)
+            .unwrap_or_else(|| format!("healthy rate {}", percent(t.healthy.unwrap_or(f64::NAN))));
         let _ = writeln!(
             out,
             "- **Producer's risk:** {} = {} (exact; {at})",

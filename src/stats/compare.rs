@@ -216,6 +216,45 @@ pub struct CompareDesign {
     pub at_alternative: Oc,
 }
 
+/// The exact OC of a published compare lattice with the `max_pairs` truncation, when pairs
+/// are discordant with probability `d` and a discordant pair is a head loss with probability
+/// `theta` (both in [0, 1]; NaN fields outside): what a report or `gate check` states from a
+/// recorded rule without designing it again. [`CompareDesign::oc_discordance`] is this with
+/// the design's own lattice and `max_pairs`.
+pub fn oc_of_lattice(b: &Boundaries, max_pairs: u64, d: f64, theta: f64) -> PairOc {
+    if !((0.0..=1.0).contains(&d) && (0.0..=1.0).contains(&theta)) {
+        return PairOc {
+            p_pass: f64::NAN,
+            p_fail: f64::NAN,
+            p_inconclusive: f64::NAN,
+            p_out_of_pairs: f64::NAN,
+            expected_pairs: f64::NAN,
+        };
+    }
+    truncate(&stops_by_discordant(b, theta), d, max_pairs)
+}
+
+/// The smallest discordance d at which P(not PASS | θ = 1/2) <= `alpha` for a published
+/// lattice with `max_pairs` (it holds for every larger d), to 1e-12; None when not even
+/// d = 1 gets there. [`CompareDesign::min_discordance_for_alpha`] is this for a design.
+pub fn min_discordance_of_lattice(b: &Boundaries, max_pairs: u64, alpha: f64) -> Option<f64> {
+    let by_t = stops_by_discordant(b, 0.5);
+    let risk = |d: f64| 1.0 - truncate(&by_t, d, max_pairs).p_pass;
+    if risk(1.0) > alpha {
+        return None;
+    }
+    let (mut lo, mut hi) = (0.0f64, 1.0f64);
+    while hi - lo > 1e-12 {
+        let mid = 0.5 * (lo + hi);
+        if risk(mid) <= alpha {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    Some(hi)
+}
+
 impl CompareDesign {
     /// Design the rule. Errors name the parameter: an odds ratio at or below 1, rates outside
     /// (0, 1) or in the wrong order, risks outside [`MIN_RISK`], 0.5), a `max_pairs` outside
@@ -663,6 +702,22 @@ mod tests {
                 assert!(d.oc_independent(b, better).unwrap().p_fail <= alpha);
             }
         }
+    }
+
+    #[test]
+    fn the_oc_of_a_recorded_lattice_is_the_designs() {
+        let d = design(2.25, 0.05, 0.1, Some(300));
+        for (disc, theta) in [(0.1, 0.5), (0.26, 0.69), (1.0, 0.5), (0.0, 0.5)] {
+            assert_eq!(
+                oc_of_lattice(&d.boundaries, d.max_pairs, disc, theta),
+                d.oc_discordance(disc, theta)
+            );
+        }
+        assert!(oc_of_lattice(&d.boundaries, 300, 1.5, 0.5).p_pass.is_nan());
+        assert_eq!(
+            min_discordance_of_lattice(&d.boundaries, d.max_pairs, d.alpha),
+            d.min_discordance_for_alpha()
+        );
     }
 
     #[test]

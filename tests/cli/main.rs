@@ -3,6 +3,7 @@
 mod action;
 mod common;
 mod compare;
+mod compare_contract;
 mod docs;
 mod engine;
 mod evals;

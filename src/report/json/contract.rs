@@ -158,7 +158,8 @@ pub struct JsonAlpha {
     /// Task id.
     pub id: String,
     /// Exact P(not PASS | healthy) under `on_inconclusive: fail`, P(FAIL | healthy) under
-    /// `on_inconclusive: pass`.
+    /// `on_inconclusive: pass`. A `compare:` task's is at head = base with its `max_pairs`
+    /// truncation (under `fail`, the largest with at least 10% of pairs discordant).
     pub alpha: f64,
 }
 

@@ -79,12 +79,15 @@ fn task_report(replay: TaskReplay, policy: OnInconclusive) -> Result<TaskReport,
     };
     // What turns the gate red for a healthy agent: any non-PASS, or only a FAIL when an
     // INCONCLUSIVE passes the gate.
-    let alpha = healthy.map(|h| {
-        let o = oc_at(h);
-        match policy {
-            OnInconclusive::Fail => 1.0 - o.pass,
-            OnInconclusive::Pass => o.fail,
-        }
+    // A compare task's is stated with its `max_pairs` truncation (`report::compare::alpha`).
+    let alpha = super::super::compare::alpha(&replay.spec, &lattice, policy).or_else(|| {
+        healthy.map(|h| {
+            let o = oc_at(h);
+            match policy {
+                OnInconclusive::Fail => 1.0 - o.pass,
+                OnInconclusive::Pass => o.fail,
+            }
+        })
     });
     let regressed = replay.spec.rates.map(|r| r.regressed).or(match sampling {
         Sampling::Sequential { regressed, .. } => Some(regressed),
