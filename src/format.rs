@@ -140,12 +140,16 @@ pub fn sandbox(w: &crate::model::Walls) -> String {
         (FilesystemWall::EnforcedExceptTruncate, MountWall::StateReadOnly) => {
             "mounts: gate state read-only, filesystem enforced except truncate outside gate state"
         }
+        // Name what lost its read-only bind: the other files of those folders are writable.
         (FilesystemWall::Enforced, MountWall::None) => {
-            "filesystem: landlock allow-list (no new files in a folder that holds gate state)"
+            "filesystem: landlock allow-list (mount layer unavailable: the plan, ledger, report \
+             and binary folders have no read-only wall, only gate's files and YAML in them are \
+             kept; no new files there)"
         }
         (FilesystemWall::EnforcedExceptTruncate, MountWall::None) => {
-            "filesystem: landlock allow-list (no new files in a folder that holds gate state), \
-             except truncate"
+            "filesystem: landlock allow-list (mount layer unavailable: the plan, ledger, report \
+             and binary folders have no read-only wall, only gate's files and YAML in them are \
+             kept; no new files there), except truncate"
         }
         (FilesystemWall::Unconfined, _) => "filesystem unconfined",
     };

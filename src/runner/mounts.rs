@@ -11,7 +11,11 @@
 //! folder between a root and a protected path is pinned by a bind of itself (else
 //! `mv plans plans.old; mkdir plans` would swap a later plan without touching the file).
 //!
-//! The namespace is made in the child between `fork` and `exec`:
+//! The namespace is made once per set of binds (a task's roots and result folder) by a
+//! short-lived helper child, and kept open by its nsfs descriptors ([`Space`]); each trial's
+//! process joins it between `fork` and `exec` (`setns`, then `chdir` back to its folder).
+//! An attempt whose own `TMPDIR` needs a writable bind beneath a read-only one makes its own
+//! namespace in the child instead. Either way the namespace is made:
 //! - with `CAP_SYS_ADMIN` (gate runs as root): `unshare(CLONE_NEWNS)`;
 //! - otherwise `unshare(CLONE_NEWUSER | CLONE_NEWNS)` mapping gate's own uid and gid onto
 //!   themselves (`setgroups` denied), so the task's `id -u` is unchanged.
@@ -35,10 +39,11 @@
 use std::ffi::CString;
 use std::fs;
 use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// How a trial's mount namespace is made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,10 +95,43 @@ enum Op {
     Writable,
 }
 
+/// A mount namespace made once with a [`Layer`]'s binds and kept open, so that each trial
+/// with the same binds joins it (`setns`) instead of making its own: a namespace made per
+/// trial costs a copy of every mount, the binds and their teardown when its last process
+/// exits (about 0.2 ms a trial on an idle machine, several under load; docs/trust.md).
+#[derive(Debug)]
+pub struct Space {
+    /// The user namespace that owns it ([`Namespace::User`] only).
+    user: Option<OwnedFd>,
+    /// The mount namespace (an nsfs descriptor keeps it alive after its maker exits).
+    mnt: OwnedFd,
+    /// The folders it holds read-only: a per-attempt folder beneath one of them needs a
+    /// writable bind of its own, which a shared namespace cannot give.
+    read_only: Vec<PathBuf>,
+}
+
+impl Space {
+    /// Whether `path` lies beneath a read-only bind of this namespace.
+    pub fn covers(&self, path: &Path) -> bool {
+        self.read_only.iter().any(|r| path.starts_with(r))
+    }
+}
+
+/// How a trial's process gets its mount namespace.
+#[derive(Debug)]
+enum Entry {
+    /// Its own: `unshare`, then the binds.
+    Make,
+    /// A [`Space`] made before: `setns`, then back to its working folder (joining a mount
+    /// namespace moves a process to that namespace's root).
+    Join(Arc<Space>, CString),
+}
+
 /// One process's mount layer, prepared in the parent; [`Layer::enter`] runs in the child.
 #[derive(Debug)]
 pub struct Layer {
     ns: Namespace,
+    entry: Entry,
     /// `"<uid> <uid> 1"` and `"<gid> <gid> 1"` (user namespace only).
     uid_map: Vec<u8>,
     gid_map: Vec<u8>,
@@ -238,6 +276,7 @@ impl Layer {
         }
         Layer {
             ns,
+            entry: Entry::Make,
             uid_map: format!("{uid} {uid} 1").into_bytes(),
             gid_map: format!("{gid} {gid} 1").into_bytes(),
             caps,
@@ -315,10 +354,117 @@ impl Layer {
         Ok(layer)
     }
 
+    /// A layer that joins `space` (made by [`Layer::persist`] from a layer of the same
+    /// namespace kind) and returns to `cwd`, instead of making a namespace of its own.
+    pub fn join(ns: Namespace, space: Arc<Space>, cwd: &Path) -> io::Result<Layer> {
+        let cwd = cstring(cwd).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+        let mut layer = Layer::new(ns);
+        layer.entry = Entry::Join(space, cwd);
+        Ok(layer)
+    }
+
+    /// Make this layer's namespace once, in a forked child that waits until the parent has
+    /// opened the namespace's descriptors, then exits (reaped here: no orphan, no zombie;
+    /// if gate dies first, the child's read of the pipe ends and so does the child).
+    pub fn persist(&self) -> io::Result<Space> {
+        let pipe = || -> io::Result<(OwnedFd, OwnedFd)> {
+            let mut fds = [0; 2];
+            // SAFETY: pipe2 writes two descriptors into `fds`.
+            check(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) })?;
+            // SAFETY: both were just opened and are owned by nobody else.
+            Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+        };
+        let (ready_r, ready_w) = pipe()?;
+        let (hold_r, hold_w) = pipe()?;
+        // SAFETY: the child runs only async-signal-safe system calls (the binds, write,
+        // read, _exit) on memory prepared before the fork, and never returns.
+        let pid = unsafe { libc::fork() };
+        if pid < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if pid == 0 {
+            let mut byte = [0u8; 1];
+            // SAFETY: the descriptors are open; `byte` is live.
+            unsafe {
+                // The parent's ends: the child's own copy of the hold pipe's write end
+                // would keep its read from ever ending.
+                libc::close(hold_w.as_raw_fd());
+                libc::close(ready_r.as_raw_fd());
+                if self.make().is_ok()
+                    && libc::write(ready_w.as_raw_fd(), byte.as_ptr().cast(), 1) == 1
+                {
+                    // Until the parent closes its end (or dies).
+                    while libc::read(hold_r.as_raw_fd(), byte.as_mut_ptr().cast(), 1) > 0 {}
+                }
+                libc::_exit(0);
+            }
+        }
+        drop(ready_w);
+        drop(hold_r);
+        let mut byte = [0u8; 1];
+        // SAFETY: reads one byte into `byte` from a descriptor owned here.
+        let n = unsafe { libc::read(ready_r.as_raw_fd(), byte.as_mut_ptr().cast(), 1) };
+        let open = |what: &str| -> io::Result<OwnedFd> {
+            let path = CString::new(format!("/proc/{pid}/ns/{what}")).expect("no NUL");
+            // SAFETY: a valid C string; the descriptor is owned below.
+            let fd = unsafe { libc::open(path.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
+            if fd < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            // SAFETY: just opened, owned by nobody else.
+            Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+        };
+        let space = if n == 1 {
+            (|| {
+                let user = match self.ns {
+                    Namespace::User => Some(open("user")?),
+                    Namespace::Privileged => None,
+                };
+                Ok(Space {
+                    user,
+                    mnt: open("mnt")?,
+                    read_only: self
+                        .ops
+                        .iter()
+                        .filter(|(_, op)| *op == Op::ReadOnly)
+                        .map(|(p, _)| PathBuf::from(std::ffi::OsStr::from_bytes(p.as_bytes())))
+                        .collect(),
+                })
+            })()
+        } else {
+            Err(io::Error::other("the mount namespace could not be made"))
+        };
+        drop(hold_w);
+        let mut status = 0;
+        // SAFETY: waits for the child just forked; writes only the status word.
+        while unsafe { libc::waitpid(pid, &mut status, 0) } < 0
+            && io::Error::last_os_error().raw_os_error() == Some(libc::EINTR)
+        {}
+        space
+    }
+
     /// Make the namespace and the binds, then drop the capabilities. Runs in
     /// the child between `fork` and `exec`: async-signal-safe system calls only, on memory
     /// prepared before the fork; no allocation.
     pub fn enter(&self) -> io::Result<()> {
+        match &self.entry {
+            Entry::Make => self.make()?,
+            Entry::Join(space, cwd) => {
+                if let Some(user) = &space.user {
+                    // SAFETY: setns takes a descriptor and flags only.
+                    check(unsafe { libc::setns(user.as_raw_fd(), libc::CLONE_NEWUSER) })?;
+                }
+                // SAFETY: as above.
+                check(unsafe { libc::setns(space.mnt.as_raw_fd(), libc::CLONE_NEWNS) })?;
+                // SAFETY: a valid C string.
+                check(unsafe { libc::chdir(cwd.as_ptr()) })?;
+            }
+        }
+        self.drop_caps()
+    }
+
+    /// A namespace of this process's own, with the binds.
+    fn make(&self) -> io::Result<()> {
         let flags = match self.ns {
             Namespace::Privileged => libc::CLONE_NEWNS,
             Namespace::User => libc::CLONE_NEWUSER | libc::CLONE_NEWNS,
@@ -376,6 +522,11 @@ impl Layer {
             };
             check(rc as libc::c_int)?;
         }
+        Ok(())
+    }
+
+    /// Drop [`DROPPED_CAPS`] from every set, the bounding set included.
+    fn drop_caps(&self) -> io::Result<()> {
         // Also in a user namespace: there gate's root (a container's root without
         // CAP_SYS_ADMIN) keeps every capability of the namespace across `exec`, and the
         // namespace owns the binds.
@@ -445,6 +596,54 @@ mod tests {
             .iter()
             .map(|(p, o)| (p.to_str().unwrap().to_string(), *o))
             .collect()
+    }
+
+    #[test]
+    fn a_namespace_made_once_is_joined_read_only() {
+        let Ok(ns) = available() else {
+            eprintln!("skipped: no mount layer here");
+            return;
+        };
+        let d = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(d.path()).unwrap();
+        fs::create_dir(root.join("state")).unwrap();
+        let layer = Layer::plan(
+            ns,
+            &Binds {
+                protected: &[root.join("state")],
+                state_dirs: &[],
+                roots: std::slice::from_ref(&root),
+                holes: &[],
+            },
+        )
+        .unwrap();
+        let space = Arc::new(layer.persist().unwrap());
+        assert!(space.covers(&root.join("state/x")) && !space.covers(&root));
+        let joined = Layer::join(ns, Arc::clone(&space), &root).unwrap();
+        let inside = cstring(&root.join("state/x")).unwrap();
+        let beside = cstring(&root.join("y")).unwrap();
+        // SAFETY: the child makes only system calls on memory prepared before the fork.
+        let pid = unsafe { libc::fork() };
+        if pid == 0 {
+            let code = match joined.enter() {
+                Err(_) => 1,
+                // SAFETY: valid C strings.
+                Ok(()) => unsafe {
+                    let refused = libc::mkdir(inside.as_ptr(), 0o700) != 0
+                        && io::Error::last_os_error().raw_os_error() == Some(libc::EROFS);
+                    let allowed = libc::mkdir(beside.as_ptr(), 0o700) == 0;
+                    if refused && allowed { 0 } else { 2 }
+                },
+            };
+            // SAFETY: ends the child without running the parent's destructors.
+            unsafe { libc::_exit(code) };
+        }
+        let mut status = 0;
+        // SAFETY: waits for the child just forked.
+        assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
+        assert!(libc::WIFEXITED(status), "{status}");
+        assert_eq!(libc::WEXITSTATUS(status), 0);
+        assert!(!root.join("state/x").exists() && root.join("y").exists());
     }
 
     #[test]

@@ -61,9 +61,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
-use super::mounts::{self, Binds, Layer, Namespace, is_yaml};
+use super::mounts::{self, Binds, Layer, Namespace, Space, is_yaml};
 use crate::model::{FilesystemWall, MountWall, SandboxMode, SignalWall, Walls};
 
 pub use crate::model::{SandboxPolicy, WITHHELD_ENV, is_withheld};
@@ -239,7 +239,17 @@ pub struct Sandbox {
     writable: Vec<PathBuf>,
     /// Where attempts' temporary directories are made.
     tmp_root: PathBuf,
+    /// The mount namespaces made so far, by the roots and result folder whose binds they
+    /// hold (one per task of a plan, usually), each joined by every later attempt with the
+    /// same binds. At most [`MAX_SPACES`]; past that an attempt makes its own.
+    spaces: Mutex<Vec<(SpaceKey, Arc<Space>)>>,
 }
+
+/// A cached mount namespace's key: the task's writable roots and its result folder.
+type SpaceKey = (Vec<PathBuf>, PathBuf);
+
+/// Mount namespaces kept open per run (two descriptors each under a user namespace).
+const MAX_SPACES: usize = 64;
 
 /// Counts temporary directories made by this process, for unique names.
 static CELLS: AtomicU64 = AtomicU64::new(0);
@@ -278,6 +288,7 @@ impl Sandbox {
                 .collect(),
             writable: policy.writable.iter().map(|p| resolve(p)).collect(),
             tmp_root: resolve(&std::env::temp_dir()),
+            spaces: Mutex::new(Vec::new()),
         })
     }
 
@@ -313,15 +324,7 @@ impl Sandbox {
                 .collect();
             let result_dir = resolve(result_dir);
             if let Some(ns) = self.ns {
-                child.layer = Some(Layer::plan(
-                    ns,
-                    &Binds {
-                        protected: &self.protected,
-                        state_dirs: &self.state_dirs,
-                        roots: &roots,
-                        holes: &[&tmpdir, &result_dir],
-                    },
-                )?);
+                child.layer = Some(self.layer(ns, &roots, &result_dir, &tmpdir, &roots[0])?);
             }
             let fd = self.ruleset(&roots, &result_dir, &tmpdir)?;
             child.ruleset = Some(fd.as_raw_fd());
@@ -336,6 +339,58 @@ impl Sandbox {
             child: Arc::new(child),
             withheld: withheld_env(&self.walls.pass_env),
         })
+    }
+
+    /// One attempt's mount layer: join the namespace made for the same roots and result
+    /// folder (made now if this is the first such attempt), unless the attempt's own
+    /// temporary directory lies beneath one of its read-only binds (a `TMPDIR` inside gate's
+    /// state): that attempt needs a writable bind of its own, in a namespace of its own.
+    fn layer(
+        &self,
+        ns: Namespace,
+        roots: &[PathBuf],
+        result_dir: &Path,
+        tmpdir: &Path,
+        cwd: &Path,
+    ) -> io::Result<Layer> {
+        let own = |holes: &[&Path]| {
+            Layer::plan(
+                ns,
+                &Binds {
+                    protected: &self.protected,
+                    state_dirs: &self.state_dirs,
+                    roots,
+                    holes,
+                },
+            )
+        };
+        let mut spaces = self.spaces.lock().unwrap_or_else(|e| e.into_inner());
+        let found = spaces
+            .iter()
+            .find(|((r, d), _)| r.as_slice() == roots && d == result_dir)
+            .map(|(_, s)| Arc::clone(s));
+        let space = match found {
+            Some(space) => space,
+            None if spaces.len() >= MAX_SPACES => {
+                drop(spaces);
+                return own(&[tmpdir, result_dir]);
+            }
+            None => {
+                // Made under the lock: lanes of the same task wait for one namespace rather
+                // than each make their own.
+                let space = Arc::new(own(&[result_dir])?.persist()?);
+                spaces.push((
+                    (roots.to_vec(), result_dir.to_path_buf()),
+                    Arc::clone(&space),
+                ));
+                space
+            }
+        };
+        drop(spaces);
+        if space.covers(tmpdir) {
+            return own(&[tmpdir, result_dir]);
+        }
+        Layer::join(ns, space, cwd)
     }
 
     fn make_tmpdir(&self) -> io::Result<PathBuf> {

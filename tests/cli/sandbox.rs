@@ -468,7 +468,7 @@ fn every_report_states_the_walls() {
     let statement = if abi == 1 && mounts_available() {
         "landlock ABI 1 — mounts: gate state read-only, filesystem enforced except truncate outside gate state, signals filtered (seccomp); CI files and tokens withheld"
     } else if abi == 1 {
-        "landlock ABI 1 — filesystem: landlock allow-list (no new files in a folder that holds gate state), except truncate, signals filtered (seccomp); CI files and tokens withheld"
+        "landlock ABI 1 — filesystem: landlock allow-list (mount layer unavailable: the plan, ledger, report and binary folders have no read-only wall, only gate's files and YAML in them are kept; no new files there), except truncate, signals filtered (seccomp); CI files and tokens withheld"
     } else {
         "no Landlock on this kernel — filesystem unconfined, signals filtered (seccomp); CI files and tokens withheld"
     };
@@ -814,6 +814,46 @@ fn without_the_mount_layer_every_write_attack_still_fails() {
         .args(["verify", f.ledger_path().to_str().unwrap()])
         .assert()
         .code(0);
+}
+
+/// Honesty of the fallback: without the mount layer the statement of every report names what
+/// has no read-only wall (the folders of the plan, the ledger, the reports and the binary),
+/// not only that the layer is missing.
+#[test]
+fn the_fallback_statement_names_the_folders_that_lost_their_read_only_wall() {
+    if !has_abi(
+        3,
+        "the_fallback_statement_names_the_folders_that_lost_their_read_only_wall",
+    ) {
+        return;
+    }
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 1, c: 0}}\ntasks:\n  - id: t\n    run: 'true'\n",
+    );
+    let named = "filesystem: landlock allow-list (mount layer unavailable: the plan, ledger, \
+                 report and binary folders have no read-only wall, only gate's files and YAML \
+                 in them are kept; no new files there)";
+    f.command(&["--json", "out/r.json"])
+        .env("GATE_SANDBOX_NO_MOUNTS", "1")
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(named));
+    let json: serde_json::Value = serde_json::from_str(&read(&f.path("out/r.json"))).unwrap();
+    let statement = json["ledgers"][0]["sandbox"][0]["statement"]
+        .as_str()
+        .unwrap();
+    assert!(statement.contains(named), "{statement}");
+    // With the layer, the statement says the state is read-only instead.
+    if mounts_available() {
+        let g = Fixture::new(
+            "version: 1\nsampling: {single: {n: 1, c: 0}}\ntasks:\n  - id: t\n    run: 'true'\n",
+        );
+        g.command(&[])
+            .assert()
+            .code(0)
+            .stdout(predicate::str::contains("mounts: gate state read-only"))
+            .stdout(predicate::str::contains("mount layer unavailable").not());
+    }
 }
 
 /// The fallback's price: without the mount layer a task may not create a file in a folder
