@@ -484,6 +484,22 @@ fn bidi_controls_and_line_separators_from_a_task_are_shown_escaped() {
     assert!(shown.contains("\\u{202e}"), "{shown}");
 }
 
+/// Break 8: a secret is redacted only verbatim; a spaced-out copy passes. docs/trust.md says
+/// so, and this pins the documented limit (if redaction grows, the docs must change too).
+#[test]
+fn a_secret_is_redacted_only_verbatim_as_the_trust_model_documents() {
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 1, c: 0}}\ntasks:\n  - id: t\n    run: |\n      echo \"plain $DB_PASSWORD\"\n      echo \"$DB_PASSWORD\" | sed 's/./& /g'\n      exit 1\n    env: {DB_PASSWORD: \"correct-horse\"}\n",
+    );
+    f.command(&[]).assert().code(1);
+    let ledger = read(&f.ledger_path());
+    assert!(ledger.contains("plain ***"), "{ledger}");
+    assert!(!ledger.contains("correct-horse"), "{ledger}");
+    assert!(ledger.contains("c o r r e c t - h o r s e"), "{ledger}");
+    let trust = read(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/trust.md"));
+    assert!(trust.contains("Redaction is verbatim only"));
+}
+
 #[test]
 fn plan_svg_over_a_fifo_a_symlink_or_the_plan_is_refused_by_the_report_preflight() {
     // `gate plan --svg PATH` wrote with `std::fs::write`: a FIFO at PATH blocked it forever,
