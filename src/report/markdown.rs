@@ -339,8 +339,17 @@ fn harness_last_words(t: &TaskReport) -> Option<&str> {
     } else {
         &a.stderr_tail
     };
-    tail.lines().rev().map(str::trim).find(|l| !l.is_empty())
+    let line = tail.lines().rev().map(str::trim).find(|l| !l.is_empty())?;
+    // The task wrote this line: quote a guard's sentence, never a tail-sized line (up to
+    // 128 KiB) that would crowd every other task out of the summary's byte budget.
+    Some(match line.char_indices().nth(LAST_WORDS_CHARS) {
+        Some((end, _)) => &line[..end],
+        None => line,
+    })
 }
+
+/// How much of a harness-error trial's last line the summary quotes, in characters.
+const LAST_WORDS_CHARS: usize = 240;
 
 fn task(out: &mut String, t: &TaskReport, policy: OnInconclusive, detail: Detail) {
     let r = &t.replay;
