@@ -6,7 +6,7 @@
 # repeats = 10,000 trials, 11,000 test-case records with the reruns) and cargo-nextest, 20
 # files of 500 test cases with flakyFailure/rerunFailure children. Then times
 # `gate ingest` and `gate explain --junit` on each with /usr/bin/time -v. Then the same for
-# 10,000 records of each eval format (go test -json, promptfoo, DeepEval, Inspect).
+# 10,000 records of each eval format (go test -json, promptfoo .json and .jsonl, DeepEval, Inspect).
 #
 # Target: 10,000 test-case records well under a second and under 50 MB peak RSS; each eval
 # format within the JUnit baseline of the same run (exit 1 when one is over it).
@@ -97,6 +97,10 @@ for t in range(100):
         rows.append(row)
 pf["results"]["results"] = rows
 json.dump(pf, open(os.path.join(work, "promptfoo-10k.json"), "w"))
+# The same rows as promptfoo's `--output results.jsonl` writes them: one row a line.
+with open(os.path.join(work, "promptfoo-10k.jsonl"), "w") as f:
+    for row in rows:
+        f.write(json.dumps(row) + "\n")
 de = json.load(open(os.path.join(fx, "deepeval/test_run.json")))
 template = de["testCases"][0]
 cases = []
@@ -171,13 +175,16 @@ base_cpu="$last_cpu"
 base_rss="$last_rss"
 measure "gate ingest nextest/*.xml --single 20,2" \
   "$gate" ingest "$work"/nextest/*.xml --single 20,2 --ledger "$work/l2.jsonl" --no-step-summary --json "$work/r2.json"
-echo "eval formats: 10000 records each: go-10k.json $(du -h "$work/go-10k.json" | cut -f1), promptfoo-10k.json $(du -h "$work/promptfoo-10k.json" | cut -f1), deepeval-10k.json $(du -h "$work/deepeval-10k.json" | cut -f1), inspect-10k.eval $(du -h "$work/inspect-10k.eval" | cut -f1), inspect-10k.json $(du -h "$work/inspect-10k.json" | cut -f1)"
+echo "eval formats: 10000 records each: go-10k.json $(du -h "$work/go-10k.json" | cut -f1), promptfoo-10k.json $(du -h "$work/promptfoo-10k.json" | cut -f1), promptfoo-10k.jsonl $(du -h "$work/promptfoo-10k.jsonl" | cut -f1), deepeval-10k.json $(du -h "$work/deepeval-10k.json" | cut -f1), inspect-10k.eval $(du -h "$work/inspect-10k.eval" | cut -f1), inspect-10k.json $(du -h "$work/inspect-10k.json" | cut -f1)"
 measure "gate ingest go-10k.json --single 100,10" \
   "$gate" ingest "$work/go-10k.json" --single 100,10 --ledger "$work/l3.jsonl" --no-step-summary --json "$work/r3.json"
 compare "go-json"
 measure "gate ingest promptfoo-10k.json --single 100,10" \
   "$gate" ingest "$work/promptfoo-10k.json" --single 100,10 --ledger "$work/l4.jsonl" --no-step-summary --json "$work/r4.json"
 compare "promptfoo"
+measure "gate ingest promptfoo-10k.jsonl --single 100,10" \
+  "$gate" ingest "$work/promptfoo-10k.jsonl" --single 100,10 --ledger "$work/l4b.jsonl" --no-step-summary --json "$work/r4b.json"
+compare "promptfoo (.jsonl)"
 measure "gate ingest deepeval-10k.json --single 100,10" \
   "$gate" ingest "$work/deepeval-10k.json" --single 100,10 --ledger "$work/l5.jsonl" --no-step-summary --json "$work/r5.json"
 compare "deepeval"

@@ -193,6 +193,74 @@ impl std::fmt::Display for Bare {
     }
 }
 
+/// Whether a file's first bytes open promptfoo's `.jsonl`: its first non-blank line is complete
+/// within them and is one result row. A first line longer than `prefix` says no, and the file
+/// is then read whole (by [`read`]), which judges it alike.
+pub fn starts_jsonl(prefix: &[u8]) -> bool {
+    let s = prefix.strip_prefix("\u{feff}".as_bytes()).unwrap_or(prefix);
+    s.split_inclusive(|&b| b == b'\n')
+        .find(|l| !l.trim_ascii().is_empty())
+        .filter(|l| l.ends_with(b"\n"))
+        .and_then(|l| std::str::from_utf8(l).ok())
+        .is_some_and(|l| looks_like_jsonl(l) && serde_json::from_str::<Row>(l).is_ok())
+}
+
+/// Read a `.jsonl` from a stream, a row a line, without holding the file (a real row is over a
+/// kilobyte; only what judges it is kept, as for [`read_stream`]).
+pub fn read_jsonl_stream(
+    mut reader: impl std::io::BufRead,
+    opts: &Options,
+) -> Result<Results, Error> {
+    let mut rows = Vec::new();
+    let mut buf = Vec::new();
+    let mut line_no = 0u64;
+    loop {
+        buf.clear();
+        let n = reader.read_until(b'\n', &mut buf).map_err(|e| {
+            Error::Parse(ParseError {
+                line: line_no + 1,
+                column: 1,
+                reason: format!("cannot read promptfoo's results: {e}"),
+            })
+        })?;
+        if n == 0 {
+            break;
+        }
+        line_no += 1;
+        let line = std::str::from_utf8(&buf).map_err(|e| {
+            Error::Parse(ParseError {
+                line: line_no,
+                column: String::from_utf8_lossy(&buf[..e.valid_up_to()])
+                    .chars()
+                    .count() as u64
+                    + 1,
+                reason: "not UTF-8".into(),
+            })
+        })?;
+        if let Some(row) = jsonl_row(line_no, line)? {
+            rows.push(row);
+        }
+    }
+    judge(rows, opts)
+}
+
+/// One line of a `.jsonl`: a row, or `None` for a blank line.
+fn jsonl_row(line_no: u64, line: &str) -> Result<Option<(u64, Row)>, Error> {
+    let line = line.strip_prefix('\u{feff}').unwrap_or(line);
+    if line.trim().is_empty() {
+        return Ok(None);
+    }
+    let line = json_nan::to_null(line);
+    let row: Row = serde_json::from_str(&line).map_err(|e| {
+        Error::Parse(ParseError {
+            line: line_no,
+            column: e.column() as u64,
+            reason: format!("not a promptfoo result row: {}", Bare(e.to_string())),
+        })
+    })?;
+    Ok(Some((line_no, row)))
+}
+
 /// Read a `results.json` or `.jsonl`.
 pub fn read(text: &str, opts: &Options) -> Result<Results, Error> {
     let text = json_nan::to_null(text);
@@ -201,17 +269,9 @@ pub fn read(text: &str, opts: &Options) -> Result<Results, Error> {
         if looks_like_jsonl(first) && serde_json::from_str::<Row>(first).is_ok() {
             let mut rows = Vec::new();
             for (i, line) in text.lines().enumerate() {
-                if line.trim().is_empty() {
-                    continue;
+                if let Some(row) = jsonl_row(i as u64 + 1, line)? {
+                    rows.push(row);
                 }
-                let row: Row = serde_json::from_str(line).map_err(|e| {
-                    Error::Parse(ParseError {
-                        line: i as u64 + 1,
-                        column: e.column() as u64,
-                        reason: format!("not a promptfoo result row: {e}"),
-                    })
-                })?;
-                rows.push((i as u64 + 1, row));
             }
             rows
         } else {
@@ -375,5 +435,38 @@ mod tests {
         assert!(!whole.trials.is_empty());
         assert_eq!(whole.trials, streamed.trials);
         assert_eq!(whole.notes, streamed.notes);
+    }
+
+    /// The streamed `.jsonl` reader and the whole-text reader judge promptfoo's real `.jsonl`
+    /// alike, and a bad line is named by its number in both.
+    #[test]
+    fn streaming_jsonl_reads_the_same_trials_as_the_whole_text() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/evals/promptfoo/results.jsonl"
+        );
+        let text = std::fs::read_to_string(path).expect("fixture");
+        assert!(starts_jsonl(text.as_bytes()));
+        assert!(!starts_results_json(text.as_bytes()));
+        // Only a complete first line tells: a cut one is left to the whole-file reader.
+        let first = text.find('\n').expect("two lines");
+        assert!(!starts_jsonl(&text.as_bytes()[..first]));
+        let opts = Options::default();
+        let (Ok(whole), Ok(streamed)) = (
+            read(&text, &opts),
+            read_jsonl_stream(text.as_bytes(), &opts),
+        ) else {
+            panic!("both read the fixture");
+        };
+        assert_eq!(whole.trials.len(), 60);
+        assert_eq!(whole.trials, streamed.trials);
+        assert_eq!(whole.notes, streamed.notes);
+        let broken = format!("{}{{\"testIdx\": oops}}\n", &text[..=first]);
+        let line_of = |r: Result<Results, Error>| match r {
+            Err(Error::Parse(e)) => e.line,
+            _ => panic!("a broken second line is a parse error"),
+        };
+        assert_eq!(line_of(read(&broken, &opts)), 2);
+        assert_eq!(line_of(read_jsonl_stream(broken.as_bytes(), &opts)), 2);
     }
 }

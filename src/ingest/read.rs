@@ -1,5 +1,6 @@
 //! One result file → its trials: bounded reading, format detection, and the reader for the
-//! format (promptfoo's `results.json` streamed, every other file read whole and hashed).
+//! format (promptfoo's `results.json` and `.jsonl` streamed, every other file read whole and
+//! hashed).
 
 use std::io::Read;
 use std::path::Path;
@@ -136,8 +137,8 @@ fn utf8<'b>(path: &Path, bytes: &'b [u8]) -> Result<&'b str, IngestError> {
     })
 }
 
-/// promptfoo's `results.json`, streamed (hashed as it is read, within [`MAX_FILE_BYTES`]) when
-/// its first bytes say it is one; `None` for any other file, which is then read whole. Its
+/// promptfoo's `results.json` or `.jsonl`, streamed (hashed as it is read, within
+/// [`MAX_FILE_BYTES`]) when its first bytes say it is one; `None` for any other file, which is then read whole. Its
 /// rows are far larger than what judges them, so holding the file would cost more memory than
 /// every other format's 10,000 records (scripts/bench-ingest.sh).
 fn stream_promptfoo(path: &Path, opts: &Options) -> Result<Option<RunFile>, IngestError> {
@@ -171,10 +172,14 @@ fn stream_promptfoo(path: &Path, opts: &Options) -> Result<Option<RunFile>, Inge
             len: 0,
         },
     );
-    if !promptfoo::starts_results_json(reader.fill_buf().map_err(io)?) {
+    let head = reader.fill_buf().map_err(io)?;
+    let pf = if promptfoo::starts_results_json(head) {
+        promptfoo::read_stream(&mut reader, opts)
+    } else if promptfoo::starts_jsonl(head) {
+        promptfoo::read_jsonl_stream(&mut reader, opts)
+    } else {
         return Ok(None);
-    }
-    let pf = promptfoo::read_stream(&mut reader, opts);
+    };
     // What the reader left unread (after a parse error) is part of the file and of its hash.
     std::io::copy(&mut reader, &mut std::io::sink()).map_err(io)?;
     let hashing = reader.into_inner();
