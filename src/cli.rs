@@ -593,6 +593,12 @@ pub enum IngestFormat {
     Deepeval,
     /// An Inspect AI log (`.eval` or `.json`).
     Inspect,
+    /// Playwright Test's `--reporter=json`.
+    PlaywrightJson,
+    /// mocha's `--reporter json`.
+    MochaJson,
+    /// `jest --json`, or Vitest's `--reporter=json`.
+    JestJson,
 }
 
 /// What an errored first attempt of an eval sample is.

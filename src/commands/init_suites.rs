@@ -69,27 +69,31 @@ pub const RUNNERS: &[SuiteRunner] = &[
         packages: &["vitest"],
         configs: &["vitest.config."],
         guard: r#"npx --no -- vitest --version >/dev/null 2>&1 || { echo "gate: vitest is not installed in this project (npm ci, or npm install --save-dev vitest)" >&2; exit 127; }"#,
-        command: r#"npx --no -- vitest run --retry=0 --reporter=junit --outputFile="$GATE_JUNIT""#,
+        // Its JSON report, not its JUnit: a test that passed on a retry keeps the failed
+        // attempts' messages there, so a `{ retry: N }` left on a test is still seen.
+        command: r#"npx --no -- vitest run --retry=0 --reporter=json --outputFile="$GATE_JUNIT""#,
         harness_exit_codes: &[127],
-        assume_retries_off: true,
-        retries: "`--retry=0` overrides `retry` in vitest.config; Vitest's JUnit does not record retries, \
-                  so no test may set its own `{ retry: N }`",
-        format: None,
+        assume_retries_off: false,
+        retries: "`--retry=0` overrides `retry` in vitest.config; a test's own `{ retry: N }` still \
+                  retries it, and its JSON report shows that, so gate grades the first attempt",
+        format: Some("jest-json"),
     },
     SuiteRunner {
         kind: ProjectKind::Mocha,
         label: "mocha",
         packages: &["mocha"],
         configs: &[".mocharc."],
-        guard: r#"npx --no -- mocha --version >/dev/null 2>&1 && node -e "require.resolve(\"mocha-junit-reporter\")" >/dev/null 2>&1 || { echo "gate: mocha or mocha-junit-reporter is not installed in this project (npm ci, or npm install --save-dev mocha mocha-junit-reporter)" >&2; exit 127; }"#,
-        // mocha exits with the number of failed tests: 0 or 1 here, so that 127 failures
-        // cannot read as the guard's 127.
-        command: r#"npx --no -- mocha --retries 0 --reporter mocha-junit-reporter --reporter-options mochaFile="$GATE_JUNIT"; s=$?; [ "$s" -eq 0 ] || s=1; exit "$s""#,
+        guard: r#"npx --no -- mocha --version >/dev/null 2>&1 || { echo "gate: mocha is not installed in this project (npm ci, or npm install --save-dev mocha)" >&2; exit 127; }"#,
+        // Its own JSON reporter (mocha 9.2 and later write it to a file): it records each
+        // test's `currentRetry`, where mocha-junit-reporter records no retry (and fails
+        // under mocha 12). mocha exits with the number of failed tests: 0 or 1 here, so
+        // that 127 failures cannot read as the guard's 127.
+        command: r#"npx --no -- mocha --retries 0 --reporter json --reporter-option output="$GATE_JUNIT"; s=$?; [ "$s" -eq 0 ] || s=1; exit "$s""#,
         harness_exit_codes: &[127],
-        assume_retries_off: true,
-        retries: "`--retries 0` overrides `retries` in .mocharc; mocha-junit-reporter does not record \
-                  retries, so no test may call `this.retries(N)`",
-        format: None,
+        assume_retries_off: false,
+        retries: "`--retries 0` overrides `retries` in .mocharc; a test's own `this.retries(N)` still \
+                  retries it, and its JSON report shows that (`currentRetry`), so gate grades the first attempt",
+        format: Some("mocha-json"),
     },
     SuiteRunner {
         kind: ProjectKind::Playwright,
@@ -99,12 +103,14 @@ pub const RUNNERS: &[SuiteRunner] = &[
         guard: r#"npx --no -- playwright --version >/dev/null 2>&1 || { echo "gate: @playwright/test is not installed in this project (npm ci, or npm install --save-dev @playwright/test)" >&2; exit 127; }"#,
         // `--output`: its artifacts (test-results/) go to the trial's own TMPDIR, since the
         // box lets a suite create nothing beside gate's plan and ledger.
-        command: r#"PLAYWRIGHT_JUNIT_OUTPUT_FILE="$GATE_JUNIT" npx --no -- playwright test --retries=0 --reporter=junit --output="${TMPDIR:-/tmp}/playwright-test-results""#,
+        // Its JSON report, which keeps every attempt (its JUnit shows only the last).
+        command: r#"PLAYWRIGHT_JSON_OUTPUT_NAME="$GATE_JUNIT" npx --no -- playwright test --retries=0 --reporter=json --output="${TMPDIR:-/tmp}/playwright-test-results""#,
         harness_exit_codes: &[127],
-        assume_retries_off: true,
+        assume_retries_off: false,
         retries: "`--retries=0` overrides `retries:` in playwright.config (a generated config retries \
-                  twice on CI); its JUnit does not record retries, so no `test.describe.configure({ retries })`",
-        format: None,
+                  twice on CI); a `test.describe.configure({ retries })` still retries, and its JSON report \
+                  keeps every attempt, so gate grades the first",
+        format: Some("playwright-json"),
     },
     SuiteRunner {
         kind: ProjectKind::Go,

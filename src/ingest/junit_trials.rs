@@ -183,9 +183,10 @@ fn interpret(doc: &Document, writer: Writer, vouched: bool) -> Result<(Vec<Trial
                  on a retry looks exactly like a first-attempt pass, so gate cannot tell first attempts apart. \
                  Check Playwright's own setting first: `retries: 0` in playwright.config (a generated config \
                  has `retries: process.env.CI ? 2 : 0`, so CI retries twice) and no `--retries` on the command \
-                 line; repeat with `--repeat-each N`. Its JSON reporter records every retry, but gate reads no \
-                 Playwright format that shows retries, so the JUnit file is read on your word: then pass \
-                 `--assume-retries-off`"
+                 line; repeat with `--repeat-each N`. Its JSON reporter records every retry: run with \
+                 `--reporter=json` and `PLAYWRIGHT_JSON_OUTPUT_NAME=report.json`, then \
+                 `gate ingest --format playwright-json report.json`. To read this JUnit file on your word \
+                 that retries were off, pass `--assume-retries-off`"
                     .into(),
             ));
         }
@@ -196,7 +197,9 @@ fn interpret(doc: &Document, writer: Writer, vouched: bool) -> Result<(Vec<Trial
                      does not record `jest.retryTimes` retries, so a test that passed on a retry looks like a \
                      first-attempt pass. Record them with a junitTestCaseProperties.js containing \
                      `module.exports = (r) => ({{ invocations: r.invocations }});` beside the Jest config, or \
-                     check that no test file calls `jest.retryTimes` and pass `--assume-retries-off`",
+                     read Jest's own report, which records them: `jest --json --outputFile=run-N.json`, then \
+                     `gate ingest --format jest-json run-*.json`; or check that no test file calls \
+                     `jest.retryTimes` and pass `--assume-retries-off`",
                     test_id(&c.classname, &c.name),
                     c.line
                 )));
@@ -207,8 +210,10 @@ fn interpret(doc: &Document, writer: Writer, vouched: bool) -> Result<(Vec<Trial
                 "written by Vitest's JUnit reporter, which does not record retries: a test that passed on a \
                  retry looks exactly like a first-attempt pass. Check Vitest's own setting first: no `retry` \
                  in vitest.config (or `retry: 0`), no `--retry` on the command line, and no `{ retry: N }` on a \
-                 test; run the suite once per file. gate reads no Vitest format that shows retries, so the JUnit \
-                 file is read on your word: then pass `--assume-retries-off`"
+                 test; run the suite once per file. Its JSON reporter shows retries: \
+                 `vitest run --reporter=json --outputFile=run-N.json`, then \
+                 `gate ingest --format jest-json run-*.json`. To read this JUnit file on your word that \
+                 retries were off, pass `--assume-retries-off`"
                     .into(),
             ));
         }
@@ -217,8 +222,10 @@ fn interpret(doc: &Document, writer: Writer, vouched: bool) -> Result<(Vec<Trial
                 "written by mocha-junit-reporter, which does not record retries: a test that passed on a \
                  retry looks exactly like a first-attempt pass. Check mocha's own setting first: `--retries 0` \
                  on the command line (it overrides `retries` in .mocharc) and no `this.retries(N)` in a test. \
-                 mocha's JSON reporter records each test's `currentRetry`, but gate reads no mocha format that \
-                 shows retries, so the JUnit file is read on your word: then pass `--assume-retries-off`"
+                 mocha's JSON reporter records each test's `currentRetry`: \
+                 `mocha --reporter json --reporter-option output=run-N.json`, then \
+                 `gate ingest --format mocha-json run-*.json`. To read this JUnit file on your word that \
+                 retries were off, pass `--assume-retries-off`"
                     .into(),
             ));
         }

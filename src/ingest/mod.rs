@@ -38,6 +38,7 @@ pub mod audit;
 pub mod deepeval;
 pub mod gotest;
 pub mod inspect;
+pub mod js;
 pub mod json_nan;
 pub mod json_split;
 pub mod judge;
@@ -136,7 +137,8 @@ pub enum IngestError {
     },
     /// No `--format` was given and the content matches none gate reads.
     #[error(
-        "{}: not a format gate reads (JUnit XML, `go test -json`, promptfoo results, DeepEval test run, Inspect log); \
+        "{}: not a format gate reads (JUnit XML, `go test -json`, promptfoo results, DeepEval test run, Inspect log, \
+         the JSON reports of Playwright, mocha, Jest and Vitest); \
          give `--format` if it is one of them",
         path.display()
     )]
@@ -170,6 +172,12 @@ pub enum Format {
     Deepeval,
     /// An Inspect AI log: `.eval` (ZIP) or `.json`.
     Inspect,
+    /// Playwright Test's `--reporter=json`.
+    PlaywrightJson,
+    /// mocha's `--reporter json`.
+    MochaJson,
+    /// `jest --json`, or Vitest's `--reporter=json` (the same shape).
+    JestJson,
 }
 
 impl Format {
@@ -181,6 +189,9 @@ impl Format {
             Format::Promptfoo => "promptfoo",
             Format::Deepeval => "deepeval",
             Format::Inspect => "inspect",
+            Format::PlaywrightJson => "playwright-json",
+            Format::MochaJson => "mocha-json",
+            Format::JestJson => "jest-json",
         }
     }
 }
@@ -216,6 +227,12 @@ pub fn detect(bytes: &[u8]) -> Option<Format> {
         Some(Format::Deepeval)
     } else if has("results") && (has("evalId") || has("config")) {
         Some(Format::Promptfoo)
+    } else if js::playwright::looks_like(&keys) {
+        Some(Format::PlaywrightJson)
+    } else if js::mocha::looks_like(&keys) {
+        Some(Format::MochaJson)
+    } else if js::jest::looks_like(&keys) {
+        Some(Format::JestJson)
     } else {
         None
     }
@@ -283,6 +300,14 @@ pub enum Writer {
     Deepeval,
     /// An Inspect AI log.
     Inspect,
+    /// Playwright's JSON reporter.
+    PlaywrightJson,
+    /// mocha's JSON reporter.
+    MochaJson,
+    /// `jest --json`.
+    JestJson,
+    /// Vitest's JSON reporter.
+    VitestJson,
     /// Anything else.
     Other,
 }
@@ -303,6 +328,10 @@ impl Writer {
             Writer::Promptfoo => "promptfoo",
             Writer::Deepeval => "DeepEval",
             Writer::Inspect => "Inspect AI",
+            Writer::PlaywrightJson => "Playwright (JSON)",
+            Writer::MochaJson => "mocha (JSON)",
+            Writer::JestJson => "Jest (--json)",
+            Writer::VitestJson => "Vitest (JSON)",
             Writer::Other => "unrecognised writer",
         }
     }

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use super::{
     Format, IngestError, MAX_FILE_BYTES, Options, ParseError, RunFile, Writer, deepeval, detect,
-    gotest, inspect, junit, promptfoo,
+    gotest, inspect, js, junit, promptfoo,
 };
 use crate::ledger::sha256_hex;
 
@@ -112,6 +112,31 @@ pub fn read_run(path: &Path, opts: &Options) -> Result<RunFile, IngestError> {
                 detected,
                 notes: log.notes,
                 claims: log.claims,
+            }
+        }
+        Format::PlaywrightJson | Format::MochaJson | Format::JestJson => {
+            let text = utf8(path, &bytes)?;
+            let read = match format {
+                Format::PlaywrightJson => {
+                    js::playwright::read(text).map(|r| (r, Writer::PlaywrightJson))
+                }
+                Format::MochaJson => js::mocha::read(text).map(|r| (r, Writer::MochaJson)),
+                _ => js::jest::read(text),
+            };
+            let (report, writer) = read.map_err(|e| match e {
+                js::Error::Parse(e) => invalid(e),
+                js::Error::Refused(r) => refused(r),
+            })?;
+            RunFile {
+                path: path.to_path_buf(),
+                sha256: String::new(),
+                writer,
+                trials: report.trials,
+                skipped: report.skipped,
+                format,
+                detected,
+                notes: report.notes,
+                claims: Vec::new(),
             }
         }
     };

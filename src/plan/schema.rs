@@ -262,6 +262,12 @@ pub enum ResultFormat {
     Deepeval,
     /// An Inspect AI log.
     Inspect,
+    /// Playwright Test's JSON report.
+    PlaywrightJson,
+    /// mocha's JSON report.
+    MochaJson,
+    /// `jest --json` or Vitest's JSON report.
+    JestJson,
 }
 
 /// Where and how the base side of a `compare:` task runs. At the top level only `cwd` and

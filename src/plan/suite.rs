@@ -116,6 +116,9 @@ impl Validator<'_> {
             ResultFormat::Promptfoo => Format::Promptfoo,
             ResultFormat::Deepeval => Format::Deepeval,
             ResultFormat::Inspect => Format::Inspect,
+            ResultFormat::PlaywrightJson => Format::PlaywrightJson,
+            ResultFormat::MochaJson => Format::MochaJson,
+            ResultFormat::JestJson => Format::JestJson,
         });
         Ok(Some(SuiteTask {
             results,

@@ -40,7 +40,7 @@ fn passes(test: &str, k: u64) -> bool {
 }
 
 /// `runs` runs of `test` with up to `retries` retries after a failure: each run's attempts.
-fn simulate(test: &str, runs: u64, retries: u64) -> Vec<Vec<bool>> {
+pub(super) fn simulate(test: &str, runs: u64, retries: u64) -> Vec<Vec<bool>> {
     let mut k = 0;
     (0..runs)
         .map(|_| {
@@ -58,7 +58,7 @@ fn simulate(test: &str, runs: u64, retries: u64) -> Vec<Vec<bool>> {
 }
 
 /// Each task's recorded attempts per trial, from the ledger's attempt rows.
-fn recorded(l: &Ledger) -> BTreeMap<String, Vec<Vec<bool>>> {
+pub(super) fn recorded(l: &Ledger) -> BTreeMap<String, Vec<Vec<bool>>> {
     let mut out: BTreeMap<String, BTreeMap<u64, Vec<(u32, bool)>>> = BTreeMap::new();
     for a in l.attempts() {
         out.entry(a.task.clone())
@@ -82,7 +82,10 @@ fn recorded(l: &Ledger) -> BTreeMap<String, Vec<Vec<bool>>> {
 }
 
 /// `gate ingest FILES… ARGS…` in a temp dir; returns the dir and the command's assert.
-fn ingest(files: &[PathBuf], args: &[&str]) -> (tempfile::TempDir, assert_cmd::assert::Assert) {
+pub(super) fn ingest(
+    files: &[PathBuf],
+    args: &[&str],
+) -> (tempfile::TempDir, assert_cmd::assert::Assert) {
     let dir = tempfile::tempdir().expect("temp dir");
     let mut cmd = gate();
     cmd.current_dir(dir.path())
@@ -96,11 +99,11 @@ fn ingest(files: &[PathBuf], args: &[&str]) -> (tempfile::TempDir, assert_cmd::a
     (dir, assert)
 }
 
-fn ledger(dir: &tempfile::TempDir) -> Ledger {
+pub(super) fn ledger(dir: &tempfile::TempDir) -> Ledger {
     Ledger::read(&dir.path().join("out/ledger.jsonl")).expect("ledger parses")
 }
 
-fn verdicts(l: &Ledger) -> BTreeMap<String, Option<Verdict>> {
+pub(super) fn verdicts(l: &Ledger) -> BTreeMap<String, Option<Verdict>> {
     l.decisions()
         .map(|d| (d.task.clone(), d.verdict.verdict()))
         .collect()

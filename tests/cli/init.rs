@@ -324,9 +324,18 @@ fn jest_is_detected_by_its_config_file_alone_and_retries_are_counted_by_invocati
 }
 
 #[test]
-fn vitest_mocha_and_playwright_projects_get_their_own_suite_command_with_retries_off() {
+fn vitest_mocha_and_playwright_projects_get_their_own_suite_command_with_retries_off_and_read_as_json()
+ {
     let modules = node_runners();
-    let cases: [(&str, &str, &str, String, &str); 3] = [
+    // (package.json, test file, what init says, the suite, (command, format)).
+    type Case = (
+        &'static str,
+        &'static str,
+        &'static str,
+        String,
+        (&'static str, &'static str),
+    );
+    let cases: [Case; 3] = [
         (
             r#"{"name": "p", "private": true, "type": "module", "devDependencies": {"vitest": "4.1.12"}}"#,
             "test/agent.test.js",
@@ -337,10 +346,10 @@ fn vitest_mocha_and_playwright_projects_get_their_own_suite_command_with_retries
                 "test",
                 "expect(COND).toBe(true);",
             ),
-            "vitest run --retry=0 --reporter=junit",
+            ("vitest run --retry=0 --reporter=json", "format: jest-json"),
         ),
         (
-            r#"{"name": "p", "private": true, "devDependencies": {"mocha": "11.8.0", "mocha-junit-reporter": "2.2.1"}}"#,
+            r#"{"name": "p", "private": true, "devDependencies": {"mocha": "11.8.0"}}"#,
             "test/agent.test.js",
             "for a mocha project",
             js_suite(
@@ -349,7 +358,7 @@ fn vitest_mocha_and_playwright_projects_get_their_own_suite_command_with_retries
                 "it",
                 "assert.ok(COND, `invocation ${k}`);",
             ),
-            "mocha --retries 0 --reporter mocha-junit-reporter",
+            ("mocha --retries 0 --reporter json", "format: mocha-json"),
         ),
         (
             r#"{"name": "p", "private": true, "scripts": {"e2e": "playwright test"}}"#,
@@ -361,10 +370,13 @@ fn vitest_mocha_and_playwright_projects_get_their_own_suite_command_with_retries
                 "test",
                 "expect(COND).toBe(true);",
             ),
-            "playwright test --retries=0 --reporter=junit",
+            (
+                "playwright test --retries=0 --reporter=json",
+                "format: playwright-json",
+            ),
         ),
     ];
-    for (package, file, says, suite, command) in cases {
+    for (package, file, says, suite, (command, format)) in cases {
         let dir = js_project(package, file, &suite, modules.as_deref());
         // Vitest's ESM test imports the CommonJS counter under a `.cjs` name.
         std::fs::write(dir.path().join("counter.cjs"), COUNTER_JS).unwrap();
@@ -372,8 +384,10 @@ fn vitest_mocha_and_playwright_projects_get_their_own_suite_command_with_retries
         let plan = std::fs::read_to_string(dir.path().join("gate.yaml")).unwrap();
         assert!(out.contains(says), "{out}");
         assert!(plan.contains(command), "{plan}");
-        // The writers that hide retries are read on the command's word (`--retry=0` …).
-        assert!(plan.contains("assume_retries_off: true"), "{plan}");
+        // Their JSON reports, which show a retry their JUnit hides: nothing is taken on the
+        // command's word.
+        assert!(plan.contains(format), "{plan}");
+        assert!(!plan.contains("assume_retries_off"), "{plan}");
         assert!(!plan.contains("node --test"), "{plan}");
         if modules.is_some() {
             assert_counter_truth(&run_printed(dir.path(), &out));
@@ -699,8 +713,14 @@ fn refusals_name_the_runners_own_retry_setting_before_assume_retries_off() {
         let at_flag = err.find("--assume-retries-off").expect("the flag");
         assert!(at_setting < at_flag, "{err}");
         assert!(
-            err.contains("invocations") || err.contains("gate reads no"),
-            "names the native format or says there is none: {err}"
+            err.contains("invocations") || err.contains("gate ingest --format"),
+            "names the native format gate reads instead: {err}"
         );
+        if let Some(at_native) = err.find("gate ingest --format") {
+            assert!(
+                at_native < at_flag,
+                "the native format before the flag: {err}"
+            );
+        }
     }
 }

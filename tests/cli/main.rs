@@ -12,6 +12,7 @@ mod firsthour;
 mod hostile;
 mod ingest;
 mod init;
+mod js_json;
 mod old_ledgers;
 mod onramp;
 mod plan;

@@ -1,0 +1,189 @@
+//! The Jest-shaped JSON report that `jest --json --outputFile=FILE` and Vitest's
+//! `--reporter=json --outputFile=FILE` write → trials.
+//!
+//! From Jest 30's and Vitest 4's real output: `.testResults[]` holds one record per test
+//! file (`name` an absolute path, `status`, `message`) and its `.assertionResults[]` one per
+//! test as it finally ended (`ancestorTitles`, `title`, `status`, `failureMessages`,
+//! `duration` in ms). What tells a retry:
+//! - **Jest** writes `invocations` (how many times `jest.retryTimes` ran the test): a test
+//!   that failed once and passed says `status: "passed"`, `invocations: 2`, and **empty
+//!   `failureMessages` and `retryReasons`** — only the count shows the failed first attempt.
+//! - **Vitest** writes no count: a test that passed on `--retry` says `status: "passed"` and
+//!   keeps **one failure message per failed attempt** in `failureMessages`. A passed test
+//!   with any message failed its first attempt. (An attempt that fails several soft
+//!   assertions leaves several messages, so the number of retries read from them can be
+//!   too high; the grade of the first attempt cannot be wrong.)
+//! - A test file that fails to load (a syntax error, a missing module) has `status:
+//!   "failed"`, a `message` and no assertion results: its tests did not run and are not in the
+//!   report, so such a report is refused, as is an interrupted Jest run (`wasInterrupted`).
+
+use std::collections::HashMap;
+
+use serde::Deserialize;
+
+use super::{Error, Report, first_line, parse, relative_to_common_dir, retried};
+use crate::ingest::{Trial, Writer};
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct File {
+    test_results: Vec<Suite>,
+    #[serde(default)]
+    was_interrupted: Option<bool>,
+    #[serde(default)]
+    open_handles: Option<serde_json::Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Suite {
+    name: String,
+    #[serde(default)]
+    status: String,
+    #[serde(default)]
+    message: String,
+    #[serde(default)]
+    assertion_results: Vec<Assertion>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Assertion {
+    #[serde(default)]
+    ancestor_titles: Vec<String>,
+    title: String,
+    status: String,
+    #[serde(default)]
+    duration: Option<f64>,
+    #[serde(default)]
+    failure_messages: Vec<String>,
+    #[serde(default)]
+    invocations: Option<u64>,
+}
+
+/// Whether a JSON document's top-level keys are Jest's or Vitest's JSON report.
+pub fn looks_like(keys: &[String]) -> bool {
+    let has = |k: &str| keys.iter().any(|x| x == k);
+    has("testResults") && has("numTotalTests")
+}
+
+/// Read one report: one run of the suite. Returns the writer too (Jest or Vitest: Jest's
+/// report has `wasInterrupted` and `openHandles`, Vitest's neither).
+pub fn read(text: &str) -> Result<(Report, Writer), Error> {
+    let file: File = parse(text, "a Jest or Vitest JSON report (`.testResults[]`)")?;
+    let jest = file.was_interrupted.is_some() || file.open_handles.is_some();
+    let writer = if jest {
+        Writer::JestJson
+    } else {
+        Writer::VitestJson
+    };
+    if file.was_interrupted == Some(true) {
+        return Err(Error::Refused(
+            "the Jest run was interrupted (`wasInterrupted: true`): tests that had not ended are not in the \
+             report. Run the suite to its end"
+                .into(),
+        ));
+    }
+    if let Some(s) = file
+        .test_results
+        .iter()
+        .find(|s| s.status == "failed" && s.assertion_results.is_empty())
+    {
+        return Err(Error::Refused(format!(
+            "test file `{}` failed to run ({}): its tests are not in the report, so their failures would be \
+             missed. Fix the file, then run the suite again",
+            s.name,
+            // Jest heads the message "● Test suite failed to run"; the cause follows.
+            first_line(
+                &s.message
+                    .lines()
+                    .filter(|l| !l.contains("Test suite failed to run"))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            )
+        )));
+    }
+    let names: Vec<&str> = file.test_results.iter().map(|s| s.name.as_str()).collect();
+    let rel = relative_to_common_dir(&names);
+    let mut seen: HashMap<String, u64> = HashMap::new();
+    let mut trials = Vec::new();
+    let mut skipped = 0;
+    let mut retried_tests = 0;
+    for (suite, rel) in file.test_results.iter().zip(rel) {
+        for a in &suite.assertion_results {
+            let passed = match a.status.as_str() {
+                "passed" => true,
+                "failed" => false,
+                _ => {
+                    // pending, skipped, todo, disabled: did not run.
+                    skipped += 1;
+                    continue;
+                }
+            };
+            let mut path = a.ancestor_titles.clone();
+            path.push(a.title.clone());
+            let test = format!("{rel}::{}", path.join(" > "));
+            let retries = match (jest, a.invocations) {
+                (true, Some(k)) => k.saturating_sub(1),
+                (true, None) => {
+                    return Err(Error::Refused(format!(
+                        "test `{test}` has no `invocations`: this Jest report does not say how many times \
+                         `jest.retryTimes` ran it, so a test that passed on a retry would look like a \
+                         first-attempt pass. Use Jest 26 or later, whose `--json` report records it"
+                    )));
+                }
+                // Vitest: a message per failed attempt; the last attempt's own when it failed.
+                (false, _) => {
+                    let failed_before = a.failure_messages.len() as u64;
+                    if passed {
+                        failed_before
+                    } else {
+                        failed_before.saturating_sub(1)
+                    }
+                }
+            };
+            if retries > 0 {
+                retried_tests += 1;
+            }
+            let n = seen.entry(test.clone()).or_default();
+            *n += 1;
+            trials.push(Trial {
+                test,
+                repeat: *n,
+                attempts: retried(
+                    retries,
+                    passed,
+                    a.duration.unwrap_or(0.0) / 1000.0,
+                    &a.failure_messages
+                        .last()
+                        .map(|m| first_line(m))
+                        .unwrap_or_else(|| "failed".into()),
+                ),
+            });
+        }
+    }
+    let mut notes = Vec::new();
+    if retried_tests > 0 {
+        notes.push(format!(
+            "{retried_tests} test(s) were retried ({}): each is graded by its failed first attempt; {}",
+            if jest {
+                "`invocations` > 1"
+            } else {
+                "a passed test with failure messages"
+            },
+            if jest {
+                "remove `jest.retryTimes` to turn retries off"
+            } else {
+                "turn retries off with `--retry 0` and no `retry` in vitest.config"
+            }
+        ));
+    }
+    Ok((
+        Report {
+            trials,
+            skipped,
+            notes,
+        },
+        writer,
+    ))
+}

@@ -1,0 +1,120 @@
+//! mocha's JSON reporter (`mocha --reporter json --reporter-option output=FILE`) → trials.
+//!
+//! From mocha 11's real output: `.tests[]` holds each test once, as it finally ended, with
+//! `fullTitle`, `file`, `duration` (ms), `err` (`{}` when it passed) and **`currentRetry`: how
+//! many retries it took** — a test that failed once and passed on `--retries 2` says
+//! `currentRetry: 1` and an empty `err`, and nothing else in the file tells it from a
+//! first-attempt pass. `.failures[]` also holds **failed hooks** (`"before each" hook for
+//! "lookup"`), which are not tests: mocha skips the tests a failed hook guards and leaves
+//! them out of the report, so such a file is refused rather than judged on the tests that
+//! happened to run. `.pending[]` holds skipped tests.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::Deserialize;
+
+use super::{Error, Report, first_line, parse, relative_to_common_dir, retried};
+use crate::ingest::Trial;
+
+#[derive(Deserialize)]
+struct File {
+    tests: Vec<Test>,
+    #[serde(default)]
+    pending: Vec<Test>,
+    #[serde(default)]
+    failures: Vec<Test>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Test {
+    full_title: String,
+    #[serde(default)]
+    file: Option<String>,
+    #[serde(default)]
+    duration: Option<f64>,
+    #[serde(default)]
+    current_retry: u64,
+    #[serde(default)]
+    err: serde_json::Value,
+}
+
+impl Test {
+    /// mocha writes `err: {}` for a test that passed.
+    fn failed(&self) -> bool {
+        self.err.as_object().is_some_and(|o| !o.is_empty())
+    }
+
+    fn message(&self) -> String {
+        self.err
+            .get("message")
+            .and_then(|m| m.as_str())
+            .map(first_line)
+            .unwrap_or_else(|| "failed".into())
+    }
+
+    fn key(&self) -> (&str, &str) {
+        (self.file.as_deref().unwrap_or(""), self.full_title.as_str())
+    }
+}
+
+/// Whether a JSON document's top-level keys are mocha's JSON reporter's.
+pub fn looks_like(keys: &[String]) -> bool {
+    let has = |k: &str| keys.iter().any(|x| x == k);
+    has("stats") && has("tests") && has("passes") && has("failures")
+}
+
+/// Read one mocha JSON report: one run of the suite.
+pub fn read(text: &str) -> Result<Report, Error> {
+    let file: File = parse(text, "mocha's JSON report (`.tests[]`)")?;
+    let tests: HashSet<(&str, &str)> = file.tests.iter().map(Test::key).collect();
+    if let Some(hook) = file.failures.iter().find(|f| !tests.contains(&f.key())) {
+        return Err(Error::Refused(format!(
+            "`{}` failed ({}): mocha skips the tests a failed hook guards and leaves them out of its report, \
+             so their failures would be missed. Fix the hook, then run the suite again",
+            hook.full_title,
+            hook.message()
+        )));
+    }
+    let pending: HashSet<(&str, &str)> = file.pending.iter().map(Test::key).collect();
+    let files: Vec<&str> = file.tests.iter().map(|t| t.key().0).collect();
+    let rel = relative_to_common_dir(&files);
+    let mut seen: HashMap<String, u64> = HashMap::new();
+    let mut trials = Vec::with_capacity(file.tests.len());
+    for (t, rel) in file.tests.iter().zip(rel) {
+        if pending.contains(&t.key()) {
+            continue;
+        }
+        let test = if rel.is_empty() {
+            t.full_title.clone()
+        } else {
+            format!("{rel}::{}", t.full_title)
+        };
+        let n = seen.entry(test.clone()).or_default();
+        *n += 1;
+        trials.push(Trial {
+            test,
+            repeat: *n,
+            attempts: retried(
+                t.current_retry,
+                !t.failed(),
+                t.duration.unwrap_or(0.0) / 1000.0,
+                &t.message(),
+            ),
+        });
+    }
+    let skipped = file.pending.len() as u64;
+    let retried_tests = file.tests.iter().filter(|t| t.current_retry > 0).count();
+    let mut notes = Vec::new();
+    if retried_tests > 0 {
+        notes.push(format!(
+            "{retried_tests} test(s) were retried (`currentRetry` > 0): each is graded by its failed first \
+             attempt; turn retries off with `--retries 0`"
+        ));
+    }
+    Ok(Report {
+        trials,
+        skipped,
+        notes,
+    })
+}

@@ -1,0 +1,181 @@
+//! The JSON reporters of the JavaScript test runners whose JUnit hides retries: Playwright's
+//! `--reporter=json`, mocha's `--reporter json`, and the Jest-shaped JSON that `jest --json`
+//! and Vitest's `--reporter=json` write. Each records what a retry did, where their JUnit
+//! does not, so each test's first attempt can be graded and the retries kept as ungraded
+//! attempts, as the JUnit readers do for pytest-rerunfailures and nextest.
+//!
+//! Read from the real tools' output (scripts/gen-junit-fixtures.sh: @playwright/test 1.65,
+//! mocha 11, Jest 30, Vitest 4, with a scripted test whose outcome is a function of an
+//! invocation counter). What each hides is in its module's docs.
+
+pub mod jest;
+pub mod mocha;
+pub mod playwright;
+
+use super::{Attempt, ParseError, Trial, cut_text};
+
+/// Why a report cannot be read.
+#[derive(Debug)]
+pub enum Error {
+    /// Not the runner's JSON report.
+    Parse(ParseError),
+    /// A report that reads, but whose records are not every test's first attempt (a file
+    /// that failed to load, a failed hook, an interrupted run).
+    Refused(String),
+}
+
+/// What a report holds.
+#[derive(Debug)]
+pub struct Report {
+    /// Trials, each test's in run order, attempt 1 first.
+    pub trials: Vec<Trial>,
+    /// Records of tests that did not run (skipped, pending, todo).
+    pub skipped: u64,
+    /// What the reader said about the file, for the terminal.
+    pub notes: Vec<String>,
+}
+
+/// Parse a whole JSON report into `T`, with serde_json's position.
+fn parse<T: serde::de::DeserializeOwned>(text: &str, what: &str) -> Result<T, Error> {
+    serde_json::from_str(text).map_err(|e| {
+        Error::Parse(ParseError {
+            line: e.line() as u64,
+            column: e.column() as u64,
+            reason: format!("not {what}: {e}"),
+        })
+    })
+}
+
+/// The attempts of one test that ran `retries` more times after its first attempt and ended
+/// `passed`: the runner says how many times it ran, and that every attempt before the last
+/// failed (a retry happens only after a failure), not what each failure said.
+fn retried(retries: u64, passed: bool, duration_s: f64, last_message: &str) -> Vec<Attempt> {
+    let earlier = Attempt {
+        passed: false,
+        unavailable: false,
+        duration_s: 0.0,
+        message: "failed (the runner retried it; its report keeps only the last attempt's error)"
+            .into(),
+        detail: String::new(),
+    };
+    let mut attempts = vec![earlier; retries as usize];
+    attempts.push(Attempt {
+        passed,
+        unavailable: false,
+        duration_s,
+        message: if passed {
+            String::new()
+        } else {
+            cut_text(last_message)
+        },
+        detail: String::new(),
+    });
+    attempts
+}
+
+/// Paths as the runner wrote them (absolute for Jest and Vitest), each cut to what follows
+/// the folder all of them share, so that one suite's test ids are the same on every machine
+/// and in every checkout (a matrix job's, a laptop's).
+fn relative_to_common_dir(paths: &[&str]) -> Vec<String> {
+    let dirs: Vec<Vec<&str>> = paths
+        .iter()
+        .map(|p| {
+            let mut parts: Vec<&str> = p.split('/').collect();
+            parts.pop();
+            parts
+        })
+        .collect();
+    let common = dirs.first().map_or(0, |first| {
+        (0..first.len())
+            .take_while(|&i| dirs.iter().all(|d| d.get(i) == first.get(i)))
+            .count()
+    });
+    paths
+        .iter()
+        .map(|p| p.split('/').skip(common).collect::<Vec<_>>().join("/"))
+        .collect()
+}
+
+/// The first non-blank line of a runner's message, without its terminal colours, cut.
+fn first_line(s: &str) -> String {
+    let plain = strip_ansi(s);
+    cut_text(
+        plain
+            .lines()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("")
+            .trim(),
+    )
+}
+
+/// A message without ANSI escape sequences: Playwright, Jest and Vitest colour the messages
+/// they write into their JSON reports (`\x1b[2mexpect(\x1b[22m…`), which would otherwise
+/// reach the ledger and every report as escaped noise.
+fn strip_ansi(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\x1b' {
+            out.push(c);
+            continue;
+        }
+        match chars.peek() {
+            // CSI: parameters and intermediates, then one final byte in @–~.
+            Some('[') => {
+                chars.next();
+                for c in chars.by_ref() {
+                    if ('@'..='~').contains(&c) {
+                        break;
+                    }
+                }
+            }
+            // Any other escape: the escape and the one character it introduces.
+            Some(_) => {
+                chars.next();
+            }
+            None => {}
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_are_cut_to_what_follows_their_common_folder() {
+        assert_eq!(
+            relative_to_common_dir(&[
+                "/ci/w/repo/tests/a.test.js",
+                "/ci/w/repo/tests/sub/b.test.js"
+            ]),
+            ["a.test.js", "sub/b.test.js"]
+        );
+        assert_eq!(
+            relative_to_common_dir(&["/tmp/x/agent.test.mjs"]),
+            ["agent.test.mjs"]
+        );
+        assert_eq!(relative_to_common_dir(&["a.js", "b.js"]), ["a.js", "b.js"]);
+    }
+
+    #[test]
+    fn terminal_colours_are_stripped_from_messages() {
+        assert_eq!(
+            first_line("\n\x1b[2mexpect(\x1b[22m\x1b[31mreceived\x1b[39m).toBe\nstack"),
+            "expect(received).toBe"
+        );
+        assert_eq!(strip_ansi("a\x1b"), "a");
+        assert_eq!(strip_ansi("plain › text"), "plain › text");
+    }
+
+    #[test]
+    fn a_retried_test_has_failed_attempts_before_its_last() {
+        let a = retried(2, true, 0.5, "");
+        assert_eq!(a.len(), 3);
+        assert!(!a[0].passed && !a[1].passed && a[2].passed);
+        let a = retried(0, false, 0.1, "boom\nstack");
+        assert_eq!(a.len(), 1);
+        assert_eq!(a[0].message, "boom\nstack");
+    }
+}
