@@ -21,6 +21,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::model::{Outcome, Sampling, TrialOutcome, Verdict};
+use crate::sampler::in_order::{Finished, Gaps, InOrder, Settle};
 use crate::sampler::{Decision, Disposition, Sampler};
 
 /// Which side of a pair an attempt ran on.
@@ -121,6 +122,18 @@ pub fn base_first(seed: u64, pair: u64) -> bool {
 /// What one pair amounted to, from its two sides' attempt-1 outcomes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PairOutcome {
+    /// Neither side cancelled nor a harness error: the pair is consumed (a void one against
+    /// the unavailable budget).
+    Graded(PairGrade),
+    /// A side was stopped by gate: the pair is skipped, not a gap.
+    Cancelled,
+    /// The harness could not run a side: nothing from here on is consumed.
+    HarnessError,
+}
+
+/// What a consumed pair says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PairGrade {
     /// Both sides passed.
     BothPass,
     /// Both sides failed.
@@ -131,10 +144,6 @@ pub enum PairOutcome {
     BaseOnlyFail,
     /// A side was unavailable: the pair is void and replaced.
     Void,
-    /// A side was stopped by gate: the pair is skipped, not a gap.
-    Cancelled,
-    /// The harness could not run a side: nothing from here on is consumed.
-    HarnessError,
 }
 
 impl PairOutcome {
@@ -142,15 +151,33 @@ impl PairOutcome {
     /// cancellation, then an unavailable side; only two graded sides make a graded pair.
     pub fn of(head: Outcome, base: Outcome) -> PairOutcome {
         use Outcome::*;
-        match (head, base) {
-            (HarnessError, _) | (_, HarnessError) => PairOutcome::HarnessError,
-            (Cancelled, _) | (_, Cancelled) => PairOutcome::Cancelled,
-            (Unavailable, _) | (_, Unavailable) => PairOutcome::Void,
-            (Pass, Pass) => PairOutcome::BothPass,
-            (Fail, Fail) => PairOutcome::BothFail,
-            (Fail, Pass) => PairOutcome::HeadOnlyFail,
-            (Pass, Fail) => PairOutcome::BaseOnlyFail,
+        let grade = match (head, base) {
+            (HarnessError, _) | (_, HarnessError) => return PairOutcome::HarnessError,
+            (Cancelled, _) | (_, Cancelled) => return PairOutcome::Cancelled,
+            (Unavailable, _) | (_, Unavailable) => PairGrade::Void,
+            (Pass, Pass) => PairGrade::BothPass,
+            (Fail, Fail) => PairGrade::BothFail,
+            (Fail, Pass) => PairGrade::HeadOnlyFail,
+            (Pass, Fail) => PairGrade::BaseOnlyFail,
+        };
+        PairOutcome::Graded(grade)
+    }
+}
+
+/// Complete pairs as the in-order consumer sorts them.
+impl Finished for PairOutcome {
+    type Graded = PairGrade;
+
+    fn settle(self) -> Settle<PairGrade> {
+        match self {
+            PairOutcome::Graded(g) => Settle::Consume(g),
+            PairOutcome::Cancelled => Settle::Cancelled,
+            PairOutcome::HarnessError => Settle::HarnessError,
         }
+    }
+
+    fn unavailable(&self) -> bool {
+        *self == PairOutcome::Graded(PairGrade::Void)
     }
 }
 
@@ -189,26 +216,27 @@ impl PairCounts {
 }
 
 /// The ordered pair sampler: sides offered in any order, pairs consumed in pair-ordinal
-/// order by the discordant rule, with `max_pairs` truncation.
+/// order ([`InOrder`]) by the discordant rule, with `max_pairs` truncation.
 #[derive(Debug, Clone)]
 pub struct PairSampler {
+    /// Sides offered, by pair, until both are in.
+    sides: BTreeMap<u64, (Option<Outcome>, Option<Outcome>)>,
+    /// Complete pairs, consumed in pair order.
+    order: InOrder<PairOutcome>,
+    /// What consuming a pair does: the counts and the discordant rule.
+    rule: PairRule,
+}
+
+/// The consuming half of [`PairSampler`]: pair counts, the discordant rule, and the decision
+/// in pair terms.
+#[derive(Debug, Clone)]
+struct PairRule {
     rule: Sampler,
     max_unavailable: u64,
     max_pairs: u64,
-    /// The lowest pair ordinal not yet settled.
-    next: u64,
-    /// Sides offered, by pair, until both are in.
-    sides: BTreeMap<u64, (Option<Outcome>, Option<Outcome>)>,
-    /// Complete pairs above `next`, waiting for their turn.
-    waiting: BTreeMap<u64, PairOutcome>,
     counts: PairCounts,
     /// The decision in pair terms: the rule's, or INCONCLUSIVE at `max_pairs`.
     decided: Option<Decision>,
-    halted: bool,
-    blocked_at_gap: bool,
-    decided_at: Option<u64>,
-    cancelled: u64,
-    excluded: u64,
 }
 
 impl PairSampler {
@@ -219,19 +247,16 @@ impl PairSampler {
         max_pairs: u64,
     ) -> Result<Self, crate::stats::StatsError> {
         Ok(PairSampler {
-            rule: Sampler::new(sampling, max_unavailable)?,
-            max_unavailable,
-            max_pairs,
-            next: 1,
             sides: BTreeMap::new(),
-            waiting: BTreeMap::new(),
-            counts: PairCounts::default(),
-            decided: None,
-            halted: false,
-            blocked_at_gap: false,
-            decided_at: None,
-            cancelled: 0,
-            excluded: 0,
+            // The discordant rule is sequential: its verdict depends on order.
+            order: InOrder::new(Gaps::Stop, None),
+            rule: PairRule {
+                rule: Sampler::new(sampling, max_unavailable)?,
+                max_unavailable,
+                max_pairs,
+                counts: PairCounts::default(),
+                decided: None,
+            },
         })
     }
 
@@ -239,9 +264,10 @@ impl PairSampler {
     /// pair-ordinal order. A side offered twice, or a settled pair, is ignored (invariant 1).
     pub fn offer(&mut self, pair: u64, side: Side, outcome: Outcome) -> Vec<(u64, Disposition)> {
         if outcome == Outcome::HarnessError {
-            self.halted = true;
+            // One side is enough: consumption stops the moment a harness error arrives.
+            self.order.halt();
         }
-        if pair < self.next || self.waiting.contains_key(&pair) {
+        if !self.order.accepts(pair) {
             return Vec::new();
         }
         let slot = self.sides.entry(pair).or_default();
@@ -253,78 +279,122 @@ impl PairSampler {
             return Vec::new();
         }
         *cell = Some(outcome);
-        if let (Some(h), Some(b)) = *slot {
-            self.sides.remove(&pair);
-            self.waiting.insert(pair, PairOutcome::of(h, b));
-        }
-        let mut settled = Vec::new();
-        self.advance(&mut settled);
-        settled
+        let (Some(h), Some(b)) = *slot else {
+            return Vec::new();
+        };
+        self.sides.remove(&pair);
+        let rule = &mut self.rule;
+        self.order
+            .offer(pair, PairOutcome::of(h, b), |p| rule.consume(p))
     }
 
     /// Every pair below `pair` not complete by now never will be: the rule's verdict depends
     /// on order, so consumption stops at the first such gap.
     pub fn gap_before(&mut self, pair: u64) -> Vec<(u64, Disposition)> {
-        let mut settled = Vec::new();
-        self.advance(&mut settled);
-        if self.next < pair {
-            self.blocked_at_gap = true;
-            // Pairs below `pair` that did complete settle now, excluded (blocked).
-            let below: Vec<u64> = self.waiting.range(..pair).map(|(&p, _)| p).collect();
-            for p in below {
-                if let Some(o) = self.waiting.remove(&p) {
-                    settled.push((p, self.settle(p, o)));
-                }
-            }
-            self.sides.retain(|&p, _| p >= pair);
-            self.next = pair;
-            self.advance(&mut settled);
-        }
+        let rule = &mut self.rule;
+        let settled = self.order.gap_before(pair, |p| rule.consume(p));
+        // Half-offered pairs below `pair` will never complete.
+        self.sides.retain(|&p, _| p >= pair);
         settled
     }
 
     /// Stop consuming from now on (rows written after a harness error).
     pub fn halt(&mut self) {
-        self.halted = true;
+        self.order.halt();
     }
 
-    fn advance(&mut self, settled: &mut Vec<(u64, Disposition)>) {
-        while let Some(outcome) = self.waiting.remove(&self.next) {
-            let pair = self.next;
-            settled.push((pair, self.settle(pair, outcome)));
-            self.next = pair.saturating_add(1);
-        }
+    /// The discordant rule underneath (its tally: head wins, head losses, void pairs).
+    pub fn rule(&self) -> &Sampler {
+        &self.rule.rule
     }
 
-    fn settle(&mut self, pair: u64, outcome: PairOutcome) -> Disposition {
-        let offered = match outcome {
-            PairOutcome::Cancelled => {
-                self.cancelled += 1;
-                return Disposition::Cancelled;
-            }
-            PairOutcome::HarnessError => {
-                self.halted = true;
-                return Disposition::HarnessError;
-            }
-            PairOutcome::HeadOnlyFail => Some(TrialOutcome::Fail),
-            PairOutcome::BaseOnlyFail => Some(TrialOutcome::Pass),
-            PairOutcome::Void => Some(TrialOutcome::Unavailable),
-            PairOutcome::BothPass | PairOutcome::BothFail => None,
-        };
-        if self.halted || self.blocked_at_gap || self.decision().is_some() {
-            self.excluded += 1;
-            return Disposition::Excluded;
+    /// The pair counts consumed so far.
+    pub fn pair_counts(&self) -> PairCounts {
+        self.rule.counts
+    }
+
+    /// Graded pairs that may still be needed before the task must have decided.
+    pub fn remaining_pairs(&self) -> u64 {
+        if self.decision().is_some() {
+            return 0;
         }
+        self.rule.max_pairs.saturating_sub(self.rule.counts.total)
+    }
+
+    /// The decision, once reached: the rule's, or INCONCLUSIVE at `max_pairs`.
+    pub fn decision(&self) -> Option<&Decision> {
+        self.rule.decided.as_ref()
+    }
+
+    /// The pair whose outcome reached the decision.
+    pub fn decided_at(&self) -> Option<u64> {
+        self.order.decided_at()
+    }
+
+    /// Whether a harness error stopped consumption.
+    pub fn halted(&self) -> bool {
+        self.order.halted()
+    }
+
+    /// Whether consumption stopped at a gap.
+    pub fn blocked_at_gap(&self) -> bool {
+        self.order.blocked_at_gap()
+    }
+
+    /// Cancelled pairs settled so far.
+    pub fn cancelled(&self) -> u64 {
+        self.order.cancelled()
+    }
+
+    /// Complete pairs never counted: excluded once settled, or waiting behind a lower pair.
+    pub fn uncounted_finished(&self) -> u64 {
+        self.order.uncounted_finished()
+    }
+
+    /// Complete pairs waiting behind a lower pair: (graded, void).
+    pub fn waiting(&self) -> (u64, u64) {
+        self.order.waiting()
+    }
+
+    /// Counts for the decision row: the discordant rule's tally (passed = head wins,
+    /// failed = head losses, unavailable = void pairs), pairs cancelled and excluded.
+    pub fn counts(&self) -> crate::model::Counts {
+        crate::model::Counts::from_tally(
+            self.rule().tally(),
+            self.cancelled(),
+            self.uncounted_finished(),
+        )
+    }
+}
+
+impl PairRule {
+    /// Count one pair, offer it to the discordant rule if it is discordant or void, and
+    /// decide in pair terms; returns whether the task has decided.
+    fn consume(&mut self, pair: PairGrade) -> bool {
         let c = &mut self.counts;
-        match outcome {
-            PairOutcome::BothPass => c.both_pass += 1,
-            PairOutcome::BothFail => c.both_fail += 1,
-            PairOutcome::HeadOnlyFail => c.head_only_fail += 1,
-            PairOutcome::BaseOnlyFail => c.base_only_fail += 1,
-            PairOutcome::Void => c.void += 1,
-            PairOutcome::Cancelled | PairOutcome::HarnessError => {}
-        }
-        if outcome != PairOutcome::Void {
+        let offered = match pair {
+            PairGrade::BothPass => {
+                c.both_pass += 1;
+                None
+            }
+            PairGrade::BothFail => {
+                c.both_fail += 1;
+                None
+            }
+            PairGrade::HeadOnlyFail => {
+                c.head_only_fail += 1;
+                Some(TrialOutcome::Fail)
+            }
+            PairGrade::BaseOnlyFail => {
+                c.base_only_fail += 1;
+                Some(TrialOutcome::Pass)
+            }
+            PairGrade::Void => {
+                c.void += 1;
+                Some(TrialOutcome::Unavailable)
+            }
+        };
+        if pair != PairGrade::Void {
             c.total += 1;
         }
         if let Some(o) = offered {
@@ -365,82 +435,7 @@ impl PairSampler {
                 ),
             });
         }
-        if self.decision().is_some() {
-            self.decided_at = Some(pair);
-        }
-        Disposition::Counted
-    }
-
-    /// The discordant rule underneath (its tally: head wins, head losses, void pairs).
-    pub fn rule(&self) -> &Sampler {
-        &self.rule
-    }
-
-    /// The pair counts consumed so far.
-    pub fn pair_counts(&self) -> PairCounts {
-        self.counts
-    }
-
-    /// Graded pairs that may still be needed before the task must have decided.
-    pub fn remaining_pairs(&self) -> u64 {
-        if self.decision().is_some() {
-            return 0;
-        }
-        self.max_pairs.saturating_sub(self.counts.total)
-    }
-
-    /// The decision, once reached: the rule's, or INCONCLUSIVE at `max_pairs`.
-    pub fn decision(&self) -> Option<&Decision> {
-        self.decided.as_ref()
-    }
-
-    /// The pair whose outcome reached the decision.
-    pub fn decided_at(&self) -> Option<u64> {
-        self.decided_at
-    }
-
-    /// Whether a harness error stopped consumption.
-    pub fn halted(&self) -> bool {
-        self.halted
-    }
-
-    /// Whether consumption stopped at a gap.
-    pub fn blocked_at_gap(&self) -> bool {
-        self.blocked_at_gap
-    }
-
-    /// Cancelled pairs settled so far.
-    pub fn cancelled(&self) -> u64 {
-        self.cancelled
-    }
-
-    /// Complete pairs never counted: excluded once settled, or waiting behind a lower pair.
-    pub fn uncounted_finished(&self) -> u64 {
-        self.excluded
-            + self
-                .waiting
-                .values()
-                .filter(|o| !matches!(o, PairOutcome::Cancelled | PairOutcome::HarnessError))
-                .count() as u64
-    }
-
-    /// Complete pairs waiting behind a lower pair: (graded, void).
-    pub fn waiting(&self) -> (u64, u64) {
-        self.waiting.values().fold((0, 0), |(g, u), o| match o {
-            PairOutcome::Void => (g, u + 1),
-            PairOutcome::Cancelled | PairOutcome::HarnessError => (g, u),
-            _ => (g + 1, u),
-        })
-    }
-
-    /// Counts for the decision row: the discordant rule's tally (passed = head wins,
-    /// failed = head losses, unavailable = void pairs), pairs cancelled and excluded.
-    pub fn counts(&self) -> crate::model::Counts {
-        crate::model::Counts::from_tally(
-            self.rule.tally(),
-            self.cancelled,
-            self.uncounted_finished(),
-        )
+        self.decided.is_some()
     }
 }
 
@@ -594,13 +589,17 @@ mod tests {
             let mut want = None;
             for &(hd, bs) in &pairs {
                 let (hd, bs) = (outcome(hd), outcome(bs));
-                let offered = match PairOutcome::of(hd, bs) {
-                    PairOutcome::HeadOnlyFail => Some(TrialOutcome::Fail),
-                    PairOutcome::BaseOnlyFail => Some(TrialOutcome::Pass),
-                    PairOutcome::Void => Some(TrialOutcome::Unavailable),
-                    _ => None,
+                let grade = match PairOutcome::of(hd, bs) {
+                    PairOutcome::Graded(g) => g,
+                    _ => unreachable!("the strategy draws pass, fail and unavailable only"),
                 };
-                if PairOutcome::of(hd, bs) != PairOutcome::Void {
+                let offered = match grade {
+                    PairGrade::HeadOnlyFail => Some(TrialOutcome::Fail),
+                    PairGrade::BaseOnlyFail => Some(TrialOutcome::Pass),
+                    PairGrade::Void => Some(TrialOutcome::Unavailable),
+                    PairGrade::BothPass | PairGrade::BothFail => None,
+                };
+                if grade != PairGrade::Void {
                     total += 1;
                 }
                 if let Some(o) = offered {

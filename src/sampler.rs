@@ -7,7 +7,7 @@
 //! in `gate report` and `gate verify`, which is what makes every verdict recomputable from
 //! the ledger alone (invariant 4).
 
-use std::collections::BTreeMap;
+pub mod in_order;
 
 use crate::model::Counts;
 use crate::model::{Outcome, Shard};
@@ -15,6 +15,9 @@ use crate::rule::Rule;
 
 pub use crate::model::{Sampling, Tally, TrialOutcome, Verdict};
 pub use crate::rule::Decision;
+pub use in_order::Disposition;
+
+use in_order::{Finished, Gaps, InOrder, Settle};
 
 /// A sampling rule in progress: the tally, the unavailable budget, and the [`Rule`] (its
 /// lattice) that decides.
@@ -120,18 +123,23 @@ impl Sampler {
     }
 }
 
-/// What became of a trial once the ordered sampler reached it in ordinal order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Disposition {
-    /// Its outcome was consumed and is in the tally.
-    Counted,
-    /// It finished, but after the decision, after a harness error, or after a sequential
-    /// plan's gap: recorded, never counted.
-    Excluded,
-    /// Stopped by gate for a reason unrelated to its content: skipped, not a gap.
-    Cancelled,
-    /// The harness could not run it: nothing from here on is consumed.
-    HarnessError,
+/// Trial outcomes as the in-order consumer sorts them.
+impl Finished for Outcome {
+    type Graded = TrialOutcome;
+
+    fn settle(self) -> Settle<TrialOutcome> {
+        match self {
+            Outcome::Pass => Settle::Consume(TrialOutcome::Pass),
+            Outcome::Fail => Settle::Consume(TrialOutcome::Fail),
+            Outcome::Unavailable => Settle::Consume(TrialOutcome::Unavailable),
+            Outcome::Cancelled => Settle::Cancelled,
+            Outcome::HarnessError => Settle::HarnessError,
+        }
+    }
+
+    fn unavailable(&self) -> bool {
+        *self == Outcome::Unavailable
+    }
 }
 
 /// The one ordered sampler (invariant 2): trials are offered as they finish, in any order,
@@ -147,21 +155,11 @@ pub enum Disposition {
 /// - a harness error stops all consumption from the moment it arrives;
 /// - once the rule decides, later outcomes are excluded.
 ///
-/// The decision itself is the rule's ([`Sampler`]); this type only orders what it is fed.
+/// The ordering is [`InOrder`]'s, the decision the rule's ([`Sampler`]); this type joins them.
 #[derive(Debug, Clone)]
 pub struct OrderedSampler {
     sampler: Sampler,
-    sequential: bool,
-    shard: Option<Shard>,
-    /// The lowest ordinal not yet settled.
-    next: u64,
-    /// Outcomes offered above `next`, waiting for their turn.
-    waiting: BTreeMap<u64, Outcome>,
-    halted: bool,
-    blocked_at_gap: bool,
-    decided_at: Option<u64>,
-    cancelled: u64,
-    excluded: u64,
+    order: InOrder<Outcome>,
 }
 
 impl OrderedSampler {
@@ -172,108 +170,37 @@ impl OrderedSampler {
         max_unavailable: u64,
         shard: Option<Shard>,
     ) -> Result<Self, crate::stats::StatsError> {
-        let mut s = OrderedSampler {
-            sequential: matches!(sampling, Sampling::Sequential { .. }),
-            sampler: Sampler::new(sampling, max_unavailable)?,
-            shard,
-            next: 1,
-            waiting: BTreeMap::new(),
-            halted: false,
-            blocked_at_gap: false,
-            decided_at: None,
-            cancelled: 0,
-            excluded: 0,
+        let gaps = match sampling {
+            Sampling::Sequential { .. } => Gaps::Stop,
+            Sampling::Single { .. } => Gaps::Skip,
         };
-        s.next = s.owned_from(1);
-        Ok(s)
+        Ok(OrderedSampler {
+            sampler: Sampler::new(sampling, max_unavailable)?,
+            order: InOrder::new(gaps, shard),
+        })
     }
 
     /// Offer trial `ordinal`'s attempt-1 outcome. Returns the trials this settled, in
     /// ordinal order (none while a lower ordinal is still pending). An ordinal already
     /// settled, or offered twice, is ignored: a trial is graded once (invariant 1).
     pub fn offer(&mut self, ordinal: u64, outcome: Outcome) -> Vec<(u64, Disposition)> {
-        if outcome == Outcome::HarnessError {
-            // The run stops consuming the moment a harness error arrives, whatever its
-            // ordinal; so does the replay.
-            self.halted = true;
-        }
-        if ordinal < self.next || self.waiting.contains_key(&ordinal) {
-            return Vec::new();
-        }
-        self.waiting.insert(ordinal, outcome);
-        let mut settled = Vec::new();
-        self.advance(&mut settled);
-        settled
+        let sampler = &mut self.sampler;
+        self.order
+            .offer(ordinal, outcome, |t| sampler.consume(t).is_some())
     }
 
     /// Every ordinal below `ordinal` that was not offered never will be (no row recorded).
     /// A single plan skips such gaps; a sequential plan stops consuming at the first.
     pub fn gap_before(&mut self, ordinal: u64) -> Vec<(u64, Disposition)> {
-        let mut settled = Vec::new();
-        while self.next < ordinal {
-            if self.waiting.contains_key(&self.next) {
-                self.advance(&mut settled);
-                continue;
-            }
-            self.blocked_at_gap |= self.sequential;
-            let resume = self
-                .waiting
-                .range(self.next..)
-                .next()
-                .map_or(ordinal, |(&o, _)| o.min(ordinal));
-            self.next = self.owned_from(resume);
-        }
-        self.advance(&mut settled);
-        settled
+        let sampler = &mut self.sampler;
+        self.order
+            .gap_before(ordinal, |t| sampler.consume(t).is_some())
     }
 
     /// Stop consuming from now on, as if a harness error had arrived (the replay uses this
     /// for rows written after the harness error, which the run never consumed).
     pub fn halt(&mut self) {
-        self.halted = true;
-    }
-
-    fn owned_from(&self, ordinal: u64) -> u64 {
-        match self.shard {
-            Some(s) if s.m > 1 && !s.owns(ordinal) => {
-                // The next ordinal ≡ k (mod m) at or above `ordinal`.
-                let offset = (s.k - 1 + s.m - (ordinal - 1) % s.m) % s.m;
-                ordinal.saturating_add(offset)
-            }
-            _ => ordinal,
-        }
-    }
-
-    fn advance(&mut self, settled: &mut Vec<(u64, Disposition)>) {
-        while let Some(outcome) = self.waiting.remove(&self.next) {
-            let ordinal = self.next;
-            settled.push((ordinal, self.settle(ordinal, outcome)));
-            self.next = self.owned_from(ordinal.saturating_add(1));
-        }
-    }
-
-    fn settle(&mut self, ordinal: u64, outcome: Outcome) -> Disposition {
-        let trial = match outcome {
-            Outcome::Cancelled => {
-                self.cancelled += 1;
-                return Disposition::Cancelled;
-            }
-            Outcome::HarnessError => {
-                self.halted = true;
-                return Disposition::HarnessError;
-            }
-            Outcome::Pass => TrialOutcome::Pass,
-            Outcome::Fail => TrialOutcome::Fail,
-            Outcome::Unavailable => TrialOutcome::Unavailable,
-        };
-        if self.halted || self.blocked_at_gap || self.decided_at.is_some() {
-            self.excluded += 1;
-            return Disposition::Excluded;
-        }
-        if self.sampler.consume(trial).is_some() {
-            self.decided_at = Some(ordinal);
-        }
-        Disposition::Counted
+        self.order.halt();
     }
 
     /// The rule underneath (tally, decision, LLR).
@@ -293,47 +220,38 @@ impl OrderedSampler {
 
     /// The ordinal whose outcome reached the decision.
     pub fn decided_at(&self) -> Option<u64> {
-        self.decided_at
+        self.order.decided_at()
     }
 
     /// Whether a harness error stopped consumption.
     pub fn halted(&self) -> bool {
-        self.halted
+        self.order.halted()
     }
 
     /// Whether a sequential plan stopped at a gap.
     pub fn blocked_at_gap(&self) -> bool {
-        self.blocked_at_gap
+        self.order.blocked_at_gap()
     }
 
     /// Cancelled trials settled so far.
     pub fn cancelled(&self) -> u64 {
-        self.cancelled
+        self.order.cancelled()
     }
 
     /// Finished trials never counted: excluded once settled, or still waiting behind a
     /// lower ordinal that never finished.
     pub fn uncounted_finished(&self) -> u64 {
-        self.excluded
-            + self
-                .waiting
-                .values()
-                .filter(|o| matches!(o, Outcome::Pass | Outcome::Fail | Outcome::Unavailable))
-                .count() as u64
+        self.order.uncounted_finished()
     }
 
     /// Offered outcomes waiting behind a lower ordinal: (graded, unavailable).
     pub fn waiting(&self) -> (u64, u64) {
-        self.waiting.values().fold((0, 0), |(g, u), o| match o {
-            Outcome::Pass | Outcome::Fail => (g + 1, u),
-            Outcome::Unavailable => (g, u + 1),
-            _ => (g, u),
-        })
+        self.order.waiting()
     }
 
     /// Counts for the decision row.
     pub fn counts(&self) -> Counts {
-        Counts::from_tally(self.tally(), self.cancelled, self.uncounted_finished())
+        Counts::from_tally(self.tally(), self.cancelled(), self.uncounted_finished())
     }
 }
 

@@ -10,7 +10,7 @@ use crate::cli::{Format, PlanArgs, SequentialRuleArg};
 use crate::design::{DesignError, EvaluateReport, PlanOptions, PlanReport};
 use crate::error::{Error, usage};
 use crate::exit;
-pub(crate) use crate::format::{num, percent};
+use crate::format::num;
 use crate::report::plan::{render_evaluate, render_svg, render_text};
 use crate::stats::StatsError;
 use crate::stats::sprt::MAX_TRIALS_LIMIT;

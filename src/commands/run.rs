@@ -18,6 +18,7 @@ use crate::plan::Plan;
 use crate::progress::Progress;
 use crate::publish::{Guarded, Outputs};
 use crate::report::Report;
+use crate::report::words::verdict_text;
 use crate::runner::events::Fanout;
 use crate::runner::redact::Redactor;
 use crate::runner::sandbox::Sandbox;
@@ -338,12 +339,7 @@ fn after_earlier_stages(
         };
         if !s.runs_next {
             let why = match (s.decided_in, report.tasks.iter().find(|r| r.id() == t.id)) {
-                (Some(d), Some(r)) => format!(
-                    "{} in stage {d}",
-                    r.verdict()
-                        .verdict()
-                        .map_or("HARNESS ERROR", |v| v.as_str())
-                ),
+                (Some(d), Some(r)) => format!("{} in stage {d}", verdict_text(r.verdict())),
                 _ => format!("its last stage was {}", s.last_stage),
             };
             lines.push(format!("{}: {why}; runs nothing in stage {stage}", t.id));

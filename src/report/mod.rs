@@ -15,10 +15,12 @@
 //!    read the model and [`words`], never each other, and the model knows none of them.
 //!
 //! [`verify`] is `gate verify`'s audit of a ledger against its own replay; [`plan`] renders
-//! `gate plan`'s design and [`explain`] `gate explain`'s arithmetic. [`emit`] writes the
-//! files a run or `gate report` was asked for.
+//! `gate plan`'s design, [`explain`] `gate explain`'s arithmetic and [`audit`] what `gate
+//! explain --junit` found in result files. [`emit`] writes the files a run or `gate report`
+//! was asked for.
 
 pub mod annotations;
+pub mod audit;
 pub mod compare;
 pub mod error;
 pub mod explain;

@@ -181,9 +181,9 @@ pub fn audit(ledger: &Ledger) -> Audit {
                 what: format!(
                     "decision for task `{}` says {} with {} but the attempt rows recompute to {} with {}",
                     d.task,
-                    verdict_text(d.verdict),
+                    verdict_words(d.verdict),
                     counts_text(&d.counts),
-                    verdict_text(task.verdict),
+                    verdict_words(task.verdict),
                     counts_text(&task.counts)
                 ),
             });
@@ -232,9 +232,9 @@ pub fn audit(ledger: &Ledger) -> Audit {
                 at: at(i),
                 what: format!(
                     "footer says {} (exit {}) but the attempt rows recompute to {} (exit {code})",
-                    verdict_text(f.verdict),
+                    verdict_words(f.verdict),
                     f.exit_code,
-                    verdict_text(verdict)
+                    verdict_words(verdict)
                 ),
             });
         }
@@ -270,7 +270,10 @@ fn problem_from_replay(ledger: &Ledger, e: ReportError) -> Problem {
     }
 }
 
-fn verdict_text(v: Judgement) -> &'static str {
+/// A verdict in the audit's sentences. Not [`super::words::verdict_text`] on purpose: a
+/// problem reads "decision … says no verdict (harness error) with …", where a report's
+/// verdict cell says HARNESS ERROR.
+fn verdict_words(v: Judgement) -> &'static str {
     v.verdict()
         .map_or("no verdict (harness error)", |v| v.as_str())
 }

@@ -1,0 +1,189 @@
+//! The summary's head and foot: the gate verdict, the task table, the run-wide figures
+//! (multiplicity cost, shards), and the sandbox and ledger lines under the task sections.
+
+use std::fmt::Write as _;
+
+use crate::ledger::OnInconclusive;
+use crate::model::Judgement;
+use crate::sampler::Verdict;
+
+use super::{Detail, badge, cell, code_span, task_sections};
+use crate::report::model::Report;
+use crate::report::words::{
+    alpha_words, list, percent, prob, staged_line, staged_tasks_line, waiting_for,
+};
+
+/// The summary in three parts: the verdict, table and run-wide figures; the per-task
+/// sections; the ledger lines.
+pub(super) fn parts(report: &Report) -> [String; 3] {
+    let mut out = String::new();
+    let v = report.verdict();
+    if report.continue_with().is_some() {
+        // Not a verdict yet: the staged run goes on with its next stage.
+        let _ = writeln!(out, "## gate: ⏩ CONTINUE\n");
+    } else {
+        let _ = writeln!(out, "## gate: {}\n", badge(v));
+    }
+    for l in &report.replay.ledgers {
+        if let Some(b) = &l.chain_break {
+            let _ = writeln!(
+                out,
+                "> ⚠️ **Ledger integrity: chain broken at {}** — figures are not auditable; run `gate verify`.\n",
+                cell(b)
+            );
+        }
+    }
+    let code = report.exit_code();
+    if v == Judgement::HarnessError {
+        let _ = writeln!(
+            out,
+            "A harness error invalidated the run: no verdict is published (exit {code}). \
+             Fix the setup and run again.\n"
+        );
+    } else if report.replay.interrupted_by_signal() {
+        out.push_str(
+            "The run was interrupted before every task was decided; continue it with \
+             `gate run --resume`.\n\n",
+        );
+    } else if let Some(line) = staged_line(report) {
+        let _ = writeln!(out, "{line} (exit {code}).\n");
+    } else if report.waiting_for_shards() {
+        let what = waiting_for(report);
+        let _ = writeln!(
+            out,
+            "INCONCLUSIVE for now: {what} (exit {code}{}); `gate report` over all shards decides.\n",
+            if report.on_inconclusive == OnInconclusive::Pass {
+                " under `on_inconclusive: pass`"
+            } else {
+                ""
+            }
+        );
+    } else if v == Judgement::Verdict(Verdict::Inconclusive)
+        && report.on_inconclusive == OnInconclusive::Pass
+    {
+        let _ = writeln!(
+            out,
+            "INCONCLUSIVE does not fail this gate (`on_inconclusive: pass`, exit {code}).\n"
+        );
+    }
+    if let Some(line) = staged_tasks_line(report) {
+        let _ = writeln!(out, "Stages: {line}.\n");
+    }
+    match (
+        report.replay.interrupted_by_signal(),
+        report.exit_override(),
+    ) {
+        (true, None) => {
+            let _ = writeln!(
+                out,
+                "Plan file {} · interrupted\n",
+                code_span(&report.replay.plan_path)
+            );
+        }
+        (true, Some(c)) => {
+            let _ = writeln!(
+                out,
+                "Plan file {} · interrupted, exit code {c}\n",
+                code_span(&report.replay.plan_path)
+            );
+        }
+        (false, _) => {
+            let _ = writeln!(
+                out,
+                "Plan file {} · exit code {code}\n",
+                code_span(&report.replay.plan_path)
+            );
+        }
+    }
+
+    out.push_str(
+        "| task | verdict | plan | run | passed | failed | unavailable | pass rate (95% CI) |\n",
+    );
+    out.push_str("|---|---|---|---:|---:|---:|---:|---|\n");
+    for t in &report.tasks {
+        let c = t.replay.counts;
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            cell(t.id()),
+            badge(t.verdict()),
+            cell(&t.plan),
+            c.run,
+            c.passed,
+            c.failed,
+            c.unavailable,
+            match (&t.compare, t.pass_rate) {
+                // A compare task's counts are its discordant pairs (passed = head wins): its
+                // figure is θ, not a pass rate.
+                (Some(cmp), _) => cmp.theta.map_or("n/a".to_string(), |th| format!(
+                    "θ {:.3} ({:.3}–{:.3}), head losses per discordant pair",
+                    th.estimate, th.ci95.lo, th.ci95.hi
+                )),
+                (None, p) => p.map_or("n/a".to_string(), |p| format!(
+                    "{} ({}–{})",
+                    percent(p.estimate),
+                    percent(p.ci95.lo),
+                    percent(p.ci95.hi)
+                )),
+            }
+        );
+    }
+    out.push('\n');
+
+    let m = &report.multiplicity;
+    match m.cost {
+        Some(cost) => {
+            let _ = write!(
+                out,
+                "**Multiplicity cost:** a healthy suite fails somewhere with probability {} \
+                 (1 − ∏(1 − αᵢ) over {} task{}, αᵢ = {}{})",
+                prob(cost),
+                m.known.len(),
+                if m.known.len() == 1 { "" } else { "s" },
+                alpha_words(m.on_inconclusive),
+                match m.on_inconclusive {
+                    OnInconclusive::Fail => ": an INCONCLUSIVE fails the gate",
+                    OnInconclusive::Pass => {
+                        ": an INCONCLUSIVE passes under `on_inconclusive: pass`"
+                    }
+                }
+            );
+            if !m.unknown.is_empty() {
+                let _ = write!(
+                    out,
+                    "; unknown for {} (no healthy rate recorded), left out",
+                    m.unknown
+                        .iter()
+                        .map(|u| cell(u))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+            }
+            out.push_str(".\n\n");
+        }
+        None => out.push_str("**Multiplicity cost:** unknown: no task records a healthy rate.\n\n"),
+    }
+    if let Some(s) = &report.replay.shards {
+        let _ = write!(out, "**Shards:** {} of {} present", list(&s.present), s.m);
+        if !s.missing.is_empty() {
+            let _ = write!(out, "; missing {}", list(&s.missing));
+        }
+        out.push_str(".\n\n");
+    }
+
+    let head = std::mem::take(&mut out);
+    let tasks = task_sections(report, Detail::Full);
+    for line in report.sandbox() {
+        let _ = writeln!(out, "<sub>Sandbox: {line}</sub>\n");
+    }
+    for l in &report.replay.ledgers {
+        let _ = writeln!(
+            out,
+            "<sub>Ledger {} · head SHA-256 `{}` (record it: the hash chain protects every row \
+             but the last)</sub>\n",
+            code_span(&l.path.display().to_string()),
+            l.head_sha256
+        );
+    }
+    [head, tasks, out]
+}
