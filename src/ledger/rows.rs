@@ -17,7 +17,7 @@ use crate::model::{
 pub struct Record {
     /// 0-based position in the file.
     pub seq: u64,
-    /// Hex SHA-256 of the previous line's bytes (without its newline), or [`GENESIS`].
+    /// Hex SHA-256 of the previous line's bytes (without its newline), or [`GENESIS`](super::GENESIS).
     pub prev: String,
     /// The row.
     #[serde(flatten)]
