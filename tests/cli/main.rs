@@ -4,6 +4,7 @@ mod action;
 mod common;
 mod compare;
 mod compare_contract;
+mod compare_interval;
 mod docs;
 mod engine;
 mod evals;
