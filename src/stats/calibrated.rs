@@ -39,8 +39,10 @@
 //! proven optimal among all rules: the Bayes rules of the Lagrangian are a discrete family,
 //! and the search over the multipliers can step over a better rule.
 //!
-//! Everything is plain IEEE arithmetic (Λ from tables of repeated products; logarithms only to guess where
-//! the band lies, then checked with Λ itself), so the same inputs give the same lattice on
+//! Everything is plain IEEE arithmetic (Λ from tables of repeated products, rescaled by exact
+//! powers of two so that a design of 10^5 trials never leaves the range of doubles; see
+//! [`Powers`]; logarithms only to guess where the band lies, then checked with Λ itself), so
+//! the same inputs give the same lattice on
 //! every machine; the ledger records the lattice itself in any case.
 //!
 //! The information limit reported next to the design is Wald's lower bound on the expected
