@@ -13,6 +13,7 @@ use serde_saphyr::Spanned;
 
 use super::schema::{BaseFile, SamplingSpec, SequentialKind};
 use super::{CommandLine, DEFAULT_BETA, PlanError, ResolvedRule, Task, Validator};
+use crate::ledger::OnInconclusive;
 use crate::model::SequentialRule;
 use crate::pairs::{CompareRates, discordant_rates};
 use crate::sampler::Sampling;
@@ -141,15 +142,48 @@ impl Validator<'_> {
                 r.base, r.regressed
             )
         });
+        // The producer's risk by the plan's own `on_inconclusive`: under `fail` the pairs
+        // running out (INCONCLUSIVE) turn the gate red too, so it is P(not PASS) with the
+        // `max_pairs` truncation at the discordance floor; under `pass` only a FAIL does, and
+        // the truncation only removes verdicts, so it is the lattice's P(FAIL).
+        let (risk_words, realised_alpha) = match policy.on_inconclusive {
+            OnInconclusive::Fail => (
+                format!(
+                    "P(not PASS | head = base) = {:.4} (with max_pairs {}, at least {}% of pairs discordant)",
+                    design.realised_alpha(),
+                    design.max_pairs,
+                    design.min_discordance * 100.0
+                ),
+                design.realised_alpha(),
+            ),
+            OnInconclusive::Pass => (
+                format!(
+                    "P(FAIL | head = base) = {:.4} (an INCONCLUSIVE passes; for every base rate)",
+                    design.realised_fail_alpha()
+                ),
+                design.realised_fail_alpha(),
+            ),
+        };
+        if let Some(s) = self.suite
+            && realised_alpha > s.per_task
+        {
+            return Err(self.invalid(
+                at,
+                format!(
+                    "task `{id}`: `policy.suite_alpha` {} gives each of {} tasks an alpha of {:.6}, \
+                     but this compare rule's exact {risk_words}, so the suite's alpha would not \
+                     hold: with so few pairs they run out before a verdict; raise `max_pairs` \
+                     (or leave it out: the default keeps alpha) or remove `policy.suite_alpha`",
+                    s.suite_alpha, s.tasks, s.per_task
+                ),
+            ));
+        }
         let words = format!(
             "designed compare rule: odds ratio {:.4}{translated}, {} rule on the discordant pairs, at most {} pairs; \
-             realised alpha = P(not PASS | head = base) = {:.4} (with at least {}% of pairs discordant), \
-             beta = P(PASS | θ = {:.4}) = {:.4}",
+             realised alpha = {risk_words}, beta = P(PASS | θ = {:.4}) = {:.4}",
             design.odds_ratio,
             stats_rule.as_str(),
             design.max_pairs,
-            design.realised_alpha(),
-            design.min_discordance * 100.0,
             design.theta1(),
             design.realised_beta()
         );
@@ -279,5 +313,69 @@ impl Validator<'_> {
             },
         });
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::plan::validate_text;
+
+    /// A plan of two compare tasks under `policy` and `compare`, validated; the first task's
+    /// load-time words, or the refusal.
+    fn words(policy: &str, compare: &str) -> Result<String, String> {
+        validate_text(&format!(
+            "version: 1\n{policy}base: {{env: {{SIDE: base}}}}\nsampling: {{compare: {compare}}}\n\
+             tasks:\n  - {{id: a, run: 'true'}}\n  - {{id: b, run: 'true'}}\n"
+        ))
+        .map(|p| p.tasks[0].designed.clone().expect("a designed rule"))
+        .map_err(|e| e.to_string())
+    }
+
+    /// The load-time words name the producer's risk the plan's `on_inconclusive` makes
+    /// true: P(not PASS), with the truncation, under `fail`; P(FAIL) under `pass`.
+    #[test]
+    fn the_words_follow_on_inconclusive() {
+        let fail = words("", "{odds_ratio: 3}").unwrap();
+        assert!(
+            fail.contains("realised alpha = P(not PASS | head = base) = 0.0")
+                && fail.contains("with max_pairs"),
+            "{fail}"
+        );
+        let pass = words("policy: {on_inconclusive: pass}\n", "{odds_ratio: 3}").unwrap();
+        assert!(
+            pass.contains("realised alpha = P(FAIL | head = base) = 0.0")
+                && pass.contains("an INCONCLUSIVE passes")
+                && !pass.contains("not PASS"),
+            "{pass}"
+        );
+    }
+
+    /// `policy.suite_alpha` holds for compare tasks with their truncation: a `max_pairs` so
+    /// small that the pairs run out before a verdict is refused, with the numbers; the
+    /// default `max_pairs` keeps the share, and so does `on_inconclusive: pass` (the
+    /// truncation is then no risk to a healthy head).
+    #[test]
+    fn suite_alpha_refuses_a_truncation_that_breaks_the_share() {
+        let suite = "policy: {suite_alpha: 0.05}\n";
+        let e = words(suite, "{odds_ratio: 3, max_pairs: 80}").unwrap_err();
+        assert!(
+            e.contains("`policy.suite_alpha` 0.05 gives each of 2 tasks an alpha of 0.025321")
+                && e.contains("P(not PASS | head = base) = 0.")
+                && e.contains("raise `max_pairs`"),
+            "{e}"
+        );
+        let ok = words(suite, "{odds_ratio: 3}").unwrap();
+        let alpha: f64 = ok
+            .split("P(not PASS | head = base) = ")
+            .nth(1)
+            .and_then(|s| s.split(' ').next())
+            .and_then(|s| s.parse().ok())
+            .unwrap();
+        assert!(alpha <= 0.025321, "{ok}");
+        words(
+            "policy: {suite_alpha: 0.05, on_inconclusive: pass}\n",
+            "{odds_ratio: 3, max_pairs: 80}",
+        )
+        .unwrap();
     }
 }

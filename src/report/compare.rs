@@ -132,8 +132,10 @@ pub fn alpha_at(spec: &TaskSpec, policy: OnInconclusive) -> Option<String> {
     })
 }
 
-/// A compare task's rule in words, for the `plan` line of every report.
-pub fn describe(spec: &TaskSpec) -> Option<String> {
+/// A compare task's rule in words, for the `plan` line of every report: the alpha asked
+/// for and, labelled, the realised one ([`alpha`]: with the `max_pairs` truncation under
+/// `on_inconclusive: fail`), which a small `max_pairs` can put far above the request.
+pub fn describe(spec: &TaskSpec, lattice: &Boundaries, policy: OnInconclusive) -> Option<String> {
     let c = spec.compare.as_ref()?;
     let rates = c.rates.map_or(String::new(), |r| {
         format!(
@@ -142,8 +144,15 @@ pub fn describe(spec: &TaskSpec) -> Option<String> {
             crate::format::percent(r.regressed)
         )
     });
+    let realised = alpha(spec, lattice, policy)?;
+    let realised = match policy {
+        OnInconclusive::Fail => format!(
+            "realised {realised:.4}: P(not PASS | head = base) with the `max_pairs` truncation"
+        ),
+        OnInconclusive::Pass => format!("realised {realised:.4}: P(FAIL | head = base)"),
+    };
     Some(format!(
-        "compare head against base: odds ratio {}{rates}, alpha {}, beta {}, {} rule on the discordant pairs, at most {} pairs",
+        "compare head against base: odds ratio {}{rates}, alpha {} asked ({realised}), beta {}, {} rule on the discordant pairs, at most {} pairs",
         ratio(c.odds_ratio),
         c.alpha,
         c.beta,

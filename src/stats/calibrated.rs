@@ -39,8 +39,10 @@
 //! proven optimal among all rules: the Bayes rules of the Lagrangian are a discrete family,
 //! and the search over the multipliers can step over a better rule.
 //!
-//! Everything is plain IEEE arithmetic (Λ from tables of repeated products; logarithms only to guess where
-//! the band lies, then checked with Λ itself), so the same inputs give the same lattice on
+//! Everything is plain IEEE arithmetic (Λ from tables of repeated products, rescaled by exact
+//! powers of two so that a design of 10^5 trials never leaves the range of doubles; see
+//! [`Powers`]; logarithms only to guess where the band lies, then checked with Λ itself), so
+//! the same inputs give the same lattice on
 //! every machine; the ledger records the lattice itself in any case.
 //!
 //! The information limit reported next to the design is Wald's lower bound on the expected
@@ -75,6 +77,7 @@ pub fn wald_bound(healthy: f64, regressed: f64, alpha: f64, beta: f64) -> (f64, 
 
 /// x^0, x^1, …, x^n by repeated multiplication: plain IEEE products, so bit-identical on
 /// every machine (a libm `powf` need not be), and one table lookup per state.
+#[cfg(test)]
 pub(super) fn powers(x: f64, n: u64) -> Vec<f64> {
     let mut out = Vec::with_capacity(n as usize + 1);
     let mut acc = 1.0f64;
@@ -85,22 +88,81 @@ pub(super) fn powers(x: f64, n: u64) -> Vec<f64> {
     out
 }
 
+/// 2^512 and 2^-512, exact doubles: one block of the exponent of [`Powers`].
+const BLOCK: f64 = f64::from_bits((1023 + 512) << 52);
+const INV_BLOCK: f64 = f64::from_bits((1023 - 512) << 52);
+/// A power table's mantissa is kept within [2^-256, 2^256] (times one factor x).
+const RENORMALISE_ABOVE: f64 = f64::from_bits((1023 + 256) << 52);
+const RENORMALISE_BELOW: f64 = f64::from_bits((1023 - 256) << 52);
+
+/// x^0, x^1, …, x^n by repeated multiplication, with an exponent range no double has:
+/// x^k = `mantissa[k]` · 2^(512 · `block[k]`). Whenever the running product leaves
+/// [2^-256, 2^256] it is scaled by 2^∓512, which is exact, so every entry is the product an
+/// IEEE machine with an unbounded exponent would give: bit-identical to the plain repeated
+/// product wherever that stays normal, and still right where it would overflow to +inf or
+/// sink into subnormals (which, before, made Λ = 0 · inf or inf in long designs: from trial
+/// ~142,000 on, 0.6 vs 0.595 saw Λ = +inf at every failure count past 57,136 and its rows
+/// went flat).
+pub(super) struct Powers {
+    mantissa: Vec<f64>,
+    block: Vec<i32>,
+}
+
+impl Powers {
+    pub(super) fn new(x: f64, n: u64) -> Powers {
+        let mut mantissa = Vec::with_capacity(n as usize + 1);
+        let mut block = Vec::with_capacity(n as usize + 1);
+        let (mut acc, mut k) = (1.0f64, 0i32);
+        for _ in 0..=n {
+            mantissa.push(acc);
+            block.push(k);
+            acc *= x;
+            if acc > RENORMALISE_ABOVE && acc.is_finite() {
+                acc *= INV_BLOCK;
+                k += 1;
+            } else if acc < RENORMALISE_BELOW && acc > 0.0 {
+                acc *= BLOCK;
+                k -= 1;
+            }
+        }
+        Powers { mantissa, block }
+    }
+
+    /// `a`^i · `b`^j as a double (+inf or 0 only when the true value is out of range).
+    #[inline]
+    pub(super) fn product(a: &Powers, i: u64, b: &Powers, j: u64) -> f64 {
+        let (i, j) = (i as usize, j as usize);
+        let v = a.mantissa[i] * b.mantissa[j];
+        let mut k = a.block[i] + b.block[j];
+        if k == 0 {
+            return v;
+        }
+        // Exact while the result stays normal; past the range it goes to +inf or 0.
+        let mut v = v;
+        while k > 0 && v < f64::INFINITY {
+            v *= BLOCK;
+            k -= 1;
+        }
+        while k < 0 && v > 0.0 {
+            v *= INV_BLOCK;
+            k += 1;
+        }
+        v
+    }
+}
+
 /// One design problem.
 struct Problem {
     healthy: f64,
     max_trials: u64,
     /// `ratio_success^s` for s = 0..=max_trials, by repeated multiplication.
-    pow_success: Vec<f64>,
+    pow_success: Powers,
     /// `ratio_failure^f` for f = 0..=max_trials, by repeated multiplication.
-    pow_failure: Vec<f64>,
+    pow_failure: Powers,
     /// The logarithms of Λ of one success (p1/p0 < 1) and of one failure (q1/q0 > 1), for
     /// the guesses of [`Problem::last_at_most`].
     ln_success: f64,
     ln_failure: f64,
-    /// The first s with `pow_success[s] == 0` (underflow), or the table's length.
-    first_zero_success: u64,
-    /// The first f with `pow_failure[f] == +inf` (overflow), or the table's length.
-    first_inf_failure: u64,
 }
 
 /// A rule found for one pair of multipliers, with its exact risks.
@@ -130,42 +192,31 @@ impl Candidate {
 impl Problem {
     /// Λ after `trials` trials with `failures` failures.
     fn lambda(&self, trials: u64, failures: u64) -> f64 {
-        self.pow_success[(trials - failures) as usize] * self.pow_failure[failures as usize]
+        Powers::product(
+            &self.pow_success,
+            trials - failures,
+            &self.pow_failure,
+            failures,
+        )
     }
 
     /// The problem for these rates, truncated at `max_trials`.
     fn new(healthy: f64, regressed: f64, max_trials: u64) -> Problem {
         let ratio_success = regressed / healthy;
         let ratio_failure = (1.0 - regressed) / (1.0 - healthy);
-        let pow_success = powers(ratio_success, max_trials);
-        let pow_failure = powers(ratio_failure, max_trials);
-        // Both tables are monotone (a product rounds monotonically), so each edge is the
-        // first entry past it.
-        let first_zero_success = pow_success.partition_point(|&x| x > 0.0) as u64;
-        let first_inf_failure = pow_failure.partition_point(|&x| x < f64::INFINITY) as u64;
         Problem {
             healthy,
             max_trials,
-            pow_success,
-            pow_failure,
+            pow_success: Powers::new(ratio_success, max_trials),
+            pow_failure: Powers::new(ratio_failure, max_trials),
             ln_success: ratio_success.ln(),
             ln_failure: ratio_failure.ln(),
-            first_zero_success,
-            first_inf_failure,
         }
     }
 
     /// The largest f in [0, t] with Λ(t, f) <= x (None if even f = 0 exceeds it), given
     /// `ln_x` = x.ln(). Λ rises with f; the logarithm only guesses, the comparisons with Λ
     /// decide.
-    ///
-    /// Far into a long design the tables leave the range of doubles: `pow_failure` overflows
-    /// to +inf and `pow_success` sinks into subnormals (where repeated products can stall
-    /// above 0, or reach 0), so Λ is 0, +inf or NaN there and the guess
-    /// (from logarithms, which stay finite) can land thousands of states from where the
-    /// comparisons stop. The two scans below would step through those runs one state at a
-    /// time; they jump over a run whose every comparison is known instead (+inf > x for a
-    /// finite x, 0 <= x for x >= 0), which gives exactly the f the one-at-a-time scan gives.
     fn last_at_most(&self, t: u64, x: f64, ln_x: f64) -> Option<u64> {
         if self.lambda(t, 0) > x {
             return None;
@@ -177,26 +228,8 @@ impl Problem {
         } else {
             0
         };
-        // Λ(t, f) = +inf for f >= first_inf (pow_failure overflowed while pow_success did
-        // not underflow), so the scan down passes every such f above x.
-        let first_inf = self
-            .first_inf_failure
-            .max((t + 1).saturating_sub(self.first_zero_success));
-        if x < f64::INFINITY && f >= first_inf {
-            f = first_inf.saturating_sub(1);
-        }
         while f > 0 && self.lambda(t, f) > x {
             f -= 1;
-        }
-        // Λ(t, g) = 0 for g <= last_zero (pow_success underflowed while pow_failure did not
-        // overflow), so the scan up passes every such g when x >= 0.
-        if let Some(zero_to) = t.checked_sub(self.first_zero_success)
-            && self.first_inf_failure > 0
-        {
-            let last_zero = zero_to.min(self.first_inf_failure - 1).min(t);
-            if x >= 0.0 && f < last_zero {
-                f = last_zero;
-            }
         }
         while f < t && self.lambda(t, f + 1) <= x {
             f += 1;
@@ -614,211 +647,4 @@ pub(super) fn tune(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn wald_bound_at_ninety_versus_seventy() {
-        let (b0, b1) = wald_bound(0.9, 0.7, 0.05, 0.10);
-        assert!(
-            (b0 - 17.15).abs() < 0.01 && (b1 - 15.47).abs() < 0.01,
-            "{b0} {b1}"
-        );
-    }
-
-    #[test]
-    fn powers_are_repeated_multiplication() {
-        let p = powers(3.0, 5);
-        assert_eq!(p, vec![1.0, 3.0, 9.0, 27.0, 81.0, 243.0]);
-        assert!((powers(0.9, 100)[100] - 0.9f64.powi(100)).abs() < 1e-15);
-    }
-
-    #[test]
-    fn ninety_versus_seventy_meets_both_risks_near_the_limit() {
-        let d = design_calibrated(0.9, 0.7, 0.05, 0.10, None).unwrap();
-        assert!(1.0 - d.at_healthy.p_pass <= 0.05);
-        assert!(d.at_regressed.p_pass <= 0.10);
-        let (b0, b1) = wald_bound(0.9, 0.7, 0.05, 0.10);
-        eprintln!(
-            "ASN {:.2} / {:.2}, ratio {:.3} / {:.3}",
-            d.at_healthy.asn,
-            d.at_regressed.asn,
-            d.at_healthy.asn / b0,
-            d.at_regressed.asn / b1
-        );
-        assert!(d.at_healthy.asn <= 1.10 * b0 && d.at_regressed.asn <= 1.10 * b1);
-        // The published numbers are the lattice's own: recompute from the rows.
-        let again = Boundaries::new(d.boundaries.rows().to_vec()).unwrap();
-        assert_eq!(again.oc(0.9), d.at_healthy);
-    }
-
-    #[test]
-    fn audit_designs_where_wald_broke_its_risks_now_keep_them() {
-        // From the audit: Wald's thresholds gave 1.0009%, 1.022% and 20.09% here.
-        for (h, r, a, b) in [
-            (0.999, 0.995, 0.01, 0.01),
-            (0.97, 0.91, 0.2, 0.01),
-            (0.65, 0.55, 0.2, 0.2),
-        ] {
-            let d = design_calibrated(h, r, a, b, None).unwrap();
-            assert!(
-                1.0 - d.at_healthy.p_pass <= a,
-                "{h}/{r}: {:?}",
-                d.at_healthy
-            );
-            assert!(d.at_regressed.p_pass <= b, "{h}/{r}: {:?}", d.at_regressed);
-        }
-    }
-
-    /// The audit found Wald's rule with valid risks beating the default: 16.9 / 12.6
-    /// expected trials against 24.3 / 11.9 at 0.99 vs 0.89, 0.1 / 0.2. Over a grid of
-    /// designs, the default never spends more at the two rates together than Wald's rule
-    /// on the same truncation (when that keeps the risks) or the curtailed single plan.
-    #[test]
-    fn the_default_is_never_beaten_by_a_rule_gate_builds_with_valid_risks() {
-        let d = design_calibrated(0.99, 0.89, 0.1, 0.2, None).unwrap();
-        assert!(
-            d.at_healthy.asn + d.at_regressed.asn <= 16.93 + 12.56,
-            "{d:?}"
-        );
-        for (h, r) in [
-            (0.99, 0.89),
-            (0.8, 0.75),
-            (0.9, 0.7),
-            (0.95, 0.85),
-            (0.7, 0.5),
-            (0.6, 0.4),
-        ] {
-            for (a, b) in [
-                (0.1, 0.2),
-                (0.1, 0.01),
-                (0.05, 0.1),
-                (0.2, 0.2),
-                (0.01, 0.05),
-            ] {
-                let Ok(d) = design_calibrated(h, r, a, b, None) else {
-                    continue;
-                };
-                let m = d.boundaries.max_trials();
-                let cost = d.at_healthy.asn + d.at_regressed.asn;
-                let wald = Boundaries::wald(&super::super::sprt::Sprt::new(h, r, a, b, m).unwrap());
-                let (wh, wr) = (wald.oc(h), wald.oc(r));
-                if 1.0 - wh.p_pass <= a && wr.p_pass <= b {
-                    assert!(
-                        cost <= wh.asn + wr.asn + 1e-9,
-                        "{h}/{r} {a}/{b}: {cost} vs Wald"
-                    );
-                }
-                let single = design::design_single(h, r, a, b).unwrap();
-                let curtailed = super::super::lattice::single_oc(single.n, single.c, h).asn
-                    + super::super::lattice::single_oc(single.n, single.c, r).asn;
-                assert!(
-                    cost <= curtailed + 1e-9,
-                    "{h}/{r} {a}/{b}: {cost} vs single"
-                );
-                assert!(1.0 - d.at_healthy.p_pass <= a && d.at_regressed.p_pass <= b);
-            }
-        }
-    }
-
-    /// `gate plan --healthy 0.6 --regressed 0.595` took 100 s: past trial ~142,000 the
-    /// tables overflow (Λ is 0, +inf or NaN) and the scans of `last_at_most` stepped through
-    /// thousands of states per row. The jumps must land exactly where the one-at-a-time scan
-    /// (the reference below, the code before the jumps) lands, for every kind of threshold.
-    #[test]
-    fn last_at_most_past_the_range_of_doubles_is_the_one_at_a_time_scan() {
-        fn reference(p: &Problem, t: u64, x: f64) -> Option<u64> {
-            if p.lambda(t, 0) > x {
-                return None;
-            }
-            let guess =
-                ((x.ln() - t as f64 * p.ln_success) / (p.ln_failure - p.ln_success)).floor();
-            let mut f = if guess.is_finite() && guess > 0.0 {
-                (guess as u64).min(t)
-            } else {
-                0
-            };
-            while f > 0 && p.lambda(t, f) > x {
-                f -= 1;
-            }
-            while f < t && p.lambda(t, f + 1) <= x {
-                f += 1;
-            }
-            Some(f)
-        }
-        for (h, r, m) in [
-            (0.6, 0.595, 164_840u64),
-            (0.5, 0.495, 171_442),
-            (0.8, 0.79, 70_582),
-        ] {
-            let p = Problem::new(h, r, m);
-            // These designs do leave the range: Λ overflows within the lattice.
-            assert!(p.first_inf_failure <= m, "{h}/{r}");
-            for t in (1..=m).step_by(613).chain([m - 1, m]) {
-                for x in [
-                    0.0,
-                    1e-300,
-                    1e-3,
-                    0.5,
-                    1.0,
-                    7.0,
-                    3.5e5,
-                    1e300,
-                    f64::INFINITY,
-                ] {
-                    assert_eq!(
-                        p.last_at_most(t, x, x.ln()),
-                        reference(&p, t, x),
-                        "{h}/{r} t = {t}, x = {x}"
-                    );
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn a_truncation_too_short_for_both_risks_is_an_error() {
-        assert_eq!(
-            design_calibrated(0.9, 0.7, 0.05, 0.10, Some(8)),
-            Err(StatsError::NoSequential {
-                max_trials: 8,
-                alpha: 0.05,
-                beta: 0.10
-            })
-        );
-    }
-
-    #[test]
-    fn the_design_is_deterministic() {
-        let a = design_calibrated(0.95, 0.8, 0.05, 0.05, None).unwrap();
-        let b = design_calibrated(0.95, 0.8, 0.05, 0.05, None).unwrap();
-        assert_eq!(a, b);
-    }
-
-    proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
-
-        /// Realised risks never exceed the requested ones, exactly, and the design is never
-        /// worse than the curtailed single plan it can always fall back on.
-        #[test]
-        fn realised_risks_never_exceed_the_request(
-            healthy in 0.6f64..0.98,
-            gap in 0.12f64..0.35,
-            alpha in 0.02f64..0.25,
-            beta in 0.02f64..0.25,
-        ) {
-            let regressed = healthy - gap;
-            proptest::prop_assume!(regressed > 0.05);
-            let d = design_calibrated(healthy, regressed, alpha, beta, None).unwrap();
-            // Recompute from the lattice alone, as a reader of the JSON would.
-            let b = Boundaries::new(d.boundaries.rows().to_vec()).unwrap();
-            let (h, r) = (b.oc(healthy), b.oc(regressed));
-            proptest::prop_assert!(1.0 - h.p_pass <= alpha, "{h:?}");
-            proptest::prop_assert!(r.p_pass <= beta, "{r:?}");
-            let single = design::design_single(healthy, regressed, alpha, beta).unwrap();
-            let curtailed = super::super::lattice::single_oc(single.n, single.c, healthy).asn
-                + super::super::lattice::single_oc(single.n, single.c, regressed).asn;
-            proptest::prop_assert!(h.asn + r.asn <= curtailed + 1e-9);
-        }
-    }
-}
+mod tests;

@@ -25,7 +25,7 @@
 
 use std::collections::BTreeMap;
 
-use super::calibrated::{powers, tune};
+use super::calibrated::{Powers, tune};
 use super::lattice::{Boundaries, LatticeRow, Oc, State, Sum};
 use super::{StatsError, design};
 
@@ -203,14 +203,19 @@ struct Problem {
     healthy: f64,
     stage: u64,
     max_trials: u64,
-    pow_success: Vec<f64>,
-    pow_failure: Vec<f64>,
+    pow_success: Powers,
+    pow_failure: Powers,
 }
 
 impl Problem {
     /// Λ = L(regressed) / L(healthy) after `trials` trials with `failures` failures.
     fn lambda(&self, trials: u64, failures: u64) -> f64 {
-        self.pow_success[(trials - failures) as usize] * self.pow_failure[failures as usize]
+        Powers::product(
+            &self.pow_success,
+            trials - failures,
+            &self.pow_failure,
+            failures,
+        )
     }
 
     /// The staged rule for multipliers (λ0, λ1), by backward induction over the stage ends.
@@ -343,8 +348,8 @@ pub fn design_staged(
         healthy,
         stage,
         max_trials,
-        pow_success: powers(regressed / healthy, max_trials),
-        pow_failure: powers((1.0 - regressed) / (1.0 - healthy), max_trials),
+        pow_success: Powers::new(regressed / healthy, max_trials),
+        pow_failure: Powers::new((1.0 - regressed) / (1.0 - healthy), max_trials),
     };
     // The curtailed single plan at stage ends keeps the single plan's OC: feasible.
     let fallback = single

@@ -325,6 +325,20 @@ fn check_and_reports_state_alpha_with_the_max_pairs_truncation() {
         .assert()
         .stdout(predicate::str::contains(format!(
             "= {alpha:.4} (exact; head as good as base, θ = 1/2, with the `max_pairs` 80 truncation"
+        )))
+        // So does the plan line: the alpha asked for, and the realised one, labelled.
+        .stdout(predicate::str::contains(format!(
+            "alpha 0.05 asked (realised {alpha:.4}: P(not PASS"
+        )));
+    gate()
+        .current_dir(f.dir.path())
+        .args(["report", "out/ledger.jsonl", "--summary", "-"])
+        .args(["--on-inconclusive", "pass"])
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .assert()
+        .stdout(predicate::str::contains(format!(
+            "alpha 0.05 asked (realised {:.4}: P(FAIL",
+            null.p_fail
         )));
 }
 

@@ -149,7 +149,8 @@ fn task_report(replay: TaskReplay, policy: OnInconclusive) -> Result<TaskReport,
     let zone = zone.filter(|_| compare.is_none());
     Ok(TaskReport {
         compare,
-        plan: compare::describe(&replay.spec).unwrap_or_else(|| sampling.describe()),
+        plan: compare::describe(&replay.spec, &lattice, policy)
+            .unwrap_or_else(|| sampling.describe()),
         graded,
         pass_rate,
         pass_at,
