@@ -179,3 +179,40 @@ fn explain_sets_what_the_retries_showed_against_the_first_attempts() {
         "{out}"
     );
 }
+
+/// Review fixtures (tests/fixtures/js-json/review, commands in its README).
+fn review(rel: &str) -> PathBuf {
+    fixture(&format!("review/{rel}"))
+}
+
+#[test]
+fn a_test_file_that_failed_outside_its_passing_tests_is_refused() {
+    // An `afterAll` that throws: Jest and Vitest count the file failed, every test in it passed.
+    for f in ["jest-afterall-failed.json", "vitest-afterall-failed.json"] {
+        let (_dir, assert) = ingest(&[review(f)], &["--single", "1,0"]);
+        assert.code(2).stderr(
+            predicate::str::contains("failed outside its tests")
+                .and(predicate::str::contains("the fixture server did not stop"))
+                .and(predicate::str::contains("afterall.test.js")),
+        );
+    }
+}
+
+#[test]
+fn a_playwright_run_of_one_project_keeps_the_project_in_its_ids() {
+    // `--project chromium` and a run of both projects name the chromium tests alike.
+    for f in [
+        "playwright-one-project.json",
+        "playwright-two-projects.json",
+    ] {
+        let (dir, assert) = ingest(&[review(f)], &["--single", "1,0"]);
+        assert.code(0);
+        let v = verdicts(&ledger(&dir));
+        for id in [
+            "a/same.spec.js::lookup [chromium]",
+            "b/same.spec.js::lookup [chromium]",
+        ] {
+            assert_eq!(v.get(id), Some(&Some(Verdict::Pass)), "{f}: {v:?}");
+        }
+    }
+}

@@ -16,6 +16,9 @@
 //! - A test file that fails to load (a syntax error, a missing module) has `status:
 //!   "failed"`, a `message` and no assertion results: its tests did not run and are not in the
 //!   report, so such a report is refused, as is an interrupted Jest run (`wasInterrupted`).
+//! - A test file that failed although none of its tests did (an `afterAll` hook threw: Jest
+//!   says "Test suite failed to run", Vitest puts the hook's error in `message`) is refused
+//!   too: its tests' passes are all the report shows, and the failure would be missed.
 
 use std::collections::HashMap;
 
@@ -94,6 +97,27 @@ pub fn read(text: &str) -> Result<(Report, Writer), Error> {
              missed. Fix the file, then run the suite again",
             s.name,
             // Jest heads the message "● Test suite failed to run"; the cause follows.
+            first_line(
+                &s.message
+                    .lines()
+                    .filter(|l| !l.contains("Test suite failed to run"))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            )
+        )));
+    }
+    // A file that failed although none of its tests did failed outside them: an `afterAll`
+    // (or `beforeAll` under Vitest) hook threw. The runner counts the file failed; its tests'
+    // passes would otherwise be all the ledger saw.
+    if let Some(s) = file
+        .test_results
+        .iter()
+        .find(|s| s.status == "failed" && !s.assertion_results.iter().any(|a| a.status == "failed"))
+    {
+        return Err(Error::Refused(format!(
+            "test file `{}` failed outside its tests ({}): none of its tests failed, so the failure would be \
+             missed. Fix it, then run the suite again",
+            s.name,
             first_line(
                 &s.message
                     .lines()

@@ -90,13 +90,6 @@ pub fn read(text: &str) -> Result<Report, Error> {
         // A top-level suite is a file, named by its path under `testDir`.
         collect(s, &s.title, &mut Vec::new(), &mut specs);
     }
-    let mut projects: Vec<&str> = specs
-        .iter()
-        .flat_map(|(_, spec)| spec.tests.iter().map(|t| t.project_name.as_str()))
-        .collect();
-    projects.sort_unstable();
-    projects.dedup();
-    let several_projects = projects.len() > 1;
     let mut seen: HashMap<String, u64> = HashMap::new();
     let mut trials = Vec::new();
     let mut skipped = 0;
@@ -125,10 +118,12 @@ pub fn read(text: &str) -> Result<Report, Error> {
                 skipped += 1;
                 continue;
             }
-            let test = if several_projects {
-                format!("{id} [{}]", t.project_name)
-            } else {
+            // Named by its project whenever the config names one, not only when the run
+            // holds several: `--project chromium` runs the same tests under the same ids.
+            let test = if t.project_name.is_empty() {
                 id.clone()
+            } else {
+                format!("{id} [{}]", t.project_name)
             };
             if results.len() > 1 {
                 retried_tests += 1;
