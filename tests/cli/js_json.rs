@@ -216,3 +216,38 @@ fn a_playwright_run_of_one_project_keeps_the_project_in_its_ids() {
         }
     }
 }
+
+#[test]
+fn a_run_of_some_files_names_them_as_a_run_of_all_does() {
+    // mocha writes absolute paths. The same test, in a run of both folders' files and in a run
+    // of one file alone (a shard, a rerun of one file), has one id: its path in the checkout.
+    let checkout = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir(checkout.path().join(".git")).unwrap();
+    for f in ["m/a/same.test.js", "m/b/same.test.js"] {
+        let p = checkout.path().join(f);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, "").unwrap();
+    }
+    let root = checkout.path().to_str().unwrap();
+    let ids = |f: &str| {
+        let text = std::fs::read_to_string(review(f)).unwrap();
+        let report = checkout.path().join(f);
+        std::fs::write(&report, text.replace("/work/suite", root)).unwrap();
+        let (dir, _assert) = ingest(&[report], &["--single", "1,0"]);
+        verdicts(&ledger(&dir)).into_keys().collect::<Vec<_>>()
+    };
+    let all = ids("mocha-two-folders.json");
+    assert!(
+        all.contains(&"m/a/same.test.js::top level".to_string()),
+        "{all:?}"
+    );
+    assert!(all.contains(&"m/b/same.test.js::outer b test".to_string()));
+    let one = ids("mocha-one-folder.json");
+    assert_eq!(
+        one,
+        all.iter()
+            .filter(|id| id.starts_with("m/a/"))
+            .cloned()
+            .collect::<Vec<_>>()
+    );
+}
