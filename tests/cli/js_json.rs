@@ -251,3 +251,19 @@ fn a_run_of_some_files_names_them_as_a_run_of_all_does() {
             .collect::<Vec<_>>()
     );
 }
+
+#[test]
+fn a_playwright_test_skipped_after_another_failed_is_named_as_not_run() {
+    // h2 (after a failed beforeAll) and s2 (after s1 failed, serial mode) did not run; they
+    // are not the test's own `test.skip()`, and the run says so.
+    let (dir, assert) = ingest(
+        &[review("playwright-skipped-after-failure.json")],
+        &["--single", "1,0"],
+    );
+    assert.code(1).stdout(predicate::str::contains(
+        "2 test run(s) did not run their first attempt",
+    ));
+    let v = verdicts(&ledger(&dir));
+    assert_eq!(v.len(), 3, "{v:?}");
+    assert!(!v.keys().any(|k| k.ends_with("h2") || k.ends_with("s2")));
+}

@@ -114,8 +114,15 @@ pub fn read(text: &str) -> Result<Report, Error> {
                 }
                 continue;
             };
-            if first.status == "skipped" || t.expected_status == "skipped" {
+            if t.expected_status == "skipped" {
                 skipped += 1;
+                continue;
+            }
+            // Skipped by Playwright, not by the test (whose `test.skip()` expects `skipped`):
+            // a failed `beforeAll`, or an earlier test of a serial group that failed, stopped
+            // it. Its first attempt did not run; a later one's pass would not be its grade.
+            if first.status == "skipped" {
+                not_run += 1;
                 continue;
             }
             // Named by its project whenever the config names one, not only when the run
@@ -172,7 +179,9 @@ pub fn read(text: &str) -> Result<Report, Error> {
     }
     if not_run > 0 {
         notes.push(format!(
-            "{not_run} test run(s) have no attempt (the run stopped early, e.g. `--max-failures`) and were left out"
+            "{not_run} test run(s) did not run their first attempt (a failed `beforeAll` or an earlier failure \
+             in a serial group skipped them, or the run stopped early) and were left out: fix what stopped \
+             them, or they are never graded"
         ));
     }
     Ok(Report {
