@@ -267,3 +267,22 @@ fn a_playwright_test_skipped_after_another_failed_is_named_as_not_run() {
     assert_eq!(v.len(), 3, "{v:?}");
     assert!(!v.keys().any(|k| k.ends_with("h2") || k.ends_with("s2")));
 }
+
+#[test]
+fn a_vitest_before_all_that_threw_and_a_bailed_run_are_refused() {
+    // Vitest writes no message for the failed hook; its test says `skipped`.
+    let (_dir, assert) = ingest(
+        &[review("vitest-beforeall-failed.json")],
+        &["--single", "1,0"],
+    );
+    assert.code(2).stderr(
+        predicate::str::contains("failed outside its tests")
+            .and(predicate::str::contains("a hook such as `beforeAll` threw")),
+    );
+    // `--bail 1`: the file it did not reach is listed with no test.
+    let (_dir, assert) = ingest(&[review("vitest-bail.json")], &["--single", "1,0"]);
+    assert.code(2).stderr(
+        predicate::str::contains("z.test.js` has no test in the report")
+            .and(predicate::str::contains("--bail")),
+    );
+}
