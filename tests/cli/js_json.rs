@@ -286,3 +286,17 @@ fn a_vitest_before_all_that_threw_and_a_bailed_run_are_refused() {
             .and(predicate::str::contains("--bail")),
     );
 }
+
+#[test]
+fn two_mocha_tests_with_one_full_title_are_refused_not_read_as_repeats() {
+    // `it("a b")` passed and `describe("a")`'s `it("b")` failed: read as two repeats of one
+    // test, `--single 1,0` passed on the first and never saw the failure.
+    let (_dir, assert) = ingest(
+        &[review("mocha-same-full-title.json")],
+        &["--single", "1,0"],
+    );
+    assert.code(2).stderr(
+        predicate::str::contains("two tests are both `c.test.js::a b`")
+            .and(predicate::str::contains("Rename one")),
+    );
+}
