@@ -179,3 +179,124 @@ fn explain_sets_what_the_retries_showed_against_the_first_attempts() {
         "{out}"
     );
 }
+
+/// Review fixtures (tests/fixtures/js-json/review, commands in its README).
+fn review(rel: &str) -> PathBuf {
+    fixture(&format!("review/{rel}"))
+}
+
+#[test]
+fn a_test_file_that_failed_outside_its_passing_tests_is_refused() {
+    // An `afterAll` that throws: Jest and Vitest count the file failed, every test in it passed.
+    for f in ["jest-afterall-failed.json", "vitest-afterall-failed.json"] {
+        let (_dir, assert) = ingest(&[review(f)], &["--single", "1,0"]);
+        assert.code(2).stderr(
+            predicate::str::contains("failed outside its tests")
+                .and(predicate::str::contains("the fixture server did not stop"))
+                .and(predicate::str::contains("afterall.test.js")),
+        );
+    }
+}
+
+#[test]
+fn a_playwright_run_of_one_project_keeps_the_project_in_its_ids() {
+    // `--project chromium` and a run of both projects name the chromium tests alike.
+    for f in [
+        "playwright-one-project.json",
+        "playwright-two-projects.json",
+    ] {
+        let (dir, assert) = ingest(&[review(f)], &["--single", "1,0"]);
+        assert.code(0);
+        let v = verdicts(&ledger(&dir));
+        for id in [
+            "a/same.spec.js::lookup [chromium]",
+            "b/same.spec.js::lookup [chromium]",
+        ] {
+            assert_eq!(v.get(id), Some(&Some(Verdict::Pass)), "{f}: {v:?}");
+        }
+    }
+}
+
+#[test]
+fn a_run_of_some_files_names_them_as_a_run_of_all_does() {
+    // mocha writes absolute paths. The same test, in a run of both folders' files and in a run
+    // of one file alone (a shard, a rerun of one file), has one id: its path in the checkout.
+    let checkout = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir(checkout.path().join(".git")).unwrap();
+    for f in ["m/a/same.test.js", "m/b/same.test.js"] {
+        let p = checkout.path().join(f);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, "").unwrap();
+    }
+    let root = checkout.path().to_str().unwrap();
+    let ids = |f: &str| {
+        let text = std::fs::read_to_string(review(f)).unwrap();
+        let report = checkout.path().join(f);
+        std::fs::write(&report, text.replace("/work/suite", root)).unwrap();
+        let (dir, _assert) = ingest(&[report], &["--single", "1,0"]);
+        verdicts(&ledger(&dir)).into_keys().collect::<Vec<_>>()
+    };
+    let all = ids("mocha-two-folders.json");
+    assert!(
+        all.contains(&"m/a/same.test.js::top level".to_string()),
+        "{all:?}"
+    );
+    assert!(all.contains(&"m/b/same.test.js::outer b test".to_string()));
+    let one = ids("mocha-one-folder.json");
+    assert_eq!(
+        one,
+        all.iter()
+            .filter(|id| id.starts_with("m/a/"))
+            .cloned()
+            .collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn a_playwright_test_skipped_after_another_failed_is_named_as_not_run() {
+    // h2 (after a failed beforeAll) and s2 (after s1 failed, serial mode) did not run; they
+    // are not the test's own `test.skip()`, and the run says so.
+    let (dir, assert) = ingest(
+        &[review("playwright-skipped-after-failure.json")],
+        &["--single", "1,0"],
+    );
+    assert.code(1).stdout(predicate::str::contains(
+        "2 test run(s) did not run their first attempt",
+    ));
+    let v = verdicts(&ledger(&dir));
+    assert_eq!(v.len(), 3, "{v:?}");
+    assert!(!v.keys().any(|k| k.ends_with("h2") || k.ends_with("s2")));
+}
+
+#[test]
+fn a_vitest_before_all_that_threw_and_a_bailed_run_are_refused() {
+    // Vitest writes no message for the failed hook; its test says `skipped`.
+    let (_dir, assert) = ingest(
+        &[review("vitest-beforeall-failed.json")],
+        &["--single", "1,0"],
+    );
+    assert.code(2).stderr(
+        predicate::str::contains("failed outside its tests")
+            .and(predicate::str::contains("a hook such as `beforeAll` threw")),
+    );
+    // `--bail 1`: the file it did not reach is listed with no test.
+    let (_dir, assert) = ingest(&[review("vitest-bail.json")], &["--single", "1,0"]);
+    assert.code(2).stderr(
+        predicate::str::contains("z.test.js` has no test in the report")
+            .and(predicate::str::contains("--bail")),
+    );
+}
+
+#[test]
+fn two_mocha_tests_with_one_full_title_are_refused_not_read_as_repeats() {
+    // `it("a b")` passed and `describe("a")`'s `it("b")` failed: read as two repeats of one
+    // test, `--single 1,0` passed on the first and never saw the failure.
+    let (_dir, assert) = ingest(
+        &[review("mocha-same-full-title.json")],
+        &["--single", "1,0"],
+    );
+    assert.code(2).stderr(
+        predicate::str::contains("two tests are both `c.test.js::a b`")
+            .and(predicate::str::contains("Rename one")),
+    );
+}

@@ -16,6 +16,13 @@
 //! - A test file that fails to load (a syntax error, a missing module) has `status:
 //!   "failed"`, a `message` and no assertion results: its tests did not run and are not in the
 //!   report, so such a report is refused, as is an interrupted Jest run (`wasInterrupted`).
+//! - A test file that failed although none of its tests did (an `afterAll` hook threw: Jest
+//!   says "Test suite failed to run", Vitest puts the hook's error in `message`) is refused
+//!   too: its tests' passes are all the report shows, and the failure would be missed. Vitest
+//!   keeps no word of a failed `beforeAll` (its tests say `skipped`, the file `failed`).
+//! - Vitest's `--bail` lists the files it did not reach with no test, and the tests it did not
+//!   reach in a file as `pending` (a test it skips says `skipped`): such a file is refused, such
+//!   a test left out with a note.
 
 use std::collections::HashMap;
 
@@ -103,17 +110,63 @@ pub fn read(text: &str) -> Result<(Report, Writer), Error> {
             )
         )));
     }
+    // A file that failed although none of its tests did failed outside them: an `afterAll`
+    // (or `beforeAll` under Vitest) hook threw. The runner counts the file failed; its tests'
+    // passes would otherwise be all the ledger saw.
+    if let Some(s) = file
+        .test_results
+        .iter()
+        .find(|s| s.status == "failed" && !s.assertion_results.iter().any(|a| a.status == "failed"))
+    {
+        return Err(Error::Refused(format!(
+            "test file `{}` failed outside its tests ({}): none of its tests failed, so the failure would be \
+             missed. Fix it, then run the suite again",
+            s.name,
+            match first_line(
+                &s.message
+                    .lines()
+                    .filter(|l| !l.contains("Test suite failed to run"))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            ) {
+                // Vitest keeps no word of a failed `beforeAll`: its tests say `skipped`.
+                m if m.is_empty() =>
+                    "the report keeps no message: a hook such as `beforeAll` threw".into(),
+                m => m,
+            }
+        )));
+    }
+    // A file listed with no test in it did not run: Vitest's `--bail` stopped the run first.
+    if let Some(s) = file
+        .test_results
+        .iter()
+        .find(|s| s.assertion_results.is_empty())
+    {
+        return Err(Error::Refused(format!(
+            "test file `{}` has no test in the report: the run stopped before it (`--bail`), so its tests' \
+             failures would be missed. Run the suite to its end, without `--bail`",
+            s.name
+        )));
+    }
     let names: Vec<&str> = file.test_results.iter().map(|s| s.name.as_str()).collect();
     let rel = relative_to_common_dir(&names);
     let mut seen: HashMap<String, u64> = HashMap::new();
     let mut trials = Vec::new();
     let mut skipped = 0;
+    let mut not_run = 0;
     let mut retried_tests = 0;
     for (suite, rel) in file.test_results.iter().zip(rel) {
         for a in &suite.assertion_results {
             let passed = match a.status.as_str() {
                 "passed" => true,
                 "failed" => false,
+                // Vitest says `skipped` for a test it skips and `pending` for one that a
+                // `--bail` stopped before it ran.
+                "pending" if !jest => {
+                    skipped += 1;
+                    not_run += 1;
+                    continue;
+                }
                 _ => {
                     // pending, skipped, todo, disabled: did not run.
                     skipped += 1;
@@ -176,6 +229,12 @@ pub fn read(text: &str) -> Result<(Report, Writer), Error> {
             } else {
                 "turn retries off with `--retry 0` and no `retry` in vitest.config"
             }
+        ));
+    }
+    if not_run > 0 {
+        notes.push(format!(
+            "{not_run} test(s) are `pending`: the run stopped before them (`--bail`) and they were left out; \
+             run the suite to its end, without `--bail`"
         ));
     }
     Ok((

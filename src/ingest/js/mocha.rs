@@ -7,7 +7,9 @@
 //! first-attempt pass. `.failures[]` also holds **failed hooks** (`"before each" hook for
 //! "lookup"`), which are not tests: mocha skips the tests a failed hook guards and leaves
 //! them out of the report, so such a file is refused rather than judged on the tests that
-//! happened to run. `.pending[]` holds skipped tests.
+//! happened to run. `.pending[]` holds skipped tests. `fullTitle` joins the titles with
+//! spaces, so two tests can share it (`it("a b")`, and `it("b")` in `describe("a")`): such a
+//! report is refused, since each test runs once a run and the two would be read as repeats.
 
 use std::collections::{HashMap, HashSet};
 
@@ -92,6 +94,16 @@ pub fn read(text: &str) -> Result<Report, Error> {
         };
         let n = seen.entry(test.clone()).or_default();
         *n += 1;
+        // mocha runs each test once a run, so a second record of an id is another test:
+        // `fullTitle` joins the titles with spaces, so `it("a b")` and `describe("a")`'s
+        // `it("b")` are one id. Read as repeats, one's failure would be the other's trial.
+        if *n > 1 {
+            return Err(Error::Refused(format!(
+                "two tests are both `{test}` (mocha's full title joins the describe titles with spaces): \
+                 gate would grade them as one test and one's failure would count as the other's trial. \
+                 Rename one, then run the suite again"
+            )));
+        }
         trials.push(Trial {
             test,
             repeat: *n,

@@ -73,10 +73,19 @@ fn retried(retries: u64, passed: bool, duration_s: f64, last_message: &str) -> V
     attempts
 }
 
-/// Paths as the runner wrote them (absolute for Jest and Vitest), each cut to what follows
-/// the folder all of them share, so that one suite's test ids are the same on every machine
-/// and in every checkout (a matrix job's, a laptop's).
+/// Paths as the runner wrote them (absolute for mocha, Jest and Vitest), each cut to what
+/// follows the root of the git checkout that holds them, so that one suite's test ids are the
+/// same on every machine, in every checkout (a matrix job's, a laptop's) and whichever of its
+/// files a run holds (a shard, one file run alone). Only when the files are not in a checkout
+/// here (a report read on another machine) are they cut to what follows the folder all of them
+/// share, which names a file differently when a run holds only some of the folders.
 fn relative_to_common_dir(paths: &[&str]) -> Vec<String> {
+    if let Some(root) = checkout_root(paths) {
+        return paths
+            .iter()
+            .map(|p| p.split('/').skip(root).collect::<Vec<_>>().join("/"))
+            .collect();
+    }
     let dirs: Vec<Vec<&str>> = paths
         .iter()
         .map(|p| {
@@ -94,6 +103,26 @@ fn relative_to_common_dir(paths: &[&str]) -> Vec<String> {
         .iter()
         .map(|p| p.split('/').skip(common).collect::<Vec<_>>().join("/"))
         .collect()
+}
+
+/// How many `/`-separated parts of every path name the git checkout (the folder with `.git`,
+/// a directory or a worktree's file) that holds them all, when each is a file here.
+fn checkout_root(paths: &[&str]) -> Option<usize> {
+    let first = std::path::Path::new(paths.first()?);
+    if !first.is_absolute() {
+        return None;
+    }
+    let root = first
+        .ancestors()
+        .skip(1)
+        .find(|d| d.join(".git").exists())?
+        .to_str()?
+        .trim_end_matches('/');
+    let prefix = format!("{root}/");
+    paths
+        .iter()
+        .all(|p| p.starts_with(&prefix) && std::path::Path::new(p).is_file())
+        .then(|| root.split('/').count())
 }
 
 /// The first non-blank line of a runner's message, without its terminal colours, cut.

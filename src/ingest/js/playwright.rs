@@ -90,13 +90,6 @@ pub fn read(text: &str) -> Result<Report, Error> {
         // A top-level suite is a file, named by its path under `testDir`.
         collect(s, &s.title, &mut Vec::new(), &mut specs);
     }
-    let mut projects: Vec<&str> = specs
-        .iter()
-        .flat_map(|(_, spec)| spec.tests.iter().map(|t| t.project_name.as_str()))
-        .collect();
-    projects.sort_unstable();
-    projects.dedup();
-    let several_projects = projects.len() > 1;
     let mut seen: HashMap<String, u64> = HashMap::new();
     let mut trials = Vec::new();
     let mut skipped = 0;
@@ -121,14 +114,23 @@ pub fn read(text: &str) -> Result<Report, Error> {
                 }
                 continue;
             };
-            if first.status == "skipped" || t.expected_status == "skipped" {
+            if t.expected_status == "skipped" {
                 skipped += 1;
                 continue;
             }
-            let test = if several_projects {
-                format!("{id} [{}]", t.project_name)
-            } else {
+            // Skipped by Playwright, not by the test (whose `test.skip()` expects `skipped`):
+            // a failed `beforeAll`, or an earlier test of a serial group that failed, stopped
+            // it. Its first attempt did not run; a later one's pass would not be its grade.
+            if first.status == "skipped" {
+                not_run += 1;
+                continue;
+            }
+            // Named by its project whenever the config names one, not only when the run
+            // holds several: `--project chromium` runs the same tests under the same ids.
+            let test = if t.project_name.is_empty() {
                 id.clone()
+            } else {
+                format!("{id} [{}]", t.project_name)
             };
             if results.len() > 1 {
                 retried_tests += 1;
@@ -177,7 +179,9 @@ pub fn read(text: &str) -> Result<Report, Error> {
     }
     if not_run > 0 {
         notes.push(format!(
-            "{not_run} test run(s) have no attempt (the run stopped early, e.g. `--max-failures`) and were left out"
+            "{not_run} test run(s) did not run their first attempt (a failed `beforeAll` or an earlier failure \
+             in a serial group skipped them, or the run stopped early) and were left out: fix what stopped \
+             them, or they are never graded"
         ));
     }
     Ok(Report {
