@@ -300,3 +300,29 @@ fn two_mocha_tests_with_one_full_title_are_refused_not_read_as_repeats() {
             .and(predicate::str::contains("Rename one")),
     );
 }
+
+#[test]
+fn two_jest_or_vitest_tests_of_one_name_are_refused_not_read_as_repeats() {
+    // `test("same")` twice in one describe: the first passes, the second fails. Read as two
+    // repeats of one test, `--single 1,0` passed on the first and never saw the failure.
+    for f in ["jest-same-name.json", "vitest-same-name.json"] {
+        let (_dir, assert) = ingest(&[review(f)], &["--single", "1,0"]);
+        assert.code(2).stderr(
+            predicate::str::contains("two tests are both `dup.test.js::agent > same`")
+                .and(predicate::str::contains("Rename one")),
+        );
+    }
+}
+
+#[test]
+fn a_vitest_test_failing_two_soft_assertions_is_not_said_to_have_been_retried() {
+    // Vitest keeps a message per failed soft assertion as well as per failed attempt: a failed
+    // test's messages cannot tell the two apart, so only a passed test with messages is said
+    // to have been retried.
+    let (_dir, assert) = ingest(&[review("vitest-soft.json")], &["--single", "1,0"]);
+    assert.code(1).stdout(
+        predicate::str::contains("were retried")
+            .not()
+            .and(predicate::str::contains("dup.test.js::soft  FAIL")),
+    );
+}

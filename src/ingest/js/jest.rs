@@ -195,11 +195,24 @@ pub fn read(text: &str) -> Result<(Report, Writer), Error> {
                     }
                 }
             };
-            if retries > 0 {
+            // Jest says how many times it ran a test; Vitest's messages say it only of a test
+            // that passed after failing (a failed one's several messages may be one attempt's
+            // soft assertions), so only those are said to have been retried.
+            if retries > 0 && (jest || passed) {
                 retried_tests += 1;
             }
             let n = seen.entry(test.clone()).or_default();
             *n += 1;
+            // One run writes each test once, so a second record of an id is another test: two
+            // tests of one name in a block, or a title holding ` > `. Read as repeats, one's
+            // failure would be the other's trial.
+            if *n > 1 {
+                return Err(Error::Refused(format!(
+                    "two tests are both `{test}` (the describe titles and the test title joined by ` > `): \
+                     gate would grade them as one test and one's failure would count as the other's trial. \
+                     Rename one, then run the suite again"
+                )));
+            }
             trials.push(Trial {
                 test,
                 repeat: *n,
@@ -222,7 +235,7 @@ pub fn read(text: &str) -> Result<(Report, Writer), Error> {
             if jest {
                 "`invocations` > 1"
             } else {
-                "a passed test with failure messages"
+                "a passed test with failure messages from earlier attempts"
             },
             if jest {
                 "remove `jest.retryTimes` to turn retries off"
