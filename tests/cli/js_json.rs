@@ -326,3 +326,17 @@ fn a_vitest_test_failing_two_soft_assertions_is_not_said_to_have_been_retried() 
             .and(predicate::str::contains("dup.test.js::soft  FAIL")),
     );
 }
+
+#[test]
+fn a_failed_mocha_after_all_hook_is_refused_saying_its_tests_ran() {
+    let (_dir, assert) = ingest(
+        &[review("mocha-after-all-failed.json")],
+        &["--single", "1,0"],
+    );
+    assert.code(2).stderr(
+        predicate::str::contains("\"after all\" hook")
+            .and(predicate::str::contains("teardown broke"))
+            .and(predicate::str::contains("its tests ran"))
+            .and(predicate::str::contains("leaves them out").not()),
+    );
+}

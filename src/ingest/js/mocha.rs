@@ -71,9 +71,16 @@ pub fn read(text: &str) -> Result<Report, Error> {
     let file: File = parse(text, "mocha's JSON report (`.tests[]`)")?;
     let tests: HashSet<(&str, &str)> = file.tests.iter().map(Test::key).collect();
     if let Some(hook) = file.failures.iter().find(|f| !tests.contains(&f.key())) {
+        // An `after all` hook runs once its tests have ended: they are all in the report, but
+        // the failure belongs to none of them, so the run is still not one to judge.
+        let why = if hook.full_title.contains("\"after all\" hook") {
+            "its tests ran, but the failure belongs to none of them and mocha marks the run failed"
+        } else {
+            "mocha skips the tests a failed hook guards and leaves them out of its report, so their \
+             failures would be missed"
+        };
         return Err(Error::Refused(format!(
-            "`{}` failed ({}): mocha skips the tests a failed hook guards and leaves them out of its report, \
-             so their failures would be missed. Fix the hook, then run the suite again",
+            "`{}` failed ({}): {why}. Fix the hook, then run the suite again",
             hook.full_title,
             hook.message()
         )));
