@@ -506,5 +506,99 @@ mod tests {
                 .collect();
             prop_assert!(reference.starts_with(&consumed), "{:?} {:?}", consumed, reference);
         }
+
+        /// Gaps, in a shard or not, under both [`Gaps`]: some owned ordinals are never
+        /// offered, the rest arrive shuffled, `gap_before(cut)` is called once every offered
+        /// ordinal below `cut` has arrived (the scheduler's promise), then the rest arrive and
+        /// `gap_before` closes the run. What is consumed, each item's disposition, the
+        /// decision and the counts equal a walk of the owned ordinals in order: a gap is
+        /// passed over (`Skip`) or stops consumption and excludes every later finished item
+        /// (`Stop`).
+        #[test]
+        fn gaps_and_shards_settle_as_the_walk_in_ordinal_order(
+            kinds in proptest::collection::vec(kind(), 1..80),
+            missing in proptest::collection::vec(proptest::bool::weighted(0.15), 80),
+            order in proptest::collection::vec(0usize..10_000, 80),
+            decide_after in 1usize..60,
+            cut_at in 1u64..90,
+            stop in proptest::bool::ANY,
+            sharded in proptest::bool::ANY,
+            k in 1u64..4,
+        ) {
+            let gaps = if stop { Gaps::Stop } else { Gaps::Skip };
+            let shard = sharded.then_some(Shard { k, m: 3 });
+            let owns = |o: u64| shard.is_none_or(|s| s.owns(o));
+            let n = kinds.len() as u64;
+            // The scheduler never says a gap beyond the run's last ordinal.
+            let cut_at = cut_at.min(n + 1);
+            // Owned ordinals, each an item or a gap; harness errors aside (they halt on
+            // arrival, which the second property covers).
+            let plan: Vec<(u64, Option<Kind>)> = (1..=n)
+                .filter(|&o| owns(o))
+                .map(|o| {
+                    let k = kinds[o as usize - 1];
+                    let k = if k == Kind::HarnessError { Kind::Graded } else { k };
+                    (o, (!missing[o as usize - 1]).then_some(k))
+                })
+                .collect();
+            // The reference: walk the owned ordinals in order.
+            let mut want_consumed = Vec::new();
+            let mut want_settled = Vec::new();
+            let (mut blocked, mut decided_at, mut cancelled, mut excluded) = (false, None, 0, 0);
+            for &(o, k) in &plan {
+                match k {
+                    None => blocked |= gaps == Gaps::Stop,
+                    Some(Kind::Cancelled) => {
+                        cancelled += 1;
+                        want_settled.push((o, Disposition::Cancelled));
+                    }
+                    Some(_) if blocked || decided_at.is_some() => {
+                        excluded += 1;
+                        want_settled.push((o, Disposition::Excluded));
+                    }
+                    Some(_) => {
+                        want_consumed.push(o);
+                        if want_consumed.len() >= decide_after {
+                            decided_at = Some(o);
+                        }
+                        want_settled.push((o, Disposition::Counted));
+                    }
+                }
+            }
+            // The run: offered items shuffled, those below the cut first.
+            let offered: Vec<Item> = plan
+                .iter()
+                .filter_map(|&(o, k)| k.map(|k| item(o, k)))
+                .collect();
+            let mut before: Vec<Item> = offered.iter().copied().filter(|i| i.ordinal < cut_at).collect();
+            let mut after: Vec<Item> = offered.iter().copied().filter(|i| i.ordinal >= cut_at).collect();
+            for v in [&mut before, &mut after] {
+                for i in (1..v.len()).rev() {
+                    v.swap(i, order[i] % (i + 1));
+                }
+            }
+            let mut s = InOrder::new(gaps, shard);
+            let mut consumed = Vec::new();
+            let mut settled = Vec::new();
+            let mut feed = |o: u64| {
+                consumed.push(o);
+                consumed.len() >= decide_after
+            };
+            for &it in &before {
+                settled.extend(s.offer(it.ordinal, it, &mut feed));
+            }
+            settled.extend(s.gap_before(cut_at, &mut feed));
+            for &it in &after {
+                settled.extend(s.offer(it.ordinal, it, &mut feed));
+            }
+            settled.extend(s.gap_before(n + 1, &mut feed));
+            settled.sort_by_key(|&(o, _)| o);
+            prop_assert_eq!(consumed, want_consumed);
+            prop_assert_eq!(settled, want_settled);
+            prop_assert_eq!(s.decided_at(), decided_at);
+            prop_assert_eq!(s.cancelled(), cancelled);
+            prop_assert_eq!(s.uncounted_finished(), excluded);
+            prop_assert_eq!(s.blocked_at_gap(), gaps == Gaps::Stop && plan.iter().any(|(_, k)| k.is_none()));
+        }
     }
 }
