@@ -24,11 +24,11 @@
 //!   reach in a file as `pending` (a test it skips says `skipped`): such a file is refused, such
 //!   a test left out with a note.
 
-use std::collections::HashMap;
+use std::collections::HashSet;
 
 use serde::Deserialize;
 
-use super::{Error, Report, first_line, parse, relative_to_common_dir, retried};
+use super::{Error, Report, first_line, only_trial, parse, relative_to_common_dir, retried};
 use crate::ingest::{Trial, Writer};
 
 #[derive(Deserialize)]
@@ -150,7 +150,7 @@ pub fn read(text: &str) -> Result<(Report, Writer), Error> {
     }
     let names: Vec<&str> = file.test_results.iter().map(|s| s.name.as_str()).collect();
     let rel = relative_to_common_dir(&names);
-    let mut seen: HashMap<String, u64> = HashMap::new();
+    let mut seen = HashSet::new();
     let mut trials = Vec::new();
     let mut skipped = 0;
     let mut not_run = 0;
@@ -201,21 +201,14 @@ pub fn read(text: &str) -> Result<(Report, Writer), Error> {
             if retries > 0 && (jest || passed) {
                 retried_tests += 1;
             }
-            let n = seen.entry(test.clone()).or_default();
-            *n += 1;
-            // One run writes each test once, so a second record of an id is another test: two
-            // tests of one name in a block, or a title holding ` > `. Read as repeats, one's
-            // failure would be the other's trial.
-            if *n > 1 {
-                return Err(Error::Refused(format!(
-                    "two tests are both `{test}` (the describe titles and the test title joined by ` > `): \
-                     gate would grade them as one test and one's failure would count as the other's trial. \
-                     Rename one, then run the suite again"
-                )));
-            }
+            only_trial(
+                &mut seen,
+                &test,
+                "the describe titles and the test title joined by ` > `",
+            )?;
             trials.push(Trial {
                 test,
-                repeat: *n,
+                repeat: 1,
                 attempts: retried(
                     retries,
                     passed,

@@ -11,11 +11,11 @@
 //! spaces, so two tests can share it (`it("a b")`, and `it("b")` in `describe("a")`): such a
 //! report is refused, since each test runs once a run and the two would be read as repeats.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use serde::Deserialize;
 
-use super::{Error, Report, first_line, parse, relative_to_common_dir, retried};
+use super::{Error, Report, first_line, only_trial, parse, relative_to_common_dir, retried};
 use crate::ingest::Trial;
 
 #[derive(Deserialize)]
@@ -88,7 +88,7 @@ pub fn read(text: &str) -> Result<Report, Error> {
     let pending: HashSet<(&str, &str)> = file.pending.iter().map(Test::key).collect();
     let files: Vec<&str> = file.tests.iter().map(|t| t.key().0).collect();
     let rel = relative_to_common_dir(&files);
-    let mut seen: HashMap<String, u64> = HashMap::new();
+    let mut seen = HashSet::new();
     let mut trials = Vec::with_capacity(file.tests.len());
     for (t, rel) in file.tests.iter().zip(rel) {
         if pending.contains(&t.key()) {
@@ -99,21 +99,14 @@ pub fn read(text: &str) -> Result<Report, Error> {
         } else {
             format!("{rel}::{}", t.full_title)
         };
-        let n = seen.entry(test.clone()).or_default();
-        *n += 1;
-        // mocha runs each test once a run, so a second record of an id is another test:
-        // `fullTitle` joins the titles with spaces, so `it("a b")` and `describe("a")`'s
-        // `it("b")` are one id. Read as repeats, one's failure would be the other's trial.
-        if *n > 1 {
-            return Err(Error::Refused(format!(
-                "two tests are both `{test}` (mocha's full title joins the describe titles with spaces): \
-                 gate would grade them as one test and one's failure would count as the other's trial. \
-                 Rename one, then run the suite again"
-            )));
-        }
+        only_trial(
+            &mut seen,
+            &test,
+            "mocha's full title joins the describe titles with spaces",
+        )?;
         trials.push(Trial {
             test,
-            repeat: *n,
+            repeat: 1,
             attempts: retried(
                 t.current_retry,
                 !t.failed(),

@@ -35,6 +35,23 @@ pub struct Report {
     pub notes: Vec<String>,
 }
 
+/// The one trial of `test` in a run's report: one run writes each test once, so a second
+/// record of an id is another test whose titles joined alike (`how` says how the runner joins
+/// them). Read as repeats, one's failure would be the other's trial: refused.
+fn only_trial(
+    seen: &mut std::collections::HashSet<String>,
+    test: &str,
+    how: &str,
+) -> Result<(), Error> {
+    if seen.insert(test.to_string()) {
+        return Ok(());
+    }
+    Err(Error::Refused(format!(
+        "two tests are both `{test}` ({how}): gate would grade them as one test and one's failure \
+         would count as the other's trial. Rename one, then run the suite again"
+    )))
+}
+
 /// Parse a whole JSON report into `T`, with serde_json's position.
 fn parse<T: serde::de::DeserializeOwned>(text: &str, what: &str) -> Result<T, Error> {
     serde_json::from_str(text).map_err(|e| {
