@@ -138,6 +138,8 @@ impl Launcher for ProcessLauncher {
                     };
                     attempt_or_internal_error(&spec, &redactor, &cancel)
                 });
+                // Its attempts are over and their processes gone.
+                let _ = std::fs::remove_dir_all(spec.result_dir(ordinal));
             });
         if let Err(e) = started {
             // No thread to be had (a process or memory limit): the trial never ran, which is

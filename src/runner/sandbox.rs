@@ -9,8 +9,10 @@
 //! - **Filesystem** (Landlock, unprivileged, Linux ≥ 5.13, and the mount layer of
 //!   [`super::mounts`]). The task reads everywhere but writes only beneath its writable
 //!   roots: its working directory and the plan's `policy.sandbox.writable` paths, plus a
-//!   fresh per-attempt temporary directory (its `TMPDIR`, removed afterwards), the folder of
-//!   its result file (`GATE_RESULT`) and the character devices every shell writes to
+//!   fresh per-attempt temporary directory (its `TMPDIR`, removed afterwards), its trial's
+//!   own result folder (of `GATE_RESULT`, in this run's `gate-PID-N-results` beside the
+//!   temporary directories: outside the roots, so no sibling trial may write the file a
+//!   trial is graded on) and the character devices every shell writes to
 //!   (`/dev/null`, …). Never gate's state: with the mount layer (a mount namespace per
 //!   process, gate's state in the roots bound read-only, the folders above it pinned) the
 //!   roots are granted whole. Without it (user namespaces refused, `GATE_SANDBOX_NO_MOUNTS`)
@@ -239,14 +241,20 @@ pub struct Sandbox {
     writable: Vec<PathBuf>,
     /// Where attempts' temporary directories are made.
     tmp_root: PathBuf,
-    /// The mount namespaces made so far, by the roots and result folder whose binds they
-    /// hold (one per task of a plan, usually), each joined by every later attempt with the
-    /// same binds. At most [`MAX_SPACES`]; past that an attempt makes its own.
-    spaces: Mutex<Vec<(SpaceKey, Arc<Space>)>>,
+    /// This run's folder of trial result folders (`gate-PID-N-results` in `tmp_root`, mode
+    /// 0700, removed when the box drops): outside the task's roots, so that a trial's result
+    /// folder is writable by that trial's box alone.
+    results: PathBuf,
+    /// Holds `flock` on `results` while this run lives.
+    _results_lock: fs::File,
+    /// The run folders seen (head's, and base's for a compare task), by position: run
+    /// folder `k` (from 1) has its trials' result folders in `results/k/`.
+    run_dirs: Mutex<Vec<PathBuf>>,
+    /// The mount namespaces made so far, by the writable roots whose binds they hold (one
+    /// per working folder of a plan's tasks, usually), each joined by every later attempt
+    /// with the same roots. At most [`MAX_SPACES`]; past that an attempt makes its own.
+    spaces: Mutex<Vec<(Vec<PathBuf>, Arc<Space>)>>,
 }
-
-/// A cached mount namespace's key: the task's writable roots and its result folder.
-type SpaceKey = (Vec<PathBuf>, PathBuf);
 
 /// Mount namespaces kept open per run (two descriptors each under a user namespace).
 const MAX_SPACES: usize = 64;
@@ -276,6 +284,10 @@ impl Sandbox {
         let ns = (walls.mounts == MountWall::StateReadOnly)
             .then(|| mounts::available().ok())
             .flatten();
+        let tmp_root = resolve(&std::env::temp_dir());
+        let (results, results_lock) = make_results_root(&tmp_root).map_err(|e| {
+            format!("cannot make the folder of the trials' result folders: {e}; no trial was run")
+        })?;
         Ok(Sandbox {
             walls,
             protected: protected.iter().map(|p| resolve(p)).collect(),
@@ -287,9 +299,26 @@ impl Sandbox {
                 .filter(|p| fs::symlink_metadata(p).is_err())
                 .collect(),
             writable: policy.writable.iter().map(|p| resolve(p)).collect(),
-            tmp_root: resolve(&std::env::temp_dir()),
+            tmp_root,
+            results,
+            _results_lock: results_lock,
+            run_dirs: Mutex::new(Vec::new()),
             spaces: Mutex::new(Vec::new()),
         })
+    }
+
+    /// The folder holding the result folders of `task`'s trials run from run folder
+    /// `run_dir` (see [`crate::runner::AttemptSpec::result_dir`]).
+    pub fn results_of(&self, run_dir: &Path, task: &str) -> PathBuf {
+        let mut dirs = self.run_dirs.lock().unwrap_or_else(|e| e.into_inner());
+        let k = match dirs.iter().position(|d| d == run_dir) {
+            Some(i) => i + 1,
+            None => {
+                dirs.push(run_dir.to_path_buf());
+                dirs.len()
+            }
+        };
+        self.results.join(k.to_string()).join(task)
     }
 
     /// The plans `gate run` without a path would find here that appeared during the run
@@ -341,10 +370,12 @@ impl Sandbox {
         })
     }
 
-    /// One attempt's mount layer: join the namespace made for the same roots and result
-    /// folder (made now if this is the first such attempt), unless the attempt's own
-    /// temporary directory lies beneath one of its read-only binds (a `TMPDIR` inside gate's
-    /// state): that attempt needs a writable bind of its own, in a namespace of its own.
+    /// One attempt's mount layer: join the namespace made for the same roots (made now if
+    /// this is the first such attempt), unless the attempt's own temporary directory or
+    /// result folder lies beneath one of its read-only binds (a `TMPDIR` inside gate's
+    /// state): that attempt needs writable binds of its own, in a namespace of its own. (A
+    /// namespace shared by the trials of a task holds no folder of one trial: every trial
+    /// could write there.)
     fn layer(
         &self,
         ns: Namespace,
@@ -367,7 +398,7 @@ impl Sandbox {
         let mut spaces = self.spaces.lock().unwrap_or_else(|e| e.into_inner());
         let found = spaces
             .iter()
-            .find(|((r, d), _)| r.as_slice() == roots && d == result_dir)
+            .find(|(r, _)| r.as_slice() == roots)
             .map(|(_, s)| Arc::clone(s));
         let space = match found {
             Some(space) => space,
@@ -378,41 +409,20 @@ impl Sandbox {
             None => {
                 // Made under the lock: lanes of the same task wait for one namespace rather
                 // than each make their own.
-                let space = Arc::new(own(&[result_dir])?.persist()?);
-                spaces.push((
-                    (roots.to_vec(), result_dir.to_path_buf()),
-                    Arc::clone(&space),
-                ));
+                let space = Arc::new(own(&[])?.persist()?);
+                spaces.push((roots.to_vec(), Arc::clone(&space)));
                 space
             }
         };
         drop(spaces);
-        if space.covers(tmpdir) {
+        if space.covers(tmpdir) || space.covers(result_dir) {
             return own(&[tmpdir, result_dir]);
         }
         Layer::join(ns, space, cwd)
     }
 
     fn make_tmpdir(&self) -> io::Result<PathBuf> {
-        loop {
-            let n = CELLS.fetch_add(1, Ordering::Relaxed);
-            let dir = self
-                .tmp_root
-                .join(format!("gate-{}-{n}", std::process::id()));
-            match fs::DirBuilder::new().mode(0o700).create(&dir) {
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-                Err(e) => {
-                    return Err(io::Error::new(
-                        e.kind(),
-                        format!(
-                            "cannot create a temporary directory in `{}`: {e}",
-                            self.tmp_root.display()
-                        ),
-                    ));
-                }
-                Ok(()) => return Ok(dir),
-            }
-        }
+        fresh_dir(&self.tmp_root, "")
     }
 
     /// The Landlock ruleset of one attempt: its roots whole under the mount layer (gate's
@@ -495,6 +505,14 @@ impl Sandbox {
             rules.grant_if_present(Path::new(dir), rules.dir)?;
         }
         Ok(ruleset)
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        // Every trial has ended (the launchers hold the box while any runs); std's
+        // remove_dir_all never follows a link a task left there.
+        let _ = fs::remove_dir_all(&self.results);
     }
 }
 
@@ -616,6 +634,44 @@ fn resolve(path: &Path) -> PathBuf {
                 existing = parent;
             }
             _ => return abs,
+        }
+    }
+}
+
+/// A new folder `gate-PID-N{suffix}` in `root`, mode 0700 (N counts the folders this process
+/// made).
+fn fresh_dir(root: &Path, suffix: &str) -> io::Result<PathBuf> {
+    loop {
+        let n = CELLS.fetch_add(1, Ordering::Relaxed);
+        let dir = root.join(format!("gate-{}-{n}{suffix}", std::process::id()));
+        match fs::DirBuilder::new().mode(0o700).create(&dir) {
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => {
+                return Err(io::Error::new(
+                    e.kind(),
+                    format!(
+                        "cannot create a temporary directory in `{}`: {e}",
+                        root.display()
+                    ),
+                ));
+            }
+            Ok(()) => return Ok(dir),
+        }
+    }
+}
+
+/// This run's folder of result folders, `gate-PID-N-results` in `root`, and the file that
+/// holds its lock.
+fn make_results_root(root: &Path) -> io::Result<(PathBuf, fs::File)> {
+    let dir = fresh_dir(root, "-results")?;
+    // Nobody else can hold the lock of a folder just made; a later run that finds the
+    // folder takes it only once this process is gone.
+    let locked = fs::File::open(&dir).and_then(|f| super::sys::try_lock_exclusive(&f).map(|_| f));
+    match locked {
+        Ok(f) => Ok((dir, f)),
+        Err(e) => {
+            let _ = fs::remove_dir(&dir);
+            Err(e)
         }
     }
 }
