@@ -130,16 +130,20 @@ impl Launcher for ProcessLauncher {
         let started = std::thread::Builder::new()
             .name("gate-trial".into())
             .spawn(move || {
-                run_trial(ordinal, retry, &cancel, &tx, |attempt| {
+                // Removed once the trial's attempts are over and their processes gone: with
+                // the attempts' closure, before the trial's last message (see `run_trial`).
+                let folder = TrialFolder(spec.result_dir(ordinal));
+                let flag = Arc::clone(&cancel);
+                let attempts = move |attempt| {
+                    let _owned = &folder;
                     let spec = AttemptSpec {
                         trial: ordinal,
                         attempt,
                         ..spec.clone()
                     };
-                    attempt_or_internal_error(&spec, &redactor, &cancel)
-                });
-                // Its attempts are over and their processes gone.
-                let _ = std::fs::remove_dir_all(spec.result_dir(ordinal));
+                    attempt_or_internal_error(&spec, &redactor, &flag)
+                };
+                run_trial(ordinal, retry, &cancel, &tx, attempts);
             });
         if let Err(e) = started {
             // No thread to be had (a process or memory limit): the trial never ran, which is
@@ -165,6 +169,15 @@ impl Launcher for ProcessLauncher {
     fn tidy(&self) {
         // The scheduler runs on gate's main thread, the parent of every adopted orphan.
         super::sys::reap_orphans();
+    }
+}
+
+/// A trial's result folder, removed when dropped.
+struct TrialFolder(std::path::PathBuf);
+
+impl Drop for TrialFolder {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 

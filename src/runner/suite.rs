@@ -81,6 +81,8 @@ impl Launcher for SuiteLauncher {
                 // Every row of the run is sent once the run is judged, the suite's own last:
                 // the scheduler frees the lane on it.
                 let rows = this.run(ordinal, &cancel);
+                // Nothing of the run (its box) is held once the scheduler hears it is over.
+                drop(this);
                 let last = rows.len().saturating_sub(1);
                 for (i, row) in rows.into_iter().enumerate() {
                     let _ = tx.send(TrialMsg::Attempt {

@@ -995,3 +995,111 @@ tasks:
         );
     }
 }
+
+/// Whether process `pid` is still running (a zombie has stopped).
+fn running(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        let state = stat
+            .rsplit_once(") ")
+            .and_then(|(_, rest)| rest.chars().next());
+        !matches!(state, Some('Z' | 'X') | None)
+    })
+}
+
+/// The folders gate process `pid` made in the temporary folder `tmp`.
+fn folders_of(tmp: &Path, pid: u32) -> Vec<String> {
+    std::fs::read_dir(tmp)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(&format!("gate-{pid}-")))
+        .collect()
+}
+
+/// A SIGKILLed gate (no chance to kill its trials) left its trials running, re-parented, and
+/// their `TMPDIR`s and result folders in the temporary folder. Each trial's process now dies
+/// with gate (`PR_SET_PDEATHSIG`), and the next `gate run` removes what the dead one left.
+#[test]
+fn a_sigkilled_gate_leaves_no_trial_running_and_the_next_run_clears_its_folders() {
+    let tmp = tempfile::tempdir().unwrap();
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 4, c: 0}}\ntasks:\n  - id: t\n    timeout: 120s\n    run: 'echo $$ > \"work/pid-$GATE_TRIAL\"; exec sleep 30'\n",
+    );
+    std::fs::create_dir(f.path("work")).unwrap();
+    std::fs::write(
+        f.path("quick.yaml"),
+        "version: 1\nsampling: {single: {n: 2, c: 0}}\ntasks:\n  - id: q\n    run: 'true'\n",
+    )
+    .unwrap();
+    let mut first = std::process::Command::new(assert_cmd::cargo::cargo_bin("gate"))
+        .current_dir(f.dir.path())
+        .args([
+            "run",
+            "plan.yaml",
+            "--ledger",
+            "out/ledger.jsonl",
+            "--jobs",
+            "2",
+        ])
+        .args(["--no-step-summary"])
+        .env("TMPDIR", tmp.path())
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid_file = |t: u32| f.path(&format!("work/pid-{t}"));
+    let until = std::time::Instant::now() + Duration::from_secs(30);
+    let pids = loop {
+        let pids: Vec<i32> = (1..=2)
+            .filter_map(|t| read(&pid_file(t)).trim().parse().ok())
+            .collect();
+        if pids.len() == 2 {
+            break pids;
+        }
+        assert!(std::time::Instant::now() < until, "both trials started");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(pids.iter().all(|&p| running(p)), "the trials run");
+    let gate_pid = first.id();
+    // SAFETY: a signal to our own child.
+    unsafe { libc::kill(gate_pid as i32, libc::SIGKILL) };
+    let _ = first.wait();
+    let until = std::time::Instant::now() + Duration::from_secs(3);
+    while pids.iter().any(|&p| running(p)) && std::time::Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for p in &pids {
+        assert!(
+            !running(*p),
+            "trial process {p} outlived the SIGKILLed gate"
+        );
+    }
+    assert!(
+        !folders_of(tmp.path(), gate_pid).is_empty(),
+        "the killed gate left its folders"
+    );
+    // The next run (any plan, same temporary folder) removes them, and its own at its end.
+    let next = gate()
+        .current_dir(f.dir.path())
+        .args([
+            "run",
+            "quick.yaml",
+            "--ledger",
+            "out/quick.jsonl",
+            "--no-step-summary",
+        ])
+        .env("TMPDIR", tmp.path())
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .assert()
+        .code(0);
+    drop(next);
+    let left: Vec<String> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
