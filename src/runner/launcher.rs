@@ -3,7 +3,7 @@
 //! The schedulers ([`super::scheduler`] for a task's trials, [`super::pairs`] for a compare
 //! task's sides) know nothing about processes: a [`Launcher`] starts a trial. The real one,
 //! [`ProcessLauncher`], runs attempts as process groups; the schedulers' unit tests use fakes.
-//! [`InFlight`] is the one guard both schedulers hold: whatever way a scheduler is left, it
+//! `InFlight` is the one guard both schedulers hold: whatever way a scheduler is left, it
 //! cancels every trial still running and has each launcher kill everything it started
 //! (invariant 9).
 

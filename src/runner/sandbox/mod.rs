@@ -46,6 +46,11 @@
 //! gate (`a_task_cannot_kill_gate_or_its_process_group` fails that way). The price is a
 //! `fork` instead of a `vfork` per process; docs/performance.md measures it.
 //!
+//! The files: this one holds the walls' probe, the Landlock ruleset and the child's side;
+//! `seccomp.rs` the signal filter of kernels without Landlock signal scoping; `folders.rs` the
+//! box's folders in gate's temporary folder (`TMPDIR`s, the result folders) and the removal
+//! of what a killed gate left there.
+//!
 //! The Landlock and seccomp interfaces are called through raw system calls (libc has their
 //! numbers) rather than the `landlock` crate: the child side must be two `prctl`s and one
 //! `landlock_restrict_self` with no allocation between `fork` and `exec`, the parent side
@@ -57,15 +62,18 @@ use std::fs;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::DirBuilderExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use std::sync::{Arc, Mutex};
 
 use super::mounts::{self, Binds, Layer, Namespace, Space, is_yaml};
+use folders::{fresh_dir, make_results_root, remove_stale};
+use seccomp::signal_filter;
+
+mod folders;
+mod seccomp;
 use crate::model::{FilesystemWall, MountWall, SandboxMode, SignalWall, Walls};
 
 pub use crate::model::{SandboxPolicy, WITHHELD_ENV, is_withheld};
@@ -258,9 +266,6 @@ pub struct Sandbox {
 
 /// Mount namespaces kept open per run (two descriptors each under a user namespace).
 const MAX_SPACES: usize = 64;
-
-/// Counts temporary directories made by this process, for unique names.
-static CELLS: AtomicU64 = AtomicU64::new(0);
 
 impl Sandbox {
     /// Probe the kernel and prepare the run's box. `protected` are gate's paths: its binary,
@@ -639,108 +644,6 @@ fn resolve(path: &Path) -> PathBuf {
     }
 }
 
-/// A new folder `gate-PID-N{suffix}` in `root`, mode 0700 (N counts the folders this process
-/// made).
-fn fresh_dir(root: &Path, suffix: &str) -> io::Result<PathBuf> {
-    loop {
-        let n = CELLS.fetch_add(1, Ordering::Relaxed);
-        let dir = root.join(format!("gate-{}-{n}{suffix}", std::process::id()));
-        match fs::DirBuilder::new().mode(0o700).create(&dir) {
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(e) => {
-                return Err(io::Error::new(
-                    e.kind(),
-                    format!(
-                        "cannot create a temporary directory in `{}`: {e}",
-                        root.display()
-                    ),
-                ));
-            }
-            Ok(()) => return Ok(dir),
-        }
-    }
-}
-
-/// Remove what gate processes that died without cleaning up (a SIGKILL, an OOM kill) left in
-/// `root`: folders named `gate-PID-…` as gate names them (`gate-PID-N`, a `TMPDIR`;
-/// `gate-PID-N-results`), owned by this user, not links, whose process is gone (`kill(PID,
-/// 0)` finds none) and whose results folder, if any, nobody holds locked (a gate alive in
-/// another PID namespace that shares this folder still holds its lock). Anything else is
-/// left alone.
-fn remove_stale(root: &Path) {
-    use std::os::unix::fs::MetadataExt;
-    let Ok(entries) = fs::read_dir(root) else {
-        return;
-    };
-    let me = std::process::id();
-    // SAFETY: geteuid only returns an id.
-    let uid = unsafe { libc::geteuid() };
-    let mut stale: Vec<(u32, PathBuf)> = Vec::new();
-    for e in entries.flatten() {
-        let name = e.file_name();
-        let Some(pid) = name.to_str().and_then(stale_pid) else {
-            continue;
-        };
-        let ours = fs::symlink_metadata(e.path()).is_ok_and(|m| m.is_dir() && m.uid() == uid);
-        if pid != me && ours && !process_exists(pid) {
-            stale.push((pid, e.path()));
-        }
-    }
-    // Decided before anything is removed. A results folder that cannot be opened to try
-    // its lock counts as held.
-    let held: Vec<u32> = stale
-        .iter()
-        .filter(|(_, dir)| dir.to_str().is_some_and(|d| d.ends_with("-results")))
-        .filter(|(_, dir)| {
-            fs::File::open(dir)
-                .and_then(|f| super::sys::try_lock_exclusive(&f))
-                .map_or(true, |locked| !locked)
-        })
-        .map(|(pid, _)| *pid)
-        .collect();
-    for (pid, dir) in &stale {
-        if !held.contains(pid) {
-            let _ = fs::remove_dir_all(dir);
-        }
-    }
-}
-
-/// The pid in a folder name gate gives (`gate-PID-N` or `gate-PID-N-results`).
-fn stale_pid(name: &str) -> Option<u32> {
-    let (pid, rest) = name.strip_prefix("gate-")?.split_once('-')?;
-    let n = rest.strip_suffix("-results").unwrap_or(rest);
-    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    (digits(pid) && digits(n))
-        .then(|| pid.parse().ok())
-        .flatten()
-}
-
-/// Whether a process `pid` exists (one of another user's counts: `EPERM`).
-fn process_exists(pid: u32) -> bool {
-    let Ok(pid) = libc::pid_t::try_from(pid) else {
-        return true;
-    };
-    // SAFETY: signal 0 sends nothing; the call only checks that the process exists.
-    let rc = unsafe { libc::kill(pid, 0) };
-    rc == 0 || io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
-}
-
-/// This run's folder of result folders, `gate-PID-N-results` in `root`, and the file that
-/// holds its lock.
-fn make_results_root(root: &Path) -> io::Result<(PathBuf, fs::File)> {
-    let dir = fresh_dir(root, "-results")?;
-    // Nobody else can hold the lock of a folder just made; a later run that finds the
-    // folder takes it only once this process is gone.
-    let locked = fs::File::open(&dir).and_then(|f| super::sys::try_lock_exclusive(&f).map(|_| f));
-    match locked {
-        Ok(f) => Ok((dir, f)),
-        Err(e) => {
-            let _ = fs::remove_dir(&dir);
-            Err(e)
-        }
-    }
-}
-
 /// The withheld variables present in gate's environment, minus those the plan passes.
 fn withheld_env(pass: &[String]) -> Vec<OsString> {
     std::env::vars_os()
@@ -849,117 +752,6 @@ impl Drop for Cell {
     }
 }
 
-// Classic BPF, as seccomp runs it (include/uapi/linux/{filter,seccomp,audit}.h).
-const BPF_LD_W_ABS: u16 = 0x20;
-const BPF_JEQ_K: u16 = 0x15;
-const BPF_JGE_K: u16 = 0x35;
-const BPF_JA: u16 = 0x05;
-const BPF_RET_K: u16 = 0x06;
-const SECCOMP_RET_ALLOW: u32 = 0x7fff_0000;
-const SECCOMP_RET_ERRNO: u32 = 0x0005_0000;
-/// Offsets in `struct seccomp_data`.
-const DATA_NR: u32 = 0;
-const DATA_ARCH: u32 = 4;
-/// The low 32 bits of the first argument (little-endian targets only).
-const DATA_ARG0_LOW: u32 = 16;
-
-#[cfg(target_arch = "x86_64")]
-const AUDIT_ARCH: u32 = 0xC000_003E;
-#[cfg(target_arch = "aarch64")]
-const AUDIT_ARCH: u32 = 0xC000_00B7;
-/// x32 system calls on x86_64 carry this bit; refused.
-const X32_SYSCALL_BIT: u32 = 0x4000_0000;
-
-fn stmt(code: u16, k: u32) -> libc::sock_filter {
-    libc::sock_filter {
-        code,
-        jt: 0,
-        jf: 0,
-        k,
-    }
-}
-
-fn jeq(k: u32, jt: u8, jf: u8) -> libc::sock_filter {
-    libc::sock_filter {
-        code: BPF_JEQ_K,
-        jt,
-        jf,
-        k,
-    }
-}
-
-/// The seccomp program that keeps a task's signals off gate (kernels without Landlock
-/// signal scoping): see the module doc. Built per attempt, because it names the threads of
-/// gate alive at that moment (a pre-6.9 kernel lets `kill` take a thread's id).
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-fn signal_filter() -> Vec<libc::sock_filter> {
-    let eperm = SECCOMP_RET_ERRNO | libc::EPERM as u32;
-    let enosys = SECCOMP_RET_ERRNO | libc::ENOSYS as u32;
-    // SAFETY: getpid and getpgrp only return ids.
-    let (pid, pgid) = unsafe { (libc::getpid(), libc::getpgrp()) };
-    let mut targets = vec![pid as u32, (-pgid) as u32, u32::MAX /* -1: everyone */];
-    if let Ok(tasks) = fs::read_dir("/proc/self/task") {
-        targets.extend(
-            tasks
-                .flatten()
-                .filter_map(|t| t.file_name().to_str()?.parse::<u32>().ok()),
-        );
-    }
-    targets.sort_unstable();
-    targets.dedup();
-    let mut p = vec![
-        stmt(BPF_LD_W_ABS, DATA_ARCH),
-        // A foreign architecture's system calls (i386 through int 0x80) would bypass the
-        // numbers below: refused.
-        jeq(AUDIT_ARCH, 1, 0),
-        stmt(BPF_RET_K, enosys),
-        stmt(BPF_LD_W_ABS, DATA_NR),
-        libc::sock_filter {
-            code: BPF_JGE_K,
-            jt: 0,
-            jf: 1,
-            k: X32_SYSCALL_BIT,
-        },
-        stmt(BPF_RET_K, enosys),
-    ];
-    let aimed = [
-        libc::SYS_kill,
-        libc::SYS_tgkill,
-        libc::SYS_rt_sigqueueinfo,
-        libc::SYS_rt_tgsigqueueinfo,
-    ];
-    // The jump to the pid check is patched once its position is known.
-    let mut to_check = Vec::new();
-    for nr in aimed {
-        p.push(jeq(nr as u32, 0, 1));
-        to_check.push(p.len());
-        p.push(stmt(BPF_JA, 0));
-    }
-    p.push(jeq(libc::SYS_tkill as u32, 0, 1));
-    p.push(stmt(BPF_RET_K, eperm));
-    p.push(jeq(libc::SYS_pidfd_send_signal as u32, 0, 1));
-    p.push(stmt(BPF_RET_K, enosys));
-    p.push(stmt(BPF_RET_K, SECCOMP_RET_ALLOW));
-    let check = p.len();
-    for at in to_check {
-        p[at].k = (check - at - 1) as u32;
-    }
-    p.push(stmt(BPF_LD_W_ABS, DATA_ARG0_LOW));
-    for t in targets {
-        p.push(jeq(t, 0, 1));
-        p.push(stmt(BPF_RET_K, eperm));
-    }
-    p.push(stmt(BPF_RET_K, SECCOMP_RET_ALLOW));
-    p
-}
-
-/// No seccomp program on other architectures: the walls record says so
-/// ([`walls`] finds no filter to install).
-#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-fn signal_filter() -> Vec<libc::sock_filter> {
-    Vec::new()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -981,78 +773,6 @@ mod tests {
         for name in ["GITHUB_SHA", "GITHUB_ACTIONS", "PATH", "HOME", "GATE_TRIAL"] {
             assert!(!is_withheld(name), "{name}");
         }
-    }
-
-    #[test]
-    fn only_gates_own_folder_names_are_taken_for_stale() {
-        assert_eq!(stale_pid("gate-123-4"), Some(123));
-        assert_eq!(stale_pid("gate-123-4-results"), Some(123));
-        for other in [
-            "gate-123",
-            "gate-123-",
-            "gate--4",
-            "gate-12x-4",
-            "gate-123-4x",
-            "gate-123-results",
-            "gate-probe-123-4",
-            "gate-123-4-results-x",
-            "xgate-123-4",
-        ] {
-            assert_eq!(stale_pid(other), None, "{other}");
-        }
-    }
-
-    #[test]
-    fn a_dead_gates_folders_are_removed_and_nothing_else() {
-        let d = tempfile::tempdir().unwrap();
-        // A pid that does not exist (beyond pid_max) and one that does (ours, and pid 1).
-        let dead = 999_999_999u32;
-        let made = |name: &str| {
-            let p = d.path().join(name);
-            fs::create_dir(&p).unwrap();
-            fs::write(p.join("f"), "x").unwrap();
-            p
-        };
-        let stale = [
-            made(&format!("gate-{dead}-0")),
-            made(&format!("gate-{dead}-1-results")),
-        ];
-        let kept = [
-            made(&format!("gate-{}-0", std::process::id())),
-            made("gate-1-0"),
-            made(&format!("gate-{dead}-x")),
-            made("other"),
-        ];
-        // A link with a dead gate's name is not followed, and not removed.
-        let target = made("target");
-        let link = d.path().join(format!("gate-{dead}-2"));
-        std::os::unix::fs::symlink(&target, &link).unwrap();
-        remove_stale(d.path());
-        for p in &stale {
-            assert!(!p.exists(), "{} is removed", p.display());
-        }
-        for p in kept.iter().chain([&target]) {
-            assert!(p.join("f").exists(), "{} is kept", p.display());
-        }
-        assert!(fs::symlink_metadata(&link).is_ok(), "the link is kept");
-    }
-
-    #[test]
-    fn a_dead_pids_folders_stay_while_their_lock_is_held() {
-        // A gate alive in another PID namespace: its pid is not found here, its lock is held.
-        let d = tempfile::tempdir().unwrap();
-        let dead = 999_999_998u32;
-        let tmp = d.path().join(format!("gate-{dead}-0"));
-        let results = d.path().join(format!("gate-{dead}-1-results"));
-        fs::create_dir(&tmp).unwrap();
-        fs::create_dir(&results).unwrap();
-        let holder = fs::File::open(&results).unwrap();
-        assert!(super::super::sys::try_lock_exclusive(&holder).unwrap());
-        remove_stale(d.path());
-        assert!(tmp.exists() && results.exists());
-        drop(holder);
-        remove_stale(d.path());
-        assert!(!tmp.exists() && !results.exists());
     }
 
     #[test]
