@@ -17,7 +17,8 @@ use crate::model::{
 pub struct Record {
     /// 0-based position in the file.
     pub seq: u64,
-    /// Hex SHA-256 of the previous line's bytes (without its newline), or [`GENESIS`](super::GENESIS).
+    /// Hex SHA-256 of the previous line's bytes (without its newline), or
+    /// [`GENESIS`](crate::ledger::GENESIS).
     pub prev: String,
     /// The row.
     #[serde(flatten)]

@@ -63,10 +63,26 @@ pub struct AttemptSpec {
     pub transport_exit_codes: Vec<i32>,
     /// Exit codes of `run` that mean the harness failed (`policy.harness_exit_codes`).
     pub harness_exit_codes: Vec<i32>,
-    /// Directory for this run's logs and result files (e.g. `gate-out`).
+    /// Directory for this run's logs (and, unboxed, its result folders), e.g. `gate-out/runs/RUN`.
     pub out_dir: PathBuf,
     /// The run's box; `None` runs the attempt unboxed (unit tests of the runner).
     pub sandbox: Option<Arc<Sandbox>>,
+}
+
+impl AttemptSpec {
+    /// The folder of trial `trial`'s result file (`$GATE_RESULT`, and a suite run's
+    /// `$GATE_JUNIT`): the trial's own, made by its first attempt and removed when the trial
+    /// is over, so that no other trial can write the file this trial is graded on. Under the
+    /// box it lies in the run's folder of result folders in gate's temporary folder
+    /// ([`Sandbox::results_of`]), outside the task's roots: the trial's box is granted it,
+    /// no other trial's is. Unboxed (the runner's own tests), beneath the run folder.
+    pub fn result_dir(&self, trial: u64) -> PathBuf {
+        let task = match &self.sandbox {
+            Some(sandbox) => sandbox.results_of(&self.out_dir, &self.task),
+            None => self.out_dir.join("results").join(&self.task),
+        };
+        task.join(format!("{trial:04}"))
+    }
 }
 
 /// How a process ended.
@@ -347,7 +363,7 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
     let started_wall = SystemTime::now();
     let started = Instant::now();
     let log_dir = spec.out_dir.join("logs").join(&spec.task);
-    let result_dir = spec.out_dir.join("results").join(&spec.task);
+    let result_dir = spec.result_dir(spec.trial);
     let stem = format!("{:04}-{}", spec.trial, spec.attempt);
 
     let result_path = result_dir.join(format!("{stem}.json"));

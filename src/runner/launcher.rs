@@ -3,7 +3,7 @@
 //! The schedulers ([`super::scheduler`] for a task's trials, [`super::pairs`] for a compare
 //! task's sides) know nothing about processes: a [`Launcher`] starts a trial. The real one,
 //! [`ProcessLauncher`], runs attempts as process groups; the schedulers' unit tests use fakes.
-//! [`InFlight`] is the one guard both schedulers hold: whatever way a scheduler is left, it
+//! `InFlight` is the one guard both schedulers hold: whatever way a scheduler is left, it
 //! cancels every trial still running and has each launcher kill everything it started
 //! (invariant 9).
 
@@ -130,14 +130,20 @@ impl Launcher for ProcessLauncher {
         let started = std::thread::Builder::new()
             .name("gate-trial".into())
             .spawn(move || {
-                run_trial(ordinal, retry, &cancel, &tx, |attempt| {
+                // Removed once the trial's attempts are over and their processes gone: with
+                // the attempts' closure, before the trial's last message (see `run_trial`).
+                let folder = TrialFolder(spec.result_dir(ordinal));
+                let flag = Arc::clone(&cancel);
+                let attempts = move |attempt| {
+                    let _owned = &folder;
                     let spec = AttemptSpec {
                         trial: ordinal,
                         attempt,
                         ..spec.clone()
                     };
-                    attempt_or_internal_error(&spec, &redactor, &cancel)
-                });
+                    attempt_or_internal_error(&spec, &redactor, &flag)
+                };
+                run_trial(ordinal, retry, &cancel, &tx, attempts);
             });
         if let Err(e) = started {
             // No thread to be had (a process or memory limit): the trial never ran, which is
@@ -163,6 +169,15 @@ impl Launcher for ProcessLauncher {
     fn tidy(&self) {
         // The scheduler runs on gate's main thread, the parent of every adopted orphan.
         super::sys::reap_orphans();
+    }
+}
+
+/// A trial's result folder, removed when dropped.
+struct TrialFolder(std::path::PathBuf);
+
+impl Drop for TrialFolder {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 

@@ -11,10 +11,11 @@
 //! folder between a root and a protected path is pinned by a bind of itself (else
 //! `mv plans plans.old; mkdir plans` would swap a later plan without touching the file).
 //!
-//! The namespace is made once per set of binds (a task's roots and result folder) by a
-//! short-lived helper child, and kept open by its nsfs descriptors ([`Space`]); each trial's
-//! process joins it between `fork` and `exec` (`setns`, then `chdir` back to its folder).
-//! An attempt whose own `TMPDIR` needs a writable bind beneath a read-only one makes its own
+//! The namespace is made once per set of binds (a task's roots) by a short-lived helper
+//! child, and kept open by its nsfs descriptors ([`Space`]); each trial's process joins it
+//! between `fork` and `exec` (`setns`, then `chdir` back to its folder). A shared namespace
+//! holds no folder of one trial, since every trial in it could write there: an attempt whose
+//! own `TMPDIR` or result folder needs a writable bind beneath a read-only one makes its own
 //! namespace in the child instead. Either way the namespace is made:
 //! - with `CAP_SYS_ADMIN` (gate runs as root): `unshare(CLONE_NEWNS)`;
 //! - otherwise `unshare(CLONE_NEWUSER | CLONE_NEWNS)` mapping gate's own uid and gid onto

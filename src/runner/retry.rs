@@ -61,12 +61,26 @@ pub fn run_trial(
         let retry = row.fault == Some(Fault::Transport)
             && n <= policy.max_retries
             && !cancel.load(Ordering::Relaxed);
-        done.armed = retry;
+        if !retry {
+            // `attempt` (and what it holds: the trial's result folder, the run's box) is
+            // dropped before the scheduler hears the trial is over, so the run cannot end
+            // and exit while this thread still holds them.
+            drop(attempt);
+            done.armed = false;
+            let _ = tx.send(TrialMsg::Attempt {
+                row: Box::new(row),
+                last: true,
+            });
+            return;
+        }
+        done.armed = true;
         let _ = tx.send(TrialMsg::Attempt {
             row: Box::new(row),
-            last: !retry,
+            last: false,
         });
-        if !retry || !sleep_unless(backoff(policy.backoff_min, policy.backoff_max, n), cancel) {
+        if !sleep_unless(backoff(policy.backoff_min, policy.backoff_max, n), cancel) {
+            // `done` then says the trial is over, once `attempt` is dropped.
+            drop(attempt);
             return;
         }
         n += 1;

@@ -81,6 +81,8 @@ impl Launcher for SuiteLauncher {
                 // Every row of the run is sent once the run is judged, the suite's own last:
                 // the scheduler frees the lane on it.
                 let rows = this.run(ordinal, &cancel);
+                // Nothing of the run (its box) is held once the scheduler hears it is over.
+                drop(this);
                 let last = rows.len().saturating_sub(1);
                 for (i, row) in rows.into_iter().enumerate() {
                     let _ = tx.send(TrialMsg::Attempt {
@@ -115,13 +117,18 @@ impl Launcher for SuiteLauncher {
 impl SuiteLauncher {
     /// Run the suite as trial `ordinal`: the test cases' rows, then the suite's own.
     fn run(&self, ordinal: u64, cancel: &AtomicBool) -> Vec<AttemptRow> {
+        let rows = self.run_judged(ordinal, cancel);
+        // The run is judged and its processes are gone.
+        let _ = std::fs::remove_dir_all(self.inner.spec.result_dir(ordinal));
+        rows
+    }
+
+    fn run_judged(&self, ordinal: u64, cancel: &AtomicBool) -> Vec<AttemptRow> {
         let base = &self.inner.spec;
-        // Beside the attempt's `GATE_RESULT`, in the folder the box lets the run write.
-        let fresh = base
-            .out_dir
-            .join("results")
-            .join(&base.task)
-            .join(format!("{ordinal:04}-1.junit.xml"));
+        // Beside the attempt's `GATE_RESULT`, in the trial's own folder, which the box
+        // lets this run write and no other.
+        let trial_dir = base.result_dir(ordinal);
+        let fresh = trial_dir.join(format!("{ordinal:04}-1.junit.xml"));
         let path = self.results.clone().unwrap_or_else(|| fresh.clone());
         // A file left by an earlier run must not stand in for this run's.
         let _ = std::fs::remove_file(&path);

@@ -142,6 +142,35 @@ impl Drop for Spawning {
 pub fn spawn_group(cmd: &mut Command, cancel: &AtomicBool) -> io::Result<Option<(Child, Group)>> {
     use std::os::unix::process::CommandExt;
     cmd.process_group(0);
+    // If gate dies without killing its trials (SIGKILL, an OOM kill), the kernel kills each
+    // trial's first process with it. The death signal fires when the *thread* that forked
+    // the child ends: every trial process is spawned and waited for by its trial's own
+    // thread, which ends only after the process has been reaped. Registered after the box
+    // (`Cell::apply`), so it is set after the credentials the box may change, which would
+    // clear it. If gate died between the fork and the `prctl`, the child has already been
+    // re-parented: it must not run.
+    // SAFETY: getpid only returns an id.
+    let parent = unsafe { libc::getpid() };
+    // SAFETY: prctl with integer arguments and getppid are async-signal-safe and touch no
+    // memory of the parent's.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::prctl(
+                libc::PR_SET_PDEATHSIG,
+                libc::SIGKILL as libc::c_ulong,
+                0,
+                0,
+                0,
+            ) != 0
+            {
+                return Err(io::Error::last_os_error());
+            }
+            if libc::getppid() != parent {
+                return Err(io::Error::from_raw_os_error(libc::ESRCH));
+            }
+            Ok(())
+        });
+    }
     let mut reg = registry();
     while reg.sweeping > 0 {
         reg = CHANGED.wait(reg).unwrap_or_else(|e| e.into_inner());

@@ -901,3 +901,205 @@ fn without_the_mount_layer_a_file_beside_the_plan_is_refused_and_the_summary_say
         .code(0);
     assert_eq!(read(&g.path("work/counter.txt")), "x\n");
 }
+
+/// Concurrent trials of one task shared `runs/RUN/results/TASK/`, and the box let every trial
+/// write that folder: trial 1 overwrote trial 2's `$GATE_RESULT` with a pass, and trial 2 was
+/// graded on it. Each trial now has a result folder of its own that only its box may write,
+/// with the mount layer and without it.
+#[test]
+fn a_trial_cannot_write_a_sibling_trials_result_file() {
+    if !has_abi(3, "a_trial_cannot_write_a_sibling_trials_result_file") {
+        return;
+    }
+    // Trial 2 fails through its result file and waits until trial 1 has tried to overwrite
+    // it with a pass; trial 1 tries every way at trial 2's path (the ordinal swapped in its
+    // own) and at the folder above its own.
+    let f = Fixture::new(&format!(
+        r#"version: 1
+sampling: {{single: {{n: 2, c: 0}}}}
+tasks:
+  - id: t
+    timeout: 60s
+    run: |
+      wait_for() {{ i=0; while [ ! -e "$1" ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; }}
+      if [ "$GATE_TRIAL" = 2 ]; then
+        printf '{{"pass": false}}' > "$GATE_RESULT"
+        touch "work/ready-$RUN"
+        wait_for "work/attacked-$RUN"
+        exit 0
+      fi
+      wait_for "work/ready-$RUN"
+      own="$GATE_RESULT"
+      # Trial 2's file beside this trial's own (one folder per task), or in the folder for
+      # ordinal 2 beside this trial's folder (one folder per trial).
+      for sibling in "$(dirname "$own")/0002-1.json" "$(dirname "$(dirname "$own")")/0002/0002-1.json"; do
+        [ -e "$sibling" ] && echo found-sibling && break
+      done
+      echo "own $own sibling $sibling"
+{}
+      printf '{{"pass": true}}' > "$(dirname "$sibling").x" && echo escaped
+      mkdir "$(dirname "$own")/../0003" && echo escaped
+      printf '{{"pass": true}}' > "$own"
+      touch "work/attacked-$RUN"
+      exit 0
+"#,
+        indent(&write_attempts("\"$sibling\""))
+    ));
+    // The markers go in a folder of the task's own (without the mount layer nothing can be
+    // created beside the plan).
+    std::fs::create_dir(f.path("work")).unwrap();
+    for (run, no_mounts) in [("mounts", false), ("allow-list", true)] {
+        if !no_mounts && !mounts_available() {
+            eprintln!("a_trial_cannot_write_a_sibling_trials_result_file: no mount layer here");
+            continue;
+        }
+        let mut cmd = f.command(&["--jobs", "2"]);
+        cmd.env("RUN", run);
+        if no_mounts {
+            cmd.env("GATE_SANDBOX_NO_MOUNTS", "1");
+        }
+        cmd.timeout(Duration::from_secs(120))
+            .assert()
+            .code(1)
+            .stdout(predicate::str::contains("FAIL"));
+        let l = f.ledger();
+        let rows = attempts(&l);
+        let row = |t: u64| rows.iter().find(|r| r.trial == t).expect("a row").clone();
+        // Trial 2 is graded on what it wrote itself.
+        let second = row(2);
+        assert_eq!(
+            second.outcome,
+            gate::ledger::Outcome::Fail,
+            "{run}: {second:?}"
+        );
+        assert_eq!(
+            second.result.as_ref().and_then(|r| r.pass),
+            Some(false),
+            "{run}"
+        );
+        let first = row(1);
+        let log = first
+            .log
+            .as_ref()
+            .map(|p| read(Path::new(p)))
+            .unwrap_or_default();
+        assert!(
+            log.contains("found-sibling"),
+            "{run}: the attack aimed at the real path: {log}"
+        );
+        assert!(log.contains("tried"), "{run}: {log}");
+        assert!(!log.contains("escaped"), "{run}: {log}");
+        assert_eq!(
+            decision(&l, "t").verdict,
+            gate::model::Judgement::Verdict(gate::model::Verdict::Fail)
+        );
+    }
+}
+
+/// Whether process `pid` is still running (a zombie has stopped).
+fn running(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        let state = stat
+            .rsplit_once(") ")
+            .and_then(|(_, rest)| rest.chars().next());
+        !matches!(state, Some('Z' | 'X') | None)
+    })
+}
+
+/// The folders gate process `pid` made in the temporary folder `tmp`.
+fn folders_of(tmp: &Path, pid: u32) -> Vec<String> {
+    std::fs::read_dir(tmp)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(&format!("gate-{pid}-")))
+        .collect()
+}
+
+/// A SIGKILLed gate (no chance to kill its trials) left its trials running, re-parented, and
+/// their `TMPDIR`s and result folders in the temporary folder. Each trial's process now dies
+/// with gate (`PR_SET_PDEATHSIG`), and the next `gate run` removes what the dead one left.
+#[test]
+fn a_sigkilled_gate_leaves_no_trial_running_and_the_next_run_clears_its_folders() {
+    let tmp = tempfile::tempdir().unwrap();
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 4, c: 0}}\ntasks:\n  - id: t\n    timeout: 120s\n    run: 'echo $$ > \"work/pid-$GATE_TRIAL\"; exec sleep 30'\n",
+    );
+    std::fs::create_dir(f.path("work")).unwrap();
+    std::fs::write(
+        f.path("quick.yaml"),
+        "version: 1\nsampling: {single: {n: 2, c: 0}}\ntasks:\n  - id: q\n    run: 'true'\n",
+    )
+    .unwrap();
+    let mut first = std::process::Command::new(assert_cmd::cargo::cargo_bin("gate"))
+        .current_dir(f.dir.path())
+        .args([
+            "run",
+            "plan.yaml",
+            "--ledger",
+            "out/ledger.jsonl",
+            "--jobs",
+            "2",
+        ])
+        .args(["--no-step-summary"])
+        .env("TMPDIR", tmp.path())
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid_file = |t: u32| f.path(&format!("work/pid-{t}"));
+    let until = std::time::Instant::now() + Duration::from_secs(30);
+    let pids = loop {
+        let pids: Vec<i32> = (1..=2)
+            .filter_map(|t| read(&pid_file(t)).trim().parse().ok())
+            .collect();
+        if pids.len() == 2 {
+            break pids;
+        }
+        assert!(std::time::Instant::now() < until, "both trials started");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(pids.iter().all(|&p| running(p)), "the trials run");
+    let gate_pid = first.id();
+    // SAFETY: a signal to our own child.
+    unsafe { libc::kill(gate_pid as i32, libc::SIGKILL) };
+    let _ = first.wait();
+    let until = std::time::Instant::now() + Duration::from_secs(3);
+    while pids.iter().any(|&p| running(p)) && std::time::Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for p in &pids {
+        assert!(
+            !running(*p),
+            "trial process {p} outlived the SIGKILLed gate"
+        );
+    }
+    assert!(
+        !folders_of(tmp.path(), gate_pid).is_empty(),
+        "the killed gate left its folders"
+    );
+    // The next run (any plan, same temporary folder) removes them, and its own at its end.
+    let next = gate()
+        .current_dir(f.dir.path())
+        .args([
+            "run",
+            "quick.yaml",
+            "--ledger",
+            "out/quick.jsonl",
+            "--no-step-summary",
+        ])
+        .env("TMPDIR", tmp.path())
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .assert()
+        .code(0);
+    drop(next);
+    let left: Vec<String> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}

@@ -262,10 +262,13 @@ fn ingest_json_over_the_ledger_lock_is_refused_like_run() {
 /// id, hence the path, was reused). The resumed trial is graded on its own result only.
 #[test]
 fn a_resumed_trial_is_never_graded_on_an_orphans_late_result_file() {
-    // First session: the trial marks itself, waits, then writes a passing result. Resumed
-    // session: the trial writes a failing result and keeps running past the orphan's write.
+    // First session: the trial leaves a background process that waits, then writes a passing
+    // result, and marks itself (gate's death signal kills only a trial's first process, so a
+    // process the task starts itself outlives the SIGKILL; its stderr goes nowhere, since a
+    // message to the dead gate's pipe would end it). Resumed session: the trial writes a
+    // failing result and keeps running past the orphan's write.
     let f = Fixture::new(
-        "version: 1\nsampling: {single: {n: 1, c: 0}}\npolicy: {sandbox: off}\ntasks:\n  - id: t\n    timeout: 60s\n    run: 'if [ ! -e first ]; then touch first; sleep 2; printf \"{\\\"pass\\\": true}\" > \"$GATE_RESULT\"; touch orphan-wrote; exit 0; fi; printf \"{\\\"pass\\\": false}\" > \"$GATE_RESULT\"; sleep 4; exit 0'\n",
+        "version: 1\nsampling: {single: {n: 1, c: 0}}\npolicy: {sandbox: off}\ntasks:\n  - id: t\n    timeout: 60s\n    run: 'if [ ! -e first ]; then (sleep 2; printf \"{\\\"pass\\\": true}\" > \"$GATE_RESULT\"; touch orphan-wrote) 2>/dev/null & touch first; wait; exit 0; fi; printf \"{\\\"pass\\\": false}\" > \"$GATE_RESULT\"; sleep 4; exit 0'\n",
     );
     let mut first = std::process::Command::new(assert_cmd::cargo::cargo_bin("gate"))
         .current_dir(f.dir.path())

@@ -393,10 +393,61 @@ pub(super) fn session_jobs(argv: &[String]) -> Option<u64> {
     None
 }
 
-/// A task's attempts by ordinal (and side, for a compare task's pairs). The attempts of one
-/// trial are a short `Vec` rather than a map: a map node per trial costs kilobytes, which a
-/// 20,000-trial ledger would feel.
-type TaskTrials = BTreeMap<(u64, Option<crate::pairs::Side>), Vec<SourcedAttempt>>;
+/// The key of a trial: its ordinal, and its side for a compare task's pairs.
+type TrialKey = (u64, Option<crate::pairs::Side>);
+
+/// A task's trial records, built in place as the rows are read: `at` says where each
+/// trial's record is. The records are the replay's result, sorted once at the end; gathering
+/// each trial's attempts in a map of its own and moving them into records afterwards held
+/// every row twice at the peak (about half a kilobyte per trial), which a 20,000-trial
+/// ledger felt (bench-run's memory target).
+#[derive(Default)]
+struct TaskTrials {
+    at: BTreeMap<TrialKey, usize>,
+    records: Vec<TrialRecord>,
+}
+
+impl TaskTrials {
+    /// The record of trial `key`, made empty the first time it is seen.
+    fn record(&mut self, key: TrialKey) -> &mut TrialRecord {
+        let records = &mut self.records;
+        let i = *self.at.entry(key).or_insert_with(|| {
+            records.push(TrialRecord {
+                ordinal: key.0,
+                first: None,
+                later: Vec::new(),
+                disposition: Disposition::NoFirstAttempt,
+            });
+            records.len() - 1
+        });
+        &mut self.records[i]
+    }
+
+    /// The records in (ordinal, side) order, each trial's later attempts in attempt order.
+    fn into_records(self) -> Vec<TrialRecord> {
+        let mut records = self.records;
+        for r in &mut records {
+            r.later.sort_by_key(|a| a.row.attempt);
+            r.later.shrink_to_fit();
+        }
+        // Every record holds at least one attempt, all of its own key; keys are unique, so
+        // the unstable sort (in place, no scratch copy of the records) is the stable order.
+        let key = |r: &TrialRecord| -> TrialKey {
+            let side = r
+                .first
+                .iter()
+                .chain(&r.later)
+                .next()
+                .and_then(|a| a.row.side);
+            (r.ordinal, side)
+        };
+        if !records.is_sorted_by_key(key) {
+            records.sort_unstable_by_key(key);
+        }
+        records.shrink_to_fit();
+        records
+    }
+}
 
 /// Every attempt row of every ledger, by task, ordinal and attempt, de-duplicated.
 pub(super) fn collect_attempts(
@@ -406,7 +457,7 @@ pub(super) fn collect_attempts(
 ) -> Result<BTreeMap<String, Vec<TrialRecord>>, ReportError> {
     let mut by_task: BTreeMap<String, TaskTrials> = specs
         .iter()
-        .map(|s| (s.id.clone(), TaskTrials::new()))
+        .map(|s| (s.id.clone(), TaskTrials::default()))
         .collect();
     for l in ledgers {
         let bounds = OrdinalBounds::of(l);
@@ -431,20 +482,23 @@ pub(super) fn collect_attempts(
                 return Err(ReportError::ZeroOrdinal { at: source });
             }
             bounds.check(a, &source)?;
-            // Most trials have one attempt; the default capacity of 4 would quadruple memory.
-            let attempts = trials
-                .entry((a.trial, a.side))
-                .or_insert_with(|| Vec::with_capacity(1));
-            let fresh = SourcedAttempt {
+            let trial = trials.record((a.trial, a.side));
+            let seen = if a.attempt == 1 {
+                trial.first.as_mut()
+            } else {
+                trial.later.iter_mut().find(|s| s.row.attempt == a.attempt)
+            };
+            let fresh = |source| SourcedAttempt {
                 row: a.clone(),
                 source,
             };
-            match attempts.iter_mut().find(|s| s.row.attempt == a.attempt) {
-                None => attempts.push(fresh),
+            match seen {
+                None if a.attempt == 1 => trial.first = Some(fresh(source)),
+                None => trial.later.push(fresh(source)),
                 Some(seen) if seen.row == *a => {}
                 // A cancelled attempt never finished and was never graded: the finished run
                 // of the same attempt (after `--resume`) takes its place.
-                Some(seen) if seen.row.outcome == Outcome::Cancelled => *seen = fresh,
+                Some(seen) if seen.row.outcome == Outcome::Cancelled => *seen = fresh(source),
                 Some(_) if a.outcome == Outcome::Cancelled => {}
                 Some(seen) => {
                     return Err(ReportError::Conflict {
@@ -452,7 +506,7 @@ pub(super) fn collect_attempts(
                         trial: a.trial,
                         attempt: a.attempt,
                         first: seen.source.clone(),
-                        other: fresh.source,
+                        other: source,
                     });
                 }
             }
@@ -460,25 +514,6 @@ pub(super) fn collect_attempts(
     }
     Ok(by_task
         .into_iter()
-        .map(|(task, trials)| {
-            let records = trials
-                .into_iter()
-                .map(|((ordinal, _side), mut attempts)| {
-                    attempts.sort_by_key(|a| a.row.attempt);
-                    let first = match attempts.first() {
-                        Some(a) if a.row.attempt == 1 => Some(attempts.remove(0)),
-                        _ => None,
-                    };
-                    attempts.shrink_to_fit();
-                    TrialRecord {
-                        ordinal,
-                        first,
-                        later: attempts,
-                        disposition: Disposition::NoFirstAttempt,
-                    }
-                })
-                .collect();
-            (task, records)
-        })
+        .map(|(task, trials)| (task, trials.into_records()))
         .collect())
 }

@@ -387,6 +387,50 @@ fn retries_are_never_promoted_and_are_counted() {
 }
 
 #[test]
+fn rows_in_completion_order_become_trials_in_ordinal_order_with_attempts_sorted() {
+    // With parallel jobs rows arrive as trials end; a trial's retries may be written before
+    // a lower ordinal's attempt 1, and a damaged ledger may hold a retry without attempt 1.
+    let d = dir();
+    let l = write(
+        &d.path().join("l.jsonl"),
+        vec![
+            Row::Header(fixture::header(vec![single("t", 5, 1)], None)),
+            Row::Attempt(fixture::attempt("t", 3, 1, Outcome::Unavailable)),
+            Row::Attempt(fixture::attempt("t", 2, 1, Outcome::Fail)),
+            Row::Attempt(fixture::attempt("t", 3, 3, Outcome::Pass)),
+            Row::Attempt(fixture::attempt("t", 5, 2, Outcome::Pass)),
+            Row::Attempt(fixture::attempt("t", 3, 2, Outcome::Unavailable)),
+            Row::Attempt(fixture::attempt("t", 1, 1, Outcome::Pass)),
+        ],
+    );
+    let r = replay(&[l]).unwrap();
+    let t = only(&r);
+    let shape: Vec<(u64, Option<u32>, Vec<u32>, u64)> = t
+        .trials
+        .iter()
+        .map(|tr| {
+            (
+                tr.ordinal,
+                tr.first.as_ref().map(|a| a.row.attempt),
+                tr.later.iter().map(|a| a.row.attempt).collect(),
+                tr.first.as_ref().map_or(0, |a| a.source.line),
+            )
+        })
+        .collect();
+    assert_eq!(
+        shape,
+        vec![
+            (1, Some(1), vec![], 7),
+            (2, Some(1), vec![], 3),
+            (3, Some(1), vec![2, 3], 2),
+            (5, None, vec![2], 0),
+        ]
+    );
+    assert_eq!(t.trials[3].disposition, Disposition::NoFirstAttempt);
+    assert_eq!(t.retry_passes_refused, 2);
+}
+
+#[test]
 fn a_cancelled_attempt_gives_way_to_its_resumed_run() {
     let d = dir();
     let h = Row::Header(fixture::header(vec![single("t", 2, 0)], None));

@@ -9,8 +9,10 @@
 //! - **Filesystem** (Landlock, unprivileged, Linux ≥ 5.13, and the mount layer of
 //!   [`super::mounts`]). The task reads everywhere but writes only beneath its writable
 //!   roots: its working directory and the plan's `policy.sandbox.writable` paths, plus a
-//!   fresh per-attempt temporary directory (its `TMPDIR`, removed afterwards), the folder of
-//!   its result file (`GATE_RESULT`) and the character devices every shell writes to
+//!   fresh per-attempt temporary directory (its `TMPDIR`, removed afterwards), its trial's
+//!   own result folder (of `GATE_RESULT`, in this run's `gate-PID-N-results` beside the
+//!   temporary directories: outside the roots, so no sibling trial may write the file a
+//!   trial is graded on) and the character devices every shell writes to
 //!   (`/dev/null`, …). Never gate's state: with the mount layer (a mount namespace per
 //!   process, gate's state in the roots bound read-only, the folders above it pinned) the
 //!   roots are granted whole. Without it (user namespaces refused, `GATE_SANDBOX_NO_MOUNTS`)
@@ -44,6 +46,11 @@
 //! gate (`a_task_cannot_kill_gate_or_its_process_group` fails that way). The price is a
 //! `fork` instead of a `vfork` per process; docs/performance.md measures it.
 //!
+//! The files: this one holds the walls' probe, the Landlock ruleset and the child's side;
+//! `seccomp.rs` the signal filter of kernels without Landlock signal scoping; `folders.rs` the
+//! box's folders in gate's temporary folder (`TMPDIR`s, the result folders) and the removal
+//! of what a killed gate left there.
+//!
 //! The Landlock and seccomp interfaces are called through raw system calls (libc has their
 //! numbers) rather than the `landlock` crate: the child side must be two `prctl`s and one
 //! `landlock_restrict_self` with no allocation between `fork` and `exec`, the parent side
@@ -55,15 +62,18 @@ use std::fs;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::DirBuilderExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use std::sync::{Arc, Mutex};
 
 use super::mounts::{self, Binds, Layer, Namespace, Space, is_yaml};
+use folders::{fresh_dir, make_results_root, remove_stale};
+use seccomp::signal_filter;
+
+mod folders;
+mod seccomp;
 use crate::model::{FilesystemWall, MountWall, SandboxMode, SignalWall, Walls};
 
 pub use crate::model::{SandboxPolicy, WITHHELD_ENV, is_withheld};
@@ -239,20 +249,23 @@ pub struct Sandbox {
     writable: Vec<PathBuf>,
     /// Where attempts' temporary directories are made.
     tmp_root: PathBuf,
-    /// The mount namespaces made so far, by the roots and result folder whose binds they
-    /// hold (one per task of a plan, usually), each joined by every later attempt with the
-    /// same binds. At most [`MAX_SPACES`]; past that an attempt makes its own.
-    spaces: Mutex<Vec<(SpaceKey, Arc<Space>)>>,
+    /// This run's folder of trial result folders (`gate-PID-N-results` in `tmp_root`, mode
+    /// 0700, removed when the box drops): outside the task's roots, so that a trial's result
+    /// folder is writable by that trial's box alone.
+    results: PathBuf,
+    /// Holds `flock` on `results` while this run lives.
+    _results_lock: fs::File,
+    /// The run folders seen (head's, and base's for a compare task), by position: run
+    /// folder `k` (from 1) has its trials' result folders in `results/k/`.
+    run_dirs: Mutex<Vec<PathBuf>>,
+    /// The mount namespaces made so far, by the writable roots whose binds they hold (one
+    /// per working folder of a plan's tasks, usually), each joined by every later attempt
+    /// with the same roots. At most [`MAX_SPACES`]; past that an attempt makes its own.
+    spaces: Mutex<Vec<(Vec<PathBuf>, Arc<Space>)>>,
 }
-
-/// A cached mount namespace's key: the task's writable roots and its result folder.
-type SpaceKey = (Vec<PathBuf>, PathBuf);
 
 /// Mount namespaces kept open per run (two descriptors each under a user namespace).
 const MAX_SPACES: usize = 64;
-
-/// Counts temporary directories made by this process, for unique names.
-static CELLS: AtomicU64 = AtomicU64::new(0);
 
 impl Sandbox {
     /// Probe the kernel and prepare the run's box. `protected` are gate's paths: its binary,
@@ -276,6 +289,11 @@ impl Sandbox {
         let ns = (walls.mounts == MountWall::StateReadOnly)
             .then(|| mounts::available().ok())
             .flatten();
+        let tmp_root = resolve(&std::env::temp_dir());
+        remove_stale(&tmp_root);
+        let (results, results_lock) = make_results_root(&tmp_root).map_err(|e| {
+            format!("cannot make the folder of the trials' result folders: {e}; no trial was run")
+        })?;
         Ok(Sandbox {
             walls,
             protected: protected.iter().map(|p| resolve(p)).collect(),
@@ -287,9 +305,26 @@ impl Sandbox {
                 .filter(|p| fs::symlink_metadata(p).is_err())
                 .collect(),
             writable: policy.writable.iter().map(|p| resolve(p)).collect(),
-            tmp_root: resolve(&std::env::temp_dir()),
+            tmp_root,
+            results,
+            _results_lock: results_lock,
+            run_dirs: Mutex::new(Vec::new()),
             spaces: Mutex::new(Vec::new()),
         })
+    }
+
+    /// The folder holding the result folders of `task`'s trials run from run folder
+    /// `run_dir` (see [`crate::runner::AttemptSpec::result_dir`]).
+    pub fn results_of(&self, run_dir: &Path, task: &str) -> PathBuf {
+        let mut dirs = self.run_dirs.lock().unwrap_or_else(|e| e.into_inner());
+        let k = match dirs.iter().position(|d| d == run_dir) {
+            Some(i) => i + 1,
+            None => {
+                dirs.push(run_dir.to_path_buf());
+                dirs.len()
+            }
+        };
+        self.results.join(k.to_string()).join(task)
     }
 
     /// The plans `gate run` without a path would find here that appeared during the run
@@ -341,10 +376,12 @@ impl Sandbox {
         })
     }
 
-    /// One attempt's mount layer: join the namespace made for the same roots and result
-    /// folder (made now if this is the first such attempt), unless the attempt's own
-    /// temporary directory lies beneath one of its read-only binds (a `TMPDIR` inside gate's
-    /// state): that attempt needs a writable bind of its own, in a namespace of its own.
+    /// One attempt's mount layer: join the namespace made for the same roots (made now if
+    /// this is the first such attempt), unless the attempt's own temporary directory or
+    /// result folder lies beneath one of its read-only binds (a `TMPDIR` inside gate's
+    /// state): that attempt needs writable binds of its own, in a namespace of its own. (A
+    /// namespace shared by the trials of a task holds no folder of one trial: every trial
+    /// could write there.)
     fn layer(
         &self,
         ns: Namespace,
@@ -367,7 +404,7 @@ impl Sandbox {
         let mut spaces = self.spaces.lock().unwrap_or_else(|e| e.into_inner());
         let found = spaces
             .iter()
-            .find(|((r, d), _)| r.as_slice() == roots && d == result_dir)
+            .find(|(r, _)| r.as_slice() == roots)
             .map(|(_, s)| Arc::clone(s));
         let space = match found {
             Some(space) => space,
@@ -378,41 +415,20 @@ impl Sandbox {
             None => {
                 // Made under the lock: lanes of the same task wait for one namespace rather
                 // than each make their own.
-                let space = Arc::new(own(&[result_dir])?.persist()?);
-                spaces.push((
-                    (roots.to_vec(), result_dir.to_path_buf()),
-                    Arc::clone(&space),
-                ));
+                let space = Arc::new(own(&[])?.persist()?);
+                spaces.push((roots.to_vec(), Arc::clone(&space)));
                 space
             }
         };
         drop(spaces);
-        if space.covers(tmpdir) {
+        if space.covers(tmpdir) || space.covers(result_dir) {
             return own(&[tmpdir, result_dir]);
         }
         Layer::join(ns, space, cwd)
     }
 
     fn make_tmpdir(&self) -> io::Result<PathBuf> {
-        loop {
-            let n = CELLS.fetch_add(1, Ordering::Relaxed);
-            let dir = self
-                .tmp_root
-                .join(format!("gate-{}-{n}", std::process::id()));
-            match fs::DirBuilder::new().mode(0o700).create(&dir) {
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-                Err(e) => {
-                    return Err(io::Error::new(
-                        e.kind(),
-                        format!(
-                            "cannot create a temporary directory in `{}`: {e}",
-                            self.tmp_root.display()
-                        ),
-                    ));
-                }
-                Ok(()) => return Ok(dir),
-            }
-        }
+        fresh_dir(&self.tmp_root, "")
     }
 
     /// The Landlock ruleset of one attempt: its roots whole under the mount layer (gate's
@@ -495,6 +511,14 @@ impl Sandbox {
             rules.grant_if_present(Path::new(dir), rules.dir)?;
         }
         Ok(ruleset)
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        // Every trial has ended (the launchers hold the box while any runs); std's
+        // remove_dir_all never follows a link a task left there.
+        let _ = fs::remove_dir_all(&self.results);
     }
 }
 
@@ -726,117 +750,6 @@ impl Drop for Cell {
         // std's remove_dir_all never follows a link the task left in the directory.
         let _ = fs::remove_dir_all(&self.tmpdir);
     }
-}
-
-// Classic BPF, as seccomp runs it (include/uapi/linux/{filter,seccomp,audit}.h).
-const BPF_LD_W_ABS: u16 = 0x20;
-const BPF_JEQ_K: u16 = 0x15;
-const BPF_JGE_K: u16 = 0x35;
-const BPF_JA: u16 = 0x05;
-const BPF_RET_K: u16 = 0x06;
-const SECCOMP_RET_ALLOW: u32 = 0x7fff_0000;
-const SECCOMP_RET_ERRNO: u32 = 0x0005_0000;
-/// Offsets in `struct seccomp_data`.
-const DATA_NR: u32 = 0;
-const DATA_ARCH: u32 = 4;
-/// The low 32 bits of the first argument (little-endian targets only).
-const DATA_ARG0_LOW: u32 = 16;
-
-#[cfg(target_arch = "x86_64")]
-const AUDIT_ARCH: u32 = 0xC000_003E;
-#[cfg(target_arch = "aarch64")]
-const AUDIT_ARCH: u32 = 0xC000_00B7;
-/// x32 system calls on x86_64 carry this bit; refused.
-const X32_SYSCALL_BIT: u32 = 0x4000_0000;
-
-fn stmt(code: u16, k: u32) -> libc::sock_filter {
-    libc::sock_filter {
-        code,
-        jt: 0,
-        jf: 0,
-        k,
-    }
-}
-
-fn jeq(k: u32, jt: u8, jf: u8) -> libc::sock_filter {
-    libc::sock_filter {
-        code: BPF_JEQ_K,
-        jt,
-        jf,
-        k,
-    }
-}
-
-/// The seccomp program that keeps a task's signals off gate (kernels without Landlock
-/// signal scoping): see the module doc. Built per attempt, because it names the threads of
-/// gate alive at that moment (a pre-6.9 kernel lets `kill` take a thread's id).
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-fn signal_filter() -> Vec<libc::sock_filter> {
-    let eperm = SECCOMP_RET_ERRNO | libc::EPERM as u32;
-    let enosys = SECCOMP_RET_ERRNO | libc::ENOSYS as u32;
-    // SAFETY: getpid and getpgrp only return ids.
-    let (pid, pgid) = unsafe { (libc::getpid(), libc::getpgrp()) };
-    let mut targets = vec![pid as u32, (-pgid) as u32, u32::MAX /* -1: everyone */];
-    if let Ok(tasks) = fs::read_dir("/proc/self/task") {
-        targets.extend(
-            tasks
-                .flatten()
-                .filter_map(|t| t.file_name().to_str()?.parse::<u32>().ok()),
-        );
-    }
-    targets.sort_unstable();
-    targets.dedup();
-    let mut p = vec![
-        stmt(BPF_LD_W_ABS, DATA_ARCH),
-        // A foreign architecture's system calls (i386 through int 0x80) would bypass the
-        // numbers below: refused.
-        jeq(AUDIT_ARCH, 1, 0),
-        stmt(BPF_RET_K, enosys),
-        stmt(BPF_LD_W_ABS, DATA_NR),
-        libc::sock_filter {
-            code: BPF_JGE_K,
-            jt: 0,
-            jf: 1,
-            k: X32_SYSCALL_BIT,
-        },
-        stmt(BPF_RET_K, enosys),
-    ];
-    let aimed = [
-        libc::SYS_kill,
-        libc::SYS_tgkill,
-        libc::SYS_rt_sigqueueinfo,
-        libc::SYS_rt_tgsigqueueinfo,
-    ];
-    // The jump to the pid check is patched once its position is known.
-    let mut to_check = Vec::new();
-    for nr in aimed {
-        p.push(jeq(nr as u32, 0, 1));
-        to_check.push(p.len());
-        p.push(stmt(BPF_JA, 0));
-    }
-    p.push(jeq(libc::SYS_tkill as u32, 0, 1));
-    p.push(stmt(BPF_RET_K, eperm));
-    p.push(jeq(libc::SYS_pidfd_send_signal as u32, 0, 1));
-    p.push(stmt(BPF_RET_K, enosys));
-    p.push(stmt(BPF_RET_K, SECCOMP_RET_ALLOW));
-    let check = p.len();
-    for at in to_check {
-        p[at].k = (check - at - 1) as u32;
-    }
-    p.push(stmt(BPF_LD_W_ABS, DATA_ARG0_LOW));
-    for t in targets {
-        p.push(jeq(t, 0, 1));
-        p.push(stmt(BPF_RET_K, eperm));
-    }
-    p.push(stmt(BPF_RET_K, SECCOMP_RET_ALLOW));
-    p
-}
-
-/// No seccomp program on other architectures: the walls record says so
-/// ([`walls`] finds no filter to install).
-#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-fn signal_filter() -> Vec<libc::sock_filter> {
-    Vec::new()
 }
 
 #[cfg(test)]

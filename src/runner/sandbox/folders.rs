@@ -1,0 +1,192 @@
+//! The box's folders in gate's temporary folder: each attempt's `TMPDIR` (`gate-PID-N`), the
+//! run's folder of result folders (`gate-PID-N-results`, locked while the run lives), and the
+//! removal of what a gate that died without cleaning up left there.
+
+use std::fs;
+use std::io;
+use std::os::unix::fs::DirBuilderExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Counts temporary directories made by this process, for unique names.
+static CELLS: AtomicU64 = AtomicU64::new(0);
+
+/// A new folder `gate-PID-N{suffix}` in `root`, mode 0700 (N counts the folders this process
+/// made).
+pub(super) fn fresh_dir(root: &Path, suffix: &str) -> io::Result<PathBuf> {
+    loop {
+        let n = CELLS.fetch_add(1, Ordering::Relaxed);
+        let dir = root.join(format!("gate-{}-{n}{suffix}", std::process::id()));
+        match fs::DirBuilder::new().mode(0o700).create(&dir) {
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => {
+                return Err(io::Error::new(
+                    e.kind(),
+                    format!(
+                        "cannot create a temporary directory in `{}`: {e}",
+                        root.display()
+                    ),
+                ));
+            }
+            Ok(()) => return Ok(dir),
+        }
+    }
+}
+
+/// Remove what gate processes that died without cleaning up (a SIGKILL, an OOM kill) left in
+/// `root`: folders named `gate-PID-…` as gate names them (`gate-PID-N`, a `TMPDIR`;
+/// `gate-PID-N-results`), owned by this user, not links, whose process is gone (`kill(PID,
+/// 0)` finds none) and whose results folder, if any, nobody holds locked (a gate alive in
+/// another PID namespace that shares this folder still holds its lock). Anything else is
+/// left alone.
+pub(super) fn remove_stale(root: &Path) {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(entries) = fs::read_dir(root) else {
+        return;
+    };
+    let me = std::process::id();
+    // SAFETY: geteuid only returns an id.
+    let uid = unsafe { libc::geteuid() };
+    let mut stale: Vec<(u32, PathBuf)> = Vec::new();
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name.to_str().and_then(stale_pid) else {
+            continue;
+        };
+        let ours = fs::symlink_metadata(e.path()).is_ok_and(|m| m.is_dir() && m.uid() == uid);
+        if pid != me && ours && !process_exists(pid) {
+            stale.push((pid, e.path()));
+        }
+    }
+    // Decided before anything is removed. A results folder that cannot be opened to try
+    // its lock counts as held.
+    let held: Vec<u32> = stale
+        .iter()
+        .filter(|(_, dir)| dir.to_str().is_some_and(|d| d.ends_with("-results")))
+        .filter(|(_, dir)| {
+            fs::File::open(dir)
+                .and_then(|f| super::super::sys::try_lock_exclusive(&f))
+                .map_or(true, |locked| !locked)
+        })
+        .map(|(pid, _)| *pid)
+        .collect();
+    for (pid, dir) in &stale {
+        if !held.contains(pid) {
+            let _ = fs::remove_dir_all(dir);
+        }
+    }
+}
+
+/// The pid in a folder name gate gives (`gate-PID-N` or `gate-PID-N-results`).
+fn stale_pid(name: &str) -> Option<u32> {
+    let (pid, rest) = name.strip_prefix("gate-")?.split_once('-')?;
+    let n = rest.strip_suffix("-results").unwrap_or(rest);
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    (digits(pid) && digits(n))
+        .then(|| pid.parse().ok())
+        .flatten()
+}
+
+/// Whether a process `pid` exists (one of another user's counts: `EPERM`).
+fn process_exists(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return true;
+    };
+    // SAFETY: signal 0 sends nothing; the call only checks that the process exists.
+    let rc = unsafe { libc::kill(pid, 0) };
+    rc == 0 || io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+}
+
+/// This run's folder of result folders, `gate-PID-N-results` in `root`, and the file that
+/// holds its lock.
+pub(super) fn make_results_root(root: &Path) -> io::Result<(PathBuf, fs::File)> {
+    let dir = fresh_dir(root, "-results")?;
+    // Nobody else can hold the lock of a folder just made; a later run that finds the
+    // folder takes it only once this process is gone.
+    let locked =
+        fs::File::open(&dir).and_then(|f| super::super::sys::try_lock_exclusive(&f).map(|_| f));
+    match locked {
+        Ok(f) => Ok((dir, f)),
+        Err(e) => {
+            let _ = fs::remove_dir(&dir);
+            Err(e)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_gates_own_folder_names_are_taken_for_stale() {
+        assert_eq!(stale_pid("gate-123-4"), Some(123));
+        assert_eq!(stale_pid("gate-123-4-results"), Some(123));
+        for other in [
+            "gate-123",
+            "gate-123-",
+            "gate--4",
+            "gate-12x-4",
+            "gate-123-4x",
+            "gate-123-results",
+            "gate-probe-123-4",
+            "gate-123-4-results-x",
+            "xgate-123-4",
+        ] {
+            assert_eq!(stale_pid(other), None, "{other}");
+        }
+    }
+
+    #[test]
+    fn a_dead_gates_folders_are_removed_and_nothing_else() {
+        let d = tempfile::tempdir().unwrap();
+        // A pid that does not exist (beyond pid_max) and one that does (ours, and pid 1).
+        let dead = 999_999_999u32;
+        let made = |name: &str| {
+            let p = d.path().join(name);
+            fs::create_dir(&p).unwrap();
+            fs::write(p.join("f"), "x").unwrap();
+            p
+        };
+        let stale = [
+            made(&format!("gate-{dead}-0")),
+            made(&format!("gate-{dead}-1-results")),
+        ];
+        let kept = [
+            made(&format!("gate-{}-0", std::process::id())),
+            made("gate-1-0"),
+            made(&format!("gate-{dead}-x")),
+            made("other"),
+        ];
+        // A link with a dead gate's name is not followed, and not removed.
+        let target = made("target");
+        let link = d.path().join(format!("gate-{dead}-2"));
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        remove_stale(d.path());
+        for p in &stale {
+            assert!(!p.exists(), "{} is removed", p.display());
+        }
+        for p in kept.iter().chain([&target]) {
+            assert!(p.join("f").exists(), "{} is kept", p.display());
+        }
+        assert!(fs::symlink_metadata(&link).is_ok(), "the link is kept");
+    }
+
+    #[test]
+    fn a_dead_pids_folders_stay_while_their_lock_is_held() {
+        // A gate alive in another PID namespace: its pid is not found here, its lock is held.
+        let d = tempfile::tempdir().unwrap();
+        let dead = 999_999_998u32;
+        let tmp = d.path().join(format!("gate-{dead}-0"));
+        let results = d.path().join(format!("gate-{dead}-1-results"));
+        fs::create_dir(&tmp).unwrap();
+        fs::create_dir(&results).unwrap();
+        let holder = fs::File::open(&results).unwrap();
+        assert!(super::super::super::sys::try_lock_exclusive(&holder).unwrap());
+        remove_stale(d.path());
+        assert!(tmp.exists() && results.exists());
+        drop(holder);
+        remove_stale(d.path());
+        assert!(!tmp.exists() && !results.exists());
+    }
+}
