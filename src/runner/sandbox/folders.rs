@@ -34,7 +34,8 @@ pub(super) fn fresh_dir(root: &Path, suffix: &str) -> io::Result<PathBuf> {
 }
 
 /// Remove what gate processes that died without cleaning up (a SIGKILL, an OOM kill) left in
-/// `root`: folders named `gate-PID-…` as gate names them (`gate-PID-N`, a `TMPDIR`;
+/// `root`: folders named `gate-PID-…` as gate names them (`gate-PID-N`, a `TMPDIR`, only
+/// beside a results folder of the same pid whose lock is won here;
 /// `gate-PID-N-results`), owned by this user, not links, whose process is gone (`kill(PID,
 /// 0)` finds none) and whose results folder, if any, nobody holds locked (a gate alive in
 /// another PID namespace that shares this folder still holds its lock). Anything else is
@@ -58,23 +59,32 @@ pub(super) fn remove_stale(root: &Path) {
             stale.push((pid, e.path()));
         }
     }
-    // Decided before anything is removed. A results folder that cannot be opened to try
-    // its lock counts as held.
-    let held: Vec<u32> = stale
-        .iter()
-        .filter(|(_, dir)| dir.to_str().is_some_and(|d| d.ends_with("-results")))
-        .filter(|(_, dir)| {
-            fs::File::open(dir)
-                .and_then(|f| super::super::sys::try_lock_exclusive(&f))
-                .map_or(true, |locked| !locked)
-        })
-        .map(|(pid, _)| *pid)
-        .collect();
+    // Decided before anything is removed, and the locks won are held until the removal is
+    // done, so that a gate that has just made a results folder of that name (its pid dead
+    // here: another PID namespace) cannot take the lock and start using it meanwhile. A
+    // results folder that cannot be opened to try its lock counts as held. A pid's
+    // `TMPDIR`s go only with a results folder of that pid whose lock was won: a `gate-PID-N`
+    // without one may be a live gate's in another PID namespace that made no results folder
+    // (a gate from before them), and the lock is the only proof across namespaces.
+    let mut won: Vec<(u32, fs::File)> = Vec::new();
+    let mut held: Vec<u32> = Vec::new();
     for (pid, dir) in &stale {
-        if !held.contains(pid) {
+        if !dir.to_str().is_some_and(|d| d.ends_with("-results")) {
+            continue;
+        }
+        match fs::File::open(dir).and_then(|f| {
+            super::super::sys::try_lock_exclusive(&f).map(|locked| locked.then_some(f))
+        }) {
+            Ok(Some(f)) => won.push((*pid, f)),
+            _ => held.push(*pid),
+        }
+    }
+    for (pid, dir) in &stale {
+        if !held.contains(pid) && won.iter().any(|(p, _)| p == pid) {
             let _ = fs::remove_dir_all(dir);
         }
     }
+    drop(won);
 }
 
 /// The pid in a folder name gate gives (`gate-PID-N` or `gate-PID-N-results`).
@@ -100,16 +110,21 @@ fn process_exists(pid: u32) -> bool {
 /// This run's folder of result folders, `gate-PID-N-results` in `root`, and the file that
 /// holds its lock.
 pub(super) fn make_results_root(root: &Path) -> io::Result<(PathBuf, fs::File)> {
-    let dir = fresh_dir(root, "-results")?;
-    // Nobody else can hold the lock of a folder just made; a later run that finds the
-    // folder takes it only once this process is gone.
-    let locked =
-        fs::File::open(&dir).and_then(|f| super::super::sys::try_lock_exclusive(&f).map(|_| f));
-    match locked {
-        Ok(f) => Ok((dir, f)),
-        Err(e) => {
-            let _ = fs::remove_dir(&dir);
-            Err(e)
+    loop {
+        let dir = fresh_dir(root, "-results")?;
+        // A later run that finds the folder takes its lock only once this process is gone.
+        // A gate starting in another PID namespace (where this pid is dead) may find the
+        // folder between its making and its locking, and lock it to remove it: then the
+        // lock is not won here, and the folder is not used.
+        let locked = fs::File::open(&dir)
+            .and_then(|f| super::super::sys::try_lock_exclusive(&f).map(|won| won.then_some(f)));
+        match locked {
+            Ok(Some(f)) => return Ok((dir, f)),
+            Ok(None) => {}
+            Err(e) => {
+                let _ = fs::remove_dir(&dir);
+                return Err(e);
+            }
         }
     }
 }
@@ -170,6 +185,21 @@ mod tests {
             assert!(p.join("f").exists(), "{} is kept", p.display());
         }
         assert!(fs::symlink_metadata(&link).is_ok(), "the link is kept");
+    }
+
+    #[test]
+    fn a_dead_pids_tmpdir_without_a_results_folder_is_kept() {
+        // A live gate in another PID namespace that made no results folder (one from before
+        // them): nothing here proves it gone, so its TMPDIR stays.
+        let d = tempfile::tempdir().unwrap();
+        let dead = 999_999_997u32;
+        let tmp = d.path().join(format!("gate-{dead}-0"));
+        fs::create_dir(&tmp).unwrap();
+        remove_stale(d.path());
+        assert!(
+            tmp.exists(),
+            "a TMPDIR with no results folder of its pid is kept"
+        );
     }
 
     #[test]
