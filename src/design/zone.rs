@@ -69,16 +69,24 @@ impl ZoneReport {
         ZoneReport {
             single: Zone::of(d.single, d.regressed, d.healthy),
             sequential: Zone::of(d.sequential, d.regressed, d.healthy),
-            narrower: narrower(d),
+            narrower: narrower(d.healthy, d.regressed, d.alpha, d.beta, d.wald),
         }
     }
 }
 
-fn narrower(d: &Designed<'_>) -> Option<Narrower> {
-    let (h, r) = (d.healthy, 0.5 * (d.healthy + d.regressed));
+/// The design that halves the zone of the plans for these rates and risks: it depends on
+/// nothing the plans computed, so `gate plan` designs it beside them (on another thread).
+pub(crate) fn narrower(
+    healthy: f64,
+    regressed: f64,
+    alpha: f64,
+    beta: f64,
+    wald: bool,
+) -> Option<Narrower> {
+    let (h, r) = (healthy, 0.5 * (healthy + regressed));
     // A design the statistics refuse (too many trials) is simply not offered.
-    let single = design::design_single(h, r, d.alpha, d.beta).ok()?;
-    let sequential = sequential(h, r, d.alpha, d.beta, d.wald);
+    let single = design::design_single(h, r, alpha, beta).ok()?;
+    let sequential = sequential(h, r, alpha, beta, wald);
     Some(Narrower {
         healthy: h,
         regressed: r,

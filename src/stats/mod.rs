@@ -35,6 +35,22 @@ pub mod sprt;
 pub mod staged;
 pub mod zone;
 
+/// Run `a` on a second thread while `b` runs on this one, and return both results. Each
+/// computation is unchanged (the same operations in the same order, on its own thread), so
+/// the results are bit-identical to running them one after the other; on a machine with
+/// two cores the wall time is the longer of the two instead of their sum. A panic in `a`
+/// resumes on this thread.
+pub fn join<A: Send, B>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B) -> (A, B) {
+    std::thread::scope(|s| {
+        let handle = s.spawn(a);
+        let b = b();
+        let a = handle
+            .join()
+            .unwrap_or_else(|e| std::panic::resume_unwind(e));
+        (a, b)
+    })
+}
+
 /// Invalid arguments to a statistical function. Messages name the parameter and the range.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum StatsError {

@@ -221,15 +221,23 @@ impl Sprt {
 /// The largest value of `asn` over rates in [lo, hi], and where it is: a grid of 21 rates,
 /// then golden-section search inside the best grid cell (an ASN curve is smooth and
 /// single-peaked between the two rates). Shared by every rule's ASN curve.
-pub fn worst_asn(lo: f64, hi: f64, at: impl Fn(f64) -> f64) -> WorstAsn {
+///
+/// The grid's two halves, and the first two points of the search, are evaluated on two
+/// threads ([`super::join`]); each value is the same call as one after the other, and the
+/// grid is assembled in order, so the result is bit-identical.
+pub fn worst_asn(lo: f64, hi: f64, at: impl Fn(f64) -> f64 + Sync) -> WorstAsn {
     const GRID: u32 = 20;
     {
-        let grid: Vec<(f64, f64)> = (0..=GRID)
-            .map(|i| {
-                let p = lo + (hi - lo) * f64::from(i) / f64::from(GRID);
-                (p, at(p))
-            })
-            .collect();
+        let point = |i: u32| {
+            let p = lo + (hi - lo) * f64::from(i) / f64::from(GRID);
+            (p, at(p))
+        };
+        let half = GRID / 2;
+        let (low, high) = super::join(
+            || (0..=half).map(point).collect::<Vec<_>>(),
+            || (half + 1..=GRID).map(point).collect::<Vec<_>>(),
+        );
+        let grid: Vec<(f64, f64)> = low.into_iter().chain(high).collect();
         let (best_i, mut best) =
             grid.iter().enumerate().fold(
                 (0, grid[0]),
@@ -241,7 +249,7 @@ pub fn worst_asn(lo: f64, hi: f64, at: impl Fn(f64) -> f64) -> WorstAsn {
         let inv_phi = (5f64.sqrt() - 1.0) / 2.0;
         let mut x1 = b - inv_phi * (b - a);
         let mut x2 = a + inv_phi * (b - a);
-        let (mut f1, mut f2) = (at(x1), at(x2));
+        let (mut f1, mut f2) = super::join(|| at(x1), || at(x2));
         // 30 steps shrink the bracket by 0.618^30, below 1e-6 of a grid cell.
         for _ in 0..30 {
             if f1 >= f2 {
