@@ -25,9 +25,11 @@
 //!
 //! Continuing can only win where `1 + Λ < min(λ1 Λ, λ0)`, so outside that band of Λ the
 //! decision is known without any recursion; the band is a handful of failure counts per t,
-//! which keeps a design with thousands of trials fast. The multipliers are then tuned, by
-//! bisection in log space, until the exact risks of the resulting lattice — computed by the
-//! forward DP of [`super::lattice`], not by the backward values — meet both constraints.
+//! which keeps a design with thousands of trials fast. The multipliers are then tuned in log
+//! space until the exact risks of the resulting lattice — computed by the forward DP of
+//! [`super::lattice`], not by the backward values — meet both constraints: first by a secant
+//! (Broyden) iteration aiming both risks just below the request, then, unless that ended
+//! within 0.1% of both on a design of at least 10,000 trials, by alternating bisections.
 //! Every candidate evaluated is kept, and the design is the feasible one with the fewest
 //! expected trials (E[N | healthy] + E[N | regressed]); the curtailed single plan (feasible by
 //! construction) is always a candidate, so the design never breaks its risks, and so are
@@ -457,6 +459,19 @@ pub fn design_calibrated(
     beta: f64,
     max_trials: Option<u64>,
 ) -> Result<Calibrated, StatsError> {
+    design_searched(healthy, regressed, alpha, beta, max_trials, true)
+}
+
+/// [`design_calibrated`], with the secant search or (`secant: false`, for the tests that
+/// compare the two) the bisections alone.
+fn design_searched(
+    healthy: f64,
+    regressed: f64,
+    alpha: f64,
+    beta: f64,
+    max_trials: Option<u64>,
+    secant: bool,
+) -> Result<Calibrated, StatsError> {
     super::check_rates(healthy, regressed, alpha, beta)?;
     let single = design::design_single(healthy, regressed, alpha, beta);
     let max_trials = match (max_trials, &single) {
@@ -488,13 +503,90 @@ pub fn design_calibrated(
         .ok()
         .map(|s| Boundaries::wald(&s))
     });
-    tune(
+    search(
         (healthy, regressed, alpha, beta),
         max_trials,
         fallback,
         wald,
         |l0, l1| problem.rule(l0, l1),
+        secant,
     )
+}
+
+/// From this many trials on, a secant search that ends tight is the whole search (see
+/// [`tune`]); below it the bisections run as well, which keeps every shorter design at least
+/// as good as the bisections alone would make it.
+const SECANT_ONLY_TRIALS: u64 = 10_000;
+/// A secant candidate is tight when both risks lie within this fraction below the request
+/// (0.1%: on a long design, where the exact risks move almost continuously with the
+/// multipliers, the expected trials that slack costs are a few in 10^5).
+const TIGHT: f64 = 1e-3;
+/// Evaluations the secant search may spend.
+const SECANT_STEPS: u32 = 12;
+
+/// Find multipliers whose rule has both risks in [(1 - TIGHT) · request, request], by a
+/// secant (Broyden) iteration on (ln λ0, ln λ1) ↦ (ln alpha risk, ln beta risk), starting
+/// from `start` with the Jacobian -I (a risk falls about as fast as its multiplier rises:
+/// Wald's thresholds are the multipliers' logarithms). Every candidate goes to `consider`;
+/// returns whether the last one is feasible and tight.
+fn secant_search(
+    start: (f64, f64),
+    range: (f64, f64),
+    risks: (f64, f64),
+    eval: impl Fn(f64, f64) -> Candidate,
+    mut consider: impl FnMut(Candidate),
+) -> bool {
+    let ((mut x, mut y), (lo, hi), (alpha, beta)) = (start, range, risks);
+    let (ta, tb) = (
+        (alpha * (1.0 - 0.5 * TIGHT)).ln(),
+        (beta * (1.0 - 0.5 * TIGHT)).ln(),
+    );
+    let identity = [[-1.0, 0.0], [0.0, -1.0]];
+    let mut jac = identity;
+    let mut prev: Option<((f64, f64), (f64, f64))> = None;
+    for _ in 0..SECANT_STEPS {
+        let c = eval(x, y);
+        let (ra, rb) = (c.alpha_risk(), c.beta_risk());
+        let tight =
+            ra <= alpha && rb <= beta && ra >= alpha * (1.0 - TIGHT) && rb >= beta * (1.0 - TIGHT);
+        consider(c);
+        if tight {
+            return true;
+        }
+        // A risk of 0 (a multiplier far too high) still steers, by a capped step.
+        let g = (ra.max(1e-300).ln() - ta, rb.max(1e-300).ln() - tb);
+        // Broyden's update: the Jacobian that maps the last step onto the last change of g.
+        if let Some(((px, py), (pg0, pg1))) = prev {
+            let s = (x - px, y - py);
+            let ss = s.0 * s.0 + s.1 * s.1;
+            // Stuck (both multipliers at an end of their range): leave it to the bisections.
+            if ss < 1e-18 {
+                return false;
+            }
+            let d = (g.0 - pg0, g.1 - pg1);
+            let r0 = d.0 - (jac[0][0] * s.0 + jac[0][1] * s.1);
+            let r1 = d.1 - (jac[1][0] * s.0 + jac[1][1] * s.1);
+            jac[0][0] += r0 * s.0 / ss;
+            jac[0][1] += r0 * s.1 / ss;
+            jac[1][0] += r1 * s.0 / ss;
+            jac[1][1] += r1 * s.1 / ss;
+        }
+        // A raised multiplier lowers its own risk; an update that says otherwise (a step the
+        // lattice's discreteness made flat) is dropped for the first guess again.
+        let mut det = jac[0][0] * jac[1][1] - jac[0][1] * jac[1][0];
+        if !(det.abs() > 1e-6 && det.is_finite() && jac[0][0] < 0.0 && jac[1][1] < 0.0) {
+            jac = identity;
+            det = 1.0;
+        }
+        // J Δ = -g.
+        let dx = (-g.0 * jac[1][1] + g.1 * jac[0][1]) / det;
+        let dy = (-g.1 * jac[0][0] + g.0 * jac[1][0]) / det;
+        prev = Some(((x, y), g));
+        // At most a factor e^2 per step and multiplier, within the bisections' range.
+        x = (x + dx.clamp(-2.0, 2.0)).clamp(lo, hi);
+        y = (y + dy.clamp(-2.0, 2.0)).clamp(lo, hi);
+    }
+    false
 }
 
 /// Tune the Lagrange multipliers (λ0, λ1) of a family of rules `rule(λ0, λ1)` until the
@@ -509,6 +601,19 @@ pub(super) fn tune(
     first: Option<Boundaries>,
     after: impl IntoIterator<Item = Boundaries>,
     rule: impl Fn(f64, f64) -> Boundaries,
+) -> Result<Calibrated, StatsError> {
+    search(rates, max_trials, first, after, rule, true)
+}
+
+/// [`tune`], with the secant search or (`secant: false`, for the tests that compare the two)
+/// with the bisections alone.
+fn search(
+    rates: (f64, f64, f64, f64),
+    max_trials: u64,
+    first: Option<Boundaries>,
+    after: impl IntoIterator<Item = Boundaries>,
+    rule: impl Fn(f64, f64) -> Boundaries,
+    secant: bool,
 ) -> Result<Calibrated, StatsError> {
     let (healthy, regressed, alpha, beta) = rates;
     let candidate = |boundaries: Boundaries| Candidate {
@@ -564,67 +669,79 @@ pub(super) fn tune(
         }
         ok
     };
-    let mut last: Option<Candidate> = None;
-    for _ in 0..ROUNDS {
-        // Smallest λ0 with P(not PASS | healthy) <= alpha, given λ1.
-        let (mut a, mut b) = (lo, hi);
-        for _ in 0..BISECT_STEPS {
-            let mid = 0.5 * (a + b);
-            if steer(&mut best, mid, y, true) {
-                b = mid;
-            } else {
-                a = mid;
-            }
-        }
-        x = b;
-        // Smallest λ1 with P(PASS | regressed) <= beta, given λ0.
-        let (mut a, mut b) = (lo, hi);
-        for _ in 0..BISECT_STEPS {
-            let mid = 0.5 * (a + b);
-            if steer(&mut best, x, mid, false) {
-                b = mid;
-            } else {
-                a = mid;
-            }
-        }
-        y = b;
-        let c = eval(x, y);
-        let done = c.alpha_risk() <= alpha && c.beta_risk() <= beta;
-        consider(&mut best, c.clone());
-        last = Some(c);
-        if done {
-            break;
-        }
-    }
-    // The two multipliers pull the two risks in opposite directions, so the alternation
-    // can settle a hair on the wrong side of one constraint. Raising both together lowers
-    // both risks (a longer test): find the smallest such step that is feasible.
-    let feasible = |c: &Candidate| c.alpha_risk() <= alpha && c.beta_risk() <= beta;
-    let last = last.unwrap_or_else(|| eval(x, y));
-    if !feasible(&last) {
-        let mut b = 0.25f64;
-        let mut found = false;
-        while x + b <= hi && y + b <= hi {
-            let c = eval(x + b, y + b);
-            let ok = feasible(&c);
-            consider(&mut best, c);
-            if ok {
-                found = true;
-                break;
-            }
-            b *= 2.0;
-        }
-        if found {
-            let mut a = 0.0f64;
+    // First a secant search on the log risks: on a long design it ends with both risks
+    // within 0.1% of the request in 4 to 6 evaluations, where the bisections below take 37
+    // (each one backward induction and one or two walks over up to 10^6 rows) and often end
+    // with a risk well short of the request (0.6 vs 0.595: alpha 4.42%, 1.7% more expected
+    // trials at the healthy rate). Below SECANT_ONLY_TRIALS, or when it does not end tight,
+    // the bisections run as before and every candidate of both competes.
+    let tight = secant
+        && secant_search((x, y), (lo, hi), (alpha, beta), eval, |c| {
+            consider(&mut best, c)
+        });
+    if !(tight && max_trials >= SECANT_ONLY_TRIALS) {
+        let mut last: Option<Candidate> = None;
+        for _ in 0..ROUNDS {
+            // Smallest λ0 with P(not PASS | healthy) <= alpha, given λ1.
+            let (mut a, mut b) = (lo, hi);
             for _ in 0..BISECT_STEPS {
                 let mid = 0.5 * (a + b);
-                let c = eval(x + mid, y + mid);
-                let ok = feasible(&c);
-                consider(&mut best, c);
-                if ok {
+                if steer(&mut best, mid, y, true) {
                     b = mid;
                 } else {
                     a = mid;
+                }
+            }
+            x = b;
+            // Smallest λ1 with P(PASS | regressed) <= beta, given λ0.
+            let (mut a, mut b) = (lo, hi);
+            for _ in 0..BISECT_STEPS {
+                let mid = 0.5 * (a + b);
+                if steer(&mut best, x, mid, false) {
+                    b = mid;
+                } else {
+                    a = mid;
+                }
+            }
+            y = b;
+            let c = eval(x, y);
+            let done = c.alpha_risk() <= alpha && c.beta_risk() <= beta;
+            consider(&mut best, c.clone());
+            last = Some(c);
+            if done {
+                break;
+            }
+        }
+        // The two multipliers pull the two risks in opposite directions, so the alternation
+        // can settle a hair on the wrong side of one constraint. Raising both together lowers
+        // both risks (a longer test): find the smallest such step that is feasible.
+        let feasible = |c: &Candidate| c.alpha_risk() <= alpha && c.beta_risk() <= beta;
+        let last = last.unwrap_or_else(|| eval(x, y));
+        if !feasible(&last) {
+            let mut b = 0.25f64;
+            let mut found = false;
+            while x + b <= hi && y + b <= hi {
+                let c = eval(x + b, y + b);
+                let ok = feasible(&c);
+                consider(&mut best, c);
+                if ok {
+                    found = true;
+                    break;
+                }
+                b *= 2.0;
+            }
+            if found {
+                let mut a = 0.0f64;
+                for _ in 0..BISECT_STEPS {
+                    let mid = 0.5 * (a + b);
+                    let c = eval(x + mid, y + mid);
+                    let ok = feasible(&c);
+                    consider(&mut best, c);
+                    if ok {
+                        b = mid;
+                    } else {
+                        a = mid;
+                    }
                 }
             }
         }
