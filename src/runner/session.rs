@@ -588,6 +588,25 @@ fn check_resumable(
             list(&now)
         ));
     }
+    // The same plan can resolve to another rule under another gate (a better design
+    // search): the trials still to run must be judged by the rule the ledger records, which
+    // is the one `gate report` and `gate verify` replay, so a mismatch is refused.
+    if let Some(was) = h
+        .tasks
+        .iter()
+        .zip(&plan.tasks)
+        .find_map(|(was, now)| (was.sampling != now.sampling).then_some(was))
+    {
+        return refuse(format!(
+            "`--resume`: the ledger `{}` records a sampling rule for task `{}` other than the one \
+             this gate ({}) designs from the same plan: the gate that started it ({}) designed it \
+             differently; resume with that gate binary, or start a new ledger",
+            path.display(),
+            was.id,
+            env!("CARGO_PKG_VERSION"),
+            h.gate_version
+        ));
+    }
     if let Some(bad) = ledger
         .attempts()
         .find(|a| a.outcome == Outcome::HarnessError)

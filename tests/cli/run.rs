@@ -485,6 +485,42 @@ fn resume_refuses_a_changed_plan() {
         .stderr(predicate::str::contains("changed since the ledger"));
 }
 
+/// The same plan can resolve to another rule under another gate (a better design search):
+/// a ledger whose header records a rule this gate would not design is not resumed, since its
+/// remaining trials would be judged by a rule that `gate report` does not replay.
+#[test]
+fn resume_refuses_a_ledger_whose_recorded_rule_this_gate_does_not_design() {
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 4, c: 1}}\ntasks:\n  - id: t\n    run: 'true'\n",
+    );
+    f.run(&[]).code(0);
+    // As if another gate had resolved the same plan to (5, 1) and been killed before its
+    // footer: rewrite the header, drop the footer, reseal the hash chain.
+    let text = std::fs::read_to_string(f.ledger_path()).unwrap();
+    let mut rows: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.pop().unwrap()["kind"], "footer");
+    rows[0]["tasks"][0]["sampling"] = serde_json::json!({"single": {"n": 5, "c": 1}});
+    let mut prev = gate::ledger::GENESIS.to_string();
+    let mut out = String::new();
+    for row in &mut rows {
+        row["prev"] = serde_json::Value::String(prev);
+        let line = serde_json::to_string(row).unwrap();
+        prev = gate::ledger::sha256_hex(line.as_bytes());
+        out.push_str(&line);
+        out.push('\n');
+    }
+    std::fs::write(f.ledger_path(), out).unwrap();
+    assert_eq!(f.ledger().first_chain_break(), None);
+    f.run(&["--resume"])
+        .code(2)
+        .stderr(predicate::str::contains(
+            "records a sampling rule for task `t` other than the one this gate",
+        ));
+}
+
 /// Typos and impossible plans: a clear message naming file:line:col, exit 2.
 #[test]
 fn bad_plans_are_rejected_with_line_and_column() {
