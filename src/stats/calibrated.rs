@@ -133,11 +133,16 @@ impl Powers {
     }
 
     /// `a`^i · `b`^j as a double (+inf or 0 only when the true value is out of range).
-    #[inline]
+    #[inline(always)]
     pub(super) fn product(a: &Powers, i: u64, b: &Powers, j: u64) -> f64 {
         let (i, j) = (i as usize, j as usize);
-        let v = a.mantissa[i] * b.mantissa[j];
-        let mut k = a.block[i] + b.block[j];
+        Powers::scaled(a.mantissa[i] * b.mantissa[j], a.block[i] + b.block[j])
+    }
+
+    /// `v` · 2^(512 k): the rescaling of [`Powers::product`], by blocks of 2^±512.
+    #[inline(always)]
+    fn scaled(v: f64, k: i32) -> f64 {
+        let mut k = k;
         if k == 0 {
             return v;
         }
@@ -152,6 +157,114 @@ impl Powers {
             k += 1;
         }
         v
+    }
+}
+
+/// The decision at a state of [`Problem::rule`]'s induction.
+const CONTINUE: u8 = 0;
+const PASS: u8 = 1;
+const FAIL: u8 = 2;
+
+/// One row t of [`Problem::rule`]'s induction: what the value of one of its states needs.
+struct Row<'a> {
+    problem: &'a Problem,
+    t: u64,
+    /// r(t + 1, g) is `next[g]` for g in [next_lo, next_hi).
+    next: &'a [f64],
+    next_lo: u64,
+    next_hi: u64,
+    p0: f64,
+    q0: f64,
+    lambda0: f64,
+    lambda1: f64,
+}
+
+impl Row<'_> {
+    /// The value and decision of a state in the band (where continuing may win), from
+    /// Λ(t, f) and r(t + 1, f), r(t + 1, f + 1).
+    #[inline(always)]
+    fn decide(&self, l: f64, at_f: f64, at_f1: f64) -> (f64, u8) {
+        let cont = 1.0 + l + self.p0 * at_f + self.q0 * at_f1;
+        let pass_value = self.lambda1 * l;
+        let stop_value = pass_value.min(self.lambda0);
+        if cont < stop_value {
+            (cont, CONTINUE)
+        } else if pass_value <= self.lambda0 {
+            (stop_value, PASS)
+        } else {
+            (stop_value, FAIL)
+        }
+    }
+
+    /// r(t + 1, g): the stored value inside the stored range, the stop value outside it.
+    fn at(&self, g: u64) -> f64 {
+        if g >= self.next_lo && g < self.next_hi {
+            self.next[g as usize]
+        } else {
+            (self.lambda1 * self.problem.lambda(self.t + 1, g)).min(self.lambda0)
+        }
+    }
+
+    /// The value and decision of a state in the band, one at a time.
+    fn in_band(&self, f: u64) -> (f64, u8) {
+        self.decide(self.problem.lambda(self.t, f), self.at(f), self.at(f + 1))
+    }
+
+    /// The value and decision of a state outside the band: a stop.
+    fn outside(&self, f: u64) -> (f64, u8) {
+        let pass_value = self.lambda1 * self.problem.lambda(self.t, f);
+        let stop_value = pass_value.min(self.lambda0);
+        (
+            stop_value,
+            if pass_value <= self.lambda0 {
+                PASS
+            } else {
+                FAIL
+            },
+        )
+    }
+
+    /// Classify the band states f in [lo, hi): values to `cur[f]`, decisions to `kind[f]`.
+    /// The hot loop of every calibrated design: where the next row's stored range covers
+    /// them (almost always) it runs over plain slices, without a branch but Λ's rescaling,
+    /// and computes exactly what [`Row::in_band`] would.
+    #[inline(never)]
+    fn fill(&self, lo: u64, hi: u64, cur: &mut [f64], kind: &mut [u8]) {
+        if lo >= hi {
+            return;
+        }
+        if lo < self.next_lo || hi >= self.next_hi {
+            for f in lo..hi {
+                let (value, decision) = self.in_band(f);
+                cur[f as usize] = value;
+                kind[f as usize] = decision;
+            }
+            return;
+        }
+        let (t, lo, hi) = (self.t as usize, lo as usize, hi as usize);
+        let (s, fl) = (&self.problem.pow_success, &self.problem.pow_failure);
+        // Λ(t, f) = success^(t - f) · failure^f; t - f runs down from t - lo to t + 1 - hi.
+        // Powers::product(success, t - f, failure, f), operation for operation, in passes
+        // without a branch: the mantissas' products, then the rescaling where the blocks
+        // do not cancel (rare in the band, where Λ is moderate).
+        let successes = t + 1 - hi..t + 1 - lo;
+        let (ms, bs) = (&s.mantissa[successes.clone()], &s.block[successes]);
+        let (mf, bf) = (&fl.mantissa[lo..hi], &fl.block[lo..hi]);
+        for ((&ms, &mf), l) in ms.iter().rev().zip(mf).zip(&mut cur[lo..hi]) {
+            *l = ms * mf;
+        }
+        let blocks = bs.iter().rev().zip(bf).map(|(&bs, &bf)| bs + bf);
+        if blocks.clone().fold(0, |any, k| any | k) != 0 {
+            for (k, l) in blocks.zip(&mut cur[lo..hi]) {
+                *l = Powers::scaled(*l, k);
+            }
+        }
+        // Then the decisions, without a branch either.
+        let next = self.next[lo..hi].iter().zip(&self.next[lo + 1..=hi]);
+        let out = cur[lo..hi].iter_mut().zip(&mut kind[lo..hi]);
+        for ((&at_f, &at_f1), (value, decision)) in next.zip(out) {
+            (*value, *decision) = self.decide(*value, at_f, at_f1);
+        }
     }
 }
 
@@ -195,6 +308,7 @@ impl Candidate {
 
 impl Problem {
     /// Λ after `trials` trials with `failures` failures.
+    #[inline(always)]
     fn lambda(&self, trials: u64, failures: u64) -> f64 {
         Powers::product(
             &self.pow_success,
@@ -242,7 +356,25 @@ impl Problem {
     }
 
     /// The rule for multipliers (λ0, λ1), by backward induction; see the module doc.
+    ///
+    /// The inner loop of every calibrated design (tens of millions of states per rule in
+    /// the longest), so each state is visited once: Λ(t, f) is computed once, a row's
+    /// states are classified in runs over plain slices ([`Row::fill`]), and values and
+    /// decisions go to buffers indexed by f itself, where the next row (t - 1) reads them.
+    /// The arithmetic is the same IEEE operations in the same order as gate has always
+    /// published, so every lattice stays bit for bit what it was (the tests keep that
+    /// implementation as a reference and compare).
     fn rule(&self, lambda0: f64, lambda1: f64) -> Boundaries {
+        /// Stop values stored beyond each side of a row's window (see below).
+        const MARGIN: u64 = CONTINUE_GAP + 2;
+        /// States classified at a time when the growth outruns the guess (see below).
+        const GROW: u64 = 8;
+        /// Whether the eight states from f on are all continuation states.
+        fn all_continue(kind: &[u8], f: u64) -> bool {
+            let f = f as usize;
+            let eight: [u8; 8] = kind[f..f + 8].try_into().expect("eight states");
+            eight == [CONTINUE; 8]
+        }
         let m = self.max_trials;
         let (p0, q0) = (self.healthy, 1.0 - self.healthy);
         // Continuing can win only for lo < Λ < hi.
@@ -255,10 +387,6 @@ impl Problem {
         // The three thresholds of the scans, with their logarithms computed once per rule.
         let (at_swap, at_lo, at_hi) = (lambda0 / lambda1, lo, hi);
         let (ln_swap, ln_lo, ln_hi) = (at_swap.ln(), at_lo.ln(), at_hi.ln());
-        let stop = |t: u64, f: u64| {
-            let l = self.lambda(t, f);
-            (lambda1 * l).min(lambda0)
-        };
         let mut rows = vec![
             LatticeRow {
                 trials: 0,
@@ -267,12 +395,16 @@ impl Problem {
             };
             m as usize
         ];
-        // Values r(t+1, f) for f in [next_lo, next_lo + next.len()).
-        let mut next: Vec<f64> = Vec::new();
-        let mut next_lo = 0u64;
-        let mut cur: Vec<f64> = Vec::new();
-        let mut states: Vec<u8> = Vec::new();
-        let mut seen: Vec<(f64, f64)> = Vec::new();
+        // r(t + 1, g) is next[g] for g in [next_lo, next_hi); r(t, f) and the decision at
+        // (t, f) go to cur[f] and kind[f]. Indexed by the failure count, so a row is written
+        // in whatever order the window grows, with no offsets and no pushes.
+        let len = m as usize + 2;
+        let mut next = vec![0.0f64; len];
+        let mut cur = vec![0.0f64; len];
+        let mut kind = vec![FAIL; len];
+        let (mut next_lo, mut next_hi) = (0u64, 0u64);
+        // The states the previous row's growth visited, [lo, end).
+        let mut prev_seen: Option<(u64, u64)> = None;
         for t in (1..=m).rev() {
             // The f where PASS and FAIL swap as stopping decisions: λ1 Λ <= λ0.
             let swap = self.last_at_most(t, at_swap, ln_swap);
@@ -294,6 +426,17 @@ impl Problem {
             } else {
                 None
             };
+            let row = Row {
+                problem: self,
+                t,
+                next: &next,
+                next_lo,
+                next_hi,
+                p0,
+                q0,
+                lambda0,
+                lambda1,
+            };
             // Classify a window covering the continuation states and the PASS/FAIL swap,
             // plus one each side. The band is only a necessary condition and, with large
             // multipliers, several times wider than where continuing wins, which lies around
@@ -302,97 +445,92 @@ impl Problem {
             // stopping states in a row; a state left outside is a stop, with its stop value,
             // exactly as the full band would classify it unless continuing won there.
             let swap_edge = swap.map_or(0, |s| s + 1);
-            // The continuation value at f and λ1 Λ(t, f), the value of stopping with PASS
-            // (the classification below reuses both rather than computing them twice).
-            let next_hi = next_lo + next.len() as u64;
-            let continuation = |f: u64| {
-                let at = |g: u64| {
-                    if g >= next_lo && g < next_hi {
-                        next[(g - next_lo) as usize]
-                    } else {
-                        stop(t + 1, g)
-                    }
-                };
-                let l = self.lambda(t, f);
-                (1.0 + l + p0 * at(f) + q0 * at(f + 1), lambda1 * l)
-            };
-            // (continuation value, PASS value) for f in [seen_lo, seen_lo + seen.len()).
-            seen.clear();
-            let mut seen_lo = 0u64;
-            let (w_lo, w_hi) = match band {
+            // The states visited while growing, [seen_lo, seen_end), are classified; the
+            // window's others are classified after it.
+            let (w_lo, w_hi, seen_lo, seen_end) = match band {
                 Some((a, b)) => {
                     let c = swap_edge.clamp(a, b);
+                    // The growth visits about the states the previous row's did, one lower
+                    // (Λ rises as t falls): classify those in one run, and more, GROW at a
+                    // time, as the growth needs them. Classifying a state the growth does
+                    // not visit changes nothing: its value is overwritten or never read.
+                    let (mut done_lo, mut done_hi) = match prev_seen {
+                        Some((s, e)) if s <= c && c < e => {
+                            (s.saturating_sub(1).max(a), e.min(b + 1))
+                        }
+                        _ => (c, c + 1),
+                    };
+                    row.fill(done_lo, done_hi, &mut cur, &mut kind);
                     let (mut lo_f, mut hi_f) = (c, c);
                     let (mut f, mut run) = (c, 0u64);
                     while f > a && run < CONTINUE_GAP {
+                        // Eight classified continuation states in a row below f: step over
+                        // them at once, as the loop would one by one (lo_f moves, run stays 0).
+                        if run == 0 && f >= a.max(done_lo) + 8 && all_continue(&kind, f - 8) {
+                            f -= 8;
+                            lo_f = f;
+                            continue;
+                        }
                         f -= 1;
-                        let (cont, pass_value) = continuation(f);
-                        seen.push((cont, pass_value));
-                        if cont < pass_value.min(lambda0) {
+                        if f < done_lo {
+                            let from = f.saturating_sub(GROW - 1).max(a);
+                            row.fill(from, done_lo, &mut cur, &mut kind);
+                            done_lo = from;
+                        }
+                        if kind[f as usize] == CONTINUE {
                             lo_f = f;
                             run = 0;
                         } else {
                             run += 1;
                         }
                     }
-                    seen.reverse();
-                    seen_lo = f;
+                    let seen_lo = f;
                     let (mut f, mut run) = (c, 0u64);
-                    seen.push(continuation(c));
                     while f < b && run < CONTINUE_GAP {
+                        // The same eight at a time above f.
+                        if run == 0 && f + 8 <= b && f + 9 <= done_hi && all_continue(&kind, f + 1)
+                        {
+                            f += 8;
+                            hi_f = f;
+                            continue;
+                        }
                         f += 1;
-                        let (cont, pass_value) = continuation(f);
-                        seen.push((cont, pass_value));
-                        if cont < pass_value.min(lambda0) {
+                        if f >= done_hi {
+                            let to = (f + GROW).min(b + 1);
+                            row.fill(done_hi, to, &mut cur, &mut kind);
+                            done_hi = to;
+                        }
+                        if kind[f as usize] == CONTINUE {
                             hi_f = f;
                             run = 0;
                         } else {
                             run += 1;
                         }
                     }
-                    (lo_f.min(swap_edge), hi_f.max(swap_edge))
+                    (lo_f.min(swap_edge), hi_f.max(swap_edge), seen_lo, f + 1)
                 }
-                None => (swap_edge, swap_edge),
+                None => (swap_edge, swap_edge, 0, 0),
             };
+            prev_seen = band.map(|_| (seen_lo, seen_end));
             let w_lo = w_lo.saturating_sub(1);
             let w_hi = (w_hi + 1).min(t);
             let w_lo = w_lo.min(w_hi);
-            cur.clear();
-            states.clear();
-            for f in w_lo..=w_hi {
-                // Every state seen is in the band; any other is classified here.
-                let (cont, pass_value) = match f.checked_sub(seen_lo) {
-                    Some(i) if (i as usize) < seen.len() => {
-                        let (cont, pass_value) = seen[i as usize];
-                        (Some(cont), pass_value)
-                    }
-                    _ if band.is_some_and(|(a, b)| f >= a && f <= b) => {
-                        let (cont, pass_value) = continuation(f);
-                        (Some(cont), pass_value)
-                    }
-                    _ => (None, lambda1 * self.lambda(t, f)),
-                };
-                let stop_value = pass_value.min(lambda0);
-                let (value, state) = if let Some(cont) = cont {
-                    if cont < stop_value {
-                        (cont, 0u8)
-                    } else if pass_value <= lambda0 {
-                        (stop_value, 1)
-                    } else {
-                        (stop_value, 2)
-                    }
-                } else if pass_value <= lambda0 {
-                    (stop_value, 1)
+            // The window's states not seen: stops, unless in the band (which the window's
+            // construction rules out, but the classification does not rely on it).
+            for f in (w_lo..seen_lo.min(w_hi + 1)).chain(seen_end.max(w_lo)..=w_hi) {
+                let (value, decision) = if band.is_some_and(|(a, b)| f >= a && f <= b) {
+                    row.in_band(f)
                 } else {
-                    (stop_value, 2)
+                    row.outside(f)
                 };
-                cur.push(value);
-                states.push(state);
+                cur[f as usize] = value;
+                kind[f as usize] = decision;
             }
             // PASS is the run of PASS states from f = 0 (all below the window pass when the
             // window starts at or below the swap); FAIL the run of FAIL states up to f = t.
+            let states = &kind[w_lo as usize..=w_hi as usize];
             let below_pass = w_lo == 0 || swap.is_some_and(|s| w_lo <= s);
-            let pass_run = states.iter().take_while(|&&s| s == 1).count() as u64;
+            let pass_run = states.iter().take_while(|&&s| s == PASS).count() as u64;
             let pass_max = if below_pass {
                 if pass_run > 0 {
                     Some(w_lo + pass_run - 1)
@@ -402,7 +540,7 @@ impl Problem {
             } else {
                 None
             };
-            let fail_run = states.iter().rev().take_while(|&&s| s == 2).count() as u64;
+            let fail_run = states.iter().rev().take_while(|&&s| s == FAIL).count() as u64;
             let fail_min = if fail_run > 0 {
                 Some(w_hi + 1 - fail_run)
             } else if w_hi < t {
@@ -421,8 +559,15 @@ impl Problem {
                 pass_max_failures: pass_max,
                 fail_min_failures: fail_min,
             };
+            // Row t - 1 reads r(t, g) up to about CONTINUE_GAP states either side of the
+            // window (the growth's overshoot): store those stop values too, so its reads
+            // stay inside the stored range.
+            let (s_lo, s_hi) = (w_lo.saturating_sub(MARGIN), (w_hi + MARGIN).min(t));
+            for g in (s_lo..w_lo).chain(w_hi + 1..=s_hi) {
+                cur[g as usize] = (lambda1 * self.lambda(t, g)).min(lambda0);
+            }
             std::mem::swap(&mut next, &mut cur);
-            next_lo = w_lo;
+            (next_lo, next_hi) = (s_lo, s_hi + 1);
         }
         Boundaries::new(rows).expect("rows are built in order with PASS below FAIL")
     }

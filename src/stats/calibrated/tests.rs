@@ -2,6 +2,219 @@
 
 use super::*;
 
+// `Problem::rule` and `Problem::last_at_most` as of 928e3c1, verbatim but for `self`: the
+// published lattices come from this code, so the faster [`Problem::rule`] must return exactly
+// what `rule_reference` returns, row for row, for every pair of multipliers.
+
+/// The largest f in [0, t] with Λ(t, f) <= x (None if even f = 0 exceeds it), given
+/// `ln_x` = x.ln(). Λ rises with f; the logarithm only guesses, the comparisons with Λ
+/// decide.
+fn last_at_most_reference(p: &Problem, t: u64, x: f64, ln_x: f64) -> Option<u64> {
+    if p.lambda(t, 0) > x {
+        return None;
+    }
+    let (ls, lf) = (p.ln_success, p.ln_failure);
+    let guess = ((ln_x - t as f64 * ls) / (lf - ls)).floor();
+    let mut f = if guess.is_finite() && guess > 0.0 {
+        (guess as u64).min(t)
+    } else {
+        0
+    };
+    while f > 0 && p.lambda(t, f) > x {
+        f -= 1;
+    }
+    while f < t && p.lambda(t, f + 1) <= x {
+        f += 1;
+    }
+    Some(f)
+}
+
+/// The rule for multipliers (λ0, λ1), by backward induction; see the module doc.
+fn rule_reference(p: &Problem, lambda0: f64, lambda1: f64) -> Boundaries {
+    let m = p.max_trials;
+    let (p0, q0) = (p.healthy, 1.0 - p.healthy);
+    // Continuing can win only for lo < Λ < hi.
+    let lo = if lambda1 > 1.0 {
+        1.0 / (lambda1 - 1.0)
+    } else {
+        f64::INFINITY
+    };
+    let hi = lambda0 - 1.0;
+    // The three thresholds of the scans, with their logarithms computed once per rule.
+    let (at_swap, at_lo, at_hi) = (lambda0 / lambda1, lo, hi);
+    let (ln_swap, ln_lo, ln_hi) = (at_swap.ln(), at_lo.ln(), at_hi.ln());
+    let stop = |t: u64, f: u64| {
+        let l = p.lambda(t, f);
+        (lambda1 * l).min(lambda0)
+    };
+    let mut rows = vec![
+        LatticeRow {
+            trials: 0,
+            pass_max_failures: None,
+            fail_min_failures: None,
+        };
+        m as usize
+    ];
+    // Values r(t+1, f) for f in [next_lo, next_lo + next.len()).
+    let mut next: Vec<f64> = Vec::new();
+    let mut next_lo = 0u64;
+    let mut cur: Vec<f64> = Vec::new();
+    let mut states: Vec<u8> = Vec::new();
+    let mut seen: Vec<(f64, f64)> = Vec::new();
+    for t in (1..=m).rev() {
+        // The f where PASS and FAIL swap as stopping decisions: λ1 Λ <= λ0.
+        let swap = last_at_most_reference(p, t, at_swap, ln_swap);
+        // The band where continuing may win (only before the truncation).
+        let band = if t < m && lo < hi {
+            let first = match last_at_most_reference(p, t, at_lo, ln_lo) {
+                Some(f) => f + 1,
+                None => 0,
+            };
+            let last = match last_at_most_reference(p, t, at_hi, ln_hi) {
+                Some(f) if p.lambda(t, f) < hi => Some(f),
+                Some(f) => f.checked_sub(1),
+                None => None,
+            };
+            match last {
+                Some(last) if first <= last => Some((first, last)),
+                _ => None,
+            }
+        } else {
+            None
+        };
+        // Classify a window covering the continuation states and the PASS/FAIL swap,
+        // plus one each side. The band is only a necessary condition and, with large
+        // multipliers, several times wider than where continuing wins, which lies around
+        // the swap (where the two stopping values meet, the worst place to stop). So the
+        // window grows from the swap edge through the band and ends after CONTINUE_GAP
+        // stopping states in a row; a state left outside is a stop, with its stop value,
+        // exactly as the full band would classify it unless continuing won there.
+        let swap_edge = swap.map_or(0, |s| s + 1);
+        // The continuation value at f and λ1 Λ(t, f), the value of stopping with PASS
+        // (the classification below reuses both rather than computing them twice).
+        let next_hi = next_lo + next.len() as u64;
+        let continuation = |f: u64| {
+            let at = |g: u64| {
+                if g >= next_lo && g < next_hi {
+                    next[(g - next_lo) as usize]
+                } else {
+                    stop(t + 1, g)
+                }
+            };
+            let l = p.lambda(t, f);
+            (1.0 + l + p0 * at(f) + q0 * at(f + 1), lambda1 * l)
+        };
+        // (continuation value, PASS value) for f in [seen_lo, seen_lo + seen.len()).
+        seen.clear();
+        let mut seen_lo = 0u64;
+        let (w_lo, w_hi) = match band {
+            Some((a, b)) => {
+                let c = swap_edge.clamp(a, b);
+                let (mut lo_f, mut hi_f) = (c, c);
+                let (mut f, mut run) = (c, 0u64);
+                while f > a && run < CONTINUE_GAP {
+                    f -= 1;
+                    let (cont, pass_value) = continuation(f);
+                    seen.push((cont, pass_value));
+                    if cont < pass_value.min(lambda0) {
+                        lo_f = f;
+                        run = 0;
+                    } else {
+                        run += 1;
+                    }
+                }
+                seen.reverse();
+                seen_lo = f;
+                let (mut f, mut run) = (c, 0u64);
+                seen.push(continuation(c));
+                while f < b && run < CONTINUE_GAP {
+                    f += 1;
+                    let (cont, pass_value) = continuation(f);
+                    seen.push((cont, pass_value));
+                    if cont < pass_value.min(lambda0) {
+                        hi_f = f;
+                        run = 0;
+                    } else {
+                        run += 1;
+                    }
+                }
+                (lo_f.min(swap_edge), hi_f.max(swap_edge))
+            }
+            None => (swap_edge, swap_edge),
+        };
+        let w_lo = w_lo.saturating_sub(1);
+        let w_hi = (w_hi + 1).min(t);
+        let w_lo = w_lo.min(w_hi);
+        cur.clear();
+        states.clear();
+        for f in w_lo..=w_hi {
+            // Every state seen is in the band; any other is classified here.
+            let (cont, pass_value) = match f.checked_sub(seen_lo) {
+                Some(i) if (i as usize) < seen.len() => {
+                    let (cont, pass_value) = seen[i as usize];
+                    (Some(cont), pass_value)
+                }
+                _ if band.is_some_and(|(a, b)| f >= a && f <= b) => {
+                    let (cont, pass_value) = continuation(f);
+                    (Some(cont), pass_value)
+                }
+                _ => (None, lambda1 * p.lambda(t, f)),
+            };
+            let stop_value = pass_value.min(lambda0);
+            let (value, state) = if let Some(cont) = cont {
+                if cont < stop_value {
+                    (cont, 0u8)
+                } else if pass_value <= lambda0 {
+                    (stop_value, 1)
+                } else {
+                    (stop_value, 2)
+                }
+            } else if pass_value <= lambda0 {
+                (stop_value, 1)
+            } else {
+                (stop_value, 2)
+            };
+            cur.push(value);
+            states.push(state);
+        }
+        // PASS is the run of PASS states from f = 0 (all below the window pass when the
+        // window starts at or below the swap); FAIL the run of FAIL states up to f = t.
+        let below_pass = w_lo == 0 || swap.is_some_and(|s| w_lo <= s);
+        let pass_run = states.iter().take_while(|&&s| s == 1).count() as u64;
+        let pass_max = if below_pass {
+            if pass_run > 0 {
+                Some(w_lo + pass_run - 1)
+            } else {
+                w_lo.checked_sub(1)
+            }
+        } else {
+            None
+        };
+        let fail_run = states.iter().rev().take_while(|&&s| s == 2).count() as u64;
+        let fail_min = if fail_run > 0 {
+            Some(w_hi + 1 - fail_run)
+        } else if w_hi < t {
+            Some(w_hi + 1)
+        } else {
+            None
+        };
+        // At the truncation a non-PASS state is INCONCLUSIVE, not FAIL.
+        let fail_min = if t == m { None } else { fail_min };
+        let fail_min = match (pass_max, fail_min) {
+            (Some(a), Some(b)) if b <= a => Some(a + 1),
+            (_, b) => b,
+        };
+        rows[(t - 1) as usize] = LatticeRow {
+            trials: t,
+            pass_max_failures: pass_max,
+            fail_min_failures: fail_min,
+        };
+        std::mem::swap(&mut next, &mut cur);
+        next_lo = w_lo;
+    }
+    Boundaries::new(rows).expect("rows are built in order with PASS below FAIL")
+}
+
 #[test]
 fn wald_bound_at_ninety_versus_seventy() {
     let (b0, b1) = wald_bound(0.9, 0.7, 0.05, 0.10);
@@ -240,5 +453,98 @@ proptest::proptest! {
         let curtailed = super::super::lattice::single_oc(single.n, single.c, healthy).asn
             + super::super::lattice::single_oc(single.n, single.c, regressed).asn;
         proptest::prop_assert!(h.asn + r.asn <= curtailed + 1e-9);
+    }
+}
+
+/// The rule for every pair of multipliers the search evaluates, on a grid of designs, is the
+/// reference's, row for row.
+#[test]
+fn the_rule_is_the_reference_rule_along_the_search() {
+    for (h, r, a, b) in [
+        (0.9, 0.7, 0.05, 0.10),
+        (0.95, 0.8, 0.05, 0.05),
+        (0.99, 0.89, 0.1, 0.2),
+        (0.999, 0.995, 0.01, 0.01),
+        (0.65, 0.55, 0.2, 0.2),
+        (0.8, 0.75, 0.01, 0.05),
+    ] {
+        let m = 2 * design::design_single(h, r, a, b).unwrap().n;
+        let p = Problem::new(h, r, m);
+        let calls = std::cell::Cell::new(0u32);
+        let d = tune((h, r, a, b), m, None, [], |l0, l1| {
+            calls.set(calls.get() + 1);
+            let rule = p.rule(l0, l1);
+            assert_eq!(
+                rule,
+                rule_reference(&p, l0, l1),
+                "{h}/{r} {a}/{b}: ({l0}, {l1})"
+            );
+            rule
+        });
+        assert!(d.is_ok() && calls.get() > 30, "{h}/{r} {a}/{b}");
+    }
+}
+
+/// Long designs leave the range of doubles (the tables' blocks come into play) and have
+/// wide windows: a few multipliers at 0.6 vs 0.595, the slowest default design.
+#[test]
+fn the_rule_is_the_reference_rule_on_a_long_design() {
+    let p = Problem::new(0.6, 0.595, 164_816);
+    for (l0, l1) in [(8e5, 8e5), (3e4, 2e6), (1e7, 5e3)] {
+        assert_eq!(p.rule(l0, l1), rule_reference(&p, l0, l1), "({l0}, {l1})");
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+    /// For random designs and random multipliers over the log range the search uses, the
+    /// rule is the reference's, row for row.
+    #[test]
+    fn the_rule_is_the_reference_rule(
+        healthy in 0.3f64..0.999,
+        gap in 0.0005f64..0.4,
+        max_trials in 1u64..4000,
+        x in 0.0f64..32.0,
+        y in 0.0f64..32.0,
+    ) {
+        let regressed = healthy - gap;
+        proptest::prop_assume!(regressed > 0.01);
+        let p = Problem::new(healthy, regressed, max_trials);
+        let (l0, l1) = (x.exp(), y.exp());
+        proptest::prop_assert_eq!(p.rule(l0, l1), rule_reference(&p, l0, l1));
+    }
+}
+
+/// Times one rule of the slowest default design (0.6 vs 0.595), new and reference back to
+/// back, in CPU time of this thread (the machine is shared):
+/// `cargo test --release --lib calibrated::tests::rule_timing -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn rule_timing() {
+    fn cpu_seconds() -> f64 {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `ts` is a valid, writable timespec.
+        let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+        assert_eq!(rc, 0);
+        ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+    }
+    let p = Problem::new(0.6, 0.595, 164_816);
+    let (l0, l1) = (8e5, 8e5);
+    for _ in 0..3 {
+        let start = cpu_seconds();
+        let new = p.rule(l0, l1);
+        let fast = cpu_seconds() - start;
+        let start = cpu_seconds();
+        let old = rule_reference(&p, l0, l1);
+        let reference = cpu_seconds() - start;
+        assert_eq!(new, old);
+        eprintln!(
+            "rule {fast:.3} s, reference {reference:.3} s (CPU), ratio {:.2}",
+            reference / fast
+        );
     }
 }
