@@ -187,17 +187,17 @@ impl CompareReport {
         let (bound0, bound1) = d.wald_bound();
         let (ratio0, ratio1) = d.asn_ratio();
         let (earliest_pass, earliest_fail) = d.boundaries.earliest();
-        let oc = oc_grid(d.theta1(), 0.5)
+        let thetas = oc_grid(d.theta1(), 0.5);
+        let at = d.oc_theta_many(&thetas);
+        let oc = thetas
             .into_iter()
-            .map(|theta| {
-                let x: Oc = d.oc_theta(theta);
-                ThetaRow {
-                    theta,
-                    p_pass: x.p_pass,
-                    p_fail: x.p_fail,
-                    p_inconclusive: x.p_inconclusive,
-                    expected_discordant: x.asn,
-                }
+            .zip(at)
+            .map(|(theta, x): (f64, Oc)| ThetaRow {
+                theta,
+                p_pass: x.p_pass,
+                p_fail: x.p_fail,
+                p_inconclusive: x.p_inconclusive,
+                expected_discordant: x.asn,
             })
             .collect();
         let points = if o.at.is_empty() {

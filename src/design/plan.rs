@@ -308,7 +308,7 @@ impl PlanReport {
             // A truncation no verdict can be reached within is not a plan.
             sprt.check_reachable()?;
             let wald = Boundaries::wald(&sprt);
-            let (h, r) = stats::join(|| wald.oc(healthy), || wald.oc(regressed));
+            let [h, r] = pair(&wald, healthy, regressed);
             // Only a Wald rule that breaks a risk prints the warning that needs this.
             let breaks = alpha_of(o.on_inconclusive, h.p_pass, h.p_fail) > alpha || r.p_pass > beta;
             ("wald", wald, breaks)
@@ -322,7 +322,8 @@ impl PlanReport {
         // zones' half-pass rates (two bisections over the exact OC) run on a second thread
         // beside the other walks of the lattice, and the calibrated rule Wald's warning needs
         // on a third; each is the same computation either way.
-        let (fits, ((zone_single, zone_sequential), (at_healthy, at_regressed, worst))) =
+        let grid = oc_grid(healthy, regressed);
+        let (fits, ((zone_single, zone_sequential), (at_healthy, at_regressed, grid_oc, worst))) =
             stats::join(
                 || {
                     wald_breaks
@@ -344,10 +345,19 @@ impl PlanReport {
                             )
                         },
                         || {
+                            // Both rates and the OC table in one batch of walks.
+                            let rates: Vec<f64> = [healthy, regressed]
+                                .into_iter()
+                                .chain(grid.iter().copied())
+                                .collect();
+                            let ocs = boundaries.oc_many(&rates);
                             (
-                                boundaries.oc(healthy),
-                                boundaries.oc(regressed),
-                                worst_asn(regressed, healthy, |p| boundaries.oc(p).asn),
+                                ocs[0],
+                                ocs[1],
+                                ocs[2..].to_vec(),
+                                worst_asn(regressed, healthy, |ps| {
+                                    boundaries.oc_many(ps).iter().map(|oc| oc.asn).collect()
+                                }),
                             )
                         },
                     )
@@ -438,19 +448,17 @@ impl PlanReport {
             sequential: zone_sequential,
             narrower: None,
         };
-        let oc = oc_grid(healthy, regressed)
+        let oc = grid
             .into_iter()
-            .map(|p| {
-                let seq = boundaries.oc(p);
-                OcRow {
-                    p,
-                    single_p_pass: single_oc(single.n, single.c, p).p_pass,
-                    single_curtailed_asn: single_oc(single.n, single.c, p).asn,
-                    sequential_p_pass: seq.p_pass,
-                    sequential_p_fail: seq.p_fail,
-                    sequential_p_inconclusive: seq.p_inconclusive,
-                    sequential_asn: seq.asn,
-                }
+            .zip(grid_oc)
+            .map(|(p, seq)| OcRow {
+                p,
+                single_p_pass: single_oc(single.n, single.c, p).p_pass,
+                single_curtailed_asn: single_oc(single.n, single.c, p).asn,
+                sequential_p_pass: seq.p_pass,
+                sequential_p_fail: seq.p_fail,
+                sequential_p_inconclusive: seq.p_inconclusive,
+                sequential_asn: seq.asn,
             })
             .collect();
         let lattice = LatticeJson::rows(&boundaries);
@@ -592,21 +600,21 @@ fn staged_report(
     };
     // The design may stop sooner than asked (its single-plan fallback ends at n).
     let max_trials = boundaries.max_trials();
-    let (h, r) = (boundaries.oc(healthy), boundaries.oc(regressed));
+    let [h, r] = pair(&boundaries, healthy, regressed);
     let single_staged = staged::at_stage_ends(single, stage);
     let stages = |b: &Boundaries, p: f64| staged::expected_stages(b, stage, p);
-    let oc = oc_grid(healthy, regressed)
+    let grid = oc_grid(healthy, regressed);
+    let grid_oc = boundaries.oc_many(&grid);
+    let oc = grid
         .into_iter()
-        .map(|p| {
-            let x = boundaries.oc(p);
-            StagedOcRow {
-                p,
-                p_pass: x.p_pass,
-                p_fail: x.p_fail,
-                p_inconclusive: x.p_inconclusive,
-                trials: x.asn,
-                stages: stages(&boundaries, p),
-            }
+        .zip(grid_oc)
+        .map(|(p, x)| StagedOcRow {
+            p,
+            p_pass: x.p_pass,
+            p_fail: x.p_fail,
+            p_inconclusive: x.p_inconclusive,
+            trials: x.asn,
+            stages: stages(&boundaries, p),
         })
         .collect();
     let lattice = boundaries
@@ -619,6 +627,10 @@ fn staged_report(
             fail_min_failures: row.fail_min_failures,
         })
         .collect();
+    let (sequential_at, single_at) = (
+        pair(sequential, healthy, regressed),
+        pair(&single_staged, healthy, regressed),
+    );
     Ok(Some(StagedReport {
         stage,
         max_stages: staged::stage_of(stage, max_trials),
@@ -636,13 +648,20 @@ fn staged_report(
         trials_regressed: r.asn,
         stages_healthy: stages(&boundaries, healthy),
         stages_regressed: stages(&boundaries, regressed),
-        sequential_trials_healthy: sequential.oc(healthy).asn,
-        sequential_trials_regressed: sequential.oc(regressed).asn,
-        single_trials_healthy: single_staged.oc(healthy).asn,
-        single_trials_regressed: single_staged.oc(regressed).asn,
+        sequential_trials_healthy: sequential_at[0].asn,
+        sequential_trials_regressed: sequential_at[1].asn,
+        single_trials_healthy: single_at[0].asn,
+        single_trials_regressed: single_at[1].asn,
         single_stages_healthy: stages(&single_staged, healthy),
         single_stages_regressed: stages(&single_staged, regressed),
         oc,
         lattice,
     }))
+}
+
+/// The OC of `b` at the healthy and the regressed rate, both in one walk
+/// ([`Boundaries::oc_many`]).
+pub(crate) fn pair(b: &Boundaries, healthy: f64, regressed: f64) -> [crate::stats::lattice::Oc; 2] {
+    let ocs = b.oc_many(&[healthy, regressed]);
+    [ocs[0], ocs[1]]
 }

@@ -87,6 +87,7 @@ pub(crate) fn narrower(
     // A design the statistics refuse (too many trials) is simply not offered.
     let single = design::design_single(h, r, alpha, beta).ok()?;
     let sequential = sequential(h, r, alpha, beta, wald);
+    let at = sequential.as_ref().map(|b| super::plan::pair(b, h, r));
     Some(Narrower {
         healthy: h,
         regressed: r,
@@ -94,8 +95,8 @@ pub(crate) fn narrower(
         single_c: single.c,
         single_curtailed_asn_healthy: single_oc(single.n, single.c, h).asn,
         single_curtailed_asn_regressed: single_oc(single.n, single.c, r).asn,
-        sequential_asn_healthy: sequential.as_ref().map(|b| b.oc(h).asn),
-        sequential_asn_regressed: sequential.as_ref().map(|b| b.oc(r).asn),
+        sequential_asn_healthy: at.map(|[h, _]| h.asn),
+        sequential_asn_regressed: at.map(|[_, r]| r.asn),
     })
 }
 

@@ -308,8 +308,8 @@ impl CompareDesign {
                 Boundaries::wald(&s)
             }
         };
-        let at_null = boundaries.oc(0.5);
-        let at_alternative = boundaries.oc(win_alternative);
+        let at = boundaries.oc_many(&[0.5, win_alternative]);
+        let (at_null, at_alternative) = (at[0], at[1]);
         let mut design = CompareDesign {
             effect: spec.effect,
             odds_ratio,
@@ -377,6 +377,13 @@ impl CompareDesign {
     /// discordant pairs. NaN outside [0, 1].
     pub fn oc_theta(&self, theta: f64) -> Oc {
         self.boundaries.oc(1.0 - theta)
+    }
+
+    /// [`CompareDesign::oc_theta`] at every θ of `thetas`, bit for bit, in batched walks
+    /// ([`Boundaries::oc_many`]).
+    pub fn oc_theta_many(&self, thetas: &[f64]) -> Vec<Oc> {
+        let ps: Vec<f64> = thetas.iter().map(|&theta| 1.0 - theta).collect();
+        self.boundaries.oc_many(&ps)
     }
 
     /// The exact OC with the `max_pairs` truncation when pairs are discordant with

@@ -401,6 +401,12 @@ impl Boundaries {
         }
     }
 
+    /// Whether [`Boundaries::oc`] takes the single plan's closed form instead of a walk (so
+    /// a batch of rates in [`Boundaries::oc_many`] saves nothing).
+    pub fn has_closed_form(&self) -> bool {
+        self.single.is_some()
+    }
+
     /// [`Boundaries::oc`] by the DP, for any lattice (p in [0, 1]).
     fn oc_by_walk(&self, p: f64) -> Oc {
         let (mut pass, mut fail, mut inc) = (Sum::default(), Sum::default(), Sum::default());
@@ -618,6 +624,8 @@ impl Sum {
         self.sum + self.carry
     }
 }
+
+mod many;
 
 #[cfg(test)]
 mod tests;

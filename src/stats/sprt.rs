@@ -214,66 +214,150 @@ impl Sprt {
     /// OC of the test's lattice.
     pub fn worst_asn(&self) -> WorstAsn {
         let lattice = super::lattice::Boundaries::wald(self);
-        worst_asn(self.regressed, self.healthy, |p| lattice.oc(p).asn)
+        worst_asn(self.regressed, self.healthy, |ps| {
+            lattice.oc_many(ps).iter().map(|oc| oc.asn).collect()
+        })
     }
 }
 
-/// The largest value of `asn` over rates in [lo, hi], and where it is: a grid of 21 rates,
-/// then golden-section search inside the best grid cell (an ASN curve is smooth and
-/// single-peaked between the two rates). Shared by every rule's ASN curve.
+/// Golden-section steps decided per batch of [`worst_asn`]: the 2^k - 1 rates any of the
+/// next k steps can ask for, 3 rates for k = 2, one pass of [`super::lattice::Boundaries::oc_many`]
+/// (which walks up to 4 rates at about the cost of one).
+const STEPS_PER_BATCH: usize = 2;
+
+/// The largest value of an ASN curve over rates in [lo, hi], and where it is: a grid of 21
+/// rates, then golden-section search inside the best grid cell (an ASN curve is smooth and
+/// single-peaked between the two rates). Shared by every rule's ASN curve; `asn_at` gives
+/// the ASN at several rates at once (as [`super::lattice::Boundaries::oc_many`] does).
 ///
-/// The grid's two halves, and the first two points of the search, are evaluated on two
-/// threads ([`super::join`]); each value is the same call as one after the other, and the
-/// grid is assembled in order, so the result is bit-identical.
-pub fn worst_asn(lo: f64, hi: f64, at: impl Fn(f64) -> f64 + Sync) -> WorstAsn {
+/// The grid's two halves are evaluated on two threads ([`super::join`]). The search asks,
+/// per batch, for every rate its next few steps could evaluate, whichever way their
+/// comparisons go, and then takes exactly the steps of the plain search, looking the values
+/// up; the result is bit-identical to evaluating one rate at a time, in order.
+pub fn worst_asn(lo: f64, hi: f64, asn_at: impl Fn(&[f64]) -> Vec<f64> + Sync) -> WorstAsn {
     const GRID: u32 = 20;
-    {
-        let point = |i: u32| {
-            let p = lo + (hi - lo) * f64::from(i) / f64::from(GRID);
-            (p, at(p))
-        };
-        let half = GRID / 2;
-        let (low, high) = super::join(
-            || (0..=half).map(point).collect::<Vec<_>>(),
-            || (half + 1..=GRID).map(point).collect::<Vec<_>>(),
+    const STEPS: usize = 30;
+    let rate = |i: u32| lo + (hi - lo) * f64::from(i) / f64::from(GRID);
+    let half = GRID / 2;
+    let values = |range: std::ops::RangeInclusive<u32>| {
+        let ps: Vec<f64> = range.map(rate).collect();
+        let fs = asn_at(&ps);
+        ps.into_iter().zip(fs).collect::<Vec<_>>()
+    };
+    let (low, high) = super::join(|| values(0..=half), || values(half + 1..=GRID));
+    let grid: Vec<(f64, f64)> = low.into_iter().chain(high).collect();
+    let (best_i, mut best) =
+        grid.iter().enumerate().fold(
+            (0, grid[0]),
+            |acc, (i, &pt)| if pt.1 > acc.1.1 { (i, pt) } else { acc },
         );
-        let grid: Vec<(f64, f64)> = low.into_iter().chain(high).collect();
-        let (best_i, mut best) =
-            grid.iter().enumerate().fold(
-                (0, grid[0]),
-                |acc, (i, &pt)| if pt.1 > acc.1.1 { (i, pt) } else { acc },
-            );
-        let mut a = grid[best_i.saturating_sub(1)].0;
-        let mut b = grid[(best_i + 1).min(grid.len() - 1)].0;
-        // 1/phi: each golden-section step keeps this fraction of the bracket.
-        let inv_phi = (5f64.sqrt() - 1.0) / 2.0;
-        let mut x1 = b - inv_phi * (b - a);
-        let mut x2 = a + inv_phi * (b - a);
-        let (mut f1, mut f2) = super::join(|| at(x1), || at(x2));
-        // 30 steps shrink the bracket by 0.618^30, below 1e-6 of a grid cell.
-        for _ in 0..30 {
-            if f1 >= f2 {
-                b = x2;
-                x2 = x1;
-                f2 = f1;
-                x1 = b - inv_phi * (b - a);
-                f1 = at(x1);
-            } else {
-                a = x1;
-                x1 = x2;
-                f1 = f2;
-                x2 = a + inv_phi * (b - a);
-                f2 = at(x2);
+    let a = grid[best_i.saturating_sub(1)].0;
+    let b = grid[(best_i + 1).min(grid.len() - 1)].0;
+    let mut at = Bracket::new(a, b);
+    // The two first points, and what the next steps may ask for after either comparison.
+    let mut rates = vec![at.x1, at.x2];
+    for c in [true, false] {
+        at.speculate(c, STEPS_PER_BATCH - 1, &mut rates);
+    }
+    let mut known: Vec<(f64, f64)> = rates.iter().copied().zip(asn_at(&rates)).collect();
+    let lookup = |known: &[(f64, f64)], x: f64| {
+        known
+            .iter()
+            .find(|k| k.0.to_bits() == x.to_bits())
+            .map(|k| k.1)
+    };
+    let (mut f1, mut f2) = (known[0].1, known[1].1);
+    // 30 steps shrink the bracket by 0.618^30, below 1e-6 of a grid cell.
+    for done in 0..STEPS {
+        let keep_low = f1 >= f2;
+        let next = at.step(keep_low);
+        let x = if keep_low { next.x1 } else { next.x2 };
+        let fx = match lookup(&known, x) {
+            Some(v) => v,
+            None => {
+                let mut rates = Vec::new();
+                at.speculate(keep_low, STEPS_PER_BATCH.min(STEPS - done), &mut rates);
+                known.extend(rates.iter().copied().zip(asn_at(&rates)));
+                lookup(&known, x).expect("a batch starts at the next step's rate")
             }
-            for (x, f) in [(x1, f1), (x2, f2)] {
-                if f > best.1 {
-                    best = (x, f);
-                }
+        };
+        if keep_low {
+            f2 = f1;
+            f1 = fx;
+        } else {
+            f1 = f2;
+            f2 = fx;
+        }
+        at = next;
+        for (x, f) in [(at.x1, f1), (at.x2, f2)] {
+            if f > best.1 {
+                best = (x, f);
             }
         }
-        WorstAsn {
-            p: best.0,
-            asn: best.1,
+    }
+    WorstAsn {
+        p: best.0,
+        asn: best.1,
+    }
+}
+
+/// A golden-section bracket [a, b] and its two inner points x1 < x2.
+#[derive(Debug, Clone, Copy)]
+struct Bracket {
+    a: f64,
+    b: f64,
+    x1: f64,
+    x2: f64,
+}
+
+/// 1/phi: each golden-section step keeps this fraction of the bracket.
+fn inv_phi() -> f64 {
+    (5f64.sqrt() - 1.0) / 2.0
+}
+
+impl Bracket {
+    fn new(a: f64, b: f64) -> Self {
+        Bracket {
+            a,
+            b,
+            x1: b - inv_phi() * (b - a),
+            x2: a + inv_phi() * (b - a),
+        }
+    }
+
+    /// One step: keep [a, x2] when f(x1) >= f(x2) (`keep_low`), else [x1, b]. The new
+    /// inner point (x1 if `keep_low`, else x2) is the one to evaluate.
+    fn step(self, keep_low: bool) -> Self {
+        let Bracket { a, b, x1, x2 } = self;
+        if keep_low {
+            let b = x2;
+            Bracket {
+                a,
+                b,
+                x1: b - inv_phi() * (b - a),
+                x2: x1,
+            }
+        } else {
+            let a = x1;
+            Bracket {
+                a,
+                b,
+                x1: x2,
+                x2: a + inv_phi() * (b - a),
+            }
+        }
+    }
+
+    /// The rates the next `levels` steps can evaluate, the first taken with `keep_low` and
+    /// the later ones either way.
+    fn speculate(self, keep_low: bool, levels: usize, out: &mut Vec<f64>) {
+        if levels == 0 {
+            return;
+        }
+        let next = self.step(keep_low);
+        out.push(if keep_low { next.x1 } else { next.x2 });
+        for c in [true, false] {
+            next.speculate(c, levels - 1, out);
         }
     }
 }

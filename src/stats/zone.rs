@@ -16,17 +16,61 @@ use super::lattice::Boundaries;
 /// Halvings of [0, 1]: 2^-60 is below the spacing of doubles near any rate we print.
 const HALVINGS: u32 = 60;
 
+/// Halvings decided per batch of [`rate_where_p_pass_is_batched`]: the 2^k - 1 rates any
+/// of the next k halvings can ask for, 3 rates for k = 2, one pass of a lattice's
+/// [`Boundaries::oc_many`] (which walks up to 4 rates at about the cost of one).
+const HALVINGS_PER_BATCH: u32 = 2;
+
 /// The success rate at which `p_pass` (a non-decreasing OC) equals `target`, by bisection, or
 /// `None` when the OC never crosses `target` on [0, 1] (a rule that cannot PASS, or passes
 /// even when every trial fails).
+///
+/// Once the bracket is two adjacent doubles the midpoint rounds to one of them, and every
+/// further halving leaves the answer at that midpoint (if `mid == lo`, either `lo` stays or
+/// `hi` becomes `lo`, and from then on every midpoint is `lo` again; likewise for `hi`), so
+/// the search ends there without evaluating it.
 pub fn rate_where_p_pass_is(p_pass: impl Fn(f64) -> f64, target: f64) -> Option<f64> {
-    if !(p_pass(0.0) < target && p_pass(1.0) > target) {
+    rate_where_p_pass_is_batched(|ps| ps.iter().map(|&p| p_pass(p)).collect(), target, 1)
+}
+
+/// [`rate_where_p_pass_is`] with `p_pass_many` giving P(PASS) at several rates at once (for
+/// [`Boundaries::oc_many`]), bit for bit the same answer. Each call asks for every rate the
+/// next `per_batch` halvings could need, whichever way their comparisons go (2^per_batch - 1
+/// rates), and the halvings then follow exactly the plain bisection's decisions; no
+/// monotonicity is assumed. `per_batch` 1 is the plain bisection.
+pub fn rate_where_p_pass_is_batched(
+    p_pass_many: impl Fn(&[f64]) -> Vec<f64>,
+    target: f64,
+    per_batch: u32,
+) -> Option<f64> {
+    let ends = p_pass_many(&[0.0, 1.0]);
+    if !(ends[0] < target && ends[1] > target) {
         return None;
     }
+    // Rates evaluated so far with their P(PASS) (a pure function of the rate).
+    let mut known: Vec<(f64, f64)> = Vec::new();
     let (mut lo, mut hi) = (0.0_f64, 1.0_f64);
-    for _ in 0..HALVINGS {
+    for done in 0..HALVINGS {
         let mid = 0.5 * (lo + hi);
-        if p_pass(mid) < target {
+        if mid == lo || mid == hi {
+            return Some(mid);
+        }
+        let value = match known.iter().find(|k| k.0.to_bits() == mid.to_bits()) {
+            Some(&(_, v)) => v,
+            None => {
+                let levels = per_batch.clamp(1, HALVINGS - done);
+                let mut rates = Vec::new();
+                speculate(lo, hi, levels, &mut rates);
+                let values = p_pass_many(&rates);
+                known.extend(rates.into_iter().zip(values));
+                known
+                    .iter()
+                    .find(|k| k.0.to_bits() == mid.to_bits())
+                    .expect("a batch starts at the midpoint")
+                    .1
+            }
+        };
+        if value < target {
             lo = mid;
         } else {
             hi = mid;
@@ -35,9 +79,37 @@ pub fn rate_where_p_pass_is(p_pass: impl Fn(f64) -> f64, target: f64) -> Option<
     Some(0.5 * (lo + hi))
 }
 
+/// The midpoints the next `levels` halvings of [lo, hi] can evaluate, either way each goes
+/// (none past a bracket of adjacent doubles, where the search ends).
+fn speculate(lo: f64, hi: f64, levels: u32, out: &mut Vec<f64>) {
+    let mid = 0.5 * (lo + hi);
+    if levels == 0 || mid == lo || mid == hi {
+        return;
+    }
+    out.push(mid);
+    speculate(mid, hi, levels - 1, out);
+    speculate(lo, mid, levels - 1, out);
+}
+
 /// The rate at which the rule passes half the time: P(PASS | p) = 0.5.
 pub fn half_pass_rate(rule: &Boundaries) -> Option<f64> {
-    rate_where_p_pass_is(|p| rule.oc(p).p_pass, 0.5)
+    p_pass_where(rule, 0.5)
+}
+
+/// The rate where `rule` passes with probability `target`. A walked lattice evaluates the
+/// candidates of two halvings in one [`Boundaries::oc_many`]; a single plan's closed form
+/// costs the same per rate either way, so it bisects one rate at a time.
+fn p_pass_where(rule: &Boundaries, target: f64) -> Option<f64> {
+    let per_batch = if rule.has_closed_form() {
+        1
+    } else {
+        HALVINGS_PER_BATCH
+    };
+    rate_where_p_pass_is_batched(
+        |ps| rule.oc_many(ps).iter().map(|oc| oc.p_pass).collect(),
+        target,
+        per_batch,
+    )
 }
 
 /// The zone between two rates and the rate inside it where the rule passes half the time.
@@ -64,10 +136,9 @@ impl Zone {
     /// The zone of a rule that states no rates: between where it passes 10% and 95% of the
     /// time (the rates `gate check` shows such a rule tells apart).
     pub fn unstated(rule: &Boundaries) -> Option<Zone> {
-        let p_pass = |p| rule.oc(p).p_pass;
         Some(Zone {
-            lo: rate_where_p_pass_is(p_pass, 0.10)?,
-            hi: rate_where_p_pass_is(p_pass, 0.95)?,
+            lo: p_pass_where(rule, 0.10)?,
+            hi: p_pass_where(rule, 0.95)?,
             half: half_pass_rate(rule)?,
         })
     }
