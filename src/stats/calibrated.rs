@@ -763,10 +763,15 @@ fn search(
     secant: bool,
 ) -> Result<Calibrated, StatsError> {
     let (healthy, regressed, alpha, beta) = rates;
-    let candidate = |boundaries: Boundaries| Candidate {
-        at_healthy: boundaries.oc(healthy),
-        at_regressed: boundaries.oc(regressed),
-        boundaries,
+    // Both rates in one pass over the lattice (bit for bit two `oc` calls, for about 1.4
+    // walks' time).
+    let candidate = |boundaries: Boundaries| {
+        let oc = boundaries.oc_many(&[healthy, regressed]);
+        Candidate {
+            at_healthy: oc[0],
+            at_regressed: oc[1],
+            boundaries,
+        }
     };
     let mut best: Option<Candidate> = None;
     let consider = |best: &mut Option<Candidate>, c: Candidate| {
