@@ -173,7 +173,7 @@ impl Boundaries {
                 interior_step(from, to, &p, &q, &mut sum);
                 k += interior.len();
             }
-            if b == len && len - 1 >= a.max(1) {
+            if b == len && len > a.max(1) {
                 next[k] = step(&cur, len - 1);
                 for l in 0..L {
                     sum[l] += next[k][l];
@@ -206,7 +206,7 @@ fn interior_step<const L: usize>(
     sum: &mut [f64; L],
 ) {
     #[cfg(target_arch = "x86_64")]
-    if L % 2 == 0 {
+    if L.is_multiple_of(2) {
         sse2_interior_step(from, to, p, q, sum);
         return;
     }
@@ -223,6 +223,7 @@ fn interior_step<const L: usize>(
 /// did not find by itself across the lanes of `[f64; L]`.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
+#[allow(clippy::needless_range_loop)] // j indexes several arrays of lane pairs at once
 fn sse2_interior_step<const L: usize>(
     from: &[[f64; L]],
     to: &mut [[f64; L]],
@@ -231,7 +232,7 @@ fn sse2_interior_step<const L: usize>(
     sum: &mut [f64; L],
 ) {
     use std::arch::x86_64::{__m128d, _mm_add_pd, _mm_loadu_pd, _mm_mul_pd, _mm_storeu_pd};
-    assert!(L % 2 == 0 && L <= 16 && to.len() + 1 == from.len());
+    assert!(L.is_multiple_of(2) && L <= 16 && to.len() + 1 == from.len());
     let pairs = L / 2;
     // SAFETY: every load and store is of two lanes 2j, 2j + 1 < L of an `[f64; L]` that
     // is borrowed for it, so in bounds; SSE2 is enabled on every x86-64 target.
