@@ -2,32 +2,10 @@
 
 use super::*;
 
-// `Problem::rule` and `Problem::last_at_most` as of 928e3c1, verbatim but for `self`: the
-// published lattices come from this code, so the faster [`Problem::rule`] must return exactly
-// what `rule_reference` returns, row for row, for every pair of multipliers.
-
-/// The largest f in [0, t] with Λ(t, f) <= x (None if even f = 0 exceeds it), given
-/// `ln_x` = x.ln(). Λ rises with f; the logarithm only guesses, the comparisons with Λ
-/// decide.
-fn last_at_most_reference(p: &Problem, t: u64, x: f64, ln_x: f64) -> Option<u64> {
-    if p.lambda(t, 0) > x {
-        return None;
-    }
-    let (ls, lf) = (p.ln_success, p.ln_failure);
-    let guess = ((ln_x - t as f64 * ls) / (lf - ls)).floor();
-    let mut f = if guess.is_finite() && guess > 0.0 {
-        (guess as u64).min(t)
-    } else {
-        0
-    };
-    while f > 0 && p.lambda(t, f) > x {
-        f -= 1;
-    }
-    while f < t && p.lambda(t, f + 1) <= x {
-        f += 1;
-    }
-    Some(f)
-}
+// `Problem::rule` as of 928e3c1, verbatim but for `self` (it calls `Problem::last_at_most`,
+// which the faster rule left unchanged): the published lattices come from this code, so the
+// faster [`Problem::rule`] must return exactly what `rule_reference` returns, row for row,
+// for every pair of multipliers.
 
 /// The rule for multipliers (λ0, λ1), by backward induction; see the module doc.
 fn rule_reference(p: &Problem, lambda0: f64, lambda1: f64) -> Boundaries {
@@ -63,14 +41,14 @@ fn rule_reference(p: &Problem, lambda0: f64, lambda1: f64) -> Boundaries {
     let mut seen: Vec<(f64, f64)> = Vec::new();
     for t in (1..=m).rev() {
         // The f where PASS and FAIL swap as stopping decisions: λ1 Λ <= λ0.
-        let swap = last_at_most_reference(p, t, at_swap, ln_swap);
+        let swap = p.last_at_most(t, at_swap, ln_swap);
         // The band where continuing may win (only before the truncation).
         let band = if t < m && lo < hi {
-            let first = match last_at_most_reference(p, t, at_lo, ln_lo) {
+            let first = match p.last_at_most(t, at_lo, ln_lo) {
                 Some(f) => f + 1,
                 None => 0,
             };
-            let last = match last_at_most_reference(p, t, at_hi, ln_hi) {
+            let last = match p.last_at_most(t, at_hi, ln_hi) {
                 Some(f) if p.lambda(t, f) < hi => Some(f),
                 Some(f) => f.checked_sub(1),
                 None => None,
