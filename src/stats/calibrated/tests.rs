@@ -299,9 +299,9 @@ fn the_default_is_never_beaten_by_a_rule_gate_builds_with_valid_risks() {
 
 /// Below 10,000 trials the bisections run after the secant search and every candidate of
 /// both competes, so no design there is worse than the bisections alone made it. Here 16
-/// of these 30 designs get better (`scripts/compare-designs.sh` against the bisection-only binary, over 216
-/// designs: 110 better, by up to 8.1% of the expected trials, none worse; the bisections
-/// often stop with a risk well short of the request).
+/// of these 30 designs get better (`scripts/compare-designs.sh` against the bisection-only
+/// binary, over 216 designs: 110 better, by up to 8.1% of the expected trials, none worse;
+/// the bisections often stop with a risk well short of the request).
 #[test]
 fn below_ten_thousand_trials_no_design_is_worse_than_the_bisections_alone_make_it() {
     let mut better = 0;
