@@ -28,6 +28,11 @@ use serde::{Deserialize, Serialize};
 use super::StatsError;
 use super::{binomial, check_trials};
 
+/// Rows between two sums of the undecided mass in a walk, which ends when that sum is below
+/// the smallest normal double: often enough that a walk spends few rows in subnormal
+/// arithmetic, rarely enough that the sum (a serial chain of additions) costs little.
+pub(crate) const MASS_CHECK: u64 = 16;
+
 /// One row of a boundary lattice: the decision after `trials` graded trials.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LatticeRow {
@@ -324,7 +329,15 @@ impl Boundaries {
     }
 
     /// Walk the lattice at success rate `p`, calling `stop(t, f, state, mass)` for every
-    /// absorbing state with positive mass; returns the ASN. `p` must be in [0, 1].
+    /// absorbing state with positive mass; returns the ASN, the sum of t times the mass of
+    /// every stop at t, in the order of the calls. `p` must be in [0, 1].
+    ///
+    /// The walk ends early only when the undecided mass, summed every [`MASS_CHECK`] rows,
+    /// is below the smallest normal double: what is left is dropped (it could change no
+    /// figure gate prints) rather than walked through slow subnormal arithmetic. The ASN is
+    /// taken from the stops rather than as the sum over rows of the undecided mass (the same
+    /// number in exact arithmetic) so that a row is a map with no chain of additions through
+    /// it, which vectorises ([`Boundaries::oc_many`]).
     fn walk(&self, p: f64, mut stop: impl FnMut(u64, u64, State, f64)) -> f64 {
         // 1 - p is exact for p >= 1/2 (Sterbenz); below that take p back from q, so that
         // p + q == 1 exactly and no mass is created or lost.
@@ -336,12 +349,14 @@ impl Boundaries {
         let mut cur = vec![1.0f64];
         let mut next: Vec<f64> = Vec::new();
         let mut asn = Sum::default();
+        let mut stop = |t: u64, f: u64, state: State, m: f64| {
+            asn.add(t as f64 * m);
+            stop(t, f, state, m);
+        };
         for t in 1..=max {
-            let undecided: f64 = cur.iter().sum();
-            if undecided < f64::MIN_POSITIVE {
+            if (t - 1).is_multiple_of(MASS_CHECK) && cur.iter().sum::<f64>() < f64::MIN_POSITIVE {
                 break;
             }
-            asn.add(undecided);
             // next[i] = cur[i-1] q + cur[i] p: each entry is written once from the two it
             // comes from, with no chain through memory from one entry to the next, so the
             // loop vectorises. Bit for bit the sums of adding both products into a zeroed
@@ -397,7 +412,9 @@ impl Boundaries {
         }
         match self.single {
             Some((n, c)) => single_oc(n, c, p),
-            None => self.oc_by_walk(p),
+            // One lane of `oc_many`'s walk: bit for bit `oc_by_walk` (pinned by tests) and
+            // faster (`lanes_against_walks` in lattice/many.rs measures both).
+            None => self.oc_lanes::<1>([p])[0],
         }
     }
 
@@ -407,7 +424,9 @@ impl Boundaries {
         self.single.is_some()
     }
 
-    /// [`Boundaries::oc`] by the DP, for any lattice (p in [0, 1]).
+    /// [`Boundaries::oc`] by the DP of [`Boundaries::walk`], for any lattice (p in [0, 1]):
+    /// the reference the faster walk of [`Boundaries::oc`] is tested against.
+    #[cfg(test)]
     fn oc_by_walk(&self, p: f64) -> Oc {
         let (mut pass, mut fail, mut inc) = (Sum::default(), Sum::default(), Sum::default());
         let asn = self.walk(p, |_, _, state, m| match state {

@@ -15,7 +15,7 @@
 //! lane whose walk would have stopped (undecided mass below the smallest normal double) is
 //! zeroed, so it adds nothing more while the others go on.
 
-use super::{Boundaries, Oc, Sum};
+use super::{Boundaries, MASS_CHECK, Oc, Sum};
 
 /// Rates walked together in one pass. Measured (`lanes_against_walks`, a 164,840-row Wald
 /// lattice, shared 2-core Xeon, baseline x86-64 with SSE2): a pass of 2 lanes costs about
@@ -42,7 +42,7 @@ impl Boundaries {
             // A short chunk is padded with its last rate; the copies are dropped.
             let rate = |l: usize| ps[chunk[l.min(chunk.len() - 1)]];
             let ocs: Vec<Oc> = match chunk.len() {
-                1 => vec![self.oc_by_walk(ps[chunk[0]])],
+                1 => self.oc_lanes::<1>([ps[chunk[0]]]).to_vec(),
                 2 => self.oc_lanes::<2>(std::array::from_fn(rate)).to_vec(),
                 _ => self.oc_lanes::<LANES>(std::array::from_fn(rate)).to_vec(),
             };
@@ -53,8 +53,8 @@ impl Boundaries {
         out
     }
 
-    /// [`Boundaries::oc_by_walk`] at `L` rates (each in [0, 1]) in one walk, lane by lane
-    /// the same operations in the same order.
+    /// `Boundaries::oc_by_walk` (the reference DP, [`Boundaries::walk`]) at `L` rates (each
+    /// in [0, 1]) in one walk, lane by lane the same operations in the same order.
     pub(super) fn oc_lanes<const L: usize>(&self, rates: [f64; L]) -> [Oc; L] {
         // As in `walk`: 1 - p is exact for p >= 1/2; below that p is taken back from q.
         let q: [f64; L] = std::array::from_fn(|l| 1.0 - rates[l]);
@@ -64,12 +64,6 @@ impl Boundaries {
         let mut lo = 0u64;
         let mut cur: Vec<[f64; L]> = vec![[1.0; L]];
         let mut next: Vec<[f64; L]> = Vec::new();
-        // `cur.iter().sum()` of the row about to be walked, lane by lane (f64's `Sum`
-        // folds from -0.0; the masses are never -0.0, so either zero would do).
-        let mut undecided = [-0.0f64; L];
-        for (u, &m) in undecided.iter_mut().zip(&cur[0]) {
-            *u += m;
-        }
         let mut asn = [Sum::default(); L];
         let (mut pass, mut fail, mut inc) = (
             [Sum::default(); L],
@@ -90,24 +84,31 @@ impl Boundaries {
                 }
             })
         };
-        for t in 1..=max {
+        // A stop of mass m at trial t, as `walk` records it.
+        let absorb = |into: &mut [Sum; L], asn: &mut [Sum; L], t: u64, m: [f64; L]| {
             for l in 0..L {
-                if !live[l] {
-                    continue;
-                }
-                if undecided[l] < f64::MIN_POSITIVE {
-                    // Where `walk` breaks: the lane's mass is dropped, so it adds nothing
-                    // more (no mass is positive), and its accumulators stay as they are.
-                    live[l] = false;
-                    for m in cur.iter_mut() {
-                        m[l] = 0.0;
-                    }
-                } else {
-                    asn[l].add(undecided[l]);
+                if m[l] > 0.0 {
+                    asn[l].add(t as f64 * m[l]);
+                    into[l].add(m[l]);
                 }
             }
-            if !live.contains(&true) {
-                break;
+        };
+        for t in 1..=max {
+            if (t - 1).is_multiple_of(MASS_CHECK) {
+                for l in 0..L {
+                    // `cur.iter().sum()`, in index order, as `walk` checks it.
+                    if live[l] && cur.iter().map(|m| m[l]).sum::<f64>() < f64::MIN_POSITIVE {
+                        // Where `walk` breaks: the lane's mass is dropped, so it adds
+                        // nothing more (no mass is positive), and its sums stay as they are.
+                        live[l] = false;
+                        for m in cur.iter_mut() {
+                            m[l] = 0.0;
+                        }
+                    }
+                }
+                if !live.contains(&true) {
+                    break;
+                }
             }
             let row = self.rows[(t - 1) as usize];
             let last = t == max;
@@ -127,60 +128,37 @@ impl Boundaries {
             // In `walk`'s order: PASS from the few-failures end up, FAIL from the other
             // end down, then (on the last row) the truncated states in order.
             for i in 0..a {
-                let m = step(&cur, i);
-                for l in 0..L {
-                    if m[l] > 0.0 {
-                        pass[l].add(m[l]);
-                    }
-                }
+                absorb(&mut pass, &mut asn, t, step(&cur, i));
             }
             for i in (b..len).rev() {
-                let m = step(&cur, i);
-                for l in 0..L {
-                    if m[l] > 0.0 {
-                        fail[l].add(m[l]);
-                    }
-                }
+                absorb(&mut fail, &mut asn, t, step(&cur, i));
             }
             if last {
                 for i in a..b {
-                    let m = step(&cur, i);
-                    for l in 0..L {
-                        if m[l] > 0.0 {
-                            inc[l].add(m[l]);
-                        }
-                    }
+                    absorb(&mut inc, &mut asn, t, step(&cur, i));
                 }
                 break;
             }
-            // The undecided window a..b becomes the next row's `cur`; its sum is the next
-            // row's undecided mass, added in index order as `cur.iter().sum()` adds it.
-            next.clear();
+            // The undecided window a..b becomes the next row's `cur`. Every entry of it is
+            // written below, so `next` keeps whatever it held rather than be zeroed first
+            // (which would cost as much as the row's arithmetic).
             next.resize(b - a, [0.0; L]);
-            let mut sum = [-0.0f64; L];
             let interior = a.max(1)..b.min(len - 1);
             let mut k = 0;
             if a == 0 && b > 0 {
                 next[0] = step(&cur, 0);
-                for l in 0..L {
-                    sum[l] += next[0][l];
-                }
                 k = 1;
             }
             if !interior.is_empty() {
                 let from = &cur[interior.start - 1..interior.end];
                 let to = &mut next[k..k + interior.len()];
-                interior_step(from, to, &p, &q, &mut sum);
+                interior_step(from, to, &p, &q);
                 k += interior.len();
             }
             if b == len && len > a.max(1) {
                 next[k] = step(&cur, len - 1);
-                for l in 0..L {
-                    sum[l] += next[k][l];
-                }
             }
             std::mem::swap(&mut cur, &mut next);
-            undecided = sum;
             lo += a as u64;
             if cur.is_empty() {
                 break;
@@ -195,71 +173,92 @@ impl Boundaries {
     }
 }
 
-/// `to[i] = from[i] q + from[i + 1] p` lane by lane, adding each `to[i]` to `sum` in order:
-/// the bulk of a row, where the time goes.
+/// `to[i] = from[i] q + from[i + 1] p` lane by lane: the bulk of a row, where the time goes.
+/// With AVX2 (detected at run time; the build targets baseline x86-64) the same loop is
+/// compiled for 256-bit registers: the same IEEE multiplications and additions per lane,
+/// never fused (Rust does not contract `a * b + c` into an FMA, and FMA is not enabled).
 #[inline(always)]
 fn interior_step<const L: usize>(
     from: &[[f64; L]],
     to: &mut [[f64; L]],
     p: &[f64; L],
     q: &[f64; L],
-    sum: &mut [f64; L],
 ) {
     #[cfg(target_arch = "x86_64")]
-    if L.is_multiple_of(2) {
-        sse2_interior_step(from, to, p, q, sum);
-        return;
-    }
-    for (x, w) in to.iter_mut().zip(from.windows(2)) {
-        for l in 0..L {
-            x[l] = w[0][l] * q[l] + w[1][l] * p[l];
-            sum[l] += x[l];
+    {
+        if L >= 4 && std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: AVX2 is present (checked just above).
+            unsafe { avx2_interior_step(from, to, p, q) };
+            return;
+        }
+        if L.is_multiple_of(2) {
+            sse2_interior_step(from, to, p, q);
+            return;
         }
     }
+    plain_interior_step(from, to, p, q);
 }
 
 /// [`interior_step`] two lanes to an SSE2 register (baseline on x86-64): the same IEEE
-/// multiplications and additions, in the same order per lane (no FMA), which the compiler
-/// did not find by itself across the lanes of `[f64; L]`.
+/// multiplications and additions per lane (no FMA). For two lanes the compiler, left to
+/// itself, vectorised across the entries of a row instead, with a shuffle per entry.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-#[allow(clippy::needless_range_loop)] // j indexes several arrays of lane pairs at once
 fn sse2_interior_step<const L: usize>(
     from: &[[f64; L]],
     to: &mut [[f64; L]],
     p: &[f64; L],
     q: &[f64; L],
-    sum: &mut [f64; L],
 ) {
     use std::arch::x86_64::{__m128d, _mm_add_pd, _mm_loadu_pd, _mm_mul_pd, _mm_storeu_pd};
     assert!(L.is_multiple_of(2) && L <= 16 && to.len() + 1 == from.len());
-    let pairs = L / 2;
     // SAFETY: every load and store is of two lanes 2j, 2j + 1 < L of an `[f64; L]` that
     // is borrowed for it, so in bounds; SSE2 is enabled on every x86-64 target.
     unsafe {
         let load = |a: &[f64; L], j: usize| _mm_loadu_pd(a.as_ptr().add(2 * j));
-        let mut pv = [load(p, 0); 8];
-        let mut qv = [load(q, 0); 8];
-        let mut sv: [__m128d; 8] = [load(sum, 0); 8];
-        for j in 0..pairs {
+        let mut pv: [__m128d; 8] = [load(p, 0); 8];
+        let mut qv: [__m128d; 8] = [load(q, 0); 8];
+        for j in 1..L / 2 {
             pv[j] = load(p, j);
             qv[j] = load(q, j);
-            sv[j] = load(sum, j);
         }
         for (x, w) in to.iter_mut().zip(from.windows(2)) {
-            for j in 0..pairs {
+            for j in 0..L / 2 {
                 let v = _mm_add_pd(
                     _mm_mul_pd(load(&w[0], j), qv[j]),
                     _mm_mul_pd(load(&w[1], j), pv[j]),
                 );
                 _mm_storeu_pd(x.as_mut_ptr().add(2 * j), v);
-                sv[j] = _mm_add_pd(sv[j], v);
             }
         }
-        for j in 0..pairs {
-            _mm_storeu_pd(sum.as_mut_ptr().add(2 * j), sv[j]);
+    }
+}
+
+/// [`interior_step`] as written, which the compiler vectorises for the target it builds for.
+#[inline(always)]
+fn plain_interior_step<const L: usize>(
+    from: &[[f64; L]],
+    to: &mut [[f64; L]],
+    p: &[f64; L],
+    q: &[f64; L],
+) {
+    for (x, w) in to.iter_mut().zip(from.windows(2)) {
+        for l in 0..L {
+            x[l] = w[0][l] * q[l] + w[1][l] * p[l];
         }
     }
+}
+
+/// [`plain_interior_step`] compiled with AVX2 enabled.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn avx2_interior_step<const L: usize>(
+    from: &[[f64; L]],
+    to: &mut [[f64; L]],
+    p: &[f64; L],
+    q: &[f64; L],
+) {
+    plain_interior_step(from, to, p, q);
 }
 
 #[cfg(test)]
@@ -279,6 +278,10 @@ mod tests {
         prop_assert_eq!(many.len(), ps.len());
         for (oc, &p) in many.iter().zip(ps) {
             prop_assert_eq!(bits(oc), bits(&b.oc(p)), "at {} ({:?})", p, oc);
+            if !b.has_closed_form() && (0.0..=1.0).contains(&p) {
+                // And `oc` is the reference walk.
+                prop_assert_eq!(bits(oc), bits(&b.oc_by_walk(p)), "walk at {}", p);
+            }
         }
         Ok(())
     }
@@ -415,11 +418,11 @@ mod tests {
             }
             (start.elapsed().as_secs_f64() / 3.0, acc)
         };
-        let (one, _) = time(&|| b.oc(ps[0]).asn);
+        let (one, _) = time(&|| b.oc_by_walk(ps[0]).asn);
         println!("{} rows; one walk {:.4} s", b.max_trials(), one);
         macro_rules! lanes {
             ($k:literal) => {{
-                let (walks, x) = time(&|| ps[..$k].iter().map(|&p| b.oc(p).asn).sum());
+                let (walks, x) = time(&|| ps[..$k].iter().map(|&p| b.oc_by_walk(p).asn).sum());
                 let rates: [f64; $k] = std::array::from_fn(|l| ps[l]);
                 let (pass, y) = time(&|| b.oc_lanes::<$k>(rates).iter().map(|o| o.asn).sum());
                 let (many, z) = time(&|| b.oc_many(&ps[..$k]).iter().map(|o| o.asn).sum());
