@@ -31,7 +31,7 @@ use super::{binomial, check_trials};
 /// Rows between two sums of the undecided mass in a walk, which ends when that sum is below
 /// the smallest normal double: often enough that a walk spends few rows in subnormal
 /// arithmetic, rarely enough that the sum (a serial chain of additions) costs little.
-pub(crate) const MASS_CHECK: u64 = 16;
+pub(crate) const MASS_CHECK: u64 = 32;
 
 /// One row of a boundary lattice: the decision after `trials` graded trials.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -95,9 +95,16 @@ impl Boundaries {
         };
         for t in 1..=max {
             if (t - 1).is_multiple_of(MASS_CHECK) {
+                // `cur.iter().sum()` lane by lane, each in index order as `walk` adds it,
+                // all lanes in one pass (so their chains of additions overlap).
+                let mut undecided = [-0.0f64; L];
+                for m in &cur {
+                    for l in 0..L {
+                        undecided[l] += m[l];
+                    }
+                }
                 for l in 0..L {
-                    // `cur.iter().sum()`, in index order, as `walk` checks it.
-                    if live[l] && cur.iter().map(|m| m[l]).sum::<f64>() < f64::MIN_POSITIVE {
+                    if live[l] && undecided[l] < f64::MIN_POSITIVE {
                         // Where `walk` breaks: the lane's mass is dropped, so it adds
                         // nothing more (no mass is positive), and its sums stay as they are.
                         live[l] = false;
@@ -186,10 +193,17 @@ fn interior_step<const L: usize>(
 ) {
     #[cfg(target_arch = "x86_64")]
     {
-        if L >= 4 && std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: AVX2 is present (checked just above).
-            unsafe { avx2_interior_step(from, to, p, q) };
-            return;
+        if std::arch::is_x86_feature_detected!("avx2") {
+            if 4 % L == 0 {
+                // SAFETY: AVX2 is present (checked just above).
+                unsafe { avx2_flat_step(from, to, p, q) };
+                return;
+            }
+            if L.is_multiple_of(4) {
+                // SAFETY: as above.
+                unsafe { avx2_interior_step(from, to, p, q) };
+                return;
+            }
         }
         if L.is_multiple_of(2) {
             sse2_interior_step(from, to, p, q);
@@ -249,7 +263,45 @@ fn plain_interior_step<const L: usize>(
     }
 }
 
-/// [`plain_interior_step`] compiled with AVX2 enabled.
+/// [`interior_step`] for 1, 2 or 4 lanes, four doubles to a 256-bit register whatever the
+/// lane count: the row, flattened, is `to[j] = from[j] q[j % L] + from[j + L] p[j % L]`, and
+/// since L divides 4 a register starting at a multiple of 4 always holds lanes 0, 1, 2, 3
+/// mod L. Left to itself, the compiler vectorised 1 and 2 lanes across a row's entries with
+/// shuffles, or not across lanes at all.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn avx2_flat_step<const L: usize>(
+    from: &[[f64; L]],
+    to: &mut [[f64; L]],
+    p: &[f64; L],
+    q: &[f64; L],
+) {
+    use std::arch::x86_64::{_mm256_add_pd, _mm256_loadu_pd, _mm256_mul_pd, _mm256_storeu_pd};
+    assert!(4 % L == 0 && to.len() + 1 == from.len());
+    let (f, t) = (from.as_flattened(), to.as_flattened_mut());
+    let n = t.len();
+    let pattern = |a: &[f64; L]| -> [f64; 4] { std::array::from_fn(|k| a[k % L]) };
+    let (pp, qq) = (pattern(p), pattern(q));
+    let mut j = 0;
+    // SAFETY: j + 4 <= n, and f has n + L entries, so the loads of f[j..j + 4] and
+    // f[j + L..j + L + 4] and the store to t[j..j + 4] are in bounds.
+    unsafe {
+        let (pv, qv) = (_mm256_loadu_pd(pp.as_ptr()), _mm256_loadu_pd(qq.as_ptr()));
+        while j + 4 <= n {
+            let a = _mm256_loadu_pd(f.as_ptr().add(j));
+            let b = _mm256_loadu_pd(f.as_ptr().add(j + L));
+            let v = _mm256_add_pd(_mm256_mul_pd(a, qv), _mm256_mul_pd(b, pv));
+            _mm256_storeu_pd(t.as_mut_ptr().add(j), v);
+            j += 4;
+        }
+    }
+    for j in j..n {
+        t[j] = f[j] * q[j % L] + f[j + L] * p[j % L];
+    }
+}
+
+/// [`plain_interior_step`] compiled with AVX2 enabled (lane counts that are multiples of 4
+/// beyond 4, where the compiler's own vectorisation across lanes is good).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 fn avx2_interior_step<const L: usize>(
