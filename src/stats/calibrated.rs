@@ -46,7 +46,7 @@
 //!
 //! Everything is plain IEEE arithmetic (Λ from tables of repeated products, rescaled by exact
 //! powers of two so that a design of 10^5 trials never leaves the range of doubles; see
-//! [`Powers`]; logarithms only to guess where the band lies, then checked with Λ itself), so
+//! `Powers`; logarithms only to guess where the band lies, then checked with Λ itself), so
 //! the same inputs give the same lattice on
 //! every machine; the ledger records the lattice itself in any case.
 //!

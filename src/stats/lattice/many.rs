@@ -1,26 +1,25 @@
 //! [`Boundaries::oc_many`]: the OC of one lattice at several rates in one walk.
 //!
-//! A single walk is latency-bound: the undecided mass of a row is a serial chain of
-//! dependent additions (`cur.iter().sum()`), one per state, and the compensated sums chain
-//! too, so the multiply-adds of the step wait on it. Walking several rates of the same
-//! lattice together — their states interleaved `[state][lane]`, every lane doing exactly the
-//! IEEE operations of [`Boundaries::oc`], in the same order — runs those chains side by
-//! side and vectorises across lanes: the window of undecided states depends only on the
-//! lattice, never on the rate, so it is common to every lane.
+//! Several rates of the same lattice are walked together, their states interleaved
+//! `[state][lane]`, every lane doing exactly the IEEE operations of the reference walk
+//! (`Boundaries::walk`, as `oc_by_walk` takes it) in the same order: the window of undecided
+//! states depends only on the lattice, never on the rate, so it is common to every lane, and
+//! the row's arithmetic vectorises across lanes. A row is a plain map (each entry from two
+//! of the row before, no chain of additions through it: the ASN is summed from the stops),
+//! four doubles to an AVX2 register when the CPU has it.
 //!
-//! Two further changes keep each lane's arithmetic and only reorder independent work: the
-//! absorbed ends of a row are found from the row before its masses are computed (they
-//! depend on the row and the window only), so the next row's undecided sum is accumulated
-//! while its masses are written, in the same order `cur.iter().sum()` would add them; and a
-//! lane whose walk would have stopped (undecided mass below the smallest normal double) is
-//! zeroed, so it adds nothing more while the others go on.
+//! Two things keep each lane's arithmetic and only reorder independent work: the absorbed
+//! ends of a row are found from the row before its masses are computed (they depend on the
+//! row and the window only); and a lane whose walk would have stopped (undecided mass,
+//! checked every [`MASS_CHECK`] rows, below the smallest normal double) is zeroed, so it
+//! adds nothing more while the others go on.
 
 use super::{Boundaries, MASS_CHECK, Oc, Sum};
 
 /// Rates walked together in one pass. Measured (`lanes_against_walks`, a 164,840-row Wald
-/// lattice, shared 2-core Xeon, baseline x86-64 with SSE2): a pass of 2 lanes costs about
-/// 1.4 walks, of 4 lanes about 1.8 walks, of 8 about 3.4; 4 is as cheap per rate as 8 and
-/// fits the 3 rates of two speculative halvings.
+/// lattice, shared 2-core Xeon with AVX2): a 4-lane pass costs about 3 one-lane walks, a
+/// 2-lane pass about 2, an 8-lane pass (two registers a state) more than 8; 4 fills one AVX2
+/// register and fits the 3 rates of two speculative halvings.
 const LANES: usize = 4;
 
 impl Boundaries {
@@ -413,6 +412,59 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Every compiled form of a row (plain loop, SSE2, AVX2 flat and AVX2 wide) gives the
+    /// plain loop's bits, whichever of them `interior_step` picks on this CPU.
+    fn every_row_path_is_the_plain_loop<const L: usize>(seed: u64) {
+        let mut x = seed;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for n in [1usize, 2, 3, 4, 5, 7, 8, 9, 31, 64, 65] {
+            let from: Vec<[f64; L]> = (0..=n).map(|_| std::array::from_fn(|_| next())).collect();
+            let rate: [f64; L] = std::array::from_fn(|_| next());
+            let q: [f64; L] = std::array::from_fn(|l| 1.0 - rate[l]);
+            let mut want = vec![[0.0; L]; n];
+            plain_interior_step(&from, &mut want, &rate, &q);
+            let bits = |v: &[[f64; L]]| v.iter().flatten().map(|m| m.to_bits()).collect::<Vec<_>>();
+            let mut got = vec![[0.0; L]; n];
+            interior_step(&from, &mut got, &rate, &q);
+            assert_eq!(bits(&got), bits(&want), "interior_step, {L} lanes, {n}");
+            #[cfg(target_arch = "x86_64")]
+            {
+                if L.is_multiple_of(2) {
+                    let mut got = vec![[0.0; L]; n];
+                    sse2_interior_step(&from, &mut got, &rate, &q);
+                    assert_eq!(bits(&got), bits(&want), "SSE2, {L} lanes, {n}");
+                }
+                if std::arch::is_x86_feature_detected!("avx2") {
+                    let mut got = vec![[0.0; L]; n];
+                    if 4 % L == 0 {
+                        // SAFETY: AVX2 is present (checked above).
+                        unsafe { avx2_flat_step(&from, &mut got, &rate, &q) };
+                        assert_eq!(bits(&got), bits(&want), "AVX2 flat, {L} lanes, {n}");
+                    }
+                    let mut got = vec![[0.0; L]; n];
+                    // SAFETY: as above.
+                    unsafe { avx2_interior_step(&from, &mut got, &rate, &q) };
+                    assert_eq!(bits(&got), bits(&want), "AVX2 wide, {L} lanes, {n}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_compiled_form_of_a_row_gives_the_same_bits() {
+        every_row_path_is_the_plain_loop::<1>(1);
+        every_row_path_is_the_plain_loop::<2>(2);
+        every_row_path_is_the_plain_loop::<3>(3);
+        every_row_path_is_the_plain_loop::<4>(4);
+        every_row_path_is_the_plain_loop::<6>(6);
+        every_row_path_is_the_plain_loop::<8>(8);
     }
 
     #[test]
