@@ -329,16 +329,13 @@ impl Boundaries {
     }
 
     /// Walk the lattice at success rate `p`, calling `stop(t, f, state, mass)` for every
-    /// absorbing state with positive mass; returns the ASN, the sum of t times the mass of
-    /// every stop at t, in the order of the calls. `p` must be in [0, 1].
+    /// absorbing state with positive mass. `p` must be in [0, 1].
     ///
     /// The walk ends early only when the undecided mass, summed every [`MASS_CHECK`] rows,
     /// is below the smallest normal double: what is left is dropped (it could change no
-    /// figure gate prints) rather than walked through slow subnormal arithmetic. The ASN is
-    /// taken from the stops rather than as the sum over rows of the undecided mass (the same
-    /// number in exact arithmetic) so that a row is a map with no chain of additions through
-    /// it, which vectorises ([`Boundaries::oc_many`]).
-    fn walk(&self, p: f64, mut stop: impl FnMut(u64, u64, State, f64)) -> f64 {
+    /// figure gate prints) rather than walked through slow subnormal arithmetic. No sum runs
+    /// through a row otherwise, so a row is a map that vectorises ([`Boundaries::oc_many`]).
+    fn walk(&self, p: f64, mut stop: impl FnMut(u64, u64, State, f64)) {
         // 1 - p is exact for p >= 1/2 (Sterbenz); below that take p back from q, so that
         // p + q == 1 exactly and no mass is created or lost.
         let q = 1.0 - p;
@@ -348,11 +345,6 @@ impl Boundaries {
         let mut lo = 0u64;
         let mut cur = vec![1.0f64];
         let mut next: Vec<f64> = Vec::new();
-        let mut asn = Sum::default();
-        let mut stop = |t: u64, f: u64, state: State, m: f64| {
-            asn.add(t as f64 * m);
-            stop(t, f, state, m);
-        };
         for t in 1..=max {
             if (t - 1).is_multiple_of(MASS_CHECK) && cur.iter().sum::<f64>() < f64::MIN_POSITIVE {
                 break;
@@ -401,7 +393,6 @@ impl Boundaries {
                 break;
             }
         }
-        asn.value()
     }
 
     /// Exact P(PASS), P(FAIL), P(INCONCLUSIVE) and ASN at success rate `p` (NaN outside
@@ -429,11 +420,18 @@ impl Boundaries {
     #[cfg(test)]
     fn oc_by_walk(&self, p: f64) -> Oc {
         let (mut pass, mut fail, mut inc) = (Sum::default(), Sum::default(), Sum::default());
-        let asn = self.walk(p, |_, _, state, m| match state {
-            State::Pass => pass.add(m),
-            State::Fail => fail.add(m),
-            _ => inc.add(m),
+        // The ASN from the stops: the sum of t times each stop's mass, in the order of the
+        // stops (the sum over rows of the undecided mass in exact arithmetic).
+        let mut asn = Sum::default();
+        self.walk(p, |t, _, state, m| {
+            asn.add(t as f64 * m);
+            match state {
+                State::Pass => pass.add(m),
+                State::Fail => fail.add(m),
+                _ => inc.add(m),
+            }
         });
+        let asn = asn.value();
         Oc {
             p_pass: pass.value().clamp(0.0, 1.0),
             p_fail: fail.value().clamp(0.0, 1.0),

@@ -17,9 +17,9 @@
 use super::{Boundaries, MASS_CHECK, Oc, Sum};
 
 /// Rates walked together in one pass. Measured (`lanes_against_walks`, a 164,840-row Wald
-/// lattice, shared 2-core Xeon with AVX2): a 4-lane pass costs about 3 one-lane walks, a
-/// 2-lane pass about 2, an 8-lane pass (two registers a state) more than 8; 4 fills one AVX2
-/// register and fits the 3 rates of two speculative halvings.
+/// lattice, shared 2-core Xeon with AVX2): a 4-lane pass costs 2.5 to 3 one-lane walks, a
+/// 2-lane pass about 2; 4 fills one AVX2 register and fits the 3 rates of two speculative
+/// halvings (wider passes take SSE2 and cost more than their lanes walked one by one).
 const LANES: usize = 4;
 
 impl Boundaries {
@@ -180,9 +180,10 @@ impl Boundaries {
 }
 
 /// `to[i] = from[i] q + from[i + 1] p` lane by lane: the bulk of a row, where the time goes.
-/// With AVX2 (detected at run time; the build targets baseline x86-64) the same loop is
-/// compiled for 256-bit registers: the same IEEE multiplications and additions per lane,
-/// never fused (Rust does not contract `a * b + c` into an FMA, and FMA is not enabled).
+/// For 1, 2 and 4 lanes (all `oc_many` uses) with AVX2, detected at run time since the build
+/// targets baseline x86-64: [`avx2_flat_step`]; other even lane counts: SSE2; else the plain
+/// loop. Every form does the same IEEE multiplications and additions per lane, never fused
+/// (Rust does not contract `a * b + c` into an FMA, and FMA is not enabled).
 #[inline(always)]
 fn interior_step<const L: usize>(
     from: &[[f64; L]],
@@ -192,17 +193,10 @@ fn interior_step<const L: usize>(
 ) {
     #[cfg(target_arch = "x86_64")]
     {
-        if std::arch::is_x86_feature_detected!("avx2") {
-            if 4 % L == 0 {
-                // SAFETY: AVX2 is present (checked just above).
-                unsafe { avx2_flat_step(from, to, p, q) };
-                return;
-            }
-            if L.is_multiple_of(4) {
-                // SAFETY: as above.
-                unsafe { avx2_interior_step(from, to, p, q) };
-                return;
-            }
+        if 4 % L == 0 && std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: AVX2 is present (checked just above).
+            unsafe { avx2_flat_step(from, to, p, q) };
+            return;
         }
         if L.is_multiple_of(2) {
             sse2_interior_step(from, to, p, q);
@@ -297,19 +291,6 @@ fn avx2_flat_step<const L: usize>(
     for j in j..n {
         t[j] = f[j] * q[j % L] + f[j + L] * p[j % L];
     }
-}
-
-/// [`plain_interior_step`] compiled with AVX2 enabled (lane counts that are multiples of 4
-/// beyond 4, where the compiler's own vectorisation across lanes is good).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn avx2_interior_step<const L: usize>(
-    from: &[[f64; L]],
-    to: &mut [[f64; L]],
-    p: &[f64; L],
-    q: &[f64; L],
-) {
-    plain_interior_step(from, to, p, q);
 }
 
 #[cfg(test)]
@@ -414,7 +395,7 @@ mod tests {
         }
     }
 
-    /// Every compiled form of a row (plain loop, SSE2, AVX2 flat and AVX2 wide) gives the
+    /// Every compiled form of a row (plain loop, SSE2, AVX2) gives the
     /// plain loop's bits, whichever of them `interior_step` picks on this CPU.
     fn every_row_path_is_the_plain_loop<const L: usize>(seed: u64) {
         let mut x = seed;
@@ -441,17 +422,11 @@ mod tests {
                     sse2_interior_step(&from, &mut got, &rate, &q);
                     assert_eq!(bits(&got), bits(&want), "SSE2, {L} lanes, {n}");
                 }
-                if std::arch::is_x86_feature_detected!("avx2") {
+                if 4 % L == 0 && std::arch::is_x86_feature_detected!("avx2") {
                     let mut got = vec![[0.0; L]; n];
-                    if 4 % L == 0 {
-                        // SAFETY: AVX2 is present (checked above).
-                        unsafe { avx2_flat_step(&from, &mut got, &rate, &q) };
-                        assert_eq!(bits(&got), bits(&want), "AVX2 flat, {L} lanes, {n}");
-                    }
-                    let mut got = vec![[0.0; L]; n];
-                    // SAFETY: as above.
-                    unsafe { avx2_interior_step(&from, &mut got, &rate, &q) };
-                    assert_eq!(bits(&got), bits(&want), "AVX2 wide, {L} lanes, {n}");
+                    // SAFETY: AVX2 is present (checked above).
+                    unsafe { avx2_flat_step(&from, &mut got, &rate, &q) };
+                    assert_eq!(bits(&got), bits(&want), "AVX2, {L} lanes, {n}");
                 }
             }
         }
