@@ -23,6 +23,13 @@ pub use plan::{
     StagedReport, UnavailableReport, UnavailableRisks,
 };
 
+/// The OC of `b` at the healthy and the regressed rate, both in one walk
+/// ([`Boundaries::oc_many`]).
+pub(crate) fn pair(b: &Boundaries, healthy: f64, regressed: f64) -> [crate::stats::lattice::Oc; 2] {
+    let ocs = b.oc_many(&[healthy, regressed]);
+    [ocs[0], ocs[1]]
+}
+
 /// Why a design could not be made from the options given.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum DesignError {

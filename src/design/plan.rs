@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use super::zone::ZoneReport;
-use super::{DesignError, LatticeJson, alpha_of, alpha_words, oc_grid};
+use super::{DesignError, LatticeJson, alpha_of, alpha_words, oc_grid, pair};
 use crate::ledger::OnInconclusive;
 use crate::stats::lattice::{Boundaries, single_oc};
 use crate::stats::sprt::{MAX_TRIALS_LIMIT, Sprt, default_max_trials, worst_asn};
@@ -657,11 +657,4 @@ fn staged_report(
         oc,
         lattice,
     }))
-}
-
-/// The OC of `b` at the healthy and the regressed rate, both in one walk
-/// ([`Boundaries::oc_many`]).
-pub(crate) fn pair(b: &Boundaries, healthy: f64, regressed: f64) -> [crate::stats::lattice::Oc; 2] {
-    let ocs = b.oc_many(&[healthy, regressed]);
-    [ocs[0], ocs[1]]
 }

@@ -87,7 +87,7 @@ pub(crate) fn narrower(
     // A design the statistics refuse (too many trials) is simply not offered.
     let single = design::design_single(h, r, alpha, beta).ok()?;
     let sequential = sequential(h, r, alpha, beta, wald);
-    let at = sequential.as_ref().map(|b| super::plan::pair(b, h, r));
+    let at = sequential.as_ref().map(|b| super::pair(b, h, r));
     Some(Narrower {
         healthy: h,
         regressed: r,
