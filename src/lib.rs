@@ -44,6 +44,7 @@ pub mod cli;
 pub mod commands;
 pub mod design;
 pub mod error;
+pub mod exit;
 pub mod explain;
 pub mod format;
 pub mod ingest;
@@ -64,4 +65,4 @@ pub mod suggest;
 pub mod units;
 pub mod untrusted;
 
-pub use error::{Error, exit};
+pub use error::Error;

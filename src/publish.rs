@@ -30,7 +30,57 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::error::Error;
+/// A boxed cause, for errors whose source is not one of gate's own types.
+pub type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// Why a report destination was refused or a report was not written. [`crate::Error`] turns
+/// each kind into its variant of the same name, and so into the same exit code: a refused
+/// path is a usage error (2), a report not written or tampered with a harness error (4).
+#[derive(Debug, thiserror::Error)]
+pub enum PublishError {
+    /// A report path that cannot be used (exit 2).
+    #[error("{0}")]
+    Usage(String),
+    /// A report path that cannot be inspected, with the reason from below (exit 2).
+    #[error("{context}")]
+    Input {
+        /// The flag and the path.
+        context: String,
+        /// Why it failed.
+        #[source]
+        source: Cause,
+    },
+    /// A report that could not be written (exit 4).
+    #[error("{context}")]
+    Output {
+        /// What was being written.
+        context: String,
+        /// Why it failed.
+        #[source]
+        source: Cause,
+    },
+    /// A destination changed since the preflight: nothing is published (exit 4).
+    #[error("{0}")]
+    Harness(String),
+}
+
+impl PublishError {
+    /// A [`PublishError::Input`] from any error.
+    pub fn input(context: impl Into<String>, source: impl Into<Cause>) -> Self {
+        PublishError::Input {
+            context: context.into(),
+            source: source.into(),
+        }
+    }
+
+    /// A [`PublishError::Output`] from any error.
+    pub fn output(context: impl Into<String>, source: impl Into<Cause>) -> Self {
+        PublishError::Output {
+            context: context.into(),
+            source: source.into(),
+        }
+    }
+}
 
 /// The report files a command was asked for, as paths (`-` means stdout).
 #[derive(Debug, Clone, Copy, Default)]
@@ -116,7 +166,7 @@ pub struct Outputs {
 /// Check the report paths of a command before it runs anything, and open their folders.
 /// `guarded` lists the command's own files (ledger, plan, inputs); each ledger's lock file is
 /// added. Errors are usage errors (exit 2).
-pub fn preflight(req: &Request, guarded: &[Guarded]) -> Result<Outputs, Error> {
+pub fn preflight(req: &Request, guarded: &[Guarded]) -> Result<Outputs, PublishError> {
     let named = [
         (Kind::Junit, req.junit),
         (Kind::Summary, req.summary),
@@ -135,7 +185,7 @@ pub fn preflight(req: &Request, guarded: &[Guarded]) -> Result<Outputs, Error> {
     .map(|(k, _)| k.flag())
     .collect();
     if dashes.len() > 1 {
-        return Err(Error::Usage(format!(
+        return Err(PublishError::Usage(format!(
             "only one report can go to stdout, but {} are {} `-`; write the others to files",
             dashes.join(" and "),
             if dashes.len() == 2 { "both" } else { "all" }
@@ -155,7 +205,7 @@ pub fn preflight(req: &Request, guarded: &[Guarded]) -> Result<Outputs, Error> {
         own.push((g.what.to_string(), g.path.to_path_buf(), g.written));
     }
     for g in guarded.iter().filter(|g| g.ledger) {
-        let lock = crate::runner::session::LedgerLock::path_for(g.path);
+        let lock = crate::ledger::lock_path(g.path);
         if !own.iter().any(|(_, p, _)| *p == lock) {
             own.push(("the ledger's lock file".into(), lock, false));
         }
@@ -176,7 +226,7 @@ pub fn preflight(req: &Request, guarded: &[Guarded]) -> Result<Outputs, Error> {
     let mut files = Vec::new();
     for (kind, path) in reports {
         let slot = open_slot(path, true)
-            .map_err(|e| Error::input(format!("`{} {}`", kind.flag(), path.display()), e))?;
+            .map_err(|e| PublishError::input(format!("`{} {}`", kind.flag(), path.display()), e))?;
         files.push((kind, slot));
     }
     let step_summary = req
@@ -198,7 +248,7 @@ pub fn preflight(req: &Request, guarded: &[Guarded]) -> Result<Outputs, Error> {
     for (i, (a, pa, wa)) in all.iter().enumerate() {
         for (b, pb, wb) in &all[i + 1..] {
             if (*wa || *wb) && crate::input::same_file(pa, pb) {
-                return Err(Error::Usage(format!(
+                return Err(PublishError::Usage(format!(
                     "{a} and {b} name the same file; every report needs its own path, apart from the ledger, the plan and the inputs"
                 )));
             }
@@ -223,15 +273,15 @@ pub fn preflight(req: &Request, guarded: &[Guarded]) -> Result<Outputs, Error> {
 /// Refuse a path that exists and is not a regular file (a directory, FIFO, device, socket),
 /// naming the flag. A symbolic link to a regular file is the user's own choice here; report
 /// names are checked without following links in [`open_slot`].
-fn refuse_non_file(flag: &str, path: &Path) -> Result<(), Error> {
+fn refuse_non_file(flag: &str, path: &Path) -> Result<(), PublishError> {
     if path.is_dir() {
-        return Err(Error::Usage(format!(
+        return Err(PublishError::Usage(format!(
             "`{flag} {}`: is a directory; give a file path",
             path.display()
         )));
     }
     crate::input::check_output(path)
-        .map_err(|e| Error::Usage(format!("`{flag} {}`: {e}", path.display())))
+        .map_err(|e| PublishError::Usage(format!("`{flag} {}`: {e}", path.display())))
 }
 
 /// Whether a report path means stdout.
@@ -351,8 +401,8 @@ fn kind_of(st: &libc::stat) -> &'static str {
 }
 
 /// Why a report is refused at write time: one line, naming the report.
-fn tampered(flag: &str, path: &Path, what: impl std::fmt::Display) -> Error {
-    Error::Harness(format!(
+fn tampered(flag: &str, path: &Path, what: impl std::fmt::Display) -> PublishError {
+    PublishError::Harness(format!(
         "`{flag} {}`: {what} since the run started, so no report is written there and no verdict is published (a task may have redirected it)",
         path.display()
     ))
@@ -414,7 +464,7 @@ impl Outputs {
 
     /// Check every destination again, before writing any: a run whose reports were tampered
     /// with publishes none of them.
-    pub fn recheck(&self) -> Result<(), Error> {
+    pub fn recheck(&self) -> Result<(), PublishError> {
         for (kind, slot) in &self.files {
             self.check_slot(kind.flag(), slot, false)?;
         }
@@ -427,10 +477,10 @@ impl Outputs {
     /// The name and folder of `slot` as they are now: still the folder opened at the start,
     /// and at the name nothing, or a regular file that is no guarded file (and, for a file
     /// appended to, the file that was there at the start).
-    fn check_slot(&self, flag: &str, slot: &Slot, same_as_start: bool) -> Result<(), Error> {
+    fn check_slot(&self, flag: &str, slot: &Slot, same_as_start: bool) -> Result<(), PublishError> {
         let dir_now = std::fs::metadata(&slot.dir_path).ok();
         let dir_then = fstat(&slot.dir).map_err(|e| {
-            Error::output(
+            PublishError::output(
                 format!("cannot inspect the folder of `{}`", slot.path.display()),
                 e,
             )
@@ -449,8 +499,9 @@ impl Outputs {
                 ),
             ));
         }
-        let now = lstat_at(&slot.dir, &slot.name)
-            .map_err(|e| Error::output(format!("cannot inspect `{}`", slot.path.display()), e))?;
+        let now = lstat_at(&slot.dir, &slot.name).map_err(|e| {
+            PublishError::output(format!("cannot inspect `{}`", slot.path.display()), e)
+        })?;
         let Some(st) = now else {
             if same_as_start && slot.at_start.is_some() {
                 return Err(tampered(flag, &slot.path, "it was removed"));
@@ -476,7 +527,7 @@ impl Outputs {
     }
 
     /// Refuse a destination that is (now) one of the guarded files.
-    fn refuse_guarded(&self, flag: &str, path: &Path, id: Id) -> Result<(), Error> {
+    fn refuse_guarded(&self, flag: &str, path: &Path, id: Id) -> Result<(), PublishError> {
         for (what, gpath, then) in &self.guarded {
             if *then == Some(id) || id_of(gpath) == Some(id) {
                 return Err(tampered(
@@ -491,14 +542,15 @@ impl Outputs {
 
     /// Write one report file: checked again, written to a fresh file in the folder opened at
     /// the start, renamed over its name.
-    pub fn write(&self, kind: Kind, text: &str) -> Result<(), Error> {
+    pub fn write(&self, kind: Kind, text: &str) -> Result<(), PublishError> {
         let Some((_, slot)) = self.files.iter().find(|(k, _)| *k == kind) else {
             return Ok(());
         };
         let flag = kind.flag();
         self.check_slot(flag, slot, false)?;
-        let failed =
-            |e: io::Error| Error::output(format!("cannot write `{}`", slot.path.display()), e);
+        let failed = |e: io::Error| {
+            PublishError::output(format!("cannot write `{}`", slot.path.display()), e)
+        };
         static SEQ: AtomicU64 = AtomicU64::new(0);
         let mut tmp = OsString::from(".");
         tmp.push(&slot.name);
@@ -564,7 +616,7 @@ impl Outputs {
     /// Append to the step summary. `Err` when it was tampered with (no verdict is
     /// published); `Ok(Some(warning))` when it could not be appended to for an ordinary
     /// reason (a missing folder, no permission), which changes no exit code.
-    pub fn append_step_summary(&self, text: &str) -> Result<Option<String>, Error> {
+    pub fn append_step_summary(&self, text: &str) -> Result<Option<String>, PublishError> {
         let Some(slot) = &self.step_summary else {
             return Ok(None);
         };
@@ -618,8 +670,9 @@ impl Outputs {
         }
         // SAFETY: a fresh descriptor that nothing else owns.
         let mut file = File::from(unsafe { OwnedFd::from_raw_fd(fd) });
-        let st = fstat(&file)
-            .map_err(|e| Error::output(format!("cannot inspect `{}`", slot.path.display()), e))?;
+        let st = fstat(&file).map_err(|e| {
+            PublishError::output(format!("cannot inspect `{}`", slot.path.display()), e)
+        })?;
         if !is_regular(&st) {
             return Err(tampered(
                 flag,

@@ -1,7 +1,7 @@
 //! `gate ingest`: judge the result files a test runner or an eval tool wrote, exactly as `gate
 //! run` judges the trials it runs. Glue only: the flags become [`Rules`] and
 //! [`ingest::Options`]; [`crate::ingest`] reads the files into first-attempt trials per test
-//! case, and [`crate::ingest::judge`] assigns each its rule, builds the ledger's header and
+//! case, and [`judge`] (`commands/ingest/judge.rs`) assigns each its rule, builds the ledger's header and
 //! decides every task with the same samplers as `gate run`, runs beyond a decision recorded
 //! as excluded. The verdict, the reports and the exit code are then recomputed from the
 //! ledger by [`crate::report`], as for `gate run`, so `gate verify` and `gate report` work on
@@ -11,7 +11,6 @@ use std::io::Write as _;
 
 use crate::cli::{DesignRule, ErrorPolicy, IngestArgs, IngestFormat, OutputArgs};
 use crate::error::Error;
-use crate::ingest::judge::{self, Rules};
 use crate::ingest::{self, Format, Options};
 use crate::ledger::{OnInconclusive, RunStatus, now_rfc3339};
 use crate::model::{Judgement, Verdict};
@@ -20,6 +19,9 @@ use crate::plan::{Plan, resolve_rule};
 use crate::publish::Guarded;
 use crate::runner::redact::Redactor;
 use crate::runner::session::Session;
+
+mod judge;
+use judge::Rules;
 
 /// Execute `gate ingest`; returns the exit code.
 pub fn execute(args: &IngestArgs, output: &OutputArgs) -> Result<u8, Error> {

@@ -32,7 +32,7 @@ pub(crate) fn preflight(
         svg: None,
         step_summary: step.as_deref(),
     };
-    crate::publish::preflight(&req, guarded)
+    Ok(crate::publish::preflight(&req, guarded)?)
 }
 
 impl From<&crate::cli::OutputArgs> for crate::output::OutputOptions {

@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::cli::{OutputArgs, RunArgs};
-use crate::error::{Error, exit};
+use crate::error::Error;
+use crate::exit;
 use crate::ledger::{Header, Ledger, RunStatus, Shard};
 use crate::model::{Judgement, Verdict};
 use crate::output::Output;
@@ -23,7 +24,7 @@ use crate::runner::events::Fanout;
 use crate::runner::redact::Redactor;
 use crate::runner::sandbox::Sandbox;
 use crate::runner::scheduler::{ProcessLauncher, TaskConfig, TaskEnd, run_suite, run_task};
-use crate::runner::session::{LedgerLock, Session, header};
+use crate::runner::session::{Session, header};
 use crate::runner::suite::SuiteLauncher;
 use crate::runner::sys::Interrupt;
 
@@ -414,7 +415,7 @@ fn protected_paths(
     let mut paths = vec![
         plan_path.to_path_buf(),
         args.ledger.clone(),
-        LedgerLock::path_for(&args.ledger),
+        crate::ledger::lock_path(&args.ledger),
         out_dir.join("runs"),
     ];
     paths.extend(std::env::current_exe());

@@ -4,7 +4,8 @@
 //! (`file:line:col`).
 
 use crate::cli::VerifyArgs;
-use crate::error::{Error, exit};
+use crate::error::Error;
+use crate::exit;
 use crate::ledger::Ledger;
 use crate::report::verify::audit;
 use crate::untrusted;

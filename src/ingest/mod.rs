@@ -28,8 +28,8 @@
 //!
 //! Where things are: `read.rs` opens a file (bounded), detects its format and hands it to its
 //! reader ([`junit`] and `junit_trials.rs` for JUnit, [`gotest`], [`promptfoo`], [`deepeval`],
-//! [`inspect`]); [`judge`] turns the trials into the ledger's tasks, header and rows; [`pairs`]
-//! pairs head and base runs for `--base`; [`audit`] is `gate explain --junit`.
+//! [`inspect`]); [`pairs`] pairs head and base runs for `--base`; `commands/ingest/judge.rs`
+//! turns the trials into the ledger's tasks, header and rows; [`audit`] is `gate explain --junit`.
 //!
 //! Reading is bounded: a file larger than [`MAX_FILE_BYTES`] is refused before it is parsed,
 //! and [`junit`] keeps a fixed amount of text per failure.
@@ -41,7 +41,6 @@ pub mod inspect;
 pub mod js;
 pub mod json_nan;
 pub mod json_split;
-pub mod judge;
 pub mod junit;
 mod junit_trials;
 pub mod pairs;

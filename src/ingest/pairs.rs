@@ -3,28 +3,12 @@
 //! Pair k of a test case is its k-th run on head with its k-th run on base (test id and run
 //! ordinal, as the result files list them, in the order given). A run with no partner (one
 //! side ran the test more often) is left out and counted, never graded. The pairs are judged
-//! (in `judge.rs`) by the same [`crate::pairs::PairSampler`] as `gate run`'s pairs, in pair
+//! (in `commands/ingest/judge.rs`) by the same [`crate::pairs::PairSampler`] as `gate run`'s pairs, in pair
 //! order, so `gate report` and `gate verify` recompute the ingest's verdict from its ledger.
 
 use std::collections::HashMap;
 
 use super::{Attempt, History};
-
-/// The ledger header's record of a compare rule judging result files: no order (the runs
-/// were made elsewhere) and no base command.
-pub fn record(rule: &crate::plan::compare::CompareRule) -> crate::pairs::CompareRecord {
-    crate::pairs::CompareRecord {
-        odds_ratio: rule.odds_ratio,
-        alpha: rule.alpha,
-        beta: rule.beta,
-        max_pairs: rule.max_pairs,
-        rates: rule.rates,
-        order_seed: 0,
-        base_run: "junit: the `--base` result files".to_string(),
-        base_check: None,
-        base_cwd: None,
-    }
-}
 
 /// One test case's runs on both sides, paired by ordinal.
 #[derive(Debug, Clone)]

@@ -521,6 +521,37 @@ fn chain_check(i: usize, r: &Record, prev: &str) -> Option<(usize, String)> {
     None
 }
 
+/// Where the lock of `ledger` lives: `LEDGER.lock` (taken by `runner::session::LedgerLock`;
+/// no report may be written there: `publish.rs`).
+///
+/// The path is resolved first (symlinks, `.` and `..`), so two spellings of one ledger
+/// (`./l.jsonl`, a symlink to it) take the same lock instead of two different ones.
+pub fn lock_path(ledger: &Path) -> PathBuf {
+    let resolved = std::fs::canonicalize(ledger).ok().or_else(|| {
+        // A ledger not created yet: resolve its folder and keep its name.
+        let name = ledger.file_name()?;
+        let dir = ledger.parent().filter(|d| !d.as_os_str().is_empty());
+        let dir = std::fs::canonicalize(dir.unwrap_or(Path::new("."))).ok()?;
+        Some(dir.join(name))
+    });
+    let ledger = resolved.as_deref().unwrap_or(ledger);
+    let mut name = ledger.as_os_str().to_owned();
+    name.push(".lock");
+    PathBuf::from(name)
+}
+
+/// This machine's host name, or `unknown`.
+pub fn hostname() -> String {
+    let mut buf = [0u8; 256];
+    // SAFETY: gethostname writes at most buf.len() bytes into buf.
+    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
+    if rc != 0 {
+        return "unknown".to_string();
+    }
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    String::from_utf8_lossy(&buf[..end]).into_owned()
+}
+
 /// Now, as RFC 3339 UTC with milliseconds.
 pub fn now_rfc3339() -> String {
     rfc3339(SystemTime::now())

@@ -195,7 +195,7 @@ pub fn run(path: &Path, tasks: &[(TaskSpec, Vec<Outcome>)], shard: Option<Shard>
             RunStatus::Complete
         },
         verdict,
-        exit_code: crate::error::exit::for_run(verdict, OnInconclusive::Fail, shard.is_some()),
+        exit_code: crate::exit::for_run(verdict, OnInconclusive::Fail, shard.is_some()),
     }))
     .expect("append");
     Ledger::read(path).expect("read back")

@@ -40,8 +40,7 @@ pub(crate) mod fixture;
 
 use std::io::Write;
 
-use crate::error::Error;
-use crate::publish::{Kind, Outputs};
+use crate::publish::{Kind, Outputs, PublishError};
 
 pub use error::{ReportError, Source};
 pub use model::Report;
@@ -49,7 +48,7 @@ pub use model::Report;
 /// Write the report files asked for: `--junit`, `--summary` (and append the Markdown to
 /// `$GITHUB_STEP_SUMMARY` unless `--no-step-summary`), `--json`; and print GitHub annotations
 /// to stdout when `GITHUB_ACTIONS=true`. Warnings go to stderr.
-pub fn emit(report: &Report, outputs: &Outputs) -> Result<(), Error> {
+pub fn emit(report: &Report, outputs: &Outputs) -> Result<(), PublishError> {
     emit_to(report, outputs, &mut std::io::stdout().lock(), &|w| {
         let _ = writeln!(std::io::stderr(), "{w}");
     })
@@ -68,20 +67,20 @@ pub fn emit_to(
     outputs: &Outputs,
     out: &mut dyn Write,
     warn: &dyn Fn(&str),
-) -> Result<(), Error> {
+) -> Result<(), PublishError> {
     let github_actions = std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true");
     outputs.recheck()?;
     let mut write = |kind: Kind, text: &str| {
         if outputs.on_stdout(kind) {
             out.write_all(text.as_bytes())
-                .map_err(|e| Error::output("cannot write the report to stdout", e))
+                .map_err(|e| PublishError::output("cannot write the report to stdout", e))
         } else {
             outputs.write(kind, text)
         }
     };
     if outputs.wants(Kind::Junit) {
         let xml = junit::render(report)
-            .map_err(|e| Error::output("cannot render the JUnit report", e))?;
+            .map_err(|e| PublishError::output("cannot render the JUnit report", e))?;
         write(Kind::Junit, &xml)?;
     }
     if outputs.wants(Kind::Summary) || outputs.wants_step_summary() {
@@ -108,8 +107,8 @@ pub fn emit_to(
         }
     }
     if outputs.wants(Kind::Json) {
-        let json =
-            json::render(report).map_err(|e| Error::output("cannot render the JSON report", e))?;
+        let json = json::render(report)
+            .map_err(|e| PublishError::output("cannot render the JSON report", e))?;
         write(Kind::Json, &json)?;
     }
     // A report on stdout (`--json -`) owns stdout: annotations then go with the other

@@ -699,7 +699,7 @@ mod tests {
         };
         let cfg = config(Sampling::Single { n: 10, c: 0 }, 3);
         let err = fresh(&cfg, &fake, &mut sink).unwrap_err();
-        assert_eq!(err.exit_code(), crate::error::exit::HARNESS);
+        assert_eq!(err.exit_code(), crate::exit::HARNESS);
         assert_eq!(fake.kills.load(Ordering::SeqCst), 1);
         assert!(fake.others_cancelled(1));
     }
@@ -731,7 +731,7 @@ mod tests {
         assert_eq!(end, TaskEnd::Interrupted);
         assert!(sink.decision.is_none());
         assert!(fake.launched.lock().unwrap().is_empty());
-        assert_eq!(interrupt.exit_code(), crate::error::exit::INTERRUPTED);
+        assert_eq!(interrupt.exit_code(), crate::exit::INTERRUPTED);
     }
 
     #[test]

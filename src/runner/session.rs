@@ -40,29 +40,11 @@ pub struct LedgerLock {
 }
 
 impl LedgerLock {
-    /// Where the lock of `ledger` lives: `LEDGER.lock`.
-    ///
-    /// The path is resolved first (symlinks, `.` and `..`), so two spellings of one ledger
-    /// (`./l.jsonl`, a symlink to it) take the same lock instead of two different ones.
-    pub fn path_for(ledger: &Path) -> PathBuf {
-        let resolved = std::fs::canonicalize(ledger).ok().or_else(|| {
-            // A ledger not created yet: resolve its folder and keep its name.
-            let name = ledger.file_name()?;
-            let dir = ledger.parent().filter(|d| !d.as_os_str().is_empty());
-            let dir = std::fs::canonicalize(dir.unwrap_or(Path::new("."))).ok()?;
-            Some(dir.join(name))
-        });
-        let ledger = resolved.as_deref().unwrap_or(ledger);
-        let mut name = ledger.as_os_str().to_owned();
-        name.push(".lock");
-        PathBuf::from(name)
-    }
-
     /// Take the lock of `ledger` or fail at once with [`Error::LedgerLocked`] naming the
     /// holder's pid. The lock file is left in place after the run (removing it would let two
     /// runs lock two different files of the same name).
     pub fn acquire(ledger: &Path) -> Result<LedgerLock, Error> {
-        let path = Self::path_for(ledger);
+        let path = crate::ledger::lock_path(ledger);
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)
                 .map_err(|e| Error::input(format!("cannot create `{}`", dir.display()), e))?;
@@ -189,7 +171,7 @@ impl Session {
             .append(Row::Resume(Resume {
                 started_at: now_rfc3339(),
                 argv: argv.to_vec(),
-                host: sys::hostname(),
+                host: crate::ledger::hostname(),
                 sandbox,
             }))
             .map_err(output)?;
@@ -483,7 +465,11 @@ fn new_run_id() -> String {
         .duration_since(SystemTime::UNIX_EPOCH)
         .map(|d| d.as_nanos())
         .unwrap_or_default();
-    let seed = format!("{nanos}-{}-{}", std::process::id(), sys::hostname());
+    let seed = format!(
+        "{nanos}-{}-{}",
+        std::process::id(),
+        crate::ledger::hostname()
+    );
     sha256_hex(seed.as_bytes())[..16].to_string()
 }
 
@@ -524,7 +510,7 @@ pub fn header(
         fixture_hash: plan.fixture_hash.clone(),
         argv: argv.to_vec(),
         started_at: now_rfc3339(),
-        host: sys::hostname(),
+        host: crate::ledger::hostname(),
         shard,
         stage: plan.stage,
         jobs: plan.policy.jobs,

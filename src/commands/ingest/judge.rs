@@ -2,7 +2,7 @@
 //! case ([`assign`]), the ledger's header ([`header`]), and the attempt and decision rows of
 //! every task ([`judge_all`]), decided by the same samplers as `gate run`.
 //!
-//! `commands/ingest.rs` only turns flags into [`Rules`] and [`super::Options`], says what
+//! `commands/ingest.rs` only turns flags into [`Rules`] and [`crate::ingest::Options`], says what
 //! these functions found, and prints the reports; following an ingest's arguments through
 //! the code stays here.
 
@@ -18,8 +18,8 @@ use crate::report::Report;
 use crate::rule::Decision;
 use crate::sampler::OrderedSampler;
 
-use super::pairs::{self, PairedHistory};
-use super::{History, RunFile};
+use crate::ingest::pairs::{self, PairedHistory};
+use crate::ingest::{History, RunFile};
 
 /// The rules to judge with: a plan file's, or one rule for every test case.
 pub enum Rules {
@@ -86,7 +86,7 @@ pub fn assign<'h>(
         run: how,
         check: None,
         timeout_s: None,
-        compare: rule.compare.as_deref().map(pairs::record),
+        compare: rule.compare.as_deref().map(compare_record),
         suite: None,
     };
     let mut tasks = Vec::new();
@@ -201,7 +201,7 @@ pub fn compare_pairs(
             s.sampling.rule_name()
         )));
     }
-    let (paired, alone) = pairs::pair(histories, super::histories(base_runs));
+    let (paired, alone) = pairs::pair(histories, crate::ingest::histories(base_runs));
     if !alone.is_empty() {
         say(&format!(
             "not judged (ran on one side only): {}",
@@ -252,7 +252,7 @@ pub fn header(
         fixture_hash: sha256_hex(manifest.as_bytes()),
         argv,
         started_at: now_rfc3339(),
-        host: crate::runner::sys::hostname(),
+        host: crate::ledger::hostname(),
         shard: None,
         stage: None,
         jobs: 1,
@@ -340,7 +340,7 @@ pub fn judge_pairs(
             // A declared fault on either side voids the pair (it is replaced, within the budget).
             let first = attempts
                 .first()
-                .map_or(Outcome::Fail, super::Attempt::outcome);
+                .map_or(Outcome::Fail, crate::ingest::Attempt::outcome);
             sampler.offer(pair, side, first);
         }
     }
@@ -360,7 +360,7 @@ fn push_attempts(
     rows: &mut Vec<Row>,
     task: &str,
     trial: u64,
-    attempts: &[super::Attempt],
+    attempts: &[crate::ingest::Attempt],
     started_at: &str,
     side: Option<Side>,
 ) {
@@ -431,4 +431,20 @@ pub fn own_report(
         )));
     }
     Ok(report)
+}
+
+/// The ledger header's record of a compare rule judging result files: no order (the runs
+/// were made elsewhere) and no base command.
+fn compare_record(rule: &crate::plan::compare::CompareRule) -> crate::pairs::CompareRecord {
+    crate::pairs::CompareRecord {
+        odds_ratio: rule.odds_ratio,
+        alpha: rule.alpha,
+        beta: rule.beta,
+        max_pairs: rule.max_pairs,
+        rates: rule.rates,
+        order_seed: 0,
+        base_run: "junit: the `--base` result files".to_string(),
+        base_check: None,
+        base_cwd: None,
+    }
 }

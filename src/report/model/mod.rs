@@ -426,7 +426,7 @@ impl Report {
 
     /// The exit code the verdict maps to, whatever [`Report::with_exit_code`] set.
     pub fn verdict_exit_code(&self) -> u8 {
-        crate::error::exit::for_verdict(self.verdict(), self.on_inconclusive)
+        crate::exit::for_verdict(self.verdict(), self.on_inconclusive)
     }
 
     /// What the box's walls were around the trials, one line per distinct record over the
@@ -488,7 +488,7 @@ impl Report {
     pub fn exit_code(&self) -> u8 {
         self.exit_override.unwrap_or_else(|| {
             if self.continue_with().is_some() {
-                crate::error::exit::CONTINUE
+                crate::exit::CONTINUE
             } else {
                 self.verdict_exit_code()
             }
