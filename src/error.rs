@@ -92,10 +92,6 @@ pub enum Error {
     /// The run cannot continue and no verdict can be published (exit 4).
     #[error("{0}")]
     Harness(String),
-    /// A flag refused by `gate init`'s own edge code, which still words its messages with
-    /// `anyhow` (exit 2); every other command returns the variants above.
-    #[error(transparent)]
-    Flag(#[from] anyhow::Error),
     /// Context around another error, keeping its exit code.
     #[error("{context}")]
     Context {
@@ -118,8 +114,7 @@ impl Error {
             | Error::Report(_)
             | Error::Ingest(_)
             | Error::Stats(_)
-            | Error::LedgerLocked { .. }
-            | Error::Flag(_) => exit::USAGE,
+            | Error::LedgerLocked { .. } => exit::USAGE,
             Error::Output { .. } | Error::LedgerChanged { .. } | Error::Harness(_) => exit::HARNESS,
             Error::Context { source, .. } => source.exit_code(),
         }
