@@ -23,8 +23,8 @@
 //!   stats (pure) ──▶ design: `gate plan`'s reports ──▶ report::plan (text, curve, SVG)
 //! ```
 //!
-//! [`model`] holds the vocabulary every layer shares; [`error`] maps every error, verdict
-//! and signal to its exit code. [`stats`] is pure and knows nothing of processes; [`runner`]
+//! [`model`] holds the vocabulary every layer shares; [`exit`] defines the exit codes and maps
+//! every verdict and signal to one, [`error`] every error. [`stats`] is pure and knows nothing of processes; [`runner`]
 //! knows nothing of statistics; [`rule`] is the one place a sampling rule lives (its
 //! validation, its lattice, its decisions); [`sampler`] and [`pairs`] feed it outcomes in
 //! order; [`ingest`] turns other tools' test results into the same outcomes; [`report`]

@@ -2,7 +2,8 @@
 //!
 //! These types sit below every other module — the ledger records them, the runner produces
 //! them, the sampler consumes them, the reports render them — so they live here, with no I/O
-//! and no dependency on any of those modules (nor on `cli`). The words are the ones defined in
+//! and no dependency on any of those modules (nor on `cli`); only on the pure [`crate::stats`],
+//! whose lattice a calibrated or staged rule is recorded as. The words are the ones defined in
 //! docs/ARCHITECTURE.md.
 
 use serde::{Deserialize, Serialize};

@@ -7,8 +7,9 @@
 //! stopping-aware estimates and the published lattice are then all read off the same table,
 //! so what `gate plan` promises is what `gate run` does.
 //!
-//! A new rule is one new arm here: a constructor of its [`Boundaries`] (in `stats/`, pure)
-//! and the sentence its decisions are explained with. The sentences are recorded in ledgers
+//! A new rule has one arm here: a constructor of its [`Boundaries`] (in `stats/`, pure) and
+//! the sentence its decisions are explained with; the other files that still name each rule
+//! kind are listed in docs/ARCHITECTURE.md, "Rules". The sentences are recorded in ledgers
 //! and must never change for an existing rule: old ledgers are replayed and verified
 //! against them byte for byte.
 

@@ -1,9 +1,9 @@
 //! `gate ingest`: judge the result files a test runner or an eval tool wrote, exactly as `gate
 //! run` judges the trials it runs. Glue only: the flags become [`Rules`] and
 //! [`ingest::Options`]; [`crate::ingest`] reads the files into first-attempt trials per test
-//! case, and [`judge`] (`commands/ingest/judge.rs`) assigns each its rule, builds the ledger's header and
-//! decides every task with the same samplers as `gate run`, runs beyond a decision recorded
-//! as excluded. The verdict, the reports and the exit code are then recomputed from the
+//! case, and [`judge`] (`commands/ingest/judge.rs`) assigns each its rule, builds the
+//! ledger's header and decides every task with the same samplers as `gate run`, runs beyond
+//! a decision recorded as excluded. The verdict, the reports and the exit code are then recomputed from the
 //! ledger by [`crate::report`], as for `gate run`, so `gate verify` and `gate report` work on
 //! the result.
 

@@ -1,4 +1,6 @@
-//! JUnit XML written by real test runners → first-attempt outcomes per test and ordinal.
+//! Result files written by real test runners and eval tools (JUnit XML; `go test -json`;
+//! promptfoo, DeepEval and Inspect results; the JSON reports of Playwright, mocha, Jest and
+//! Vitest) → first-attempt outcomes per test and ordinal.
 //!
 //! `gate ingest` judges test runs people already have. Each file is one run of the suite,
 //! in the order given; each test case is a task, named `classname::name` without repeat
@@ -28,8 +30,9 @@
 //!
 //! Where things are: `read.rs` opens a file (bounded), detects its format and hands it to its
 //! reader ([`junit`] and `junit_trials.rs` for JUnit, [`gotest`], [`promptfoo`], [`deepeval`],
-//! [`inspect`]); [`pairs`] pairs head and base runs for `--base`; `commands/ingest/judge.rs`
-//! turns the trials into the ledger's tasks, header and rows; [`audit`] is `gate explain --junit`.
+//! [`inspect`]; the JSON reports of JS test runners in [`js`]); [`pairs`] pairs head and base
+//! runs for `--base`; [`audit`] is `gate explain --junit`. The trials become the ledger's
+//! tasks, header and rows in `commands/ingest/judge.rs`, above this module.
 //!
 //! Reading is bounded: a file larger than [`MAX_FILE_BYTES`] is refused before it is parsed,
 //! and [`junit`] keeps a fixed amount of text per failure.

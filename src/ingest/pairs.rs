@@ -3,8 +3,8 @@
 //! Pair k of a test case is its k-th run on head with its k-th run on base (test id and run
 //! ordinal, as the result files list them, in the order given). A run with no partner (one
 //! side ran the test more often) is left out and counted, never graded. The pairs are judged
-//! (in `commands/ingest/judge.rs`) by the same [`crate::pairs::PairSampler`] as `gate run`'s pairs, in pair
-//! order, so `gate report` and `gate verify` recompute the ingest's verdict from its ledger.
+//! (in `commands/ingest/judge.rs`) by the same [`crate::pairs::PairSampler`] as `gate run`'s
+//! pairs, in pair order, so `gate report` and `gate verify` recompute the ingest's verdict from its ledger.
 
 use std::collections::HashMap;
 

@@ -4,8 +4,13 @@
 //! the resolved sampling rule and policy of each task in the header, every attempt as it ends,
 //! a decision row per task and a footer. Each row carries `seq` and the SHA-256 of the previous
 //! line (`prev`), so an edited, dropped or reordered row breaks the chain and `gate verify`
-//! names it. Rows are flushed and `fdatasync`ed as written (invariant 5): a crash loses at most
-//! the row being written, and the reader treats an unterminated last line as that lost row.
+//! names it. `gate run` writes each row with one `write` (invariant 5), so a crash of gate
+//! loses at most the row being written, and the reader treats an unterminated last line as
+//! that lost row. When a row is `fdatasync`ed is the caller's choice: [`LedgerWriter::append`]
+//! syncs before it returns (header, decision and footer rows); `gate run` writes attempt rows
+//! with [`LedgerWriter::append_unsynced`] and syncs them from a thread in batches
+//! (`runner/session.rs`, `Syncer`); `gate ingest` writes all its rows with
+//! [`LedgerWriter::append_all`] and syncs once.
 //!
 //! The format is versioned by [`SCHEMA_VERSION`]; bump it on purpose when a row changes shape.
 
@@ -106,7 +111,9 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     s
 }
 
-/// Appends rows, each flushed and synced before `append` returns.
+/// Appends rows: one `write` each, synced before [`LedgerWriter::append`] returns or later by
+/// the caller ([`LedgerWriter::append_unsynced`]); or buffered and synced once at the end
+/// ([`LedgerWriter::append_all`]).
 #[derive(Debug)]
 pub struct LedgerWriter {
     path: PathBuf,

@@ -7,8 +7,10 @@
 //!
 //! [`Sprt`] validates the test, explains it (the LLR and its bounds, which the ledger's
 //! decision sentences quote) and builds its lattice ([`Sprt::lattice`],
-//! [`Boundaries::wald`](super::lattice::Boundaries::wald)). It decides nothing and computes no
-//! OC itself: the lattice does both, as for every other rule.
+//! [`Boundaries::wald`](super::lattice::Boundaries::wald)). No run is decided here and no OC is
+//! computed here: `gate run` and every replay decide from the lattice, whose OC is exact, as
+//! for every other rule. [`Sprt::decide`] is the LLR's own answer after some trials, which
+//! the tests compare the lattice with.
 
 use super::StatsError;
 

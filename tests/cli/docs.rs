@@ -18,7 +18,8 @@
 //!   stderr, which is left out unless the command published no verdict.
 //! - README.md stays a front door (at most 300 lines); every relative link in README.md and
 //!   docs/*.md names a file that exists; every "invariant N" cited in `src/` is one of the
-//!   numbered invariants of docs/ARCHITECTURE.md.
+//!   numbered invariants of docs/ARCHITECTURE.md; every file, path, type, function or field
+//!   docs/ARCHITECTURE.md names in backticks exists in `src/` or `tests/`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -462,6 +463,135 @@ fn every_invariant_cited_in_the_code_is_defined_in_architecture_md() {
         undefined.join("\n")
     );
     assert!(cited >= 10, "only {cited} citations found");
+}
+
+/// The inline code spans of `text` outside fenced blocks, whitespace collapsed (a span may
+/// wrap a line).
+fn code_spans(text: &str) -> Vec<String> {
+    let mut prose = String::new();
+    let mut fenced = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced {
+            prose.push_str(line);
+            prose.push('\n');
+        }
+    }
+    prose
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(|s| s.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect()
+}
+
+fn is_ident_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+/// Whether `name` is defined in `source` (Rust text): an item (`fn name`, `struct name`, …),
+/// an enum variant or a struct field (a line that starts with `name(`, `name {`, `name,` or
+/// `name:`), or a libc call the code makes (`libc::name`, `SYS_name`).
+fn defines(source: &str, name: &str) -> bool {
+    let whole = |at: usize, len: usize| {
+        !source[..at].ends_with(is_ident_char) && !source[at + len..].starts_with(is_ident_char)
+    };
+    let item = [
+        "fn ",
+        "struct ",
+        "enum ",
+        "trait ",
+        "type ",
+        "const ",
+        "static ",
+        "mod ",
+        "macro_rules! ",
+        "libc::",
+        "SYS_",
+    ]
+    .iter()
+    .any(|kind| {
+        let pattern = format!("{kind}{name}");
+        source
+            .match_indices(&pattern)
+            .any(|(at, _)| whole(at, pattern.len()))
+    });
+    item || source.lines().any(|line| {
+        let line = line.trim_start();
+        let line = line.strip_prefix("pub ").unwrap_or(line);
+        line.strip_prefix(name)
+            .is_some_and(|rest| rest.starts_with(['(', ',', ':']) || rest.starts_with(" {"))
+    })
+}
+
+/// Every code name docs/ARCHITECTURE.md puts in backticks must exist: a file or folder
+/// (`runner/session.rs`, `runner/sandbox/`: under `src/` unless it starts with `src/` or
+/// `tests/`; a bare `seccomp.rs` anywhere in `src/`), a path (`rule::Rule`,
+/// `Boundaries::oc`, `Sampling::rule()`: every segment but `gate`/`crate`), a type or
+/// variant (`OrderedSampler`, `LedgerLocked`), or a function, field or test (`emit_to`,
+/// `kill_grace`) — defined in `src/` or `tests/`. Plain words (`single`, `PASS`, `c < n`)
+/// are not checked.
+#[test]
+fn every_code_name_in_architecture_md_exists_in_the_source() {
+    let text = std::fs::read_to_string(root().join("docs/ARCHITECTURE.md")).expect("ARCHITECTURE");
+    let mut files = Vec::new();
+    rust_files(&root().join("src"), &mut files);
+    rust_files(&root().join("tests"), &mut files);
+    let source: String = files
+        .iter()
+        .map(|f| std::fs::read_to_string(f).expect("read source"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let ident = |s: &str| {
+        s.chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && s.chars().all(is_ident_char)
+    };
+    let mut checked = 0;
+    let mut missing = Vec::new();
+    for span in code_spans(&text) {
+        let name = span.strip_suffix("()").unwrap_or(&span);
+        let segments: Vec<&str> = name.split("::").collect();
+        let is_file = !name.contains(' ')
+            && (name.ends_with(".rs") || name.ends_with('/'))
+            && name.chars().all(|c| is_ident_char(c) || "./-".contains(c));
+        let found = if is_file {
+            if !name.trim_end_matches('/').contains('/') && name.ends_with(".rs") {
+                files
+                    .iter()
+                    .any(|f| f.starts_with(root().join("src")) && f.ends_with(name))
+            } else if name.starts_with("src/") || name.starts_with("tests/") {
+                root().join(name).exists()
+            } else {
+                root().join("src").join(name).exists()
+            }
+        } else if segments.len() > 1 && segments.iter().all(|s| ident(s)) {
+            segments
+                .iter()
+                .filter(|s| !["gate", "crate"].contains(s))
+                .all(|s| defines(&source, s))
+        } else if ident(name)
+            && (name.starts_with(|c: char| c.is_ascii_uppercase())
+                && name.contains(|c: char| c.is_ascii_lowercase())
+                || name.contains('_') && !name.contains(|c: char| c.is_ascii_uppercase()))
+        {
+            defines(&source, name)
+        } else {
+            continue;
+        };
+        checked += 1;
+        if !found {
+            missing.push(span);
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "docs/ARCHITECTURE.md names code that is not in src/ or tests/:\n{}",
+        missing.join("\n")
+    );
+    assert!(checked >= 100, "only {checked} code names found");
 }
 
 /// The parser of runnable blocks: the pieces the tests above rely on.

@@ -1,7 +1,8 @@
 //! The JSON report (`--json FILE`): a documented, versioned contract (docs/reports.md, "JSON
-//! (`--json`): the contract"). The structs below *are* the contract: every field is written,
-//! absent values are `null`, and [`SCHEMA`] is bumped on purpose whenever a field changes
-//! meaning or shape.
+//! (`--json`): the contract"). The structs of `contract.rs` (re-exported here) *are* the
+//! contract; this file fills them from the report model and renders them. Every field is
+//! written, absent values are `null`, and [`SCHEMA`] is bumped on purpose whenever a field
+//! changes meaning or shape.
 
 mod contract;
 
