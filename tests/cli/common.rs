@@ -7,6 +7,51 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 use gate::ledger::{AttemptRow, DecisionRow, Ledger, Row};
 
+/// The environment variable under which a test that cannot run here fails instead of
+/// skipping: `1` for every capability, or a comma-separated list of the ones this machine
+/// has (`landlock,mounts,userns,setpriv,node,go,python3`). .ci/run sets it to what the CI
+/// machine has; README.md ("Develop") lists what each one needs.
+pub const NO_SKIP: &str = "GATE_TESTS_NO_SKIP";
+
+/// A test (or the part of one) that cannot run on this machine, because the capability
+/// `need` (a kernel feature or a tool, one of the names of [`NO_SKIP`]) is missing, says so:
+/// `SKIPPED <test>: <why>` on stderr, uncaptured, and the caller returns. If
+/// `GATE_TESTS_NO_SKIP` is `1` or names `need`, it panics instead, so a machine that should
+/// run the test cannot pass by skipping it.
+pub fn skip_or_fail(test: &str, need: &str, why: &str) {
+    let required = std::env::var(NO_SKIP).unwrap_or_default();
+    if forbids_skip(&required, need) {
+        panic!("{test} cannot run here ({why}), and {NO_SKIP}={required} forbids skipping it");
+    }
+    // Straight to the process's stderr: libtest captures `eprintln!` of a passing test, and
+    // a skip must show in the output of a plain `cargo test`.
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {why}");
+}
+
+/// Whether the value of `GATE_TESTS_NO_SKIP` forbids skipping for want of `need`.
+fn forbids_skip(required: &str, need: &str) -> bool {
+    required.trim() == "1" || required.split(',').any(|n| n.trim() == need)
+}
+
+#[test]
+fn gate_tests_no_skip_turns_a_skip_into_a_failure_for_what_it_names() {
+    assert!(forbids_skip("1", "landlock"));
+    assert!(forbids_skip("landlock, mounts", "mounts"));
+    assert!(!forbids_skip("landlock,mounts", "go"));
+    assert!(!forbids_skip("", "landlock"));
+    assert!(!forbids_skip("0", "landlock"));
+}
+
+/// The name of the test running on this thread (libtest names each test's thread after
+/// it), for [`skip_or_fail`] in helpers that are not given it.
+pub fn current_test() -> String {
+    std::thread::current()
+        .name()
+        .unwrap_or("a test")
+        .to_string()
+}
+
 /// A temp dir holding one plan file.
 pub struct Fixture {
     pub dir: tempfile::TempDir,

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use predicates::prelude::*;
 
-use crate::common::gate;
+use crate::common::{current_test, gate, skip_or_fail};
 
 /// A project directory holding `files` (path, contents).
 fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
@@ -67,9 +67,13 @@ fn node_runners() -> Option<PathBuf> {
         .iter()
         .all(|b| dir.join(".bin").join(b).exists());
     if !ok {
-        eprintln!(
-            "skipped the end-to-end run: no JavaScript runners in {} (run scripts/node-runners.sh)",
-            dir.display()
+        skip_or_fail(
+            &current_test(),
+            "node",
+            &format!(
+                "the end-to-end run: no JavaScript runners in {} (run scripts/node-runners.sh)",
+                dir.display()
+            ),
         );
         return None;
     }
@@ -85,7 +89,11 @@ fn have(cmd: &str, arg: &str) -> bool {
         .status()
         .is_ok_and(|s| s.success());
     if !ok {
-        eprintln!("skipped the end-to-end run: `{cmd}` is not installed");
+        skip_or_fail(
+            &current_test(),
+            cmd,
+            &format!("the end-to-end run: `{cmd}` is not installed"),
+        );
     }
     ok
 }
@@ -572,7 +580,11 @@ fn a_pytest_plan_without_pytest_is_a_harness_error_not_a_fail() {
         .into_iter()
         .find(|p| Path::new(p).exists());
     let Some(real) = real else {
-        eprintln!("skipped: no /usr/bin/python3 to hide pytest from");
+        skip_or_fail(
+            &current_test(),
+            "python3",
+            "no /usr/bin/python3 to hide pytest from",
+        );
         return;
     };
     std::os::unix::fs::symlink(real, bin.join("python3.real")).unwrap();

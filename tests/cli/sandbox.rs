@@ -22,7 +22,7 @@ fn has_mounts(test: &str) -> bool {
     match gate::runner::mounts::available() {
         Ok(_) => has_abi(1, test),
         Err(why) => {
-            eprintln!("{test}: skipped, no mount layer here: {why}");
+            skip_or_fail(test, "mounts", &format!("no mount layer here: {why}"));
             false
         }
     }
@@ -52,7 +52,11 @@ fn indent(script: &str) -> String {
 fn has_abi(abi: u32, test: &str) -> bool {
     let have = landlock_abi();
     if have < abi {
-        eprintln!("{test}: skipped, this kernel has Landlock ABI {have} (needs {abi})");
+        skip_or_fail(
+            test,
+            "landlock",
+            &format!("this kernel has Landlock ABI {have} (needs {abi})"),
+        );
     }
     have >= abi
 }
@@ -691,7 +695,11 @@ fn the_mount_layer_in_a_user_namespace_keeps_the_uid_and_the_walls() {
             .output()
             .is_err()
         {
-            eprintln!("skipped: running as root without setpriv to drop CAP_SYS_ADMIN");
+            skip_or_fail(
+                "the_mount_layer_in_a_user_namespace_keeps_the_uid_and_the_walls",
+                "setpriv",
+                "running as root without setpriv to drop CAP_SYS_ADMIN",
+            );
             return;
         }
         let mut c = assert_cmd::Command::new("setpriv");
@@ -715,7 +723,11 @@ fn the_mount_layer_in_a_user_namespace_keeps_the_uid_and_the_walls() {
         .args(["-c", "unshare -U true"])
         .status();
     if !probe.is_ok_and(|s| s.success()) {
-        eprintln!("skipped: user namespaces are refused here");
+        skip_or_fail(
+            "the_mount_layer_in_a_user_namespace_keeps_the_uid_and_the_walls",
+            "userns",
+            "user namespaces are refused here",
+        );
         return;
     }
     cmd.assert()
