@@ -387,6 +387,7 @@ impl Plan {
         plan.path = path.to_path_buf();
         plan.hash = sha256_hex(&bytes);
         (plan.fixture_hash, plan.fixture_files) = tasks::fixture_hash(&shown, &dir, &plan.tasks)?;
+        state::refuse_writable_over_a_side(&shown, &plan)?;
         Ok(plan)
     }
 }

@@ -52,6 +52,39 @@ pub fn named_files(plan: &Plan) -> Vec<PathBuf> {
     files
 }
 
+/// A compare task whose base folder (or head's) lies beneath a `policy.sandbox.writable`
+/// path is refused: the writable roots are both sides', so head's trials could rewrite
+/// base's agent there (or base's head's). Each side's own folder is checked when the plan
+/// is read (`base.cwd` inside head's is refused there).
+pub(super) fn refuse_writable_over_a_side(
+    shown: &str,
+    plan: &Plan,
+) -> Result<(), super::PlanError> {
+    let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| absolute(p));
+    for t in &plan.tasks {
+        let Some(c) = &t.compare else { continue };
+        for w in &plan.policy.sandbox.writable {
+            let w = real(w);
+            for (side, cwd) in [("head", &t.cwd), ("base", &c.base.cwd)] {
+                if real(cwd).starts_with(&w) {
+                    return Err(super::PlanError::Invalid {
+                        path: shown.to_string(),
+                        line: t.line,
+                        column: 1,
+                        message: format!(
+                            "task `{}`: `policy.sandbox.writable` `{}` holds {side}'s working folder, so the \
+                             other side's trials could rewrite it; name folders beside both checkouts instead",
+                            t.id,
+                            w.display()
+                        ),
+                    });
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The existing programs and scripts `line` names, run from `cwd`.
 pub fn programs_named(line: &CommandLine, cwd: &Path) -> Vec<PathBuf> {
     let words = match line {

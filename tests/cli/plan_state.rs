@@ -124,6 +124,17 @@ fn break_3_base_checked_out_inside_heads_folder_is_refused() {
             .stderr(predicate::str::contains("check base out beside head"));
     }
     assert!(!f.path("gate-out").exists());
+    // A writable root over a side is the same hole.
+    let over = "version: 1\nbase: {cwd: ../base}\nsampling: {compare: {odds_ratio: 3}}\npolicy: {sandbox: {writable: [..]}}\ntasks:\n  - id: t\n    run: ./agent.sh\n";
+    std::fs::create_dir(f.path("side")).unwrap();
+    std::fs::write(f.path("side/plan.yaml"), over).unwrap();
+    gate()
+        .current_dir(f.path("side"))
+        .args(["check", "plan.yaml"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("`policy.sandbox.writable`"))
+        .stderr(predicate::str::contains("holds head's working folder"));
     // Beside each other, the same sides run.
     let beside = "version: 1\nbase: {cwd: ../base}\nsampling: {compare: {odds_ratio: 3}}\ntasks:\n  - id: t\n    run: ./agent.sh\n    cwd: .\n";
     std::fs::create_dir(f.path("head")).unwrap();
