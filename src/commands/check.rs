@@ -50,6 +50,12 @@ fn allow_list_lines(plan: &Plan, plan_path: &std::path::Path) -> Vec<String> {
     let state: Vec<std::path::PathBuf> = [real(plan_path), real(std::path::Path::new("gate-out"))]
         .into_iter()
         .chain(std::env::current_exe().ok().map(|p| real(&p)))
+        // The graders, scripts and fixtures the plan names are protected too.
+        .chain(
+            crate::plan::state::named_files(plan)
+                .iter()
+                .map(|p| real(p)),
+        )
         .collect();
     let mut dirs: Vec<std::path::PathBuf> = plan
         .tasks

@@ -110,14 +110,26 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
         .map_err(|e| Error::input(format!("cannot resolve `{}`", out_dir.display()), e))?;
     // The box is probed before the ledger is touched: a `required` box this machine cannot
     // raise refuses the run without a trace.
-    let sandbox = Arc::new(
-        Sandbox::new(
-            &plan.policy.sandbox,
-            &protected_paths(args, &plan_path, &out_dir, &outputs),
-            &state_dirs(&out_dir, &outputs),
-        )
-        .map_err(Error::Harness)?,
+    // What the plan names (its graders, scripts and fixtures) and the earlier stages'
+    // ledgers decide the verdict as much as gate's own files: no trial may write them, and
+    // their contents now are compared with their contents when the trials are over.
+    let named = crate::plan::state::named_files(&plan);
+    let after: Vec<PathBuf> = args
+        .after
+        .iter()
+        .map(|l| std::path::absolute(l).unwrap_or_else(|_| l.clone()))
+        .collect();
+    let snapshot = crate::plan::state::Snapshot::take(&[named.as_slice(), &after].concat());
+    let mut protected = protected_paths(args, &plan_path, &out_dir, &outputs);
+    protected.extend(named.iter().chain(&after).cloned());
+    let mut dirs = state_dirs(&out_dir, &outputs);
+    dirs.extend(
+        after
+            .iter()
+            .filter_map(|l| l.parent().map(Path::to_path_buf)),
     );
+    let sandbox =
+        Arc::new(Sandbox::new(&plan.policy.sandbox, &protected, &dirs).map_err(Error::Harness)?);
     let walls = sandbox.walls().clone();
     let mut progress = Progress::new(output.quiet);
     let notice = |line: &str| progress.println(line);
@@ -229,6 +241,18 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
              it next instead of the plan it names; no verdict is published (a trial may not create \
              it: remove it, or give the plan's path)",
             planted.display()
+        ));
+        status = RunStatus::HarnessError;
+    }
+    if let (RunStatus::Complete, Some(changed)) = (status, snapshot.changed().first()) {
+        // Only where the box's walls are missing (an old kernel, `policy.sandbox: off`) can
+        // a trial have changed them; the trials after that change ran on other graders,
+        // scripts, data or earlier-stage evidence than the ones the ledger names.
+        progress.println(&format!(
+            "error: `{}` changed during the run (a trial wrote it); it is a grader, script or \
+             fixture the plan names, or an earlier stage's ledger, so the trials did not all run \
+             on the same inputs and no verdict is published",
+            changed.display()
         ));
         status = RunStatus::HarnessError;
     }
@@ -359,8 +383,8 @@ fn after_earlier_stages(
 
 /// A stage whose ledger `gate report` could never merge with the earlier stages' is refused
 /// before any trial: every trial it ran would be wasted. The report merges shards of one
-/// shard count only, never a whole run with shards, and only shards of one attempt of one CI
-/// run (the matrix job may differ from stage to stage).
+/// shard count only, never a whole run with shards, and only stages and shards of one attempt
+/// of one CI run (the matrix job may differ from stage to stage).
 fn refuse_unmergeable_stage(ledgers: &[Ledger], shard: Option<Shard>) -> Result<(), Error> {
     let Some(first) = ledgers.first() else {
         return Ok(());
@@ -380,22 +404,24 @@ fn refuse_unmergeable_stage(ledgers: &[Ledger], shard: Option<Shard>) -> Result<
             m(shard)
         )));
     }
-    if shard.is_some() {
-        let key = |c: &Option<crate::ledger::CiRun>| {
-            c.as_ref()
-                .map(|c| (c.run_id.clone(), c.run_attempt.clone()))
-        };
-        let here = crate::ledger::CiRun::from_env();
-        if key(&first.header().ci) != key(&here) {
+    // Every stage of one staged run runs in one attempt of one CI run: a stage-1 ledger of
+    // another run is not this run's evidence (break 14 of issue 29).
+    let key = |c: &Option<crate::ledger::CiRun>| {
+        c.as_ref()
+            .map(|c| (c.run_id.clone(), c.run_attempt.clone()))
+    };
+    let here = crate::ledger::CiRun::from_env();
+    for l in ledgers {
+        if key(&l.header().ci) != key(&here) {
             let ran = |c: &Option<crate::ledger::CiRun>| match c {
                 Some(c) => format!("attempt {} of CI run {}", c.run_attempt, c.run_id),
                 None => "outside GitHub Actions".to_string(),
             };
             return Err(Error::Usage(format!(
-                "`--after {}`: the earlier stages ran in {}, this stage in {}: `gate report` merges only \
-                 the shards of one attempt of one CI run (re-run all jobs of the workflow run)",
-                first.path.display(),
-                ran(&first.header().ci),
+                "`--after {}`: the earlier stage ran in {}, this stage in {}: `gate report` merges only \
+                 the stages and shards of one attempt of one CI run (re-run all jobs of the workflow run)",
+                l.path.display(),
+                ran(&l.header().ci),
                 ran(&here)
             )));
         }

@@ -273,6 +273,18 @@ impl Validator<'_> {
                         ),
                     ));
                 }
+                if let Some(why) = nested(&task.cwd, &dir) {
+                    return Err(self.invalid(
+                        &c.referenced,
+                        format!(
+                            "task `{id}`: `base.cwd` `{}` {why}, so the trials of one side could rewrite the \
+                             other's scripts and data (a head that breaks base's agent passes); check base out \
+                             beside head instead, e.g. head in `head/` and base in `base/` of the workspace, with \
+                             `base: {{cwd: ../../base/PLAN-FOLDER}}` (docs/github-action.md)",
+                            c.value
+                        ),
+                    ));
+                }
                 dir
             }
             None => task.cwd.clone(),
@@ -313,6 +325,24 @@ impl Validator<'_> {
             },
         });
         Ok(())
+    }
+}
+
+/// Whether one side's working folder lies inside the other's (each side's trials may write
+/// beneath their own working folder): why, in words. The same folder is not nesting: both
+/// sides then run the same files, which the box keeps read-only
+/// ([`super::state::named_files`]).
+fn nested(head: &std::path::Path, base: &std::path::Path) -> Option<&'static str> {
+    let real = |p: &std::path::Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let (head, base) = (real(head), real(base));
+    if head == base {
+        None
+    } else if base.starts_with(&head) {
+        Some("lies inside head's working folder")
+    } else if head.starts_with(&base) {
+        Some("holds head's working folder")
+    } else {
+        None
     }
 }
 

@@ -14,6 +14,7 @@ pub mod compare;
 pub mod discover;
 mod sampling;
 pub mod schema;
+pub mod state;
 pub mod suite;
 mod tasks;
 
@@ -211,6 +212,8 @@ pub struct Plan {
     pub hash: String,
     /// Hex SHA-256 over the fixtures (sorted relative paths and contents).
     pub fixture_hash: String,
+    /// The fixture files [`Plan::fixture_hash`] covers, as found when the plan was loaded.
+    pub fixture_files: Vec<PathBuf>,
     /// Tasks in file order (those with `run`).
     pub tasks: Vec<Task>,
     /// Tasks with `junit: GLOB` instead of `run`, in file order (for `gate ingest`).
@@ -383,7 +386,8 @@ impl Plan {
         .plan(file)?;
         plan.path = path.to_path_buf();
         plan.hash = sha256_hex(&bytes);
-        plan.fixture_hash = tasks::fixture_hash(&shown, &dir, &plan.tasks)?;
+        (plan.fixture_hash, plan.fixture_files) = tasks::fixture_hash(&shown, &dir, &plan.tasks)?;
+        state::refuse_writable_over_a_side(&shown, &plan)?;
         Ok(plan)
     }
 }

@@ -96,6 +96,7 @@ impl Validator<'_> {
             path: PathBuf::new(),
             hash: String::new(),
             fixture_hash: String::new(),
+            fixture_files: Vec::new(),
             tasks,
             selections,
             default_rule,
@@ -419,8 +420,13 @@ impl Validator<'_> {
     }
 }
 
-/// SHA-256 over every fixture file: sorted relative path, NUL, content hash, newline.
-pub(super) fn fixture_hash(shown: &str, dir: &Path, tasks: &[Task]) -> Result<String, PlanError> {
+/// SHA-256 over every fixture file: sorted relative path, NUL, content hash, newline; and
+/// the files themselves, in that order.
+pub(super) fn fixture_hash(
+    shown: &str,
+    dir: &Path,
+    tasks: &[Task],
+) -> Result<(String, Vec<PathBuf>), PlanError> {
     let mut files = BTreeSet::new();
     for task in tasks {
         for pattern in &task.fixtures {
@@ -465,7 +471,7 @@ pub(super) fn fixture_hash(shown: &str, dir: &Path, tasks: &[Task]) -> Result<St
         let rel = f.strip_prefix(dir).unwrap_or(f);
         manifest.push_str(&format!("{}\0{}\n", rel.display(), sha256_hex(&bytes)));
     }
-    Ok(sha256_hex(manifest.as_bytes()))
+    Ok((sha256_hex(manifest.as_bytes()), files.into_iter().collect()))
 }
 
 #[cfg(test)]

@@ -102,6 +102,22 @@ pub enum ReportError {
         /// Its shard and where it ran, in words.
         other_ran: String,
     },
+    /// Stages of a staged run written in different CI runs, or different attempts of one:
+    /// another run's evidence, or a stage re-run until it passed.
+    #[error(
+        "`{}` {first_ran} but `{}` {other_ran}: the stages of one staged run are merged only from one attempt of one CI run (the run id is in each ledger's header); a stage ledger of another run is not this run's evidence, and a stage re-run on its own is a retry: re-run all jobs of the workflow run and merge the ledgers of that one attempt",
+        first.display(), other.display()
+    )]
+    StageCiRuns {
+        /// First staged ledger.
+        first: PathBuf,
+        /// Its stage and where it ran, in words: `(stage 1) ran in attempt 1 of CI run 7`.
+        first_ran: String,
+        /// The ledger that differs.
+        other: PathBuf,
+        /// Its stage and where it ran, in words.
+        other_ran: String,
+    },
     /// Ledgers of a staged run that do not make up its stages: a stage with missing or
     /// duplicated ordinals or shards, a missing earlier stage, a stage run after the
     /// decision, or staged and unstaged ledgers mixed.

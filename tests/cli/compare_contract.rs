@@ -155,13 +155,15 @@ fn a_tasks_own_base_overrides_run_check_cwd_and_env() {
         "version: 1\nbase: {{cwd: top, env: {{FROM_TOP: top, WHO: top}}}}\n\
          sampling: {{compare: {{odds_ratio: 3, max_pairs: 70}}}}\npolicy: {{jobs: 2, sandbox: off}}\n\
          tasks:\n  - id: t\n    run: 'echo \"head $PWD $WHO ${{FROM_TOP:-}}\" > {logs}/run-head-$GATE_TRIAL'\n    \
-         check: 'echo \"$PWD\" > {logs}/check-head-$GATE_TRIAL'\n    env: {{WHO: head}}\n    \
+         check: 'echo \"$PWD\" > {logs}/check-head-$GATE_TRIAL'\n    env: {{WHO: head}}\n    cwd: head\n    \
          base:\n      run: 'echo \"base $PWD $WHO $FROM_TOP\" > {logs}/run-base-$GATE_TRIAL'\n      \
          check: 'echo \"$PWD\" > {logs}/check-base-$GATE_TRIAL; exit $((GATE_TRIAL % 2))'\n      \
          cwd: own\n      env: {{WHO: own}}\n"
     ));
     std::fs::create_dir(f.path("top")).unwrap();
     std::fs::create_dir(f.path("own")).unwrap();
+    // Head beside base, not holding it: a side's folder inside the other's is refused.
+    std::fs::create_dir(f.path("head")).unwrap();
     f.run(&["-q"]).success();
     let root = std::fs::canonicalize(f.dir.path()).unwrap();
     let read = |name: &str| std::fs::read_to_string(log.path().join(name)).unwrap();
@@ -178,7 +180,7 @@ fn a_tasks_own_base_overrides_run_check_cwd_and_env() {
             .collect()
     };
     let own = root.join("own").display().to_string();
-    let head_cwd = root.display().to_string();
+    let head_cwd = root.join("head").display().to_string();
     assert_eq!(words("run-base-1"), ["base", own.as_str(), "own", "top"]);
     assert_eq!(words("run-head-1"), ["head", head_cwd.as_str(), "head"]);
     assert_eq!(words("check-base-1"), [own.as_str()]);

@@ -18,6 +18,7 @@ mod old_ledgers;
 mod onramp;
 mod plan;
 mod plan_compare;
+mod plan_state;
 mod report;
 mod run;
 mod sandbox;

@@ -126,7 +126,9 @@ pub(super) fn shard_coverage(ledgers: &[Ledger]) -> Result<Option<ShardCoverage>
 }
 
 /// Shards merge only when they ran in one attempt of one CI run (or all outside CI): a shard
-/// whose ledger comes from a later attempt was re-run alone until it passed.
+/// whose ledger comes from a later attempt was re-run alone until it passed. Stages too: a
+/// stage ledger of another CI run (or attempt) is another run's evidence, or a stage
+/// re-run until it passed.
 fn refuse_mixed_ci_runs(ledgers: &[Ledger]) -> Result<(), ReportError> {
     let key = |l: &Ledger| {
         l.header()
@@ -135,29 +137,45 @@ fn refuse_mixed_ci_runs(ledgers: &[Ledger]) -> Result<(), ReportError> {
             .map(|c| (c.run_id.clone(), c.run_attempt.clone()))
     };
     let ran = |l: &Ledger| {
-        let shard = l
-            .header()
-            .shard
-            .map_or_else(String::new, |s| format!("{}/{}", s.k, s.m));
+        let which = match (l.header().stage, l.header().shard) {
+            (Some(s), Some(sh)) => format!("(stage {s}, shard {}/{})", sh.k, sh.m),
+            (Some(s), None) => format!("(stage {s})"),
+            (None, Some(sh)) => format!("(shard {}/{})", sh.k, sh.m),
+            (None, None) => "(whole run)".to_string(),
+        };
         match &l.header().ci {
             Some(c) => format!(
-                "(shard {shard}) ran in attempt {} of CI run {}",
+                "{which} ran in attempt {} of CI run {}",
                 c.run_attempt, c.run_id
             ),
-            None => format!("(shard {shard}) ran outside GitHub Actions"),
+            None => format!("{which} ran outside GitHub Actions"),
         }
     };
-    let mut shards = ledgers.iter().filter(|l| l.header().shard.is_some());
-    let Some(first) = shards.next() else {
+    let staged = ledgers.iter().any(|l| l.header().stage.is_some());
+    let mut parts = ledgers
+        .iter()
+        .filter(|l| staged || l.header().shard.is_some());
+    let Some(first) = parts.next() else {
         return Ok(());
     };
-    for l in shards {
+    for l in parts {
         if key(l) != key(first) {
-            return Err(ReportError::MixedCiRuns {
-                first: first.path.clone(),
-                first_ran: ran(first),
-                other: l.path.clone(),
-                other_ran: ran(l),
+            let (first, first_ran, other, other_ran) =
+                (first.path.clone(), ran(first), l.path.clone(), ran(l));
+            return Err(if staged {
+                ReportError::StageCiRuns {
+                    first,
+                    first_ran,
+                    other,
+                    other_ran,
+                }
+            } else {
+                ReportError::MixedCiRuns {
+                    first,
+                    first_ran,
+                    other,
+                    other_ran,
+                }
             });
         }
     }
