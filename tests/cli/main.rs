@@ -18,6 +18,7 @@ mod old_ledgers;
 mod onramp;
 mod plan;
 mod plan_compare;
+mod readers_hardening;
 mod report;
 mod run;
 mod sandbox;
