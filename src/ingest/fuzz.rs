@@ -12,8 +12,11 @@
 //! - allocates within the stated bound: no trial holds more than [`MAX_COUNT`] + 1 attempts
 //!   (a count over the cap is refused before anything is allocated, so a hostile count
 //!   aborts the test process if it is not);
-//! - never turns the failure into a pass: when it reads the file at all, and reads any trial,
-//!   at least one first attempt is not a pass.
+//! - never turns the failure into a pass: when it reads the file, and reads the protected
+//!   record's test under its id, at least one of that test's first attempts is not a pass
+//!   (and whatever it reads, not every first attempt is a pass). A plain test checks that each
+//!   unmutated fixture does read that test with a failing first attempt, so the property is
+//!   never vacuous.
 
 use std::path::{Path, PathBuf};
 
@@ -31,7 +34,7 @@ fn fixture(rel: &str) -> Vec<u8> {
 
 /// Read `bytes` as `format` through the one entry point `gate ingest` uses, and check the
 /// properties. `Err` carries what was violated.
-fn check(bytes: &[u8], format: Format, opts: &Options) -> Result<(), String> {
+fn check(bytes: &[u8], format: Format, opts: &Options, failing: &str) -> Result<(), String> {
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
     let path: PathBuf = dir.path().join("mutated");
     std::fs::write(&path, bytes).map_err(|e| e.to_string())?;
@@ -48,6 +51,10 @@ fn check(bytes: &[u8], format: Format, opts: &Options) -> Result<(), String> {
         .find(|t| t.attempts.len() as u64 > MAX_COUNT + 1)
     {
         return Err(format!("{}: {} attempts", t.test, t.attempts.len()));
+    }
+    let of_failing: Vec<_> = run.trials.iter().filter(|t| t.test == failing).collect();
+    if !of_failing.is_empty() && of_failing.iter().all(|t| t.attempts[0].passed) {
+        return Err(format!("`{failing}`: every first attempt read as a pass"));
     }
     if !run.trials.is_empty() && run.trials.iter().all(|t| t.attempts[0].passed) {
         return Err(format!(
@@ -193,7 +200,14 @@ fn mutate_json(doc: &mut Value, op: Op, protected: &[&str]) {
     }
 }
 
-fn json_case(rel: &str, format: Format, protected: &[&str], opts: &Options, ops: &[Op]) {
+fn json_case(
+    rel: &str,
+    format: Format,
+    protected: &[&str],
+    failing: &str,
+    opts: &Options,
+    ops: &[Op],
+) {
     // Inspect's JSON logs hold bare `NaN`, which serde_json does not read: as null.
     let text = String::from_utf8(fixture(rel)).expect("utf-8");
     let mut doc: Value =
@@ -202,7 +216,7 @@ fn json_case(rel: &str, format: Format, protected: &[&str], opts: &Options, ops:
         mutate_json(&mut doc, *op, protected);
     }
     let text = serde_json::to_vec_pretty(&doc).expect("serialises");
-    if let Err(why) = check(&text, format, opts) {
+    if let Err(why) = check(&text, format, opts, failing) {
         panic!("{rel} after {ops:?}: {why}");
     }
 }
@@ -307,7 +321,7 @@ proptest! {
             mutate_lines(&mut lines, *op, &protected, JUNIT_JUNK);
         }
         let mutated = lines.join("\n");
-        if let Err(why) = check(mutated.as_bytes(), Format::Junit, &Options::default()) {
+        if let Err(why) = check(mutated.as_bytes(), Format::Junit, &Options::default(), "agentsuite::tests::cancel") {
             panic!("after {ops:?}: {why}\n{mutated}");
         }
     }
@@ -321,14 +335,14 @@ proptest! {
             mutate_lines(&mut lines, *op, &protected, GO_JUNK);
         }
         let mutated = lines.join("\n");
-        if let Err(why) = check(mutated.as_bytes(), Format::GoJson, &Options::default()) {
+        if let Err(why) = check(mutated.as_bytes(), Format::GoJson, &Options::default(), "example.com/agent::TestCancel") {
             panic!("after {ops:?}: {why}");
         }
     }
 
     #[test]
     fn mocha_json_mutations_never_turn_the_failure_into_a_pass(ops in ops(5)) {
-        json_case("js-json/mocha-runs/run-1.json", Format::MochaJson, &["/failures/0"], &Options::default(), &ops);
+        json_case("js-json/mocha-runs/run-1.json", Format::MochaJson, &["/failures/0"], "agent.test.js::agent cancel", &Options::default(), &ops);
     }
 
     #[test]
@@ -337,6 +351,7 @@ proptest! {
             "js-json/jest-runs/run-1.json",
             Format::JestJson,
             &["/testResults/0/assertionResults/2/status"],
+            "agent.test.js::agent > cancel",
             &Options::default(),
             &ops,
         );
@@ -353,6 +368,7 @@ proptest! {
                 &format!("{t}/results/0/status"),
                 &format!("{t}/results/0/retry"),
             ],
+            "agent.spec.js::agent › refund",
             &Options::default(),
             &ops,
         );
@@ -364,6 +380,7 @@ proptest! {
             "evals/inspect/two-scorers.json",
             Format::Inspect,
             &["/samples/2/scores/done/value"],
+            "agent_eval::refund",
             &Options { scorer: Some("done".into()), ..Options::default() },
             &ops,
         );
@@ -375,6 +392,7 @@ proptest! {
             "evals/promptfoo/results.json",
             Format::Promptfoo,
             &["/results/results/20/success"],
+            "refund",
             &Options::default(),
             &ops,
         );
@@ -386,8 +404,82 @@ proptest! {
             "evals/deepeval/test_run.json",
             Format::Deepeval,
             &["/testCases/20/success"],
+            "test_agent::test_agent[refund]",
             &Options::default(),
             &ops,
+        );
+    }
+}
+
+/// Each fixture, unmutated, reads its protected record's test with a failing first attempt:
+/// the property above is about that test, so it must be there to begin with.
+#[test]
+fn every_fuzzed_fixture_reads_its_failing_record() {
+    let cases: &[(&str, Format, &str, Option<&str>)] = &[
+        (
+            "junit/nextest-runs/run-01.xml",
+            Format::Junit,
+            "agentsuite::tests::cancel",
+            None,
+        ),
+        (
+            "evals/go/count-40.json",
+            Format::GoJson,
+            "example.com/agent::TestCancel",
+            None,
+        ),
+        (
+            "js-json/mocha-runs/run-1.json",
+            Format::MochaJson,
+            "agent.test.js::agent cancel",
+            None,
+        ),
+        (
+            "js-json/jest-runs/run-1.json",
+            Format::JestJson,
+            "agent.test.js::agent > cancel",
+            None,
+        ),
+        (
+            "js-json/playwright-retries.json",
+            Format::PlaywrightJson,
+            "agent.spec.js::agent › refund",
+            None,
+        ),
+        (
+            "evals/inspect/two-scorers.json",
+            Format::Inspect,
+            "agent_eval::refund",
+            Some("done"),
+        ),
+        (
+            "evals/promptfoo/results.json",
+            Format::Promptfoo,
+            "refund",
+            None,
+        ),
+        (
+            "evals/deepeval/test_run.json",
+            Format::Deepeval,
+            "test_agent::test_agent[refund]",
+            None,
+        ),
+    ];
+    for (rel, format, failing, scorer) in cases {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("fixture");
+        std::fs::write(&path, fixture(rel)).expect("write");
+        let opts = Options {
+            format: Some(*format),
+            scorer: scorer.map(str::to_string),
+            ..Options::default()
+        };
+        let run = read_run(&path, &opts).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        assert!(
+            run.trials
+                .iter()
+                .any(|t| t.test == *failing && !t.attempts[0].passed),
+            "{rel}: no failing first attempt of `{failing}`"
         );
     }
 }
