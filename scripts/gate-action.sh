@@ -160,6 +160,23 @@ expand_patterns() {
   done <<<"$input"
 }
 
+# Drop later repeats of a path from MATCHES, keeping the first one's place: overlapping
+# `results:` globs (`run-01.xml` and `run-*.xml`) name one file several times, and each file
+# is one run. Only identical paths are dropped here; gate itself refuses two files with the
+# same content (a copy, a link), naming both, so a run is never counted twice.
+dedupe_matches() {
+  local -a kept=()
+  local f k seen
+  for f in ${MATCHES[@]+"${MATCHES[@]}"}; do
+    seen=0
+    for k in ${kept[@]+"${kept[@]}"}; do
+      [ "$k" = "$f" ] && { seen=1; break; }
+    done
+    [ "$seen" -eq 1 ] || kept+=("$f")
+  done
+  MATCHES=(${kept[@]+"${kept[@]}"})
+}
+
 # Append the files a glob matches (none: nothing) to MATCHES. `**` spans directories.
 glob_into_matches() {
   # An empty IFS expands the glob without splitting paths at blanks.
@@ -525,6 +542,7 @@ cmd_run() {
       plan_args=(--plan "${MATCHES[0]}")
     fi
     expand_patterns "$INPUT_RESULTS"
+    dedupe_matches
     [ "${#MATCHES[@]}" -gt 0 ] || fail_usage "\`results\` matched no file: \`$INPUT_RESULTS\`"
     local junit="${junit_input:-$out_dir/junit.xml}" report="$out_dir/report.json"
     mkdir -p "$out_dir" "$(dirname "$junit")"

@@ -53,10 +53,38 @@ pub fn is_invisible(c: char) -> bool {
         | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
 }
 
-/// Whether a name holds nothing a reader could see: empty, or only blanks and
-/// [invisible](is_invisible) characters.
+/// Whether a name holds nothing a reader could see: empty, or only characters that show
+/// nothing ([`shows_nothing`]).
 pub fn is_blank(s: &str) -> bool {
-    s.chars().all(|c| c.is_whitespace() || is_invisible(c))
+    s.chars().all(shows_nothing)
+}
+
+/// Whether a test id shows nothing, or has a `::`-separated part that shows nothing (`⠀::⠀`,
+/// a class name and a test name both of blanks, reads as `::`): such an id names no test a
+/// reader can tell from another, so it is refused as an empty one is.
+pub fn is_blank_id(id: &str) -> bool {
+    id.split("::").any(is_blank)
+}
+
+/// Whether `c` draws no glyph: whitespace, control characters, the [invisible](is_invisible)
+/// ones, Unicode's default-ignorable code points (the soft hyphen U+00AD, the combining
+/// grapheme joiner U+034F, the Hangul fillers U+115F, U+1160, U+3164 and U+FFA0, the Mongolian
+/// vowel separator U+180E and free variation selectors, variation selectors, tags, …), and
+/// blanks that are not whitespace (the Braille blank U+2800). An id made only of these reads
+/// as empty, so it is refused as an empty one is.
+pub fn shows_nothing(c: char) -> bool {
+    c.is_whitespace()
+        || c.is_control()
+        || is_invisible(c)
+        || matches!(c,
+            // Default_Ignorable_Code_Point (Unicode 15, DerivedCoreProperties.txt).
+            '\u{00ad}' | '\u{034f}' | '\u{061c}' | '\u{115f}'..='\u{1160}' | '\u{17b4}'..='\u{17b5}'
+            | '\u{180b}'..='\u{180f}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}'
+            | '\u{2060}'..='\u{206f}' | '\u{3164}' | '\u{fe00}'..='\u{fe0f}' | '\u{feff}'
+            | '\u{ffa0}' | '\u{fff0}'..='\u{fff8}' | '\u{1bca0}'..='\u{1bca3}'
+            | '\u{1d173}'..='\u{1d17a}' | '\u{e0000}'..='\u{e0fff}'
+            // Blank glyphs that are not whitespace.
+            | '\u{2800}' | '\u{3000}' | '\u{1d159}')
 }
 
 /// Control and invisible characters escaped so the text stays on one line, cannot move the
@@ -197,5 +225,33 @@ mod tests {
             );
         }
         assert!(is_blank("") && is_blank(" \u{200b}\u{202e}") && !is_blank("a"));
+    }
+
+    #[test]
+    fn ids_made_only_of_invisible_or_blank_code_points_are_blank() {
+        // Break 17 of issue 29: each of these alone was accepted as a test id.
+        for c in [
+            '\u{2800}',
+            '\u{3164}',
+            '\u{ffa0}',
+            '\u{115f}',
+            '\u{180e}',
+            '\u{00ad}',
+            '\u{034f}',
+            '\u{1160}',
+            '\u{fe0f}',
+            '\u{e0041}',
+            '\u{3000}',
+            '\u{1}',
+        ] {
+            assert!(is_blank(&c.to_string()), "U+{:04X}", c as u32);
+            assert!(is_blank(&format!("{c}{c} {c}")), "U+{:04X}", c as u32);
+        }
+        // Joined into a test id (class and name), they still name nothing.
+        assert!(is_blank_id("\u{2800}::\u{2800}\u{2800}") && is_blank_id("agent::\u{3164}"));
+        assert!(!is_blank_id("agent::refund") && !is_blank_id("test_x[a:b]"));
+        // A visible character among them is a name.
+        assert!(!is_blank("\u{2800}a\u{3164}"));
+        assert!(!is_blank("é") && !is_blank("テスト"));
     }
 }

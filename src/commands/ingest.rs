@@ -38,6 +38,11 @@ pub fn execute(args: &IngestArgs, output: &OutputArgs) -> Result<u8, Error> {
     for path in &args.results {
         runs.push(ingest::read_run(path, &opts)?);
     }
+    // Evidence has an identity: one run's file given twice (a path twice, a copy, a link,
+    // overlapping globs) would count as two runs; and a test id that two files make of
+    // different test cases would merge two tests.
+    ingest::check_distinct(base_runs.iter().chain(&runs))?;
+    ingest::check_same_ids(base_runs.iter().chain(&runs))?;
     // What was detected: one line when every file is of one kind (twenty runs of a suite).
     let detected: Vec<String> = runs.iter().filter(|r| r.detected).map(describe).collect();
     match detected.first() {
@@ -130,12 +135,48 @@ fn judge_runs(
         Rules::Flags { .. } => Vec::new(),
     });
     let argv = redactor.argv();
-    let header = judge::header(rules, &tasks, sources, on_inconclusive, argv);
-    let mut session = Session::create_with(&args.ledger, header, &say)?;
+    let header = judge::header(rules, &tasks, sources, on_inconclusive, argv)("");
+    check_header_size(&header)?;
+    let mut session = Session::create_with(
+        &args.ledger,
+        move |run_id| crate::ledger::Header {
+            run_id: run_id.to_string(),
+            ..header
+        },
+        &say,
+    )?;
     let (rows, verdict) = judge::judge_all(&tasks, paired.as_deref(), &now_rfc3339())?;
     session.append_all(rows)?;
     let code = crate::exit::for_verdict(Judgement::Verdict(verdict), on_inconclusive);
     finish(output, outputs, &mut session, verdict, code)
+}
+
+/// Refuse, before the ledger is written, a header row longer than a ledger row may be
+/// ([`crate::ledger::MAX_ROW_BYTES`]): the header lists every test case, so a suite of some
+/// 100,000 test cases with long ids would write a ledger that gate then cannot read back,
+/// and the read-back would report it as changed behind gate's back (exit 4).
+fn check_header_size(header: &crate::ledger::Header) -> Result<(), Error> {
+    // The row as written, with a run id of the length a real one has (16 hex digits).
+    let row = crate::ledger::Row::Header(crate::ledger::Header {
+        run_id: "0".repeat(16),
+        ..header.clone()
+    });
+    let bytes = serde_json::to_vec(&row)
+        .map(|v| v.len() as u64)
+        .unwrap_or(u64::MAX);
+    // Room for the row's sequence number and hash-chain fields.
+    if bytes + 256 > crate::ledger::MAX_ROW_BYTES {
+        return Err(Error::Usage(format!(
+            "the {} test cases read make a ledger header of {} MiB, more than the {} MiB a ledger row may \
+             hold (every test case is listed in it); gate would write a ledger it cannot read back. Judge \
+             the suite in parts: a plan whose tasks select test cases with `junit:` globs, one ingest per \
+             part",
+            header.tasks.len(),
+            bytes.div_ceil(1 << 20),
+            crate::ledger::MAX_ROW_BYTES >> 20
+        )));
+    }
+    Ok(())
 }
 
 /// The reading options the flags give.

@@ -10,10 +10,17 @@
 //! attempts, so they are counted and left out (which rerun belongs to which failed trial is
 //! not recorded). Learned from the real output: see scripts/gen-eval-fixtures.sh.
 //!
+//! Two endings are refused, never read as a pass or dropped: a package whose `fail` event
+//! follows tests that all passed (a `TestMain` that exits non-zero, goleak's leak check, a
+//! race report outside a test) failed as a whole, and the failure belongs to no test, so the
+//! run is a harness-level failure that gate does not judge; and a stream that ends inside a
+//! test's run (a `run` event with no `pass`/`fail`/`skip`, and no end of its package), which
+//! was cut off, so that run's result is unknown.
+//!
 //! gotestsum's JUnit (`--junitfile`) is no substitute: it writes all failures first, so its
 //! record order is not run order, and reruns are same-name records (see [`super::Writer`]).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde::Deserialize;
 
@@ -40,6 +47,8 @@ struct Open {
     trial: usize,
     /// Output lines kept for the failure message.
     output: String,
+    /// Line of its `run` event.
+    line: u64,
 }
 
 /// What one `go test -json` stream holds.
@@ -72,6 +81,8 @@ pub fn read(text: &str) -> Result<GoRun, ParseError> {
     let mut skipped = 0;
     let mut reruns = 0;
     let mut tests_seen: HashMap<String, u64> = HashMap::new();
+    // Packages with a test run that failed (or crashed) in their first invocation.
+    let mut failed: HashSet<String> = HashSet::new();
     for (i, line) in text.lines().enumerate() {
         let line_no = i as u64 + 1;
         if line.trim().is_empty() {
@@ -90,6 +101,7 @@ pub fn read(text: &str) -> Result<GoRun, ParseError> {
                     open.keys().filter(|k| k.0 == package).cloned().collect();
                 for key in crashed {
                     for o in open.remove(&key).unwrap_or_default() {
+                        failed.insert(package.clone());
                         let a = &mut trials[o.trial].attempts[0];
                         a.passed = false;
                         a.message =
@@ -108,6 +120,22 @@ pub fn read(text: &str) -> Result<GoRun, ParseError> {
                         reason: format!(
                             "package `{package}` failed without running a test (a build failure?); gate will not \
                              judge a suite that did not run"
+                        ),
+                    });
+                }
+                if ev.action == "fail"
+                    && tests_seen.contains_key(&package)
+                    && !ended.contains_key(&package)
+                    && !failed.contains(&package)
+                {
+                    return Err(ParseError {
+                        line: line_no,
+                        column: 1,
+                        reason: format!(
+                            "package `{package}` failed after every test it ran passed (a `TestMain` that exits \
+                             non-zero, goleak, a race report outside a test): the failure belongs to no test, so \
+                             the run failed as a whole and gate will not judge it as passing tests. Fix the \
+                             package-level failure, then run the suite again"
                         ),
                     });
                 }
@@ -140,6 +168,7 @@ pub fn read(text: &str) -> Result<GoRun, ParseError> {
                 open.entry(key).or_default().push(Open {
                     trial: trials.len() - 1,
                     output: String::new(),
+                    line: line_no,
                 });
             }
             "output" => {
@@ -153,8 +182,22 @@ pub fn read(text: &str) -> Result<GoRun, ParseError> {
             }
             action @ ("pass" | "fail" | "skip") => {
                 let Some(runs) = open.get_mut(&key).filter(|v| !v.is_empty()) else {
-                    // An end without a start in this invocation: a rerun's, or nothing to grade.
-                    continue;
+                    if rerun {
+                        // A rerun's end: its start was left out with it.
+                        continue;
+                    }
+                    // `go test` writes no end without its start: a second `pass` before a
+                    // run's `fail` would otherwise close the run as passed and leave the
+                    // failure with nothing to end.
+                    return Err(ParseError {
+                        line: line_no,
+                        column: 1,
+                        reason: format!(
+                            "`{action}` of test `{}::{}` ends no run that started (no `run` event before it): \
+                             not a stream `go test -json` writes",
+                            key.0, key.1
+                        ),
+                    });
                 };
                 let o = runs.remove(0);
                 if action == "skip" {
@@ -166,6 +209,7 @@ pub fn read(text: &str) -> Result<GoRun, ParseError> {
                 a.duration_s = ev.elapsed.unwrap_or(0.0);
                 a.passed = action == "pass";
                 if !a.passed {
+                    failed.insert(key.0.clone());
                     a.message = failure_line(&o.output);
                     a.detail = cut_text(&o.output);
                 }
@@ -173,11 +217,23 @@ pub fn read(text: &str) -> Result<GoRun, ParseError> {
             _ => {}
         }
     }
-    // A stream cut off inside a test (the run was killed): that run has no result. It is
-    // not a failure of the agent either, so it is no trial.
-    let unfinished: Vec<usize> = open.values().flatten().map(|o| o.trial).collect();
-    for t in unfinished {
-        trials[t].attempts.clear();
+    // A stream cut off inside a test (the run was killed, the file truncated): that run has
+    // no result, and dropping it would leave only the runs that finished. Refused, naming it.
+    if let Some((key, o)) = open
+        .iter()
+        .flat_map(|(k, v)| v.iter().map(move |o| (k, o)))
+        .min_by_key(|(_, o)| o.line)
+    {
+        return Err(ParseError {
+            line: o.line,
+            column: 1,
+            reason: format!(
+                "test `{}::{}` started here and the stream ends before its result (no `pass`, `fail` or \
+                 `skip`, and no end of its package): the run was killed or the file was cut off, so that \
+                 run's outcome is unknown. Run the suite to its end and read the whole stream",
+                key.0, key.1
+            ),
+        });
     }
     trials.retain(|t| !t.attempts.is_empty());
     Ok(GoRun {
@@ -205,7 +261,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_test_cut_off_by_the_end_of_the_stream_is_no_trial() {
+    fn go_json_stream_ending_mid_test_is_refused() {
+        // Break 15 of issue 29: the cut-off run was dropped silently and the others judged.
         let text = concat!(
             r#"{"Action":"run","Package":"p","Test":"TestA"}"#,
             "\n",
@@ -214,9 +271,42 @@ mod tests {
             r#"{"Action":"run","Package":"p","Test":"TestA"}"#,
             "\n"
         );
-        let run = read(text).expect("reads");
-        assert_eq!(run.trials.len(), 1);
-        assert!(run.trials[0].attempts[0].passed);
+        let e = read(text).err().expect("refused");
+        assert_eq!(e.line, 3);
+        assert!(
+            e.reason.contains("`p::TestA`") && e.reason.contains("cut off"),
+            "{}",
+            e.reason
+        );
+    }
+
+    #[test]
+    fn go_json_package_failing_after_every_test_passed_is_refused() {
+        // Break 13 of issue 29: TestMain (or goleak) fails the package after its tests pass.
+        let text = concat!(
+            r#"{"Action":"run","Package":"p","Test":"TestA"}"#,
+            "\n",
+            r#"{"Action":"pass","Package":"p","Test":"TestA","Elapsed":0.1}"#,
+            "\n",
+            r#"{"Action":"output","Package":"p","Output":"goleak: Errors on successful test run\n"}"#,
+            "\n",
+            r#"{"Action":"fail","Package":"p","Elapsed":0.2}"#,
+            "\n"
+        );
+        let e = read(text).err().expect("refused");
+        assert_eq!(e.line, 4);
+        assert!(
+            e.reason.contains("package `p` failed after every test"),
+            "{}",
+            e.reason
+        );
+        // With a failing test, the package's `fail` is that test's: read as usual.
+        let text = text.replace(
+            r#""Action":"pass","Package":"p","Test""#,
+            r#""Action":"fail","Package":"p","Test""#,
+        );
+        let run = read(&text).expect("reads");
+        assert!(!run.trials[0].attempts[0].passed);
     }
 
     #[test]

@@ -20,7 +20,12 @@
 //! - **Aborted runs exit 0**: by default an error aborts the eval, the log's status is
 //!   `error`, only some epochs are logged, and in-flight ones end with `CancelledError`, while
 //!   `inspect eval` exits 0. A log whose status is not `success` is refused unless
-//!   `--allow-incomplete`; a cancelled epoch is never a failure (no trial).
+//!   `--allow-incomplete`, and there a cancelled epoch is no trial (not a failure). In a log
+//!   whose status is `success` nothing was aborted, so an epoch that ends in `CancelledError`
+//!   did not succeed: it is graded like any errored epoch (a failure; a declared fault under
+//!   `--errors unavailable`), never dropped.
+//! - Counts (`retries`, `epoch`, the length of `error_retries`) are [`Count`]s: at most
+//!   [`super::MAX_COUNT`].
 //!
 //! A `.eval` file is untrusted input: members are decompressed through a size cap, so a zip
 //! bomb costs at most [`MAX_MEMBER_BYTES`] per member and [`MAX_TOTAL_BYTES`] in all.
@@ -30,7 +35,7 @@ use std::io::Read;
 
 use serde::Deserialize;
 
-use super::{Attempt, Claim, Options, ParseError, Trial, cut_text, json_nan};
+use super::{Attempt, Claim, Count, Options, ParseError, Trial, cut_text, json_nan};
 
 /// Largest decompressed ZIP member read (64 MiB).
 pub const MAX_MEMBER_BYTES: u64 = 64 << 20;
@@ -106,7 +111,7 @@ struct ResultScore {
 #[derive(Deserialize)]
 struct Sample {
     id: serde_json::Value,
-    epoch: u64,
+    epoch: Count,
     #[serde(default)]
     scores: Option<HashMap<String, Score>>,
     #[serde(default)]
@@ -114,7 +119,7 @@ struct Sample {
     #[serde(default)]
     error_retries: Option<Vec<serde_json::Value>>,
     #[serde(default)]
-    retries: Option<u64>,
+    retries: Option<Count>,
     #[serde(default)]
     total_time: Option<f64>,
 }
@@ -415,6 +420,7 @@ fn judge(
         first_seen.entry(id_text(&s.id)).or_insert(offset + i);
     }
     samples.sort_by_key(|s| (first_seen[&id_text(&s.id)], s.epoch));
+    let complete = status == "success";
     let mut trials = Vec::with_capacity(samples.len());
     let mut cancelled = 0;
     let mut errored_first = 0;
@@ -422,25 +428,39 @@ fn judge(
     let mut seen: HashMap<(String, u64), ()> = HashMap::new();
     for s in &samples {
         let id = id_text(&s.id);
-        if seen.insert((id.clone(), s.epoch), ()).is_some() {
+        if seen.insert((id.clone(), s.epoch.0), ()).is_some() {
             return Err(parse(format!(
                 "sample `{id}` epoch {} is recorded twice; a log has one record per (sample, epoch)",
-                s.epoch
+                s.epoch.0
             )));
         }
         let error = s.error.as_ref().and_then(error_text);
-        if error
-            .as_deref()
-            .is_some_and(|e| e.starts_with("CancelledError"))
+        // Cut off when the eval aborted: not a grade of the agent, in a log that says it
+        // stopped (read with `--allow-incomplete`). In a log whose status is `success` nothing
+        // was aborted, so a cancelled epoch is an epoch that did not succeed (a sample's own
+        // time limit, or a task that cancelled itself): a failure, graded like an error.
+        if !complete
+            && error
+                .as_deref()
+                .is_some_and(|e| e.starts_with("CancelledError"))
         {
-            // Cut off when the eval aborted: not a grade of the agent.
             cancelled += 1;
             continue;
         }
-        let retries = s
-            .error_retries
-            .as_ref()
-            .map_or(s.retries.unwrap_or(0), |r| r.len() as u64);
+        let retries = match &s.error_retries {
+            Some(r) => {
+                Count::new(
+                    r.len() as u64,
+                    &format!(
+                        "sample `{id}` epoch {}: the number of `error_retries`",
+                        s.epoch.0
+                    ),
+                )
+                .map_err(parse)?
+                .0
+            }
+            None => s.retries.unwrap_or_default().0,
+        };
         let first_error = if retries > 0 {
             retried += 1;
             let first = s
@@ -495,7 +515,7 @@ fn judge(
                         return Err(parse(format!(
                             "sample `{id}` epoch {}: `{scorer}` value {} is not C/I/P/N, a number or a boolean; \
                              pick a scorer with a single value (`--scorer`)",
-                            s.epoch,
+                            s.epoch.0,
                             cut_text(&v.to_string())
                         )));
                     }
@@ -545,7 +565,7 @@ fn judge(
         };
         trials.push(Trial {
             test: format!("{task}::{id}"),
-            repeat: s.epoch,
+            repeat: s.epoch.0,
             attempts,
         });
     }

@@ -317,6 +317,11 @@ fn open_element(
             Ok(Open::Other)
         }
         (Some(Open::Case), "flakyFailure" | "flakyError" | "rerunFailure" | "rerunError") => {
+            // Each is one more attempt of the trial: as many as a count may say, no more.
+            super::Count::new(
+                (c.flaky.len() + c.reruns.len() + 1) as u64,
+                &format!("the number of `<{name}>` retries of test case `{}`", c.name),
+            )?;
             let r = Retry {
                 time_s: seconds(attr(e, "time")?),
                 message: cut(&attr(e, "message")?.unwrap_or_default()),
@@ -337,10 +342,8 @@ fn open_element(
         }
         (_, "property") if attr(e, "name")?.as_deref() == Some("invocations") => {
             let value = attr(e, "value")?.unwrap_or_default();
-            let n = value.trim().parse::<u64>().map_err(|_| {
-                format!("property `invocations` has value `{value}`, not a whole number")
-            })?;
-            c.invocations = Some(n);
+            let n = super::Count::parse(&value, "property `invocations`")?;
+            c.invocations = Some(n.0);
             Ok(Open::Other)
         }
         _ => Ok(Open::Other),

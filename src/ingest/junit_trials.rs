@@ -51,7 +51,7 @@ pub(super) fn read_junit(
             }
         }
     }
-    let (trials, skipped) =
+    let (trials, skipped, origins) =
         interpret(&doc, writer, opts.assume_retries_off).map_err(|r| match r {
             Refusal::RetriesInvisible(reason) => IngestError::RetriesInvisible {
                 path: path.to_path_buf(),
@@ -60,6 +60,12 @@ pub(super) fn read_junit(
             Refusal::SameId { line, reason } => IngestError::SameId {
                 path: path.to_path_buf(),
                 line,
+                reason,
+            },
+            Refusal::TooMany { line, reason } => IngestError::Invalid {
+                path: path.to_path_buf(),
+                line,
+                column: 1,
                 reason,
             },
         })?;
@@ -73,6 +79,7 @@ pub(super) fn read_junit(
         detected: false,
         notes: Vec::new(),
         claims: Vec::new(),
+        origins,
     })
 }
 
@@ -171,10 +178,21 @@ enum Refusal {
         /// Which ones.
         reason: String,
     },
+    /// A count over [`super::MAX_COUNT`].
+    TooMany {
+        /// Line of the record.
+        line: u64,
+        /// Which count.
+        reason: String,
+    },
 }
 
 /// Turn a document's records into trials, by the rules of its writer.
-fn interpret(doc: &Document, writer: Writer, vouched: bool) -> Result<(Vec<Trial>, u64), Refusal> {
+fn interpret(
+    doc: &Document,
+    writer: Writer,
+    vouched: bool,
+) -> Result<(Vec<Trial>, u64, super::Origins), Refusal> {
     let mut skipped = 0;
     match writer {
         Writer::Playwright if !vouched => {
@@ -282,6 +300,7 @@ fn interpret(doc: &Document, writer: Writer, vouched: bool) -> Result<(Vec<Trial
     // as a nextest lib test `integration::foo` and an integration-test binary's `foo` can
     // be): merging two test cases would hide one's failures among the other's trials.
     let mut owner: HashMap<String, (&str, String, u64)> = HashMap::new();
+    let mut origins = super::Origins::new();
     let mut trials: Vec<Trial> = Vec::new();
     for key in &order {
         let cases = &records[key];
@@ -305,6 +324,7 @@ fn interpret(doc: &Document, writer: Writer, vouched: bool) -> Result<(Vec<Trial
             }
             Some(_) => {}
             None => {
+                origins.insert(id.clone(), (key.0.clone(), base.clone()));
                 owner.insert(id.clone(), (key.0.as_str(), base, line));
             }
         }
@@ -312,6 +332,15 @@ fn interpret(doc: &Document, writer: Writer, vouched: bool) -> Result<(Vec<Trial
             // pytest-rerunfailures: every record but the last is a failed attempt of one
             // trial (written without a failure element), the last is the final result.
             let (last, earlier) = cases.split_last().expect("a key has at least one record");
+            // Each earlier record is one more attempt of the one trial: bounded as a count.
+            super::Count::new(
+                earlier.len() as u64,
+                "the number of pytest-rerunfailures reruns",
+            )
+            .map_err(|reason| Refusal::TooMany {
+                line: last.line,
+                reason: format!("test case `{}`: {reason}", key.1),
+            })?;
             let mut final_attempts = match attempts_of(last) {
                 Some(a) => a,
                 None if earlier.is_empty() => {
@@ -376,7 +405,7 @@ fn interpret(doc: &Document, writer: Writer, vouched: bool) -> Result<(Vec<Trial
         first_seen.entry(t.test.clone()).or_insert(i);
     }
     trials.sort_by_key(|t| (first_seen[&t.test], t.repeat));
-    Ok((trials, skipped))
+    Ok((trials, skipped, origins))
 }
 
 /// pytest-repeat names repeat i of M `name[i-M]`, or `name[param-i-M]` for a parametrized
@@ -451,7 +480,7 @@ mod tests {
         let xml = r#"<?xml version="1.0" encoding="utf-8"?><testsuites name="pytest tests"><testsuite name="pytest" tests="2"><testcase classname="test_agent" name="test_refund" time="0.001" /><testcase classname="test_agent" name="test_refund" time="0.001"><skipped type="pytest.skip" message="skipped on retry" /></testcase><testcase classname="test_agent" name="test_lookup" time="0.001"><skipped type="pytest.skip" message="not here" /></testcase></testsuite></testsuites>"#;
         let doc = junit::parse(xml).expect("parses");
         assert_eq!(writer_of(&doc), Writer::Pytest);
-        let Ok((trials, skipped)) = interpret(&doc, Writer::Pytest, false) else {
+        let Ok((trials, skipped, _)) = interpret(&doc, Writer::Pytest, false) else {
             panic!("interpreted");
         };
         assert_eq!(skipped, 1, "only the test that never ran is skipped");

@@ -39,6 +39,8 @@
 
 pub mod audit;
 pub mod deepeval;
+#[cfg(test)]
+mod fuzz;
 pub mod gotest;
 pub mod inspect;
 pub mod js;
@@ -60,6 +62,52 @@ pub use read::read_run;
 /// Largest JUnit file read (64 MiB): far above real suites (10,000 test cases take about
 /// 2 MB), far below what would strain a CI runner's memory.
 pub const MAX_FILE_BYTES: u64 = 64 << 20;
+
+/// The most retries, invocations, repeats or epochs gate reads from a result file, and the
+/// most attempts after the first that one trial may hold. Real suites retry a test a handful
+/// of times and run a few hundred epochs; a count beyond this is a damaged or hostile file,
+/// and honouring it would allocate one attempt per unit (`invocations="4000000000"` asked
+/// for 256 GB). Every count a reader takes from a file goes through [`Count`], which refuses
+/// a larger one before anything is allocated (docs/ingest.md, "Bounds").
+pub const MAX_COUNT: u64 = 10_000;
+
+/// A count read from a result file (Jest's `invocations`, mocha's `currentRetry`, Inspect's
+/// `retries` and `epoch`, a JUnit `invocations` property): a whole number of at most
+/// [`MAX_COUNT`]. The one parser for such numbers, so the bound is kept in one place.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Count(pub u64);
+
+impl Count {
+    /// `n`, or why it is refused.
+    pub fn new(n: u64, what: &str) -> Result<Count, String> {
+        if n > MAX_COUNT {
+            Err(format!(
+                "{what} is {n}, more than the {MAX_COUNT} gate reads from a result file \
+                 (retries, invocations, repeats and epochs are bounded: docs/ingest.md)"
+            ))
+        } else {
+            Ok(Count(n))
+        }
+    }
+
+    /// A count written as text (an XML attribute): a whole number within [`MAX_COUNT`].
+    pub fn parse(text: &str, what: &str) -> Result<Count, String> {
+        let t = text.trim();
+        if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(format!("{what} is `{text}`, not a whole number"));
+        }
+        // Digits only: a parse failure is an overflow, which is over the cap too.
+        let n = t.parse::<u64>().unwrap_or(u64::MAX);
+        Count::new(n, what)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Count {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let n = u64::deserialize(d)?;
+        Count::new(n, "a count").map_err(serde::de::Error::custom)
+    }
+}
 
 /// Why a result file cannot be ingested. Every variant is invalid input (exit 2).
 #[derive(Debug, thiserror::Error)]
@@ -135,6 +183,29 @@ pub enum IngestError {
         /// The file.
         path: PathBuf,
         /// Why, and what to do instead.
+        reason: String,
+    },
+    /// The same bytes given twice (the same path, a copy, a link, overlapping globs): one run
+    /// of the suite would count as two.
+    #[error(
+        "{} and {}: the same file content (sha256 {}) given twice; each result file must be a \
+         different run of the suite, so gate will not count one run twice. Give each run's file once",
+        first.display(), second.display(), &sha256[..16]
+    )]
+    SameContent {
+        /// The file read first.
+        first: PathBuf,
+        /// The later file with the same content.
+        second: PathBuf,
+        /// Their hex SHA-256.
+        sha256: String,
+    },
+    /// Two different test cases in different files that would get the same test id.
+    #[error("{}: {reason}", path.display())]
+    SameIdAcrossFiles {
+        /// The later file.
+        path: PathBuf,
+        /// Which test cases, and why that is refused.
         reason: String,
     },
     /// No `--format` was given and the content matches none gate reads.
@@ -477,7 +548,14 @@ pub struct RunFile {
     pub notes: Vec<String>,
     /// What the tool's own summary reported, for `gate explain`.
     pub claims: Vec<Claim>,
+    /// For JUnit: each test id and the (classname, name) it was made of, so that two files
+    /// cannot merge two different tests under one id ([`check_same_ids`]). Empty for formats
+    /// whose ids are not joined from parts that can collide.
+    pub origins: Origins,
 }
+
+/// Test id → the (classname, name) a JUnit record made it of.
+pub type Origins = HashMap<String, (String, String)>;
 
 /// Every test's trials across runs: ordinal k is the k-th trial in (file order, repeat
 /// order). Tests are listed in order of first appearance.
@@ -487,6 +565,58 @@ pub struct History {
     pub test: String,
     /// Trials by ordinal (index 0 is ordinal 1).
     pub trials: Vec<Vec<Attempt>>,
+}
+
+/// Refuse result files whose content is the same: each file is one run of the suite, so the
+/// same bytes twice (a path given twice, a copy, a symlink, overlapping globs) would count one
+/// run as several. Compared by SHA-256, across every file of one ingest (base and head).
+pub fn check_distinct<'r>(runs: impl IntoIterator<Item = &'r RunFile>) -> Result<(), IngestError> {
+    let mut seen: HashMap<&str, &PathBuf> = HashMap::new();
+    for run in runs {
+        if let Some(first) = seen.insert(run.sha256.as_str(), &run.path) {
+            return Err(IngestError::SameContent {
+                first: first.clone(),
+                second: run.path.clone(),
+                sha256: run.sha256.clone(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Refuse two different test cases of different files that get the same test id (JUnit's
+/// `classname::name` is not injective: classname `a` with name `b::c`, and classname `a::b`
+/// with name `c`). The reader refuses that inside one file; across files the same rule holds,
+/// or one test's failures would be merged into the other's trials. `runs` in the order given.
+pub fn check_same_ids<'r>(runs: impl IntoIterator<Item = &'r RunFile>) -> Result<(), IngestError> {
+    // Per test id: the (classname, name) it came from and the file that first named it.
+    let mut owner: HashMap<&str, (&(String, String), &PathBuf)> = HashMap::new();
+    for run in runs {
+        for (id, parts) in &run.origins {
+            match owner.get(id.as_str()) {
+                Some((first, path)) if *first != parts => {
+                    return Err(IngestError::SameIdAcrossFiles {
+                        path: run.path.clone(),
+                        reason: format!(
+                            "test case `{}` (classname `{}`) and test case `{}` (classname `{}`) in {} \
+                             would both be the test `{id}`; gate will not merge two different tests' \
+                             trials. Rename one of them",
+                            parts.1,
+                            parts.0,
+                            first.1,
+                            first.0,
+                            path.display()
+                        ),
+                    });
+                }
+                Some(_) => {}
+                None => {
+                    owner.insert(id, (parts, &run.path));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Merge the runs, in the order given, into per-test histories.

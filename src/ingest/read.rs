@@ -6,8 +6,8 @@ use std::io::Read;
 use std::path::Path;
 
 use super::{
-    Format, IngestError, MAX_FILE_BYTES, Options, ParseError, RunFile, Writer, deepeval, detect,
-    gotest, inspect, js, junit, promptfoo,
+    Format, IngestError, MAX_COUNT, MAX_FILE_BYTES, Options, ParseError, RunFile, Writer, deepeval,
+    detect, gotest, inspect, js, junit, promptfoo,
 };
 use crate::ledger::sha256_hex;
 
@@ -16,7 +16,7 @@ pub fn read_run(path: &Path, opts: &Options) -> Result<RunFile, IngestError> {
     if matches!(opts.format, None | Some(Format::Promptfoo))
         && let Some(run) = stream_promptfoo(path, opts)?
     {
-        return Ok(run);
+        return bounded(run);
     }
     let bytes = read_bounded(path)?;
     let sha256 = sha256_hex(&bytes);
@@ -62,6 +62,7 @@ pub fn read_run(path: &Path, opts: &Options) -> Result<RunFile, IngestError> {
                 detected,
                 notes,
                 claims: Vec::new(),
+                origins: Default::default(),
             }
         }
         Format::Promptfoo => {
@@ -80,6 +81,7 @@ pub fn read_run(path: &Path, opts: &Options) -> Result<RunFile, IngestError> {
                 detected,
                 notes: pf.notes,
                 claims: Vec::new(),
+                origins: Default::default(),
             }
         }
         Format::Deepeval => {
@@ -95,6 +97,7 @@ pub fn read_run(path: &Path, opts: &Options) -> Result<RunFile, IngestError> {
                 detected,
                 notes: de.notes,
                 claims: Vec::new(),
+                origins: Default::default(),
             }
         }
         Format::Inspect => {
@@ -112,6 +115,7 @@ pub fn read_run(path: &Path, opts: &Options) -> Result<RunFile, IngestError> {
                 detected,
                 notes: log.notes,
                 claims: log.claims,
+                origins: Default::default(),
             }
         }
         Format::PlaywrightJson | Format::MochaJson | Format::JestJson => {
@@ -137,12 +141,35 @@ pub fn read_run(path: &Path, opts: &Options) -> Result<RunFile, IngestError> {
                 detected,
                 notes: report.notes,
                 claims: Vec::new(),
+                origins: Default::default(),
             }
         }
     };
     run.sha256 = sha256;
     run.format = format;
     run.detected = detected;
+    bounded(run)
+}
+
+/// The run, if no trial holds more than [`MAX_COUNT`] attempts after its first: the bound on
+/// retries holds whether a reader took it from a count (checked by [`super::Count`] before
+/// anything was allocated) or from a list of records (whose size the file's own cap bounds).
+fn bounded(run: RunFile) -> Result<RunFile, IngestError> {
+    if let Some(t) = run
+        .trials
+        .iter()
+        .find(|t| t.attempts.len() as u64 > MAX_COUNT + 1)
+    {
+        return Err(IngestError::Refused {
+            path: run.path.clone(),
+            reason: format!(
+                "test `{}` has {} attempts in one trial: more than the {MAX_COUNT} retries gate reads from a \
+                 result file (docs/ingest.md)",
+                crate::untrusted::one_line(&t.test),
+                t.attempts.len()
+            ),
+        });
+    }
     Ok(run)
 }
 
@@ -241,6 +268,7 @@ fn stream_promptfoo(path: &Path, opts: &Options) -> Result<Option<RunFile>, Inge
         detected: opts.format.is_none(),
         notes: pf.notes,
         claims: Vec::new(),
+        origins: Default::default(),
     }))
 }
 

@@ -252,7 +252,7 @@ impl SuiteLauncher {
         if let Some(blank) = run
             .trials
             .iter()
-            .find(|t| crate::untrusted::is_blank(&t.test))
+            .find(|t| crate::untrusted::is_blank_id(&t.test))
         {
             return Err(format!(
                 "a test case has no visible name (`{}`)",

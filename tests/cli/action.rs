@@ -743,6 +743,55 @@ fn results_ingest_junit_files_with_the_same_outputs() {
 }
 
 #[test]
+fn overlapping_results_globs_ingest_each_run_once_and_a_copy_is_refused() {
+    // Issue 29, break 1: overlapping globs gave gate `run-01 run-01 run-03 …`, one run counted
+    // several times. The Action drops repeated paths; gate refuses repeated content.
+    let ws = Workspace::new();
+    copy_pytest_runs(&ws);
+    let step = ws.step(
+        "run",
+        &[
+            (
+                "INPUT_RESULTS",
+                "results/run-01.xml\nresults/run-0*.xml\nresults/run-*.xml",
+            ),
+            ("INPUT_ARGS", "--single 20,3"),
+        ],
+    );
+    step.assert_code(1);
+    let ledger = gate::ledger::Ledger::read(&ws.path("gate-out/ledger.jsonl")).expect("ledger");
+    let sources: Vec<&str> = ledger
+        .header()
+        .sources
+        .iter()
+        .map(|s| s.path.as_str())
+        .collect();
+    assert_eq!(sources.len(), 20, "{sources:?}");
+    assert_eq!(sources[0], "results/run-01.xml");
+    assert_eq!(sources[19], "results/run-20.xml");
+    // A copy of a run under another name is the same evidence: refused, naming both.
+    ws.write(
+        "results/run-21.xml",
+        &fs::read_to_string(ws.path("results/run-03.xml")).expect("read"),
+    );
+    let step = ws.step(
+        "run",
+        &[
+            ("INPUT_RESULTS", "results/run-*.xml"),
+            ("INPUT_ARGS", "--single 21,3"),
+            ("INPUT_OUT_DIR", "copied"),
+        ],
+    );
+    step.assert_code(2);
+    assert!(
+        step.stderr
+            .contains("results/run-03.xml and results/run-21.xml: the same file content"),
+        "{}",
+        step.stderr
+    );
+}
+
+#[test]
 fn results_refuses_ledgers_shard_and_an_empty_glob() {
     let ws = Workspace::new();
     let cases: &[(&[(&str, &str)], &str)] = &[

@@ -305,7 +305,9 @@ fn ingest_pairs_base_and_head_result_files() {
         std::fs::write(
             dir.path().join(format!("{side}-{k:02}.xml")),
             format!(
-                r#"<?xml version="1.0"?><testsuites><testsuite name="s" tests="1"><testcase classname="suite" name="a" time="0.01">{fail}</testcase></testsuite></testsuites>"#
+                // Each run its own suite name and time, as real runs' files differ: gate
+                // refuses the same bytes given twice.
+                r#"<?xml version="1.0"?><testsuites><testsuite name="{side}" tests="1"><testcase classname="suite" name="a" time="{k}.01">{fail}</testcase></testsuite></testsuites>"#
             ),
         )
         .unwrap();

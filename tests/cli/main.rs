@@ -19,6 +19,7 @@ mod onramp;
 mod plan;
 mod plan_compare;
 mod plan_state;
+mod readers_hardening;
 mod report;
 mod run;
 mod sandbox;

@@ -56,10 +56,10 @@ pub fn sources(base_runs: &[RunFile], runs: &[RunFile]) -> Vec<SourceFile> {
 pub fn check_histories(histories: &[History], files: usize, skipped: u64) -> Result<(), Error> {
     if let Some(h) = histories
         .iter()
-        .find(|h| crate::untrusted::is_blank(&h.test))
+        .find(|h| crate::untrusted::is_blank_id(&h.test))
     {
         return Err(Error::Usage(format!(
-            "a test case in the result files has no visible name (`{}`: no `name` and no `classname`, or only blanks and invisible characters); gate cannot name its task, so nothing is judged — give every test case a name",
+            "a test case in the result files has no visible name (`{}`: no `name` and no `classname`, or a class name or name of only blanks and invisible characters); gate cannot name its task, so nothing is judged — give every test case a name",
             crate::untrusted::one_line(&h.test)
         )));
     }

@@ -29,7 +29,7 @@ use std::collections::HashSet;
 use serde::Deserialize;
 
 use super::{Error, Report, first_line, only_trial, parse, relative_to_common_dir, retried};
-use crate::ingest::{Trial, Writer};
+use crate::ingest::{Count, Trial, Writer};
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -65,7 +65,7 @@ struct Assertion {
     #[serde(default)]
     failure_messages: Vec<String>,
     #[serde(default)]
-    invocations: Option<u64>,
+    invocations: Option<Count>,
 }
 
 /// Whether a JSON document's top-level keys are Jest's or Vitest's JSON report.
@@ -177,7 +177,7 @@ pub fn read(text: &str) -> Result<(Report, Writer), Error> {
             path.push(a.title.clone());
             let test = format!("{rel}::{}", path.join(" > "));
             let retries = match (jest, a.invocations) {
-                (true, Some(k)) => k.saturating_sub(1),
+                (true, Some(k)) => k.0.saturating_sub(1),
                 (true, None) => {
                     return Err(Error::Refused(format!(
                         "test `{test}` has no `invocations`: this Jest report does not say how many times \
@@ -187,7 +187,12 @@ pub fn read(text: &str) -> Result<(Report, Writer), Error> {
                 }
                 // Vitest: a message per failed attempt; the last attempt's own when it failed.
                 (false, _) => {
-                    let failed_before = a.failure_messages.len() as u64;
+                    let failed_before = Count::new(
+                        a.failure_messages.len() as u64,
+                        &format!("the number of failure messages of test `{test}`"),
+                    )
+                    .map_err(Error::Refused)?
+                    .0;
                     if passed {
                         failed_before
                     } else {

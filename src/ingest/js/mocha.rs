@@ -10,13 +10,18 @@
 //! happened to run. `.pending[]` holds skipped tests. `fullTitle` joins the titles with
 //! spaces, so two tests can share it (`it("a b")`, and `it("b")` in `describe("a")`): such a
 //! report is refused, since each test runs once a run and the two would be read as repeats.
+//!
+//! **A pass is only what mocha says passed**: a test is read as a pass when it is listed in
+//! `.passes[]`, not in `.failures[]`, and its `err` is `{}`. A test that threw something that
+//! serialises to `{}` (`throw Object.create(Error.prototype)`) is in `.failures[]` with an
+//! empty `err`; an `err` of any other shape (a string, `null`, missing) is not a pass either.
 
 use std::collections::HashSet;
 
 use serde::Deserialize;
 
 use super::{Error, Report, first_line, only_trial, parse, relative_to_common_dir, retried};
-use crate::ingest::Trial;
+use crate::ingest::{Count, Trial};
 
 #[derive(Deserialize)]
 struct File {
@@ -25,6 +30,8 @@ struct File {
     pending: Vec<Test>,
     #[serde(default)]
     failures: Vec<Test>,
+    #[serde(default)]
+    passes: Vec<Test>,
 }
 
 #[derive(Deserialize)]
@@ -36,15 +43,16 @@ struct Test {
     #[serde(default)]
     duration: Option<f64>,
     #[serde(default)]
-    current_retry: u64,
+    current_retry: Count,
     #[serde(default)]
     err: serde_json::Value,
 }
 
 impl Test {
-    /// mocha writes `err: {}` for a test that passed.
-    fn failed(&self) -> bool {
-        self.err.as_object().is_some_and(|o| !o.is_empty())
+    /// mocha writes `err: {}` for a test that passed; anything else (an error's fields, or a
+    /// shape mocha does not write) is not a pass.
+    fn clean(&self) -> bool {
+        self.err.as_object().is_some_and(|o| o.is_empty())
     }
 
     fn message(&self) -> String {
@@ -86,6 +94,8 @@ pub fn read(text: &str) -> Result<Report, Error> {
         )));
     }
     let pending: HashSet<(&str, &str)> = file.pending.iter().map(Test::key).collect();
+    let failed: HashSet<(&str, &str)> = file.failures.iter().map(Test::key).collect();
+    let passed: HashSet<(&str, &str)> = file.passes.iter().map(Test::key).collect();
     let files: Vec<&str> = file.tests.iter().map(|t| t.key().0).collect();
     let rel = relative_to_common_dir(&files);
     let mut seen = HashSet::new();
@@ -104,19 +114,21 @@ pub fn read(text: &str) -> Result<Report, Error> {
             &test,
             "mocha's full title joins the describe titles with spaces",
         )?;
+        // mocha's own word: listed as passed, not as failed, with no error recorded.
+        let pass = passed.contains(&t.key()) && !failed.contains(&t.key()) && t.clean();
         trials.push(Trial {
             test,
             repeat: 1,
             attempts: retried(
-                t.current_retry,
-                !t.failed(),
+                t.current_retry.0,
+                pass,
                 t.duration.unwrap_or(0.0) / 1000.0,
                 &t.message(),
             ),
         });
     }
     let skipped = file.pending.len() as u64;
-    let retried_tests = file.tests.iter().filter(|t| t.current_retry > 0).count();
+    let retried_tests = file.tests.iter().filter(|t| t.current_retry.0 > 0).count();
     let mut notes = Vec::new();
     if retried_tests > 0 {
         notes.push(format!(
