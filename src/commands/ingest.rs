@@ -27,14 +27,23 @@ pub fn execute(args: &IngestArgs, output: &OutputArgs) -> Result<u8, Error> {
     let outputs = preflight(args)?;
     let say = sayer(output, &outputs);
     let opts = options(args)?;
+    // Every string a result file gives (test ids included) is redacted as it is read.
+    let redactor = Redactor::of_process_env(match &rules {
+        Rules::Plan(p) => p.policy.redact.clone(),
+        Rules::Flags { .. } => Vec::new(),
+    });
     // With `--base`, the base suite's files come first in the header's list.
     let mut base_runs = Vec::with_capacity(args.base.len());
     for path in &args.base {
-        base_runs.push(ingest::read_run(path, &opts)?);
+        let mut run = ingest::read_run(path, &opts)?;
+        run.redact(&redactor);
+        base_runs.push(run);
     }
     let mut runs = Vec::with_capacity(args.results.len());
     for path in &args.results {
-        runs.push(ingest::read_run(path, &opts)?);
+        let mut run = ingest::read_run(path, &opts)?;
+        run.redact(&redactor);
+        runs.push(run);
     }
     // What was detected: one line when every file is of one kind (twenty runs of a suite).
     let detected: Vec<String> = runs.iter().filter(|r| r.detected).map(describe).collect();

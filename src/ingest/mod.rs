@@ -477,6 +477,30 @@ pub struct RunFile {
     pub claims: Vec<Claim>,
 }
 
+impl RunFile {
+    /// Pass every string the file gave through `redactor`, at the point it enters gate:
+    /// test ids, failure messages and details, the reader's notes and the tool's claims. A
+    /// secret a test prints into its own name (a parametrize id) then reaches no ledger,
+    /// report or terminal; two ids that differ only by a secret become one, which the
+    /// readers' duplicate checks then refuse.
+    pub fn redact(&mut self, redactor: &crate::runner::redact::Redactor) {
+        for t in &mut self.trials {
+            t.test = redactor.apply(&t.test);
+            for a in &mut t.attempts {
+                a.message = redactor.apply(&a.message);
+                a.detail = redactor.apply(&a.detail);
+            }
+        }
+        for n in &mut self.notes {
+            *n = redactor.apply(n);
+        }
+        for c in &mut self.claims {
+            c.test = redactor.apply(&c.test);
+            c.says = redactor.apply(&c.says);
+        }
+    }
+}
+
 /// Every test's trials across runs: ordinal k is the k-th trial in (file order, repeat
 /// order). Tests are listed in order of first appearance.
 #[derive(Debug, Clone)]
