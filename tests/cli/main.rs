@@ -21,6 +21,7 @@ mod plan_compare;
 mod report;
 mod run;
 mod sandbox;
+mod secrets;
 mod stages;
 mod suite;
 mod suite_plan;
