@@ -116,17 +116,30 @@ pub fn zone_line(zone: &crate::stats::zone::Zone, stated: bool) -> String {
 }
 
 /// The one line that says which walls of the box stood around a run's trials, e.g.
-/// `landlock ABI 7 — mounts: gate state read-only, filesystem enforced, signals scoped; CI
-/// files and tokens withheld`.
+/// `landlock ABI 7 — mounts: gate state read-only, filesystem enforced, signals scoped,
+/// abstract unix sockets scoped, path unix sockets reachable; CI files and tokens withheld
+/// from the task's environment and gate's /proc environ (a parent process's is readable)`.
 pub fn sandbox(w: &crate::model::Walls) -> String {
     use crate::model::{FilesystemWall, MountWall, SandboxMode, SignalWall};
-    let env = if w.pass_env.is_empty() {
+    let mut env = if w.pass_env.is_empty() {
         "CI files and tokens withheld".to_string()
     } else {
         format!(
             "CI files and tokens withheld except {}",
             w.pass_env.join(", ")
         )
+    };
+    // Withheld from the task's environment; a task can still read a process's environment
+    // in /proc: gate's own unless gate erased it, and a parent's (the CI step's shell) always.
+    env.push_str(if w.environ_erased {
+        " from the task's environment and gate's /proc environ (a parent process's is readable)"
+    } else {
+        " from the task's environment only (gate's /proc environ readable)"
+    });
+    let sockets = if w.sockets_scoped {
+        "abstract unix sockets scoped, path unix sockets reachable"
+    } else {
+        "unix sockets outside the box reachable"
     };
     let signals = match w.signals {
         SignalWall::Scoped => "signals scoped",
@@ -166,10 +179,12 @@ pub fn sandbox(w: &crate::model::Walls) -> String {
             format!("unavailable on this kernel — the task ran unconfined; {env}")
         }
         (_, FilesystemWall::Unconfined) => {
-            format!("no Landlock on this kernel — filesystem unconfined, {signals}; {env}")
+            format!(
+                "no Landlock on this kernel — filesystem unconfined, {signals}, {sockets}; {env}"
+            )
         }
         _ => format!(
-            "landlock ABI {}{required} — {fs}, {signals}; {env}",
+            "landlock ABI {}{required} — {fs}, {signals}, {sockets}; {env}",
             w.landlock_abi
         ),
     }

@@ -7,6 +7,9 @@ use gate::cli::Command;
 use gate::commands;
 
 fn main() -> ExitCode {
+    // First, while gate has one thread: no task may read gate's secrets from
+    // /proc/PID/environ (docs/trust.md, "Environment").
+    gate::runner::sys::scrub_initial_environ();
     let cli = gate::cli::parse();
     // Commands that only print stop quietly on a closed stdout; the ones that publish a
     // verdict handle the write error themselves and finish their work.

@@ -426,6 +426,9 @@ pub const WITHHELD_ENV: &[&str] = &[
     "GITHUB_STEP_SUMMARY",
     "GITHUB_TOKEN",
     "GH_TOKEN",
+    // The GitHub CLI's tokens for GitHub Enterprise Server.
+    "GH_ENTERPRISE_TOKEN",
+    "GITHUB_ENTERPRISE_TOKEN",
     "ACTIONS_RUNTIME_TOKEN",
     "ACTIONS_RUNTIME_URL",
     "ACTIONS_ID_TOKEN_REQUEST_URL",
@@ -510,6 +513,15 @@ pub struct Walls {
     /// workflow-command file and runner token was withheld.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pass_env: Vec<String>,
+    /// Whether gate had erased its own initial environment block (what `/proc/PID/environ`
+    /// shows a task) before the trials; false in ledgers written before it did.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub environ_erased: bool,
+    /// Whether abstract unix sockets outside the box were out of the task's reach (Landlock
+    /// ABI 6 scoping); false in ledgers written before it was raised. Path sockets are
+    /// reachable either way.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sockets_scoped: bool,
 }
 
 /// What an INCONCLUSIVE gate does to the exit code.

@@ -21,9 +21,13 @@ pub fn execute(args: &ExplainArgs) -> Result<u8, Error> {
         allow_incomplete: args.allow_incomplete,
         ..Options::default()
     };
+    // Test ids and messages come from the files: redacted as they are read.
+    let redactor = crate::runner::redact::Redactor::of_process_env(Vec::new());
     let mut runs = Vec::with_capacity(args.junit.len());
     for path in &args.junit {
-        runs.push(ingest::read_run(path, &opts)?);
+        let mut run = ingest::read_run(path, &opts)?;
+        run.redact(|s| redactor.apply(s));
+        runs.push(run);
     }
     let a = audit(&runs);
     let text = match args.format {

@@ -29,14 +29,23 @@ pub fn execute(args: &IngestArgs, output: &OutputArgs) -> Result<u8, Error> {
     let outputs = preflight(args)?;
     let say = sayer(output, &outputs);
     let opts = options(args)?;
+    // Every string a result file gives (test ids included) is redacted as it is read.
+    let redactor = Redactor::of_process_env(match &rules {
+        Rules::Plan(p) => p.policy.redact.clone(),
+        Rules::Flags { .. } => Vec::new(),
+    });
     // With `--base`, the base suite's files come first in the header's list.
     let mut base_runs = Vec::with_capacity(args.base.len());
     for path in &args.base {
-        base_runs.push(ingest::read_run(path, &opts)?);
+        let mut run = ingest::read_run(path, &opts)?;
+        run.redact(|s| redactor.apply(s));
+        base_runs.push(run);
     }
     let mut runs = Vec::with_capacity(args.results.len());
     for path in &args.results {
-        runs.push(ingest::read_run(path, &opts)?);
+        let mut run = ingest::read_run(path, &opts)?;
+        run.redact(|s| redactor.apply(s));
+        runs.push(run);
     }
     // Evidence has an identity: one run's file given twice (a path twice, a copy, a link,
     // overlapping globs) would count as two runs; and a test id that two files make of

@@ -557,6 +557,31 @@ pub struct RunFile {
 /// Test id → the (classname, name) a JUnit record made it of.
 pub type Origins = HashMap<String, (String, String)>;
 
+impl RunFile {
+    /// Pass every string the file gave through `redact` (the run's redactor; a closure, so that
+    /// ingest names nothing of the runner), at the point it enters gate:
+    /// test ids, failure messages and details, the reader's notes and the tool's claims. A
+    /// secret a test prints into its own name (a parametrize id) then reaches no ledger,
+    /// report or terminal; two ids that differ only by a secret become one, which the
+    /// readers' duplicate checks then refuse.
+    pub fn redact(&mut self, redact: impl Fn(&str) -> String) {
+        for t in &mut self.trials {
+            t.test = redact(&t.test);
+            for a in &mut t.attempts {
+                a.message = redact(&a.message);
+                a.detail = redact(&a.detail);
+            }
+        }
+        for n in &mut self.notes {
+            *n = redact(n);
+        }
+        for c in &mut self.claims {
+            c.test = redact(&c.test);
+            c.says = redact(&c.says);
+        }
+    }
+}
+
 /// Every test's trials across runs: ordinal k is the k-th trial in (file order, repeat
 /// order). Tests are listed in order of first appearance.
 #[derive(Debug, Clone)]

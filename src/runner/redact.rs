@@ -3,6 +3,12 @@
 //! Two sources: the values of environment variables whose names contain TOKEN, SECRET, KEY
 //! or PASSWORD (in gate's own environment and in each task's `env:`), and the plan's
 //! `policy.redact` regular expressions. Both are replaced by `***` before anything is stored.
+//!
+//! A literal secret is also redacted in its common encodings, since a task that prints
+//! `base64 <<< "$TOKEN"` leaks it just as well: base64 (standard and URL-safe alphabets,
+//! each of the three alignments the secret can have inside a longer encoded text, so only
+//! the characters that depend on the secret's bytes alone) and hexadecimal (lower and upper
+//! case). Other transformations (reversed, spaced out, other encodings) are not recognised.
 
 use regex::Regex;
 
@@ -53,7 +59,7 @@ impl Redactor {
                 let upper = name.to_ascii_uppercase();
                 SECRET_MARKERS.iter().any(|m| upper.contains(m)) && could_be_secret(value)
             })
-            .map(|(_, v)| v.to_string())
+            .flat_map(|(_, v)| encodings(v))
             .collect();
         // Longest first, so a secret that contains another is replaced whole.
         literals.sort_by_key(|s| std::cmp::Reverse(s.len()));
@@ -108,6 +114,53 @@ impl Redactor {
     }
 }
 
+/// Shortest encoded form worth redacting: a shorter base64 core would match ordinary text.
+const MIN_ENCODED_LEN: usize = 8;
+
+/// `secret` and the forms of it a task could print instead (see the module doc).
+fn encodings(secret: &str) -> Vec<String> {
+    let bytes = secret.as_bytes();
+    let mut out = vec![secret.to_string()];
+    for alphabet in [BASE64_STD, BASE64_URL] {
+        for shift in 0..3 {
+            // Encode the secret as it would sit after `shift` other bytes, and keep the
+            // characters made of the secret's bits only.
+            let mut padded = vec![0u8; shift];
+            padded.extend_from_slice(bytes);
+            let enc = base64(&padded, alphabet);
+            let first = (8 * shift).div_ceil(6);
+            let last = (8 * (shift + bytes.len())) / 6;
+            if last > first && last - first >= MIN_ENCODED_LEN {
+                out.push(enc[first..last].to_string());
+            }
+        }
+    }
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    out.push(hex.to_ascii_uppercase());
+    out.push(hex);
+    out
+}
+
+const BASE64_STD: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+const BASE64_URL: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/// `bytes` in base64 without padding.
+fn base64(bytes: &[u8], alphabet: &[u8; 64]) -> String {
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..=chunk.len() {
+            out.push(alphabet[(n >> (18 - 6 * i) & 63) as usize] as char);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,7 +183,32 @@ mod tests {
         );
         let r2 = r.with_env([("MY_SECRET", "s3cr3t!")]);
         assert_eq!(r2.apply("x s3cr3t! sk-abcdef123"), "x *** ***");
-        assert_eq!(r2.longest_literal(), "sk-abcdef123".len());
+        // The longest form is the hexadecimal one.
+        assert_eq!(r2.longest_literal(), 2 * "sk-abcdef123".len());
+    }
+
+    #[test]
+    fn base64_of_a_secret_gets_past_redaction() {
+        // Issue 29, break 4: only the verbatim value was redacted.
+        let secret = "ghs_16C7e42F292c6912E7710c838347Ae178B4a";
+        let r = Redactor::new([("GITHUB_TOKEN", secret)], Vec::new());
+        for prefix in ["", "a", "ab", "abc", "token: "] {
+            let text = format!("{prefix}{secret}\n");
+            for alphabet in [BASE64_STD, BASE64_URL] {
+                let enc = base64(text.as_bytes(), alphabet);
+                let out = r.apply(&format!("leak {enc} end"));
+                let core = &base64(secret.as_bytes(), alphabet)[..16];
+                assert!(out.contains("***"), "{prefix:?}: {out}");
+                assert!(!out.contains(core), "{prefix:?}: {out}");
+            }
+        }
+        let hex: String = secret.bytes().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(r.apply(&hex), "***");
+        assert_eq!(r.apply(&hex.to_uppercase()), "***");
+        // Ordinary text stays.
+        assert_eq!(r.apply("PASS 3/3 in 0.2s"), "PASS 3/3 in 0.2s");
+        // Matches what coreutils' base64 prints.
+        assert_eq!(base64(b"hello!?", BASE64_STD), "aGVsbG8hPw");
     }
 
     #[test]

@@ -223,7 +223,7 @@ impl SuiteLauncher {
                 tail_of(row)
             ));
         }
-        let run = ingest::read_run(path, &self.opts).map_err(|e| {
+        let mut run = ingest::read_run(path, &self.opts).map_err(|e| {
             let mut text = e.to_string();
             let mut source = std::error::Error::source(&e);
             while let Some(s) = source {
@@ -235,8 +235,13 @@ impl SuiteLauncher {
                 "pass `--assume-retries-off`",
                 "set `assume_retries_off: true` in the task's `suite:`",
             );
-            format!("the command exited {code}: {text}")
+            // A reader's refusal may quote a test id: redacted like the ids themselves.
+            self.inner
+                .redactor
+                .apply(&format!("the command exited {code}: {text}"))
         })?;
+        // The test ids come from the task: redacted before anything reads them.
+        run.redact(|s| self.inner.redactor.apply(s));
         if run.trials.is_empty() {
             return Err(format!(
                 "the command exited {code} and its result file records no test case that ran ({} skipped){}",

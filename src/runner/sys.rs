@@ -151,8 +151,8 @@ pub fn spawn_group(cmd: &mut Command, cancel: &AtomicBool) -> io::Result<Option<
     // re-parented: it must not run.
     // SAFETY: getpid only returns an id.
     let parent = unsafe { libc::getpid() };
-    // SAFETY: prctl with integer arguments and getppid are async-signal-safe and touch no
-    // memory of the parent's.
+    // SAFETY: prctl with integer arguments, getppid, open of a static C string, ioctl with
+    // no argument and close are async-signal-safe and touch no memory of the parent's.
     unsafe {
         cmd.pre_exec(move || {
             if libc::prctl(
@@ -167,6 +167,22 @@ pub fn spawn_group(cmd: &mut Command, cancel: &AtomicBool) -> io::Result<Option<
             }
             if libc::getppid() != parent {
                 return Err(io::Error::from_raw_os_error(libc::ESRCH));
+            }
+            // No controlling terminal: run from a terminal, a task that could open
+            // `/dev/tty` could push a command into the user's shell with TIOCSTI, run after
+            // gate exits. The child leads its own process group but not a session, so
+            // TIOCNOTTY only detaches it (no SIGHUP to anyone); `/dev/tty` then fails with
+            // ENXIO in it and in everything it starts. Without a terminal the open fails.
+            let tty = libc::open(
+                c"/dev/tty".as_ptr(),
+                libc::O_RDONLY | libc::O_NOCTTY | libc::O_NONBLOCK | libc::O_CLOEXEC,
+            );
+            if tty >= 0 {
+                let detached = libc::ioctl(tty, libc::TIOCNOTTY);
+                libc::close(tty);
+                if detached != 0 {
+                    return Err(io::Error::last_os_error());
+                }
             }
             Ok(())
         });
@@ -448,6 +464,83 @@ pub fn die_quietly_on_closed_stdout() {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+}
+
+/// Erase this process's initial environment block, the bytes `/proc/PID/environ` shows, after
+/// moving every variable to the heap. Call it first thing in `main`, before any thread.
+///
+/// A task running as gate's user (or as root, whose box keeps the ptrace read access that
+/// `/proc/PID/environ` needs) can read gate's environment there: `GITHUB_TOKEN`,
+/// `ACTIONS_RUNTIME_TOKEN`, cloud keys, everything withheld from the task's own environment.
+/// The kernel reads that file from the range `env_start..env_end` of the first stack, not
+/// from `environ`; so each variable is set again (the C library copies it to the heap and
+/// points `environ` there) and then the range is zeroed. Gate's own view of its environment
+/// (`std::env`) is unchanged. Returns whether the block was erased: it is not when the range
+/// cannot be read or a variable still points into it (a duplicated name), so that no live
+/// string is ever zeroed.
+pub fn scrub_initial_environ() -> bool {
+    let Some((start, end)) = initial_environ_range() else {
+        return false;
+    };
+    let erased = erase_environ(start, end);
+    ENVIRON_ERASED.store(erased, Ordering::SeqCst);
+    erased
+}
+
+/// Set once [`scrub_initial_environ`] has erased the block.
+static ENVIRON_ERASED: AtomicBool = AtomicBool::new(false);
+
+/// Whether this process's initial environment block was erased ([`scrub_initial_environ`]):
+/// the ledger records it, and the reports say so.
+pub fn environ_erased() -> bool {
+    ENVIRON_ERASED.load(Ordering::SeqCst)
+}
+
+fn erase_environ(start: usize, end: usize) -> bool {
+    let vars: Vec<_> = std::env::vars_os().collect();
+    for (k, v) in &vars {
+        if k.is_empty() || k.as_encoded_bytes().contains(&b'=') {
+            continue;
+        }
+        // SAFETY: called from `main` before any other thread exists, so nothing reads the
+        // environment concurrently.
+        unsafe { std::env::set_var(k, v) };
+    }
+    unsafe extern "C" {
+        static environ: *const *const libc::c_char;
+    }
+    // SAFETY: `environ` is the C library's NULL-terminated array of C strings; no thread
+    // changes it meanwhile (see above), and only the pointer values are compared.
+    let inside = unsafe {
+        let mut p = environ;
+        let mut inside = false;
+        while !p.is_null() && !(*p).is_null() {
+            let a = *p as usize;
+            inside |= (start..end).contains(&a);
+            p = p.add(1);
+        }
+        inside
+    };
+    if inside {
+        return false;
+    }
+    // SAFETY: `start..end` is this process's own initial environment block on its stack
+    // (from /proc/self/stat); nothing points into it any more (checked above), and the
+    // pages are mapped writable (the strings were written there by `execve`).
+    unsafe { std::ptr::write_bytes(start as *mut u8, 0, end - start) };
+    true
+}
+
+/// `env_start..env_end` of this process, from `/proc/self/stat` (fields 50 and 51).
+fn initial_environ_range() -> Option<(usize, usize)> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The command name (field 2) may hold spaces and parentheses: count from the last `)`.
+    let rest = stat.get(stat.rfind(')')? + 2..)?;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // `rest` starts at field 3.
+    let start: usize = fields.get(50 - 3)?.parse().ok()?;
+    let end: usize = fields.get(51 - 3)?.parse().ok()?;
+    (start != 0 && start < end && end - start < (1 << 30)).then_some((start, end))
 }
 
 /// The interrupt state of a run: which signal (SIGINT or SIGTERM) asked it to stop, if any.

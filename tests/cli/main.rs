@@ -23,6 +23,7 @@ mod readers_hardening;
 mod report;
 mod run;
 mod sandbox;
+mod secrets;
 mod stages;
 mod suite;
 mod suite_plan;

@@ -470,11 +470,11 @@ fn every_report_states_the_walls() {
     assert_eq!(out.status.code(), Some(0));
     let abi = landlock_abi().min(1);
     let statement = if abi == 1 && mounts_available() {
-        "landlock ABI 1 — mounts: gate state read-only, filesystem enforced except truncate outside gate state, signals filtered (seccomp); CI files and tokens withheld"
+        "landlock ABI 1 — mounts: gate state read-only, filesystem enforced except truncate outside gate state, signals filtered (seccomp), unix sockets outside the box reachable; CI files and tokens withheld from the task's environment and gate's /proc environ (a parent process's is readable)"
     } else if abi == 1 {
-        "landlock ABI 1 — filesystem: landlock allow-list (mount layer unavailable: the plan, ledger, report and binary folders have no read-only wall, only gate's files and YAML in them are kept; no new files there), except truncate, signals filtered (seccomp); CI files and tokens withheld"
+        "landlock ABI 1 — filesystem: landlock allow-list (mount layer unavailable: the plan, ledger, report and binary folders have no read-only wall, only gate's files and YAML in them are kept; no new files there), except truncate, signals filtered (seccomp), unix sockets outside the box reachable; CI files and tokens withheld from the task's environment and gate's /proc environ (a parent process's is readable)"
     } else {
-        "no Landlock on this kernel — filesystem unconfined, signals filtered (seccomp); CI files and tokens withheld"
+        "no Landlock on this kernel — filesystem unconfined, signals filtered (seccomp), unix sockets outside the box reachable; CI files and tokens withheld from the task's environment and gate's /proc environ (a parent process's is readable)"
     };
     let terminal = String::from_utf8(out.stdout).unwrap();
     assert!(
@@ -492,8 +492,10 @@ fn every_report_states_the_walls() {
         "none"
     };
     assert_eq!(recorded["mounts"], mounts);
+    // XML writes the apostrophes of "task's" and "gate's" as entities.
     assert!(read(&f.path("j.xml")).contains(&format!(
-        "<property name=\"sandbox\" value=\"{statement}\"/>"
+        "<property name=\"sandbox\" value=\"{}\"/>",
+        statement.replace('\'', "&apos;")
     )));
     assert!(read(&f.path("s.md")).contains(&format!("<sub>Sandbox: {statement}</sub>")));
     let walls = f.ledger().header().sandbox.clone().unwrap();

@@ -487,8 +487,9 @@ fn bidi_controls_and_line_separators_from_a_task_are_shown_escaped() {
     assert!(shown.contains("\\u{202e}"), "{shown}");
 }
 
-/// Break 8: a secret is redacted only verbatim; a spaced-out copy passes. docs/trust.md says
-/// so, and this pins the documented limit (if redaction grows, the docs must change too).
+/// Break 8: a secret is redacted verbatim (and, since issue 29, in its base64 and hex forms);
+/// a spaced-out copy passes. docs/trust.md says so, and this pins the documented limit (if
+/// redaction grows, the docs must change too).
 #[test]
 fn a_secret_is_redacted_only_verbatim_as_the_trust_model_documents() {
     let f = Fixture::new(
@@ -500,7 +501,7 @@ fn a_secret_is_redacted_only_verbatim_as_the_trust_model_documents() {
     assert!(!ledger.contains("correct-horse"), "{ledger}");
     assert!(ledger.contains("c o r r e c t - h o r s e"), "{ledger}");
     let trust = read(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/trust.md"));
-    assert!(trust.contains("Redaction is verbatim only"));
+    assert!(trust.contains("A task that prints it reversed, spaced out"));
 }
 
 #[test]

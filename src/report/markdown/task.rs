@@ -329,19 +329,7 @@ fn oc(out: &mut String, t: &TaskReport, detail: Detail) {
     if detail != Detail::Full {
         return;
     }
-    let title: String = t
-        .id()
-        .chars()
-        .map(|c| {
-            if c == '"' {
-                '\''
-            } else if c.is_control() || crate::untrusted::is_invisible(c) {
-                ' '
-            } else {
-                c
-            }
-        })
-        .collect();
+    let title = chart_title(t.id());
     // Mermaid spreads a line's values evenly along a numeric x-axis, so the chart takes only
     // the OC points on the table's 0.05 grid (the plan's own rates stay in the table above):
     // with categorical labels the designed rates would sit at an even step from 0.95 and 0.99.
@@ -362,4 +350,23 @@ fn oc(out: &mut String, t: &TaskReport, detail: Detail) {
         number(last.p),
         ys.join(", ")
     );
+}
+
+/// A task id as a mermaid chart's title. The title sits in a code block, where
+/// [`crate::untrusted::markdown`]'s entities would show as typed, and mermaid renders some
+/// markup of its own in it: so only letters, digits, blanks and `_ - . , : / @ + =` are
+/// kept and every other character becomes `_` (no `<img onerror>`, no `[x](https://…)`, no
+/// `</details>`, no backtick that could close the block, no `"` that ends the title).
+fn chart_title(id: &str) -> String {
+    id.chars()
+        .map(|c| {
+            if c.is_alphanumeric() && !crate::untrusted::is_invisible(c)
+                || matches!(c, ' ' | '_' | '-' | '.' | ',' | ':' | '/' | '@' | '+' | '=')
+            {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }

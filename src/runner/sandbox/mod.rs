@@ -95,6 +95,8 @@ const ACCESS_FS_MAKE_SYM: u64 = 1 << 12;
 const ACCESS_FS_REFER: u64 = 1 << 13;
 /// ABI 3: `truncate(2)` and `O_TRUNC`.
 const ACCESS_FS_TRUNCATE: u64 = 1 << 14;
+/// ABI 6: no connection to an abstract unix socket made outside the domain.
+const SCOPE_ABSTRACT_UNIX_SOCKET: u64 = 1 << 0;
 /// ABI 6: no signal to a process outside the domain.
 const SCOPE_SIGNAL: u64 = 1 << 1;
 
@@ -165,6 +167,8 @@ pub fn walls(policy: &SandboxPolicy) -> Walls {
             mounts: MountWall::None,
             signals: SignalWall::Unguarded,
             pass_env,
+            environ_erased: crate::runner::sys::environ_erased(),
+            sockets_scoped: false,
         };
     }
     let abi = landlock_abi();
@@ -194,6 +198,9 @@ pub fn walls(policy: &SandboxPolicy) -> Walls {
         mounts,
         signals,
         pass_env,
+        environ_erased: crate::runner::sys::environ_erased(),
+        // Raised with the signal scope: both need ABI 6.
+        sockets_scoped: signals == SignalWall::Scoped,
     }
 }
 
@@ -456,6 +463,12 @@ impl Sandbox {
             handled_access_net: 0,
             scoped: if self.walls.signals == SignalWall::Scoped {
                 SCOPE_SIGNAL
+            } else {
+                0
+            } | if self.walls.sockets_scoped {
+                // A session bus, an X server or a container runtime listening on an
+                // abstract name is none of the task's business.
+                SCOPE_ABSTRACT_UNIX_SOCKET
             } else {
                 0
             },
@@ -795,6 +808,8 @@ mod tests {
             mounts: MountWall::None,
             signals: SignalWall::Unguarded,
             pass_env: Vec::new(),
+            environ_erased: false,
+            sockets_scoped: false,
         };
         let why = shortfall(&w).unwrap();
         assert!(why.contains("truncate") && why.contains("signals"), "{why}");

@@ -1,0 +1,348 @@
+//! Issue 29, secrets and the terminal (docs/trust.md, "Issue 29: secrets, sockets and the
+//! terminal"): a task that reads gate's secrets from `/proc`, prints them re-encoded, puts
+//! them in a test id, marks up a test id, reaches the GitHub Enterprise tokens or an
+//! abstract socket, or pushes input into the terminal gate runs in. Each test is named after
+//! the break it pins; one that needs what this machine lacks says it is skipped and why.
+
+use std::path::Path;
+
+use predicates::prelude::*;
+
+use crate::common::*;
+
+/// A plan whose one task runs `script` and then exits 1 (the verdict must stay FAIL).
+fn attack(script: &str) -> Fixture {
+    let body: Vec<String> = script.lines().map(|l| format!("      {l}")).collect();
+    Fixture::new(&format!(
+        "version: 1\nsampling: {{single: {{n: 1, c: 0}}}}\ntasks:\n  - id: attack\n    run: |\n{}\n      exit 1\n",
+        body.join("\n")
+    ))
+}
+
+/// The stdout and stderr the attack's trial printed (its log).
+fn trial_log(f: &Fixture) -> String {
+    let l = f.ledger();
+    let row = &attempts(&l)[0];
+    row.log
+        .as_ref()
+        .map(|p| read(Path::new(p)))
+        .unwrap_or_default()
+}
+
+/// The runner's credentials, as a CI job hands them to gate.
+const SECRETS: [(&str, &str); 6] = [
+    ("GITHUB_TOKEN", "ghs_procEnvironGithubToken0001"),
+    ("ACTIONS_RUNTIME_TOKEN", "runtimeTokenFromProcEnviron0002"),
+    (
+        "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+        "oidcRequestTokenFromProc0003",
+    ),
+    ("AWS_SECRET_ACCESS_KEY", "awsSecretAccessKeyFromProc0004"),
+    ("GH_ENTERPRISE_TOKEN", "ghEnterpriseTokenFromProc0005"),
+    ("GITHUB_ENTERPRISE_TOKEN", "githubEnterpriseTokenProc0006"),
+];
+
+#[test]
+fn a_task_reads_gate_secrets_from_proc_ppid_environ() {
+    // Issue 29, break 4: as root (and as gate's own user) the task read GITHUB_TOKEN and the
+    // runner's tokens from /proc/$PPID/environ. It copies the environment of gate and of
+    // every ancestor it can see into `dump/`; none may hold a secret.
+    // SAFETY: geteuid only returns an id.
+    let root = unsafe { libc::geteuid() } == 0;
+    eprintln!(
+        "a_task_reads_gate_secrets_from_proc_ppid_environ: running as {}",
+        if root { "root" } else { "a non-root user" }
+    );
+    // gate's pid is in the path of the result file; in a PID namespace of the trial's own,
+    // $PPID is the namespace's init and gate is not visible at all.
+    let f = attack(
+        "g=$(echo \"$GATE_RESULT\" | sed -n 's|.*/gate-\\([0-9]*\\)-[0-9]*-results/.*|\\1|p')\n\
+         [ -e /proc/$g ] || echo \"gate $g invisible\"\n\
+         for p in $PPID $g; do\n\
+         \x20 i=0\n\
+         \x20 while [ \"$p\" -gt 1 ] && [ $i -lt 20 ]; do\n\
+         \x20   cat /proc/$p/environ > dump/$p 2>/dev/null && echo \"read $p\"\n\
+         \x20   p=$(awk '{print $4}' /proc/$p/stat 2>/dev/null || echo 0); i=$((i+1))\n\
+         \x20 done\n\
+         done",
+    );
+    std::fs::create_dir(f.path("dump")).unwrap();
+    let mut cmd = f.command(&[]);
+    for (k, v) in SECRETS {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let log = trial_log(&f);
+    // SAFETY: getpid only returns an id.
+    let me = unsafe { libc::getpid() };
+    assert!(
+        log.contains("read ") || log.contains("invisible"),
+        "the task neither read an environ nor found gate invisible: {log}"
+    );
+    let mut read_any = 0;
+    for entry in std::fs::read_dir(f.path("dump")).unwrap() {
+        let entry = entry.unwrap();
+        let bytes = std::fs::read(entry.path()).unwrap();
+        let text = String::from_utf8_lossy(&bytes);
+        read_any += 1;
+        for (k, v) in SECRETS {
+            assert!(
+                !text.contains(v),
+                "{k} readable in /proc/{}/environ (this test is pid {me})",
+                entry.file_name().to_string_lossy()
+            );
+        }
+    }
+    assert!(read_any > 0 || log.contains("invisible"), "{log}");
+    // The statement says what stood.
+    let terminal = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        terminal.contains("gate's /proc environ (a parent process's is readable)"),
+        "{terminal}"
+    );
+    let walls = f.ledger().header().sandbox.clone().unwrap();
+    assert!(walls.environ_erased);
+}
+
+#[test]
+fn base64_of_a_secret_gets_past_redaction() {
+    // Issue 29, break 4: only a secret's exact bytes were redacted; `base64` of it was kept
+    // in the log.
+    let secret = "sk-live-base64RedactionCheck42";
+    let f = attack(
+        "printf '%s' \"$MY_API_KEY\" | base64\n\
+         printf 'x%s' \"$MY_API_KEY\" | base64\n\
+         printf 'xy%s' \"$MY_API_KEY\" | base64 | tr '+/' '-_'\n\
+         printf '%s' \"$MY_API_KEY\" | od -An -tx1 | tr -d ' \\n'; echo\n\
+         echo done",
+    );
+    f.command(&[]).env("MY_API_KEY", secret).assert().code(1);
+    let log = trial_log(&f);
+    assert!(log.contains("done"), "{log}");
+    let b64 = |s: &str| {
+        let out = std::process::Command::new("sh")
+            .args(["-c", "printf '%s' \"$1\" | base64 -w0", "sh", s])
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    for leaked in [
+        secret.to_string(),
+        b64(secret)[..20].to_string(),
+        b64(&format!("x{secret}"))[4..24].to_string(),
+        secret
+            .bytes()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>(),
+    ] {
+        assert!(!log.contains(&leaked), "`{leaked}` in the log:\n{log}");
+    }
+    assert!(log.matches("***").count() >= 4, "{log}");
+}
+
+#[test]
+fn a_secret_in_a_suite_test_case_name_reaches_every_output() {
+    // Issue 29, break 5: a parametrize id holding a secret's value was printed verbatim in
+    // the terminal, the ledger, JSON, JUnit, Markdown and the step summary.
+    let secret = "tok-in-a-test-id-31337";
+    let d = tempfile::tempdir().unwrap();
+    let summary = d.path().join("step-summary.md");
+    std::fs::write(&summary, "").unwrap();
+    // The suite writes its JUnit file with the token in a test id and a failure message.
+    std::fs::write(
+        d.path().join("suite.sh"),
+        "cat > \"$GATE_JUNIT\" <<EOF\n\
+         <testsuite name=\"s\" tests=\"2\"><testcase classname=\"t\" name=\"test_login[$SUITE_TOKEN]\"/>\
+         <testcase classname=\"t\" name=\"test_logout\"><failure message=\"bad $SUITE_TOKEN\">$SUITE_TOKEN</failure></testcase></testsuite>\n\
+         EOF\n",
+    )
+    .unwrap();
+    let out = gate()
+        .current_dir(d.path())
+        .env("SUITE_TOKEN", secret)
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .env_remove("GITHUB_ACTIONS")
+        .args([
+            "suite",
+            "--single",
+            "1,0",
+            "--assume-retries-off",
+            "--json",
+            "r.json",
+            "--junit",
+            "j.xml",
+            "--summary",
+            "s.md",
+        ])
+        .arg("sh suite.sh")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(stdout.contains("test_login[***]"), "{stdout}");
+    let ledger = d.path().join("gate-out/ledger.jsonl");
+    for (what, text) in [
+        ("terminal", stdout.clone()),
+        ("stderr", stderr),
+        ("ledger", read(&ledger)),
+        ("JSON", read(&d.path().join("r.json"))),
+        ("JUnit", read(&d.path().join("j.xml"))),
+        ("Markdown", read(&d.path().join("s.md"))),
+        ("step summary", read(&summary)),
+    ] {
+        assert!(
+            !text.contains(secret),
+            "the secret is in the {what}:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn the_chart_title_carries_raw_markup_from_a_test_id() {
+    // Issue 29, break 16: the step summary's mermaid title kept `<img onerror>`, a link
+    // and `</details>` from a test id.
+    let d = tempfile::tempdir().unwrap();
+    let evil = "&lt;img src=x onerror=alert(1)&gt;[x](https://evil.example)&lt;/details&gt;`";
+    std::fs::write(
+        d.path().join("r.xml"),
+        format!(
+            "<testsuite name=\"s\" tests=\"1\"><testcase classname=\"c\" name=\"{evil}\"/></testsuite>"
+        ),
+    )
+    .unwrap();
+    gate()
+        .current_dir(d.path())
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .env_remove("GITHUB_ACTIONS")
+        .args([
+            "ingest",
+            "r.xml",
+            "--single",
+            "1,0",
+            "--assume-retries-off",
+            "--summary",
+            "s.md",
+        ])
+        .assert()
+        .code(0);
+    let md = read(&d.path().join("s.md"));
+    let title = md
+        .lines()
+        .find(|l| l.trim_start().starts_with("title "))
+        .unwrap_or_else(|| panic!("no chart title:\n{md}"));
+    for raw in ["<img", "</details>", "](", "[x]", "`"] {
+        assert!(!title.contains(raw), "{raw} in {title}");
+    }
+    assert!(title.contains("img src=x onerror=alert_1_"), "{title}");
+}
+
+#[test]
+fn gh_enterprise_tokens_reach_the_task() {
+    // Issue 29, break 18: GH_ENTERPRISE_TOKEN and GITHUB_ENTERPRISE_TOKEN were passed on.
+    let f = attack("env | grep -E '^(GH|GITHUB)_ENTERPRISE_TOKEN=' && echo escaped\necho tried");
+    f.command(&[])
+        .env("GH_ENTERPRISE_TOKEN", "ghe-token-value-1")
+        .env("GITHUB_ENTERPRISE_TOKEN", "ghe-token-value-2")
+        .assert()
+        .code(1);
+    let log = trial_log(&f);
+    assert!(log.contains("tried") && !log.contains("escaped"), "{log}");
+}
+
+#[test]
+fn an_abstract_unix_socket_outside_the_box_is_reachable() {
+    // Issue 29, break 18: a task connected to an abstract unix socket of a process outside
+    // the box (a session bus, a container runtime). Landlock ABI 6 scopes them.
+    use std::os::linux::net::SocketAddrExt;
+    let test = "an_abstract_unix_socket_outside_the_box_is_reachable";
+    let abi = gate::runner::sandbox::landlock_abi();
+    if abi < 6 {
+        eprintln!("{test}: skipped, this kernel has Landlock ABI {abi} (scoping needs 6)");
+        return;
+    }
+    let has_python = std::process::Command::new("python3")
+        .args(["-c", "import socket"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !has_python {
+        eprintln!("{test}: skipped, no python3 to connect with");
+        return;
+    }
+    // SAFETY: getpid only returns an id.
+    let name = format!("gate-test-abstract-{}", unsafe { libc::getpid() });
+    let addr = std::os::unix::net::SocketAddr::from_abstract_name(name.as_bytes()).unwrap();
+    let _listener = std::os::unix::net::UnixListener::bind_addr(&addr).unwrap();
+    let f = attack(&format!(
+        "python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect(\"\\0{name}\"); print(\"escaped\")'\necho tried"
+    ));
+    let out = f.command(&[]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let log = trial_log(&f);
+    assert!(log.contains("tried") && !log.contains("escaped"), "{log}");
+    let terminal = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        terminal.contains("abstract unix sockets scoped, path unix sockets reachable"),
+        "{terminal}"
+    );
+}
+
+#[test]
+fn a_task_run_in_a_terminal_pushes_input_with_tiocsti() {
+    // Issue 29, break 10: run from a terminal, the task opened /dev/tty and pushed a command
+    // into the user's shell with TIOCSTI. Run gate under a pseudo-terminal (`script`).
+    let test = "a_task_run_in_a_terminal_pushes_input_with_tiocsti";
+    let have = |cmd: &str| {
+        std::process::Command::new("sh")
+            .args(["-c", &format!("command -v {cmd} >/dev/null")])
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if !have("script") || !have("python3") {
+        eprintln!("{test}: skipped, needs `script` (util-linux) and python3");
+        return;
+    }
+    let f = attack(
+        "(exec 3</dev/tty) 2>/dev/null && echo opened-tty\n\
+         python3 -c 'import fcntl, termios, os; fd = os.open(\"/dev/tty\", os.O_RDWR); fcntl.ioctl(fd, termios.TIOCSTI, b\"#\"); print(\"pushed\")'\n\
+         echo tried",
+    );
+    let gate_bin = assert_cmd::cargo::cargo_bin("gate");
+    let line = format!(
+        "{} run plan.yaml --ledger out/ledger.jsonl --no-step-summary </dev/null; echo \"gate-exit=$?\"",
+        gate_bin.display()
+    );
+    let out = std::process::Command::new("script")
+        .args(["-qec", &line, "/dev/null"])
+        .current_dir(f.dir.path())
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    if !text.contains("gate-exit=") {
+        eprintln!("{test}: skipped, `script` gave no terminal here: {text}");
+        return;
+    }
+    assert!(text.contains("gate-exit=1"), "{text}");
+    let log = trial_log(&f);
+    assert!(log.contains("tried"), "{log}");
+    assert!(
+        !log.contains("opened-tty") && !log.contains("pushed"),
+        "the task reached the terminal:\n{log}"
+    );
+}
+
+#[test]
+fn the_sandbox_line_no_longer_claims_more_than_stood() {
+    // Issue 29, break 4: the line said "tokens withheld" while gate's environment was
+    // readable; it now says where they are withheld, and what stays readable.
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 1, c: 0}}\ntasks:\n  - id: t\n    run: 'true'\n",
+    );
+    f.run(&[]).code(0).stdout(predicate::str::contains(
+        "from the task's environment and gate's /proc environ (a parent process's is readable)",
+    ));
+}
