@@ -23,6 +23,7 @@ mod run;
 mod sandbox;
 mod stages;
 mod suite;
+mod suite_family;
 mod suite_plan;
 mod tamper;
 mod verify;
