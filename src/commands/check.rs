@@ -102,6 +102,18 @@ pub fn render_text(check: &PlanCheck) -> String {
                 "  suite      each run's test cases (read from {}) judged one by one by this rule",
                 s.results
             );
+            // The cases are counted at run time, so the line says how the share works.
+            let _ = match t.family {
+                Some((alpha, beta)) => writeln!(
+                    out,
+                    "  family     the test cases are one family: the rule is designed again at alpha 1 − (1 − {})^(1/K) for the K cases the first run records (beta {} each), so P(a suite of healthy cases is not PASS) ≤ {}; later runs get only the undecided cases ($GATE_SUITE_CASES)",
+                    alpha, beta, alpha
+                ),
+                None => writeln!(
+                    out,
+                    "  family     none: a fixed `single:` rule states no healthy rate, so each test case's risk is its own; later runs get only the undecided cases ($GATE_SUITE_CASES)"
+                ),
+            };
         }
         let _ = writeln!(out, "  rule       {}", t.rule);
         if let Some(c) = &t.compare {

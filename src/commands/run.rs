@@ -200,7 +200,7 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
                 .extend(&suite.harness_exit_codes);
             let (config, mut cases) =
                 crate::runner::suite::plan(task, plan.policy.jobs, shard, session.prior())?;
-            let launcher = SuiteLauncher::new(launcher, suite, cases.ids());
+            let launcher = SuiteLauncher::new(launcher, suite, &cases);
             let history = session.history(&task.id);
             let mut sinks = Fanout(vec![&mut session, &mut progress]);
             run_suite(

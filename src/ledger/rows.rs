@@ -342,7 +342,7 @@ impl AttemptRow {
 }
 
 /// What one run of a suite task recorded: the file read, and the test cases in it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SuiteRun {
     /// Hex SHA-256 of the result file's bytes, as read.
     pub results_sha256: String,
@@ -352,6 +352,29 @@ pub struct SuiteRun {
     pub cases: u64,
     /// Of which failed.
     pub failed: u64,
+    /// The test cases asked for (`GATE_SUITE_CASES`), when the run was asked for fewer than
+    /// all: the undecided ones at its launch. Absent: every case.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asked: Option<u64>,
+    /// The family design, on the run that fixed the number of cases (the first run read):
+    /// the rule every test case is judged by from then on (`crate::plan::family`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub family: Option<Family>,
+}
+
+/// A suite task's test cases as one family (`crate::plan::family`): each case judged at
+/// Šidák's share of the suite's alpha, so a suite of healthy independent cases is not PASS
+/// with probability at most `alpha`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Family {
+    /// Test cases in the suite (K), from its first run.
+    pub cases: u64,
+    /// The suite's alpha: the family risk the design keeps within.
+    pub alpha: f64,
+    /// Each case's share, `1 - (1 - alpha)^(1/K)`.
+    pub case_alpha: f64,
+    /// The rule each test case is judged by.
+    pub sampling: Sampling,
 }
 
 /// A task's decision.

@@ -62,6 +62,10 @@ pub struct TaskCheck {
     /// on its own by this rule.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub suite: Option<crate::ledger::SuiteRecord>,
+    /// A suite task's alpha and beta, shared over its test cases as one family (none for a
+    /// fixed `single:` rule, which states no healthy rate); the text's `family` line.
+    #[serde(skip)]
+    pub family: Option<(f64, f64)>,
     /// A `compare:` task: its exact risks at θ, with the `max_pairs` truncation.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub compare: Option<CompareCheck>,
@@ -201,6 +205,7 @@ fn task_check(t: &Task, policy: OnInconclusive) -> Result<TaskCheck, StatsError>
             discriminates: None,
             zone: None,
             suite: None,
+            family: None,
         });
     }
     // Every rule's exact OC comes from its lattice (a single plan's in closed form).
@@ -283,6 +288,7 @@ fn task_check(t: &Task, policy: OnInconclusive) -> Result<TaskCheck, StatsError>
         discriminates,
         zone,
         suite: t.suite.as_ref().map(crate::plan::SuiteTask::record),
+        family: t.suite.as_ref().and(t.rates).map(|r| (r.alpha, r.beta)),
         compare: None,
     })
 }

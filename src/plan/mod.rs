@@ -12,6 +12,7 @@ pub mod bounds;
 pub mod check;
 pub mod compare;
 pub mod discover;
+pub mod family;
 mod sampling;
 pub mod schema;
 pub mod state;

@@ -330,6 +330,13 @@ fn gate(out: &mut String, report: &Report) {
             );
         }
     }
+    for s in &report.suites {
+        let _ = writeln!(
+            out,
+            "  family        {}",
+            crate::report::words::family_line(s, printable)
+        );
+    }
     if let Some(s) = &report.replay.shards {
         let _ = write!(
             out,

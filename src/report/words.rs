@@ -320,3 +320,27 @@ pub(crate) fn number(x: f64) -> String {
         s.to_string()
     }
 }
+
+/// A suite task as one family, in one line (terminal and Markdown): its cases, the family
+/// risk its design guarantees, and what it ran. `id` renders the (untrusted) task id.
+pub(crate) fn family_line(s: &super::model::SuiteSummary, id: impl Fn(&str) -> String) -> String {
+    let risk = match (s.alpha, s.target) {
+        (Some(a), Some(t)) => format!(
+            "P(a suite of healthy cases is not PASS) ≤ {} (each case at Šidák's share of {t}; independent cases at or above the healthy rate)",
+            prob(a)
+        ),
+        (Some(a), None) => format!("P(a suite of healthy cases is not PASS) ≤ {}", prob(a)),
+        _ => "no family design: the rule states no healthy rate, so each case's risk is its own"
+            .to_string(),
+    };
+    format!(
+        "{}: {} test case{}, {risk} · {} suite run{} · {} test-case run{}",
+        id(&s.id),
+        s.cases,
+        if s.cases == 1 { "" } else { "s" },
+        s.runs,
+        if s.runs == 1 { "" } else { "s" },
+        s.case_runs,
+        if s.case_runs == 1 { "" } else { "s" },
+    )
+}

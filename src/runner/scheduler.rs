@@ -153,6 +153,9 @@ pub trait Cases {
     fn admit(&mut self, row: &AttemptRow) -> bool;
     /// Whether every test case seen so far has decided (false before the first run).
     fn all_decided(&self) -> bool;
+    /// The rule the suite's runs are scheduled by once the cases' rule is known, when it is
+    /// not the plan's (the family design: [`crate::plan::family`]).
+    fn runs_rule(&self) -> Option<Sampling>;
     /// The decision rows once the suite runs are over: every test case's decision, or for
     /// an undecided one the INCONCLUSIVE `undecided` gives.
     fn decisions(&mut self, undecided: &Decision) -> Vec<DecisionRow>;
@@ -195,7 +198,12 @@ fn drive<L: Launcher + ?Sized>(
     };
     let mut sampler = OrderedSampler::new(cfg.sampling.clone(), cfg.max_unavailable, ordered_shard)
         .map_err(|e| Error::Harness(format!("task `{}`: {e}", cfg.id)))?;
-    let budget = cfg.graded_budget();
+    // A suite's runs are scheduled by its cases' rule, which the family design may replace
+    // once the first run is read: then the runs' sampler is rebuilt on the new rule from
+    // the outcomes it was offered (`offered`), and the budget with it.
+    let mut cfg = std::borrow::Cow::Borrowed(cfg);
+    let mut offered: Vec<(u64, Outcome)> = Vec::new();
+    let mut budget = cfg.graded_budget();
     sink.event(&RunEvent::TaskStarted {
         task: cfg.id.clone(),
         planned: budget,
@@ -222,6 +230,7 @@ fn drive<L: Launcher + ?Sized>(
         match history.outcomes.get(&ordinal) {
             Some(&o) if o != Outcome::Cancelled => {
                 sampler.offer(ordinal, o);
+                offered.push((ordinal, o));
             }
             _ => {
                 lanes.rerun.push_back(ordinal);
@@ -240,6 +249,17 @@ fn drive<L: Launcher + ?Sized>(
 
     let cases_done = |c: &Option<&mut dyn Cases>| c.as_ref().is_some_and(|c| c.all_decided());
     loop {
+        if let Some(rule) = cases.as_ref().and_then(|c| c.runs_rule())
+            && rule != cfg.sampling
+        {
+            cfg.to_mut().sampling = rule;
+            sampler = OrderedSampler::new(cfg.sampling.clone(), cfg.max_unavailable, ordered_shard)
+                .map_err(|e| Error::Harness(format!("task `{}`: {e}", cfg.id)))?;
+            for &(ordinal, o) in &offered {
+                sampler.offer(ordinal, o);
+            }
+            budget = cfg.graded_budget();
+        }
         let finished = sampler.decision().is_some()
             || sampler.tally().graded() >= budget
             || cases_done(&cases);
@@ -248,7 +268,7 @@ fn drive<L: Launcher + ?Sized>(
             lanes.in_flight.cancel_all();
         }
         if !stopping {
-            fill(cfg, launcher, &mut lanes, &sampler, budget, &tx);
+            fill(&cfg, launcher, &mut lanes, &sampler, budget, &tx);
         }
         if lanes.in_flight.flags.is_empty() {
             break;
@@ -300,6 +320,7 @@ fn drive<L: Launcher + ?Sized>(
             if row.attempt == 1 {
                 lanes.first_pending.remove(&row.trial);
                 sampler.offer(row.trial, row.outcome);
+                offered.push((row.trial, row.outcome));
             }
             let (tally, view) = (sampler.tally(), llr(&sampler));
             rows.push((row, tally, view));
@@ -308,7 +329,7 @@ fn drive<L: Launcher + ?Sized>(
             || sampler.tally().graded() >= budget
             || cases_done(&cases);
         if !stopping && !finished && harness_error.is_none() && !interrupt.requested() {
-            fill(cfg, launcher, &mut lanes, &sampler, budget, &tx);
+            fill(&cfg, launcher, &mut lanes, &sampler, budget, &tx);
         }
         for (row, tally, llr) in rows {
             sink.event(&RunEvent::Attempt { row, tally, llr })?;

@@ -26,7 +26,9 @@ use super::launcher::{Launcher, ProcessLauncher, attempt_or_internal_error};
 use super::retry::TrialMsg;
 use super::scheduler::Cases;
 use crate::ingest::{self, Options};
-use crate::ledger::{AttemptRow, DecisionRow, Fault, Outcome, SuiteRun, suite_case_id, suite_of};
+use crate::ledger::{
+    AttemptRow, DecisionRow, Family, Fault, Outcome, SuiteRun, suite_case_id, suite_of,
+};
 use crate::model::{Sampling, Shard};
 use crate::plan::SuiteTask;
 use crate::sampler::{Decision, OrderedSampler};
@@ -45,18 +47,64 @@ pub struct SuiteLauncher {
     pub opts: Options,
     /// The task's own `suite.harness_exit_codes`, to name in a harness error.
     own_harness_codes: Vec<i32>,
-    /// The test cases every run must record, once one run has (or the resumed ledger has):
-    /// sorted task ids.
-    reference: Arc<Mutex<Option<Vec<String>>>>,
+    /// What the runs and the test cases' samplers share: the suite's cases, its family
+    /// design, the cases decided so far.
+    state: Arc<Mutex<SuiteState>>,
+    /// Each run asked for: trial → the case ids (sorted) it must record, or `None` for all.
+    asked: Arc<Mutex<BTreeMap<u64, Option<Vec<String>>>>>,
 }
 
+/// What a suite task's runs ([`SuiteLauncher`]) and its test cases ([`SuiteCases`]) share.
+#[derive(Debug)]
+pub struct SuiteState {
+    /// The rule the plan gives each case, and the rates it was designed for.
+    plan_rule: (Sampling, Option<crate::model::Rates>),
+    /// The test cases every run may record (sorted task ids), once one run has (or the
+    /// resumed ledger has).
+    reference: Option<Vec<String>>,
+    /// The family design (`crate::plan::family`), once the cases are known; `None` when
+    /// the rule has none (a fixed `single:`) or a resumed ledger judged its cases without.
+    family: Option<Family>,
+    /// Test cases (task ids) whose sampler has decided: later runs do not ask for them.
+    decided: HashSet<String>,
+    /// Whether runs are asked for the undecided cases only. Not in a shard: a shard's
+    /// sampler sees only its own ordinals, and every shard's runs must record every case
+    /// for the merged replay to consume each case's ordinals in order.
+    filter: bool,
+}
+
+impl SuiteState {
+    /// The rule each test case is judged by: the family's, else the plan's.
+    fn case_rule(&self) -> &Sampling {
+        self.family
+            .as_ref()
+            .map_or(&self.plan_rule.0, |f| &f.sampling)
+    }
+
+    /// The cases a run launched now must record: the undecided ones, or `None` (all) before
+    /// the cases are known or while none has decided.
+    fn ask(&self) -> Option<Vec<String>> {
+        let reference = self.reference.as_ref()?;
+        if !self.filter || self.decided.is_empty() {
+            return None;
+        }
+        Some(
+            reference
+                .iter()
+                .filter(|id| !self.decided.contains(*id))
+                .cloned()
+                .collect(),
+        )
+    }
+}
+
+/// The environment variable that names the file of the test cases a suite run is asked for.
+pub const CASES_VAR: &str = "GATE_SUITE_CASES";
+
 impl SuiteLauncher {
-    /// The launcher of `suite`'s runs, with `inner`'s settings; `known` are the test-case
-    /// task ids an earlier session of the ledger recorded in one run (empty for a new one).
-    pub fn new(inner: ProcessLauncher, suite: &SuiteTask, known: Vec<String>) -> Self {
+    /// The launcher of `suite`'s runs, with `inner`'s settings, sharing `cases`' state.
+    pub fn new(inner: ProcessLauncher, suite: &SuiteTask, cases: &SuiteCases) -> Self {
         let results = suite.results.as_ref().map(|r| inner.spec.cwd.join(r));
-        let mut known = known;
-        known.sort_unstable();
         SuiteLauncher {
             inner,
             results,
@@ -66,13 +114,28 @@ impl SuiteLauncher {
                 ..Options::default()
             },
             own_harness_codes: suite.harness_exit_codes.clone(),
-            reference: Arc::new(Mutex::new((!known.is_empty()).then_some(known))),
+            state: Arc::clone(&cases.state),
+            asked: Arc::new(Mutex::new(BTreeMap::new())),
         }
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, SuiteState> {
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
 impl Launcher for SuiteLauncher {
     fn launch(&self, ordinal: u64, cancel: Arc<AtomicBool>, tx: mpsc::Sender<TrialMsg>) {
+        // What this run is asked for is fixed here, on the scheduler's thread, from the
+        // decisions it has consumed: a case decided by then stays decided (its sampler
+        // consumes in ordinal order), so only it may be missing from this run.
+        let asked = self.state().ask();
+        self.asked
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(ordinal, asked);
         let this = self.clone();
         let tx_back = tx.clone();
         let started = std::thread::Builder::new()
@@ -132,9 +195,40 @@ impl SuiteLauncher {
         let path = self.results.clone().unwrap_or_else(|| fresh.clone());
         // A file left by an earlier run must not stand in for this run's.
         let _ = std::fs::remove_file(&path);
+        let asked = self
+            .asked
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .remove(&ordinal)
+            .flatten();
+        // The cases asked for, one name a line (as gate names them, without `SUITE/`); empty
+        // for every case. Beside the result file, in the trial's own folder.
+        let cases_file = trial_dir.join(format!("{ordinal:04}-cases.txt"));
+        let mut listed = String::new();
+        for id in asked.iter().flatten() {
+            listed.push_str(&id[base.task.len() + 1..]);
+            listed.push('\n');
+        }
+        if let Err(e) =
+            std::fs::create_dir_all(&trial_dir).and_then(|()| std::fs::write(&cases_file, listed))
+        {
+            let why = format!(
+                "cannot write the list of test cases `{}`: {e}",
+                cases_file.display()
+            );
+            return vec![super::launcher::harness_error_row(
+                &AttemptSpec {
+                    trial: ordinal,
+                    attempt: 1,
+                    ..base.clone()
+                },
+                why,
+            )];
+        }
         let mut env = base.env.clone();
-        env.retain(|(k, _)| k != "GATE_JUNIT");
+        env.retain(|(k, _)| k != "GATE_JUNIT" && k != CASES_VAR);
         env.push(("GATE_JUNIT".to_string(), fresh.display().to_string()));
+        env.push((CASES_VAR.to_string(), cases_file.display().to_string()));
         let spec = AttemptSpec {
             trial: ordinal,
             attempt: 1,
@@ -148,7 +242,7 @@ impl SuiteLauncher {
         if cancel.load(Ordering::Relaxed) && row.outcome == Outcome::Cancelled {
             return vec![row];
         }
-        match self.judge(&row, &path) {
+        match self.judge(&row, &path, asked.as_deref()) {
             Ok((cases, run)) => {
                 row.outcome = Outcome::Pass;
                 row.fault = None;
@@ -173,7 +267,13 @@ impl SuiteLauncher {
     }
 
     /// The test cases' rows of a finished run, or why the run is a harness error.
-    fn judge(&self, row: &AttemptRow, path: &Path) -> Result<(Vec<AttemptRow>, SuiteRun), String> {
+    /// `asked`: the case ids (sorted) this run was asked for, `None` for all.
+    fn judge(
+        &self,
+        row: &AttemptRow,
+        path: &Path,
+        asked: Option<&[String]>,
+    ) -> Result<(Vec<AttemptRow>, SuiteRun), String> {
         match (row.outcome, row.fault) {
             (Outcome::HarnessError, _) => {
                 // The attempt names the policy's codes; a code the task declared is the
@@ -271,15 +371,25 @@ impl SuiteLauncher {
                 twice[0]
             ));
         }
-        {
-            let mut reference = self
-                .reference
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            match reference.as_ref() {
-                None => *reference = Some(ids.clone()),
-                Some(first) if *first != ids => {
-                    let missing: Vec<&String> = first
+        let family = {
+            let mut state = self.state();
+            let mut family = None;
+            match state.reference.as_ref() {
+                None => {
+                    // The first run read fixes the cases, and with their number the family
+                    // design, before any of its rows reaches a case's sampler.
+                    let (rule, rates) = &state.plan_rule;
+                    family = crate::plan::family::design(rule, rates.as_ref(), ids.len() as u64)
+                        .map_err(|e| format!("task `{}`: {e}", row.task))?;
+                    state.family.clone_from(&family);
+                    state.reference = Some(ids.clone());
+                }
+                Some(first) => {
+                    // Every case asked for must be there, and no case the first run did not
+                    // record; a case not asked for (a runner that ignores the filter) is
+                    // recorded, and its decided sampler does not count it.
+                    let wanted = asked.unwrap_or(first);
+                    let missing: Vec<&String> = wanted
                         .iter()
                         .filter(|t| ids.binary_search(t).is_err())
                         .take(NAMED)
@@ -289,13 +399,23 @@ impl SuiteLauncher {
                         .filter(|t| first.binary_search(t).is_err())
                         .take(NAMED)
                         .collect();
-                    return Err(format!(
-                        "this run recorded other test cases than the runs before it (missing: {missing:?}; new: {added:?}); every trial must run the same suite"
-                    ));
+                    if !missing.is_empty() || !added.is_empty() {
+                        return Err(format!(
+                            "this run recorded other test cases than {} (missing: {missing:?}; new: {added:?}); every trial must run the same suite",
+                            if asked.is_some() {
+                                format!(
+                                    "the {} undecided ones it was asked for (`{CASES_VAR}`) and the runs before it",
+                                    wanted.len()
+                                )
+                            } else {
+                                "the runs before it".to_string()
+                            }
+                        ));
+                    }
                 }
-                Some(_) => {}
             }
-        }
+            family
+        };
         let failed = run
             .trials
             .iter()
@@ -318,6 +438,8 @@ impl SuiteLauncher {
                 writer: run.writer.as_str().to_string(),
                 cases: run.trials.len() as u64,
                 failed,
+                asked: asked.map(|a| a.len() as u64),
+                family,
             },
         ))
     }
@@ -341,7 +463,6 @@ fn tail_of(row: &AttemptRow) -> String {
 /// A suite task's test cases, each with its own ordered sampler.
 #[derive(Debug)]
 pub struct SuiteCases {
-    sampling: Sampling,
     max_unavailable: u64,
     shard: Option<Shard>,
     /// In order of first appearance.
@@ -351,15 +472,19 @@ pub struct SuiteCases {
     prior: HashSet<(String, u64)>,
     /// Test cases whose decision row an earlier session wrote.
     decided: HashSet<String>,
+    /// Shared with the suite's runs ([`SuiteLauncher`]).
+    state: Arc<Mutex<SuiteState>>,
 }
 
 impl SuiteCases {
-    /// The test cases of suite task `suite`, judged by `sampling`; `prior` is the ledger of
-    /// an interrupted session (resumed), whose test-case rows are consumed at once and whose
-    /// decision rows are not written again.
+    /// The test cases of suite task `suite`, judged by `sampling` (designed for `rates`) or,
+    /// once the cases are known, by their family design; `prior` is the ledger of an
+    /// interrupted session (resumed), whose family design is reused, whose test-case rows
+    /// are consumed at once and whose decision rows are not written again.
     pub fn new(
         suite: &str,
         sampling: Sampling,
+        rates: Option<crate::model::Rates>,
         max_unavailable: u64,
         shard: Option<Shard>,
         prior: Option<&crate::ledger::Ledger>,
@@ -368,23 +493,48 @@ impl SuiteCases {
         OrderedSampler::new(sampling.clone(), max_unavailable, shard)
             .map_err(|e| crate::error::Error::Harness(format!("task `{suite}`: {e}")))?;
         let mut cases = SuiteCases {
-            sampling,
             max_unavailable,
             shard,
             cases: Vec::new(),
             index: BTreeMap::new(),
             prior: HashSet::new(),
             decided: HashSet::new(),
+            state: Arc::new(Mutex::new(SuiteState {
+                plan_rule: (sampling, rates),
+                reference: None,
+                family: None,
+                decided: HashSet::new(),
+                filter: shard.is_none(),
+            })),
         };
         let Some(ledger) = prior else {
             return Ok(cases);
         };
+        // The design the earlier session recorded is the one its cases were judged by; a
+        // ledger whose cases were judged without one (an earlier gate) goes on without.
+        let family = ledger
+            .attempts()
+            .filter(|r| r.task == suite)
+            .find_map(|r| r.suite_run.as_ref().and_then(|s| s.family.clone()));
+        if let Some(f) = &family {
+            OrderedSampler::new(f.sampling.clone(), max_unavailable, shard).map_err(|e| {
+                crate::error::Error::Harness(format!(
+                    "task `{suite}`: the ledger's family design: {e}"
+                ))
+            })?;
+        }
+        cases.state_mut().family = family;
         for row in ledger
             .attempts()
             .filter(|r| suite_of(&r.task) == Some(suite))
         {
             cases.consume(row);
             cases.prior.insert((row.task.clone(), row.trial));
+        }
+        let mut known = cases.ids();
+        known.sort_unstable();
+        if !known.is_empty() {
+            cases.state_mut().reference = Some(known);
         }
         cases.decided = ledger
             .decisions()
@@ -394,17 +544,28 @@ impl SuiteCases {
         Ok(cases)
     }
 
+    fn state_mut(&self) -> std::sync::MutexGuard<'_, SuiteState> {
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     /// The test-case task ids recorded so far.
     pub fn ids(&self) -> Vec<String> {
         self.cases.iter().map(|(id, _)| id.clone()).collect()
+    }
+
+    /// The family design in force, once the cases are known.
+    pub fn family(&self) -> Option<Family> {
+        self.state_mut().family.clone()
     }
 
     fn consume(&mut self, row: &AttemptRow) {
         let i = match self.index.get(&row.task) {
             Some(&i) => i,
             None => {
-                let Ok(sampler) =
-                    OrderedSampler::new(self.sampling.clone(), self.max_unavailable, self.shard)
+                let rule = self.state_mut().case_rule().clone();
+                let Ok(sampler) = OrderedSampler::new(rule, self.max_unavailable, self.shard)
                 else {
                     return;
                 };
@@ -414,7 +575,12 @@ impl SuiteCases {
             }
         };
         if row.attempt == 1 {
-            self.cases[i].1.offer(row.trial, row.outcome);
+            let sampler = &mut self.cases[i].1;
+            let was = sampler.decision().is_some();
+            sampler.offer(row.trial, row.outcome);
+            if !was && sampler.decision().is_some() {
+                self.state_mut().decided.insert(row.task.clone());
+            }
         }
     }
 }
@@ -430,6 +596,13 @@ impl Cases for SuiteCases {
 
     fn all_decided(&self) -> bool {
         !self.cases.is_empty() && self.cases.iter().all(|(_, s)| s.decision().is_some())
+    }
+
+    fn runs_rule(&self) -> Option<Sampling> {
+        self.state_mut()
+            .family
+            .as_ref()
+            .map(|f| crate::ledger::suite_runs_rule(&f.sampling))
     }
 
     fn decisions(&mut self, undecided: &Decision) -> Vec<DecisionRow> {
@@ -479,6 +652,7 @@ pub fn plan(
     let cases = SuiteCases::new(
         &task.id,
         task.sampling.clone(),
+        task.rates,
         task.max_unavailable,
         shard,
         prior,
@@ -506,7 +680,7 @@ mod tests {
     #[test]
     fn each_test_case_decides_on_its_own_and_the_suite_waits_for_the_last() {
         let mut cases =
-            SuiteCases::new("s", Sampling::Single { n: 3, c: 0 }, 0, None, None).unwrap();
+            SuiteCases::new("s", Sampling::Single { n: 3, c: 0 }, None, 0, None, None).unwrap();
         assert!(!cases.all_decided(), "nothing seen yet is not all decided");
         for k in 1..=2 {
             assert!(cases.admit(&row("s/a", k, Outcome::Pass)));

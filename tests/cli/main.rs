@@ -26,6 +26,7 @@ mod sandbox;
 mod secrets;
 mod stages;
 mod suite;
+mod suite_family;
 mod suite_plan;
 mod tamper;
 mod verify;

@@ -85,6 +85,8 @@ pub struct JsonReport {
     pub stages: Option<JsonStages>,
     /// The multiplicity cost of the gate.
     pub multiplicity: JsonMultiplicity,
+    /// The suite tasks, each one family of test cases (empty without suite tasks).
+    pub suites: Vec<JsonSuite>,
     /// One entry per task, in plan order.
     pub tasks: Vec<JsonTask>,
 }
@@ -139,6 +141,24 @@ pub struct JsonShards {
     pub present: Vec<u64>,
     /// Missing, ascending.
     pub missing: Vec<u64>,
+}
+
+/// A suite task as one family of test cases.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct JsonSuite {
+    /// The suite task's id (its cases are the tasks `ID/CASE`).
+    pub id: String,
+    /// Test cases in the suite.
+    pub cases: u64,
+    /// The family risk the design guarantees: P(the suite is not PASS) for independent
+    /// cases each at or above the healthy rate is at most this, `1 - (1 - a)^cases` with `a`
+    /// the case rule's exact risk (as in `multiplicity`); `null` without a family design (a
+    /// fixed `single:` rule states no healthy rate).
+    pub alpha: Option<f64>,
+    /// Suite runs whose results were read.
+    pub runs: u64,
+    /// Test-case executions over those runs (only undecided cases run again).
+    pub case_runs: u64,
 }
 
 /// 1 - prod(1 - alpha_i).

@@ -21,7 +21,8 @@ use super::model::{OcPoint, Report, Share, TaskReport, Uncounted};
 /// `naive`, `pass_rate.method`, `not_counted`, `timeouts_replaced` and `fault_risk` added.
 /// `ledgers[].sandbox` (the walls of the box) and `stages` (a staged run, with `tasks[]` per
 /// task and `stage_size` null when the tasks' stages differ) were added since, without a
-/// bump: new fields that are `null` where they do not apply.
+/// bump: new fields that are `null` where they do not apply; and `suites` (empty without
+/// suite tasks).
 pub const SCHEMA: u32 = 3;
 
 /// Render the JSON report (pretty-printed, with a trailing newline). Non-finite numbers
@@ -150,6 +151,17 @@ impl From<&Report> for JsonReport {
                     .collect(),
                 unknown: r.multiplicity.unknown.clone(),
             },
+            suites: r
+                .suites
+                .iter()
+                .map(|s| JsonSuite {
+                    id: s.id.clone(),
+                    cases: s.cases,
+                    alpha: s.alpha,
+                    runs: s.runs,
+                    case_runs: s.case_runs,
+                })
+                .collect(),
             tasks: r.tasks.iter().map(task).collect(),
         }
     }

@@ -163,6 +163,13 @@ pub(super) fn parts(report: &Report) -> [String; 3] {
         }
         None => out.push_str("**Multiplicity cost:** unknown: no task records a healthy rate.\n\n"),
     }
+    for s in &report.suites {
+        let _ = writeln!(
+            out,
+            "**Family:** {}.\n",
+            crate::report::words::family_line(s, cell)
+        );
+    }
     if let Some(s) = &report.replay.shards {
         let _ = write!(out, "**Shards:** {} of {} present", list(&s.present), s.m);
         if !s.missing.is_empty() {

@@ -41,7 +41,9 @@ impl Report {
         }
         let cost =
             (!known.is_empty()).then(|| 1.0 - known.iter().map(|(_, a)| 1.0 - a).product::<f64>());
+        let suites = suite_summaries(ledgers, &tasks);
         Ok(Report {
+            suites,
             on_inconclusive: policy,
             replay,
             tasks,
@@ -55,6 +57,62 @@ impl Report {
             stages,
         })
     }
+}
+
+/// Each suite task of the first header as one family: its cases, the family risk its design
+/// guarantees, its suite runs and test-case executions over every ledger given.
+fn suite_summaries(ledgers: &[Ledger], tasks: &[TaskReport]) -> Vec<SuiteSummary> {
+    let Some(header) = ledgers.first().map(|l| l.header()) else {
+        return Vec::new();
+    };
+    header
+        .tasks
+        .iter()
+        .filter(|t| t.suite.is_some())
+        .map(|spec| {
+            let (mut runs, mut case_runs) = (0, 0);
+            let mut family = None;
+            for a in ledgers.iter().flat_map(|l| l.attempts()) {
+                if a.task != spec.id {
+                    continue;
+                }
+                if let Some(r) = &a.suite_run {
+                    runs += 1;
+                    case_runs += r.cases;
+                    if family.is_none() {
+                        family = r.family.as_ref();
+                    }
+                }
+            }
+            let prefix = format!("{}/", spec.id);
+            let case_alphas: Vec<Option<f64>> = tasks
+                .iter()
+                .filter(|t| t.id().starts_with(&prefix))
+                .map(|t| t.alpha)
+                .collect();
+            let cases = family.map_or(case_alphas.len() as u64, |f| f.cases);
+            // The guarantee is the design's: every case judged by the family's rule, whose
+            // exact risk (under the report's `on_inconclusive`) the replay computed for each
+            // case (the same for all).
+            let alpha = family.and_then(|f| {
+                let worst = case_alphas
+                    .iter()
+                    .copied()
+                    .collect::<Option<Vec<f64>>>()?
+                    .into_iter()
+                    .fold(0.0f64, f64::max);
+                Some(crate::plan::family::family_risk(worst, f.cases))
+            });
+            SuiteSummary {
+                id: spec.id.clone(),
+                cases,
+                alpha,
+                target: family.map(|f| f.alpha),
+                runs,
+                case_runs,
+            }
+        })
+        .collect()
 }
 
 fn task_report(replay: TaskReplay, policy: OnInconclusive) -> Result<TaskReport, ReportError> {

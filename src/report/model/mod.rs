@@ -36,6 +36,28 @@ pub struct Report {
     exit_override: Option<u8>,
     /// Where a staged run stands, when the ledgers are stages of one.
     pub stages: Option<super::stages::StageStatus>,
+    /// The suite tasks: each one family of test cases.
+    pub suites: Vec<SuiteSummary>,
+}
+
+/// A suite task as one family of test cases: what its design guarantees and what it cost.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SuiteSummary {
+    /// The suite task's id.
+    pub id: String,
+    /// Test cases (K).
+    pub cases: u64,
+    /// The family risk the design guarantees: 1 − (1 − a)^K with a the case rule's exact
+    /// P(not PASS | healthy) (P(FAIL | healthy) under `on_inconclusive: pass`), a bound for
+    /// independent cases each at or above the healthy rate; `None` without a family design
+    /// (a fixed `single:` rule, or a ledger of an earlier gate).
+    pub alpha: Option<f64>,
+    /// The suite's alpha the design was asked to keep, when it has one.
+    pub target: Option<f64>,
+    /// Suite runs that ran (their results read).
+    pub runs: u64,
+    /// Test-case executions over those runs.
+    pub case_runs: u64,
 }
 
 /// A count out of a total, e.g. 12 of 20.

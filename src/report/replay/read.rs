@@ -232,20 +232,44 @@ pub(super) fn expand_suites(ledgers: &[Ledger], specs: Vec<TaskSpec>) -> Vec<Tas
         let mut seen = BTreeSet::new();
         let mut cases = Vec::new();
         let mut broken = false;
+        // The family design the run recorded (on the run that fixed the cases): the rule
+        // every case was judged by. Shards of one run design the same; if they differ, the
+        // suite's runs are not one run's, and the suite is judged broken (no verdict).
+        let mut family: Option<&crate::ledger::Family> = None;
         for a in ledgers.iter().flat_map(|l| l.attempts()) {
             if a.task == spec.id {
                 broken |= !matches!(a.outcome, Outcome::Pass | Outcome::Cancelled)
                     || (a.outcome == Outcome::Pass && a.suite_run.is_none());
+                if let Some(f) = a.suite_run.as_ref().and_then(|r| r.family.as_ref()) {
+                    broken |= family.is_some_and(|g| g != f)
+                        || check_spec(&TaskSpec {
+                            sampling: f.sampling.clone(),
+                            ..spec.clone()
+                        })
+                        .is_err();
+                    family.get_or_insert(f);
+                }
             } else if crate::ledger::suite_of(&a.task) == Some(spec.id.as_str())
                 && seen.insert(a.task.clone())
             {
-                let case = &a.task[spec.id.len() + 1..];
-                cases.push(spec.suite_case(case));
+                cases.push(a.task[spec.id.len() + 1..].to_string());
             }
         }
+        let case_spec = match family {
+            Some(f) if !broken => TaskSpec {
+                sampling: f.sampling.clone(),
+                rates: spec.rates.map(|r| crate::model::Rates {
+                    alpha: f.case_alpha,
+                    ..r
+                }),
+                ..spec.clone()
+            },
+            _ => spec.clone(),
+        };
+        let cases: Vec<TaskSpec> = cases.iter().map(|c| case_spec.suite_case(c)).collect();
         if broken || cases.is_empty() {
             out.push(TaskSpec {
-                sampling: crate::ledger::suite_runs_rule(&spec.sampling),
+                sampling: crate::ledger::suite_runs_rule(&case_spec.sampling),
                 max_unavailable: 0,
                 ..spec
             });

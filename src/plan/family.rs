@@ -1,0 +1,253 @@
+//! A suite task's test cases as one family: the per-case rule that keeps the whole suite's
+//! false-alarm risk within alpha.
+//!
+//! A suite of K test cases, each judged at alpha, goes red when *any* case is not PASS: for
+//! K healthy independent cases that is 1 − (1 − alpha)^K (0.92 for 50 cases at 5%). The
+//! number of cases K is known once the first suite run is read, and does not depend on any
+//! outcome, so each case may be designed at Šidák's share `1 − (1 − alpha)^(1/K)` of the
+//! suite's alpha, with its own beta unchanged (each case keeps its power). The guarantee, for
+//! independent cases each at or above the healthy rate: P(the suite is not PASS) =
+//! 1 − ∏ P(case i PASS) ≤ 1 − (1 − a_case)^K ≤ alpha, where a_case is the case rule's EXACT
+//! P(not PASS | healthy) (docs/statistics.md, "A suite is a family").
+//!
+//! The design here is pure; [`crate::runner::suite`] calls it once K is known and records the
+//! result in the ledger ([`crate::ledger::Family`], on the suite run that fixed K), so a
+//! replay judges the cases with exactly the rule that ran.
+
+use crate::ledger::Family;
+use crate::model::{Rates, SequentialRule};
+use crate::sampler::Sampling;
+use crate::stats;
+
+/// Šidák's share of `alpha` for each of `k` tests: `1 − (1 − alpha)^(1/k)`, as
+/// `−expm1(ln_1p(−alpha) / k)` so a small alpha keeps its precision.
+pub fn sidak(alpha: f64, k: u64) -> f64 {
+    -((-alpha).ln_1p() / k.max(1) as f64).exp_m1()
+}
+
+/// The family risk a per-case rule with exact producer's risk `case_risk` guarantees over
+/// `k` independent cases: `1 − (1 − case_risk)^k`.
+pub fn family_risk(case_risk: f64, k: u64) -> f64 {
+    -((-case_risk).ln_1p() * k as f64).exp_m1()
+}
+
+/// The family design of a suite task judged by `sampling` (designed for `rates`, if the
+/// plan gave them) once its first run recorded `cases` test cases.
+///
+/// `Ok(None)` when the rule states no healthy rate (a fixed `single: {n, c}`): its alpha is
+/// unknown, so there is nothing to share, and each case keeps the plan's rule. With one
+/// case the family is the case, and its rule is the plan's. An error says why no rule at the
+/// share exists (a share below the one-in-a-million floor, a truncation too short).
+pub fn design(
+    sampling: &Sampling,
+    rates: Option<&Rates>,
+    cases: u64,
+) -> Result<Option<Family>, String> {
+    let cases = cases.max(1);
+    let (healthy, regressed, alpha, beta) = match (sampling, rates) {
+        (
+            Sampling::Sequential {
+                healthy,
+                regressed,
+                alpha,
+                beta,
+                ..
+            },
+            _,
+        ) => (*healthy, *regressed, *alpha, *beta),
+        (Sampling::Single { .. }, Some(r)) => (r.healthy, r.regressed, r.alpha, r.beta),
+        (Sampling::Single { .. }, None) => return Ok(None),
+    };
+    let case_alpha = sidak(alpha, cases);
+    if cases == 1 {
+        return Ok(Some(Family {
+            cases,
+            alpha,
+            case_alpha,
+            sampling: sampling.clone(),
+        }));
+    }
+    if case_alpha < stats::MIN_RISK {
+        return Err(format!(
+            "{cases} test cases at a suite alpha of {alpha} give each case an alpha of {case_alpha:.2e} \
+             (Šidák), below the minimum of 0.000001 (one in a million); raise the suite's alpha or split the suite"
+        ));
+    }
+    let err = |e: stats::StatsError| {
+        format!(
+            "cannot design each of {cases} test cases at alpha {case_alpha:.6} (Šidák share of {alpha}): {e}"
+        )
+    };
+    // The truncation at the share: the default one there, never shorter than the plan's.
+    let max_at_share = |plan_max: u64| {
+        stats::sprt::default_max_trials(healthy, regressed, case_alpha, beta)
+            .map(|m| m.max(plan_max))
+            .map_err(err)
+    };
+    let case_sampling = match sampling {
+        Sampling::Single { .. } => {
+            let d =
+                stats::design::design_single(healthy, regressed, case_alpha, beta).map_err(err)?;
+            Sampling::Single { n: d.n, c: d.c }
+        }
+        Sampling::Sequential {
+            max_trials, rule, ..
+        } => {
+            let calibrated = |max: u64| -> Result<Sampling, String> {
+                let d = stats::calibrated::design_calibrated(
+                    healthy,
+                    regressed,
+                    case_alpha,
+                    beta,
+                    Some(max),
+                )
+                .map_err(err)?;
+                Ok(Sampling::Sequential {
+                    healthy,
+                    regressed,
+                    alpha: case_alpha,
+                    beta,
+                    max_trials: max,
+                    rule: SequentialRule::Calibrated {
+                        lattice: d.boundaries,
+                    },
+                })
+            };
+            match rule {
+                SequentialRule::Calibrated { .. } => calibrated(max_at_share(*max_trials)?)?,
+                SequentialRule::Wald => {
+                    // Wald's thresholds do not bound the exact risk: keep them only where
+                    // the exact P(not PASS | healthy) is within the share.
+                    let max = max_at_share(*max_trials)?;
+                    let wald = Sampling::Sequential {
+                        healthy,
+                        regressed,
+                        alpha: case_alpha,
+                        beta,
+                        max_trials: max,
+                        rule: SequentialRule::Wald,
+                    };
+                    match wald.lattice() {
+                        Ok(l) if 1.0 - l.oc(healthy).p_pass <= case_alpha => wald,
+                        _ => calibrated(max)?,
+                    }
+                }
+                SequentialRule::Staged { stage, .. } => {
+                    let d = stats::staged::design_staged(
+                        healthy, regressed, case_alpha, beta, *stage, None,
+                    )
+                    .map_err(err)?;
+                    Sampling::Sequential {
+                        healthy,
+                        regressed,
+                        alpha: case_alpha,
+                        beta,
+                        max_trials: d.boundaries.max_trials(),
+                        rule: SequentialRule::Staged {
+                            stage: *stage,
+                            wald: false,
+                            lattice: d.boundaries,
+                        },
+                    }
+                }
+            }
+        }
+    };
+    // The one validation of a rule, as the replay will apply it to the record.
+    case_sampling.rule().map_err(err)?;
+    Ok(Some(Family {
+        cases,
+        alpha,
+        case_alpha,
+        sampling: case_sampling,
+    }))
+}
+
+/// The exact producer's risk of a case rule at `healthy`: P(not PASS | healthy).
+pub fn case_risk(sampling: &Sampling, healthy: f64) -> Option<f64> {
+    sampling.lattice().ok().map(|l| 1.0 - l.oc(healthy).p_pass)
+}
+
+#[cfg(test)]
+mod tests {
+    //! The share and the design meet the family guarantee exactly.
+
+    use super::*;
+
+    fn calibrated(alpha: f64) -> Sampling {
+        let d = stats::calibrated::design_calibrated(0.9, 0.7, alpha, 0.1, None).unwrap();
+        Sampling::Sequential {
+            healthy: 0.9,
+            regressed: 0.7,
+            alpha,
+            beta: 0.1,
+            max_trials: d.boundaries.max_trials(),
+            rule: SequentialRule::Calibrated {
+                lattice: d.boundaries,
+            },
+        }
+    }
+
+    #[test]
+    fn sidak_share_over_k_cases_multiplies_back_to_alpha() {
+        for k in [1, 2, 33, 200, 10_000] {
+            let a = sidak(0.05, k);
+            assert!((family_risk(a, k) - 0.05).abs() < 1e-12, "k = {k}");
+        }
+    }
+
+    #[test]
+    fn a_family_of_fifty_cases_keeps_the_suite_alpha_and_each_case_its_power() {
+        let plan = calibrated(0.05);
+        let f = design(&plan, None, 50).unwrap().unwrap();
+        assert_eq!(f.cases, 50);
+        let Sampling::Sequential { alpha, beta, .. } = f.sampling else {
+            panic!("a calibrated plan stays sequential")
+        };
+        assert!((alpha - sidak(0.05, 50)).abs() < 1e-15);
+        assert_eq!(beta, 0.1);
+        let l = f.sampling.lattice().unwrap();
+        let risk = 1.0 - l.oc(0.9).p_pass;
+        assert!(
+            risk <= f.case_alpha,
+            "exact case risk {risk} within the share"
+        );
+        assert!(family_risk(risk, 50) <= 0.05);
+        assert!(l.oc(0.7).p_pass <= 0.1, "each case keeps beta");
+    }
+
+    #[test]
+    fn a_fixed_single_rule_has_no_family_and_one_case_is_the_plan() {
+        assert_eq!(
+            design(&Sampling::Single { n: 8, c: 1 }, None, 40).unwrap(),
+            None
+        );
+        let plan = calibrated(0.05);
+        assert_eq!(design(&plan, None, 1).unwrap().unwrap().sampling, plan);
+    }
+
+    #[test]
+    fn a_share_below_one_in_a_million_is_refused_with_the_numbers() {
+        let e = design(&calibrated(0.05), None, 100_000).unwrap_err();
+        assert!(
+            e.contains("100000 test cases") && e.contains("one in a million"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_designed_single_plan_is_redesigned_at_the_share() {
+        let rates = Rates {
+            healthy: 0.9,
+            regressed: 0.7,
+            alpha: 0.05,
+            beta: 0.1,
+        };
+        let d = stats::design::design_single(0.9, 0.7, 0.05, 0.1).unwrap();
+        let plan = Sampling::Single { n: d.n, c: d.c };
+        let f = design(&plan, Some(&rates), 20).unwrap().unwrap();
+        let risk = case_risk(&f.sampling, 0.9).unwrap();
+        assert!(risk <= f.case_alpha && family_risk(risk, 20) <= 0.05);
+        assert!(f.sampling.lattice().unwrap().oc(0.7).p_pass <= 0.1);
+    }
+}
