@@ -23,6 +23,8 @@ pub fn record(rule: &crate::plan::compare::CompareRule) -> crate::pairs::Compare
         base_run: "junit: the `--base` result files".to_string(),
         base_check: None,
         base_cwd: None,
+        drop: Some(rule.drop),
+        loss_route: rule.loss_route,
     }
 }
 
