@@ -295,6 +295,11 @@ pub struct PlanArgs {
     /// fewest that keep alpha when one pair in ten is discordant).
     #[arg(long, value_name = "M", requires = "compare")]
     pub max_pairs: Option<u64>,
+    /// With --compare: the size of a regression in points of pass rate, in (0, 1) (default
+    /// base − regressed, or 0.10 with --odds-ratio): the rule also PASSes once head's losses
+    /// are too rare for a fall this large, so a task both sides always pass can PASS.
+    #[arg(long, value_name = "D", allow_negative_numbers = true, value_parser = parse_rate, requires = "compare")]
+    pub drop: Option<f64>,
     /// With --compare: also give the exact P(PASS), P(FAIL), P(INCONCLUSIVE) and expected
     /// pairs for independent pairs with these pass rates (repeatable): `0.9,0.8`.
     #[arg(long, value_name = "BASE,HEAD", requires = "compare")]
@@ -514,6 +519,11 @@ pub struct IngestArgs {
     /// one it wins), instead of a plan's `compare:` rule.
     #[arg(long, requires = "base")]
     pub odds_ratio: Option<f64>,
+    /// With `--odds-ratio`: the size of a regression in points of pass rate, in (0, 1)
+    /// (default 0.10): the rule also PASSes once head's losses are too rare for a fall this
+    /// large, so a test that passes every run on both sides can PASS.
+    #[arg(long, value_name = "D", allow_negative_numbers = true, value_parser = parse_rate, requires = "odds_ratio")]
+    pub drop: Option<f64>,
     /// Where to write the attempt ledger (JSON Lines).
     #[arg(long, default_value = "gate-out/ledger.jsonl")]
     pub ledger: PathBuf,

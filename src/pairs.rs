@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 use crate::model::{Outcome, Sampling, TrialOutcome, Verdict};
 use crate::sampler::in_order::{Finished, Gaps, InOrder, Settle};
 use crate::sampler::{Decision, Disposition, Sampler};
+use crate::stats::loss_route::LossRoute;
 
 /// Which side of a pair an attempt ran on.
 #[derive(
@@ -91,6 +92,14 @@ pub struct CompareRecord {
     /// The base side's working directory as the plan gave it (relative to the plan file).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base_cwd: Option<String>,
+    /// The size of a regression in points of pass rate (the loss route's D); absent in
+    /// ledgers written before the loss route, which replay with the lattice alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drop: Option<f64>,
+    /// The loss route beside the discordant rule: PASS once head's losses are too rare for
+    /// a fall of `drop` points (see [`crate::stats::loss_route`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss_route: Option<LossRoute>,
 }
 
 /// The base and regressed (head) pass rates a `compare:` rule was written with.
@@ -234,17 +243,21 @@ struct PairRule {
     rule: Sampler,
     max_unavailable: u64,
     max_pairs: u64,
+    /// The loss route beside the discordant rule, if the task has one.
+    loss_route: Option<LossRoute>,
     counts: PairCounts,
     /// The decision in pair terms: the rule's, or INCONCLUSIVE at `max_pairs`.
     decided: Option<Decision>,
 }
 
 impl PairSampler {
-    /// A fresh pair sampler for a compare task whose discordant rule is `sampling`.
+    /// A fresh pair sampler for a compare task whose discordant rule is `sampling`, with
+    /// the loss route `loss_route` beside it (None: the discordant rule alone).
     pub fn new(
         sampling: Sampling,
         max_unavailable: u64,
         max_pairs: u64,
+        loss_route: Option<LossRoute>,
     ) -> Result<Self, crate::stats::StatsError> {
         Ok(PairSampler {
             sides: BTreeMap::new(),
@@ -254,6 +267,7 @@ impl PairSampler {
                 rule: Sampler::new(sampling, max_unavailable)?,
                 max_unavailable,
                 max_pairs,
+                loss_route,
                 counts: PairCounts::default(),
                 decided: None,
             },
@@ -423,6 +437,23 @@ impl PairRule {
                     d.reason
                 ),
             });
+        } else if pair != PairGrade::Void
+            && let Some(route) = self.loss_route
+            && route.passes(c.total, c.head_only_fail)
+        {
+            // After the lattice, so that a FAIL reached on the same pair stands.
+            self.decided = Some(Decision {
+                verdict: Verdict::Pass,
+                reason: format!(
+                    "head lost {} of {} pairs, at most the {} the loss route allows by now \
+                     (PASS once losses <= (pairs - {}) / {}): too few for a regression",
+                    c.head_only_fail,
+                    c.total,
+                    route.allowed(c.total).unwrap_or(0),
+                    route.first,
+                    route.step
+                ),
+            });
         } else if self.counts.total >= self.max_pairs {
             self.decided = Some(Decision {
                 verdict: Verdict::Inconclusive,
@@ -454,7 +485,7 @@ mod tests {
             max_trials: max_pairs,
             rule: SequentialRule::Wald,
         };
-        PairSampler::new(sampling, 2, max_pairs).unwrap()
+        PairSampler::new(sampling, 2, max_pairs, None).unwrap()
     }
 
     #[test]
@@ -626,7 +657,7 @@ mod tests {
             for i in (1..sides.len()).rev() {
                 sides.swap(i, order[i] % (i + 1));
             }
-            let mut s = PairSampler::new(sampling, 4, max_pairs).unwrap();
+            let mut s = PairSampler::new(sampling, 4, max_pairs, None).unwrap();
             for (p, side, o) in sides {
                 s.offer(p, side, o);
             }

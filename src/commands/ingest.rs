@@ -245,6 +245,7 @@ fn rules(args: &IngestArgs) -> Result<Rules, Error> {
                 beta: args.design.beta.map(Rate),
                 max_pairs: None,
                 rule: None,
+                drop: args.drop.map(Rate),
             },
             format!("`--odds-ratio {r}`"),
         )

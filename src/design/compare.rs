@@ -7,7 +7,9 @@ use serde::Serialize;
 
 use super::{LatticeJson, oc_grid};
 use crate::stats::calibrated;
-use crate::stats::compare::{CompareDesign, CompareSpec, Effect, rate_at_odds_ratio};
+use crate::stats::compare::{
+    CompareDesign, CompareSpec, Effect, MAX_PAIRS_LIMIT, rate_at_odds_ratio,
+};
 use crate::stats::{StatsError, lattice::Oc};
 
 /// What `gate plan --compare` was asked for.
@@ -64,8 +66,26 @@ pub struct CompareJson {
     pub realised_alpha: f64,
     /// P(FAIL | head = base), the largest over every base rate and correlation.
     pub realised_fail_alpha: f64,
-    /// P(PASS | θ = θ1), the largest over every base rate and correlation.
+    /// An upper bound on P(PASS) for every regression of odds ratio R (θ >= θ1) that is
+    /// also a fall of at least `drop` points, at every base rate and correlation:
+    /// `lattice_realised_beta + loss_route_beta`.
     pub realised_beta: f64,
+    /// The size of a regression in points of pass rate (the loss route's D).
+    pub drop: f64,
+    /// The consumer's risk the lattice was designed at (its share of beta).
+    pub lattice_beta: f64,
+    /// The lattice's own P(PASS | θ = θ1), for every base rate and correlation (whatever the
+    /// fall in points).
+    pub lattice_realised_beta: f64,
+    /// The loss route: PASS after `first` pairs once head's losses are at most
+    /// (pairs − first) / step (null: `max_pairs` too few for it).
+    pub loss_route: Option<crate::stats::compare::LossRoute>,
+    /// The loss route's P(PASS) when head loses `drop` of its pairs: its largest over every
+    /// regression of at least `drop` points, every base rate and correlation.
+    pub loss_route_beta: f64,
+    /// The whole rule's exact OC at independent sides over a grid of base rates and drops
+    /// (head = base − drop), with the `max_pairs` truncation.
+    pub oc_by_drop: Vec<DropRow>,
     /// The smallest discordance at which P(not PASS | head = base) <= alpha with this
     /// `max_pairs` (null: none).
     pub alpha_min_discordance: Option<f64>,
@@ -110,6 +130,50 @@ pub struct ThetaRow {
     pub expected_discordant: f64,
 }
 
+/// One point of the OC over (base rate, drop), independent sides.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct DropRow {
+    /// Base's pass rate.
+    pub base: f64,
+    /// The fall in points: head's rate is `base - drop`.
+    pub drop: f64,
+    /// P(PASS).
+    pub p_pass: f64,
+    /// P(FAIL).
+    pub p_fail: f64,
+    /// P(INCONCLUSIVE), either reason.
+    pub p_inconclusive: f64,
+    /// Expected pairs.
+    pub expected_pairs: f64,
+}
+
+/// The base rates of the OC over (base rate, drop).
+pub const DROP_GRID_BASES: [f64; 6] = [0.5, 0.8, 0.9, 0.95, 0.99, 1.0];
+
+/// The OC over (base rate, drop): drops 0, D/2, D and 2D from each base rate of
+/// [`DROP_GRID_BASES`] (where head's rate stays at or above 0).
+pub fn oc_by_drop(d: &CompareDesign) -> Vec<DropRow> {
+    let mut rows = Vec::new();
+    for base in DROP_GRID_BASES {
+        for drop in [0.0, d.drop / 2.0, d.drop, 2.0 * d.drop] {
+            let head = base - drop;
+            let Ok(model) = crate::stats::compare::PairModel::independent(base, head) else {
+                continue;
+            };
+            let oc = d.oc_pairs(&model);
+            rows.push(DropRow {
+                base,
+                drop,
+                p_pass: oc.p_pass,
+                p_fail: oc.p_fail,
+                p_inconclusive: oc.p_inconclusive,
+                expected_pairs: oc.expected_pairs,
+            });
+        }
+    }
+    rows
+}
+
 /// One `--at` pair of rates.
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct AtRow {
@@ -131,6 +195,9 @@ pub struct AtRow {
     pub p_out_of_pairs: f64,
     /// Expected pairs (each pair is two runs).
     pub expected_pairs: f64,
+    /// With head = base: the fewest `max_pairs` that keep P(not PASS) <= alpha at these
+    /// rates (null when head != base, or when not even 100 times `max_pairs` do).
+    pub max_pairs_for_alpha: Option<u64>,
 }
 
 /// The one-sample plan with base's rate as the healthy rate and the rate at odds ratio R
@@ -177,6 +244,12 @@ fn at_row(d: &CompareDesign, base: f64, head: f64) -> Result<AtRow, StatsError> 
         p_inconclusive: oc.p_inconclusive,
         p_out_of_pairs: oc.p_out_of_pairs,
         expected_pairs: oc.expected_pairs,
+        max_pairs_for_alpha: (base == head)
+            .then(|| {
+                let cap = d.max_pairs.saturating_mul(100).min(MAX_PAIRS_LIMIT);
+                d.max_pairs_for_alpha_at(model.discordance(), cap)
+            })
+            .flatten(),
     })
 }
 
@@ -244,6 +317,12 @@ impl CompareReport {
             realised_alpha: d.realised_alpha(),
             realised_fail_alpha: d.realised_fail_alpha(),
             realised_beta: d.realised_beta(),
+            drop: d.drop,
+            lattice_beta: d.lattice_beta,
+            lattice_realised_beta: d.lattice_realised_beta(),
+            loss_route: d.loss_route,
+            loss_route_beta: d.loss_route_beta(),
+            oc_by_drop: oc_by_drop(&d),
             alpha_min_discordance: d.min_discordance_for_alpha(),
             alpha_base_range: d.base_range_for_alpha().map(|(lo, hi)| [lo, hi]),
             earliest_pass,

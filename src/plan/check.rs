@@ -164,7 +164,8 @@ fn task_check(t: &Task, policy: OnInconclusive) -> Result<TaskCheck, StatsError>
         let floor = crate::stats::compare::DISCORDANCE_FLOOR;
         let alpha = match policy {
             OnInconclusive::Fail => {
-                1.0 - crate::stats::compare::oc_of_lattice(&lattice, r.max_pairs, floor, 0.5).p_pass
+                1.0 - crate::stats::compare::oc_of_lattice(&lattice, None, r.max_pairs, floor, 0.5)
+                    .p_pass
             }
             OnInconclusive::Pass => null.p_fail,
         };

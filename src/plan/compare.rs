@@ -32,6 +32,10 @@ pub struct CompareRule {
     pub max_pairs: u64,
     /// The rates the rule was written with, if it was.
     pub rates: Option<CompareRates>,
+    /// The size of a regression in points of pass rate (the loss route's D).
+    pub drop: f64,
+    /// The loss route beside the discordant rule (None when `max_pairs` is too few for it).
+    pub loss_route: Option<crate::stats::compare::LossRoute>,
 }
 
 /// The base side of a compare task: what runs there, where, with what environment.
@@ -76,6 +80,7 @@ impl Validator<'_> {
             beta,
             max_pairs,
             rule,
+            drop,
         } = &spec.value
         else {
             unreachable!("compare_rule() is called for `compare:` rules only")
@@ -117,6 +122,7 @@ impl Validator<'_> {
             beta,
             max_pairs: *max_pairs,
             rule: stats_rule,
+            drop: drop.map(|r| r.0),
             ..CompareSpec::new(effect)
         })
         .map_err(|e| self.stats_error(at, id, e))?;
@@ -201,6 +207,8 @@ impl Validator<'_> {
                 beta,
                 max_pairs: design.max_pairs,
                 rates,
+                drop: design.drop,
+                loss_route: design.loss_route,
             })),
         })
     }

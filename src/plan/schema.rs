@@ -90,7 +90,7 @@ pub enum SamplingSpec {
         #[schemars(range(min = 1))]
         max_stages: Option<u64>,
     },
-    /// `compare: {odds_ratio | base + regressed, alpha?, beta?, max_pairs?, rule?}`: is head
+    /// `compare: {odds_ratio | base + regressed, drop?, alpha?, beta?, max_pairs?, rule?}`: is head
     /// worse than base? Each pair runs the task on head and on base; a sequential rule on the
     /// discordant pairs decides. Needs a `base:` (top level or in the task).
     Compare {
@@ -117,6 +117,11 @@ pub enum SamplingSpec {
         /// `calibrated` (default) or `wald`.
         #[serde(default)]
         rule: Option<SequentialKind>,
+        /// The size of a regression in points of pass rate (default `base - regressed`, or
+        /// 0.10 with `odds_ratio`): the rule also PASSes once head's losses are too rare
+        /// for a fall this large.
+        #[serde(default)]
+        drop: Option<Rate>,
     },
     /// `design: {healthy, regressed, alpha?, beta?, rule?}`: designed at load time.
     Design {

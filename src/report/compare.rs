@@ -110,7 +110,7 @@ pub fn alpha(spec: &TaskSpec, lattice: &Boundaries, policy: OnInconclusive) -> O
     let c = spec.compare.as_ref()?;
     Some(match policy {
         OnInconclusive::Fail => {
-            1.0 - oc_of_lattice(lattice, c.max_pairs, DISCORDANCE_FLOOR, 0.5).p_pass
+            1.0 - oc_of_lattice(lattice, None, c.max_pairs, DISCORDANCE_FLOOR, 0.5).p_pass
         }
         OnInconclusive::Pass => lattice.oc(0.5).p_fail,
     })

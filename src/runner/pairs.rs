@@ -50,6 +50,8 @@ pub struct PairConfig {
     pub jobs: usize,
     /// The within-pair order's seed, as the ledger header records it.
     pub order_seed: u64,
+    /// The loss route beside the discordant rule, as the ledger header records it.
+    pub loss_route: Option<crate::stats::loss_route::LossRoute>,
 }
 
 /// The seed of a task's within-pair order: the first 8 bytes of SHA-256 over the run id and
@@ -71,6 +73,8 @@ pub fn record(c: &CompareTask, task: &str, run_id: &str, redactor: &Redactor) ->
         base_run: redactor.apply(&c.base.run.display()),
         base_check: c.base.check.as_ref().map(|l| redactor.apply(&l.display())),
         base_cwd: c.base.cwd_as_written.clone(),
+        drop: Some(c.rule.drop),
+        loss_route: c.rule.loss_route,
     }
 }
 
@@ -127,6 +131,7 @@ pub fn run_compare_task(
         max_pairs: compare.rule.max_pairs,
         jobs: policy.jobs,
         order_seed: order_seed(run_id, &task.id),
+        loss_route: compare.rule.loss_route,
     };
     run_pairs(&cfg, &head, &base, history, interrupt, sink)
 }
@@ -257,8 +262,13 @@ pub fn run_pairs<L: Launcher + ?Sized>(
     interrupt: &Interrupt,
     sink: &mut dyn EventSink,
 ) -> Result<TaskEnd, Error> {
-    let mut sampler = PairSampler::new(cfg.sampling.clone(), cfg.max_unavailable, cfg.max_pairs)
-        .map_err(|e| Error::Harness(format!("task `{}`: {e}", cfg.id)))?;
+    let mut sampler = PairSampler::new(
+        cfg.sampling.clone(),
+        cfg.max_unavailable,
+        cfg.max_pairs,
+        cfg.loss_route,
+    )
+    .map_err(|e| Error::Harness(format!("task `{}`: {e}", cfg.id)))?;
     sink.event(&RunEvent::TaskStarted {
         task: cfg.id.clone(),
         planned: cfg.max_pairs,
@@ -537,6 +547,7 @@ mod tests {
             max_pairs: 60,
             jobs,
             order_seed: 9,
+            loss_route: None,
         }
     }
 

@@ -59,8 +59,9 @@
 //! [`CompareDesign::min_discordance_for_alpha`] gives the exact floor for any `max_pairs`.
 
 use super::lattice::{Boundaries, Oc};
+pub use super::loss_route::{DEFAULT_DROP, LOSS_BETA_SHARE, LossRoute};
 pub use super::pair_oc::{PairModel, PairOc};
-use super::pair_oc::{stops_by_discordant, truncate};
+use super::pair_oc::{oc_two_routes, stops_by_discordant, truncate};
 use super::{MIN_RISK, StatsError, calibrated, check_open, check_risk, sprt};
 
 /// Producer's risk when none is given.
@@ -84,7 +85,7 @@ pub const MAX_PAIRS_LIMIT: u64 = 10_000_000;
 /// Which one-sample rule decides on the discordant stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum CompareRule {
-    /// The calibrated optimal truncated test ([`calibrated::design_calibrated`]).
+    /// The calibrated truncated test ([`calibrated::design_calibrated`]).
     #[default]
     Calibrated,
     /// Wald's SPRT with its textbook thresholds ([`sprt::Sprt`]).
@@ -171,6 +172,9 @@ pub struct CompareSpec {
     /// The discordance floor down to which alpha is promised (default
     /// [`DISCORDANCE_FLOOR`]), in (0, 1].
     pub min_discordance: f64,
+    /// The size of a regression in points of pass rate (the loss route's D), in (0, 1);
+    /// None: base − regressed when the effect is two rates, else [`DEFAULT_DROP`].
+    pub drop: Option<f64>,
 }
 
 impl CompareSpec {
@@ -183,6 +187,7 @@ impl CompareSpec {
             max_pairs: None,
             rule: CompareRule::Calibrated,
             min_discordance: DISCORDANCE_FLOOR,
+            drop: None,
         }
     }
 }
@@ -214,6 +219,13 @@ pub struct CompareDesign {
     pub at_null: Oc,
     /// The lattice's exact OC at θ = θ1 (no `max_pairs` truncation).
     pub at_alternative: Oc,
+    /// The size of a regression in points of pass rate (the loss route's D).
+    pub drop: f64,
+    /// The consumer's risk the lattice was designed at: beta's share left after the loss
+    /// route's ([`LOSS_BETA_SHARE`]).
+    pub lattice_beta: f64,
+    /// The loss route beside the lattice (None when `max_pairs` is too few for it).
+    pub loss_route: Option<LossRoute>,
 }
 
 /// The exact OC of a published compare lattice with the `max_pairs` truncation, when pairs
@@ -221,7 +233,13 @@ pub struct CompareDesign {
 /// `theta` (both in [0, 1]; NaN fields outside): what a report or `gate check` states from a
 /// recorded rule without designing it again. [`CompareDesign::oc_discordance`] is this with
 /// the design's own lattice and `max_pairs`.
-pub fn oc_of_lattice(b: &Boundaries, max_pairs: u64, d: f64, theta: f64) -> PairOc {
+pub fn oc_of_lattice(
+    b: &Boundaries,
+    loss_route: Option<LossRoute>,
+    max_pairs: u64,
+    d: f64,
+    theta: f64,
+) -> PairOc {
     if !((0.0..=1.0).contains(&d) && (0.0..=1.0).contains(&theta)) {
         return PairOc {
             p_pass: f64::NAN,
@@ -231,7 +249,42 @@ pub fn oc_of_lattice(b: &Boundaries, max_pairs: u64, d: f64, theta: f64) -> Pair
             expected_pairs: f64::NAN,
         };
     }
-    truncate(&stops_by_discordant(b, theta), d, max_pairs)
+    match loss_route {
+        None => truncate(&stops_by_discordant(b, theta), d, max_pairs),
+        Some(_) => oc_two_routes(b, loss_route, max_pairs, d * theta, d * (1.0 - theta)),
+    }
+}
+
+/// The fewest pairs (up to `cap`) at which P(PASS) of the recorded rule reaches
+/// `1 - alpha` when head = base and pairs are discordant with probability `d`, i.e. the
+/// `max_pairs` that P(not PASS | head = base) <= alpha would need at that discordance;
+/// None when not even `cap` pairs get there. Exact: one DP run to `cap` pairs, since a
+/// larger `max_pairs` changes no decision before it.
+pub fn max_pairs_for_alpha(
+    b: &Boundaries,
+    loss_route: Option<LossRoute>,
+    d: f64,
+    alpha: f64,
+    cap: u64,
+) -> Option<u64> {
+    if !(d > 0.0 && d <= 1.0) {
+        return None;
+    }
+    let (mut lo, mut hi) = (0u64, cap);
+    let risk = |m: u64| 1.0 - oc_two_routes(b, loss_route, m, d / 2.0, d / 2.0).p_pass;
+    if risk(cap) > alpha {
+        return None;
+    }
+    // risk(lo) > alpha >= risk(hi); risk falls as pairs are added.
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if risk(mid) <= alpha {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    Some(hi)
 }
 
 /// The smallest discordance d at which P(not PASS | θ = 1/2) <= `alpha` for a published
@@ -282,11 +335,18 @@ impl CompareDesign {
                 value: m as f64,
             });
         }
+        let drop = match (spec.drop, spec.effect) {
+            (Some(d), _) => d,
+            (None, Effect::Rates { base, regressed }) => base - regressed,
+            (None, Effect::OddsRatio(_)) => DEFAULT_DROP,
+        };
+        super::loss_route::check_drop(drop)?;
         let win_alternative = 1.0 / (1.0 + odds_ratio);
         let lattice_alpha = (spec.alpha * (1.0 - TRUNCATION_SHARE)).max(MIN_RISK);
+        let lattice_beta = (spec.beta * (1.0 - LOSS_BETA_SHARE)).max(MIN_RISK);
         // The one-sample truncation (twice the single plan's n), never beyond the pairs.
         let default_trials =
-            sprt::default_max_trials(0.5, win_alternative, lattice_alpha, spec.beta)?;
+            sprt::default_max_trials(0.5, win_alternative, lattice_alpha, lattice_beta)?;
         let max_trials = spec
             .max_pairs
             .map_or(default_trials, |m| m.min(default_trials));
@@ -296,14 +356,19 @@ impl CompareDesign {
                     0.5,
                     win_alternative,
                     lattice_alpha,
-                    spec.beta,
+                    lattice_beta,
                     Some(max_trials),
                 )?
                 .boundaries
             }
             CompareRule::Wald => {
-                let s =
-                    sprt::Sprt::new(0.5, win_alternative, lattice_alpha, spec.beta, max_trials)?;
+                let s = sprt::Sprt::new(
+                    0.5,
+                    win_alternative,
+                    lattice_alpha,
+                    lattice_beta,
+                    max_trials,
+                )?;
                 s.check_reachable()?;
                 Boundaries::wald(&s)
             }
@@ -323,10 +388,16 @@ impl CompareDesign {
             boundaries,
             at_null,
             at_alternative,
+            drop,
+            lattice_beta,
+            loss_route: None,
         };
         if spec.max_pairs.is_none() {
             design.max_pairs = design.default_max_pairs();
         }
+        // The loss route takes the rest of beta, whatever the lattice left unspent.
+        let loss_beta = spec.beta - design.at_alternative.p_pass;
+        design.loss_route = LossRoute::design(drop, loss_beta, design.max_pairs)?;
         Ok(design)
     }
 
@@ -386,24 +457,25 @@ impl CompareDesign {
         self.boundaries.oc_many(&ps)
     }
 
-    /// The exact OC with the `max_pairs` truncation when pairs are discordant with
-    /// probability `d` and a discordant pair is a head loss with probability `theta`
-    /// (both in [0, 1]; NaN fields outside).
+    /// The exact OC of the whole rule (both routes) with the `max_pairs` truncation when
+    /// pairs are discordant with probability `d` and a discordant pair is a head loss with
+    /// probability `theta` (both in [0, 1]; NaN fields outside).
     pub fn oc_discordance(&self, d: f64, theta: f64) -> PairOc {
-        if !((0.0..=1.0).contains(&d) && (0.0..=1.0).contains(&theta)) {
-            return PairOc {
-                p_pass: f64::NAN,
-                p_fail: f64::NAN,
-                p_inconclusive: f64::NAN,
-                p_out_of_pairs: f64::NAN,
-                expected_pairs: f64::NAN,
-            };
-        }
-        truncate(
-            &stops_by_discordant(&self.boundaries, theta),
-            d,
-            self.max_pairs,
-        )
+        oc_of_lattice(&self.boundaries, self.loss_route, self.max_pairs, d, theta)
+    }
+
+    /// The exact OC of the discordant lattice alone with the `max_pairs` truncation (the
+    /// loss route left out): a lower bound on the whole rule's P(PASS), an upper bound on
+    /// its P(FAIL) and P(not PASS).
+    pub fn oc_lattice_only(&self, d: f64, theta: f64) -> PairOc {
+        oc_of_lattice(&self.boundaries, None, self.max_pairs, d, theta)
+    }
+
+    /// The loss route's own P(PASS | a regression of `drop` points): the largest over every
+    /// base rate and correlation (0 without the route).
+    pub fn loss_route_beta(&self) -> f64 {
+        self.loss_route
+            .map_or(0.0, |r| r.p_pass(self.drop, self.max_pairs))
     }
 
     /// The exact OC with the `max_pairs` truncation for any pair distribution.
@@ -418,18 +490,20 @@ impl CompareDesign {
         Ok(self.oc_pairs(&PairModel::independent(base, head)?))
     }
 
-    /// P(not PASS | θ = 1/2) at discordance `d` with the `max_pairs` truncation: the
-    /// producer's risk under `on_inconclusive: fail` for every pair distribution with
-    /// equal rates and this discordance.
+    /// P(not PASS | θ = 1/2) at discordance `d` with the `max_pairs` truncation, both
+    /// routes: the producer's risk under `on_inconclusive: fail` for every pair distribution
+    /// with equal rates and this discordance (the rule sees only the loss and win rates, d/2
+    /// each).
     pub fn alpha_at_discordance(&self, d: f64) -> f64 {
         1.0 - self.oc_discordance(d, 0.5).p_pass
     }
 
-    /// The realised producer's risk (`on_inconclusive: fail`): the largest P(not PASS | head
-    /// = base) over every base rate and correlation with discordance at least
-    /// `min_discordance`, i.e. its value at `min_discordance` (it falls as d grows).
+    /// The realised producer's risk (`on_inconclusive: fail`): an upper bound on
+    /// P(not PASS | head = base) over every base rate and correlation with discordance at
+    /// least `min_discordance` — the lattice alone at `min_discordance` (without the loss
+    /// route it falls as d grows, and the loss route only adds PASS verdicts).
     pub fn realised_alpha(&self) -> f64 {
-        self.alpha_at_discordance(self.min_discordance)
+        1.0 - self.oc_lattice_only(self.min_discordance, 0.5).p_pass
     }
 
     /// P(not PASS | θ = 1/2) of the lattice alone: the realised alpha when pairs never run
@@ -445,16 +519,31 @@ impl CompareDesign {
         self.at_null.p_fail
     }
 
-    /// The realised consumer's risk: the largest P(PASS | θ = θ1) over every base rate and
-    /// correlation (the lattice's; the truncation only lowers it).
+    /// The realised consumer's risk: an upper bound on P(PASS) for every regression whose
+    /// discordant odds are at least R (θ >= θ1) and whose fall is at least `drop` points,
+    /// at every base rate and correlation — the lattice's P(PASS | θ1) plus the loss
+    /// route's P(PASS | losses at rate `drop`) (a union bound; truncation only lowers both).
     pub fn realised_beta(&self) -> f64 {
+        self.at_alternative.p_pass + self.loss_route_beta()
+    }
+
+    /// The lattice's own P(PASS | θ = θ1): the consumer's risk for every regression of odds
+    /// ratio R, whatever its size in points, when the loss route is left aside.
+    pub fn lattice_realised_beta(&self) -> f64 {
         self.at_alternative.p_pass
+    }
+
+    /// The fewest pairs that would keep P(not PASS | head = base) <= alpha at discordance
+    /// `d` (both routes), up to `cap`; None when not even `cap` pairs get there.
+    pub fn max_pairs_for_alpha_at(&self, d: f64, cap: u64) -> Option<u64> {
+        max_pairs_for_alpha(&self.boundaries, self.loss_route, d, self.alpha, cap)
     }
 
     /// The smallest discordance d at which P(not PASS | θ = 1/2) <= alpha with this
     /// `max_pairs` (it holds for every larger d), to 1e-12; None when not even d = 1 gets
     /// there (the lattice's own risk is above alpha).
     pub fn min_discordance_for_alpha(&self) -> Option<f64> {
+        // The lattice alone: a bound for the whole rule, which the loss route only helps.
         let by_t = stops_by_discordant(&self.boundaries, 0.5);
         let risk = |d: f64| 1.0 - truncate(&by_t, d, self.max_pairs).p_pass;
         if risk(1.0) > self.alpha {
@@ -487,9 +576,15 @@ impl CompareDesign {
     }
 
     /// Wald's lower bound on the expected DISCORDANT pairs of any test of θ = 1/2 against
-    /// θ1 with the requested risks, at θ = 1/2 and at θ1 (divide by d for pairs).
+    /// θ1 with the requested alpha and the lattice's share of beta, at θ = 1/2 and at θ1 (divide by d for pairs).
     pub fn wald_bound(&self) -> (f64, f64) {
-        calibrated::wald_bound(0.5, 1.0 / (1.0 + self.odds_ratio), self.alpha, self.beta)
+        // At the lattice's share of beta: the loss route holds the rest.
+        calibrated::wald_bound(
+            0.5,
+            1.0 / (1.0 + self.odds_ratio),
+            self.alpha,
+            self.lattice_beta,
+        )
     }
 
     /// The lattice's expected discordant pairs over Wald's bound, at θ = 1/2 and at θ1

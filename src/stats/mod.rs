@@ -29,6 +29,7 @@ pub mod compare;
 pub mod design;
 pub mod estimate;
 pub mod lattice;
+pub mod loss_route;
 pub mod pair_oc;
 pub mod post_stop;
 pub mod sprt;

@@ -185,3 +185,122 @@ pub(super) fn truncate(by_t: &[[f64; 3]], d: f64, max_pairs: u64) -> PairOc {
         expected_pairs: pairs.value(),
     }
 }
+
+/// The exact OC of the two-route compare rule — the discordant lattice `b` and the loss
+/// route `loss_route` beside it — with the `max_pairs` truncation, when a pair is a head
+/// loss with probability `loss` and a head win with probability `win` (the rest concordant).
+/// The rule depends on the pair distribution only through these two numbers, so this covers
+/// every base rate and correlation. At each pair the lattice decides first (so a FAIL and a
+/// loss-route PASS at the same pair is a FAIL), then the loss route, then `max_pairs`.
+/// Exact: a DP over (discordant pairs, losses) after each pair, inside the lattice's
+/// continuation band; it stops early once the undecided mass is below the smallest normal
+/// double. NaN fields when `loss`, `win` or their sum is outside [0, 1].
+pub(super) fn oc_two_routes(
+    b: &Boundaries,
+    loss_route: Option<super::loss_route::LossRoute>,
+    max_pairs: u64,
+    loss: f64,
+    win: f64,
+) -> PairOc {
+    let concordant = 1.0 - loss - win;
+    if !((0.0..=1.0).contains(&loss) && (0.0..=1.0).contains(&win) && concordant >= -1e-12) {
+        return PairOc {
+            p_pass: f64::NAN,
+            p_fail: f64::NAN,
+            p_inconclusive: f64::NAN,
+            p_out_of_pairs: f64::NAN,
+            expected_pairs: f64::NAN,
+        };
+    }
+    let concordant = concordant.max(0.0);
+    let k = b.max_trials() as usize;
+    // The continuation band of each discordant count t < k: losses in lo[t]..=hi[t].
+    let mut lo = vec![0usize; k + 1];
+    let mut hi = vec![0usize; k + 1];
+    for t in 1..k {
+        let row = b.row(t as u64).expect("rows 1..max_trials exist");
+        lo[t] = row.pass_max_failures.map_or(0, |a| a as usize + 1);
+        hi[t] = row
+            .fail_min_failures
+            .map_or(t, |f| (f as usize).saturating_sub(1).min(t));
+    }
+    // alive[t][f - lo[t]]: P(t discordant pairs, f losses, undecided).
+    let mut alive: Vec<Vec<f64>> = (0..k)
+        .map(|t| vec![0.0; (hi[t] + 1).saturating_sub(lo[t])])
+        .collect();
+    if k == 0 {
+        return PairOc {
+            p_pass: 0.0,
+            p_fail: 0.0,
+            p_inconclusive: 1.0,
+            p_out_of_pairs: 0.0,
+            expected_pairs: 0.0,
+        };
+    }
+    alive[0][0] = 1.0;
+    let mut next = alive.clone();
+    let (mut pass, mut fail, mut inc, mut pairs) = (
+        Sum::default(),
+        Sum::default(),
+        Sum::default(),
+        Sum::default(),
+    );
+    let mut mass = 1.0f64;
+    let mut out = 0.0f64;
+    for n in 1..=max_pairs {
+        pairs.add(mass);
+        for row in next.iter_mut() {
+            row.fill(0.0);
+        }
+        let top = (n as usize).min(k);
+        for t in 0..top {
+            for (i, &p) in alive[t].iter().enumerate() {
+                if p == 0.0 {
+                    continue;
+                }
+                let f = lo[t] + i;
+                next[t][i] += p * concordant;
+                for (is_loss, q) in [(true, loss), (false, win)] {
+                    if q == 0.0 {
+                        continue;
+                    }
+                    let (t1, f1) = (t as u64 + 1, f as u64 + u64::from(is_loss));
+                    match b.decide(t1, f1) {
+                        State::Pass => pass.add(p * q),
+                        State::Fail => fail.add(p * q),
+                        State::Truncated => inc.add(p * q),
+                        State::Continue => {
+                            next[t1 as usize][f1 as usize - lo[t1 as usize]] += p * q;
+                        }
+                    }
+                }
+            }
+        }
+        std::mem::swap(&mut alive, &mut next);
+        if let Some(a) = loss_route.and_then(|r| r.allowed(n)) {
+            for (t, row) in alive.iter_mut().enumerate() {
+                for (i, p) in row.iter_mut().enumerate() {
+                    if (lo[t] + i) as u64 <= a && *p != 0.0 {
+                        pass.add(*p);
+                        *p = 0.0;
+                    }
+                }
+            }
+        }
+        mass = alive.iter().flatten().sum();
+        if n == max_pairs {
+            out = mass;
+        }
+        if mass < f64::MIN_POSITIVE {
+            break;
+        }
+    }
+    let out = out.clamp(0.0, 1.0);
+    PairOc {
+        p_pass: pass.value().clamp(0.0, 1.0),
+        p_fail: fail.value().clamp(0.0, 1.0),
+        p_inconclusive: (inc.value() + out).clamp(0.0, 1.0),
+        p_out_of_pairs: out,
+        expected_pairs: pairs.value(),
+    }
+}

@@ -380,3 +380,115 @@ fn a_timed_out_side_voids_its_pair_under_timeout_unavailable() {
         .count();
     assert_eq!(base_rows, 3);
 }
+
+/// Issue 31: a task that both sides always pass, or always fail, has no discordant pair,
+/// and used to run all its `max_pairs` pairs to an INCONCLUSIVE (exit 3). The loss route
+/// PASSes it at its first pair, about ln(1/beta)/drop: 30 for beta's share and 10 points.
+#[test]
+fn a_stable_task_passes_within_the_loss_routes_first_pairs_on_always_pass_and_always_fail() {
+    let design = CompareDesign::new(&CompareSpec::new(Effect::OddsRatio(3.0))).unwrap();
+    let first = design
+        .loss_route
+        .expect("the default design has a loss route")
+        .first;
+    assert!(first <= 30, "{first}");
+    for cmd in ["true", "false"] {
+        let f = Fixture::new(&format!(
+            "version: 1\nbase: {{env: {{SIDE_SELECTED: base}}}}\nsampling:\n  compare: {{odds_ratio: 3}}\ntasks:\n  - id: stable\n    run: '{cmd}'\n"
+        ));
+        f.run(&["-q"]).code(0);
+        assert_eq!(verdicts(&f), vec![Verdict::Pass], "{cmd}");
+        assert_eq!(pairs_of(&f), vec![first], "{cmd}");
+        let d = f.ledger().decisions().next().unwrap().clone();
+        assert!(d.reason.contains("loss route"), "{}", d.reason);
+        gate()
+            .current_dir(f.dir.path())
+            .args(["verify", "out/ledger.jsonl"])
+            .assert()
+            .success();
+    }
+}
+
+/// Issue 31: real runs against the published figures of the two-route rule. Heads as good
+/// as base at 80% and at 97% FAIL within alpha; a head at 75% against a base at 95% (a fall
+/// of 20 points, odds ratio 6.3) FAILs with probability at least 1 − beta.
+#[test]
+fn real_runs_at_equal_rates_fail_within_alpha_and_a_95_to_75_regression_fails() {
+    const TASKS: u64 = 12;
+    let design = CompareDesign::new(&CompareSpec::new(Effect::OddsRatio(3.0))).unwrap();
+    for (base, head) in [("0.8", "0.8"), ("0.97", "0.97"), ("0.95", "0.75")] {
+        let f = Fixture::new(&plan(
+            TASKS,
+            "compare: {odds_ratio: 3}",
+            &format!("HEAD_RATE: \"{head}\", BASE_RATE: \"{base}\""),
+        ));
+        f.run(&["-q"]);
+        let v = verdicts(&f);
+        assert_eq!(v.len() as u64, TASKS);
+        let fails = v.iter().filter(|&&x| x == Verdict::Fail).count();
+        let oc = design
+            .oc_independent(base.parse().unwrap(), head.parse().unwrap())
+            .unwrap();
+        if base == head {
+            // P(FAIL) <= alpha = 0.05 per task: 3 or more of 12 has probability below 0.02.
+            assert!(oc.p_fail <= 0.05, "{oc:?}");
+            assert!(fails <= 2, "{base}/{head}: {v:?}");
+        } else {
+            // P(FAIL) >= 0.9 per task: 9 or fewer of 12 has probability below 0.12; the
+            // published figure is far above it (0.998), so 10 or more is required.
+            assert!(oc.p_fail >= 0.9, "{oc:?}");
+            assert!(fails >= 10, "{base}/{head}: {v:?}");
+        }
+    }
+}
+
+/// Issue 31: through `gate ingest --base`, a deterministic test with 30 runs a side used to
+/// be INCONCLUSIVE (red), and so was a base compared with itself; both PASS now.
+#[test]
+fn ingest_base_passes_a_deterministic_test_and_a_base_compared_with_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, fails: bool| {
+        let fail = if fails {
+            r#"<failure message="boom">x</failure>"#
+        } else {
+            ""
+        };
+        std::fs::write(
+            dir.path().join(name),
+            format!(
+                r#"<?xml version="1.0"?><testsuites><testsuite name="s" tests="1"><testcase classname="suite" name="a" time="0.01">{fail}</testcase></testsuite></testsuites>"#
+            ),
+        )
+        .unwrap();
+    };
+    for k in 1..=30 {
+        write(&format!("base-{k:02}.xml"), false);
+        write(&format!("head-{k:02}.xml"), false);
+        // A flaky base: fails one run in three.
+        write(&format!("flaky-{k:02}.xml"), k % 3 == 0);
+    }
+    let files =
+        |side: &str| -> Vec<String> { (1..=30).map(|k| format!("{side}-{k:02}.xml")).collect() };
+    for (base, head) in [("base", "head"), ("flaky", "flaky")] {
+        gate()
+            .current_dir(dir.path())
+            .args(["ingest", "--odds-ratio", "3", "--assume-retries-off"])
+            .args([
+                "--ledger",
+                &format!("{base}-{head}.jsonl"),
+                "--no-step-summary",
+                "--base",
+            ])
+            .args(files(base))
+            .arg("--")
+            .args(files(head))
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .assert()
+            .code(0);
+        gate()
+            .current_dir(dir.path())
+            .args(["verify", &format!("{base}-{head}.jsonl")])
+            .assert()
+            .success();
+    }
+}

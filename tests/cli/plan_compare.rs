@@ -30,9 +30,22 @@ fn lattice_of(v: &Value) -> Boundaries {
     Boundaries::new(rows).expect("a valid lattice")
 }
 
+/// The published loss route (`compare.loss_route`): (first, step).
+fn route_of(v: &Value) -> Option<(u64, u64)> {
+    let r = &v["compare"]["loss_route"];
+    Some((r["first"].as_u64()?, r["step"].as_u64()?))
+}
+
 /// Independent pairs at (base, head), run pair by pair for `max_pairs` pairs through the
-/// published lattice: (P(PASS), P(FAIL), P(INCONCLUSIVE), E[pairs]).
-fn pairs_dp(b: &Boundaries, base: f64, head: f64, max_pairs: u64) -> [f64; 4] {
+/// published lattice, then the published loss route (PASS once losses <=
+/// (pairs − first) / step): (P(PASS), P(FAIL), P(INCONCLUSIVE), E[pairs]).
+fn pairs_dp(
+    b: &Boundaries,
+    route: Option<(u64, u64)>,
+    base: f64,
+    head: f64,
+    max_pairs: u64,
+) -> [f64; 4] {
     let loss = base * (1.0 - head);
     let win = (1.0 - base) * head;
     let same = 1.0 - loss - win;
@@ -63,6 +76,20 @@ fn pairs_dp(b: &Boundaries, base: f64, head: f64, max_pairs: u64) -> [f64; 4] {
                     };
                     out[slot] += m * p;
                     out[3] += m * p * n as f64;
+                }
+            }
+        }
+        if let Some((first, step)) = route
+            && n >= first
+        {
+            let allowed = ((n - first) / step) as usize;
+            for row in next.iter_mut() {
+                for (l, m) in row.iter_mut().enumerate() {
+                    if l <= allowed && *m != 0.0 {
+                        out[0] += *m;
+                        out[3] += *m * n as f64;
+                        *m = 0.0;
+                    }
                 }
             }
         }
@@ -98,7 +125,11 @@ fn json_contract_recomputes_from_the_published_lattice() {
         let b = lattice_of(&v);
         // The discordant stream: a head win is a success, rate 1/2 under H0, 1/(1+R) under H1.
         let (null, alt) = (b.oc(0.5), b.oc(0.25));
-        assert!((f(&c["realised_beta"]) - alt.p_pass).abs() < 1e-15);
+        assert!((f(&c["lattice_realised_beta"]) - alt.p_pass).abs() < 1e-15);
+        // Beta is the union bound of the two PASS routes.
+        let loss = f(&c["loss_route_beta"]);
+        assert!(loss > 0.0);
+        assert!((f(&c["realised_beta"]) - (alt.p_pass + loss)).abs() < 1e-15);
         assert!((f(&c["realised_fail_alpha"]) - null.p_fail).abs() < 1e-15);
         assert!((f(&c["discordant_null"]) - null.asn).abs() < 1e-12);
         assert!(f(&c["realised_beta"]) <= f(&c["beta"]));
@@ -106,11 +137,30 @@ fn json_contract_recomputes_from_the_published_lattice() {
         // Realised alpha is the pair run at the discordance floor, head = base.
         let floor = f(&c["min_discordance"]);
         assert_eq!(floor, 0.1);
+        // The published OC over (base rate, drop), recomputed pair by pair.
+        let grid = c["oc_by_drop"].as_array().expect("oc_by_drop rows");
+        assert!(grid.len() >= 20);
+        for row in grid {
+            let (base, drop) = (f(&row["base"]), f(&row["drop"]));
+            let want = pairs_dp(&b, route_of(&v), base, base - drop, 150);
+            for (key, w) in [
+                ("p_pass", want[0]),
+                ("p_fail", want[1]),
+                ("p_inconclusive", want[2]),
+                ("expected_pairs", want[3]),
+            ] {
+                assert!(
+                    (f(&row[key]) - w).abs() <= 1e-10 * w.max(1.0),
+                    "{rule} base {base} drop {drop} {key}: {} vs {w}",
+                    row[key]
+                );
+            }
+        }
         let at = c["at"].as_array().expect("at rows");
         assert_eq!(at.len(), 3);
         for row in at {
             let (base, head) = (f(&row["base"]), f(&row["head"]));
-            let want = pairs_dp(&b, base, head, 150);
+            let want = pairs_dp(&b, route_of(&v), base, head, 150);
             for (key, w) in [
                 ("p_pass", want[0]),
                 ("p_fail", want[1]),

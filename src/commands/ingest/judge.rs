@@ -330,8 +330,14 @@ pub fn judge_pairs(
     rows: &mut Vec<Row>,
 ) -> Result<Verdict, String> {
     let max_pairs = spec.compare.as_ref().map_or(0, |c| c.max_pairs);
-    let mut sampler = PairSampler::new(spec.sampling.clone(), spec.max_unavailable, max_pairs)
-        .map_err(|e| format!("task `{}`: {e}", spec.id))?;
+    let loss_route = spec.compare.as_ref().and_then(|c| c.loss_route);
+    let mut sampler = PairSampler::new(
+        spec.sampling.clone(),
+        spec.max_unavailable,
+        max_pairs,
+        loss_route,
+    )
+    .map_err(|e| format!("task `{}`: {e}", spec.id))?;
     for (i, (head, base)) in history.pairs.iter().enumerate() {
         let pair = i as u64 + 1;
         for (side, attempts) in [(Side::Head, head), (Side::Base, base)] {
@@ -446,5 +452,7 @@ fn compare_record(rule: &crate::plan::compare::CompareRule) -> crate::pairs::Com
         base_run: "junit: the `--base` result files".to_string(),
         base_check: None,
         base_cwd: None,
+        drop: Some(rule.drop),
+        loss_route: rule.loss_route,
     }
 }

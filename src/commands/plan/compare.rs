@@ -44,6 +44,7 @@ pub fn execute(args: &PlanArgs) -> Result<u8, Error> {
                 SequentialRuleArg::Calibrated => CompareRule::Calibrated,
                 SequentialRuleArg::Wald => CompareRule::Wald,
             },
+            drop: args.drop,
             ..CompareSpec::new(effect)
         },
         at,

@@ -80,7 +80,7 @@ pub fn render_text(r: &CompareReport) -> String {
     lattice_losses(&mut out, &r.lattice);
     let _ = writeln!(
         out,
-        "  information limit (Wald's lower bound for ANY test with these risks): {:.1}\n  \
+        "  information limit (Wald's lower bound for ANY test at alpha and the lattice's beta): {:.1}\n  \
          discordant pairs when head = base, {:.1} when regressed; this rule spends {:.1} / {:.1},\n  \
          {:.2}x and {:.2}x that",
         c.discordant_bound_null,
@@ -92,35 +92,70 @@ pub fn render_text(r: &CompareReport) -> String {
     );
     out.push('\n');
 
-    let _ = writeln!(out, "Risks (exact, for every base rate and correlation):");
+    let _ = writeln!(out, "Risks (exact; each for what it says it covers):");
     let _ = writeln!(
         out,
-        "  P(PASS | regressed, θ1)     {:>7}  realised beta, the requested {}",
+        "  P(PASS | regressed)         {:>7}  at most, the requested {}: for every regression of\n  \
+         {:<27} {:>7}  odds ratio R (θ >= θ1) that is also a fall of at least {} points, at\n  \
+         {:<27} {:>7}  every base rate and correlation (discordant rule {} + loss route {})",
         percent(c.realised_beta),
-        percent(c.beta)
+        percent(c.beta),
+        "",
+        "",
+        num_short(c.drop * 100.0),
+        "",
+        "",
+        percent(c.lattice_realised_beta),
+        percent(c.loss_route_beta)
     );
     let _ = writeln!(
         out,
-        "  P(FAIL | head = base)       {:>7}  at most, within alpha {}",
+        "  P(FAIL | head = base)       {:>7}  at most, within alpha {}, for every base rate and\n  \
+         {:<27} {:>7}  correlation",
         percent(c.realised_fail_alpha),
-        percent(c.alpha)
+        percent(c.alpha),
+        "",
+        ""
     );
     let _ = writeln!(
         out,
-        "  P(not PASS | head = base)   {:>7}  realised alpha (an INCONCLUSIVE fails the gate),\n  \
-         {:<27} {:>7}  the largest when at least {} of pairs are discordant",
+        "  P(not PASS | head = base)   {:>7}  at most (an INCONCLUSIVE fails the gate) when at\n  \
+         {:<27} {:>7}  least {} of pairs are discordant; below that it depends on the\n  \
+         {:<27} {:>7}  rate: the table of rates below gives it, and the max_pairs it needs",
         percent(c.realised_alpha),
         "",
         "",
-        rate(c.min_discordance)
+        rate(c.min_discordance),
+        "",
+        ""
     );
+    match c.loss_route {
+        Some(l) => {
+            let _ = writeln!(
+                out,
+                "  loss route: PASS once head's losses (head fails, base passes) are too rare for a\n  \
+                 fall of {} points: none in the first {} pairs, then one more every {} pairs",
+                num_short(c.drop * 100.0),
+                l.first,
+                l.step
+            );
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "  loss route: none, max_pairs {} is too few for it; a task both sides always\n  \
+                 pass (or fail) ends INCONCLUSIVE",
+                c.max_pairs
+            );
+        }
+    }
     match (c.alpha_min_discordance, c.alpha_base_range) {
         (Some(dmin), Some([lo, hi])) => {
             let _ = writeln!(
                 out,
-                "  alpha holds down to {} discordant pairs: for independent sides with equal\n  \
-                 rates between {} and {}; closer to 0% or 100% the pairs run out first\n  \
-                 (INCONCLUSIVE), and no finite max_pairs avoids that",
+                "  the discordant rule alone keeps alpha down to {} discordant pairs: independent\n  \
+                 sides with equal rates between {} and {}; closer to 0% or 100% it is the\n  \
+                 loss route that PASSes, and alpha holds where the table below says it does",
                 rate_at(dmin),
                 rate_at(lo),
                 rate_at(hi)
@@ -197,7 +232,7 @@ pub fn render_text(r: &CompareReport) -> String {
     );
     let _ = writeln!(
         out,
-        "  {:>6} {:>6} {:>11} {:>8} {:>8} {:>15} {:>13} {:>14}",
+        "  {:>6} {:>6} {:>11} {:>8} {:>8} {:>15} {:>13} {:>14} {:>17}",
         "base",
         "head",
         "discordant",
@@ -205,12 +240,13 @@ pub fn render_text(r: &CompareReport) -> String {
         "P(FAIL)",
         "P(INCONCLUSIVE)",
         "out of pairs",
-        "expected pairs"
+        "expected pairs",
+        "alpha needs pairs"
     );
     for a in &c.at {
         let _ = writeln!(
             out,
-            "  {:>6} {:>6} {:>11} {:>8} {:>8} {:>15} {:>13} {:>14.1}",
+            "  {:>6} {:>6} {:>11} {:>8} {:>8} {:>15} {:>13} {:>14.1} {:>17}",
             rate(a.base),
             rate(a.head),
             rate_at(a.discordance),
@@ -218,10 +254,43 @@ pub fn render_text(r: &CompareReport) -> String {
             percent(a.p_fail),
             percent(a.p_inconclusive),
             percent(a.p_out_of_pairs),
-            a.expected_pairs
+            a.expected_pairs,
+            match (a.base == a.head, a.max_pairs_for_alpha) {
+                (false, _) => "-".to_string(),
+                (true, Some(m)) if m <= c.max_pairs => format!("{m} (holds)"),
+                (true, Some(m)) => format!("{m} (NOT held)"),
+                (true, None) => "> 100x (NOT held)".to_string(),
+            }
         );
     }
-    let _ = writeln!(out, "  (each pair is two runs: one on head, one on base)\n");
+    let _ = writeln!(
+        out,
+        "  (each pair is two runs: one on head, one on base; \"alpha needs pairs\": the fewest\n  \
+         max_pairs that keep P(not PASS | head = base) <= alpha at that rate)\n"
+    );
+    let _ = writeln!(
+        out,
+        "Operating characteristic over base rate and drop (independent sides, head = base − drop,\nmax_pairs {}), exact:",
+        c.max_pairs
+    );
+    let _ = writeln!(
+        out,
+        "  {:>6} {:>6} {:>8} {:>8} {:>15} {:>14}",
+        "base", "drop", "P(PASS)", "P(FAIL)", "P(INCONCLUSIVE)", "expected pairs"
+    );
+    for row in &c.oc_by_drop {
+        let _ = writeln!(
+            out,
+            "  {:>6} {:>6} {:>8} {:>8} {:>15} {:>14.1}",
+            rate(row.base),
+            rate_at(row.drop),
+            percent(row.p_pass),
+            percent(row.p_fail),
+            percent(row.p_inconclusive),
+            row.expected_pairs
+        );
+    }
+    out.push('\n');
     if let Some(s) = &c.one_sample {
         let _ = writeln!(
             out,
@@ -244,7 +313,8 @@ pub fn render_text(r: &CompareReport) -> String {
     };
     let _ = writeln!(
         out,
-        "compare: {{{effect}, alpha: {}, beta: {}, max_pairs: {}{}}}",
+        "compare: {{{effect}, drop: {}, alpha: {}, beta: {}, max_pairs: {}{}}}",
+        num(c.drop),
         num(c.alpha),
         num(c.beta),
         c.max_pairs,

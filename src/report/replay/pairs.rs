@@ -17,11 +17,17 @@ pub(super) fn replay_pairs(
     interrupted: bool,
 ) -> Result<TaskReplay, ReportError> {
     let max_pairs = spec.compare.as_ref().map_or(0, |c| c.max_pairs);
-    let mut sampler = PairSampler::new(spec.sampling.clone(), spec.max_unavailable, max_pairs)
-        .map_err(|source| ReportError::Sampling {
-            task: spec.id.clone(),
-            source,
-        })?;
+    let loss_route = spec.compare.as_ref().and_then(|c| c.loss_route);
+    let mut sampler = PairSampler::new(
+        spec.sampling.clone(),
+        spec.max_unavailable,
+        max_pairs,
+        loss_route,
+    )
+    .map_err(|source| ReportError::Sampling {
+        task: spec.id.clone(),
+        source,
+    })?;
     // As in the runner: nothing written after the first harness error (in file order) is
     // consumed.
     let harness = HarnessCut::of(&trials);

@@ -8,9 +8,15 @@ fn close(x: f64, y: f64, tol: f64) -> bool {
 }
 
 /// The run by brute force over (pairs, discordant pairs, head losses), pair by pair,
-/// straight from the published rows and the four cells: written independently of the
-/// negative-binomial folding. Returns (P(PASS), P(FAIL), P(INCONCLUSIVE), E[pairs]).
-fn brute(b: &Boundaries, cells: &PairModel, max_pairs: u64) -> (f64, f64, f64, f64) {
+/// straight from the published rows, the loss route and the four cells: written
+/// independently of the negative-binomial folding and of the banded DP. Returns
+/// (P(PASS), P(FAIL), P(INCONCLUSIVE), E[pairs]).
+fn brute(
+    b: &Boundaries,
+    route: Option<LossRoute>,
+    cells: &PairModel,
+    max_pairs: u64,
+) -> (f64, f64, f64, f64) {
     let k = b.max_trials() as usize;
     let (loss, win) = (cells.head_only_fail, cells.base_only_fail);
     let same = cells.both_pass + cells.both_fail;
@@ -44,6 +50,18 @@ fn brute(b: &Boundaries, cells: &PairModel, max_pairs: u64) -> (f64, f64, f64, f
                             inc += mm;
                             pairs += mm * n as f64;
                         }
+                    }
+                }
+            }
+        }
+        // The loss route, after the lattice: f losses in n pairs.
+        if let Some(r) = route {
+            for row in next.iter_mut() {
+                for (f, m) in row.iter_mut().enumerate() {
+                    if *m != 0.0 && r.passes(n, f as u64) {
+                        pass += *m;
+                        pairs += *m * n as f64;
+                        *m = 0.0;
                     }
                 }
             }
@@ -177,7 +195,8 @@ fn alpha_holds_on_a_grid_of_base_rates_and_for_correlated_pairs() {
     for (r, alpha, beta) in [(2.25, 0.05, 0.10), (4.0, 0.1, 0.2), (1.8, 0.05, 0.05)] {
         let d = design(r, alpha, beta, None);
         let floor = d.min_discordance_for_alpha().unwrap();
-        for i in 1..100 {
+        // Every third point: each is a full two-route DP over up to max_pairs pairs.
+        for i in (1..100).step_by(3) {
             let b = f64::from(i) / 100.0;
             // Independent sides, head = base.
             let m = PairModel::independent(b, b).unwrap();
@@ -198,10 +217,16 @@ fn alpha_holds_on_a_grid_of_base_rates_and_for_correlated_pairs() {
                     assert!(1.0 - oc.p_pass <= alpha, "{r} at {b}, {x}: {oc:?}");
                 }
             }
-            // The regression to detect, at this base rate: beta for every base rate.
+            // The regression to detect, at this base rate: beta for every base rate when
+            // the fall is at least `drop` points; the lattice alone keeps its own share
+            // (P(PASS | θ1)) whatever the fall.
             let h = rate_at_odds_ratio(b, r);
             let oc = d.oc_independent(b, h).unwrap();
-            assert!(oc.p_pass <= beta, "{r} at {b} vs {h}: {oc:?}");
+            if b - h >= d.drop {
+                assert!(oc.p_pass <= beta, "{r} at {b} vs {h}: {oc:?}");
+            }
+            let lattice = d.oc_lattice_only(b * (1.0 - h) + h * (1.0 - b), d.theta1());
+            assert!(lattice.p_pass <= d.lattice_realised_beta() + 1e-12);
             // A head better than base fails even less often.
             let better = rate_at_odds_ratio(b, 1.0 / r);
             assert!(d.oc_independent(b, better).unwrap().p_fail <= alpha);
@@ -214,11 +239,15 @@ fn the_oc_of_a_recorded_lattice_is_the_designs() {
     let d = design(2.25, 0.05, 0.1, Some(300));
     for (disc, theta) in [(0.1, 0.5), (0.26, 0.69), (1.0, 0.5), (0.0, 0.5)] {
         assert_eq!(
-            oc_of_lattice(&d.boundaries, d.max_pairs, disc, theta),
+            oc_of_lattice(&d.boundaries, d.loss_route, d.max_pairs, disc, theta),
             d.oc_discordance(disc, theta)
         );
     }
-    assert!(oc_of_lattice(&d.boundaries, 300, 1.5, 0.5).p_pass.is_nan());
+    assert!(
+        oc_of_lattice(&d.boundaries, d.loss_route, 300, 1.5, 0.5)
+            .p_pass
+            .is_nan()
+    );
     assert_eq!(
         min_discordance_of_lattice(&d.boundaries, d.max_pairs, d.alpha),
         d.min_discordance_for_alpha()
@@ -228,11 +257,19 @@ fn the_oc_of_a_recorded_lattice_is_the_designs() {
 #[test]
 fn out_of_pairs_when_nothing_is_ever_discordant() {
     let d = design(2.25, 0.05, 0.1, Some(300));
-    let oc = d.oc_independent(1.0, 1.0).unwrap();
+    // The lattice alone never gets a discordant pair to read.
+    let oc = d.oc_lattice_only(0.0, 0.5);
     assert_eq!((oc.p_pass, oc.p_fail, oc.p_out_of_pairs), (0.0, 0.0, 1.0));
     assert_eq!(oc.expected_pairs, 300.0);
+    // With the loss route, no loss at all PASSes at its first pair.
+    let route = d.loss_route.unwrap();
+    let oc = d.oc_independent(1.0, 1.0).unwrap();
+    assert_eq!((oc.p_pass, oc.p_fail, oc.p_out_of_pairs), (1.0, 0.0, 0.0));
+    assert_eq!(oc.expected_pairs, route.first as f64);
+    let oc = d.oc_independent(0.0, 0.0).unwrap();
+    assert_eq!((oc.p_pass, oc.expected_pairs), (1.0, route.first as f64));
     // All discordant: pairs are discordant pairs.
-    let oc = d.oc_discordance(1.0, 0.5);
+    let oc = d.oc_lattice_only(1.0, 0.5);
     let lattice = d.oc_theta(0.5);
     assert!(close(oc.p_pass, lattice.p_pass, 1e-12));
     assert!(close(oc.expected_pairs, lattice.asn, 1e-12));
@@ -245,12 +282,20 @@ fn wald_rule_is_the_sprt_lattice_on_discordant_pairs() {
         ..CompareSpec::new(Effect::OddsRatio(3.0))
     };
     let d = CompareDesign::new(&spec).unwrap();
-    let s = sprt::Sprt::new(0.5, 0.25, d.lattice_alpha, 0.1, d.boundaries.max_trials()).unwrap();
+    let s = sprt::Sprt::new(
+        0.5,
+        0.25,
+        d.lattice_alpha,
+        d.lattice_beta,
+        d.boundaries.max_trials(),
+    )
+    .unwrap();
     assert_eq!(d.boundaries, Boundaries::wald(&s));
 }
 
 /// Run compare pairs the way a runner would: draw a pair's four cells, feed discordant
-/// pairs to the published lattice, stop at a verdict or `max_pairs`.
+/// pairs to the published lattice, PASS by the loss route when head's losses are few
+/// enough, stop at a verdict or `max_pairs`.
 #[test]
 fn exact_oc_matches_seeded_monte_carlo() {
     struct SplitMix64(u64);
@@ -265,12 +310,15 @@ fn exact_oc_matches_seeded_monte_carlo() {
         }
     }
     let d = design(2.25, 0.05, 0.10, Some(400));
+    let route = d.loss_route.unwrap();
     let runs = 40_000u32;
     for (seed, base, head) in [
         (7u64, 0.9, 0.9),
         (8, 0.9, 0.8),
         (9, 0.6, 0.5),
         (10, 0.97, 0.97),
+        (11, 1.0, 1.0),
+        (12, 0.99, 0.99),
     ] {
         let exact = d.oc_independent(base, head).unwrap();
         let mut rng = SplitMix64(seed);
@@ -284,14 +332,16 @@ fn exact_oc_matches_seeded_monte_carlo() {
                 n += 1;
                 let head_pass = rng.next_f64() < head;
                 let base_pass = rng.next_f64() < base;
-                if head_pass == base_pass {
-                    continue;
+                if head_pass != base_pass {
+                    t += 1;
+                    f += u64::from(base_pass);
+                    match d.boundaries.decide(t, f) {
+                        State::Continue => {}
+                        s => break s,
+                    }
                 }
-                t += 1;
-                f += u64::from(base_pass);
-                match d.boundaries.decide(t, f) {
-                    State::Continue => {}
-                    s => break s,
+                if route.passes(n, f) {
+                    break State::Pass;
                 }
             };
             match state {
@@ -360,10 +410,111 @@ proptest::proptest! {
             disc * loss / total, disc * win / total,
         ).unwrap();
         let got = d.oc_pairs(&cells);
-        let (pass, fail, inc, pairs) = brute(&d.boundaries, &cells, max_pairs);
+        let (pass, fail, inc, pairs) = brute(&d.boundaries, d.loss_route, &cells, max_pairs);
         proptest::prop_assert!(close(got.p_pass, pass, 1e-10), "{got:?} vs {pass}");
         proptest::prop_assert!(close(got.p_fail, fail, 1e-10), "{got:?} vs {fail}");
         proptest::prop_assert!(close(got.p_inconclusive, inc, 1e-10), "{got:?} vs {inc}");
         proptest::prop_assert!(close(got.expected_pairs, pairs, 1e-9), "{got:?} vs {pairs}");
+        // The lattice alone, by the negative-binomial fold, against the same brute force.
+        let (disc, theta) = (cells.discordance(), cells.theta().unwrap());
+        let got = d.oc_lattice_only(disc, theta);
+        let (pass, fail, inc, pairs) = brute(&d.boundaries, None, &cells, max_pairs);
+        proptest::prop_assert!(close(got.p_pass, pass, 1e-10), "{got:?} vs {pass}");
+        proptest::prop_assert!(close(got.p_fail, fail, 1e-10), "{got:?} vs {fail}");
+        proptest::prop_assert!(close(got.p_inconclusive, inc, 1e-10), "{got:?} vs {inc}");
+        proptest::prop_assert!(close(got.expected_pairs, pairs, 1e-9), "{got:?} vs {pairs}");
+    }
+}
+
+/// The whole rule's OC by walking every sequence of pair outcomes (loss, win, concordant)
+/// of a short run, deciding each by hand in the order the sampler does (lattice, then the
+/// loss route, then `max_pairs`): a plain recursion, no DP. Checked over a grid of base
+/// rates, drops and within-pair correlations.
+#[test]
+fn the_published_oc_over_base_rate_drop_and_correlation_matches_every_sequence() {
+    // R 6 at risks .2/.2 keeps the lattice short; `max_pairs` 12 keeps the recursion small;
+    // a drop of 40 points puts the loss route inside it.
+    let d = CompareDesign::new(&CompareSpec {
+        alpha: 0.2,
+        beta: 0.2,
+        max_pairs: Some(12),
+        drop: Some(0.4),
+        ..CompareSpec::new(Effect::OddsRatio(6.0))
+    })
+    .unwrap();
+    let route = d.loss_route.expect("the route fits in 12 pairs");
+    struct Walk<'a> {
+        d: &'a CompareDesign,
+        route: LossRoute,
+        p: [f64; 3],
+        out: [f64; 3],
+        pairs: f64,
+    }
+    fn walk(w: &mut Walk, n: u64, t: u64, f: u64, prob: f64) {
+        if prob == 0.0 {
+            return;
+        }
+        if n == w.d.max_pairs {
+            w.out[2] += prob;
+            w.pairs += prob * n as f64;
+            return;
+        }
+        for kind in 0..3 {
+            let q = prob * w.p[kind];
+            let (n1, t1, f1) = (n + 1, t + u64::from(kind < 2), f + u64::from(kind == 0));
+            let lattice = if kind < 2 {
+                w.d.boundaries.decide(t1, f1)
+            } else {
+                State::Continue
+            };
+            let end = match lattice {
+                State::Pass => Some(0),
+                State::Fail => Some(1),
+                State::Truncated => Some(2),
+                State::Continue if w.route.passes(n1, f1) => Some(0),
+                State::Continue => None,
+            };
+            match end {
+                Some(v) => {
+                    w.out[v] += q;
+                    w.pairs += q * n1 as f64;
+                }
+                None => walk(w, n1, t1, f1, q),
+            }
+        }
+    }
+    for base in [0.5f64, 0.8, 0.95, 1.0] {
+        for drop in [0.0f64, 0.2, 0.4, 0.5] {
+            let head = base - drop;
+            if head < 0.0 {
+                continue;
+            }
+            // Correlation from the least to the most the rates allow: the loss cell ranges
+            // over [max(0, base - head), min(base, 1 - head)].
+            let (lo, hi) = ((base - head).max(0.0), base.min(1.0 - head));
+            for j in 0..=4 {
+                let loss = lo + (hi - lo) * f64::from(j) / 4.0;
+                let win = loss - (base - head);
+                let cells =
+                    PairModel::from_cells(base - loss, 1.0 - base - win, loss, win).unwrap();
+                let mut w = Walk {
+                    d: &d,
+                    route,
+                    p: [loss, win, 1.0 - loss - win],
+                    out: [0.0; 3],
+                    pairs: 0.0,
+                };
+                walk(&mut w, 0, 0, 0, 1.0);
+                let got = d.oc_pairs(&cells);
+                let at = format!(
+                    "base {base} drop {drop} loss {loss}: {got:?} vs {:?} {}",
+                    w.out, w.pairs
+                );
+                assert!(close(got.p_pass, w.out[0], 1e-10), "{at}");
+                assert!(close(got.p_fail, w.out[1], 1e-10), "{at}");
+                assert!(close(got.p_inconclusive, w.out[2], 1e-10), "{at}");
+                assert!(close(got.expected_pairs, w.pairs, 1e-10), "{at}");
+            }
+        }
     }
 }
