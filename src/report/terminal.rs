@@ -17,9 +17,9 @@ use crate::sampler::Verdict;
 use super::model::{Report, ScoreVector, TaskReport};
 use super::replay::Disposition;
 use super::words::{
-    alpha_words, compare_lines, fail_why, failure_classes, fault_risk_text, list, method_short,
-    percent, printable, prob, seconds, share_text, spend_text, staged_line, staged_tasks_line,
-    timeouts_text, uncounted_text, verdict_text, waiting_for,
+    alpha_words, compare_lines, continues_reason, fail_why, failure_classes, fault_risk_text, list,
+    method_short, percent, printable, prob, seconds, share_text, spend_text, staged_line,
+    staged_tasks_line, timeouts_text, uncounted_text, verdict_text, waiting_for,
 };
 
 impl Report {
@@ -33,8 +33,8 @@ impl Report {
 /// Render the terminal summary.
 pub fn render(report: &Report) -> String {
     let mut out = String::new();
-    for t in &report.tasks {
-        task(&mut out, t);
+    for (i, t) in report.tasks.iter().enumerate() {
+        task(&mut out, t, continues_reason(report, i));
         out.push('\n');
     }
     gate(&mut out, report);
@@ -43,16 +43,21 @@ pub fn render(report: &Report) -> String {
     crate::untrusted::log_text(&out)
 }
 
-fn task(out: &mut String, t: &TaskReport) {
+/// One task's lines; `continues` is its reason when it runs in a staged run's next stage
+/// ([`continues_reason`]).
+fn task(out: &mut String, t: &TaskReport, continues: Option<String>) {
     let r = &t.replay;
     let c = r.counts;
+    let (verdict, reason) = match continues {
+        Some(reason) => ("CONTINUE", reason),
+        None => (verdict_text(t.verdict()), r.reason.clone()),
+    };
     // `write!` to a String cannot fail.
     let _ = writeln!(
         out,
-        "{}  {}: {}",
+        "{}  {verdict}: {}",
         printable(&r.spec.id),
-        verdict_text(t.verdict()),
-        printable(&r.reason)
+        printable(&reason)
     );
     let _ = writeln!(out, "  plan       {}", t.plan);
     if let Some(c) = &t.compare {
