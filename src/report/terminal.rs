@@ -43,6 +43,20 @@ pub fn render(report: &Report) -> String {
     crate::untrusted::log_text(&out)
 }
 
+/// The first non-blank line of a message, with ` …` when more lines follow.
+fn first_line(text: &str) -> String {
+    let mut lines = text
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty());
+    let first = lines.next().unwrap_or("");
+    if lines.next().is_some() {
+        format!("{first} …")
+    } else {
+        first.to_string()
+    }
+}
+
 /// One task's lines; `continues` is its reason when it runs in a staged run's next stage
 /// ([`continues_reason`]).
 fn task(out: &mut String, t: &TaskReport, continues: Option<String>) {
@@ -154,6 +168,9 @@ fn first_failure(out: &mut String, t: &TaskReport) {
                 .unwrap_or_else(|| "harness error".to_string()),
         ),
     };
+    // A message of several lines (pytest's `assert 0.959 < 0.95` then `+  where …`) heads
+    // the line with its first: `printable` would spell the rest as literal `\n`s.
+    let why = first_line(&why);
     let _ = writeln!(out, "  {label} #{:03}: {}", a.trial, printable(&why));
     if let Some(log) = a.log.as_deref().filter(|l| Path::new(l).is_file()) {
         let _ = writeln!(out, "  log        {}", printable(&shown_path(log)));
