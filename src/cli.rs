@@ -113,6 +113,9 @@ pub enum Command {
     /// Run a whole test suite once per trial and judge every test case in its JUnit file: a
     /// plan file's `suite:` task, from the command line, run by `gate run`.
     #[command(
+        // The refused `--plan` is hidden, but clap would still list it in the usage line's
+        // required group.
+        override_usage = "gate suite [OPTIONS] <--single <N,C>|--healthy <HEALTHY>> <COMMAND>",
         after_help = "Example:\n  gate suite --healthy 90% --regressed 70% -- \\\n    \
         'python3 -m pytest -p no:randomly -p no:rerunfailures --junitxml=\"$GATE_JUNIT\"'\n\n\
         Each trial runs COMMAND with `sh -c`, GATE_TRIAL set to the trial's ordinal and GATE_JUNIT to \
@@ -568,8 +571,8 @@ pub struct SuiteArgs {
     #[arg(long, value_delimiter = ',', value_name = "CODES")]
     pub harness_exit_codes: Vec<i32>,
     /// Refused, with what to do instead: a plan file runs a suite as a `suite:` task of its
-    /// own (`gate run`).
-    #[arg(long, value_name = "PLAN")]
+    /// own (`gate run`). Hidden from the help, whose usage line would offer it.
+    #[arg(long, value_name = "PLAN", hide = true)]
     pub plan: Option<PathBuf>,
     /// The rule for every test case, from flags.
     #[command(flatten)]

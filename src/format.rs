@@ -190,6 +190,12 @@ pub fn sandbox(w: &crate::model::Walls) -> String {
     }
 }
 
+/// `n` and a noun, singular for one: `1 failure`, `2 failures`, `0 trials`. `many` is the
+/// plural, spelt out (`passes`, not a suffix rule).
+pub fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,6 +13,7 @@
 //! and must never change for an existing rule: old ledgers are replayed and verified
 //! against them byte for byte.
 
+use crate::format::plural;
 use crate::model::{Sampling, SequentialRule, Verdict};
 use crate::stats::lattice::{Boundaries, State};
 use crate::stats::sprt::Sprt;
@@ -167,11 +168,17 @@ impl Rule {
             // A single plan always decides by trial n: never truncated.
             &Kind::Single { n, c } => match state {
                 State::Fail => format!(
-                    "{f} failures exceed the acceptance number {c} (after {g} of {n} trials)"
+                    "{} exceed{} the acceptance number {c} (after {g} of {})",
+                    plural(f, "failure", "failures"),
+                    if f == 1 { "s" } else { "" },
+                    plural(n, "trial", "trials")
                 ),
                 _ => format!(
-                    "{passed} passes reach the {} needed; at most {c} of {n} may fail (after {g} trials)",
-                    n - c
+                    "{} reach{} the {} needed; at most {c} of {n} may fail (after {})",
+                    plural(passed, "pass", "passes"),
+                    if passed == 1 { "es" } else { "" },
+                    n - c,
+                    plural(g, "trial", "trials")
                 ),
             },
             // One sentence for both lattice rules; a staged one names the stage it ended in.
@@ -187,11 +194,17 @@ impl Rule {
                 };
                 match state {
                     State::Pass => format!(
-                        "{f} failures in {g} trials{at} are within the {name} PASS bound (at most {})",
+                        "{} in {}{at} {} within the {name} PASS bound (at most {})",
+                        plural(f, "failure", "failures"),
+                        plural(g, "trial", "trials"),
+                        if f == 1 { "is" } else { "are" },
                         row.and_then(|r| r.pass_max_failures).unwrap_or(0)
                     ),
                     State::Fail => format!(
-                        "{f} failures in {g} trials{at} reach the {name} FAIL bound (at least {})",
+                        "{} in {}{at} reach{} the {name} FAIL bound (at least {})",
+                        plural(f, "failure", "failures"),
+                        plural(g, "trial", "trials"),
+                        if f == 1 { "es" } else { "" },
                         row.and_then(|r| r.fail_min_failures).unwrap_or(0)
                     ),
                     _ => format!(
@@ -203,12 +216,14 @@ impl Rule {
                 let llr = sprt.llr(passed, failed);
                 match state {
                     State::Pass => format!(
-                        "LLR {llr:.3} reached the PASS bound {:.3} after {g} trials ({f} failed)",
-                        sprt.accept_llr()
+                        "LLR {llr:.3} reached the PASS bound {:.3} after {} ({f} failed)",
+                        sprt.accept_llr(),
+                        plural(g, "trial", "trials")
                     ),
                     State::Fail => format!(
-                        "LLR {llr:.3} reached the FAIL bound {:.3} after {g} trials ({f} failed)",
-                        sprt.reject_llr()
+                        "LLR {llr:.3} reached the FAIL bound {:.3} after {} ({f} failed)",
+                        sprt.reject_llr(),
+                        plural(g, "trial", "trials")
                     ),
                     _ => format!(
                         "{max_trials} trials spent without reaching a bound (LLR {llr:.3}, {f} failed)"

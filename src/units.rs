@@ -34,6 +34,55 @@ pub fn parse_rate(s: &str) -> Result<f64, String> {
         .ok_or_else(|| format!("invalid rate `{s}`: expected {RATE_FORMS}"))
 }
 
+/// The parameters that are rates or risks: fractions, which people also write as percentages.
+const FRACTIONS: &[&str] = &[
+    "healthy",
+    "regressed",
+    "alpha",
+    "beta",
+    "base",
+    "head",
+    "suite_alpha",
+    "unavailable_rate",
+];
+
+/// A number shown as briefly as it reads: `90`, `0.9`, `0.009` (no float noise).
+fn short(v: f64) -> String {
+    let s = format!("{v:.10}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    s.to_string()
+}
+
+/// The suggestion appended to an out-of-range rate or risk that reads as a percentage written
+/// without its `%` (`--healthy 90`, `alpha: 5`): `; did you mean `90%` or `0.9`?`. Empty
+/// for other parameters and other values.
+pub fn percent_hint(name: &str, value: f64) -> String {
+    if FRACTIONS.contains(&name) && value.is_finite() && (1.0..100.0).contains(&value) {
+        format!(
+            "; did you mean `{}%` or `{}`?",
+            short(value),
+            short(value / 100.0)
+        )
+    } else {
+        String::new()
+    }
+}
+
+/// A note for a healthy or regressed rate below 1%, which is almost always a percentage
+/// written as a fraction and a `%` (`0.9%` for 90%): says what was read and what was likely
+/// meant. No CI gate tells a 0.9% agent from a 0.7% one (17,056 trials), so the value is
+/// accepted but not silently.
+pub fn small_rate_note(name: &str, value: f64) -> Option<String> {
+    (value.is_finite() && value > 0.0 && value < 0.01).then(|| {
+        format!(
+            "`{name}` was read as {}% = {}; did you mean `{}%`?",
+            short(value * 100.0),
+            short(value),
+            short(value * 10_000.0)
+        )
+    })
+}
+
 /// Parse a duration: a bare number of seconds (`7`, `1.5`) or a humantime expression
 /// (`500ms`, `30s`, `1m30s`, `2h 5m`), up to [`MAX_DURATION`].
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
@@ -85,9 +134,36 @@ mod tests {
         assert_eq!(parse_rate("5%"), Ok(0.05));
         assert!(parse_rate("ninety").unwrap_err().contains("`90%`"));
         assert!(parse_rate("%").is_err());
+        assert!(parse_rate("0.9%").is_ok_and(|v| (v - 0.009).abs() < 1e-15));
         assert!(
             parse_rate("nan").is_ok_and(f64::is_nan),
             "left to the range check"
         );
+    }
+
+    #[test]
+    fn a_rate_written_as_a_bare_percentage_gets_a_suggestion() {
+        assert_eq!(
+            percent_hint("healthy", 90.0),
+            "; did you mean `90%` or `0.9`?"
+        );
+        assert_eq!(percent_hint("alpha", 5.0), "; did you mean `5%` or `0.05`?");
+        assert_eq!(
+            percent_hint("healthy", 1.5),
+            "; did you mean `1.5%` or `0.015`?"
+        );
+        assert_eq!(percent_hint("healthy", 100.0), "");
+        assert_eq!(percent_hint("healthy", -0.2), "");
+        assert_eq!(percent_hint("max_trials", 90.0), "", "not a rate");
+    }
+
+    #[test]
+    fn a_rate_below_one_percent_says_what_was_read() {
+        assert_eq!(
+            small_rate_note("healthy", 0.009).as_deref(),
+            Some("`healthy` was read as 0.9% = 0.009; did you mean `90%`?")
+        );
+        assert_eq!(small_rate_note("healthy", 0.01), None);
+        assert_eq!(small_rate_note("healthy", 0.9), None);
     }
 }

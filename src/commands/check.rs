@@ -16,6 +16,9 @@ pub fn execute(args: &CheckArgs) -> Result<u8, Error> {
         .map_err(Error::Usage)?;
     let plan = Plan::load(&path)?;
     let check = PlanCheck::of(&plan)?;
+    for w in plan.rate_warnings() {
+        eprintln!("{}", crate::untrusted::log_line(&w));
+    }
     match args.format {
         // Task ids are printed at the start of a line: one that begins with `::` must not
         // act as a workflow command.

@@ -25,6 +25,7 @@ use judge::Rules;
 
 /// Execute `gate ingest`; returns the exit code.
 pub fn execute(args: &IngestArgs, output: &OutputArgs) -> Result<u8, Error> {
+    refuse_options_after_dashes(args)?;
     let rules = rules(args)?;
     let outputs = preflight(args)?;
     let say = sayer(output, &outputs);
@@ -52,21 +53,26 @@ pub fn execute(args: &IngestArgs, output: &OutputArgs) -> Result<u8, Error> {
     // different test cases would merge two tests.
     ingest::check_distinct(base_runs.iter().chain(&runs))?;
     ingest::check_same_ids(base_runs.iter().chain(&runs))?;
-    // What was detected: one line when every file is of one kind (twenty runs of a suite).
-    let detected: Vec<String> = runs.iter().filter(|r| r.detected).map(describe).collect();
+    // What was detected: one line when every file is of one kind (twenty runs of a suite),
+    // base's files counted with head's.
+    let all = || base_runs.iter().chain(&runs);
+    let detected: Vec<String> = all().filter(|r| r.detected).map(describe).collect();
+    let count = base_runs.len() + runs.len();
     match detected.first() {
         Some(first)
-            if runs.len() > 1
-                && detected.len() == runs.len()
-                && detected.iter().all(|d| d == first) =>
+            if count > 1 && detected.len() == count && detected.iter().all(|d| d == first) =>
         {
+            let sides = if base_runs.is_empty() {
+                String::new()
+            } else {
+                format!(" ({} base, {} head)", base_runs.len(), runs.len())
+            };
             say(&format!(
-                "{} files read as {first} (detected; `--format` overrides)",
-                runs.len()
+                "{count} files{sides} read as {first} (detected; `--format` overrides)"
             ));
         }
         _ => {
-            for r in runs.iter().filter(|r| r.detected) {
+            for r in all().filter(|r| r.detected) {
                 say(&format!(
                     "{}: read as {} (detected; `--format` overrides)",
                     r.path.display(),
@@ -81,6 +87,26 @@ pub fn execute(args: &IngestArgs, output: &OutputArgs) -> Result<u8, Error> {
         }
     }
     judge_runs(args, output, &outputs, &rules, base_runs, runs)
+}
+
+/// After `--` (which ends `--base`'s list) clap reads every word as a result file, so
+/// `gate ingest --base b/*.xml -- h/*.xml --ledger L` would try to read `--ledger` as a
+/// file. A "file" that looks like an option and does not exist is refused, naming the
+/// option and where it goes.
+fn refuse_options_after_dashes(args: &IngestArgs) -> Result<(), Error> {
+    let Some(option) = args.results.iter().find(|p| {
+        let s = p.to_string_lossy();
+        s.len() > 1 && s.starts_with('-') && !p.exists()
+    }) else {
+        return Ok(());
+    };
+    let option = option.to_string_lossy();
+    let name = option.split('=').next().unwrap_or(&option);
+    Err(Error::Usage(format!(
+        "`{name}` came after `--`, which ends the options, so it would be read as a result \
+         file: put the options before `--` (`gate ingest --base BASE_RESULT... {name} ... -- \
+         RESULT...`)"
+    )))
 }
 
 /// Judge the runs read: write the ledger, then print and emit the reports it recomputes to.

@@ -20,6 +20,17 @@ use crate::exit;
 
 use super::init_files::{create_new, project_text, relative_to, zone_note};
 
+/// The smallest useful plan, shown when `gate init` finds no project it knows: a user with
+/// only the binary has neither the repository's `plans/examples/` nor its docs.
+const MINIMAL_PLAN: &str = "\
+version: 1
+sampling:
+  design: {healthy: 90%, regressed: 70%}   # the pass rates to tell apart
+tasks:
+  - id: my-task
+    run: ./my-task.sh                      # one trial; exit 0 means pass
+";
+
 /// Execute `gate init`; returns the exit code.
 pub fn execute(args: &InitArgs) -> Result<u8, Error> {
     // Everything gate init reads of the project, read within a time bound (a FIFO, a hung
@@ -45,8 +56,8 @@ pub fn execute(args: &InitArgs) -> Result<u8, Error> {
     let kind = kind.ok_or_else(|| {
         Error::Usage(format!(
             "`{}` holds no pytest, Cargo, Jest, Vitest, mocha, Playwright, node or Go project that gate init \
-             recognises; pass `--kind pytest|cargo|jest|vitest|mocha|playwright|node|go`, or start from \
-             plans/examples/ and docs/plan-file.md",
+             recognises; pass `--kind pytest|cargo|jest|vitest|mocha|playwright|node|go`, or write a \
+             plan by hand, e.g. this gate.yaml (`gate schema plan` prints every key):\n\n{MINIMAL_PLAN}",
             args.dir.display()
         ))
     })?;

@@ -21,6 +21,9 @@ use crate::exit;
 pub fn execute(args: &ManArgs) -> Result<u8, Error> {
     let root = commands();
     if let Some(dir) = &args.out_dir {
+        // Like `mkdir -p`: a folder for the pages is what `--out-dir` names.
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Error::input(format!("cannot create `{}`", dir.display()), e))?;
         let mut written = Vec::new();
         for cmd in std::iter::once(&root).chain(root.get_subcommands().filter(|c| !c.is_hide_set()))
         {
@@ -83,7 +86,10 @@ fn page(cmd: &clap::Command) -> Result<String, Error> {
     let blocks = Blocks::of(&after);
     // clap_mangen renders every section but the after-help one: render without it, then add
     // ours before VERSION.
-    let man = clap_mangen::Man::new(cmd.clone().after_help("").after_long_help(""));
+    // The footer (the `.TH` source) is the package and its version on every page: a
+    // subcommand carries no version of its own, and would print `"run "`.
+    let man = clap_mangen::Man::new(cmd.clone().after_help("").after_long_help(""))
+        .source(format!("gate {}", env!("CARGO_PKG_VERSION")));
     let mut out = Vec::new();
     let render = |out: &mut Vec<u8>| -> std::io::Result<()> {
         man.render_title(out)?;

@@ -34,6 +34,12 @@ pub fn execute(args: &PlanArgs) -> Result<u8, Error> {
         return compare::execute(args);
     }
     let (healthy, regressed) = rates(args)?;
+    // `--healthy 0.9%` is 0.009: legal, and almost surely meant as 90%. Say what was read.
+    for (name, value) in [("healthy", healthy), ("regressed", regressed)] {
+        if let Some(note) = crate::units::small_rate_note(&format!("--{name}"), value) {
+            eprintln!("warning: {note}");
+        }
+    }
     if let Some(nc) = &args.evaluate {
         return evaluate(args, nc);
     }
@@ -83,9 +89,10 @@ pub(crate) fn flag_error(err: StatsError) -> Error {
     match err {
         StatsError::OutOfRange { name, range, value } => {
             usage!(
-                "`--{}` must be {range}, got `{}`",
+                "`--{}` must be {range}, got `{}`{}",
                 name.replace('_', "-"),
-                num(value)
+                num(value),
+                crate::units::percent_hint(name, value)
             )
         }
         StatsError::NotSeparated { healthy, regressed } => {

@@ -33,6 +33,9 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
     let plan_path = crate::plan::discover::resolve(args.plan.as_deref(), Path::new("."))
         .map_err(Error::Usage)?;
     let mut plan = Plan::load(&plan_path)?;
+    for w in plan.rate_warnings() {
+        eprintln!("{}", crate::untrusted::log_line(&w));
+    }
     if let Some(s) = plan.selections.first() {
         return Err(Error::Usage(format!(
             "{}:{}: task `{}` selects JUnit test cases (`junit:`), which `gate run` cannot run; \

@@ -230,6 +230,22 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// Warnings for rates a plan states that are legal but almost surely mistyped (a
+    /// healthy or regressed rate below 1%, as `0.9%` for 90% reads), one per rate, with the
+    /// task that states it. `gate check` and `gate run` print them on stderr.
+    pub fn rate_warnings(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for task in &self.tasks {
+            let Some(r) = &task.rates else { continue };
+            for (name, value) in [("healthy", r.healthy), ("regressed", r.regressed)] {
+                if let Some(note) = crate::units::small_rate_note(name, value) {
+                    out.push(format!("warning: task `{}`: {note}", task.id));
+                }
+            }
+        }
+        out
+    }
+
     /// Run only stage `stage` of the plan's staged run (`gate run --stage S`). Every task
     /// takes part: a staged rule with its stage-S ordinals, a single (n, c) plan whole in
     /// stage 1 (its n trials are needed whatever happens, so they run in the first round and

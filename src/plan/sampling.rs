@@ -515,7 +515,8 @@ mod tests {
     fn a_single_rule_with_c_at_least_n_is_refused() {
         let e = refusal("", "single: {n: 3, c: 3}");
         assert!(e.starts_with("plan.yaml:3:"), "{e}");
-        assert!(e.contains("task `a`"), "{e}");
+        // A top-level rule is the plan's, not the first task's (issue 32).
+        assert!(e.contains("the top-level `sampling`"), "{e}");
     }
 
     #[test]
@@ -542,7 +543,7 @@ mod tests {
     #[test]
     fn impossible_rates_are_refused_with_the_plan_commands_words() {
         let e = refusal("", "sequential: {healthy: 0.7, regressed: 0.9}");
-        assert!(e.contains("task `a`"), "{e}");
+        assert!(e.contains("the top-level `sampling`: `healthy`"), "{e}");
     }
 
     #[test]

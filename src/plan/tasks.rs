@@ -55,6 +55,14 @@ impl Validator<'_> {
             v.suite = Some(SuiteAlpha::new(a.value.0, file.tasks.value.len() as u64));
         }
         let this = &v;
+        // The top-level `sampling:` first: a bad rate there is the plan's, not the first
+        // task's that inherits it (the task's validation would name the task).
+        let default_rule = file
+            .sampling
+            .as_ref()
+            .map(|s| this.rule(s, TOP_LEVEL, &policy_file))
+            .transpose()
+            .map_err(top_level_error)?;
         let mut ids = BTreeSet::new();
         let mut tasks = Vec::new();
         let mut selections = Vec::new();
@@ -86,11 +94,6 @@ impl Validator<'_> {
                 ));
             }
         }
-        let default_rule = file
-            .sampling
-            .as_ref()
-            .map(|s| self.rule(s, "sampling", &policy_file))
-            .transpose()?;
         self.bounds(&policy_at, &policy, &file.tasks.value, &tasks)?;
         Ok(Plan {
             path: PathBuf::new(),
@@ -472,6 +475,32 @@ pub(super) fn fixture_hash(
         manifest.push_str(&format!("{}\0{}\n", rel.display(), sha256_hex(&bytes)));
     }
     Ok((sha256_hex(manifest.as_bytes()), files.into_iter().collect()))
+}
+
+/// The id the top-level `sampling:` is validated under; [`top_level_error`] names it as the
+/// plan's own key rather than as a task.
+const TOP_LEVEL: &str = "sampling";
+
+/// An error of the top-level `sampling:` as the plan's, not a task's: the rule messages say
+/// "task `ID`: …", which for the top level would blame a task named `sampling`.
+fn top_level_error(e: PlanError) -> PlanError {
+    match e {
+        PlanError::Invalid {
+            path,
+            line,
+            column,
+            message,
+        } => PlanError::Invalid {
+            path,
+            line,
+            column,
+            message: match message.strip_prefix(&format!("task `{TOP_LEVEL}`: ")) {
+                Some(rest) => format!("the top-level `sampling`: {rest}"),
+                None => message,
+            },
+        },
+        e => e,
+    }
 }
 
 #[cfg(test)]

@@ -121,8 +121,9 @@ pub fn render_capped(report: &Report, limit: usize, full: Option<&str>) -> Strin
 /// Every task's section at this level of detail.
 fn task_sections(report: &Report, detail: Detail) -> String {
     let mut out = String::new();
-    for t in &report.tasks {
-        task(&mut out, t, report.on_inconclusive, detail);
+    for (i, t) in report.tasks.iter().enumerate() {
+        let continues = crate::report::words::continues_reason(report, i);
+        task(&mut out, t, report.on_inconclusive, detail, continues);
     }
     out
 }

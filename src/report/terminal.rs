@@ -17,9 +17,9 @@ use crate::sampler::Verdict;
 use super::model::{Report, ScoreVector, TaskReport};
 use super::replay::Disposition;
 use super::words::{
-    alpha_words, compare_lines, fail_why, failure_classes, fault_risk_text, list, method_short,
-    percent, printable, prob, seconds, share_text, spend_text, staged_line, staged_tasks_line,
-    timeouts_text, uncounted_text, verdict_text, waiting_for,
+    alpha_words, compare_lines, continues_reason, fail_why, failure_classes, fault_risk_text, list,
+    method_short, percent, printable, prob, seconds, share_text, spend_text, staged_line,
+    staged_tasks_line, timeouts_text, uncounted_text, verdict_text, waiting_for,
 };
 
 impl Report {
@@ -33,8 +33,8 @@ impl Report {
 /// Render the terminal summary.
 pub fn render(report: &Report) -> String {
     let mut out = String::new();
-    for t in &report.tasks {
-        task(&mut out, t);
+    for (i, t) in report.tasks.iter().enumerate() {
+        task(&mut out, t, continues_reason(report, i));
         out.push('\n');
     }
     gate(&mut out, report);
@@ -43,16 +43,35 @@ pub fn render(report: &Report) -> String {
     crate::untrusted::log_text(&out)
 }
 
-fn task(out: &mut String, t: &TaskReport) {
+/// The first non-blank line of a message, with ` …` when more lines follow.
+fn first_line(text: &str) -> String {
+    let mut lines = text
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty());
+    let first = lines.next().unwrap_or("");
+    if lines.next().is_some() {
+        format!("{first} …")
+    } else {
+        first.to_string()
+    }
+}
+
+/// One task's lines; `continues` is its reason when it runs in a staged run's next stage
+/// ([`continues_reason`]).
+fn task(out: &mut String, t: &TaskReport, continues: Option<String>) {
     let r = &t.replay;
     let c = r.counts;
+    let (verdict, reason) = match continues {
+        Some(reason) => ("CONTINUE", reason),
+        None => (verdict_text(t.verdict()), r.reason.clone()),
+    };
     // `write!` to a String cannot fail.
     let _ = writeln!(
         out,
-        "{}  {}: {}",
+        "{}  {verdict}: {}",
         printable(&r.spec.id),
-        verdict_text(t.verdict()),
-        printable(&r.reason)
+        printable(&reason)
     );
     let _ = writeln!(out, "  plan       {}", t.plan);
     if let Some(c) = &t.compare {
@@ -149,6 +168,9 @@ fn first_failure(out: &mut String, t: &TaskReport) {
                 .unwrap_or_else(|| "harness error".to_string()),
         ),
     };
+    // A message of several lines (pytest's `assert 0.959 < 0.95` then `+  where …`) heads
+    // the line with its first: `printable` would spell the rest as literal `\n`s.
+    let why = first_line(&why);
     let _ = writeln!(out, "  {label} #{:03}: {}", a.trial, printable(&why));
     if let Some(log) = a.log.as_deref().filter(|l| Path::new(l).is_file()) {
         let _ = writeln!(out, "  log        {}", printable(&shown_path(log)));

@@ -86,6 +86,26 @@ pub(crate) fn staged_line(report: &Report) -> Option<String> {
     ))
 }
 
+/// The reason line of a task of a staged run that is still undecided and runs in the next
+/// stage, e.g. "undecided after stage 1 (9 graded trials, 2 failed); it continues in stage
+/// 2": its headline says CONTINUE with this, as the gate line does, rather than
+/// INCONCLUSIVE "trials missing" (its later ordinals are the next stage's, not missing).
+/// None for any other task, and when the run is not waiting for a next stage.
+pub(crate) fn continues_reason(report: &Report, index: usize) -> Option<String> {
+    let s = report.stages.as_ref()?;
+    let next = s.next?;
+    let stage = s.tasks.get(index).filter(|t| t.runs_next)?;
+    let task = report.tasks.get(index).filter(|t| t.id() == stage.id)?;
+    let c = task.replay.counts;
+    Some(format!(
+        "undecided after stage {} ({} graded trial{}, {} failed); it continues in stage {next}",
+        s.through,
+        c.passed + c.failed,
+        if c.passed + c.failed == 1 { "" } else { "s" },
+        c.failed
+    ))
+}
+
 /// Where each task of a staged run of several tasks stands, e.g. "`a` PASS in stage 1 ·
 /// `b` runs stage 2": the per-task decisions behind the run's. None for one task (the
 /// headline says it all) and for a partial view.

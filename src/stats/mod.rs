@@ -56,7 +56,7 @@ pub fn join<A: Send, B>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B) -> 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum StatsError {
     /// A parameter is outside its allowed range.
-    #[error("`{name}` must be {range}, got {value}")]
+    #[error("`{name}` must be {range}, got {value}{}", crate::units::percent_hint(name, *value))]
     OutOfRange {
         /// The parameter (as the user spells it, e.g. `healthy`).
         name: &'static str,

@@ -680,3 +680,194 @@ fn an_indented_console_block_is_runnable() {
     assert_eq!(blocks[0].commands[0].expected_exit, 2);
     assert_eq!(blocks[0].commands[0].output, 4..6);
 }
+
+/// Issue 32 item 7: the README's `gate ingest … --ledger ingest/ledger.jsonl` left an
+/// untracked `ingest/` folder in the clone. Every file a README command writes (`--ledger`,
+/// the report flags, `--out-dir`) lies under `gate-out/`, which .gitignore ignores, or is
+/// `-` (stdout). `gate init --output` is left out: it writes the plan a user commits.
+#[test]
+fn readme_commands_write_only_under_the_ignored_gate_out_folder() {
+    let text = std::fs::read_to_string(root().join("README.md")).expect("README.md");
+    let ignore = std::fs::read_to_string(root().join(".gitignore")).expect(".gitignore");
+    assert!(ignore.lines().any(|l| l.trim() == "/gate-out"), "{ignore}");
+    const WRITES: [&str; 6] = [
+        "--ledger",
+        "--junit",
+        "--summary",
+        "--json",
+        "--svg",
+        "--out-dir",
+    ];
+    let mut in_fence = false;
+    let mut checked = 0;
+    let mut outside = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim_start().starts_with("```") {
+            in_fence = !in_fence;
+            continue;
+        }
+        if !in_fence {
+            continue;
+        }
+        // `gate explain --junit FILES` reads its files; every other flag below writes.
+        if line.contains("gate explain") {
+            continue;
+        }
+        let words: Vec<&str> = line.split_whitespace().collect();
+        for pair in words.windows(2) {
+            let (flag, value) = (pair[0], pair[1]);
+            let (flag, value) = match flag.split_once('=') {
+                Some((f, v)) => (f, v),
+                None => (flag, value),
+            };
+            if !WRITES.contains(&flag) {
+                continue;
+            }
+            checked += 1;
+            if value != "-" && !value.starts_with("gate-out/") {
+                outside.push(format!("README.md:{}: {flag} {value}", i + 1));
+            }
+        }
+    }
+    assert!(
+        outside.is_empty(),
+        "README commands that write outside gate-out/ (an untracked file in the clone):\n{}",
+        outside.join("\n")
+    );
+    assert!(
+        checked >= 2,
+        "only {checked} output paths found in the README"
+    );
+}
+
+/// The anchor GitHub gives a Markdown heading: lower case, punctuation dropped, spaces as `-`.
+fn heading_anchor(title: &str) -> String {
+    title
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | ' '))
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
+
+/// The anchors of a Markdown text: its headings' (outside code fences) and `<a id="…">`s.
+fn anchors(text: &str) -> std::collections::BTreeSet<String> {
+    let mut out = std::collections::BTreeSet::new();
+    let mut in_fence = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            in_fence = !in_fence;
+            continue;
+        }
+        if in_fence {
+            continue;
+        }
+        let hashes = line.chars().take_while(|&c| c == '#').count();
+        if hashes > 0 && line[hashes..].starts_with(' ') {
+            out.insert(heading_anchor(&line[hashes..]));
+        }
+        let mut rest = line;
+        while let Some(at) = rest.find("<a id=\"") {
+            let after = &rest[at + 7..];
+            let Some(end) = after.find('"') else { break };
+            out.insert(after[..end].to_string());
+            rest = &after[end..];
+        }
+    }
+    out
+}
+
+/// Issue 32 item 9: docs/github-action.md had bold paragraphs where headings belong, so
+/// nothing could link to its sections; docs/statistics.md opened on 1,022 lines of reference.
+/// Every `FILE.md#anchor` link in the docs names a heading (or `<a id>`) of that file; the
+/// Action's page leads no paragraph with a bold title; statistics.md opens with a summary
+/// that fits one screen.
+#[test]
+fn doc_anchors_resolve_and_the_action_and_statistics_pages_open_as_a_reader_needs() {
+    let mut broken = Vec::new();
+    let mut checked = 0;
+    for file in doc_files() {
+        let text = std::fs::read_to_string(root().join(&file)).expect("read doc");
+        let dir = file.parent().unwrap_or(Path::new(""));
+        for (line, target) in link_targets(&text) {
+            let Some((path, anchor)) = target.split_once('#') else {
+                continue;
+            };
+            if target.contains("://") || !(path.is_empty() || path.ends_with(".md")) {
+                continue;
+            }
+            let linked = if path.is_empty() {
+                file.clone()
+            } else {
+                dir.join(path)
+            };
+            let Ok(linked_text) = std::fs::read_to_string(root().join(&linked)) else {
+                continue; // a missing file is the other test's finding
+            };
+            checked += 1;
+            if !anchors(&linked_text).contains(anchor) {
+                broken.push(format!("{}:{line}: {target}", file.display()));
+            }
+        }
+    }
+    assert!(
+        broken.is_empty(),
+        "links to no heading:\n{}",
+        broken.join("\n")
+    );
+    assert!(checked >= 10, "only {checked} anchored links found");
+
+    let action = std::fs::read_to_string(root().join("docs/github-action.md")).expect("doc");
+    let mut previous_blank = true;
+    let mut bold_leads = Vec::new();
+    for (i, line) in action.lines().enumerate() {
+        if previous_blank && line.starts_with("**") {
+            bold_leads.push(format!("docs/github-action.md:{}: {line}", i + 1));
+        }
+        previous_blank = line.trim().is_empty();
+    }
+    assert!(
+        bold_leads.is_empty(),
+        "paragraphs led by a bold title (make them headings):\n{}",
+        bold_leads.join("\n")
+    );
+    let a = anchors(&action);
+    for section in ["compare-head-against-base", "inputs", "outputs", "sharded"] {
+        assert!(
+            a.contains(section),
+            "docs/github-action.md has no #{section}"
+        );
+    }
+
+    let stats = std::fs::read_to_string(root().join("docs/statistics.md")).expect("doc");
+    let sections: Vec<(usize, &str)> = stats
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.starts_with("## "))
+        .take(2)
+        .collect();
+    assert_eq!(
+        sections.first().map(|s| s.1),
+        Some("## In one screen"),
+        "docs/statistics.md must open with its summary"
+    );
+    let length = sections[1].0 - sections[0].0;
+    assert!(
+        length <= 40,
+        "the summary of docs/statistics.md is {length} lines: more than one screen"
+    );
+    let summary = &stats[..stats.find(sections[1].1).expect("second section")];
+    for figure in [
+        "**alpha**",
+        "**beta**",
+        "**zone**",
+        "**pass rate**",
+        "**multiplicity**",
+    ] {
+        assert!(
+            summary.contains(figure),
+            "the summary does not say what {figure} means"
+        );
+    }
+}

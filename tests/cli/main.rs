@@ -16,6 +16,7 @@ mod init;
 mod js_json;
 mod old_ledgers;
 mod onramp;
+mod papercuts;
 mod plan;
 mod plan_compare;
 mod plan_state;

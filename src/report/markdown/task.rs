@@ -39,11 +39,23 @@ fn harness_last_words(t: &TaskReport) -> Option<&str> {
 const LAST_WORDS_CHARS: usize = 240;
 
 /// Append task `t`'s section at this level of detail.
-pub(super) fn task(out: &mut String, t: &TaskReport, policy: OnInconclusive, detail: Detail) {
+/// `continues` is the task's reason when it runs in a staged run's next stage
+/// ([`crate::report::words::continues_reason`]): its headline says CONTINUE, as the gate's.
+pub(super) fn task(
+    out: &mut String,
+    t: &TaskReport,
+    policy: OnInconclusive,
+    detail: Detail,
+    continues: Option<String>,
+) {
     let r = &t.replay;
     let c = r.counts;
-    let _ = writeln!(out, "### {} — {}\n", cell(t.id()), badge(t.verdict()));
-    let _ = writeln!(out, "> {}\n", cell(&r.reason));
+    let (badge, reason) = match continues {
+        Some(reason) => ("⏩ CONTINUE", reason),
+        None => (badge(t.verdict()), r.reason.clone()),
+    };
+    let _ = writeln!(out, "### {} — {badge}\n", cell(t.id()));
+    let _ = writeln!(out, "> {}\n", cell(&reason));
     if let Some(line) = harness_last_words(t) {
         let _ = writeln!(out, "> {}\n", cell(line));
     }
