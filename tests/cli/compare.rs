@@ -443,20 +443,26 @@ fn real_runs_at_equal_rates_fail_within_alpha_and_a_95_to_75_regression_fails() 
 }
 
 /// Issue 31: through `gate ingest --base`, a deterministic test with 30 runs a side used to
-/// be INCONCLUSIVE (red), and so was a base compared with itself; both PASS now.
+/// be INCONCLUSIVE (red), and so was a base compared with another 30 runs of itself; both
+/// PASS now. (The very same files on both sides are one set of runs given twice: refused.)
 #[test]
 fn ingest_base_passes_a_deterministic_test_and_a_base_compared_with_itself() {
     let dir = tempfile::tempdir().unwrap();
+    // Each file is a run of its own: its timestamp says when (identical files would be one
+    // run given twice, which gate refuses).
     let write = |name: &str, fails: bool| {
         let fail = if fails {
             r#"<failure message="boom">x</failure>"#
         } else {
             ""
         };
+        let stamp = name
+            .bytes()
+            .fold(0u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b)));
         std::fs::write(
             dir.path().join(name),
             format!(
-                r#"<?xml version="1.0"?><testsuites><testsuite name="s" tests="1"><testcase classname="suite" name="a" time="0.01">{fail}</testcase></testsuite></testsuites>"#
+                r#"<?xml version="1.0"?><testsuites><testsuite name="s" tests="1" timestamp="2026-12-03T10:00:00.{stamp:010}"><testcase classname="suite" name="a" time="0.01">{fail}</testcase></testsuite></testsuites>"#
             ),
         )
         .unwrap();
@@ -464,12 +470,13 @@ fn ingest_base_passes_a_deterministic_test_and_a_base_compared_with_itself() {
     for k in 1..=30 {
         write(&format!("base-{k:02}.xml"), false);
         write(&format!("head-{k:02}.xml"), false);
-        // A flaky base: fails one run in three.
+        // A flaky base, run twice: fails one run in three both times.
         write(&format!("flaky-{k:02}.xml"), k % 3 == 0);
+        write(&format!("again-{k:02}.xml"), k % 3 == 0);
     }
     let files =
         |side: &str| -> Vec<String> { (1..=30).map(|k| format!("{side}-{k:02}.xml")).collect() };
-    for (base, head) in [("base", "head"), ("flaky", "flaky")] {
+    for (base, head) in [("base", "head"), ("flaky", "again")] {
         gate()
             .current_dir(dir.path())
             .args(["ingest", "--odds-ratio", "3", "--assume-retries-off"])

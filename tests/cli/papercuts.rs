@@ -111,7 +111,7 @@ fn base_and_head(dir: &std::path::Path) -> (Vec<String>, Vec<String>) {
         std::fs::write(
             dir.join(format!("{side}-{k:02}.xml")),
             format!(
-                r#"<?xml version="1.0"?><testsuites><testsuite name="s" tests="1"><testcase classname="suite" name="a" time="0.01">{fail}</testcase></testsuite></testsuites>"#
+                r#"<?xml version="1.0"?><testsuites><testsuite name="s" tests="1" timestamp="2026-12-03T10:{k:02}:00.{side}"><testcase classname="suite" name="a" time="0.01">{fail}</testcase></testsuite></testsuites>"#
             ),
         )
         .unwrap();
@@ -211,7 +211,7 @@ fn a_first_fail_headline_shows_the_first_line_of_a_message_not_a_literal_backsla
         std::fs::write(
             dir.path().join(format!("run-{k}.xml")),
             format!(
-                r#"<?xml version="1.0"?><testsuites><testsuite name="s" tests="1"><testcase classname="m" name="t" time="0.01">{fail}</testcase></testsuite></testsuites>"#
+                r#"<?xml version="1.0"?><testsuites><testsuite name="s" tests="1" timestamp="2026-12-03T10:00:0{k}"><testcase classname="m" name="t" time="0.01">{fail}</testcase></testsuite></testsuites>"#
             ),
         )
         .unwrap();
