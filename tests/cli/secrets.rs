@@ -98,7 +98,7 @@ fn a_task_reads_gate_secrets_from_proc_ppid_environ() {
     // The statement says what stood.
     let terminal = String::from_utf8(out.stdout).unwrap();
     assert!(
-        terminal.contains("gate's /proc environ (a parent process's is readable)"),
+        terminal.contains("gate's /proc environ (a parent process's"),
         "{terminal}"
     );
     let walls = f.ledger().header().sandbox.clone().unwrap();
@@ -343,6 +343,67 @@ fn the_sandbox_line_no_longer_claims_more_than_stood() {
         "version: 1\nsampling: {single: {n: 1, c: 0}}\ntasks:\n  - id: t\n    run: 'true'\n",
     );
     f.run(&[]).code(0).stdout(predicate::str::contains(
-        "from the task's environment and gate's /proc environ (a parent process's is readable)",
+        "from the task's environment and gate's /proc environ (a parent process's",
     ));
+}
+
+#[test]
+fn a_chain_of_1100_setsid_processes_outlives_gate() {
+    // Issue 29, break 9: gate's orphan sweep stopped after 1,000 rounds, and the 1,100th
+    // process of a chain of `setsid` ones kept writing the task's folder after gate exited
+    // 0. In a PID namespace per trial process, every one of them dies with the trial.
+    let test = "a_chain_of_1100_setsid_processes_outlives_gate";
+    if let Err(why) = gate::runner::mounts::available() {
+        eprintln!("{test}: skipped, no mount layer here (the PID namespace is made in it): {why}");
+        return;
+    }
+    if gate::runner::sandbox::landlock_abi() == 0 {
+        eprintln!("{test}: skipped, no Landlock here (the mount layer needs it)");
+        return;
+    }
+    let f = attack(
+        "sh ./chain.sh 1100 &\n\
+         i=0; while [ ! -e beat/leaf ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i+1)); done\n\
+         [ -e beat/leaf ] && echo chained",
+    );
+    std::fs::write(
+        f.path("chain.sh"),
+        "n=$1\necho $$ >> beat/pids\nif [ \"$n\" -gt 0 ]; then\n  setsid sh ./chain.sh $((n-1)) &\n  exec sleep 300\nfi\n\
+         touch beat/leaf\nwhile :; do date +%s%N > beat/now; sleep 0.1; done\n",
+    )
+    .unwrap();
+    std::fs::create_dir(f.path("beat")).unwrap();
+    let out = f.command(&[]).output().unwrap();
+    let log = trial_log(&f);
+    let beat = |f: &Fixture| std::fs::read_to_string(f.path("beat/now")).unwrap_or_default();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let first = beat(&f);
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    let second = beat(&f);
+    // Whatever the outcome, end what the chain left: the processes whose working folder is
+    // this test's own (the pids the chain recorded may be a PID namespace's, not ours).
+    let home = std::fs::canonicalize(f.dir.path()).unwrap();
+    let mut alive = 0;
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        if std::fs::read_link(entry.path().join("cwd")).is_ok_and(|cwd| cwd == home) {
+            // SAFETY: kill only sends a signal, to a process of this test's chain.
+            if unsafe { libc::kill(pid, libc::SIGKILL) } == 0 {
+                alive += 1;
+            }
+        }
+    }
+    assert_eq!(out.status.code(), Some(1), "{log}");
+    assert!(log.contains("chained"), "the chain never finished: {log}");
+    assert_eq!(
+        first, second,
+        "a process of the chain still writes after gate exited"
+    );
+    assert_eq!(alive, 0, "{alive} processes of the chain outlived gate");
 }
