@@ -131,11 +131,19 @@ pub fn sandbox(w: &crate::model::Walls) -> String {
     };
     // Withheld from the task's environment; a task can still read a process's environment
     // in /proc: gate's own unless gate erased it, and a parent's (the CI step's shell) always.
-    env.push_str(if w.environ_erased {
+    env.push_str(if w.environ_erased && w.pid_namespace {
+        // The trial's own /proc hides gate's parents, where the kernel let it be mounted.
+        " from the task's environment and gate's /proc environ (a parent process's may be readable)"
+    } else if w.environ_erased {
         " from the task's environment and gate's /proc environ (a parent process's is readable)"
     } else {
         " from the task's environment only (gate's /proc environ readable)"
     });
+    let processes = if w.pid_namespace {
+        ", every descendant dies with its trial (PID namespace)"
+    } else {
+        ", detached processes killed by gate's bounded orphan sweep"
+    };
     let sockets = if w.sockets_scoped {
         "abstract unix sockets scoped, path unix sockets reachable"
     } else {
@@ -184,7 +192,7 @@ pub fn sandbox(w: &crate::model::Walls) -> String {
             )
         }
         _ => format!(
-            "landlock ABI {}{required} — {fs}, {signals}, {sockets}; {env}",
+            "landlock ABI {}{required} — {fs}, {signals}, {sockets}{processes}; {env}",
             w.landlock_abi
         ),
     }

@@ -522,6 +522,11 @@ pub struct Walls {
     /// reachable either way.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub sockets_scoped: bool,
+    /// Whether each trial process ran in a PID namespace of its own, so that every
+    /// descendant died with it however it detached; false in ledgers written before, and
+    /// where the mount layer is unavailable (gate's bounded orphan sweep only).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pid_namespace: bool,
 }
 
 /// What an INCONCLUSIVE gate does to the exit code.

@@ -448,6 +448,13 @@ impl Layer {
     /// the child between `fork` and `exec`: async-signal-safe system calls only, on memory
     /// prepared before the fork; no allocation.
     pub fn enter(&self) -> io::Result<()> {
+        self.enter_namespace()?;
+        self.drop_caps()
+    }
+
+    /// Enter the namespace (made or joined) and keep the capabilities in it: the PID
+    /// namespace of `sandbox::pidns` is made in between. Then [`Layer::drop_caps`].
+    pub fn enter_namespace(&self) -> io::Result<()> {
         match &self.entry {
             Entry::Make => self.make()?,
             Entry::Join(space, cwd) => {
@@ -461,7 +468,7 @@ impl Layer {
                 check(unsafe { libc::chdir(cwd.as_ptr()) })?;
             }
         }
-        self.drop_caps()
+        Ok(())
     }
 
     /// A namespace of this process's own, with the binds.
@@ -527,7 +534,7 @@ impl Layer {
     }
 
     /// Drop [`DROPPED_CAPS`] from every set, the bounding set included.
-    fn drop_caps(&self) -> io::Result<()> {
+    pub fn drop_caps(&self) -> io::Result<()> {
         // Also in a user namespace: there gate's root (a container's root without
         // CAP_SYS_ADMIN) keeps every capability of the namespace across `exec`, and the
         // namespace owns the binds.

@@ -165,7 +165,9 @@ pub fn spawn_group(cmd: &mut Command, cancel: &AtomicBool) -> io::Result<Option<
             {
                 return Err(io::Error::last_os_error());
             }
-            if libc::getppid() != parent {
+            // In a trial's PID namespace the parent is the namespace's init; the waiter,
+            // gate's child, made this check (`sandbox::pidns`).
+            if libc::getppid() != parent && !IN_PID_NAMESPACE.load(Ordering::SeqCst) {
                 return Err(io::Error::from_raw_os_error(libc::ESRCH));
             }
             // No controlling terminal: run from a terminal, a task that could open
@@ -486,6 +488,10 @@ pub fn scrub_initial_environ() -> bool {
     ENVIRON_ERASED.store(erased, Ordering::SeqCst);
     erased
 }
+
+/// Set in a trial's task process only, between `fork` and `exec`, when the box put it in a
+/// PID namespace of its own: its parent is then the namespace's init, not gate.
+pub static IN_PID_NAMESPACE: AtomicBool = AtomicBool::new(false);
 
 /// Set once [`scrub_initial_environ`] has erased the block.
 static ENVIRON_ERASED: AtomicBool = AtomicBool::new(false);

@@ -175,3 +175,49 @@ pub fn json_of(subcommand: &str, args: &[&str]) -> serde_json::Value {
     );
     serde_json::from_slice(&out.stdout).expect("valid JSON")
 }
+
+/// The host pids of the live processes (zombies excluded) whose working folder is `home` or
+/// a folder inside it, and whose pid in their own innermost PID namespace is one of `inner`
+/// — the pids a trial records with `echo $$`. A trial may run in a PID namespace of its own
+/// (`runner/sandbox/pidns.rs`), where `$$` names another process on the host (every trial's
+/// first process is pid 2 there); the last field of `NSpid` in the host's
+/// `/proc/PID/status` is the pid the process sees itself as, and equals the host pid
+/// without a namespace. The working folder keeps other tests' processes out.
+pub fn live_trial_processes(home: &Path, inner: &[i32]) -> Vec<i32> {
+    let home = std::fs::canonicalize(home).unwrap();
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        if !std::fs::read_link(entry.path().join("cwd")).is_ok_and(|cwd| cwd.starts_with(&home)) {
+            continue;
+        }
+        let Ok(status) = std::fs::read_to_string(entry.path().join("status")) else {
+            continue;
+        };
+        let field = |name: &str| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix(name))
+                .map(str::trim)
+                .unwrap_or("")
+                .to_string()
+        };
+        if field("State:").starts_with(['Z', 'X']) {
+            continue;
+        }
+        let own = field("NSpid:")
+            .split_whitespace()
+            .last()
+            .and_then(|p| p.parse::<i32>().ok());
+        if own.is_some_and(|own| inner.contains(&own)) {
+            found.push(pid);
+        }
+    }
+    found
+}

@@ -53,16 +53,10 @@ fn pids_in(dir: &Path) -> Vec<i32> {
         .unwrap_or_default()
 }
 
-/// Whether `pid` is still a live process (a zombie awaiting its reaper counts as gone).
-fn alive(pid: i32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => {
-            // The state is the field after the parenthesised command name.
-            let state = stat.rsplit(')').next().unwrap_or("").trim_start();
-            !state.starts_with('Z') && !state.starts_with('X')
-        }
-        Err(_) => false,
-    }
+/// Whether none of the processes a trial of `f` recorded as `pids` (with `echo $$`, inside
+/// the trial's PID namespace where there is one) is still alive on the host.
+fn all_gone(f: &Fixture, pids: &[i32]) -> bool {
+    live_trial_processes(f.dir.path(), pids).is_empty()
 }
 
 fn wait_exit(child: &mut Child, limit: Duration) -> Option<i32> {
@@ -252,8 +246,9 @@ fn enospc_kills_in_flight_trials() {
     let pids = pids_in(&f.path("pids"));
     assert_eq!(pids.len(), 3, "the sleeping trials had started");
     assert!(
-        wait_for(Duration::from_secs(5), || pids.iter().all(|&p| !alive(p))),
-        "trials outlived gate: {pids:?}"
+        wait_for(Duration::from_secs(5), || all_gone(&f, &pids)),
+        "trials outlived gate: {:?}",
+        live_trial_processes(f.dir.path(), &pids)
     );
 }
 
@@ -272,6 +267,17 @@ fn double_ctrl_c_leaves_no_orphans() {
         .len()
         == 2));
     let pids = pids_in(&pids_dir);
+    // The trials are found on the host (so that their absence below means they died).
+    assert!(
+        wait_for(Duration::from_secs(5), || live_trial_processes(
+            f.dir.path(),
+            &pids
+        )
+        .len()
+            == 2),
+        "the two trials run: {:?}",
+        live_trial_processes(f.dir.path(), &pids)
+    );
     signal(&child, libc::SIGINT);
     std::thread::sleep(Duration::from_millis(300));
     signal(&child, libc::SIGINT);
@@ -279,8 +285,9 @@ fn double_ctrl_c_leaves_no_orphans() {
     assert_eq!(wait_exit(&mut child, Duration::from_secs(10)), Some(130));
     assert!(started.elapsed() < Duration::from_secs(5));
     assert!(
-        wait_for(Duration::from_secs(5), || pids.iter().all(|&p| !alive(p))),
-        "trials outlived gate: {pids:?}"
+        wait_for(Duration::from_secs(5), || all_gone(&f, &pids)),
+        "trials outlived gate: {:?}",
+        live_trial_processes(f.dir.path(), &pids)
     );
 }
 
@@ -313,9 +320,9 @@ fn a_setsid_escapee_does_not_outlive_the_run() {
     let pids = pids_in(&f.path("pids"));
     assert_eq!(pids.len(), 1);
     assert!(
-        wait_for(Duration::from_secs(5), || !alive(pids[0])),
-        "the escapee {} outlived gate",
-        pids[0]
+        wait_for(Duration::from_secs(5), || all_gone(&f, &pids)),
+        "the escapee {:?} outlived gate",
+        live_trial_processes(f.dir.path(), &pids)
     );
 }
 
@@ -392,6 +399,17 @@ fn double_ctrl_c_kills_a_setsid_escapee() {
         .len()
         == 1));
     let pids = pids_in(&pids_dir);
+    // The escapee is found on the host (so that its absence below means it died).
+    assert!(
+        wait_for(Duration::from_secs(5), || live_trial_processes(
+            f.dir.path(),
+            &pids
+        )
+        .len()
+            == 1),
+        "the escapee runs: {:?}",
+        live_trial_processes(f.dir.path(), &pids)
+    );
     // Let the trial reach its `exec sleep`.
     std::thread::sleep(Duration::from_millis(200));
     signal(&child, libc::SIGINT);
@@ -399,9 +417,9 @@ fn double_ctrl_c_kills_a_setsid_escapee() {
     signal(&child, libc::SIGINT);
     assert_eq!(wait_exit(&mut child, Duration::from_secs(10)), Some(130));
     assert!(
-        wait_for(Duration::from_secs(5), || !alive(pids[0])),
-        "the escapee {} outlived gate",
-        pids[0]
+        wait_for(Duration::from_secs(5), || all_gone(&f, &pids)),
+        "the escapee {:?} outlived gate",
+        live_trial_processes(f.dir.path(), &pids)
     );
 }
 

@@ -166,13 +166,16 @@ tasks:
     let row = &attempts(&f.ledger())[0];
     assert_eq!(row.fault, Some(Fault::Timeout));
     assert_eq!(row.outcome, Outcome::Fail);
-    let pid = read(&f.path("work/grandchild.pid")).trim().to_string();
-    assert!(!pid.is_empty());
+    let pid: i32 = read(&f.path("work/grandchild.pid")).trim().parse().unwrap();
     // Give the kernel a moment to reap, then the pid must be gone (or a zombie of init).
+    // `$!` is the grandchild's pid in the trial's PID namespace, where there is one: it is
+    // looked up on the host by that pid and its working folder.
     std::thread::sleep(Duration::from_millis(200));
-    let alive = std::path::Path::new(&format!("/proc/{pid}")).exists()
-        && !read(std::path::Path::new(&format!("/proc/{pid}/stat"))).contains(") Z ");
-    assert!(!alive, "grandchild {pid} survived the timeout");
+    let alive = live_trial_processes(f.dir.path(), &[pid]);
+    assert!(
+        alive.is_empty(),
+        "grandchild {pid} survived the timeout: {alive:?}"
+    );
 }
 
 /// Under `timeout: unavailable` a timeout is not a failure; a replacement trial is drawn.

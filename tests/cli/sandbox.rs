@@ -254,18 +254,34 @@ fn a_task_cannot_rewrite_another_plan_next_to_it() {
 fn a_task_cannot_stop_gate() {
     // Issue 18, break 3: `kill -STOP $PPID` hung the CI job until its timeout. Signals are
     // scoped (Landlock ABI 6) or filtered (seccomp) on every kernel this runs on.
+    // In a PID namespace of the trial's own, $PPID is the namespace's init (whose process
+    // group reads 0 there: `kill -STOP -0` would stop the task itself) and gate's pid, taken
+    // from the path of the result file, names no process or another one; without one, both
+    // are gate. Every target is tried, and a group only when it is not the task's own.
     let f = attack(&format!(
         "{GUARD}\n\
-         kill -STOP $PPID && echo escaped\n\
-         kill -TSTP $PPID && echo escaped\n\
-         kill -STOP -$(cut -d' ' -f5 /proc/$PPID/stat) && echo escaped"
+         g=$(echo \"$GATE_RESULT\" | sed -n 's|.*/gate-\\([0-9]*\\)-[0-9]*-results/.*|\\1|p')\n\
+         [ -n \"$g\" ] || echo 'no gate pid'\n\
+         own=$(cut -d' ' -f5 /proc/$$/stat)\n\
+         for p in $PPID $g; do\n\
+         \x20 kill -STOP $p && echo escaped\n\
+         \x20 kill -TSTP $p && echo escaped\n\
+         \x20 pg=$(cut -d' ' -f5 /proc/$p/stat 2>/dev/null)\n\
+         \x20 if [ -n \"$pg\" ] && [ \"$pg\" -gt 0 ] && [ \"$pg\" != \"$own\" ]; then kill -STOP -$pg && echo escaped; fi\n\
+         done\n\
+         echo tried"
     ));
     f.command(&[])
         .timeout(Duration::from_secs(60))
         .assert()
         .code(1)
         .stdout(predicate::str::contains("FAIL"));
-    assert!(!trial_log(&f).contains("escaped"), "{}", trial_log(&f));
+    let log = trial_log(&f);
+    assert!(
+        !log.contains("escaped") && !log.contains("no gate pid"),
+        "{log}"
+    );
+    assert!(log.contains("tried"), "{log}");
 }
 
 #[test]
@@ -470,9 +486,9 @@ fn every_report_states_the_walls() {
     assert_eq!(out.status.code(), Some(0));
     let abi = landlock_abi().min(1);
     let statement = if abi == 1 && mounts_available() {
-        "landlock ABI 1 — mounts: gate state read-only, filesystem enforced except truncate outside gate state, signals filtered (seccomp), unix sockets outside the box reachable; CI files and tokens withheld from the task's environment and gate's /proc environ (a parent process's is readable)"
+        "landlock ABI 1 — mounts: gate state read-only, filesystem enforced except truncate outside gate state, signals filtered (seccomp), unix sockets outside the box reachable, every descendant dies with its trial (PID namespace); CI files and tokens withheld from the task's environment and gate's /proc environ (a parent process's may be readable)"
     } else if abi == 1 {
-        "landlock ABI 1 — filesystem: landlock allow-list (mount layer unavailable: the plan, ledger, report and binary folders have no read-only wall, only gate's files and YAML in them are kept; no new files there), except truncate, signals filtered (seccomp), unix sockets outside the box reachable; CI files and tokens withheld from the task's environment and gate's /proc environ (a parent process's is readable)"
+        "landlock ABI 1 — filesystem: landlock allow-list (mount layer unavailable: the plan, ledger, report and binary folders have no read-only wall, only gate's files and YAML in them are kept; no new files there), except truncate, signals filtered (seccomp), unix sockets outside the box reachable, detached processes killed by gate's bounded orphan sweep; CI files and tokens withheld from the task's environment and gate's /proc environ (a parent process's is readable)"
     } else {
         "no Landlock on this kernel — filesystem unconfined, signals filtered (seccomp), unix sockets outside the box reachable; CI files and tokens withheld from the task's environment and gate's /proc environ (a parent process's is readable)"
     };
@@ -1010,16 +1026,6 @@ tasks:
     }
 }
 
-/// Whether process `pid` is still running (a zombie has stopped).
-fn running(pid: i32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-        let state = stat
-            .rsplit_once(") ")
-            .and_then(|(_, rest)| rest.chars().next());
-        !matches!(state, Some('Z' | 'X') | None)
-    })
-}
-
 /// The folders gate process `pid` made in the temporary folder `tmp`.
 fn folders_of(tmp: &Path, pid: u32) -> Vec<String> {
     std::fs::read_dir(tmp)
@@ -1075,21 +1081,23 @@ fn a_sigkilled_gate_leaves_no_trial_running_and_the_next_run_clears_its_folders(
         assert!(std::time::Instant::now() < until, "both trials started");
         std::thread::sleep(Duration::from_millis(20));
     };
-    assert!(pids.iter().all(|&p| running(p)), "the trials run");
+    // `$$` is the trial's pid in its PID namespace, where there is one: the trials are
+    // looked up on the host by that pid and their working folder.
+    let live = || live_trial_processes(f.dir.path(), &pids);
+    assert_eq!(live().len(), 2, "the trials run");
     let gate_pid = first.id();
     // SAFETY: a signal to our own child.
     unsafe { libc::kill(gate_pid as i32, libc::SIGKILL) };
     let _ = first.wait();
     let until = std::time::Instant::now() + Duration::from_secs(3);
-    while pids.iter().any(|&p| running(p)) && std::time::Instant::now() < until {
+    while !live().is_empty() && std::time::Instant::now() < until {
         std::thread::sleep(Duration::from_millis(20));
     }
-    for p in &pids {
-        assert!(
-            !running(*p),
-            "trial process {p} outlived the SIGKILLed gate"
-        );
-    }
+    assert!(
+        live().is_empty(),
+        "trial processes {:?} outlived the SIGKILLed gate",
+        live()
+    );
     assert!(
         !folders_of(tmp.path(), gate_pid).is_empty(),
         "the killed gate left its folders"

@@ -98,7 +98,7 @@ fn a_task_reads_gate_secrets_from_proc_ppid_environ() {
     // The statement says what stood.
     let terminal = String::from_utf8(out.stdout).unwrap();
     assert!(
-        terminal.contains("gate's /proc environ (a parent process's is readable)"),
+        terminal.contains("gate's /proc environ (a parent process's"),
         "{terminal}"
     );
     let walls = f.ledger().header().sandbox.clone().unwrap();
@@ -343,6 +343,157 @@ fn the_sandbox_line_no_longer_claims_more_than_stood() {
         "version: 1\nsampling: {single: {n: 1, c: 0}}\ntasks:\n  - id: t\n    run: 'true'\n",
     );
     f.run(&[]).code(0).stdout(predicate::str::contains(
-        "from the task's environment and gate's /proc environ (a parent process's is readable)",
+        "from the task's environment and gate's /proc environ (a parent process's",
     ));
+}
+
+#[test]
+fn a_chain_of_1100_setsid_processes_outlives_gate() {
+    // Issue 29, break 9: gate's orphan sweep stopped after 1,000 rounds, and the 1,100th
+    // process of a chain of `setsid` ones kept writing the task's folder after gate exited
+    // 0. In a PID namespace per trial process, every one of them dies with the trial.
+    let test = "a_chain_of_1100_setsid_processes_outlives_gate";
+    if let Err(why) = gate::runner::mounts::available() {
+        eprintln!("{test}: skipped, no mount layer here (the PID namespace is made in it): {why}");
+        return;
+    }
+    if gate::runner::sandbox::landlock_abi() == 0 {
+        eprintln!("{test}: skipped, no Landlock here (the mount layer needs it)");
+        return;
+    }
+    let f = attack(
+        "sh ./chain.sh 1100 &\n\
+         i=0; while [ ! -e beat/leaf ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i+1)); done\n\
+         [ -e beat/leaf ] && echo chained",
+    );
+    std::fs::write(
+        f.path("chain.sh"),
+        "n=$1\necho $$ >> beat/pids\nif [ \"$n\" -gt 0 ]; then\n  setsid sh ./chain.sh $((n-1)) &\n  exec sleep 300\nfi\n\
+         touch beat/leaf\nwhile :; do date +%s%N > beat/now; sleep 0.1; done\n",
+    )
+    .unwrap();
+    std::fs::create_dir(f.path("beat")).unwrap();
+    let out = f.command(&[]).output().unwrap();
+    let log = trial_log(&f);
+    let walls = f.ledger().header().sandbox.clone().unwrap();
+    assert!(
+        walls.pid_namespace,
+        "the ledger records the PID namespace: {walls:?}"
+    );
+    let beat = |f: &Fixture| std::fs::read_to_string(f.path("beat/now")).unwrap_or_default();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let first = beat(&f);
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    let second = beat(&f);
+    // Whatever the outcome, end what the chain left: the processes whose working folder is
+    // this test's own (the pids the chain recorded may be a PID namespace's, not ours).
+    let home = std::fs::canonicalize(f.dir.path()).unwrap();
+    let mut alive = 0;
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        if std::fs::read_link(entry.path().join("cwd")).is_ok_and(|cwd| cwd == home) {
+            // SAFETY: kill only sends a signal, to a process of this test's chain.
+            if unsafe { libc::kill(pid, libc::SIGKILL) } == 0 {
+                alive += 1;
+            }
+        }
+    }
+    assert_eq!(out.status.code(), Some(1), "{log}");
+    assert!(log.contains("chained"), "the chain never finished: {log}");
+    assert_eq!(
+        first, second,
+        "a process of the chain still writes after gate exited"
+    );
+    assert_eq!(alive, 0, "{alive} processes of the chain outlived gate");
+}
+
+#[test]
+fn a_task_signals_its_pid_namespace_init_under_seccomp_only() {
+    // Issue 29, break 9 follow-up: in a trial's PID namespace, pid 1 is gate's init. Landlock's
+    // signal scope (ABI 6) keeps the task off it, but the seccomp fallback named gate's host
+    // pids only: `kill -0 1` worked, `kill -STOP 1` "worked" (an init drops it), and
+    // `kill -TERM 1` had the init forward SIGTERM to the whole namespace. The filter refuses
+    // pid 1 too.
+    let test = "a_task_signals_its_pid_namespace_init_under_seccomp_only";
+    if let Err(why) = gate::runner::mounts::available() {
+        eprintln!("{test}: skipped, no mount layer here (the PID namespace is made in it): {why}");
+        return;
+    }
+    if gate::runner::sandbox::landlock_abi() == 0 {
+        eprintln!("{test}: skipped, no Landlock here (the mount layer needs it)");
+        return;
+    }
+    let f = attack(
+        "kill -0 1 && echo 'signalled init'\n\
+         kill -STOP 1 && echo 'stopped init'\n\
+         kill -TERM 1 && echo 'terminated init'\n\
+         echo survived",
+    );
+    let out = f
+        .command(&[])
+        .env("GATE_SANDBOX_MAX_ABI", "5")
+        .output()
+        .unwrap();
+    let log = trial_log(&f);
+    assert_eq!(out.status.code(), Some(1), "{log}");
+    let walls = f.ledger().header().sandbox.clone().unwrap();
+    assert_eq!(
+        walls.signals,
+        gate::ledger::SignalWall::Filtered,
+        "{walls:?}"
+    );
+    assert!(walls.pid_namespace, "{walls:?}");
+    assert!(!log.contains("init"), "{log}");
+    assert!(log.contains("survived"), "{log}");
+}
+
+#[test]
+fn without_the_mount_layer_the_box_line_states_the_bounded_orphan_sweep() {
+    // Issue 29, break 9: the PID namespace is made in the mount layer's namespaces. Without
+    // them (GATE_SANDBOX_NO_MOUNTS, or user namespaces refused) a detached process is still
+    // killed by gate's orphan sweep, and the ledger and the statement say that this, not a
+    // PID namespace, stood.
+    let f = attack(
+        "setsid sh -c 'echo $$ > pids/escapee; exec sleep 60' &\n\
+         while [ ! -s pids/escapee ]; do sleep 0.01; done",
+    );
+    std::fs::create_dir(f.path("pids")).unwrap();
+    std::fs::write(
+        f.path("plan.yaml"),
+        read(&f.path("plan.yaml")) + "policy: {sandbox: {writable: [pids]}}\n",
+    )
+    .unwrap();
+    let out = f
+        .command(&[])
+        .env("GATE_SANDBOX_NO_MOUNTS", "1")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let walls = f.ledger().header().sandbox.clone().unwrap();
+    assert!(!walls.pid_namespace, "{walls:?}");
+    let terminal = String::from_utf8(out.stdout).unwrap();
+    if walls.landlock_abi > 0 {
+        assert!(
+            terminal.contains("detached processes killed by gate's bounded orphan sweep"),
+            "{terminal}"
+        );
+    }
+    assert!(!terminal.contains("PID namespace"), "{terminal}");
+    let pid: i32 = read(&f.path("pids/escapee")).trim().parse().unwrap();
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while !live_trial_processes(f.dir.path(), &[pid]).is_empty()
+        && std::time::Instant::now() < until
+    {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(
+        live_trial_processes(f.dir.path(), &[pid]).is_empty(),
+        "the escapee outlived gate in the fallback"
+    );
 }

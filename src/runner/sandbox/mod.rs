@@ -73,6 +73,7 @@ use folders::{fresh_dir, make_results_root, remove_stale};
 use seccomp::signal_filter;
 
 mod folders;
+mod pidns;
 mod seccomp;
 use crate::model::{FilesystemWall, MountWall, SandboxMode, SignalWall, Walls};
 
@@ -169,6 +170,7 @@ pub fn walls(policy: &SandboxPolicy) -> Walls {
             pass_env,
             environ_erased: crate::runner::sys::environ_erased(),
             sockets_scoped: false,
+            pid_namespace: false,
         };
     }
     let abi = landlock_abi();
@@ -201,6 +203,8 @@ pub fn walls(policy: &SandboxPolicy) -> Walls {
         environ_erased: crate::runner::sys::environ_erased(),
         // Raised with the signal scope: both need ABI 6.
         sockets_scoped: signals == SignalWall::Scoped,
+        // Made in the mount layer's namespaces, where gate holds CAP_SYS_ADMIN.
+        pid_namespace: mounts == MountWall::StateReadOnly,
     }
 }
 
@@ -358,6 +362,8 @@ impl Sandbox {
             ruleset: None,
             filter: Vec::new(),
             layer: None,
+            // SAFETY: getpid only returns an id.
+            pid_ns: self.walls.pid_namespace.then(|| unsafe { libc::getpid() }),
         };
         let mut ruleset = None;
         if self.walls.landlock_abi > 0 && self.walls.filesystem != FilesystemWall::Unconfined {
@@ -687,6 +693,8 @@ struct ChildBox {
     filter: Vec<libc::sock_filter>,
     /// The mount layer, when it is in force.
     layer: Option<Layer>,
+    /// gate's pid, when each process runs in a PID namespace of its own (`pidns`).
+    pid_ns: Option<libc::pid_t>,
 }
 
 impl ChildBox {
@@ -695,7 +703,12 @@ impl ChildBox {
     /// `no_new_privs`, Landlock (from which on no mount can be changed), seccomp.
     fn install(&self) -> io::Result<()> {
         if let Some(layer) = &self.layer {
-            layer.enter()?;
+            layer.enter_namespace()?;
+            if let Some(gate) = self.pid_ns {
+                // SAFETY: between fork and exec; returns in the task's process only.
+                unsafe { pidns::split(gate)? };
+            }
+            layer.drop_caps()?;
         }
         // SAFETY: prctl with integer arguments only.
         if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
@@ -810,6 +823,7 @@ mod tests {
             pass_env: Vec::new(),
             environ_erased: false,
             sockets_scoped: false,
+            pid_namespace: false,
         };
         let why = shortfall(&w).unwrap();
         assert!(why.contains("truncate") && why.contains("signals"), "{why}");

@@ -51,7 +51,15 @@ pub(super) fn signal_filter() -> Vec<libc::sock_filter> {
     let enosys = SECCOMP_RET_ERRNO | libc::ENOSYS as u32;
     // SAFETY: getpid and getpgrp only return ids.
     let (pid, pgid) = unsafe { (libc::getpid(), libc::getpgrp()) };
-    let mut targets = vec![pid as u32, (-pgid) as u32, u32::MAX /* -1: everyone */];
+    // Pid 1 too: in a trial's PID namespace (`pidns`) it is gate's init there, which
+    // forwards the signals it handles to the whole namespace and silently drops the others
+    // (a `kill -STOP 1` would look like it worked); without the namespace, the host's init.
+    let mut targets = vec![
+        pid as u32,
+        (-pgid) as u32,
+        u32::MAX, // -1: everyone
+        1,
+    ];
     if let Ok(tasks) = fs::read_dir("/proc/self/task") {
         targets.extend(
             tasks
