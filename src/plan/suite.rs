@@ -84,7 +84,7 @@ impl Validator<'_> {
             return Err(self.invalid(
                 &spec.referenced,
                 format!(
-                    "task `{id}`: a suite task cannot take a `compare:` rule; give it `single`, `design` or `sequential`"
+                    "task `{id}`: a suite task cannot take a `compare:` rule (not yet: issue 31); give it `single`, `design` or `sequential`, or compare a suite head against base with `gate ingest --base BASE.xml... -- HEAD.xml... --odds-ratio R`, which pairs the two sides' JUnit runs case by case"
                 ),
             ));
         }

@@ -520,3 +520,23 @@ fn a_suite_with_0_in_harness_exit_codes_is_refused_at_its_line() {
             "gate.yaml:5:12: task `x`: `suite.harness_exit_codes` cannot contain 0",
         ));
 }
+
+/// Issue 31: a `suite:` task with `compare:` was refused without saying how to compare a
+/// suite head against base; the message now points to `gate ingest --base`.
+#[test]
+fn a_suite_task_with_compare_is_refused_pointing_to_ingest_base() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(
+        d.path().join("gate.yaml"),
+        "version: 1\nbase: {cwd: base}\nsampling: {compare: {odds_ratio: 3}}\ntasks:\n  - id: x\n    suite: {run: 'true'}\n",
+    )
+    .unwrap();
+    gate_in(d.path())
+        .args(["check"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "task `x`: a suite task cannot take a `compare:` rule",
+        ))
+        .stderr(predicate::str::contains("gate ingest --base"));
+}

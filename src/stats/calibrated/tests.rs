@@ -526,3 +526,63 @@ fn rule_timing() {
         );
     }
 }
+
+/// Issue 31: a Wald SPRT with shifted thresholds, valid at the same risks and truncation,
+/// used fewer expected trials at both rates than the calibrated design (0.6 vs 0.3 at
+/// 0.1 / 0.2: 7.78 / 8.90 against 6.10 / 7.70; 0.99 vs 0.89: 16.93 / 12.56 against
+/// 15.24 / 9.09). Those rules are candidates now, so the design spends no more at the two
+/// rates together than they do.
+#[test]
+fn calibrated_design_beaten_by_a_wald_with_shifted_thresholds() {
+    for (h, r, beaten_by) in [(0.6, 0.3, 6.11 + 7.71), (0.99, 0.89, 15.24 + 9.09)] {
+        let d = design_calibrated(h, r, 0.1, 0.2, None).unwrap();
+        let cost = d.at_healthy.asn + d.at_regressed.asn;
+        assert!(cost <= beaten_by, "{h}/{r}: {d:?}");
+        assert!(1.0 - d.at_healthy.p_pass <= 0.1 && d.at_regressed.p_pass <= 0.2);
+    }
+}
+
+/// No valid Wald SPRT with thresholds shifted from the textbook ones, on a grid between the
+/// design's own points (odd multiples of 0.01, within 1.0 either way), uses fewer expected trials
+/// at both rates than the calibrated design, over designs of the issue's grid that the
+/// shifted candidates cover (truncation up to 1,000 trials).
+#[test]
+fn no_valid_wald_with_shifted_thresholds_beats_the_calibrated_design_at_both_rates() {
+    use super::super::sprt::Sprt;
+    for (h, r) in [(0.99, 0.89), (0.9, 0.7), (0.8, 0.6), (0.7, 0.5), (0.6, 0.3)] {
+        for (a, b) in [(0.1, 0.2), (0.05, 0.1), (0.2, 0.2), (0.01, 0.1)] {
+            let d = design_calibrated(h, r, a, b, None).unwrap();
+            let m = d.boundaries.max_trials();
+            assert!(m <= SHIFTED_WALD_TRIALS);
+            let (accept, reject) = ((b / (1.0 - a)).ln(), ((1.0 - b) / a).ln());
+            for i in -50..=50 {
+                for j in -50..=50 {
+                    let (x, y) = (
+                        (accept + 0.01 + 0.02 * f64::from(i)).exp(),
+                        (reject + 0.01 + 0.02 * f64::from(j)).exp(),
+                    );
+                    if !(x < 1.0 && y > 1.0) {
+                        continue;
+                    }
+                    let (na, nb) = ((1.0 - x) / (y - x), x * (y - 1.0) / (y - x));
+                    let Ok(s) = Sprt::new(h, r, na, nb, m) else {
+                        continue;
+                    };
+                    let w = Boundaries::wald(&s);
+                    let (wh, wr) = (w.oc(h), w.oc(r));
+                    if 1.0 - wh.p_pass <= a && wr.p_pass <= b {
+                        assert!(
+                            !(wh.asn < d.at_healthy.asn - 1e-9
+                                && wr.asn < d.at_regressed.asn - 1e-9),
+                            "{h}/{r} {a}/{b}: Wald at {na}/{nb} spends {} / {} against {} / {}",
+                            wh.asn,
+                            wr.asn,
+                            d.at_healthy.asn,
+                            d.at_regressed.asn
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
