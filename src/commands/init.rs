@@ -1,13 +1,14 @@
 //! `gate init`: write a commented starter plan (`gate.yaml`) for the project in a directory.
 //!
 //! The project kind is detected from its files (pytest, Cargo, Jest, Vitest, mocha,
-//! Playwright, node, Go, in that order of preference). A suite runner's project (Jest,
-//! Vitest, mocha, Playwright, Go; see [`super::init_suites`]) gets a plan with a `suite:` task
-//! that runs its suite once per trial with the runner's own retries off and judges every test
-//! case. A pytest, Cargo or plain node project gets a plan that gates ONE test of it, found by
-//! scanning its test files, run once per trial with the runner's retries switched off, judged
-//! by a `design:` rule with the default risks (and is offered the `gate suite` command for the
-//! whole suite). Every line says why it is there, so the file doubles as a tutorial. An
+//! Playwright, node, Go, in that order of preference). A suite runner's project (pytest,
+//! Cargo with cargo-nextest, Jest, Vitest, mocha, Playwright, Go; see [`super::init_suites`])
+//! gets a plan with a `suite:` task that runs its suite once per trial with the runner's own
+//! retries off, passes the undecided cases (`$GATE_SUITE_CASES`) to the runner's filter, and
+//! judges every test case (pytest and Cargo are offered the `gate suite` command too). A plain
+//! node project gets a plan that gates ONE test of it, found by scanning its test files, run
+//! once per trial with the runner's retries switched off, judged by a `design:` rule with the
+//! default risks. Every line says why it is there, so the file doubles as a tutorial. An
 //! existing file is never overwritten (exit 2).
 
 use std::fmt::Write as _;
@@ -72,10 +73,26 @@ pub fn execute(args: &InitArgs) -> Result<u8, Error> {
             .into_iter()
             .filter(|o| o.kind != kind && o.kind != ProjectKind::Go)
             .collect();
-        return super::init_suites::execute(args, r, &others);
+        let code = super::init_suites::execute(args, r, &others)?;
+        if let Some(cmd) = super::suite::offer(kind) {
+            println!("or, for the whole suite without a plan file:\n  {cmd}");
+        }
+        if kind == ProjectKind::Pytest && !pytest_importable() {
+            // The plan's guard makes every run a harness error (exit 4) without pytest; say
+            // so now rather than after the first run.
+            eprintln!(
+                "warning: `python3 -I -c 'import pytest'` fails here, so `gate run` would stop with a harness error; install pytest (`pip install pytest`) first"
+            );
+        }
+        return Ok(code);
     };
     let cwd = relative_to(args.output.parent().unwrap_or(Path::new(".")), &args.dir);
-    let text = render(one, example.as_ref(), &cwd);
+    let text = render(
+        one,
+        example.as_ref(),
+        &cwd,
+        &args.output.display().to_string(),
+    );
     create_new(&args.output, &text)?;
     let what = match &example {
         Some(t) => format!("gates `{}`", t.name),
@@ -91,18 +108,6 @@ pub fn execute(args: &InitArgs) -> Result<u8, Error> {
         "next: gate check {0}   # what the plan will do\n      gate run {0}     # run it",
         args.output.display()
     );
-    if let Some(cmd) = super::suite::offer(kind) {
-        println!(
-            "or, for the whole suite (every test case judged on its own, no plan file):\n  {cmd}"
-        );
-    }
-    if kind == ProjectKind::Pytest && !pytest_importable() {
-        // The plan's guard makes every trial a harness error (exit 4) without pytest; say
-        // so now rather than after the first trial.
-        eprintln!(
-            "warning: `python3 -I -c 'import pytest'` fails here, so `gate run` would stop with a harness error; install pytest (`pip install pytest`) first"
-        );
-    }
     Ok(exit::SUCCESS)
 }
 
@@ -216,14 +221,6 @@ type NameFinder = fn(&str) -> Option<String>;
 /// The first test of the project, in sorted file order, or `None`.
 pub fn example_test(dir: &Path, kind: OneTest) -> Option<ExampleTest> {
     let (files, find): (Vec<PathBuf>, NameFinder) = match kind {
-        OneTest::Pytest => (python_tests(dir), |s| {
-            first_after(s, "def test_").map(|n| format!("test_{n}"))
-        }),
-        OneTest::Cargo => (files_in(&dir.join("tests"), |n| n.ends_with(".rs")), |s| {
-            // An integration test's top-level `#[test] fn name` is selected by its bare name.
-            let at = s.find("#[test]")?;
-            first_after(&s[at..], "fn ")
-        }),
         OneTest::Node => (
             ["test", "tests", "."]
                 .iter()
@@ -272,16 +269,6 @@ fn files_in(dir: &Path, keep: impl Fn(&str) -> bool) -> Vec<PathBuf> {
         .collect();
     out.sort();
     out
-}
-
-/// The identifier right after the first `marker` in `s`.
-fn first_after(s: &str, marker: &str) -> Option<String> {
-    let rest = &s[s.find(marker)? + marker.len()..];
-    let name: String = rest
-        .chars()
-        .take_while(|c| c.is_alphanumeric() || *c == '_')
-        .collect();
-    (!name.is_empty()).then_some(name)
 }
 
 /// The quoted string right after the first `marker` in `s` (`test('adds', …)` → `adds`).
@@ -350,45 +337,6 @@ struct Runner {
 fn runner(kind: OneTest, t: Option<&ExampleTest>) -> Runner {
     let s = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     match kind {
-        OneTest::Pytest => {
-            let mut argv = s(&["python3", "-m", "pytest", "-q", "-p", "no:cacheprovider"]);
-            // Blocking the rerunfailures plugin switches its retries off even when pytest.ini
-            // turns them on; `-p no:NAME` is harmless when the plugin is not installed.
-            argv.extend(s(&["-p", "no:rerunfailures"]));
-            argv.push(t.map_or("tests".to_string(), |t| format!("{}::{}", t.file, t.name)));
-            Runner {
-                argv,
-                no_test_ran: None,
-                guard: Some(
-                    r#"python3 -c 'import pytest' 2>/dev/null || { echo "gate: pytest is not installed for python3 (pip install pytest)" >&2; exit 127; }"#,
-                ),
-                why: "one pytest test; `-p no:rerunfailures` blocks retries, `no:cacheprovider` the cache",
-                harness_exit_codes: &[4, 5],
-                harness_why: "pytest exits 4 on a usage error and 5 when no test was collected (a typo in the\n  # test id): a broken setup, not a failing test",
-            }
-        }
-        OneTest::Cargo => {
-            let mut argv = s(&["cargo", "test", "--quiet"]);
-            if let Some(t) = t {
-                let stem = t
-                    .file
-                    .rsplit('/')
-                    .next()
-                    .unwrap_or(&t.file)
-                    .trim_end_matches(".rs");
-                argv.extend(s(&["--test", stem, "--", "--exact", &t.name]));
-            }
-            Runner {
-                argv,
-                no_test_ran: Some(
-                    r#"printf '%s\n' "$out" | grep -q '^test result: ok\. 0 passed; 0 failed'"#,
-                ),
-                guard: None,
-                why: "one integration test by its exact name; libtest never retries. With cargo-nextest:\n    # cargo nextest run --retries 0 -E 'test(=NAME)', which exits 4 when no test ran",
-                harness_exit_codes: &[5],
-                harness_why: "5 is the wrapper's \"no test ran\" above. A build error exits 101 like a failing\n  # test, so keep the build green before gating",
-            }
-        }
         OneTest::Node => {
             let mut argv = s(&["node", "--test", "--test-reporter=tap"]);
             if let Some(t) = t {
@@ -417,10 +365,6 @@ fn runner(kind: OneTest, t: Option<&ExampleTest>) -> Runner {
 /// [`super::init_suites`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OneTest {
-    /// pytest: `python3 -m pytest FILE::NAME`.
-    Pytest,
-    /// Cargo: `cargo test --test FILE -- --exact NAME`.
-    Cargo,
     /// node's own runner: `node --test --test-name-pattern`.
     Node,
 }
@@ -429,8 +373,6 @@ impl OneTest {
     /// The name shown to people.
     pub fn label(self) -> &'static str {
         match self {
-            OneTest::Pytest => "pytest",
-            OneTest::Cargo => "Cargo",
             OneTest::Node => "node",
         }
     }
@@ -438,10 +380,10 @@ impl OneTest {
     /// The one-test kind of a project kind; `None` for a suite runner.
     pub fn of(kind: ProjectKind) -> Option<OneTest> {
         match kind {
-            ProjectKind::Pytest => Some(OneTest::Pytest),
-            ProjectKind::Cargo => Some(OneTest::Cargo),
             ProjectKind::Node => Some(OneTest::Node),
-            ProjectKind::Jest
+            ProjectKind::Pytest
+            | ProjectKind::Cargo
+            | ProjectKind::Jest
             | ProjectKind::Vitest
             | ProjectKind::Mocha
             | ProjectKind::Playwright
@@ -450,8 +392,9 @@ impl OneTest {
     }
 }
 
-/// The commented starter plan.
-pub fn render(kind: OneTest, t: Option<&ExampleTest>, cwd: &str) -> String {
+/// The commented starter plan; its header names `plan`, the file it is written to.
+pub fn render(kind: OneTest, t: Option<&ExampleTest>, cwd: &str, plan: &str) -> String {
+    let plan = super::init_suites::sh_word(plan);
     let r = runner(kind, t);
     let id = t.map_or_else(|| "suite".to_string(), |t| task_id(&t.name));
     let command = || {
@@ -490,8 +433,8 @@ pub fn render(kind: OneTest, t: Option<&ExampleTest>, cwd: &str) -> String {
         out,
         "\
 # gate plan file, written by `gate init` for a {label} project.
-#   gate check gate.yaml   # what this plan will do: the rule, its exact risks, expected trials
-#   gate run gate.yaml     # run it: PASS (exit 0), FAIL (1), INCONCLUSIVE (3)
+#   gate check {plan}   # what this plan will do: the rule, its exact risks, expected trials
+#   gate run {plan}     # run it: PASS (exit 0), FAIL (1), INCONCLUSIVE (3)
 # Every key is described in docs/plan-file.md. For completion in editors
 # (yaml-language-server), write the schema next to this file and uncomment the `$schema` line:
 #   gate schema plan > gate.schema.json
@@ -520,6 +463,7 @@ tasks:
 ",
         label = kind.label(),
         why = r.why,
+        plan = plan,
     );
     if t.is_none() {
         out.push_str(
@@ -567,10 +511,6 @@ mod tests {
 
     #[test]
     fn names_are_found_in_each_language() {
-        assert_eq!(
-            first_after("x\ndef test_refund(db):\n", "def test_"),
-            Some("refund".into())
-        );
         assert_eq!(
             quoted_after(
                 "import t from 'node:test';\ntest('adds two', () => {})",

@@ -45,23 +45,73 @@ pub struct SuiteRunner {
     pub retries: &'static str,
     /// The format the command writes to `$GATE_JUNIT` when it is not JUnit (`suite.format`).
     pub format: Option<&'static str>,
+    /// The shell line run before the command that turns the case names in
+    /// `$GATE_SUITE_CASES` (one a line, as gate's reader names them) into the runner's own
+    /// filter, as the positional parameters the command ends with (`"$@"`). An empty or
+    /// absent file sets none: the whole suite runs (the first run, or a run by hand).
+    pub filter: &'static str,
 }
 
 /// The runners, in the order detection prefers them (unit-test runners before Playwright).
 pub const RUNNERS: &[SuiteRunner] = &[
+    SuiteRunner {
+        kind: ProjectKind::Pytest,
+        label: "pytest",
+        // Detected by `gate init`'s own project scan (pyproject.toml, pytest.ini, test_*.py).
+        packages: &[],
+        configs: &[],
+        // `python3 -m pytest` without pytest exits 1, the code of a failing suite.
+        guard: r#"python3 -c 'import pytest' 2>/dev/null || { echo "gate: pytest is not installed for python3 (pip install pytest)" >&2; exit 127; }"#,
+        // gate names a case `classname::name` from pytest's JUnit (`tests.test_x::test_a`,
+        // `tests.test_x.TestC::test_m`): the module is the longest dotted prefix that is a
+        // file, the rest its classes, which gives back pytest's node id.
+        filter: r#"set --; if [ -s "${GATE_SUITE_CASES:-}" ]; then while IFS= read -r c; do p=$(printf %s "${c%%::*}" | tr . /); k=; while [ ! -f "$p.py" ] && [ "${p%/*}" != "$p" ]; do k="::${p##*/}$k"; p=${p%/*}; done; set -- "$@" "$p.py$k::${c#*::}"; done < "$GATE_SUITE_CASES"; fi"#,
+        command: r#"python3 -m pytest -q -p no:cacheprovider -p no:randomly -p no:rerunfailures --junitxml="$GATE_JUNIT" "$@""#,
+        // 2 interrupted, 3 internal error, 4 usage error, 5 no test collected.
+        harness_exit_codes: &[2, 3, 4, 5, 127],
+        assume_retries_off: false,
+        retries: "`-p no:rerunfailures` blocks pytest-rerunfailures (its `--reruns`, `reruns =` in pytest.ini \
+                  and `@pytest.mark.flaky`), `-p no:randomly` keeps pytest-randomly from reordering and \
+                  reseeding, `-p no:cacheprovider` keeps `--lf` state out of the trials",
+        format: None,
+    },
+    SuiteRunner {
+        kind: ProjectKind::Cargo,
+        label: "Cargo",
+        packages: &[],
+        configs: &[],
+        guard: r#"cargo nextest --version >/dev/null 2>&1 || { echo "gate: cargo-nextest is not installed (cargo install cargo-nextest --locked)" >&2; exit 127; }"#,
+        // gate names a case `BINARY_ID::TEST` (nextest's JUnit classname and name), and a
+        // binary id is `crate` or `crate::target`: both splits are asked for, since nextest
+        // refuses a `binary_id(=…)` that names no binary. A test of another binary with the
+        // same name runs too; its results are recorded and not counted.
+        filter: r#"set --; if [ -s "${GATE_SUITE_CASES:-}" ]; then set -- -E "$(sed -nE 's/^[^:]+::(.+)$/test(=\1)/p;s/^test\(=[^:]+::(.+)\)$/test(=\1)/p' "$GATE_SUITE_CASES" | paste -sd '|' -)"; fi"#,
+        // nextest writes JUnit only where a profile says (.config/nextest.toml, written by
+        // `gate init`); the old file is removed first so a failed build cannot leave the
+        // previous run's in its place.
+        command: r#"j="${CARGO_TARGET_DIR:-target}/nextest/ci/junit.xml"; rm -f "$j"; cargo nextest run --profile ci --retries 0 --no-fail-fast "$@"; s=$?; cp "$j" "$GATE_JUNIT" 2>/dev/null; exit $s"#,
+        // 4 no test ran, 96 setup error, 101 the build failed.
+        harness_exit_codes: &[4, 96, 101, 127],
+        assume_retries_off: false,
+        retries: "`--retries 0` overrides `retries` in .config/nextest.toml; libtest itself never retries",
+        format: None,
+    },
     SuiteRunner {
         kind: ProjectKind::Jest,
         label: "Jest",
         packages: &["jest"],
         configs: &["jest.config."],
         guard: r#"npx --no -- jest --version >/dev/null 2>&1 && node -e "require.resolve(\"jest-junit\")" >/dev/null 2>&1 || { echo "gate: jest or jest-junit is not installed in this project (npm ci, or npm install --save-dev jest jest-junit)" >&2; exit 127; }"#,
-        command: r#"JEST_JUNIT_OUTPUT_FILE="$GATE_JUNIT" npx --no -- jest --ci --reporters=default --reporters=jest-junit"#,
+        command: r#"JEST_JUNIT_OUTPUT_FILE="$GATE_JUNIT" npx --no -- jest --ci --reporters=default --reporters=jest-junit "$@""#,
         harness_exit_codes: &[127],
         assume_retries_off: false,
         retries: "Jest has no flag that turns `jest.retryTimes` off, so jest-junit records each test's \
                   `invocations` (junitTestCaseProperties.js, written beside package.json) and gate grades \
                   the first attempt of a retried test",
         format: None,
+        // jest-junit names a case by its full title (`describe test`, in both `classname` and
+        // `name`), which is what `-t` matches.
+        filter: r#"set --; if [ -s "${GATE_SUITE_CASES:-}" ]; then set -- -t "(^| )($(sed -E 's@[][\\^$.|?*+(){}/]@\\&@g' "$GATE_SUITE_CASES" | paste -sd '|' -))\$"; fi"#,
     },
     SuiteRunner {
         kind: ProjectKind::Vitest,
@@ -71,12 +121,13 @@ pub const RUNNERS: &[SuiteRunner] = &[
         guard: r#"npx --no -- vitest --version >/dev/null 2>&1 || { echo "gate: vitest is not installed in this project (npm ci, or npm install --save-dev vitest)" >&2; exit 127; }"#,
         // Its JSON report, not its JUnit: a test that passed on a retry keeps the failed
         // attempts' messages there, so a `{ retry: N }` left on a test is still seen.
-        command: r#"npx --no -- vitest run --retry=0 --reporter=json --outputFile="$GATE_JUNIT""#,
+        command: r#"npx --no -- vitest run --retry=0 --reporter=json --outputFile="$GATE_JUNIT" "$@""#,
         harness_exit_codes: &[127],
         assume_retries_off: false,
         retries: "`--retry=0` overrides `retry` in vitest.config; a test's own `{ retry: N }` still \
                   retries it, and its JSON report shows that, so gate grades the first attempt",
         format: Some("jest-json"),
+        filter: r#"set --; if [ -s "${GATE_SUITE_CASES:-}" ]; then set -- -t "(^| )($(sed -E 's/^[^:]*:://;s/ > / /g;s@[][\\^$.|?*+(){}/]@\\&@g' "$GATE_SUITE_CASES" | paste -sd '|' -))\$"; fi"#,
     },
     SuiteRunner {
         kind: ProjectKind::Mocha,
@@ -88,12 +139,13 @@ pub const RUNNERS: &[SuiteRunner] = &[
         // test's `currentRetry`, where mocha-junit-reporter records no retry (and fails
         // under mocha 12). mocha exits with the number of failed tests: 0 or 1 here, so
         // that 127 failures cannot read as the guard's 127.
-        command: r#"npx --no -- mocha --retries 0 --reporter json --reporter-option output="$GATE_JUNIT"; s=$?; [ "$s" -eq 0 ] || s=1; exit "$s""#,
+        command: r#"npx --no -- mocha --retries 0 --reporter json --reporter-option output="$GATE_JUNIT" "$@"; s=$?; [ "$s" -eq 0 ] || s=1; exit "$s""#,
         harness_exit_codes: &[127],
         assume_retries_off: false,
         retries: "`--retries 0` overrides `retries` in .mocharc; a test's own `this.retries(N)` still \
                   retries it, and its JSON report shows that (`currentRetry`), so gate grades the first attempt",
         format: Some("mocha-json"),
+        filter: r#"set --; if [ -s "${GATE_SUITE_CASES:-}" ]; then set -- --grep "(^| )($(sed -E 's/^[^:]*:://;s@[][\\^$.|?*+(){}/]@\\&@g' "$GATE_SUITE_CASES" | paste -sd '|' -))\$"; fi"#,
     },
     SuiteRunner {
         kind: ProjectKind::Playwright,
@@ -104,13 +156,14 @@ pub const RUNNERS: &[SuiteRunner] = &[
         // `--output`: its artifacts (test-results/) go to the trial's own TMPDIR, since the
         // box lets a suite create nothing beside gate's plan and ledger.
         // Its JSON report, which keeps every attempt (its JUnit shows only the last).
-        command: r#"PLAYWRIGHT_JSON_OUTPUT_NAME="$GATE_JUNIT" npx --no -- playwright test --retries=0 --reporter=json --output="${TMPDIR:-/tmp}/playwright-test-results""#,
+        command: r#"PLAYWRIGHT_JSON_OUTPUT_NAME="$GATE_JUNIT" npx --no -- playwright test --retries=0 --reporter=json --output="${TMPDIR:-/tmp}/playwright-test-results" "$@""#,
         harness_exit_codes: &[127],
         assume_retries_off: false,
         retries: "`--retries=0` overrides `retries:` in playwright.config (a generated config retries \
                   twice on CI); a `test.describe.configure({ retries })` still retries, and its JSON report \
                   keeps every attempt, so gate grades the first",
         format: Some("playwright-json"),
+        filter: r#"set --; if [ -s "${GATE_SUITE_CASES:-}" ]; then set -- --grep "(^| )($(sed -E 's/^[^:]*:://;s/ › / /g;s@[][\\^$.|?*+(){}/]@\\&@g' "$GATE_SUITE_CASES" | paste -sd '|' -))( |\$)"; fi"#,
     },
     SuiteRunner {
         kind: ProjectKind::Go,
@@ -119,11 +172,12 @@ pub const RUNNERS: &[SuiteRunner] = &[
         configs: &["go.mod"],
         guard: r#"command -v go >/dev/null 2>&1 || { echo "gate: go is not installed (https://go.dev/doc/install)" >&2; exit 127; }"#,
         // `go test -json`: the events in run order (gotestsum's JUnit lists failures first).
-        command: r#"go test -count=1 -json ./... > "$GATE_JUNIT""#,
+        command: r#"go test -count=1 -json "$@" ./... > "$GATE_JUNIT""#,
         harness_exit_codes: &[127],
         assume_retries_off: false,
         retries: "`go test` never retries and `-count=1` switches its test cache off",
         format: Some("go-json"),
+        filter: r#"set --; if [ -s "${GATE_SUITE_CASES:-}" ]; then set -- -run "^($(sed -E 's/^.*:://;s@/.*@@' "$GATE_SUITE_CASES" | sort -u | paste -sd '|' -))\$"; fi"#,
     },
 ];
 
@@ -147,8 +201,9 @@ impl SuiteRunner {
         }
         let _ = write!(
             t,
-            "    suite:\n      run: |\n        {}\n        {}\n      harness_exit_codes: [{}]  # the guard's: the runner is not installed\n",
+            "    suite:\n      run: |\n        {}\n        # Only the cases gate asks for ($GATE_SUITE_CASES, empty: all) run, by the runner's filter.\n        {}\n        {}\n      harness_exit_codes: [{}]  # 127 is the guard's: the runner is not installed\n",
             self.guard,
+            self.filter,
             self.command,
             codes.join(", ")
         );
@@ -225,7 +280,7 @@ pub const JEST_PROPERTIES_FILE: &str = "junitTestCaseProperties.js";
 pub fn execute(args: &InitArgs, r: &SuiteRunner, others: &[&SuiteRunner]) -> Result<u8, Error> {
     let cwd =
         super::init_files::relative_to(args.output.parent().unwrap_or(Path::new(".")), &args.dir);
-    let text = render(r, &cwd);
+    let text = render(r, &cwd, &args.output.display().to_string());
     super::init_files::create_new(&args.output, &text)?;
     println!(
         "wrote {} for {} {} project: every test case of the suite, judged on its own",
@@ -235,6 +290,9 @@ pub fn execute(args: &InitArgs, r: &SuiteRunner, others: &[&SuiteRunner]) -> Res
     );
     if r.kind == ProjectKind::Jest {
         jest_properties(&args.dir)?;
+    }
+    if r.kind == ProjectKind::Cargo {
+        nextest_profile(&args.dir)?;
     }
     super::init_files::zone_note(&args.output);
     let plan = sh_word(&args.output.display().to_string());
@@ -284,6 +342,48 @@ fn jest_properties(dir: &Path) -> Result<(), Error> {
     }
 }
 
+/// The nextest profile the Cargo plan runs (`--profile ci`): its JUnit file, where nextest
+/// writes one only when a profile says so.
+pub const NEXTEST_PROFILE: &str = "\
+# Written by `gate init`: the profile gate's plan runs (`--profile ci`) writes JUnit, which
+# gate reads for every test case. Retries stay off (the plan passes `--retries 0` too).
+[profile.ci]
+retries = 0
+fail-fast = false
+
+[profile.ci.junit]
+path = \"junit.xml\"
+";
+
+/// Write .config/nextest.toml into the project unless one is there; warn when the one there
+/// has no `[profile.ci.junit]`.
+fn nextest_profile(dir: &Path) -> Result<(), Error> {
+    let rel = Path::new(".config/nextest.toml");
+    let path = if dir == Path::new(".") {
+        rel.to_path_buf()
+    } else {
+        dir.join(rel)
+    };
+    if path.exists() {
+        let has = super::init_files::project_text(dir, rel)
+            .is_some_and(|t| t.contains("[profile.ci.junit]"));
+        if !has {
+            eprintln!(
+                "warning: {} has no `[profile.ci.junit]` with a `path`, so nextest writes no JUnit file and every run is a harness error; add:\n{NEXTEST_PROFILE}",
+                path.display()
+            );
+        }
+        return Ok(());
+    }
+    let _ = std::fs::create_dir_all(dir.join(".config"));
+    super::init_files::create_new(&path, NEXTEST_PROFILE)?;
+    println!(
+        "wrote {}: the `ci` profile writes the JUnit file gate reads",
+        path.display()
+    );
+    Ok(())
+}
+
 /// `a` or `an` before a label.
 fn article(label: &str) -> &'static str {
     if matches!(label.chars().next(), Some('A' | 'E' | 'I' | 'O' | 'U')) {
@@ -293,8 +393,9 @@ fn article(label: &str) -> &'static str {
     }
 }
 
-/// The plan file: the default design, and one `suite:` task whose every test case it judges.
-pub fn render(r: &SuiteRunner, cwd: &str) -> String {
+/// The plan file: the default design, and one `suite:` task whose every test case it judges;
+/// its header names `plan`, the file it is written to.
+pub fn render(r: &SuiteRunner, cwd: &str, plan: &str) -> String {
     let mut text = String::new();
     // `write!` to a String cannot fail.
     let _ = write!(
@@ -302,8 +403,8 @@ pub fn render(r: &SuiteRunner, cwd: &str) -> String {
         "\
 # gate plan file, written by `gate init` for {a} {label} project: the suite runs once per
 # trial with its own retries off, and every test case is judged on its own by the rule below.
-#   gate check gate.yaml   # what this plan will do
-#   gate run gate.yaml     # run it: PASS (exit 0), FAIL (1), INCONCLUSIVE (3)
+#   gate check {plan}   # what this plan will do
+#   gate run {plan}     # run it: PASS (exit 0), FAIL (1), INCONCLUSIVE (3)
 # Retries: {retries}.
 # Every key is described in docs/plan-file.md (\"Suite tasks\"); the runners in docs/runners.md.
 
@@ -322,12 +423,13 @@ tasks:
         id = r.label.to_ascii_lowercase(),
         task = r.suite_task(cwd),
         sampling = super::init_files::DEFAULT_DESIGN,
+        plan = sh_word(plan),
     );
     text
 }
 
 /// A word for `sh`: as is when plainly safe, else single-quoted.
-fn sh_word(s: &str) -> String {
+pub fn sh_word(s: &str) -> String {
     if !s.is_empty()
         && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@".contains(c))
@@ -353,6 +455,9 @@ mod tests {
             assert!(r.guard.contains("exit 127"), "{}", r.label);
             assert!(r.harness_exit_codes.contains(&127), "{}", r.label);
             assert!(r.command.contains("$GATE_JUNIT"), "{}", r.label);
+            // The runner's filter gets the cases gate asks for.
+            assert!(r.command.contains(r#""$@""#), "{}", r.label);
+            assert!(r.filter.contains("GATE_SUITE_CASES"), "{}", r.label);
             // npx parses the runner's flags as its own without `--` (seen with mocha's
             // `--retries 0`: "Unknown cli config").
             assert!(!r.command.contains("npx --no ") || r.command.contains("npx --no -- "));

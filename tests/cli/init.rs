@@ -478,7 +478,7 @@ fn a_go_project_runs_its_suite_with_the_test_cache_off_end_to_end() {
     assert!(out.contains("for a Go project"), "{out}");
     let plan = std::fs::read_to_string(dir.path().join("gate.yaml")).unwrap();
     assert!(
-        plan.contains("go test -count=1 -json ./...") && plan.contains("format: go-json"),
+        plan.contains(r#"go test -count=1 -json "$@" ./..."#) && plan.contains("format: go-json"),
         "{plan}"
     );
     if have("go", "version") {
@@ -598,7 +598,7 @@ fn a_pytest_plan_without_pytest_is_a_harness_error_not_a_fail() {
         .assert()
         .code(4)
         .stdout(predicate::str::contains(
-            "run exited 127 (command not found)",
+            "the suite exited 127, a declared harness exit code",
         ));
 }
 
@@ -734,5 +734,267 @@ fn refusals_name_the_runners_own_retry_setting_before_assume_retries_off() {
                 "the native format before the flag: {err}"
             );
         }
+    }
+}
+
+// ------------------------------------------- only the cases gate asks for ($GATE_SUITE_CASES)
+
+/// The `suite.run` block of the plan `gate init` wrote in `dir`, as `sh` runs it.
+fn suite_script(dir: &Path) -> String {
+    let plan = std::fs::read_to_string(dir.join("gate.yaml")).expect("plan");
+    let start = plan
+        .find("      run: |\n")
+        .unwrap_or_else(|| panic!("no suite `run: |` block in:\n{plan}"))
+        + "      run: |\n".len();
+    let end = plan[start..]
+        .find("      harness_exit_codes:")
+        .expect("harness_exit_codes")
+        + start;
+    plan[start..end]
+        .lines()
+        .map(|l| l.strip_prefix("        ").unwrap_or(l))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Run the plan's suite command once in `dir` as gate does, asked for `cases` (named as gate
+/// names them; none: every case) through `$GATE_SUITE_CASES`; returns each counter test's
+/// executions.
+fn run_asked(dir: &Path, cases: &[&str]) -> std::collections::BTreeMap<String, String> {
+    let work = tempfile::tempdir().expect("temp dir");
+    let counters = work.path().join("counters");
+    std::fs::create_dir(&counters).expect("counters");
+    let list = work.path().join("cases.txt");
+    let text: String = cases.iter().map(|c| format!("{c}\n")).collect();
+    std::fs::write(&list, text).expect("cases");
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(suite_script(dir))
+        .current_dir(dir)
+        .env("GATE_JUNIT", work.path().join("results"))
+        .env("GATE_SUITE_CASES", &list)
+        .env("GATE_FIXTURE_COUNTERS", &counters)
+        .env("CARGO_TARGET_DIR", dir.join("target"))
+        .env_remove("CI")
+        .output()
+        .expect("sh");
+    assert!(
+        work.path().join("results").exists(),
+        "no results written:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::read_dir(&counters)
+        .expect("counters")
+        .flatten()
+        .map(|e| {
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read_to_string(e.path()).expect("count"),
+            )
+        })
+        .collect()
+}
+
+/// Every counter test once, for an empty list; only the `asked` ones for a list of two.
+fn assert_only_asked_run(dir: &Path, asked: [&str; 2], ran: [&str; 2]) {
+    let all = run_asked(dir, &[]);
+    assert_eq!(
+        all.keys().map(String::as_str).collect::<Vec<_>>(),
+        ["cancel", "lookup", "refund"],
+        "an empty list runs every case"
+    );
+    assert!(all.values().all(|k| k == "1"), "{all:?}");
+    let some = run_asked(dir, &asked);
+    let mut want = ran.to_vec();
+    want.sort_unstable();
+    assert_eq!(
+        some.keys().map(String::as_str).collect::<Vec<_>>(),
+        want,
+        "asked for {asked:?}: {some:?}"
+    );
+    assert!(some.values().all(|k| k == "1"), "{some:?}");
+}
+
+/// Issue 30: `gate init` wrote a one-test plan for pytest (it gated one arbitrary test), and
+/// no plan it wrote passed `$GATE_SUITE_CASES` to the runner's filter, so decided tests ran
+/// again. The pytest plan is a suite plan whose filter maps gate's case names (a test in a
+/// class too) back to pytest's node ids.
+#[test]
+fn init_wrote_a_one_test_pytest_plan_and_decided_cases_ran_again() {
+    let counter = "import os, pathlib\n\n\ndef bump(name):\n    p = pathlib.Path(os.environ[\"GATE_FIXTURE_COUNTERS\"]) / name\n    k = int(p.read_text()) + 1 if p.exists() else 1\n    p.write_text(str(k))\n    return k\n\n\n";
+    let tests = format!(
+        "{counter}def test_lookup():\n    bump(\"lookup\")\n\n\nclass TestOrders:\n    def test_refund(self):\n        bump(\"refund\")\n\n    def test_cancel(self):\n        bump(\"cancel\")\n"
+    );
+    let dir = project(&[("tests/test_agent.py", &tests)]);
+    let out = init(dir.path(), &[]);
+    assert!(
+        out.contains("for a pytest project: every test case"),
+        "{out}"
+    );
+    let plan = std::fs::read_to_string(dir.path().join("gate.yaml")).unwrap();
+    assert!(
+        plan.contains("-p no:randomly") && plan.contains("-p no:rerunfailures"),
+        "{plan}"
+    );
+    if !have("python3", "--version") {
+        return;
+    }
+    let importable = std::process::Command::new("python3")
+        .args(["-c", "import pytest"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !importable {
+        skip_or_fail(&current_test(), "pytest", "python3 cannot import pytest");
+        return;
+    }
+    assert_only_asked_run(
+        dir.path(),
+        [
+            "tests.test_agent::test_lookup",
+            "tests.test_agent.TestOrders::test_refund",
+        ],
+        ["lookup", "refund"],
+    );
+}
+
+/// Issue 30: Cargo got a one-test `cargo test` plan; it now gets the nextest suite plan
+/// (`--retries 0`, the `ci` profile's JUnit) whose `-E` filter runs only the cases asked for.
+#[test]
+fn init_wrote_a_one_test_cargo_plan_and_decided_cases_ran_again() {
+    let flow = r#"fn bump(name: &str) {
+    let p = std::path::Path::new(&std::env::var("GATE_FIXTURE_COUNTERS").unwrap()).join(name);
+    let k: u32 = std::fs::read_to_string(&p).ok().and_then(|s| s.parse().ok()).unwrap_or(0) + 1;
+    std::fs::write(&p, k.to_string()).unwrap();
+}
+
+#[test]
+fn lookup() {
+    bump("lookup");
+}
+
+mod orders {
+    #[test]
+    fn refund() {
+        super::bump("refund");
+    }
+
+    #[test]
+    fn cancel() {
+        super::bump("cancel");
+    }
+}
+"#;
+    let dir = project(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"agent\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        ),
+        ("src/lib.rs", ""),
+        ("tests/flow.rs", flow),
+    ]);
+    let out = init(dir.path(), &[]);
+    assert!(
+        out.contains("for a Cargo project: every test case"),
+        "{out}"
+    );
+    let plan = std::fs::read_to_string(dir.path().join("gate.yaml")).unwrap();
+    assert!(
+        plan.contains("cargo nextest run --profile ci --retries 0"),
+        "{plan}"
+    );
+    let profile = std::fs::read_to_string(dir.path().join(".config/nextest.toml")).unwrap();
+    assert!(profile.contains("[profile.ci.junit]"), "{profile}");
+    if !have("cargo-nextest", "--version") {
+        return;
+    }
+    assert_only_asked_run(
+        dir.path(),
+        ["agent::flow::lookup", "agent::flow::orders::refund"],
+        ["lookup", "refund"],
+    );
+}
+
+/// Issue 30: the JavaScript and Go plans ran the whole suite on every run; each passes the
+/// cases asked for to its runner's own filter (`-t`, `--grep`, `-run`).
+#[test]
+fn js_and_go_plans_ignored_gate_suite_cases_and_ran_decided_tests_again() {
+    let modules = node_runners();
+    if let Some(modules) = modules.as_deref() {
+        let jest = js_project(
+            r#"{"name": "p", "private": true, "devDependencies": {"jest": "30"}}"#,
+            "test/agent.test.js",
+            &jest_suite(),
+            Some(modules),
+        );
+        init(jest.path(), &[]);
+        assert_only_asked_run(
+            jest.path(),
+            ["agent lookup", "agent refund"],
+            ["lookup", "refund"],
+        );
+        type Case = (&'static str, &'static str, String, [&'static str; 2]);
+        let cases: [Case; 3] = [
+            (
+                r#"{"name": "p", "private": true, "type": "module", "devDependencies": {"vitest": "4.1.12"}}"#,
+                "test/agent.test.js",
+                js_suite(
+                    "import { describe, expect, test } from 'vitest';\nimport bump from '../counter.cjs';",
+                    "describe",
+                    "test",
+                    "expect(COND).toBe(true);",
+                ),
+                [
+                    "test/agent.test.js::agent > lookup",
+                    "test/agent.test.js::agent > refund",
+                ],
+            ),
+            (
+                r#"{"name": "p", "private": true, "devDependencies": {"mocha": "11.8.0"}}"#,
+                "test/agent.test.js",
+                js_suite(
+                    "const assert = require(\"node:assert\");\nconst bump = require(\"../counter.js\");",
+                    "describe",
+                    "it",
+                    "assert.ok(COND, `invocation ${k}`);",
+                ),
+                [
+                    "test/agent.test.js::agent lookup",
+                    "test/agent.test.js::agent refund",
+                ],
+            ),
+            (
+                r#"{"name": "p", "private": true, "scripts": {"e2e": "playwright test"}}"#,
+                "tests/agent.spec.js",
+                js_suite(
+                    "const { test, expect } = require(\"@playwright/test\");\nconst bump = require(\"../counter.js\");",
+                    "test.describe",
+                    "test",
+                    "expect(COND).toBe(true);",
+                ),
+                [
+                    "tests/agent.spec.js::agent › lookup",
+                    "tests/agent.spec.js::agent › refund",
+                ],
+            ),
+        ];
+        for (package, file, suite, asked) in cases {
+            let dir = js_project(package, file, &suite, Some(modules));
+            std::fs::write(dir.path().join("counter.cjs"), COUNTER_JS).unwrap();
+            init(dir.path(), &[]);
+            assert_only_asked_run(dir.path(), asked, ["lookup", "refund"]);
+        }
+    }
+    if have("go", "version") {
+        let dir = go_project();
+        init(dir.path(), &[]);
+        assert_only_asked_run(
+            dir.path(),
+            [
+                "example.com/agent::TestLookup",
+                "example.com/agent::TestRefund",
+            ],
+            ["lookup", "refund"],
+        );
     }
 }

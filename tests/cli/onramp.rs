@@ -54,19 +54,21 @@ fn init_writes_a_commented_pytest_plan_that_checks_clean() {
 }
 
 #[test]
-fn init_detects_cargo_and_selects_one_integration_test() {
+fn init_detects_cargo_and_writes_the_nextest_suite_plan() {
     let dir = project(&[
         ("Cargo.toml", "[package]\nname = \"x\"\n"),
         ("tests/flow.rs", "#[test]\nfn books_a_meeting() {}\n"),
     ]);
+    // Issue 30: every test case of the suite, not one arbitrary test.
     let plan = init(dir.path());
     assert!(
-        plan.contains(
-            "out=$(cargo test --quiet --test flow -- --exact books_a_meeting); status=$?\n"
-        ),
+        plan.contains("cargo nextest run --profile ci --retries 0 --no-fail-fast \"$@\""),
         "{plan}"
     );
-    assert!(plan.contains("harness_exit_codes: [5]"), "{plan}");
+    assert!(
+        plan.contains("harness_exit_codes: [4, 96, 101, 127]"),
+        "{plan}"
+    );
     check_clean(dir.path());
 }
 
@@ -102,7 +104,7 @@ fn init_detects_go_and_disables_the_test_cache() {
     // The whole suite, once per trial through `gate suite` (tests/cli/init.rs runs it).
     let plan = init(dir.path());
     assert!(
-        plan.contains(r#"go test -count=1 -json ./... > "$GATE_JUNIT""#),
+        plan.contains(r#"go test -count=1 -json "$@" ./... > "$GATE_JUNIT""#),
         "{plan}"
     );
     gate()
@@ -193,7 +195,7 @@ fn init_without_a_known_project_says_what_it_looks_for() {
         .args(["init", "--kind", "pytest"])
         .assert()
         .success()
-        .stdout(predicate::str::contains("runs the whole suite"));
+        .stdout(predicate::str::contains("every test case of the suite"));
     check_clean(dir.path());
 }
 
