@@ -417,11 +417,11 @@ fn refuse_unmergeable_stage(ledgers: &[Ledger], shard: Option<Shard>) -> Result<
     for l in ledgers {
         if key(&l.header().ci) != key(&here) {
             let ran = |c: &Option<crate::ledger::CiRun>| match c {
-                Some(c) => format!("attempt {} of CI run {}", c.run_attempt, c.run_id),
+                Some(c) => format!("in attempt {} of CI run {}", c.run_attempt, c.run_id),
                 None => "outside GitHub Actions".to_string(),
             };
             return Err(Error::Usage(format!(
-                "`--after {}`: the earlier stage ran in {}, this stage in {}: `gate report` merges only \
+                "`--after {}`: the earlier stage ran {}, this stage {}: `gate report` merges only \
                  the stages and shards of one attempt of one CI run (re-run all jobs of the workflow run)",
                 l.path.display(),
                 ran(&l.header().ci),

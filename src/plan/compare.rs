@@ -293,7 +293,9 @@ impl Validator<'_> {
                         ),
                     ));
                 }
-                dir
+                // Base's trials run in the folder as resolved now: head's trials re-pointing
+                // a linked `base` afterwards change nothing (break c1 of issue 29's review).
+                std::fs::canonicalize(&dir).unwrap_or(dir)
             }
             None => task.cwd.clone(),
         };

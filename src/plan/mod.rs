@@ -405,6 +405,7 @@ impl Plan {
         plan.hash = sha256_hex(&bytes);
         (plan.fixture_hash, plan.fixture_files) = tasks::fixture_hash(&shown, &dir, &plan.tasks)?;
         state::refuse_writable_over_a_side(&shown, &plan)?;
+        state::refuse_symlinked_named_files(&shown, &plan)?;
         Ok(plan)
     }
 }

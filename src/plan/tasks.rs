@@ -404,6 +404,9 @@ impl Validator<'_> {
                 ),
             ));
         }
+        // Trials run in the folder as resolved now: a linked folder the trials re-point
+        // later changes nothing (break c1 of issue 29's review).
+        let cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
         Ok(Task {
             id,
             line: entry.referenced.line().max(1),

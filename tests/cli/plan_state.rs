@@ -261,3 +261,201 @@ fn break_14_a_stage_1_ledger_of_another_ci_run_is_refused() {
         .assert()
         .code(0);
 }
+
+// The breaks an adversarial review of the change above found (issue 29, review 1), each
+// named after the reviewer's attack. Where the box is off, a named file a trial changed
+// means no verdict (exit 4): that is what shows the file is named, box or no box.
+
+/// `policy: {sandbox: off}`, one trial (a second would run the attack's grader) that writes a wrong answer, then `EXTRA` (the attack).
+fn box_off(extra: &str, check: &str) -> Fixture {
+    Fixture::new(&format!(
+        "version: 1\nsampling: {{single: {{n: 1, c: 0}}}}\npolicy: {{sandbox: off}}\ntasks:\n  - id: agent\n{extra}    run: |\n      echo wrong > answer.txt\n{{RUN}}\n    check: {check}\n"
+    ))
+}
+
+/// Sets the attack's lines in a [`box_off`] plan.
+trait WithRun {
+    fn with_run(self, lines: &str) -> Self;
+}
+
+impl WithRun for Fixture {
+    fn with_run(self, lines: &str) -> Self {
+        let plan = read(&self.plan()).replace("{RUN}", lines);
+        std::fs::write(self.plan(), plan).unwrap();
+        self
+    }
+}
+
+/// Run `f` with a bound on the time: a hang is a failure, not a stuck suite.
+fn run_bounded(f: &Fixture) -> assert_cmd::assert::Assert {
+    f.command(&[])
+        .timeout(std::time::Duration::from_secs(60))
+        .assert()
+}
+
+#[test]
+fn review_a13_a_grader_that_turns_itself_into_a_fifo_does_not_hang_the_end_of_run_check() {
+    let f = box_off("", "sh check.sh").with_run("      true");
+    std::fs::write(
+        f.path("check.sh"),
+        "rm -f check.sh; mkfifo check.sh; exit 0\n",
+    )
+    .unwrap();
+    run_bounded(&f)
+        .code(4)
+        .stderr(predicate::str::contains("check.sh` changed during the run"));
+}
+
+#[test]
+fn review_a12_a_grader_re_pointed_at_dev_zero_is_not_read_without_bound() {
+    let f = box_off("", "sh check.sh").with_run("      true");
+    std::fs::write(
+        f.path("check.sh"),
+        "rm -f check.sh; ln -s /dev/zero check.sh; exit 0\n",
+    )
+    .unwrap();
+    run_bounded(&f)
+        .code(4)
+        .stderr(predicate::str::contains("check.sh` changed during the run"));
+}
+
+/// The attack's run line: rewrite `FILE` to a grader that passes, named through a glob so
+/// that the `run:` line itself names nothing.
+fn rewrite(file: &str) -> String {
+    format!("      for f in {file}*; do printf 'exit 0\\n' > \"$f\"; done")
+}
+
+fn assert_named(f: &Fixture, file: &str) {
+    run_bounded(f)
+        .code(4)
+        .stderr(predicate::str::contains(format!(
+            "{file}` changed during the run"
+        )));
+}
+
+#[test]
+fn review_a1_a_grader_without_extension_or_exec_bit_after_sh_is_protected() {
+    let f = box_off("", "sh grade").with_run(&rewrite("grade"));
+    std::fs::write(f.path("grade"), "grep -q 42 answer.txt\n").unwrap();
+    assert_named(&f, "grade");
+}
+
+#[test]
+fn review_a5_a_grader_named_through_the_plans_env_is_protected() {
+    let f = box_off("    env: {GRADER: grade}\n", "sh \"$GRADER\"").with_run(&rewrite("grade"));
+    std::fs::write(f.path("grade"), "grep -q 42 answer.txt\n").unwrap();
+    assert_named(&f, "grade");
+}
+
+#[test]
+fn review_a8_a_grader_after_cd_is_looked_up_in_that_folder() {
+    let f = box_off("", "cd graders && sh check.sh").with_run(&rewrite("graders/check.sh"));
+    std::fs::create_dir(f.path("graders")).unwrap();
+    std::fs::write(f.path("graders/check.sh"), "grep -q 42 ../answer.txt\n").unwrap();
+    assert_named(&f, "graders/check.sh");
+}
+
+#[test]
+fn review_a9_a_python_module_run_with_dash_m_is_protected() {
+    let f = box_off("", "python3 -m grader")
+        .with_run("      for f in grader.py*; do echo pass > \"$f\"; done");
+    std::fs::write(
+        f.path("grader.py"),
+        "import sys\nsys.exit(open('answer.txt').read().strip() != '42')\n",
+    )
+    .unwrap();
+    assert_named(&f, "grader.py");
+}
+
+#[test]
+fn review_a17_a_grader_found_through_the_plans_own_path_is_protected() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let f = box_off("    env: {PATH: \"bin:/usr/bin:/bin\"}\n", "grade")
+        .with_run(&rewrite("bin/grade"));
+    std::fs::create_dir(f.path("bin")).unwrap();
+    std::fs::write(f.path("bin/grade"), "#!/bin/sh\ngrep -q 42 answer.txt\n").unwrap();
+    std::fs::set_permissions(f.path("bin/grade"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    assert_named(&f, "bin/grade");
+}
+
+#[test]
+fn review_a1_a_grader_without_extension_cannot_be_rewritten_in_the_box() {
+    let test = "review_a1_a_grader_without_extension_cannot_be_rewritten_in_the_box";
+    if !has_landlock(test) {
+        return;
+    }
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 3, c: 0}}\ntasks:\n  - id: agent\n    run: |\n      printf 'exit 0\\n' > grade\n      echo wrong > answer.txt\n    check: sh grade\n",
+    );
+    std::fs::write(f.path("grade"), "grep -q 42 answer.txt\n").unwrap();
+    f.run(&[])
+        .code(1)
+        .stdout(predicate::str::contains("agent  FAIL"));
+    assert_eq!(read(&f.path("grade")), "grep -q 42 answer.txt\n");
+}
+
+#[test]
+fn review_a3_a_symlinked_grader_in_the_plans_folder_is_refused() {
+    let f = Fixture::new(&GRADER_REWRITE.replace("{POLICY}", ""));
+    std::fs::create_dir(f.path("lib")).unwrap();
+    std::fs::write(f.path("lib/real.sh"), GRADER).unwrap();
+    std::os::unix::fs::symlink("lib/real.sh", f.path("check.sh")).unwrap();
+    for args in [&["run", "plan.yaml"][..], &["check", "plan.yaml"]] {
+        gate()
+            .current_dir(f.dir.path())
+            .args(args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(
+                "check.sh` is a symbolic link to `",
+            ))
+            .stderr(predicate::str::contains("lib/real.sh` in the plan instead"));
+    }
+    assert!(!f.path("gate-out").exists());
+}
+
+#[test]
+fn review_c1_base_linked_inside_head_runs_where_the_link_pointed_when_the_plan_was_read() {
+    // head/base -> ../base-real. Head's agent re-points the link at `evil/`, a copy of
+    // base's byte-identical agent with sabotaged data: base's trials must still run in
+    // base-real, so a head that always fails against a base that always passes is FAIL.
+    let f = Fixture::new("");
+    let (head, real) = (f.path("head"), f.path("base-real"));
+    std::fs::create_dir(&head).unwrap();
+    std::fs::create_dir(&real).unwrap();
+    std::fs::write(
+        head.join("plan.yaml"),
+        "version: 1\nbase: {cwd: base}\nsampling: {compare: {odds_ratio: 3}}\ntasks:\n  - id: t\n    run: sh agent.sh\n",
+    )
+    .unwrap();
+    std::fs::write(real.join("agent.sh"), "grep -q good prompt.txt\n").unwrap();
+    std::fs::write(real.join("prompt.txt"), "good\n").unwrap();
+    std::fs::write(
+        head.join("agent.sh"),
+        "if [ -e base/prompt.txt ] && [ ! -d evil ]; then mkdir evil && cp base/agent.sh evil/ && echo bad > evil/prompt.txt && ln -sfn evil base.new && mv -T base.new base; fi\nexit 1\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("../base-real", head.join("base")).unwrap();
+    gate()
+        .current_dir(&head)
+        .args(["run", "plan.yaml", "--no-step-summary", "-j", "1"])
+        .env_remove("GITHUB_ACTIONS")
+        .timeout(std::time::Duration::from_secs(120))
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("FAIL"));
+}
+
+#[test]
+fn review_16_the_after_refusal_outside_ci_reads_as_a_sentence() {
+    let f = Fixture::new(NESTED_STAGE);
+    stage(
+        &f,
+        1,
+        &[("GITHUB_RUN_ID", "7"), ("GITHUB_RUN_ATTEMPT", "1")],
+    )
+    .code(5);
+    stage(&f, 2, &[]).code(2).stderr(predicate::str::contains(
+        "the earlier stage ran in attempt 1 of CI run 7, this stage outside GitHub Actions:",
+    ));
+}

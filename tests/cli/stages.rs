@@ -981,7 +981,7 @@ fn a_stage_that_could_never_merge_with_its_after_ledgers_is_refused_before_any_t
     );
     refused(
         stage_command(&fx, "out/s2-1.jsonl", 2, 1, &after, &[]).env_remove("GITHUB_RUN_ID"),
-        "this stage in outside GitHub Actions",
+        "this stage outside GitHub Actions",
     );
     // Another shard count, or the stage run whole.
     let stage_2 = |shard: &[&str]| {
