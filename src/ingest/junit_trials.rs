@@ -99,8 +99,8 @@ pub(super) fn read_junit(
 /// Refuse a file in which one `<testsuite>` is written twice: the same suite name,
 /// timestamp and test cases with the same outcomes, times and timestamps. That is one run's
 /// suite pasted twice, which would count as two runs; two runs of a suite in one file differ
-/// in their times. Suites that record no time at all (no timestamp, every `time` 0) are not
-/// compared, as for files ([`super::check_distinct`]).
+/// in their timestamps. Suites that record no timestamp (theirs or their test cases') are not
+/// compared, as for files ([`super::check_distinct`]): equal durations alone can repeat.
 fn refuse_suite_twice(path: &Path, doc: &Document) -> Result<(), IngestError> {
     use sha2::Digest as _;
     let mut per_suite: Vec<(sha2::Sha256, bool, usize)> = doc
@@ -123,7 +123,7 @@ fn refuse_suite_twice(path: &Path, doc: &Document) -> Result<(), IngestError> {
         let text = format!("{c:?}");
         slot.0.update((text.len() as u64).to_le_bytes());
         slot.0.update(text.as_bytes());
-        slot.1 |= c.stamp.is_some() || c.time_s != 0.0;
+        slot.1 |= c.stamp.is_some();
         slot.2 += 1;
     }
     let mut seen: HashMap<Vec<u8>, usize> = HashMap::new();

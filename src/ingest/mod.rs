@@ -626,17 +626,13 @@ pub struct History {
 
 /// A canonical digest of a run's parsed records (test ids, repeats, and every attempt's
 /// outcome, duration, message and detail) with the timestamps the tool wrote; `None` when
-/// the run records no time at all (every duration 0, no timestamp), since then two legitimate
-/// runs of a deterministic suite give the same records and nothing tells them apart.
+/// the run records no timestamp. Without one, two legitimate runs of a deterministic suite can
+/// give the same records (a Jest duration is whole milliseconds, a synthetic or fast suite's
+/// times repeat), and nothing tells them apart from one run saved twice; such files are
+/// compared by bytes and run ids only.
 pub fn records_digest(run: &RunFile) -> Option<String> {
     use sha2::Digest as _;
-    let timed = !run.identity.stamps.is_empty()
-        || run
-            .trials
-            .iter()
-            .flat_map(|t| &t.attempts)
-            .any(|a| a.duration_s != 0.0);
-    if !timed {
+    if run.identity.stamps.is_empty() {
         return None;
     }
     let mut h = sha2::Sha256::new();
