@@ -39,6 +39,8 @@ struct Event<'a> {
     elapsed: Option<f64>,
     #[serde(rename = "Output", default)]
     output: Option<String>,
+    #[serde(rename = "Time", default, borrow)]
+    time: Option<std::borrow::Cow<'a, str>>,
 }
 
 /// A run of a test that has started and not ended.
@@ -59,6 +61,9 @@ pub struct GoRun {
     pub skipped: u64,
     /// Test runs after their package's first invocation ended (gotestsum `--rerun-fails`).
     pub reruns: u64,
+    /// The `Time` of the stream's first event: a stream and a cut-off prefix of it share it,
+    /// two runs do not (it has nanoseconds).
+    pub first_time: Option<String>,
 }
 
 /// Whether the text looks like `go test -json` output: its first line is an event object.
@@ -80,6 +85,7 @@ pub fn read(text: &str) -> Result<GoRun, ParseError> {
     let mut ended: HashMap<String, bool> = HashMap::new();
     let mut skipped = 0;
     let mut reruns = 0;
+    let mut first_time: Option<String> = None;
     let mut tests_seen: HashMap<String, u64> = HashMap::new();
     // Packages with a test run that failed (or crashed) in their first invocation.
     let mut failed: HashSet<String> = HashSet::new();
@@ -93,6 +99,11 @@ pub fn read(text: &str) -> Result<GoRun, ParseError> {
             column: e.column() as u64,
             reason: format!("not a `go test -json` event: {e}"),
         })?;
+        if first_time.is_none()
+            && let Some(t) = &ev.time
+        {
+            first_time = Some(t.to_string());
+        }
         let package = ev.package.as_deref().unwrap_or("").to_string();
         let Some(test) = ev.test.as_deref() else {
             // The package's own end: every test still open there crashed with it.
@@ -235,11 +246,31 @@ pub fn read(text: &str) -> Result<GoRun, ParseError> {
             ),
         });
     }
+    // A stream cut off between tests, before its package's end event: the tests after the cut
+    // never ran or their results are lost, and a package-level failure (TestMain, goleak) is
+    // only in that event. Refused, naming the package.
+    let mut unended: Vec<&String> = tests_seen
+        .keys()
+        .filter(|p| !ended.contains_key(*p))
+        .collect();
+    unended.sort();
+    if let Some(package) = unended.first() {
+        return Err(ParseError {
+            line: text.lines().count().max(1) as u64,
+            column: 1,
+            reason: format!(
+                "the stream ends before package `{package}` ended (no package `pass`, `fail` or `skip` event): \
+                 the run was killed or the file was cut off between tests, so the tests after the cut and any \
+                 package-level failure are unknown. Run the suite to its end and read the whole stream"
+            ),
+        });
+    }
     trials.retain(|t| !t.attempts.is_empty());
     Ok(GoRun {
         trials,
         skipped,
         reruns,
+        first_time,
     })
 }
 

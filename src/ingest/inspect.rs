@@ -75,6 +75,10 @@ struct Eval {
     #[serde(default)]
     task: Option<String>,
     #[serde(default)]
+    eval_id: Option<String>,
+    #[serde(default)]
+    run_id: Option<String>,
+    #[serde(default)]
     dataset: Option<Dataset>,
     #[serde(default)]
     scorers: Option<Vec<Named>>,
@@ -167,6 +171,9 @@ pub struct Log {
     pub notes: Vec<String>,
     /// What the reducers reported, per sample, for `gate explain`.
     pub claims: Vec<Claim>,
+    /// The log's `eval_id` and `run_id`, labelled: the same eval's log, converted between
+    /// `.eval` and `.json` or repacked, keeps them.
+    pub run_ids: Vec<String>,
 }
 
 /// Read a `.eval` (ZIP) or `.json` log.
@@ -344,6 +351,13 @@ fn judge(
     opts: &Options,
 ) -> Result<Log, Error> {
     let status = header.status.clone().unwrap_or_else(|| "unknown".into());
+    let run_ids: Vec<String> = [
+        ("eval_id", &header.eval.eval_id),
+        ("run_id", &header.eval.run_id),
+    ]
+    .into_iter()
+    .filter_map(|(k, v)| v.as_ref().map(|v| format!("Inspect {k} `{v}`")))
+    .collect();
     let mut notes = Vec::new();
     if status != "success" {
         let why = header
@@ -626,6 +640,7 @@ fn judge(
         cancelled,
         notes,
         claims,
+        run_ids,
     })
 }
 

@@ -66,6 +66,22 @@ pub struct Case {
     pub invocations: Option<u64>,
     /// 1-based line of the `<testcase>` tag.
     pub line: u64,
+    /// Its `timestamp` attribute (nextest writes one per test case).
+    pub stamp: Option<String>,
+    /// Which `<testsuite>` holds it: 0 for none below the root, else the suite's 1-based
+    /// position in the document (an index into [`Document::suites`] plus one).
+    pub suite: usize,
+}
+
+/// One `<testsuite>` below the root.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Suite {
+    /// 1-based line of its tag.
+    pub line: u64,
+    /// Its `name` attribute.
+    pub name: String,
+    /// Its `timestamp` attribute.
+    pub stamp: Option<String>,
 }
 
 /// What a file says about itself and its test cases.
@@ -81,6 +97,12 @@ pub struct Document {
     pub go_version: bool,
     /// Every `<testcase>`, in document order.
     pub cases: Vec<Case>,
+    /// The root's `uuid` (nextest writes one per run).
+    pub run_id: Option<String>,
+    /// The root's `timestamp`.
+    pub stamp: Option<String>,
+    /// Every `<testsuite>` below the root, in document order.
+    pub suites: Vec<Suite>,
 }
 
 /// Why a file is not readable JUnit XML, and where (1-based line and column).
@@ -123,6 +145,9 @@ pub fn parse(text: &str) -> Result<Document, NotJunit> {
         root_has_id: false,
         go_version: false,
         cases: Vec::new(),
+        run_id: None,
+        stamp: None,
+        suites: Vec::new(),
     };
     let mut stack: Vec<Open> = Vec::new();
     let mut case: Option<Case> = None;
@@ -152,6 +177,7 @@ pub fn parse(text: &str) -> Result<Document, NotJunit> {
             }
             Event::Start(e) => {
                 note_suite_property(&e, &case, &mut doc).map_err(|r| at(start, r))?;
+                note_suite(&e, &case, &mut doc, &mut lines, start).map_err(|r| at(start, r))?;
                 if stack.len() >= MAX_DEPTH {
                     return Err(at(
                         start,
@@ -165,19 +191,22 @@ pub fn parse(text: &str) -> Result<Document, NotJunit> {
             }
             Event::Empty(e) => {
                 note_suite_property(&e, &case, &mut doc).map_err(|r| at(start, r))?;
+                note_suite(&e, &case, &mut doc, &mut lines, start).map_err(|r| at(start, r))?;
                 let line = lines.line_at(start as usize);
                 let open = open_element(&e, false, &stack, &mut case, &mut retry, line)
                     .map_err(|r| at(start, r))?;
                 // `<testcase .../>` is a complete record: there is no End event for it.
                 if open == Open::Case
-                    && let Some(c) = case.take()
+                    && let Some(mut c) = case.take()
                 {
+                    c.suite = doc.suites.len();
                     doc.cases.push(c);
                 }
             }
             Event::End(_) => match stack.pop() {
                 Some(Open::Case) => {
-                    if let Some(c) = case.take() {
+                    if let Some(mut c) = case.take() {
+                        c.suite = doc.suites.len();
                         doc.cases.push(c);
                     }
                 }
@@ -250,6 +279,27 @@ fn read_root(e: &BytesStart<'_>, doc: &mut Document) -> Result<(), String> {
     doc.root = name;
     doc.root_name = attr(e, "name")?;
     doc.root_has_id = attr(e, "id")?.is_some();
+    doc.run_id = attr(e, "uuid")?;
+    doc.stamp = attr(e, "timestamp")?;
+    Ok(())
+}
+
+/// Keep a `<testsuite>` below the root: its name and timestamp, so that one run's suite
+/// written twice into a file can be told from two runs.
+fn note_suite(
+    e: &BytesStart<'_>,
+    case: &Option<Case>,
+    doc: &mut Document,
+    lines: &mut Lines<'_>,
+    start: u64,
+) -> Result<(), String> {
+    if case.is_none() && local(e) == "testsuite" {
+        doc.suites.push(Suite {
+            line: lines.line_at(start as usize),
+            name: attr(e, "name")?.unwrap_or_default(),
+            stamp: attr(e, "timestamp")?,
+        });
+    }
     Ok(())
 }
 
@@ -292,6 +342,8 @@ fn open_element(
             reruns: Vec::new(),
             invocations: None,
             line,
+            stamp: attr(e, "timestamp")?,
+            suite: 0,
         };
         *case = Some(c);
         // With no body, the caller finishes the record at once.

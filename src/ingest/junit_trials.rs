@@ -51,6 +51,18 @@ pub(super) fn read_junit(
             }
         }
     }
+    refuse_suite_twice(path, &doc)?;
+    let mut identity = super::Identity::default();
+    if let Some(uuid) = &doc.run_id {
+        identity.run_ids.push(format!("JUnit run uuid `{uuid}`"));
+    }
+    identity.stamps.extend(doc.stamp.iter().cloned());
+    identity
+        .stamps
+        .extend(doc.suites.iter().filter_map(|s| s.stamp.clone()));
+    identity
+        .stamps
+        .extend(doc.cases.iter().filter_map(|c| c.stamp.clone()));
     let (trials, skipped, origins) =
         interpret(&doc, writer, opts.assume_retries_off).map_err(|r| match r {
             Refusal::RetriesInvisible(reason) => IngestError::RetriesInvisible {
@@ -80,7 +92,58 @@ pub(super) fn read_junit(
         notes: Vec::new(),
         claims: Vec::new(),
         origins,
+        identity,
     })
+}
+
+/// Refuse a file in which one `<testsuite>` is written twice: the same suite name,
+/// timestamp and test cases with the same outcomes, times and timestamps. That is one run's
+/// suite pasted twice, which would count as two runs; two runs of a suite in one file differ
+/// in their timestamps. Suites that record no timestamp (theirs or their test cases') are not
+/// compared, as for files ([`super::check_distinct`]): equal durations alone can repeat.
+fn refuse_suite_twice(path: &Path, doc: &Document) -> Result<(), IngestError> {
+    use sha2::Digest as _;
+    let mut per_suite: Vec<(sha2::Sha256, bool, usize)> = doc
+        .suites
+        .iter()
+        .map(|s| {
+            let mut h = sha2::Sha256::new();
+            h.update(format!("{:?}|{:?}", s.name, s.stamp));
+            (h, s.stamp.is_some(), 0)
+        })
+        .collect();
+    for c in &doc.cases {
+        let Some(slot) = c.suite.checked_sub(1).and_then(|i| per_suite.get_mut(i)) else {
+            continue;
+        };
+        // Everything the record says, but where it is in the file.
+        let mut c = c.clone();
+        c.line = 0;
+        c.suite = 0;
+        let text = format!("{c:?}");
+        slot.0.update((text.len() as u64).to_le_bytes());
+        slot.0.update(text.as_bytes());
+        slot.1 |= c.stamp.is_some();
+        slot.2 += 1;
+    }
+    let mut seen: HashMap<Vec<u8>, usize> = HashMap::new();
+    for (i, (h, timed, cases)) in per_suite.into_iter().enumerate() {
+        if !timed || cases == 0 {
+            continue;
+        }
+        if let Some(first) = seen.insert(h.finalize().to_vec(), i) {
+            return Err(IngestError::Refused {
+                path: path.to_path_buf(),
+                reason: format!(
+                    "the `<testsuite>` at line {} is the one at line {} again (the same name, test cases, outcomes, \
+                     times and timestamps): one run's suite written twice, which would count as two runs. Give \
+                     each run once (docs/ingest.md, \"Evidence has an identity\")",
+                    doc.suites[i].line, doc.suites[first].line
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Recognise the writer from the root element and the records.

@@ -200,6 +200,22 @@ pub enum IngestError {
         /// Their hex SHA-256.
         sha256: String,
     },
+    /// Two files that are one run of the suite by what the tool recorded about it, though
+    /// their bytes differ ([`check_distinct`]).
+    #[error(
+        "{} and {}: the same run of the suite given twice: {why}. Each result file must be a different \
+         run, so gate will not count one run twice. Give each run's file once (docs/ingest.md, \"Evidence \
+         has an identity\")",
+        first.display(), second.display()
+    )]
+    SameRun {
+        /// The file read first.
+        first: PathBuf,
+        /// The later file of the same run.
+        second: PathBuf,
+        /// What they share.
+        why: String,
+    },
     /// Two different test cases in different files that would get the same test id.
     #[error("{}: {reason}", path.display())]
     SameIdAcrossFiles {
@@ -552,6 +568,22 @@ pub struct RunFile {
     /// cannot merge two different tests under one id ([`check_same_ids`]). Empty for formats
     /// whose ids are not joined from parts that can collide.
     pub origins: Origins,
+    /// What the tool recorded about the run itself (its run ids, its timestamps): with the
+    /// parsed records, the run's identity beyond its bytes ([`check_distinct`]).
+    pub identity: Identity,
+}
+
+/// What a tool records about one run of the suite, beyond its outcomes: the identity
+/// [`check_distinct`] compares, so that a re-saved copy of a run (another line ending, a BOM,
+/// keys reordered, a `.eval` converted to `.json`) is not counted as another run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Identity {
+    /// Ids the tool gives the run, labelled (`nextest run uuid …`, `Inspect eval_id …`,
+    /// `go test -json first event at …`): two files with one of them in common are one run.
+    pub run_ids: Vec<String>,
+    /// Timestamps the tool wrote (a suite's or a test case's `timestamp`), in document order:
+    /// part of the records' digest, and what makes it tell runs apart.
+    pub stamps: Vec<String>,
 }
 
 /// Test id → the (classname, name) a JUnit record made it of.
@@ -592,21 +624,89 @@ pub struct History {
     pub trials: Vec<Vec<Attempt>>,
 }
 
-/// Refuse result files whose content is the same: each file is one run of the suite, so the
-/// same bytes twice (a path given twice, a copy, a symlink, overlapping globs) would count one
-/// run as several. Compared by SHA-256, across every file of one ingest (base and head).
+/// A canonical digest of a run's parsed records (test ids, repeats, and every attempt's
+/// outcome, duration, message and detail) with the timestamps the tool wrote; `None` when
+/// the run records no timestamp. Without one, two legitimate runs of a deterministic suite can
+/// give the same records (a Jest duration is whole milliseconds, a synthetic or fast suite's
+/// times repeat), and nothing tells them apart from one run saved twice; such files are
+/// compared by bytes and run ids only.
+pub fn records_digest(run: &RunFile) -> Option<String> {
+    use sha2::Digest as _;
+    if run.identity.stamps.is_empty() {
+        return None;
+    }
+    let mut h = sha2::Sha256::new();
+    // Length-prefixed fields: no two different record lists serialise alike.
+    let mut field = |b: &[u8]| {
+        h.update((b.len() as u64).to_le_bytes());
+        h.update(b);
+    };
+    for t in &run.trials {
+        field(t.test.as_bytes());
+        field(&t.repeat.to_le_bytes());
+        field(&(t.attempts.len() as u64).to_le_bytes());
+        for a in &t.attempts {
+            field(&[a.passed as u8, a.unavailable as u8]);
+            field(&a.duration_s.to_bits().to_le_bytes());
+            field(a.message.as_bytes());
+            field(a.detail.as_bytes());
+        }
+    }
+    field(b"stamps");
+    for s in &run.identity.stamps {
+        field(s.as_bytes());
+    }
+    Some(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Refuse two result files that are the same run of the suite: each file is one run, so one
+/// run given twice would count as several. Three checks, across every file of one ingest
+/// (base and head), each naming both files:
+/// - the same bytes (a path given twice, a copy, a symlink, overlapping globs), by SHA-256;
+/// - a run id the tool recorded in both (nextest's `uuid`, Inspect's `eval_id`/`run_id`, the
+///   time of a `go test -json` stream's first event: a cut-off prefix of a stream shares it);
+/// - the same parsed records *with their timestamps and durations* ([`records_digest`]): a
+///   copy re-saved with other line endings, a BOM, other whitespace or reordered keys. Equal
+///   outcomes alone are not refused: two runs of a deterministic suite may have them.
 pub fn check_distinct<'r>(runs: impl IntoIterator<Item = &'r RunFile>) -> Result<(), IngestError> {
-    let mut seen: HashMap<&str, &PathBuf> = HashMap::new();
+    let mut bytes: HashMap<&str, &PathBuf> = HashMap::new();
+    let mut ids: HashMap<&str, &PathBuf> = HashMap::new();
+    let mut records: HashMap<String, &PathBuf> = HashMap::new();
     for run in runs {
-        if let Some(first) = seen.insert(run.sha256.as_str(), &run.path) {
+        if let Some(first) = bytes.insert(run.sha256.as_str(), &run.path) {
             return Err(IngestError::SameContent {
                 first: first.clone(),
                 second: run.path.clone(),
                 sha256: run.sha256.clone(),
             });
         }
+        for id in &run.identity.run_ids {
+            if let Some(first) = ids.insert(id.as_str(), &run.path) {
+                return Err(IngestError::SameRun {
+                    first: first.clone(),
+                    second: run.path.clone(),
+                    why: format!("both record the same run ({})", untrusted_line(id)),
+                });
+            }
+        }
+        if let Some(digest) = records_digest(run)
+            && let Some(first) = records.insert(digest, &run.path)
+        {
+            return Err(IngestError::SameRun {
+                first: first.clone(),
+                second: run.path.clone(),
+                why: "their records are the same, test by test, with the same timestamps and durations \
+                      (a copy of one run saved again)"
+                    .into(),
+            });
+        }
     }
     Ok(())
+}
+
+/// One line of untrusted text, for a message.
+fn untrusted_line(s: &str) -> String {
+    crate::untrusted::one_line(s).to_string()
 }
 
 /// Refuse two different test cases of different files that get the same test id (JUnit's

@@ -63,6 +63,14 @@ pub fn read_run(path: &Path, opts: &Options) -> Result<RunFile, IngestError> {
                 notes,
                 claims: Vec::new(),
                 origins: Default::default(),
+                identity: super::Identity {
+                    run_ids: go
+                        .first_time
+                        .iter()
+                        .map(|t| format!("`go test -json` stream whose first event is at {t}"))
+                        .collect(),
+                    stamps: go.first_time.iter().cloned().collect(),
+                },
             }
         }
         Format::Promptfoo => {
@@ -82,6 +90,7 @@ pub fn read_run(path: &Path, opts: &Options) -> Result<RunFile, IngestError> {
                 notes: pf.notes,
                 claims: Vec::new(),
                 origins: Default::default(),
+                identity: Default::default(),
             }
         }
         Format::Deepeval => {
@@ -98,6 +107,7 @@ pub fn read_run(path: &Path, opts: &Options) -> Result<RunFile, IngestError> {
                 notes: de.notes,
                 claims: Vec::new(),
                 origins: Default::default(),
+                identity: Default::default(),
             }
         }
         Format::Inspect => {
@@ -116,6 +126,10 @@ pub fn read_run(path: &Path, opts: &Options) -> Result<RunFile, IngestError> {
                 notes: log.notes,
                 claims: log.claims,
                 origins: Default::default(),
+                identity: super::Identity {
+                    run_ids: log.run_ids,
+                    stamps: Vec::new(),
+                },
             }
         }
         Format::PlaywrightJson | Format::MochaJson | Format::JestJson => {
@@ -142,6 +156,7 @@ pub fn read_run(path: &Path, opts: &Options) -> Result<RunFile, IngestError> {
                 notes: report.notes,
                 claims: Vec::new(),
                 origins: Default::default(),
+                identity: Default::default(),
             }
         }
     };
@@ -269,6 +284,7 @@ fn stream_promptfoo(path: &Path, opts: &Options) -> Result<Option<RunFile>, Inge
         notes: pf.notes,
         claims: Vec::new(),
         origins: Default::default(),
+        identity: Default::default(),
     }))
 }
 

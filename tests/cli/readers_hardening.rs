@@ -283,3 +283,155 @@ fn junit_too_large_for_a_ledger_header_gets_a_size_refusal_not_a_tampering_error
         ))
         .stderr(predicate::str::contains("tamper").not());
 }
+
+/// A pytest JUnit run of `test_agent::test_refund` at `stamp`, the test taking `time` s.
+fn pytest(stamp: &str, time: &str, pass: bool) -> String {
+    let body = if pass {
+        String::new()
+    } else {
+        "<failure message=\"wrong answer\"/>".into()
+    };
+    format!(
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<testsuites name=\"pytest tests\"><testsuite name=\"pytest\" \
+         errors=\"0\" failures=\"0\" skipped=\"0\" tests=\"1\" time=\"{time}\" timestamp=\"{stamp}\" hostname=\"ci\">\
+         <testcase classname=\"test_agent\" name=\"test_refund\" time=\"{time}\">{body}</testcase></testsuite></testsuites>\n"
+    )
+}
+
+#[test]
+fn resaved_copy_of_a_run_is_refused_as_the_same_run() {
+    // Review 2, B1: the duplicate check compared raw bytes, so one passing run re-saved with a
+    // trailing newline, CRLF line endings or a BOM counted as four runs: PASS 4/4.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run = pytest("2026-12-01T10:00:00.123456", "0.5", true);
+    let p = write(dir.path(), "pass.xml", &run);
+    let resaved = [
+        write(dir.path(), "newline.xml", &format!("{run}\n")),
+        write(dir.path(), "crlf.xml", &run.replace('\n', "\r\n")),
+        write(dir.path(), "bom.xml", &format!("\u{feff}{run}")),
+    ];
+    for copy in &resaved {
+        ingest(dir.path(), &[&p, copy], &["--single", "2,0"])
+            .code(2)
+            .stderr(predicate::str::contains(
+                "the same run of the suite given twice",
+            ))
+            .stderr(predicate::str::contains("pass.xml"))
+            .stderr(predicate::str::contains(
+                copy.file_name().unwrap().to_str().unwrap(),
+            ));
+    }
+    // Two real runs with the same outcome but their own timestamps are two runs.
+    let other = write(
+        dir.path(),
+        "run-02.xml",
+        &pytest("2026-12-01T10:05:00.654321", "0.5", true),
+    );
+    ingest(dir.path(), &[&p, &other], &["--single", "2,0"]).code(0);
+    // A deterministic suite that records no time at all: equal records are not refused
+    // (nothing tells two runs from one re-saved; docs/ingest.md says so).
+    let a = write(dir.path(), "a.xml", &nextest(true).replace("0.1", "0"));
+    let b = write(
+        dir.path(),
+        "b.xml",
+        &nextest(true).replace("0.1", "0").replace("?>\n", "?>\n\n"),
+    );
+    ingest(dir.path(), &[&a, &b], &["--single", "2,0"]).code(0);
+}
+
+#[test]
+fn inspect_log_and_its_conversion_sharing_an_eval_id_are_refused_as_the_same_run() {
+    // Review 2, B1: an `.eval` log and the same log converted to `.json` (same eval_id and
+    // run_id) counted as two evals: 40 trials per sample from one log.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = |ws: &str| {
+        format!(
+            r#"{{"version":2,"status":"success",{ws}"eval":{{"eval_id":"EVAL1","run_id":"RUN1","task":"t","dataset":{{"sample_ids":["refund"]}},"scorers":[{{"name":"done"}}]}},"samples":[{{"id":"refund","epoch":1,"scores":{{"done":{{"value":"C"}}}}}}]}}"#
+        )
+    };
+    let a = write(dir.path(), "log.json", &log(""));
+    let b = write(dir.path(), "converted.json", &log(" "));
+    ingest(dir.path(), &[&a, &b], &["--single", "2,0"])
+        .code(2)
+        .stderr(predicate::str::contains("Inspect eval_id `EVAL1`"))
+        .stderr(predicate::str::contains("log.json and"))
+        .stderr(predicate::str::contains("converted.json"));
+}
+
+#[test]
+fn go_json_stream_and_its_cut_off_prefix_are_refused_as_the_same_run() {
+    // Review 2, B1: a `go test -json` stream and a prefix of itself counted as two runs.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let full = [
+        r#"{"Time":"2026-12-01T10:00:00.000000001Z","Action":"start","Package":"p"}"#,
+        r#"{"Time":"2026-12-01T10:00:00.000000002Z","Action":"run","Package":"p","Test":"TestA"}"#,
+        r#"{"Time":"2026-12-01T10:00:00.100000003Z","Action":"pass","Package":"p","Test":"TestA","Elapsed":0.1}"#,
+        r#"{"Time":"2026-12-01T10:00:00.100000004Z","Action":"pass","Package":"p","Elapsed":0.1}"#,
+    ];
+    let a = write(dir.path(), "full.json", &go_events(&full));
+    let mut cut = full.to_vec();
+    cut.push(r#"{"Time":"2026-12-01T10:00:00.200000005Z","Action":"output","Package":"p","Output":"ok\n"}"#);
+    let b = write(dir.path(), "longer.json", &go_events(&cut));
+    ingest(dir.path(), &[&a, &b], &["--single", "2,0"])
+        .code(2)
+        .stderr(predicate::str::contains(
+            "the same run of the suite given twice",
+        ))
+        .stderr(predicate::str::contains("2026-12-01T10:00:00.000000001Z"));
+}
+
+#[test]
+fn testsuite_written_twice_in_one_file_is_refused() {
+    // Review 2, B2: one nextest run's `<testsuite>` pasted twice into its file: PASS 2/2.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let suite = "<testsuite name=\"agent\" tests=\"1\"><testcase classname=\"agent\" name=\"refund\" \
+                 timestamp=\"2026-12-01T10:00:00.148+00:00\" time=\"0.023\"/></testsuite>\n";
+    let p = write(
+        dir.path(),
+        "twice.xml",
+        &format!(
+            "<?xml version=\"1.0\"?>\n<testsuites name=\"nextest-run\" uuid=\"u-1\">\n{suite}{suite}</testsuites>\n"
+        ),
+    );
+    ingest(dir.path(), &[&p], &["--single", "2,0"])
+        .code(2)
+        .stderr(predicate::str::contains(
+            "the `<testsuite>` at line 4 is the one at line 3 again",
+        ));
+    // The same test in two suites of one file that ran apart is read as before.
+    let other = suite.replace("0.023", "0.031").replace(".148", ".201");
+    let p = write(
+        dir.path(),
+        "two.xml",
+        &format!(
+            "<?xml version=\"1.0\"?>\n<testsuites name=\"nextest-run\" uuid=\"u-2\">\n{suite}{other}</testsuites>\n"
+        ),
+    );
+    ingest(
+        dir.path(),
+        &[&p],
+        &["--single", "2,0", "--assume-retries-off"],
+    )
+    .code(0);
+}
+
+#[test]
+fn go_json_stream_cut_between_tests_is_refused() {
+    // Review 2, B6: a stream cut after a test ended and before its package's end event was
+    // read silently (the tests after the cut, and a package-level failure, lost).
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = write(
+        dir.path(),
+        "cut.json",
+        &go_events(&[
+            r#"{"Action":"run","Package":"example.com/agent","Test":"TestRefund"}"#,
+            r#"{"Action":"pass","Package":"example.com/agent","Test":"TestRefund","Elapsed":0.1}"#,
+        ]),
+    );
+    ingest(dir.path(), &[&p], &["--single", "1,0"])
+        .code(2)
+        .stderr(predicate::str::contains("cut.json:2:1"))
+        .stderr(predicate::str::contains(
+            "the stream ends before package `example.com/agent` ended",
+        ));
+}
