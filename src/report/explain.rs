@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use crate::explain::Explanation;
-use crate::format::{num, percent, percent_uncertain, rate};
+use crate::format::{num, percent, percent_uncertain, plural, rate};
 
 /// The human-readable explanation.
 pub fn render_text(e: &Explanation) -> String {
@@ -83,12 +83,12 @@ pub fn render_text(e: &Explanation) -> String {
         let _ = writeln!(
             out,
             "The retry gate catches a fall from {} to {} {} of the time; {} trials with at most\n\
-             {} failures catch it {} of the time and still pass a healthy agent {} of the time.",
+             {} catch it {} of the time and still pass a healthy agent {} of the time.",
             rate(c.healthy),
             rate(c.regressed),
             percent(c.retry_gate.p_catch_regressed),
             c.plan.n,
-            c.plan.c,
+            plural(c.plan.c, "failure", "failures"),
             percent(c.plan.p_catch_regressed),
             percent(c.plan.p_pass_healthy)
         );
