@@ -435,3 +435,24 @@ fn go_json_stream_cut_between_tests_is_refused() {
             "the stream ends before package `example.com/agent` ended",
         ));
 }
+
+/// Review of issue 29 (B7): a Jest report whose `wasInterrupted` and `openHandles` keys were
+/// stripped was read as Vitest's, whose reader ignores `invocations`: a test that failed its
+/// first attempt and passed on `jest.retryTimes`' retry (`invocations: 2`) read as a pass.
+#[test]
+fn jest_report_without_its_top_level_flags_is_still_read_as_jest() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fixture = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/js-json/jest-runs/run-1.json"),
+    )
+    .expect("fixture");
+    let mut json: serde_json::Value = serde_json::from_str(&fixture).expect("json");
+    let top = json.as_object_mut().expect("object");
+    top.remove("wasInterrupted");
+    top.remove("openHandles");
+    let p = write(dir.path(), "jest-noflags.json", &json.to_string());
+    // `agent refund` passed on its second invocation: its first attempt failed.
+    ingest(dir.path(), &[&p], &["--single", "1,0", "--no-step-summary"])
+        .code(1)
+        .stderr(predicate::str::contains("Vitest").not());
+}

@@ -75,10 +75,18 @@ pub fn looks_like(keys: &[String]) -> bool {
 }
 
 /// Read one report: one run of the suite. Returns the writer too (Jest or Vitest: Jest's
-/// report has `wasInterrupted` and `openHandles`, Vitest's neither).
+/// report has `wasInterrupted`, `openHandles` and per-test `invocations`, Vitest's none).
 pub fn read(text: &str) -> Result<(Report, Writer), Error> {
     let file: File = parse(text, "a Jest or Vitest JSON report (`.testResults[]`)")?;
-    let jest = file.was_interrupted.is_some() || file.open_handles.is_some();
+    // `invocations` is Jest's alone (Vitest never writes it): a report that carries it is
+    // Jest's even when `wasInterrupted` and `openHandles` were stripped, so that a retried
+    // test's failed first attempt is never read past as Vitest's.
+    let jest = file.was_interrupted.is_some()
+        || file.open_handles.is_some()
+        || file
+            .test_results
+            .iter()
+            .any(|s| s.assertion_results.iter().any(|a| a.invocations.is_some()));
     let writer = if jest {
         Writer::JestJson
     } else {
