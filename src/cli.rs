@@ -514,7 +514,7 @@ pub struct IngestArgs {
     )]
     pub rule: Option<DesignRule>,
     /// Compare: the base suite's JUnit files, in run order; the RESULT files are head's.
-    /// Pair k of a test is its k-th run on each side. End the list with `--`:
+    /// Pair k of a test is its run in the k-th file of each side. End the list with `--`:
     /// `gate ingest --base base/*.xml -- head/*.xml --odds-ratio 3`.
     #[arg(long, num_args = 1.., value_name = "BASE_RESULT")]
     pub base: Vec<PathBuf>,

@@ -59,6 +59,8 @@ pub struct TestRun {
     pub trials: Vec<Trial>,
     /// Records without a result.
     pub skipped: u64,
+    /// The test id of each such record.
+    pub skipped_tests: Vec<String>,
     /// What the reader said about the file.
     pub notes: Vec<String>,
 }
@@ -83,6 +85,7 @@ pub fn read(text: &str) -> Result<TestRun, ParseError> {
     cases.sort_by_key(|c| c.order.unwrap_or(u64::MAX));
     let mut trials = Vec::with_capacity(cases.len());
     let mut skipped = 0;
+    let mut skipped_tests = Vec::new();
     // Per test: the repeat indices seen and M.
     let mut seen: HashMap<String, (Vec<u64>, u64)> = HashMap::new();
     let mut occurrences: HashMap<String, u64> = HashMap::new();
@@ -98,6 +101,7 @@ pub fn read(text: &str) -> Result<TestRun, ParseError> {
         };
         let Some(success) = c.success else {
             skipped += 1;
+            skipped_tests.push(test);
             continue;
         };
         let n = occurrences.entry(test.clone()).or_default();
@@ -179,6 +183,7 @@ pub fn read(text: &str) -> Result<TestRun, ParseError> {
     Ok(TestRun {
         trials,
         skipped,
+        skipped_tests,
         notes,
     })
 }

@@ -59,6 +59,8 @@ pub struct GoRun {
     pub trials: Vec<Trial>,
     /// Test runs that ended `skip`.
     pub skipped: u64,
+    /// The test id of each such run.
+    pub skipped_tests: Vec<String>,
     /// Test runs after their package's first invocation ended (gotestsum `--rerun-fails`).
     pub reruns: u64,
     /// The `Time` of the stream's first event: a stream and a cut-off prefix of it share it,
@@ -84,6 +86,7 @@ pub fn read(text: &str) -> Result<GoRun, ParseError> {
     // Packages whose first invocation has ended.
     let mut ended: HashMap<String, bool> = HashMap::new();
     let mut skipped = 0;
+    let mut skipped_tests = Vec::new();
     let mut reruns = 0;
     let mut first_time: Option<String> = None;
     let mut tests_seen: HashMap<String, u64> = HashMap::new();
@@ -213,6 +216,7 @@ pub fn read(text: &str) -> Result<GoRun, ParseError> {
                 let o = runs.remove(0);
                 if action == "skip" {
                     skipped += 1;
+                    skipped_tests.push(trials[o.trial].test.clone());
                     trials[o.trial].attempts.clear();
                     continue;
                 }
@@ -269,6 +273,7 @@ pub fn read(text: &str) -> Result<GoRun, ParseError> {
     Ok(GoRun {
         trials,
         skipped,
+        skipped_tests,
         reruns,
         first_time,
     })

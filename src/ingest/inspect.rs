@@ -167,6 +167,8 @@ pub struct Log {
     pub trials: Vec<Trial>,
     /// Epochs cancelled (an aborted run): no trial.
     pub cancelled: u64,
+    /// The test id of each cancelled epoch.
+    pub cancelled_tests: Vec<String>,
     /// What the reader said about the log.
     pub notes: Vec<String>,
     /// What the reducers reported, per sample, for `gate explain`.
@@ -437,6 +439,7 @@ fn judge(
     let complete = status == "success";
     let mut trials = Vec::with_capacity(samples.len());
     let mut cancelled = 0;
+    let mut cancelled_tests = Vec::new();
     let mut errored_first = 0;
     let mut retried = 0;
     let mut seen: HashMap<(String, u64), ()> = HashMap::new();
@@ -459,6 +462,7 @@ fn judge(
                 .is_some_and(|e| e.starts_with("CancelledError"))
         {
             cancelled += 1;
+            cancelled_tests.push(format!("{task}::{id}"));
             continue;
         }
         let retries = match &s.error_retries {
@@ -638,6 +642,7 @@ fn judge(
     Ok(Log {
         trials,
         cancelled,
+        cancelled_tests,
         notes,
         claims,
         run_ids,

@@ -86,7 +86,8 @@ pub(super) fn read_junit(
         sha256: String::new(),
         writer,
         trials,
-        skipped,
+        skipped: skipped.len() as u64,
+        skipped_tests: skipped,
         format: Format::Junit,
         detected: false,
         notes: Vec::new(),
@@ -255,8 +256,8 @@ fn interpret(
     doc: &Document,
     writer: Writer,
     vouched: bool,
-) -> Result<(Vec<Trial>, u64, super::Origins), Refusal> {
-    let mut skipped = 0;
+) -> Result<(Vec<Trial>, Vec<String>, super::Origins), Refusal> {
+    let mut skipped: Vec<String> = Vec::new();
     match writer {
         Writer::Playwright if !vouched => {
             return Err(Refusal::RetriesInvisible(
@@ -407,7 +408,7 @@ fn interpret(
             let mut final_attempts = match attempts_of(last) {
                 Some(a) => a,
                 None if earlier.is_empty() => {
-                    skipped += 1;
+                    skipped.push(id);
                     continue;
                 }
                 // A rerun that ended skipped (a skip raised on the retry): the failed attempts
@@ -433,7 +434,7 @@ fn interpret(
         } else {
             for (k, case) in cases.iter().enumerate() {
                 let Some(mut attempts) = attempts_of(case) else {
-                    skipped += 1;
+                    skipped.push(id.clone());
                     continue;
                 };
                 if let Some(n) = case.invocations
@@ -546,7 +547,7 @@ mod tests {
         let Ok((trials, skipped, _)) = interpret(&doc, Writer::Pytest, false) else {
             panic!("interpreted");
         };
-        assert_eq!(skipped, 1, "only the test that never ran is skipped");
+        assert_eq!(skipped.len(), 1, "only the test that never ran is skipped");
         assert_eq!(trials.len(), 1);
         assert_eq!(trials[0].test, "test_agent::test_refund");
         assert!(!trials[0].attempts[0].passed, "its first attempt failed");

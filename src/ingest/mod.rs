@@ -556,6 +556,10 @@ pub struct RunFile {
     pub trials: Vec<Trial>,
     /// `<testcase>` records skipped by the runner: no trial.
     pub skipped: u64,
+    /// The ids of the tests skipped in this run, one per skipped record: a test with no trial in a run
+    /// is missing from it, and counted as a failed trial, unless it is listed here
+    /// ([`histories`]).
+    pub skipped_tests: Vec<String>,
     /// The format read, and whether it was detected (not given with `--format`).
     pub format: Format,
     /// Whether the format was detected from the content.
@@ -604,6 +608,9 @@ impl RunFile {
                 a.detail = redact(&a.detail);
             }
         }
+        for t in &mut self.skipped_tests {
+            *t = redact(t);
+        }
         for n in &mut self.notes {
             *n = redact(n);
         }
@@ -622,6 +629,78 @@ pub struct History {
     pub test: String,
     /// Trials by ordinal (index 0 is ordinal 1).
     pub trials: Vec<Vec<Attempt>>,
+    /// Where each trial came from, by ordinal: (the index of its file among the files of its
+    /// side, 0-based; its place among this test's trials in that file, 0-based). `--base`
+    /// pairs head's and base's trials by it, never by ordinal alone.
+    pub places: Vec<(usize, usize)>,
+}
+
+/// The message of the failed trial that stands for a test missing from a run.
+pub fn missing_message(path: &std::path::Path) -> String {
+    format!(
+        "no record of this test in {}, though other runs have it: a test missing from a run \
+         (crashed, or left out of the report) counts as a failed trial of that run",
+        path.display()
+    )
+}
+
+/// Merge the runs, in the order given, into per-test histories.
+///
+/// Each file is one run of the suite, so every test that any of the files has is expected in
+/// each of them. A test with no record at all in a run (neither a trial nor a skipped
+/// record) is **missing** from it: its trial of that run is a failure (the test crashed the
+/// runner, or its record was left out), in that run's place. Dropping it would shift the
+/// test's later trials to earlier ordinals, which a sequential rule decides on and `--base`
+/// pairs by (a missing failure would then be read as a later pass: issue 29, B5). A test
+/// skipped in a run has no trial there, as before (the runner's own word that it did not run).
+pub fn histories(runs: Vec<RunFile>) -> Vec<History> {
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut out: Vec<History> = Vec::new();
+    for run in &runs {
+        for t in &run.trials {
+            if !index.contains_key(&t.test) {
+                index.insert(t.test.clone(), out.len());
+                out.push(History {
+                    test: t.test.clone(),
+                    trials: Vec::new(),
+                    places: Vec::new(),
+                });
+            }
+        }
+    }
+    // Per test, the run that last gave it a trial, and how many it gave there.
+    let mut seen: Vec<(usize, usize)> = vec![(usize::MAX, 0); out.len()];
+    for (r, run) in runs.into_iter().enumerate() {
+        let skipped: std::collections::HashSet<&str> =
+            run.skipped_tests.iter().map(String::as_str).collect();
+        let mut present = vec![false; out.len()];
+        for t in &run.trials {
+            present[index[&t.test]] = true;
+        }
+        for (i, h) in out.iter_mut().enumerate() {
+            if !present[i] && !skipped.contains(h.test.as_str()) {
+                h.trials.push(vec![Attempt {
+                    passed: false,
+                    unavailable: false,
+                    duration_s: 0.0,
+                    message: missing_message(&run.path),
+                    detail: String::new(),
+                }]);
+                h.places.push((r, 0));
+            }
+        }
+        for t in run.trials {
+            let i = index[&t.test];
+            let k = match seen[i] {
+                (last, k) if last == r => k,
+                _ => 0,
+            };
+            seen[i] = (r, k + 1);
+            out[i].trials.push(t.attempts);
+            out[i].places.push((r, k));
+        }
+    }
+    out
 }
 
 /// A canonical digest of a run's parsed records (test ids, repeats, and every attempt's
@@ -742,23 +821,4 @@ pub fn check_same_ids<'r>(runs: impl IntoIterator<Item = &'r RunFile>) -> Result
         }
     }
     Ok(())
-}
-
-/// Merge the runs, in the order given, into per-test histories.
-pub fn histories(runs: Vec<RunFile>) -> Vec<History> {
-    let mut index: HashMap<String, usize> = HashMap::new();
-    let mut out: Vec<History> = Vec::new();
-    for run in runs {
-        for t in run.trials {
-            let i = *index.entry(t.test.clone()).or_insert_with(|| {
-                out.push(History {
-                    test: t.test.clone(),
-                    trials: Vec::new(),
-                });
-                out.len() - 1
-            });
-            out[i].trials.push(t.attempts);
-        }
-    }
-    out
 }

@@ -1,8 +1,12 @@
 //! `gate ingest --base`: pair the runs of a base suite with the runs of a head suite.
 //!
-//! Pair k of a test case is its k-th run on head with its k-th run on base (test id and run
-//! ordinal, as the result files list them, in the order given). A run with no partner (one
-//! side ran the test more often) is left out and counted, never graded. The pairs are judged
+//! A test case's trial from head's k-th file is paired with its trial from base's k-th file
+//! (the j-th repeat within a file with the j-th), in the order the files are given: pairs
+//! are made by the run a trial came from ([`History::places`]), never by ordinal alone, so
+//! that a run without the test on one side cannot slide that side's later runs onto earlier
+//! partners (a run missing the test is a failed trial in its place; a run that skipped it
+//! leaves its partner unpaired). A run with no partner (one side ran the test more often, or
+//! skipped it) is left out and counted, never graded. The pairs are judged
 //! (in `commands/ingest/judge.rs`) by the same [`crate::pairs::PairSampler`] as `gate run`'s
 //! pairs, in pair order, so `gate report` and `gate verify` recompute the ingest's verdict from its ledger.
 
@@ -33,11 +37,18 @@ pub fn pair(head: &[History], base: Vec<History>) -> (Vec<PairedHistory>, Vec<St
             alone.push(h.test.clone());
             continue;
         };
-        let n = h.trials.len().min(b.trials.len());
-        let unpaired = (h.trials.len() + b.trials.len() - 2 * n) as u64;
+        let mut base_at: HashMap<(usize, usize), Vec<Attempt>> =
+            b.places.iter().copied().zip(b.trials).collect();
+        let mut pairs = Vec::new();
+        for (place, attempts) in h.places.iter().zip(&h.trials) {
+            if let Some(partner) = base_at.remove(place) {
+                pairs.push((attempts.clone(), partner));
+            }
+        }
+        let unpaired = (h.trials.len() + base_at.len() - pairs.len()) as u64;
         out.push(PairedHistory {
             test: h.test.clone(),
-            pairs: h.trials.iter().cloned().zip(b.trials).take(n).collect(),
+            pairs,
             unpaired,
         });
     }
@@ -56,6 +67,7 @@ mod tests {
     fn history(test: &str, outcomes: &[bool]) -> History {
         History {
             test: test.to_string(),
+            places: (0..outcomes.len()).map(|r| (r, 0)).collect(),
             trials: outcomes
                 .iter()
                 .map(|&passed| {

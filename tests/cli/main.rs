@@ -21,6 +21,7 @@ mod plan;
 mod plan_compare;
 mod plan_state;
 mod readers_hardening;
+mod readers_review2;
 mod report;
 mod run;
 mod sandbox;

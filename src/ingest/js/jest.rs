@@ -161,10 +161,14 @@ pub fn read(text: &str) -> Result<(Report, Writer), Error> {
     let mut seen = HashSet::new();
     let mut trials = Vec::new();
     let mut skipped = 0;
+    let mut skipped_tests = Vec::new();
     let mut not_run = 0;
     let mut retried_tests = 0;
     for (suite, rel) in file.test_results.iter().zip(rel) {
         for a in &suite.assertion_results {
+            let mut path = a.ancestor_titles.clone();
+            path.push(a.title.clone());
+            let test = format!("{rel}::{}", path.join(" > "));
             let passed = match a.status.as_str() {
                 "passed" => true,
                 "failed" => false,
@@ -173,17 +177,16 @@ pub fn read(text: &str) -> Result<(Report, Writer), Error> {
                 "pending" if !jest => {
                     skipped += 1;
                     not_run += 1;
+                    skipped_tests.push(test);
                     continue;
                 }
                 _ => {
                     // pending, skipped, todo, disabled: did not run.
                     skipped += 1;
+                    skipped_tests.push(test);
                     continue;
                 }
             };
-            let mut path = a.ancestor_titles.clone();
-            path.push(a.title.clone());
-            let test = format!("{rel}::{}", path.join(" > "));
             let retries = match (jest, a.invocations) {
                 (true, Some(k)) => k.0.saturating_sub(1),
                 (true, None) => {
@@ -260,6 +263,7 @@ pub fn read(text: &str) -> Result<(Report, Writer), Error> {
         Report {
             trials,
             skipped,
+            skipped_tests,
             notes,
         },
         writer,

@@ -100,15 +100,19 @@ pub fn read(text: &str) -> Result<Report, Error> {
     let rel = relative_to_common_dir(&files);
     let mut seen = HashSet::new();
     let mut trials = Vec::with_capacity(file.tests.len());
+    let mut skipped_tests = Vec::new();
     for (t, rel) in file.tests.iter().zip(rel) {
-        if pending.contains(&t.key()) {
-            continue;
-        }
         let test = if rel.is_empty() {
             t.full_title.clone()
         } else {
             format!("{rel}::{}", t.full_title)
         };
+        // A test in `failures[]` failed, whatever else lists it (issue 29, B9: one listed in
+        // both `failures[]` and `pending[]` was read as skipped).
+        if pending.contains(&t.key()) && !failed.contains(&t.key()) {
+            skipped_tests.push(test);
+            continue;
+        }
         only_trial(
             &mut seen,
             &test,
@@ -139,6 +143,7 @@ pub fn read(text: &str) -> Result<Report, Error> {
     Ok(Report {
         trials,
         skipped,
+        skipped_tests,
         notes,
     })
 }

@@ -31,6 +31,8 @@ pub struct Report {
     pub trials: Vec<Trial>,
     /// Records of tests that did not run (skipped, pending, todo).
     pub skipped: u64,
+    /// The test id of each such record.
+    pub skipped_tests: Vec<String>,
     /// What the reader said about the file, for the terminal.
     pub notes: Vec<String>,
 }

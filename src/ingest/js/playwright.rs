@@ -93,6 +93,7 @@ pub fn read(text: &str) -> Result<Report, Error> {
     let mut seen: HashMap<String, u64> = HashMap::new();
     let mut trials = Vec::new();
     let mut skipped = 0;
+    let mut skipped_tests = Vec::new();
     let mut not_run = 0;
     let mut retried_tests = 0;
     for (id, spec) in &specs {
@@ -106,9 +107,17 @@ pub fn read(text: &str) -> Result<Report, Error> {
                     r.retry + 1
                 )));
             }
+            // Named by its project whenever the config names one, not only when the run
+            // holds several: `--project chromium` runs the same tests under the same ids.
+            let test = if t.project_name.is_empty() {
+                id.clone()
+            } else {
+                format!("{id} [{}]", t.project_name)
+            };
             let Some(first) = results.first() else {
                 if t.expected_status == "skipped" {
                     skipped += 1;
+                    skipped_tests.push(test);
                 } else {
                     not_run += 1;
                 }
@@ -116,6 +125,7 @@ pub fn read(text: &str) -> Result<Report, Error> {
             };
             if t.expected_status == "skipped" {
                 skipped += 1;
+                skipped_tests.push(test);
                 continue;
             }
             // Skipped by Playwright, not by the test (whose `test.skip()` expects `skipped`):
@@ -125,13 +135,6 @@ pub fn read(text: &str) -> Result<Report, Error> {
                 not_run += 1;
                 continue;
             }
-            // Named by its project whenever the config names one, not only when the run
-            // holds several: `--project chromium` runs the same tests under the same ids.
-            let test = if t.project_name.is_empty() {
-                id.clone()
-            } else {
-                format!("{id} [{}]", t.project_name)
-            };
             if results.len() > 1 {
                 retried_tests += 1;
             }
@@ -187,6 +190,7 @@ pub fn read(text: &str) -> Result<Report, Error> {
     Ok(Report {
         trials,
         skipped: skipped + not_run,
+        skipped_tests,
         notes,
     })
 }
