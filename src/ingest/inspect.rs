@@ -121,11 +121,55 @@ struct Sample {
     #[serde(default)]
     error: Option<serde_json::Value>,
     #[serde(default)]
-    error_retries: Option<Vec<serde_json::Value>>,
+    error_retries: Option<ErrorRetries>,
     #[serde(default)]
     retries: Option<Count>,
     #[serde(default)]
     total_time: Option<f64>,
+}
+
+/// A sample's `error_retries`, read element by element: one more than
+/// [`super::MAX_COUNT`] is refused while the list is parsed, so a small compressed member
+/// that expands to millions of entries (a 28 KB `.eval` once took 2.7 GB before its count
+/// was checked: issue 29 review, B4) costs no more than the cap's worth of values.
+struct ErrorRetries(Vec<serde_json::Value>);
+
+impl std::ops::Deref for ErrorRetries {
+    type Target = [serde_json::Value];
+    fn deref(&self) -> &[serde_json::Value] {
+        &self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for ErrorRetries {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Bounded;
+        impl<'de> serde::de::Visitor<'de> for Bounded {
+            type Value = ErrorRetries;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a list of errors")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<ErrorRetries, A::Error> {
+                let mut out = Vec::new();
+                while let Some(v) = seq.next_element::<serde_json::Value>()? {
+                    if out.len() as u64 >= super::MAX_COUNT {
+                        return Err(serde::de::Error::custom(format!(
+                            "`error_retries` holds more than {} entries, more than the {} gate reads \
+                             from a result file (retries are bounded: docs/ingest.md)",
+                            super::MAX_COUNT,
+                            super::MAX_COUNT
+                        )));
+                    }
+                    out.push(v);
+                }
+                Ok(ErrorRetries(out))
+            }
+        }
+        d.deserialize_seq(Bounded)
+    }
 }
 
 #[derive(Deserialize)]
@@ -442,6 +486,7 @@ fn judge(
     let mut cancelled_tests = Vec::new();
     let mut errored_first = 0;
     let mut retried = 0;
+    let mut spent = 0;
     let mut seen: HashMap<(String, u64), ()> = HashMap::new();
     for s in &samples {
         let id = id_text(&s.id);
@@ -479,6 +524,8 @@ fn judge(
             }
             None => s.retries.unwrap_or_default().0,
         };
+        // Bounded over the whole log before the attempts are built.
+        super::spend_retries(&mut spent, retries).map_err(parse)?;
         let first_error = if retries > 0 {
             retried += 1;
             let first = s

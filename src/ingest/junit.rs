@@ -154,6 +154,8 @@ pub fn parse(text: &str) -> Result<Document, NotJunit> {
     // The retry being read, and whether it is flaky (before the pass) or a rerun.
     let mut retry: Option<(Retry, bool)> = None;
     let mut seen_root = false;
+    // Attempts after the first, over the whole file (super::MAX_RETRIES_PER_FILE).
+    let mut retries: u64 = 0;
     let mut lines = Lines {
         text: text.as_bytes(),
         pos: 0,
@@ -185,16 +187,24 @@ pub fn parse(text: &str) -> Result<Document, NotJunit> {
                     ));
                 }
                 let line = lines.line_at(start as usize);
-                let open = open_element(&e, true, &stack, &mut case, &mut retry, line)
-                    .map_err(|r| at(start, r))?;
+                let open =
+                    open_element(&e, true, &stack, &mut case, &mut retry, line, &mut retries)
+                        .map_err(|r| at(start, r))?;
+                if open == Open::Case {
+                    count_case(&doc).map_err(|r| at(start, r))?;
+                }
                 stack.push(open);
             }
             Event::Empty(e) => {
                 note_suite_property(&e, &case, &mut doc).map_err(|r| at(start, r))?;
                 note_suite(&e, &case, &mut doc, &mut lines, start).map_err(|r| at(start, r))?;
                 let line = lines.line_at(start as usize);
-                let open = open_element(&e, false, &stack, &mut case, &mut retry, line)
-                    .map_err(|r| at(start, r))?;
+                let open =
+                    open_element(&e, false, &stack, &mut case, &mut retry, line, &mut retries)
+                        .map_err(|r| at(start, r))?;
+                if open == Open::Case {
+                    count_case(&doc).map_err(|r| at(start, r))?;
+                }
                 // `<testcase .../>` is a complete record: there is no End event for it.
                 if open == Open::Case
                     && let Some(mut c) = case.take()
@@ -268,6 +278,21 @@ pub fn parse(text: &str) -> Result<Document, NotJunit> {
     Ok(doc)
 }
 
+/// Refuse one more test case when the file already holds [`super::MAX_CASES_PER_FILE`]:
+/// checked as each `<testcase>` opens, before it is kept, so a file of millions of tiny
+/// records costs no more than the cap's worth of memory.
+fn count_case(doc: &Document) -> Result<(), String> {
+    if doc.cases.len() as u64 >= super::MAX_CASES_PER_FILE {
+        Err(format!(
+            "more than {} `<testcase>` records in one file; gate reads at most that many from a result \
+             file (docs/ingest.md, \"Bounds\"): split the suite's report, or judge a selection of it",
+            super::MAX_CASES_PER_FILE
+        ))
+    } else {
+        Ok(())
+    }
+}
+
 /// Check the root element and keep what it says about the writer.
 fn read_root(e: &BytesStart<'_>, doc: &mut Document) -> Result<(), String> {
     let name = local(e);
@@ -324,6 +349,7 @@ fn open_element(
     case: &mut Option<Case>,
     retry: &mut Option<(Retry, bool)>,
     line: u64,
+    retries: &mut u64,
 ) -> Result<Open, String> {
     let name = local(e);
     let parent = stack.last().copied();
@@ -374,6 +400,7 @@ fn open_element(
                 (c.flaky.len() + c.reruns.len() + 1) as u64,
                 &format!("the number of `<{name}>` retries of test case `{}`", c.name),
             )?;
+            super::spend_retries(retries, 1)?;
             let r = Retry {
                 time_s: seconds(attr(e, "time")?),
                 message: cut(&attr(e, "message")?.unwrap_or_default()),
@@ -393,8 +420,18 @@ fn open_element(
             }
         }
         (_, "property") if attr(e, "name")?.as_deref() == Some("invocations") => {
+            // Written twice, one value would silently win (the last, before): a record that
+            // says two things about how often it ran is refused (issue 29 review, B10).
+            if c.invocations.is_some() {
+                return Err(format!(
+                    "test case `{}` has the property `invocations` twice; gate will not pick one of \
+                     two counts of how often it ran",
+                    c.name
+                ));
+            }
             let value = attr(e, "value")?.unwrap_or_default();
             let n = super::Count::parse(&value, "property `invocations`")?;
+            super::spend_retries(retries, n.0.saturating_sub(1))?;
             c.invocations = Some(n.0);
             Ok(Open::Other)
         }

@@ -71,6 +71,35 @@ pub const MAX_FILE_BYTES: u64 = 64 << 20;
 /// a larger one before anything is allocated (docs/ingest.md, "Bounds").
 pub const MAX_COUNT: u64 = 10_000;
 
+/// The most test-case records gate reads from one result file. A real suite's run holds a
+/// few thousand (the largest gate was shown, 150,000, is already past what one ledger header
+/// can list); a JUnit file of 63 MiB can hold 2.7 million tiny ones, which cost gigabytes
+/// once read. The JUnit reader counts them as it streams and refuses the next one (exit 2,
+/// with its line and column) before it is kept.
+pub const MAX_CASES_PER_FILE: u64 = 200_000;
+
+/// The most attempts after the first (retries, reruns, `<flakyFailure>`s, `invocations − 1`,
+/// `error_retries`) gate reads from one result file, summed over its tests: each becomes a
+/// ledger row. [`MAX_COUNT`] bounds one test's; this bounds a file's, so that many tests each
+/// just within the per-test cap (a file of 24,000 tests with 10,000 `<flakyFailure/>` each
+/// would write a ledger of hundreds of MB) are refused before the attempts are built.
+pub const MAX_RETRIES_PER_FILE: u64 = 100_000;
+
+/// Add `n` attempts after the first to a file's running total `spent`, or say why the file is
+/// refused ([`MAX_RETRIES_PER_FILE`]). Called by every reader before it builds those attempts.
+pub fn spend_retries(spent: &mut u64, n: u64) -> Result<(), String> {
+    *spent = spent.saturating_add(n);
+    if *spent > MAX_RETRIES_PER_FILE {
+        Err(format!(
+            "the file records more than {MAX_RETRIES_PER_FILE} attempts after the first (retries, reruns, \
+             `invocations`), summed over its tests; gate reads at most that many from one result file \
+             (docs/ingest.md, \"Bounds\")"
+        ))
+    } else {
+        Ok(())
+    }
+}
+
 /// A count read from a result file (Jest's `invocations`, mocha's `currentRetry`, Inspect's
 /// `retries` and `epoch`, a JUnit `invocations` property): a whole number of at most
 /// [`MAX_COUNT`]. The one parser for such numbers, so the bound is kept in one place.
@@ -96,9 +125,16 @@ impl Count {
         if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
             return Err(format!("{what} is `{text}`, not a whole number"));
         }
-        // Digits only: a parse failure is an overflow, which is over the cap too.
-        let n = t.parse::<u64>().unwrap_or(u64::MAX);
-        Count::new(n, what)
+        // Digits only: a parse failure is an overflow, which is over the cap too; the message
+        // shows the number as the file wrote it, not a saturated 18446744073709551615
+        // (issue 29 review, B12).
+        match t.parse::<u64>() {
+            Ok(n) => Count::new(n, what),
+            Err(_) => Err(format!(
+                "{what} is {t}, more than the {MAX_COUNT} gate reads from a result file \
+                 (retries, invocations, repeats and epochs are bounded: docs/ingest.md)"
+            )),
+        }
     }
 }
 

@@ -170,3 +170,151 @@ fn base_pairs_trials_by_run_not_by_ordinal_when_a_run_lacks_the_test() {
         "pairs 2 · both pass 1 · both fail 0 · head only fail 0 · base only fail 1",
     ));
 }
+
+/// `sh -c 'ulimit -v KIB; exec gate ingest FILE --single 1,0 --ledger DIR/l.jsonl'`: gate
+/// with its address space bounded, so a reader that allocates per element of a huge list
+/// fails (an allocation failure aborts) instead of refusing.
+fn ingest_within(dir: &Path, file: &Path, kib: u64) -> assert_cmd::assert::Assert {
+    let gate = assert_cmd::cargo::cargo_bin("gate");
+    assert_cmd::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v {kib} && exec \"$0\" ingest \"$1\" --single 1,0 --assume-retries-off --ledger \"$2\""
+        ))
+        .arg(gate)
+        .arg(file)
+        .arg(dir.join("l.jsonl"))
+        .assert()
+}
+
+/// 512 MiB of address space.
+const BOUND_KIB: u64 = 512 * 1024;
+
+#[test]
+fn junit_with_millions_of_tiny_test_cases_is_refused_while_streaming_within_512_mib() {
+    // B4: a 63 MiB JUnit of 2.7 million tiny test cases reached 5 GB before any refusal.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut xml = String::from("<testsuites name=\"pytest tests\"><testsuite name=\"s\">");
+    for i in 0..1_500_000u32 {
+        xml.push_str(&format!("<testcase name=\"t{i}\"/>"));
+    }
+    xml.push_str("</testsuite></testsuites>");
+    let p = write(dir.path(), "huge.xml", &xml);
+    ingest_within(dir.path(), &p, BOUND_KIB)
+        .code(2)
+        .stderr(predicate::str::contains(
+            "more than 200000 `<testcase>` records in one file",
+        ))
+        .stderr(predicate::str::contains("huge.xml:1:"));
+    // A suite within the cap is read under the same bound.
+    let mut small = String::from("<testsuites name=\"pytest tests\"><testsuite name=\"s\">");
+    for i in 0..2_000u32 {
+        small.push_str(&format!("<testcase name=\"t{i}\"/>"));
+    }
+    small.push_str("</testsuite></testsuites>");
+    let p = write(dir.path(), "small.xml", &small);
+    ingest_within(dir.path(), &p, BOUND_KIB).code(0);
+}
+
+#[test]
+fn many_flaky_failures_each_within_the_per_test_cap_are_refused_per_file() {
+    // B4: `<flakyFailure/>`s just within the per-test cap of 10,000, over many tests, wrote a
+    // ledger of hundreds of MB.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let flaky = "<flakyFailure message=\"x\"/>".repeat(9_000);
+    let mut xml = String::from("<testsuites name=\"nextest-run\"><testsuite name=\"s\">");
+    for i in 0..12 {
+        xml.push_str(&format!(
+            "<testcase classname=\"a\" name=\"t{i}\">{flaky}</testcase>"
+        ));
+    }
+    xml.push_str("</testsuite></testsuites>");
+    let p = write(dir.path(), "flaky.xml", &xml);
+    gate()
+        .arg("ingest")
+        .arg(&p)
+        .args(["--single", "1,0", "--ledger"])
+        .arg(dir.path().join("l.jsonl"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "more than 100000 attempts after the first",
+        ));
+    assert!(!dir.path().join("l.jsonl").exists(), "no ledger written");
+}
+
+#[test]
+fn inspect_error_retries_of_millions_are_refused_while_parsing_within_512_mib() {
+    // B4: a 28 KB zstd `.eval` whose sample holds a 21-million-entry `error_retries` reached
+    // 2.7 GB before its count was refused. The same list in a `.json` log.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let entries = "0,".repeat(25_000_000);
+    let log = format!(
+        r#"{{"version":2,"status":"success","eval":{{"task":"agent_eval","scorers":[{{"name":"done"}}]}},"samples":[{{"id":"refund","epoch":1,"scores":{{"done":{{"value":"C"}}}},"error_retries":[{entries}0]}}]}}"#
+    );
+    let p = write(dir.path(), "log.json", &log);
+    drop(log);
+    ingest_within(dir.path(), &p, BOUND_KIB)
+        .code(2)
+        .stderr(predicate::str::contains(
+            "`error_retries` holds more than 10000 entries",
+        ));
+}
+
+#[test]
+fn mocha_test_in_both_failures_and_pending_is_a_failure_not_skipped() {
+    // B9: a test listed in `failures[]` and in `pending[]` was read as skipped.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let test = r#"{"title":"refund","fullTitle":"agent refund","file":"/x/agent.test.js","duration":1,"currentRetry":0,"err":{"message":"wrong answer"}}"#;
+    let report = format!(
+        r#"{{"stats":{{"tests":1,"passes":0,"failures":1}},"tests":[{test}],"pending":[{test}],"failures":[{test}],"passes":[]}}"#
+    );
+    let p = write(dir.path(), "mocha.json", &report);
+    gate()
+        .arg("ingest")
+        .arg(&p)
+        .args(["--single", "1,0", "--ledger"])
+        .arg(dir.path().join("l.jsonl"))
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("FAIL"));
+}
+
+#[test]
+fn jest_junit_with_the_invocations_property_twice_is_refused() {
+    // B10: the last of two `invocations` properties won (`3` then `1`: a retried test read
+    // as a first-attempt pass).
+    let dir = tempfile::tempdir().expect("tempdir");
+    let xml = r#"<testsuites name="jest tests"><testsuite name="a" tests="1"><testcase classname="agent refund" name="agent refund" time="0.1"><properties><property name="invocations" value="3"/><property name="invocations" value="1"/></properties></testcase></testsuite></testsuites>"#;
+    let p = write(dir.path(), "jj.xml", xml);
+    gate()
+        .arg("ingest")
+        .arg(&p)
+        .args(["--single", "1,0", "--ledger"])
+        .arg(dir.path().join("l.jsonl"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "has the property `invocations` twice",
+        ))
+        .stderr(predicate::str::contains("jj.xml:1:"));
+}
+
+#[test]
+fn count_refusal_shows_the_number_as_written_not_saturated() {
+    // B12: `invocations="18446744073709551616"` was refused as 18446744073709551615.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let xml = r#"<testsuites name="jest tests"><testsuite name="a" tests="1"><testcase classname="agent refund" name="agent refund" time="0.1"><properties><property name="invocations" value="18446744073709551616"/></properties></testcase></testsuite></testsuites>"#;
+    let p = write(dir.path(), "c11.xml", xml);
+    gate()
+        .arg("ingest")
+        .arg(&p)
+        .args(["--single", "1,0", "--ledger"])
+        .arg(dir.path().join("l.jsonl"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "is 18446744073709551616, more than",
+        ))
+        .stderr(predicate::str::contains("18446744073709551615").not());
+}

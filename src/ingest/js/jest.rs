@@ -164,6 +164,7 @@ pub fn read(text: &str) -> Result<(Report, Writer), Error> {
     let mut skipped_tests = Vec::new();
     let mut not_run = 0;
     let mut retried_tests = 0;
+    let mut spent = 0;
     for (suite, rel) in file.test_results.iter().zip(rel) {
         for a in &suite.assertion_results {
             let mut path = a.ancestor_titles.clone();
@@ -211,6 +212,8 @@ pub fn read(text: &str) -> Result<(Report, Writer), Error> {
                     }
                 }
             };
+            // Bounded over the whole file before the attempts are built.
+            super::super::spend_retries(&mut spent, retries).map_err(Error::Refused)?;
             // Jest says how many times it ran a test; Vitest's messages say it only of a test
             // that passed after failing (a failed one's several messages may be one attempt's
             // soft assertions), so only those are said to have been retried.

@@ -101,6 +101,7 @@ pub fn read(text: &str) -> Result<Report, Error> {
     let mut seen = HashSet::new();
     let mut trials = Vec::with_capacity(file.tests.len());
     let mut skipped_tests = Vec::new();
+    let mut spent = 0;
     for (t, rel) in file.tests.iter().zip(rel) {
         let test = if rel.is_empty() {
             t.full_title.clone()
@@ -118,6 +119,8 @@ pub fn read(text: &str) -> Result<Report, Error> {
             &test,
             "mocha's full title joins the describe titles with spaces",
         )?;
+        // Bounded over the whole file before the attempts are built.
+        super::super::spend_retries(&mut spent, t.current_retry.0).map_err(Error::Refused)?;
         // mocha's own word: listed as passed, not as failed, with no error recorded.
         let pass = passed.contains(&t.key()) && !failed.contains(&t.key()) && t.clean();
         trials.push(Trial {
@@ -131,7 +134,11 @@ pub fn read(text: &str) -> Result<Report, Error> {
             ),
         });
     }
-    let skipped = file.pending.len() as u64;
+    let skipped = file
+        .pending
+        .iter()
+        .filter(|t| !failed.contains(&t.key()))
+        .count() as u64;
     let retried_tests = file.tests.iter().filter(|t| t.current_retry.0 > 0).count();
     let mut notes = Vec::new();
     if retried_tests > 0 {
