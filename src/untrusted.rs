@@ -66,25 +66,137 @@ pub fn is_blank_id(id: &str) -> bool {
     id.split("::").any(is_blank)
 }
 
-/// Whether `c` draws no glyph: whitespace, control characters, the [invisible](is_invisible)
-/// ones, Unicode's default-ignorable code points (the soft hyphen U+00AD, the combining
-/// grapheme joiner U+034F, the Hangul fillers U+115F, U+1160, U+3164 and U+FFA0, the Mongolian
-/// vowel separator U+180E and free variation selectors, variation selectors, tags, …), and
-/// blanks that are not whitespace (the Braille blank U+2800). An id made only of these reads
-/// as empty, so it is refused as an empty one is.
+/// The code points that draw no glyph a reader can tell apart, besides whitespace, control
+/// characters and [`is_invisible`]: one table, by class (issue 29 review, B11: ids of only
+/// Egyptian hieroglyph format controls, interlinear annotation marks or private-use code
+/// points were accepted). Ranges are inclusive.
+pub const SHOWS_NOTHING: &[(char, char, &str)] = &[
+    // General_Category=Cf (format), every one (Unicode 16, UnicodeData.txt). Some of the
+    // prepended concatenation marks (U+0600…) draw a sign over the digits that follow; alone,
+    // they name nothing.
+    ('\u{00ad}', '\u{00ad}', "format: soft hyphen"),
+    ('\u{0600}', '\u{0605}', "format: Arabic number signs"),
+    ('\u{061c}', '\u{061c}', "format: Arabic letter mark"),
+    ('\u{06dd}', '\u{06dd}', "format: Arabic end of ayah"),
+    ('\u{070f}', '\u{070f}', "format: Syriac abbreviation mark"),
+    (
+        '\u{0890}',
+        '\u{0891}',
+        "format: Arabic pound and piastre marks above",
+    ),
+    (
+        '\u{08e2}',
+        '\u{08e2}',
+        "format: Arabic disputed end of ayah",
+    ),
+    ('\u{180e}', '\u{180e}', "format: Mongolian vowel separator"),
+    (
+        '\u{200b}',
+        '\u{200f}',
+        "format: zero-width space, joiners, direction marks",
+    ),
+    (
+        '\u{202a}',
+        '\u{202e}',
+        "format: bidi embeddings and overrides",
+    ),
+    (
+        '\u{2060}',
+        '\u{2064}',
+        "format: word joiner, invisible operators",
+    ),
+    (
+        '\u{2066}',
+        '\u{206f}',
+        "format: bidi isolates, deprecated format characters",
+    ),
+    (
+        '\u{feff}',
+        '\u{feff}',
+        "format: zero-width no-break space (BOM)",
+    ),
+    (
+        '\u{fff9}',
+        '\u{fffb}',
+        "format: interlinear annotation anchor, separator, terminator",
+    ),
+    ('\u{110bd}', '\u{110bd}', "format: Kaithi number sign"),
+    ('\u{110cd}', '\u{110cd}', "format: Kaithi number sign above"),
+    (
+        '\u{13430}',
+        '\u{1343f}',
+        "format: Egyptian hieroglyph format controls",
+    ),
+    (
+        '\u{1bca0}',
+        '\u{1bca3}',
+        "format: shorthand format controls",
+    ),
+    (
+        '\u{1d173}',
+        '\u{1d17a}',
+        "format: musical symbol beams and phrases",
+    ),
+    ('\u{e0001}', '\u{e0001}', "format: language tag"),
+    ('\u{e0020}', '\u{e007f}', "format: tag characters"),
+    // Default_Ignorable_Code_Point that are not Cf (Unicode 16, DerivedCoreProperties.txt).
+    (
+        '\u{034f}',
+        '\u{034f}',
+        "ignorable: combining grapheme joiner",
+    ),
+    (
+        '\u{115f}',
+        '\u{1160}',
+        "ignorable: Hangul choseong and jungseong fillers",
+    ),
+    ('\u{17b4}', '\u{17b5}', "ignorable: Khmer inherent vowels"),
+    (
+        '\u{180b}',
+        '\u{180f}',
+        "ignorable: Mongolian free variation selectors",
+    ),
+    ('\u{2065}', '\u{2065}', "ignorable: reserved"),
+    ('\u{3164}', '\u{3164}', "ignorable: Hangul filler"),
+    ('\u{fe00}', '\u{fe0f}', "ignorable: variation selectors"),
+    ('\u{ffa0}', '\u{ffa0}', "ignorable: halfwidth Hangul filler"),
+    ('\u{fff0}', '\u{fff8}', "ignorable: reserved"),
+    (
+        '\u{e0000}',
+        '\u{e0fff}',
+        "ignorable: tags and variation selectors supplement",
+    ),
+    // Private use (Co): no agreed glyph. A font draws nothing, a box or its own picture, so
+    // two such ids cannot be told apart by a reader: refused like blanks, as there is no
+    // test runner that needs a name made only of them.
+    ('\u{e000}', '\u{f8ff}', "private use"),
+    ('\u{f0000}', '\u{ffffd}', "private use: plane 15"),
+    ('\u{100000}', '\u{10fffd}', "private use: plane 16"),
+    // Noncharacters: never text.
+    ('\u{fdd0}', '\u{fdef}', "noncharacters"),
+    // Blank glyphs that are not whitespace.
+    ('\u{2800}', '\u{2800}', "blank: Braille pattern blank"),
+    ('\u{3000}', '\u{3000}', "blank: ideographic space"),
+    (
+        '\u{1d159}',
+        '\u{1d159}',
+        "blank: musical symbol null notehead",
+    ),
+];
+
+/// Whether `c` draws no glyph a reader can tell apart: whitespace, control characters, the
+/// [invisible](is_invisible) ones, and every range of [`SHOWS_NOTHING`] (format characters,
+/// default-ignorable code points, private use, noncharacters, blank glyphs that are not
+/// whitespace), and the noncharacters U+nFFFE and U+nFFFF of every plane. An id made only of
+/// these reads as empty, so it is refused as an empty one is.
 pub fn shows_nothing(c: char) -> bool {
     c.is_whitespace()
         || c.is_control()
         || is_invisible(c)
-        || matches!(c,
-            // Default_Ignorable_Code_Point (Unicode 15, DerivedCoreProperties.txt).
-            '\u{00ad}' | '\u{034f}' | '\u{061c}' | '\u{115f}'..='\u{1160}' | '\u{17b4}'..='\u{17b5}'
-            | '\u{180b}'..='\u{180f}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}'
-            | '\u{2060}'..='\u{206f}' | '\u{3164}' | '\u{fe00}'..='\u{fe0f}' | '\u{feff}'
-            | '\u{ffa0}' | '\u{fff0}'..='\u{fff8}' | '\u{1bca0}'..='\u{1bca3}'
-            | '\u{1d173}'..='\u{1d17a}' | '\u{e0000}'..='\u{e0fff}'
-            // Blank glyphs that are not whitespace.
-            | '\u{2800}' | '\u{3000}' | '\u{1d159}')
+        || (c as u32 & 0xfffe) == 0xfffe
+        || SHOWS_NOTHING
+            .iter()
+            .any(|&(lo, hi, _)| (lo..=hi).contains(&c))
 }
 
 /// Control and invisible characters escaped so the text stays on one line, cannot move the

@@ -11,12 +11,17 @@
 //! - never panics (a panic fails the property);
 //! - allocates within the stated bound: no trial holds more than [`MAX_COUNT`] + 1 attempts
 //!   (a count over the cap is refused before anything is allocated, so a hostile count
-//!   aborts the test process if it is not);
+//!   aborts the test process if it is not), and no file more than
+//!   [`MAX_RETRIES_PER_FILE`](super::MAX_RETRIES_PER_FILE) attempts after the first or
+//!   [`MAX_CASES_PER_FILE`](super::MAX_CASES_PER_FILE) trials;
 //! - never turns the failure into a pass: when it reads the file, and reads the protected
 //!   record's test under its id, at least one of that test's first attempts is not a pass
 //!   (and whatever it reads, not every first attempt is a pass). A plain test checks that each
 //!   unmutated fixture does read that test with a failing first attempt, so the property is
 //!   never vacuous.
+//!
+//! Across files (issue 29 review, B5): whichever runs of a suite lose a test's records, the
+//! test keeps one trial per run in its run's place, and each run without it is a failure.
 
 use std::path::{Path, PathBuf};
 
@@ -51,6 +56,13 @@ fn check(bytes: &[u8], format: Format, opts: &Options, failing: &str) -> Result<
         .find(|t| t.attempts.len() as u64 > MAX_COUNT + 1)
     {
         return Err(format!("{}: {} attempts", t.test, t.attempts.len()));
+    }
+    let later: u64 = run.trials.iter().map(|t| t.attempts.len() as u64 - 1).sum();
+    if later > super::MAX_RETRIES_PER_FILE || run.trials.len() as u64 > super::MAX_CASES_PER_FILE {
+        return Err(format!(
+            "{} trials, {later} attempts after the first: over the per-file caps",
+            run.trials.len()
+        ));
     }
     let of_failing: Vec<_> = run.trials.iter().filter(|t| t.test == failing).collect();
     if !of_failing.is_empty() && of_failing.iter().all(|t| t.attempts[0].passed) {
@@ -102,6 +114,8 @@ const KEYS: &[&str] = &[
     "error",
     "error_retries",
     "wasInterrupted",
+    "pending",
+    "startTime",
     "success",
     "cached",
     "retry",
@@ -285,6 +299,8 @@ const JUNIT_JUNK: &[&str] = &[
     "<skipped/>",
     "<flakyFailure message=\"x\"/>",
     "<properties><property name=\"invocations\" value=\"4000000000\"/></properties>",
+    "<properties><property name=\"invocations\" value=\"18446744073709551616\"/></properties>",
+    "<properties><property name=\"invocations\" value=\"3\"/><property name=\"invocations\" value=\"1\"/></properties>",
     "</testsuite>",
     "<testsuite name=\"x\">",
     "&lol;",
@@ -413,6 +429,53 @@ proptest! {
 
 /// Each fixture, unmutated, reads its protected record's test with a failing first attempt:
 /// the property above is about that test, so it must be there to begin with.
+/// `text` without the element that starts with `start` (self-closing, or up to its
+/// `</testcase>`).
+fn without_record(text: &str, start: &str) -> String {
+    let a = text.find(start).expect("the record");
+    let tag_end = a + text[a..].find('>').expect("a tag end");
+    let end = if text[..tag_end].ends_with('/') {
+        tag_end + 1
+    } else {
+        tag_end + text[tag_end..].find("</testcase>").expect("its end") + "</testcase>".len()
+    };
+    format!("{}{}", &text[..a], &text[end..])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// B5: the nextest runs with the failing test's records cut from any of them (as a crash
+    /// would leave them): the test keeps one trial per run, in its run's place, and each run
+    /// that lost it is a failure, so no later pass slides to an earlier ordinal.
+    #[test]
+    fn a_test_cut_from_any_runs_keeps_one_failing_trial_in_each_of_their_places(cut in prop::collection::vec(any::<bool>(), 10)) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let test = "agentsuite::tests::cancel";
+        let mut runs = Vec::new();
+        for (i, cut) in cut.iter().enumerate() {
+            let text = String::from_utf8(fixture(&format!("junit/nextest-runs/run-{:02}.xml", i + 1))).expect("utf-8");
+            let text = if *cut { without_record(&text, "<testcase name=\"tests::cancel\"") } else { text };
+            let path = dir.path().join(format!("run-{:02}.xml", i + 1));
+            std::fs::write(&path, text).expect("write");
+            runs.push(read_run(&path, &Options::default()).expect("reads"));
+        }
+        let h = super::histories(runs);
+        if cut.iter().all(|c| *c) {
+            prop_assert!(h.iter().all(|h| h.test != test));
+        } else {
+            let h = h.iter().find(|h| h.test == test).expect("the test");
+            prop_assert_eq!(h.trials.len(), cut.len());
+            for (k, cut) in cut.iter().enumerate() {
+                prop_assert_eq!(h.places[k], (k, 0));
+                if *cut {
+                    prop_assert!(!h.trials[k][0].passed, "run {} lost the test but passed", k + 1);
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn every_fuzzed_fixture_reads_its_failing_record() {
     let cases: &[(&str, Format, &str, Option<&str>)] = &[

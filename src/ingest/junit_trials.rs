@@ -489,15 +489,23 @@ fn pytest_repeats(keys: &[(String, String)]) -> HashMap<(String, String), (Strin
                 .push(*i);
         }
     }
+    // Whether each group holds every index 1..=m: decided once per group (sorting each
+    // group once), not once per record, which sorted a copy of the whole group for each of
+    // its records (quadratic: 40,000 repeats of one test took minutes; issue 29 review, B3).
+    let complete: HashMap<(String, String, u64), bool> = groups
+        .into_iter()
+        .map(|(key, mut indices)| {
+            indices.sort_unstable();
+            indices.dedup();
+            let m = key.2;
+            let whole = m >= 2 && indices.iter().copied().eq(1..=m);
+            (key, whole)
+        })
+        .collect();
     let mut out = HashMap::new();
     for (k, p) in keys.iter().zip(parsed) {
         let Some((base, i, m)) = p else { continue };
-        let g = &groups[&(k.0.clone(), base.clone(), m)];
-        let mut distinct = g.clone();
-        distinct.sort_unstable();
-        distinct.dedup();
-        let complete = m >= 2 && distinct.iter().copied().eq(1..=m);
-        if complete {
+        if complete[&(k.0.clone(), base.clone(), m)] {
             out.insert(k.clone(), (base, i));
         }
     }
@@ -525,6 +533,28 @@ pub(crate) fn split_repeat(name: &str) -> Option<(String, u64, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// B3 (issue 29 review): every record's group was copied and sorted once per record, so
+    /// one test repeated M times cost O(M² log M). The groups are now decided once each; this
+    /// pins the result on a group large enough that the old cost showed (40,000 repeats),
+    /// alongside an incomplete group and a parametrized id that only looks like a repeat.
+    #[test]
+    fn pytest_repeats_are_decided_once_per_group_and_stay_correct_at_scale() {
+        let m = 40_000u64;
+        let mut keys: Vec<(String, String)> = (1..=m)
+            .map(|i| ("c".to_string(), format!("test_x[{i}-{m}]")))
+            .collect();
+        // Index 2 of 3 is missing: parameter ids, not repeats.
+        keys.push(("c".into(), "test_y[1-3]".into()));
+        keys.push(("c".into(), "test_y[3-3]".into()));
+        let out = pytest_repeats(&keys);
+        assert_eq!(out.len() as u64, m);
+        assert_eq!(
+            out.get(&("c".to_string(), format!("test_x[{m}-{m}]"))),
+            Some(&("test_x".to_string(), m))
+        );
+        assert!(!out.contains_key(&("c".to_string(), "test_y[1-3]".to_string())));
+    }
 
     #[test]
     fn pytest_repeat_decorations_split() {

@@ -828,10 +828,44 @@ fn untrusted_line(s: &str) -> String {
 /// `classname::name` is not injective: classname `a` with name `b::c`, and classname `a::b`
 /// with name `c`). The reader refuses that inside one file; across files the same rule holds,
 /// or one test's failures would be merged into the other's trials. `runs` in the order given.
+///
+/// Files of different formats make their ids differently (JUnit's `classname::name`, mocha's
+/// full title, Jest's `file::describe > test`, Inspect's `task::sample`), and only JUnit
+/// records what an id was made of: the same id read from two formats may be two different
+/// tests, so it is refused too, naming both files and formats (issue 29 review, B8).
 pub fn check_same_ids<'r>(runs: impl IntoIterator<Item = &'r RunFile>) -> Result<(), IngestError> {
     // Per test id: the (classname, name) it came from and the file that first named it.
     let mut owner: HashMap<&str, (&(String, String), &PathBuf)> = HashMap::new();
+    // Per test id: the format of the file that first named it, and that file.
+    let mut format_of: HashMap<&str, (Format, &PathBuf)> = HashMap::new();
     for run in runs {
+        for id in run
+            .trials
+            .iter()
+            .map(|t| t.test.as_str())
+            .chain(run.skipped_tests.iter().map(String::as_str))
+        {
+            match format_of.get(id) {
+                Some((format, path)) if *format != run.format => {
+                    return Err(IngestError::SameIdAcrossFiles {
+                        path: run.path.clone(),
+                        reason: format!(
+                            "the test `{}` is named both here ({}) and in {} ({}); files of different \
+                             formats make their test ids differently, so these may be two different tests, \
+                             and gate will not merge their trials. Give the runs of one suite in one format",
+                            untrusted_line(id),
+                            run.format.as_str(),
+                            path.display(),
+                            format.as_str()
+                        ),
+                    });
+                }
+                Some(_) => {}
+                None => {
+                    format_of.insert(id, (run.format, &run.path));
+                }
+            }
+        }
         for (id, parts) in &run.origins {
             match owner.get(id.as_str()) {
                 Some((first, path)) if *first != parts => {

@@ -161,7 +161,10 @@ pub fn read_run(path: &Path, opts: &Options) -> Result<RunFile, IngestError> {
                 notes: report.notes,
                 claims: Vec::new(),
                 origins: Default::default(),
-                identity: Default::default(),
+                identity: super::Identity {
+                    run_ids: Vec::new(),
+                    stamps: report.stamps,
+                },
             }
         }
     };

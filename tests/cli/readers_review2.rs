@@ -318,3 +318,109 @@ fn count_refusal_shows_the_number_as_written_not_saturated() {
         ))
         .stderr(predicate::str::contains("18446744073709551615").not());
 }
+
+#[test]
+fn same_test_id_from_files_of_different_formats_is_refused() {
+    // B8: a JUnit file and a mocha JSON report both naming `agent refund` were merged into
+    // one test, though only JUnit records what its ids are made of.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let junit = write(
+        dir.path(),
+        "run-1.xml",
+        &pytest_run("2026-01-01T00:00:00", &[("agent refund", "")]).replace("classname=\"t\" ", ""),
+    );
+    let t = r#"{"title":"refund","fullTitle":"agent refund","duration":1,"currentRetry":0,"err":{"message":"wrong"}}"#;
+    let mocha = write(
+        dir.path(),
+        "run-2.json",
+        &format!(
+            r#"{{"stats":{{"tests":1,"start":"2026-01-02T00:00:00.000Z"}},"tests":[{t}],"pending":[],"failures":[{t}],"passes":[]}}"#
+        ),
+    );
+    gate()
+        .arg("ingest")
+        .args([&junit, &mocha])
+        .args(["--single", "2,1", "--ledger"])
+        .arg(dir.path().join("l.jsonl"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "the test `agent refund` is named both here",
+        ))
+        .stderr(predicate::str::contains("run-1.xml"))
+        .stderr(predicate::str::contains("run-2.json"));
+}
+
+#[test]
+fn ids_made_only_of_format_controls_or_private_use_are_refused() {
+    // B11: ids of only Egyptian hieroglyph format controls (U+13430…), interlinear
+    // annotation marks (U+FFF9…) or private-use code points (U+E000…) were accepted.
+    let dir = tempfile::tempdir().expect("tempdir");
+    for c in [
+        '\u{13430}',
+        '\u{1343f}',
+        '\u{fff9}',
+        '\u{fffb}',
+        '\u{e000}',
+        '\u{f8ff}',
+        '\u{f0000}',
+        '\u{0600}',
+    ] {
+        let xml = format!(
+            "<testsuites name=\"nextest-run\"><testsuite name=\"s\" tests=\"1\"><testcase classname=\"{c}\" name=\"{c}{c}\" time=\"0.1\"/></testsuite></testsuites>"
+        );
+        let p = write(dir.path(), "blank.xml", &xml);
+        gate()
+            .arg("ingest")
+            .arg(&p)
+            .args(["--single", "1,0", "--ledger"])
+            .arg(dir.path().join("l.jsonl"))
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("has no visible name"));
+    }
+}
+
+#[test]
+fn js_json_report_saved_again_with_sorted_keys_is_refused_as_the_same_run() {
+    // Item 5: a mocha, Jest, Vitest or Playwright JSON report re-saved with other bytes (keys
+    // sorted) counted as a second run: their start times were not part of the run's identity.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/js-json");
+    for (rel, format) in [
+        ("mocha-runs/run-1.json", "mocha-json"),
+        ("jest-runs/run-1.json", "jest-json"),
+        ("vitest-runs/run-1.json", "jest-json"),
+        ("playwright-retries.json", "playwright-json"),
+    ] {
+        let text = std::fs::read_to_string(fixtures.join(rel)).expect("fixture");
+        let original = write(dir.path(), "original.json", &text);
+        // Parsed and written again: keys sorted (serde_json orders a map by key), indented.
+        let sorted: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        let copy = write(
+            dir.path(),
+            "sorted.json",
+            &serde_json::to_string_pretty(&sorted).expect("serialises"),
+        );
+        gate()
+            .args(["ingest", "--format", format, "--assume-retries-off"])
+            .args([&original, &copy])
+            .args(["--single", "2,1", "--ledger"])
+            .arg(dir.path().join("l.jsonl"))
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(
+                "the same run of the suite given twice",
+            ));
+    }
+    // Two real runs of one suite are still two runs.
+    let one = fixtures.join("jest-runs/run-1.json");
+    let two = fixtures.join("jest-runs/run-2.json");
+    gate()
+        .args(["ingest", "--format", "jest-json"])
+        .args([&one, &two])
+        .args(["--single", "2,1", "--ledger"])
+        .arg(dir.path().join("l2.jsonl"))
+        .assert()
+        .stderr(predicate::str::contains("the same run").not());
+}

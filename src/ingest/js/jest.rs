@@ -35,6 +35,9 @@ use crate::ingest::{Count, Trial, Writer};
 #[serde(rename_all = "camelCase")]
 struct File {
     test_results: Vec<Suite>,
+    /// When the run started (milliseconds): the run's identity.
+    #[serde(default)]
+    start_time: serde_json::Value,
     #[serde(default)]
     was_interrupted: Option<bool>,
     #[serde(default)]
@@ -51,6 +54,11 @@ struct Suite {
     message: String,
     #[serde(default)]
     assertion_results: Vec<Assertion>,
+    /// When the file's tests started and ended (milliseconds): the run's identity.
+    #[serde(default)]
+    start_time: serde_json::Value,
+    #[serde(default)]
+    end_time: serde_json::Value,
 }
 
 #[derive(Deserialize)]
@@ -267,6 +275,14 @@ pub fn read(text: &str) -> Result<(Report, Writer), Error> {
             trials,
             skipped,
             skipped_tests,
+            stamps: std::iter::once(&file.start_time)
+                .chain(
+                    file.test_results
+                        .iter()
+                        .flat_map(|s| [&s.start_time, &s.end_time]),
+                )
+                .filter_map(super::stamp)
+                .collect(),
             notes,
         },
         writer,

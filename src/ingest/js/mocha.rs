@@ -32,6 +32,9 @@ struct File {
     failures: Vec<Test>,
     #[serde(default)]
     passes: Vec<Test>,
+    /// `start` and `end`: the run's identity.
+    #[serde(default)]
+    stats: serde_json::Value,
 }
 
 #[derive(Deserialize)]
@@ -151,6 +154,10 @@ pub fn read(text: &str) -> Result<Report, Error> {
         trials,
         skipped,
         skipped_tests,
+        stamps: ["start", "end"]
+            .iter()
+            .filter_map(|k| super::stamp(&file.stats[*k]))
+            .collect(),
         notes,
     })
 }

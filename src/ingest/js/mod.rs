@@ -33,8 +33,22 @@ pub struct Report {
     pub skipped: u64,
     /// The test id of each such record.
     pub skipped_tests: Vec<String>,
+    /// The start (and end) times the runner wrote for the run and its files: with the
+    /// records, the run's identity, so that a copy of a report saved again with other bytes
+    /// (keys sorted, reindented) is refused as the same run ([`super::check_distinct`]).
+    pub stamps: Vec<String>,
     /// What the reader said about the file, for the terminal.
     pub notes: Vec<String>,
+}
+
+/// A time the runner wrote (a number of milliseconds or a date string), as a stamp of the
+/// run's identity; `None` when absent.
+fn stamp(v: &serde_json::Value) -> Option<String> {
+    match v {
+        serde_json::Value::Null => None,
+        serde_json::Value::String(s) => Some(s.clone()),
+        other => Some(other.to_string()),
+    }
 }
 
 /// The one trial of `test` in a run's report: one run writes each test once, so a second

@@ -24,6 +24,9 @@ struct File {
     suites: Vec<Suite>,
     #[serde(default)]
     errors: Vec<Message>,
+    /// `startTime`: the run's identity.
+    #[serde(default)]
+    stats: serde_json::Value,
 }
 
 #[derive(Deserialize)]
@@ -191,6 +194,7 @@ pub fn read(text: &str) -> Result<Report, Error> {
         trials,
         skipped: skipped + not_run,
         skipped_tests,
+        stamps: super::stamp(&file.stats["startTime"]).into_iter().collect(),
         notes,
     })
 }
