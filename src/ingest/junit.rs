@@ -114,6 +114,21 @@ pub struct NotJunit {
     pub column: u64,
     /// What is wrong.
     pub reason: String,
+    /// Well-formed JUnit that gate refuses (a count or a per-file cap exceeded, a property
+    /// given twice): its message must not say "not JUnit XML" (issue 29 review, B12).
+    pub refused: bool,
+}
+
+/// Why [`open_element`] stops: the XML is not JUnit, or it is and gate refuses it.
+enum Stop {
+    Xml(String),
+    Refused(String),
+}
+
+impl From<String> for Stop {
+    fn from(reason: String) -> Stop {
+        Stop::Xml(reason)
+    }
 }
 
 /// Elements whose nesting the reader tracks.
@@ -137,7 +152,16 @@ pub fn parse(text: &str) -> Result<Document, NotJunit> {
             line,
             column,
             reason,
+            refused: false,
         }
+    };
+    let refused_at = |pos: u64, reason: String| NotJunit {
+        refused: true,
+        ..at(pos, reason)
+    };
+    let stop_at = |pos: u64, stop: Stop| match stop {
+        Stop::Xml(reason) => at(pos, reason),
+        Stop::Refused(reason) => refused_at(pos, reason),
     };
     let mut doc = Document {
         root: String::new(),
@@ -189,9 +213,9 @@ pub fn parse(text: &str) -> Result<Document, NotJunit> {
                 let line = lines.line_at(start as usize);
                 let open =
                     open_element(&e, true, &stack, &mut case, &mut retry, line, &mut retries)
-                        .map_err(|r| at(start, r))?;
+                        .map_err(|r| stop_at(start, r))?;
                 if open == Open::Case {
-                    count_case(&doc).map_err(|r| at(start, r))?;
+                    count_case(&doc).map_err(|r| refused_at(start, r))?;
                 }
                 stack.push(open);
             }
@@ -201,9 +225,9 @@ pub fn parse(text: &str) -> Result<Document, NotJunit> {
                 let line = lines.line_at(start as usize);
                 let open =
                     open_element(&e, false, &stack, &mut case, &mut retry, line, &mut retries)
-                        .map_err(|r| at(start, r))?;
+                        .map_err(|r| stop_at(start, r))?;
                 if open == Open::Case {
-                    count_case(&doc).map_err(|r| at(start, r))?;
+                    count_case(&doc).map_err(|r| refused_at(start, r))?;
                 }
                 // `<testcase .../>` is a complete record: there is no End event for it.
                 if open == Open::Case
@@ -350,12 +374,12 @@ fn open_element(
     retry: &mut Option<(Retry, bool)>,
     line: u64,
     retries: &mut u64,
-) -> Result<Open, String> {
+) -> Result<Open, Stop> {
     let name = local(e);
     let parent = stack.last().copied();
     if name == "testcase" {
         if case.is_some() {
-            return Err("`<testcase>` inside another `<testcase>`".into());
+            return Err(Stop::Xml("`<testcase>` inside another `<testcase>`".into()));
         }
         let name_attr = attr(e, "name")?
             .ok_or_else(|| "`<testcase>` without a `name` attribute".to_string())?;
@@ -399,8 +423,9 @@ fn open_element(
             super::Count::new(
                 (c.flaky.len() + c.reruns.len() + 1) as u64,
                 &format!("the number of `<{name}>` retries of test case `{}`", c.name),
-            )?;
-            super::spend_retries(retries, 1)?;
+            )
+            .map_err(Stop::Refused)?;
+            super::spend_retries(retries, 1).map_err(Stop::Refused)?;
             let r = Retry {
                 time_s: seconds(attr(e, "time")?),
                 message: cut(&attr(e, "message")?.unwrap_or_default()),
@@ -423,15 +448,15 @@ fn open_element(
             // Written twice, one value would silently win (the last, before): a record that
             // says two things about how often it ran is refused (issue 29 review, B10).
             if c.invocations.is_some() {
-                return Err(format!(
+                return Err(Stop::Refused(format!(
                     "test case `{}` has the property `invocations` twice; gate will not pick one of \
                      two counts of how often it ran",
                     c.name
-                ));
+                )));
             }
             let value = attr(e, "value")?.unwrap_or_default();
-            let n = super::Count::parse(&value, "property `invocations`")?;
-            super::spend_retries(retries, n.0.saturating_sub(1))?;
+            let n = super::Count::parse(&value, "property `invocations`").map_err(Stop::Refused)?;
+            super::spend_retries(retries, n.0.saturating_sub(1)).map_err(Stop::Refused)?;
             c.invocations = Some(n.0);
             Ok(Open::Other)
         }

@@ -25,11 +25,23 @@ pub(super) fn read_junit(
             reason: "not UTF-8".into(),
         }
     })?;
-    let doc = junit::parse(text).map_err(|e| IngestError::NotJunit {
-        path: path.to_path_buf(),
-        line: e.line,
-        column: e.column,
-        reason: e.reason,
+    let doc = junit::parse(text).map_err(|e| {
+        if e.refused {
+            // Well-formed JUnit that gate refuses: said as what it is, not "not JUnit XML".
+            IngestError::Invalid {
+                path: path.to_path_buf(),
+                line: e.line,
+                column: e.column,
+                reason: e.reason,
+            }
+        } else {
+            IngestError::NotJunit {
+                path: path.to_path_buf(),
+                line: e.line,
+                column: e.column,
+                reason: e.reason,
+            }
+        }
     })?;
     let mut doc = doc;
     let writer = writer_of(&doc);

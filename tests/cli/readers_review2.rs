@@ -302,7 +302,8 @@ fn jest_junit_with_the_invocations_property_twice_is_refused() {
 
 #[test]
 fn count_refusal_shows_the_number_as_written_not_saturated() {
-    // B12: `invocations="18446744073709551616"` was refused as 18446744073709551615.
+    // B12: `invocations="18446744073709551616"` was refused as 18446744073709551615, and
+    // every count or cap refusal of a JUnit file said "not JUnit XML".
     let dir = tempfile::tempdir().expect("tempdir");
     let xml = r#"<testsuites name="jest tests"><testsuite name="a" tests="1"><testcase classname="agent refund" name="agent refund" time="0.1"><properties><property name="invocations" value="18446744073709551616"/></properties></testcase></testsuite></testsuites>"#;
     let p = write(dir.path(), "c11.xml", xml);
@@ -316,7 +317,10 @@ fn count_refusal_shows_the_number_as_written_not_saturated() {
         .stderr(predicate::str::contains(
             "is 18446744073709551616, more than",
         ))
-        .stderr(predicate::str::contains("18446744073709551615").not());
+        .stderr(predicate::str::contains("18446744073709551615").not())
+        // Well-formed JUnit, refused for its count: not called "not JUnit XML".
+        .stderr(predicate::str::contains("c11.xml:1:"))
+        .stderr(predicate::str::contains("not JUnit XML").not());
 }
 
 #[test]
