@@ -82,6 +82,8 @@ pub struct Suite {
     pub name: String,
     /// Its `timestamp` attribute.
     pub stamp: Option<String>,
+    /// Its `hostname` attribute (pytest, Playwright): part of the run's identity.
+    pub hostname: Option<String>,
 }
 
 /// What a file says about itself and its test cases.
@@ -298,6 +300,7 @@ fn note_suite(
             line: lines.line_at(start as usize),
             name: attr(e, "name")?.unwrap_or_default(),
             stamp: attr(e, "timestamp")?,
+            hostname: attr(e, "hostname")?,
         });
     }
     Ok(())

@@ -57,6 +57,7 @@ pub(super) fn read_junit(
         identity.run_ids.push(format!("JUnit run uuid `{uuid}`"));
     }
     identity.stamps.extend(doc.stamp.iter().cloned());
+    identity.units = super::identity::junit_units(&doc);
     identity
         .stamps
         .extend(doc.suites.iter().filter_map(|s| s.stamp.clone()));

@@ -1,4 +1,4 @@
-//! Issue 29, review 5: the readers and the identity of their evidence. Each test is named after the
+//! Issue 29, review 5: the readers and the evidence identity. Each test is named after the
 //! finding it pins (R1, R4, E1, E2, E4, E5c, C1, R3 of /work/scratch/rev5/REPORT.md) and
 //! builds the smallest file that showed the break: gate now refuses it (exit 2, naming what it
 //! refused) or grades it as the failure it is. Beside each, what must still be read.
@@ -135,6 +135,153 @@ fn deepeval_results_in_an_array_the_reader_does_not_read_are_refused() {
     );
     let p = write(dir.path(), "extra.json", &extra);
     ingest(dir.path(), &[&p], &["--single", "1,0"]).code(0);
+}
+
+/// A pytest JUnit run of `test_agent::test_lookup` with these suite attributes.
+fn pytest(attrs: &str, extra_suite: &str) -> String {
+    format!(
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<testsuites name=\"pytest tests\">\
+         <testsuite name=\"pytest\" errors=\"0\" failures=\"0\" skipped=\"0\" tests=\"1\" time=\"0.088\" {attrs}>\
+         <testcase classname=\"test_agent\" name=\"test_lookup\" time=\"0.001\" /></testsuite>{extra_suite}</testsuites>\n"
+    )
+}
+
+const STAMPED: &str = "timestamp=\"2026-11-30T10:57:15.090192+00:00\" hostname=\"vm\"";
+const PAD: &str = "<testsuite name=\"pad\" tests=\"1\" timestamp=\"2026-11-30T10:57:16+00:00\" hostname=\"vm\">\
+                   <testcase classname=\"pad\" name=\"test_pad\" time=\"0.001\" /></testsuite>";
+
+#[test]
+fn junit_run_padded_with_an_extra_testsuite_is_refused_as_the_same_run() {
+    // E1: one pytest run given twice, the copy with one extra `<testsuite>`: its bytes and
+    // its whole-file records digest differ, so every real test counted twice.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let a = write(dir.path(), "run-01.xml", &pytest(STAMPED, ""));
+    let b = write(dir.path(), "run-02.xml", &pytest(STAMPED, PAD));
+    ingest(dir.path(), &[&a, &b], &["--single", "2,0"])
+        .code(2)
+        .stderr(predicate::str::contains("run-01.xml and "))
+        .stderr(predicate::str::contains(
+            "run-02.xml: the same run of the suite given twice",
+        ))
+        .stderr(predicate::str::contains(
+            "the `<testsuite>` at line 2 of the first is the `<testsuite>` at line 2 of the second",
+        ));
+    // A file split in two with one part given again: the part is the same suite.
+    let c = write(
+        dir.path(),
+        "part.xml",
+        &format!("<?xml version=\"1.0\"?>\n<testsuites name=\"pytest tests\">{PAD}</testsuites>\n"),
+    );
+    ingest(
+        dir.path(),
+        &[&b, &c],
+        &["--single", "2,0", "--assume-retries-off"],
+    )
+    .code(2)
+    .stderr(predicate::str::contains(
+        "the same run of the suite given twice",
+    ));
+    // Another run of the same suite (its own timestamp) beside the padded file is read.
+    let other = write(
+        dir.path(),
+        "run-03.xml",
+        &pytest(
+            "timestamp=\"2026-11-30T11:02:00.000001+00:00\" hostname=\"vm\"",
+            "",
+        ),
+    );
+    ingest(dir.path(), &[&a, &other], &["--single", "2,0"]).code(0);
+}
+
+#[test]
+fn junit_copy_resaved_without_its_timestamp_is_refused_as_the_same_run() {
+    // E2: the copy re-serialised without its `timestamp` (a JUnit merger) was compared by
+    // bytes only: one pass counted as two.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let a = write(dir.path(), "run-01.xml", &pytest(STAMPED, ""));
+    let b = write(dir.path(), "run-02.xml", &pytest("hostname=\"vm\"", ""));
+    ingest(dir.path(), &[&a, &b], &["--single", "2,0"])
+        .code(2)
+        .stderr(predicate::str::contains(
+            "once with timestamps and once without them",
+        ));
+    // Two runs that record no timestamp and give equal records are two runs (a deterministic
+    // suite; nothing tells them apart: docs/ingest.md says so).
+    let c = write(
+        dir.path(),
+        "run-03.xml",
+        &pytest("hostname=\"vm\" time-taken=\"x\"", ""),
+    );
+    ingest(dir.path(), &[&b, &c], &["--single", "2,0"]).code(0);
+}
+
+#[test]
+fn base_run_padded_as_a_head_run_is_refused_as_the_same_run() {
+    // E5c: `gate ingest --base`, base's run given again as head's with one extra suite:
+    // accepted, so every pair was a run paired with itself.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let base = write(dir.path(), "base.xml", &pytest(STAMPED, ""));
+    let head = write(dir.path(), "head.xml", &pytest(STAMPED, PAD));
+    ingest(
+        dir.path(),
+        &[&head],
+        &["--base", base.to_str().unwrap(), "--odds-ratio", "3"],
+    )
+    .code(2)
+    .stderr(predicate::str::contains("base.xml and "))
+    .stderr(predicate::str::contains(
+        "head.xml: the same run of the suite given twice",
+    ));
+}
+
+/// `go test -json` events of package `example.com/{pkg}`: (nanoseconds, action, test).
+fn go_package(pkg: &str, t0: u64, test: &str) -> String {
+    let ev = |ns: u64, action: &str, extra: &str| {
+        format!(
+            "{{\"Time\":\"2026-12-01T18:59:55.{:09}Z\",\"Action\":\"{action}\",\"Package\":\"example.com/{pkg}\"{extra}}}\n",
+            t0 + ns
+        )
+    };
+    [
+        ev(0, "start", ""),
+        ev(10, "run", &format!(",\"Test\":\"{test}\"")),
+        ev(30, "pass", &format!(",\"Test\":\"{test}\",\"Elapsed\":0")),
+        ev(50, "pass", ",\"Elapsed\":0.01"),
+    ]
+    .concat()
+}
+
+#[test]
+fn go_json_stream_and_a_cut_off_suffix_of_it_are_refused_as_the_same_run() {
+    // E4: a two-package stream and a suffix of it (only p2's events): the first `Time` and
+    // the whole-file digest both differ, so p2's tests counted twice.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p1 = go_package("p1", 100, "TestA");
+    let p2 = go_package("p2", 200, "TestB");
+    let a = write(dir.path(), "run-1.json", &format!("{p1}{p2}"));
+    let b = write(dir.path(), "run-1-p2.json", &p2);
+    ingest(dir.path(), &[&a, &b], &["--format", "go-json", "--single", "2,0"])
+        .code(2)
+        .stderr(predicate::str::contains("the same run of the suite given twice"))
+        .stderr(predicate::str::contains(
+            "the test run that starts at line 6 of the first is the test run that starts at line 2 of the second",
+        ));
+    // A second run of both packages (their own times) is another run.
+    let c = write(
+        dir.path(),
+        "run-2.json",
+        &format!(
+            "{}{}",
+            go_package("p1", 700, "TestA"),
+            go_package("p2", 900, "TestB")
+        ),
+    );
+    ingest(
+        dir.path(),
+        &[&a, &c],
+        &["--format", "go-json", "--single", "2,0"],
+    )
+    .code(0);
 }
 
 #[test]
