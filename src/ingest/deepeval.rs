@@ -9,6 +9,17 @@
 //! file and the test run of one eval judge the same tests. A test that raised before
 //! `assert_test` is in pytest's JUnit but not in this file: a missing repeat index is
 //! refused, with a pointer to the JUnit.
+//!
+//! **Every array that can hold a result is read, or the file is refused.** DeepEval's
+//! `TestRun` keeps multi-turn cases in `.conversationalTestCases[]` (same `name`, `success`,
+//! `metricsData`, and per-turn `metricsData` in older versions), read here as tests like
+//! `.testCases[]`. A top-level key this reader does not know, holding a non-empty array or
+//! object, is refused rather than ignored: a later DeepEval could put results there. A case
+//! passes only when its `success` is `true` *and* none of its metrics (nor its turns')
+//! failed or errored: DeepEval's `success` leaves out metrics marked `flaky`, so a failed
+//! flaky metric does not fail the case, but an errored one (not judged at all) does.
+//! DeepEval's own `testFailed` count is checked: fewer failures read than it reports is
+//! refused.
 
 use std::collections::HashMap;
 
@@ -23,6 +34,44 @@ struct File {
     test_file: Option<String>,
     #[serde(default)]
     test_cases: Vec<Case>,
+    #[serde(default)]
+    conversational_test_cases: Vec<Case>,
+    #[serde(default)]
+    test_failed: Option<u64>,
+    /// Every other top-level key, checked by [`unread_results`].
+    #[serde(flatten)]
+    rest: serde_json::Map<String, serde_json::Value>,
+}
+
+/// Top-level keys of DeepEval's `TestRun` (deepeval/test_run/test_run.py) that hold no
+/// per-case result: aggregates, settings and scalars. Anything else non-empty is refused.
+const KNOWN_KEYS: &[&str] = &[
+    "metricsScores",
+    "traceMetricsScores",
+    "hyperparameters",
+    "prompts",
+    "identifier",
+    "testPassed",
+    "runDuration",
+    "evaluationCost",
+    "datasetAlias",
+    "datasetId",
+    "official",
+];
+
+/// The first top-level key this reader does not know whose value could hold results (a
+/// non-empty array or object).
+fn unread_results(rest: &serde_json::Map<String, serde_json::Value>) -> Option<&str> {
+    rest.iter()
+        .find(|(k, v)| {
+            !KNOWN_KEYS.contains(&k.as_str())
+                && match v {
+                    serde_json::Value::Array(a) => !a.is_empty(),
+                    serde_json::Value::Object(o) => !o.is_empty(),
+                    _ => false,
+                }
+        })
+        .map(|(k, _)| k.as_str())
 }
 
 #[derive(Deserialize)]
@@ -36,6 +85,27 @@ struct Case {
     run_duration: Option<f64>,
     #[serde(default)]
     metrics_data: Vec<Metric>,
+    /// A conversational case's turns; older DeepEval versions give each its own metrics.
+    #[serde(default)]
+    turns: Vec<Turn>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Turn {
+    #[serde(default)]
+    metrics_data: Option<Vec<Metric>>,
+}
+
+impl Case {
+    /// The case's metrics and its turns'.
+    fn metrics(&self) -> impl Iterator<Item = &Metric> {
+        self.metrics_data.iter().chain(
+            self.turns
+                .iter()
+                .flat_map(|t| t.metrics_data.iter().flatten()),
+        )
+    }
 }
 
 #[derive(Deserialize)]
@@ -43,6 +113,9 @@ struct Metric {
     name: String,
     #[serde(default)]
     success: Option<bool>,
+    /// DeepEval leaves a flaky metric out of the case's `success`.
+    #[serde(default)]
+    flaky: bool,
     #[serde(default)]
     score: Option<f64>,
     #[serde(default)]
@@ -81,8 +154,24 @@ pub fn read(text: &str) -> Result<TestRun, ParseError> {
             base.strip_suffix(".py").unwrap_or(base).to_string()
         })
         .unwrap_or_default();
+    if let Some(key) = unread_results(&file.rest) {
+        return Err(ParseError {
+            line: 1,
+            column: 1,
+            reason: format!(
+                "DeepEval test run has a `{}` this reader does not know, which could hold results; \
+                 gate refuses a file it cannot read whole rather than judge part of it. Read pytest's \
+                 JUnit instead (`deepeval test run FILE -- --junitxml=junit.xml`)",
+                crate::untrusted::one_line(key)
+            ),
+        });
+    }
+    // Each array's `order` counts from 0: single-turn cases first, then conversational ones.
     let mut cases = file.test_cases;
     cases.sort_by_key(|c| c.order.unwrap_or(u64::MAX));
+    let mut conversational = file.conversational_test_cases;
+    conversational.sort_by_key(|c| c.order.unwrap_or(u64::MAX));
+    cases.extend(conversational);
     let mut trials = Vec::with_capacity(cases.len());
     let mut skipped = 0;
     let mut skipped_tests = Vec::new();
@@ -111,9 +200,8 @@ pub fn read(text: &str) -> Result<TestRun, ParseError> {
             e.0.push(i);
         }
         let failed: Vec<String> = c
-            .metrics_data
-            .iter()
-            .filter(|m| m.success != Some(true))
+            .metrics()
+            .filter(|m| m.error.is_some() || (m.success != Some(true) && !m.flaky))
             .map(|m| match (&m.error, m.score, m.threshold) {
                 (Some(e), _, _) => format!("{}: error: {e}", m.name),
                 (None, Some(s), Some(t)) => format!(
@@ -127,14 +215,17 @@ pub fn read(text: &str) -> Result<TestRun, ParseError> {
                 _ => format!("{}: not met", m.name),
             })
             .collect();
+        // DeepEval's `success` and its metrics must agree: a metric that failed or errored
+        // under a case said to succeed is a failure, never a pass.
+        let passed = success && failed.is_empty();
         trials.push(Trial {
             test,
             repeat: repeat.unwrap_or(*n),
             attempts: vec![Attempt {
-                passed: success,
+                passed,
                 unavailable: false,
                 duration_s: c.run_duration.unwrap_or(0.0),
-                message: if success {
+                message: if passed {
                     String::new()
                 } else if failed.is_empty() {
                     "failed".into()
@@ -159,6 +250,20 @@ pub fn read(text: &str) -> Result<TestRun, ParseError> {
                 ),
             });
         }
+    }
+    let failures = trials.iter().filter(|t| !t.attempts[0].passed).count() as u64;
+    if let Some(reported) = file.test_failed
+        && failures < reported
+    {
+        return Err(ParseError {
+            line: 1,
+            column: 1,
+            reason: format!(
+                "DeepEval reports {reported} failed test case(s) (`testFailed`) but gate reads {failures}: \
+                 some failures are in records this reader does not read. Read pytest's JUnit instead \
+                 (`deepeval test run FILE -- --junitxml=junit.xml`)"
+            ),
+        });
     }
     trials.sort_by(|a, b| a.test.cmp(&b.test).then(a.repeat.cmp(&b.repeat)));
     // Keep the tests in their first-recorded order, each in repeat order.

@@ -66,6 +66,9 @@ pub struct GoRun {
     /// The `Time` of the stream's first event: a stream and a cut-off prefix of it share it,
     /// two runs do not (it has nanoseconds).
     pub first_time: Option<String>,
+    /// Per trial: the line and `Time` of its `run` event, its identity
+    /// ([`super::identity::go_units`]).
+    pub starts: Vec<(u64, Option<String>)>,
 }
 
 /// Whether the text looks like `go test -json` output: its first line is an event object.
@@ -79,6 +82,7 @@ pub fn looks_like(text: &str) -> bool {
 /// Read the events, line by line, in order.
 pub fn read(text: &str) -> Result<GoRun, ParseError> {
     let mut trials: Vec<Trial> = Vec::new();
+    let mut starts: Vec<(u64, Option<String>)> = Vec::new();
     // Per (package, test): the runs started and not ended, oldest first.
     let mut open: HashMap<(String, String), Vec<Open>> = HashMap::new();
     // Per (package, test): how many runs started, for the repeat index.
@@ -179,6 +183,7 @@ pub fn read(text: &str) -> Result<GoRun, ParseError> {
                         detail: String::new(),
                     }],
                 });
+                starts.push((line_no, ev.time.as_deref().map(str::to_string)));
                 open.entry(key).or_default().push(Open {
                     trial: trials.len() - 1,
                     output: String::new(),
@@ -269,13 +274,19 @@ pub fn read(text: &str) -> Result<GoRun, ParseError> {
             ),
         });
     }
-    trials.retain(|t| !t.attempts.is_empty());
+    // Skipped runs are no trials: drop them and their starts together.
+    let (trials, starts): (Vec<Trial>, Vec<(u64, Option<String>)>) = trials
+        .into_iter()
+        .zip(starts)
+        .filter(|(t, _)| !t.attempts.is_empty())
+        .unzip();
     Ok(GoRun {
         trials,
         skipped,
         skipped_tests,
         reruns,
         first_time,
+        starts,
     })
 }
 

@@ -82,6 +82,8 @@ pub struct Suite {
     pub name: String,
     /// Its `timestamp` attribute.
     pub stamp: Option<String>,
+    /// Its `hostname` attribute (pytest, Playwright): part of the run's identity.
+    pub hostname: Option<String>,
 }
 
 /// What a file says about itself and its test cases.
@@ -347,6 +349,7 @@ fn note_suite(
             line: lines.line_at(start as usize),
             name: attr(e, "name")?.unwrap_or_default(),
             stamp: attr(e, "timestamp")?,
+            hostname: attr(e, "hostname")?,
         });
     }
     Ok(())
@@ -460,8 +463,22 @@ fn open_element(
             c.invocations = Some(n.0);
             Ok(Open::Other)
         }
+        // A child this reader does not know is ignored (writers add their own), unless its
+        // name says failure or error (`<Failure>`, `<failed>`, `<errors>`): read as a pass,
+        // such a record would hide a failure in a shape no writer gate knows would produce.
+        (Some(Open::Case), other) if failure_like(other) => Err(format!(
+            "unknown element `<{}>` inside a `<testcase>`: its name says failure or error, but JUnit \
+             writes `<failure>` or `<error>`; gate will not read it as a pass",
+            crate::untrusted::one_line(other)
+        )),
         _ => Ok(Open::Other),
     }
+}
+
+/// Whether an element name that is none of JUnit's reads like a failure shape.
+fn failure_like(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    n.contains("fail") || n.contains("error")
 }
 
 fn close_retry(case: &mut Option<Case>, retry: &mut Option<(Retry, bool)>) {

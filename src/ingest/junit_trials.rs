@@ -69,6 +69,7 @@ pub(super) fn read_junit(
         identity.run_ids.push(format!("JUnit run uuid `{uuid}`"));
     }
     identity.stamps.extend(doc.stamp.iter().cloned());
+    identity.units = super::identity::junit_units(&doc);
     identity
         .stamps
         .extend(doc.suites.iter().filter_map(|s| s.stamp.clone()));
@@ -86,12 +87,14 @@ pub(super) fn read_junit(
                 line,
                 reason,
             },
-            Refusal::TooMany { line, reason } => IngestError::Invalid {
-                path: path.to_path_buf(),
-                line,
-                column: 1,
-                reason,
-            },
+            Refusal::TooMany { line, reason } | Refusal::NeverRan { line, reason } => {
+                IngestError::Invalid {
+                    path: path.to_path_buf(),
+                    line,
+                    column: 1,
+                    reason,
+                }
+            }
         })?;
     Ok(RunFile {
         path: path.to_path_buf(),
@@ -259,6 +262,13 @@ enum Refusal {
         /// Line of the record.
         line: u64,
         /// Which count.
+        reason: String,
+    },
+    /// A result recorded for a test its own count says never ran (`invocations` 0).
+    NeverRan {
+        /// Line of the record.
+        line: u64,
+        /// Which test.
         reason: String,
     },
 }
@@ -449,6 +459,18 @@ fn interpret(
                     skipped.push(id.clone());
                     continue;
                 };
+                if case.invocations == Some(0) {
+                    // Zero invocations: the test never ran, so its result is not a trial (and
+                    // read as one, no failure before it, it would be a first-attempt pass).
+                    return Err(Refusal::NeverRan {
+                        line: case.line,
+                        reason: format!(
+                            "test case `{}` has a result but its `invocations` property is 0: a test \
+                             that never ran has no result to grade",
+                            test_id(&case.classname, &case.name)
+                        ),
+                    });
+                }
                 if let Some(n) = case.invocations
                     && case.flaky.is_empty()
                     && case.reruns.is_empty()

@@ -42,6 +42,7 @@ pub mod deepeval;
 #[cfg(test)]
 mod fuzz;
 pub mod gotest;
+pub mod identity;
 pub mod inspect;
 pub mod js;
 pub mod json_nan;
@@ -624,6 +625,9 @@ pub struct Identity {
     /// Timestamps the tool wrote (a suite's or a test case's `timestamp`), in document order:
     /// part of the records' digest, and what makes it tell runs apart.
     pub stamps: Vec<String>,
+    /// The pieces of evidence the run writes once (each JUnit `<testsuite>`, each test run of
+    /// a `go test -json` stream), compared one by one across files ([`identity`]).
+    pub units: Vec<identity::Unit>,
 }
 
 /// Test id → the (classname, name) a JUnit record made it of.
@@ -782,12 +786,15 @@ pub fn records_digest(run: &RunFile) -> Option<String> {
 ///   time of a `go test -json` stream's first event: a cut-off prefix of a stream shares it);
 /// - the same parsed records *with their timestamps and durations* ([`records_digest`]): a
 ///   copy re-saved with other line endings, a BOM, other whitespace or reordered keys. Equal
-///   outcomes alone are not refused: two runs of a deterministic suite may have them.
+///   outcomes alone are not refused: two runs of a deterministic suite may have them;
+/// - and then the same *piece* of a run in two files or twice in one ([`identity`]): a
+///   `<testsuite>` or a go test run, so that a padded, cut or split copy is still one run.
 pub fn check_distinct<'r>(runs: impl IntoIterator<Item = &'r RunFile>) -> Result<(), IngestError> {
+    let runs: Vec<&RunFile> = runs.into_iter().collect();
     let mut bytes: HashMap<&str, &PathBuf> = HashMap::new();
     let mut ids: HashMap<&str, &PathBuf> = HashMap::new();
     let mut records: HashMap<String, &PathBuf> = HashMap::new();
-    for run in runs {
+    for &run in &runs {
         if let Some(first) = bytes.insert(run.sha256.as_str(), &run.path) {
             return Err(IngestError::SameContent {
                 first: first.clone(),
@@ -816,7 +823,8 @@ pub fn check_distinct<'r>(runs: impl IntoIterator<Item = &'r RunFile>) -> Result
             });
         }
     }
-    Ok(())
+    // Below the file: a run padded, cut or split is still made of the same pieces.
+    identity::check_units(runs)
 }
 
 /// One line of untrusted text, for a message.

@@ -44,6 +44,7 @@ pub fn read_run(path: &Path, opts: &Options) -> Result<RunFile, IngestError> {
         Format::GoJson => {
             let text = utf8(path, &bytes)?;
             let go = gotest::read(text).map_err(invalid)?;
+            let units = super::identity::go_units(&go.trials, &go.starts);
             let mut notes = Vec::new();
             if go.reruns > 0 {
                 notes.push(format!(
@@ -71,6 +72,7 @@ pub fn read_run(path: &Path, opts: &Options) -> Result<RunFile, IngestError> {
                         .map(|t| format!("`go test -json` stream whose first event is at {t}"))
                         .collect(),
                     stamps: go.first_time.iter().cloned().collect(),
+                    units,
                 },
             }
         }
@@ -132,7 +134,7 @@ pub fn read_run(path: &Path, opts: &Options) -> Result<RunFile, IngestError> {
                 origins: Default::default(),
                 identity: super::Identity {
                     run_ids: log.run_ids,
-                    stamps: Vec::new(),
+                    ..Default::default()
                 },
             }
         }

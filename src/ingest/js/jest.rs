@@ -197,7 +197,15 @@ pub fn read(text: &str) -> Result<(Report, Writer), Error> {
                 }
             };
             let retries = match (jest, a.invocations) {
-                (true, Some(k)) => k.0.saturating_sub(1),
+                (true, Some(k)) if k.0 == 0 => {
+                    // A test that ran zero times has no result: never a first-attempt pass.
+                    return Err(Error::Refused(format!(
+                        "test `{test}` says `status: \"{}\"` but `invocations: 0`: a test that never ran \
+                         has no result to grade",
+                        a.status
+                    )));
+                }
+                (true, Some(k)) => k.0 - 1,
                 (true, None) => {
                     return Err(Error::Refused(format!(
                         "test `{test}` has no `invocations`: this Jest report does not say how many times \

@@ -9,7 +9,9 @@
 //! them out of the report, so such a file is refused rather than judged on the tests that
 //! happened to run. `.pending[]` holds skipped tests. `fullTitle` joins the titles with
 //! spaces, so two tests can share it (`it("a b")`, and `it("b")` in `describe("a")`): such a
-//! report is refused, since each test runs once a run and the two would be read as repeats.
+//! report is refused, since each test runs once a run and the two would be read as repeats;
+//! that holds for a skipped test too (`.tests[]` lists pending tests), so a failure is never
+//! left out as the skip of another test with its title.
 //!
 //! **A pass is only what mocha says passed**: a test is read as a pass when it is listed in
 //! `.passes[]`, not in `.failures[]`, and its `err` is `{}`. A test that threw something that
@@ -111,17 +113,21 @@ pub fn read(text: &str) -> Result<Report, Error> {
         } else {
             format!("{rel}::{}", t.full_title)
         };
+        // Before the pending test is left out: `.pending[]` is keyed by (file, full title)
+        // too, so a failing test sharing its full title with a skipped one would be left out
+        // with it (a failure read as a skip). Two records, one title: refused, as JUnit's
+        // duplicate ids are.
+        only_trial(
+            &mut seen,
+            &test,
+            "mocha's full title joins the describe titles with spaces",
+        )?;
         // A test in `failures[]` failed, whatever else lists it (issue 29, B9: one listed in
         // both `failures[]` and `pending[]` was read as skipped).
         if pending.contains(&t.key()) && !failed.contains(&t.key()) {
             skipped_tests.push(test);
             continue;
         }
-        only_trial(
-            &mut seen,
-            &test,
-            "mocha's full title joins the describe titles with spaces",
-        )?;
         // Bounded over the whole file before the attempts are built.
         super::super::spend_retries(&mut spent, t.current_retry.0).map_err(Error::Refused)?;
         // mocha's own word: listed as passed, not as failed, with no error recorded.
