@@ -305,7 +305,8 @@ fn after_earlier_stages(
     }
     let ledgers = after
         .iter()
-        .map(|p| Ledger::read(p))
+        // As `gate report`: only rows the hash chain covers decide what the stage runs.
+        .map(|p| Ledger::read(p).map(Ledger::chain_covered))
         .collect::<Result<Vec<_>, _>>()
         .context("`--after`: cannot read ledger")?;
     if let Some(l) = ledgers

@@ -364,6 +364,12 @@ pub struct Ledger {
     pub complete_len: u64,
     /// An unterminated last line (a row lost in a crash), if any.
     pub torn_tail: Option<String>,
+    /// Bytes of the last complete line, newline included (what [`Ledger::chain_covered`]
+    /// takes off `complete_len` when it leaves that row out).
+    last_line_len: u64,
+    /// The 1-based line of the last row, left out by [`Ledger::chain_covered`] because no
+    /// hash covered it; `None` when nothing was left out.
+    pub left_out: Option<u64>,
 }
 
 impl Ledger {
@@ -398,6 +404,7 @@ impl Ledger {
         let mut chain_break = None;
         let mut complete_len = 0u64;
         let mut torn_tail = None;
+        let mut last_line_len = 0u64;
         let mut buf = Vec::new();
         let mut lineno = 0u64;
         loop {
@@ -457,6 +464,7 @@ impl Ledger {
             last_hash = sha256_hex(line);
             records.push(record);
             complete_len += n as u64;
+            last_line_len = n as u64;
         }
         if !matches!(records.first().map(|r| &r.row), Some(Row::Header(_))) {
             return Err(LedgerError::Empty {
@@ -470,6 +478,8 @@ impl Ledger {
             last_hash,
             complete_len,
             torn_tail,
+            last_line_len,
+            left_out: None,
         })
     }
 
@@ -509,6 +519,39 @@ impl Ledger {
     /// what is wrong).
     pub fn first_chain_break(&self) -> Option<(usize, String)> {
         self.chain_break.clone()
+    }
+
+    /// The 0-based index of the last row when no hash covers it: each row's `prev` covers
+    /// the row before, so the last row is vouched for only by a footer check (the footer's
+    /// verdict must recompute from the attempt rows, which `gate verify` and `gate report`
+    /// check) or by a head hash recorded elsewhere. A last row that is not a footer (a run
+    /// cut short by a crash, or a file cut there on purpose) could say anything: an attempt
+    /// row flipped from fail to pass breaks no chain. `None` when the last row is the
+    /// footer, the header (nothing to leave out), or was already left out.
+    pub fn uncovered_last_row(&self) -> Option<usize> {
+        if self.left_out.is_some() {
+            return None;
+        }
+        let i = self.records.len().checked_sub(1).filter(|&i| i > 0)?;
+        (!matches!(self.records[i].row, Row::Footer(_))).then_some(i)
+    }
+
+    /// This ledger without a last row no hash covers ([`Ledger::uncovered_last_row`]): what
+    /// a report may be made from, so that no verdict rests on a row anyone could have
+    /// edited without breaking the chain (issue 29, V1). The row left out is named in
+    /// [`Ledger::left_out`]. A resumed run reads the file itself, not this view: `gate run
+    /// --resume` continues after every complete row, and its next row covers the last.
+    pub fn chain_covered(mut self) -> Ledger {
+        if let Some(i) = self.uncovered_last_row()
+            && let Some(last) = self.records.pop()
+        {
+            // The row left out holds the hash of the row before it: the new head.
+            self.last_hash = last.prev;
+            self.complete_len -= self.last_line_len;
+            self.last_line_len = 0;
+            self.left_out = Some(i as u64 + 1);
+        }
+        self
     }
 }
 

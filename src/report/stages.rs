@@ -86,8 +86,15 @@ fn group<'a>(distinct: &[&'a Ledger]) -> Result<Stages<'a>, ReportError> {
             )));
         }
         if let Some(other) = entry.1.insert(shard.k, l) {
+            // The same run's shard twice (one path twice, or a copy) is refused too, not
+            // merged: it is bad input that hides the shard it stands in for (docs/running.md).
+            let by = if other.header().run_id == l.header().run_id {
+                "the same run's ledger"
+            } else {
+                "different runs"
+            };
             return Err(refuse(format!(
-                "stage {s}: shard {}/{} is given twice, by different runs (`{}` and `{}`)",
+                "stage {s}: shard {}/{} is given twice, by {by} (`{}` and `{}`)",
                 shard.k,
                 shard.m,
                 other.path.display(),
@@ -112,9 +119,10 @@ fn distinct(ledgers: &[Ledger]) -> Vec<&Ledger> {
 /// Refuse, from the headers alone, staged ledgers that cannot be one run's stages (see
 /// `group`); `Report::from_ledgers` calls it before the replay.
 pub fn check_headers(ledgers: &[Ledger]) -> Result<(), ReportError> {
-    let staged = distinct(ledgers);
-    if staged.iter().any(|l| l.header().stage.is_some()) {
-        group(&staged)?;
+    // Every ledger, not the distinct ones: a stage's shard given twice is refused (exit 2)
+    // rather than read once with its sibling shard missing.
+    if ledgers.iter().any(|l| l.header().stage.is_some()) {
+        group(&ledgers.iter().collect::<Vec<_>>())?;
     }
     Ok(())
 }

@@ -379,6 +379,13 @@ fn gate(out: &mut String, report: &Report) {
                 printable(&l.path.display().to_string())
             );
         }
+        if let Some(line) = l.left_out {
+            let _ = writeln!(
+                out,
+                "  warning       {}:{line}: not closed (no footer): its last row is not covered by the hash chain and was left out; an interrupted run: resume it with `gate run --resume`",
+                printable(&l.path.display().to_string())
+            );
+        }
     }
     for line in report.sandbox() {
         let _ = writeln!(out, "  sandbox       {line}");

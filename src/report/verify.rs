@@ -135,6 +135,19 @@ pub fn audit(ledger: &Ledger) -> Audit {
         }
     }
 
+    // The last row of a ledger without a footer is covered by no hash: nothing shows
+    // whether it was edited (an attempt flipped from fail to pass), so the ledger is not
+    // sound as it stands (issue 29, V1). A run that was really interrupted is resumed with
+    // `gate run --resume`, whose next row covers it.
+    if let Some(i) = ledger.uncovered_last_row() {
+        out.problems.push(Problem {
+            at: at(i),
+            what: "not closed, last row not covered: the ledger has no footer after this row, \
+                   so no hash vouches for it (an interrupted run: resume it with `gate run --resume`; \
+                   `gate report` leaves the row out)"
+                .to_string(),
+        });
+    }
     let footer = ledger.footer();
     let status = footer.map(|f| f.status);
     match status {

@@ -1,26 +1,91 @@
 //! Redaction: secrets never reach the ledger, the logs or the reports.
 //!
-//! Two sources: the values of environment variables whose names contain TOKEN, SECRET, KEY
-//! or PASSWORD (in gate's own environment and in each task's `env:`), and the plan's
-//! `policy.redact` regular expressions. Both are replaced by `***` before anything is stored.
+//! Three sources: the values of environment variables whose names mark them as secrets (in
+//! gate's own environment and in each task's `env:`; see [`is_secret_name`]), the password
+//! of any `scheme://user:password@host` value whatever its name, and the plan's
+//! `policy.redact` regular expressions. All are replaced by `***` before anything is stored.
 //!
-//! A literal secret is also redacted in its common encodings, since a task that prints
-//! `base64 <<< "$TOKEN"` leaks it just as well: base64 (standard and URL-safe alphabets,
-//! each of the three alignments the secret can have inside a longer encoded text, so only
-//! the characters that depend on the secret's bytes alone) and hexadecimal (lower and upper
-//! case). Other transformations (reversed, spaced out, other encodings) are not recognised.
+//! A literal secret is also redacted in the forms a task could print instead, since a task
+//! that prints `base64 <<< "$TOKEN"` leaks it just as well:
+//!
+//! - base64 (standard and URL-safe alphabets, each of the three alignments the secret can
+//!   have inside a longer encoded text, so only the characters that depend on the secret's
+//!   bytes alone) and hexadecimal (lower and upper case);
+//! - percent-encoding (every byte but the unreserved ones, `/` kept, `encodeURIComponent`'s
+//!   set, and form encoding with `+` for a space; upper- and lower-case hex);
+//! - reversed;
+//! - UTF-16 (little- and big-endian): output is captured as bytes, and an ASCII secret's
+//!   UTF-16 bytes are its characters with a NUL between each, which is matched as such;
+//! - any [`WINDOW`]-character piece of a secret (or of it reversed) of at least that length,
+//!   so a prefix, a suffix or a secret split across two prints leaks at most
+//!   `WINDOW - 1` characters at each end of each piece. A value that is a file path (it
+//!   starts with `/`, `./`, `../` or `~/`) names where a secret is kept rather than being
+//!   one: it is redacted whole, never in pieces, so every path under the same folder stays.
+//!
+//! Not recognised: other transformations (spaced out, rot13, base32, case changed,
+//! compressed, encrypted, one character per line), a piece shorter than [`WINDOW`], and the
+//! UTF-16 forms of a secret with non-ASCII characters. docs/trust.md lists the same.
+//!
+//! The forms and pieces of every secret go into one Aho-Corasick automaton, searched once
+//! per text with overlapping matches: the cost grows with the text, not with the number of
+//! secrets times the text.
 
+use aho_corasick::{AhoCorasick, MatchKind};
 use regex::Regex;
 
 /// Replaces secrets with `***`.
 #[derive(Debug, Clone, Default)]
 pub struct Redactor {
+    /// Whole forms of each secret (the value and its encodings), longest first.
     literals: Vec<String>,
+    /// [`WINDOW`]-character pieces of each secret long enough to have them.
+    pieces: Vec<String>,
+    /// One automaton over `literals` and `pieces` (`None` when both are empty).
+    matcher: Option<AhoCorasick>,
     patterns: Vec<Regex>,
 }
 
 /// Substrings of an environment variable name that mark its value as a secret.
 const SECRET_MARKERS: [&str; 4] = ["TOKEN", "SECRET", "KEY", "PASSWORD"];
+
+/// Words of an environment variable name (split at every character that is not a letter or
+/// a digit) that mark its value as a secret. Whole words, not substrings: `AUTH` must not
+/// catch `GIT_AUTHOR_NAME`, nor `PASS` `BYPASS_CACHE`.
+const SECRET_WORDS: [&str; 11] = [
+    "PASS",
+    "PASSWD",
+    "PASSPHRASE",
+    "PWD",
+    "CREDENTIAL",
+    "CREDENTIALS",
+    "CREDS",
+    "AUTH",
+    "WEBHOOK",
+    "WEBHOOKS",
+    "DSN",
+];
+
+/// Length, in characters, of the pieces of a secret that are redacted wherever they appear.
+/// Twelve characters of a token are at least 60 bits for a base-32 alphabet and more for
+/// the usual ones, so a piece found in a log is the secret's and not chance, while a piece
+/// of twelve is short enough that a task printing a secret in two halves, or its first 20
+/// characters (review S3), is caught.
+pub const WINDOW: usize = 12;
+
+/// Whether an environment variable of this name holds a secret: its name contains TOKEN,
+/// SECRET, KEY or PASSWORD, or has a word in [`SECRET_WORDS`] (PASS, PASSWD, PASSPHRASE,
+/// PWD, CREDENTIAL(S), CREDS, AUTH, WEBHOOK(S), DSN), case aside. `PWD` alone is the
+/// shell's working directory, not a secret.
+pub fn is_secret_name(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    if SECRET_MARKERS.iter().any(|m| upper.contains(m)) {
+        return true;
+    }
+    upper != "PWD"
+        && upper
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .any(|w| SECRET_WORDS.contains(&w))
+}
 
 /// Values shorter than this are not redacted as literals: replacing every `1`, `on` or `dev`
 /// in the output would destroy the logs while protecting nothing a person would call a secret.
@@ -47,24 +112,101 @@ pub fn could_be_secret(value: &str) -> bool {
     !(numeric && v.len() < 10)
 }
 
+/// The password of a `scheme://user:password@host…` value, as written and percent-decoded.
+fn url_password(value: &str) -> Vec<String> {
+    let Some((_, rest)) = value.split_once("://") else {
+        return Vec::new();
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let Some((userinfo, _)) = authority.rsplit_once('@') else {
+        return Vec::new();
+    };
+    let Some((_, password)) = userinfo.split_once(':') else {
+        return Vec::new();
+    };
+    let mut out = vec![password.to_string()];
+    let decoded = percent_decode(password);
+    if decoded != password {
+        out.push(decoded);
+    }
+    out
+}
+
+/// `%XX` sequences decoded (as UTF-8, lossily); anything else kept.
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| (c as char).to_digit(16);
+        if b[i] == b'%'
+            && i + 2 < b.len()
+            && let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2]))
+        {
+            out.push((h * 16 + l) as u8);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The secret values among environment variables: those of secret names, and the passwords
+/// of URL values whatever their names.
+fn secret_values<'a>(env: impl IntoIterator<Item = (&'a str, &'a str)>) -> Vec<String> {
+    let mut out = Vec::new();
+    for (name, value) in env {
+        if is_secret_name(name) && could_be_secret(value) {
+            out.push(value.to_string());
+        }
+        out.extend(
+            url_password(value)
+                .into_iter()
+                .filter(|p| could_be_secret(p)),
+        );
+    }
+    out
+}
+
 impl Redactor {
     /// A redactor for the given environment variables and patterns.
     pub fn new<'a>(
         env: impl IntoIterator<Item = (&'a str, &'a str)>,
         patterns: Vec<Regex>,
     ) -> Self {
-        let mut literals: Vec<String> = env
-            .into_iter()
-            .filter(|(name, value)| {
-                let upper = name.to_ascii_uppercase();
-                SECRET_MARKERS.iter().any(|m| upper.contains(m)) && could_be_secret(value)
-            })
-            .flat_map(|(_, v)| encodings(v))
-            .collect();
-        // Longest first, so a secret that contains another is replaced whole.
+        let secrets = secret_values(env);
+        let literals = secrets.iter().flat_map(|v| encodings(v)).collect();
+        let pieces = secrets.iter().flat_map(|v| pieces(v)).collect();
+        Redactor::build(literals, pieces, patterns)
+    }
+
+    /// Sort, de-duplicate and compile the forms.
+    fn build(mut literals: Vec<String>, mut pieces: Vec<String>, patterns: Vec<Regex>) -> Self {
+        // Longest first: `longest_literal` is the first.
         literals.sort_by_key(|s| std::cmp::Reverse(s.len()));
         literals.dedup();
-        Redactor { literals, patterns }
+        pieces.sort();
+        pieces.dedup();
+        let all: Vec<&str> = literals
+            .iter()
+            .chain(&pieces)
+            .map(String::as_str)
+            .filter(|s| !s.is_empty())
+            .collect();
+        let matcher = (!all.is_empty()).then(|| {
+            AhoCorasick::builder()
+                .match_kind(MatchKind::Standard)
+                .build(&all)
+                .expect("literal strings always compile")
+        });
+        Redactor {
+            literals,
+            pieces,
+            matcher,
+            patterns,
+        }
     }
 
     /// The redactor of gate's own environment plus `patterns` (`policy.redact`).
@@ -81,14 +223,14 @@ impl Redactor {
     /// Add the secrets among some more environment variables (a task's `env:`).
     pub fn with_env<'a>(&self, env: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
         let extra = Redactor::new(env, Vec::new());
+        if extra.literals.is_empty() && extra.pieces.is_empty() {
+            return self.clone();
+        }
         let mut literals = self.literals.clone();
         literals.extend(extra.literals);
-        literals.sort_by_key(|s| std::cmp::Reverse(s.len()));
-        literals.dedup();
-        Redactor {
-            literals,
-            patterns: self.patterns.clone(),
-        }
+        let mut pieces = self.pieces.clone();
+        pieces.extend(extra.pieces);
+        Redactor::build(literals, pieces, self.patterns.clone())
     }
 
     /// Bytes of the longest literal secret (0 when there is none): output captures keep at
@@ -97,14 +239,44 @@ impl Redactor {
         self.literals.first().map_or(0, String::len)
     }
 
-    /// The text with every secret replaced by `***`.
+    /// The text with every secret replaced by `***`: each stretch of text that a form or
+    /// overlapping pieces of secrets cover becomes one `***`.
     pub fn apply(&self, text: &str) -> String {
-        let mut out = text.to_string();
-        for lit in &self.literals {
-            if out.contains(lit.as_str()) {
-                out = out.replace(lit.as_str(), "***");
+        let mut out = match &self.matcher {
+            Some(ac) => {
+                // Every match, overlapping ones included, merged into covered stretches.
+                let mut spans: Vec<(usize, usize)> = ac
+                    .find_overlapping_iter(text)
+                    .map(|m| (m.start(), m.end()))
+                    .collect();
+                if spans.is_empty() {
+                    text.to_string()
+                } else {
+                    spans.sort_unstable();
+                    let mut red = String::with_capacity(text.len());
+                    let mut at = 0;
+                    let mut i = 0;
+                    while i < spans.len() {
+                        let (start, mut end) = spans[i];
+                        i += 1;
+                        // Overlapping matches are one stretch; touching ones stay two
+                        // (`tok1tok2` reads `******`, as two secrets printed together).
+                        while i < spans.len() && spans[i].0 < end {
+                            end = end.max(spans[i].1);
+                            i += 1;
+                        }
+                        // Every form is whole UTF-8, so its matches start and end on
+                        // character boundaries.
+                        red.push_str(&text[at..start]);
+                        red.push_str("***");
+                        at = end;
+                    }
+                    red.push_str(&text[at..]);
+                    red
+                }
             }
-        }
+            None => text.to_string(),
+        };
         for re in &self.patterns {
             if re.is_match(&out) {
                 out = re.replace_all(&out, "***").into_owned();
@@ -117,7 +289,7 @@ impl Redactor {
 /// Shortest encoded form worth redacting: a shorter base64 core would match ordinary text.
 const MIN_ENCODED_LEN: usize = 8;
 
-/// `secret` and the forms of it a task could print instead (see the module doc).
+/// `secret` and the whole forms of it a task could print instead (see the module doc).
 fn encodings(secret: &str) -> Vec<String> {
     let bytes = secret.as_bytes();
     let mut out = vec![secret.to_string()];
@@ -138,7 +310,88 @@ fn encodings(secret: &str) -> Vec<String> {
     let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
     out.push(hex.to_ascii_uppercase());
     out.push(hex);
+    for keep in [&b""[..], b"/", b"!'()*"] {
+        let enc = percent_encode(bytes, keep, false);
+        out.push(enc.to_ascii_lowercase_hex());
+        out.push(enc);
+    }
+    out.push(percent_encode(bytes, b"", true));
+    out.push(secret.chars().rev().collect());
+    if secret.is_ascii() {
+        // UTF-16LE and BE alike hold `c\0c\0…c` between their first and last bytes.
+        let mut s = String::with_capacity(2 * secret.len());
+        for (i, c) in secret.chars().enumerate() {
+            if i > 0 {
+                s.push('\0');
+            }
+            s.push(c);
+        }
+        out.push(s);
+    }
+    out.sort();
+    out.dedup();
     out
+}
+
+/// The [`WINDOW`]-character pieces of `secret` and of it reversed (none for a shorter secret,
+/// or for a file path: see the module doc).
+fn pieces(secret: &str) -> Vec<String> {
+    let path = ["/", "./", "../", "~/"]
+        .iter()
+        .any(|p| secret.starts_with(p));
+    if path {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for chars in [
+        secret.chars().collect::<Vec<char>>(),
+        secret.chars().rev().collect(),
+    ] {
+        if chars.len() > WINDOW {
+            out.extend(chars.windows(WINDOW).map(|w| w.iter().collect::<String>()));
+        }
+    }
+    out
+}
+
+/// `bytes` percent-encoded: every byte but the unreserved ones (`A-Z a-z 0-9 - . _ ~`) and
+/// `keep`, with upper-case hex; `form`: a space as `+` (HTML form encoding).
+fn percent_encode(bytes: &[u8], keep: &[u8], form: bool) -> String {
+    let mut out = String::with_capacity(bytes.len() * 3);
+    for &b in bytes {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) || keep.contains(&b) {
+            out.push(b as char);
+        } else if form && b == b' ' {
+            out.push('+');
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// Lower-case hex digits in a percent-encoded text (`%2F` → `%2f`), the rest kept.
+trait LowerHex {
+    fn to_ascii_lowercase_hex(&self) -> String;
+}
+
+impl LowerHex for String {
+    fn to_ascii_lowercase_hex(&self) -> String {
+        let mut out = String::with_capacity(self.len());
+        let mut after = 0;
+        for c in self.chars() {
+            if c == '%' {
+                after = 2;
+                out.push(c);
+            } else if after > 0 {
+                after -= 1;
+                out.push(c.to_ascii_lowercase());
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    }
 }
 
 const BASE64_STD: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -230,5 +483,122 @@ mod tests {
             r.apply("true False 3600 8080.5 enabled abcde ghp_realtoken1 1234567890123"),
             "true False 3600 8080.5 enabled abcde *** ***"
         );
+    }
+
+    #[test]
+    fn secret_names_without_token_secret_key_or_password_were_not_redacted() {
+        // Issue 29, review S1.
+        for name in [
+            "DB_PASS",
+            "db_passwd",
+            "SMTP_PWD",
+            "GCP_CREDENTIALS",
+            "BASIC_AUTH",
+            "SLACK_WEBHOOK_URL",
+            "SENTRY_DSN",
+            "GPG_PASSPHRASE",
+        ] {
+            assert!(is_secret_name(name), "{name}");
+        }
+        for name in [
+            "PWD",
+            "OLDPWD",
+            "GIT_AUTHOR_NAME",
+            "BYPASS_CACHE",
+            "HOME",
+            "PATH",
+        ] {
+            assert!(!is_secret_name(name), "{name}");
+        }
+        let r = Redactor::new(
+            [
+                ("DATABASE_URL", "postgres://app:Sup3r%40Pw@db:5432/app"),
+                ("PWD", "/home/runner/work/project"),
+            ],
+            Vec::new(),
+        );
+        assert_eq!(
+            r.apply("postgres://app:Sup3r%40Pw@db:5432/app Sup3r@Pw /home/runner/work/project"),
+            "postgres://app:***@db:5432/app *** /home/runner/work/project"
+        );
+    }
+
+    #[test]
+    fn url_encoded_reversed_utf16_and_partial_forms_got_past_redaction() {
+        // Issue 29, review S1.
+        let key = "sk-Xq9/Zt+7Lm=8Wv#2Rb&4Np";
+        let r = Redactor::new([("OPENAI_API_KEY", key)], Vec::new());
+        let reversed: String = key.chars().rev().collect();
+        let utf16le: String = key.chars().flat_map(|c| [c, '\0']).collect();
+        let utf16be: String = key.chars().flat_map(|c| ['\0', c]).collect();
+        for leak in [
+            "sk-Xq9%2FZt%2B7Lm%3D8Wv%232Rb%264Np",
+            "sk-Xq9%2fZt%2b7Lm%3d8Wv%232Rb%264Np",
+            "sk-Xq9/Zt%2B7Lm%3D8Wv%232Rb%264Np",
+            &reversed,
+            &utf16le,
+            &utf16be,
+            &key[..12],
+            &key[..20],
+            &key[5..],
+        ] {
+            let out = r.apply(&format!("a {leak} b"));
+            assert!(out.starts_with("a ") && out.ends_with(" b"), "{out:?}");
+            let rest = out.replace(['\0', '*'], "");
+            assert_eq!(rest, "a  b", "{leak:?} → {out:?}");
+        }
+        // Two halves printed on two lines: each is a piece.
+        assert_eq!(
+            r.apply(&format!("{}\n{}\n", &key[..12], &key[12..])),
+            "***\n***\n"
+        );
+        // Pieces shorter than the window pass (documented).
+        assert_eq!(r.apply(&key[..11]), key[..11]);
+        // A path is redacted whole only, never in pieces.
+        let p = Redactor::new(
+            [(
+                "GOOGLE_APPLICATION_CREDENTIALS",
+                "/home/runner/work/_temp/gcp.json",
+            )],
+            Vec::new(),
+        );
+        assert_eq!(
+            p.apply("/home/runner/work/_temp/gcp.json /home/runner/work/_temp/other.json"),
+            "*** /home/runner/work/_temp/other.json"
+        );
+        // Ordinary text stays, and touching secrets stay two.
+        assert_eq!(r.apply("PASS 3/3 in 0.2s"), "PASS 3/3 in 0.2s");
+        assert_eq!(r.apply(&format!("{key}{key}")), "******");
+    }
+
+    #[test]
+    fn redaction_of_many_secrets_over_a_large_log_is_one_pass() {
+        // 200 secrets of 40 characters (about 11,000 forms and pieces) over 4 MiB of output:
+        // measured at 0.16 s in release on the shared 2-core machine (an overlapping
+        // Aho-Corasick search); the bound here is only against a quadratic regression.
+        let secrets: Vec<(String, String)> = (0..200)
+            .map(|i| {
+                (
+                    format!("S{i}_TOKEN"),
+                    format!("tok{i:04}-{}", "q7Zx".repeat(9)),
+                )
+            })
+            .collect();
+        let r = Redactor::new(
+            secrets.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+            Vec::new(),
+        );
+        let line = "an ordinary log line of a trial, with numbers 12345 and words\n";
+        let mut text = line.repeat(4 << 20 >> 6);
+        text.push_str(&secrets[150].1[3..30]);
+        let started = std::time::Instant::now();
+        let out = r.apply(&text);
+        let took = started.elapsed();
+        eprintln!(
+            "redacted {} bytes against 200 secrets in {took:?}",
+            text.len()
+        );
+        assert!(out.ends_with("***"), "{}", &out[out.len() - 40..]);
+        assert!(took < std::time::Duration::from_secs(20), "{took:?}");
     }
 }

@@ -497,3 +497,95 @@ fn without_the_mount_layer_the_box_line_states_the_bounded_orphan_sweep() {
         "the escapee outlived gate in the fallback"
     );
 }
+
+/// Issue 29, review S1: a secret the task holds, printed URL-encoded, reversed, as UTF-16
+/// bytes or in parts, and secrets under names without TOKEN/SECRET/KEY/PASSWORD (`DB_PASS`,
+/// a webhook URL, the password inside `DATABASE_URL`, AWS credentials JSON) reached the
+/// ledger, the log and every report.
+#[test]
+fn url_encoded_reversed_utf16_partial_and_unmarked_secrets_reach_the_reports() {
+    let key = "sk-Xq9/Zt+7Lm=8Wv#2Rb&4Np";
+    let env = [
+        ("OPENAI_API_KEY", key),
+        ("DB_PASS", "hunter2-db-Pa55w0rd"),
+        (
+            "SLACK_WEBHOOK_URL",
+            "https://hooks.slack.com/services/T000/B000/XXXXXXXXsecretXXXXXXXX",
+        ),
+        ("DATABASE_URL", "postgres://app:Sup3rS3cretPw@db:5432/app"),
+        ("AWS_CREDENTIALS_JSON", "{\"k\":\"AKIAEXAMPLESECRET99\"}"),
+    ];
+    let f = attack(
+        "k=\"$OPENAI_API_KEY\"\n\
+         printf 'urlenc: %s\\n' \"$(printf %s \"$k\" | sed -e 's#/#%2F#g' -e 's/+/%2B/g' -e 's/=/%3D/g' -e 's/#/%23/g' -e 's/&/%26/g')\"\n\
+         printf 'urllow: %s\\n' \"$(printf %s \"$k\" | sed -e 's#/#%2f#g' -e 's/+/%2b/g' -e 's/=/%3d/g' -e 's/#/%23/g' -e 's/&/%26/g')\"\n\
+         printf 'reversed: %s\\n' \"$(printf %s \"$k\" | rev)\"\n\
+         printf 'utf16le: '; printf %s \"$k\" | iconv -t UTF-16LE; echo\n\
+         printf 'utf16be: '; printf %s \"$k\" | iconv -t UTF-16BE; echo\n\
+         printf 'head: %s\\n' \"${k%?????????}\"\n\
+         printf 'tail: %s\\n' \"${k#?????????}\"\n\
+         echo \"db_pass: $DB_PASS\"\n\
+         echo \"webhook: $SLACK_WEBHOOK_URL\"\n\
+         echo \"dburl: $DATABASE_URL\"\n\
+         echo \"creds: $AWS_CREDENTIALS_JSON\"\n\
+         echo \"home: $PWD\"\n\
+         echo done",
+    );
+    let mut cmd = f.command(&[
+        "--json",
+        "out/r.json",
+        "--junit",
+        "out/r.xml",
+        "--summary",
+        "out/s.md",
+    ]);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.assert().code(1);
+    let log = trial_log(&f);
+    assert!(log.contains("done"), "{log}");
+    // What gate stored, every byte of it.
+    let mut stored = Vec::new();
+    for p in ["out/r.json", "out/r.xml", "out/s.md"] {
+        stored.extend(std::fs::read(f.path(p)).unwrap());
+    }
+    stored.extend(std::fs::read(f.ledger_path()).unwrap());
+    stored.extend(log.as_bytes());
+    let utf16 = |be: bool| -> Vec<u8> {
+        key.encode_utf16()
+            .flat_map(|u| if be { u.to_be_bytes() } else { u.to_le_bytes() })
+            .collect()
+    };
+    let reversed: String = key.chars().rev().collect();
+    let leaks: Vec<(&str, Vec<u8>)> = vec![
+        ("exact", key.into()),
+        ("url-encoded", "sk-Xq9%2FZt%2B7Lm%3D8Wv%232Rb%264Np".into()),
+        (
+            "url-encoded, lower hex",
+            "sk-Xq9%2fZt%2b7Lm%3d8Wv%232Rb%264Np".into(),
+        ),
+        ("reversed", reversed.into_bytes()),
+        ("utf-16le", utf16(false)[..40].to_vec()),
+        ("utf-16be", utf16(true)[1..41].to_vec()),
+        ("head (15 characters)", key[..15].into()),
+        ("tail (15 characters)", key[9..].into()),
+        ("DB_PASS", "hunter2-db-Pa55w0rd".into()),
+        ("webhook", "XXXXXXXXsecretXXXXXXXX".into()),
+        ("DATABASE_URL password", "Sup3rS3cretPw".into()),
+        ("AWS credentials", "AKIAEXAMPLESECRET99".into()),
+    ];
+    let found = |needle: &[u8]| stored.windows(needle.len()).any(|w| w == needle);
+    let leaked: Vec<&str> = leaks
+        .iter()
+        .filter(|(_, bytes)| found(bytes))
+        .map(|(form, _)| *form)
+        .collect();
+    assert!(leaked.is_empty(), "leaked: {leaked:?}\n{log}");
+    // What is not secret stays: the user name in the URL, the working directory.
+    assert!(
+        log.contains("dburl: postgres://app:***@db:5432/app"),
+        "{log}"
+    );
+    assert!(log.contains("home: /"), "{log}");
+}

@@ -241,6 +241,31 @@ fn sharded_stages_continue_then_decide_and_refuse_what_is_not_a_run() {
     assert!(err.contains("shard 1/3 is given twice"), "{err}");
 }
 
+/// Review side note (issue 29, V2): a stage's shard given twice (one path twice, or a byte
+/// copy) was merged once and exited 3 or 5, where docs/running.md promises exit 2.
+#[test]
+fn stage_shard_given_twice_exits_2_as_running_md_promises() {
+    let fx = crate::common::Fixture::new(STAGED);
+    let stage1: Vec<_> = (1..=3).map(|k| run_shard(&fx, 1, k)).collect();
+    let copy = fx.path("out/copy-of-s1-1.jsonl");
+    std::fs::copy(&stage1[0], &copy).unwrap();
+    for twice in [stage1[0].clone(), copy] {
+        let mut given = stage1.clone();
+        given.push(twice);
+        let (code, v, err) = report(&fx, &given);
+        assert_eq!(code, 2, "{v} {err}");
+        assert!(
+            err.contains("stage 1: shard 1/3 is given twice, by the same run's ledger"),
+            "{err}"
+        );
+        // The same holds where stage 2 takes them as `--after` ledgers, before any trial.
+        run_stage(&fx, 2, 1, &given, &[])
+            .code(2)
+            .stderr(predicates::str::contains("shard 1/3 is given twice"));
+        assert!(!fx.path("out/s2-1.jsonl").exists());
+    }
+}
+
 #[test]
 fn a_stage_shard_alone_is_a_partial_view_without_annotations() {
     let fx = crate::common::Fixture::new(STAGED);

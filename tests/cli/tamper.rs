@@ -501,7 +501,7 @@ fn a_secret_is_redacted_only_verbatim_as_the_trust_model_documents() {
     assert!(!ledger.contains("correct-horse"), "{ledger}");
     assert!(ledger.contains("c o r r e c t - h o r s e"), "{ledger}");
     let trust = read(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/trust.md"));
-    assert!(trust.contains("A task that prints it reversed, spaced out"));
+    assert!(trust.contains("spaced out, one character per line, in another case"));
 }
 
 #[test]
@@ -547,4 +547,84 @@ fn plan_svg_over_a_fifo_a_symlink_or_the_plan_is_refused_by_the_report_preflight
         .assert()
         .code(0);
     assert!(read(&d.path().join("oc.svg")).starts_with("<svg"));
+}
+
+/// Issue 29, review V1: a FAIL ledger cut after an attempt row (as a crash leaves it) whose
+/// last row is flipped to a pass broke no hash (nothing covers the last row): `gate verify`
+/// said ok and `gate report` published PASS, exit 0. Now verify names the uncovered row and
+/// exits 1, report leaves the row out (INCONCLUSIVE, exit 3), and a resumed run still
+/// completes the real cut ledger.
+#[test]
+fn crash_cut_ledger_with_its_last_row_flipped_to_pass_publishes_no_pass() {
+    // Trial 1 passes, trial 2 fails: FAIL under (n 2, c 0).
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 2, c: 0}}\ntasks:\n  - id: agent\n    run: 'test \"$GATE_TRIAL\" = 1'\n",
+    );
+    gate()
+        .current_dir(f.dir.path())
+        .args([
+            "run",
+            "plan.yaml",
+            "--no-step-summary",
+            "--ledger",
+            "out/l.jsonl",
+        ])
+        .env_remove("GITHUB_ACTIONS")
+        .assert()
+        .code(1);
+    let text = read(&f.path("out/l.jsonl"));
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[2].contains("\"trial\":2") && lines[2].contains("\"outcome\":\"fail\""));
+    // The crash: header and two attempt rows. The forgery: the last one made a pass.
+    let cut = lines[..3].join("\n") + "\n";
+    let forged = cut
+        .replace("\"outcome\":\"fail\"", "\"outcome\":\"pass\"")
+        .replace("\"exit_code\":1", "\"exit_code\":0");
+    std::fs::write(f.path("out/forged.jsonl"), &forged).unwrap();
+    std::fs::write(f.path("out/cut.jsonl"), &cut).unwrap();
+
+    gate()
+        .current_dir(f.dir.path())
+        .args(["verify", "out/forged.jsonl"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "out/forged.jsonl:3: not closed, last row not covered",
+        ));
+    let out = gate()
+        .current_dir(f.dir.path())
+        .args(["report", "--no-step-summary", "out/forged.jsonl"])
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(3), "{stdout}");
+    assert!(!stdout.contains("PASS"), "{stdout}");
+    assert!(stdout.contains("gate  INCONCLUSIVE"), "{stdout}");
+    assert!(
+        stdout.contains("out/forged.jsonl:3: not closed (no footer)")
+            && stdout.contains("gate run --resume"),
+        "{stdout}"
+    );
+
+    // The honest cut ledger resumes to its real verdict, and then verifies.
+    gate()
+        .current_dir(f.dir.path())
+        .args([
+            "run",
+            "plan.yaml",
+            "--no-step-summary",
+            "--resume",
+            "--ledger",
+            "out/cut.jsonl",
+        ])
+        .env_remove("GITHUB_ACTIONS")
+        .assert()
+        .code(1);
+    gate()
+        .current_dir(f.dir.path())
+        .args(["verify", "out/cut.jsonl"])
+        .assert()
+        .code(0);
 }

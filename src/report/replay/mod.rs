@@ -216,6 +216,9 @@ pub struct LedgerInfo {
     pub chain_break: Option<String>,
     /// Whether an unterminated last line (a row lost in a crash) was ignored.
     pub torn_tail: bool,
+    /// The 1-based line of a last row left out because no hash covered it (a ledger
+    /// without a footer: [`crate::ledger::Ledger::chain_covered`]).
+    pub left_out: Option<u64>,
     /// Hex SHA-256 of its last complete line (the head of the hash chain). The chain protects
     /// every row before the last; the last row itself is protected only by comparing this
     /// hash with one recorded elsewhere (e.g. the CI log of the run).

@@ -58,6 +58,7 @@ pub(super) fn ledger_info(l: &Ledger) -> LedgerInfo {
             )
         }),
         torn_tail: l.torn_tail.is_some(),
+        left_out: l.left_out,
         head_sha256: l.last_hash.clone(),
         sandbox: ledger_walls(l),
     }
