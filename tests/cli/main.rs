@@ -22,6 +22,7 @@ mod plan_compare;
 mod plan_state;
 mod readers_hardening;
 mod report;
+mod review5;
 mod run;
 mod sandbox;
 mod secrets;
