@@ -144,6 +144,17 @@ pub fn sandbox(w: &crate::model::Walls) -> String {
     } else {
         ", detached processes killed by gate's bounded orphan sweep"
     };
+    let processes = format!(
+        "{processes}{}",
+        match w.shm {
+            crate::model::ShmWall::Unknown => "",
+            crate::model::ShmWall::Private => ", a private /dev/shm and IPC per trial process",
+            crate::model::ShmWall::Shared => ", /dev/shm and IPC shared between trials",
+            crate::model::ShmWall::Withheld => {
+                ", /dev/shm not writable (compare without a mount layer), IPC shared between trials"
+            }
+        }
+    );
     let sockets = if w.sockets_scoped {
         "abstract unix sockets scoped, path unix sockets reachable"
     } else {

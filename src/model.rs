@@ -527,6 +527,36 @@ pub struct Walls {
     /// where the mount layer is unavailable (gate's bounded orphan sweep only).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub pid_namespace: bool,
+    /// What the trials shared of `/dev/shm` and System V / POSIX IPC, where one trial (a
+    /// compare's head) could leave state another (base) reads; unknown in ledgers written
+    /// before it was recorded.
+    #[serde(default, skip_serializing_if = "ShmWall::is_unknown")]
+    pub shm: ShmWall,
+}
+
+/// What a run's trials shared of `/dev/shm` and IPC (review 5, K1).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum ShmWall {
+    /// Not recorded (a ledger written before it was, or the box off).
+    #[default]
+    Unknown,
+    /// Each trial process had a fresh `/dev/shm` (a tmpfs of its own) and an IPC namespace
+    /// of its own.
+    Private,
+    /// `/dev/shm` and IPC were the machine's, shared by every trial (no mount layer).
+    Shared,
+    /// No mount layer, and the plan compares head with base: `/dev/shm` was not writable to
+    /// the trials (so head could not leave state there for base); IPC was shared.
+    Withheld,
+}
+
+impl ShmWall {
+    fn is_unknown(&self) -> bool {
+        *self == ShmWall::Unknown
+    }
 }
 
 /// What an INCONCLUSIVE gate does to the exit code.

@@ -31,7 +31,7 @@ pub fn execute(args: &CheckArgs) -> Result<u8, Error> {
     }
     // What this machine would enforce is a fact about the machine, not the plan: on stderr,
     // so the plan's own output stays the same on every kernel.
-    eprintln!("{}", sandbox_line(&plan.policy.sandbox));
+    eprintln!("{}", sandbox_line(&plan));
     for line in allow_list_lines(&plan, &path) {
         eprintln!("{line}");
     }
@@ -42,7 +42,11 @@ pub fn execute(args: &CheckArgs) -> Result<u8, Error> {
 /// file (they hold gate's state: the plan, the default `gate-out/`), and why the layer is
 /// not in force here.
 fn allow_list_lines(plan: &Plan, plan_path: &std::path::Path) -> Vec<String> {
-    let walls = crate::runner::sandbox::walls(&plan.policy.sandbox);
+    let walls = crate::runner::sandbox::for_plan(
+        crate::runner::sandbox::walls(&plan.policy.sandbox),
+        plan.tasks.iter().any(|t| t.compare.is_some()),
+        &plan.policy.sandbox.writable,
+    );
     let Some(why) = crate::runner::sandbox::mounts_unavailable(&walls) else {
         return Vec::new();
     };
@@ -82,8 +86,13 @@ fn allow_list_lines(plan: &Plan, plan_path: &std::path::Path) -> Vec<String> {
 }
 
 /// `sandbox: …` as this machine would box the plan's trials, or why it would refuse.
-fn sandbox_line(policy: &crate::runner::sandbox::SandboxPolicy) -> String {
-    let walls = crate::runner::sandbox::walls(policy);
+fn sandbox_line(plan: &Plan) -> String {
+    let policy = &plan.policy.sandbox;
+    let walls = crate::runner::sandbox::for_plan(
+        crate::runner::sandbox::walls(policy),
+        plan.tasks.iter().any(|t| t.compare.is_some()),
+        &policy.writable,
+    );
     let statement = crate::format::sandbox(&walls);
     match crate::runner::sandbox::shortfall(&walls) {
         Some(why) if policy.mode == crate::model::SandboxMode::Required => format!(

@@ -122,17 +122,26 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
         .iter()
         .map(|l| std::path::absolute(l).unwrap_or_else(|_| l.clone()))
         .collect();
-    let snapshot = crate::plan::state::Snapshot::take(&[named.as_slice(), &after].concat());
-    let mut protected = protected_paths(args, &plan_path, &out_dir, &outputs);
-    protected.extend(named.iter().chain(&after).cloned());
+    // The folders that hold a grader or a fixture are gate's as folders: a file a trial
+    // adds beside a grader (a `conftest.py`, a `.pyc`) runs inside it.
+    let folders = crate::plan::state::guarded_folders(&plan);
     let mut dirs = state_dirs(&out_dir, &outputs);
+    let snapshot = crate::plan::state::Snapshot::take(&[named.as_slice(), &after].concat())
+        .with_folders(&folders, &dirs);
+    let mut protected = protected_paths(args, &plan_path, &out_dir, &outputs);
+    protected.extend(named.iter().chain(&after).chain(&folders).cloned());
+    // A `git` grader reads the task's `.git`: read-only too (not fingerprinted: git itself,
+    // run by the grader where the box is off, refreshes the index).
+    protected.extend(crate::plan::state::git_folders(&plan));
     dirs.extend(
         after
             .iter()
             .filter_map(|l| l.parent().map(Path::to_path_buf)),
     );
-    let sandbox =
-        Arc::new(Sandbox::new(&plan.policy.sandbox, &protected, &dirs).map_err(Error::Harness)?);
+    let compares = plan.tasks.iter().any(|t| t.compare.is_some());
+    let sandbox = Arc::new(
+        Sandbox::new(&plan.policy.sandbox, &protected, &dirs, compares).map_err(Error::Harness)?,
+    );
     let walls = sandbox.walls().clone();
     let mut progress = Progress::new(output.quiet);
     let notice = |line: &str| progress.println(line);
@@ -253,8 +262,9 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
         // scripts, data or earlier-stage evidence than the ones the ledger names.
         progress.println(&format!(
             "error: `{}` changed during the run (a trial wrote it); it is a grader, script or \
-             fixture the plan names, or an earlier stage's ledger, so the trials did not all run \
-             on the same inputs and no verdict is published",
+             fixture the plan names, a folder that holds one (a file appeared or changed in it), \
+             or an earlier stage's ledger, so the trials did not all run on the same inputs and \
+             no verdict is published",
             changed.display()
         ));
         status = RunStatus::HarnessError;
@@ -318,6 +328,17 @@ fn after_earlier_stages(
             l.path.display(),
             plan.path.display()
         )));
+    }
+    for l in &ledgers {
+        let changed = crate::plan::state::programs_changed(&l.header().programs, plan);
+        if !changed.is_empty() {
+            return Err(Error::Usage(format!(
+                "`--after {}`: the earlier stage ran other programs than this checkout names: `{}` \
+                 changed since; every stage must judge the same agent and graders",
+                l.path.display(),
+                changed.join("`, `")
+            )));
+        }
     }
     let report = Report::from_ledgers(&ledgers, None)
         .context("`--after`: the earlier stages' ledgers are not a staged run")?;

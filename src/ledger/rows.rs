@@ -133,6 +133,11 @@ pub struct Header {
     pub plan_hash: String,
     /// Hex SHA-256 over the fixture files (paths and contents).
     pub fixture_hash: String,
+    /// The programs and scripts the plan's `run` and `check` lines name, by path, each
+    /// with its fingerprint (`crate::plan::state::program_hashes`); empty in `gate ingest`'s
+    /// ledgers and in ledgers written before it was recorded.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub programs: std::collections::BTreeMap<String, String>,
     /// Command line (redacted).
     pub argv: Vec<String>,
     /// RFC 3339 UTC.

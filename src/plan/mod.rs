@@ -406,6 +406,7 @@ impl Plan {
         (plan.fixture_hash, plan.fixture_files) = tasks::fixture_hash(&shown, &dir, &plan.tasks)?;
         state::refuse_writable_over_a_side(&shown, &plan)?;
         state::refuse_symlinked_named_files(&shown, &plan)?;
+        state::refuse_state_in_a_writable_root(&shown, &plan)?;
         Ok(plan)
     }
 }

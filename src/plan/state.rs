@@ -74,6 +74,244 @@ pub fn named_files(plan: &Plan) -> Vec<PathBuf> {
     files
 }
 
+/// The programs and scripts the plan's `run` and `check` lines name (its fixtures are in
+/// the fixture hash), each by its path (relative to the plan's folder where it lies beneath
+/// it) with its fingerprint (`sha256 …`): recorded in the ledger's header, so that a later
+/// stage (`--after`) or a resume refuses to go on with other programs than the ledger's
+/// trials ran (review 5, V3: a stage 1 of another checkout or an older agent script).
+pub fn program_hashes(plan: &Plan) -> std::collections::BTreeMap<String, String> {
+    let dir = plan
+        .path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let dir = absolute(dir);
+    let fixtures: Vec<PathBuf> = plan.fixture_files.iter().map(|f| absolute(f)).collect();
+    named_files(plan)
+        .into_iter()
+        .filter(|f| !fixtures.contains(f))
+        .map(|f| {
+            let key = f.strip_prefix(&dir).unwrap_or(&f).display().to_string();
+            (key, fingerprint(&f))
+        })
+        .collect()
+}
+
+/// The programs of `recorded` (a ledger's [`program_hashes`]) whose fingerprint differs
+/// from the same program's in `plan` now; a program named by one of them only is left out
+/// (a file the plan names only once it exists, such as a build's output).
+pub fn programs_changed(
+    recorded: &std::collections::BTreeMap<String, String>,
+    plan: &Plan,
+) -> Vec<String> {
+    let now = program_hashes(plan);
+    recorded
+        .iter()
+        .filter(|(k, v)| now.get(*k).is_some_and(|n| n != *v))
+        .map(|(k, _)| k.clone())
+        .collect()
+}
+
+/// What puts a folder among [`state_folders`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Holds {
+    /// A program or script a `check:` line names.
+    Grader,
+    /// A `fixtures:` file.
+    Fixture,
+}
+
+impl Holds {
+    fn noun(self) -> &'static str {
+        match self {
+            Holds::Grader => "the `check:` grader",
+            Holds::Fixture => "the fixture",
+        }
+    }
+}
+
+/// The folders that hold plan state, each with a file that put it there: the folder of every
+/// program or script a `check:` line names (of a task, or of a compare task's base side) and
+/// of every `fixtures:` file; absolute, with links resolved; a folder beneath another one of
+/// the list is left out (the outer one holds it).
+///
+/// A grader loads more than its own file, and looks for it beside itself first: a
+/// `__pycache__/*.pyc` whose header matches its source, a `conftest.py` beside a pytest
+/// test, a `node_modules/` package, a module on `sys.path[0]` (review 5, P1–P3). A file a
+/// trial creates there runs inside the grader, and no list of files can name a file before
+/// it exists; so these folders are gate's state *as folders*: read-only to the trials as a
+/// whole (a bind of the folder under the mount layer, no right to create under the
+/// allow-list), and fingerprinted with every file beneath them for the end-of-run check.
+pub fn state_folders(plan: &Plan) -> Vec<(PathBuf, PathBuf, Holds)> {
+    let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| absolute(p));
+    let mut held: Vec<(PathBuf, PathBuf, Holds)> = Vec::new();
+    let mut add = |file: PathBuf, holds: Holds| {
+        if let Some(folder) = real(&file).parent() {
+            held.push((folder.to_path_buf(), file, holds));
+        }
+    };
+    for t in &plan.tasks {
+        let mut checks = Vec::new();
+        checks.extend(t.check.as_ref().map(|c| (c, &t.cwd, &t.env)));
+        if let Some(c) = &t.compare {
+            checks.extend(c.base.check.as_ref().map(|l| (l, &c.base.cwd, &c.base.env)));
+        }
+        for (line, cwd, env) in checks {
+            for f in programs_named(line, cwd, env) {
+                add(f, Holds::Grader);
+            }
+        }
+    }
+    for f in &plan.fixture_files {
+        add(absolute(f), Holds::Fixture);
+    }
+    held.sort_by(|a, b| a.0.cmp(&b.0));
+    let folders: Vec<PathBuf> = held.iter().map(|h| h.0.clone()).collect();
+    held.retain(|(f, _, _)| !folders.iter().any(|o| o != f && f.starts_with(o)));
+    held.dedup_by(|a, b| a.0 == b.0);
+    held
+}
+
+/// The `.git` folders a `check:` line reads through `git` (review 5, P4): a grader such as
+/// `git diff --quiet -- config/prod.yaml` answers from the repository's index and config,
+/// which sit in the task's working folder. A task that edits the file and then runs `git
+/// update-index --assume-unchanged` on it, or sets a clean filter in `.git/config`, makes
+/// the grader see no change. So when a task's `check:` (or base's) runs `git` as a command,
+/// the `.git` folder of its working folder is gate's state: read-only to the trials (an
+/// agent that must commit cannot be graded this way; grade from a copy).
+pub fn git_folders(plan: &Plan) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for t in &plan.tasks {
+        let mut checks = Vec::new();
+        checks.extend(t.check.as_ref().map(|c| (c, &t.cwd, &t.env)));
+        if let Some(c) = &t.compare {
+            checks.extend(c.base.check.as_ref().map(|l| (l, &c.base.cwd, &c.base.env)));
+        }
+        for (line, cwd, env) in checks {
+            let git = absolute(&cwd.join(".git"));
+            if invokes_git(line, env)
+                && std::fs::symlink_metadata(&git).is_ok_and(|m| m.is_dir())
+                && !found.contains(&git)
+            {
+                found.push(git);
+            }
+        }
+    }
+    found
+}
+
+/// Whether `line` runs `git` as a command (the first word of a simple command, after any
+/// `NAME=VALUE` words, or the word after `env`, `command`, `exec`, `xargs`, `sudo`).
+fn invokes_git(line: &CommandLine, env: &[(String, String)]) -> bool {
+    let tokens: Vec<Token> = match line {
+        CommandLine::Argv(v) => v.iter().flat_map(|a| tokenize(&expand(a, env))).collect(),
+        CommandLine::Shell(s) => tokenize(&expand(s, env)),
+    };
+    let mut command = true;
+    // The value of a `NAME=VALUE` word comes as a word of its own before it.
+    let mut skip = 0;
+    for (i, t) in tokens.iter().enumerate() {
+        match t {
+            Token::End => command = true,
+            Token::Word(w) if command => {
+                if skip > 0 {
+                    skip -= 1;
+                    continue;
+                }
+                let name = w.rsplit('/').next().unwrap_or(w);
+                if name == "git" {
+                    return true;
+                }
+                let assignment = matches!(tokens.get(i + 1), Some(Token::Word(n)) if n.contains('=') && n.split_once('=').is_some_and(|(_, v)| v == w));
+                if assignment {
+                    skip = 1;
+                    continue;
+                }
+                command = matches!(
+                    name,
+                    "env" | "command" | "exec" | "xargs" | "sudo" | "time" | "nice"
+                ) || w.contains('=');
+            }
+            Token::Word(_) => {}
+        }
+    }
+    false
+}
+
+/// The folders the trials of `plan` may write as a whole: every task's working folder (and
+/// its base side's), and the `policy.sandbox.writable` roots; links resolved.
+pub fn writable_roots(plan: &Plan) -> Vec<PathBuf> {
+    let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| absolute(p));
+    let mut roots: Vec<PathBuf> = plan
+        .policy
+        .sandbox
+        .writable
+        .iter()
+        .map(|w| real(w))
+        .collect();
+    for t in &plan.tasks {
+        roots.push(real(&t.cwd));
+        if let Some(c) = &t.compare {
+            roots.push(real(&c.base.cwd));
+        }
+    }
+    roots.sort();
+    roots.dedup();
+    roots
+}
+
+/// The [`state_folders`] the box must hold read-only, and the end-of-run check fingerprint:
+/// those that neither are nor hold a writable root (a folder outside every root is not
+/// writable to begin with, but is fingerprinted all the same; one that holds a root would
+/// take the root from the task, and the part of it outside the root is not writable).
+pub fn guarded_folders(plan: &Plan) -> Vec<PathBuf> {
+    let roots = writable_roots(plan);
+    state_folders(plan)
+        .into_iter()
+        .map(|(folder, _, _)| folder)
+        .filter(|f| !roots.iter().any(|r| r.starts_with(f)))
+        .collect()
+}
+
+/// A grader or fixture directly in a folder the trials write as a whole (a task's working
+/// folder, a `policy.sandbox.writable` root) is refused unless the box is off: that folder
+/// cannot be made read-only without taking it from the task, so a trial could create files
+/// beside the grader that it loads (see [`state_folders`]).
+pub(super) fn refuse_state_in_a_writable_root(
+    shown: &str,
+    plan: &Plan,
+) -> Result<(), super::PlanError> {
+    if plan.policy.sandbox.mode == crate::model::SandboxMode::Off {
+        return Ok(());
+    }
+    let roots = writable_roots(plan);
+    for (folder, file, holds) in state_folders(plan) {
+        if !roots.contains(&folder) {
+            continue;
+        }
+        let name = file
+            .strip_prefix(&folder)
+            .unwrap_or(&file)
+            .display()
+            .to_string();
+        return Err(super::PlanError::Invalid {
+            path: shown.to_string(),
+            line: 1,
+            column: 1,
+            message: format!(
+                "{} `{}` lies directly in `{}`, a folder the trials write, which gate cannot make \
+                 read-only: a trial could add files beside it that the grader loads (a \
+                 `conftest.py`, a `__pycache__`, a module); move it into a subfolder (e.g. \
+                 `graders/{name}`) or outside the task's folder",
+                holds.noun(),
+                file.display(),
+                folder.display(),
+            ),
+        });
+    }
+    Ok(())
+}
+
 /// A named file that is a symbolic link inside a folder the trials may write is refused:
 /// the box makes the file it points to read-only, not the link, so a trial could point the
 /// link at a grader of its own (and point it back before the run ends).
@@ -399,6 +637,10 @@ pub const MAX_SNAPSHOT_BYTES: u64 = 256 * 1024 * 1024;
 #[derive(Debug, Default)]
 pub struct Snapshot {
     files: Vec<(PathBuf, String)>,
+    /// Folders of plan state, with what they held; their fingerprint says nothing of a path
+    /// beneath the skipped ones.
+    folders: Vec<(PathBuf, String)>,
+    skip: Vec<PathBuf>,
 }
 
 impl Snapshot {
@@ -406,17 +648,33 @@ impl Snapshot {
     pub fn take(files: &[PathBuf]) -> Snapshot {
         Snapshot {
             files: files.iter().map(|f| (f.clone(), fingerprint(f))).collect(),
+            ..Snapshot::default()
         }
+    }
+
+    /// Also fingerprint each of `folders` with everything beneath it (see
+    /// [`folder_fingerprint`]), leaving out the paths beneath `skip` (gate's own output,
+    /// which changes during the run).
+    pub fn with_folders(mut self, folders: &[PathBuf], skip: &[PathBuf]) -> Snapshot {
+        let skip: Vec<PathBuf> = skip
+            .iter()
+            .map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| absolute(p)))
+            .collect();
+        self.folders = folders
+            .iter()
+            .map(|f| (f.clone(), folder_fingerprint(f, &skip)))
+            .collect();
+        self.skip = skip;
+        self
     }
 
     /// The files whose content is not what it was when the snapshot was taken (changed,
     /// removed, replaced, re-pointed, or now of another type).
     pub fn changed(&self) -> Vec<&Path> {
-        self.files
-            .iter()
-            .filter(|(f, d)| fingerprint(f) != *d)
-            .map(|(f, _)| f.as_path())
-            .collect()
+        let files = self.files.iter().filter(|(f, d)| fingerprint(f) != *d);
+        let folders =
+            (self.folders.iter()).filter(|(f, d)| folder_fingerprint(f, &self.skip) != *d);
+        files.chain(folders).map(|(f, _)| f.as_path()).collect()
     }
 }
 
@@ -445,6 +703,60 @@ fn fingerprint(p: &Path) -> String {
     }
     out.push_str("too many links");
     out
+}
+
+/// At most this many entries beneath a folder of plan state are listed; a folder that
+/// holds more is recorded as that (and a file added to it is not seen by the end-of-run
+/// check; the box's walls still stand).
+pub const MAX_FOLDER_ENTRIES: usize = 100_000;
+
+/// What a folder of plan state holds now: every path beneath it (links not followed, paths
+/// beneath `skip` left out), each with its type, size, inode and change time (`ctime`,
+/// which a process cannot set back, unlike `mtime`: a forged `.pyc` written over an old one
+/// is seen), digested. Contents are not read: the named files among them are hashed on
+/// their own.
+fn folder_fingerprint(root: &Path, skip: &[PathBuf]) -> String {
+    use std::os::unix::fs::MetadataExt as _;
+    let Ok(meta) = std::fs::symlink_metadata(root) else {
+        return "missing".to_string();
+    };
+    if !meta.is_dir() {
+        return fingerprint(root);
+    }
+    let mut lines = Vec::new();
+    let mut todo = vec![root.to_path_buf()];
+    while let Some(dir) = todo.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            lines.push(format!("{}\0unreadable", dir.display()));
+            continue;
+        };
+        for e in entries.flatten() {
+            let path = e.path();
+            if skip.iter().any(|s| path.starts_with(s)) {
+                continue;
+            }
+            let Ok(m) = std::fs::symlink_metadata(&path) else {
+                continue;
+            };
+            if lines.len() >= MAX_FOLDER_ENTRIES {
+                return format!("a folder of more than {MAX_FOLDER_ENTRIES} entries");
+            }
+            lines.push(format!(
+                "{}\0{:o}\0{}\0{}\0{}.{}",
+                path.display(),
+                m.mode(),
+                m.len(),
+                m.ino(),
+                m.ctime(),
+                m.ctime_nsec()
+            ));
+            if m.is_dir() {
+                todo.push(path);
+            }
+        }
+    }
+    lines.sort();
+    format!("folder sha256 {}", sha256_hex(lines.join("\n").as_bytes()))
 }
 
 fn file_fingerprint(p: &Path, meta: &std::fs::Metadata) -> String {

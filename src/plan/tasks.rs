@@ -436,7 +436,13 @@ pub(super) fn fixture_hash(
     let mut files = BTreeSet::new();
     for task in tasks {
         for pattern in &task.fixtures {
-            let full = dir.join(pattern);
+            // `dir/**` is every file beneath `dir`, as in a gitignore-style glob (the glob
+            // crate's `**` alone matches folders only: review 5, D1).
+            let full = if pattern == "**" || pattern.ends_with("/**") {
+                dir.join(format!("{pattern}/*"))
+            } else {
+                dir.join(pattern)
+            };
             let invalid = |message: String| PlanError::Invalid {
                 path: shown.to_string(),
                 line: task.line,

@@ -62,6 +62,7 @@ pub fn header(tasks: Vec<TaskSpec>, shard: Option<Shard>) -> Header {
         plan_path: "plans/demo.yaml".to_string(),
         plan_hash: "p".repeat(64),
         fixture_hash: "f".repeat(64),
+        programs: Default::default(),
         argv: vec!["gate".to_string(), "run".to_string()],
         started_at: "2026-11-29T14:00:00.000Z".to_string(),
         host: "ci".to_string(),

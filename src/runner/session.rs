@@ -508,6 +508,7 @@ pub fn header(
         plan_path: plan.path.display().to_string(),
         plan_hash: plan.hash.clone(),
         fixture_hash: plan.fixture_hash.clone(),
+        programs: crate::plan::state::program_hashes(plan),
         argv: argv.to_vec(),
         started_at: now_rfc3339(),
         host: crate::ledger::hostname(),
@@ -550,6 +551,13 @@ fn check_resumable(
         return refuse(format!(
             "`--resume`: the fixtures changed since the ledger `{}` was started; a resumed run must see the same \
              fixtures — start a new ledger instead",
+            path.display()
+        ));
+    }
+    if let Some(p) = crate::plan::state::programs_changed(&h.programs, plan).first() {
+        return refuse(format!(
+            "`--resume`: `{p}` changed since the ledger `{}` was started; a resumed run must run the \
+             same programs — start a new ledger instead",
             path.display()
         ));
     }

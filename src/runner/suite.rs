@@ -316,6 +316,15 @@ impl SuiteLauncher {
                 tail_of(row)
             ));
         }
+        // A link is never followed to the results (review 5, X2): it could point at a
+        // golden file of an earlier, passing run.
+        if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(format!(
+                "the command exited {code} and its result file `{}` is a symbolic link, which \
+                 gate does not follow: the run must write its results to a regular file",
+                path.display()
+            ));
+        }
         if !path.is_file() {
             return Err(format!(
                 "the command exited {code} and wrote no result file at `{}`{}",

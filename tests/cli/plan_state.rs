@@ -31,15 +31,17 @@ fn has_mounts(test: &str) -> bool {
     }
 }
 
-/// A task whose answer is wrong and whose `run` rewrites the grader `check.sh` beside the
-/// plan to `exit 0`; the grader wants `42` in `answer.txt`.
-const GRADER_REWRITE: &str = "version: 1\nsampling: {single: {n: 3, c: 0}}\n{POLICY}tasks:\n  - id: agent\n    run: |\n      printf '#!/bin/sh\\nexit 0\\n' > check.sh\n      echo wrong > answer.txt\n    check: sh check.sh\n";
+/// A task whose answer is wrong and whose `run` rewrites the grader `graders/check.sh` to
+/// `exit 0`; the grader wants `42` in `answer.txt`. (A grader directly in the task's folder
+/// is refused at load with the box on: review 5, P1.)
+const GRADER_REWRITE: &str = "version: 1\nsampling: {single: {n: 3, c: 0}}\n{POLICY}tasks:\n  - id: agent\n    run: |\n      printf '#!/bin/sh\\nexit 0\\n' > graders/check.sh\n      echo wrong > answer.txt\n    check: sh graders/check.sh\n";
 
 const GRADER: &str = "#!/bin/sh\ngrep -q 42 answer.txt\n";
 
 fn grader_fixture(policy: &str) -> Fixture {
     let f = Fixture::new(&GRADER_REWRITE.replace("{POLICY}", policy));
-    std::fs::write(f.path("check.sh"), GRADER).unwrap();
+    std::fs::create_dir(f.path("graders")).unwrap();
+    std::fs::write(f.path("graders/check.sh"), GRADER).unwrap();
     f
 }
 
@@ -65,7 +67,11 @@ fn break_2_a_task_cannot_rewrite_the_check_grader_beside_the_plan() {
         cmd.assert()
             .code(1)
             .stdout(predicate::str::contains("agent  FAIL"));
-        assert_eq!(read(&f.path("check.sh")), GRADER, "no mounts: {no_mounts}");
+        assert_eq!(
+            read(&f.path("graders/check.sh")),
+            GRADER,
+            "no mounts: {no_mounts}"
+        );
     }
 }
 
@@ -78,8 +84,8 @@ fn break_2_a_grader_rewritten_where_the_box_is_off_publishes_no_verdict() {
         .stderr(predicate::str::contains("check.sh` changed during the run"));
 }
 
-/// A task whose trials each rewrite the fixture `data.txt` (first trial `1`, then `2`, …).
-const FIXTURE_REWRITE: &str = "version: 1\nsampling: {single: {n: 3, c: 1}}\n{POLICY}tasks:\n  - id: agent\n    run: 'echo \"$GATE_TRIAL\" > data.txt; true'\n    fixtures: [data.txt]\n";
+/// A task whose trials each rewrite the fixture `data/data.txt` (first trial `1`, then `2`, …).
+const FIXTURE_REWRITE: &str = "version: 1\nsampling: {single: {n: 3, c: 1}}\n{POLICY}tasks:\n  - id: agent\n    run: 'echo \"$GATE_TRIAL\" > data/data.txt; true'\n    fixtures: [data/data.txt]\n";
 
 #[test]
 fn break_12_a_trial_cannot_rewrite_a_fixture_for_the_later_trials() {
@@ -88,15 +94,17 @@ fn break_12_a_trial_cannot_rewrite_a_fixture_for_the_later_trials() {
         return;
     }
     let f = Fixture::new(&FIXTURE_REWRITE.replace("{POLICY}", ""));
-    std::fs::write(f.path("data.txt"), "the data\n").unwrap();
+    std::fs::create_dir(f.path("data")).unwrap();
+    std::fs::write(f.path("data/data.txt"), "the data\n").unwrap();
     f.run(&[]).code(0);
-    assert_eq!(read(&f.path("data.txt")), "the data\n");
+    assert_eq!(read(&f.path("data/data.txt")), "the data\n");
 }
 
 #[test]
 fn break_12_a_fixture_rewritten_where_the_box_is_off_publishes_no_verdict() {
     let f = Fixture::new(&FIXTURE_REWRITE.replace("{POLICY}", "policy: {sandbox: off}\n"));
-    std::fs::write(f.path("data.txt"), "the data\n").unwrap();
+    std::fs::create_dir(f.path("data")).unwrap();
+    std::fs::write(f.path("data/data.txt"), "the data\n").unwrap();
     f.run(&[])
         .code(4)
         .stderr(predicate::str::contains("data.txt` changed during the run"));
@@ -385,21 +393,23 @@ fn review_a1_a_grader_without_extension_cannot_be_rewritten_in_the_box() {
         return;
     }
     let f = Fixture::new(
-        "version: 1\nsampling: {single: {n: 3, c: 0}}\ntasks:\n  - id: agent\n    run: |\n      printf 'exit 0\\n' > grade\n      echo wrong > answer.txt\n    check: sh grade\n",
+        "version: 1\nsampling: {single: {n: 3, c: 0}}\ntasks:\n  - id: agent\n    run: |\n      printf 'exit 0\\n' > graders/grade\n      echo wrong > answer.txt\n    check: sh graders/grade\n",
     );
-    std::fs::write(f.path("grade"), "grep -q 42 answer.txt\n").unwrap();
+    std::fs::create_dir(f.path("graders")).unwrap();
+    std::fs::write(f.path("graders/grade"), "grep -q 42 answer.txt\n").unwrap();
     f.run(&[])
         .code(1)
         .stdout(predicate::str::contains("agent  FAIL"));
-    assert_eq!(read(&f.path("grade")), "grep -q 42 answer.txt\n");
+    assert_eq!(read(&f.path("graders/grade")), "grep -q 42 answer.txt\n");
 }
 
 #[test]
 fn review_a3_a_symlinked_grader_in_the_plans_folder_is_refused() {
     let f = Fixture::new(&GRADER_REWRITE.replace("{POLICY}", ""));
     std::fs::create_dir(f.path("lib")).unwrap();
+    std::fs::create_dir(f.path("graders")).unwrap();
     std::fs::write(f.path("lib/real.sh"), GRADER).unwrap();
-    std::os::unix::fs::symlink("lib/real.sh", f.path("check.sh")).unwrap();
+    std::os::unix::fs::symlink("../lib/real.sh", f.path("graders/check.sh")).unwrap();
     for args in [&["run", "plan.yaml"][..], &["check", "plan.yaml"]] {
         gate()
             .current_dir(f.dir.path())

@@ -100,6 +100,7 @@ pub(crate) fn write_run(
         plan_path: "plans/demo.yaml".to_string(),
         plan_hash: plan_hash.to_string(),
         fixture_hash: "f".repeat(64),
+        programs: Default::default(),
         argv: vec!["gate".into(), "run".into()],
         started_at: "2026-11-29T14:00:00.000Z".to_string(),
         host: "ci".to_string(),

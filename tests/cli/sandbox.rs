@@ -486,9 +486,9 @@ fn every_report_states_the_walls() {
     assert_eq!(out.status.code(), Some(0));
     let abi = landlock_abi().min(1);
     let statement = if abi == 1 && mounts_available() {
-        "landlock ABI 1 — mounts: gate state read-only, filesystem enforced except truncate outside gate state, signals filtered (seccomp), unix sockets outside the box reachable, every descendant dies with its trial (PID namespace); CI files and tokens withheld from the task's environment and gate's /proc environ (a parent process's may be readable)"
+        "landlock ABI 1 — mounts: gate state read-only, filesystem enforced except truncate outside gate state, signals filtered (seccomp), unix sockets outside the box reachable, every descendant dies with its trial (PID namespace), a private /dev/shm and IPC per trial process; CI files and tokens withheld from the task's environment and gate's /proc environ (a parent process's may be readable)"
     } else if abi == 1 {
-        "landlock ABI 1 — filesystem: landlock allow-list (mount layer unavailable: the plan, ledger, report and binary folders have no read-only wall, only gate's files and YAML in them are kept; no new files there), except truncate, signals filtered (seccomp), unix sockets outside the box reachable, detached processes killed by gate's bounded orphan sweep; CI files and tokens withheld from the task's environment and gate's /proc environ (a parent process's is readable)"
+        "landlock ABI 1 — filesystem: landlock allow-list (mount layer unavailable: the plan, ledger, report and binary folders have no read-only wall, only gate's files and YAML in them are kept; no new files there), except truncate, signals filtered (seccomp), unix sockets outside the box reachable, detached processes killed by gate's bounded orphan sweep, /dev/shm and IPC shared between trials; CI files and tokens withheld from the task's environment and gate's /proc environ (a parent process's is readable)"
     } else {
         "no Landlock on this kernel — filesystem unconfined, signals filtered (seccomp), unix sockets outside the box reachable; CI files and tokens withheld from the task's environment and gate's /proc environ (a parent process's is readable)"
     };

@@ -250,6 +250,7 @@ pub fn header(
         plan_path,
         plan_hash,
         fixture_hash: sha256_hex(manifest.as_bytes()),
+        programs: Default::default(),
         argv,
         started_at: now_rfc3339(),
         host: crate::ledger::hostname(),

@@ -75,7 +75,7 @@ use seccomp::signal_filter;
 mod folders;
 mod pidns;
 mod seccomp;
-use crate::model::{FilesystemWall, MountWall, SandboxMode, SignalWall, Walls};
+use crate::model::{FilesystemWall, MountWall, SandboxMode, ShmWall, SignalWall, Walls};
 
 pub use crate::model::{SandboxPolicy, WITHHELD_ENV, is_withheld};
 
@@ -171,6 +171,7 @@ pub fn walls(policy: &SandboxPolicy) -> Walls {
             environ_erased: crate::runner::sys::environ_erased(),
             sockets_scoped: false,
             pid_namespace: false,
+            shm: ShmWall::Unknown,
         };
     }
     let abi = landlock_abi();
@@ -205,7 +206,31 @@ pub fn walls(policy: &SandboxPolicy) -> Walls {
         sockets_scoped: signals == SignalWall::Scoped,
         // Made in the mount layer's namespaces, where gate holds CAP_SYS_ADMIN.
         pid_namespace: mounts == MountWall::StateReadOnly,
+        // Made with the PID namespace (`pidns`).
+        shm: if mounts == MountWall::StateReadOnly {
+            ShmWall::Private
+        } else {
+            ShmWall::Shared
+        },
     }
+}
+
+/// `walls` for a plan that compares head with base (`compares`): without the mount layer
+/// (no private `/dev/shm` per trial) `/dev/shm` is not granted to the trials, so head's
+/// trials cannot leave state there that base's read (review 5, K1). A plan that needs it
+/// anyway names it in `policy.sandbox.writable`.
+pub fn for_plan(mut walls: Walls, compares: bool, writable: &[PathBuf]) -> Walls {
+    let granted = writable
+        .iter()
+        .any(|w| Path::new("/dev/shm").starts_with(resolve(w)));
+    if compares
+        && walls.shm == ShmWall::Shared
+        && walls.filesystem != FilesystemWall::Unconfined
+        && !granted
+    {
+        walls.shm = ShmWall::Withheld;
+    }
+    walls
 }
 
 /// Why the mount layer is not in force, when it is not (for `gate check`).
@@ -287,8 +312,9 @@ impl Sandbox {
         policy: &SandboxPolicy,
         protected: &[PathBuf],
         state_dirs: &[PathBuf],
+        compares: bool,
     ) -> Result<Sandbox, String> {
-        let walls = walls(policy);
+        let walls = for_plan(walls(policy), compares, &policy.writable);
         if policy.mode == SandboxMode::Required
             && let Some(why) = shortfall(&walls)
         {
@@ -526,8 +552,10 @@ impl Sandbox {
         ] {
             rules.grant_if_present(Path::new(dev), rules.file)?;
         }
-        for dir in ["/dev/pts", "/dev/shm"] {
-            rules.grant_if_present(Path::new(dir), rules.dir)?;
+        rules.grant_if_present(Path::new("/dev/pts"), rules.dir)?;
+        if self.walls.shm != ShmWall::Withheld {
+            // Under the mount layer a fresh tmpfs of the trial's own (`pidns`).
+            rules.grant_if_present(Path::new("/dev/shm"), rules.dir)?;
         }
         Ok(ruleset)
     }
@@ -824,6 +852,7 @@ mod tests {
             environ_erased: false,
             sockets_scoped: false,
             pid_namespace: false,
+            shm: ShmWall::Unknown,
         };
         let why = shortfall(&w).unwrap();
         assert!(why.contains("truncate") && why.contains("signals"), "{why}");

@@ -25,6 +25,10 @@
 //!   status to the waiter and exits, which ends the namespace.
 //! - the **task**, pid 2, which goes on to raise the rest of the box and `exec`.
 //!
+//! Before the forks the waiter also enters an IPC namespace of its own and mounts a fresh
+//! tmpfs over `/dev/shm`, so that no trial process shares shared memory, semaphores or
+//! message queues with another (a compare's head with base above all; review 5, K1).
+//!
 //! The forks are raw `clone(SIGCHLD)` calls: after a `fork` of a multi-threaded gate, the C
 //! library's `fork` could wait for a lock another thread of gate held.
 
@@ -70,8 +74,27 @@ pub unsafe fn split(gate: libc::pid_t) -> io::Result<()> {
         if libc::getppid() != gate {
             return Err(io::Error::from_raw_os_error(libc::ESRCH));
         }
-        // A mount namespace of the trial's own, for the init's `/proc`.
-        if libc::unshare(libc::CLONE_NEWPID | libc::CLONE_NEWNS) != 0 {
+        // A mount namespace of the trial's own, for the init's `/proc` and a `/dev/shm` of
+        // its own; an IPC namespace of its own (System V shared memory, semaphores, message
+        // queues, POSIX message queues). Otherwise these are the machine's, shared by every
+        // trial: a compare's head could leave state there for base to read (review 5, K1),
+        // and one trial for the next.
+        if libc::unshare(libc::CLONE_NEWPID | libc::CLONE_NEWNS | libc::CLONE_NEWIPC) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // A fresh, empty tmpfs over `/dev/shm` (where the machine has one): what a trial
+        // leaves there dies with it. Not best effort: the sandbox line says it is private.
+        let mut st: libc::stat = std::mem::zeroed();
+        if libc::stat(c"/dev/shm".as_ptr(), &mut st) == 0
+            && st.st_mode & libc::S_IFMT == libc::S_IFDIR
+            && libc::mount(
+                c"tmpfs".as_ptr(),
+                c"/dev/shm".as_ptr(),
+                c"tmpfs".as_ptr(),
+                libc::MS_NOSUID | libc::MS_NODEV,
+                c"mode=1777".as_ptr().cast(),
+            ) != 0
+        {
             return Err(io::Error::last_os_error());
         }
         let mut status = [0 as libc::c_int; 2];
