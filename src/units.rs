@@ -83,6 +83,16 @@ pub fn small_rate_note(name: &str, value: f64) -> Option<String> {
     })
 }
 
+/// The warnings for the `--healthy` and `--regressed` flags of `gate plan`, `gate suite`
+/// and `gate ingest` ([`small_rate_note`] for each one given), as lines for stderr.
+pub fn flag_rate_warnings(healthy: Option<f64>, regressed: Option<f64>) -> Vec<String> {
+    [("healthy", healthy), ("regressed", regressed)]
+        .into_iter()
+        .filter_map(|(name, value)| small_rate_note(&format!("--{name}"), value?))
+        .map(|note| format!("warning: {note}"))
+        .collect()
+}
+
 /// Parse a duration: a bare number of seconds (`7`, `1.5`) or a humantime expression
 /// (`500ms`, `30s`, `1m30s`, `2h 5m`), up to [`MAX_DURATION`].
 pub fn parse_duration(s: &str) -> Result<Duration, String> {

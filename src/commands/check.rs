@@ -115,7 +115,7 @@ pub fn render_text(check: &PlanCheck) -> String {
                 s.results
             );
             // The cases are counted at run time, so the line says how the share works.
-            let _ = match t.family {
+            let _ = match t.family.as_ref().and_then(|f| f.alpha.zip(f.beta)) {
                 Some((alpha, beta)) => writeln!(
                     out,
                     "  family     the test cases are one family: the rule is designed again at alpha 1 − (1 − {})^(1/K) for the K cases the first run records (beta {} each), so P(a suite of healthy cases is not PASS) ≤ {}; later runs get only the undecided cases ($GATE_SUITE_CASES)",

@@ -27,6 +27,17 @@ use judge::Rules;
 pub fn execute(args: &IngestArgs, output: &OutputArgs) -> Result<u8, Error> {
     refuse_options_after_dashes(args)?;
     let rules = rules(args)?;
+    // A rate below 1% is almost surely a mistyped percentage (`--healthy 0.9%` for 90%): say
+    // what was read, from the flags or the plan, as `gate plan`, `check` and `run` do.
+    let warnings = match &rules {
+        Rules::Plan(p) => p.rate_warnings(),
+        Rules::Flags { .. } => {
+            crate::units::flag_rate_warnings(args.design.healthy, args.design.regressed)
+        }
+    };
+    for w in warnings {
+        eprintln!("{}", crate::untrusted::log_line(&w));
+    }
     let outputs = preflight(args)?;
     let say = sayer(output, &outputs);
     let opts = options(args)?;

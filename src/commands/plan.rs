@@ -35,10 +35,8 @@ pub fn execute(args: &PlanArgs) -> Result<u8, Error> {
     }
     let (healthy, regressed) = rates(args)?;
     // `--healthy 0.9%` is 0.009: legal, and almost surely meant as 90%. Say what was read.
-    for (name, value) in [("healthy", healthy), ("regressed", regressed)] {
-        if let Some(note) = crate::units::small_rate_note(&format!("--{name}"), value) {
-            eprintln!("warning: {note}");
-        }
+    for w in crate::units::flag_rate_warnings(Some(healthy), Some(regressed)) {
+        eprintln!("{w}");
     }
     if let Some(nc) = &args.evaluate {
         return evaluate(args, nc);

@@ -22,6 +22,11 @@ pub fn execute(args: &SuiteArgs, output: &OutputArgs) -> Result<u8, Error> {
             plan.display()
         )));
     }
+    // `--healthy 0.9%` is 0.009: legal, and almost surely meant as 90%. Say what was read,
+    // as `gate plan` does.
+    for w in crate::units::flag_rate_warnings(args.design.healthy, args.design.regressed) {
+        eprintln!("{w}");
+    }
     let dir = args
         .ledger
         .parent()

@@ -62,10 +62,10 @@ pub struct TaskCheck {
     /// on its own by this rule.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub suite: Option<crate::ledger::SuiteRecord>,
-    /// A suite task's alpha and beta, shared over its test cases as one family (none for a
-    /// fixed `single:` rule, which states no healthy rate); the text's `family` line.
-    #[serde(skip)]
-    pub family: Option<(f64, f64)>,
+    /// A suite task's test cases as one family: how its alpha is shared over the K cases
+    /// the first run records (the text's `family` line); absent for any other task.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub family: Option<FamilyCheck>,
     /// A `compare:` task: its exact risks at θ, with the `max_pairs` truncation.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub compare: Option<CompareCheck>,
@@ -101,6 +101,85 @@ pub struct CompareCheck {
     pub alpha_min_discordance: Option<f64>,
     /// Expected discordant pairs at θ = 1/2 and at θ1 (as many pairs as the rule needs).
     pub expected_discordant: [f64; 2],
+}
+
+/// How a suite task's alpha is shared over its test cases (`gate check`'s `family` line, and
+/// its JSON). The number of cases K is known only once the first suite run is read, so this
+/// says how the share works, and what it is at a few K, rather than one figure.
+#[derive(Debug, Clone, Serialize)]
+pub struct FamilyCheck {
+    /// `sidak`: every case is judged by the rule designed again at Šidák's share of `alpha`
+    /// over the K cases (beta unchanged), so P(a suite of independent healthy cases is not
+    /// PASS) ≤ `alpha`; `none`: a fixed `single:` rule states no healthy rate, so there is no
+    /// alpha to share and each case's risk is its own.
+    pub design: &'static str,
+    /// The family risk the design keeps, for any K: the suite task's alpha (its share of
+    /// `policy.suite_alpha` when the plan sets that). `null` without a design.
+    pub alpha: Option<f64>,
+    /// Each case's beta (its power is 1 − beta whatever K is). `null` without a design.
+    pub beta: Option<f64>,
+    /// Each case's alpha as a function of K: `1 - (1 - alpha)^(1/K)`. `null` without a design.
+    pub case_alpha: Option<&'static str>,
+    /// That share at a few K (1, 10, 50, 200, 1000, 10000). Empty without a design.
+    pub case_alpha_at: Vec<CaseAlphaAt>,
+    /// The most cases whose share stays at or above the design minimum of one in a million:
+    /// a first run that records more is a harness error (raise alpha or split the suite).
+    /// `null` without a design.
+    pub max_cases: Option<u64>,
+    /// Runs after the first are given only the undecided cases, in the file named by this
+    /// variable (one case a line; empty for every case).
+    pub undecided_cases_env: &'static str,
+}
+
+/// Each case's alpha for a suite of `cases` test cases.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct CaseAlphaAt {
+    /// K.
+    pub cases: u64,
+    /// Šidák's share `1 - (1 - alpha)^(1/K)`.
+    pub case_alpha: f64,
+}
+
+impl FamilyCheck {
+    /// The family of a suite task with this alpha and beta (`None`: a fixed `single:` rule).
+    pub fn of(risks: Option<(f64, f64)>) -> FamilyCheck {
+        let Some((alpha, beta)) = risks else {
+            return FamilyCheck {
+                design: "none",
+                alpha: None,
+                beta: None,
+                case_alpha: None,
+                case_alpha_at: Vec::new(),
+                max_cases: None,
+                undecided_cases_env: "GATE_SUITE_CASES",
+            };
+        };
+        let share = |k| crate::plan::family::sidak(alpha, k);
+        // The largest K with share(K) ≥ the minimum: ln(1 − alpha) / ln(1 − min), then the
+        // exact function decides at the edge (the float quotient may be off by one).
+        let mut max = ((-alpha).ln_1p() / (-crate::stats::MIN_RISK).ln_1p()).floor() as u64;
+        while max > 1 && share(max) < crate::stats::MIN_RISK {
+            max -= 1;
+        }
+        while share(max + 1) >= crate::stats::MIN_RISK {
+            max += 1;
+        }
+        FamilyCheck {
+            design: "sidak",
+            alpha: Some(alpha),
+            beta: Some(beta),
+            case_alpha: Some("1 - (1 - alpha)^(1/K)"),
+            case_alpha_at: [1, 10, 50, 200, 1000, 10_000]
+                .into_iter()
+                .map(|cases| CaseAlphaAt {
+                    cases,
+                    case_alpha: share(cases),
+                })
+                .collect(),
+            max_cases: Some(max),
+            undecided_cases_env: "GATE_SUITE_CASES",
+        }
+    }
 }
 
 /// A value at the healthy and at the regressed rate.
@@ -289,7 +368,10 @@ fn task_check(t: &Task, policy: OnInconclusive) -> Result<TaskCheck, StatsError>
         discriminates,
         zone,
         suite: t.suite.as_ref().map(crate::plan::SuiteTask::record),
-        family: t.suite.as_ref().and(t.rates).map(|r| (r.alpha, r.beta)),
+        family: t
+            .suite
+            .as_ref()
+            .map(|_| FamilyCheck::of(t.rates.map(|r| (r.alpha, r.beta)))),
         compare: None,
     })
 }

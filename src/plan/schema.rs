@@ -460,7 +460,9 @@ pub struct PolicyFile {
     pub max_unavailable: Option<u64>,
     /// Producer's risk for the whole suite: each task whose rule is designed (`design:` or
     /// `sequential:` without `alpha`) gets Šidák's `1 - (1 - suite_alpha)^(1/k)` over the k
-    /// tasks, so a healthy suite fails somewhere with probability at most `suite_alpha`.
+    /// tasks, and a `suite:` task's share is split again over its test cases, so a healthy
+    /// suite (plan tasks and test cases together) fails somewhere with probability at most
+    /// `suite_alpha`.
     #[serde(default)]
     #[schemars(with = "Option<Rate>")]
     pub suite_alpha: Option<Spanned<Rate>>,

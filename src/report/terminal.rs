@@ -325,10 +325,10 @@ fn gate(out: &mut String, report: &Report) {
         Some(cost) => {
             let _ = write!(
                 out,
-                "  multiplicity  P(a healthy suite fails somewhere) = {} over {} task{} (αᵢ = {}{})",
+                "  multiplicity  P(a healthy suite fails somewhere) ≤ {} over {}: {} (αᵢ = {}{})",
                 prob(cost),
-                m.known.len(),
-                if m.known.len() == 1 { "" } else { "s" },
+                crate::report::words::multiplicity_over(m, printable),
+                crate::report::words::multiplicity_bound(m),
                 alpha_words(m.on_inconclusive),
                 match m.on_inconclusive {
                     OnInconclusive::Fail => ": an INCONCLUSIVE fails the gate",

@@ -290,6 +290,48 @@ pub(crate) fn timeouts_text(n: u64) -> String {
     )
 }
 
+/// What the multiplicity cost is taken over, e.g. `2 tasks and the family of suite s (33
+/// test cases, ≤ 0.0499 by its design)`: plain tasks, test cases of suites without a family
+/// design, and each suite family with the guarantee its design gives (`id` renders an id).
+pub(crate) fn multiplicity_over(
+    m: &super::model::Multiplicity,
+    id: impl Fn(&str) -> String,
+) -> String {
+    let plural = |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let mut parts = Vec::new();
+    if m.tasks > 0 {
+        parts.push(plural(m.tasks, "task", "tasks"));
+    }
+    if m.cases > 0 {
+        parts.push(plural(m.cases, "test case", "test cases"));
+    }
+    for (suite, cases, alpha) in &m.families {
+        parts.push(format!(
+            "the family of suite {} ({}, ≤ {} by its design)",
+            id(suite),
+            plural(*cases, "test case", "test cases"),
+            prob(*alpha)
+        ));
+    }
+    parts.join(" and ")
+}
+
+/// Why the multiplicity cost is a bound, in words: each αᵢ is a task's risk at exactly its
+/// healthy rate, and a task (or test case) above it fails less often.
+pub(crate) fn multiplicity_bound(m: &super::model::Multiplicity) -> &'static str {
+    match (m.tasks > 0, m.cases > 0 || !m.families.is_empty()) {
+        (true, true) => {
+            "a bound for independent tasks and test cases at or above their healthy rates, reached only if each is exactly at it"
+        }
+        (false, true) => {
+            "a bound for independent test cases at or above their healthy rate, reached only if each is exactly at it"
+        }
+        _ => {
+            "a bound for independent tasks at or above their healthy rates, reached only if each is exactly at it"
+        }
+    }
+}
+
 /// What a task's αᵢ is under a policy, in words.
 pub(crate) fn alpha_words(policy: OnInconclusive) -> &'static str {
     match policy {
@@ -350,6 +392,11 @@ pub(crate) fn family_line(s: &super::model::SuiteSummary, id: impl Fn(&str) -> S
             prob(a)
         ),
         (Some(a), None) => format!("P(a suite of healthy cases is not PASS) ≤ {}", prob(a)),
+        // A suite stopped before any run recorded its cases (a harness error on the first
+        // run): K is unknown, so nothing was designed yet, whatever the rule.
+        _ if s.cases == 0 => {
+            "no family design yet: no suite run recorded its test cases".to_string()
+        }
         _ => "no family design: the rule states no healthy rate, so each case's risk is its own"
             .to_string(),
     };

@@ -32,5 +32,6 @@ mod stages;
 mod suite;
 mod suite_family;
 mod suite_plan;
+mod suite_published;
 mod tamper;
 mod verify;

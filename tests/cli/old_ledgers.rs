@@ -121,7 +121,22 @@ fn old_ledgers_report_what_the_old_gate_printed() {
         .arg(o("summary.md"))
         .assert()
         .code(1);
-    let text = String::from_utf8(run.get_output().stdout.clone()).unwrap();
+    // Changed since on purpose (issue 30): the multiplicity line is labelled as the bound it
+    // is. The same figure over the same tasks; every other byte is what the old gate printed.
+    const BOUND: &str = "a bound for independent tasks at or above their healthy rates, reached only if each is exactly at it";
+    let as_old = |s: String| {
+        s.replace(
+            "P(a healthy suite fails somewhere) ≤ ",
+            "P(a healthy suite fails somewhere) = ",
+        )
+        .replace(&format!(" tasks: {BOUND} (αᵢ"), " tasks (αᵢ")
+        .replace(
+            "fails somewhere with probability at most ",
+            "fails somewhere with probability ",
+        )
+        .replace(&format!("; {BOUND}); unknown"), "); unknown")
+    };
+    let text = as_old(String::from_utf8(run.get_output().stdout.clone()).unwrap());
     let read = |p: PathBuf| std::fs::read_to_string(p).unwrap();
     assert_eq!(text, read(want.join("report.txt")));
     assert_eq!(
@@ -133,7 +148,7 @@ fn old_ledgers_report_what_the_old_gate_printed() {
     // it, outside the fold. Every line the old gate printed is unchanged.
     let mut summary = String::new();
     let mut after_zone = false;
-    for line in read(o("summary.md")).split_inclusive('\n') {
+    for line in as_old(read(o("summary.md"))).split_inclusive('\n') {
         if line.starts_with("**Zone:** ") {
             after_zone = true;
             continue;

@@ -135,18 +135,18 @@ pub(super) fn parts(report: &Report) -> [String; 3] {
         Some(cost) => {
             let _ = write!(
                 out,
-                "**Multiplicity cost:** a healthy suite fails somewhere with probability {} \
-                 (1 − ∏(1 − αᵢ) over {} task{}, αᵢ = {}{})",
+                "**Multiplicity cost:** a healthy suite fails somewhere with probability at most {} \
+                 (1 − ∏(1 − αᵢ) over {}, αᵢ = {}{}; {})",
                 prob(cost),
-                m.known.len(),
-                if m.known.len() == 1 { "" } else { "s" },
+                crate::report::words::multiplicity_over(m, cell),
                 alpha_words(m.on_inconclusive),
                 match m.on_inconclusive {
                     OnInconclusive::Fail => ": an INCONCLUSIVE fails the gate",
                     OnInconclusive::Pass => {
                         ": an INCONCLUSIVE passes under `on_inconclusive: pass`"
                     }
-                }
+                },
+                crate::report::words::multiplicity_bound(m)
             );
             if !m.unknown.is_empty() {
                 let _ = write!(

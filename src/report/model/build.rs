@@ -31,17 +31,43 @@ impl Report {
             .into_iter()
             .map(|t| task_report(t, policy))
             .collect::<Result<_, _>>()?;
+        let suites = suite_summaries(ledgers, &tasks);
+        let suite_of = |t: &TaskReport| {
+            let (suite, _) = t.id().split_once('/')?;
+            suites.iter().find(|s| s.id == suite)
+        };
         let mut known = Vec::new();
         let mut unknown = Vec::new();
+        let (mut plain, mut loose) = (0, 0);
+        let mut families: Vec<(String, u64, f64)> = Vec::new();
         for t in &tasks {
-            match t.alpha {
-                Some(a) => known.push((t.id().to_string(), a)),
-                None => unknown.push(t.id().to_string()),
+            // A suite's own row (a suite stopped by a harness error) is not one more task
+            // when its cases are here: they carry its risk.
+            if t.replay.spec.suite.is_some()
+                && tasks
+                    .iter()
+                    .any(|c| suite_of(c).is_some_and(|s| s.id == t.id()))
+            {
+                continue;
+            }
+            let Some(a) = t.alpha else {
+                unknown.push(t.id().to_string());
+                continue;
+            };
+            known.push((t.id().to_string(), a));
+            match suite_of(t) {
+                Some(s) => match s.alpha {
+                    Some(fa) if !families.iter().any(|(id, ..)| *id == s.id) => {
+                        families.push((s.id.clone(), s.cases, fa));
+                    }
+                    Some(_) => {}
+                    None => loose += 1,
+                },
+                None => plain += 1,
             }
         }
         let cost =
             (!known.is_empty()).then(|| 1.0 - known.iter().map(|(_, a)| 1.0 - a).product::<f64>());
-        let suites = suite_summaries(ledgers, &tasks);
         Ok(Report {
             suites,
             on_inconclusive: policy,
@@ -52,6 +78,9 @@ impl Report {
                 cost,
                 known,
                 unknown,
+                tasks: plain,
+                cases: loose,
+                families,
             },
             exit_override: None,
             stages,

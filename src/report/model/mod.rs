@@ -419,7 +419,9 @@ impl TaskReport {
 
 /// The probability that a healthy suite fails somewhere: 1 - prod(1 - alpha_i), where alpha_i
 /// is P(not PASS | healthy) under `on_inconclusive: fail` and P(FAIL | healthy) under
-/// `on_inconclusive: pass`.
+/// `on_inconclusive: pass`. A bound, not the rate a suite shows: each alpha_i is the task's
+/// exact risk at exactly its healthy rate, and a task above it (a deterministic test case)
+/// fails less often; for independent tasks at or above their healthy rates it is at most this.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Multiplicity {
     /// The policy the alphas are stated under.
@@ -430,6 +432,16 @@ pub struct Multiplicity {
     pub known: Vec<(String, f64)>,
     /// Tasks whose healthy rate is unknown (a bare `single: {n, c}`): left out of the cost.
     pub unknown: Vec<String>,
+    /// Of `known`, the tasks that are not test cases of a suite.
+    pub tasks: u64,
+    /// Of `known`, the test cases of suites without a family design (a ledger of an earlier
+    /// gate), each counted at its own αᵢ.
+    pub cases: u64,
+    /// Of `known`, the test cases of each suite with a family design, as that family: its
+    /// [`SuiteSummary`] figures (id, K, the family risk its design guarantees). Their αᵢ
+    /// multiply to that guarantee, so the cost is the same either way; the reports name the
+    /// family, whose figure holds for any number of cases.
+    pub families: Vec<(String, u64, f64)>,
 }
 
 impl Report {

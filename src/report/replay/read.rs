@@ -219,7 +219,9 @@ pub(super) fn merged_specs(ledgers: &[Ledger]) -> Result<Vec<TaskSpec>, ReportEr
 /// the suite's rule), in order of first appearance in the attempt rows. The suite task itself
 /// stays, judged on its own runs by [`crate::ledger::suite_runs_rule`] as `gate run`
 /// scheduled them, only where one of its runs is not a run of the suite (a harness error),
-/// so that error is the suite's and no verdict is published.
+/// so that error is the suite's and no verdict is published. Its spec keeps the rule its
+/// cases are judged by (the recorded family design, else the header's), so a report shows
+/// the plan the ledger holds, not the scheduling rule.
 pub(super) fn expand_suites(ledgers: &[Ledger], specs: Vec<TaskSpec>) -> Vec<TaskSpec> {
     if specs.iter().all(|s| s.suite.is_none()) {
         return specs;
@@ -237,17 +239,18 @@ pub(super) fn expand_suites(ledgers: &[Ledger], specs: Vec<TaskSpec>) -> Vec<Tas
         // every case was judged by. Shards of one run design the same; if they differ, the
         // suite's runs are not one run's, and the suite is judged broken (no verdict).
         let mut family: Option<&crate::ledger::Family> = None;
+        let mut family_ok = true;
         for a in ledgers.iter().flat_map(|l| l.attempts()) {
             if a.task == spec.id {
                 broken |= !matches!(a.outcome, Outcome::Pass | Outcome::Cancelled)
                     || (a.outcome == Outcome::Pass && a.suite_run.is_none());
                 if let Some(f) = a.suite_run.as_ref().and_then(|r| r.family.as_ref()) {
-                    broken |= family.is_some_and(|g| g != f)
-                        || check_spec(&TaskSpec {
+                    family_ok &= !family.is_some_and(|g| g != f)
+                        && check_spec(&TaskSpec {
                             sampling: f.sampling.clone(),
                             ..spec.clone()
                         })
-                        .is_err();
+                        .is_ok();
                     family.get_or_insert(f);
                 }
             } else if crate::ledger::suite_of(&a.task) == Some(spec.id.as_str())
@@ -256,8 +259,11 @@ pub(super) fn expand_suites(ledgers: &[Ledger], specs: Vec<TaskSpec>) -> Vec<Tas
                 cases.push(a.task[spec.id.len() + 1..].to_string());
             }
         }
+        broken |= !family_ok;
+        // The rule the cases ran by: the recorded design, unless it is not one run's (a
+        // suite stopped by a harness error keeps the design its first run recorded).
         let case_spec = match family {
-            Some(f) if !broken => TaskSpec {
+            Some(f) if family_ok => TaskSpec {
                 sampling: f.sampling.clone(),
                 rates: spec.rates.map(|r| crate::model::Rates {
                     alpha: f.case_alpha,
@@ -269,10 +275,11 @@ pub(super) fn expand_suites(ledgers: &[Ledger], specs: Vec<TaskSpec>) -> Vec<Tas
         };
         let cases: Vec<TaskSpec> = cases.iter().map(|c| case_spec.suite_case(c)).collect();
         if broken || cases.is_empty() {
+            // The suite's own row shows the rule the ledger holds for its cases; its runs
+            // are scheduled and replayed by `suite_runs_rule` of it (`replay_task`).
             out.push(TaskSpec {
-                sampling: crate::ledger::suite_runs_rule(&case_spec.sampling),
                 max_unavailable: 0,
-                ..spec
+                ..case_spec
             });
         }
         out.extend(cases);

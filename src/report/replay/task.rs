@@ -20,12 +20,20 @@ pub(super) fn replay_task(
 ) -> Result<TaskReplay, ReportError> {
     // The same ordered sampler `gate run` fed as the trials finished (invariant 2): the rule
     // that decided and the rule that recomputes are one piece of code.
-    let mut sampler = OrderedSampler::new(spec.sampling.clone(), spec.max_unavailable, None)
-        .map_err(|source| ReportError::Sampling {
+    // A suite task's own runs (a suite stopped by a harness error) are replayed by the rule
+    // `gate run` scheduled them by; its spec keeps its cases' rule, for the reports.
+    let rule = match spec.suite {
+        Some(_) => crate::ledger::suite_runs_rule(&spec.sampling),
+        None => spec.sampling.clone(),
+    };
+    let sequential = matches!(rule, Sampling::Sequential { .. });
+    let max_graded = rule.max_graded();
+    let mut sampler = OrderedSampler::new(rule, spec.max_unavailable, None).map_err(|source| {
+        ReportError::Sampling {
             task: spec.id.clone(),
             source,
-        })?;
-    let sequential = matches!(spec.sampling, Sampling::Sequential { .. });
+        }
+    })?;
     let harness = HarnessCut::of(&trials);
     let mut gaps = Gaps::new();
     let mut retry_passes_refused = 0u64;
@@ -59,7 +67,7 @@ pub(super) fn replay_task(
     let counts = sampler.counts();
     let sampler = sampler.rule();
     let decision = sampler.decision();
-    gaps.undecided_through(&harness, decision, spec.sampling.max_graded());
+    gaps.undecided_through(&harness, decision, max_graded);
     let graded = sampler.tally().graded();
     let (verdict, reason) = judged(&harness, decision, || {
         undecided_reason(
