@@ -29,5 +29,6 @@ mod stages;
 mod suite;
 mod suite_family;
 mod suite_plan;
+mod suite_scale;
 mod tamper;
 mod verify;
