@@ -160,6 +160,7 @@ pub fn explain(retries: u64, compare: Option<CompareWith>) -> Result<Explanation
     let comparison = match compare {
         None => None,
         Some(w) => {
+            crate::stats::check_rates(w.healthy, w.regressed, w.alpha, w.beta)?;
             let plan = design::design_single(w.healthy, w.regressed, w.alpha, w.beta)?;
             Some(Comparison {
                 healthy: w.healthy,

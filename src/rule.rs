@@ -17,7 +17,7 @@ use crate::format::plural;
 use crate::model::{Sampling, SequentialRule, Verdict};
 use crate::stats::lattice::{Boundaries, State};
 use crate::stats::sprt::Sprt;
-use crate::stats::{StatsError, check_rates, check_trials};
+use crate::stats::{StatsError, check_rule_rates, check_trials};
 
 /// A verdict and why.
 #[derive(Debug, Clone, PartialEq)]
@@ -91,7 +91,7 @@ impl Rule {
                 max_trials,
                 rule,
             } => {
-                check_rates(*healthy, *regressed, *alpha, *beta)?;
+                check_rule_rates(*healthy, *regressed, *alpha, *beta)?;
                 check_trials("max_trials", *max_trials)?;
                 match rule {
                     SequentialRule::Wald => {

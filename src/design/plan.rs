@@ -273,6 +273,9 @@ impl PlanReport {
             beta,
             ..
         } = *o;
+        // What the user asks for has the user's floor; the designs accept smaller risks
+        // (a suite's per-case share).
+        crate::stats::check_rates(healthy, regressed, alpha, beta)?;
         let single = design::design_single(healthy, regressed, alpha, beta)?;
         let max_trials = match o.max_trials {
             Some(m) => crate::stats::check_trials("max_trials", m).map(|()| m)?,

@@ -7,8 +7,9 @@
 //! names it. `gate run` writes each row with one `write` (invariant 5), so a crash of gate
 //! loses at most the row being written, and the reader treats an unterminated last line as
 //! that lost row. When a row is `fdatasync`ed is the caller's choice: [`LedgerWriter::append`]
-//! syncs before it returns (header, decision and footer rows); `gate run` writes attempt rows
-//! with [`LedgerWriter::append_unsynced`] and syncs them from a thread in batches
+//! syncs before it returns (header, decision and footer rows); `gate run` writes attempt rows,
+//! and the decision rows of a suite's test cases (thousands at once), with
+//! [`LedgerWriter::append_unsynced`] and syncs them from a thread in batches
 //! (`runner/session.rs`, `Syncer`); `gate ingest` writes all its rows with
 //! [`LedgerWriter::append_all`] and syncs once.
 //!

@@ -31,13 +31,28 @@ pub fn family_risk(case_risk: f64, k: u64) -> f64 {
     -((-case_risk).ln_1p() * k as f64).exp_m1()
 }
 
+/// The most cases a family at suite alpha `alpha` can share it among: the largest K whose
+/// Šidák share is at least [`stats::MIN_RULE_RISK`] (about 51 million at 5%).
+pub fn max_cases(alpha: f64) -> u64 {
+    // ln(1 − alpha) / ln(1 − floor), rounded down, then stepped to the exact edge.
+    let mut k = ((-alpha).ln_1p() / (-stats::MIN_RULE_RISK).ln_1p()).floor() as u64;
+    while k > 1 && sidak(alpha, k) < stats::MIN_RULE_RISK {
+        k -= 1;
+    }
+    while sidak(alpha, k + 1) >= stats::MIN_RULE_RISK {
+        k += 1;
+    }
+    k.max(1)
+}
+
 /// The family design of a suite task judged by `sampling` (designed for `rates`, if the
 /// plan gave them) once its first run recorded `cases` test cases.
 ///
 /// `Ok(None)` when the rule states no healthy rate (a fixed `single: {n, c}`): its alpha is
 /// unknown, so there is nothing to share, and each case keeps the plan's rule. With one
 /// case the family is the case, and its rule is the plan's. An error says why no rule at the
-/// share exists (a share below the one-in-a-million floor, a truncation too short).
+/// share exists (a share below the one-in-a-billion floor, [`stats::MIN_RULE_RISK`],
+/// past [`max_cases`] cases; a truncation too short).
 pub fn design(
     sampling: &Sampling,
     rates: Option<&Rates>,
@@ -67,10 +82,11 @@ pub fn design(
             sampling: sampling.clone(),
         }));
     }
-    if case_alpha < stats::MIN_RISK {
+    if case_alpha < stats::MIN_RULE_RISK {
         return Err(format!(
             "{cases} test cases at a suite alpha of {alpha} give each case an alpha of {case_alpha:.2e} \
-             (Šidák), below the minimum of 0.000001 (one in a million); raise the suite's alpha or split the suite"
+             (Šidák), below the minimum of 0.000000001 (one in a billion; at most {} cases at this alpha); raise the suite's alpha or split the suite",
+            max_cases(alpha)
         ));
     }
     let err = |e: stats::StatsError| {
@@ -226,11 +242,52 @@ mod tests {
         assert_eq!(design(&plan, None, 1).unwrap().unwrap().sampling, plan);
     }
 
+    /// A suite of 100,000 cases at 5% was a harness error after its first run (its share,
+    /// 5.1e-7, was below the user's floor of 1e-6): now each case gets a rule at the share,
+    /// which meets the family guarantee exactly and keeps each case's power, and still
+    /// passes a deterministic case after the same 9 straight passes.
     #[test]
-    fn a_share_below_one_in_a_million_is_refused_with_the_numbers() {
-        let e = design(&calibrated(0.05), None, 100_000).unwrap_err();
+    fn a_suite_of_100000_cases_gets_a_rule_at_its_share_below_one_in_a_million() {
+        let f = design(&calibrated(0.05), None, 100_000).unwrap().unwrap();
+        assert!(f.case_alpha < stats::MIN_RISK);
+        let l = f.sampling.lattice().unwrap();
+        let oc = l.oc(0.9);
+        // The risk as the sum over FAIL and INCONCLUSIVE states, not 1 − P(PASS).
+        let risk = oc.p_fail + oc.p_inconclusive;
         assert!(
-            e.contains("100000 test cases") && e.contains("one in a million"),
+            risk <= f.case_alpha,
+            "exact case risk {risk} within the share"
+        );
+        assert!(family_risk(risk, 100_000) <= 0.05);
+        assert!(l.oc(0.7).p_pass <= 0.1, "each case keeps beta");
+        // The trial at which a case that always passes is PASS.
+        let first_pass = |rule: Sampling| {
+            let mut s = crate::sampler::OrderedSampler::new(rule, 0, None).unwrap();
+            (1..=50).find(|&k| {
+                s.offer(k, crate::ledger::Outcome::Pass);
+                s.decision().is_some()
+            })
+        };
+        let at = first_pass(f.sampling.clone());
+        let plan_first = first_pass(calibrated(0.05)).unwrap();
+        assert_eq!(
+            at,
+            Some(plan_first),
+            "the earliest PASS depends on beta, not alpha"
+        );
+    }
+
+    #[test]
+    fn a_share_below_one_in_a_billion_is_refused_with_the_numbers() {
+        let most = max_cases(0.05);
+        assert!((50_000_000..52_000_000).contains(&most), "{most}");
+        assert!(sidak(0.05, most) >= stats::MIN_RULE_RISK);
+        assert!(sidak(0.05, most + 1) < stats::MIN_RULE_RISK);
+        let e = design(&calibrated(0.05), None, most + 1).unwrap_err();
+        assert!(
+            e.contains(&format!("{} test cases", most + 1))
+                && e.contains("one in a billion")
+                && e.contains(&format!("at most {most} cases")),
             "{e}"
         );
     }

@@ -201,7 +201,7 @@ impl Validator<'_> {
             return Err(self.invalid(at, format!("task `{id}`: `max_stages` must be at least 1")));
         }
         // Rates and risks first; then the default truncation in whole stages.
-        stats::sprt::Sprt::new(healthy, regressed, alpha, beta, 1)
+        stats::check_rates(healthy, regressed, alpha, beta)
             .map_err(|e| self.stats_error(at, id, e))?;
         let single_n = stats::design::design_single(healthy, regressed, alpha, beta)
             .ok()
@@ -418,6 +418,9 @@ impl Validator<'_> {
                 let from_suite = alpha.is_none() && self.suite.is_some();
                 let alpha = self.alpha(at, id, alpha.map(|r| r.0))?;
                 let beta = beta.map_or(DEFAULT_BETA, |r| r.0);
+                // The user's floor: the designs below accept smaller (per-case) risks.
+                stats::check_rates(healthy, regressed, alpha, beta)
+                    .map_err(|e| self.stats_error(at, id, e))?;
                 let rates = Rates {
                     healthy,
                     regressed,

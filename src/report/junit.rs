@@ -52,9 +52,46 @@ use super::words::{
 pub fn render(report: &Report) -> Result<String, quick_junit::SerializeError> {
     let mut out = JUnitReport::new("gate");
     let mut total = 0.0;
+    // A suite of more than 50 cases: its passing cases are one test case each in one test
+    // suite of their own (`SUITE: passing cases`), which states the rule and the box once;
+    // its other cases keep a test suite each, with their trials (as JSON's `passed_cases`).
+    let large = super::listing::large_suites(report);
+    let mut passing: std::collections::BTreeMap<&str, TestSuite> = Default::default();
     for t in &report.tasks {
+        let big = crate::ledger::suite_of(t.id()).filter(|s| large.contains_key(s));
+        if let Some(s) = big.filter(|_| t.verdict() == Judgement::Verdict(Verdict::Pass)) {
+            let r = &t.replay;
+            let secs: f64 = r.trials.iter().map(TrialRecord::duration_s).sum();
+            total += secs;
+            let suite = passing.entry(s).or_insert_with(|| {
+                let mut suite = TestSuite::new(format!("{s}: passing cases"));
+                suite.add_properties(shared_properties(report, t));
+                suite
+            });
+            let mut case = TestCase::new(t.id(), TestCaseStatus::success());
+            case.set_classname(s);
+            locate(&mut case, report, t);
+            case.set_time(duration(secs));
+            let c = r.counts;
+            case.set_system_out(format!(
+                "PASS: {}\ntrials: run {}, passed {}, failed {}, unavailable {}, cancelled {}, excluded {}",
+                r.reason, c.run, c.passed, c.failed, c.unavailable, c.cancelled, c.excluded
+            ));
+            suite.add_test_case(case);
+            continue;
+        }
         let (suite, secs) = suite(report, t);
         total += secs;
+        out.add_test_suite(suite);
+    }
+    for (_, mut suite) in passing {
+        let secs: f64 = suite
+            .test_cases
+            .iter()
+            .filter_map(|c| c.time)
+            .map(|d| d.as_secs_f64())
+            .sum();
+        suite.set_time(duration(secs));
         out.add_test_suite(suite);
     }
     out.set_time(duration(total));
@@ -306,6 +343,32 @@ fn outcome_word(o: Outcome) -> &'static str {
 fn interval(p: &mut Vec<Property>, name: &str, i: crate::stats::estimate::Interval) {
     p.push(Property::new(format!("{name}.lo"), prop_num(i.lo)));
     p.push(Property::new(format!("{name}.hi"), prop_num(i.hi)));
+}
+
+/// What a large suite's passing cases share, stated once: their rule, the box, the hashes.
+fn shared_properties(report: &Report, t: &TaskReport) -> Vec<Property> {
+    let r = &t.replay;
+    let mut p = vec![
+        Property::new("plan", t.plan.as_str()),
+        Property::new(
+            "sampling",
+            serde_json::to_string(&r.spec.sampling).unwrap_or_default(),
+        ),
+        Property::new("max_unavailable", r.spec.max_unavailable.to_string()),
+    ];
+    let walls = report.sandbox();
+    if !walls.is_empty() {
+        p.push(Property::new("sandbox", walls.join("; ")));
+    }
+    if let Some(a) = t.alpha {
+        p.push(Property::new("alpha", prop_num(a)));
+    }
+    p.push(Property::new("plan_hash", report.replay.plan_hash.as_str()));
+    p.push(Property::new(
+        "fixture_hash",
+        report.replay.fixture_hash.as_str(),
+    ));
+    p
 }
 
 fn properties(report: &Report, t: &TaskReport) -> Vec<Property> {

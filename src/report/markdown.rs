@@ -121,9 +121,19 @@ pub fn render_capped(report: &Report, limit: usize, full: Option<&str>) -> Strin
 /// Every task's section at this level of detail.
 fn task_sections(report: &Report, detail: Detail) -> String {
     let mut out = String::new();
-    for (i, t) in report.tasks.iter().enumerate() {
-        let continues = crate::report::words::continues_reason(report, i);
-        task(&mut out, t, report.on_inconclusive, detail, continues);
+    // The tasks the table lists, in its order: a large suite's passing cases are counted
+    // there, not given a section.
+    for entry in super::listing::entries(report) {
+        if let super::listing::Entry::Task(i) = entry {
+            let continues = crate::report::words::continues_reason(report, i);
+            task(
+                &mut out,
+                &report.tasks[i],
+                report.on_inconclusive,
+                detail,
+                continues,
+            );
+        }
     }
     out
 }

@@ -26,6 +26,7 @@ pub mod error;
 pub mod explain;
 pub mod json;
 pub mod junit;
+pub mod listing;
 pub mod markdown;
 pub mod model;
 pub mod plan;

@@ -33,8 +33,17 @@ impl Report {
 /// Render the terminal summary.
 pub fn render(report: &Report) -> String {
     let mut out = String::new();
-    for (i, t) in report.tasks.iter().enumerate() {
-        task(&mut out, t, continues_reason(report, i));
+    // A large suite lists its failures and undecided cases first and counts its passing
+    // ones (`listing`): 100,000 cases must not print a million lines.
+    for entry in super::listing::entries(report) {
+        match entry {
+            super::listing::Entry::Task(i) => {
+                task(&mut out, &report.tasks[i], continues_reason(report, i));
+            }
+            super::listing::Entry::Counted(c) => {
+                let _ = writeln!(out, "{}", printable(&c.words()));
+            }
+        }
         out.push('\n');
     }
     gate(&mut out, report);

@@ -313,6 +313,12 @@ impl EventSink for Session {
     fn event(&mut self, event: &RunEvent) -> Result<(), Error> {
         match event {
             RunEvent::Attempt { row, .. } => self.append_attempt(Row::Attempt((**row).clone())),
+            // A suite's test cases are decided together, thousands at once: their rows are
+            // synced in batches like attempt rows (one fsync per row cost 100,000 syncs for
+            // 100,000 cases); the footer's sync covers the last of them.
+            RunEvent::TaskDecided { row, .. } if crate::ledger::suite_of(&row.task).is_some() => {
+                self.append_attempt(Row::Decision(row.clone()))
+            }
             RunEvent::TaskDecided { row, .. } => self.append(Row::Decision(row.clone())),
             RunEvent::TaskStarted { .. }
             | RunEvent::TaskInterrupted { .. }

@@ -665,7 +665,7 @@ fn design_searched(
     max_trials: Option<u64>,
     secant: bool,
 ) -> Result<Calibrated, StatsError> {
-    super::check_rates(healthy, regressed, alpha, beta)?;
+    super::check_rule_rates(healthy, regressed, alpha, beta)?;
     let single = design::design_single(healthy, regressed, alpha, beta);
     let max_trials = match (max_trials, &single) {
         (Some(m), _) => m,
@@ -689,8 +689,8 @@ fn design_searched(
         super::sprt::Sprt::new(
             healthy,
             regressed,
-            (alpha * fa).clamp(super::MIN_RISK, 0.49),
-            (beta * fb).clamp(super::MIN_RISK, 0.49),
+            (alpha * fa).clamp(super::MIN_RULE_RISK, 0.49),
+            (beta * fb).clamp(super::MIN_RULE_RISK, 0.49),
             max_trials,
         )
         .ok()

@@ -52,7 +52,7 @@ pub fn design_single(
     alpha: f64,
     beta: f64,
 ) -> Result<SingleDesign, StatsError> {
-    super::check_rates(healthy, regressed, alpha, beta)?;
+    super::check_rule_rates(healthy, regressed, alpha, beta)?;
     let search = Search {
         q_healthy: 1.0 - healthy,
         q_regressed: 1.0 - regressed,

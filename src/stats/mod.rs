@@ -179,8 +179,9 @@ pub fn check_trials(name: &'static str, value: u64) -> Result<(), StatsError> {
 }
 
 /// Check the four parameters of a test of `healthy` against `regressed`: rates strictly in
-/// (0, 1) with healthy > regressed, risks in [[`MIN_RISK`], 0.5). Every design and every
-/// sequential rule validates its rates here.
+/// (0, 1) with healthy > regressed, risks in [[`MIN_RISK`], 0.5). Every rate and risk a user
+/// gives (plan file, `gate plan`, `gate explain`, a recorded plan's rates) is checked here;
+/// the designs themselves accept risks down to [`MIN_RULE_RISK`] ([`check_rule_rates`]).
 pub fn check_rates(healthy: f64, regressed: f64, alpha: f64, beta: f64) -> Result<(), StatsError> {
     check_open("healthy", healthy, 0.0, 1.0, "strictly between 0 and 1")?;
     check_open("regressed", regressed, 0.0, 1.0, "strictly between 0 and 1")?;
@@ -196,6 +197,46 @@ pub fn check_rates(healthy: f64, regressed: f64, alpha: f64, beta: f64) -> Resul
 /// for hundreds of trials at any useful separation; below it the exact sums lose meaning
 /// (1e-320 is a subnormal double) long before a gate could spend the trials.
 pub const MIN_RISK: f64 = 1e-6;
+
+/// The smallest risk a rule may be designed at, below [`MIN_RISK`]: a suite's family gives
+/// each of its K cases Šidák's share of the suite's alpha (`crate::plan::family`), about
+/// alpha / K, so 100,000 cases at 5% ask for 5.1e-7 per case. What the user floor protects
+/// does not bind here: a sequential rule's earliest PASS depends on beta, not alpha (90% vs
+/// 70%: 9 straight passes at 0.05 and at 5e-7), its truncation grows with ln(1/alpha) only,
+/// and every exact risk is summed directly (P(FAIL) over FAIL states, not 1 − P(PASS)), so
+/// 1e-9 keeps seven significant digits in the double sums. At 5% this admits about 51
+/// million cases.
+pub const MIN_RULE_RISK: f64 = 1e-9;
+
+/// Check the parameters of a rule being designed or rebuilt: as [`check_rates`], with risks
+/// down to [`MIN_RULE_RISK`] (a family's per-case share; what a user asks for is checked
+/// by [`check_rates`] where it is read).
+pub fn check_rule_rates(
+    healthy: f64,
+    regressed: f64,
+    alpha: f64,
+    beta: f64,
+) -> Result<(), StatsError> {
+    let floor = |name: &'static str, value: f64| {
+        if value.is_finite() && (MIN_RULE_RISK..0.5).contains(&value) {
+            Ok(())
+        } else {
+            Err(StatsError::OutOfRange {
+                name,
+                range: "at least 0.000000001 (one in a billion) and below 0.5",
+                value,
+            })
+        }
+    };
+    check_open("healthy", healthy, 0.0, 1.0, "strictly between 0 and 1")?;
+    check_open("regressed", regressed, 0.0, 1.0, "strictly between 0 and 1")?;
+    floor("alpha", alpha)?;
+    floor("beta", beta)?;
+    if healthy <= regressed {
+        return Err(StatsError::NotSeparated { healthy, regressed });
+    }
+    Ok(())
+}
 
 /// Check a risk (alpha or beta) is in [`MIN_RISK`], 0.5).
 pub(crate) fn check_risk(name: &'static str, value: f64) -> Result<(), StatsError> {

@@ -56,7 +56,7 @@ impl Sprt {
         beta: f64,
         max_trials: u64,
     ) -> Result<Self, StatsError> {
-        super::check_rates(healthy, regressed, alpha, beta)?;
+        super::check_rule_rates(healthy, regressed, alpha, beta)?;
         if max_trials < 1 {
             return Err(StatsError::OutOfRange {
                 name: "max_trials",

@@ -335,7 +335,7 @@ pub fn design_staged(
     stage: u64,
     max_trials: Option<u64>,
 ) -> Result<Staged, StatsError> {
-    super::check_rates(healthy, regressed, alpha, beta)?;
+    super::check_rule_rates(healthy, regressed, alpha, beta)?;
     check_stage(stage)?;
     let single = design::design_single(healthy, regressed, alpha, beta);
     let max_trials = match (max_trials, &single) {

@@ -33,5 +33,6 @@ mod suite;
 mod suite_family;
 mod suite_plan;
 mod suite_published;
+mod suite_scale;
 mod tamper;
 mod verify;

@@ -87,7 +87,8 @@ pub struct JsonReport {
     pub multiplicity: JsonMultiplicity,
     /// The suite tasks, each one family of test cases (empty without suite tasks).
     pub suites: Vec<JsonSuite>,
-    /// One entry per task, in plan order.
+    /// One entry per task, in plan order; a suite of more than 50 cases has its passing
+    /// cases in `suites[].passed_cases` instead.
     pub tasks: Vec<JsonTask>,
 }
 
@@ -159,6 +160,33 @@ pub struct JsonSuite {
     pub runs: u64,
     /// Test-case executions over those runs (only undecided cases run again).
     pub case_runs: u64,
+    /// For a suite of more than 50 cases, the rule every case is judged by (each such case
+    /// in `tasks[]` repeats it); `null` for a smaller suite, whose cases are all in `tasks[]`.
+    pub plan: Option<JsonTaskPlan>,
+    /// For a suite of more than 50 cases, its cases that PASS, in the order of its results,
+    /// each with its counts only: they are not in `tasks[]`, which holds the suite's other
+    /// cases in full (so 100,000 cases stay a report of tens of MB). `null` for a smaller
+    /// suite. `gate report` recomputes any case's full figures from the ledger.
+    pub passed_cases: Option<Vec<JsonPassedCase>>,
+}
+
+/// A passing case of a large suite: its counts (see `suites[].passed_cases`).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct JsonPassedCase {
+    /// Task id (`SUITE/CASE`).
+    pub id: String,
+    /// Trials recorded: passed + failed + unavailable.
+    pub run: u64,
+    /// Graded passes.
+    pub passed: u64,
+    /// Graded failures.
+    pub failed: u64,
+    /// Unavailable.
+    pub unavailable: u64,
+    /// Finished beyond the decision point (not counted).
+    pub excluded: u64,
+    /// The ordinal whose outcome reached the decision, or `null`.
+    pub decided_at: Option<u64>,
 }
 
 /// 1 - prod(1 - alpha_i).

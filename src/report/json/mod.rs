@@ -76,6 +76,8 @@ impl From<Share> for JsonShare {
 
 impl From<&Report> for JsonReport {
     fn from(r: &Report) -> Self {
+        // Suites of more than `LIST_EVERY_CASE` cases, with their cases' indices.
+        let large = super::listing::large_suites(r);
         JsonReport {
             schema: SCHEMA,
             gate_version: r.replay.gate_version.clone(),
@@ -154,17 +156,56 @@ impl From<&Report> for JsonReport {
             suites: r
                 .suites
                 .iter()
-                .map(|s| JsonSuite {
-                    id: s.id.clone(),
-                    cases: s.cases,
-                    alpha: s.alpha,
-                    runs: s.runs,
-                    case_runs: s.case_runs,
+                .map(|s| {
+                    let large = large.get(s.id.as_str());
+                    JsonSuite {
+                        id: s.id.clone(),
+                        cases: s.cases,
+                        alpha: s.alpha,
+                        runs: s.runs,
+                        case_runs: s.case_runs,
+                        plan: large
+                            .and_then(|cases| cases.first())
+                            .map(|&i| task_plan(&r.tasks[i])),
+                        passed_cases: large.map(|cases| {
+                            cases
+                                .iter()
+                                .map(|&i| &r.tasks[i])
+                                .filter(|t| passes(t))
+                                .map(|t| {
+                                    let c = t.replay.counts;
+                                    JsonPassedCase {
+                                        id: t.id().to_string(),
+                                        run: c.run,
+                                        passed: c.passed,
+                                        failed: c.failed,
+                                        unavailable: c.unavailable,
+                                        excluded: c.excluded,
+                                        decided_at: t.replay.decided_at,
+                                    }
+                                })
+                                .collect()
+                        }),
+                    }
                 })
                 .collect(),
-            tasks: r.tasks.iter().map(task).collect(),
+            tasks: r
+                .tasks
+                .iter()
+                .filter(|t| {
+                    // A large suite's passing cases are in its `passed_cases`.
+                    !(passes(t)
+                        && crate::ledger::suite_of(t.id()).is_some_and(|s| large.contains_key(s)))
+                })
+                .map(task)
+                .collect(),
         }
     }
+}
+
+/// Whether a task is PASS.
+fn passes(t: &TaskReport) -> bool {
+    t.verdict() == crate::model::Judgement::Verdict(crate::sampler::Verdict::Pass)
 }
 
 fn spend(sp: Option<super::model::Spend>) -> Option<JsonSpend> {
@@ -186,6 +227,26 @@ impl From<Uncounted> for JsonUncounted {
     }
 }
 
+/// A task's plan as the contract states it.
+fn task_plan(t: &TaskReport) -> JsonTaskPlan {
+    let r = &t.replay;
+    JsonTaskPlan {
+        sampling: r.spec.sampling.clone(),
+        description: t.plan.clone(),
+        max_unavailable: r.spec.max_unavailable,
+        healthy: t.healthy,
+        alpha: t.alpha,
+        oc: t.oc.iter().map(JsonOc::from).collect(),
+        zone: t.zone.as_ref().map(|z| JsonZone {
+            low: z.lo,
+            high: z.hi,
+            half_pass_rate: z.half,
+            stated: t.zone_stated,
+            text: crate::format::zone_line(z, t.zone_stated),
+        }),
+    }
+}
+
 fn task(t: &TaskReport) -> JsonTask {
     let r = &t.replay;
     let s = &t.score;
@@ -194,21 +255,7 @@ fn task(t: &TaskReport) -> JsonTask {
         line: r.spec.line,
         verdict: r.verdict,
         reason: r.reason.clone(),
-        plan: JsonTaskPlan {
-            sampling: r.spec.sampling.clone(),
-            description: t.plan.clone(),
-            max_unavailable: r.spec.max_unavailable,
-            healthy: t.healthy,
-            alpha: t.alpha,
-            oc: t.oc.iter().map(JsonOc::from).collect(),
-            zone: t.zone.as_ref().map(|z| JsonZone {
-                low: z.lo,
-                high: z.hi,
-                half_pass_rate: z.half,
-                stated: t.zone_stated,
-                text: crate::format::zone_line(z, t.zone_stated),
-            }),
-        },
+        plan: task_plan(t),
         trials: r.counts.into(),
         decided_at: r.decided_at,
         missing: r.missing.clone(),

@@ -100,7 +100,32 @@ pub(super) fn parts(report: &Report) -> [String; 3] {
         "| task | verdict | plan | run | passed | failed | unavailable | pass rate (95% CI) |\n",
     );
     out.push_str("|---|---|---|---:|---:|---:|---:|---|\n");
-    for t in &report.tasks {
+    // A large suite's failures and undecided cases first, its passing cases counted
+    // (`listing`), each count said under the table.
+    let mut counted = Vec::new();
+    for entry in crate::report::listing::entries(report) {
+        let t = match entry {
+            crate::report::listing::Entry::Task(i) => &report.tasks[i],
+            crate::report::listing::Entry::Counted(c) => {
+                let _ = writeln!(
+                    out,
+                    "| {} | {} | | | | | | |",
+                    cell(&format!(
+                        "{}: {} {}test cases",
+                        c.suite,
+                        crate::report::listing::thousands(c.passed + c.not_passing),
+                        if c.listed > 0 { "more " } else { "" }
+                    )),
+                    if c.not_passing == 0 {
+                        "✅ PASS"
+                    } else {
+                        "…"
+                    }
+                );
+                counted.push(c);
+                continue;
+            }
+        };
         let c = t.replay.counts;
         let _ = writeln!(
             out,
@@ -129,6 +154,9 @@ pub(super) fn parts(report: &Report) -> [String; 3] {
         );
     }
     out.push('\n');
+    for c in &counted {
+        let _ = writeln!(out, "> {}.\n", cell(&c.words()));
+    }
 
     let m = &report.multiplicity;
     match m.cost {

@@ -27,9 +27,10 @@ impl Report {
         let stages = stages::status(ledgers, &replay)?;
         let policy = on_inconclusive.unwrap_or(replay.on_inconclusive);
         // The task replays move into the task reports (a large run holds many rows).
+        let mut memo = Memo::default();
         let tasks: Vec<TaskReport> = std::mem::take(&mut replay.tasks)
             .into_iter()
-            .map(|t| task_report(t, policy))
+            .map(|t| task_report(t, policy, &mut memo))
             .collect::<Result<_, _>>()?;
         let suites = suite_summaries(ledgers, &tasks);
         let suite_of = |t: &TaskReport| {
@@ -144,50 +145,73 @@ fn suite_summaries(ledgers: &[Ledger], tasks: &[TaskReport]) -> Vec<SuiteSummary
         .collect()
 }
 
-fn task_report(replay: TaskReplay, policy: OnInconclusive) -> Result<TaskReport, ReportError> {
+/// What the tasks of one rule share: a suite's cases are judged by one rule, and 100,000 of
+/// them must not walk its lattice 100,000 times (the OC grid, the zone's bisection and the
+/// exact post-stop estimates are the same for every case with the same counts). A figure
+/// taken from here is bit for bit the one computed afresh: only pure functions of the rule
+/// (and of the counts) are kept.
+#[derive(Default)]
+struct Memo {
+    rules: Vec<RuleFigures>,
+}
+
+/// The figures of one rule (its sampling and rates; a compare task's are never shared).
+struct RuleFigures {
+    sampling: Sampling,
+    rates: Option<Rates>,
+    lattice: Boundaries,
+    alpha: Option<f64>,
+    oc: Vec<OcPoint>,
+    zone: Option<Zone>,
+    /// The pass rate by (passed, failed).
+    pass_rates: std::collections::HashMap<(u64, u64), Option<PassRate>>,
+}
+
+fn task_report(
+    replay: TaskReplay,
+    policy: OnInconclusive,
+    memo: &mut Memo,
+) -> Result<TaskReport, ReportError> {
     let c = replay.counts;
     let graded = c.passed + c.failed;
     let score = score_vector(&replay);
     let sampling = replay.spec.sampling.clone();
     let healthy = healthy_rate(&sampling, replay.spec.rates.as_ref());
-    // Every rule's exact OC comes from its lattice (single, Wald or calibrated alike).
-    let lattice = sampling.lattice().map_err(|source| ReportError::Sampling {
-        task: replay.spec.id.clone(),
-        source,
-    })?;
-    let oc_at = |p: f64| {
-        let oc = lattice.oc(p);
-        OcPoint {
-            p,
-            pass: oc.p_pass,
-            fail: oc.p_fail,
-            inconclusive: oc.p_inconclusive,
-        }
-    };
-    // What turns the gate red for a healthy agent: any non-PASS, or only a FAIL when an
-    // INCONCLUSIVE passes the gate.
-    // A compare task's is stated with its `max_pairs` truncation (`report::compare::alpha`).
-    let alpha = super::super::compare::alpha(&replay.spec, &lattice, policy).or_else(|| {
-        healthy.map(|h| {
-            let o = oc_at(h);
-            match policy {
-                OnInconclusive::Fail => 1.0 - o.pass,
-                OnInconclusive::Pass => o.fail,
-            }
-        })
-    });
     let regressed = replay.spec.rates.map(|r| r.regressed).or(match sampling {
         Sampling::Sequential { regressed, .. } => Some(regressed),
         Sampling::Single { .. } => None,
     });
-    let oc = oc_curve(healthy, regressed, oc_at);
-
-    let pass_rate = pass_rate(Some(&lattice), c.passed, c.failed);
-    let zone_stated = healthy.is_some() && regressed.is_some();
-    let zone = match (healthy, regressed) {
-        (Some(h), Some(r)) => Zone::of(&lattice, r, h),
-        _ => Zone::unstated(&lattice),
+    let shared = replay.spec.compare.is_none().then(|| {
+        memo.rules
+            .iter()
+            .position(|f| f.sampling == sampling && f.rates == replay.spec.rates)
+    });
+    let mut fresh = None;
+    let figures = match shared {
+        Some(Some(i)) => &mut memo.rules[i],
+        _ => {
+            let f = rule_figures(&replay, policy, healthy, regressed)?;
+            if shared.is_some() {
+                memo.rules.push(f);
+                memo.rules.last_mut().expect("just pushed")
+            } else {
+                fresh.insert(f)
+            }
+        }
     };
+    let pass_rate = *figures
+        .pass_rates
+        .entry((c.passed, c.failed))
+        .or_insert_with(|| pass_rate(Some(&figures.lattice), c.passed, c.failed));
+    let RuleFigures {
+        lattice,
+        alpha,
+        oc,
+        zone,
+        ..
+    } = figures;
+    let (alpha, oc, zone) = (*alpha, oc.clone(), *zone);
+    let zone_stated = healthy.is_some() && regressed.is_some();
     let pass_at = pass_at(pass_rate.as_ref(), graded, c.passed);
     let retry_settings = (1..=4u64)
         .filter_map(|r| {
@@ -198,7 +222,8 @@ fn task_report(replay: TaskReplay, policy: OnInconclusive) -> Result<TaskReport,
             })
         })
         .collect();
-    let fault_risk = Some(&lattice).and_then(|lattice| {
+    let lattice: &Boundaries = lattice;
+    let fault_risk = Some(lattice).and_then(|lattice| {
         let (risk, rate) = match policy {
             OnInconclusive::Fail => (RiskKind::NotPassHealthy, healthy?),
             OnInconclusive::Pass => (RiskKind::NotFailRegressed, regressed?),
@@ -236,7 +261,7 @@ fn task_report(replay: TaskReplay, policy: OnInconclusive) -> Result<TaskReport,
     let zone = zone.filter(|_| compare.is_none());
     Ok(TaskReport {
         compare,
-        plan: compare::describe(&replay.spec, &lattice, policy)
+        plan: compare::describe(&replay.spec, lattice, policy)
             .unwrap_or_else(|| sampling.describe()),
         graded,
         pass_rate,
@@ -253,6 +278,56 @@ fn task_report(replay: TaskReplay, policy: OnInconclusive) -> Result<TaskReport,
         zone,
         zone_stated,
         replay,
+    })
+}
+
+/// The figures of a task's rule: its lattice, exact alpha, OC curve and zone.
+fn rule_figures(
+    replay: &TaskReplay,
+    policy: OnInconclusive,
+    healthy: Option<f64>,
+    regressed: Option<f64>,
+) -> Result<RuleFigures, ReportError> {
+    let sampling = &replay.spec.sampling;
+    // Every rule's exact OC comes from its lattice (single, Wald or calibrated alike).
+    let lattice = sampling.lattice().map_err(|source| ReportError::Sampling {
+        task: replay.spec.id.clone(),
+        source,
+    })?;
+    let oc_at = |p: f64| {
+        let oc = lattice.oc(p);
+        OcPoint {
+            p,
+            pass: oc.p_pass,
+            fail: oc.p_fail,
+            inconclusive: oc.p_inconclusive,
+        }
+    };
+    // What turns the gate red for a healthy agent: any non-PASS, or only a FAIL when an
+    // INCONCLUSIVE passes the gate.
+    // A compare task's is stated with its `max_pairs` truncation (`report::compare::alpha`).
+    let alpha = super::super::compare::alpha(&replay.spec, &lattice, policy).or_else(|| {
+        healthy.map(|h| {
+            let o = oc_at(h);
+            match policy {
+                OnInconclusive::Fail => 1.0 - o.pass,
+                OnInconclusive::Pass => o.fail,
+            }
+        })
+    });
+    let oc = oc_curve(healthy, regressed, oc_at);
+    let zone = match (healthy, regressed) {
+        (Some(h), Some(r)) => Zone::of(&lattice, r, h),
+        _ => Zone::unstated(&lattice),
+    };
+    Ok(RuleFigures {
+        sampling: sampling.clone(),
+        rates: replay.spec.rates,
+        lattice,
+        alpha,
+        oc,
+        zone,
+        pass_rates: Default::default(),
     })
 }
 

@@ -318,8 +318,9 @@ pub fn check_spec(spec: &TaskSpec) -> Result<(), String> {
     }
     if let Some(r) = spec.rates {
         // The same ranges as a sequential rule's (and `gate plan`'s): rates in (0, 1) with
-        // healthy > regressed, risks in (0, 0.5).
-        crate::stats::check_rates(r.healthy, r.regressed, r.alpha, r.beta)
+        // healthy > regressed, risks in (0, 0.5); a suite case's alpha is its family share,
+        // which may be below the user's floor.
+        crate::stats::check_rule_rates(r.healthy, r.regressed, r.alpha, r.beta)
             .map_err(|e| format!("recorded rates: {e}"))?;
     }
     Ok(())
