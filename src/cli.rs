@@ -213,6 +213,12 @@ pub enum ProjectKind {
 pub struct CheckArgs {
     /// The plan file (YAML); default `gate.yaml`, then `.config/gate.yaml`.
     pub plan: Option<PathBuf>,
+    /// For `compare:` tasks: also state P(not PASS | head = base) at this base pass rate
+    /// (head at the same rate, independent sides), with the `max_pairs` it would need
+    /// (repeatable: `--at 0.97 --at 99%`). Default: the rule's own `base:` rate when it
+    /// names one, else 90%, 97% and 99%.
+    #[arg(long, value_name = "RATE", value_parser = parse_rate)]
+    pub at: Vec<f64>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,

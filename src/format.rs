@@ -4,6 +4,13 @@
 //! printed as `0.0%` or `100.0%` (a 99.996% gate is not certain). Such a value gets a second
 //! decimal, and below 0.01% (above 99.99%) it is printed as `< 0.01%` (`> 99.99%`).
 
+/// A ratio or a number of points in words: at most two decimals, without trailing zeros
+/// (3, 2.5, 2.25).
+pub fn short_ratio(r: f64) -> String {
+    let two = format!("{r:.2}");
+    two.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
 /// A probability as a percentage: one decimal, two when one would show a probability that
 /// is neither 0 nor 1 as `0.0%` or `100.0%`, else `< 0.01%` / `> 99.99%`. `n/a` for NaN.
 pub fn percent(x: f64) -> String {

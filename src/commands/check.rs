@@ -14,8 +14,13 @@ use crate::plan::check::{CompareCheck, PlanCheck};
 pub fn execute(args: &CheckArgs) -> Result<u8, Error> {
     let path = crate::plan::discover::resolve(args.plan.as_deref(), std::path::Path::new("."))
         .map_err(Error::Usage)?;
+    if let Some(bad) = args.at.iter().find(|r| !(0.0..=1.0).contains(*r)) {
+        return Err(crate::error::usage!(
+            "`--at` takes a base pass rate between 0 and 1 (e.g. `0.97` or `97%`), got {bad}"
+        ));
+    }
     let plan = Plan::load(&path)?;
-    let check = PlanCheck::of(&plan)?;
+    let check = PlanCheck::of_at(&plan, &args.at)?;
     for w in plan.rate_warnings() {
         eprintln!("{}", crate::untrusted::log_line(&w));
     }
@@ -215,9 +220,67 @@ fn compare_lines(out: &mut String, c: &CompareCheck, policy: crate::ledger::OnIn
     };
     let _ = writeln!(
         out,
-        "  risks      alpha = {alpha} · beta = P(PASS | θ = {:.4}) = {:.4}",
+        "  risks      alpha = {alpha} · beta = P(PASS | θ = {:.4}) = {:.4} (the discordant rule, for every base rate and correlation)",
         c.theta1, c.beta
     );
+    if c.loss_route_beta > 0.0 {
+        let _ = writeln!(
+            out,
+            "  beta       at most {:.4} with the loss route ({:.4}), for a regression of odds ratio {} that is also a fall of at least {} points",
+            c.beta + c.loss_route_beta,
+            c.loss_route_beta,
+            crate::format::short_ratio(c.odds_ratio),
+            crate::format::short_ratio(c.drop * 100.0)
+        );
+    }
+    let red = match policy {
+        crate::ledger::OnInconclusive::Fail => "not PASS",
+        crate::ledger::OnInconclusive::Pass => "FAIL",
+    };
+    // Alpha depends on how often pairs disagree: stated at the rates named, with what it
+    // would take where it does not hold.
+    for a in &c.at {
+        let risk = match policy {
+            crate::ledger::OnInconclusive::Fail => a.p_not_pass,
+            crate::ledger::OnInconclusive::Pass => a.p_fail,
+        };
+        let verdict = if a.alpha_holds {
+            format!("within alpha {}", c.alpha_requested)
+        } else {
+            match a.max_pairs_for_alpha {
+                Some(m) => format!(
+                    "above alpha {}: max_pairs {m} would keep it",
+                    c.alpha_requested
+                ),
+                None => format!(
+                    "above alpha {}: no max_pairs up to 100 times this one keeps it",
+                    c.alpha_requested
+                ),
+            }
+        };
+        let _ = writeln!(
+            out,
+            "  at {:<7} P({red} | head = base = {}, independent sides, {} of pairs discordant) = {risk:.4}, {verdict} · expected {:.1} pairs{}",
+            percent(a.base),
+            percent(a.base),
+            percent(a.discordance),
+            a.expected_pairs,
+            match a.named_by {
+                "at" => "",
+                "plan" => " (the rule's base rate)",
+                _ => " (a default rate: name yours with --at)",
+            }
+        );
+    }
+    if let Some([lo, hi]) = c.alpha_base_range {
+        let _ = writeln!(
+            out,
+            "  alpha      the discordant rule alone keeps it for equal rates between {} and {} (at least {} of pairs discordant); nearer 0% or 100% it holds where the loss route PASSes, as the lines above say",
+            percent(lo),
+            percent(hi),
+            percent(c.alpha_min_discordance.unwrap_or(f64::NAN))
+        );
+    }
     let _ = writeln!(
         out,
         "  pairs      expected {:.1} discordant pairs when head = base · {:.1} when regressed · at most {} pairs (each pair is two runs)",

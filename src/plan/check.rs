@@ -73,7 +73,7 @@ pub struct TaskCheck {
 
 /// A `compare:` task's design as `gate check` states it: exact, with its `max_pairs`
 /// truncation, from the lattice the run will use.
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct CompareCheck {
     /// R: head loses R discordant pairs for each one it wins.
     pub odds_ratio: f64,
@@ -94,8 +94,22 @@ pub struct CompareCheck {
     pub alpha: f64,
     /// P(FAIL | head = base), the largest over every pair distribution.
     pub fail_alpha: f64,
-    /// P(PASS | θ1), the largest over every base rate and correlation.
+    /// The discordant rule's P(PASS | θ1): its beta for every regression of odds ratio R,
+    /// whatever the fall in points, at every base rate and correlation.
     pub beta: f64,
+    /// The size of a regression in points that the loss route's share of beta covers.
+    pub drop: f64,
+    /// The loss route's P(PASS) when head falls `drop` points (0 without the route):
+    /// `beta + loss_route_beta` bounds P(PASS) for a regression of odds ratio R that is also
+    /// a fall of at least `drop` points, at every base rate and correlation.
+    pub loss_route_beta: f64,
+    /// The equal rates of independent sides between which the discordant rule alone keeps
+    /// P(not PASS | head = base) <= the requested alpha with this `max_pairs` (`null`: none);
+    /// outside it, `at` says what the whole rule does.
+    pub alpha_base_range: Option<[f64; 2]>,
+    /// P(not PASS | head = base) at the base rates named (`gate check --at`, else the rule's
+    /// `base:` rate, else 90%, 97% and 99%), exact with both routes and the truncation.
+    pub at: Vec<CompareAt>,
     /// Under `fail`: the smallest share of discordant pairs with which P(not PASS | head =
     /// base) <= the requested alpha with this `max_pairs`; `null` when none is.
     pub alpha_min_discordance: Option<f64>,
@@ -122,8 +136,9 @@ pub struct FamilyCheck {
     pub case_alpha: Option<&'static str>,
     /// That share at a few K (1, 10, 50, 200, 1000, 10000). Empty without a design.
     pub case_alpha_at: Vec<CaseAlphaAt>,
-    /// The most cases whose share stays at or above the design minimum of one in a million:
-    /// a first run that records more is a harness error (raise alpha or split the suite).
+    /// The most cases whose share stays at or above the design minimum of one in a billion
+    /// (`stats::MIN_RULE_RISK`): a first run that records more is a harness error (raise
+    /// alpha or split the suite).
     /// `null` without a design.
     pub max_cases: Option<u64>,
     /// Runs after the first are given only the undecided cases, in the file named by this
@@ -157,11 +172,11 @@ impl FamilyCheck {
         let share = |k| crate::plan::family::sidak(alpha, k);
         // The largest K with share(K) ≥ the minimum: ln(1 − alpha) / ln(1 − min), then the
         // exact function decides at the edge (the float quotient may be off by one).
-        let mut max = ((-alpha).ln_1p() / (-crate::stats::MIN_RISK).ln_1p()).floor() as u64;
-        while max > 1 && share(max) < crate::stats::MIN_RISK {
+        let mut max = ((-alpha).ln_1p() / (-crate::stats::MIN_RULE_RISK).ln_1p()).floor() as u64;
+        while max > 1 && share(max) < crate::stats::MIN_RULE_RISK {
             max -= 1;
         }
-        while share(max + 1) >= crate::stats::MIN_RISK {
+        while share(max + 1) >= crate::stats::MIN_RULE_RISK {
             max += 1;
         }
         FamilyCheck {
@@ -180,6 +195,32 @@ impl FamilyCheck {
             undecided_cases_env: "GATE_SUITE_CASES",
         }
     }
+}
+
+/// A compare task's producer's risk at one base rate, head at the same rate, independent
+/// sides: exact with both routes and the `max_pairs` truncation, from the same OC as
+/// `gate plan --compare --at`. It depends on the pairs only through how often they disagree,
+/// so correlated sides with the same `discordance` have the same figures.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct CompareAt {
+    /// Base's (and head's) pass rate.
+    pub base: f64,
+    /// Where the rate came from: `at` (`--at`), `plan` (the rule's `base:`) or `default`.
+    pub named_by: &'static str,
+    /// P(a pair is discordant): 2b(1 − b).
+    pub discordance: f64,
+    /// P(not PASS | head = base): the producer's risk under `on_inconclusive: fail`.
+    pub p_not_pass: f64,
+    /// P(FAIL | head = base): the producer's risk under `on_inconclusive: pass`.
+    pub p_fail: f64,
+    /// Expected pairs (each pair is two runs).
+    pub expected_pairs: f64,
+    /// Whether the producer's risk under the plan's `on_inconclusive` is within the
+    /// requested alpha here.
+    pub alpha_holds: bool,
+    /// When it is not: the fewest `max_pairs` that would keep it (`null` when it holds, or
+    /// when not even 100 times `max_pairs` do).
+    pub max_pairs_for_alpha: Option<u64>,
 }
 
 /// A value at the healthy and at the regressed rate.
@@ -214,11 +255,17 @@ pub struct Discriminates {
 impl PlanCheck {
     /// Compute the check of a loaded plan.
     pub fn of(plan: &Plan) -> Result<PlanCheck, StatsError> {
+        PlanCheck::of_at(plan, &[])
+    }
+
+    /// [`PlanCheck::of`], with compare tasks' producer's risk stated at the base rates `at`
+    /// (`gate check --at`; empty: each rule's own `base:` rate, else the defaults).
+    pub fn of_at(plan: &Plan, at: &[f64]) -> Result<PlanCheck, StatsError> {
         let policy = plan.policy.on_inconclusive;
         let tasks = plan
             .tasks
             .iter()
-            .map(|t| task_check(t, policy))
+            .map(|t| task_check(t, policy, at))
             .collect::<Result<_, _>>()?;
         Ok(PlanCheck {
             plan: plan.path.display().to_string(),
@@ -229,7 +276,47 @@ impl PlanCheck {
     }
 }
 
-fn task_check(t: &Task, policy: OnInconclusive) -> Result<TaskCheck, StatsError> {
+/// The base rates a compare task's producer's risk is stated at when neither `--at` nor the
+/// rule names one: a typical agent, and two rates where few pairs disagree.
+pub const DEFAULT_CHECK_AT: [f64; 3] = [0.9, 0.97, 0.99];
+
+/// A compare rule's producer's risk at equal rates `base` (independent sides).
+fn compare_at(
+    lattice: &crate::stats::lattice::Boundaries,
+    r: &super::compare::CompareRule,
+    policy: OnInconclusive,
+    base: f64,
+    named_by: &'static str,
+) -> CompareAt {
+    use crate::stats::compare::{MAX_PAIRS_LIMIT, max_pairs_for_alpha, oc_of_lattice};
+    let d = 2.0 * base * (1.0 - base);
+    let oc = oc_of_lattice(lattice, r.loss_route, r.max_pairs, d, 0.5);
+    let risk = match policy {
+        OnInconclusive::Fail => oc.p_fail + oc.p_inconclusive,
+        OnInconclusive::Pass => oc.p_fail,
+    };
+    let alpha_holds = risk <= r.alpha;
+    // More pairs only turn INCONCLUSIVEs into verdicts: under `pass` they cannot help.
+    let max_pairs_for_alpha = (!alpha_holds && policy == OnInconclusive::Fail)
+        .then(|| {
+            let cap = r.max_pairs.saturating_mul(100).min(MAX_PAIRS_LIMIT);
+            max_pairs_for_alpha(lattice, r.loss_route, d, r.alpha, cap)
+        })
+        .flatten();
+    CompareAt {
+        base,
+        named_by,
+        discordance: d,
+        // FAIL plus INCONCLUSIVE, not 1 − P(PASS): exact where P(PASS) rounds to 1.
+        p_not_pass: oc.p_fail + oc.p_inconclusive,
+        p_fail: oc.p_fail,
+        expected_pairs: oc.expected_pairs,
+        alpha_holds,
+        max_pairs_for_alpha,
+    }
+}
+
+fn task_check(t: &Task, policy: OnInconclusive, at: &[f64]) -> Result<TaskCheck, StatsError> {
     if let Some(c) = &t.compare {
         // The risks of a compare rule are stated at θ, not at two pass rates: its design
         // words say them (the rates of the discordant rule would read as pass rates).
@@ -248,6 +335,12 @@ fn task_check(t: &Task, policy: OnInconclusive) -> Result<TaskCheck, StatsError>
             }
             OnInconclusive::Pass => null.p_fail,
         };
+        let alpha_min_discordance = match policy {
+            OnInconclusive::Fail => {
+                crate::stats::compare::min_discordance_of_lattice(&lattice, r.max_pairs, r.alpha)
+            }
+            OnInconclusive::Pass => None,
+        };
         let compare = CompareCheck {
             odds_ratio: r.odds_ratio,
             theta1: r.odds_ratio / (1.0 + r.odds_ratio),
@@ -258,14 +351,26 @@ fn task_check(t: &Task, policy: OnInconclusive) -> Result<TaskCheck, StatsError>
             alpha,
             fail_alpha: null.p_fail,
             beta: alt.p_pass,
-            alpha_min_discordance: match policy {
-                OnInconclusive::Fail => crate::stats::compare::min_discordance_of_lattice(
-                    &lattice,
-                    r.max_pairs,
-                    r.alpha,
-                ),
-                OnInconclusive::Pass => None,
+            drop: r.drop,
+            loss_route_beta: r.loss_route.map_or(0.0, |l| l.p_pass(r.drop, r.max_pairs)),
+            alpha_base_range: alpha_min_discordance.filter(|&d| d <= 0.5).map(|d| {
+                let half = (1.0 - 2.0 * d).sqrt() / 2.0;
+                [0.5 - half, 0.5 + half]
+            }),
+            at: {
+                let named: Vec<(f64, &'static str)> = if !at.is_empty() {
+                    at.iter().map(|&b| (b, "at")).collect()
+                } else if let Some(rates) = r.rates {
+                    vec![(rates.base, "plan")]
+                } else {
+                    DEFAULT_CHECK_AT.iter().map(|&b| (b, "default")).collect()
+                };
+                named
+                    .into_iter()
+                    .map(|(b, by)| compare_at(&lattice, r, policy, b, by))
+                    .collect()
             },
+            alpha_min_discordance,
             expected_discordant: [null.asn, alt.asn],
         };
         return Ok(TaskCheck {

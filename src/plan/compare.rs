@@ -184,14 +184,29 @@ impl Validator<'_> {
                 ),
             ));
         }
+        // Beta said with what it covers: with the loss route, the sum of the two routes'
+        // shares bounds P(PASS) only for a regression that is also a fall of `drop` points.
+        let beta_words = match design.loss_route {
+            Some(_) => format!(
+                "beta = P(PASS | θ >= {:.4} and a fall of at least {} points) <= {:.4} (the discordant rule alone: {:.4} at θ = {:.4}, for every base rate)",
+                design.theta1(),
+                crate::format::short_ratio(design.drop * 100.0),
+                design.realised_beta(),
+                design.lattice_realised_beta(),
+                design.theta1()
+            ),
+            None => format!(
+                "beta = P(PASS | θ = {:.4}) = {:.4}",
+                design.theta1(),
+                design.realised_beta()
+            ),
+        };
         let words = format!(
             "designed compare rule: odds ratio {:.4}{translated}, {} rule on the discordant pairs, at most {} pairs; \
-             realised alpha = {risk_words}, beta = P(PASS | θ = {:.4}) = {:.4}",
+             realised alpha = {risk_words}, {beta_words}",
             design.odds_ratio,
             stats_rule.as_str(),
             design.max_pairs,
-            design.theta1(),
-            design.realised_beta()
         );
         let max_unavailable = policy
             .max_unavailable

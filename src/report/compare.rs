@@ -6,8 +6,17 @@
 //! P(head loses | discordant) — is the stopping-aware estimate of the discordant rule's
 //! success rate (head wins) from [`crate::stats::post_stop`], mapped through θ = 1 − p: the
 //! rule's sample space in the stage-wise ordering when it decided, the rule truncated at the
-//! discordant pairs seen when it did not (`max_pairs`, an interrupt). The naive rates of head
-//! and base ignore the stopping rule and are labelled naive.
+//! discordant pairs seen when it did not (`max_pairs`, an interrupt). Its point is the
+//! median-unbiased estimate kept inside (0, 1) at the two extreme states
+//! ([`crate::stats::post_stop::StoppedEstimate::median_unbiased_finite`]), so the odds ratio
+//! it maps to is finite; its mean bias is stated in docs/statistics.md and pinned by
+//! `theta_estimate_bias_is_what_the_docs_state`. The naive rates of head and base ignore the
+//! stopping rule and are labelled naive.
+//!
+//! Alpha after a run: P(not PASS | head = base) depends on how often pairs disagree, so a
+//! report also states it at the discordance the run observed ([`ObservedAlpha`]), computed
+//! exactly with the same OC as `gate plan --compare --at` ([`oc_of_lattice`], both routes,
+//! the `max_pairs` truncation) and labelled as evaluated there, not as a bound.
 
 use super::replay::TaskReplay;
 use crate::ledger::{OnInconclusive, TaskSpec};
@@ -15,15 +24,20 @@ use crate::model::Judgement;
 use crate::pairs::PairCounts;
 use crate::sampler::Verdict;
 use crate::stats::compare::{DISCORDANCE_FLOOR, oc_of_lattice};
-use crate::stats::estimate::Interval;
-use crate::stats::lattice::Boundaries;
+use crate::stats::estimate::{Interval, clopper_pearson};
+use crate::stats::lattice::{Boundaries, State};
+use crate::stats::post_stop::{SampleSpace, truncated};
+
+/// The confidence of every compare interval.
+const CONFIDENCE: f64 = 0.95;
 
 /// A stopping-aware estimate and its exact 95% interval: of θ = P(head loses | discordant),
 /// of the odds ratio R = θ / (1 − θ), or of the discordant rule's win rate they map from.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Estimate {
-    /// Median-unbiased (mid-p) under the stage-wise ordering, or fixed-n when the stop is
-    /// not a state of the rule.
+    /// Median-unbiased (mid-p) under the stage-wise ordering, inside (0, 1) at the extreme
+    /// states (so the odds ratio's is finite), or fixed-n when the stop is not a state of
+    /// the rule.
     pub estimate: f64,
     /// Exact 95% interval.
     pub ci95: Interval,
@@ -51,6 +65,102 @@ pub struct CompareReport {
     /// The verdict in words, e.g. "head fails 3 discordant pairs for each it wins;
     /// regression detected".
     pub words: String,
+    /// The size of a regression in points that the loss route's beta covers (None: a
+    /// ledger written before the loss route).
+    pub drop: Option<f64>,
+    /// θ1 = R/(1+R).
+    pub theta1: f64,
+    /// The discordant rule's P(PASS | θ1): its beta, at every base rate and correlation,
+    /// whatever the fall in points.
+    pub lattice_beta: f64,
+    /// The loss route's P(PASS) at a fall of `drop` points (None without the route).
+    pub loss_route_beta: Option<f64>,
+    /// P(not PASS | head = base) at the discordance this run observed (None before any
+    /// graded pair).
+    pub alpha_at_observed: Option<ObservedAlpha>,
+}
+
+/// The producer's risk evaluated at the discordance a run observed: exact for pairs that
+/// disagree at that rate (any base rate and correlation giving it), not a bound over rates.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ObservedAlpha {
+    /// Discordant pairs over graded pairs.
+    pub discordance: f64,
+    /// Discordant pairs seen.
+    pub discordant: u64,
+    /// Graded pairs seen.
+    pub pairs: u64,
+    /// P(not PASS | head = base) at that discordance: both routes, `max_pairs` truncation.
+    pub p_not_pass: f64,
+    /// P(FAIL | head = base) at that discordance.
+    pub p_fail: f64,
+}
+
+/// P(not PASS | head = base) and P(FAIL | head = base) of the recorded rule when pairs are
+/// discordant at the rate `counts` shows; None before any graded pair.
+pub fn alpha_at_observed(
+    counts: PairCounts,
+    lattice: &Boundaries,
+    spec: &crate::pairs::CompareRecord,
+) -> Option<ObservedAlpha> {
+    if counts.total == 0 {
+        return None;
+    }
+    let discordance = counts.discordant() as f64 / counts.total as f64;
+    let oc = oc_of_lattice(lattice, spec.loss_route, spec.max_pairs, discordance, 0.5);
+    Some(ObservedAlpha {
+        discordance,
+        discordant: counts.discordant(),
+        pairs: counts.total,
+        p_not_pass: oc.p_fail + oc.p_inconclusive,
+        p_fail: oc.p_fail,
+    })
+}
+
+/// The stopping-aware estimate of the discordant rule's success rate (head wins) after
+/// `wins` and `losses`, with how it was computed: in the rule's sample space when it
+/// decided there (`stagewise`), in the rule cut off at the discordant pairs seen when it did
+/// not (`stagewise_truncated`), else fixed-n (Clopper–Pearson). The point is median-unbiased
+/// and inside (0, 1) at the extreme states; None before any discordant pair.
+pub fn win_rate(rule: &Boundaries, wins: u64, losses: u64) -> Option<(Estimate, &'static str)> {
+    let n = wins + losses;
+    if n == 0 {
+        return None;
+    }
+    let stopped = if rule.decide(n, losses) != State::Continue {
+        SampleSpace::new(rule)
+            .estimate(n, losses, CONFIDENCE)
+            .map(|e| (e, "stagewise"))
+    } else {
+        truncated(rule, n).and_then(|cut| {
+            SampleSpace::new(&cut)
+                .estimate(n, losses, CONFIDENCE)
+                .map(|e| (e, "stagewise_truncated"))
+        })
+    };
+    if let Some((e, method)) = stopped {
+        return Some((
+            Estimate {
+                estimate: e.median_unbiased_finite,
+                ci95: e.interval,
+            },
+            method,
+        ));
+    }
+    // Fixed n: at 0 or n wins, the rate at which that count has probability 1/2.
+    let half = 0.5f64.powf(1.0 / n as f64);
+    let estimate = match wins {
+        0 => 1.0 - half,
+        w if w == n => half,
+        w => w as f64 / n as f64,
+    };
+    Some((
+        Estimate {
+            estimate,
+            ci95: clopper_pearson(wins, n, CONFIDENCE)?,
+        },
+        "fixed_n",
+    ))
 }
 
 /// The compare view of a task, from its replay and the stopping-aware estimate of the
@@ -59,6 +169,7 @@ pub struct CompareReport {
 pub fn compare_report(
     replay: &TaskReplay,
     win_rate: Option<(Estimate, &'static str)>,
+    lattice: &Boundaries,
 ) -> Option<CompareReport> {
     let pairs = replay.pairs?;
     let spec = replay.spec.compare.as_ref()?;
@@ -95,6 +206,14 @@ pub fn compare_report(
         odds_ratio_estimate,
         method: win_rate.map(|(_, method)| method),
         words: words(pairs, replay.verdict),
+        drop: spec.drop,
+        theta1: spec.odds_ratio / (1.0 + spec.odds_ratio),
+        lattice_beta: lattice.oc(1.0 / (1.0 + spec.odds_ratio)).p_pass,
+        loss_route_beta: match (spec.loss_route, spec.drop) {
+            (Some(route), Some(drop)) => Some(route.p_pass(drop, spec.max_pairs)),
+            _ => None,
+        },
+        alpha_at_observed: alpha_at_observed(pairs, lattice, spec),
     })
 }
 
@@ -151,8 +270,18 @@ pub fn describe(spec: &TaskSpec, lattice: &Boundaries, policy: OnInconclusive) -
         ),
         OnInconclusive::Pass => format!("realised {realised:.4}: P(FAIL | head = base)"),
     };
+    // Beta covers a regression of odds ratio R that is, with the loss route, also a fall of
+    // at least `drop` points; it is said with what it covers.
+    let theta1 = c.odds_ratio / (1.0 + c.odds_ratio);
+    let covers = match (c.drop, c.loss_route) {
+        (Some(d), Some(_)) => format!(
+            "θ ≥ {theta1:.4} and a fall of at least {} points",
+            ratio(d * 100.0)
+        ),
+        _ => format!("θ ≥ {theta1:.4}"),
+    };
     Some(format!(
-        "compare head against base: odds ratio {}{rates}, alpha {} asked ({realised}), beta {}, {} rule on the discordant pairs, at most {} pairs",
+        "compare head against base: odds ratio {}{rates}, alpha {} asked ({realised}), beta {} ({covers}), {} rule on the discordant pairs, at most {} pairs",
         ratio(c.odds_ratio),
         c.alpha,
         c.beta,
@@ -196,13 +325,87 @@ fn words(p: PairCounts, verdict: Judgement) -> String {
 
 /// A ratio in words: at most two decimals, without trailing zeros (3, 2.5, 2.25).
 fn ratio(r: f64) -> String {
-    let two = format!("{r:.2}");
-    two.trim_end_matches('0').trim_end_matches('.').to_string()
+    crate::format::short_ratio(r)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::stats::compare::{CompareDesign, CompareSpec, Effect};
+
+    /// E[θ̂] and P(θ̂ = 1) over the exact stopping distribution of a design's lattice (as
+    /// many pairs as it needs) at θ, for the mid-p estimate and for the finite one.
+    fn theta_moments(d: &CompareDesign, theta: f64) -> (f64, f64, f64, f64) {
+        let space = SampleSpace::new(&d.boundaries);
+        let (mut mid, mut finite, mut at_one, mut at_one_finite) = (0.0, 0.0, 0.0, 0.0);
+        for s in space.states() {
+            let w = s.prob(1.0 - theta);
+            let e = space.estimate(s.trials, s.failures, CONFIDENCE).unwrap();
+            mid += w * (1.0 - e.median_unbiased);
+            finite += w * (1.0 - e.median_unbiased_finite);
+            if 1.0 - e.median_unbiased >= 1.0 - 1e-12 {
+                at_one += w;
+            }
+            if 1.0 - e.median_unbiased_finite >= 1.0 - 1e-12 {
+                at_one_finite += w;
+            }
+        }
+        (mid, finite, at_one, at_one_finite)
+    }
+
+    /// Issue 31: the stopping-aware θ̂ of the default compare design was 1 (an infinite odds
+    /// ratio) with probability 0.10 at θ1; the finite estimate never is, and its mean bias at
+    /// θ = 1/2 and θ1, computed exactly over the lattice's stopping distribution, is the one
+    /// docs/statistics.md states.
+    #[test]
+    fn theta_estimate_bias_is_what_the_docs_state() {
+        let d = CompareDesign::new(&CompareSpec::new(Effect::OddsRatio(3.0))).unwrap();
+        let (mid_null, finite_null, one_null, finite_one_null) = theta_moments(&d, 0.5);
+        let (mid_alt, finite_alt, one_alt, finite_one_alt) = theta_moments(&d, d.theta1());
+        assert_eq!((finite_one_null, finite_one_alt), (0.0, 0.0));
+        assert!(one_null > 0.0);
+        let doc = include_str!("../../docs/statistics.md");
+        let stated = |x: f64| format!("{x:.3}");
+        let sentence = format!(
+            "E[θ̂] = {} at θ = 0.5 (bias −{}) and {} at θ1 = 0.75\n(bias +{}); the mid-p estimate it replaces averaged {} and {}, and was 1 (an\ninfinite odds ratio) with probability {} at θ1.",
+            stated(finite_null),
+            stated(0.5 - finite_null),
+            stated(finite_alt),
+            stated(finite_alt - 0.75),
+            stated(mid_null),
+            stated(mid_alt),
+            stated(one_alt)
+        );
+        assert!(
+            doc.contains(&sentence),
+            "docs/statistics.md should say: {sentence}"
+        );
+    }
+
+    /// The reports' θ after a run comes from [`win_rate`]: inside (0, 1) at every stop of
+    /// the default design, the odds ratio finite, inside the interval, in the stops' order.
+    #[test]
+    fn win_rate_is_inside_zero_one_at_every_stop() {
+        let d = CompareDesign::new(&CompareSpec::new(Effect::OddsRatio(3.0))).unwrap();
+        let space = SampleSpace::new(&d.boundaries);
+        let mut prev = 0.0;
+        for s in space.states() {
+            let (e, method) = win_rate(&d.boundaries, s.successes(), s.failures).unwrap();
+            assert_eq!(method, "stagewise");
+            assert!(e.estimate > 0.0 && e.estimate < 1.0, "{s:?}: {e:?}");
+            assert!(
+                e.ci95.lo <= e.estimate && e.estimate <= e.ci95.hi,
+                "{s:?}: {e:?}"
+            );
+            assert!(e.estimate >= prev, "{s:?}");
+            prev = e.estimate;
+        }
+        // Stopped undecided (out of pairs): the rule cut off there.
+        let (e, method) = win_rate(&d.boundaries, 0, 3).unwrap();
+        assert_eq!(method, "stagewise_truncated");
+        assert!(e.estimate > 0.0 && e.estimate < 1.0, "{e:?}");
+        assert!(win_rate(&d.boundaries, 0, 0).is_none());
+    }
 
     fn counts(lost: u64, won: u64) -> PairCounts {
         PairCounts {

@@ -166,6 +166,30 @@ pub(crate) fn compare_lines(c: &CompareReport) -> Vec<String> {
             odds(c.odds_ratio)
         ));
     }
+    // Beta, said with what it covers: the discordant rule's at θ1 for every base rate, and
+    // with the loss route the bound for a regression that is also a fall of `drop` points.
+    let mut beta = format!(
+        "beta: P(PASS | θ = {:.4}) = {:.4} from the discordant rule, at every base rate and correlation",
+        c.theta1, c.lattice_beta
+    );
+    if let (Some(d), Some(l)) = (c.drop, c.loss_route_beta) {
+        beta.push_str(&format!(
+            "; at most {:.4} with the loss route when head also falls at least {} points",
+            c.lattice_beta + l,
+            crate::format::short_ratio(d * 100.0)
+        ));
+    }
+    out.push(beta);
+    if let Some(a) = &c.alpha_at_observed {
+        out.push(format!(
+            "alpha at the observed discordance {} ({} of {} pairs): P(not PASS | head = base) = {:.4} · P(FAIL | head = base) = {:.4} (exact, evaluated at the observed rate, not a bound over rates)",
+            pct(a.discordance),
+            a.discordant,
+            a.pairs,
+            a.p_not_pass,
+            a.p_fail
+        ));
+    }
     out.push(c.words.clone());
     out
 }

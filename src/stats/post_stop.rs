@@ -177,6 +177,13 @@ pub struct StoppedEstimate {
     /// Exact interval under the stage-wise ordering: coverage >= the confidence asked for at
     /// every true rate.
     pub interval: Interval,
+    /// Median-unbiased and strictly inside (0, 1): [`StoppedEstimate::median_unbiased`] at
+    /// every state but the two extreme ones, where the mid-p rule puts 0 (the least
+    /// favourable state) or 1 (the most favourable); there it is the rate at which the state
+    /// has probability 1/2 (the 50% one-sided bound, Lehmann's median-unbiased estimate at an
+    /// end of the sample space). So a ratio of it and its complement (compare's odds ratio)
+    /// is finite. It keeps the order of the states, and lies inside the interval.
+    pub median_unbiased_finite: f64,
 }
 
 impl SampleSpace {
@@ -242,9 +249,22 @@ impl SampleSpace {
             },
             0.5,
         );
+        // At an end of the sample space the mid-p equation has its root at 0 or 1; the
+        // rate at which the end state itself is the median (P = 1/2) is finite and still
+        // median-unbiased: P(estimate <= p) >= 1/2 and P(estimate >= p) >= 1/2 at every p.
+        let median_unbiased_finite = if last == 0 {
+            median_unbiased
+        } else if i == 0 {
+            solve_increasing(|p| -self.lower(0, p), -0.5)
+        } else if i == last {
+            solve_increasing(|p| self.upper(last, p), 0.5)
+        } else {
+            median_unbiased
+        };
         Some(StoppedEstimate {
             median_unbiased,
             interval: Interval { lo, hi },
+            median_unbiased_finite,
         })
     }
 }

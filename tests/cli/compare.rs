@@ -499,3 +499,87 @@ fn ingest_base_passes_a_deterministic_test_and_a_base_compared_with_itself() {
             .success();
     }
 }
+
+/// Issue 31: head fails and base passes every pair, so the rule FAILs at its earliest
+/// state. θ's stopping-aware estimate used to be 1 there and the odds ratio's infinite
+/// (`null` in the JSON report, with probability 0.10 at θ1 for this design); it is finite
+/// now, with the interval's finite lower end. Every report also states P(not PASS | head =
+/// base) at the discordance the run observed, and beta with what it covers.
+#[test]
+fn odds_ratio_estimate_is_finite_when_head_loses_every_pair_and_reports_state_alpha_at_the_observed_discordance()
+ {
+    let f = Fixture::new(
+        "version: 1\nbase: {env: {SIDE_SELECTED: base}}\nsampling:\n  compare: {odds_ratio: 3}\ntasks:\n  \
+         - id: loses\n    run: '[ \"$SIDE_SELECTED\" = base ]'\n  - id: stable\n    run: 'true'\n",
+    );
+    f.run(&["-q"]).code(1);
+    let design = CompareDesign::new(&CompareSpec::new(Effect::OddsRatio(3.0))).unwrap();
+    let out = gate()
+        .current_dir(f.dir.path())
+        .args([
+            "report",
+            "out/ledger.jsonl",
+            "--json",
+            "-",
+            "--no-step-summary",
+        ])
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let loses = &v["tasks"][0]["compare"];
+    let theta = loses["theta"]["estimate"].as_f64().unwrap();
+    assert!(theta > 0.75 && theta < 1.0, "{loses}");
+    let odds = loses["odds_ratio_estimate"]["estimate"].as_f64();
+    assert!(
+        odds.is_some_and(|r| (r - theta / (1.0 - theta)).abs() < 1e-9),
+        "{loses}"
+    );
+    assert!(
+        loses["odds_ratio_estimate"]["lo"].as_f64().unwrap() > 1.0,
+        "{loses}"
+    );
+    assert!(loses["odds_ratio_estimate"]["hi"].is_null(), "{loses}");
+    // Alpha at the observed discordance: every pair disagreed.
+    let a = &loses["alpha_at_observed"];
+    assert_eq!(a["discordance"].as_f64().unwrap(), 1.0);
+    let oc = design.oc_discordance(1.0, 0.5);
+    assert!((a["p_not_pass"].as_f64().unwrap() - (1.0 - oc.p_pass)).abs() < 1e-12);
+    assert!((a["p_fail"].as_f64().unwrap() - oc.p_fail).abs() < 1e-12);
+    // Beta with what it covers.
+    assert!(
+        (loses["lattice_beta"].as_f64().unwrap() - design.lattice_realised_beta()).abs() < 1e-12
+    );
+    assert!((loses["loss_route_beta"].as_f64().unwrap() - design.loss_route_beta()).abs() < 1e-12);
+    assert_eq!(loses["drop"].as_f64().unwrap(), 0.1);
+    // The stable task: no pair disagreed, and at no disagreement the loss route always
+    // PASSes.
+    let stable = &v["tasks"][1]["compare"]["alpha_at_observed"];
+    assert_eq!(stable["discordance"].as_f64().unwrap(), 0.0);
+    assert_eq!(stable["p_not_pass"].as_f64().unwrap(), 0.0);
+    // The terminal report's compare lines, and the Markdown summary's (`|` escaped).
+    let text = gate()
+        .current_dir(f.dir.path())
+        .args(["report", "out/ledger.jsonl", "--no-step-summary"])
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .output()
+        .unwrap();
+    let text = String::from_utf8(text.stdout).unwrap();
+    let tasks: String = text
+        .lines()
+        .take_while(|l| !l.starts_with("gate "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    insta::assert_snapshot!("compare_report_alpha_at_observed", tasks);
+    gate()
+        .current_dir(f.dir.path())
+        .args(["report", "out/ledger.jsonl", "--summary", "-"])
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .assert()
+        .stdout(predicate::str::contains(
+            "- **Compare:** alpha at the observed discordance 100.0% (8 of 8 pairs): P(not PASS \\| head = base) = 0.0465",
+        ))
+        .stdout(predicate::str::contains(
+            "- **Compare:** beta: P(PASS \\| θ = 0.7500) = 0.0486 from the discordant rule",
+        ));
+}

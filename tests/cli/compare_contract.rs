@@ -395,3 +395,165 @@ fn shard_refuses_a_compare_task_in_pair_terms() {
         .stderr(predicate::str::contains("uses a `compare:` rule"))
         .stderr(predicate::str::contains("run it unsharded"));
 }
+
+/// P(PASS) and P(FAIL) of both routes, pair by pair over (discordant pairs, head losses),
+/// for independent pairs at (base, head) rates: the lattice decides a discordant pair
+/// first, then the loss route looks at every pair (`pass_by_pairs` with the loss route).
+fn pass_by_pairs_two_routes(
+    b: &Boundaries,
+    route: gate::stats::compare::LossRoute,
+    base: f64,
+    head: f64,
+    max_pairs: u64,
+) -> (f64, f64) {
+    let (loss, win) = (base * (1.0 - head), (1.0 - base) * head);
+    let same = 1.0 - loss - win;
+    let k = b.max_trials() as usize;
+    let mut mass = vec![vec![0.0f64; k + 2]; k + 2];
+    mass[0][0] = 1.0;
+    let (mut pass, mut fail) = (0.0, 0.0);
+    for n in 1..=max_pairs {
+        let mut next = vec![vec![0.0f64; k + 2]; k + 2];
+        for t in 0..=k {
+            for l in 0..=t {
+                let m = mass[t][l];
+                if m == 0.0 {
+                    continue;
+                }
+                next[t][l] += m * same;
+                for (dl, p) in [(1, loss), (0, win)] {
+                    match b.decide((t + 1) as u64, (l + dl) as u64) {
+                        State::Continue => next[t + 1][l + dl] += m * p,
+                        State::Pass => pass += m * p,
+                        State::Fail => fail += m * p,
+                        State::Truncated => {}
+                    }
+                }
+            }
+        }
+        for row in next.iter_mut() {
+            for (l, m) in row.iter_mut().enumerate() {
+                if *m != 0.0 && route.passes(n, l as u64) {
+                    pass += *m;
+                    *m = 0.0;
+                }
+            }
+        }
+        mass = next;
+    }
+    (pass, fail)
+}
+
+/// Issue 31: `gate check` states a compare task's P(not PASS | head = base) at the base
+/// rates the user names (`--at`), else at the rule's own `base:` rate, else at 90%, 97% and
+/// 99%, each with the `max_pairs` that would keep alpha where it does not hold; recomputed
+/// here pair by pair with both routes. It used to state it only at the discordance floor
+/// (`--at` did not exist).
+#[test]
+fn check_states_alpha_at_the_base_rate_the_user_names() {
+    use gate::stats::compare::{CompareDesign, CompareSpec, Effect};
+    let f = Fixture::new(
+        "version: 1\nbase: {env: {SIDE_IS: base}}\nsampling: {compare: {odds_ratio: 3}}\n\
+         tasks:\n  - id: t\n    run: 'true'\n",
+    );
+    let design = CompareDesign::new(&CompareSpec::new(Effect::OddsRatio(3.0))).unwrap();
+    let route = design.loss_route.unwrap();
+    let json = |args: &[&str]| -> serde_json::Value {
+        let out = gate()
+            .current_dir(f.dir.path())
+            .args(["check", "plan.yaml", "--format", "json"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let v = json(&["--at", "0.97", "--at", "80%"]);
+    let at = v["tasks"][0]["compare"]["at"].as_array().unwrap().clone();
+    assert_eq!(at.len(), 2);
+    for (row, base) in at.iter().zip([0.97, 0.8]) {
+        assert_eq!(row["named_by"], "at");
+        assert!((row["base"].as_f64().unwrap() - base).abs() < 1e-12);
+        let (pass, fail) =
+            pass_by_pairs_two_routes(&design.boundaries, route, base, base, design.max_pairs);
+        let not_pass = row["p_not_pass"].as_f64().unwrap();
+        assert!((not_pass - (1.0 - pass)).abs() < 1e-9, "{row} vs {pass}");
+        assert!(
+            (row["p_fail"].as_f64().unwrap() - fail).abs() < 1e-9,
+            "{row}"
+        );
+        assert_eq!(row["alpha_holds"].as_bool().unwrap(), not_pass <= 0.05);
+        match row["max_pairs_for_alpha"].as_u64() {
+            None => assert!(not_pass <= 0.05, "{row}"),
+            Some(m) => {
+                // The fewest pairs that keep alpha: m does, m − 1 does not.
+                let ok = |m: u64| {
+                    let (p, _) = pass_by_pairs_two_routes(&design.boundaries, route, base, base, m);
+                    1.0 - p <= 0.05
+                };
+                assert!(ok(m) && !ok(m - 1), "{row}");
+            }
+        }
+    }
+    // At 97% the default design's P(not PASS | head = base) is above alpha (few pairs
+    // disagree and too few for the loss route to pass); check says so and what it needs.
+    assert!(!at[0]["alpha_holds"].as_bool().unwrap(), "{}", at[0]);
+    // No rate named: the defaults, each said to be one.
+    let v = json(&[]);
+    let at = v["tasks"][0]["compare"]["at"].as_array().unwrap().clone();
+    let bases: Vec<f64> = at.iter().map(|r| r["base"].as_f64().unwrap()).collect();
+    assert_eq!(bases, vec![0.9, 0.97, 0.99]);
+    assert!(at.iter().all(|r| r["named_by"] == "default"));
+    // The figures docs/statistics.md quotes for the default design.
+    let pct = |r: &serde_json::Value| format!("{:.1}", r["p_not_pass"].as_f64().unwrap() * 100.0);
+    assert_eq!(pct(&at[0]), "4.6");
+    assert_eq!(pct(&at[1]), "5.2");
+    assert_eq!(at[1]["max_pairs_for_alpha"].as_u64(), Some(790));
+    assert_eq!(
+        format!("{:.2}", at[2]["p_not_pass"].as_f64().unwrap() * 100.0),
+        "0.09"
+    );
+    let doc = read(std::path::Path::new("docs/statistics.md")).replace('\n', " ");
+    assert!(
+        doc.contains("it is 4.6% at 90%, **5.2% at 97%** (above alpha: `max_pairs` 790 would keep it) and 0.09% at 99%"),
+        "docs/statistics.md's figures for `gate check`"
+    );
+    // Beta is stated for what it covers: the discordant rule's at θ1, and the loss route's
+    // share for a fall of `drop` points.
+    let c = &v["tasks"][0]["compare"];
+    assert!((c["beta"].as_f64().unwrap() - design.lattice_realised_beta()).abs() < 1e-12);
+    assert!((c["loss_route_beta"].as_f64().unwrap() - design.loss_route_beta()).abs() < 1e-12);
+    assert_eq!(c["drop"].as_f64().unwrap(), 0.1);
+    let text = gate()
+        .current_dir(f.dir.path())
+        .args(["check", "plan.yaml", "--at", "97%", "--at", "0.995"])
+        .output()
+        .unwrap();
+    assert!(text.status.success());
+    insta::assert_snapshot!(
+        "check_compare_at_named_rates",
+        String::from_utf8(text.stdout).unwrap()
+    );
+    // A rule given as rates: its own base rate.
+    let g = Fixture::new(
+        "version: 1\nbase: {env: {SIDE_IS: base}}\nsampling: {compare: {base: 0.97, regressed: 0.9}}\n\
+         tasks:\n  - id: t\n    run: 'true'\n",
+    );
+    let out = gate()
+        .current_dir(g.dir.path())
+        .args(["check", "plan.yaml", "--format", "json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let at = &v["tasks"][0]["compare"]["at"];
+    assert_eq!(at.as_array().unwrap().len(), 1, "{at}");
+    assert_eq!(at[0]["named_by"], "plan");
+    assert_eq!(at[0]["base"].as_f64().unwrap(), 0.97);
+    // A rate outside [0, 1] is a usage error.
+    gate()
+        .current_dir(f.dir.path())
+        .args(["check", "plan.yaml", "--at", "1.5"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("`--at` takes a base pass rate"));
+}

@@ -92,7 +92,7 @@ fn check_json_had_no_family_for_a_suite_task() {
     let max = fam["max_cases"].as_u64().unwrap();
     let share = |k: u64| -((-task_alpha).ln_1p() / k as f64).exp_m1();
     assert!(
-        share(max) >= 1e-6 && share(max + 1) < 1e-6,
+        share(max) >= 1e-9 && share(max + 1) < 1e-9,
         "max_cases {max}"
     );
     assert_eq!(fam["undecided_cases_env"], "GATE_SUITE_CASES");

@@ -562,11 +562,14 @@ pub struct JsonPairs {
 /// An estimate with its exact 95% interval in the JSON report.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct JsonEstimate {
-    /// Stopping-aware point estimate (median-unbiased, mid-p, under the stage-wise ordering).
+    /// Stopping-aware point estimate (median-unbiased, mid-p, under the stage-wise
+    /// ordering; at the two extreme states the rate at which that state has probability 1/2,
+    /// so θ stays inside (0, 1) and the odds ratio is finite).
     pub estimate: Option<f64>,
     /// Lower end of the exact 95% interval.
     pub lo: Option<f64>,
-    /// Upper end of the exact 95% interval (`null` for an unbounded odds ratio).
+    /// Upper end of the exact 95% interval (`null` for an unbounded odds ratio: the least
+    /// favourable stop of the rule, where `lo` is a finite one-sided 97.5% lower bound).
     pub hi: Option<f64>,
 }
 
@@ -590,4 +593,36 @@ pub struct JsonCompare {
     pub method: Option<&'static str>,
     /// The verdict in words.
     pub words: String,
+    /// θ1 = R/(1+R): the θ beta is stated at.
+    pub theta_regressed: f64,
+    /// The discordant rule's P(PASS | θ1): its beta for every regression of odds ratio R,
+    /// whatever the fall in points, at every base rate and correlation.
+    pub lattice_beta: f64,
+    /// The size of a regression in points the loss route covers (`null`: a ledger written
+    /// before the loss route).
+    pub drop: Option<f64>,
+    /// The loss route's P(PASS) when head falls `drop` points (`null` without the route);
+    /// `lattice_beta + loss_route_beta` bounds P(PASS) for a regression of odds ratio R that
+    /// is also a fall of at least `drop` points.
+    pub loss_route_beta: Option<f64>,
+    /// P(not PASS | head = base) evaluated at the discordance this run observed (`null`
+    /// before any graded pair): exact at that rate, not a bound over rates.
+    pub alpha_at_observed: Option<JsonObservedAlpha>,
+}
+
+/// `tasks[].compare.alpha_at_observed`: the producer's risk at the observed discordance,
+/// computed with the same exact OC as `gate plan --compare --at` (both routes, the
+/// `max_pairs` truncation).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct JsonObservedAlpha {
+    /// Discordant pairs over graded pairs.
+    pub discordance: f64,
+    /// Discordant pairs.
+    pub discordant: u64,
+    /// Graded pairs.
+    pub pairs: u64,
+    /// P(not PASS | head = base) at that discordance.
+    pub p_not_pass: f64,
+    /// P(FAIL | head = base) at that discordance.
+    pub p_fail: f64,
 }

@@ -387,6 +387,17 @@ fn compare(c: &CompareReport) -> JsonCompare {
         odds_ratio_estimate: c.odds_ratio_estimate.as_ref().map(json_estimate),
         method: c.method,
         words: c.words.clone(),
+        theta_regressed: c.theta1,
+        lattice_beta: c.lattice_beta,
+        drop: c.drop,
+        loss_route_beta: c.loss_route_beta,
+        alpha_at_observed: c.alpha_at_observed.map(|a| JsonObservedAlpha {
+            discordance: a.discordance,
+            discordant: a.discordant,
+            pairs: a.pairs,
+            p_not_pass: a.p_not_pass,
+            p_fail: a.p_fail,
+        }),
     }
 }
 

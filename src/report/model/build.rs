@@ -250,14 +250,14 @@ fn task_report(
         .filter(|a| a.row.outcome == Outcome::Unavailable && a.row.fault == Some(Fault::Timeout))
         .count() as u64;
 
-    let win_rate = pass_rate.map(|p| {
-        let e = compare::Estimate {
-            estimate: p.estimate,
-            ci95: p.ci95,
-        };
-        (e, p.method.as_str())
-    });
-    let compare = compare::compare_report(&replay, win_rate);
+    // A compare task's θ: the same stopping-aware figures, with the point estimate kept
+    // inside (0, 1) so the odds ratio it maps to is finite (`compare::win_rate`).
+    let win_rate = replay
+        .spec
+        .compare
+        .as_ref()
+        .and_then(|_| compare::win_rate(&lattice, c.passed, c.failed));
+    let compare = compare::compare_report(&replay, win_rate, &lattice);
     let zone = zone.filter(|_| compare.is_none());
     Ok(TaskReport {
         compare,
