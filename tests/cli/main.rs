@@ -27,6 +27,7 @@ mod sandbox;
 mod secrets;
 mod stages;
 mod suite;
+mod suite_compare;
 mod suite_family;
 mod suite_plan;
 mod tamper;
