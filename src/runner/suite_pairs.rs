@@ -110,10 +110,13 @@ impl SuiteCompare {
             prior,
         )?;
         let (history, done) = history(prior, &task.id);
+        // A fixed `results:` path with base in head's own folder is one file for both
+        // sides: they then run one after the other, never writing it at once.
+        let one_file = suite.results.is_some() && base.spec.cwd == head.spec.cwd;
         let launcher = SuitePairLauncher {
             head: SuiteLauncher::with_state(head, suite, Arc::clone(&cases.state)),
             base: SuiteLauncher::with_state(base, suite, Arc::clone(&cases.state)),
-            together: policy.jobs >= 2,
+            together: policy.jobs >= 2 && !one_file,
             order_seed: super::pairs::order_seed(run_id, &task.id),
             done: Arc::new(done),
         };
