@@ -113,7 +113,20 @@ pub fn render_text(check: &PlanCheck) -> String {
     for t in &check.tasks {
         // `write!` to a String cannot fail.
         let _ = writeln!(out, "{}  (line {})", t.id, t.line);
-        if let Some(s) = &t.suite {
+        if let (Some(s), Some(_)) = (&t.suite, &t.compare) {
+            let _ = writeln!(
+                out,
+                "  suite      each run runs the suite on head and on base (results read from {} on each side); each test case is paired head against base, run by run, and judged by this compare rule",
+                s.results
+            );
+            if let Some((alpha, beta)) = t.family {
+                let _ = writeln!(
+                    out,
+                    "  family     the test cases are one family: the compare rule is designed again at alpha 1 − (1 − {})^(1/K) for the K cases the first run records (beta {} each), so P(a suite whose every case is as good on head as on base is not PASS) ≤ {} (at the discordance floor, for independent cases); later runs get only the undecided cases on both sides ($GATE_SUITE_CASES)",
+                    alpha, beta, alpha
+                );
+            }
+        } else if let Some(s) = &t.suite {
             let _ = writeln!(
                 out,
                 "  suite      each run's test cases (read from {}) judged one by one by this rule",

@@ -183,7 +183,20 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
     }
     let mut status = RunStatus::Complete;
     for (task, redactor) in plan.tasks.iter().zip(task_redactors) {
-        let end = if task.compare.is_some() {
+        let end = if task.compare.is_some() && task.suite.is_some() {
+            let run_id = session.run_id().to_string();
+            let suite = crate::runner::suite_pairs::SuiteCompare::new(
+                task,
+                &plan.policy,
+                &run_id,
+                &run_dir,
+                &redactor,
+                &sandbox,
+                session.prior(),
+            )?;
+            let mut sinks = Fanout(vec![&mut session, &mut progress]);
+            suite.run(&interrupt, &mut sinks)?
+        } else if task.compare.is_some() {
             let history = session.pair_history(&task.id);
             if history.decided {
                 continue;

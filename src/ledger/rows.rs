@@ -378,8 +378,24 @@ pub struct Family {
     pub alpha: f64,
     /// Each case's share, `1 - (1 - alpha)^(1/K)`.
     pub case_alpha: f64,
-    /// The rule each test case is judged by.
+    /// The rule each test case is judged by (for a `compare:` suite: the rule on each
+    /// case's discordant pairs).
     pub sampling: Sampling,
+    /// A `compare:` suite's per-case truncation and loss route at the share (each case is
+    /// a compare task of its own); absent for a suite whose cases are trials.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pairs: Option<FamilyPairs>,
+}
+
+/// What a `compare:` suite's family design sets beside each case's discordant rule: the
+/// pairs after which a case is INCONCLUSIVE and the loss route, both at the share.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct FamilyPairs {
+    /// Pairs (concordant or not) after which an undecided case is INCONCLUSIVE.
+    pub max_pairs: u64,
+    /// The loss route beside the discordant rule (`crate::stats::loss_route`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss_route: Option<crate::stats::loss_route::LossRoute>,
 }
 
 /// A task's decision.

@@ -80,6 +80,7 @@ pub fn design(
             alpha,
             case_alpha,
             sampling: sampling.clone(),
+            pairs: None,
         }));
     }
     if case_alpha < stats::MIN_RULE_RISK {
@@ -176,7 +177,93 @@ pub fn design(
         alpha,
         case_alpha,
         sampling: case_sampling,
+        pairs: None,
     }))
+}
+
+/// The family design of a `compare:` suite task whose plan rule is `rule` (its discordant
+/// rule `sampling`) once its first runs recorded `cases` test cases: each case is a compare
+/// task of its own, designed as `gate plan --compare` designs one, at Šidák's share of the
+/// rule's alpha (P(not PASS | head = base) at the discordance floor), with its beta, odds
+/// ratio, drop and rule kind unchanged; its `max_pairs` is the default at the share, never
+/// fewer than the plan's. One case is the plan's rule.
+pub fn design_compare(
+    rule: &super::compare::CompareRule,
+    sampling: &Sampling,
+    cases: u64,
+) -> Result<Family, String> {
+    use stats::compare::{CompareDesign, CompareRule as Kind, CompareSpec, Effect};
+    let cases = cases.max(1);
+    let alpha = rule.alpha;
+    let case_alpha = sidak(alpha, cases);
+    if cases == 1 {
+        return Ok(Family {
+            cases,
+            alpha,
+            case_alpha,
+            sampling: sampling.clone(),
+            pairs: Some(crate::ledger::FamilyPairs {
+                max_pairs: rule.max_pairs,
+                loss_route: rule.loss_route,
+            }),
+        });
+    }
+    if case_alpha < stats::MIN_RISK {
+        return Err(format!(
+            "{cases} test cases at a suite alpha of {alpha} give each case an alpha of {case_alpha:.2e} \
+             (Šidák), below the minimum of 0.000001 (one in a million); raise the suite's alpha or split the suite"
+        ));
+    }
+    let err = |e: stats::StatsError| {
+        format!(
+            "cannot design the compare rule of each of {cases} test cases at alpha {case_alpha:.6} (Šidák share of {alpha}): {e}"
+        )
+    };
+    let kind = match sampling {
+        Sampling::Sequential {
+            rule: SequentialRule::Wald,
+            ..
+        } => Kind::Wald,
+        _ => Kind::Calibrated,
+    };
+    let spec = |max_pairs: Option<u64>| CompareSpec {
+        alpha: case_alpha,
+        beta: rule.beta,
+        max_pairs,
+        rule: kind,
+        drop: Some(rule.drop),
+        ..CompareSpec::new(Effect::OddsRatio(rule.odds_ratio))
+    };
+    let mut design = CompareDesign::new(&spec(None)).map_err(err)?;
+    if design.max_pairs < rule.max_pairs {
+        design = CompareDesign::new(&spec(Some(rule.max_pairs))).map_err(err)?;
+    }
+    let (healthy, win) = crate::pairs::discordant_rates(design.odds_ratio);
+    let case_sampling = Sampling::Sequential {
+        healthy,
+        regressed: win,
+        alpha: design.lattice_alpha,
+        beta: rule.beta,
+        max_trials: design.boundaries.max_trials(),
+        rule: match kind {
+            Kind::Calibrated => SequentialRule::Calibrated {
+                lattice: design.boundaries.clone(),
+            },
+            Kind::Wald => SequentialRule::Wald,
+        },
+    };
+    // The one validation of a rule, as the replay will apply it to the record.
+    case_sampling.rule().map_err(err)?;
+    Ok(Family {
+        cases,
+        alpha,
+        case_alpha,
+        sampling: case_sampling,
+        pairs: Some(crate::ledger::FamilyPairs {
+            max_pairs: design.max_pairs,
+            loss_route: design.loss_route,
+        }),
+    })
 }
 
 /// The exact producer's risk of a case rule at `healthy`: P(not PASS | healthy).
@@ -306,5 +393,61 @@ mod tests {
         let risk = case_risk(&f.sampling, 0.9).unwrap();
         assert!(risk <= f.case_alpha && family_risk(risk, 20) <= 0.05);
         assert!(f.sampling.lattice().unwrap().oc(0.7).p_pass <= 0.1);
+    }
+
+    #[test]
+    fn a_compare_family_keeps_the_suite_alpha_at_the_floor_and_each_case_its_beta() {
+        let d = stats::compare::CompareDesign::new(&stats::compare::CompareSpec::new(
+            stats::compare::Effect::OddsRatio(3.0),
+        ))
+        .unwrap();
+        let rule = crate::plan::compare::CompareRule {
+            odds_ratio: 3.0,
+            alpha: 0.05,
+            beta: 0.1,
+            max_pairs: d.max_pairs,
+            rates: None,
+            drop: d.drop,
+            loss_route: d.loss_route,
+        };
+        let (h, w) = crate::pairs::discordant_rates(3.0);
+        let plan = Sampling::Sequential {
+            healthy: h,
+            regressed: w,
+            alpha: d.lattice_alpha,
+            beta: 0.1,
+            max_trials: d.boundaries.max_trials(),
+            rule: SequentialRule::Calibrated {
+                lattice: d.boundaries.clone(),
+            },
+        };
+        // One case: the plan's rule.
+        let one = design_compare(&rule, &plan, 1).unwrap();
+        assert_eq!(one.sampling, plan);
+        assert_eq!(one.pairs.unwrap().max_pairs, d.max_pairs);
+        let f = design_compare(&rule, &plan, 20).unwrap();
+        let pairs = f.pairs.unwrap();
+        assert!(
+            pairs.max_pairs >= d.max_pairs,
+            "never fewer pairs than the plan's"
+        );
+        let lattice = f.sampling.lattice().unwrap();
+        let floor = stats::compare::DISCORDANCE_FLOOR;
+        let at = |d: f64, theta: f64| {
+            stats::compare::oc_of_lattice(&lattice, pairs.loss_route, pairs.max_pairs, d, theta)
+        };
+        // P(not PASS | head = base) at the floor (and above it) within the share, exactly.
+        for disc in [floor, 0.3, 1.0] {
+            let risk = 1.0 - at(disc, 0.5).p_pass;
+            assert!(
+                risk <= f.case_alpha + 1e-12,
+                "d {disc}: {risk} > {}",
+                f.case_alpha
+            );
+        }
+        assert!(family_risk(1.0 - at(floor, 0.5).p_pass, 20) <= 0.05 + 1e-12);
+        // Each case keeps its beta at θ1 = 3/4 on the lattice alone (the loss route's share
+        // of beta is spent at a drop, not at θ).
+        assert!(lattice.oc(w).p_pass <= 0.1, "beta at θ1");
     }
 }

@@ -92,7 +92,8 @@ pub enum SamplingSpec {
     },
     /// `compare: {odds_ratio | base + regressed, drop?, alpha?, beta?, max_pairs?, rule?}`: is head
     /// worse than base? Each pair runs the task on head and on base; a sequential rule on the
-    /// discordant pairs decides. Needs a `base:` (top level or in the task).
+    /// discordant pairs decides. Needs a `base:` (top level or in the task). On a `suite:`
+    /// task, every test case is paired head against base, run by run, and judged by it.
     Compare {
         /// R > 1: head loses R discordant pairs for each one it wins (give this, or `base`
         /// and `regressed`).
@@ -214,12 +215,13 @@ pub struct TaskFile {
     #[schemars(with = "Option<SamplingSpec>")]
     pub sampling: Option<Spanned<SamplingSpec>>,
     /// A `compare:` task's base side: `run`, `check`, `cwd`, `env` override the plan's
-    /// top-level `base:` and, failing that, the task's own.
+    /// top-level `base:` and, failing that, the task's own (a suite task takes no `check`).
     #[serde(default)]
     #[schemars(with = "Option<BaseFile>")]
     pub base: Option<Spanned<BaseFile>>,
     /// A whole test suite as each trial (`gate run`): every test case in the result file
-    /// each run writes is judged as a task of its own, by this task's rule.
+    /// each run writes is judged as a task of its own, by this task's rule (with a
+    /// `compare:` rule, the suite runs on head and on base and each case is a pair stream).
     #[serde(default)]
     #[schemars(with = "Option<SuiteFile>")]
     pub suite: Option<Spanned<SuiteFile>>,

@@ -45,7 +45,9 @@ impl SuiteTask {
 
 impl Validator<'_> {
     /// The `suite:` of a task, validated: no `run` or `check` beside it (the suite is the
-    /// run, and its result file the check), no `compare:` rule (one suite run is not a pair).
+    /// run, and its result file the check); a `base:` only with a `compare:` rule (each
+    /// test case is then paired head against base, `crate::runner::suite_pairs`), and no
+    /// `base.check` (the result file grades each side).
     pub(super) fn suite(
         &self,
         entry: &Spanned<TaskFile>,
@@ -72,21 +74,27 @@ impl Validator<'_> {
                 ),
             ));
         }
+        let compare = matches!(
+            sampling.map(|s| &s.value),
+            Some(SamplingSpec::Compare { .. })
+        );
         if let Some(b) = &t.base {
-            return Err(self.invalid(
-                &b.referenced,
-                format!("task `{id}`: `base` does not apply to a suite task"),
-            ));
-        }
-        if let Some(spec) = sampling
-            && let SamplingSpec::Compare { .. } = spec.value
-        {
-            return Err(self.invalid(
-                &spec.referenced,
-                format!(
-                    "task `{id}`: a suite task cannot take a `compare:` rule (not yet: issue 31); give it `single`, `design` or `sequential`, or compare a suite head against base with `gate ingest --base BASE.xml... -- HEAD.xml... --odds-ratio R`, which pairs the two sides' JUnit runs case by case"
-                ),
-            ));
+            if !compare {
+                return Err(self.invalid(
+                    &b.referenced,
+                    format!(
+                        "task `{id}`: `base` applies to a suite task with a `compare:` rule only (it says where base runs its suite)"
+                    ),
+                ));
+            }
+            if let Some(c) = &b.value.check {
+                return Err(self.invalid(
+                    &c.referenced,
+                    format!(
+                        "task `{id}`: `base.check` does not apply to a suite task (each test case is graded by the suite's result file, on each side)"
+                    ),
+                ));
+            }
         }
         let results = match &s.value.results {
             None => None,

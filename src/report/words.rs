@@ -411,6 +411,10 @@ pub(crate) fn number(x: f64) -> String {
 /// risk its design guarantees, and what it ran. `id` renders the (untrusted) task id.
 pub(crate) fn family_line(s: &super::model::SuiteSummary, id: impl Fn(&str) -> String) -> String {
     let risk = match (s.alpha, s.target) {
+        (Some(a), Some(t)) if s.compare => format!(
+            "P(a suite whose every case is as good on head as on base is not PASS) ≤ {} (each case's compare rule at Šidák's share of {t}; independent cases, at the discordance floor)",
+            prob(a)
+        ),
         (Some(a), Some(t)) => format!(
             "P(a suite of healthy cases is not PASS) ≤ {} (each case at Šidák's share of {t}; independent cases at or above the healthy rate)",
             prob(a)
@@ -425,12 +429,13 @@ pub(crate) fn family_line(s: &super::model::SuiteSummary, id: impl Fn(&str) -> S
             .to_string(),
     };
     format!(
-        "{}: {} test case{}, {risk} · {} suite run{} · {} test-case run{}",
+        "{}: {} test case{}, {risk} · {} suite run{}{} · {} test-case run{}",
         id(&s.id),
         s.cases,
         if s.cases == 1 { "" } else { "s" },
         s.runs,
         if s.runs == 1 { "" } else { "s" },
+        if s.compare { " (head and base)" } else { "" },
         s.case_runs,
         if s.case_runs == 1 { "" } else { "s" },
     )

@@ -6,7 +6,9 @@
 //!   outcomes to the ordered sampler, cancel what is in flight at the decision, and kill
 //!   everything on any other way out.
 //! - [`launcher`]: what starts a trial ([`launcher::ProcessLauncher`] runs process groups)
-//!   and the in-flight guard both schedulers hold; [`pairs`]: a `compare:` task's scheduler.
+//!   and the in-flight guard both schedulers hold; [`pairs`]: a `compare:` task's scheduler;
+//!   [`suite`]: a suite task's runs and cases; [`suite_pairs`]: a `compare:` suite's two
+//!   sides and its cases' pair samplers, on the suite's loop.
 //! - [`retry`]: one trial's thread — attempt 1, then transport retries with backoff.
 //! - [`attempt`]: one attempt — process group, timeout, captures, result file, classification.
 //! - [`capture`], [`result_file`], [`redact`]: the bounded, redacted view of what a task
@@ -33,6 +35,7 @@ pub mod sandbox;
 pub mod scheduler;
 pub mod session;
 pub mod suite;
+pub mod suite_pairs;
 pub mod sys;
 
 pub use attempt::{AttemptSpec, LOG_CAP, TAIL_BYTES, TAIL_LINES, run_attempt, tail};

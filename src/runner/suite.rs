@@ -58,19 +58,22 @@ pub struct SuiteLauncher {
 #[derive(Debug)]
 pub struct SuiteState {
     /// The rule the plan gives each case, and the rates it was designed for.
-    plan_rule: (Sampling, Option<crate::model::Rates>),
+    pub(super) plan_rule: (Sampling, Option<crate::model::Rates>),
+    /// A `compare:` suite's rule (each case paired head against base:
+    /// [`super::suite_pairs`]), whose family design is [`crate::plan::family::design_compare`].
+    pub(super) compare: Option<crate::plan::compare::CompareRule>,
     /// The test cases every run may record (sorted task ids), once one run has (or the
-    /// resumed ledger has).
-    reference: Option<Vec<String>>,
+    /// resumed ledger has). In a `compare:` suite, both sides' runs.
+    pub(super) reference: Option<Vec<String>>,
     /// The family design (`crate::plan::family`), once the cases are known; `None` when
     /// the rule has none (a fixed `single:`) or a resumed ledger judged its cases without.
-    family: Option<Family>,
+    pub(super) family: Option<Family>,
     /// Test cases (task ids) whose sampler has decided: later runs do not ask for them.
-    decided: HashSet<String>,
+    pub(super) decided: HashSet<String>,
     /// Whether runs are asked for the undecided cases only. Not in a shard: a shard's
     /// sampler sees only its own ordinals, and every shard's runs must record every case
     /// for the merged replay to consume each case's ordinals in order.
-    filter: bool,
+    pub(super) filter: bool,
 }
 
 impl SuiteState {
@@ -83,7 +86,7 @@ impl SuiteState {
 
     /// The cases a run launched now must record: the undecided ones, or `None` (all) before
     /// the cases are known or while none has decided.
-    fn ask(&self) -> Option<Vec<String>> {
+    pub(super) fn ask(&self) -> Option<Vec<String>> {
         let reference = self.reference.as_ref()?;
         if !self.filter || self.decided.is_empty() {
             return None;
@@ -104,6 +107,16 @@ pub const CASES_VAR: &str = "GATE_SUITE_CASES";
 impl SuiteLauncher {
     /// The launcher of `suite`'s runs, with `inner`'s settings, sharing `cases`' state.
     pub fn new(inner: ProcessLauncher, suite: &SuiteTask, cases: &SuiteCases) -> Self {
+        Self::with_state(inner, suite, Arc::clone(&cases.state))
+    }
+
+    /// The launcher of `suite`'s runs with `inner`'s settings, sharing `state` (a
+    /// `compare:` suite's two sides share one: [`super::suite_pairs`]).
+    pub(super) fn with_state(
+        inner: ProcessLauncher,
+        suite: &SuiteTask,
+        state: Arc<Mutex<SuiteState>>,
+    ) -> Self {
         let results = suite.results.as_ref().map(|r| inner.spec.cwd.join(r));
         SuiteLauncher {
             inner,
@@ -114,12 +127,12 @@ impl SuiteLauncher {
                 ..Options::default()
             },
             own_harness_codes: suite.harness_exit_codes.clone(),
-            state: Arc::clone(&cases.state),
+            state,
             asked: Arc::new(Mutex::new(BTreeMap::new())),
         }
     }
 
-    fn state(&self) -> std::sync::MutexGuard<'_, SuiteState> {
+    pub(super) fn state(&self) -> std::sync::MutexGuard<'_, SuiteState> {
         self.state
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -180,13 +193,35 @@ impl Launcher for SuiteLauncher {
 impl SuiteLauncher {
     /// Run the suite as trial `ordinal`: the test cases' rows, then the suite's own.
     fn run(&self, ordinal: u64, cancel: &AtomicBool) -> Vec<AttemptRow> {
-        let rows = self.run_judged(ordinal, cancel);
+        let asked = self
+            .asked
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .remove(&ordinal)
+            .flatten();
+        self.run_asked(ordinal, cancel, asked)
+    }
+
+    /// Run the suite as trial `ordinal`, asked for the cases `asked` (sorted; `None`: all):
+    /// the test cases' rows, then the suite's own.
+    pub(super) fn run_asked(
+        &self,
+        ordinal: u64,
+        cancel: &AtomicBool,
+        asked: Option<Vec<String>>,
+    ) -> Vec<AttemptRow> {
+        let rows = self.run_judged(ordinal, cancel, asked);
         // The run is judged and its processes are gone.
         let _ = std::fs::remove_dir_all(self.inner.spec.result_dir(ordinal));
         rows
     }
 
-    fn run_judged(&self, ordinal: u64, cancel: &AtomicBool) -> Vec<AttemptRow> {
+    fn run_judged(
+        &self,
+        ordinal: u64,
+        cancel: &AtomicBool,
+        asked: Option<Vec<String>>,
+    ) -> Vec<AttemptRow> {
         let base = &self.inner.spec;
         // Beside the attempt's `GATE_RESULT`, in the trial's own folder, which the box
         // lets this run write and no other.
@@ -195,12 +230,6 @@ impl SuiteLauncher {
         let path = self.results.clone().unwrap_or_else(|| fresh.clone());
         // A file left by an earlier run must not stand in for this run's.
         let _ = std::fs::remove_file(&path);
-        let asked = self
-            .asked
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .remove(&ordinal)
-            .flatten();
         // The cases asked for, one name a line (as gate names them, without `SUITE/`); empty
         // for every case. Beside the result file, in the trial's own folder.
         let cases_file = trial_dir.join(format!("{ordinal:04}-cases.txt"));
@@ -388,8 +417,13 @@ impl SuiteLauncher {
                     // The first run read fixes the cases, and with their number the family
                     // design, before any of its rows reaches a case's sampler.
                     let (rule, rates) = &state.plan_rule;
-                    family = crate::plan::family::design(rule, rates.as_ref(), ids.len() as u64)
-                        .map_err(|e| format!("task `{}`: {e}", row.task))?;
+                    family = match &state.compare {
+                        Some(c) => {
+                            crate::plan::family::design_compare(c, rule, ids.len() as u64).map(Some)
+                        }
+                        None => crate::plan::family::design(rule, rates.as_ref(), ids.len() as u64),
+                    }
+                    .map_err(|e| format!("task `{}`: {e}", row.task))?;
                     state.family.clone_from(&family);
                     state.reference = Some(ids.clone());
                 }
@@ -510,6 +544,7 @@ impl SuiteCases {
             decided: HashSet::new(),
             state: Arc::new(Mutex::new(SuiteState {
                 plan_rule: (sampling, rates),
+                compare: None,
                 reference: None,
                 family: None,
                 decided: HashSet::new(),

@@ -30,6 +30,7 @@ mod sandbox;
 mod secrets;
 mod stages;
 mod suite;
+mod suite_compare;
 mod suite_family;
 mod suite_plan;
 mod suite_published;

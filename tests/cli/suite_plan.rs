@@ -521,11 +521,12 @@ fn a_suite_with_0_in_harness_exit_codes_is_refused_at_its_line() {
         ));
 }
 
-/// Issue 31: a `suite:` task with `compare:` was refused without saying how to compare a
-/// suite head against base; the message now points to `gate ingest --base`.
+/// Issue 31: a `suite:` task may take `compare:` (tests/cli/suite_compare.rs); its `base:`
+/// is checked as any compare task's, so a base inside head's folder is refused.
 #[test]
-fn a_suite_task_with_compare_is_refused_pointing_to_ingest_base() {
+fn a_suite_task_with_compare_has_its_base_checked_as_a_compare_task() {
     let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir(d.path().join("base")).unwrap();
     std::fs::write(
         d.path().join("gate.yaml"),
         "version: 1\nbase: {cwd: base}\nsampling: {compare: {odds_ratio: 3}}\ntasks:\n  - id: x\n    suite: {run: 'true'}\n",
@@ -535,8 +536,6 @@ fn a_suite_task_with_compare_is_refused_pointing_to_ingest_base() {
         .args(["check"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains(
-            "task `x`: a suite task cannot take a `compare:` rule",
-        ))
-        .stderr(predicate::str::contains("gate ingest --base"));
+        .stderr(predicate::str::contains("task `x`: `base.cwd` `base`"))
+        .stderr(predicate::str::contains("check base out beside head"));
 }

@@ -160,8 +160,11 @@ pub fn tasks<'h>(
     base_runs: Option<Vec<RunFile>>,
     say: &dyn Fn(&str),
 ) -> Result<Tasks<'h>, Error> {
-    let (tasks, unselected) = assign(rules, histories)?;
+    let (mut tasks, unselected) = assign(rules, histories)?;
     let paired = compare_pairs(&tasks, histories, base_runs, say)?;
+    if let Some(p) = &paired {
+        compare_family(&mut tasks, p.len() as u64, say)?;
+    }
     if tasks.is_empty() {
         return Err(Error::Usage(
             "no test case is selected by the plan's tasks, and the plan sets no top-level `sampling:` for the rest"
@@ -219,6 +222,50 @@ pub fn compare_pairs(
         ));
     }
     Ok(Some(paired))
+}
+
+/// The test cases compared with `--base` as one family, as a `compare:` suite's cases in
+/// `gate run` ([`crate::plan::family::design_compare`]): each of the `k` cases that ran on
+/// both sides is judged by its compare rule designed again at Šidák's share of its alpha
+/// over the `k`, so P(some case of a head as good as base is not PASS) stays within alpha
+/// for independent cases. The redesigned rule is what the header records, so the replay
+/// judges with it. One case keeps its rule; the share is said through `say`.
+fn compare_family(tasks: &mut Assigned<'_>, k: u64, say: &dyn Fn(&str)) -> Result<(), Error> {
+    if k < 2 {
+        return Ok(());
+    }
+    let mut alphas = Vec::new();
+    for (spec, _) in tasks.iter_mut() {
+        let Some(c) = spec.compare.as_mut() else {
+            continue;
+        };
+        let rule = crate::plan::compare::CompareRule {
+            odds_ratio: c.odds_ratio,
+            alpha: c.alpha,
+            beta: c.beta,
+            max_pairs: c.max_pairs,
+            rates: c.rates,
+            drop: c.drop.unwrap_or(crate::stats::compare::DEFAULT_DROP),
+            loss_route: c.loss_route,
+        };
+        let family = crate::plan::family::design_compare(&rule, &spec.sampling, k)
+            .map_err(|e| Error::Usage(format!("`--base`: test case `{}`: {e}", spec.id)))?;
+        if let Some(p) = family.pairs {
+            c.max_pairs = p.max_pairs;
+            c.loss_route = p.loss_route;
+        }
+        spec.sampling = family.sampling;
+        if !alphas.contains(&c.alpha) {
+            alphas.push(c.alpha);
+        }
+    }
+    for alpha in alphas {
+        say(&format!(
+            "family: the {k} test cases compared are one family: each case's compare rule is designed again at Šidák's share 1 − (1 − {alpha})^(1/{k}) = {:.6} of alpha {alpha} (beta unchanged), so P(a head as good as base is not PASS somewhere) ≤ {alpha} for independent cases",
+            crate::plan::family::sidak(alpha, k)
+        ));
+    }
+    Ok(())
 }
 
 /// The ledger header of an ingest (its run id left to the session that writes it): the plan

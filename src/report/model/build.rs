@@ -140,6 +140,7 @@ fn suite_summaries(ledgers: &[Ledger], tasks: &[TaskReport]) -> Vec<SuiteSummary
                 target: family.map(|f| f.alpha),
                 runs,
                 case_runs,
+                compare: spec.compare.is_some(),
             }
         })
         .collect()

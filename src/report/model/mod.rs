@@ -58,6 +58,9 @@ pub struct SuiteSummary {
     pub runs: u64,
     /// Test-case executions over those runs.
     pub case_runs: u64,
+    /// A `compare:` suite: each case paired head against base (its runs count both sides'),
+    /// and "healthy" means head as good as base.
+    pub compare: bool,
 }
 
 /// A count out of a total, e.g. 12 of 20.

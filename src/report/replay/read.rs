@@ -273,7 +273,26 @@ pub(super) fn expand_suites(ledgers: &[Ledger], specs: Vec<TaskSpec>) -> Vec<Tas
             },
             _ => spec.clone(),
         };
-        let cases: Vec<TaskSpec> = cases.iter().map(|c| case_spec.suite_case(c)).collect();
+        // A `compare:` suite's cases are compare tasks of their own, on the family's
+        // truncation and loss route (`crate::runner::suite_pairs`).
+        let case_compare = spec
+            .compare
+            .clone()
+            .map(|c| match family.and_then(|f| f.pairs) {
+                Some(p) if !broken => crate::pairs::CompareRecord {
+                    max_pairs: p.max_pairs,
+                    loss_route: p.loss_route,
+                    ..c
+                },
+                _ => c,
+            });
+        let cases: Vec<TaskSpec> = cases
+            .iter()
+            .map(|c| TaskSpec {
+                compare: case_compare.clone(),
+                ..case_spec.suite_case(c)
+            })
+            .collect();
         if broken || cases.is_empty() {
             // The suite's own row shows the rule the ledger holds for its cases; its runs
             // are scheduled and replayed by `suite_runs_rule` of it (`replay_task`).

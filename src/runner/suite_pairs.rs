@@ -1,0 +1,548 @@
+//! A `compare:` suite task: each suite run on head and on base, each test case a pair.
+//!
+//! Suite run k runs the suite once on each side ([`SuitePairLauncher`]: two
+//! [`SuiteLauncher`]s sharing one [`SuiteState`], base in its own `cwd` with its own result
+//! folder, `GATE_SIDE=head|base`), both sides at once with `jobs >= 2`, one after the other
+//! in the seeded order of [`crate::pairs::base_first`] with `jobs = 1`. Every row of a side
+//! carries that side, so test case `SUITE/CASE`'s rows at ordinal k are its pair k: each case
+//! is a compare task of its own, judged by its own [`PairSampler`] (the compare rule at the
+//! family's share, [`crate::plan::family::design_compare`], fixed by the first side read and
+//! recorded on its run's row as for any suite). The suite's runs are driven by the one suite
+//! loop ([`super::scheduler::run_suite`]), so scheduling, cancellation and targeted re-runs
+//! are a suite's: a later run asks both sides for the undecided cases only
+//! (`GATE_SUITE_CASES`).
+//!
+//! Both sides must record the same test cases: the first side read fixes them, and a side
+//! that records a case the other did not, or misses one it was asked for, is a harness error
+//! naming the cases (a case on one side only cannot be compared). A resumed run runs again
+//! only the sides an interrupted session never finished, at their own ordinal (invariant 1).
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex, mpsc};
+
+use super::events::EventSink;
+use super::launcher::{Launcher, ProcessLauncher};
+use super::redact::Redactor;
+use super::retry::TrialMsg;
+use super::sandbox::Sandbox;
+use super::scheduler::{Cases, TaskConfig, TaskEnd, TaskHistory};
+use super::suite::{SuiteLauncher, SuiteState};
+use super::sys::Interrupt;
+use crate::error::Error;
+use crate::ledger::{AttemptRow, DecisionRow, Ledger, Outcome, suite_of};
+use crate::pairs::{PairSampler, Side, base_first};
+use crate::plan::compare::CompareRule;
+use crate::plan::{Policy, Task};
+use crate::sampler::{Decision, Sampling};
+
+/// A `compare:` suite task ready to run: its scheduling, its cases, its two sides.
+pub struct SuiteCompare {
+    config: TaskConfig,
+    cases: SuitePairCases,
+    launcher: SuitePairLauncher,
+    history: TaskHistory,
+}
+
+impl SuiteCompare {
+    /// Prepare `task` (a suite task with a `compare:` rule) with the real launchers: head as
+    /// the task is written, base from its `base:` side, logs and result files of base under
+    /// `run_dir/base`; `prior` is the ledger of an interrupted session (resumed).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        task: &Task,
+        policy: &Policy,
+        run_id: &str,
+        run_dir: &Path,
+        redactor: &Redactor,
+        sandbox: &Arc<Sandbox>,
+        prior: Option<&Ledger>,
+    ) -> Result<Self, Error> {
+        let (Some(compare), Some(suite)) = (&task.compare, &task.suite) else {
+            return Err(Error::Harness(format!(
+                "task `{}` is not a compare suite task",
+                task.id
+            )));
+        };
+        // Two sides of a run at once with `jobs >= 2`: `jobs / 2` runs at a time.
+        let lanes = (policy.jobs / 2).max(1);
+        super::suite::check_jobs(task, lanes)?;
+        let side_launcher = |side: Side,
+                             dir: &Path,
+                             redactor: Redactor,
+                             env: &[(String, String)]|
+         -> ProcessLauncher {
+            let mut l = ProcessLauncher::new(task, policy, run_id, dir, redactor);
+            l.spec.sandbox = Some(Arc::clone(sandbox));
+            l.spec.harness_exit_codes.extend(&suite.harness_exit_codes);
+            l.spec.env = env
+                .iter()
+                .filter(|(k, _)| k != "GATE_SIDE")
+                .cloned()
+                .chain([("GATE_SIDE".to_string(), side.as_str().to_string())])
+                .collect();
+            l
+        };
+        let head = side_launcher(Side::Head, run_dir, redactor.clone(), &task.env);
+        let base_redactor = redactor.with_env(
+            compare
+                .base
+                .env
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_str())),
+        );
+        let mut base = side_launcher(
+            Side::Base,
+            &run_dir.join("base"),
+            base_redactor,
+            &compare.base.env,
+        );
+        base.spec.run = compare.base.run.clone();
+        base.spec.check = None;
+        base.spec.cwd = compare.base.cwd.clone();
+
+        let cases = SuitePairCases::new(
+            &task.id,
+            task.sampling.clone(),
+            &compare.rule,
+            task.max_unavailable,
+            prior,
+        )?;
+        let (history, done) = history(prior, &task.id);
+        // A fixed `results:` path with base in head's own folder is one file for both
+        // sides: they then run one after the other, never writing it at once.
+        let one_file = suite.results.is_some() && base.spec.cwd == head.spec.cwd;
+        let launcher = SuitePairLauncher {
+            head: SuiteLauncher::with_state(head, suite, Arc::clone(&cases.state)),
+            base: SuiteLauncher::with_state(base, suite, Arc::clone(&cases.state)),
+            together: policy.jobs >= 2 && !one_file,
+            order_seed: super::pairs::order_seed(run_id, &task.id),
+            done: Arc::new(done),
+        };
+        let mut config = TaskConfig::new(task, lanes, None);
+        config.sampling = runs_rule(compare.rule.max_pairs, task.max_unavailable);
+        // A suite run that is not a run of the suite is a harness error, never unavailable.
+        config.max_unavailable = 0;
+        Ok(SuiteCompare {
+            config,
+            cases,
+            launcher,
+            history,
+        })
+    }
+
+    /// Run it to the decision of every case (or to an interrupt or a harness error).
+    pub fn run(
+        mut self,
+        interrupt: &Interrupt,
+        sink: &mut dyn EventSink,
+    ) -> Result<TaskEnd, Error> {
+        super::scheduler::run_suite(
+            &self.config,
+            &self.launcher,
+            self.history,
+            &mut self.cases,
+            interrupt,
+            sink,
+        )
+    }
+}
+
+/// The rule a compare suite's runs are scheduled by: as many runs as a case may need (its
+/// `max_pairs`, plus the void pairs its budget tolerates), never deciding before the last.
+fn runs_rule(max_pairs: u64, max_unavailable: u64) -> Sampling {
+    Sampling::Single {
+        n: max_pairs.saturating_add(max_unavailable).max(1),
+        c: 0,
+    }
+}
+
+/// What an interrupted session recorded of the suite's runs: a run counts as done when both
+/// sides finished (else it runs again, first, at its ordinal), and the sides that finished
+/// (a re-run runs only the others).
+fn history(prior: Option<&Ledger>, task: &str) -> (TaskHistory, HashSet<(u64, Side)>) {
+    let Some(ledger) = prior else {
+        return (TaskHistory::default(), HashSet::new());
+    };
+    let mut sides: BTreeMap<(u64, Side), Outcome> = BTreeMap::new();
+    let mut trials = BTreeSet::new();
+    for a in ledger
+        .attempts()
+        .filter(|a| a.task == task && a.attempt == 1)
+    {
+        trials.insert(a.trial);
+        let Some(side) = a.side else { continue };
+        let slot = sides.entry((a.trial, side)).or_insert(a.outcome);
+        if *slot == Outcome::Cancelled {
+            *slot = a.outcome;
+        }
+    }
+    let done: HashSet<(u64, Side)> = sides
+        .iter()
+        .filter(|(_, o)| **o != Outcome::Cancelled)
+        .map(|(k, _)| *k)
+        .collect();
+    let outcomes = trials
+        .into_iter()
+        .map(|t| {
+            let both = [Side::Head, Side::Base].map(|s| sides.get(&(t, s)).copied());
+            let o = match both {
+                [Some(h), Some(b)] if h != Outcome::Cancelled && b != Outcome::Cancelled => {
+                    if h == Outcome::HarnessError || b == Outcome::HarnessError {
+                        Outcome::HarnessError
+                    } else {
+                        h
+                    }
+                }
+                _ => Outcome::Cancelled,
+            };
+            (t, o)
+        })
+        .collect();
+    let decided = ledger.decisions().any(|d| d.task == task);
+    (TaskHistory { decided, outcomes }, done)
+}
+
+/// Runs a compare suite's runs: suite run k on both sides (those not finished by an
+/// interrupted session), every row tagged with its side.
+#[derive(Debug, Clone)]
+pub struct SuitePairLauncher {
+    head: SuiteLauncher,
+    base: SuiteLauncher,
+    /// Both sides at once (`jobs >= 2`), else one after the other in the seeded order.
+    together: bool,
+    /// The within-pair order's seed, as the ledger header records it.
+    order_seed: u64,
+    /// Sides an interrupted session finished: not run again.
+    done: Arc<HashSet<(u64, Side)>>,
+}
+
+impl SuitePairLauncher {
+    fn side(&self, side: Side) -> &SuiteLauncher {
+        match side {
+            Side::Head => &self.head,
+            Side::Base => &self.base,
+        }
+    }
+
+    /// Run suite run `ordinal` on the sides still owed: each side's rows, tagged.
+    fn run(
+        &self,
+        ordinal: u64,
+        cancel: &AtomicBool,
+        asked: Option<Vec<String>>,
+    ) -> Vec<(Side, Vec<AttemptRow>)> {
+        let order = if base_first(self.order_seed, ordinal) {
+            [Side::Base, Side::Head]
+        } else {
+            [Side::Head, Side::Base]
+        };
+        let sides: Vec<Side> = order
+            .into_iter()
+            .filter(|s| !self.done.contains(&(ordinal, *s)))
+            .collect();
+        // Where each side stands in its pair: after a side the earlier session finished.
+        let first_position = 3 - sides.len() as u8;
+        let mut runs: Vec<(Side, Vec<AttemptRow>)> = if self.together && sides.len() == 2 {
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = sides
+                    .iter()
+                    .map(|&side| {
+                        let asked = asked.clone();
+                        scope.spawn(move || {
+                            (side, self.side(side).run_asked(ordinal, cancel, asked))
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .zip(&sides)
+                    .map(|(h, &side)| {
+                        h.join().unwrap_or_else(|_| {
+                            let spec = super::AttemptSpec {
+                                trial: ordinal,
+                                attempt: 1,
+                                ..self.side(side).inner.spec.clone()
+                            };
+                            (
+                                side,
+                                vec![super::launcher::harness_error_row(
+                                    &spec,
+                                    "the suite run's thread panicked".into(),
+                                )],
+                            )
+                        })
+                    })
+                    .collect()
+            })
+        } else {
+            sides
+                .iter()
+                .map(|&side| {
+                    (
+                        side,
+                        self.side(side).run_asked(ordinal, cancel, asked.clone()),
+                    )
+                })
+                .collect()
+        };
+        for (i, (side, rows)) in runs.iter_mut().enumerate() {
+            let position = if self.together {
+                1
+            } else {
+                first_position + i as u8
+            };
+            for row in rows.iter_mut() {
+                row.side = Some(*side);
+                row.pair_position = Some(position);
+                if row.outcome == Outcome::HarnessError
+                    && let Some(reason) = &row.reason
+                {
+                    let one_sided = if reason.contains("recorded other test cases") {
+                        " (head and base must record the same test cases: a case on one side only cannot be compared)"
+                    } else {
+                        ""
+                    };
+                    row.reason = Some(crate::untrusted::clip(
+                        &format!("{} side: {reason}{one_sided}", side.as_str()),
+                        crate::untrusted::MAX_REASON_BYTES,
+                    ));
+                }
+            }
+        }
+        runs
+    }
+}
+
+impl Launcher for SuitePairLauncher {
+    fn launch(&self, ordinal: u64, cancel: Arc<AtomicBool>, tx: mpsc::Sender<TrialMsg>) {
+        // Fixed here, on the scheduler's thread, from the decisions it has consumed (as for
+        // any suite): both sides are asked for the same cases.
+        let asked = self.head.state().ask();
+        let this = self.clone();
+        let tx_back = tx.clone();
+        let started = std::thread::Builder::new()
+            .name("gate-suite-pair".into())
+            .spawn(move || {
+                let runs = this.run(ordinal, &cancel, asked);
+                drop(this);
+                // The test cases' rows first, then each side's own row, the last of which
+                // frees the lane.
+                let mut cases = Vec::new();
+                let mut own = Vec::new();
+                for (_, rows) in runs {
+                    for row in rows {
+                        if suite_of(&row.task).is_some() {
+                            cases.push(row);
+                        } else {
+                            own.push(row);
+                        }
+                    }
+                }
+                let all: Vec<AttemptRow> = cases.into_iter().chain(own).collect();
+                let last = all.len().saturating_sub(1);
+                if all.is_empty() {
+                    let _ = tx.send(TrialMsg::Done(ordinal));
+                }
+                for (i, row) in all.into_iter().enumerate() {
+                    let _ = tx.send(TrialMsg::Attempt {
+                        row: Box::new(row),
+                        last: i == last,
+                    });
+                }
+            });
+        if let Err(e) = started {
+            let spec = super::AttemptSpec {
+                trial: ordinal,
+                attempt: 1,
+                ..self.head.inner.spec.clone()
+            };
+            let why = format!("cannot start a thread for the suite run: {e}");
+            let _ = tx_back.send(TrialMsg::Attempt {
+                row: Box::new(super::launcher::harness_error_row(&spec, why)),
+                last: true,
+            });
+        }
+    }
+
+    fn kill_all(&self) {
+        super::sys::kill_all_groups();
+    }
+
+    fn tidy(&self) {
+        super::sys::reap_orphans();
+    }
+}
+
+/// A compare suite's test cases, each with its own pair sampler.
+#[derive(Debug)]
+pub struct SuitePairCases {
+    max_unavailable: u64,
+    /// In order of first appearance.
+    cases: Vec<(String, PairSampler)>,
+    index: BTreeMap<String, usize>,
+    /// (task, trial, side) of every test-case row an earlier session of the ledger holds.
+    prior: HashSet<(String, u64, Side)>,
+    /// Test cases whose decision row an earlier session wrote.
+    decided: HashSet<String>,
+    /// Shared with both sides' runs.
+    state: Arc<Mutex<SuiteState>>,
+}
+
+impl SuitePairCases {
+    /// The test cases of compare suite `suite`, judged by the compare rule `rule` (its
+    /// discordant rule `sampling`) or, once the cases are known, by their family design;
+    /// `prior` is the ledger of an interrupted session, as for [`super::suite::SuiteCases`].
+    pub fn new(
+        suite: &str,
+        sampling: Sampling,
+        rule: &CompareRule,
+        max_unavailable: u64,
+        prior: Option<&Ledger>,
+    ) -> Result<Self, Error> {
+        let harness = |e: crate::stats::StatsError| Error::Harness(format!("task `{suite}`: {e}"));
+        PairSampler::new(
+            sampling.clone(),
+            max_unavailable,
+            rule.max_pairs,
+            rule.loss_route,
+        )
+        .map_err(harness)?;
+        let mut cases = SuitePairCases {
+            max_unavailable,
+            cases: Vec::new(),
+            index: BTreeMap::new(),
+            prior: HashSet::new(),
+            decided: HashSet::new(),
+            state: Arc::new(Mutex::new(SuiteState {
+                plan_rule: (sampling, None),
+                compare: Some(rule.clone()),
+                reference: None,
+                family: None,
+                decided: HashSet::new(),
+                filter: true,
+            })),
+        };
+        let Some(ledger) = prior else {
+            return Ok(cases);
+        };
+        let family = ledger
+            .attempts()
+            .filter(|r| r.task == suite)
+            .find_map(|r| r.suite_run.as_ref().and_then(|s| s.family.clone()));
+        cases.state().family = family;
+        cases.case_sampler().map_err(|e| {
+            Error::Harness(format!("task `{suite}`: the ledger's family design: {e}"))
+        })?;
+        for row in ledger
+            .attempts()
+            .filter(|r| suite_of(&r.task) == Some(suite))
+        {
+            cases.consume(row);
+            if let Some(side) = row.side {
+                cases.prior.insert((row.task.clone(), row.trial, side));
+            }
+        }
+        let mut known: Vec<String> = cases.cases.iter().map(|(id, _)| id.clone()).collect();
+        known.sort_unstable();
+        if !known.is_empty() {
+            cases.state().reference = Some(known);
+        }
+        cases.decided = ledger
+            .decisions()
+            .filter(|d| suite_of(&d.task) == Some(suite))
+            .map(|d| d.task.clone())
+            .collect();
+        Ok(cases)
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, SuiteState> {
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// A new case's pair sampler: the family's rule once the cases are known, else the
+    /// plan's.
+    fn case_sampler(&self) -> Result<PairSampler, crate::stats::StatsError> {
+        let state = self.state();
+        let plan = state
+            .compare
+            .as_ref()
+            .map(|c| (c.max_pairs, c.loss_route))
+            .unwrap_or_default();
+        let (sampling, (max_pairs, loss_route)) = match &state.family {
+            Some(f) => (
+                f.sampling.clone(),
+                f.pairs.map_or(plan, |p| (p.max_pairs, p.loss_route)),
+            ),
+            None => (state.plan_rule.0.clone(), plan),
+        };
+        drop(state);
+        PairSampler::new(sampling, self.max_unavailable, max_pairs, loss_route)
+    }
+
+    fn consume(&mut self, row: &AttemptRow) {
+        let i = match self.index.get(&row.task) {
+            Some(&i) => i,
+            None => {
+                let Ok(sampler) = self.case_sampler() else {
+                    return;
+                };
+                self.cases.push((row.task.clone(), sampler));
+                self.index.insert(row.task.clone(), self.cases.len() - 1);
+                self.cases.len() - 1
+            }
+        };
+        // A row without a side belongs to no pair: recorded, never consumed.
+        let Some(side) = row.side else { return };
+        if row.attempt == 1 {
+            let sampler = &mut self.cases[i].1;
+            let was = sampler.decision().is_some();
+            sampler.offer(row.trial, side, row.outcome);
+            if !was && sampler.decision().is_some() {
+                self.state().decided.insert(row.task.clone());
+            }
+        }
+    }
+}
+
+impl Cases for SuitePairCases {
+    fn admit(&mut self, row: &AttemptRow) -> bool {
+        if let Some(side) = row.side
+            && self.prior.contains(&(row.task.clone(), row.trial, side))
+        {
+            return false;
+        }
+        self.consume(row);
+        true
+    }
+
+    fn all_decided(&self) -> bool {
+        !self.cases.is_empty() && self.cases.iter().all(|(_, s)| s.decision().is_some())
+    }
+
+    fn runs_rule(&self) -> Option<Sampling> {
+        let state = self.state();
+        let pairs = state.family.as_ref().and_then(|f| f.pairs)?;
+        Some(runs_rule(pairs.max_pairs, self.max_unavailable))
+    }
+
+    fn decisions(&mut self, undecided: &Decision) -> Vec<DecisionRow> {
+        self.cases
+            .iter()
+            .filter(|(id, _)| !self.decided.contains(id))
+            .map(|(id, s)| {
+                let d = s.decision().unwrap_or(undecided);
+                DecisionRow {
+                    task: id.clone(),
+                    verdict: d.verdict.into(),
+                    reason: d.reason.clone(),
+                    counts: s.counts(),
+                    llr: s.rule().llr(),
+                }
+            })
+            .collect()
+    }
+}

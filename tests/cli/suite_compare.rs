@@ -1,0 +1,341 @@
+//! `compare:` on whole suites (issue 31): a `suite:` task with a `compare:` rule runs the
+//! suite on head and on base each run, pairs every test case head against base, judges each
+//! by the compare rule at the family's share, and runs only the undecided cases again on both
+//! sides; `gate ingest --base` shares alpha over the compared cases the same way.
+
+use crate::common::{Fixture, gate};
+
+/// The generated suite: cases `t::a` … `t::e`, each passing unless named in `$FAIL` (space
+/// separated), plus the cases in `$EXTRA`, after `sleep $SLOW` if set. It honours `GATE_SUITE_CASES` and appends every
+/// case it runs to `calls.log` in its folder (one side's count). Each run's file differs
+/// (its `timestamp`).
+const SUITE_SH: &str = r#"[ -n "$SLOW" ] && sleep "$SLOW"
+out="$GATE_JUNIT"
+want="$GATE_SUITE_CASES"
+printf '<testsuites><testsuite name="s" timestamp="2026-01-01T00:%02d:%02d">' "$((GATE_TRIAL / 60 % 60))" "$((GATE_TRIAL % 60))" > "$out"
+for c in a b c d e $EXTRA; do
+  if [ -s "$want" ] && ! grep -qx "t::$c" "$want"; then continue; fi
+  echo "$c" >> calls.log
+  case " $FAIL " in
+    *" $c "*) printf '<testcase classname="t" name="%s"><failure message="x"/></testcase>' "$c" >> "$out" ;;
+    *) printf '<testcase classname="t" name="%s"/>' "$c" >> "$out" ;;
+  esac
+done
+printf '</testsuite></testsuites>\n' >> "$out"
+"#;
+
+/// A plan whose suite runs in `head/` (with `head_env`) against base in `base/` (with
+/// `base_env`), both running [`SUITE_SH`], judged by `compare: {odds_ratio: 3}`.
+fn compare_suite(head_env: &str, base_env: &str, policy: &str) -> Fixture {
+    let f = Fixture::new(&format!(
+        "version: 1\n{policy}base:\n  cwd: base\n  env: {{{base_env}}}\ntasks:\n  - id: s\n    cwd: head\n    env: {{{head_env}}}\n    suite:\n      run: sh suite.sh\n      assume_retries_off: true\n    sampling:\n      compare: {{odds_ratio: 3}}\n"
+    ));
+    for side in ["head", "base"] {
+        std::fs::create_dir(f.path(side)).unwrap();
+        std::fs::write(f.path(&format!("{side}/suite.sh")), SUITE_SH).unwrap();
+    }
+    f
+}
+
+/// How often each case ran on `side`.
+fn calls(f: &Fixture, side: &str) -> std::collections::BTreeMap<String, u64> {
+    let mut n = std::collections::BTreeMap::new();
+    for line in std::fs::read_to_string(f.path(&format!("{side}/calls.log")))
+        .unwrap_or_default()
+        .lines()
+    {
+        *n.entry(line.to_string()).or_default() += 1;
+    }
+    n
+}
+
+fn json(f: &Fixture, rel: &str) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(f.path(rel)).unwrap()).unwrap()
+}
+
+fn task<'a>(r: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
+    r["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["id"] == id)
+        .unwrap_or_else(|| panic!("no task {id} in {r}"))
+}
+
+#[test]
+fn a_suite_task_with_a_compare_rule_fails_the_regressed_case_only() {
+    // Head fails `e` every run, base never: `e` regressed; `a`–`d` pass on both sides.
+    let f = compare_suite("FAIL: e", "FAIL: ''", "");
+    let out = f
+        .command(&["--json", "out/r.json", "--summary", "out/r.md"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = json(&f, "out/r.json");
+    assert_eq!(r["verdict"], "FAIL");
+    for c in ["a", "b", "c", "d"] {
+        let t = task(&r, &format!("s/t::{c}"));
+        assert_eq!(t["verdict"], "PASS", "{t}");
+        assert_eq!(t["pairs"]["head_only_fail"], 0, "{t}");
+    }
+    let e = task(&r, "s/t::e");
+    assert_eq!(e["verdict"], "FAIL", "{e}");
+    assert_eq!(e["pairs"]["base_only_fail"], 0, "{e}");
+    assert!(e["pairs"]["head_only_fail"].as_u64().unwrap() > 0, "{e}");
+    // The family: five cases, the suite's alpha kept, each case's compare rule at the share.
+    let suite = &r["suites"][0];
+    assert_eq!(suite["id"], "s");
+    assert_eq!(suite["cases"], 5);
+    assert!(suite["alpha"].as_f64().unwrap() <= 0.05, "{suite}");
+    let family = f
+        .ledger()
+        .attempts()
+        .find_map(|a| a.suite_run.as_ref().and_then(|s| s.family.clone()))
+        .expect("the run that fixed the cases records the family design");
+    let share = -((-0.05f64).ln_1p() / 5.0).exp_m1();
+    assert!((family.case_alpha - share).abs() < 1e-12);
+    assert!(family.pairs.is_some(), "{family:?}");
+    // Terminal and Markdown give each case's compare verdict and the family line.
+    assert!(stdout.contains("s/t::e  FAIL"), "{stdout}");
+    assert!(stdout.contains("head lost"), "{stdout}");
+    assert!(
+        stdout.contains("as good on head as on base") && stdout.contains("(head and base)"),
+        "{stdout}"
+    );
+    let md = std::fs::read_to_string(f.path("out/r.md")).unwrap();
+    assert!(md.contains("t::e") && md.contains("FAIL"), "{md}");
+    // `gate verify` recomputes every case; `gate report` replays the same verdicts.
+    gate()
+        .current_dir(f.dir.path())
+        .args(["verify", "out/ledger.jsonl"])
+        .assert()
+        .code(0);
+    let replay = gate()
+        .current_dir(f.dir.path())
+        .args(["report", "out/ledger.jsonl", "--json", "out/replay.json"])
+        .output()
+        .unwrap();
+    assert_eq!(replay.status.code(), Some(1));
+    let again = json(&f, "out/replay.json");
+    assert_eq!(again["tasks"], r["tasks"]);
+    assert_eq!(again["suites"], r["suites"]);
+}
+
+#[test]
+fn a_decided_compare_case_is_not_executed_again_on_either_side() {
+    let f = compare_suite("FAIL: e", "FAIL: ''", "");
+    f.command(&["--json", "out/r.json"]).assert().code(1);
+    let r = json(&f, "out/r.json");
+    let pairs = |c: &str| {
+        task(&r, &format!("s/t::{c}"))["pairs"]["total"]
+            .as_u64()
+            .unwrap()
+    };
+    for side in ["head", "base"] {
+        let n = calls(&f, side);
+        // Each case ran exactly as often as it had pairs: once decided, no run asked for it.
+        for c in ["a", "b", "c", "d", "e"] {
+            assert_eq!(
+                n.get(c).copied(),
+                Some(pairs(c)),
+                "{side} side, case {c}: {n:?}"
+            );
+        }
+        assert!(n["e"] < n["a"], "the regressed case decided first: {n:?}");
+    }
+}
+
+#[test]
+fn a_compare_suite_runs_both_sides_together_with_two_jobs_and_replays_exactly() {
+    let f = compare_suite("FAIL: e", "FAIL: ''", "policy:\n  jobs: 4\n");
+    f.command(&["--json", "out/r.json"]).assert().code(1);
+    let r = json(&f, "out/r.json");
+    assert_eq!(task(&r, "s/t::e")["verdict"], "FAIL");
+    assert_eq!(task(&r, "s/t::a")["verdict"], "PASS");
+    gate()
+        .current_dir(f.dir.path())
+        .args(["verify", "out/ledger.jsonl"])
+        .assert()
+        .code(0);
+}
+
+#[test]
+fn an_interrupted_compare_suite_resumes_to_the_same_exact_verdicts() {
+    let f = compare_suite("FAIL: e, SLOW: '0.1'", "FAIL: ''", "policy:\n  jobs: 1\n");
+    let code = crate::common::run_and_interrupt(&f, std::time::Duration::from_millis(700));
+    assert_eq!(code, Some(130));
+    let before = f.ledger().attempts().count();
+    f.run(&["--resume", "--json", "out/r.json"]).code(1);
+    let l = f.ledger();
+    assert!(
+        l.attempts().count() > before,
+        "the resumed run ran more suite runs"
+    );
+    let r = json(&f, "out/r.json");
+    assert_eq!(task(&r, "s/t::e")["verdict"], "FAIL");
+    for c in ["a", "b", "c", "d"] {
+        assert_eq!(task(&r, &format!("s/t::{c}"))["verdict"], "PASS");
+    }
+    // No side of a run is recorded twice with different content (the replay refuses a
+    // conflict), and every case's verdict recomputes.
+    gate()
+        .current_dir(f.dir.path())
+        .args(["verify", "out/ledger.jsonl"])
+        .assert()
+        .code(0);
+}
+
+#[test]
+fn a_case_on_one_side_only_is_a_harness_error_naming_it() {
+    let f = compare_suite("FAIL: '', EXTRA: f", "FAIL: '', EXTRA: ''", "");
+    let out = f.command(&[]).output().unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(4), "{text}");
+    assert!(text.contains("t::f"), "{text}");
+    assert!(text.contains("one side only cannot be compared"), "{text}");
+}
+
+#[test]
+fn a_compare_suite_with_base_inside_head_is_refused() {
+    let f = Fixture::new(
+        "version: 1\ntasks:\n  - id: s\n    cwd: head\n    suite:\n      run: sh suite.sh\n    base:\n      cwd: head/base\n    sampling:\n      compare: {odds_ratio: 3}\n",
+    );
+    std::fs::create_dir_all(f.path("head/base")).unwrap();
+    let out = gate()
+        .current_dir(f.dir.path())
+        .args(["check", "plan.yaml"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("plan.yaml:8:"), "{err}");
+    assert!(err.contains("check base out beside head"), "{err}");
+}
+
+#[test]
+fn gate_check_prints_the_family_and_the_compare_rule_of_a_compare_suite() {
+    let f = compare_suite("FAIL: e", "FAIL: ''", "");
+    let out = gate()
+        .current_dir(f.dir.path())
+        .args(["check", "plan.yaml"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("each test case is paired head against base"),
+        "{text}"
+    );
+    assert!(
+        text.contains("family     the test cases are one family: the compare rule is designed again at alpha 1 − (1 − 0.05)^(1/K)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("designed compare rule: odds ratio 3"),
+        "{text}"
+    );
+    assert!(text.contains("base runs in `base`"), "{text}");
+}
+
+#[test]
+fn a_base_check_on_a_suite_task_is_refused() {
+    let f = Fixture::new(
+        "version: 1\ntasks:\n  - id: s\n    suite:\n      run: sh suite.sh\n    base:\n      check: 'true'\n    sampling:\n      compare: {odds_ratio: 3}\n",
+    );
+    let out = gate()
+        .current_dir(f.dir.path())
+        .args(["check", "plan.yaml"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("`base.check` does not apply to a suite task"),
+        "{err}"
+    );
+}
+
+/// One run of a suite of `cases` deterministic passes, as JUnit (run `k` stamped `k` s).
+fn junit_run(cases: u32, k: u32) -> String {
+    let mut s = format!(
+        "<testsuites><testsuite name=\"s\" timestamp=\"2026-01-01T00:{:02}:{:02}\">",
+        k / 60,
+        k % 60
+    );
+    for c in 0..cases {
+        s.push_str(&format!("<testcase classname=\"t\" name=\"c{c}\"/>"));
+    }
+    s.push_str("</testsuite></testsuites>\n");
+    s
+}
+
+#[test]
+fn ingest_with_base_shares_alpha_over_the_compared_cases() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut args: Vec<String> = [
+        "ingest",
+        "--odds-ratio",
+        "3",
+        "--assume-retries-off",
+        "--ledger",
+        "l.jsonl",
+        "--no-step-summary",
+        "--base",
+    ]
+    .map(String::from)
+    .to_vec();
+    for (side, offset) in [("base", 0), ("head", 100)] {
+        for k in 1..=40 {
+            let p = dir.path().join(format!("{side}-{k:02}.xml"));
+            std::fs::write(&p, junit_run(4, k + offset)).unwrap();
+            args.push(p.display().to_string());
+        }
+        if side == "base" {
+            args.push("--".into());
+        }
+    }
+    let out = gate()
+        .current_dir(dir.path())
+        .args(&args)
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("family: the 4 test cases compared are one family"),
+        "{text}"
+    );
+    // The header records each case's rule at the share, so the replay judges with it.
+    let l = gate::ledger::Ledger::read(&dir.path().join("l.jsonl")).unwrap();
+    let share = -((-0.05f64).ln_1p() / 4.0).exp_m1();
+    for t in &l.header().tasks {
+        let gate::sampler::Sampling::Sequential { alpha, .. } = t.sampling else {
+            panic!("a compare rule is sequential: {t:?}")
+        };
+        assert!(
+            alpha < share,
+            "lattice alpha {alpha} within the share {share}"
+        );
+    }
+    gate()
+        .current_dir(dir.path())
+        .args(["verify", "l.jsonl"])
+        .assert()
+        .code(0);
+}
