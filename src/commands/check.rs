@@ -119,7 +119,7 @@ pub fn render_text(check: &PlanCheck) -> String {
                 "  suite      each run runs the suite on head and on base (results read from {} on each side); each test case is paired head against base, run by run, and judged by this compare rule",
                 s.results
             );
-            if let Some((alpha, beta)) = t.family {
+            if let Some((alpha, beta)) = t.family.as_ref().and_then(|f| f.alpha.zip(f.beta)) {
                 let _ = writeln!(
                     out,
                     "  family     the test cases are one family: the compare rule is designed again at alpha 1 − (1 − {})^(1/K) for the K cases the first run records (beta {} each), so P(a suite whose every case is as good on head as on base is not PASS) ≤ {} (at the discordance floor, for independent cases); later runs get only the undecided cases on both sides ($GATE_SUITE_CASES)",

@@ -466,11 +466,11 @@ fn open_element(
         // A child this reader does not know is ignored (writers add their own), unless its
         // name says failure or error (`<Failure>`, `<failed>`, `<errors>`): read as a pass,
         // such a record would hide a failure in a shape no writer gate knows would produce.
-        (Some(Open::Case), other) if failure_like(other) => Err(format!(
+        (Some(Open::Case), other) if failure_like(other) => Err(Stop::Refused(format!(
             "unknown element `<{}>` inside a `<testcase>`: its name says failure or error, but JUnit \
              writes `<failure>` or `<error>`; gate will not read it as a pass",
             crate::untrusted::one_line(other)
-        )),
+        ))),
         _ => Ok(Open::Other),
     }
 }

@@ -166,6 +166,7 @@ pub fn read_run(path: &Path, opts: &Options) -> Result<RunFile, IngestError> {
                 identity: super::Identity {
                     run_ids: Vec::new(),
                     stamps: report.stamps,
+                    units: Vec::new(),
                 },
             }
         }

@@ -391,7 +391,10 @@ fn task_check(t: &Task, policy: OnInconclusive, at: &[f64]) -> Result<TaskCheck,
             zone: None,
             suite: t.suite.as_ref().map(crate::plan::SuiteTask::record),
             // A compare suite's cases are one family at the compare rule's alpha.
-            family: t.suite.as_ref().map(|_| (r.alpha, r.beta)),
+            family: t
+                .suite
+                .as_ref()
+                .map(|_| FamilyCheck::of(Some((r.alpha, r.beta)))),
         });
     }
     // Every rule's exact OC comes from its lattice (a single plan's in closed form).
