@@ -257,8 +257,8 @@ fn task_report(
         .spec
         .compare
         .as_ref()
-        .and_then(|_| compare::win_rate(&lattice, c.passed, c.failed));
-    let compare = compare::compare_report(&replay, win_rate, &lattice);
+        .and_then(|_| compare::win_rate(lattice, c.passed, c.failed));
+    let compare = compare::compare_report(&replay, win_rate, lattice);
     let zone = zone.filter(|_| compare.is_none());
     Ok(TaskReport {
         compare,
