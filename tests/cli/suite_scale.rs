@@ -221,3 +221,43 @@ fn a_suite_whose_case_share_is_below_one_in_a_billion_is_refused_with_its_limit(
         "{all}"
     );
 }
+
+/// Review 6, a17: with a `single:` rule (no healthy rate) the multiplicity line named every
+/// test case of the suite, one line of 26,069 characters for 2,001 cases. It names the
+/// first ten and counts the rest.
+#[test]
+fn multiplicity_line_without_a_healthy_rate_named_every_case_of_a_large_suite() {
+    let f = Fixture::new(
+        "version: 1\ntasks:\n  - id: s\n    suite:\n      run: awk -v n=300 -v fail=0 -v stamp=\"$GATE_JUNIT\" -f gen.awk > \"$GATE_JUNIT\"\n      assume_retries_off: true\n    sampling:\n      single: {n: 2, c: 0}\n",
+    );
+    std::fs::write(f.path("gen.awk"), GEN_AWK).unwrap();
+    let out = gate()
+        .current_dir(f.dir.path())
+        .args([
+            "run",
+            "plan.yaml",
+            "--ledger",
+            "out/l.jsonl",
+            "--no-step-summary",
+        ])
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    let line = stdout
+        .lines()
+        .find(|l| l.contains("multiplicity"))
+        .unwrap_or_else(|| panic!("no multiplicity line: {stdout}"));
+    assert!(
+        line.contains("s/t::c000010") && !line.contains("s/t::c000011"),
+        "{line}"
+    );
+    assert!(line.contains("and 290 more"), "{line}");
+    assert!(
+        line.chars().count() < 400,
+        "{} chars: {line}",
+        line.chars().count()
+    );
+}
