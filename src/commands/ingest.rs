@@ -203,10 +203,10 @@ fn judge_runs(
 /// and the read-back would report it as changed behind gate's back (exit 4).
 fn check_header_size(header: &crate::ledger::Header) -> Result<(), Error> {
     // The row as written, with a run id of the length a real one has (16 hex digits).
-    let row = crate::ledger::Row::Header(crate::ledger::Header {
+    let row = crate::ledger::Row::Header(Box::new(crate::ledger::Header {
         run_id: "0".repeat(16),
         ..header.clone()
-    });
+    }));
     let bytes = serde_json::to_vec(&row)
         .map(|v| v.len() as u64)
         .unwrap_or(u64::MAX);

@@ -5,6 +5,8 @@
 //! attempt row per attempt, a decision row per task, resume rows and the footer. Reading,
 //! writing and the hash chain are in [`super`].
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 use super::Shard;
@@ -26,19 +28,43 @@ pub struct Record {
 }
 
 /// The kinds of row.
+///
+/// The wide rows are behind pointers so that a row in memory is as small as the ledger's
+/// commonest row needs (issue 30: a suite of 100,000 cases holds 900,000 attempt rows): the
+/// header, once per run, is boxed, and an attempt row is shared (`Arc`), so that the replay's
+/// trial records hold the ledger's rows rather than a copy of each. On the wire a pointer is
+/// the row itself.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Row {
     /// First row: what was run, under which plan and fixtures.
-    Header(Header),
+    Header(Box<Header>),
     /// A `--resume` continued the run from here.
-    Resume(Resume),
+    Resume(Box<Resume>),
     /// One execution inside a trial.
-    Attempt(AttemptRow),
+    Attempt(#[serde(with = "shared_attempt")] Arc<AttemptRow>),
     /// A task's verdict.
-    Decision(DecisionRow),
+    Decision(Box<DecisionRow>),
     /// Last row of a run (or of an interrupted run).
     Footer(Footer),
+}
+
+/// An `Arc<AttemptRow>` read and written as the row itself (serde's own `Arc` support is
+/// behind its `rc` feature, which would rebuild every crate above serde for two functions).
+mod shared_attempt {
+    use std::sync::Arc;
+
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use super::AttemptRow;
+
+    pub fn serialize<S: Serializer>(row: &Arc<AttemptRow>, s: S) -> Result<S::Ok, S::Error> {
+        row.as_ref().serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Arc<AttemptRow>, D::Error> {
+        AttemptRow::deserialize(d).map(Arc::new)
+    }
 }
 
 /// A task as resolved from the plan file: everything a report needs to recompute its verdict.
@@ -289,8 +315,9 @@ pub struct AttemptRow {
     pub outcome: Outcome,
     /// True only for attempt 1 with outcome pass or fail: the trial's frozen grade.
     pub graded: bool,
-    /// The parsed result file, if the task wrote one.
-    pub result: Option<TaskResult>,
+    /// The parsed result file, if the task wrote one (boxed: most rows have none, and a
+    /// row in memory is then a pointer's width, not the result's).
+    pub result: Option<Box<TaskResult>>,
     /// Why, in words, for faults and harness errors.
     pub reason: Option<String>,
     /// Last lines of stdout, redacted.
@@ -305,9 +332,10 @@ pub struct AttemptRow {
     /// A `compare:` task: 1 if this side was started first in its pair, 2 if second.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pair_position: Option<u8>,
-    /// A suite task's run: what its result file held (the test cases' rows follow it).
+    /// A suite task's run: what its result file held (the test cases' rows follow it);
+    /// boxed, as only a suite run's own row has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub suite_run: Option<SuiteRun>,
+    pub suite_run: Option<Box<SuiteRun>>,
 }
 
 impl AttemptRow {

@@ -101,11 +101,14 @@ pub fn attempt(task: &str, trial: u64, attempt: u32, outcome: Outcome) -> Attemp
         fault,
         outcome,
         graded: attempt == 1 && matches!(outcome, Outcome::Pass | Outcome::Fail),
-        result: Some(TaskResult {
-            cost: Some(0.5),
-            attempts: Some(1 + trial % 3),
-            ..TaskResult::default()
-        }),
+        result: Some(
+            TaskResult {
+                cost: Some(0.5),
+                attempts: Some(1 + trial % 3),
+                ..TaskResult::default()
+            }
+            .into(),
+        ),
         reason: (outcome == Outcome::HarnessError).then(|| "`./agent` not found (exit 127)".into()),
         stdout_tail: format!("trial {trial}\n"),
         stderr_tail: String::new(),
@@ -121,10 +124,9 @@ pub fn attempt(task: &str, trial: u64, attempt: u32, outcome: Outcome) -> Attemp
 /// a footer as a runner writes them. Returns the ledger read back.
 pub fn run(path: &Path, tasks: &[(TaskSpec, Vec<Outcome>)], shard: Option<Shard>) -> Ledger {
     let mut w = writer(path);
-    w.append(Row::Header(header(
-        tasks.iter().map(|(t, _)| t.clone()).collect(),
-        shard,
-    )))
+    w.append(Row::Header(
+        header(tasks.iter().map(|(t, _)| t.clone()).collect(), shard).into(),
+    ))
     .expect("append");
     let mut verdicts = Vec::new();
     let mut harness = false;
@@ -140,7 +142,7 @@ pub fn run(path: &Path, tasks: &[(TaskSpec, Vec<Outcome>)], shard: Option<Shard>
             if shard.is_none() && sampler.decision().is_some() {
                 break;
             }
-            w.append(Row::Attempt(attempt(&spec.id, ordinal, 1, o)))
+            w.append(Row::Attempt(attempt(&spec.id, ordinal, 1, o).into()))
                 .expect("append");
             match o {
                 Outcome::Pass => {
@@ -170,15 +172,18 @@ pub fn run(path: &Path, tasks: &[(TaskSpec, Vec<Outcome>)], shard: Option<Shard>
         };
         harness |= task_harness;
         verdicts.push(verdict);
-        w.append(Row::Decision(DecisionRow {
-            task: spec.id.clone(),
-            verdict,
-            reason: sampler
-                .decision()
-                .map_or("undecided".to_string(), |d| d.reason.clone()),
-            counts: Counts::from_tally(sampler.tally(), 0, 0),
-            llr: sampler.llr(),
-        }))
+        w.append(Row::Decision(
+            DecisionRow {
+                task: spec.id.clone(),
+                verdict,
+                reason: sampler
+                    .decision()
+                    .map_or("undecided".to_string(), |d| d.reason.clone()),
+                counts: Counts::from_tally(sampler.tally(), 0, 0),
+                llr: sampler.llr(),
+            }
+            .into(),
+        ))
         .expect("append");
     }
     let verdict = if harness {
@@ -274,17 +279,19 @@ pub fn faults(dir: &Path) -> Ledger {
     let mut head = header(vec![single("book", 10, 2), pay], None);
     head.timeout_policy = TimeoutPolicy::Unavailable;
     head.jobs = 2;
-    w.append(Row::Header(head)).expect("append");
+    w.append(Row::Header(head.into())).expect("append");
     for trial in 1..=8 {
-        w.append(Row::Attempt(attempt("book", trial, 1, Outcome::Pass)))
-            .expect("append");
+        w.append(Row::Attempt(
+            attempt("book", trial, 1, Outcome::Pass).into(),
+        ))
+        .expect("append");
     }
-    w.append(Row::Attempt(attempt("book", 9, 1, Outcome::Pass)))
+    w.append(Row::Attempt(attempt("book", 9, 1, Outcome::Pass).into()))
         .expect("append");
     let mut cancelled = attempt("book", 10, 1, Outcome::Cancelled);
     cancelled.result = None;
     cancelled.duration_s = 1.5;
-    w.append(Row::Attempt(cancelled)).expect("append");
+    w.append(Row::Attempt(cancelled.into())).expect("append");
     for trial in 1..=3 {
         let mut a = attempt("pay", trial, 1, Outcome::Unavailable);
         if trial == 2 {
@@ -292,10 +299,10 @@ pub fn faults(dir: &Path) -> Ledger {
             a.exit_code = None;
             a.signal = Some(9);
         }
-        w.append(Row::Attempt(a)).expect("append");
+        w.append(Row::Attempt(a.into())).expect("append");
     }
     for trial in 4..=30 {
-        w.append(Row::Attempt(attempt("pay", trial, 1, Outcome::Pass)))
+        w.append(Row::Attempt(attempt("pay", trial, 1, Outcome::Pass).into()))
             .expect("append");
     }
     Ledger::read(&path).expect("read back")

@@ -228,7 +228,7 @@ fn trial_case(id: &str, width: usize, tr: &TrialRecord) -> TestCase {
     if let Some(side) = tr.first.as_ref().and_then(|a| a.row.side) {
         name = format!("{name} {}", side.as_str());
     }
-    let first = tr.first.as_ref().map(|a| &a.row);
+    let first = tr.first.as_ref().map(|a| &*a.row);
     let passed_and_counted =
         tr.disposition == Disposition::Counted && first.is_some_and(|a| a.outcome == Outcome::Pass);
     let status = if passed_and_counted {

@@ -457,19 +457,17 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let path = d.path().join("l.jsonl");
         let mut w = fixture::writer(&path);
-        w.append(Row::Header(fixture::header(
-            vec![fixture::single("t", 10, 1)],
-            None,
-        )))
+        w.append(Row::Header(
+            fixture::header(vec![fixture::single("t", 10, 1)], None).into(),
+        ))
         .unwrap();
-        w.append(Row::Attempt(fixture::attempt("t", 1, 1, Outcome::Pass)))
-            .unwrap();
-        w.append(Row::Attempt(fixture::attempt(
-            "t",
-            2,
-            1,
-            Outcome::Cancelled,
-        )))
+        w.append(Row::Attempt(
+            fixture::attempt("t", 1, 1, Outcome::Pass).into(),
+        ))
+        .unwrap();
+        w.append(Row::Attempt(
+            fixture::attempt("t", 2, 1, Outcome::Cancelled).into(),
+        ))
         .unwrap();
         w.append(Row::Footer(Footer {
             finished_at: "x".into(),
@@ -502,14 +500,13 @@ mod tests {
         let path = d.path().join("l.jsonl");
         let mut w = fixture::writer(&path);
         let id = "evil\u{1b}[2J\nok  PASS";
-        w.append(Row::Header(fixture::header(
-            vec![fixture::single(id, 3, 0)],
-            None,
-        )))
+        w.append(Row::Header(
+            fixture::header(vec![fixture::single(id, 3, 0)], None).into(),
+        ))
         .unwrap();
         let mut a = fixture::attempt(id, 1, 1, Outcome::HarnessError);
         a.reason = Some("bell\u{7} and\rreturn".to_string());
-        w.append(Row::Attempt(a)).unwrap();
+        w.append(Row::Attempt(a.into())).unwrap();
         let r = Report::from_ledgers(&[Ledger::read(&path).unwrap()], None).unwrap();
         let text = r.terminal();
         assert!(!text.contains('\u{1b}') && !text.contains('\u{7}') && !text.contains('\r'));

@@ -575,7 +575,7 @@ fn classify(
             if let Some(w) = result_file::ignored_warning(&parsed) {
                 r.warning = Some(w);
             }
-            row.result = Some(r);
+            row.result = Some(Box::new(r));
         }
         Ok(None) => {}
         Err(e) => {

@@ -133,7 +133,7 @@ impl Session {
             ));
         }
         writer
-            .append(Row::Header(header(&run_id)))
+            .append(Row::Header(Box::new(header(&run_id))))
             .map_err(output)?;
         Ok(Session {
             syncer: Syncer::start(&writer),
@@ -168,12 +168,12 @@ impl Session {
         }
         let mut writer = LedgerWriter::resume(path, &ledger).map_err(output)?;
         writer
-            .append(Row::Resume(Resume {
+            .append(Row::Resume(Box::new(Resume {
                 started_at: now_rfc3339(),
                 argv: argv.to_vec(),
                 host: crate::ledger::hostname(),
                 sandbox,
-            }))
+            })))
             .map_err(output)?;
         Ok(Session {
             syncer: Syncer::start(&writer),
@@ -312,14 +312,16 @@ impl Session {
 impl EventSink for Session {
     fn event(&mut self, event: &RunEvent) -> Result<(), Error> {
         match event {
-            RunEvent::Attempt { row, .. } => self.append_attempt(Row::Attempt((**row).clone())),
+            RunEvent::Attempt { row, .. } => {
+                self.append_attempt(Row::Attempt((**row).clone().into()))
+            }
             // A suite's test cases are decided together, thousands at once: their rows are
             // synced in batches like attempt rows (one fsync per row cost 100,000 syncs for
             // 100,000 cases); the footer's sync covers the last of them.
             RunEvent::TaskDecided { row, .. } if crate::ledger::suite_of(&row.task).is_some() => {
-                self.append_attempt(Row::Decision(row.clone()))
+                self.append_attempt(Row::Decision(Box::new(row.clone())))
             }
-            RunEvent::TaskDecided { row, .. } => self.append(Row::Decision(row.clone())),
+            RunEvent::TaskDecided { row, .. } => self.append(Row::Decision(Box::new(row.clone()))),
             RunEvent::TaskStarted { .. }
             | RunEvent::TaskInterrupted { .. }
             | RunEvent::TaskEnded { .. } => Ok(()),

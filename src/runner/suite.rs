@@ -276,7 +276,7 @@ impl SuiteLauncher {
                 row.outcome = Outcome::Pass;
                 row.fault = None;
                 row.reason = None;
-                row.suite_run = Some(run);
+                row.suite_run = Some(Box::new(run));
                 let mut rows = cases;
                 rows.push(row);
                 rows

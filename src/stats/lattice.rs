@@ -130,7 +130,9 @@ impl OcUnavailable {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(try_from = "CompactBoundaries", into = "CompactBoundaries")]
 pub struct Boundaries {
-    rows: Vec<LatticeRow>,
+    /// Shared, never changed after validation: every test case of a suite is judged by its
+    /// family's one rule, and a copy of the rows per case was 8 kB a case (issue 30).
+    rows: std::sync::Arc<[LatticeRow]>,
     /// (n, c) when the rows are exactly the curtailed single plan's: its OC has a closed
     /// form. A function of `rows`, found once by [`Boundaries::new`].
     single: Option<(u64, u64)>,
@@ -160,7 +162,7 @@ impl schemars::JsonSchema for Boundaries {
 impl From<Boundaries> for CompactBoundaries {
     fn from(b: Boundaries) -> Self {
         let mut changes: Vec<(u64, Option<u64>, Option<u64>)> = Vec::new();
-        for r in &b.rows {
+        for r in b.rows.iter() {
             let entry = (r.trials, r.pass_max_failures, r.fail_min_failures);
             if changes
                 .last()
@@ -225,7 +227,10 @@ impl Boundaries {
             }
         }
         let single = single_shape(&rows);
-        Ok(Boundaries { rows, single })
+        Ok(Boundaries {
+            rows: rows.into(),
+            single,
+        })
     }
 
     /// Build from a function of t giving (pass_max_failures, fail_min_failures).
@@ -272,7 +277,7 @@ impl Boundaries {
         debug_assert!(Boundaries::new(rows.clone()).is_ok());
         Boundaries {
             single: single_shape(&rows),
-            rows,
+            rows: rows.into(),
         }
     }
 

@@ -70,10 +70,13 @@ fn attempt(task: &str, trial: u64, outcome: Outcome) -> AttemptRow {
         fault: (outcome == Outcome::HarnessError).then_some(gate::ledger::Fault::Harness),
         outcome,
         graded: matches!(outcome, Outcome::Pass | Outcome::Fail),
-        result: Some(TaskResult {
-            cost: Some(0.01),
-            ..TaskResult::default()
-        }),
+        result: Some(
+            TaskResult {
+                cost: Some(0.01),
+                ..TaskResult::default()
+            }
+            .into(),
+        ),
         reason: (outcome == Outcome::HarnessError).then(|| "`./agent`: not found".to_string()),
         stdout_tail: format!("trial {trial} <ok> & done\n"),
         stderr_tail: String::new(),
@@ -93,29 +96,34 @@ pub(crate) fn write_run(
     plan_hash: &str,
 ) -> PathBuf {
     let mut w = writer(path);
-    w.append(Row::Header(Header {
-        schema: gate::ledger::schema_for(&tasks.iter().map(|(t, _)| t.clone()).collect::<Vec<_>>()),
-        gate_version: "0.1.0".to_string(),
-        run_id: format!("run-{}", shard.map_or(0, |s| s.k)),
-        plan_path: "plans/demo.yaml".to_string(),
-        plan_hash: plan_hash.to_string(),
-        fixture_hash: "f".repeat(64),
-        programs: Default::default(),
-        argv: vec!["gate".into(), "run".into()],
-        started_at: "2026-11-29T14:00:00.000Z".to_string(),
-        host: "ci".to_string(),
-        shard,
-        stage: None,
-        jobs: 1,
-        timeout_policy: TimeoutPolicy::Fail,
-        on_inconclusive: OnInconclusive::Fail,
-        transport_exit_codes: vec![75],
-        transport_max_retries: 0,
-        tasks: tasks.iter().map(|(t, _)| t.clone()).collect(),
-        sources: Vec::new(),
-        sandbox: None,
-        ci: None,
-    }))
+    w.append(Row::Header(
+        Header {
+            schema: gate::ledger::schema_for(
+                &tasks.iter().map(|(t, _)| t.clone()).collect::<Vec<_>>(),
+            ),
+            gate_version: "0.1.0".to_string(),
+            run_id: format!("run-{}", shard.map_or(0, |s| s.k)),
+            plan_path: "plans/demo.yaml".to_string(),
+            plan_hash: plan_hash.to_string(),
+            fixture_hash: "f".repeat(64),
+            programs: Default::default(),
+            argv: vec!["gate".into(), "run".into()],
+            started_at: "2026-11-29T14:00:00.000Z".to_string(),
+            host: "ci".to_string(),
+            shard,
+            stage: None,
+            jobs: 1,
+            timeout_policy: TimeoutPolicy::Fail,
+            on_inconclusive: OnInconclusive::Fail,
+            transport_exit_codes: vec![75],
+            transport_max_retries: 0,
+            tasks: tasks.iter().map(|(t, _)| t.clone()).collect(),
+            sources: Vec::new(),
+            sandbox: None,
+            ci: None,
+        }
+        .into(),
+    ))
     .unwrap();
     let mut verdicts = Vec::new();
     let mut harness = false;
@@ -130,7 +138,7 @@ pub(crate) fn write_run(
             if shard.is_none() && sampler.decision().is_some() {
                 break;
             }
-            w.append(Row::Attempt(attempt(&spec.id, ordinal, o)))
+            w.append(Row::Attempt(attempt(&spec.id, ordinal, o).into()))
                 .unwrap();
             match o {
                 Outcome::Pass => drop(sampler.consume(TrialOutcome::Pass)),
@@ -148,13 +156,16 @@ pub(crate) fn write_run(
                 .map_or(Verdict::Inconclusive, |d| d.verdict)
         });
         verdicts.push(verdict);
-        w.append(Row::Decision(DecisionRow {
-            task: spec.id.clone(),
-            verdict: verdict.into(),
-            reason: "recorded by the test runner".to_string(),
-            counts: Counts::from_tally(sampler.tally(), 0, 0),
-            llr: sampler.llr(),
-        }))
+        w.append(Row::Decision(
+            DecisionRow {
+                task: spec.id.clone(),
+                verdict: verdict.into(),
+                reason: "recorded by the test runner".to_string(),
+                counts: Counts::from_tally(sampler.tally(), 0, 0),
+                llr: sampler.llr(),
+            }
+            .into(),
+        ))
         .unwrap();
     }
     let verdict = (!harness).then(|| Verdict::combine(verdicts.into_iter().flatten()));
@@ -653,7 +664,7 @@ fn a_huge_trial_ordinal_is_refused_not_a_capacity_overflow() {
             if let Row::Attempt(a) = row
                 && a.trial == 10
             {
-                a.trial = huge;
+                std::sync::Arc::make_mut(a).trial = huge;
             }
         });
         // Line 12: the header, trials #1..#10 (the last forged), then the decision.
@@ -692,7 +703,7 @@ fn a_shard_ledger_with_an_ordinal_of_another_shard_is_refused() {
         if let Row::Attempt(a) = row
             && a.trial == 4
         {
-            a.trial = 5;
+            std::sync::Arc::make_mut(a).trial = 5;
         }
     });
     report_cmd()

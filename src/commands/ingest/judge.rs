@@ -419,13 +419,9 @@ fn push_attempts(
     side: Option<Side>,
 ) {
     for (j, a) in attempts.iter().enumerate() {
-        rows.push(Row::Attempt(a.row(
-            task,
-            trial,
-            j as u32 + 1,
-            started_at,
-            side,
-        )));
+        rows.push(Row::Attempt(
+            a.row(task, trial, j as u32 + 1, started_at, side).into(),
+        ));
     }
 }
 
@@ -452,13 +448,13 @@ pub(crate) fn decision_row(
             )
         }
     };
-    let row = Row::Decision(DecisionRow {
+    let row = Row::Decision(Box::new(DecisionRow {
         task: task.to_string(),
         verdict: Judgement::Verdict(verdict),
         reason,
         counts,
         llr,
-    });
+    }));
     (verdict, row)
 }
 

@@ -355,7 +355,7 @@ fn task(t: &TaskReport) -> JsonTask {
 
 /// Attempt 1's result file, if it wrote one.
 fn result(tr: &super::replay::TrialRecord) -> Option<&crate::ledger::TaskResult> {
-    tr.first.as_ref().and_then(|a| a.row.result.as_ref())
+    tr.first.as_ref().and_then(|a| a.row.result.as_deref())
 }
 
 /// The JSON Schema of the report (`gate schema report`), derived from [`JsonReport`].

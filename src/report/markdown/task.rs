@@ -254,7 +254,7 @@ fn result_files(out: &mut String, t: &TaskReport) {
         .trials
         .iter()
         .filter(|tr| tr.disposition == crate::report::replay::Disposition::Counted)
-        .filter_map(|tr| Some((tr.ordinal, tr.first.as_ref()?.row.result.as_ref()?)))
+        .filter_map(|tr| Some((tr.ordinal, tr.first.as_ref()?.row.result.as_deref()?)))
         .collect();
     let scores: Vec<f64> = counted.iter().filter_map(|(_, r)| r.score).collect();
     if !scores.is_empty() {

@@ -129,19 +129,24 @@ fn the_score_vector_separates_first_attempt_from_within_budget() {
     let d = tempfile::tempdir().unwrap();
     let path = d.path().join("l.jsonl");
     let mut w = fixture::writer(&path);
-    w.append(Row::Header(fixture::header(vec![single("t", 7, 3)], None)))
-        .unwrap();
+    w.append(Row::Header(
+        fixture::header(vec![single("t", 7, 3)], None).into(),
+    ))
+    .unwrap();
     let with = |trial, outcome, internal: Option<u64>, f: &dyn Fn(&mut AttemptRow)| {
         let mut a = fixture::attempt("t", trial, 1, outcome);
-        a.result = Some(TaskResult {
-            attempts: internal,
-            cost: Some(1.5),
-            tokens: None,
-            ..TaskResult::default()
-        });
+        a.result = Some(
+            TaskResult {
+                attempts: internal,
+                cost: Some(1.5),
+                tokens: None,
+                ..TaskResult::default()
+            }
+            .into(),
+        );
         a.duration_s = trial as f64;
         f(&mut a);
-        Row::Attempt(a)
+        Row::Attempt(a.into())
     };
     use crate::ledger::AttemptRow;
     let rows = [
@@ -168,7 +173,7 @@ fn the_score_vector_separates_first_attempt_from_within_budget() {
     }
     let mut retry = fixture::attempt("t", 6, 2, Outcome::Pass);
     retry.result = None;
-    w.append(Row::Attempt(retry)).unwrap();
+    w.append(Row::Attempt(retry.into())).unwrap();
     let l = Ledger::read(&path).unwrap();
     let r = Report::from_ledgers(&[l], None).unwrap();
     let s = &r.tasks[0].score;

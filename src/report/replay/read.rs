@@ -572,7 +572,7 @@ pub(super) fn collect_attempts(
                 trial.later.iter_mut().find(|s| s.row.attempt == a.attempt)
             };
             let fresh = |source| SourcedAttempt {
-                row: a.clone(),
+                row: std::sync::Arc::clone(a),
                 source,
             };
             match seen {

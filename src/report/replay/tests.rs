@@ -191,10 +191,10 @@ proptest::proptest! {
 fn missing_ordinals_are_ranges_up_to_n_while_undecided() {
     let d = dir();
     let rows = vec![
-        Row::Header(fixture::header(vec![single("t", 1000, 10)], None)),
-        Row::Attempt(fixture::attempt("t", 1, 1, Outcome::Pass)),
-        Row::Attempt(fixture::attempt("t", 2, 1, Outcome::Pass)),
-        Row::Attempt(fixture::attempt("t", 5, 1, Outcome::Pass)),
+        Row::Header(fixture::header(vec![single("t", 1000, 10)], None).into()),
+        Row::Attempt(fixture::attempt("t", 1, 1, Outcome::Pass).into()),
+        Row::Attempt(fixture::attempt("t", 2, 1, Outcome::Pass).into()),
+        Row::Attempt(fixture::attempt("t", 5, 1, Outcome::Pass).into()),
         Row::Footer(crate::ledger::Footer {
             finished_at: "x".into(),
             status: RunStatus::Complete,
@@ -237,9 +237,9 @@ fn ordinals_within_the_rows_and_the_jobs_of_every_session_are_accepted() {
     h.jobs = 2;
     let rows = |last| {
         vec![
-            Row::Header(h.clone()),
-            Row::Attempt(fixture::attempt("t", 1, 1, Outcome::Pass)),
-            Row::Attempt(fixture::attempt("t", last, 1, Outcome::Pass)),
+            Row::Header(h.clone().into()),
+            Row::Attempt(fixture::attempt("t", 1, 1, Outcome::Pass).into()),
+            Row::Attempt(fixture::attempt("t", last, 1, Outcome::Pass).into()),
         ]
     };
     assert!(replay(&[write(&d.path().join("a.jsonl"), rows(6))]).is_ok());
@@ -259,12 +259,15 @@ fn ordinals_within_the_rows_and_the_jobs_of_every_session_are_accepted() {
     let mut with_resume = rows(7);
     with_resume.insert(
         2,
-        Row::Resume(crate::ledger::Resume {
-            started_at: "x".into(),
-            argv: vec!["gate".into(), "run".into(), "-j".into(), "8".into()],
-            host: "ci".into(),
-            sandbox: None,
-        }),
+        Row::Resume(
+            crate::ledger::Resume {
+                started_at: "x".into(),
+                argv: vec!["gate".into(), "run".into(), "-j".into(), "8".into()],
+                host: "ci".into(),
+                sandbox: None,
+            }
+            .into(),
+        ),
     );
     assert!(replay(&[write(&d.path().join("c.jsonl"), with_resume)]).is_ok());
 }
@@ -304,19 +307,19 @@ fn write(path: &std::path::Path, rows: Vec<Row>) -> Ledger {
 #[test]
 fn two_different_rows_for_one_attempt_name_both_files() {
     let d = dir();
-    let h = || Row::Header(fixture::header(vec![single("t", 5, 1)], None));
+    let h = || Row::Header(fixture::header(vec![single("t", 5, 1)], None).into());
     let a = write(
         &d.path().join("a.jsonl"),
         vec![
             h(),
-            Row::Attempt(fixture::attempt("t", 1, 1, Outcome::Pass)),
+            Row::Attempt(fixture::attempt("t", 1, 1, Outcome::Pass).into()),
         ],
     );
     let b = write(
         &d.path().join("b.jsonl"),
         vec![
             h(),
-            Row::Attempt(fixture::attempt("t", 1, 1, Outcome::Fail)),
+            Row::Attempt(fixture::attempt("t", 1, 1, Outcome::Fail).into()),
         ],
     );
     let err = replay(&[a, b]).unwrap_err().to_string();
@@ -332,16 +335,21 @@ fn mixed_plan_or_fixture_hashes_are_refused() {
     other.plan_hash = "q".repeat(64);
     let a = write(
         &d.path().join("a.jsonl"),
-        vec![Row::Header(fixture::header(vec![single("t", 5, 1)], None))],
+        vec![Row::Header(
+            fixture::header(vec![single("t", 5, 1)], None).into(),
+        )],
     );
-    let b = write(&d.path().join("b.jsonl"), vec![Row::Header(other.clone())]);
+    let b = write(
+        &d.path().join("b.jsonl"),
+        vec![Row::Header(other.clone().into())],
+    );
     assert!(matches!(
         replay(&[a.clone(), b]),
         Err(ReportError::MixedPlan { .. })
     ));
     other.plan_hash = "p".repeat(64);
     other.fixture_hash = "g".repeat(64);
-    let c = write(&d.path().join("c.jsonl"), vec![Row::Header(other)]);
+    let c = write(&d.path().join("c.jsonl"), vec![Row::Header(other.into())]);
     assert!(matches!(
         replay(&[a, c]),
         Err(ReportError::MixedFixture { .. })
@@ -369,11 +377,11 @@ fn retries_are_never_promoted_and_are_counted() {
     let l = write(
         &d.path().join("l.jsonl"),
         vec![
-            Row::Header(fixture::header(vec![single("t", 2, 0)], None)),
-            Row::Attempt(fixture::attempt("t", 1, 1, Outcome::Unavailable)),
-            Row::Attempt(fixture::attempt("t", 1, 2, Outcome::Pass)),
-            Row::Attempt(fixture::attempt("t", 2, 1, Outcome::Pass)),
-            Row::Attempt(fixture::attempt("t", 3, 1, Outcome::Pass)),
+            Row::Header(fixture::header(vec![single("t", 2, 0)], None).into()),
+            Row::Attempt(fixture::attempt("t", 1, 1, Outcome::Unavailable).into()),
+            Row::Attempt(fixture::attempt("t", 1, 2, Outcome::Pass).into()),
+            Row::Attempt(fixture::attempt("t", 2, 1, Outcome::Pass).into()),
+            Row::Attempt(fixture::attempt("t", 3, 1, Outcome::Pass).into()),
         ],
     );
     let r = replay(&[l]).unwrap();
@@ -394,13 +402,13 @@ fn rows_in_completion_order_become_trials_in_ordinal_order_with_attempts_sorted(
     let l = write(
         &d.path().join("l.jsonl"),
         vec![
-            Row::Header(fixture::header(vec![single("t", 5, 1)], None)),
-            Row::Attempt(fixture::attempt("t", 3, 1, Outcome::Unavailable)),
-            Row::Attempt(fixture::attempt("t", 2, 1, Outcome::Fail)),
-            Row::Attempt(fixture::attempt("t", 3, 3, Outcome::Pass)),
-            Row::Attempt(fixture::attempt("t", 5, 2, Outcome::Pass)),
-            Row::Attempt(fixture::attempt("t", 3, 2, Outcome::Unavailable)),
-            Row::Attempt(fixture::attempt("t", 1, 1, Outcome::Pass)),
+            Row::Header(fixture::header(vec![single("t", 5, 1)], None).into()),
+            Row::Attempt(fixture::attempt("t", 3, 1, Outcome::Unavailable).into()),
+            Row::Attempt(fixture::attempt("t", 2, 1, Outcome::Fail).into()),
+            Row::Attempt(fixture::attempt("t", 3, 3, Outcome::Pass).into()),
+            Row::Attempt(fixture::attempt("t", 5, 2, Outcome::Pass).into()),
+            Row::Attempt(fixture::attempt("t", 3, 2, Outcome::Unavailable).into()),
+            Row::Attempt(fixture::attempt("t", 1, 1, Outcome::Pass).into()),
         ],
     );
     let r = replay(&[l]).unwrap();
@@ -433,14 +441,14 @@ fn rows_in_completion_order_become_trials_in_ordinal_order_with_attempts_sorted(
 #[test]
 fn a_cancelled_attempt_gives_way_to_its_resumed_run() {
     let d = dir();
-    let h = Row::Header(fixture::header(vec![single("t", 2, 0)], None));
+    let h = Row::Header(fixture::header(vec![single("t", 2, 0)], None).into());
     let l = write(
         &d.path().join("l.jsonl"),
         vec![
             h,
-            Row::Attempt(fixture::attempt("t", 1, 1, Outcome::Pass)),
-            Row::Attempt(fixture::attempt("t", 2, 1, Outcome::Cancelled)),
-            Row::Attempt(fixture::attempt("t", 2, 1, Outcome::Fail)),
+            Row::Attempt(fixture::attempt("t", 1, 1, Outcome::Pass).into()),
+            Row::Attempt(fixture::attempt("t", 2, 1, Outcome::Cancelled).into()),
+            Row::Attempt(fixture::attempt("t", 2, 1, Outcome::Fail).into()),
         ],
     );
     let t = replay(&[l]).unwrap().tasks.remove(0);
@@ -452,15 +460,14 @@ fn a_cancelled_attempt_gives_way_to_its_resumed_run() {
 fn a_cancelled_trial_is_skipped_not_a_gap_even_for_a_sequential_plan() {
     let d = dir();
     let spec = sequential("s", 60);
-    let mut rows = vec![Row::Header(fixture::header(vec![spec], None))];
-    rows.push(Row::Attempt(fixture::attempt(
-        "s",
-        1,
-        1,
-        Outcome::Cancelled,
-    )));
+    let mut rows = vec![Row::Header(fixture::header(vec![spec], None).into())];
+    rows.push(Row::Attempt(
+        fixture::attempt("s", 1, 1, Outcome::Cancelled).into(),
+    ));
     for o in 2..=40 {
-        rows.push(Row::Attempt(fixture::attempt("s", o, 1, Outcome::Pass)));
+        rows.push(Row::Attempt(
+            fixture::attempt("s", o, 1, Outcome::Pass).into(),
+        ));
     }
     let t = replay(&[write(&d.path().join("l.jsonl"), rows)])
         .unwrap()
@@ -476,11 +483,11 @@ fn nothing_written_after_a_harness_error_is_consumed() {
     let d = dir();
     // Rows in completion order: #1, #4, #3 (harness error), #2.
     let rows = vec![
-        Row::Header(fixture::header(vec![single("t", 10, 1)], None)),
-        Row::Attempt(fixture::attempt("t", 1, 1, Outcome::Pass)),
-        Row::Attempt(fixture::attempt("t", 4, 1, Outcome::Pass)),
-        Row::Attempt(fixture::attempt("t", 3, 1, Outcome::HarnessError)),
-        Row::Attempt(fixture::attempt("t", 2, 1, Outcome::Fail)),
+        Row::Header(fixture::header(vec![single("t", 10, 1)], None).into()),
+        Row::Attempt(fixture::attempt("t", 1, 1, Outcome::Pass).into()),
+        Row::Attempt(fixture::attempt("t", 4, 1, Outcome::Pass).into()),
+        Row::Attempt(fixture::attempt("t", 3, 1, Outcome::HarnessError).into()),
+        Row::Attempt(fixture::attempt("t", 2, 1, Outcome::Fail).into()),
     ];
     let t = replay(&[write(&d.path().join("l.jsonl"), rows)])
         .unwrap()
@@ -524,9 +531,9 @@ fn an_unfinished_run_is_interrupted() {
     let l = write(
         &d.path().join("l.jsonl"),
         vec![
-            Row::Header(fixture::header(vec![single("t", 5, 1)], None)),
-            Row::Attempt(fixture::attempt("t", 1, 1, Outcome::Pass)),
-            Row::Attempt(fixture::attempt("t", 2, 1, Outcome::Cancelled)),
+            Row::Header(fixture::header(vec![single("t", 5, 1)], None).into()),
+            Row::Attempt(fixture::attempt("t", 1, 1, Outcome::Pass).into()),
+            Row::Attempt(fixture::attempt("t", 2, 1, Outcome::Cancelled).into()),
         ],
     );
     let r = replay(&[l]).unwrap();
