@@ -4,7 +4,8 @@
 # 90%-vs-70% rule at alpha 0.05 (Šidák's share per case), every report written. For 10,000
 # and 100,000 cases it prints wall time, CPU time (user + system, steadier than wall on a
 # shared machine), peak RSS and the size of the ledger and of each report, then the ratios
-# 100k / 10k: linear growth gives about 10.
+# 100k / 10k: linear growth gives about 10; last, whether the larger run's peak RSS meets
+# issue 30's memory target (5 kB a case: 500 MB at 100,000 cases).
 # Usage: scripts/bench-suite-scale.sh [SMALL] [LARGE]   (defaults 10000 100000)
 # Needs GNU time (/usr/bin/time, Debian's `time` package) for the peak RSS.
 set -euo pipefail
@@ -56,4 +57,10 @@ awk -v k="$((n2 / n1))" -v w1="$w1" -v w2="$w2" -v c1="$c1" -v c2="$c2" -v r1="$
     -v l1="$l1" -v l2="$l2" -v j1="$j1" -v j2="$j2" -v x1="$x1" -v x2="$x2" 'BEGIN {
   printf "ratio %dx cases: wall %.1f, cpu %.1f, peak RSS %.1f, ledger %.1f, JSON %.1f, JUnit %.1f (linear: about %d)\n",
     k, w2 / w1, c2 / c1, r2 / r1, l2 / l1, j2 / j1, x2 / x1, k
+}'
+# Issue 30's memory target: 500 MB at 100,000 cases, i.e. 5 kB of peak RSS a case at the
+# larger size (RSS hardly depends on the machine's load, unlike the times).
+awk -v n="$n2" -v r="$r2" 'BEGIN {
+  printf "memory:   peak RSS %.2f kB a case at %d cases (target <= 5 kB a case, 500 MB at 100,000: %s)\n",
+    r * 1.024 / n, n, (r * 1024 <= 5000 * n) ? "met" : "NOT MET"
 }'
