@@ -506,9 +506,9 @@ fn check_states_alpha_at_the_base_rate_the_user_names() {
     assert!(at.iter().all(|r| r["named_by"] == "default"));
     // The figures docs/statistics.md quotes for the default design.
     let pct = |r: &serde_json::Value| format!("{:.1}", r["p_not_pass"].as_f64().unwrap() * 100.0);
-    assert_eq!(pct(&at[0]), "4.6");
-    assert_eq!(pct(&at[1]), "5.2");
-    assert_eq!(at[1]["max_pairs_for_alpha"].as_u64(), Some(790));
+    assert_eq!(pct(&at[0]), "4.7");
+    assert_eq!(pct(&at[1]), "5.1");
+    assert_eq!(at[1]["max_pairs_for_alpha"].as_u64(), Some(785));
     assert_eq!(
         format!("{:.2}", at[2]["p_not_pass"].as_f64().unwrap() * 100.0),
         "0.09"
