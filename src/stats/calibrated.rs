@@ -35,13 +35,13 @@
 //! construction) is always a candidate, so the design never breaks its risks, and so are
 //! Wald's SPRTs on the same truncation at the requested and nearby nominal risks and, up to
 //! 10,000 trials, the one Wald SPRT that is at least as good at both rates as every Wald SPRT
-//! on the truncation that keeps the risks, whatever its thresholds ([`best_wald`], issue 31).
+//! on the truncation that keeps the risks, whatever its thresholds (`best_wald`, issue 31).
 //!
 //! What is proven, and tested over a grid of designs: the design meets both risks exactly and
 //! never spends more expected trials (at the two rates together) than the curtailed single
 //! plan or Wald's rule on the same truncation when that rule keeps the risks; truncated at
 //! most at 10,000 trials, no Wald SPRT on the same truncation with valid risks, whatever its
-//! thresholds, spends fewer expected trials at both rates (proved in [`best_wald`]'s doc,
+//! thresholds, spends fewer expected trials at both rates (proved in `best_wald`'s doc,
 //! tested on a few designs against Wald SPRTs built by `Sprt::new`; the check over issue 31's
 //! 336 designs, `scripts/check-shifted-wald.sh`, is not in the suite); truncated below 10,000
 //! trials, never more than the
