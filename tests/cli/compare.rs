@@ -577,9 +577,9 @@ fn odds_ratio_estimate_is_finite_when_head_loses_every_pair_and_reports_state_al
         .env_remove("GITHUB_STEP_SUMMARY")
         .assert()
         .stdout(predicate::str::contains(
-            "- **Compare:** alpha at the observed discordance 100.0% (8 of 8 pairs): P(not PASS \\| head = base) = 0.0465",
+            "- **Compare:** alpha at the observed discordance 100.0% (8 of 8 pairs): P(not PASS \\| head = base) = 0.0475",
         ))
         .stdout(predicate::str::contains(
-            "- **Compare:** beta: P(PASS \\| θ = 0.7500) = 0.0486 from the discordant rule",
+            "- **Compare:** beta: P(PASS \\| θ = 0.7500) = 0.0494 from the discordant rule",
         ));
 }
