@@ -113,9 +113,14 @@ impl SuiteCompare {
         // A fixed `results:` path with base in head's own folder is one file for both
         // sides: they then run one after the other, never writing it at once.
         let one_file = suite.results.is_some() && base.spec.cwd == head.spec.cwd;
+        let on_side = |launcher, side| {
+            let mut l = SuiteLauncher::with_state(launcher, suite, Arc::clone(&cases.state));
+            l.side = Some(side);
+            l
+        };
         let launcher = SuitePairLauncher {
-            head: SuiteLauncher::with_state(head, suite, Arc::clone(&cases.state)),
-            base: SuiteLauncher::with_state(base, suite, Arc::clone(&cases.state)),
+            head: on_side(head, Side::Head),
+            base: on_side(base, Side::Base),
             together: policy.jobs >= 2 && !one_file,
             order_seed: super::pairs::order_seed(run_id, &task.id),
             done: Arc::new(done),
@@ -419,6 +424,7 @@ impl SuitePairCases {
                 plan_rule: (sampling, None),
                 compare: Some(rule.clone()),
                 reference: None,
+                reference_by: None,
                 family: None,
                 decided: HashSet::new(),
                 filter: true,
