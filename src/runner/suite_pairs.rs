@@ -37,6 +37,13 @@ use crate::plan::compare::CompareRule;
 use crate::plan::{Policy, Task};
 use crate::sampler::{Decision, Sampling};
 
+/// How many suite runs of a `compare:` suite run at once with `jobs`: the two sides of a run
+/// at once with `jobs >= 2`, so `jobs / 2` runs (at least one). A fixed `suite.results` path
+/// is one file per side's folder, so it is refused only when this is above 1.
+pub fn lanes(jobs: usize) -> usize {
+    (jobs / 2).max(1)
+}
+
 /// A `compare:` suite task ready to run: its scheduling, its cases, its two sides.
 pub struct SuiteCompare {
     config: TaskConfig,
@@ -65,8 +72,7 @@ impl SuiteCompare {
                 task.id
             )));
         };
-        // Two sides of a run at once with `jobs >= 2`: `jobs / 2` runs at a time.
-        let lanes = (policy.jobs / 2).max(1);
+        let lanes = lanes(policy.jobs);
         super::suite::check_jobs(task, lanes)?;
         let side_launcher = |side: Side,
                              dir: &Path,

@@ -6,11 +6,12 @@
 use crate::common::{Fixture, gate};
 
 /// The generated suite: cases `t::a` … `t::e`, each passing unless named in `$FAIL` (space
-/// separated) or recorded skipped when named in `$SKIP`, plus the cases in `$EXTRA`, after `sleep $SLOW` if set. It honours `GATE_SUITE_CASES` and appends every
+/// separated) or recorded skipped when named in `$SKIP`, plus the cases in `$EXTRA`, into
+/// `$OUT` if set (else `$GATE_JUNIT`), after `sleep $SLOW` if set. It honours `GATE_SUITE_CASES` and appends every
 /// case it runs to `calls.log` in its folder (one side's count). Each run's file differs
 /// (its `timestamp`).
 const SUITE_SH: &str = r#"[ -n "$SLOW" ] && sleep "$SLOW"
-out="$GATE_JUNIT"
+out="${OUT:-$GATE_JUNIT}"
 want="$GATE_SUITE_CASES"
 printf '<testsuites><testsuite name="s" timestamp="2026-01-01T00:%02d:%02d">' "$((GATE_TRIAL / 60 % 60))" "$((GATE_TRIAL % 60))" > "$out"
 for c in a b c d e $EXTRA; do
@@ -30,8 +31,19 @@ printf '</testsuite></testsuites>\n' >> "$out"
 /// A plan whose suite runs in `head/` (with `head_env`) against base in `base/` (with
 /// `base_env`), both running [`SUITE_SH`], judged by `compare: {odds_ratio: 3}`.
 fn compare_suite(head_env: &str, base_env: &str, policy: &str) -> Fixture {
+    compare_suite_in("base", "", head_env, base_env, policy)
+}
+
+/// [`compare_suite`] with base in `base_cwd` and `suite_keys` (lines of the `suite:` map).
+fn compare_suite_in(
+    base_cwd: &str,
+    suite_keys: &str,
+    head_env: &str,
+    base_env: &str,
+    policy: &str,
+) -> Fixture {
     let f = Fixture::new(&format!(
-        "version: 1\n{policy}base:\n  cwd: base\n  env: {{{base_env}}}\ntasks:\n  - id: s\n    cwd: head\n    env: {{{head_env}}}\n    suite:\n      run: sh suite.sh\n      assume_retries_off: true\n    sampling:\n      compare: {{odds_ratio: 3}}\n"
+        "version: 1\n{policy}base:\n  cwd: {base_cwd}\n  env: {{{base_env}}}\ntasks:\n  - id: s\n    cwd: head\n    env: {{{head_env}}}\n    suite:\n      run: sh suite.sh\n      assume_retries_off: true\n{suite_keys}    sampling:\n      compare: {{odds_ratio: 3}}\n"
     ));
     for side in ["head", "base"] {
         std::fs::create_dir(f.path(side)).unwrap();
@@ -230,6 +242,50 @@ fn a_case_head_skips_is_a_harness_error_naming_head_as_lacking_it() {
         assert!(text.contains(r#"head lacks: ["s/t::e"]"#), "{text}");
         assert!(!text.contains(r#"base lacks: ["s/t::e"]"#), "{text}");
     }
+}
+
+/// Review 6, "not tried": a compare suite with a fixed `results:` path was refused with
+/// `--jobs 2` and `3` ("cannot run 2 at a time") by the preflight, which counted `jobs` runs
+/// at once where the compare suite runs `jobs / 2` (docs: refused above 3). Both layouts now
+/// run: base beside head (the sides at once, one file per folder) and base in head's own
+/// folder (the sides one after the other, one file).
+#[test]
+fn a_compare_suite_with_a_fixed_results_path_runs_with_two_and_three_jobs() {
+    for (jobs, base_cwd) in [(2, "base"), (3, "base"), (2, "head"), (3, "head")] {
+        let f = compare_suite_in(
+            base_cwd,
+            "      results: r.xml\n",
+            "OUT: r.xml, FAIL: e",
+            "OUT: r.xml, FAIL: ''",
+            &format!("policy:\n  jobs: {jobs}\n"),
+        );
+        let out = f.command(&["--json", "out/r.json"]).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "jobs {jobs}, base {base_cwd}: {text}"
+        );
+        let r = json(&f, "out/r.json");
+        assert_eq!(task(&r, "s/t::e")["verdict"], "FAIL");
+        assert_eq!(task(&r, "s/t::a")["verdict"], "PASS");
+        gate()
+            .current_dir(f.dir.path())
+            .args(["verify", "out/ledger.jsonl"])
+            .assert()
+            .code(0);
+    }
+    // Four jobs would be two runs at once, each side writing its one file twice.
+    let f = compare_suite_in(
+        "base",
+        "      results: r.xml\n",
+        "OUT: r.xml",
+        "OUT: r.xml",
+        "",
+    );
+    let out = f.command(&["--jobs", "4"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot run 2 at a time"));
 }
 
 #[test]
