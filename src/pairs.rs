@@ -224,6 +224,12 @@ impl PairCounts {
     }
 }
 
+/// The reason of a compare task with no pair recorded on either side: `gate ingest --base`
+/// judges a test case only base records (removed, or skipped in every run, on head) this way,
+/// and the replay of its ledger says the same. Missing evidence must not read as no
+/// regression, so it is INCONCLUSIVE (review 6, a14).
+pub const NO_PAIR_REASON: &str = "no pair recorded: the test case ran on base only (removed, or skipped in every run, on head), so nothing compares head with base; evidence missing is not evidence of no regression";
+
 /// The ordered pair sampler: sides offered in any order, pairs consumed in pair-ordinal
 /// order ([`InOrder`]) by the discordant rule, with `max_pairs` truncation.
 #[derive(Debug, Clone)]

@@ -135,11 +135,7 @@ fn judge_runs(
     let histories = ingest::histories(runs);
     judge::check_histories(&histories, sources.len(), skipped)?;
     let base_runs = (!args.base.is_empty()).then_some(base_runs);
-    let judge::Tasks {
-        tasks,
-        unselected,
-        paired,
-    } = judge::tasks(rules, &histories, base_runs, &say)?;
+    let judge::Tasks { judged, unselected } = judge::tasks(rules, &histories, base_runs, &say)?;
     if let Rules::Flags { words, .. } = &rules {
         say(&format!("every test case: {words}"));
     }
@@ -152,17 +148,9 @@ fn judge_runs(
     }
     if !unselected.is_empty() {
         // A large suite can leave thousands unselected: name a few, count the rest.
-        let mut named: Vec<String> = unselected
-            .iter()
-            .take(10)
-            .map(|t| format!("`{t}`"))
-            .collect();
-        if unselected.len() > 10 {
-            named.push(format!("and {} more", unselected.len() - 10));
-        }
         say(&format!(
             "not judged (selected by no task, and the plan sets no top-level `sampling:`): {}",
-            named.join(", ")
+            judge::named(&unselected)
         ));
     }
     if skipped > 0 {
@@ -181,7 +169,7 @@ fn judge_runs(
         Rules::Flags { .. } => Vec::new(),
     });
     let argv = redactor.argv();
-    let header = judge::header(rules, &tasks, sources, on_inconclusive, argv)("");
+    let header = judge::header(rules, &judged, sources, on_inconclusive, argv)("");
     check_header_size(&header)?;
     let mut session = Session::create_with(
         &args.ledger,
@@ -191,7 +179,7 @@ fn judge_runs(
         },
         &say,
     )?;
-    let (rows, verdict) = judge::judge_all(&tasks, paired.as_deref(), &now_rfc3339())?;
+    let (rows, verdict) = judge::judge_all(&judged, &now_rfc3339())?;
     session.append_all(rows)?;
     let code = crate::exit::for_verdict(Judgement::Verdict(verdict), on_inconclusive);
     finish(output, outputs, &mut session, verdict, code)

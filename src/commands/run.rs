@@ -55,7 +55,13 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
     }
     plan.retain_tasks(&args.tasks).map_err(Error::Usage)?;
     for t in &plan.tasks {
-        crate::runner::suite::check_jobs(t, plan.policy.jobs)?;
+        // A compare suite runs both sides of a run at once: `jobs / 2` runs at a time, as
+        // its runner counts them (`jobs` 2 and 3 once refused a fixed `results:` path here).
+        let runs_at_once = match (&t.suite, &t.compare) {
+            (Some(_), Some(_)) => crate::runner::suite_pairs::lanes(plan.policy.jobs),
+            _ => plan.policy.jobs,
+        };
+        crate::runner::suite::check_jobs(t, runs_at_once)?;
     }
     let shard = args.shard.as_deref().map(str::parse::<Shard>);
     let shard = shard.transpose().map_err(Error::Usage)?;

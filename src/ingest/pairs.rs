@@ -6,7 +6,10 @@
 //! that a run without the test on one side cannot slide that side's later runs onto earlier
 //! partners (a run missing the test is a failed trial in its place; a run that skipped it
 //! leaves its partner unpaired). A run with no partner (one side ran the test more often, or
-//! skipped it) is left out and counted, never graded. The pairs are judged
+//! skipped it) is left out and counted, never graded. A test only head records is new on
+//! head: there is nothing to compare it with, so it is named and not judged. A test only base
+//! records (removed, or skipped in every run, on head) is evidence missing, not evidence of
+//! no regression: it is kept with no pair, and its compare task is INCONCLUSIVE. The pairs are judged
 //! (in `commands/ingest/judge.rs`) by the same [`crate::pairs::PairSampler`] as `gate run`'s
 //! pairs, in pair order, so `gate report` and `gate verify` recompute the ingest's verdict from its ledger.
 
@@ -23,18 +26,22 @@ pub struct PairedHistory {
     pub pairs: Vec<(Vec<Attempt>, Vec<Attempt>)>,
     /// Runs with no partner on the other side, left out.
     pub unpaired: u64,
+    /// Base records the test and head never does (removed, or skipped in every run, on
+    /// head): it has no pair, and its missing evidence must not read as no regression.
+    pub base_only: bool,
 }
 
-/// Pair every head history with the base history of the same test. Returns the paired ones,
-/// in head's order, and the ids found on only one side.
+/// Pair every head history with the base history of the same test. Returns the paired ones
+/// in head's order, then the tests only base records (`base_only`, no pairs, sorted), and
+/// the ids only head records (new on head: nothing to compare them with).
 pub fn pair(head: &[History], base: Vec<History>) -> (Vec<PairedHistory>, Vec<String>) {
     let mut base: HashMap<String, History> =
         base.into_iter().map(|h| (h.test.clone(), h)).collect();
     let mut out = Vec::new();
-    let mut alone = Vec::new();
+    let mut head_only = Vec::new();
     for h in head {
         let Some(b) = base.remove(&h.test) else {
-            alone.push(h.test.clone());
+            head_only.push(h.test.clone());
             continue;
         };
         let mut base_at: HashMap<(usize, usize), Vec<Attempt>> =
@@ -50,12 +57,18 @@ pub fn pair(head: &[History], base: Vec<History>) -> (Vec<PairedHistory>, Vec<St
             test: h.test.clone(),
             pairs,
             unpaired,
+            base_only: false,
         });
     }
-    let mut rest: Vec<String> = base.into_keys().collect();
-    rest.sort();
-    alone.extend(rest);
-    (out, alone)
+    let mut rest: Vec<History> = base.into_values().collect();
+    rest.sort_by(|a, b| a.test.cmp(&b.test));
+    out.extend(rest.into_iter().map(|b| PairedHistory {
+        test: b.test,
+        pairs: Vec::new(),
+        unpaired: b.trials.len() as u64,
+        base_only: true,
+    }));
+    (out, head_only)
 }
 
 #[cfg(test)]
@@ -87,14 +100,19 @@ mod tests {
     fn runs_pair_by_test_id_and_ordinal_and_the_extra_runs_are_left_out() {
         let head = vec![history("a", &[true, false, true]), history("b", &[true])];
         let base = vec![history("c", &[true]), history("a", &[false, true])];
-        let (paired, alone) = pair(&head, base);
-        assert_eq!(paired.len(), 1);
+        let (paired, head_only) = pair(&head, base);
+        assert_eq!(paired.len(), 2);
         let a = &paired[0];
         assert_eq!(a.test, "a");
         assert_eq!(a.pairs.len(), 2);
         assert_eq!(a.unpaired, 1);
+        assert!(!a.base_only);
         assert!(a.pairs[0].0[0].passed && !a.pairs[0].1[0].passed);
-        assert_eq!(alone, vec!["b".to_string(), "c".to_string()]);
+        // A test only base records is kept, with no pair, to block a PASS.
+        let c = &paired[1];
+        assert_eq!((c.test.as_str(), c.pairs.len(), c.unpaired), ("c", 0, 1));
+        assert!(c.base_only);
+        assert_eq!(head_only, vec!["b".to_string()]);
     }
 
     /// `gate ingest --base` once graded an errored sample declared unavailable

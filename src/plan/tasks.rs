@@ -94,6 +94,24 @@ impl Validator<'_> {
                 ));
             }
         }
+        // A task id that is the JUnit name of a suite's passing cases would give a report two
+        // test suites of that name, one of them synthetic (review 6, a18).
+        for entry in &file.tasks.value {
+            let id = entry.value.id.value.trim();
+            if let Some(suite) = tasks
+                .iter()
+                .filter(|t| t.suite.is_some())
+                .find(|t| super::suite::passing_cases_suite(&t.id) == id)
+            {
+                return Err(self.invalid(
+                    &entry.value.id.referenced,
+                    format!(
+                        "task id `{id}` is the name JUnit reports give the passing cases of suite task `{}` (a suite of more than 50 cases): rename the task",
+                        suite.id
+                    ),
+                ));
+            }
+        }
         self.bounds(&policy_at, &policy, &file.tasks.value, &tasks)?;
         Ok(Plan {
             path: PathBuf::new(),
@@ -548,6 +566,29 @@ mod tests {
         let e = refusal("", "  - {id: a, run: 'true'}\n  - {id: a, run: 'true'}\n");
         assert!(e.starts_with("5:"), "{e}");
         assert!(e.contains("duplicate task id `a`"), "{e}");
+    }
+
+    /// Review 6, a18: a task with id `s: passing cases` beside a suite task `s` of more than
+    /// 50 cases gave the JUnit report two `<testsuite name="s: passing cases">`, the real
+    /// task's and the synthetic one holding `s`'s passing cases.
+    #[test]
+    fn a_task_id_that_is_a_suites_passing_cases_name_is_refused() {
+        let e = refusal(
+            "",
+            "  - {id: s, suite: {run: 'true'}}\n  - {id: 's: passing cases', run: 'false'}\n",
+        );
+        assert!(e.starts_with("5:"), "{e}");
+        assert!(
+            e.contains("task id `s: passing cases` is the name JUnit reports give the passing cases of suite task `s`"),
+            "{e}"
+        );
+        // The same words beside no suite of that id are a task id like any other.
+        assert!(
+            validate_text(
+                "version: 1\nsampling: {single: {n: 3, c: 0}}\ntasks:\n  - {id: r, suite: {run: 'true'}}\n  - {id: 's: passing cases', run: 'false'}\n"
+            )
+            .is_ok()
+        );
     }
 
     #[test]

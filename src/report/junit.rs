@@ -64,7 +64,7 @@ pub fn render(report: &Report) -> Result<String, quick_junit::SerializeError> {
             let secs: f64 = r.trials.iter().map(TrialRecord::duration_s).sum();
             total += secs;
             let suite = passing.entry(s).or_insert_with(|| {
-                let mut suite = TestSuite::new(format!("{s}: passing cases"));
+                let mut suite = TestSuite::new(crate::plan::suite::passing_cases_suite(s));
                 suite.add_properties(shared_properties(report, t));
                 suite
             });

@@ -52,6 +52,9 @@ pub struct SuiteLauncher {
     state: Arc<Mutex<SuiteState>>,
     /// Each run asked for: trial → the case ids (sorted) it must record, or `None` for all.
     asked: Arc<Mutex<BTreeMap<u64, Option<Vec<String>>>>>,
+    /// The side this launcher runs in a `compare:` suite (`None` in a plain suite): a
+    /// mismatch with the other side's run names the side that lacks the cases.
+    pub(super) side: Option<crate::pairs::Side>,
 }
 
 /// What a suite task's runs ([`SuiteLauncher`]) and its test cases ([`SuiteCases`]) share.
@@ -65,6 +68,9 @@ pub struct SuiteState {
     /// The test cases every run may record (sorted task ids), once one run has (or the
     /// resumed ledger has). In a `compare:` suite, both sides' runs.
     pub(super) reference: Option<Vec<String>>,
+    /// In a `compare:` suite, the side and the suite run whose record fixed `reference`
+    /// (`None` when a resumed ledger did).
+    pub(super) reference_by: Option<(crate::pairs::Side, u64)>,
     /// The family design (`crate::plan::family`), once the cases are known; `None` when
     /// the rule has none (a fixed `single:`) or a resumed ledger judged its cases without.
     pub(super) family: Option<Family>,
@@ -129,6 +135,7 @@ impl SuiteLauncher {
             own_harness_codes: suite.harness_exit_codes.clone(),
             state,
             asked: Arc::new(Mutex::new(BTreeMap::new())),
+            side: None,
         }
     }
 
@@ -426,6 +433,7 @@ impl SuiteLauncher {
                     .map_err(|e| format!("task `{}`: {e}", row.task))?;
                     state.family.clone_from(&family);
                     state.reference = Some(ids.clone());
+                    state.reference_by = self.side.map(|side| (side, row.trial));
                 }
                 Some(first) => {
                     // Every case asked for must be there, and no case the first run did not
@@ -442,6 +450,20 @@ impl SuiteLauncher {
                         .filter(|t| first.binary_search(t).is_err())
                         .take(NAMED)
                         .collect();
+                    // The other side's record of this same run fixed the cases: the
+                    // mismatch is between the two sides, and names the side that lacks
+                    // each case, not the side read second (review 6, a13).
+                    if let (Some(me), Some((by, trial))) = (self.side, state.reference_by)
+                        && by != me
+                        && trial == row.trial
+                        && (!missing.is_empty() || !added.is_empty())
+                    {
+                        return Err(format!(
+                            "this run recorded other test cases than {by}'s record of the same suite run #{trial}, read first ({by} lacks: {added:?}; {me} lacks: {missing:?}); every trial must run the same suite",
+                            by = by.as_str(),
+                            me = me.as_str()
+                        ));
+                    }
                     if !missing.is_empty() || !added.is_empty() {
                         return Err(format!(
                             "this run recorded other test cases than {} (missing: {missing:?}; new: {added:?}); every trial must run the same suite",
@@ -546,6 +568,7 @@ impl SuiteCases {
                 plan_rule: (sampling, rates),
                 compare: None,
                 reference: None,
+                reference_by: None,
                 family: None,
                 decided: HashSet::new(),
                 filter: shard.is_none(),

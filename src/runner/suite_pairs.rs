@@ -37,6 +37,13 @@ use crate::plan::compare::CompareRule;
 use crate::plan::{Policy, Task};
 use crate::sampler::{Decision, Sampling};
 
+/// How many suite runs of a `compare:` suite run at once with `jobs`: the two sides of a run
+/// at once with `jobs >= 2`, so `jobs / 2` runs (at least one). A fixed `suite.results` path
+/// is one file per side's folder, so it is refused only when this is above 1.
+pub fn lanes(jobs: usize) -> usize {
+    (jobs / 2).max(1)
+}
+
 /// A `compare:` suite task ready to run: its scheduling, its cases, its two sides.
 pub struct SuiteCompare {
     config: TaskConfig,
@@ -65,8 +72,7 @@ impl SuiteCompare {
                 task.id
             )));
         };
-        // Two sides of a run at once with `jobs >= 2`: `jobs / 2` runs at a time.
-        let lanes = (policy.jobs / 2).max(1);
+        let lanes = lanes(policy.jobs);
         super::suite::check_jobs(task, lanes)?;
         let side_launcher = |side: Side,
                              dir: &Path,
@@ -113,9 +119,14 @@ impl SuiteCompare {
         // A fixed `results:` path with base in head's own folder is one file for both
         // sides: they then run one after the other, never writing it at once.
         let one_file = suite.results.is_some() && base.spec.cwd == head.spec.cwd;
+        let on_side = |launcher, side| {
+            let mut l = SuiteLauncher::with_state(launcher, suite, Arc::clone(&cases.state));
+            l.side = Some(side);
+            l
+        };
         let launcher = SuitePairLauncher {
-            head: SuiteLauncher::with_state(head, suite, Arc::clone(&cases.state)),
-            base: SuiteLauncher::with_state(base, suite, Arc::clone(&cases.state)),
+            head: on_side(head, Side::Head),
+            base: on_side(base, Side::Base),
             together: policy.jobs >= 2 && !one_file,
             order_seed: super::pairs::order_seed(run_id, &task.id),
             done: Arc::new(done),
@@ -419,6 +430,7 @@ impl SuitePairCases {
                 plan_rule: (sampling, None),
                 compare: Some(rule.clone()),
                 reference: None,
+                reference_by: None,
                 family: None,
                 decided: HashSet::new(),
                 filter: true,

@@ -6,16 +6,20 @@
 use crate::common::{Fixture, gate};
 
 /// The generated suite: cases `t::a` … `t::e`, each passing unless named in `$FAIL` (space
-/// separated), plus the cases in `$EXTRA`, after `sleep $SLOW` if set. It honours `GATE_SUITE_CASES` and appends every
+/// separated) or recorded skipped when named in `$SKIP`, plus the cases in `$EXTRA`, into
+/// `$OUT` if set (else `$GATE_JUNIT`), after `sleep $SLOW` if set. It honours `GATE_SUITE_CASES` and appends every
 /// case it runs to `calls.log` in its folder (one side's count). Each run's file differs
 /// (its `timestamp`).
 const SUITE_SH: &str = r#"[ -n "$SLOW" ] && sleep "$SLOW"
-out="$GATE_JUNIT"
+out="${OUT:-$GATE_JUNIT}"
 want="$GATE_SUITE_CASES"
 printf '<testsuites><testsuite name="s" timestamp="2026-01-01T00:%02d:%02d">' "$((GATE_TRIAL / 60 % 60))" "$((GATE_TRIAL % 60))" > "$out"
 for c in a b c d e $EXTRA; do
   if [ -s "$want" ] && ! grep -qx "t::$c" "$want"; then continue; fi
   echo "$c" >> calls.log
+  case " $SKIP " in
+    *" $c "*) printf '<testcase classname="t" name="%s"><skipped/></testcase>' "$c" >> "$out"; continue ;;
+  esac
   case " $FAIL " in
     *" $c "*) printf '<testcase classname="t" name="%s"><failure message="x"/></testcase>' "$c" >> "$out" ;;
     *) printf '<testcase classname="t" name="%s"/>' "$c" >> "$out" ;;
@@ -27,8 +31,19 @@ printf '</testsuite></testsuites>\n' >> "$out"
 /// A plan whose suite runs in `head/` (with `head_env`) against base in `base/` (with
 /// `base_env`), both running [`SUITE_SH`], judged by `compare: {odds_ratio: 3}`.
 fn compare_suite(head_env: &str, base_env: &str, policy: &str) -> Fixture {
+    compare_suite_in("base", "", head_env, base_env, policy)
+}
+
+/// [`compare_suite`] with base in `base_cwd` and `suite_keys` (lines of the `suite:` map).
+fn compare_suite_in(
+    base_cwd: &str,
+    suite_keys: &str,
+    head_env: &str,
+    base_env: &str,
+    policy: &str,
+) -> Fixture {
     let f = Fixture::new(&format!(
-        "version: 1\n{policy}base:\n  cwd: base\n  env: {{{base_env}}}\ntasks:\n  - id: s\n    cwd: head\n    env: {{{head_env}}}\n    suite:\n      run: sh suite.sh\n      assume_retries_off: true\n    sampling:\n      compare: {{odds_ratio: 3}}\n"
+        "version: 1\n{policy}base:\n  cwd: {base_cwd}\n  env: {{{base_env}}}\ntasks:\n  - id: s\n    cwd: head\n    env: {{{head_env}}}\n    suite:\n      run: sh suite.sh\n      assume_retries_off: true\n{suite_keys}    sampling:\n      compare: {{odds_ratio: 3}}\n"
     ));
     for side in ["head", "base"] {
         std::fs::create_dir(f.path(side)).unwrap();
@@ -205,6 +220,74 @@ fn a_case_on_one_side_only_is_a_harness_error_naming_it() {
     assert!(text.contains("one side only cannot be compared"), "{text}");
 }
 
+/// Review 6, a13: head recording the regressed case `e` as skipped in every run was a
+/// harness error that blamed base when head's record was read first ("base side: … new:
+/// [s/t::e]"): the first side read fixed the cases. The error now names the side that lacks
+/// the case, whichever side is read first.
+#[test]
+fn a_case_head_skips_is_a_harness_error_naming_head_as_lacking_it() {
+    for jobs in [1, 2] {
+        let f = compare_suite(
+            "FAIL: '', SKIP: e",
+            "FAIL: '', SKIP: ''",
+            &format!("policy:\n  jobs: {jobs}\n"),
+        );
+        let out = f.command(&[]).output().unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(out.status.code(), Some(4), "{text}");
+        assert!(text.contains(r#"head lacks: ["s/t::e"]"#), "{text}");
+        assert!(!text.contains(r#"base lacks: ["s/t::e"]"#), "{text}");
+    }
+}
+
+/// Review 6, "not tried": a compare suite with a fixed `results:` path was refused with
+/// `--jobs 2` and `3` ("cannot run 2 at a time") by the preflight, which counted `jobs` runs
+/// at once where the compare suite runs `jobs / 2` (docs: refused above 3). Both layouts now
+/// run: base beside head (the sides at once, one file per folder) and base in head's own
+/// folder (the sides one after the other, one file).
+#[test]
+fn a_compare_suite_with_a_fixed_results_path_runs_with_two_and_three_jobs() {
+    for (jobs, base_cwd) in [(2, "base"), (3, "base"), (2, "head"), (3, "head")] {
+        let f = compare_suite_in(
+            base_cwd,
+            "      results: r.xml\n",
+            "OUT: r.xml, FAIL: e",
+            "OUT: r.xml, FAIL: ''",
+            &format!("policy:\n  jobs: {jobs}\n"),
+        );
+        let out = f.command(&["--json", "out/r.json"]).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "jobs {jobs}, base {base_cwd}: {text}"
+        );
+        let r = json(&f, "out/r.json");
+        assert_eq!(task(&r, "s/t::e")["verdict"], "FAIL");
+        assert_eq!(task(&r, "s/t::a")["verdict"], "PASS");
+        gate()
+            .current_dir(f.dir.path())
+            .args(["verify", "out/ledger.jsonl"])
+            .assert()
+            .code(0);
+    }
+    // Four jobs would be two runs at once, each side writing its one file twice.
+    let f = compare_suite_in(
+        "base",
+        "      results: r.xml\n",
+        "OUT: r.xml",
+        "OUT: r.xml",
+        "",
+    );
+    let out = f.command(&["--jobs", "4"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot run 2 at a time"));
+}
+
 #[test]
 fn a_compare_suite_with_base_inside_head_is_refused() {
     let f = Fixture::new(
@@ -279,9 +362,13 @@ fn junit_run(cases: u32, k: u32) -> String {
     s
 }
 
-#[test]
-fn ingest_with_base_shares_alpha_over_the_compared_cases() {
-    let dir = tempfile::tempdir().unwrap();
+/// `gate ingest --odds-ratio 3 --base` over 40 runs of a passing suite of `base_cases`
+/// cases on base and 40 of `head_cases` on head (`c0`, `c1`, …): the folder, the exit code
+/// and everything printed.
+fn ingest_base(base_cases: u32, head_cases: u32) -> (Fixture, Option<i32>, String) {
+    let dir = Fixture {
+        dir: tempfile::tempdir().unwrap(),
+    };
     let mut args: Vec<String> = [
         "ingest",
         "--odds-ratio",
@@ -289,15 +376,17 @@ fn ingest_with_base_shares_alpha_over_the_compared_cases() {
         "--assume-retries-off",
         "--ledger",
         "l.jsonl",
+        "--json",
+        "r.json",
         "--no-step-summary",
         "--base",
     ]
     .map(String::from)
     .to_vec();
-    for (side, offset) in [("base", 0), ("head", 100)] {
+    for (side, offset, cases) in [("base", 0, base_cases), ("head", 100, head_cases)] {
         for k in 1..=40 {
-            let p = dir.path().join(format!("{side}-{k:02}.xml"));
-            std::fs::write(&p, junit_run(4, k + offset)).unwrap();
+            let p = dir.path(&format!("{side}-{k:02}.xml"));
+            std::fs::write(&p, junit_run(cases, k + offset)).unwrap();
             args.push(p.display().to_string());
         }
         if side == "base" {
@@ -305,7 +394,7 @@ fn ingest_with_base_shares_alpha_over_the_compared_cases() {
         }
     }
     let out = gate()
-        .current_dir(dir.path())
+        .current_dir(dir.dir.path())
         .args(&args)
         .env_remove("GITHUB_ACTIONS")
         .env_remove("GITHUB_STEP_SUMMARY")
@@ -316,13 +405,35 @@ fn ingest_with_base_shares_alpha_over_the_compared_cases() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(out.status.code(), Some(0), "{text}");
+    (dir, out.status.code(), text)
+}
+
+/// `gate verify` of the ingest's ledger in `f` exits 0, and `gate report` recomputes it to
+/// the ingest's exit `code`.
+fn ledger_recomputes(f: &Fixture, code: i32) {
+    let dir = f.dir.path();
+    gate()
+        .current_dir(dir)
+        .args(["verify", "l.jsonl"])
+        .assert()
+        .code(0);
+    gate()
+        .current_dir(dir)
+        .args(["report", "l.jsonl", "--json", "again.json"])
+        .assert()
+        .code(code);
+}
+
+#[test]
+fn ingest_with_base_shares_alpha_over_the_compared_cases() {
+    let (dir, code, text) = ingest_base(4, 4);
+    assert_eq!(code, Some(0), "{text}");
     assert!(
         text.contains("family: the 4 test cases compared are one family"),
         "{text}"
     );
     // The header records each case's rule at the share, so the replay judges with it.
-    let l = gate::ledger::Ledger::read(&dir.path().join("l.jsonl")).unwrap();
+    let l = gate::ledger::Ledger::read(&dir.path("l.jsonl")).unwrap();
     let share = -((-0.05f64).ln_1p() / 4.0).exp_m1();
     for t in &l.header().tasks {
         let gate::sampler::Sampling::Sequential { alpha, .. } = t.sampling else {
@@ -333,9 +444,57 @@ fn ingest_with_base_shares_alpha_over_the_compared_cases() {
             "lattice alpha {alpha} within the share {share}"
         );
     }
-    gate()
-        .current_dir(dir.path())
-        .args(["verify", "l.jsonl"])
-        .assert()
-        .code(0);
+    ledger_recomputes(&dir, 0);
+}
+
+/// Review 6, a14 (D): a test case only head records (a PR that adds a test) was left out of
+/// the pairs but not out of the ledger header, so the ingest decided PASS while its ledger
+/// recomputed to INCONCLUSIVE: exit 4 and a ledger `gate report` refused. It is now named as
+/// new, not compared, and not a task.
+#[test]
+fn ingest_base_with_a_test_added_on_head_passes_and_its_ledger_recomputes() {
+    let (dir, code, text) = ingest_base(4, 5);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains("new on head, not compared (base never ran them): `t::c4`"),
+        "{text}"
+    );
+    assert!(
+        text.contains("family: the 4 test cases compared are one family"),
+        "{text}"
+    );
+    let l = gate::ledger::Ledger::read(&dir.path("l.jsonl")).unwrap();
+    assert!(l.header().tasks.iter().all(|t| t.id != "t::c4"));
+    ledger_recomputes(&dir, 0);
+}
+
+/// Review 6, a14 (A): head deleting a test (here the twelve `c4` … `c15`, as a PR deleting a
+/// regressed test would) left it "not judged" and the gate PASSed on the rest; the one-sided
+/// list named ten cases and said nothing of the others. A case only base records is now
+/// INCONCLUSIVE with a reason, so the gate cannot PASS, and the list counts the rest.
+#[test]
+fn ingest_base_with_a_test_removed_on_head_is_inconclusive_not_pass() {
+    let (dir, code, text) = ingest_base(16, 4);
+    assert_eq!(code, Some(3), "{text}");
+    assert!(
+        text.contains("on base only, so INCONCLUSIVE and the gate cannot PASS"),
+        "{text}"
+    );
+    assert!(
+        text.contains("`t::c15`") && text.contains(", and 2 more"),
+        "{text}"
+    );
+    assert!(
+        text.contains("family: the 4 test cases compared are one family"),
+        "{text}"
+    );
+    let r = json(&dir, "r.json");
+    assert_eq!(r["verdict"], "INCONCLUSIVE");
+    assert_eq!(task(&r, "t::c9")["verdict"], "INCONCLUSIVE");
+    assert_eq!(task(&r, "t::c0")["verdict"], "PASS");
+    let l = gate::ledger::Ledger::read(&dir.path("l.jsonl")).unwrap();
+    let d = crate::common::decision(&l, "t::c9");
+    assert_eq!(d.reason, gate::pairs::NO_PAIR_REASON);
+    assert_eq!(task(&r, "t::c9")["reason"], gate::pairs::NO_PAIR_REASON);
+    ledger_recomputes(&dir, 3);
 }

@@ -72,13 +72,11 @@ pub fn check_histories(histories: &[History], files: usize, skipped: u64) -> Res
     Ok(())
 }
 
-/// Each test case with its rule, in order of first appearance, and the ids no rule covers.
-pub fn assign<'h>(
-    rules: &Rules,
-    histories: &'h [History],
-) -> Result<(Assigned<'h>, Vec<String>), Error> {
-    let spec = |h: &History, rule: &ResolvedRule, line: Option<u64>, how: String| TaskSpec {
-        id: h.test.clone(),
+/// The task `rules` give test case `h`, `None` when no rule covers it, and the index of the
+/// plan's selection that covers it.
+fn spec_for(rules: &Rules, test: &str) -> Option<(TaskSpec, Option<usize>)> {
+    let spec = |rule: &ResolvedRule, line: Option<u64>, how: String| TaskSpec {
+        id: test.to_string(),
         line,
         sampling: rule.sampling.clone(),
         rates: rule.rates,
@@ -89,67 +87,111 @@ pub fn assign<'h>(
         compare: rule.compare.as_deref().map(compare_record),
         suite: None,
     };
+    match rules {
+        Rules::Flags { rule, .. } => Some((spec(rule, None, format!("junit: {test}")), None)),
+        Rules::Plan(plan) => {
+            match (
+                plan.selections.iter().position(|s| s.pattern.matches(test)),
+                &plan.default_rule,
+            ) {
+                (Some(i), _) => {
+                    let s = &plan.selections[i];
+                    let how = format!("junit: {test} (task `{}`, `{}`)", s.id, s.glob);
+                    Some((spec(&s.rule, Some(s.line), how), Some(i)))
+                }
+                (None, Some(rule)) => {
+                    let how = format!("junit: {test} (top-level `sampling:`)");
+                    Some((spec(rule, None, how), None))
+                }
+                (None, None) => None,
+            }
+        }
+    }
+}
+
+/// Each test case with its rule, in order of first appearance, and the ids no rule covers.
+pub fn assign<'h>(
+    rules: &Rules,
+    histories: &'h [History],
+) -> Result<(Assigned<'h>, Vec<String>), Error> {
     let mut tasks = Vec::new();
     let mut unselected = Vec::new();
-    match rules {
-        Rules::Flags { rule, .. } => {
-            for h in histories {
-                tasks.push((spec(h, rule, None, format!("junit: {}", h.test)), h));
-            }
-        }
-        Rules::Plan(plan) => {
-            let mut used = vec![false; plan.selections.len()];
-            for h in histories {
-                let hit = plan
-                    .selections
-                    .iter()
-                    .position(|s| s.pattern.matches(&h.test));
-                match (hit, &plan.default_rule) {
-                    (Some(i), _) => {
-                        used[i] = true;
-                        let s = &plan.selections[i];
-                        let how = format!("junit: {} (task `{}`, `{}`)", h.test, s.id, s.glob);
-                        tasks.push((spec(h, &s.rule, Some(s.line), how), h));
-                    }
-                    (None, Some(rule)) => {
-                        let how = format!("junit: {} (top-level `sampling:`)", h.test);
-                        tasks.push((spec(h, rule, None, how), h));
-                    }
-                    (None, None) => unselected.push(h.test.clone()),
+    let mut used = match rules {
+        Rules::Plan(plan) => vec![false; plan.selections.len()],
+        Rules::Flags { .. } => Vec::new(),
+    };
+    for h in histories {
+        match spec_for(rules, &h.test) {
+            Some((spec, selection)) => {
+                if let Some(i) = selection {
+                    used[i] = true;
                 }
+                tasks.push((spec, h));
             }
-            if let Some(i) = used.iter().position(|u| !u) {
-                let s = &plan.selections[i];
-                let mut known: Vec<String> = histories
-                    .iter()
-                    .take(10)
-                    .map(|h| format!("`{}`", h.test))
-                    .collect();
-                if histories.len() > 10 {
-                    known.push(format!("… {} more", histories.len() - 10));
-                }
-                return Err(Error::Usage(format!(
-                    "{}:{}: task `{}`: `junit: {}` matches no test case in the result files (test cases: {})",
-                    plan.path.display(),
-                    s.line,
-                    s.id,
-                    s.glob,
-                    known.join(", ")
-                )));
-            }
+            None => unselected.push(h.test.clone()),
         }
+    }
+    if let Rules::Plan(plan) = rules
+        && let Some(i) = used.iter().position(|u| !u)
+    {
+        let s = &plan.selections[i];
+        let ids: Vec<String> = histories.iter().map(|h| h.test.clone()).collect();
+        return Err(Error::Usage(format!(
+            "{}:{}: task `{}`: `junit: {}` matches no test case in the result files (test cases: {})",
+            plan.path.display(),
+            s.line,
+            s.id,
+            s.glob,
+            named(&ids)
+        )));
     }
     Ok((tasks, unselected))
 }
 
+/// The first ten of `ids` in backticks, then how many more: a line naming test cases stays
+/// one line however large the suite (review 6, a14: the list of cases on one side only
+/// named ten and dropped the rest without a word).
+pub fn named(ids: &[String]) -> String {
+    const SHOWN: usize = 10;
+    let mut text = ids
+        .iter()
+        .take(SHOWN)
+        .map(|t| format!("`{t}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if ids.len() > SHOWN {
+        text.push_str(&format!(", and {} more", ids.len() - SHOWN));
+    }
+    text
+}
+
+/// What an ingest judges: each test case by its own runs, or with `--base` by its head/base
+/// pairs. The ledger header lists exactly these tasks, and [`judge_all`] writes a decision
+/// for each, so the ingest's verdict and its ledger's replay are made over the same tasks.
+pub enum Judged<'h> {
+    /// Each selected test case with its rule and its runs.
+    Runs(Assigned<'h>),
+    /// With base runs: each compared test case with its rule at the family's share and its
+    /// pairs, then the cases only base records (no pairs: INCONCLUSIVE).
+    Pairs(Vec<(TaskSpec, PairedHistory)>),
+}
+
+impl Judged<'_> {
+    /// The tasks, in the header's order.
+    pub fn specs(&self) -> Vec<&TaskSpec> {
+        match self {
+            Self::Runs(t) => t.iter().map(|(s, _)| s).collect(),
+            Self::Pairs(t) => t.iter().map(|(s, _)| s).collect(),
+        }
+    }
+}
+
 /// What an ingest judges.
 pub struct Tasks<'h> {
-    /// Each selected test case with its rule.
-    pub tasks: Assigned<'h>,
+    /// Each judged test case with its rule and its runs or pairs.
+    pub judged: Judged<'h>,
     /// The test cases no rule covers.
     pub unselected: Vec<String>,
-    /// With base runs: the head/base pairs of each test case that ran on both sides.
-    pub paired: Option<Vec<PairedHistory>>,
 }
 
 /// What an ingest judges: each test case with its rule ([`assign`]), the ids no rule covers,
@@ -160,68 +202,97 @@ pub fn tasks<'h>(
     base_runs: Option<Vec<RunFile>>,
     say: &dyn Fn(&str),
 ) -> Result<Tasks<'h>, Error> {
-    let (mut tasks, unselected) = assign(rules, histories)?;
-    let paired = compare_pairs(&tasks, histories, base_runs, say)?;
-    if let Some(p) = &paired {
-        compare_family(&mut tasks, p.len() as u64, say)?;
-    }
-    if tasks.is_empty() {
-        return Err(Error::Usage(
-            "no test case is selected by the plan's tasks, and the plan sets no top-level `sampling:` for the rest"
-                .into(),
-        ));
-    }
-    Ok(Tasks {
-        tasks,
-        unselected,
-        paired,
-    })
+    let (tasks, unselected) = assign(rules, histories)?;
+    let judged = match base_runs {
+        None => {
+            if let Some((s, _)) = tasks.iter().find(|(s, _)| s.compare.is_some()) {
+                return Err(Error::Usage(format!(
+                    "test case `{}` has a `compare:` rule, which judges head against base: give the base suite's files with `--base FILE... --`",
+                    s.id
+                )));
+            }
+            if tasks.is_empty() {
+                return Err(Error::Usage(
+                    "no test case is selected by the plan's tasks, and the plan sets no top-level `sampling:` for the rest"
+                        .into(),
+                ));
+            }
+            Judged::Runs(tasks)
+        }
+        Some(base_runs) => {
+            let mut pairs = compare_pairs(rules, tasks, histories, base_runs, say)?;
+            let k = pairs.iter().filter(|(_, p)| !p.base_only).count() as u64;
+            compare_family(&mut pairs, k, say)?;
+            Judged::Pairs(pairs)
+        }
+    };
+    Ok(Tasks { judged, unselected })
 }
 
 /// With base runs (`--base`): every judged test case must have a `compare:` rule, and is
-/// paired with its base runs (those found on one side only are named through `say` and left
-/// out). Without them (`base_runs` is `None`), no rule may be `compare:`.
+/// paired with its base runs. A test case only head records is new on head: named through
+/// `say` and not judged (there is nothing to compare it with). One only base records
+/// (removed, or skipped in every run, on head) is judged with no pair, so it is
+/// INCONCLUSIVE and the gate cannot PASS: a deleted test is evidence missing, not evidence
+/// of no regression (review 6, a14).
 pub fn compare_pairs(
-    tasks: &Assigned<'_>,
+    rules: &Rules,
+    tasks: Assigned<'_>,
     histories: &[History],
-    base_runs: Option<Vec<RunFile>>,
+    base_runs: Vec<RunFile>,
     say: &dyn Fn(&str),
-) -> Result<Option<Vec<PairedHistory>>, Error> {
-    let compare = tasks.iter().find(|(s, _)| s.compare.is_some());
-    let Some(base_runs) = base_runs else {
-        return match compare {
-            Some((s, _)) => Err(Error::Usage(format!(
-                "test case `{}` has a `compare:` rule, which judges head against base: give the base suite's files with `--base FILE... --`",
-                s.id
-            ))),
-            None => Ok(None),
-        };
-    };
-    if let Some((s, _)) = tasks.iter().find(|(s, _)| s.compare.is_none()) {
+) -> Result<Vec<(TaskSpec, PairedHistory)>, Error> {
+    let (paired, head_only) = pairs::pair(histories, crate::ingest::histories(base_runs));
+    let mut by_test: std::collections::HashMap<String, PairedHistory> =
+        paired.into_iter().map(|p| (p.test.clone(), p)).collect();
+    let mut judged = Vec::with_capacity(tasks.len());
+    let mut new_on_head = Vec::new();
+    for (spec, _) in tasks {
+        match by_test.remove(&spec.id) {
+            Some(p) => judged.push((spec, p)),
+            None => new_on_head.push(spec.id),
+        }
+    }
+    // What is left: the cases only base records (and head's unselected ones, not judged).
+    let mut removed: Vec<PairedHistory> = by_test.into_values().filter(|p| p.base_only).collect();
+    removed.sort_by(|a, b| a.test.cmp(&b.test));
+    let mut removed_ids = Vec::new();
+    for p in removed {
+        if let Some((spec, _)) = spec_for(rules, &p.test) {
+            removed_ids.push(p.test.clone());
+            judged.push((spec, p));
+        }
+    }
+    if let Some((s, _)) = judged.iter().find(|(s, _)| s.compare.is_none()) {
         return Err(Error::Usage(format!(
             "`--base`: test case `{}` has a `{}` rule; with `--base` every judged test case needs a `compare:` rule (or give `--odds-ratio R`)",
             s.id,
             s.sampling.rule_name()
         )));
     }
-    let (paired, alone) = pairs::pair(histories, crate::ingest::histories(base_runs));
-    if !alone.is_empty() {
+    debug_assert!(
+        head_only
+            .iter()
+            .all(|t| !judged.iter().any(|(s, _)| &s.id == t))
+    );
+    if !new_on_head.is_empty() {
         say(&format!(
-            "not judged (ran on one side only): {}",
-            alone
-                .iter()
-                .take(10)
-                .map(|t| format!("`{t}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
+            "new on head, not compared (base never ran them): {}",
+            named(&new_on_head)
         ));
     }
-    if paired.is_empty() {
+    if !removed_ids.is_empty() {
+        say(&format!(
+            "on base only, so INCONCLUSIVE and the gate cannot PASS (removed or skipped on head: evidence missing, not evidence of no regression): {}",
+            named(&removed_ids)
+        ));
+    }
+    if judged.iter().all(|(_, p)| p.base_only) {
         return Err(Error::Usage(
             "`--base`: no test case ran on both sides; nothing to compare".into(),
         ));
     }
-    Ok(Some(paired))
+    Ok(judged)
 }
 
 /// The test cases compared with `--base` as one family, as a `compare:` suite's cases in
@@ -230,7 +301,11 @@ pub fn compare_pairs(
 /// over the `k`, so P(some case of a head as good as base is not PASS) stays within alpha
 /// for independent cases. The redesigned rule is what the header records, so the replay
 /// judges with it. One case keeps its rule; the share is said through `say`.
-fn compare_family(tasks: &mut Assigned<'_>, k: u64, say: &dyn Fn(&str)) -> Result<(), Error> {
+fn compare_family(
+    tasks: &mut [(TaskSpec, PairedHistory)],
+    k: u64,
+    say: &dyn Fn(&str),
+) -> Result<(), Error> {
     if k < 2 {
         return Ok(());
     }
@@ -272,7 +347,7 @@ fn compare_family(tasks: &mut Assigned<'_>, k: u64, say: &dyn Fn(&str)) -> Resul
 /// (or the command line's rule), the files read with their SHA-256, and the tasks.
 pub fn header(
     rules: &Rules,
-    tasks: &Assigned<'_>,
+    tasks: &Judged<'_>,
     sources: Vec<SourceFile>,
     on_inconclusive: OnInconclusive,
     argv: Vec<String>,
@@ -288,7 +363,7 @@ pub fn header(
             sha256_hex(format!("gate ingest: {words}").as_bytes()),
         ),
     };
-    let tasks: Vec<TaskSpec> = tasks.iter().map(|(spec, _)| spec.clone()).collect();
+    let tasks: Vec<TaskSpec> = tasks.specs().into_iter().cloned().collect();
     move |run_id: &str| Header {
         // An ingest has no suite task: the schema before suites.
         schema: crate::ledger::schema_for(&[]),
@@ -316,28 +391,21 @@ pub fn header(
 }
 
 /// Every task's attempt and decision rows, and the verdict they combine to: each task by its
-/// first attempts ([`judge`]), or by its head/base pairs when `paired` is given (a task with
-/// no pair is left out).
-pub fn judge_all(
-    tasks: &Assigned<'_>,
-    paired: Option<&[PairedHistory]>,
-    started_at: &str,
-) -> Result<(Vec<Row>, Verdict), Error> {
+/// first attempts ([`judge`]), or by its head/base pairs ([`judge_pairs`]). Every task the
+/// header lists gets its decision here.
+pub fn judge_all(tasks: &Judged<'_>, started_at: &str) -> Result<(Vec<Row>, Verdict), Error> {
     let mut rows = Vec::new();
-    let mut verdicts = Vec::with_capacity(tasks.len());
-    for (spec, history) in tasks {
-        verdicts.push(
-            match paired {
-                Some(p) => match p.iter().find(|h| h.test == spec.id) {
-                    Some(h) => judge_pairs(spec, h, started_at, &mut rows),
-                    None => continue,
-                },
-                None => judge(spec, history, started_at, &mut rows),
-            }
-            .map_err(Error::Usage)?,
-        );
-    }
-    Ok((rows, Verdict::combine(verdicts)))
+    let verdicts: Result<Vec<Verdict>, String> = match tasks {
+        Judged::Runs(t) => t
+            .iter()
+            .map(|(spec, history)| judge(spec, history, started_at, &mut rows))
+            .collect(),
+        Judged::Pairs(t) => t
+            .iter()
+            .map(|(spec, history)| judge_pairs(spec, history, started_at, &mut rows))
+            .collect(),
+    };
+    Ok((rows, Verdict::combine(verdicts.map_err(Error::Usage)?)))
 }
 
 /// Append one task's attempt rows and its decision: first attempts consumed by the sampler in
@@ -398,13 +466,19 @@ pub fn judge_pairs(
             sampler.offer(pair, side, first);
         }
     }
-    let (verdict, row) = decision_row(
+    let (verdict, mut row) = decision_row(
         &spec.id,
         sampler.decision(),
         (history.pairs.len(), "pair", max_pairs),
         sampler.counts(),
         sampler.rule().llr(),
     );
+    if history.base_only
+        && let Row::Decision(d) = &mut row
+    {
+        // As the replay of a compare task with no pair says it.
+        d.reason = crate::pairs::NO_PAIR_REASON.to_string();
+    }
     rows.push(row);
     Ok(verdict)
 }

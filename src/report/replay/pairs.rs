@@ -99,6 +99,11 @@ pub(super) fn replay_pairs(
     gaps.undecided_through(&harness, decision.as_ref(), max_pairs);
     let pairs = sampler.pair_counts();
     let (verdict, reason) = judged(&harness, decision.as_ref(), || {
+        if by_pair.is_empty() && !interrupted {
+            // Not a run whose pairs went missing: no row on either side is how `gate ingest
+            // --base` records a test case only base has.
+            return crate::pairs::NO_PAIR_REASON.to_string();
+        }
         undecided_reason(
             pairs.total,
             &gaps.missing,
