@@ -148,9 +148,14 @@ mod tests {
     fn a_fifo_is_refused_at_once() {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("plan.yaml");
-        let c = std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).unwrap();
-        // SAFETY: a valid NUL-terminated path and a mode.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &p,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
         let e = read_regular(&p, 10).unwrap_err();
         assert!(e.to_string().contains("is a FIFO"), "{e}");
     }

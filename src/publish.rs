@@ -24,11 +24,14 @@
 use std::ffi::{CString, OsStr, OsString};
 use std::fs::File;
 use std::io::{self, Write};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+
+use rustix::fs::{AtFlags, Mode, OFlags, Stat};
+use rustix::io::Errno;
 
 /// A boxed cause, for errors whose source is not one of gate's own types.
 pub type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;
@@ -318,22 +321,14 @@ fn open_slot(path: &Path, create: bool) -> io::Result<Slot> {
         })?;
     }
     let c = cstr(dir_path.as_os_str())?;
-    // SAFETY: a valid NUL-terminated path; the descriptor returned is owned below.
-    let fd = unsafe {
-        libc::open(
-            c.as_ptr(),
-            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
-        )
-    };
-    if fd < 0 {
-        let e = io::Error::last_os_error();
-        return Err(io::Error::new(
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    let dir = rustix::fs::open(c.as_c_str(), flags, Mode::empty()).map_err(|e| {
+        let e = io::Error::from(e);
+        io::Error::new(
             e.kind(),
             format!("cannot open the folder `{}`: {e}", dir_path.display()),
-        ));
-    }
-    // SAFETY: `fd` is a fresh descriptor that nothing else owns.
-    let dir = unsafe { OwnedFd::from_raw_fd(fd) };
+        )
+    })?;
     let at_start = match lstat_at(&dir, &name)? {
         None => None,
         Some(st) if is_regular(&st) => Some((st.st_dev, st.st_ino)),
@@ -349,46 +344,24 @@ fn open_slot(path: &Path, create: bool) -> io::Result<Slot> {
 }
 
 /// `fstatat(dir, name, AT_SYMLINK_NOFOLLOW)`; `None` when there is no such name.
-fn lstat_at(dir: &OwnedFd, name: &OsStr) -> io::Result<Option<libc::stat>> {
+fn lstat_at(dir: &OwnedFd, name: &OsStr) -> io::Result<Option<Stat>> {
     let c = cstr(name)?;
-    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
-    // SAFETY: a valid directory descriptor, a NUL-terminated name, and a buffer of the
-    // right type that the kernel fills on success.
-    let rc = unsafe {
-        libc::fstatat(
-            dir.as_raw_fd(),
-            c.as_ptr(),
-            st.as_mut_ptr(),
-            libc::AT_SYMLINK_NOFOLLOW,
-        )
-    };
-    if rc != 0 {
-        let e = io::Error::last_os_error();
-        return if e.raw_os_error() == Some(libc::ENOENT) {
-            Ok(None)
-        } else {
-            Err(e)
-        };
+    match rustix::fs::statat(dir, c.as_c_str(), AtFlags::SYMLINK_NOFOLLOW) {
+        Ok(st) => Ok(Some(st)),
+        Err(Errno::NOENT) => Ok(None),
+        Err(e) => Err(e.into()),
     }
-    // SAFETY: fstatat succeeded, so the buffer is initialised.
-    Ok(Some(unsafe { st.assume_init() }))
 }
 
-fn fstat(fd: &impl AsRawFd) -> io::Result<libc::stat> {
-    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
-    // SAFETY: an open descriptor and a buffer of the right type.
-    if unsafe { libc::fstat(fd.as_raw_fd(), st.as_mut_ptr()) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: fstat succeeded.
-    Ok(unsafe { st.assume_init() })
+fn fstat(fd: &impl AsFd) -> io::Result<Stat> {
+    Ok(rustix::fs::fstat(fd)?)
 }
 
-fn is_regular(st: &libc::stat) -> bool {
+fn is_regular(st: &Stat) -> bool {
     st.st_mode & libc::S_IFMT == libc::S_IFREG
 }
 
-fn kind_of(st: &libc::stat) -> &'static str {
+fn kind_of(st: &Stat) -> &'static str {
     match st.st_mode & libc::S_IFMT {
         libc::S_IFLNK => "a symbolic link (give the file's own path)",
         libc::S_IFIFO => "a FIFO, not a regular file",
@@ -560,29 +533,22 @@ impl Outputs {
             SEQ.fetch_add(1, Ordering::Relaxed)
         ));
         let ctmp = cstr(&tmp).map_err(failed)?;
-        // SAFETY: a valid directory descriptor and NUL-terminated name; the descriptor
-        // returned is owned below. O_EXCL|O_NOFOLLOW: a name a task prepared is never opened.
-        let fd = unsafe {
-            libc::openat(
-                slot.dir.as_raw_fd(),
-                ctmp.as_ptr(),
-                libc::O_WRONLY
-                    | libc::O_CREAT
-                    | libc::O_EXCL
-                    | libc::O_NOFOLLOW
-                    | libc::O_NONBLOCK
-                    | libc::O_CLOEXEC,
-                0o666 as libc::c_uint,
-            )
-        };
-        if fd < 0 {
-            return Err(failed(io::Error::last_os_error()));
-        }
-        // SAFETY: a fresh descriptor that nothing else owns.
-        let mut file = File::from(unsafe { OwnedFd::from_raw_fd(fd) });
+        // O_EXCL|O_NOFOLLOW: a name a task prepared is never opened.
+        let fd = rustix::fs::openat(
+            &slot.dir,
+            ctmp.as_c_str(),
+            OFlags::WRONLY
+                | OFlags::CREATE
+                | OFlags::EXCL
+                | OFlags::NOFOLLOW
+                | OFlags::NONBLOCK
+                | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o666),
+        )
+        .map_err(|e| failed(e.into()))?;
+        let mut file = File::from(fd);
         let unlink = || {
-            // SAFETY: a valid directory descriptor and NUL-terminated name.
-            unsafe { libc::unlinkat(slot.dir.as_raw_fd(), ctmp.as_ptr(), 0) };
+            let _ = rustix::fs::unlinkat(&slot.dir, ctmp.as_c_str(), AtFlags::empty());
         };
         if let Err(e) = file.write_all(text.as_bytes()) {
             unlink();
@@ -596,19 +562,11 @@ impl Outputs {
             return Err(e);
         }
         let cname = cstr(&slot.name).map_err(failed)?;
-        // SAFETY: valid directory descriptors and NUL-terminated names.
-        let rc = unsafe {
-            libc::renameat(
-                slot.dir.as_raw_fd(),
-                ctmp.as_ptr(),
-                slot.dir.as_raw_fd(),
-                cname.as_ptr(),
-            )
-        };
-        if rc != 0 {
-            let e = io::Error::last_os_error();
+        if let Err(e) =
+            rustix::fs::renameat(&slot.dir, ctmp.as_c_str(), &slot.dir, cname.as_c_str())
+        {
             unlink();
-            return Err(failed(e));
+            return Err(failed(e.into()));
         }
         Ok(())
     }
@@ -639,37 +597,33 @@ impl Outputs {
         // A summary that was not there at the start may be created; one that was is
         // appended to only if it is still the same file.
         let create = if slot.at_start.is_none() {
-            libc::O_CREAT
+            OFlags::CREATE
         } else {
-            0
+            OFlags::empty()
         };
-        // SAFETY: a valid directory descriptor and NUL-terminated name; owned below.
-        let fd = unsafe {
-            libc::openat(
-                slot.dir.as_raw_fd(),
-                cname.as_ptr(),
-                libc::O_WRONLY
-                    | libc::O_APPEND
-                    | libc::O_NOFOLLOW
-                    | libc::O_NONBLOCK
-                    | libc::O_NOCTTY
-                    | libc::O_CLOEXEC
-                    | create,
-                0o666 as libc::c_uint,
-            )
+        let fd = rustix::fs::openat(
+            &slot.dir,
+            cname.as_c_str(),
+            OFlags::WRONLY
+                | OFlags::APPEND
+                | OFlags::NOFOLLOW
+                | OFlags::NONBLOCK
+                | OFlags::NOCTTY
+                | OFlags::CLOEXEC
+                | create,
+            Mode::from_raw_mode(0o666),
+        );
+        let fd = match fd {
+            Ok(fd) => fd,
+            // O_NOFOLLOW on a symlink; O_NONBLOCK on a FIFO without a reader.
+            Err(Errno::LOOP) => {
+                return Err(tampered(flag, &slot.path, "it became a symbolic link"));
+            }
+            Err(Errno::NXIO) => return Err(tampered(flag, &slot.path, "it became a FIFO")),
+            Err(Errno::NOENT) => return Err(tampered(flag, &slot.path, "it was removed")),
+            Err(e) => return warning(&slot.path, &io::Error::from(e)),
         };
-        if fd < 0 {
-            let e = io::Error::last_os_error();
-            return match e.raw_os_error() {
-                // O_NOFOLLOW on a symlink; O_NONBLOCK on a FIFO without a reader.
-                Some(libc::ELOOP) => Err(tampered(flag, &slot.path, "it became a symbolic link")),
-                Some(libc::ENXIO) => Err(tampered(flag, &slot.path, "it became a FIFO")),
-                Some(libc::ENOENT) => Err(tampered(flag, &slot.path, "it was removed")),
-                _ => warning(&slot.path, &e),
-            };
-        }
-        // SAFETY: a fresh descriptor that nothing else owns.
-        let mut file = File::from(unsafe { OwnedFd::from_raw_fd(fd) });
+        let mut file = File::from(fd);
         let st = fstat(&file).map_err(|e| {
             PublishError::output(format!("cannot inspect `{}`", slot.path.display()), e)
         })?;

@@ -601,14 +601,11 @@ pub fn lock_path(ledger: &Path) -> PathBuf {
 
 /// This machine's host name, or `unknown`.
 pub fn hostname() -> String {
-    let mut buf = [0u8; 256];
-    // SAFETY: gethostname writes at most buf.len() bytes into buf.
-    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
-    if rc != 0 {
-        return "unknown".to_string();
-    }
-    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
-    String::from_utf8_lossy(&buf[..end]).into_owned()
+    // What gethostname(2) returns on Linux: uname's node name (uname cannot fail).
+    rustix::system::uname()
+        .nodename()
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// Now, as RFC 3339 UTC with milliseconds.

@@ -64,13 +64,8 @@ pub(super) fn version_literal(
 
 /// The soft limit on open files, if it can be read.
 fn open_file_limit() -> Option<u64> {
-    let mut rl = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit writes one rlimit struct.
-    let rc = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut rl) };
-    (rc == 0 && rl.rlim_cur != libc::RLIM_INFINITY).then_some(rl.rlim_cur)
+    // `None` when unlimited (RLIM_INFINITY).
+    rustix::process::getrlimit(rustix::process::Resource::Nofile).current
 }
 
 /// Check `jobs` (from the plan or `--jobs`) against [`MAX_JOBS`] and the open-file limit;

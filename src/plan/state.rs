@@ -866,8 +866,14 @@ mod tests {
     fn a_fifo_or_a_device_is_fingerprinted_without_blocking_or_reading() {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("check.sh");
-        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o644),
+            0,
+        )
+        .unwrap();
         assert_eq!(fingerprint(&fifo), "a fifo");
         assert_eq!(fingerprint(Path::new("/dev/zero")), "a device");
         let link = dir.path().join("link");

@@ -36,15 +36,30 @@
 //! real namespace with a real read-only bind in a forked child, and the box falls back to
 //! the Landlock allow-list alone. `GATE_SANDBOX_NO_MOUNTS=1` forces that fallback (for
 //! testing both on one machine).
+//!
+//! The system calls go through `rustix` (raw system calls, no allocation for `&CStr`
+//! arguments, so safe to call between `fork` and `exec`), except `fork`, `_exit` and
+//! `mount_setattr`, which it does not wrap.
 
 use std::ffi::CString;
 use std::fs;
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
+
+use rustix::fs::{Mode, OFlags};
+use rustix::io::Errno;
+use rustix::mount::{MountPropagationFlags, mount_bind_recursive, mount_change};
+use rustix::pipe::{PipeFlags, pipe_with};
+use rustix::process::{Pid, WaitOptions, getegid, geteuid, waitpid};
+use rustix::thread::{
+    CapabilitySet, CapabilitySets, LinkNameSpaceType, UnshareFlags, capabilities,
+    move_into_link_name_space, remove_capability_from_bounding_set, set_capabilities,
+    unshare_unsafe,
+};
 
 /// How a trial's mount namespace is made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,25 +80,10 @@ struct MountAttr {
 }
 const MOUNT_ATTR_RDONLY: u64 = 0x1;
 
-/// `struct __user_cap_header_struct` and `__user_cap_data_struct` (linux/capability.h).
-#[repr(C)]
-struct CapHeader {
-    version: u32,
-    pid: i32,
-}
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Default)]
-struct CapData {
-    effective: u32,
-    permitted: u32,
-    inheritable: u32,
-}
-const CAP_VERSION_3: u32 = 0x2008_0522;
 /// The capabilities a privileged task loses (see the module doc): by number,
 /// `CAP_DAC_READ_SEARCH` 2, `CAP_SYS_MODULE` 16, `CAP_SYS_RAWIO` 17, `CAP_SYS_PTRACE` 19,
 /// `CAP_SYS_ADMIN` 21, `CAP_MKNOD` 27, `CAP_BPF` 39.
 const DROPPED_CAPS: [u32; 7] = [2, 16, 17, 19, 21, 27, 39];
-const CAP_SYS_ADMIN: u32 = 21;
 
 /// What one bind does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -137,7 +137,7 @@ pub struct Layer {
     uid_map: Vec<u8>,
     gid_map: Vec<u8>,
     /// gate's capability sets without [`DROPPED_CAPS`].
-    caps: [CapData; 2],
+    caps: CapabilitySets,
     ops: Vec<(CString, Op)>,
 }
 
@@ -169,24 +169,13 @@ fn probe_all() -> Result<Namespace, String> {
 
 /// Whether this thread's effective set holds `CAP_SYS_ADMIN`.
 fn has_cap_sys_admin() -> bool {
-    current_caps().is_some_and(|c| c[0].effective & (1 << CAP_SYS_ADMIN) != 0)
+    capabilities(None).is_ok_and(|c| c.effective.contains(CapabilitySet::SYS_ADMIN))
 }
 
-fn current_caps() -> Option<[CapData; 2]> {
-    let mut hdr = CapHeader {
-        version: CAP_VERSION_3,
-        pid: 0,
-    };
-    let mut data = [CapData::default(); 2];
-    // SAFETY: capget writes one header and two data structs, both live and of that layout.
-    let rc = unsafe {
-        libc::syscall(
-            libc::SYS_capget,
-            &mut hdr as *mut CapHeader,
-            data.as_mut_ptr(),
-        )
-    };
-    (rc == 0).then_some(data)
+/// One capability of [`DROPPED_CAPS`] as a set (one bit; `CAP_BPF` lies past the first
+/// 32-bit word, which `rustix`'s 64-bit sets cover).
+fn cap_bit(cap: u32) -> CapabilitySet {
+    CapabilitySet::from_bits_retain(1 << cap)
 }
 
 /// Make the namespace in a forked child, bind a fresh folder read-only in it and check
@@ -218,25 +207,24 @@ fn probe(ns: Namespace) -> Result<(), String> {
             return Err(format!("{name}: fork: {}", io::Error::last_os_error()));
         }
         if pid == 0 {
+            // The read-only bind must refuse the mkdir.
             let code = match layer.enter() {
                 Err(_) => 1,
-                // SAFETY: a valid C string; the read-only bind must refuse it.
-                Ok(()) => match unsafe { libc::mkdir(inside.as_ptr(), 0o700) } {
-                    0 => 2,
-                    _ if io::Error::last_os_error().raw_os_error() == Some(libc::EROFS) => 0,
-                    _ => 3,
+                Ok(()) => match rustix::fs::mkdir(inside.as_c_str(), Mode::RWXU) {
+                    Ok(()) => 2,
+                    Err(Errno::ROFS) => 0,
+                    Err(_) => 3,
                 },
             };
             // SAFETY: ends the child without running the parent's destructors.
             unsafe { libc::_exit(code) };
         }
-        let mut status = 0;
-        // SAFETY: waits for the child just forked; writes only the status word.
-        let rc = unsafe { libc::waitpid(pid, &mut status, 0) };
-        if rc != pid {
-            return Err(format!("{name}: waitpid: {}", io::Error::last_os_error()));
-        }
-        match libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status)) {
+        let status = match waitpid(Pid::from_raw(pid), WaitOptions::empty()) {
+            Ok(Some((_, status))) => status,
+            Ok(None) => return Err(format!("{name}: waitpid: no status")),
+            Err(e) => return Err(format!("{name}: waitpid: {}", io::Error::from(e))),
+        };
+        match status.exit_status() {
             Some(0) => Ok(()),
             Some(1) => Err(format!("{name} is refused on this machine")),
             _ => Err(format!("{name}: a read-only bind did not hold")),
@@ -266,14 +254,16 @@ pub struct Binds<'a> {
 
 impl Layer {
     fn new(ns: Namespace) -> Layer {
-        // SAFETY: geteuid and getegid only return ids.
-        let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
-        let mut caps = current_caps().unwrap_or_default();
+        let (uid, gid) = (geteuid().as_raw(), getegid().as_raw());
+        let mut caps = capabilities(None).unwrap_or(CapabilitySets {
+            effective: CapabilitySet::empty(),
+            permitted: CapabilitySet::empty(),
+            inheritable: CapabilitySet::empty(),
+        });
         for cap in DROPPED_CAPS {
-            let (word, bit) = ((cap / 32) as usize, 1u32 << (cap % 32));
-            caps[word].effective &= !bit;
-            caps[word].permitted &= !bit;
-            caps[word].inheritable &= !bit;
+            caps.effective.remove(cap_bit(cap));
+            caps.permitted.remove(cap_bit(cap));
+            caps.inheritable.remove(cap_bit(cap));
         }
         Layer {
             ns,
@@ -368,54 +358,36 @@ impl Layer {
     /// opened the namespace's descriptors, then exits (reaped here: no orphan, no zombie;
     /// if gate dies first, the child's read of the pipe ends and so does the child).
     pub fn persist(&self) -> io::Result<Space> {
-        let pipe = || -> io::Result<(OwnedFd, OwnedFd)> {
-            let mut fds = [0; 2];
-            // SAFETY: pipe2 writes two descriptors into `fds`.
-            check(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) })?;
-            // SAFETY: both were just opened and are owned by nobody else.
-            Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
-        };
-        let (ready_r, ready_w) = pipe()?;
-        let (hold_r, hold_w) = pipe()?;
-        // SAFETY: the child runs only async-signal-safe system calls (the binds, write,
-        // read, _exit) on memory prepared before the fork, and never returns.
+        let (ready_r, ready_w) = pipe_with(PipeFlags::CLOEXEC)?;
+        let (hold_r, hold_w) = pipe_with(PipeFlags::CLOEXEC)?;
+        // SAFETY: the child runs only async-signal-safe system calls (the binds, close,
+        // write, read, _exit) on memory prepared before the fork, and never returns.
         let pid = unsafe { libc::fork() };
         if pid < 0 {
             return Err(io::Error::last_os_error());
         }
         if pid == 0 {
             let mut byte = [0u8; 1];
-            // SAFETY: the descriptors are open; `byte` is live.
-            unsafe {
-                // The parent's ends: the child's own copy of the hold pipe's write end
-                // would keep its read from ever ending.
-                libc::close(hold_w.as_raw_fd());
-                libc::close(ready_r.as_raw_fd());
-                if self.make().is_ok()
-                    && libc::write(ready_w.as_raw_fd(), byte.as_ptr().cast(), 1) == 1
-                {
-                    // Until the parent closes its end (or dies).
-                    while libc::read(hold_r.as_raw_fd(), byte.as_mut_ptr().cast(), 1) > 0 {}
-                }
-                libc::_exit(0);
+            // The parent's ends: the child's own copy of the hold pipe's write end would
+            // keep its read from ever ending. (Dropping closes them; no allocation.)
+            drop(hold_w);
+            drop(ready_r);
+            if self.make().is_ok() && rustix::io::write(&ready_w, &byte) == Ok(1) {
+                // Until the parent closes its end (or dies).
+                while rustix::io::read(&hold_r, &mut byte).is_ok_and(|n| n > 0) {}
             }
+            // SAFETY: ends the child without running the parent's destructors.
+            unsafe { libc::_exit(0) };
         }
         drop(ready_w);
         drop(hold_r);
         let mut byte = [0u8; 1];
-        // SAFETY: reads one byte into `byte` from a descriptor owned here.
-        let n = unsafe { libc::read(ready_r.as_raw_fd(), byte.as_mut_ptr().cast(), 1) };
+        let n = rustix::io::read(&ready_r, &mut byte);
         let open = |what: &str| -> io::Result<OwnedFd> {
-            let path = CString::new(format!("/proc/{pid}/ns/{what}")).expect("no NUL");
-            // SAFETY: a valid C string; the descriptor is owned below.
-            let fd = unsafe { libc::open(path.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
-            if fd < 0 {
-                return Err(io::Error::last_os_error());
-            }
-            // SAFETY: just opened, owned by nobody else.
-            Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+            // std opens with O_CLOEXEC.
+            Ok(fs::File::open(format!("/proc/{pid}/ns/{what}"))?.into())
         };
-        let space = if n == 1 {
+        let space = if n == Ok(1) {
             (|| {
                 let user = match self.ns {
                     Namespace::User => Some(open("user")?),
@@ -436,11 +408,10 @@ impl Layer {
             Err(io::Error::other("the mount namespace could not be made"))
         };
         drop(hold_w);
-        let mut status = 0;
-        // SAFETY: waits for the child just forked; writes only the status word.
-        while unsafe { libc::waitpid(pid, &mut status, 0) } < 0
-            && io::Error::last_os_error().raw_os_error() == Some(libc::EINTR)
-        {}
+        while matches!(
+            waitpid(Pid::from_raw(pid), WaitOptions::empty()),
+            Err(Errno::INTR)
+        ) {}
         space
     }
 
@@ -459,13 +430,10 @@ impl Layer {
             Entry::Make => self.make()?,
             Entry::Join(space, cwd) => {
                 if let Some(user) = &space.user {
-                    // SAFETY: setns takes a descriptor and flags only.
-                    check(unsafe { libc::setns(user.as_raw_fd(), libc::CLONE_NEWUSER) })?;
+                    move_into_link_name_space(user.as_fd(), Some(LinkNameSpaceType::User))?;
                 }
-                // SAFETY: as above.
-                check(unsafe { libc::setns(space.mnt.as_raw_fd(), libc::CLONE_NEWNS) })?;
-                // SAFETY: a valid C string.
-                check(unsafe { libc::chdir(cwd.as_ptr()) })?;
+                move_into_link_name_space(space.mnt.as_fd(), Some(LinkNameSpaceType::Mount))?;
+                rustix::process::chdir(cwd.as_c_str())?;
             }
         }
         Ok(())
@@ -474,38 +442,24 @@ impl Layer {
     /// A namespace of this process's own, with the binds.
     fn make(&self) -> io::Result<()> {
         let flags = match self.ns {
-            Namespace::Privileged => libc::CLONE_NEWNS,
-            Namespace::User => libc::CLONE_NEWUSER | libc::CLONE_NEWNS,
+            Namespace::Privileged => UnshareFlags::NEWNS,
+            Namespace::User => UnshareFlags::NEWUSER | UnshareFlags::NEWNS,
         };
-        // SAFETY: unshare takes flags only.
-        check(unsafe { libc::unshare(flags) })?;
+        // SAFETY: unsharing namespaces only; without `UnshareFlags::FILES` no descriptor
+        // table is split from another thread's (the reason rustix marks it unsafe).
+        unsafe { unshare_unsafe(flags) }?;
         if self.ns == Namespace::User {
             write_proc(c"/proc/self/setgroups", b"deny")?;
             write_proc(c"/proc/self/uid_map", &self.uid_map)?;
             write_proc(c"/proc/self/gid_map", &self.gid_map)?;
         }
         // No bind of ours may propagate back to gate's namespace.
-        // SAFETY: valid C strings or null, as mount(2) takes them.
-        check(unsafe {
-            libc::mount(
-                std::ptr::null(),
-                c"/".as_ptr(),
-                std::ptr::null(),
-                libc::MS_REC | libc::MS_PRIVATE,
-                std::ptr::null(),
-            )
-        })?;
+        mount_change(
+            c"/",
+            MountPropagationFlags::REC | MountPropagationFlags::PRIVATE,
+        )?;
         for (path, op) in &self.ops {
-            // SAFETY: as above.
-            check(unsafe {
-                libc::mount(
-                    path.as_ptr(),
-                    path.as_ptr(),
-                    std::ptr::null(),
-                    libc::MS_BIND | libc::MS_REC,
-                    std::ptr::null(),
-                )
-            })?;
+            mount_bind_recursive(path.as_c_str(), path.as_c_str())?;
             let (set, clr) = match op {
                 Op::Pin => continue,
                 Op::ReadOnly => (MOUNT_ATTR_RDONLY, 0),
@@ -517,6 +471,9 @@ impl Layer {
                 propagation: 0,
                 userns_fd: 0,
             };
+            // rustix does not wrap mount_setattr (a remount could not clear the read-only
+            // flag beneath a bind recursively, nor keep the locked flags of a user
+            // namespace's mounts).
             // SAFETY: a valid C string and a live `mount_attr` of the size passed.
             let rc = unsafe {
                 libc::syscall(
@@ -540,25 +497,13 @@ impl Layer {
         // namespace owns the binds.
         {
             for cap in DROPPED_CAPS {
-                // SAFETY: prctl with integer arguments only. EINVAL: a capability this
-                // kernel does not have.
-                let rc = unsafe { libc::prctl(libc::PR_CAPBSET_DROP, cap as libc::c_ulong) };
-                if rc != 0 && io::Error::last_os_error().raw_os_error() != Some(libc::EINVAL) {
-                    return Err(io::Error::last_os_error());
+                // EINVAL: a capability this kernel does not have.
+                match remove_capability_from_bounding_set(cap_bit(cap)) {
+                    Ok(()) | Err(Errno::INVAL) => {}
+                    Err(e) => return Err(e.into()),
                 }
             }
-            let hdr = CapHeader {
-                version: CAP_VERSION_3,
-                pid: 0,
-            };
-            // SAFETY: a live header and two data structs of the layout capset reads.
-            check(unsafe {
-                libc::syscall(
-                    libc::SYS_capset,
-                    &hdr as *const CapHeader,
-                    self.caps.as_ptr(),
-                ) as libc::c_int
-            })?;
+            set_capabilities(None, self.caps)?;
         }
         Ok(())
     }
@@ -573,20 +518,13 @@ fn check(rc: libc::c_int) -> io::Result<()> {
 
 /// Write `bytes` to a file of `/proc/self` (open, write, close: async-signal-safe).
 fn write_proc(path: &std::ffi::CStr, bytes: &[u8]) -> io::Result<()> {
-    // SAFETY: a valid C string; the descriptor is closed below.
-    let fd = unsafe { libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC) };
-    if fd < 0 {
-        return Err(io::Error::last_os_error());
+    let fd = rustix::fs::open(path, OFlags::WRONLY | OFlags::CLOEXEC, Mode::empty())?;
+    // The kernel takes a map file in one write only: a short one is an error.
+    match rustix::io::write(&fd, bytes) {
+        Ok(n) if n == bytes.len() => Ok(()),
+        Ok(_) => Err(io::ErrorKind::WriteZero.into()),
+        Err(e) => Err(e.into()),
     }
-    // SAFETY: `bytes` is live for the call.
-    let n = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
-    let e = io::Error::last_os_error();
-    // SAFETY: closes the descriptor opened above.
-    unsafe { libc::close(fd) };
-    if n != bytes.len() as isize {
-        return Err(e);
-    }
-    Ok(())
 }
 
 /// Whether a file may be a plan (`*.yaml`, `*.yml`).
@@ -635,22 +573,20 @@ mod tests {
         if pid == 0 {
             let code = match joined.enter() {
                 Err(_) => 1,
-                // SAFETY: valid C strings.
-                Ok(()) => unsafe {
-                    let refused = libc::mkdir(inside.as_ptr(), 0o700) != 0
-                        && io::Error::last_os_error().raw_os_error() == Some(libc::EROFS);
-                    let allowed = libc::mkdir(beside.as_ptr(), 0o700) == 0;
+                Ok(()) => {
+                    let refused =
+                        rustix::fs::mkdir(inside.as_c_str(), Mode::RWXU) == Err(Errno::ROFS);
+                    let allowed = rustix::fs::mkdir(beside.as_c_str(), Mode::RWXU).is_ok();
                     if refused && allowed { 0 } else { 2 }
-                },
+                }
             };
             // SAFETY: ends the child without running the parent's destructors.
             unsafe { libc::_exit(code) };
         }
-        let mut status = 0;
-        // SAFETY: waits for the child just forked.
-        assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
-        assert!(libc::WIFEXITED(status), "{status}");
-        assert_eq!(libc::WEXITSTATUS(status), 0);
+        let (_, status) = waitpid(Pid::from_raw(pid), WaitOptions::empty())
+            .unwrap()
+            .unwrap();
+        assert_eq!(status.exit_status(), Some(0), "{:?}", status);
         assert!(!root.join("state/x").exists() && root.join("y").exists());
     }
 

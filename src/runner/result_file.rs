@@ -237,9 +237,14 @@ mod tests {
     fn result_file_fifo_is_refused_without_blocking() {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("r.json");
-        let c = std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).unwrap();
-        // SAFETY: a valid NUL-terminated path and a mode.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &p,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
         assert_eq!(read(&p, soon()), Err(ResultFileError::NotRegular("FIFO")));
     }
 

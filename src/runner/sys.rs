@@ -1,8 +1,11 @@
 //! Every call into the operating system that Rust's standard library does not wrap: process
 //! groups and their registry, pidfds, non-blocking pipes and poll, advisory locks, the host
-//! name, and the interrupt handler. Each `unsafe` block carries a SAFETY note. (The open
-//! flags of the result file, `O_NOFOLLOW | O_NONBLOCK`, are passed through the standard
-//! library's `OpenOptionsExt`.)
+//! name, and the interrupt handler. Most go through `rustix` (safe wrappers of the raw
+//! system calls); what it does not wrap safely (`waitid` with `__WNOTHREAD`, `poll` and
+//! `fcntl` of descriptors the callers pass raw, the `TIOCNOTTY` ioctl, `signal`, `_exit`,
+//! the environment block) stays on `libc`, and each `unsafe` block carries a SAFETY note.
+//! (The open flags of the result file, `O_NOFOLLOW | O_NONBLOCK`, are passed through the
+//! standard library's `OpenOptionsExt`.)
 //!
 //! The crate is Linux-only (see docs/ARCHITECTURE.md, "Platform"): pidfds and `flock` are
 //! used as Linux provides them, and `lib.rs` stops the build with one `compile_error!` on any
@@ -20,12 +23,20 @@
 use std::collections::BTreeSet;
 use std::fs::File;
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, RawFd};
+use std::os::fd::{AsRawFd, RawFd};
 use std::path::Path;
 use std::process::{Child, Command};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
+
+use rustix::fs::{FlockOperation, flock};
+use rustix::io::Errno;
+use rustix::process::{
+    Pid, PidfdFlags, Signal, WaitId, WaitIdOptions, WaitOptions, getpgid, getpid, getppid,
+    kill_process, kill_process_group, pidfd_open, set_child_subreaper,
+    set_parent_process_death_signal, waitid, waitpid,
+};
 
 use crate::exit;
 
@@ -90,8 +101,7 @@ impl Drop for Group {
 /// trial leader's exit status from the lane thread that waits for it, whatever spawn is
 /// under way. `gate run` calls it from the scheduler, which runs on the main thread.
 pub fn reap_orphans() {
-    // SAFETY: gettid and getpid only return ids.
-    let main_thread = unsafe { libc::gettid() == libc::getpid() };
+    let main_thread = rustix::thread::gettid() == getpid();
     if main_thread {
         reap_own_children();
     }
@@ -149,25 +159,15 @@ pub fn spawn_group(cmd: &mut Command, cancel: &AtomicBool) -> io::Result<Option<
     // (`Cell::apply`), so it is set after the credentials the box may change, which would
     // clear it. If gate died between the fork and the `prctl`, the child has already been
     // re-parented: it must not run.
-    // SAFETY: getpid only returns an id.
-    let parent = unsafe { libc::getpid() };
+    let parent = getpid();
     // SAFETY: prctl with integer arguments, getppid, open of a static C string, ioctl with
     // no argument and close are async-signal-safe and touch no memory of the parent's.
     unsafe {
         cmd.pre_exec(move || {
-            if libc::prctl(
-                libc::PR_SET_PDEATHSIG,
-                libc::SIGKILL as libc::c_ulong,
-                0,
-                0,
-                0,
-            ) != 0
-            {
-                return Err(io::Error::last_os_error());
-            }
+            set_parent_process_death_signal(Some(Signal::KILL))?;
             // In a trial's PID namespace the parent is the namespace's init; the waiter,
             // gate's child, made this check (`sandbox::pidns`).
-            if libc::getppid() != parent && !IN_PID_NAMESPACE.load(Ordering::SeqCst) {
+            if getppid() != Some(parent) && !IN_PID_NAMESPACE.load(Ordering::SeqCst) {
                 return Err(io::Error::from_raw_os_error(libc::ESRCH));
             }
             // No controlling terminal: run from a terminal, a task that could open
@@ -260,14 +260,9 @@ fn sweep(live: &BTreeSet<u32>) -> usize {
 /// rewrite the ledger or the reports after gate checked them. With it, such a process
 /// becomes gate's own child once its parent ends, where [`kill_orphans`] finds it.
 pub fn adopt_orphans() -> io::Result<()> {
-    // SAFETY: prctl(PR_SET_CHILD_SUBREAPER, 1) sets a flag of this process; no memory is
-    // passed.
-    let rc = unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1 as libc::c_ulong, 0, 0, 0) };
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(io::Error::last_os_error())
-    }
+    // prctl(PR_SET_CHILD_SUBREAPER, 1): rustix passes the pid's value as the flag, and
+    // `Pid::INIT` is 1.
+    Ok(set_child_subreaper(Some(Pid::INIT))?)
 }
 
 /// The children of every thread of this process.
@@ -306,11 +301,13 @@ const ORPHAN_QUIET: Duration = Duration::from_millis(50);
 /// their threads do that), by when their children are ours for [`kill_orphans_except`].
 fn await_killed_leaders(live: &BTreeSet<u32>) {
     for &pid in live {
-        // SAFETY: waitid writes only into `info`; WNOWAIT leaves the child to be reaped by
-        // the thread that owns it, and ECHILD (already reaped) returns at once.
-        unsafe {
-            let mut info: libc::siginfo_t = std::mem::zeroed();
-            libc::waitid(libc::P_PID, pid, &mut info, libc::WEXITED | libc::WNOWAIT);
+        // WNOWAIT leaves the child to be reaped by the thread that owns it, and ECHILD
+        // (already reaped) returns at once.
+        if let Some(pid) = i32::try_from(pid).ok().and_then(Pid::from_raw) {
+            let _ = waitid(
+                WaitId::Pid(pid),
+                WaitIdOptions::EXITED | WaitIdOptions::NOWAIT,
+            );
         }
     }
 }
@@ -332,16 +329,14 @@ fn kill_orphans_except(live: &BTreeSet<u32>) -> usize {
         }
         last_seen = std::time::Instant::now();
         for &pid in &orphans {
-            // SAFETY: kill, getpgid and waitpid take a pid and change no memory of ours but
-            // the status word; `pid` is our own child (not a registered leader, whose
-            // thread reaps it), so waiting for it steals no other waiter's status.
-            unsafe {
-                if libc::getpgid(pid) == pid {
-                    libc::killpg(pid, libc::SIGKILL);
+            // `pid` is our own child (not a registered leader, whose thread reaps it), so
+            // waiting for it steals no other waiter's status. (pid > 1: never None.)
+            if let Some(pid) = Pid::from_raw(pid) {
+                if getpgid(Some(pid)) == Ok(pid) {
+                    let _ = kill_process_group(pid, Signal::KILL);
                 }
-                libc::kill(pid, libc::SIGKILL);
-                let mut status = 0;
-                libc::waitpid(pid, &mut status, 0);
+                let _ = kill_process(pid, Signal::KILL);
+                let _ = waitpid(Some(pid), WaitOptions::empty());
             }
             killed += 1;
         }
@@ -351,14 +346,13 @@ fn kill_orphans_except(live: &BTreeSet<u32>) -> usize {
 
 /// Send `sig` to process group `pgid`; ESRCH (group already gone) is fine.
 pub fn kill_group(pgid: u32, sig: libc::c_int) {
+    // pgid > 1 keeps a bogus value from meaning "every process we may signal"; a stale or
+    // empty group yields ESRCH. Every caller passes a named signal (SIGTERM, SIGKILL, …).
     if let Ok(pgid) = libc::pid_t::try_from(pgid)
         && pgid > 1
+        && let (Some(pgid), Some(sig)) = (Pid::from_raw(pgid), Signal::from_named_raw(sig))
     {
-        // SAFETY: killpg only sends a signal; a stale or empty group yields ESRCH. pgid > 1
-        // keeps a bogus value from meaning "every process we may signal".
-        unsafe {
-            libc::killpg(pgid, sig);
-        }
+        let _ = kill_process_group(pgid, sig);
     }
 }
 
@@ -370,12 +364,9 @@ pub struct PidFd(File);
 impl PidFd {
     /// A pidfd for `pid`, or `None` on kernels without `pidfd_open` (before 5.3).
     pub fn open(pid: u32) -> Option<PidFd> {
-        let pid = libc::pid_t::try_from(pid).ok()?;
-        // SAFETY: pidfd_open takes a pid and flags and returns a new fd or -1.
-        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
-        let fd = libc::c_int::try_from(fd).ok().filter(|&fd| fd >= 0)?;
-        // SAFETY: fd is a fresh descriptor that nothing else owns; File closes it on drop.
-        Some(PidFd(unsafe { File::from_raw_fd(fd) }))
+        let pid = Pid::from_raw(libc::pid_t::try_from(pid).ok()?)?;
+        let fd = pidfd_open(pid, PidfdFlags::empty()).ok()?;
+        Some(PidFd(File::from(fd)))
     }
 
     /// The descriptor, to poll together with others; readable once the process exited.
@@ -432,16 +423,10 @@ pub fn poll_readable<const N: usize>(
 /// file description holds it. The lock lasts until the file is closed (or the process ends,
 /// however it ends), so a crashed run never leaves a ledger locked.
 pub fn try_lock_exclusive(file: &File) -> io::Result<bool> {
-    // SAFETY: flock on a descriptor we own; it changes no memory.
-    let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-    if rc == 0 {
-        return Ok(true);
-    }
-    let err = io::Error::last_os_error();
-    if err.raw_os_error() == Some(libc::EWOULDBLOCK) {
-        Ok(false)
-    } else {
-        Err(err)
+    match flock(file, FlockOperation::NonBlockingLockExclusive) {
+        Ok(()) => Ok(true),
+        Err(Errno::WOULDBLOCK) => Ok(false),
+        Err(e) => Err(e.into()),
     }
 }
 
@@ -685,9 +670,8 @@ mod tests {
         std::thread::sleep(Duration::from_millis(100));
         reap_own_children();
         for pid in orphans {
-            // SAFETY: waitpid on a pid this thread started; it writes only the status word.
-            let rc = unsafe { libc::waitpid(pid as libc::pid_t, &mut 0, libc::WNOHANG) };
-            assert_eq!(rc, -1, "orphan {pid} was reaped");
+            let rc = waitpid(Pid::from_raw(pid as libc::pid_t), WaitOptions::NOHANG);
+            assert!(rc.is_err(), "orphan {pid} was reaped");
         }
     }
 

@@ -46,8 +46,7 @@ pub(super) fn remove_stale(root: &Path) {
         return;
     };
     let me = std::process::id();
-    // SAFETY: geteuid only returns an id.
-    let uid = unsafe { libc::geteuid() };
+    let uid = rustix::process::geteuid().as_raw();
     let mut stale: Vec<(u32, PathBuf)> = Vec::new();
     for e in entries.flatten() {
         let name = e.file_name();
@@ -99,12 +98,15 @@ fn stale_pid(name: &str) -> Option<u32> {
 
 /// Whether a process `pid` exists (one of another user's counts: `EPERM`).
 fn process_exists(pid: u32) -> bool {
-    let Ok(pid) = libc::pid_t::try_from(pid) else {
+    // Pid 0 (`kill(0, 0)`: this process's own group) counts as existing, as before.
+    let Some(pid) = libc::pid_t::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    else {
         return true;
     };
-    // SAFETY: signal 0 sends nothing; the call only checks that the process exists.
-    let rc = unsafe { libc::kill(pid, 0) };
-    rc == 0 || io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+    // Signal 0 sends nothing; the call only checks that the process exists.
+    rustix::process::test_kill_process(pid) != Err(rustix::io::Errno::SRCH)
 }
 
 /// This run's folder of result folders, `gate-PID-N-results` in `root`, and the file that

@@ -55,13 +55,13 @@
 //! numbers) rather than the `landlock` crate: the child side must be two `prctl`s and one
 //! `landlock_restrict_self` with no allocation between `fork` and `exec`, the parent side
 //! needs to know exactly which access rights each ABI handles to record the walls honestly,
-//! and the seccomp fallback needs raw BPF anyway.
+//! and the seccomp fallback needs raw BPF anyway. The other system calls (opening and
+//! inspecting a granted path, `no_new_privs`, the seccomp probe) go through `rustix`.
 
-use std::ffi::{CString, OsString};
+use std::ffi::OsString;
 use std::fs;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -152,8 +152,7 @@ fn seccomp_available() -> bool {
     if std::env::var_os("GATE_SANDBOX_NO_SECCOMP").is_some() {
         return false;
     }
-    // SAFETY: PR_GET_SECCOMP only returns this thread's seccomp mode.
-    unsafe { libc::prctl(libc::PR_GET_SECCOMP, 0, 0, 0, 0) >= 0 }
+    rustix::thread::secure_computing_mode().is_ok()
 }
 
 /// The walls this machine raises under `policy` (what `gate check` reports, and what
@@ -388,8 +387,10 @@ impl Sandbox {
             ruleset: None,
             filter: Vec::new(),
             layer: None,
-            // SAFETY: getpid only returns an id.
-            pid_ns: self.walls.pid_namespace.then(|| unsafe { libc::getpid() }),
+            pid_ns: self
+                .walls
+                .pid_namespace
+                .then(|| rustix::process::getpid().as_raw_nonzero().get()),
         };
         let mut ruleset = None;
         if self.walls.landlock_abi > 0 && self.walls.filesystem != FilesystemWall::Unconfined {
@@ -618,29 +619,18 @@ impl Rules<'_> {
     /// One rule: `access` beneath `path` (a folder) or on it (a file). A symbolic link is
     /// not followed.
     fn grant(&self, path: &Path, access: u64) -> io::Result<()> {
-        let c = CString::new(path.as_os_str().as_bytes())
-            .map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
-        // SAFETY: a valid C string; O_PATH opens no content, O_NOFOLLOW never follows a
-        // link the task may have planted.
-        let fd = unsafe {
-            libc::open(
-                c.as_ptr(),
-                libc::O_PATH | libc::O_CLOEXEC | libc::O_NOFOLLOW,
-            )
-        };
-        if fd < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        // SAFETY: just opened, owned here.
-        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
-        let mut stat: libc::stat = unsafe { std::mem::zeroed() };
-        // SAFETY: fstat writes into `stat`, a live struct of the right type.
-        if unsafe { libc::fstat(fd.as_raw_fd(), &mut stat) } != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        let access = match stat.st_mode & libc::S_IFMT {
-            libc::S_IFDIR => access,
-            libc::S_IFLNK => return Ok(()),
+        use rustix::fs::{FileType, Mode, OFlags};
+        // O_PATH opens no content, O_NOFOLLOW never follows a link the task may have
+        // planted. (A path with a NUL byte fails with EINVAL.)
+        let fd = rustix::fs::open(
+            path,
+            OFlags::PATH | OFlags::CLOEXEC | OFlags::NOFOLLOW,
+            Mode::empty(),
+        )?;
+        let stat = rustix::fs::fstat(&fd)?;
+        let access = match FileType::from_raw_mode(stat.st_mode) {
+            FileType::Directory => access,
+            FileType::Symlink => return Ok(()),
             // Rights that only folders have are refused on a file.
             _ => access & self.file,
         };
@@ -738,10 +728,7 @@ impl ChildBox {
             }
             layer.drop_caps()?;
         }
-        // SAFETY: prctl with integer arguments only.
-        if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
-            return Err(io::Error::last_os_error());
-        }
+        rustix::thread::set_no_new_privs(true)?;
         if let Some(fd) = self.ruleset {
             // SAFETY: `fd` is the open ruleset descriptor, inherited through fork.
             if unsafe { libc::syscall(libc::SYS_landlock_restrict_self, fd, 0u32) } != 0 {

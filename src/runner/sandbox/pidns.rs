@@ -31,9 +31,24 @@
 //!
 //! The forks are raw `clone(SIGCHLD)` calls: after a `fork` of a multi-threaded gate, the C
 //! library's `fork` could wait for a lock another thread of gate held.
+//!
+//! The system calls go through `rustix` where it wraps them (raw system calls, no
+//! allocation for `&CStr` arguments); the raw `clone`, `close_range`, the signal
+//! dispositions and mask, and `_exit` stay on `libc`.
 
 use std::io;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::sync::atomic::Ordering;
+
+use rustix::fs::FileType;
+use rustix::io::Errno;
+use rustix::mount::{MountFlags, mount};
+use rustix::pipe::{PipeFlags, pipe_with};
+use rustix::process::{
+    Pid, Resource, Rlimit, Signal, WaitOptions, getppid, set_parent_process_death_signal,
+    setrlimit, waitpid,
+};
+use rustix::thread::{UnshareFlags, unshare_unsafe};
 
 use crate::runner::sys::IN_PID_NAMESPACE;
 
@@ -61,17 +76,8 @@ pub unsafe fn split(gate: libc::pid_t) -> io::Result<()> {
     unsafe {
         // Entering a user namespace cleared the death signal: set it again, then make sure
         // gate did not die meanwhile.
-        if libc::prctl(
-            libc::PR_SET_PDEATHSIG,
-            libc::SIGKILL as libc::c_ulong,
-            0,
-            0,
-            0,
-        ) != 0
-        {
-            return Err(io::Error::last_os_error());
-        }
-        if libc::getppid() != gate {
+        set_parent_process_death_signal(Some(Signal::KILL))?;
+        if getppid().map(|p| p.as_raw_nonzero().get()) != Some(gate) {
             return Err(io::Error::from_raw_os_error(libc::ESRCH));
         }
         // A mount namespace of the trial's own, for the init's `/proc` and a `/dev/shm` of
@@ -79,29 +85,22 @@ pub unsafe fn split(gate: libc::pid_t) -> io::Result<()> {
         // queues, POSIX message queues). Otherwise these are the machine's, shared by every
         // trial: a compare's head could leave state there for base to read (review 5, K1),
         // and one trial for the next.
-        if libc::unshare(libc::CLONE_NEWPID | libc::CLONE_NEWNS | libc::CLONE_NEWIPC) != 0 {
-            return Err(io::Error::last_os_error());
-        }
+        // (No `UnshareFlags::FILES`, the reason rustix marks `unshare` unsafe.)
+        unshare_unsafe(UnshareFlags::NEWPID | UnshareFlags::NEWNS | UnshareFlags::NEWIPC)?;
         // A fresh, empty tmpfs over `/dev/shm` (where the machine has one): what a trial
         // leaves there dies with it. Not best effort: the sandbox line says it is private.
-        let mut st: libc::stat = std::mem::zeroed();
-        if libc::stat(c"/dev/shm".as_ptr(), &mut st) == 0
-            && st.st_mode & libc::S_IFMT == libc::S_IFDIR
-            && libc::mount(
-                c"tmpfs".as_ptr(),
-                c"/dev/shm".as_ptr(),
-                c"tmpfs".as_ptr(),
-                libc::MS_NOSUID | libc::MS_NODEV,
-                c"mode=1777".as_ptr().cast(),
-            ) != 0
+        if rustix::fs::stat(c"/dev/shm")
+            .is_ok_and(|st| FileType::from_raw_mode(st.st_mode) == FileType::Directory)
         {
-            return Err(io::Error::last_os_error());
+            mount(
+                c"tmpfs",
+                c"/dev/shm",
+                c"tmpfs",
+                MountFlags::NOSUID | MountFlags::NODEV,
+                c"mode=1777",
+            )?;
         }
-        let mut status = [0 as libc::c_int; 2];
-        if libc::pipe2(status.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        let [status_r, status_w] = status;
+        let (status_r, status_w) = pipe_with(PipeFlags::CLOEXEC)?;
         let init = raw_fork();
         if init < 0 {
             return Err(io::Error::last_os_error());
@@ -110,22 +109,16 @@ pub unsafe fn split(gate: libc::pid_t) -> io::Result<()> {
             waiter(init, status_r);
         }
         // The init.
-        libc::prctl(
-            libc::PR_SET_PDEATHSIG,
-            libc::SIGKILL as libc::c_ulong,
-            0,
-            0,
-            0,
-        );
-        libc::close(status_r);
+        let _ = set_parent_process_death_signal(Some(Signal::KILL));
+        drop(status_r);
         // The task sees the processes of its namespace only. Best effort: a kernel may
         // refuse a new `/proc` in a user namespace (one partly covered, in a container).
-        libc::mount(
-            c"proc".as_ptr(),
-            c"/proc".as_ptr(),
-            c"proc".as_ptr(),
-            libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
-            std::ptr::null(),
+        let _ = mount(
+            c"proc",
+            c"/proc",
+            c"proc",
+            MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC,
+            None::<&std::ffi::CStr>,
         );
         let task = raw_fork();
         if task < 0 {
@@ -134,7 +127,7 @@ pub unsafe fn split(gate: libc::pid_t) -> io::Result<()> {
         if task > 0 {
             reaper(task, status_w);
         }
-        libc::close(status_w);
+        drop(status_w);
         IN_PID_NAMESPACE.store(true, Ordering::SeqCst);
         Ok(())
     }
@@ -182,27 +175,30 @@ unsafe fn close_all_but(keep: libc::c_int) {
 }
 
 /// The waiter: wait for the init, then end as the task ended.
-unsafe fn waiter(init: libc::pid_t, status_r: libc::c_int) -> ! {
+unsafe fn waiter(init: libc::pid_t, status_r: OwnedFd) -> ! {
     // SAFETY: async-signal-safe calls on stack memory.
     unsafe {
-        close_all_but(status_r);
+        close_all_but(status_r.as_raw_fd());
         for sig in FORWARDED {
             libc::signal(sig, libc::SIG_IGN);
         }
         let mut buf = [0u8; 4];
         let mut got = 0usize;
         while got < buf.len() {
-            let n = libc::read(status_r, buf[got..].as_mut_ptr().cast(), buf.len() - got);
-            if n > 0 {
-                got += n as usize;
-            } else if n == 0 || *libc::__errno_location() != libc::EINTR {
-                break;
+            match rustix::io::read(&status_r, &mut buf[got..]) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(Errno::INTR) => {}
+                Err(_) => break,
             }
         }
-        let mut init_status = 0;
-        while libc::waitpid(init, &mut init_status, 0) < 0
-            && *libc::__errno_location() == libc::EINTR
-        {}
+        let init_status = loop {
+            match waitpid(Pid::from_raw(init), WaitOptions::empty()) {
+                Err(Errno::INTR) => {}
+                Ok(Some((_, status))) => break status.as_raw(),
+                _ => break 0,
+            }
+        };
         let status = if got == buf.len() {
             libc::c_int::from_ne_bytes(buf)
         } else {
@@ -214,11 +210,13 @@ unsafe fn waiter(init: libc::pid_t, status_r: libc::c_int) -> ! {
         }
         if libc::WIFSIGNALED(status) {
             let sig = libc::WTERMSIG(status);
-            let none = libc::rlimit {
-                rlim_cur: 0,
-                rlim_max: 0,
-            };
-            libc::setrlimit(libc::RLIMIT_CORE, &none);
+            let _ = setrlimit(
+                Resource::Core,
+                Rlimit {
+                    current: Some(0),
+                    maximum: Some(0),
+                },
+            );
             libc::signal(sig, libc::SIG_DFL);
             let mut set: libc::sigset_t = std::mem::zeroed();
             libc::sigemptyset(&mut set);
@@ -241,10 +239,10 @@ extern "C" fn forward(sig: libc::c_int) {
 }
 
 /// The init: forward signals, reap, and when the task ends hand its status over and exit.
-unsafe fn reaper(task: libc::pid_t, status_w: libc::c_int) -> ! {
+unsafe fn reaper(task: libc::pid_t, status_w: OwnedFd) -> ! {
     // SAFETY: async-signal-safe calls on stack memory; `forward` is a plain handler.
     unsafe {
-        close_all_but(status_w);
+        close_all_but(status_w.as_raw_fd());
         for sig in FORWARDED {
             let mut sa: libc::sigaction = std::mem::zeroed();
             sa.sa_sigaction = forward as extern "C" fn(libc::c_int) as usize;
@@ -256,8 +254,7 @@ unsafe fn reaper(task: libc::pid_t, status_w: libc::c_int) -> ! {
             let mut status = 0;
             let pid = libc::waitpid(-1, &mut status, 0);
             if pid == task {
-                let bytes = status.to_ne_bytes();
-                libc::write(status_w, bytes.as_ptr().cast(), bytes.len());
+                let _ = rustix::io::write(&status_w, &status.to_ne_bytes());
                 // Every other process of the namespace is killed as the init exits.
                 libc::_exit(0);
             }
