@@ -187,26 +187,9 @@ pub struct InitArgs {
     pub kind: Option<ProjectKind>,
 }
 
-/// Project kinds `gate init` knows how to run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ProjectKind {
-    /// pytest (pyproject.toml, pytest.ini, conftest.py or test_*.py).
-    Pytest,
-    /// Cargo (Cargo.toml): `cargo test`.
-    Cargo,
-    /// Jest (a `jest` dependency, script or config): the suite with jest-junit.
-    Jest,
-    /// Vitest (a `vitest` dependency, script or config): the suite, `--retry=0`.
-    Vitest,
-    /// mocha (a `mocha` dependency, script or .mocharc): the suite, `--retries 0`.
-    Mocha,
-    /// Playwright (`@playwright/test`, playwright.config): the suite, `--retries=0`.
-    Playwright,
-    /// node (package.json with none of the above): `node --test`.
-    Node,
-    /// Go (go.mod): the suite through gotestsum, `-count=1`.
-    Go,
-}
+/// Project kinds `gate init` knows how to run: the library's, whose `ValueEnum` derive lists
+/// the `--kind` values.
+pub use crate::init::ProjectKind;
 
 /// Arguments of `gate check`.
 #[derive(Debug, Args)]

@@ -48,6 +48,7 @@ pub mod exit;
 pub mod explain;
 pub mod format;
 pub mod ingest;
+pub mod init;
 pub mod input;
 pub mod ledger;
 pub mod model;

@@ -190,20 +190,22 @@ impl Finished for PairOutcome {
     }
 }
 
-/// The four counts of graded pairs, and the void ones.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+/// `tasks[].pairs` in the JSON report: the pair counts.
+// The four counts of graded pairs, and the void ones.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[schemars(rename = "JsonPairs")]
 pub struct PairCounts {
-    /// Graded pairs consumed: the sum of the four below.
+    /// Graded pairs consumed (the sum of the four counts below).
     pub total: u64,
     /// Both sides passed.
     pub both_pass: u64,
     /// Both sides failed.
     pub both_fail: u64,
-    /// Head failed, base passed (head losses).
+    /// Head failed, base passed: head losses.
     pub head_only_fail: u64,
-    /// Base failed, head passed (head wins).
+    /// Base failed, head passed: head wins.
     pub base_only_fail: u64,
-    /// Pairs with an unavailable side, consumed against the unavailable budget.
+    /// Pairs with an unavailable side (void, replaced, against the unavailable budget).
     pub void: u64,
 }
 

@@ -31,9 +31,13 @@ use crate::stats::post_stop::{SampleSpace, truncated};
 /// The confidence of every compare interval.
 const CONFIDENCE: f64 = 0.95;
 
-/// A stopping-aware estimate and its exact 95% interval: of θ = P(head loses | discordant),
-/// of the odds ratio R = θ / (1 − θ), or of the discordant rule's win rate they map from.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// An estimate with its exact 95% interval in the JSON report.
+// Stopping-aware: of θ = P(head loses | discordant), of the odds ratio R = θ / (1 − θ), or of
+// the discordant rule's win rate they map from. In the JSON report it is an [`EstimateJson`].
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, schemars::JsonSchema)]
+// `with`: the schema of what is written, whatever the generator's contract.
+#[serde(into = "EstimateJson")]
+#[schemars(with = "EstimateJson", rename = "JsonEstimate")]
 pub struct Estimate {
     /// Median-unbiased (mid-p) under the stage-wise ordering, inside (0, 1) at the extreme
     /// states (so the odds ratio's is finite), or fixed-n when the stop is not a state of
@@ -43,12 +47,41 @@ pub struct Estimate {
     pub ci95: Interval,
 }
 
-/// What reports show of a compare task.
-#[derive(Debug, Clone, PartialEq)]
+/// An estimate with its exact 95% interval in the JSON report (see [`Estimate`]).
+// The JSON shape of an [`Estimate`]: flat, and `null` where a figure is not finite.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub struct EstimateJson {
+    /// Stopping-aware point estimate (median-unbiased, mid-p, under the stage-wise
+    /// ordering; at the two extreme states the rate at which that state has probability 1/2,
+    /// so θ stays inside (0, 1) and the odds ratio is finite).
+    pub estimate: Option<f64>,
+    /// Lower end of the exact 95% interval.
+    pub lo: Option<f64>,
+    /// Upper end of the exact 95% interval (`null` for an unbounded odds ratio: the least
+    /// favourable stop of the rule, where `lo` is a finite one-sided 97.5% lower bound).
+    pub hi: Option<f64>,
+}
+
+impl From<Estimate> for EstimateJson {
+    fn from(e: Estimate) -> Self {
+        let finite = |x: f64| x.is_finite().then_some(x);
+        EstimateJson {
+            estimate: finite(e.estimate),
+            lo: finite(e.ci95.lo),
+            hi: finite(e.ci95.hi),
+        }
+    }
+}
+
+/// `tasks[].compare` in the JSON report: what the pairs say about head against base.
+// What every report shows of a compare task; the pair counts are `tasks[].pairs` in JSON.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, schemars::JsonSchema)]
+#[schemars(rename = "JsonCompare")]
 pub struct CompareReport {
     /// The four pair counts, and the void pairs.
+    #[serde(skip)]
     pub pairs: PairCounts,
-    /// R the rule detects.
+    /// The odds ratio R the rule detects.
     pub odds_ratio: f64,
     /// Pairs after which the task is INCONCLUSIVE.
     pub max_pairs: u64,
@@ -56,41 +89,49 @@ pub struct CompareReport {
     pub head_rate_naive: Option<f64>,
     /// Base's pass rate over graded pairs, naive (ignores the stopping rule).
     pub base_rate_naive: Option<f64>,
-    /// θ = P(head loses | discordant), stopping-aware, with its exact 95% interval.
+    /// θ = P(head fails, base passes | discordant): stopping-aware, exact 95% interval.
     pub theta: Option<Estimate>,
-    /// R = θ / (1 − θ) (head losses per head win), the same estimate mapped.
+    /// θ / (1 − θ): head losses per head win, the same estimate mapped.
     pub odds_ratio_estimate: Option<Estimate>,
-    /// How θ was estimated (`stagewise`, `stagewise_truncated`, `fixed_n`).
+    /// `stagewise` (the rule decided), `stagewise_truncated` (stopped undecided:
+    /// conditional on the discordant pairs seen) or `fixed_n`.
     pub method: Option<&'static str>,
-    /// The verdict in words, e.g. "head fails 3 discordant pairs for each it wins;
-    /// regression detected".
+    /// The verdict in words.
+    // E.g. "head fails 3 discordant pairs for each it wins; regression detected".
     pub words: String,
-    /// The size of a regression in points that the loss route's beta covers (None: a
-    /// ledger written before the loss route).
-    pub drop: Option<f64>,
-    /// θ1 = R/(1+R).
+    /// θ1 = R/(1+R): the θ beta is stated at.
+    #[serde(rename = "theta_regressed")]
     pub theta1: f64,
-    /// The discordant rule's P(PASS | θ1): its beta, at every base rate and correlation,
-    /// whatever the fall in points.
+    /// The discordant rule's P(PASS | θ1): its beta for every regression of odds ratio R,
+    /// whatever the fall in points, at every base rate and correlation.
     pub lattice_beta: f64,
-    /// The loss route's P(PASS) at a fall of `drop` points (None without the route).
+    /// The size of a regression in points the loss route covers (`null`: a ledger written
+    /// before the loss route).
+    pub drop: Option<f64>,
+    /// The loss route's P(PASS) when head falls `drop` points (`null` without the route);
+    /// `lattice_beta + loss_route_beta` bounds P(PASS) for a regression of odds ratio R that
+    /// is also a fall of at least `drop` points.
     pub loss_route_beta: Option<f64>,
-    /// P(not PASS | head = base) at the discordance this run observed (None before any
-    /// graded pair).
+    /// P(not PASS | head = base) evaluated at the discordance this run observed (`null`
+    /// before any graded pair): exact at that rate, not a bound over rates.
     pub alpha_at_observed: Option<ObservedAlpha>,
 }
 
-/// The producer's risk evaluated at the discordance a run observed: exact for pairs that
-/// disagree at that rate (any base rate and correlation giving it), not a bound over rates.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// `tasks[].compare.alpha_at_observed`: the producer's risk at the observed discordance,
+/// computed with the same exact OC as `gate plan --compare --at` (both routes, the
+/// `max_pairs` truncation).
+// Exact for pairs that disagree at that rate (any base rate and correlation giving it), not
+// a bound over rates.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, schemars::JsonSchema)]
+#[schemars(rename = "JsonObservedAlpha")]
 pub struct ObservedAlpha {
     /// Discordant pairs over graded pairs.
     pub discordance: f64,
-    /// Discordant pairs seen.
+    /// Discordant pairs.
     pub discordant: u64,
-    /// Graded pairs seen.
+    /// Graded pairs.
     pub pairs: u64,
-    /// P(not PASS | head = base) at that discordance: both routes, `max_pairs` truncation.
+    /// P(not PASS | head = base) at that discordance.
     pub p_not_pass: f64,
     /// P(FAIL | head = base) at that discordance.
     pub p_fail: f64,

@@ -20,45 +20,66 @@ use crate::stats::staged::stage_of;
 use super::ReportError;
 use super::replay::Replay;
 
-/// Where one task of a staged run stands.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One task of a staged run in the JSON contract.
+// Where one task of a staged run stands.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[schemars(rename = "JsonTaskStage")]
 pub struct TaskStage {
     /// The task's id.
     pub id: String,
-    /// Its trials per stage: a staged rule's B, a single plan's n (it runs whole in stage 1).
+    /// Its trials per stage (a single plan's n: it runs whole in stage 1).
+    // A staged rule's B.
     pub stage_size: u64,
-    /// The most stages it can run (its truncation, plus stages that only make up for
-    /// unavailable trials).
+    /// The most stages it can run.
+    // Its truncation, plus stages that only make up for unavailable trials.
     pub last_stage: u64,
-    /// The stage its rule decided in, when it did.
+    /// The stage its rule decided in, or `null`.
     pub decided_in: Option<u64>,
-    /// The stages it ran: 1 to this (0 for a partial view).
+    /// It ran stages 1 to this (0 for a partial view).
     pub ran_through: u64,
-    /// Whether it runs in the next stage (the run says CONTINUE and the task is undecided).
+    /// Whether it runs in stage `next`.
+    // The run says CONTINUE and the task is undecided.
     pub runs_next: bool,
 }
 
-/// Where a staged run stands.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A staged run's stages in the JSON contract.
+// Where a staged run stands.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[schemars(rename = "JsonStages")]
 pub struct StageStatus {
-    /// Trials per stage, when every task has the same (else see [`TaskStage::stage_size`]).
+    /// Trials per stage, or `null` when the tasks' stages differ (see `tasks[].stage_size`).
     pub stage_size: Option<u64>,
-    /// Stages present, all complete: 1..=through.
+    /// Stages 1 to this are present and complete (0 for a partial view).
     pub through: u64,
-    /// The most stages the run can take: the largest of its tasks' last stages.
+    /// The most stages the rule can run.
+    // The largest of its tasks' last stages.
     pub last_stage: u64,
-    /// The stage the run decided in, when it did: every task decided (or reached its last
-    /// stage), or one FAILed, which makes the gate's FAIL certain whatever the others show.
+    /// The stage the rule decided in, or `null`.
+    // Every task decided (or reached its last stage), or one FAILed, which makes the gate's
+    // FAIL certain whatever the others show.
     pub decided_in: Option<u64>,
-    /// Undecided after `through` complete stages with stages left: run this stage next.
+    /// The stage to run next (decision `CONTINUE`), or `null`.
+    // Undecided after `through` complete stages with stages left.
     pub next: Option<u64>,
-    /// The one ledger given, when it is only part of a stage or a stage after the first
-    /// (its verdict waits for the other ledgers): (stage, shard).
+    /// For one ledger that is only part of the evidence: its stage (its verdict waits for
+    /// the other ledgers), else `null`.
+    // The model keeps (stage, shard): the ledger is part of a stage, or a stage after the
+    // first; the JSON names the stage only.
+    #[serde(rename = "partial_stage", serialize_with = "stage_only")]
+    #[schemars(with = "Option<u64>")]
     pub partial: Option<(u64, Option<Shard>)>,
     /// Each task, in plan order.
     pub tasks: Vec<TaskStage>,
-    /// The task whose FAIL decided the run while other tasks were still undecided.
+    /// The task whose FAIL decided the run while others were still undecided, or `null`.
     pub failed_early: Option<String>,
+}
+
+/// `partial_stage` of the JSON report: the stage of [`StageStatus::partial`].
+fn stage_only<S: serde::Serializer>(
+    partial: &Option<(u64, Option<Shard>)>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    serde::Serialize::serialize(&partial.map(|p| p.0), s)
 }
 
 fn refuse(problem: String) -> ReportError {

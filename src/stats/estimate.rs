@@ -16,12 +16,15 @@
 
 use super::binomial;
 
-/// A two-sided interval `[lo, hi]` for a rate.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// An interval.
+// Two-sided, `[lo, hi]`, for a rate. The JSON report writes it as is (hence the schema
+// name: the report schema's, which predates this derive).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, schemars::JsonSchema)]
+#[schemars(rename = "JsonInterval")]
 pub struct Interval {
-    /// Lower end.
+    /// Lower bound.
     pub lo: f64,
-    /// Upper end.
+    /// Upper bound.
     pub hi: f64,
 }
 

@@ -143,7 +143,7 @@ pub(super) fn task(
             .pass_at
             .iter()
             .filter(|p| p.k > 1)
-            .map(|p| format!("pass^{} {}", p.k, percent(p.naive_pass_hat_k)))
+            .map(|p| format!("pass^{} {}", p.k, percent(p.naive.pass_hat_k)))
             .collect();
         let _ = write!(
             out,
@@ -223,7 +223,7 @@ pub(super) fn task(
                 out,
                 "| no retries | pass@1 | {} | {} |",
                 percent(p1.pass_at_k),
-                percent(p1.naive_pass_at_k)
+                percent(p1.naive.pass_at_k)
             );
         }
         for r in &t.retry_settings {

@@ -404,8 +404,10 @@ fn pass_at(rate: Option<&PassRate>, graded: u64, passed: u64) -> Vec<PassAtK> {
                     lo: rate.ci95.lo.powf(kf),
                     hi: rate.ci95.hi.powf(kf),
                 },
-                naive_pass_at_k: naive_at,
-                naive_pass_hat_k: naive_hat,
+                naive: NaivePassAtK {
+                    pass_at_k: naive_at,
+                    pass_hat_k: naive_hat,
+                },
             })
         })
         .collect()

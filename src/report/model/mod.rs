@@ -5,6 +5,9 @@
 //!
 //! The types are here; `build.rs` computes them.
 
+use schemars::JsonSchema;
+use serde::Serialize;
+
 use crate::ledger::OnInconclusive;
 use crate::model::Judgement;
 use crate::sampler::Verdict;
@@ -63,8 +66,13 @@ pub struct SuiteSummary {
     pub compare: bool,
 }
 
-/// A count out of a total, e.g. 12 of 20.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A share.
+// A count out of a total, e.g. 12 of 20. In the JSON report it is a [`ShareJson`], which
+// adds the ratio.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+// `with`: the schema of what is written, whatever the generator's contract.
+#[serde(into = "ShareJson")]
+#[schemars(with = "ShareJson", rename = "JsonShare")]
 pub struct Share {
     /// Numerator.
     pub num: u64,
@@ -76,6 +84,28 @@ impl Share {
     /// The ratio, or `None` when the denominator is zero.
     pub fn value(&self) -> Option<f64> {
         (self.den > 0).then(|| self.num as f64 / self.den as f64)
+    }
+}
+
+/// A share.
+// The JSON shape of a [`Share`]: the ratio is derived, so it has no field in the model.
+#[derive(Serialize, JsonSchema)]
+pub struct ShareJson {
+    /// num / den, or `null` when den = 0.
+    pub rate: Option<f64>,
+    /// Numerator.
+    pub num: u64,
+    /// Denominator.
+    pub den: u64,
+}
+
+impl From<Share> for ShareJson {
+    fn from(s: Share) -> Self {
+        ShareJson {
+            rate: s.value(),
+            num: s.num,
+            den: s.den,
+        }
     }
 }
 
@@ -104,15 +134,20 @@ impl EstimateMethod {
     }
 }
 
-/// The figures that ignore how the trials stopped: biased after a sequential or curtailed
-/// stop, kept for comparison and labelled naive everywhere.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// The naive pass rate.
+// The figures that ignore how the trials stopped: biased after a sequential or curtailed
+// stop, kept for comparison and labelled naive everywhere.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, JsonSchema)]
+#[schemars(rename = "JsonNaivePassRate")]
 pub struct NaivePassRate {
     /// passed / graded.
     pub estimate: f64,
-    /// Wilson score interval.
+    /// 95% Wilson interval.
+    #[serde(rename = "ci95")]
     pub wilson: Interval,
-    /// Clopper–Pearson interval (exact only for a fixed number of trials).
+    /// 95% Clopper–Pearson interval.
+    // Exact only for a fixed number of trials.
+    #[serde(rename = "ci95_clopper_pearson")]
     pub clopper_pearson: Interval,
 }
 
@@ -130,51 +165,71 @@ pub struct PassRate {
     pub naive: NaivePassRate,
 }
 
-/// pass@k and pass^k for one k.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// pass@k and pass^k.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, JsonSchema)]
+#[schemars(rename = "JsonPassAtK")]
 pub struct PassAtK {
     /// k.
     pub k: u64,
-    /// P(at least one of k trials passes): `1 - (1 - p̃)^k` from the stopping-aware estimate
-    /// p̃ (median-unbiased, since the map is monotone).
+    /// P(at least one of k passes), from the stopping-aware pass rate.
+    // `1 - (1 - p̃)^k` from the stopping-aware estimate p̃ (median-unbiased, since the map
+    // is monotone).
     pub pass_at_k: f64,
-    /// P(all k trials pass): `p̃^k`.
+    /// P(all k pass), from the stopping-aware pass rate.
+    // `p̃^k`.
     pub pass_hat_k: f64,
-    /// Exact 95% interval for pass@k (the pass-rate interval mapped through `1 - (1 - p)^k`).
+    /// Exact 95% interval for pass@k.
+    // The pass-rate interval mapped through `1 - (1 - p)^k`.
     pub pass_at_k_ci95: Interval,
-    /// Exact 95% interval for pass^k (the pass-rate interval mapped through `p^k`).
+    /// Exact 95% interval for pass^k.
+    // The pass-rate interval mapped through `p^k`.
     pub pass_hat_k_ci95: Interval,
-    /// The combinatorial estimator on the graded trials (Chen et al.): unbiased for a fixed
-    /// number of trials, conditional on the stop (and biased) after one.
-    pub naive_pass_at_k: f64,
-    /// The combinatorial pass^k on the graded trials (tau-bench), conditional on the stop.
-    pub naive_pass_hat_k: f64,
+    /// The combinatorial estimators on the graded trials, conditional on the stop.
+    pub naive: NaivePassAtK,
+}
+
+/// The combinatorial pass@k and pass^k.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, JsonSchema)]
+#[schemars(rename = "JsonNaivePassAtK")]
+pub struct NaivePassAtK {
+    /// 1 - C(n-s, k)/C(n, k).
+    // Chen et al.: unbiased for a fixed number of trials, conditional on the stop (and
+    // biased) after one.
+    pub pass_at_k: f64,
+    /// C(s, k)/C(n, k).
+    // tau-bench's pass^k, conditional on the stop.
+    pub pass_hat_k: f64,
 }
 
 /// The failure class of a JUnit test case that failed (`gate ingest`).
 pub const TEST_CASE_FAILED: &str = "test case failed";
 
-/// What a CI retry setting of R would have reported: pass@(R+1).
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// A retry setting.
+// What a CI retry setting of R would have reported: pass@(R+1).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, JsonSchema)]
+#[schemars(rename = "JsonRetry")]
 pub struct RetrySetting {
-    /// R.
+    /// Extra attempts after a failure.
     pub retries: u64,
-    /// pass@(R+1) from the stopping-aware estimate.
+    /// pass@(retries + 1), from the stopping-aware pass rate.
     pub p_green: f64,
-    /// pass@(R+1) by the combinatorial estimator, conditional on the stop.
+    /// pass@(retries + 1) by the combinatorial estimator, conditional on the stop.
     pub naive_p_green: f64,
 }
 
-/// Trials that were launched but not counted, and what they cost.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+/// What uncounted trials cost.
+// Trials that were launched but not counted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, JsonSchema)]
+#[schemars(rename = "JsonUncounted")]
 pub struct Uncounted {
     /// How many.
     pub trials: u64,
     /// Wall time of all their attempts, seconds.
+    #[serde(rename = "duration_s")]
     pub seconds: f64,
-    /// Cost their result files reported.
+    /// Cost their result files reported, or `null`.
     pub cost: Option<Spend>,
-    /// Tokens their result files reported.
+    /// Tokens their result files reported, or `null`.
     pub tokens: Option<Spend>,
 }
 
@@ -243,20 +298,26 @@ pub const FAULT_RISK_FACTOR: f64 = 1.25;
 /// See [`FAULT_RISK_GAP`]: below this absolute gap, no ratio is worth a warning.
 pub const FAULT_RISK_MIN_GAP: f64 = 0.001;
 
-/// Graded failures by class.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// Failure classes.
+// Graded failures, each in one class.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, JsonSchema)]
+#[schemars(rename = "JsonFailures")]
 pub struct FailureShape {
-    /// Timed out (under `timeout: fail`).
+    /// Timed out.
+    // Under `timeout: fail`.
     pub timeout: u64,
-    /// `run` exited non-zero or was killed by a signal.
+    /// `run` exited non-zero or was killed.
     pub run_failed: u64,
-    /// `run` exited 0 but `check` did not.
+    /// `check` exited non-zero.
+    // `run` exited 0.
     pub check_failed: u64,
-    /// Both exited 0 but the result file said `"pass": false`.
+    /// The result file said `"pass": false`.
+    // Both `run` and `check` exited 0.
     pub result_fail: u64,
-    /// A JUnit test case failed (`gate ingest`: no process of gate's own ran it).
+    /// A JUnit test case failed (`gate ingest`).
+    // No process of gate's own ran it.
     pub test_failed: u64,
-    /// A failure none of the above explains.
+    /// Anything else.
     pub other: u64,
 }
 
@@ -279,17 +340,24 @@ impl FailureShape {
     }
 }
 
-/// Latency of graded attempt-1 durations (nearest-rank percentiles), seconds.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// Latency.
+// Of graded attempt-1 durations (nearest-rank percentiles).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, JsonSchema)]
+#[schemars(rename = "JsonLatency")]
 pub struct Latency {
-    /// Median.
+    /// Median, seconds.
     pub p50: f64,
-    /// 95th percentile.
+    /// 95th percentile, seconds.
     pub p95: f64,
 }
 
-/// Cost or tokens as reported in result files, over every attempt of the task.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// Cost or tokens.
+// As reported in result files, over every attempt of the task. In the JSON report it is a
+// [`SpendJson`], which adds the mean.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, JsonSchema)]
+// `with`: the schema of what is written, whatever the generator's contract.
+#[serde(into = "SpendJson")]
+#[schemars(with = "SpendJson", rename = "JsonSpend")]
 pub struct Spend {
     /// Sum over the attempts that reported it.
     pub total: f64,
@@ -320,46 +388,83 @@ impl Spend {
     }
 }
 
-/// The score vector: how the task succeeds, not only whether.
-#[derive(Debug, Clone, PartialEq)]
+/// Cost or tokens.
+// The JSON shape of a [`Spend`]: the mean is derived, so it has no field in the model.
+#[derive(Serialize, JsonSchema)]
+pub struct SpendJson {
+    /// Sum over reporting attempts.
+    pub total: f64,
+    /// Mean per reporting attempt.
+    pub mean: f64,
+    /// Attempts that reported it.
+    pub attempts_reporting: u64,
+}
+
+impl From<Spend> for SpendJson {
+    fn from(s: Spend) -> Self {
+        SpendJson {
+            total: s.total,
+            mean: s.mean(),
+            attempts_reporting: s.reporting,
+        }
+    }
+}
+
+/// The score vector.
+// How the task succeeds, not only whether.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[schemars(rename = "JsonScore")]
 pub struct ScoreVector {
-    /// Passes on the task's own first internal attempt (`result.attempts` absent or 1), of
-    /// graded trials.
+    /// First-attempt success.
+    // Passes on the task's own first internal attempt (`result.attempts` absent or 1), of
+    // graded trials.
     pub first_attempt: Share,
-    /// Passes within the task's own budget, of graded trials (with `gate ingest`, a trial
-    /// whose first attempt failed and a test runner's retry passed counts here).
+    /// Within-budget success.
+    // Passes within the task's own budget, of graded trials (with `gate ingest`, a trial
+    // whose first attempt failed and a test runner's retry passed counts here).
     pub within_budget: Share,
-    /// Of graded trials that did not pass on their first internal attempt, those that passed.
+    /// Recovery rate.
+    // Of graded trials that did not pass on their first internal attempt, those that passed.
     pub recovery: Share,
-    /// Graded failures by class.
+    /// Failures by class.
     pub failures: FailureShape,
-    /// Latency of graded trials.
+    /// `null` without graded trials.
+    // Latency of graded trials.
+    #[serde(rename = "latency_s")]
     pub latency: Option<Latency>,
-    /// Cost reported by result files.
+    /// `null` when no result file reported it.
+    // Cost reported by result files.
     pub cost: Option<Spend>,
-    /// Tokens reported by result files.
+    /// `null` when no result file reported it.
+    // Tokens reported by result files.
     pub tokens: Option<Spend>,
     /// Unavailable trials consumed.
     pub unavailable: u64,
-    /// Later attempts that passed and were not promoted to the trial's grade.
+    /// Later attempts that passed, never promoted.
+    // Not promoted to the trial's grade.
     pub retry_passes_refused: u64,
     /// Graded trials that made more than one attempt of their own: a result file reporting
     /// `attempts` above 1, or (with `gate ingest`) a test runner's retry after the graded
     /// failure. Zero for a suite run with retries off: then first-attempt, within-budget and
-    /// recovery say nothing the pass rate does not.
+    /// recovery say nothing the pass rate does not. Not in the JSON report.
+    #[serde(skip)]
     pub internal_attempts: u64,
 }
 
-/// One point of the plan's operating characteristic.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// One OC point.
+// One point of the plan's operating characteristic.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, JsonSchema)]
+#[schemars(rename = "JsonOc")]
 pub struct OcPoint {
-    /// True per-trial success rate.
+    /// True success rate.
+    // Per trial.
     pub p: f64,
     /// P(PASS | p).
     pub pass: f64,
     /// P(FAIL | p).
     pub fail: f64,
-    /// P(INCONCLUSIVE | p): non-zero only for a truncated sequential plan.
+    /// P(INCONCLUSIVE | p).
+    // Non-zero only for a truncated sequential plan.
     pub inconclusive: f64,
 }
 

@@ -34,7 +34,7 @@ fn pass_rate_pass_at_k_and_exit_code_come_from_the_replay() {
     let p3 = t.pass_at[1];
     assert!((p3.pass_hat_k - pr.estimate.powi(3)).abs() < 1e-12);
     assert!((p3.pass_hat_k_ci95.lo - pr.ci95.lo.powi(3)).abs() < 1e-12);
-    assert!((p3.naive_pass_hat_k - (17.0 * 16.0 * 15.0) / (19.0 * 18.0 * 17.0)).abs() < 1e-12);
+    assert!((p3.naive.pass_hat_k - (17.0 * 16.0 * 15.0) / (19.0 * 18.0 * 17.0)).abs() < 1e-12);
     assert!((p3.pass_at_k - (1.0 - (1.0 - pr.estimate).powi(3))).abs() < 1e-12);
     assert_eq!(r.tasks[1].verdict(), Judgement::Verdict(Verdict::Fail));
     assert_eq!(r.verdict(), Judgement::Verdict(Verdict::Fail));

@@ -142,19 +142,6 @@ pub fn detect(dir: &Path) -> Option<EvalKind> {
     None
 }
 
-/// Write the plan for `kind` to `args.output` (never over an existing file) and print the
-/// commands that feed it; returns the exit code.
-pub fn execute(args: &crate::cli::InitArgs, kind: &EvalKind) -> Result<u8, crate::error::Error> {
-    let (text, commands) = render(kind, &args.dir, &args.output);
-    super::init_files::create_new(&args.output, &text)?;
-    println!(
-        "wrote {} for {} project: a plan for `gate ingest`. Run the eval, then judge it:\n{commands}",
-        args.output.display(),
-        kind.article()
-    );
-    Ok(crate::exit::SUCCESS)
-}
-
 /// The plan file and the commands that feed it: (plan text, commands to print).
 pub fn render(kind: &EvalKind, dir: &Path, plan: &Path) -> (String, String) {
     // The default design, as `gate init` writes it; its n is how many repeats to run.
@@ -242,7 +229,7 @@ tasks:
     junit: \"*\"
 ",
         label = kind.article(),
-        sampling = super::init_files::DEFAULT_DESIGN,
+        sampling = super::files::DEFAULT_DESIGN,
     );
     let commands =
         format!("  {run}\n  {ingest}\n\nIn GitHub Actions:\n  - run: {run}\n  - run: {ingest}\n");

@@ -1,5 +1,6 @@
-//! `gate init` for suite runners (Jest, Vitest, mocha, Playwright, Go): one table entry per
-//! runner, and the plan that judges every test case of the suite.
+//! `gate init` for suite runners (pytest, Cargo, Jest, Vitest, mocha, Playwright, Go): the
+//! runner table as data (one [`SuiteRunner`] per runner in [`RUNNERS`]), detection, and the
+//! plan that judges every test case of the suite. Writing it is `commands/init.rs`'s.
 //!
 //! Each [`SuiteRunner`] says how the runner is recognised, the command that runs its whole
 //! suite once with the runner's OWN retries off and writes its results to `$GATE_JUNIT` in a
@@ -16,8 +17,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::cli::{InitArgs, ProjectKind};
-use crate::error::Error;
+use super::ProjectKind;
 
 /// One suite runner `gate init` knows.
 #[derive(Debug)]
@@ -220,7 +220,7 @@ impl SuiteRunner {
 
 /// The suite runners found in a JavaScript or Go project, in [`RUNNERS`] order.
 pub fn detect(dir: &Path) -> Vec<&'static SuiteRunner> {
-    let package = super::init_files::project_text(dir, Path::new("package.json"))
+    let package = super::files::project_text(dir, Path::new("package.json"))
         .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
     let names: Vec<String> = std::fs::read_dir(dir)
         .into_iter()
@@ -276,72 +276,6 @@ module.exports = (result) => ({ invocations: result.invocations });
 /// The file name jest-junit reads [`JEST_PROPERTIES`] from, in the directory Jest runs in.
 pub const JEST_PROPERTIES_FILE: &str = "junitTestCaseProperties.js";
 
-/// Write the plan for `r` (and, for Jest, the properties file) and print how to run it.
-pub fn execute(args: &InitArgs, r: &SuiteRunner, others: &[&SuiteRunner]) -> Result<u8, Error> {
-    let cwd =
-        super::init_files::relative_to(args.output.parent().unwrap_or(Path::new(".")), &args.dir);
-    let text = render(r, &cwd, &args.output.display().to_string());
-    super::init_files::create_new(&args.output, &text)?;
-    println!(
-        "wrote {} for {} {} project: every test case of the suite, judged on its own",
-        args.output.display(),
-        article(r.label),
-        r.label
-    );
-    if r.kind == ProjectKind::Jest {
-        jest_properties(&args.dir)?;
-    }
-    if r.kind == ProjectKind::Cargo {
-        nextest_profile(&args.dir)?;
-    }
-    super::init_files::zone_note(&args.output);
-    let plan = sh_word(&args.output.display().to_string());
-    println!(
-        "next: gate check {plan}   # what the plan will do\n      gate run {plan}     # the suite once per trial, retries off, until every test case is decided\n\
-         In GitHub Actions:\n  - run: gate run {plan}"
-    );
-    for o in others {
-        println!(
-            "also found: {} (`gate init --kind {} -o gate-{}.yaml`)",
-            o.label,
-            o.label.to_ascii_lowercase(),
-            o.label.to_ascii_lowercase()
-        );
-    }
-    Ok(crate::exit::SUCCESS)
-}
-
-/// Write junitTestCaseProperties.js into the project unless one is there; warn when the one
-/// there does not record `invocations`.
-fn jest_properties(dir: &Path) -> Result<(), Error> {
-    let path = if dir == Path::new(".") {
-        Path::new(JEST_PROPERTIES_FILE).to_path_buf()
-    } else {
-        dir.join(JEST_PROPERTIES_FILE)
-    };
-    match super::init_files::create_new(&path, JEST_PROPERTIES) {
-        Ok(()) => {
-            println!(
-                "wrote {}: jest-junit records each test's `invocations`, so gate sees Jest's retries",
-                path.display()
-            );
-            Ok(())
-        }
-        Err(_) if path.exists() => {
-            let records = super::init_files::project_text(dir, Path::new(JEST_PROPERTIES_FILE))
-                .is_some_and(|t| t.contains("invocations"));
-            if !records {
-                eprintln!(
-                    "warning: {} does not record `invocations`, so gate will refuse the JUnit files; add `invocations: result.invocations` to what it returns",
-                    path.display()
-                );
-            }
-            Ok(())
-        }
-        Err(e) => Err(e),
-    }
-}
-
 /// The nextest profile the Cargo plan runs (`--profile ci`): its JUnit file, where nextest
 /// writes one only when a profile says so.
 pub const NEXTEST_PROFILE: &str = "\
@@ -355,37 +289,8 @@ fail-fast = false
 path = \"junit.xml\"
 ";
 
-/// Write .config/nextest.toml into the project unless one is there; warn when the one there
-/// has no `[profile.ci.junit]`.
-fn nextest_profile(dir: &Path) -> Result<(), Error> {
-    let rel = Path::new(".config/nextest.toml");
-    let path = if dir == Path::new(".") {
-        rel.to_path_buf()
-    } else {
-        dir.join(rel)
-    };
-    if path.exists() {
-        let has = super::init_files::project_text(dir, rel)
-            .is_some_and(|t| t.contains("[profile.ci.junit]"));
-        if !has {
-            eprintln!(
-                "warning: {} has no `[profile.ci.junit]` with a `path`, so nextest writes no JUnit file and every run is a harness error; add:\n{NEXTEST_PROFILE}",
-                path.display()
-            );
-        }
-        return Ok(());
-    }
-    let _ = std::fs::create_dir_all(dir.join(".config"));
-    super::init_files::create_new(&path, NEXTEST_PROFILE)?;
-    println!(
-        "wrote {}: the `ci` profile writes the JUnit file gate reads",
-        path.display()
-    );
-    Ok(())
-}
-
 /// `a` or `an` before a label.
-fn article(label: &str) -> &'static str {
+pub fn article(label: &str) -> &'static str {
     if matches!(label.chars().next(), Some('A' | 'E' | 'I' | 'O' | 'U')) {
         "an"
     } else {
@@ -422,7 +327,7 @@ tasks:
         retries = r.retries,
         id = r.label.to_ascii_lowercase(),
         task = r.suite_task(cwd),
-        sampling = super::init_files::DEFAULT_DESIGN,
+        sampling = super::files::DEFAULT_DESIGN,
         plan = sh_word(plan),
     );
     text

@@ -1,6 +1,6 @@
 //! The files `gate init` reads and writes, shared by the plans it writes for one test
-//! ([`super::init`]), for a suite runner ([`super::init_suites`]) and for an eval tool
-//! ([`super::init_evals`]): a leaf, so that none of the three imports another for them.
+//! ([`super`]), for a suite runner ([`super::suites`]) and for an eval tool
+//! ([`super::evals`]): a leaf, so that none of the three imports another for them.
 
 use std::fs;
 use std::io::Write as _;
