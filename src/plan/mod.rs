@@ -13,7 +13,7 @@ pub mod check;
 pub mod compare;
 pub mod discover;
 pub mod family;
-mod reach;
+pub mod reach;
 mod sampling;
 pub mod schema;
 pub mod state;

@@ -298,6 +298,72 @@ pub(super) fn refuse_python_cwd_on_sys_path(shown: &str, plan: &Plan) -> Result<
     Ok(())
 }
 
+/// Task runners whose grader is defined in files a `check:` line does not name, with
+/// those files (review 7, c38, c39).
+const RUNNERS: &[(&str, &str)] = &[
+    ("npm", "`package.json`"),
+    ("yarn", "`package.json`"),
+    ("pnpm", "`package.json`"),
+    ("make", "`Makefile`"),
+    ("just", "`justfile`"),
+    ("tox", "`tox.ini`"),
+    (
+        "pytest",
+        "`pytest.ini`, `pyproject.toml`, `tox.ini`, `setup.cfg` or `conftest.py`",
+    ),
+];
+
+/// One line for each task whose `check:` line runs a task runner ([`RUNNERS`]: `npm test`,
+/// `make check`, `pytest`, `python3 -m pytest`) in a folder the trials write (review 7,
+/// c38, c39): the runner reads what to run, or its options, from files there or in a
+/// folder above, which a trial can rewrite or create (`scripts.test: exit 0`, a
+/// `pytest.ini` with `addopts = --collect-only`). `gate check` and `gate run` print them.
+pub fn definition_warnings(plan: &Plan) -> Vec<String> {
+    let roots = super::state::writable_roots(plan);
+    let guarded = super::state::guarded_folders(plan);
+    let mut out = Vec::new();
+    for t in &plan.tasks {
+        'lines: for (line, cwd, env) in super::state::check_lines(t) {
+            let mut dir = cwd.clone();
+            for words in simple_commands(&tokens_of(line, env)) {
+                let name = name_of(&words[0]);
+                if matches!(name.as_str(), "cd" | "pushd") {
+                    if let Some(d) = words.get(1).map(|d| dir.join(d)).filter(|d| d.is_dir()) {
+                        dir = d;
+                    }
+                    continue;
+                }
+                let runner = if is_python(&name)
+                    && words.windows(2).any(|w| w[0] == "-m" && w[1] == "pytest")
+                {
+                    "pytest"
+                } else {
+                    name.as_str()
+                };
+                let Some((runner, files)) = RUNNERS.iter().find(|(r, _)| *r == runner) else {
+                    continue;
+                };
+                let real = resolve(&std::path::absolute(&dir).unwrap_or_else(|_| dir.clone()));
+                let writable = roots.iter().any(|r| real.starts_with(r))
+                    && !guarded.iter().any(|g| real.starts_with(g));
+                if writable {
+                    out.push(format!(
+                        "warning: task `{}`: `check:` runs `{runner}` in `{}`, a folder the trials \
+                         write: a trial could rewrite or create its {files} there (or in a folder \
+                         above) and decide the grade; name the grader on the `check:` line \
+                         (`python3 -I graders/check.py`) and keep its definition outside the \
+                         task's folder (docs/trust.md, \"What is not protected\")",
+                        t.id,
+                        real.display()
+                    ));
+                    break 'lines;
+                }
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::words::{runs_program_text, tokenize};

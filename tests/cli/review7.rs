@@ -320,3 +320,30 @@ fn the_python_dash_p_form_c40_asks_for_fails_the_wrong_answer() {
             .stdout(predicate::str::contains("agent  FAIL"));
     }
 }
+
+#[test]
+fn review7_c38_c39_a_check_through_a_task_runner_the_trials_can_redefine_is_warned_about() {
+    let f = Fixture::new("");
+    std::fs::create_dir(f.path("graders")).unwrap();
+    std::fs::write(
+        f.path("graders/check.py"),
+        "import sys\nsys.exit(0 if open('result.txt').read().strip() == 'right' else 1)\n",
+    )
+    .unwrap();
+    std::fs::write(f.path("Makefile"), "check:\n\tpython3 graders/check.py\n").unwrap();
+    for (form, runner) in [
+        ("make -s check", "make"),
+        ("npm test --silent", "npm"),
+        ("python3 -I -m pytest -q graders/check.py", "pytest"),
+    ] {
+        std::fs::write(f.plan(), plan("", form)).unwrap();
+        check(&f).code(0).stderr(predicate::str::contains(format!(
+            "warning: task `agent`: `check:` runs `{runner}` in `"
+        )));
+    }
+    // A grader named on the line itself: no warning.
+    std::fs::write(f.plan(), plan("", "python3 -I graders/check.py")).unwrap();
+    check(&f)
+        .code(0)
+        .stderr(predicate::str::contains("warning").not());
+}
