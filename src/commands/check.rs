@@ -24,6 +24,9 @@ pub fn execute(args: &CheckArgs) -> Result<u8, Error> {
     for w in plan.rate_warnings() {
         eprintln!("{}", crate::untrusted::log_line(&w));
     }
+    for w in crate::plan::reach::definition_warnings(&plan) {
+        eprintln!("{}", crate::untrusted::log_line(&w));
+    }
     match args.format {
         // Task ids are printed at the start of a line: one that begins with `::` must not
         // act as a workflow command.

@@ -36,6 +36,9 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
     for w in plan.rate_warnings() {
         eprintln!("{}", crate::untrusted::log_line(&w));
     }
+    for w in crate::plan::reach::definition_warnings(&plan) {
+        eprintln!("{}", crate::untrusted::log_line(&w));
+    }
     if let Some(s) = plan.selections.first() {
         return Err(Error::Usage(format!(
             "{}:{}: task `{}` selects JUnit test cases (`junit:`), which `gate run` cannot run; \

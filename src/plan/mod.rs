@@ -13,11 +13,13 @@ pub mod check;
 pub mod compare;
 pub mod discover;
 pub mod family;
+pub mod reach;
 mod sampling;
 pub mod schema;
 pub mod state;
 pub mod suite;
 mod tasks;
+mod words;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -407,6 +409,8 @@ impl Plan {
         state::refuse_writable_over_a_side(&shown, &plan)?;
         state::refuse_symlinked_named_files(&shown, &plan)?;
         state::refuse_state_in_a_writable_root(&shown, &plan)?;
+        reach::refuse_writable_search_paths(&shown, &plan)?;
+        reach::refuse_python_cwd_on_sys_path(&shown, &plan)?;
         Ok(plan)
     }
 }

@@ -32,6 +32,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::words::{INTERPRETERS, Token, expand, files_under, tokenize};
 use super::{CommandLine, Plan};
 use crate::ledger::sha256_hex;
 
@@ -40,18 +41,6 @@ const SCRIPT_EXTENSIONS: &[&str] = &[
     "sh", "bash", "zsh", "ksh", "fish", "py", "js", "mjs", "cjs", "ts", "mts", "cts", "rb", "pl",
     "pm", "php", "lua", "tcl", "r", "jl", "awk", "sed", "ps1", "exs", "go", "rs",
 ];
-
-/// Programs whose first operand is a script they run, whatever its name or mode
-/// (`sh grade`, `python3 -u grade`); a trailing version (`python3.12`) is ignored.
-const INTERPRETERS: &[&str] = &[
-    "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "python", "pypy", "node", "nodejs",
-    "perl", "ruby", "deno", "bun", "php", "lua", "luajit", "tclsh", "rscript", "julia", "elixir",
-    "tsx", "ts-node", "source", ".",
-];
-
-/// At most this many files of a `-m module` package folder are protected (a larger package
-/// is not a grader beside the plan; list what matters in `fixtures:`).
-const MAX_MODULE_FILES: usize = 1000;
 
 /// The files of `plan` that no trial may write (see the module doc): the programs and
 /// scripts its tasks' `run` and `check` name, then its fixtures; absolute, deduplicated.
@@ -66,6 +55,14 @@ pub fn named_files(plan: &Plan) -> Vec<PathBuf> {
         }
         for (line, cwd, env) in lines {
             files.extend(programs_named(line, cwd, env));
+        }
+        for (line, cwd, env) in check_lines(t) {
+            files.extend(super::words::text_fed_paths(
+                &plan_dir(plan),
+                line,
+                cwd,
+                env,
+            ));
         }
     }
     files.extend(plan.fixture_files.iter().map(|f| absolute(f)));
@@ -151,13 +148,11 @@ pub fn state_folders(plan: &Plan) -> Vec<(PathBuf, PathBuf, Holds)> {
         }
     };
     for t in &plan.tasks {
-        let mut checks = Vec::new();
-        checks.extend(t.check.as_ref().map(|c| (c, &t.cwd, &t.env)));
-        if let Some(c) = &t.compare {
-            checks.extend(c.base.check.as_ref().map(|l| (l, &c.base.cwd, &c.base.env)));
-        }
-        for (line, cwd, env) in checks {
+        for (line, cwd, env) in check_lines(t) {
             for f in programs_named(line, cwd, env) {
+                add(f, Holds::Grader);
+            }
+            for f in super::words::text_fed_paths(&plan_dir(plan), line, cwd, env) {
                 add(f, Holds::Grader);
             }
         }
@@ -170,6 +165,26 @@ pub fn state_folders(plan: &Plan) -> Vec<(PathBuf, PathBuf, Holds)> {
     held.retain(|(f, _, _)| !folders.iter().any(|o| o != f && f.starts_with(o)));
     held.dedup_by(|a, b| a.0 == b.0);
     held
+}
+
+/// A `check:` line, the folder it runs in and the `env:` it runs with.
+pub(super) type CheckLine<'a> = (&'a CommandLine, &'a PathBuf, &'a Vec<(String, String)>);
+
+/// The `check:` lines of task `t` (its own and its base side's), each with the folder it
+/// runs in and the `env:` it runs with.
+pub(super) fn check_lines(t: &super::Task) -> Vec<CheckLine<'_>> {
+    let mut checks = Vec::new();
+    checks.extend(t.check.as_ref().map(|c| (c, &t.cwd, &t.env)));
+    if let Some(c) = &t.compare {
+        checks.extend(c.base.check.as_ref().map(|l| (l, &c.base.cwd, &c.base.env)));
+    }
+    checks
+}
+
+/// The plan file's folder, absolute.
+fn plan_dir(plan: &Plan) -> PathBuf {
+    let dir = plan.path.parent().filter(|d| !d.as_os_str().is_empty());
+    absolute(dir.unwrap_or(Path::new(".")))
 }
 
 /// The `.git` folders a `check:` line reads through `git` (review 5, P4): a grader such as
@@ -212,7 +227,7 @@ fn invokes_git(line: &CommandLine, env: &[(String, String)]) -> bool {
     let mut skip = 0;
     for (i, t) in tokens.iter().enumerate() {
         match t {
-            Token::End => command = true,
+            Token::End | Token::Pipe | Token::Input => command = true,
             Token::Word(w) if command => {
                 if skip > 0 {
                     skip -= 1;
@@ -390,13 +405,6 @@ pub(super) fn refuse_writable_over_a_side(
     Ok(())
 }
 
-/// A word of a command line, or the end of a simple command (`;`, `&&`, `|`, …).
-#[derive(Debug, PartialEq)]
-enum Token {
-    Word(String),
-    End,
-}
-
 /// The existing programs and scripts `line` names, run from `cwd` with the plan's `env`
 /// (see the module doc for what counts).
 pub fn programs_named(line: &CommandLine, cwd: &Path, env: &[(String, String)]) -> Vec<PathBuf> {
@@ -419,7 +427,7 @@ pub fn programs_named(line: &CommandLine, cwd: &Path, env: &[(String, String)]) 
     let mut first = true;
     for t in tokens {
         let w = match t {
-            Token::End => {
+            Token::End | Token::Pipe | Token::Input => {
                 (after_cd, after_m, interpreter, first) = (false, false, None, true);
                 continue;
             }
@@ -503,107 +511,6 @@ pub fn programs_named(line: &CommandLine, cwd: &Path, env: &[(String, String)]) 
         first = false;
     }
     found
-}
-
-/// The regular files under `dir`, at most [`MAX_MODULE_FILES`] of them (links not followed).
-fn files_under(dir: &Path, found: &mut Vec<PathBuf>) {
-    let mut todo = vec![dir.to_path_buf()];
-    let mut n = 0;
-    while let Some(d) = todo.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let Ok(kind) = e.file_type() else { continue };
-            if kind.is_dir() {
-                todo.push(e.path());
-            } else if kind.is_file() {
-                found.push(absolute(&e.path()));
-                n += 1;
-                if n >= MAX_MODULE_FILES {
-                    return;
-                }
-            }
-        }
-    }
-}
-
-/// `$NAME` and `${NAME}` replaced by their values in the plan's `env` (a name the plan
-/// does not set is left as it is, so the word names nothing).
-fn expand(line: &str, env: &[(String, String)]) -> String {
-    let mut out = String::with_capacity(line.len());
-    let mut rest = line;
-    while let Some(at) = rest.find('$') {
-        out.push_str(&rest[..at]);
-        let after = &rest[at + 1..];
-        let (name, len) = if let Some(inner) = after.strip_prefix('{') {
-            match inner.find('}') {
-                Some(end) => (&inner[..end], end + 2),
-                None => ("", 0),
-            }
-        } else {
-            let end = after
-                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                .unwrap_or(after.len());
-            (&after[..end], end)
-        };
-        match env
-            .iter()
-            .rev()
-            .find(|(k, _)| !name.is_empty() && k == name)
-        {
-            Some((_, v)) => out.push_str(v),
-            None => out.push_str(&rest[at..at + 1 + len]),
-        }
-        rest = &after[len..];
-    }
-    out.push_str(rest);
-    out
-}
-
-/// Words of a command line: split on blanks (outside quotes) and shell operators, which
-/// end a simple command; quotes dropped; the value of `NAME=VALUE` or `--opt=VALUE` taken
-/// as a word of its own too.
-fn tokenize(line: &str) -> Vec<Token> {
-    let mut tokens = Vec::new();
-    let mut word = String::new();
-    let mut quote: Option<char> = None;
-    let push = |word: &mut String, tokens: &mut Vec<Token>| {
-        if word.is_empty() {
-            return;
-        }
-        if let Some((_, value)) = word.split_once('=') {
-            tokens.push(Token::Word(value.to_string()));
-        }
-        let word = std::mem::take(word);
-        // A quoted word may be a shell line of its own (`sh -c 'sh check'`): its words too.
-        let line = word.contains(|c: char| c.is_whitespace() || ";&|()<>{}".contains(c));
-        let inner = if line { tokenize(&word) } else { Vec::new() };
-        tokens.push(Token::Word(word));
-        if line {
-            tokens.push(Token::End);
-            tokens.extend(inner);
-            tokens.push(Token::End);
-        }
-    };
-    for c in line.chars() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), c) => word.push(c),
-            (None, '\'' | '"') => quote = Some(c),
-            (None, '\\') => {}
-            (None, c) if c.is_whitespace() => push(&mut word, &mut tokens),
-            (None, c) if ";&|()<>{}\n".contains(c) => {
-                push(&mut word, &mut tokens);
-                if tokens.last() != Some(&Token::End) {
-                    tokens.push(Token::End);
-                }
-            }
-            (None, c) => word.push(c),
-        }
-    }
-    push(&mut word, &mut tokens);
-    tokens
 }
 
 /// A regular file that is executable or has a script's extension.
@@ -824,6 +731,8 @@ mod tests {
                 .map(|t| match t {
                     Token::Word(w) => w,
                     Token::End => ";".to_string(),
+                    Token::Pipe => "|".to_string(),
+                    Token::Input => "<".to_string(),
                 })
                 .collect::<Vec<_>>()
         };

@@ -1,0 +1,432 @@
+//! What a `check:` line reaches besides the programs it names (issue 29, review 7).
+//!
+//! [`super::state`] protects the files a command line names as programs and their folders.
+//! A grader's interpreter reaches further, and a trial could plant what it reaches in a
+//! folder it writes; each way below is closed as a class:
+//!
+//! - **Program text fed to an interpreter** (c07): `sh < graders/grade`, `cat graders/grade
+//!   | sh`, `sh -s`, `bash /dev/stdin`, `sh -c "$(cat graders/grade)"`, `eval …`, `python3 -
+//!   < …`, `python3 -c "exec(open('graders/grade').read())"`. The interpreter runs whatever
+//!   text reaches it, and gate cannot tell which of the files the line names that text
+//!   comes from; so on such a line every existing file or folder named anywhere in its text
+//!   (a word, or a path-like piece of a quoted string) beneath the task's folder or the
+//!   plan's is a grader ([`super::words::text_fed_paths`]): protected with its folder, or refused when it
+//!   lies directly in a folder the trials write, like any grader there.
+//! - **Search paths in the plan's `env:`** (c29, c34): `PATH`, `PYTHONPATH`, `NODE_PATH`,
+//!   `LD_PRELOAD`, … are inherited by the `check:` line, and its interpreter loads what it
+//!   finds there first. An entry that is relative (it follows whatever folder the process
+//!   is in) or lies in a folder the trials write, and not in a grader's folder (read-only
+//!   whole), is refused at load ([`refuse_writable_search_paths`]).
+//! - **Python's `sys.path[0]`** (c40): `python -m NAME`, `python -c CODE` and a program read
+//!   from stdin put the current folder first on `sys.path`, so a trial that creates
+//!   `NAME.py` there (or a module the grader imports) runs in its place, although no such
+//!   file existed, and so none was protected, when the run started. Such a `check:` line run
+//!   in a folder the trials write is refused at load unless Python is told to leave that
+//!   folder out (`-P`, `-I`, or `PYTHONSAFEPATH` in the task's `env:`)
+//!   ([`refuse_python_cwd_on_sys_path`]).
+//!
+//! The refusals say in one line how to fix the plan. Like the refusal of a grader directly
+//! in a writable folder they do not apply with `policy.sandbox: off`, where no wall stands.
+
+use std::path::{Path, PathBuf};
+
+use super::words::{is_python, name_of, simple_commands, tokens_of};
+use super::{Plan, PlanError};
+
+/// Variables whose entries a grader's program or interpreter loads from, with what a
+/// trial could plant in an entry it writes.
+const SEARCH_PATHS: &[(&str, &str)] = &[
+    (
+        "PATH",
+        "a program named like the grader's interpreter (`python3`, `sh`)",
+    ),
+    (
+        "PYTHONPATH",
+        "a `sitecustomize.py` that every Python process imports",
+    ),
+    ("PYTHONHOME", "the standard library Python imports"),
+    (
+        "PYTHONUSERBASE",
+        "a `usercustomize.py` that every Python process imports",
+    ),
+    ("PYTHONSTARTUP", "a script Python runs first"),
+    (
+        "PYTHONPYCACHEPREFIX",
+        "compiled modules Python loads in place of the sources",
+    ),
+    ("NODE_PATH", "a package the grader requires"),
+    ("LD_LIBRARY_PATH", "a shared library every program loads"),
+    ("LD_PRELOAD", "a shared library every program loads"),
+    ("LD_AUDIT", "a shared library every program loads"),
+    ("PERL5LIB", "a module Perl loads"),
+    ("PERLLIB", "a module Perl loads"),
+    ("RUBYLIB", "a library Ruby loads"),
+    ("GEM_PATH", "a gem Ruby loads"),
+    ("GEM_HOME", "a gem Ruby loads"),
+    ("CLASSPATH", "a class the JVM loads"),
+    ("BASH_ENV", "a script bash sources first"),
+    ("ENV", "a script sh sources first"),
+    ("ZDOTDIR", "a script zsh sources first"),
+    (
+        "HOME",
+        "a start-up or config file (`usercustomize.py`, `.gitconfig`)",
+    ),
+    ("XDG_CONFIG_HOME", "a config file the grader's tools read"),
+    ("GIT_EXEC_PATH", "a program git runs"),
+    ("GIT_CONFIG_GLOBAL", "a git config (a clean filter)"),
+    ("GIT_CONFIG_SYSTEM", "a git config (a clean filter)"),
+];
+
+/// Variables of options that may name a file to load first (`--require ./x.js`, `-r./x`).
+const OPTION_VARS: &[&str] = &[
+    "NODE_OPTIONS",
+    "RUBYOPT",
+    "PERL5OPT",
+    "JAVA_TOOL_OPTIONS",
+    "_JAVA_OPTIONS",
+];
+
+/// Why `entry` of a search path is one a trial could fill, or `None` when it is not:
+/// relative (it names a folder beneath whatever folder the process is in), or in one of
+/// `roots` (the folders the trials write) and not in one of `guarded` (read-only whole).
+fn writable_entry(entry: &str, roots: &[PathBuf], guarded: &[PathBuf]) -> Option<&'static str> {
+    if !entry.starts_with('/') {
+        return Some("is relative, so it names a folder beneath whatever folder a process is in");
+    }
+    let p = resolve(Path::new(entry));
+    let writable = roots.iter().any(|r| p.starts_with(r));
+    (writable && !guarded.iter().any(|g| p.starts_with(g)))
+        .then_some("lies in a folder the trials write")
+}
+
+/// `p` with links resolved as far as it exists (a missing tail kept as written).
+fn resolve(p: &Path) -> PathBuf {
+    let mut tail = Vec::new();
+    let mut head = p.to_path_buf();
+    loop {
+        if let Ok(real) = std::fs::canonicalize(&head) {
+            return tail.iter().rev().fold(real, |acc: PathBuf, c| acc.join(c));
+        }
+        match (head.file_name().map(|n| n.to_os_string()), head.parent()) {
+            (Some(name), Some(parent)) => {
+                tail.push(name);
+                head = parent.to_path_buf();
+            }
+            _ => return p.to_path_buf(),
+        }
+    }
+}
+
+/// The entries of variable `name` = `value` that name a file or folder to load from.
+fn entries(name: &str, value: &str) -> Vec<String> {
+    if OPTION_VARS.contains(&name) {
+        let words: Vec<&str> = value
+            .split(|c: char| c.is_whitespace() || c == '=')
+            .collect();
+        let mut out = Vec::new();
+        for (i, w) in words.iter().enumerate() {
+            let after_require = i > 0
+                && name == "NODE_OPTIONS"
+                && matches!(
+                    words[i - 1],
+                    "--require" | "-r" | "--import" | "--loader" | "--experimental-loader"
+                );
+            // A path, or a module node resolves from the folder it runs in.
+            let w = w
+                .strip_prefix("-r")
+                .filter(|_| name == "RUBYOPT")
+                .unwrap_or(w);
+            if !w.is_empty() && (after_require || w.contains('/') || w.starts_with('.')) {
+                out.push(w.to_string());
+            }
+        }
+        return out;
+    }
+    let list = value.split(|c: char| c == ':' || (name == "LD_PRELOAD" && c.is_whitespace()));
+    match name {
+        // An empty entry of a list is the current folder.
+        "PATH" | "PYTHONPATH" | "NODE_PATH" | "LD_LIBRARY_PATH" | "PERL5LIB" | "PERLLIB"
+        | "RUBYLIB" | "GEM_PATH" | "CLASSPATH" => list.map(str::to_string).collect(),
+        _ => list.filter(|e| !e.is_empty()).map(str::to_string).collect(),
+    }
+}
+
+/// A task with a `check:` (or a compare task whose base has one) whose `env:` sets a
+/// search path the grader inherits ([`SEARCH_PATHS`], [`OPTION_VARS`]) with an entry a
+/// trial could fill is refused (review 7, c29, c34): `env: {PATH: "tools:/usr/bin:/bin"}`
+/// lets a trial create `tools/python3`, and `env: {PYTHONPATH: src}` a
+/// `src/sitecustomize.py`, and the grader never runs.
+pub(super) fn refuse_writable_search_paths(shown: &str, plan: &Plan) -> Result<(), PlanError> {
+    if plan.policy.sandbox.mode == crate::model::SandboxMode::Off {
+        return Ok(());
+    }
+    let roots = super::state::writable_roots(plan);
+    let guarded = super::state::guarded_folders(plan);
+    for t in &plan.tasks {
+        let mut sides = Vec::new();
+        if t.check.is_some() {
+            sides.push(("", &t.env));
+        }
+        if let Some(c) = t.compare.as_ref().filter(|c| c.base.check.is_some()) {
+            sides.push(("base.", &c.base.env));
+        }
+        for (side, env) in sides {
+            for (name, value) in env {
+                let what = SEARCH_PATHS
+                    .iter()
+                    .find(|(n, _)| n == name)
+                    .map(|(_, w)| *w)
+                    .or(OPTION_VARS
+                        .contains(&name.as_str())
+                        .then_some("a file it loads first"));
+                let Some(what) = what else { continue };
+                for entry in entries(name, value) {
+                    let Some(why) = writable_entry(&entry, &roots, &guarded) else {
+                        continue;
+                    };
+                    return Err(PlanError::Invalid {
+                        path: shown.to_string(),
+                        line: t.line,
+                        column: 1,
+                        message: format!(
+                            "task `{}`: `{side}env: {name}` entry `{entry}` {why}, and the `check:` \
+                             grader inherits it: a trial could put {what} there; use an absolute \
+                             folder outside the task's folders (or a graders' folder), or set it \
+                             on the `run:` line only (`run: {name}=… …`)",
+                            t.id
+                        ),
+                    });
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// How a `python` command of a `check:` line puts its current folder first on `sys.path`
+/// (`-m NAME`, `-c`, a program from stdin), with the module a trial would create there;
+/// `None` when it does not (a script operand, `-I`, `-P`, a long option such as
+/// `--version`).
+fn python_cwd_form(words: &[String]) -> Option<String> {
+    let mut args = words[1..].iter();
+    while let Some(w) = args.next() {
+        if w == "-" {
+            return Some("json".to_string());
+        }
+        // A script operand: its own folder is `sys.path[0]`.
+        let flags = w.strip_prefix('-')?;
+        if flags.starts_with('-') {
+            return None;
+        }
+        if flags.contains('I') || flags.contains('P') {
+            return None;
+        }
+        if flags.ends_with('m') {
+            let module = args.next()?;
+            return Some(module.split('.').next().unwrap_or(module).to_string());
+        }
+        if flags.ends_with('c') {
+            return Some("json".to_string());
+        }
+        if matches!(flags, "W" | "X") {
+            args.next();
+        }
+    }
+    Some("json".to_string())
+}
+
+/// A `check:` line (a task's or base's) that runs Python with its current folder first on
+/// `sys.path` (`python3 -m pytest`, `python3 -c …`, a program from stdin) in a folder the
+/// trials write is refused unless the task's `env:` sets `PYTHONSAFEPATH` (review 7, c40):
+/// a trial creates `pytest.py` there, which did not exist when the run started and so was
+/// not protected, and it runs in place of the grader.
+pub(super) fn refuse_python_cwd_on_sys_path(shown: &str, plan: &Plan) -> Result<(), PlanError> {
+    if plan.policy.sandbox.mode == crate::model::SandboxMode::Off {
+        return Ok(());
+    }
+    let roots = super::state::writable_roots(plan);
+    let guarded = super::state::guarded_folders(plan);
+    for t in &plan.tasks {
+        for (line, cwd, env) in super::state::check_lines(t) {
+            let safe = env
+                .iter()
+                .any(|(k, v)| k == "PYTHONSAFEPATH" && !v.is_empty());
+            if safe {
+                continue;
+            }
+            let mut dir = cwd.clone();
+            for words in simple_commands(&tokens_of(line, env)) {
+                let name = name_of(&words[0]);
+                if matches!(name.as_str(), "cd" | "pushd") {
+                    if let Some(d) = words.get(1).map(|d| dir.join(d)).filter(|d| d.is_dir()) {
+                        dir = d;
+                    }
+                    continue;
+                }
+                if !is_python(&name) {
+                    continue;
+                }
+                let Some(module) = python_cwd_form(&words) else {
+                    continue;
+                };
+                let real = resolve(&std::path::absolute(&dir).unwrap_or_else(|_| dir.clone()));
+                let writable = roots.iter().any(|r| real.starts_with(r))
+                    && !guarded.iter().any(|g| real.starts_with(g));
+                if !writable {
+                    continue;
+                }
+                return Err(PlanError::Invalid {
+                    path: shown.to_string(),
+                    line: t.line,
+                    column: 1,
+                    message: format!(
+                        "task `{}`: `check:` runs `{}` in `{}`, a folder the trials write, and \
+                         Python puts that folder first on `sys.path`: a trial could create \
+                         `{module}.py` there and it would run in place of the grader; write \
+                         `{} -I …` or `{} -P …` (Python 3.11 or later), or set `PYTHONSAFEPATH: \
+                         \"1\"` in the task's `env:`",
+                        t.id,
+                        words.join(" "),
+                        real.display(),
+                        words[0],
+                        words[0],
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Task runners whose grader is defined in files a `check:` line does not name, with
+/// those files (review 7, c38, c39).
+const RUNNERS: &[(&str, &str)] = &[
+    ("npm", "`package.json`"),
+    ("yarn", "`package.json`"),
+    ("pnpm", "`package.json`"),
+    ("make", "`Makefile`"),
+    ("just", "`justfile`"),
+    ("tox", "`tox.ini`"),
+    (
+        "pytest",
+        "`pytest.ini`, `pyproject.toml`, `tox.ini`, `setup.cfg` or `conftest.py`",
+    ),
+];
+
+/// One line for each task whose `check:` line runs a task runner ([`RUNNERS`]: `npm test`,
+/// `make check`, `pytest`, `python3 -m pytest`) in a folder the trials write (review 7,
+/// c38, c39): the runner reads what to run, or its options, from files there or in a
+/// folder above, which a trial can rewrite or create (`scripts.test: exit 0`, a
+/// `pytest.ini` with `addopts = --collect-only`). `gate check` and `gate run` print them.
+pub fn definition_warnings(plan: &Plan) -> Vec<String> {
+    let roots = super::state::writable_roots(plan);
+    let guarded = super::state::guarded_folders(plan);
+    let mut out = Vec::new();
+    for t in &plan.tasks {
+        'lines: for (line, cwd, env) in super::state::check_lines(t) {
+            let mut dir = cwd.clone();
+            for words in simple_commands(&tokens_of(line, env)) {
+                let name = name_of(&words[0]);
+                if matches!(name.as_str(), "cd" | "pushd") {
+                    if let Some(d) = words.get(1).map(|d| dir.join(d)).filter(|d| d.is_dir()) {
+                        dir = d;
+                    }
+                    continue;
+                }
+                let runner = if is_python(&name)
+                    && words.windows(2).any(|w| w[0] == "-m" && w[1] == "pytest")
+                {
+                    "pytest"
+                } else {
+                    name.as_str()
+                };
+                let Some((runner, files)) = RUNNERS.iter().find(|(r, _)| *r == runner) else {
+                    continue;
+                };
+                let real = resolve(&std::path::absolute(&dir).unwrap_or_else(|_| dir.clone()));
+                let writable = roots.iter().any(|r| real.starts_with(r))
+                    && !guarded.iter().any(|g| real.starts_with(g));
+                if writable {
+                    out.push(format!(
+                        "warning: task `{}`: `check:` runs `{runner}` in `{}`, a folder the trials \
+                         write: a trial could rewrite or create its {files} there (or in a folder \
+                         above) and decide the grade; name the grader on the `check:` line \
+                         (`python3 -I graders/check.py`) and keep its definition outside the \
+                         task's folder (docs/trust.md, \"What is not protected\")",
+                        t.id,
+                        real.display()
+                    ));
+                    break 'lines;
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::words::{runs_program_text, tokenize};
+    use super::*;
+
+    fn commands(line: &str) -> Vec<Vec<String>> {
+        simple_commands(&tokenize(line))
+    }
+
+    #[test]
+    fn program_text_on_stdin_or_inline_is_seen_and_a_script_operand_is_not() {
+        let feeds = |l: &str| commands(l).iter().any(|c| runs_program_text(c));
+        for l in [
+            "sh < graders/grade",
+            "cat graders/grade | sh",
+            "sh -c \"$(cat graders/grade)\"",
+            "eval \"$(cat graders/grade)\"",
+            "bash /dev/stdin < graders/grade",
+            "sh -s < graders/grade",
+            "python3 < graders/grade",
+            "python3 - < graders/grade",
+            "python3 -c \"exec(open('graders/grade').read())\"",
+            "env X=1 timeout 10 bash -e < g",
+        ] {
+            assert!(feeds(l), "{l}");
+        }
+        for l in [
+            "sh graders/grade",
+            "python3 -u graders/check.py < answer.txt",
+            "cat answer.txt | python3 graders/check.py",
+            "grep -q 42 answer.txt",
+            "python3 -m pytest graders",
+            "sh -c 'grep -q 42 answer.txt'",
+            "python3 --version",
+        ] {
+            assert!(!feeds(l), "{l}");
+        }
+    }
+
+    #[test]
+    fn python_forms_that_put_the_cwd_on_sys_path() {
+        let form = |l: &str| python_cwd_form(&commands(l)[0]);
+        assert_eq!(form("python3 -m pytest -q").as_deref(), Some("pytest"));
+        assert_eq!(
+            form("python3 -u -m unittest.main").as_deref(),
+            Some("unittest")
+        );
+        assert_eq!(form("python3 -c 'import x'").as_deref(), Some("json"));
+        assert_eq!(form("python3").as_deref(), Some("json"));
+        assert_eq!(form("python3 -P -m pytest"), None);
+        assert_eq!(form("python3 -I -m pytest"), None);
+        assert_eq!(form("python3 -Im pytest"), None);
+        assert_eq!(form("python3 graders/check.py"), None);
+    }
+
+    #[test]
+    fn search_path_entries() {
+        assert_eq!(entries("PATH", "tools::/bin"), ["tools", "", "/bin"]);
+        assert_eq!(entries("HOME", ""), Vec::<String>::new());
+        assert_eq!(
+            entries("NODE_OPTIONS", "--require x --max-old-space-size=10"),
+            ["x"]
+        );
+        assert_eq!(entries("LD_PRELOAD", "/a.so ./b.so"), ["/a.so", "./b.so"]);
+    }
+}

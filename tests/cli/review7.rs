@@ -1,0 +1,349 @@
+//! The grader breaks of review 7 (issue 29): ways for the task under test to make the plan's
+//! `check:` grader pass a wrong answer — program text fed to an interpreter on stdin or
+//! inline (c07), a search path of the plan's `env:` that a trial fills (c29, c34), and
+//! Python's current folder first on `sys.path` (c40). Each test is named after the attack
+//! it pins; each attack's agent answers wrong, so PASS is the break.
+
+use gate::runner::sandbox::landlock_abi;
+use predicates::prelude::*;
+
+use crate::common::*;
+
+/// The box's modes this machine has, as `GATE_SANDBOX_NO_MOUNTS` values: the mount layer
+/// (where it can be made) and the Landlock allow-list fallback; none without Landlock.
+fn box_modes(test: &str) -> Vec<bool> {
+    if landlock_abi() < 1 {
+        skip_or_fail(test, "landlock", "this kernel has no Landlock");
+        return Vec::new();
+    }
+    let mut modes = vec![true];
+    match gate::runner::mounts::available() {
+        Ok(_) => modes.push(false),
+        Err(why) => skip_or_fail(test, "mounts", &format!("no mount layer here: {why}")),
+    }
+    modes
+}
+
+/// `gate run` of `f`, with or without the mount layer.
+fn run_in(f: &Fixture, no_mounts: bool) -> assert_cmd::assert::Assert {
+    let mut cmd = f.command(&[]);
+    if no_mounts {
+        cmd.env("GATE_SANDBOX_NO_MOUNTS", "1");
+    } else {
+        cmd.env_remove("GATE_SANDBOX_NO_MOUNTS");
+    }
+    cmd.timeout(std::time::Duration::from_secs(120)).assert()
+}
+
+/// `gate check plan.yaml` in `f`'s folder.
+fn check(f: &Fixture) -> assert_cmd::assert::Assert {
+    gate()
+        .current_dir(f.dir.path())
+        .args(["check", "plan.yaml"])
+        .assert()
+}
+
+/// A one-task plan of two trials: `run: sh agent.sh`, `check: CHECK`, `EXTRA` lines first.
+fn plan(extra: &str, check: &str) -> String {
+    let check = serde_json::to_string(check).unwrap();
+    format!(
+        "version: 1\nsampling: {{single: {{n: 2, c: 0}}}}\ntasks:\n  - id: agent\n{extra}    run: sh agent.sh\n    check: {check}\n"
+    )
+}
+
+/// The c07 agent: a wrong answer, then `FILE` rewritten to a grader that passes.
+fn rewriting_agent(f: &Fixture, file: &str, passing: &str) {
+    std::fs::write(
+        f.path("agent.sh"),
+        format!("echo wrong > result.txt\nprintf '{passing}\\n' > {file} 2>/dev/null\nexit 0\n"),
+    )
+    .unwrap();
+}
+
+#[test]
+fn review7_c07_grader_fed_to_the_shell_on_stdin_or_inline_is_protected() {
+    let test = "review7_c07_grader_fed_to_the_shell_on_stdin_or_inline_is_protected";
+    let grader = "grep -qx right result.txt\n";
+    for mounts in box_modes(test) {
+        for form in [
+            "sh < graders/grade",
+            "cat graders/grade | sh",
+            "sh -c \"$(cat graders/grade)\"",
+            "eval \"$(cat graders/grade)\"",
+            "bash /dev/stdin < graders/grade",
+            "sh -s < graders/grade",
+        ] {
+            let f = Fixture::new(&plan("", form));
+            std::fs::create_dir(f.path("graders")).unwrap();
+            std::fs::write(f.path("graders/grade"), grader).unwrap();
+            rewriting_agent(&f, "graders/grade", "exit 0");
+            run_in(&f, !mounts)
+                .code(1)
+                .stdout(predicate::str::contains("agent  FAIL"));
+            assert_eq!(read(&f.path("graders/grade")), grader, "{form}");
+        }
+    }
+}
+
+#[test]
+fn review7_c07_python_grader_fed_on_stdin_or_through_exec_is_protected() {
+    let test = "review7_c07_python_grader_fed_on_stdin_or_through_exec_is_protected";
+    let grader = "import sys\nsys.exit(0 if open('result.txt').read().strip() == 'right' else 1)\n";
+    for mounts in box_modes(test) {
+        for form in [
+            "python3 -I < graders/grade",
+            "python3 -I - < graders/grade",
+            "python3 -I -c \"exec(open('graders/grade').read())\"",
+            "python3 /dev/stdin < graders/grade",
+        ] {
+            let f = Fixture::new(&plan("", form));
+            std::fs::create_dir(f.path("graders")).unwrap();
+            std::fs::write(f.path("graders/grade"), grader).unwrap();
+            rewriting_agent(&f, "graders/grade", "import sys; sys.exit(0)");
+            run_in(&f, !mounts)
+                .code(1)
+                .stdout(predicate::str::contains("agent  FAIL"));
+            assert_eq!(read(&f.path("graders/grade")), grader, "{form}");
+        }
+    }
+}
+
+#[test]
+fn review7_c07_grader_fed_on_stdin_from_the_tasks_own_folder_is_refused() {
+    let f = Fixture::new(&plan("", "sh < grade"));
+    std::fs::write(f.path("grade"), "grep -qx right result.txt\n").unwrap();
+    check(&f)
+        .code(2)
+        .stderr(predicate::str::contains("the `check:` grader `"))
+        .stderr(predicate::str::contains("move it into a subfolder"));
+}
+
+/// The c29 / c34 layout: a Python grader in `graders/` (its folder read-only), `tools/`
+/// with an unrelated program, `src/` with the agent's code.
+fn search_path_fixture(extra: &str) -> Fixture {
+    use std::os::unix::fs::PermissionsExt as _;
+    let f = Fixture::new(&plan(extra, "python3 graders/check.py"));
+    for d in ["graders", "tools", "src"] {
+        std::fs::create_dir(f.path(d)).unwrap();
+    }
+    std::fs::write(
+        f.path("graders/check.py"),
+        "import sys\nsys.exit(0 if open('result.txt').read().strip() == 'right' else 1)\n",
+    )
+    .unwrap();
+    std::fs::write(f.path("tools/fmt"), "#!/bin/sh\necho tool\n").unwrap();
+    std::fs::set_permissions(f.path("tools/fmt"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(
+        f.path("agent.sh"),
+        "echo wrong > result.txt\nprintf '#!/bin/sh\\nexit 0\\n' > tools/python3 && chmod +x tools/python3\nprintf 'import os, atexit\\natexit.register(lambda: os._exit(0))\\n' > src/sitecustomize.py\n",
+    )
+    .unwrap();
+    f
+}
+
+fn abs(f: &Fixture, rel: &str) -> String {
+    std::fs::canonicalize(f.dir.path())
+        .unwrap()
+        .join(rel)
+        .display()
+        .to_string()
+}
+
+#[test]
+fn review7_c29_a_path_entry_the_trials_can_fill_is_refused() {
+    let f = search_path_fixture("    env: {PATH: \"tools:/usr/local/bin:/usr/bin:/bin\"}\n");
+    f.run(&[]).code(2).stderr(predicate::str::contains(
+        "`env: PATH` entry `tools` is relative",
+    ));
+    assert!(!f.path("tools/python3").exists(), "no trial ran");
+    // Absolute, but in the task's folder: the same.
+    let f = search_path_fixture("");
+    let plan_text = plan(
+        &format!(
+            "    env: {{PATH: \"{}:/usr/bin:/bin\"}}\n",
+            abs(&f, "tools")
+        ),
+        "python3 graders/check.py",
+    );
+    std::fs::write(f.plan(), plan_text).unwrap();
+    f.run(&[]).code(2).stderr(predicate::str::contains(
+        "lies in a folder the trials write",
+    ));
+    // An empty entry is the current folder.
+    let f = search_path_fixture("    env: {PATH: \"/usr/bin:/bin:\"}\n");
+    check(&f)
+        .code(2)
+        .stderr(predicate::str::contains("`env: PATH` entry `` is relative"));
+}
+
+/// Not a regression test (it holds before the fix too): the fix of c29 still lets a `PATH`
+/// entry name a graders' folder, which is read-only whole, so nothing can be planted there.
+#[test]
+fn a_path_entry_into_a_graders_folder_is_allowed_and_read_only() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let test = "a_path_entry_into_a_graders_folder_is_allowed_and_read_only";
+    for mounts in box_modes(test) {
+        let f = Fixture::new("");
+        let plan_text = plan(
+            &format!("    env: {{PATH: \"{}:/usr/bin:/bin\"}}\n", abs(&f, "bin")),
+            "grade",
+        );
+        std::fs::write(f.plan(), plan_text).unwrap();
+        std::fs::create_dir(f.path("bin")).unwrap();
+        std::fs::write(
+            f.path("bin/grade"),
+            "#!/bin/sh\ngrep -qx right result.txt\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(f.path("bin/grade"), std::fs::Permissions::from_mode(0o755))
+            .unwrap();
+        std::fs::write(
+            f.path("agent.sh"),
+            "echo wrong > result.txt\nprintf '#!/bin/sh\\nexit 0\\n' > bin/grep 2>/dev/null; chmod +x bin/grep 2>/dev/null; exit 0\n",
+        )
+        .unwrap();
+        run_in(&f, !mounts)
+            .code(1)
+            .stdout(predicate::str::contains("agent  FAIL"));
+        assert!(!f.path("bin/grep").exists());
+    }
+}
+
+#[test]
+fn review7_c34_a_module_search_path_the_trials_can_fill_is_refused() {
+    let f = search_path_fixture("    env: {PYTHONPATH: src}\n");
+    f.run(&[]).code(2).stderr(predicate::str::contains(
+        "`env: PYTHONPATH` entry `src` is relative",
+    ));
+    assert!(!f.path("src/sitecustomize.py").exists(), "no trial ran");
+    // The class: every loader's search path, options that load a file, absolute or not.
+    let f = search_path_fixture("");
+    for env in [
+        format!("{{PYTHONPATH: \"{}\"}}", abs(&f, "src")),
+        "{NODE_PATH: node_modules}".to_string(),
+        "{NODE_OPTIONS: \"--require ./hook.js\"}".to_string(),
+        format!("{{LD_PRELOAD: \"{}\"}}", abs(&f, "src/x.so")),
+        "{PERL5LIB: lib}".to_string(),
+        "{RUBYLIB: lib}".to_string(),
+        format!("{{BASH_ENV: \"{}\"}}", abs(&f, "env.sh")),
+        "{HOME: .}".to_string(),
+    ] {
+        let plan_text = plan(&format!("    env: {env}\n"), "python3 graders/check.py");
+        std::fs::write(f.plan(), plan_text).unwrap();
+        check(&f).code(2).stderr(predicate::str::contains(
+            "and the `check:` grader inherits it",
+        ));
+    }
+    // A system folder is not the trials'.
+    let plan_text = plan(
+        "    env: {PYTHONPATH: /usr/lib/python3/dist-packages, PATH: \"/usr/bin:/bin\"}\n",
+        "python3 graders/check.py",
+    );
+    std::fs::write(f.plan(), plan_text).unwrap();
+    check(&f).code(0);
+}
+
+#[test]
+fn review7_c40_python_dash_m_in_a_folder_the_trials_write_is_refused() {
+    let f = Fixture::new("");
+    std::fs::create_dir(f.path("graders")).unwrap();
+    std::fs::write(
+        f.path("graders/test_result.py"),
+        "def test_result():\n    assert open('result.txt').read().strip() == 'right'\n",
+    )
+    .unwrap();
+    std::fs::write(
+        f.path("agent.sh"),
+        "echo wrong > result.txt\nprintf 'import sys\\nsys.exit(0)\\n' > pytest.py\nprintf 'import sys\\nsys.exit(0)\\n' > unittest.py\n",
+    )
+    .unwrap();
+    for (form, module) in [
+        (
+            "python3 -m pytest -q -p no:cacheprovider graders/test_result.py",
+            "pytest",
+        ),
+        ("python3 -m unittest graders/test_result.py", "unittest"),
+        ("python3 -c 'import json'", "json"),
+    ] {
+        std::fs::write(f.plan(), plan("", form)).unwrap();
+        f.run(&[])
+            .code(2)
+            .stderr(predicate::str::contains(format!(
+                "a trial could create `{module}.py` there"
+            )))
+            .stderr(predicate::str::contains("-P …"));
+        assert!(!f.path("pytest.py").exists(), "no trial ran: {form}");
+    }
+    // The forms that leave the current folder out of `sys.path` are accepted.
+    for (extra, form) in [
+        ("", "python3 -I -m unittest graders/test_result.py"),
+        ("", "python3 -P -m pytest graders/test_result.py"),
+        ("    env: {PYTHONSAFEPATH: \"1\"}\n", "python3 -m pytest"),
+        ("", "cd graders && python3 -m unittest test_result.py"),
+    ] {
+        std::fs::write(f.plan(), plan(extra, form)).unwrap();
+        check(&f).code(0);
+    }
+}
+
+/// Not a regression test (it holds before the fix too): the form c40's refusal asks for,
+/// `python3 -P -m pytest`, does not run a `pytest.py` a trial created.
+#[test]
+fn the_python_dash_p_form_c40_asks_for_fails_the_wrong_answer() {
+    let test = "the_python_dash_p_form_c40_asks_for_fails_the_wrong_answer";
+    let pytest = std::process::Command::new("python3")
+        .args(["-m", "pytest", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !pytest {
+        skip_or_fail(test, "pytest", "python3 has no pytest");
+        return;
+    }
+    for mounts in box_modes(test) {
+        let f = Fixture::new(&plan(
+            "",
+            "python3 -P -m pytest -q -p no:cacheprovider graders/test_result.py",
+        ));
+        std::fs::create_dir(f.path("graders")).unwrap();
+        std::fs::write(
+            f.path("graders/test_result.py"),
+            "def test_result():\n    assert open('result.txt').read().strip() == 'right'\n",
+        )
+        .unwrap();
+        std::fs::write(
+            f.path("agent.sh"),
+            "echo wrong > result.txt\nprintf 'import sys\\nsys.exit(0)\\n' > pytest.py\n",
+        )
+        .unwrap();
+        run_in(&f, !mounts)
+            .code(1)
+            .stdout(predicate::str::contains("agent  FAIL"));
+    }
+}
+
+#[test]
+fn review7_c38_c39_a_check_through_a_task_runner_the_trials_can_redefine_is_warned_about() {
+    let f = Fixture::new("");
+    std::fs::create_dir(f.path("graders")).unwrap();
+    std::fs::write(
+        f.path("graders/check.py"),
+        "import sys\nsys.exit(0 if open('result.txt').read().strip() == 'right' else 1)\n",
+    )
+    .unwrap();
+    std::fs::write(f.path("Makefile"), "check:\n\tpython3 graders/check.py\n").unwrap();
+    for (form, runner) in [
+        ("make -s check", "make"),
+        ("npm test --silent", "npm"),
+        ("python3 -I -m pytest -q graders/check.py", "pytest"),
+    ] {
+        std::fs::write(f.plan(), plan("", form)).unwrap();
+        check(&f).code(0).stderr(predicate::str::contains(format!(
+            "warning: task `agent`: `check:` runs `{runner}` in `"
+        )));
+    }
+    // A grader named on the line itself: no warning.
+    std::fs::write(f.plan(), plan("", "python3 -I graders/check.py")).unwrap();
+    check(&f)
+        .code(0)
+        .stderr(predicate::str::contains("warning").not());
+}
