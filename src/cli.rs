@@ -566,8 +566,8 @@ pub struct SuiteArgs {
     /// The rule for every test case, from flags.
     #[command(flatten)]
     pub design: DesignFlags,
-    /// Where to write the attempt ledger (JSON Lines); the suite runs' JUnit files go into a
-    /// `suite-runs/` directory beside it.
+    /// Where to write the attempt ledger (JSON Lines): each suite run's test cases, and its
+    /// JUnit file's SHA-256 (the file itself is not kept).
     #[arg(long, default_value = "gate-out/ledger.jsonl")]
     pub ledger: PathBuf,
     /// What an INCONCLUSIVE verdict exits with (overrides the plan's policy).

@@ -78,11 +78,23 @@ fn line(report: &Report, t: &TaskReport, command: &str, label: &str, message: &s
     if let Some(line) = t.replay.spec.line {
         props.push(format!("line={line}"));
     }
+    // Ids come from the task and its result files: control bytes (ESC sequences the log viewer
+    // renders, NUL) are shown escaped, as the terminal shows them, before the runner's own
+    // escaping (review 7, c02).
+    let title = format!("gate: {} {label}", t.replay.spec.id);
     props.push(format!(
         "title={}",
-        escape_property(&format!("gate: {} {label}", t.replay.spec.id))
+        escape_property(&crate::untrusted::one_line(&title))
     ));
-    format!("::{command} {}::{}", props.join(","), escape_data(message))
+    let message: Vec<_> = message
+        .split('\n')
+        .map(crate::untrusted::one_line)
+        .collect();
+    format!(
+        "::{command} {}::{}",
+        props.join(","),
+        escape_data(&message.join("\n"))
+    )
 }
 
 /// Escape a message.
@@ -107,6 +119,28 @@ mod tests {
     fn escaping_follows_the_runner() {
         assert_eq!(escape_data("50% a\r\nb"), "50%25 a%0D%0Ab");
         assert_eq!(escape_property("gate: a,b%"), "gate%3A a%2Cb%25");
+    }
+
+    #[test]
+    fn review7_c02_control_bytes_of_an_id_reach_no_annotation_raw() {
+        let d = tempfile::tempdir().unwrap();
+        let mut report = fixture::sample(d.path());
+        let t = report
+            .tasks
+            .iter_mut()
+            .find(|t| t.replay.spec.id == "refund")
+            .expect("refund");
+        t.replay.spec.id = "p::T\u{1}\u{8}\u{1b}[2J\u{0}\u{9b}X".into();
+        let lines = render(&report);
+        assert_eq!(lines.len(), 1);
+        assert!(
+            !lines[0].chars().any(char::is_control),
+            "raw control byte in {:?}",
+            lines[0]
+        );
+        assert!(
+            lines[0].contains("title=gate%3A p%3A%3AT\\u{1}\\u{8}\\u{1b}[2J\\u{0}\\u{9b}X FAIL")
+        );
     }
 
     #[test]

@@ -241,17 +241,33 @@ impl SuiteLauncher {
         // for every case. Beside the result file, in the trial's own folder.
         let cases_file = trial_dir.join(format!("{ordinal:04}-cases.txt"));
         let mut listed = String::new();
+        let mut unlistable = None;
         for id in asked.iter().flatten() {
-            listed.push_str(&id[base.task.len() + 1..]);
+            let name = &id[base.task.len() + 1..];
+            // One name a line: a name with a line break would ask for other cases (review 7,
+            // c30), so it cannot be asked for at all.
+            if name.contains(['\n', '\r']) {
+                unlistable = Some(name);
+            }
+            listed.push_str(name);
             listed.push('\n');
         }
-        if let Err(e) =
-            std::fs::create_dir_all(&trial_dir).and_then(|()| std::fs::write(&cases_file, listed))
-        {
-            let why = format!(
-                "cannot write the list of test cases `{}`: {e}",
-                cases_file.display()
-            );
+        let written = match unlistable {
+            Some(name) => Err(format!(
+                "the test case `{}` cannot be asked for again: its name holds a line break, and \
+                 `{CASES_VAR}` names one case a line (rename the test)",
+                crate::untrusted::one_line(name)
+            )),
+            None => std::fs::create_dir_all(&trial_dir)
+                .and_then(|()| std::fs::write(&cases_file, listed))
+                .map_err(|e| {
+                    format!(
+                        "cannot write the list of test cases `{}`: {e}",
+                        cases_file.display()
+                    )
+                }),
+        };
+        if let Err(why) = written {
             return vec![super::launcher::harness_error_row(
                 &AttemptSpec {
                     trial: ordinal,

@@ -267,7 +267,9 @@ pub fn max_pairs_for_alpha(
     alpha: f64,
     cap: u64,
 ) -> Option<u64> {
-    if !(d > 0.0 && d <= 1.0) {
+    // With no discordant pair only the loss route can decide (it PASSes once head's losses
+    // are rare enough); without one the rule never decides there (review 7, c12).
+    if !((0.0..=1.0).contains(&d) && (d > 0.0 || loss_route.is_some())) {
         return None;
     }
     let (mut lo, mut hi) = (0u64, cap);

@@ -518,3 +518,28 @@ fn the_published_oc_over_base_rate_drop_and_correlation_matches_every_sequence()
         }
     }
 }
+
+/// Review 7, c12: with no discordant pair (both sides always pass, or always fail) the loss
+/// route PASSes within a fixed number of pairs, so alpha holds at discordance 0 with the
+/// default `max_pairs`; the search said "never" there.
+#[test]
+fn review7_c12_alpha_needs_pairs_at_discordance_zero_is_the_loss_route() {
+    let d = design(3.0, 0.05, 0.1, None);
+    assert!(
+        d.loss_route.is_some(),
+        "the default design has a loss route"
+    );
+    let m = d
+        .max_pairs_for_alpha_at(0.0, d.max_pairs)
+        .expect("alpha holds at discordance 0");
+    assert!(m <= d.max_pairs);
+    // It is where the loss route alone reaches P(PASS) >= 1 - alpha: exactly there, one
+    // pair fewer does not.
+    let p = |n: u64| oc_of_lattice(&d.boundaries, d.loss_route, n, 0.0, 0.5).p_pass;
+    assert!(p(m) >= 1.0 - d.alpha && p(m - 1) < 1.0 - d.alpha);
+    // Without a loss route nothing decides at discordance 0.
+    assert_eq!(
+        max_pairs_for_alpha(&d.boundaries, None, 0.0, 0.05, 1000),
+        None
+    );
+}
