@@ -177,7 +177,7 @@ struct TrialFolder(std::path::PathBuf);
 
 impl Drop for TrialFolder {
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+        super::sandbox::remove_folder(&self.0);
     }
 }
 

@@ -33,6 +33,16 @@ pub(super) fn fresh_dir(root: &Path, suffix: &str) -> io::Result<PathBuf> {
     }
 }
 
+/// Remove the folder `dir` and what it holds, without following a symbolic link: one
+/// `rmdir` when it is empty, as a trial's `TMPDIR` and result folder usually are by then
+/// (issue 29: `remove_dir_all` costs a dozen system calls even for an empty folder), else
+/// `remove_dir_all` (also when `dir` has become a link: `rmdir` refuses a link).
+pub(crate) fn remove_folder(dir: &Path) {
+    if fs::remove_dir(dir).is_err() {
+        let _ = fs::remove_dir_all(dir);
+    }
+}
+
 /// Remove what gate processes that died without cleaning up (a SIGKILL, an OOM kill) left in
 /// `root`: folders named `gate-PID-…` as gate names them (`gate-PID-N`, a `TMPDIR`, only
 /// beside a results folder of the same pid whose lock is won here;

@@ -69,6 +69,7 @@ use std::process::Command;
 use std::sync::{Arc, Mutex};
 
 use super::mounts::{self, Binds, Layer, Namespace, Space, is_yaml};
+pub(crate) use folders::remove_folder;
 use folders::{fresh_dir, make_results_root, remove_stale};
 use seccomp::signal_filter;
 
@@ -788,8 +789,8 @@ impl Cell {
 
 impl Drop for Cell {
     fn drop(&mut self) {
-        // std's remove_dir_all never follows a link the task left in the directory.
-        let _ = fs::remove_dir_all(&self.tmpdir);
+        // Never follows a link the task left in the directory.
+        remove_folder(&self.tmpdir);
     }
 }
 
