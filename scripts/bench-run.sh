@@ -8,21 +8,31 @@
 #  3. peak disk of one trial that prints 600 MB to stdout (target < 64 MB): sampled every
 #     10 ms as the blocks of every file under the output folder plus the blocks of every
 #     regular file (named, deleted, O_TMPFILE or memfd) that gate or its children hold open.
+# Wall time moves with the load of a shared machine; the CPU time of each side (its processes
+# and all their children, from getrusage) is printed beside it, per trial, and moves less.
 # Usage: scripts/bench-run.sh [ROUNDS]   (default 3; the best round of each side is kept)
+#        GATE_BIN=path/to/gate scripts/bench-run.sh   (that binary, not a fresh release build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
-cargo build --release --quiet
-gate=$PWD/target/release/gate
+if [ -n "${GATE_BIN:-}" ]; then
+  gate=$(realpath "$GATE_BIN")
+else
+  cargo build --release --quiet
+  gate=${CARGO_TARGET_DIR:-$PWD/target}/release/gate
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# Wall seconds of a command, from python's monotonic clock (no bc/GNU time needed).
+# Wall seconds of a command, from python's monotonic clock (no bc/GNU time needed), and its
+# CPU seconds (user + system, the command and all its children).
 wall() { python3 - "$@" <<'PY'
-import subprocess, sys, time
+import resource, subprocess, sys, time
 t = time.monotonic()
 subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-print(f"{time.monotonic() - t:.4f}")
+w = time.monotonic() - t
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(f"{w:.4f} {r.ru_utime + r.ru_stime:.4f}")
 PY
 }
 # Peak RSS of a command in KiB.
@@ -39,23 +49,24 @@ printf 'version: 1\nsampling: {single: {n: %s, c: 0}}\ntasks:\n  - id: noop\n   
 printf 'version: 1\nsampling: {single: {n: %s, c: 0}}\ntasks:\n  - id: noop\n    run: "true"\npolicy: {sandbox: off}\n' 1000 > "$work/noop-off.yaml"
 printf 'version: 1\nsampling: {single: {n: %s, c: 0}}\ntasks:\n  - id: noop\n    run: "true"\npolicy: {sandbox: off}\n' 20000 > "$work/big-off.yaml"
 
-base=9999; ours=9999; unboxed=9999
+min() { awk -v a="$1" -v b="$2" 'BEGIN { print (b < a) ? b : a }'; }
+base=9999; ours=9999; unboxed=9999; base_cpu=9999; ours_cpu=9999; unboxed_cpu=9999
 for _ in $(seq "$rounds"); do
-  b=$(wall sh -c 'seq 1000 | xargs -P2 -I{} sh -c true')
+  read -r b bc < <(wall sh -c 'seq 1000 | xargs -P2 -I{} sh -c true')
   rm -rf "$work/out"
-  o=$(wall "$gate" run "$work/noop.yaml" --jobs 2 --ledger "$work/out/ledger.jsonl" --no-step-summary)
+  read -r o oc < <(wall "$gate" run "$work/noop.yaml" --jobs 2 --ledger "$work/out/ledger.jsonl" --no-step-summary)
   rm -rf "$work/out"
-  u=$(wall "$gate" run "$work/noop-off.yaml" --jobs 2 --ledger "$work/out/ledger.jsonl" --no-step-summary)
-  base=$(awk -v a="$base" -v b="$b" 'BEGIN { print (b < a) ? b : a }')
-  ours=$(awk -v a="$ours" -v b="$o" 'BEGIN { print (b < a) ? b : a }')
-  unboxed=$(awk -v a="$unboxed" -v b="$u" 'BEGIN { print (b < a) ? b : a }')
+  read -r u uc < <(wall "$gate" run "$work/noop-off.yaml" --jobs 2 --ledger "$work/out/ledger.jsonl" --no-step-summary)
+  base=$(min "$base" "$b"); base_cpu=$(min "$base_cpu" "$bc")
+  ours=$(min "$ours" "$o"); ours_cpu=$(min "$ours_cpu" "$oc")
+  unboxed=$(min "$unboxed" "$u"); unboxed_cpu=$(min "$unboxed_cpu" "$uc")
 done
 sandbox=$("$gate" check "$work/noop.yaml" 2>&1 >/dev/null | sed "s/^sandbox (what gate run would record on this machine): //")
-awk -v o="$ours" -v b="$base" -v u="$unboxed" -v s="$sandbox" 'BEGIN {
-  printf "overhead: 1000 no-op trials, --jobs 2, against xargs -P2 sh -c true %.2f s (best of rounds, same run):\n", b
-  printf "          box on:  gate %.2f s, ratio %.2f (box: %s)\n", o, o / b, s
-  printf "          box off: gate %.2f s, ratio %.2f (policy.sandbox: off)\n", u, u / b
-  printf "          target: box-on ratio <= 1.5: %s; the box costs %.2f ms per trial\n", (o / b <= 1.5) ? "met" : "NOT MET", (o - u)
+awk -v o="$ours" -v b="$base" -v u="$unboxed" -v oc="$ours_cpu" -v bc="$base_cpu" -v uc="$unboxed_cpu" -v s="$sandbox" 'BEGIN {
+  printf "overhead: 1000 no-op trials, --jobs 2, against xargs -P2 sh -c true %.2f s, %.2f ms CPU per trial (best of rounds, same run):\n", b, bc
+  printf "          box on:  gate %.2f s, ratio %.2f; %.2f ms CPU per trial, ratio %.2f (box: %s)\n", o, o / b, oc, oc / bc, s
+  printf "          box off: gate %.2f s, ratio %.2f; %.2f ms CPU per trial, ratio %.2f (policy.sandbox: off)\n", u, u / b, uc, uc / bc
+  printf "          target: box-on ratio <= 1.5 (wall): %s; the box costs %.2f ms per trial (wall), %.2f ms of CPU\n", (o / b <= 1.5) ? "met" : "NOT MET", (o - u), (oc - uc)
 }'
 
 rm -rf "$work/out"
