@@ -25,6 +25,7 @@ mod readers_review2;
 mod report;
 mod review5;
 mod review5_readers;
+mod review7_evidence;
 mod run;
 mod sandbox;
 mod secrets;
