@@ -369,3 +369,31 @@ fn review7_c20_copy_of_a_run_with_its_test_cases_reordered_is_the_same_run() {
             "the same run of the suite given twice",
         ));
 }
+
+#[test]
+fn review7_c13_deepeval_case_with_a_failed_metric_and_no_success_is_refused() {
+    // Before: `success: null` over a failed metric read as skipped: `refund` vanished, PASS.
+    let d = tempfile::tempdir().unwrap();
+    let case = |name: &str, i: u32, ok: bool| {
+        serde_json::json!({
+            "name": format!("test_agent[{name}-{i}-3]"), "input": name, "actualOutput": "x",
+            "flaky": false, "runDuration": 0.01, "order": 0,
+            "success": if ok { serde_json::Value::Bool(true) } else { serde_json::Value::Null },
+            "metricsData": [{"name": "Done", "threshold": 1.0, "success": ok,
+                "score": if ok { 1.0 } else { 0.0 }, "reason": "r", "strictMode": false, "flaky": false}],
+        })
+    };
+    let cases: Vec<serde_json::Value> = (1..=3)
+        .flat_map(|i| [case("lookup", i, true), case("refund", i, false)])
+        .collect();
+    let run = serde_json::json!({
+        "testFile": "test_agent.py", "testCases": cases, "conversationalTestCases": [],
+        "metricsScores": [], "testPassed": 3, "testFailed": 0, "runDuration": 1.0, "official": false,
+    });
+    std::fs::write(d.path().join("run.json"), run.to_string()).unwrap();
+    ingest(d.path(), &["run.json"])
+        .code(2)
+        .stderr(predicate::str::contains(
+            "has metric data but no `success` (null or absent)",
+        ));
+}
