@@ -397,3 +397,34 @@ fn review7_c13_deepeval_case_with_a_failed_metric_and_no_success_is_refused() {
             "has metric data but no `success` (null or absent)",
         ));
 }
+
+/// The repo's promptfoo results (60 rows, `--repeat 20`), edited by `edit`, as `results.json`.
+fn promptfoo_results(dir: &std::path::Path, edit: impl Fn(&mut Vec<serde_json::Value>)) {
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/evals/promptfoo/results.json"),
+    )
+    .unwrap();
+    let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    edit(doc["results"]["results"].as_array_mut().unwrap());
+    std::fs::write(dir.join("results.json"), doc.to_string()).unwrap();
+}
+
+#[test]
+fn review7_c18_promptfoo_gaps_and_success_over_a_failed_grade_are_not_passes() {
+    // Before: both edits PASSed (the original FAILs).
+    let d = tempfile::tempdir().unwrap();
+    let failing = |r: &serde_json::Value| r["success"] == serde_json::Value::Bool(false);
+    promptfoo_results(d.path(), |rows| rows.retain(|r| !failing(r)));
+    ingest(d.path(), &["results.json"])
+        .code(2)
+        .stderr(predicate::str::contains(
+            "promptfoo numbers its rows without a gap",
+        ));
+    promptfoo_results(d.path(), |rows| {
+        for r in rows.iter_mut().filter(|r| failing(r)) {
+            r["success"] = serde_json::Value::Bool(true);
+        }
+    });
+    ingest(d.path(), &["results.json"]).code(1);
+}
