@@ -139,6 +139,20 @@ struct Sample {
     retries: Option<Count>,
     #[serde(default)]
     total_time: Option<f64>,
+    /// Its transcript: only a model event's `cache` is read.
+    #[serde(default)]
+    events: Option<Vec<SampleEvent>>,
+}
+
+/// One event of a sample's transcript, as far as gate reads it.
+#[derive(Deserialize)]
+struct SampleEvent {
+    #[serde(default)]
+    event: Option<String>,
+    /// `read` when the model's output came from Inspect's cache (`generate(cache=True)`,
+    /// `--cache`): a replay of an earlier eval's answer, not a new sample of the model.
+    #[serde(default)]
+    cache: Option<String>,
 }
 
 /// A sample's `error_retries`, read element by element: one more than
@@ -506,6 +520,21 @@ fn judge(
     let mut seen: HashMap<(String, u64), ()> = HashMap::new();
     for s in &samples {
         let id = id_text(&s.id);
+        // An epoch whose model answer came from Inspect's cache is an earlier eval's answer
+        // again: not a trial of this run, as promptfoo's cached rows are not (review 7, c37).
+        if s.events
+            .iter()
+            .flatten()
+            .any(|e| e.event.as_deref() == Some("model") && e.cache.as_deref() == Some("read"))
+        {
+            return Err(Error::Refused(format!(
+                "sample `{}` epoch {}: its model output was read from Inspect's cache (a model event with \
+                 `cache: read`), so it replays an earlier eval's answer and is not a trial of this one. \
+                 Run the eval with the cache off (no `--cache`, no `generate(cache=...)`)",
+                crate::untrusted::one_line(&id),
+                s.epoch.0
+            )));
+        }
         if seen.insert((id.clone(), s.epoch.0), ()).is_some() {
             return Err(parse(format!(
                 "sample `{id}` epoch {} is recorded twice; a log has one record per (sample, epoch)",

@@ -428,3 +428,22 @@ fn review7_c18_promptfoo_gaps_and_success_over_a_failed_grade_are_not_passes() {
     });
     ingest(d.path(), &["results.json"]).code(1);
 }
+
+#[test]
+fn review7_c37_inspect_epochs_read_from_the_model_cache_are_refused() {
+    // Before: 15 epochs served from Inspect's cache were read as fresh trials, with no note.
+    let d = tempfile::tempdir().unwrap();
+    inspect_log(d.path(), |log| {
+        for s in log["samples"].as_array_mut().unwrap() {
+            s["events"].as_array_mut().unwrap().push(serde_json::json!({
+                "event": "model", "model": "openai/gpt-4o", "cache": "read", "input": [],
+                "output": {"model": "openai/gpt-4o", "choices": []},
+            }));
+        }
+    });
+    ingest_inspect(d.path())
+        .code(2)
+        .stderr(predicate::str::contains(
+            "its model output was read from Inspect's cache",
+        ));
+}
