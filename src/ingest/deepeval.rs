@@ -189,6 +189,20 @@ pub fn read(text: &str) -> Result<TestRun, ParseError> {
             format!("{stem}::{base}")
         };
         let Some(success) = c.success else {
+            // DeepEval leaves `success` null only for a case with no metric data: a case that
+            // has some and no `success` says two things, and its failed metric would be left
+            // out as a skip (review 7, c13).
+            if c.metrics().next().is_some() {
+                return Err(ParseError {
+                    line: 1,
+                    column: 1,
+                    reason: format!(
+                        "test case `{}` has metric data but no `success` (null or absent): DeepEval leaves \
+                         `success` empty only for a case with no metric, so gate will not read it as skipped",
+                        crate::untrusted::one_line(&test)
+                    ),
+                });
+            }
             skipped += 1;
             skipped_tests.push(test);
             continue;

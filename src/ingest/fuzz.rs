@@ -442,6 +442,18 @@ fn without_record(text: &str, start: &str) -> String {
     format!("{}{}", &text[..a], &text[end..])
 }
 
+/// `text` without the `tests`, `failures` and `errors` attributes of any element.
+fn without_totals(text: &str) -> String {
+    let mut text = text.to_string();
+    for key in [" tests=\"", " failures=\"", " errors=\""] {
+        while let Some(a) = text.find(key) {
+            let end = a + key.len() + text[a + key.len()..].find('"').expect("a closing quote") + 1;
+            text.replace_range(a..end, "");
+        }
+    }
+    text
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 24, failure_persistence: None, ..ProptestConfig::default() })]
 
@@ -455,7 +467,9 @@ proptest! {
         let mut runs = Vec::new();
         for (i, cut) in cut.iter().enumerate() {
             let text = String::from_utf8(fixture(&format!("junit/nextest-runs/run-{:02}.xml", i + 1))).expect("utf-8");
-            let text = if *cut { without_record(&text, "<testcase name=\"tests::cancel\"") } else { text };
+            // A file cut by a crash records no totals for what it lost; the totals a writer
+            // declares are checked against the records (review 7, c14), so they go too.
+            let text = if *cut { without_totals(&without_record(&text, "<testcase name=\"tests::cancel\"")) } else { text };
             let path = dir.path().join(format!("run-{:02}.xml", i + 1));
             std::fs::write(&path, text).expect("write");
             runs.push(read_run(&path, &Options::default()).expect("reads"));

@@ -113,6 +113,23 @@ pub fn read(text: &str) -> Result<GoRun, ParseError> {
         }
         let package = ev.package.as_deref().unwrap_or("").to_string();
         let Some(test) = ev.test.as_deref() else {
+            // `ok  example.com/p  (cached)`: Go's test cache replayed an earlier run of the
+            // package (no `-count=1`), with new `Time`s and the old outcomes: not a trial of this
+            // build, as promptfoo's `cached` rows are not (review 7, c25).
+            if ev.action == "output"
+                && let Some(out) = ev.output.as_deref()
+                && is_cached_line(out)
+            {
+                return Err(ParseError {
+                    line: line_no,
+                    column: 1,
+                    reason: format!(
+                        "package `{package}` is a replay from Go's test cache (`(cached)`): its tests did not \
+                         run, their outcomes are an earlier run's, so they are not trials of this one. Run \
+                         `go test -count=1 -json` (the cache off) for every run"
+                    ),
+                });
+            }
             // The package's own end: every test still open there crashed with it.
             if matches!(ev.action.as_ref(), "pass" | "fail" | "skip") {
                 let crashed: Vec<(String, String)> =
@@ -288,6 +305,13 @@ pub fn read(text: &str) -> Result<GoRun, ParseError> {
         first_time,
         starts,
     })
+}
+
+/// Whether a package's output line is `go test`'s summary of a cached result:
+/// `ok  <package>\t(cached)`, possibly followed by coverage or `[no tests to run]`.
+fn is_cached_line(out: &str) -> bool {
+    let mut words = out.split_whitespace();
+    words.next() == Some("ok") && words.nth(1) == Some("(cached)")
 }
 
 /// The first line of a failed test's output that says something (not `=== RUN`, not the

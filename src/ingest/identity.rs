@@ -77,18 +77,30 @@ pub fn junit_units(doc: &Document) -> Vec<Unit> {
         .0
         .add(doc.root_name.as_deref().unwrap_or("").as_bytes());
     slots[0].1.extend(doc.stamp.iter().cloned());
+    // Each record's own digest, per slot, hashed into the slot sorted: a copy whose records a
+    // merger reordered (junitparser, junit-merge sort them) is the same unit (review 7, c20).
+    // A digest a record keeps that to 32 bytes each.
+    let mut records: Vec<Vec<[u8; 32]>> = vec![Vec::new(); slots.len()];
     for c in &doc.cases {
         let Some(slot) = slots.get_mut(c.suite) else {
             continue;
         };
         // Everything the record says but where it is and when: the stamp is compared apart.
-        let mut c = c.clone();
-        c.line = 0;
-        c.suite = 0;
-        let stamp = c.stamp.take();
-        slot.0.add(format!("{c:?}").as_bytes());
+        let mut rec = c.clone();
+        rec.line = 0;
+        rec.suite = 0;
+        let stamp = rec.stamp.take();
+        records[c.suite].push(sha2::Sha256::digest(format!("{rec:?}").as_bytes()).into());
         slot.1.extend(stamp);
         slot.2 += 1;
+    }
+    for (slot, mut digests) in slots.iter_mut().zip(records) {
+        digests.sort_unstable();
+        for d in &digests {
+            slot.0.add(d);
+        }
+        // Stamps compared as a set too: a sorting merger moves them with their records.
+        slot.1.sort_unstable();
     }
     slots
         .into_iter()
@@ -176,4 +188,75 @@ pub fn check_units<'r>(runs: impl IntoIterator<Item = &'r RunFile>) -> Result<()
         }
     }
     Ok(())
+}
+
+/// What one run's result file is as evidence, kept for each run of a suite task (one side of
+/// a `compare:` suite) so that a later run can be compared with it without keeping its
+/// records: its bytes' SHA-256, the run ids the tool recorded, the digest of its records with
+/// their timestamps ([`super::records_digest`]) and its units.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fingerprint {
+    /// Hex SHA-256 of the file's bytes.
+    pub sha256: String,
+    /// The run ids the tool recorded ([`super::Identity::run_ids`]).
+    pub run_ids: Vec<String>,
+    /// The records with their timestamps, in any order; `None` without timestamps.
+    pub records: Option<String>,
+    /// The pieces the run writes once ([`Unit`]).
+    pub units: Vec<Unit>,
+}
+
+impl Fingerprint {
+    /// The fingerprint of `run`.
+    pub fn of(run: &RunFile) -> Self {
+        Fingerprint {
+            sha256: run.sha256.clone(),
+            run_ids: run.identity.run_ids.clone(),
+            records: super::records_digest(run),
+            units: run.identity.units.clone(),
+        }
+    }
+
+    /// How this run's evidence is `earlier`'s again (one sentence), or `None` when it is a
+    /// run of its own. The same tests as [`super::check_distinct`] between two files: the
+    /// same bytes (whatever they hold: a byte-for-byte copy is never a second execution one
+    /// can tell from a replay), a run id in common, the same timestamped records, or a unit
+    /// of the one that is a unit of the other.
+    pub fn replays(&self, earlier: &Fingerprint) -> Option<String> {
+        if self.sha256 == earlier.sha256 {
+            return Some(format!(
+                "the two files are the same, byte for byte (SHA-256 {})",
+                &self.sha256[..self.sha256.len().min(12)]
+            ));
+        }
+        if let Some(id) = self.run_ids.iter().find(|id| earlier.run_ids.contains(id)) {
+            return Some(format!(
+                "both record the same run ({})",
+                crate::untrusted::one_line(id)
+            ));
+        }
+        if self.records.is_some() && self.records == earlier.records {
+            return Some(
+                "their records are the same, test by test, with the same timestamps and durations"
+                    .into(),
+            );
+        }
+        for u in &self.units {
+            let same = earlier.units.iter().find(|v| {
+                v.records == u.records
+                    && match (&u.stamp, &v.stamp) {
+                        (Some(a), Some(b)) => a == b,
+                        (None, None) => false,
+                        _ => true,
+                    }
+            });
+            if let Some(v) = same {
+                return Some(format!(
+                    "{} holds the same records with the same timestamps as {} of the earlier file",
+                    u.place, v.place
+                ));
+            }
+        }
+        None
+    }
 }

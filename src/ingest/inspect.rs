@@ -82,6 +82,16 @@ struct Eval {
     dataset: Option<Dataset>,
     #[serde(default)]
     scorers: Option<Vec<Named>>,
+    #[serde(default)]
+    config: Option<Config>,
+}
+
+/// `eval.config`: the epochs each sample was asked to run.
+#[derive(Deserialize)]
+struct Config {
+    /// A number in the logs Inspect writes; anything else is no declared count.
+    #[serde(default)]
+    epochs: Option<serde_json::Value>,
 }
 
 #[derive(Deserialize)]
@@ -99,6 +109,9 @@ struct Named {
 struct Results {
     #[serde(default)]
     scores: Vec<ResultScore>,
+    /// (sample, epoch) records the eval ran: a number in the logs Inspect writes.
+    #[serde(default)]
+    total_samples: Option<serde_json::Value>,
 }
 
 #[derive(Deserialize)]
@@ -126,6 +139,20 @@ struct Sample {
     retries: Option<Count>,
     #[serde(default)]
     total_time: Option<f64>,
+    /// Its transcript: only a model event's `cache` is read.
+    #[serde(default)]
+    events: Option<Vec<SampleEvent>>,
+}
+
+/// One event of a sample's transcript, as far as gate reads it.
+#[derive(Deserialize)]
+struct SampleEvent {
+    #[serde(default)]
+    event: Option<String>,
+    /// `read` when the model's output came from Inspect's cache (`generate(cache=True)`,
+    /// `--cache`): a replay of an earlier eval's answer, not a new sample of the model.
+    #[serde(default)]
+    cache: Option<String>,
 }
 
 /// A sample's `error_retries`, read element by element: one more than
@@ -481,6 +508,9 @@ fn judge(
     }
     samples.sort_by_key(|s| (first_seen[&id_text(&s.id)], s.epoch));
     let complete = status == "success";
+    if complete {
+        check_complete(&header, listed, &samples)?;
+    }
     let mut trials = Vec::with_capacity(samples.len());
     let mut cancelled = 0;
     let mut cancelled_tests = Vec::new();
@@ -490,6 +520,21 @@ fn judge(
     let mut seen: HashMap<(String, u64), ()> = HashMap::new();
     for s in &samples {
         let id = id_text(&s.id);
+        // An epoch whose model answer came from Inspect's cache is an earlier eval's answer
+        // again: not a trial of this run, as promptfoo's cached rows are not (review 7, c37).
+        if s.events
+            .iter()
+            .flatten()
+            .any(|e| e.event.as_deref() == Some("model") && e.cache.as_deref() == Some("read"))
+        {
+            return Err(Error::Refused(format!(
+                "sample `{}` epoch {}: its model output was read from Inspect's cache (a model event with \
+                 `cache: read`), so it replays an earlier eval's answer and is not a trial of this one. \
+                 Run the eval with the cache off (no `--cache`, no `generate(cache=...)`)",
+                crate::untrusted::one_line(&id),
+                s.epoch.0
+            )));
+        }
         if seen.insert((id.clone(), s.epoch.0), ()).is_some() {
             return Err(parse(format!(
                 "sample `{id}` epoch {} is recorded twice; a log has one record per (sample, epoch)",
@@ -694,6 +739,77 @@ fn judge(
         claims,
         run_ids,
     })
+}
+
+/// Refuse a log that says it succeeded and holds fewer (sample, epoch) records than it says
+/// the eval ran: every sample of `dataset.sample_ids` in each of `config.epochs` epochs, and
+/// `results.total_samples` in all. A log cut down by hand or by a tool (failing epochs or a
+/// whole sample removed) would otherwise be judged on what is left (review 7, c16).
+fn check_complete(
+    header: &Header,
+    listed: Option<&Vec<serde_json::Value>>,
+    samples: &[Sample],
+) -> Result<(), Error> {
+    let total = header
+        .results
+        .as_ref()
+        .and_then(|r| r.total_samples.as_ref())
+        .and_then(serde_json::Value::as_u64);
+    if let Some(total) = total
+        && total > samples.len() as u64
+    {
+        return Err(Error::Refused(format!(
+            "the log's status is `success` and its results count {total} (sample, epoch) records \
+             (`results.total_samples`), but it holds {}: records were removed from it, and judging the \
+             rest could turn a failure into a pass. Give the log as `inspect eval` wrote it",
+            samples.len()
+        )));
+    }
+    let epochs = header
+        .eval
+        .config
+        .as_ref()
+        .and_then(|c| c.epochs.as_ref())
+        .and_then(serde_json::Value::as_u64);
+    let (Some(epochs), Some(listed)) = (epochs, listed) else {
+        return Ok(());
+    };
+    // Per listed sample, its records in epochs 1..=epochs (duplicates are refused later).
+    let mut have: HashMap<String, u64> = listed.iter().map(|id| (id_text(id), 0)).collect();
+    for s in samples {
+        if (1..=epochs).contains(&s.epoch.0)
+            && let Some(n) = have.get_mut(&id_text(&s.id))
+        {
+            *n += 1;
+        }
+    }
+    let mut short: Vec<(String, u64)> = listed
+        .iter()
+        .map(id_text)
+        .filter_map(|id| {
+            let n = have.get(&id).copied().unwrap_or(0);
+            (n < epochs).then(|| (id, epochs - n))
+        })
+        .collect();
+    short.dedup();
+    if short.is_empty() {
+        return Ok(());
+    }
+    let missing: u64 = short.iter().map(|(_, n)| *n).sum();
+    let named: Vec<String> = short
+        .iter()
+        .take(5)
+        .map(|(id, n)| format!("`{}` lacks {n}", crate::untrusted::one_line(id)))
+        .collect();
+    Err(Error::Refused(format!(
+        "the log's status is `success` with {epochs} epoch(s) of {} sample(s) (`eval.config.epochs`, \
+         `eval.dataset.sample_ids`), but {missing} (sample, epoch) record(s) are missing ({}{}): records \
+         were removed from it, and judging the rest could turn a failure into a pass. Give the log as \
+         `inspect eval` wrote it",
+        listed.len(),
+        named.join(", "),
+        if short.len() > 5 { ", …" } else { "" }
+    )))
 }
 
 /// A score value for a message: `C`, `0.5`, `true`.

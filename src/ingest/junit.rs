@@ -71,6 +71,80 @@ pub struct Case {
     /// Which `<testsuite>` holds it: 0 for none below the root, else the suite's 1-based
     /// position in the document (an index into [`Document::suites`] plus one).
     pub suite: usize,
+    /// Its `<failure>` and `<error>` children: what a suite's `failures` + `errors` count
+    /// (pytest writes both for a test that fails and then errors in teardown).
+    pub failed_children: u64,
+    /// Its `status` or `result` attribute says it failed (`fail`, `failed`, `failure`,
+    /// `error`: CTest, the xunit schema): with no `<failure>`/`<error>` child it is refused.
+    pub status_says_failed: bool,
+}
+
+/// What a `<testsuite>` or `<testsuites>` declares it holds (`tests`, `failures`, `errors`,
+/// `skipped`), and what was read inside it: a file whose records fall short of its own totals
+/// lost a record (a merger, a truncated writer, a filter) or spells one in a shape gate does
+/// not read, so it is refused rather than read as passing (review 7, c14).
+struct Totals {
+    /// Depth of the stack below the element (where it closes).
+    depth: usize,
+    /// Byte offset of its tag.
+    pos: u64,
+    /// Its local name.
+    name: String,
+    /// `tests` minus `skipped`: some writers count skipped tests they write no record for.
+    tests: Option<u64>,
+    /// `failures` + `errors`.
+    failed: u64,
+    /// Test-case records read inside it.
+    read_tests: u64,
+    /// `<failure>`/`<error>` children read inside it.
+    read_failed: u64,
+}
+
+impl Totals {
+    fn declared(e: &BytesStart<'_>, depth: usize, pos: u64) -> Result<Totals, String> {
+        // A count that is not a number is no total: the writers that matter write numbers.
+        let n = |key: &str| -> Result<Option<u64>, String> {
+            Ok(attr(e, key)?.and_then(|v| v.trim().parse::<u64>().ok()))
+        };
+        let tests = n("tests")?;
+        let skipped = n("skipped")?.unwrap_or(0);
+        Ok(Totals {
+            depth,
+            pos,
+            name: local(e),
+            tests: tests.map(|t| t.saturating_sub(skipped)),
+            failed: n("failures")?
+                .unwrap_or(0)
+                .saturating_add(n("errors")?.unwrap_or(0)),
+            read_tests: 0,
+            read_failed: 0,
+        })
+    }
+
+    /// Why the element's records fall short of what it declares, or `None`.
+    fn short(&self) -> Option<String> {
+        let name = &self.name;
+        if self.failed > self.read_failed {
+            return Some(format!(
+                "this `<{name}>` declares {} failure(s) and error(s) (`failures` + `errors`), but gate \
+                 read {} `<failure>`/`<error>` record(s) in it: a failing test case was lost (a merger, a \
+                 truncated file) or is written in a shape gate does not read, and reading the rest would \
+                 turn a failure into a pass",
+                self.failed, self.read_failed
+            ));
+        }
+        if let Some(tests) = self.tests
+            && tests > self.read_tests
+        {
+            return Some(format!(
+                "this `<{name}>` declares {tests} test(s) that ran (`tests` less `skipped`), but gate read \
+                 {} `<testcase>` record(s) in it: test cases were lost (a merger, a truncated file) or are \
+                 written in a shape gate does not read",
+                self.read_tests
+            ));
+        }
+        None
+    }
 }
 
 /// One `<testsuite>` below the root.
@@ -176,6 +250,8 @@ pub fn parse(text: &str) -> Result<Document, NotJunit> {
         suites: Vec::new(),
     };
     let mut stack: Vec<Open> = Vec::new();
+    // The `<testsuites>`/`<testsuite>` elements open around the reader, with their totals.
+    let mut totals: Vec<Totals> = Vec::new();
     let mut case: Option<Case> = None;
     // The retry being read, and whether it is flaky (before the pass) or a rerun.
     let mut retry: Option<(Retry, bool)> = None;
@@ -197,11 +273,18 @@ pub fn parse(text: &str) -> Result<Document, NotJunit> {
             Event::Start(e) if !seen_root => {
                 read_root(&e, &mut doc).map_err(|r| at(start, r))?;
                 seen_root = true;
+                totals.push(Totals::declared(&e, 0, start).map_err(|r| at(start, r))?);
                 stack.push(Open::Other);
             }
             Event::Empty(e) if !seen_root => {
                 read_root(&e, &mut doc).map_err(|r| at(start, r))?;
                 seen_root = true;
+                if let Some(why) = Totals::declared(&e, 0, start)
+                    .map_err(|r| at(start, r))?
+                    .short()
+                {
+                    return Err(refused_at(start, why));
+                }
             }
             Event::Start(e) => {
                 note_suite_property(&e, &case, &mut doc).map_err(|r| at(start, r))?;
@@ -219,6 +302,10 @@ pub fn parse(text: &str) -> Result<Document, NotJunit> {
                 if open == Open::Case {
                     count_case(&doc).map_err(|r| refused_at(start, r))?;
                 }
+                if case.is_none() && is_suite(&e) {
+                    totals
+                        .push(Totals::declared(&e, stack.len(), start).map_err(|r| at(start, r))?);
+                }
                 stack.push(open);
             }
             Event::Empty(e) => {
@@ -231,24 +318,44 @@ pub fn parse(text: &str) -> Result<Document, NotJunit> {
                 if open == Open::Case {
                     count_case(&doc).map_err(|r| refused_at(start, r))?;
                 }
+                if case.is_none()
+                    && is_suite(&e)
+                    && let Some(why) = Totals::declared(&e, stack.len(), start)
+                        .map_err(|r| at(start, r))?
+                        .short()
+                {
+                    return Err(refused_at(start, why));
+                }
                 // `<testcase .../>` is a complete record: there is no End event for it.
                 if open == Open::Case
-                    && let Some(mut c) = case.take()
+                    && let Some(c) = case.take()
                 {
-                    c.suite = doc.suites.len();
-                    doc.cases.push(c);
+                    finish_case(c, &mut doc, &mut totals).map_err(|r| refused_at(start, r))?;
                 }
             }
-            Event::End(_) => match stack.pop() {
-                Some(Open::Case) => {
-                    if let Some(mut c) = case.take() {
-                        c.suite = doc.suites.len();
-                        doc.cases.push(c);
+            Event::End(_) => {
+                match stack.pop() {
+                    Some(Open::Case) => {
+                        if let Some(c) = case.take() {
+                            let line = c.line;
+                            finish_case(c, &mut doc, &mut totals).map_err(|r| NotJunit {
+                                line,
+                                column: 1,
+                                reason: r,
+                                refused: true,
+                            })?;
+                        }
                     }
+                    Some(Open::Retry) => close_retry(&mut case, &mut retry),
+                    _ => {}
                 }
-                Some(Open::Retry) => close_retry(&mut case, &mut retry),
-                _ => {}
-            },
+                if totals.last().is_some_and(|t| t.depth == stack.len())
+                    && let Some(t) = totals.pop()
+                    && let Some(why) = t.short()
+                {
+                    return Err(refused_at(t.pos, why));
+                }
+            }
             Event::Text(t) => {
                 let s = t
                     .xml10_content()
@@ -302,6 +409,30 @@ pub fn parse(text: &str) -> Result<Document, NotJunit> {
         ));
     }
     Ok(doc)
+}
+
+/// Whether an element is a `<testsuite>` or `<testsuites>` (whose totals are checked).
+fn is_suite(e: &BytesStart<'_>) -> bool {
+    matches!(local(e).as_str(), "testsuite" | "testsuites")
+}
+
+/// Keep a finished `<testcase>` record, counted in the totals of every suite around it;
+/// refuse one whose `status` attribute says it failed with no failure recorded.
+fn finish_case(mut c: Case, doc: &mut Document, totals: &mut [Totals]) -> Result<(), String> {
+    if c.status_says_failed && c.failed_children == 0 {
+        return Err(format!(
+            "test case `{}` has a `status` or `result` attribute that says it failed, but no `<failure>` \
+             or `<error>` child: gate will not read it as a pass",
+            crate::untrusted::one_line(&c.name)
+        ));
+    }
+    for t in totals.iter_mut() {
+        t.read_tests += 1;
+        t.read_failed += c.failed_children;
+    }
+    c.suite = doc.suites.len();
+    doc.cases.push(c);
+    Ok(())
 }
 
 /// Refuse one more test case when the file already holds [`super::MAX_CASES_PER_FILE`]:
@@ -380,6 +511,15 @@ fn open_element(
 ) -> Result<Open, Stop> {
     let name = local(e);
     let parent = stack.last().copied();
+    // `<testCase>`, `<TestCase>`, `<test_case>`: not JUnit's name, but what a record of a test
+    // looks like; skipped as an unknown element, a failing test would vanish (review 7, c14).
+    if case.is_none() && name != "testcase" && case_like(&name) {
+        return Err(Stop::Refused(format!(
+            "unknown element `<{}>`: its name reads as a test case, but JUnit writes `<testcase>`; gate \
+             will not leave a test's record out",
+            crate::untrusted::one_line(&name)
+        )));
+    }
     if name == "testcase" {
         if case.is_some() {
             return Err(Stop::Xml("`<testcase>` inside another `<testcase>`".into()));
@@ -397,6 +537,17 @@ fn open_element(
             line,
             stamp: attr(e, "timestamp")?,
             suite: 0,
+            failed_children: 0,
+            status_says_failed: ["status", "result"].iter().try_fold(false, |acc, k| {
+                Ok::<bool, String>(
+                    acc || attr(e, k)?.is_some_and(|v| {
+                        matches!(
+                            v.trim().to_ascii_lowercase().as_str(),
+                            "fail" | "failed" | "failure" | "error" | "errored"
+                        )
+                    }),
+                )
+            })?,
         };
         *case = Some(c);
         // With no body, the caller finishes the record at once.
@@ -408,6 +559,7 @@ fn open_element(
     // Only direct children of the test case (and `<property>` inside `<properties>`) count.
     match (parent, name.as_str()) {
         (Some(Open::Case), "failure" | "error") => {
+            c.failed_children += 1;
             let message = attr(e, "message")?.unwrap_or_default();
             c.status = Status::Fail {
                 message: cut(&message),
@@ -473,6 +625,16 @@ fn open_element(
         ))),
         _ => Ok(Open::Other),
     }
+}
+
+/// Whether an element name other than `testcase` reads as one (case and `-`/`_` aside).
+fn case_like(name: &str) -> bool {
+    let folded: String = name
+        .chars()
+        .filter(|c| !matches!(c, '-' | '_'))
+        .flat_map(char::to_lowercase)
+        .collect();
+    folded == "testcase"
 }
 
 /// Whether an element name that is none of JUnit's reads like a failure shape.

@@ -684,6 +684,17 @@ pub fn missing_message(path: &std::path::Path) -> String {
     )
 }
 
+/// The message of the failed trial that stands for a test skipped in one run while other
+/// runs ran it.
+pub fn skipped_message(path: &std::path::Path) -> String {
+    format!(
+        "skipped in {}, though other runs ran it: a test that skips in some runs only (code under \
+         test raising `unittest.SkipTest`, `pytest.skip`) has no result there, and counts as a \
+         failed trial of that run",
+        path.display()
+    )
+}
+
 /// Merge the runs, in the order given, into per-test histories.
 ///
 /// Each file is one run of the suite, so every test that any of the files has is expected in
@@ -692,7 +703,8 @@ pub fn missing_message(path: &std::path::Path) -> String {
 /// runner, or its record was left out), in that run's place. Dropping it would shift the
 /// test's later trials to earlier ordinals, which a sequential rule decides on and `--base`
 /// pairs by (a missing failure would then be read as a later pass: issue 29, B5). A test
-/// skipped in a run has no trial there, as before (the runner's own word that it did not run).
+/// skipped in a run while other runs ran it is a failed trial there too ([`skipped_message`];
+/// review 7, c35); a test skipped in every run has no trial at all.
 pub fn histories(runs: Vec<RunFile>) -> Vec<History> {
     let mut index: HashMap<String, usize> = HashMap::new();
     let mut out: Vec<History> = Vec::new();
@@ -718,12 +730,22 @@ pub fn histories(runs: Vec<RunFile>) -> Vec<History> {
             present[index[&t.test]] = true;
         }
         for (i, h) in out.iter_mut().enumerate() {
-            if !present[i] && !skipped.contains(h.test.as_str()) {
+            if !present[i] {
+                // A test that ran in other runs and is skipped in this one has no result
+                // here: code under test that raises `unittest.SkipTest` or calls
+                // `pytest.skip` only when it fails would otherwise vanish from exactly the
+                // runs it fails in (review 7, c35). A test skipped in every run has no
+                // history and stays skipped.
+                let message = if skipped.contains(h.test.as_str()) {
+                    skipped_message(&run.path)
+                } else {
+                    missing_message(&run.path)
+                };
                 h.trials.push(vec![Attempt {
                     passed: false,
                     unavailable: false,
                     duration_s: 0.0,
-                    message: missing_message(&run.path),
+                    message,
                     detail: String::new(),
                 }]);
                 h.places.push((r, 0));
@@ -744,7 +766,8 @@ pub fn histories(runs: Vec<RunFile>) -> Vec<History> {
 }
 
 /// A canonical digest of a run's parsed records (test ids, repeats, and every attempt's
-/// outcome, duration, message and detail) with the timestamps the tool wrote; `None` when
+/// outcome, duration, message and detail, in any order) with the timestamps the tool wrote
+/// (as a set); `None` when
 /// the run records no timestamp. Without one, two legitimate runs of a deterministic suite can
 /// give the same records (a Jest duration is whole milliseconds, a synthetic or fast suite's
 /// times repeat), and nothing tells them apart from one run saved twice; such files are
@@ -760,19 +783,37 @@ pub fn records_digest(run: &RunFile) -> Option<String> {
         h.update((b.len() as u64).to_le_bytes());
         h.update(b);
     };
-    for t in &run.trials {
-        field(t.test.as_bytes());
-        field(&t.repeat.to_le_bytes());
-        field(&(t.attempts.len() as u64).to_le_bytes());
-        for a in &t.attempts {
-            field(&[a.passed as u8, a.unavailable as u8]);
-            field(&a.duration_s.to_bits().to_le_bytes());
-            field(a.message.as_bytes());
-            field(a.detail.as_bytes());
-        }
+    // Each trial's record hashed on its own, then the digests sorted: a copy whose records a
+    // merger reordered is the same run (review 7, c20); so are its stamps, as a set.
+    let mut records: Vec<[u8; 32]> = run
+        .trials
+        .iter()
+        .map(|t| {
+            let mut r = sha2::Sha256::new();
+            let mut field = |b: &[u8]| {
+                r.update((b.len() as u64).to_le_bytes());
+                r.update(b);
+            };
+            field(t.test.as_bytes());
+            field(&t.repeat.to_le_bytes());
+            field(&(t.attempts.len() as u64).to_le_bytes());
+            for a in &t.attempts {
+                field(&[a.passed as u8, a.unavailable as u8]);
+                field(&a.duration_s.to_bits().to_le_bytes());
+                field(a.message.as_bytes());
+                field(a.detail.as_bytes());
+            }
+            r.finalize().into()
+        })
+        .collect();
+    records.sort_unstable();
+    for r in &records {
+        field(r);
     }
     field(b"stamps");
-    for s in &run.identity.stamps {
+    let mut stamps: Vec<&String> = run.identity.stamps.iter().collect();
+    stamps.sort_unstable();
+    for s in stamps {
         field(s.as_bytes());
     }
     Some(h.finalize().iter().map(|b| format!("{b:02x}")).collect())

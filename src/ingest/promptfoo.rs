@@ -67,6 +67,15 @@ struct Row {
     response: Option<Response>,
     #[serde(default)]
     latency_ms: Option<f64>,
+    #[serde(default)]
+    grading_result: Option<GradingResult>,
+}
+
+/// A row's `gradingResult`: whether its assertions passed.
+#[derive(Deserialize)]
+struct GradingResult {
+    #[serde(default)]
+    pass: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -328,6 +337,24 @@ fn judge(mut rows: Vec<(u64, Row)>, opts: &Options) -> Result<Results, Error> {
     let several_providers = distinct(&provider_of);
     // Repeats are consecutive `testIdx`: that order is the run order.
     rows.sort_by_key(|(_, r)| (r.test_idx, r.prompt_idx));
+    // promptfoo numbers its tests 0, 1, 2, … with no gap: a gap is a lost row (a truncated
+    // `.jsonl`, a merge, failing rows removed), which must not read as a run without it
+    // (review 7, c18).
+    let mut expected = 0u64;
+    for (line, r) in &rows {
+        if r.test_idx > expected {
+            return Err(Error::Parse(ParseError {
+                line: (*line).max(1),
+                column: 1,
+                reason: format!(
+                    "no row has `testIdx` {expected} (the next is {}): promptfoo numbers its rows without a \
+                     gap, so rows were lost or removed, and reading the rest could turn a failure into a pass",
+                    r.test_idx
+                ),
+            }));
+        }
+        expected = expected.max(r.test_idx + 1);
+    }
     let mut repeats: HashMap<String, u64> = HashMap::new();
     let mut trials = Vec::with_capacity(rows.len());
     let mut errors = 0;
@@ -367,7 +394,11 @@ fn judge(mut rows: Vec<(u64, Row)>, opts: &Options) -> Result<Results, Error> {
         let errored = r.failure_reason == Some(2) || status.is_some_and(|s| s >= 500);
         let n = repeats.entry(id.clone()).or_default();
         *n += 1;
-        let passed = r.success && !errored;
+        // `success` over a row whose `failureReason` says an assertion failed, or whose
+        // `gradingResult` did not pass, is not a pass (review 7, c18).
+        let graded_fail = r.failure_reason == Some(1)
+            || r.grading_result.as_ref().and_then(|g| g.pass) == Some(false);
+        let passed = r.success && !errored && !graded_fail;
         if errored {
             errors += 1;
         }

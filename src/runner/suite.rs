@@ -55,6 +55,10 @@ pub struct SuiteLauncher {
     /// The side this launcher runs in a `compare:` suite (`None` in a plain suite): a
     /// mismatch with the other side's run names the side that lacks the cases.
     pub(super) side: Option<crate::pairs::Side>,
+    /// The evidence of every run of this launcher read so far (trial, fingerprint): one side
+    /// of a `compare:` suite has a launcher of its own, so each side is compared with itself.
+    /// A run whose result file is an earlier run's again is no new trial (review 7, c19/c44).
+    read: Arc<Mutex<Vec<(u64, ingest::identity::Fingerprint)>>>,
 }
 
 /// What a suite task's runs ([`SuiteLauncher`]) and its test cases ([`SuiteCases`]) share.
@@ -136,6 +140,7 @@ impl SuiteLauncher {
             state,
             asked: Arc::new(Mutex::new(BTreeMap::new())),
             side: None,
+            read: Arc::new(Mutex::new(Vec::new())),
         }
     }
 
@@ -401,6 +406,7 @@ impl SuiteLauncher {
                 .redactor
                 .apply(&format!("the command exited {code}: {text}"))
         })?;
+        self.check_new_evidence(row.trial, &run)?;
         // The test ids come from the task: redacted before anything reads them.
         run.redact(|s| self.inner.redactor.apply(s));
         if run.trials.is_empty() {
@@ -426,6 +432,17 @@ impl SuiteLauncher {
             ));
         }
         ids.sort_unstable();
+        // The cases this run skipped: a case the earlier runs ran and this one skipped is
+        // missing evidence, not a case that did not count (review 7, c35).
+        let mut skipped: Vec<String> = run
+            .skipped_tests
+            .iter()
+            .map(|t| suite_case_id(&row.task, t))
+            .filter(|id| ids.binary_search(id).is_err())
+            .collect();
+        skipped.sort_unstable();
+        skipped.dedup();
+        let mut skipped_asked: Vec<String> = Vec::new();
         if let Some(twice) = ids.windows(2).find(|w| w[0] == w[1]) {
             return Err(format!(
                 "test case `{}` is recorded more than once in one run; a suite task needs one record per test case per run (repeats are trials: turn pytest-repeat and the like off)",
@@ -456,9 +473,19 @@ impl SuiteLauncher {
                     // record; a case not asked for (a runner that ignores the filter) is
                     // recorded, and its decided sampler does not count it.
                     let wanted = asked.unwrap_or(first);
+                    // A case asked for that this run skipped is a failed trial of this run:
+                    // code under test that raises `unittest.SkipTest` or calls `pytest.skip`
+                    // only when it fails would otherwise vanish from the runs it fails in.
+                    skipped_asked = wanted
+                        .iter()
+                        .filter(|t| skipped.binary_search(t).is_ok())
+                        .cloned()
+                        .collect();
                     let missing: Vec<&String> = wanted
                         .iter()
-                        .filter(|t| ids.binary_search(t).is_err())
+                        .filter(|t| {
+                            ids.binary_search(t).is_err() && skipped.binary_search(t).is_err()
+                        })
                         .take(NAMED)
                         .collect();
                     let added: Vec<&String> = ids
@@ -501,8 +528,26 @@ impl SuiteLauncher {
             .trials
             .iter()
             .filter(|t| t.attempts[0].outcome() != Outcome::Pass)
-            .count() as u64;
-        let mut rows = Vec::with_capacity(run.trials.len());
+            .count() as u64
+            + skipped_asked.len() as u64;
+        let mut rows = Vec::with_capacity(run.trials.len() + skipped_asked.len());
+        for id in &skipped_asked {
+            rows.push(
+                ingest::Attempt {
+                    passed: false,
+                    unavailable: false,
+                    duration_s: 0.0,
+                    message: format!(
+                        "skipped in suite run #{}, though the runs before it ran it: a test that skips in some \
+                         runs only (code under test raising `unittest.SkipTest`, `pytest.skip`) has no result \
+                         in them, and counts as a failed trial there",
+                        row.trial
+                    ),
+                    detail: String::new(),
+                }
+                .row(id, row.trial, 1, &row.started_at, None),
+            );
+        }
         for t in &run.trials {
             let id = suite_case_id(&row.task, &t.test);
             for (j, a) in t.attempts.iter().enumerate() {
@@ -517,12 +562,43 @@ impl SuiteLauncher {
             SuiteRun {
                 results_sha256: run.sha256,
                 writer: run.writer.as_str().to_string(),
-                cases: run.trials.len() as u64,
+                cases: run.trials.len() as u64 + skipped_asked.len() as u64,
                 failed,
                 asked: asked.map(|a| a.len() as u64),
                 family,
             },
         ))
+    }
+}
+
+impl SuiteLauncher {
+    /// Refuse a run whose result file is the evidence of an earlier run of this suite (this
+    /// side) again: the same bytes, the same run id, the same timestamped records, or one of
+    /// its `<testsuite>`s (go test runs) with the same records and timestamps. A build or test
+    /// cache that serves run 1's results to every later run (Bazel, Nx, Turborepo, Go's test
+    /// cache, Gradle) turns one execution into n trials (review 7, c19, c44).
+    fn check_new_evidence(&self, trial: u64, run: &ingest::RunFile) -> Result<(), String> {
+        let fp = ingest::identity::Fingerprint::of(run);
+        let mut read = self
+            .read
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((earlier, how)) = read
+            .iter()
+            .find_map(|(k, e)| fp.replays(e).map(|how| (*k, how)))
+        {
+            return Err(format!(
+                "its result file is suite run #{earlier}'s evidence again ({how}): one execution \
+                 cannot count as two trials. A build or test cache most likely served run #{earlier}'s \
+                 results again: turn it off for the suite's command (Bazel `--nocache_test_results`, \
+                 Nx `--skip-nx-cache`, Turborepo `--force`, `go test -count=1`, Gradle `--rerun-tasks`). \
+                 A deterministic suite whose runner writes no timestamp or duration writes the same \
+                 file every run, which gate cannot tell from a replay: make it write a `timestamp` \
+                 (docs/trust.md, \"Evidence has an identity\")"
+            ));
+        }
+        read.push((trial, fp));
+        Ok(())
     }
 }
 

@@ -26,6 +26,7 @@ mod report;
 mod review5;
 mod review5_readers;
 mod review7;
+mod review7_evidence;
 mod review7_low;
 mod run;
 mod sandbox;

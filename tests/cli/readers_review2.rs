@@ -164,10 +164,12 @@ fn base_pairs_trials_by_run_not_by_ordinal_when_a_run_lacks_the_test() {
     run(&missing, "missing.jsonl").stdout(predicate::str::contains(
         "pairs 3 · both pass 1 · both fail 0 · head only fail 1 · base only fail 1",
     ));
-    // Skipped in head's run 2: base's run 2 has no partner; head's run 3 meets base's run 3.
+    // Skipped in head's run 2 while head's other runs ran it: a failed trial in run 2's place
+    // (review 7, c35: a skip only in some runs is missing evidence), paired with base's run 2;
+    // head's run 3 still meets base's run 3.
     let skipped = head(&[("agent", "<skipped/>"), ("other", "")]);
     run(&skipped, "skipped.jsonl").stdout(predicate::str::contains(
-        "pairs 2 · both pass 1 · both fail 0 · head only fail 0 · base only fail 1",
+        "pairs 3 · both pass 1 · both fail 0 · head only fail 1 · base only fail 1",
     ));
 }
 

@@ -153,7 +153,7 @@ fn a_secret_in_a_suite_test_case_name_reaches_every_output() {
     std::fs::write(
         d.path().join("suite.sh"),
         "cat > \"$GATE_JUNIT\" <<EOF\n\
-         <testsuite name=\"s\" tests=\"2\"><testcase classname=\"t\" name=\"test_login[$SUITE_TOKEN]\"/>\
+         <testsuite name=\"s\" tests=\"2\" timestamp=\"$GATE_TRIAL\"><testcase classname=\"t\" name=\"test_login[$SUITE_TOKEN]\"/>\
          <testcase classname=\"t\" name=\"test_logout\"><failure message=\"bad $SUITE_TOKEN\">$SUITE_TOKEN</failure></testcase></testsuite>\n\
          EOF\n",
     )

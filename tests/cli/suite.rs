@@ -350,7 +350,7 @@ fn sequential_rules_stop_per_test_case_and_the_suite_stops_when_the_last_decides
     let d = tempfile::tempdir().unwrap();
     // `steady` always passes, `down` always fails; the calibrated 90%-vs-70% rule PASSes
     // after 9 straight successes and (at the family's share) FAILs after 4 straight failures.
-    let cmd = r#"printf '<testsuites><testsuite name="s"><testcase classname="t" name="steady"/><testcase classname="t" name="down"><failure message="no"/></testcase></testsuite></testsuites>' > "$GATE_JUNIT""#;
+    let cmd = r#"printf '<testsuites><testsuite name="s" timestamp="%s"><testcase classname="t" name="steady"/><testcase classname="t" name="down"><failure message="no"/></testcase></testsuite></testsuites>' "$GATE_TRIAL" > "$GATE_JUNIT""#;
     let out = gate()
         .current_dir(d.path())
         .env_remove("GITHUB_STEP_SUMMARY")

@@ -13,7 +13,7 @@ use crate::common::{Fixture, gate};
 const GEN_AWK: &str = r#"BEGIN {
   nb = split(bits, u); n = 0
   if (filt == "yes" && f != "") while ((getline line < f) > 0) { if (!n) first = line; want[line] = 1; n++ }
-  printf "<testsuites><testsuite name=\"s\">"
+  printf "<testsuites><testsuite name=\"s\" timestamp=\"%s\">", ENVIRON["GATE_TRIAL"]
   for (i = 1; i <= det + others; i++) {
     name = sprintf("c%03d", i)
     if (n > 0 && !(("t::" name) in want)) continue
@@ -298,7 +298,7 @@ fn a_case_asked_for_and_missing_is_a_harness_error() {
 #[test]
 fn policy_suite_alpha_is_shared_by_the_suite_cases_not_given_to_each() {
     let f = Fixture::new(
-        "version: 1\npolicy: {suite_alpha: 0.1}\nsampling:\n  design: {healthy: 0.9, regressed: 0.7, rule: sequential}\ntasks:\n  - id: s\n    suite:\n      run: >-\n        awk 'BEGIN { printf \"<testsuites><testsuite name=\\\"s\\\">\"; for (i = 1; i <= 33; i++) printf \"<testcase classname=\\\"t\\\" name=\\\"c%03d\\\"/>\", i; print \"</testsuite></testsuites>\" }' > \"$GATE_JUNIT\"\n      assume_retries_off: true\n",
+        "version: 1\npolicy: {suite_alpha: 0.1}\nsampling:\n  design: {healthy: 0.9, regressed: 0.7, rule: sequential}\ntasks:\n  - id: s\n    suite:\n      run: >-\n        awk 'BEGIN { printf \"<testsuites><testsuite name=\\\"s\\\" timestamp=\\\"%s\\\">\", ENVIRON[\"GATE_TRIAL\"]; for (i = 1; i <= 33; i++) printf \"<testcase classname=\\\"t\\\" name=\\\"c%03d\\\"/>\", i; print \"</testsuite></testsuites>\" }' > \"$GATE_JUNIT\"\n      assume_retries_off: true\n",
     );
     let r = run_once(&f, "sa");
     assert_eq!(r["verdict"], "PASS");

@@ -218,7 +218,7 @@ fn a_suite_task_judges_every_nextest_test_case_against_its_invocation_counter() 
 const SCRIPTED: &str = r#"sleep "${SLEEP:-0}"; k=$GATE_TRIAL
 tc() { if [ "$2" = 1 ]; then echo "<testcase classname=\"t\" name=\"$1\"><failure message=\"run $k\"/></testcase>"; else echo "<testcase classname=\"t\" name=\"$1\"/>"; fi; }
 f=0; [ $((k % 3)) = 0 ] && f=1; b=0; [ "$k" -le 2 ] && b=1
-{ echo '<testsuites><testsuite name="s">'; tc steady 0; tc flaky $f; tc broken $b; echo '</testsuite></testsuites>'; } > "$GATE_JUNIT""#;
+{ echo "<testsuites><testsuite name=\"s\" timestamp=\"$k\">"; tc steady 0; tc flaky $f; tc broken $b; echo '</testsuite></testsuites>'; } > "$GATE_JUNIT""#;
 
 /// The scripted suite's truth under the single plan (8, 1): `broken` FAILs at run 2, `flaky`
 /// at run 6, `steady` PASSes at run 7 (7 passes), when the last test case decides and the
