@@ -110,6 +110,26 @@ fn sandbox_line(plan: &Plan) -> String {
     }
 }
 
+/// A risk in at most six significant digits, rounded up, so that a bound printed with it
+/// stays true (a share of `policy.suite_alpha` such as 0.05131670194948623 prints 0.0513168;
+/// the 0.05 a user wrote prints 0.05).
+fn up6(x: f64) -> String {
+    if !(x.is_finite() && x > 0.0) {
+        return format!("{x}");
+    }
+    let plain = format!("{x}");
+    let digits = plain.trim_start_matches(['0', '.']).len();
+    if digits <= 6 {
+        return plain;
+    }
+    // Decimals that keep six significant digits, then the smallest such decimal >= x.
+    let decimals = (5 - x.log10().floor() as i32).max(0) as usize;
+    let scale = 10f64.powi(decimals as i32);
+    let up = (x * scale).ceil() / scale;
+    let s = format!("{up:.decimals$}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
 /// The human form: one block per task, then one line for the plan.
 pub fn render_text(check: &PlanCheck) -> String {
     let mut out = String::new();
@@ -126,7 +146,9 @@ pub fn render_text(check: &PlanCheck) -> String {
                 let _ = writeln!(
                     out,
                     "  family     the test cases are one family: the compare rule is designed again at alpha 1 − (1 − {})^(1/K) for the K cases the first run records (beta {} each), so P(a suite whose every case is as good on head as on base is not PASS) ≤ {} (at the discordance floor, for independent cases); later runs get only the undecided cases on both sides ($GATE_SUITE_CASES)",
-                    alpha, beta, alpha
+                    up6(alpha),
+                    up6(beta),
+                    up6(alpha)
                 );
             }
         } else if let Some(s) = &t.suite {
@@ -140,7 +162,9 @@ pub fn render_text(check: &PlanCheck) -> String {
                 Some((alpha, beta)) => writeln!(
                     out,
                     "  family     the test cases are one family: the rule is designed again at alpha 1 − (1 − {})^(1/K) for the K cases the first run records (beta {} each), so P(a suite of healthy cases is not PASS) ≤ {}; later runs get only the undecided cases ($GATE_SUITE_CASES)",
-                    alpha, beta, alpha
+                    up6(alpha),
+                    up6(beta),
+                    up6(alpha)
                 ),
                 None => writeln!(
                     out,
@@ -326,4 +350,20 @@ fn compare_lines(out: &mut String, c: &CompareCheck, policy: crate::ledger::OnIn
         "  warning    alpha {:.4} is above the requested {}: with max_pairs {} the pairs run out (INCONCLUSIVE, which fails the gate) before a verdict when few pairs disagree; {holds}; raise `max_pairs`, or leave it out for the default",
         c.alpha, c.alpha_requested, c.max_pairs
     );
+}
+
+#[cfg(test)]
+mod up6_tests {
+    use super::up6;
+
+    #[test]
+    fn a_family_risk_prints_in_six_digits_rounded_up() {
+        assert_eq!(up6(0.05), "0.05");
+        assert_eq!(up6(0.1), "0.1");
+        assert_eq!(up6(0.05131670194948623), "0.0513168");
+        assert_eq!(up6(0.001_025_315), "0.00102532");
+        for x in [0.05131670194948623, 0.001_025_315, 1.0 / 3.0, 0.07] {
+            assert!(up6(x).parse::<f64>().unwrap() >= x, "{x}");
+        }
+    }
 }

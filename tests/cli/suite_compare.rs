@@ -220,16 +220,16 @@ fn a_case_on_one_side_only_is_a_harness_error_naming_it() {
     assert!(text.contains("one side only cannot be compared"), "{text}");
 }
 
-/// Review 6, a13: head recording the regressed case `e` as skipped in every run was a
-/// harness error that blamed base when head's record was read first ("base side: … new:
-/// [s/t::e]"): the first side read fixed the cases. The error now names the side that lacks
-/// the case, whichever side is read first.
+/// Review 6, a13: a case one side lacks was a harness error that blamed the side read
+/// second when the other side's record was read first ("base side: … new: [s/t::f]"): the
+/// first side read fixed the cases. The error now names the side that lacks the case,
+/// whichever side is read first.
 #[test]
-fn a_case_head_skips_is_a_harness_error_naming_head_as_lacking_it() {
+fn a_case_head_lacks_is_a_harness_error_naming_head_as_lacking_it() {
     for jobs in [1, 2] {
         let f = compare_suite(
-            "FAIL: '', SKIP: e",
-            "FAIL: '', SKIP: ''",
+            "FAIL: '', EXTRA: ''",
+            "FAIL: '', EXTRA: f",
             &format!("policy:\n  jobs: {jobs}\n"),
         );
         let out = f.command(&[]).output().unwrap();
@@ -239,8 +239,24 @@ fn a_case_head_skips_is_a_harness_error_naming_head_as_lacking_it() {
             String::from_utf8_lossy(&out.stderr)
         );
         assert_eq!(out.status.code(), Some(4), "{text}");
-        assert!(text.contains(r#"head lacks: ["s/t::e"]"#), "{text}");
-        assert!(!text.contains(r#"base lacks: ["s/t::e"]"#), "{text}");
+        assert!(text.contains(r#"head lacks: ["s/t::f"]"#), "{text}");
+        assert!(!text.contains(r#"base lacks: ["s/t::f"]"#), "{text}");
+    }
+}
+
+/// Review 7, c35 in a compare suite: head recording a case base runs as skipped in every
+/// run (as code under test raising `SkipTest` would) loses each of that case's pairs: the
+/// case FAILs, the others are judged as usual.
+#[test]
+fn a_case_head_skips_that_base_runs_loses_its_pairs() {
+    let f = compare_suite("FAIL: '', SKIP: e", "FAIL: '', SKIP: ''", "");
+    let out = f.command(&["--json", "out/r.json"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    let r = json(&f, "out/r.json");
+    assert_eq!(task(&r, "s/t::e")["verdict"], "FAIL", "{text}");
+    for c in ["a", "b", "c", "d"] {
+        assert_eq!(task(&r, &format!("s/t::{c}"))["verdict"], "PASS", "{text}");
     }
 }
 
