@@ -221,3 +221,29 @@ pub fn live_trial_processes(home: &Path, inner: &[i32]) -> Vec<i32> {
     }
     found
 }
+
+/// The box's modes this machine has, as `GATE_SANDBOX_NO_MOUNTS` values: the mount layer
+/// (where it can be made) and the Landlock allow-list fallback; none without Landlock.
+pub fn box_modes(test: &str) -> Vec<bool> {
+    if gate::runner::sandbox::landlock_abi() < 1 {
+        skip_or_fail(test, "landlock", "this kernel has no Landlock");
+        return Vec::new();
+    }
+    let mut modes = vec![true];
+    match gate::runner::mounts::available() {
+        Ok(_) => modes.push(false),
+        Err(why) => skip_or_fail(test, "mounts", &format!("no mount layer here: {why}")),
+    }
+    modes
+}
+
+/// `gate run` of `f`, with or without the mount layer.
+pub fn run_in(f: &Fixture, no_mounts: bool) -> assert_cmd::assert::Assert {
+    let mut cmd = f.command(&[]);
+    if no_mounts {
+        cmd.env("GATE_SANDBOX_NO_MOUNTS", "1");
+    } else {
+        cmd.env_remove("GATE_SANDBOX_NO_MOUNTS");
+    }
+    cmd.timeout(std::time::Duration::from_secs(120)).assert()
+}

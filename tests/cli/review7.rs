@@ -4,36 +4,9 @@
 //! Python's current folder first on `sys.path` (c40). Each test is named after the attack
 //! it pins; each attack's agent answers wrong, so PASS is the break.
 
-use gate::runner::sandbox::landlock_abi;
 use predicates::prelude::*;
 
 use crate::common::*;
-
-/// The box's modes this machine has, as `GATE_SANDBOX_NO_MOUNTS` values: the mount layer
-/// (where it can be made) and the Landlock allow-list fallback; none without Landlock.
-fn box_modes(test: &str) -> Vec<bool> {
-    if landlock_abi() < 1 {
-        skip_or_fail(test, "landlock", "this kernel has no Landlock");
-        return Vec::new();
-    }
-    let mut modes = vec![true];
-    match gate::runner::mounts::available() {
-        Ok(_) => modes.push(false),
-        Err(why) => skip_or_fail(test, "mounts", &format!("no mount layer here: {why}")),
-    }
-    modes
-}
-
-/// `gate run` of `f`, with or without the mount layer.
-fn run_in(f: &Fixture, no_mounts: bool) -> assert_cmd::assert::Assert {
-    let mut cmd = f.command(&[]);
-    if no_mounts {
-        cmd.env("GATE_SANDBOX_NO_MOUNTS", "1");
-    } else {
-        cmd.env_remove("GATE_SANDBOX_NO_MOUNTS");
-    }
-    cmd.timeout(std::time::Duration::from_secs(120)).assert()
-}
 
 /// `gate check plan.yaml` in `f`'s folder.
 fn check(f: &Fixture) -> assert_cmd::assert::Assert {
