@@ -230,7 +230,7 @@ impl PairCounts {
 /// judges a test case only base records (removed, or skipped in every run, on head) this way,
 /// and the replay of its ledger says the same. Missing evidence must not read as no
 /// regression, so it is INCONCLUSIVE (review 6, a14).
-pub const NO_PAIR_REASON: &str = "no pair recorded: the test case ran on base only (removed, or skipped in every run, on head), so nothing compares head with base; evidence missing is not evidence of no regression";
+pub const NO_PAIR_REASON: &str = "no pair recorded: the test case ran on one side only (on base only: removed, or skipped in every run, on head; or on head only and failing there: new, or run on head where base skipped it), so nothing compares head with base; evidence missing is not evidence of no regression";
 
 /// The ordered pair sampler: sides offered in any order, pairs consumed in pair-ordinal
 /// order ([`InOrder`]) by the discordant rule, with `max_pairs` truncation.

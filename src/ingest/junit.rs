@@ -74,9 +74,11 @@ pub struct Case {
     /// Its `<failure>` and `<error>` children: what a suite's `failures` + `errors` count
     /// (pytest writes both for a test that fails and then errors in teardown).
     pub failed_children: u64,
-    /// Its `status` or `result` attribute says it failed (`fail`, `failed`, `failure`,
-    /// `error`: CTest, the xunit schema): with no `<failure>`/`<error>` child it is refused.
-    pub status_says_failed: bool,
+    /// The word of its `status`, `result`, `outcome` or `success` attribute, lower case (CTest,
+    /// the xunit schema, NUnit, Allure): unless it is a word for a pass (or for a skip, on a
+    /// skipped record), a record with no `<failure>`/`<error>` child is refused, so no
+    /// spelling of a failure gate does not know reads as a pass (review 8, a04).
+    pub status_word: Option<String>,
 }
 
 /// What a `<testsuite>` or `<testsuites>` declares it holds (`tests`, `failures`, `errors`,
@@ -113,8 +115,10 @@ impl Totals {
             pos,
             name: local(e),
             tests: tests.map(|t| t.saturating_sub(skipped)),
+            // `failed` is how some writers spell `failures` (review 8, a04).
             failed: n("failures")?
                 .unwrap_or(0)
+                .max(n("failed")?.unwrap_or(0))
                 .saturating_add(n("errors")?.unwrap_or(0)),
             read_tests: 0,
             read_failed: 0,
@@ -416,15 +420,43 @@ fn is_suite(e: &BytesStart<'_>) -> bool {
     matches!(local(e).as_str(), "testsuite" | "testsuites")
 }
 
+/// A word of a `status`-like attribute that says the test passed.
+fn is_pass_word(w: &str) -> bool {
+    matches!(
+        w,
+        "pass"
+            | "passed"
+            | "success"
+            | "successful"
+            | "succeeded"
+            | "ok"
+            | "true"
+            | "run"
+            | "executed"
+            | "completed"
+    )
+}
+
 /// Keep a finished `<testcase>` record, counted in the totals of every suite around it;
 /// refuse one whose `status` attribute says it failed with no failure recorded.
 fn finish_case(mut c: Case, doc: &mut Document, totals: &mut [Totals]) -> Result<(), String> {
-    if c.status_says_failed && c.failed_children == 0 {
-        return Err(format!(
-            "test case `{}` has a `status` or `result` attribute that says it failed, but no `<failure>` \
-             or `<error>` child: gate will not read it as a pass",
-            crate::untrusted::one_line(&c.name)
-        ));
+    if let Some(word) = &c.status_word
+        && c.failed_children == 0
+    {
+        let pass = is_pass_word(word);
+        let skip = matches!(
+            word.as_str(),
+            "skip" | "skipped" | "notrun" | "not run" | "ignored" | "disabled" | "pending"
+        );
+        if !(pass || skip && c.status == Status::Skipped) {
+            return Err(format!(
+                "test case `{}` has a `status` or `result` attribute that says it failed, or a word \
+                 gate does not read as a pass (`{}`), but no `<failure>` or `<error>` child: gate \
+                 will not read it as a pass",
+                crate::untrusted::one_line(&c.name),
+                crate::untrusted::one_line(word)
+            ));
+        }
     }
     for t in totals.iter_mut() {
         t.read_tests += 1;
@@ -538,16 +570,20 @@ fn open_element(
             stamp: attr(e, "timestamp")?,
             suite: 0,
             failed_children: 0,
-            status_says_failed: ["status", "result"].iter().try_fold(false, |acc, k| {
-                Ok::<bool, String>(
-                    acc || attr(e, k)?.is_some_and(|v| {
-                        matches!(
-                            v.trim().to_ascii_lowercase().as_str(),
-                            "fail" | "failed" | "failure" | "error" | "errored"
-                        )
-                    }),
-                )
-            })?,
+            status_word: {
+                let mut word = None;
+                for k in ["status", "result", "outcome", "success"] {
+                    if let Some(v) = attr(e, k)? {
+                        // The first that is not a pass word decides: `status="passed"
+                        // outcome="failed"` is not a pass.
+                        let v = v.trim().trim_end_matches('.').to_ascii_lowercase();
+                        if word.is_none() || !is_pass_word(&v) {
+                            word = Some(v);
+                        }
+                    }
+                }
+                word
+            },
         };
         *case = Some(c);
         // With no body, the caller finishes the record at once.

@@ -41,6 +41,20 @@ struct File {
 #[derive(Deserialize)]
 struct Table {
     results: Vec<Row>,
+    /// promptfoo's own totals of the rows it wrote: rows short of them were cut from the
+    /// file's tail, which leaves no `testIdx` gap (review 8, a06).
+    #[serde(default)]
+    stats: Option<Stats>,
+}
+
+#[derive(Deserialize)]
+struct Stats {
+    #[serde(default)]
+    successes: u64,
+    #[serde(default)]
+    failures: u64,
+    #[serde(default)]
+    errors: u64,
 }
 
 /// One row: one test × repeat × prompt × provider.
@@ -187,6 +201,7 @@ pub fn read_stream(reader: impl std::io::BufRead, opts: &Options) -> Result<Resu
         not_results(at, &Bare(e.to_string()))
     })?;
     rows.extend(file.results.results.into_iter().map(|r| (0, r)));
+    short_of_stats(rows.len(), file.results.stats.as_ref())?;
     judge(rows, opts)
 }
 
@@ -270,6 +285,29 @@ fn jsonl_row(line_no: u64, line: &str) -> Result<Option<(u64, Row)>, Error> {
     Ok(Some((line_no, row)))
 }
 
+/// Refuse rows short of the file's own `results.stats` (review 8, a06).
+fn short_of_stats(rows: usize, stats: Option<&Stats>) -> Result<(), Error> {
+    if let Some(st) = stats {
+        let declared = st
+            .successes
+            .saturating_add(st.failures)
+            .saturating_add(st.errors);
+        if (rows as u64) < declared {
+            return Err(Error::Parse(ParseError {
+                line: 1,
+                column: 1,
+                reason: format!(
+                    "the file holds {} rows, but its `results.stats` counts {declared} ({} successes, {} \
+                     failures, {} errors): rows were lost or removed (a cut tail leaves no `testIdx` gap), \
+                     and reading the rest could turn a failure into a pass",
+                    rows, st.successes, st.failures, st.errors
+                ),
+            }));
+        }
+    }
+    Ok(())
+}
+
 /// Read a `results.json` or `.jsonl`.
 pub fn read(text: &str, opts: &Options) -> Result<Results, Error> {
     let text = json_nan::to_null(text);
@@ -291,6 +329,7 @@ pub fn read(text: &str, opts: &Options) -> Result<Results, Error> {
                     reason: format!("not promptfoo's results (`.results.results[]`): {e}"),
                 })
             })?;
+            short_of_stats(file.results.results.len(), file.results.stats.as_ref())?;
             file.results.results.into_iter().map(|r| (0, r)).collect()
         };
     judge(rows, opts)

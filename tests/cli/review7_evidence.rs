@@ -418,9 +418,8 @@ fn review7_c18_promptfoo_gaps_and_success_over_a_failed_grade_are_not_passes() {
     promptfoo_results(d.path(), |rows| rows.retain(|r| !failing(r)));
     ingest(d.path(), &["results.json"])
         .code(2)
-        .stderr(predicate::str::contains(
-            "promptfoo numbers its rows without a gap",
-        ));
+        // Refused by its stats now (review 8, a06), before the gap check.
+        .stderr(predicate::str::contains("rows were lost or removed"));
     promptfoo_results(d.path(), |rows| {
         for r in rows.iter_mut().filter(|r| failing(r)) {
             r["success"] = serde_json::Value::Bool(true);
@@ -446,4 +445,148 @@ fn review7_c37_inspect_epochs_read_from_the_model_cache_are_refused() {
         .stderr(predicate::str::contains(
             "its model output was read from Inspect's cache",
         ));
+}
+
+/// Review 8, a04: the status check knew five failure words on two attributes, so
+/// `status="timedOut"`, `outcome="Failed"`, `success="false"`, `result="Failed."` and a
+/// `failed="1"` total were read as passes. Now a status-like word that is not a pass word
+/// needs a failure child, and `failed` counts as `failures`.
+#[test]
+fn review8_a04_a_status_word_gate_does_not_know_is_not_a_pass() {
+    for (attr, total) in [
+        ("status=\"timedOut\"", ""),
+        ("status=\"broken\"", ""),
+        ("outcome=\"Failed\"", ""),
+        ("success=\"false\"", ""),
+        ("result=\"Failed.\"", ""),
+        ("", " failed=\"1\""),
+    ] {
+        let d = tempfile::tempdir().unwrap();
+        for k in 1..=3 {
+            std::fs::write(
+                d.path().join(format!("r{k}.xml")),
+                format!(
+                    "<testsuites><testsuite name=\"s\" timestamp=\"2026-01-01T00:00:0{k}\"{total}><testcase \
+                     classname=\"t\" name=\"ok\"/><testcase classname=\"t\" name=\"bad\" {attr}/></testsuite></testsuites>\n"
+                ),
+            )
+            .unwrap();
+        }
+        ingest(d.path(), &["r1.xml", "r2.xml", "r3.xml"]).code(2);
+    }
+    // The pass words of real writers still read as passes.
+    let d = tempfile::tempdir().unwrap();
+    for k in 1..=3 {
+        std::fs::write(
+            d.path().join(format!("r{k}.xml")),
+            format!(
+                "<testsuites><testsuite name=\"s\" timestamp=\"2026-01-01T00:00:0{k}\"><testcase classname=\"t\" \
+                 name=\"ok\" status=\"run\"/><testcase classname=\"t\" name=\"ok2\" result=\"Pass\"/></testsuite></testsuites>\n"
+            ),
+        )
+        .unwrap();
+    }
+    ingest(d.path(), &["r1.xml", "r2.xml", "r3.xml"]).code(0);
+}
+
+/// Review 8, a06: a promptfoo `results.json` cut at its tail leaves no `testIdx` gap, so the
+/// rows of whole tests vanished and the rest PASSed; its own `results.stats` says how many
+/// rows it wrote.
+#[test]
+fn review8_a06_promptfoo_rows_short_of_its_stats_are_refused() {
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/evals/promptfoo/results.json"),
+    )
+    .unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["results"]["results"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|r| r["testIdx"].as_u64().unwrap() < 20);
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("results.json"), v.to_string()).unwrap();
+    gate()
+        .current_dir(d.path())
+        .args([
+            "ingest",
+            "--healthy",
+            "0.9",
+            "--regressed",
+            "0.5",
+            "--assume-retries-off",
+            "--ledger",
+            "l.jsonl",
+            "--no-step-summary",
+            "--",
+            "results.json",
+        ])
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "but its `results.stats` counts 60",
+        ));
+}
+
+/// Review 8, a09: under `gate ingest --base`, a test base skipped in every run (or never had)
+/// that fails in every head run was "new on head, not compared" and the gate PASSed. A case
+/// only head records and that failed there is judged with no pair: INCONCLUSIVE.
+#[test]
+fn review8_a09_a_case_only_head_runs_and_fails_is_not_a_pass() {
+    let d = tempfile::tempdir().unwrap();
+    let a = "<testcase classname=\"t\" name=\"a\" time=\"0.1\"/>";
+    for i in 1..=30 {
+        for (side, x) in [
+            (
+                "base",
+                "<testcase classname=\"t\" name=\"x\"><skipped/></testcase>",
+            ),
+            (
+                "head",
+                "<testcase classname=\"t\" name=\"x\"><failure message=\"boom\"/></testcase>",
+            ),
+        ] {
+            std::fs::create_dir_all(d.path().join(side)).unwrap();
+            std::fs::write(
+                d.path().join(format!("{side}/r{i:02}.xml")),
+                format!(
+                    "<testsuites><testsuite name=\"s\" timestamp=\"2026-01-01T{}:{i:02}:00\">{a}{x}</testsuite></testsuites>\n",
+                    if side == "base" { "01" } else { "02" }
+                ),
+            )
+            .unwrap();
+        }
+    }
+    let files =
+        |side: &str| -> Vec<String> { (1..=30).map(|i| format!("{side}/r{i:02}.xml")).collect() };
+    let out = gate()
+        .current_dir(d.path())
+        .args([
+            "ingest",
+            "--odds-ratio",
+            "3",
+            "--assume-retries-off",
+            "--ledger",
+            "l.jsonl",
+            "--no-step-summary",
+            "--base",
+        ])
+        .args(files("base"))
+        .arg("--")
+        .args(files("head"))
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{text}");
+    assert!(text.contains("on head only and failing there"), "{text}");
+    gate()
+        .current_dir(d.path())
+        .args(["verify", "l.jsonl"])
+        .assert()
+        .code(0);
 }

@@ -247,10 +247,34 @@ pub fn compare_pairs(
         paired.into_iter().map(|p| (p.test.clone(), p)).collect();
     let mut judged = Vec::with_capacity(tasks.len());
     let mut new_on_head = Vec::new();
+    let mut failing_new = Vec::new();
     for (spec, _) in tasks {
         match by_test.remove(&spec.id) {
             Some(p) => judged.push((spec, p)),
-            None => new_on_head.push(spec.id),
+            None => {
+                // A case only head records that failed there (new and broken, or run on head
+                // where base skipped it every time) is no evidence of no regression: it is
+                // judged with no pair, INCONCLUSIVE, like a case only base records
+                // (review 8, a09). One that passed every head run is new and not compared.
+                let failed = histories.iter().any(|h| {
+                    h.test == spec.id
+                        && h.trials
+                            .iter()
+                            .any(|t| t.is_empty() || t.iter().any(|a| !a.passed && !a.unavailable))
+                });
+                if failed {
+                    failing_new.push(spec.id.clone());
+                    let p = PairedHistory {
+                        test: spec.id.clone(),
+                        pairs: Vec::new(),
+                        unpaired: 0,
+                        base_only: true,
+                    };
+                    judged.push((spec, p));
+                } else {
+                    new_on_head.push(spec.id);
+                }
+            }
         }
     }
     // What is left: the cases only base records (and head's unselected ones, not judged).
@@ -273,12 +297,18 @@ pub fn compare_pairs(
     debug_assert!(
         head_only
             .iter()
-            .all(|t| !judged.iter().any(|(s, _)| &s.id == t))
+            .all(|t| failing_new.contains(t) || !judged.iter().any(|(s, _)| &s.id == t))
     );
     if !new_on_head.is_empty() {
         say(&format!(
             "new on head, not compared (base never ran them): {}",
             named(&new_on_head)
+        ));
+    }
+    if !failing_new.is_empty() {
+        say(&format!(
+            "on head only and failing there, so INCONCLUSIVE and the gate cannot PASS (base never ran them: nothing shows head is not worse): {}",
+            named(&failing_new)
         ));
     }
     if !removed_ids.is_empty() {
