@@ -199,6 +199,55 @@ pub(super) fn refuse_writable_search_paths(shown: &str, plan: &Plan) -> Result<(
                 }
             }
         }
+        // The same variables set on the `check:` line itself (`PYTHONPATH=src python3 g.py`,
+        // `export PYTHONPATH=src; …`, `env PYTHONPATH=src …`): the grader gets them just the
+        // same (review 8, a01/a17/a24). A relative entry is taken from the check's folder,
+        // unless the line changes folder first; then it is refused as relative.
+        for (line, cwd, env) in super::state::check_lines(t) {
+            let tokens = tokens_of(line, env);
+            let moves = tokens.iter().any(|tok| {
+                matches!(tok, super::words::Token::Word(w)
+                    if matches!(name_of(w).as_str(), "cd" | "pushd" | "popd") || w.starts_with("-C"))
+            });
+            for tok in &tokens {
+                let super::words::Token::Word(w) = tok else {
+                    continue;
+                };
+                let Some((name, value)) = w.split_once('=') else {
+                    continue;
+                };
+                let what = SEARCH_PATHS
+                    .iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, w)| *w)
+                    .or(OPTION_VARS
+                        .contains(&name)
+                        .then_some("a file it loads first"));
+                let Some(what) = what else { continue };
+                for entry in entries(name, value) {
+                    let at = if entry.starts_with('/') || moves {
+                        entry.clone()
+                    } else {
+                        let dir = std::path::absolute(cwd).unwrap_or_else(|_| cwd.clone());
+                        dir.join(&entry).display().to_string()
+                    };
+                    let Some(why) = writable_entry(&at, &roots, &guarded) else {
+                        continue;
+                    };
+                    return Err(PlanError::Invalid {
+                        path: shown.to_string(),
+                        line: t.line,
+                        column: 1,
+                        message: format!(
+                            "task `{}`: the `check:` line sets `{name}` with entry `{entry}`, which {why}: a \
+                             trial could put {what} there and the grader would load it; use an absolute \
+                             folder outside the task's folders (or a graders' folder)",
+                            t.id
+                        ),
+                    });
+                }
+            }
+        }
     }
     Ok(())
 }

@@ -320,3 +320,30 @@ fn review7_c38_c39_a_check_through_a_task_runner_the_trials_can_redefine_is_warn
         .code(0)
         .stderr(predicate::str::contains("warning").not());
 }
+
+/// Review 8, a01/a17/a24: the search paths of c29/c34 set on the `check:` line itself
+/// (`PYTHONPATH=src python3 …`, `export …`, `env …`) were not checked: a trial's
+/// `src/sitecustomize.py` made every wrong answer pass. They are refused like `env:`; a
+/// graders' folder or a system folder stays allowed.
+#[test]
+fn review8_a01_a_search_path_set_on_the_check_line_is_refused() {
+    let f = search_path_fixture("");
+    for line in [
+        "PYTHONPATH=src python3 graders/check.py",
+        "export PYTHONPATH=src; python3 graders/check.py",
+        "env -u X PYTHONPATH=src python3 graders/check.py",
+        "env -i PATH=/usr/bin:/bin PYTHONPATH=src python3 graders/check.py",
+    ] {
+        std::fs::write(f.plan(), plan("", line)).unwrap();
+        check(&f).code(2).stderr(predicate::str::contains(
+            "the `check:` line sets `PYTHONPATH`",
+        ));
+    }
+    for line in [
+        "PYTHONPATH=graders python3 graders/check.py",
+        "PYTHONPATH=/usr/lib/python3/dist-packages python3 graders/check.py",
+    ] {
+        std::fs::write(f.plan(), plan("", line)).unwrap();
+        check(&f).code(0);
+    }
+}
