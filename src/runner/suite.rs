@@ -61,6 +61,30 @@ pub struct SuiteLauncher {
     read: Arc<Mutex<Vec<(u64, ingest::identity::Fingerprint)>>>,
 }
 
+/// What a resumed suite (plain or `compare:`) takes from the earlier session's ledger once
+/// its rows are consumed: the cases recorded so far become the reference every later run is
+/// held to (`known`, any order), and the cases with a decision row are returned, so no run
+/// asks for them again.
+pub(super) fn resumed_cases(
+    state: &Mutex<SuiteState>,
+    mut known: Vec<String>,
+    ledger: &crate::ledger::Ledger,
+    suite: &str,
+) -> HashSet<String> {
+    known.sort_unstable();
+    if !known.is_empty() {
+        state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .reference = Some(known);
+    }
+    ledger
+        .decisions()
+        .filter(|d| suite_of(&d.task) == Some(suite))
+        .map(|d| d.task.clone())
+        .collect()
+}
+
 /// What a suite task's runs ([`SuiteLauncher`]) and its test cases ([`SuiteCases`]) share.
 #[derive(Debug)]
 pub struct SuiteState {
@@ -690,16 +714,7 @@ impl SuiteCases {
             cases.consume(row);
             cases.prior.insert((row.task.clone(), row.trial));
         }
-        let mut known = cases.ids();
-        known.sort_unstable();
-        if !known.is_empty() {
-            cases.state_mut().reference = Some(known);
-        }
-        cases.decided = ledger
-            .decisions()
-            .filter(|d| suite_of(&d.task) == Some(suite))
-            .map(|d| d.task.clone())
-            .collect();
+        cases.decided = resumed_cases(&cases.state, cases.ids(), ledger, suite);
         Ok(cases)
     }
 

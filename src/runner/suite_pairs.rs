@@ -456,16 +456,8 @@ impl SuitePairCases {
                 cases.prior.insert((row.task.clone(), row.trial, side));
             }
         }
-        let mut known: Vec<String> = cases.cases.iter().map(|(id, _)| id.clone()).collect();
-        known.sort_unstable();
-        if !known.is_empty() {
-            cases.state().reference = Some(known);
-        }
-        cases.decided = ledger
-            .decisions()
-            .filter(|d| suite_of(&d.task) == Some(suite))
-            .map(|d| d.task.clone())
-            .collect();
+        let known = cases.cases.iter().map(|(id, _)| id.clone()).collect();
+        cases.decided = super::suite::resumed_cases(&cases.state, known, ledger, suite);
         Ok(cases)
     }
 
