@@ -33,23 +33,16 @@ fn rewriting_agent(f: &Fixture, file: &str, passing: &str) {
     .unwrap();
 }
 
-#[test]
-fn review7_c07_grader_fed_to_the_shell_on_stdin_or_inline_is_protected() {
-    let test = "review7_c07_grader_fed_to_the_shell_on_stdin_or_inline_is_protected";
-    let grader = "grep -qx right result.txt\n";
+/// Each `check:` form in `forms` feeds `graders/grade` (holding `grader`) to an interpreter;
+/// an agent that rewrites it to `rewrite` still FAILs, in every box mode, and the grader is
+/// unchanged.
+fn grader_fed_as_text_holds(test: &str, grader: &str, rewrite: &str, forms: &[&str]) {
     for mounts in box_modes(test) {
-        for form in [
-            "sh < graders/grade",
-            "cat graders/grade | sh",
-            "sh -c \"$(cat graders/grade)\"",
-            "eval \"$(cat graders/grade)\"",
-            "bash /dev/stdin < graders/grade",
-            "sh -s < graders/grade",
-        ] {
+        for form in forms {
             let f = Fixture::new(&plan("", form));
             std::fs::create_dir(f.path("graders")).unwrap();
             std::fs::write(f.path("graders/grade"), grader).unwrap();
-            rewriting_agent(&f, "graders/grade", "exit 0");
+            rewriting_agent(&f, "graders/grade", rewrite);
             run_in(&f, !mounts)
                 .code(1)
                 .stdout(predicate::str::contains("agent  FAIL"));
@@ -59,26 +52,35 @@ fn review7_c07_grader_fed_to_the_shell_on_stdin_or_inline_is_protected() {
 }
 
 #[test]
+fn review7_c07_grader_fed_to_the_shell_on_stdin_or_inline_is_protected() {
+    grader_fed_as_text_holds(
+        "review7_c07_grader_fed_to_the_shell_on_stdin_or_inline_is_protected",
+        "grep -qx right result.txt\n",
+        "exit 0",
+        &[
+            "sh < graders/grade",
+            "cat graders/grade | sh",
+            "sh -c \"$(cat graders/grade)\"",
+            "eval \"$(cat graders/grade)\"",
+            "bash /dev/stdin < graders/grade",
+            "sh -s < graders/grade",
+        ],
+    );
+}
+
+#[test]
 fn review7_c07_python_grader_fed_on_stdin_or_through_exec_is_protected() {
-    let test = "review7_c07_python_grader_fed_on_stdin_or_through_exec_is_protected";
-    let grader = "import sys\nsys.exit(0 if open('result.txt').read().strip() == 'right' else 1)\n";
-    for mounts in box_modes(test) {
-        for form in [
+    grader_fed_as_text_holds(
+        "review7_c07_python_grader_fed_on_stdin_or_through_exec_is_protected",
+        "import sys\nsys.exit(0 if open('result.txt').read().strip() == 'right' else 1)\n",
+        "import sys; sys.exit(0)",
+        &[
             "python3 -I < graders/grade",
             "python3 -I - < graders/grade",
             "python3 -I -c \"exec(open('graders/grade').read())\"",
             "python3 /dev/stdin < graders/grade",
-        ] {
-            let f = Fixture::new(&plan("", form));
-            std::fs::create_dir(f.path("graders")).unwrap();
-            std::fs::write(f.path("graders/grade"), grader).unwrap();
-            rewriting_agent(&f, "graders/grade", "import sys; sys.exit(0)");
-            run_in(&f, !mounts)
-                .code(1)
-                .stdout(predicate::str::contains("agent  FAIL"));
-            assert_eq!(read(&f.path("graders/grade")), grader, "{form}");
-        }
-    }
+        ],
+    );
 }
 
 #[test]
