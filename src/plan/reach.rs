@@ -75,6 +75,54 @@ const SEARCH_PATHS: &[(&str, &str)] = &[
     ("GIT_EXEC_PATH", "a program git runs"),
     ("GIT_CONFIG_GLOBAL", "a git config (a clean filter)"),
     ("GIT_CONFIG_SYSTEM", "a git config (a clean filter)"),
+    // Review 9, a09/a20: members of the same class the list above missed.
+    (
+        "CDPATH",
+        "a folder of the same name that `cd` enters in place of the one the line names",
+    ),
+    (
+        "TCL_LIBRARY",
+        "the `init.tcl` every Tcl interpreter sources",
+    ),
+    ("TCLLIBPATH", "a package Tcl loads"),
+    (
+        "OPENSSL_CONF",
+        "an OpenSSL configuration that loads a module of its own",
+    ),
+    ("OPENSSL_MODULES", "a provider module OpenSSL loads"),
+    ("OPENSSL_ENGINES", "an engine OpenSSL loads"),
+    ("GCONV_PATH", "a character-set module the C library loads"),
+    ("LUA_INIT", "a file Lua runs first"),
+    ("LUA_PATH", "a module Lua loads"),
+    ("LUA_CPATH", "a module Lua loads"),
+    ("PHPRC", "a `php.ini` whose `auto_prepend_file` runs first"),
+    (
+        "PHP_INI_SCAN_DIR",
+        "a `php.ini` whose `auto_prepend_file` runs first",
+    ),
+    ("R_PROFILE", "a profile R runs first"),
+    ("R_PROFILE_USER", "a profile R runs first"),
+    ("R_ENVIRON_USER", "an environment file R reads first"),
+    ("R_LIBS", "a package R loads"),
+    ("R_LIBS_USER", "a package R loads"),
+    ("R_LIBS_SITE", "a package R loads"),
+    ("JULIA_LOAD_PATH", "a package Julia loads"),
+    ("JULIA_DEPOT_PATH", "a package or start-up file Julia loads"),
+    ("GIT_DIR", "the repository a git grader reads"),
+    ("GIT_WORK_TREE", "the files a git grader compares"),
+    ("MAKEFILES", "a makefile make reads first"),
+    (
+        "RUSTC_WRAPPER",
+        "a program cargo runs in place of the compiler",
+    ),
+    ("RUSTC", "a program cargo runs in place of the compiler"),
+    ("CARGO_HOME", "a configuration or program cargo runs"),
+    (
+        "GOCACHE",
+        "a cached test result `go test` reports as a pass",
+    ),
+    ("GOPATH", "a module `go` builds the grader with"),
+    ("GOMODCACHE", "a module `go` builds the grader with"),
 ];
 
 /// Variables of options that may name a file to load first (`--require ./x.js`, `-r./x`).
@@ -84,6 +132,9 @@ const OPTION_VARS: &[&str] = &[
     "PERL5OPT",
     "JAVA_TOOL_OPTIONS",
     "_JAVA_OPTIONS",
+    "JDK_JAVA_OPTIONS",
+    "PYTEST_ADDOPTS",
+    "GOFLAGS",
 ];
 
 /// Why `entry` of a search path is one a trial could fill, or `None` when it is not:
@@ -142,11 +193,27 @@ fn entries(name: &str, value: &str) -> Vec<String> {
         }
         return out;
     }
+    if name == "LUA_INIT" {
+        // `@file` runs a file; anything else is code the plan itself wrote.
+        return value
+            .strip_prefix('@')
+            .map(|f| vec![f.to_string()])
+            .unwrap_or_default();
+    }
+    if matches!(name, "LUA_PATH" | "LUA_CPATH") {
+        // Templates such as `./?.lua;;`: the folder part of each.
+        return value
+            .split(';')
+            .filter(|e| !e.is_empty())
+            .map(|e| e.split('?').next().unwrap_or(e).to_string())
+            .map(|e| if e.is_empty() { ".".to_string() } else { e })
+            .collect();
+    }
     let list = value.split(|c: char| c == ':' || (name == "LD_PRELOAD" && c.is_whitespace()));
     match name {
         // An empty entry of a list is the current folder.
         "PATH" | "PYTHONPATH" | "NODE_PATH" | "LD_LIBRARY_PATH" | "PERL5LIB" | "PERLLIB"
-        | "RUBYLIB" | "GEM_PATH" | "CLASSPATH" => list.map(str::to_string).collect(),
+        | "RUBYLIB" | "GEM_PATH" | "CLASSPATH" | "CDPATH" => list.map(str::to_string).collect(),
         _ => list.filter(|e| !e.is_empty()).map(str::to_string).collect(),
     }
 }
@@ -204,18 +271,10 @@ pub(super) fn refuse_writable_search_paths(shown: &str, plan: &Plan) -> Result<(
         // same (review 8, a01/a17/a24). A relative entry is taken from the check's folder,
         // unless the line changes folder first; then it is refused as relative.
         for (line, cwd, env) in super::state::check_lines(t) {
-            let tokens = tokens_of(line, env);
-            let moves = tokens.iter().any(|tok| {
-                matches!(tok, super::words::Token::Word(w)
-                    if matches!(name_of(w).as_str(), "cd" | "pushd" | "popd") || w.starts_with("-C"))
-            });
-            for tok in &tokens {
-                let super::words::Token::Word(w) = tok else {
-                    continue;
-                };
-                let Some((name, value)) = w.split_once('=') else {
-                    continue;
-                };
+            let mut set = LineAssignments::default();
+            set.read(&tokens_of(line, env));
+            for (name, value) in &set.assigned {
+                let name = name.as_str();
                 let what = SEARCH_PATHS
                     .iter()
                     .find(|(n, _)| *n == name)
@@ -225,7 +284,12 @@ pub(super) fn refuse_writable_search_paths(shown: &str, plan: &Plan) -> Result<(
                         .then_some("a file it loads first"));
                 let Some(what) = what else { continue };
                 for entry in entries(name, value) {
-                    let at = if entry.starts_with('/') || moves {
+                    // The value the process inherits (`PATH=/opt/bin:$PATH`) is gate's own
+                    // environment, not the plan's: not checked here, as `env:` is not.
+                    let Some(entry) = inherited(&entry) else {
+                        continue;
+                    };
+                    let at = if entry.starts_with('/') || set.moves {
                         entry.clone()
                     } else {
                         let dir = std::path::absolute(cwd).unwrap_or_else(|_| cwd.clone());
@@ -250,6 +314,209 @@ pub(super) fn refuse_writable_search_paths(shown: &str, plan: &Plan) -> Result<(
         }
     }
     Ok(())
+}
+
+/// An entry of a value assigned on a `check:` line with what the shell expands there from
+/// gate's own environment put in (`~`, `$HOME/x`); `None` for an entry that is exactly an
+/// inherited variable (`$PATH` in `PATH=/opt/bin:$PATH`), which the plan does not set.
+/// `$PWD` is the check's folder: kept relative. A variable gate does not have stays as
+/// written, and so is refused as relative.
+fn inherited(entry: &str) -> Option<String> {
+    let home = || std::env::var("HOME").ok().filter(|h| h.starts_with('/'));
+    if entry == "~" || entry.starts_with("~/") {
+        return Some(match home() {
+            Some(h) => format!("{h}{}", &entry[1..]),
+            None => entry.to_string(),
+        });
+    }
+    let Some(after) = entry.strip_prefix('$') else {
+        return Some(entry.to_string());
+    };
+    let (name, rest) = match after.strip_prefix('{') {
+        Some(inner) => match inner.split_once('}') {
+            Some(split) => split,
+            None => return Some(entry.to_string()),
+        },
+        None => {
+            let end = after
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(after.len());
+            after.split_at(end)
+        }
+    };
+    if matches!(name, "PWD" | "OLDPWD") || name.is_empty() {
+        return Some(format!(".{rest}"));
+    }
+    if rest.is_empty() {
+        return None;
+    }
+    match std::env::var(name).ok().filter(|v| v.starts_with('/')) {
+        Some(v) => Some(format!("{v}{rest}")),
+        None => Some(entry.to_string()),
+    }
+}
+
+/// Where on a `check:` line the shell assigns a variable for what it runs, and whether
+/// the line changes folder (review 9, a05/a20/a26): the words before a command's name
+/// (`PYTHONPATH=src python3 …`), `env`'s (with its options, glued or not: `env
+/// -S"PYTHONPATH=src …"`, `-vS…`, `--split-string=…`), those of `export`, `declare`,
+/// `typeset`, `local`, `readonly`, and `make`'s (which exports them to its recipes). A
+/// `NAME=value` word after any other command is an argument (`grep -qx PYTHONPATH=src
+/// f`), not an assignment. Quoted shell text (`sh -c '…'`) is read as a line of its own.
+#[derive(Default)]
+struct LineAssignments {
+    assigned: Vec<(String, String)>,
+    /// `cd`, `pushd`, `popd`, `env -C DIR` / `--chdir`, or any `-C` option.
+    moves: bool,
+}
+
+/// Where a word stands in its simple command.
+#[derive(Clone, Copy, PartialEq)]
+enum At {
+    /// Before the command's name (or right after a wrapper such as `timeout 10`).
+    Lead,
+    /// After `env`: its options and assignments, then a command.
+    Env,
+    /// After a command whose `NAME=value` operands assign (`export`, `make`).
+    Exports,
+    /// The operands of any other command.
+    Operands,
+}
+
+impl LineAssignments {
+    fn read(&mut self, tokens: &[super::words::Token]) {
+        use super::words::Token;
+        let mut at = At::Lead;
+        // The next word is an option's operand: `-C DIR`, `-u NAME`, `-S STRING`.
+        let mut operand: Option<char> = None;
+        let mut wrapped = false;
+        let mut skip_target = false;
+        for (i, t) in tokens.iter().enumerate() {
+            let w = match t {
+                Token::End | Token::Pipe => {
+                    (at, operand, wrapped, skip_target) = (At::Lead, None, false, false);
+                    continue;
+                }
+                Token::Input => {
+                    skip_target = true;
+                    continue;
+                }
+                Token::Word(w) => w,
+            };
+            if std::mem::take(&mut skip_target) {
+                continue;
+            }
+            // The tokenizer gives a `NAME=VALUE` word's value as a word of its own first.
+            if matches!(tokens.get(i + 1), Some(Token::Word(n)) if n.split_once('=').is_some_and(|(_, v)| v == w))
+            {
+                continue;
+            }
+            if w.starts_with("-C") || w.starts_with("--chdir") {
+                self.moves = true;
+            }
+            if let Some(opt) = operand.take() {
+                match opt {
+                    'C' => self.moves = true,
+                    'S' => self.split(w),
+                    _ => {}
+                }
+                continue;
+            }
+            if matches!(at, At::Lead | At::Env | At::Exports) && assignment(w) {
+                if let Some((k, v)) = w.split_once('=') {
+                    self.assigned.push((k.to_string(), v.to_string()));
+                }
+                continue;
+            }
+            match at {
+                At::Env if w.starts_with('-') => {
+                    operand = self.env_option(w);
+                    continue;
+                }
+                At::Lead
+                    if wrapped
+                        && (w.starts_with('-')
+                            || w.chars().next().is_some_and(|c| c.is_ascii_digit())) =>
+                {
+                    continue;
+                }
+                At::Lead | At::Env => {}
+                At::Exports | At::Operands => continue,
+            }
+            let name = name_of(w);
+            at = match name.as_str() {
+                "env" => At::Env,
+                "export" | "declare" | "typeset" | "local" | "readonly" | "make" | "gmake"
+                | "bmake" => At::Exports,
+                "cd" | "pushd" | "popd" => {
+                    self.moves = true;
+                    At::Operands
+                }
+                n if super::words::WRAPPERS.contains(&n) => {
+                    wrapped = true;
+                    At::Lead
+                }
+                _ => At::Operands,
+            };
+        }
+    }
+
+    /// Text `env -S` splits into words of a line of its own.
+    fn split(&mut self, text: &str) {
+        self.read(&super::words::tokenize(text));
+    }
+
+    /// One of `env`'s options; the option whose operand is the next word, if any.
+    fn env_option(&mut self, w: &str) -> Option<char> {
+        if let Some(long) = w.strip_prefix("--") {
+            let (name, value) = match long.split_once('=') {
+                Some((n, v)) => (n, Some(v)),
+                None => (long, None),
+            };
+            return match (name, value) {
+                ("chdir", _) => {
+                    self.moves = true;
+                    value.is_none().then_some('C')
+                }
+                ("split-string", Some(v)) => {
+                    self.split(v);
+                    None
+                }
+                ("split-string", None) => Some('S'),
+                ("unset", None) => Some('u'),
+                _ => None,
+            };
+        }
+        let cluster = &w[1..];
+        for (i, c) in cluster.char_indices() {
+            let rest = &cluster[i + c.len_utf8()..];
+            match c {
+                'C' | 'S' | 'u' => {
+                    if c == 'C' {
+                        self.moves = true;
+                    }
+                    if rest.is_empty() {
+                        return Some(c);
+                    }
+                    if c == 'S' {
+                        self.split(rest);
+                    }
+                    return None;
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+}
+
+/// Whether `w` is a shell assignment `NAME=value`.
+fn assignment(w: &str) -> bool {
+    w.split_once('=').is_some_and(|(k, _)| {
+        !k.is_empty()
+            && !k.starts_with(|c: char| c.is_ascii_digit())
+            && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    })
 }
 
 /// How a `python` command of a `check:` line puts its current folder first on `sys.path`

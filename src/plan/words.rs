@@ -144,7 +144,7 @@ pub(super) fn tokenize(line: &str) -> Vec<Token> {
 
 /// Words that run the command after them (`env X=1 sh`, `timeout 10 sh`): the command is
 /// the first word after them that is not an option or a number.
-const WRAPPERS: &[&str] = &[
+pub(super) const WRAPPERS: &[&str] = &[
     "env", "command", "exec", "nice", "nohup", "time", "timeout", "sudo", "xargs", "stdbuf",
     "builtin",
 ];

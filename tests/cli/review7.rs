@@ -349,3 +349,95 @@ fn review8_a01_a_search_path_set_on_the_check_line_is_refused() {
         check(&f).code(0);
     }
 }
+
+/// Review 9, a05/a20: `env`'s options hid the assignment from the check-line refusal: a
+/// glued `-S` (`env -S"PYTHONPATH=src python3 …"`, `-vS…`, `-iS…`) split into
+/// `-SPYTHONPATH` as a name, and `env --chdir=src` moved the process into the agent's
+/// folder, where a relative `graders` entry was the agent's `src/graders`. Each is refused.
+#[test]
+fn review9_a05_env_options_do_not_hide_a_search_path() {
+    let f = search_path_fixture("");
+    let abs_check = abs(&f, "graders/check.py");
+    for line in [
+        "env -S\"PYTHONPATH=src python3 graders/check.py\"".to_string(),
+        "/usr/bin/env -vS'PYTHONPATH=src python3 graders/check.py'".to_string(),
+        "env -iS\"PYTHONPATH=src /usr/bin/python3 graders/check.py\"".to_string(),
+        "env --split-string='PYTHONPATH=src python3 graders/check.py'".to_string(),
+        format!("env --chdir=src PYTHONPATH=graders python3 {abs_check}"),
+        format!("env -Csrc PYTHONPATH=graders python3 {abs_check}"),
+        "make -C graders PYTHONPATH=src check".to_string(),
+        "sh -c 'PYTHONPATH=src python3 graders/check.py'".to_string(),
+    ] {
+        std::fs::write(f.plan(), plan("", &line)).unwrap();
+        check(&f).code(2).stderr(predicate::str::contains(
+            "the `check:` line sets `PYTHONPATH`",
+        ));
+    }
+}
+
+/// Review 9, a09/a20: load-path variables the list missed (`CDPATH` sends `cd graders` to
+/// the agent's `src/graders`; `TCL_LIBRARY`, `JDK_JAVA_OPTIONS`, `OPENSSL_CONF` load a
+/// file the agent wrote), in the plan's `env:` and on the check line alike.
+#[test]
+fn review9_a09_more_load_path_variables_are_refused() {
+    let f = search_path_fixture("");
+    for (name, value) in [
+        ("CDPATH", "src"),
+        ("TCL_LIBRARY", "src"),
+        ("JDK_JAVA_OPTIONS", "-javaagent:src/agent.jar"),
+        ("OPENSSL_CONF", "src/ossl.cnf"),
+        ("GOFLAGS", "-toolexec=src/x"),
+        ("LUA_INIT", "@src/init.lua"),
+    ] {
+        std::fs::write(
+            f.plan(),
+            plan(
+                &format!("    env: {{{name}: \"{value}\"}}\n"),
+                "cd graders && python3 check.py",
+            ),
+        )
+        .unwrap();
+        check(&f)
+            .code(2)
+            .stderr(predicate::str::contains(format!("`env: {name}` entry")));
+        std::fs::write(
+            f.plan(),
+            plan("", &format!("{name}={value} python3 graders/check.py")),
+        )
+        .unwrap();
+        check(&f).code(2).stderr(predicate::str::contains(format!(
+            "the `check:` line sets `{name}`"
+        )));
+    }
+}
+
+/// Review 9, a05/a26 (over-refusal): extending the inherited value (`PATH=/usr/local/bin:$PATH`),
+/// `$HOME` and `~` (gate's own environment, not the plan's), and `NAME=value` words that are
+/// a command's operands (`grep -qx PYTHONPATH=src f`) were refused, with a false reason.
+#[test]
+fn review9_a26_harmless_check_line_assignments_are_accepted() {
+    let f = search_path_fixture("");
+    for line in [
+        "PATH=/usr/local/bin:$PATH python3 graders/check.py",
+        "PATH=\"$PATH:/opt/tools\" python3 graders/check.py",
+        "PYTHONPATH=graders:$PYTHONPATH python3 graders/check.py",
+        "HOME=$HOME python3 graders/check.py",
+        "XDG_CONFIG_HOME=$HOME/.config python3 graders/check.py",
+        "GIT_CONFIG_GLOBAL=~/.gitconfig python3 graders/check.py",
+        "LD_LIBRARY_PATH=/opt/lib:$LD_LIBRARY_PATH python3 graders/check.py",
+        "grep -qx PYTHONPATH=src result.txt || python3 graders/check.py",
+        "python3 graders/check.py HOME=.",
+    ] {
+        std::fs::write(f.plan(), plan("", line)).unwrap();
+        check(&f).code(0);
+    }
+    // What the shell expands to the check's own folder stays refused.
+    for line in [
+        "PYTHONPATH=$PWD/src python3 graders/check.py",
+        "PYTHONPATH=$(pwd)/src python3 graders/check.py",
+        "HOME=. python3 graders/check.py",
+    ] {
+        std::fs::write(f.plan(), plan("", line)).unwrap();
+        check(&f).code(2);
+    }
+}
