@@ -37,7 +37,7 @@
 //! [`Sandbox::new`] probes the kernel once per run and returns the [`Walls`] that will stand
 //! (the ledger header records them); with `policy.sandbox: required` a missing wall refuses
 //! the run. [`Sandbox::cell`] builds one attempt's box in the parent (the mount layer's
-//! binds, the Landlock ruleset, the seccomp program, the temporary directory);
+//! binds, the Landlock ruleset, the seccomp programs, the temporary directory);
 //! [`Cell::apply`] installs it in the child with async-signal-safe system calls only.
 //!
 //! Why in the child and not on a thread of gate's that then spawns the task (which would keep
@@ -51,12 +51,16 @@
 //! box's folders in gate's temporary folder (`TMPDIR`s, the result folders) and the removal
 //! of what a killed gate left there.
 //!
-//! The Landlock and seccomp interfaces are called through raw system calls (libc has their
-//! numbers) rather than the `landlock` crate: the child side must be two `prctl`s and one
-//! `landlock_restrict_self` with no allocation between `fork` and `exec`, the parent side
-//! needs to know exactly which access rights each ABI handles to record the walls honestly,
-//! and the seccomp fallback needs raw BPF anyway. The other system calls (opening and
-//! inspecting a granted path, `no_new_privs`, the seccomp probe) go through `rustix`.
+//! The parent builds through maintained crates, the child makes raw system calls (issue 29):
+//! the Landlock ruleset (the rights each ABI handles, the scopes, the rules) through the
+//! `landlock` crate, as a hard requirement so that it never silently drops a right the walls
+//! record; the seccomp programs through `seccompiler` (`seccomp.rs`); opening and inspecting
+//! a granted path, `no_new_privs` and the seccomp probe through `rustix`. Two Landlock calls
+//! stay raw: the ABI probe (the crate keeps the kernel's ABI to itself, and gate records
+//! it), and `landlock_restrict_self` in the child, on the descriptor the crate built: the
+//! child side must be a few system calls with no allocation and no lock between `fork` and
+//! `exec`, which neither crate promises of its own install functions. The seccomp programs
+//! are installed with the same `prctl` for the same reason.
 
 use std::ffi::OsString;
 use std::fs;
@@ -351,7 +355,7 @@ impl Sandbox {
     }
 
     /// Build one attempt's box: a fresh temporary directory, and (unless the policy is
-    /// `off`) the Landlock ruleset and seccomp program for a task working in `cwd` whose
+    /// `off`) the Landlock ruleset and seccomp programs for a task working in `cwd` whose
     /// result file goes in `result_dir`.
     pub fn cell(&self, cwd: &Path, result_dir: &Path) -> io::Result<Cell> {
         let tmpdir = self.make_tmpdir()?;
