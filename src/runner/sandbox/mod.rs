@@ -37,7 +37,7 @@
 //! [`Sandbox::new`] probes the kernel once per run and returns the [`Walls`] that will stand
 //! (the ledger header records them); with `policy.sandbox: required` a missing wall refuses
 //! the run. [`Sandbox::cell`] builds one attempt's box in the parent (the mount layer's
-//! binds, the Landlock ruleset, the seccomp program, the temporary directory);
+//! binds, the Landlock ruleset, the seccomp programs, the temporary directory);
 //! [`Cell::apply`] installs it in the child with async-signal-safe system calls only.
 //!
 //! Why in the child and not on a thread of gate's that then spawns the task (which would keep
@@ -51,27 +51,36 @@
 //! box's folders in gate's temporary folder (`TMPDIR`s, the result folders) and the removal
 //! of what a killed gate left there.
 //!
-//! The Landlock and seccomp interfaces are called through raw system calls (libc has their
-//! numbers) rather than the `landlock` crate: the child side must be two `prctl`s and one
-//! `landlock_restrict_self` with no allocation between `fork` and `exec`, the parent side
-//! needs to know exactly which access rights each ABI handles to record the walls honestly,
-//! and the seccomp fallback needs raw BPF anyway. The other system calls (opening and
-//! inspecting a granted path, `no_new_privs`, the seccomp probe) go through `rustix`.
+//! The parent builds through maintained crates, the child makes raw system calls (issue 29):
+//! the Landlock ruleset (the rights each ABI handles, the scopes, the rules) through the
+//! `landlock` crate, as a hard requirement so that it never silently drops a right the walls
+//! record; the seccomp programs through `seccompiler` (`seccomp.rs`); opening and inspecting
+//! a granted path, `no_new_privs` and the seccomp probe through `rustix`. Two Landlock calls
+//! stay raw: the ABI probe (the crate keeps the kernel's ABI to itself, and gate records
+//! it), and `landlock_restrict_self` in the child, on the descriptor the crate built: the
+//! child side must be a few system calls with no allocation and no lock between `fork` and
+//! `exec`, which neither crate promises of its own install functions. The seccomp programs
+//! are installed with the same `prctl` for the same reason.
 
 use std::ffi::OsString;
 use std::fs;
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use std::sync::{Arc, Mutex};
 
+use landlock::{
+    AccessFs, BitFlags, CompatLevel, Compatible, PathBeneath, Ruleset, RulesetAttr, RulesetCreated,
+    RulesetCreatedAttr, Scope,
+};
+
 use super::mounts::{self, Binds, Layer, Namespace, Space, is_yaml};
 pub(crate) use folders::remove_folder;
 use folders::{fresh_dir, make_results_root, remove_stale};
-use seccomp::signal_filter;
+use seccomp::signal_filters;
 
 mod folders;
 mod pidns;
@@ -80,48 +89,14 @@ use crate::model::{FilesystemWall, MountWall, SandboxMode, ShmWall, SignalWall, 
 
 pub use crate::model::{SandboxPolicy, WITHHELD_ENV, is_withheld};
 
-// Landlock's user-space interface (include/uapi/linux/landlock.h).
+// Landlock's ABI probe (include/uapi/linux/landlock.h): the `landlock` crate keeps the
+// running kernel's ABI to itself on purpose, and gate records it.
 const CREATE_RULESET_VERSION: u32 = 1 << 0;
-const RULE_PATH_BENEATH: libc::c_int = 1;
-const ACCESS_FS_WRITE_FILE: u64 = 1 << 1;
-const ACCESS_FS_REMOVE_DIR: u64 = 1 << 4;
-const ACCESS_FS_REMOVE_FILE: u64 = 1 << 5;
-const ACCESS_FS_MAKE_CHAR: u64 = 1 << 6;
-const ACCESS_FS_MAKE_DIR: u64 = 1 << 7;
-const ACCESS_FS_MAKE_REG: u64 = 1 << 8;
-const ACCESS_FS_MAKE_SOCK: u64 = 1 << 9;
-const ACCESS_FS_MAKE_FIFO: u64 = 1 << 10;
-const ACCESS_FS_MAKE_BLOCK: u64 = 1 << 11;
-const ACCESS_FS_MAKE_SYM: u64 = 1 << 12;
-/// ABI 2: moving or linking a file to another folder (always refused under ABI 1).
-const ACCESS_FS_REFER: u64 = 1 << 13;
-/// ABI 3: `truncate(2)` and `O_TRUNC`.
-const ACCESS_FS_TRUNCATE: u64 = 1 << 14;
-/// ABI 6: no connection to an abstract unix socket made outside the domain.
-const SCOPE_ABSTRACT_UNIX_SOCKET: u64 = 1 << 0;
-/// ABI 6: no signal to a process outside the domain.
-const SCOPE_SIGNAL: u64 = 1 << 1;
 
 /// The first ABI whose filesystem wall is complete for gate's purpose (truncate handled).
 const ABI_TRUNCATE: u32 = 3;
 /// The first ABI that scopes signals.
 const ABI_SIGNAL: u32 = 6;
-
-/// `struct landlock_ruleset_attr` (ABI 6 layout; older kernels accept it with the newer
-/// fields zero).
-#[repr(C)]
-struct RulesetAttr {
-    handled_access_fs: u64,
-    handled_access_net: u64,
-    scoped: u64,
-}
-
-/// `struct landlock_path_beneath_attr` (packed in the kernel's header).
-#[repr(C, packed)]
-struct PathBeneathAttr {
-    allowed_access: u64,
-    parent_fd: i32,
-}
 
 /// The Landlock ABI version of the running kernel (0 when Landlock is absent or disabled),
 /// capped by `GATE_SANDBOX_MAX_ABI` — a knob for testing the walls of older kernels on a
@@ -132,7 +107,7 @@ pub fn landlock_abi() -> u32 {
     let v = unsafe {
         libc::syscall(
             libc::SYS_landlock_create_ruleset,
-            std::ptr::null::<RulesetAttr>(),
+            std::ptr::null::<libc::c_void>(),
             0usize,
             CREATE_RULESET_VERSION,
         )
@@ -380,13 +355,13 @@ impl Sandbox {
     }
 
     /// Build one attempt's box: a fresh temporary directory, and (unless the policy is
-    /// `off`) the Landlock ruleset and seccomp program for a task working in `cwd` whose
+    /// `off`) the Landlock ruleset and seccomp programs for a task working in `cwd` whose
     /// result file goes in `result_dir`.
     pub fn cell(&self, cwd: &Path, result_dir: &Path) -> io::Result<Cell> {
         let tmpdir = self.make_tmpdir()?;
         let mut child = ChildBox {
             ruleset: None,
-            filter: Vec::new(),
+            filters: Vec::new(),
             layer: None,
             pid_ns: self
                 .walls
@@ -407,7 +382,7 @@ impl Sandbox {
             ruleset = Some(fd);
         }
         if self.walls.signals == SignalWall::Filtered {
-            child.filter = signal_filter();
+            child.filters = signal_filters()?;
         }
         Ok(Cell {
             tmpdir,
@@ -474,65 +449,30 @@ impl Sandbox {
 
     /// The Landlock ruleset of one attempt: its roots whole under the mount layer (gate's
     /// state in them is read-only there), else the allow-list of the module doc.
+    ///
+    /// Built with the `landlock` crate as a hard requirement: every right and scope asked for
+    /// is one the recorded ABI handles (never above the kernel's), so the crate refuses
+    /// rather than drop one, and the walls gate states are the walls that stand.
     fn ruleset(&self, roots: &[PathBuf], result_dir: &Path, tmpdir: &Path) -> io::Result<OwnedFd> {
-        let abi = self.walls.landlock_abi;
-        let mut handled = ACCESS_FS_WRITE_FILE
-            | ACCESS_FS_REMOVE_DIR
-            | ACCESS_FS_REMOVE_FILE
-            | ACCESS_FS_MAKE_CHAR
-            | ACCESS_FS_MAKE_DIR
-            | ACCESS_FS_MAKE_REG
-            | ACCESS_FS_MAKE_SOCK
-            | ACCESS_FS_MAKE_FIFO
-            | ACCESS_FS_MAKE_BLOCK
-            | ACCESS_FS_MAKE_SYM;
-        if abi >= 2 {
-            handled |= ACCESS_FS_REFER;
-        }
-        if abi >= ABI_TRUNCATE {
-            handled |= ACCESS_FS_TRUNCATE;
-        }
-        let attr = RulesetAttr {
-            handled_access_fs: handled,
-            handled_access_net: 0,
-            scoped: if self.walls.signals == SignalWall::Scoped {
-                SCOPE_SIGNAL
-            } else {
-                0
-            } | if self.walls.sockets_scoped {
-                // A session bus, an X server or a container runtime listening on an
-                // abstract name is none of the task's business.
-                SCOPE_ABSTRACT_UNIX_SOCKET
-            } else {
-                0
-            },
-        };
-        // SAFETY: `attr` is a live, initialised struct of the size passed; the kernel only
-        // reads it. Older kernels accept the larger size because the fields they do not know
-        // are zero.
-        let fd = unsafe {
-            libc::syscall(
-                libc::SYS_landlock_create_ruleset,
-                &attr as *const RulesetAttr,
-                std::mem::size_of::<RulesetAttr>(),
-                0u32,
-            )
-        };
-        if fd < 0 {
-            let e = io::Error::last_os_error();
-            return Err(io::Error::new(
-                e.kind(),
-                format!("cannot create a Landlock ruleset: {e}"),
-            ));
-        }
-        // SAFETY: the kernel just returned this descriptor, owned by nobody else.
-        let ruleset = unsafe { OwnedFd::from_raw_fd(fd as i32) };
-        let rules = Rules {
-            ruleset: &ruleset,
+        let (handled, scopes) = handled_access(self.walls.landlock_abi, &self.walls);
+        let created = Ruleset::default()
+            .set_compatibility(CompatLevel::HardRequirement)
+            .handle_access(handled)
+            .and_then(|r| {
+                if scopes.is_empty() {
+                    Ok(r)
+                } else {
+                    r.scope(scopes)
+                }
+            })
+            .and_then(Ruleset::create)
+            .map_err(|e| io::Error::other(format!("cannot create a Landlock ruleset: {e}")))?;
+        let mut rules = Rules {
+            ruleset: created,
             // Device nodes are handled but never granted: a privileged task that could make
             // a block device could write the disk beneath every wall.
-            dir: handled & !(ACCESS_FS_MAKE_CHAR | ACCESS_FS_MAKE_BLOCK),
-            file: handled & (ACCESS_FS_WRITE_FILE | ACCESS_FS_TRUNCATE),
+            dir: handled & !(AccessFs::MakeChar | AccessFs::MakeBlock),
+            file: handled & (AccessFs::WriteFile | AccessFs::Truncate),
             protected: &self.protected,
         };
         for root in roots {
@@ -559,7 +499,11 @@ impl Sandbox {
             // Under the mount layer a fresh tmpfs of the trial's own (`pidns`).
             rules.grant_if_present(Path::new("/dev/shm"), rules.dir)?;
         }
-        Ok(ruleset)
+        // The child restricts itself with the raw system call on this descriptor (see
+        // `ChildBox::install`).
+        Option::<OwnedFd>::from(rules.ruleset).ok_or_else(|| {
+            io::Error::other("cannot create a Landlock ruleset: Landlock is not enforced")
+        })
     }
 }
 
@@ -571,19 +515,52 @@ impl Drop for Sandbox {
     }
 }
 
+/// The filesystem rights a ruleset handles under Landlock ABI `abi`, and the scopes it
+/// raises under `walls`: write-like rights only (the task reads everywhere), `REFER` from
+/// ABI 2 (under ABI 1 a file never moves to another folder), `TRUNCATE` from ABI 3, the
+/// signal and abstract-socket scopes where the walls record them (ABI 6).
+fn handled_access(abi: u32, walls: &Walls) -> (BitFlags<AccessFs>, BitFlags<Scope>) {
+    let mut handled = AccessFs::WriteFile
+        | AccessFs::RemoveDir
+        | AccessFs::RemoveFile
+        | AccessFs::MakeChar
+        | AccessFs::MakeDir
+        | AccessFs::MakeReg
+        | AccessFs::MakeSock
+        | AccessFs::MakeFifo
+        | AccessFs::MakeBlock
+        | AccessFs::MakeSym;
+    if abi >= 2 {
+        handled |= AccessFs::Refer;
+    }
+    if abi >= ABI_TRUNCATE {
+        handled |= AccessFs::Truncate;
+    }
+    let mut scopes = BitFlags::empty();
+    if walls.signals == SignalWall::Scoped {
+        scopes |= Scope::Signal;
+    }
+    if walls.sockets_scoped {
+        // A session bus, an X server or a container runtime listening on an abstract name
+        // is none of the task's business.
+        scopes |= Scope::AbstractUnixSocket;
+    }
+    (handled, scopes)
+}
+
 /// Adds the rules of one ruleset.
 struct Rules<'a> {
-    ruleset: &'a OwnedFd,
+    ruleset: RulesetCreated,
     /// Rights granted on a writable folder (all the handled ones).
-    dir: u64,
+    dir: BitFlags<AccessFs>,
     /// Rights granted on a writable file.
-    file: u64,
+    file: BitFlags<AccessFs>,
     protected: &'a [PathBuf],
 }
 
 impl Rules<'_> {
     /// Grant `root` minus gate's protected paths (see the module doc).
-    fn tree(&self, root: &Path) -> io::Result<()> {
+    fn tree(&mut self, root: &Path) -> io::Result<()> {
         if self.protected.iter().any(|p| root.starts_with(p)) {
             // Inside gate's state: nothing.
             return Ok(());
@@ -610,7 +587,7 @@ impl Rules<'_> {
         Ok(())
     }
 
-    fn grant_if_present(&self, path: &Path, access: u64) -> io::Result<()> {
+    fn grant_if_present(&mut self, path: &Path, access: BitFlags<AccessFs>) -> io::Result<()> {
         match self.grant(path, access) {
             Err(e) if matches!(e.raw_os_error(), Some(libc::ENOENT | libc::EACCES)) => Ok(()),
             r => r,
@@ -619,7 +596,7 @@ impl Rules<'_> {
 
     /// One rule: `access` beneath `path` (a folder) or on it (a file). A symbolic link is
     /// not followed.
-    fn grant(&self, path: &Path, access: u64) -> io::Result<()> {
+    fn grant(&mut self, path: &Path, access: BitFlags<AccessFs>) -> io::Result<()> {
         use rustix::fs::{FileType, Mode, OFlags};
         // O_PATH opens no content, O_NOFOLLOW never follows a link the task may have
         // planted. (A path with a NUL byte fails with EINVAL.)
@@ -635,27 +612,14 @@ impl Rules<'_> {
             // Rights that only folders have are refused on a file.
             _ => access & self.file,
         };
-        let attr = PathBeneathAttr {
-            allowed_access: access,
-            parent_fd: fd.as_raw_fd(),
-        };
-        // SAFETY: both descriptors are open; `attr` is a live struct the kernel only reads.
-        let rc = unsafe {
-            libc::syscall(
-                libc::SYS_landlock_add_rule,
-                self.ruleset.as_raw_fd(),
-                RULE_PATH_BENEATH,
-                &attr as *const PathBeneathAttr,
-                0u32,
-            )
-        };
-        if rc != 0 {
-            let e = io::Error::last_os_error();
-            return Err(io::Error::new(
-                e.kind(),
-                format!("cannot add a Landlock rule for `{}`: {e}", path.display()),
-            ));
-        }
+        (&mut self.ruleset)
+            .add_rule(PathBeneath::new(fd, access))
+            .map_err(|e| {
+                io::Error::other(format!(
+                    "cannot add a Landlock rule for `{}`: {e}",
+                    path.display()
+                ))
+            })?;
         Ok(())
     }
 }
@@ -708,8 +672,8 @@ pub struct Cell {
 struct ChildBox {
     /// The Landlock ruleset's descriptor, inherited through `fork`.
     ruleset: Option<libc::c_int>,
-    /// The seccomp program (empty: none).
-    filter: Vec<libc::sock_filter>,
+    /// The seccomp programs, installed in order (none: empty).
+    filters: Vec<seccompiler::BpfProgram>,
     /// The mount layer, when it is in force.
     layer: Option<Layer>,
     /// gate's pid, when each process runs in a PID namespace of its own (`pidns`).
@@ -731,18 +695,25 @@ impl ChildBox {
         }
         rustix::thread::set_no_new_privs(true)?;
         if let Some(fd) = self.ruleset {
+            // The raw call on the descriptor the `landlock` crate built in the parent, not
+            // the crate's `RulesetCreated::restrict_self`: that one consumes the ruleset (the
+            // child only borrows this box) and nothing in the crate promises it stays free of
+            // allocation and locks, which is all that may run between `fork` and `exec`.
             // SAFETY: `fd` is the open ruleset descriptor, inherited through fork.
             if unsafe { libc::syscall(libc::SYS_landlock_restrict_self, fd, 0u32) } != 0 {
                 return Err(io::Error::last_os_error());
             }
         }
-        if !self.filter.is_empty() {
+        for filter in &self.filters {
+            // Not `seccompiler::apply_filter`: its being async-signal-safe today is not
+            // something the crate promises, and this runs between `fork` and `exec`.
             let prog = libc::sock_fprog {
-                len: self.filter.len() as u16,
-                filter: self.filter.as_ptr() as *mut libc::sock_filter,
+                len: filter.len() as u16,
+                filter: filter.as_ptr() as *mut libc::sock_filter,
             };
             // SAFETY: `prog` points at the program in this process's memory, valid for the
-            // call; the kernel copies it.
+            // call (seccompiler's `sock_filter` is the kernel's layout: see `seccomp.rs`);
+            // the kernel copies it.
             let rc = unsafe {
                 libc::prctl(
                     libc::PR_SET_SECCOMP,
@@ -774,7 +745,7 @@ impl Cell {
         }
         cmd.env("TMPDIR", &self.tmpdir);
         let child = &self.child;
-        if child.ruleset.is_none() && child.filter.is_empty() && child.layer.is_none() {
+        if child.ruleset.is_none() && child.filters.is_empty() && child.layer.is_none() {
             return;
         }
         // Cloned here, in the parent: the child only reads it (no allocation after `fork`).
