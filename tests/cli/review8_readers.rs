@@ -1,11 +1,12 @@
 //! Review 8 (issue 29): the readers' remaining breaks and evidence identity. Each test is named
 //! after the attack it pins (/work/scratch/rev8/REPORT.md): a failure written outside its
-//! `<testcase>` (a25) and an xUnit-style `<test result=…>` record (a04), and gotestsum JUnit of
-//! a Go test-cache replay (a08).
+//! `<testcase>` (a25) and an xUnit-style `<test result=…>` record (a04), gotestsum JUnit of a
+//! Go test-cache replay (a08), an honest deterministic suite refused as a replay in `gate run`
+//! (a03 `det`, a14).
 
 use predicates::prelude::*;
 
-use crate::common::gate;
+use crate::common::{Fixture, gate};
 
 /// `gate ingest --single N,0 --assume-retries-off -- FILES…` in `dir` (N = the files).
 fn ingest(dir: &std::path::Path, files: &[&str]) -> assert_cmd::assert::Assert {
@@ -171,4 +172,54 @@ fn review8_a08_gotestsum_junit_of_a_go_cache_replay_is_refused() {
     ingest(d.path(), &["r1.xml", "r2.xml", "r3.xml"])
         .code(0)
         .stdout(predicate::str::contains("junit (gotestsum)"));
+}
+
+/// An honest deterministic suite: its writer records no timestamp and `time="0"`, so every
+/// run writes the same bytes.
+const DETERMINISTIC_SUITE: &str = r#"{ printf '<testsuites><testsuite name="s">'; for c in a b c; do printf '<testcase classname="t" name="%s" time="0"/>' $c; done; printf '</testsuite></testsuites>\n'; } > "$GATE_JUNIT"
+"#;
+
+#[test]
+fn review8_a03_deterministic_suite_writing_the_same_bytes_every_run_gets_a_verdict() {
+    // Before: run #2 was a HARNESS ERROR ("suite run #1's evidence again … byte for byte"),
+    // exit 4, and no verdict was possible for such a suite.
+    let f = Fixture::new(
+        "version: 1\ntasks:\n  - id: s\n    suite:\n      run: sh suite.sh\n      assume_retries_off: true\n    sampling:\n      single: {n: 5, c: 0}\n",
+    );
+    std::fs::write(f.path("suite.sh"), DETERMINISTIC_SUITE).unwrap();
+    f.command(&[])
+        .timeout(std::time::Duration::from_secs(120))
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("evidence again").not())
+        .stdout(predicate::str::contains(
+            "s/t::a  PASS: 5 passes reach the 5 needed",
+        ));
+    // Five suite runs, one file's bytes: gate saw each written by its own run.
+    let runs: Vec<String> = crate::common::attempts(&f.ledger())
+        .into_iter()
+        .filter_map(|a| a.suite_run.map(|r| r.results_sha256))
+        .collect();
+    assert_eq!(runs.len(), 5, "{runs:?}");
+    assert!(runs.iter().all(|h| h == &runs[0]), "{runs:?}");
+}
+
+#[test]
+fn review8_a14_compare_over_a_deterministic_suite_gets_a_verdict() {
+    // Before: pair #2 of both sides was a HARNESS ERROR (each side's run #1's evidence
+    // again), exit 4, so no compare of a deterministic suite could finish.
+    let f = Fixture::new(
+        "version: 1\nbase:\n  cwd: base\ntasks:\n  - id: s\n    cwd: head\n    suite:\n      run: sh suite.sh\n      assume_retries_off: true\n    sampling:\n      compare: {odds_ratio: 3}\n",
+    );
+    for side in ["head", "base"] {
+        std::fs::create_dir(f.path(side)).unwrap();
+        std::fs::write(f.path(&format!("{side}/suite.sh")), DETERMINISTIC_SUITE).unwrap();
+    }
+    f.command(&[])
+        .timeout(std::time::Duration::from_secs(120))
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("HARNESS ERROR").not())
+        .stderr(predicate::str::contains("HARNESS ERROR").not())
+        .stdout(predicate::str::contains("s/t::a  PASS: head lost 0 of"));
 }
