@@ -2,7 +2,7 @@
 //! after the attack it pins (/work/scratch/rev8/REPORT.md): a failure written outside its
 //! `<testcase>` (a25) and an xUnit-style `<test result=…>` record (a04), gotestsum JUnit of a
 //! Go test-cache replay (a08), an honest deterministic suite refused as a replay in `gate run`
-//! (a03 `det`, a14).
+//! (a03 `det`, a14), and a ledger whose line ends an editor or git changed (a26).
 
 use predicates::prelude::*;
 
@@ -222,4 +222,79 @@ fn review8_a14_compare_over_a_deterministic_suite_gets_a_verdict() {
         .stdout(predicate::str::contains("HARNESS ERROR").not())
         .stderr(predicate::str::contains("HARNESS ERROR").not())
         .stdout(predicate::str::contains("s/t::a  PASS: head lost 0 of"));
+}
+
+/// A small ledger written by `gate ingest` in `dir`, returned as its bytes.
+fn small_ledger(dir: &std::path::Path) -> Vec<u8> {
+    for k in 1..=3 {
+        std::fs::write(
+            dir.join(format!("r{k}.xml")),
+            format!(
+                "<testsuites><testsuite name=\"s\" timestamp=\"2026-01-01T00:00:0{k}\">\
+                 <testcase classname=\"t\" name=\"ok\" time=\"0.1\"/></testsuite></testsuites>\n"
+            ),
+        )
+        .unwrap();
+    }
+    ingest(dir, &["r1.xml", "r2.xml", "r3.xml"]).code(0);
+    std::fs::read(dir.join("l.jsonl")).unwrap()
+}
+
+fn verify(dir: &std::path::Path, ledger: &str) -> assert_cmd::assert::Assert {
+    gate()
+        .current_dir(dir)
+        .args(["verify", ledger])
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .assert()
+}
+
+#[test]
+fn review8_a26_ledger_with_crlf_line_ends_is_named_not_called_tampered() {
+    // Before: "hash chain broken after line 1 … (edited, dropped or reordered row)": a false
+    // accusation of tampering for git's `core.autocrlf`.
+    let d = tempfile::tempdir().unwrap();
+    let bytes = small_ledger(d.path());
+    let crlf = String::from_utf8(bytes).unwrap().replace('\n', "\r\n");
+    std::fs::write(d.path().join("crlf.jsonl"), crlf).unwrap();
+    verify(d.path(), "crlf.jsonl")
+        .code(2)
+        .stderr(predicate::str::contains("crlf.jsonl:1:"))
+        .stderr(predicate::str::contains("CR LF"))
+        .stderr(predicate::str::contains("core.autocrlf"))
+        .stdout(predicate::str::contains("hash chain broken").not())
+        .stderr(predicate::str::contains("hash chain broken").not());
+}
+
+#[test]
+fn review8_a26_ledger_with_a_trailing_blank_line_is_read() {
+    // Before: `verify` and `report` refused the whole ledger ("not a ledger row: EOF while
+    // parsing") for an editor's or an `echo >>`'s empty last line.
+    let d = tempfile::tempdir().unwrap();
+    let mut bytes = small_ledger(d.path());
+    let rows = bytes.iter().filter(|&&b| b == b'\n').count();
+    bytes.push(b'\n');
+    std::fs::write(d.path().join("blank.jsonl"), &bytes).unwrap();
+    verify(d.path(), "blank.jsonl")
+        .code(0)
+        .stdout(predicate::str::contains("hash chain intact"))
+        .stderr(predicate::str::contains(format!(
+            "warning: blank.jsonl:{}: 1 blank line(s) after the last row ignored",
+            rows + 1
+        )));
+    gate()
+        .current_dir(d.path())
+        .args(["report", "blank.jsonl"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("t::ok"));
+    // A blank line between rows is refused, with its line.
+    let text = String::from_utf8(bytes).unwrap();
+    let middle = text.replacen('\n', "\n\n", 1);
+    std::fs::write(d.path().join("middle.jsonl"), middle).unwrap();
+    verify(d.path(), "middle.jsonl")
+        .code(2)
+        .stderr(predicate::str::contains(
+            "middle.jsonl:2:1: not a ledger row: a blank line between rows",
+        ));
 }
