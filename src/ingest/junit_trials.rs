@@ -119,8 +119,10 @@ pub(super) fn read_junit(
 /// `-count=1`): the replay's outcomes are an earlier run's, not trials of this one (review 8,
 /// a08). gotestsum's JUnit has no `(cached)` marker, but it writes the package's `time` from
 /// the elapsed time of the package's own `pass`/`fail` event (`Package.Elapsed` in its
-/// `testjson`), which `go test` gives as 0 for a cached package, while each test case keeps
-/// the time its replayed `--- PASS: TestX (0.01s)` line says. A package that really ran took
+/// `testjson`). test2json gives that event the time since it began converting the package,
+/// in whole milliseconds (`Close` in cmd/internal/test2json): 0 for a cached package, whose
+/// output is replayed at once, while each test case keeps the time its replayed
+/// `--- PASS: TestX (0.01s)` line says. A package that really ran took
 /// at least as long as its tests, so a suite `time` of 0 over test cases that took time is a
 /// replay. (gotestsum before that change summed the test cases' times: such a file never
 /// shows the shape, and a replay in it cannot be seen.)
