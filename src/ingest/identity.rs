@@ -222,8 +222,16 @@ impl Fingerprint {
     /// same bytes (whatever they hold: a byte-for-byte copy is never a second execution one
     /// can tell from a replay), a run id in common, the same timestamped records, or a unit
     /// of the one that is a unit of the other.
-    pub fn replays(&self, earlier: &Fingerprint) -> Option<String> {
-        if self.sha256 == earlier.sha256 {
+    ///
+    /// `fresh`: gate saw this run's command write the file (a suite run of `gate run`, whose
+    /// result path gate cleared first). Then the same bytes are a replay only in a file that
+    /// records a timestamp or a run id: without either, an honest deterministic suite writes
+    /// the same bytes every run (review 8, a03, a14), and only gate's having seen the file
+    /// written tells its runs apart. A file given after the fact (`gate ingest`) has no such
+    /// witness, and [`super::check_distinct`] refuses the same bytes whatever they hold.
+    pub fn replays(&self, earlier: &Fingerprint, fresh: bool) -> Option<String> {
+        let says_which_run = self.records.is_some() || !self.run_ids.is_empty();
+        if self.sha256 == earlier.sha256 && (says_which_run || !fresh) {
             return Some(format!(
                 "the two files are the same, byte for byte (SHA-256 {})",
                 &self.sha256[..self.sha256.len().min(12)]

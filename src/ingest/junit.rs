@@ -162,6 +162,9 @@ pub struct Suite {
     pub stamp: Option<String>,
     /// Its `hostname` attribute (pytest, Playwright): part of the run's identity.
     pub hostname: Option<String>,
+    /// Its `time` attribute in seconds, when it has one that is a number (gotestsum writes
+    /// the package's elapsed time there: 0 for a package replayed from Go's test cache).
+    pub time_s: Option<f64>,
 }
 
 /// What a file says about itself and its test cases.
@@ -260,6 +263,9 @@ pub fn parse(text: &str) -> Result<Document, NotJunit> {
     // The retry being read, and whether it is flaky (before the pass) or a rerun.
     let mut retry: Option<(Retry, bool)> = None;
     let mut seen_root = false;
+    // The self-closed `<testcase/>` (name, line) just read, while no other element has
+    // opened or closed since: a `<failure>` right after it was meant for it (review 8, a25).
+    let mut after_case: Option<(String, u64)> = None;
     // Attempts after the first, over the whole file (super::MAX_RETRIES_PER_FILE).
     let mut retries: u64 = 0;
     let mut lines = Lines {
@@ -291,6 +297,7 @@ pub fn parse(text: &str) -> Result<Document, NotJunit> {
                 }
             }
             Event::Start(e) => {
+                outside_case(&e, &case, after_case.take()).map_err(|r| stop_at(start, r))?;
                 note_suite_property(&e, &case, &mut doc).map_err(|r| at(start, r))?;
                 note_suite(&e, &case, &mut doc, &mut lines, start).map_err(|r| at(start, r))?;
                 if stack.len() >= MAX_DEPTH {
@@ -313,6 +320,7 @@ pub fn parse(text: &str) -> Result<Document, NotJunit> {
                 stack.push(open);
             }
             Event::Empty(e) => {
+                outside_case(&e, &case, after_case.take()).map_err(|r| stop_at(start, r))?;
                 note_suite_property(&e, &case, &mut doc).map_err(|r| at(start, r))?;
                 note_suite(&e, &case, &mut doc, &mut lines, start).map_err(|r| at(start, r))?;
                 let line = lines.line_at(start as usize);
@@ -334,10 +342,13 @@ pub fn parse(text: &str) -> Result<Document, NotJunit> {
                 if open == Open::Case
                     && let Some(c) = case.take()
                 {
+                    let closed = (c.name.clone(), c.line);
                     finish_case(c, &mut doc, &mut totals).map_err(|r| refused_at(start, r))?;
+                    after_case = Some(closed);
                 }
             }
             Event::End(_) => {
+                after_case = None;
                 match stack.pop() {
                     Some(Open::Case) => {
                         if let Some(c) = case.take() {
@@ -513,7 +524,63 @@ fn note_suite(
             name: attr(e, "name")?.unwrap_or_default(),
             stamp: attr(e, "timestamp")?,
             hostname: attr(e, "hostname")?,
+            time_s: attr(e, "time")?
+                .and_then(|v| v.trim().parse::<f64>().ok())
+                .filter(|t| t.is_finite() && *t >= 0.0),
         });
+    }
+    Ok(())
+}
+
+/// Refuse an element outside any `<testcase>` that records a test's result where gate would
+/// not read it (review 8, a25, a04): a `<failure>` or `<error>` (a suite's setup or teardown
+/// failure, a test file that failed to load, or a failure written beside a self-closed
+/// `<testcase/>`, which `after` names), and an element JUnit does not define that carries a
+/// `name` and a `status`, `result`, `outcome` or `success` (xUnit's `<test name=… result=…>`).
+/// Left alone, the first would leave every test case around it passing and the second would
+/// drop a test's record without a word.
+fn outside_case(
+    e: &BytesStart<'_>,
+    case: &Option<Case>,
+    after: Option<(String, u64)>,
+) -> Result<(), Stop> {
+    if case.is_some() {
+        return Ok(());
+    }
+    let name = local(e);
+    if matches!(name.as_str(), "failure" | "error") {
+        let after = after
+            .map(|(test, line)| {
+                format!(
+                    " (right after the self-closed `<testcase name=\"{}\"/>` of line {line}, which \
+                     records a pass)",
+                    crate::untrusted::one_line(&test)
+                )
+            })
+            .unwrap_or_default();
+        return Err(Stop::Refused(format!(
+            "`<{name}>` outside any `<testcase>`{after}: a failure of the suite itself (its setup or \
+             teardown, a fixture error, a test file that failed to load) is no test case's result, \
+             and a test's own failure goes inside its `<testcase>`; gate will neither guess which \
+             test cases it failed nor read them as passing around it. Fix what failed (or the \
+             writer) and run the suite again"
+        )));
+    }
+    if matches!(
+        name.as_str(),
+        "testsuites" | "testsuite" | "testcase" | "properties" | "property"
+    ) || attr(e, "name")?.is_none()
+    {
+        return Ok(());
+    }
+    for key in ["status", "result", "outcome", "success"] {
+        if attr(e, key)?.is_some() {
+            return Err(Stop::Refused(format!(
+                "unknown element `<{}>` with a `name` and a `{key}`: it reads as a test's record, but \
+                 JUnit writes `<testcase>`; gate will not leave a test's record out",
+                crate::untrusted::one_line(&name)
+            )));
+        }
     }
     Ok(())
 }

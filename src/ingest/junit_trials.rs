@@ -63,6 +63,9 @@ pub(super) fn read_junit(
             }
         }
     }
+    if writer == Writer::Gotestsum {
+        refuse_go_cache_replay(path, &doc)?;
+    }
     refuse_suite_twice(path, &doc)?;
     let mut identity = super::Identity::default();
     if let Some(uuid) = &doc.run_id {
@@ -110,6 +113,49 @@ pub(super) fn read_junit(
         origins,
         identity,
     })
+}
+
+/// Refuse gotestsum JUnit of a package replayed from Go's test cache (`go test` without
+/// `-count=1`): the replay's outcomes are an earlier run's, not trials of this one (review 8,
+/// a08). gotestsum's JUnit has no `(cached)` marker, but it writes the package's `time` from
+/// the elapsed time of the package's own `pass`/`fail` event (`Package.Elapsed` in its
+/// `testjson`). test2json gives that event the time since it began converting the package,
+/// in whole milliseconds (`Close` in cmd/internal/test2json): 0 for a cached package, whose
+/// output is replayed at once, while each test case keeps the time its replayed
+/// `--- PASS: TestX (0.01s)` line says. A package that really ran took
+/// at least as long as its tests, so a suite `time` of 0 over test cases that took time is a
+/// replay. (gotestsum before that change summed the test cases' times: such a file never
+/// shows the shape, and a replay in it cannot be seen.)
+fn refuse_go_cache_replay(path: &Path, doc: &Document) -> Result<(), IngestError> {
+    for (i, s) in doc.suites.iter().enumerate() {
+        if s.time_s != Some(0.0) {
+            continue;
+        }
+        if let Some(c) = doc
+            .cases
+            .iter()
+            .find(|c| c.suite == i + 1 && c.time_s > 0.0)
+        {
+            return Err(IngestError::Invalid {
+                path: path.to_path_buf(),
+                line: s.line,
+                column: 1,
+                reason: format!(
+                    "package `{}` took no time (its `<testsuite>`'s `time` is 0) while its test `{}` (line {}) \
+                     ran for {} s: gotestsum writes that for a package replayed from Go's test cache (`go test` \
+                     without `-count=1`), whose tests did not run, so their outcomes are an earlier run's and \
+                     not trials of this one. Run `go test -count=1` (gotestsum `-- -count=1`) for every run, or \
+                     give gate gotestsum's `--jsonfile` stream, where the cache's `(cached)` is seen \
+                     (`--format go-json`)",
+                    crate::untrusted::one_line(&s.name),
+                    crate::untrusted::one_line(&c.name),
+                    c.line,
+                    c.time_s
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Refuse a file in which one `<testsuite>` is written twice: the same suite name,

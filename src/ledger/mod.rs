@@ -367,6 +367,10 @@ pub struct Ledger {
     pub complete_len: u64,
     /// An unterminated last line (a row lost in a crash), if any.
     pub torn_tail: Option<String>,
+    /// Blank lines after the last row (an editor's or an `echo >>`'s newline): no row, and
+    /// nothing the hash chain covers, so they are ignored, with a warning in `gate verify`
+    /// (review 8, a26). A blank line between rows is refused.
+    pub blank_tail: u64,
     /// Bytes of the last complete line, newline included (what [`Ledger::chain_covered`]
     /// takes off `complete_len` when it leaves that row out).
     last_line_len: u64,
@@ -410,6 +414,9 @@ impl Ledger {
         let mut last_line_len = 0u64;
         let mut buf = Vec::new();
         let mut lineno = 0u64;
+        // The first blank line since the last row, and how many there are.
+        let mut blank: Option<u64> = None;
+        let mut blank_tail = 0u64;
         loop {
             buf.clear();
             // One row is read up to a bound, so a line without end cannot take all memory.
@@ -429,11 +436,44 @@ impl Ledger {
                     message: format!("row longer than {MAX_ROW_BYTES} bytes"),
                 });
             }
+            // A blank line is no row: accepted after the last row only (review 8, a26).
+            if buf.iter().all(u8::is_ascii_whitespace) {
+                blank.get_or_insert(lineno);
+                blank_tail += 1;
+                continue;
+            }
+            if let Some(at) = blank {
+                return Err(LedgerError::Parse {
+                    path: path.to_path_buf(),
+                    line: at,
+                    column: 1,
+                    message: "a blank line between rows: gate writes none, so the ledger was edited \
+                              after it was written; remove the blank line and run `gate verify` again \
+                              (blank lines after the last row are ignored)"
+                        .into(),
+                });
+            }
             if buf.last() != Some(&b'\n') {
                 torn_tail = Some(String::from_utf8_lossy(&buf).into_owned());
                 break;
             }
             let line = &buf[..buf.len() - 1];
+            // A row's JSON never holds a raw CR: one at the end is a line end converted to
+            // CR LF after gate wrote it (git `core.autocrlf`, an editor). The hash chain covers
+            // each row's exact bytes, so it would read as tampering: said as what it is.
+            if line.last() == Some(&b'\r') {
+                return Err(LedgerError::Parse {
+                    path: path.to_path_buf(),
+                    line: lineno,
+                    column: line.len() as u64,
+                    message: "the line ends in CR LF (`\\r\\n`), but gate writes LF (`\\n`): the ledger's \
+                              line ends were converted after it was written (git `core.autocrlf`, an editor), \
+                              and its hash chain covers each row's exact bytes. Restore LF line ends \
+                              (`sed -i 's/\\r$//' LEDGER`; in git, `*.jsonl -text` in .gitattributes keeps \
+                              them) and read it again"
+                        .into(),
+                });
+            }
             let record: Record = serde_json::from_slice(line).map_err(|e| LedgerError::Parse {
                 path: path.to_path_buf(),
                 line: lineno,
@@ -487,6 +527,7 @@ impl Ledger {
             last_hash,
             complete_len,
             torn_tail,
+            blank_tail,
             last_line_len,
             left_out: None,
         })

@@ -71,6 +71,13 @@ pub fn audit(ledger: &Ledger) -> Audit {
             tail.len()
         ));
     }
+    if ledger.blank_tail > 0 {
+        out.warnings.push(format!(
+            "{}: {} blank line(s) after the last row ignored: no row, and nothing the hash chain \
+             covers (an editor's or an `echo >>`'s newline)",
+            end, ledger.blank_tail
+        ));
+    }
     if let Some((i, what)) = ledger.first_chain_break() {
         out.problems.push(Problem {
             at: at(i),

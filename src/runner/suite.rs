@@ -266,6 +266,10 @@ impl SuiteLauncher {
         let path = self.results.clone().unwrap_or_else(|| fresh.clone());
         // A file left by an earlier run must not stand in for this run's.
         let _ = std::fs::remove_file(&path);
+        // Nothing is at the path now, so a file there after the run is one this run's command
+        // wrote (a link is refused in `judge`): its content is judged as this run's evidence
+        // even when it is an earlier run's byte for byte (review 8, a03, a14).
+        let cleared = std::fs::symlink_metadata(&path).is_err();
         // The cases asked for, one name a line (as gate names them, without `SUITE/`); empty
         // for every case. Beside the result file, in the trial's own folder.
         let cases_file = trial_dir.join(format!("{ordinal:04}-cases.txt"));
@@ -323,7 +327,7 @@ impl SuiteLauncher {
         if cancel.load(Ordering::Relaxed) && row.outcome == Outcome::Cancelled {
             return vec![row];
         }
-        match self.judge(&row, &path, asked.as_deref()) {
+        match self.judge(&row, &path, cleared, asked.as_deref()) {
             Ok((cases, run)) => {
                 row.outcome = Outcome::Pass;
                 row.fault = None;
@@ -348,11 +352,13 @@ impl SuiteLauncher {
     }
 
     /// The test cases' rows of a finished run, or why the run is a harness error.
+    /// `fresh`: gate cleared `path` before the run, so the run's command wrote the file there.
     /// `asked`: the case ids (sorted) this run was asked for, `None` for all.
     fn judge(
         &self,
         row: &AttemptRow,
         path: &Path,
+        fresh: bool,
         asked: Option<&[String]>,
     ) -> Result<(Vec<AttemptRow>, SuiteRun), String> {
         match (row.outcome, row.fault) {
@@ -430,7 +436,7 @@ impl SuiteLauncher {
                 .redactor
                 .apply(&format!("the command exited {code}: {text}"))
         })?;
-        self.check_new_evidence(row.trial, &run)?;
+        self.check_new_evidence(row.trial, &run, fresh)?;
         // The test ids come from the task: redacted before anything reads them.
         run.redact(|s| self.inner.redactor.apply(s));
         if run.trials.is_empty() {
@@ -601,7 +607,18 @@ impl SuiteLauncher {
     /// its `<testsuite>`s (go test runs) with the same records and timestamps. A build or test
     /// cache that serves run 1's results to every later run (Bazel, Nx, Turborepo, Go's test
     /// cache, Gradle) turns one execution into n trials (review 7, c19, c44).
-    fn check_new_evidence(&self, trial: u64, run: &ingest::RunFile) -> Result<(), String> {
+    ///
+    /// `fresh`: the run's command wrote the file after gate cleared its path. Then the same
+    /// bytes are a replay only when the file says which run it is (a timestamp or a run id):
+    /// an honest deterministic suite whose writer records neither writes the same bytes every
+    /// run, and refusing those refused every such suite (review 8, a03 `det`, a14). A command
+    /// that copies a stored file without a timestamp is not seen (docs/trust.md says so).
+    fn check_new_evidence(
+        &self,
+        trial: u64,
+        run: &ingest::RunFile,
+        fresh: bool,
+    ) -> Result<(), String> {
         let fp = ingest::identity::Fingerprint::of(run);
         let mut read = self
             .read
@@ -609,15 +626,13 @@ impl SuiteLauncher {
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some((earlier, how)) = read
             .iter()
-            .find_map(|(k, e)| fp.replays(e).map(|how| (*k, how)))
+            .find_map(|(k, e)| fp.replays(e, fresh).map(|how| (*k, how)))
         {
             return Err(format!(
                 "its result file is suite run #{earlier}'s evidence again ({how}): one execution \
                  cannot count as two trials. A build or test cache most likely served run #{earlier}'s \
                  results again: turn it off for the suite's command (Bazel `--nocache_test_results`, \
-                 Nx `--skip-nx-cache`, Turborepo `--force`, `go test -count=1`, Gradle `--rerun-tasks`). \
-                 A deterministic suite whose runner writes no timestamp or duration writes the same \
-                 file every run, which gate cannot tell from a replay: make it write a `timestamp` \
+                 Nx `--skip-nx-cache`, Turborepo `--force`, `go test -count=1`, Gradle `--rerun-tasks`) \
                  (docs/trust.md, \"Evidence has an identity\")"
             ));
         }
