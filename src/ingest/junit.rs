@@ -74,10 +74,12 @@ pub struct Case {
     /// Its `<failure>` and `<error>` children: what a suite's `failures` + `errors` count
     /// (pytest writes both for a test that fails and then errors in teardown).
     pub failed_children: u64,
-    /// The word of its `status`, `result`, `outcome` or `success` attribute, lower case (CTest,
-    /// the xunit schema, NUnit, Allure): unless it is a word for a pass (or for a skip, on a
-    /// skipped record), a record with no `<failure>`/`<error>` child is refused, so no
-    /// spelling of a failure gate does not know reads as a pass (review 8, a04).
+    /// The word of its `status`, `result`, `outcome`, `success`, `state`, `verdict` or
+    /// `passed` attribute (any case of the name), lower case (CTest, the xunit schema, NUnit,
+    /// Allure, googletest); with several, the one that says least for the test (a failure or
+    /// an unknown word, then a skip, then a pass). Unless it is a word for a pass or a skip,
+    /// a record with no `<failure>`/`<error>` inside is refused, so no spelling of a failure
+    /// gate does not know reads as a pass (review 8, a04; review 9, a01).
     pub status_word: Option<String>,
 }
 
@@ -448,18 +450,78 @@ fn is_pass_word(w: &str) -> bool {
     )
 }
 
+/// A word of a `status`-like attribute that says the test did not run. googletest writes a
+/// `DISABLED_` test as `status="notrun" result="suppressed"` (`status="notrun"` alone before
+/// 1.10) with no child element (review 9, a01/a16).
+fn is_skip_word(w: &str) -> bool {
+    matches!(
+        w,
+        "skip"
+            | "skipped"
+            | "notrun"
+            | "not run"
+            | "ignored"
+            | "disabled"
+            | "pending"
+            | "suppressed"
+    )
+}
+
+/// The status-like attribute names of a `<testcase>` (compared lower case): a failure said
+/// by any of them is not read as a pass (review 9, a01: `state=`, `verdict=`, `Status=`).
+const STATUS_KEYS: [&str; 7] = [
+    "status", "result", "outcome", "success", "state", "verdict", "passed",
+];
+
+/// The status word of a `<testcase>` tag: every [`STATUS_KEYS`] attribute (any case of the
+/// name; `failed="true"` read as a failure), the one that says least for the test first.
+fn status_word(e: &BytesStart<'_>) -> Result<Option<String>, String> {
+    // 0 pass, 1 skip, 2 a failure or a word gate does not know.
+    let rank = |w: &str| {
+        if is_pass_word(w) {
+            0
+        } else if is_skip_word(w) {
+            1
+        } else {
+            2
+        }
+    };
+    let mut word: Option<String> = None;
+    for a in e.attributes() {
+        let a = a.map_err(|err| format!("malformed attribute: {err}"))?;
+        let key = String::from_utf8_lossy(a.key.local_name().as_ref()).to_ascii_lowercase();
+        let v = a
+            .normalized_value(quick_xml::XmlVersion::Implicit1_0)
+            .map_err(|err| format!("attribute `{key}`: {err}"))?;
+        let v = v.trim().trim_end_matches('.').to_ascii_lowercase();
+        let v = match key.as_str() {
+            k if STATUS_KEYS.contains(&k) => v,
+            // `failed="false"` is the only spelling of it that is not a failure.
+            "failed" if matches!(v.as_str(), "false" | "0" | "no") => "pass".to_string(),
+            "failed" => format!("failed={v}"),
+            _ => continue,
+        };
+        if word.as_deref().is_none_or(|w| rank(&v) > rank(w)) {
+            word = Some(v);
+        }
+    }
+    Ok(word)
+}
+
 /// Keep a finished `<testcase>` record, counted in the totals of every suite around it;
-/// refuse one whose `status` attribute says it failed with no failure recorded.
+/// refuse one whose `status` attribute says it failed with no failure recorded. A skip word
+/// with no failure recorded is a skipped record, with or without a `<skipped>` child.
 fn finish_case(mut c: Case, doc: &mut Document, totals: &mut [Totals]) -> Result<(), String> {
     if let Some(word) = &c.status_word
         && c.failed_children == 0
     {
         let pass = is_pass_word(word);
-        let skip = matches!(
-            word.as_str(),
-            "skip" | "skipped" | "notrun" | "not run" | "ignored" | "disabled" | "pending"
-        );
-        if !(pass || skip && c.status == Status::Skipped) {
+        let skip = is_skip_word(word);
+        if skip {
+            // Not run: not a pass and not a failure (review 9, a01/a16).
+            c.status = Status::Skipped;
+        }
+        if !(pass || skip) {
             return Err(format!(
                 "test case `{}` has a `status` or `result` attribute that says it failed, or a word \
                  gate does not read as a pass (`{}`), but no `<failure>` or `<error>` child: gate \
@@ -637,20 +699,7 @@ fn open_element(
             stamp: attr(e, "timestamp")?,
             suite: 0,
             failed_children: 0,
-            status_word: {
-                let mut word = None;
-                for k in ["status", "result", "outcome", "success"] {
-                    if let Some(v) = attr(e, k)? {
-                        // The first that is not a pass word decides: `status="passed"
-                        // outcome="failed"` is not a pass.
-                        let v = v.trim().trim_end_matches('.').to_ascii_lowercase();
-                        if word.is_none() || !is_pass_word(&v) {
-                            word = Some(v);
-                        }
-                    }
-                }
-                word
-            },
+            status_word: status_word(e)?,
         };
         *case = Some(c);
         // With no body, the caller finishes the record at once.
@@ -659,9 +708,11 @@ fn open_element(
     let Some(c) = case.as_mut() else {
         return Ok(Open::Other);
     };
-    // Only direct children of the test case (and `<property>` inside `<properties>`) count.
+    // Direct children of the test case count (and `<property>` inside `<properties>`); a
+    // `<failure>` or `<error>` at any depth inside it (one level down, inside a wrapper
+    // child: review 9, a24) unless inside a retry's record.
     match (parent, name.as_str()) {
-        (Some(Open::Case), "failure" | "error") => {
+        (_, "failure" | "error") if !stack.contains(&Open::Retry) => {
             c.failed_children += 1;
             let message = attr(e, "message")?.unwrap_or_default();
             c.status = Status::Fail {

@@ -673,6 +673,11 @@ pub struct History {
     /// side, 0-based; its place among this test's trials in that file, 0-based). `--base`
     /// pairs head's and base's trials by it, never by ordinal alone.
     pub places: Vec<(usize, usize)>,
+    /// By ordinal: true where the run had no record of the test (missing, or skipped while
+    /// other runs ran it), so the trial is a failure standing in for it. `--base` reads such a
+    /// trial on base as no observation, never as a base failure, which would cancel head's
+    /// failure in the pair (review 9, a04).
+    pub absent: Vec<bool>,
 }
 
 /// The message of the failed trial that stands for a test missing from a run.
@@ -716,6 +721,7 @@ pub fn histories(runs: Vec<RunFile>) -> Vec<History> {
                     test: t.test.clone(),
                     trials: Vec::new(),
                     places: Vec::new(),
+                    absent: Vec::new(),
                 });
             }
         }
@@ -749,6 +755,7 @@ pub fn histories(runs: Vec<RunFile>) -> Vec<History> {
                     detail: String::new(),
                 }]);
                 h.places.push((r, 0));
+                h.absent.push(true);
             }
         }
         for t in run.trials {
@@ -760,6 +767,7 @@ pub fn histories(runs: Vec<RunFile>) -> Vec<History> {
             seen[i] = (r, k + 1);
             out[i].trials.push(t.attempts);
             out[i].places.push((r, k));
+            out[i].absent.push(false);
         }
     }
     out

@@ -47,12 +47,14 @@ struct Table {
     stats: Option<Stats>,
 }
 
+/// `results.stats`: promptfoo's `toEvaluateSummary` writes `successes` and `failures` in every
+/// version, and `errors` since it counts errors apart (an older file has none: 0).
 #[derive(Deserialize)]
 struct Stats {
     #[serde(default)]
-    successes: u64,
+    successes: Option<u64>,
     #[serde(default)]
-    failures: u64,
+    failures: Option<u64>,
     #[serde(default)]
     errors: u64,
 }
@@ -202,7 +204,7 @@ pub fn read_stream(reader: impl std::io::BufRead, opts: &Options) -> Result<Resu
     })?;
     rows.extend(file.results.results.into_iter().map(|r| (0, r)));
     short_of_stats(rows.len(), file.results.stats.as_ref())?;
-    judge(rows, opts)
+    judge(rows, opts, Layout::Json)
 }
 
 /// A serde_json message without its ` at line L column C` (the position is the skeleton's or
@@ -265,7 +267,7 @@ pub fn read_jsonl_stream(
             rows.push(row);
         }
     }
-    judge(rows, opts)
+    judge(rows, opts, Layout::Jsonl)
 }
 
 /// One line of a `.jsonl`: a row, or `None` for a blank line.
@@ -285,25 +287,46 @@ fn jsonl_row(line_no: u64, line: &str) -> Result<Option<(u64, Row)>, Error> {
     Ok(Some((line_no, row)))
 }
 
-/// Refuse rows short of the file's own `results.stats` (review 8, a06).
+/// Refuse rows short of the file's own `results.stats` (review 8, a06), and a `results.json`
+/// without its totals (review 9, a03): every `results.json` promptfoo writes carries
+/// `results.stats` with `successes` and `failures` (`toEvaluateSummary`, in every version), so
+/// a file without them was edited, and its rows cannot be checked against anything.
 fn short_of_stats(rows: usize, stats: Option<&Stats>) -> Result<(), Error> {
-    if let Some(st) = stats {
-        let declared = st
-            .successes
-            .saturating_add(st.failures)
-            .saturating_add(st.errors);
-        if (rows as u64) < declared {
-            return Err(Error::Parse(ParseError {
-                line: 1,
-                column: 1,
-                reason: format!(
-                    "the file holds {} rows, but its `results.stats` counts {declared} ({} successes, {} \
-                     failures, {} errors): rows were lost or removed (a cut tail leaves no `testIdx` gap), \
-                     and reading the rest could turn a failure into a pass",
-                    rows, st.successes, st.failures, st.errors
-                ),
-            }));
-        }
+    let refuse = |reason: String| {
+        Err(Error::Parse(ParseError {
+            line: 1,
+            column: 1,
+            reason,
+        }))
+    };
+    let Some(st) = stats else {
+        return refuse(
+            "the file has no `results.stats`: every results.json promptfoo writes carries its own totals \
+             (`successes`, `failures`), without which rows cut from the file's tail cannot be told from a \
+             whole run, and reading the rest could turn a failure into a pass. Give promptfoo's file as it \
+             wrote it"
+                .to_string(),
+        );
+    };
+    let (Some(successes), Some(failures)) = (st.successes, st.failures) else {
+        return refuse(format!(
+            "the file's `results.stats` lacks its `{}` count: promptfoo always writes both `successes` and \
+             `failures`, so its totals were edited and cannot show whether rows were removed",
+            if st.successes.is_none() {
+                "successes"
+            } else {
+                "failures"
+            }
+        ));
+    };
+    let declared = successes.saturating_add(failures).saturating_add(st.errors);
+    if (rows as u64) < declared {
+        return refuse(format!(
+            "the file holds {} rows, but its `results.stats` counts {declared} ({successes} successes, \
+             {failures} failures, {} errors): rows were lost or removed (a cut tail leaves no `testIdx` gap), \
+             and reading the rest could turn a failure into a pass",
+            rows, st.errors
+        ));
     }
     Ok(())
 }
@@ -312,7 +335,7 @@ fn short_of_stats(rows: usize, stats: Option<&Stats>) -> Result<(), Error> {
 pub fn read(text: &str, opts: &Options) -> Result<Results, Error> {
     let text = json_nan::to_null(text);
     let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-    let rows: Vec<(u64, Row)> =
+    let (rows, layout): (Vec<(u64, Row)>, Layout) =
         if looks_like_jsonl(first) && serde_json::from_str::<Row>(first).is_ok() {
             let mut rows = Vec::new();
             for (i, line) in text.lines().enumerate() {
@@ -320,7 +343,7 @@ pub fn read(text: &str, opts: &Options) -> Result<Results, Error> {
                     rows.push(row);
                 }
             }
-            rows
+            (rows, Layout::Jsonl)
         } else {
             let file: File = serde_json::from_str(&text).map_err(|e| {
                 Error::Parse(ParseError {
@@ -330,13 +353,60 @@ pub fn read(text: &str, opts: &Options) -> Result<Results, Error> {
                 })
             })?;
             short_of_stats(file.results.results.len(), file.results.stats.as_ref())?;
-            file.results.results.into_iter().map(|r| (0, r)).collect()
+            (
+                file.results.results.into_iter().map(|r| (0, r)).collect(),
+                Layout::Json,
+            )
         };
-    judge(rows, opts)
+    judge(rows, opts, layout)
+}
+
+/// Which of promptfoo's files the rows came from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Layout {
+    /// `results.json`: its `results.stats` totals were checked.
+    Json,
+    /// `.jsonl`: rows only, no totals and no closing line, written row by row as the eval runs.
+    Jsonl,
+}
+
+/// Refuse a `.jsonl` whose tests have unequal row counts (review 9, a03). promptfoo writes a
+/// `.jsonl` as bare rows, with no totals and no closing line, streaming them while the eval
+/// runs, so a killed eval leaves a file that reads like a whole one. `--repeat N` gives every
+/// test (× prompt × provider) N rows; a tail cut inside a test leaves that test short, and is
+/// caught here. A cut exactly between two tests leaves nothing to see: results.json, whose
+/// `results.stats` is checked, is the format to gate on (docs/ingest.md).
+fn unequal_rows(trials: &[Trial]) -> Result<(), Error> {
+    let mut counts: Vec<(&str, u64)> = Vec::new();
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    for t in trials {
+        match index.get(t.test.as_str()) {
+            Some(&i) => counts[i].1 += 1,
+            None => {
+                index.insert(&t.test, counts.len());
+                counts.push((&t.test, 1));
+            }
+        }
+    }
+    let most = counts.iter().map(|(_, n)| *n).max().unwrap_or(0);
+    if let Some((test, n)) = counts.iter().find(|(_, n)| *n < most) {
+        return Err(Error::Parse(ParseError {
+            line: 1,
+            column: 1,
+            reason: format!(
+                "test `{test}` has {n} row{} where other tests have {most}: `--repeat N` gives every test N rows, \
+                 so rows are missing — a `.jsonl` is written row by row while the eval runs, and a killed eval \
+                 leaves it cut short, with no total to show it. Rerun the eval; gate on results.json \
+                 (`-o results.json`), whose `results.stats` totals are checked",
+                if *n == 1 { "" } else { "s" }
+            ),
+        }));
+    }
+    Ok(())
 }
 
 /// Rows → trials.
-fn judge(mut rows: Vec<(u64, Row)>, opts: &Options) -> Result<Results, Error> {
+fn judge(mut rows: Vec<(u64, Row)>, opts: &Options, layout: Layout) -> Result<Results, Error> {
     let cached = rows
         .iter()
         .filter(|(_, r)| r.response.as_ref().and_then(|x| x.cached) == Some(true))
@@ -469,6 +539,9 @@ fn judge(mut rows: Vec<(u64, Row)>, opts: &Options) -> Result<Results, Error> {
                 detail: cut_text(r.error.as_deref().unwrap_or("")),
             }],
         });
+    }
+    if layout == Layout::Jsonl {
+        unequal_rows(&trials)?;
     }
     let mut notes = Vec::new();
     if errors > 0 {

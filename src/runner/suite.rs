@@ -554,6 +554,16 @@ impl SuiteLauncher {
             }
             family
         };
+        if self.side == Some(crate::pairs::Side::Base) && !skipped_asked.is_empty() {
+            // On base a skip cannot be the failed trial it is on head (c35): a base failure
+            // in that pair would cancel head's failure there, and head failing half its runs
+            // PASSed (review 9, a08). Nor can the pair be voided, which would drop head's
+            // failure. Base's record of the pair is missing, as for a case base's run lacks.
+            return Err(format!(
+                "base skipped {} that the runs before it ran; a skip is no observation, and on base it can be                  read neither as a failure (which would cancel head's failure in the pair) nor as nothing                  (which would drop head's trial): every pair needs both sides. Make the case's skip the same                  in every base run, or leave it out of the suite",
+                named_cases(&skipped_asked)
+            ));
+        }
         let failed = run
             .trials
             .iter()
@@ -847,6 +857,20 @@ pub fn plan(
         prior,
     )?;
     Ok((config, cases))
+}
+
+/// The first test cases of `ids` in backticks (at most `NAMED`), then how many more.
+fn named_cases(ids: &[String]) -> String {
+    let mut text = ids
+        .iter()
+        .take(NAMED)
+        .map(|t| format!("`{t}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if ids.len() > NAMED {
+        text.push_str(&format!(", and {} more", ids.len() - NAMED));
+    }
+    format!("test case{} {text}", if ids.len() == 1 { "" } else { "s" })
 }
 
 #[cfg(test)]

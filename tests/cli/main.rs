@@ -29,6 +29,7 @@ mod review7;
 mod review7_evidence;
 mod review7_low;
 mod review8_readers;
+mod review9_cmp;
 mod run;
 mod sandbox;
 mod secrets;

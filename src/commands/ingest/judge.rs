@@ -317,6 +317,21 @@ pub fn compare_pairs(
             named(&removed_ids)
         ));
     }
+    // Pairs with one side only: said, as the decisions read them (review 9, a04/a19).
+    let one_sided: Vec<(&str, u64, String)> = judged
+        .iter()
+        .filter_map(|(s, p)| {
+            p.first_one_sided()
+                .map(|(k, pair)| (s.id.as_str(), k, pair.why_one_sided()))
+        })
+        .collect();
+    if let Some((first, k, why)) = one_sided.first() {
+        let ids: Vec<String> = one_sided.iter().map(|(id, _, _)| id.to_string()).collect();
+        say(&format!(
+            "runs with no partner on the other side, read as a gap (a verdict reached before it stands, none is reached after it): {} (`{first}`, pair #{k}: {why})",
+            named(&ids)
+        ));
+    }
     if judged.iter().all(|(_, p)| p.base_only) {
         return Err(Error::Usage(
             "`--base`: no test case ran on both sides; nothing to compare".into(),
@@ -468,7 +483,11 @@ pub fn judge(
 
 /// Append one compare task's attempt rows (both sides of every pair, side recorded) and its
 /// decision: first attempts consumed by the pair sampler in pair order, pairs past the
-/// decision excluded.
+/// decision excluded. A pair with one side only (base had no observation there, or one side
+/// has more runs or repeats: [`crate::ingest::pairs::Pair`]) has its side's rows written and
+/// is a gap, read as the replay reads a pair with a side never recorded: nothing after it is
+/// consumed, so a verdict reached before it stands and none is reached after it (review 9,
+/// a04/a19/a21: head's failure there was dropped from the verdict and from the ledger).
 pub fn judge_pairs(
     spec: &TaskSpec,
     history: &PairedHistory,
@@ -484,9 +503,12 @@ pub fn judge_pairs(
         loss_route,
     )
     .map_err(|e| format!("task `{}`: {e}", spec.id))?;
-    for (i, (head, base)) in history.pairs.iter().enumerate() {
+    for (i, p) in history.pairs.iter().enumerate() {
         let pair = i as u64 + 1;
-        for (side, attempts) in [(Side::Head, head), (Side::Base, base)] {
+        // In the replay's order (`report/replay/pairs.rs`), so both decide alike.
+        sampler.gap_before(pair);
+        for (side, attempts) in [(Side::Head, &p.head), (Side::Base, &p.base)] {
+            let Some(attempts) = attempts else { continue };
             push_attempts(rows, &spec.id, pair, attempts, started_at, Some(side));
             // Attempt 1 only (invariant 1).
             // A declared fault on either side voids the pair (it is replaced, within the budget).
@@ -494,6 +516,9 @@ pub fn judge_pairs(
                 .first()
                 .map_or(Outcome::Fail, crate::ingest::Attempt::outcome);
             sampler.offer(pair, side, first);
+        }
+        if !p.complete() {
+            sampler.gap_before(pair.saturating_add(1));
         }
     }
     let (verdict, mut row) = decision_row(
@@ -503,11 +528,24 @@ pub fn judge_pairs(
         sampler.counts(),
         sampler.rule().llr(),
     );
-    if history.base_only
-        && let Row::Decision(d) = &mut row
-    {
-        // As the replay of a compare task with no pair says it.
-        d.reason = crate::pairs::NO_PAIR_REASON.to_string();
+    if let Row::Decision(d) = &mut row {
+        if history.base_only {
+            // As the replay of a compare task with no pair says it.
+            d.reason = crate::pairs::NO_PAIR_REASON.to_string();
+        } else if sampler.decision().is_none()
+            && let Some((k, p)) = history.first_one_sided()
+        {
+            d.reason = format!(
+                "no decision after {} graded pair{}: pair #{k} has one side only ({}); pairs are read in order, so none after it is graded, and a run without its partner is evidence missing, not evidence of no regression",
+                sampler.pair_counts().total,
+                if sampler.pair_counts().total == 1 {
+                    ""
+                } else {
+                    "s"
+                },
+                p.why_one_sided()
+            );
+        }
     }
     rows.push(row);
     Ok(verdict)
