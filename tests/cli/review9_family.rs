@@ -287,3 +287,43 @@ fn rev9_a25_a_resumed_shard_keeps_its_family_and_merges_with_a_whole_one() {
         family_and_cases(&json(&p.join("merged_whole.json")))
     );
 }
+
+#[test]
+fn rev9_a12_shards_that_recorded_different_test_cases_are_not_merged() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    plain(p, "{design: {healthy: 90%, regressed: 50%}}");
+    gate_in(p)
+        .env("SH", "1")
+        .args(["run", "--shard", "1/2", "--ledger", "l1.jsonl", "--quiet"])
+        .assert()
+        .code(1);
+    // Shard 2's machine does not collect `t::e`: its family is 3 cases, shard 1's is 4.
+    gate_in(p)
+        .env("SH", "2")
+        .env("NOE", "1")
+        .args(["run", "--shard", "2/2", "--ledger", "l2.jsonl", "--quiet"])
+        .assert()
+        .code(0);
+    let out = gate_in(p)
+        .args(["report", "l1.jsonl", "l2.jsonl", "--quiet"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    for part in [
+        "suite task `s`",
+        "`l1.jsonl` records 4 test cases",
+        "`l2.jsonl` records 3 test cases, lacking `t::e`",
+        "Šidák's share of 0.05 over 4 cases",
+        "over 3 cases",
+        "the shards of one suite must record the same test cases",
+    ] {
+        assert!(stderr.contains(part), "{part:?} in {stderr}");
+    }
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    // Each shard alone is one family, and verifies.
+    for l in ["l1.jsonl", "l2.jsonl"] {
+        gate_in(p).args(["verify", l]).assert().success();
+    }
+}
