@@ -327,3 +327,34 @@ fn rev9_a12_shards_that_recorded_different_test_cases_are_not_merged() {
         gate_in(p).args(["verify", l]).assert().success();
     }
 }
+
+#[test]
+fn rev9_a17_check_says_a_compare_rules_alpha_is_not_held_where_it_is_above() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    compare(p);
+    std::fs::write(
+        p.join("gate.yaml"),
+        "version: 1\npolicy: {suite_alpha: 0.05}\nbase: {cwd: base}\ntasks:\n  - id: s\n    cwd: head\n    suite: {run: sh suite.sh, assume_retries_off: true}\n    sampling: {compare: {odds_ratio: 3}}\n  - id: p\n    run: \"true\"\n    sampling: {design: {healthy: 90%, regressed: 50%}}\n",
+    )
+    .unwrap();
+    let out = gate_in(p).args(["check", "gate.yaml"]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    let at97 = stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("at 97.0%"))
+        .unwrap_or_else(|| panic!("an `at 97.0%` line in {stdout}"));
+    // 0.0309 against the task's share 0.0253 of `policy.suite_alpha`.
+    assert!(at97.contains("= 0.0309, above alpha 0.0253"), "{at97}");
+    assert!(at97.contains("NOT held here"), "{at97}");
+    // Where it holds, it says so.
+    let at90 = stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("at 90.0%"))
+        .unwrap();
+    assert!(
+        at90.contains("within alpha") && !at90.contains("NOT held"),
+        "{at90}"
+    );
+}
