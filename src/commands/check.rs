@@ -284,16 +284,18 @@ fn compare_lines(out: &mut String, c: &CompareCheck, policy: crate::ledger::OnIn
             crate::ledger::OnInconclusive::Fail => a.p_not_pass,
             crate::ledger::OnInconclusive::Pass => a.p_fail,
         };
+        // A risk above alpha says so in the words `gate plan --compare` uses: the alpha (a
+        // task's share of `policy.suite_alpha`, too) is NOT held at that rate (review 9, a17).
         let verdict = if a.alpha_holds {
             format!("within alpha {}", c.alpha_requested)
         } else {
             match a.max_pairs_for_alpha {
                 Some(m) => format!(
-                    "above alpha {}: max_pairs {m} would keep it",
+                    "above alpha {}, so alpha is NOT held here: max_pairs {m} would keep it",
                     c.alpha_requested
                 ),
                 None => format!(
-                    "above alpha {}: no max_pairs up to 100 times this one keeps it",
+                    "above alpha {}, so alpha is NOT held here: no max_pairs up to 100 times this one keeps it",
                     c.alpha_requested
                 ),
             }

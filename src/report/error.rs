@@ -149,6 +149,24 @@ pub enum ReportError {
         /// The ledger that differs.
         other: PathBuf,
     },
+    /// Ledgers (shards) in which a suite task's runs recorded different test cases, and so
+    /// designed different family rules: no one rule judged every case (review 9, a12).
+    #[error(
+        "suite task `{task}`: `{}` {first_ran}, but `{}` {other_ran}: the shards of one suite must record the same test cases, or a merged report would judge every case by a rule no shard ran and state a family risk that is neither shard's; run every shard on machines that collect the same tests, or report each shard on its own",
+        first.display(), other.display()
+    )]
+    MixedFamily {
+        /// The suite task.
+        task: String,
+        /// A ledger with a recorded family design.
+        first: PathBuf,
+        /// What its runs recorded, in words.
+        first_ran: String,
+        /// The ledger that differs.
+        other: PathBuf,
+        /// What its runs recorded, in words.
+        other_ran: String,
+    },
     /// An attempt row for a task the header does not name.
     #[error("{at}: attempt row for task `{task}`, which no ledger header names")]
     UnknownTask {

@@ -425,6 +425,14 @@ pub(crate) fn family_line(s: &super::model::SuiteSummary, id: impl Fn(&str) -> S
         _ if s.cases == 0 => {
             "no family design yet: no suite run recorded its test cases".to_string()
         }
+        // The rule has a design, but the ledger records none: it ends before the row that
+        // would (no suite run's row at all), or an earlier gate wrote it.
+        _ if s.undesigned && s.runs == 0 => "no family design recorded: the ledger ends before the row of the suite run that fixed the test cases, so each case is replayed at the plan's alpha (`gate run --resume` runs that suite run again and designs it)"
+            .to_string(),
+        _ if s.undesigned => {
+            "no family design recorded (a ledger of an earlier gate), so each case is replayed at the plan's alpha"
+                .to_string()
+        }
         _ => "no family design: the rule states no healthy rate, so each case's risk is its own"
             .to_string(),
     };

@@ -100,7 +100,7 @@ pub struct SuiteState {
     /// (`None` when a resumed ledger did).
     pub(super) reference_by: Option<(crate::pairs::Side, u64)>,
     /// The family design (`crate::plan::family`), once the cases are known; `None` when
-    /// the rule has none (a fixed `single:`) or a resumed ledger judged its cases without.
+    /// the rule has none (a fixed `single:`).
     pub(super) family: Option<Family>,
     /// Test cases (task ids) whose sampler has decided: later runs do not ask for them.
     pub(super) decided: HashSet<String>,
@@ -108,6 +108,13 @@ pub struct SuiteState {
     /// sampler sees only its own ordinals, and every shard's runs must record every case
     /// for the merged replay to consume each case's ordinals in order.
     pub(super) filter: bool,
+    /// The test cases (sorted task ids) a resumed ledger's rows name when it recorded no
+    /// family design although the rule has one: the interrupted session ended between the
+    /// case rows of the run that fixed the cases and that run's own row, which carries the
+    /// design (review 9, a06/a11/a25). Nothing is fixed from those rows: this session's
+    /// first run read fixes the cases and designs the family as a fresh session does, and
+    /// must record every case they name.
+    pub(super) resumed: Option<Vec<String>>,
 }
 
 impl SuiteState {
@@ -116,6 +123,25 @@ impl SuiteState {
         self.family
             .as_ref()
             .map_or(&self.plan_rule.0, |f| &f.sampling)
+    }
+
+    /// Whether the rule gives the cases a family design once K is known: every rule but a
+    /// fixed `single: {n, c}` (no healthy rate, no alpha to share; [`crate::plan::family::design`]).
+    pub(super) fn owes_family(&self) -> bool {
+        self.compare.is_some() || !matches!(self.plan_rule, (Sampling::Single { .. }, None))
+    }
+
+    /// Whether a resume must leave the cases unfixed until this session's first run is read:
+    /// the ledger holds case rows, and no family design although the rule has one. Then
+    /// `known` (the ids of those rows) is kept in [`Self::resumed`] and `true` is returned.
+    pub(super) fn defer_resumed(&mut self, known: &[String]) -> bool {
+        if self.family.is_some() || known.is_empty() || !self.owes_family() {
+            return false;
+        }
+        let mut known = known.to_vec();
+        known.sort_unstable();
+        self.resumed = Some(known);
+        true
     }
 
     /// The cases a run launched now must record: the undecided ones, or `None` (all) before
@@ -487,6 +513,20 @@ impl SuiteLauncher {
                     // The first run read fixes the cases, and with their number the family
                     // design, before any of its rows reaches a case's sampler.
                     let (rule, rates) = &state.plan_rule;
+                    // On a resume whose ledger lost the design, the cases its rows name
+                    // must all be here: they are the same suite's first run's.
+                    if let Some(earlier) = &state.resumed {
+                        let missing: Vec<&String> = earlier
+                            .iter()
+                            .filter(|t| ids.binary_search(t).is_err())
+                            .take(NAMED)
+                            .collect();
+                        if !missing.is_empty() {
+                            return Err(format!(
+                                "this run recorded other test cases than the interrupted session's rows of the suite (missing: {missing:?}); every trial must run the same suite"
+                            ));
+                        }
+                    }
                     family = match &state.compare {
                         Some(c) => {
                             crate::plan::family::design_compare(c, rule, ids.len() as u64).map(Some)
@@ -678,6 +718,9 @@ pub struct SuiteCases {
     prior: HashSet<(String, u64)>,
     /// Test cases whose decision row an earlier session wrote.
     decided: HashSet<String>,
+    /// A resumed ledger's test-case rows held back until this session's first run fixes the
+    /// cases and their family design ([`SuiteState::resumed`]), then consumed first.
+    held: Vec<AttemptRow>,
     /// Shared with the suite's runs ([`SuiteLauncher`]).
     state: Arc<Mutex<SuiteState>>,
 }
@@ -705,6 +748,7 @@ impl SuiteCases {
             index: BTreeMap::new(),
             prior: HashSet::new(),
             decided: HashSet::new(),
+            held: Vec::new(),
             state: Arc::new(Mutex::new(SuiteState {
                 plan_rule: (sampling, rates),
                 compare: None,
@@ -713,6 +757,7 @@ impl SuiteCases {
                 family: None,
                 decided: HashSet::new(),
                 filter: shard.is_none(),
+                resumed: None,
             })),
         };
         let Some(ledger) = prior else {
@@ -732,15 +777,39 @@ impl SuiteCases {
             })?;
         }
         cases.state_mut().family = family;
-        for row in ledger
+        let rows: Vec<&AttemptRow> = ledger
             .attempts()
             .filter(|r| suite_of(&r.task) == Some(suite))
-        {
-            cases.consume(row);
+            .collect();
+        let mut known: Vec<String> = rows.iter().map(|r| r.task.clone()).collect();
+        known.sort_unstable();
+        known.dedup();
+        // A design lost with the run row that carried it is designed again by this session's
+        // first run (the one that fixed the cases is run again: its row is missing), never
+        // replaced by the plan's rule at the full alpha (review 9, a06).
+        let defer = cases.state_mut().defer_resumed(&known);
+        for row in rows {
+            if defer {
+                cases.held.push(row.clone());
+            } else {
+                cases.consume(row);
+            }
             cases.prior.insert((row.task.clone(), row.trial));
         }
-        cases.decided = resumed_cases(&cases.state, cases.ids(), ledger, suite);
+        let known = if defer { Vec::new() } else { cases.ids() };
+        cases.decided = resumed_cases(&cases.state, known, ledger, suite);
         Ok(cases)
+    }
+
+    /// Consume the resumed rows held back ([`Self::held`]) once this session's first run
+    /// has fixed the cases (or, `now`, at the end whatever happened).
+    fn release_held(&mut self, now: bool) {
+        if self.held.is_empty() || !(now || self.state_mut().reference.is_some()) {
+            return;
+        }
+        for row in std::mem::take(&mut self.held) {
+            self.consume(&row);
+        }
     }
 
     fn state_mut(&self) -> std::sync::MutexGuard<'_, SuiteState> {
@@ -786,6 +855,8 @@ impl SuiteCases {
 
 impl Cases for SuiteCases {
     fn admit(&mut self, row: &AttemptRow) -> bool {
+        // The run that sends a case row was judged, so the cases are fixed by now.
+        self.release_held(false);
         if self.prior.contains(&(row.task.clone(), row.trial)) {
             return false;
         }
@@ -805,6 +876,7 @@ impl Cases for SuiteCases {
     }
 
     fn decisions(&mut self, undecided: &Decision) -> Vec<DecisionRow> {
+        self.release_held(true);
         self.cases
             .iter()
             .filter(|(id, _)| !self.decided.contains(id))

@@ -397,6 +397,9 @@ pub struct SuitePairCases {
     prior: HashSet<(String, u64, Side)>,
     /// Test cases whose decision row an earlier session wrote.
     decided: HashSet<String>,
+    /// A resumed ledger's test-case rows held back until this session's first side read
+    /// fixes the cases and their family design (`SuiteState::resumed`), then consumed first.
+    held: Vec<AttemptRow>,
     /// Shared with both sides' runs.
     state: Arc<Mutex<SuiteState>>,
 }
@@ -426,6 +429,7 @@ impl SuitePairCases {
             index: BTreeMap::new(),
             prior: HashSet::new(),
             decided: HashSet::new(),
+            held: Vec::new(),
             state: Arc::new(Mutex::new(SuiteState {
                 plan_rule: (sampling, None),
                 compare: Some(rule.clone()),
@@ -434,6 +438,7 @@ impl SuitePairCases {
                 family: None,
                 decided: HashSet::new(),
                 filter: true,
+                resumed: None,
             })),
         };
         let Some(ledger) = prior else {
@@ -447,18 +452,44 @@ impl SuitePairCases {
         cases.case_sampler().map_err(|e| {
             Error::Harness(format!("task `{suite}`: the ledger's family design: {e}"))
         })?;
-        for row in ledger
+        let rows: Vec<&AttemptRow> = ledger
             .attempts()
             .filter(|r| suite_of(&r.task) == Some(suite))
-        {
-            cases.consume(row);
+            .collect();
+        let mut known: Vec<String> = rows.iter().map(|r| r.task.clone()).collect();
+        known.sort_unstable();
+        known.dedup();
+        // A design lost with the run row that carried it is designed again by this session's
+        // first side read, never replaced by the plan's rule at the full alpha (review 9, a11).
+        let defer = cases.state().defer_resumed(&known);
+        for row in rows {
+            if defer {
+                cases.held.push(row.clone());
+            } else {
+                cases.consume(row);
+            }
             if let Some(side) = row.side {
                 cases.prior.insert((row.task.clone(), row.trial, side));
             }
         }
-        let known = cases.cases.iter().map(|(id, _)| id.clone()).collect();
+        let known = if defer {
+            Vec::new()
+        } else {
+            cases.cases.iter().map(|(id, _)| id.clone()).collect()
+        };
         cases.decided = super::suite::resumed_cases(&cases.state, known, ledger, suite);
         Ok(cases)
+    }
+
+    /// Consume the resumed rows held back ([`Self::held`]) once this session's first side
+    /// read has fixed the cases (or, `now`, at the end whatever happened).
+    fn release_held(&mut self, now: bool) {
+        if self.held.is_empty() || !(now || self.state().reference.is_some()) {
+            return;
+        }
+        for row in std::mem::take(&mut self.held) {
+            self.consume(&row);
+        }
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, SuiteState> {
@@ -514,6 +545,8 @@ impl SuitePairCases {
 
 impl Cases for SuitePairCases {
     fn admit(&mut self, row: &AttemptRow) -> bool {
+        // The side run that sends a case row was judged, so the cases are fixed by now.
+        self.release_held(false);
         if let Some(side) = row.side
             && self.prior.contains(&(row.task.clone(), row.trial, side))
         {
@@ -534,6 +567,7 @@ impl Cases for SuitePairCases {
     }
 
     fn decisions(&mut self, undecided: &Decision) -> Vec<DecisionRow> {
+        self.release_held(true);
         self.cases
             .iter()
             .filter(|(id, _)| !self.decided.contains(id))

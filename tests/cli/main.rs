@@ -30,6 +30,7 @@ mod review7_evidence;
 mod review7_low;
 mod review8_readers;
 mod review9_cmp;
+mod review9_family;
 mod run;
 mod sandbox;
 mod secrets;

@@ -141,6 +141,12 @@ fn suite_summaries(ledgers: &[Ledger], tasks: &[TaskReport]) -> Vec<SuiteSummary
                 runs,
                 case_runs,
                 compare: spec.compare.is_some(),
+                undesigned: family.is_none()
+                    && (spec.compare.is_some()
+                        || !matches!(
+                            (&spec.sampling, &spec.rates),
+                            (Sampling::Single { .. }, None)
+                        )),
             }
         })
         .collect()

@@ -64,6 +64,10 @@ pub struct SuiteSummary {
     /// A `compare:` suite: each case paired head against base (its runs count both sides'),
     /// and "healthy" means head as good as base.
     pub compare: bool,
+    /// The rule has a family design, but the ledger records none: it ends before the row of
+    /// the suite run that fixed the cases (an interrupted run), so its cases were replayed at
+    /// the plan's alpha (review 9, a06: not "the rule states no healthy rate").
+    pub undesigned: bool,
 }
 
 /// A share.

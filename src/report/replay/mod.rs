@@ -38,6 +38,7 @@ use crate::sampler::{Disposition as SettledAs, Verdict};
 use super::error::ReportError;
 pub use super::error::Source;
 
+mod family;
 mod pairs;
 mod read;
 mod task;
@@ -314,6 +315,7 @@ pub fn replay(ledgers: &[Ledger]) -> Result<Replay, ReportError> {
     let h0 = first.header();
     read::refuse_mixed_runs(ledgers)?;
     let shards = read::shard_coverage(ledgers)?;
+    family::refuse_mixed_families(ledgers)?;
     let merged = read::merged_specs(ledgers)?;
     let suites: BTreeSet<String> = merged
         .iter()
