@@ -501,16 +501,18 @@ pub struct TaskReport {
     /// P(FAIL | healthy) under `on_inconclusive: pass` (an INCONCLUSIVE does not fail the
     /// gate there).
     pub alpha: Option<f64>,
-    /// The plan's OC curve.
-    pub oc: Vec<OcPoint>,
+    /// The plan's OC curve: one per rule, shared by the tasks of that rule (a suite's cases
+    /// are judged by one rule, and a copy per case was 400 bytes of 100,000: issue 30).
+    pub oc: std::sync::Arc<[OcPoint]>,
     /// The indifference zone (between the regressed and the healthy rate, or where the OC
     /// crosses 10% and 95% when no rates are stated) and where the rule passes half the time;
     /// `None` for a compare task, whose rule is on discordant pairs, not a pass rate.
     pub zone: Option<Zone>,
     /// Whether the zone's edges are the plan's stated rates.
     pub zone_stated: bool,
-    /// A compare task's pairs, rates, θ and verdict in words.
-    pub compare: Option<super::compare::CompareReport>,
+    /// A compare task's pairs, rates, θ and verdict in words (boxed: most tasks are not
+    /// compare tasks, and inline it was 300 bytes of every suite case's report: issue 30).
+    pub compare: Option<Box<super::compare::CompareReport>>,
 }
 
 impl TaskReport {
