@@ -108,6 +108,10 @@ pub struct SuiteState {
     /// sampler sees only its own ordinals, and every shard's runs must record every case
     /// for the merged replay to consume each case's ordinals in order.
     pub(super) filter: bool,
+    /// The test cases (task ids) the run that fixed the cases skipped: skipped in every run
+    /// ([`SuiteRun::never_ran`]), each decided INCONCLUSIVE at the end. Not in a `compare:`
+    /// suite, whose cases are paired by side.
+    pub(super) never_ran: Vec<String>,
 }
 
 impl SuiteState {
@@ -467,6 +471,7 @@ impl SuiteLauncher {
         skipped.sort_unstable();
         skipped.dedup();
         let mut skipped_asked: Vec<String> = Vec::new();
+        let mut never_ran: Vec<String> = Vec::new();
         if let Some(twice) = ids.windows(2).find(|w| w[0] == w[1]) {
             return Err(format!(
                 "test case `{}` is recorded more than once in one run; a suite task needs one record per test case per run (repeats are trials: turn pytest-repeat and the like off)",
@@ -491,6 +496,13 @@ impl SuiteLauncher {
                     state.family.clone_from(&family);
                     state.reference = Some(ids.clone());
                     state.reference_by = self.side.map(|side| (side, row.trial));
+                    // The cases this run skipped can never run after it (a case it did not
+                    // record is refused): skipped in every run, they are named and
+                    // INCONCLUSIVE, not left out (review 8, a15).
+                    if self.side.is_none() {
+                        never_ran.clone_from(&skipped);
+                        state.never_ran.clone_from(&skipped);
+                    }
                 }
                 Some(first) => {
                     // Every case asked for must be there, and no case the first run did not
@@ -590,6 +602,7 @@ impl SuiteLauncher {
                 failed,
                 asked: asked.map(|a| a.len() as u64),
                 family,
+                never_ran,
             },
         ))
     }
@@ -688,6 +701,7 @@ impl SuiteCases {
                 family: None,
                 decided: HashSet::new(),
                 filter: shard.is_none(),
+                never_ran: Vec::new(),
             })),
         };
         let Some(ledger) = prior else {
@@ -707,6 +721,12 @@ impl SuiteCases {
             })?;
         }
         cases.state_mut().family = family;
+        cases.state_mut().never_ran = ledger
+            .attempts()
+            .filter(|r| r.task == suite)
+            .filter_map(|r| r.suite_run.as_ref())
+            .flat_map(|s| s.never_ran.iter().cloned())
+            .collect();
         for row in ledger
             .attempts()
             .filter(|r| suite_of(&r.task) == Some(suite))
@@ -780,7 +800,9 @@ impl Cases for SuiteCases {
     }
 
     fn decisions(&mut self, undecided: &Decision) -> Vec<DecisionRow> {
-        self.cases
+        let never_ran = self.state_mut().never_ran.clone();
+        let mut rows: Vec<DecisionRow> = self
+            .cases
             .iter()
             .filter(|(id, _)| !self.decided.contains(id))
             .map(|(id, s)| {
@@ -793,7 +815,21 @@ impl Cases for SuiteCases {
                     llr: s.rule().llr(),
                 }
             })
-            .collect()
+            .collect();
+        // A case skipped in every run has no sampler: it is INCONCLUSIVE, as its replay is.
+        rows.extend(
+            never_ran
+                .into_iter()
+                .filter(|id| !self.decided.contains(id))
+                .map(|id| DecisionRow {
+                    task: id,
+                    verdict: crate::model::Verdict::Inconclusive.into(),
+                    reason: crate::ledger::SKIPPED_IN_EVERY_RUN.to_string(),
+                    counts: Default::default(),
+                    llr: None,
+                }),
+        );
+        rows
     }
 }
 

@@ -434,6 +434,7 @@ impl SuitePairCases {
                 family: None,
                 decided: HashSet::new(),
                 filter: true,
+                never_ran: Vec::new(),
             })),
         };
         let Some(ledger) = prior else {
