@@ -87,6 +87,7 @@ impl Report {
                 families,
             },
             exit_override: None,
+            every_case: false,
             stages,
         })
     }

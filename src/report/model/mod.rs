@@ -37,6 +37,8 @@ pub struct Report {
     /// The exit code the caller actually uses, when it differs from the verdict's (set by
     /// [`Report::with_exit_code`]).
     exit_override: Option<u8>,
+    /// Set by [`Report::listing_every_case`] (`--verbose`).
+    every_case: bool,
     /// Where a staged run stands, when the ledgers are stages of one.
     pub stages: Option<super::stages::StageStatus>,
     /// The suite tasks: each one family of test cases.
@@ -561,6 +563,19 @@ impl Report {
     pub fn with_exit_code(mut self, code: u8) -> Report {
         self.exit_override = Some(code);
         self
+    }
+
+    /// The same report, whose terminal and Markdown summary list every test case of a large
+    /// suite (`--verbose`) rather than its cases that are not PASS and a count of the rest
+    /// ([`crate::report::listing`]).
+    pub fn listing_every_case(mut self, every_case: bool) -> Report {
+        self.every_case = every_case;
+        self
+    }
+
+    /// Whether the human-facing reports list every test case ([`Report::listing_every_case`]).
+    pub fn lists_every_case(&self) -> bool {
+        self.every_case
     }
 
     /// The exit code set by [`Report::with_exit_code`], if any.
