@@ -60,7 +60,9 @@ pub struct OutputArgs {
     /// `run`, `report`, `ingest`: print the verdict lines only, no per-trial progress.
     #[arg(long, short = 'q', global = true, conflicts_with = "verbose")]
     pub quiet: bool,
-    /// `run`: also print each task's resolved rule before it runs.
+    /// `run`: also print each task's resolved rule before it runs; `run`, `report`: list
+    /// every test case of a large suite in the terminal and Markdown summary, not only the
+    /// ones that are not PASS.
     #[arg(long, short = 'v', global = true)]
     pub verbose: bool,
     /// Colour the verdicts of the summary (`auto`: when it goes to a terminal and NO_COLOR is

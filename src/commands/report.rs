@@ -41,7 +41,8 @@ pub fn execute(args: &ReportArgs, output: &OutputArgs) -> Result<u8, Error> {
         .context("cannot read ledger")?;
     refuse_disagreeing_decisions(&ledgers)?;
     let report = Report::from_ledgers(&ledgers, on_inconclusive)
-        .context("cannot make a report from these ledgers")?;
+        .context("cannot make a report from these ledgers")?
+        .listing_every_case(output.verbose);
     // A report path swapped while the command ran: say so instead of printing a verdict
     // that is then not published.
     outputs.recheck()?;

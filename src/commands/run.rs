@@ -552,7 +552,9 @@ fn finish(
     };
     session.close(status, verdict, code)?;
     // The exit code shown is the one gate run uses (a shard exits 0, an interrupt 130).
-    let report = own_report(&session.verified()?)?.with_exit_code(code);
+    let report = own_report(&session.verified()?)?
+        .with_exit_code(code)
+        .listing_every_case(output.verbose);
     // A closed stdout (`gate run plan | head -1`) ends the printing, not the run. With a
     // report on stdout (`--json -`), the human summary goes to stderr.
     let to_stdout = outputs.to_stdout();

@@ -134,6 +134,11 @@ pub fn suite_runs_rule(cases: &Sampling) -> Sampling {
     }
 }
 
+/// Why a suite's test case that the run fixing its cases skipped (and so every run skipped)
+/// is INCONCLUSIVE ([`SuiteRun::never_ran`]): the same words in its decision row and in the
+/// replay. Review 8, a15: such a case was listed nowhere and the gate PASSed without it.
+pub const SKIPPED_IN_EVERY_RUN: &str = "skipped in every suite run: it never ran, so it was never judged (code under test that raises `unittest.SkipTest` or calls `pytest.skip` every time leaves no result); a test meant to be skipped is deselected instead (pytest `--deselect` or `-m`), so its runs leave no record of it";
+
 /// The task id of test case `case` of suite task `suite`.
 pub fn suite_case_id(suite: &str, case: &str) -> String {
     format!("{suite}/{case}")
@@ -393,6 +398,12 @@ pub struct SuiteRun {
     /// the rule every test case is judged by from then on (`crate::plan::family`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub family: Option<Family>,
+    /// On the run that fixed the test cases (the first run read): the cases (task ids) it
+    /// skipped, which are no case of the family. No later run may run them (a case the first
+    /// run did not record is refused), so they are skipped in every run: each is a task of
+    /// its own, INCONCLUSIVE ([`SKIPPED_IN_EVERY_RUN`]), never judged and never left out.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub never_ran: Vec<String>,
 }
 
 /// A suite task's test cases as one family (`crate::plan::family`): each case judged at

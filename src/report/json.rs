@@ -566,7 +566,7 @@ fn task(t: &TaskReport) -> JsonTask<'_> {
         }),
         score: &t.score,
         pairs: t.compare.as_ref().map(|c| &c.pairs),
-        compare: t.compare.as_ref(),
+        compare: t.compare.as_deref(),
         trial_list: r
             .trials
             .iter()

@@ -108,6 +108,15 @@ pub fn large_suites(report: &Report) -> BTreeMap<&str, Vec<usize>> {
     members
 }
 
+/// The large suites whose cases the terminal and the Markdown summary count: none with
+/// `--verbose` ([`Report::lists_every_case`]), which lists every case in report order.
+fn counted_suites(report: &Report) -> BTreeMap<&str, Vec<usize>> {
+    if report.lists_every_case() {
+        return BTreeMap::new();
+    }
+    large_suites(report)
+}
+
 /// Every suite's cases: indices in [`Report::tasks`].
 fn suites(report: &Report) -> BTreeMap<&str, Vec<usize>> {
     let mut members: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
@@ -129,7 +138,7 @@ fn suites(report: &Report) -> BTreeMap<&str, Vec<usize>> {
 /// suite's cases stand where its first case stood, its non-passing cases first (at most
 /// [`LIST_NOT_PASSING`]) and the rest counted in one [`Entry::Counted`].
 pub fn entries(report: &Report) -> Vec<Entry> {
-    let members = large_suites(report);
+    let members = counted_suites(report);
     // The suite each large suite's case belongs to, by index.
     let mut suite_at: Vec<Option<&str>> = vec![None; report.tasks.len()];
     for (s, cases) in &members {

@@ -55,12 +55,13 @@ pub fn audit(ledger: &Ledger) -> Audit {
         rows: ledger.records.len(),
         ..Audit::default()
     };
+    let path: std::sync::Arc<std::path::Path> = ledger.path.as_path().into();
     let at = |i: usize| Source {
-        path: ledger.path.clone(),
+        path: path.clone(),
         line: i as u64 + 1,
     };
     let end = Source {
-        path: ledger.path.clone(),
+        path: path.clone(),
         line: ledger.records.len() as u64 + 1,
     };
 
@@ -286,7 +287,7 @@ fn problem_from_replay(ledger: &Ledger, e: ReportError) -> Problem {
     };
     Problem {
         at: Source {
-            path: ledger.path.clone(),
+            path: ledger.path.as_path().into(),
             line,
         },
         what: format!("cannot replay: {e}"),

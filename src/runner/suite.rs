@@ -115,6 +115,10 @@ pub struct SuiteState {
     /// first run read fixes the cases and designs the family as a fresh session does, and
     /// must record every case they name.
     pub(super) resumed: Option<Vec<String>>,
+    /// The test cases (task ids) the run that fixed the cases skipped: skipped in every run
+    /// ([`SuiteRun::never_ran`]), each decided INCONCLUSIVE at the end. Not in a `compare:`
+    /// suite, whose cases are paired by side.
+    pub(super) never_ran: Vec<String>,
 }
 
 impl SuiteState {
@@ -499,6 +503,7 @@ impl SuiteLauncher {
         skipped.sort_unstable();
         skipped.dedup();
         let mut skipped_asked: Vec<String> = Vec::new();
+        let mut never_ran: Vec<String> = Vec::new();
         if let Some(twice) = ids.windows(2).find(|w| w[0] == w[1]) {
             return Err(format!(
                 "test case `{}` is recorded more than once in one run; a suite task needs one record per test case per run (repeats are trials: turn pytest-repeat and the like off)",
@@ -537,6 +542,13 @@ impl SuiteLauncher {
                     state.family.clone_from(&family);
                     state.reference = Some(ids.clone());
                     state.reference_by = self.side.map(|side| (side, row.trial));
+                    // The cases this run skipped can never run after it (a case it did not
+                    // record is refused): skipped in every run, they are named and
+                    // INCONCLUSIVE, not left out (review 8, a15).
+                    if self.side.is_none() {
+                        never_ran.clone_from(&skipped);
+                        state.never_ran.clone_from(&skipped);
+                    }
                 }
                 Some(first) => {
                     // Every case asked for must be there, and no case the first run did not
@@ -646,6 +658,7 @@ impl SuiteLauncher {
                 failed,
                 asked: asked.map(|a| a.len() as u64),
                 family,
+                never_ran,
             },
         ))
     }
@@ -758,6 +771,7 @@ impl SuiteCases {
                 decided: HashSet::new(),
                 filter: shard.is_none(),
                 resumed: None,
+                never_ran: Vec::new(),
             })),
         };
         let Some(ledger) = prior else {
@@ -777,6 +791,12 @@ impl SuiteCases {
             })?;
         }
         cases.state_mut().family = family;
+        cases.state_mut().never_ran = ledger
+            .attempts()
+            .filter(|r| r.task == suite)
+            .filter_map(|r| r.suite_run.as_ref())
+            .flat_map(|s| s.never_ran.iter().cloned())
+            .collect();
         let rows: Vec<&AttemptRow> = ledger
             .attempts()
             .filter(|r| suite_of(&r.task) == Some(suite))
@@ -877,7 +897,9 @@ impl Cases for SuiteCases {
 
     fn decisions(&mut self, undecided: &Decision) -> Vec<DecisionRow> {
         self.release_held(true);
-        self.cases
+        let never_ran = self.state_mut().never_ran.clone();
+        let mut rows: Vec<DecisionRow> = self
+            .cases
             .iter()
             .filter(|(id, _)| !self.decided.contains(id))
             .map(|(id, s)| {
@@ -890,7 +912,21 @@ impl Cases for SuiteCases {
                     llr: s.rule().llr(),
                 }
             })
-            .collect()
+            .collect();
+        // A case skipped in every run has no sampler: it is INCONCLUSIVE, as its replay is.
+        rows.extend(
+            never_ran
+                .into_iter()
+                .filter(|id| !self.decided.contains(id))
+                .map(|id| DecisionRow {
+                    task: id,
+                    verdict: crate::model::Verdict::Inconclusive.into(),
+                    reason: crate::ledger::SKIPPED_IN_EVERY_RUN.to_string(),
+                    counts: Default::default(),
+                    llr: None,
+                }),
+        );
+        rows
     }
 }
 

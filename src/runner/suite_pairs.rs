@@ -439,6 +439,7 @@ impl SuitePairCases {
                 decided: HashSet::new(),
                 filter: true,
                 resumed: None,
+                never_ran: Vec::new(),
             })),
         };
         let Some(ledger) = prior else {

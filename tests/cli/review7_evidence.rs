@@ -590,3 +590,51 @@ fn review8_a09_a_case_only_head_runs_and_fails_is_not_a_pass() {
         .assert()
         .code(0);
 }
+
+#[test]
+fn review8_a15_suite_case_skipped_in_every_run_is_named_and_not_a_pass() {
+    // Before: `s/t::refund`, skipped in every suite run (code under test that raises
+    // `SkipTest` every time), was listed nowhere — not in the terminal, JSON, Markdown or
+    // JUnit report — and the gate PASSed on `s/t::ok` alone ("1 task").
+    let f = Fixture::new(
+        "version: 1\ntasks:\n  - id: s\n    suite:\n      run: sh suite.sh\n      assume_retries_off: true\n    sampling: {single: {n: 3, c: 0}}\n",
+    );
+    std::fs::write(
+        f.path("suite.sh"),
+        format!(
+            "printf '<testsuites><testsuite name=\"s\" timestamp=\"T%s\"><testcase classname=\"t\" name=\"ok\"/>%s</testsuite></testsuites>' \"$GATE_TRIAL\" '{SKIPPED}' > \"$GATE_JUNIT\"\n"
+        ),
+    )
+    .unwrap();
+    let why = "skipped in every suite run";
+    f.command(&["--json", "r.json", "--summary", "r.md", "--junit", "r.xml"])
+        .timeout(std::time::Duration::from_secs(120))
+        .assert()
+        .code(3)
+        .stdout(predicate::str::contains("s/t::refund  INCONCLUSIVE"))
+        .stdout(predicate::str::contains(why))
+        .stdout(predicate::str::contains("s/t::ok  PASS"))
+        .stdout(predicate::str::contains("gate  INCONCLUSIVE"));
+    for report in ["r.json", "r.md", "r.xml"] {
+        let text = std::fs::read_to_string(f.path(report)).unwrap();
+        assert!(
+            text.contains("s/t::refund") && text.contains(why),
+            "{report} names the case and why: {text}"
+        );
+    }
+    // The ledger's own replay agrees: `gate verify` finds the case's decision row, and
+    // `gate report` says the same.
+    gate()
+        .args(["verify"])
+        .arg(f.ledger_path())
+        .assert()
+        .code(0);
+    gate()
+        .args(["report", "--no-step-summary"])
+        .arg(f.ledger_path())
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .assert()
+        .code(3)
+        .stdout(predicate::str::contains("s/t::refund  INCONCLUSIVE"));
+}

@@ -261,3 +261,46 @@ fn multiplicity_line_without_a_healthy_rate_named_every_case_of_a_large_suite() 
         line.chars().count()
     );
 }
+
+/// A large suite's passing cases were counted on one line in the terminal and the Markdown
+/// summary, and no flag listed them (only the JSON and JUnit reports did). `--verbose` lists
+/// every case, in report order, in `gate run` and `gate report` alike.
+#[test]
+fn a_large_suites_passing_cases_could_not_be_listed_verbose_lists_every_case() {
+    let f = scale_plan(60, 0, "0.05");
+    let run = |args: &[&str]| {
+        let out = gate()
+            .current_dir(f.dir.path())
+            .args(args)
+            .args(["--no-step-summary", "--summary", "out/r.md"])
+            .env_remove("GITHUB_ACTIONS")
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        let md = std::fs::read_to_string(f.path("out/r.md")).unwrap();
+        (String::from_utf8_lossy(&out.stdout).into_owned(), md)
+    };
+    let every = |text: &str| (1..=60).all(|i| text.contains(&format!("s/t::c{i:06}")));
+    let (term, md) = run(&["run", "plan.yaml", "--ledger", "out/l.jsonl"]);
+    assert!(
+        term.contains("counted, not listed") && !every(&term),
+        "{term}"
+    );
+    assert!(md.contains("counted, not listed") && !every(&md), "{md}");
+    for args in [
+        &["run", "plan.yaml", "--ledger", "out/v.jsonl", "--verbose"][..],
+        &["report", "out/l.jsonl", "-v"][..],
+    ] {
+        let (term, md) = run(args);
+        assert!(
+            every(&term) && !term.contains("counted, not listed"),
+            "{args:?}: {term}"
+        );
+        assert!(
+            every(&md) && !md.contains("counted, not listed"),
+            "{args:?}: {md}"
+        );
+        assert!(term.contains("s/t::c000060  PASS"), "{term}");
+    }
+}

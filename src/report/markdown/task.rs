@@ -317,7 +317,7 @@ fn oc(out: &mut String, t: &TaskReport, detail: Detail) {
             crate::sampler::Sampling::Single { .. } => None,
         });
     let near = |a: Option<f64>, b: f64| a.is_some_and(|a| (a - b).abs() < 5e-5);
-    for o in &t.oc {
+    for o in t.oc.iter() {
         let mark = if near(t.healthy, o.p) {
             " (healthy)"
         } else if near(regressed, o.p) {

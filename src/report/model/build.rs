@@ -28,10 +28,13 @@ impl Report {
         let policy = on_inconclusive.unwrap_or(replay.on_inconclusive);
         // The task replays move into the task reports (a large run holds many rows).
         let mut memo = Memo::default();
-        let tasks: Vec<TaskReport> = std::mem::take(&mut replay.tasks)
-            .into_iter()
-            .map(|t| task_report(t, policy, &mut memo))
-            .collect::<Result<_, _>>()?;
+        // Sized once: collected through a `Result` the vector grew by doubling, and at
+        // 1.6 kB a report, 100,000 cases held 50 MB of spare room at the peak (issue 30).
+        let replays = std::mem::take(&mut replay.tasks);
+        let mut tasks: Vec<TaskReport> = Vec::with_capacity(replays.len());
+        for t in replays {
+            tasks.push(task_report(t, policy, &mut memo)?);
+        }
         let suites = suite_summaries(ledgers, &tasks);
         let suite_of = |t: &TaskReport| {
             let (suite, _) = t.id().split_once('/')?;
@@ -84,6 +87,7 @@ impl Report {
                 families,
             },
             exit_override: None,
+            every_case: false,
             stages,
         })
     }
@@ -168,7 +172,7 @@ struct RuleFigures {
     rates: Option<Rates>,
     lattice: Boundaries,
     alpha: Option<f64>,
-    oc: Vec<OcPoint>,
+    oc: std::sync::Arc<[OcPoint]>,
     zone: Option<Zone>,
     /// The pass rate by (passed, failed).
     pass_rates: std::collections::HashMap<(u64, u64), Option<PassRate>>,
@@ -264,7 +268,7 @@ fn task_report(
         .compare
         .as_ref()
         .and_then(|_| compare::win_rate(lattice, c.passed, c.failed));
-    let compare = compare::compare_report(&replay, win_rate, lattice);
+    let compare = compare::compare_report(&replay, win_rate, lattice).map(Box::new);
     let zone = zone.filter(|_| compare.is_none());
     Ok(TaskReport {
         compare,
@@ -322,7 +326,7 @@ fn rule_figures(
             }
         })
     });
-    let oc = oc_curve(healthy, regressed, oc_at);
+    let oc = oc_curve(healthy, regressed, oc_at).into();
     let zone = match (healthy, regressed) {
         (Some(h), Some(r)) => Zone::of(&lattice, r, h),
         _ => Zone::unstated(&lattice),

@@ -37,6 +37,8 @@ pub struct Report {
     /// The exit code the caller actually uses, when it differs from the verdict's (set by
     /// [`Report::with_exit_code`]).
     exit_override: Option<u8>,
+    /// Set by [`Report::listing_every_case`] (`--verbose`).
+    every_case: bool,
     /// Where a staged run stands, when the ledgers are stages of one.
     pub stages: Option<super::stages::StageStatus>,
     /// The suite tasks: each one family of test cases.
@@ -505,16 +507,18 @@ pub struct TaskReport {
     /// P(FAIL | healthy) under `on_inconclusive: pass` (an INCONCLUSIVE does not fail the
     /// gate there).
     pub alpha: Option<f64>,
-    /// The plan's OC curve.
-    pub oc: Vec<OcPoint>,
+    /// The plan's OC curve: one per rule, shared by the tasks of that rule (a suite's cases
+    /// are judged by one rule, and a copy per case was 400 bytes of 100,000: issue 30).
+    pub oc: std::sync::Arc<[OcPoint]>,
     /// The indifference zone (between the regressed and the healthy rate, or where the OC
     /// crosses 10% and 95% when no rates are stated) and where the rule passes half the time;
     /// `None` for a compare task, whose rule is on discordant pairs, not a pass rate.
     pub zone: Option<Zone>,
     /// Whether the zone's edges are the plan's stated rates.
     pub zone_stated: bool,
-    /// A compare task's pairs, rates, θ and verdict in words.
-    pub compare: Option<super::compare::CompareReport>,
+    /// A compare task's pairs, rates, θ and verdict in words (boxed: most tasks are not
+    /// compare tasks, and inline it was 300 bytes of every suite case's report: issue 30).
+    pub compare: Option<Box<super::compare::CompareReport>>,
 }
 
 impl TaskReport {
@@ -563,6 +567,19 @@ impl Report {
     pub fn with_exit_code(mut self, code: u8) -> Report {
         self.exit_override = Some(code);
         self
+    }
+
+    /// The same report, whose terminal and Markdown summary list every test case of a large
+    /// suite (`--verbose`) rather than its cases that are not PASS and a count of the rest
+    /// ([`crate::report::listing`]).
+    pub fn listing_every_case(mut self, every_case: bool) -> Report {
+        self.every_case = every_case;
+        self
+    }
+
+    /// Whether the human-facing reports list every test case ([`Report::listing_every_case`]).
+    pub fn lists_every_case(&self) -> bool {
+        self.every_case
     }
 
     /// The exit code set by [`Report::with_exit_code`], if any.

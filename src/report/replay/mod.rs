@@ -307,6 +307,24 @@ pub(crate) fn gate_verdict(
     verdicts.map(Verdict::combine).into()
 }
 
+/// A suite's test case skipped in every run ([`crate::ledger::SuiteRun::never_ran`]): no
+/// trial, INCONCLUSIVE, with the reason its decision row gives (review 8, a15).
+fn skipped_in_every_run(spec: TaskSpec) -> TaskReplay {
+    TaskReplay {
+        spec,
+        trials: Vec::new(),
+        verdict: Judgement::Verdict(Verdict::Inconclusive),
+        reason: crate::ledger::SKIPPED_IN_EVERY_RUN.to_string(),
+        counts: Counts::default(),
+        llr: None,
+        decided_at: None,
+        missing: Vec::new(),
+        retry_passes_refused: 0,
+        harness_error: None,
+        pairs: None,
+    }
+}
+
 /// Replay one or more ledgers of the same plan and fixtures.
 pub fn replay(ledgers: &[Ledger]) -> Result<Replay, ReportError> {
     let Some(first) = ledgers.first() else {
@@ -322,7 +340,8 @@ pub fn replay(ledgers: &[Ledger]) -> Result<Replay, ReportError> {
         .filter(|s| s.suite.is_some())
         .map(|s| s.id.clone())
         .collect();
-    let specs = read::expand_suites(ledgers, merged);
+    let mut never_ran = BTreeSet::new();
+    let specs = read::expand_suites(ledgers, merged, &mut never_ran);
     let mut by_task = read::collect_attempts(ledgers, &specs, &suites)?;
 
     let infos: Vec<LedgerInfo> = ledgers.iter().map(read::ledger_info).collect();
@@ -334,6 +353,10 @@ pub fn replay(ledgers: &[Ledger]) -> Result<Replay, ReportError> {
     let mut tasks = Vec::with_capacity(specs.len());
     for spec in specs {
         let trials = by_task.remove(&spec.id).unwrap_or_default();
+        if never_ran.contains(&spec.id) {
+            tasks.push(skipped_in_every_run(spec));
+            continue;
+        }
         if spec.compare.is_some() {
             tasks.push(pairs::replay_pairs(spec, trials, interrupted)?);
             continue;
