@@ -142,6 +142,11 @@ fn entries(name: &str, value: &str) -> Vec<String> {
         }
         return out;
     }
+    // An empty `PYTHONPATH` adds nothing to `sys.path` (review 8, a12); an empty entry of
+    // a longer one is the current folder.
+    if name == "PYTHONPATH" && value.is_empty() {
+        return Vec::new();
+    }
     let list = value.split(|c: char| c == ':' || (name == "LD_PRELOAD" && c.is_whitespace()));
     match name {
         // An empty entry of a list is the current folder.
@@ -354,6 +359,11 @@ const RUNNERS: &[(&str, &str)] = &[
     ("yarn", "`package.json`"),
     ("pnpm", "`package.json`"),
     ("make", "`Makefile`"),
+    (
+        "npx",
+        "`package.json` or the tool's configuration (`jest.config.js`)",
+    ),
+    ("bunx", "`package.json` or the tool's configuration"),
     ("just", "`justfile`"),
     ("tox", "`tox.ini`"),
     (
@@ -472,6 +482,8 @@ mod tests {
     fn search_path_entries() {
         assert_eq!(entries("PATH", "tools::/bin"), ["tools", "", "/bin"]);
         assert_eq!(entries("HOME", ""), Vec::<String>::new());
+        assert_eq!(entries("PYTHONPATH", ""), Vec::<String>::new());
+        assert_eq!(entries("PYTHONPATH", ":/x"), ["", "/x"]);
         assert_eq!(
             entries("NODE_OPTIONS", "--require x --max-old-space-size=10"),
             ["x"]
