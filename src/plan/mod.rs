@@ -13,6 +13,7 @@ pub mod check;
 pub mod compare;
 pub mod discover;
 pub mod family;
+mod grammar;
 pub mod reach;
 mod sampling;
 pub mod schema;
@@ -407,6 +408,7 @@ impl Plan {
         plan.hash = sha256_hex(&bytes);
         (plan.fixture_hash, plan.fixture_files) = tasks::fixture_hash(&shown, &dir, &plan.tasks)?;
         state::refuse_writable_over_a_side(&shown, &plan)?;
+        grammar::refuse_unfollowable_check_lines(&shown, &plan)?;
         state::refuse_symlinked_named_files(&shown, &plan)?;
         state::refuse_state_in_a_writable_root(&shown, &plan)?;
         reach::refuse_writable_search_paths(&shown, &plan)?;

@@ -193,6 +193,11 @@ fn entries(name: &str, value: &str) -> Vec<String> {
         }
         return out;
     }
+    // An empty `PYTHONPATH` adds nothing to `sys.path` (review 8, a12); an empty entry of
+    // a longer one is the current folder.
+    if name == "PYTHONPATH" && value.is_empty() {
+        return Vec::new();
+    }
     if name == "LUA_INIT" {
         // `@file` runs a file; anything else is code the plan itself wrote.
         return value
@@ -621,6 +626,11 @@ const RUNNERS: &[(&str, &str)] = &[
     ("yarn", "`package.json`"),
     ("pnpm", "`package.json`"),
     ("make", "`Makefile`"),
+    (
+        "npx",
+        "`package.json` or the tool's configuration (`jest.config.js`)",
+    ),
+    ("bunx", "`package.json` or the tool's configuration"),
     ("just", "`justfile`"),
     ("tox", "`tox.ini`"),
     (
@@ -739,6 +749,8 @@ mod tests {
     fn search_path_entries() {
         assert_eq!(entries("PATH", "tools::/bin"), ["tools", "", "/bin"]);
         assert_eq!(entries("HOME", ""), Vec::<String>::new());
+        assert_eq!(entries("PYTHONPATH", ""), Vec::<String>::new());
+        assert_eq!(entries("PYTHONPATH", ":/x"), ["", "/x"]);
         assert_eq!(
             entries("NODE_OPTIONS", "--require x --max-old-space-size=10"),
             ["x"]

@@ -15,15 +15,20 @@
 //!   `env: PATH`. Words are resolved against the command's working folder, or the folder of a
 //!   `cd DIR` earlier on the line. A word is found in an argv or a shell line split on blanks
 //!   (outside quotes) and shell operators; `$VAR` / `${VAR}` with a value in the plan's `env:`
-//!   is expanded first, and a word with another `$`, a glob or `~` names nothing (it is not
-//!   known before the run). A data word (`cmp answer.txt expected.txt`) is not taken: the
+//!   is expanded first; a `check:` line with another `$`, or a glob or `~` where a program
+//!   is named, is refused ([`super::grammar`]), since what it names is not known before the run. A data word (`cmp answer.txt expected.txt`) is not taken: the
 //!   task's own output is named on the same lines and may exist from an earlier run.
 //!   What a grader runs in turn (a helper it calls, a data file it reads) is not seen: list
 //!   those in `fixtures:` (globs), which are protected too;
 //! - every `fixtures:` file.
 //!
 //! A named file that is a symbolic link in a folder the trials may write is refused when the
-//! plan is loaded: the box protects what it points to, not the link.
+//! plan is loaded (the box protects what it points to, not the link), unless the link lies
+//! in an environment below that is gate's state (a venv's `bin/`, `node_modules/.bin/`),
+//! where no trial can re-point it. A `check:` program in a
+//! folder the trials write brings its environment as gate's state too (review 8): the venv
+//! or `node_modules` it lies in ([`environment_root`]), or the `node_modules` a launcher
+//! such as `npx` runs it from.
 //!
 //! [`Snapshot`] fingerprints the same files (and `--after` ledgers) before the first trial,
 //! so that a change on a kernel without the box's walls is still seen when the run ends: the
@@ -147,24 +152,129 @@ pub fn state_folders(plan: &Plan) -> Vec<(PathBuf, PathBuf, Holds)> {
             held.push((folder.to_path_buf(), file, holds));
         }
     };
+    let roots = writable_roots(plan);
+    let mut environments = Vec::new();
     for t in &plan.tasks {
         for (line, cwd, env) in check_lines(t) {
             for f in programs_named(line, cwd, env) {
+                // The environment a program brings (a venv, a `node_modules`), with the link
+                // that names it if it is one.
+                if let Some(root) = environment_root(&link_location(&f), &roots) {
+                    environments.push((root, f.clone()));
+                }
                 add(f, Holds::Grader);
             }
             for f in super::words::text_fed_paths(&plan_dir(plan), line, cwd, env) {
                 add(f, Holds::Grader);
+            }
+            for nm in launched_node_modules(line, cwd, env, &roots) {
+                environments.push((nm.clone(), nm.join(".bin")));
             }
         }
     }
     for f in &plan.fixture_files {
         add(absolute(f), Holds::Fixture);
     }
+    held.extend(
+        environments
+            .into_iter()
+            .map(|(folder, file)| (folder, file, Holds::Grader)),
+    );
     held.sort_by(|a, b| a.0.cmp(&b.0));
     let folders: Vec<PathBuf> = held.iter().map(|h| h.0.clone()).collect();
     held.retain(|(f, _, _)| !folders.iter().any(|o| o != f && f.starts_with(o)));
     held.dedup_by(|a, b| a.0 == b.0);
     held
+}
+
+/// `file` with its folder's links resolved and its own name kept: where a link lies.
+fn link_location(file: &Path) -> PathBuf {
+    let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| absolute(p));
+    match (file.parent(), file.file_name()) {
+        (Some(dir), Some(name)) => real(dir).join(name),
+        _ => absolute(file),
+    }
+}
+
+/// The environment a program at `at` (a link's location, see [`link_location`]) brings
+/// when it lies in one of the writable `roots` (review 8, a02, a27, a28): the nearest
+/// folder above it that holds `pyvenv.cfg` (a Python venv, whose `site-packages` runs every
+/// `.pth` in it at start-up), or the nearest `node_modules` (whose packages node loads); a
+/// folder that is a writable root is never one.
+pub(super) fn environment_root(at: &Path, roots: &[PathBuf]) -> Option<PathBuf> {
+    let root = roots.iter().find(|r| at.starts_with(r))?;
+    for folder in at.ancestors().skip(1) {
+        if folder == root || !folder.starts_with(root) {
+            return None;
+        }
+        if folder.join("pyvenv.cfg").is_file()
+            || folder.file_name() == Some("node_modules".as_ref())
+        {
+            return Some(folder.to_path_buf());
+        }
+    }
+    None
+}
+
+/// Launchers that run a tool from `./node_modules/.bin` (`npx jest`, `pnpm exec jest`).
+pub(super) fn launches_node_tool(words: &[String]) -> bool {
+    let name = super::words::name_of(&words[0]);
+    let sub = words.get(1).map(String::as_str);
+    matches!(name.as_str(), "npx" | "bunx" | "pnpx")
+        || (matches!(name.as_str(), "npm" | "pnpm" | "yarn" | "bun")
+            && matches!(sub, Some("exec" | "x" | "dlx")))
+}
+
+/// The `node_modules` folders a launcher on `line` ([`launches_node_tool`]) runs a tool
+/// from: the nearest one above the folder it runs in (after any `cd`), within a writable
+/// root; `None` in the list for a launcher that finds none there (see
+/// [`super::grammar`]: refused).
+pub(super) fn launched_node_modules(
+    line: &CommandLine,
+    cwd: &Path,
+    env: &[(String, String)],
+    roots: &[PathBuf],
+) -> Vec<PathBuf> {
+    launcher_folders(line, cwd, env, roots)
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+/// For each launcher on `line`, the `node_modules` it resolves from in a writable root, or
+/// `None` (see [`launched_node_modules`]).
+pub(super) fn launcher_folders(
+    line: &CommandLine,
+    cwd: &Path,
+    env: &[(String, String)],
+    roots: &[PathBuf],
+) -> Vec<Option<PathBuf>> {
+    let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| absolute(p));
+    let mut dir = cwd.to_path_buf();
+    let mut out = Vec::new();
+    for words in super::words::simple_commands(&super::words::tokens_of(line, env)) {
+        let name = super::words::name_of(&words[0]);
+        if matches!(name.as_str(), "cd" | "pushd") {
+            if let Some(d) = words.get(1).map(|d| dir.join(d)).filter(|d| d.is_dir()) {
+                dir = d;
+            }
+            continue;
+        }
+        if !launches_node_tool(&words) {
+            continue;
+        }
+        let here = real(&dir);
+        let Some(root) = roots.iter().find(|r| here.starts_with(r)) else {
+            continue;
+        };
+        let found = here
+            .ancestors()
+            .take_while(|d| d.starts_with(root))
+            .map(|d| d.join("node_modules"))
+            .find(|nm| nm.is_dir());
+        out.push(found);
+    }
+    out
 }
 
 /// A `check:` line, the folder it runs in and the `env:` it runs with.
@@ -348,11 +458,23 @@ pub(super) fn refuse_symlinked_named_files(
             writable.push(real(&c.base.cwd));
         }
     }
+    let guarded = guarded_folders(plan);
+    let roots = writable_roots(plan);
     for f in named_files(plan) {
         let is_link = std::fs::symlink_metadata(&f).is_ok_and(|m| m.file_type().is_symlink());
         // The link's own folder, resolved: a link reached through a linked folder is still
         // in a folder the trials may write when that folder resolves into one.
         let folder = f.parent().map(real).unwrap_or_default();
+        // A link in a folder that is gate's state, read-only whole (a venv's `bin/`, a
+        // `node_modules/.bin/`), cannot be re-pointed; what it points to is protected
+        // unless that lies where trials write outside such a folder (review 8, a27).
+        let target = real(&f);
+        let held = |p: &Path| guarded.iter().any(|g| p.starts_with(g));
+        let target_open = writable.iter().any(|w| target.starts_with(w)) && !held(&target);
+        let in_environment = environment_root(&link_location(&f), &roots).is_some_and(|r| held(&r));
+        if is_link && in_environment && !target_open {
+            continue;
+        }
         if is_link && writable.iter().any(|w| folder.starts_with(w)) {
             return Err(super::PlanError::Invalid {
                 path: shown.to_string(),
@@ -514,7 +636,7 @@ pub fn programs_named(line: &CommandLine, cwd: &Path, env: &[(String, String)]) 
 }
 
 /// A regular file that is executable or has a script's extension.
-fn is_program(p: &Path) -> bool {
+pub(super) fn is_program(p: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt as _;
     let Ok(meta) = std::fs::metadata(p) else {
         return false;

@@ -168,6 +168,12 @@ const LOADERS: &[&str] = &[
     "source",
     "do ",
     "Function(",
+    // Starting a process that runs a named file (review 8).
+    "subprocess",
+    "system",
+    "spawn",
+    "popen",
+    "child_process",
 ];
 
 /// The words of `line` with the plan's `env` expanded (see [`super::state::programs_named`]).

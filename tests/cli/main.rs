@@ -28,6 +28,7 @@ mod review5_readers;
 mod review7;
 mod review7_evidence;
 mod review7_low;
+mod review8;
 mod review8_readers;
 mod review9_cmp;
 mod review9_family;

@@ -1,0 +1,1405 @@
+//! The `check:` lines gate can follow (issue 29, review 8): an allow-list of shell forms.
+//!
+//! [`super::state`] protects the files a `check:` line runs by reading its words before the
+//! run. Anything the shell (or the interpreter of inline code) resolves only when it runs
+//! escapes that reading: a variable the line assigns (`G=graders/grade; sh $G`), `set --`
+//! and positional parameters, a `for` loop, a glob naming the graders (`sh graders/*.sh`),
+//! `env -C DIR`, command substitution building a path, `node -e
+//! "require(process.cwd()+'/g.js')"`. A trial then rewrites the grader gate did not see,
+//! and a wrong answer passes. So instead of guessing, gate accepts only the forms it follows
+//! and refuses the rest when the plan is loaded (exit 2), in one line naming the construct.
+//!
+//! Accepted: simple commands joined by `&&`, `||`, `;`, `|` and newlines (grouped by `( … )`
+//! or `{ …; }`), with redirections; literal words (quoted or escaped as the shell allows);
+//! `$VAR` / `${VAR}` where the plan's `env:` gives the value, and in a data word also the
+//! variables gate gives every trial (`TMPDIR`, `GATE_TRIAL`, …); leading `NAME=value`
+//! assignments and `export NAME=value` (their search paths are checked in
+//! [`super::reach`]); `cd DIR` with a literal folder; the prefixes `env` (literal options,
+//! not `-C` or `-S`), `command`, `exec`, `nice`, `nohup`, `time`, `timeout`, `stdbuf`, …;
+//! `set` with options only; the program-text forms of review 7 (c07: `sh -c "$(cat F)"`,
+//! `eval "$(cat F)"`), whose named files are protected whole. A glob is refused where it
+//! names a program, an interpreter's script or what a line feeds an interpreter as text,
+//! and in a data word (`grep -q ok out/*.log`) only when it matches a script that exists.
+//! Inline code (`python -c`, `node -e`, `perl -e`, …) is refused when a code-loading or
+//! process-spawning call in it (`exec`, `__import__`, `importlib`, `subprocess`,
+//! `require`, `import()`, `child_process`, `vm`, …) takes anything but string literals.
+//!
+//! Like the other refusals of [`super::reach`], this applies to the `check:` lines (a
+//! task's and a compare task's base side) of a plan whose box is on.
+
+use std::path::{Path, PathBuf};
+
+use super::words::{INTERPRETERS, bare, is_python, name_of, runs_program_text, simple_commands};
+use super::{CommandLine, Plan, PlanError};
+
+/// Variables gate sets for every trial: a data word may use them (`test -f "$TMPDIR/x"`).
+const GATE_VARS: &[&str] = &[
+    "TMPDIR",
+    "GATE_TASK",
+    "GATE_TRIAL",
+    "GATE_ATTEMPT",
+    "GATE_RUN_ID",
+    "GATE_RESULT",
+    "GATE_SIDE",
+];
+
+/// Words that open a compound command or a function, refused at a command's start.
+const COMPOUND: &[&str] = &[
+    "for", "while", "until", "if", "then", "else", "elif", "fi", "do", "done", "case", "esac",
+    "select", "function", "coproc",
+];
+
+/// Builtins that compute what runs, or where, when the line runs.
+const REFUSED_BUILTINS: &[&str] = &[
+    "alias",
+    "trap",
+    "read",
+    "mapfile",
+    "readarray",
+    "getopts",
+    "shift",
+    "declare",
+    "typeset",
+    "local",
+    "let",
+    "hash",
+    "enable",
+    "popd",
+    "run-parts",
+    "parallel",
+];
+
+/// Prefixes that run the command after their options (`timeout 10 sh grade`).
+const PREFIXES: &[&str] = &[
+    "env", "command", "exec", "nice", "nohup", "time", "timeout", "stdbuf", "builtin", "sudo",
+    "setsid", "ionice", "chrt", "unbuffer", "doas",
+];
+
+/// Whether option `o` of prefix `prefix` takes the next word as its value.
+fn takes_value(prefix: &str, o: &str) -> bool {
+    match prefix {
+        "env" => matches!(o, "-u" | "--unset"),
+        "timeout" => matches!(o, "-s" | "--signal" | "-k" | "--kill-after"),
+        "nice" => matches!(o, "-n" | "--adjustment"),
+        "stdbuf" => matches!(o, "-i" | "-o" | "-e"),
+        "sudo" | "doas" => matches!(o, "-u" | "-g" | "-p" | "-C"),
+        "ionice" => matches!(o, "-c" | "-n" | "-p"),
+        _ => false,
+    }
+}
+
+const SHELLS: &[&str] = &["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish"];
+
+/// A word of a shell line as the lexer saw it.
+#[derive(Debug, Default, Clone)]
+struct Word {
+    /// With quotes and escapes removed.
+    text: String,
+    /// As written.
+    raw: String,
+    /// An unquoted `*`, `?`, `[`, `{` or a leading `~`.
+    glob: bool,
+    /// The variables it expands.
+    vars: Vec<String>,
+    /// The text of each command substitution in it (`$(…)`, `` `…` ``).
+    subst: Vec<String>,
+    /// Its unquoted, unescaped characters, in order (what the shell may expand).
+    plain: String,
+}
+
+impl Word {
+    /// Whether the shell expands its unquoted characters into file names: `*`, `?`, a
+    /// `[…]`, a `{a,b}` / `{1..3}` brace expansion, a leading `~`.
+    fn expands(&self) -> bool {
+        let p = &self.plain;
+        let bracket = p.find('[').is_some_and(|at| p[at..].contains(']'));
+        let brace = p.find('{').is_some_and(|at| {
+            p[at..]
+                .find('}')
+                .is_some_and(|end| p[at..at + end].contains(',') || p[at..at + end].contains(".."))
+        });
+        p.contains(['*', '?']) || bracket || brace || p.starts_with('~')
+    }
+}
+
+#[derive(Debug)]
+enum Tok {
+    Word(Word),
+    /// `;`, `&&`, `||`, `&`, a newline.
+    Sep,
+    Pipe,
+    Open,
+    Close,
+    /// `<`: the next word is read.
+    In,
+    /// `>`, `>>`, `2>&1`, …: the next word is written.
+    Out,
+}
+
+/// The tokens of a shell line, or the construct gate does not follow.
+fn lex(line: &str) -> Result<Vec<Tok>, String> {
+    let chars: Vec<char> = line.chars().collect();
+    let mut toks = Vec::new();
+    let mut w = Word::default();
+    let mut started = false;
+    let mut i = 0;
+    let end_word = |w: &mut Word, started: &mut bool, toks: &mut Vec<Tok>| {
+        if std::mem::take(started) {
+            w.glob = w.expands();
+            toks.push(Tok::Word(std::mem::take(w)));
+        }
+    };
+    while i < chars.len() {
+        let c = chars[i];
+        match c {
+            ' ' | '\t' | '\r' => {
+                end_word(&mut w, &mut started, &mut toks);
+                i += 1;
+            }
+            '\n' => {
+                end_word(&mut w, &mut started, &mut toks);
+                toks.push(Tok::Sep);
+                i += 1;
+            }
+            '#' if !started => {
+                while i < chars.len() && chars[i] != '\n' {
+                    i += 1;
+                }
+            }
+            '\\' => {
+                started = true;
+                w.raw.push(c);
+                if let Some(&n) = chars.get(i + 1)
+                    && n != '\n'
+                {
+                    w.text.push(n);
+                    w.raw.push(n);
+                }
+                i += 2;
+            }
+            '\'' => {
+                started = true;
+                let close = chars[i + 1..].iter().position(|&x| x == '\'');
+                let Some(len) = close else {
+                    return Err("an unclosed quote".into());
+                };
+                w.text.extend(&chars[i + 1..i + 1 + len]);
+                w.raw.extend(&chars[i..i + 2 + len]);
+                i += len + 2;
+            }
+            '"' => {
+                started = true;
+                w.raw.push(c);
+                i += 1;
+                loop {
+                    let Some(&d) = chars.get(i) else {
+                        return Err("an unclosed quote".into());
+                    };
+                    match d {
+                        '"' => {
+                            w.raw.push(d);
+                            i += 1;
+                            break;
+                        }
+                        '\\' => {
+                            let n = chars.get(i + 1).copied().unwrap_or('\\');
+                            if "$`\"\\\n".contains(n) {
+                                if n != '\n' {
+                                    w.text.push(n);
+                                }
+                            } else {
+                                w.text.push('\\');
+                                w.text.push(n);
+                            }
+                            w.raw.push(d);
+                            w.raw.push(n);
+                            i += 2;
+                        }
+                        '$' | '`' => i = dollar(&chars, i, &mut w)?,
+                        _ => {
+                            w.text.push(d);
+                            w.raw.push(d);
+                            i += 1;
+                        }
+                    }
+                }
+            }
+            '$' | '`' => {
+                started = true;
+                i = dollar(&chars, i, &mut w)?;
+            }
+            ';' | '&' | '|' => {
+                end_word(&mut w, &mut started, &mut toks);
+                let next = chars.get(i + 1).copied();
+                match (c, next) {
+                    ('&', Some('>')) => {
+                        toks.push(Tok::Out);
+                        i += if chars.get(i + 2) == Some(&'>') { 3 } else { 2 };
+                        continue;
+                    }
+                    ('&', Some('&')) | ('|', Some('|')) | (';', Some(';')) => {
+                        toks.push(Tok::Sep);
+                        i += 2;
+                        continue;
+                    }
+                    ('|', Some('&')) => {
+                        toks.push(Tok::Pipe);
+                        i += 2;
+                        continue;
+                    }
+                    ('|', _) => toks.push(Tok::Pipe),
+                    _ => toks.push(Tok::Sep),
+                }
+                i += 1;
+            }
+            '(' | ')' => {
+                end_word(&mut w, &mut started, &mut toks);
+                if c == '(' && chars.get(i + 1) == Some(&'(') {
+                    return Err("arithmetic (`((…))`)".into());
+                }
+                toks.push(if c == '(' { Tok::Open } else { Tok::Close });
+                i += 1;
+            }
+            '<' | '>' => {
+                // A file descriptor number before it (`2>`) is not a word.
+                if started && !w.text.is_empty() && w.raw.chars().all(|d| d.is_ascii_digit()) {
+                    (w, started) = (Word::default(), false);
+                }
+                end_word(&mut w, &mut started, &mut toks);
+                let next = chars.get(i + 1).copied();
+                if c == '<' && next == Some('<') {
+                    return Err("a here-document or here-string (`<<`)".into());
+                }
+                if next == Some('(') {
+                    return Err(format!("process substitution (`{c}(…)`)"));
+                }
+                i += 1;
+                if matches!(chars.get(i), Some('>' | '&' | '|')) {
+                    i += 1;
+                }
+                toks.push(if c == '<' { Tok::In } else { Tok::Out });
+            }
+            _ => {
+                started = true;
+                w.text.push(c);
+                w.raw.push(c);
+                w.plain.push(c);
+                i += 1;
+            }
+        }
+    }
+    end_word(&mut w, &mut started, &mut toks);
+    Ok(toks)
+}
+
+/// Reads the `$…` or `` `…` `` at `chars[i]` into `w`; returns the index after it.
+fn dollar(chars: &[char], i: usize, w: &mut Word) -> Result<usize, String> {
+    let c = chars[i];
+    if c == '`' {
+        let Some(len) = chars[i + 1..].iter().position(|&x| x == '`') else {
+            return Err("an unclosed backquote".into());
+        };
+        let inner: String = chars[i + 1..i + 1 + len].iter().collect();
+        w.raw.push_str(&format!("`{inner}`"));
+        w.text.push_str(&format!("`{inner}`"));
+        w.subst.push(inner);
+        return Ok(i + len + 2);
+    }
+    let next = chars.get(i + 1).copied();
+    match next {
+        Some('(') => {
+            if chars.get(i + 2) == Some(&'(') {
+                return Err("arithmetic expansion (`$((…))`)".into());
+            }
+            let mut depth = 0;
+            let mut quote: Option<char> = None;
+            let mut j = i + 1;
+            while j < chars.len() {
+                let d = chars[j];
+                match (quote, d) {
+                    (Some(q), d) if d == q => quote = None,
+                    (Some(_), _) => {}
+                    (None, '\'' | '"') => quote = Some(d),
+                    (None, '(') => depth += 1,
+                    (None, ')') => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+            if j >= chars.len() {
+                return Err("an unclosed `$(`".into());
+            }
+            let inner: String = chars[i + 2..j].iter().collect();
+            w.raw.push_str(&format!("$({inner})"));
+            w.text.push_str(&format!("$({inner})"));
+            w.subst.push(inner);
+            Ok(j + 1)
+        }
+        Some('{') => {
+            let Some(len) = chars[i + 2..].iter().position(|&x| x == '}') else {
+                return Err("an unclosed `${`".into());
+            };
+            let name: String = chars[i + 2..i + 2 + len].iter().collect();
+            if !is_name(&name) {
+                return Err(format!(
+                    "the parameter expansion `${{{name}}}` (only a plain `${{NAME}}` is followed)"
+                ));
+            }
+            w.raw.push_str(&format!("${{{name}}}"));
+            w.text.push_str(&format!("${{{name}}}"));
+            w.vars.push(name);
+            Ok(i + len + 3)
+        }
+        Some(n) if n.is_ascii_alphabetic() || n == '_' => {
+            let len = chars[i + 1..]
+                .iter()
+                .position(|x| !(x.is_ascii_alphanumeric() || *x == '_'))
+                .unwrap_or(chars.len() - i - 1);
+            let name: String = chars[i + 1..i + 1 + len].iter().collect();
+            w.raw.push_str(&format!("${name}"));
+            w.text.push_str(&format!("${name}"));
+            w.vars.push(name);
+            Ok(i + 1 + len)
+        }
+        Some(n) if n.is_ascii_digit() || "@*#?$!-".contains(n) => Err(format!(
+            "the positional or special parameter `${n}` (its value is known only when the line runs)"
+        )),
+        Some('\'') => Err("ANSI-C quoting (`$'…'`): write plain quotes".into()),
+        _ => {
+            w.raw.push('$');
+            w.text.push('$');
+            Ok(i + 1)
+        }
+    }
+}
+
+fn is_name(s: &str) -> bool {
+    s.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// `NAME=value` written as an assignment (the name unquoted).
+fn is_assignment(w: &Word) -> bool {
+    w.raw.split_once('=').is_some_and(|(k, _)| is_name(k))
+}
+
+/// `cat` of literal file names: the command substitution review 7 (c07) reads as program
+/// text (`sh -c "$(cat graders/grade)"`), whose files gate protects whole.
+fn cat_of_literal_files(inner: &str) -> bool {
+    let mut words = inner.split_whitespace();
+    words.next() == Some("cat")
+        && words.clone().next().is_some()
+        && words.all(|w| {
+            let w = w.trim_matches(|c| c == '\'' || c == '"');
+            !w.is_empty()
+                && w.chars()
+                    .all(|c| c.is_alphanumeric() || "._/-+@%,:".contains(c))
+        })
+}
+
+/// One simple command: its words, and the words it reads (`<`) and writes (`>`).
+#[derive(Default)]
+struct Simple {
+    words: Vec<Word>,
+    reads: Vec<Word>,
+    writes: Vec<Word>,
+}
+
+/// The simple commands of `toks`, or the compound construct gate does not follow.
+fn commands(toks: Vec<Tok>) -> Result<Vec<Simple>, String> {
+    let mut out = Vec::new();
+    let mut cur = Simple::default();
+    let mut redirect: Option<bool> = None;
+    for t in toks {
+        match t {
+            Tok::Word(w) => {
+                if let Some(read) = redirect.take() {
+                    if read {
+                        cur.reads.push(w);
+                    } else {
+                        cur.writes.push(w);
+                    }
+                    continue;
+                }
+                if cur.words.is_empty() && w.raw == w.text {
+                    if COMPOUND.contains(&w.text.as_str()) {
+                        return Err(format!("the compound command `{}`", w.text));
+                    }
+                    if matches!(w.text.as_str(), "{" | "}" | "!") {
+                        continue;
+                    }
+                }
+                cur.words.push(w);
+            }
+            Tok::Open if !cur.words.is_empty() => {
+                return Err("a function definition (`name() { … }`)".into());
+            }
+            Tok::Sep | Tok::Pipe | Tok::Open | Tok::Close => {
+                out.push(std::mem::take(&mut cur));
+            }
+            Tok::In => redirect = Some(true),
+            Tok::Out => redirect = Some(false),
+        }
+    }
+    out.push(cur);
+    out.retain(|c| !c.words.is_empty() || !c.reads.is_empty() || !c.writes.is_empty());
+    Ok(out)
+}
+
+/// What a check line is read with: the plan's `env:` names and the folder it runs in.
+struct Reader<'a> {
+    env: &'a [(String, String)],
+    dir: PathBuf,
+    /// Names the line assigns anywhere (`G=…`, `export G=…`): a `$G` of them is computed
+    /// when the line runs.
+    assigned: Vec<String>,
+}
+
+impl Reader<'_> {
+    fn planned(&self, var: &str) -> bool {
+        self.env.iter().any(|(k, _)| k == var)
+    }
+
+    /// A word gate must know before the run: a program, an interpreter's script or option,
+    /// a folder to change to, a word fed to an interpreter as its program.
+    fn exact(&self, w: &Word, what: &str) -> Result<(), String> {
+        if let Some(s) = w.subst.first() {
+            return Err(format!("the command substitution `$({s})` as {what}"));
+        }
+        if let Some(v) = w.vars.iter().find(|v| !self.planned(v)) {
+            return Err(format!(
+                "`${v}` as {what}, a variable the plan's `env:` does not set"
+            ));
+        }
+        if w.glob {
+            return Err(format!("the pattern `{}` as {what}", w.raw));
+        }
+        Ok(())
+    }
+
+    /// A data word (`cmp -s out.txt expected.txt`): gate's variables and `$(cat FILE)` may
+    /// be in it, and a glob unless it matches a script that exists.
+    fn data(&self, w: &Word) -> Result<(), String> {
+        if let Some(s) = w.subst.iter().find(|s| !cat_of_literal_files(s)) {
+            return Err(format!("the command substitution `$({s})`"));
+        }
+        if let Some(v) =
+            (w.vars.iter()).find(|v| !self.planned(v) && !GATE_VARS.contains(&v.as_str()))
+        {
+            return Err(format!(
+                "`${v}`, a variable the plan's `env:` does not set (nor gate)"
+            ));
+        }
+        if w.glob
+            && w.vars.is_empty()
+            && w.subst.is_empty()
+            && let Some(script) = self.glob_names_a_script(&w.text)
+        {
+            return Err(format!(
+                "the pattern `{}`, which matches the script `{}`",
+                w.raw,
+                script.display()
+            ));
+        }
+        Ok(())
+    }
+
+    /// An assignment `NAME=value`: a data word in which a variable the line does not assign
+    /// is also allowed (`PATH=/usr/local/bin:$PATH`, `HOME=$HOME`: the value gate inherits
+    /// from the CI step, which is not the plan's and is not checked, review 9, a05/a26); one
+    /// the line assigns (`P=src; PYTHONPATH=$P`) is computed as it runs, and refused.
+    fn value(&self, w: &Word) -> Result<(), String> {
+        // `PATH=/opt/bin:$PATH` reads the value before this assignment: its own name
+        // counts only when the line assigns it elsewhere too.
+        let own = w.raw.split_once('=').map(|(k, _)| k).unwrap_or_default();
+        let assigned = |v: &String| {
+            let n = self.assigned.iter().filter(|a| *a == v).count();
+            n > usize::from(v == own)
+        };
+        if let Some(v) = w.vars.iter().find(|v| assigned(v) && !self.planned(v)) {
+            return Err(format!("`${v}`, a variable the line itself assigns"));
+        }
+        let inherited = Word {
+            vars: Vec::new(),
+            ..w.clone()
+        };
+        self.data(&inherited)
+    }
+
+    fn glob_names_a_script(&self, pattern: &str) -> Option<PathBuf> {
+        if !pattern.contains(['*', '?', '[']) {
+            return None;
+        }
+        let full = self.dir.join(pattern);
+        let paths = glob::glob(full.to_str()?).ok()?;
+        paths
+            .flatten()
+            .take(1000)
+            .find(|p| super::state::is_program(p))
+    }
+
+    /// Each simple command of shell line `line` (see the module doc).
+    fn shell(&mut self, line: &str) -> Result<(), String> {
+        let cmds = commands(lex(line)?)?;
+        for c in &cmds {
+            for w in &c.words {
+                if let Some((k, _)) = w.raw.split_once('=').filter(|(k, _)| is_name(k)) {
+                    self.assigned.push(k.to_string());
+                }
+            }
+        }
+        let text_fed = simple_commands(&super::words::tokenize(&super::words::expand(
+            line, self.env,
+        )))
+        .iter()
+        .any(|c| runs_program_text(c));
+        for c in &cmds {
+            self.simple(c, text_fed)?;
+        }
+        Ok(())
+    }
+
+    /// One simple command; `text_fed`: the line hands an interpreter its program as text,
+    /// so every word may name it.
+    fn simple(&mut self, c: &Simple, text_fed: bool) -> Result<(), String> {
+        for r in &c.reads {
+            if text_fed {
+                self.exact(r, "what the line feeds an interpreter")?;
+            } else {
+                self.data(r)?;
+            }
+        }
+        for w in &c.writes {
+            self.data(w)?;
+        }
+        let words = &c.words;
+        let mut i = 0;
+        while i < words.len() && is_assignment(&words[i]) {
+            self.value(&words[i])?;
+            i += 1;
+        }
+        // The prefixes before the program, with their options.
+        while let Some(w) = words.get(i) {
+            let name = name_of(&w.text);
+            if !PREFIXES.contains(&name.as_str()) {
+                break;
+            }
+            self.exact(w, "a command")?;
+            i += 1;
+            while let Some(o) = words.get(i) {
+                let t = o.text.as_str();
+                if name == "env" {
+                    let short = t.starts_with('-') && !t.starts_with("--");
+                    if t.starts_with("--chdir") || (short && t.contains('C')) {
+                        return Err(
+                            "`env -C` (write `cd DIR && …` for gate to follow the folder)".into(),
+                        );
+                    }
+                    if t.starts_with("--split-string") || (short && t.contains('S')) {
+                        return Err("`env -S` (its string is split, and expanded, by env)".into());
+                    }
+                }
+                let option = t.starts_with('-') && t.len() > 1;
+                let number = t.starts_with(|d: char| d.is_ascii_digit());
+                if !(option || number || (name == "env" && is_assignment(o))) {
+                    break;
+                }
+                self.exact(o, "an option of a command prefix")?;
+                i += 1;
+                if option
+                    && takes_value(&name, t)
+                    && let Some(v) = words.get(i)
+                {
+                    self.exact(v, "an option of a command prefix")?;
+                    i += 1;
+                }
+            }
+        }
+        let Some(program) = words.get(i) else {
+            return Ok(());
+        };
+        if text_fed {
+            for w in &words[i..] {
+                // c07: the substitution `sh -c` and `eval` run is protected whole.
+                if !w.subst.is_empty() && w.subst.iter().all(|s| cat_of_literal_files(s)) {
+                    continue;
+                }
+                self.exact(w, "a word of a line that feeds an interpreter its program")?;
+            }
+        }
+        self.exact(program, "the program")?;
+        let name = name_of(&program.text);
+        let rest = &words[i + 1..];
+        match name.as_str() {
+            "eval" => {
+                // c07: `eval "$(cat graders/grade)"`.
+                let c07 = !rest.is_empty()
+                    && rest.iter().all(|w| {
+                        !w.subst.is_empty() && w.subst.iter().all(|s| cat_of_literal_files(s))
+                    });
+                if !c07 {
+                    return Err("`eval` (only `eval \"$(cat FILE)\"` is followed)".into());
+                }
+                return Ok(());
+            }
+            "set" => {
+                let mut words = rest.iter();
+                while let Some(w) = words.next() {
+                    let t = w.text.as_str();
+                    if t == "--" || t == "-" || !(t.starts_with('-') || t.starts_with('+')) {
+                        return Err("`set` with operands (positional parameters)".into());
+                    }
+                    if t == "-o" || t == "+o" {
+                        words.next();
+                    }
+                }
+                return Ok(());
+            }
+            "export" | "readonly" => {
+                for w in rest {
+                    if !(is_assignment(w) || is_name(&w.text)) {
+                        return Err(format!("`{name} {}`", w.raw));
+                    }
+                    self.value(w)?;
+                }
+                return Ok(());
+            }
+            "cd" | "pushd" => {
+                let mut to = None;
+                for w in rest {
+                    self.exact(w, "the folder of `cd`")?;
+                    if w.text == "-" {
+                        return Err("`cd -`".into());
+                    }
+                    if !w.text.starts_with('-') {
+                        to = Some(w.text.clone());
+                    }
+                }
+                if let Some(to) = to {
+                    let d = self.dir.join(to);
+                    if d.is_dir() {
+                        self.dir = d;
+                    }
+                }
+                return Ok(());
+            }
+            "xargs" => {
+                if let Some(w) = rest.iter().find(|w| interpreter(&w.text)) {
+                    return Err(format!(
+                        "`xargs` running `{}` (the script comes from its input)",
+                        w.text
+                    ));
+                }
+            }
+            "find" => {
+                let exec = rest.windows(2).find(|p| {
+                    matches!(p[0].text.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir")
+                        && interpreter(&p[1].text)
+                });
+                if let Some(p) = exec {
+                    return Err(format!(
+                        "`find {} {}` (the script is each file it finds)",
+                        p[0].text, p[1].text
+                    ));
+                }
+            }
+            _ => {}
+        }
+        if REFUSED_BUILTINS.contains(&name.as_str()) {
+            return Err(format!("`{name}`"));
+        }
+        if interpreter(&program.text) {
+            return self.interpreter(&words[i..]);
+        }
+        for w in rest {
+            self.data(w)?;
+        }
+        Ok(())
+    }
+
+    /// An interpreter's words from its name on: options and script exact, inline code read
+    /// (see [`inline_code_problem`]), the script's arguments data.
+    fn interpreter(&mut self, words: &[Word]) -> Result<(), String> {
+        let name = name_of(&words[0].text);
+        let b = bare(&name);
+        let shell = SHELLS.contains(&b);
+        let python = is_python(&name);
+        let node = matches!(b, "node" | "nodejs" | "deno" | "bun" | "tsx" | "ts-node");
+        let mut k = 1;
+        let mut code: Option<Lang> = None;
+        while let Some(w) = words.get(k) {
+            let t = w.text.as_str();
+            if let Some(lang) = code.take() {
+                if let Some(v) = w.vars.iter().find(|v| !self.planned(v)) {
+                    return Err(format!(
+                        "`${v}` in inline code, a variable the plan's `env:` does not set"
+                    ));
+                }
+                if !w.subst.is_empty() {
+                    // c07: `sh -c "$(cat graders/grade)"`, protected whole.
+                    if lang == Lang::Shell && w.subst.iter().all(|s| cat_of_literal_files(s)) {
+                        break;
+                    }
+                    return Err(format!("the command substitution `$({})`", w.subst[0]));
+                }
+                if lang == Lang::Shell {
+                    let text = super::words::expand(&w.text, self.env);
+                    let mut inner = Reader {
+                        env: self.env,
+                        dir: self.dir.clone(),
+                        assigned: self.assigned.clone(),
+                    };
+                    inner.shell(&text)?;
+                } else if let Some(why) = inline_code_problem(lang, t) {
+                    return Err(why);
+                }
+                break;
+            }
+            if t.starts_with('-') && t.len() > 1 && t != "--" {
+                self.exact(w, "an interpreter's option")?;
+                let short = !t.starts_with("--");
+                if shell && short && t.contains('c') {
+                    code = Some(Lang::Shell);
+                } else if python && short && t.ends_with('c') {
+                    code = Some(Lang::Python);
+                } else if python && short && t.ends_with('m') {
+                    if let Some(m) = words.get(k + 1) {
+                        self.exact(m, "a module Python runs")?;
+                    }
+                    break;
+                } else if node && matches!(t, "-e" | "--eval" | "-p" | "--print" | "-pe") {
+                    code = Some(Lang::Node);
+                } else if !shell && !python && !node && matches!(t, "-e" | "-E")
+                    || (b == "php" && t == "-r")
+                {
+                    code = Some(Lang::Other);
+                } else if (python && matches!(t, "-W" | "-X"))
+                    || (shell && t == "-o")
+                    || (node
+                        && matches!(
+                            t,
+                            "-r" | "--require" | "--import" | "--loader" | "--experimental-loader"
+                        ))
+                    || (!shell && !python && !node && matches!(t, "-r" | "-I" | "-M"))
+                {
+                    if let Some(v) = words.get(k + 1) {
+                        self.exact(v, "an interpreter's option")?;
+                    }
+                    k += 1;
+                }
+                k += 1;
+                continue;
+            }
+            if t == "--" {
+                k += 1;
+                continue;
+            }
+            if matches!(b, "deno" | "bun") && t == "run" {
+                k += 1;
+                continue;
+            }
+            // The script.
+            self.exact(w, "an interpreter's script")?;
+            k += 1;
+            break;
+        }
+        for w in words.get(k..).unwrap_or_default() {
+            self.data(w)?;
+        }
+        Ok(())
+    }
+}
+
+/// Whether `word` names an interpreter ([`INTERPRETERS`]).
+fn interpreter(word: &str) -> bool {
+    let name = name_of(word);
+    INTERPRETERS.contains(&name.as_str()) || INTERPRETERS.contains(&bare(&name))
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Lang {
+    Shell,
+    Python,
+    Node,
+    Other,
+}
+
+/// Python calls that load code or start a process: their arguments must be string
+/// literals (idents starting with `exec` or `spawn` too: `os.execv`, `os.spawnl`).
+const PY_CALLS: &[&str] = &[
+    "eval",
+    "compile",
+    "__import__",
+    "import_module",
+    "run_path",
+    "run_module",
+    "system",
+    "popen",
+    "posix_spawn",
+    "posix_spawnp",
+    "startfile",
+    "chdir",
+    "exec_module",
+    "load_source",
+    "load_module",
+    "spec_from_file_location",
+    "SourceFileLoader",
+];
+
+/// Python modules that load code or start processes: only `import M` and `M.f(literals)`.
+const PY_MODULES: &[&str] = &[
+    "subprocess",
+    "runpy",
+    "importlib",
+    "pty",
+    "ctypes",
+    "multiprocessing",
+];
+
+/// Names that reach code or a namespace by a computed name: refused in Python.
+const PY_REFUSED: &[&str] = &[
+    "getattr",
+    "setattr",
+    "vars",
+    "globals",
+    "locals",
+    "__dict__",
+    "__builtins__",
+    "builtins",
+    "__loader__",
+    "addsitedir",
+];
+
+const NODE_CALLS: &[&str] = &[
+    "require",
+    "import",
+    "eval",
+    "Function",
+    "exec",
+    "execSync",
+    "execFile",
+    "execFileSync",
+    "spawn",
+    "spawnSync",
+    "fork",
+    "chdir",
+    "runInThisContext",
+    "runInNewContext",
+    "runInContext",
+    "compileFunction",
+    "Script",
+    "dlopen",
+    "binding",
+    "createRequire",
+    "_load",
+    "_compile",
+];
+
+const NODE_REFUSED: &[&str] = &[
+    "globalThis",
+    "global",
+    "constructor",
+    "Reflect",
+    "mainModule",
+    "__proto__",
+];
+
+const OTHER_CALLS: &[&str] = &[
+    "eval",
+    "do",
+    "require",
+    "require_relative",
+    "load",
+    "system",
+    "exec",
+    "spawn",
+    "popen",
+    "qx",
+    "instance_eval",
+    "class_eval",
+    "send",
+    "include",
+    "dofile",
+    "loadfile",
+    "loadstring",
+    "execute",
+    "shell_exec",
+    "passthru",
+    "proc_open",
+];
+
+/// Why inline code `code` may load or run a file gate cannot name before the run: a
+/// code-loading or process-spawning call whose argument is not a string literal, or a name
+/// that reaches one by a computed name (see the module doc). `None` when every such call
+/// takes literals: then [`super::words::text_fed_paths`] protects every file it names.
+fn inline_code_problem(lang: Lang, code: &str) -> Option<String> {
+    let chars: Vec<char> = code.chars().collect();
+    if lang == Lang::Python {
+        for p in ["sys.path", "sys.modules", "sys.meta_path", "sys.path_hooks"] {
+            if code.contains(p) {
+                return Some(format!("inline code that changes `{p}`"));
+            }
+        }
+    }
+    if lang == Lang::Other && code.contains('`') {
+        return Some("inline code that runs a command in backquotes".into());
+    }
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '\'' || c == '"' || (c == '`' && lang == Lang::Node) {
+            i = string_end(&chars, i).unwrap_or(chars.len());
+            continue;
+        }
+        if c == '#' && lang == Lang::Python {
+            while i < chars.len() && chars[i] != '\n' {
+                i += 1;
+            }
+            continue;
+        }
+        if !(c.is_alphabetic() || c == '_') || (i > 0 && ident_char(chars[i - 1])) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < chars.len() && ident_char(chars[i]) {
+            i += 1;
+        }
+        let ident: String = chars[start..i].iter().collect();
+        let before: String = chars[..start].iter().collect();
+        let qualifier = before.trim_end().strip_suffix('.').map(|b| {
+            let b = b.trim_end();
+            let q = b.len()
+                - b.chars()
+                    .rev()
+                    .take_while(|c| ident_char(*c))
+                    .map(char::len_utf8)
+                    .sum::<usize>();
+            b[q..].to_string()
+        });
+        let (calls, refused): (&[&str], &[&str]) = match lang {
+            Lang::Python => (PY_CALLS, PY_REFUSED),
+            Lang::Node => (NODE_CALLS, NODE_REFUSED),
+            _ => (OTHER_CALLS, &[]),
+        };
+        if refused.contains(&ident.as_str()) {
+            return Some(format!("inline code that uses `{ident}`"));
+        }
+        if lang == Lang::Python && PY_MODULES.contains(&ident.as_str()) {
+            let after: String = chars[i..].iter().collect();
+            let after = after.trim_start();
+            let imported =
+                before.trim_end().ends_with("import") || before.trim_end().ends_with(',');
+            let from = before.trim_end().ends_with("from");
+            let alias = after.starts_with("as ") || after.starts_with("as\t");
+            if from || alias || !(after.starts_with('.') || imported) {
+                return Some(format!(
+                    "inline code that uses `{ident}` other than as `import {ident}` and \
+                     `{ident}.f(\"literal\")`"
+                ));
+            }
+            if after.starts_with('.') {
+                // `subprocess.run(`: its arguments, below.
+                let j = chars.len() - after.chars().count() + 1;
+                let mut k = j;
+                while k < chars.len() && ident_char(chars[k]) {
+                    k += 1;
+                }
+                let name: String = chars[j..k].iter().collect();
+                if !literal_call(&chars, k) {
+                    return Some(format!(
+                        "inline code that calls `{ident}.{name}` with an argument other than a \
+                         string literal"
+                    ));
+                }
+                i = k;
+            }
+            continue;
+        }
+        let python_exec =
+            lang == Lang::Python && (ident.starts_with("exec") || ident.starts_with("spawn"));
+        // `re.compile(pattern)` compiles a pattern, not code.
+        let regex = ident == "compile" && qualifier.as_deref() == Some("re");
+        if (calls.contains(&ident.as_str()) || python_exec) && !regex && !literal_call(&chars, i) {
+            return Some(format!(
+                "inline code that calls `{ident}` with an argument other than a string literal"
+            ));
+        }
+    }
+    None
+}
+
+fn ident_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_' || c == '$'
+}
+
+/// The index after the string literal that opens at `chars[i]`.
+fn string_end(chars: &[char], i: usize) -> Option<usize> {
+    let q = chars[i];
+    let mut j = i + 1;
+    while j < chars.len() {
+        match chars[j] {
+            '\\' => j += 2,
+            d if d == q => return Some(j + 1),
+            _ => j += 1,
+        }
+    }
+    None
+}
+
+/// Whether the call whose name ends at `chars[at]` takes only literals: `(…)` holding
+/// string literals (not f-strings, not templates with `${`), numbers, `keyword=` / `key:`
+/// names, `True`/`False`/`None`/`true`/`false`/`null`, lists and `open('F').read()`; or a
+/// single string literal (`require 'x'`, `do "F"`).
+fn literal_call(chars: &[char], at: usize) -> bool {
+    let mut i = at;
+    while i < chars.len() && chars[i].is_whitespace() {
+        i += 1;
+    }
+    match chars.get(i) {
+        Some('\'' | '"') => return plain_string(chars, i).is_some(),
+        Some('(') => {}
+        _ => return false,
+    }
+    let mut depth = 0;
+    let mut j = i;
+    while j < chars.len() {
+        let c = chars[j];
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return true;
+                }
+            }
+            '\'' | '"' | '`' => {
+                // A prefix letter makes it an f-string (or a raw/bytes string).
+                let prefix: String = chars[..j]
+                    .iter()
+                    .rev()
+                    .take_while(|c| c.is_alphabetic())
+                    .collect();
+                if prefix.to_ascii_lowercase().contains('f') {
+                    return false;
+                }
+                match plain_string(chars, j) {
+                    Some(end) => {
+                        j = end;
+                        continue;
+                    }
+                    None => return false,
+                }
+            }
+            c if c.is_whitespace() || c == ',' || c == ':' => {}
+            c if c.is_ascii_digit() => {}
+            c if c.is_alphabetic() || c == '_' => {
+                let start = j;
+                while j < chars.len() && ident_char(chars[j]) {
+                    j += 1;
+                }
+                let ident: String = chars[start..j].iter().collect();
+                let mut k = j;
+                while k < chars.len() && chars[k] == ' ' {
+                    k += 1;
+                }
+                let keyword =
+                    matches!(chars.get(k), Some('=' | ':')) && chars.get(k + 1) != Some(&'=');
+                let known = matches!(
+                    ident.as_str(),
+                    "True" | "False" | "None" | "true" | "false" | "null" | "r" | "b" | "rb" | "u"
+                );
+                // `open('F').read()`: the c07 form, its file protected.
+                let open_read = ident == "open" && {
+                    let mut e = k;
+                    let lit = chars.get(e) == Some(&'(')
+                        && matches!(chars.get(e + 1), Some('\'' | '"'))
+                        && plain_string(chars, e + 1).is_some_and(|x| {
+                            e = x;
+                            true
+                        });
+                    let tail: String = chars[e.min(chars.len())..].iter().take(8).collect();
+                    lit && tail.starts_with(").read()")
+                };
+                if open_read {
+                    let mut e = k + 1;
+                    e = plain_string(chars, e).unwrap_or(e);
+                    j = e + ").read()".len();
+                    continue;
+                }
+                if keyword {
+                    j = k + 1;
+                    continue;
+                }
+                if !known {
+                    return false;
+                }
+                continue;
+            }
+            _ => return false,
+        }
+        j += 1;
+    }
+    false
+}
+
+/// The index after a string literal at `chars[i]` with nothing computed in it (a template
+/// literal's `${…}`), or `None`.
+fn plain_string(chars: &[char], i: usize) -> Option<usize> {
+    let end = string_end(chars, i)?;
+    let inner: String = chars[i + 1..end - 1].iter().collect();
+    (!(chars[i] == '`' && inner.contains("${"))).then_some(end)
+}
+
+/// Why `line`, run from `cwd` with the plan's `env`, is one gate cannot follow (see the
+/// module doc), or `None`.
+pub(super) fn unfollowable(
+    line: &CommandLine,
+    cwd: &Path,
+    env: &[(String, String)],
+) -> Option<String> {
+    let mut reader = Reader {
+        env,
+        dir: cwd.to_path_buf(),
+        assigned: Vec::new(),
+    };
+    match line {
+        CommandLine::Shell(s) => reader.shell(s).err(),
+        CommandLine::Argv(v) => {
+            // No shell: the words are literal, but an interpreter's inline code is read.
+            let words: Vec<Word> = v
+                .iter()
+                .map(|a| Word {
+                    text: a.clone(),
+                    raw: a.clone(),
+                    ..Word::default()
+                })
+                .collect();
+            let simple = Simple {
+                words,
+                ..Simple::default()
+            };
+            reader.simple(&simple, false).err()
+        }
+    }
+}
+
+/// A `check:` line (a task's, or a compare task's base side) gate cannot follow is refused
+/// when the plan is loaded (see the module doc), unless `policy.sandbox: off`.
+pub(super) fn refuse_unfollowable_check_lines(shown: &str, plan: &Plan) -> Result<(), PlanError> {
+    if plan.policy.sandbox.mode == crate::model::SandboxMode::Off {
+        return Ok(());
+    }
+    for t in &plan.tasks {
+        let mut lines = Vec::new();
+        lines.extend(t.check.as_ref().map(|c| ("check", c, &t.cwd, &t.env)));
+        if let Some(c) = &t.compare {
+            lines.extend(
+                (c.base.check.as_ref()).map(|l| ("base.check", l, &c.base.cwd, &c.base.env)),
+            );
+        }
+        let roots = super::state::writable_roots(plan);
+        for (key, line, cwd, env) in lines {
+            if super::state::launcher_folders(line, cwd, env, &roots).contains(&None) {
+                return Err(PlanError::Invalid {
+                    path: shown.to_string(),
+                    line: t.line,
+                    column: 1,
+                    message: format!(
+                        "task `{}`: `{key}:` runs a tool through a launcher (`npx`, `pnpm exec`, \
+                         …) that finds no `node_modules` in the task's folder, where a trial could \
+                         create one holding the tool it runs; install the tool before the run \
+                         (`npm ci`) or name it by path",
+                        t.id
+                    ),
+                });
+            }
+            let Some(why) = unfollowable(line, cwd, env) else {
+                continue;
+            };
+            return Err(PlanError::Invalid {
+                path: shown.to_string(),
+                line: t.line,
+                column: 1,
+                message: format!(
+                    "task `{}`: `{key}:` has {why}, which gate cannot follow before the run to \
+                     protect the grader it runs; put the logic in a script under a graders \
+                     folder and name it on the line (`{key}: sh graders/check.sh`)",
+                    t.id
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn why(line: &str) -> Option<String> {
+        let env = [("GRADER".to_string(), "graders/grade".to_string())];
+        unfollowable(
+            &CommandLine::Shell(line.into()),
+            Path::new("/nonexistent"),
+            &env,
+        )
+    }
+
+    #[test]
+    fn followable_lines_are_accepted() {
+        for l in [
+            "sh graders/check.sh",
+            "cd graders && sh grade",
+            "(cd graders && sh grade)",
+            "cd graders; sh grade",
+            "sh -c 'cd graders && sh grade'",
+            "PYTHONPATH=graders python3 -I graders/check.py > out.txt 2>&1",
+            "export X=1; sh graders/check.sh",
+            "set -eu; sh graders/a.sh && sh graders/b.sh || exit 1",
+            "set -o pipefail; sh graders/a.sh | tee log.txt",
+            "timeout -s KILL 10 nice -n 5 env -u X LANG=C sh graders/grade",
+            "cmp -s out.txt expected.txt",
+            "grep -q foo out/*.log",
+            "test -f \"$TMPDIR/x\"",
+            "test -f \"$TMPDIR/state\" || { echo \"no booking\" >&2; exit 1; }",
+            "sh \"$GRADER\" && sh ${GRADER}",
+            "sh < graders/grade",
+            "cat graders/grade | sh",
+            "sh -c \"$(cat graders/grade)\"",
+            "eval \"$(cat graders/grade)\"",
+            "test \"$(cat result.txt)\" = right",
+            "python3 -I -c \"exec(open('graders/grade').read())\"",
+            "python3 -I -c 'import json,sys; d=json.load(open(\"out.json\")); sys.exit(0 if d[\"ok\"] else 1)'",
+            "node -e \"require('./graders/check.js')\"",
+            "node -e 'process.exit(require(\"fs\").readFileSync(\"r.txt\",\"utf8\").trim()==\"right\"?0:1)'",
+            "git diff --quiet -- config/prod.yaml # the config is unchanged",
+            "! grep -q error log.txt",
+            "python3 -I -m pytest -q graders",
+            "pytest -q -p no:cacheprovider graders/test_state.py",
+            "'true'",
+        ] {
+            assert_eq!(why(l), None, "{l}");
+        }
+    }
+
+    #[test]
+    fn lines_resolved_only_when_they_run_are_refused() {
+        for (l, what) in [
+            ("G=graders/grade; sh $G", "`$G`"),
+            ("P=src; PYTHONPATH=$P python3 graders/g.py", "`$P`"),
+            (
+                "set -- graders/grade; sh graders/grade",
+                "`set` with operands",
+            ),
+            ("sh \"$1\"", "`$1`"),
+            ("for f in graders/grade; do sh $f; done", "`for`"),
+            ("while true; do sh graders/grade; done", "`while`"),
+            ("if true; then sh graders/grade; fi", "`if`"),
+            ("case x in x) sh graders/grade;; esac", "`case`"),
+            ("f() { sh graders/grade; }; f", "function"),
+            ("sh graders/*.sh", "pattern `graders/*.sh`"),
+            ("sh graders/g?.sh", "pattern"),
+            ("sh graders/g[1].sh", "pattern"),
+            ("sh graders/{a,b}.sh", "pattern"),
+            ("sh ~/grade", "pattern `~/grade`"),
+            ("cat graders/*.sh | sh", "pattern"),
+            ("env -C graders sh grade", "`env -C`"),
+            ("env --chdir=graders sh grade", "`env -C`"),
+            ("env -S 'sh graders/grade'", "`env -S`"),
+            ("D=graders; cd $D && sh grade", "`$D`"),
+            ("sh $(echo graders/grade)", "`$(echo graders/grade)`"),
+            ("sh `echo graders/grade`", "`$(echo graders/grade)`"),
+            ("echo $((1+1))", "arithmetic"),
+            ("eval 'sh graders/grade'", "`eval`"),
+            ("sh <<EOF\nexit 0\nEOF", "here-document"),
+            ("sh <(cat graders/grade)", "process substitution"),
+            ("ls graders | xargs -n1 sh", "`xargs`"),
+            (
+                "find graders -name '*.sh' -exec sh {} ';'",
+                "`find -exec sh`",
+            ),
+            ("alias g='sh graders/grade'", "`alias`"),
+            ("read g < list; sh $g", "`read`"),
+            ("sh ${G:-graders/grade}", "parameter expansion"),
+            ("bash -c 'G=graders/grade; sh $G'", "`$G`"),
+            (
+                "node -e \"require(process.cwd()+'/graders/check.js')\"",
+                "`require`",
+            ),
+            ("node -e 'import(p)'", "`import`"),
+            (
+                "node -e \"require('child_process').execSync('sh '+f)\"",
+                "`execSync`",
+            ),
+            ("node -e 'new Function(code)()'", "`Function`"),
+            ("node -e 'globalThis[\"req\"+\"uire\"](x)'", "`globalThis`"),
+            (
+                "python3 -I -c \"exec(open('graders/'+'grade').read())\"",
+                "`exec`",
+            ),
+            ("python3 -I -c \"__import__(name)\"", "`__import__`"),
+            (
+                "python3 -I -c 'import importlib; importlib.import_module(m)'",
+                "`importlib.import_module`",
+            ),
+            (
+                "python3 -I -c 'import runpy as r; r.run_path(p)'",
+                "`runpy`",
+            ),
+            (
+                "python3 -I -c 'from subprocess import run; run(x)'",
+                "`subprocess`",
+            ),
+            (
+                "python3 -I -c 'import subprocess; subprocess.run([\"sh\", g])'",
+                "`subprocess.run`",
+            ),
+            (
+                "python3 -I -c 'import os; os.system(f\"sh {g}\")'",
+                "`system`",
+            ),
+            ("python3 -I -c 'import os; os.execv(p, [p])'", "`execv`"),
+            (
+                "python3 -I -c 'import sys; sys.path.insert(0, \"src\")'",
+                "`sys.path`",
+            ),
+            (
+                "python3 -I -c 'getattr(__builtins__, \"ex\"+\"ec\")(c)'",
+                "`getattr`",
+            ),
+            ("perl -e 'do $f'", "`do`"),
+        ] {
+            let got = why(l);
+            assert!(
+                got.as_deref().is_some_and(|g| g.contains(what)),
+                "{l}: {got:?} should name {what}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_literal_spawn_in_inline_code_is_followed() {
+        for code in [
+            "import subprocess; subprocess.run(['sh', 'graders/grade'], check=True)",
+            "import os; os.system('sh graders/grade')",
+            "import re; re.compile(pattern)",
+        ] {
+            assert_eq!(inline_code_problem(Lang::Python, code), None, "{code}");
+        }
+        for code in [
+            "require('child_process').execSync('sh graders/grade', {stdio: 'inherit'})",
+            "require(`./graders/check.js`)",
+        ] {
+            assert_eq!(inline_code_problem(Lang::Node, code), None, "{code}");
+        }
+        assert!(inline_code_problem(Lang::Node, "require(`./${d}/check.js`)").is_some());
+    }
+}
