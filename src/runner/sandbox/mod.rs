@@ -38,13 +38,15 @@
 //! (the ledger header records them); with `policy.sandbox: required` a missing wall refuses
 //! the run. [`Sandbox::cell`] builds one attempt's box in the parent (the mount layer's
 //! binds, the Landlock ruleset, the seccomp program, the temporary directory);
-//! [`Cell::apply`] installs it in the child with async-signal-safe system calls only.
+//! [`ChildBox::install`] raises it in the child with async-signal-safe system calls only
+//! ([`super::spawn`] starts the child).
 //!
-//! Why in the child and not on a thread of gate's that then spawns the task (which would keep
-//! the standard library's `vfork` fast path): a thread in the box shares the task's Landlock
-//! domain, so the task may signal it, and a signal to any thread's id stops or kills all of
-//! gate (`a_task_cannot_kill_gate_or_its_process_group` fails that way). The price is a
-//! `fork` instead of a `vfork` per process; docs/performance.md measures it.
+//! Why in the child and not on a thread of gate's that then spawns the task: a thread in the
+//! box shares the task's Landlock domain, so the task may signal it, and a signal to any
+//! thread's id stops or kills all of gate (`a_task_cannot_kill_gate_or_its_process_group`
+//! fails that way). The child is a process of its own (credentials, Landlock domain,
+//! seccomp filter, namespaces are per process) even where it shares gate's memory until its
+//! `exec` (`CLONE_VM | CLONE_VFORK`, [`super::spawn`]); docs/performance.md measures it.
 //!
 //! The files: this one holds the walls' probe, the Landlock ruleset and the child's side;
 //! `seccomp.rs` the signal filter of kernels without Landlock signal scoping; `folders.rs` the
@@ -62,13 +64,12 @@ use std::ffi::OsString;
 use std::fs;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use std::sync::{Arc, Mutex};
 
 use super::mounts::{self, Binds, Layer, Namespace, Space, is_yaml};
+use super::spawn::BaseEnv;
 pub(crate) use folders::remove_folder;
 use folders::{fresh_dir, make_results_root, remove_stale};
 use seccomp::signal_filter;
@@ -283,6 +284,8 @@ pub struct Sandbox {
     absent_plans: Vec<PathBuf>,
     /// Writable roots besides each task's working directory.
     writable: Vec<PathBuf>,
+    /// Gate's environment less the withheld names, made once per run for every spawn.
+    env: BaseEnv,
     /// Where attempts' temporary directories are made.
     tmp_root: PathBuf,
     /// This run's folder of trial result folders (`gate-PID-N-results` in `tmp_root`, mode
@@ -326,6 +329,7 @@ impl Sandbox {
         let ns = (walls.mounts == MountWall::StateReadOnly)
             .then(|| mounts::available().ok())
             .flatten();
+        let env = BaseEnv::inherited(&withheld_env(&walls.pass_env));
         let tmp_root = resolve(&std::env::temp_dir());
         remove_stale(&tmp_root);
         let (results, results_lock) = make_results_root(&tmp_root).map_err(|e| {
@@ -342,6 +346,7 @@ impl Sandbox {
                 .filter(|p| fs::symlink_metadata(p).is_err())
                 .collect(),
             writable: policy.writable.iter().map(|p| resolve(p)).collect(),
+            env,
             tmp_root,
             results,
             _results_lock: results_lock,
@@ -372,6 +377,13 @@ impl Sandbox {
             .filter(|p| fs::symlink_metadata(p).is_ok())
             .map(PathBuf::as_path)
             .collect()
+    }
+
+    /// The environment every trial starts from: gate's own, less the CI files and tokens
+    /// the plan does not pass (`policy.sandbox.pass_env`); `TMPDIR`, the plan's `env:` and
+    /// the `GATE_*` names are added per attempt.
+    pub(crate) fn env(&self) -> &BaseEnv {
+        &self.env
     }
 
     /// The walls that stand around every trial of this run.
@@ -413,7 +425,6 @@ impl Sandbox {
             tmpdir,
             _ruleset: ruleset,
             child: Arc::new(child),
-            withheld: withheld_env(&self.walls.pass_env),
         })
     }
 
@@ -692,7 +703,8 @@ fn withheld_env(pass: &[String]) -> Vec<OsString> {
         .collect()
 }
 
-/// One attempt's box, built in the parent and installed in the child by [`Cell::apply`].
+/// One attempt's box, built in the parent and installed in the child by
+/// [`ChildBox::install`] ([`Cell::walls`]).
 /// Dropping it removes the attempt's temporary directory.
 #[derive(Debug)]
 pub struct Cell {
@@ -700,12 +712,11 @@ pub struct Cell {
     /// Keeps the descriptor `child.ruleset` names open until the cell drops.
     _ruleset: Option<OwnedFd>,
     child: Arc<ChildBox>,
-    withheld: Vec<OsString>,
 }
 
-/// What the child installs, prepared in the parent (nothing is allocated after `fork`).
+/// What the child installs, prepared in the parent (nothing is allocated after `clone`).
 #[derive(Debug)]
-struct ChildBox {
+pub(crate) struct ChildBox {
     /// The Landlock ruleset's descriptor, inherited through `fork`.
     ruleset: Option<libc::c_int>,
     /// The seccomp program (empty: none).
@@ -717,21 +728,47 @@ struct ChildBox {
 }
 
 impl ChildBox {
+    /// Whether the trial's processes get a PID namespace of their own ([`pidns`]): the
+    /// spawn then forks the first one (the waiter lives as long as the trial).
+    pub(crate) fn pid_namespace(&self) -> bool {
+        self.layer.is_some() && self.pid_ns.is_some()
+    }
+
     /// Raise the walls, in the order that keeps each one in force: the mounts first (the
-    /// namespace and binds need privileges the later walls take away), then
-    /// `no_new_privs`, Landlock (from which on no mount can be changed), seccomp.
-    fn install(&self) -> io::Result<()> {
+    /// namespace and binds need privileges the later walls take away), the PID namespace,
+    /// then `no_new_privs`, Landlock (from which on no mount can be changed), seccomp.
+    /// Without a PID namespace the calling process goes on to `exec` the task. With one, it
+    /// becomes the namespace's waiter ([`pidns::split`]) and never returns unless the split
+    /// failed; the task, on `stacks[1]`, calls `task` with the walls' result, and `task` must
+    /// end with `exec` or `_exit`.
+    ///
+    /// # Safety
+    ///
+    /// Only in a spawn's child between `clone` and `exec`, every signal blocked (see
+    /// [`pidns::split`]); async-signal-safe system calls on memory prepared before.
+    pub(crate) unsafe fn install(
+        &self,
+        stacks: [*mut libc::c_void; 2],
+        task: &dyn Fn(io::Result<()>),
+    ) -> io::Result<()> {
         if let Some(layer) = &self.layer {
             layer.enter_namespace()?;
             if let Some(gate) = self.pid_ns {
-                // SAFETY: between fork and exec; returns in the task's process only.
-                unsafe { pidns::split(gate)? };
+                // SAFETY: between clone and exec, as the caller promises.
+                return Err(unsafe { pidns::split(gate, stacks, &|| task(self.raise())) });
             }
+        }
+        self.raise()
+    }
+
+    /// The walls after the namespaces: capabilities, `no_new_privs`, Landlock, seccomp.
+    fn raise(&self) -> io::Result<()> {
+        if let Some(layer) = &self.layer {
             layer.drop_caps()?;
         }
         rustix::thread::set_no_new_privs(true)?;
         if let Some(fd) = self.ruleset {
-            // SAFETY: `fd` is the open ruleset descriptor, inherited through fork.
+            // SAFETY: `fd` is the open ruleset descriptor, inherited through the clone.
             if unsafe { libc::syscall(libc::SYS_landlock_restrict_self, fd, 0u32) } != 0 {
                 return Err(io::Error::last_os_error());
             }
@@ -764,26 +801,13 @@ impl Cell {
         &self.tmpdir
     }
 
-    /// Set the box on `cmd`: the environment now (call it before the plan's own `env:` is
-    /// applied, so the plan can still set a withheld name), the walls in the child before
-    /// `exec`. A wall that cannot be raised there fails the spawn: a trial never runs with
-    /// fewer walls than the ledger records.
-    pub fn apply(&self, cmd: &mut Command) {
-        for k in &self.withheld {
-            cmd.env_remove(k);
-        }
-        cmd.env("TMPDIR", &self.tmpdir);
-        let child = &self.child;
-        if child.ruleset.is_none() && child.filter.is_empty() && child.layer.is_none() {
-            return;
-        }
-        // Cloned here, in the parent: the child only reads it (no allocation after `fork`).
-        let child = Arc::clone(child);
-        // SAFETY: `install` makes only async-signal-safe system calls on memory prepared
-        // before the fork (see `ChildBox::install` and `Layer::enter`).
-        unsafe {
-            cmd.pre_exec(move || child.install());
-        }
+    /// The walls to raise in the child between `clone` and `exec` (none with
+    /// `policy.sandbox: off`). A wall that cannot be raised there fails the spawn: a trial
+    /// never runs with fewer walls than the ledger records.
+    pub(crate) fn walls(&self) -> Option<&ChildBox> {
+        let child = &*self.child;
+        (child.ruleset.is_some() || !child.filter.is_empty() || child.layer.is_some())
+            .then_some(child)
     }
 }
 
