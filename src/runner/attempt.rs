@@ -23,7 +23,7 @@ use super::capture::{self, Capture, Reader, Streams};
 use super::redact::Redactor;
 use super::result_file;
 use super::sandbox::{Cell, Sandbox};
-use super::spawn::{BaseEnv, Proc, Spawn};
+use super::spawn::{BaseEnv, ChildWalls, Proc, Spawn};
 use super::sys::{self, PidFd, kill_group};
 use crate::ledger::{AttemptRow, Fault, Outcome, TimeoutPolicy, rfc3339};
 use crate::plan::CommandLine;
@@ -140,7 +140,7 @@ fn run_process(
             (OsStr::new("GATE_RESULT"), result_path.as_os_str()),
         ])
         .collect();
-    let walls = cell.and_then(Cell::walls);
+    let walls = cell.and_then(Cell::walls).map(|w| w as &dyn ChildWalls);
     // Registered while it lives, so every way out of gate can kill it (invariant 9).
     // A trial cancelled before its process started (the decision came, or gate is stopping)
     // never starts it.

@@ -42,8 +42,30 @@ use std::sync::{Mutex, OnceLock};
 use rustix::io::Errno;
 use rustix::process::{Pid, Signal, WaitOptions, getppid, set_parent_process_death_signal};
 
-use super::sandbox::ChildBox;
 use crate::plan::CommandLine;
+
+/// The box's side of a spawn, raised in the child between `clone` and `exec`
+/// (`sandbox::ChildBox`; a trait so that this file does not depend on the box's).
+pub(crate) trait ChildWalls {
+    /// Whether the trial's processes get a PID namespace of their own: the spawn then forks
+    /// the first one (the namespace's waiter lives as long as the trial).
+    fn pid_namespace(&self) -> bool;
+
+    /// Raise the walls. Without a PID namespace the calling process goes on to `exec` the
+    /// task. With one, it becomes the namespace's waiter and never returns unless the split
+    /// failed; the task, on `stacks[1]` (the init on `stacks[0]`), calls `task` with the
+    /// walls' result, and `task` must end with `exec` or `_exit`.
+    ///
+    /// # Safety
+    ///
+    /// Only in a spawn's child between `clone` and `exec`, every signal blocked;
+    /// async-signal-safe system calls on memory prepared before.
+    unsafe fn install(
+        &self,
+        stacks: [*mut libc::c_void; 2],
+        task: &dyn Fn(io::Result<()>),
+    ) -> io::Result<()>;
+}
 
 /// Gate's environment less the names the box withholds, sorted by name, each as the
 /// `NAME=value` string `exec` takes. Made once per run ([`super::sandbox::Sandbox::new`]):
@@ -121,7 +143,7 @@ pub(crate) struct Spawn<'a> {
     stdout: RawFd,
     stderr: RawFd,
     /// The box to raise in the child, if any.
-    walls: Option<&'a ChildBox>,
+    walls: Option<&'a dyn ChildWalls>,
     /// Gate's pid: the child checks it is still gate's child once its death signal is set.
     parent: libc::pid_t,
     /// The child's `errno` when a step failed (shared memory: the `CLONE_VM | CLONE_VFORK`
@@ -146,7 +168,7 @@ impl<'a> Spawn<'a> {
         cwd: &Path,
         stdout: &'a impl AsRawFd,
         stderr: &'a impl AsRawFd,
-        walls: Option<&'a ChildBox>,
+        walls: Option<&'a dyn ChildWalls>,
     ) -> io::Result<Spawn<'a>> {
         let (program, args): (&OsStr, Vec<&OsStr>) = match line {
             CommandLine::Shell(s) => (
@@ -223,7 +245,7 @@ impl<'a> Spawn<'a> {
         let mut sh_argv = vec![c"/bin/sh".as_ptr(), std::ptr::null()];
         sh_argv.extend_from_slice(&argv[1..]);
         let cwd = cstring(cwd.as_os_str().as_bytes())?;
-        let pid_ns = walls.is_some_and(ChildBox::pid_namespace);
+        let pid_ns = walls.is_some_and(|w| w.pid_namespace());
         let err_pipe = if pid_ns {
             let (r, w) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)?;
             Some((r, w))

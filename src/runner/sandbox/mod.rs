@@ -38,7 +38,7 @@
 //! (the ledger header records them); with `policy.sandbox: required` a missing wall refuses
 //! the run. [`Sandbox::cell`] builds one attempt's box in the parent (the mount layer's
 //! binds, the Landlock ruleset, the seccomp program, the temporary directory);
-//! [`ChildBox::install`] raises it in the child with async-signal-safe system calls only
+//! [`ChildWalls::install`] raises it in the child with async-signal-safe system calls only
 //! ([`super::spawn`] starts the child).
 //!
 //! Why in the child and not on a thread of gate's that then spawns the task: a thread in the
@@ -69,7 +69,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use super::mounts::{self, Binds, Layer, Namespace, Space, is_yaml};
-use super::spawn::BaseEnv;
+use super::spawn::{BaseEnv, ChildWalls};
 pub(crate) use folders::remove_folder;
 use folders::{fresh_dir, make_results_root, remove_stale};
 use seccomp::signal_filter;
@@ -704,7 +704,7 @@ fn withheld_env(pass: &[String]) -> Vec<OsString> {
 }
 
 /// One attempt's box, built in the parent and installed in the child by
-/// [`ChildBox::install`] ([`Cell::walls`]).
+/// [`ChildWalls::install`] ([`Cell::walls`]).
 /// Dropping it removes the attempt's temporary directory.
 #[derive(Debug)]
 pub struct Cell {
@@ -727,26 +727,15 @@ pub(crate) struct ChildBox {
     pid_ns: Option<libc::pid_t>,
 }
 
-impl ChildBox {
-    /// Whether the trial's processes get a PID namespace of their own ([`pidns`]): the
-    /// spawn then forks the first one (the waiter lives as long as the trial).
-    pub(crate) fn pid_namespace(&self) -> bool {
+impl ChildWalls for ChildBox {
+    fn pid_namespace(&self) -> bool {
         self.layer.is_some() && self.pid_ns.is_some()
     }
 
-    /// Raise the walls, in the order that keeps each one in force: the mounts first (the
-    /// namespace and binds need privileges the later walls take away), the PID namespace,
-    /// then `no_new_privs`, Landlock (from which on no mount can be changed), seccomp.
-    /// Without a PID namespace the calling process goes on to `exec` the task. With one, it
-    /// becomes the namespace's waiter ([`pidns::split`]) and never returns unless the split
-    /// failed; the task, on `stacks[1]`, calls `task` with the walls' result, and `task` must
-    /// end with `exec` or `_exit`.
-    ///
-    /// # Safety
-    ///
-    /// Only in a spawn's child between `clone` and `exec`, every signal blocked (see
-    /// [`pidns::split`]); async-signal-safe system calls on memory prepared before.
-    pub(crate) unsafe fn install(
+    /// The order keeps each wall in force: the mounts first (the namespace and binds need
+    /// privileges the later walls take away), the PID namespace ([`pidns::split`]), then
+    /// `no_new_privs`, Landlock (from which on no mount can be changed), seccomp.
+    unsafe fn install(
         &self,
         stacks: [*mut libc::c_void; 2],
         task: &dyn Fn(io::Result<()>),
@@ -760,7 +749,9 @@ impl ChildBox {
         }
         self.raise()
     }
+}
 
+impl ChildBox {
     /// The walls after the namespaces: capabilities, `no_new_privs`, Landlock, seccomp.
     fn raise(&self) -> io::Result<()> {
         if let Some(layer) = &self.layer {
