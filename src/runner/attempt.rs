@@ -9,11 +9,12 @@
 //! capture ([`super::capture`]) that keeps a head and a tail while the trial runs; the result
 //! file is read as hostile input ([`super::result_file`]).
 
+use std::ffi::OsStr;
 use std::fs;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Stdio};
+use std::process::ExitStatus;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant, SystemTime};
@@ -22,6 +23,7 @@ use super::capture::{self, Capture, Reader, Streams};
 use super::redact::Redactor;
 use super::result_file;
 use super::sandbox::{Cell, Sandbox};
+use super::spawn::{BaseEnv, ChildWalls, Proc, Spawn};
 use super::sys::{self, PidFd, kill_group};
 use crate::ledger::{AttemptRow, Fault, Outcome, TimeoutPolicy, rfc3339};
 use crate::plan::CommandLine;
@@ -96,22 +98,6 @@ enum Ended {
 /// Why a process could not even start.
 struct SpawnFailure(String);
 
-fn command(line: &CommandLine) -> Command {
-    match line {
-        CommandLine::Shell(s) => {
-            // An absolute path: no PATH search on every spawn (trial overhead is measured).
-            let mut c = Command::new("/bin/sh");
-            c.arg("-c").arg(s);
-            c
-        }
-        CommandLine::Argv(v) => {
-            let mut c = Command::new(&v[0]);
-            c.args(&v[1..]);
-            c
-        }
-    }
-}
-
 /// Spawn `line` in its own process group with its output going to `streams`, and wait for
 /// it, a timeout, or cancellation. The captures come back whatever happened.
 fn run_process(
@@ -131,28 +117,38 @@ fn run_process(
         }
     };
     let mut streams = Streams::new(out_r, err_r, margin);
-    let mut cmd = command(line);
-    // The box first: the plan's own `env:` may still set a withheld name.
-    if let Some(cell) = cell {
-        cell.apply(&mut cmd);
-    }
-    cmd.current_dir(&spec.cwd)
-        .envs(spec.env.iter().map(|(k, v)| (k, v)))
-        .env("GATE_TASK", &spec.task)
-        .env("GATE_TRIAL", spec.trial.to_string())
-        .env("GATE_ATTEMPT", spec.attempt.to_string())
-        .env("GATE_RUN_ID", &spec.run_id)
-        .env("GATE_RESULT", result_path)
-        .stdin(Stdio::null())
-        .stdout(out_w)
-        .stderr(err_w);
+    // Without a box (the runner's own tests) the whole of gate's environment.
+    let unboxed;
+    let base = match &spec.sandbox {
+        Some(sandbox) => sandbox.env(),
+        None => {
+            unboxed = BaseEnv::inherited(&[]);
+            &unboxed
+        }
+    };
+    let (trial, attempt) = (spec.trial.to_string(), spec.attempt.to_string());
+    // The box's TMPDIR first: the plan's own `env:` may still set it (or a withheld name).
+    let env: Vec<(&OsStr, &OsStr)> = cell
+        .map(|c| (OsStr::new("TMPDIR"), c.tmpdir().as_os_str()))
+        .into_iter()
+        .chain(spec.env.iter().map(|(k, v)| (OsStr::new(k), OsStr::new(v))))
+        .chain([
+            (OsStr::new("GATE_TASK"), OsStr::new(&spec.task)),
+            (OsStr::new("GATE_TRIAL"), OsStr::new(&trial)),
+            (OsStr::new("GATE_ATTEMPT"), OsStr::new(&attempt)),
+            (OsStr::new("GATE_RUN_ID"), OsStr::new(&spec.run_id)),
+            (OsStr::new("GATE_RESULT"), result_path.as_os_str()),
+        ])
+        .collect();
+    let walls = cell.and_then(Cell::walls).map(|w| w as &dyn ChildWalls);
     // Registered while it lives, so every way out of gate can kill it (invariant 9).
     // A trial cancelled before its process started (the decision came, or gate is stopping)
     // never starts it.
-    let spawned = sys::spawn_group(&mut cmd, cancel);
-    // The command holds gate's copy of the pipes' write ends: drop it now, or the capture
-    // would never see end of file.
-    drop(cmd);
+    let spawned = Spawn::new(line, base, &env, &spec.cwd, &out_w, &err_w, walls)
+        .and_then(|prepared| sys::spawn_group(prepared, cancel));
+    // gate's copy of the pipes' write ends: closed now, or the capture would never see end
+    // of file.
+    drop((out_w, err_w));
     let (mut child, _group) = match spawned {
         Ok(Some(s)) => s,
         Ok(None) => return (Ok(Ended::Cancelled), Some(streams.finish())),
@@ -237,7 +233,7 @@ impl Waiter<'_> {
         }
     }
 
-    fn reap(&self, child: &mut std::process::Child) -> Result<ExitStatus, SpawnFailure> {
+    fn reap(&self, child: &mut Proc) -> Result<ExitStatus, SpawnFailure> {
         child
             .wait()
             .map_err(|e| SpawnFailure(format!("waiting for `{}` failed: {e}", self.line.display())))
@@ -246,7 +242,7 @@ impl Waiter<'_> {
     /// SIGTERM the group, SIGKILL whatever is left after the grace, and reap the leader.
     fn stop(
         &self,
-        child: &mut std::process::Child,
+        child: &mut Proc,
         streams: &mut Streams,
         reason: Ended,
     ) -> Result<Ended, SpawnFailure> {
@@ -259,7 +255,7 @@ impl Waiter<'_> {
 
     fn wait(
         &self,
-        child: &mut std::process::Child,
+        child: &mut Proc,
         streams: &mut Streams,
         deadline: Instant,
         cancel: &AtomicBool,
@@ -285,7 +281,7 @@ impl Waiter<'_> {
 
 /// Fallback for kernels without pidfd: a helper thread blocks in `wait`.
 fn wait_thread(
-    mut child: std::process::Child,
+    mut child: Proc,
     pgid: u32,
     deadline: Instant,
     grace: Duration,

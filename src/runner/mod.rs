@@ -20,6 +20,8 @@
 //! - [`sandbox`]: the box around each trial's processes (Landlock, seccomp, environment),
 //!   with its own system calls and SAFETY notes; [`mounts`], its mount layer (gate's state
 //!   read-only in each trial's own mount namespace).
+//! - [`spawn`]: starting a trial's process (`clone` of a function of ours: no copy of gate
+//!   where the trial's first process does not outlive its `exec`).
 //! - [`sys`]: every other libc call, with SAFETY notes; the process-group registry; signals.
 
 pub mod attempt;
@@ -34,6 +36,7 @@ pub mod retry;
 pub mod sandbox;
 pub mod scheduler;
 pub mod session;
+pub mod spawn;
 pub mod suite;
 pub mod suite_pairs;
 pub mod sys;

@@ -25,7 +25,6 @@ use std::fs::File;
 use std::io;
 use std::os::fd::{AsRawFd, RawFd};
 use std::path::Path;
-use std::process::{Child, Command};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
@@ -33,11 +32,11 @@ use std::time::Duration;
 use rustix::fs::{FlockOperation, flock};
 use rustix::io::Errno;
 use rustix::process::{
-    Pid, PidfdFlags, Signal, WaitId, WaitIdOptions, WaitOptions, getpgid, getpid, getppid,
-    kill_process, kill_process_group, pidfd_open, set_child_subreaper,
-    set_parent_process_death_signal, waitid, waitpid,
+    Pid, PidfdFlags, Signal, WaitId, WaitIdOptions, WaitOptions, getpgid, getpid, kill_process,
+    kill_process_group, pidfd_open, set_child_subreaper, waitid, waitpid,
 };
 
+use super::spawn::{Proc, Spawn};
 use crate::exit;
 
 /// The process groups this process started, and the spawns under way.
@@ -140,8 +139,8 @@ impl Drop for Spawning {
 
 /// Spawn `cmd` as the leader of a new process group and register the group.
 ///
-/// The spawn itself (a `vfork` that holds the calling thread until the child has called
-/// `exec`) runs outside the registry's lock, so parallel lanes start their trials in
+/// The spawn itself (a `clone` that holds the calling thread until the child has called
+/// `exec`, [`Spawn::spawn`]) runs outside the registry's lock, so parallel lanes start their trials in
 /// parallel; the registry counts it as under way instead. A sweep ([`kill_all_groups`])
 /// waits for the spawns under way to be registered, and no spawn starts while a sweep runs,
 /// so a sweep never misses a group being born.
@@ -149,46 +148,12 @@ impl Drop for Spawning {
 /// `None` when `cancel` is set by the time no sweep runs: the trial was cancelled before its
 /// process started, so it never starts. (Whoever cancels sets the flags before sweeping, so
 /// a trial held back by a sweep cannot start after it.)
-pub fn spawn_group(cmd: &mut Command, cancel: &AtomicBool) -> io::Result<Option<(Child, Group)>> {
-    use std::os::unix::process::CommandExt;
-    cmd.process_group(0);
-    // If gate dies without killing its trials (SIGKILL, an OOM kill), the kernel kills each
-    // trial's first process with it. The death signal fires when the *thread* that forked
-    // the child ends: every trial process is spawned and waited for by its trial's own
-    // thread, which ends only after the process has been reaped. Registered after the box
-    // (`Cell::apply`), so it is set after the credentials the box may change, which would
-    // clear it. If gate died between the fork and the `prctl`, the child has already been
-    // re-parented: it must not run.
-    let parent = getpid();
-    // SAFETY: prctl with integer arguments, getppid, open of a static C string, ioctl with
-    // no argument and close are async-signal-safe and touch no memory of the parent's.
-    unsafe {
-        cmd.pre_exec(move || {
-            set_parent_process_death_signal(Some(Signal::KILL))?;
-            // In a trial's PID namespace the parent is the namespace's init; the waiter,
-            // gate's child, made this check (`sandbox::pidns`).
-            if getppid() != Some(parent) && !IN_PID_NAMESPACE.load(Ordering::SeqCst) {
-                return Err(io::Error::from_raw_os_error(libc::ESRCH));
-            }
-            // No controlling terminal: run from a terminal, a task that could open
-            // `/dev/tty` could push a command into the user's shell with TIOCSTI, run after
-            // gate exits. The child leads its own process group but not a session, so
-            // TIOCNOTTY only detaches it (no SIGHUP to anyone); `/dev/tty` then fails with
-            // ENXIO in it and in everything it starts. Without a terminal the open fails.
-            let tty = libc::open(
-                c"/dev/tty".as_ptr(),
-                libc::O_RDONLY | libc::O_NOCTTY | libc::O_NONBLOCK | libc::O_CLOEXEC,
-            );
-            if tty >= 0 {
-                let detached = libc::ioctl(tty, libc::TIOCNOTTY);
-                libc::close(tty);
-                if detached != 0 {
-                    return Err(io::Error::last_os_error());
-                }
-            }
-            Ok(())
-        });
-    }
+pub(crate) fn spawn_group(
+    spawn: Spawn<'_>,
+    cancel: &AtomicBool,
+) -> io::Result<Option<(Proc, Group)>> {
+    // The process group, the death signal and its check, the terminal detach are the
+    // spawn's own steps in the child (`Spawn`).
     let mut reg = registry();
     while reg.sweeping > 0 {
         reg = CHANGED.wait(reg).unwrap_or_else(|e| e.into_inner());
@@ -199,7 +164,7 @@ pub fn spawn_group(cmd: &mut Command, cancel: &AtomicBool) -> io::Result<Option<
     reg.spawning += 1;
     drop(reg);
     let under_way = Spawning;
-    let spawned = cmd.spawn();
+    let spawned = spawn.spawn();
     // Registered before the spawn's count ends (the guard's drop, below): a sweep that
     // waits for the count to fall finds the group in the set.
     let mut reg = registry();
@@ -474,10 +439,6 @@ pub fn scrub_initial_environ() -> bool {
     erased
 }
 
-/// Set in a trial's task process only, between `fork` and `exec`, when the box put it in a
-/// PID namespace of its own: its parent is then the namespace's init, not gate.
-pub static IN_PID_NAMESPACE: AtomicBool = AtomicBool::new(false);
-
 /// Set once [`scrub_initial_environ`] has erased the block.
 static ENVIRON_ERASED: AtomicBool = AtomicBool::new(false);
 
@@ -614,14 +575,18 @@ pub(crate) fn process_test() -> std::sync::RwLockReadGuard<'static, ()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runner::spawn::test_spawn;
+    use std::process::Command;
 
     #[test]
     fn a_spawned_group_is_registered_until_dropped_and_killed_by_kill_all() {
         let _alone = PROCESS_TESTS.write().unwrap_or_else(|e| e.into_inner());
-        let mut cmd = Command::new("/bin/sh");
-        cmd.args(["-c", "sleep 30"]);
+        let out = File::create("/dev/null").unwrap();
         let never = AtomicBool::new(false);
-        let (mut child, group) = spawn_group(&mut cmd, &never).expect("spawn").unwrap();
+        let (mut child, group) =
+            spawn_group(test_spawn(&["/bin/sh", "-c", "sleep 30"], &out), &never)
+                .expect("spawn")
+                .unwrap();
         assert!(registry().live.contains(&group.pgid()));
         assert!(kill_all_groups() >= 1);
         let status = child.wait().expect("wait");
@@ -647,10 +612,11 @@ mod tests {
                 std::thread::spawn(|| {
                     let never = AtomicBool::new(false);
                     for _ in 0..150 {
-                        let mut cmd = Command::new("/bin/true");
-                        let (mut child, group) = spawn_group(&mut cmd, &never)
-                            .expect("spawn")
-                            .expect("not cancelled");
+                        let out = File::create("/dev/null").unwrap();
+                        let (mut child, group) =
+                            spawn_group(test_spawn(&["/bin/true"], &out), &never)
+                                .expect("spawn")
+                                .expect("not cancelled");
                         let status = child.wait().expect("the child's status is its own");
                         assert!(status.success());
                         drop(group);
@@ -685,9 +651,9 @@ mod tests {
         let held = Sweep::begin();
         let flag = std::sync::Arc::clone(&cancel);
         let lane = std::thread::spawn(move || {
-            let mut cmd = Command::new("/bin/sh");
-            cmd.args(["-c", "sleep 30"]);
-            spawn_group(&mut cmd, &flag).expect("no error").is_none()
+            let out = File::create("/dev/null").unwrap();
+            let spawn = test_spawn(&["/bin/sh", "-c", "sleep 30"], &out);
+            spawn_group(spawn, &flag).expect("no error").is_none()
         });
         std::thread::sleep(Duration::from_millis(50));
         // As the guard does: cancel first, then the sweep ends.
@@ -702,11 +668,10 @@ mod tests {
     #[test]
     fn a_cancelled_trial_never_starts_its_process() {
         let _shared = process_test();
-        let mut cmd = Command::new("/bin/sh");
-        cmd.args(["-c", "sleep 30"]);
+        let out = File::create("/dev/null").unwrap();
         let cancelled = AtomicBool::new(true);
         assert!(
-            spawn_group(&mut cmd, &cancelled)
+            spawn_group(test_spawn(&["/bin/sh", "-c", "sleep 30"], &out), &cancelled)
                 .expect("no error")
                 .is_none()
         );

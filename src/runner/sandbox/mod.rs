@@ -38,13 +38,15 @@
 //! (the ledger header records them); with `policy.sandbox: required` a missing wall refuses
 //! the run. [`Sandbox::cell`] builds one attempt's box in the parent (the mount layer's
 //! binds, the Landlock ruleset, the seccomp programs, the temporary directory);
-//! [`Cell::apply`] installs it in the child with async-signal-safe system calls only.
+//! [`ChildWalls::install`] raises it in the child with async-signal-safe system calls only
+//! ([`super::spawn`] starts the child).
 //!
-//! Why in the child and not on a thread of gate's that then spawns the task (which would keep
-//! the standard library's `vfork` fast path): a thread in the box shares the task's Landlock
-//! domain, so the task may signal it, and a signal to any thread's id stops or kills all of
-//! gate (`a_task_cannot_kill_gate_or_its_process_group` fails that way). The price is a
-//! `fork` instead of a `vfork` per process; docs/performance.md measures it.
+//! Why in the child and not on a thread of gate's that then spawns the task: a thread in the
+//! box shares the task's Landlock domain, so the task may signal it, and a signal to any
+//! thread's id stops or kills all of gate (`a_task_cannot_kill_gate_or_its_process_group`
+//! fails that way). The child is a process of its own (credentials, Landlock domain,
+//! seccomp filter, namespaces are per process) even where it shares gate's memory until its
+//! `exec` (`CLONE_VM | CLONE_VFORK`, [`super::spawn`]); docs/performance.md measures it.
 //!
 //! The files: this one holds the walls' probe, the Landlock ruleset and the child's side;
 //! `seccomp.rs` the signal filter of kernels without Landlock signal scoping; `folders.rs` the
@@ -66,9 +68,7 @@ use std::ffi::OsString;
 use std::fs;
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use std::sync::{Arc, Mutex};
 
@@ -78,6 +78,7 @@ use landlock::{
 };
 
 use super::mounts::{self, Binds, Layer, Namespace, Space, is_yaml};
+use super::spawn::{BaseEnv, ChildWalls};
 pub(crate) use folders::remove_folder;
 use folders::{fresh_dir, make_results_root, remove_stale};
 use seccomp::signal_filters;
@@ -258,6 +259,8 @@ pub struct Sandbox {
     absent_plans: Vec<PathBuf>,
     /// Writable roots besides each task's working directory.
     writable: Vec<PathBuf>,
+    /// Gate's environment less the withheld names, made once per run for every spawn.
+    env: BaseEnv,
     /// Where attempts' temporary directories are made.
     tmp_root: PathBuf,
     /// This run's folder of trial result folders (`gate-PID-N-results` in `tmp_root`, mode
@@ -301,6 +304,7 @@ impl Sandbox {
         let ns = (walls.mounts == MountWall::StateReadOnly)
             .then(|| mounts::available().ok())
             .flatten();
+        let env = BaseEnv::inherited(&withheld_env(&walls.pass_env));
         let tmp_root = resolve(&std::env::temp_dir());
         remove_stale(&tmp_root);
         let (results, results_lock) = make_results_root(&tmp_root).map_err(|e| {
@@ -317,6 +321,7 @@ impl Sandbox {
                 .filter(|p| fs::symlink_metadata(p).is_err())
                 .collect(),
             writable: policy.writable.iter().map(|p| resolve(p)).collect(),
+            env,
             tmp_root,
             results,
             _results_lock: results_lock,
@@ -347,6 +352,13 @@ impl Sandbox {
             .filter(|p| fs::symlink_metadata(p).is_ok())
             .map(PathBuf::as_path)
             .collect()
+    }
+
+    /// The environment every trial starts from: gate's own, less the CI files and tokens
+    /// the plan does not pass (`policy.sandbox.pass_env`); `TMPDIR`, the plan's `env:` and
+    /// the `GATE_*` names are added per attempt.
+    pub(crate) fn env(&self) -> &BaseEnv {
+        &self.env
     }
 
     /// The walls that stand around every trial of this run.
@@ -388,7 +400,6 @@ impl Sandbox {
             tmpdir,
             _ruleset: ruleset,
             child: Arc::new(child),
-            withheld: withheld_env(&self.walls.pass_env),
         })
     }
 
@@ -656,7 +667,8 @@ fn withheld_env(pass: &[String]) -> Vec<OsString> {
         .collect()
 }
 
-/// One attempt's box, built in the parent and installed in the child by [`Cell::apply`].
+/// One attempt's box, built in the parent and installed in the child by
+/// [`ChildWalls::install`] ([`Cell::walls`]).
 /// Dropping it removes the attempt's temporary directory.
 #[derive(Debug)]
 pub struct Cell {
@@ -664,12 +676,11 @@ pub struct Cell {
     /// Keeps the descriptor `child.ruleset` names open until the cell drops.
     _ruleset: Option<OwnedFd>,
     child: Arc<ChildBox>,
-    withheld: Vec<OsString>,
 }
 
-/// What the child installs, prepared in the parent (nothing is allocated after `fork`).
+/// What the child installs, prepared in the parent (nothing is allocated after `clone`).
 #[derive(Debug)]
-struct ChildBox {
+pub(crate) struct ChildBox {
     /// The Landlock ruleset's descriptor, inherited through `fork`.
     ruleset: Option<libc::c_int>,
     /// The seccomp programs, installed in order (none: empty).
@@ -680,17 +691,34 @@ struct ChildBox {
     pid_ns: Option<libc::pid_t>,
 }
 
-impl ChildBox {
-    /// Raise the walls, in the order that keeps each one in force: the mounts first (the
-    /// namespace and binds need privileges the later walls take away), then
+impl ChildWalls for ChildBox {
+    fn pid_namespace(&self) -> bool {
+        self.layer.is_some() && self.pid_ns.is_some()
+    }
+
+    /// The order keeps each wall in force: the mounts first (the namespace and binds need
+    /// privileges the later walls take away), the PID namespace ([`pidns::split`]), then
     /// `no_new_privs`, Landlock (from which on no mount can be changed), seccomp.
-    fn install(&self) -> io::Result<()> {
+    unsafe fn install(
+        &self,
+        stacks: [*mut libc::c_void; 2],
+        task: &dyn Fn(io::Result<()>),
+    ) -> io::Result<()> {
         if let Some(layer) = &self.layer {
             layer.enter_namespace()?;
             if let Some(gate) = self.pid_ns {
-                // SAFETY: between fork and exec; returns in the task's process only.
-                unsafe { pidns::split(gate)? };
+                // SAFETY: between clone and exec, as the caller promises.
+                return Err(unsafe { pidns::split(gate, stacks, &|| task(self.raise())) });
             }
+        }
+        self.raise()
+    }
+}
+
+impl ChildBox {
+    /// The walls after the namespaces: capabilities, `no_new_privs`, Landlock, seccomp.
+    fn raise(&self) -> io::Result<()> {
+        if let Some(layer) = &self.layer {
             layer.drop_caps()?;
         }
         rustix::thread::set_no_new_privs(true)?;
@@ -698,8 +726,8 @@ impl ChildBox {
             // The raw call on the descriptor the `landlock` crate built in the parent, not
             // the crate's `RulesetCreated::restrict_self`: that one consumes the ruleset (the
             // child only borrows this box) and nothing in the crate promises it stays free of
-            // allocation and locks, which is all that may run between `fork` and `exec`.
-            // SAFETY: `fd` is the open ruleset descriptor, inherited through fork.
+            // allocation and locks, which is all that may run between `clone` and `exec`.
+            // SAFETY: `fd` is the open ruleset descriptor, inherited through the clone.
             if unsafe { libc::syscall(libc::SYS_landlock_restrict_self, fd, 0u32) } != 0 {
                 return Err(io::Error::last_os_error());
             }
@@ -735,26 +763,13 @@ impl Cell {
         &self.tmpdir
     }
 
-    /// Set the box on `cmd`: the environment now (call it before the plan's own `env:` is
-    /// applied, so the plan can still set a withheld name), the walls in the child before
-    /// `exec`. A wall that cannot be raised there fails the spawn: a trial never runs with
-    /// fewer walls than the ledger records.
-    pub fn apply(&self, cmd: &mut Command) {
-        for k in &self.withheld {
-            cmd.env_remove(k);
-        }
-        cmd.env("TMPDIR", &self.tmpdir);
-        let child = &self.child;
-        if child.ruleset.is_none() && child.filters.is_empty() && child.layer.is_none() {
-            return;
-        }
-        // Cloned here, in the parent: the child only reads it (no allocation after `fork`).
-        let child = Arc::clone(child);
-        // SAFETY: `install` makes only async-signal-safe system calls on memory prepared
-        // before the fork (see `ChildBox::install` and `Layer::enter`).
-        unsafe {
-            cmd.pre_exec(move || child.install());
-        }
+    /// The walls to raise in the child between `clone` and `exec` (none with
+    /// `policy.sandbox: off`). A wall that cannot be raised there fails the spawn: a trial
+    /// never runs with fewer walls than the ledger records.
+    pub(crate) fn walls(&self) -> Option<&ChildBox> {
+        let child = &*self.child;
+        (child.ruleset.is_some() || !child.filters.is_empty() || child.layer.is_some())
+            .then_some(child)
     }
 }
 

@@ -29,16 +29,21 @@
 //! tmpfs over `/dev/shm`, so that no trial process shares shared memory, semaphores or
 //! message queues with another (a compare's head with base above all; review 5, K1).
 //!
-//! The forks are raw `clone(SIGCHLD)` calls: after a `fork` of a multi-threaded gate, the C
-//! library's `fork` could wait for a lock another thread of gate held.
+//! The waiter is gate's child, a fork of gate ([`crate::runner::spawn`]). The init and the
+//! task are the C library's `clone` of a function of ours on a stack prepared before the
+//! fork: the init shares the waiter's memory (`CLONE_VM`), and the task shares it too until
+//! its `exec` (`CLONE_VM | CLONE_VFORK`; the init sleeps meanwhile), so a trial process costs
+//! one copy of gate, not three. Each has its own descriptor table and signal dispositions
+//! (no `CLONE_FILES`, no `CLONE_SIGHAND`). The waiter and the init run at once in one
+//! memory, each on its own stack: they call only system calls that return their error (no
+//! `errno`, which they share) where they read it, through `rustix`.
 //!
 //! The system calls go through `rustix` where it wraps them (raw system calls, no
-//! allocation for `&CStr` arguments); the raw `clone`, `close_range`, the signal
-//! dispositions and mask, and `_exit` stay on `libc`.
+//! allocation for `&CStr` arguments); `clone`, `close_range`, the signal dispositions and
+//! mask, and `_exit` stay on `libc`.
 
 use std::io;
-use std::os::fd::{AsRawFd, OwnedFd};
-use std::sync::atomic::Ordering;
+use std::os::fd::{BorrowedFd, OwnedFd};
 
 use rustix::fs::FileType;
 use rustix::io::Errno;
@@ -50,8 +55,6 @@ use rustix::process::{
 };
 use rustix::thread::{UnshareFlags, unshare_unsafe};
 
-use crate::runner::sys::IN_PID_NAMESPACE;
-
 /// The signals the init forwards to every process of the namespace.
 const FORWARDED: [libc::c_int; 6] = [
     libc::SIGTERM,
@@ -62,23 +65,40 @@ const FORWARDED: [libc::c_int; 6] = [
     libc::SIGUSR2,
 ];
 
-/// Split the calling process (gate's child, between `fork` and `exec`) into the waiter, the
-/// init and the task (see the module doc). Returns in the task only; `gate` is gate's pid.
-/// Needs `CAP_SYS_ADMIN` in the current user namespace (call it before the capabilities are
+/// What the init and the task read, on the waiter's stack (which they share).
+struct Shared<'a> {
+    status_r: libc::c_int,
+    status_w: libc::c_int,
+    task_stack: *mut libc::c_void,
+    task: &'a dyn Fn(),
+}
+
+/// Split the calling process (gate's child, between `fork` and `exec`, every signal
+/// blocked) into the waiter, the init and the task (see the module doc). The task runs
+/// `task` (which must end with `exec` or `_exit`), on `stacks[1]`; the init runs on `stacks[0]`. Returns only with the error that
+/// kept the split from being made (in the calling process); `gate` is gate's pid. Needs
+/// `CAP_SYS_ADMIN` in the current user namespace (call it before the capabilities are
 /// dropped).
 ///
 /// # Safety
 ///
-/// Call only in a child between `fork` and `exec`: the waiter and the init never return and
-/// end with `_exit`.
-pub unsafe fn split(gate: libc::pid_t) -> io::Result<()> {
+/// Call only in a child between `fork` and `exec`, with every signal blocked; `stacks` are
+/// two stacks of this process's memory that nothing else uses. The waiter and the init
+/// never return and end with `_exit`.
+pub unsafe fn split(
+    gate: libc::pid_t,
+    stacks: [*mut libc::c_void; 2],
+    task: &dyn Fn(),
+) -> io::Error {
     // SAFETY (whole body): async-signal-safe system calls on stack memory only.
     unsafe {
         // Entering a user namespace cleared the death signal: set it again, then make sure
         // gate did not die meanwhile.
-        set_parent_process_death_signal(Some(Signal::KILL))?;
+        if let Err(e) = set_parent_process_death_signal(Some(Signal::KILL)) {
+            return e.into();
+        }
         if getppid().map(|p| p.as_raw_nonzero().get()) != Some(gate) {
-            return Err(io::Error::from_raw_os_error(libc::ESRCH));
+            return io::Error::from_raw_os_error(libc::ESRCH);
         }
         // A mount namespace of the trial's own, for the init's `/proc` and a `/dev/shm` of
         // its own; an IPC namespace of its own (System V shared memory, semaphores, message
@@ -86,31 +106,60 @@ pub unsafe fn split(gate: libc::pid_t) -> io::Result<()> {
         // trial: a compare's head could leave state there for base to read (review 5, K1),
         // and one trial for the next.
         // (No `UnshareFlags::FILES`, the reason rustix marks `unshare` unsafe.)
-        unshare_unsafe(UnshareFlags::NEWPID | UnshareFlags::NEWNS | UnshareFlags::NEWIPC)?;
+        if let Err(e) =
+            unshare_unsafe(UnshareFlags::NEWPID | UnshareFlags::NEWNS | UnshareFlags::NEWIPC)
+        {
+            return e.into();
+        }
         // A fresh, empty tmpfs over `/dev/shm` (where the machine has one): what a trial
         // leaves there dies with it. Not best effort: the sandbox line says it is private.
         if rustix::fs::stat(c"/dev/shm")
             .is_ok_and(|st| FileType::from_raw_mode(st.st_mode) == FileType::Directory)
-        {
-            mount(
+            && let Err(e) = mount(
                 c"tmpfs",
                 c"/dev/shm",
                 c"tmpfs",
                 MountFlags::NOSUID | MountFlags::NODEV,
                 c"mode=1777",
-            )?;
+            )
+        {
+            return e.into();
         }
-        let (status_r, status_w) = pipe_with(PipeFlags::CLOEXEC)?;
-        let init = raw_fork();
+        let (status_r, status_w) = match pipe_with(PipeFlags::CLOEXEC) {
+            Ok(p) => p,
+            Err(e) => return e.into(),
+        };
+        let shared = Shared {
+            status_r: into_raw(status_r),
+            status_w: into_raw(status_w),
+            task_stack: stacks[1],
+            task,
+        };
+        let arg = (&raw const shared).cast_mut().cast();
+        let init = libc::clone(init_main, stacks[0], libc::CLONE_VM | libc::SIGCHLD, arg);
         if init < 0 {
-            return Err(io::Error::last_os_error());
+            let e = io::Error::last_os_error();
+            libc::close(shared.status_r);
+            libc::close(shared.status_w);
+            return e;
         }
-        if init > 0 {
-            waiter(init, status_r);
-        }
-        // The init.
+        libc::close(shared.status_w);
+        waiter(init, shared.status_r)
+    }
+}
+
+fn into_raw(fd: OwnedFd) -> libc::c_int {
+    std::os::fd::IntoRawFd::into_raw_fd(fd)
+}
+
+/// The init's entry point (pid 1 of the namespace), on its own stack in the waiter's memory.
+extern "C" fn init_main(arg: *mut libc::c_void) -> libc::c_int {
+    // SAFETY: `arg` is the `Shared` on the waiter's stack, which lives until the waiter
+    // ends (it never returns from `split`); async-signal-safe calls only.
+    unsafe {
+        let shared = &*(arg as *const Shared<'_>);
         let _ = set_parent_process_death_signal(Some(Signal::KILL));
-        drop(status_r);
+        libc::close(shared.status_r);
         // The task sees the processes of its namespace only. Best effort: a kernel may
         // refuse a new `/proc` in a user namespace (one partly covered, in a container).
         let _ = mount(
@@ -120,32 +169,28 @@ pub unsafe fn split(gate: libc::pid_t) -> io::Result<()> {
             MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC,
             None::<&std::ffi::CStr>,
         );
-        let task = raw_fork();
+        let task = libc::clone(
+            task_main,
+            shared.task_stack,
+            libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+            arg,
+        );
         if task < 0 {
             libc::_exit(127);
         }
-        if task > 0 {
-            reaper(task, status_w);
-        }
-        drop(status_w);
-        IN_PID_NAMESPACE.store(true, Ordering::SeqCst);
-        Ok(())
+        reaper(task, shared.status_w)
     }
 }
 
-/// `fork` without the C library's fork handlers: a `clone` with SIGCHLD only.
-unsafe fn raw_fork() -> libc::pid_t {
-    // SAFETY: clone with no new stack behaves as fork; the caller runs only
-    // async-signal-safe code afterwards.
+/// The task's entry point (pid 2): goes on to raise the rest of the box and `exec`.
+extern "C" fn task_main(arg: *mut libc::c_void) -> libc::c_int {
+    // SAFETY: as in `init_main`; the task has its own descriptor table.
     unsafe {
-        libc::syscall(
-            libc::SYS_clone,
-            libc::SIGCHLD as libc::c_ulong,
-            0usize,
-            0usize,
-            0usize,
-            0usize,
-        ) as libc::pid_t
+        let shared = &*(arg as *const Shared<'_>);
+        libc::close(shared.status_w);
+        (shared.task)();
+        // `task` ends with `exec` or `_exit`; should it ever return, the task ends here.
+        libc::_exit(127)
     }
 }
 
@@ -175,17 +220,19 @@ unsafe fn close_all_but(keep: libc::c_int) {
 }
 
 /// The waiter: wait for the init, then end as the task ended.
-unsafe fn waiter(init: libc::pid_t, status_r: OwnedFd) -> ! {
-    // SAFETY: async-signal-safe calls on stack memory.
+unsafe fn waiter(init: libc::pid_t, status_r: libc::c_int) -> ! {
+    // SAFETY: async-signal-safe calls on stack memory; `status_r` is open until the exit.
     unsafe {
-        close_all_but(status_r.as_raw_fd());
+        close_all_but(status_r);
+        let status_r = BorrowedFd::borrow_raw(status_r);
         for sig in FORWARDED {
             libc::signal(sig, libc::SIG_IGN);
         }
+        unblock_all();
         let mut buf = [0u8; 4];
         let mut got = 0usize;
         while got < buf.len() {
-            match rustix::io::read(&status_r, &mut buf[got..]) {
+            match rustix::io::read(status_r, &mut buf[got..]) {
                 Ok(0) => break,
                 Ok(n) => got += n,
                 Err(Errno::INTR) => {}
@@ -239,10 +286,12 @@ extern "C" fn forward(sig: libc::c_int) {
 }
 
 /// The init: forward signals, reap, and when the task ends hand its status over and exit.
-unsafe fn reaper(task: libc::pid_t, status_w: OwnedFd) -> ! {
-    // SAFETY: async-signal-safe calls on stack memory; `forward` is a plain handler.
+unsafe fn reaper(task: libc::pid_t, status_w: libc::c_int) -> ! {
+    // SAFETY: async-signal-safe calls on stack memory; `forward` is a plain handler;
+    // `status_w` is open until the exit.
     unsafe {
-        close_all_but(status_w.as_raw_fd());
+        close_all_but(status_w);
+        let status_w = BorrowedFd::borrow_raw(status_w);
         for sig in FORWARDED {
             let mut sa: libc::sigaction = std::mem::zeroed();
             sa.sa_sigaction = forward as extern "C" fn(libc::c_int) as usize;
@@ -250,17 +299,28 @@ unsafe fn reaper(task: libc::pid_t, status_w: OwnedFd) -> ! {
             libc::sigemptyset(&mut sa.sa_mask);
             libc::sigaction(sig, &sa, std::ptr::null_mut());
         }
+        unblock_all();
         loop {
-            let mut status = 0;
-            let pid = libc::waitpid(-1, &mut status, 0);
-            if pid == task {
-                let _ = rustix::io::write(&status_w, &status.to_ne_bytes());
-                // Every other process of the namespace is killed as the init exits.
-                libc::_exit(0);
-            }
-            if pid < 0 && *libc::__errno_location() != libc::EINTR {
-                libc::_exit(127);
+            // rustix's wait returns its error: `errno` is shared with the waiter.
+            match waitpid(None, WaitOptions::empty()) {
+                Ok(Some((pid, status))) if pid.as_raw_nonzero().get() == task => {
+                    let _ = rustix::io::write(status_w, &status.as_raw().to_ne_bytes());
+                    // Every other process of the namespace is killed as the init exits.
+                    libc::_exit(0);
+                }
+                Ok(_) | Err(Errno::INTR) => {}
+                Err(_) => libc::_exit(127),
             }
         }
+    }
+}
+
+/// An empty signal mask: the spawn blocked every signal before the `clone`s.
+unsafe fn unblock_all() {
+    // SAFETY: changes this process's signal mask only.
+    unsafe {
+        let mut none: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut none);
+        libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
     }
 }
