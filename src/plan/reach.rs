@@ -123,6 +123,16 @@ const SEARCH_PATHS: &[(&str, &str)] = &[
     ),
     ("GOPATH", "a module `go` builds the grader with"),
     ("GOMODCACHE", "a module `go` builds the grader with"),
+    // Version managers' shims (`python3` is a pyenv shim on many runners) run hooks and
+    // read a version file first (review 10).
+    ("PYENV_HOOK_PATH", "a hook the pyenv shim runs"),
+    ("PYENV_ROOT", "the interpreter the pyenv shim runs"),
+    ("PYENV_DIR", "a `.python-version` the pyenv shim reads"),
+    ("RBENV_HOOK_PATH", "a hook the rbenv shim runs"),
+    ("RBENV_ROOT", "the interpreter the rbenv shim runs"),
+    ("RBENV_DIR", "a `.ruby-version` the rbenv shim reads"),
+    ("NODENV_HOOK_PATH", "a hook the nodenv shim runs"),
+    ("NODENV_ROOT", "the interpreter the nodenv shim runs"),
 ];
 
 /// Variables of options that may name a file to load first (`--require ./x.js`, `-r./x`).
@@ -350,6 +360,11 @@ fn inherited(entry: &str) -> Option<String> {
         }
     };
     if matches!(name, "PWD" | "OLDPWD") || name.is_empty() {
+        return Some(format!(".{rest}"));
+    }
+    // The trial's own folders, which the check shares with it (review 10: `HOME=$TMPDIR`
+    // ran the agent's `.pth`): as writable as the check's folder, so taken as relative.
+    if name == "TMPDIR" || name.starts_with("GATE_") {
         return Some(format!(".{rest}"));
     }
     if rest.is_empty() {

@@ -545,12 +545,14 @@ pub fn programs_named(line: &CommandLine, cwd: &Path, env: &[(String, String)]) 
     // What the previous words make of this one.
     let mut after_cd = false;
     let mut after_m = false;
+    let mut option_value = false;
     let mut interpreter: Option<String> = None;
     let mut first = true;
     for t in tokens {
         let w = match t {
             Token::End | Token::Pipe | Token::Input => {
                 (after_cd, after_m, interpreter, first) = (false, false, None, true);
+                option_value = false;
                 continue;
             }
             Token::Word(w) => w,
@@ -601,14 +603,57 @@ pub fn programs_named(line: &CommandLine, cwd: &Path, env: &[(String, String)]) 
                 interpreter = None;
                 continue;
             }
-            if w.starts_with('-') || (matches!(i.as_str(), "deno" | "bun") && w == "run") {
+            if std::mem::take(&mut option_value) {
+                continue;
+            }
+            let shell = matches!(
+                i.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.'),
+                "sh" | "bash" | "dash" | "zsh" | "ksh" | "mksh" | "ash"
+            );
+            // Options whose value is the next word (review 10: `sh -o errexit grade`
+            // took `errexit` for the script and left the grader unprotected).
+            option_value = (shell && matches!(w.as_str(), "-o" | "+o" | "-O" | "+O"))
+                || (python && matches!(w.as_str(), "-W" | "-X"))
+                || (evaluates
+                    && matches!(
+                        w.as_str(),
+                        "-r" | "--require"
+                            | "--import"
+                            | "--loader"
+                            | "--experimental-loader"
+                            | "-C"
+                            | "--conditions"
+                            | "-I"
+                    ));
+            if w.starts_with('-')
+                || (shell && w.starts_with('+'))
+                || (matches!(i.as_str(), "deno" | "bun") && w == "run")
+            {
                 continue;
             }
         }
-        if interpreter.take().is_some() && p.is_file() {
-            // The interpreter's script, whatever its name and mode.
-            found.push(p);
-            continue;
+        if let Some(i) = interpreter.take() {
+            if p.is_file() {
+                // The interpreter's script, whatever its name and mode.
+                found.push(p);
+                continue;
+            }
+            // node resolves `graders/check` to `graders/check.js` (review 10).
+            if matches!(
+                i.as_str(),
+                "node" | "nodejs" | "bun" | "deno" | "tsx" | "ts-node"
+            ) {
+                let candidates = ["js", "mjs", "cjs", "ts", "json", "node"]
+                    .map(|e| PathBuf::from(format!("{}.{e}", p.display())));
+                found.extend(candidates.into_iter().filter(|c| c.is_file()));
+                found.extend(
+                    ["index.js", "index.mjs", "index.cjs"]
+                        .map(|f| p.join(f))
+                        .into_iter()
+                        .filter(|c| c.is_file()),
+                );
+                continue;
+            }
         }
         if is_program(&p) {
             found.push(p);

@@ -114,12 +114,31 @@ pub(super) fn tokenize(line: &str) -> Vec<Token> {
             tokens.push(Token::End);
         }
     };
-    for c in line.chars() {
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
         match (quote, c) {
             (Some(q), c) if c == q => quote = None,
+            // In double quotes a backslash escapes `"`, `\`, `$`, `` ` `` and a newline (a
+            // line continuation, review 10); elsewhere it stays.
+            (Some('"'), '\\') => match chars.peek() {
+                Some('\n') => {
+                    chars.next();
+                }
+                Some(&n) if "\"\\$`".contains(n) => {
+                    word.push(n);
+                    chars.next();
+                }
+                _ => word.push('\\'),
+            },
             (Some(_), c) => word.push(c),
+            // `$"…"` (bash's translated string) and `$'…'` quote as `"…"` and `'…'` do.
+            (None, '$') if matches!(chars.peek(), Some('"' | '\'')) => {}
             (None, '\'' | '"') => quote = Some(c),
-            (None, '\\') => {}
+            // An escaped character is part of the word; an escaped newline joins two lines.
+            (None, '\\') => match chars.next() {
+                Some('\n') | None => {}
+                Some(n) => word.push(n),
+            },
             (None, c) if c.is_whitespace() => push(&mut word, &mut tokens),
             (None, c) if ";&|()<>{}\n".contains(c) => {
                 push(&mut word, &mut tokens);
@@ -284,7 +303,9 @@ pub(super) fn runs_program_text(words: &[String]) -> bool {
                 return true;
             }
             let inline = ((shell || python) && flags.ends_with('c'))
-                || (!shell && !python && matches!(flags, "e" | "E" | "p"));
+                || (!shell
+                    && !python
+                    && (flags.ends_with(['e', 'E']) || matches!(flags, "p" | "pe")));
             if inline {
                 return args.next().is_some_and(|code| loads_text(code));
             }

@@ -418,6 +418,28 @@ pub fn die_quietly_on_closed_stdout() {
     }
 }
 
+/// Mark every descriptor gate inherited beyond stdin, stdout and stderr close-on-exec
+/// (review 10): a `7<secret.txt` given to gate, or a pipe of the CI runner's, was open in
+/// every trial and check. gate opens its own descriptors close-on-exec; a trial gets
+/// 0, 1 and 2 only. Called first, while gate has one thread.
+pub fn close_inherited_descriptors_on_exec() {
+    let Ok(dir) = std::fs::read_dir("/proc/self/fd") else {
+        return;
+    };
+    let fds: Vec<i32> = dir
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse().ok())
+        .filter(|fd| *fd > 2)
+        .collect();
+    for fd in fds {
+        // SAFETY: F_SETFD on a descriptor number changes only its close-on-exec flag; a
+        // number that closed meanwhile (the directory's own) fails with EBADF, ignored.
+        unsafe {
+            libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
+        }
+    }
+}
+
 /// Erase this process's initial environment block, the bytes `/proc/PID/environ` shows, after
 /// moving every variable to the heap. Call it first thing in `main`, before any thread.
 ///

@@ -344,3 +344,108 @@ fn the_grammar_refusals_do_not_apply_with_the_box_off() {
     std::fs::write(f.plan(), yaml).unwrap();
     check(&f).code(0);
 }
+
+/// Review 10: check lines the allow-list accepted while the protection read them otherwise,
+/// so the grader went unprotected and an agent that rewrote it PASSed: a shell option with
+/// a value (`sh -o errexit grade`, `bash -O extglob`), a line continuation, bash's `$"…"`,
+/// node's script without its `.js`, perl's `-we` cluster. Each line now either protects the
+/// grader (the wrong answer FAILs) or is refused at load; none PASSes.
+#[test]
+fn review10_a_grader_named_through_options_continuations_or_quoting_stays_protected() {
+    let mut lines = vec![
+        "sh -o errexit graders/grade",
+        "bash -O extglob graders/grade",
+        "sh \\\n graders/grade",
+        "sh \"graders/\\\ngrade\"",
+        "sh $\"graders/grade\"",
+    ];
+    if has("node") {
+        lines.push("node graders/check");
+    }
+    for line in lines {
+        let f = graders_fixture(line);
+        std::fs::write(
+            f.path("agent.sh"),
+            "echo wrong > result.txt\n\
+             printf 'exit 0\\n' > graders/grade 2>/dev/null\n\
+             printf 'process.exit(0)\\n' > graders/check.js 2>/dev/null\n\
+             exit 0\n",
+        )
+        .unwrap();
+        let out = f.command(&[]).output().unwrap();
+        let code = out.status.code();
+        assert!(
+            matches!(code, Some(1 | 2)),
+            "`{line}`: exit {code:?}, wanted FAIL (1) or a refusal (2)\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+/// Review 10: inline code glued to its option, or in a cluster, was never read as code
+/// (`node --eval=…`, `python3 -I "-c…"`, `perl -we …` with a computed path), and a
+/// descriptor or a plan value the shell globs could name the grader. Refused at load.
+#[test]
+fn review10_glued_inline_code_descriptors_and_globbing_values_are_refused() {
+    for line in [
+        "node --eval=\"require(process.cwd()+'/graders/check.js')\"",
+        "python3 -I \"-cexec(open('graders/'+'check.py').read())\"",
+        "exec 3<graders/grade; sh /dev/fd/3",
+    ] {
+        let f = graders_fixture(line);
+        check(&f).code(2);
+    }
+    let f = graders_fixture("sh $G");
+    std::fs::write(f.plan(), plan("    env: {G: \"graders/gr?de\"}\n", "sh $G")).unwrap();
+    check(&f)
+        .code(2)
+        .stderr(predicate::str::contains("splits or matches as a pattern"));
+}
+
+/// Review 10: `HOME=$TMPDIR` / `PYTHONPATH=$TMPDIR` on the check line: gate read `$TMPDIR`
+/// from its own environment, but the trial and its check share the trial's `TMPDIR`, where
+/// the agent planted a `.pth` / `sitecustomize.py`. Refused like any folder the trials write.
+#[test]
+fn review10_a_search_path_in_the_trials_tmpdir_is_refused() {
+    for line in [
+        "HOME=$TMPDIR python3 graders/check.py",
+        "PYTHONPATH=$TMPDIR python3 graders/check.py",
+        "PYTHONPATH=${TMPDIR}/lib python3 graders/check.py",
+        "PYENV_HOOK_PATH=hooks python3 graders/check.py",
+    ] {
+        let f = graders_fixture(line);
+        check(&f).code(2);
+    }
+}
+
+/// Review 10: every descriptor gate inherited reached the trials (`7<secret.txt` given to
+/// gate was readable by the agent). gate marks them close-on-exec at start: a trial has 0, 1
+/// and 2 only.
+#[test]
+fn review10_descriptors_gate_inherits_do_not_reach_the_trials() {
+    let f = graders_fixture("sh graders/grade");
+    std::fs::write(f.path("secret.txt"), "s3cret\n").unwrap();
+    std::fs::write(
+        f.path("agent.sh"),
+        "if cat <&7 >/dev/null 2>&1; then echo leaked > result.txt; else echo right > result.txt; fi\n",
+    )
+    .unwrap();
+    let gate_bin = assert_cmd::cargo::cargo_bin("gate");
+    let out = std::process::Command::new("sh")
+        .current_dir(f.dir.path())
+        .args([
+            "-c",
+            &format!(
+                "exec 7<secret.txt; exec '{}' run plan.yaml",
+                gate_bin.display()
+            ),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "the agent read descriptor 7:\n{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
