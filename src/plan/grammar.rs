@@ -936,6 +936,7 @@ const NODE_REFUSED: &[&str] = &[
     "Reflect",
     "mainModule",
     "__proto__",
+    "Worker",
 ];
 
 const OTHER_CALLS: &[&str] = &[
@@ -960,12 +961,41 @@ const OTHER_CALLS: &[&str] = &[
     "shell_exec",
     "passthru",
     "proc_open",
+    "open",
+    "readpipe",
+    "syscall",
 ];
 
-/// Why inline code `code` may load or run a file gate cannot name before the run: a
-/// code-loading or process-spawning call whose argument is not a string literal, or a name
-/// that reaches one by a computed name (see the module doc). `None` when every such call
-/// takes literals: then [`super::words::text_fed_paths`] protects every file it names.
+/// A member access by a computed name in JavaScript (`cp['exec'+'Sync']`, `o[k]`, review
+/// 10): the content of a `[…]` that follows a name, `)` or `]` and is not a number or one
+/// plain string.
+fn computed_member(code: &str) -> Option<String> {
+    let chars: Vec<char> = code.chars().collect();
+    for (i, c) in chars.iter().enumerate() {
+        if *c != '[' {
+            continue;
+        }
+        let before = chars[..i].iter().rev().find(|c| !c.is_whitespace());
+        if !before.is_some_and(|b| ident_char(*b) || matches!(b, ')' | ']')) {
+            continue;
+        }
+        let Some(end) = chars[i..].iter().position(|c| *c == ']') else {
+            return Some(chars[i + 1..].iter().collect());
+        };
+        let inner: String = chars[i + 1..i + end].iter().collect();
+        let inner = inner.trim();
+        let number = !inner.is_empty() && inner.chars().all(|c| c.is_ascii_digit());
+        let plain = inner.len() >= 2
+            && matches!(inner.chars().next(), Some('\'' | '"'))
+            && inner.ends_with(inner.chars().next().unwrap_or('"'))
+            && !inner[1..inner.len() - 1].contains(['\'', '"', '`', '+', '$']);
+        if !(number || plain) {
+            return Some(inner.to_string());
+        }
+    }
+    None
+}
+
 /// Inline code glued to its option or inside a cluster (`node --eval=…`, `python3
 /// "-c…"`, `perl -we …`, review 10) is not read as code here nor in what gate protects:
 /// refused, asking for the option as a word of its own before the code.
@@ -1011,7 +1041,18 @@ fn glued_code(t: &str, shell: bool, python: bool, node: bool) -> Option<String> 
     None
 }
 
+/// Why inline code `code` may load or run a file gate cannot name before the run: a
+/// code-loading or process-spawning call whose argument is not a string literal, or a name
+/// that reaches one by a computed name (see the module doc). `None` when every such call
+/// takes literals: then [`super::words::text_fed_paths`] protects every file it names.
 fn inline_code_problem(lang: Lang, code: &str) -> Option<String> {
+    if lang == Lang::Node
+        && let Some(m) = computed_member(code)
+    {
+        return Some(format!(
+            "inline code that reaches a member by a computed name (`[{m}]`)"
+        ));
+    }
     let chars: Vec<char> = code.chars().collect();
     if lang == Lang::Python {
         for p in ["sys.path", "sys.modules", "sys.meta_path", "sys.path_hooks"] {

@@ -391,6 +391,10 @@ fn review10_glued_inline_code_descriptors_and_globbing_values_are_refused() {
         "node --eval=\"require(process.cwd()+'/graders/check.js')\"",
         "python3 -I \"-cexec(open('graders/'+'check.py').read())\"",
         "exec 3<graders/grade; sh /dev/fd/3",
+        "node -e \"require('child_process')['exec'+'Sync']('sh graders/grade')\"",
+        "node -e \"new (require('worker_threads').Worker)(process.cwd()+'/graders/check.js')\"",
+        "perl -e 'open(my $f, \"-|\", \"sh\", \"gr\".\"aders/grade\")'",
+        "perl -e 'print readpipe(\"sh gr\".\"aders/grade\")'",
     ] {
         let f = graders_fixture(line);
         check(&f).code(2);
