@@ -1046,13 +1046,16 @@ fn glued_code(t: &str, shell: bool, python: bool, node: bool) -> Option<String> 
 /// that reaches one by a computed name (see the module doc). `None` when every such call
 /// takes literals: then [`super::words::text_fed_paths`] protects every file it names.
 fn inline_code_problem(lang: Lang, code: &str) -> Option<String> {
-    if lang == Lang::Node
-        && let Some(m) = computed_member(code)
-    {
-        return Some(format!(
-            "inline code that reaches a member by a computed name (`[{m}]`)"
-        ));
-    }
+    inline_calls_problem(lang, code).or_else(|| {
+        (lang == Lang::Node)
+            .then(|| computed_member(code))
+            .flatten()
+            .map(|m| format!("inline code that reaches a member by a computed name (`[{m}]`)"))
+    })
+}
+
+/// [`inline_code_problem`]'s calls and names.
+fn inline_calls_problem(lang: Lang, code: &str) -> Option<String> {
     let chars: Vec<char> = code.chars().collect();
     if lang == Lang::Python {
         for p in ["sys.path", "sys.modules", "sys.meta_path", "sys.path_hooks"] {
