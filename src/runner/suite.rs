@@ -136,10 +136,14 @@ impl SuiteState {
     }
 
     /// Whether a resume must leave the cases unfixed until this session's first run is read:
-    /// the ledger holds case rows, and no family design although the rule has one. Then
-    /// `known` (the ids of those rows) is kept in [`Self::resumed`] and `true` is returned.
-    pub(super) fn defer_resumed(&mut self, known: &[String]) -> bool {
-        if self.family.is_some() || known.is_empty() || !self.owes_family() {
+    /// the ledger holds case rows, and no family design although the rule has one, or no
+    /// row of a whole suite run at all (`first_run_recorded` false: the interrupted session
+    /// ended among the first run's case rows, which name only some of the cases; review
+    /// 10, a18). Then `known` (the ids of those rows) is kept in [`Self::resumed`] and
+    /// `true` is returned.
+    pub(super) fn defer_resumed(&mut self, known: &[String], first_run_recorded: bool) -> bool {
+        let lost_design = self.family.is_none() && self.owes_family();
+        if known.is_empty() || !(lost_design || !first_run_recorded) {
             return false;
         }
         let mut known = known.to_vec();
@@ -807,7 +811,10 @@ impl SuiteCases {
         // A design lost with the run row that carried it is designed again by this session's
         // first run (the one that fixed the cases is run again: its row is missing), never
         // replaced by the plan's rule at the full alpha (review 9, a06).
-        let defer = cases.state_mut().defer_resumed(&known);
+        let first_run_recorded = ledger
+            .attempts()
+            .any(|r| r.task == suite && r.suite_run.is_some());
+        let defer = cases.state_mut().defer_resumed(&known, first_run_recorded);
         for row in rows {
             if defer {
                 cases.held.push(row.clone());

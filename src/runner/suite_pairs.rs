@@ -462,7 +462,9 @@ impl SuitePairCases {
         known.dedup();
         // A design lost with the run row that carried it is designed again by this session's
         // first side read, never replaced by the plan's rule at the full alpha (review 9, a11).
-        let defer = cases.state().defer_resumed(&known);
+        // A compare suite always owes a family design, so a ledger without the first run's
+        // row has none either: `first_run_recorded` adds nothing here.
+        let defer = cases.state().defer_resumed(&known, true);
         for row in rows {
             if defer {
                 cases.held.push(row.clone());
