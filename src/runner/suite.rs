@@ -143,7 +143,7 @@ impl SuiteState {
     /// `true` is returned.
     pub(super) fn defer_resumed(&mut self, known: &[String], first_run_recorded: bool) -> bool {
         let lost_design = self.family.is_none() && self.owes_family();
-        if known.is_empty() || !(lost_design || !first_run_recorded) {
+        if known.is_empty() || (!lost_design && first_run_recorded) {
             return false;
         }
         let mut known = known.to_vec();
