@@ -147,6 +147,18 @@ const OPTION_VARS: &[&str] = &[
     "GOFLAGS",
 ];
 
+/// What a grader loads through variable `name` ([`SEARCH_PATHS`], [`OPTION_VARS`]), or
+/// `None` for a variable that is neither.
+fn loads(name: &str) -> Option<&'static str> {
+    SEARCH_PATHS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, w)| *w)
+        .or(OPTION_VARS
+            .contains(&name)
+            .then_some("a file it loads first"))
+}
+
 /// Why `entry` of a search path is one a trial could fill, or `None` when it is not:
 /// relative (it names a folder beneath whatever folder the process is in), or in one of
 /// `roots` (the folders the trials write) and not in one of `guarded` (read-only whole).
@@ -254,13 +266,7 @@ pub(super) fn refuse_writable_search_paths(shown: &str, plan: &Plan) -> Result<(
         }
         for (side, env) in sides {
             for (name, value) in env {
-                let what = SEARCH_PATHS
-                    .iter()
-                    .find(|(n, _)| n == name)
-                    .map(|(_, w)| *w)
-                    .or(OPTION_VARS
-                        .contains(&name.as_str())
-                        .then_some("a file it loads first"));
+                let what = loads(name);
                 let Some(what) = what else { continue };
                 for entry in entries(name, value) {
                     let Some(why) = writable_entry(&entry, &roots, &guarded) else {
@@ -290,13 +296,7 @@ pub(super) fn refuse_writable_search_paths(shown: &str, plan: &Plan) -> Result<(
             set.read(&tokens_of(line, env));
             for (name, value) in &set.assigned {
                 let name = name.as_str();
-                let what = SEARCH_PATHS
-                    .iter()
-                    .find(|(n, _)| *n == name)
-                    .map(|(_, w)| *w)
-                    .or(OPTION_VARS
-                        .contains(&name)
-                        .then_some("a file it loads first"));
+                let what = loads(name);
                 let Some(what) = what else { continue };
                 for entry in entries(name, value) {
                     // The value the process inherits (`PATH=/opt/bin:$PATH`) is gate's own
