@@ -260,6 +260,16 @@ fn attempts_of(case: &Case) -> Option<Vec<Attempt>> {
     };
     let own = match &case.status {
         Status::Skipped => return None,
+        // Surefire writes `<rerunFailure>` only after the first attempt's `<failure>`: one
+        // without it records a failed rerun of a test whose first attempt is not there, never
+        // a pass (review 10, a05). The first attempt is read as failed too.
+        Status::Pass if !case.reruns.is_empty() => Attempt {
+            passed: false,
+            unavailable: false,
+            duration_s: case.time_s,
+            message: "failed (a rerun failure recorded without its first failure)".into(),
+            detail: String::new(),
+        },
         Status::Pass => Attempt {
             passed: true,
             unavailable: false,

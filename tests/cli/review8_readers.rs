@@ -298,3 +298,20 @@ fn review8_a26_ledger_with_a_trailing_blank_line_is_read() {
             "middle.jsonl:2:1: not a ledger row: a blank line between rows",
         ));
 }
+
+/// Review 10, a05: `<testcase><rerunFailure/></testcase>` (Surefire's record of a failed
+/// rerun, with the first attempt's `<failure>` gone) read as a pass. It is a failure.
+#[test]
+fn review10_a05_a_rerun_failure_alone_is_not_a_pass() {
+    let d = tempfile::tempdir().unwrap();
+    three_runs(
+        d.path(),
+        "r",
+        "",
+        "<testcase classname=\"t\" name=\"bad\" time=\"0.1\"><rerunFailure message=\"again\"/></testcase>",
+        "",
+    );
+    ingest(d.path(), &["r-1.xml", "r-2.xml", "r-3.xml"])
+        .code(1)
+        .stdout(predicate::str::contains("t::bad"));
+}
