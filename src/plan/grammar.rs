@@ -1324,33 +1324,31 @@ pub(super) fn refuse_unfollowable_check_lines(shown: &str, plan: &Plan) -> Resul
         let roots = super::state::writable_roots(plan);
         for (key, line, cwd, env) in lines {
             if super::state::launcher_folders(line, cwd, env, &roots).contains(&None) {
-                return Err(PlanError::Invalid {
-                    path: shown.to_string(),
-                    line: t.line,
-                    column: 1,
-                    message: format!(
+                return Err(PlanError::at_task(
+                    shown,
+                    t.line,
+                    format!(
                         "task `{}`: `{key}:` runs a tool through a launcher (`npx`, `pnpm exec`, \
                          …) that finds no `node_modules` in the task's folder, where a trial could \
                          create one holding the tool it runs; install the tool before the run \
                          (`npm ci`) or name it by path",
                         t.id
                     ),
-                });
+                ));
             }
             let Some(why) = unfollowable(line, cwd, env) else {
                 continue;
             };
-            return Err(PlanError::Invalid {
-                path: shown.to_string(),
-                line: t.line,
-                column: 1,
-                message: format!(
+            return Err(PlanError::at_task(
+                shown,
+                t.line,
+                format!(
                     "task `{}`: `{key}:` has {why}, which gate cannot follow before the run to \
                      protect the grader it runs; put the logic in a script under a graders \
                      folder and name it on the line (`{key}: sh graders/check.sh`)",
                     t.id
                 ),
-            });
+            ));
         }
     }
     Ok(())

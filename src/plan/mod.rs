@@ -86,6 +86,19 @@ pub enum PlanError {
     },
 }
 
+impl PlanError {
+    /// An [`PlanError::Invalid`] at the start of a task's line (`line`) of plan `path`: the
+    /// refusals of a task's command lines and environment.
+    pub(super) fn at_task(path: &str, line: u64, message: String) -> PlanError {
+        PlanError::Invalid {
+            path: path.to_string(),
+            line,
+            column: 1,
+            message,
+        }
+    }
+}
+
 /// A command ready to spawn.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CommandLine {

@@ -272,18 +272,17 @@ pub(super) fn refuse_writable_search_paths(shown: &str, plan: &Plan) -> Result<(
                     let Some(why) = writable_entry(&entry, &roots, &guarded) else {
                         continue;
                     };
-                    return Err(PlanError::Invalid {
-                        path: shown.to_string(),
-                        line: t.line,
-                        column: 1,
-                        message: format!(
+                    return Err(PlanError::at_task(
+                        shown,
+                        t.line,
+                        format!(
                             "task `{}`: `{side}env: {name}` entry `{entry}` {why}, and the `check:` \
                              grader inherits it: a trial could put {what} there; use an absolute \
                              folder outside the task's folders (or a graders' folder), or set it \
                              on the `run:` line only (`run: {name}=… …`)",
                             t.id
                         ),
-                    });
+                    ));
                 }
             }
         }
@@ -313,17 +312,16 @@ pub(super) fn refuse_writable_search_paths(shown: &str, plan: &Plan) -> Result<(
                     let Some(why) = writable_entry(&at, &roots, &guarded) else {
                         continue;
                     };
-                    return Err(PlanError::Invalid {
-                        path: shown.to_string(),
-                        line: t.line,
-                        column: 1,
-                        message: format!(
+                    return Err(PlanError::at_task(
+                        shown,
+                        t.line,
+                        format!(
                             "task `{}`: the `check:` line sets `{name}` with entry `{entry}`, which {why}: a \
                              trial could put {what} there and the grader would load it; use an absolute \
                              folder outside the task's folders (or a graders' folder)",
                             t.id
                         ),
-                    });
+                    ));
                 }
             }
         }
@@ -611,11 +609,10 @@ pub(super) fn refuse_python_cwd_on_sys_path(shown: &str, plan: &Plan) -> Result<
                 if !writable {
                     continue;
                 }
-                return Err(PlanError::Invalid {
-                    path: shown.to_string(),
-                    line: t.line,
-                    column: 1,
-                    message: format!(
+                return Err(PlanError::at_task(
+                    shown,
+                    t.line,
+                    format!(
                         "task `{}`: `check:` runs `{}` in `{}`, a folder the trials write, and \
                          Python puts that folder first on `sys.path`: a trial could create \
                          `{module}.py` there and it would run in place of the grader; write \
@@ -627,7 +624,7 @@ pub(super) fn refuse_python_cwd_on_sys_path(shown: &str, plan: &Plan) -> Result<
                         words[0],
                         words[0],
                     ),
-                });
+                ));
             }
         }
     }

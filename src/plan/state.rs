@@ -509,17 +509,16 @@ pub(super) fn refuse_writable_over_a_side(
             let w = real(w);
             for (side, cwd) in [("head", &t.cwd), ("base", &c.base.cwd)] {
                 if real(cwd).starts_with(&w) {
-                    return Err(super::PlanError::Invalid {
-                        path: shown.to_string(),
-                        line: t.line,
-                        column: 1,
-                        message: format!(
+                    return Err(super::PlanError::at_task(
+                        shown,
+                        t.line,
+                        format!(
                             "task `{}`: `policy.sandbox.writable` `{}` holds {side}'s working folder, so the \
                              other side's trials could rewrite it; name folders beside both checkouts instead",
                             t.id,
                             w.display()
                         ),
-                    });
+                    ));
                 }
             }
         }

@@ -247,3 +247,19 @@ pub fn run_in(f: &Fixture, no_mounts: bool) -> assert_cmd::assert::Assert {
     }
     cmd.timeout(std::time::Duration::from_secs(120)).assert()
 }
+
+/// `gate check plan.yaml` in `f`'s folder.
+pub fn check(f: &Fixture) -> assert_cmd::assert::Assert {
+    gate()
+        .current_dir(f.dir.path())
+        .args(["check", "plan.yaml"])
+        .assert()
+}
+
+/// A one-task plan of two trials: `run: sh agent.sh`, `check: CHECK`, `EXTRA` lines first.
+pub fn plan(extra: &str, check: &str) -> String {
+    let check = serde_json::to_string(check).unwrap();
+    format!(
+        "version: 1\nsampling: {{single: {{n: 2, c: 0}}}}\ntasks:\n  - id: agent\n{extra}    run: sh agent.sh\n    check: {check}\n"
+    )
+}

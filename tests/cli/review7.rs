@@ -8,22 +8,6 @@ use predicates::prelude::*;
 
 use crate::common::*;
 
-/// `gate check plan.yaml` in `f`'s folder.
-fn check(f: &Fixture) -> assert_cmd::assert::Assert {
-    gate()
-        .current_dir(f.dir.path())
-        .args(["check", "plan.yaml"])
-        .assert()
-}
-
-/// A one-task plan of two trials: `run: sh agent.sh`, `check: CHECK`, `EXTRA` lines first.
-fn plan(extra: &str, check: &str) -> String {
-    let check = serde_json::to_string(check).unwrap();
-    format!(
-        "version: 1\nsampling: {{single: {{n: 2, c: 0}}}}\ntasks:\n  - id: agent\n{extra}    run: sh agent.sh\n    check: {check}\n"
-    )
-}
-
 /// The c07 agent: a wrong answer, then `FILE` rewritten to a grader that passes.
 fn rewriting_agent(f: &Fixture, file: &str, passing: &str) {
     std::fs::write(

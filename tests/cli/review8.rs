@@ -16,22 +16,6 @@ fn has(tool: &str) -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
-/// `gate check plan.yaml` in `f`'s folder.
-fn check(f: &Fixture) -> assert_cmd::assert::Assert {
-    gate()
-        .current_dir(f.dir.path())
-        .args(["check", "plan.yaml"])
-        .assert()
-}
-
-/// A one-task plan of two trials: `run: sh agent.sh`, `check: CHECK`, `EXTRA` lines first.
-fn plan(extra: &str, check: &str) -> String {
-    let check = serde_json::to_string(check).unwrap();
-    format!(
-        "version: 1\nsampling: {{single: {{n: 2, c: 0}}}}\ntasks:\n  - id: agent\n{extra}    run: sh agent.sh\n    check: {check}\n"
-    )
-}
-
 /// A task folder with graders a check line may name: `graders/grade` (sh), `graders/g1.sh`,
 /// `graders/check.py`, `graders/check.js`; the agent answers wrong.
 fn graders_fixture(check: &str) -> Fixture {
