@@ -43,6 +43,9 @@ pub fn execute(args: &ReportArgs, output: &OutputArgs) -> Result<u8, Error> {
     let report = Report::from_ledgers(&ledgers, on_inconclusive)
         .context("cannot make a report from these ledgers")?
         .listing_every_case(output.verbose);
+    // The reports are made from `report` alone: the rows it does not hold (a large suite's
+    // ledgers are hundreds of megabytes in memory) go before the reports are rendered.
+    drop(ledgers);
     // A report path swapped while the command ran: say so instead of printing a verdict
     // that is then not published.
     outputs.recheck()?;

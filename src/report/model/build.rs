@@ -179,7 +179,7 @@ struct RuleFigures {
 }
 
 fn task_report(
-    replay: TaskReplay,
+    replay: Box<TaskReplay>,
     policy: OnInconclusive,
     memo: &mut Memo,
 ) -> Result<TaskReport, ReportError> {

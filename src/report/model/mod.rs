@@ -478,7 +478,7 @@ pub struct OcPoint {
 #[derive(Debug, Clone)]
 pub struct TaskReport {
     /// The replay: spec, trials, verdict, reason, counts.
-    pub replay: TaskReplay,
+    pub replay: Box<TaskReplay>,
     /// The plan in words.
     pub plan: String,
     /// Graded trials (passed + failed).

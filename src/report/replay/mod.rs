@@ -266,7 +266,7 @@ pub struct Replay {
     /// Shard coverage, when the ledgers are shards.
     pub shards: Option<ShardCoverage>,
     /// Tasks, in plan order.
-    pub tasks: Vec<TaskReplay>,
+    pub tasks: Vec<Box<TaskReplay>>,
     /// A harness error recorded by a footer without any harness_error row to show for it.
     pub footer_harness_error: bool,
 }
@@ -354,19 +354,19 @@ pub fn replay(ledgers: &[Ledger]) -> Result<Replay, ReportError> {
     for spec in specs {
         let trials = by_task.remove(&spec.id).unwrap_or_default();
         if never_ran.contains(&spec.id) {
-            tasks.push(skipped_in_every_run(spec));
+            tasks.push(Box::new(skipped_in_every_run(spec)));
             continue;
         }
         if spec.compare.is_some() {
-            tasks.push(pairs::replay_pairs(spec, trials, interrupted)?);
+            tasks.push(Box::new(pairs::replay_pairs(spec, trials, interrupted)?));
             continue;
         }
-        tasks.push(task::replay_task(
+        tasks.push(Box::new(task::replay_task(
             spec,
             trials,
             interrupted,
             shards.as_ref(),
-        )?);
+        )?));
     }
     // A run stops at its first harness error: tasks after it never ran, and "trials missing"
     // would send the reader looking for a lost shard.
