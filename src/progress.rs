@@ -149,7 +149,11 @@ impl TaskProgress {
         let position = sprt
             .map(|(llr, lo, hi)| sprt_gauge(llr, lo, hi))
             .unwrap_or_default();
-        if let Some(w) = row.result.as_ref().and_then(|r| r.warning.as_deref())
+        if let Some(w) = row
+            .detail
+            .result
+            .as_ref()
+            .and_then(|r| r.warning.as_deref())
             && !self.warned.replace(true)
         {
             let line = untrusted::log_line(&format!(
@@ -204,6 +208,7 @@ impl TaskProgress {
                     attempt = format!(" {}{attempt}", side.as_str());
                 }
                 let why = row
+                    .detail
                     .reason
                     .as_deref()
                     .map(|r| format!(" ({r})"))

@@ -557,11 +557,12 @@ impl Attempt {
             fault: self.unavailable.then_some(crate::ledger::Fault::Transport),
             outcome: self.outcome(),
             graded: attempt == 1,
-            result: None,
-            reason: (!self.passed).then(|| self.message.clone()),
-            stdout_tail: String::new(),
-            stderr_tail: self.detail.clone(),
-            log: None,
+            detail: crate::ledger::AttemptDetail {
+                reason: (!self.passed).then(|| self.message.clone()),
+                stderr_tail: self.detail.clone(),
+                ..Default::default()
+            }
+            .into(),
             side,
             pair_position: None,
             suite_run: None,

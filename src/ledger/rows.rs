@@ -320,17 +320,11 @@ pub struct AttemptRow {
     pub outcome: Outcome,
     /// True only for attempt 1 with outcome pass or fail: the trial's frozen grade.
     pub graded: bool,
-    /// The parsed result file, if the task wrote one (boxed: most rows have none, and a
-    /// row in memory is then a pointer's width, not the result's).
-    pub result: Option<Box<TaskResult>>,
-    /// Why, in words, for faults and harness errors.
-    pub reason: Option<String>,
-    /// Last lines of stdout, redacted.
-    pub stdout_tail: String,
-    /// Last lines of stderr, redacted.
-    pub stderr_tail: String,
-    /// Path of the full (redacted, bounded) log.
-    pub log: Option<String>,
+    /// What an attempt rarely has (a result file, a reason, output, a log), behind one
+    /// pointer: a suite of 100,000 cases holds 900,000 rows, nearly all without any of it
+    /// (issue 30). On the wire its fields are the row's own, in this place.
+    #[serde(flatten)]
+    pub detail: Detail,
     /// The side of a `compare:` task's pair this attempt ran on (`trial` is the pair).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub side: Option<crate::pairs::Side>,
@@ -341,6 +335,66 @@ pub struct AttemptRow {
     /// boxed, as only a suite run's own row has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suite_run: Option<Box<SuiteRun>>,
+}
+
+/// An attempt row's rarely set fields; `None` when every one is empty (see [`AttemptDetail`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Detail(Option<Box<AttemptDetail>>);
+
+/// The fields of an attempt row most rows leave empty.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct AttemptDetail {
+    /// The parsed result file, if the task wrote one.
+    pub result: Option<Box<TaskResult>>,
+    /// Why, in words, for faults and harness errors.
+    pub reason: Option<String>,
+    /// Last lines of stdout, redacted.
+    pub stdout_tail: String,
+    /// Last lines of stderr, redacted.
+    pub stderr_tail: String,
+    /// Path of the full (redacted, bounded) log.
+    pub log: Option<String>,
+}
+
+/// Every field empty: what a row without detail reads as.
+static NO_DETAIL: AttemptDetail = AttemptDetail {
+    result: None,
+    reason: None,
+    stdout_tail: String::new(),
+    stderr_tail: String::new(),
+    log: None,
+};
+
+impl std::ops::Deref for Detail {
+    type Target = AttemptDetail;
+    fn deref(&self) -> &AttemptDetail {
+        self.0.as_deref().unwrap_or(&NO_DETAIL)
+    }
+}
+
+impl std::ops::DerefMut for Detail {
+    /// Writing a field allocates the detail (a row with nothing set keeps none).
+    fn deref_mut(&mut self) -> &mut AttemptDetail {
+        self.0.get_or_insert_with(Default::default)
+    }
+}
+
+impl From<AttemptDetail> for Detail {
+    fn from(d: AttemptDetail) -> Detail {
+        Detail((d != AttemptDetail::default()).then(|| Box::new(d)))
+    }
+}
+
+impl Serialize for Detail {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        (**self).serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Detail {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Detail, D::Error> {
+        AttemptDetail::deserialize(d).map(Detail::from)
+    }
 }
 
 impl AttemptRow {
@@ -367,11 +421,7 @@ impl AttemptRow {
             fault: None,
             outcome,
             graded: false,
-            result: None,
-            reason: None,
-            stdout_tail: String::new(),
-            stderr_tail: String::new(),
-            log: None,
+            detail: Detail::default(),
             side: None,
             pair_position: None,
             suite_run: None,

@@ -572,7 +572,10 @@ fn task(t: &TaskReport) -> JsonTask<'_> {
             .iter()
             .map(|tr| {
                 // Attempt 1's result file, if it wrote one.
-                let result = tr.first.as_ref().and_then(|a| a.row.result.as_deref());
+                let result = tr
+                    .first
+                    .as_ref()
+                    .and_then(|a| a.row.detail.result.as_deref());
                 JsonTrial {
                     ordinal: tr.ordinal,
                     disposition: tr.disposition.as_str(),

@@ -256,7 +256,7 @@ fn trial_case(id: &str, width: usize, tr: &TrialRecord) -> TestCase {
                 "unavailable",
                 format!(
                     "unavailable ({}): neither pass nor fail",
-                    a.reason.as_deref().unwrap_or("declared fault")
+                    a.detail.reason.as_deref().unwrap_or("declared fault")
                 ),
             ),
             (Disposition::Excluded, Some(a)) => (
@@ -274,7 +274,7 @@ fn trial_case(id: &str, width: usize, tr: &TrialRecord) -> TestCase {
                 "harness_error",
                 format!(
                     "the harness could not run it: {}",
-                    a.reason.as_deref().unwrap_or("no reason recorded")
+                    a.detail.reason.as_deref().unwrap_or("no reason recorded")
                 ),
             ),
             _ => (
@@ -298,7 +298,11 @@ fn trial_case(id: &str, width: usize, tr: &TrialRecord) -> TestCase {
     }
     if !passed_and_counted {
         let mut out = result.unwrap_or_default();
-        out.push_str(&first.map(|a| a.stdout_tail.clone()).unwrap_or_default());
+        out.push_str(
+            &first
+                .map(|a| a.detail.stdout_tail.clone())
+                .unwrap_or_default(),
+        );
         // After a graded attempt 1, later attempts are the test runner's retries (`gate
         // ingest`); after an unavailable one, gate's own transport retries.
         let kind = if first.is_some_and(|a| a.graded) {
@@ -319,7 +323,10 @@ fn trial_case(id: &str, width: usize, tr: &TrialRecord) -> TestCase {
         if !out.is_empty() {
             case.set_system_out(out);
         }
-        if let Some(err) = first.map(|a| &a.stderr_tail).filter(|e| !e.is_empty()) {
+        if let Some(err) = first
+            .map(|a| &a.detail.stderr_tail)
+            .filter(|e| !e.is_empty())
+        {
             case.set_system_err(err.as_str());
         }
     }
@@ -329,7 +336,7 @@ fn trial_case(id: &str, width: usize, tr: &TrialRecord) -> TestCase {
 /// What attempt 1's result file reported (score, note, gate's warning), as one `[gate]` line
 /// for the test case's output; `None` without a result file or with none of these.
 fn result_line(a: &crate::ledger::AttemptRow) -> Option<String> {
-    let r = a.result.as_ref()?;
+    let r = a.detail.result.as_ref()?;
     let mut parts = Vec::new();
     if let Some(s) = r.score {
         parts.push(format!("score {}", number(s)));

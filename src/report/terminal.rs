@@ -172,7 +172,8 @@ fn first_failure(out: &mut String, t: &TaskReport) {
         Outcome::Fail => ("first fail", fail_why(a)),
         _ => (
             "harness   ",
-            a.reason
+            a.detail
+                .reason
                 .clone()
                 .unwrap_or_else(|| "harness error".to_string()),
         ),
@@ -181,13 +182,13 @@ fn first_failure(out: &mut String, t: &TaskReport) {
     // the line with its first: `printable` would spell the rest as literal `\n`s.
     let why = first_line(&why);
     let _ = writeln!(out, "  {label} #{:03}: {}", a.trial, printable(&why));
-    if let Some(log) = a.log.as_deref().filter(|l| Path::new(l).is_file()) {
+    if let Some(log) = a.detail.log.as_deref().filter(|l| Path::new(l).is_file()) {
         let _ = writeln!(out, "  log        {}", printable(&shown_path(log)));
     }
-    let tail = if a.stderr_tail.trim().is_empty() {
-        &a.stdout_tail
+    let tail = if a.detail.stderr_tail.trim().is_empty() {
+        &a.detail.stdout_tail
     } else {
-        &a.stderr_tail
+        &a.detail.stderr_tail
     };
     let lines: Vec<&str> = tail.lines().filter(|l| !l.trim().is_empty()).collect();
     for line in &lines[lines.len().saturating_sub(EXCERPT_LINES)..] {

@@ -294,10 +294,14 @@ pub(crate) fn fail_why(a: &crate::ledger::AttemptRow) -> String {
         (_, Some(sig), _) => format!("run was killed by signal {sig}"),
         (Some(code), _, _) if code != 0 => format!("run exited {code}"),
         (_, _, Some(code)) if code != 0 => format!("check exited {code}"),
-        _ if a.result.as_ref().and_then(|r| r.pass) == Some(false) => {
+        _ if a.detail.result.as_ref().and_then(|r| r.pass) == Some(false) => {
             "the result file said pass: false".to_string()
         }
-        _ => a.reason.clone().unwrap_or_else(|| "failed".to_string()),
+        _ => a
+            .detail
+            .reason
+            .clone()
+            .unwrap_or_else(|| "failed".to_string()),
     }
 }
 

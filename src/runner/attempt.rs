@@ -373,7 +373,7 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
     let harness = |row: &mut AttemptRow, why: String| {
         row.fault = Some(Fault::Harness);
         row.outcome = Outcome::HarnessError;
-        row.reason = Some(why);
+        row.detail.reason = Some(why);
     };
     let prepared = private_dir(&log_dir)
         .and_then(|_| private_dir(&result_dir))
@@ -467,9 +467,9 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
         let Some(capture) = capture else { continue };
         let text = capture.text(redactor);
         if name == "stdout" {
-            row.stdout_tail = tail(&text);
+            row.detail.stdout_tail = tail(&text);
         } else if name == "stderr" {
-            row.stderr_tail = tail(&text);
+            row.detail.stderr_tail = tail(&text);
         }
         if !text.is_empty() {
             log.push_str(&format!("===== {name} =====\n{text}"));
@@ -495,11 +495,11 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
             .open(&path)
             .and_then(|mut f| std::io::Write::write_all(&mut f, log.as_bytes()));
         if written.is_ok() {
-            row.log = Some(path.display().to_string());
+            row.detail.log = Some(path.display().to_string());
         }
     }
     // Redact, then clip: a clip first could cut a secret in half and leave a piece.
-    if let Some(r) = row.result.as_mut() {
+    if let Some(r) = row.detail.result.as_mut() {
         r.note = r
             .note
             .as_deref()
@@ -509,7 +509,8 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
             .as_deref()
             .map(|f| untrusted::clip(&redactor.apply(f), untrusted::MAX_FAULT_BYTES));
     }
-    row.reason = row
+    row.detail.reason = row
+        .detail
         .reason
         .as_deref()
         .map(|r| untrusted::clip(&redactor.apply(r), untrusted::MAX_REASON_BYTES));
@@ -529,7 +530,7 @@ fn classify(
     let fault_outcome = |row: &mut AttemptRow, fault: Fault, outcome: Outcome, why: String| {
         row.fault = Some(fault);
         row.outcome = outcome;
-        row.reason = Some(why);
+        row.detail.reason = Some(why);
     };
     if ended == Ended::Cancelled || check_ended == Some(Ended::Cancelled) {
         return fault_outcome(
@@ -571,7 +572,7 @@ fn classify(
             if let Some(w) = result_file::ignored_warning(&parsed) {
                 r.warning = Some(w);
             }
-            row.result = Some(Box::new(r));
+            row.detail.result = Some(Box::new(r));
         }
         Ok(None) => {}
         Err(e) => {
@@ -607,7 +608,7 @@ fn classify(
             ),
         );
     }
-    let declared = row.result.as_ref().and_then(|r| r.fault.clone());
+    let declared = row.detail.result.as_ref().and_then(|r| r.fault.clone());
     match declared.as_deref() {
         Some("transport") => {
             return fault_outcome(
@@ -641,16 +642,16 @@ fn classify(
         );
     }
     row.outcome = Outcome::Fail;
-    row.reason = Some(match (row.exit_code, row.signal, row.check_exit) {
+    row.detail.reason = Some(match (row.exit_code, row.signal, row.check_exit) {
         (None, Some(sig), _) => format!("run killed by signal {sig}"),
         (Some(code), _, _) if code != 0 => format!("run exited {code}"),
         (_, _, Some(code)) if code != 0 => format!("check exited {code}"),
-        _ if row.result.as_ref().and_then(|r| r.pass) == Some(false) => {
+        _ if row.detail.result.as_ref().and_then(|r| r.pass) == Some(false) => {
             "result file says `pass: false`".to_string()
         }
         _ => {
             row.outcome = Outcome::Pass;
-            return row.reason = None;
+            return row.detail.reason = None;
         }
     });
 }

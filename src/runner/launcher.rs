@@ -206,7 +206,11 @@ pub(super) fn attempt_or_internal_error(
 pub(super) fn harness_error_row(spec: &AttemptSpec, why: String) -> AttemptRow {
     AttemptRow {
         fault: Some(Fault::Harness),
-        reason: Some(why),
+        detail: crate::ledger::AttemptDetail {
+            reason: Some(why),
+            ..Default::default()
+        }
+        .into(),
         ..AttemptRow::started(
             spec.task.clone(),
             spec.trial,

@@ -390,7 +390,7 @@ pub fn run_pairs<L: Launcher + ?Sized>(
                     row.trial,
                     side.as_str(),
                     row.attempt,
-                    row.reason.clone().unwrap_or_default()
+                    row.detail.reason.clone().unwrap_or_default()
                 ));
             }
             if row.attempt == 1 {

@@ -314,7 +314,7 @@ fn drive<L: Launcher + ?Sized>(
                     "trial {} attempt {}: {}",
                     row.trial,
                     row.attempt,
-                    row.reason.clone().unwrap_or_default()
+                    row.detail.reason.clone().unwrap_or_default()
                 ));
             }
             if row.attempt == 1 {

@@ -365,7 +365,7 @@ impl SuiteLauncher {
             Ok((cases, run)) => {
                 row.outcome = Outcome::Pass;
                 row.fault = None;
-                row.reason = None;
+                row.detail.reason = None;
                 row.suite_run = Some(Box::new(run));
                 let mut rows = cases;
                 rows.push(row);
@@ -374,7 +374,7 @@ impl SuiteLauncher {
             Err(why) => {
                 row.outcome = Outcome::HarnessError;
                 row.fault = Some(Fault::Harness);
-                row.reason = Some(crate::untrusted::clip(
+                row.detail.reason = Some(crate::untrusted::clip(
                     &self.inner.redactor.apply(&format!(
                         "suite run #{ordinal} could not run the suite: {why}; no verdict is published"
                     )),
@@ -406,7 +406,11 @@ impl SuiteLauncher {
                         "the suite exited {code}, a declared harness exit code (`suite.harness_exit_codes`)"
                     ));
                 }
-                return Err(row.reason.clone().unwrap_or_else(|| "harness error".into()));
+                return Err(row
+                    .detail
+                    .reason
+                    .clone()
+                    .unwrap_or_else(|| "harness error".into()));
             }
             (Outcome::Cancelled, _) => return Err("the run was cancelled".into()),
             (_, Some(Fault::Timeout)) => {
@@ -648,8 +652,13 @@ impl SuiteLauncher {
             let id = suite_case_id(&row.task, &t.test);
             for (j, a) in t.attempts.iter().enumerate() {
                 let mut r = a.row(&id, row.trial, j as u32 + 1, &row.started_at, None);
-                r.reason = r.reason.map(|x| self.inner.redactor.apply(&x));
-                r.stderr_tail = self.inner.redactor.apply(&r.stderr_tail);
+                // Only a case with something to redact gets a detail of its own (a passing
+                // case's row holds none: issue 30).
+                if r.detail.reason.is_some() || !r.detail.stderr_tail.is_empty() {
+                    let d = &mut *r.detail;
+                    d.reason = d.reason.take().map(|x| self.inner.redactor.apply(&x));
+                    d.stderr_tail = self.inner.redactor.apply(&d.stderr_tail);
+                }
                 rows.push(r);
             }
         }
@@ -710,10 +719,10 @@ impl SuiteLauncher {
 
 /// The last lines the run printed, to quote in a harness error.
 fn tail_of(row: &AttemptRow) -> String {
-    let text = if row.stderr_tail.trim().is_empty() {
-        &row.stdout_tail
+    let text = if row.detail.stderr_tail.trim().is_empty() {
+        &row.detail.stdout_tail
     } else {
-        &row.stderr_tail
+        &row.detail.stderr_tail
     };
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
     if lines.is_empty() {

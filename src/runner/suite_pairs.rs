@@ -308,14 +308,14 @@ impl SuitePairLauncher {
                 row.side = Some(*side);
                 row.pair_position = Some(position);
                 if row.outcome == Outcome::HarnessError
-                    && let Some(reason) = &row.reason
+                    && let Some(reason) = &row.detail.reason
                 {
                     let one_sided = if reason.contains("recorded other test cases") {
                         " (head and base must record the same test cases: a case on one side only cannot be compared)"
                     } else {
                         ""
                     };
-                    row.reason = Some(crate::untrusted::clip(
+                    row.detail.reason = Some(crate::untrusted::clip(
                         &format!("{} side: {reason}{one_sided}", side.as_str()),
                         crate::untrusted::MAX_REASON_BYTES,
                     ));

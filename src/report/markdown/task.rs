@@ -21,10 +21,10 @@ fn harness_last_words(t: &TaskReport) -> Option<&str> {
         let a = &tr.first.as_ref()?.row;
         (a.outcome == crate::ledger::Outcome::HarnessError).then_some(a)
     })?;
-    let tail = if a.stderr_tail.trim().is_empty() {
-        &a.stdout_tail
+    let tail = if a.detail.stderr_tail.trim().is_empty() {
+        &a.detail.stdout_tail
     } else {
-        &a.stderr_tail
+        &a.detail.stderr_tail
     };
     let line = tail.lines().rev().map(str::trim).find(|l| !l.is_empty())?;
     // The task wrote this line: quote a guard's sentence, never a tail-sized line (up to
@@ -254,7 +254,7 @@ fn result_files(out: &mut String, t: &TaskReport) {
         .trials
         .iter()
         .filter(|tr| tr.disposition == crate::report::replay::Disposition::Counted)
-        .filter_map(|tr| Some((tr.ordinal, tr.first.as_ref()?.row.result.as_deref()?)))
+        .filter_map(|tr| Some((tr.ordinal, tr.first.as_ref()?.row.detail.result.as_deref()?)))
         .collect();
     let scores: Vec<f64> = counted.iter().filter_map(|(_, r)| r.score).collect();
     if !scores.is_empty() {

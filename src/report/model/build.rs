@@ -471,7 +471,9 @@ fn uncounted(t: &TaskReplay, which: Disposition) -> Uncounted {
         out.trials += 1;
         out.seconds += trial.duration_s();
         for a in trial.first.iter().chain(trial.later.iter()) {
-            let Some(r) = &a.row.result else { continue };
+            let Some(r) = &a.row.detail.result else {
+                continue;
+            };
             Spend::add(&mut out.cost, r.cost);
             Spend::add(&mut out.tokens, r.tokens);
         }
@@ -524,7 +526,7 @@ fn score_vector(t: &TaskReplay) -> ScoreVector {
             Outcome::Pass => {
                 graded += 1;
                 passed += 1;
-                let internal = row.result.as_ref().and_then(|r| r.attempts);
+                let internal = row.detail.result.as_ref().and_then(|r| r.attempts);
                 if internal.is_none_or(|a| a <= 1) {
                     first_attempt += 1;
                 } else {
@@ -541,7 +543,7 @@ fn score_vector(t: &TaskReplay) -> ScoreVector {
                 if later.iter().any(|a| a.row.outcome == Outcome::Pass) {
                     passed += 1;
                 }
-                let internal = row.result.as_ref().and_then(|r| r.attempts);
+                let internal = row.detail.result.as_ref().and_then(|r| r.attempts);
                 if !later.is_empty() || internal.is_some_and(|a| a > 1) {
                     internal_attempts += 1;
                 }
@@ -553,7 +555,7 @@ fn score_vector(t: &TaskReplay) -> ScoreVector {
                     failures.run_failed += 1;
                 } else if row.check_exit.is_some_and(|c| c != 0) {
                     failures.check_failed += 1;
-                } else if row.result.as_ref().and_then(|r| r.pass) == Some(false) {
+                } else if row.detail.result.as_ref().and_then(|r| r.pass) == Some(false) {
                     failures.result_fail += 1;
                 } else {
                     failures.other += 1;
@@ -567,7 +569,9 @@ fn score_vector(t: &TaskReplay) -> ScoreVector {
     let mut tokens = None::<Spend>;
     for trial in &t.trials {
         for a in trial.first.iter().chain(trial.later.iter()) {
-            let Some(r) = &a.row.result else { continue };
+            let Some(r) = &a.row.detail.result else {
+                continue;
+            };
             Spend::add(&mut cost, r.cost);
             Spend::add(&mut tokens, r.tokens);
         }

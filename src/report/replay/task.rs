@@ -194,7 +194,7 @@ fn harness_text(row: &AttemptRow, source: &Source) -> String {
         "trial #{} attempt {} could not be run ({source}): {}",
         row.trial,
         row.attempt,
-        row.reason.as_deref().unwrap_or("no reason recorded")
+        row.detail.reason.as_deref().unwrap_or("no reason recorded")
     )
 }
 
