@@ -563,7 +563,7 @@ impl Ledger {
     /// The last footer, if the run closed.
     pub fn footer(&self) -> Option<&Footer> {
         self.records.iter().rev().find_map(|r| match &r.row {
-            Row::Footer(f) => Some(f),
+            Row::Footer(f) => Some(&**f),
             _ => None,
         })
     }

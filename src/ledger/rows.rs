@@ -46,7 +46,7 @@ pub enum Row {
     /// A task's verdict.
     Decision(Box<DecisionRow>),
     /// Last row of a run (or of an interrupted run).
-    Footer(Footer),
+    Footer(Box<Footer>),
 }
 
 /// An `Arc<AttemptRow>` read and written as the row itself (serde's own `Arc` support is
@@ -90,12 +90,12 @@ pub struct TaskSpec {
     /// A `compare:` task: R, `max_pairs`, the base side; `sampling` is then the rule on
     /// the discordant stream (see [`crate::pairs`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub compare: Option<crate::pairs::CompareRecord>,
+    pub compare: Option<Box<crate::pairs::CompareRecord>>,
     /// A suite task: each trial runs the whole suite, and each test case it records is a
     /// task of its own (`ID/CASE`, with this task's rule), whose attempt rows the replay
     /// judges; this task's own attempt rows are the suite runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub suite: Option<SuiteRecord>,
+    pub suite: Option<Box<SuiteRecord>>,
 }
 
 /// How a suite task's runs are read: recorded so a report can say where the verdicts of its

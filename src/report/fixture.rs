@@ -101,18 +101,22 @@ pub fn attempt(task: &str, trial: u64, attempt: u32, outcome: Outcome) -> Attemp
         fault,
         outcome,
         graded: attempt == 1 && matches!(outcome, Outcome::Pass | Outcome::Fail),
-        result: Some(
-            TaskResult {
-                cost: Some(0.5),
-                attempts: Some(1 + trial % 3),
-                ..TaskResult::default()
-            }
-            .into(),
-        ),
-        reason: (outcome == Outcome::HarnessError).then(|| "`./agent` not found (exit 127)".into()),
-        stdout_tail: format!("trial {trial}\n"),
-        stderr_tail: String::new(),
-        log: None,
+        detail: crate::ledger::AttemptDetail {
+            result: Some(
+                TaskResult {
+                    cost: Some(0.5),
+                    attempts: Some(1 + trial % 3),
+                    ..TaskResult::default()
+                }
+                .into(),
+            ),
+            reason: (outcome == Outcome::HarnessError)
+                .then(|| "`./agent` not found (exit 127)".into()),
+            stdout_tail: format!("trial {trial}\n"),
+            stderr_tail: String::new(),
+            log: None,
+        }
+        .into(),
         side: None,
         pair_position: None,
         suite_run: None,
@@ -289,7 +293,7 @@ pub fn faults(dir: &Path) -> Ledger {
     w.append(Row::Attempt(attempt("book", 9, 1, Outcome::Pass).into()))
         .expect("append");
     let mut cancelled = attempt("book", 10, 1, Outcome::Cancelled);
-    cancelled.result = None;
+    cancelled.detail.result = None;
     cancelled.duration_s = 1.5;
     w.append(Row::Attempt(cancelled.into())).expect("append");
     for trial in 1..=3 {

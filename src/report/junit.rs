@@ -370,7 +370,7 @@ fn interval(p: &mut Vec<Property>, name: &str, i: crate::stats::estimate::Interv
 fn shared_properties(report: &Report, t: &TaskReport) -> Vec<Property> {
     let r = &t.replay;
     let mut p = vec![
-        Property::new("plan", t.plan.as_str()),
+        Property::new("plan", &*t.plan),
         Property::new(
             "sampling",
             serde_json::to_string(&r.spec.sampling).unwrap_or_default(),
@@ -401,7 +401,7 @@ fn properties(report: &Report, t: &TaskReport) -> Vec<Property> {
             r.verdict.verdict().map_or("HARNESS_ERROR", Verdict::as_str),
         ),
         Property::new("reason", r.reason.as_str()),
-        Property::new("plan", t.plan.as_str()),
+        Property::new("plan", &*t.plan),
         Property::new(
             "sampling",
             serde_json::to_string(&r.spec.sampling).unwrap_or_default(),
@@ -453,7 +453,7 @@ fn properties(report: &Report, t: &TaskReport) -> Vec<Property> {
         ));
         interval(&mut p, "pass_rate.naive.ci95", pr.naive.wilson);
     }
-    for k in &t.pass_at {
+    for k in t.pass_at.iter() {
         p.push(Property::new(
             format!("pass@{}", k.k),
             prop_num(k.pass_at_k),
@@ -571,7 +571,7 @@ mod tests {
                 prop("trials.passed"),
                 Some(task.replay.counts.passed.to_string())
             );
-            assert_eq!(prop("plan").as_deref(), Some(task.plan.as_str()));
+            assert_eq!(prop("plan").as_deref(), Some(&*task.plan));
         }
         back
     }

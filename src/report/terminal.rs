@@ -506,7 +506,7 @@ mod tests {
         ))
         .unwrap();
         let mut a = fixture::attempt(id, 1, 1, Outcome::HarnessError);
-        a.reason = Some("bell\u{7} and\rreturn".to_string());
+        a.detail.reason = Some("bell\u{7} and\rreturn".to_string());
         w.append(Row::Attempt(a.into())).unwrap();
         let r = Report::from_ledgers(&[Ledger::read(&path).unwrap()], None).unwrap();
         let text = r.terminal();

@@ -704,9 +704,9 @@ mod tests {
         let (row, took) = run(dir.path(), line, Duration::from_secs(30));
         assert_eq!(row.outcome, Outcome::Pass, "{row:?}");
         assert!(took < Duration::from_secs(20), "took {took:?}");
-        assert!(row.stdout_tail.ends_with("END"), "{:?}", row.stdout_tail);
-        assert!(row.stderr_tail.ends_with('e'));
-        let log = fs::read_to_string(row.log.expect("a log")).unwrap();
+        assert!(row.detail.stdout_tail.ends_with("END"), "{:?}", row.detail.stdout_tail);
+        assert!(row.detail.stderr_tail.ends_with('e'));
+        let log = fs::read_to_string(row.detail.log.as_ref().expect("a log")).unwrap();
         assert!(
             log.contains("bytes of output elided by gate"),
             "both streams are cut"
@@ -720,7 +720,7 @@ mod tests {
         assert_eq!(row.outcome, Outcome::Fail);
         assert_eq!(row.fault, Some(Fault::Timeout), "{row:?}");
         assert!(took < Duration::from_secs(10), "took {took:?}");
-        assert!(row.stdout_tail.ends_with("flood"));
+        assert!(row.detail.stdout_tail.ends_with("flood"));
     }
 
     #[test]
@@ -748,7 +748,7 @@ mod tests {
             }
         }
         assert_eq!(row.outcome, Outcome::Pass, "{row:?}");
-        assert_eq!(row.stdout_tail, "hi");
+        assert_eq!(row.detail.stdout_tail, "hi");
         assert!(took < Duration::from_secs(5), "took {took:?}");
     }
 }

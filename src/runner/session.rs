@@ -300,12 +300,12 @@ impl Session {
     ) -> Result<(), Error> {
         // The footer states how the run ended: not before every attempt row is on disk.
         self.settle()?;
-        self.append(Row::Footer(Footer {
+        self.append(Row::Footer(Box::new(Footer {
             finished_at: now_rfc3339(),
             status,
             verdict,
             exit_code: code,
-        }))
+        })))
     }
 }
 
@@ -505,8 +505,11 @@ pub fn header(
             compare: t
                 .compare
                 .as_ref()
-                .map(|c| super::pairs::record(c, &t.id, run_id, r)),
-            suite: t.suite.as_ref().map(crate::plan::SuiteTask::record),
+                .map(|c| Box::new(super::pairs::record(c, &t.id, run_id, r))),
+            suite: t
+                .suite
+                .as_ref()
+                .map(|s| Box::new(crate::plan::SuiteTask::record(s))),
         })
         .collect();
     Header {

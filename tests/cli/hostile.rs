@@ -16,7 +16,7 @@ fn one_trial(run: &str) -> Fixture {
 
 fn only_reason(f: &Fixture) -> String {
     let l = f.ledger();
-    attempts(&l)[0].reason.clone().unwrap_or_default()
+    attempts(&l)[0].detail.reason.clone().unwrap_or_default()
 }
 
 /// Regression: a FIFO at `$GATE_RESULT` hung gate for minutes (a blocking open/read).
@@ -61,7 +61,7 @@ fn unknown_result_key_is_a_warning_kept_in_the_ledger() {
         .code(0)
         .stderr(predicate::str::contains("unknown key `reasoning`"));
     let l = f.ledger();
-    let r = attempts(&l)[0].result.clone().unwrap();
+    let r = attempts(&l)[0].detail.result.clone().unwrap();
     assert_eq!(r.ignored_keys, vec!["reasoning".to_string()]);
     let w = r.warning.unwrap();
     assert!(w.contains("allowed: `pass`"), "{w}");
@@ -75,10 +75,10 @@ fn stdout_flood_is_bounded_on_disk() {
     f.run(&[]).code(0);
     let l = f.ledger();
     let a = &attempts(&l)[0];
-    assert!(a.stdout_tail.ends_with("the-end"), "{:?}", a.stdout_tail);
-    let log = std::fs::metadata(a.log.as_ref().unwrap()).unwrap();
+    assert!(a.detail.stdout_tail.ends_with("the-end"), "{:?}", a.detail.stdout_tail);
+    let log = std::fs::metadata(a.detail.log.as_ref().unwrap()).unwrap();
     assert!(log.len() < 300 * 1024, "log is {} bytes", log.len());
-    let text = read(std::path::Path::new(a.log.as_ref().unwrap()));
+    let text = read(std::path::Path::new(a.detail.log.as_ref().unwrap()));
     assert!(text.contains("bytes of output elided by gate"));
 }
 
@@ -89,7 +89,7 @@ fn logs_are_private() {
     let f = one_trial("echo hello");
     f.run(&[]).code(0);
     let l = f.ledger();
-    let log = std::path::PathBuf::from(attempts(&l)[0].log.clone().unwrap());
+    let log = std::path::PathBuf::from(attempts(&l)[0].detail.log.clone().unwrap());
     let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode(&log), 0o600);
     assert_eq!(mode(log.parent().unwrap()), 0o700);
@@ -103,7 +103,7 @@ fn long_note_is_clipped_in_the_ledger() {
     );
     f.run(&[]).code(0);
     let l = f.ledger();
-    let note = attempts(&l)[0].result.clone().unwrap().note.unwrap();
+    let note = attempts(&l)[0].detail.result.clone().unwrap().note.unwrap();
     assert!(
         note.len() <= gate::untrusted::MAX_NOTE_BYTES + 3,
         "{}",

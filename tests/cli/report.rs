@@ -70,17 +70,20 @@ fn attempt(task: &str, trial: u64, outcome: Outcome) -> AttemptRow {
         fault: (outcome == Outcome::HarnessError).then_some(gate::ledger::Fault::Harness),
         outcome,
         graded: matches!(outcome, Outcome::Pass | Outcome::Fail),
-        result: Some(
-            TaskResult {
-                cost: Some(0.01),
-                ..TaskResult::default()
-            }
-            .into(),
-        ),
-        reason: (outcome == Outcome::HarnessError).then(|| "`./agent`: not found".to_string()),
-        stdout_tail: format!("trial {trial} <ok> & done\n"),
-        stderr_tail: String::new(),
-        log: None,
+        detail: gate::ledger::AttemptDetail {
+            result: Some(
+                TaskResult {
+                    cost: Some(0.01),
+                    ..TaskResult::default()
+                }
+                .into(),
+            ),
+            reason: (outcome == Outcome::HarnessError).then(|| "`./agent`: not found".to_string()),
+            stdout_tail: format!("trial {trial} <ok> & done\n"),
+            stderr_tail: String::new(),
+            log: None,
+        }
+        .into(),
         side: None,
         pair_position: None,
         suite_run: None,

@@ -84,7 +84,7 @@ fn spec_for(rules: &Rules, test: &str) -> Option<(TaskSpec, Option<usize>)> {
         run: how,
         check: None,
         timeout_s: None,
-        compare: rule.compare.as_deref().map(compare_record),
+        compare: rule.compare.as_deref().map(compare_record).map(Box::new),
         suite: None,
     };
     match rules {

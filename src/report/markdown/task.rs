@@ -226,7 +226,7 @@ pub(super) fn task(
                 percent(p1.naive.pass_at_k)
             );
         }
-        for r in &t.retry_settings {
+        for r in t.retry_settings.iter() {
             let _ = writeln!(
                 out,
                 "| retries: {} | pass@{} | {} | {} |",

@@ -176,6 +176,19 @@ struct RuleFigures {
     zone: Option<Zone>,
     /// The pass rate by (passed, failed).
     pass_rates: std::collections::HashMap<(u64, u64), Option<PassRate>>,
+    /// pass@k and the retry settings by (passed, failed): shared by every task with those
+    /// counts (a suite's cases mostly have the same few; a list each was 400 bytes a case
+    /// at 100,000 cases: issue 30).
+    by_counts: std::collections::HashMap<(u64, u64), CountFigures>,
+    /// The rule in words (for a task that is not a compare task).
+    plan: Option<std::sync::Arc<str>>,
+}
+
+/// What a task's report shows that depends only on its rule and its counts.
+#[derive(Clone)]
+struct CountFigures {
+    pass_at: std::sync::Arc<[PassAtK]>,
+    retry_settings: std::sync::Arc<[RetrySetting]>,
 }
 
 fn task_report(
@@ -214,26 +227,28 @@ fn task_report(
         .pass_rates
         .entry((c.passed, c.failed))
         .or_insert_with(|| pass_rate(Some(&figures.lattice), c.passed, c.failed));
-    let RuleFigures {
-        lattice,
-        alpha,
-        oc,
-        zone,
-        ..
-    } = figures;
-    let (alpha, oc, zone) = (*alpha, oc.clone(), *zone);
+    let (alpha, oc, zone) = (figures.alpha, figures.oc.clone(), figures.zone);
     let zone_stated = healthy.is_some() && regressed.is_some();
-    let pass_at = pass_at(pass_rate.as_ref(), graded, c.passed);
-    let retry_settings = (1..=4u64)
-        .filter_map(|r| {
-            Some(RetrySetting {
-                retries: r,
-                p_green: pass_rate.map(|pr| at_least_one(pr.estimate, r + 1))?,
-                naive_p_green: pass_at_k(graded, c.passed, r + 1)?,
-            })
+    let CountFigures {
+        pass_at,
+        retry_settings,
+    } = figures
+        .by_counts
+        .entry((c.passed, c.failed))
+        .or_insert_with(|| CountFigures {
+            pass_at: pass_at(pass_rate.as_ref(), graded, c.passed).into(),
+            retry_settings: (1..=4u64)
+                .filter_map(|r| {
+                    Some(RetrySetting {
+                        retries: r,
+                        p_green: pass_rate.map(|pr| at_least_one(pr.estimate, r + 1))?,
+                        naive_p_green: pass_at_k(graded, c.passed, r + 1)?,
+                    })
+                })
+                .collect(),
         })
-        .collect();
-    let lattice: &Boundaries = lattice;
+        .clone();
+    let lattice: &Boundaries = &figures.lattice;
     let fault_risk = Some(lattice).and_then(|lattice| {
         let (risk, rate) = match policy {
             OnInconclusive::Fail => (RiskKind::NotPassHealthy, healthy?),
@@ -272,8 +287,13 @@ fn task_report(
     let zone = zone.filter(|_| compare.is_none());
     Ok(TaskReport {
         compare,
-        plan: compare::describe(&replay.spec, lattice, policy)
-            .unwrap_or_else(|| sampling.describe()),
+        plan: match compare::describe(&replay.spec, lattice, policy) {
+            Some(words) => words.into(),
+            None => figures
+                .plan
+                .get_or_insert_with(|| sampling.describe().into())
+                .clone(),
+        },
         graded,
         pass_rate,
         pass_at,
@@ -339,6 +359,8 @@ fn rule_figures(
         oc,
         zone,
         pass_rates: Default::default(),
+        by_counts: Default::default(),
+        plan: None,
     })
 }
 

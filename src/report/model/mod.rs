@@ -480,16 +480,16 @@ pub struct TaskReport {
     /// The replay: spec, trials, verdict, reason, counts.
     pub replay: Box<TaskReplay>,
     /// The plan in words.
-    pub plan: String,
+    pub plan: std::sync::Arc<str>,
     /// Graded trials (passed + failed).
     pub graded: u64,
     /// The pass rate and its intervals, when at least one trial was graded.
     pub pass_rate: Option<PassRate>,
     /// pass@k and pass^k for k = 1, 3, and 5 when at least 5 trials were graded.
-    pub pass_at: Vec<PassAtK>,
+    pub pass_at: std::sync::Arc<[PassAtK]>,
     /// What a CI retry setting of R would have reported on the same data: pass@(R+1), for R
     /// from 1 while R+1 <= graded (at most R = 4).
-    pub retry_settings: Vec<RetrySetting>,
+    pub retry_settings: std::sync::Arc<[RetrySetting]>,
     /// Trials stopped in flight at the decision (cancelled), never counted.
     pub cancelled: Uncounted,
     /// Trials that finished beyond the decision point (excluded), never counted.

@@ -135,7 +135,7 @@ fn the_score_vector_separates_first_attempt_from_within_budget() {
     .unwrap();
     let with = |trial, outcome, internal: Option<u64>, f: &dyn Fn(&mut AttemptRow)| {
         let mut a = fixture::attempt("t", trial, 1, outcome);
-        a.result = Some(
+        a.detail.result = Some(
             TaskResult {
                 attempts: internal,
                 cost: Some(1.5),
@@ -165,14 +165,14 @@ fn the_score_vector_separates_first_attempt_from_within_budget() {
         with(6, Outcome::Fail, None, &|a| {
             a.exit_code = Some(0);
             a.check_exit = Some(0);
-            a.result.as_mut().unwrap().pass = Some(false);
+            a.detail.result.as_mut().unwrap().pass = Some(false);
         }),
     ];
     for row in rows {
         w.append(row).unwrap();
     }
     let mut retry = fixture::attempt("t", 6, 2, Outcome::Pass);
-    retry.result = None;
+    retry.detail.result = None;
     w.append(Row::Attempt(retry.into())).unwrap();
     let l = Ledger::read(&path).unwrap();
     let r = Report::from_ledgers(&[l], None).unwrap();

@@ -290,11 +290,11 @@ pub(super) fn expand_suites(
             .compare
             .clone()
             .map(|c| match family.and_then(|f| f.pairs) {
-                Some(p) if !broken => crate::pairs::CompareRecord {
+                Some(p) if !broken => Box::new(crate::pairs::CompareRecord {
                     max_pairs: p.max_pairs,
                     loss_route: p.loss_route,
-                    ..c
-                },
+                    ..*c
+                }),
                 _ => c,
             });
         // A case skipped in every run (no row of its own: a case some run ran has rows) is
