@@ -549,7 +549,7 @@ impl Attempt {
             task: task.to_string(),
             trial,
             attempt,
-            started_at: started_at.to_string(),
+            started_at: started_at.into(),
             duration_s: self.duration_s,
             exit_code: None,
             signal: None,

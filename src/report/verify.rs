@@ -68,7 +68,7 @@ pub fn audit(ledger: &Ledger) -> Audit {
         rows: ledger.records.len(),
         ..Audit::default()
     };
-    let path: std::sync::Arc<std::path::Path> = ledger.path.as_path().into();
+    let path = std::sync::Arc::new(ledger.path.clone());
     let at = |i: usize| Source {
         path: path.clone(),
         line: i as u64 + 1,
@@ -321,7 +321,7 @@ fn problem_from_replay(ledger: &Ledger, e: ReportError) -> Problem {
     };
     Problem {
         at: Source {
-            path: ledger.path.as_path().into(),
+            path: std::sync::Arc::new(ledger.path.clone()),
             line,
         },
         what: format!("cannot replay: {e}"),

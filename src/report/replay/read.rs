@@ -52,7 +52,7 @@ pub(super) fn ledger_info(l: &Ledger) -> LedgerInfo {
             format!(
                 "{}: {what}",
                 Source {
-                    path: l.path.as_path().into(),
+                    path: std::sync::Arc::new(l.path.clone()),
                     line: i as u64 + 1
                 }
             )
@@ -194,7 +194,7 @@ pub(super) fn merged_specs(ledgers: &[Ledger]) -> Result<Vec<TaskSpec>, ReportEr
                     task: t.id.clone(),
                     what,
                     at: Source {
-                        path: l.path.as_path().into(),
+                        path: std::sync::Arc::new(l.path.clone()),
                         line: 1,
                     },
                 });
@@ -570,7 +570,7 @@ pub(super) fn collect_attempts(
         let bounds = OrdinalBounds::of(l);
         // One path per ledger, shared by its rows' records (a copy per row was 900,000
         // small allocations for a suite of 100,000 cases: issue 30).
-        let path: std::sync::Arc<Path> = l.path.as_path().into();
+        let path = std::sync::Arc::new(l.path.clone());
         for (i, rec) in l.records.iter().enumerate() {
             let Row::Attempt(a) = &rec.row else { continue };
             let source = Source {
