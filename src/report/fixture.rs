@@ -93,7 +93,7 @@ pub fn attempt(task: &str, trial: u64, attempt: u32, outcome: Outcome) -> Attemp
         task: task.to_string(),
         trial,
         attempt,
-        started_at: "2026-11-29T14:00:01.000Z".to_string(),
+        started_at: "2026-11-29T14:00:01.000Z".into(),
         duration_s: 0.25 * (1 + trial % 4) as f64,
         exit_code,
         signal: None,
@@ -197,7 +197,7 @@ pub fn run(path: &Path, tasks: &[(TaskSpec, Vec<Outcome>)], shard: Option<Shard>
             verdicts.into_iter().filter_map(Judgement::verdict),
         ))
     };
-    w.append(Row::Footer(Footer {
+    w.append(Row::Footer(Box::new(Footer {
         finished_at: "2026-11-29T14:05:00.000Z".to_string(),
         status: if harness {
             RunStatus::HarnessError
@@ -206,7 +206,7 @@ pub fn run(path: &Path, tasks: &[(TaskSpec, Vec<Outcome>)], shard: Option<Shard>
         },
         verdict,
         exit_code: crate::exit::for_run(verdict, OnInconclusive::Fail, shard.is_some()),
-    }))
+    })))
     .expect("append");
     Ledger::read(path).expect("read back")
 }

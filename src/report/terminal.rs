@@ -470,12 +470,12 @@ mod tests {
             fixture::attempt("t", 2, 1, Outcome::Cancelled).into(),
         ))
         .unwrap();
-        w.append(Row::Footer(Footer {
+        w.append(Row::Footer(Box::new(Footer {
             finished_at: "x".into(),
             status: RunStatus::Interrupted,
             verdict: Judgement::Verdict(Verdict::Inconclusive),
             exit_code: 130,
-        }))
+        })))
         .unwrap();
         let r = Report::from_ledgers(&[Ledger::read(&path).unwrap()], None).unwrap();
         let text = r.terminal();

@@ -456,12 +456,12 @@ mod tests {
             fixture::attempt("t", 1, 3, Outcome::Pass).into(),
         ))
         .unwrap();
-        w.append(Row::Footer(crate::ledger::Footer {
+        w.append(Row::Footer(Box::new(crate::ledger::Footer {
             finished_at: "x".into(),
             status: RunStatus::Complete,
             verdict: Judgement::Verdict(crate::sampler::Verdict::Inconclusive),
             exit_code: 3,
-        }))
+        })))
         .unwrap();
         let a = audit(&Ledger::read(&path).unwrap());
         assert_eq!(a.problems[0].at.line, 3);

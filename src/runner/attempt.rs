@@ -704,7 +704,11 @@ mod tests {
         let (row, took) = run(dir.path(), line, Duration::from_secs(30));
         assert_eq!(row.outcome, Outcome::Pass, "{row:?}");
         assert!(took < Duration::from_secs(20), "took {took:?}");
-        assert!(row.detail.stdout_tail.ends_with("END"), "{:?}", row.detail.stdout_tail);
+        assert!(
+            row.detail.stdout_tail.ends_with("END"),
+            "{:?}",
+            row.detail.stdout_tail
+        );
         assert!(row.detail.stderr_tail.ends_with('e'));
         let log = fs::read_to_string(row.detail.log.as_ref().expect("a log")).unwrap();
         assert!(

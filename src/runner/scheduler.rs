@@ -147,10 +147,13 @@ pub fn run_task<L: Launcher + ?Sized>(
 /// hands them the test-case rows each suite run sends (rows of tasks other than the suite's
 /// own), and keeps running the suite while any of them is undecided.
 pub trait Cases {
-    /// Take a test case's row; `false` when the ledger already holds that test case's trial
-    /// (a resumed run re-runs a suite run whose rows were partly written), so it is not
-    /// written again and never re-graded (invariant 1).
-    fn admit(&mut self, row: &AttemptRow) -> bool;
+    /// Take a test case's row; `Ok(false)` when the ledger already holds that test case's
+    /// trial (a resumed run re-runs a suite run whose rows were partly written), so it is not
+    /// written again and never re-graded (invariant 1); `Err` (why, a harness error) when
+    /// the re-run's row would have judged the case otherwise than the kept one — a failure
+    /// where a pass was kept (review 11, a06) — since the ledger cannot hold both and
+    /// keeping the pass would hide a real failure.
+    fn admit(&mut self, row: &AttemptRow) -> Result<bool, String>;
     /// Whether every test case seen so far has decided (false before the first run).
     fn all_decided(&self) -> bool;
     /// The rule the suite's runs are scheduled by once the cases' rule is known, when it is
@@ -245,6 +248,10 @@ fn drive<L: Launcher + ?Sized>(
             .map(|(l, (lo, hi))| (l, lo, hi))
     };
     let mut harness_error: Option<String> = None;
+    // A suite run whose test-case rows conflict with the rows a resumed ledger kept
+    // ([`Cases::admit`]), by trial: its own row (which follows its case rows) is recorded
+    // as the harness error, so the ledger and every report say why.
+    let mut conflicts: std::collections::HashMap<u64, String> = Default::default();
     let mut stopping = false;
 
     let cases_done = |c: &Option<&mut dyn Cases>| c.as_ref().is_some_and(|c| c.all_decided());
@@ -286,7 +293,7 @@ fn drive<L: Launcher + ?Sized>(
         // one row never holds up the next trial. Rows are still emitted in arrival order.
         let mut rows = Vec::with_capacity(batch.len());
         for msg in batch {
-            let row = match msg {
+            let mut row = match msg {
                 TrialMsg::Done(trial) => {
                     lanes.in_flight.flags.remove(&trial);
                     lanes.first_pending.remove(&trial);
@@ -301,13 +308,25 @@ fn drive<L: Launcher + ?Sized>(
             };
             // A test case's row from a suite run: the case judges it, the ledger keeps it.
             if row.task != cfg.id {
-                if let Some(c) = cases.as_deref_mut()
-                    && c.admit(&row)
-                {
-                    let (tally, view) = (sampler.tally(), llr(&sampler));
-                    rows.push((row, tally, view));
+                if let Some(c) = cases.as_deref_mut() {
+                    match c.admit(&row) {
+                        Ok(true) => {
+                            let (tally, view) = (sampler.tally(), llr(&sampler));
+                            rows.push((row, tally, view));
+                        }
+                        Ok(false) => {}
+                        Err(why) => {
+                            conflicts.entry(row.trial).or_insert(why);
+                        }
+                    }
                 }
                 continue;
+            }
+            if let Some(why) = conflicts.remove(&row.trial) {
+                row.outcome = Outcome::HarnessError;
+                row.fault = Some(crate::ledger::Fault::Harness);
+                row.graded = false;
+                row.detail.reason = Some(why);
             }
             if row.outcome == Outcome::HarnessError && harness_error.is_none() {
                 harness_error = Some(format!(
@@ -343,6 +362,10 @@ fn drive<L: Launcher + ?Sized>(
 
     let counts = sampler.counts();
     let llr_now = sampler.rule().llr();
+    // A conflict whose run row never came (the run was cut short) still stops the suite.
+    if harness_error.is_none() {
+        harness_error = conflicts.into_values().next();
+    }
     if let Some(why) = harness_error {
         return emit_end(sink, &cfg.id, Err(why), counts, llr_now);
     }

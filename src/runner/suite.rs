@@ -16,7 +16,7 @@
 //! cases than the runs before it (their ordinals would no longer line up) is a harness
 //! error, and no verdict is published.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
@@ -166,6 +166,29 @@ impl SuiteState {
                 .cloned()
                 .collect(),
         )
+    }
+}
+
+/// Why a resumed suite run cannot go on: it re-ran a run the interrupted session had partly
+/// recorded, and a test case's outcome differs from the row kept for it (review 11, a06).
+pub(super) fn resumed_conflict(case: &str, trial: u64, kept: Outcome, now: Outcome) -> String {
+    format!(
+        "test case `{case}` is {now} in this session's suite run #{trial}, which the interrupted \
+         session had partly recorded with `{case}` {kept}; the ledger keeps the first row of a \
+         trial and cannot hold both, and keeping it would hide this outcome: no verdict (run \
+         again with a new ledger)",
+        now = outcome_word(now),
+        kept = outcome_word(kept),
+    )
+}
+
+fn outcome_word(o: Outcome) -> &'static str {
+    match o {
+        Outcome::Pass => "passing",
+        Outcome::Fail => "failing",
+        Outcome::Unavailable => "unavailable",
+        Outcome::Cancelled => "cancelled",
+        Outcome::HarnessError => "a harness error",
     }
 }
 
@@ -741,7 +764,7 @@ pub struct SuiteCases {
     cases: Vec<(String, OrderedSampler)>,
     index: BTreeMap<String, usize>,
     /// (task, trial) of every test-case row an earlier session of the ledger holds.
-    prior: HashSet<(String, u64)>,
+    prior: HashMap<(String, u64), Outcome>,
     /// Test cases whose decision row an earlier session wrote.
     decided: HashSet<String>,
     /// A resumed ledger's test-case rows held back until this session's first run fixes the
@@ -772,7 +795,7 @@ impl SuiteCases {
             shard,
             cases: Vec::new(),
             index: BTreeMap::new(),
-            prior: HashSet::new(),
+            prior: HashMap::new(),
             decided: HashSet::new(),
             held: Vec::new(),
             state: Arc::new(Mutex::new(SuiteState {
@@ -830,7 +853,16 @@ impl SuiteCases {
             } else {
                 cases.consume(row);
             }
-            cases.prior.insert((row.task.clone(), row.trial));
+            if row.attempt == 1 {
+                cases
+                    .prior
+                    .insert((row.task.clone(), row.trial), row.outcome);
+            } else {
+                cases
+                    .prior
+                    .entry((row.task.clone(), row.trial))
+                    .or_insert(row.outcome);
+            }
         }
         let known = if defer { Vec::new() } else { cases.ids() };
         cases.decided = resumed_cases(&cases.state, known, ledger, suite);
@@ -890,14 +922,17 @@ impl SuiteCases {
 }
 
 impl Cases for SuiteCases {
-    fn admit(&mut self, row: &AttemptRow) -> bool {
+    fn admit(&mut self, row: &AttemptRow) -> Result<bool, String> {
         // The run that sends a case row was judged, so the cases are fixed by now.
         self.release_held(false);
-        if self.prior.contains(&(row.task.clone(), row.trial)) {
-            return false;
+        if let Some(&kept) = self.prior.get(&(row.task.clone(), row.trial)) {
+            if row.attempt == 1 && row.outcome == Outcome::Fail && kept != Outcome::Fail {
+                return Err(resumed_conflict(&row.task, row.trial, kept, row.outcome));
+            }
+            return Ok(false);
         }
         self.consume(row);
-        true
+        Ok(true)
     }
 
     fn all_decided(&self) -> bool {
@@ -1020,17 +1055,21 @@ mod tests {
             SuiteCases::new("s", Sampling::Single { n: 3, c: 0 }, None, 0, None, None).unwrap();
         assert!(!cases.all_decided(), "nothing seen yet is not all decided");
         for k in 1..=2 {
-            assert!(cases.admit(&row("s/a", k, Outcome::Pass)));
-            assert!(cases.admit(&row(
-                "s/b",
-                k,
-                if k == 1 { Outcome::Fail } else { Outcome::Pass }
-            )));
+            assert!(cases.admit(&row("s/a", k, Outcome::Pass)).unwrap());
+            assert!(
+                cases
+                    .admit(&row(
+                        "s/b",
+                        k,
+                        if k == 1 { Outcome::Fail } else { Outcome::Pass }
+                    ))
+                    .unwrap()
+            );
         }
         // `b` failed at once (FAIL), `a` needs a third pass.
         assert!(!cases.all_decided());
-        assert!(cases.admit(&row("s/a", 3, Outcome::Pass)));
-        assert!(cases.admit(&row("s/b", 3, Outcome::Pass)));
+        assert!(cases.admit(&row("s/a", 3, Outcome::Pass)).unwrap());
+        assert!(cases.admit(&row("s/b", 3, Outcome::Pass)).unwrap());
         assert!(cases.all_decided());
         let undecided = Decision {
             verdict: crate::model::Verdict::Inconclusive,

@@ -17,7 +17,7 @@
 //! naming the cases (a case on one side only cannot be compared). A resumed run runs again
 //! only the sides an interrupted session never finished, at their own ordinal (invariant 1).
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, mpsc};
@@ -394,7 +394,7 @@ pub struct SuitePairCases {
     cases: Vec<(String, PairSampler)>,
     index: BTreeMap<String, usize>,
     /// (task, trial, side) of every test-case row an earlier session of the ledger holds.
-    prior: HashSet<(String, u64, Side)>,
+    prior: HashMap<(String, u64, Side), Outcome>,
     /// Test cases whose decision row an earlier session wrote.
     decided: HashSet<String>,
     /// A resumed ledger's test-case rows held back until this session's first side read
@@ -427,7 +427,7 @@ impl SuitePairCases {
             max_unavailable,
             cases: Vec::new(),
             index: BTreeMap::new(),
-            prior: HashSet::new(),
+            prior: HashMap::new(),
             decided: HashSet::new(),
             held: Vec::new(),
             state: Arc::new(Mutex::new(SuiteState {
@@ -472,7 +472,12 @@ impl SuitePairCases {
                 cases.consume(row);
             }
             if let Some(side) = row.side {
-                cases.prior.insert((row.task.clone(), row.trial, side));
+                let key = (row.task.clone(), row.trial, side);
+                if row.attempt == 1 {
+                    cases.prior.insert(key, row.outcome);
+                } else {
+                    cases.prior.entry(key).or_insert(row.outcome);
+                }
             }
         }
         let known = if defer {
@@ -547,16 +552,29 @@ impl SuitePairCases {
 }
 
 impl Cases for SuitePairCases {
-    fn admit(&mut self, row: &AttemptRow) -> bool {
+    fn admit(&mut self, row: &AttemptRow) -> Result<bool, String> {
         // The side run that sends a case row was judged, so the cases are fixed by now.
         self.release_held(false);
         if let Some(side) = row.side
-            && self.prior.contains(&(row.task.clone(), row.trial, side))
+            && let Some(&kept) = self.prior.get(&(row.task.clone(), row.trial, side))
         {
-            return false;
+            // Either side's outcome turns a pair (a base failure makes a head pass a win):
+            // any change of a kept graded outcome is a conflict (review 11, a06).
+            if row.attempt == 1
+                && kept != row.outcome
+                && matches!(row.outcome, Outcome::Pass | Outcome::Fail)
+            {
+                return Err(super::suite::resumed_conflict(
+                    &row.task,
+                    row.trial,
+                    kept,
+                    row.outcome,
+                ));
+            }
+            return Ok(false);
         }
         self.consume(row);
-        true
+        Ok(true)
     }
 
     fn all_decided(&self) -> bool {

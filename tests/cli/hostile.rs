@@ -75,7 +75,11 @@ fn stdout_flood_is_bounded_on_disk() {
     f.run(&[]).code(0);
     let l = f.ledger();
     let a = &attempts(&l)[0];
-    assert!(a.detail.stdout_tail.ends_with("the-end"), "{:?}", a.detail.stdout_tail);
+    assert!(
+        a.detail.stdout_tail.ends_with("the-end"),
+        "{:?}",
+        a.detail.stdout_tail
+    );
     let log = std::fs::metadata(a.detail.log.as_ref().unwrap()).unwrap();
     assert!(log.len() < 300 * 1024, "log is {} bytes", log.len());
     let text = read(std::path::Path::new(a.detail.log.as_ref().unwrap()));

@@ -58,7 +58,7 @@ fn attempt(task: &str, trial: u64, outcome: Outcome) -> AttemptRow {
         task: task.to_string(),
         trial,
         attempt: 1,
-        started_at: "2026-11-29T14:00:01.000Z".to_string(),
+        started_at: "2026-11-29T14:00:01.000Z".into(),
         duration_s: 0.1 * (trial % 5 + 1) as f64,
         exit_code: Some(match outcome {
             Outcome::Pass => 0,
@@ -172,7 +172,7 @@ pub(crate) fn write_run(
         .unwrap();
     }
     let verdict = (!harness).then(|| Verdict::combine(verdicts.into_iter().flatten()));
-    w.append(Row::Footer(Footer {
+    w.append(Row::Footer(Box::new(Footer {
         finished_at: "2026-11-29T14:01:00.000Z".to_string(),
         status: if harness {
             RunStatus::HarnessError
@@ -188,7 +188,7 @@ pub(crate) fn write_run(
             Some(Verdict::Pass) => 0,
             Some(Verdict::Inconclusive) => 3,
         },
-    }))
+    })))
     .unwrap();
     Ledger::read(path).unwrap();
     path.to_path_buf()

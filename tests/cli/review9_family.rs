@@ -390,3 +390,65 @@ fn rev10_a18_a_resume_cut_among_the_first_runs_case_rows_completes() {
         gate_in(p).args(["verify", &name]).assert().code(0);
     }
 }
+
+/// Review 11, a06: a ledger cut after the first run's test-case rows (its run row lost) and
+/// resumed re-runs that run; when a case kept as passing fails in the re-run, the re-run's
+/// failure was dropped for the kept pass and the gate PASSed. Now the run is a harness
+/// error naming the case (the ledger cannot hold both outcomes of one trial).
+#[test]
+fn rev11_a06_a_resumed_rerun_that_fails_a_case_kept_as_passing_is_a_harness_error() {
+    // `t::e` fails on the calls of the suite listed in `.fails`.
+    const FAILS_ON_LISTED_CALLS: &str = r#"n=$(cat .n 2>/dev/null || echo 0); n=$((n+1)); echo $n > .n
+{ printf '<testsuites><testsuite name="s" timestamp="2026-01-01T00:00:%02d">' $n
+  for c in a b; do printf '<testcase classname="t" name="%s" time="0.01"/>' $c; done
+  if grep -qx $n .fails; then printf '<testcase classname="t" name="e"><failure message="regressed"/></testcase>'; else printf '<testcase classname="t" name="e" time="0.01"/>'; fi
+  printf '</testsuite></testsuites>\n'; } > "$GATE_JUNIT"
+"#;
+    for (rule, fails) in [
+        ("{single: {n: 3, c: 0}}", "2\n"),
+        ("{design: {healthy: 90%, regressed: 30%}}", "2\n3\n4\n"),
+    ] {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path();
+        plain(p, rule);
+        std::fs::write(p.join("suite.sh"), FAILS_ON_LISTED_CALLS).unwrap();
+        std::fs::write(p.join(".fails"), fails).unwrap();
+        // The first call passes every case: the full run's first run is all passes.
+        gate_in(p)
+            .args(["run", "--ledger", "full.jsonl", "--quiet"])
+            .assert()
+            .code(1);
+        // Header and run 1's three test-case rows; its run row is lost. The next call of
+        // the suite (call 2, the re-run of run 1) fails e.
+        cut(&p.join("full.jsonl"), &p.join("cut.jsonl"), 4);
+        assert_eq!(
+            kinds(&p.join("cut.jsonl"), 4)
+                .last()
+                .map(|(k, t)| (k.as_str(), t.as_str())),
+            Some(("attempt", "s/t::e"))
+        );
+        std::fs::write(p.join(".n"), "1\n").unwrap();
+        let out = gate_in(p)
+            .args(["run", "--ledger", "cut.jsonl", "--resume", "--quiet"])
+            .output()
+            .unwrap();
+        let err = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(out.status.code(), Some(4), "{rule}: {err}");
+        assert!(
+            err.contains("test case `s/t::e` is failing"),
+            "{rule}: {err}"
+        );
+        // The ledger says why, and `gate verify` finds it sound.
+        let report = gate_in(p).args(["report", "cut.jsonl"]).output().unwrap();
+        assert_eq!(report.status.code(), Some(4), "{rule}");
+        assert!(
+            String::from_utf8_lossy(&report.stdout).contains("test case `s/t::e` is failing"),
+            "{rule}"
+        );
+        gate_in(p).args(["verify", "cut.jsonl"]).assert().code(0);
+    }
+}

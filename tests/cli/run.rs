@@ -260,10 +260,10 @@ policy: {max_unavailable: 2}
     assert_eq!(rows[0].outcome, Outcome::Unavailable);
     assert_eq!(rows[1].outcome, Outcome::Fail);
     assert_eq!(
-        rows[1].result.as_ref().unwrap().note.as_deref(),
+        rows[1].detail.result.as_ref().unwrap().note.as_deref(),
         Some("wrong answer")
     );
-    assert_eq!(rows[2].result.as_ref().unwrap().score, Some(0.9));
+    assert_eq!(rows[2].detail.result.as_ref().unwrap().score, Some(0.9));
 }
 
 /// More unavailable trials than the budget: INCONCLUSIVE, never PASS.
@@ -296,9 +296,9 @@ tasks:
     let rows = attempts(&f.ledger());
     assert_eq!(rows[1].outcome, Outcome::Fail);
     assert_eq!(rows[1].check_exit, Some(1));
-    assert_eq!(rows[1].stdout_tail, "Done!");
+    assert_eq!(rows[1].detail.stdout_tail, "Done!");
     // The check's output is kept in the attempt's log, apart from the run's.
-    let log = read(std::path::Path::new(rows[1].log.as_deref().unwrap()));
+    let log = read(std::path::Path::new(rows[1].detail.log.as_deref().unwrap()));
     assert!(
         log.contains("===== stdout =====\nDone!\n===== check stderr =====\nno booking\n"),
         "{log}"
@@ -858,7 +858,13 @@ policy: {redact: ['sk-[a-z]+']}
     );
     let l = f.ledger();
     assert_eq!(
-        attempts(&l)[0].result.as_ref().unwrap().note.as_deref(),
+        attempts(&l)[0]
+            .detail
+            .result
+            .as_ref()
+            .unwrap()
+            .note
+            .as_deref(),
         Some("used ***")
     );
 }

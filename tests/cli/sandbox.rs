@@ -65,7 +65,8 @@ fn has_abi(abi: u32, test: &str) -> bool {
 fn trial_log(f: &Fixture) -> String {
     let l = f.ledger();
     let row = &attempts(&l)[0];
-    row.log
+    row.detail
+        .log
         .as_ref()
         .map(|p| read(Path::new(p)))
         .unwrap_or_default()
@@ -415,7 +416,7 @@ policy:
     f.run(&[]).code(0);
     let l = f.ledger();
     let rows = attempts(&l);
-    let tmpdirs: Vec<&str> = rows.iter().map(|r| r.stdout_tail.trim()).collect();
+    let tmpdirs: Vec<&str> = rows.iter().map(|r| r.detail.stdout_tail.trim()).collect();
     assert_ne!(tmpdirs[0], tmpdirs[1], "a fresh TMPDIR per attempt");
     for dir in tmpdirs {
         assert!(
@@ -1003,12 +1004,13 @@ tasks:
             "{run}: {second:?}"
         );
         assert_eq!(
-            second.result.as_ref().and_then(|r| r.pass),
+            second.detail.result.as_ref().and_then(|r| r.pass),
             Some(false),
             "{run}"
         );
         let first = row(1);
         let log = first
+            .detail
             .log
             .as_ref()
             .map(|p| read(Path::new(p)))

@@ -23,7 +23,8 @@ fn attack(script: &str) -> Fixture {
 fn trial_log(f: &Fixture) -> String {
     let l = f.ledger();
     let row = &attempts(&l)[0];
-    row.log
+    row.detail
+        .log
         .as_ref()
         .map(|p| read(Path::new(p)))
         .unwrap_or_default()

@@ -311,7 +311,10 @@ fn a_resumed_trial_is_never_graded_on_an_orphans_late_result_file() {
     let l = f.ledger();
     let graded: Vec<_> = attempts(&l).into_iter().filter(|a| a.graded).collect();
     assert_eq!(graded.len(), 1);
-    assert_eq!(graded[0].result.as_ref().and_then(|r| r.pass), Some(false));
+    assert_eq!(
+        graded[0].detail.result.as_ref().and_then(|r| r.pass),
+        Some(false)
+    );
 }
 
 /// Break 6: re-running one failing shard until it passed ("Re-run failed jobs") and merging

@@ -195,12 +195,12 @@ fn missing_ordinals_are_ranges_up_to_n_while_undecided() {
         Row::Attempt(fixture::attempt("t", 1, 1, Outcome::Pass).into()),
         Row::Attempt(fixture::attempt("t", 2, 1, Outcome::Pass).into()),
         Row::Attempt(fixture::attempt("t", 5, 1, Outcome::Pass).into()),
-        Row::Footer(crate::ledger::Footer {
+        Row::Footer(Box::new(crate::ledger::Footer {
             finished_at: "x".into(),
             status: RunStatus::Complete,
             verdict: Judgement::Verdict(Verdict::Inconclusive),
             exit_code: 3,
-        }),
+        })),
     ];
     let t = replay(&[write(&d.path().join("l.jsonl"), rows)])
         .unwrap()
