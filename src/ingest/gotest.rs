@@ -87,8 +87,11 @@ pub fn read(text: &str) -> Result<GoRun, ParseError> {
     let mut open: HashMap<(String, String), Vec<Open>> = HashMap::new();
     // Per (package, test): how many runs started, for the repeat index.
     let mut started: HashMap<(String, String), u64> = HashMap::new();
-    // Packages whose first invocation has ended.
+    // Packages whose first invocation has ended: whether it ended `fail` (only a failed
+    // invocation is run again, by gotestsum's `--rerun-fails`).
     let mut ended: HashMap<String, bool> = HashMap::new();
+    // Per (package, test): whether a run of it failed (or crashed) in the first invocation.
+    let mut failed_tests: HashSet<(String, String)> = HashSet::new();
     let mut skipped = 0;
     let mut skipped_tests = Vec::new();
     let mut reruns = 0;
@@ -137,6 +140,7 @@ pub fn read(text: &str) -> Result<GoRun, ParseError> {
                 for key in crashed {
                     for o in open.remove(&key).unwrap_or_default() {
                         failed.insert(package.clone());
+                        failed_tests.insert(key.clone());
                         let a = &mut trials[o.trial].attempts[0];
                         a.passed = false;
                         a.message =
@@ -174,7 +178,8 @@ pub fn read(text: &str) -> Result<GoRun, ParseError> {
                         ),
                     });
                 }
-                ended.insert(package, true);
+                // A second end of a package: the end of a rerun invocation.
+                ended.entry(package).or_insert(ev.action == "fail");
             }
             continue;
         };
@@ -183,6 +188,28 @@ pub fn read(text: &str) -> Result<GoRun, ParseError> {
         match ev.action.as_ref() {
             "run" => {
                 if rerun {
+                    // gotestsum runs again only the tests that failed in a package that
+                    // failed: a run after a package's `pass`, or of a test that did not fail,
+                    // is not a rerun, and taking it for one would drop a first attempt (a
+                    // package `pass` written before the tests that fail would hide them).
+                    if !ended[&package] || !failed_tests.contains(&key) {
+                        return Err(ParseError {
+                            line: line_no,
+                            column: 1,
+                            reason: format!(
+                                "test `{}::{}` runs after its package `{}` ended{}: not a rerun of a \
+                                 failed test, so not a stream `go test -json` or gotestsum writes",
+                                key.0,
+                                key.1,
+                                key.0,
+                                if ended[&package] {
+                                    " with the test not failed"
+                                } else {
+                                    " with `pass`"
+                                }
+                            ),
+                        });
+                    }
                     reruns += 1;
                     continue;
                 }
@@ -247,6 +274,7 @@ pub fn read(text: &str) -> Result<GoRun, ParseError> {
                 a.passed = action == "pass";
                 if !a.passed {
                     failed.insert(key.0.clone());
+                    failed_tests.insert(key.clone());
                     a.message = failure_line(&o.output);
                     a.detail = cut_text(&o.output);
                 }
@@ -349,6 +377,36 @@ mod tests {
             "{}",
             e.reason
         );
+    }
+
+    #[test]
+    fn a_package_pass_written_before_a_failing_test_does_not_hide_it() {
+        // Found by the reader fuzzing (issue 29): a package `pass` event inserted after the
+        // first test made every later event a "rerun", so the failing test was dropped and
+        // the file read as all passing.
+        let text = concat!(
+            r#"{"Action":"run","Package":"p","Test":"TestA"}"#,
+            "\n",
+            r#"{"Action":"pass","Package":"p","Test":"TestA","Elapsed":0.1}"#,
+            "\n",
+            r#"{"Action":"pass","Package":"p"}"#,
+            "\n",
+            r#"{"Action":"run","Package":"p","Test":"TestB"}"#,
+            "\n",
+            r#"{"Action":"fail","Package":"p","Test":"TestB","Elapsed":0.1}"#,
+            "\n",
+            r#"{"Action":"fail","Package":"p","Elapsed":0.2}"#,
+            "\n"
+        );
+        let e = read(text).err().expect("refused");
+        assert_eq!(e.line, 4);
+        assert!(e.reason.contains("ended with `pass`"), "{}", e.reason);
+        // A package `fail` written early: a later test is no rerun of a failed one either.
+        let early_fail = text.replace(
+            r#"{"Action":"pass","Package":"p"}"#,
+            r#"{"Action":"fail","Package":"p"}"#,
+        );
+        assert!(read(&early_fail).is_err());
     }
 
     #[test]
