@@ -76,16 +76,6 @@ impl Sampler {
         self.rule.sprt().map(|s| (s.accept_llr(), s.reject_llr()))
     }
 
-    /// Graded trials that may still be needed before the rule must have decided.
-    pub fn remaining_graded(&self) -> u64 {
-        if self.decision.is_some() {
-            return 0;
-        }
-        self.sampling
-            .max_graded()
-            .saturating_sub(self.tally.graded())
-    }
-
     /// Unavailable trials that can still be replaced.
     pub fn remaining_unavailable(&self) -> u64 {
         self.max_unavailable.saturating_sub(self.tally.unavailable)
