@@ -1,8 +1,9 @@
 //! Sampling as a state machine: should another trial run, and is there a verdict yet?
 //!
 //! [`Sampler`] tallies outcomes, spends the unavailable budget and asks its [`Rule`] (the
-//! lattice, `src/rule.rs`) for the decision. The sampler knows nothing about processes. It consumes trial outcomes strictly in ordinal
-//! order (invariant 2) — the runner buffers outcomes that finish out of order — and answers
+//! lattice, `src/rule.rs`) for the decision. The sampler knows nothing about processes.
+//! [`OrderedSampler`] takes outcomes in any order ([`OrderedSampler::offer`]), holds those
+//! that arrive early, consumes them strictly in ordinal order (invariant 2), and answers
 //! with a [`Decision`] once the verdict can no longer change. The same code replays a ledger
 //! in `gate report` and `gate verify`, which is what makes every verdict recomputable from
 //! the ledger alone (invariant 4).
