@@ -30,7 +30,8 @@
 //! order; [`ingest`] turns other tools' test results into the same outcomes; [`report`]
 //! sees only [`ledger`] rows; [`design`] computes what `gate plan` publishes; [`publish`]
 //! checks and writes every report path. [`commands`] wires them together, one file per
-//! subcommand, and is (with [`cli`]) the only place a clap type is seen.
+//! subcommand, and is (with [`cli`]) the only place a clap type is seen, but for the
+//! `ValueEnum` derive of `init::ProjectKind` (clap lists its values from it).
 
 // The run engine uses Linux interfaces as Linux provides them (pidfd_open, flock, process
 // groups): one clear stop on any other target rather than a half-working build. docs/ARCHITECTURE.md, "Platform".

@@ -1,8 +1,9 @@
 //! Sampling as a state machine: should another trial run, and is there a verdict yet?
 //!
 //! [`Sampler`] tallies outcomes, spends the unavailable budget and asks its [`Rule`] (the
-//! lattice, `src/rule.rs`) for the decision. The sampler knows nothing about processes. It consumes trial outcomes strictly in ordinal
-//! order (invariant 2) — the runner buffers outcomes that finish out of order — and answers
+//! lattice, `src/rule.rs`) for the decision. The sampler knows nothing about processes.
+//! [`OrderedSampler`] takes outcomes in any order ([`OrderedSampler::offer`]), holds those
+//! that arrive early, consumes them strictly in ordinal order (invariant 2), and answers
 //! with a [`Decision`] once the verdict can no longer change. The same code replays a ledger
 //! in `gate report` and `gate verify`, which is what makes every verdict recomputable from
 //! the ledger alone (invariant 4).
@@ -74,16 +75,6 @@ impl Sampler {
     /// Wald's (PASS, FAIL) bounds on the LLR.
     pub fn llr_bounds(&self) -> Option<(f64, f64)> {
         self.rule.sprt().map(|s| (s.accept_llr(), s.reject_llr()))
-    }
-
-    /// Graded trials that may still be needed before the rule must have decided.
-    pub fn remaining_graded(&self) -> u64 {
-        if self.decision.is_some() {
-            return 0;
-        }
-        self.sampling
-            .max_graded()
-            .saturating_sub(self.tally.graded())
     }
 
     /// Unavailable trials that can still be replaced.

@@ -53,7 +53,7 @@ pub mod pairs;
 pub mod promptfoo;
 mod read;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
 pub(crate) use junit_trials::split_repeat;
@@ -366,32 +366,11 @@ pub fn detect(bytes: &[u8]) -> Option<Format> {
 
 /// The keys of a JSON object document, its values skipped (bare `NaN` tolerated).
 fn top_level_keys(text: &str) -> Option<Vec<String>> {
-    struct Keys(Vec<String>);
-    impl<'de> serde::Deserialize<'de> for Keys {
-        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            struct V;
-            impl<'de> serde::de::Visitor<'de> for V {
-                type Value = Keys;
-                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                    f.write_str("an object")
-                }
-                fn visit_map<A: serde::de::MapAccess<'de>>(
-                    self,
-                    mut m: A,
-                ) -> Result<Keys, A::Error> {
-                    let mut out = Vec::new();
-                    while let Some(k) = m.next_key::<String>()? {
-                        m.next_value::<serde::de::IgnoredAny>()?;
-                        out.push(k);
-                    }
-                    Ok(Keys(out))
-                }
-            }
-            d.deserialize_map(V)
-        }
-    }
-    let clean = json_nan::to_null(text);
-    serde_json::from_str::<Keys>(&clean).ok().map(|k| k.0)
+    // A map of ignored values: serde_json reads each key and skips its value (only which keys
+    // are present matters, not their order or repeats).
+    let keys: BTreeMap<String, serde::de::IgnoredAny> =
+        serde_json::from_str(&json_nan::to_null(text)).ok()?;
+    Some(keys.into_keys().collect())
 }
 
 /// At most [`junit::MAX_TEXT`] characters.

@@ -11,6 +11,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
+use std::marker::PhantomData;
 use std::time::Duration;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
@@ -351,40 +352,31 @@ impl JsonSchema for CommandSpec {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DurationSpec(pub Duration);
 
+impl NumberOrString for DurationSpec {
+    const FORMS: &'static str = DURATION_FORMS;
+    fn from_u64(v: u64) -> Result<Self, String> {
+        Self::from_text(&v.to_string())
+    }
+    fn from_i64(v: i64) -> Result<Self, String> {
+        let v = u64::try_from(v)
+            .map_err(|_| format!("negative duration `{v}`: expected {DURATION_FORMS}"))?;
+        Self::from_u64(v)
+    }
+    fn from_f64(v: f64) -> Result<Self, String> {
+        Duration::try_from_secs_f64(v)
+            .ok()
+            .filter(|d| *d <= MAX_DURATION)
+            .map(DurationSpec)
+            .ok_or_else(|| format!("invalid duration `{v}`: expected {DURATION_FORMS}"))
+    }
+    fn from_text(v: &str) -> Result<Self, String> {
+        parse_duration(v).map(DurationSpec)
+    }
+}
+
 impl<'de> Deserialize<'de> for DurationSpec {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl Visitor<'_> for V {
-            type Value = DurationSpec;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str(DURATION_FORMS)
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<DurationSpec, E> {
-                self.visit_str(&v.to_string())
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<DurationSpec, E> {
-                u64::try_from(v)
-                    .map_err(|_| {
-                        E::custom(format!(
-                            "negative duration `{v}`: expected {DURATION_FORMS}"
-                        ))
-                    })
-                    .and_then(|v| self.visit_u64(v))
-            }
-            fn visit_f64<E: de::Error>(self, v: f64) -> Result<DurationSpec, E> {
-                Duration::try_from_secs_f64(v)
-                    .ok()
-                    .filter(|d| *d <= MAX_DURATION)
-                    .map(DurationSpec)
-                    .ok_or_else(|| {
-                        E::custom(format!("invalid duration `{v}`: expected {DURATION_FORMS}"))
-                    })
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<DurationSpec, E> {
-                parse_duration(v).map(DurationSpec).map_err(E::custom)
-            }
-        }
-        d.deserialize_any(V)
+        d.deserialize_any(NumberOrStringVisitor(PhantomData))
     }
 }
 
@@ -407,28 +399,63 @@ impl JsonSchema for DurationSpec {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Rate(pub f64);
 
+impl NumberOrString for Rate {
+    const FORMS: &'static str = RATE_FORMS;
+    fn from_f64(v: f64) -> Result<Self, String> {
+        Ok(Rate(v))
+    }
+    fn from_text(v: &str) -> Result<Self, String> {
+        parse_rate(v).map(Rate)
+    }
+}
+
 impl<'de> Deserialize<'de> for Rate {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl Visitor<'_> for V {
-            type Value = Rate;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str(RATE_FORMS)
-            }
-            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Rate, E> {
-                Ok(Rate(v))
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Rate, E> {
-                Ok(Rate(v as f64))
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Rate, E> {
-                Ok(Rate(v as f64))
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Rate, E> {
-                parse_rate(v).map(Rate).map_err(E::custom)
-            }
-        }
-        d.deserialize_any(V)
+        d.deserialize_any(NumberOrStringVisitor(PhantomData))
+    }
+}
+
+/// A value written as a number or a string (a rate `0.9` or `90%`, a duration `30` or
+/// `30s`). One visitor serves every such type rather than `#[serde(untagged)]`: an untagged
+/// enum's error says only that no variant matched, where this one's `invalid type` message
+/// names the forms ([`Self::FORMS`]) and a bad value keeps its own message (the plan-error
+/// snapshots pin both, with file:line:col).
+trait NumberOrString: Sized {
+    /// The forms accepted, for the `expected …` of a value of the wrong type.
+    const FORMS: &'static str;
+    /// A whole number; by default the same as the float.
+    fn from_u64(v: u64) -> Result<Self, String> {
+        Self::from_f64(v as f64)
+    }
+    /// A negative whole number; by default the same as the float.
+    fn from_i64(v: i64) -> Result<Self, String> {
+        Self::from_f64(v as f64)
+    }
+    /// A number with a fraction.
+    fn from_f64(v: f64) -> Result<Self, String>;
+    /// A string (`90%`, `1m30s`).
+    fn from_text(v: &str) -> Result<Self, String>;
+}
+
+/// The one visitor of [`NumberOrString`] types.
+struct NumberOrStringVisitor<T>(PhantomData<T>);
+
+impl<T: NumberOrString> Visitor<'_> for NumberOrStringVisitor<T> {
+    type Value = T;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(T::FORMS)
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<T, E> {
+        T::from_u64(v).map_err(E::custom)
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<T, E> {
+        T::from_i64(v).map_err(E::custom)
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<T, E> {
+        T::from_f64(v).map_err(E::custom)
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<T, E> {
+        T::from_text(v).map_err(E::custom)
     }
 }
 

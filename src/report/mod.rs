@@ -10,7 +10,8 @@
 //! 3. [`stages`]: a staged run's stages — complete, decided, or CONTINUE with the next;
 //!    [`compare`]: what the reports show of a compare task.
 //! 4. [`model`]: the [`Report`] — every figure any report prints, computed once.
-//! 5. [`words`]: how the renderers say a verdict, a reason, a figure, a stage.
+//! 5. [`words`]: how the renderers say a verdict, a reason, a figure, a stage; [`listing`]:
+//!    which tasks a human-facing report lists (a large suite's passing cases are counted).
 //! 6. [`terminal`], [`json`], [`junit`], [`markdown`], [`annotations`]: one renderer each; they
 //!    read the model and [`words`], never each other, and the model knows none of them.
 //!

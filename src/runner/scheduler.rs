@@ -289,8 +289,8 @@ fn drive<L: Launcher + ?Sized>(
         };
         batch.extend(rx.try_iter());
         // Take in the whole batch — free slots, offer outcomes — then refill the slots, and
-        // only then hand the rows to the sinks (the ledger syncs each row), so the fsync of
-        // one row never holds up the next trial. Rows are still emitted in arrival order.
+        // only then hand the rows to the sinks (the ledger writes each row; its syncer thread
+        // syncs them), so writing a row never holds up the next trial. Rows are still emitted in arrival order.
         let mut rows = Vec::with_capacity(batch.len());
         for msg in batch {
             let mut row = match msg {

@@ -492,14 +492,6 @@ impl CompareDesign {
         Ok(self.oc_pairs(&PairModel::independent(base, head)?))
     }
 
-    /// P(not PASS | θ = 1/2) at discordance `d` with the `max_pairs` truncation, both
-    /// routes: the producer's risk under `on_inconclusive: fail` for every pair distribution
-    /// with equal rates and this discordance (the rule sees only the loss and win rates, d/2
-    /// each).
-    pub fn alpha_at_discordance(&self, d: f64) -> f64 {
-        1.0 - self.oc_discordance(d, 0.5).p_pass
-    }
-
     /// The realised producer's risk (`on_inconclusive: fail`): an upper bound on
     /// P(not PASS | head = base) over every base rate and correlation with discordance at
     /// least `min_discordance` — the lattice alone at `min_discordance` (without the loss

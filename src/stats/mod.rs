@@ -5,12 +5,14 @@
 //! - [`calibrated`]: the default sequential rule, a searched truncated test whose exact
 //!   risks meet the request, and Wald's lower bound on any test's expected trials.
 //! - [`compare`]: head against base in pairs: the sequential rule on discordant pairs, its
-//!   exact OC with the `max_pairs` truncation for any pair distribution.
+//!   exact OC with the `max_pairs` truncation for any pair distribution ([`pair_oc`]: one
+//!   pair's outcomes and the fold into `max_pairs` pairs; [`loss_route`]: the second PASS
+//!   route, on head's losses among all pairs).
 //! - [`sprt`]: Wald's sequential probability ratio test: its LLR, and the lattice it
 //!   decides by.
-//! - [`lattice`]: every rule (single, Wald, calibrated) as PASS / FAIL boundaries on the
-//!   (trials, failures) lattice, and the one OC engine: exact OC, ASN and terminal-state
-//!   distribution (the single plan's in closed form).
+//! - [`lattice`]: every rule (single, Wald, calibrated, staged, compare's discordant rule) as
+//!   PASS / FAIL boundaries on the (trials, failures) lattice, and the one OC engine: exact
+//!   OC, ASN and terminal-state distribution (the single plan's in closed form).
 //! - [`staged`]: group-sequential rules that decide only after each stage of B trials
 //!   (each stage a matrix of parallel shards), with exact OC, expected trials and stages.
 //! - [`estimate`]: unbiased pass@k and pass^k, Wilson and Clopper–Pearson intervals (for a

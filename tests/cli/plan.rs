@@ -799,3 +799,45 @@ fn wald_warning_offers_the_calibrated_rule_only_where_it_fits() {
     assert_eq!(v["unavailable"]["budget"], 2);
     assert!(v["unavailable"]["realised_alpha"].is_number());
 }
+
+/// A rate or a duration in a plan file is a number or a string, read by one shared visitor
+/// (plan/schema.rs, `NumberOrString`). Every way such a value can be wrong keeps its message
+/// and its file:line:col: a value of another type names the forms, a negative or too large
+/// number of seconds and a bad string keep their own words, and a number out of a rate's
+/// range is refused later at its location.
+#[test]
+fn number_or_string_values_keep_their_messages_and_locations() {
+    let mut text = String::new();
+    for (key, value) in [
+        ("timeout", "[30]"),
+        ("timeout", "true"),
+        ("timeout", "-5"),
+        ("timeout", "1.0e12"),
+        ("timeout", "soon"),
+        ("suite_alpha", "[0.1]"),
+        ("suite_alpha", "{a: 1}"),
+        ("suite_alpha", "ninety"),
+        ("suite_alpha", "-1"),
+        ("suite_alpha", "7"),
+    ] {
+        let line = format!("{key}: {value}\n");
+        let yaml = if key == "timeout" {
+            format!(
+                "version: 1\nsampling: {{single: {{n: 2, c: 0}}}}\ntasks:\n  - id: t\n    run: 'true'\n    {line}"
+            )
+        } else {
+            format!(
+                "version: 1\nsampling: {{single: {{n: 2, c: 0}}}}\npolicy:\n  {line}tasks:\n  - id: t\n    run: 'true'\n"
+            )
+        };
+        let out = crate::common::check(&crate::common::Fixture::new(&yaml))
+            .get_output()
+            .clone();
+        text += &format!(
+            "{line}{}(exit {})\n\n",
+            String::from_utf8_lossy(&out.stderr),
+            out.status.code().unwrap_or(-1)
+        );
+    }
+    insta::assert_snapshot!("number_or_string_errors", text);
+}
