@@ -180,3 +180,75 @@ fn rev10_a17_a_shard_whose_machine_skips_a_case_in_every_run_merges() {
             .stdout(predicate::str::contains("2 of 2 present").not());
     }
 }
+
+/// Three gotestsum JUnit runs of package `example.com/p` (`TestA`, `TestB`), in the shape of
+/// gotestsum's `internal/junitxml/report.go`: the package's `time` (`None`: no `time`
+/// attribute) and each case's.
+fn gotestsum_runs(dir: &Path, name: &str, package_time: Option<&str>, case_time: &str) {
+    for k in 1..=3 {
+        let time = package_time.map_or(String::new(), |t| format!(" time=\"{t}\""));
+        std::fs::write(
+            dir.join(format!("{name}-{k}.xml")),
+            format!(
+                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+                 <testsuites tests=\"2\" failures=\"0\" errors=\"0\" time=\"0.41{k}\">\n\
+                 \t<testsuite tests=\"2\" failures=\"0\"{time} name=\"example.com/p\" timestamp=\"2026-01-01T00:00:0{k}Z\">\n\
+                 \t\t<properties>\n\t\t\t<property name=\"go.version\" value=\"go1.22.1 linux/amd64\"></property>\n\t\t</properties>\n\
+                 \t\t<testcase classname=\"example.com/p\" name=\"TestA\" time=\"{case_time}\"></testcase>\n\
+                 \t\t<testcase classname=\"example.com/p\" name=\"TestB\" time=\"{case_time}\"></testcase>\n\
+                 \t</testsuite>\n</testsuites>\n"
+            ),
+        )
+        .unwrap();
+    }
+}
+
+fn ingest3(dir: &Path, name: &str) -> assert_cmd::assert::Assert {
+    gate()
+        .current_dir(dir)
+        .args([
+            "ingest",
+            "--single",
+            "3,0",
+            "--assume-retries-off",
+            "--ledger",
+        ])
+        .arg(format!("{name}.jsonl"))
+        .args(["--no-step-summary", "--"])
+        .args((1..=3).map(|k| format!("{name}-{k}.xml")))
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .assert()
+}
+
+#[test]
+fn rev10_a20_gotestsum_replays_with_package_time_0_001_or_all_cases_0_are_refused() {
+    // Before: a package time of 0.001 s over cases of 0.12 s (test2json's conversion taking a
+    // millisecond), and a package time of 0 over cases that all show 0.000, were read as
+    // three fresh runs: PASS.
+    let d = tempfile::tempdir().unwrap();
+    gotestsum_runs(d.path(), "ms", Some("0.001"), "0.120");
+    ingest3(d.path(), "ms")
+        .code(2)
+        .stderr(predicate::str::contains(
+            "package `example.com/p` took 0.001 s (its `<testsuite>`'s `time`), less than its test `TestB`",
+        ))
+        .stderr(predicate::str::contains("go test -count=1"));
+    gotestsum_runs(d.path(), "fast", Some("0.000"), "0.000");
+    ingest3(d.path(), "fast")
+        .code(2)
+        .stderr(predicate::str::contains(
+            "took no time (its `<testsuite>`'s `time` is 0) over its tests",
+        ));
+    // A fresh fast run (the package took a few ms, its tests 0.00 s) and a slow one are trials;
+    // so is a file with no package `time` (nothing to check: docs/ingest.md says so).
+    for (name, package, case) in [
+        ("fresh_fast", Some("0.004"), "0.000"),
+        ("fresh_slow", Some("0.250"), "0.120"),
+        ("rounded", Some("0.118"), "0.120"),
+        ("no_time", None, "0.120"),
+    ] {
+        gotestsum_runs(d.path(), name, package, case);
+        ingest3(d.path(), name).code(0);
+    }
+}
