@@ -252,3 +252,34 @@ fn rev10_a20_gotestsum_replays_with_package_time_0_001_or_all_cases_0_are_refuse
         ingest3(d.path(), name).code(0);
     }
 }
+
+#[test]
+fn rev10_a06_a_script_whose_interpreter_is_missing_names_the_interpreter() {
+    // Before: `cannot run `./bad.sh`: command not found` (argv form) and `run exited 127
+    // (command not found)` (shell form), for a script that exists.
+    for (run, said) in [
+        (
+            "[./bad.sh]",
+            "cannot run `./bad.sh`: its `#!` interpreter `/nonexistent/interp` does not exist",
+        ),
+        (
+            "./bad.sh",
+            "run exited 127 (`./bad.sh`'s `#!` interpreter `/nonexistent/interp` does not exist)",
+        ),
+    ] {
+        let f = Fixture::new(&format!(
+            "version: 1\nsampling: {{single: {{n: 1, c: 0}}}}\ntasks:\n  - id: t\n    run: {run}\n"
+        ));
+        std::fs::write(f.path("bad.sh"), "#!/nonexistent/interp\nexit 0\n").unwrap();
+        std::fs::set_permissions(
+            f.path("bad.sh"),
+            std::os::unix::fs::PermissionsExt::from_mode(0o755),
+        )
+        .unwrap();
+        f.command(&[])
+            .timeout(std::time::Duration::from_secs(60))
+            .assert()
+            .code(4)
+            .stdout(predicate::str::contains(said));
+    }
+}
