@@ -283,3 +283,59 @@ fn rev10_a06_a_script_whose_interpreter_is_missing_names_the_interpreter() {
             .stdout(predicate::str::contains(said));
     }
 }
+
+#[test]
+fn rev10_a14_a_base_duplicate_names_its_one_sided_pair_not_909_unrecorded_ordinals() {
+    // Base records `x` twice (a pass and a failure) in runs 1–10 of 20; head fails `x` in
+    // runs 1–10. Before: INCONCLUSIVE (right), saying "909 ordinals not recorded (#31–939)"
+    // for a 20-run ingest: the pairs past the last recorded, up to `max_pairs`, counted as
+    // missing although consumption stopped at the one-sided pair.
+    let d = tempfile::tempdir().unwrap();
+    for side in ["base", "head"] {
+        std::fs::create_dir_all(d.path().join(side)).unwrap();
+        for k in 1..=20 {
+            let x = match (side, k <= 10) {
+                ("base", true) => {
+                    "<testcase classname=\"t\" name=\"x\" time=\"0.1\"/><testcase classname=\"t\" name=\"x\"><failure message=\"y\"/></testcase>"
+                }
+                ("head", true) => {
+                    "<testcase classname=\"t\" name=\"x\"><failure message=\"y\"/></testcase>"
+                }
+                _ => "<testcase classname=\"t\" name=\"x\" time=\"0.1\"/>",
+            };
+            std::fs::write(
+                d.path().join(format!("{side}/run-{k:02}.xml")),
+                format!(
+                    "<testsuites><testsuite name=\"s\" timestamp=\"2026-01-01T00:{k:02}:00{}\"><testcase classname=\"t\" name=\"ok\" time=\"0.1\"/>{x}</testsuite></testsuites>",
+                    if side == "head" { "Z" } else { "" }
+                ),
+            )
+            .unwrap();
+        }
+    }
+    let files = |side: &'static str| (1..=20).map(move |k| format!("{side}/run-{k:02}.xml"));
+    gate()
+        .current_dir(d.path())
+        .args([
+            "ingest",
+            "--assume-retries-off",
+            "--ledger",
+            "l.jsonl",
+            "--no-step-summary",
+            "--odds-ratio",
+            "3",
+            "--drop",
+            "0.5",
+            "--base",
+        ])
+        .args(files("base"))
+        .arg("--")
+        .args(files("head"))
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .assert()
+        .code(3)
+        .stdout(predicate::str::contains("t::x  INCONCLUSIVE"))
+        .stdout(predicate::str::contains("has one side only"))
+        .stdout(predicate::str::contains("ordinals not recorded").not());
+}

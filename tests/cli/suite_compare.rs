@@ -264,6 +264,7 @@ fn a_case_head_skips_that_base_runs_never_passes() {
         assert_eq!(out.status.code(), Some(3), "{text}");
         let r = json(&f, "out/r.json");
         assert_eq!(task(&r, "s/t::e")["verdict"], "INCONCLUSIVE", "{text}");
+        assert!(text.contains("has one side only"), "{text}");
     }
 }
 
