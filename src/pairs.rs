@@ -232,6 +232,11 @@ impl PairCounts {
 /// regression, so it is INCONCLUSIVE (review 6, a14).
 pub const NO_PAIR_REASON: &str = "no pair recorded: the test case ran on one side only (on base only: removed, or skipped in every run, on head; or on head only and failing there: new, or run on head where base skipped it), so nothing compares head with base; evidence missing is not evidence of no regression";
 
+/// The reason of a compare suite's test case base skipped in every suite run (`gate run`): no
+/// pair has a base side, so nothing compares head with base, whatever head's runs did. The
+/// same words in its decision row and in the replay (review 10, a15).
+pub const SKIPPED_ON_BASE_IN_EVERY_RUN: &str = "skipped on base in every suite run: never compared with base, so never judged (a test enabled on head that base skips); evidence missing is not evidence of no regression, so the gate cannot PASS while it is in the suite";
+
 /// The ordered pair sampler: sides offered in any order, pairs consumed in pair-ordinal
 /// order ([`InOrder`]) by the discordant rule, with `max_pairs` truncation.
 #[derive(Debug, Clone)]

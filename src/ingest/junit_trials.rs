@@ -123,39 +123,78 @@ pub(super) fn read_junit(
 /// in whole milliseconds (`Close` in cmd/internal/test2json): 0 for a cached package, whose
 /// output is replayed at once, while each test case keeps the time its replayed
 /// `--- PASS: TestX (0.01s)` line says. A package that really ran took
-/// at least as long as its tests, so a suite `time` of 0 over test cases that took time is a
-/// replay. (gotestsum before that change summed the test cases' times: such a file never
-/// shows the shape, and a replay in it cannot be seen.)
+/// at least as long as its slowest test, so a suite `time` below a test case's time (by more
+/// than the case's rounding to 0.01 s) is a replay: 0 and the 0.001 a slow conversion gives
+/// (review 10, a20). A package that really ran also took at least its test binary's start,
+/// which rounds to 1 ms or more, so a `time` of 0 over test cases that all show 0.000 is a
+/// replay too. A replay whose `time` is 1 ms or more over cases that all show 0.00 s cannot be
+/// told from a fresh fast run, nor one whose `<testsuite>` has no `time`. (gotestsum before
+/// that change summed the test cases' times: such a file never shows the shape, and a replay
+/// in it cannot be seen.)
 fn refuse_go_cache_replay(path: &Path, doc: &Document) -> Result<(), IngestError> {
+    /// A test case's time is its `--- PASS: TestX (0.01s)` line's, rounded to 0.01 s.
+    const CASE_ROUNDING_S: f64 = 0.005;
     for (i, s) in doc.suites.iter().enumerate() {
-        if s.time_s != Some(0.0) {
-            continue;
-        }
-        if let Some(c) = doc
+        let Some(time) = s.time_s else { continue };
+        let Some(slowest) = doc
             .cases
             .iter()
-            .find(|c| c.suite == i + 1 && c.time_s > 0.0)
-        {
-            return Err(IngestError::Invalid {
-                path: path.to_path_buf(),
-                line: s.line,
-                column: 1,
-                reason: format!(
-                    "package `{}` took no time (its `<testsuite>`'s `time` is 0) while its test `{}` (line {}) \
-                     ran for {} s: gotestsum writes that for a package replayed from Go's test cache (`go test` \
-                     without `-count=1`), whose tests did not run, so their outcomes are an earlier run's and \
-                     not trials of this one. Run `go test -count=1` (gotestsum `-- -count=1`) for every run, or \
-                     give gate gotestsum's `--jsonfile` stream, where the cache's `(cached)` is seen \
-                     (`--format go-json`)",
-                    crate::untrusted::one_line(&s.name),
-                    crate::untrusted::one_line(&c.name),
-                    c.line,
-                    c.time_s
-                ),
-            });
-        }
+            .filter(|c| c.suite == i + 1)
+            .max_by(|a, b| a.time_s.total_cmp(&b.time_s))
+        else {
+            continue;
+        };
+        let shape = if time <= 0.0 && slowest.time_s > 0.0 {
+            format!(
+                "took no time (its `<testsuite>`'s `time` is 0) while its test `{}` (line {}) ran for {} s",
+                crate::untrusted::one_line(&slowest.name),
+                slowest.line,
+                slowest.time_s
+            )
+        } else if time + CASE_ROUNDING_S < slowest.time_s && !names_repeat(doc, i + 1) {
+            format!(
+                "took {time} s (its `<testsuite>`'s `time`), less than its test `{}` (line {}), which ran for {} s",
+                crate::untrusted::one_line(&slowest.name),
+                slowest.line,
+                slowest.time_s
+            )
+        } else if time <= 0.0 {
+            format!(
+                "took no time (its `<testsuite>`'s `time` is 0) over its tests (`{}`, line {}): a package that \
+                 runs takes at least its test binary's start, 1 ms or more",
+                crate::untrusted::one_line(&slowest.name),
+                slowest.line
+            )
+        } else {
+            continue;
+        };
+        return Err(IngestError::Invalid {
+            path: path.to_path_buf(),
+            line: s.line,
+            column: 1,
+            reason: format!(
+                "package `{}` {shape}: gotestsum writes that for a package replayed from Go's test cache \
+                 (`go test` without `-count=1`), whose tests did not run, so their outcomes are an earlier run's \
+                 and not trials of this one. Run `go test -count=1` (gotestsum `-- -count=1`) for every run, or \
+                 give gate gotestsum's `--jsonfile` stream, where the cache's `(cached)` is seen \
+                 (`--format go-json`)",
+                crate::untrusted::one_line(&s.name),
+            ),
+        });
     }
     Ok(())
+}
+
+/// Whether a test case name occurs twice in `<testsuite>` number `suite`: a file of several
+/// runs of the package (gotestsum `--rerun-fails`, `-count=N`), whose package `time` is one
+/// run's (the last rerun's), not the whole file's, so it may be below an earlier run's case.
+/// Such a file is refused for its repeated names (their order is not run order).
+fn names_repeat(doc: &Document, suite: usize) -> bool {
+    let mut seen = std::collections::HashSet::new();
+    doc.cases
+        .iter()
+        .filter(|c| c.suite == suite)
+        .any(|c| !seen.insert((c.classname.as_str(), c.name.as_str())))
 }
 
 /// Refuse a file in which one `<testsuite>` is written twice: the same suite name,

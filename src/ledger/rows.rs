@@ -500,10 +500,12 @@ pub struct SuiteRun {
     /// the rule every test case is judged by from then on (`crate::plan::family`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub family: Option<Family>,
-    /// On the run that fixed the test cases (the first run read): the cases (task ids) it
-    /// skipped, which are no case of the family. No later run may run them (a case the first
-    /// run did not record is refused), so they are skipped in every run: each is a task of
-    /// its own, INCONCLUSIVE ([`SKIPPED_IN_EVERY_RUN`]), never judged and never left out.
+    /// The cases (task ids) this run skipped while its side had run them in no run read
+    /// before: they have no row for this run. A case some later run runs gets a row of its
+    /// own (its earlier skips a failed trial each, or, on base, a pair with no base side);
+    /// one skipped in every run (no row at all; in a `compare:` suite, no base row) is a task
+    /// of its own, INCONCLUSIVE ([`SKIPPED_IN_EVERY_RUN`]), never judged and never left out
+    /// (review 8, a15; review 10, a10, a15).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub never_ran: Vec<String>,
 }

@@ -17,7 +17,7 @@ use crate::sampler::Verdict;
 use super::model::{Report, ScoreVector, TaskReport};
 use super::replay::Disposition;
 use super::words::{
-    alpha_words, compare_lines, continues_reason, fail_why, failure_classes, fault_risk_text, list,
+    alpha_words, compare_lines, continues_reason, fail_why, failure_classes, fault_risk_text,
     method_short, percent, printable, prob, seconds, share_text, spend_text, staged_line,
     staged_tasks_line, timeouts_text, uncounted_text, verdict_text, waiting_for,
 };
@@ -370,16 +370,11 @@ fn gate(out: &mut String, report: &Report) {
         );
     }
     if let Some(s) = &report.replay.shards {
-        let _ = write!(
+        let _ = writeln!(
             out,
-            "  shards        {} of {} present",
-            list(&s.present),
-            s.m
+            "  shards        {}",
+            crate::report::words::shards_present(s)
         );
-        if !s.missing.is_empty() {
-            let _ = write!(out, "; missing {}", list(&s.missing));
-        }
-        out.push('\n');
     }
     for l in &report.replay.ledgers {
         if l.torn_tail {

@@ -23,12 +23,53 @@ pub(crate) fn list(xs: &[u64]) -> String {
     xs.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
 }
 
+/// Shard numbers as words: `shard 2`, `shards 1, 3`.
+fn shard_list(xs: &[u64]) -> String {
+    let mut xs = xs.to_vec();
+    xs.sort_unstable();
+    xs.dedup();
+    format!(
+        "shard{} {}",
+        if xs.len() == 1 { "" } else { "s" },
+        list(&xs)
+    )
+}
+
+/// The shards present and missing, as the heads of the reports say it: `2 of 3 present
+/// (shards 1, 3); missing shard 2`. The count is the number of distinct shards, never a
+/// shard's number (review 10, a17: `2 of 2 present; missing 1` read as two present).
+pub(crate) fn shards_present(s: &crate::report::replay::ShardCoverage) -> String {
+    let mut present = s.present.clone();
+    present.sort_unstable();
+    present.dedup();
+    let mut text = format!(
+        "{} of {} present ({})",
+        present.len(),
+        s.m,
+        shard_list(&present)
+    );
+    if !s.missing.is_empty() {
+        text.push_str(&format!("; missing {}", shard_list(&s.missing)));
+    }
+    text
+}
+
 /// What an INCONCLUSIVE-for-now verdict waits for: `shard 1/3 of a sharded run`,
-/// `shards 1, 3 of 3 present`.
+/// `2 of 3 shards present (shards 1, 3)`.
 pub(crate) fn waiting_for(report: &Report) -> String {
     match (report.lone_shard(), &report.replay.shards) {
         (Some(s), _) => format!("shard {}/{} of a sharded run", s.k, s.m),
-        (None, Some(s)) => format!("shards {} of {} present", list(&s.present), s.m),
+        (None, Some(s)) => {
+            let mut present = s.present.clone();
+            present.sort_unstable();
+            present.dedup();
+            format!(
+                "{} of {} shards present ({})",
+                present.len(),
+                s.m,
+                shard_list(&present)
+            )
+        }
         (None, None) => "shards missing".to_string(),
     }
 }

@@ -98,6 +98,48 @@ enum Ended {
 /// Why a process could not even start.
 struct SpawnFailure(String);
 
+/// The interpreter a script's `#!` line names, when the script `program` exists (a path, or a
+/// name found on the trial's `PATH`) and that interpreter does not: exec then fails with
+/// ENOENT, which reads as "command not found" for a file that is there (review 10, a06).
+fn missing_interpreter(program: &str, cwd: &Path, env: &[(String, String)]) -> Option<String> {
+    use std::io::Read as _;
+    let found = if program.contains('/') {
+        Some(cwd.join(program))
+    } else {
+        let path = env
+            .iter()
+            .rev()
+            .find(|(k, _)| k == "PATH")
+            .map(|(_, v)| v.clone())
+            .or_else(|| std::env::var("PATH").ok())?;
+        path.split(':')
+            .filter(|d| !d.is_empty())
+            .map(|d| cwd.join(d).join(program))
+            .find(|p| p.is_file())
+    }?;
+    let mut head = [0u8; 256];
+    let n = std::fs::File::open(&found).ok()?.read(&mut head).ok()?;
+    let first = head[..n].split(|&b| b == b'\n').next()?;
+    let rest = first.strip_prefix(b"#!")?;
+    let interp = String::from_utf8_lossy(rest)
+        .split_whitespace()
+        .next()?
+        .to_string();
+    (!cwd.join(&interp).exists()).then(|| crate::untrusted::one_line(&interp).to_string())
+}
+
+/// A shell's report that it could not run a script whose `#!` interpreter is missing: dash
+/// says only `sh: 1: ./x.sh: not found` (exit 127) for a script that exists. The script's
+/// missing interpreter, when the run's last error lines name such a script.
+fn shell_missing_interpreter(stderr: &str, spec: &AttemptSpec) -> Option<(String, String)> {
+    stderr.lines().rev().take(4).find_map(|l| {
+        let l = l.trim_end().strip_suffix(": not found")?;
+        let script = l.rsplit(": ").next()?;
+        let interp = missing_interpreter(script, &spec.cwd, &spec.env)?;
+        Some((crate::untrusted::one_line(script).to_string(), interp))
+    })
+}
+
 /// Spawn `line` in its own process group with its output going to `streams`, and wait for
 /// it, a timeout, or cancellation. The captures come back whatever happened.
 fn run_process(
@@ -158,7 +200,20 @@ fn run_process(
                 std::io::ErrorKind::NotFound if !spec.cwd.is_dir() => {
                     format!("working directory `{}` does not exist", spec.cwd.display())
                 }
-                std::io::ErrorKind::NotFound => format!("cannot run `{what}`: command not found"),
+                std::io::ErrorKind::NotFound => match line {
+                    // The program exists, and its `#!` names an interpreter that does not:
+                    // exec says ENOENT for the interpreter, not for the script (review 10, a06).
+                    CommandLine::Argv(argv) => match argv
+                        .first()
+                        .and_then(|p| missing_interpreter(p, &spec.cwd, &spec.env))
+                    {
+                        Some(interp) => format!(
+                            "cannot run `{what}`: its `#!` interpreter `{interp}` does not exist"
+                        ),
+                        None => format!("cannot run `{what}`: command not found"),
+                    },
+                    CommandLine::Shell(_) => format!("cannot run `{what}`: command not found"),
+                },
                 _ => format!("cannot run `{what}`: {e}"),
             };
             return (Err(SpawnFailure(why)), Some(streams.finish()));
@@ -470,6 +525,16 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
             row.detail.stdout_tail = tail(&text);
         } else if name == "stderr" {
             row.detail.stderr_tail = tail(&text);
+        }
+        if name == "stderr"
+            && row.exit_code == Some(127)
+            && row.reason.as_deref() == Some("run exited 127 (command not found)")
+            && let Some((script, interp)) = shell_missing_interpreter(&text, spec)
+        {
+            // The shell found the script, not its interpreter (review 10, a06).
+            row.reason = Some(format!(
+                "run exited 127 (`{script}`'s `#!` interpreter `{interp}` does not exist)"
+            ));
         }
         if !text.is_empty() {
             log.push_str(&format!("===== {name} =====\n{text}"));

@@ -85,6 +85,59 @@ pub(super) fn resumed_cases(
         .collect()
 }
 
+/// On a resume, what the earlier session's rows show of the cases a side never ran: each
+/// side ran the cases it has rows of; a case a run row names as never run ([`SuiteRun::never_ran`])
+/// that a side has no row of was skipped by every run of that side the ledger recorded (every
+/// run is asked for it, and a run lacking it is a harness error with no record). Returns
+/// those cases, which belong to the reference.
+pub(super) fn resumed_unrun(
+    state: &mut SuiteState,
+    ledger: &crate::ledger::Ledger,
+    suite: &str,
+) -> Vec<String> {
+    let mut named: Vec<String> = Vec::new();
+    for s in ledger
+        .attempts()
+        .filter(|r| r.task == suite)
+        .filter_map(|r| r.suite_run.as_ref())
+    {
+        for id in &s.never_ran {
+            if !named.contains(id) {
+                named.push(id.clone());
+            }
+        }
+    }
+    let mut rows: HashSet<(Option<crate::pairs::Side>, &str, u64)> = HashSet::new();
+    for r in ledger
+        .attempts()
+        .filter(|r| suite_of(&r.task) == Some(suite))
+    {
+        state.ran.entry(r.side).or_default().insert(r.task.clone());
+        rows.insert((r.side, r.task.as_str(), r.trial));
+    }
+    for r in ledger
+        .attempts()
+        .filter(|r| r.task == suite && r.suite_run.is_some())
+    {
+        for id in &named {
+            if rows.contains(&(r.side, id.as_str(), r.trial)) {
+                continue;
+            }
+            if !state.has_run(r.side, id) {
+                state
+                    .unrun_skips
+                    .entry((r.side, id.clone()))
+                    .or_default()
+                    .push(r.trial);
+            } else if r.side == Some(crate::pairs::Side::Base) {
+                // Base ran it after skipping it in this run: the pair has no base side.
+                state.base_gaps.insert(id.clone());
+            }
+        }
+    }
+    named
+}
+
 /// What a suite task's runs ([`SuiteLauncher`]) and its test cases ([`SuiteCases`]) share.
 #[derive(Debug)]
 pub struct SuiteState {
@@ -115,10 +168,22 @@ pub struct SuiteState {
     /// first run read fixes the cases and designs the family as a fresh session does, and
     /// must record every case they name.
     pub(super) resumed: Option<Vec<String>>,
-    /// The test cases (task ids) the run that fixed the cases skipped: skipped in every run
-    /// ([`SuiteRun::never_ran`]), each decided INCONCLUSIVE at the end. Not in a `compare:`
-    /// suite, whose cases are paired by side.
-    pub(super) never_ran: Vec<String>,
+    /// Per side (`None` in a plain suite), the test cases that side ran in some run read so
+    /// far. A case of `reference` a side never ran is skipped in every run of that side so
+    /// far: its skips are no trials ([`SuiteRun::never_ran`]), and at the end it is decided
+    /// INCONCLUSIVE (review 8, a15; on base, review 10, a15).
+    pub(super) ran: BTreeMap<Option<crate::pairs::Side>, HashSet<String>>,
+    /// Per side and case, the runs read so far in which that side skipped the case before it
+    /// ever ran it: no row was written for them. Once the side runs the case, those runs'
+    /// skips are what a skip is in a run after one that ran it (review 7, c35): a failed
+    /// trial in a plain suite and on head ([`Self::unrun_skips_ran`]), a pair with no base
+    /// side on base (`base_gaps`). Review 10, a10.
+    pub(super) unrun_skips: BTreeMap<(Option<crate::pairs::Side>, String), Vec<u64>>,
+    /// In a `compare:` suite, the cases base skipped in a run before it first ran them: those
+    /// pairs have no base side and never complete, so the case is judged only up to the first
+    /// of them (as `gate ingest --base` reads a one-sided pair: a gap), never by reading the
+    /// skip as a base result.
+    pub(super) base_gaps: HashSet<String>,
 }
 
 impl SuiteState {
@@ -150,6 +215,64 @@ impl SuiteState {
         known.sort_unstable();
         self.resumed = Some(known);
         true
+    }
+
+    /// The cases of `reference` `side` has never run in a run read so far (sorted).
+    pub(super) fn never_ran(&self, side: Option<crate::pairs::Side>) -> Vec<String> {
+        let ran = self.ran.get(&side);
+        self.reference
+            .iter()
+            .flatten()
+            .filter(|id| !ran.is_some_and(|r| r.contains(*id)))
+            .cloned()
+            .collect()
+    }
+
+    /// Whether `side` has run test case `id` in a run read so far.
+    pub(super) fn has_run(&self, side: Option<crate::pairs::Side>, id: &str) -> bool {
+        self.ran.get(&side).is_some_and(|r| r.contains(id))
+    }
+
+    /// Take what a run of `side` (trial `trial`) shows of the cases it skipped (`skipped`,
+    /// among those it was asked for) and ran (`ran`): returns the skips that are failed trials
+    /// of this run (the side ran the case before), the skips that are no trial (the side never
+    /// ran the case: [`Self::unrun_skips`]), and the earlier runs' skips that become failed
+    /// trials now that this run ran the case (case, trial), in a plain suite and on head.
+    pub(super) fn unrun_skips_ran(
+        &mut self,
+        side: Option<crate::pairs::Side>,
+        trial: u64,
+        skipped: &[String],
+        ran: &[String],
+    ) -> (Vec<String>, Vec<String>, Vec<(String, u64)>) {
+        let mut failed = Vec::new();
+        let mut unrun = Vec::new();
+        for id in skipped {
+            if self.has_run(side, id) {
+                failed.push(id.clone());
+            } else {
+                self.unrun_skips
+                    .entry((side, id.clone()))
+                    .or_default()
+                    .push(trial);
+                unrun.push(id.clone());
+            }
+        }
+        let mut earlier = Vec::new();
+        for id in ran {
+            if !self.ran.entry(side).or_default().insert(id.clone()) {
+                continue;
+            }
+            let Some(trials) = self.unrun_skips.remove(&(side, id.clone())) else {
+                continue;
+            };
+            if side == Some(crate::pairs::Side::Base) {
+                self.base_gaps.insert(id.clone());
+            } else {
+                earlier.extend(trials.into_iter().map(|t| (id.clone(), t)));
+            }
+        }
+        (failed, unrun, earlier)
     }
 
     /// The cases a run launched now must record: the undecided ones, or `None` (all) before
@@ -533,28 +656,32 @@ impl SuiteLauncher {
             .collect();
         skipped.sort_unstable();
         skipped.dedup();
-        let mut skipped_asked: Vec<String> = Vec::new();
-        let mut never_ran: Vec<String> = Vec::new();
         if let Some(twice) = ids.windows(2).find(|w| w[0] == w[1]) {
             return Err(format!(
                 "test case `{}` is recorded more than once in one run; a suite task needs one record per test case per run (repeats are trials: turn pytest-repeat and the like off)",
                 twice[0]
             ));
         }
-        let family = {
+        // Every case the run recorded: those it ran and those it skipped. A skipped case was
+        // collected, so it is a case of the suite, never a case the run lacks (review 10,
+        // a10, a15, a17).
+        let mut recorded: Vec<String> = ids.iter().chain(&skipped).cloned().collect();
+        recorded.sort_unstable();
+        let (family, skipped_asked, never_ran, earlier) = {
             let mut state = self.state();
             let mut family = None;
             match state.reference.as_ref() {
                 None => {
                     // The first run read fixes the cases, and with their number the family
-                    // design, before any of its rows reaches a case's sampler.
+                    // design, before any of its rows reaches a case's sampler. A case it
+                    // skipped is one of them: a later run may run it.
                     let (rule, rates) = &state.plan_rule;
                     // On a resume whose ledger lost the design, the cases its rows name
                     // must all be here: they are the same suite's first run's.
                     if let Some(earlier) = &state.resumed {
                         let missing: Vec<&String> = earlier
                             .iter()
-                            .filter(|t| ids.binary_search(t).is_err())
+                            .filter(|t| recorded.binary_search(t).is_err())
                             .take(NAMED)
                             .collect();
                         if !missing.is_empty() {
@@ -565,40 +692,27 @@ impl SuiteLauncher {
                     }
                     family = match &state.compare {
                         Some(c) => {
-                            crate::plan::family::design_compare(c, rule, ids.len() as u64).map(Some)
+                            crate::plan::family::design_compare(c, rule, recorded.len() as u64)
+                                .map(Some)
                         }
-                        None => crate::plan::family::design(rule, rates.as_ref(), ids.len() as u64),
+                        None => {
+                            crate::plan::family::design(rule, rates.as_ref(), recorded.len() as u64)
+                        }
                     }
                     .map_err(|e| format!("task `{}`: {e}", row.task))?;
                     state.family.clone_from(&family);
-                    state.reference = Some(ids.clone());
+                    state.reference = Some(recorded.clone());
                     state.reference_by = self.side.map(|side| (side, row.trial));
-                    // The cases this run skipped can never run after it (a case it did not
-                    // record is refused): skipped in every run, they are named and
-                    // INCONCLUSIVE, not left out (review 8, a15).
-                    if self.side.is_none() {
-                        never_ran.clone_from(&skipped);
-                        state.never_ran.clone_from(&skipped);
-                    }
                 }
                 Some(first) => {
-                    // Every case asked for must be there, and no case the first run did not
-                    // record; a case not asked for (a runner that ignores the filter) is
-                    // recorded, and its decided sampler does not count it.
+                    // Every case asked for must be recorded (run or skipped), and no case the
+                    // first run did not record may run; a case not asked for (a runner that
+                    // ignores the filter) is recorded, and its decided sampler does not count
+                    // it.
                     let wanted = asked.unwrap_or(first);
-                    // A case asked for that this run skipped is a failed trial of this run:
-                    // code under test that raises `unittest.SkipTest` or calls `pytest.skip`
-                    // only when it fails would otherwise vanish from the runs it fails in.
-                    skipped_asked = wanted
-                        .iter()
-                        .filter(|t| skipped.binary_search(t).is_ok())
-                        .cloned()
-                        .collect();
                     let missing: Vec<&String> = wanted
                         .iter()
-                        .filter(|t| {
-                            ids.binary_search(t).is_err() && skipped.binary_search(t).is_err()
-                        })
+                        .filter(|t| recorded.binary_search(t).is_err())
                         .take(NAMED)
                         .collect();
                     let added: Vec<&String> = ids
@@ -635,7 +749,21 @@ impl SuiteLauncher {
                     }
                 }
             }
-            family
+            // The skips of cases asked for: a case this side ran in an earlier run read and
+            // skipped here is a failed trial of this run (code under test that raises
+            // `unittest.SkipTest` or calls `pytest.skip` only when it fails would otherwise
+            // vanish from the runs it fails in: review 7, c35); a case it never ran so far
+            // has no trial yet. A case run here that earlier runs skipped turns those skips
+            // into failed trials now (review 10, a10).
+            let wanted = asked.or(state.reference.as_deref()).unwrap_or_default();
+            let skipped_wanted: Vec<String> = skipped
+                .iter()
+                .filter(|t| wanted.binary_search(t).is_ok())
+                .cloned()
+                .collect();
+            let (skipped_asked, never_ran, earlier) =
+                state.unrun_skips_ran(self.side, row.trial, &skipped_wanted, &ids);
+            (family, skipped_asked, never_ran, earlier)
         };
         if self.side == Some(crate::pairs::Side::Base) && !skipped_asked.is_empty() {
             // On base a skip cannot be the failed trial it is on head (c35): a base failure
@@ -643,7 +771,10 @@ impl SuiteLauncher {
             // PASSed (review 9, a08). Nor can the pair be voided, which would drop head's
             // failure. Base's record of the pair is missing, as for a case base's run lacks.
             return Err(format!(
-                "base skipped {} that the runs before it ran; a skip is no observation, and on base it can be                  read neither as a failure (which would cancel head's failure in the pair) nor as nothing                  (which would drop head's trial): every pair needs both sides. Make the case's skip the same                  in every base run, or leave it out of the suite",
+                "base skipped {} that the runs before it ran; a skip is no observation, and on base it can be \
+                 read neither as a failure (which would cancel head's failure in the pair) nor as nothing \
+                 (which would drop head's trial): every pair needs both sides. Make the case's skip the same \
+                 in every base run, or leave it out of the suite",
                 named_cases(&skipped_asked)
             ));
         }
@@ -653,7 +784,26 @@ impl SuiteLauncher {
             .filter(|t| t.attempts[0].outcome() != Outcome::Pass)
             .count() as u64
             + skipped_asked.len() as u64;
-        let mut rows = Vec::with_capacity(run.trials.len() + skipped_asked.len());
+        let mut rows = Vec::with_capacity(run.trials.len() + skipped_asked.len() + earlier.len());
+        // The earlier runs' skips of a case this run ran first (review 10, a10), in their
+        // runs' order, before this run's own rows: the case's sampler takes them in order.
+        for (id, trial) in &earlier {
+            rows.push(
+                ingest::Attempt {
+                    passed: false,
+                    unavailable: false,
+                    duration_s: 0.0,
+                    message: format!(
+                        "skipped in suite run #{trial}, though a later run (#{}) ran it: a test that skips in \
+                         some runs only (code under test raising `unittest.SkipTest`, `pytest.skip`) has no \
+                         result in them, and counts as a failed trial there",
+                        row.trial
+                    ),
+                    detail: String::new(),
+                }
+                .row(id, *trial, 1, &row.started_at, None),
+            );
+        }
         for id in &skipped_asked {
             rows.push(
                 ingest::Attempt {
@@ -807,7 +957,9 @@ impl SuiteCases {
                 decided: HashSet::new(),
                 filter: shard.is_none(),
                 resumed: None,
-                never_ran: Vec::new(),
+                ran: BTreeMap::new(),
+                unrun_skips: BTreeMap::new(),
+                base_gaps: HashSet::new(),
             })),
         };
         let Some(ledger) = prior else {
@@ -827,12 +979,7 @@ impl SuiteCases {
             })?;
         }
         cases.state_mut().family = family;
-        cases.state_mut().never_ran = ledger
-            .attempts()
-            .filter(|r| r.task == suite)
-            .filter_map(|r| r.suite_run.as_ref())
-            .flat_map(|s| s.never_ran.iter().cloned())
-            .collect();
+        let unrun = resumed_unrun(&mut cases.state_mut(), ledger, suite);
         let rows: Vec<&AttemptRow> = ledger
             .attempts()
             .filter(|r| suite_of(&r.task) == Some(suite))
@@ -864,7 +1011,13 @@ impl SuiteCases {
                     .or_insert(row.outcome);
             }
         }
-        let known = if defer { Vec::new() } else { cases.ids() };
+        let known = if defer {
+            Vec::new()
+        } else {
+            let mut known = cases.ids();
+            known.extend(unrun.into_iter().filter(|id| !cases.index.contains_key(id)));
+            known
+        };
         cases.decided = resumed_cases(&cases.state, known, ledger, suite);
         Ok(cases)
     }
@@ -948,7 +1101,7 @@ impl Cases for SuiteCases {
 
     fn decisions(&mut self, undecided: &Decision) -> Vec<DecisionRow> {
         self.release_held(true);
-        let never_ran = self.state_mut().never_ran.clone();
+        let never_ran = self.state_mut().never_ran(None);
         let mut rows: Vec<DecisionRow> = self
             .cases
             .iter()
@@ -968,7 +1121,7 @@ impl Cases for SuiteCases {
         rows.extend(
             never_ran
                 .into_iter()
-                .filter(|id| !self.decided.contains(id))
+                .filter(|id| !self.decided.contains(id) && !self.index.contains_key(id))
                 .map(|id| DecisionRow {
                     task: id,
                     verdict: crate::model::Verdict::Inconclusive.into(),

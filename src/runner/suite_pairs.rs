@@ -439,7 +439,9 @@ impl SuitePairCases {
                 decided: HashSet::new(),
                 filter: true,
                 resumed: None,
-                never_ran: Vec::new(),
+                ran: BTreeMap::new(),
+                unrun_skips: BTreeMap::new(),
+                base_gaps: HashSet::new(),
             })),
         };
         let Some(ledger) = prior else {
@@ -460,6 +462,7 @@ impl SuitePairCases {
         let mut known: Vec<String> = rows.iter().map(|r| r.task.clone()).collect();
         known.sort_unstable();
         known.dedup();
+        let unrun = super::suite::resumed_unrun(&mut cases.state(), ledger, suite);
         // A design lost with the run row that carried it is designed again by this session's
         // first side read, never replaced by the plan's rule at the full alpha (review 9, a11).
         // A compare suite always owes a family design, so a ledger without the first run's
@@ -483,7 +486,9 @@ impl SuitePairCases {
         let known = if defer {
             Vec::new()
         } else {
-            cases.cases.iter().map(|(id, _)| id.clone()).collect()
+            let mut known: Vec<String> = cases.cases.iter().map(|(id, _)| id.clone()).collect();
+            known.extend(unrun.into_iter().filter(|id| !cases.index.contains_key(id)));
+            known
         };
         cases.decided = super::suite::resumed_cases(&cases.state, known, ledger, suite);
         Ok(cases)
@@ -578,7 +583,17 @@ impl Cases for SuitePairCases {
     }
 
     fn all_decided(&self) -> bool {
-        !self.cases.is_empty() && self.cases.iter().all(|(_, s)| s.decision().is_some())
+        // A case one side never ran so far, or whose pairs stop at one base skipped before
+        // it first ran the case, cannot be decided by more runs of the others: it does not
+        // hold the suite's runs (review 10, a15).
+        let state = self.state();
+        !self.cases.is_empty()
+            && self.cases.iter().all(|(id, s)| {
+                s.decision().is_some()
+                    || !state.has_run(Some(Side::Base), id)
+                    || !state.has_run(Some(Side::Head), id)
+                    || state.base_gaps.contains(id)
+            })
     }
 
     fn runs_rule(&self) -> Option<Sampling> {
@@ -589,9 +604,15 @@ impl Cases for SuitePairCases {
 
     fn decisions(&mut self, undecided: &Decision) -> Vec<DecisionRow> {
         self.release_held(true);
-        self.cases
+        // A case base skipped in every run is never compared, whatever head's runs of it
+        // did: INCONCLUSIVE, named, as a plain suite's case skipped in every run (review 10,
+        // a15). Its replay reads it the same way (no base row).
+        let never_ran = self.state().never_ran(Some(Side::Base));
+        let mut rows: Vec<DecisionRow> = self
+            .cases
             .iter()
             .filter(|(id, _)| !self.decided.contains(id))
+            .filter(|(id, _)| never_ran.binary_search(id).is_err())
             .map(|(id, s)| {
                 let d = s.decision().unwrap_or(undecided);
                 DecisionRow {
@@ -602,6 +623,19 @@ impl Cases for SuitePairCases {
                     llr: s.rule().llr(),
                 }
             })
-            .collect()
+            .collect();
+        rows.extend(
+            never_ran
+                .into_iter()
+                .filter(|id| !self.decided.contains(id))
+                .map(|id| DecisionRow {
+                    task: id,
+                    verdict: crate::model::Verdict::Inconclusive.into(),
+                    reason: crate::pairs::SKIPPED_ON_BASE_IN_EVERY_RUN.to_string(),
+                    counts: Default::default(),
+                    llr: None,
+                }),
+        );
+        rows
     }
 }

@@ -23,6 +23,7 @@ mod plan_state;
 mod readers_hardening;
 mod readers_review2;
 mod report;
+mod review10;
 mod review5;
 mod review5_readers;
 mod review7;

@@ -471,7 +471,7 @@ fn a_missing_shard_is_inconclusive_unless_the_verdict_is_certain() {
         .code(3)
         .stdout(predicate::str::contains("shard 3 of 3 absent"))
         .stdout(predicate::str::contains(
-            "shards        1, 2 of 3 present; missing 3",
+            "shards        2 of 3 present (shards 1, 2); missing shard 3",
         ));
     report_cmd()
         .args(&shards)

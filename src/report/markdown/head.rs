@@ -10,7 +10,7 @@ use crate::sampler::Verdict;
 use super::{Detail, badge, cell, code_span, task_sections};
 use crate::report::model::Report;
 use crate::report::words::{
-    alpha_words, list, percent, prob, staged_line, staged_tasks_line, waiting_for,
+    alpha_words, percent, prob, staged_line, staged_tasks_line, waiting_for,
 };
 
 /// The summary in three parts: the verdict, table and run-wide figures; the per-task
@@ -199,11 +199,11 @@ pub(super) fn parts(report: &Report) -> [String; 3] {
         );
     }
     if let Some(s) = &report.replay.shards {
-        let _ = write!(out, "**Shards:** {} of {} present", list(&s.present), s.m);
-        if !s.missing.is_empty() {
-            let _ = write!(out, "; missing {}", list(&s.missing));
-        }
-        out.push_str(".\n\n");
+        let _ = write!(
+            out,
+            "**Shards:** {}.\n\n",
+            crate::report::words::shards_present(s)
+        );
     }
 
     let head = std::mem::take(&mut out);

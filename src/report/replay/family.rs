@@ -37,6 +37,16 @@ pub(super) fn refuse_mixed_families(ledgers: &[Ledger]) -> Result<(), ReportErro
                         if family.is_none() {
                             family = a.suite_run.as_ref().and_then(|r| r.family.as_ref());
                         }
+                        // A case a run skipped while it had never run it was recorded (the
+                        // runner collected it): a machine that skips it in every run records
+                        // it too, with no row of its own (review 10, a17).
+                        for id in a.suite_run.iter().flat_map(|r| &r.never_ran) {
+                            if let Some(case) =
+                                id.strip_prefix(suite).and_then(|c| c.strip_prefix('/'))
+                            {
+                                cases.insert(case);
+                            }
+                        }
                     } else if suite_of(&a.task) == Some(suite) {
                         cases.insert(&a.task[suite.len() + 1..]);
                     }

@@ -309,12 +309,18 @@ pub(crate) fn gate_verdict(
 
 /// A suite's test case skipped in every run ([`crate::ledger::SuiteRun::never_ran`]): no
 /// trial, INCONCLUSIVE, with the reason its decision row gives (review 8, a15).
+/// In a `compare:` suite, base skipped it in every run (review 10, a15).
 fn skipped_in_every_run(spec: TaskSpec) -> TaskReplay {
+    let reason = if spec.compare.is_some() {
+        crate::pairs::SKIPPED_ON_BASE_IN_EVERY_RUN
+    } else {
+        crate::ledger::SKIPPED_IN_EVERY_RUN
+    };
     TaskReplay {
         spec,
         trials: Vec::new(),
         verdict: Judgement::Verdict(Verdict::Inconclusive),
-        reason: crate::ledger::SKIPPED_IN_EVERY_RUN.to_string(),
+        reason: reason.to_string(),
         counts: Counts::default(),
         llr: None,
         decided_at: None,

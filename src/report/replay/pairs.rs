@@ -51,6 +51,8 @@ pub(super) fn replay_pairs(
     }
     let mut retry_passes_refused = 0u64;
     let mut gaps = Gaps::new();
+    // The first pair with a side never recorded (review 10, a14, a15).
+    let mut one_sided: Option<u64> = None;
     let mut dispositions: BTreeMap<u64, Disposition> = BTreeMap::new();
     let record = |settled: Vec<(u64, SettledAs)>, d: &mut BTreeMap<u64, Disposition>| {
         for (pair, s) in settled {
@@ -80,6 +82,7 @@ pub(super) fn replay_pairs(
         if !complete {
             // A pair with a side never recorded can never complete: a gap.
             gaps.gap = true;
+            one_sided.get_or_insert(pair);
             record(
                 sampler.gap_before(pair.saturating_add(1)),
                 &mut dispositions,
@@ -96,7 +99,13 @@ pub(super) fn replay_pairs(
             .unwrap_or(Disposition::NoFirstAttempt);
     }
     let decision = sampler.decision().cloned();
-    gaps.undecided_through(&harness, decision.as_ref(), max_pairs);
+    // Consumption that stopped at a one-sided pair stopped there, not for want of the pairs
+    // after the last recorded: those are not named as missing (review 10, a14: "909
+    // ordinals not recorded" for a 20-run ingest).
+    let at_one_sided = one_sided.filter(|_| sampler.blocked_at_gap());
+    if at_one_sided.is_none() {
+        gaps.undecided_through(&harness, decision.as_ref(), max_pairs);
+    }
     let pairs = sampler.pair_counts();
     let (verdict, reason) = judged(&harness, decision.as_ref(), || {
         if by_pair.is_empty() && !interrupted {
@@ -104,14 +113,21 @@ pub(super) fn replay_pairs(
             // --base` records a test case only base has.
             return crate::pairs::NO_PAIR_REASON.to_string();
         }
-        undecided_reason(
+        let mut reason = undecided_reason(
             pairs.total,
             &gaps.missing,
             interrupted,
             None,
             sampler.blocked_at_gap() && gaps.gap,
         )
-        .replace("graded trial", "graded pair")
+        .replace("graded trial", "graded pair");
+        if let Some(pair) = at_one_sided {
+            reason.push_str(&format!(
+                " (pair #{pair} has one side only: the other side recorded no result there (a skip, \
+                 or a record one side lacks), so no pair after it is judged)"
+            ));
+        }
+        reason
     });
     Ok(TaskReplay {
         spec,

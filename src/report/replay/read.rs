@@ -237,6 +237,9 @@ pub(super) fn expand_suites(
             continue;
         }
         let mut seen = BTreeSet::new();
+        // In a `compare:` suite, the cases base has a row of: one base skipped in every run
+        // has none, and is never compared (review 10, a15).
+        let mut seen_base = BTreeSet::new();
         let mut cases = Vec::new();
         let mut broken = false;
         // The family design the run recorded (on the run that fixed the cases): the rule
@@ -264,10 +267,13 @@ pub(super) fn expand_suites(
                         .is_ok();
                     family.get_or_insert(f);
                 }
-            } else if crate::ledger::suite_of(&a.task) == Some(spec.id.as_str())
-                && seen.insert(a.task.clone())
-            {
-                cases.push(a.task[spec.id.len() + 1..].to_string());
+            } else if crate::ledger::suite_of(&a.task) == Some(spec.id.as_str()) {
+                if a.side == Some(crate::pairs::Side::Base) {
+                    seen_base.insert(a.task.clone());
+                }
+                if seen.insert(a.task.clone()) {
+                    cases.push(a.task[spec.id.len() + 1..].to_string());
+                }
             }
         }
         broken |= !family_ok;
@@ -298,15 +304,24 @@ pub(super) fn expand_suites(
                 _ => c,
             });
         // A case skipped in every run (no row of its own: a case some run ran has rows) is
-        // a task of the suite too, INCONCLUSIVE, unless the suite itself is judged broken.
+        // a task of the suite too, INCONCLUSIVE, unless the suite itself is judged broken. In
+        // a `compare:` suite, a case with no base row: base skipped it in every run, whatever
+        // head did (review 10, a15).
+        let ran = if spec.compare.is_some() {
+            &seen_base
+        } else {
+            &seen
+        };
         if !broken && !cases.is_empty() {
             for id in skipped {
                 let case = id
                     .strip_prefix(&format!("{}/", spec.id))
-                    .filter(|_| !seen.contains(id));
+                    .filter(|_| !ran.contains(id));
                 if let Some(case) = case {
                     never_ran.insert(id.to_string());
-                    cases.push(case.to_string());
+                    if !seen.contains(id) {
+                        cases.push(case.to_string());
+                    }
                 }
             }
         }
