@@ -376,7 +376,10 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
         row.reason = Some(why);
     };
     let prepared = private_dir(&log_dir)
-        .and_then(|_| private_dir(&result_dir))
+        .and_then(|_| match &spec.sandbox {
+            Some(sandbox) => sandbox.make_result_dir(&result_dir),
+            None => private_dir(&result_dir),
+        })
         .and_then(|_| match fs::remove_file(&result_path) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
             _ => Ok(()),

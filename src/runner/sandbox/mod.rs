@@ -68,6 +68,7 @@ use std::ffi::OsString;
 use std::fs;
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 
 use std::sync::{Arc, Mutex};
@@ -80,7 +81,7 @@ use landlock::{
 use super::mounts::{self, Binds, Layer, Namespace, Space, is_yaml};
 use super::spawn::{BaseEnv, ChildWalls};
 pub(crate) use folders::remove_folder;
-use folders::{fresh_dir, make_results_root, remove_stale};
+use folders::{Spares, fresh_dir_from, make_results_root, remove_stale};
 use seccomp::signal_filters;
 
 mod folders;
@@ -276,6 +277,9 @@ pub struct Sandbox {
     /// per working folder of a plan's tasks, usually), each joined by every later attempt
     /// with the same roots. At most [`MAX_SPACES`]; past that an attempt makes its own.
     spaces: Mutex<Vec<(Vec<PathBuf>, Arc<Space>)>>,
+    /// Empty folders of finished attempts (their `TMPDIR`s) and trials (their result
+    /// folders), renamed into the next ones instead of being removed and made again.
+    spares: Arc<Spares>,
 }
 
 /// Mount namespaces kept open per run (two descriptors each under a user namespace).
@@ -327,6 +331,7 @@ impl Sandbox {
             _results_lock: results_lock,
             run_dirs: Mutex::new(Vec::new()),
             spaces: Mutex::new(Vec::new()),
+            spares: Arc::default(),
         })
     }
 
@@ -342,6 +347,26 @@ impl Sandbox {
             }
         };
         self.results.join(k.to_string()).join(task)
+    }
+
+    /// Make trial `dir`'s result folder (a folder of [`Sandbox::results_of`]), mode 0700,
+    /// with the folders above it: a spare result folder of the same task renamed to it where
+    /// there is one. Nothing when it exists (a later attempt of the trial).
+    pub fn make_result_dir(&self, dir: &Path) -> io::Result<()> {
+        let key = dir.parent().unwrap_or(dir);
+        match self.spares.make(key, dir) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(dir),
+            r => r.map(drop),
+        }
+    }
+
+    /// Trial `dir`'s result folder is done with (its attempts over, their processes gone):
+    /// kept for the task's next trial when it is empty and as gate made it, else removed.
+    pub fn release_result_dir(&self, dir: &Path) {
+        self.spares.give_back(dir.parent().unwrap_or(dir), dir);
     }
 
     /// The plans `gate run` without a path would find here that appeared during the run
@@ -370,7 +395,21 @@ impl Sandbox {
     /// `off`) the Landlock ruleset and seccomp programs for a task working in `cwd` whose
     /// result file goes in `result_dir`.
     pub fn cell(&self, cwd: &Path, result_dir: &Path) -> io::Result<Cell> {
-        let tmpdir = self.make_tmpdir()?;
+        let tmpdir = fresh_dir_from(&self.tmp_root, "", Some((&self.spares, cwd)))?;
+        // Removed (or kept as a spare of `cwd`) if anything below fails.
+        let mut cell = Cell {
+            tmpdir,
+            cwd: cwd.to_path_buf(),
+            spares: Arc::clone(&self.spares),
+            _ruleset: None,
+            child: Arc::new(ChildBox {
+                ruleset: None,
+                filters: Vec::new(),
+                layer: None,
+                pid_ns: None,
+            }),
+        };
+        let tmpdir = cell.tmpdir.clone();
         let mut child = ChildBox {
             ruleset: None,
             filters: Vec::new(),
@@ -396,11 +435,9 @@ impl Sandbox {
         if self.walls.signals == SignalWall::Filtered {
             child.filters = signal_filters()?;
         }
-        Ok(Cell {
-            tmpdir,
-            _ruleset: ruleset,
-            child: Arc::new(child),
-        })
+        cell._ruleset = ruleset;
+        cell.child = Arc::new(child);
+        Ok(cell)
     }
 
     /// One attempt's mount layer: join the namespace made for the same roots (made now if
@@ -452,10 +489,6 @@ impl Sandbox {
             return own(&[tmpdir, result_dir]);
         }
         Layer::join(ns, space, cwd)
-    }
-
-    fn make_tmpdir(&self) -> io::Result<PathBuf> {
-        fresh_dir(&self.tmp_root, "")
     }
 
     /// The Landlock ruleset of one attempt: its roots whole under the mount layer (gate's
@@ -673,6 +706,9 @@ fn withheld_env(pass: &[String]) -> Vec<OsString> {
 #[derive(Debug)]
 pub struct Cell {
     tmpdir: PathBuf,
+    /// The working folder the attempt ran in: the key of its `TMPDIR` as a spare.
+    cwd: PathBuf,
+    spares: Arc<Spares>,
     /// Keeps the descriptor `child.ruleset` names open until the cell drops.
     _ruleset: Option<OwnedFd>,
     child: Arc<ChildBox>,
@@ -775,8 +811,10 @@ impl Cell {
 
 impl Drop for Cell {
     fn drop(&mut self) {
-        // Never follows a link the task left in the directory.
-        remove_folder(&self.tmpdir);
+        // Every process of the attempt is gone. Kept for the next attempt in the same
+        // working folder when empty and as made; else removed, never following a link the
+        // task left in it.
+        self.spares.give_back(&self.cwd, &self.tmpdir);
     }
 }
 
