@@ -391,7 +391,8 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
         );
         return row;
     }
-    // The attempt's box (its TMPDIR is removed when `cell` drops, after both processes).
+    // The attempt's box (its TMPDIR is removed, or kept empty for the next attempt in the
+    // same working folder, when `cell` drops, after both processes).
     let cell = match spec
         .sandbox
         .as_deref()

@@ -9,7 +9,8 @@
 //! - **Filesystem** (Landlock, unprivileged, Linux ≥ 5.13, and the mount layer of
 //!   [`super::mounts`]). The task reads everywhere but writes only beneath its writable
 //!   roots: its working directory and the plan's `policy.sandbox.writable` paths, plus a
-//!   fresh per-attempt temporary directory (its `TMPDIR`, removed afterwards), its trial's
+//!   fresh per-attempt temporary directory (its `TMPDIR`, empty; removed afterwards, or kept
+//!   as a spare when it is empty and as made: `folders::Spares`), its trial's
 //!   own result folder (of `GATE_RESULT`, in this run's `gate-PID-N-results` beside the
 //!   temporary directories: outside the roots, so no sibling trial may write the file a
 //!   trial is graded on) and the character devices every shell writes to
