@@ -281,6 +281,11 @@ pub struct Sandbox {
     /// Empty folders of finished attempts (their `TMPDIR`s) and trials (their result
     /// folders), renamed into the next ones instead of being removed and made again.
     spares: Arc<Spares>,
+    /// The paths every attempt's Landlock ruleset grants whatever its roots (the character
+    /// devices every shell writes to, `/dev/pts`, `/dev/shm`), opened once per run
+    /// (`O_PATH`) instead of per attempt ([`Fixed`]). Those absent or refused at the
+    /// start are left out, as each attempt left them out before.
+    fixed: Vec<Fixed>,
 }
 
 /// Mount namespaces kept open per run (two descriptors each under a user namespace).
@@ -315,6 +320,7 @@ impl Sandbox {
         let (results, results_lock) = make_results_root(&tmp_root).map_err(|e| {
             format!("cannot make the folder of the trials' result folders: {e}; no trial was run")
         })?;
+        let fixed = fixed_paths(&walls);
         Ok(Sandbox {
             walls,
             protected: protected.iter().map(|p| resolve(p)).collect(),
@@ -333,6 +339,7 @@ impl Sandbox {
             run_dirs: Mutex::new(Vec::new()),
             spaces: Mutex::new(Vec::new()),
             spares: Arc::default(),
+            fixed,
         })
     }
 
@@ -530,19 +537,19 @@ impl Sandbox {
         // Gate made these for this attempt; they hold nothing of gate's.
         rules.grant(tmpdir, rules.dir)?;
         rules.grant(result_dir, rules.dir)?;
-        for dev in [
-            "/dev/null",
-            "/dev/zero",
-            "/dev/full",
-            "/dev/tty",
-            "/dev/ptmx",
-        ] {
-            rules.grant_if_present(Path::new(dev), rules.file)?;
-        }
-        rules.grant_if_present(Path::new("/dev/pts"), rules.dir)?;
-        if self.walls.shm != ShmWall::Withheld {
-            // Under the mount layer a fresh tmpfs of the trial's own (`pidns`).
-            rules.grant_if_present(Path::new("/dev/shm"), rules.dir)?;
+        for fixed in &self.fixed {
+            let wanted = if fixed.folder_rights {
+                rules.dir
+            } else {
+                rules.file
+            };
+            match &fixed.opened {
+                // Rights that only folders have are refused on a file, as in `grant`.
+                Ok((fd, true)) => rules.add(&fixed.path, fd, wanted)?,
+                Ok((fd, false)) => rules.add(&fixed.path, fd, wanted & rules.file)?,
+                // Any other failure to open it fails every attempt's box, as it did.
+                Err(e) => return Err(io::Error::from_raw_os_error(e.raw_os_error())),
+            }
         }
         // The child restricts itself with the raw system call on this descriptor (see
         // `ChildBox::install`).
@@ -591,6 +598,59 @@ fn handled_access(abi: u32, walls: &Walls) -> (BitFlags<AccessFs>, BitFlags<Scop
         scopes |= Scope::AbstractUnixSocket;
     }
     (handled, scopes)
+}
+
+/// A path every attempt's ruleset grants ([`Sandbox::fixed`]).
+#[derive(Debug)]
+struct Fixed {
+    path: PathBuf,
+    /// Granted the rights of a writable folder (else those of a writable file).
+    folder_rights: bool,
+    /// Its `O_PATH` descriptor and whether it is a folder, or why it could not be opened.
+    opened: Result<(OwnedFd, bool), rustix::io::Errno>,
+}
+
+/// The fixed paths of every ruleset, opened as [`Rules::grant`] opens a path (`O_PATH`, no
+/// link followed); as there, a link, an absent path and one refused (`EACCES`) are left out.
+fn fixed_paths(walls: &Walls) -> Vec<Fixed> {
+    use rustix::fs::{FileType, Mode, OFlags};
+    let mut paths = vec![
+        ("/dev/null", false),
+        ("/dev/zero", false),
+        ("/dev/full", false),
+        ("/dev/tty", false),
+        ("/dev/ptmx", false),
+        ("/dev/pts", true),
+    ];
+    if walls.shm != ShmWall::Withheld {
+        // Under the mount layer a fresh tmpfs of the trial's own (`pidns`).
+        paths.push(("/dev/shm", true));
+    }
+    let open = |path: &str| {
+        let fd = rustix::fs::open(
+            path,
+            OFlags::PATH | OFlags::CLOEXEC | OFlags::NOFOLLOW,
+            Mode::empty(),
+        )?;
+        let kind = FileType::from_raw_mode(rustix::fs::fstat(&fd)?.st_mode);
+        Ok((fd, kind))
+    };
+    paths
+        .into_iter()
+        .filter_map(|(path, folder_rights)| {
+            let opened = match open(path) {
+                Err(rustix::io::Errno::NOENT | rustix::io::Errno::ACCESS) => return None,
+                Ok((_, FileType::Symlink)) => return None,
+                Ok((fd, kind)) => Ok((fd, kind == FileType::Directory)),
+                Err(e) => Err(e),
+            };
+            Some(Fixed {
+                path: PathBuf::from(path),
+                folder_rights,
+                opened,
+            })
+        })
+        .collect()
 }
 
 /// Adds the rules of one ruleset.
@@ -657,6 +717,11 @@ impl Rules<'_> {
             // Rights that only folders have are refused on a file.
             _ => access & self.file,
         };
+        self.add(path, &fd, access)
+    }
+
+    /// One rule on an open descriptor (of `path`, for the message).
+    fn add(&mut self, path: &Path, fd: &OwnedFd, access: BitFlags<AccessFs>) -> io::Result<()> {
         (&mut self.ruleset)
             .add_rule(PathBeneath::new(fd, access))
             .map_err(|e| {
