@@ -431,7 +431,10 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
         row.detail.reason = Some(why);
     };
     let prepared = private_dir(&log_dir)
-        .and_then(|_| private_dir(&result_dir))
+        .and_then(|_| match &spec.sandbox {
+            Some(sandbox) => sandbox.make_result_dir(&result_dir),
+            None => private_dir(&result_dir),
+        })
         .and_then(|_| match fs::remove_file(&result_path) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
             _ => Ok(()),
@@ -443,7 +446,8 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
         );
         return row;
     }
-    // The attempt's box (its TMPDIR is removed when `cell` drops, after both processes).
+    // The attempt's box (its TMPDIR is removed, or kept empty for the next attempt in the
+    // same working folder, when `cell` drops, after both processes).
     let cell = match spec
         .sandbox
         .as_deref()

@@ -21,7 +21,7 @@
 //! stall the runner.
 
 use std::collections::VecDeque;
-use std::io::{PipeReader, Read};
+use std::io::PipeReader;
 use std::os::fd::{AsRawFd, RawFd};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -191,9 +191,11 @@ impl Streams {
     /// Read what the streams marked `ready` hold now, without blocking. A flooding stream
     /// yields after 1 MiB, so the caller gets back to its deadline and to the other stream.
     pub fn pump(&mut self, ready: [bool; 2]) {
-        if self.buf.is_empty() {
-            // Allocated on first output: a quiet process costs no buffer.
-            self.buf = vec![0u8; 64 * 1024];
+        if self.buf.capacity() == 0 {
+            // Allocated on first output (a quiet process costs no buffer), and not zeroed:
+            // each read fills the buffer's spare capacity (issue 29: zeroing 64 KiB was
+            // about 55 k instructions per trial, for the end of file of a no-op).
+            self.buf = Vec::with_capacity(64 * 1024);
         }
         let streams = self
             .pipes
@@ -205,14 +207,17 @@ impl Streams {
                 continue;
             }
             for _ in 0..16 {
-                match pipe.read(&mut self.buf) {
+                self.buf.clear();
+                // rustix's safe read into the spare capacity: the length grows by what the
+                // kernel wrote.
+                match rustix::io::read(&*pipe, rustix::buffer::spare_capacity(&mut self.buf)) {
                     Ok(0) => {
                         *open = false;
                         break;
                     }
-                    Ok(k) => cap.push(&self.buf[..k]),
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+                    Ok(_) => cap.push(&self.buf),
+                    Err(rustix::io::Errno::INTR) => continue,
+                    Err(rustix::io::Errno::AGAIN) => break,
                     Err(_) => {
                         *open = false;
                         break;

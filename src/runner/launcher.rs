@@ -132,7 +132,7 @@ impl Launcher for ProcessLauncher {
             .spawn(move || {
                 // Removed once the trial's attempts are over and their processes gone: with
                 // the attempts' closure, before the trial's last message (see `run_trial`).
-                let folder = TrialFolder(spec.result_dir(ordinal));
+                let folder = TrialFolder(spec.result_dir(ordinal), spec.sandbox.clone());
                 let flag = Arc::clone(&cancel);
                 let attempts = move |attempt| {
                     let _owned = &folder;
@@ -172,12 +172,16 @@ impl Launcher for ProcessLauncher {
     }
 }
 
-/// A trial's result folder, removed when dropped.
-struct TrialFolder(std::path::PathBuf);
+/// A trial's result folder, removed (or, boxed, kept empty for the task's next trial) when
+/// dropped.
+struct TrialFolder(std::path::PathBuf, Option<Arc<super::sandbox::Sandbox>>);
 
 impl Drop for TrialFolder {
     fn drop(&mut self) {
-        super::sandbox::remove_folder(&self.0);
+        match &self.1 {
+            Some(sandbox) => sandbox.release_result_dir(&self.0),
+            None => super::sandbox::remove_folder(&self.0),
+        }
     }
 }
 

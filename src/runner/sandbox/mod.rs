@@ -9,7 +9,8 @@
 //! - **Filesystem** (Landlock, unprivileged, Linux ≥ 5.13, and the mount layer of
 //!   [`super::mounts`]). The task reads everywhere but writes only beneath its writable
 //!   roots: its working directory and the plan's `policy.sandbox.writable` paths, plus a
-//!   fresh per-attempt temporary directory (its `TMPDIR`, removed afterwards), its trial's
+//!   fresh per-attempt temporary directory (its `TMPDIR`, empty; removed afterwards, or kept
+//!   as a spare when it is empty and as made: `folders::Spares`), its trial's
 //!   own result folder (of `GATE_RESULT`, in this run's `gate-PID-N-results` beside the
 //!   temporary directories: outside the roots, so no sibling trial may write the file a
 //!   trial is graded on) and the character devices every shell writes to
@@ -68,6 +69,7 @@ use std::ffi::OsString;
 use std::fs;
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 
 use std::sync::{Arc, Mutex};
@@ -80,7 +82,7 @@ use landlock::{
 use super::mounts::{self, Binds, Layer, Namespace, Space, is_yaml};
 use super::spawn::{BaseEnv, ChildWalls};
 pub(crate) use folders::remove_folder;
-use folders::{fresh_dir, make_results_root, remove_stale};
+use folders::{Spares, fresh_dir_from, make_results_root, remove_stale};
 use seccomp::signal_filters;
 
 mod folders;
@@ -276,6 +278,14 @@ pub struct Sandbox {
     /// per working folder of a plan's tasks, usually), each joined by every later attempt
     /// with the same roots. At most [`MAX_SPACES`]; past that an attempt makes its own.
     spaces: Mutex<Vec<(Vec<PathBuf>, Arc<Space>)>>,
+    /// Empty folders of finished attempts (their `TMPDIR`s) and trials (their result
+    /// folders), renamed into the next ones instead of being removed and made again.
+    spares: Arc<Spares>,
+    /// The paths every attempt's Landlock ruleset grants whatever its roots (the character
+    /// devices every shell writes to, `/dev/pts`, `/dev/shm`), opened once per run
+    /// (`O_PATH`) instead of per attempt ([`Fixed`]). Those absent or refused at the
+    /// start are left out, as each attempt left them out before.
+    fixed: Vec<Fixed>,
 }
 
 /// Mount namespaces kept open per run (two descriptors each under a user namespace).
@@ -310,6 +320,7 @@ impl Sandbox {
         let (results, results_lock) = make_results_root(&tmp_root).map_err(|e| {
             format!("cannot make the folder of the trials' result folders: {e}; no trial was run")
         })?;
+        let fixed = fixed_paths(&walls);
         Ok(Sandbox {
             walls,
             protected: protected.iter().map(|p| resolve(p)).collect(),
@@ -327,6 +338,8 @@ impl Sandbox {
             _results_lock: results_lock,
             run_dirs: Mutex::new(Vec::new()),
             spaces: Mutex::new(Vec::new()),
+            spares: Arc::default(),
+            fixed,
         })
     }
 
@@ -342,6 +355,26 @@ impl Sandbox {
             }
         };
         self.results.join(k.to_string()).join(task)
+    }
+
+    /// Make trial `dir`'s result folder (a folder of [`Sandbox::results_of`]), mode 0700,
+    /// with the folders above it: a spare result folder of the same task renamed to it where
+    /// there is one. Nothing when it exists (a later attempt of the trial).
+    pub fn make_result_dir(&self, dir: &Path) -> io::Result<()> {
+        let key = dir.parent().unwrap_or(dir);
+        match self.spares.make(key, dir) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(dir),
+            r => r.map(drop),
+        }
+    }
+
+    /// Trial `dir`'s result folder is done with (its attempts over, their processes gone):
+    /// kept for the task's next trial when it is empty and as gate made it, else removed.
+    pub fn release_result_dir(&self, dir: &Path) {
+        self.spares.give_back(dir.parent().unwrap_or(dir), dir);
     }
 
     /// The plans `gate run` without a path would find here that appeared during the run
@@ -370,7 +403,21 @@ impl Sandbox {
     /// `off`) the Landlock ruleset and seccomp programs for a task working in `cwd` whose
     /// result file goes in `result_dir`.
     pub fn cell(&self, cwd: &Path, result_dir: &Path) -> io::Result<Cell> {
-        let tmpdir = self.make_tmpdir()?;
+        let tmpdir = fresh_dir_from(&self.tmp_root, "", Some((&self.spares, cwd)))?;
+        // Removed (or kept as a spare of `cwd`) if anything below fails.
+        let mut cell = Cell {
+            tmpdir,
+            cwd: cwd.to_path_buf(),
+            spares: Arc::clone(&self.spares),
+            _ruleset: None,
+            child: Arc::new(ChildBox {
+                ruleset: None,
+                filters: Vec::new(),
+                layer: None,
+                pid_ns: None,
+            }),
+        };
+        let tmpdir = cell.tmpdir.clone();
         let mut child = ChildBox {
             ruleset: None,
             filters: Vec::new(),
@@ -396,11 +443,9 @@ impl Sandbox {
         if self.walls.signals == SignalWall::Filtered {
             child.filters = signal_filters()?;
         }
-        Ok(Cell {
-            tmpdir,
-            _ruleset: ruleset,
-            child: Arc::new(child),
-        })
+        cell._ruleset = ruleset;
+        cell.child = Arc::new(child);
+        Ok(cell)
     }
 
     /// One attempt's mount layer: join the namespace made for the same roots (made now if
@@ -454,10 +499,6 @@ impl Sandbox {
         Layer::join(ns, space, cwd)
     }
 
-    fn make_tmpdir(&self) -> io::Result<PathBuf> {
-        fresh_dir(&self.tmp_root, "")
-    }
-
     /// The Landlock ruleset of one attempt: its roots whole under the mount layer (gate's
     /// state in them is read-only there), else the allow-list of the module doc.
     ///
@@ -496,19 +537,19 @@ impl Sandbox {
         // Gate made these for this attempt; they hold nothing of gate's.
         rules.grant(tmpdir, rules.dir)?;
         rules.grant(result_dir, rules.dir)?;
-        for dev in [
-            "/dev/null",
-            "/dev/zero",
-            "/dev/full",
-            "/dev/tty",
-            "/dev/ptmx",
-        ] {
-            rules.grant_if_present(Path::new(dev), rules.file)?;
-        }
-        rules.grant_if_present(Path::new("/dev/pts"), rules.dir)?;
-        if self.walls.shm != ShmWall::Withheld {
-            // Under the mount layer a fresh tmpfs of the trial's own (`pidns`).
-            rules.grant_if_present(Path::new("/dev/shm"), rules.dir)?;
+        for fixed in &self.fixed {
+            let wanted = if fixed.folder_rights {
+                rules.dir
+            } else {
+                rules.file
+            };
+            match &fixed.opened {
+                // Rights that only folders have are refused on a file, as in `grant`.
+                Ok((fd, true)) => rules.add(&fixed.path, fd, wanted)?,
+                Ok((fd, false)) => rules.add(&fixed.path, fd, wanted & rules.file)?,
+                // Any other failure to open it fails every attempt's box, as it did.
+                Err(e) => return Err(io::Error::from_raw_os_error(e.raw_os_error())),
+            }
         }
         // The child restricts itself with the raw system call on this descriptor (see
         // `ChildBox::install`).
@@ -557,6 +598,59 @@ fn handled_access(abi: u32, walls: &Walls) -> (BitFlags<AccessFs>, BitFlags<Scop
         scopes |= Scope::AbstractUnixSocket;
     }
     (handled, scopes)
+}
+
+/// A path every attempt's ruleset grants ([`Sandbox::fixed`]).
+#[derive(Debug)]
+struct Fixed {
+    path: PathBuf,
+    /// Granted the rights of a writable folder (else those of a writable file).
+    folder_rights: bool,
+    /// Its `O_PATH` descriptor and whether it is a folder, or why it could not be opened.
+    opened: Result<(OwnedFd, bool), rustix::io::Errno>,
+}
+
+/// The fixed paths of every ruleset, opened as [`Rules::grant`] opens a path (`O_PATH`, no
+/// link followed); as there, a link, an absent path and one refused (`EACCES`) are left out.
+fn fixed_paths(walls: &Walls) -> Vec<Fixed> {
+    use rustix::fs::{FileType, Mode, OFlags};
+    let mut paths = vec![
+        ("/dev/null", false),
+        ("/dev/zero", false),
+        ("/dev/full", false),
+        ("/dev/tty", false),
+        ("/dev/ptmx", false),
+        ("/dev/pts", true),
+    ];
+    if walls.shm != ShmWall::Withheld {
+        // Under the mount layer a fresh tmpfs of the trial's own (`pidns`).
+        paths.push(("/dev/shm", true));
+    }
+    let open = |path: &str| {
+        let fd = rustix::fs::open(
+            path,
+            OFlags::PATH | OFlags::CLOEXEC | OFlags::NOFOLLOW,
+            Mode::empty(),
+        )?;
+        let kind = FileType::from_raw_mode(rustix::fs::fstat(&fd)?.st_mode);
+        Ok((fd, kind))
+    };
+    paths
+        .into_iter()
+        .filter_map(|(path, folder_rights)| {
+            let opened = match open(path) {
+                Err(rustix::io::Errno::NOENT | rustix::io::Errno::ACCESS) => return None,
+                Ok((_, FileType::Symlink)) => return None,
+                Ok((fd, kind)) => Ok((fd, kind == FileType::Directory)),
+                Err(e) => Err(e),
+            };
+            Some(Fixed {
+                path: PathBuf::from(path),
+                folder_rights,
+                opened,
+            })
+        })
+        .collect()
 }
 
 /// Adds the rules of one ruleset.
@@ -623,6 +717,11 @@ impl Rules<'_> {
             // Rights that only folders have are refused on a file.
             _ => access & self.file,
         };
+        self.add(path, &fd, access)
+    }
+
+    /// One rule on an open descriptor (of `path`, for the message).
+    fn add(&mut self, path: &Path, fd: &OwnedFd, access: BitFlags<AccessFs>) -> io::Result<()> {
         (&mut self.ruleset)
             .add_rule(PathBeneath::new(fd, access))
             .map_err(|e| {
@@ -673,6 +772,9 @@ fn withheld_env(pass: &[String]) -> Vec<OsString> {
 #[derive(Debug)]
 pub struct Cell {
     tmpdir: PathBuf,
+    /// The working folder the attempt ran in: the key of its `TMPDIR` as a spare.
+    cwd: PathBuf,
+    spares: Arc<Spares>,
     /// Keeps the descriptor `child.ruleset` names open until the cell drops.
     _ruleset: Option<OwnedFd>,
     child: Arc<ChildBox>,
@@ -775,8 +877,10 @@ impl Cell {
 
 impl Drop for Cell {
     fn drop(&mut self) {
-        // Never follows a link the task left in the directory.
-        remove_folder(&self.tmpdir);
+        // Every process of the attempt is gone. Kept for the next attempt in the same
+        // working folder when empty and as made; else removed, never following a link the
+        // task left in it.
+        self.spares.give_back(&self.cwd, &self.tmpdir);
     }
 }
 
