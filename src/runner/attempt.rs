@@ -532,11 +532,11 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
         }
         if name == "stderr"
             && row.exit_code == Some(127)
-            && row.reason.as_deref() == Some("run exited 127 (command not found)")
+            && row.detail.reason.as_deref() == Some("run exited 127 (command not found)")
             && let Some((script, interp)) = shell_missing_interpreter(&text, spec)
         {
             // The shell found the script, not its interpreter (review 10, a06).
-            row.reason = Some(format!(
+            row.detail.reason = Some(format!(
                 "run exited 127 (`{script}`'s `#!` interpreter `{interp}` does not exist)"
             ));
         }
