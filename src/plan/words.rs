@@ -1,8 +1,10 @@
 //! The words of a command line, as gate reads a `run` or `check` line to find what it runs
-//! (issue 29): a tokenizer that knows quotes and shell operators, the plan's `$VAR`
-//! expansion, the simple commands of a line, and the one question review 7 (c07) added:
-//! does a line hand an interpreter its program as text (on stdin, or as inline code that
-//! loads a file), so that every file it names may be the grader ([`text_fed_paths`]).
+//! (issue 29): the words of the one lexer, [`super::grammar::lex`], which the allow-list of
+//! `check:` lines reads too (quotes, escapes, continuations, the plan's `env:` values put in
+//! and split as the shell does), the simple commands of a line, and the one question
+//! review 7 (c07) added: does a line hand an interpreter its program as text (on stdin, or
+//! as inline code that loads a file), so that every file it names may be the grader
+//! ([`text_fed_paths`]).
 //!
 //! Only reading: no file is written, no process started. [`super::state`] decides what is
 //! protected from these words, [`super::reach`] what is refused.
@@ -23,13 +25,12 @@ pub(super) const INTERPRETERS: &[&str] = &[
 /// is not a grader beside the plan; list what matters in `fixtures:`).
 pub(super) const MAX_MODULE_FILES: usize = 1000;
 
-/// A word of a command line, or the end of a simple command (`;`, `&&`, `>`, …), a pipe
-/// into the next one (`|`), or an input redirect (`<`: the next word is what it reads).
+/// A word of a command line, or the end of a simple command (`;`, `&&`, `|`, `>`, …), or
+/// an input redirect (`<`: the next word is what it reads).
 #[derive(Debug, PartialEq)]
 pub(super) enum Token {
     Word(String),
     End,
-    Pipe,
     Input,
 }
 
@@ -54,111 +55,6 @@ pub(super) fn files_under(dir: &Path, found: &mut Vec<PathBuf>) {
             }
         }
     }
-}
-
-/// `$NAME` and `${NAME}` replaced by their values in the plan's `env` (a name the plan
-/// does not set is left as it is, so the word names nothing).
-pub(super) fn expand(line: &str, env: &[(String, String)]) -> String {
-    let mut out = String::with_capacity(line.len());
-    let mut rest = line;
-    while let Some(at) = rest.find('$') {
-        out.push_str(&rest[..at]);
-        let after = &rest[at + 1..];
-        let (name, len) = if let Some(inner) = after.strip_prefix('{') {
-            match inner.find('}') {
-                Some(end) => (&inner[..end], end + 2),
-                None => ("", 0),
-            }
-        } else {
-            let end = after
-                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                .unwrap_or(after.len());
-            (&after[..end], end)
-        };
-        match env
-            .iter()
-            .rev()
-            .find(|(k, _)| !name.is_empty() && k == name)
-        {
-            Some((_, v)) => out.push_str(v),
-            None => out.push_str(&rest[at..at + 1 + len]),
-        }
-        rest = &after[len..];
-    }
-    out.push_str(rest);
-    out
-}
-
-/// Words of a command line: split on blanks (outside quotes) and shell operators, which
-/// end a simple command; quotes dropped; the value of `NAME=VALUE` or `--opt=VALUE` taken
-/// as a word of its own too.
-pub(super) fn tokenize(line: &str) -> Vec<Token> {
-    let mut tokens = Vec::new();
-    let mut word = String::new();
-    let mut quote: Option<char> = None;
-    let push = |word: &mut String, tokens: &mut Vec<Token>| {
-        if word.is_empty() {
-            return;
-        }
-        if let Some((_, value)) = word.split_once('=') {
-            tokens.push(Token::Word(value.to_string()));
-        }
-        let word = std::mem::take(word);
-        // A quoted word may be a shell line of its own (`sh -c 'sh check'`): its words too.
-        let line = word.contains(|c: char| c.is_whitespace() || ";&|()<>{}".contains(c));
-        let inner = if line { tokenize(&word) } else { Vec::new() };
-        tokens.push(Token::Word(word));
-        if line {
-            tokens.push(Token::End);
-            tokens.extend(inner);
-            tokens.push(Token::End);
-        }
-    };
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            // In double quotes a backslash escapes `"`, `\`, `$`, `` ` `` and a newline (a
-            // line continuation, review 10); elsewhere it stays.
-            (Some('"'), '\\') => match chars.peek() {
-                Some('\n') => {
-                    chars.next();
-                }
-                Some(&n) if "\"\\$`".contains(n) => {
-                    word.push(n);
-                    chars.next();
-                }
-                _ => word.push('\\'),
-            },
-            (Some(_), c) => word.push(c),
-            // `$"…"` (bash's translated string) and `$'…'` quote as `"…"` and `'…'` do.
-            (None, '$') if matches!(chars.peek(), Some('"' | '\'')) => {}
-            (None, '\'' | '"') => quote = Some(c),
-            // An escaped character is part of the word; an escaped newline joins two lines.
-            (None, '\\') => match chars.next() {
-                Some('\n') | None => {}
-                Some(n) => word.push(n),
-            },
-            (None, c) if c.is_whitespace() => push(&mut word, &mut tokens),
-            (None, c) if ";&|()<>{}\n".contains(c) => {
-                push(&mut word, &mut tokens);
-                let op = match c {
-                    '|' => Token::Pipe,
-                    '<' => Token::Input,
-                    _ => Token::End,
-                };
-                match (tokens.last_mut(), op) {
-                    // `||` runs the next command on failure: no pipe.
-                    (Some(last @ Token::Pipe), Token::Pipe) => *last = Token::End,
-                    (Some(Token::End), Token::End) => {}
-                    (_, op) => tokens.push(op),
-                }
-            }
-            (None, c) => word.push(c),
-        }
-    }
-    push(&mut word, &mut tokens);
-    tokens
 }
 
 /// Words that run the command after them (`env X=1 sh`, `timeout 10 sh`): the command is
@@ -195,11 +91,96 @@ const LOADERS: &[&str] = &[
     "child_process",
 ];
 
-/// The words of `line` with the plan's `env` expanded (see [`super::state::programs_named`]).
+/// Shell text inside shell text (`sh -c '…'`, `$(…)`) is read at most this deep.
+const MAX_DEPTH: usize = 8;
+
+/// The words of `line` as the shell reads them (see [`tokens`]): a shell line through the
+/// one lexer, [`super::grammar::lex`]; an argv's arguments as they are.
 pub(super) fn tokens_of(line: &CommandLine, env: &[(String, String)]) -> Vec<Token> {
     match line {
-        CommandLine::Argv(v) => v.iter().flat_map(|a| tokenize(&expand(a, env))).collect(),
-        CommandLine::Shell(s) => tokenize(&expand(s, env)),
+        CommandLine::Shell(s) => line_tokens(s, env, 0),
+        CommandLine::Argv(v) => {
+            let mut out = Vec::new();
+            for a in v {
+                field(a, env, 0, &mut out);
+            }
+            out
+        }
+    }
+}
+
+/// The words of shell text `line`, read `depth` levels deep.
+pub(super) fn line_tokens(line: &str, env: &[(String, String)], depth: usize) -> Vec<Token> {
+    tokens(&super::grammar::lex(line, env).0, env, depth)
+}
+
+/// The words of the tokens the lexer made of a line (issue 29: the allow-list and what is
+/// protected read the same tokens): each field the shell makes of a word (the plan's
+/// `env:` values put in and split), with the value of `NAME=VALUE` or `--opt=VALUE` as a
+/// word of its own before it; the end of a simple command for `;`, `&&`, `|`, `(`, `)`,
+/// `{`, `}`, a newline and `>` (the written file starts a command of its own); `<`. A word
+/// that may be a shell line of its own (`sh -c 'sh check'`) and the line a command
+/// substitution runs are read as lines of their own after it.
+pub(super) fn tokens(
+    toks: &[super::grammar::Tok],
+    env: &[(String, String)],
+    depth: usize,
+) -> Vec<Token> {
+    use super::grammar::Tok;
+    let mut out = Vec::new();
+    let mut start = true;
+    for t in toks {
+        match t {
+            Tok::Word(w) if w.raw == "{" || w.raw == "}" => end(&mut out),
+            Tok::Word(w) if start && w.raw == "!" => {}
+            Tok::Word(w) => {
+                start = false;
+                let mut read = false;
+                for f in &w.fields {
+                    read |= field(f, env, depth, &mut out);
+                }
+                // A field read as a line reads its substitutions with it.
+                for s in w.subst.iter().filter(|_| !read && depth < MAX_DEPTH) {
+                    end(&mut out);
+                    out.extend(line_tokens(s, env, depth + 1));
+                    end(&mut out);
+                }
+            }
+            Tok::In => out.push(Token::Input),
+            Tok::Sep | Tok::Pipe | Tok::Open | Tok::Close | Tok::Out => {
+                end(&mut out);
+                start = true;
+            }
+        }
+    }
+    out
+}
+
+/// One field of a word (see [`tokens`]); whether it was read as a line of its own.
+fn field(f: &str, env: &[(String, String)], depth: usize, out: &mut Vec<Token>) -> bool {
+    if let Some((_, value)) = f.split_once('=').filter(|(_, v)| !v.is_empty()) {
+        out.push(Token::Word(value.to_string()));
+    }
+    out.push(Token::Word(f.to_string()));
+    let shell = f.contains(|c: char| c.is_whitespace() || ";&|()<>{}".contains(c));
+    if !shell || depth >= MAX_DEPTH {
+        return false;
+    }
+    let toks = super::grammar::lex(f, env).0;
+    // A field the lexer reads back as itself (`$(cat F)`) is no line of its own.
+    if matches!(toks.as_slice(), [super::grammar::Tok::Word(w)] if w.fields == [f]) {
+        return false;
+    }
+    end(out);
+    out.extend(tokens(&toks, env, depth + 1));
+    end(out);
+    true
+}
+
+/// The end of a simple command (once).
+fn end(out: &mut Vec<Token>) {
+    if out.last() != Some(&Token::End) {
+        out.push(Token::End);
     }
 }
 
@@ -213,7 +194,7 @@ pub(super) fn simple_commands(tokens: &[Token]) -> Vec<Vec<String>> {
     let mut wrapped = false;
     for (i, t) in tokens.iter().enumerate() {
         let w = match t {
-            Token::End | Token::Pipe => {
+            Token::End => {
                 out.push(std::mem::take(&mut cur));
                 (target, wrapped) = (false, false);
                 continue;
@@ -347,25 +328,18 @@ pub(super) fn text_fed_paths(
     {
         return Vec::new();
     }
-    let text = match line {
-        CommandLine::Argv(v) => v
-            .iter()
-            .map(|a| expand(a, env))
-            .collect::<Vec<_>>()
-            .join(" "),
-        CommandLine::Shell(s) => expand(s, env),
-    };
-    let mut candidates: Vec<String> = tokens
-        .into_iter()
-        .filter_map(|t| match t {
-            Token::Word(w) => Some(w),
-            _ => None,
-        })
-        .collect();
-    candidates.extend(
-        text.split(|c: char| !(c.is_alphanumeric() || "._-/+@%,".contains(c)))
-            .map(str::to_string),
-    );
+    let mut candidates = Vec::new();
+    for t in tokens {
+        if let Token::Word(w) = t {
+            // An include folder glued to its option (`perl -Igraders -e 'require q(g.pl)'`).
+            candidates.extend(w.strip_prefix("-I").map(str::to_string));
+            candidates.extend(
+                w.split(|c: char| !(c.is_alphanumeric() || "._-/+@%,".contains(c)))
+                    .map(str::to_string),
+            );
+            candidates.push(w);
+        }
+    }
     let real = |p: &Path| std::fs::canonicalize(p).ok();
     let bases: Vec<PathBuf> = [cwd, plan_dir].into_iter().filter_map(real).collect();
     let Some(cwd_real) = real(cwd) else {
