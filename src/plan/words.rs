@@ -1,8 +1,8 @@
 //! The words of a command line, as gate reads a `run` or `check` line to find what it runs
-//! (issue 29): the words of the one lexer, [`super::grammar::lex`], which the allow-list of
-//! `check:` lines reads too (quotes, escapes, continuations, the plan's `env:` values put in
-//! and split as the shell does), the simple commands of a line, and the one question
-//! review 7 (c07) added: does a line hand an interpreter its program as text (on stdin, or
+//! (issue 29): the one lexer of a command line, [`lex`], which the allow-list of `check:`
+//! lines ([`super::grammar`]) reads too (quotes, escapes, continuations, the plan's `env:`
+//! values put in and split as the shell does), the words and simple commands of a line,
+//! and the one question review 7 (c07) added: does a line hand an interpreter its program as text (on stdin, or
 //! as inline code that loads a file), so that every file it names may be the grader
 //! ([`text_fed_paths`]).
 //!
@@ -91,11 +91,411 @@ const LOADERS: &[&str] = &[
     "child_process",
 ];
 
+/// A word of a shell line as the lexer saw it.
+#[derive(Debug, Default, Clone)]
+pub(super) struct Word {
+    /// With quotes and escapes removed and the plan's `env:` values put in (a variable the
+    /// plan does not set stays as written, `$NAME`).
+    pub(super) text: String,
+    /// As written.
+    pub(super) raw: String,
+    /// An unquoted `*`, `?`, `[`, `{` or a leading `~`.
+    pub(super) glob: bool,
+    /// The variables it expands.
+    pub(super) vars: Vec<String>,
+    /// The special parameters it expands whose value is a number (`$!`, `$?`, `$$`, `$#`).
+    pub(super) specials: Vec<char>,
+    /// The text of each command substitution in it (`$(…)`, `` `…` ``).
+    pub(super) subst: Vec<String>,
+    /// Its unquoted, unescaped characters, in order (what the shell may expand).
+    plain: String,
+    /// The words the shell makes of it: `text`, with an unquoted value of the plan's
+    /// `env:` split on blanks (an unquoted empty value leaves no word).
+    pub(super) fields: Vec<String>,
+    /// The field being read.
+    field: Option<String>,
+}
+
+impl Word {
+    /// Whether the shell expands its unquoted characters into file names: `*`, `?`, a
+    /// `[…]`, a `{a,b}` / `{1..3}` brace expansion, a leading `~`.
+    fn expands(&self) -> bool {
+        let p = &self.plain;
+        let bracket = p.find('[').is_some_and(|at| p[at..].contains(']'));
+        let brace = p.find('{').is_some_and(|at| {
+            p[at..]
+                .find('}')
+                .is_some_and(|end| p[at..at + end].contains(',') || p[at..at + end].contains(".."))
+        });
+        p.contains(['*', '?']) || bracket || brace || p.starts_with('~')
+    }
+
+    /// A word of an argv line: one literal field, no shell.
+    pub(super) fn literal(a: &str) -> Word {
+        Word {
+            text: a.to_string(),
+            raw: a.to_string(),
+            fields: vec![a.to_string()],
+            ..Word::default()
+        }
+    }
+
+    /// Characters the word holds as they are (quoted, escaped or plain).
+    fn lit(&mut self, s: &str) {
+        self.text.push_str(s);
+        self.field.get_or_insert_default().push_str(s);
+    }
+
+    /// A value the shell puts in: as it is when quoted, split on blanks when not.
+    fn value(&mut self, v: &str, quoted: bool) {
+        if quoted {
+            return self.lit(v);
+        }
+        self.text.push_str(v);
+        for c in v.chars() {
+            if matches!(c, ' ' | '\t' | '\n') {
+                self.fields.extend(self.field.take());
+            } else {
+                self.field.get_or_insert_default().push(c);
+            }
+        }
+    }
+}
+
+#[derive(Debug)]
+pub(super) enum Tok {
+    Word(Word),
+    /// `;`, `&&`, `||`, `&`, a newline.
+    Sep,
+    Pipe,
+    Open,
+    Close,
+    /// `<`: the next word is read.
+    In,
+    /// `>`, `>>`, `2>&1`, …: the next word is written.
+    Out,
+}
+
+/// The one reading of a shell line (issue 29): its tokens as the shell splits them, with
+/// the plan's `env` values put in as the shell would; and the first construct gate does not
+/// follow, if any. The allow-list refuses a line with such a construct; what is protected
+/// ([`tokens_of`]) reads the same tokens, which go on past it as the shell
+/// would (an unclosed quote to the end of the line).
+pub(super) fn lex(line: &str, env: &[(String, String)]) -> (Vec<Tok>, Option<String>) {
+    let mut l = Lexer {
+        chars: line.chars().collect(),
+        env,
+        error: None,
+    };
+    let toks = l.tokens();
+    (toks, l.error)
+}
+
+struct Lexer<'a> {
+    chars: Vec<char>,
+    env: &'a [(String, String)],
+    error: Option<String>,
+}
+
+impl Lexer<'_> {
+    fn fail(&mut self, why: String) {
+        self.error.get_or_insert(why);
+    }
+
+    /// The chars from `from` to the first `close` (or the end of the line, `unclosed`
+    /// recorded), and the index after it.
+    fn until(&mut self, from: usize, close: char, unclosed: &str) -> (String, usize) {
+        match self.chars[from..].iter().position(|&x| x == close) {
+            Some(len) => (
+                self.chars[from..from + len].iter().collect(),
+                from + len + 1,
+            ),
+            None => {
+                self.fail(unclosed.to_string());
+                (self.chars[from..].iter().collect(), self.chars.len())
+            }
+        }
+    }
+
+    fn tokens(&mut self) -> Vec<Tok> {
+        let mut toks = Vec::new();
+        let mut w = Word::default();
+        let mut started = false;
+        let mut i = 0;
+        let end_word = |w: &mut Word, started: &mut bool, toks: &mut Vec<Tok>| {
+            if std::mem::take(started) {
+                w.glob = w.expands();
+                w.fields.extend(w.field.take());
+                toks.push(Tok::Word(std::mem::take(w)));
+            }
+        };
+        while i < self.chars.len() {
+            let c = self.chars[i];
+            match c {
+                ' ' | '\t' | '\r' => {
+                    end_word(&mut w, &mut started, &mut toks);
+                    i += 1;
+                }
+                '\n' => {
+                    end_word(&mut w, &mut started, &mut toks);
+                    toks.push(Tok::Sep);
+                    i += 1;
+                }
+                '#' if !started => {
+                    while i < self.chars.len() && self.chars[i] != '\n' {
+                        i += 1;
+                    }
+                }
+                // A line continuation joins two lines; it starts no word.
+                '\\' if self.chars.get(i + 1) == Some(&'\n') => i += 2,
+                '\\' => {
+                    started = true;
+                    w.raw.push(c);
+                    if let Some(&n) = self.chars.get(i + 1) {
+                        w.lit(&n.to_string());
+                        w.raw.push(n);
+                    }
+                    i += 2;
+                }
+                '\'' => {
+                    started = true;
+                    let (inner, next) = self.until(i + 1, '\'', "an unclosed quote");
+                    w.lit(&inner);
+                    w.raw.extend(&self.chars[i..next]);
+                    i = next;
+                }
+                '"' => {
+                    started = true;
+                    w.field.get_or_insert_default();
+                    w.raw.push(c);
+                    i += 1;
+                    loop {
+                        let Some(&d) = self.chars.get(i) else {
+                            self.fail("an unclosed quote".into());
+                            break;
+                        };
+                        match d {
+                            '"' => {
+                                w.raw.push(d);
+                                i += 1;
+                                break;
+                            }
+                            '\\' => {
+                                let n = self.chars.get(i + 1).copied().unwrap_or('\\');
+                                if "$`\"\\\n".contains(n) {
+                                    if n != '\n' {
+                                        w.lit(&n.to_string());
+                                    }
+                                } else {
+                                    w.lit(&format!("\\{n}"));
+                                }
+                                w.raw.push(d);
+                                w.raw.push(n);
+                                i += 2;
+                            }
+                            '$' | '`' => i = self.dollar(i, &mut w, true),
+                            _ => {
+                                w.lit(&d.to_string());
+                                w.raw.push(d);
+                                i += 1;
+                            }
+                        }
+                    }
+                }
+                '$' | '`' => {
+                    started = true;
+                    i = self.dollar(i, &mut w, false);
+                }
+                ';' | '&' | '|' => {
+                    end_word(&mut w, &mut started, &mut toks);
+                    let next = self.chars.get(i + 1).copied();
+                    match (c, next) {
+                        ('&', Some('>')) => {
+                            toks.push(Tok::Out);
+                            i += if self.chars.get(i + 2) == Some(&'>') {
+                                3
+                            } else {
+                                2
+                            };
+                            continue;
+                        }
+                        ('&', Some('&')) | ('|', Some('|')) | (';', Some(';')) => {
+                            toks.push(Tok::Sep);
+                            i += 2;
+                            continue;
+                        }
+                        ('|', Some('&')) => {
+                            toks.push(Tok::Pipe);
+                            i += 2;
+                            continue;
+                        }
+                        ('|', _) => toks.push(Tok::Pipe),
+                        _ => toks.push(Tok::Sep),
+                    }
+                    i += 1;
+                }
+                '(' | ')' => {
+                    end_word(&mut w, &mut started, &mut toks);
+                    if c == '(' && self.chars.get(i + 1) == Some(&'(') {
+                        self.fail("arithmetic (`((…))`)".into());
+                    }
+                    toks.push(if c == '(' { Tok::Open } else { Tok::Close });
+                    i += 1;
+                }
+                '<' | '>' => {
+                    // A file descriptor number before it (`2>`) is not a word.
+                    if started && !w.text.is_empty() && w.raw.chars().all(|d| d.is_ascii_digit()) {
+                        (w, started) = (Word::default(), false);
+                    }
+                    end_word(&mut w, &mut started, &mut toks);
+                    let next = self.chars.get(i + 1).copied();
+                    if c == '<' && next == Some('<') {
+                        self.fail("a here-document or here-string (`<<`)".into());
+                        i += 1;
+                    }
+                    if next == Some('(') {
+                        self.fail(format!("process substitution (`{c}(…)`)"));
+                    }
+                    i += 1;
+                    if matches!(self.chars.get(i), Some('>' | '&' | '|')) {
+                        i += 1;
+                    }
+                    toks.push(if c == '<' { Tok::In } else { Tok::Out });
+                }
+                _ => {
+                    started = true;
+                    w.lit(&c.to_string());
+                    w.raw.push(c);
+                    w.plain.push(c);
+                    i += 1;
+                }
+            }
+        }
+        end_word(&mut w, &mut started, &mut toks);
+        toks
+    }
+
+    /// Reads the `$…` or `` `…` `` at `chars[i]` into `w` (`quoted`: inside `"…"`); returns
+    /// the index after it.
+    fn dollar(&mut self, i: usize, w: &mut Word, quoted: bool) -> usize {
+        let c = self.chars[i];
+        if c == '`' {
+            let (inner, next) = self.until(i + 1, '`', "an unclosed backquote");
+            w.raw.push_str(&format!("`{inner}`"));
+            w.lit(&format!("`{inner}`"));
+            w.subst.push(inner);
+            return next;
+        }
+        let next = self.chars.get(i + 1).copied();
+        match next {
+            Some('(') => {
+                if self.chars.get(i + 2) == Some(&'(') {
+                    self.fail("arithmetic expansion (`$((…))`)".into());
+                }
+                let mut depth = 0;
+                let mut quote: Option<char> = None;
+                let mut j = i + 1;
+                while j < self.chars.len() {
+                    let d = self.chars[j];
+                    match (quote, d) {
+                        (Some(q), d) if d == q => quote = None,
+                        (Some(_), _) => {}
+                        (None, '\'' | '"') => quote = Some(d),
+                        (None, '(') => depth += 1,
+                        (None, ')') => {
+                            depth -= 1;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                    j += 1;
+                }
+                if j >= self.chars.len() {
+                    self.fail("an unclosed `$(`".into());
+                }
+                let inner: String = self.chars[i + 2..j.min(self.chars.len())].iter().collect();
+                w.raw.push_str(&format!("$({inner})"));
+                w.lit(&format!("$({inner})"));
+                w.subst.push(inner);
+                j + 1
+            }
+            Some('{') => {
+                let (name, next) = self.until(i + 2, '}', "an unclosed `${`");
+                w.raw.push_str(&format!("${{{name}}}"));
+                if !is_name(&name) {
+                    self.fail(format!(
+                        "the parameter expansion `${{{name}}}` (only a plain `${{NAME}}` is followed)"
+                    ));
+                    w.lit(&format!("${{{name}}}"));
+                    return next;
+                }
+                self.var(w, name, quoted, true);
+                next
+            }
+            Some(n) if n.is_ascii_alphabetic() || n == '_' => {
+                let len = self.chars[i + 1..]
+                    .iter()
+                    .position(|x| !(x.is_ascii_alphanumeric() || *x == '_'))
+                    .unwrap_or(self.chars.len() - i - 1);
+                let name: String = self.chars[i + 1..i + 1 + len].iter().collect();
+                w.raw.push_str(&format!("${name}"));
+                self.var(w, name, quoted, false);
+                i + 1 + len
+            }
+            Some(n) if n.is_ascii_digit() || "@*#?$!-".contains(n) => {
+                if "!?$#".contains(n) {
+                    // A number: data, not a name (`wait $!`, `[ $? -eq 0 ]`).
+                    w.specials.push(n);
+                } else {
+                    self.fail(format!(
+                        "the positional or special parameter `${n}` (its value is known only when the line runs)"
+                    ));
+                }
+                w.raw.push_str(&format!("${n}"));
+                w.lit(&format!("${n}"));
+                i + 2
+            }
+            Some('\'') if !quoted => {
+                self.fail("ANSI-C quoting (`$'…'`): write plain quotes".into());
+                // Read as `'…'` for what is protected (escapes left as they are).
+                i + 1
+            }
+            // bash's `$"…"` is the string `"…"` (translated in another locale).
+            Some('"') if !quoted => i + 1,
+            _ => {
+                w.raw.push('$');
+                w.lit("$");
+                i + 1
+            }
+        }
+    }
+
+    /// `$NAME` (or `${NAME}`): the plan's value, or the word kept as written.
+    fn var(&self, w: &mut Word, name: String, quoted: bool, braced: bool) {
+        match self.env.iter().rev().find(|(k, _)| *k == name) {
+            Some((_, v)) => w.value(v, quoted),
+            None if braced => w.lit(&format!("${{{name}}}")),
+            None => w.lit(&format!("${name}")),
+        }
+        w.vars.push(name);
+    }
+}
+
+/// A shell variable name.
+pub(super) fn is_name(s: &str) -> bool {
+    s.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
 /// Shell text inside shell text (`sh -c '…'`, `$(…)`) is read at most this deep.
 const MAX_DEPTH: usize = 8;
 
 /// The words of `line` as the shell reads them (see [`tokens`]): a shell line through the
-/// one lexer, [`super::grammar::lex`]; an argv's arguments as they are.
+/// one lexer, [`lex`]; an argv's arguments as they are.
 pub(super) fn tokens_of(line: &CommandLine, env: &[(String, String)]) -> Vec<Token> {
     match line {
         CommandLine::Shell(s) => line_tokens(s, env, 0),
@@ -111,7 +511,7 @@ pub(super) fn tokens_of(line: &CommandLine, env: &[(String, String)]) -> Vec<Tok
 
 /// The words of shell text `line`, read `depth` levels deep.
 pub(super) fn line_tokens(line: &str, env: &[(String, String)], depth: usize) -> Vec<Token> {
-    tokens(&super::grammar::lex(line, env).0, env, depth)
+    tokens(&lex(line, env).0, env, depth)
 }
 
 /// The words of the tokens the lexer made of a line (issue 29: the allow-list and what is
@@ -121,12 +521,7 @@ pub(super) fn line_tokens(line: &str, env: &[(String, String)], depth: usize) ->
 /// `{`, `}`, a newline and `>` (the written file starts a command of its own); `<`. A word
 /// that may be a shell line of its own (`sh -c 'sh check'`) and the line a command
 /// substitution runs are read as lines of their own after it.
-pub(super) fn tokens(
-    toks: &[super::grammar::Tok],
-    env: &[(String, String)],
-    depth: usize,
-) -> Vec<Token> {
-    use super::grammar::Tok;
+pub(super) fn tokens(toks: &[Tok], env: &[(String, String)], depth: usize) -> Vec<Token> {
     let mut out = Vec::new();
     let mut start = true;
     for t in toks {
@@ -166,9 +561,9 @@ fn field(f: &str, env: &[(String, String)], depth: usize, out: &mut Vec<Token>) 
     if !shell || depth >= MAX_DEPTH {
         return false;
     }
-    let toks = super::grammar::lex(f, env).0;
+    let toks = lex(f, env).0;
     // A field the lexer reads back as itself (`$(cat F)`) is no line of its own.
-    if matches!(toks.as_slice(), [super::grammar::Tok::Word(w)] if w.fields == [f]) {
+    if matches!(toks.as_slice(), [Tok::Word(w)] if w.fields == [f]) {
         return false;
     }
     end(out);
