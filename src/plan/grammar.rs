@@ -921,7 +921,9 @@ fn literal_call(chars: &[char], at: usize, perl: bool) -> bool {
         i += 1;
     }
     match chars.get(i) {
-        Some('\'' | '"') => return plain_string(chars, i).is_some_and(|e| ends_here(chars, e)),
+        Some('\'' | '"') => {
+            return plain_string(chars, i, perl).is_some_and(|e| ends_here(chars, e));
+        }
         Some('q') if perl => return perl_quote(chars, i).is_some_and(|e| ends_here(chars, e)),
         Some('(') => {}
         _ => return false,
@@ -948,7 +950,7 @@ fn literal_call(chars: &[char], at: usize, perl: bool) -> bool {
                 if prefix.to_ascii_lowercase().contains('f') {
                     return false;
                 }
-                match plain_string(chars, j) {
+                match plain_string(chars, j, perl) {
                     Some(end) => {
                         j = end;
                         continue;
@@ -983,7 +985,7 @@ fn literal_call(chars: &[char], at: usize, perl: bool) -> bool {
                     let mut e = k;
                     let lit = chars.get(e) == Some(&'(')
                         && matches!(chars.get(e + 1), Some('\'' | '"'))
-                        && plain_string(chars, e + 1).is_some_and(|x| {
+                        && plain_string(chars, e + 1, perl).is_some_and(|x| {
                             e = x;
                             true
                         });
@@ -992,7 +994,7 @@ fn literal_call(chars: &[char], at: usize, perl: bool) -> bool {
                 };
                 if open_read {
                     let mut e = k + 1;
-                    e = plain_string(chars, e).unwrap_or(e);
+                    e = plain_string(chars, e, perl).unwrap_or(e);
                     j = e + ").read()".len();
                     continue;
                 }
@@ -1069,11 +1071,14 @@ fn perl_quote(chars: &[char], i: usize) -> Option<usize> {
 }
 
 /// The index after a string literal at `chars[i]` with nothing computed in it (a template
-/// literal's `${…}`), or `None`.
-fn plain_string(chars: &[char], i: usize) -> Option<usize> {
+/// literal's `${…}`; with `perl`, Perl's or Ruby's `"…"` that interpolates `$x`, `@x` or
+/// `#{…}`: `system("sh $g")`), or `None`.
+fn plain_string(chars: &[char], i: usize, perl: bool) -> Option<usize> {
     let end = string_end(chars, i)?;
     let inner: String = chars[i + 1..end - 1].iter().collect();
-    (!(chars[i] == '`' && inner.contains("${"))).then_some(end)
+    let computed = (chars[i] == '`' && inner.contains("${"))
+        || (perl && chars[i] == '"' && (inner.contains(['$', '@']) || inner.contains("#{")));
+    (!computed).then_some(end)
 }
 
 /// Why `line`, run from `cwd` with the plan's `env`, is one gate cannot follow (see the
@@ -1312,6 +1317,11 @@ mod tests {
             ("perl -e 'system q(sh ).$g'", "`system`"),
             ("perl -e 'open(F, q(sh ).$g)'", "`open`"),
             ("perl -e 'system \"sh graders/gr\".\"ade\"'", "`system`"),
+            (
+                "perl -e '$g=q(graders/grade); system(\"sh $g\")'",
+                "`system`",
+            ),
+            ("ruby -e 'system(\"sh #{g}\")'", "`system`"),
             ("sh $!", "`$!`"),
             ("wait $1", "`$1`"),
             ("[ $(sh $X) = ok ]", "`$(sh $X)`"),
