@@ -17,19 +17,29 @@
 //! [`super::reach`]); `cd DIR` with a literal folder; the prefixes `env` (literal options,
 //! not `-C` or `-S`), `command`, `exec`, `nice`, `nohup`, `time`, `timeout`, `stdbuf`, …;
 //! `set` with options only; the program-text forms of review 7 (c07: `sh -c "$(cat F)"`,
-//! `eval "$(cat F)"`), whose named files are protected whole. A glob is refused where it
+//! `eval "$(cat F)"`), whose named files are protected whole; in a data word, a command
+//! substitution of a line gate follows (`[ $(wc -l < out) -eq 1 ]`) and the numbers `$!`,
+//! `$?`, `$$`, `$#` (`sh graders/grade & wait $!`). A glob is refused where it
 //! names a program, an interpreter's script or what a line feeds an interpreter as text,
 //! and in a data word (`grep -q ok out/*.log`) only when it matches a script that exists.
 //! Inline code (`python -c`, `node -e`, `perl -e`, …) is refused when a code-loading or
 //! process-spawning call in it (`exec`, `__import__`, `importlib`, `subprocess`,
 //! `require`, `import()`, `child_process`, `vm`, …) takes anything but string literals.
 //!
+//! The allow-list reads a line with the one lexer, [`super::words::lex`] (issue 29): what
+//! [`super::state`] protects and [`super::reach`] checks are read from the same tokens
+//! ([`super::words::tokens_of`]), so the words protected are the words the allow-list
+//! accepted, with the plan's `env:` values put in and split as the shell does.
+//!
 //! Like the other refusals of [`super::reach`], this applies to the `check:` lines (a
 //! task's and a compare task's base side) of a plan whose box is on.
 
 use std::path::{Path, PathBuf};
 
-use super::words::{INTERPRETERS, bare, is_python, name_of, runs_program_text, simple_commands};
+use super::words::{
+    INTERPRETERS, Tok, Word, bare, is_name, is_python, lex, name_of, runs_program_text,
+    simple_commands,
+};
 use super::{CommandLine, Plan, PlanError};
 
 /// Variables gate sets for every trial: a data word may use them (`test -f "$TMPDIR/x"`).
@@ -89,301 +99,6 @@ fn takes_value(prefix: &str, o: &str) -> bool {
 }
 
 const SHELLS: &[&str] = &["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish"];
-
-/// A word of a shell line as the lexer saw it.
-#[derive(Debug, Default, Clone)]
-struct Word {
-    /// With quotes and escapes removed.
-    text: String,
-    /// As written.
-    raw: String,
-    /// An unquoted `*`, `?`, `[`, `{` or a leading `~`.
-    glob: bool,
-    /// The variables it expands.
-    vars: Vec<String>,
-    /// The text of each command substitution in it (`$(…)`, `` `…` ``).
-    subst: Vec<String>,
-    /// Its unquoted, unescaped characters, in order (what the shell may expand).
-    plain: String,
-}
-
-impl Word {
-    /// Whether the shell expands its unquoted characters into file names: `*`, `?`, a
-    /// `[…]`, a `{a,b}` / `{1..3}` brace expansion, a leading `~`.
-    fn expands(&self) -> bool {
-        let p = &self.plain;
-        let bracket = p.find('[').is_some_and(|at| p[at..].contains(']'));
-        let brace = p.find('{').is_some_and(|at| {
-            p[at..]
-                .find('}')
-                .is_some_and(|end| p[at..at + end].contains(',') || p[at..at + end].contains(".."))
-        });
-        p.contains(['*', '?']) || bracket || brace || p.starts_with('~')
-    }
-}
-
-#[derive(Debug)]
-enum Tok {
-    Word(Word),
-    /// `;`, `&&`, `||`, `&`, a newline.
-    Sep,
-    Pipe,
-    Open,
-    Close,
-    /// `<`: the next word is read.
-    In,
-    /// `>`, `>>`, `2>&1`, …: the next word is written.
-    Out,
-}
-
-/// The tokens of a shell line, or the construct gate does not follow.
-fn lex(line: &str) -> Result<Vec<Tok>, String> {
-    let chars: Vec<char> = line.chars().collect();
-    let mut toks = Vec::new();
-    let mut w = Word::default();
-    let mut started = false;
-    let mut i = 0;
-    let end_word = |w: &mut Word, started: &mut bool, toks: &mut Vec<Tok>| {
-        if std::mem::take(started) {
-            w.glob = w.expands();
-            toks.push(Tok::Word(std::mem::take(w)));
-        }
-    };
-    while i < chars.len() {
-        let c = chars[i];
-        match c {
-            ' ' | '\t' | '\r' => {
-                end_word(&mut w, &mut started, &mut toks);
-                i += 1;
-            }
-            '\n' => {
-                end_word(&mut w, &mut started, &mut toks);
-                toks.push(Tok::Sep);
-                i += 1;
-            }
-            '#' if !started => {
-                while i < chars.len() && chars[i] != '\n' {
-                    i += 1;
-                }
-            }
-            '\\' => {
-                started = true;
-                w.raw.push(c);
-                if let Some(&n) = chars.get(i + 1)
-                    && n != '\n'
-                {
-                    w.text.push(n);
-                    w.raw.push(n);
-                }
-                i += 2;
-            }
-            '\'' => {
-                started = true;
-                let close = chars[i + 1..].iter().position(|&x| x == '\'');
-                let Some(len) = close else {
-                    return Err("an unclosed quote".into());
-                };
-                w.text.extend(&chars[i + 1..i + 1 + len]);
-                w.raw.extend(&chars[i..i + 2 + len]);
-                i += len + 2;
-            }
-            '"' => {
-                started = true;
-                w.raw.push(c);
-                i += 1;
-                loop {
-                    let Some(&d) = chars.get(i) else {
-                        return Err("an unclosed quote".into());
-                    };
-                    match d {
-                        '"' => {
-                            w.raw.push(d);
-                            i += 1;
-                            break;
-                        }
-                        '\\' => {
-                            let n = chars.get(i + 1).copied().unwrap_or('\\');
-                            if "$`\"\\\n".contains(n) {
-                                if n != '\n' {
-                                    w.text.push(n);
-                                }
-                            } else {
-                                w.text.push('\\');
-                                w.text.push(n);
-                            }
-                            w.raw.push(d);
-                            w.raw.push(n);
-                            i += 2;
-                        }
-                        '$' | '`' => i = dollar(&chars, i, &mut w)?,
-                        _ => {
-                            w.text.push(d);
-                            w.raw.push(d);
-                            i += 1;
-                        }
-                    }
-                }
-            }
-            '$' | '`' => {
-                started = true;
-                i = dollar(&chars, i, &mut w)?;
-            }
-            ';' | '&' | '|' => {
-                end_word(&mut w, &mut started, &mut toks);
-                let next = chars.get(i + 1).copied();
-                match (c, next) {
-                    ('&', Some('>')) => {
-                        toks.push(Tok::Out);
-                        i += if chars.get(i + 2) == Some(&'>') { 3 } else { 2 };
-                        continue;
-                    }
-                    ('&', Some('&')) | ('|', Some('|')) | (';', Some(';')) => {
-                        toks.push(Tok::Sep);
-                        i += 2;
-                        continue;
-                    }
-                    ('|', Some('&')) => {
-                        toks.push(Tok::Pipe);
-                        i += 2;
-                        continue;
-                    }
-                    ('|', _) => toks.push(Tok::Pipe),
-                    _ => toks.push(Tok::Sep),
-                }
-                i += 1;
-            }
-            '(' | ')' => {
-                end_word(&mut w, &mut started, &mut toks);
-                if c == '(' && chars.get(i + 1) == Some(&'(') {
-                    return Err("arithmetic (`((…))`)".into());
-                }
-                toks.push(if c == '(' { Tok::Open } else { Tok::Close });
-                i += 1;
-            }
-            '<' | '>' => {
-                // A file descriptor number before it (`2>`) is not a word.
-                if started && !w.text.is_empty() && w.raw.chars().all(|d| d.is_ascii_digit()) {
-                    (w, started) = (Word::default(), false);
-                }
-                end_word(&mut w, &mut started, &mut toks);
-                let next = chars.get(i + 1).copied();
-                if c == '<' && next == Some('<') {
-                    return Err("a here-document or here-string (`<<`)".into());
-                }
-                if next == Some('(') {
-                    return Err(format!("process substitution (`{c}(…)`)"));
-                }
-                i += 1;
-                if matches!(chars.get(i), Some('>' | '&' | '|')) {
-                    i += 1;
-                }
-                toks.push(if c == '<' { Tok::In } else { Tok::Out });
-            }
-            _ => {
-                started = true;
-                w.text.push(c);
-                w.raw.push(c);
-                w.plain.push(c);
-                i += 1;
-            }
-        }
-    }
-    end_word(&mut w, &mut started, &mut toks);
-    Ok(toks)
-}
-
-/// Reads the `$…` or `` `…` `` at `chars[i]` into `w`; returns the index after it.
-fn dollar(chars: &[char], i: usize, w: &mut Word) -> Result<usize, String> {
-    let c = chars[i];
-    if c == '`' {
-        let Some(len) = chars[i + 1..].iter().position(|&x| x == '`') else {
-            return Err("an unclosed backquote".into());
-        };
-        let inner: String = chars[i + 1..i + 1 + len].iter().collect();
-        w.raw.push_str(&format!("`{inner}`"));
-        w.text.push_str(&format!("`{inner}`"));
-        w.subst.push(inner);
-        return Ok(i + len + 2);
-    }
-    let next = chars.get(i + 1).copied();
-    match next {
-        Some('(') => {
-            if chars.get(i + 2) == Some(&'(') {
-                return Err("arithmetic expansion (`$((…))`)".into());
-            }
-            let mut depth = 0;
-            let mut quote: Option<char> = None;
-            let mut j = i + 1;
-            while j < chars.len() {
-                let d = chars[j];
-                match (quote, d) {
-                    (Some(q), d) if d == q => quote = None,
-                    (Some(_), _) => {}
-                    (None, '\'' | '"') => quote = Some(d),
-                    (None, '(') => depth += 1,
-                    (None, ')') => {
-                        depth -= 1;
-                        if depth == 0 {
-                            break;
-                        }
-                    }
-                    _ => {}
-                }
-                j += 1;
-            }
-            if j >= chars.len() {
-                return Err("an unclosed `$(`".into());
-            }
-            let inner: String = chars[i + 2..j].iter().collect();
-            w.raw.push_str(&format!("$({inner})"));
-            w.text.push_str(&format!("$({inner})"));
-            w.subst.push(inner);
-            Ok(j + 1)
-        }
-        Some('{') => {
-            let Some(len) = chars[i + 2..].iter().position(|&x| x == '}') else {
-                return Err("an unclosed `${`".into());
-            };
-            let name: String = chars[i + 2..i + 2 + len].iter().collect();
-            if !is_name(&name) {
-                return Err(format!(
-                    "the parameter expansion `${{{name}}}` (only a plain `${{NAME}}` is followed)"
-                ));
-            }
-            w.raw.push_str(&format!("${{{name}}}"));
-            w.text.push_str(&format!("${{{name}}}"));
-            w.vars.push(name);
-            Ok(i + len + 3)
-        }
-        Some(n) if n.is_ascii_alphabetic() || n == '_' => {
-            let len = chars[i + 1..]
-                .iter()
-                .position(|x| !(x.is_ascii_alphanumeric() || *x == '_'))
-                .unwrap_or(chars.len() - i - 1);
-            let name: String = chars[i + 1..i + 1 + len].iter().collect();
-            w.raw.push_str(&format!("${name}"));
-            w.text.push_str(&format!("${name}"));
-            w.vars.push(name);
-            Ok(i + 1 + len)
-        }
-        Some(n) if n.is_ascii_digit() || "@*#?$!-".contains(n) => Err(format!(
-            "the positional or special parameter `${n}` (its value is known only when the line runs)"
-        )),
-        Some('\'') => Err("ANSI-C quoting (`$'…'`): write plain quotes".into()),
-        _ => {
-            w.raw.push('$');
-            w.text.push('$');
-            Ok(i + 1)
-        }
-    }
-}
-
-fn is_name(s: &str) -> bool {
-    s.chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
 
 /// `NAME=value` written as an assignment (the name unquoted).
 fn is_assignment(w: &Word) -> bool {
@@ -478,6 +193,11 @@ impl Reader<'_> {
                 "`${v}` as {what}, a variable the plan's `env:` does not set"
             ));
         }
+        if let Some(n) = w.specials.first() {
+            return Err(format!(
+                "the positional or special parameter `${n}` (its value is known only when the line runs)"
+            ));
+        }
         if w.glob {
             return Err(format!("the pattern `{}` as {what}", w.raw));
         }
@@ -502,10 +222,11 @@ impl Reader<'_> {
         Ok(())
     }
 
-    /// A data word (`cmp -s out.txt expected.txt`): gate's variables and `$(cat FILE)` may
-    /// be in it, and a glob unless it matches a script that exists.
+    /// A data word (`cmp -s out.txt expected.txt`): gate's variables, the numbers `$!`,
+    /// `$?`, `$$`, `$#`, and a command substitution of a line gate follows may be in it, and
+    /// a glob unless it matches a script that exists.
     fn data(&self, w: &Word) -> Result<(), String> {
-        if let Some(s) = w.subst.iter().find(|s| !cat_of_literal_files(s)) {
+        if let Some(s) = w.subst.iter().find(|s| !self.follows(s)) {
             return Err(format!("the command substitution `$({s})`"));
         }
         if let Some(v) =
@@ -529,6 +250,18 @@ impl Reader<'_> {
         Ok(())
     }
 
+    /// Whether `line`, which a data word's command substitution runs in a subshell, is one
+    /// gate follows (review 10, a09: `[ $(wc -l < r) -eq 1 ]`): its output is data, and
+    /// what it runs is protected as the words of any line are ([`super::words::tokens`]).
+    fn follows(&self, line: &str) -> bool {
+        let mut inner = Reader {
+            env: self.env,
+            dir: self.dir.clone(),
+            assigned: self.assigned.clone(),
+        };
+        inner.shell(line).is_ok()
+    }
+
     /// An assignment `NAME=value`: a data word in which a variable the line does not assign
     /// is also allowed (`PATH=/usr/local/bin:$PATH`, `HOME=$HOME`: the value gate inherits
     /// from the CI step, which is not the plan's and is not checked, review 9, a05/a26); one
@@ -544,10 +277,8 @@ impl Reader<'_> {
         if let Some(v) = w.vars.iter().find(|v| assigned(v) && !self.planned(v)) {
             return Err(format!("`${v}`, a variable the line itself assigns"));
         }
-        let inherited = Word {
-            vars: Vec::new(),
-            ..w.clone()
-        };
+        let mut inherited = w.clone();
+        inherited.vars.clear();
         self.data(&inherited)
     }
 
@@ -565,7 +296,15 @@ impl Reader<'_> {
 
     /// Each simple command of shell line `line` (see the module doc).
     fn shell(&mut self, line: &str) -> Result<(), String> {
-        let cmds = commands(lex(line)?)?;
+        let (toks, error) = lex(line, self.env);
+        if let Some(why) = error {
+            return Err(why);
+        }
+        // What is protected reads these same tokens (issue 29).
+        let text_fed = simple_commands(&super::words::tokens(&toks, self.env, 0))
+            .iter()
+            .any(|c| runs_program_text(c));
+        let cmds = commands(toks)?;
         for c in &cmds {
             for w in &c.words {
                 if let Some((k, _)) = w.raw.split_once('=').filter(|(k, _)| is_name(k)) {
@@ -573,11 +312,6 @@ impl Reader<'_> {
                 }
             }
         }
-        let text_fed = simple_commands(&super::words::tokenize(&super::words::expand(
-            line, self.env,
-        )))
-        .iter()
-        .any(|c| runs_program_text(c));
         for c in &cmds {
             self.simple(c, text_fed)?;
         }
@@ -768,7 +502,7 @@ impl Reader<'_> {
                     return Err(format!("the command substitution `$({})`", w.subst[0]));
                 }
                 if lang == Lang::Shell {
-                    let text = super::words::expand(&w.text, self.env);
+                    let text = w.text.clone();
                     let mut inner = Reader {
                         env: self.env,
                         dir: self.dir.clone(),
@@ -1074,6 +808,10 @@ fn inline_calls_problem(lang: Lang, code: &str) -> Option<String> {
             i = string_end(&chars, i).unwrap_or(chars.len());
             continue;
         }
+        if let Some(end) = perl_quote(&chars, i).filter(|_| lang == Lang::Other) {
+            i = end;
+            continue;
+        }
         if c == '#' && lang == Lang::Python {
             while i < chars.len() && chars[i] != '\n' {
                 i += 1;
@@ -1129,7 +867,7 @@ fn inline_calls_problem(lang: Lang, code: &str) -> Option<String> {
                     k += 1;
                 }
                 let name: String = chars[j..k].iter().collect();
-                if !literal_call(&chars, k) {
+                if !literal_call(&chars, k, false) {
                     return Some(format!(
                         "inline code that calls `{ident}.{name}` with an argument other than a \
                          string literal"
@@ -1143,7 +881,10 @@ fn inline_calls_problem(lang: Lang, code: &str) -> Option<String> {
             lang == Lang::Python && (ident.starts_with("exec") || ident.starts_with("spawn"));
         // `re.compile(pattern)` compiles a pattern, not code.
         let regex = ident == "compile" && qualifier.as_deref() == Some("re");
-        if (calls.contains(&ident.as_str()) || python_exec) && !regex && !literal_call(&chars, i) {
+        if (calls.contains(&ident.as_str()) || python_exec)
+            && !regex
+            && !literal_call(&chars, i, lang == Lang::Other)
+        {
             return Some(format!(
                 "inline code that calls `{ident}` with an argument other than a string literal"
             ));
@@ -1174,13 +915,16 @@ fn string_end(chars: &[char], i: usize) -> Option<usize> {
 /// string literals (not f-strings, not templates with `${`), numbers, `keyword=` / `key:`
 /// names, `True`/`False`/`None`/`true`/`false`/`null`, lists and `open('F').read()`; or a
 /// single string literal (`require 'x'`, `do "F"`).
-fn literal_call(chars: &[char], at: usize) -> bool {
+fn literal_call(chars: &[char], at: usize, perl: bool) -> bool {
     let mut i = at;
     while i < chars.len() && chars[i].is_whitespace() {
         i += 1;
     }
     match chars.get(i) {
-        Some('\'' | '"') => return plain_string(chars, i).is_some(),
+        Some('\'' | '"') => {
+            return plain_string(chars, i, perl).is_some_and(|e| ends_here(chars, e));
+        }
+        Some('q') if perl => return perl_quote(chars, i).is_some_and(|e| ends_here(chars, e)),
         Some('(') => {}
         _ => return false,
     }
@@ -1206,7 +950,7 @@ fn literal_call(chars: &[char], at: usize) -> bool {
                 if prefix.to_ascii_lowercase().contains('f') {
                     return false;
                 }
-                match plain_string(chars, j) {
+                match plain_string(chars, j, perl) {
                     Some(end) => {
                         j = end;
                         continue;
@@ -1217,6 +961,10 @@ fn literal_call(chars: &[char], at: usize) -> bool {
             c if c.is_whitespace() || c == ',' || c == ':' => {}
             c if c.is_ascii_digit() => {}
             c if c.is_alphabetic() || c == '_' => {
+                if let Some(end) = perl_quote(chars, j).filter(|_| perl) {
+                    j = end;
+                    continue;
+                }
                 let start = j;
                 while j < chars.len() && ident_char(chars[j]) {
                     j += 1;
@@ -1231,13 +979,13 @@ fn literal_call(chars: &[char], at: usize) -> bool {
                 let known = matches!(
                     ident.as_str(),
                     "True" | "False" | "None" | "true" | "false" | "null" | "r" | "b" | "rb" | "u"
-                );
+                ) || (perl && is_filehandle(&ident));
                 // `open('F').read()`: the c07 form, its file protected.
                 let open_read = ident == "open" && {
                     let mut e = k;
                     let lit = chars.get(e) == Some(&'(')
                         && matches!(chars.get(e + 1), Some('\'' | '"'))
-                        && plain_string(chars, e + 1).is_some_and(|x| {
+                        && plain_string(chars, e + 1, perl).is_some_and(|x| {
                             e = x;
                             true
                         });
@@ -1246,7 +994,7 @@ fn literal_call(chars: &[char], at: usize) -> bool {
                 };
                 if open_read {
                     let mut e = k + 1;
-                    e = plain_string(chars, e).unwrap_or(e);
+                    e = plain_string(chars, e, perl).unwrap_or(e);
                     j = e + ").read()".len();
                     continue;
                 }
@@ -1266,12 +1014,71 @@ fn literal_call(chars: &[char], at: usize) -> bool {
     false
 }
 
+/// Whether nothing is computed onto a call's one literal argument, given without
+/// parentheses, that ends at `chars[at]` (`do "F";`, but not `system "sh ".$g`).
+fn ends_here(chars: &[char], at: usize) -> bool {
+    let rest: String = chars[at..].iter().collect();
+    let rest = rest.trim_start();
+    rest.is_empty()
+        || rest.starts_with([';', ')', '}'])
+        || ["or ", "and ", "||", "&&", "if ", "unless "]
+            .iter()
+            .any(|w| rest.starts_with(w))
+}
+
+/// A Perl bareword filehandle (`F`, `FH`, `STDIN`): upper case, no call (review 10, a09:
+/// `open(F, q(result.txt))`).
+fn is_filehandle(ident: &str) -> bool {
+    ident
+        .chars()
+        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+}
+
+/// The index after Perl's `q(…)` or `qq(…)` (any delimiter) at `chars[i]` when it is a
+/// string with nothing computed in it (a `qq` without `$` or `@`), or `None` (review 10,
+/// a01/a02: `require q(graders/check.pl)` is a literal).
+fn perl_quote(chars: &[char], i: usize) -> Option<usize> {
+    if chars.get(i) != Some(&'q') || (i > 0 && ident_char(chars[i - 1])) {
+        return None;
+    }
+    let qq = chars.get(i + 1) == Some(&'q');
+    let at = i + 1 + usize::from(qq);
+    let open = *chars.get(at)?;
+    if open.is_alphanumeric() || open.is_whitespace() || "_,;=)]}>".contains(open) {
+        return None;
+    }
+    let close = match open {
+        '(' => ')',
+        '[' => ']',
+        '{' => '}',
+        '<' => '>',
+        c => c,
+    };
+    let mut depth = 0;
+    let mut j = at + 1;
+    while let Some(&c) = chars.get(j) {
+        match c {
+            '\\' => j += 1,
+            '$' | '@' if qq => return None,
+            c if c == close && depth == 0 => return Some(j + 1),
+            c if c == close => depth -= 1,
+            c if c == open => depth += 1,
+            _ => {}
+        }
+        j += 1;
+    }
+    None
+}
+
 /// The index after a string literal at `chars[i]` with nothing computed in it (a template
-/// literal's `${…}`), or `None`.
-fn plain_string(chars: &[char], i: usize) -> Option<usize> {
+/// literal's `${…}`; with `perl`, Perl's or Ruby's `"…"` that interpolates `$x`, `@x` or
+/// `#{…}`: `system("sh $g")`), or `None`.
+fn plain_string(chars: &[char], i: usize, perl: bool) -> Option<usize> {
     let end = string_end(chars, i)?;
     let inner: String = chars[i + 1..end - 1].iter().collect();
-    (!(chars[i] == '`' && inner.contains("${"))).then_some(end)
+    let computed = (chars[i] == '`' && inner.contains("${"))
+        || (perl && chars[i] == '"' && (inner.contains(['$', '@']) || inner.contains("#{")));
+    (!computed).then_some(end)
 }
 
 /// Why `line`, run from `cwd` with the plan's `env`, is one gate cannot follow (see the
@@ -1290,14 +1097,7 @@ pub(super) fn unfollowable(
         CommandLine::Shell(s) => reader.shell(s).err(),
         CommandLine::Argv(v) => {
             // No shell: the words are literal, but an interpreter's inline code is read.
-            let words: Vec<Word> = v
-                .iter()
-                .map(|a| Word {
-                    text: a.clone(),
-                    raw: a.clone(),
-                    ..Word::default()
-                })
-                .collect();
+            let words: Vec<Word> = v.iter().map(|a| Word::literal(a)).collect();
             let simple = Simple {
                 words,
                 ..Simple::default()
@@ -1497,6 +1297,93 @@ mod tests {
                 "{l}: {got:?} should name {what}"
             );
         }
+    }
+
+    #[test]
+    fn review10_data_substitutions_perl_q_strings_and_wait_are_followed() {
+        for l in [
+            "test -s r && [ $(wc -l < r) -eq 1 ]",
+            "[ \"`sh graders/grade`\" = ok ]",
+            "sh graders/grade & wait $!",
+            "sh graders/grade; [ $? -eq 0 ]",
+            "perl -e \"require q(graders/check.pl)\"",
+            "perl -e 'require qq[graders/check.pl] or die'",
+            "perl -e \"open(F, q(result.txt)); exit(<F> =~ /right/ ? 0 : 1)\"",
+        ] {
+            assert_eq!(why(l), None, "{l}");
+        }
+        for (l, what) in [
+            ("perl -e 'require qq(graders/$f)'", "`require`"),
+            ("perl -e 'system q(sh ).$g'", "`system`"),
+            ("perl -e 'open(F, q(sh ).$g)'", "`open`"),
+            ("perl -e 'system \"sh graders/gr\".\"ade\"'", "`system`"),
+            (
+                "perl -e '$g=q(graders/grade); system(\"sh $g\")'",
+                "`system`",
+            ),
+            ("ruby -e 'system(\"sh #{g}\")'", "`system`"),
+            ("sh $!", "`$!`"),
+            ("wait $1", "`$1`"),
+            ("[ $(sh $X) = ok ]", "`$(sh $X)`"),
+        ] {
+            let got = why(l);
+            assert!(
+                got.as_deref().is_some_and(|g| g.contains(what)),
+                "{l}: {got:?} should name {what}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_protected_words_are_the_lexers() {
+        use super::super::words::{Token, line_tokens};
+        let env = [("G".to_string(), "graders/grade -x".to_string())];
+        let words = |l: &str| -> Vec<String> {
+            line_tokens(l, &env, 0)
+                .into_iter()
+                .map(|t| match t {
+                    Token::Word(w) => w,
+                    Token::End => ";".into(),
+                    Token::Input => "<".into(),
+                })
+                .collect()
+        };
+        // A continuation, `$"…"`, a comment, `2>&1`, a plan value split unquoted and not
+        // quoted, single quotes keeping `$G`, `!`, `{ …; }`.
+        assert_eq!(words("sh gr\\\nade # x y"), ["sh", "grade"]);
+        assert_eq!(words("sh $\"g\" 2>&1"), ["sh", "g", ";", "1"]);
+        assert_eq!(words("sh $'g' x= y=z"), ["sh", "g", "x=", "z", "y=z"]);
+        assert_eq!(
+            words("sh $G \"$G\" '$G'"),
+            [
+                "sh",
+                "graders/grade",
+                "-x",
+                "graders/grade -x",
+                ";",
+                "graders/grade",
+                "-x",
+                ";",
+                "$G"
+            ]
+        );
+        assert_eq!(words("! { sh a; }"), [";", "sh", "a", ";"]);
+        assert_eq!(
+            words("[ $(wc -l < r) = 1 ]"),
+            [
+                "[",
+                "$(wc -l < r)",
+                ";",
+                "wc",
+                "-l",
+                "<",
+                "r",
+                ";",
+                "=",
+                "1",
+                "]"
+            ]
+        );
     }
 
     #[test]

@@ -411,7 +411,7 @@ impl LineAssignments {
         let mut skip_target = false;
         for (i, t) in tokens.iter().enumerate() {
             let w = match t {
-                Token::End | Token::Pipe => {
+                Token::End => {
                     (at, operand, wrapped, skip_target) = (At::Lead, None, false, false);
                     continue;
                 }
@@ -481,7 +481,7 @@ impl LineAssignments {
 
     /// Text `env -S` splits into words of a line of its own.
     fn split(&mut self, text: &str) {
-        self.read(&super::words::tokenize(text));
+        self.read(&super::words::line_tokens(text, &[], 0));
     }
 
     /// One of `env`'s options; the option whose operand is the next word, if any.
@@ -704,11 +704,11 @@ pub fn definition_warnings(plan: &Plan) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::words::{runs_program_text, tokenize};
+    use super::super::words::{line_tokens, runs_program_text};
     use super::*;
 
     fn commands(line: &str) -> Vec<Vec<String>> {
-        simple_commands(&tokenize(line))
+        simple_commands(&line_tokens(line, &[], 0))
     }
 
     #[test]

@@ -13,10 +13,13 @@
 //!   (`INTERPRETERS`: `sh grade`, `python3 -u grade`) whatever its name or mode; the
 //!   `NAME.py` and package files of `python -m NAME`; a command found through the plan's own
 //!   `env: PATH`. Words are resolved against the command's working folder, or the folder of a
-//!   `cd DIR` earlier on the line. A word is found in an argv or a shell line split on blanks
-//!   (outside quotes) and shell operators; `$VAR` / `${VAR}` with a value in the plan's `env:`
-//!   is expanded first; a `check:` line with another `$`, or a glob or `~` where a program
-//!   is named, is refused ([`super::grammar`]), since what it names is not known before the run. A data word (`cmp answer.txt expected.txt`) is not taken: the
+//!   `cd DIR` earlier on the line. The words are those of the one lexer
+//!   ([`super::words::tokens_of`], issue 29), which the allow-list of `check:` lines reads
+//!   too: an argv as it is, a shell line split as the shell splits it, with the plan's
+//!   `env:` values put in; a `check:` line with another `$`, or a glob or `~` where a program
+//!   is named, is refused ([`super::grammar`]), since what it names is not known before the
+//!   run. What `<` feeds a command other than an interpreter with no script is data. A data
+//!   word (`cmp answer.txt expected.txt`) is not taken: the
 //!   task's own output is named on the same lines and may exist from an earlier run.
 //!   What a grader runs in turn (a helper it calls, a data file it reads) is not seen: list
 //!   those in `fixtures:` (globs), which are protected too;
@@ -37,7 +40,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::words::{INTERPRETERS, Token, expand, files_under, tokenize};
+use super::words::{INTERPRETERS, Token, files_under, tokens_of};
 use super::{CommandLine, Plan};
 use crate::ledger::sha256_hex;
 
@@ -325,42 +328,12 @@ pub fn git_folders(plan: &Plan) -> Vec<PathBuf> {
     found
 }
 
-/// Whether `line` runs `git` as a command (the first word of a simple command, after any
-/// `NAME=VALUE` words, or the word after `env`, `command`, `exec`, `xargs`, `sudo`).
+/// Whether `line` runs `git` as a command (the name of a simple command, after any
+/// `NAME=VALUE` words and wrappers such as `env`, `command`, `exec`, `xargs`, `sudo`).
 fn invokes_git(line: &CommandLine, env: &[(String, String)]) -> bool {
-    let tokens: Vec<Token> = match line {
-        CommandLine::Argv(v) => v.iter().flat_map(|a| tokenize(&expand(a, env))).collect(),
-        CommandLine::Shell(s) => tokenize(&expand(s, env)),
-    };
-    let mut command = true;
-    // The value of a `NAME=VALUE` word comes as a word of its own before it.
-    let mut skip = 0;
-    for (i, t) in tokens.iter().enumerate() {
-        match t {
-            Token::End | Token::Pipe | Token::Input => command = true,
-            Token::Word(w) if command => {
-                if skip > 0 {
-                    skip -= 1;
-                    continue;
-                }
-                let name = w.rsplit('/').next().unwrap_or(w);
-                if name == "git" {
-                    return true;
-                }
-                let assignment = matches!(tokens.get(i + 1), Some(Token::Word(n)) if n.contains('=') && n.split_once('=').is_some_and(|(_, v)| v == w));
-                if assignment {
-                    skip = 1;
-                    continue;
-                }
-                command = matches!(
-                    name,
-                    "env" | "command" | "exec" | "xargs" | "sudo" | "time" | "nice"
-                ) || w.contains('=');
-            }
-            Token::Word(_) => {}
-        }
-    }
-    false
+    super::words::simple_commands(&tokens_of(line, env))
+        .iter()
+        .any(|c| super::words::name_of(&c[0]) == "git")
 }
 
 /// The folders the trials of `plan` may write as a whole: every task's working folder (and
@@ -529,11 +502,7 @@ pub(super) fn refuse_writable_over_a_side(
 /// The existing programs and scripts `line` names, run from `cwd` with the plan's `env`
 /// (see the module doc for what counts).
 pub fn programs_named(line: &CommandLine, cwd: &Path, env: &[(String, String)]) -> Vec<PathBuf> {
-    let tokens: Vec<Token> = match line {
-        // An argv is one command; an argument may itself be a shell line (`sh -c '…'`).
-        CommandLine::Argv(v) => v.iter().flat_map(|a| tokenize(&expand(a, env))).collect(),
-        CommandLine::Shell(s) => tokenize(&expand(s, env)),
-    };
+    let tokens = tokens_of(line, env);
     let path_dirs: Vec<PathBuf> = env
         .iter()
         .filter(|(k, _)| k == "PATH")
@@ -547,19 +516,34 @@ pub fn programs_named(line: &CommandLine, cwd: &Path, env: &[(String, String)]) 
     let mut option_value = false;
     let mut interpreter: Option<String> = None;
     let mut first = true;
+    let mut target = false;
     for t in tokens {
         let w = match t {
-            Token::End | Token::Pipe | Token::Input => {
+            Token::End => {
                 (after_cd, after_m, interpreter, first) = (false, false, None, true);
                 option_value = false;
+                continue;
+            }
+            Token::Input => {
+                target = true;
                 continue;
             }
             Token::Word(w) => w,
         };
         if w.is_empty() || w.contains(['$', '*', '?', '[', '~', '`']) {
+            target = false;
             continue;
         }
         let p = absolute(&dir.join(&w));
+        if std::mem::take(&mut target) {
+            // What `<` feeds an interpreter that has no script yet is its program (`sh <
+            // grade`); what it feeds another command is data (review 10, a09: `[ $(wc -l <
+            // result) -eq 1 ]`).
+            if interpreter.is_some() && p.is_file() {
+                found.push(p);
+            }
+            continue;
+        }
         if std::mem::take(&mut after_cd) {
             // `cd graders && sh check.sh`: later words are in `graders/`.
             if p.is_dir() {
@@ -603,6 +587,11 @@ pub fn programs_named(line: &CommandLine, cwd: &Path, env: &[(String, String)]) 
                 continue;
             }
             if std::mem::take(&mut option_value) {
+                // A value that is a script is one the interpreter loads (`node -r
+                // ./graders/check.js -e 1`).
+                if is_program(&p) {
+                    found.push(p);
+                }
                 continue;
             }
             let shell = matches!(
@@ -892,12 +881,11 @@ mod tests {
     #[test]
     fn words_of_a_shell_line_drop_quotes_and_split_on_operators() {
         let words = |l: &str| {
-            tokenize(l)
+            super::super::words::line_tokens(l, &[], 0)
                 .into_iter()
                 .map(|t| match t {
                     Token::Word(w) => w,
                     Token::End => ";".to_string(),
-                    Token::Pipe => "|".to_string(),
                     Token::Input => "<".to_string(),
                 })
                 .collect::<Vec<_>>()
@@ -915,10 +903,16 @@ mod tests {
     #[test]
     fn a_plan_env_value_is_expanded_and_an_unknown_name_is_not() {
         let env = [("GRADER".to_string(), "check.sh".to_string())];
-        assert_eq!(
-            expand("sh \"$GRADER\" ${GRADER} $OTHER", &env),
-            "sh \"check.sh\" check.sh $OTHER"
-        );
+        let words: Vec<Token> =
+            super::super::words::line_tokens("sh \"$GRADER\" ${GRADER} $OTHER '$GRADER'", &env, 0);
+        let words: Vec<String> = words
+            .into_iter()
+            .filter_map(|t| match t {
+                Token::Word(w) => Some(w),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(words, ["sh", "check.sh", "check.sh", "$OTHER", "$GRADER"]);
     }
 
     #[test]

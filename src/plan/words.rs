@@ -1,8 +1,10 @@
 //! The words of a command line, as gate reads a `run` or `check` line to find what it runs
-//! (issue 29): a tokenizer that knows quotes and shell operators, the plan's `$VAR`
-//! expansion, the simple commands of a line, and the one question review 7 (c07) added:
-//! does a line hand an interpreter its program as text (on stdin, or as inline code that
-//! loads a file), so that every file it names may be the grader ([`text_fed_paths`]).
+//! (issue 29): the one lexer of a command line, [`lex`], which the allow-list of `check:`
+//! lines ([`super::grammar`]) reads too (quotes, escapes, continuations, the plan's `env:`
+//! values put in and split as the shell does), the words and simple commands of a line,
+//! and the one question review 7 (c07) added: does a line hand an interpreter its program as text (on stdin, or
+//! as inline code that loads a file), so that every file it names may be the grader
+//! ([`text_fed_paths`]).
 //!
 //! Only reading: no file is written, no process started. [`super::state`] decides what is
 //! protected from these words, [`super::reach`] what is refused.
@@ -23,13 +25,12 @@ pub(super) const INTERPRETERS: &[&str] = &[
 /// is not a grader beside the plan; list what matters in `fixtures:`).
 pub(super) const MAX_MODULE_FILES: usize = 1000;
 
-/// A word of a command line, or the end of a simple command (`;`, `&&`, `>`, …), a pipe
-/// into the next one (`|`), or an input redirect (`<`: the next word is what it reads).
+/// A word of a command line, or the end of a simple command (`;`, `&&`, `|`, `>`, …), or
+/// an input redirect (`<`: the next word is what it reads).
 #[derive(Debug, PartialEq)]
 pub(super) enum Token {
     Word(String),
     End,
-    Pipe,
     Input,
 }
 
@@ -54,111 +55,6 @@ pub(super) fn files_under(dir: &Path, found: &mut Vec<PathBuf>) {
             }
         }
     }
-}
-
-/// `$NAME` and `${NAME}` replaced by their values in the plan's `env` (a name the plan
-/// does not set is left as it is, so the word names nothing).
-pub(super) fn expand(line: &str, env: &[(String, String)]) -> String {
-    let mut out = String::with_capacity(line.len());
-    let mut rest = line;
-    while let Some(at) = rest.find('$') {
-        out.push_str(&rest[..at]);
-        let after = &rest[at + 1..];
-        let (name, len) = if let Some(inner) = after.strip_prefix('{') {
-            match inner.find('}') {
-                Some(end) => (&inner[..end], end + 2),
-                None => ("", 0),
-            }
-        } else {
-            let end = after
-                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                .unwrap_or(after.len());
-            (&after[..end], end)
-        };
-        match env
-            .iter()
-            .rev()
-            .find(|(k, _)| !name.is_empty() && k == name)
-        {
-            Some((_, v)) => out.push_str(v),
-            None => out.push_str(&rest[at..at + 1 + len]),
-        }
-        rest = &after[len..];
-    }
-    out.push_str(rest);
-    out
-}
-
-/// Words of a command line: split on blanks (outside quotes) and shell operators, which
-/// end a simple command; quotes dropped; the value of `NAME=VALUE` or `--opt=VALUE` taken
-/// as a word of its own too.
-pub(super) fn tokenize(line: &str) -> Vec<Token> {
-    let mut tokens = Vec::new();
-    let mut word = String::new();
-    let mut quote: Option<char> = None;
-    let push = |word: &mut String, tokens: &mut Vec<Token>| {
-        if word.is_empty() {
-            return;
-        }
-        if let Some((_, value)) = word.split_once('=') {
-            tokens.push(Token::Word(value.to_string()));
-        }
-        let word = std::mem::take(word);
-        // A quoted word may be a shell line of its own (`sh -c 'sh check'`): its words too.
-        let line = word.contains(|c: char| c.is_whitespace() || ";&|()<>{}".contains(c));
-        let inner = if line { tokenize(&word) } else { Vec::new() };
-        tokens.push(Token::Word(word));
-        if line {
-            tokens.push(Token::End);
-            tokens.extend(inner);
-            tokens.push(Token::End);
-        }
-    };
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            // In double quotes a backslash escapes `"`, `\`, `$`, `` ` `` and a newline (a
-            // line continuation, review 10); elsewhere it stays.
-            (Some('"'), '\\') => match chars.peek() {
-                Some('\n') => {
-                    chars.next();
-                }
-                Some(&n) if "\"\\$`".contains(n) => {
-                    word.push(n);
-                    chars.next();
-                }
-                _ => word.push('\\'),
-            },
-            (Some(_), c) => word.push(c),
-            // `$"…"` (bash's translated string) and `$'…'` quote as `"…"` and `'…'` do.
-            (None, '$') if matches!(chars.peek(), Some('"' | '\'')) => {}
-            (None, '\'' | '"') => quote = Some(c),
-            // An escaped character is part of the word; an escaped newline joins two lines.
-            (None, '\\') => match chars.next() {
-                Some('\n') | None => {}
-                Some(n) => word.push(n),
-            },
-            (None, c) if c.is_whitespace() => push(&mut word, &mut tokens),
-            (None, c) if ";&|()<>{}\n".contains(c) => {
-                push(&mut word, &mut tokens);
-                let op = match c {
-                    '|' => Token::Pipe,
-                    '<' => Token::Input,
-                    _ => Token::End,
-                };
-                match (tokens.last_mut(), op) {
-                    // `||` runs the next command on failure: no pipe.
-                    (Some(last @ Token::Pipe), Token::Pipe) => *last = Token::End,
-                    (Some(Token::End), Token::End) => {}
-                    (_, op) => tokens.push(op),
-                }
-            }
-            (None, c) => word.push(c),
-        }
-    }
-    push(&mut word, &mut tokens);
-    tokens
 }
 
 /// Words that run the command after them (`env X=1 sh`, `timeout 10 sh`): the command is
@@ -195,11 +91,491 @@ const LOADERS: &[&str] = &[
     "child_process",
 ];
 
-/// The words of `line` with the plan's `env` expanded (see [`super::state::programs_named`]).
+/// A word of a shell line as the lexer saw it.
+#[derive(Debug, Default, Clone)]
+pub(super) struct Word {
+    /// With quotes and escapes removed and the plan's `env:` values put in (a variable the
+    /// plan does not set stays as written, `$NAME`).
+    pub(super) text: String,
+    /// As written.
+    pub(super) raw: String,
+    /// An unquoted `*`, `?`, `[`, `{` or a leading `~`.
+    pub(super) glob: bool,
+    /// The variables it expands.
+    pub(super) vars: Vec<String>,
+    /// The special parameters it expands whose value is a number (`$!`, `$?`, `$$`, `$#`).
+    pub(super) specials: Vec<char>,
+    /// The text of each command substitution in it (`$(…)`, `` `…` ``).
+    pub(super) subst: Vec<String>,
+    /// Its unquoted, unescaped characters, in order (what the shell may expand).
+    plain: String,
+    /// The words the shell makes of it: `text`, with an unquoted value of the plan's
+    /// `env:` split on blanks (an unquoted empty value leaves no word).
+    pub(super) fields: Vec<String>,
+    /// The field being read.
+    field: Option<String>,
+}
+
+impl Word {
+    /// Whether the shell expands its unquoted characters into file names: `*`, `?`, a
+    /// `[…]`, a `{a,b}` / `{1..3}` brace expansion, a leading `~`.
+    fn expands(&self) -> bool {
+        let p = &self.plain;
+        let bracket = p.find('[').is_some_and(|at| p[at..].contains(']'));
+        let brace = p.find('{').is_some_and(|at| {
+            p[at..]
+                .find('}')
+                .is_some_and(|end| p[at..at + end].contains(',') || p[at..at + end].contains(".."))
+        });
+        p.contains(['*', '?']) || bracket || brace || p.starts_with('~')
+    }
+
+    /// A word of an argv line: one literal field, no shell.
+    pub(super) fn literal(a: &str) -> Word {
+        Word {
+            text: a.to_string(),
+            raw: a.to_string(),
+            fields: vec![a.to_string()],
+            ..Word::default()
+        }
+    }
+
+    /// Characters the word holds as they are (quoted, escaped or plain).
+    fn lit(&mut self, s: &str) {
+        self.text.push_str(s);
+        self.field.get_or_insert_default().push_str(s);
+    }
+
+    /// A value the shell puts in: as it is when quoted, split on blanks when not.
+    fn value(&mut self, v: &str, quoted: bool) {
+        if quoted {
+            return self.lit(v);
+        }
+        self.text.push_str(v);
+        for c in v.chars() {
+            if matches!(c, ' ' | '\t' | '\n') {
+                self.fields.extend(self.field.take());
+            } else {
+                self.field.get_or_insert_default().push(c);
+            }
+        }
+    }
+}
+
+#[derive(Debug)]
+pub(super) enum Tok {
+    Word(Word),
+    /// `;`, `&&`, `||`, `&`, a newline.
+    Sep,
+    Pipe,
+    Open,
+    Close,
+    /// `<`: the next word is read.
+    In,
+    /// `>`, `>>`, `2>&1`, …: the next word is written.
+    Out,
+}
+
+/// The one reading of a shell line (issue 29): its tokens as the shell splits them, with
+/// the plan's `env` values put in as the shell would; and the first construct gate does not
+/// follow, if any. The allow-list refuses a line with such a construct; what is protected
+/// ([`tokens_of`]) reads the same tokens, which go on past it as the shell
+/// would (an unclosed quote to the end of the line).
+pub(super) fn lex(line: &str, env: &[(String, String)]) -> (Vec<Tok>, Option<String>) {
+    let mut l = Lexer {
+        chars: line.chars().collect(),
+        env,
+        error: None,
+    };
+    let toks = l.tokens();
+    (toks, l.error)
+}
+
+struct Lexer<'a> {
+    chars: Vec<char>,
+    env: &'a [(String, String)],
+    error: Option<String>,
+}
+
+impl Lexer<'_> {
+    fn fail(&mut self, why: String) {
+        self.error.get_or_insert(why);
+    }
+
+    /// The chars from `from` to the first `close` (or the end of the line, `unclosed`
+    /// recorded), and the index after it.
+    fn until(&mut self, from: usize, close: char, unclosed: &str) -> (String, usize) {
+        match self.chars[from..].iter().position(|&x| x == close) {
+            Some(len) => (
+                self.chars[from..from + len].iter().collect(),
+                from + len + 1,
+            ),
+            None => {
+                self.fail(unclosed.to_string());
+                (self.chars[from..].iter().collect(), self.chars.len())
+            }
+        }
+    }
+
+    fn tokens(&mut self) -> Vec<Tok> {
+        let mut toks = Vec::new();
+        let mut w = Word::default();
+        let mut started = false;
+        let mut i = 0;
+        let end_word = |w: &mut Word, started: &mut bool, toks: &mut Vec<Tok>| {
+            if std::mem::take(started) {
+                w.glob = w.expands();
+                w.fields.extend(w.field.take());
+                toks.push(Tok::Word(std::mem::take(w)));
+            }
+        };
+        while i < self.chars.len() {
+            let c = self.chars[i];
+            match c {
+                ' ' | '\t' | '\r' => {
+                    end_word(&mut w, &mut started, &mut toks);
+                    i += 1;
+                }
+                '\n' => {
+                    end_word(&mut w, &mut started, &mut toks);
+                    toks.push(Tok::Sep);
+                    i += 1;
+                }
+                '#' if !started => {
+                    while i < self.chars.len() && self.chars[i] != '\n' {
+                        i += 1;
+                    }
+                }
+                // A line continuation joins two lines; it starts no word.
+                '\\' if self.chars.get(i + 1) == Some(&'\n') => i += 2,
+                '\\' => {
+                    started = true;
+                    w.raw.push(c);
+                    if let Some(&n) = self.chars.get(i + 1) {
+                        w.lit(&n.to_string());
+                        w.raw.push(n);
+                    }
+                    i += 2;
+                }
+                '\'' => {
+                    started = true;
+                    let (inner, next) = self.until(i + 1, '\'', "an unclosed quote");
+                    w.lit(&inner);
+                    w.raw.extend(&self.chars[i..next]);
+                    i = next;
+                }
+                '"' => {
+                    started = true;
+                    w.field.get_or_insert_default();
+                    w.raw.push(c);
+                    i += 1;
+                    loop {
+                        let Some(&d) = self.chars.get(i) else {
+                            self.fail("an unclosed quote".into());
+                            break;
+                        };
+                        match d {
+                            '"' => {
+                                w.raw.push(d);
+                                i += 1;
+                                break;
+                            }
+                            '\\' => {
+                                let n = self.chars.get(i + 1).copied().unwrap_or('\\');
+                                if "$`\"\\\n".contains(n) {
+                                    if n != '\n' {
+                                        w.lit(&n.to_string());
+                                    }
+                                } else {
+                                    w.lit(&format!("\\{n}"));
+                                }
+                                w.raw.push(d);
+                                w.raw.push(n);
+                                i += 2;
+                            }
+                            '$' | '`' => i = self.dollar(i, &mut w, true),
+                            _ => {
+                                w.lit(&d.to_string());
+                                w.raw.push(d);
+                                i += 1;
+                            }
+                        }
+                    }
+                }
+                '$' | '`' => {
+                    started = true;
+                    i = self.dollar(i, &mut w, false);
+                }
+                ';' | '&' | '|' => {
+                    end_word(&mut w, &mut started, &mut toks);
+                    let next = self.chars.get(i + 1).copied();
+                    match (c, next) {
+                        ('&', Some('>')) => {
+                            toks.push(Tok::Out);
+                            i += if self.chars.get(i + 2) == Some(&'>') {
+                                3
+                            } else {
+                                2
+                            };
+                            continue;
+                        }
+                        ('&', Some('&')) | ('|', Some('|')) | (';', Some(';')) => {
+                            toks.push(Tok::Sep);
+                            i += 2;
+                            continue;
+                        }
+                        ('|', Some('&')) => {
+                            toks.push(Tok::Pipe);
+                            i += 2;
+                            continue;
+                        }
+                        ('|', _) => toks.push(Tok::Pipe),
+                        _ => toks.push(Tok::Sep),
+                    }
+                    i += 1;
+                }
+                '(' | ')' => {
+                    end_word(&mut w, &mut started, &mut toks);
+                    if c == '(' && self.chars.get(i + 1) == Some(&'(') {
+                        self.fail("arithmetic (`((…))`)".into());
+                    }
+                    toks.push(if c == '(' { Tok::Open } else { Tok::Close });
+                    i += 1;
+                }
+                '<' | '>' => {
+                    // A file descriptor number before it (`2>`) is not a word.
+                    if started && !w.text.is_empty() && w.raw.chars().all(|d| d.is_ascii_digit()) {
+                        (w, started) = (Word::default(), false);
+                    }
+                    end_word(&mut w, &mut started, &mut toks);
+                    let next = self.chars.get(i + 1).copied();
+                    if c == '<' && next == Some('<') {
+                        self.fail("a here-document or here-string (`<<`)".into());
+                        i += 1;
+                    }
+                    if next == Some('(') {
+                        self.fail(format!("process substitution (`{c}(…)`)"));
+                    }
+                    i += 1;
+                    if matches!(self.chars.get(i), Some('>' | '&' | '|')) {
+                        i += 1;
+                    }
+                    toks.push(if c == '<' { Tok::In } else { Tok::Out });
+                }
+                _ => {
+                    started = true;
+                    w.lit(&c.to_string());
+                    w.raw.push(c);
+                    w.plain.push(c);
+                    i += 1;
+                }
+            }
+        }
+        end_word(&mut w, &mut started, &mut toks);
+        toks
+    }
+
+    /// Reads the `$…` or `` `…` `` at `chars[i]` into `w` (`quoted`: inside `"…"`); returns
+    /// the index after it.
+    fn dollar(&mut self, i: usize, w: &mut Word, quoted: bool) -> usize {
+        let c = self.chars[i];
+        if c == '`' {
+            let (inner, next) = self.until(i + 1, '`', "an unclosed backquote");
+            w.raw.push_str(&format!("`{inner}`"));
+            w.lit(&format!("`{inner}`"));
+            w.subst.push(inner);
+            return next;
+        }
+        let next = self.chars.get(i + 1).copied();
+        match next {
+            Some('(') => {
+                if self.chars.get(i + 2) == Some(&'(') {
+                    self.fail("arithmetic expansion (`$((…))`)".into());
+                }
+                let mut depth = 0;
+                let mut quote: Option<char> = None;
+                let mut j = i + 1;
+                while j < self.chars.len() {
+                    let d = self.chars[j];
+                    match (quote, d) {
+                        (Some(q), d) if d == q => quote = None,
+                        (Some(_), _) => {}
+                        (None, '\'' | '"') => quote = Some(d),
+                        (None, '(') => depth += 1,
+                        (None, ')') => {
+                            depth -= 1;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                    j += 1;
+                }
+                if j >= self.chars.len() {
+                    self.fail("an unclosed `$(`".into());
+                }
+                let inner: String = self.chars[i + 2..j.min(self.chars.len())].iter().collect();
+                w.raw.push_str(&format!("$({inner})"));
+                w.lit(&format!("$({inner})"));
+                w.subst.push(inner);
+                j + 1
+            }
+            Some('{') => {
+                let (name, next) = self.until(i + 2, '}', "an unclosed `${`");
+                w.raw.push_str(&format!("${{{name}}}"));
+                if !is_name(&name) {
+                    self.fail(format!(
+                        "the parameter expansion `${{{name}}}` (only a plain `${{NAME}}` is followed)"
+                    ));
+                    w.lit(&format!("${{{name}}}"));
+                    return next;
+                }
+                self.var(w, name, quoted, true);
+                next
+            }
+            Some(n) if n.is_ascii_alphabetic() || n == '_' => {
+                let len = self.chars[i + 1..]
+                    .iter()
+                    .position(|x| !(x.is_ascii_alphanumeric() || *x == '_'))
+                    .unwrap_or(self.chars.len() - i - 1);
+                let name: String = self.chars[i + 1..i + 1 + len].iter().collect();
+                w.raw.push_str(&format!("${name}"));
+                self.var(w, name, quoted, false);
+                i + 1 + len
+            }
+            Some(n) if n.is_ascii_digit() || "@*#?$!-".contains(n) => {
+                if "!?$#".contains(n) {
+                    // A number: data, not a name (`wait $!`, `[ $? -eq 0 ]`).
+                    w.specials.push(n);
+                } else {
+                    self.fail(format!(
+                        "the positional or special parameter `${n}` (its value is known only when the line runs)"
+                    ));
+                }
+                w.raw.push_str(&format!("${n}"));
+                w.lit(&format!("${n}"));
+                i + 2
+            }
+            Some('\'') if !quoted => {
+                self.fail("ANSI-C quoting (`$'…'`): write plain quotes".into());
+                // Read as `'…'` for what is protected (escapes left as they are).
+                i + 1
+            }
+            // bash's `$"…"` is the string `"…"` (translated in another locale).
+            Some('"') if !quoted => i + 1,
+            _ => {
+                w.raw.push('$');
+                w.lit("$");
+                i + 1
+            }
+        }
+    }
+
+    /// `$NAME` (or `${NAME}`): the plan's value, or the word kept as written.
+    fn var(&self, w: &mut Word, name: String, quoted: bool, braced: bool) {
+        match self.env.iter().rev().find(|(k, _)| *k == name) {
+            Some((_, v)) => w.value(v, quoted),
+            None if braced => w.lit(&format!("${{{name}}}")),
+            None => w.lit(&format!("${name}")),
+        }
+        w.vars.push(name);
+    }
+}
+
+/// A shell variable name.
+pub(super) fn is_name(s: &str) -> bool {
+    s.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Shell text inside shell text (`sh -c '…'`, `$(…)`) is read at most this deep.
+const MAX_DEPTH: usize = 8;
+
+/// The words of `line` as the shell reads them (see [`tokens`]): a shell line through the
+/// one lexer, [`lex`]; an argv's arguments as they are.
 pub(super) fn tokens_of(line: &CommandLine, env: &[(String, String)]) -> Vec<Token> {
     match line {
-        CommandLine::Argv(v) => v.iter().flat_map(|a| tokenize(&expand(a, env))).collect(),
-        CommandLine::Shell(s) => tokenize(&expand(s, env)),
+        CommandLine::Shell(s) => line_tokens(s, env, 0),
+        CommandLine::Argv(v) => {
+            let mut out = Vec::new();
+            for a in v {
+                field(a, env, 0, &mut out);
+            }
+            out
+        }
+    }
+}
+
+/// The words of shell text `line`, read `depth` levels deep.
+pub(super) fn line_tokens(line: &str, env: &[(String, String)], depth: usize) -> Vec<Token> {
+    tokens(&lex(line, env).0, env, depth)
+}
+
+/// The words of the tokens the lexer made of a line (issue 29: the allow-list and what is
+/// protected read the same tokens): each field the shell makes of a word (the plan's
+/// `env:` values put in and split), with the value of `NAME=VALUE` or `--opt=VALUE` as a
+/// word of its own before it; the end of a simple command for `;`, `&&`, `|`, `(`, `)`,
+/// `{`, `}`, a newline and `>` (the written file starts a command of its own); `<`. A word
+/// that may be a shell line of its own (`sh -c 'sh check'`) and the line a command
+/// substitution runs are read as lines of their own after it.
+pub(super) fn tokens(toks: &[Tok], env: &[(String, String)], depth: usize) -> Vec<Token> {
+    let mut out = Vec::new();
+    let mut start = true;
+    for t in toks {
+        match t {
+            Tok::Word(w) if w.raw == "{" || w.raw == "}" => end(&mut out),
+            Tok::Word(w) if start && w.raw == "!" => {}
+            Tok::Word(w) => {
+                start = false;
+                let mut read = false;
+                for f in &w.fields {
+                    read |= field(f, env, depth, &mut out);
+                }
+                // A field read as a line reads its substitutions with it.
+                for s in w.subst.iter().filter(|_| !read && depth < MAX_DEPTH) {
+                    end(&mut out);
+                    out.extend(line_tokens(s, env, depth + 1));
+                    end(&mut out);
+                }
+            }
+            Tok::In => out.push(Token::Input),
+            Tok::Sep | Tok::Pipe | Tok::Open | Tok::Close | Tok::Out => {
+                end(&mut out);
+                start = true;
+            }
+        }
+    }
+    out
+}
+
+/// One field of a word (see [`tokens`]); whether it was read as a line of its own.
+fn field(f: &str, env: &[(String, String)], depth: usize, out: &mut Vec<Token>) -> bool {
+    if let Some((_, value)) = f.split_once('=').filter(|(_, v)| !v.is_empty()) {
+        out.push(Token::Word(value.to_string()));
+    }
+    out.push(Token::Word(f.to_string()));
+    let shell = f.contains(|c: char| c.is_whitespace() || ";&|()<>{}".contains(c));
+    if !shell || depth >= MAX_DEPTH {
+        return false;
+    }
+    let toks = lex(f, env).0;
+    // A field the lexer reads back as itself (`$(cat F)`) is no line of its own.
+    if matches!(toks.as_slice(), [Tok::Word(w)] if w.fields == [f]) {
+        return false;
+    }
+    end(out);
+    out.extend(tokens(&toks, env, depth + 1));
+    end(out);
+    true
+}
+
+/// The end of a simple command (once).
+fn end(out: &mut Vec<Token>) {
+    if out.last() != Some(&Token::End) {
+        out.push(Token::End);
     }
 }
 
@@ -213,7 +589,7 @@ pub(super) fn simple_commands(tokens: &[Token]) -> Vec<Vec<String>> {
     let mut wrapped = false;
     for (i, t) in tokens.iter().enumerate() {
         let w = match t {
-            Token::End | Token::Pipe => {
+            Token::End => {
                 out.push(std::mem::take(&mut cur));
                 (target, wrapped) = (false, false);
                 continue;
@@ -347,25 +723,18 @@ pub(super) fn text_fed_paths(
     {
         return Vec::new();
     }
-    let text = match line {
-        CommandLine::Argv(v) => v
-            .iter()
-            .map(|a| expand(a, env))
-            .collect::<Vec<_>>()
-            .join(" "),
-        CommandLine::Shell(s) => expand(s, env),
-    };
-    let mut candidates: Vec<String> = tokens
-        .into_iter()
-        .filter_map(|t| match t {
-            Token::Word(w) => Some(w),
-            _ => None,
-        })
-        .collect();
-    candidates.extend(
-        text.split(|c: char| !(c.is_alphanumeric() || "._-/+@%,".contains(c)))
-            .map(str::to_string),
-    );
+    let mut candidates = Vec::new();
+    for t in tokens {
+        if let Token::Word(w) = t {
+            // An include folder glued to its option (`perl -Igraders -e 'require q(g.pl)'`).
+            candidates.extend(w.strip_prefix("-I").map(str::to_string));
+            candidates.extend(
+                w.split(|c: char| !(c.is_alphanumeric() || "._-/+@%,".contains(c)))
+                    .map(str::to_string),
+            );
+            candidates.push(w);
+        }
+    }
     let real = |p: &Path| std::fs::canonicalize(p).ok();
     let bases: Vec<PathBuf> = [cwd, plan_dir].into_iter().filter_map(real).collect();
     let Some(cwd_real) = real(cwd) else {

@@ -437,3 +437,52 @@ fn review10_descriptors_gate_inherits_do_not_reach_the_trials() {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+/// Review 10, a09/a01/a02/a21: honest check lines the allow-list refused although gate can
+/// follow them: a command substitution that reads data (`[ $(wc -l < result.sh) -eq 1 ]`,
+/// where the file `<` feeds `wc` is data, not a program, so it is no grader lying in the
+/// task's folder), perl's `q()` / `qq()` string literals, `cmd & wait $!`. Accepted, and the
+/// graders they name stay protected: the agent that rewrites them still FAILs.
+#[test]
+fn review10_a09_data_substitutions_perl_q_strings_and_wait_are_followed() {
+    let mut lines = vec![
+        "sh graders/grade && test -s result.txt && [ $(wc -l < result.sh) -eq 1 ]",
+        "[ \"$(sh graders/grade && echo ok)\" = ok ]",
+        "sh graders/grade & wait $!",
+    ];
+    if has("perl") {
+        lines.push("perl -e \"require q(graders/check.pl)\"");
+        lines.push("perl -e 'require qq{graders/check.pl}'");
+    }
+    for line in lines {
+        let f = graders_fixture(line);
+        std::fs::write(
+            f.path("graders/check.pl"),
+            "open(F, 'result.txt'); my $l = <F>; chomp $l; exit($l eq 'right' ? 0 : 1);\n",
+        )
+        .unwrap();
+        std::fs::write(f.path("result.sh"), "a line\n").unwrap();
+        check(&f).code(0);
+        std::fs::write(
+            f.path("agent.sh"),
+            "echo wrong > result.txt\n\
+             printf 'exit 0\\n' > graders/grade 2>/dev/null\n\
+             printf 'exit 0;\\n' > graders/check.pl 2>/dev/null\n\
+             exit 0\n",
+        )
+        .unwrap();
+        let out = f.command(&[]).output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "`{line}`: wanted FAIL\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // What the same forms cannot follow stays refused.
+    refused(&[
+        ("perl -e 'require qq{graders/$x}'", "`require`"),
+        ("sh $!", "`$!`"),
+        ("[ $(G=graders/grade; sh $G) = ok ]", "command substitution"),
+    ]);
+}
