@@ -10,6 +10,7 @@ fn main() -> ExitCode {
     // First, while gate has one thread: no task may read gate's secrets from
     // /proc/PID/environ (docs/trust.md, "Environment").
     gate::runner::sys::scrub_initial_environ();
+    gate::runner::sys::one_allocator_arena();
     gate::runner::sys::close_inherited_descriptors_on_exec();
     let cli = gate::cli::parse();
     // Commands that only print stop quietly on a closed stdout; the ones that publish a

@@ -516,6 +516,15 @@ impl Outputs {
     /// Write one report file: checked again, written to a fresh file in the folder opened at
     /// the start, renamed over its name.
     pub fn write(&self, kind: Kind, text: &str) -> Result<(), PublishError> {
+        self.write_with(kind, &|w| w.write_all(text.as_bytes()))
+    }
+
+    /// As [`Outputs::write`], the content written by `content` (buffered) as it is made.
+    pub fn write_with(
+        &self,
+        kind: Kind,
+        content: &dyn Fn(&mut dyn Write) -> io::Result<()>,
+    ) -> Result<(), PublishError> {
         let Some((_, slot)) = self.files.iter().find(|(k, _)| *k == kind) else {
             return Ok(());
         };
@@ -546,11 +555,11 @@ impl Outputs {
             Mode::from_raw_mode(0o666),
         )
         .map_err(|e| failed(e.into()))?;
-        let mut file = File::from(fd);
+        let mut file = io::BufWriter::with_capacity(1 << 16, File::from(fd));
         let unlink = || {
             let _ = rustix::fs::unlinkat(&slot.dir, ctmp.as_c_str(), AtFlags::empty());
         };
-        if let Err(e) = file.write_all(text.as_bytes()) {
+        if let Err(e) = content(&mut file).and_then(|()| file.flush()) {
             unlink();
             return Err(failed(e));
         }

@@ -50,6 +50,26 @@ use super::words::{
 
 /// Render the JUnit XML report.
 pub fn render(report: &Report) -> Result<String, quick_junit::SerializeError> {
+    let mut xml = Vec::new();
+    render_to(report, &mut xml)?;
+    // `XmlChars` passes only whole UTF-8 characters through.
+    Ok(String::from_utf8(xml).expect("the report is UTF-8"))
+}
+
+/// Write the JUnit XML report to `w` as it is serialised, not through a copy of it in
+/// memory (tens of megabytes for a large suite: issue 30).
+pub fn render_to(
+    report: &Report,
+    w: &mut dyn std::io::Write,
+) -> Result<(), quick_junit::SerializeError> {
+    let mut chars = XmlChars::new(w);
+    model(report).serialize(&mut chars)?;
+    std::io::Write::flush(&mut chars)?;
+    Ok(())
+}
+
+/// The JUnit report's model.
+fn model(report: &Report) -> JUnitReport {
     let mut out = JUnitReport::new("gate");
     let mut total = 0.0;
     // A suite of more than 50 cases: its passing cases are one test case each in one test
@@ -107,26 +127,79 @@ pub fn render(report: &Report) -> Result<String, quick_junit::SerializeError> {
         out.add_test_suite(suite);
     }
     out.set_time(duration(total));
-    out.to_string().map(xml_chars)
+    out
+}
+
+/// A writer that replaces every character XML 1.0 does not allow ([`xml_chars`]) in the
+/// text written through it; a character split across two writes is held until it is whole.
+struct XmlChars<'a> {
+    inner: &'a mut dyn std::io::Write,
+    /// The start of a character whose other bytes have not been written yet.
+    pending: Vec<u8>,
+}
+
+impl<'a> XmlChars<'a> {
+    fn new(inner: &'a mut dyn std::io::Write) -> XmlChars<'a> {
+        XmlChars {
+            inner,
+            pending: Vec::new(),
+        }
+    }
+}
+
+impl std::io::Write for XmlChars<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let joined;
+        let bytes = if self.pending.is_empty() {
+            buf
+        } else {
+            joined = [std::mem::take(&mut self.pending).as_slice(), buf].concat();
+            &joined
+        };
+        let whole = match std::str::from_utf8(bytes) {
+            Ok(s) => s.len(),
+            // An incomplete character at the end: kept for the next write.
+            Err(e) if e.error_len().is_none() => e.valid_up_to(),
+            Err(e) => return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, e)),
+        };
+        let text = std::str::from_utf8(&bytes[..whole]).expect("checked above");
+        match xml_chars(text) {
+            std::borrow::Cow::Borrowed(t) => self.inner.write_all(t.as_bytes())?,
+            std::borrow::Cow::Owned(t) => self.inner.write_all(t.as_bytes())?,
+        }
+        self.pending.extend_from_slice(&bytes[whole..]);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if !self.pending.is_empty() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "the report ends inside a character",
+            ));
+        }
+        self.inner.flush()
+    }
 }
 
 /// Replace every character XML 1.0 does not allow (`Char` in the XML spec) with U+FFFD.
 /// quick-junit escapes markup and drops control characters, but a task's output may also hold
 /// the noncharacters U+FFFE and U+FFFF, with which no XML parser reads the file. They never
 /// carry markup, so replacing them in the serialised text changes only task text.
-/// The text is returned as it is when every character is allowed (the usual case: no copy
-/// of a report that is tens of megabytes for a large suite).
-fn xml_chars(xml: String) -> String {
+/// The text is returned as it is when every character is allowed (the usual case).
+fn xml_chars(xml: &str) -> std::borrow::Cow<'_, str> {
     let allowed = |c: char| {
         matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}')
             || c >= '\u{10000}'
     };
     if xml.chars().all(allowed) {
-        return xml;
+        return std::borrow::Cow::Borrowed(xml);
     }
-    xml.chars()
-        .map(|c| if allowed(c) { c } else { '\u{FFFD}' })
-        .collect()
+    std::borrow::Cow::Owned(
+        xml.chars()
+            .map(|c| if allowed(c) { c } else { '\u{FFFD}' })
+            .collect(),
+    )
 }
 
 fn duration(secs: f64) -> Duration {

@@ -72,6 +72,16 @@ pub fn emit_to(
 ) -> Result<(), PublishError> {
     let github_actions = std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true");
     outputs.recheck()?;
+    if outputs.wants(Kind::Junit) {
+        // Written as it is serialised: the XML of a large suite is never whole in memory.
+        let render = |w: &mut dyn Write| junit::render_to(report, w).map_err(std::io::Error::other);
+        if outputs.on_stdout(Kind::Junit) {
+            render(&mut std::io::BufWriter::new(&mut *out))
+                .map_err(|e| PublishError::output("cannot write the report to stdout", e))?;
+        } else {
+            outputs.write_with(Kind::Junit, &render)?;
+        }
+    }
     let mut write = |kind: Kind, text: &str| {
         if outputs.on_stdout(kind) {
             out.write_all(text.as_bytes())
@@ -80,11 +90,6 @@ pub fn emit_to(
             outputs.write(kind, text)
         }
     };
-    if outputs.wants(Kind::Junit) {
-        let xml = junit::render(report)
-            .map_err(|e| PublishError::output("cannot render the JUnit report", e))?;
-        write(Kind::Junit, &xml)?;
-    }
     if outputs.wants(Kind::Summary) || outputs.wants_step_summary() {
         let md = markdown::render(report);
         if outputs.wants(Kind::Summary) {

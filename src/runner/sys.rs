@@ -418,6 +418,22 @@ pub fn die_quietly_on_closed_stdout() {
     }
 }
 
+/// One allocator arena for every thread of gate (the C library's `M_ARENA_MAX`), on the GNU
+/// C library, which otherwise gives each thread that allocates an arena of its own and
+/// keeps what a thread freed there for that arena alone. A suite run's test-case rows are
+/// made on a trial's thread: at 100,000 cases the trial threads' arenas held about 130 MB
+/// the report built afterwards on the main thread could not reuse (issue 30; measured with
+/// `MALLOC_ARENA_MAX=1` in `scripts/bench-suite-scale.sh`). gate's threads mostly wait on
+/// processes, so one arena's lock costs nothing measurable. Called first, before any thread.
+pub fn one_allocator_arena() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt sets one of the allocator's tunables; nothing is allocated or freed,
+    // and no other thread exists yet.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 1);
+    }
+}
+
 /// Mark every descriptor gate inherited beyond stdin, stdout and stderr close-on-exec
 /// (review 10): a `7<secret.txt` given to gate, or a pipe of the CI runner's, was open in
 /// every trial and check. gate opens its own descriptors close-on-exec; a trial gets
