@@ -298,6 +298,16 @@ fn attempts_of(case: &Case) -> Option<Vec<Attempt>> {
         detail: r.detail.clone(),
     };
     let own = match &case.status {
+        // A retry element records a failed attempt of a test that ran: with a skip (an
+        // element or a status word) it is never a skip, which would make the failing test
+        // vanish (review 11, a05). The attempt is read as failed.
+        Status::Skipped if !case.reruns.is_empty() || !case.flaky.is_empty() => Attempt {
+            passed: false,
+            unavailable: false,
+            duration_s: case.time_s,
+            message: "failed (a retry failure recorded on a test marked skipped)".into(),
+            detail: String::new(),
+        },
         Status::Skipped => return None,
         // Surefire writes `<rerunFailure>` only after the first attempt's `<failure>`: one
         // without it records a failed rerun of a test whose first attempt is not there, never

@@ -203,7 +203,8 @@ pub fn read_stream(reader: impl std::io::BufRead, opts: &Options) -> Result<Resu
         not_results(at, &Bare(e.to_string()))
     })?;
     rows.extend(file.results.results.into_iter().map(|r| (0, r)));
-    short_of_stats(rows.len(), file.results.stats.as_ref())?;
+    let passing = rows.iter().filter(|(_, r)| r.success).count();
+    short_of_stats(rows.len(), passing, file.results.stats.as_ref())?;
     judge(rows, opts, Layout::Json)
 }
 
@@ -291,7 +292,10 @@ fn jsonl_row(line_no: u64, line: &str) -> Result<Option<(u64, Row)>, Error> {
 /// without its totals (review 9, a03): every `results.json` promptfoo writes carries
 /// `results.stats` with `successes` and `failures` (`toEvaluateSummary`, in every version), so
 /// a file without them was edited, and its rows cannot be checked against anything.
-fn short_of_stats(rows: usize, stats: Option<&Stats>) -> Result<(), Error> {
+///
+/// The rows' composition is checked too (review 11, a15): more passing rows than the file's
+/// own `successes` means a failing row was flipped or replaced by a copy of a passing one.
+fn short_of_stats(rows: usize, passing: usize, stats: Option<&Stats>) -> Result<(), Error> {
     let refuse = |reason: String| {
         Err(Error::Parse(ParseError {
             line: 1,
@@ -328,6 +332,14 @@ fn short_of_stats(rows: usize, stats: Option<&Stats>) -> Result<(), Error> {
             rows, st.errors
         ));
     }
+    if (passing as u64) > successes {
+        return refuse(format!(
+            "{passing} of the file's rows pass, but its `results.stats` counts {successes} successes \
+             ({failures} failures, {} errors): a failing row was changed or replaced, and reading the \
+             rows as they are would turn a failure into a pass",
+            st.errors
+        ));
+    }
     Ok(())
 }
 
@@ -352,7 +364,12 @@ pub fn read(text: &str, opts: &Options) -> Result<Results, Error> {
                     reason: format!("not promptfoo's results (`.results.results[]`): {e}"),
                 })
             })?;
-            short_of_stats(file.results.results.len(), file.results.stats.as_ref())?;
+            let passing = file.results.results.iter().filter(|r| r.success).count();
+            short_of_stats(
+                file.results.results.len(),
+                passing,
+                file.results.stats.as_ref(),
+            )?;
             (
                 file.results.results.into_iter().map(|r| (0, r)).collect(),
                 Layout::Json,

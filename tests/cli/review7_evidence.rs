@@ -425,6 +425,20 @@ fn review7_c18_promptfoo_gaps_and_success_over_a_failed_grade_are_not_passes() {
             r["success"] = serde_json::Value::Bool(true);
         }
     });
+    // Refused by its stats now (review 11, a15: more passing rows than `successes`).
+    ingest(d.path(), &["results.json"])
+        .code(2)
+        .stderr(predicate::str::contains("of the file's rows pass"));
+    // With the totals edited to match, the failed grades under `success: true` still FAIL.
+    let path = d.path().join("results.json");
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let stats = &mut doc["results"]["stats"];
+    let moved = stats["failures"].as_u64().unwrap() + stats["errors"].as_u64().unwrap_or(0);
+    stats["successes"] = (stats["successes"].as_u64().unwrap() + moved).into();
+    stats["failures"] = 0.into();
+    stats["errors"] = 0.into();
+    std::fs::write(&path, doc.to_string()).unwrap();
     ingest(d.path(), &["results.json"]).code(1);
 }
 

@@ -315,3 +315,25 @@ fn review10_a05_a_rerun_failure_alone_is_not_a_pass() {
         .code(1)
         .stdout(predicate::str::contains("t::bad"));
 }
+
+/// Review 11, a05: a record with a retry element (`<rerunFailure>`, `<rerunError>`,
+/// `<flakyFailure>`, `<flakyError>`) and a skip (`<skipped/>`, `status="notrun"`,
+/// `result="suppressed"`) read as a skip: the failing test vanished and the gate PASSed.
+/// A retry element records a failed attempt of a test that ran: it is a failure.
+#[test]
+fn rev11_a05_a_retry_failure_on_a_skipped_record_is_a_failure_not_a_skip() {
+    for record in [
+        r#"<testcase classname="t" name="bad"><rerunFailure message="again"/><skipped/></testcase>"#,
+        r#"<testcase classname="t" name="bad"><skipped/><rerunFailure message="again"/></testcase>"#,
+        r#"<testcase classname="t" name="bad"><skipped/><rerunError message="again"/></testcase>"#,
+        r#"<testcase classname="t" name="bad"><flakyFailure message="once"/><skipped/></testcase>"#,
+        r#"<testcase classname="t" name="bad" status="notrun"><rerunFailure message="again"/></testcase>"#,
+        r#"<testcase classname="t" name="bad" result="suppressed"><flakyError message="once"/></testcase>"#,
+    ] {
+        let d = tempfile::tempdir().unwrap();
+        three_runs(d.path(), "r", "", record, "");
+        ingest(d.path(), &["r-1.xml", "r-2.xml", "r-3.xml"])
+            .code(1)
+            .stdout(predicate::str::contains("t::bad"));
+    }
+}

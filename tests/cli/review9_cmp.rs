@@ -452,3 +452,30 @@ fn rev9_a24_a_failure_nested_inside_a_testcase_is_a_failure() {
         assert!(text.contains("t::x  FAIL"), "{bad}: {text}");
     }
 }
+
+/// Review 11, a15: `results.stats` was checked for the number of rows only, so a failing row
+/// flipped to `success: true` (or replaced by a copy of a passing row) kept the count and
+/// the file read as passing. More passing rows than the file's own `successes` is refused.
+#[test]
+fn rev11_a15_promptfoo_rows_passing_beyond_the_files_own_successes_are_refused() {
+    let d = tempfile::tempdir().unwrap();
+    promptfoo_json(d.path(), "flipped.json", |doc| {
+        let rows = doc["results"]["results"].as_array_mut().unwrap();
+        let failing = rows
+            .iter_mut()
+            .find(|r| r["success"] == serde_json::json!(false))
+            .expect("the fixture has a failing row");
+        failing["success"] = serde_json::json!(true);
+    });
+    let (code, text) = ingest_single(d.path(), &["flipped.json"]);
+    assert_eq!(code, Some(2), "{text}");
+    assert!(text.contains("flipped.json"), "{text}");
+    assert!(
+        text.contains("of the file's rows pass, but its `results.stats` counts"),
+        "{text}"
+    );
+    // The file as promptfoo wrote it is read.
+    promptfoo_json(d.path(), "asis.json", |_| {});
+    let (code, text) = ingest_single(d.path(), &["asis.json"]);
+    assert_ne!(code, Some(2), "{text}");
+}
