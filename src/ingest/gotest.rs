@@ -90,8 +90,7 @@ pub fn read(text: &str) -> Result<GoRun, ParseError> {
     // Packages whose first invocation has ended: whether it ended `fail` (only a failed
     // invocation is run again, by gotestsum's `--rerun-fails`).
     let mut ended: HashMap<String, bool> = HashMap::new();
-    // Per (package, test): whether a run of it failed (or crashed) in the first invocation.
-    let mut failed_tests: HashSet<(String, String)> = HashSet::new();
+
     let mut skipped = 0;
     let mut skipped_tests = Vec::new();
     let mut reruns = 0;
@@ -140,7 +139,6 @@ pub fn read(text: &str) -> Result<GoRun, ParseError> {
                 for key in crashed {
                     for o in open.remove(&key).unwrap_or_default() {
                         failed.insert(package.clone());
-                        failed_tests.insert(key.clone());
                         let a = &mut trials[o.trial].attempts[0];
                         a.passed = false;
                         a.message =
@@ -188,25 +186,21 @@ pub fn read(text: &str) -> Result<GoRun, ParseError> {
         match ev.action.as_ref() {
             "run" => {
                 if rerun {
-                    // gotestsum runs again only the tests that failed in a package that
-                    // failed: a run after a package's `pass`, or of a test that did not fail,
-                    // is not a rerun, and taking it for one would drop a first attempt (a
-                    // package `pass` written before the tests that fail would hide them).
-                    if !ended[&package] || !failed_tests.contains(&key) {
+                    // gotestsum runs again only a package that failed: a run after a
+                    // package's `pass` is not a rerun, and taking it for one would drop a
+                    // first attempt (a package `pass` written before the tests that fail
+                    // would hide them). Which tests a rerun runs is gotestsum's choice (a
+                    // failed root test's passing subtests, a whole package after a panic:
+                    // review 12, a09), so it is not checked.
+                    if !ended[&package] {
                         return Err(ParseError {
                             line: line_no,
                             column: 1,
                             reason: format!(
-                                "test `{}::{}` runs after its package `{}` ended{}: not a rerun of a \
-                                 failed test, so not a stream `go test -json` or gotestsum writes",
-                                key.0,
-                                key.1,
-                                key.0,
-                                if ended[&package] {
-                                    " with the test not failed"
-                                } else {
-                                    " with `pass`"
-                                }
+                                "test `{}::{}` runs after its package `{}` ended with `pass`: gotestsum \
+                                 reruns only a package that failed, so not a stream `go test -json` or \
+                                 gotestsum writes",
+                                key.0, key.1, key.0
                             ),
                         });
                     }
@@ -274,7 +268,6 @@ pub fn read(text: &str) -> Result<GoRun, ParseError> {
                 a.passed = action == "pass";
                 if !a.passed {
                     failed.insert(key.0.clone());
-                    failed_tests.insert(key.clone());
                     a.message = failure_line(&o.output);
                     a.detail = cut_text(&o.output);
                 }
@@ -407,6 +400,32 @@ mod tests {
             r#"{"Action":"fail","Package":"p"}"#,
         );
         assert!(read(&early_fail).is_err());
+    }
+
+    #[test]
+    fn a_gotestsum_rerun_of_a_failed_root_test_with_passing_subtests_is_read() {
+        // Review 12, a09b: gotestsum reruns a root test that failed by itself, and with it
+        // its subtests that passed; a rerun of a test that did not fail is legitimate.
+        let text = [
+            r#"{"Action":"run","Package":"p","Test":"TestA"}"#,
+            r#"{"Action":"run","Package":"p","Test":"TestA/ok"}"#,
+            r#"{"Action":"pass","Package":"p","Test":"TestA/ok","Elapsed":0}"#,
+            r#"{"Action":"fail","Package":"p","Test":"TestA","Elapsed":0.1}"#,
+            r#"{"Action":"fail","Package":"p","Elapsed":0.2}"#,
+            r#"{"Action":"run","Package":"p","Test":"TestA"}"#,
+            r#"{"Action":"run","Package":"p","Test":"TestA/ok"}"#,
+            r#"{"Action":"pass","Package":"p","Test":"TestA/ok","Elapsed":0}"#,
+            r#"{"Action":"pass","Package":"p","Test":"TestA","Elapsed":0.1}"#,
+            r#"{"Action":"pass","Package":"p","Elapsed":0.2}"#,
+        ]
+        .join("\n");
+        let run = read(&text).expect("read");
+        let first: Vec<(&str, bool)> = run
+            .trials
+            .iter()
+            .map(|t| (t.test.as_str(), t.attempts[0].passed))
+            .collect();
+        assert_eq!(first, [("p::TestA", false), ("p::TestA/ok", true)]);
     }
 
     #[test]

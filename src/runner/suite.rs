@@ -787,39 +787,35 @@ impl SuiteLauncher {
         let mut rows = Vec::with_capacity(run.trials.len() + skipped_asked.len() + earlier.len());
         // The earlier runs' skips of a case this run ran first (review 10, a10), in their
         // runs' order, before this run's own rows: the case's sampler takes them in order.
+        // A case skipped in a run where it had to run: a failed trial of that run (`why` says
+        // which runs ran it).
+        let skip_failure = |id: &str, trial: u64, why: String| {
+            ingest::Attempt {
+                passed: false,
+                unavailable: false,
+                duration_s: 0.0,
+                message: format!(
+                    "skipped in suite run #{trial}, though {why}: a test that skips in some runs only \
+                     (code under test raising `unittest.SkipTest`, `pytest.skip`) has no result in them, \
+                     and counts as a failed trial there"
+                ),
+                detail: String::new(),
+            }
+            .row(id, trial, 1, &row.started_at, None)
+        };
         for (id, trial) in &earlier {
-            rows.push(
-                ingest::Attempt {
-                    passed: false,
-                    unavailable: false,
-                    duration_s: 0.0,
-                    message: format!(
-                        "skipped in suite run #{trial}, though a later run (#{}) ran it: a test that skips in \
-                         some runs only (code under test raising `unittest.SkipTest`, `pytest.skip`) has no \
-                         result in them, and counts as a failed trial there",
-                        row.trial
-                    ),
-                    detail: String::new(),
-                }
-                .row(id, *trial, 1, &row.started_at, None),
-            );
+            rows.push(skip_failure(
+                id,
+                *trial,
+                format!("a later run (#{}) ran it", row.trial),
+            ));
         }
         for id in &skipped_asked {
-            rows.push(
-                ingest::Attempt {
-                    passed: false,
-                    unavailable: false,
-                    duration_s: 0.0,
-                    message: format!(
-                        "skipped in suite run #{}, though the runs before it ran it: a test that skips in some \
-                         runs only (code under test raising `unittest.SkipTest`, `pytest.skip`) has no result \
-                         in them, and counts as a failed trial there",
-                        row.trial
-                    ),
-                    detail: String::new(),
-                }
-                .row(id, row.trial, 1, &row.started_at, None),
-            );
+            rows.push(skip_failure(
+                id,
+                row.trial,
+                "the runs before it ran it".into(),
+            ));
         }
         for t in &run.trials {
             let id = suite_case_id(&row.task, &t.test);
@@ -1079,7 +1075,15 @@ impl Cases for SuiteCases {
         // The run that sends a case row was judged, so the cases are fixed by now.
         self.release_held(false);
         if let Some(&kept) = self.prior.get(&(row.task.clone(), row.trial)) {
-            if row.attempt == 1 && row.outcome == Outcome::Fail && kept != Outcome::Fail {
+            // Only a trial the case's rule counts: one after the case's decision is excluded
+            // whatever its outcome (review 12, a18).
+            let counted = self
+                .index
+                .get(&row.task)
+                .and_then(|&i| self.cases[i].1.decided_at())
+                .is_none_or(|at| row.trial <= at);
+            if row.attempt == 1 && row.outcome == Outcome::Fail && kept != Outcome::Fail && counted
+            {
                 return Err(resumed_conflict(&row.task, row.trial, kept, row.outcome));
             }
             return Ok(false);

@@ -563,12 +563,15 @@ impl Cases for SuitePairCases {
         if let Some(side) = row.side
             && let Some(&kept) = self.prior.get(&(row.task.clone(), row.trial, side))
         {
-            // Either side's outcome turns a pair (a base failure makes a head pass a win):
-            // any change of a kept graded outcome is a conflict (review 11, a06).
-            if row.attempt == 1
-                && kept != row.outcome
-                && matches!(row.outcome, Outcome::Pass | Outcome::Fail)
-            {
+            // A change that could only make head look better than the re-run shows — head
+            // kept passing and now failing, base kept failing and now passing — is a conflict
+            // (review 11, a06); the other way the kept row is the conservative one (review
+            // 12, a37).
+            let hides = match side {
+                Side::Head => kept != Outcome::Fail && row.outcome == Outcome::Fail,
+                Side::Base => kept != Outcome::Pass && row.outcome == Outcome::Pass,
+            };
+            if row.attempt == 1 && hides {
                 return Err(super::suite::resumed_conflict(
                     &row.task,
                     row.trial,
