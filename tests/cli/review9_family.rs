@@ -452,3 +452,48 @@ fn rev11_a06_a_resumed_rerun_that_fails_a_case_kept_as_passing_is_a_harness_erro
         gate_in(p).args(["verify", "cut.jsonl"]).assert().code(0);
     }
 }
+
+/// Review 12, a30: a test case decided, then skipped in later runs (a decided case's skip
+/// writes no row) and run again in a later run: its row's ordinal outran the case's row
+/// count, and `gate` refused its own ledger as forged ("trial #12 cannot have been run"),
+/// exit 4 with no footer, `gate verify` BAD. A case's ordinals are bounded by its suite's runs.
+#[test]
+fn rev12_a30_a_decided_case_skipped_then_run_again_keeps_its_ledger_readable() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    // c2 fails in runs 1-3, is skipped until run 12, fails there; c3 fails every 3rd run.
+    std::fs::write(
+        p.join("s3.sh"),
+        r#"t=$GATE_TRIAL
+if [ $t -le 3 ] || [ $t = 12 ]; then c2='<failure message="f">x</failure>'; else c2='<skipped/>'; fi
+c3=''; [ $((t % 3)) = 0 ] && c3='<failure message="g">y</failure>'
+printf '<testsuites><testsuite name="s" tests="3" timestamp="2026-01-01T00:00:%02d"><testcase classname="m" name="c1"/><testcase classname="m" name="c2">%s</testcase><testcase classname="m" name="c3">%s</testcase></testsuite></testsuites>' "$t" "$c2" "$c3" > "$GATE_JUNIT"
+"#,
+    )
+    .unwrap();
+    let out = gate_in(p)
+        .args([
+            "suite",
+            "--healthy",
+            "90%",
+            "--regressed",
+            "50%",
+            "--assume-retries-off",
+            "--ledger",
+            "l.jsonl",
+            "--quiet",
+            "--",
+            "sh s3.sh",
+        ])
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("suite/m::c2  FAIL"), "{text}");
+    gate_in(p).args(["verify", "l.jsonl"]).assert().code(0);
+    gate_in(p).args(["report", "l.jsonl"]).assert().code(1);
+}
