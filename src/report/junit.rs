@@ -49,7 +49,7 @@ use super::words::{
 };
 
 /// Render the JUnit XML report.
-pub fn render(report: &Report) -> Result<String, quick_junit::SerializeError> {
+pub fn render(report: &Report) -> std::io::Result<String> {
     let mut xml = Vec::new();
     render_to(report, &mut xml)?;
     // `XmlChars` passes only whole UTF-8 characters through.
@@ -58,14 +58,17 @@ pub fn render(report: &Report) -> Result<String, quick_junit::SerializeError> {
 
 /// Write the JUnit XML report to `w` as it is serialised, not through a copy of it in
 /// memory (tens of megabytes for a large suite: issue 30).
-pub fn render_to(
-    report: &Report,
-    w: &mut dyn std::io::Write,
-) -> Result<(), quick_junit::SerializeError> {
+/// A failed write is returned as the destination's own error (not wrapped in the
+/// serialiser's), as when the report was written whole.
+pub fn render_to(report: &Report, w: &mut dyn std::io::Write) -> std::io::Result<()> {
     let mut chars = XmlChars::new(w);
-    model(report).serialize(&mut chars)?;
-    std::io::Write::flush(&mut chars)?;
-    Ok(())
+    if let Err(e) = model(report).serialize(&mut chars) {
+        return Err(chars
+            .failed
+            .take()
+            .unwrap_or_else(|| std::io::Error::other(e)));
+    }
+    std::io::Write::flush(&mut chars)
 }
 
 /// The JUnit report's model.
@@ -136,6 +139,8 @@ struct XmlChars<'a> {
     inner: &'a mut dyn std::io::Write,
     /// The start of a character whose other bytes have not been written yet.
     pending: Vec<u8>,
+    /// The destination's error, when a write to it failed.
+    failed: Option<std::io::Error>,
 }
 
 impl<'a> XmlChars<'a> {
@@ -143,6 +148,7 @@ impl<'a> XmlChars<'a> {
         XmlChars {
             inner,
             pending: Vec::new(),
+            failed: None,
         }
     }
 }
@@ -163,9 +169,13 @@ impl std::io::Write for XmlChars<'_> {
             Err(e) => return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, e)),
         };
         let text = std::str::from_utf8(&bytes[..whole]).expect("checked above");
-        match xml_chars(text) {
-            std::borrow::Cow::Borrowed(t) => self.inner.write_all(t.as_bytes())?,
-            std::borrow::Cow::Owned(t) => self.inner.write_all(t.as_bytes())?,
+        let written = match xml_chars(text) {
+            std::borrow::Cow::Borrowed(t) => self.inner.write_all(t.as_bytes()),
+            std::borrow::Cow::Owned(t) => self.inner.write_all(t.as_bytes()),
+        };
+        if let Err(e) = written {
+            self.failed = Some(std::io::Error::new(e.kind(), e.to_string()));
+            return Err(e);
         }
         self.pending.extend_from_slice(&bytes[whole..]);
         Ok(buf.len())

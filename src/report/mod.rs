@@ -74,7 +74,7 @@ pub fn emit_to(
     outputs.recheck()?;
     if outputs.wants(Kind::Junit) {
         // Written as it is serialised: the XML of a large suite is never whole in memory.
-        let render = |w: &mut dyn Write| junit::render_to(report, w).map_err(std::io::Error::other);
+        let render = |w: &mut dyn Write| junit::render_to(report, w);
         if outputs.on_stdout(Kind::Junit) {
             render(&mut std::io::BufWriter::new(&mut *out))
                 .map_err(|e| PublishError::output("cannot write the report to stdout", e))?;
