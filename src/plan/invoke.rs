@@ -176,7 +176,8 @@ pub(super) fn invocation(args: &[&str]) -> Result<Invocation, String> {
             }
             continue;
         }
-        if t == "--" {
+        // A shell reads `-` as `--`: the next word is the script (`sh - graders/grade`).
+        if t == "--" || (t == "-" && family == Family::Shell && args.len() > i + 1) {
             inv.options.push(i);
             i += 1;
             break;
@@ -610,6 +611,9 @@ mod tests {
         assert_eq!(runs("perl -C g"), Ok(Runs::Script(2)));
         assert_eq!(runs("perl -C7 g"), Ok(Runs::Script(2)));
         assert_eq!(runs("sh /dev//stdin"), Ok(Runs::Stdin));
+        assert_eq!(runs("sh - g"), Ok(Runs::Script(2)));
+        assert_eq!(runs("sh -"), Ok(Runs::Stdin));
+        assert_eq!(runs("python3 - g"), Ok(Runs::Stdin));
         assert_eq!(runs(". g"), Ok(Runs::Script(1)));
         assert_eq!(runs("source g"), Ok(Runs::Script(1)));
         let i = invocation(&["perl", "-I", "lib", "-MHelper", "g"]).unwrap();

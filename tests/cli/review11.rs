@@ -139,6 +139,8 @@ fn rev11_a02_an_interpreter_option_with_a_value_keeps_the_script_protected_or_is
             "node --frobnicate x graders/check.js",
             "which gate does not know",
         ),
+        // A shell reads `-` as `--`: the word after it is the script.
+        ("sh - $TMPDIR/g", "`$TMPDIR`"),
     ]);
 }
 
