@@ -37,8 +37,7 @@
 use std::path::{Path, PathBuf};
 
 use super::words::{
-    INTERPRETERS, Tok, Word, bare, is_name, is_python, lex, name_of, runs_program_text,
-    simple_commands,
+    INTERPRETERS, Tok, Word, bare, is_name, lex, name_of, runs_program_text, simple_commands,
 };
 use super::{CommandLine, Plan, PlanError};
 
@@ -85,21 +84,6 @@ const PREFIXES: &[&str] = &[
     "setsid", "ionice", "chrt", "unbuffer", "doas",
 ];
 
-/// Whether option `o` of prefix `prefix` takes the next word as its value.
-fn takes_value(prefix: &str, o: &str) -> bool {
-    match prefix {
-        "env" => matches!(o, "-u" | "--unset"),
-        "timeout" => matches!(o, "-s" | "--signal" | "-k" | "--kill-after"),
-        "nice" => matches!(o, "-n" | "--adjustment"),
-        "stdbuf" => matches!(o, "-i" | "-o" | "-e"),
-        "sudo" | "doas" => matches!(o, "-u" | "-g" | "-p" | "-C"),
-        "ionice" => matches!(o, "-c" | "-n" | "-p"),
-        _ => false,
-    }
-}
-
-const SHELLS: &[&str] = &["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish"];
-
 /// `NAME=value` written as an assignment (the name unquoted).
 fn is_assignment(w: &Word) -> bool {
     w.raw.split_once('=').is_some_and(|(k, _)| is_name(k))
@@ -125,13 +109,24 @@ struct Simple {
     words: Vec<Word>,
     reads: Vec<Word>,
     writes: Vec<Word>,
+    /// The subshells (`( … )`, a pipeline's element, `&`) it runs in, outermost first,
+    /// each by a number of its own: a `cd` in one of them moves only that subshell
+    /// (review 11, a18).
+    scope: Vec<usize>,
 }
 
 /// The simple commands of `toks`, or the compound construct gate does not follow.
 fn commands(toks: Vec<Tok>) -> Result<Vec<Simple>, String> {
-    let mut out = Vec::new();
+    let mut out: Vec<Simple> = Vec::new();
     let mut cur = Simple::default();
     let mut redirect: Option<bool> = None;
+    let mut scope: Vec<usize> = Vec::new();
+    let mut next_scope = 0;
+    let mut after_pipe = false;
+    let fresh = |next_scope: &mut usize| {
+        *next_scope += 1;
+        *next_scope
+    };
     for t in toks {
         match t {
             Tok::Word(w) => {
@@ -156,12 +151,29 @@ fn commands(toks: Vec<Tok>) -> Result<Vec<Simple>, String> {
             Tok::Open if !cur.words.is_empty() => {
                 return Err("a function definition (`name() { … }`)".into());
             }
-            Tok::Sep | Tok::Pipe | Tok::Open | Tok::Close => {
+            Tok::Sep | Tok::Pipe | Tok::Open | Tok::Close | Tok::Bg => {
+                cur.scope.clone_from(&scope);
+                // A pipeline's elements and a background command run in subshells.
+                if std::mem::take(&mut after_pipe) || matches!(t, Tok::Pipe | Tok::Bg) {
+                    cur.scope.push(fresh(&mut next_scope));
+                }
+                after_pipe = matches!(t, Tok::Pipe);
                 out.push(std::mem::take(&mut cur));
+                match t {
+                    Tok::Open => scope.push(fresh(&mut next_scope)),
+                    Tok::Close => {
+                        scope.pop();
+                    }
+                    _ => {}
+                }
             }
             Tok::In => redirect = Some(true),
             Tok::Out => redirect = Some(false),
         }
+    }
+    cur.scope.clone_from(&scope);
+    if after_pipe {
+        cur.scope.push(fresh(&mut next_scope));
     }
     out.push(cur);
     out.retain(|c| !c.words.is_empty() || !c.reads.is_empty() || !c.writes.is_empty());
@@ -175,6 +187,11 @@ struct Reader<'a> {
     /// Names the line assigns anywhere (`G=…`, `export G=…`): a `$G` of them is computed
     /// when the line runs.
     assigned: Vec<String>,
+    /// The folders the trials write (`-X pycache_prefix` must lie outside them).
+    roots: Vec<PathBuf>,
+    /// Commands of an enclosing line run after this text (`sh -c 'cd x'; sh g`): a `cd`
+    /// here does not move them (review 11, a18).
+    later_outside: bool,
 }
 
 impl Reader<'_> {
@@ -212,10 +229,12 @@ impl Reader<'_> {
         }
         // A descriptor names whatever was opened on it (`exec 3<graders/grade; sh
         // /dev/fd/3`, review 10).
+        // Any spelling of it (review 11, a09: `/dev//fd/3`, `/proc/self/./fd/3`).
+        let path = super::invoke::lexical(&w.text);
         if ["/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/"]
             .iter()
-            .any(|d| w.text.starts_with(d))
-            && !matches!(w.text.as_str(), "/dev/fd/0" | "/proc/self/fd/0")
+            .any(|d| path.starts_with(d))
+            && !super::invoke::is_stdin(&path)
         {
             return Err(format!("the descriptor `{}` as {what}", w.text));
         }
@@ -258,6 +277,8 @@ impl Reader<'_> {
             env: self.env,
             dir: self.dir.clone(),
             assigned: self.assigned.clone(),
+            roots: self.roots.clone(),
+            later_outside: true,
         };
         inner.shell(line).is_ok()
     }
@@ -267,6 +288,10 @@ impl Reader<'_> {
     /// from the CI step, which is not the plan's and is not checked, review 9, a05/a26); one
     /// the line assigns (`P=src; PYTHONPATH=$P`) is computed as it runs, and refused.
     fn value(&self, w: &Word) -> Result<(), String> {
+        if w.raw.split_once('=').is_some_and(|(k, _)| k == "IFS") || w.raw == "IFS" {
+            // The shell splits an expanded value on it (review 11, a13).
+            return Err("an `IFS` assignment (the shell splits the plan's values on it)".into());
+        }
         // `PATH=/opt/bin:$PATH` reads the value before this assignment: its own name
         // counts only when the line assigns it elsewhere too.
         let own = w.raw.split_once('=').map(|(k, _)| k).unwrap_or_default();
@@ -296,6 +321,9 @@ impl Reader<'_> {
 
     /// Each simple command of shell line `line` (see the module doc).
     fn shell(&mut self, line: &str) -> Result<(), String> {
+        if line.contains('\r') {
+            return Err("a carriage return (`\\r`) in the line".into());
+        }
         let (toks, error) = lex(line, self.env);
         if let Some(why) = error {
             return Err(why);
@@ -312,15 +340,27 @@ impl Reader<'_> {
                 }
             }
         }
-        for c in &cmds {
-            self.simple(c, text_fed)?;
+        for (k, c) in cmds.iter().enumerate() {
+            // Commands after this one that run outside its subshells.
+            let later =
+                self.later_outside || cmds[k + 1..].iter().any(|d| !d.scope.starts_with(&c.scope));
+            // Inline shell code of this command (`sh -c 'cd graders'`) is a subshell that
+            // every later command runs outside.
+            let after = self.later_outside || k + 1 < cmds.len();
+            self.simple(c, text_fed, later, after)?;
         }
         Ok(())
     }
 
     /// One simple command; `text_fed`: the line hands an interpreter its program as text,
     /// so every word may name it.
-    fn simple(&mut self, c: &Simple, text_fed: bool) -> Result<(), String> {
+    fn simple(
+        &mut self,
+        c: &Simple,
+        text_fed: bool,
+        later: bool,
+        after: bool,
+    ) -> Result<(), String> {
         for r in &c.reads {
             if text_fed {
                 self.exact(r, "what the line feeds an interpreter")?;
@@ -363,12 +403,25 @@ impl Reader<'_> {
                 if !(option || number || (name == "env" && is_assignment(o))) {
                     break;
                 }
+                if name == "env" && is_assignment(o) {
+                    self.value(o)?;
+                }
                 self.exact(o, "an option of a command prefix")?;
                 i += 1;
-                if option
-                    && takes_value(&name, t)
-                    && let Some(v) = words.get(i)
-                {
+                let valued = if option {
+                    match super::words::prefix_option(&name, t) {
+                        Some(v) => v,
+                        None => {
+                            return Err(format!(
+                                "the option `{t}` of `{name}`, which gate does not know (it may \
+                                 take the next word as its value, and the program be another word)"
+                            ));
+                        }
+                    }
+                } else {
+                    false
+                };
+                if valued && let Some(v) = words.get(i) {
                     self.exact(v, "an option of a command prefix")?;
                     i += 1;
                 }
@@ -424,21 +477,41 @@ impl Reader<'_> {
                 return Ok(());
             }
             "cd" | "pushd" => {
+                if later {
+                    // `(cd graders); sh grade` runs `./grade` (review 11, a18).
+                    return Err(format!(
+                        "`{name}` in a subshell (`( … )`, a pipeline, `&`, `sh -c`) that commands \
+                         after it do not run in"
+                    ));
+                }
                 let mut to = None;
+                let mut options = true;
                 for w in rest {
                     self.exact(w, "the folder of `cd`")?;
-                    if w.text == "-" {
+                    let t = w.text.as_str();
+                    if t == "-" {
                         return Err("`cd -`".into());
                     }
-                    if !w.text.starts_with('-') {
-                        to = Some(w.text.clone());
+                    if options && t == "--" {
+                        options = false;
+                    } else if options && t.starts_with('-') {
+                        // `cd -P graders` (review 11, a27).
+                        if !matches!(t, "-P" | "-L" | "-e" | "-Pe" | "-eP") {
+                            return Err(format!("the option `{t}` of `cd`"));
+                        }
+                    } else if to.is_none() {
+                        to = Some(t.to_string());
+                        options = false;
+                    } else {
+                        return Err(format!("`{name}` with more than one folder"));
                     }
                 }
-                if let Some(to) = to {
-                    let d = self.dir.join(to);
-                    if d.is_dir() {
-                        self.dir = d;
-                    }
+                let Some(to) = to else {
+                    return Err(format!("`{name}` without a folder (it goes to `$HOME`)"));
+                };
+                let d = self.dir.join(to);
+                if d.is_dir() {
+                    self.dir = d;
                 }
                 return Ok(());
             }
@@ -468,7 +541,7 @@ impl Reader<'_> {
             return Err(format!("`{name}`"));
         }
         if interpreter(&program.text) {
-            return self.interpreter(&words[i..]);
+            return self.interpreter(&words[i..], after);
         }
         for w in rest {
             self.data(w)?;
@@ -476,103 +549,137 @@ impl Reader<'_> {
         Ok(())
     }
 
-    /// An interpreter's words from its name on: options and script exact, inline code read
-    /// (see [`inline_code_problem`]), the script's arguments data.
-    fn interpreter(&mut self, words: &[Word]) -> Result<(), String> {
-        let name = name_of(&words[0].text);
-        let b = bare(&name);
-        let shell = SHELLS.contains(&b);
-        let python = is_python(&name);
-        let node = matches!(b, "node" | "nodejs" | "deno" | "bun" | "tsx" | "ts-node");
-        let mut k = 1;
-        let mut code: Option<Lang> = None;
-        while let Some(w) = words.get(k) {
-            let t = w.text.as_str();
-            if let Some(lang) = code.take() {
-                if let Some(v) = w.vars.iter().find(|v| !self.planned(v)) {
+    /// An interpreter's words from its name on, read once by [`super::invoke::invocation`]
+    /// (review 11): its options, their values and the files they load exact, every inline
+    /// code read (see [`inline_code_problem`]), the script exact and present, the script's
+    /// arguments data. A line whose script gate cannot tell for certain is refused.
+    fn interpreter(&mut self, words: &[Word], after: bool) -> Result<(), String> {
+        use super::invoke::{Family, Runs, invocation};
+        let texts: Vec<&str> = words.iter().map(|w| w.text.as_str()).collect();
+        let inv = invocation(&texts)?;
+        for &k in &inv.options {
+            self.exact(&words[k], "an interpreter's option")?;
+            // `-X pycache_prefix=/abs` in a folder the trials write (review 11, a29).
+            if let Some((_, dir)) = words[k].text.split_once("pycache_prefix=") {
+                let dir = Path::new(dir);
+                let real = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+                if self
+                    .roots
+                    .iter()
+                    .any(|r| real.starts_with(r) || dir.starts_with(r))
+                {
                     return Err(format!(
-                        "`${v}` in inline code, a variable the plan's `env:` does not set"
+                        "`-X pycache_prefix={}`, a cache of compiled modules in a folder the \
+                         trials write",
+                        dir.display()
                     ));
                 }
-                if !w.subst.is_empty() {
-                    // c07: `sh -c "$(cat graders/grade)"`, protected whole.
-                    if lang == Lang::Shell && w.subst.iter().all(|s| cat_of_literal_files(s)) {
-                        break;
-                    }
-                    return Err(format!("the command substitution `$({})`", w.subst[0]));
-                }
-                if lang == Lang::Shell {
-                    let text = w.text.clone();
-                    let mut inner = Reader {
-                        env: self.env,
-                        dir: self.dir.clone(),
-                        assigned: self.assigned.clone(),
-                    };
-                    inner.shell(&text)?;
-                } else if let Some(why) = inline_code_problem(lang, t) {
-                    return Err(why);
-                }
-                break;
             }
-            if t.starts_with('-') && t.len() > 1 && t != "--" {
-                self.exact(w, "an interpreter's option")?;
-                let short = !t.starts_with("--");
-                if let Some(why) = glued_code(t, shell, python, node) {
-                    return Err(why);
-                }
-                if shell && short && t.contains('c') {
-                    code = Some(Lang::Shell);
-                } else if python && short && t.ends_with('c') {
-                    code = Some(Lang::Python);
-                } else if python && short && t.ends_with('m') {
-                    if let Some(m) = words.get(k + 1) {
-                        self.exact(m, "a module Python runs")?;
-                    }
-                    break;
-                } else if node && matches!(t, "-e" | "--eval" | "-p" | "--print" | "-pe") {
-                    code = Some(Lang::Node);
-                } else if !shell
-                    && !python
-                    && !node
-                    && short
-                    && (t.ends_with('e') || t.ends_with('E'))
-                    && !t[1..t.len() - 1]
-                        .contains(['I', 'M', 'm', 'x', 'd', 'D', 'l', '0', 'i', 'C', 'F', 'n'])
-                    || (b == "php" && t == "-r")
-                {
-                    code = Some(Lang::Other);
-                } else if (python && matches!(t, "-W" | "-X"))
-                    || (shell && t == "-o")
-                    || (node
-                        && matches!(
-                            t,
-                            "-r" | "--require" | "--import" | "--loader" | "--experimental-loader"
-                        ))
-                    || (!shell && !python && !node && matches!(t, "-r" | "-I" | "-M"))
-                {
-                    if let Some(v) = words.get(k + 1) {
-                        self.exact(v, "an interpreter's option")?;
-                    }
-                    k += 1;
-                }
-                k += 1;
-                continue;
-            }
-            if t == "--" {
-                k += 1;
-                continue;
-            }
-            if matches!(b, "deno" | "bun") && t == "run" {
-                k += 1;
-                continue;
-            }
-            // The script.
-            self.exact(w, "an interpreter's script")?;
-            k += 1;
-            break;
         }
-        for w in words.get(k..).unwrap_or_default() {
+        let lang = match inv.family {
+            Family::Shell => Lang::Shell,
+            Family::Python => Lang::Python,
+            Family::Node | Family::Deno | Family::Bun => Lang::Node,
+            _ => Lang::Other,
+        };
+        for (k, v) in &inv.loads {
+            self.exact(&words[*k], "a file an interpreter's option loads")?;
+            self.present(
+                v,
+                "a file an interpreter's option loads",
+                lang == Lang::Node,
+                true,
+            )?;
+        }
+        match &inv.runs {
+            Runs::Code(codes) => {
+                for &k in codes {
+                    self.code(&words[k], lang, after)?;
+                }
+            }
+            Runs::Script(k) => {
+                let w = &words[*k];
+                self.exact(w, "an interpreter's script")?;
+                self.present(
+                    &w.text,
+                    "an interpreter's script",
+                    lang == Lang::Node,
+                    false,
+                )?;
+            }
+            Runs::Module(k, _) => self.exact(&words[*k], "a module Python runs")?,
+            Runs::Stdin | Runs::Nothing => {}
+        }
+        for w in words.get(inv.rest..).unwrap_or_default() {
             self.data(w)?;
+        }
+        Ok(())
+    }
+
+    /// One inline code word of language `lang` (`-c`, every `-e`).
+    fn code(&mut self, w: &Word, lang: Lang, after: bool) -> Result<(), String> {
+        if let Some(v) = w.vars.iter().find(|v| !self.planned(v)) {
+            return Err(format!(
+                "`${v}` in inline code, a variable the plan's `env:` does not set"
+            ));
+        }
+        if !w.subst.is_empty() {
+            // c07: `sh -c "$(cat graders/grade)"`, protected whole.
+            if lang == Lang::Shell && w.subst.iter().all(|s| cat_of_literal_files(s)) {
+                return Ok(());
+            }
+            return Err(format!("the command substitution `$({})`", w.subst[0]));
+        }
+        if lang == Lang::Shell {
+            let mut inner = Reader {
+                env: self.env,
+                dir: self.dir.clone(),
+                assigned: self.assigned.clone(),
+                roots: self.roots.clone(),
+                later_outside: self.later_outside || after,
+            };
+            return inner.shell(&w.text);
+        }
+        match inline_code_problem(lang, &w.text) {
+            Some(why) => Err(why),
+            None => Ok(()),
+        }
+    }
+
+    /// A script or a loaded file named by a relative path must be a file that exists when
+    /// the plan is loaded (review 11): a folder runs a file in it that gate cannot name for
+    /// certain (`__main__.py`, package.json's `main`), and a missing one in the task's
+    /// folder is the trial's to create. `node`: with its extensions. `load`: an option's
+    /// value, which may be a folder (`perl -I lib`, protected whole) or a library's name
+    /// (`ruby -rjson`, `node -r ts-node/register`) unless it is written as a path (`./x`).
+    fn present(&self, t: &str, what: &str, node: bool, load: bool) -> Result<(), String> {
+        if t.contains('$') || t == "-" || !self.dir.is_dir() {
+            return Ok(());
+        }
+        let p = self.dir.join(t);
+        if p.is_dir() && !load {
+            return Err(format!(
+                "the folder `{t}` as {what} (the interpreter runs a file inside it that gate \
+                 cannot name for certain; name the file)"
+            ));
+        }
+        // A missing one beneath the task's folder or another the trials write.
+        let at = PathBuf::from(super::invoke::lexical(&p.to_string_lossy()));
+        let writable = at.starts_with(super::invoke::lexical(&self.dir.to_string_lossy()))
+            || self.roots.iter().any(|r| at.starts_with(r));
+        if t.starts_with('/') || !writable || (load && (p.is_dir() || !t.starts_with('.'))) {
+            return Ok(());
+        }
+        let found = p.is_file()
+            || (node
+                && ["js", "mjs", "cjs", "ts", "json", "node"]
+                    .iter()
+                    .any(|e| PathBuf::from(format!("{}.{e}", p.display())).is_file()));
+        if !found {
+            return Err(format!(
+                "`{t}` as {what}, which does not exist when the plan is loaded, in a folder the \
+                 trials write (a trial could create it)"
+            ));
         }
         Ok(())
     }
@@ -700,6 +807,70 @@ const OTHER_CALLS: &[&str] = &[
     "syscall",
 ];
 
+/// Words after which `[` opens an array, not a member access.
+const JS_KEYWORDS: &[&str] = &[
+    "const",
+    "let",
+    "var",
+    "return",
+    "of",
+    "in",
+    "typeof",
+    "yield",
+    "await",
+    "case",
+    "delete",
+    "void",
+    "else",
+    "do",
+    "throw",
+    "instanceof",
+];
+
+/// Calls that run a string as code: refused whatever their argument, a literal too (review
+/// 11, a08: `exec('import os; os.system("sh graders/gr"+"ade")')`), but for the c07 form
+/// `exec(open('F').read())`, whose file is protected.
+fn runs_code_from_a_string(lang: Lang, ident: &str) -> bool {
+    match lang {
+        Lang::Python => matches!(
+            ident,
+            "exec" | "eval" | "compile" | "runsource" | "runcode" | "execfile"
+        ),
+        Lang::Node => matches!(
+            ident,
+            "eval"
+                | "Function"
+                | "runInThisContext"
+                | "runInNewContext"
+                | "runInContext"
+                | "compileFunction"
+                | "Script"
+        ),
+        Lang::Other => matches!(
+            ident,
+            "eval" | "instance_eval" | "class_eval" | "module_eval" | "evaluate"
+        ),
+        Lang::Shell => false,
+    }
+}
+
+/// Whether the call at `chars[at]` is `(open('F').read())` exactly.
+fn open_read_call(chars: &[char], at: usize) -> bool {
+    let rest: String = chars[at..].iter().collect();
+    let rest = rest.trim_start();
+    let Some(inner) = rest.strip_prefix("(open(") else {
+        return false;
+    };
+    let c: Vec<char> = inner.chars().collect();
+    if !matches!(c.first(), Some('\'' | '"')) {
+        return false;
+    }
+    plain_string(&c, 0, false).is_some_and(|e| {
+        let tail: String = c[e..].iter().collect();
+        tail.starts_with(").read())")
+    })
+}
+
 /// A member access by a computed name in JavaScript (`cp['exec'+'Sync']`, `o[k]`, review
 /// 10): the content of a `[…]` that follows a name, `)` or `]` and is not a number or one
 /// plain string.
@@ -709,13 +880,28 @@ fn computed_member(code: &str) -> Option<String> {
         if *c != '[' {
             continue;
         }
-        let before = chars[..i].iter().rev().find(|c| !c.is_whitespace());
-        if !before.is_some_and(|b| ident_char(*b) || matches!(b, ')' | ']')) {
-            continue;
-        }
+        let head: String = chars[..i].iter().collect();
+        let head = head.trim_end();
+        let before = head.chars().next_back();
+        // The word before `[`: after a keyword it opens an array (`const [a] = …`, `of [x]`).
+        let word: String = {
+            let mut w: Vec<char> = head.chars().rev().take_while(|c| ident_char(*c)).collect();
+            w.reverse();
+            w.into_iter().collect()
+        };
+        let keyword = JS_KEYWORDS.contains(&word.as_str());
         let Some(end) = chars[i..].iter().position(|c| *c == ']') else {
             return Some(chars[i + 1..].iter().collect());
         };
+        let after: String = chars[i + end + 1..].iter().collect();
+        // `cp?.[…]` (review 11, a08), and a computed key `{['spawn'+'Sync']: f}`.
+        let optional = head.ends_with("?.");
+        let key =
+            before.is_some_and(|b| matches!(b, '{' | ',')) && after.trim_start().starts_with(':');
+        let member = before.is_some_and(|b| ident_char(b) || matches!(b, ')' | ']')) && !keyword;
+        if !(member || optional || key) {
+            continue;
+        }
         let inner: String = chars[i + 1..i + end].iter().collect();
         let inner = inner.trim();
         let number = !inner.is_empty() && inner.chars().all(|c| c.is_ascii_digit());
@@ -725,51 +911,6 @@ fn computed_member(code: &str) -> Option<String> {
             && !inner[1..inner.len() - 1].contains(['\'', '"', '`', '+', '$']);
         if !(number || plain) {
             return Some(inner.to_string());
-        }
-    }
-    None
-}
-
-/// Inline code glued to its option or inside a cluster (`node --eval=…`, `python3
-/// "-c…"`, `perl -we …`, review 10) is not read as code here nor in what gate protects:
-/// refused, asking for the option as a word of its own before the code.
-fn glued_code(t: &str, shell: bool, python: bool, node: bool) -> Option<String> {
-    let refuse = || {
-        Some(format!(
-            "the option `{t}`, which runs code glued to it (write the code as a word of its own after `-c` / `-e`)"
-        ))
-    };
-    if let Some(long) = t.strip_prefix("--") {
-        return (long.starts_with("eval=")
-            || long.starts_with("print=")
-            || long.starts_with("command="))
-        .then(refuse)
-        .flatten();
-    }
-    let cluster = &t[1..];
-    // Letters that run code, and letters whose value is the rest of the cluster.
-    let (code, valued): (&[char], &[char]) = if shell {
-        (&['c'], &['o', 'O'])
-    } else if python {
-        (&['c'], &['W', 'X', 'm', 'Q'])
-    } else if node {
-        (&['e', 'p'], &['r', 'C', 'I'])
-    } else {
-        (
-            &['e', 'E'],
-            &['I', 'M', 'm', 'x', 'd', 'D', 'l', '0', 'i', 'C', 'F', 'n'],
-        )
-    };
-    for (i, c) in cluster.char_indices() {
-        if valued.contains(&c) {
-            return None;
-        }
-        if code.contains(&c) {
-            let rest = &cluster[i + 1..];
-            let more_code = node && rest == "e" && c == 'p';
-            return (!rest.is_empty() && !more_code && !shell)
-                .then(refuse)
-                .flatten();
         }
     }
     None
@@ -881,12 +1022,35 @@ fn inline_calls_problem(lang: Lang, code: &str) -> Option<String> {
             lang == Lang::Python && (ident.starts_with("exec") || ident.starts_with("spawn"));
         // `re.compile(pattern)` compiles a pattern, not code.
         let regex = ident == "compile" && qualifier.as_deref() == Some("re");
+        if lang == Lang::Node
+            && qualifier.as_deref() == Some("Object")
+            && matches!(
+                ident.as_str(),
+                "values"
+                    | "entries"
+                    | "getOwnPropertyNames"
+                    | "getOwnPropertyDescriptor"
+                    | "getOwnPropertyDescriptors"
+                    | "assign"
+            )
+        {
+            // `Object.values(require('child_process')).find(…)` (review 11, a08).
+            return Some(format!("inline code that uses `Object.{ident}`"));
+        }
         if (calls.contains(&ident.as_str()) || python_exec)
             && !regex
             && !literal_call(&chars, i, lang == Lang::Other)
         {
             return Some(format!(
                 "inline code that calls `{ident}` with an argument other than a string literal"
+            ));
+        }
+        if runs_code_from_a_string(lang, &ident)
+            && !regex
+            && !(lang == Lang::Python && ident == "exec" && open_read_call(&chars, i))
+        {
+            return Some(format!(
+                "inline code that runs a string as code (`{ident}`)"
             ));
         }
     }
@@ -1087,11 +1251,17 @@ pub(super) fn unfollowable(
     line: &CommandLine,
     cwd: &Path,
     env: &[(String, String)],
+    roots: &[PathBuf],
 ) -> Option<String> {
+    if env.iter().any(|(k, _)| k == "IFS") {
+        return Some("`IFS` in `env:` (the shell splits the plan's values on it)".into());
+    }
     let mut reader = Reader {
         env,
         dir: cwd.to_path_buf(),
         assigned: Vec::new(),
+        roots: roots.to_vec(),
+        later_outside: false,
     };
     match line {
         CommandLine::Shell(s) => reader.shell(s).err(),
@@ -1102,7 +1272,7 @@ pub(super) fn unfollowable(
                 words,
                 ..Simple::default()
             };
-            reader.simple(&simple, false).err()
+            reader.simple(&simple, false, false, false).err()
         }
     }
 }
@@ -1136,7 +1306,7 @@ pub(super) fn refuse_unfollowable_check_lines(shown: &str, plan: &Plan) -> Resul
                     ),
                 ));
             }
-            let Some(why) = unfollowable(line, cwd, env) else {
+            let Some(why) = unfollowable(line, cwd, env, &roots) else {
                 continue;
             };
             return Err(PlanError::at_task(
@@ -1164,6 +1334,7 @@ mod tests {
             &CommandLine::Shell(line.into()),
             Path::new("/nonexistent"),
             &env,
+            &[],
         )
     }
 

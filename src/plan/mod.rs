@@ -14,6 +14,7 @@ pub mod compare;
 pub mod discover;
 pub mod family;
 mod grammar;
+mod invoke;
 pub mod reach;
 mod sampling;
 pub mod schema;

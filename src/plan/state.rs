@@ -258,7 +258,8 @@ pub(super) fn launcher_folders(
     for words in super::words::simple_commands(&super::words::tokens_of(line, env)) {
         let name = super::words::name_of(&words[0]);
         if matches!(name.as_str(), "cd" | "pushd") {
-            if let Some(d) = words.get(1).map(|d| dir.join(d)).filter(|d| d.is_dir()) {
+            let folder = words[1..].iter().find(|w| !w.starts_with('-') || *w == "-");
+            if let Some(d) = folder.map(|d| dir.join(d)).filter(|d| d.is_dir()) {
                 dir = d;
             }
             continue;
@@ -500,151 +501,107 @@ pub(super) fn refuse_writable_over_a_side(
 }
 
 /// The existing programs and scripts `line` names, run from `cwd` with the plan's `env`
-/// (see the module doc for what counts).
+/// (see the module doc for what counts). An interpreter's words are read once, by
+/// [`super::invoke::invocation`], the reading the allow-list of `check:` lines follows
+/// (review 11): its script, the files its options load and its `-m` module are taken; an
+/// option value that loads nothing is not.
 pub fn programs_named(line: &CommandLine, cwd: &Path, env: &[(String, String)]) -> Vec<PathBuf> {
+    use super::invoke::{Family, Runs, invocation};
     let tokens = tokens_of(line, env);
     let path_dirs: Vec<PathBuf> = env
         .iter()
         .filter(|(k, _)| k == "PATH")
         .flat_map(|(_, v)| v.split(':').map(|d| cwd.join(d)).collect::<Vec<_>>())
         .collect();
+    let word = |j: usize| match tokens.get(j) {
+        Some(Token::Word(w)) => Some(w.as_str()),
+        _ => None,
+    };
+    // The tokenizer gives the value of `NAME=VALUE` (or `--opt=VALUE`) as a word of its own
+    // just before it.
+    let value_of_next = |j: usize| {
+        word(j).is_some_and(|w| {
+            word(j + 1).is_some_and(|n| n.split_once('=').is_some_and(|(_, v)| v == w))
+        })
+    };
     let mut found = Vec::new();
     let mut dir = cwd.to_path_buf();
     // What the previous words make of this one.
     let mut after_cd = false;
-    let mut after_m = false;
-    let mut option_value = false;
-    let mut interpreter: Option<String> = None;
-    let mut first = true;
+    // Still before the command's name: assignments, wrappers and their options.
+    let mut lead = true;
+    let mut wrapper = String::new();
+    let mut wrapper_value = false;
+    // An interpreter that reads its program from stdin (`sh < grade`, `sh -s < grade`).
+    let mut stdin_reader = false;
+    let mut consumed = 0;
     let mut target = false;
-    for t in tokens {
+    for (j, t) in tokens.iter().enumerate() {
         let w = match t {
             Token::End => {
-                (after_cd, after_m, interpreter, first) = (false, false, None, true);
-                option_value = false;
+                (after_cd, lead, stdin_reader, wrapper_value) = (false, true, false, false);
+                wrapper.clear();
                 continue;
             }
             Token::Input => {
                 target = true;
                 continue;
             }
-            Token::Word(w) => w,
+            Token::Word(w) => w.clone(),
         };
+        if j < consumed {
+            continue;
+        }
+        let was_lead = lead;
+        let name = super::words::name_of(&w);
+        if lead {
+            let assignment = w
+                .split_once('=')
+                .is_some_and(|(k, _)| super::words::is_name(k));
+            let wrapper_word = super::words::WRAPPERS.contains(&name.as_str());
+            let wrapper_arg = !wrapper.is_empty()
+                && (w.starts_with('-') || w.starts_with(|c: char| c.is_ascii_digit()));
+            let value = std::mem::take(&mut wrapper_value);
+            if wrapper_arg {
+                wrapper_value = super::words::prefix_option(&wrapper, &w) == Some(true);
+            }
+            if wrapper_word {
+                wrapper = name.clone();
+            }
+            lead = assignment || wrapper_word || wrapper_arg || value || value_of_next(j);
+        }
         if w.is_empty() || w.contains(['$', '*', '?', '[', '~', '`']) {
             target = false;
             continue;
         }
         let p = absolute(&dir.join(&w));
         if std::mem::take(&mut target) {
-            // What `<` feeds an interpreter that has no script yet is its program (`sh <
+            // What `<` feeds an interpreter that has no script is its program (`sh <
             // grade`); what it feeds another command is data (review 10, a09: `[ $(wc -l <
             // result) -eq 1 ]`).
-            if interpreter.is_some() && p.is_file() {
+            if stdin_reader && p.is_file() {
                 found.push(p);
             }
             continue;
         }
         if std::mem::take(&mut after_cd) {
+            // `cd -P graders` (review 11, a27).
+            if w.starts_with('-') && w != "-" {
+                after_cd = true;
+                continue;
+            }
             // `cd graders && sh check.sh`: later words are in `graders/`.
             if p.is_dir() {
                 dir = p;
             }
             continue;
         }
-        if std::mem::take(&mut after_m) {
-            // `python3 -m grader`: `grader.py`, or the package folder `grader/`.
-            let rel = PathBuf::from(w.replace('.', "/"));
-            let module = absolute(&dir.join(&rel).with_extension("py"));
-            if module.is_file() {
-                found.push(module);
-            }
-            let top = absolute(&dir.join(w.split('.').next().unwrap_or_default()));
-            if top.is_dir() {
-                files_under(&top, &mut found);
-            } else if top.with_extension("py").is_file() {
-                found.push(top.with_extension("py"));
-            }
-            interpreter = None;
-            continue;
-        }
         if w == "cd" || w == "pushd" {
             after_cd = true;
             continue;
         }
-        if let Some(i) = &interpreter {
-            let python = i.starts_with("python") || i.starts_with("pypy");
-            if python && w == "-m" {
-                after_m = true;
-                continue;
-            }
-            let evaluates = matches!(
-                i.as_str(),
-                "node" | "nodejs" | "perl" | "ruby" | "bun" | "deno"
-            );
-            if w == "-c" || (evaluates && (w == "-e" || w == "--eval")) {
-                // Inline code: no script follows.
-                interpreter = None;
-                continue;
-            }
-            if std::mem::take(&mut option_value) {
-                // A value that is a script is one the interpreter loads (`node -r
-                // ./graders/check.js -e 1`).
-                if is_program(&p) {
-                    found.push(p);
-                }
-                continue;
-            }
-            let shell = matches!(
-                i.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.'),
-                "sh" | "bash" | "dash" | "zsh" | "ksh" | "mksh" | "ash"
-            );
-            // Options whose value is the next word (review 10: `sh -o errexit grade`
-            // took `errexit` for the script and left the grader unprotected).
-            option_value = (shell && matches!(w.as_str(), "-o" | "+o" | "-O" | "+O"))
-                || (python && matches!(w.as_str(), "-W" | "-X"))
-                || (evaluates
-                    && matches!(
-                        w.as_str(),
-                        "-r" | "--require"
-                            | "--import"
-                            | "--loader"
-                            | "--experimental-loader"
-                            | "-C"
-                            | "--conditions"
-                            | "-I"
-                    ));
-            if w.starts_with('-')
-                || (shell && w.starts_with('+'))
-                || (matches!(i.as_str(), "deno" | "bun") && w == "run")
-            {
-                continue;
-            }
-        }
-        if let Some(i) = interpreter.take() {
-            if p.is_file() {
-                // The interpreter's script, whatever its name and mode.
-                found.push(p);
-                continue;
-            }
-            // node resolves `graders/check` to `graders/check.js` (review 10).
-            if matches!(
-                i.as_str(),
-                "node" | "nodejs" | "bun" | "deno" | "tsx" | "ts-node"
-            ) {
-                let candidates = ["js", "mjs", "cjs", "ts", "json", "node"]
-                    .map(|e| PathBuf::from(format!("{}.{e}", p.display())));
-                found.extend(candidates.into_iter().filter(|c| c.is_file()));
-                found.extend(
-                    ["index.js", "index.mjs", "index.cjs"]
-                        .map(|f| p.join(f))
-                        .into_iter()
-                        .filter(|c| c.is_file()),
-                );
-                continue;
-            }
-        }
         if is_program(&p) {
-            found.push(p);
+            found.push(p.clone());
         } else if !w.contains('/') {
             // A command found through the plan's own `PATH`.
             found.extend(
@@ -654,18 +611,80 @@ pub fn programs_named(line: &CommandLine, cwd: &Path, env: &[(String, String)]) 
                     .find(|c| is_program(c)),
             );
         }
-        let name = w.rsplit('/').next().unwrap_or(&w).to_ascii_lowercase();
-        let bare = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
-        // `.` and `source` run a script only as a command (`find . -name x` does not).
+        let bare = super::words::bare(&name);
+        // `.` and `source` run a script only as a command (`find . -name x` does not),
+        // after assignments or `command` too (review 11, a26).
         let sourcing = matches!(name.as_str(), "." | "source");
-        if (INTERPRETERS.contains(&name.as_str()) || INTERPRETERS.contains(&bare))
-            && (!sourcing || first)
+        if !(INTERPRETERS.contains(&name.as_str()) || INTERPRETERS.contains(&bare))
+            || (sourcing && !was_lead)
         {
-            interpreter = Some(name);
+            continue;
         }
-        first = false;
+        // The interpreter's words, to the end of its simple command.
+        let mut at = vec![j];
+        let mut k = j + 1;
+        while let Some(Token::Word(_)) = tokens.get(k) {
+            if !value_of_next(k) {
+                at.push(k);
+            }
+            k += 1;
+        }
+        let args: Vec<&str> = at.iter().filter_map(|&k| word(k)).collect();
+        let Ok(inv) = invocation(&args) else {
+            // Refused as a `check:` line; a `run:` line's words are taken one by one.
+            continue;
+        };
+        consumed = at.get(inv.rest).copied().unwrap_or(k);
+        lead = false;
+        let node = matches!(inv.family, Family::Node | Family::Deno | Family::Bun);
+        for (_, v) in &inv.loads {
+            take_script(&mut found, &dir, v, node);
+        }
+        match &inv.runs {
+            Runs::Script(i) => take_script(&mut found, &dir, args[*i], node),
+            Runs::Module(_, m) => take_module(&mut found, &dir, m),
+            Runs::Stdin => stdin_reader = true,
+            Runs::Code(_) | Runs::Nothing => {}
+        }
     }
     found
+}
+
+/// An interpreter's script or a file its option loads, `t` from `dir`: the file; every file
+/// beneath it when it is a folder (review 11, a10: `python3 graders/pyg` runs its
+/// `__main__.py`); for node, the file with the extension it tries (review 10).
+fn take_script(found: &mut Vec<PathBuf>, dir: &Path, t: &str, node: bool) {
+    if t.is_empty() || t.contains(['$', '*', '?', '[', '~', '`']) {
+        return;
+    }
+    let p = absolute(&dir.join(t));
+    if p.is_file() {
+        found.push(p);
+    } else if p.is_dir() {
+        files_under(&p, found);
+    } else if node {
+        let candidates = ["js", "mjs", "cjs", "ts", "json", "node"]
+            .map(|e| PathBuf::from(format!("{}.{e}", p.display())));
+        found.extend(candidates.into_iter().filter(|c| c.is_file()));
+    }
+}
+
+/// `python3 -m grader`: `grader.py`, or the package folder `grader/`.
+fn take_module(found: &mut Vec<PathBuf>, dir: &Path, m: &str) {
+    if m.is_empty() || m.contains(['$', '*', '?', '[', '~', '`', '/']) {
+        return;
+    }
+    let rel = PathBuf::from(m.replace('.', "/"));
+    let module = absolute(&dir.join(&rel).with_extension("py"));
+    if module.is_file() {
+        found.push(module);
+    }
+    let top = absolute(&dir.join(m.split('.').next().unwrap_or_default()));
+    if top.is_dir() {
+        files_under(&top, found);
+    } else if top.with_extension("py").is_file() {
+        found.push(top.with_extension("py"));
+    }
 }
 
 /// A regular file that is executable or has a script's extension.

@@ -12,6 +12,7 @@
 use std::path::{Path, PathBuf};
 
 use super::CommandLine;
+pub(super) use super::invoke::{bare, is_python, name_of};
 
 /// Programs whose first operand is a script they run, whatever its name or mode
 /// (`sh grade`, `python3 -u grade`); a trailing version (`python3.12`) is ignored.
@@ -64,8 +65,80 @@ pub(super) const WRAPPERS: &[&str] = &[
     "builtin",
 ];
 
-/// Shells: `-s` makes them read their program from stdin.
-const SHELLS: &[&str] = &["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash"];
+/// Whether option `o` of command prefix `prefix` (`timeout -s KILL 10 sh …`) takes the next
+/// word as its value (`Some(true)`), takes none or has it glued (`Some(false)`), or is one
+/// gate does not know (`None`): then which word is the program is not known for certain,
+/// and the allow-list refuses the line (review 11, a07: `stdbuf --output L`, `time -o F`).
+pub(super) fn prefix_option(prefix: &str, o: &str) -> Option<bool> {
+    let (flags, valued): (&[&str], &[&str]) = match prefix {
+        "env" => (
+            &[
+                "-i",
+                "--ignore-environment",
+                "-0",
+                "--null",
+                "-",
+                "-v",
+                "--debug",
+            ],
+            &["-u", "--unset"],
+        ),
+        "command" => (&["-p", "-v", "-V"], &[]),
+        "exec" => (&["-c", "-l"], &["-a"]),
+        "nice" => (&[], &["-n", "--adjustment"]),
+        "time" => (
+            &[
+                "-p",
+                "-v",
+                "--verbose",
+                "--portability",
+                "-q",
+                "--quiet",
+                "-a",
+                "--append",
+            ],
+            &["-o", "--output", "-f", "--format"],
+        ),
+        "timeout" => (
+            &["--foreground", "--preserve-status", "-v", "--verbose"],
+            &["-s", "--signal", "-k", "--kill-after"],
+        ),
+        "stdbuf" => (&[], &["-i", "-o", "-e", "--input", "--output", "--error"]),
+        "sudo" => (
+            &["-E", "-H", "-n", "-S", "-k", "-P", "-A", "--preserve-env"],
+            &[
+                "-u", "-g", "-p", "-C", "-h", "-r", "-t", "-U", "-T", "--user", "--group",
+            ],
+        ),
+        "doas" => (&["-n"], &["-u"]),
+        "setsid" => (&["-c", "-f", "-w", "--ctty", "--fork", "--wait"], &[]),
+        "ionice" => (
+            &["-t"],
+            &["-c", "-n", "-p", "-P", "-u", "--class", "--classdata"],
+        ),
+        "chrt" => (
+            &["-b", "-d", "-f", "-i", "-o", "-r", "-R", "-a", "-v", "-m"],
+            &["-T", "-P", "-D"],
+        ),
+        "unbuffer" => (&["-p"], &[]),
+        _ => (&[], &[]),
+    };
+    if prefix == "nice" && o.len() > 1 && o[1..].chars().all(|c| c.is_ascii_digit()) {
+        return Some(false);
+    }
+    if let Some((name, _)) = o.split_once('=').filter(|_| o.starts_with("--")) {
+        return (valued.contains(&name) || flags.contains(&name)).then_some(false);
+    }
+    if valued.contains(&o) {
+        return Some(true);
+    }
+    if flags.contains(&o) {
+        return Some(false);
+    }
+    // A value glued to a short option (`stdbuf -oL`).
+    let glued = !o.starts_with("--") && o.len() > 2 && o.is_char_boundary(2);
+    (glued && valued.contains(&&o[..2])).then_some(false)
+}
 
 /// Inline code that holds one of these may run text it reads from a file (`$(cat F)`,
 /// `exec(open(F).read())`, `require(F)`, `do F`): every file it names is a grader.
@@ -165,8 +238,10 @@ impl Word {
 #[derive(Debug)]
 pub(super) enum Tok {
     Word(Word),
-    /// `;`, `&&`, `||`, `&`, a newline.
+    /// `;`, `&&`, `||`, a newline.
     Sep,
+    /// `&`: the command before it runs in the background, in a subshell of its own.
+    Bg,
     Pipe,
     Open,
     Close,
@@ -232,7 +307,14 @@ impl Lexer<'_> {
         while i < self.chars.len() {
             let c = self.chars[i];
             match c {
-                ' ' | '\t' | '\r' => {
+                '\r' => {
+                    // dash keeps a CR in the word, gate's reading would split there
+                    // (review 11, a31).
+                    self.fail("a carriage return (`\\r`) in the line".into());
+                    end_word(&mut w, &mut started, &mut toks);
+                    i += 1;
+                }
+                ' ' | '\t' => {
                     end_word(&mut w, &mut started, &mut toks);
                     i += 1;
                 }
@@ -330,6 +412,7 @@ impl Lexer<'_> {
                             continue;
                         }
                         ('|', _) => toks.push(Tok::Pipe),
+                        ('&', _) => toks.push(Tok::Bg),
                         _ => toks.push(Tok::Sep),
                     }
                     i += 1;
@@ -386,8 +469,19 @@ impl Lexer<'_> {
             w.subst.push(inner);
             return next;
         }
+        // `$\⏎NAME` is `$NAME` to the shell (review 11, a03).
+        while self.chars.get(i + 1) == Some(&'\\') && self.chars.get(i + 2) == Some(&'\n') {
+            self.chars.drain(i + 1..i + 3);
+        }
         let next = self.chars.get(i + 1).copied();
         match next {
+            Some('[') => {
+                // bash's old arithmetic `$[…]`, also inside double quotes (review 11, a19).
+                self.fail("arithmetic expansion (`$[…]`)".into());
+                w.raw.push('$');
+                w.lit("$");
+                i + 1
+            }
             Some('(') => {
                 if self.chars.get(i + 2) == Some(&'(') {
                     self.fail("arithmetic expansion (`$((…))`)".into());
@@ -542,7 +636,7 @@ pub(super) fn tokens(toks: &[Tok], env: &[(String, String)], depth: usize) -> Ve
                 }
             }
             Tok::In => out.push(Token::Input),
-            Tok::Sep | Tok::Pipe | Tok::Open | Tok::Close | Tok::Out => {
+            Tok::Sep | Tok::Bg | Tok::Pipe | Tok::Open | Tok::Close | Tok::Out => {
                 end(&mut out);
                 start = true;
             }
@@ -587,11 +681,13 @@ pub(super) fn simple_commands(tokens: &[Token]) -> Vec<Vec<String>> {
     let mut cur: Vec<String> = Vec::new();
     let mut target = false;
     let mut wrapped = false;
+    let mut prefix = String::new();
+    let mut value = false;
     for (i, t) in tokens.iter().enumerate() {
         let w = match t {
             Token::End => {
                 out.push(std::mem::take(&mut cur));
-                (target, wrapped) = (false, false);
+                (target, wrapped, value) = (false, false, false);
                 continue;
             }
             Token::Input => {
@@ -615,11 +711,17 @@ pub(super) fn simple_commands(tokens: &[Token]) -> Vec<Vec<String>> {
             });
             let wrapper_arg = wrapped
                 && (w.starts_with('-') || w.chars().next().is_some_and(|c| c.is_ascii_digit()));
+            if std::mem::take(&mut value) && wrapped {
+                continue;
+            }
             if assignment || wrapper_arg {
+                // An option's value is the next word (`timeout -s KILL 10 sh …`).
+                value = wrapper_arg && prefix_option(&prefix, w) == Some(true);
                 continue;
             }
             if WRAPPERS.contains(&name_of(w).as_str()) {
                 wrapped = true;
+                prefix = name_of(w);
                 continue;
             }
         }
@@ -628,21 +730,6 @@ pub(super) fn simple_commands(tokens: &[Token]) -> Vec<Vec<String>> {
     out.push(cur);
     out.retain(|c| !c.is_empty());
     out
-}
-
-/// A command word's program name: its last path component, lower-cased.
-pub(super) fn name_of(word: &str) -> String {
-    word.rsplit('/').next().unwrap_or(word).to_ascii_lowercase()
-}
-
-/// `python3.12` → `python`, `bash5` → `bash`: the name without a trailing version.
-pub(super) fn bare(name: &str) -> &str {
-    name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.')
-}
-
-pub(super) fn is_python(name: &str) -> bool {
-    let b = bare(name);
-    b.starts_with("python") || b.starts_with("pypy")
 }
 
 /// Whether simple command `words` runs program text an interpreter reads from stdin or
@@ -654,56 +741,35 @@ pub(super) fn runs_program_text(words: &[String]) -> bool {
     if name == "eval" {
         return true;
     }
-    let b = bare(&name);
-    let interpreter = INTERPRETERS.contains(&name.as_str()) || INTERPRETERS.contains(&b);
-    if !interpreter || matches!(name.as_str(), "source" | ".") {
+    if matches!(name.as_str(), "source" | ".") {
         return false;
     }
-    let shell = SHELLS.contains(&b);
-    let python = is_python(&name);
-    let mut args = words[1..].iter();
-    while let Some(w) = args.next() {
-        match w.as_str() {
-            "-" | "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0" => return true,
-            "--eval" | "--print" | "--command" => {
-                return args.next().is_some_and(|code| loads_text(code));
-            }
-            _ => {}
-        }
-        if let Some(flags) = w.strip_prefix('-').filter(|f| !f.is_empty()) {
-            if flags.starts_with('-') {
-                // A long option (`--version` runs nothing; others take no program).
-                return false;
-            }
-            if shell && flags.contains('s') {
-                return true;
-            }
-            let inline = ((shell || python) && flags.ends_with('c'))
-                || (!shell
-                    && !python
-                    && (flags.ends_with(['e', 'E']) || matches!(flags, "p" | "pe")));
-            if inline {
-                return args.next().is_some_and(|code| loads_text(code));
-            }
-            if python && flags.ends_with('m') {
-                // A module: `python -m NAME` (see `refuse_python_cwd_on_sys_path`).
-                return false;
-            }
-            if (python && matches!(flags, "W" | "X")) || (shell && flags == "o") {
-                args.next();
-            }
-            continue;
-        }
-        // A script operand: `programs_named` takes it as the program.
+    // The one reading of an interpreter's words (review 11): every code word is read.
+    let args: Vec<&str> = words.iter().map(String::as_str).collect();
+    let Some(family) = super::invoke::family(&name) else {
         return false;
+    };
+    match super::invoke::invocation(&args) {
+        Ok(inv) => match inv.runs {
+            super::invoke::Runs::Stdin => true,
+            super::invoke::Runs::Code(codes) => codes
+                .iter()
+                .any(|&k| loads_text(words[k].as_str(), family == super::invoke::Family::Perl)),
+            _ => false,
+        },
+        // A line gate cannot read is refused when it is a `check:` line.
+        Err(_) => false,
     }
-    // No program named: the interpreter reads it from stdin.
-    true
 }
 
 /// Whether inline code may run text it reads from a file (see [`LOADERS`]).
-fn loads_text(code: &str) -> bool {
+fn loads_text(code: &str, perl: bool) -> bool {
     LOADERS.iter().any(|l| code.contains(l))
+        // Perl runs a command through these too (review 11, a14).
+        || (perl
+            && (code.contains("readpipe")
+                || code.contains("qx")
+                || (code.contains("open") && code.contains('|'))))
 }
 
 /// When `line` hands an interpreter its program as text (see the module doc), every

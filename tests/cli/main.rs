@@ -24,6 +24,7 @@ mod readers_hardening;
 mod readers_review2;
 mod report;
 mod review10;
+mod review11;
 mod review5;
 mod review5_readers;
 mod review7;
