@@ -263,3 +263,28 @@ pub fn plan(extra: &str, check: &str) -> String {
         "version: 1\nsampling: {{single: {{n: 2, c: 0}}}}\ntasks:\n  - id: agent\n{extra}    run: sh agent.sh\n    check: {check}\n"
     )
 }
+
+/// `gate ingest --single N,0 --assume-retries-off --ledger LEDGER -- FILES…` in `dir`, N the
+/// number of files, outside GitHub Actions.
+pub fn ingest_files<S: AsRef<std::ffi::OsStr>>(
+    dir: &Path,
+    ledger: &str,
+    files: &[S],
+) -> assert_cmd::assert::Assert {
+    gate()
+        .current_dir(dir)
+        .args([
+            "ingest",
+            "--single",
+            &format!("{},0", files.len()),
+            "--assume-retries-off",
+            "--ledger",
+            ledger,
+            "--no-step-summary",
+            "--",
+        ])
+        .args(files)
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .assert()
+}

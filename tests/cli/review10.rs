@@ -204,21 +204,8 @@ fn gotestsum_runs(dir: &Path, name: &str, package_time: Option<&str>, case_time:
 }
 
 fn ingest3(dir: &Path, name: &str) -> assert_cmd::assert::Assert {
-    gate()
-        .current_dir(dir)
-        .args([
-            "ingest",
-            "--single",
-            "3,0",
-            "--assume-retries-off",
-            "--ledger",
-        ])
-        .arg(format!("{name}.jsonl"))
-        .args(["--no-step-summary", "--"])
-        .args((1..=3).map(|k| format!("{name}-{k}.xml")))
-        .env_remove("GITHUB_ACTIONS")
-        .env_remove("GITHUB_STEP_SUMMARY")
-        .assert()
+    let files: Vec<String> = (1..=3).map(|k| format!("{name}-{k}.xml")).collect();
+    crate::common::ingest_files(dir, &format!("{name}.jsonl"), &files)
 }
 
 #[test]

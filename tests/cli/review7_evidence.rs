@@ -90,22 +90,7 @@ fn go_stream(i: u32, cached: bool) -> String {
 
 /// `gate ingest --single 3,0 --assume-retries-off -- FILES…` in `dir`.
 fn ingest(dir: &std::path::Path, files: &[&str]) -> assert_cmd::assert::Assert {
-    gate()
-        .current_dir(dir)
-        .args([
-            "ingest",
-            "--single",
-            &format!("{},0", files.len()),
-            "--assume-retries-off",
-            "--ledger",
-            "l.jsonl",
-            "--no-step-summary",
-            "--",
-        ])
-        .args(files)
-        .env_remove("GITHUB_ACTIONS")
-        .env_remove("GITHUB_STEP_SUMMARY")
-        .assert()
+    crate::common::ingest_files(dir, "l.jsonl", files)
 }
 
 #[test]

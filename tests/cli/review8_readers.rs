@@ -10,22 +10,7 @@ use crate::common::{Fixture, gate};
 
 /// `gate ingest --single N,0 --assume-retries-off -- FILES…` in `dir` (N = the files).
 fn ingest(dir: &std::path::Path, files: &[&str]) -> assert_cmd::assert::Assert {
-    gate()
-        .current_dir(dir)
-        .args([
-            "ingest",
-            "--single",
-            &format!("{},0", files.len()),
-            "--assume-retries-off",
-            "--ledger",
-            "l.jsonl",
-            "--no-step-summary",
-            "--",
-        ])
-        .args(files)
-        .env_remove("GITHUB_ACTIONS")
-        .env_remove("GITHUB_STEP_SUMMARY")
-        .assert()
+    crate::common::ingest_files(dir, "l.jsonl", files)
 }
 
 /// Three JUnit runs (distinct timestamps) in `dir`, named `{stem}-{k}.xml`: a suite `s` with
