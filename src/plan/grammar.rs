@@ -461,7 +461,11 @@ impl Reader<'_> {
                     if t == "--" || t == "-" || !(t.starts_with('-') || t.starts_with('+')) {
                         return Err("`set` with operands (positional parameters)".into());
                     }
-                    if t == "-o" || t == "+o" {
+                    // `-o NAME`, also at the end of a cluster (`set -euo pipefail`: review 13).
+                    if t.len() >= 2
+                        && t.ends_with('o')
+                        && t[1..].chars().all(|c| c.is_ascii_alphabetic())
+                    {
                         words.next();
                     }
                 }
@@ -1370,6 +1374,8 @@ mod tests {
             "python3 -I -m pytest -q graders",
             "pytest -q -p no:cacheprovider graders/test_state.py",
             "'true'",
+            "set -euo pipefail; test -s out.txt",
+            "set -eo pipefail +u; grep -q right out.txt",
         ] {
             assert_eq!(why(l), None, "{l}");
         }
