@@ -288,3 +288,31 @@ pub fn ingest_files<S: AsRef<std::ffi::OsStr>>(
         .env_remove("GITHUB_STEP_SUMMARY")
         .assert()
 }
+
+/// `gate ingest --assume-retries-off --ledger l.jsonl --no-step-summary RULE… --base BASE… --
+/// HEAD…` in `dir`, outside GitHub Actions: a compare ingest.
+pub fn ingest_compare<B, H>(dir: &Path, rule: &[&str], base: B, head: H) -> Command
+where
+    B: IntoIterator,
+    B::Item: AsRef<std::ffi::OsStr>,
+    H: IntoIterator,
+    H::Item: AsRef<std::ffi::OsStr>,
+{
+    let mut cmd = gate();
+    cmd.current_dir(dir)
+        .args([
+            "ingest",
+            "--assume-retries-off",
+            "--ledger",
+            "l.jsonl",
+            "--no-step-summary",
+        ])
+        .args(rule)
+        .arg("--base")
+        .args(base)
+        .arg("--")
+        .args(head)
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY");
+    cmd
+}

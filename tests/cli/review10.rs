@@ -301,28 +301,15 @@ fn rev10_a14_a_base_duplicate_names_its_one_sided_pair_not_909_unrecorded_ordina
         }
     }
     let files = |side: &'static str| (1..=20).map(move |k| format!("{side}/run-{k:02}.xml"));
-    gate()
-        .current_dir(d.path())
-        .args([
-            "ingest",
-            "--assume-retries-off",
-            "--ledger",
-            "l.jsonl",
-            "--no-step-summary",
-            "--odds-ratio",
-            "3",
-            "--drop",
-            "0.5",
-            "--base",
-        ])
-        .args(files("base"))
-        .arg("--")
-        .args(files("head"))
-        .env_remove("GITHUB_ACTIONS")
-        .env_remove("GITHUB_STEP_SUMMARY")
-        .assert()
-        .code(3)
-        .stdout(predicate::str::contains("t::x  INCONCLUSIVE"))
-        .stdout(predicate::str::contains("has one side only"))
-        .stdout(predicate::str::contains("ordinals not recorded").not());
+    crate::common::ingest_compare(
+        d.path(),
+        &["--odds-ratio", "3", "--drop", "0.5"],
+        files("base"),
+        files("head"),
+    )
+    .assert()
+    .code(3)
+    .stdout(predicate::str::contains("t::x  INCONCLUSIVE"))
+    .stdout(predicate::str::contains("has one side only"))
+    .stdout(predicate::str::contains("ordinals not recorded").not());
 }

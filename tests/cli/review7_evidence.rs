@@ -560,25 +560,14 @@ fn review8_a09_a_case_only_head_runs_and_fails_is_not_a_pass() {
     }
     let files =
         |side: &str| -> Vec<String> { (1..=30).map(|i| format!("{side}/r{i:02}.xml")).collect() };
-    let out = gate()
-        .current_dir(d.path())
-        .args([
-            "ingest",
-            "--odds-ratio",
-            "3",
-            "--assume-retries-off",
-            "--ledger",
-            "l.jsonl",
-            "--no-step-summary",
-            "--base",
-        ])
-        .args(files("base"))
-        .arg("--")
-        .args(files("head"))
-        .env_remove("GITHUB_ACTIONS")
-        .env_remove("GITHUB_STEP_SUMMARY")
-        .output()
-        .unwrap();
+    let out = crate::common::ingest_compare(
+        d.path(),
+        &["--odds-ratio", "3"],
+        files("base"),
+        files("head"),
+    )
+    .output()
+    .unwrap();
     let text =
         String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{text}");
