@@ -134,6 +134,18 @@ pub fn suite_runs_rule(cases: &Sampling) -> Sampling {
     }
 }
 
+/// The rule a `compare:` suite's runs are scheduled by: as many runs as a case may need (its
+/// `max_pairs`, the family design's once the cases are known, plus the void pairs its budget
+/// tolerates), never deciding before the last. A run counts once, when both sides ran; a
+/// harness error on either side stops it. One place, for the scheduler and for the replay of
+/// a compare suite stopped by a harness error.
+pub fn compare_suite_runs_rule(max_pairs: u64, max_unavailable: u64) -> Sampling {
+    Sampling::Single {
+        n: max_pairs.saturating_add(max_unavailable).max(1),
+        c: 0,
+    }
+}
+
 /// Why a suite's test case that the run fixing its cases skipped (and so every run skipped)
 /// is INCONCLUSIVE ([`SuiteRun::never_ran`]): the same words in its decision row and in the
 /// replay. Review 8, a15: such a case was listed nowhere and the gate PASSed without it.

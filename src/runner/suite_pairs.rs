@@ -132,7 +132,8 @@ impl SuiteCompare {
             done: Arc::new(done),
         };
         let mut config = TaskConfig::new(task, lanes, None);
-        config.sampling = runs_rule(compare.rule.max_pairs, task.max_unavailable);
+        config.sampling =
+            crate::ledger::compare_suite_runs_rule(compare.rule.max_pairs, task.max_unavailable);
         // A suite run that is not a run of the suite is a harness error, never unavailable.
         config.max_unavailable = 0;
         Ok(SuiteCompare {
@@ -157,15 +158,6 @@ impl SuiteCompare {
             interrupt,
             sink,
         )
-    }
-}
-
-/// The rule a compare suite's runs are scheduled by: as many runs as a case may need (its
-/// `max_pairs`, plus the void pairs its budget tolerates), never deciding before the last.
-fn runs_rule(max_pairs: u64, max_unavailable: u64) -> Sampling {
-    Sampling::Single {
-        n: max_pairs.saturating_add(max_unavailable).max(1),
-        c: 0,
     }
 }
 
@@ -602,7 +594,10 @@ impl Cases for SuitePairCases {
     fn runs_rule(&self) -> Option<Sampling> {
         let state = self.state();
         let pairs = state.family.as_ref().and_then(|f| f.pairs)?;
-        Some(runs_rule(pairs.max_pairs, self.max_unavailable))
+        Some(crate::ledger::compare_suite_runs_rule(
+            pairs.max_pairs,
+            self.max_unavailable,
+        ))
     }
 
     fn decisions(&mut self, undecided: &Decision) -> Vec<DecisionRow> {

@@ -14,7 +14,8 @@ const SUITE_SH: &str = r#"[ -n "$SLOW" ] && sleep "$SLOW"
 out="${OUT:-$GATE_JUNIT}"
 want="$GATE_SUITE_CASES"
 printf '<testsuites><testsuite name="s" timestamp="2026-01-01T00:%02d:%02d">' "$((GATE_TRIAL / 60 % 60))" "$((GATE_TRIAL % 60))" > "$out"
-for c in a b c d e $EXTRA; do
+late=""; [ "$GATE_TRIAL" -ge 2 ] && late="$LATE"
+for c in a b c d e $EXTRA $late; do
   if [ -s "$want" ] && ! grep -qx "t::$c" "$want"; then continue; fi
   echo "$c" >> calls.log
   case " $SKIP " in
@@ -218,6 +219,47 @@ fn a_case_on_one_side_only_is_a_harness_error_naming_it() {
     assert_eq!(out.status.code(), Some(4), "{text}");
     assert!(text.contains("t::f"), "{text}");
     assert!(text.contains("one side only cannot be compared"), "{text}");
+}
+
+/// A compare suite stopped by a harness error after its first run left a ledger gate could
+/// not read back: its decision row counted the run both sides finished, and the replay fed
+/// the suite's own rows to the cases' compare rule, which counted none, so `gate report`
+/// refused the ledger as forged and `gate verify` called it BAD. The suite's own rows are
+/// replayed on the rule its runs were scheduled by.
+#[test]
+fn a_compare_suite_stopped_by_a_harness_error_after_its_first_run_keeps_its_ledger_readable() {
+    for (head, base) in [("LATE: f", "LATE: ''"), ("LATE: ''", "LATE: f")] {
+        for jobs in [1, 2] {
+            let f = compare_suite(
+                &format!("FAIL: e, {head}"),
+                &format!("FAIL: '', {base}"),
+                &format!("policy:\n  jobs: {jobs}\n"),
+            );
+            let out = f.command(&[]).output().unwrap();
+            let text = String::from_utf8_lossy(&out.stdout).to_string();
+            assert_eq!(out.status.code(), Some(4), "{text}");
+            assert!(text.contains("suite run #2"), "{text}");
+            let report = gate()
+                .current_dir(f.dir.path())
+                .args(["report", "out/ledger.jsonl"])
+                .output()
+                .unwrap();
+            let rtext = format!(
+                "{}{}",
+                String::from_utf8_lossy(&report.stdout),
+                String::from_utf8_lossy(&report.stderr)
+            );
+            assert_eq!(report.status.code(), Some(4), "{rtext}");
+            assert!(rtext.contains("s  HARNESS ERROR"), "{rtext}");
+            assert!(!rtext.contains("recompute"), "{rtext}");
+            gate()
+                .current_dir(f.dir.path())
+                .args(["verify", "out/ledger.jsonl"])
+                .assert()
+                .code(0)
+                .stdout(predicates::str::contains("1 decision recomputes"));
+        }
+    }
 }
 
 /// Review 6, a13: a case one side lacks was a harness error that blamed the side read

@@ -16,6 +16,9 @@ pub(super) fn replay_pairs(
     mut trials: Vec<TrialRecord>,
     interrupted: bool,
 ) -> Result<TaskReplay, ReportError> {
+    if spec.suite.is_some() {
+        return suite_runs(spec, trials, interrupted);
+    }
     let max_pairs = spec.compare.as_ref().map_or(0, |c| c.max_pairs);
     let loss_route = spec.compare.as_ref().and_then(|c| c.loss_route);
     let mut sampler = PairSampler::new(
@@ -142,4 +145,64 @@ pub(super) fn replay_pairs(
         harness_error: harness.text,
         pairs: Some(pairs),
     })
+}
+
+/// A `compare:` suite's own rows (left in the ledger when a harness error stopped it): one
+/// head and one base row per suite run, consumed as `gate run` scheduled them, one outcome
+/// per run on [`crate::ledger::compare_suite_runs_rule`] — a harness error on either side
+/// is the run's, else the run passed — never by the cases' compare rule, which counted no
+/// run at all (the ledger was refused as forged, `gate verify` said BAD).
+fn suite_runs(
+    spec: TaskSpec,
+    trials: Vec<TrialRecord>,
+    interrupted: bool,
+) -> Result<TaskReplay, ReportError> {
+    // The family design's `max_pairs` once the cases were known, as the scheduler switched to.
+    let max_pairs = trials
+        .iter()
+        .filter_map(|t| t.first.as_ref())
+        .find_map(|a| a.row.suite_run.as_ref()?.family.as_ref()?.pairs)
+        .map(|p| p.max_pairs)
+        .or(spec.compare.as_ref().map(|c| c.max_pairs))
+        .unwrap_or(0);
+    let rule = crate::ledger::compare_suite_runs_rule(max_pairs, spec.max_unavailable);
+    let mut runs: BTreeMap<u64, TrialRecord> = BTreeMap::new();
+    for t in &trials {
+        let run = runs.entry(t.ordinal).or_insert_with(|| TrialRecord {
+            later: Vec::new(),
+            first: None,
+            ..t.clone()
+        });
+        run.later.extend(t.later.iter().cloned());
+        // The run's outcome is its row `gate run` consumed: the one written first. A
+        // harness error on the other side, written after it, stops the replay there, as it
+        // stopped the run (the cut is taken over both sides' rows).
+        if let Some(f) = &t.first
+            && run
+                .first
+                .as_ref()
+                .is_none_or(|kept| f.source.line < kept.source.line)
+        {
+            run.first = Some(f.clone());
+        }
+    }
+    let one_per_run: Vec<TrialRecord> = runs.into_values().collect();
+    let harness = HarnessCut::of(&trials);
+    let mut replay =
+        super::task::replay_by(spec, rule, 0, one_per_run, harness, interrupted, None)?;
+    // Both sides' rows stay the task's records, each with its run's disposition.
+    let by_run: BTreeMap<u64, Disposition> = replay
+        .trials
+        .iter()
+        .map(|t| (t.ordinal, t.disposition))
+        .collect();
+    let mut trials = trials;
+    for t in &mut trials {
+        t.disposition = by_run
+            .get(&t.ordinal)
+            .copied()
+            .unwrap_or(Disposition::NoFirstAttempt);
+    }
+    replay.trials = trials;
+    Ok(replay)
 }

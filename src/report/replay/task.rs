@@ -14,27 +14,51 @@ use super::{
 /// Replay a task that is not a `compare` task: `trials` in ordinal order.
 pub(super) fn replay_task(
     spec: TaskSpec,
-    mut trials: Vec<TrialRecord>,
+    trials: Vec<TrialRecord>,
     interrupted: bool,
     shards: Option<&ShardCoverage>,
 ) -> Result<TaskReplay, ReportError> {
-    // The same ordered sampler `gate run` fed as the trials finished (invariant 2): the rule
-    // that decided and the rule that recomputes are one piece of code.
     // A suite task's own runs (a suite stopped by a harness error) are replayed by the rule
     // `gate run` scheduled them by; its spec keeps its cases' rule, for the reports.
     let rule = match spec.suite {
         Some(_) => crate::ledger::suite_runs_rule(&spec.sampling),
         None => spec.sampling.clone(),
     };
+    let max_unavailable = spec.max_unavailable;
+    let harness = HarnessCut::of(&trials);
+    replay_by(
+        spec,
+        rule,
+        max_unavailable,
+        trials,
+        harness,
+        interrupted,
+        shards,
+    )
+}
+
+/// [`replay_task`] on `rule` with budget `max_unavailable`, cut at `harness` (a compare
+/// suite's own runs are replayed on their scheduling rule too, one record per run, cut at
+/// the first harness error of either side: [`super::pairs`]).
+pub(super) fn replay_by(
+    spec: TaskSpec,
+    rule: Sampling,
+    max_unavailable: u64,
+    mut trials: Vec<TrialRecord>,
+    harness: HarnessCut,
+    interrupted: bool,
+    shards: Option<&ShardCoverage>,
+) -> Result<TaskReplay, ReportError> {
+    // The same ordered sampler `gate run` fed as the trials finished (invariant 2): the rule
+    // that decided and the rule that recomputes are one piece of code.
     let sequential = matches!(rule, Sampling::Sequential { .. });
     let max_graded = rule.max_graded();
-    let mut sampler = OrderedSampler::new(rule, spec.max_unavailable, None).map_err(|source| {
+    let mut sampler = OrderedSampler::new(rule, max_unavailable, None).map_err(|source| {
         ReportError::Sampling {
             task: spec.id.clone(),
             source,
         }
     })?;
-    let harness = HarnessCut::of(&trials);
     let mut gaps = Gaps::new();
     let mut retry_passes_refused = 0u64;
     // Trials are offered in ascending ordinal order, so each offer settles at once.
