@@ -104,6 +104,15 @@ impl Fixture {
     }
 }
 
+/// A finished command's standard output then its standard error, as text.
+pub fn both(out: &std::process::Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
 pub fn gate() -> Command {
     Command::cargo_bin("gate").expect("gate binary")
 }

@@ -157,11 +157,7 @@ fn run_printed(dir: &Path, stdout: &str) -> serde_json::Value {
         .env_remove("CI")
         .output()
         .expect("sh");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = crate::common::both(&out);
     assert_eq!(out.status.code(), Some(1), "{command}\n{text}");
     let report = std::fs::read_to_string(dir.join("report.json")).expect("report.json");
     serde_json::from_str(&report).expect("json")
@@ -545,11 +541,7 @@ fn a_missing_runner_is_a_harness_error_never_a_fail() {
         )
         .output()
         .expect("sh");
-    let out = format!(
-        "{}{}",
-        String::from_utf8_lossy(&run.stdout),
-        String::from_utf8_lossy(&run.stderr)
-    );
+    let out = crate::common::both(&run);
     assert_eq!(run.status.code(), Some(4), "{out}");
     assert!(
         out.contains("the suite exited 127, a declared harness exit code"),

@@ -432,11 +432,7 @@ fn rev11_a06_a_resumed_rerun_that_fails_a_case_kept_as_passing_is_a_harness_erro
             .args(["run", "--ledger", "cut.jsonl", "--resume", "--quiet"])
             .output()
             .unwrap();
-        let err = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let err = crate::common::both(&out);
         assert_eq!(out.status.code(), Some(4), "{rule}: {err}");
         assert!(
             err.contains("test case `s/t::e` is failing"),
@@ -487,11 +483,7 @@ printf '<testsuites><testsuite name="s" tests="3" timestamp="2026-01-01T00:00:%0
         ])
         .output()
         .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = crate::common::both(&out);
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(text.contains("suite/m::c2  FAIL"), "{text}");
     gate_in(p).args(["verify", "l.jsonl"]).assert().code(0);

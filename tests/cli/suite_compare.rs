@@ -211,11 +211,7 @@ fn an_interrupted_compare_suite_resumes_to_the_same_exact_verdicts() {
 fn a_case_on_one_side_only_is_a_harness_error_naming_it() {
     let f = compare_suite("FAIL: '', EXTRA: f", "FAIL: '', EXTRA: ''", "");
     let out = f.command(&[]).output().unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = crate::common::both(&out);
     assert_eq!(out.status.code(), Some(4), "{text}");
     assert!(text.contains("t::f"), "{text}");
     assert!(text.contains("one side only cannot be compared"), "{text}");
@@ -244,11 +240,7 @@ fn a_compare_suite_stopped_by_a_harness_error_after_its_first_run_keeps_its_ledg
                 .args(["report", "out/ledger.jsonl"])
                 .output()
                 .unwrap();
-            let rtext = format!(
-                "{}{}",
-                String::from_utf8_lossy(&report.stdout),
-                String::from_utf8_lossy(&report.stderr)
-            );
+            let rtext = crate::common::both(&report);
             assert_eq!(report.status.code(), Some(4), "{rtext}");
             assert!(rtext.contains("s  HARNESS ERROR"), "{rtext}");
             assert!(!rtext.contains("recompute"), "{rtext}");
@@ -275,11 +267,7 @@ fn a_case_head_lacks_is_a_harness_error_naming_head_as_lacking_it() {
             &format!("policy:\n  jobs: {jobs}\n"),
         );
         let out = f.command(&[]).output().unwrap();
-        let text = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let text = crate::common::both(&out);
         assert_eq!(out.status.code(), Some(4), "{text}");
         assert!(text.contains(r#"head lacks: ["s/t::f"]"#), "{text}");
         assert!(!text.contains(r#"base lacks: ["s/t::f"]"#), "{text}");
@@ -466,11 +454,7 @@ fn ingest_base(base_cases: u32, head_cases: u32) -> (Fixture, Option<i32>, Strin
         .env_remove("GITHUB_STEP_SUMMARY")
         .output()
         .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = crate::common::both(&out);
     (dir, out.status.code(), text)
 }
 

@@ -208,11 +208,7 @@ fn a_suite_whose_case_share_is_below_one_in_a_billion_is_refused_with_its_limit(
         .env_remove("GITHUB_STEP_SUMMARY")
         .output()
         .unwrap();
-    let all = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let all = crate::common::both(&out);
     assert_eq!(out.status.code(), Some(4), "{all}");
     assert!(
         all.contains(
