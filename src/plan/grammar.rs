@@ -525,6 +525,10 @@ impl Reader<'_> {
                         w.text
                     ));
                 }
+                // `xargs awk -f F`: F is named, and a grader (review 13).
+                for k in 0..rest.len() {
+                    self.program_files(&rest[k..])?;
+                }
             }
             "find" => {
                 let exec = rest.windows(2).find(|p| {
@@ -536,6 +540,10 @@ impl Reader<'_> {
                         "`find {} {}` (the script is each file it finds)",
                         p[0].text, p[1].text
                     ));
+                }
+                // `find … -exec awk -f F {} +` (review 13).
+                for k in 0..rest.len() {
+                    self.program_files(&rest[k..])?;
                 }
             }
             _ => {}

@@ -626,7 +626,19 @@ pub fn programs_named(line: &CommandLine, cwd: &Path, env: &[(String, String)]) 
                 }
                 k += 1;
             }
-            for (_, path, makefile_of) in super::invoke::program_files(&args) {
+            // `find … -exec awk -f F {} +` runs the tool after `-exec`.
+            let mut starts = vec![0];
+            if super::words::name_of(args[0]) == "find" {
+                starts.extend(
+                    (1..args.len()).filter(|&k| {
+                        matches!(args[k - 1], "-exec" | "-execdir" | "-ok" | "-okdir")
+                    }),
+                );
+            }
+            let named = starts
+                .into_iter()
+                .flat_map(|k| super::invoke::program_files(&args[k..]));
+            for (_, path, makefile_of) in named {
                 if path.contains(['$', '*', '?', '[', '~', '`']) {
                     continue;
                 }

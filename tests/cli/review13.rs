@@ -257,6 +257,9 @@ fn b11_b24_a_program_file_of_awk_sed_jq_or_make_is_a_grader_whatever_its_name() 
         "make -s --file=lib/mk check",
         "make -s --makefile=lib/mk check",
         "make -s -flib/mk check",
+        // Run by `find -exec` or `xargs`: the tool after them.
+        "find . -name result.txt -exec awk -f lib/chk_awk {} +",
+        "echo result.txt | xargs awk -f lib/chk_awk",
     ];
     if has("jq") {
         lines.extend([
@@ -275,6 +278,14 @@ fn b11_b24_a_program_file_of_awk_sed_jq_or_make_is_a_grader_whatever_its_name() 
             ("make -f lib/new.mk check", "`lib/new.mk`"),
             ("jq -e -f lib/new.jq cfg.json", "`lib/new.jq`"),
             ("busybox awk -f lib/new_awk result.txt", "`lib/new_awk`"),
+            (
+                "find . -name result.txt -exec awk -f lib/new_awk {} +",
+                "`lib/new_awk`",
+            ),
+            (
+                "echo result.txt | xargs awk -f lib/new_awk",
+                "`lib/new_awk`",
+            ),
         ],
         "",
     );
