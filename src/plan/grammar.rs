@@ -81,7 +81,7 @@ const REFUSED_BUILTINS: &[&str] = &[
 /// Prefixes that run the command after their options (`timeout 10 sh grade`).
 const PREFIXES: &[&str] = &[
     "env", "command", "exec", "nice", "nohup", "time", "timeout", "stdbuf", "builtin", "sudo",
-    "setsid", "ionice", "chrt", "unbuffer", "doas",
+    "setsid", "ionice", "chrt", "unbuffer", "doas", "busybox",
 ];
 
 /// `NAME=value` written as an assignment (the name unquoted).
@@ -229,13 +229,11 @@ impl Reader<'_> {
         }
         // A descriptor names whatever was opened on it (`exec 3<graders/grade; sh
         // /dev/fd/3`, review 10).
-        // Any spelling of it (review 11, a09: `/dev//fd/3`, `/proc/self/./fd/3`).
-        let path = super::invoke::lexical(&w.text);
-        if ["/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/"]
-            .iter()
-            .any(|d| path.starts_with(d))
-            && !super::invoke::is_stdin(&path)
-        {
+        // Any spelling of it (review 11, a09: `/dev//fd/3`, `/proc/self/./fd/3`; review 13,
+        // b25: `/proc/self/root/dev/fd/3`), as the one resolution of a path reads it.
+        let path = super::invoke::resolve(&w.text, &self.dir);
+        let path = path.to_string_lossy();
+        if super::invoke::is_descriptor(&path) && !super::invoke::is_stdin(&path) {
             return Err(format!("the descriptor `{}` as {what}", w.text));
         }
         Ok(())
@@ -513,7 +511,8 @@ impl Reader<'_> {
                 let Some(to) = to else {
                     return Err(format!("`{name}` without a folder (it goes to `$HOME`)"));
                 };
-                let d = self.dir.join(to);
+                // Read as the shell's default (logical) `cd` reads it, by the one resolution.
+                let d = super::invoke::resolve(&to, &self.dir);
                 if d.is_dir() {
                     self.dir = d;
                 }
@@ -525,6 +524,10 @@ impl Reader<'_> {
                         "`xargs` running `{}` (the script comes from its input)",
                         w.text
                     ));
+                }
+                // `xargs awk -f F`: F is named, and a grader (review 13).
+                for k in 0..rest.len() {
+                    self.program_files(&rest[k..])?;
                 }
             }
             "find" => {
@@ -538,6 +541,10 @@ impl Reader<'_> {
                         p[0].text, p[1].text
                     ));
                 }
+                // `find … -exec awk -f F {} +` (review 13).
+                for k in 0..rest.len() {
+                    self.program_files(&rest[k..])?;
+                }
             }
             _ => {}
         }
@@ -547,6 +554,7 @@ impl Reader<'_> {
         if interpreter(&program.text) {
             return self.interpreter(&words[i..], after);
         }
+        self.program_files(&words[i..])?;
         for w in rest {
             self.data(w)?;
         }
@@ -563,21 +571,17 @@ impl Reader<'_> {
         let inv = invocation(&texts)?;
         for &k in &inv.options {
             self.exact(&words[k], "an interpreter's option")?;
-            // `-X pycache_prefix=/abs` in a folder the trials write (review 11, a29).
-            if let Some((_, dir)) = words[k].text.split_once("pycache_prefix=") {
-                let dir = Path::new(dir);
-                let real = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
-                if self
-                    .roots
-                    .iter()
-                    .any(|r| real.starts_with(r) || dir.starts_with(r))
-                {
-                    return Err(format!(
-                        "`-X pycache_prefix={}`, a cache of compiled modules in a folder the \
-                         trials write",
-                        dir.display()
-                    ));
-                }
+            // `-X pycache_prefix=/abs` in a folder the trials write (review 11, a29), by
+            // the one resolution of a path (review 13, b01: `/proc/self/cwd/cache` is the
+            // check's folder).
+            if let Some((_, dir)) = words[k].text.split_once("pycache_prefix=")
+                && self.writable(&super::invoke::resolve(dir, &self.dir))
+            {
+                return Err(format!(
+                    "`-X pycache_prefix={dir}`, a cache of compiled modules in a folder the \
+                     trials write (Python loads the standard library's from it; name a folder \
+                     outside the task's folder)"
+                ));
             }
         }
         let lang = match inv.family {
@@ -586,14 +590,16 @@ impl Reader<'_> {
             Family::Node | Family::Deno | Family::Bun => Lang::Node,
             _ => Lang::Other,
         };
-        for (k, v) in &inv.loads {
+        for (k, v, path) in &inv.loads {
             self.exact(&words[*k], "a file an interpreter's option loads")?;
-            self.present(
-                v,
-                "a file an interpreter's option loads",
-                lang == Lang::Node,
-                true,
-            )?;
+            if *path {
+                self.present(
+                    v,
+                    "a file an interpreter's option loads",
+                    lang == Lang::Node,
+                    true,
+                )?;
+            }
         }
         match &inv.runs {
             Runs::Code(codes) => {
@@ -604,6 +610,15 @@ impl Reader<'_> {
             Runs::Script(k) => {
                 let w = &words[*k];
                 self.exact(w, "an interpreter's script")?;
+                // `/proc/self/cwd/../../dev/stdin`: stdin by another spelling.
+                let at = super::invoke::resolve(&w.text, &self.dir);
+                if super::invoke::is_stdin(&at.to_string_lossy()) {
+                    return Err(format!(
+                        "the script `{}`, which is stdin by another spelling (write `-` or \
+                         `/dev/stdin`)",
+                        w.text
+                    ));
+                }
                 self.present(
                     &w.text,
                     "an interpreter's script",
@@ -650,40 +665,85 @@ impl Reader<'_> {
         }
     }
 
-    /// A script or a loaded file named by a relative path must be a file that exists when
-    /// the plan is loaded (review 11): a folder runs a file in it that gate cannot name for
-    /// certain (`__main__.py`, package.json's `main`), and a missing one in the task's
-    /// folder is the trial's to create. `node`: with its extensions. `load`: an option's
-    /// value, which may be a folder (`perl -I lib`, protected whole) or a library's name
-    /// (`ruby -rjson`, `node -r ts-node/register`) unless it is written as a path (`./x`).
+    /// Whether `at` (a path [`super::invoke::resolve`] gave) lies in a folder the trials
+    /// write: its nearest existing ancestor, links resolved, is beneath the task's folder or
+    /// another writable root.
+    fn writable(&self, at: &Path) -> bool {
+        let Some(existing) = at.ancestors().find(|a| a.exists()) else {
+            return false;
+        };
+        let real = std::fs::canonicalize(existing).unwrap_or_else(|_| existing.to_path_buf());
+        self.roots.iter().any(|r| real.starts_with(r))
+    }
+
+    /// A script, a program file or a loaded file must exist when the plan is loaded unless
+    /// it would be missing outside every folder the trials write (review 11; review 13:
+    /// every spelling, by the one resolution of a path, [`super::invoke::resolve`]: an
+    /// absolute path, `/proc/self/cwd/…`, a plan `env:` value). A folder runs a file in it
+    /// that gate cannot name for certain (`__main__.py`, package.json's `main`); a missing
+    /// one whose nearest existing folder the trials write is the trial's to create. `node`:
+    /// with its extensions. `load`: an option's value, which may be a folder (`perl -I lib`,
+    /// protected whole).
     fn present(&self, t: &str, what: &str, node: bool, load: bool) -> Result<(), String> {
-        if t.contains('$') || t == "-" || !self.dir.is_dir() {
+        if t.contains('$') || t == "-" || t.is_empty() {
             return Ok(());
         }
-        let p = self.dir.join(t);
+        let p = super::invoke::resolve(t, &self.dir);
+        // The resolution reads `..` as text; the kernel steps back from where a link
+        // led. Where the two differ, what gate would protect is not what runs.
+        if t.split('/').any(|c| c == "..") {
+            let real = |q: &Path| std::fs::canonicalize(q).ok();
+            if real(&self.dir.join(t)) != real(&p) {
+                return Err(format!(
+                    "`{t}` as {what}, whose `..` steps back out of a link (name the file by \
+                     its own path)"
+                ));
+            }
+        }
         if p.is_dir() && !load {
             return Err(format!(
                 "the folder `{t}` as {what} (the interpreter runs a file inside it that gate \
                  cannot name for certain; name the file)"
             ));
         }
-        // A missing one beneath the task's folder or another the trials write.
-        let at = PathBuf::from(super::invoke::lexical(&p.to_string_lossy()));
-        let writable = at.starts_with(super::invoke::lexical(&self.dir.to_string_lossy()))
-            || self.roots.iter().any(|r| at.starts_with(r));
-        if t.starts_with('/') || !writable || (load && (p.is_dir() || !t.starts_with('.'))) {
-            return Ok(());
-        }
         let found = p.is_file()
+            || p.is_dir()
             || (node
                 && ["js", "mjs", "cjs", "ts", "json", "node"]
                     .iter()
                     .any(|e| PathBuf::from(format!("{}.{e}", p.display())).is_file()));
-        if !found {
+        if !found && self.writable(&p) {
             return Err(format!(
                 "`{t}` as {what}, which does not exist when the plan is loaded, in a folder the \
-                 trials write (a trial could create it)"
+                 trials write (a trial could create it; create it before the run, outside the \
+                 folders the trials write or in a folder gate protects such as `graders/`)"
             ));
+        }
+        Ok(())
+    }
+
+    /// The program files of a command that is not an interpreter, named by an option
+    /// ([`super::invoke::program_files`]: `awk -f F`, `sed -f F`, `jq -f F`, `make -f F`,
+    /// `make -C DIR`): exact, and present as a script is.
+    fn program_files(&self, words: &[Word]) -> Result<(), String> {
+        let texts: Vec<&str> = words.iter().map(|w| w.text.as_str()).collect();
+        let name = name_of(texts[0]);
+        for (k, path, makefile_of) in super::invoke::program_files(&texts) {
+            let what = format!("the program file of `{name}`");
+            self.exact(&words[k], &what)?;
+            if makefile_of {
+                let dir = super::invoke::resolve(&path, &self.dir);
+                if !super::invoke::makefiles(&dir).iter().any(|m| m.is_file())
+                    && self.writable(&dir)
+                {
+                    return Err(format!(
+                        "`make -C {path}`, whose folder has no makefile when the plan is loaded \
+                         and is one the trials write (a trial could create it)"
+                    ));
+                }
+            } else {
+                self.present(&path, &what, false, false)?;
+            }
         }
         Ok(())
     }
@@ -1260,11 +1320,14 @@ pub(super) fn unfollowable(
     if env.iter().any(|(k, _)| k == "IFS") {
         return Some("`IFS` in `env:` (the shell splits the plan's values on it)".into());
     }
+    // The task's own folder is written by its trials whatever the plan's roots say.
+    let mut roots = roots.to_vec();
+    roots.extend(std::fs::canonicalize(cwd).ok());
     let mut reader = Reader {
         env,
         dir: cwd.to_path_buf(),
         assigned: Vec::new(),
-        roots: roots.to_vec(),
+        roots,
         later_outside: false,
     };
     match line {

@@ -20,8 +20,14 @@ pub(super) fn name_of(word: &str) -> String {
     word.rsplit('/').next().unwrap_or(word).to_ascii_lowercase()
 }
 
-/// `python3.12` → `python`, `bash5` → `bash`: the name without a trailing version.
+/// `python3.12` → `python`, `bash5` → `bash`: the name without a trailing version, and
+/// without the architecture tail of a Debian multiarch name (review 13, b18:
+/// `perl5.36-x86_64-linux-gnu` → `perl`).
 pub(super) fn bare(name: &str) -> &str {
+    let name = match name.find("-linux-gnu") {
+        Some(at) => name[..at].rfind('-').map_or(name, |dash| &name[..dash]),
+        None => name,
+    };
     name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.')
 }
 
@@ -70,9 +76,12 @@ pub(super) struct Invocation {
     pub(super) runs: Runs,
     /// The indices of its option words and of values that load nothing.
     pub(super) options: Vec<usize>,
-    /// Option values that name a file or folder the interpreter loads: the word's index
-    /// and the value (glued ones without their option: `-Ilib` gives `lib`).
-    pub(super) loads: Vec<(usize, String)>,
+    /// Option values that name a file or folder the interpreter loads: the word's index,
+    /// the value (glued ones without their option: `-Ilib` gives `lib`), and whether it is
+    /// a path for certain (`perl -I DIR`, `node --env-file F`, `bash --rcfile F`, or a
+    /// value written `./…` or `/…`), not a library's name (`node -r ts-node/register`,
+    /// `ruby -rjson`) that the interpreter looks up on its own search path.
+    pub(super) loads: Vec<(usize, String, bool)>,
     /// The index of the first argument after what it runs (data to it).
     pub(super) rest: usize,
 }
@@ -84,7 +93,9 @@ pub(super) fn family(name: &str) -> Option<Family> {
     }
     let b = bare(name);
     Some(match b {
-        "sh" | "bash" | "dash" | "zsh" | "ksh" | "mksh" | "ash" | "fish" => Family::Shell,
+        // The shell spellings Debian and Ubuntu install too (review 13, b18).
+        "sh" | "bash" | "dash" | "zsh" | "ksh" | "mksh" | "ash" | "fish" | "rbash"
+        | "sh.distrib" | "bash-static" => Family::Shell,
         _ if is_python(name) => Family::Python,
         "node" | "nodejs" | "tsx" | "ts-node" => Family::Node,
         "deno" => Family::Deno,
@@ -98,19 +109,41 @@ pub(super) fn family(name: &str) -> Option<Family> {
     })
 }
 
-/// `p` with `//`, `/./` and `x/..` removed as text (review 11, a09: `/dev//fd/3` is
-/// `/dev/fd/3`).
-pub(super) fn lexical(p: &str) -> String {
+/// Whether `c` names the running process in `/proc`: `self`, `thread-self` or a pid.
+fn this_process(c: &str) -> bool {
+    matches!(c, "self" | "thread-self") || (!c.is_empty() && c.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// `p` read component by component, as the kernel walks it but for links: `//` and `.`
+/// dropped, `..` taking off the component before it, `/proc/{self,thread-self,<pid>}/root`
+/// read as `/` (that link is the root: `/proc/self/root/dev/fd/3` is `/dev/fd/3`, review
+/// 13, b25) and `/proc/{self,thread-self,<pid>}/cwd` as `cwd` when it is known (review 13,
+/// b15: the check's folder, not gate's). A relative `p` stays relative.
+fn walk(p: &str, cwd: Option<&std::path::Path>) -> String {
     let absolute = p.starts_with('/');
-    let mut parts: Vec<&str> = Vec::new();
+    let mut parts: Vec<String> = Vec::new();
     for c in p.split('/') {
         match c {
             "" | "." => {}
-            ".." if parts.last().is_some_and(|l| *l != "..") => {
+            ".." if parts.last().is_some_and(|l| l != "..") => {
                 parts.pop();
             }
             ".." if absolute => {}
-            c => parts.push(c),
+            c => parts.push(c.to_string()),
+        }
+        let here = absolute && parts.len() == 3 && parts[0] == "proc" && this_process(&parts[1]);
+        if here && parts[2] == "root" {
+            parts.clear();
+        } else if here
+            && parts[2] == "cwd"
+            && let Some(cwd) = cwd
+        {
+            let cwd = std::path::absolute(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+            parts = walk(&cwd.to_string_lossy(), None)
+                .split('/')
+                .filter(|c| !c.is_empty())
+                .map(str::to_string)
+                .collect();
         }
     }
     let joined = parts.join("/");
@@ -121,12 +154,48 @@ pub(super) fn lexical(p: &str) -> String {
     }
 }
 
-/// Whether path `p` is the process's stdin.
+/// `p` read as [`walk`] reads it, without a known working folder: lexical, with every
+/// `/proc/…/root` read as `/` (review 13, b25).
+pub(super) fn proc_root_stripped(p: &str) -> String {
+    walk(p, None)
+}
+
+/// The one resolution of a path a `check:` line names (review 13, b01, b14, b15, b17,
+/// b25), from `cwd`, the folder the check runs in: a relative path joined to `cwd`, then
+/// read as [`walk`] reads it (`/proc/…/root` is `/`, `/proc/…/cwd` is `cwd`). No link is
+/// followed and nothing is read. The plan's `env:` values are already in the word (the
+/// lexer put them in).
+pub(super) fn resolve(p: &str, cwd: &std::path::Path) -> std::path::PathBuf {
+    let joined = if p.starts_with('/') {
+        p.to_string()
+    } else {
+        let cwd = std::path::absolute(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+        format!("{}/{p}", cwd.display())
+    };
+    walk(&joined, Some(cwd)).into()
+}
+
+/// Whether path `p` is the process's stdin (through `/proc/self/root` too, review 13).
 pub(super) fn is_stdin(p: &str) -> bool {
-    matches!(
-        lexical(p).as_str(),
-        "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0" | "/proc/thread-self/fd/0"
-    )
+    let p = proc_root_stripped(p);
+    let parts: Vec<&str> = p.split('/').collect();
+    p == "/dev/stdin"
+        || p == "/dev/fd/0"
+        || (parts.len() == 5
+            && parts[1] == "proc"
+            && this_process(parts[2])
+            && parts[3] == "fd"
+            && parts[4] == "0")
+}
+
+/// Whether path `p` names an open descriptor of the process (`/dev/fd/3`, through any
+/// spelling: `/dev//fd/3`, `/proc/self/root/dev/fd/3`, `/proc/thread-self/fd/3`), whose
+/// file is whatever the line opened on it (review 10, review 11 a09, review 13 b25).
+pub(super) fn is_descriptor(p: &str) -> bool {
+    let p = proc_root_stripped(p);
+    let parts: Vec<&str> = p.split('/').collect();
+    p.starts_with("/dev/fd/")
+        || (parts.len() >= 5 && parts[1] == "proc" && this_process(parts[2]) && parts[3] == "fd")
 }
 
 fn unknown(name: &str, t: &str) -> String {
@@ -202,7 +271,7 @@ pub(super) fn invocation(args: &[&str]) -> Result<Invocation, String> {
         }
         inv.options.push(i);
         // Values that follow as the next words: (takes a value, loads it).
-        let mut values: Vec<(bool, char)> = Vec::new();
+        let mut values: Vec<(bool, char, String)> = Vec::new();
         if long {
             let (opt, glued_value) = match t.split_once('=') {
                 Some((o, v)) => (o, Some(v)),
@@ -223,11 +292,12 @@ pub(super) fn invocation(args: &[&str]) -> Result<Invocation, String> {
                 match glued_value {
                     Some(v) => {
                         if loads {
-                            inv.loads.push((i, v.to_string()));
+                            inv.loads
+                                .push((i, v.to_string(), names_a_path(family, opt, v)));
                         }
                         python_x(family, opt, v)?;
                     }
-                    None => values.push((loads, ' ')),
+                    None => values.push((loads, ' ', opt.to_string())),
                 }
             } else if glued_value.is_some()
                 && !matches!(
@@ -265,10 +335,11 @@ pub(super) fn invocation(args: &[&str]) -> Result<Invocation, String> {
                     }
                     Short::Next(loads) => {
                         if family == Family::Shell || rest.is_empty() {
-                            values.push((loads, c));
+                            values.push((loads, c, format!("-{c}")));
                         } else {
                             if loads {
-                                inv.loads.push((i, rest.clone()));
+                                let path = names_a_path(family, &format!("-{c}"), &rest);
+                                inv.loads.push((i, rest.clone(), path));
                             }
                             if c == 'X' {
                                 python_x(family, "-X", &rest)?;
@@ -317,10 +388,11 @@ pub(super) fn invocation(args: &[&str]) -> Result<Invocation, String> {
             }
         }
         i += 1;
-        for (loads, letter) in values {
+        for (loads, letter, opt) in values {
             let Some(&v) = args.get(i) else { break };
             if loads {
-                inv.loads.push((i, v.to_string()));
+                inv.loads
+                    .push((i, v.to_string(), names_a_path(family, &opt, v)));
             } else {
                 inv.options.push(i);
             }
@@ -358,6 +430,211 @@ pub(super) fn invocation(args: &[&str]) -> Result<Invocation, String> {
     inv.runs = Runs::Script(i);
     inv.rest = i + 1;
     Ok(inv)
+}
+
+/// Whether value `v` of loading option `opt` names a path for certain (see
+/// [`Invocation::loads`]): always, but for the options that take a module's name (node's
+/// `-r`, `--require`, `--import`, `--loader`, bun's `--preload`, ruby's `-r`), where only a
+/// value written `./…`, `../…` or `/…` is a path.
+fn names_a_path(family: Family, opt: &str, v: &str) -> bool {
+    let module = match family {
+        Family::Node | Family::Deno | Family::Bun => matches!(
+            opt,
+            "-r" | "--require" | "--import" | "--loader" | "--experimental-loader" | "--preload"
+        ),
+        Family::Ruby => opt == "-r",
+        _ => false,
+    };
+    !module || v.starts_with('.') || v.starts_with('/')
+}
+
+/// The program files a command that is not an interpreter runs, named by an option
+/// (review 13, b11, b24, b20): `awk -f F` (and `gawk`, `mawk`, `nawk`, `busybox awk`; gawk's
+/// `-i`/`--include` and `-E`/`--exec` too), `sed -f F`, `jq -f F` / `--from-file F`, `make -f
+/// F` / `--file` / `--makefile`; glued (`-fF`, `--file=F`) or as the next word. Each is the
+/// word's index, the path (from the folder the command runs in) and whether it is a folder
+/// whose makefile runs (`make -C DIR` without `-f`: the makefile is DIR's, and `-f` names
+/// a file in DIR). Empty for any other command. Whatever its extension, such a file is a
+/// grader as a script is.
+pub(super) fn program_files(args: &[&str]) -> Vec<(usize, String, bool)> {
+    let Some(&first) = args.first() else {
+        return Vec::new();
+    };
+    let name = name_of(first);
+    if name == "busybox" && args.len() > 1 {
+        let mut inner = program_files(&args[1..]);
+        inner.iter_mut().for_each(|f| f.0 += 1);
+        return inner;
+    }
+    // (file letters, file long options, letters taking a value, long options taking a
+    // value, letters whose value is only glued, whether options may follow operands).
+    type Table = (
+        &'static str,
+        &'static [&'static str],
+        &'static str,
+        &'static [&'static str],
+        &'static str,
+        bool,
+    );
+    let table: Table = match bare(&name) {
+        "awk" | "gawk" | "mawk" | "nawk" | "original-awk" => (
+            "fiE",
+            &["--file", "--include", "--exec"],
+            "vFelW",
+            &["--assign", "--field-separator", "--source", "--load"],
+            "dDop",
+            false,
+        ),
+        "sed" | "gsed" => (
+            "f",
+            &["--file"],
+            "el",
+            &["--expression", "--line-length"],
+            "i",
+            true,
+        ),
+        "jq" | "gojq" | "jaq" => (
+            "",
+            &["--from-file"],
+            "L",
+            &["--indent", "--library-path"],
+            "",
+            true,
+        ),
+        "make" | "gmake" | "remake" => (
+            "f",
+            &["--file", "--makefile"],
+            "CIoW",
+            &[
+                "--directory",
+                "--include-dir",
+                "--old-file",
+                "--assume-old",
+                "--what-if",
+                "--new-file",
+                "--assume-new",
+            ],
+            "jlO",
+            true,
+        ),
+        _ => return Vec::new(),
+    };
+    let (file_letters, file_longs, value_letters, value_longs, glued_only, anywhere) = table;
+    let jq = matches!(bare(&name), "jq" | "gojq" | "jaq");
+    let make = file_letters == "f" && value_letters == "CIoW";
+    let mut files: Vec<(usize, String)> = Vec::new();
+    let mut dirs: Vec<(usize, String)> = Vec::new();
+    // jq's `-f` is a flag: the first operand is then the file its program is read from.
+    let mut jq_from_file = false;
+    let mut first_operand = None;
+    let mut i = 1;
+    while let Some(&t) = args.get(i) {
+        if t == "--" {
+            first_operand = first_operand.or(Some(i + 1).filter(|&k| k < args.len()));
+            break;
+        }
+        if let Some(long) = t.strip_prefix("--").filter(|l| !l.is_empty()) {
+            let (opt, glued) = match long.split_once('=') {
+                Some((o, v)) => (format!("--{o}"), Some(v)),
+                None => (t.to_string(), None),
+            };
+            let jq_pair = jq
+                && matches!(
+                    opt.as_str(),
+                    "--arg" | "--argjson" | "--slurpfile" | "--rawfile"
+                );
+            if jq && opt == "--from-file" && glued.is_none() {
+                jq_from_file = true;
+            } else if file_longs.contains(&opt.as_str()) || value_longs.contains(&opt.as_str()) {
+                let (at, v) = match glued {
+                    Some(v) => (i, Some(v.to_string())),
+                    None => {
+                        i += 1;
+                        (i, args.get(i).map(|v| v.to_string()))
+                    }
+                };
+                if let Some(v) = v {
+                    if file_longs.contains(&opt.as_str()) {
+                        files.push((at, v));
+                    } else if make && opt == "--directory" {
+                        dirs.push((at, v));
+                    }
+                }
+            } else if jq_pair {
+                i += 2;
+            }
+            i += 1;
+            continue;
+        }
+        if t.len() > 1 && t.starts_with('-') {
+            let cluster: Vec<char> = t[1..].chars().collect();
+            for (j, c) in cluster.iter().enumerate() {
+                let rest: String = cluster[j + 1..].iter().collect();
+                if jq && *c == 'f' {
+                    jq_from_file = true;
+                    continue;
+                }
+                if glued_only.contains(*c) {
+                    break;
+                }
+                if !(file_letters.contains(*c) || value_letters.contains(*c)) {
+                    continue;
+                }
+                let (at, v) = if rest.is_empty() {
+                    i += 1;
+                    (i, args.get(i).map(|v| v.to_string()))
+                } else {
+                    (i, Some(rest))
+                };
+                if let Some(v) = v {
+                    if file_letters.contains(*c) {
+                        files.push((at, v));
+                    } else if make && *c == 'C' {
+                        dirs.push((at, v));
+                    }
+                }
+                break;
+            }
+            i += 1;
+            continue;
+        }
+        first_operand = first_operand.or(Some(i));
+        if !anywhere {
+            break;
+        }
+        i += 1;
+    }
+    if jq_from_file && let Some(k) = first_operand {
+        files.push((k, args[k].to_string()));
+    }
+    // `make -C a -C b`: each relative to the one before; the makefiles are read there.
+    let dir = dirs.iter().fold(String::new(), |d, (_, v)| {
+        if v.starts_with('/') || d.is_empty() {
+            v.clone()
+        } else {
+            format!("{d}/{v}")
+        }
+    });
+    let inside = |f: &str| {
+        if dir.is_empty() || f.starts_with('/') {
+            f.to_string()
+        } else {
+            format!("{dir}/{f}")
+        }
+    };
+    let mut out: Vec<(usize, String, bool)> =
+        files.iter().map(|(k, f)| (*k, inside(f), false)).collect();
+    if out.is_empty()
+        && let Some((k, _)) = dirs.last()
+    {
+        out.push((*k, dir.clone(), true));
+    }
+    out
+}
+
+/// The makefiles GNU make looks for in folder `dir`, in its order.
+pub(super) fn makefiles(dir: &std::path::Path) -> [std::path::PathBuf; 3] {
+    ["GNUmakefile", "makefile", "Makefile"].map(|m| dir.join(m))
 }
 
 /// `python -X pycache_prefix=DIR` (review 11, a29): Python then loads compiled modules,
@@ -617,12 +894,15 @@ mod tests {
         assert_eq!(runs(". g"), Ok(Runs::Script(1)));
         assert_eq!(runs("source g"), Ok(Runs::Script(1)));
         let i = invocation(&["perl", "-I", "lib", "-MHelper", "g"]).unwrap();
-        assert_eq!(i.loads, [(2, "lib".to_string())]);
+        assert_eq!(i.loads, [(2, "lib".to_string(), true)]);
         assert_eq!(i.runs, Runs::Script(4));
         let i = invocation(&["node", "-r", "./s.js", "--require=./t.js", "g"]).unwrap();
         assert_eq!(
             i.loads,
-            [(2, "./s.js".to_string()), (3, "./t.js".to_string())]
+            [
+                (2, "./s.js".to_string(), true),
+                (3, "./t.js".to_string(), true)
+            ]
         );
         for refused in [
             "bash -Z g",
@@ -635,7 +915,55 @@ mod tests {
         ] {
             assert!(runs(refused).is_err(), "{refused}");
         }
-        assert_eq!(lexical("/dev//fd/./3"), "/dev/fd/3");
-        assert_eq!(lexical("//proc/self/x/../fd/3"), "/proc/self/fd/3");
+        assert_eq!(proc_root_stripped("/dev//fd/./3"), "/dev/fd/3");
+        assert_eq!(
+            proc_root_stripped("//proc/self/x/../fd/3"),
+            "/proc/self/fd/3"
+        );
+    }
+
+    #[test]
+    fn review13_one_resolution_of_a_path_reads_proc_root_and_cwd() {
+        let cwd = std::path::Path::new("/w/task");
+        let r = |p: &str| resolve(p, cwd).display().to_string();
+        assert_eq!(r("lib/x"), "/w/task/lib/x");
+        assert_eq!(r("/proc/self/cwd/lib/x"), "/w/task/lib/x");
+        assert_eq!(r("/proc/thread-self/cwd/../t2/x"), "/w/t2/x");
+        assert_eq!(r("/proc/self/root/proc/self/cwd/x"), "/w/task/x");
+        assert_eq!(r("/proc/1234/root/proc/self/root/etc/x"), "/etc/x");
+        assert!(is_descriptor("/proc/self/root/dev/fd/3"));
+        assert!(is_descriptor("/proc/thread-self/root/proc/self/fd/3"));
+        assert!(is_descriptor("/proc/42/fd/3"));
+        assert!(!is_descriptor("/proc/self/root/dev/null"));
+        assert!(is_stdin("/proc/self/root/dev/stdin"));
+        assert!(is_stdin("/proc/self/root/proc/thread-self/fd/0"));
+        assert_eq!(bare("perl5.36-x86_64-linux-gnu"), "perl");
+        assert_eq!(bare("python3.11-aarch64-linux-gnu"), "python");
+        assert_eq!(bare("python3.12"), "python");
+        for shell in ["rbash", "sh.distrib", "bash-static"] {
+            assert_eq!(family(shell), Some(Family::Shell), "{shell}");
+        }
+        let files = |l: &str| {
+            let words: Vec<&str> = l.split(' ').collect();
+            program_files(&words)
+        };
+        assert_eq!(files("awk -flib/a x"), [(1, "lib/a".to_string(), false)]);
+        assert_eq!(
+            files("awk -F: -f lib/a x"),
+            [(3, "lib/a".to_string(), false)]
+        );
+        assert_eq!(files("sed -nf lib/s x"), [(2, "lib/s".to_string(), false)]);
+        assert_eq!(
+            files("jq -e -f q.jq in.json"),
+            [(3, "q.jq".to_string(), false)]
+        );
+        assert_eq!(files("jq --arg a b -e ."), []);
+        assert_eq!(
+            files("make -C lib -f mk t"),
+            [(4, "lib/mk".to_string(), false)]
+        );
+        assert_eq!(files("make -s -Clib t"), [(2, "lib".to_string(), true)]);
+        assert_eq!(files("busybox awk -f a"), [(3, "a".to_string(), false)]);
+        assert_eq!(files("grep -f pats x"), []);
     }
 }

@@ -681,6 +681,18 @@ pub fn definition_warnings(plan: &Plan) -> Vec<String> {
                 let Some((runner, files)) = RUNNERS.iter().find(|(r, _)| *r == runner) else {
                     continue;
                 };
+                // `make -f F` names its makefile, a grader protected as a script is; `make -C
+                // DIR` reads DIR's (review 13, b20), which is named then.
+                let named = super::invoke::program_files(
+                    &words.iter().map(String::as_str).collect::<Vec<_>>(),
+                );
+                if named.iter().any(|(_, _, makefile_of)| !makefile_of) {
+                    continue;
+                }
+                let dir = match named.first() {
+                    Some((_, folder, _)) => super::invoke::resolve(folder, &dir),
+                    None => dir.clone(),
+                };
                 let real = resolve(&std::path::absolute(&dir).unwrap_or_else(|_| dir.clone()));
                 let writable = roots.iter().any(|r| real.starts_with(r))
                     && !guarded.iter().any(|g| real.starts_with(g));

@@ -574,7 +574,9 @@ pub fn programs_named(line: &CommandLine, cwd: &Path, env: &[(String, String)]) 
             target = false;
             continue;
         }
-        let p = absolute(&dir.join(&w));
+        // The one resolution of a path a line names (review 13): `/proc/self/cwd` is the
+        // command's folder, not gate's.
+        let p = super::invoke::resolve(&w, &dir);
         if std::mem::take(&mut target) {
             // What `<` feeds an interpreter that has no script is its program (`sh <
             // grade`); what it feeds another command is data (review 10, a09: `[ $(wc -l <
@@ -612,6 +614,46 @@ pub fn programs_named(line: &CommandLine, cwd: &Path, env: &[(String, String)]) 
             );
         }
         let bare = super::words::bare(&name);
+        // A program file named by an option of a command that is not an interpreter
+        // (review 13, b11, b24, b20: `awk -f F`, `sed -f F`, `jq -f F`, `make -f F`, `make
+        // -C DIR`), whatever its extension.
+        if was_lead && !lead {
+            let mut args = Vec::new();
+            let mut k = j;
+            while let Some(Token::Word(a)) = tokens.get(k) {
+                if !value_of_next(k) {
+                    args.push(a.as_str());
+                }
+                k += 1;
+            }
+            // `find … -exec awk -f F {} +` runs the tool after `-exec`.
+            let mut starts = vec![0];
+            if super::words::name_of(args[0]) == "find" {
+                starts.extend(
+                    (1..args.len()).filter(|&k| {
+                        matches!(args[k - 1], "-exec" | "-execdir" | "-ok" | "-okdir")
+                    }),
+                );
+            }
+            let named = starts
+                .into_iter()
+                .flat_map(|k| super::invoke::program_files(&args[k..]));
+            for (_, path, makefile_of) in named {
+                if path.contains(['$', '*', '?', '[', '~', '`']) {
+                    continue;
+                }
+                let at = super::invoke::resolve(&path, &dir);
+                if makefile_of {
+                    found.extend(
+                        super::invoke::makefiles(&at)
+                            .into_iter()
+                            .find(|m| m.is_file()),
+                    );
+                } else if at.is_file() {
+                    found.push(at);
+                }
+            }
+        }
         // `.` and `source` run a script only as a command (`find . -name x` does not),
         // after assignments or `command` too (review 11, a26).
         let sourcing = matches!(name.as_str(), "." | "source");
@@ -637,7 +679,7 @@ pub fn programs_named(line: &CommandLine, cwd: &Path, env: &[(String, String)]) 
         consumed = at.get(inv.rest).copied().unwrap_or(k);
         lead = false;
         let node = matches!(inv.family, Family::Node | Family::Deno | Family::Bun);
-        for (_, v) in &inv.loads {
+        for (_, v, _) in &inv.loads {
             take_script(&mut found, &dir, v, node);
         }
         match &inv.runs {
@@ -657,7 +699,7 @@ fn take_script(found: &mut Vec<PathBuf>, dir: &Path, t: &str, node: bool) {
     if t.is_empty() || t.contains(['$', '*', '?', '[', '~', '`']) {
         return;
     }
-    let p = absolute(&dir.join(t));
+    let p = super::invoke::resolve(t, dir);
     if p.is_file() {
         found.push(p);
     } else if p.is_dir() {

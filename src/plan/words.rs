@@ -17,9 +17,36 @@ pub(super) use super::invoke::{bare, is_python, name_of};
 /// Programs whose first operand is a script they run, whatever its name or mode
 /// (`sh grade`, `python3 -u grade`); a trailing version (`python3.12`) is ignored.
 pub(super) const INTERPRETERS: &[&str] = &[
-    "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "python", "pypy", "node", "nodejs",
-    "perl", "ruby", "deno", "bun", "php", "lua", "luajit", "tclsh", "rscript", "julia", "elixir",
-    "tsx", "ts-node", "source", ".",
+    "sh",
+    "bash",
+    "dash",
+    "zsh",
+    "ksh",
+    "mksh",
+    "ash",
+    "fish",
+    "rbash",
+    "sh.distrib",
+    "bash-static",
+    "python",
+    "pypy",
+    "node",
+    "nodejs",
+    "perl",
+    "ruby",
+    "deno",
+    "bun",
+    "php",
+    "lua",
+    "luajit",
+    "tclsh",
+    "rscript",
+    "julia",
+    "elixir",
+    "tsx",
+    "ts-node",
+    "source",
+    ".",
 ];
 
 /// At most this many files of a `-m module` package folder are protected (a larger package
@@ -62,7 +89,7 @@ pub(super) fn files_under(dir: &Path, found: &mut Vec<PathBuf>) {
 /// the first word after them that is not an option or a number.
 pub(super) const WRAPPERS: &[&str] = &[
     "env", "command", "exec", "nice", "nohup", "time", "timeout", "sudo", "xargs", "stdbuf",
-    "builtin",
+    "builtin", "busybox",
 ];
 
 /// Whether option `o` of command prefix `prefix` (`timeout -s KILL 10 sh …`) takes the next
