@@ -25,6 +25,7 @@ mod readers_review2;
 mod report;
 mod review10;
 mod review11;
+mod review13_inline;
 mod review5;
 mod review5_readers;
 mod review7;
