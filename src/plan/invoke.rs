@@ -216,6 +216,9 @@ pub(super) fn invocation(args: &[&str]) -> Result<Invocation, String> {
             };
             let (valued, loads, code, ends) =
                 long_option(family, opt).ok_or_else(|| unknown(&name, t))?;
+            if family == Family::Node && opt == "--test-reporter" {
+                node_reporter(glued_value.or(args.get(i + 1).copied()))?;
+            }
             if code {
                 if glued_value.is_some() {
                     return Err(glued(t));
@@ -375,6 +378,23 @@ pub(super) fn invocation(args: &[&str]) -> Result<Invocation, String> {
     inv.runs = Runs::Script(i);
     inv.rest = i + 1;
     Ok(inv)
+}
+
+/// `node --test-reporter NAME` (review 13, b09): one of node's own reporters, or a module
+/// named by its path (loaded, so protected); a bare package name node would look up in
+/// a `node_modules` a trial could create is refused.
+fn node_reporter(v: Option<&str>) -> Result<(), String> {
+    let Some(v) = v else { return Ok(()) };
+    let builtin = matches!(v, "spec" | "tap" | "dot" | "junit" | "lcov");
+    let path = v.starts_with("./") || v.starts_with("../") || v.starts_with('/');
+    if builtin || path {
+        return Ok(());
+    }
+    Err(format!(
+        "`--test-reporter {v}`, a reporter node looks up in a `node_modules` a trial could \
+         create (use one of node's own, `spec`, `tap`, `dot`, `junit`, `lcov`, or name the \
+         module by its path: `./reporters/x.js`)"
+    ))
 }
 
 /// `node --test OPERANDS` from `args[i]` on (review 13, b09): every operand is a test file

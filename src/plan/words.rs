@@ -158,6 +158,7 @@ const TEXT_RUNNERS: &[&str] = &[
     "spawn",
     "popen",
     "child_process",
+    "createRequire",
     "fork",
     "getBuiltinModule",
     "dlopen",
@@ -928,8 +929,9 @@ pub(super) enum Fed {
     /// Not at all.
     No,
     /// From stdin, or inline code that may run any text it reads: every file the line
-    /// names may be the grader.
-    Any,
+    /// names may be the grader; and the literals its loader calls take, whether node
+    /// resolves them (as for [`Fed::Loads`]).
+    Any(Vec<String>, bool),
     /// Inline code that loads modules only: the literals of the loader calls'
     /// arguments; whether node resolves them.
     Loads(Vec<String>, bool),
@@ -948,7 +950,7 @@ pub(super) fn runs_program_text(words: &[String]) -> bool {
 pub(super) fn program_text(words: &[String]) -> Fed {
     let name = name_of(&words[0]);
     if name == "eval" {
-        return Fed::Any;
+        return Fed::Any(Vec::new(), false);
     }
     if matches!(name.as_str(), "source" | ".") {
         return Fed::No;
@@ -963,18 +965,12 @@ pub(super) fn program_text(words: &[String]) -> Fed {
         return Fed::No;
     };
     match inv.runs {
-        super::invoke::Runs::Stdin => Fed::Any,
+        super::invoke::Runs::Stdin => Fed::Any(Vec::new(), false),
         super::invoke::Runs::Code(codes) => {
             let perl = family == super::invoke::Family::Perl;
-            if codes.iter().any(|&k| runs_text(&words[k], perl)) {
-                return Fed::Any;
-            }
             let mut literals = Vec::new();
             for &k in &codes {
                 literals.extend(loader_arguments(&words[k]));
-            }
-            if literals.is_empty() {
-                return Fed::No;
             }
             let node = matches!(
                 family,
@@ -982,6 +978,12 @@ pub(super) fn program_text(words: &[String]) -> Fed {
                     | super::invoke::Family::Deno
                     | super::invoke::Family::Bun
             );
+            if codes.iter().any(|&k| runs_text(&words[k], perl)) {
+                return Fed::Any(literals, node);
+            }
+            if literals.is_empty() {
+                return Fed::No;
+            }
             Fed::Loads(literals, node)
         }
         _ => Fed::No,
@@ -1015,23 +1017,26 @@ pub(super) fn text_fed_paths(
     for c in simple_commands(&tokens) {
         match program_text(&c) {
             Fed::No => {}
-            Fed::Any => any = true,
+            Fed::Any(l, n) => {
+                any = true;
+                loaded.extend(l);
+                node |= n;
+            }
             Fed::Loads(l, n) => {
                 loaded.extend(l);
                 node |= n;
             }
         }
     }
+    // What the loader calls load (review 13, b10; with text runners, every word of the
+    // line too, below): node's spelling resolved as node resolves it (b03:
+    // `require("./lib/checker")` loads `lib/checker.js`).
     let mut candidates = Vec::new();
-    if !any {
-        // Only what the loader calls load (review 13, b10): node's spelling resolved as
-        // node resolves it (b03: `require("./lib/checker")` loads `lib/checker.js`).
-        for l in loaded {
-            if node && let Some(p) = node_resolve(cwd, &l) {
-                candidates.push(p.to_string_lossy().into_owned());
-            }
-            candidates.push(l);
+    for l in loaded {
+        if node && let Some(p) = node_resolve(cwd, &l) {
+            candidates.push(p.to_string_lossy().into_owned());
         }
+        candidates.push(l);
     }
     for t in tokens.into_iter().filter(|_| any) {
         if let Token::Word(w) = t {

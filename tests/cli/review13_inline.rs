@@ -102,6 +102,8 @@ fn b03_perl_mlib_use_lib_inc_and_node_require_without_extension_keep_the_helper_
         "perl -Mlib=lib -MChecker -e 'exit(Checker::ok() ? 0 : 1)'",
         "perl -Mlib=lib -e 'use Checker; exit(Checker::ok() ? 0 : 1)'",
         "node -e 'process.exit(require(\"./lib/checker\")()?0:1)'",
+        // With a text runner on the line too, the require is still resolved.
+        "node -e 'require(\"child_process\"); process.exit(require(\"./lib/checker\")()?0:1)'",
         // Not `use lib`: a file perl loads by its path, protected.
         "perl -e 'require \"./lib/checker.pl\"; exit(Checker::ok() ? 0 : 1)'",
     ]);
@@ -222,5 +224,11 @@ fn b09_b19_node_test_runner_and_everyday_node_options_are_read() {
     ]);
     // The test folder is the grader: protected whole.
     fails(&["node --test test/"]);
-    refused(&[("node --test", "name the tests: `node --test test/`")]);
+    refused(&[
+        ("node --test", "name the tests: `node --test test/`"),
+        (
+            "node --test --test-reporter my-reporter test/",
+            "a reporter node looks up in a `node_modules`",
+        ),
+    ]);
 }
