@@ -214,6 +214,22 @@ pub(super) fn invocation(args: &[&str]) -> Result<Invocation, String> {
                 Some((o, v)) => (o, Some(v)),
                 None => (t, None),
             };
+            if family == Family::Node
+                && matches!(
+                    opt,
+                    "--watch"
+                        | "--watch-path"
+                        | "--watch-preserve-output"
+                        | "--inspect-brk"
+                        | "--inspect-wait"
+                )
+            {
+                // Node knows them (review 13, b19), but a check run so never ends by itself.
+                return Err(format!(
+                    "`{t}`: node then waits (for a file to change, or for a debugger) and the \
+                     check never ends by itself (leave it off the `check:` line)"
+                ));
+            }
             let (valued, loads, code, ends) =
                 long_option(family, opt).ok_or_else(|| unknown(&name, t))?;
             if family == Family::Node && opt == "--test-reporter" {
@@ -686,8 +702,6 @@ fn long_option(family: Family, o: &str) -> Option<(bool, bool, bool, bool)> {
             | "--test-only"
             | "--test-force-exit"
             | "--inspect"
-            | "--inspect-brk"
-            | "--inspect-wait"
             | "--jitless"
             | "--harmony"
             | "--experimental-test-coverage"

@@ -226,6 +226,8 @@ fn b09_b19_node_test_runner_and_everyday_node_options_are_read() {
     fails(&["node --test test/"]);
     refused(&[
         ("node --test", "name the tests: `node --test test/`"),
+        ("node --watch test/t.test.js", "never ends by itself"),
+        ("node --inspect-brk test/t.test.js", "never ends by itself"),
         (
             "node --test --test-reporter my-reporter test/",
             "a reporter node looks up in a `node_modules`",
