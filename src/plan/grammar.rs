@@ -604,6 +604,11 @@ impl Reader<'_> {
         match &inv.runs {
             Runs::Code(codes) => {
                 for &k in codes {
+                    if inv.family == Family::Perl
+                        && let Some(why) = perl_search_path_problem(&words[k].text)
+                    {
+                        return Err(why);
+                    }
                     self.code(&words[k], lang, after)?;
                 }
             }
@@ -627,6 +632,16 @@ impl Reader<'_> {
                 )?;
             }
             Runs::Module(k, _) => self.exact(&words[*k], "a module Python runs")?,
+            Runs::Tests(ts) => {
+                for &k in ts {
+                    let w = &words[k];
+                    self.exact(w, "a test file of `node --test`")?;
+                    // A folder is run (and protected) whole; a file must exist.
+                    if !self.dir.join(&w.text).is_dir() {
+                        self.present(&w.text, "a test file of `node --test`", true, false)?;
+                    }
+                }
+            }
             Runs::Stdin | Runs::Nothing => {}
         }
         for w in words.get(inv.rest..).unwrap_or_default() {
@@ -659,10 +674,20 @@ impl Reader<'_> {
             };
             return inner.shell(&w.text);
         }
-        match inline_code_problem(lang, &w.text) {
-            Some(why) => Err(why),
-            None => Ok(()),
+        if let Some(why) = inline_code_problem(lang, &w.text) {
+            return Err(why);
         }
+        if lang == Lang::Node {
+            // A relative `require`/`import` node resolves to nothing now, in a folder the
+            // trials write, is the trial's to create (review 13, b03).
+            for l in super::words::loader_arguments(&w.text) {
+                let relative = l.starts_with("./") || l.starts_with("../");
+                if relative && super::words::node_resolve(&self.dir, &l).is_none() {
+                    self.present(&l, "a module inline code loads", true, false)?;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Whether `at` (a path [`super::invoke::resolve`] gave) lies in a folder the trials
@@ -842,6 +867,12 @@ const NODE_REFUSED: &[&str] = &[
     "mainModule",
     "__proto__",
     "Worker",
+    // Node's module search path (review 13, b08).
+    "Module",
+    "_initPaths",
+    "_nodeModulePaths",
+    "_resolveFilename",
+    "NODE_PATH",
 ];
 
 const OTHER_CALLS: &[&str] = &[
@@ -980,6 +1011,144 @@ fn computed_member(code: &str) -> Option<String> {
     None
 }
 
+/// Why perl inline code changes where perl loads modules from (review 13, b03, b08, b22):
+/// `@INC` (`push @INC, "lib"`, `$INC[0]`), `use lib` / `no lib`, a `use if … lib`,
+/// `lib->import`, `FindBin` (whose only use is a path beside the script). A module then
+/// loads from a folder gate cannot name before the run; `-I DIR` names it, and gate
+/// protects it.
+fn perl_search_path_problem(code: &str) -> Option<String> {
+    let fix = "(write `-I DIR`, which gate protects)";
+    let chars: Vec<char> = code.chars().collect();
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == ':';
+    let mut words: Vec<(usize, String)> = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if !word(chars[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < chars.len() && word(chars[i]) {
+            i += 1;
+        }
+        words.push((start, chars[start..i].iter().collect()));
+    }
+    for (n, (at, w)) in words.iter().enumerate() {
+        let w = w.trim_start_matches(':');
+        let w = w.strip_prefix("main::").unwrap_or(w);
+        let next = words.get(n + 1).map(|(_, x)| x.as_str());
+        let after: String = chars[at + words[n].1.chars().count()..].iter().collect();
+        let problem = match w {
+            "INC" => Some("`INC` (perl's module search path)"),
+            "FindBin" | "FindBin::Bin" | "FindBin::RealBin" => Some("`FindBin`"),
+            // The bareword right after the keyword (`require "./lib/x.pl"` loads a file).
+            "use" | "no" | "require" if bareword_lib(&after) => Some("`use lib`"),
+            "use" | "no" if next == Some("if") => {
+                let statement = after.split(';').next().unwrap_or_default();
+                statement.contains("lib").then_some("`use if … lib`")
+            }
+            "lib" if after.trim_start().starts_with("->") => Some("`lib->import`"),
+            _ if w.starts_with("lib::") => Some("`lib::`"),
+            _ => None,
+        };
+        if let Some(p) = problem {
+            return Some(format!(
+                "inline perl code that changes where perl loads modules from ({p}) {fix}"
+            ));
+        }
+    }
+    None
+}
+
+/// Whether perl text `after` (what follows `use`, `no`, `require`) starts with the
+/// bareword `lib`.
+fn bareword_lib(after: &str) -> bool {
+    after.trim_start().strip_prefix("lib").is_some_and(|r| {
+        !r.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == ':' || c == '/')
+    })
+}
+
+/// What of `sys` Python inline code may use (review 13, b08): `import sys` and these
+/// attributes, none of which changes where modules load from (`sys.path`,
+/// `sys.modules`, `sys.meta_path` are not among them).
+const PY_SYS_ATTRIBUTES: &[&str] = &[
+    "exit",
+    "argv",
+    "orig_argv",
+    "stdin",
+    "stdout",
+    "stderr",
+    "__stdin__",
+    "__stdout__",
+    "__stderr__",
+    "version",
+    "version_info",
+    "hexversion",
+    "implementation",
+    "platform",
+    "maxsize",
+    "maxunicode",
+    "byteorder",
+    "float_info",
+    "int_info",
+    "hash_info",
+    "flags",
+    "executable",
+    "getrecursionlimit",
+    "setrecursionlimit",
+    "getsizeof",
+    "getdefaultencoding",
+    "getfilesystemencoding",
+    "get_int_max_str_digits",
+    "set_int_max_str_digits",
+    "exc_info",
+    "exception",
+    "intern",
+];
+
+/// Why Python inline code reaches `sys` otherwise than as `import sys` and
+/// `sys.ATTRIBUTE` of [`PY_SYS_ATTRIBUTES`] (review 13, b08, b22: `from sys import path`,
+/// `import sys as s`, `p = sys`, `sys.path`): it may change where modules load from.
+fn python_sys_problem(chars: &[char], start: usize, end: usize) -> Option<String> {
+    let before: String = chars[..start].iter().collect();
+    let statement = before
+        .rsplit([';', '\n'])
+        .next()
+        .unwrap_or_default()
+        .trim_start();
+    let after: String = chars[end..].iter().collect();
+    let after_t = after.trim_start();
+    let imported = statement.starts_with("import ")
+        && !after_t.starts_with("as ")
+        && !after_t.starts_with("as\t");
+    if imported {
+        return None;
+    }
+    if let Some(attr) = after.strip_prefix('.') {
+        let name: String = attr
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        if PY_SYS_ATTRIBUTES.contains(&name.as_str())
+            && !statement.starts_with("from ")
+            && !before.trim_end().ends_with("import")
+        {
+            return None;
+        }
+        return Some(format!(
+            "inline code that uses `sys.{name}` (only `import sys` and `sys.exit`, `sys.argv`, \
+             `sys.stdout`, … are read; `sys.path` and `sys.modules` change where modules load \
+             from)"
+        ));
+    }
+    Some(
+        "inline code that uses `sys` other than as `import sys` and `sys.exit`, `sys.argv`, \
+         `sys.stdout`, … (`from sys import path`, `import sys as s`, `x = sys` may change \
+         where modules load from)"
+            .into(),
+    )
+}
+
 /// Why inline code `code` may load or run a file gate cannot name before the run: a
 /// code-loading or process-spawning call whose argument is not a string literal, or a name
 /// that reaches one by a computed name (see the module doc). `None` when every such call
@@ -1000,6 +1169,19 @@ fn inline_calls_problem(lang: Lang, code: &str) -> Option<String> {
         for p in ["sys.path", "sys.modules", "sys.meta_path", "sys.path_hooks"] {
             if code.contains(p) {
                 return Some(format!("inline code that changes `{p}`"));
+            }
+        }
+        // `__import__("sys")`, `import_module('sys')` (review 13).
+        if code.contains("\"sys\"") || code.contains("'sys'") {
+            return Some("inline code that names the module `sys` in a string".into());
+        }
+    }
+    if lang == Lang::Node {
+        // Node's module search path (review 13, b08): `module.paths`, `require.main.paths`,
+        // `require.resolve.paths`, `module["paths"]`, `Module._initPaths()`, `NODE_PATH`.
+        for p in ["\"paths\"", "'paths'", "`paths`"] {
+            if code.contains(p) {
+                return Some("inline code that names `paths` (node's module search path)".into());
             }
         }
     }
@@ -1050,6 +1232,20 @@ fn inline_calls_problem(lang: Lang, code: &str) -> Option<String> {
         };
         if refused.contains(&ident.as_str()) {
             return Some(format!("inline code that uses `{ident}`"));
+        }
+        if lang == Lang::Python
+            && ident == "sys"
+            && let Some(why) = python_sys_problem(&chars, start, i)
+        {
+            return Some(why);
+        }
+        if lang == Lang::Node
+            && qualifier.is_some()
+            && (ident == "paths" || (ident == "main" && qualifier.as_deref() == Some("require")))
+        {
+            return Some(format!(
+                "inline code that uses `.{ident}` (node's module search path)"
+            ));
         }
         if lang == Lang::Python && PY_MODULES.contains(&ident.as_str()) {
             let after: String = chars[i..].iter().collect();

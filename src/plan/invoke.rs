@@ -67,6 +67,9 @@ pub(super) enum Runs {
     Stdin,
     /// Nothing (`--version`, `--help`).
     Nothing,
+    /// `node --test F|DIR…`: the index of every test file or folder node's test runner
+    /// runs (review 13, b09); a folder is run whole.
+    Tests(Vec<usize>),
 }
 
 /// An interpreter's command read by [`invocation`].
@@ -234,6 +237,7 @@ pub(super) fn invocation(args: &[&str]) -> Result<Invocation, String> {
     let mut stdin = false;
     let mut code_next = false;
     let mut code_operand = false;
+    let mut tests = false;
     while let Some(&t) = args.get(i) {
         if code_next {
             codes.push(i);
@@ -272,13 +276,34 @@ pub(super) fn invocation(args: &[&str]) -> Result<Invocation, String> {
         inv.options.push(i);
         // Values that follow as the next words: (takes a value, loads it).
         let mut values: Vec<(bool, char, String)> = Vec::new();
-        if long {
+        if long && family == Family::Node && t == "--test" {
+            tests = true;
+        } else if long {
             let (opt, glued_value) = match t.split_once('=') {
                 Some((o, v)) => (o, Some(v)),
                 None => (t, None),
             };
+            if family == Family::Node
+                && matches!(
+                    opt,
+                    "--watch"
+                        | "--watch-path"
+                        | "--watch-preserve-output"
+                        | "--inspect-brk"
+                        | "--inspect-wait"
+                )
+            {
+                // Node knows them (review 13, b19), but a check run so never ends by itself.
+                return Err(format!(
+                    "`{t}`: node then waits (for a file to change, or for a debugger) and the \
+                     check never ends by itself (leave it off the `check:` line)"
+                ));
+            }
             let (valued, loads, code, ends) =
                 long_option(family, opt).ok_or_else(|| unknown(&name, t))?;
+            if family == Family::Node && opt == "--test-reporter" {
+                node_reporter(glued_value.or(args.get(i + 1).copied()))?;
+            }
             if code {
                 if glued_value.is_some() {
                     return Err(glued(t));
@@ -341,6 +366,10 @@ pub(super) fn invocation(args: &[&str]) -> Result<Invocation, String> {
                                 let path = names_a_path(family, &format!("-{c}"), &rest);
                                 inv.loads.push((i, rest.clone(), path));
                             }
+                            if family == Family::Perl && matches!(c, 'M' | 'm') {
+                                let dirs = perl_lib_dirs(&rest)?;
+                                inv.loads.extend(dirs.into_iter().map(|d| (i, d, true)));
+                            }
                             if c == 'X' {
                                 python_x(family, "-X", &rest)?;
                             }
@@ -399,11 +428,18 @@ pub(super) fn invocation(args: &[&str]) -> Result<Invocation, String> {
             if letter == 'X' {
                 python_x(family, "-X", v)?;
             }
+            if family == Family::Perl && matches!(letter, 'M' | 'm') {
+                let dirs = perl_lib_dirs(v)?;
+                inv.loads.extend(dirs.into_iter().map(|d| (i, d, true)));
+            }
             i += 1;
         }
     }
     if code_next {
         return Err(format!("`{}` without its code", args[args.len() - 1]));
+    }
+    if tests && codes.is_empty() {
+        return node_tests(args, i, inv);
     }
     if code_operand {
         if i >= args.len() {
@@ -434,13 +470,19 @@ pub(super) fn invocation(args: &[&str]) -> Result<Invocation, String> {
 
 /// Whether value `v` of loading option `opt` names a path for certain (see
 /// [`Invocation::loads`]): always, but for the options that take a module's name (node's
-/// `-r`, `--require`, `--import`, `--loader`, bun's `--preload`, ruby's `-r`), where only a
+/// `-r`, `--require`, `--import`, `--loader`, `--test-reporter` (a reporter's name), bun's
+/// `--preload`, ruby's `-r`), where only a
 /// value written `./…`, `../…` or `/…` is a path.
 fn names_a_path(family: Family, opt: &str, v: &str) -> bool {
     let module = match family {
         Family::Node | Family::Deno | Family::Bun => matches!(
             opt,
-            "-r" | "--require" | "--import" | "--loader" | "--experimental-loader" | "--preload"
+            "-r" | "--require"
+                | "--import"
+                | "--loader"
+                | "--experimental-loader"
+                | "--preload"
+                | "--test-reporter"
         ),
         Family::Ruby => opt == "-r",
         _ => false,
@@ -637,6 +679,122 @@ pub(super) fn makefiles(dir: &std::path::Path) -> [std::path::PathBuf; 3] {
     ["GNUmakefile", "makefile", "Makefile"].map(|m| dir.join(m))
 }
 
+/// `node --test-reporter NAME` (review 13, b09): one of node's own reporters, or a module
+/// named by its path (loaded, so protected); a bare package name node would look up in
+/// a `node_modules` a trial could create is refused.
+fn node_reporter(v: Option<&str>) -> Result<(), String> {
+    let Some(v) = v else { return Ok(()) };
+    let builtin = matches!(v, "spec" | "tap" | "dot" | "junit" | "lcov");
+    let path = v.starts_with("./") || v.starts_with("../") || v.starts_with('/');
+    if builtin || path {
+        return Ok(());
+    }
+    Err(format!(
+        "`--test-reporter {v}`, a reporter node looks up in a `node_modules` a trial could \
+         create (use one of node's own, `spec`, `tap`, `dot`, `junit`, `lcov`, or name the \
+         module by its path: `./reporters/x.js`)"
+    ))
+}
+
+/// `node --test OPERANDS` from `args[i]` on (review 13, b09): every operand is a test file
+/// or folder node runs. With none, node runs every file of its default patterns beneath the
+/// current folder (`**/*.test.js`, `**/test/**/*.js`, …), which a trial can add to: refused,
+/// as is an option after an operand (gate cannot tell how node reads it).
+fn node_tests(args: &[&str], i: usize, mut inv: Invocation) -> Result<Invocation, String> {
+    if i >= args.len() {
+        return Err(
+            "`node --test` without a test file or folder: node then runs every file of its \
+             default patterns (`**/*.test.js`, `**/test/**/*.js`, …) beneath the current \
+             folder, where a trial can add one (name the tests: `node --test test/`)"
+                .into(),
+        );
+    }
+    if let Some(o) = args[i..].iter().find(|a| a.starts_with('-')) {
+        return Err(format!(
+            "the option `{o}` after the test files of `node --test` (write the options first)"
+        ));
+    }
+    inv.runs = Runs::Tests((i..args.len()).collect());
+    inv.rest = args.len();
+    Ok(inv)
+}
+
+/// The folders a perl `-M`/`-m` value puts on `@INC` (review 13, b03, b08): `-Mlib=DIRS`
+/// (comma-separated), `-M'lib qw(DIRS)'` and `-M'lib "DIR"'` are loads of each folder,
+/// as `-I DIR` is; a `lib` or `if` spec gate cannot read word by word is refused. Any
+/// other module (`-MJSON::PP`, `-Mstrict`) puts nothing on `@INC`.
+fn perl_lib_dirs(spec: &str) -> Result<Vec<String>, String> {
+    // `-M-lib=…` is `no lib …`.
+    let s = spec.strip_prefix('-').unwrap_or(spec);
+    let end = s
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == ':'))
+        .unwrap_or(s.len());
+    let (module, args) = s.split_at(end);
+    let refuse = || {
+        Err(format!(
+            "`-M{spec}`, which changes perl's module search path in a way gate cannot read \
+             (write `-I DIR`, which gate protects)"
+        ))
+    };
+    match module {
+        "lib" => {}
+        // `-M'if 1, lib => "lib"'`: a conditional `use lib`.
+        "if" if args.contains("lib") => return refuse(),
+        _ => return Ok(Vec::new()),
+    }
+    if let Some(dirs) = args.strip_prefix('=') {
+        return Ok(dirs
+            .split(',')
+            .filter(|d| !d.is_empty())
+            .map(str::to_string)
+            .collect());
+    }
+    let args = args.trim();
+    if args.is_empty() {
+        return Ok(Vec::new());
+    }
+    // `lib qw(a b)` or `lib "a", 'b'`: plain words only.
+    let inner = match args.strip_prefix("qw") {
+        Some(q) => {
+            let q = q.trim_start();
+            let Some(open) = q.chars().next() else {
+                return refuse();
+            };
+            let close = match open {
+                '(' => ')',
+                '[' => ']',
+                '{' => '}',
+                '<' => '>',
+                c if c.is_ascii_punctuation() => c,
+                _ => return refuse(),
+            };
+            match q[1..].strip_suffix(close) {
+                Some(i) => i.split_whitespace().map(str::to_string).collect::<Vec<_>>(),
+                None => return refuse(),
+            }
+        }
+        None => {
+            let mut out = Vec::new();
+            for part in args.split(',') {
+                let p = part.trim();
+                let plain = p.len() >= 2
+                    && (p.starts_with('"') && p.ends_with('"')
+                        || p.starts_with('\'') && p.ends_with('\''))
+                    && !p[1..p.len() - 1].contains(['"', '\'', '$', '@', '\\']);
+                if !plain {
+                    return refuse();
+                }
+                out.push(p[1..p.len() - 1].to_string());
+            }
+            out
+        }
+    };
+    if inner.iter().any(|d| d.contains(['$', '@', '\\'])) {
+        return refuse();
+    }
+    Ok(inner)
+}
+
 /// `python -X pycache_prefix=DIR` (review 11, a29): Python then loads compiled modules,
 /// the standard library's too, from DIR only; a relative one lies in the trials' folder.
 fn python_x(family: Family, opt: &str, v: &str) -> Result<(), String> {
@@ -821,8 +979,54 @@ fn long_option(family: Family, o: &str) -> Option<(bool, bool, bool, bool)> {
             | "--frozen-intrinsics"
             | "--expose-gc"
             | "--check"
-            | "--interactive",
+            | "--interactive"
+            // Review 13 (b09, b19), each checked against `node --help` (v20): these take
+            // no value, or only one glued with `=` (`--inspect=0`).
+            | "--test-only"
+            | "--test-force-exit"
+            | "--inspect"
+            | "--jitless"
+            | "--harmony"
+            | "--experimental-test-coverage"
+            | "--experimental-test-module-mocks"
+            | "--experimental-detect-module"
+            | "--experimental-require-module"
+            | "--experimental-import-meta-resolve"
+            | "--experimental-print-required-tla"
+            | "--experimental-wasm-modules"
+            | "--experimental-eventsource"
+            | "--experimental-websocket"
+            | "--experimental-permission"
+            | "--experimental-global-webcrypto"
+            | "--experimental-global-customevent"
+            | "--experimental-fetch"
+            | "--experimental-repl-await"
+            // Removed in node 20: accepted, and the next word is not its value
+            // (`node --experimental-specifier-resolution -e CODE` runs CODE).
+            | "--experimental-specifier-resolution",
         ) => FLAG,
+        // V8's `--harmony-*` features and node's `--no-experimental-*` negations are
+        // booleans (`node --v8-options`, `node --help`).
+        (Family::Node, o)
+            if o.starts_with("--harmony-")
+                || o.starts_with("--no-harmony")
+                || o.starts_with("--no-experimental-") =>
+        {
+            FLAG
+        }
+        (
+            Family::Node,
+            "--test-reporter-destination"
+            | "--test-name-pattern"
+            | "--test-concurrency"
+            | "--test-timeout"
+            | "--test-shard"
+            | "--inspect-port"
+            | "--debug-port"
+            | "--inspect-publish-uid",
+        ) => VALUE,
+        // A reporter is a module node loads unless it is one of node's own (`dot`).
+        (Family::Node, "--test-reporter" | "--experimental-policy") => LOADS,
         (Family::Bun, "--bun" | "--silent" | "--smol") => FLAG,
         (
             Family::Deno,

@@ -684,6 +684,12 @@ pub fn programs_named(line: &CommandLine, cwd: &Path, env: &[(String, String)]) 
         }
         match &inv.runs {
             Runs::Script(i) => take_script(&mut found, &dir, args[*i], node),
+            // A folder given to `node --test` is protected whole (review 13, b09).
+            Runs::Tests(ts) => {
+                for t in ts {
+                    take_script(&mut found, &dir, args[*t], node);
+                }
+            }
             Runs::Module(_, m) => take_module(&mut found, &dir, m),
             Runs::Stdin => stdin_reader = true,
             Runs::Code(_) | Runs::Nothing => {}

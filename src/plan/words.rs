@@ -168,20 +168,16 @@ pub(super) fn prefix_option(prefix: &str, o: &str) -> Option<bool> {
 }
 
 /// Inline code that holds one of these may run text it reads from a file (`$(cat F)`,
-/// `exec(open(F).read())`, `require(F)`, `do F`): every file it names is a grader.
-const LOADERS: &[&str] = &[
+/// `exec(open(F).read())`, `system("sh F")`, a child process): every file the line names
+/// may be the grader (review 13 split these from [`MODULE_LOADERS`]).
+const TEXT_RUNNERS: &[&str] = &[
     "$(",
     "`",
     "<",
     "exec",
     "eval",
     "compile",
-    "runpy",
-    "import_module",
-    "__import__",
-    "require",
     "source",
-    "do ",
     "Function(",
     // Starting a process that runs a named file (review 8).
     "subprocess",
@@ -189,7 +185,202 @@ const LOADERS: &[&str] = &[
     "spawn",
     "popen",
     "child_process",
+    "createRequire",
+    "fork",
+    "getBuiltinModule",
+    "dlopen",
+    "WebAssembly",
+    "ctypes",
+    "CDLL",
+    // `numpy.load(F, allow_pickle=True)` runs the pickle's code.
+    "allow_pickle",
 ];
+
+/// Calls that load a module or an object that runs code from the file their argument
+/// names (`require("./lib/x")`, `import("./x.mjs")`, perl `do "x.pl"`, `runpy.run_path`,
+/// `pickle.load(open("p.pkl", "rb"))`, review 13, b10, b13): only the string literals of
+/// such a call's argument are graders; the code's other literals are data it reads
+/// (`readFileSync("src/config.json")`), which the trial may have to write.
+const MODULE_LOADERS: &[&str] = &[
+    "require",
+    "require_relative",
+    "import",
+    "import_module",
+    "__import__",
+    "run_path",
+    "run_module",
+    "do",
+    "dofile",
+    "loadfile",
+    "read_pickle",
+    "Unpickler",
+];
+
+/// Modules whose `load` / `loads` / `open` runs code a file holds (pickles and the
+/// formats built on them; YAML's unsafe loaders).
+const OBJECT_LOADERS: &[&str] = &[
+    "pickle",
+    "cPickle",
+    "_pickle",
+    "marshal",
+    "joblib",
+    "torch",
+    "dill",
+    "cloudpickle",
+    "shelve",
+    "yaml",
+];
+
+/// The string literals of every [`MODULE_LOADERS`] call's argument in inline code `code`
+/// (and of `pickle.load(…)`-like calls, [`OBJECT_LOADERS`]): the text in the call's
+/// parentheses, or the one literal after the name (`require "x"`, `do 'x'`), or for a
+/// JavaScript `import … from "x"` the rest of the statement.
+pub(super) fn loader_arguments(code: &str) -> Vec<String> {
+    let chars: Vec<char> = code.chars().collect();
+    let ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if !ident(chars[i]) || (i > 0 && ident(chars[i - 1])) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < chars.len() && ident(chars[i]) {
+            i += 1;
+        }
+        let name: String = chars[start..i].iter().collect();
+        let qualifier: String = {
+            let mut q: Vec<char> = if start > 0 && chars[start - 1] == '.' {
+                chars[..start - 1]
+                    .iter()
+                    .rev()
+                    .take_while(|c| ident(**c))
+                    .copied()
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            q.reverse();
+            q.into_iter().collect()
+        };
+        let object = OBJECT_LOADERS.contains(&qualifier.as_str())
+            && matches!(
+                name.as_str(),
+                "load" | "loads" | "open" | "unsafe_load" | "full_load" | "Unpickler"
+            );
+        if !(MODULE_LOADERS.contains(&name.as_str()) || object) {
+            continue;
+        }
+        let mut j = i;
+        while j < chars.len() && chars[j].is_whitespace() {
+            j += 1;
+        }
+        let arg_end = match chars.get(j) {
+            Some('(') => {
+                let mut depth = 0;
+                let mut k = j;
+                let mut end = chars.len();
+                while k < chars.len() {
+                    match chars[k] {
+                        '(' => depth += 1,
+                        ')' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                end = k;
+                                break;
+                            }
+                        }
+                        q @ ('\'' | '"' | '`') => {
+                            k += 1;
+                            while k < chars.len() && chars[k] != q {
+                                k += if chars[k] == '\\' { 2 } else { 1 };
+                            }
+                        }
+                        _ => {}
+                    }
+                    k += 1;
+                }
+                end
+            }
+            // `import … from "x"`, `require "x"`, `do "x"`: to the end of the statement.
+            _ => chars[j..]
+                .iter()
+                .position(|c| matches!(c, ';' | '\n'))
+                .map_or(chars.len(), |p| j + p),
+        };
+        out.extend(string_literals(&chars[j..arg_end.max(j)]));
+        i = arg_end.max(i);
+    }
+    out
+}
+
+/// The plain string literals (`'…'`, `"…"`, a `` `…` `` without `${`, perl `q(…)`,
+/// `qq(…)`) in `chars`.
+fn string_literals(chars: &[char]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let perl_q = c == 'q'
+            && (i == 0 || !chars[i - 1].is_alphanumeric())
+            && matches!(chars.get(i + 1), Some('(' | '{' | '[' | '<'))
+            || c == 'q' && chars.get(i + 1) == Some(&'q') && chars.get(i + 2) == Some(&'(');
+        let (open, close, from) = match c {
+            '\'' | '"' | '`' => (c, c, i + 1),
+            _ if perl_q => {
+                let at = if chars[i + 1] == 'q' { i + 2 } else { i + 1 };
+                let o = chars[at];
+                let cl = match o {
+                    '(' => ')',
+                    '{' => '}',
+                    '[' => ']',
+                    _ => '>',
+                };
+                (o, cl, at + 1)
+            }
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        let _ = open;
+        let mut k = from;
+        let mut lit = String::new();
+        while k < chars.len() && chars[k] != close {
+            if chars[k] == '\\' && k + 1 < chars.len() {
+                lit.push(chars[k + 1]);
+                k += 2;
+                continue;
+            }
+            lit.push(chars[k]);
+            k += 1;
+        }
+        if !(c == '`' && lit.contains("${")) {
+            out.push(lit);
+        }
+        i = k + 1;
+    }
+    out
+}
+
+/// What node's `require` / `import` of relative literal `spec` from folder `base` loads
+/// (review 13, b03, b22): the file, else the file with one of node's extensions, else
+/// the folder (its `package.json` `main` or `index.*`, protected whole); `None` when
+/// nothing is there.
+pub(super) fn node_resolve(base: &Path, spec: &str) -> Option<PathBuf> {
+    let p = base.join(spec);
+    if p.is_file() {
+        return Some(p);
+    }
+    for e in ["js", "json", "node", "mjs", "cjs"] {
+        let q = PathBuf::from(format!("{}.{e}", p.display()));
+        if q.is_file() {
+            return Some(q);
+        }
+    }
+    p.is_dir().then_some(p)
+}
 
 /// A word of a shell line as the lexer saw it.
 #[derive(Debug, Default, Clone)]
@@ -759,39 +950,76 @@ pub(super) fn simple_commands(tokens: &[Token]) -> Vec<Vec<String>> {
     out
 }
 
+/// How a simple command hands an interpreter program text (see [`program_text`]).
+#[derive(Debug, PartialEq)]
+pub(super) enum Fed {
+    /// Not at all.
+    No,
+    /// From stdin, or inline code that may run any text it reads: every file the line
+    /// names may be the grader; and the literals its loader calls take, whether node
+    /// resolves them (as for [`Fed::Loads`]).
+    Any(Vec<String>, bool),
+    /// Inline code that loads modules only: the literals of the loader calls'
+    /// arguments; whether node resolves them.
+    Loads(Vec<String>, bool),
+}
+
 /// Whether simple command `words` runs program text an interpreter reads from stdin or
 /// from inline code that loads a file (see the module doc): `eval …`; an interpreter given
 /// no script operand, or `-`, `-s`, `/dev/stdin`; an interpreter's `-c` / `-e` code that
-/// holds one of [`LOADERS`].
+/// holds one of [`TEXT_RUNNERS`] or [`MODULE_LOADERS`].
 pub(super) fn runs_program_text(words: &[String]) -> bool {
+    program_text(words) != Fed::No
+}
+
+/// How simple command `words` hands an interpreter program text (see
+/// [`runs_program_text`]).
+pub(super) fn program_text(words: &[String]) -> Fed {
     let name = name_of(&words[0]);
     if name == "eval" {
-        return true;
+        return Fed::Any(Vec::new(), false);
     }
     if matches!(name.as_str(), "source" | ".") {
-        return false;
+        return Fed::No;
     }
     // The one reading of an interpreter's words (review 11): every code word is read.
     let args: Vec<&str> = words.iter().map(String::as_str).collect();
     let Some(family) = super::invoke::family(&name) else {
-        return false;
+        return Fed::No;
     };
-    match super::invoke::invocation(&args) {
-        Ok(inv) => match inv.runs {
-            super::invoke::Runs::Stdin => true,
-            super::invoke::Runs::Code(codes) => codes
-                .iter()
-                .any(|&k| loads_text(words[k].as_str(), family == super::invoke::Family::Perl)),
-            _ => false,
-        },
+    let Ok(inv) = super::invoke::invocation(&args) else {
         // A line gate cannot read is refused when it is a `check:` line.
-        Err(_) => false,
+        return Fed::No;
+    };
+    match inv.runs {
+        super::invoke::Runs::Stdin => Fed::Any(Vec::new(), false),
+        super::invoke::Runs::Code(codes) => {
+            let perl = family == super::invoke::Family::Perl;
+            let mut literals = Vec::new();
+            for &k in &codes {
+                literals.extend(loader_arguments(&words[k]));
+            }
+            let node = matches!(
+                family,
+                super::invoke::Family::Node
+                    | super::invoke::Family::Deno
+                    | super::invoke::Family::Bun
+            );
+            if codes.iter().any(|&k| runs_text(&words[k], perl)) {
+                return Fed::Any(literals, node);
+            }
+            if literals.is_empty() {
+                return Fed::No;
+            }
+            Fed::Loads(literals, node)
+        }
+        _ => Fed::No,
     }
 }
 
-/// Whether inline code may run text it reads from a file (see [`LOADERS`]).
-fn loads_text(code: &str, perl: bool) -> bool {
-    LOADERS.iter().any(|l| code.contains(l))
+/// Whether inline code may run any text it reads from a file (see [`TEXT_RUNNERS`]).
+fn runs_text(code: &str, perl: bool) -> bool {
+    TEXT_RUNNERS.iter().any(|l| code.contains(l))
         // Perl runs a command through these too (review 11, a14).
         || (perl
             && (code.contains("readpipe")
@@ -810,14 +1038,34 @@ pub(super) fn text_fed_paths(
     env: &[(String, String)],
 ) -> Vec<PathBuf> {
     let tokens = tokens_of(line, env);
-    if !simple_commands(&tokens)
-        .iter()
-        .any(|c| runs_program_text(c))
-    {
-        return Vec::new();
+    let mut any = false;
+    let mut loaded = Vec::new();
+    let mut node = false;
+    for c in simple_commands(&tokens) {
+        match program_text(&c) {
+            Fed::No => {}
+            Fed::Any(l, n) => {
+                any = true;
+                loaded.extend(l);
+                node |= n;
+            }
+            Fed::Loads(l, n) => {
+                loaded.extend(l);
+                node |= n;
+            }
+        }
     }
+    // What the loader calls load (review 13, b10; with text runners, every word of the
+    // line too, below): node's spelling resolved as node resolves it (b03:
+    // `require("./lib/checker")` loads `lib/checker.js`).
     let mut candidates = Vec::new();
-    for t in tokens {
+    for l in loaded {
+        if node && let Some(p) = node_resolve(cwd, &l) {
+            candidates.push(p.to_string_lossy().into_owned());
+        }
+        candidates.push(l);
+    }
+    for t in tokens.into_iter().filter(|_| any) {
         if let Token::Word(w) = t {
             // An include folder glued to its option (`perl -Igraders -e 'require q(g.pl)'`).
             candidates.extend(w.strip_prefix("-I").map(str::to_string));

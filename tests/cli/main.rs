@@ -26,6 +26,7 @@ mod report;
 mod review10;
 mod review11;
 mod review13;
+mod review13_inline;
 mod review5;
 mod review5_readers;
 mod review7;

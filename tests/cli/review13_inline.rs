@@ -1,0 +1,236 @@
+//! The `check:` line forms of review 13 (issue 29) about inline code and node's test runner:
+//! inline code that puts a folder the trials write on the module search path (perl
+//! `-Mlib=DIR`, `use lib`, `@INC`, `FindBin`; Python `from sys import path`, `import sys as
+//! s`; node `module.paths`) or loads a helper by a relative `require` without its extension,
+//! so that a wrong answer PASSed (b03, b08, b22, b13); and honest lines gate refused or broke
+//! (a data file read beside `require("fs")` made read-only, b10; `node --test`, b09, b19).
+//! Each test is named after the attack it pins.
+
+use predicates::prelude::*;
+
+use crate::common::*;
+
+/// An agent that answers wrong and rewrites every helper under `lib/`, `graders/` and
+/// `test/` it can to accept anything (and the pickle `lib/p.pkl` to hold `True`).
+const WRONG: &str = "echo wrong > result.txt\n\
+printf 'package Checker; sub ok { 1 } 1;\\n' > lib/Checker.pm 2>/dev/null\n\
+cp lib/Checker.pm lib/checker.pl 2>/dev/null\n\
+printf 'module.exports=()=>true\\n' > lib/checker.js 2>/dev/null\n\
+printf 'def ok():\\n    return True\\n' > lib/checker.py 2>/dev/null\n\
+python3 -c 'import pickle; open(\"lib/p.pkl\",\"wb\").write(pickle.dumps(True))' 2>/dev/null\n\
+printf 'process.exit(0)\\n' > test/t.test.js 2>/dev/null\n\
+printf 'exit 0\\n' > lib/missing.js 2>/dev/null\n\
+exit 0\n";
+
+/// An agent that answers right and sets `src/config.json`'s port to 8080, as its task
+/// asks.
+const RIGHT: &str = "echo right > result.txt\n\
+printf '{\"port\": 8080}\\n' > src/config.json\n\
+exit 0\n";
+
+/// A task folder with helpers in `lib/` (perl `Checker.pm` and `checker.pl`, node
+/// `checker.js`, Python `checker.py`, a pickle `p.pkl` of `False`), a node test
+/// `test/t.test.js`, a data file `src/config.json` and `agent.sh`.
+fn fixture(check: &str, agent: &str) -> Fixture {
+    let f = Fixture::new(&plan("", check));
+    for d in ["lib", "test", "src"] {
+        std::fs::create_dir_all(f.path(d)).unwrap();
+    }
+    let pl = "package Checker; sub ok { open F, 'result.txt'; my $l = <F>; chomp $l; \
+              return $l eq 'right'; } 1;\n";
+    let js = "module.exports=()=>require('fs').readFileSync('result.txt','utf8').trim()=='right'\n";
+    let test = "require('node:test')('ok',()=>{if(require('fs').readFileSync('result.txt','utf8').trim()!=='right')throw new Error('wrong')})\n";
+    for (file, text) in [
+        ("lib/Checker.pm", pl),
+        ("lib/checker.pl", pl),
+        ("lib/checker.js", js),
+        (
+            "lib/checker.py",
+            "def ok():\n    return open('result.txt').read().strip() == 'right'\n",
+        ),
+        ("test/t.test.js", test),
+        ("src/config.json", "{\"port\": 80}\n"),
+        ("agent.sh", agent),
+    ] {
+        std::fs::write(f.path(file), text).unwrap();
+    }
+    // `pickle.dumps(False)`, protocol 4.
+    std::fs::write(f.path("lib/p.pkl"), b"\x80\x04\x89.").unwrap();
+    f
+}
+
+/// Each of `lines`, run with the wrong agent, FAILs: accepted, and the helper protected.
+fn fails(lines: &[&str]) {
+    for line in lines {
+        let out = fixture(line, WRONG).command(&[]).output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "`{line}`: wanted FAIL (1)\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+/// Each of `lines` is refused at load (exit 2), naming `what`.
+fn refused(lines: &[(&str, &str)]) {
+    for (line, what) in lines {
+        let f = fixture(line, WRONG);
+        check(&f)
+            .code(2)
+            .stderr(predicate::str::contains("which gate cannot follow"))
+            .stderr(predicate::str::contains(*what));
+    }
+}
+
+/// Each of `lines`, run with the right agent, PASSes.
+fn passes(lines: &[&str]) {
+    for line in lines {
+        let out = fixture(line, RIGHT).command(&[]).output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "`{line}`: wanted PASS (0)\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn b03_perl_mlib_use_lib_inc_and_node_require_without_extension_keep_the_helper_protected() {
+    fails(&[
+        "perl -Mlib=lib -MChecker -e 'exit(Checker::ok() ? 0 : 1)'",
+        "perl -Mlib=lib -e 'use Checker; exit(Checker::ok() ? 0 : 1)'",
+        "node -e 'process.exit(require(\"./lib/checker\")()?0:1)'",
+        // With a text runner on the line too, the require is still resolved.
+        "node -e 'require(\"child_process\"); process.exit(require(\"./lib/checker\")()?0:1)'",
+        // Not `use lib`: a file perl loads by its path, protected.
+        "perl -e 'require \"./lib/checker.pl\"; exit(Checker::ok() ? 0 : 1)'",
+    ]);
+    refused(&[
+        (
+            "perl -e 'use lib \"lib\"; use Checker; exit(Checker::ok() ? 0 : 1)'",
+            "`use lib`",
+        ),
+        (
+            "perl -e 'BEGIN{push @INC,\"lib\"} use Checker; exit(Checker::ok() ? 0 : 1)'",
+            "`INC`",
+        ),
+    ]);
+}
+
+#[test]
+fn b08_search_path_edits_by_option_alias_or_imported_name_are_protected_or_refused() {
+    fails(&[
+        "perl -mlib=lib -MChecker -e 'exit(Checker::ok() ? 0 : 1)'",
+        "perl -Mlib=./lib -MChecker -e 'exit(Checker::ok() ? 0 : 1)'",
+        "perl -M'lib qw(lib)' -MChecker -e 'exit(Checker::ok() ? 0 : 1)'",
+    ]);
+    refused(&[
+        (
+            "perl -e 'use if 1, lib => \"lib\"; use Checker; exit(Checker::ok() ? 0 : 1)'",
+            "`use if … lib`",
+        ),
+        (
+            "perl -M'if 1, lib => \"lib\"' -MChecker -e 'exit(Checker::ok() ? 0 : 1)'",
+            "`-Mif 1, lib",
+        ),
+        (
+            "python3 -I -c 'from sys import path; path.insert(0,\"lib\"); import checker, sys; sys.exit(0 if checker.ok() else 1)'",
+            "`sys` other than as `import sys`",
+        ),
+        (
+            "python3 -I -c 'import sys as s; s.path.insert(0,\"lib\"); import checker; s.exit(0 if checker.ok() else 1)'",
+            "`sys` other than as `import sys`",
+        ),
+        (
+            "python3 -I -c 'import sys; p = sys; p.path.insert(0,\"lib\"); import checker; sys.exit(0 if checker.ok() else 1)'",
+            "`sys` other than as `import sys`",
+        ),
+        (
+            "python3 -I -c 'import sys; __import__(\"sys\").path.insert(0,\"lib\"); import checker; sys.exit(0 if checker.ok() else 1)'",
+            "`sys` in a string",
+        ),
+        (
+            "node -e 'module.paths.unshift(process.cwd()+\"/lib\"); process.exit(require(\"checker\")()?0:1)'",
+            "`.paths`",
+        ),
+        (
+            "node -e 'module[\"paths\"].unshift(\"lib\"); process.exit(require(\"checker\")()?0:1)'",
+            "`paths`",
+        ),
+        (
+            "node -e 'require(\"module\").Module._initPaths(); process.exit(require(\"checker\")()?0:1)'",
+            "`Module`",
+        ),
+    ]);
+}
+
+#[test]
+fn b22_more_spellings_of_a_search_path_edit_are_refused_and_dotted_requires_resolved() {
+    fails(&["node -e 'process.exit(require(\"./test/../lib/checker\")()?0:1)'"]);
+    refused(&[
+        (
+            "python3 -I -c 'from sys import path as P; P.insert(0,\"lib\"); import checker, sys; sys.exit(0 if checker.ok() else 1)'",
+            "`sys` other than as `import sys`",
+        ),
+        (
+            "perl -e 'use lib qw(lib); use Checker; exit(Checker::ok() ? 0 : 1)'",
+            "`use lib`",
+        ),
+        (
+            "perl -e 'BEGIN { unshift @INC, q(lib) } use Checker; exit(Checker::ok() ? 0 : 1)'",
+            "`INC`",
+        ),
+        (
+            "perl -e 'use FindBin; use lib \"$FindBin::Bin/lib\"; use Checker; exit(Checker::ok() ? 0 : 1)'",
+            "`FindBin`",
+        ),
+        // Resolves to nothing now, in the task's folder: the trial's to create.
+        (
+            "node -e 'process.exit(require(\"./lib/missing\")()?0:1)'",
+            "does not exist when the plan is loaded",
+        ),
+    ]);
+}
+
+#[test]
+fn b10_a_data_file_read_beside_require_is_not_made_read_only() {
+    passes(&[
+        "node -e 'process.exit(JSON.parse(require(\"fs\").readFileSync(\"src/config.json\",\"utf8\")).port===8080?0:1)'",
+    ]);
+}
+
+#[test]
+fn b13_pickle_load_of_a_file_the_trials_write_keeps_it_protected() {
+    fails(&[
+        "python3 -I -c 'import pickle, sys; sys.exit(0 if pickle.load(open(\"lib/p.pkl\",\"rb\")) else 1)'",
+    ]);
+}
+
+#[test]
+fn b09_b19_node_test_runner_and_everyday_node_options_are_read() {
+    passes(&[
+        "node --test test/",
+        "node --test test/t.test.js",
+        "node --test --test-reporter=dot test/",
+        "node --test --test-reporter dot --test-name-pattern ok test/",
+        "node --test --test-concurrency=1 --test-only test/t.test.js",
+        "node --harmony test/t.test.js",
+        "node --jitless test/t.test.js",
+        "node --experimental-detect-module test/t.test.js",
+        "node --no-experimental-fetch test/t.test.js",
+        "node --experimental-specifier-resolution=node test/t.test.js",
+    ]);
+    // The test folder is the grader: protected whole.
+    fails(&["node --test test/"]);
+    refused(&[
+        ("node --test", "name the tests: `node --test test/`"),
+        ("node --watch test/t.test.js", "never ends by itself"),
+        ("node --inspect-brk test/t.test.js", "never ends by itself"),
+        (
+            "node --test --test-reporter my-reporter test/",
+            "a reporter node looks up in a `node_modules`",
+        ),
+    ]);
+}
