@@ -686,6 +686,25 @@ impl Reader<'_> {
                     self.present(&l, "a module inline code loads", true, false)?;
                 }
             }
+            return Ok(());
+        }
+        // Any other language: a path a loader call names (`runpy.run_path("lib/x.py")`,
+        // perl `do "./lib/x.pl"`, ruby `require_relative "lib/x"`) and, in code that runs
+        // text (`exec(open("lib/x.py").read())`), every path the code names, missing now in
+        // a folder the trials write, is the trial's to create.
+        let mut named = super::words::loader_arguments(&w.text);
+        if super::words::runs_text(&w.text, lang == Lang::Other) {
+            named.extend(super::words::literals(&w.text));
+        }
+        for l in named
+            .iter()
+            .filter(|l| l.contains('/') && !l.contains("://"))
+        {
+            let ruby = std::path::Path::new(l.as_str()).extension().is_none()
+                && super::invoke::resolve(&format!("{l}.rb"), &self.dir).is_file();
+            if !ruby {
+                self.present(l, "a file inline code loads or runs", false, true)?;
+            }
         }
         Ok(())
     }

@@ -315,6 +315,11 @@ pub(super) fn loader_arguments(code: &str) -> Vec<String> {
     out
 }
 
+/// The plain string literals of inline code `code` (see [`string_literals`]).
+pub(super) fn literals(code: &str) -> Vec<String> {
+    string_literals(&code.chars().collect::<Vec<char>>())
+}
+
 /// The plain string literals (`'…'`, `"…"`, a `` `…` `` without `${`, perl `q(…)`,
 /// `qq(…)`) in `chars`.
 fn string_literals(chars: &[char]) -> Vec<String> {
@@ -1018,7 +1023,7 @@ pub(super) fn program_text(words: &[String]) -> Fed {
 }
 
 /// Whether inline code may run any text it reads from a file (see [`TEXT_RUNNERS`]).
-fn runs_text(code: &str, perl: bool) -> bool {
+pub(super) fn runs_text(code: &str, perl: bool) -> bool {
     TEXT_RUNNERS.iter().any(|l| code.contains(l))
         // Perl runs a command through these too (review 11, a14).
         || (perl
@@ -1062,6 +1067,10 @@ pub(super) fn text_fed_paths(
     for l in loaded {
         if node && let Some(p) = node_resolve(cwd, &l) {
             candidates.push(p.to_string_lossy().into_owned());
+        }
+        // Ruby's `require_relative "lib/x"` loads `lib/x.rb`.
+        if Path::new(&l).extension().is_none() {
+            candidates.push(format!("{l}.rb"));
         }
         candidates.push(l);
     }

@@ -234,3 +234,33 @@ fn b09_b19_node_test_runner_and_everyday_node_options_are_read() {
         ),
     ]);
 }
+
+/// Found after review 13's fixes: inline code other than node's that loads or runs a file
+/// missing at load, in a folder the trials write (`runpy.run_path("lib/new.py")`, perl
+/// `do "./lib/new.pl"` / `require "./lib/new.pl"`, `exec(open("lib/new.py").read())`),
+/// ran the file the trial created: PASS. Refused at load, as a missing script is; a data
+/// file the check reads (no text runner on the line) stays accepted.
+#[test]
+fn inline_code_loading_a_file_missing_at_load_in_a_writable_folder_is_refused() {
+    refused(&[
+        (
+            "python3 -I -c 'import runpy; runpy.run_path(\"lib/new.py\")'",
+            "`lib/new.py` as a file inline code loads or runs, which does not exist",
+        ),
+        (
+            "perl -e 'do \"./lib/new.pl\"; exit 1'",
+            "`./lib/new.pl` as a file inline code loads or runs",
+        ),
+        (
+            "perl -e 'require \"./lib/new.pl\"; exit 1'",
+            "`./lib/new.pl` as a file inline code loads or runs",
+        ),
+        (
+            "python3 -I -c 'exec(open(\"lib/new.py\").read())'",
+            "`lib/new.py` as a file inline code loads or runs",
+        ),
+    ]);
+    passes(&[
+        "python3 -I -c 'import json; exit(0 if json.load(open(\"src/config.json\"))[\"port\"] == 8080 else 1)'",
+    ]);
+}
