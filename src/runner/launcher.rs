@@ -143,15 +143,10 @@ impl Launcher for ProcessLauncher {
         if let Err(e) = started {
             // No thread to be had (a process or memory limit): the trial never ran, which is
             // a harness error (exit 4), not a panic and not a lost trial.
-            let spec = AttemptSpec {
-                trial: ordinal,
-                attempt: 1,
-                ..self.spec.clone()
-            };
             let why = format!("cannot start a thread for the trial: {e}");
             // The scheduler holds the receiver while any trial is in flight.
             let _ = tx_back.send(TrialMsg::Attempt {
-                row: Box::new(harness_error_row(&spec, why)),
+                row: Box::new(harness_error_row(&self.spec.task, ordinal, 1, why)),
                 last: true,
             });
         }
@@ -197,12 +192,12 @@ pub(super) fn attempt_or_internal_error(
             .or_else(|| panic.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown panic".to_string());
         let why = format!("internal error in gate (please report it): {what}");
-        harness_error_row(spec, why)
+        harness_error_row(&spec.task, spec.trial, spec.attempt, why)
     })
 }
 
-/// The row of an attempt that gate itself could not run.
-pub(super) fn harness_error_row(spec: &AttemptSpec, why: String) -> AttemptRow {
+/// The row of attempt `attempt` of `task`'s trial `trial`, which gate itself could not run.
+pub(super) fn harness_error_row(task: &str, trial: u64, attempt: u32, why: String) -> AttemptRow {
     AttemptRow {
         fault: Some(Fault::Harness),
         detail: crate::ledger::AttemptDetail {
@@ -211,9 +206,9 @@ pub(super) fn harness_error_row(spec: &AttemptSpec, why: String) -> AttemptRow {
         }
         .into(),
         ..AttemptRow::started(
-            spec.task.clone(),
-            spec.trial,
-            spec.attempt,
+            task.into(),
+            trial,
+            attempt,
             now_rfc3339(),
             Outcome::HarnessError,
         )

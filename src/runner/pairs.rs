@@ -19,13 +19,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, mpsc};
 
 use super::events::EventSink;
-use super::launcher::Launcher;
+use super::launcher::{Launcher, harness_error_row};
 use super::retry::TrialMsg;
 use super::sandbox::Sandbox;
 use super::scheduler::{Consumer, TaskConfig, TaskEnd, drive};
 use super::sys::Interrupt;
 use crate::error::Error;
-use crate::ledger::{AttemptRow, Counts, Fault, Ledger, Outcome, now_rfc3339};
+use crate::ledger::{AttemptRow, Counts, Ledger, Outcome};
 use crate::pairs::{CompareRecord, PairSampler, Side, base_first};
 use crate::plan::compare::CompareTask;
 use crate::plan::{Policy, Task};
@@ -41,7 +41,7 @@ pub fn order_seed(run_id: &str, task: &str) -> u64 {
 }
 
 /// The sides of pair `pair` in the order they run with `jobs = 1` (and are numbered).
-fn order(seed: u64, pair: u64) -> [Side; 2] {
+pub(super) fn order(seed: u64, pair: u64) -> [Side; 2] {
     if base_first(seed, pair) {
         [Side::Base, Side::Head]
     } else {
@@ -87,31 +87,7 @@ pub fn run_compare_task(
             task.id
         )));
     };
-    let side_env = |env: &[(String, String)], side: Side| {
-        let mut env: Vec<(String, String)> = env
-            .iter()
-            .filter(|(k, _)| k != "GATE_SIDE")
-            .cloned()
-            .collect();
-        env.push(("GATE_SIDE".to_string(), side.as_str().to_string()));
-        env
-    };
-    let mut head = ProcessLauncher::new(task, policy, run_id, run_dir, redactor.clone());
-    head.spec.env = side_env(&task.env, Side::Head);
-    head.spec.sandbox = Some(Arc::clone(sandbox));
-    let base_redactor = redactor.with_env(
-        compare
-            .base
-            .env
-            .iter()
-            .map(|(k, v)| (k.as_str(), v.as_str())),
-    );
-    let mut base = ProcessLauncher::new(task, policy, run_id, &run_dir.join("base"), base_redactor);
-    base.spec.run = compare.base.run.clone();
-    base.spec.check = compare.base.check.clone();
-    base.spec.cwd = compare.base.cwd.clone();
-    base.spec.env = side_env(&compare.base.env, Side::Base);
-    base.spec.sandbox = Some(Arc::clone(sandbox));
+    let [head, base] = side_launchers((task, compare, policy, run_id), run_dir, redactor, sandbox);
     let rule = PairSampler::new(
         task.sampling.clone(),
         task.max_unavailable,
@@ -132,6 +108,44 @@ pub fn run_compare_task(
     )
 }
 
+/// The launchers of a compare task's two sides, head then base: head as the task is written,
+/// base from its `base:` side (command, check, folder, environment and the redaction of its
+/// values), each with `GATE_SIDE` set; base's logs and result files under `run_dir/base`.
+pub(super) fn side_launchers(
+    (task, compare, policy, run_id): (&Task, &CompareTask, &Policy, &str),
+    run_dir: &Path,
+    redactor: &Redactor,
+    sandbox: &Arc<Sandbox>,
+) -> [ProcessLauncher; 2] {
+    let base_env = compare
+        .base
+        .env
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()));
+    let base_dir = run_dir.join("base");
+    let sides = [
+        (Side::Head, run_dir, redactor.clone(), &task.env),
+        (
+            Side::Base,
+            &base_dir,
+            redactor.with_env(base_env),
+            &compare.base.env,
+        ),
+    ];
+    let [head, mut base] = sides.map(|(side, dir, redactor, env)| {
+        let mut l = ProcessLauncher::new(task, policy, run_id, dir, redactor);
+        l.spec.sandbox = Some(Arc::clone(sandbox));
+        let env = env.iter().filter(|(k, _)| k != "GATE_SIDE").cloned();
+        let side = ("GATE_SIDE".to_string(), side.as_str().to_string());
+        l.spec.env = env.chain([side]).collect();
+        l
+    });
+    base.spec.run = compare.base.run.clone();
+    base.spec.check = compare.base.check.clone();
+    base.spec.cwd = compare.base.cwd.clone();
+    [head, base]
+}
+
 /// What an interrupted session already recorded: each side's attempt-1 outcome by pair (a
 /// finished outcome if it has one, otherwise `Cancelled`), and whether the task is decided.
 #[derive(Debug, Default, Clone)]
@@ -140,6 +154,17 @@ pub struct PairHistory {
     pub decided: bool,
     /// Attempt-1 outcomes by (pair, side).
     pub outcomes: BTreeMap<(u64, Side), Outcome>,
+}
+
+impl PairHistory {
+    /// The sides graded: a re-run runs only the others.
+    pub fn graded_sides(&self) -> HashSet<(u64, Side)> {
+        let graded = self
+            .outcomes
+            .iter()
+            .filter(|(_, o)| **o != Outcome::Cancelled);
+        graded.map(|(k, _)| *k).collect()
+    }
 }
 
 /// The history of `task` in `ledger`.
@@ -189,14 +214,7 @@ pub fn run_pairs<L: Launcher + Send + Sync + 'static>(
         task: task.to_string(),
         together: jobs >= 2,
         seed,
-        done: Arc::new(
-            history
-                .outcomes
-                .iter()
-                .filter(|(_, o)| **o != Outcome::Cancelled)
-                .map(|(k, _)| *k)
-                .collect(),
-        ),
+        done: Arc::new(history.graded_sides()),
     };
     let mut pairs = Pairs {
         sampler: rule,
@@ -321,21 +339,8 @@ impl<L: Launcher + Send + Sync + 'static> Launcher for PairLauncher<L> {
                 });
             if let Err(e) = started {
                 // No thread to be had: these sides never ran, a harness error (exit 4).
-                let row = AttemptRow {
-                    fault: Some(Fault::Harness),
-                    detail: crate::ledger::AttemptDetail {
-                        reason: Some(format!("cannot start a thread for the pair: {e}")),
-                        ..Default::default()
-                    }
-                    .into(),
-                    ..AttemptRow::started(
-                        self.task.clone(),
-                        pair,
-                        1,
-                        now_rfc3339(),
-                        Outcome::HarnessError,
-                    )
-                };
+                let why = format!("cannot start a thread for the pair: {e}");
+                let row = harness_error_row(&self.task, pair, 1, why);
                 relay.sides_over(sides, Some(Box::new(row)));
             }
         }
@@ -408,9 +413,6 @@ impl Consumer for Pairs {
     fn waiting(&self) -> (u64, u64) {
         self.sampler.waiting()
     }
-    fn cancelled(&self) -> u64 {
-        self.sampler.cancelled()
-    }
     fn counts(&self) -> Counts {
         self.sampler.counts()
     }
@@ -436,7 +438,7 @@ mod tests {
     use std::collections::{BTreeSet, HashMap};
 
     use super::*;
-    use crate::ledger::DecisionRow;
+    use crate::ledger::{DecisionRow, now_rfc3339};
     use crate::model::{Judgement, SequentialRule, Verdict};
     use crate::runner::events::RunEvent;
 
@@ -570,6 +572,20 @@ mod tests {
                 Side::Head
             };
             assert_eq!(first, want, "pair {pair}");
+        }
+    }
+
+    #[test]
+    fn every_row_carries_its_side_and_its_place_in_the_order_its_pair_ran() {
+        for jobs in [1, 4] {
+            let (h, b, _) = fakes(true);
+            let mut sink = Sink::default();
+            run(jobs, (h, b), PairHistory::default(), &mut sink);
+            for a in &sink.attempts {
+                let first = order(9, a.trial)[0];
+                let want = if a.side == Some(first) { 1 } else { 2 };
+                assert_eq!(a.pair_position, Some(want), "jobs {jobs}, pair {}", a.trial);
+            }
         }
     }
 

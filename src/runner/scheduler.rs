@@ -29,7 +29,7 @@ use super::retry::TrialMsg;
 use super::sys::Interrupt;
 use crate::error::Error;
 use crate::ledger::{AttemptRow, DecisionRow};
-use crate::model::{Counts, Judgement, Outcome, Sampling, Shard, Tally, Verdict};
+use crate::model::{Counts, Judgement, Outcome, Sampling, Shard, Verdict};
 use crate::plan::Task;
 use crate::sampler::{Decision, OrderedSampler, Sampler};
 
@@ -140,8 +140,9 @@ pub trait Consumer {
     /// Offer an attempt-1 row of this run (one outcome, or one side of a pair).
     fn offer(&mut self, row: &AttemptRow);
     /// `ordinal` will report nothing more (its last attempt, or its thread ended without
-    /// one): whatever part of it was never offered is over unfinished.
-    fn over(&mut self, ordinal: u64);
+    /// one): whatever part of it was never offered is over unfinished (a trial's one
+    /// outcome is its attempt 1, so nothing else of it is waited for).
+    fn over(&mut self, _ordinal: u64) {}
     /// `ordinal` was due to run again but never started: it counts as cancelled, as the
     /// replay counts it.
     fn cancel(&mut self, ordinal: u64);
@@ -152,20 +153,20 @@ pub trait Consumer {
     }
     /// The rule that decides (its tally, LLR and unavailable budget).
     fn rule(&self) -> &Sampler;
-    /// The rule's tally as the display shows it.
-    fn tally(&self) -> Tally {
-        self.rule().tally()
-    }
     /// The decision, once reached.
-    fn decision(&self) -> Option<&Decision>;
+    fn decision(&self) -> Option<&Decision> {
+        self.rule().decision()
+    }
     /// Graded ordinals consumed (pairs: graded pairs, concordant or not).
-    fn graded(&self) -> u64;
+    fn graded(&self) -> u64 {
+        self.rule().tally().graded()
+    }
     /// Graded ordinals the rule may need at most (pairs: `max_pairs`).
-    fn max_graded(&self) -> u64;
+    fn max_graded(&self) -> u64 {
+        self.rule().sampling().max_graded()
+    }
     /// Offered ordinals waiting behind a lower one: (graded, unavailable).
     fn waiting(&self) -> (u64, u64);
-    /// Cancelled ordinals settled so far.
-    fn cancelled(&self) -> u64;
     /// Counts for the decision row.
     fn counts(&self) -> Counts;
     /// How a harness error in `row` is named in the decision row.
@@ -237,31 +238,14 @@ impl Consumer for Ordered {
     fn offer(&mut self, row: &AttemptRow) {
         self.offer_outcome(row.trial, row.outcome);
     }
-    // A trial's one outcome is its attempt 1: nothing else of it is waited for.
-    fn over(&mut self, _ordinal: u64) {}
     fn cancel(&mut self, ordinal: u64) {
         self.sampler.offer(ordinal, Outcome::Cancelled);
     }
     fn rule(&self) -> &Sampler {
         self.sampler.rule()
     }
-    fn tally(&self) -> Tally {
-        self.sampler.tally()
-    }
-    fn decision(&self) -> Option<&Decision> {
-        self.sampler.decision()
-    }
-    fn graded(&self) -> u64 {
-        self.sampler.tally().graded()
-    }
-    fn max_graded(&self) -> u64 {
-        self.sampler.rule().sampling().max_graded()
-    }
     fn waiting(&self) -> (u64, u64) {
         self.sampler.waiting()
-    }
-    fn cancelled(&self) -> u64 {
-        self.sampler.cancelled()
     }
     fn counts(&self) -> Counts {
         self.sampler.counts()
@@ -445,7 +429,7 @@ pub(super) fn drive<L: Launcher + ?Sized, C: Consumer>(
                 if let Some(c) = cases.as_deref_mut() {
                     match c.admit(&row) {
                         Ok(true) => {
-                            let (tally, view) = (sampler.tally(), llr(sampler));
+                            let (tally, view) = (sampler.rule().tally(), llr(sampler));
                             rows.push((row, tally, view));
                         }
                         Ok(false) => {}
@@ -475,7 +459,7 @@ pub(super) fn drive<L: Launcher + ?Sized, C: Consumer>(
                 lanes.first_pending.remove(&row.trial);
                 sampler.over(row.trial);
             }
-            let (tally, view) = (sampler.tally(), llr(sampler));
+            let (tally, view) = (sampler.rule().tally(), llr(sampler));
             rows.push((row, tally, view));
         }
         let finished =
@@ -532,7 +516,7 @@ pub(super) fn drive<L: Launcher + ?Sized, C: Consumer>(
         }
         sink.event(&RunEvent::TaskEnded {
             task: cfg.id.clone(),
-            shown: format!("{} suite runs", sampler.tally().graded()),
+            shown: format!("{} suite runs", sampler.rule().tally().graded()),
         })?;
         return Ok(TaskEnd::Decided);
     }
@@ -682,9 +666,8 @@ fn beyond_stage_end<L: Launcher + ?Sized, C: Consumer>(
     else {
         return false;
     };
-    let t = sampler.tally();
-    let consumed = t.graded() + t.unavailable + sampler.cancelled();
-    lanes.next_ordinal > consumed + (b - t.graded() % b)
+    let c = sampler.counts();
+    lanes.next_ordinal > c.run + c.cancelled + (b - (c.passed + c.failed) % b)
 }
 
 #[cfg(test)]
