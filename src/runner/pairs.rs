@@ -215,6 +215,7 @@ pub fn run_pairs<L: Launcher + Send + Sync + 'static>(
         together: jobs >= 2,
         seed,
         done: Arc::new(history.graded_sides()),
+        interrupt: interrupt.clone(),
     };
     let mut pairs = Pairs {
         sampler: rule,
@@ -237,6 +238,7 @@ pub struct PairLauncher<L> {
     seed: u64,
     /// Sides an interrupted session graded: not run again.
     done: Arc<HashSet<(u64, Side)>>,
+    interrupt: Interrupt,
 }
 
 /// One pair's sides in flight, shared by the threads relaying them.
@@ -248,8 +250,13 @@ struct PairRelay<L> {
     tx: mpsc::Sender<TrialMsg>,
     /// Sides not over yet; the one that brings it to 0 sends the pair's last message.
     left: Mutex<usize>,
-    /// Sides run one after the other: once cancelled, the sides not started never are.
+    /// Sides run one after the other: the next starts only while the loop would still
+    /// launch (not once the pair is cancelled, a harness error came, or the run is
+    /// interrupted); the sides not started never are.
     one_by_one: bool,
+    /// A harness error came from a side of this pair.
+    halted: AtomicBool,
+    interrupt: Interrupt,
 }
 
 impl<L: Launcher> PairRelay<L> {
@@ -265,6 +272,9 @@ impl<L: Launcher> PairRelay<L> {
         for msg in side_rx {
             match msg {
                 TrialMsg::Attempt { mut row, last } => {
+                    if row.outcome == Outcome::HarnessError {
+                        self.halted.store(true, Ordering::Relaxed);
+                    }
                     row.side = Some(side);
                     row.pair_position = Some(position);
                     if last {
@@ -284,7 +294,10 @@ impl<L: Launcher> PairRelay<L> {
     fn sides_over(&self, n: usize, row: Option<Box<AttemptRow>>) -> bool {
         let mut left = self.left.lock().unwrap_or_else(PoisonError::into_inner);
         *left = left.saturating_sub(n);
-        if self.one_by_one && self.cancel.load(Ordering::Relaxed) {
+        let stop = self.cancel.load(Ordering::Relaxed)
+            || self.halted.load(Ordering::Relaxed)
+            || self.interrupt.requested();
+        if self.one_by_one && stop {
             *left = 0;
         }
         let over = *left == 0;
@@ -319,6 +332,8 @@ impl<L: Launcher + Send + Sync + 'static> Launcher for PairLauncher<L> {
             tx,
             left: Mutex::new(sides.len()),
             one_by_one: !self.together,
+            halted: AtomicBool::new(false),
+            interrupt: self.interrupt.clone(),
         });
         let numbered: Vec<(Side, u8)> = sides.into_iter().zip(first..).collect();
         let groups: Vec<Vec<(Side, u8)>> = if self.together {
@@ -587,6 +602,20 @@ mod tests {
                 assert_eq!(a.pair_position, Some(want), "jobs {jobs}, pair {}", a.trial);
             }
         }
+    }
+
+    #[test]
+    fn with_one_job_a_harness_error_on_a_pairs_first_side_never_starts_its_second() {
+        let (mut h, mut b, launched) = fakes(false);
+        for side in [&mut h, &mut b] {
+            side.script.insert(1, Outcome::HarnessError);
+        }
+        let mut sink = Sink::default();
+        assert_eq!(
+            run(1, (h, b), PairHistory::default(), &mut sink),
+            TaskEnd::HarnessError
+        );
+        assert_eq!(*launched.lock().unwrap(), vec![(1, order(9, 1)[0])]);
     }
 
     #[test]
