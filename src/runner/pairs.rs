@@ -209,8 +209,7 @@ pub fn run_pairs<L: Launcher + Send + Sync + 'static>(
         window: None,
     };
     let launcher = PairLauncher {
-        head: Arc::new(head),
-        base: Arc::new(base),
+        sides: Arc::new([head, base]),
         task: task.to_string(),
         together: jobs >= 2,
         seed,
@@ -229,8 +228,8 @@ pub fn run_pairs<L: Launcher + Send + Sync + 'static>(
 /// side's launcher with the pair's cancel flag, and relays their attempts to the loop tagged
 /// with side and position; the pair's last message is the last of its last side.
 pub struct PairLauncher<L> {
-    head: Arc<L>,
-    base: Arc<L>,
+    /// Head's launcher and base's (indexed by [`Side`]).
+    sides: Arc<[L; 2]>,
     task: String,
     /// Both sides at once (`jobs >= 2`), else one after the other in the seeded order.
     together: bool,
@@ -243,8 +242,7 @@ pub struct PairLauncher<L> {
 
 /// One pair's sides in flight, shared by the threads relaying them.
 struct PairRelay<L> {
-    head: Arc<L>,
-    base: Arc<L>,
+    sides: Arc<[L; 2]>,
     pair: u64,
     cancel: Arc<AtomicBool>,
     tx: mpsc::Sender<TrialMsg>,
@@ -254,8 +252,6 @@ struct PairRelay<L> {
     /// launch (not once the pair is cancelled, a harness error came, or the run is
     /// interrupted); the sides not started never are.
     one_by_one: bool,
-    /// A harness error came from a side of this pair.
-    halted: AtomicBool,
     interrupt: Interrupt,
 }
 
@@ -264,16 +260,13 @@ impl<L: Launcher> PairRelay<L> {
     /// the pair is over.
     fn side(&self, side: Side, position: u8) -> bool {
         let (side_tx, side_rx) = mpsc::channel();
-        let launcher = match side {
-            Side::Head => &self.head,
-            Side::Base => &self.base,
-        };
-        launcher.launch(self.pair, Arc::clone(&self.cancel), side_tx);
+        self.sides[side as usize].launch(self.pair, Arc::clone(&self.cancel), side_tx);
         for msg in side_rx {
             match msg {
                 TrialMsg::Attempt { mut row, last } => {
-                    if row.outcome == Outcome::HarnessError {
-                        self.halted.store(true, Ordering::Relaxed);
+                    if self.one_by_one && row.outcome == Outcome::HarnessError {
+                        // The loop stops at a harness error: no later side of the pair.
+                        self.cancel.store(true, Ordering::Relaxed);
                     }
                     row.side = Some(side);
                     row.pair_position = Some(position);
@@ -294,10 +287,7 @@ impl<L: Launcher> PairRelay<L> {
     fn sides_over(&self, n: usize, row: Option<Box<AttemptRow>>) -> bool {
         let mut left = self.left.lock().unwrap_or_else(PoisonError::into_inner);
         *left = left.saturating_sub(n);
-        let stop = self.cancel.load(Ordering::Relaxed)
-            || self.halted.load(Ordering::Relaxed)
-            || self.interrupt.requested();
-        if self.one_by_one && stop {
+        if self.one_by_one && (self.cancel.load(Ordering::Relaxed) || self.interrupt.requested()) {
             *left = 0;
         }
         let over = *left == 0;
@@ -325,14 +315,12 @@ impl<L: Launcher + Send + Sync + 'static> Launcher for PairLauncher<L> {
         // Where each side stands in its pair: after a side the earlier session graded.
         let first = 3 - sides.len() as u8;
         let relay = Arc::new(PairRelay {
-            head: Arc::clone(&self.head),
-            base: Arc::clone(&self.base),
+            sides: Arc::clone(&self.sides),
             pair,
             cancel,
             tx,
             left: Mutex::new(sides.len()),
             one_by_one: !self.together,
-            halted: AtomicBool::new(false),
             interrupt: self.interrupt.clone(),
         });
         let numbered: Vec<(Side, u8)> = sides.into_iter().zip(first..).collect();
@@ -362,12 +350,11 @@ impl<L: Launcher + Send + Sync + 'static> Launcher for PairLauncher<L> {
     }
 
     fn kill_all(&self) {
-        self.head.kill_all();
-        self.base.kill_all();
+        self.sides.iter().for_each(L::kill_all);
     }
 
     fn tidy(&self) {
-        self.head.tidy();
+        self.sides[Side::Head as usize].tidy();
     }
 }
 
@@ -406,9 +393,6 @@ impl Consumer for Pairs {
         for side in [Side::Head, Side::Base] {
             self.sampler.offer(pair, side, Outcome::Cancelled);
         }
-    }
-    fn cancel(&mut self, pair: u64) {
-        self.over(pair);
     }
     fn pending_until_over(&self) -> bool {
         true
@@ -453,9 +437,9 @@ mod tests {
     use std::collections::{BTreeSet, HashMap};
 
     use super::*;
-    use crate::ledger::{DecisionRow, now_rfc3339};
+    use crate::ledger::now_rfc3339;
     use crate::model::{Judgement, SequentialRule, Verdict};
-    use crate::runner::events::RunEvent;
+    use crate::runner::scheduler::tests::Sink;
 
     struct Fake {
         script: HashMap<u64, Outcome>,
@@ -477,23 +461,6 @@ mod tests {
             });
         }
         fn kill_all(&self) {}
-    }
-
-    #[derive(Default)]
-    struct Sink {
-        attempts: Vec<AttemptRow>,
-        decision: Option<DecisionRow>,
-    }
-
-    impl EventSink for Sink {
-        fn event(&mut self, event: &RunEvent) -> Result<(), Error> {
-            match event {
-                RunEvent::Attempt { row, .. } => self.attempts.push((**row).clone()),
-                RunEvent::TaskDecided { row, .. } => self.decision = Some(row.clone()),
-                _ => {}
-            }
-            Ok(())
-        }
     }
 
     /// Run the pairs of `h` and `b` on `jobs` sides, seed 9.

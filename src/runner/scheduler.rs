@@ -145,7 +145,9 @@ pub trait Consumer {
     fn over(&mut self, _ordinal: u64) {}
     /// `ordinal` was due to run again but never started: it counts as cancelled, as the
     /// replay counts it.
-    fn cancel(&mut self, ordinal: u64);
+    fn cancel(&mut self, ordinal: u64) {
+        self.over(ordinal);
+    }
     /// Whether an ordinal stays pending until it is over ([`Consumer::over`]) rather than
     /// until its attempt 1 reports: a pair waits for both its sides.
     fn pending_until_over(&self) -> bool {
@@ -671,7 +673,7 @@ fn beyond_stage_end<L: Launcher + ?Sized, C: Consumer>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     //! The scheduler against a fake launcher: no processes, outcomes and timings scripted.
 
     use std::collections::HashMap;
@@ -756,9 +758,9 @@ mod tests {
 
     /// Records events; optionally fails (or panics) on the n-th attempt.
     #[derive(Default)]
-    struct Sink {
-        attempts: Vec<AttemptRow>,
-        decision: Option<DecisionRow>,
+    pub(in crate::runner) struct Sink {
+        pub(in crate::runner) attempts: Vec<AttemptRow>,
+        pub(in crate::runner) decision: Option<DecisionRow>,
         fail_at: Option<usize>,
         panic_at: Option<usize>,
     }
