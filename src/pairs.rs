@@ -340,12 +340,10 @@ impl PairSampler {
         self.rule.counts
     }
 
-    /// Graded pairs that may still be needed before the task must have decided.
-    pub fn remaining_pairs(&self) -> u64 {
-        if self.decision().is_some() {
-            return 0;
-        }
-        self.rule.max_pairs.saturating_sub(self.rule.counts.total)
+    /// Graded pairs (concordant or not) after which the task is INCONCLUSIVE: the budget of
+    /// its runs.
+    pub fn max_pairs(&self) -> u64 {
+        self.rule.max_pairs
     }
 
     /// The decision, once reached: the rule's, or INCONCLUSIVE at `max_pairs`.

@@ -1,11 +1,10 @@
 //! Launchers: what starts a trial, and the guard that stops every trial still running.
 //!
-//! The schedulers ([`super::scheduler`] for a task's trials, [`super::pairs`] for a compare
-//! task's sides) know nothing about processes: a [`Launcher`] starts a trial. The real one,
-//! [`ProcessLauncher`], runs attempts as process groups; the schedulers' unit tests use fakes.
-//! `InFlight` is the one guard both schedulers hold: whatever way a scheduler is left, it
-//! cancels every trial still running and has each launcher kill everything it started
-//! (invariant 9).
+//! The one loop ([`super::scheduler`]) knows nothing about processes: a [`Launcher`] starts an
+//! ordinal (a trial, a suite run, or a pair's two sides through [`super::pairs::PairLauncher`]).
+//! The real one, [`ProcessLauncher`], runs attempts as process groups; the loop's unit tests
+//! use fakes. `InFlight` is the loop's guard: whatever way the loop is left, it cancels every
+//! ordinal still running and has the launcher kill everything it started (invariant 9).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -26,7 +25,7 @@ pub trait Launcher {
     fn launch(&self, ordinal: u64, cancel: Arc<AtomicBool>, tx: mpsc::Sender<TrialMsg>);
 
     /// Kill at once everything this launcher started that may still run. Called on every
-    /// abnormal way out of a scheduler ([`super::scheduler::run_task`], [`super::pairs::run_pairs`]).
+    /// abnormal way out of the loop ([`super::scheduler::run_task`] and its siblings).
     fn kill_all(&self);
 
     /// Housekeeping on the scheduler's thread, called whenever it wakes (at least every
@@ -34,27 +33,25 @@ pub trait Launcher {
     fn tidy(&self) {}
 }
 
-/// Trials (or sides) whose thread is running, keyed by `K`, with their cancel flags.
-/// Dropping it with some still in flight — an error or a panic left the scheduler early —
-/// cancels them and has every launcher kill everything it started, so no process outlives
-/// gate.
-pub(super) struct InFlight<'a, K, L: Launcher + ?Sized> {
-    /// Cancel flag of each running trial.
-    pub(super) flags: BTreeMap<K, Arc<AtomicBool>>,
-    /// The launchers whose processes the guard kills (one, or head's and base's).
-    launchers: Vec<&'a L>,
+/// Ordinals whose thread is running, with their cancel flags. Dropping it with some still in
+/// flight — an error or a panic left the loop early — cancels them and has the launcher kill
+/// everything it started, so no process outlives gate.
+pub(super) struct InFlight<'a, L: Launcher + ?Sized> {
+    /// Cancel flag of each running ordinal.
+    pub(super) flags: BTreeMap<u64, Arc<AtomicBool>>,
+    launcher: &'a L,
 }
 
-impl<'a, K, L: Launcher + ?Sized> InFlight<'a, K, L> {
-    /// A guard over nothing yet, for trials started by `launchers`.
-    pub(super) fn new(launchers: Vec<&'a L>) -> Self {
+impl<'a, L: Launcher + ?Sized> InFlight<'a, L> {
+    /// A guard over nothing yet, for ordinals started by `launcher`.
+    pub(super) fn new(launcher: &'a L) -> Self {
         InFlight {
             flags: BTreeMap::new(),
-            launchers,
+            launcher,
         }
     }
 
-    /// Ask every running trial to stop.
+    /// Ask every running ordinal to stop.
     pub(super) fn cancel_all(&self) {
         for f in self.flags.values() {
             f.store(true, Ordering::Relaxed);
@@ -62,13 +59,11 @@ impl<'a, K, L: Launcher + ?Sized> InFlight<'a, K, L> {
     }
 }
 
-impl<K, L: Launcher + ?Sized> Drop for InFlight<'_, K, L> {
+impl<L: Launcher + ?Sized> Drop for InFlight<'_, L> {
     fn drop(&mut self) {
         if !self.flags.is_empty() {
             self.cancel_all();
-            for l in &self.launchers {
-                l.kill_all();
-            }
+            self.launcher.kill_all();
         }
     }
 }
@@ -148,15 +143,10 @@ impl Launcher for ProcessLauncher {
         if let Err(e) = started {
             // No thread to be had (a process or memory limit): the trial never ran, which is
             // a harness error (exit 4), not a panic and not a lost trial.
-            let spec = AttemptSpec {
-                trial: ordinal,
-                attempt: 1,
-                ..self.spec.clone()
-            };
             let why = format!("cannot start a thread for the trial: {e}");
             // The scheduler holds the receiver while any trial is in flight.
             let _ = tx_back.send(TrialMsg::Attempt {
-                row: Box::new(harness_error_row(&spec, why)),
+                row: Box::new(harness_error_row(&self.spec.task, ordinal, 1, why)),
                 last: true,
             });
         }
@@ -202,12 +192,12 @@ pub(super) fn attempt_or_internal_error(
             .or_else(|| panic.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown panic".to_string());
         let why = format!("internal error in gate (please report it): {what}");
-        harness_error_row(spec, why)
+        harness_error_row(&spec.task, spec.trial, spec.attempt, why)
     })
 }
 
-/// The row of an attempt that gate itself could not run.
-pub(super) fn harness_error_row(spec: &AttemptSpec, why: String) -> AttemptRow {
+/// The row of attempt `attempt` of `task`'s trial `trial`, which gate itself could not run.
+pub(super) fn harness_error_row(task: &str, trial: u64, attempt: u32, why: String) -> AttemptRow {
     AttemptRow {
         fault: Some(Fault::Harness),
         detail: crate::ledger::AttemptDetail {
@@ -216,9 +206,9 @@ pub(super) fn harness_error_row(spec: &AttemptSpec, why: String) -> AttemptRow {
         }
         .into(),
         ..AttemptRow::started(
-            spec.task.clone(),
-            spec.trial,
-            spec.attempt,
+            task.into(),
+            trial,
+            attempt,
             now_rfc3339(),
             Outcome::HarnessError,
         )

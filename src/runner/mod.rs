@@ -2,13 +2,15 @@
 //!
 //! The runner knows nothing about statistics; decisions are the sampler's.
 //!
-//! - [`scheduler`]: one task's lanes — launch trials in ordinal order up to `jobs`, offer
-//!   outcomes to the ordered sampler, cancel what is in flight at the decision, and kill
+//! - [`scheduler`]: the one run loop — launch a task's ordinals in order up to `jobs`, offer
+//!   what they report to the task's [`scheduler::Consumer`] (the ordered sampler, or a
+//!   compare task's pair sampler), cancel what is in flight at the decision, and kill
 //!   everything on any other way out.
-//! - [`launcher`]: what starts a trial ([`launcher::ProcessLauncher`] runs process groups)
-//!   and the in-flight guard both schedulers hold; [`pairs`]: a `compare:` task's scheduler;
-//!   [`suite`]: a suite task's runs and cases; [`suite_pairs`]: a `compare:` suite's two
-//!   sides and its cases' pair samplers, on the suite's loop.
+//! - [`launcher`]: what starts an ordinal ([`launcher::ProcessLauncher`] runs process groups)
+//!   and the loop's in-flight guard; [`pairs`]: a `compare:` task on that loop (a pair's two
+//!   sides launched together, consumed by the pair sampler); [`suite`]: a suite task's runs
+//!   and cases; [`suite_pairs`]: a `compare:` suite's two sides and its cases' pair
+//!   samplers, on the same loop.
 //! - [`retry`]: one trial's thread — attempt 1, then transport retries with backoff.
 //! - [`attempt`]: one attempt — process group, timeout, captures, result file, classification.
 //! - [`capture`], [`result_file`], [`redact`]: the bounded, redacted view of what a task

@@ -1,64 +1,52 @@
-//! The pair scheduler: runs a `compare:` task's pairs (head and base, same ordinal) and feeds
-//! the ordered pair sampler.
+//! A `compare:` task's pairs (head and base, same ordinal), run by the one loop
+//! ([`super::scheduler`]) and consumed by the ordered pair sampler.
 //!
 //! Each pair runs the task once on each side with the same `GATE_TRIAL` and
-//! `GATE_SIDE=head|base`. With `jobs >= 2` the two sides of a pair start together (so drift
-//! over time hits both), and `jobs / 2` pairs run at once; with `jobs = 1` the sides run one
-//! after the other, in an order drawn per pair from the seed recorded in the ledger header
-//! ([`crate::pairs::base_first`]) and recorded on each row (`pair_position`). Pairs are
-//! launched in ordinal order, only as many as the rule could still need, and consumed by
-//! [`PairSampler`] in pair order (invariant 2); at the decision, sides still running are
-//! cancelled and recorded as such. A resumed run runs again only the sides an interrupted
-//! session never graded, at their own pair ordinal (invariant 1).
-//!
-//! Whatever way [`run_pairs`] is left, the in-flight guard cancels every side still running
-//! and has both launchers kill everything they started.
+//! `GATE_SIDE=head|base`: [`PairLauncher`] launches both sides of an ordinal and reports
+//! their attempts, each row tagged with its side and its position in the pair. With
+//! `jobs >= 2` the two sides of a pair start together (so drift over time hits both), and
+//! `jobs / 2` pairs run at once; with `jobs = 1` the sides run one after the other, in an
+//! order drawn per pair from the seed recorded in the ledger header
+//! ([`crate::pairs::base_first`]) and recorded on each row (`pair_position`). The loop
+//! launches pairs in ordinal order, only as many as the rule could still need, and the
+//! [`PairSampler`] consumes them in pair order (invariant 2); at the decision, sides still
+//! running are cancelled and recorded as such. A resumed run runs again only the sides an
+//! interrupted session never graded, at their own pair ordinal (invariant 1).
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
-use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, mpsc};
-use std::time::Duration;
+use std::collections::{BTreeMap, HashSet};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, mpsc};
 
-use super::events::{EventSink, RunEvent};
-use super::launcher::{InFlight, Launcher};
+use super::events::EventSink;
+use super::launcher::{Launcher, harness_error_row};
 use super::retry::TrialMsg;
 use super::sandbox::Sandbox;
-use super::scheduler::{TaskEnd, emit_end};
+use super::scheduler::{Consumer, TaskConfig, TaskEnd, drive};
 use super::sys::Interrupt;
 use crate::error::Error;
-use crate::ledger::{Ledger, Outcome};
+use crate::ledger::{AttemptRow, Counts, Ledger, Outcome};
 use crate::pairs::{CompareRecord, PairSampler, Side, base_first};
 use crate::plan::compare::CompareTask;
 use crate::plan::{Policy, Task};
 use crate::runner::redact::Redactor;
 use crate::runner::scheduler::ProcessLauncher;
-use crate::sampler::{Decision, Sampling, Verdict};
-use std::path::Path;
-
-/// What the pair scheduler needs to know about a compare task.
-#[derive(Debug, Clone)]
-pub struct PairConfig {
-    /// Task id.
-    pub id: String,
-    /// The rule on the discordant pairs.
-    pub sampling: Sampling,
-    /// Void pairs tolerated.
-    pub max_unavailable: u64,
-    /// Pairs after which the task is INCONCLUSIVE.
-    pub max_pairs: u64,
-    /// Parallel sides (`--jobs`): `jobs / 2` pairs at once, both sides together, when >= 2.
-    pub jobs: usize,
-    /// The within-pair order's seed, as the ledger header records it.
-    pub order_seed: u64,
-    /// The loss route beside the discordant rule, as the ledger header records it.
-    pub loss_route: Option<crate::stats::loss_route::LossRoute>,
-}
+use crate::sampler::{Decision, Sampler, Sampling};
 
 /// The seed of a task's within-pair order: the first 8 bytes of SHA-256 over the run id and
 /// the task id, so a resumed run (same run id) draws the same orders, and two runs differ.
 pub fn order_seed(run_id: &str, task: &str) -> u64 {
     let hex = crate::ledger::sha256_hex(format!("{run_id}\0{task}").as_bytes());
     u64::from_str_radix(&hex[..16], 16).unwrap_or(0)
+}
+
+/// The sides of pair `pair` in the order they run with `jobs = 1` (and are numbered).
+pub(super) fn order(seed: u64, pair: u64) -> [Side; 2] {
+    if base_first(seed, pair) {
+        [Side::Base, Side::Head]
+    } else {
+        [Side::Head, Side::Base]
+    }
 }
 
 /// The header's record of a compare task (commands redacted).
@@ -99,41 +87,63 @@ pub fn run_compare_task(
             task.id
         )));
     };
-    let side_env = |env: &[(String, String)], side: Side| {
-        let mut env: Vec<(String, String)> = env
-            .iter()
-            .filter(|(k, _)| k != "GATE_SIDE")
-            .cloned()
-            .collect();
-        env.push(("GATE_SIDE".to_string(), side.as_str().to_string()));
-        env
-    };
-    let mut head = ProcessLauncher::new(task, policy, run_id, run_dir, redactor.clone());
-    head.spec.env = side_env(&task.env, Side::Head);
-    head.spec.sandbox = Some(Arc::clone(sandbox));
-    let base_redactor = redactor.with_env(
-        compare
-            .base
-            .env
-            .iter()
-            .map(|(k, v)| (k.as_str(), v.as_str())),
-    );
-    let mut base = ProcessLauncher::new(task, policy, run_id, &run_dir.join("base"), base_redactor);
+    let [head, base] = side_launchers((task, compare, policy, run_id), run_dir, redactor, sandbox);
+    let rule = PairSampler::new(
+        task.sampling.clone(),
+        task.max_unavailable,
+        compare.rule.max_pairs,
+        compare.rule.loss_route,
+    )
+    .map_err(|e| Error::Harness(format!("task `{}`: {e}", task.id)))?;
+    let seed = order_seed(run_id, &task.id);
+    run_pairs(
+        &task.id,
+        rule,
+        (head, base),
+        policy.jobs,
+        seed,
+        history,
+        interrupt,
+        sink,
+    )
+}
+
+/// The launchers of a compare task's two sides, head then base: head as the task is written,
+/// base from its `base:` side (command, check, folder, environment and the redaction of its
+/// values), each with `GATE_SIDE` set; base's logs and result files under `run_dir/base`.
+pub(super) fn side_launchers(
+    (task, compare, policy, run_id): (&Task, &CompareTask, &Policy, &str),
+    run_dir: &Path,
+    redactor: &Redactor,
+    sandbox: &Arc<Sandbox>,
+) -> [ProcessLauncher; 2] {
+    let base_env = compare
+        .base
+        .env
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()));
+    let base_dir = run_dir.join("base");
+    let sides = [
+        (Side::Head, run_dir, redactor.clone(), &task.env),
+        (
+            Side::Base,
+            &base_dir,
+            redactor.with_env(base_env),
+            &compare.base.env,
+        ),
+    ];
+    let [head, mut base] = sides.map(|(side, dir, redactor, env)| {
+        let mut l = ProcessLauncher::new(task, policy, run_id, dir, redactor);
+        l.spec.sandbox = Some(Arc::clone(sandbox));
+        let env = env.iter().filter(|(k, _)| k != "GATE_SIDE").cloned();
+        let side = ("GATE_SIDE".to_string(), side.as_str().to_string());
+        l.spec.env = env.chain([side]).collect();
+        l
+    });
     base.spec.run = compare.base.run.clone();
     base.spec.check = compare.base.check.clone();
     base.spec.cwd = compare.base.cwd.clone();
-    base.spec.env = side_env(&compare.base.env, Side::Base);
-    base.spec.sandbox = Some(Arc::clone(sandbox));
-    let cfg = PairConfig {
-        id: task.id.clone(),
-        sampling: task.sampling.clone(),
-        max_unavailable: task.max_unavailable,
-        max_pairs: compare.rule.max_pairs,
-        jobs: policy.jobs,
-        order_seed: order_seed(run_id, &task.id),
-        loss_route: compare.rule.loss_route,
-    };
-    run_pairs(&cfg, &head, &base, history, interrupt, sink)
+    [head, base]
 }
 
 /// What an interrupted session already recorded: each side's attempt-1 outcome by pair (a
@@ -144,6 +154,17 @@ pub struct PairHistory {
     pub decided: bool,
     /// Attempt-1 outcomes by (pair, side).
     pub outcomes: BTreeMap<(u64, Side), Outcome>,
+}
+
+impl PairHistory {
+    /// The sides graded: a re-run runs only the others.
+    pub fn graded_sides(&self) -> HashSet<(u64, Side)> {
+        let graded = self
+            .outcomes
+            .iter()
+            .filter(|(_, o)| **o != Outcome::Cancelled);
+        graded.map(|(k, _)| *k).collect()
+    }
 }
 
 /// The history of `task` in `ledger`.
@@ -163,320 +184,249 @@ pub fn pair_history(ledger: &Ledger, task: &str) -> PairHistory {
     PairHistory { decided, outcomes }
 }
 
-/// A pair being run: the sides still to start, in order, and those started.
-#[derive(Debug, Default)]
-struct Running {
-    /// Sides not started yet, in the order they run.
-    queued: VecDeque<Side>,
-    /// Sides started whose attempt 1 has not reported.
-    pending: BTreeSet<Side>,
-    /// How many sides of this pair were started so far (for `pair_position`).
-    started: u8,
-}
-
-struct Lanes<'a, L: Launcher + ?Sized> {
-    in_flight: InFlight<'a, (u64, Side), L>,
-    /// Pairs launched, or of an interrupted session with a side never graded (run again
-    /// first, at their own ordinal), not yet complete.
-    running: BTreeMap<u64, Running>,
-    next_pair: u64,
-    /// Launch both sides at once.
-    together: bool,
-    /// Most pairs in flight.
-    pair_slots: usize,
-    head: &'a L,
-    base: &'a L,
-    head_tx: mpsc::Sender<TrialMsg>,
-    base_tx: mpsc::Sender<TrialMsg>,
-}
-
-impl<L: Launcher + ?Sized> Lanes<'_, L> {
-    fn start(&mut self, pair: u64, side: Side) {
-        let cancel = Arc::new(AtomicBool::new(false));
-        self.in_flight
-            .flags
-            .insert((pair, side), Arc::clone(&cancel));
-        let (launcher, tx) = match side {
-            Side::Head => (self.head, self.head_tx.clone()),
-            Side::Base => (self.base, self.base_tx.clone()),
-        };
-        launcher.launch(pair, cancel, tx);
-    }
-
-    /// Start whatever sides may start now, lowest pair first: with sides together, every
-    /// queued side of a pair in flight and of new pairs up to the slots; else a pair's next
-    /// side once nothing of it is in flight.
-    fn start_queued(&mut self) -> Vec<(u64, Side, u8)> {
-        let mut started = Vec::new();
-        let mut active = self
-            .running
-            .values()
-            .filter(|r| !r.pending.is_empty())
-            .count();
-        let pairs: Vec<u64> = self.running.keys().copied().collect();
-        for pair in pairs {
-            while let Some(r) = self.running.get_mut(&pair) {
-                if r.queued.is_empty() {
-                    break;
-                }
-                if r.pending.is_empty() {
-                    if active >= self.pair_slots {
-                        break;
-                    }
-                    active += 1;
-                } else if !self.together {
-                    break;
-                }
-                let Some(side) = r.queued.pop_front() else {
-                    break;
-                };
-                r.pending.insert(side);
-                r.started += 1;
-                let position = r.started;
-                self.start(pair, side);
-                started.push((pair, side, position));
-            }
-        }
-        started
-    }
-
-    /// A side of `pair` is over: forget it, and the pair once nothing of it remains.
-    fn side_over(&mut self, pair: u64, side: Side) {
-        self.in_flight.flags.remove(&(pair, side));
-        if let Some(r) = self.running.get_mut(&pair) {
-            r.pending.remove(&side);
-            if r.pending.is_empty() && r.queued.is_empty() {
-                self.running.remove(&pair);
-            }
-        }
-    }
-}
-
-/// Run one compare task to its decision (or to an interrupt or a harness error), emitting
-/// every attempt (with its side and position in the pair) and the decision to `sink`.
-pub fn run_pairs<L: Launcher + ?Sized>(
-    cfg: &PairConfig,
-    head: &L,
-    base: &L,
+/// Run one compare task to its decision (or to an interrupt or a harness error) on the one
+/// loop, emitting every attempt (with its side and position in the pair) and the decision to
+/// `sink`: `jobs` sides at once (`jobs / 2` pairs, both sides together, when >= 2), the
+/// within-pair order from `seed`.
+#[allow(clippy::too_many_arguments)]
+pub fn run_pairs<L: Launcher + Send + Sync + 'static>(
+    task: &str,
+    rule: PairSampler,
+    (head, base): (L, L),
+    jobs: usize,
+    seed: u64,
     history: PairHistory,
     interrupt: &Interrupt,
     sink: &mut dyn EventSink,
 ) -> Result<TaskEnd, Error> {
-    let mut sampler = PairSampler::new(
-        cfg.sampling.clone(),
-        cfg.max_unavailable,
-        cfg.max_pairs,
-        cfg.loss_route,
-    )
-    .map_err(|e| Error::Harness(format!("task `{}`: {e}", cfg.id)))?;
-    sink.event(&RunEvent::TaskStarted {
-        task: cfg.id.clone(),
-        planned: cfg.max_pairs,
-    })?;
-    // One channel for the scheduler; each side's launcher reports on its own sender, and a
-    // forwarder tags its messages with the side. The forwarders end when every sender of
-    // their side is dropped (this function's and the trials' threads').
-    let (tx, rx) = mpsc::channel::<(Side, TrialMsg)>();
-    let forward = |side: Side| {
-        let (side_tx, side_rx) = mpsc::channel::<TrialMsg>();
-        let tx = tx.clone();
-        std::thread::Builder::new()
-            .name("gate-pair-side".into())
-            .spawn(move || {
-                for msg in side_rx {
-                    if tx.send((side, msg)).is_err() {
-                        break;
+    let cfg = TaskConfig {
+        id: task.to_string(),
+        sampling: rule.rule().sampling().clone(),
+        // The void budget and `max_pairs` are the pair sampler's.
+        max_unavailable: 0,
+        jobs: (jobs / 2).max(1),
+        shard: None,
+        window: None,
+    };
+    let launcher = PairLauncher {
+        sides: Arc::new([head, base]),
+        task: task.to_string(),
+        together: jobs >= 2,
+        seed,
+        done: Arc::new(history.graded_sides()),
+        interrupt: interrupt.clone(),
+    };
+    let mut pairs = Pairs {
+        sampler: rule,
+        seed,
+        history: history.outcomes,
+    };
+    drive(&cfg, &launcher, &mut pairs, None, interrupt, sink)
+}
+
+/// Launches both sides of a pair (those an interrupted session did not grade), each on its
+/// side's launcher with the pair's cancel flag, and relays their attempts to the loop tagged
+/// with side and position; the pair's last message is the last of its last side.
+pub struct PairLauncher<L> {
+    /// Head's launcher and base's (indexed by [`Side`]).
+    sides: Arc<[L; 2]>,
+    task: String,
+    /// Both sides at once (`jobs >= 2`), else one after the other in the seeded order.
+    together: bool,
+    /// The within-pair order's seed, as the ledger header records it.
+    seed: u64,
+    /// Sides an interrupted session graded: not run again.
+    done: Arc<HashSet<(u64, Side)>>,
+    interrupt: Interrupt,
+}
+
+/// One pair's sides in flight, shared by the threads relaying them.
+struct PairRelay<L> {
+    sides: Arc<[L; 2]>,
+    pair: u64,
+    cancel: Arc<AtomicBool>,
+    tx: mpsc::Sender<TrialMsg>,
+    /// Sides not over yet; the one that brings it to 0 sends the pair's last message.
+    left: Mutex<usize>,
+    /// Sides run one after the other: the next starts only while the loop would still
+    /// launch (not once the pair is cancelled, a harness error came, or the run is
+    /// interrupted); the sides not started never are.
+    one_by_one: bool,
+    interrupt: Interrupt,
+}
+
+impl<L: Launcher> PairRelay<L> {
+    /// Run side `side` (at `position` in the pair) and relay its attempts; returns whether
+    /// the pair is over.
+    fn side(&self, side: Side, position: u8) -> bool {
+        let (side_tx, side_rx) = mpsc::channel();
+        self.sides[side as usize].launch(self.pair, Arc::clone(&self.cancel), side_tx);
+        for msg in side_rx {
+            match msg {
+                TrialMsg::Attempt { mut row, last } => {
+                    if self.one_by_one && row.outcome == Outcome::HarnessError {
+                        // The loop stops at a harness error: no later side of the pair.
+                        self.cancel.store(true, Ordering::Relaxed);
                     }
-                }
-            })
-            .map(|_| side_tx)
-            .map_err(|e| Error::Harness(format!("cannot start a thread for the pairs: {e}")))
-    };
-    let (head_tx, base_tx) = (forward(Side::Head)?, forward(Side::Base)?);
-    drop(tx);
-
-    let order = |pair: u64| {
-        if base_first(cfg.order_seed, pair) {
-            [Side::Base, Side::Head]
-        } else {
-            [Side::Head, Side::Base]
-        }
-    };
-    let mut lanes = Lanes {
-        in_flight: InFlight::new(vec![head, base]),
-        running: BTreeMap::new(),
-        next_pair: history
-            .outcomes
-            .keys()
-            .next_back()
-            .map_or(1, |(p, _)| p + 1),
-        together: cfg.jobs >= 2,
-        pair_slots: (cfg.jobs / 2).max(1),
-        head,
-        base,
-        head_tx,
-        base_tx,
-    };
-    // What an interrupted session recorded, in pair order: graded sides are offered, and a
-    // pair with a side never graded (cancelled, or lost with no row) runs that side again.
-    for pair in 1..lanes.next_pair {
-        let mut queued = VecDeque::new();
-        for side in order(pair) {
-            match history.outcomes.get(&(pair, side)) {
-                Some(&o) if o != Outcome::Cancelled => {
-                    sampler.offer(pair, side, o);
-                }
-                _ => queued.push_back(side),
-            }
-        }
-        if !queued.is_empty() {
-            let started = (2 - queued.len()) as u8;
-            lanes.running.insert(
-                pair,
-                Running {
-                    queued,
-                    pending: BTreeSet::new(),
-                    started,
-                },
-            );
-        }
-    }
-    let mut harness_error: Option<String> = None;
-    let mut stopping = false;
-    // Where each running side stands in its pair, for the rows.
-    let mut positions: BTreeMap<(u64, Side), u8> = BTreeMap::new();
-
-    loop {
-        let finished = sampler.decision().is_some();
-        if (interrupt.requested() || finished || harness_error.is_some()) && !stopping {
-            stopping = true;
-            lanes.in_flight.cancel_all();
-        }
-        if !stopping {
-            fill(&mut lanes, &sampler, &order, &mut positions);
-        }
-        if lanes.in_flight.flags.is_empty() {
-            break;
-        }
-        head.tidy();
-        let mut batch = match rx.recv_timeout(Duration::from_millis(50)) {
-            Ok(m) => vec![m],
-            Err(mpsc::RecvTimeoutError::Timeout) => continue,
-            Err(mpsc::RecvTimeoutError::Disconnected) => break,
-        };
-        batch.extend(rx.try_iter());
-        let mut rows = Vec::with_capacity(batch.len());
-        for (side, msg) in batch {
-            let mut row = match msg {
-                TrialMsg::Done(pair) => {
-                    // The side's thread ended without its last attempt (gate's own bug): it
-                    // is over, ungraded; the pair waits for nothing more from it.
-                    lanes.side_over(pair, side);
-                    sampler.offer(pair, side, Outcome::Cancelled);
-                    continue;
-                }
-                TrialMsg::Attempt { row, last } => {
+                    row.side = Some(side);
+                    row.pair_position = Some(position);
                     if last {
-                        lanes.side_over(row.trial, side);
+                        return self.sides_over(1, Some(row));
                     }
-                    row
+                    let _ = self.tx.send(TrialMsg::Attempt { row, last: false });
                 }
-            };
-            row.side = Some(side);
-            row.pair_position = positions.get(&(row.trial, side)).copied();
-            if row.outcome == Outcome::HarnessError && harness_error.is_none() {
-                harness_error = Some(format!(
-                    "pair {} ({} side) attempt {}: {}",
-                    row.trial,
-                    side.as_str(),
-                    row.attempt,
-                    row.detail.reason.clone().unwrap_or_default()
-                ));
+                TrialMsg::Done(_) => return self.sides_over(1, None),
             }
-            if row.attempt == 1 {
-                sampler.offer(row.trial, side, row.outcome);
-            }
-            let (tally, view) = (sampler.rule().tally(), llr(&sampler));
-            rows.push((row, tally, view));
         }
-        let finished = sampler.decision().is_some();
-        if !stopping && !finished && harness_error.is_none() && !interrupt.requested() {
-            fill(&mut lanes, &sampler, &order, &mut positions);
-        }
-        for (row, tally, llr) in rows {
-            sink.event(&RunEvent::Attempt {
-                row: Box::new(*row),
-                tally,
-                llr,
-            })?;
-        }
-    }
-    // Sides due for a re-run that never started stay cancelled, as the replay counts them.
-    for (pair, r) in std::mem::take(&mut lanes.running) {
-        for side in r.queued {
-            sampler.offer(pair, side, Outcome::Cancelled);
-        }
+        // Every sender dropped without a last message: the side is over all the same.
+        self.sides_over(1, None)
     }
 
-    let counts = sampler.counts();
-    let llr_now = sampler.rule().llr();
-    if let Some(why) = harness_error {
-        return emit_end(sink, &cfg.id, Err(why), counts, llr_now);
-    }
-    let decision = match sampler.decision() {
-        Some(d) => d.clone(),
-        None if interrupt.requested() => {
-            sink.event(&RunEvent::TaskInterrupted {
-                task: cfg.id.clone(),
-            })?;
-            return Ok(TaskEnd::Interrupted);
+    /// `n` sides are over, with the last row if one was sent: relay it, marked last when
+    /// the pair is over (under the lock, so the pair's last message is the last sent).
+    fn sides_over(&self, n: usize, row: Option<Box<AttemptRow>>) -> bool {
+        let mut left = self.left.lock().unwrap_or_else(PoisonError::into_inner);
+        *left = left.saturating_sub(n);
+        if self.one_by_one && (self.cancel.load(Ordering::Relaxed) || self.interrupt.requested()) {
+            *left = 0;
         }
-        None => Decision {
-            verdict: Verdict::Inconclusive,
-            reason: "no decision was reached".to_string(),
-        },
-    };
-    emit_end(sink, &cfg.id, Ok(decision), counts, llr_now)
+        let over = *left == 0;
+        let msg = match row {
+            Some(row) => TrialMsg::Attempt { row, last: over },
+            None if over => TrialMsg::Done(self.pair),
+            None => return false,
+        };
+        let _ = self.tx.send(msg);
+        over
+    }
 }
 
-fn llr(s: &PairSampler) -> Option<super::events::LlrView> {
-    s.rule()
-        .llr()
-        .zip(s.rule().llr_bounds())
-        .map(|(l, (lo, hi))| (l, lo, hi))
-}
-
-/// Launch pairs up to the slots, but only as many as the rule could still need: pairs still
-/// owed, minus those running or complete but not yet consumed. A void pair does not reduce
-/// what is owed, so a replacement follows it; past the unavailable budget nothing more helps.
-fn fill<L: Launcher + ?Sized>(
-    lanes: &mut Lanes<'_, L>,
-    sampler: &PairSampler,
-    order: &dyn Fn(u64) -> [Side; 2],
-    positions: &mut BTreeMap<(u64, Side), u8>,
-) {
-    // Pairs of an interrupted session are in `running` from the start, lowest first, so
-    // they take the slots before any new pair.
-    let owed = sampler.remaining_pairs();
-    while lanes.running.len() < lanes.pair_slots {
-        let (waiting_graded, waiting_void) = sampler.waiting();
-        let pending = lanes.running.len() as u64 + waiting_graded;
-        if pending >= owed || waiting_void > sampler.rule().remaining_unavailable() {
-            break;
+impl<L: Launcher + Send + Sync + 'static> Launcher for PairLauncher<L> {
+    fn launch(&self, pair: u64, cancel: Arc<AtomicBool>, tx: mpsc::Sender<TrialMsg>) {
+        let sides: Vec<Side> = order(self.seed, pair)
+            .into_iter()
+            .filter(|s| !self.done.contains(&(pair, *s)))
+            .collect();
+        if sides.is_empty() {
+            // Never launched (a pair graded whole is resumed, not run), but never left waiting.
+            let _ = tx.send(TrialMsg::Done(pair));
+            return;
         }
-        let pair = lanes.next_pair;
-        lanes.next_pair += 1;
-        lanes.running.insert(
+        // Where each side stands in its pair: after a side the earlier session graded.
+        let first = 3 - sides.len() as u8;
+        let relay = Arc::new(PairRelay {
+            sides: Arc::clone(&self.sides),
             pair,
-            Running {
-                queued: order(pair).into_iter().collect(),
-                pending: BTreeSet::new(),
-                started: 0,
-            },
-        );
+            cancel,
+            tx,
+            left: Mutex::new(sides.len()),
+            one_by_one: !self.together,
+            interrupt: self.interrupt.clone(),
+        });
+        let numbered: Vec<(Side, u8)> = sides.into_iter().zip(first..).collect();
+        let groups: Vec<Vec<(Side, u8)>> = if self.together {
+            numbered.into_iter().map(|s| vec![s]).collect()
+        } else {
+            vec![numbered]
+        };
+        for group in groups {
+            let (relay_here, sides) = (Arc::clone(&relay), group.len());
+            let started = std::thread::Builder::new()
+                .name("gate-pair-side".into())
+                .spawn(move || {
+                    for &(side, position) in &group {
+                        if relay_here.side(side, position) {
+                            break;
+                        }
+                    }
+                });
+            if let Err(e) = started {
+                // No thread to be had: these sides never ran, a harness error (exit 4).
+                let why = format!("cannot start a thread for the pair: {e}");
+                let row = harness_error_row(&self.task, pair, 1, why);
+                relay.sides_over(sides, Some(Box::new(row)));
+            }
+        }
     }
-    for (pair, side, position) in lanes.start_queued() {
-        positions.insert((pair, side), position);
+
+    fn kill_all(&self) {
+        self.sides.iter().for_each(L::kill_all);
+    }
+
+    fn tidy(&self) {
+        self.sides[Side::Head as usize].tidy();
+    }
+}
+
+/// The pair sampler of a compare task, with what an earlier session recorded.
+struct Pairs {
+    sampler: PairSampler,
+    seed: u64,
+    history: BTreeMap<(u64, Side), Outcome>,
+}
+
+impl Consumer for Pairs {
+    fn recorded(&self) -> u64 {
+        self.history.keys().next_back().map_or(0, |(p, _)| *p)
+    }
+    fn resume(&mut self, pair: u64) -> bool {
+        let mut whole = true;
+        for side in order(self.seed, pair) {
+            match self.history.get(&(pair, side)) {
+                Some(&o) if o != Outcome::Cancelled => {
+                    self.sampler.offer(pair, side, o);
+                }
+                _ => whole = false,
+            }
+        }
+        whole
+    }
+    fn offer(&mut self, row: &AttemptRow) {
+        if let Some(side) = row.side {
+            self.sampler.offer(row.trial, side, row.outcome);
+        }
+    }
+    // A side that never reported (never started once the pair was cancelled, or its thread
+    // ended without its last attempt) is cancelled, and so is its pair; a side offered
+    // already is not offered again.
+    fn over(&mut self, pair: u64) {
+        for side in [Side::Head, Side::Base] {
+            self.sampler.offer(pair, side, Outcome::Cancelled);
+        }
+    }
+    fn pending_until_over(&self) -> bool {
+        true
+    }
+    fn rule(&self) -> &Sampler {
+        self.sampler.rule()
+    }
+    fn decision(&self) -> Option<&Decision> {
+        self.sampler.decision()
+    }
+    fn graded(&self) -> u64 {
+        self.sampler.pair_counts().total
+    }
+    fn max_graded(&self) -> u64 {
+        self.sampler.max_pairs()
+    }
+    fn waiting(&self) -> (u64, u64) {
+        self.sampler.waiting()
+    }
+    fn counts(&self) -> Counts {
+        self.sampler.counts()
+    }
+    fn harness_error(&self, row: &AttemptRow) -> String {
+        format!(
+            "pair {} ({} side) attempt {}: {}",
+            row.trial,
+            row.side.map_or("?", Side::as_str),
+            row.attempt,
+            row.detail.reason.clone().unwrap_or_default()
+        )
+    }
+    // A compare task has no test cases, so its rule never changes under it.
+    fn reschedule(&mut self, _rule: Sampling) -> Result<(), crate::stats::StatsError> {
+        Ok(())
     }
 }
 
@@ -484,14 +434,12 @@ fn fill<L: Launcher + ?Sized>(
 mod tests {
     //! The pair scheduler against fake launchers: no processes, outcomes scripted by side.
 
-    use std::collections::HashMap;
-    use std::sync::Mutex;
+    use std::collections::{BTreeSet, HashMap};
 
     use super::*;
-    use crate::ledger::DecisionRow;
-    use crate::ledger::{AttemptRow, now_rfc3339};
-    use crate::model::Judgement;
-    use crate::model::SequentialRule;
+    use crate::ledger::now_rfc3339;
+    use crate::model::{Judgement, SequentialRule, Verdict};
+    use crate::runner::scheduler::tests::Sink;
 
     struct Fake {
         script: HashMap<u64, Outcome>,
@@ -515,40 +463,28 @@ mod tests {
         fn kill_all(&self) {}
     }
 
-    #[derive(Default)]
-    struct Sink {
-        attempts: Vec<AttemptRow>,
-        decision: Option<DecisionRow>,
-    }
-
-    impl EventSink for Sink {
-        fn event(&mut self, event: &RunEvent) -> Result<(), Error> {
-            match event {
-                RunEvent::Attempt { row, .. } => self.attempts.push((**row).clone()),
-                RunEvent::TaskDecided { row, .. } => self.decision = Some(row.clone()),
-                _ => {}
-            }
-            Ok(())
-        }
-    }
-
-    fn config(jobs: usize) -> PairConfig {
-        PairConfig {
-            id: "t".into(),
-            sampling: Sampling::Sequential {
-                healthy: 0.5,
-                regressed: 0.25,
-                alpha: 0.05,
-                beta: 0.1,
-                max_trials: 60,
-                rule: SequentialRule::Wald,
-            },
-            max_unavailable: 3,
-            max_pairs: 60,
+    /// Run the pairs of `h` and `b` on `jobs` sides, seed 9.
+    fn run(jobs: usize, (h, b): (Fake, Fake), history: PairHistory, sink: &mut Sink) -> TaskEnd {
+        let sampling = Sampling::Sequential {
+            healthy: 0.5,
+            regressed: 0.25,
+            alpha: 0.05,
+            beta: 0.1,
+            max_trials: 60,
+            rule: SequentialRule::Wald,
+        };
+        let rule = PairSampler::new(sampling, 3, 60, None).unwrap();
+        run_pairs(
+            "t",
+            rule,
+            (h, b),
             jobs,
-            order_seed: 9,
-            loss_route: None,
-        }
+            9,
+            history,
+            &Interrupt::none(),
+            sink,
+        )
+        .unwrap()
     }
 
     type Launched = Arc<Mutex<Vec<(u64, Side)>>>;
@@ -583,15 +519,7 @@ mod tests {
         for jobs in [1, 4] {
             let (h, b, launched) = fakes(true);
             let mut sink = Sink::default();
-            let end = run_pairs(
-                &config(jobs),
-                &h,
-                &b,
-                PairHistory::default(),
-                &Interrupt::none(),
-                &mut sink,
-            )
-            .unwrap();
+            let end = run(jobs, (h, b), PairHistory::default(), &mut sink);
             assert_eq!(end, TaskEnd::Decided);
             let d = sink.decision.unwrap();
             assert_eq!(
@@ -616,15 +544,7 @@ mod tests {
     fn with_one_job_the_sides_run_in_the_seeded_order() {
         let (h, b, launched) = fakes(false);
         let mut sink = Sink::default();
-        run_pairs(
-            &config(1),
-            &h,
-            &b,
-            PairHistory::default(),
-            &Interrupt::none(),
-            &mut sink,
-        )
-        .unwrap();
+        run(1, (h, b), PairHistory::default(), &mut sink);
         let launched = launched.lock().unwrap();
         for pair in launched.iter().map(|(p, _)| *p).collect::<BTreeSet<_>>() {
             let first = launched.iter().find(|(p, _)| *p == pair).unwrap().1;
@@ -638,6 +558,34 @@ mod tests {
     }
 
     #[test]
+    fn every_row_carries_its_side_and_its_place_in_the_order_its_pair_ran() {
+        for jobs in [1, 4] {
+            let (h, b, _) = fakes(true);
+            let mut sink = Sink::default();
+            run(jobs, (h, b), PairHistory::default(), &mut sink);
+            for a in &sink.attempts {
+                let first = order(9, a.trial)[0];
+                let want = if a.side == Some(first) { 1 } else { 2 };
+                assert_eq!(a.pair_position, Some(want), "jobs {jobs}, pair {}", a.trial);
+            }
+        }
+    }
+
+    #[test]
+    fn with_one_job_a_harness_error_on_a_pairs_first_side_never_starts_its_second() {
+        let (mut h, mut b, launched) = fakes(false);
+        for side in [&mut h, &mut b] {
+            side.script.insert(1, Outcome::HarnessError);
+        }
+        let mut sink = Sink::default();
+        assert_eq!(
+            run(1, (h, b), PairHistory::default(), &mut sink),
+            TaskEnd::HarnessError
+        );
+        assert_eq!(*launched.lock().unwrap(), vec![(1, order(9, 1)[0])]);
+    }
+
+    #[test]
     fn resume_runs_again_only_the_side_never_graded() {
         let mut history = PairHistory::default();
         history.outcomes.insert((1, Side::Head), Outcome::Pass);
@@ -646,7 +594,7 @@ mod tests {
         history.outcomes.insert((2, Side::Base), Outcome::Pass);
         let (h, b, launched) = fakes(false);
         let mut sink = Sink::default();
-        run_pairs(&config(1), &h, &b, history, &Interrupt::none(), &mut sink).unwrap();
+        run(1, (h, b), history, &mut sink);
         let launched = launched.lock().unwrap();
         assert_eq!(launched[0], (1, Side::Base));
         assert!(!launched.contains(&(1, Side::Head)));

@@ -1,16 +1,20 @@
-//! The scheduler: runs one task's trials in parallel lanes and feeds the ordered sampler.
+//! The scheduler: the one loop that runs a task's ordinals in parallel lanes and feeds the
+//! [`Consumer`] that decides.
 //!
-//! Trials are launched in ordinal order, up to `jobs` at a time, but only as many as the rule
-//! could still need: graded trials still owed, minus those running or finished but not yet
-//! consumed. Each attempt is emitted as a [`RunEvent`] as it ends; attempt-1 outcomes go to
-//! the [`OrderedSampler`], which consumes them in ordinal order whatever order they finish in
-//! (invariant 2). Once the rule decides, the trials still in flight are cancelled, recorded as
-//! cancelled, and not counted.
+//! An ordinal is one trial of a task (consumed by the [`OrderedSampler`]), one run of a suite
+//! (the same, with the suite's [`Cases`] beside it), or one pair of a `compare:` task (both
+//! sides, launched together by [`super::pairs::PairLauncher`] and consumed by the
+//! [`crate::pairs::PairSampler`]). Ordinals are launched in order, up to `jobs` at a time, but
+//! only as many as the rule could still need: graded ordinals still owed, minus those running
+//! or finished but not yet consumed. Each attempt is emitted as a [`RunEvent`] as it ends;
+//! attempt-1 outcomes go to the consumer, which consumes them in ordinal order whatever
+//! order they finish in (invariant 2). Once the rule decides, the ordinals still in flight
+//! are cancelled, recorded as cancelled, and not counted.
 //!
-//! The scheduler knows nothing about processes: a [`Launcher`] starts a trial (the real one and
-//! the in-flight guard live in [`super::launcher`]; the unit tests below use a fake).
-//! Whatever way [`run_task`] is left — a decision, an interrupt, an error from a sink (the
-//! ledger could not be written), a panic — the in-flight guard cancels every trial still
+//! The scheduler knows nothing about processes: a [`Launcher`] starts an ordinal (the real one
+//! and the in-flight guard live in [`super::launcher`]; the unit tests below use a fake).
+//! Whatever way the loop is left — a decision, an interrupt, an error from a sink (the
+//! ledger could not be written), a panic — the in-flight guard cancels every ordinal still
 //! running and has the launcher kill everything it started (invariant 9).
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -18,7 +22,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
-use super::events::{EventSink, RunEvent};
+use super::events::{EventSink, LlrView, RunEvent};
 use super::launcher::InFlight;
 pub use super::launcher::{Launcher, ProcessLauncher};
 use super::retry::TrialMsg;
@@ -27,7 +31,7 @@ use crate::error::Error;
 use crate::ledger::{AttemptRow, DecisionRow};
 use crate::model::{Counts, Judgement, Outcome, Sampling, Shard, Verdict};
 use crate::plan::Task;
-use crate::sampler::{Decision, OrderedSampler};
+use crate::sampler::{Decision, OrderedSampler, Sampler};
 
 /// What the scheduler needs to know about a task.
 #[derive(Debug, Clone)]
@@ -38,7 +42,7 @@ pub struct TaskConfig {
     pub sampling: Sampling,
     /// Unavailable trials tolerated.
     pub max_unavailable: u64,
-    /// Parallel trials.
+    /// Parallel ordinals (for a compare task, pairs).
     pub jobs: usize,
     /// This run's shard, if any.
     pub shard: Option<Shard>,
@@ -71,9 +75,9 @@ impl TaskConfig {
         self
     }
 
-    /// Graded trials this run (or shard) may grade at most.
-    pub fn graded_budget(&self) -> u64 {
-        let max = self.sampling.max_graded();
+    /// Graded ordinals this run (or shard) may grade at most, of the `max` the rule may
+    /// need ([`Consumer::max_graded`]).
+    fn graded_budget(&self, max: u64) -> u64 {
         if let Some((first, last)) = self.window {
             // Every owned ordinal of the stage, whatever it turns out to be.
             let owned_to = |o: u64| match self.shard {
@@ -120,10 +124,148 @@ pub enum TaskEnd {
     Interrupted,
 }
 
+/// What consumes a task's graded outcomes in ordinal order and decides, as the one loop
+/// ([`run_task`], [`run_suite`], [`super::pairs::run_pairs`]) sees it: the ordered sampler of
+/// a task or a suite's runs (one outcome per ordinal), or the pair sampler of a `compare:`
+/// task (a pair's two sides per ordinal). The consumer also holds what an interrupted
+/// session recorded, so resuming is its word too. Its budget (`max_graded`, the unavailable
+/// budget) is the rule object's, never the loop's.
+pub trait Consumer {
+    /// Highest ordinal an earlier session recorded (0 for none).
+    fn recorded(&self) -> u64;
+    /// Offer what the earlier session recorded of `ordinal`; false when some of it was
+    /// never graded (cancelled, or lost with no row), so the ordinal runs again, first, at
+    /// its own ordinal (invariant 1: nothing graded is run again).
+    fn resume(&mut self, ordinal: u64) -> bool;
+    /// Offer an attempt-1 row of this run (one outcome, or one side of a pair).
+    fn offer(&mut self, row: &AttemptRow);
+    /// `ordinal` will report nothing more (its last attempt, or its thread ended without
+    /// one): whatever part of it was never offered is over unfinished (a trial's one
+    /// outcome is its attempt 1, so nothing else of it is waited for).
+    fn over(&mut self, _ordinal: u64) {}
+    /// `ordinal` was due to run again but never started: it counts as cancelled, as the
+    /// replay counts it.
+    fn cancel(&mut self, ordinal: u64) {
+        self.over(ordinal);
+    }
+    /// Whether an ordinal stays pending until it is over ([`Consumer::over`]) rather than
+    /// until its attempt 1 reports: a pair waits for both its sides.
+    fn pending_until_over(&self) -> bool {
+        false
+    }
+    /// The rule that decides (its tally, LLR and unavailable budget).
+    fn rule(&self) -> &Sampler;
+    /// The decision, once reached.
+    fn decision(&self) -> Option<&Decision> {
+        self.rule().decision()
+    }
+    /// Graded ordinals consumed (pairs: graded pairs, concordant or not).
+    fn graded(&self) -> u64 {
+        self.rule().tally().graded()
+    }
+    /// Graded ordinals the rule may need at most (pairs: `max_pairs`).
+    fn max_graded(&self) -> u64 {
+        self.rule().sampling().max_graded()
+    }
+    /// Offered ordinals waiting behind a lower one: (graded, unavailable).
+    fn waiting(&self) -> (u64, u64);
+    /// Counts for the decision row.
+    fn counts(&self) -> Counts;
+    /// How a harness error in `row` is named in the decision row.
+    fn harness_error(&self, row: &AttemptRow) -> String {
+        format!(
+            "trial {} attempt {}: {}",
+            row.trial,
+            row.attempt,
+            row.detail.reason.clone().unwrap_or_default()
+        )
+    }
+    /// The rule the ordinals are scheduled by changed (a suite's family design, read from
+    /// its first run): start over on `rule` from what was offered so far.
+    fn reschedule(&mut self, rule: Sampling) -> Result<(), crate::stats::StatsError>;
+}
+
+/// The ordered sampler of a task or of a suite's runs, with what an earlier session
+/// recorded and what this one offered (to start over on a suite's family rule).
+struct Ordered {
+    sampler: OrderedSampler,
+    max_unavailable: u64,
+    shard: Option<Shard>,
+    history: BTreeMap<u64, Outcome>,
+    offered: Vec<(u64, Outcome)>,
+}
+
+impl Ordered {
+    fn new(cfg: &TaskConfig, history: TaskHistory) -> Result<Self, Error> {
+        // A stage's sampler consumes in ordinal order from trial 1 as the replay of its
+        // ledger alone will (a gap stops a sequential rule): it sees the first stage end only
+        // when it runs stage 1 whole, and otherwise counts nothing it cannot know in order. A
+        // single plan in a staged run (stage 1) is a shard of a single plan, counted as one.
+        let sequential = matches!(cfg.sampling, Sampling::Sequential { .. });
+        let shard = if cfg.window.is_some() && sequential {
+            None
+        } else {
+            cfg.shard
+        };
+        let sampler = OrderedSampler::new(cfg.sampling.clone(), cfg.max_unavailable, shard)
+            .map_err(|e| Error::Harness(format!("task `{}`: {e}", cfg.id)))?;
+        Ok(Ordered {
+            sampler,
+            max_unavailable: cfg.max_unavailable,
+            shard,
+            history: history.outcomes,
+            offered: Vec::new(),
+        })
+    }
+
+    fn offer_outcome(&mut self, ordinal: u64, outcome: Outcome) {
+        self.sampler.offer(ordinal, outcome);
+        self.offered.push((ordinal, outcome));
+    }
+}
+
+impl Consumer for Ordered {
+    fn recorded(&self) -> u64 {
+        self.history.keys().next_back().copied().unwrap_or(0)
+    }
+    fn resume(&mut self, ordinal: u64) -> bool {
+        match self.history.get(&ordinal) {
+            Some(&o) if o != Outcome::Cancelled => {
+                self.offer_outcome(ordinal, o);
+                true
+            }
+            _ => false,
+        }
+    }
+    fn offer(&mut self, row: &AttemptRow) {
+        self.offer_outcome(row.trial, row.outcome);
+    }
+    fn cancel(&mut self, ordinal: u64) {
+        self.sampler.offer(ordinal, Outcome::Cancelled);
+    }
+    fn rule(&self) -> &Sampler {
+        self.sampler.rule()
+    }
+    fn waiting(&self) -> (u64, u64) {
+        self.sampler.waiting()
+    }
+    fn counts(&self) -> Counts {
+        self.sampler.counts()
+    }
+    fn reschedule(&mut self, rule: Sampling) -> Result<(), crate::stats::StatsError> {
+        self.sampler = OrderedSampler::new(rule, self.max_unavailable, self.shard)?;
+        for &(ordinal, o) in &self.offered {
+            self.sampler.offer(ordinal, o);
+        }
+        Ok(())
+    }
+}
+
 /// Lanes of one task: what runs, what is owed, what waits.
 struct Lanes<'a, L: Launcher + ?Sized> {
-    in_flight: InFlight<'a, u64, L>,
-    /// Ordinals launched (or due for a re-run) whose attempt 1 has not reported yet.
+    in_flight: InFlight<'a, L>,
+    /// Ordinals launched (or due for a re-run) not yet reported: whose attempt 1 has not
+    /// reported, or (pairs) that are not over.
     first_pending: BTreeSet<u64>,
     /// Ordinals of an interrupted session that never got a grade: launched again first.
     rerun: VecDeque<u64>,
@@ -140,7 +282,8 @@ pub fn run_task<L: Launcher + ?Sized>(
     interrupt: &Interrupt,
     sink: &mut dyn EventSink,
 ) -> Result<TaskEnd, Error> {
-    drive(cfg, launcher, history, None, interrupt, sink)
+    let mut sampler = Ordered::new(cfg, history)?;
+    drive(cfg, launcher, &mut sampler, None, interrupt, sink)
 }
 
 /// The test cases of a suite task, each judged by its own ordered sampler: the scheduler
@@ -178,70 +321,49 @@ pub fn run_suite<L: Launcher + ?Sized>(
     interrupt: &Interrupt,
     sink: &mut dyn EventSink,
 ) -> Result<TaskEnd, Error> {
-    drive(cfg, launcher, history, Some(cases), interrupt, sink)
+    let mut sampler = Ordered::new(cfg, history)?;
+    drive(cfg, launcher, &mut sampler, Some(cases), interrupt, sink)
 }
 
-fn drive<L: Launcher + ?Sized>(
+/// The one run loop: launch `cfg`'s ordinals with `launcher`, feed `consumer` (and a
+/// suite's `cases`), and emit every attempt and the decision to `sink`.
+pub(super) fn drive<L: Launcher + ?Sized, C: Consumer>(
     cfg: &TaskConfig,
     launcher: &L,
-    history: TaskHistory,
+    sampler: &mut C,
     mut cases: Option<&mut dyn Cases>,
     interrupt: &Interrupt,
     sink: &mut dyn EventSink,
 ) -> Result<TaskEnd, Error> {
-    // A stage's sampler consumes in ordinal order from trial 1 as the replay of its ledger
-    // alone will (a gap stops a sequential rule): it sees the first stage end only when it
-    // runs stage 1 whole, and otherwise counts nothing it cannot know in order. A single
-    // plan in a staged run (stage 1) is a shard of a single plan, counted as one.
-    let sequential = matches!(cfg.sampling, Sampling::Sequential { .. });
-    let ordered_shard = if cfg.window.is_some() && sequential {
-        None
-    } else {
-        cfg.shard
-    };
-    let mut sampler = OrderedSampler::new(cfg.sampling.clone(), cfg.max_unavailable, ordered_shard)
-        .map_err(|e| Error::Harness(format!("task `{}`: {e}", cfg.id)))?;
     // A suite's runs are scheduled by its cases' rule, which the family design may replace
-    // once the first run is read: then the runs' sampler is rebuilt on the new rule from
-    // the outcomes it was offered (`offered`), and the budget with it.
+    // once the first run is read: then the runs' sampler starts over on the new rule from
+    // the outcomes it was offered, and the budget with it.
     let mut cfg = std::borrow::Cow::Borrowed(cfg);
-    let mut offered: Vec<(u64, Outcome)> = Vec::new();
-    let mut budget = cfg.graded_budget();
+    let mut budget = cfg.graded_budget(sampler.max_graded());
     sink.event(&RunEvent::TaskStarted {
         task: cfg.id.clone(),
         planned: budget,
     })?;
 
-    // What an interrupted session already recorded, in ordinal order. Trials that never got
-    // a grade there — cancelled at the interrupt, or lost with no row in a crash — are run
-    // again at the same ordinal, first: skipping them would drop exactly the slow trials
+    // What an interrupted session already recorded, in ordinal order. Ordinals that never
+    // got a grade there — cancelled at the interrupt, or lost with no row in a crash — are
+    // run again at the same ordinal, first: skipping them would drop exactly the slow trials
     // that were still running, the completion-order bias invariant 2 forbids. A cancelled
     // attempt was never graded, so this re-grades nothing (invariant 1).
     let (tx, rx) = mpsc::channel::<TrialMsg>();
     let mut lanes = Lanes {
-        in_flight: InFlight::new(vec![launcher]),
+        in_flight: InFlight::new(launcher),
         first_pending: BTreeSet::new(),
         rerun: VecDeque::new(),
-        next_ordinal: history
-            .outcomes
-            .keys()
-            .next_back()
-            .map_or(1, |o| o + 1)
-            .max(cfg.window.map_or(1, |w| w.0)),
+        next_ordinal: (sampler.recorded() + 1).max(cfg.window.map_or(1, |w| w.0)),
     };
     for ordinal in (1..lanes.next_ordinal).filter(|&o| cfg.owns(o)) {
-        match history.outcomes.get(&ordinal) {
-            Some(&o) if o != Outcome::Cancelled => {
-                sampler.offer(ordinal, o);
-                offered.push((ordinal, o));
-            }
-            _ => {
-                lanes.rerun.push_back(ordinal);
-                lanes.first_pending.insert(ordinal);
-            }
+        if !sampler.resume(ordinal) {
+            lanes.rerun.push_back(ordinal);
+            lanes.first_pending.insert(ordinal);
         }
     }
-    let llr = |s: &OrderedSampler| {
+    let llr = |s: &C| -> Option<LlrView> {
         s.rule()
             .llr()
             .zip(s.rule().llr_bounds())
@@ -259,23 +381,20 @@ fn drive<L: Launcher + ?Sized>(
         if let Some(rule) = cases.as_ref().and_then(|c| c.runs_rule())
             && rule != cfg.sampling
         {
-            cfg.to_mut().sampling = rule;
-            sampler = OrderedSampler::new(cfg.sampling.clone(), cfg.max_unavailable, ordered_shard)
+            cfg.to_mut().sampling = rule.clone();
+            sampler
+                .reschedule(rule)
                 .map_err(|e| Error::Harness(format!("task `{}`: {e}", cfg.id)))?;
-            for &(ordinal, o) in &offered {
-                sampler.offer(ordinal, o);
-            }
-            budget = cfg.graded_budget();
+            budget = cfg.graded_budget(sampler.max_graded());
         }
-        let finished = sampler.decision().is_some()
-            || sampler.tally().graded() >= budget
-            || cases_done(&cases);
+        let finished =
+            sampler.decision().is_some() || sampler.graded() >= budget || cases_done(&cases);
         if (interrupt.requested() || finished || harness_error.is_some()) && !stopping {
             stopping = true;
             lanes.in_flight.cancel_all();
         }
         if !stopping {
-            fill(&cfg, launcher, &mut lanes, &sampler, budget, &tx);
+            fill(&cfg, launcher, &mut lanes, sampler, budget, &tx);
         }
         if lanes.in_flight.flags.is_empty() {
             break;
@@ -293,17 +412,18 @@ fn drive<L: Launcher + ?Sized>(
         // syncs them), so writing a row never holds up the next trial. Rows are still emitted in arrival order.
         let mut rows = Vec::with_capacity(batch.len());
         for msg in batch {
-            let mut row = match msg {
+            let (mut row, last) = match msg {
                 TrialMsg::Done(trial) => {
                     lanes.in_flight.flags.remove(&trial);
                     lanes.first_pending.remove(&trial);
+                    sampler.over(trial);
                     continue;
                 }
                 TrialMsg::Attempt { row, last } => {
                     if last {
                         lanes.in_flight.flags.remove(&row.trial);
                     }
-                    row
+                    (row, last)
                 }
             };
             // A test case's row from a suite run: the case judges it, the ledger keeps it.
@@ -311,7 +431,7 @@ fn drive<L: Launcher + ?Sized>(
                 if let Some(c) = cases.as_deref_mut() {
                     match c.admit(&row) {
                         Ok(true) => {
-                            let (tally, view) = (sampler.tally(), llr(&sampler));
+                            let (tally, view) = (sampler.rule().tally(), llr(sampler));
                             rows.push((row, tally, view));
                         }
                         Ok(false) => {}
@@ -329,35 +449,34 @@ fn drive<L: Launcher + ?Sized>(
                 row.detail.reason = Some(why);
             }
             if row.outcome == Outcome::HarnessError && harness_error.is_none() {
-                harness_error = Some(format!(
-                    "trial {} attempt {}: {}",
-                    row.trial,
-                    row.attempt,
-                    row.detail.reason.clone().unwrap_or_default()
-                ));
+                harness_error = Some(sampler.harness_error(&row));
             }
             if row.attempt == 1 {
-                lanes.first_pending.remove(&row.trial);
-                sampler.offer(row.trial, row.outcome);
-                offered.push((row.trial, row.outcome));
+                if !sampler.pending_until_over() {
+                    lanes.first_pending.remove(&row.trial);
+                }
+                sampler.offer(&row);
             }
-            let (tally, view) = (sampler.tally(), llr(&sampler));
+            if last {
+                lanes.first_pending.remove(&row.trial);
+                sampler.over(row.trial);
+            }
+            let (tally, view) = (sampler.rule().tally(), llr(sampler));
             rows.push((row, tally, view));
         }
-        let finished = sampler.decision().is_some()
-            || sampler.tally().graded() >= budget
-            || cases_done(&cases);
+        let finished =
+            sampler.decision().is_some() || sampler.graded() >= budget || cases_done(&cases);
         if !stopping && !finished && harness_error.is_none() && !interrupt.requested() {
-            fill(&cfg, launcher, &mut lanes, &sampler, budget, &tx);
+            fill(&cfg, launcher, &mut lanes, sampler, budget, &tx);
         }
         for (row, tally, llr) in rows {
             sink.event(&RunEvent::Attempt { row, tally, llr })?;
         }
     }
-    // Trials of an earlier session due for a re-run that never started stay cancelled, as
+    // Ordinals of an earlier session due for a re-run that never started stay cancelled, as
     // the replay counts them.
     for ordinal in std::mem::take(&mut lanes.rerun) {
-        sampler.offer(ordinal, Outcome::Cancelled);
+        sampler.cancel(ordinal);
     }
 
     let counts = sampler.counts();
@@ -399,7 +518,7 @@ fn drive<L: Launcher + ?Sized>(
         }
         sink.event(&RunEvent::TaskEnded {
             task: cfg.id.clone(),
-            shown: format!("{} suite runs", sampler.tally().graded()),
+            shown: format!("{} suite runs", sampler.rule().tally().graded()),
         })?;
         return Ok(TaskEnd::Decided);
     }
@@ -443,9 +562,8 @@ fn drive<L: Launcher + ?Sized>(
 }
 
 /// Emit a task's decision row: its verdict with the reason, or (`Err(why)`) a harness error,
-/// with the counts and the LLR at the end. The one place both schedulers ([`run_task`] and
-/// [`super::pairs::run_pairs`]) turn how a task ended into its row.
-pub(super) fn emit_end(
+/// with the counts and the LLR at the end: the one place a task's end becomes its row.
+fn emit_end(
     sink: &mut dyn EventSink,
     task: &str,
     end: Result<Decision, String>,
@@ -479,14 +597,14 @@ pub(super) fn emit_end(
     Ok(ended)
 }
 
-/// Launch trials up to `jobs`, but only as many as the rule could still need: graded trials
-/// still owed, minus those running or finished but not yet consumed. An unavailable outcome
-/// does not reduce what is owed, so a replacement follows it.
-fn fill<L: Launcher + ?Sized>(
+/// Launch ordinals up to `jobs`, but only as many as the rule could still need: graded
+/// ordinals still owed, minus those running or finished but not yet consumed. An unavailable
+/// outcome (a void pair) does not reduce what is owed, so a replacement follows it.
+fn fill<L: Launcher + ?Sized, C: Consumer>(
     cfg: &TaskConfig,
     launcher: &L,
     lanes: &mut Lanes<'_, L>,
-    sampler: &OrderedSampler,
+    sampler: &C,
     budget: u64,
     tx: &mpsc::Sender<TrialMsg>,
 ) {
@@ -501,7 +619,7 @@ fn fill<L: Launcher + ?Sized>(
     {
         start(lanes, ordinal);
     }
-    let owed = budget.saturating_sub(sampler.tally().graded());
+    let owed = budget.saturating_sub(sampler.graded());
     while lanes.in_flight.flags.len() < cfg.jobs {
         let (waiting_graded, waiting_unavailable) = sampler.waiting();
         let pending = lanes.first_pending.len() as u64 + waiting_graded;
@@ -538,9 +656,9 @@ fn fill<L: Launcher + ?Sized>(
 /// run at once, and the next stage starts only once this one is consumed and undecided.
 /// After the ordinals consumed, `B - graded % B` more graded trials reach the stage end; an
 /// unavailable one among them is made up for once it is consumed.
-fn beyond_stage_end<L: Launcher + ?Sized>(
+fn beyond_stage_end<L: Launcher + ?Sized, C: Consumer>(
     cfg: &TaskConfig,
-    sampler: &OrderedSampler,
+    sampler: &C,
     lanes: &Lanes<'_, L>,
 ) -> bool {
     let Some(b) = cfg
@@ -550,13 +668,12 @@ fn beyond_stage_end<L: Launcher + ?Sized>(
     else {
         return false;
     };
-    let t = sampler.tally();
-    let consumed = t.graded() + t.unavailable + sampler.cancelled();
-    lanes.next_ordinal > consumed + (b - t.graded() % b)
+    let c = sampler.counts();
+    lanes.next_ordinal > c.run + c.cancelled + (b - (c.passed + c.failed) % b)
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     //! The scheduler against a fake launcher: no processes, outcomes and timings scripted.
 
     use std::collections::HashMap;
@@ -641,9 +758,9 @@ mod tests {
 
     /// Records events; optionally fails (or panics) on the n-th attempt.
     #[derive(Default)]
-    struct Sink {
-        attempts: Vec<AttemptRow>,
-        decision: Option<DecisionRow>,
+    pub(in crate::runner) struct Sink {
+        pub(in crate::runner) attempts: Vec<AttemptRow>,
+        pub(in crate::runner) decision: Option<DecisionRow>,
         fail_at: Option<usize>,
         panic_at: Option<usize>,
     }

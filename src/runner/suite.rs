@@ -384,14 +384,10 @@ impl Launcher for SuiteLauncher {
                 }
             });
         if let Err(e) = started {
-            let spec = AttemptSpec {
-                trial: ordinal,
-                attempt: 1,
-                ..self.inner.spec.clone()
-            };
             let why = format!("cannot start a thread for the suite run: {e}");
+            let task = &self.inner.spec.task;
             let _ = tx_back.send(TrialMsg::Attempt {
-                row: Box::new(super::launcher::harness_error_row(&spec, why)),
+                row: Box::new(super::launcher::harness_error_row(task, ordinal, 1, why)),
                 last: true,
             });
         }
@@ -482,12 +478,7 @@ impl SuiteLauncher {
         };
         if let Err(why) = written {
             return vec![super::launcher::harness_error_row(
-                &AttemptSpec {
-                    trial: ordinal,
-                    attempt: 1,
-                    ..base.clone()
-                },
-                why,
+                &base.task, ordinal, 1, why,
             )];
         }
         let mut env = base.env.clone();

@@ -23,7 +23,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, mpsc};
 
 use super::events::EventSink;
-use super::launcher::{Launcher, ProcessLauncher};
+use super::launcher::{Launcher, harness_error_row};
 use super::redact::Redactor;
 use super::retry::TrialMsg;
 use super::sandbox::Sandbox;
@@ -32,7 +32,7 @@ use super::suite::{SuiteLauncher, SuiteState};
 use super::sys::Interrupt;
 use crate::error::Error;
 use crate::ledger::{AttemptRow, DecisionRow, Ledger, Outcome, suite_of};
-use crate::pairs::{PairSampler, Side, base_first};
+use crate::pairs::{PairSampler, Side};
 use crate::plan::compare::CompareRule;
 use crate::plan::{Policy, Task};
 use crate::sampler::{Decision, Sampling};
@@ -74,39 +74,12 @@ impl SuiteCompare {
         };
         let lanes = lanes(policy.jobs);
         super::suite::check_jobs(task, lanes)?;
-        let side_launcher = |side: Side,
-                             dir: &Path,
-                             redactor: Redactor,
-                             env: &[(String, String)]|
-         -> ProcessLauncher {
-            let mut l = ProcessLauncher::new(task, policy, run_id, dir, redactor);
-            l.spec.sandbox = Some(Arc::clone(sandbox));
+        let sides = (task, compare, policy, run_id);
+        let [mut head, mut base] = super::pairs::side_launchers(sides, run_dir, redactor, sandbox);
+        for l in [&mut head, &mut base] {
             l.spec.harness_exit_codes.extend(&suite.harness_exit_codes);
-            l.spec.env = env
-                .iter()
-                .filter(|(k, _)| k != "GATE_SIDE")
-                .cloned()
-                .chain([("GATE_SIDE".to_string(), side.as_str().to_string())])
-                .collect();
-            l
-        };
-        let head = side_launcher(Side::Head, run_dir, redactor.clone(), &task.env);
-        let base_redactor = redactor.with_env(
-            compare
-                .base
-                .env
-                .iter()
-                .map(|(k, v)| (k.as_str(), v.as_str())),
-        );
-        let mut base = side_launcher(
-            Side::Base,
-            &run_dir.join("base"),
-            base_redactor,
-            &compare.base.env,
-        );
-        base.spec.run = compare.base.run.clone();
+        }
         base.spec.check = None;
-        base.spec.cwd = compare.base.cwd.clone();
 
         let cases = SuitePairCases::new(
             &task.id,
@@ -168,23 +141,11 @@ fn history(prior: Option<&Ledger>, task: &str) -> (TaskHistory, HashSet<(u64, Si
     let Some(ledger) = prior else {
         return (TaskHistory::default(), HashSet::new());
     };
-    let mut sides: BTreeMap<(u64, Side), Outcome> = BTreeMap::new();
-    let mut trials = BTreeSet::new();
-    for a in ledger
-        .attempts()
+    let pairs = super::pairs::pair_history(ledger, task);
+    let (sides, done) = (&pairs.outcomes, pairs.graded_sides());
+    let trials: BTreeSet<u64> = (ledger.attempts())
         .filter(|a| a.task == task && a.attempt == 1)
-    {
-        trials.insert(a.trial);
-        let Some(side) = a.side else { continue };
-        let slot = sides.entry((a.trial, side)).or_insert(a.outcome);
-        if *slot == Outcome::Cancelled {
-            *slot = a.outcome;
-        }
-    }
-    let done: HashSet<(u64, Side)> = sides
-        .iter()
-        .filter(|(_, o)| **o != Outcome::Cancelled)
-        .map(|(k, _)| *k)
+        .map(|a| a.trial)
         .collect();
     let outcomes = trials
         .into_iter()
@@ -203,7 +164,7 @@ fn history(prior: Option<&Ledger>, task: &str) -> (TaskHistory, HashSet<(u64, Si
             (t, o)
         })
         .collect();
-    let decided = ledger.decisions().any(|d| d.task == task);
+    let decided = pairs.decided;
     (TaskHistory { decided, outcomes }, done)
 }
 
@@ -236,12 +197,7 @@ impl SuitePairLauncher {
         cancel: &AtomicBool,
         asked: Option<Vec<String>>,
     ) -> Vec<(Side, Vec<AttemptRow>)> {
-        let order = if base_first(self.order_seed, ordinal) {
-            [Side::Base, Side::Head]
-        } else {
-            [Side::Head, Side::Base]
-        };
-        let sides: Vec<Side> = order
+        let sides: Vec<Side> = super::pairs::order(self.order_seed, ordinal)
             .into_iter()
             .filter(|s| !self.done.contains(&(ordinal, *s)))
             .collect();
@@ -263,18 +219,9 @@ impl SuitePairLauncher {
                     .zip(&sides)
                     .map(|(h, &side)| {
                         h.join().unwrap_or_else(|_| {
-                            let spec = super::AttemptSpec {
-                                trial: ordinal,
-                                attempt: 1,
-                                ..self.side(side).inner.spec.clone()
-                            };
-                            (
-                                side,
-                                vec![super::launcher::harness_error_row(
-                                    &spec,
-                                    "the suite run's thread panicked".into(),
-                                )],
-                            )
+                            let why = "the suite run's thread panicked".into();
+                            let task = &self.side(side).inner.spec.task;
+                            (side, vec![harness_error_row(task, ordinal, 1, why)])
                         })
                     })
                     .collect()
@@ -356,14 +303,10 @@ impl Launcher for SuitePairLauncher {
                 }
             });
         if let Err(e) = started {
-            let spec = super::AttemptSpec {
-                trial: ordinal,
-                attempt: 1,
-                ..self.head.inner.spec.clone()
-            };
             let why = format!("cannot start a thread for the suite run: {e}");
+            let task = &self.head.inner.spec.task;
             let _ = tx_back.send(TrialMsg::Attempt {
-                row: Box::new(super::launcher::harness_error_row(&spec, why)),
+                row: Box::new(harness_error_row(task, ordinal, 1, why)),
                 last: true,
             });
         }
