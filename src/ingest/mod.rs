@@ -32,7 +32,7 @@
 //! reader ([`junit`] and `junit_trials.rs` for JUnit, [`gotest`], [`promptfoo`], [`deepeval`],
 //! [`inspect`]; the JSON reports of JS test runners in [`js`]); [`pairs`] pairs head and base
 //! runs for `--base`; [`audit`] is `gate explain --junit`. The trials become the ledger's
-//! tasks, header and rows in `commands/ingest/judge.rs`, above this module.
+//! tasks, header and rows in `judge.rs` ([`crate::judge`]), above this module.
 //!
 //! Reading is bounded: a file larger than [`MAX_FILE_BYTES`] is refused before it is parsed,
 //! and [`junit`] keeps a fixed amount of text per failure.
