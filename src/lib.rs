@@ -25,8 +25,8 @@
 //!
 //! [`model`] holds the vocabulary every layer shares; [`exit`] defines the exit codes and maps
 //! every verdict and signal to one, [`error`] every error. [`stats`] is pure and knows nothing
-//! of processes; [`runner`] knows nothing of statistics; [`rule`] is the one place a sampling
-//! rule lives (its
+//! of processes; [`runner`] knows nothing of statistics (its [`runner::run_plan`] runs each
+//! task of a plan by its kind); [`rule`] is the one place a sampling rule lives (its
 //! validation, its lattice, its decisions); [`sampler`] and [`pairs`] feed it outcomes in
 //! order; [`ingest`] turns other tools' test results into the same outcomes, which [`judge`]
 //! decides into ledger rows as `gate run` would; [`report`] sees only [`ledger`] rows;

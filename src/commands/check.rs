@@ -21,12 +21,7 @@ pub fn execute(args: &CheckArgs) -> Result<u8, Error> {
     }
     let plan = Plan::load(&path)?;
     let check = PlanCheck::of_at(&plan, &args.at)?;
-    for w in plan.rate_warnings() {
-        eprintln!("{}", crate::untrusted::log_line(&w));
-    }
-    for w in crate::plan::reach::definition_warnings(&plan) {
-        eprintln!("{}", crate::untrusted::log_line(&w));
-    }
+    super::warn_about(&plan);
     match args.format {
         // Task ids are printed at the start of a line: one that begins with `::` must not
         // act as a workflow command.

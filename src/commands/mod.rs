@@ -32,6 +32,18 @@ pub(crate) fn preflight(
     Ok(crate::publish::preflight(&req, guarded)?)
 }
 
+/// Say on stderr what in the plan is legal but almost surely not meant: a rate below 1% (a
+/// mistyped percentage), a definition a `check:` reaches besides its named programs.
+pub(crate) fn warn_about(plan: &crate::plan::Plan) {
+    let warnings = plan.rate_warnings();
+    for w in warnings
+        .iter()
+        .chain(&crate::plan::reach::definition_warnings(plan))
+    {
+        eprintln!("{}", crate::untrusted::log_line(w));
+    }
+}
+
 /// `--single N,C` (runs, failures tolerated) as (n, c), for `gate suite` and `gate ingest`.
 pub(crate) fn parse_single(single: &str) -> Result<(u64, u64), crate::Error> {
     let bad = || {
