@@ -24,14 +24,16 @@
 //! ```
 //!
 //! [`model`] holds the vocabulary every layer shares; [`exit`] defines the exit codes and maps
-//! every verdict and signal to one, [`error`] every error. [`stats`] is pure and knows nothing of processes; [`runner`]
-//! knows nothing of statistics; [`rule`] is the one place a sampling rule lives (its
+//! every verdict and signal to one, [`error`] every error. [`stats`] is pure and knows nothing
+//! of processes; [`runner`] knows nothing of statistics (its [`runner::run_plan`] runs each
+//! task of a plan by its kind); [`rule`] is the one place a sampling rule lives (its
 //! validation, its lattice, its decisions); [`sampler`] and [`pairs`] feed it outcomes in
-//! order; [`ingest`] turns other tools' test results into the same outcomes; [`report`]
-//! sees only [`ledger`] rows; [`design`] computes what `gate plan` publishes; [`publish`]
-//! checks and writes every report path. [`commands`] wires them together, one file per
-//! subcommand, and is (with [`cli`]) the only place a clap type is seen, but for the
-//! `ValueEnum` derive of `init::ProjectKind` (clap lists its values from it).
+//! order; [`ingest`] turns other tools' test results into the same outcomes, which [`judge`]
+//! decides into ledger rows as `gate run` would; [`report`] sees only [`ledger`] rows;
+//! [`design`] computes what `gate plan` publishes; [`publish`] checks and writes every report
+//! path. [`commands`] wires them together, one file per subcommand, and is (with [`cli`]) the
+//! only place a clap type is seen, but for the `ValueEnum` derive of `init::ProjectKind`
+//! (clap lists its values from it).
 
 // The run engine uses Linux interfaces as Linux provides them (pidfd_open, flock, process
 // groups): one clear stop on any other target rather than a half-working build. docs/ARCHITECTURE.md, "Platform".
@@ -51,6 +53,7 @@ pub mod format;
 pub mod ingest;
 pub mod init;
 pub mod input;
+pub mod judge;
 pub mod ledger;
 pub mod model;
 pub mod output;

@@ -114,6 +114,26 @@ pub struct Guarded<'a> {
     pub ledger: bool,
 }
 
+impl<'a> Guarded<'a> {
+    /// The ledger the command writes (`--ledger`).
+    pub fn written_ledger(path: &'a Path) -> Self {
+        let mut g = Self::read("--ledger", path, true);
+        g.written = true;
+        g
+    }
+
+    /// A file the command only reads: the plan, a result file, or (`ledger`) a ledger.
+    pub fn read(what: &'a str, path: &'a Path, ledger: bool) -> Self {
+        let written = false;
+        Guarded {
+            what,
+            path,
+            written,
+            ledger,
+        }
+    }
+}
+
 /// Which report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -676,12 +696,7 @@ mod tests {
         let plan = d.path().join("plan.yaml");
         std::fs::write(&plan, "plan").unwrap();
         let json = d.path().join("out/r.json");
-        let g = [Guarded {
-            what: "the plan file",
-            path: &plan,
-            written: false,
-            ledger: false,
-        }];
+        let g = [Guarded::read("the plan file", &plan, false)];
         let o = preflight(&req(&json), &g).unwrap();
         o.write(Kind::Json, "{}").unwrap();
         assert_eq!(std::fs::read_to_string(&json).unwrap(), "{}");

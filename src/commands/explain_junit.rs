@@ -23,12 +23,7 @@ pub fn execute(args: &ExplainArgs) -> Result<u8, Error> {
     };
     // Test ids and messages come from the files: redacted as they are read.
     let redactor = crate::runner::redact::Redactor::of_process_env(Vec::new());
-    let mut runs = Vec::with_capacity(args.junit.len());
-    for path in &args.junit {
-        let mut run = ingest::read_run(path, &opts)?;
-        run.redact(|s| redactor.apply(s));
-        runs.push(run);
-    }
+    let runs = ingest::read_runs(&args.junit, &opts, &|s| redactor.apply(s))?;
     let a = audit(&runs);
     let text = match args.format {
         Format::Text => render_text(&a),

@@ -1,9 +1,9 @@
 //! `gate ingest`: judge the result files a test runner or an eval tool wrote, exactly as `gate
 //! run` judges the trials it runs. Glue only: the flags become [`Rules`] and
 //! [`ingest::Options`]; [`crate::ingest`] reads the files into first-attempt trials per test
-//! case, and [`judge`] (`commands/ingest/judge.rs`) assigns each its rule, builds the
-//! ledger's header and decides every task with the same samplers as `gate run`, runs beyond
-//! a decision recorded as excluded. The verdict, the reports and the exit code are then recomputed from the
+//! case, and [`crate::judge`] assigns each its rule, builds the ledger's header and decides
+//! every task with the same samplers as `gate run`, runs beyond a decision recorded as
+//! excluded. The verdict, the reports and the exit code are then recomputed from the
 //! ledger by [`crate::report`], as for `gate run`, so `gate verify` and `gate report` work on
 //! the result.
 
@@ -20,8 +20,7 @@ use crate::publish::Guarded;
 use crate::runner::redact::Redactor;
 use crate::runner::session::Session;
 
-mod judge;
-use judge::Rules;
+use crate::judge::{self, Rules};
 
 /// Execute `gate ingest`; returns the exit code.
 pub fn execute(args: &IngestArgs, output: &OutputArgs) -> Result<u8, Error> {
@@ -47,18 +46,9 @@ pub fn execute(args: &IngestArgs, output: &OutputArgs) -> Result<u8, Error> {
         Rules::Flags { .. } => Vec::new(),
     });
     // With `--base`, the base suite's files come first in the header's list.
-    let mut base_runs = Vec::with_capacity(args.base.len());
-    for path in &args.base {
-        let mut run = ingest::read_run(path, &opts)?;
-        run.redact(|s| redactor.apply(s));
-        base_runs.push(run);
-    }
-    let mut runs = Vec::with_capacity(args.results.len());
-    for path in &args.results {
-        let mut run = ingest::read_run(path, &opts)?;
-        run.redact(|s| redactor.apply(s));
-        runs.push(run);
-    }
+    let redact = |s: &str| redactor.apply(s);
+    let base_runs = ingest::read_runs(&args.base, &opts, &redact)?;
+    let runs = ingest::read_runs(&args.results, &opts, &redact)?;
     // Evidence has an identity: one run's file given twice (a path twice, a copy, a link,
     // overlapping globs) would count as two runs; and a test id that two files make of
     // different test cases would merge two tests.
@@ -97,7 +87,7 @@ pub fn execute(args: &IngestArgs, output: &OutputArgs) -> Result<u8, Error> {
             say(&format!("{}: {note}", r.path.display()));
         }
     }
-    judge_runs(args, output, &outputs, &rules, base_runs, runs)
+    judge_runs(args, output, &outputs, &rules, &redactor, base_runs, runs)
 }
 
 /// After `--` (which ends `--base`'s list) clap reads every word as a result file, so
@@ -126,6 +116,7 @@ fn judge_runs(
     output: &OutputArgs,
     outputs: &crate::publish::Outputs,
     rules: &Rules,
+    redactor: &Redactor,
     base_runs: Vec<ingest::RunFile>,
     runs: Vec<ingest::RunFile>,
 ) -> Result<u8, Error> {
@@ -164,13 +155,8 @@ fn judge_runs(
         (None, Rules::Plan(plan)) => plan.policy.on_inconclusive,
         (None, Rules::Flags { .. }) => OnInconclusive::default(),
     };
-    let redactor = Redactor::of_process_env(match &rules {
-        Rules::Plan(p) => p.policy.redact.clone(),
-        Rules::Flags { .. } => Vec::new(),
-    });
-    let argv = redactor.argv();
-    let header = judge::header(rules, &judged, sources, on_inconclusive, argv)("");
-    check_header_size(&header)?;
+    let header = judge::header(rules, &judged, sources, on_inconclusive, redactor.argv())("");
+    judge::check_header_size(&header)?;
     let mut session = Session::create_with(
         &args.ledger,
         move |run_id| crate::ledger::Header {
@@ -183,34 +169,6 @@ fn judge_runs(
     session.append_all(rows)?;
     let code = crate::exit::for_verdict(Judgement::Verdict(verdict), on_inconclusive);
     finish(output, outputs, &mut session, verdict, code)
-}
-
-/// Refuse, before the ledger is written, a header row longer than a ledger row may be
-/// ([`crate::ledger::MAX_ROW_BYTES`]): the header lists every test case, so a suite of some
-/// 100,000 test cases with long ids would write a ledger that gate then cannot read back,
-/// and the read-back would report it as changed behind gate's back (exit 4).
-fn check_header_size(header: &crate::ledger::Header) -> Result<(), Error> {
-    // The row as written, with a run id of the length a real one has (16 hex digits).
-    let row = crate::ledger::Row::Header(Box::new(crate::ledger::Header {
-        run_id: "0".repeat(16),
-        ..header.clone()
-    }));
-    let bytes = serde_json::to_vec(&row)
-        .map(|v| v.len() as u64)
-        .unwrap_or(u64::MAX);
-    // Room for the row's sequence number and hash-chain fields.
-    if bytes + 256 > crate::ledger::MAX_ROW_BYTES {
-        return Err(Error::Usage(format!(
-            "the {} test cases read make a ledger header of {} MiB, more than the {} MiB a ledger row may \
-             hold (every test case is listed in it); gate would write a ledger it cannot read back. Judge \
-             the suite in parts: a plan whose tasks select test cases with `junit:` globs, one ingest per \
-             part",
-            header.tasks.len(),
-            bytes.div_ceil(1 << 20),
-            crate::ledger::MAX_ROW_BYTES >> 20
-        )));
-    }
-    Ok(())
 }
 
 /// The reading options the flags give.
@@ -275,16 +233,7 @@ fn rules(args: &IngestArgs) -> Result<Rules, Error> {
             format!("`--odds-ratio {r}`"),
         )
     } else if let Some(single) = &args.design.single {
-        let bad = || {
-            crate::error::usage!(
-                "`--single {single}`: expected N,C (runs, failures tolerated), e.g. `--single 20,3`"
-            )
-        };
-        let (n, c) = single.split_once(',').ok_or_else(bad)?;
-        let (n, c) = (
-            n.trim().parse().map_err(|_| bad())?,
-            c.trim().parse().map_err(|_| bad())?,
-        );
+        let (n, c) = super::parse_single(single)?;
         (
             SamplingSpec::Single { n, c },
             format!("`--single {single}`"),
@@ -322,26 +271,12 @@ fn rules(args: &IngestArgs) -> Result<Rules, Error> {
 /// The one report preflight ([`crate::publish::preflight`]), guarding the ledger this ingest
 /// writes (and its lock), the plan and every result file read.
 fn preflight(args: &IngestArgs) -> Result<crate::publish::Outputs, Error> {
-    let mut guarded = vec![Guarded {
-        what: "--ledger",
-        path: &args.ledger,
-        written: true,
-        ledger: true,
-    }];
+    let mut guarded = vec![Guarded::written_ledger(&args.ledger)];
     if let Some(plan) = &args.plan {
-        guarded.push(Guarded {
-            what: "the plan file",
-            path: plan,
-            written: false,
-            ledger: false,
-        });
+        guarded.push(Guarded::read("the plan file", plan, false));
     }
-    guarded.extend(args.results.iter().chain(&args.base).map(|r| Guarded {
-        what: "a result file",
-        path: r,
-        written: false,
-        ledger: false,
-    }));
+    let results = args.results.iter().chain(&args.base);
+    guarded.extend(results.map(|r| Guarded::read("a result file", r, false)));
     super::preflight(&args.reports, &guarded)
 }
 
@@ -355,25 +290,14 @@ fn finish(
     verdict: Verdict,
     code: u8,
 ) -> Result<u8, Error> {
-    let to_stdout = outputs.to_stdout();
     session.close(RunStatus::Complete, Judgement::Verdict(verdict), code)?;
     // The reports (and the exit code) come from the rows as written, read back through the
     // session's own descriptor; they must agree with the sampler's decisions.
-    let report = judge::own_report(&session.verified()?, verdict, code)?;
+    let report = judge::own_report(session, verdict, code)?;
     // A report path swapped while the command ran: say so instead of printing a verdict
     // that is then not published.
     outputs.recheck()?;
-    let terminal = |is_tty: bool| {
-        crate::output::Output::resolve(&output.into(), is_tty).summary(&report.terminal())
-    };
-    // A closed stream ends the printing, not the verdict.
-    if to_stdout {
-        let text = terminal(std::io::IsTerminal::is_terminal(&std::io::stderr()));
-        let _ = std::io::stderr().lock().write_all(text.as_bytes());
-    } else {
-        let text = terminal(std::io::IsTerminal::is_terminal(&std::io::stdout()));
-        let _ = std::io::stdout().lock().write_all(text.as_bytes());
-    }
+    super::print_summary(&report, output, outputs);
     crate::report::emit(&report, outputs)?;
     sayer(output, outputs)(&format!("ledger: {}", session.path().display()));
     Ok(code)

@@ -32,6 +32,50 @@ pub(crate) fn preflight(
     Ok(crate::publish::preflight(&req, guarded)?)
 }
 
+/// Say on stderr what in the plan is legal but almost surely not meant: a rate below 1% (a
+/// mistyped percentage), a definition a `check:` reaches besides its named programs.
+pub(crate) fn warn_about(plan: &crate::plan::Plan) {
+    let warnings = plan.rate_warnings();
+    for w in warnings
+        .iter()
+        .chain(&crate::plan::reach::definition_warnings(plan))
+    {
+        eprintln!("{}", crate::untrusted::log_line(w));
+    }
+}
+
+/// `--single N,C` (runs, failures tolerated) as (n, c), for `gate suite` and `gate ingest`.
+pub(crate) fn parse_single(single: &str) -> Result<(u64, u64), crate::Error> {
+    let bad = || {
+        crate::error::usage!(
+            "`--single {single}`: expected N,C (runs, failures tolerated), e.g. `--single 20,3`"
+        )
+    };
+    let (n, c) = single.split_once(',').ok_or_else(bad)?;
+    let parse = |x: &str| x.trim().parse().map_err(|_| bad());
+    Ok((parse(n)?, parse(c)?))
+}
+
+/// Print `report`'s human summary, coloured for the stream it goes to: stderr when a report
+/// goes to stdout (`--json -`), else stdout. A closed stream ends the printing, not the
+/// command.
+pub(crate) fn print_summary(
+    report: &crate::report::Report,
+    output: &crate::cli::OutputArgs,
+    outputs: &crate::publish::Outputs,
+) {
+    use std::io::{IsTerminal as _, Write as _};
+    let text =
+        |tty| crate::output::Output::resolve(&output.into(), tty).summary(&report.terminal());
+    let _ = if outputs.to_stdout() {
+        let text = text(std::io::stderr().is_terminal());
+        std::io::stderr().lock().write_all(text.as_bytes())
+    } else {
+        let text = text(std::io::stdout().is_terminal());
+        std::io::stdout().lock().write_all(text.as_bytes())
+    };
+}
+
 impl From<&crate::cli::OutputArgs> for crate::output::OutputOptions {
     fn from(a: &crate::cli::OutputArgs) -> Self {
         use crate::cli::ColorChoice;

@@ -5,8 +5,6 @@
 //! is certain, this 3). A ledger that `gate run` cannot have written (an impossible header or
 //! ordinal) is refused with exit 2.
 
-use std::io::Write;
-
 use crate::cli::{OutputArgs, ReportArgs};
 use crate::error::{Context, Error};
 use crate::ledger::Ledger;
@@ -18,17 +16,11 @@ pub fn execute(args: &ReportArgs, output: &OutputArgs) -> Result<u8, Error> {
     let guarded: Vec<Guarded> = args
         .ledgers
         .iter()
-        .map(|l| Guarded {
-            what: "a ledger given",
-            path: l,
-            written: false,
-            ledger: true,
-        })
+        .map(|l| Guarded::read("a ledger given", l, true))
         .collect();
     // Before reading anything: `--json` naming a ledger would replace the evidence with a
     // report of it. The same ledger twice is allowed (it is de-duplicated).
     let outputs = super::preflight(&args.reports, &guarded)?;
-    let to_stdout = outputs.to_stdout();
     let on_inconclusive = args.on_inconclusive.map(Into::into);
     let ledgers = args
         .ledgers
@@ -50,19 +42,7 @@ pub fn execute(args: &ReportArgs, output: &OutputArgs) -> Result<u8, Error> {
     // that is then not published.
     outputs.recheck()?;
     // With a report on stdout (`--json -`), the human summary goes to stderr.
-    let summary_stream_is_terminal = if to_stdout {
-        std::io::IsTerminal::is_terminal(&std::io::stderr())
-    } else {
-        std::io::IsTerminal::is_terminal(&std::io::stdout())
-    };
-    let text = crate::output::Output::resolve(&output.into(), summary_stream_is_terminal)
-        .summary(&report.terminal());
-    // A closed stream ends the printing, not the command.
-    let _ = if to_stdout {
-        std::io::stderr().lock().write_all(text.as_bytes())
-    } else {
-        std::io::stdout().lock().write_all(text.as_bytes())
-    };
+    super::print_summary(&report, output, &outputs);
     report::emit(&report, &outputs)?;
     Ok(report.exit_code())
 }

@@ -60,14 +60,7 @@ pub fn execute(args: &SuiteArgs, output: &OutputArgs) -> Result<u8, Error> {
 fn plan_text(args: &SuiteArgs, cwd: &Path) -> Result<String, Error> {
     let q = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
     let sampling = if let Some(single) = &args.design.single {
-        let bad = || {
-            Error::Usage(format!(
-                "`--single {single}`: expected N,C (runs, failures tolerated), e.g. `--single 20,3`"
-            ))
-        };
-        let (n, c) = single.split_once(',').ok_or_else(bad)?;
-        let n: u64 = n.trim().parse().map_err(|_| bad())?;
-        let c: u64 = c.trim().parse().map_err(|_| bad())?;
+        let (n, c) = super::parse_single(single)?;
         format!("{{single: {{n: {n}, c: {c}}}}}")
     } else {
         let (Some(h), Some(r)) = (args.design.healthy, args.design.regressed) else {

@@ -100,18 +100,11 @@ pub(super) fn read_junit(
             }
         })?;
     Ok(RunFile {
-        path: path.to_path_buf(),
-        sha256: String::new(),
-        writer,
-        trials,
         skipped: skipped.len() as u64,
         skipped_tests: skipped,
-        format: Format::Junit,
-        detected: false,
-        notes: Vec::new(),
-        claims: Vec::new(),
         origins,
         identity,
+        ..RunFile::new(path, writer, Format::Junit, trials)
     })
 }
 

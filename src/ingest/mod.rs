@@ -32,7 +32,7 @@
 //! reader ([`junit`] and `junit_trials.rs` for JUnit, [`gotest`], [`promptfoo`], [`deepeval`],
 //! [`inspect`]; the JSON reports of JS test runners in [`js`]); [`pairs`] pairs head and base
 //! runs for `--base`; [`audit`] is `gate explain --junit`. The trials become the ledger's
-//! tasks, header and rows in `commands/ingest/judge.rs`, above this module.
+//! tasks, header and rows in `judge.rs` ([`crate::judge`]), above this module.
 //!
 //! Reading is bounded: a file larger than [`MAX_FILE_BYTES`] is refused before it is parsed,
 //! and [`junit`] keeps a fixed amount of text per failure.
@@ -58,7 +58,7 @@ use std::path::PathBuf;
 
 pub(crate) use junit_trials::split_repeat;
 pub use junit_trials::writer_of;
-pub use read::read_run;
+pub use read::{read_run, read_runs};
 
 /// Largest JUnit file read (64 MiB): far above real suites (10,000 test cases take about
 /// 2 MB), far below what would strain a CI runner's memory.
@@ -614,6 +614,26 @@ pub struct Identity {
 pub type Origins = HashMap<String, (String, String)>;
 
 impl RunFile {
+    /// `path` as `writer` wrote it in `format`, with these trials and nothing skipped, noted,
+    /// claimed or recorded of its identity; the reader sets what its format gives, and
+    /// [`read_run`] the hash and whether the format was detected.
+    pub fn new(path: &std::path::Path, writer: Writer, format: Format, trials: Vec<Trial>) -> Self {
+        RunFile {
+            path: path.to_path_buf(),
+            sha256: String::new(),
+            writer,
+            trials,
+            skipped: 0,
+            skipped_tests: Vec::new(),
+            format,
+            detected: false,
+            notes: Vec::new(),
+            claims: Vec::new(),
+            origins: Origins::new(),
+            identity: Identity::default(),
+        }
+    }
+
     /// Pass every string the file gave through `redact` (the run's redactor; a closure, so that
     /// ingest names nothing of the runner), at the point it enters gate:
     /// test ids, failure messages and details, the reader's notes and the tool's claims. A

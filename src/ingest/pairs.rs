@@ -17,7 +17,7 @@
 //! head: there is nothing to compare it with, so it is named and not judged (or INCONCLUSIVE
 //! if it failed there). A test only base records (removed, or skipped in every run, on head)
 //! is evidence missing, not evidence of no regression: it is kept with no pair, and its
-//! compare task is INCONCLUSIVE. The pairs are judged (in `commands/ingest/judge.rs`) by the
+//! compare task is INCONCLUSIVE. The pairs are judged (in [`crate::judge`]) by the
 //! same [`crate::pairs::PairSampler`] as `gate run`'s pairs, in pair order, so `gate report`
 //! and `gate verify` recompute the ingest's verdict from its ledger (a pair with one side
 //! recorded is a gap there too).

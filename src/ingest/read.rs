@@ -3,13 +3,28 @@
 //! hashed).
 
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::{
     Format, IngestError, MAX_COUNT, MAX_FILE_BYTES, Options, ParseError, RunFile, Writer, deepeval,
     detect, gotest, inspect, js, junit, promptfoo,
 };
 use crate::ledger::sha256_hex;
+
+/// Read every file of `paths` in order ([`read_run`]), every string it gives passed through
+/// `redact` as it is read.
+pub fn read_runs(
+    paths: &[PathBuf],
+    opts: &Options,
+    redact: &dyn Fn(&str) -> String,
+) -> Result<Vec<RunFile>, IngestError> {
+    let read = |path: &PathBuf| {
+        let mut run = read_run(path, opts)?;
+        run.redact(redact);
+        Ok(run)
+    };
+    paths.iter().map(read).collect()
+}
 
 /// Read and interpret one result file, in the format given or detected.
 pub fn read_run(path: &Path, opts: &Options) -> Result<RunFile, IngestError> {
@@ -54,17 +69,9 @@ pub fn read_run(path: &Path, opts: &Options) -> Result<RunFile, IngestError> {
                 ));
             }
             RunFile {
-                path: path.to_path_buf(),
-                sha256: String::new(),
-                writer: Writer::GoTest,
-                trials: go.trials,
                 skipped: go.skipped,
                 skipped_tests: go.skipped_tests,
-                format,
-                detected,
                 notes,
-                claims: Vec::new(),
-                origins: Default::default(),
                 identity: super::Identity {
                     run_ids: go
                         .first_time
@@ -74,6 +81,7 @@ pub fn read_run(path: &Path, opts: &Options) -> Result<RunFile, IngestError> {
                     stamps: go.first_time.iter().cloned().collect(),
                     units,
                 },
+                ..RunFile::new(path, Writer::GoTest, format, go.trials)
             }
         }
         Format::Promptfoo => {
@@ -83,36 +91,18 @@ pub fn read_run(path: &Path, opts: &Options) -> Result<RunFile, IngestError> {
                 promptfoo::Error::Refused(r) => refused(r),
             })?;
             RunFile {
-                path: path.to_path_buf(),
-                sha256: String::new(),
-                writer: Writer::Promptfoo,
-                trials: pf.trials,
-                skipped: 0,
-                skipped_tests: Vec::new(),
-                format,
-                detected,
                 notes: pf.notes,
-                claims: Vec::new(),
-                origins: Default::default(),
-                identity: Default::default(),
+                ..RunFile::new(path, Writer::Promptfoo, format, pf.trials)
             }
         }
         Format::Deepeval => {
             let text = utf8(path, &bytes)?;
             let de = deepeval::read(text).map_err(invalid)?;
             RunFile {
-                path: path.to_path_buf(),
-                sha256: String::new(),
-                writer: Writer::Deepeval,
-                trials: de.trials,
                 skipped: de.skipped,
                 skipped_tests: de.skipped_tests,
-                format,
-                detected,
                 notes: de.notes,
-                claims: Vec::new(),
-                origins: Default::default(),
-                identity: Default::default(),
+                ..RunFile::new(path, Writer::Deepeval, format, de.trials)
             }
         }
         Format::Inspect => {
@@ -121,21 +111,15 @@ pub fn read_run(path: &Path, opts: &Options) -> Result<RunFile, IngestError> {
                 inspect::Error::Refused(r) => refused(r),
             })?;
             RunFile {
-                path: path.to_path_buf(),
-                sha256: String::new(),
-                writer: Writer::Inspect,
-                trials: log.trials,
                 skipped: log.cancelled,
                 skipped_tests: log.cancelled_tests,
-                format,
-                detected,
                 notes: log.notes,
                 claims: log.claims,
-                origins: Default::default(),
                 identity: super::Identity {
                     run_ids: log.run_ids,
                     ..Default::default()
                 },
+                ..RunFile::new(path, Writer::Inspect, format, log.trials)
             }
         }
         Format::PlaywrightJson | Format::MochaJson | Format::JestJson => {
@@ -152,22 +136,15 @@ pub fn read_run(path: &Path, opts: &Options) -> Result<RunFile, IngestError> {
                 js::Error::Refused(r) => refused(r),
             })?;
             RunFile {
-                path: path.to_path_buf(),
-                sha256: String::new(),
-                writer,
-                trials: report.trials,
                 skipped: report.skipped,
                 skipped_tests: report.skipped_tests,
-                format,
-                detected,
                 notes: report.notes,
-                claims: Vec::new(),
-                origins: Default::default(),
                 identity: super::Identity {
                     run_ids: Vec::new(),
                     stamps: report.stamps,
                     units: Vec::new(),
                 },
+                ..RunFile::new(path, writer, format, report.trials)
             }
         }
     };
@@ -285,18 +262,10 @@ fn stream_promptfoo(path: &Path, opts: &Options) -> Result<Option<RunFile>, Inge
         .map(|b| format!("{b:02x}"))
         .collect();
     Ok(Some(RunFile {
-        path: path.to_path_buf(),
         sha256,
-        writer: Writer::Promptfoo,
-        trials: pf.trials,
-        skipped: 0,
-        skipped_tests: Vec::new(),
-        format: Format::Promptfoo,
         detected: opts.format.is_none(),
         notes: pf.notes,
-        claims: Vec::new(),
-        origins: Default::default(),
-        identity: Default::default(),
+        ..RunFile::new(path, Writer::Promptfoo, Format::Promptfoo, pf.trials)
     }))
 }
 

@@ -244,6 +244,21 @@ impl CiRun {
             job: var("GITHUB_JOB").unwrap_or_default(),
         })
     }
+
+    /// The attempt of one workflow run (`run_id`, `run_attempt`) that every shard and stage
+    /// of a run shares (its jobs may differ: a matrix); `None` outside GitHub Actions.
+    pub fn attempt(ci: &Option<CiRun>) -> Option<(&str, &str)> {
+        ci.as_ref()
+            .map(|c| (c.run_id.as_str(), c.run_attempt.as_str()))
+    }
+
+    /// Where a run ran, in words: `in attempt 1 of CI run 7`, `outside GitHub Actions`.
+    pub fn words(ci: &Option<CiRun>) -> String {
+        match ci {
+            Some(c) => format!("in attempt {} of CI run {}", c.run_attempt, c.run_id),
+            None => "outside GitHub Actions".to_string(),
+        }
+    }
 }
 
 /// A result file read by `gate ingest`: its name as given and the SHA-256 of the bytes read,

@@ -16,12 +16,13 @@
 //!    read the model and [`words`], never each other, and the model knows none of them.
 //!
 //! [`verify`] is `gate verify`'s audit of a ledger against its own replay; [`plan`] renders
-//! `gate plan`'s design, [`explain`] `gate explain`'s arithmetic and [`audit`] what `gate
-//! explain --junit` found in result files. [`emit`] writes the files a run or `gate report`
+//! `gate plan`'s design, [`check`] `gate check`'s resolved rules, [`explain`] `gate explain`'s
+//! arithmetic and [`audit`] what `gate explain --junit` found in result files. [`emit`] writes the files a run or `gate report`
 //! was asked for.
 
 pub mod annotations;
 pub mod audit;
+pub mod check;
 pub mod compare;
 pub mod error;
 pub mod explain;

@@ -2,6 +2,9 @@
 //!
 //! The runner knows nothing about statistics; decisions are the sampler's.
 //!
+//! - [`dispatch`]: [`run_plan`], every task of a plan run by its kind (plain, suite,
+//!   `compare:`, `compare:` suite), its events to the ledger and the display;
+//!   [`stages`]: what a stage of a staged run may run after the earlier stages' ledgers.
 //! - [`scheduler`]: the one run loop — launch a task's ordinals in order up to `jobs`, offer
 //!   what they report to the task's [`scheduler::Consumer`] (the ordered sampler, or a
 //!   compare task's pair sampler), cancel what is in flight at the decision, and kill
@@ -28,6 +31,7 @@
 
 pub mod attempt;
 pub mod capture;
+pub mod dispatch;
 pub mod events;
 pub mod launcher;
 pub mod mounts;
@@ -39,8 +43,10 @@ pub mod sandbox;
 pub mod scheduler;
 pub mod session;
 pub mod spawn;
+pub mod stages;
 pub mod suite;
 pub mod suite_pairs;
 pub mod sys;
 
 pub use attempt::{AttemptSpec, LOG_CAP, TAIL_BYTES, TAIL_LINES, run_attempt, tail};
+pub use dispatch::{RunOptions, check_jobs, run_plan};

@@ -99,24 +99,9 @@ pub struct Session {
 pub type Notice<'a> = &'a dyn Fn(&str);
 
 impl Session {
-    /// Lock `path` and start a new ledger there (an existing one is kept as `PATH.N`).
-    pub fn create(
-        path: &Path,
-        plan: &Plan,
-        shard: Option<Shard>,
-        argv: &[String],
-        redactors: &[Redactor],
-        notice: Notice<'_>,
-    ) -> Result<Session, Error> {
-        Session::create_with(
-            path,
-            |run_id| header(plan, run_id, argv, shard, redactors),
-            notice,
-        )
-    }
-
-    /// Lock `path` and start a new ledger there with the header `header(run_id)` builds
-    /// (`gate ingest` writes its own: no plan tasks to run, the source files instead).
+    /// Lock `path` and start a new ledger there (an existing one is kept as `PATH.N`) with
+    /// the header `header(run_id)` builds: [`header`]'s for `gate run`, its own for `gate
+    /// ingest` (no plan tasks to run, the source files instead).
     pub fn create_with(
         path: &Path,
         header: impl FnOnce(&str) -> Header,
@@ -289,6 +274,18 @@ impl Session {
             Ok(ledger) => Ok(ledger),
             Err(t) => Err(changed(t.0)),
         }
+    }
+
+    /// The report of this session's own rows ([`Session::verified`]). They were written by
+    /// this process, so a report that cannot be made from them is a fault of the `command`
+    /// ("run", "ingest"), exit 4, not of the user's input.
+    pub fn own_report(&mut self, command: &str) -> Result<crate::report::Report, Error> {
+        let ledger = self.verified()?;
+        crate::report::Report::from_ledgers(std::slice::from_ref(&ledger), None).map_err(|e| {
+            Error::Harness(format!(
+                "cannot make a report from this {command}'s own ledger ({e}); no verdict is published"
+            ))
+        })
     }
 
     /// Write the footer.

@@ -278,3 +278,33 @@ fn init_in_an_unrecognised_folder_prints_a_minimal_plan_that_checks() {
         .success()
         .stdout(predicate::str::contains("gate.yaml: ok · 1 task"));
 }
+
+#[test]
+fn gate_suite_and_gate_ingest_refuse_a_malformed_single_in_the_same_words() {
+    // One parser of `--single N,C` for both commands (commands::parse_single): the same
+    // message, exit 2, before anything runs or is read.
+    let d = tempfile::tempdir().unwrap();
+    let ledger = d.path().join("out/ledger.jsonl");
+    for bad in ["20", "20,x", "a,3"] {
+        let words = format!(
+            "`--single {bad}`: expected N,C (runs, failures tolerated), e.g. `--single 20,3`"
+        );
+        gate()
+            .current_dir(d.path())
+            .args(["suite", "--single", bad, "--ledger"])
+            .arg(&ledger)
+            .args(["--", "true"])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(words.as_str()));
+        gate()
+            .current_dir(d.path())
+            .args(["ingest", "--single", bad, "--ledger"])
+            .arg(&ledger)
+            .arg("missing.xml")
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(words.as_str()));
+    }
+    assert!(!ledger.exists(), "nothing ran, no ledger was written");
+}

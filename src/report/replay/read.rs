@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use crate::ledger::{AttemptRow, Ledger, Outcome, Row, Shard, TaskSpec};
+use crate::ledger::{AttemptRow, CiRun, Ledger, Outcome, Row, Shard, TaskSpec};
 use crate::sampler::Sampling;
 
 use super::{
@@ -131,12 +131,6 @@ pub(super) fn shard_coverage(ledgers: &[Ledger]) -> Result<Option<ShardCoverage>
 /// stage ledger of another CI run (or attempt) is another run's evidence, or a stage
 /// re-run until it passed.
 fn refuse_mixed_ci_runs(ledgers: &[Ledger]) -> Result<(), ReportError> {
-    let key = |l: &Ledger| {
-        l.header()
-            .ci
-            .as_ref()
-            .map(|c| (c.run_id.clone(), c.run_attempt.clone()))
-    };
     let ran = |l: &Ledger| {
         let which = match (l.header().stage, l.header().shard) {
             (Some(s), Some(sh)) => format!("(stage {s}, shard {}/{})", sh.k, sh.m),
@@ -144,13 +138,7 @@ fn refuse_mixed_ci_runs(ledgers: &[Ledger]) -> Result<(), ReportError> {
             (None, Some(sh)) => format!("(shard {}/{})", sh.k, sh.m),
             (None, None) => "(whole run)".to_string(),
         };
-        match &l.header().ci {
-            Some(c) => format!(
-                "{which} ran in attempt {} of CI run {}",
-                c.run_attempt, c.run_id
-            ),
-            None => format!("{which} ran outside GitHub Actions"),
-        }
+        format!("{which} ran {}", CiRun::words(&l.header().ci))
     };
     let staged = ledgers.iter().any(|l| l.header().stage.is_some());
     let mut parts = ledgers
@@ -160,7 +148,7 @@ fn refuse_mixed_ci_runs(ledgers: &[Ledger]) -> Result<(), ReportError> {
         return Ok(());
     };
     for l in parts {
-        if key(l) != key(first) {
+        if CiRun::attempt(&l.header().ci) != CiRun::attempt(&first.header().ci) {
             let (first, first_ran, other, other_ran) =
                 (first.path.clone(), ran(first), l.path.clone(), ran(l));
             return Err(if staged {

@@ -1,10 +1,10 @@
-//! Runs read from result files → the ledger `gate ingest` writes: which rule judges each test
-//! case ([`assign`]), the ledger's header ([`header`]), and the attempt and decision rows of
-//! every task ([`judge_all`]), decided by the same samplers as `gate run`.
+//! The library half of `gate ingest`, runs read from result files → the ledger it writes:
+//! which rule judges each test case ([`assign`]), the header ([`header`], [`check_header_size`])
+//! and every task's attempt and decision rows ([`judge_all`]), decided by the samplers of
+//! `gate run`. `commands/ingest.rs` turns the flags into [`Rules`] and prints.
 //!
-//! `commands/ingest.rs` only turns flags into [`Rules`] and [`crate::ingest::Options`], says what
-//! these functions found, and prints the reports; following an ingest's arguments through
-//! the code stays here.
+//! A module above [`crate::ingest`], not in it: it needs the plan and the report, which
+//! import `ingest/` (a module cycle); like `runner/`, it returns [`Error`].
 
 use crate::error::Error;
 use crate::ledger::{
@@ -20,6 +20,34 @@ use crate::sampler::OrderedSampler;
 
 use crate::ingest::pairs::{self, PairedHistory};
 use crate::ingest::{History, RunFile};
+
+/// Refuse, before the ledger is written, a header row longer than a ledger row may be
+/// ([`crate::ledger::MAX_ROW_BYTES`]): the header lists every test case, so a suite of some
+/// 100,000 test cases with long ids would write a ledger that gate then cannot read back,
+/// and the read-back would report it as changed behind gate's back (exit 4).
+pub fn check_header_size(header: &crate::ledger::Header) -> Result<(), Error> {
+    // The row as written, with a run id of the length a real one has (16 hex digits).
+    let row = crate::ledger::Row::Header(Box::new(crate::ledger::Header {
+        run_id: "0".repeat(16),
+        ..header.clone()
+    }));
+    let bytes = serde_json::to_vec(&row)
+        .map(|v| v.len() as u64)
+        .unwrap_or(u64::MAX);
+    // Room for the row's sequence number and hash-chain fields.
+    if bytes + 256 > crate::ledger::MAX_ROW_BYTES {
+        return Err(Error::Usage(format!(
+            "the {} test cases read make a ledger header of {} MiB, more than the {} MiB a ledger row may \
+             hold (every test case is listed in it); gate would write a ledger it cannot read back. Judge \
+             the suite in parts: a plan whose tasks select test cases with `junit:` globs, one ingest per \
+             part",
+            header.tasks.len(),
+            bytes.div_ceil(1 << 20),
+            crate::ledger::MAX_ROW_BYTES >> 20
+        )));
+    }
+    Ok(())
+}
 
 /// The rules to judge with: a plan file's, or one rule for every test case.
 pub enum Rules {
@@ -603,15 +631,11 @@ pub(crate) fn decision_row(
 /// The report of an ingest's own rows, which must agree with what its samplers decided
 /// (`verdict`, exit `code`): one that cannot be made, or disagrees, is gate's fault (exit 4).
 pub fn own_report(
-    ledger: &crate::ledger::Ledger,
+    session: &mut crate::runner::session::Session,
     verdict: Verdict,
     code: u8,
 ) -> Result<Report, Error> {
-    let report = Report::from_ledgers(std::slice::from_ref(ledger), None).map_err(|e| {
-        Error::Harness(format!(
-            "cannot make a report from this ingest's own ledger ({e}); no verdict is published"
-        ))
-    })?;
+    let report = session.own_report("ingest")?;
     if report.verdict() != Judgement::Verdict(verdict) || report.exit_code() != code {
         return Err(Error::Harness(format!(
             "the ledger's rows recompute to {} (exit {}) where the ingest decided {verdict} (exit {code}); no verdict is published",
