@@ -459,12 +459,18 @@ impl Reader<'_> {
                     if t == "--" || t == "-" || !(t.starts_with('-') || t.starts_with('+')) {
                         return Err("`set` with operands (positional parameters)".into());
                     }
+                    // `set -P` / `set -o physical`: every later `cd` physical, which
+                    // gate does not follow (review 14, c32).
+                    let cluster = t.len() >= 2 && t[1..].chars().all(|c| c.is_ascii_alphabetic());
+                    if cluster && t.contains('P') {
+                        return Err(format!("`set {t}` (a physical `cd`)"));
+                    }
                     // `-o NAME`, also at the end of a cluster (`set -euo pipefail`: review 13).
-                    if t.len() >= 2
+                    if cluster
                         && t.ends_with('o')
-                        && t[1..].chars().all(|c| c.is_ascii_alphabetic())
+                        && words.next().is_some_and(|o| o.text == "physical")
                     {
-                        words.next();
+                        return Err("`set -o physical` (a physical `cd`)".into());
                     }
                 }
                 return Ok(());
@@ -513,6 +519,16 @@ impl Reader<'_> {
                 };
                 // Read as the shell's default (logical) `cd` reads it, by the one resolution.
                 let d = super::invoke::resolve(&to, &self.dir);
+                // Where a `..` steps back out of a link, a physical `cd` (`cd -P`, or
+                // `..` after `cd lk`) lands elsewhere than the logical one (review 14,
+                // c32): refused rather than guessed.
+                let real = |q: &Path| std::fs::canonicalize(q).ok();
+                if d.is_dir() && real(&self.dir.join(&to)) != real(&d) {
+                    return Err(format!(
+                        "`{name} {to}`, whose `..` steps back out of a link (name the folder \
+                         by its own path)"
+                    ));
+                }
                 if d.is_dir() {
                     self.dir = d;
                 }
@@ -592,6 +608,14 @@ impl Reader<'_> {
         };
         for (k, v, path) in &inv.loads {
             self.exact(&words[*k], "a file an interpreter's option loads")?;
+            // `node --import file:///…/lib/x.mjs`, `data:text/javascript,import "…"`
+            // (review 14, c07): a URL is no path gate protects.
+            if v.starts_with("file:") || v.starts_with("data:") {
+                return Err(format!(
+                    "the URL `{v}` as a file an interpreter's option loads (name the file by \
+                     its path)"
+                ));
+            }
             if *path {
                 self.present(
                     v,
@@ -677,6 +701,33 @@ impl Reader<'_> {
         if let Some(why) = inline_code_problem(lang, &w.text) {
             return Err(why);
         }
+        // `"sh graders/gr\x61de"`: the interpreter reads another text than gate does
+        // (review 14, c35–c37).
+        if let Some(e) = character_escape(&w.text) {
+            return Err(format!(
+                "inline code with the escape `{e}`, which the interpreter reads as another \
+                 character (write the character itself)"
+            ));
+        }
+        for l in super::words::loader_arguments(&w.text) {
+            if l.starts_with("file:") || l.starts_with("data:") {
+                return Err(format!(
+                    "inline code that loads the URL `{l}` (name the file by its path)"
+                ));
+            }
+        }
+        // A command a text runner starts (`system("sh lib/new.sh")`, `execSync(…)`): each
+        // path in it, missing at load in a folder the trials write, is the trial's to
+        // create (review 14, c42).
+        if super::words::runs_text(&w.text, lang == Lang::Other) {
+            for l in super::words::literals(&w.text) {
+                for word in l.split(|c: char| c.is_whitespace() || ";|&<>()'\"`".contains(c)) {
+                    if word.contains('/') && !word.contains("://") && !word.starts_with('-') {
+                        self.present(word, "a file inline code runs", lang == Lang::Node, true)?;
+                    }
+                }
+            }
+        }
         if lang == Lang::Node {
             // A relative `require`/`import` node resolves to nothing now, in a folder the
             // trials write, is the trial's to create (review 13, b03).
@@ -689,13 +740,9 @@ impl Reader<'_> {
             return Ok(());
         }
         // Any other language: a path a loader call names (`runpy.run_path("lib/x.py")`,
-        // perl `do "./lib/x.pl"`, ruby `require_relative "lib/x"`) and, in code that runs
-        // text (`exec(open("lib/x.py").read())`), every path the code names, missing now in
-        // a folder the trials write, is the trial's to create.
-        let mut named = super::words::loader_arguments(&w.text);
-        if super::words::runs_text(&w.text, lang == Lang::Other) {
-            named.extend(super::words::literals(&w.text));
-        }
+        // perl `do "./lib/x.pl"`, ruby `require_relative "lib/x"`), missing now in a folder
+        // the trials write, is the trial's to create.
+        let named = super::words::loader_arguments(&w.text);
         for l in named
             .iter()
             .filter(|l| l.contains('/') && !l.contains("://"))
@@ -713,6 +760,19 @@ impl Reader<'_> {
     /// write: its nearest existing ancestor, links resolved, is beneath the task's folder or
     /// another writable root.
     fn writable(&self, at: &Path) -> bool {
+        // A link on the way, itself in a folder the trials write, is theirs to replace
+        // (review 14, c43: `ext -> /outside`, then `sh ext/new.sh`).
+        let link_in_writable = at.ancestors().any(|a| {
+            a.symlink_metadata()
+                .is_ok_and(|m| m.file_type().is_symlink())
+                && a.parent().is_some_and(|d| {
+                    let real = std::fs::canonicalize(d).unwrap_or_else(|_| d.to_path_buf());
+                    self.roots.iter().any(|r| real.starts_with(r))
+                })
+        });
+        if link_in_writable {
+            return true;
+        }
         let Some(existing) = at.ancestors().find(|a| a.exists()) else {
             return false;
         };
@@ -791,6 +851,28 @@ impl Reader<'_> {
         }
         Ok(())
     }
+}
+
+/// The first escape in inline code `code` that names a character by its number or name
+/// (`\x61`, `\x{61}`, `\u0061`, `\U…`, `\N{…}`, an octal `\141`), if any: the
+/// interpreter reads the character, gate's reading of the literal does not.
+fn character_escape(code: &str) -> Option<String> {
+    let chars: Vec<char> = code.chars().collect();
+    let mut i = 0;
+    while i + 1 < chars.len() {
+        if chars[i] == '\\' {
+            let next = chars[i + 1];
+            if next == '\\' {
+                i += 2;
+                continue;
+            }
+            if matches!(next, 'x' | 'u' | 'U' | 'N' | '0'..='7') {
+                return Some(chars[i..(i + 4).min(chars.len())].iter().collect());
+            }
+        }
+        i += 1;
+    }
+    None
 }
 
 /// Whether `word` names an interpreter ([`INTERPRETERS`]).
@@ -1195,6 +1277,16 @@ fn inline_calls_problem(lang: Lang, code: &str) -> Option<String> {
             return Some("inline code that names the module `sys` in a string".into());
         }
     }
+    if lang == Lang::Node
+        && let Some(re) = regex_with_a_quote(&chars)
+    {
+        // `const r=/"/; module.paths…; const s=/"/` (review 14, c38): gate reads code
+        // and strings by their quotes, and a quote inside a regular expression would make
+        // it read code as a string.
+        return Some(format!(
+            "inline code with the regular expression `{re}`, which holds a quote"
+        ));
+    }
     if lang == Lang::Node {
         // Node's module search path (review 13, b08): `module.paths`, `require.main.paths`,
         // `require.resolve.paths`, `module["paths"]`, `Module._initPaths()`, `NODE_PATH`.
@@ -1341,6 +1433,50 @@ fn ident_char(c: char) -> bool {
 }
 
 /// The index after the string literal that opens at `chars[i]`.
+/// The first JavaScript regular expression literal in `chars` that holds a quote (`'`,
+/// `"` or a backquote), if any. A `/` starts one where an operand may begin: at the start
+/// or after one of `(,=:[!&|?{};+-*%<>~^` (not `//` or `/*`, comments).
+fn regex_with_a_quote(chars: &[char]) -> Option<String> {
+    let mut i = 0;
+    let mut prev: Option<char> = None;
+    while i < chars.len() {
+        let c = chars[i];
+        if matches!(c, '\'' | '"' | '`') {
+            i = string_end(chars, i).unwrap_or(chars.len());
+            prev = Some(c);
+            continue;
+        }
+        let operand = prev.is_none_or(|p| "(,=:[!&|?{};+-*%<>~^".contains(p));
+        if c == '/' && operand && !matches!(chars.get(i + 1), Some('/' | '*')) {
+            let mut j = i + 1;
+            let mut class = false;
+            while j < chars.len() {
+                match chars[j] {
+                    '\\' => j += 1,
+                    '[' => class = true,
+                    ']' => class = false,
+                    '/' if !class => break,
+                    '\n' => break,
+                    _ => {}
+                }
+                j += 1;
+            }
+            let body: String = chars[i..(j + 1).min(chars.len())].iter().collect();
+            if body.contains(['\'', '"', '`']) {
+                return Some(body);
+            }
+            i = j + 1;
+            prev = Some('/');
+            continue;
+        }
+        if !c.is_whitespace() {
+            prev = Some(c);
+        }
+        i += 1;
+    }
+    None
+}
+
 fn string_end(chars: &[char], i: usize) -> Option<usize> {
     let q = chars[i];
     let mut j = i + 1;

@@ -259,6 +259,18 @@ pub(super) fn invocation(args: &[&str]) -> Result<Invocation, String> {
             && t.len() > 1
             && !t.starts_with("--");
         let long = t.starts_with("--") && t.len() > 2;
+        // perl reads switches up to its first operand, after `-e CODE` too (`perl -e '…'
+        // -Ilib`: review 14, c16); only more code is followed there.
+        if family == Family::Perl
+            && !codes.is_empty()
+            && (short || long)
+            && !matches!(t, "-e" | "-E")
+        {
+            return Err(format!(
+                "the switch `{t}` after perl's `-e` code (perl still reads it; put switches \
+                 before `-e`)"
+            ));
+        }
         if family == Family::Bun && i == 1 && t == "run" || family == Family::Deno && t == "run" {
             inv.options.push(i);
             i += 1;

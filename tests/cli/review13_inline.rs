@@ -4,7 +4,9 @@
 //! s`; node `module.paths`) or loads a helper by a relative `require` without its extension,
 //! so that a wrong answer PASSed (b03, b08, b22, b13); and honest lines gate refused or broke
 //! (a data file read beside `require("fs")` made read-only, b10; `node --test`, b09, b19).
-//! Each test is named after the attack it pins.
+//! Review 14's forms of the same surface follow (c07, c08, c16, c32, c35, c38, c42, c43:
+//! URLs, perl switches after `-e`, links under `cd`, escapes, regular expressions, missing
+//! scripts inside commands and under links). Each test is named after the attack it pins.
 
 use predicates::prelude::*;
 
@@ -257,10 +259,155 @@ fn inline_code_loading_a_file_missing_at_load_in_a_writable_folder_is_refused() 
         ),
         (
             "python3 -I -c 'exec(open(\"lib/new.py\").read())'",
-            "`lib/new.py` as a file inline code loads or runs",
+            "`lib/new.py` as a file inline code runs",
         ),
     ]);
     passes(&[
         "python3 -I -c 'import json; exit(0 if json.load(open(\"src/config.json\"))[\"port\"] == 8080 else 1)'",
     ]);
+}
+
+/// Review 14, c16: perl reads switches after `-e CODE` up to its first operand, so
+/// `perl -e '…' -Ilib` loaded the trial's `lib/Checker.pm`: PASS. Refused at load.
+#[test]
+fn c16_perl_switches_after_its_e_code_are_refused() {
+    refused(&[
+        (
+            "perl -e 'use Checker; exit(Checker::ok() ? 0 : 1)' -I lib",
+            "the switch `-I` after perl's `-e` code",
+        ),
+        (
+            "perl -e 'use Checker; exit(Checker::ok() ? 0 : 1)' -Mlib=lib",
+            "after perl's `-e` code",
+        ),
+        (
+            "perl -we 'use Checker; exit(Checker::ok() ? 0 : 1)' -Ilib",
+            "after perl's `-e` code",
+        ),
+    ]);
+}
+
+/// Review 14, c07, c08: a `file:` or `data:` URL as what node loads (`--import
+/// file:///…/lib/setup.mjs`, `import("file:…")`) is no path gate protects: PASS. Refused.
+#[test]
+fn c07_c08_urls_as_what_node_loads_are_refused() {
+    refused(&[
+        (
+            "node --import=file:./lib/checker.js -e 'process.exit(1)'",
+            "the URL `file:./lib/checker.js`",
+        ),
+        (
+            "node --import 'data:text/javascript,import \"./lib/checker.js\"' -e 'process.exit(1)'",
+            "the URL `data:",
+        ),
+        (
+            "node -e 'import(\"file:./lib/checker.js\").then(m => process.exit(0))'",
+            "inline code that loads the URL `file:./lib/checker.js`",
+        ),
+    ]);
+}
+
+/// Review 14, c35–c37: an escape in a string literal (`"sh graders/gr\x61de"`, `\u0061`,
+/// an octal `\141`) names a file the interpreter reads and gate did not: the grader ran
+/// unprotected, PASS. Inline code with such an escape is refused.
+#[test]
+fn c35_escapes_in_inline_code_literals_are_refused() {
+    refused(&[
+        (
+            "python3 -I -c 'import os, sys; sys.exit(os.system(\"python3 lib/checker\\x2epy\"))'",
+            "the escape `\\x2e",
+        ),
+        (
+            "node -e 'process.exit(require(\"./lib/checker\\u002ejs\")()?0:1)'",
+            "the escape `\\u00",
+        ),
+        (
+            "perl -e 'do \"./lib/checker\\056pl\"; exit 1'",
+            "the escape `\\056",
+        ),
+    ]);
+}
+
+/// Review 14, c38: a regular expression literal holding a quote (`/"/`) made gate read the
+/// code between two of them as a string, so `module.paths.unshift(…)` went unseen: PASS.
+#[test]
+fn c38_a_node_regular_expression_holding_a_quote_is_refused() {
+    refused(&[(
+        "node -e 'const r=/\"/; module.paths.unshift(process.cwd()+\"/lib\"); const s=/\"/; process.exit(require(\"checker\")()?0:1)'",
+        "the regular expression `/\"/`",
+    )]);
+    passes(&[
+        "node -e 'const r = /^right$/; process.exit(r.test(require(\"fs\").readFileSync(\"result.txt\", \"utf8\").trim()) ? 0 : 1)'",
+    ]);
+}
+
+/// Review 14, c42: a command a text runner starts names a script missing at load, which
+/// the trial creates (`os.system("sh lib/new.sh")`, node `execSync("sh lib/new.sh")`, perl
+/// `system("sh lib/new.sh")`): PASS. Refused at load, as a missing script is.
+#[test]
+fn c42_a_missing_script_named_in_a_command_inline_code_runs_is_refused() {
+    refused(&[
+        (
+            "python3 -I -c 'import os, sys; sys.exit(os.system(\"sh lib/new.sh\"))'",
+            "`lib/new.sh` as a file inline code runs, which does not exist",
+        ),
+        (
+            "node -e 'require(\"child_process\").execSync(\"sh lib/new.sh\")'",
+            "`lib/new.sh` as a file inline code runs",
+        ),
+        (
+            "perl -e 'exit(system(\"sh lib/new.sh\"))'",
+            "`lib/new.sh` as a file inline code runs",
+        ),
+    ]);
+}
+
+/// Review 14, c32: a `cd` whose `..` steps back out of a link (`cd lk/..`, `cd lk && cd -P
+/// ..`) lands, physically, elsewhere than gate read it, so it protected a grader that was
+/// not the one run; `set -P` / `set -o physical` make every `cd` physical. Refused.
+#[test]
+fn c32_cd_through_a_link_and_a_physical_cd_are_refused() {
+    let lines: [(&str, &str); 4] = [
+        (
+            "cd lk/.. && sh lib/checker.pl",
+            "`cd lk/..`, whose `..` steps back out of a link",
+        ),
+        (
+            "cd lk && cd -P .. && sh lib/checker.pl",
+            "`cd ..`, whose `..` steps back out of a link",
+        ),
+        (
+            "set -P; cd lib && sh checker.pl",
+            "`set -P` (a physical `cd`)",
+        ),
+        (
+            "set -o physical; cd lib && sh checker.pl",
+            "`set -o physical`",
+        ),
+    ];
+    for (line, what) in lines {
+        let f = fixture(line, WRONG);
+        std::fs::create_dir_all(f.path("deep/er")).unwrap();
+        std::os::unix::fs::symlink("deep/er", f.path("lk")).unwrap();
+        check(&f)
+            .code(2)
+            .stderr(predicate::str::contains("which gate cannot follow"))
+            .stderr(predicate::str::contains(what));
+    }
+}
+
+/// Review 14, c43: a link in the task's folder to a folder outside every writable root made
+/// a script missing under it look safe at load (`sh ext/new.sh`); the trial replaced the
+/// link with a folder holding the script: PASS. A link the trials can replace is theirs.
+#[test]
+fn c43_a_missing_script_under_a_link_the_trials_can_replace_is_refused() {
+    let outside = tempfile::tempdir().unwrap();
+    let f = fixture("sh ext/new.sh", WRONG);
+    std::os::unix::fs::symlink(outside.path(), f.path("ext")).unwrap();
+    check(&f)
+        .code(2)
+        .stderr(predicate::str::contains(
+            "`ext/new.sh` as an interpreter's script",
+        ))
+        .stderr(predicate::str::contains("does not exist"));
 }
