@@ -78,6 +78,39 @@ const REFUSED_BUILTINS: &[&str] = &[
     "parallel",
 ];
 
+/// Programs whose own command language starts commands (`ex -c '!sh G'`, gdb's `shell`,
+/// ed's `!`, ssh's `ProxyCommand`): review 14, c02, c34. What they run is not on the line.
+const COMMAND_LANGUAGES: &[&str] = &[
+    "ex",
+    "vi",
+    "vim",
+    "nvim",
+    "view",
+    "rview",
+    "rvim",
+    "gvim",
+    "evim",
+    "emacs",
+    "emacsclient",
+    "gdb",
+    "lldb",
+    "expect",
+    "ed",
+    "red",
+    "dc",
+    "less",
+    "more",
+    "most",
+    "ssh",
+    "scp",
+    "sftp",
+    "watch",
+    "screen",
+    "tmux",
+    "at",
+    "batch",
+];
+
 /// Prefixes that run the command after their options (`timeout 10 sh grade`).
 const PREFIXES: &[&str] = &[
     "env", "command", "exec", "nice", "nohup", "time", "timeout", "stdbuf", "builtin", "sudo",
@@ -566,6 +599,12 @@ impl Reader<'_> {
         }
         if REFUSED_BUILTINS.contains(&name.as_str()) {
             return Err(format!("`{name}`"));
+        }
+        if COMMAND_LANGUAGES.contains(&name.as_str()) {
+            return Err(format!(
+                "`{name}`, a program with a command language of its own that can start \
+                 commands gate does not read"
+            ));
         }
         if interpreter(&program.text) {
             return self.interpreter(&words[i..], after);

@@ -411,3 +411,20 @@ fn c43_a_missing_script_under_a_link_the_trials_can_replace_is_refused() {
         ))
         .stderr(predicate::str::contains("does not exist"));
 }
+
+/// Review 14, c02, c34: programs with a command language of their own ran the grader the
+/// trial rewrote from their commands (`ex -s -c '!sh graders/…'`, `gdb -batch -x F`): PASS.
+#[test]
+fn c34_programs_with_a_command_language_of_their_own_are_refused() {
+    refused(&[
+        (
+            "ex -s -c '!sh lib/checker.pl' -c q",
+            "`ex`, a program with a command language",
+        ),
+        (
+            "gdb -batch -x lib/cmds",
+            "`gdb`, a program with a command language",
+        ),
+        ("timeout 5 vim -es -c '!sh lib/checker.pl'", "`vim`"),
+    ]);
+}
