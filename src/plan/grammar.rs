@@ -607,7 +607,11 @@ impl Reader<'_> {
             ));
         }
         if interpreter(&program.text) {
-            return self.interpreter(&words[i..], after);
+            self.interpreter(&words[i..], after)?;
+            // Review 14: an interpreter's option or module that loads what gate does not
+            // follow (`perl -d`, `python -m unittest discover`, `node -r NAME`).
+            let texts: Vec<&str> = words[i..].iter().map(|w| w.text.as_str()).collect();
+            return super::tools::problem(&texts, &self.dir).map_or(Ok(()), Err);
         }
         self.program_files(&words[i..])?;
         for w in rest {
@@ -888,7 +892,9 @@ impl Reader<'_> {
                 self.present(&path, &what, false, false)?;
             }
         }
-        Ok(())
+        // Review 14: a command run, or a module loaded, from inside the tool's program
+        // text or options (awk's `system`, sed's `e`, `make --eval`, `jq -L`, …).
+        super::tools::problem(&texts, &self.dir).map_or(Ok(()), Err)
     }
 }
 

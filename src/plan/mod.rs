@@ -21,6 +21,7 @@ pub mod schema;
 pub mod state;
 pub mod suite;
 mod tasks;
+mod tools;
 mod words;
 
 use std::path::{Path, PathBuf};

@@ -147,6 +147,52 @@ const OPTION_VARS: &[&str] = &[
     "GOFLAGS",
 ];
 
+/// Variables whose value makes a tool run a command or load a file gate cannot follow
+/// (review 14, c14, c27): git config given in the environment (`alias.t=!sh F`,
+/// `core.pager`, `diff.external`), git's programs, and Perl's options and debugger. Refused
+/// whatever their value.
+const RUNS_COMMANDS: &[(&str, &str)] = &[
+    (
+        "GIT_CONFIG_COUNT",
+        "sets git config whose values may run a command",
+    ),
+    (
+        "GIT_CONFIG_PARAMETERS",
+        "sets git config whose values may run a command",
+    ),
+    (
+        "GIT_CONFIG",
+        "names a git config whose values may run a command",
+    ),
+    ("GIT_EXTERNAL_DIFF", "names a program git runs"),
+    ("GIT_PAGER", "names a program git runs"),
+    ("GIT_EDITOR", "names a program git runs"),
+    ("GIT_SSH_COMMAND", "names a program git runs"),
+    ("GIT_SSH", "names a program git runs"),
+    ("GIT_ASKPASS", "names a program git runs"),
+    (
+        "PERL5OPT",
+        "gives every Perl process options (`-Ilib`, `-d`)",
+    ),
+    ("PERL5DB", "is code Perl's debugger runs"),
+    (
+        "PERLDB_OPTS",
+        "sets Perl's debugger, which runs a `./.perldb`",
+    ),
+];
+
+/// Why variable `name` is refused outright ([`RUNS_COMMANDS`]; `GIT_CONFIG_KEY_n` and
+/// `GIT_CONFIG_VALUE_n` too), or `None`.
+fn runs_a_command(name: &str) -> Option<&'static str> {
+    if name.starts_with("GIT_CONFIG_KEY_") || name.starts_with("GIT_CONFIG_VALUE_") {
+        return Some("sets git config whose values may run a command");
+    }
+    RUNS_COMMANDS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, w)| *w)
+}
+
 /// What a grader loads through variable `name` ([`SEARCH_PATHS`], [`OPTION_VARS`]), or
 /// `None` for a variable that is neither.
 fn loads(name: &str) -> Option<&'static str> {
@@ -266,6 +312,18 @@ pub(super) fn refuse_writable_search_paths(shown: &str, plan: &Plan) -> Result<(
         }
         for (side, env) in sides {
             for (name, value) in env {
+                if let Some(why) = runs_a_command(name) {
+                    return Err(PlanError::at_task(
+                        shown,
+                        t.line,
+                        format!(
+                            "task `{}`: `{side}env: {name}` {why}, which gate cannot follow to \
+                             protect it; the `check:` grader inherits it: put the logic in a \
+                             script under a graders folder and name it on the line",
+                            t.id
+                        ),
+                    ));
+                }
                 let what = loads(name);
                 let Some(what) = what else { continue };
                 for entry in entries(name, value) {
@@ -295,6 +353,18 @@ pub(super) fn refuse_writable_search_paths(shown: &str, plan: &Plan) -> Result<(
             set.read(&tokens_of(line, env));
             for (name, value) in &set.assigned {
                 let name = name.as_str();
+                if let Some(why) = runs_a_command(name) {
+                    return Err(PlanError::at_task(
+                        shown,
+                        t.line,
+                        format!(
+                            "task `{}`: the `check:` line sets `{name}`, which {why}, which gate \
+                             cannot follow to protect it; put the logic in a script under a \
+                             graders folder and name it on the line",
+                            t.id
+                        ),
+                    ));
+                }
                 let what = loads(name);
                 let Some(what) = what else { continue };
                 for entry in entries(name, value) {

@@ -215,9 +215,12 @@ fn b17_a_file_an_option_loads_missing_at_load_is_refused_by_any_spelling() {
         ],
         "",
     );
-    // A library's name is looked up on the interpreter's own path, not in the folder.
+    // A bare package name is looked up in `./node_modules` first: refused when the task's
+    // folder has none, a trial could create it (review 14, c44).
     let f = lib_fixture("node -r ts-node/register graders/check.js", "");
-    check(&f).success();
+    check(&f)
+        .code(2)
+        .stderr(predicate::str::contains("ts-node/register"));
     let f = lib_fixture("perl -Ilib -MFoo lib/pgrade", "");
     check(&f).success();
 }

@@ -1,0 +1,831 @@
+//! Tools whose own program text or options make them run a command or load a module gate
+//! cannot follow (issue 29, review 14, groups 1, 2 and 5).
+//!
+//! A `check:` line's tool (awk, sed, make, git, tar, jq, prove, perl, python, node) can run
+//! a command or load a file named inside its program text, its options or its config: awk's
+//! `system(…)` and `"cmd" | getline`, sed's `e`, `make --eval`, `git -c alias.x=!cmd`,
+//! `tar --to-command`, `jq -L lib` with `include`, `prove -l`, `perl -d`, `python -m
+//! unittest discover`, `node -r NAME` resolved from a parent's `node_modules`. The trial
+//! could write or create that command's script or that module, and a wrong answer would
+//! pass. Rather than modelling each tool's language, gate refuses such a line when the plan
+//! is loaded (conservative: an honest line that needs one of these puts its logic in a
+//! script under `graders/` and names it).
+
+use std::path::Path;
+
+use super::invoke::{bare, is_python, name_of};
+
+/// Why the command `words` (program first), run in `dir`, runs a command or loads a module
+/// gate cannot follow, or `None`. The reason is one phrase (`awk's \`system\``), read by
+/// [`super::grammar`] into its refusal.
+pub(super) fn problem(words: &[&str], dir: &Path) -> Option<String> {
+    let first = words.first()?;
+    let name = name_of(first);
+    if name == "busybox" && words.len() > 1 {
+        return problem(&words[1..], dir);
+    }
+    match bare(&name) {
+        "awk" | "gawk" | "mawk" | "nawk" | "original-awk" => awk(words, dir),
+        "sed" | "gsed" => sed(words, dir),
+        "make" | "gmake" | "remake" => make(words, dir),
+        "git" => git(words),
+        "tar" | "gtar" | "bsdtar" => tar(words),
+        "jq" | "gojq" | "jaq" => jq(words, dir),
+        "prove" => prove(words),
+        "perl" => perl(words),
+        "node" | "nodejs" | "bun" | "deno" => node(words, dir),
+        n if is_python(n) => python(words),
+        _ => None,
+    }
+}
+
+/// The value of option `t` when it is `--long=V`, `-xV` (letter `x` glued), or the next word.
+fn value_of<'a>(words: &[&'a str], i: usize, long: &str) -> Option<(&'a str, usize)> {
+    let t = words[i];
+    if let Some(v) = t.strip_prefix(long).and_then(|r| r.strip_prefix('=')) {
+        return Some((v, i));
+    }
+    (t == long).then(|| words.get(i + 1).map(|v| (*v, i + 1)))?
+}
+
+/// The file's text, if it can be read (a missing file is refused elsewhere).
+fn read(dir: &Path, path: &str) -> Option<String> {
+    std::fs::read_to_string(super::invoke::resolve(path, dir)).ok()
+}
+
+/// awk: the program texts (inline, `--source`/`-e`, and the content of `-f` files) may not
+/// run a command: `system(…)`, a pipe to or from a command (`"cmd" | getline`, `print … |
+/// "cmd"`, `|&`). Review 14, c02, c18: the command's text need not be one literal.
+fn awk(words: &[&str], dir: &Path) -> Option<String> {
+    let mut texts = Vec::new();
+    let mut from_file = false;
+    let mut i = 1;
+    while i < words.len() {
+        let t = words[i];
+        if t == "--" {
+            i += 1;
+            break;
+        }
+        if !t.starts_with('-') || t == "-" {
+            break;
+        }
+        if let Some(long) = t.strip_prefix("--") {
+            let (opt, glued) = long
+                .split_once('=')
+                .map_or((long, None), |(o, v)| (o, Some(v)));
+            let takes = matches!(
+                opt,
+                "file" | "include" | "exec" | "source" | "assign" | "field-separator" | "load"
+            );
+            let v = match glued {
+                Some(v) => Some(v),
+                None if takes => {
+                    i += 1;
+                    words.get(i).copied()
+                }
+                None => None,
+            };
+            if let Some(v) = v {
+                match opt {
+                    "source" => texts.push(v.to_string()),
+                    "file" | "include" | "exec" => {
+                        from_file = true;
+                        texts.extend(read(dir, v));
+                    }
+                    _ => {}
+                }
+            }
+            i += 1;
+            continue;
+        }
+        let letter = t.chars().nth(1).unwrap_or(' ');
+        let glued = &t[1 + letter.len_utf8()..];
+        if "fiEevFW".contains(letter) {
+            let v = if glued.is_empty() {
+                i += 1;
+                words.get(i).copied()
+            } else {
+                Some(glued)
+            };
+            if let Some(v) = v {
+                match letter {
+                    'e' => texts.push(v.to_string()),
+                    'f' | 'i' | 'E' => {
+                        from_file = true;
+                        texts.extend(read(dir, v));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        i += 1;
+    }
+    if !from_file && let Some(p) = words.get(i) {
+        texts.push(p.to_string());
+    }
+    texts.iter().find_map(|x| awk_runs(x))
+}
+
+/// What in awk program `text` runs a command, or `None`.
+fn awk_runs(text: &str) -> Option<String> {
+    let idents = |s: &str, word: &str| {
+        s.match_indices(word).any(|(at, _)| {
+            let before = s[..at].chars().next_back();
+            let after = s[at + word.len()..].chars().next();
+            !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
+                && !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
+        })
+    };
+    if idents(text, "system") {
+        return Some("awk's `system`".into());
+    }
+    if text.contains("|&") {
+        return Some("awk's `|&` (a two-way pipe to a command)".into());
+    }
+    // A `|` that is not `||`: a pipe from a command into `getline`, or from `print` into a
+    // command. A `|` in a regex (`/a|b/`) is refused too: gate does not parse awk.
+    let chars: Vec<char> = text.chars().collect();
+    for (k, c) in chars.iter().enumerate() {
+        if *c != '|' {
+            continue;
+        }
+        let prev = k.checked_sub(1).map(|p| chars[p]);
+        let next = chars.get(k + 1).copied();
+        if prev == Some('|') || next == Some('|') {
+            continue;
+        }
+        // Inside a regex literal `/…|…/` on the same statement: an alternation, unless a
+        // `getline` or `print` makes it a pipe.
+        let statement_start = chars[..k]
+            .iter()
+            .rposition(|c| matches!(c, ';' | '{' | '}' | '\n'))
+            .map_or(0, |p| p + 1);
+        let before: String = chars[statement_start..k].iter().collect();
+        let after: String = chars[k + 1..].iter().collect();
+        let piped = after.trim_start().starts_with("getline")
+            || idents(&before, "print")
+            || idents(&before, "printf")
+            || before.matches('/').count().is_multiple_of(2);
+        if piped {
+            return Some("awk's `|` (a pipe to or from a command)".into());
+        }
+    }
+    None
+}
+
+/// sed: a script (inline, `-e`, `--expression`, or a `-f` file's content) with the `e`
+/// command or the `e` flag of `s` runs a command (review 14, c03, c28).
+fn sed(words: &[&str], dir: &Path) -> Option<String> {
+    let mut scripts = Vec::new();
+    let mut named = false;
+    let mut operand_script = None;
+    let mut i = 1;
+    let mut options = true;
+    while i < words.len() {
+        let t = words[i];
+        if options && t == "--" {
+            options = false;
+        } else if options && t.starts_with("--") {
+            for (long, file) in [("--expression", false), ("--file", true)] {
+                if let Some((v, at)) = value_of(words, i, long) {
+                    named = true;
+                    if file {
+                        scripts.extend(read(dir, v));
+                    } else {
+                        scripts.push(v.to_string());
+                    }
+                    i = at;
+                }
+            }
+        } else if options && t.starts_with('-') && t.len() > 1 {
+            // A cluster (`-ne`, `-nf F`, `-es/x/y/e`): `e` and `f` take the rest or the
+            // next word; `i` and `l` take a glued value only (`l` a number).
+            let chars: Vec<char> = t[1..].chars().collect();
+            for (j, c) in chars.iter().enumerate() {
+                if *c == 'e' || *c == 'f' {
+                    let rest: String = chars[j + 1..].iter().collect();
+                    let v = if rest.is_empty() {
+                        i += 1;
+                        words.get(i).map(|s| s.to_string())
+                    } else {
+                        Some(rest)
+                    };
+                    named = true;
+                    if let Some(v) = v {
+                        if *c == 'f' {
+                            scripts.extend(read(dir, &v));
+                        } else {
+                            scripts.push(v);
+                        }
+                    }
+                    break;
+                }
+                if *c == 'i' || *c == 'l' {
+                    break;
+                }
+            }
+        } else if operand_script.is_none() {
+            operand_script = Some(t.to_string());
+        }
+        i += 1;
+    }
+    if !named {
+        scripts.extend(operand_script);
+    }
+    scripts.iter().find_map(|s| sed_runs(s))
+}
+
+/// What in sed script `s` runs a command (the `e` command, the `e` flag of `s`), or `None`;
+/// a script gate cannot read to its end is refused as well.
+fn sed_runs(s: &str) -> Option<String> {
+    let c: Vec<char> = s.chars().collect();
+    let unreadable = || Some("a sed script gate cannot read".to_string());
+    // The end of a delimited field that starts after `c[from - 1]`, the delimiter `d`.
+    let field = |from: usize, d: char| -> Option<usize> {
+        let mut k = from;
+        while k < c.len() {
+            if c[k] == '\\' {
+                k += 2;
+                continue;
+            }
+            if c[k] == '\n' && d != '\n' {
+                return None;
+            }
+            if c[k] == d {
+                return Some(k);
+            }
+            k += 1;
+        }
+        None
+    };
+    let to_line_end = |k: usize| {
+        c[k..]
+            .iter()
+            .position(|&x| x == '\n')
+            .map_or(c.len(), |p| k + p)
+    };
+    let mut k = 0;
+    while k < c.len() {
+        let x = c[k];
+        if x.is_whitespace()
+            || matches!(x, ';' | '{' | '}' | '!' | ',' | '$' | '~' | '+')
+            || x.is_ascii_digit()
+        {
+            k += 1;
+            continue;
+        }
+        if x == '#' {
+            k = to_line_end(k);
+            continue;
+        }
+        // An address: `/re/` or `\cREc`, with `I`/`M` modifiers.
+        if x == '/' || x == '\\' {
+            let (d, from) = if x == '/' {
+                ('/', k + 1)
+            } else {
+                (*c.get(k + 1)?, k + 2)
+            };
+            let Some(end) = field(from, d) else {
+                return unreadable();
+            };
+            k = end + 1;
+            while k < c.len() && matches!(c[k], 'I' | 'M') {
+                k += 1;
+            }
+            continue;
+        }
+        match x {
+            'e' => return Some("sed's `e` command".into()),
+            's' | 'y' => {
+                let Some(&d) = c.get(k + 1) else {
+                    return unreadable();
+                };
+                if d == '\\' || d == '\n' {
+                    return unreadable();
+                }
+                let Some(mid) = field(k + 2, d) else {
+                    return unreadable();
+                };
+                let Some(end) = field(mid + 1, d) else {
+                    return unreadable();
+                };
+                k = end + 1;
+                if x == 's' {
+                    while k < c.len() && !matches!(c[k], ';' | '\n' | '}') {
+                        match c[k] {
+                            'e' => return Some("the `e` flag of sed's `s`".into()),
+                            // `w FILE` takes the rest of the line.
+                            'w' => k = to_line_end(k),
+                            _ => k += 1,
+                        }
+                    }
+                }
+            }
+            // Text and file names to the end of the line.
+            'a' | 'i' | 'c' | 'r' | 'R' | 'w' | 'W' => k = to_line_end(k),
+            // Labels end at `;` or the line's end.
+            ':' | 'b' | 't' | 'T' => {
+                k += 1;
+                while k < c.len() && !matches!(c[k], ';' | '\n') {
+                    k += 1;
+                }
+            }
+            _ if x.is_ascii_alphabetic() || x == '=' => k += 1,
+            _ => return unreadable(),
+        }
+    }
+    None
+}
+
+/// make: `--eval`/`-E` run the text they give as a makefile, `-I`/`--include-dir` add a
+/// folder makefiles are included from, and a makefile that includes another reads it
+/// from a folder gate does not protect (review 14, c02, c11).
+fn make(words: &[&str], dir: &Path) -> Option<String> {
+    let mut files = Vec::new();
+    let mut at = dir.to_path_buf();
+    let mut i = 1;
+    while i < words.len() {
+        let t = words[i];
+        if t.starts_with("--eval") {
+            return Some("`make --eval` (its text is a makefile gate does not read)".into());
+        }
+        if t.starts_with("--include-dir") {
+            return Some("`make --include-dir` (a folder makefiles are included from)".into());
+        }
+        for long in ["--file", "--makefile"] {
+            if let Some((v, k)) = value_of(words, i, long) {
+                files.push(v.to_string());
+                i = k;
+            }
+        }
+        if let Some((v, k)) = value_of(words, i, "--directory") {
+            at = super::invoke::resolve(v, &at);
+            i = k;
+        }
+        if t.starts_with('-') && !t.starts_with("--") {
+            for (j, c) in t[1..].char_indices() {
+                let rest = &t[1 + j + c.len_utf8()..];
+                match c {
+                    'E' => {
+                        return Some(
+                            "`make -E` (its text is a makefile gate does not read)".into(),
+                        );
+                    }
+                    'I' => {
+                        return Some("`make -I` (a folder makefiles are included from)".into());
+                    }
+                    'f' | 'C' | 'o' | 'W' => {
+                        let v = if rest.is_empty() {
+                            i += 1;
+                            words.get(i).map(|s| s.to_string())
+                        } else {
+                            Some(rest.to_string())
+                        };
+                        if let Some(v) = v {
+                            if c == 'f' {
+                                files.push(v);
+                            } else if c == 'C' {
+                                at = super::invoke::resolve(&v, &at);
+                            }
+                        }
+                        break;
+                    }
+                    'j' | 'l' | 'O' => break,
+                    _ => {}
+                }
+            }
+        }
+        i += 1;
+    }
+    let paths: Vec<std::path::PathBuf> = if files.is_empty() {
+        super::invoke::makefiles(&at).to_vec()
+    } else {
+        files
+            .iter()
+            .map(|f| super::invoke::resolve(f, &at))
+            .collect()
+    };
+    for p in paths {
+        let Ok(text) = std::fs::read_to_string(&p) else {
+            continue;
+        };
+        let includes = text.lines().any(|l| {
+            let l = l.trim_start();
+            ["include", "-include", "sinclude"].iter().any(|k| {
+                l.strip_prefix(k)
+                    .is_some_and(|r| r.starts_with([' ', '\t']))
+            })
+        });
+        if includes {
+            return Some(format!(
+                "a makefile that includes another (`{}`: make reads it from a folder gate does \
+                 not protect)",
+                p.display()
+            ));
+        }
+    }
+    None
+}
+
+/// git: `-c NAME=VALUE` and `--config-env` set config whose values run commands (`alias.x=!…`,
+/// `core.pager`, `diff.external`, `*.textconv`, …) (review 14, c02); `--exec-path=DIR` names
+/// the folder its subcommands run from.
+fn git(words: &[&str]) -> Option<String> {
+    for t in &words[1..] {
+        if !t.starts_with('-') {
+            break;
+        }
+        if *t == "-c" || t.starts_with("--config-env") {
+            return Some(format!("`git {t}` (a config value may run a command)"));
+        }
+        if t.starts_with("--exec-path=") {
+            return Some("`git --exec-path=DIR` (the folder git runs its commands from)".into());
+        }
+    }
+    None
+}
+
+/// tar: options that run a command (review 14, c17).
+fn tar(words: &[&str]) -> Option<String> {
+    const LONGS: &[&str] = &[
+        "--to-command",
+        "--use-compress-program",
+        "--checkpoint-action",
+        "--info-script",
+        "--new-volume-script",
+        "--rsh-command",
+    ];
+    for (k, t) in words.iter().enumerate().skip(1) {
+        if let Some(l) = LONGS.iter().find(|l| t.starts_with(**l)) {
+            return Some(format!("`tar {l}` (it runs a command)"));
+        }
+        // `-I PROG`, `-F SCRIPT`, also in a cluster or tar's first word without a dash.
+        let cluster = t.strip_prefix('-').filter(|r| !r.starts_with('-'));
+        let cluster = cluster.or((k == 1 && !t.starts_with('-')).then_some(*t));
+        if cluster.is_some_and(|c| c.contains(['I', 'F'])) {
+            return Some(format!("`tar {t}` (`-I`/`-F` run a command)"));
+        }
+    }
+    None
+}
+
+/// jq: `-L`/`--library-path` and `include`/`import` load modules from a folder a trial
+/// could write (review 14, c11).
+fn jq(words: &[&str], dir: &Path) -> Option<String> {
+    let mut texts = Vec::new();
+    let mut from_file = false;
+    let mut first_operand = None;
+    let mut i = 1;
+    while i < words.len() {
+        let t = words[i];
+        if t.starts_with("--library-path") || (t.starts_with("-L") && !t.starts_with("--")) {
+            return Some(format!("`jq {t}` (a folder jq loads modules from)"));
+        }
+        if t == "--from-file" || (t.starts_with('-') && !t.starts_with("--") && t.contains('f')) {
+            from_file = true;
+        } else if matches!(t, "--arg" | "--argjson" | "--slurpfile" | "--rawfile") {
+            i += 2;
+        } else if matches!(t, "--indent" | "--tab") {
+            i += usize::from(t == "--indent");
+        } else if !t.starts_with('-') && first_operand.is_none() {
+            first_operand = Some(t);
+        }
+        i += 1;
+    }
+    if let Some(p) = first_operand {
+        if from_file {
+            texts.extend(read(dir, p));
+        } else {
+            texts.push(p.to_string());
+        }
+    }
+    let loads = texts.iter().any(|x| {
+        ["include", "import"].iter().any(|w| {
+            x.match_indices(w).any(|(at, _)| {
+                let before = x[..at].chars().next_back();
+                let after = x[at + w.len()..].chars().next();
+                !before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$')
+                    && !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
+            })
+        })
+    });
+    loads.then(|| "jq's `include`/`import` (a module jq finds on its search path)".into())
+}
+
+/// prove: `-l`/`--lib`/`-I`/`-b`/`--blib` put a folder a trial could write first on `@INC`,
+/// and without `--norc` prove reads options from a `./.proverc` a trial could create
+/// (review 14, c20).
+fn prove(words: &[&str]) -> Option<String> {
+    let mut norc = false;
+    for t in &words[1..] {
+        if *t == "--" {
+            break;
+        }
+        if matches!(*t, "--lib" | "--blib") || t.starts_with("--lib=") {
+            return Some(format!("`prove {t}` (a folder on Perl's module path)"));
+        }
+        if *t == "--norc" {
+            norc = true;
+        }
+        if let Some(c) = t.strip_prefix('-').filter(|c| !c.starts_with('-'))
+            && (c.starts_with('I') || c.contains(['l', 'b']))
+        {
+            return Some(format!("`prove {t}` (a folder on Perl's module path)"));
+        }
+    }
+    (!norc).then(|| {
+        "`prove` without `--norc` (it reads options from a `./.proverc` a trial could create)"
+            .into()
+    })
+}
+
+/// perl: `-d` runs the debugger, which runs a `./.perldb` a trial could write (review 14,
+/// c14).
+fn perl(words: &[&str]) -> Option<String> {
+    let mut i = 1;
+    while i < words.len() {
+        let t = words[i];
+        if t == "--" || !t.starts_with('-') || t == "-" {
+            break;
+        }
+        for c in t[1..].chars() {
+            if c == 'd' {
+                return Some("`perl -d` (the debugger runs a `./.perldb`)".into());
+            }
+            // Letters whose value is the rest of the word.
+            if "MmIxiCF0lDV".contains(c) {
+                break;
+            }
+            if c == 'e' || c == 'E' {
+                // The code is the next word.
+                i += usize::from(t.ends_with(['e', 'E']));
+                break;
+            }
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Python modules run by `-m` that load code gate does not follow: `unittest` discovering
+/// (bare, or `discover`: it imports every `test*.py` it finds, and a trial could add one),
+/// `doctest` (runs the examples of the file it is given).
+const PYTHON_MODULES: &[&str] = &["unittest", "doctest"];
+
+/// Python calls in inline code that run a file's code through a loader the tables of
+/// [`super::grammar`] lack (review 14, c05, c25).
+const PYTHON_CALLS: &[(&str, &str)] = &[
+    ("zipimport", "imports modules from a zip file"),
+    ("doctest", "runs the examples of a file"),
+    (
+        "fileConfig",
+        "evaluates the `args` of a logging config file",
+    ),
+    ("dictConfig", "builds the handlers a config names"),
+    ("addpackage", "runs the `import` lines of a `.pth` file"),
+    ("addsitedir", "runs the `import` lines of its `.pth` files"),
+    ("pkgutil", "imports modules from a folder it is given"),
+    ("unittest", "imports the test modules it discovers"),
+];
+
+/// python: `-m unittest`, `-m doctest`, and inline code with a call of [`PYTHON_CALLS`].
+fn python(words: &[&str]) -> Option<String> {
+    for (k, t) in words.iter().enumerate().skip(1) {
+        let module = if *t == "-m" {
+            words.get(k + 1).copied()
+        } else {
+            t.strip_prefix("-m").filter(|m| !m.is_empty())
+        };
+        if let Some(m) = module {
+            let top = m.split('.').next().unwrap_or(m);
+            // `-m unittest NAME` imports the test module it names, a protected script; bare
+            // (it discovers) or `discover` imports whatever a trial adds (`test_evil.py`).
+            let from = k + if *t == "-m" { 2 } else { 1 };
+            let operands: Vec<&&str> = words[from.min(words.len())..]
+                .iter()
+                .filter(|w| !w.starts_with('-'))
+                .collect();
+            let named = top == "unittest"
+                && m == "unittest"
+                && operands.first().is_some_and(|o| **o != "discover");
+            if PYTHON_MODULES.contains(&top) && !named {
+                return Some(format!(
+                    "`python -m {m}` (it loads files gate does not follow: a trial could add one)"
+                ));
+            }
+        }
+        if *t == "-c" || (t.starts_with('-') && !t.starts_with("--") && t.ends_with('c')) {
+            let code = words.get(k + 1).copied().unwrap_or("");
+            if let Some((call, why)) = PYTHON_CALLS.iter().find(|(c, _)| code.contains(c)) {
+                return Some(format!("python's `{call}` (it {why})"));
+            }
+        }
+    }
+    None
+}
+
+/// node: a preload named by a bare package name (`-r NAME`, `--require=NAME`, `--import`,
+/// `--loader`) when the folder the check runs in has no `node_modules`: node looks for it
+/// in `./node_modules` first, which a trial could create (review 14, c44; as `--test-reporter
+/// NAME`, review 13, b09).
+fn node(words: &[&str], dir: &Path) -> Option<String> {
+    if dir.join("node_modules").is_dir() {
+        return None;
+    }
+    // Inline code (`-e`, `-p`, `--eval`, `--print`) and a script's own requires (review 14,
+    // c04, c31): a bare package name that is not one of node's own modules.
+    let mut codes = Vec::new();
+    let mut k = 1;
+    while k < words.len() {
+        let t = words[k];
+        if matches!(t, "-e" | "-p" | "--eval" | "--print" | "-pe") {
+            codes.extend(words.get(k + 1).map(|c| c.to_string()));
+            k += 2;
+            continue;
+        }
+        if !t.starts_with('-') {
+            codes.extend(read(dir, t));
+            break;
+        }
+        k += 1;
+    }
+    if let Some(name) = codes.iter().find_map(|c| bare_package(c)) {
+        return Some(format!(
+            "`require(\"{name}\")`, a package node looks up in a `node_modules` a trial could \
+             create in the task's folder"
+        ));
+    }
+    for (k, t) in words.iter().enumerate().skip(1) {
+        for long in [
+            "-r",
+            "--require",
+            "--import",
+            "--loader",
+            "--experimental-loader",
+            "--preload",
+        ] {
+            let v = value_of(words, k, long).map(|(v, _)| v).or_else(|| {
+                (long == "-r")
+                    .then(|| t.strip_prefix("-r").filter(|v| !v.is_empty()))
+                    .flatten()
+            });
+            let Some(v) = v else { continue };
+            let path = v.starts_with('.') || v.starts_with('/') || v.starts_with("file:");
+            if !path && !v.starts_with("node:") {
+                return Some(format!(
+                    "`{long} {v}`, a package node looks up in a `node_modules` a trial could create \
+                     in the task's folder"
+                ));
+            }
+        }
+    }
+    None
+}
+
+/// Node's own modules, which no `node_modules` shadows.
+const NODE_BUILTINS: &[&str] = &[
+    "assert",
+    "async_hooks",
+    "buffer",
+    "child_process",
+    "cluster",
+    "console",
+    "constants",
+    "crypto",
+    "dgram",
+    "diagnostics_channel",
+    "dns",
+    "domain",
+    "events",
+    "fs",
+    "http",
+    "http2",
+    "https",
+    "inspector",
+    "module",
+    "net",
+    "os",
+    "path",
+    "perf_hooks",
+    "process",
+    "punycode",
+    "querystring",
+    "readline",
+    "repl",
+    "stream",
+    "string_decoder",
+    "sys",
+    "timers",
+    "tls",
+    "trace_events",
+    "tty",
+    "url",
+    "util",
+    "v8",
+    "vm",
+    "wasi",
+    "worker_threads",
+    "zlib",
+    "test",
+];
+
+/// The first bare package name JavaScript `code` requires or imports as a literal
+/// (`require("pkg")`, `import("pkg")`, `from "pkg"`), that is not one of node's own.
+fn bare_package(code: &str) -> Option<String> {
+    for opener in ["require(", "import(", "from "] {
+        for (at, _) in code.match_indices(opener) {
+            let rest = code[at + opener.len()..].trim_start();
+            let Some(q) = rest
+                .chars()
+                .next()
+                .filter(|c| matches!(c, '"' | '\'' | '`'))
+            else {
+                continue;
+            };
+            let Some(end) = rest[1..].find(q) else {
+                continue;
+            };
+            let name = &rest[1..1 + end];
+            let top = name.split('/').next().unwrap_or(name);
+            let path = name.starts_with('.') || name.starts_with('/') || name.contains(':');
+            if !path && !name.is_empty() && !NODE_BUILTINS.contains(&top) {
+                return Some(name.to_string());
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn why(line: &str) -> Option<String> {
+        let words: Vec<&str> = line.split(' ').collect();
+        problem(&words, Path::new("/nonexistent"))
+    }
+
+    #[test]
+    fn review14_tools_that_run_commands_or_load_modules_are_refused() {
+        for l in [
+            "awk BEGIN{system(c)}",
+            "awk BEGIN{\"sh\"|getline;exit}",
+            "awk BEGIN{c|getline}",
+            "awk {print|\"sh\"}",
+            "sed s/x/sh\\/g/e",
+            "sed s,x,sh,e",
+            "sed -e s/x/y/ep",
+            "sed --expression=s/x/y/e",
+            "sed 1e",
+            "make --eval=x",
+            "make -E x",
+            "make -Iinc",
+            "git -c alias.t=!sh t",
+            "tar -xf - --to-command=sh",
+            "tar -I zstd -xf a",
+            "jq -Llib .",
+            "jq --library-path lib .",
+            "jq include\"chk\";.",
+            "prove -l t/",
+            "prove -Ilib t/",
+            "prove t/",
+            "perl -d:Trace g.pl",
+            "perl -wd g.pl",
+            "python3 -I -m unittest discover",
+            "python3 -I -m doctest x.txt",
+            "python3 -I -m unittest",
+            "python3 -I -m unittest -v discover -s lib",
+            "python3 -I -c zipimport.zipimporter(p)",
+            "node -r okpre g.js",
+            "node --require=okpre g.js",
+            "node --import okpre g.js",
+            "node -e require(\"okcheck\")",
+        ] {
+            assert!(why(l).is_some(), "accepted: {l}");
+        }
+    }
+
+    #[test]
+    fn review14_honest_tool_lines_stay_accepted() {
+        for l in [
+            "awk {print $1} result.txt",
+            "awk $1~/a|b/{n++}END{exit!n} r.txt",
+            "sed -n 1p",
+            "sed -e s/a/b/g -e 1d f",
+            "sed y/abc/xyz/",
+            "jq -e .port src/config.json",
+            "git diff --quiet",
+            "make -s check",
+            "prove --norc t/",
+            "perl -MData::Dumper -e 1",
+            "perl -e die g.pl",
+            "python3 -I -m pytest -q",
+            "python3 -I -m unittest graders/test_ok.py",
+            "node -r ./setup.js g.js",
+            "tar -tf a.tar",
+            "node -e require(\"fs\");require(\"node:os\");require(\"./x\")",
+        ] {
+            assert_eq!(why(l), None, "refused: {l}");
+        }
+    }
+}
