@@ -244,6 +244,10 @@ fn a_compare_suite_stopped_by_a_harness_error_after_its_first_run_keeps_its_ledg
             assert_eq!(report.status.code(), Some(4), "{rtext}");
             assert!(rtext.contains("s  HARNESS ERROR"), "{rtext}");
             assert!(!rtext.contains("recompute"), "{rtext}");
+            // Shown as the compare task it is, not as a pass rate (review 15, F1).
+            let suite_block = rtext.split("\n\n").next().unwrap();
+            assert!(suite_block.contains("compare    pairs"), "{rtext}");
+            assert!(!suite_block.contains("pass rate"), "{rtext}");
             gate()
                 .current_dir(f.dir.path())
                 .args(["verify", "out/ledger.jsonl"])

@@ -13,12 +13,26 @@ use super::{Disposition, ReportError, TaskReplay, TrialRecord};
 /// Replay a compare task: `trials` holds both sides' records, in (pair, side) order.
 pub(super) fn replay_pairs(
     spec: TaskSpec,
-    mut trials: Vec<TrialRecord>,
+    trials: Vec<TrialRecord>,
     interrupted: bool,
 ) -> Result<TaskReplay, ReportError> {
     if spec.suite.is_some() {
-        return suite_runs(spec, trials, interrupted);
+        // Shown as a compare task (its pair figures, review 15 F1), counted as its runs were
+        // scheduled (the counts its decision row holds).
+        let counted = suite_runs(spec.clone(), trials.clone(), interrupted)?;
+        let mut shown = pair_replay(spec, trials, interrupted)?;
+        shown.counts = counted.counts;
+        return Ok(shown);
     }
+    pair_replay(spec, trials, interrupted)
+}
+
+/// [`replay_pairs`] of a compare task's pairs, on its compare rule.
+fn pair_replay(
+    spec: TaskSpec,
+    mut trials: Vec<TrialRecord>,
+    interrupted: bool,
+) -> Result<TaskReplay, ReportError> {
     let max_pairs = spec.compare.as_ref().map_or(0, |c| c.max_pairs);
     let loss_route = spec.compare.as_ref().and_then(|c| c.loss_route);
     let mut sampler = PairSampler::new(
