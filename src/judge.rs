@@ -12,7 +12,7 @@ use crate::ledger::{
     sha256_hex,
 };
 use crate::model::{Counts, Judgement, Outcome, Verdict};
-use crate::pairs::{PairSampler, Side};
+use crate::pairs::Side;
 use crate::plan::{Plan, ResolvedRule};
 use crate::report::Report;
 use crate::rule::Decision;
@@ -523,14 +523,9 @@ pub fn judge_pairs(
     rows: &mut Vec<Row>,
 ) -> Result<Verdict, String> {
     let max_pairs = spec.compare.as_ref().map_or(0, |c| c.max_pairs);
-    let loss_route = spec.compare.as_ref().and_then(|c| c.loss_route);
-    let mut sampler = PairSampler::new(
-        spec.sampling.clone(),
-        spec.max_unavailable,
-        max_pairs,
-        loss_route,
-    )
-    .map_err(|e| format!("task `{}`: {e}", spec.id))?;
+    let mut sampler = spec
+        .pair_sampler()
+        .map_err(|e| format!("task `{}`: {e}", spec.id))?;
     for (i, p) in history.pairs.iter().enumerate() {
         let pair = i as u64 + 1;
         // In the replay's order (`report/replay/pairs.rs`), so both decide alike.

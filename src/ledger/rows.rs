@@ -109,6 +109,18 @@ pub struct SuiteRecord {
 }
 
 impl TaskSpec {
+    /// The pair sampler a `compare:` task's pairs are judged by (its discordant rule, void
+    /// budget, `max_pairs` and loss route): one construction for `gate ingest --base` and
+    /// the replay.
+    pub fn pair_sampler(&self) -> Result<crate::pairs::PairSampler, crate::stats::StatsError> {
+        crate::pairs::PairSampler::new(
+            self.sampling.clone(),
+            self.max_unavailable,
+            self.compare.as_ref().map_or(0, |c| c.max_pairs),
+            self.compare.as_ref().and_then(|c| c.loss_route),
+        )
+    }
+
     /// The task of test case `case` of this suite task: the suite's rule, its id `ID/CASE`
     /// (a plan id has no `/`, so the suite is the part before the first one).
     pub fn suite_case(&self, case: &str) -> TaskSpec {

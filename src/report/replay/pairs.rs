@@ -1,10 +1,10 @@
-//! Recompute a `compare` task: the recorded sides go to the same [`PairSampler`] `gate run`
+//! Recompute a `compare` task: the recorded sides go to the same [`crate::pairs::PairSampler`] `gate run`
 //! fed, in pair order, so the verdict recomputes from the rows alone (invariant 4).
 
 use std::collections::BTreeMap;
 
 use crate::ledger::TaskSpec;
-use crate::pairs::{PairSampler, Side};
+use crate::pairs::Side;
 use crate::sampler::Disposition as SettledAs;
 
 use super::task::{Gaps, HarnessCut, judged, undecided_reason};
@@ -34,17 +34,12 @@ fn pair_replay(
     interrupted: bool,
 ) -> Result<TaskReplay, ReportError> {
     let max_pairs = spec.compare.as_ref().map_or(0, |c| c.max_pairs);
-    let loss_route = spec.compare.as_ref().and_then(|c| c.loss_route);
-    let mut sampler = PairSampler::new(
-        spec.sampling.clone(),
-        spec.max_unavailable,
-        max_pairs,
-        loss_route,
-    )
-    .map_err(|source| ReportError::Sampling {
-        task: spec.id.clone(),
-        source,
-    })?;
+    let mut sampler = spec
+        .pair_sampler()
+        .map_err(|source| ReportError::Sampling {
+            task: spec.id.clone(),
+            source,
+        })?;
     // As in the runner: nothing written after the first harness error (in file order) is
     // consumed.
     let harness = HarnessCut::of(&trials);
