@@ -257,6 +257,27 @@ pub fn run_in(f: &Fixture, no_mounts: bool) -> assert_cmd::assert::Assert {
     cmd.timeout(std::time::Duration::from_secs(120)).assert()
 }
 
+/// `gate check` of `f` refuses its `check:` line `line` at load (exit 2) as one gate cannot
+/// follow, naming `what`.
+pub fn assert_refused_at_load(f: &Fixture, line: &str, what: &str) {
+    let out = check(f).get_output().clone();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "`{line}` not refused:\n{err}");
+    assert!(err.contains("which gate cannot follow"), "`{line}`:\n{err}");
+    assert!(err.contains(what), "`{line}`: wanted `{what}` in\n{err}");
+}
+
+/// `gate run` of `f`, whose `check:` line is `line`, exits `want` (0: PASS, 1: FAIL).
+pub fn assert_run_exits(f: &Fixture, line: &str, want: i32) {
+    let out = f.command(&[]).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(want),
+        "`{line}`: wanted exit {want}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// `gate check plan.yaml` in `f`'s folder.
 pub fn check(f: &Fixture) -> assert_cmd::assert::Assert {
     gate()

@@ -6,8 +6,6 @@
 //! and rewrites every grader file it can, so PASS (exit 0) is the break: every line now
 //! FAILs (exit 1) or is refused at load (exit 2).
 
-use predicates::prelude::*;
-
 use crate::common::*;
 
 fn has(tool: &str) -> bool {
@@ -70,11 +68,7 @@ fn graders_fixture(check: &str, extra: &str) -> Fixture {
 /// Each of `lines` is refused by `gate check` (exit 2), naming `what`.
 fn refused(lines: &[(&str, &str)]) {
     for (line, what) in lines {
-        let f = graders_fixture(line, "");
-        check(&f)
-            .code(2)
-            .stderr(predicate::str::contains("which gate cannot follow"))
-            .stderr(predicate::str::contains(*what));
+        assert_refused_at_load(&graders_fixture(line, ""), line, what);
     }
 }
 
@@ -95,14 +89,7 @@ fn never_passes(lines: &[&str], extra: &str) {
 /// Each of `lines`, run, FAILs: accepted, and the grader it runs protected.
 fn fails(lines: &[&str]) {
     for line in lines {
-        let f = graders_fixture(line, "");
-        let out = f.command(&[]).output().unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(1),
-            "`{line}`: wanted FAIL (1)\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert_run_exits(&graders_fixture(line, ""), line, 1);
     }
 }
 

@@ -75,25 +75,14 @@ fn lib_fixture(check: &str, extra: &str) -> Fixture {
 /// Each of `lines` is refused by `gate check` (exit 2), naming `what`.
 fn refused(lines: &[(&str, &str)], extra: &str) {
     for (line, what) in lines {
-        let f = lib_fixture(line, extra);
-        check(&f)
-            .code(2)
-            .stderr(predicate::str::contains("which gate cannot follow"))
-            .stderr(predicate::str::contains(*what));
+        assert_refused_at_load(&lib_fixture(line, extra), line, what);
     }
 }
 
 /// Each of `lines`, run, FAILs: accepted, and the grader it runs protected.
 fn fails(lines: &[&str]) {
     for line in lines {
-        let f = lib_fixture(line, "");
-        let out = f.command(&[]).output().unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(1),
-            "`{line}`: wanted FAIL (1)\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert_run_exits(&lib_fixture(line, ""), line, 1);
     }
 }
 

@@ -64,37 +64,21 @@ fn fixture(check: &str, agent: &str) -> Fixture {
 /// Each of `lines`, run with the wrong agent, FAILs: accepted, and the helper protected.
 fn fails(lines: &[&str]) {
     for line in lines {
-        let out = fixture(line, WRONG).command(&[]).output().unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(1),
-            "`{line}`: wanted FAIL (1)\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert_run_exits(&fixture(line, WRONG), line, 1);
     }
 }
 
 /// Each of `lines` is refused at load (exit 2), naming `what`.
 fn refused(lines: &[(&str, &str)]) {
     for (line, what) in lines {
-        let f = fixture(line, WRONG);
-        check(&f)
-            .code(2)
-            .stderr(predicate::str::contains("which gate cannot follow"))
-            .stderr(predicate::str::contains(*what));
+        assert_refused_at_load(&fixture(line, WRONG), line, what);
     }
 }
 
 /// Each of `lines`, run with the right agent, PASSes.
 fn passes(lines: &[&str]) {
     for line in lines {
-        let out = fixture(line, RIGHT).command(&[]).output().unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "`{line}`: wanted PASS (0)\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert_run_exits(&fixture(line, RIGHT), line, 0);
     }
 }
 
@@ -389,10 +373,7 @@ fn c32_cd_through_a_link_and_a_physical_cd_are_refused() {
         let f = fixture(line, WRONG);
         std::fs::create_dir_all(f.path("deep/er")).unwrap();
         std::os::unix::fs::symlink("deep/er", f.path("lk")).unwrap();
-        check(&f)
-            .code(2)
-            .stderr(predicate::str::contains("which gate cannot follow"))
-            .stderr(predicate::str::contains(what));
+        assert_refused_at_load(&f, line, what);
     }
 }
 

@@ -40,12 +40,7 @@ fn fixture(check: &str, extra: &str) -> Fixture {
 /// `what`.
 fn refused(lines: &[(&str, &str, &str)]) {
     for (extra, line, what) in lines {
-        let f = fixture(line, extra);
-        let out = check(&f).get_output().clone();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "`{line}` not refused:\n{err}");
-        assert!(err.contains("gate cannot follow"), "`{line}`:\n{err}");
-        assert!(err.contains(what), "`{line}`: wanted `{what}` in\n{err}");
+        assert_refused_at_load(&fixture(line, extra), line, what);
     }
 }
 
