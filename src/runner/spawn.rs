@@ -15,9 +15,12 @@
 //!   stack, the slot of a script's `/bin/sh` argument vector ([`Spawn::sh_argv`]) and, on
 //!   failure, the error slot.
 //! - **With a PID namespace** (`sandbox::pidns`): the first process (the waiter) lives as
-//!   long as the trial, so it cannot hold the calling thread: it is a plain fork (one copy
-//!   of gate per trial process). The init and the task then share the waiter's copy
-//!   (`CLONE_VM`, and `CLONE_VFORK` for the task) instead of each copying it again.
+//!   long as the trial, so it cannot hold the calling thread: `CLONE_VM` without
+//!   `CLONE_VFORK`. It shares gate's memory for the whole trial, on stacks gate keeps out of
+//!   use until the waiter is reaped ([`Proc`]); gate changes nothing the child reads, and
+//!   learns of the task's `exec` (or the error of a step) from an error pipe. The init and
+//!   the task share that memory too (`CLONE_VM`, and `CLONE_VFORK` for the task): nothing
+//!   of gate is copied for a boxed trial either (a fork was, up to 2026-12-05).
 //!
 //! Every wall, signal and error is as it was with `Command`: the same steps in the same
 //! order (descriptors, working folder, process group, the box, the death signal and its
@@ -47,8 +50,9 @@ use crate::plan::CommandLine;
 /// The box's side of a spawn, raised in the child between `clone` and `exec`
 /// (`sandbox::ChildBox`; a trait so that this file does not depend on the box's).
 pub(crate) trait ChildWalls {
-    /// Whether the trial's processes get a PID namespace of their own: the spawn then forks
-    /// the first one (the namespace's waiter lives as long as the trial).
+    /// Whether the trial's processes get a PID namespace of their own: the spawn then does
+    /// not wait for the first one's `exec` (the namespace's waiter lives as long as the
+    /// trial).
     fn pid_namespace(&self) -> bool;
 
     /// Raise the walls. Without a PID namespace the calling process goes on to `exec` the
@@ -152,9 +156,13 @@ pub(crate) struct Spawn<'a> {
     /// The tops of the PID namespace's init and task stacks ([`Stacks`]), set by
     /// [`Spawn::spawn`].
     stacks: [*mut libc::c_void; 2],
-    /// The error pipe of the forked path: the child writes its `errno` there; the pipe closes
-    /// at the task's `exec` (close-on-exec) or when every process of the trial has it closed.
+    /// The error pipe of the PID-namespace path: the child writes its `errno` there; the
+    /// pipe closes at the task's `exec` (close-on-exec) or when every process of the trial
+    /// has it closed. Taken out by [`Spawn::spawn`] before the `clone`: from then on gate
+    /// only reads this value, which the child shares.
     err_pipe: Option<(OwnedFd, OwnedFd)>,
+    /// The write end of `err_pipe` as the child writes it (-1 without a pipe).
+    err_w: RawFd,
 }
 
 impl<'a> Spawn<'a> {
@@ -268,6 +276,7 @@ impl<'a> Spawn<'a> {
             parent: rustix::process::getpid().as_raw_nonzero().get(),
             failed: AtomicI32::new(0),
             stacks: [std::ptr::null_mut(); 2],
+            err_w: err_pipe.as_ref().map_or(-1, |(_, w)| w.as_raw_fd()),
             err_pipe,
         })
     }
@@ -277,16 +286,26 @@ impl<'a> Spawn<'a> {
     pub(crate) fn spawn(mut self) -> io::Result<Proc> {
         let stacks = Stacks::take()?;
         self.stacks = [stacks.top(1), stacks.top(2)];
-        let forked = self.err_pipe.is_some();
-        let flags = if forked {
-            libc::SIGCHLD
+        // Out of `self` before the clone: the child reads `self` (shared memory) until the
+        // task's `exec`, so gate changes nothing in it until then.
+        let err_pipe = self.err_pipe.take();
+        let waiter = err_pipe.is_some();
+        // With a PID namespace the first process, the waiter, lives as long as the trial; it
+        // shares gate's memory (`CLONE_VM`) but not the calling thread's time: no
+        // `CLONE_VFORK`. Without one, the child runs until its `exec` while this thread
+        // sleeps (`CLONE_VFORK`), as `posix_spawn` does.
+        let flags = if waiter {
+            libc::CLONE_VM | libc::SIGCHLD
         } else {
             libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD
         };
+        let this = &self;
         // SAFETY: `child_main` runs on the first of `stacks` (unused by anyone else until
-        // it is given back below: after the `exec`, or in the forked path in the child's own
-        // copy) and only reads `self`, which outlives the call; signals are blocked around
-        // the clone so that no handler of gate's runs in the child, and restored at once.
+        // they are given back: after the `exec` without a waiter, after the waiter is
+        // reaped with one ([`Proc::wait`])) and only reads `this`, which is not changed and
+        // outlives the child's reads (until the `exec`: the error pipe's end of file, or
+        // the return of the `CLONE_VFORK` clone); signals are blocked around the clone so
+        // that no handler of gate's runs in the child, and restored at once.
         let pid = unsafe {
             let mut all: libc::sigset_t = std::mem::zeroed();
             let mut old: libc::sigset_t = std::mem::zeroed();
@@ -296,7 +315,7 @@ impl<'a> Spawn<'a> {
                 child_main,
                 stacks.top(0).cast(),
                 flags,
-                (&raw const self).cast_mut().cast(),
+                (&raw const *this).cast_mut().cast(),
             );
             let err = io::Error::last_os_error();
             libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
@@ -306,9 +325,11 @@ impl<'a> Spawn<'a> {
             }
             pid
         };
-        stacks.give_back();
-        let errno = match self.err_pipe.take() {
-            None => self.failed.load(Ordering::SeqCst),
+        let (errno, stacks) = match err_pipe {
+            None => {
+                stacks.give_back();
+                (this.failed.load(Ordering::SeqCst), None)
+            }
             Some((r, w)) => {
                 // Only the trial's processes hold the write end now.
                 drop(w);
@@ -319,19 +340,23 @@ impl<'a> Spawn<'a> {
                         Ok(0) => break,
                         Ok(n) => got += n,
                         Err(Errno::INTR) => {}
+                        // The waiter runs on `stacks`: they are not reused (`Stacks` has no
+                        // `Drop`: the mapping is left as it is).
                         Err(e) => return Err(e.into()),
                     }
                 }
-                if got == buf.len() {
+                let errno = if got == buf.len() {
                     i32::from_ne_bytes(buf)
                 } else {
                     0
-                }
+                };
+                (errno, Some(stacks))
             }
         };
         let mut proc = Proc {
             pid: pid as u32,
             status: None,
+            stacks,
         };
         if errno != 0 {
             let _ = proc.wait();
@@ -463,11 +488,12 @@ impl<'a> Spawn<'a> {
     /// Report `e` to gate and end the child.
     fn fail(&self, e: io::Error) -> ! {
         let code = e.raw_os_error().filter(|&c| c != 0).unwrap_or(libc::EIO);
-        match &self.err_pipe {
-            Some((_, w)) => {
-                let _ = rustix::io::write(w, &code.to_ne_bytes());
-            }
-            None => self.failed.store(code, Ordering::SeqCst),
+        if self.err_w >= 0 {
+            // SAFETY: the pipe's write end, open in this process until its `exec` or exit.
+            let w = unsafe { std::os::fd::BorrowedFd::borrow_raw(self.err_w) };
+            let _ = rustix::io::write(w, &code.to_ne_bytes());
+        } else {
+            self.failed.store(code, Ordering::SeqCst);
         }
         // SAFETY: ends the child without running gate's destructors.
         unsafe { libc::_exit(1) }
@@ -476,8 +502,7 @@ impl<'a> Spawn<'a> {
 
 /// The child's entry point on its own stack.
 extern "C" fn child_main(arg: *mut libc::c_void) -> libc::c_int {
-    // SAFETY: `arg` is the `Spawn` the parent holds until the clone returns (and, in the
-    // forked path, the child's own copy of it).
+    // SAFETY: `arg` is the `Spawn` the parent holds, unchanged, until the task's `exec`.
     let spawn = unsafe { &*(arg as *const Spawn<'_>) };
     // SAFETY: this is that child, signals blocked.
     let e = unsafe { spawn.child() };
@@ -513,6 +538,9 @@ fn dev_null() -> io::Result<RawFd> {
 pub struct Proc {
     pid: u32,
     status: Option<ExitStatus>,
+    /// The stacks the waiter and the init of a PID namespace run on in gate's memory, given
+    /// back once the waiter is reaped. Dropped unreaped, they stay mapped and unused.
+    stacks: Option<Stacks>,
 }
 
 impl Proc {
@@ -536,6 +564,9 @@ impl Proc {
                 Ok(Some((_, st))) => {
                     let st = ExitStatus::from_raw(st.as_raw());
                     self.status = Some(st);
+                    if let Some(stacks) = self.stacks.take() {
+                        stacks.after_waiter(st);
+                    }
                     return Ok(st);
                 }
             }
@@ -550,6 +581,7 @@ const STACKS: usize = 3;
 
 /// Three child stacks in one mapping, each above a guard page; kept in a pool and reused,
 /// so a spawn maps nothing once the lanes have one each.
+#[derive(Debug)]
 pub(crate) struct Stacks {
     base: *mut u8,
 }
@@ -616,6 +648,24 @@ impl Stacks {
 
     fn give_back(self) {
         POOL.lock().unwrap_or_else(|e| e.into_inner()).push(self);
+    }
+
+    /// The waiter of a PID namespace, which ran on these stacks with its init, has been
+    /// reaped with `status`. Having exited, it reaped the init first: the stacks are free.
+    /// Killed by a signal (gate's SIGKILL of the group), it may have ended before its init,
+    /// which the same SIGKILL (or its death signal) ends at its next return to user mode but
+    /// not at a moment gate can wait for: the stacks are unmapped rather than reused, so no
+    /// later trial's child ever runs on memory a dying init might still touch.
+    fn after_waiter(self, status: ExitStatus) {
+        if status.code().is_some() {
+            self.give_back();
+        } else {
+            // SAFETY: the whole mapping of `take`, used by nobody in gate; a dying init that
+            // touched it now would fault and die as it is dying anyway.
+            unsafe {
+                libc::munmap(self.base.cast(), Self::slot() * STACKS);
+            }
+        }
     }
 }
 

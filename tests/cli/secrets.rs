@@ -590,3 +590,153 @@ fn url_encoded_reversed_utf16_partial_and_unmarked_secrets_reach_the_reports() {
     );
     assert!(log.contains("home: /"), "{log}");
 }
+
+/// Whether this machine makes a PID namespace per trial process (the mount layer, which
+/// needs Landlock); otherwise the test says it is skipped and why.
+fn pid_namespace_here(test: &str) -> bool {
+    if let Err(why) = gate::runner::mounts::available() {
+        skip_or_fail(
+            test,
+            "mounts",
+            &format!("no mount layer here (the PID namespace is made in it): {why}"),
+        );
+        return false;
+    }
+    if gate::runner::sandbox::landlock_abi() == 0 {
+        skip_or_fail(
+            test,
+            "landlock",
+            "no Landlock here (the mount layer needs it)",
+        );
+        return false;
+    }
+    true
+}
+
+#[test]
+fn a_boxed_trials_waiter_and_init_share_gates_memory_instead_of_copying_it() {
+    // Issue 29, speed: the waiter of a trial's PID namespace was a fork of gate, the largest
+    // single cost of a boxed trial (docs/performance.md); it and the init now share gate's
+    // memory (`CLONE_VM`). Seen from outside, as the kernel compares two processes' memory
+    // (`kcmp(KCMP_VM)`): gate's child that lives as long as the trial is gate's memory.
+    let test = "a_boxed_trials_waiter_and_init_share_gates_memory_instead_of_copying_it";
+    if !pid_namespace_here(test) {
+        return;
+    }
+    let f = attack("sleep 3");
+    #[allow(deprecated)] // as `common::gate`: the binary `CARGO_BIN_EXE_gate` names
+    let bin = assert_cmd::cargo::cargo_bin("gate");
+    let mut child = std::process::Command::new(bin)
+        .current_dir(f.dir.path())
+        .args([
+            "run",
+            "plan.yaml",
+            "--ledger",
+            "out/ledger.jsonl",
+            "--no-step-summary",
+        ])
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let gate = child.id() as i32;
+    // gate's children: the trial's waiter, once it is started.
+    let children = || -> Vec<i32> {
+        let mut out = Vec::new();
+        for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<i32>().ok())
+            else {
+                continue;
+            };
+            let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+            // `pid (comm) state ppid …`: the fields after the last `)`.
+            let ppid = stat
+                .rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+                .and_then(|p| p.parse::<i32>().ok());
+            if ppid == Some(gate) {
+                out.push(pid);
+            }
+        }
+        out
+    };
+    let mut waiters = Vec::new();
+    for _ in 0..200 {
+        waiters = children();
+        if !waiters.is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    // SAFETY: kcmp only compares two processes' resources.
+    let same: Vec<(i32, libc::c_long)> = waiters
+        .iter()
+        .map(|&w| {
+            (w, unsafe {
+                libc::syscall(libc::SYS_kcmp, gate, w, 1, 0, 0)
+            })
+        })
+        .collect();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(1));
+    assert!(!waiters.is_empty(), "no child of gate's was seen");
+    let walls = f.ledger().header().sandbox.clone().unwrap();
+    assert!(walls.pid_namespace, "{walls:?}");
+    // 0: the same memory; 1 or 2: another (a copy); -1: the process had already ended.
+    assert!(
+        same.iter().any(|&(_, r)| r == 0) && same.iter().all(|&(_, r)| r == 0 || r == -1),
+        "gate's children and kcmp(KCMP_VM) with gate: {same:?}"
+    );
+}
+
+#[test]
+fn a_task_cannot_read_or_write_the_memory_its_init_shares_with_gate() {
+    // The init of a trial's PID namespace (pid 1, the task's parent) shares gate's memory: the
+    // task must not read or write it, nor take its descriptors, with Landlock's signal scope
+    // and under the seccomp fallback alike (the kernel refuses a tracer's access to a process
+    // whose capabilities it lacks; Landlock, to a process outside its domain). What a tracer's
+    // read access shows (`maps`, `environ`: gate's environment as it is after start) holds no
+    // token.
+    let test = "a_task_cannot_read_or_write_the_memory_its_init_shares_with_gate";
+    if !pid_namespace_here(test) {
+        return;
+    }
+    let script = "for p in 1 $PPID; do\n\
+         \x20 (exec 3</proc/$p/mem) 2>/dev/null && echo \"opened mem of $p\"\n\
+         \x20 (exec 3<>/proc/$p/mem) 2>/dev/null && echo \"opened mem of $p for writing\"\n\
+         \x20 for fd in /proc/$p/fd/*; do readlink $fd >/dev/null 2>&1 && echo \"read fd link of $p\"; done\n\
+         \x20 for fd in /proc/$p/fd/*; do (exec 3<$fd) 2>/dev/null && echo \"opened fd of $p\"; done\n\
+         \x20 tr '\\0' '\\n' < /proc/$p/environ 2>/dev/null\n\
+         done\n\
+         echo tried";
+    for max_abi in [None, Some("5")] {
+        let f = attack(script);
+        let mut cmd = f.command(&[]);
+        for (k, v) in SECRETS {
+            cmd.env(k, v);
+        }
+        if let Some(abi) = max_abi {
+            cmd.env("GATE_SANDBOX_MAX_ABI", abi);
+        }
+        let out = cmd.output().unwrap();
+        let log = trial_log(&f);
+        assert_eq!(out.status.code(), Some(1), "{max_abi:?}: {log}");
+        assert!(f.ledger().header().sandbox.clone().unwrap().pid_namespace);
+        assert!(log.contains("tried"), "{max_abi:?}: {log}");
+        assert!(
+            !log.contains(" of "),
+            "the task reached its init's memory or descriptors ({max_abi:?}): {log}"
+        );
+        for (k, v) in SECRETS {
+            assert!(
+                !log.contains(v),
+                "{k} read by the task ({max_abi:?}): {log}"
+            );
+        }
+    }
+}

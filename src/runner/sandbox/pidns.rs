@@ -29,14 +29,25 @@
 //! tmpfs over `/dev/shm`, so that no trial process shares shared memory, semaphores or
 //! message queues with another (a compare's head with base above all; review 5, K1).
 //!
-//! The waiter is gate's child, a fork of gate ([`crate::runner::spawn`]). The init and the
-//! task are the C library's `clone` of a function of ours on a stack prepared before the
-//! fork: the init shares the waiter's memory (`CLONE_VM`), and the task shares it too until
-//! its `exec` (`CLONE_VM | CLONE_VFORK`; the init sleeps meanwhile), so a trial process costs
-//! one copy of gate, not three. Each has its own descriptor table and signal dispositions
-//! (no `CLONE_FILES`, no `CLONE_SIGHAND`). The waiter and the init run at once in one
-//! memory, each on its own stack: they call only system calls that return their error (no
-//! `errno`, which they share) where they read it, through `rustix`.
+//! None of the three is a copy of gate. The waiter is gate's child started by the C library's
+//! `clone` of a function of ours ([`crate::runner::spawn`]) with `CLONE_VM`: it shares
+//! gate's memory for as long as the trial lives, on a stack of its own that gate gives back
+//! only once the waiter is reaped. The init shares that memory too (`CLONE_VM`), and the task
+//! until its `exec` (`CLONE_VM | CLONE_VFORK`; the init sleeps meanwhile). Copying gate for
+//! the waiter (a fork) was the largest single cost of a boxed trial (docs/performance.md).
+//! Each has its own descriptor table and signal dispositions (no `CLONE_FILES`, no
+//! `CLONE_SIGHAND`). They run at once with gate's threads in one memory, each on its own
+//! stack, writing nothing of gate's: they call only system calls that return their error
+//! (through `rustix`) where they read it, and from the moment gate's spawn returns (the
+//! task's `exec`) none that writes `errno` on failure, which they share with the gate
+//! thread that started them (the C library's `errno` is that thread's).
+//!
+//! The task cannot reach that memory through the waiter or the init: the waiter is outside
+//! the task's PID namespace, and both keep the capabilities the task drops before its
+//! `exec` (the mount layer's), so the kernel refuses the task `ptrace`, `/proc/PID/mem`,
+//! `process_vm_readv` and `pidfd_getfd` on them (a tracer's capabilities must include its
+//! tracee's), as it refuses them on gate itself; Landlock's domain refuses them again where
+//! it is in force.
 //!
 //! The system calls go through `rustix` where it wraps them (raw system calls, no
 //! allocation for `&CStr` arguments); `clone`, `close_range`, the signal dispositions and
@@ -278,10 +289,13 @@ unsafe fn waiter(init: libc::pid_t, status_r: libc::c_int) -> ! {
 
 /// The init's handler: pass the signal on to every other process of the namespace.
 extern "C" fn forward(sig: libc::c_int) {
-    // SAFETY: kill is async-signal-safe; -1 in an init means every process of its
-    // namespace but itself.
-    unsafe {
-        libc::kill(-1, sig);
+    // `kill(-1, sig)`: in an init, every process of its namespace but itself. Through
+    // rustix's raw system call, not the C library's: a failure (ESRCH once the task is gone)
+    // must not write `errno`, which lives in the thread of gate that started the trial
+    // (the init shares gate's memory and that thread's TLS) and which that thread may be
+    // reading at this moment.
+    if let Some(sig) = Signal::from_named_raw(sig) {
+        let _ = rustix::process::kill_process_group(Pid::INIT, sig);
     }
 }
 
