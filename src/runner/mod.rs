@@ -25,8 +25,8 @@
 //! - [`sandbox`]: the box around each trial's processes (Landlock, seccomp, environment),
 //!   with its own system calls and SAFETY notes; [`mounts`], its mount layer (gate's state
 //!   read-only in each trial's own mount namespace).
-//! - [`spawn`]: starting a trial's process (`clone` of a function of ours: no copy of gate
-//!   where the trial's first process does not outlive its `exec`).
+//! - [`spawn`]: starting a trial's process (`clone` of a function of ours sharing gate's
+//!   memory: no copy of gate, the box's PID namespace included).
 //! - [`sys`]: every other libc call, with SAFETY notes; the process-group registry; signals.
 
 pub mod attempt;

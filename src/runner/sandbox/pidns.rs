@@ -7,12 +7,12 @@
 //! second process of a PID namespace of its own. When the namespace's first process ends,
 //! the kernel kills every process left in it, and none can leave it.
 //!
-//! Three processes, all made between `fork` and `exec` of the task with async-signal-safe
+//! Three processes, all made between `clone` and `exec` of the task with async-signal-safe
 //! system calls only (the namespaces of the box's mount layer already entered, so this
 //! holds as root and, in a user namespace, as any user):
 //!
 //! - the **waiter**, gate's child: it enters the new PID namespace for its children and
-//!   forks the init. It closes every descriptor (gate's pipes among them: the task's output
+//!   starts the init. It closes every descriptor (gate's pipes among them: the task's output
 //!   ends when the task's processes end, and gate's spawn learns of the `exec`), ignores the
 //!   terminating signals gate sends to the trial's process group (SIGKILL still ends it), and
 //!   when the init ends exits as the task did: the same code, or killed by the same signal.
@@ -21,8 +21,8 @@
 //!   processes only; where the kernel refuses the mount, the old `/proc` stays), forwards
 //!   SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 to every process of the
 //!   namespace (an init ignores a signal it has no handler for, so the grace of a
-//!   cancellation still reaches the task), reaps, and when the task ends hands its wait
-//!   status to the waiter and exits, which ends the namespace.
+//!   cancellation still reaches the task), reaps, and when the task ends leaves its wait
+//!   status in the memory it shares with the waiter and exits, which ends the namespace.
 //! - the **task**, pid 2, which goes on to raise the rest of the box and `exec`.
 //!
 //! Before the forks the waiter also enters an IPC namespace of its own and mounts a fresh
@@ -54,12 +54,11 @@
 //! mask, and `_exit` stay on `libc`.
 
 use std::io;
-use std::os::fd::{BorrowedFd, OwnedFd};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
 use rustix::fs::FileType;
 use rustix::io::Errno;
 use rustix::mount::{MountFlags, mount};
-use rustix::pipe::{PipeFlags, pipe_with};
 use rustix::process::{
     Pid, Resource, Rlimit, Signal, WaitOptions, getppid, set_parent_process_death_signal,
     setrlimit, waitpid,
@@ -78,8 +77,10 @@ const FORWARDED: [libc::c_int; 6] = [
 
 /// What the init and the task read, on the waiter's stack (which they share).
 struct Shared<'a> {
-    status_r: libc::c_int,
-    status_w: libc::c_int,
+    /// The task's wait status, written by the init before it exits (set: `relayed`), read
+    /// by the waiter once it has reaped the init (the init's exit orders the two).
+    status: AtomicI32,
+    relayed: AtomicBool,
     task_stack: *mut libc::c_void,
     task: &'a dyn Fn(),
 }
@@ -136,31 +137,19 @@ pub unsafe fn split(
         {
             return e.into();
         }
-        let (status_r, status_w) = match pipe_with(PipeFlags::CLOEXEC) {
-            Ok(p) => p,
-            Err(e) => return e.into(),
-        };
         let shared = Shared {
-            status_r: into_raw(status_r),
-            status_w: into_raw(status_w),
+            status: AtomicI32::new(0),
+            relayed: AtomicBool::new(false),
             task_stack: stacks[1],
             task,
         };
         let arg = (&raw const shared).cast_mut().cast();
         let init = libc::clone(init_main, stacks[0], libc::CLONE_VM | libc::SIGCHLD, arg);
         if init < 0 {
-            let e = io::Error::last_os_error();
-            libc::close(shared.status_r);
-            libc::close(shared.status_w);
-            return e;
+            return io::Error::last_os_error();
         }
-        libc::close(shared.status_w);
-        waiter(init, shared.status_r)
+        waiter(init, &shared)
     }
-}
-
-fn into_raw(fd: OwnedFd) -> libc::c_int {
-    std::os::fd::IntoRawFd::into_raw_fd(fd)
 }
 
 /// The init's entry point (pid 1 of the namespace), on its own stack in the waiter's memory.
@@ -170,7 +159,6 @@ extern "C" fn init_main(arg: *mut libc::c_void) -> libc::c_int {
     unsafe {
         let shared = &*(arg as *const Shared<'_>);
         let _ = set_parent_process_death_signal(Some(Signal::KILL));
-        libc::close(shared.status_r);
         // The task sees the processes of its namespace only. Best effort: a kernel may
         // refuse a new `/proc` in a user namespace (one partly covered, in a container).
         let _ = mount(
@@ -189,7 +177,7 @@ extern "C" fn init_main(arg: *mut libc::c_void) -> libc::c_int {
         if task < 0 {
             libc::_exit(127);
         }
-        reaper(task, shared.status_w)
+        reaper(task, shared)
     }
 }
 
@@ -198,58 +186,40 @@ extern "C" fn task_main(arg: *mut libc::c_void) -> libc::c_int {
     // SAFETY: as in `init_main`; the task has its own descriptor table.
     unsafe {
         let shared = &*(arg as *const Shared<'_>);
-        libc::close(shared.status_w);
         (shared.task)();
         // `task` ends with `exec` or `_exit`; should it ever return, the task ends here.
         libc::_exit(127)
     }
 }
 
-/// Close every descriptor but `keep`.
-unsafe fn close_all_but(keep: libc::c_int) {
+/// Close every descriptor.
+unsafe fn close_all() {
     // SAFETY: closing descriptors of this process only.
     unsafe {
-        let all = libc::c_uint::MAX;
-        let k = keep as libc::c_uint;
-        if k > 0 {
-            libc::syscall(
-                libc::SYS_close_range,
-                0 as libc::c_uint,
-                k - 1,
-                0 as libc::c_uint,
-            );
-        }
-        if libc::syscall(libc::SYS_close_range, k + 1, all, 0 as libc::c_uint) != 0 {
+        if libc::syscall(
+            libc::SYS_close_range,
+            0 as libc::c_uint,
+            libc::c_uint::MAX,
+            0 as libc::c_uint,
+        ) != 0
+        {
             // Kernels before 5.9.
             for fd in 0..4096 {
-                if fd != keep {
-                    libc::close(fd);
-                }
+                libc::close(fd);
             }
         }
     }
 }
 
 /// The waiter: wait for the init, then end as the task ended.
-unsafe fn waiter(init: libc::pid_t, status_r: libc::c_int) -> ! {
-    // SAFETY: async-signal-safe calls on stack memory; `status_r` is open until the exit.
+unsafe fn waiter(init: libc::pid_t, shared: &Shared<'_>) -> ! {
+    // SAFETY: async-signal-safe calls on stack memory (`shared` is on this stack).
     unsafe {
-        close_all_but(status_r);
-        let status_r = BorrowedFd::borrow_raw(status_r);
+        close_all();
         for sig in FORWARDED {
             libc::signal(sig, libc::SIG_IGN);
         }
         unblock_all();
-        let mut buf = [0u8; 4];
-        let mut got = 0usize;
-        while got < buf.len() {
-            match rustix::io::read(status_r, &mut buf[got..]) {
-                Ok(0) => break,
-                Ok(n) => got += n,
-                Err(Errno::INTR) => {}
-                Err(_) => break,
-            }
-        }
         let init_status = loop {
             match waitpid(Pid::from_raw(init), WaitOptions::empty()) {
                 Err(Errno::INTR) => {}
@@ -257,8 +227,8 @@ unsafe fn waiter(init: libc::pid_t, status_r: libc::c_int) -> ! {
                 _ => break 0,
             }
         };
-        let status = if got == buf.len() {
-            libc::c_int::from_ne_bytes(buf)
+        let status = if shared.relayed.load(Ordering::SeqCst) {
+            shared.status.load(Ordering::SeqCst)
         } else {
             // The init was killed (gate's SIGKILL of the group): end the same way.
             init_status
@@ -300,12 +270,11 @@ extern "C" fn forward(sig: libc::c_int) {
 }
 
 /// The init: forward signals, reap, and when the task ends hand its status over and exit.
-unsafe fn reaper(task: libc::pid_t, status_w: libc::c_int) -> ! {
-    // SAFETY: async-signal-safe calls on stack memory; `forward` is a plain handler;
-    // `status_w` is open until the exit.
+unsafe fn reaper(task: libc::pid_t, shared: &Shared<'_>) -> ! {
+    // SAFETY: async-signal-safe calls on stack memory (`shared` is on the waiter's stack,
+    // which lives until the waiter has reaped this process); `forward` is a plain handler.
     unsafe {
-        close_all_but(status_w);
-        let status_w = BorrowedFd::borrow_raw(status_w);
+        close_all();
         for sig in FORWARDED {
             let mut sa: libc::sigaction = std::mem::zeroed();
             sa.sa_sigaction = forward as extern "C" fn(libc::c_int) as usize;
@@ -318,7 +287,8 @@ unsafe fn reaper(task: libc::pid_t, status_w: libc::c_int) -> ! {
             // rustix's wait returns its error: `errno` is shared with the waiter.
             match waitpid(None, WaitOptions::empty()) {
                 Ok(Some((pid, status))) if pid.as_raw_nonzero().get() == task => {
-                    let _ = rustix::io::write(status_w, &status.as_raw().to_ne_bytes());
+                    shared.status.store(status.as_raw(), Ordering::SeqCst);
+                    shared.relayed.store(true, Ordering::SeqCst);
                     // Every other process of the namespace is killed as the init exits.
                     libc::_exit(0);
                 }
