@@ -80,7 +80,14 @@ impl Fixture {
     /// `gate run plan.yaml --ledger out/ledger.jsonl ARGS…`, run in the temp dir.
     /// The `gate run` command of [`Fixture::run`], to add to before running it.
     pub fn command(&self, args: &[&str]) -> Command {
-        let mut cmd = gate();
+        Command::from_std(self.std_command(args))
+    }
+
+    /// [`Fixture::command`] as the standard library's, for a test that starts gate and
+    /// watches it while it runs.
+    pub fn std_command(&self, args: &[&str]) -> std::process::Command {
+        #[allow(deprecated)] // as `gate()`: the binary `CARGO_BIN_EXE_gate` names
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("gate"));
         cmd.current_dir(self.dir.path())
             .args([
                 "run",
@@ -185,6 +192,34 @@ pub fn json_of(subcommand: &str, args: &[&str]) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).expect("valid JSON")
 }
 
+/// Every process this test can see: its pid and its `/proc/PID` folder.
+pub fn host_processes() -> Vec<(i32, PathBuf)> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|entry| {
+            let pid = entry.file_name().to_str()?.parse::<i32>().ok()?;
+            Some((pid, entry.path()))
+        })
+        .collect()
+}
+
+/// The pids of the processes whose parent is `parent`.
+pub fn children_of(parent: i32) -> Vec<i32> {
+    host_processes()
+        .into_iter()
+        .filter(|(_, dir)| {
+            let stat = std::fs::read_to_string(dir.join("stat")).unwrap_or_default();
+            // `pid (comm) state ppid …`: the fields after the last `)`.
+            stat.rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+                .and_then(|p| p.parse::<i32>().ok())
+                == Some(parent)
+        })
+        .map(|(pid, _)| pid)
+        .collect()
+}
+
 /// The host pids of the live processes (zombies excluded) whose working folder is `home` or
 /// a folder inside it, and whose pid in their own innermost PID namespace is one of `inner`
 /// — the pids a trial records with `echo $$`. A trial may run in a PID namespace of its own
@@ -195,18 +230,11 @@ pub fn json_of(subcommand: &str, args: &[&str]) -> serde_json::Value {
 pub fn live_trial_processes(home: &Path, inner: &[i32]) -> Vec<i32> {
     let home = std::fs::canonicalize(home).unwrap();
     let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<i32>().ok())
-        else {
-            continue;
-        };
-        if !std::fs::read_link(entry.path().join("cwd")).is_ok_and(|cwd| cwd.starts_with(&home)) {
+    for (pid, dir) in host_processes() {
+        if !std::fs::read_link(dir.join("cwd")).is_ok_and(|cwd| cwd.starts_with(&home)) {
             continue;
         }
-        let Ok(status) = std::fs::read_to_string(entry.path().join("status")) else {
+        let Ok(status) = std::fs::read_to_string(dir.join("status")) else {
             continue;
         };
         let field = |name: &str| {

@@ -353,13 +353,7 @@ fn a_chain_of_1100_setsid_processes_outlives_gate() {
     // Issue 29, break 9: gate's orphan sweep stopped after 1,000 rounds, and the 1,100th
     // process of a chain of `setsid` ones kept writing the task's folder after gate exited
     // 0. In a PID namespace per trial process, every one of them dies with the trial.
-    let test = "a_chain_of_1100_setsid_processes_outlives_gate";
-    if let Err(why) = gate::runner::mounts::available() {
-        eprintln!("{test}: skipped, no mount layer here (the PID namespace is made in it): {why}");
-        return;
-    }
-    if gate::runner::sandbox::landlock_abi() == 0 {
-        eprintln!("{test}: skipped, no Landlock here (the mount layer needs it)");
+    if !pid_namespace_here("a_chain_of_1100_setsid_processes_outlives_gate") {
         return;
     }
     let f = attack(
@@ -421,13 +415,7 @@ fn a_task_signals_its_pid_namespace_init_under_seccomp_only() {
     // pids only: `kill -0 1` worked, `kill -STOP 1` "worked" (an init drops it), and
     // `kill -TERM 1` had the init forward SIGTERM to the whole namespace. The filter refuses
     // pid 1 too.
-    let test = "a_task_signals_its_pid_namespace_init_under_seccomp_only";
-    if let Err(why) = gate::runner::mounts::available() {
-        eprintln!("{test}: skipped, no mount layer here (the PID namespace is made in it): {why}");
-        return;
-    }
-    if gate::runner::sandbox::landlock_abi() == 0 {
-        eprintln!("{test}: skipped, no Landlock here (the mount layer needs it)");
+    if !pid_namespace_here("a_task_signals_its_pid_namespace_init_under_seccomp_only") {
         return;
     }
     let f = attack(
@@ -624,47 +612,15 @@ fn a_boxed_trials_waiter_and_init_share_gates_memory_instead_of_copying_it() {
         return;
     }
     let f = attack("sleep 3");
-    #[allow(deprecated)] // as `common::gate`: the binary `CARGO_BIN_EXE_gate` names
-    let bin = assert_cmd::cargo::cargo_bin("gate");
-    let mut child = std::process::Command::new(bin)
-        .current_dir(f.dir.path())
-        .args([
-            "run",
-            "plan.yaml",
-            "--ledger",
-            "out/ledger.jsonl",
-            "--no-step-summary",
-        ])
-        .env_remove("GITHUB_ACTIONS")
-        .env_remove("GITHUB_STEP_SUMMARY")
+    let mut child = f
+        .std_command(&[])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
     let gate = child.id() as i32;
     // gate's children: the trial's waiter, once it is started.
-    let children = || -> Vec<i32> {
-        let mut out = Vec::new();
-        for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-            let Some(pid) = entry
-                .file_name()
-                .to_str()
-                .and_then(|n| n.parse::<i32>().ok())
-            else {
-                continue;
-            };
-            let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
-            // `pid (comm) state ppid …`: the fields after the last `)`.
-            let ppid = stat
-                .rsplit_once(')')
-                .and_then(|(_, rest)| rest.split_whitespace().nth(1))
-                .and_then(|p| p.parse::<i32>().ok());
-            if ppid == Some(gate) {
-                out.push(pid);
-            }
-        }
-        out
-    };
+    let children = || children_of(gate);
     let mut waiters = Vec::new();
     for _ in 0..200 {
         waiters = children();
