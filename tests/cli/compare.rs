@@ -190,15 +190,8 @@ fn resume_after_a_kill_mid_pair() {
         "version: 1\nbase: {{env: {{B: \"1\"}}}}\nsampling: {{compare: {{odds_ratio: 3, max_pairs: 60}}}}\ntasks:\n  - id: t\n    run: 'sleep 0.05; {}'\n    env: {{SEED: \"3\", HEAD_RATE: \"0.9\", BASE_RATE: \"0.9\"}}\n",
         COIN.replace('\'', "''")
     ));
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("gate"))
-        .current_dir(f.dir.path())
-        .args([
-            "run",
-            "plan.yaml",
-            "--ledger",
-            "out/ledger.jsonl",
-            "--no-step-summary",
-        ])
+    let mut child = f
+        .std_command(&[])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()

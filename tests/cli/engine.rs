@@ -198,18 +198,8 @@ fn closed_stderr_is_not_a_panic() {
 /// would give, without needing a small filesystem.
 fn spawn_gate_with_file_limit(f: &Fixture, limit: u64) -> Child {
     use std::os::unix::process::CommandExt;
-    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("gate"));
-    cmd.current_dir(f.dir.path())
-        .args([
-            "run",
-            "plan.yaml",
-            "--ledger",
-            "out/ledger.jsonl",
-            "--no-step-summary",
-        ])
-        .env_remove("GITHUB_ACTIONS")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
+    let mut cmd = f.std_command(&[]);
+    cmd.stdout(Stdio::null()).stderr(Stdio::piped());
     // SAFETY: between fork and exec only async-signal-safe calls: setrlimit and signal.
     unsafe {
         cmd.pre_exec(move || {
