@@ -530,7 +530,7 @@ pub struct IngestArgs {
     pub assume_retries_off: bool,
     /// The result files' format (default: detected from the content, and said).
     #[arg(long, value_enum, value_name = "FORMAT")]
-    pub format: Option<IngestFormat>,
+    pub format: Option<crate::ingest::Format>,
     /// Inspect: the scorer whose value grades a sample (required when a log has several).
     #[arg(long, value_name = "NAME")]
     pub scorer: Option<String>,
@@ -582,27 +582,6 @@ pub struct SuiteArgs {
     /// Report files.
     #[command(flatten)]
     pub reports: ReportFiles,
-}
-
-/// The result formats `gate ingest --format` names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum IngestFormat {
-    /// JUnit XML (nextest, pytest, jest-junit, Playwright, gotestsum, promptfoo, DeepEval).
-    Junit,
-    /// `go test -json` events (or gotestsum's `--jsonfile`).
-    GoJson,
-    /// promptfoo's `-o results.json` (or `.jsonl`).
-    Promptfoo,
-    /// DeepEval's `test_run_*.json`.
-    Deepeval,
-    /// An Inspect AI log (`.eval` or `.json`).
-    Inspect,
-    /// Playwright Test's `--reporter=json`.
-    PlaywrightJson,
-    /// mocha's `--reporter json`.
-    MochaJson,
-    /// `jest --json`, or Vitest's `--reporter=json`.
-    JestJson,
 }
 
 /// What an errored first attempt of an eval sample is.

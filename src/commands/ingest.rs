@@ -9,9 +9,9 @@
 
 use std::io::Write as _;
 
-use crate::cli::{DesignRule, ErrorPolicy, IngestArgs, IngestFormat, OutputArgs};
+use crate::cli::{DesignRule, ErrorPolicy, IngestArgs, OutputArgs};
 use crate::error::Error;
-use crate::ingest::{self, Format, Options};
+use crate::ingest::{self, Options};
 use crate::ledger::{OnInconclusive, RunStatus, now_rfc3339};
 use crate::model::{Judgement, Verdict};
 use crate::plan::schema::{Rate, Rule, SamplingSpec};
@@ -181,16 +181,7 @@ fn options(args: &IngestArgs) -> Result<Options, Error> {
     }
     Ok(Options {
         assume_retries_off: args.assume_retries_off,
-        format: args.format.map(|f| match f {
-            IngestFormat::Junit => Format::Junit,
-            IngestFormat::GoJson => Format::GoJson,
-            IngestFormat::Promptfoo => Format::Promptfoo,
-            IngestFormat::Deepeval => Format::Deepeval,
-            IngestFormat::Inspect => Format::Inspect,
-            IngestFormat::PlaywrightJson => Format::PlaywrightJson,
-            IngestFormat::MochaJson => Format::MochaJson,
-            IngestFormat::JestJson => Format::JestJson,
-        }),
+        format: args.format,
         scorer: args.scorer.clone(),
         pass_threshold: args.pass_threshold,
         errors_unavailable: args.errors == ErrorPolicy::Unavailable,

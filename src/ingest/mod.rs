@@ -285,24 +285,43 @@ pub struct ParseError {
     pub reason: String,
 }
 
-/// The result formats `gate ingest` reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The result formats `gate ingest` reads: `--format` of `gate ingest` (clap's list of its
+/// values) and a suite task's `format:` in a plan (its schema), one enum for both. Each
+/// variant's doc comment is `--help`'s line; `schemars(description)` the schema's.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+#[schemars(
+    rename = "ResultFormat",
+    description = "A result-file format `gate ingest` reads."
+)]
 pub enum Format {
     /// JUnit XML (nextest, pytest, jest-junit, Playwright, gotestsum, promptfoo, DeepEval).
+    #[schemars(
+        description = "JUnit XML (pytest, nextest, jest-junit, vitest, mocha, Playwright, gotestsum)."
+    )]
     Junit,
-    /// `go test -json` events (gotestsum `--jsonfile` too).
+    /// `go test -json` events (or gotestsum's `--jsonfile`).
+    #[schemars(description = "`go test -json` events.")]
     GoJson,
-    /// promptfoo's `--output results.json` (or `.jsonl`).
+    /// promptfoo's `-o results.json` (or `.jsonl`).
+    #[schemars(description = "promptfoo's results JSON.")]
     Promptfoo,
     /// DeepEval's `test_run_*.json`.
+    #[schemars(description = "DeepEval's test-run JSON.")]
     Deepeval,
-    /// An Inspect AI log: `.eval` (ZIP) or `.json`.
+    /// An Inspect AI log (`.eval` or `.json`).
+    #[schemars(description = "An Inspect AI log.")]
     Inspect,
     /// Playwright Test's `--reporter=json`.
+    #[schemars(description = "Playwright Test's JSON report.")]
     PlaywrightJson,
     /// mocha's `--reporter json`.
+    #[schemars(description = "mocha's JSON report.")]
     MochaJson,
-    /// `jest --json`, or Vitest's `--reporter=json` (the same shape).
+    /// `jest --json`, or Vitest's `--reporter=json`.
+    #[schemars(description = "`jest --json` or Vitest's JSON report.")]
     JestJson,
 }
 

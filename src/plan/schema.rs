@@ -243,7 +243,7 @@ pub struct SuiteFile {
     pub results: Option<Spanned<String>>,
     /// The results' format; detected from the content when absent, as `gate ingest` does.
     #[serde(default)]
-    pub format: Option<ResultFormat>,
+    pub format: Option<crate::ingest::Format>,
     /// Exit codes of the suite's runner that mean it could not run the suite (pytest: 2
     /// interrupted or collection error, 3 internal error, 4 usage error, 5 no test
     /// collected); added to `policy.harness_exit_codes` for this task.
@@ -254,28 +254,6 @@ pub struct SuiteFile {
     /// first attempt. Not needed for pytest, nextest or jest-junit.
     #[serde(default)]
     pub assume_retries_off: bool,
-}
-
-/// A result-file format `gate ingest` reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum ResultFormat {
-    /// JUnit XML (pytest, nextest, jest-junit, vitest, mocha, Playwright, gotestsum).
-    Junit,
-    /// `go test -json` events.
-    GoJson,
-    /// promptfoo's results JSON.
-    Promptfoo,
-    /// DeepEval's test-run JSON.
-    Deepeval,
-    /// An Inspect AI log.
-    Inspect,
-    /// Playwright Test's JSON report.
-    PlaywrightJson,
-    /// mocha's JSON report.
-    MochaJson,
-    /// `jest --json` or Vitest's JSON report.
-    JestJson,
 }
 
 /// Where and how the base side of a `compare:` task runs. At the top level only `cwd` and

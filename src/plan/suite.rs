@@ -8,7 +8,7 @@
 
 use serde_saphyr::Spanned;
 
-use super::schema::{ResultFormat, SamplingSpec, TaskFile};
+use super::schema::{SamplingSpec, TaskFile};
 use super::{PlanError, Validator};
 use crate::ingest::Format;
 use crate::ledger::SuiteRecord;
@@ -126,16 +126,7 @@ impl Validator<'_> {
                 ),
             ));
         }
-        let format = s.value.format.map(|f| match f {
-            ResultFormat::Junit => Format::Junit,
-            ResultFormat::GoJson => Format::GoJson,
-            ResultFormat::Promptfoo => Format::Promptfoo,
-            ResultFormat::Deepeval => Format::Deepeval,
-            ResultFormat::Inspect => Format::Inspect,
-            ResultFormat::PlaywrightJson => Format::PlaywrightJson,
-            ResultFormat::MochaJson => Format::MochaJson,
-            ResultFormat::JestJson => Format::JestJson,
-        });
+        let format = s.value.format;
         Ok(Some(SuiteTask {
             results,
             format,
