@@ -122,24 +122,22 @@ impl Launcher for ProcessLauncher {
     fn launch(&self, ordinal: u64, cancel: Arc<AtomicBool>, tx: mpsc::Sender<TrialMsg>) {
         let (spec, redactor, retry) = (self.spec.clone(), self.redactor.clone(), self.retry);
         let tx_back = tx.clone();
-        let started = std::thread::Builder::new()
-            .name("gate-trial".into())
-            .spawn(move || {
-                // Removed once the trial's attempts are over and their processes gone: with
-                // the attempts' closure, before the trial's last message (see `run_trial`).
-                let folder = TrialFolder(spec.result_dir(ordinal), spec.sandbox.clone());
-                let flag = Arc::clone(&cancel);
-                let attempts = move |attempt| {
-                    let _owned = &folder;
-                    let spec = AttemptSpec {
-                        trial: ordinal,
-                        attempt,
-                        ..spec.clone()
-                    };
-                    attempt_or_internal_error(&spec, &redactor, &flag)
+        let started = on_a_trial_thread(Box::new(move || {
+            // Removed once the trial's attempts are over and their processes gone: with
+            // the attempts' closure, before the trial's last message (see `run_trial`).
+            let folder = TrialFolder(spec.result_dir(ordinal), spec.sandbox.clone());
+            let flag = Arc::clone(&cancel);
+            let attempts = move |attempt| {
+                let _owned = &folder;
+                let spec = AttemptSpec {
+                    trial: ordinal,
+                    attempt,
+                    ..spec.clone()
                 };
-                run_trial(ordinal, retry, &cancel, &tx, attempts);
-            });
+                attempt_or_internal_error(&spec, &redactor, &flag)
+            };
+            run_trial(ordinal, retry, &cancel, &tx, attempts);
+        }));
         if let Err(e) = started {
             // No thread to be had (a process or memory limit): the trial never ran, which is
             // a harness error (exit 4), not a panic and not a lost trial.
@@ -160,6 +158,46 @@ impl Launcher for ProcessLauncher {
         // The scheduler runs on gate's main thread, the parent of every adopted orphan.
         super::sys::reap_orphans();
     }
+}
+
+/// A trial to run on a thread of its own.
+type Job = Box<dyn FnOnce() + Send>;
+
+/// The trial threads waiting for work: each a sender to its thread's queue.
+static IDLE: std::sync::Mutex<Vec<mpsc::Sender<Job>>> = std::sync::Mutex::new(Vec::new());
+
+/// Run `job` on a trial thread: one left idle by an earlier trial, or a new one. A thread
+/// is kept once its trial is over (its processes reaped, its folder released): starting a
+/// thread per trial (its stack mapped, its TLS made, then all torn down) was a measurable
+/// part of a no-op trial. At most as many are kept as ever ran trials at once, about
+/// `--jobs`. A child's death signal fires when the thread that started it ends: a trial
+/// thread ends only with gate, after its trials' processes were reaped.
+fn on_a_trial_thread(mut job: Job) -> std::io::Result<()> {
+    loop {
+        let idle = IDLE.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let Some(worker) = idle else { break };
+        match worker.send(job) {
+            Ok(()) => return Ok(()),
+            // That thread is gone (a panic ended it): try the next.
+            Err(mpsc::SendError(back)) => job = back,
+        }
+    }
+    let (me, queue) = mpsc::channel::<Job>();
+    let again = me.clone();
+    std::thread::Builder::new()
+        .name("gate-trial".into())
+        .spawn(move || {
+            job();
+            IDLE.lock().unwrap_or_else(|e| e.into_inner()).push(again);
+            // `me` is held by this thread (in `IDLE` when idle): the queue never closes.
+            while let Ok(job) = queue.recv() {
+                job();
+                IDLE.lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(me.clone());
+            }
+        })
+        .map(drop)
 }
 
 /// A trial's result folder, removed (or, boxed, kept empty for the task's next trial) when
