@@ -2,7 +2,8 @@
 # Benchmarks of `gate run` (targets from the issue; not tests, since machines are noisy):
 #  1. per-trial overhead: 1000 no-op trials with --jobs 2, against
 #     `seq 1000 | xargs -P2 -I{} sh -c true` measured in the same run (target ratio <= 1.5
-#     with the box on; the ratio with `policy.sandbox: off` is printed beside it);
+#     with the box on, judged on CPU time — the issue's user + sys — and on wall time, each
+#     said; the ratio with `policy.sandbox: off` is printed beside it);
 #  2. peak RSS of a 20,000-trial run, ledger writes and the final report included
 #     (target < 50 MB), with the box and with `policy.sandbox: off`;
 #  3. peak disk of one trial that prints 600 MB to stdout (target < 64 MB): sampled every
@@ -66,7 +67,7 @@ awk -v o="$ours" -v b="$base" -v u="$unboxed" -v oc="$ours_cpu" -v bc="$base_cpu
   printf "overhead: 1000 no-op trials, --jobs 2, against xargs -P2 sh -c true %.2f s, %.2f ms CPU per trial (best of rounds, same run):\n", b, bc
   printf "          box on:  gate %.2f s, ratio %.2f; %.2f ms CPU per trial, ratio %.2f (box: %s)\n", o, o / b, oc, oc / bc, s
   printf "          box off: gate %.2f s, ratio %.2f; %.2f ms CPU per trial, ratio %.2f (policy.sandbox: off)\n", u, u / b, uc, uc / bc
-  printf "          target: box-on ratio <= 1.5 (wall): %s; the box costs %.2f ms per trial (wall), %.2f ms of CPU\n", (o / b <= 1.5) ? "met" : "NOT MET", (o - u), (oc - uc)
+  printf "          target: box-on ratio <= 1.5: CPU (user + sys, as in the issue) %s, wall %s; the box costs %.2f ms per trial (wall), %.2f ms of CPU\n", (oc / bc <= 1.5) ? "met" : "NOT MET", (o / b <= 1.5) ? "met" : "NOT MET", (o - u), (oc - uc)
 }'
 
 rm -rf "$work/out"
