@@ -228,6 +228,15 @@ struct Reader<'a> {
 }
 
 impl Reader<'_> {
+    /// The plan's own `env: PATH`, if it sets one.
+    fn plan_path(&self) -> Option<&str> {
+        self.env
+            .iter()
+            .rev()
+            .find(|(k, _)| k == "PATH")
+            .map(|(_, v)| v.as_str())
+    }
+
     fn planned(&self, var: &str) -> bool {
         self.env.iter().any(|(k, _)| k == var)
     }
@@ -568,6 +577,9 @@ impl Reader<'_> {
                 return Ok(());
             }
             "xargs" => {
+                if let Some(why) = xargs_program_problem(rest, &self.dir, self.plan_path()) {
+                    return Err(why);
+                }
                 if let Some(w) = rest.iter().find(|w| interpreter(&w.text)) {
                     return Err(format!(
                         "`xargs` running `{}` (the script comes from its input)",
@@ -590,6 +602,21 @@ impl Reader<'_> {
                         p[0].text, p[1].text
                     ));
                 }
+                // The program `-exec` runs must be one gate reads (reviews 16, 17: `find
+                // -exec env sh lib/x.sh {} +`).
+                for p in rest.windows(2) {
+                    if matches!(p[0].text.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir")
+                        && !interpreter(&p[1].text)
+                        && let Some(why) = super::programs::refused(
+                            &p[1].text,
+                            &name_of(&p[1].text),
+                            &self.dir,
+                            self.plan_path(),
+                        )
+                    {
+                        return Err(why);
+                    }
+                }
                 // `find … -exec awk -f F {} +` (review 13).
                 for k in 0..rest.len() {
                     self.program_files(&rest[k..])?;
@@ -605,6 +632,14 @@ impl Reader<'_> {
                 "`{name}`, a program with a command language of its own that can start \
                  commands gate does not read"
             ));
+        }
+        // Reviews 16 and 17: a program gate does not read the arguments of may run what
+        // they name (`taskset 1 sh lib/new.sh`): only those on the allow-list are named.
+        if !interpreter(&program.text)
+            && let Some(why) =
+                super::programs::refused(&program.text, &name, &self.dir, self.plan_path())
+        {
+            return Err(why);
         }
         if interpreter(&program.text) {
             self.interpreter(&words[i..], after)?;
@@ -896,6 +931,76 @@ impl Reader<'_> {
         // text or options (awk's `system`, sed's `e`, `make --eval`, `jq -L`, …).
         super::tools::problem(&texts, &self.dir).map_or(Ok(()), Err)
     }
+}
+
+/// Why the command `xargs` runs (after its options `rest`) may not be named: a program not
+/// on the allow-list ([`super::programs`]), an option gate does not know (a long one may be
+/// abbreviated, a short one take the next word), or none at all (`echo`).
+fn xargs_program_problem(rest: &[Word], dir: &Path, plan_path: Option<&str>) -> Option<String> {
+    const VALUED_SHORT: &str = "adEILnPs";
+    const VALUED_LONG: &[&str] = &[
+        "--arg-file",
+        "--delimiter",
+        "--eof",
+        "--replace",
+        "--max-args",
+        "--max-procs",
+        "--max-chars",
+        "--process-slot-var",
+    ];
+    const FLAGS_LONG: &[&str] = &[
+        "--null",
+        "--no-run-if-empty",
+        "--verbose",
+        "--interactive",
+        "--open-tty",
+        "--exit",
+        "--show-limits",
+    ];
+    let mut i = 0;
+    while let Some(w) = rest.get(i) {
+        let t = w.text.as_str();
+        if t == "--" {
+            i += 1;
+            break;
+        }
+        if let Some(long) = t.strip_prefix("--") {
+            let key = format!("--{}", long.split('=').next().unwrap_or(long));
+            if VALUED_LONG.contains(&key.as_str()) {
+                i += if long.contains('=') { 1 } else { 2 };
+            } else if FLAGS_LONG.contains(&key.as_str()) || key == "--max-lines" {
+                // `--max-lines` takes its value glued only (`--max-lines=N`).
+                i += 1;
+            } else {
+                return Some(format!(
+                    "the option `{t}` of `xargs`, which gate does not know (a long option may \
+                     be written shortened; spell it out)"
+                ));
+            }
+            continue;
+        }
+        if t.len() > 1 && t.starts_with('-') {
+            // A cluster: a valued letter takes the rest of the word, or the next word.
+            let letters: Vec<char> = t[1..].chars().collect();
+            let mut next = 1;
+            for (k, c) in letters.iter().enumerate() {
+                if VALUED_SHORT.contains(*c) {
+                    if k + 1 == letters.len() {
+                        next = 2;
+                    }
+                    break;
+                }
+            }
+            i += next;
+            continue;
+        }
+        break;
+    }
+    let program = rest.get(i)?;
+    if interpreter(&program.text) {
+        return None;
+    }
+    super::programs::refused(&program.text, &name_of(&program.text), dir, plan_path)
 }
 
 /// The first escape in inline code `code` that names a character by its number or name

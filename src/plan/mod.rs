@@ -15,6 +15,7 @@ pub mod discover;
 pub mod family;
 mod grammar;
 mod invoke;
+mod programs;
 pub mod reach;
 mod sampling;
 pub mod schema;

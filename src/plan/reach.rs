@@ -719,6 +719,13 @@ const RUNNERS: &[(&str, &str)] = &[
         "pytest",
         "`pytest.ini`, `pyproject.toml`, `tox.ini`, `setup.cfg` or `conftest.py`",
     ),
+    // Review 16, N: `cargo test` and `go test` build and run the project's code and read
+    // how from its files, as the runners above do.
+    ("cargo", "`Cargo.toml`, `build.rs` or `.cargo/config.toml`"),
+    (
+        "go",
+        "`go.mod`, `go.work` or the packages' `_test.go` files",
+    ),
 ];
 
 /// One line for each task whose `check:` line runs a task runner ([`RUNNERS`]: `npm test`,

@@ -1,0 +1,271 @@
+//! The programs a `check:` line may name by their bare name (issue 29; reviews 16 and 17).
+//!
+//! gate follows a check line word by word (`super::grammar`) so that every file it runs or
+//! loads is known at load and protected from the trials. That holds only for programs whose
+//! words gate reads: the interpreters (`super::invoke`), the tools whose programs and
+//! options it reads (`super::tools`: awk, sed, jq, make, git, tar, prove, find, xargs), the
+//! test runners it warns about (`super::reach`), and programs that run nothing named by
+//! their arguments (grep, diff, cat, …). Any other program may run a command or load a file
+//! its arguments name in a way gate does not see: `taskset 1 sh lib/new.sh`, `strace -o x
+//! sh lib/new.sh`, `sqlite3 db '.shell sh lib/x.sh'`, `zip -TT 'sh lib/x.sh'`, `gcc
+//! -wrapper`, `script -c`: two independent reviews found over 30 such programs after each
+//! had been listed one by one. So the list is an allow-list: a program named by its bare
+//! name (found on `PATH`), or by a path into a system folder, must be on it, or the line is
+//! refused at load with the way out: run it from a grader script in a folder the trials do
+//! not write (`sh graders/check.sh`), which is gate's state and protected whole.
+//!
+//! A program named by a path elsewhere (`./check.sh`, `graders/grade`) is the plan's own
+//! grader and is protected as such; what it does inside is its author's (docs/trust.md).
+
+use std::path::Path;
+
+/// Programs that run nothing their arguments name (no command, no program file, no module
+/// path): builtins, coreutils, text and archive tools. Each one's options were checked for
+/// a way to run a command (`zip -TT`, `wget --use-askpass`, `patch`'s ed scripts,
+/// `openssl -engine`, `sqlite3 .shell`, `rsync -e`, `tar` (read by `super::tools`) are why
+/// those are not here).
+const DATA_TOOLS: &[&str] = &[
+    // Shell builtins and keywords a check line uses.
+    "test",
+    "[",
+    "true",
+    "false",
+    ":",
+    "echo",
+    "printf",
+    "exit",
+    "return",
+    "pwd",
+    "sleep",
+    "wait",
+    "umask",
+    "ulimit",
+    "unset",
+    "type",
+    // Comparing and searching.
+    "grep",
+    "egrep",
+    "fgrep",
+    "rg",
+    "diff",
+    "cmp",
+    "comm",
+    "diff3",
+    "sdiff",
+    // Reading and shaping text.
+    "cat",
+    "tac",
+    "head",
+    "tail",
+    "wc",
+    "sort",
+    "uniq",
+    "cut",
+    "tr",
+    "paste",
+    "join",
+    "fold",
+    "fmt",
+    "nl",
+    "pr",
+    "expand",
+    "unexpand",
+    "rev",
+    "column",
+    "tee",
+    "shuf",
+    "iconv",
+    "envsubst",
+    "numfmt",
+    "od",
+    "hexdump",
+    "xxd",
+    "base64",
+    "base32",
+    "basenc",
+    "strings",
+    // Numbers and checksums.
+    "expr",
+    "seq",
+    "bc",
+    "md5sum",
+    "sha1sum",
+    "sha224sum",
+    "sha256sum",
+    "sha384sum",
+    "sha512sum",
+    "b2sum",
+    "cksum",
+    "sum",
+    // Files and names.
+    "ls",
+    "stat",
+    "du",
+    "df",
+    "file",
+    "basename",
+    "dirname",
+    "realpath",
+    "readlink",
+    "mkdir",
+    "rmdir",
+    "touch",
+    "rm",
+    "cp",
+    "mv",
+    "ln",
+    "chmod",
+    "truncate",
+    "mktemp",
+    "date",
+    "printenv",
+    "id",
+    "whoami",
+    "uname",
+    "hostname",
+    "nproc",
+    // Compressed data, read or written (no command runs from their options).
+    "gzip",
+    "gunzip",
+    "zcat",
+    "bzip2",
+    "bunzip2",
+    "bzcat",
+    "xz",
+    "unxz",
+    "xzcat",
+    "zstd",
+    "unzstd",
+    "zstdcat",
+    "unzip",
+    // Structured data and the network.
+    "xmllint",
+    "curl",
+];
+
+/// Tools whose program texts and options `super::tools` and `super::invoke::program_files`
+/// read (review 14), and the runners whose definitions `super::reach` warns about.
+const READ_TOOLS: &[&str] = &[
+    "awk",
+    "gawk",
+    "mawk",
+    "nawk",
+    "original-awk",
+    "sed",
+    "gsed",
+    "jq",
+    "gojq",
+    "jaq",
+    "make",
+    "gmake",
+    "remake",
+    "git",
+    "tar",
+    "gtar",
+    "bsdtar",
+    "prove",
+    "find",
+    "xargs",
+    "npm",
+    "yarn",
+    "pnpm",
+    "npx",
+    "bunx",
+    "just",
+    "tox",
+    "pytest",
+    "go",
+    "cargo",
+];
+
+/// The system's program folders: a program named by a path into one is the program of that
+/// name, and must be on the list as its bare name must.
+const SYSTEM_FOLDERS: &[&str] = &[
+    "/bin",
+    "/sbin",
+    "/usr/bin",
+    "/usr/sbin",
+    "/usr/local/bin",
+    "/usr/local/sbin",
+    "/usr/libexec",
+    "/usr/lib",
+    "/opt",
+    "/snap/bin",
+    "/nix",
+];
+
+/// Why a check line may not name `program` (as written; `name` is its lower-case file
+/// name), or `None` when it may. `plan_path` is the plan's own `env: PATH`, if it sets one:
+/// a bare name found there outside the system's folders is the plan's own program (gate
+/// protects it as a grader). Interpreters are not asked (`super::invoke` reads them).
+pub(super) fn refused(
+    program: &str,
+    name: &str,
+    dir: &Path,
+    plan_path: Option<&str>,
+) -> Option<String> {
+    if DATA_TOOLS.contains(&name) || READ_TOOLS.contains(&name) {
+        return None;
+    }
+    let own = |at: &Path| !SYSTEM_FOLDERS.iter().any(|f| at.starts_with(f));
+    if program.contains('/') {
+        if own(&super::invoke::resolve(program, dir)) {
+            // The plan's own program (a grader), protected by the grammar.
+            return None;
+        }
+    } else if let Some(path) = plan_path {
+        let found = path
+            .split(':')
+            .filter(|d| !d.is_empty())
+            .map(|d| super::invoke::resolve(d, dir).join(program))
+            .find(|p| p.is_file());
+        if found.is_some_and(|p| own(&p)) {
+            return None;
+        }
+    }
+    Some(format!(
+        "`{name}`, a program whose arguments gate does not read (it may run a command or \
+         load a file they name, which a trial could write): a check line names an \
+         interpreter with its script, a tool gate reads (awk, sed, jq, make, git, tar, find, \
+         xargs, prove), a test runner (pytest, npm, npx, go, cargo, …) or a program that runs \
+         nothing it is given (grep, diff, cmp, test, cat, wc, …). Run `{name}` from a grader \
+         script in a folder the trials do not write (`sh graders/check.sh`)"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_program_the_reviews_used_to_hide_a_command_is_refused_by_name_and_by_path() {
+        let dir = Path::new("/tmp");
+        for (program, name) in [
+            ("taskset", "taskset"),
+            ("strace", "strace"),
+            ("sqlite3", "sqlite3"),
+            ("zip", "zip"),
+            ("script", "script"),
+            ("/usr/bin/taskset", "taskset"),
+            ("/bin/setpriv", "setpriv"),
+        ] {
+            assert!(refused(program, name, dir, None).is_some(), "{program}");
+        }
+    }
+
+    #[test]
+    fn data_tools_read_tools_and_the_plans_own_programs_are_accepted() {
+        let dir = Path::new("/tmp");
+        for (program, name) in [
+            ("grep", "grep"),
+            ("/usr/bin/diff", "diff"),
+            ("jq", "jq"),
+            ("make", "make"),
+            ("./check.sh", "check.sh"),
+            ("graders/grade", "grade"),
+            ("/home/runner/work/x/graders/grade", "grade"),
+        ] {
+            assert_eq!(refused(program, name, dir, None), None, "{program}");
+        }
+    }
+}

@@ -1,0 +1,93 @@
+//! Reviews 16 and 17 (issue 29): the largest class both found in the review-14 fixes, a
+//! program whose arguments gate does not read hiding the command it runs (`taskset 1 sh
+//! lib/new.sh`, `strace`, `sqlite3 .shell`, `find -exec env …`): a check line's programs are
+//! now read against an allow-list (`src/plan/programs.rs`). Each form is refused when the
+//! plan is loaded (exit 2); the honest lines of the allowed programs stay accepted, and a
+//! wrong answer still FAILs through them.
+
+use crate::common::*;
+
+/// A task folder with a protected grader `graders/grade`; the agent answers `answer`.
+fn fixture(check: &str, answer: &str) -> Fixture {
+    let f = Fixture::new(&plan("", check));
+    for (file, text) in [
+        ("graders/grade", "grep -qx right result.txt\n".to_string()),
+        ("agent.sh", format!("echo {answer} > result.txt\n")),
+        ("list", "graders/grade\n".to_string()),
+    ] {
+        std::fs::create_dir_all(f.path(file).parent().unwrap()).unwrap();
+        std::fs::write(f.path(file), text).unwrap();
+    }
+    f
+}
+
+#[test]
+fn rev16_rev17_a_program_gate_does_not_read_is_refused_at_load() {
+    for (line, what) in [
+        // rev16 A, rev17 e12: a prefix gate did not list hid the command after it.
+        (
+            "taskset 1 sh lib/new.sh",
+            "`taskset`, a program whose arguments gate does not read",
+        ),
+        ("/usr/bin/taskset 1 sh graders/grade", "`taskset`"),
+        ("setpriv --reuid=0 sh lib/new.sh", "`setpriv`"),
+        ("prlimit --nofile=64 sh lib/new.sh", "`prlimit`"),
+        ("strace -o /dev/null sh lib/new.sh", "`strace`"),
+        ("script -qec 'sh lib/new.sh' /dev/null", "`script`"),
+        ("flock /tmp/l sh lib/new.sh", "`flock`"),
+        // rev16 H/J, rev17: tools whose own options or commands run a command.
+        ("sqlite3 x.db '.shell sh lib/new.sh'", "`sqlite3`"),
+        ("zip -T -TT 'sh lib/new.sh' a.zip result.txt", "`zip`"),
+        ("gcc -wrapper sh,lib/new.sh -E -x c /dev/null", "`gcc`"),
+        // The program `find -exec` and `xargs` run.
+        ("find . -maxdepth 0 -exec env sh lib/new.sh \\;", "`env`"),
+        ("xargs -a list taskset 1 sh", "`taskset`"),
+        ("xargs --max-l=1 echo", "the option `--max-l=1` of `xargs`"),
+    ] {
+        assert_refused_at_load(&fixture(line, "wrong"), line, what);
+    }
+}
+
+#[test]
+fn rev16_rev17_honest_lines_of_allowed_programs_are_accepted_and_judge() {
+    for line in [
+        "grep -qx right result.txt",
+        "test -f result.txt && grep -q right result.txt",
+        "sh graders/grade",
+        "./graders/grade",
+        "/usr/bin/grep -qx right result.txt",
+        "cat result.txt | tr -d ' ' | grep -qx right",
+        "find . -maxdepth 1 -name result.txt -exec grep -qx right {} +",
+        "echo result.txt | xargs grep -qx right",
+    ] {
+        let prog = line.starts_with("./graders");
+        let right = fixture(line, "right");
+        if prog {
+            // Run as a program, the grader needs its mode.
+            use std::os::unix::fs::PermissionsExt;
+            let g = right.path("graders/grade");
+            std::fs::write(&g, "#!/bin/sh\ngrep -qx right result.txt\n").unwrap();
+            std::fs::set_permissions(&g, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        check(&right).code(0);
+        assert_run_exits(&right, line, 0);
+        let wrong = fixture(line, "wrong");
+        if prog {
+            use std::os::unix::fs::PermissionsExt;
+            let g = wrong.path("graders/grade");
+            std::fs::write(&g, "#!/bin/sh\ngrep -qx right result.txt\n").unwrap();
+            std::fs::set_permissions(&g, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        assert_run_exits(&wrong, line, 1);
+    }
+}
+
+#[test]
+fn rev16_n_cargo_and_go_test_get_the_runner_warning_as_make_and_npm_do() {
+    for line in ["cargo test", "go test ./..."] {
+        let f = fixture(line, "right");
+        check(&f)
+            .code(0)
+            .stderr(predicates::str::contains("warning: task `agent`"));
+    }
+}
