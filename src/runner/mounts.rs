@@ -25,7 +25,9 @@
 //! capabilities that reach beneath a mount or around a path (`CAP_SYS_ADMIN`: `open_tree`
 //! of a mount without its binds, `fsmount`, `setns`; `CAP_DAC_READ_SEARCH`:
 //! `open_by_handle_at`; `CAP_MKNOD`, `CAP_SYS_MODULE`, `CAP_SYS_RAWIO`, `CAP_BPF`,
-//! `CAP_SYS_PTRACE`): a root task keeps the rest (binding a low port, `chown`).
+//! `CAP_SYS_PTRACE`), and those that read or steer other processes (`CAP_PERFMON`,
+//! `CAP_SYS_NICE`, `CAP_CHECKPOINT_RESTORE`: review 18): a root task keeps the rest
+//! (binding a low port, `chown`).
 //!
 //! The task cannot undo the binds: a Landlock domain that handles filesystem access may not
 //! `mount`, `umount` or remount (the sandbox module applies Landlock after this layer).
@@ -82,8 +84,13 @@ const MOUNT_ATTR_RDONLY: u64 = 0x1;
 
 /// The capabilities a privileged task loses (see the module doc): by number,
 /// `CAP_DAC_READ_SEARCH` 2, `CAP_SYS_MODULE` 16, `CAP_SYS_RAWIO` 17, `CAP_SYS_PTRACE` 19,
-/// `CAP_SYS_ADMIN` 21, `CAP_MKNOD` 27, `CAP_BPF` 39.
-const DROPPED_CAPS: [u32; 7] = [2, 16, 17, 19, 21, 27, 39];
+/// `CAP_SYS_ADMIN` 21, `CAP_SYS_NICE` 23, `CAP_MKNOD` 27, `CAP_PERFMON` 38, `CAP_BPF` 39,
+/// `CAP_CHECKPOINT_RESTORE` 40. Review 18 (A22, A23, A09): `CAP_PERFMON` alone gives a
+/// tracer's read access to any process (`perf_event_open` sampling every process's user
+/// stack, a token among them; `/proc/PID/maps`), and with `CAP_SYS_NICE`
+/// `process_madvise` on the init that shares gate's memory; `CAP_CHECKPOINT_RESTORE` opens
+/// other processes' `/proc/PID/map_files`.
+const DROPPED_CAPS: [u32; 10] = [2, 16, 17, 19, 21, 23, 27, 38, 39, 40];
 
 /// What one bind does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

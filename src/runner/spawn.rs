@@ -574,6 +574,22 @@ impl Proc {
     }
 }
 
+impl Drop for Proc {
+    /// A process dropped unreaped (a panic between its spawn and its reaping) is killed with
+    /// its process group and reaped: its trial's thread, kept for later trials, no longer
+    /// ends to fire its death signal (review 18, L4). Unreaped, it is still this process's
+    /// child, so its pid names it and no other.
+    fn drop(&mut self) {
+        if self.status.is_some() {
+            return;
+        }
+        if let Some(pid) = Pid::from_raw(self.pid as libc::pid_t) {
+            let _ = rustix::process::kill_process_group(pid, Signal::KILL);
+            let _ = self.wait();
+        }
+    }
+}
+
 /// Bytes of each child stack (the child's steps need a few KiB), below a guard page.
 const STACK_BYTES: usize = 64 * 1024;
 /// Stacks per spawn: the child (the waiter), and the init and the task of a PID namespace.

@@ -655,15 +655,16 @@ fn a_task_cannot_read_or_write_the_memory_its_init_shares_with_gate() {
     // The init of a trial's PID namespace (pid 1, the task's parent) shares gate's memory: the
     // task must not read or write it, nor take its descriptors, with Landlock's signal scope
     // and under the seccomp fallback alike (the kernel refuses a tracer's access to a process
-    // whose capabilities it lacks; Landlock, to a process outside its domain). What a tracer's
-    // read access shows (`maps`, `environ`: gate's environment as it is after start) holds no
-    // token.
+    // whose capabilities it lacks; Landlock, to a process outside its domain), nor open what
+    // a tracer's read access shows (`maps`, `smaps`, `auxv`, `pagemap`, `environ`: review
+    // 18 read them with the CAP_PERFMON a root task kept), and no token reaches it.
     let test = "a_task_cannot_read_or_write_the_memory_its_init_shares_with_gate";
     if !pid_namespace_here(test) {
         return;
     }
     let script = "for p in 1 $PPID; do\n\
          \x20 (exec 3</proc/$p/mem) 2>/dev/null && echo \"opened mem of $p\"\n\
+         \x20 for f in maps smaps auxv pagemap environ; do (exec 3</proc/$p/$f) 2>/dev/null && echo \"opened $f of $p\"; done\n\
          \x20 (exec 3<>/proc/$p/mem) 2>/dev/null && echo \"opened mem of $p for writing\"\n\
          \x20 for fd in /proc/$p/fd/*; do readlink $fd >/dev/null 2>&1 && echo \"read fd link of $p\"; done\n\
          \x20 for fd in /proc/$p/fd/*; do (exec 3<$fd) 2>/dev/null && echo \"opened fd of $p\"; done\n\
@@ -695,4 +696,46 @@ fn a_task_cannot_read_or_write_the_memory_its_init_shares_with_gate() {
             );
         }
     }
+}
+
+#[test]
+fn rev18_a_task_keeps_no_capability_that_reads_or_steers_other_processes() {
+    // Review 18, A22/A23/A09: a root task kept CAP_PERFMON (perf_event_open sampled every
+    // process's user stack on the host, a token among them; read access to its init, which
+    // shares gate's memory) and CAP_SYS_NICE (process_madvise on that init paged gate's heap
+    // out). It loses them, and CAP_CHECKPOINT_RESTORE; and its init, whose core dump would
+    // be gate's memory, dumps none (L1).
+    let test = "rev18_a_task_keeps_no_capability_that_reads_or_steers_other_processes";
+    if !pid_namespace_here(test) {
+        return;
+    }
+    let f = attack(
+        "grep -E '^Cap(Eff|Prm|Bnd):' /proc/self/status\n\
+         grep 'Max core file size' /proc/1/limits\n\
+         echo tried",
+    );
+    let out = f.command(&[]).output().unwrap();
+    let log = trial_log(&f);
+    assert_eq!(out.status.code(), Some(1), "{log}");
+    assert!(log.contains("tried"), "{log}");
+    for line in log.lines().filter(|l| l.starts_with("Cap")) {
+        let hex = line.split_whitespace().nth(1).unwrap();
+        let caps = u64::from_str_radix(hex, 16).unwrap();
+        for (bit, name) in [
+            (23, "CAP_SYS_NICE"),
+            (38, "CAP_PERFMON"),
+            (40, "CAP_CHECKPOINT_RESTORE"),
+        ] {
+            assert_eq!(caps & (1 << bit), 0, "{name} kept: {line}");
+        }
+    }
+    let core = log
+        .lines()
+        .find(|l| l.starts_with("Max core file size"))
+        .unwrap_or_default();
+    assert_eq!(
+        core.split_whitespace().collect::<Vec<_>>()[4..6],
+        ["0", "0"],
+        "the init's core limit: {core}"
+    );
 }

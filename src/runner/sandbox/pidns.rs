@@ -54,6 +54,7 @@
 //! mask, and `_exit` stay on `libc`.
 
 use std::io;
+use std::os::fd::BorrowedFd;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
 use rustix::fs::FileType;
@@ -177,6 +178,16 @@ extern "C" fn init_main(arg: *mut libc::c_void) -> libc::c_int {
         if task < 0 {
             libc::_exit(127);
         }
+        // The init's core dump would be gate's memory, which it shares: none, and no
+        // raising it back (the task has no CAP_SYS_RESOURCE; review 18, L1). Set after the
+        // task's clone, so that the task keeps its own limit.
+        let _ = setrlimit(
+            Resource::Core,
+            Rlimit {
+                current: Some(0),
+                maximum: Some(0),
+            },
+        );
         reaper(task, shared)
     }
 }
@@ -203,9 +214,12 @@ unsafe fn close_all() {
             0 as libc::c_uint,
         ) != 0
         {
-            // Kernels before 5.9.
+            // Kernels before 5.9: rustix's raw `close`, which writes no `errno` for the
+            // descriptors that are not open (review 18, L3).
             for fd in 0..4096 {
-                libc::close(fd);
+                if rustix::io::fcntl_getfd(BorrowedFd::borrow_raw(fd)).is_ok() {
+                    rustix::io::close(fd);
+                }
             }
         }
     }
@@ -245,7 +259,11 @@ unsafe fn waiter(init: libc::pid_t, shared: &Shared<'_>) -> ! {
                     maximum: Some(0),
                 },
             );
-            libc::signal(sig, libc::SIG_DFL);
+            // SIGKILL's and SIGSTOP's action cannot be set: the call would fail and write
+            // `errno` (the C library's, gate's thread's: review 18, L3).
+            if sig != libc::SIGKILL && sig != libc::SIGSTOP {
+                libc::signal(sig, libc::SIG_DFL);
+            }
             let mut set: libc::sigset_t = std::mem::zeroed();
             libc::sigemptyset(&mut set);
             libc::sigaddset(&mut set, sig);
