@@ -91,3 +91,25 @@ fn rev16_n_cargo_and_go_test_get_the_runner_warning_as_make_and_npm_do() {
             .stderr(predicates::str::contains("warning: task `agent`"));
     }
 }
+
+#[test]
+fn rev16_p_a_cd_into_a_folder_missing_at_load_is_refused() {
+    // Review 16, P: `cd sub && sh graders/grade` with `sub/` missing at load: gate read
+    // `graders/grade` in the old folder and protected it; the trial created
+    // `sub/graders/grade`, which ran.
+    for line in [
+        "cd sub && sh graders/grade",
+        "pushd sub && sh graders/grade",
+    ] {
+        assert_refused_at_load(
+            &fixture(line, "wrong"),
+            line,
+            "a folder that does not exist when the plan is loaded",
+        );
+    }
+    // A folder that exists at load is followed as before.
+    let f = fixture("cd graders && sh grade", "wrong");
+    std::fs::write(f.path("graders/grade"), "grep -qx right ../result.txt\n").unwrap();
+    check(&f).code(0);
+    assert_run_exits(&f, "cd graders && sh grade", 1);
+}

@@ -620,7 +620,15 @@ fn a_boxed_trials_waiter_and_init_share_gates_memory_instead_of_copying_it() {
         .unwrap();
     let gate = child.id() as i32;
     // gate's children: the trial's waiter, once it is started.
-    let children = || children_of(gate);
+    // The waiter is gate's child whose children get another PID namespace than gate's (gate
+    // also forks, briefly, to make the run's mount namespace: that child is a copy).
+    let pid_ns = |pid: i32| std::fs::read_link(format!("/proc/{pid}/ns/pid_for_children")).ok();
+    let children = || {
+        children_of(gate)
+            .into_iter()
+            .filter(|&c| pid_ns(c).is_some() && pid_ns(c) != pid_ns(gate))
+            .collect::<Vec<_>>()
+    };
     let mut waiters = Vec::new();
     for _ in 0..200 {
         waiters = children();
