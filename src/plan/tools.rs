@@ -1352,31 +1352,64 @@ fn python(words: &[&str]) -> Option<String> {
 /// in `./node_modules` first, which a trial could create (review 14, c44; as `--test-reporter
 /// NAME`, review 13, b09).
 fn node(words: &[&str], dir: &Path) -> Option<String> {
-    if dir.join("node_modules").is_dir() {
-        return None;
-    }
+    // A bare name resolves in `./node_modules/NAME` when that package is there when the plan
+    // is loaded; otherwise a trial could create it, in a `node_modules` it creates or one
+    // that is there already (review 17, e08).
+    let installed = |name: &str| {
+        let mut parts = name.split('/');
+        let top = match (parts.next(), parts.next()) {
+            (Some(scope), Some(n)) if scope.starts_with('@') => format!("{scope}/{n}"),
+            (Some(t), _) => t.to_string(),
+            _ => return false,
+        };
+        dir.join("node_modules").join(top).exists()
+    };
     // Inline code (`-e`, `-p`, `--eval`, `--print`) and a script's own requires (review 14,
-    // c04, c31): a bare package name that is not one of node's own modules.
+    // c04, c31), and those of the files they load by a relative name, transitively (review
+    // 17, e08): a bare package name that is not one of node's own modules.
     let mut codes = Vec::new();
     let mut k = 1;
     while k < words.len() {
         let t = words[k];
         if matches!(t, "-e" | "-p" | "--eval" | "--print" | "-pe") {
-            codes.extend(words.get(k + 1).map(|c| c.to_string()));
+            codes.extend(words.get(k + 1).map(|c| (c.to_string(), dir.to_path_buf())));
             k += 2;
             continue;
         }
         if !t.starts_with('-') {
-            codes.extend(read(dir, t));
+            let at = super::invoke::resolve(t, dir);
+            if let Ok(text) = std::fs::read_to_string(&at) {
+                codes.push((text, at.parent().unwrap_or(dir).to_path_buf()));
+            }
             break;
         }
         k += 1;
     }
-    if let Some(name) = codes.iter().find_map(|c| bare_package(c)) {
-        return Some(format!(
-            "`require(\"{name}\")`, a package node looks up in a `node_modules` a trial could \
-             create in the task's folder"
-        ));
+    let mut seen = std::collections::BTreeSet::new();
+    let mut c = 0;
+    while c < codes.len() && c < 200 {
+        let (code, base) = codes[c].clone();
+        c += 1;
+        for name in module_names(&code) {
+            let path = name.starts_with('.') || name.starts_with('/') || name.contains(':');
+            if path {
+                if let Some(f) = super::words::node_resolve(&base, &name)
+                    && f.is_file()
+                    && seen.insert(f.clone())
+                    && let Ok(text) = std::fs::read_to_string(&f)
+                {
+                    codes.push((text, f.parent().unwrap_or(&base).to_path_buf()));
+                }
+                continue;
+            }
+            let top = name.split('/').next().unwrap_or(&name);
+            if !name.is_empty() && !NODE_BUILTINS.contains(&top) && !installed(&name) {
+                return Some(format!(
+                    "`require(\"{name}\")`, a package node looks up in a `node_modules` a trial \
+                     could create or add to in the task's folder"
+                ));
+            }
+        }
     }
     for (k, t) in words.iter().enumerate().skip(1) {
         for long in [
@@ -1394,10 +1427,10 @@ fn node(words: &[&str], dir: &Path) -> Option<String> {
             });
             let Some(v) = v else { continue };
             let path = v.starts_with('.') || v.starts_with('/') || v.starts_with("file:");
-            if !path && !v.starts_with("node:") {
+            if !path && !v.starts_with("node:") && !installed(v) {
                 return Some(format!(
                     "`{long} {v}`, a package node looks up in a `node_modules` a trial could create \
-                     in the task's folder"
+                     or add to in the task's folder"
                 ));
             }
         }
@@ -1452,31 +1485,63 @@ const NODE_BUILTINS: &[&str] = &[
     "test",
 ];
 
-/// The first bare package name JavaScript `code` requires or imports as a literal
-/// (`require("pkg")`, `import("pkg")`, `from "pkg"`), that is not one of node's own.
-fn bare_package(code: &str) -> Option<String> {
-    for opener in ["require(", "import(", "from "] {
-        for (at, _) in code.match_indices(opener) {
-            let rest = code[at + opener.len()..].trim_start();
-            let Some(q) = rest
-                .chars()
-                .next()
-                .filter(|c| matches!(c, '"' | '\'' | '`'))
-            else {
-                continue;
-            };
-            let Some(end) = rest[1..].find(q) else {
-                continue;
-            };
-            let name = &rest[1..1 + end];
-            let top = name.split('/').next().unwrap_or(name);
-            let path = name.starts_with('.') || name.starts_with('/') || name.contains(':');
-            if !path && !name.is_empty() && !NODE_BUILTINS.contains(&top) {
-                return Some(name.to_string());
+/// The names JavaScript `code` requires or imports as a literal: `require("x")`,
+/// `import("x")`, `import "x"`, `from "x"`, with whitespace, comments, parentheses or an
+/// escaped quote (code inside a string) between the keyword and the literal (review 17,
+/// e08, e14: `require ("x")`, `require\n("x")`, `require(("x"))`).
+fn module_names(code: &str) -> Vec<String> {
+    let c: Vec<char> = code.chars().collect();
+    let ident = |ch: char| ch.is_alphanumeric() || ch == '_' || ch == '$';
+    let mut out = Vec::new();
+    let mut k = 0;
+    while k < c.len() {
+        if !ident(c[k]) || (k > 0 && ident(c[k - 1])) {
+            k += 1;
+            continue;
+        }
+        let from = k;
+        while k < c.len() && ident(c[k]) {
+            k += 1;
+        }
+        let word: String = c[from..k].iter().collect();
+        if !matches!(word.as_str(), "require" | "import" | "from") {
+            continue;
+        }
+        // `Array.from("…")` is no import.
+        if word != "require" && from > 0 && c[from - 1] == '.' {
+            continue;
+        }
+        let mut j = k;
+        loop {
+            match (c.get(j), c.get(j + 1)) {
+                (Some(x), _) if x.is_whitespace() || *x == '(' => j += 1,
+                (Some('\\'), Some('"' | '\'' | '`')) => j += 1,
+                (Some('/'), Some('*')) => {
+                    j += 2;
+                    while j < c.len() && !(c[j] == '*' && c.get(j + 1) == Some(&'/')) {
+                        j += 1;
+                    }
+                    j += 2;
+                }
+                (Some('/'), Some('/')) => {
+                    while j < c.len() && c[j] != '\n' {
+                        j += 1;
+                    }
+                }
+                _ => break,
             }
         }
+        let Some(&q) = c.get(j).filter(|x| matches!(x, '"' | '\'' | '`')) else {
+            continue;
+        };
+        let mut e = j + 1;
+        while e < c.len() && c[e] != q {
+            e += 1;
+        }
+        let name: String = c[j + 1..e.min(c.len())].iter().collect();
+        out.push(name.trim_end_matches('\\').to_string());
     }
-    None
+    out
 }
 
 #[cfg(test)]

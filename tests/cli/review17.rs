@@ -363,3 +363,53 @@ fn rev17_e10_honest_awk_jq_sed_python_and_git_lines_are_accepted() {
         );
     }
 }
+
+/// `fixture` with node graders: `graders/main.js` requires `./helper.js`, which requires
+/// the bare package `okcheck`; `graders/main.mjs` imports `okpre` for its side effects;
+/// and a `node_modules` holding some other package (`present`) in the task's folder.
+fn node_fixture(check: &str) -> Fixture {
+    let f = fixture(check, "");
+    for (file, text) in [
+        ("graders/main.js", "process.exit(require(\"./helper.js\")() ? 0 : 1)\n"),
+        ("graders/helper.js", "module.exports = require(\"okcheck\");\n"),
+        ("graders/main.mjs", "import \"okpre\";\nprocess.exit(1);\n"),
+        ("graders/check.js", "process.exit(1)\n"),
+        ("node_modules/present/index.js", "module.exports = () => true;\n"),
+    ] {
+        std::fs::create_dir_all(f.path(file).parent().unwrap()).unwrap();
+        std::fs::write(f.path(file), text).unwrap();
+    }
+    f
+}
+
+#[test]
+fn rev17_e08_e14_bare_node_names_by_any_spelling_or_transitively_are_refused() {
+    for line in [
+        r#"node -e 'process.exit(require ("okcheck")()?0:1)'"#,
+        "node -e 'process.exit(require\n(\"okcheck\")()?0:1)'",
+        r#"node -e 'process.exit(require(("okcheck"))()?0:1)'"#,
+        r#"node -e 'process.exit(require("okcheck",)()?0:1)'"#,
+        "node graders/main.js",
+        "node graders/main.mjs",
+        r#"node -e 'process.exit(require("child_process").spawnSync("node",["-e","process.exit(require(\"okcheck\")()?0:1)"]).status)'"#,
+        // The task's folder has a `node_modules`, without the package: a trial adds it.
+        r#"node -e 'process.exit(require("okcheck")()?0:1)'"#,
+        "node -r okpre graders/check.js",
+    ] {
+        assert_refused_at_load(&node_fixture(line), line, "a package node looks up");
+    }
+    // A package the task's `node_modules` holds at load, and `Array.from("…")`, are no
+    // refusal.
+    for line in [
+        r#"node -e 'process.exit(require("present")()?0:1)'"#,
+        r#"node -e 'process.exit(Array.from("ab").length == 2 ? 0 : 1)'"#,
+    ] {
+        let out = check(&node_fixture(line)).get_output().clone();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "`{line}` refused:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
