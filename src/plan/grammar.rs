@@ -109,9 +109,41 @@ const COMMAND_LANGUAGES: &[&str] = &[
     "tmux",
     "at",
     "batch",
-    // `script -c CMD` runs a shell line gate does not read (review 17, e12).
+    // `script -c CMD` runs a shell line gate does not read (review 17, e12); m4's
+    // `syscmd`, sqlite3's `.shell` (e20, e48).
     "script",
     "m4",
+    "sqlite3",
+    "duckdb",
+    "psql",
+    "mysql",
+];
+
+/// Launchers whose options gate does not read, before the command they run (review 17,
+/// e45: `taskset 1 sh lib/new.sh`): the command is not read as one.
+const LAUNCHERS: &[&str] = &[
+    "taskset",
+    "setpriv",
+    "prlimit",
+    "setarch",
+    "linux32",
+    "linux64",
+    "fakeroot",
+    "strace",
+    "ltrace",
+    "valgrind",
+    "ssh-agent",
+    "dbus-run-session",
+    "firejail",
+    "bwrap",
+    "unshare",
+    "nsenter",
+    "chroot",
+    "runuser",
+    "su",
+    "sg",
+    "flock",
+    "catchsegv",
 ];
 
 /// Prefixes that run the command after their options (`timeout 10 sh grade`).
@@ -570,6 +602,11 @@ impl Reader<'_> {
             }
         }
         self.exact(program, "the program")?;
+        // A program run by its path (`./lib/new.sh`), missing at load in a folder the
+        // trials write, is the trial's to create, as a script is (review 17, e23).
+        if program.text.contains('/') {
+            self.present(&program.text, "the program", false, false)?;
+        }
         let name = name_of(&program.text);
         let rest = &words[i + 1..];
         match name.as_str() {
@@ -673,15 +710,51 @@ impl Reader<'_> {
                         w.text
                     ));
                 }
+                // Review 17, e41, e50: a tool whose options run commands (`xargs make`, the
+                // `--eval` from the input), a command prefix (`xargs env`, `xargs timeout
+                // 10`: the program from the input), or no program at all.
+                let program = rest.iter().find(|w| !w.text.starts_with('-'));
+                let tool = program.map(|w| name_of(&w.text));
+                // awk stops reading options at its program; GNU getopt tools (sed, make,
+                // tar, jq, git, prove) take an option from anywhere in their words.
+                let tool_ok = tool.as_deref().is_some_and(|t| {
+                    !PREFIXES.contains(&t)
+                        && !matches!(
+                            bare(t),
+                            "sed"
+                                | "gsed"
+                                | "make"
+                                | "gmake"
+                                | "remake"
+                                | "tar"
+                                | "gtar"
+                                | "bsdtar"
+                                | "jq"
+                                | "gojq"
+                                | "jaq"
+                                | "git"
+                                | "prove"
+                        )
+                });
+                if !tool_ok {
+                    return Err(format!(
+                        "`xargs` running {} (its program or options come from its input)",
+                        tool.map_or("what its input names".to_string(), |t| format!("`{t}`"))
+                    ));
+                }
                 // `xargs awk -f F`: F is named, and a grader (review 13).
                 for k in 0..rest.len() {
                     self.program_files(&rest[k..])?;
                 }
             }
             "find" => {
+                // Review 17, e50: the found file itself (`-exec {} +`) or a command prefix
+                // (`-exec env {} \;`) as the program runs each file it finds.
                 let exec = rest.windows(2).find(|p| {
                     matches!(p[0].text.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir")
-                        && interpreter(&p[1].text)
+                        && (interpreter(&p[1].text)
+                            || p[1].text.contains("{}")
+                            || PREFIXES.contains(&name_of(&p[1].text).as_str()))
                 });
                 if let Some(p) = exec {
                     return Err(format!(
@@ -698,6 +771,12 @@ impl Reader<'_> {
         }
         if REFUSED_BUILTINS.contains(&name.as_str()) {
             return Err(format!("`{name}`"));
+        }
+        if LAUNCHERS.contains(&name.as_str()) {
+            return Err(format!(
+                "`{name}`, a launcher of the command after it whose options gate does not read \
+                 (run the command without it)"
+            ));
         }
         if COMMAND_LANGUAGES.contains(&name.as_str()) {
             return Err(format!(
@@ -752,7 +831,9 @@ impl Reader<'_> {
             self.exact(&words[*k], "a file an interpreter's option loads")?;
             // `node --import file:///…/lib/x.mjs`, `data:text/javascript,import "…"`
             // (review 14, c07): a URL is no path gate protects.
-            if v.starts_with("file:") || v.starts_with("data:") {
+            // URL schemes are case-insensitive (review 17, e32, e56: `FILE:`).
+            let lower = v.to_ascii_lowercase();
+            if lower.starts_with("file:") || lower.starts_with("data:") {
                 return Err(format!(
                     "the URL `{v}` as a file an interpreter's option loads (name the file by \
                      its path)"
@@ -840,6 +921,29 @@ impl Reader<'_> {
             };
             return inner.shell(&w.text);
         }
+        // Python reads identifiers NFKC-normalised (`os.ｓｙｓｔｅｍ` is `os.system`, review 17,
+        // e55); gate compares them as written: a non-ASCII letter outside string literals
+        // is refused.
+        if lang == Lang::Python {
+            let chars: Vec<char> = w.text.chars().collect();
+            let mut inside = vec![false; chars.len()];
+            for (open, close, _) in super::words::literals_at(&chars) {
+                for f in inside
+                    .iter_mut()
+                    .take(close.min(chars.len() - 1) + 1)
+                    .skip(open)
+                {
+                    *f = true;
+                }
+            }
+            if let Some(c) = (0..chars.len()).find(|&k| !inside[k] && !chars[k].is_ascii()) {
+                return Err(format!(
+                    "inline Python code with the character `{}` outside a string (Python reads \
+                     identifiers NFKC-normalised; write them in ASCII)",
+                    chars[c]
+                ));
+            }
+        }
         if let Some(why) = inline_code_problem(lang, &w.text) {
             return Err(why);
         }
@@ -866,7 +970,8 @@ impl Reader<'_> {
             ));
         }
         for l in super::words::loader_arguments(&w.text) {
-            if l.starts_with("file:") || l.starts_with("data:") {
+            let lower = l.to_ascii_lowercase();
+            if lower.starts_with("file:") || lower.starts_with("data:") {
                 return Err(format!(
                     "inline code that loads the URL `{l}` (name the file by its path)"
                 ));
@@ -989,6 +1094,15 @@ impl Reader<'_> {
         for (k, path, makefile_of) in super::invoke::program_files(&texts) {
             let what = format!("the program file of `{name}`");
             self.exact(&words[k], &what)?;
+            // `echo 'BEGIN{system(…)}' | awk -f -` (review 17, e33, e22): the program is
+            // text another command writes, which gate does not read (nor its own stdin).
+            let at = super::invoke::resolve(&path, &self.dir);
+            if path == "-" || super::invoke::is_stdin(&at.to_string_lossy()) {
+                return Err(format!(
+                    "`{name}` reading its program file from stdin (`{path}`): name the file, \
+                     under a folder the trials cannot write"
+                ));
+            }
             if makefile_of {
                 let dir = super::invoke::resolve(&path, &self.dir);
                 if !super::invoke::makefiles(&dir).iter().any(|m| m.is_file())

@@ -38,6 +38,26 @@ pub(super) fn problem(words: &[&str], dir: &Path) -> Option<String> {
         "perl" => perl(words),
         "node" | "nodejs" | "bun" | "deno" => node(words, dir),
         n if is_python(n) => python(words),
+        "zip" => words[1..]
+            .iter()
+            .find(|t| **t == "-TT" || t.starts_with("--unzip-command"))
+            .map(|t| format!("`zip {t}` (it runs a command to test the archive)")),
+        "gcc" | "cc" | "clang" | "g++" | "c++" | "clang++" => words[1..]
+            .iter()
+            .find(|t| {
+                t.starts_with("-wrapper")
+                    || t.starts_with("-B")
+                    || t.starts_with("-fplugin")
+                    || t.starts_with("-specs")
+                    || t.starts_with("--specs")
+            })
+            .map(|t| {
+                format!("`{name} {t}` (the compiler runs a program or plugin it names or finds)")
+            }),
+        "man" => words[1..]
+            .iter()
+            .find(|t| t.starts_with("-P") || t.starts_with("--pager") || t.starts_with("-H"))
+            .map(|t| format!("`man {t}` (it runs the command it names)")),
         _ => None,
     }
 }
@@ -1227,8 +1247,10 @@ fn perl(words: &[&str]) -> Option<String> {
                 }
                 continue;
             }
-            // Letters whose value is the rest of the word.
+            // Letters whose value is the rest of the word; `-I DIR` the next word when
+            // nothing is glued (review 17, e53: `perl -I graders -d …`).
             if "MmIxiCFDV".contains(l) {
+                i += usize::from(l == 'I' && j == c.len());
                 break;
             }
             if l == 'e' || l == 'E' {
@@ -1283,6 +1305,17 @@ const PYTHON_CODE_RUNNERS: &[&str] = &[
     "interact",
 ];
 
+/// Python `code` with adjacent string literals joined (`"pkg" "util"` as `"pkgutil"`).
+fn joined_literals(code: &str) -> String {
+    let mut out = code.to_string();
+    for q in ['"', '\''] {
+        for sep in ["", " ", "  ", "\t"] {
+            out = out.replace(&format!("{q}{sep}{q}"), "");
+        }
+    }
+    out
+}
+
 /// Whether `code` holds `word` as a whole identifier.
 fn has_ident(code: &str, word: &str) -> bool {
     let id = |c: char| c.is_alphanumeric() || c == '_';
@@ -1333,7 +1366,9 @@ fn python(words: &[&str]) -> Option<String> {
             }
         }
         if *t == "-c" || (t.starts_with('-') && !t.starts_with("--") && t.ends_with('c')) {
-            let code = words.get(k + 1).copied().unwrap_or("");
+            // `__import__("pkg" "util")`: Python joins adjacent literals (review 17, e24).
+            let joined = joined_literals(words.get(k + 1).copied().unwrap_or(""));
+            let code = joined.as_str();
             if let Some((call, why)) = PYTHON_CALLS.iter().find(|(c, _)| code.contains(c)) {
                 return Some(format!("python's `{call}` (it {why})"));
             }
@@ -1355,35 +1390,39 @@ fn node(words: &[&str], dir: &Path) -> Option<String> {
     // A bare name resolves in `./node_modules/NAME` when that package is there when the plan
     // is loaded; otherwise a trial could create it, in a `node_modules` it creates or one
     // that is there already (review 17, e08).
-    let installed = |name: &str| {
+    // (Or in the `node_modules` beside the grader that requires it, which node searches
+    // first and which is protected with the grader's folder: review 17, e57.)
+    let installed_from = |name: &str, base: &Path| {
         let mut parts = name.split('/');
         let top = match (parts.next(), parts.next()) {
             (Some(scope), Some(n)) if scope.starts_with('@') => format!("{scope}/{n}"),
             (Some(t), _) => t.to_string(),
             _ => return false,
         };
-        dir.join("node_modules").join(top).exists()
+        base.join("node_modules").join(&top).exists()
+            || dir.join("node_modules").join(&top).exists()
     };
+    let installed = |name: &str| installed_from(name, dir);
     // Inline code (`-e`, `-p`, `--eval`, `--print`) and a script's own requires (review 14,
     // c04, c31), and those of the files they load by a relative name, transitively (review
     // 17, e08): a bare package name that is not one of node's own modules.
+    // The script and the code words as the one reading of node's words finds them (review
+    // 17, e52: `node -r ./setup.js graders/main.js`, `--title t graders/main.js`).
     let mut codes = Vec::new();
-    let mut k = 1;
-    while k < words.len() {
-        let t = words[k];
-        if matches!(t, "-e" | "-p" | "--eval" | "--print" | "-pe") {
-            codes.extend(words.get(k + 1).map(|c| (c.to_string(), dir.to_path_buf())));
-            k += 2;
-            continue;
+    match super::invoke::invocation(words).map(|i| i.runs) {
+        Ok(super::invoke::Runs::Code(ks)) => {
+            codes.extend(
+                ks.iter()
+                    .map(|&k| (words[k].to_string(), dir.to_path_buf())),
+            );
         }
-        if !t.starts_with('-') {
-            let at = super::invoke::resolve(t, dir);
+        Ok(super::invoke::Runs::Script(k)) => {
+            let at = super::invoke::resolve(words[k], dir);
             if let Ok(text) = std::fs::read_to_string(&at) {
                 codes.push((text, at.parent().unwrap_or(dir).to_path_buf()));
             }
-            break;
         }
-        k += 1;
+        _ => {}
     }
     let mut seen = std::collections::BTreeSet::new();
     let mut c = 0;
@@ -1403,7 +1442,13 @@ fn node(words: &[&str], dir: &Path) -> Option<String> {
                 continue;
             }
             let top = name.split('/').next().unwrap_or(&name);
-            if !name.is_empty() && !NODE_BUILTINS.contains(&top) && !installed(&name) {
+            let script = c > 1 || base != dir;
+            let found = if script {
+                installed_from(&name, &base)
+            } else {
+                installed(&name)
+            };
+            if !name.is_empty() && !NODE_BUILTINS.contains(&top) && !found {
                 return Some(format!(
                     "`require(\"{name}\")`, a package node looks up in a `node_modules` a trial \
                      could create or add to in the task's folder"
@@ -1426,7 +1471,9 @@ fn node(words: &[&str], dir: &Path) -> Option<String> {
                     .flatten()
             });
             let Some(v) = v else { continue };
-            let path = v.starts_with('.') || v.starts_with('/') || v.starts_with("file:");
+            let path = v.starts_with('.')
+                || v.starts_with('/')
+                || v.to_ascii_lowercase().starts_with("file:");
             if !path && !v.starts_with("node:") && !installed(v) {
                 return Some(format!(
                     "`{long} {v}`, a package node looks up in a `node_modules` a trial could create \

@@ -352,6 +352,10 @@ fn rev17_e10_honest_awk_jq_sed_python_and_git_lines_are_accepted() {
         "perl -0777 -ne 'exit(/right/ ? 0 : 1)' result.txt",
         "prove --norc -v graders/t/basic.t",
         "make --directory=tests c",
+        // Review 17, e31.
+        r#"jq -e '.include == 1 and ("import" | test("import"))' data.json"#,
+        r#"awk 'BEGIN{OFS="|"} {$1=$1; print}' data.txt | grep -q 'a|right'"#,
+        r#"awk '{gsub(/\|/, ",")} 1' data.txt | grep -q a"#,
     ] {
         let f = fixture(line, "");
         let out = check(&f).get_output().clone();
@@ -370,11 +374,20 @@ fn rev17_e10_honest_awk_jq_sed_python_and_git_lines_are_accepted() {
 fn node_fixture(check: &str) -> Fixture {
     let f = fixture(check, "");
     for (file, text) in [
-        ("graders/main.js", "process.exit(require(\"./helper.js\")() ? 0 : 1)\n"),
-        ("graders/helper.js", "module.exports = require(\"okcheck\");\n"),
+        (
+            "graders/main.js",
+            "process.exit(require(\"./helper.js\")() ? 0 : 1)\n",
+        ),
+        (
+            "graders/helper.js",
+            "module.exports = require(\"okcheck\");\n",
+        ),
         ("graders/main.mjs", "import \"okpre\";\nprocess.exit(1);\n"),
         ("graders/check.js", "process.exit(1)\n"),
-        ("node_modules/present/index.js", "module.exports = () => true;\n"),
+        (
+            "node_modules/present/index.js",
+            "module.exports = () => true;\n",
+        ),
     ] {
         std::fs::create_dir_all(f.path(file).parent().unwrap()).unwrap();
         std::fs::write(f.path(file), text).unwrap();
@@ -412,4 +425,161 @@ fn rev17_e08_e14_bare_node_names_by_any_spelling_or_transitively_are_refused() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
+}
+
+#[test]
+fn rev17_e33_e41_e50_a_program_from_stdin_or_from_xargs_find_input_is_refused() {
+    refused(&[
+        (
+            "",
+            r#"echo 'BEGIN{system("sh graders/grade")}' | awk -f -"#,
+            "reading its program file from stdin",
+        ),
+        (
+            "",
+            r#"echo 'BEGIN{system("sh graders/grade")}' | awk -f /dev/stdin"#,
+            "reading its program file from stdin",
+        ),
+        (
+            "",
+            r"printf '1e sh graders/grade\n' | sed -n -f - data.txt",
+            "reading its program file from stdin",
+        ),
+        (
+            "",
+            r"printf 'c:\n\t@sh graders/grade\n' | make -f - c",
+            "reading its program file from stdin",
+        ),
+        (
+            "",
+            "printf -- '--eval=c: ; @sh graders/grade' | xargs -0 make -f /dev/null c",
+            "`xargs` running `make`",
+        ),
+        (
+            "",
+            "echo ./lib/new.sh | xargs -n1 env",
+            "`xargs` running `env`",
+        ),
+        (
+            "",
+            "printf 'lib/new.sh' | xargs -0 timeout 10",
+            "`xargs` running `timeout`",
+        ),
+        ("", "find lib -name new.sh -exec {} +", "`find -exec {}`"),
+    ]);
+}
+
+#[test]
+fn rev17_e23_e45_e48_e49_programs_that_run_what_gate_does_not_read_are_refused() {
+    let missing = "does not exist when the plan is loaded";
+    refused(&[
+        ("", "./lib/new.sh", missing),
+        ("", "lib/new.sh", missing),
+        ("", "test -x lib/new.sh && ./lib/new.sh", missing),
+        ("", "taskset 1 sh lib/new.sh", "`taskset`, a launcher"),
+        (
+            "",
+            "strace -f -o /dev/null sh lib/new.sh",
+            "`strace`, a launcher",
+        ),
+        ("", "fakeroot sh lib/new.sh", "`fakeroot`, a launcher"),
+        (
+            "",
+            "sqlite3 :memory: '.shell sh graders/grade'",
+            "`sqlite3`, a program with a command language",
+        ),
+        (
+            "",
+            "zip -q -T -TT 'sh graders/grade' out.zip data.txt",
+            "`zip -TT`",
+        ),
+        (
+            "",
+            "gcc -wrapper sh,graders/grade -E -x c /dev/null -o /dev/null",
+            "`gcc -wrapper`",
+        ),
+        ("", "gcc -B lib/ -c -x c /dev/null -o /dev/null", "`gcc -B"),
+        ("", "jq --run-tests lib/new.txt", "`--run-tests`"),
+    ]);
+}
+
+#[test]
+fn rev17_e24_e34_e47_e53_e55_e56_more_spellings_of_the_same_classes_are_refused() {
+    refused(&[
+        (
+            "",
+            r#"python3 -I -c 'import sys; m = __import__("doc" "test"); sys.exit(m.testfile("lib/doc.txt", module_relative=False).failed)'"#,
+            "python's `doctest`",
+        ),
+        (
+            "",
+            "python3 -I -m cProfile lib/new.py",
+            "`python -m cProfile`",
+        ),
+        ("", "python3 -I -m pydoc ./lib/new.py", "`python -m pydoc`"),
+        (
+            "",
+            "python3 -I -m pdb -c continue graders/grade",
+            "`python -m pdb`",
+        ),
+        (
+            "",
+            "perl -I graders -d graders/pgrade </dev/null",
+            "`perl -d`",
+        ),
+        (
+            "",
+            "python3 -I -c 'import os, sys; sys.exit(os.\u{ff53}\u{ff59}\u{ff53}\u{ff54}\u{ff45}\u{ff4d}(\"sh lib/new.sh\") >> 8)'",
+            "NFKC",
+        ),
+        (
+            "",
+            r#"node -e 'import("FILE:///nonexistent/lib/new.mjs")'"#,
+            "the URL",
+        ),
+        (
+            "",
+            r#"perl -e 'exit(system("sh", "gr\waders/grade") >> 8)'"#,
+            "write the path without escapes",
+        ),
+        (
+            "",
+            r#"node -e 'process.exit(require("child_process").spawnSync("sh",["gr\kaders/grade"]).status)'"#,
+            "write the path without escapes",
+        ),
+    ]);
+}
+
+#[test]
+fn rev17_e52_e57_node_reads_the_script_past_option_values_and_the_graders_own_packages() {
+    for line in [
+        "node -r ./graders/check.js graders/main.js",
+        "node --title t graders/main.js",
+    ] {
+        assert_refused_at_load(&node_fixture(line), line, "a package node looks up");
+    }
+    // A grader with its own dependencies in `graders/node_modules` (node looks there
+    // first, and the grader's folder is protected whole) is accepted.
+    let line = "node graders/dep.js";
+    let f = node_fixture(line);
+    for (file, text) in [
+        (
+            "graders/dep.js",
+            "process.exit(require(\"okdep\")() ? 0 : 1)\n",
+        ),
+        (
+            "graders/node_modules/okdep/index.js",
+            "module.exports = () => false;\n",
+        ),
+    ] {
+        std::fs::create_dir_all(f.path(file).parent().unwrap()).unwrap();
+        std::fs::write(f.path(file), text).unwrap();
+    }
+    let out = check(&f).get_output().clone();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "`{line}` refused:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
