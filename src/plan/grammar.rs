@@ -1731,7 +1731,12 @@ fn inline_calls_problem(lang: Lang, code: &str) -> Option<String> {
             return Some("inline code that names the module `sys` in a string".into());
         }
     }
-    if lang == Lang::Node
+    // Review 17, e32: after `)` (`if (1) /"/`), `}` or perl's `split`, a `/` opens a regular
+    // expression as well: for node, and for perl code that runs or loads a file, every
+    // `/` outside a string counts.
+    let runs =
+        super::words::runs_text(code, true) || !super::words::loader_arguments(code).is_empty();
+    if (lang == Lang::Node || (lang == Lang::Other && runs))
         && let Some(re) = regex_with_a_quote(&chars)
     {
         // `const r=/"/; module.paths…; const s=/"/` (review 14, c38): gate reads code
@@ -1887,21 +1892,19 @@ fn ident_char(c: char) -> bool {
 }
 
 /// The index after the string literal that opens at `chars[i]`.
-/// The first JavaScript regular expression literal in `chars` that holds a quote (`'`,
-/// `"` or a backquote), if any. A `/` starts one where an operand may begin: at the start
-/// or after one of `(,=:[!&|?{};+-*%<>~^` (not `//` or `/*`, comments).
+/// The first JavaScript (or perl) regular expression literal in `chars` that holds a quote
+/// (`'`, `"` or a backquote), if any. Any `/` outside a string may start one (not `//` or
+/// `/*`): after `)`, `}` or a name the language may read a regular expression where gate
+/// would read a division (review 17, e32: `if (1) /"/.test(x)`, perl `split /"/`).
 fn regex_with_a_quote(chars: &[char]) -> Option<String> {
     let mut i = 0;
-    let mut prev: Option<char> = None;
     while i < chars.len() {
         let c = chars[i];
         if matches!(c, '\'' | '"' | '`') {
             i = string_end(chars, i).unwrap_or(chars.len());
-            prev = Some(c);
             continue;
         }
-        let operand = prev.is_none_or(|p| "(,=:[!&|?{};+-*%<>~^".contains(p));
-        if c == '/' && operand && !matches!(chars.get(i + 1), Some('/' | '*')) {
+        if c == '/' && !matches!(chars.get(i + 1), Some('/' | '*')) {
             let mut j = i + 1;
             let mut class = false;
             while j < chars.len() {
@@ -1915,16 +1918,17 @@ fn regex_with_a_quote(chars: &[char]) -> Option<String> {
                 }
                 j += 1;
             }
-            let body: String = chars[i..(j + 1).min(chars.len())].iter().collect();
+            // Unclosed on its line: a division, not a regular expression.
+            if j >= chars.len() || chars[j] == '\n' {
+                i += 1;
+                continue;
+            }
+            let body: String = chars[i..=j].iter().collect();
             if body.contains(['\'', '"', '`']) {
                 return Some(body);
             }
             i = j + 1;
-            prev = Some('/');
             continue;
-        }
-        if !c.is_whitespace() {
-            prev = Some(c);
         }
         i += 1;
     }

@@ -504,7 +504,7 @@ fn rev17_e23_e45_e48_e49_programs_that_run_what_gate_does_not_read_are_refused()
 }
 
 #[test]
-fn rev17_e24_e34_e47_e53_e55_e56_more_spellings_of_the_same_classes_are_refused() {
+fn rev17_e24_e32_e34_e47_e53_e55_e56_more_spellings_of_the_same_classes_are_refused() {
     refused(&[
         (
             "",
@@ -536,6 +536,17 @@ fn rev17_e24_e34_e47_e53_e55_e56_more_spellings_of_the_same_classes_are_refused(
             "",
             r#"node -e 'import("FILE:///nonexistent/lib/new.mjs")'"#,
             "the URL",
+        ),
+        // e32: a regular expression after `)` or perl's `split` holding a quote.
+        (
+            "",
+            r#"node -e 'if (1) /"/.test("a"); process.exit(require("child_process").spawnSync("sh",["lib/new.sh"]).status) // "'"#,
+            "which holds a quote",
+        ),
+        (
+            "",
+            r#"perl -e '@x = split /"/, "a"; exit(system("sh lib/new.sh") >> 8); # "'"#,
+            "which holds a quote",
         ),
         (
             "",
