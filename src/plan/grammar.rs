@@ -962,6 +962,30 @@ impl Reader<'_> {
         // a path could then differ from the interpreter's.
         let runs_or_loads = super::words::runs_text(&w.text, lang == Lang::Other)
             || !super::words::loader_arguments(&w.text).is_empty();
+        // Review 17, e26: an environment built in code for a child process
+        // (`os.environ["PYTHONPATH"] = "lib"`, `env={…}`, perl `$ENV{PERL5OPT}`, node
+        // `process.env.NODE_OPTIONS = …`, `{env: …}`) puts a folder the trials write on
+        // its search path, which the checks of the plan's `env:` never see.
+        if super::words::runs_text(&w.text, lang == Lang::Other) {
+            let env = [
+                "environ",
+                "putenv",
+                "env=",
+                "env =",
+                "$ENV{",
+                "process.env",
+                "env:",
+            ]
+            .into_iter()
+            .find(|e| w.text.contains(e));
+            if let Some(e) = env {
+                return Err(format!(
+                    "inline code that starts a process and sets an environment (`{e}`), whose \
+                     search paths gate does not read (set variables in the plan's `env:`, or put \
+                     the logic in a grader file under a folder the trials cannot write)"
+                ));
+            }
+        }
         if runs_or_loads && let Some(e) = unsure_escape(&w.text) {
             return Err(format!(
                 "inline code that runs or loads a file, with the escape `{e}`, which languages \

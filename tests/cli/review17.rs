@@ -504,7 +504,7 @@ fn rev17_e23_e45_e48_e49_programs_that_run_what_gate_does_not_read_are_refused()
 }
 
 #[test]
-fn rev17_e24_e32_e34_e47_e53_e55_e56_more_spellings_of_the_same_classes_are_refused() {
+fn rev17_e24_e26_e32_e34_e47_e53_e55_e56_more_spellings_of_the_same_classes_are_refused() {
     refused(&[
         (
             "",
@@ -536,6 +536,22 @@ fn rev17_e24_e32_e34_e47_e53_e55_e56_more_spellings_of_the_same_classes_are_refu
             "",
             r#"node -e 'import("FILE:///nonexistent/lib/new.mjs")'"#,
             "the URL",
+        ),
+        // e26: an environment set in code for a child process.
+        (
+            "",
+            r#"python3 -I -c 'import os, subprocess, sys; os.environ["PYTHONPATH"] = "lib"; sys.exit(subprocess.call(["python3", "graders/grade"]))'"#,
+            "sets an environment",
+        ),
+        (
+            "",
+            r#"perl -e '$ENV{PERL5OPT} = "-Ilib"; exit(system("perl", "graders/pgrade") >> 8)'"#,
+            "sets an environment",
+        ),
+        (
+            "",
+            r#"node -e 'process.env.NODE_OPTIONS = "--require ./lib/pre.js"; process.exit(require("child_process").spawnSync("node", ["-v"]).status)'"#,
+            "sets an environment",
         ),
         // e32: a regular expression after `)` or perl's `split` holding a quote.
         (
