@@ -109,6 +109,41 @@ const COMMAND_LANGUAGES: &[&str] = &[
     "tmux",
     "at",
     "batch",
+    // `script -c CMD` runs a shell line gate does not read (review 17, e12); m4's
+    // `syscmd`, sqlite3's `.shell` (e20, e48).
+    "script",
+    "m4",
+    "sqlite3",
+    "duckdb",
+    "psql",
+    "mysql",
+];
+
+/// Launchers whose options gate does not read, before the command they run (review 17,
+/// e45: `taskset 1 sh lib/new.sh`): the command is not read as one.
+const LAUNCHERS: &[&str] = &[
+    "taskset",
+    "setpriv",
+    "prlimit",
+    "setarch",
+    "linux32",
+    "linux64",
+    "fakeroot",
+    "strace",
+    "ltrace",
+    "valgrind",
+    "ssh-agent",
+    "dbus-run-session",
+    "firejail",
+    "bwrap",
+    "unshare",
+    "nsenter",
+    "chroot",
+    "runuser",
+    "su",
+    "sg",
+    "flock",
+    "catchsegv",
 ];
 
 /// Prefixes that run the command after their options (`timeout 10 sh grade`).
@@ -146,6 +181,8 @@ struct Simple {
     /// each by a number of its own: a `cd` in one of them moves only that subshell
     /// (review 11, a18).
     scope: Vec<usize>,
+    /// The command before it pipes its output into it (`cat F | sh`).
+    piped: bool,
 }
 
 /// The simple commands of `toks`, or the compound construct gate does not follow.
@@ -187,6 +224,7 @@ fn commands(toks: Vec<Tok>) -> Result<Vec<Simple>, String> {
             Tok::Sep | Tok::Pipe | Tok::Open | Tok::Close | Tok::Bg => {
                 cur.scope.clone_from(&scope);
                 // A pipeline's elements and a background command run in subshells.
+                cur.piped = after_pipe;
                 if std::mem::take(&mut after_pipe) || matches!(t, Tok::Pipe | Tok::Bg) {
                     cur.scope.push(fresh(&mut next_scope));
                 }
@@ -205,6 +243,7 @@ fn commands(toks: Vec<Tok>) -> Result<Vec<Simple>, String> {
         }
     }
     cur.scope.clone_from(&scope);
+    cur.piped = after_pipe;
     if after_pipe {
         cur.scope.push(fresh(&mut next_scope));
     }
@@ -381,6 +420,20 @@ impl Reader<'_> {
             }
         }
         for (k, c) in cmds.iter().enumerate() {
+            // What a command hands an interpreter as its program on stdin (`sh < F`, `cat F |
+            // sh`, `awk -f - < F`), missing at load in a folder the trials write, is the
+            // trial's to create (review 17, e16, e21).
+            if self.reads_program_on_stdin(&c.words)? {
+                let fed = "what the line feeds an interpreter on stdin";
+                for r in &c.reads {
+                    self.present(&r.text, fed, false, false)?;
+                }
+                if c.piped
+                    && let Some(p) = k.checked_sub(1).map(|p| &cmds[p])
+                {
+                    self.feeder(p, fed)?;
+                }
+            }
             // Commands after this one that run outside its subshells.
             let later =
                 self.later_outside || cmds[k + 1..].iter().any(|d| !d.scope.starts_with(&c.scope));
@@ -390,6 +443,77 @@ impl Reader<'_> {
             self.simple(c, text_fed, later, after)?;
         }
         Ok(())
+    }
+
+    /// Whether simple command `words` reads its program on stdin: an interpreter without a
+    /// script (`sh`, `sh -s`, `python3 -`, `sh /dev/stdin`), `. /dev/stdin`, or a tool whose
+    /// program file is stdin (`awk -f -`). A tcl shell or `expect` fed text on stdin runs
+    /// commands gate does not read: refused.
+    fn reads_program_on_stdin(&self, words: &[Word]) -> Result<bool, String> {
+        let texts: Vec<&str> = words.iter().map(|w| w.text.as_str()).collect();
+        let Some(p) = program_index(&texts) else {
+            return Ok(false);
+        };
+        let name = name_of(texts[p]);
+        let stdin = |t: &str| {
+            t == "-"
+                || super::invoke::is_stdin(&super::invoke::resolve(t, &self.dir).to_string_lossy())
+        };
+        let script = texts[p + 1..].iter().find(|t| !t.starts_with('-'));
+        let tcl = matches!(bare(&name), "tclsh" | "wish" | "jimsh" | "expect");
+        if tcl && script.is_none_or(|t| stdin(t)) {
+            return Err(format!(
+                "`{name}`, a Tcl shell whose program (on stdin or in a file) can start commands \
+                 gate does not read"
+            ));
+        }
+        if matches!(name.as_str(), "." | "source") {
+            return Ok(texts.get(p + 1).is_some_and(|t| stdin(t)));
+        }
+        if interpreter(texts[p]) {
+            return Ok(matches!(
+                super::invoke::invocation(&texts[p..]).map(|i| i.runs),
+                Ok(super::invoke::Runs::Stdin)
+            ));
+        }
+        Ok(super::invoke::program_files(&texts[p..])
+            .iter()
+            .any(|(_, f, _)| stdin(f)))
+    }
+
+    /// The files command `c`, whose output a pipe feeds an interpreter as its program, reads:
+    /// present when it is one that copies files (`cat F`, `tail -n +1 F`); any other command
+    /// but `echo`/`printf` is refused (gate cannot tell which file it reads).
+    fn feeder(&self, c: &Simple, what: &str) -> Result<(), String> {
+        for r in &c.reads {
+            self.present(&r.text, what, false, false)?;
+        }
+        let texts: Vec<&str> = c.words.iter().map(|w| w.text.as_str()).collect();
+        let Some(p) = program_index(&texts) else {
+            return Ok(());
+        };
+        let name = name_of(texts[p]);
+        match name.as_str() {
+            "echo" | "printf" => Ok(()),
+            "cat" | "tac" | "head" | "tail" | "nl" | "rev" => {
+                let mut k = p + 1;
+                while let Some(t) = texts.get(k) {
+                    let valued = matches!(
+                        *t,
+                        "-n" | "-c" | "--lines" | "--bytes" | "-s" | "--separator"
+                    );
+                    if !t.starts_with('-') || *t == "-" {
+                        self.present(t, what, false, false)?;
+                    }
+                    k += 1 + usize::from(valued);
+                }
+                Ok(())
+            }
+            _ => Err(format!(
+                "`{name} … |` feeding an interpreter its program on stdin (gate cannot tell \
+                 which file it reads: run the script by its path)"
+            )),
+        }
     }
 
     /// One simple command; `text_fed`: the line hands an interpreter its program as text,
@@ -425,6 +549,9 @@ impl Reader<'_> {
             }
             self.exact(w, "a command")?;
             i += 1;
+            // `timeout`'s first operand is its duration whatever it looks like (strtod reads
+            // `inf`, `.9m`, `+5`, ` 5`: review 17, e12); the program is the word after it.
+            let mut duration = name == "timeout";
             while let Some(o) = words.get(i) {
                 let t = o.text.as_str();
                 if name == "env" {
@@ -439,7 +566,11 @@ impl Reader<'_> {
                     }
                 }
                 let option = t.starts_with('-') && t.len() > 1;
-                let number = t.starts_with(|d: char| d.is_ascii_digit());
+                let number = if name == "timeout" {
+                    !option && std::mem::take(&mut duration)
+                } else {
+                    t.starts_with(|d: char| d.is_ascii_digit())
+                };
                 if !(option || number || (name == "env" && is_assignment(o))) {
                     break;
                 }
@@ -480,6 +611,11 @@ impl Reader<'_> {
             }
         }
         self.exact(program, "the program")?;
+        // A program run by its path (`./lib/new.sh`), missing at load in a folder the
+        // trials write, is the trial's to create, as a script is (review 17, e23).
+        if program.text.contains('/') {
+            self.present(&program.text, "the program", false, false)?;
+        }
         let name = name_of(&program.text);
         let rest = &words[i + 1..];
         match name.as_str() {
@@ -593,15 +729,51 @@ impl Reader<'_> {
                         w.text
                     ));
                 }
+                // Review 17, e41, e50: a tool whose options run commands (`xargs make`, the
+                // `--eval` from the input), a command prefix (`xargs env`, `xargs timeout
+                // 10`: the program from the input), or no program at all.
+                let program = rest.iter().find(|w| !w.text.starts_with('-'));
+                let tool = program.map(|w| name_of(&w.text));
+                // awk stops reading options at its program; GNU getopt tools (sed, make,
+                // tar, jq, git, prove) take an option from anywhere in their words.
+                let tool_ok = tool.as_deref().is_some_and(|t| {
+                    !PREFIXES.contains(&t)
+                        && !matches!(
+                            bare(t),
+                            "sed"
+                                | "gsed"
+                                | "make"
+                                | "gmake"
+                                | "remake"
+                                | "tar"
+                                | "gtar"
+                                | "bsdtar"
+                                | "jq"
+                                | "gojq"
+                                | "jaq"
+                                | "git"
+                                | "prove"
+                        )
+                });
+                if !tool_ok {
+                    return Err(format!(
+                        "`xargs` running {} (its program or options come from its input)",
+                        tool.map_or("what its input names".to_string(), |t| format!("`{t}`"))
+                    ));
+                }
                 // `xargs awk -f F`: F is named, and a grader (review 13).
                 for k in 0..rest.len() {
                     self.program_files(&rest[k..])?;
                 }
             }
             "find" => {
+                // Review 17, e50: the found file itself (`-exec {} +`) or a command prefix
+                // (`-exec env {} \;`) as the program runs each file it finds.
                 let exec = rest.windows(2).find(|p| {
                     matches!(p[0].text.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir")
-                        && interpreter(&p[1].text)
+                        && (interpreter(&p[1].text)
+                            || p[1].text.contains("{}")
+                            || PREFIXES.contains(&name_of(&p[1].text).as_str()))
                 });
                 if let Some(p) = exec {
                     return Err(format!(
@@ -633,6 +805,12 @@ impl Reader<'_> {
         }
         if REFUSED_BUILTINS.contains(&name.as_str()) {
             return Err(format!("`{name}`"));
+        }
+        if LAUNCHERS.contains(&name.as_str()) {
+            return Err(format!(
+                "`{name}`, a launcher of the command after it whose options gate does not read \
+                 (run the command without it)"
+            ));
         }
         if COMMAND_LANGUAGES.contains(&name.as_str()) {
             return Err(format!(
@@ -695,7 +873,9 @@ impl Reader<'_> {
             self.exact(&words[*k], "a file an interpreter's option loads")?;
             // `node --import file:///…/lib/x.mjs`, `data:text/javascript,import "…"`
             // (review 14, c07): a URL is no path gate protects.
-            if v.starts_with("file:") || v.starts_with("data:") {
+            // URL schemes are case-insensitive (review 17, e32, e56: `FILE:`).
+            let lower = v.to_ascii_lowercase();
+            if lower.starts_with("file:") || lower.starts_with("data:") {
                 return Err(format!(
                     "the URL `{v}` as a file an interpreter's option loads (name the file by \
                      its path)"
@@ -783,6 +963,29 @@ impl Reader<'_> {
             };
             return inner.shell(&w.text);
         }
+        // Python reads identifiers NFKC-normalised (`os.ｓｙｓｔｅｍ` is `os.system`, review 17,
+        // e55); gate compares them as written: a non-ASCII letter outside string literals
+        // is refused.
+        if lang == Lang::Python {
+            let chars: Vec<char> = w.text.chars().collect();
+            let mut inside = vec![false; chars.len()];
+            for (open, close, _) in super::words::literals_at(&chars) {
+                for f in inside
+                    .iter_mut()
+                    .take(close.min(chars.len() - 1) + 1)
+                    .skip(open)
+                {
+                    *f = true;
+                }
+            }
+            if let Some(c) = (0..chars.len()).find(|&k| !inside[k] && !chars[k].is_ascii()) {
+                return Err(format!(
+                    "inline Python code with the character `{}` outside a string (Python reads \
+                     identifiers NFKC-normalised; write them in ASCII)",
+                    chars[c]
+                ));
+            }
+        }
         if let Some(why) = inline_code_problem(lang, &w.text) {
             return Err(why);
         }
@@ -794,8 +997,47 @@ impl Reader<'_> {
                  character (write the character itself)"
             ));
         }
+        // Review 17, e01, e02, e14: the escapes languages read alike are few (`\\`, `\"`,
+        // `\'`, `\n`, `\t`, `\r`); any other (`\a`, `\d`, `\E`, `\l`, `\c7`, a
+        // backslash-newline) one interpreter reads as the letter, another as a control
+        // character or a case change. In code that runs or loads a file, gate's reading of
+        // a path could then differ from the interpreter's.
+        let runs_or_loads = super::words::runs_text(&w.text, lang == Lang::Other)
+            || !super::words::loader_arguments(&w.text).is_empty();
+        // Review 17, e26: an environment built in code for a child process
+        // (`os.environ["PYTHONPATH"] = "lib"`, `env={…}`, perl `$ENV{PERL5OPT}`, node
+        // `process.env.NODE_OPTIONS = …`, `{env: …}`) puts a folder the trials write on
+        // its search path, which the checks of the plan's `env:` never see.
+        if super::words::runs_text(&w.text, lang == Lang::Other) {
+            let env = [
+                "environ",
+                "putenv",
+                "env=",
+                "env =",
+                "$ENV{",
+                "process.env",
+                "env:",
+            ]
+            .into_iter()
+            .find(|e| w.text.contains(e));
+            if let Some(e) = env {
+                return Err(format!(
+                    "inline code that starts a process and sets an environment (`{e}`), whose \
+                     search paths gate does not read (set variables in the plan's `env:`, or put \
+                     the logic in a grader file under a folder the trials cannot write)"
+                ));
+            }
+        }
+        if runs_or_loads && let Some(e) = unsure_escape(&w.text) {
+            return Err(format!(
+                "inline code that runs or loads a file, with the escape `{e}`, which languages \
+                 read differently (write the path without escapes, or put the logic in a \
+                 grader file under a folder the trials cannot write, such as `graders/`)"
+            ));
+        }
         for l in super::words::loader_arguments(&w.text) {
-            if l.starts_with("file:") || l.starts_with("data:") {
+            let lower = l.to_ascii_lowercase();
+            if lower.starts_with("file:") || lower.starts_with("data:") {
                 return Err(format!(
                     "inline code that loads the URL `{l}` (name the file by its path)"
                 ));
@@ -804,14 +1046,12 @@ impl Reader<'_> {
         // A command a text runner starts (`system("sh lib/new.sh")`, `execSync(…)`): each
         // path in it, missing at load in a folder the trials write, is the trial's to
         // create (review 14, c42).
-        if super::words::runs_text(&w.text, lang == Lang::Other) {
-            for l in super::words::literals(&w.text) {
-                for word in l.split(|c: char| c.is_whitespace() || ";|&<>()'\"`".contains(c)) {
-                    if word.contains('/') && !word.contains("://") && !word.starts_with('-') {
-                        self.present(word, "a file inline code runs", lang == Lang::Node, true)?;
-                    }
-                }
-            }
+        // Review 17: a script is a word in a program's or an interpreter's script position
+        // of any literal, whatever call holds it (e13: `open3(…, "sh", "lib/new.sh")`); the
+        // other words of a command (`["sed", "-n", "s/x/y/p", "r.txt"]`) are its data (e10).
+        let runs_text = super::words::runs_text(&w.text, lang == Lang::Other);
+        for word in command_paths(&w.text, runs_text) {
+            self.present(&word, "a file inline code runs", lang == Lang::Node, true)?;
         }
         if lang == Lang::Node {
             // A relative `require`/`import` node resolves to nothing now, in a folder the
@@ -920,6 +1160,15 @@ impl Reader<'_> {
         for (k, path, makefile_of) in super::invoke::program_files(&texts) {
             let what = format!("the program file of `{name}`");
             self.exact(&words[k], &what)?;
+            // `echo 'BEGIN{system(…)}' | awk -f -` (review 17, e33, e22): the program is
+            // text another command writes, which gate does not read (nor its own stdin).
+            let at = super::invoke::resolve(&path, &self.dir);
+            if path == "-" || super::invoke::is_stdin(&at.to_string_lossy()) {
+                return Err(format!(
+                    "`{name}` reading its program file from stdin (`{path}`): name the file, \
+                     under a folder the trials cannot write"
+                ));
+            }
             if makefile_of {
                 let dir = super::invoke::resolve(&path, &self.dir);
                 if !super::invoke::makefiles(&dir).iter().any(|m| m.is_file())
@@ -1030,6 +1279,190 @@ fn character_escape(code: &str) -> Option<String> {
         i += 1;
     }
     None
+}
+
+/// The first backslash escape in inline code `code` other than the few every language
+/// reads alike (`\\`, `\"`, `\'`, `\n`, `\t`, `\r`), anywhere in the code (gate does not
+/// parse each language's literals, comments and regular expressions), if any (review 17).
+fn unsure_escape(code: &str) -> Option<String> {
+    let chars: Vec<char> = code.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i] == '\\' {
+            match chars.get(i + 1) {
+                Some('\\' | '"' | '\'' | 'n' | 't' | 'r') => i += 2,
+                Some('\n') => return Some("\\<newline>".into()),
+                Some(c) => return Some(format!("\\{c}")),
+                None => return Some("\\".into()),
+            }
+            continue;
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Calls of inline code that start a process from their literal arguments (a command
+/// line, or a program and its arguments).
+const SPAWNERS: &[&str] = &[
+    "system",
+    "exec",
+    "execl",
+    "execle",
+    "execlp",
+    "execlpe",
+    "execv",
+    "execve",
+    "execvp",
+    "execvpe",
+    "spawn",
+    "spawnl",
+    "spawnle",
+    "spawnlp",
+    "spawnlpe",
+    "spawnv",
+    "spawnve",
+    "spawnvp",
+    "spawnvpe",
+    "posix_spawn",
+    "posix_spawnp",
+    "spawnSync",
+    "execSync",
+    "execFile",
+    "execFileSync",
+    "fork",
+    "popen",
+    "Popen",
+    "run",
+    "call",
+    "check_call",
+    "check_output",
+    "getoutput",
+    "getstatusoutput",
+    "open3",
+    "open2",
+    "readpipe",
+    "startfile",
+    "run_command",
+    "capture",
+    "capturex",
+    "systemx",
+    "runx",
+];
+
+/// The paths inline code `code` may run through its string literals: the first word of a
+/// literal that opens a [`SPAWNERS`] call's arguments (or its list) and the first word
+/// after `;`, `|`, `&` in any literal, when it holds a `/` (`"./lib/x.sh"`); and the
+/// script of an interpreter a literal names (`"sh", "lib/x.sh"`, `"python3 x.py"`): the
+/// first word after it that is not an option, unless an option gives the code (`-c`,
+/// `-e`, `-m`). With `runs_text` (the code may run text it reads), every word with a `/`
+/// of a literal outside a [`SPAWNERS`] call's arguments too.
+fn command_paths(code: &str, runs_text: bool) -> Vec<String> {
+    let chars: Vec<char> = code.chars().collect();
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    let mut out = Vec::new();
+    // An interpreter named, whose script is still to come.
+    let mut pending = false;
+    // The literal is an argument of a [`SPAWNERS`] call.
+    let mut in_call = false;
+    let mut last_end = 0;
+    for (at, close, lit) in super::words::literals_at(&chars) {
+        // An interpreter's script follows it in the same list of arguments only.
+        let between = chars.get(last_end + 1..at).unwrap_or_default();
+        if !between
+            .iter()
+            .all(|c| c.is_whitespace() || matches!(c, ',' | '[' | '('))
+        {
+            pending = false;
+            in_call = false;
+        }
+        last_end = close;
+        // What precedes the literal: `(`, `[`, or a call name (`system "sh x"`).
+        let mut k = at;
+        while k > 0 && chars[k - 1].is_whitespace() {
+            k -= 1;
+        }
+        let mut opens_call = false;
+        let mut j = k;
+        while j > 0 && matches!(chars[j - 1], '(' | '[') {
+            j -= 1;
+            while j > 0 && chars[j - 1].is_whitespace() {
+                j -= 1;
+            }
+        }
+        let end = j;
+        while j > 0 && ident(chars[j - 1]) {
+            j -= 1;
+        }
+        let name: String = chars[j..end].iter().collect();
+        if SPAWNERS.contains(&name.as_str()) {
+            opens_call = true;
+            pending = false;
+            in_call = true;
+        }
+        // Code that runs text it reads (`exec(open("lib/x.py").read())`): a literal outside
+        // a process's arguments may name that text's file (review 14, c42).
+        let any = runs_text && !in_call;
+        let mut first = opens_call;
+        for segment in lit.split([';', '|', '&', '\n']) {
+            let words = segment
+                .split(|c: char| c.is_whitespace() || "<>()'\"`".contains(c))
+                .filter(|w| !w.is_empty());
+            for word in words {
+                let path = !word.contains("://") && !word.starts_with('-');
+                if pending && !word.starts_with('-') {
+                    pending = false;
+                    out.push(word.to_string());
+                } else if pending && matches!(word, "-c" | "-e" | "-E" | "-p" | "-m" | "--eval") {
+                    pending = false;
+                } else if (std::mem::take(&mut first) || any) && path && word.contains('/') {
+                    out.push(word.to_string());
+                }
+                if interpreter(word) {
+                    pending = true;
+                }
+            }
+            first = true;
+        }
+    }
+    out
+}
+
+/// The index of the program of simple command `words`: after its `NAME=value` words and
+/// the command prefixes ([`PREFIXES`]) with their options (see [`Reader::simple`]).
+fn program_index(words: &[&str]) -> Option<usize> {
+    let mut i = 0;
+    while words
+        .get(i)?
+        .split_once('=')
+        .is_some_and(|(k, _)| is_name(k))
+    {
+        i += 1;
+    }
+    loop {
+        let name = name_of(words.get(i)?);
+        if !PREFIXES.contains(&name.as_str()) {
+            return Some(i);
+        }
+        i += 1;
+        let mut duration = name == "timeout";
+        while let Some(t) = words.get(i) {
+            let option = t.starts_with('-') && t.len() > 1;
+            let operand = if name == "timeout" {
+                !option && std::mem::take(&mut duration)
+            } else {
+                t.starts_with(|d: char| d.is_ascii_digit())
+            };
+            let assignment = name == "env" && t.split_once('=').is_some_and(|(k, _)| is_name(k));
+            if !(option || operand || assignment) {
+                break;
+            }
+            i += 1;
+            if option && super::words::prefix_option(&name, t) == Some(true) {
+                i += 1;
+            }
+        }
+    }
 }
 
 /// Whether `word` names an interpreter ([`INTERPRETERS`]).
@@ -1434,7 +1867,12 @@ fn inline_calls_problem(lang: Lang, code: &str) -> Option<String> {
             return Some("inline code that names the module `sys` in a string".into());
         }
     }
-    if lang == Lang::Node
+    // Review 17, e32: after `)` (`if (1) /"/`), `}` or perl's `split`, a `/` opens a regular
+    // expression as well: for node, and for perl code that runs or loads a file, every
+    // `/` outside a string counts.
+    let runs =
+        super::words::runs_text(code, true) || !super::words::loader_arguments(code).is_empty();
+    if (lang == Lang::Node || (lang == Lang::Other && runs))
         && let Some(re) = regex_with_a_quote(&chars)
     {
         // `const r=/"/; module.paths…; const s=/"/` (review 14, c38): gate reads code
@@ -1590,21 +2028,19 @@ fn ident_char(c: char) -> bool {
 }
 
 /// The index after the string literal that opens at `chars[i]`.
-/// The first JavaScript regular expression literal in `chars` that holds a quote (`'`,
-/// `"` or a backquote), if any. A `/` starts one where an operand may begin: at the start
-/// or after one of `(,=:[!&|?{};+-*%<>~^` (not `//` or `/*`, comments).
+/// The first JavaScript (or perl) regular expression literal in `chars` that holds a quote
+/// (`'`, `"` or a backquote), if any. Any `/` outside a string may start one (not `//` or
+/// `/*`): after `)`, `}` or a name the language may read a regular expression where gate
+/// would read a division (review 17, e32: `if (1) /"/.test(x)`, perl `split /"/`).
 fn regex_with_a_quote(chars: &[char]) -> Option<String> {
     let mut i = 0;
-    let mut prev: Option<char> = None;
     while i < chars.len() {
         let c = chars[i];
         if matches!(c, '\'' | '"' | '`') {
             i = string_end(chars, i).unwrap_or(chars.len());
-            prev = Some(c);
             continue;
         }
-        let operand = prev.is_none_or(|p| "(,=:[!&|?{};+-*%<>~^".contains(p));
-        if c == '/' && operand && !matches!(chars.get(i + 1), Some('/' | '*')) {
+        if c == '/' && !matches!(chars.get(i + 1), Some('/' | '*')) {
             let mut j = i + 1;
             let mut class = false;
             while j < chars.len() {
@@ -1618,16 +2054,17 @@ fn regex_with_a_quote(chars: &[char]) -> Option<String> {
                 }
                 j += 1;
             }
-            let body: String = chars[i..(j + 1).min(chars.len())].iter().collect();
+            // Unclosed on its line: a division, not a regular expression.
+            if j >= chars.len() || chars[j] == '\n' {
+                i += 1;
+                continue;
+            }
+            let body: String = chars[i..=j].iter().collect();
             if body.contains(['\'', '"', '`']) {
                 return Some(body);
             }
             i = j + 1;
-            prev = Some('/');
             continue;
-        }
-        if !c.is_whitespace() {
-            prev = Some(c);
         }
         i += 1;
     }

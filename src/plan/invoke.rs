@@ -575,6 +575,10 @@ pub(super) fn program_files(args: &[&str]) -> Vec<(usize, String, bool)> {
     };
     let (file_letters, file_longs, value_letters, value_longs, glued_only, anywhere) = table;
     let jq = matches!(bare(&name), "jq" | "gojq" | "jaq");
+    let awk = matches!(
+        bare(&name),
+        "awk" | "gawk" | "mawk" | "nawk" | "original-awk"
+    );
     let make = file_letters == "f" && value_letters == "CIoW";
     let mut files: Vec<(usize, String)> = Vec::new();
     let mut dirs: Vec<(usize, String)> = Vec::new();
@@ -627,6 +631,25 @@ pub(super) fn program_files(args: &[&str]) -> Vec<(usize, String, bool)> {
                 if jq && *c == 'f' {
                     jq_from_file = true;
                     continue;
+                }
+                // mawk's `-W exec FILE` (any prefix of `exec`, glued or not): FILE is the
+                // program, and the last option (review 17, e15).
+                if awk && *c == 'W' {
+                    let v = if rest.is_empty() {
+                        i += 1;
+                        args.get(i).map(|v| v.to_string())
+                    } else {
+                        Some(rest)
+                    };
+                    let v = v.unwrap_or_default();
+                    let name = v.split_once('=').map_or(v.as_str(), |(n, _)| n);
+                    if !name.is_empty() && "exec".starts_with(name) {
+                        i += 1;
+                        if let Some(f) = args.get(i) {
+                            files.push((i, f.to_string()));
+                        }
+                    }
+                    break;
                 }
                 if glued_only.contains(*c) {
                     break;

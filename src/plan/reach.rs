@@ -175,6 +175,22 @@ const RUNS_COMMANDS: &[(&str, &str)] = &[
         "gives every Perl process options (`-Ilib`, `-d`)",
     ),
     ("PERL5DB", "is code Perl's debugger runs"),
+    // Review 17, e09, e16: options a tool reads from the environment, which may run a
+    // command or put a folder on a module path.
+    (
+        "HARNESS_PERL_SWITCHES",
+        "gives the Perl of each test `prove` runs options (`-Ilib`)",
+    ),
+    (
+        "HARNESS_OPTIONS",
+        "sets options of the harness `prove` runs tests with",
+    ),
+    ("HARNESS_SUBCLASS", "names the harness module `prove` loads"),
+    (
+        "TAR_OPTIONS",
+        "gives tar options (`--to-command`, `--use-compress-program`) that run a command",
+    ),
+    ("ZIPOPT", "gives zip options (`-TT CMD`) that run a command"),
     (
         "PERLDB_OPTS",
         "sets Perl's debugger, which runs a `./.perldb`",

@@ -532,6 +532,7 @@ pub fn programs_named(line: &CommandLine, cwd: &Path, env: &[(String, String)]) 
     let mut lead = true;
     let mut wrapper = String::new();
     let mut wrapper_value = false;
+    let mut duration = false;
     // An interpreter that reads its program from stdin (`sh < grade`, `sh -s < grade`).
     let mut stdin_reader = false;
     let mut consumed = 0;
@@ -559,14 +560,20 @@ pub fn programs_named(line: &CommandLine, cwd: &Path, env: &[(String, String)]) 
                 .split_once('=')
                 .is_some_and(|(k, _)| super::words::is_name(k));
             let wrapper_word = super::words::WRAPPERS.contains(&name.as_str());
-            let wrapper_arg = !wrapper.is_empty()
-                && (w.starts_with('-') || w.starts_with(|c: char| c.is_ascii_digit()));
             let value = std::mem::take(&mut wrapper_value);
+            // `timeout`'s first operand is its duration, whatever it looks like (`inf`).
+            let operand = if wrapper == "timeout" {
+                !value && !w.starts_with('-') && std::mem::take(&mut duration)
+            } else {
+                w.starts_with(|c: char| c.is_ascii_digit())
+            };
+            let wrapper_arg = !wrapper.is_empty() && (w.starts_with('-') || operand);
             if wrapper_arg {
                 wrapper_value = super::words::prefix_option(&wrapper, &w) == Some(true);
             }
             if wrapper_word {
                 wrapper = name.clone();
+                duration = wrapper == "timeout";
             }
             lead = assignment || wrapper_word || wrapper_arg || value || value_of_next(j);
         }

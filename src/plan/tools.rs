@@ -24,6 +24,9 @@ pub(super) fn problem(words: &[&str], dir: &Path) -> Option<String> {
     if name == "busybox" && words.len() > 1 {
         return problem(&words[1..], dir);
     }
+    if let Some(why) = long_option_problem(bare(&name), words) {
+        return Some(why);
+    }
     match bare(&name) {
         "awk" | "gawk" | "mawk" | "nawk" | "original-awk" => awk(words, dir),
         "sed" | "gsed" => sed(words, dir),
@@ -35,8 +38,405 @@ pub(super) fn problem(words: &[&str], dir: &Path) -> Option<String> {
         "perl" => perl(words),
         "node" | "nodejs" | "bun" | "deno" => node(words, dir),
         n if is_python(n) => python(words),
+        "zip" => words[1..]
+            .iter()
+            .find(|t| **t == "-TT" || t.starts_with("--unzip-command"))
+            .map(|t| format!("`zip {t}` (it runs a command to test the archive)")),
+        "gcc" | "cc" | "clang" | "g++" | "c++" | "clang++" => words[1..]
+            .iter()
+            .find(|t| {
+                t.starts_with("-wrapper")
+                    || t.starts_with("-B")
+                    || t.starts_with("-fplugin")
+                    || t.starts_with("-specs")
+                    || t.starts_with("--specs")
+            })
+            .map(|t| {
+                format!("`{name} {t}` (the compiler runs a program or plugin it names or finds)")
+            }),
+        "man" => words[1..]
+            .iter()
+            .find(|t| t.starts_with("-P") || t.starts_with("--pager") || t.starts_with("-H"))
+            .map(|t| format!("`man {t}` (it runs the command it names)")),
         _ => None,
     }
+}
+
+/// The long options (without `--`) of the tools gate models, each in full. GNU getopt_long
+/// and Perl's Getopt::Long take any unique prefix of a long option for the whole (`sed
+/// --e=…` is `--expression=…`, `make --dir=…` is `--directory=…`, `prove --li` is `--lib`):
+/// gate reads only these spellings and refuses any other long option (review 17, e03, e09,
+/// e15, e17). Options that run a command or load a file are refused by each tool's reader.
+fn long_options(tool: &str) -> Option<&'static [&'static str]> {
+    Some(match tool {
+        "sed" | "gsed" => &[
+            "debug",
+            "expression",
+            "file",
+            "follow-symlinks",
+            "help",
+            "in-place",
+            "line-length",
+            "null-data",
+            "zero-terminated",
+            "posix",
+            "quiet",
+            "silent",
+            "regexp-extended",
+            "sandbox",
+            "separate",
+            "unbuffered",
+            "binary",
+            "version",
+        ],
+        "make" | "gmake" | "remake" => &[
+            "always-make",
+            "assume-new",
+            "assume-old",
+            "check-symlink-times",
+            "debug",
+            "directory",
+            "dry-run",
+            "environment-overrides",
+            "eval",
+            "file",
+            "help",
+            "ignore-errors",
+            "include-dir",
+            "jobs",
+            "just-print",
+            "keep-going",
+            "load-average",
+            "makefile",
+            "max-load",
+            "new-file",
+            "no-builtin-rules",
+            "no-builtin-variables",
+            "no-keep-going",
+            "no-print-directory",
+            "no-silent",
+            "old-file",
+            "output-sync",
+            "print-data-base",
+            "print-directory",
+            "question",
+            "quiet",
+            "recon",
+            "silent",
+            "stop",
+            "touch",
+            "trace",
+            "version",
+            "warn-undefined-variables",
+            "what-if",
+        ],
+        "awk" | "gawk" | "mawk" | "nawk" | "original-awk" => &[
+            "assign",
+            "bignum",
+            "characters-as-bytes",
+            "copyright",
+            "csv",
+            "dump-variables",
+            "exec",
+            "field-separator",
+            "file",
+            "gen-pot",
+            "help",
+            "include",
+            "lint",
+            "load",
+            "no-optimize",
+            "non-decimal-data",
+            "optimize",
+            "posix",
+            "re-interval",
+            "sandbox",
+            "source",
+            "traditional",
+            "use-lc-numeric",
+            "usage",
+            "version",
+        ],
+        "jq" | "gojq" | "jaq" => &[
+            "arg",
+            "argfile",
+            "argjson",
+            "args",
+            "ascii-output",
+            "binary",
+            "build-configuration",
+            "color-output",
+            "compact-output",
+            "exit-status",
+            "from-file",
+            "help",
+            "indent",
+            "join-output",
+            "jsonargs",
+            "library-path",
+            "monochrome-output",
+            "null-input",
+            "nul-output",
+            "raw-input",
+            "raw-output",
+            "raw-output0",
+            "rawfile",
+            "seq",
+            "slurp",
+            "slurpfile",
+            "sort-keys",
+            "stream",
+            "stream-errors",
+            "tab",
+            "unbuffered",
+            "version",
+        ],
+        "prove" => &[
+            "archive",
+            "blib",
+            "color",
+            "comments",
+            "count",
+            "directives",
+            "dry",
+            "exec",
+            "ext",
+            "failures",
+            "formatter",
+            "harness",
+            "help",
+            "ignore-exit",
+            "jobs",
+            "lib",
+            "man",
+            "merge",
+            "nocolor",
+            "nocount",
+            "norc",
+            "normalize",
+            "parse",
+            "QUIET",
+            "quiet",
+            "rc",
+            "really-quiet",
+            "recurse",
+            "reverse",
+            "rules",
+            "shuffle",
+            "source",
+            "state",
+            "tapversion",
+            "timer",
+            "trap",
+            "verbose",
+            "version",
+        ],
+        "tar" | "gtar" | "bsdtar" => TAR_LONG,
+        _ => return None,
+    })
+}
+
+/// GNU tar's long options (`tar --help`), each in full.
+const TAR_LONG: &[&str] = &[
+    "absolute-names",
+    "acls",
+    "add-file",
+    "after-date",
+    "anchored",
+    "append",
+    "atime-preserve",
+    "auto-compress",
+    "backup",
+    "block-number",
+    "blocking-factor",
+    "bzip2",
+    "catenate",
+    "check-device",
+    "check-links",
+    "checkpoint",
+    "checkpoint-action",
+    "clamp-mtime",
+    "compare",
+    "compress",
+    "concatenate",
+    "confirmation",
+    "create",
+    "delay-directory-restore",
+    "delete",
+    "dereference",
+    "diff",
+    "directory",
+    "exclude",
+    "exclude-backups",
+    "exclude-caches",
+    "exclude-caches-all",
+    "exclude-caches-under",
+    "exclude-from",
+    "exclude-ignore",
+    "exclude-ignore-recursive",
+    "exclude-tag",
+    "exclude-tag-all",
+    "exclude-tag-under",
+    "exclude-vcs",
+    "exclude-vcs-ignores",
+    "extract",
+    "file",
+    "files-from",
+    "force-local",
+    "format",
+    "full-time",
+    "get",
+    "group",
+    "group-map",
+    "gunzip",
+    "gzip",
+    "hard-dereference",
+    "help",
+    "hole-detection",
+    "ignore-case",
+    "ignore-command-error",
+    "ignore-failed-read",
+    "ignore-zeros",
+    "incremental",
+    "index-file",
+    "info-script",
+    "interactive",
+    "keep-directory-symlink",
+    "keep-newer-files",
+    "keep-old-files",
+    "label",
+    "level",
+    "list",
+    "listed-incremental",
+    "lzip",
+    "lzma",
+    "lzop",
+    "mode",
+    "mtime",
+    "multi-volume",
+    "new-volume-script",
+    "newer",
+    "newer-mtime",
+    "no-acls",
+    "no-anchored",
+    "no-auto-compress",
+    "no-check-device",
+    "no-delay-directory-restore",
+    "no-ignore-case",
+    "no-ignore-command-error",
+    "no-null",
+    "no-overwrite-dir",
+    "no-quote-chars",
+    "no-recursion",
+    "no-same-owner",
+    "no-same-permissions",
+    "no-seek",
+    "no-selinux",
+    "no-unquote",
+    "no-verbatim-files-from",
+    "no-wildcards",
+    "no-wildcards-match-slash",
+    "no-xattrs",
+    "null",
+    "numeric-owner",
+    "occurrence",
+    "old-archive",
+    "one-file-system",
+    "one-top-level",
+    "overwrite",
+    "overwrite-dir",
+    "owner",
+    "owner-map",
+    "pax-option",
+    "portability",
+    "posix",
+    "preserve-order",
+    "preserve-permissions",
+    "quote-chars",
+    "quoting-style",
+    "read-full-records",
+    "record-size",
+    "recursion",
+    "recursive-unlink",
+    "remove-files",
+    "restrict",
+    "rmt-command",
+    "rsh-command",
+    "same-order",
+    "same-owner",
+    "same-permissions",
+    "seek",
+    "selinux",
+    "show-defaults",
+    "show-omitted-dirs",
+    "show-snapshot-field-ranges",
+    "show-stored-names",
+    "show-transformed-names",
+    "skip-old-files",
+    "sort",
+    "sparse",
+    "sparse-version",
+    "starting-file",
+    "strip-components",
+    "suffix",
+    "tape-length",
+    "test-label",
+    "to-command",
+    "to-stdout",
+    "totals",
+    "touch",
+    "transform",
+    "uncompress",
+    "ungzip",
+    "unlink-first",
+    "unquote",
+    "update",
+    "usage",
+    "use-compress-program",
+    "utc",
+    "verbatim-files-from",
+    "verbose",
+    "verify",
+    "version",
+    "volno-file",
+    "warning",
+    "wildcards",
+    "wildcards-match-slash",
+    "xattrs",
+    "xattrs-exclude",
+    "xattrs-include",
+    "xform",
+    "xz",
+    "zstd",
+];
+
+/// A long option of `words` (a `tool` of [`long_options`]) that is not one of the tool's
+/// long options in full, up to a `--`: the tool may read it as another option (a unique
+/// prefix) or take the next word as its value.
+fn long_option_problem(tool: &str, words: &[&str]) -> Option<String> {
+    let known = long_options(tool)?;
+    for t in words.iter().skip(1) {
+        if *t == "--" {
+            break;
+        }
+        let Some(long) = t.strip_prefix("--") else {
+            continue;
+        };
+        let name = long.split_once('=').map_or(long, |(n, _)| n);
+        if known.contains(&name) {
+            continue;
+        }
+        let of: Vec<&&str> = known.iter().filter(|k| k.starts_with(name)).collect();
+        let read_as = match of.as_slice() {
+            [one] => format!(", which {tool} reads as `--{one}`"),
+            _ => String::new(),
+        };
+        return Some(format!(
+            "the option `--{name}` of `{tool}`{read_as} (gate reads a tool's long options \
+             written in full only: write the option in full)"
+        ));
+    }
+    None
 }
 
 /// The value of option `t` when it is `--long=V`, `-xV` (letter `x` glued), or the next word.
@@ -73,9 +473,14 @@ fn awk(words: &[&str], dir: &Path) -> Option<String> {
             let (opt, glued) = long
                 .split_once('=')
                 .map_or((long, None), |(o, v)| (o, Some(v)));
+            if opt == "load" {
+                return Some(format!(
+                    "`awk {t}` (gawk loads an extension from a search path)"
+                ));
+            }
             let takes = matches!(
                 opt,
-                "file" | "include" | "exec" | "source" | "assign" | "field-separator" | "load"
+                "file" | "include" | "exec" | "source" | "assign" | "field-separator"
             );
             let v = match glued {
                 Some(v) => Some(v),
@@ -100,7 +505,39 @@ fn awk(words: &[&str], dir: &Path) -> Option<String> {
         }
         let letter = t.chars().nth(1).unwrap_or(' ');
         let glued = &t[1 + letter.len_utf8()..];
-        if "fiEevFW".contains(letter) {
+        if letter == 'l' {
+            return Some(format!(
+                "`awk {t}` (gawk loads an extension from a search path)"
+            ));
+        }
+        if letter == 'W' {
+            // mawk's and gawk's `-W NAME`: mawk takes any prefix of `exec` for `-W exec
+            // FILE`, which reads the program from FILE (review 17, e15).
+            let v = if glued.is_empty() {
+                i += 1;
+                words.get(i).copied()
+            } else {
+                Some(glued)
+            };
+            let w = v.unwrap_or_default();
+            let name = w.split_once('=').map_or(w, |(n, _)| n);
+            if !name.is_empty() && "exec".starts_with(name) {
+                from_file = true;
+                i += 1;
+                texts.extend(words.get(i).and_then(|f| read(dir, f)));
+                i += 1;
+                break;
+            }
+            if !AWK_W.contains(&name) {
+                return Some(format!(
+                    "`awk -W {w}` (gate reads only `-W` {}, written in full)",
+                    AWK_W.join(", ")
+                ));
+            }
+            i += 1;
+            continue;
+        }
+        if "fiEevF".contains(letter) {
             let v = if glued.is_empty() {
                 i += 1;
                 words.get(i).copied()
@@ -126,6 +563,25 @@ fn awk(words: &[&str], dir: &Path) -> Option<String> {
     texts.iter().find_map(|x| awk_runs(x))
 }
 
+/// The `-W` words of mawk and gawk gate reads (none names a file or a command).
+const AWK_W: &[&str] = &[
+    "version",
+    "dump",
+    "help",
+    "usage",
+    "interactive",
+    "posix_space",
+    "random",
+    "sprintf",
+    "posix",
+    "traditional",
+    "lint",
+    "sandbox",
+    "re-interval",
+    "characters-as-bytes",
+    "use-lc-numeric",
+];
+
 /// What in awk program `text` runs a command, or `None`.
 fn awk_runs(text: &str) -> Option<String> {
     let idents = |s: &str, word: &str| {
@@ -142,33 +598,111 @@ fn awk_runs(text: &str) -> Option<String> {
     if text.contains("|&") {
         return Some("awk's `|&` (a two-way pipe to a command)".into());
     }
-    // A `|` that is not `||`: a pipe from a command into `getline`, or from `print` into a
-    // command. A `|` in a regex (`/a|b/`) is refused too: gate does not parse awk.
-    let chars: Vec<char> = text.chars().collect();
-    for (k, c) in chars.iter().enumerate() {
-        if *c != '|' {
-            continue;
+    // gawk's `@include "F"` / `@load "F"` read a file from a search path that starts
+    // with the folder the check runs in (review 17, e20).
+    if text.contains("@include") || text.contains("@load") {
+        return Some("gawk's `@include`/`@load` (a file from a search path)".into());
+    }
+    awk_pipe(text)
+}
+
+/// A `|` that is not `||` outside awk program `text`'s string literals, regular
+/// expressions and comments: a pipe from a command into `getline`, or from `print` into a
+/// command. Strings are skipped and a backslash-newline is a continuation, as awk reads
+/// them (review 17, e03, e17: `print "}/" | "sh F"`); a `/` opens a regular expression
+/// unless it follows an operand (then it divides). A program gate cannot read to its end
+/// is refused.
+fn awk_pipe(text: &str) -> Option<String> {
+    let pipe = || Some("awk's `|` (a pipe to or from a command)".to_string());
+    let unreadable =
+        || Some("an awk program gate cannot read (an unclosed string or regex)".to_string());
+    let c: Vec<char> = text.chars().collect();
+    // Whether the last token was an operand (a `/` after it divides).
+    let mut operand = false;
+    let mut k = 0;
+    while k < c.len() {
+        let x = c[k];
+        match x {
+            '\\' => {
+                // A continuation (`\` newline) or a stray backslash.
+                k += 2;
+                continue;
+            }
+            '#' => {
+                while k < c.len() && c[k] != '\n' {
+                    k += 1;
+                }
+                continue;
+            }
+            '"' => {
+                k += 1;
+                while k < c.len() && c[k] != '"' {
+                    if c[k] == '\n' {
+                        return unreadable();
+                    }
+                    k += if c[k] == '\\' { 2 } else { 1 };
+                }
+                if k >= c.len() {
+                    return unreadable();
+                }
+                operand = true;
+                k += 1;
+                continue;
+            }
+            '/' if !operand => {
+                k += 1;
+                let mut bracket = false;
+                while k < c.len() && (bracket || c[k] != '/') {
+                    match c[k] {
+                        '\n' => return unreadable(),
+                        '\\' => k += 1,
+                        '[' => bracket = true,
+                        ']' => bracket = false,
+                        _ => {}
+                    }
+                    k += 1;
+                }
+                if k >= c.len() {
+                    return unreadable();
+                }
+                operand = true;
+                k += 1;
+                continue;
+            }
+            '|' => {
+                if c.get(k + 1) == Some(&'|') {
+                    operand = false;
+                    k += 2;
+                    continue;
+                }
+                if c.get(k + 1) == Some(&'&') {
+                    return Some("awk's `|&` (a two-way pipe to a command)".into());
+                }
+                return pipe();
+            }
+            _ if x.is_alphanumeric() || x == '_' => {
+                let from = k;
+                while k < c.len() && (c[k].is_alphanumeric() || c[k] == '_') {
+                    k += 1;
+                }
+                let word: String = c[from..k].iter().collect();
+                operand = !matches!(
+                    word.as_str(),
+                    "print" | "printf" | "return" | "in" | "getline" | "case" | "do" | "else"
+                );
+                continue;
+            }
+            ')' | ']' | '$' => operand = true,
+            '+' | '-' if c.get(k + 1) == Some(&x) => {
+                // `x++ / 2` divides; a prefix `++` is followed by an operand anyway.
+                operand = true;
+                k += 2;
+                continue;
+            }
+            _ if x.is_whitespace() && x != '\n' => {}
+            _ => operand = false,
         }
-        let prev = k.checked_sub(1).map(|p| chars[p]);
-        let next = chars.get(k + 1).copied();
-        if prev == Some('|') || next == Some('|') {
-            continue;
-        }
-        // Inside a regex literal `/…|…/` on the same statement: an alternation, unless a
-        // `getline` or `print` makes it a pipe.
-        let statement_start = chars[..k]
-            .iter()
-            .rposition(|c| matches!(c, ';' | '{' | '}' | '\n'))
-            .map_or(0, |p| p + 1);
-        let before: String = chars[statement_start..k].iter().collect();
-        let after: String = chars[k + 1..].iter().collect();
-        let piped = after.trim_start().starts_with("getline")
-            || idents(&before, "print")
-            || idents(&before, "printf")
-            || before.matches('/').count().is_multiple_of(2);
-        if piped {
-            return Some("awk's `|` (a pipe to or from a command)".into());
-        }
+        k += 1;
     }
     None
 }
@@ -186,6 +720,10 @@ fn sed(words: &[&str], dir: &Path) -> Option<String> {
         if options && t == "--" {
             options = false;
         } else if options && t.starts_with("--") {
+            // `--line-length N` (review 17, e17): its value is no script.
+            if t == "--line-length" {
+                i += 1;
+            }
             for (long, file) in [("--expression", false), ("--file", true)] {
                 if let Some((v, at)) = value_of(words, i, long) {
                     named = true;
@@ -198,10 +736,14 @@ fn sed(words: &[&str], dir: &Path) -> Option<String> {
                 }
             }
         } else if options && t.starts_with('-') && t.len() > 1 {
-            // A cluster (`-ne`, `-nf F`, `-es/x/y/e`): `e` and `f` take the rest or the
-            // next word; `i` and `l` take a glued value only (`l` a number).
+            // A cluster (`-ne`, `-nf F`, `-es/x/y/e`, `-nl 5`): `e`, `f` and `l` take the
+            // rest or the next word (review 17, e17: `-l N`); `i` a glued value only.
             let chars: Vec<char> = t[1..].chars().collect();
             for (j, c) in chars.iter().enumerate() {
+                if *c == 'l' {
+                    i += usize::from(j + 1 == chars.len());
+                    break;
+                }
                 if *c == 'e' || *c == 'f' {
                     let rest: String = chars[j + 1..].iter().collect();
                     let v = if rest.is_empty() {
@@ -220,7 +762,7 @@ fn sed(words: &[&str], dir: &Path) -> Option<String> {
                     }
                     break;
                 }
-                if *c == 'i' || *c == 'l' {
+                if *c == 'i' {
                     break;
                 }
             }
@@ -314,6 +856,8 @@ fn sed_runs(s: &str) -> Option<String> {
                     while k < c.len() && !matches!(c[k], ';' | '\n' | '}') {
                         match c[k] {
                             'e' => return Some("the `e` flag of sed's `s`".into()),
+                            // A comment after the flags (review 17, e10).
+                            '#' => k = to_line_end(k),
                             // `w FILE` takes the rest of the line.
                             'w' => k = to_line_end(k),
                             _ => k += 1,
@@ -429,21 +973,76 @@ fn make(words: &[&str], dir: &Path) -> Option<String> {
 
 /// git: `-c NAME=VALUE` and `--config-env` set config whose values run commands (`alias.x=!…`,
 /// `core.pager`, `diff.external`, `*.textconv`, …) (review 14, c02); `--exec-path=DIR` names
-/// the folder its subcommands run from.
+/// the folder its subcommands run from. Review 17: the global options before the
+/// subcommand are read past the values of `-C`, `--git-dir`, … (e19: `git -C . -c …`), and
+/// `-c` is accepted for the keys [`GIT_QUIET_KEYS`], which run nothing (e10).
 fn git(words: &[&str]) -> Option<String> {
-    for t in &words[1..] {
+    let mut i = 1;
+    while let Some(t) = words.get(i) {
         if !t.starts_with('-') {
             break;
         }
-        if *t == "-c" || t.starts_with("--config-env") {
+        if *t == "-c" {
+            let v = words.get(i + 1).copied().unwrap_or_default();
+            let key = v.split_once('=').map_or(v, |(k, _)| k).to_ascii_lowercase();
+            let quiet = GIT_QUIET_KEYS.iter().any(|q| match q.strip_suffix('*') {
+                Some(section) => key.starts_with(section),
+                None => key == *q,
+            });
+            if !quiet {
+                return Some(format!(
+                    "`git -c` with `{v}` (a config value may run a command or include a file; \
+                     gate reads only `-c` with {})",
+                    GIT_QUIET_KEYS.join(", ")
+                ));
+            }
+            i += 2;
+            continue;
+        }
+        if t.starts_with("-c") || t.starts_with("--config-env") {
             return Some(format!("`git {t}` (a config value may run a command)"));
         }
         if t.starts_with("--exec-path=") {
             return Some("`git --exec-path=DIR` (the folder git runs its commands from)".into());
         }
+        // Global options whose value is the next word.
+        let valued = matches!(
+            *t,
+            "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--super-prefix" | "--attr-source"
+        );
+        i += 1 + usize::from(valued);
     }
     None
 }
+
+/// Config keys (lowercase; `section.*` a whole section) whose values run no command and
+/// name no file git reads: `git -c KEY=VALUE` with one of them is accepted.
+const GIT_QUIET_KEYS: &[&str] = &[
+    "color.*",
+    "core.quotepath",
+    "core.autocrlf",
+    "core.safecrlf",
+    "core.eol",
+    "core.filemode",
+    "core.ignorecase",
+    "core.abbrev",
+    "core.whitespace",
+    "diff.noprefix",
+    "diff.renames",
+    "diff.algorithm",
+    "diff.context",
+    "diff.indentheuristic",
+    "diff.mnemonicprefix",
+    "diff.relative",
+    "diff.suppressblankempty",
+    "user.name",
+    "user.email",
+    "safe.directory",
+    "advice.*",
+    "init.defaultbranch",
+    "status.showuntrackedfiles",
+    "status.relativepaths",
+];
 
 /// tar: options that run a command (review 14, c17).
 fn tar(words: &[&str]) -> Option<String> {
@@ -454,6 +1053,7 @@ fn tar(words: &[&str]) -> Option<String> {
         "--info-script",
         "--new-volume-script",
         "--rsh-command",
+        "--rmt-command",
     ];
     for (k, t) in words.iter().enumerate().skip(1) {
         if let Some(l) = LONGS.iter().find(|l| t.starts_with(**l)) {
@@ -470,7 +1070,10 @@ fn tar(words: &[&str]) -> Option<String> {
 }
 
 /// jq: `-L`/`--library-path` and `include`/`import` load modules from a folder a trial
-/// could write (review 14, c11).
+/// could write (review 14, c11). `include "…"` / `import "…"` are refused in any operand
+/// word (review 17, e17: `--argfile x F` takes two values, so the program is not always
+/// the first operand), but a field or a string of that name (`.include`, `has("include")`)
+/// is data (review 17, e10).
 fn jq(words: &[&str], dir: &Path) -> Option<String> {
     let mut texts = Vec::new();
     let mut from_file = false;
@@ -483,54 +1086,127 @@ fn jq(words: &[&str], dir: &Path) -> Option<String> {
         }
         if t == "--from-file" || (t.starts_with('-') && !t.starts_with("--") && t.contains('f')) {
             from_file = true;
-        } else if matches!(t, "--arg" | "--argjson" | "--slurpfile" | "--rawfile") {
+        } else if matches!(
+            t,
+            "--arg" | "--argjson" | "--slurpfile" | "--rawfile" | "--argfile"
+        ) {
             i += 2;
         } else if matches!(t, "--indent" | "--tab") {
             i += usize::from(t == "--indent");
-        } else if !t.starts_with('-') && first_operand.is_none() {
-            first_operand = Some(t);
+        } else if !t.starts_with('-') {
+            first_operand = first_operand.or(Some(t));
+            texts.push(t.to_string());
         }
         i += 1;
     }
-    if let Some(p) = first_operand {
-        if from_file {
-            texts.extend(read(dir, p));
-        } else {
-            texts.push(p.to_string());
-        }
+    if from_file && let Some(p) = first_operand {
+        texts.extend(read(dir, p));
     }
-    let loads = texts.iter().any(|x| {
-        ["include", "import"].iter().any(|w| {
-            x.match_indices(w).any(|(at, _)| {
-                let before = x[..at].chars().next_back();
-                let after = x[at + w.len()..].chars().next();
-                !before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$')
-                    && !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
-            })
-        })
-    });
-    loads.then(|| "jq's `include`/`import` (a module jq finds on its search path)".into())
+    texts
+        .iter()
+        .any(|x| jq_loads(x))
+        .then(|| "jq's `include`/`import` (a module jq finds on its search path)".into())
+}
+
+/// Whether jq program `x` has an `include`/`import` directive: the keyword outside a
+/// string, not a field (`.include`) or a variable, followed by a string literal.
+fn jq_loads(x: &str) -> bool {
+    let c: Vec<char> = x.chars().collect();
+    let ident = |ch: char| ch.is_alphanumeric() || ch == '_';
+    let mut k = 0;
+    while k < c.len() {
+        if c[k] == '#' {
+            while k < c.len() && c[k] != '\n' {
+                k += 1;
+            }
+            continue;
+        }
+        if c[k] == '"' {
+            k += 1;
+            while k < c.len() && c[k] != '"' {
+                k += if c[k] == '\\' { 2 } else { 1 };
+            }
+            k += 1;
+            continue;
+        }
+        if ident(c[k]) {
+            let from = k;
+            while k < c.len() && ident(c[k]) {
+                k += 1;
+            }
+            let word: String = c[from..k].iter().collect();
+            let prev = c[..from].iter().rev().find(|ch| !ch.is_whitespace());
+            let next = c[k..].iter().find(|ch| !ch.is_whitespace());
+            if matches!(word.as_str(), "include" | "import")
+                && !matches!(prev, Some('.' | '$'))
+                && next == Some(&'"')
+            {
+                return true;
+            }
+            continue;
+        }
+        k += 1;
+    }
+    false
 }
 
 /// prove: `-l`/`--lib`/`-I`/`-b`/`--blib` put a folder a trial could write first on `@INC`,
 /// and without `--norc` prove reads options from a `./.proverc` a trial could create
-/// (review 14, c20).
+/// (review 14, c20). Review 17, e09, e17: Getopt::Long bundles short options (`-vI lib`:
+/// an `I`, `l`, `b` or `e` anywhere in a cluster), `-e`/`--exec` is the command each test
+/// runs with, `--rc F` an options file, `--state` a `./.prove` a trial could write, and
+/// `-M lib=…` a folder on `@INC` too (abbreviations are refused with the other long options).
 fn prove(words: &[&str]) -> Option<String> {
     let mut norc = false;
+    let on_inc = |t: &str| Some(format!("`prove {t}` (a folder on Perl's module path)"));
     for t in &words[1..] {
-        if *t == "--" {
+        if *t == "--" || *t == "::" {
             break;
         }
-        if matches!(*t, "--lib" | "--blib") || t.starts_with("--lib=") {
-            return Some(format!("`prove {t}` (a folder on Perl's module path)"));
+        if let Some(long) = t.strip_prefix("--") {
+            let name = long.split_once('=').map_or(long, |(n, _)| n);
+            match name {
+                "lib" | "blib" => return on_inc(t),
+                "exec" => {
+                    return Some(format!(
+                        "`prove {t}` (the command prove runs each test with, which gate does not read)"
+                    ));
+                }
+                "rc" => {
+                    return Some(format!(
+                        "`prove {t}` (a file of options gate does not read)"
+                    ));
+                }
+                "state" => {
+                    return Some(format!(
+                        "`prove {t}` (a `./.prove` state file a trial could write)"
+                    ));
+                }
+                "norc" => norc = true,
+                _ => {}
+            }
+            continue;
         }
-        if *t == "--norc" {
-            norc = true;
-        }
-        if let Some(c) = t.strip_prefix('-').filter(|c| !c.starts_with('-'))
-            && (c.starts_with('I') || c.contains(['l', 'b']))
-        {
-            return Some(format!("`prove {t}` (a folder on Perl's module path)"));
+        let Some(c) = t.strip_prefix('-').filter(|c| !c.is_empty()) else {
+            continue;
+        };
+        for (j, l) in c.char_indices() {
+            match l {
+                'I' | 'l' | 'b' => return on_inc(t),
+                'e' => {
+                    return Some(format!(
+                        "`prove {t}` (the command prove runs each test with, which gate does not read)"
+                    ));
+                }
+                // A module, a plugin, a count: the rest of the word (or the next) is its value.
+                'M' | 'P' | 'j' | 'a' => {
+                    if l == 'M' && c[j + 1..].contains("lib") {
+                        return on_inc(t);
+                    }
+                    break;
+                }
+                _ => {}
+            }
         }
     }
     (!norc).then(|| {
@@ -540,7 +1216,8 @@ fn prove(words: &[&str]) -> Option<String> {
 }
 
 /// perl: `-d` runs the debugger, which runs a `./.perldb` a trial could write (review 14,
-/// c14).
+/// c14); also in a cluster after `-l` or `-0`, which take only digits (review 17, e04,
+/// e17: `-ld`, `-wld`, `-0d`).
 fn perl(words: &[&str]) -> Option<String> {
     let mut i = 1;
     while i < words.len() {
@@ -548,17 +1225,37 @@ fn perl(words: &[&str]) -> Option<String> {
         if t == "--" || !t.starts_with('-') || t == "-" {
             break;
         }
-        for c in t[1..].chars() {
-            if c == 'd' {
+        let c: Vec<char> = t[1..].chars().collect();
+        let mut j = 0;
+        while j < c.len() {
+            let l = c[j];
+            j += 1;
+            if l == 'd' {
                 return Some("`perl -d` (the debugger runs a `./.perldb`)".into());
             }
-            // Letters whose value is the rest of the word.
-            if "MmIxiCF0lDV".contains(c) {
+            // `-l[octal]`, `-0[octal]`, `-0x[hex]`: digits only, then the cluster goes on.
+            if l == 'l' || l == '0' {
+                if l == '0' && matches!(c.get(j), Some('x' | 'X')) {
+                    j += 1;
+                    while c.get(j).is_some_and(char::is_ascii_hexdigit) {
+                        j += 1;
+                    }
+                } else {
+                    while c.get(j).is_some_and(|d| ('0'..='7').contains(d)) {
+                        j += 1;
+                    }
+                }
+                continue;
+            }
+            // Letters whose value is the rest of the word; `-I DIR` the next word when
+            // nothing is glued (review 17, e53: `perl -I graders -d …`).
+            if "MmIxiCFDV".contains(l) {
+                i += usize::from(l == 'I' && j == c.len());
                 break;
             }
-            if c == 'e' || c == 'E' {
+            if l == 'e' || l == 'E' {
                 // The code is the next word.
-                i += usize::from(t.ends_with(['e', 'E']));
+                i += usize::from(j == c.len());
                 break;
             }
         }
@@ -588,6 +1285,46 @@ const PYTHON_CALLS: &[(&str, &str)] = &[
     ("unittest", "imports the test modules it discovers"),
 ];
 
+/// Python modules that, run by `-m`, run or import the file or the code they are given.
+const PYTHON_FILE_RUNNERS: &[&str] = &[
+    "trace", "pdb", "cProfile", "profile", "timeit", "runpy", "code", "pydoc", "inspect", "idlelib",
+];
+
+/// Python modules and classes that run a string as code (`timeit.timeit(stmt)`,
+/// `cProfile.run(cmd)`, `trace.Trace().run(cmd)`, `pdb.run`, `code.InteractiveInterpreter`):
+/// inline code naming one is refused as `exec` is (review 17, e16).
+const PYTHON_CODE_RUNNERS: &[&str] = &[
+    "timeit",
+    "cProfile",
+    "profile",
+    "trace",
+    "pdb",
+    "bdb",
+    "InteractiveInterpreter",
+    "InteractiveConsole",
+    "interact",
+];
+
+/// Python `code` with adjacent string literals joined (`"pkg" "util"` as `"pkgutil"`).
+fn joined_literals(code: &str) -> String {
+    let mut out = code.to_string();
+    for q in ['"', '\''] {
+        for sep in ["", " ", "  ", "\t"] {
+            out = out.replace(&format!("{q}{sep}{q}"), "");
+        }
+    }
+    out
+}
+
+/// Whether `code` holds `word` as a whole identifier.
+fn has_ident(code: &str, word: &str) -> bool {
+    let id = |c: char| c.is_alphanumeric() || c == '_';
+    code.match_indices(word).any(|(at, _)| {
+        !code[..at].chars().next_back().is_some_and(id)
+            && !code[at + word.len()..].chars().next().is_some_and(id)
+    })
+}
+
 /// python: `-m unittest`, `-m doctest`, and inline code with a call of [`PYTHON_CALLS`].
 fn python(words: &[&str]) -> Option<String> {
     for (k, t) in words.iter().enumerate().skip(1) {
@@ -608,6 +1345,20 @@ fn python(words: &[&str]) -> Option<String> {
             let named = top == "unittest"
                 && m == "unittest"
                 && operands.first().is_some_and(|o| **o != "discover");
+            // Review 17, e06: `-m pickle F` unpickles F, and unpickling calls any callable.
+            if matches!(top, "pickle" | "_pickle" | "shelve" | "dill") {
+                return Some(format!(
+                    "`python -m {m}` (unpickling the file it is given runs code from it)"
+                ));
+            }
+            // Modules that run or import the file or code they are given, which gate does
+            // not read as a script (review 17, e05, e06).
+            if PYTHON_FILE_RUNNERS.contains(&top) {
+                return Some(format!(
+                    "`python -m {m}` (it runs the file or code it is given; run the script by \
+                     its path)"
+                ));
+            }
             if PYTHON_MODULES.contains(&top) && !named {
                 return Some(format!(
                     "`python -m {m}` (it loads files gate does not follow: a trial could add one)"
@@ -615,9 +1366,16 @@ fn python(words: &[&str]) -> Option<String> {
             }
         }
         if *t == "-c" || (t.starts_with('-') && !t.starts_with("--") && t.ends_with('c')) {
-            let code = words.get(k + 1).copied().unwrap_or("");
+            // `__import__("pkg" "util")`: Python joins adjacent literals (review 17, e24).
+            let joined = joined_literals(words.get(k + 1).copied().unwrap_or(""));
+            let code = joined.as_str();
             if let Some((call, why)) = PYTHON_CALLS.iter().find(|(c, _)| code.contains(c)) {
                 return Some(format!("python's `{call}` (it {why})"));
+            }
+            if let Some(m) = PYTHON_CODE_RUNNERS.iter().find(|m| has_ident(code, m)) {
+                return Some(format!(
+                    "python's `{m}` (it runs a string as code, as `exec` does)"
+                ));
             }
         }
     }
@@ -629,31 +1387,74 @@ fn python(words: &[&str]) -> Option<String> {
 /// in `./node_modules` first, which a trial could create (review 14, c44; as `--test-reporter
 /// NAME`, review 13, b09).
 fn node(words: &[&str], dir: &Path) -> Option<String> {
-    if dir.join("node_modules").is_dir() {
-        return None;
-    }
+    // A bare name resolves in `./node_modules/NAME` when that package is there when the plan
+    // is loaded; otherwise a trial could create it, in a `node_modules` it creates or one
+    // that is there already (review 17, e08).
+    // (Or in the `node_modules` beside the grader that requires it, which node searches
+    // first and which is protected with the grader's folder: review 17, e57.)
+    let installed_from = |name: &str, base: &Path| {
+        let mut parts = name.split('/');
+        let top = match (parts.next(), parts.next()) {
+            (Some(scope), Some(n)) if scope.starts_with('@') => format!("{scope}/{n}"),
+            (Some(t), _) => t.to_string(),
+            _ => return false,
+        };
+        base.join("node_modules").join(&top).exists()
+            || dir.join("node_modules").join(&top).exists()
+    };
+    let installed = |name: &str| installed_from(name, dir);
     // Inline code (`-e`, `-p`, `--eval`, `--print`) and a script's own requires (review 14,
-    // c04, c31): a bare package name that is not one of node's own modules.
+    // c04, c31), and those of the files they load by a relative name, transitively (review
+    // 17, e08): a bare package name that is not one of node's own modules.
+    // The script and the code words as the one reading of node's words finds them (review
+    // 17, e52: `node -r ./setup.js graders/main.js`, `--title t graders/main.js`).
     let mut codes = Vec::new();
-    let mut k = 1;
-    while k < words.len() {
-        let t = words[k];
-        if matches!(t, "-e" | "-p" | "--eval" | "--print" | "-pe") {
-            codes.extend(words.get(k + 1).map(|c| c.to_string()));
-            k += 2;
-            continue;
+    match super::invoke::invocation(words).map(|i| i.runs) {
+        Ok(super::invoke::Runs::Code(ks)) => {
+            codes.extend(
+                ks.iter()
+                    .map(|&k| (words[k].to_string(), dir.to_path_buf())),
+            );
         }
-        if !t.starts_with('-') {
-            codes.extend(read(dir, t));
-            break;
+        Ok(super::invoke::Runs::Script(k)) => {
+            let at = super::invoke::resolve(words[k], dir);
+            if let Ok(text) = std::fs::read_to_string(&at) {
+                codes.push((text, at.parent().unwrap_or(dir).to_path_buf()));
+            }
         }
-        k += 1;
+        _ => {}
     }
-    if let Some(name) = codes.iter().find_map(|c| bare_package(c)) {
-        return Some(format!(
-            "`require(\"{name}\")`, a package node looks up in a `node_modules` a trial could \
-             create in the task's folder"
-        ));
+    let mut seen = std::collections::BTreeSet::new();
+    let mut c = 0;
+    while c < codes.len() && c < 200 {
+        let (code, base) = codes[c].clone();
+        c += 1;
+        for name in module_names(&code) {
+            let path = name.starts_with('.') || name.starts_with('/') || name.contains(':');
+            if path {
+                if let Some(f) = super::words::node_resolve(&base, &name)
+                    && f.is_file()
+                    && seen.insert(f.clone())
+                    && let Ok(text) = std::fs::read_to_string(&f)
+                {
+                    codes.push((text, f.parent().unwrap_or(&base).to_path_buf()));
+                }
+                continue;
+            }
+            let top = name.split('/').next().unwrap_or(&name);
+            let script = c > 1 || base != dir;
+            let found = if script {
+                installed_from(&name, &base)
+            } else {
+                installed(&name)
+            };
+            if !name.is_empty() && !NODE_BUILTINS.contains(&top) && !found {
+                return Some(format!(
+                    "`require(\"{name}\")`, a package node looks up in a `node_modules` a trial \
+                     could create or add to in the task's folder"
+                ));
+            }
+        }
     }
     for (k, t) in words.iter().enumerate().skip(1) {
         for long in [
@@ -670,11 +1471,13 @@ fn node(words: &[&str], dir: &Path) -> Option<String> {
                     .flatten()
             });
             let Some(v) = v else { continue };
-            let path = v.starts_with('.') || v.starts_with('/') || v.starts_with("file:");
-            if !path && !v.starts_with("node:") {
+            let path = v.starts_with('.')
+                || v.starts_with('/')
+                || v.to_ascii_lowercase().starts_with("file:");
+            if !path && !v.starts_with("node:") && !installed(v) {
                 return Some(format!(
                     "`{long} {v}`, a package node looks up in a `node_modules` a trial could create \
-                     in the task's folder"
+                     or add to in the task's folder"
                 ));
             }
         }
@@ -729,31 +1532,63 @@ const NODE_BUILTINS: &[&str] = &[
     "test",
 ];
 
-/// The first bare package name JavaScript `code` requires or imports as a literal
-/// (`require("pkg")`, `import("pkg")`, `from "pkg"`), that is not one of node's own.
-fn bare_package(code: &str) -> Option<String> {
-    for opener in ["require(", "import(", "from "] {
-        for (at, _) in code.match_indices(opener) {
-            let rest = code[at + opener.len()..].trim_start();
-            let Some(q) = rest
-                .chars()
-                .next()
-                .filter(|c| matches!(c, '"' | '\'' | '`'))
-            else {
-                continue;
-            };
-            let Some(end) = rest[1..].find(q) else {
-                continue;
-            };
-            let name = &rest[1..1 + end];
-            let top = name.split('/').next().unwrap_or(name);
-            let path = name.starts_with('.') || name.starts_with('/') || name.contains(':');
-            if !path && !name.is_empty() && !NODE_BUILTINS.contains(&top) {
-                return Some(name.to_string());
+/// The names JavaScript `code` requires or imports as a literal: `require("x")`,
+/// `import("x")`, `import "x"`, `from "x"`, with whitespace, comments, parentheses or an
+/// escaped quote (code inside a string) between the keyword and the literal (review 17,
+/// e08, e14: `require ("x")`, `require\n("x")`, `require(("x"))`).
+fn module_names(code: &str) -> Vec<String> {
+    let c: Vec<char> = code.chars().collect();
+    let ident = |ch: char| ch.is_alphanumeric() || ch == '_' || ch == '$';
+    let mut out = Vec::new();
+    let mut k = 0;
+    while k < c.len() {
+        if !ident(c[k]) || (k > 0 && ident(c[k - 1])) {
+            k += 1;
+            continue;
+        }
+        let from = k;
+        while k < c.len() && ident(c[k]) {
+            k += 1;
+        }
+        let word: String = c[from..k].iter().collect();
+        if !matches!(word.as_str(), "require" | "import" | "from") {
+            continue;
+        }
+        // `Array.from("…")` is no import.
+        if word != "require" && from > 0 && c[from - 1] == '.' {
+            continue;
+        }
+        let mut j = k;
+        loop {
+            match (c.get(j), c.get(j + 1)) {
+                (Some(x), _) if x.is_whitespace() || *x == '(' => j += 1,
+                (Some('\\'), Some('"' | '\'' | '`')) => j += 1,
+                (Some('/'), Some('*')) => {
+                    j += 2;
+                    while j < c.len() && !(c[j] == '*' && c.get(j + 1) == Some(&'/')) {
+                        j += 1;
+                    }
+                    j += 2;
+                }
+                (Some('/'), Some('/')) => {
+                    while j < c.len() && c[j] != '\n' {
+                        j += 1;
+                    }
+                }
+                _ => break,
             }
         }
+        let Some(&q) = c.get(j).filter(|x| matches!(x, '"' | '\'' | '`')) else {
+            continue;
+        };
+        let mut e = j + 1;
+        while e < c.len() && c[e] != q {
+            e += 1;
+        }
+        let name: String = c[j + 1..e.min(c.len())].iter().collect();
+        out.push(name.trim_end_matches('\\').to_string());
     }
-    None
+    out
 }
 
 #[cfg(test)]

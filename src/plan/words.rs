@@ -315,14 +315,15 @@ pub(super) fn loader_arguments(code: &str) -> Vec<String> {
     out
 }
 
-/// The plain string literals of inline code `code` (see [`string_literals`]).
-pub(super) fn literals(code: &str) -> Vec<String> {
-    string_literals(&code.chars().collect::<Vec<char>>())
-}
-
 /// The plain string literals (`'…'`, `"…"`, a `` `…` `` without `${`, perl `q(…)`,
 /// `qq(…)`) in `chars`.
 fn string_literals(chars: &[char]) -> Vec<String> {
+    literals_at(chars).into_iter().map(|(_, _, l)| l).collect()
+}
+
+/// [`string_literals`] with the indexes in `chars` where each opens (its quote, or the
+/// `q`) and closes.
+pub(super) fn literals_at(chars: &[char]) -> Vec<(usize, usize, String)> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < chars.len() {
@@ -362,7 +363,7 @@ fn string_literals(chars: &[char]) -> Vec<String> {
             k += 1;
         }
         if !(c == '`' && lit.contains("${")) {
-            out.push(lit);
+            out.push((i, k, lit));
         }
         i = k + 1;
     }
@@ -906,6 +907,7 @@ pub(super) fn simple_commands(tokens: &[Token]) -> Vec<Vec<String>> {
     let mut wrapped = false;
     let mut prefix = String::new();
     let mut value = false;
+    let mut duration = false;
     for (i, t) in tokens.iter().enumerate() {
         let w = match t {
             Token::End => {
@@ -932,11 +934,16 @@ pub(super) fn simple_commands(tokens: &[Token]) -> Vec<Vec<String>> {
             let assignment = w.split_once('=').is_some_and(|(k, _)| {
                 !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
             });
-            let wrapper_arg = wrapped
-                && (w.starts_with('-') || w.chars().next().is_some_and(|c| c.is_ascii_digit()));
             if std::mem::take(&mut value) && wrapped {
                 continue;
             }
+            // `timeout`'s first operand is its duration, whatever it looks like (`inf`).
+            let operand = if prefix == "timeout" {
+                !w.starts_with('-') && std::mem::take(&mut duration)
+            } else {
+                w.chars().next().is_some_and(|c| c.is_ascii_digit())
+            };
+            let wrapper_arg = wrapped && (w.starts_with('-') || operand);
             if assignment || wrapper_arg {
                 // An option's value is the next word (`timeout -s KILL 10 sh …`).
                 value = wrapper_arg && prefix_option(&prefix, w) == Some(true);
@@ -945,6 +952,7 @@ pub(super) fn simple_commands(tokens: &[Token]) -> Vec<Vec<String>> {
             if WRAPPERS.contains(&name_of(w).as_str()) {
                 wrapped = true;
                 prefix = name_of(w);
+                duration = prefix == "timeout";
                 continue;
             }
         }

@@ -29,6 +29,7 @@ mod review13;
 mod review13_inline;
 mod review14;
 mod review16;
+mod review17;
 mod review5;
 mod review5_readers;
 mod review7;

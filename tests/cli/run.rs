@@ -324,16 +324,18 @@ fn missing_command_is_a_harness_error() {
     }
 }
 
-/// A `check` that cannot run is a harness error too, not an agent failure.
+/// A `check` that cannot run is a harness error too, not an agent failure. (Its program
+/// lies outside the task's folder: one missing at load in a folder the trials write is
+/// theirs to create, and refused when the plan is loaded, review 17, e23.)
 #[test]
 fn missing_check_is_a_harness_error() {
     let f = Fixture::new(
-        "version: 1\nsampling: {single: {n: 3, c: 0}}\ntasks:\n  - id: t\n    run: 'true'\n    check: ['./no-such-check']\n",
+        "version: 1\nsampling: {single: {n: 3, c: 0}}\ntasks:\n  - id: t\n    run: 'true'\n    check: ['/nonexistent-gate/no-such-check']\n",
     );
     f.run(&[])
         .code(4)
         .stderr(predicate::str::contains(
-            "HARNESS ERROR (check: cannot run `./no-such-check`: command not found)",
+            "HARNESS ERROR (check: cannot run `/nonexistent-gate/no-such-check`: command not found)",
         ))
         .stdout(predicate::str::contains(
             "gate  HARNESS ERROR (exit 4: no verdict is published)",
