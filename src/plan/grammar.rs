@@ -707,16 +707,19 @@ impl Reader<'_> {
                          by its own path)"
                     ));
                 }
-                if !d.is_dir() {
+                if !d.is_dir() && self.writable(&d) {
                     // Review 16, P: `cd sub && sh graders/grade` with `sub/` missing at load
                     // was read in the old folder while the trial creates `sub/graders/grade`.
                     // Where the line goes on is not known before the run.
                     return Err(format!(
-                        "`{name} {to}`, a folder that does not exist when the plan is loaded \
-                         (the words after it would be read in a folder a trial could create)"
+                        "`{name} {to}`, a folder that does not exist when the plan is loaded, \
+                         in a folder the trials write (the words after it would be read in a \
+                         folder a trial could create)"
                     ));
                 }
-                self.dir = d;
+                if d.is_dir() {
+                    self.dir = d;
+                }
                 return Ok(());
             }
             "xargs" => {

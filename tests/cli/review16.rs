@@ -25,9 +25,10 @@ fn fixture(check: &str, answer: &str) -> Fixture {
 fn rev16_rev17_a_program_gate_does_not_read_is_refused_at_load() {
     for (line, what) in [
         // rev16 A, rev17 e12: a prefix gate did not list hid the command after it.
+        ("taskset 1 sh lib/new.sh", "`taskset`"),
         (
-            "taskset 1 sh lib/new.sh",
-            "`taskset`, a program whose arguments gate does not read",
+            "chpst -u nobody sh lib/new.sh",
+            "`chpst`, a program whose arguments gate does not read",
         ),
         ("/usr/bin/taskset 1 sh graders/grade", "`taskset`"),
         ("setpriv --reuid=0 sh lib/new.sh", "`setpriv`"),
@@ -40,7 +41,7 @@ fn rev16_rev17_a_program_gate_does_not_read_is_refused_at_load() {
         ("zip -T -TT 'sh lib/new.sh' a.zip result.txt", "`zip`"),
         ("gcc -wrapper sh,lib/new.sh -E -x c /dev/null", "`gcc`"),
         // The program `find -exec` and `xargs` run.
-        ("find . -maxdepth 0 -exec env sh lib/new.sh \\;", "`env`"),
+        ("find . -maxdepth 0 -exec env sh lib/new.sh \\;", "env"),
         ("xargs -a list taskset 1 sh", "`taskset`"),
         ("xargs --max-l=1 echo", "the option `--max-l=1` of `xargs`"),
     ] {

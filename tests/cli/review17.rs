@@ -458,13 +458,10 @@ fn rev17_e33_e41_e50_a_program_from_stdin_or_from_xargs_find_input_is_refused() 
         (
             "",
             "echo ./lib/new.sh | xargs -n1 env",
-            "`xargs` running `env`",
+            // The allow-list of programs (review 16) refuses `env` here first.
+            "`env`",
         ),
-        (
-            "",
-            "printf 'lib/new.sh' | xargs -0 timeout 10",
-            "`xargs` running `timeout`",
-        ),
+        ("", "printf 'lib/new.sh' | xargs -0 timeout 10", "`timeout`"),
         ("", "find lib -name new.sh -exec {} +", "`find -exec {}`"),
     ]);
 }
@@ -491,14 +488,15 @@ fn rev17_e23_e45_e48_e49_programs_that_run_what_gate_does_not_read_are_refused()
         (
             "",
             "zip -q -T -TT 'sh graders/grade' out.zip data.txt",
-            "`zip -TT`",
+            // The allow-list of programs (review 16) refuses `zip` here first.
+            "`zip`",
         ),
         (
             "",
             "gcc -wrapper sh,graders/grade -E -x c /dev/null -o /dev/null",
-            "`gcc -wrapper`",
+            "`gcc",
         ),
-        ("", "gcc -B lib/ -c -x c /dev/null -o /dev/null", "`gcc -B"),
+        ("", "gcc -B lib/ -c -x c /dev/null -o /dev/null", "`gcc"),
         ("", "jq --run-tests lib/new.txt", "`--run-tests`"),
     ]);
 }
