@@ -111,6 +111,14 @@ impl Fixture {
     }
 }
 
+/// Write each `(path, text)` under `f`'s folder, making the folders on the way.
+pub fn write_files(f: &Fixture, files: &[(&str, &str)]) {
+    for (file, text) in files {
+        std::fs::create_dir_all(f.path(file).parent().unwrap()).unwrap();
+        std::fs::write(f.path(file), text).unwrap();
+    }
+}
+
 /// A finished command's standard output then its standard error, as text.
 pub fn both(out: &std::process::Output) -> String {
     format!(

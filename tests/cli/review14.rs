@@ -13,26 +13,26 @@ use crate::common::*;
 /// `Makefile`; the agent answers wrong.
 fn fixture(check: &str, extra: &str) -> Fixture {
     let f = Fixture::new(&plan(extra, check));
-    for (file, text) in [
-        ("graders/grade", "grep -qx right result.txt\n"),
-        ("graders/mk", "check:\n\tgrep -qx right result.txt\n"),
-        ("graders/mk_inc", "include rules.mk\ncheck:\n\t@true\n"),
-        (
-            "graders/check.js",
-            "process.exit(require('fs').readFileSync('result.txt','utf8').trim()=='right'?0:1)\n",
-        ),
-        (
-            "graders/main.js",
-            "process.exit(require('okpkg')() ? 0 : 1)\n",
-        ),
-        ("Makefile", "check:\n\tgrep -qx right result.txt\n"),
-        ("t/basic.t", "print \"1..1\\nok 1\\n\";\n"),
-        ("graders/test_ok.py", "import unittest\n"),
-        ("agent.sh", "echo wrong > result.txt\n"),
-    ] {
-        std::fs::create_dir_all(f.path(file).parent().unwrap()).unwrap();
-        std::fs::write(f.path(file), text).unwrap();
-    }
+    write_files(
+        &f,
+        &[
+            ("graders/grade", "grep -qx right result.txt\n"),
+            ("graders/mk", "check:\n\tgrep -qx right result.txt\n"),
+            ("graders/mk_inc", "include rules.mk\ncheck:\n\t@true\n"),
+            (
+                "graders/check.js",
+                "process.exit(require('fs').readFileSync('result.txt','utf8').trim()=='right'?0:1)\n",
+            ),
+            (
+                "graders/main.js",
+                "process.exit(require('okpkg')() ? 0 : 1)\n",
+            ),
+            ("Makefile", "check:\n\tgrep -qx right result.txt\n"),
+            ("t/basic.t", "print \"1..1\\nok 1\\n\";\n"),
+            ("graders/test_ok.py", "import unittest\n"),
+            ("agent.sh", "echo wrong > result.txt\n"),
+        ],
+    );
     f
 }
 

@@ -16,24 +16,24 @@ use crate::common::*;
 /// answers wrong.
 fn fixture(check: &str, extra: &str) -> Fixture {
     let f = Fixture::new(&plan(extra, check));
-    for (file, text) in [
-        ("graders/grade", "grep -qx right result.txt\n"),
-        ("graders/mk", "c:\n\tgrep -qx right result.txt\n"),
-        ("graders/pgrade", "exit 1;\n"),
-        (
-            "graders/t/basic.t",
-            "use Test::More; ok(0); done_testing;\n",
-        ),
-        ("graders/expected.txt", "right\n"),
-        ("tests/Makefile", "c:\n\tgrep -qx right result.txt\n"),
-        ("data.json", "{\"include\": 1, \"import\": 1}\n"),
-        ("data.txt", "a|right\n"),
-        ("lib/.keep", ""),
-        ("agent.sh", "echo wrong > result.txt\n"),
-    ] {
-        std::fs::create_dir_all(f.path(file).parent().unwrap()).unwrap();
-        std::fs::write(f.path(file), text).unwrap();
-    }
+    write_files(
+        &f,
+        &[
+            ("graders/grade", "grep -qx right result.txt\n"),
+            ("graders/mk", "c:\n\tgrep -qx right result.txt\n"),
+            ("graders/pgrade", "exit 1;\n"),
+            (
+                "graders/t/basic.t",
+                "use Test::More; ok(0); done_testing;\n",
+            ),
+            ("graders/expected.txt", "right\n"),
+            ("tests/Makefile", "c:\n\tgrep -qx right result.txt\n"),
+            ("data.json", "{\"include\": 1, \"import\": 1}\n"),
+            ("data.txt", "a|right\n"),
+            ("lib/.keep", ""),
+            ("agent.sh", "echo wrong > result.txt\n"),
+        ],
+    );
     f
 }
 
@@ -373,25 +373,25 @@ fn rev17_e10_honest_awk_jq_sed_python_and_git_lines_are_accepted() {
 /// and a `node_modules` holding some other package (`present`) in the task's folder.
 fn node_fixture(check: &str) -> Fixture {
     let f = fixture(check, "");
-    for (file, text) in [
-        (
-            "graders/main.js",
-            "process.exit(require(\"./helper.js\")() ? 0 : 1)\n",
-        ),
-        (
-            "graders/helper.js",
-            "module.exports = require(\"okcheck\");\n",
-        ),
-        ("graders/main.mjs", "import \"okpre\";\nprocess.exit(1);\n"),
-        ("graders/check.js", "process.exit(1)\n"),
-        (
-            "node_modules/present/index.js",
-            "module.exports = () => true;\n",
-        ),
-    ] {
-        std::fs::create_dir_all(f.path(file).parent().unwrap()).unwrap();
-        std::fs::write(f.path(file), text).unwrap();
-    }
+    write_files(
+        &f,
+        &[
+            (
+                "graders/main.js",
+                "process.exit(require(\"./helper.js\")() ? 0 : 1)\n",
+            ),
+            (
+                "graders/helper.js",
+                "module.exports = require(\"okcheck\");\n",
+            ),
+            ("graders/main.mjs", "import \"okpre\";\nprocess.exit(1);\n"),
+            ("graders/check.js", "process.exit(1)\n"),
+            (
+                "node_modules/present/index.js",
+                "module.exports = () => true;\n",
+            ),
+        ],
+    );
     f
 }
 
@@ -587,19 +587,19 @@ fn rev17_e52_e57_node_reads_the_script_past_option_values_and_the_graders_own_pa
     // first, and the grader's folder is protected whole) is accepted.
     let line = "node graders/dep.js";
     let f = node_fixture(line);
-    for (file, text) in [
-        (
-            "graders/dep.js",
-            "process.exit(require(\"okdep\")() ? 0 : 1)\n",
-        ),
-        (
-            "graders/node_modules/okdep/index.js",
-            "module.exports = () => false;\n",
-        ),
-    ] {
-        std::fs::create_dir_all(f.path(file).parent().unwrap()).unwrap();
-        std::fs::write(f.path(file), text).unwrap();
-    }
+    write_files(
+        &f,
+        &[
+            (
+                "graders/dep.js",
+                "process.exit(require(\"okdep\")() ? 0 : 1)\n",
+            ),
+            (
+                "graders/node_modules/okdep/index.js",
+                "module.exports = () => false;\n",
+            ),
+        ],
+    );
     let out = check(&f).get_output().clone();
     assert_eq!(
         out.status.code(),
