@@ -829,6 +829,10 @@ impl Reader<'_> {
         {
             return Err(why);
         }
+        let args: Vec<&str> = rest.iter().map(|w| w.text.as_str()).collect();
+        if let Some(why) = super::programs::data_tool_problem(&name, &args) {
+            return Err(why);
+        }
         if interpreter(&program.text) {
             self.interpreter(&words[i..], after)?;
             // Review 14: an interpreter's option or module that loads what gate does not

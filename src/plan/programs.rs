@@ -50,8 +50,6 @@ const DATA_TOOLS: &[&str] = &[
     "diff",
     "cmp",
     "comm",
-    "diff3",
-    "sdiff",
     // Reading and shaping text.
     "cat",
     "tac",
@@ -181,18 +179,21 @@ const READ_TOOLS: &[&str] = &[
 /// The system's program folders: a program named by a path into one is the program of that
 /// name, and must be on the list as its bare name must.
 const SYSTEM_FOLDERS: &[&str] = &[
-    "/bin",
-    "/sbin",
-    "/usr/bin",
-    "/usr/sbin",
-    "/usr/local/bin",
-    "/usr/local/sbin",
-    "/usr/libexec",
-    "/usr/lib",
-    "/opt",
-    "/snap/bin",
-    "/nix",
+    "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/usr", "/etc", "/opt", "/snap",
+    "/nix", "/var/lib",
 ];
+
+/// Why an argument of an allowed data tool makes it run a program: `sort
+/// --compress-program=CMD`, in any abbreviation GNU's getopt takes (`--com…`; review 19,
+/// a01).
+pub(super) fn data_tool_problem(name: &str, args: &[&str]) -> Option<String> {
+    if name == "sort"
+        && let Some(t) = args.iter().find(|t| t.starts_with("--com"))
+    {
+        return Some(format!("`sort {t}` (the program sort compresses with)"));
+    }
+    None
+}
 
 /// Why a check line may not name `program` (as written; `name` is its lower-case file
 /// name), or `None` when it may. `plan_path` is the plan's own `env: PATH`, if it sets one:
@@ -206,6 +207,13 @@ pub(super) fn refused(
 ) -> Option<String> {
     if DATA_TOOLS.contains(&name) || READ_TOOLS.contains(&name) {
         return None;
+    }
+    // Review 19 (a03, a09): the dynamic loader runs the program it is given
+    // (`/lib64/ld-linux-x86-64.so.2 /bin/sh lib/new.sh`); it is no data tool, wherever it lies.
+    if name.starts_with("ld-") || name.starts_with("ld.so") {
+        return Some(format!(
+            "`{name}`, the dynamic loader, which runs the program it is given"
+        ));
     }
     let own = |at: &Path| !SYSTEM_FOLDERS.iter().any(|f| at.starts_with(f));
     if program.contains('/') {

@@ -1012,8 +1012,53 @@ fn git(words: &[&str]) -> Option<String> {
         );
         i += 1 + usize::from(valued);
     }
+    // Review 19 (a05): sub-commands that run a command an option names (`ls-remote
+    // --upload-pack=CMD`, `difftool -x CMD`, `archive --remote=. --exec=CMD`, `grep -O CMD`)
+    // — only those that read the repository and print are followed.
+    let sub = words.get(i)?;
+    if !GIT_READERS.contains(sub) {
+        return Some(format!(
+            "`git {sub}`, a git command gate does not read (some run a command an option \
+             names: `ls-remote --upload-pack`, `difftool -x`, `archive --exec`); gate reads \
+             {}",
+            GIT_READERS.join(", ")
+        ));
+    }
+    if let Some(t) = words[i + 1..]
+        .iter()
+        .find(|t| t.starts_with("-O") || t.starts_with("--open") || t.starts_with("--ext"))
+    {
+        return Some(format!(
+            "`git {sub} {t}` (a pager or an external diff is a command git runs)"
+        ));
+    }
     None
 }
+
+/// The git sub-commands a check line may run: they read the repository and print.
+const GIT_READERS: &[&str] = &[
+    "diff",
+    "status",
+    "log",
+    "show",
+    "rev-parse",
+    "ls-files",
+    "ls-tree",
+    "cat-file",
+    "diff-index",
+    "diff-files",
+    "diff-tree",
+    "merge-base",
+    "describe",
+    "rev-list",
+    "hash-object",
+    "check-ignore",
+    "show-ref",
+    "for-each-ref",
+    "grep",
+    "blame",
+    "shortlog",
+];
 
 /// Config keys (lowercase; `section.*` a whole section) whose values run no command and
 /// name no file git reads: `git -c KEY=VALUE` with one of them is accepted.

@@ -113,17 +113,17 @@ fn c02_c03_c17_c18_c27_c28_a_command_inside_a_tools_program_text_is_refused() {
         ("", "tar -I 'sh graders/grade' -xf a.tar", "`tar -I"),
         (
             "",
-            "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.t GIT_CONFIG_VALUE_0='!sh graders/grade' git t",
+            "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.t GIT_CONFIG_VALUE_0='!sh graders/grade' git log",
             "GIT_CONFIG_COUNT",
         ),
         (
             "",
-            "GIT_CONFIG_PARAMETERS=\"'alias.t=!sh graders/grade'\" git t",
+            "GIT_CONFIG_PARAMETERS=\"'alias.t=!sh graders/grade'\" git log",
             "GIT_CONFIG_PARAMETERS",
         ),
         (
             "    env: {GIT_CONFIG_COUNT: \"1\", GIT_CONFIG_KEY_0: alias.t, GIT_CONFIG_VALUE_0: \"!sh graders/grade\"}\n",
-            "git t",
+            "git log",
             "GIT_CONFIG_",
         ),
     ]);

@@ -114,3 +114,56 @@ fn rev16_p_a_cd_into_a_folder_missing_at_load_is_refused() {
     check(&f).code(0);
     assert_run_exits(&f, "cd graders && sh grade", 1);
 }
+
+#[test]
+fn rev19_allowed_programs_that_run_a_program_they_are_given_are_refused() {
+    // Review 19 (a01, a02, a03, a05, a09): `sort --compress-program`, `sdiff`/`diff3
+    // --diff-program`, the dynamic loader named by a path outside the listed system folders,
+    // and git sub-commands that run a command an option names got a script the trial
+    // created past the allow-list.
+    for (line, what) in [
+        (
+            "seq 9 | sort -S 64K --compress-program=lib/new >/dev/null; sh graders/grade",
+            "`sort --compress-program=lib/new`",
+        ),
+        (
+            "seq 9 | sort --compress-prog lib/new >/dev/null; sh graders/grade",
+            "`sort --compress-prog`",
+        ),
+        ("sdiff -s --diff-program=lib/new a b", "`sdiff`"),
+        ("diff3 --diff-program=lib/new a b c", "`diff3`"),
+        (
+            "/lib64/ld-linux-x86-64.so.2 /bin/sh lib/new.sh",
+            "the dynamic loader",
+        ),
+        (
+            "/usr/lib64/ld-linux-x86-64.so.2 /bin/sh lib/new.sh",
+            "the dynamic loader",
+        ),
+        (
+            "git ls-remote --upload-pack='sh lib/new.sh' .",
+            "`git ls-remote`",
+        ),
+        (
+            "git difftool --no-index -y -x 'sh lib/new.sh' a b",
+            "`git difftool`",
+        ),
+        (
+            "git archive --remote=. --exec='sh lib/new.sh' HEAD",
+            "`git archive`",
+        ),
+        (
+            "git grep --no-index -O'sh lib/new.sh' x",
+            "a pager or an external diff",
+        ),
+    ] {
+        assert_refused_at_load(&fixture(line, "wrong"), line, what);
+    }
+    // The honest forms stay accepted.
+    for line in [
+        "sort result.txt | grep -qx right",
+        "git diff --no-index --quiet result.txt result.txt",
+    ] {
+        check(&fixture(line, "right")).code(0);
+    }
+}
