@@ -549,6 +549,14 @@ impl Reader<'_> {
             }
             self.exact(w, "a command")?;
             i += 1;
+            // `command -v NAME` prints where NAME is and runs nothing (review 19, a15).
+            if name == "command"
+                && words
+                    .get(i)
+                    .is_some_and(|o| matches!(o.text.as_str(), "-v" | "-V"))
+            {
+                return Ok(());
+            }
             // `timeout`'s first operand is its duration whatever it looks like (strtod reads
             // `inf`, `.9m`, `+5`, ` 5`: review 17, e12); the program is the word after it.
             let mut duration = name == "timeout";
@@ -797,6 +805,20 @@ impl Reader<'_> {
                         )
                     {
                         return Err(why);
+                    }
+                }
+                // Review 19 (a22): the allowed program `-exec` runs, with its own options.
+                for (k, w) in rest.iter().enumerate() {
+                    if matches!(w.text.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir")
+                        && let Some(p) = rest.get(k + 1)
+                    {
+                        let args: Vec<&str> =
+                            rest[k + 2..].iter().map(|w| w.text.as_str()).collect();
+                        if let Some(why) =
+                            super::programs::data_tool_problem(&name_of(&p.text), &args)
+                        {
+                            return Err(why);
+                        }
                     }
                 }
                 // `find … -exec awk -f F {} +` (review 13).
@@ -1263,7 +1285,10 @@ fn xargs_program_problem(rest: &[Word], dir: &Path, plan_path: Option<&str>) -> 
     if interpreter(&program.text) {
         return None;
     }
-    super::programs::refused(&program.text, &name_of(&program.text), dir, plan_path)
+    let name = name_of(&program.text);
+    let args: Vec<&str> = rest[i + 1..].iter().map(|w| w.text.as_str()).collect();
+    super::programs::refused(&program.text, &name, dir, plan_path)
+        .or_else(|| super::programs::data_tool_problem(&name, &args))
 }
 
 /// The first escape in inline code `code` that names a character by its number or name

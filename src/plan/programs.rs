@@ -46,7 +46,6 @@ const DATA_TOOLS: &[&str] = &[
     "grep",
     "egrep",
     "fgrep",
-    "rg",
     "diff",
     "cmp",
     "comm",
@@ -122,6 +121,10 @@ const DATA_TOOLS: &[&str] = &[
     "uname",
     "hostname",
     "nproc",
+    "which",
+    "ps",
+    "pgrep",
+    "kill",
     // Compressed data, read or written (no command runs from their options).
     "gzip",
     "gunzip",
@@ -191,6 +194,42 @@ pub(super) fn data_tool_problem(name: &str, args: &[&str]) -> Option<String> {
         && let Some(t) = args.iter().find(|t| t.starts_with("--com"))
     {
         return Some(format!("`sort {t}` (the program sort compresses with)"));
+    }
+    // Review 19 (a13): curl reads its options from a config file (`-K`, `--config`).
+    if name == "curl"
+        && let Some(t) = args
+            .iter()
+            .find(|t| t.starts_with("-K") || t.starts_with("--conf"))
+    {
+        return Some(format!(
+            "`curl {t}` (options read from a file a trial could write)"
+        ));
+    }
+    // Review 19 (a21): `printf -v PATH …` sets a variable, as `PATH=` would, unseen.
+    if name == "printf" && args.iter().any(|t| t.starts_with("-v")) {
+        return Some("`printf -v` (it sets a shell variable: write `NAME=value`)".into());
+    }
+    // Review 19 (a13, a16): make's command-line variables that pick its shell or run a
+    // command (`SHELL=lib/new`, `.SHELLFLAGS=…`, `X!=cmd`, `$(shell …)`).
+    if matches!(name, "make" | "gmake" | "remake")
+        && let Some(t) = args.iter().find(|t| {
+            let Some((k, v)) = t.split_once('=') else {
+                return false;
+            };
+            !t.starts_with('-')
+                && (k.ends_with('!')
+                    || v.contains("$(")
+                    || v.contains("${")
+                    || v.contains('`')
+                    || matches!(
+                        k.trim_end_matches([':', '+', '?']),
+                        "SHELL" | ".SHELLFLAGS" | "MAKESHELL" | "MAKEFLAGS" | "MAKEFILES"
+                    ))
+        })
+    {
+        return Some(format!(
+            "the make variable `{t}` (it picks make's shell or runs a command)"
+        ));
     }
     None
 }

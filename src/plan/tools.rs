@@ -1002,6 +1002,10 @@ fn git(words: &[&str]) -> Option<String> {
         if t.starts_with("-c") || t.starts_with("--config-env") {
             return Some(format!("`git {t}` (a config value may run a command)"));
         }
+        // Review 19 (a13): a repository the trial could create, named by path.
+        if t.starts_with("--git-dir") || t.starts_with("--work-tree") {
+            return Some(format!("`git {t}` (name the repository with `cd`)"));
+        }
         if t.starts_with("--exec-path=") {
             return Some("`git --exec-path=DIR` (the folder git runs its commands from)".into());
         }

@@ -167,3 +167,61 @@ fn rev19_allowed_programs_that_run_a_program_they_are_given_are_refused() {
         check(&fixture(line, "right")).code(0);
     }
 }
+
+#[test]
+fn rev19_a13_a16_a21_variables_that_pick_a_shell_or_a_path_are_refused() {
+    // Review 19: make's `SHELL=`/`.SHELLFLAGS=`/`X!=cmd` on the command line, `printf -v
+    // PATH`, and `rg --pre` (rg is off the allow-list) ran a script the trial created.
+    for (line, what) in [
+        (
+            "make -f graders/mk c SHELL=lib/new",
+            "the make variable `SHELL=lib/new`",
+        ),
+        (
+            "make -f graders/mk c .SHELLFLAGS=lib/new.sh",
+            "the make variable",
+        ),
+        (
+            "make -f graders/mk c 'X!=sh lib/new.sh'",
+            "the make variable",
+        ),
+        (
+            "printf -v PATH %s lib:/usr/bin:/bin && grep -qx right result.txt",
+            "`printf -v`",
+        ),
+        ("rg --pre lib/new right result.txt", "`rg`"),
+    ] {
+        assert_refused_at_load(&fixture(line, "wrong"), line, what);
+    }
+}
+
+#[test]
+fn rev19_a13_a22_config_files_and_programs_behind_find_are_read_and_honest_lookups_pass() {
+    for (line, what) in [
+        ("curl -K lib/c.cfg http://localhost/", "`curl -K"),
+        (
+            "curl --config lib/c.cfg http://localhost/",
+            "`curl --config",
+        ),
+        ("git --git-dir=lib/repo status", "`git --git-dir"),
+        (
+            "find . -maxdepth 0 -exec sort --compress-program=lib/new result.txt ;",
+            "`sort --compress-program",
+        ),
+        (
+            "echo result.txt | xargs sort --compress-program=lib/new",
+            "`sort --compress-program",
+        ),
+    ] {
+        assert_refused_at_load(&fixture(line, "wrong"), line, what);
+    }
+    // Review 19, a15 (High): lines that look a program up run nothing.
+    for line in [
+        "command -v grep >/dev/null && grep -qx right result.txt",
+        "which grep >/dev/null && grep -qx right result.txt",
+    ] {
+        let f = fixture(line, "right");
+        check(&f).code(0);
+        assert_run_exits(&f, line, 0);
+    }
+}

@@ -203,7 +203,8 @@ fn rev17_e03_e09_e15_e17_long_options_by_prefix_and_unknown_options_are_refused(
         (
             "",
             "git --git-dir=/nonexistent -C . -c alias.t='!sh graders/grade' t",
-            "`git -c` with `alias.t",
+            // Review 19: `--git-dir` is refused before the `-c` is read.
+            "`git --git-dir",
         ),
     ]);
 }
