@@ -908,11 +908,13 @@ pub(super) fn simple_commands(tokens: &[Token]) -> Vec<Vec<String>> {
     let mut prefix = String::new();
     let mut value = false;
     let mut duration = false;
+    // `command -v NAME`: a lookup, which runs nothing (review 19, a15).
+    let mut lookup = false;
     for (i, t) in tokens.iter().enumerate() {
         let w = match t {
             Token::End => {
                 out.push(std::mem::take(&mut cur));
-                (target, wrapped, value) = (false, false, false);
+                (target, wrapped, value, lookup) = (false, false, false, false);
                 continue;
             }
             Token::Input => {
@@ -921,7 +923,7 @@ pub(super) fn simple_commands(tokens: &[Token]) -> Vec<Vec<String>> {
             }
             Token::Word(w) => w,
         };
-        if std::mem::take(&mut target) {
+        if std::mem::take(&mut target) || lookup {
             continue;
         }
         // The tokenizer gives the value of `NAME=VALUE` (or `--opt=VALUE`) as a word of its
@@ -944,6 +946,10 @@ pub(super) fn simple_commands(tokens: &[Token]) -> Vec<Vec<String>> {
                 w.chars().next().is_some_and(|c| c.is_ascii_digit())
             };
             let wrapper_arg = wrapped && (w.starts_with('-') || operand);
+            if wrapped && prefix == "command" && matches!(w.as_str(), "-v" | "-V") {
+                lookup = true;
+                continue;
+            }
             if assignment || wrapper_arg {
                 // An option's value is the next word (`timeout -s KILL 10 sh …`).
                 value = wrapper_arg && prefix_option(&prefix, w) == Some(true);

@@ -218,6 +218,7 @@ fn rev19_a13_a22_config_files_and_programs_behind_find_are_read_and_honest_looku
     // Review 19, a15 (High): lines that look a program up run nothing.
     for line in [
         "command -v grep >/dev/null && grep -qx right result.txt",
+        "command -v python3 >/dev/null && grep -qx right result.txt",
         "which grep >/dev/null && grep -qx right result.txt",
     ] {
         let f = fixture(line, "right");
