@@ -743,7 +743,9 @@ impl Reader<'_> {
                 // Review 17, e41, e50: a tool whose options run commands (`xargs make`, the
                 // `--eval` from the input), a command prefix (`xargs env`, `xargs timeout
                 // 10`: the program from the input), or no program at all.
-                let program = rest.iter().find(|w| !w.text.starts_with('-'));
+                // The program after xargs's options and their values (`xargs -n 1 env`:
+                // `env`, not the `1`), as `xargs_program_problem` read it.
+                let program = xargs_program(rest)?.map(|k| &rest[k]);
                 let tool = program.map(|w| name_of(&w.text));
                 // awk stops reading options at its program; GNU getopt tools (sed, make,
                 // tar, jq, git, prove) take an option from anywhere in their words.
@@ -1218,10 +1220,10 @@ impl Reader<'_> {
     }
 }
 
-/// Why the command `xargs` runs (after its options `rest`) may not be named: a program not
-/// on the allow-list ([`super::programs`]), an option gate does not know (a long one may be
-/// abbreviated, a short one take the next word), or none at all (`echo`).
-fn xargs_program_problem(rest: &[Word], dir: &Path, plan_path: Option<&str>) -> Option<String> {
+/// The index in `rest` (the words after `xargs`) of the program xargs runs, `None` when it
+/// runs none of its own (`echo`), past its options and their values; `Err` for an option
+/// gate does not know (a long one may be abbreviated, a short one take the next word).
+fn xargs_program(rest: &[Word]) -> Result<Option<usize>, String> {
     const VALUED_SHORT: &str = "adEILnPs";
     const VALUED_LONG: &[&str] = &[
         "--arg-file",
@@ -1257,7 +1259,7 @@ fn xargs_program_problem(rest: &[Word], dir: &Path, plan_path: Option<&str>) -> 
                 // `--max-lines` takes its value glued only (`--max-lines=N`).
                 i += 1;
             } else {
-                return Some(format!(
+                return Err(format!(
                     "the option `{t}` of `xargs`, which gate does not know (a long option may \
                      be written shortened; spell it out)"
                 ));
@@ -1281,7 +1283,19 @@ fn xargs_program_problem(rest: &[Word], dir: &Path, plan_path: Option<&str>) -> 
         }
         break;
     }
-    let program = rest.get(i)?;
+    Ok((i < rest.len()).then_some(i))
+}
+
+/// Why the command `xargs` runs (after its options `rest`) may not be named: a program not
+/// on the allow-list ([`super::programs`]) or an allowed one with an option that runs a
+/// program, or an option of xargs gate does not know ([`xargs_program`]).
+fn xargs_program_problem(rest: &[Word], dir: &Path, plan_path: Option<&str>) -> Option<String> {
+    let i = match xargs_program(rest) {
+        Ok(Some(i)) => i,
+        Ok(None) => return None,
+        Err(why) => return Some(why),
+    };
+    let program = &rest[i];
     if interpreter(&program.text) {
         return None;
     }

@@ -61,25 +61,21 @@ fn rev16_rev17_honest_lines_of_allowed_programs_are_accepted_and_judge() {
         "find . -maxdepth 1 -name result.txt -exec grep -qx right {} +",
         "echo result.txt | xargs grep -qx right",
     ] {
-        let prog = line.starts_with("./graders");
-        let right = fixture(line, "right");
-        if prog {
-            // Run as a program, the grader needs its mode.
-            use std::os::unix::fs::PermissionsExt;
-            let g = right.path("graders/grade");
-            std::fs::write(&g, "#!/bin/sh\ngrep -qx right result.txt\n").unwrap();
-            std::fs::set_permissions(&g, std::fs::Permissions::from_mode(0o755)).unwrap();
-        }
+        // Run as a program (`./graders/grade`), the grader needs a `#!` and its mode.
+        let made = |answer: &str| {
+            let f = fixture(line, answer);
+            if line.starts_with("./graders") {
+                use std::os::unix::fs::PermissionsExt;
+                let g = f.path("graders/grade");
+                std::fs::write(&g, "#!/bin/sh\ngrep -qx right result.txt\n").unwrap();
+                std::fs::set_permissions(&g, std::fs::Permissions::from_mode(0o755)).unwrap();
+            }
+            f
+        };
+        let right = made("right");
         check(&right).code(0);
         assert_run_exits(&right, line, 0);
-        let wrong = fixture(line, "wrong");
-        if prog {
-            use std::os::unix::fs::PermissionsExt;
-            let g = wrong.path("graders/grade");
-            std::fs::write(&g, "#!/bin/sh\ngrep -qx right result.txt\n").unwrap();
-            std::fs::set_permissions(&g, std::fs::Permissions::from_mode(0o755)).unwrap();
-        }
-        assert_run_exits(&wrong, line, 1);
+        assert_run_exits(&made("wrong"), line, 1);
     }
 }
 
