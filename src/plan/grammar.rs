@@ -261,6 +261,13 @@ struct Reader<'a> {
     assigned: Vec<String>,
     /// The folders the trials write (`-X pycache_prefix` must lie outside them).
     roots: Vec<PathBuf>,
+    /// The folders of the plan's own programs ([`super::programs::refused`]): the writable
+    /// roots, the plan's folder and the repository that holds it. A program by a path
+    /// elsewhere (`/root/.cargo/bin/rustup`) is an installed one, judged by its name.
+    project: Vec<PathBuf>,
+    /// The task's folder, whose `.git` gate holds read-only when a check line runs git
+    /// ([`super::state::git_folders`]).
+    task_dir: PathBuf,
     /// Commands of an enclosing line run after this text (`sh -c 'cd x'; sh g`): a `cd`
     /// here does not move them (review 11, a18).
     later_outside: bool,
@@ -357,6 +364,8 @@ impl Reader<'_> {
             dir: self.dir.clone(),
             assigned: self.assigned.clone(),
             roots: self.roots.clone(),
+            project: self.project.clone(),
+            task_dir: self.task_dir.clone(),
             later_outside: true,
         };
         inner.shell(line).is_ok()
@@ -731,7 +740,9 @@ impl Reader<'_> {
                 return Ok(());
             }
             "xargs" => {
-                if let Some(why) = xargs_program_problem(rest, &self.dir, self.plan_path()) {
+                if let Some(why) =
+                    xargs_program_problem(rest, &self.dir, self.plan_path(), &self.project)
+                {
                     return Err(why);
                 }
                 if let Some(w) = rest.iter().find(|w| interpreter(&w.text)) {
@@ -804,6 +815,7 @@ impl Reader<'_> {
                             &name_of(&p[1].text),
                             &self.dir,
                             self.plan_path(),
+                            &self.project,
                         )
                     {
                         return Err(why);
@@ -845,11 +857,33 @@ impl Reader<'_> {
                  commands gate does not read"
             ));
         }
+        // Review 20, 12: a program by a path through a link the trials could replace
+        // (`tools -> /usr/bin`, `tools/grep`): the program is theirs to choose.
+        // (A link as the program's own name, `node_modules/.bin/jest`, is held read-only
+        // with its folder: review 8, a27.)
+        let at = super::invoke::resolve(&program.text, &self.dir);
+        if program.text.contains('/')
+            && !interpreter(&program.text)
+            && at
+                .parent()
+                .is_some_and(|folder| self.link_in_writable(folder))
+        {
+            return Err(format!(
+                "the program `{}`, named through a link in a folder the trials write (a trial \
+                 could point it elsewhere; name the program by its own path)",
+                program.text
+            ));
+        }
         // Reviews 16 and 17: a program gate does not read the arguments of may run what
         // they name (`taskset 1 sh lib/new.sh`): only those on the allow-list are named.
         if !interpreter(&program.text)
-            && let Some(why) =
-                super::programs::refused(&program.text, &name, &self.dir, self.plan_path())
+            && let Some(why) = super::programs::refused(
+                &program.text,
+                &name,
+                &self.dir,
+                self.plan_path(),
+                &self.project,
+            )
         {
             return Err(why);
         }
@@ -990,6 +1024,8 @@ impl Reader<'_> {
                 dir: self.dir.clone(),
                 assigned: self.assigned.clone(),
                 roots: self.roots.clone(),
+                project: self.project.clone(),
+                task_dir: self.task_dir.clone(),
                 later_outside: self.later_outside || after,
             };
             return inner.shell(&w.text);
@@ -1019,6 +1055,11 @@ impl Reader<'_> {
         }
         if let Some(why) = inline_code_problem(lang, &w.text) {
             return Err(why);
+        }
+        // Review 20 (06, 07): git started from inline code (`subprocess.call(["git",
+        // "diff", "--quiet"])`) reads the repository it finds from here, as on the line.
+        if super::words::mentions_git(&w.text) {
+            self.git_repository(&["git"])?;
         }
         // `"sh graders/gr\x61de"`: the interpreter reads another text than gate does
         // (review 14, c35–c37).
@@ -1116,17 +1157,7 @@ impl Reader<'_> {
     /// write: its nearest existing ancestor, links resolved, is beneath the task's folder or
     /// another writable root.
     fn writable(&self, at: &Path) -> bool {
-        // A link on the way, itself in a folder the trials write, is theirs to replace
-        // (review 14, c43: `ext -> /outside`, then `sh ext/new.sh`).
-        let link_in_writable = at.ancestors().any(|a| {
-            a.symlink_metadata()
-                .is_ok_and(|m| m.file_type().is_symlink())
-                && a.parent().is_some_and(|d| {
-                    let real = std::fs::canonicalize(d).unwrap_or_else(|_| d.to_path_buf());
-                    self.roots.iter().any(|r| real.starts_with(r))
-                })
-        });
-        if link_in_writable {
+        if self.link_in_writable(at) {
             return true;
         }
         let Some(existing) = at.ancestors().find(|a| a.exists()) else {
@@ -1134,6 +1165,20 @@ impl Reader<'_> {
         };
         let real = std::fs::canonicalize(existing).unwrap_or_else(|_| existing.to_path_buf());
         self.roots.iter().any(|r| real.starts_with(r))
+    }
+
+    /// Whether a link on the way to `at` lies in a folder the trials write: theirs to
+    /// replace (review 14, c43: `ext -> /outside`, then `sh ext/new.sh`; review 20, 12:
+    /// `tools -> /usr/bin`, then `tools/grep`).
+    fn link_in_writable(&self, at: &Path) -> bool {
+        at.ancestors().any(|a| {
+            a.symlink_metadata()
+                .is_ok_and(|m| m.file_type().is_symlink())
+                && a.parent().is_some_and(|d| {
+                    let real = std::fs::canonicalize(d).unwrap_or_else(|_| d.to_path_buf());
+                    self.roots.iter().any(|r| real.starts_with(r))
+                })
+        })
     }
 
     /// A script, a program file or a loaded file must exist when the plan is loaded unless
@@ -1216,7 +1261,103 @@ impl Reader<'_> {
         }
         // Review 14: a command run, or a module loaded, from inside the tool's program
         // text or options (awk's `system`, sed's `e`, `make --eval`, `jq -L`, …).
-        super::tools::problem(&texts, &self.dir).map_or(Ok(()), Err)
+        if let Some(why) = super::tools::problem(&texts, &self.dir) {
+            return Err(why);
+        }
+        if bare(&name) == "git" {
+            self.git_repository(&texts)?;
+        }
+        if matches!(bare(&name), "make" | "gmake" | "remake")
+            && let Some((at, goal)) = super::tools::make_unphony_goal(&texts, &self.dir)
+            && self.writable(&at)
+        {
+            return Err(format!(
+                "`make` with the goal `{goal}`, which its makefile does not declare `.PHONY`, in \
+                 a folder the trials write (a trial's file `{goal}` there makes it up to date: \
+                 nothing runs); declare `.PHONY: {goal}` or add `-B`"
+            ));
+        }
+        Ok(())
+    }
+
+    /// The repository git finds from the folder it runs in (after `cd` and its `-C`
+    /// options), searching upward for `.git`: it must be one a trial cannot make or change
+    /// (review 17, e19; review 19). A folder on the way that the trials write and that has
+    /// no `.git` when the plan is loaded is one where a trial could create a repository
+    /// whose config runs a command (`core.fsmonitor`, `core.pager`) or answers for the
+    /// grader; a `.git` found in a folder the trials write is gate's state only in the
+    /// task's own folder ([`super::state::git_folders`]), and a `.git` file (a worktree's
+    /// or a submodule's pointer) there is the trials' to rewrite.
+    fn git_repository(&self, words: &[&str]) -> Result<(), String> {
+        let mut dir = self.dir.clone();
+        let mut i = 1;
+        while let Some(t) = words.get(i) {
+            if !t.starts_with('-') {
+                break;
+            }
+            let valued = matches!(
+                *t,
+                "-C" | "-c"
+                    | "--git-dir"
+                    | "--work-tree"
+                    | "--namespace"
+                    | "--super-prefix"
+                    | "--attr-source"
+            );
+            if *t == "-C"
+                && let Some(d) = words.get(i + 1)
+            {
+                dir = super::invoke::resolve(d, &dir);
+            }
+            // Review 20: `--bare` makes the folder git runs in the repository itself.
+            if *t == "--bare" {
+                return Err("`git --bare` (the folder it runs in is then the repository)".into());
+            }
+            i += 1 + usize::from(valued);
+        }
+        let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        for f in dir.ancestors() {
+            let dot_git = f.join(".git");
+            match std::fs::symlink_metadata(&dot_git) {
+                Ok(m) if m.is_dir() => {
+                    // Review 20, 08: a submodule's `.git` is a file in the work tree, and
+                    // `.gitmodules` sets how `status` and `diff` see it (`ignore = all`).
+                    if self.writable(f) && f.join(".gitmodules").symlink_metadata().is_ok() {
+                        return Err(format!(
+                            "`git` reading the repository in `{}`, which has submodules (their \
+                             `.git` files and `.gitmodules` lie where the trials write)",
+                            f.display()
+                        ));
+                    }
+                    if self.writable(f) && real(f) != self.task_dir {
+                        return Err(format!(
+                            "`git` reading the repository in `{}`, a folder the trials write                              (its `.git` is protected only in the task's own folder: run git                              there)",
+                            f.display()
+                        ));
+                    }
+                    return Ok(());
+                }
+                Ok(_) if self.writable(f) => {
+                    return Err(format!(
+                        "`git` reading `{}`, a `.git` file (a worktree's or submodule's                          pointer) in a folder the trials write, which a trial could point                          elsewhere",
+                        dot_git.display()
+                    ));
+                }
+                Ok(_) => return Ok(()),
+                Err(_) if self.writable(f) => {
+                    return Err(format!(
+                        "`git` run in `{}`, where git looks for its repository first in `{}`, which does \
+                         not exist when the plan is loaded, in a folder the trials write (a \
+                         trial could create a repository there whose config runs a command); \
+                         run git in the repository's top folder, the task's own",
+                        dir.display(),
+                        dot_git.display()
+                    ));
+                }
+                Err(_) => {}
+            }
+        }
+        Ok(())
     }
 }
 
@@ -1289,7 +1430,12 @@ fn xargs_program(rest: &[Word]) -> Result<Option<usize>, String> {
 /// Why the command `xargs` runs (after its options `rest`) may not be named: a program not
 /// on the allow-list ([`super::programs`]) or an allowed one with an option that runs a
 /// program, or an option of xargs gate does not know ([`xargs_program`]).
-fn xargs_program_problem(rest: &[Word], dir: &Path, plan_path: Option<&str>) -> Option<String> {
+fn xargs_program_problem(
+    rest: &[Word],
+    dir: &Path,
+    plan_path: Option<&str>,
+    project: &[PathBuf],
+) -> Option<String> {
     let i = match xargs_program(rest) {
         Ok(Some(i)) => i,
         Ok(None) => return None,
@@ -1301,7 +1447,7 @@ fn xargs_program_problem(rest: &[Word], dir: &Path, plan_path: Option<&str>) -> 
     }
     let name = name_of(&program.text);
     let args: Vec<&str> = rest[i + 1..].iter().map(|w| w.text.as_str()).collect();
-    super::programs::refused(&program.text, &name, dir, plan_path)
+    super::programs::refused(&program.text, &name, dir, plan_path, project)
         .or_else(|| super::programs::data_tool_problem(&name, &args))
 }
 
@@ -2301,12 +2447,14 @@ fn plain_string(chars: &[char], i: usize, perl: bool) -> Option<usize> {
 }
 
 /// Why `line`, run from `cwd` with the plan's `env`, is one gate cannot follow (see the
-/// module doc), or `None`.
+/// module doc), or `None`. `home` holds the folders of the plan's own programs besides the
+/// writable `roots` (the plan's folder and its repository: [`project_folders`]).
 pub(super) fn unfollowable(
     line: &CommandLine,
     cwd: &Path,
     env: &[(String, String)],
     roots: &[PathBuf],
+    home: &[PathBuf],
 ) -> Option<String> {
     if env.iter().any(|(k, _)| k == "IFS") {
         return Some("`IFS` in `env:` (the shell splits the plan's values on it)".into());
@@ -2314,11 +2462,14 @@ pub(super) fn unfollowable(
     // The task's own folder is written by its trials whatever the plan's roots say.
     let mut roots = roots.to_vec();
     roots.extend(std::fs::canonicalize(cwd).ok());
+    let project = roots.iter().chain(home).cloned().collect();
     let mut reader = Reader {
         env,
         dir: cwd.to_path_buf(),
         assigned: Vec::new(),
         roots,
+        project,
+        task_dir: std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf()),
         later_outside: false,
     };
     match line {
@@ -2337,6 +2488,26 @@ pub(super) fn unfollowable(
 
 /// A `check:` line (a task's, or a compare task's base side) gate cannot follow is refused
 /// when the plan is loaded (see the module doc), unless `policy.sandbox: off`.
+/// The folders where a plan's own programs live, besides the folders its trials write: the
+/// plan's folder and the top of the git repository that holds it (review 19: a program by a
+/// path outside them, such as `/root/.cargo/bin/rustup`, is an installed tool, read by its
+/// name against [`super::programs`]' list, not a grader of the plan's).
+fn project_folders(plan: &Path) -> Vec<PathBuf> {
+    let Ok(folder) = std::fs::canonicalize(
+        plan.parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new(".")),
+    ) else {
+        return Vec::new();
+    };
+    let top = folder
+        .ancestors()
+        .find(|a| a.join(".git").exists())
+        .filter(|a| a.parent().is_some())
+        .map(Path::to_path_buf);
+    std::iter::once(folder).chain(top).collect()
+}
+
 pub(super) fn refuse_unfollowable_check_lines(shown: &str, plan: &Plan) -> Result<(), PlanError> {
     if plan.policy.sandbox.mode == crate::model::SandboxMode::Off {
         return Ok(());
@@ -2350,6 +2521,7 @@ pub(super) fn refuse_unfollowable_check_lines(shown: &str, plan: &Plan) -> Resul
             );
         }
         let roots = super::state::writable_roots(plan);
+        let home = project_folders(&plan.path);
         for (key, line, cwd, env) in lines {
             if super::state::launcher_folders(line, cwd, env, &roots).contains(&None) {
                 return Err(PlanError::at_task(
@@ -2364,7 +2536,7 @@ pub(super) fn refuse_unfollowable_check_lines(shown: &str, plan: &Plan) -> Resul
                     ),
                 ));
             }
-            let Some(why) = unfollowable(line, cwd, env, &roots) else {
+            let Some(why) = unfollowable(line, cwd, env, &roots, &home) else {
                 continue;
             };
             return Err(PlanError::at_task(
@@ -2392,6 +2564,7 @@ mod tests {
             &CommandLine::Shell(line.into()),
             Path::new("/nonexistent"),
             &env,
+            &[],
             &[],
         )
     }

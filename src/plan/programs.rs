@@ -14,10 +14,16 @@
 //! refused at load with the way out: run it from a grader script in a folder the trials do
 //! not write (`sh graders/check.sh`), which is gate's state and protected whole.
 //!
-//! A program named by a path elsewhere (`./check.sh`, `graders/grade`) is the plan's own
-//! grader and is protected as such; what it does inside is its author's (docs/trust.md).
+//! A program named by a path into the plan's own folders (`./check.sh`, `graders/grade`: a
+//! folder the trials write, the plan's folder, the repository that holds it) is the plan's
+//! own grader and is protected as such; what it does inside is its author's
+//! (docs/trust.md). A program by a path elsewhere that is installed — in a folder on gate's
+//! own `PATH` (`/root/.cargo/bin/rustup`), or a version manager (`~/.pyenv/libexec/pyenv`)
+//! — is judged by its name like those in the system's folders (review 19: `rustup run` and
+//! `pyenv exec` read what to run from the folder the check runs in); any other (a grader
+//! kept outside the repository, `/ci/graders/grade`) is the plan's own (review 20).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Programs that run nothing their arguments name (no command, no program file, no module
 /// path): builtins, coreutils, text and archive tools. Each one's options were checked for
@@ -179,6 +185,45 @@ const READ_TOOLS: &[&str] = &[
     "cargo",
 ];
 
+/// Version managers and tool launchers that run a program or a version a file of the
+/// folder they run in names (`rust-toolchain.toml`, `.python-version`, `.tool-versions`):
+/// an installed tool wherever it lies (review 19).
+const MANAGERS: &[&str] = &[
+    "rustup",
+    "pyenv",
+    "rbenv",
+    "nodenv",
+    "goenv",
+    "jenv",
+    "plenv",
+    "phpenv",
+    "asdf",
+    "mise",
+    "rtx",
+    "volta",
+    "nvm",
+    "fnm",
+    "direnv",
+    "uv",
+    "uvx",
+    "poetry",
+    "pipx",
+    "pdm",
+    "hatch",
+    "rye",
+    "conda",
+    "mamba",
+    "micromamba",
+    "corepack",
+    "proto",
+    "pkgx",
+    "nix",
+    "nix-shell",
+    "devbox",
+    "bazel",
+    "bazelisk",
+];
+
 /// The system's program folders: a program named by a path into one is the program of that
 /// name, and must be on the list as its bare name must.
 const SYSTEM_FOLDERS: &[&str] = &[
@@ -236,13 +281,15 @@ pub(super) fn data_tool_problem(name: &str, args: &[&str]) -> Option<String> {
 
 /// Why a check line may not name `program` (as written; `name` is its lower-case file
 /// name), or `None` when it may. `plan_path` is the plan's own `env: PATH`, if it sets one:
-/// a bare name found there outside the system's folders is the plan's own program (gate
-/// protects it as a grader). Interpreters are not asked (`super::invoke` reads them).
+/// a bare name found there in one of the plan's own folders (`project`) is the plan's own
+/// program (gate protects it as a grader). Interpreters are not asked (`super::invoke`
+/// reads them).
 pub(super) fn refused(
     program: &str,
     name: &str,
     dir: &Path,
     plan_path: Option<&str>,
+    project: &[PathBuf],
 ) -> Option<String> {
     if DATA_TOOLS.contains(&name) || READ_TOOLS.contains(&name) {
         return None;
@@ -254,9 +301,46 @@ pub(super) fn refused(
             "`{name}`, the dynamic loader, which runs the program it is given"
         ));
     }
-    let own = |at: &Path| !SYSTEM_FOLDERS.iter().any(|f| at.starts_with(f));
+    // Judged where the path leads: a link in the plan's folder to an installed program
+    // (`bin/taskset -> /usr/bin/taskset`) is that program. Outside the plan's folders, a
+    // program in a folder on gate's own `PATH` (`~/.cargo/bin/rustup`, `~/.local/bin/…`)
+    // or a version manager's (`~/.pyenv/libexec/pyenv`) is an installed tool; anywhere
+    // else (`/ci/graders/grade`) it is a grader the plan keeps outside its repository.
+    let installed = |real: &Path| {
+        MANAGERS.contains(&name)
+            || real.parent().is_some_and(|folder| {
+                std::env::var_os("PATH").is_some_and(|path| {
+                    std::env::split_paths(&path)
+                        .filter(|d| d.is_absolute())
+                        .any(|d| std::fs::canonicalize(&d).unwrap_or(d) == folder)
+                })
+            })
+    };
+    let own = |at: &Path| {
+        let real = std::fs::canonicalize(at).unwrap_or_else(|_| at.to_path_buf());
+        [at, real.as_path()]
+            .iter()
+            .all(|at| !SYSTEM_FOLDERS.iter().any(|f| at.starts_with(f)))
+            && (project.iter().any(|p| real.starts_with(p)) || !installed(&real))
+    };
     if program.contains('/') {
-        if own(&super::invoke::resolve(program, dir)) {
+        let at = super::invoke::resolve(program, dir);
+        // Missing outside the plan's folders (which hold every folder the trials write):
+        // nothing a trial could make, and nothing to run (a harness error when it runs).
+        // (Read where its nearest existing folder leads: a link into a task's folder.)
+        let base = at
+            .ancestors()
+            .find(|a| a.exists())
+            .map(std::fs::canonicalize);
+        if at.symlink_metadata().is_err()
+            && let Some(Ok(base)) = base
+            && !project
+                .iter()
+                .any(|p| base.starts_with(p) || at.starts_with(p))
+        {
+            return None;
+        }
+        if own(&at) {
             // The plan's own program (a grader), protected by the grammar.
             return None;
         }
@@ -275,8 +359,10 @@ pub(super) fn refused(
          load a file they name, which a trial could write): a check line names an \
          interpreter with its script, a tool gate reads (awk, sed, jq, make, git, tar, find, \
          xargs, prove), a test runner (pytest, npm, npx, go, cargo, …) or a program that runs \
-         nothing it is given (grep, diff, cmp, test, cat, wc, …). Run `{name}` from a grader \
-         script in a folder the trials do not write (`sh graders/check.sh`)"
+         nothing it is given (grep, diff, cmp, test, cat, wc, …); a program by a path outside \
+         the plan's folder, its repository and the task's folders is judged by its name. Run \
+         `{name}` from a grader script in a folder the trials do not write (`sh \
+         graders/check.sh`)"
     ))
 }
 
@@ -284,9 +370,14 @@ pub(super) fn refused(
 mod tests {
     use super::*;
 
+    /// The plan's folders of these tests: the check's folder and a repository.
+    fn project() -> Vec<PathBuf> {
+        vec!["/tmp/plan".into(), "/home/runner/work/x".into()]
+    }
+
     #[test]
     fn a_program_the_reviews_used_to_hide_a_command_is_refused_by_name_and_by_path() {
-        let dir = Path::new("/tmp");
+        let dir = Path::new("/tmp/plan");
         for (program, name) in [
             ("taskset", "taskset"),
             ("strace", "strace"),
@@ -296,13 +387,26 @@ mod tests {
             ("/usr/bin/taskset", "taskset"),
             ("/bin/setpriv", "setpriv"),
         ] {
-            assert!(refused(program, name, dir, None).is_some(), "{program}");
+            assert!(
+                refused(program, name, dir, None, &project()).is_some(),
+                "{program}"
+            );
         }
+        // Review 19: an installed tool outside the system's folders and the plan's
+        // (`~/.cargo/bin/rustup`), and one missing there (nothing to run: accepted).
+        let home = tempfile::tempdir().unwrap();
+        let rustup = home.path().join("rustup");
+        std::fs::write(&rustup, "").unwrap();
+        let rustup = rustup.to_str().unwrap();
+        assert!(refused(rustup, "rustup", dir, None, &project()).is_some());
+        let missing = home.path().join("pyenv");
+        let missing = missing.to_str().unwrap();
+        assert_eq!(refused(missing, "pyenv", dir, None, &project()), None);
     }
 
     #[test]
     fn data_tools_read_tools_and_the_plans_own_programs_are_accepted() {
-        let dir = Path::new("/tmp");
+        let dir = Path::new("/tmp/plan");
         for (program, name) in [
             ("grep", "grep"),
             ("/usr/bin/diff", "diff"),
@@ -311,8 +415,13 @@ mod tests {
             ("./check.sh", "check.sh"),
             ("graders/grade", "grade"),
             ("/home/runner/work/x/graders/grade", "grade"),
+            ("/home/runner/work/x/y/tools/bin/lint", "lint"),
         ] {
-            assert_eq!(refused(program, name, dir, None), None, "{program}");
+            assert_eq!(
+                refused(program, name, dir, None, &project()),
+                None,
+                "{program}"
+            );
         }
     }
 }

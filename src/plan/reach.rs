@@ -110,6 +110,15 @@ const SEARCH_PATHS: &[(&str, &str)] = &[
     ("JULIA_DEPOT_PATH", "a package or start-up file Julia loads"),
     ("GIT_DIR", "the repository a git grader reads"),
     ("GIT_WORK_TREE", "the files a git grader compares"),
+    // Review 20: the rest of a repository's parts named by a path.
+    ("GIT_INDEX_FILE", "the index a git grader compares with"),
+    ("GIT_OBJECT_DIRECTORY", "the objects a git grader reads"),
+    (
+        "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+        "the objects a git grader reads",
+    ),
+    ("GIT_COMMON_DIR", "the repository a git grader reads"),
+    ("GIT_GRAFT_FILE", "the history a git grader reads"),
     ("MAKEFILES", "a makefile make reads first"),
     (
         "RUSTC_WRAPPER",
@@ -202,6 +211,13 @@ const RUNS_COMMANDS: &[(&str, &str)] = &[
 fn runs_a_command(name: &str) -> Option<&'static str> {
     if name.starts_with("GIT_CONFIG_KEY_") || name.starts_with("GIT_CONFIG_VALUE_") {
         return Some("sets git config whose values may run a command");
+    }
+    // Review 19: npm, pnpm and yarn read any option from the environment
+    // (`npm_config_script_shell`, `npm_config_userconfig`, `YARN_RC_FILENAME`), case aside.
+    let lower = name.to_ascii_lowercase();
+    if lower.starts_with("npm_config_") || lower.starts_with("yarn_") || lower.starts_with("pnpm_")
+    {
+        return Some("sets an option of npm, pnpm or yarn (its shell, its config file)");
     }
     RUNS_COMMANDS
         .iter()
@@ -744,6 +760,56 @@ const RUNNERS: &[(&str, &str)] = &[
     ),
 ];
 
+/// The runner a command starts some other way than by the runner's name (review 20, 13,
+/// 14, 23): `python3 -m pytest` in any spelling of the option (`-Im pytest`, `-mpytest`),
+/// inline code that imports it (`-c 'import pytest; pytest.main()'`), node running npm's,
+/// npx's, yarn's or pnpm's own script (`node …/npm/bin/npm-cli.js test`), `py.test`.
+fn runner_of(name: &str, words: &[String]) -> Option<&'static str> {
+    if name == "py.test" {
+        return Some("pytest");
+    }
+    if is_python(name) {
+        let mut k = 1;
+        while let Some(w) = words.get(k) {
+            if w == "--" || !w.starts_with('-') || w.starts_with("--") {
+                break;
+            }
+            let flags = &w[1..];
+            // Options before `m`/`c`/`W`/`X` in a cluster take no value (`-I`, `-B`, `-u`).
+            let Some(at) = flags.find(['m', 'c', 'W', 'X']) else {
+                k += 1;
+                continue;
+            };
+            let glued = &flags[at + 1..];
+            let value = if glued.is_empty() {
+                words.get(k + 1).map_or("", String::as_str)
+            } else {
+                glued
+            };
+            match &flags[at..=at] {
+                "m" => {
+                    return (value == "pytest" || value.starts_with("pytest.")).then_some("pytest");
+                }
+                "c" => return super::words::mentions_word(value, "pytest").then_some("pytest"),
+                // `-W arg`, `-X arg`: past the value.
+                _ => k += if glued.is_empty() { 2 } else { 1 },
+            }
+        }
+        return None;
+    }
+    if matches!(name, "node" | "nodejs" | "bun") {
+        let script = words.iter().skip(1).find(|w| !w.starts_with('-'))?;
+        return match super::words::name_of(script).as_str() {
+            "npm-cli.js" | "npm" => Some("npm"),
+            "npx-cli.js" | "npx" => Some("npx"),
+            "yarn.js" | "yarn.cjs" | "yarn" => Some("yarn"),
+            "pnpm.cjs" | "pnpm.js" | "pnpm.mjs" | "pnpm" => Some("pnpm"),
+            _ => None,
+        };
+    }
+    None
+}
+
 /// One line for each task whose `check:` line runs a task runner ([`RUNNERS`]: `npm test`,
 /// `make check`, `pytest`, `python3 -m pytest`) in a folder the trials write (review 7,
 /// c38, c39): the runner reads what to run, or its options, from files there or in a
@@ -764,13 +830,7 @@ pub fn definition_warnings(plan: &Plan) -> Vec<String> {
                     }
                     continue;
                 }
-                let runner = if is_python(&name)
-                    && words.windows(2).any(|w| w[0] == "-m" && w[1] == "pytest")
-                {
-                    "pytest"
-                } else {
-                    name.as_str()
-                };
+                let runner = runner_of(&name, &words).unwrap_or(name.as_str());
                 let Some((runner, files)) = RUNNERS.iter().find(|(r, _)| *r == runner) else {
                     continue;
                 };
@@ -787,13 +847,27 @@ pub fn definition_warnings(plan: &Plan) -> Vec<String> {
                     None => dir.clone(),
                 };
                 let real = resolve(&std::path::absolute(&dir).unwrap_or_else(|_| dir.clone()));
-                let writable = roots.iter().any(|r| real.starts_with(r))
-                    && !guarded.iter().any(|g| real.starts_with(g));
-                if writable {
+                // A folder gate holds read-only inside one the trials write is no shelter: the
+                // runners read their definitions from the folders above too (review 19: `cd
+                // graders && npm test` finds the trial's `./node_modules/.bin`, `pytest` its
+                // `pytest.ini` and `conftest.py`).
+                let held = guarded.iter().any(|g| real.starts_with(g));
+                // make reads the makefile of its own folder only (`make -C lib`).
+                if roots.iter().any(|r| real.starts_with(r)) && !(held && *runner == "make") {
+                    let (folder, how) = if held {
+                        (
+                            "a folder gate holds read-only inside one the trials write",
+                            format!("create its {files} in a folder above"),
+                        )
+                    } else {
+                        (
+                            "a folder the trials write",
+                            format!("rewrite or create its {files} there (or in a folder above)"),
+                        )
+                    };
                     out.push(format!(
-                        "warning: task `{}`: `check:` runs `{runner}` in `{}`, a folder the trials \
-                         write: a trial could rewrite or create its {files} there (or in a folder \
-                         above) and decide the grade; name the grader on the `check:` line \
+                        "warning: task `{}`: `check:` runs `{runner}` in `{}`, {folder}: a trial \
+                         could {how} and decide the grade; name the grader on the `check:` line \
                          (`python3 -I graders/check.py`) and keep its definition outside the \
                          task's folder (docs/trust.md, \"What is not protected\")",
                         t.id,

@@ -331,10 +331,12 @@ pub fn git_folders(plan: &Plan) -> Vec<PathBuf> {
 
 /// Whether `line` runs `git` as a command (the name of a simple command, after any
 /// `NAME=VALUE` words and wrappers such as `env`, `command`, `exec`, `xargs`, `sudo`).
+/// Also when any word names git (`find . -exec git diff --quiet \;`, inline code that
+/// spawns it: review 20, 06 and 07), since a repository is read all the same.
 fn invokes_git(line: &CommandLine, env: &[(String, String)]) -> bool {
     super::words::simple_commands(&tokens_of(line, env))
         .iter()
-        .any(|c| super::words::name_of(&c[0]) == "git")
+        .any(|c| c.iter().any(|w| super::words::mentions_git(w)))
 }
 
 /// The folders the trials of `plan` may write as a whole: every task's working folder (and

@@ -54,6 +54,11 @@ pub(super) fn problem(words: &[&str], dir: &Path) -> Option<String> {
             .map(|t| {
                 format!("`{name} {t}` (the compiler runs a program or plugin it names or finds)")
             }),
+        // Review 19: a runner's option that names the program it runs the tests with, or
+        // the file it reads what to run from (`go test -exec F`, `tox -c F`, `just -f F`,
+        // `cargo --config F`, `npm --script-shell F`): gate does not read the file, which
+        // may lie where a trial writes.
+        "go" | "tox" | "just" | "cargo" | "npm" | "pnpm" | "yarn" => runner_option(&name, words),
         "man" => words[1..]
             .iter()
             .find(|t| t.starts_with("-P") || t.starts_with("--pager") || t.starts_with("-H"))
@@ -971,6 +976,196 @@ fn make(words: &[&str], dir: &Path) -> Option<String> {
     None
 }
 
+/// Review 19, 20: a runner's option that names the program it runs the tests with, or the
+/// file it reads what to run from (`go test -exec F`, `tox -c F`, `just -f F`, `cargo
+/// --config F`, `npm --script-shell F`): gate does not read the file, which may lie where a
+/// trial writes. Long options by any unique prefix for the runners that take one (npm's
+/// nopt, tox's argparse, just: `--scr=`, `--con=`, `--justf=`); go reads `-x` and `--x`
+/// alike.
+fn runner_option(name: &str, words: &[&str]) -> Option<String> {
+    let (long, short): (&[&str], &[&str]) = match bare(name) {
+        "go" => (
+            &[
+                "exec", "toolexec", "vettool", "overlay", "modfile", "pgo", "C",
+            ],
+            &[],
+        ),
+        "tox" => (&["conf", "root", "workdir", "installpkg"], &["c"]),
+        "just" => (
+            &[
+                "justfile",
+                "working-directory",
+                "shell",
+                "dotenv-path",
+                "dotenv-filename",
+                "command",
+                "global-justfile",
+            ],
+            &["f", "d", "E", "c", "g"],
+        ),
+        "cargo" => (&["config"], &["Z"]),
+        _ => (
+            &[
+                "script-shell",
+                "userconfig",
+                "globalconfig",
+                "prefix",
+                "dir",
+                "cwd",
+                "node-options",
+                "rc-filename",
+                "shell-emulator",
+            ],
+            &["C"],
+        ),
+    };
+    let prefixes = !matches!(bare(name), "go" | "cargo");
+    let bad = words[1..].iter().find(|t| {
+        let (dashes, rest) = match t.strip_prefix("--") {
+            Some(r) => (2, r),
+            None => (1, t.strip_prefix('-').unwrap_or("")),
+        };
+        if rest.is_empty() || t.len() == rest.len() {
+            return false;
+        }
+        let opt = rest.split_once('=').map_or(rest, |(o, _)| o);
+        let long_hit = (dashes == 2 || bare(name) == "go")
+            && long
+                .iter()
+                .any(|l| *l == opt || (prefixes && opt.len() >= 2 && l.starts_with(opt)));
+        // A short option, alone or with its value glued (`-fjustfile`, `-C..`).
+        let short_hit = dashes == 1 && short.iter().any(|o| rest.starts_with(o));
+        long_hit || short_hit
+    })?;
+    Some(format!(
+        "`{name} {bad}` (it names the program the tests run with or a file the runner reads \
+         what to run from; run the runner from a grader script in a folder the trials do not \
+         write)"
+    ))
+}
+
+/// The folder make runs in and the first goal of `words` (a `make` command, its default
+/// goal when it names none) that its makefile does not declare `.PHONY`, unless it says
+/// `-B` (`--always-make`). make calls such a target up to date when a file of its name is
+/// newer than its prerequisites, and runs nothing: a trial's `touch check` passes `make
+/// check` (review 20, 21). `None` when every goal is phony or no makefile is there.
+pub(super) fn make_unphony_goal(
+    words: &[&str],
+    dir: &Path,
+) -> Option<(std::path::PathBuf, String)> {
+    let mut files = Vec::new();
+    let mut at = dir.to_path_buf();
+    let mut goals = Vec::new();
+    let mut i = 1;
+    while let Some(t) = words.get(i) {
+        i += 1;
+        if let Some(long) = t.strip_prefix("--") {
+            let (name, glued) = long
+                .split_once('=')
+                .map_or((long, None), |(n, v)| (n, Some(v)));
+            if name == "always-make" {
+                return None;
+            }
+            let valued = [
+                "file",
+                "makefile",
+                "directory",
+                "include-dir",
+                "old-file",
+                "assume-old",
+                "what-if",
+                "new-file",
+                "assume-new",
+            ];
+            if valued.contains(&name) {
+                let v = glued.map(str::to_string).or_else(|| {
+                    i += 1;
+                    words.get(i - 1).map(|s| s.to_string())
+                });
+                match (name, v) {
+                    ("file" | "makefile", Some(v)) => files.push(v),
+                    ("directory", Some(v)) => at = super::invoke::resolve(&v, &at),
+                    _ => {}
+                }
+            }
+            continue;
+        }
+        if let Some(flags) = t.strip_prefix('-') {
+            for (j, c) in flags.char_indices() {
+                let rest = &flags[j + c.len_utf8()..];
+                match c {
+                    'B' => return None,
+                    'f' | 'C' | 'I' | 'o' | 'W' => {
+                        let v = if rest.is_empty() {
+                            i += 1;
+                            words.get(i - 1).map(|s| s.to_string())
+                        } else {
+                            Some(rest.to_string())
+                        };
+                        match (c, v) {
+                            ('f', Some(v)) => files.push(v),
+                            ('C', Some(v)) => at = super::invoke::resolve(&v, &at),
+                            _ => {}
+                        }
+                        break;
+                    }
+                    'j' | 'l' => {
+                        if rest.is_empty() && words.get(i).is_some_and(|n| n.parse::<f64>().is_ok())
+                        {
+                            i += 1;
+                        }
+                        break;
+                    }
+                    'O' => break,
+                    _ => {}
+                }
+            }
+            continue;
+        }
+        if !t.contains('=') {
+            goals.push(t.to_string());
+        }
+    }
+    let paths: Vec<std::path::PathBuf> = if files.is_empty() {
+        super::invoke::makefiles(&at).to_vec()
+    } else {
+        files
+            .iter()
+            .map(|f| super::invoke::resolve(f, &at))
+            .collect()
+    };
+    let texts: Vec<String> = paths
+        .iter()
+        .filter_map(|p| std::fs::read_to_string(p).ok())
+        .take(if files.is_empty() { 1 } else { usize::MAX })
+        .collect();
+    if texts.is_empty() {
+        return None;
+    }
+    let mut phony = Vec::new();
+    let mut default = None;
+    for l in texts.iter().flat_map(|t| t.lines()) {
+        if let Some(list) = l.strip_prefix(".PHONY") {
+            let list = list.trim_start().strip_prefix(':').unwrap_or("");
+            phony.extend(list.split_whitespace().map(str::to_string));
+        } else if default.is_none()
+            && !l.starts_with(['\t', ' ', '.', '#'])
+            && let Some((target, _)) = l.split_once(':')
+            && !target.contains(['=', '%', '$'])
+            && !l[target.len()..].starts_with(":=")
+        {
+            default = target.split_whitespace().next().map(str::to_string);
+        }
+    }
+    if goals.is_empty() {
+        goals.extend(default);
+    }
+    goals
+        .into_iter()
+        .find(|g| !phony.contains(g))
+        .map(|g| (at, g))
+}
+
 /// git: `-c NAME=VALUE` and `--config-env` set config whose values run commands (`alias.x=!…`,
 /// `core.pager`, `diff.external`, `*.textconv`, …) (review 14, c02); `--exec-path=DIR` names
 /// the folder its subcommands run from. Review 17: the global options before the
@@ -1026,6 +1221,32 @@ fn git(words: &[&str]) -> Option<String> {
              names: `ls-remote --upload-pack`, `difftool -x`, `archive --exec`); gate reads \
              {}",
             GIT_READERS.join(", ")
+        ));
+    }
+    // Review 20, 20: what `status` and `ls-files --exclude-standard` list leaves out what
+    // a `.gitignore` of the work tree names, which a trial writes (`*` hides every stray
+    // file, itself too); `git status --ignored` lists those as well.
+    let after = &words[i + 1..];
+    if *sub == "status"
+        && !after
+            .iter()
+            .any(|t| *t == "--ignored" || (t.starts_with("--ignored=") && *t != "--ignored=no"))
+    {
+        return Some(
+            "`git status` without `--ignored` (it leaves out the files a `.gitignore` a \
+             trial writes names; add `--ignored`)"
+                .into(),
+        );
+    }
+    if *sub == "check-ignore"
+        || (*sub == "ls-files"
+            && after
+                .iter()
+                .any(|t| t.starts_with("--exclude-") || t.starts_with("-X")))
+    {
+        return Some(format!(
+            "`git {sub}` reading what a `.gitignore` of the work tree excludes (a trial writes \
+             it)"
         ));
     }
     if let Some(t) = words[i + 1..]

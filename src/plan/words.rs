@@ -1131,3 +1131,22 @@ pub(super) fn text_fed_paths(
 fn absolute(p: &Path) -> PathBuf {
     std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
 }
+
+/// Whether `text` names git as a word (`git diff`, `["git", "diff"]`, `spawnSync('git')`):
+/// a check line that starts git from inline code or through another program reads a
+/// repository too (review 20, 06 and 07), so gate treats it as one that runs git.
+pub(super) fn mentions_git(text: &str) -> bool {
+    mentions_word(text, "git")
+}
+
+/// Whether `text` holds `word` not inside a longer name (`pytest` in `import pytest`, not
+/// in `pytest_x` or `mypytest`).
+pub(super) fn mentions_word(text: &str, word: &str) -> bool {
+    let b = text.as_bytes();
+    text.match_indices(word).any(|(i, _)| {
+        let before = i.checked_sub(1).map(|k| b[k]);
+        let after = b.get(i + word.len()).copied();
+        !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_')
+            && !after.is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-')
+    })
+}

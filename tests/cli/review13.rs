@@ -56,8 +56,14 @@ fn lib_fixture(check: &str, extra: &str) -> Fixture {
         ("lib/chk.awk", "{ exit ($0 == \"right\" ? 0 : 1) }\n"),
         ("lib/fix", "/^right$/!s/.*/BAD/\n"),
         ("lib/q.jq", ".port == 8080\n"),
-        ("lib/mk", "check:\n\tgrep -qx right result.txt\n"),
-        ("lib/Makefile", "check:\n\tgrep -qx right ../result.txt\n"),
+        (
+            "lib/mk",
+            ".PHONY: check\ncheck:\n\tgrep -qx right result.txt\n",
+        ),
+        (
+            "lib/Makefile",
+            ".PHONY: check\ncheck:\n\tgrep -qx right ../result.txt\n",
+        ),
         ("cfg.json", "{\"port\": 80}\n"),
         (
             "graders/check.js",

@@ -17,7 +17,13 @@ fn fixture(check: &str, extra: &str) -> Fixture {
         &f,
         &[
             ("graders/grade", "grep -qx right result.txt\n"),
-            ("graders/mk", "check:\n\tgrep -qx right result.txt\n"),
+            // The task's own repository (its `.git` is gate's state when a line runs git;
+            // outside one, a trial could create it: review 19).
+            (".git/HEAD", "ref: refs/heads/main\n"),
+            (
+                "graders/mk",
+                ".PHONY: check\ncheck:\n\tgrep -qx right result.txt\n",
+            ),
             ("graders/mk_inc", "include rules.mk\ncheck:\n\t@true\n"),
             (
                 "graders/check.js",
@@ -27,7 +33,10 @@ fn fixture(check: &str, extra: &str) -> Fixture {
                 "graders/main.js",
                 "process.exit(require('okpkg')() ? 0 : 1)\n",
             ),
-            ("Makefile", "check:\n\tgrep -qx right result.txt\n"),
+            (
+                "Makefile",
+                ".PHONY: check\ncheck:\n\tgrep -qx right result.txt\n",
+            ),
             ("t/basic.t", "print \"1..1\\nok 1\\n\";\n"),
             ("graders/test_ok.py", "import unittest\n"),
             ("agent.sh", "echo wrong > result.txt\n"),

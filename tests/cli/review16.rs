@@ -155,12 +155,15 @@ fn rev19_allowed_programs_that_run_a_program_they_are_given_are_refused() {
     ] {
         assert_refused_at_load(&fixture(line, "wrong"), line, what);
     }
-    // The honest forms stay accepted.
+    // The honest forms stay accepted (git in the task's own repository, whose `.git` gate
+    // holds read-only; outside one, a trial could create `./.git`: rev17 e19, below).
     for line in [
         "sort result.txt | grep -qx right",
         "git diff --no-index --quiet result.txt result.txt",
     ] {
-        check(&fixture(line, "right")).code(0);
+        let f = fixture(line, "right");
+        std::fs::create_dir(f.path(".git")).unwrap();
+        check(&f).code(0);
     }
 }
 
@@ -220,5 +223,393 @@ fn rev19_a13_a22_config_files_and_programs_behind_find_are_read_and_honest_looku
         let f = fixture(line, "right");
         check(&f).code(0);
         assert_run_exits(&f, line, 0);
+    }
+}
+
+/// Review 19's leftovers (its report, "still open"), closed in round 4's last session.
+mod rev19_open {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    /// A folder outside the plan's folder and its task folders, holding `name`, a program
+    /// that runs what its arguments name (as `rustup run stable sh lib/new.sh` or `pyenv
+    /// exec …` do), or a grader.
+    fn outside(name: &str, text: &str) -> tempfile::TempDir {
+        let home = tempfile::tempdir().unwrap();
+        let bin = home.path().join("bin");
+        std::fs::create_dir(&bin).unwrap();
+        let tool = bin.join(name);
+        std::fs::write(&tool, text).unwrap();
+        std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+        home
+    }
+
+    #[test]
+    fn rev19_an_installed_program_by_a_path_outside_the_plans_folders_is_judged_by_its_name() {
+        let runs = "#!/bin/sh\nexec \"$@\"\n";
+        // A version manager, wherever it lies (`~/.pyenv/libexec/pyenv`).
+        let home = outside("rustup", runs);
+        let line = format!(
+            "{}/bin/rustup run stable sh lib/new.sh",
+            home.path().display()
+        );
+        assert_refused_at_load(&fixture(&line, "wrong"), &line, "`rustup`");
+        // A program in a folder on gate's own PATH (`~/.cargo/bin`, `~/.local/bin`).
+        let home = outside("runit", runs);
+        let bin = home.path().join("bin");
+        let line = format!("{}/runit sh lib/new.sh", bin.display());
+        let f = fixture(&line, "wrong");
+        let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+        let out = gate()
+            .current_dir(f.dir.path())
+            .env("PATH", &path)
+            .args(["check", "plan.yaml"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains("`runit`, a program whose arguments"), "{err}");
+        // A link in the task's folder to a program of the system is that program.
+        let f = fixture("bin/taskset 1 sh lib/new.sh", "wrong");
+        std::fs::create_dir(f.path("bin")).unwrap();
+        std::os::unix::fs::symlink("/usr/bin/taskset", f.path("bin/taskset")).unwrap();
+        assert_refused_at_load(&f, "bin/taskset 1 sh lib/new.sh", "`taskset`");
+        // The plan's own grader, by an absolute path into its folder, stays its own.
+        let f = fixture("", "wrong");
+        let grade = f.path("graders/grade");
+        std::fs::write(&grade, "#!/bin/sh\ngrep -qx right result.txt\n").unwrap();
+        std::fs::set_permissions(&grade, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let line = grade.display().to_string();
+        std::fs::write(f.plan(), plan("", &line)).unwrap();
+        check(&f).code(0);
+        assert_run_exits(&f, &line, 1);
+    }
+
+    /// Review 20, 16 and 17 (over-refusals of the first fix): a grader kept outside the
+    /// repository (`/ci/graders/grade`), by its path or found through the plan's own `env:
+    /// PATH`, is the plan's own, as docs/trust.md recommends.
+    #[test]
+    fn rev20_a_grader_kept_outside_the_repository_is_the_plans_own() {
+        let ci = outside("grade", "#!/bin/sh\ngrep -qx right result.txt\n");
+        let bin = ci.path().join("bin");
+        let by_path = format!("{}/grade", bin.display());
+        for (env, line) in [
+            (String::new(), by_path.as_str()),
+            (
+                format!("    env: {{PATH: \"{}:/usr/bin:/bin\"}}\n", bin.display()),
+                "grade",
+            ),
+        ] {
+            let f = fixture("", "right");
+            std::fs::write(f.plan(), plan(&env, line)).unwrap();
+            check(&f).code(0);
+            assert_run_exits(&f, line, 0);
+            let f = fixture("", "wrong");
+            std::fs::write(f.plan(), plan(&env, line)).unwrap();
+            assert_run_exits(&f, line, 1);
+        }
+    }
+
+    #[test]
+    fn rev19_git_reads_only_a_repository_a_trial_cannot_make_or_change() {
+        // No repository at load: a trial could create `./.git` (or `lib/.git`) whose
+        // config runs a command (`core.fsmonitor`) or answers for the grader (rev17 e19:
+        // `git diff --no-index` reads the config of a repository it finds too).
+        for (line, what) in [
+            (
+                "git diff --no-index --exit-code result.txt graders/grade",
+                "where git looks for its repository first",
+            ),
+            (
+                "git status --porcelain --ignored",
+                "where git looks for its repository first",
+            ),
+            (
+                "git -C lib diff --quiet",
+                "where git looks for its repository first",
+            ),
+        ] {
+            assert_refused_at_load(&fixture(line, "wrong"), line, what);
+        }
+        // A repository in a sub-folder the trials write: its `.git` is theirs.
+        let f = fixture("git -C sub diff --quiet", "wrong");
+        std::fs::create_dir_all(f.path("sub/.git")).unwrap();
+        assert_refused_at_load(&f, "git -C sub diff --quiet", "a folder the trials write");
+        // A `.git` file (a worktree's pointer) in the task's folder.
+        let f = fixture("git diff --quiet", "wrong");
+        std::fs::write(f.path(".git"), "gitdir: /elsewhere\n").unwrap();
+        assert_refused_at_load(&f, "git diff --quiet", "a `.git` file");
+        // The task's own repository, whose `.git` gate holds read-only, is read as before.
+        let git = |f: &Fixture, args: &[&str]| {
+            std::process::Command::new("git")
+                .args(args)
+                .current_dir(f.dir.path())
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        };
+        let line = "git diff --quiet -- result.txt";
+        let f = fixture(line, "wrong");
+        if !git(&f, &["init", "-q"]) {
+            skip_or_fail(&current_test(), "git", "git is not installed");
+            return;
+        }
+        std::fs::write(f.path("result.txt"), "right\n").unwrap();
+        assert!(git(&f, &["add", "result.txt"]));
+        assert!(git(
+            &f,
+            &[
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "commit",
+                "-qm",
+                "x"
+            ]
+        ));
+        check(&f).code(0);
+        assert_run_exits(&f, line, 1);
+    }
+
+    #[test]
+    fn rev19_runner_options_naming_a_program_or_a_definition_file_are_refused() {
+        for (line, what) in [
+            ("go test -exec lib/new ./...", "`go -exec`"),
+            ("go test -toolexec=lib/new ./...", "`go -toolexec=lib/new`"),
+            ("tox -c lib/tox.ini", "`tox -c`"),
+            ("just -f lib/justfile check", "`just -f`"),
+            (
+                "just --justfile=lib/justfile check",
+                "`just --justfile=lib/justfile`",
+            ),
+            ("cargo --config lib/c.toml test", "`cargo --config`"),
+            (
+                "npm --script-shell=lib/new test",
+                "`npm --script-shell=lib/new`",
+            ),
+            ("npm test --userconfig lib/npmrc", "`npm --userconfig`"),
+            ("npm --prefix lib test", "`npm --prefix`"),
+        ] {
+            assert_refused_at_load(&fixture(line, "wrong"), line, what);
+        }
+        // npm, pnpm and yarn read any option from the environment too.
+        for line in [
+            "npm_config_script_shell=lib/new npm test",
+            "NPM_CONFIG_USERCONFIG=lib/npmrc npm test",
+        ] {
+            let f = fixture(line, "wrong");
+            check(&f)
+                .code(2)
+                .stderr(predicates::str::contains("an option of npm, pnpm or yarn"));
+        }
+    }
+
+    #[test]
+    fn rev19_a_runner_in_a_protected_folder_inside_the_trials_folder_is_warned_about() {
+        // `cd graders && npm test`: npm puts every folder above's `node_modules/.bin` on
+        // the scripts' PATH, pytest reads a `pytest.ini` and `conftest.py` from above.
+        for (line, runner) in [
+            ("sh graders/grade && cd graders && npm test", "npm"),
+            (
+                "sh graders/grade && cd graders && python3 -m pytest -q",
+                "pytest",
+            ),
+        ] {
+            let f = fixture(line, "right");
+            check(&f).code(0).stderr(predicates::str::contains(format!(
+                "warning: task `agent`: `check:` runs `{runner}` in `"
+            )));
+        }
+    }
+}
+
+/// Review 20 (issue 29): the attacks of an independent review on review 19's fixes that an
+/// honest-looking check line let through, each refused at load (exit 2) or warned about.
+mod rev20 {
+    use super::*;
+
+    /// A task folder that is a git repository with `config.txt` committed, if git is here.
+    fn repo(line: &str) -> Option<Fixture> {
+        let f = fixture(line, "right");
+        let git = |args: &[&str]| {
+            std::process::Command::new("git")
+                .args(args)
+                .current_dir(f.dir.path())
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        };
+        if !git(&["init", "-q"]) {
+            skip_or_fail(&current_test(), "git", "git is not installed");
+            return None;
+        }
+        std::fs::write(f.path("config.txt"), "prod\n").unwrap();
+        assert!(git(&["add", "config.txt"]));
+        assert!(git(&[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-qm",
+            "x"
+        ]));
+        Some(f)
+    }
+
+    #[test]
+    fn rev20_06_07_git_started_from_inline_code_reads_a_protected_repository() {
+        // The agent edits a tracked file, then hides the edit with `git update-index
+        // --assume-unchanged`: with `.git` read-only to the trials, it cannot.
+        let agent = "echo right > result.txt\necho hacked > config.txt\ngit update-index --assume-unchanged config.txt\n";
+        for line in [
+            r#"python3 -I -c "import subprocess, sys; sys.exit(subprocess.call(['git', 'diff', '--quiet']))" && grep -qx right result.txt"#,
+            r#"node -e "process.exitCode = require('child_process').spawnSync('git', ['diff', '--quiet']).status" && grep -qx right result.txt"#,
+        ] {
+            let Some(f) = repo(line) else { return };
+            check(&f).code(0);
+            std::fs::write(f.path("agent.sh"), agent).unwrap();
+            assert_run_exits(&f, line, 1);
+        }
+        // Outside a repository, inline git is refused as git on the line is.
+        let line =
+            r#"python3 -I -c "import subprocess; subprocess.call(['git', 'status', '--ignored'])""#;
+        assert_refused_at_load(
+            &fixture(line, "wrong"),
+            line,
+            "where git looks for its repository first",
+        );
+    }
+
+    #[test]
+    fn rev20_08_20_a_repository_with_submodules_and_git_status_without_ignored_are_refused() {
+        let Some(f) = repo("git diff --quiet && grep -qx right result.txt") else {
+            return;
+        };
+        std::fs::write(f.path(".gitmodules"), "[submodule \"sub\"]\n\tpath = sub\n").unwrap();
+        assert_refused_at_load(&f, "git diff --quiet", "which has submodules");
+        for (line, what) in [
+            (
+                "test -z \"$(git status --porcelain)\" && grep -qx right result.txt",
+                "`$(git status --porcelain)`",
+            ),
+            ("git status --porcelain", "`git status` without `--ignored`"),
+            (
+                "git ls-files --others --exclude-standard",
+                "what a `.gitignore` of the work tree excludes",
+            ),
+            ("git --bare log", "`git --bare`"),
+        ] {
+            let Some(f) = repo(line) else { return };
+            assert_refused_at_load(&f, line, what);
+        }
+        // `--ignored` lists what a trial's `.gitignore` would hide: the stray folder fails.
+        let line = "test -z \"$(git status --porcelain --ignored)\" && grep -qx right result.txt";
+        let Some(f) = repo(line) else { return };
+        std::fs::write(f.path(".gitignore"), "result.txt\ngate-out/\n").unwrap();
+        check(&f).code(0);
+        std::fs::write(
+            f.path("agent.sh"),
+            "echo right > result.txt\nmkdir -p scratch && echo x > scratch/x && echo '*' > scratch/.gitignore\n",
+        )
+        .unwrap();
+        assert_run_exits(&f, line, 1);
+    }
+
+    #[test]
+    fn rev20_git_location_variables_in_the_task_folder_are_refused() {
+        for var in [
+            "GIT_INDEX_FILE",
+            "GIT_OBJECT_DIRECTORY",
+            "GIT_COMMON_DIR",
+            "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+            "GIT_GRAFT_FILE",
+        ] {
+            let line = "git diff --quiet";
+            let Some(f) = repo(line) else { return };
+            let env = format!("    env: {{{var}: \"{}/lib/x\"}}\n", f.dir.path().display());
+            std::fs::write(f.plan(), plan(&env, line)).unwrap();
+            check(&f).code(2).stderr(predicates::str::contains(var));
+        }
+    }
+
+    #[test]
+    fn rev20_12_a_program_named_through_a_link_the_trials_could_replace_is_refused() {
+        let line = "tools/grep -qx right result.txt";
+        let f = fixture(line, "wrong");
+        std::os::unix::fs::symlink("/usr/bin", f.path("tools")).unwrap();
+        assert_refused_at_load(&f, line, "named through a link");
+    }
+
+    #[test]
+    fn rev20_13_14_23_runners_started_other_ways_get_the_runner_warning() {
+        for (line, runner) in [
+            ("python3 -Im pytest -q graders/test_x.py", "pytest"),
+            ("python3 -I -mpytest -q graders/test_x.py", "pytest"),
+            ("python3 -I -W ignore -m pytest -q", "pytest"),
+            (
+                "python3 -I -c 'import pytest, sys; sys.exit(pytest.main([\"-q\"]))'",
+                "pytest",
+            ),
+            ("node /usr/lib/node_modules/npm/bin/npm-cli.js test", "npm"),
+        ] {
+            let f = fixture(line, "right");
+            write_files(&f, &[("graders/test_x.py", "def test_x():\n    pass\n")]);
+            check(&f).code(0).stderr(predicates::str::contains(format!(
+                "warning: task `agent`: `check:` runs `{runner}` in `"
+            )));
+        }
+    }
+
+    #[test]
+    fn rev20_21_make_of_a_goal_that_is_not_phony_in_the_trials_folder_is_refused() {
+        let mk = "check:\n\tgrep -qx right result.txt\n";
+        for line in [
+            "make -s -f graders/Makefile check",
+            "make -s -f graders/Makefile",
+        ] {
+            let f = fixture(line, "wrong");
+            write_files(&f, &[("graders/Makefile", mk)]);
+            assert_refused_at_load(&f, line, "does not declare `.PHONY`");
+        }
+        // Declared phony, or run with `-B`, the trial's `touch check` changes nothing.
+        for (line, text) in [
+            (
+                "make -s -f graders/Makefile check",
+                format!(".PHONY: check\n{mk}"),
+            ),
+            ("make -sB -f graders/Makefile check", mk.to_string()),
+        ] {
+            let f = fixture(line, "wrong");
+            write_files(&f, &[("graders/Makefile", &text)]);
+            std::fs::write(f.path("agent.sh"), "echo wrong > result.txt\ntouch check\n").unwrap();
+            check(&f).code(0);
+            assert_run_exits(&f, line, 1);
+        }
+    }
+
+    #[test]
+    fn rev20_runner_options_in_other_spellings_are_refused() {
+        for (line, what) in [
+            ("go test --exec=lib/new ./...", "`go --exec=lib/new`"),
+            ("go vet -vettool=lib/new ./...", "`go -vettool=lib/new`"),
+            ("tox --con=lib/tox.ini", "`tox --con=lib/tox.ini`"),
+            (
+                "just --justf=lib/justfile check",
+                "`just --justf=lib/justfile`",
+            ),
+            ("npm --scr=lib/new test", "`npm --scr=lib/new`"),
+            (
+                "npm test --node-opt=--require=./lib/x.js",
+                "`npm --node-opt=",
+            ),
+        ] {
+            assert_refused_at_load(&fixture(line, "wrong"), line, what);
+        }
+        // Options of the same runners that run nothing stay accepted.
+        for line in ["go test -count=1 -vet=off ./...", "npm test --silent"] {
+            check(&fixture(line, "right")).code(0);
+        }
     }
 }

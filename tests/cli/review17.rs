@@ -20,14 +20,20 @@ fn fixture(check: &str, extra: &str) -> Fixture {
         &f,
         &[
             ("graders/grade", "grep -qx right result.txt\n"),
-            ("graders/mk", "c:\n\tgrep -qx right result.txt\n"),
+            // The task's own repository (its `.git` is gate's state when a line runs git;
+            // outside one, a trial could create it: review 19).
+            (".git/HEAD", "ref: refs/heads/main\n"),
+            ("graders/mk", ".PHONY: c\nc:\n\tgrep -qx right result.txt\n"),
             ("graders/pgrade", "exit 1;\n"),
             (
                 "graders/t/basic.t",
                 "use Test::More; ok(0); done_testing;\n",
             ),
             ("graders/expected.txt", "right\n"),
-            ("tests/Makefile", "c:\n\tgrep -qx right result.txt\n"),
+            (
+                "tests/Makefile",
+                ".PHONY: c\nc:\n\tgrep -qx right result.txt\n",
+            ),
             ("data.json", "{\"include\": 1, \"import\": 1}\n"),
             ("data.txt", "a|right\n"),
             ("lib/.keep", ""),
@@ -343,7 +349,7 @@ fn rev17_e10_honest_awk_jq_sed_python_and_git_lines_are_accepted() {
         "echo x | sed --expression=s/x/y/ --quiet",
         r#"python3 -I -c 'import subprocess, sys; sys.exit(subprocess.run(["sed", "-n", "s/right/ok/p", "result.txt"], capture_output=True).stdout != b"ok\n")'"#,
         "git -c color.ui=never diff --no-index --quiet data.txt data.txt",
-        "git -c core.quotepath=off -C . status --porcelain",
+        "git -c core.quotepath=off -C . status --porcelain --ignored",
         "timeout 10 sh graders/grade",
         "timeout -k 5 10 sh graders/grade",
         "sh < graders/grade",

@@ -289,7 +289,11 @@ fn review7_c38_c39_a_check_through_a_task_runner_the_trials_can_redefine_is_warn
         "import sys\nsys.exit(0 if open('result.txt').read().strip() == 'right' else 1)\n",
     )
     .unwrap();
-    std::fs::write(f.path("Makefile"), "check:\n\tpython3 graders/check.py\n").unwrap();
+    std::fs::write(
+        f.path("Makefile"),
+        ".PHONY: check\ncheck:\n\tpython3 graders/check.py\n",
+    )
+    .unwrap();
     for (form, runner) in [
         ("make -s check", "make"),
         ("npm test --silent", "npm"),
