@@ -1268,14 +1268,15 @@ impl Reader<'_> {
             self.git_repository(&texts)?;
         }
         if matches!(bare(&name), "make" | "gmake" | "remake")
-            && let Some((at, goal)) = super::tools::make_unphony_goal(&texts, &self.dir)
+            && let Some(at) = super::tools::make_folder_without_always(&texts, &self.dir)
             && self.writable(&at)
         {
-            return Err(format!(
-                "`make` with the goal `{goal}`, which its makefile does not declare `.PHONY`, in \
-                 a folder the trials write (a trial's file `{goal}` there makes it up to date: \
-                 nothing runs); declare `.PHONY: {goal}` or add `-B`"
-            ));
+            return Err(
+                "`make` without `-B` in a folder the trials write (a trial's file named like \
+                 a target there, `touch check`, makes it up to date and nothing runs); add `-B` \
+                 (`make -B -s check`)"
+                    .into(),
+            );
         }
         Ok(())
     }
@@ -1307,6 +1308,18 @@ impl Reader<'_> {
             if *t == "-C"
                 && let Some(d) = words.get(i + 1)
             {
+                // git's `chdir` follows a link the trial puts in place of `sub` in `-C
+                // sub/..`, where gate reads the path as text (review 21, 19).
+                let mut named = false;
+                for part in d.split('/') {
+                    if part == ".." && named {
+                        return Err(format!(
+                            "`git -C {d}`, whose `..` comes after a folder the trials could \
+                             replace with a link (name the folder without `..`)"
+                        ));
+                    }
+                    named |= !matches!(part, "" | "." | "..");
+                }
                 dir = super::invoke::resolve(d, &dir);
             }
             // Review 20: `--bare` makes the folder git runs in the repository itself.
@@ -1349,7 +1362,9 @@ impl Reader<'_> {
                         "`git` run in `{}`, where git looks for its repository first in `{}`, which does \
                          not exist when the plan is loaded, in a folder the trials write (a \
                          trial could create a repository there whose config runs a command); \
-                         run git in the repository's top folder, the task's own",
+                         run git in the repository's top folder, the task's own (`git -C \
+                         ..` from a folder below it); outside a repository, compare files \
+                         with `cmp` or `diff`",
                         dir.display(),
                         dot_git.display()
                     ));

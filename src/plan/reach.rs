@@ -771,7 +771,12 @@ fn runner_of(name: &str, words: &[String]) -> Option<&'static str> {
     if is_python(name) {
         let mut k = 1;
         while let Some(w) = words.get(k) {
-            if w == "--" || !w.starts_with('-') || w.starts_with("--") {
+            // Python's long options take no value but one (review 21, 10).
+            if w.starts_with("--") && w != "--" {
+                k += if w == "--check-hash-based-pycs" { 2 } else { 1 };
+                continue;
+            }
+            if w == "--" || !w.starts_with('-') {
                 break;
             }
             let flags = &w[1..];
@@ -790,7 +795,7 @@ fn runner_of(name: &str, words: &[String]) -> Option<&'static str> {
                 "m" => {
                     return (value == "pytest" || value.starts_with("pytest.")).then_some("pytest");
                 }
-                "c" => return super::words::mentions_word(value, "pytest").then_some("pytest"),
+                "c" => return mentions_pytest(value).then_some("pytest"),
                 // `-W arg`, `-X arg`: past the value.
                 _ => k += if glued.is_empty() { 2 } else { 1 },
             }
@@ -876,9 +881,43 @@ pub fn definition_warnings(plan: &Plan) -> Vec<String> {
                     break 'lines;
                 }
             }
+            // Review 21, 14: pytest started from inside a grader script (`pytest.main(…)` in
+            // `graders/run.py`) reads the trial's `pytest.ini` and `conftest.py` all the same.
+            let real = resolve(&std::path::absolute(cwd).unwrap_or_else(|_| cwd.clone()));
+            let by_script =
+                super::state::grader_texts(line, cwd, env)
+                    .into_iter()
+                    .find(|(p, text)| {
+                        p.extension().is_some_and(|e| e == "py") && mentions_pytest(text)
+                    });
+            if let Some((script, _)) = by_script
+                && roots.iter().any(|r| real.starts_with(r))
+            {
+                out.push(format!(
+                    "warning: task `{}`: `check:` runs `pytest` (from `{}`) in `{}`, a folder the \
+                     trials write: a trial could create its `pytest.ini` or `conftest.py` there \
+                     and decide the grade; give pytest its configuration (`-c \
+                     graders/pytest.ini`, `--rootdir graders`, `--confcutdir graders`) or grade \
+                     without it (docs/trust.md, \"What is not protected\")",
+                    t.id,
+                    script.display(),
+                    real.display()
+                ));
+                break 'lines;
+            }
         }
     }
     out
+}
+
+/// Whether Python code `text` can reach pytest: its name anywhere once quotes, spaces and
+/// `+` are taken out (`_pytest.config`, `"py" "test"`, `"py" + "test"`: review 21, 11).
+fn mentions_pytest(text: &str) -> bool {
+    let joined: String = text
+        .chars()
+        .filter(|c| !matches!(c, '"' | '\'' | '+') && !c.is_whitespace())
+        .collect();
+    joined.contains("pytest")
 }
 
 #[cfg(test)]

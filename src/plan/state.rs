@@ -307,7 +307,8 @@ fn plan_dir(plan: &Plan) -> PathBuf {
 /// update-index --assume-unchanged` on it, or sets a clean filter in `.git/config`, makes
 /// the grader see no change. So when a task's `check:` (or base's) runs `git` as a command,
 /// the `.git` folder of its working folder is gate's state: read-only to the trials (an
-/// agent that must commit cannot be graded this way; grade from a copy).
+/// agent that must commit cannot be graded this way; grade from a copy). Also when a
+/// grader script or makefile the line names (or a file beside it) names git (review 21).
 pub fn git_folders(plan: &Plan) -> Vec<PathBuf> {
     let mut found = Vec::new();
     for t in &plan.tasks {
@@ -318,7 +319,12 @@ pub fn git_folders(plan: &Plan) -> Vec<PathBuf> {
         }
         for (line, cwd, env) in checks {
             let git = absolute(&cwd.join(".git"));
-            if invokes_git(line, env)
+            let by_grader = || {
+                grader_texts(line, cwd, env)
+                    .iter()
+                    .any(|(_, text)| super::words::mentions_git(text))
+            };
+            if (invokes_git(line, env) || by_grader())
                 && std::fs::symlink_metadata(&git).is_ok_and(|m| m.is_dir())
                 && !found.contains(&git)
             {
@@ -327,6 +333,50 @@ pub fn git_folders(plan: &Plan) -> Vec<PathBuf> {
         }
     }
     found
+}
+
+/// The texts of the plan's own grader files `line` names ([`programs_named`], outside the
+/// system's folders) and of the files beside them, up to 256 files of at most 1 MiB each,
+/// those that are text: what a grader script or makefile runs inside is not on the line,
+/// but a repository it reads (`git diff` in `graders/check.sh`, review 21, 01 and 13) or a
+/// test runner it starts (`pytest.main` in `graders/run.py`, 14) still is the trials' to
+/// shape.
+pub(super) fn grader_texts(
+    line: &CommandLine,
+    cwd: &Path,
+    env: &[(String, String)],
+) -> Vec<(PathBuf, String)> {
+    let system = |p: &Path| {
+        [
+            "/usr", "/bin", "/sbin", "/lib", "/lib64", "/etc", "/nix", "/snap",
+        ]
+        .iter()
+        .any(|f| p.starts_with(f))
+    };
+    let mut files: Vec<PathBuf> = Vec::new();
+    for p in programs_named(line, cwd, env) {
+        if system(&p) || !p.is_file() {
+            continue;
+        }
+        let beside = p
+            .parent()
+            .and_then(|d| std::fs::read_dir(d).ok())
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|q| q.is_file());
+        for q in std::iter::once(p.clone()).chain(beside) {
+            if !files.contains(&q) && files.len() < 256 {
+                files.push(q);
+            }
+        }
+    }
+    files
+        .into_iter()
+        .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() <= 1 << 20))
+        .filter_map(|p| Some((p.clone(), std::fs::read_to_string(&p).ok()?)))
+        .collect()
 }
 
 /// Whether `line` runs `git` as a command (the name of a simple command, after any

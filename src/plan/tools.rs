@@ -1044,18 +1044,14 @@ fn runner_option(name: &str, words: &[&str]) -> Option<String> {
     ))
 }
 
-/// The folder make runs in and the first goal of `words` (a `make` command, its default
-/// goal when it names none) that its makefile does not declare `.PHONY`, unless it says
-/// `-B` (`--always-make`). make calls such a target up to date when a file of its name is
-/// newer than its prerequisites, and runs nothing: a trial's `touch check` passes `make
-/// check` (review 20, 21). `None` when every goal is phony or no makefile is there.
-pub(super) fn make_unphony_goal(
-    words: &[&str],
-    dir: &Path,
-) -> Option<(std::path::PathBuf, String)> {
-    let mut files = Vec::new();
+/// The folder make runs in, unless the line says `-B` (`--always-make`): make calls a
+/// target up to date when a file of its name is newer than its prerequisites, and runs
+/// nothing, so a trial's `touch check` (or `touch test`, a prerequisite of a `.PHONY`
+/// goal; or the goal `.DEFAULT_GOAL` names) passes `make check` (reviews 20 and 21: a
+/// reading of the makefile's `.PHONY` lines missed prerequisites, `.DEFAULT_GOAL` and
+/// conditionals; `-B` leaves nothing to judge).
+pub(super) fn make_folder_without_always(words: &[&str], dir: &Path) -> Option<std::path::PathBuf> {
     let mut at = dir.to_path_buf();
-    let mut goals = Vec::new();
     let mut i = 1;
     while let Some(t) = words.get(i) {
         i += 1;
@@ -1063,7 +1059,8 @@ pub(super) fn make_unphony_goal(
             let (name, glued) = long
                 .split_once('=')
                 .map_or((long, None), |(n, v)| (n, Some(v)));
-            if name == "always-make" {
+            // getopt_long takes a unique prefix (`--always`).
+            if name.len() >= 2 && "always-make".starts_with(name) {
                 return None;
             }
             let valued = [
@@ -1082,88 +1079,37 @@ pub(super) fn make_unphony_goal(
                     i += 1;
                     words.get(i - 1).map(|s| s.to_string())
                 });
-                match (name, v) {
-                    ("file" | "makefile", Some(v)) => files.push(v),
-                    ("directory", Some(v)) => at = super::invoke::resolve(&v, &at),
-                    _ => {}
+                if let ("directory", Some(v)) = (name, v) {
+                    at = super::invoke::resolve(&v, &at);
                 }
             }
             continue;
         }
-        if let Some(flags) = t.strip_prefix('-') {
-            for (j, c) in flags.char_indices() {
-                let rest = &flags[j + c.len_utf8()..];
-                match c {
-                    'B' => return None,
-                    'f' | 'C' | 'I' | 'o' | 'W' => {
-                        let v = if rest.is_empty() {
-                            i += 1;
-                            words.get(i - 1).map(|s| s.to_string())
-                        } else {
-                            Some(rest.to_string())
-                        };
-                        match (c, v) {
-                            ('f', Some(v)) => files.push(v),
-                            ('C', Some(v)) => at = super::invoke::resolve(&v, &at),
-                            _ => {}
-                        }
-                        break;
-                    }
-                    'j' | 'l' => {
-                        if rest.is_empty() && words.get(i).is_some_and(|n| n.parse::<f64>().is_ok())
-                        {
-                            i += 1;
-                        }
-                        break;
-                    }
-                    'O' => break,
-                    _ => {}
-                }
-            }
+        let Some(flags) = t.strip_prefix('-') else {
             continue;
-        }
-        if !t.contains('=') {
-            goals.push(t.to_string());
-        }
-    }
-    let paths: Vec<std::path::PathBuf> = if files.is_empty() {
-        super::invoke::makefiles(&at).to_vec()
-    } else {
-        files
-            .iter()
-            .map(|f| super::invoke::resolve(f, &at))
-            .collect()
-    };
-    let texts: Vec<String> = paths
-        .iter()
-        .filter_map(|p| std::fs::read_to_string(p).ok())
-        .take(if files.is_empty() { 1 } else { usize::MAX })
-        .collect();
-    if texts.is_empty() {
-        return None;
-    }
-    let mut phony = Vec::new();
-    let mut default = None;
-    for l in texts.iter().flat_map(|t| t.lines()) {
-        if let Some(list) = l.strip_prefix(".PHONY") {
-            let list = list.trim_start().strip_prefix(':').unwrap_or("");
-            phony.extend(list.split_whitespace().map(str::to_string));
-        } else if default.is_none()
-            && !l.starts_with(['\t', ' ', '.', '#'])
-            && let Some((target, _)) = l.split_once(':')
-            && !target.contains(['=', '%', '$'])
-            && !l[target.len()..].starts_with(":=")
-        {
-            default = target.split_whitespace().next().map(str::to_string);
+        };
+        for (j, c) in flags.char_indices() {
+            let rest = &flags[j + c.len_utf8()..];
+            match c {
+                'B' => return None,
+                'f' | 'C' | 'I' | 'o' | 'W' => {
+                    let v = if rest.is_empty() {
+                        i += 1;
+                        words.get(i - 1).map(|s| s.to_string())
+                    } else {
+                        Some(rest.to_string())
+                    };
+                    if let ('C', Some(v)) = (c, v) {
+                        at = super::invoke::resolve(&v, &at);
+                    }
+                    break;
+                }
+                'j' | 'l' | 'O' => break,
+                _ => {}
+            }
         }
     }
-    if goals.is_empty() {
-        goals.extend(default);
-    }
-    goals
-        .into_iter()
-        .find(|g| !phony.contains(g))
-        .map(|g| (at, g))
+    Some(at)
 }
 
 /// git: `-c NAME=VALUE` and `--config-env` set config whose values run commands (`alias.x=!…`,
@@ -1227,14 +1173,19 @@ fn git(words: &[&str]) -> Option<String> {
     // a `.gitignore` of the work tree names, which a trial writes (`*` hides every stray
     // file, itself too); `git status --ignored` lists those as well.
     let after = &words[i + 1..];
+    // `--untracked-files=no` (`-uno`) leaves untracked files out altogether, which no
+    // `.gitignore` changes (review 21, 06: with `--ignored`, gate's own `gate-out/` shows).
     if *sub == "status"
-        && !after
-            .iter()
-            .any(|t| *t == "--ignored" || (t.starts_with("--ignored=") && *t != "--ignored=no"))
+        && !after.iter().any(|t| {
+            *t == "--ignored"
+                || (t.starts_with("--ignored=") && *t != "--ignored=no")
+                || matches!(*t, "-uno" | "--untracked-files=no")
+        })
     {
         return Some(
-            "`git status` without `--ignored` (it leaves out the files a `.gitignore` a \
-             trial writes names; add `--ignored`)"
+            "`git status` without `--ignored` or `--untracked-files=no` (it leaves out the \
+             files a `.gitignore` a trial writes names: add `-uno` to see tracked changes \
+             only, or `--ignored`, which lists gate's own `gate-out/` too)"
                 .into(),
         );
     }

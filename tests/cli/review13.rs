@@ -251,10 +251,10 @@ fn b11_b24_a_program_file_of_awk_sed_jq_or_make_is_a_grader_whatever_its_name() 
         "sed -flib/fix result.txt | grep -qx right",
         "sed --file=lib/fix result.txt | grep -qx right",
         "sed -n -f lib/fix -e p result.txt | grep -qx right",
-        "make -s -f lib/mk check",
-        "make -s --file=lib/mk check",
-        "make -s --makefile=lib/mk check",
-        "make -s -flib/mk check",
+        "make -sB -f lib/mk check",
+        "make -s -B --file=lib/mk check",
+        "make -s --always-make --makefile=lib/mk check",
+        "make -sB -flib/mk check",
         // Run by `find -exec` or `xargs`: the tool after them.
         "find . -name result.txt -exec awk -f lib/chk_awk {} +",
         "echo result.txt | xargs awk -f lib/chk_awk",
@@ -292,14 +292,14 @@ fn b11_b24_a_program_file_of_awk_sed_jq_or_make_is_a_grader_whatever_its_name() 
 #[test]
 fn b20_make_c_runs_the_folders_makefile_which_is_a_grader() {
     fails(&[
-        "make -s -C lib check",
-        "make -s --directory=lib check",
-        "make -s -Clib check",
+        "make -sB -C lib check",
+        "make -sB --directory=lib check",
+        "make -sB -Clib check",
     ]);
     // No makefile there at load, in a folder the trials write: theirs to create.
     refused(&[("make -s -C lib/sub check", "`make -C lib/sub`")], "");
     // The warning for a runner names the folder it reads, and none when it is protected.
-    let f = lib_fixture("make -s -C lib check", "");
+    let f = lib_fixture("make -sB -C lib check", "");
     check(&f).stderr(predicate::str::contains("runs `make`").not());
 }
 
@@ -343,7 +343,7 @@ fn review13_honest_lines_stay_accepted() {
     for line in [
         "awk -f lib/chk.awk result.txt",
         "sed -f lib/fix result.txt | grep -qx right",
-        "make -s -C lib check",
+        "make -sB -C lib check",
         "perl -Ilib -MFoo lib/pgrade",
         "sh /proc/self/cwd/lib/chk",
         "python3 -I -X pycache_prefix=/nonexistent-gate-review13 lib/c.py",

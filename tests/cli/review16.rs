@@ -563,27 +563,31 @@ mod rev20 {
     }
 
     #[test]
-    fn rev20_21_make_of_a_goal_that_is_not_phony_in_the_trials_folder_is_refused() {
-        let mk = "check:\n\tgrep -qx right result.txt\n";
+    fn rev20_21_rev21_07_09_make_without_always_make_in_the_trials_folder_is_refused() {
+        // Review 20, 21: `touch check`; review 21, 07 and 09: a prerequisite of a `.PHONY`
+        // goal (`touch test`), and the goal `.DEFAULT_GOAL` names.
+        let mk = ".PHONY: check\ncheck: test\ntest:\n\tgrep -qx right result.txt\n";
         for line in [
             "make -s -f graders/Makefile check",
             "make -s -f graders/Makefile",
+            "make -s -C graders check",
         ] {
             let f = fixture(line, "wrong");
             write_files(&f, &[("graders/Makefile", mk)]);
-            assert_refused_at_load(&f, line, "does not declare `.PHONY`");
+            assert_refused_at_load(&f, line, "`make` without `-B`");
         }
-        // Declared phony, or run with `-B`, the trial's `touch check` changes nothing.
-        for (line, text) in [
-            (
-                "make -s -f graders/Makefile check",
-                format!(".PHONY: check\n{mk}"),
-            ),
-            ("make -sB -f graders/Makefile check", mk.to_string()),
+        // With `-B` (or `--always-make`), the trial's `touch check test` changes nothing.
+        for line in [
+            "make -sB -f graders/Makefile check",
+            "make -s --always-make -f graders/Makefile check",
         ] {
             let f = fixture(line, "wrong");
-            write_files(&f, &[("graders/Makefile", &text)]);
-            std::fs::write(f.path("agent.sh"), "echo wrong > result.txt\ntouch check\n").unwrap();
+            write_files(&f, &[("graders/Makefile", mk)]);
+            std::fs::write(
+                f.path("agent.sh"),
+                "echo wrong > result.txt\ntouch check test\n",
+            )
+            .unwrap();
             check(&f).code(0);
             assert_run_exits(&f, line, 1);
         }
@@ -610,6 +614,116 @@ mod rev20 {
         // Options of the same runners that run nothing stay accepted.
         for line in ["go test -count=1 -vet=off ./...", "npm test --silent"] {
             check(&fixture(line, "right")).code(0);
+        }
+    }
+}
+
+/// Review 21 (issue 29): the attacks of a second independent review on review 20's fixes.
+mod rev21 {
+    use super::*;
+
+    /// A task folder that is a git repository with `locked.txt` committed and `gate-out/`
+    /// ignored, if git is here; the agent answers right and hides an edit of `locked.txt`.
+    fn repo(line: &str) -> Option<Fixture> {
+        let f = fixture(line, "right");
+        let git = |args: &[&str]| {
+            std::process::Command::new("git")
+                .args(args)
+                .current_dir(f.dir.path())
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        };
+        if !git(&["init", "-q"]) {
+            skip_or_fail(&current_test(), "git", "git is not installed");
+            return None;
+        }
+        write_files(
+            &f,
+            &[("locked.txt", "v1\n"), (".gitignore", "gate-out/\nout/\n")],
+        );
+        assert!(git(&["add", "locked.txt", ".gitignore"]));
+        assert!(git(&[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-qm",
+            "x"
+        ]));
+        std::fs::write(
+            f.path("agent.sh"),
+            "echo right > result.txt\necho tampered > locked.txt\ngit update-index --assume-unchanged locked.txt\n",
+        )
+        .unwrap();
+        Some(f)
+    }
+
+    #[test]
+    fn rev21_01_13_git_run_by_a_grader_script_or_makefile_reads_a_protected_repository() {
+        for (line, file, text) in [
+            (
+                "sh graders/check.sh",
+                "graders/check.sh",
+                "git diff --quiet -- locked.txt && grep -qx right result.txt\n",
+            ),
+            (
+                "make -sB -f graders/Makefile check",
+                "graders/Makefile",
+                "check:\n\tgit diff --quiet -- locked.txt\n\tgrep -qx right result.txt\n",
+            ),
+        ] {
+            let Some(f) = repo(line) else { return };
+            write_files(&f, &[(file, text)]);
+            check(&f).code(0);
+            assert_run_exits(&f, line, 1);
+        }
+    }
+
+    #[test]
+    fn rev21_19_git_dash_c_with_dot_dot_after_a_folder_is_refused() {
+        let line = "git -C sub/.. diff --quiet -- locked.txt && grep -qx right result.txt";
+        let Some(f) = repo(line) else { return };
+        std::fs::create_dir(f.path("sub")).unwrap();
+        assert_refused_at_load(&f, line, "`git -C sub/..`");
+    }
+
+    #[test]
+    fn rev21_06_git_status_of_tracked_files_only_is_accepted_and_judges() {
+        let line = "test -z \"$(git status --porcelain -uno)\" && grep -qx right result.txt";
+        let Some(f) = repo(line) else { return };
+        check(&f).code(0);
+        // The edit hidden by `--assume-unchanged` cannot be (`.git` is read-only): FAIL.
+        assert_run_exits(&f, line, 1);
+        // An honest agent passes.
+        let Some(f) = repo(line) else { return };
+        std::fs::write(f.path("agent.sh"), "echo right > result.txt\n").unwrap();
+        assert_run_exits(&f, line, 0);
+    }
+
+    #[test]
+    fn rev21_10_11_14_pytest_reached_in_other_ways_gets_the_runner_warning() {
+        for line in [
+            "python3 -I --check-hash-based-pycs default -m pytest -q graders/test_x.py",
+            "python3 -I -c 'from _pytest.config import main; raise SystemExit(main([]))'",
+            "python3 -I -c 'import importlib; importlib.import_module(\"py\" \"test\").main([])'",
+            "python3 -I graders/run.py",
+        ] {
+            let f = fixture(line, "right");
+            write_files(
+                &f,
+                &[
+                    ("graders/test_x.py", "def test_x():\n    pass\n"),
+                    (
+                        "graders/run.py",
+                        "import sys, pytest\nsys.exit(pytest.main(['-q', 'graders/test_x.py']))\n",
+                    ),
+                ],
+            );
+            check(&f).code(0).stderr(predicates::str::contains(
+                "warning: task `agent`: `check:` runs `pytest`",
+            ));
         }
     }
 }

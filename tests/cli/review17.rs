@@ -358,7 +358,7 @@ fn rev17_e10_honest_awk_jq_sed_python_and_git_lines_are_accepted() {
         "perl -lne 'print if /right/' result.txt",
         "perl -0777 -ne 'exit(/right/ ? 0 : 1)' result.txt",
         "prove --norc -v graders/t/basic.t",
-        "make --directory=tests c",
+        "make -B --directory=tests c",
         // Review 17, e31.
         r#"jq -e '.include == 1 and ("import" | test("import"))' data.json"#,
         r#"awk 'BEGIN{OFS="|"} {$1=$1; print}' data.txt | grep -q 'a|right'"#,

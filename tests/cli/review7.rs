@@ -295,7 +295,7 @@ fn review7_c38_c39_a_check_through_a_task_runner_the_trials_can_redefine_is_warn
     )
     .unwrap();
     for (form, runner) in [
-        ("make -s check", "make"),
+        ("make -sB check", "make"),
         ("npm test --silent", "npm"),
         ("python3 -I -m pytest -q graders/check.py", "pytest"),
     ] {
