@@ -21,6 +21,31 @@ fn fixture(check: &str, answer: &str) -> Fixture {
     f
 }
 
+/// [`fixture`] made a git repository with `files` written and committed, if git is here
+/// (the test says it skipped otherwise). The agent answers `answer`.
+fn committed_repo(line: &str, answer: &str, files: &[(&str, &str)]) -> Option<Fixture> {
+    let f = fixture(line, answer);
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .current_dir(f.dir.path())
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if !git(&["init", "-q"]) {
+        skip_or_fail(&current_test(), "git", "git is not installed");
+        return None;
+    }
+    write_files(&f, files);
+    let mut add = vec!["add", "--"];
+    add.extend(files.iter().map(|(name, _)| *name));
+    assert!(git(&add));
+    let who = ["-c", "user.name=t", "-c", "user.email=t@t"];
+    assert!(git(&[&who[..], &["commit", "-qm", "x"]].concat()));
+    Some(f)
+}
+
 #[test]
 fn rev16_rev17_a_program_gate_does_not_read_is_refused_at_load() {
     for (line, what) in [
@@ -340,34 +365,10 @@ mod rev19_open {
         std::fs::write(f.path(".git"), "gitdir: /elsewhere\n").unwrap();
         assert_refused_at_load(&f, "git diff --quiet", "a `.git` file");
         // The task's own repository, whose `.git` gate holds read-only, is read as before.
-        let git = |f: &Fixture, args: &[&str]| {
-            std::process::Command::new("git")
-                .args(args)
-                .current_dir(f.dir.path())
-                .env("GIT_CONFIG_NOSYSTEM", "1")
-                .output()
-                .is_ok_and(|o| o.status.success())
-        };
         let line = "git diff --quiet -- result.txt";
-        let f = fixture(line, "wrong");
-        if !git(&f, &["init", "-q"]) {
-            skip_or_fail(&current_test(), "git", "git is not installed");
+        let Some(f) = committed_repo(line, "wrong", &[("result.txt", "right\n")]) else {
             return;
-        }
-        std::fs::write(f.path("result.txt"), "right\n").unwrap();
-        assert!(git(&f, &["add", "result.txt"]));
-        assert!(git(
-            &f,
-            &[
-                "-c",
-                "user.name=t",
-                "-c",
-                "user.email=t@t",
-                "commit",
-                "-qm",
-                "x"
-            ]
-        ));
+        };
         check(&f).code(0);
         assert_run_exits(&f, line, 1);
     }
@@ -431,31 +432,7 @@ mod rev20 {
 
     /// A task folder that is a git repository with `config.txt` committed, if git is here.
     fn repo(line: &str) -> Option<Fixture> {
-        let f = fixture(line, "right");
-        let git = |args: &[&str]| {
-            std::process::Command::new("git")
-                .args(args)
-                .current_dir(f.dir.path())
-                .env("GIT_CONFIG_NOSYSTEM", "1")
-                .output()
-                .is_ok_and(|o| o.status.success())
-        };
-        if !git(&["init", "-q"]) {
-            skip_or_fail(&current_test(), "git", "git is not installed");
-            return None;
-        }
-        std::fs::write(f.path("config.txt"), "prod\n").unwrap();
-        assert!(git(&["add", "config.txt"]));
-        assert!(git(&[
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "commit",
-            "-qm",
-            "x"
-        ]));
-        Some(f)
+        committed_repo(line, "right", &[("config.txt", "prod\n")])
     }
 
     #[test]
@@ -625,33 +602,8 @@ mod rev21 {
     /// A task folder that is a git repository with `locked.txt` committed and `gate-out/`
     /// ignored, if git is here; the agent answers right and hides an edit of `locked.txt`.
     fn repo(line: &str) -> Option<Fixture> {
-        let f = fixture(line, "right");
-        let git = |args: &[&str]| {
-            std::process::Command::new("git")
-                .args(args)
-                .current_dir(f.dir.path())
-                .env("GIT_CONFIG_NOSYSTEM", "1")
-                .output()
-                .is_ok_and(|o| o.status.success())
-        };
-        if !git(&["init", "-q"]) {
-            skip_or_fail(&current_test(), "git", "git is not installed");
-            return None;
-        }
-        write_files(
-            &f,
-            &[("locked.txt", "v1\n"), (".gitignore", "gate-out/\nout/\n")],
-        );
-        assert!(git(&["add", "locked.txt", ".gitignore"]));
-        assert!(git(&[
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "commit",
-            "-qm",
-            "x"
-        ]));
+        let files = [("locked.txt", "v1\n"), (".gitignore", "gate-out/\nout/\n")];
+        let f = committed_repo(line, "right", &files)?;
         std::fs::write(
             f.path("agent.sh"),
             "echo right > result.txt\necho tampered > locked.txt\ngit update-index --assume-unchanged locked.txt\n",
