@@ -2503,6 +2503,25 @@ pub(super) fn unfollowable(
 
 /// A `check:` line (a task's, or a compare task's base side) gate cannot follow is refused
 /// when the plan is loaded (see the module doc), unless `policy.sandbox: off`.
+/// Review 22 (02, 03): a grader that may run git (a grader file or a value of `env:` names
+/// it: [`super::state::may_run_git`]) finds its repository from the task's folder; unless
+/// that folder holds its own `.git` folder (gate's state), a trial could put a repository
+/// there that git finds first (`git init` in a task folder below the repository's top, or
+/// in place of a worktree's `.git` file).
+fn git_from_a_grader(line: &CommandLine, cwd: &Path, env: &[(String, String)]) -> Option<String> {
+    let is_folder = std::fs::symlink_metadata(cwd.join(".git")).is_ok_and(|m| m.is_dir());
+    if is_folder || !super::state::may_run_git(line, cwd, env) {
+        return None;
+    }
+    Some(
+        "a grader that may run git (a grader file or a value of `env:` names it) in a task \
+         folder without a `.git` folder of its own (below the repository's top, or a \
+         worktree's `.git` file): a trial could make a repository there that git finds first; \
+         run the task in the repository's top folder"
+            .into(),
+    )
+}
+
 /// The folders where a plan's own programs live, besides the folders its trials write: the
 /// plan's folder and the top of the git repository that holds it (review 19: a program by a
 /// path outside them, such as `/root/.cargo/bin/rustup`, is an installed tool, read by its
@@ -2551,7 +2570,9 @@ pub(super) fn refuse_unfollowable_check_lines(shown: &str, plan: &Plan) -> Resul
                     ),
                 ));
             }
-            let Some(why) = unfollowable(line, cwd, env, &roots, &home) else {
+            let why = unfollowable(line, cwd, env, &roots, &home)
+                .or_else(|| git_from_a_grader(line, cwd, env));
+            let Some(why) = why else {
                 continue;
             };
             return Err(PlanError::at_task(

@@ -884,21 +884,20 @@ pub fn definition_warnings(plan: &Plan) -> Vec<String> {
             // Review 21, 14: pytest started from inside a grader script (`pytest.main(…)` in
             // `graders/run.py`) reads the trial's `pytest.ini` and `conftest.py` all the same.
             let real = resolve(&std::path::absolute(cwd).unwrap_or_else(|_| cwd.clone()));
-            let by_script =
-                super::state::grader_texts(line, cwd, env)
-                    .into_iter()
-                    .find(|(p, text)| {
-                        p.extension().is_some_and(|e| e == "py") && mentions_pytest(text)
-                    });
-            if let Some((script, _)) = by_script
+            // Review 22 (06, 07, 08, 10): any grader file, whatever its name (a shell script
+            // running `python3 -m pytest` or `npm test`, a makefile's recipe).
+            let by_script = super::state::grader_texts(line, cwd, env)
+                .into_iter()
+                .find_map(|(p, text)| grader_runner(&text).map(|r| (p, r)));
+            if let Some((script, runner)) = by_script
                 && roots.iter().any(|r| real.starts_with(r))
             {
                 out.push(format!(
-                    "warning: task `{}`: `check:` runs `pytest` (from `{}`) in `{}`, a folder the \
-                     trials write: a trial could create its `pytest.ini` or `conftest.py` there \
-                     and decide the grade; give pytest its configuration (`-c \
-                     graders/pytest.ini`, `--rootdir graders`, `--confcutdir graders`) or grade \
-                     without it (docs/trust.md, \"What is not protected\")",
+                    "warning: task `{}`: `check:` runs `{runner}` (from `{}`) in `{}`, a folder \
+                     the trials write: a trial could create or rewrite its configuration there \
+                     (`pytest.ini`, `conftest.py`, `package.json`, …) and decide the grade; give \
+                     the runner its configuration from the graders' folder or grade without it \
+                     (docs/trust.md, \"What is not protected\")",
                     t.id,
                     script.display(),
                     real.display()
@@ -908,6 +907,19 @@ pub fn definition_warnings(plan: &Plan) -> Vec<String> {
         }
     }
     out
+}
+
+/// The test runner a grader file's text starts, if it names one: pytest (in any spelling
+/// [`mentions_pytest`] finds), or a JavaScript package runner or test runner by its word.
+fn grader_runner(text: &str) -> Option<&'static str> {
+    if mentions_pytest(text) {
+        return Some("pytest");
+    }
+    [
+        "npm", "npx", "yarn", "pnpm", "jest", "vitest", "mocha", "tox", "nox",
+    ]
+    .into_iter()
+    .find(|w| super::words::mentions_word(text, w))
 }
 
 /// Whether Python code `text` can reach pytest: its name anywhere once quotes, spaces and

@@ -307,8 +307,8 @@ fn plan_dir(plan: &Plan) -> PathBuf {
 /// update-index --assume-unchanged` on it, or sets a clean filter in `.git/config`, makes
 /// the grader see no change. So when a task's `check:` (or base's) runs `git` as a command,
 /// the `.git` folder of its working folder is gate's state: read-only to the trials (an
-/// agent that must commit cannot be graded this way; grade from a copy). Also when a
-/// grader script or makefile the line names (or a file beside it) names git (review 21).
+/// agent that must commit cannot be graded this way; grade from a copy). Also when the line
+/// names a grader of the plan's own, which may run git however it likes (reviews 21, 22).
 pub fn git_folders(plan: &Plan) -> Vec<PathBuf> {
     let mut found = Vec::new();
     for t in &plan.tasks {
@@ -319,12 +319,10 @@ pub fn git_folders(plan: &Plan) -> Vec<PathBuf> {
         }
         for (line, cwd, env) in checks {
             let git = absolute(&cwd.join(".git"));
-            let by_grader = || {
-                grader_texts(line, cwd, env)
-                    .iter()
-                    .any(|(_, text)| super::words::mentions_git(text))
-            };
-            if (invokes_git(line, env) || by_grader())
+            // A grader of the plan's own runs what gate cannot read to the end (a compiled
+            // program, a helper it builds a name for): its `.git` is held whenever one is
+            // named (review 22).
+            if (!own_graders(line, cwd, env).is_empty() || may_run_git(line, cwd, env))
                 && std::fs::symlink_metadata(&git).is_ok_and(|m| m.is_dir())
                 && !found.contains(&git)
             {
@@ -335,17 +333,13 @@ pub fn git_folders(plan: &Plan) -> Vec<PathBuf> {
     found
 }
 
-/// The texts of the plan's own grader files `line` names ([`programs_named`], outside the
-/// system's folders) and of the files beside them, up to 256 files of at most 1 MiB each,
-/// those that are text: what a grader script or makefile runs inside is not on the line,
-/// but a repository it reads (`git diff` in `graders/check.sh`, review 21, 01 and 13) or a
-/// test runner it starts (`pytest.main` in `graders/run.py`, 14) still is the trials' to
-/// shape.
-pub(super) fn grader_texts(
+/// The plan's own grader files `line` names ([`programs_named`], outside the system's
+/// folders).
+pub(super) fn own_graders(
     line: &CommandLine,
     cwd: &Path,
     env: &[(String, String)],
-) -> Vec<(PathBuf, String)> {
+) -> Vec<PathBuf> {
     let system = |p: &Path| {
         [
             "/usr", "/bin", "/sbin", "/lib", "/lib64", "/etc", "/nix", "/snap",
@@ -353,30 +347,76 @@ pub(super) fn grader_texts(
         .iter()
         .any(|f| p.starts_with(f))
     };
+    programs_named(line, cwd, env)
+        .into_iter()
+        .filter(|p| !system(p) && p.is_file())
+        .collect()
+}
+
+/// The texts (bytes read as UTF-8, lossily: a compiled grader's strings too) of the plan's
+/// own grader files `line` names and of every file in their folders and the folders below
+/// (not a `node_modules`, a `.git` or a Python environment's), up to 512 files of at most
+/// 16 MiB each: what a grader runs inside is not on the line, but a repository it reads
+/// (`git diff` in `graders/check.sh` or in a helper it sources, reviews 21 and 22) or a test
+/// runner it starts (`pytest.main` in `graders/run.py`) still is the trials' to shape.
+pub(super) fn grader_texts(
+    line: &CommandLine,
+    cwd: &Path,
+    env: &[(String, String)],
+) -> Vec<(PathBuf, String)> {
+    const FILES: usize = 512;
     let mut files: Vec<PathBuf> = Vec::new();
-    for p in programs_named(line, cwd, env) {
-        if system(&p) || !p.is_file() {
+    let mut folders: Vec<PathBuf> = Vec::new();
+    for p in own_graders(line, cwd, env) {
+        if !files.contains(&p) {
+            files.push(p.clone());
+        }
+        folders.extend(p.parent().map(Path::to_path_buf));
+    }
+    let skip = |d: &Path| {
+        d.components().any(|c| {
+            let n = c.as_os_str();
+            n == "node_modules" || n == ".git" || n == "__pycache__"
+        }) || d.join("pyvenv.cfg").exists()
+            || d.parent().is_some_and(|p| p.join("pyvenv.cfg").exists())
+    };
+    let mut seen = Vec::new();
+    while let Some(d) = folders.pop() {
+        if seen.contains(&d) || skip(&d) || files.len() >= FILES {
             continue;
         }
-        let beside = p
-            .parent()
-            .and_then(|d| std::fs::read_dir(d).ok())
-            .into_iter()
-            .flatten()
-            .flatten()
-            .map(|e| e.path())
-            .filter(|q| q.is_file());
-        for q in std::iter::once(p.clone()).chain(beside) {
-            if !files.contains(&q) && files.len() < 256 {
-                files.push(q);
+        seen.push(d.clone());
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let Ok(kind) = e.file_type() else { continue };
+            if kind.is_dir() {
+                folders.push(e.path());
+            } else if kind.is_file() && files.len() < FILES && !files.contains(&e.path()) {
+                files.push(e.path());
             }
         }
     }
     files
         .into_iter()
-        .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() <= 1 << 20))
-        .filter_map(|p| Some((p.clone(), std::fs::read_to_string(&p).ok()?)))
+        .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() <= 16 << 20))
+        .filter_map(|p| {
+            let bytes = std::fs::read(&p).ok()?;
+            Some((p, String::from_utf8_lossy(&bytes).into_owned()))
+        })
         .collect()
+}
+
+/// Whether a grader of `line` may run git: a word of the line, a value of the plan's
+/// `env:` (`VCS: git`, then `"$VCS" diff` in a grader: review 22, 12), or the text of a
+/// grader file or a file in its folders names git.
+pub(super) fn may_run_git(line: &CommandLine, cwd: &Path, env: &[(String, String)]) -> bool {
+    invokes_git(line, env)
+        || env.iter().any(|(_, v)| super::words::mentions_git(v))
+        || grader_texts(line, cwd, env)
+            .iter()
+            .any(|(_, text)| super::words::mentions_git(text))
 }
 
 /// Whether `line` runs `git` as a command (the name of a simple command, after any

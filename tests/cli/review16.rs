@@ -679,3 +679,136 @@ mod rev21 {
         }
     }
 }
+
+/// Review 22 (issue 29): a third independent review of the check-line fixes; git and test
+/// runners reached from inside the plan's own graders.
+mod rev22 {
+    use super::*;
+
+    /// As review 21's: a repository with `locked.txt` committed; the agent answers right
+    /// and hides an edit of `locked.txt` with `git update-index --assume-unchanged`.
+    fn repo(line: &str) -> Option<Fixture> {
+        let files = [("locked.txt", "v1\n"), (".gitignore", "gate-out/\nout/\n")];
+        let f = committed_repo(line, "right", &files)?;
+        std::fs::write(
+            f.path("agent.sh"),
+            "echo right > result.txt\necho tampered > locked.txt\ngit update-index --assume-unchanged locked.txt\n",
+        )
+        .unwrap();
+        Some(f)
+    }
+
+    #[test]
+    fn rev22_01_04_12_a_grader_of_the_plans_own_reads_a_protected_repository_however_it_runs_git() {
+        let diff = "git diff --quiet -- locked.txt && grep -qx right result.txt\n";
+        for (line, files, env) in [
+            // 01: a helper the grader sources from a folder below its own.
+            (
+                "sh graders/check.sh",
+                vec![
+                    ("graders/check.sh", ". graders/lib/vcs.sh\n"),
+                    ("graders/lib/vcs.sh", diff),
+                ],
+                "",
+            ),
+            // 04: a Python helper package.
+            (
+                "python3 -I graders/check.py",
+                vec![
+                    (
+                        "graders/check.py",
+                        "import sys\nsys.path.insert(0, 'graders')\nimport helpers.vcs\n",
+                    ),
+                    ("graders/helpers/__init__.py", ""),
+                    (
+                        "graders/helpers/vcs.py",
+                        "import subprocess, sys\nsys.exit(subprocess.call(['sh', '-c', 'git diff --quiet -- locked.txt && grep -qx right result.txt']))\n",
+                    ),
+                ],
+                "",
+            ),
+            // 12 and a name no text holds: git's name built when the grader runs.
+            (
+                "sh graders/check.sh",
+                vec![(
+                    "graders/check.sh",
+                    "G=g; \"${G}it\" diff --quiet -- locked.txt && grep -qx right result.txt\n",
+                )],
+                "",
+            ),
+            (
+                "sh graders/check.sh",
+                vec![(
+                    "graders/check.sh",
+                    "\"$VCS\" diff --quiet -- locked.txt && grep -qx right result.txt\n",
+                )],
+                "    env: {VCS: git}\n",
+            ),
+        ] {
+            let Some(f) = repo(line) else { return };
+            write_files(&f, &files);
+            std::fs::write(f.plan(), plan(env, line)).unwrap();
+            check(&f).code(0);
+            assert_run_exits(&f, line, 1);
+        }
+    }
+
+    #[test]
+    fn rev22_02_03_a_grader_that_runs_git_outside_the_repositorys_top_is_refused() {
+        let grader = ("graders/check.sh", "git diff --quiet -- locked.txt\n");
+        // 02: the task folder below the repository's top (the trial's `git init` there).
+        let Some(top) = repo("true") else { return };
+        write_files(
+            &top,
+            &[
+                ("task/plan.yaml", &plan("", "sh graders/check.sh")),
+                ("task/graders/check.sh", grader.1),
+            ],
+        );
+        let out = gate()
+            .current_dir(top.path("task"))
+            .args(["check", "plan.yaml"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains("a grader that may run git"), "{err}");
+        // 03: a worktree's `.git` file in the task folder.
+        let f = fixture("sh graders/check.sh", "right");
+        write_files(
+            &f,
+            &[grader, (".git", "gitdir: /elsewhere/.git/worktrees/x\n")],
+        );
+        assert_refused_at_load(&f, "sh graders/check.sh", "a grader that may run git");
+    }
+
+    #[test]
+    fn rev22_06_07_10_a_runner_started_by_a_grader_file_gets_the_runner_warning() {
+        for (line, file, text, runner) in [
+            (
+                "sh graders/check.sh",
+                "graders/check.sh",
+                "python3 -m pytest -q graders/test_x.py\n",
+                "pytest",
+            ),
+            (
+                "python3 -I graders/run",
+                "graders/run",
+                "import sys, pytest\nsys.exit(pytest.main([]))\n",
+                "pytest",
+            ),
+            (
+                "sh graders/check.sh",
+                "graders/check.sh",
+                "npm test --silent\n",
+                "npm",
+            ),
+        ] {
+            let f = fixture(line, "right");
+            write_files(&f, &[(file, text)]);
+            check(&f).code(0).stderr(predicates::str::contains(format!(
+                "warning: task `agent`: `check:` runs `{runner}` (from `"
+            )));
+        }
+    }
+}
