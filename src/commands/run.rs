@@ -118,9 +118,17 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
             .filter_map(|l| l.parent().map(Path::to_path_buf)),
     );
     let compares = plan.tasks.iter().any(|t| t.compare.is_some());
-    let sandbox = Arc::new(
-        Sandbox::new(&plan.policy.sandbox, &protected, &dirs, compares).map_err(Error::Harness)?,
-    );
+    let mut sandbox =
+        Sandbox::new(&plan.policy.sandbox, &protected, &dirs, compares).map_err(Error::Harness)?;
+    let cwds: Vec<PathBuf> = plan
+        .tasks
+        .iter()
+        .flat_map(|t| {
+            std::iter::once(t.cwd.clone()).chain(t.compare.as_ref().map(|c| c.base.cwd.clone()))
+        })
+        .collect();
+    sandbox.pin_git(&cwds);
+    let sandbox = Arc::new(sandbox);
     let walls = sandbox.walls().clone();
     let mut progress = Progress::new(output.quiet);
     let notice = |line: &str| progress.println(line);

@@ -928,6 +928,7 @@ impl Reader<'_> {
                 ));
             }
         }
+        self.version_shim(texts[0])?;
         let lang = match inv.family {
             Family::Shell => Lang::Shell,
             Family::Python => Lang::Python,
@@ -1165,6 +1166,50 @@ impl Reader<'_> {
         };
         let real = std::fs::canonicalize(existing).unwrap_or_else(|_| existing.to_path_buf());
         self.roots.iter().any(|r| real.starts_with(r))
+    }
+
+    /// Review 22 (09): an interpreter by its bare name that `PATH` (the plan's own, or
+    /// gate's) finds as a version manager's shim (`~/.pyenv/shims/python3`, rbenv's,
+    /// nodenv's, asdf's, mise's) runs the version a `.python-version` (`.ruby-version`,
+    /// `.tool-versions`, …) in the check's folder or one above names, which the trials can
+    /// write: an installed Python 2.7 whose `input()` evaluates the answer. Accepted when the
+    /// plan pins the version in `env:` (`PYENV_VERSION`, `RBENV_VERSION`, `NODENV_VERSION`,
+    /// `ASDF_…_VERSION`, `MISE_…_VERSION`) or the check's folder is not one the trials write.
+    fn version_shim(&self, program: &str) -> Result<(), String> {
+        if program.contains('/') {
+            return Ok(());
+        }
+        let path = self
+            .plan_path()
+            .map(std::ffi::OsString::from)
+            .or_else(|| std::env::var_os("PATH"))
+            .unwrap_or_default();
+        let Some(found) = std::env::split_paths(&path)
+            .map(|d| super::invoke::resolve(&d.to_string_lossy(), &self.dir).join(program))
+            .find(|p| p.is_file())
+        else {
+            return Ok(());
+        };
+        let shim = found
+            .parent()
+            .and_then(Path::file_name)
+            .is_some_and(|n| n == "shims");
+        let pinned = self.env.iter().any(|(k, _)| {
+            matches!(
+                k.as_str(),
+                "PYENV_VERSION" | "RBENV_VERSION" | "NODENV_VERSION" | "GOENV_VERSION"
+            ) || ((k.starts_with("ASDF_") || k.starts_with("MISE_")) && k.ends_with("_VERSION"))
+        });
+        if shim && !pinned && self.writable(&self.dir) {
+            return Err(format!(
+                "`{program}`, which `PATH` finds as a version manager's shim (`{}`): it runs \
+                 the version a `.python-version` (or `.tool-versions`, …) in a folder the \
+                 trials write names; name the interpreter by its path, or pin it in `env:` \
+                 (`PYENV_VERSION: \"3.12\"`)",
+                found.display()
+            ));
+        }
+        Ok(())
     }
 
     /// Whether a link on the way to `at` lies in a folder the trials write: theirs to
@@ -2503,25 +2548,6 @@ pub(super) fn unfollowable(
 
 /// A `check:` line (a task's, or a compare task's base side) gate cannot follow is refused
 /// when the plan is loaded (see the module doc), unless `policy.sandbox: off`.
-/// Review 22 (02, 03): a grader that may run git (a grader file or a value of `env:` names
-/// it: [`super::state::may_run_git`]) finds its repository from the task's folder; unless
-/// that folder holds its own `.git` folder (gate's state), a trial could put a repository
-/// there that git finds first (`git init` in a task folder below the repository's top, or
-/// in place of a worktree's `.git` file).
-fn git_from_a_grader(line: &CommandLine, cwd: &Path, env: &[(String, String)]) -> Option<String> {
-    let is_folder = std::fs::symlink_metadata(cwd.join(".git")).is_ok_and(|m| m.is_dir());
-    if is_folder || !super::state::may_run_git(line, cwd, env) {
-        return None;
-    }
-    Some(
-        "a grader that may run git (a grader file or a value of `env:` names it) in a task \
-         folder without a `.git` folder of its own (below the repository's top, or a \
-         worktree's `.git` file): a trial could make a repository there that git finds first; \
-         run the task in the repository's top folder"
-            .into(),
-    )
-}
-
 /// The folders where a plan's own programs live, besides the folders its trials write: the
 /// plan's folder and the top of the git repository that holds it (review 19: a program by a
 /// path outside them, such as `/root/.cargo/bin/rustup`, is an installed tool, read by its
@@ -2570,9 +2596,7 @@ pub(super) fn refuse_unfollowable_check_lines(shown: &str, plan: &Plan) -> Resul
                     ),
                 ));
             }
-            let why = unfollowable(line, cwd, env, &roots, &home)
-                .or_else(|| git_from_a_grader(line, cwd, env));
-            let Some(why) = why else {
+            let Some(why) = unfollowable(line, cwd, env, &roots, &home) else {
                 continue;
             };
             return Err(PlanError::at_task(

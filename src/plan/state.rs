@@ -419,6 +419,25 @@ pub(super) fn may_run_git(line: &CommandLine, cwd: &Path, env: &[(String, String
             .any(|(_, text)| super::words::mentions_git(text))
 }
 
+/// The repository git finds from folder `cwd` now, as its git folder and its work tree's
+/// top: a `.git` folder, or the folder a `.git` file (a worktree's, a submodule's) names;
+/// `None` outside every repository.
+pub fn repository_of(cwd: &Path) -> Option<(PathBuf, PathBuf)> {
+    for folder in cwd.ancestors() {
+        let dot_git = folder.join(".git");
+        let Ok(meta) = std::fs::metadata(&dot_git) else {
+            continue;
+        };
+        if meta.is_dir() {
+            return Some((dot_git, folder.to_path_buf()));
+        }
+        let text = std::fs::read_to_string(&dot_git).ok()?;
+        let named = text.lines().next()?.strip_prefix("gitdir:")?.trim();
+        return Some((folder.join(named), folder.to_path_buf()));
+    }
+    None
+}
+
 /// Whether `line` runs `git` as a command (the name of a simple command, after any
 /// `NAME=VALUE` words and wrappers such as `env`, `command`, `exec`, `xargs`, `sudo`).
 /// Also when any word names git (`find . -exec git diff --quiet \;`, inline code that

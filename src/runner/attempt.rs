@@ -170,9 +170,16 @@ fn run_process(
     };
     let (trial, attempt) = (spec.trial.to_string(), spec.attempt.to_string());
     // The box's TMPDIR first: the plan's own `env:` may still set it (or a withheld name).
+    // A check's git is pinned to the repository of the run's start (the plan's own `env:`
+    // may still name another, outside the trials' folders).
+    let git: &[(String, String)] = match (&spec.sandbox, spec.check.as_ref()) {
+        (Some(sandbox), Some(check)) if std::ptr::eq(check, line) => sandbox.git_env(&spec.cwd),
+        _ => &[],
+    };
     let env: Vec<(&OsStr, &OsStr)> = cell
         .map(|c| (OsStr::new("TMPDIR"), c.tmpdir().as_os_str()))
         .into_iter()
+        .chain(git.iter().map(|(k, v)| (OsStr::new(k), OsStr::new(v))))
         .chain(spec.env.iter().map(|(k, v)| (OsStr::new(k), OsStr::new(v))))
         .chain([
             (OsStr::new("GATE_TASK"), OsStr::new(&spec.task)),

@@ -754,32 +754,96 @@ mod rev22 {
     }
 
     #[test]
-    fn rev22_02_03_a_grader_that_runs_git_outside_the_repositorys_top_is_refused() {
-        let grader = ("graders/check.sh", "git diff --quiet -- locked.txt\n");
-        // 02: the task folder below the repository's top (the trial's `git init` there).
+    fn rev22_02_rev23_a_grader_reads_the_repository_of_the_runs_start_whatever_the_trial_makes() {
+        // The task folder below the repository's top: the trial's `git init` there made a
+        // repository git found first; git in a check is now pinned to the repository the
+        // folder was in when the run started.
         let Some(top) = repo("true") else { return };
+        let grader = "git diff --quiet -- locked.txt && grep -qx right result.txt\n";
         write_files(
             &top,
             &[
                 ("task/plan.yaml", &plan("", "sh graders/check.sh")),
-                ("task/graders/check.sh", grader.1),
+                ("task/graders/check.sh", grader),
+                ("task/locked.txt", "v1\n"),
             ],
         );
+        let git = |args: &[&str]| {
+            std::process::Command::new("git")
+                .args(args)
+                .current_dir(top.path(""))
+                .output()
+                .is_ok_and(|o| o.status.success())
+        };
+        assert!(git(&["add", "task"]));
+        assert!(git(&[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-qm",
+            "task"
+        ]));
+        let made = "git init -q . && git add locked.txt && git -c user.name=t -c user.email=t@t commit -qm x";
+        std::fs::write(
+            top.path("task/agent.sh"),
+            format!("echo right > result.txt\necho tampered > locked.txt\n{made}\ntrue\n"),
+        )
+        .unwrap();
         let out = gate()
             .current_dir(top.path("task"))
-            .args(["check", "plan.yaml"])
+            .args(["run", "plan.yaml", "--no-step-summary"])
             .output()
             .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    #[test]
+    fn rev22_09_an_interpreter_found_as_a_version_managers_shim_needs_its_version_pinned() {
+        // A shim as pyenv's: it runs the version a `.python-version` in the folder names.
+        let home = tempfile::tempdir().unwrap();
+        let shims = home.path().join("shims");
+        std::fs::create_dir(&shims).unwrap();
+        let shim = shims.join("python3");
+        std::fs::write(
+            &shim,
+            "#!/bin/sh\nexec /usr/bin/env -u PATH python3 \"$@\"\n",
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&shim, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let line = "python3 -I graders/check.py";
+        let path = format!("{}:{}", shims.display(), std::env::var("PATH").unwrap());
+        let gate_check = |f: &Fixture| {
+            gate()
+                .current_dir(f.dir.path())
+                .env("PATH", &path)
+                .args(["check", "plan.yaml"])
+                .output()
+                .unwrap()
+        };
+        let f = fixture(line, "right");
+        write_files(&f, &[("graders/check.py", "raise SystemExit(0)\n")]);
+        let out = gate_check(&f);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{err}");
-        assert!(err.contains("a grader that may run git"), "{err}");
-        // 03: a worktree's `.git` file in the task folder.
-        let f = fixture("sh graders/check.sh", "right");
-        write_files(
-            &f,
-            &[grader, (".git", "gitdir: /elsewhere/.git/worktrees/x\n")],
+        assert!(err.contains("a version manager's shim"), "{err}");
+        // Pinned in the plan's `env:`, it is accepted.
+        std::fs::write(f.plan(), plan("    env: {PYENV_VERSION: system}\n", line)).unwrap();
+        let out = gate_check(&f);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
         );
-        assert_refused_at_load(&f, "sh graders/check.sh", "a grader that may run git");
     }
 
     #[test]

@@ -261,6 +261,9 @@ pub struct Sandbox {
     absent_plans: Vec<PathBuf>,
     /// Writable roots besides each task's working directory.
     writable: Vec<PathBuf>,
+    /// The repository each task folder was in when the run started, as `GIT_DIR` and
+    /// `GIT_WORK_TREE` for its check ([`Sandbox::pin_git`]).
+    git_pins: Vec<(PathBuf, [(String, String); 2])>,
     /// Gate's environment less the withheld names, made once per run for every spawn.
     env: BaseEnv,
     /// Where attempts' temporary directories are made.
@@ -332,6 +335,7 @@ impl Sandbox {
                 .filter(|p| fs::symlink_metadata(p).is_err())
                 .collect(),
             writable: policy.writable.iter().map(|p| resolve(p)).collect(),
+            git_pins: Vec::new(),
             env,
             tmp_root,
             results,
@@ -392,6 +396,49 @@ impl Sandbox {
     /// the `GATE_*` names are added per attempt.
     pub(crate) fn env(&self) -> &BaseEnv {
         &self.env
+    }
+
+    /// Pin git for the checks of tasks working in `cwds` to the repository each folder was
+    /// in before the first trial (reviews 19 to 23): git looks for its repository from the
+    /// folder it runs in upward, so a `.git` a trial makes in the task folder, in a sub-folder
+    /// a grader changes to, or in place of a worktree's `.git` file would be found first,
+    /// whatever runs git (a grader script, a compiled program, a name built at run time).
+    /// With `GIT_DIR` and `GIT_WORK_TREE` set, git searches nothing. A folder in no
+    /// repository gets a `GIT_DIR` that does not exist: git in its check fails.
+    pub fn pin_git(&mut self, cwds: &[PathBuf]) {
+        if self.walls.policy == SandboxMode::Off {
+            return;
+        }
+        for cwd in cwds {
+            let cwd = resolve(cwd);
+            if self.git_pins.iter().any(|(c, _)| *c == cwd) {
+                continue;
+            }
+            let (dir, top) = crate::plan::state::repository_of(&cwd).unwrap_or_else(|| {
+                (
+                    PathBuf::from("/nonexistent/gate: no repository when the run started"),
+                    cwd.clone(),
+                )
+            });
+            let pin = [
+                ("GIT_DIR".to_string(), dir.to_string_lossy().into_owned()),
+                (
+                    "GIT_WORK_TREE".to_string(),
+                    top.to_string_lossy().into_owned(),
+                ),
+            ];
+            self.git_pins.push((cwd, pin));
+        }
+    }
+
+    /// The `GIT_DIR` and `GIT_WORK_TREE` of the checks of a task working in `cwd` (none
+    /// with the box off).
+    pub fn git_env(&self, cwd: &Path) -> &[(String, String)] {
+        let cwd = resolve(cwd);
+        self.git_pins
+            .iter()
+            .find(|(c, _)| *c == cwd)
+            .map_or(&[], |(_, pin)| pin.as_slice())
     }
 
     /// The walls that stand around every trial of this run.
