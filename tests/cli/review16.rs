@@ -601,7 +601,7 @@ mod rev21 {
 
     /// A task folder that is a git repository with `locked.txt` committed and `gate-out/`
     /// ignored, if git is here; the agent answers right and hides an edit of `locked.txt`.
-    fn repo(line: &str) -> Option<Fixture> {
+    pub(super) fn repo(line: &str) -> Option<Fixture> {
         let files = [("locked.txt", "v1\n"), (".gitignore", "gate-out/\nout/\n")];
         let f = committed_repo(line, "right", &files)?;
         std::fs::write(
@@ -683,20 +683,8 @@ mod rev21 {
 /// Review 22 (issue 29): a third independent review of the check-line fixes; git and test
 /// runners reached from inside the plan's own graders.
 mod rev22 {
+    use super::rev21::repo;
     use super::*;
-
-    /// As review 21's: a repository with `locked.txt` committed; the agent answers right
-    /// and hides an edit of `locked.txt` with `git update-index --assume-unchanged`.
-    fn repo(line: &str) -> Option<Fixture> {
-        let files = [("locked.txt", "v1\n"), (".gitignore", "gate-out/\nout/\n")];
-        let f = committed_repo(line, "right", &files)?;
-        std::fs::write(
-            f.path("agent.sh"),
-            "echo right > result.txt\necho tampered > locked.txt\ngit update-index --assume-unchanged locked.txt\n",
-        )
-        .unwrap();
-        Some(f)
-    }
 
     #[test]
     fn rev22_01_04_12_a_grader_of_the_plans_own_reads_a_protected_repository_however_it_runs_git() {
