@@ -910,13 +910,16 @@ pub fn definition_warnings(plan: &Plan) -> Vec<String> {
 }
 
 /// The test runner a grader file's text starts, if it names one: pytest (in any spelling
-/// [`mentions_pytest`] finds), or a JavaScript package runner or test runner by its word.
+/// [`mentions_pytest`] finds), or a JavaScript package runner, a test runner, `unittest`
+/// or `prove` by its word.
 fn grader_runner(text: &str) -> Option<&'static str> {
     if mentions_pytest(text) {
         return Some("pytest");
     }
+    // Review 23 (07, 08): `python3 -m unittest` (its `-m` puts the check's folder first on
+    // `sys.path`: a trial's `unittest.py`), `prove` (a trial's `.proverc`).
     [
-        "npm", "npx", "yarn", "pnpm", "jest", "vitest", "mocha", "tox", "nox",
+        "npm", "npx", "yarn", "pnpm", "jest", "vitest", "mocha", "tox", "nox", "unittest", "prove",
     ]
     .into_iter()
     .find(|w| super::words::mentions_word(text, w))

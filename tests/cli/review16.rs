@@ -855,6 +855,19 @@ mod rev22 {
                 "npm test --silent\n",
                 "npm",
             ),
+            // Review 23, 07 and 08.
+            (
+                "sh graders/check.sh",
+                "graders/check.sh",
+                "python3 -m unittest discover -s graders\n",
+                "unittest",
+            ),
+            (
+                "sh graders/check.sh",
+                "graders/check.sh",
+                "prove graders/t\n",
+                "prove",
+            ),
         ] {
             let f = fixture(line, "right");
             write_files(&f, &[(file, text)]);
