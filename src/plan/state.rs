@@ -318,7 +318,13 @@ pub fn git_folders(plan: &Plan) -> Vec<PathBuf> {
             checks.extend(c.base.check.as_ref().map(|l| (l, &c.base.cwd, &c.base.env)));
         }
         for (line, cwd, env) in checks {
-            let git = absolute(&cwd.join(".git"));
+            // The git folder the check's git is pinned to (`Sandbox::pin_git`), where its
+            // links lead: a `.git` that is a link into the task folder too (review 24, 03).
+            let Some(git) =
+                repository_of(&absolute(cwd)).and_then(|(dir, _)| std::fs::canonicalize(dir).ok())
+            else {
+                continue;
+            };
             // A grader of the plan's own runs what gate cannot read to the end (a compiled
             // program, a helper it builds a name for): its `.git` is held whenever one is
             // named (review 22).
@@ -434,6 +440,35 @@ pub fn repository_of(cwd: &Path) -> Option<(PathBuf, PathBuf)> {
         let text = std::fs::read_to_string(&dot_git).ok()?;
         let named = text.lines().next()?.strip_prefix("gitdir:")?.trim();
         return Some((folder.join(named), folder.to_path_buf()));
+    }
+    None
+}
+
+/// The commit `HEAD` of git folder `dir` names now (through a branch, loose or packed, in
+/// the folder or, for a worktree's, in the common folder it names), or `None` (no commit).
+pub fn head_commit(dir: &Path) -> Option<String> {
+    let common = std::fs::read_to_string(dir.join("commondir"))
+        .ok()
+        .map(|c| dir.join(c.trim()));
+    let head = std::fs::read_to_string(dir.join("HEAD")).ok()?;
+    let head = head.trim();
+    let is_id = |s: &str| matches!(s.len(), 40 | 64) && s.bytes().all(|b| b.is_ascii_hexdigit());
+    let Some(branch) = head.strip_prefix("ref:").map(str::trim) else {
+        return is_id(head).then(|| head.to_string());
+    };
+    for d in std::iter::once(dir.to_path_buf()).chain(common) {
+        if let Ok(id) = std::fs::read_to_string(d.join(branch))
+            && is_id(id.trim())
+        {
+            return Some(id.trim().to_string());
+        }
+        let packed = std::fs::read_to_string(d.join("packed-refs")).unwrap_or_default();
+        if let Some(id) = packed.lines().find_map(|l| {
+            let (id, name) = l.split_once(' ')?;
+            (name == branch && is_id(id)).then(|| id.to_string())
+        }) {
+            return Some(id);
+        }
     }
     None
 }

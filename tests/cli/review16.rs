@@ -877,3 +877,55 @@ mod rev22 {
         }
     }
 }
+
+/// Review 24 (issue 29): a short independent review of git's pinning.
+mod rev24 {
+    use super::*;
+
+    #[test]
+    fn rev24_02_a_trials_gitattributes_does_not_change_what_git_diff_sees() {
+        let line = "sh graders/check.sh";
+        let files = [
+            ("src/run.sh", "echo hello\n"),
+            (".gitignore", "gate-out/\nout/\n"),
+        ];
+        let Some(f) = committed_repo(line, "right", &files) else {
+            return;
+        };
+        write_files(
+            &f,
+            &[(
+                "graders/check.sh",
+                "git diff --quiet -- src && grep -qx right result.txt\n",
+            )],
+        );
+        // The agent breaks the script with CRLF and tells git, in the work tree, to read
+        // line endings as text: `git diff` would see no change.
+        std::fs::write(
+            f.path("agent.sh"),
+            "echo right > result.txt\nprintf 'echo hello\\r\\n' > src/run.sh\necho '* text' > .gitattributes\n",
+        )
+        .unwrap();
+        check(&f).code(0);
+        assert_run_exits(&f, line, 1);
+    }
+
+    #[test]
+    fn rev24_03_a_git_folder_reached_through_a_link_is_held_read_only() {
+        let line = "sh graders/check.sh";
+        let Some(f) = super::rev21::repo(line) else {
+            return;
+        };
+        std::fs::rename(f.path(".git"), f.path(".gitdir")).unwrap();
+        std::os::unix::fs::symlink(".gitdir", f.path(".git")).unwrap();
+        write_files(
+            &f,
+            &[(
+                "graders/check.sh",
+                "git diff --quiet -- locked.txt && grep -qx right result.txt\n",
+            )],
+        );
+        check(&f).code(0);
+        assert_run_exits(&f, line, 1);
+    }
+}

@@ -261,9 +261,9 @@ pub struct Sandbox {
     absent_plans: Vec<PathBuf>,
     /// Writable roots besides each task's working directory.
     writable: Vec<PathBuf>,
-    /// The repository each task folder was in when the run started, as `GIT_DIR` and
-    /// `GIT_WORK_TREE` for its check ([`Sandbox::pin_git`]).
-    git_pins: Vec<(PathBuf, [(String, String); 2])>,
+    /// The repository each task folder was in when the run started, as `GIT_DIR`,
+    /// `GIT_WORK_TREE` and `GIT_ATTR_SOURCE` for its check ([`Sandbox::pin_git`]).
+    git_pins: Vec<(PathBuf, Vec<(String, String)>)>,
     /// Gate's environment less the withheld names, made once per run for every spawn.
     env: BaseEnv,
     /// Where attempts' temporary directories are made.
@@ -420,19 +420,24 @@ impl Sandbox {
                     cwd.clone(),
                 )
             });
-            let pin = [
+            // The attributes too (review 24, 02: a trial's `.gitattributes` with `* text`
+            // made `git diff` see a file it had rewritten with CRLF as unchanged): read from
+            // the commit `HEAD` named when the run started (git 2.40 and later).
+            let attributes = crate::plan::state::head_commit(&dir);
+            let mut pin = vec![
                 ("GIT_DIR".to_string(), dir.to_string_lossy().into_owned()),
                 (
                     "GIT_WORK_TREE".to_string(),
                     top.to_string_lossy().into_owned(),
                 ),
             ];
+            pin.extend(attributes.map(|id| ("GIT_ATTR_SOURCE".to_string(), id)));
             self.git_pins.push((cwd, pin));
         }
     }
 
-    /// The `GIT_DIR` and `GIT_WORK_TREE` of the checks of a task working in `cwd` (none
-    /// with the box off).
+    /// The `GIT_DIR`, `GIT_WORK_TREE` and `GIT_ATTR_SOURCE` of the checks of a task working
+    /// in `cwd` (none with the box off).
     pub fn git_env(&self, cwd: &Path) -> &[(String, String)] {
         let cwd = resolve(cwd);
         self.git_pins
