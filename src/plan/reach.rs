@@ -886,9 +886,9 @@ pub fn definition_warnings(plan: &Plan) -> Vec<String> {
             let real = resolve(&std::path::absolute(cwd).unwrap_or_else(|_| cwd.clone()));
             // Review 22 (06, 07, 08, 10): any grader file, whatever its name (a shell script
             // running `python3 -m pytest` or `npm test`, a makefile's recipe).
-            let by_script = super::state::grader_texts(line, cwd, env)
+            let by_script = super::state::grader_files(line, cwd, env)
                 .into_iter()
-                .find_map(|(p, text)| grader_runner(&text).map(|r| (p, r)));
+                .find_map(|p| grader_runner(&super::state::grader_text(&p)?).map(|r| (p, r)));
             if let Some((script, runner)) = by_script
                 && roots.iter().any(|r| real.starts_with(r))
             {

@@ -328,7 +328,9 @@ pub fn git_folders(plan: &Plan) -> Vec<PathBuf> {
             // A grader of the plan's own runs what gate cannot read to the end (a compiled
             // program, a helper it builds a name for): its `.git` is held whenever one is
             // named (review 22).
-            if (!own_graders(line, cwd, env).is_empty() || may_run_git(line, cwd, env))
+            if (!own_graders(line, cwd, env).is_empty()
+                || invokes_git(line, env)
+                || env.iter().any(|(_, v)| super::words::mentions_git(v)))
                 && std::fs::symlink_metadata(&git).is_ok_and(|m| m.is_dir())
                 && !found.contains(&git)
             {
@@ -359,17 +361,16 @@ pub(super) fn own_graders(
         .collect()
 }
 
-/// The texts (bytes read as UTF-8, lossily: a compiled grader's strings too) of the plan's
-/// own grader files `line` names and of every file in their folders and the folders below
-/// (not a `node_modules`, a `.git` or a Python environment's), up to 512 files of at most
-/// 16 MiB each: what a grader runs inside is not on the line, but a repository it reads
-/// (`git diff` in `graders/check.sh` or in a helper it sources, reviews 21 and 22) or a test
-/// runner it starts (`pytest.main` in `graders/run.py`) still is the trials' to shape.
-pub(super) fn grader_texts(
+/// The plan's own grader files `line` names and every file in their folders and the
+/// folders below (not a `node_modules`, a `.git` or a Python environment's), up to 512:
+/// what a grader runs inside is not on the line, but a test runner it starts (`pytest.main`
+/// in `graders/run.py`, `npm test` in a shell script: reviews 21 and 22) still reads what
+/// the trials write. Read one at a time with [`grader_text`].
+pub(super) fn grader_files(
     line: &CommandLine,
     cwd: &Path,
     env: &[(String, String)],
-) -> Vec<(PathBuf, String)> {
+) -> Vec<PathBuf> {
     const FILES: usize = 512;
     let mut files: Vec<PathBuf> = Vec::new();
     let mut folders: Vec<PathBuf> = Vec::new();
@@ -405,24 +406,17 @@ pub(super) fn grader_texts(
         }
     }
     files
-        .into_iter()
-        .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() <= 16 << 20))
-        .filter_map(|p| {
-            let bytes = std::fs::read(&p).ok()?;
-            Some((p, String::from_utf8_lossy(&bytes).into_owned()))
-        })
-        .collect()
 }
 
-/// Whether a grader of `line` may run git: a word of the line, a value of the plan's
-/// `env:` (`VCS: git`, then `"$VCS" diff` in a grader: review 22, 12), or the text of a
-/// grader file or a file in its folders names git.
-pub(super) fn may_run_git(line: &CommandLine, cwd: &Path, env: &[(String, String)]) -> bool {
-    invokes_git(line, env)
-        || env.iter().any(|(_, v)| super::words::mentions_git(v))
-        || grader_texts(line, cwd, env)
-            .iter()
-            .any(|(_, text)| super::words::mentions_git(text))
+/// The text of grader file `p` (its bytes read as UTF-8, lossily: a compiled grader's
+/// strings too), if it is at most 16 MiB.
+pub(super) fn grader_text(p: &Path) -> Option<String> {
+    if !std::fs::metadata(p).is_ok_and(|m| m.len() <= 16 << 20) {
+        return None;
+    }
+    std::fs::read(p)
+        .ok()
+        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// The repository git finds from folder `cwd` now, as its git folder and its work tree's
