@@ -53,7 +53,8 @@ fn run_once(f: &Fixture, tag: &str) -> serde_json::Value {
         .unwrap();
     assert!(
         matches!(out.status.code(), Some(0 | 1)),
-        "{}",
+        "gate run ended {}:\n{}",
+        out.status,
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&std::fs::read(f.path(&json)).unwrap()).unwrap()
