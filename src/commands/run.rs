@@ -112,6 +112,8 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
     // A `git` grader reads the task's `.git`: read-only too (not fingerprinted: git itself,
     // run by the grader where the box is off, refreshes the index).
     protected.extend(crate::plan::state::git_folders(&plan));
+    // So is a `node_modules` a node grader loads its packages from (review 22, 14).
+    protected.extend(crate::plan::state::node_folders(&plan));
     dirs.extend(
         after
             .iter()
@@ -127,7 +129,7 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
             std::iter::once(t.cwd.clone()).chain(t.compare.as_ref().map(|c| c.base.cwd.clone()))
         })
         .collect();
-    sandbox.pin_git(&cwds);
+    sandbox.pin_checks(&cwds);
     let sandbox = Arc::new(sandbox);
     let walls = sandbox.walls().clone();
     let mut progress = Progress::new(output.quiet);

@@ -896,7 +896,8 @@ impl Reader<'_> {
             // Review 14: an interpreter's option or module that loads what gate does not
             // follow (`perl -d`, `python -m unittest discover`, `node -r NAME`).
             let texts: Vec<&str> = words[i..].iter().map(|w| w.text.as_str()).collect();
-            return super::tools::problem(&texts, &self.dir).map_or(Ok(()), Err);
+            return super::tools::problem(&texts, &self.dir, &|at| self.writable(at))
+                .map_or(Ok(()), Err);
         }
         self.program_files(&words[i..])?;
         for w in rest {
@@ -1190,10 +1191,20 @@ impl Reader<'_> {
         else {
             return Ok(());
         };
-        let shim = found
-            .parent()
-            .and_then(Path::file_name)
-            .is_some_and(|n| n == "shims");
+        // pyenv's, rbenv's, nodenv's, goenv's and asdf's shims (scripts that name their
+        // manager) run the version gate pins for every check (`Sandbox::pin_checks`); the
+        // others' (mise's, a link to its program) read files gate does not.
+        let pinned_by_gate = std::fs::read(&found).is_ok_and(|b| {
+            let text = String::from_utf8_lossy(&b[..b.len().min(4096)]).into_owned();
+            ["pyenv", "rbenv", "nodenv", "goenv", "asdf"]
+                .iter()
+                .any(|m| super::words::mentions_word(&text, m))
+        });
+        let shim = !pinned_by_gate
+            && found
+                .parent()
+                .and_then(Path::file_name)
+                .is_some_and(|n| n == "shims");
         let pinned = self.env.iter().any(|(k, _)| {
             matches!(
                 k.as_str(),
@@ -1224,6 +1235,26 @@ impl Reader<'_> {
                     self.roots.iter().any(|r| real.starts_with(r))
                 })
         })
+    }
+
+    /// The first folder on the way to `at` (itself included) that is a link lying in a
+    /// folder the trials write, outside a `node_modules` and a Python environment.
+    fn folder_link_in_writable(&self, at: &Path) -> Option<PathBuf> {
+        let real = |d: &Path| std::fs::canonicalize(d).unwrap_or_else(|_| d.to_path_buf());
+        at.ancestors()
+            .find(|a| {
+                a.symlink_metadata()
+                    .is_ok_and(|m| m.file_type().is_symlink())
+                    && a.parent().is_some_and(|d| {
+                        let d = real(d);
+                        self.roots.iter().any(|r| d.starts_with(r))
+                            && !d.ancestors().any(|e| {
+                                e.file_name().is_some_and(|n| n == "node_modules")
+                                    || e.join("pyvenv.cfg").is_file()
+                            })
+                    })
+            })
+            .map(Path::to_path_buf)
     }
 
     /// A script, a program file or a loaded file must exist when the plan is loaded unless
@@ -1269,6 +1300,19 @@ impl Reader<'_> {
                  folders the trials write or in a folder gate protects such as `graders/`)"
             ));
         }
+        // Review 25, 12: a file reached through a folder that is a link in a folder the
+        // trials write (`graders -> /shared/graders`): a trial swaps the link for a folder
+        // of its own, whose grader puts the link back before the run ends, so the end-of-run
+        // check sees nothing. (A link inside a package or Python environment gate holds
+        // read-only whole, `node_modules/.bin`, is not the trials' to swap.)
+        if let Some(link) = p.parent().and_then(|d| self.folder_link_in_writable(d)) {
+            return Err(format!(
+                "`{t}` as {what}, named through a link in a folder the trials write (`{}`: a \
+                 trial could point it at a folder of its own and back); name the file by its \
+                 own path",
+                link.display()
+            ));
+        }
         Ok(())
     }
 
@@ -1306,7 +1350,7 @@ impl Reader<'_> {
         }
         // Review 14: a command run, or a module loaded, from inside the tool's program
         // text or options (awk's `system`, sed's `e`, `make --eval`, `jq -L`, …).
-        if let Some(why) = super::tools::problem(&texts, &self.dir) {
+        if let Some(why) = super::tools::problem(&texts, &self.dir, &|at| self.writable(at)) {
             return Err(why);
         }
         if bare(&name) == "git" {
@@ -1332,8 +1376,7 @@ impl Reader<'_> {
     /// no `.git` when the plan is loaded is one where a trial could create a repository
     /// whose config runs a command (`core.fsmonitor`, `core.pager`) or answers for the
     /// grader; a `.git` found in a folder the trials write is gate's state only in the
-    /// task's own folder ([`super::state::git_folders`]), and a `.git` file (a worktree's
-    /// or a submodule's pointer) there is the trials' to rewrite.
+    /// task's own folder ([`super::state::git_folders`]).
     fn git_repository(&self, words: &[&str]) -> Result<(), String> {
         let mut dir = self.dir.clone();
         let mut i = 1;
@@ -1389,19 +1432,32 @@ impl Reader<'_> {
                     }
                     if self.writable(f) && real(f) != self.task_dir {
                         return Err(format!(
-                            "`git` reading the repository in `{}`, a folder the trials write                              (its `.git` is protected only in the task's own folder: run git                              there)",
+                            "`git` reading the repository in `{}`, a folder the trials write \
+                             (its `.git` is protected only in the task's own folder: run git \
+                             there)",
                             f.display()
                         ));
                     }
                     return Ok(());
                 }
-                Ok(_) if self.writable(f) => {
-                    return Err(format!(
-                        "`git` reading `{}`, a `.git` file (a worktree's or submodule's                          pointer) in a folder the trials write, which a trial could point                          elsewhere",
-                        dot_git.display()
-                    ));
+                // A `.git` file (a worktree's, a submodule's pointer): the check's git is
+                // pinned to the folder it named when the run started
+                // (`Sandbox::pin_checks`), held read-only where the trials write
+                // ([`super::state::git_folders`]); what a trial writes in the file later
+                // is not read (review 25, 23: a worktree was refused). The folder it names
+                // must exist now: one a trial could create would be the pinned repository.
+                Ok(_) => {
+                    let named = super::state::repository_of(f).map(|(d, _)| d);
+                    if !named.as_ref().is_some_and(|d| d.is_dir()) {
+                        return Err(format!(
+                            "`git` reading `{}`, a `.git` file (a worktree's or submodule's \
+                             pointer) naming a git folder that does not exist when the plan \
+                             is loaded",
+                            dot_git.display()
+                        ));
+                    }
+                    return Ok(());
                 }
-                Ok(_) => return Ok(()),
                 Err(_) if self.writable(f) => {
                     return Err(format!(
                         "`git` run in `{}`, where git looks for its repository first in `{}`, which does \

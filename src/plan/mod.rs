@@ -429,6 +429,7 @@ impl Plan {
         state::refuse_state_in_a_writable_root(&shown, &plan)?;
         reach::refuse_writable_search_paths(&shown, &plan)?;
         reach::refuse_python_cwd_on_sys_path(&shown, &plan)?;
+        state::refuse_nested_repositories(&shown, &plan)?;
         Ok(plan)
     }
 }

@@ -45,6 +45,11 @@ const SEARCH_PATHS: &[(&str, &str)] = &[
         "a `sitecustomize.py` that every Python process imports",
     ),
     ("PYTHONHOME", "the standard library Python imports"),
+    // Review 25, 05: the name of the folder of the compiled standard modules, as PYTHONHOME.
+    (
+        "PYTHONPLATLIBDIR",
+        "the standard library Python imports (its compiled part)",
+    ),
     (
         "PYTHONUSERBASE",
         "a `usercustomize.py` that every Python process imports",
@@ -184,6 +189,20 @@ const RUNS_COMMANDS: &[(&str, &str)] = &[
         "gives every Perl process options (`-Ilib`, `-d`)",
     ),
     ("PERL5DB", "is code Perl's debugger runs"),
+    // Review 25, 21: make's options from the environment (`--eval=-include x.mk`, `-f`,
+    // `-I`), which the line's own `make` words are refused for.
+    (
+        "MAKEFLAGS",
+        "gives make options (`--eval`, `-f`, `-I`) that read a makefile gate does not",
+    ),
+    (
+        "GNUMAKEFLAGS",
+        "gives make options (`--eval`, `-f`, `-I`) that read a makefile gate does not",
+    ),
+    (
+        "MFLAGS",
+        "gives make options (`--eval`, `-f`, `-I`) that read a makefile gate does not",
+    ),
     // Review 17, e09, e16: options a tool reads from the environment, which may run a
     // command or put a folder on a module path.
     (
@@ -918,11 +937,62 @@ fn grader_runner(text: &str) -> Option<&'static str> {
     }
     // Review 23 (07, 08): `python3 -m unittest` (its `-m` puts the check's folder first on
     // `sys.path`: a trial's `unittest.py`), `prove` (a trial's `.proverc`).
-    [
+    if let Some(runner) = [
         "npm", "npx", "yarn", "pnpm", "jest", "vitest", "mocha", "tox", "nox", "unittest", "prove",
     ]
     .into_iter()
     .find(|w| super::words::mentions_word(text, w))
+    {
+        return Some(runner);
+    }
+    // Review 25, 07: `python3 -m json.tool` in a grader script: `-m` puts the folder it
+    // runs in first on `sys.path`, where a trial's `json/tool.py` is found first (`-I` or
+    // `-P` leave it out).
+    let module_run = text.lines().any(|l| {
+        let l = l.split('#').next().unwrap_or("");
+        let words: Vec<&str> = l
+            .split(|c: char| c.is_whitespace() || ",[]()".contains(c))
+            .map(|w| w.trim_matches(|c| c == '"' || c == '\''))
+            .filter(|w| !w.is_empty())
+            .collect();
+        words.iter().enumerate().any(|(i, w)| {
+            is_python(&name_of(w)) && {
+                let flags: String = words[i + 1..]
+                    .iter()
+                    .take_while(|o| o.starts_with('-') && !o.starts_with("--"))
+                    .flat_map(|o| {
+                        let o = &o[1..];
+                        // `-mjson.tool`: the module glued to its option.
+                        o.find('m').map_or(o, |k| &o[..=k]).chars()
+                    })
+                    .collect();
+                flags.contains('m') && !flags.contains('I') && !flags.contains('P')
+            }
+        })
+    });
+    if module_run {
+        return Some("python -m");
+    }
+    // Review 23 (10): make run from a grader reads the makefiles its makefile `include`s
+    // from the check's folder (`include config.mk`). "make" is also an English word, so
+    // only a command is taken: a line that starts with it or runs it after `&&`, `||`, `;`
+    // or `|`, `$(MAKE)`, or the quoted name a process call gives (`["make", …]`).
+    text.lines()
+        .map(|l| l.split('#').next().unwrap_or(""))
+        .any(|l| {
+            let starts = |s: &str| {
+                let s = s.trim_start();
+                ["make", "gmake"].iter().any(|m| {
+                    s.strip_prefix(m)
+                        .is_some_and(|r| r.is_empty() || r.starts_with(' '))
+                })
+            };
+            l.split(['&', '|', ';']).any(starts)
+                || l.contains("$(MAKE)")
+                || l.contains("\"make\"")
+                || l.contains("'make'")
+        })
+        .then_some("make")
 }
 
 /// Whether Python code `text` can reach pytest: its name anywhere once quotes, spaces and

@@ -41,7 +41,7 @@
 use std::path::{Path, PathBuf};
 
 use super::words::{INTERPRETERS, Token, files_under, tokens_of};
-use super::{CommandLine, Plan};
+use super::{CommandLine, Plan, PlanError};
 use crate::ledger::sha256_hex;
 
 /// Extensions of files run by an interpreter (`sh check.sh`, `python3 grade.py`).
@@ -318,7 +318,7 @@ pub fn git_folders(plan: &Plan) -> Vec<PathBuf> {
             checks.extend(c.base.check.as_ref().map(|l| (l, &c.base.cwd, &c.base.env)));
         }
         for (line, cwd, env) in checks {
-            // The git folder the check's git is pinned to (`Sandbox::pin_git`), where its
+            // The git folder the check's git is pinned to (`Sandbox::pin_checks`), where its
             // links lead: a `.git` that is a link into the task folder too (review 24, 03).
             let Some(git) =
                 repository_of(&absolute(cwd)).and_then(|(dir, _)| std::fs::canonicalize(dir).ok())
@@ -339,6 +339,208 @@ pub fn git_folders(plan: &Plan) -> Vec<PathBuf> {
         }
     }
     found
+}
+
+/// The `node_modules` folders node could load a check's packages from: every one that
+/// exists, inside the trials' writable roots, in the check's folder or a folder above it, or
+/// above one of its graders, for a check line that runs node (by name, by a grader that is
+/// JavaScript, or from a grader whose text names node or `require`). Held read-only to the
+/// trials while they run (review 22, 14: a grader's bare `require("yaml-lite")` found in
+/// the task's `node_modules`, which the trial rewrote); not fingerprinted, as a package
+/// manager run by the check may write its own caches there where the box is off.
+pub fn node_folders(plan: &Plan) -> Vec<PathBuf> {
+    let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| absolute(p));
+    let roots = writable_roots(plan);
+    let mut found: Vec<PathBuf> = Vec::new();
+    for t in &plan.tasks {
+        for (line, cwd, env) in check_lines(t) {
+            let graders = own_graders(line, cwd, env);
+            let script = |p: &Path| {
+                p.extension().is_some_and(|e| {
+                    ["js", "mjs", "cjs", "ts", "mts", "cts"].contains(&e.to_str().unwrap_or(""))
+                })
+            };
+            let names_node = |text: &str| {
+                NODE_PROGRAMS
+                    .iter()
+                    .any(|n| super::words::mentions_word(text, n))
+                    || text.contains("require(")
+            };
+            let runs_node = super::words::simple_commands(&tokens_of(line, env))
+                .iter()
+                .any(|c| c.iter().any(|w| names_node(w)))
+                || env.iter().any(|(_, v)| names_node(v))
+                || graders.iter().any(|g| script(g))
+                || grader_files(line, cwd, env)
+                    .iter()
+                    .any(|f| grader_text(f).is_some_and(|t| names_node(&t)));
+            if !runs_node {
+                continue;
+            }
+            let starts = std::iter::once(real(cwd)).chain(
+                graders
+                    .iter()
+                    .filter_map(|g| real(g).parent().map(Path::to_path_buf)),
+            );
+            for start in starts {
+                let Some(root) = roots.iter().find(|r| start.starts_with(r)) else {
+                    continue;
+                };
+                for folder in start.ancestors().take_while(|d| d.starts_with(root)) {
+                    let modules = folder.join("node_modules");
+                    if modules.is_dir() {
+                        let modules = real(&modules);
+                        if !found.contains(&modules) {
+                            found.push(modules);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    found
+}
+
+/// Programs that run JavaScript and load packages from `node_modules`.
+const NODE_PROGRAMS: &[&str] = &[
+    "node", "nodejs", "bun", "deno", "npx", "npm", "pnpm", "yarn", "bunx", "pnpx",
+];
+
+/// Refuse a plan whose checks read a repository (the ones [`git_folders`] holds) that
+/// records a repository inside it (review 25, 03: `vendor/lib` added with its own `.git`,
+/// a gitlink). git compares such a folder by the commit its own `.git` names, which lies in
+/// the work tree where the trials write, and a `.gitmodules` the trial writes
+/// (`ignore = all`) hides it whatever the commit: a change inside it never shows.
+pub(super) fn refuse_nested_repositories(shown: &str, plan: &Plan) -> Result<(), PlanError> {
+    if plan.policy.sandbox.mode == crate::model::SandboxMode::Off {
+        return Ok(());
+    }
+    let held = git_folders(plan);
+    for t in &plan.tasks {
+        for (_, cwd, _) in check_lines(t) {
+            let Some((dir, top)) = repository_of(&absolute(cwd)) else {
+                continue;
+            };
+            let Ok(real) = std::fs::canonicalize(&dir) else {
+                continue;
+            };
+            if !held.contains(&real) {
+                continue;
+            }
+            let nested = match gitlinks(&real) {
+                Ok(links) => links.into_iter().next(),
+                Err(why) => Some(format!("(the index could not be read: {why})")),
+            };
+            if let Some(path) = nested {
+                return Err(PlanError::at_task(
+                    shown,
+                    t.line,
+                    format!(
+                        "task `{}`: its check reads the repository in `{}`, which records a \
+                         repository inside it (`{path}`, a submodule or an added folder with its \
+                         own `.git`): git reports that folder by the commit its own `.git` names, \
+                         which the trials can change (and hide with a `.gitmodules`); keep the \
+                         inner repository out of the outer one's index (`git rm --cached \
+                         {path}`), or run the task in a repository without one",
+                        t.id,
+                        top.display()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The paths the index of git folder `dir` records as gitlinks (mode 160000: a submodule or
+/// a folder added with its own `.git`), from the index file itself (versions 2 to 4, and
+/// the shared index a split index names). An index that does not exist records none.
+pub(super) fn gitlinks(dir: &Path) -> Result<Vec<String>, String> {
+    let common = std::fs::read_to_string(dir.join("commondir"))
+        .ok()
+        .map(|c| dir.join(c.trim()));
+    let config = |d: &Path| std::fs::read_to_string(d.join("config")).unwrap_or_default();
+    let sha256 = std::iter::once(dir.to_path_buf()).chain(common).any(|d| {
+        config(&d).lines().any(|l| {
+            l.replace(' ', "")
+                .eq_ignore_ascii_case("objectformat=sha256")
+        })
+    });
+    let hash = if sha256 { 32 } else { 20 };
+    let mut files = vec![dir.join("index")];
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        files.extend(entries.flatten().map(|e| e.path()).filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("sharedindex."))
+        }));
+    }
+    let mut found = Vec::new();
+    for f in files {
+        let bytes = match std::fs::read(&f) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(format!("{}: {e}", f.display())),
+        };
+        found.extend(index_gitlinks(&bytes, hash).ok_or_else(|| format!("{}", f.display()))?);
+    }
+    Ok(found)
+}
+
+/// The gitlink paths of one index file's entries, or `None` where it is not an index
+/// gate can read (see git's `Documentation/gitformat-index.txt`).
+fn index_gitlinks(b: &[u8], hash: usize) -> Option<Vec<String>> {
+    let u32_at =
+        |k: usize| -> Option<u32> { Some(u32::from_be_bytes(b.get(k..k + 4)?.try_into().ok()?)) };
+    if b.get(..4)? != b"DIRC" {
+        return None;
+    }
+    let version = u32_at(4)?;
+    if !(2..=4).contains(&version) {
+        return None;
+    }
+    let count = u32_at(8)?;
+    let mut at = 12usize;
+    let mut previous = Vec::<u8>::new();
+    let mut found = Vec::new();
+    for _ in 0..count {
+        let start = at;
+        let mode = u32_at(start + 24)?;
+        let flags_at = start + 40 + hash;
+        let flags = u16::from_be_bytes(b.get(flags_at..flags_at + 2)?.try_into().ok()?);
+        let mut name_at = flags_at + 2;
+        if version >= 3 && flags & 0x4000 != 0 {
+            name_at += 2;
+        }
+        let path = if version == 4 {
+            // The number of bytes to drop from the previous path (a varint), then the rest.
+            let mut k = name_at;
+            let mut byte = *b.get(k)?;
+            k += 1;
+            let mut strip = u64::from(byte & 0x7f);
+            while byte & 0x80 != 0 {
+                byte = *b.get(k)?;
+                k += 1;
+                strip = ((strip + 1) << 7) | u64::from(byte & 0x7f);
+            }
+            let end = k + b.get(k..)?.iter().position(|&c| c == 0)?;
+            let keep = previous.len().checked_sub(usize::try_from(strip).ok()?)?;
+            let mut p = previous[..keep].to_vec();
+            p.extend_from_slice(&b[k..end]);
+            at = end + 1;
+            p
+        } else {
+            let end = name_at + b.get(name_at..)?.iter().position(|&c| c == 0)?;
+            // Padded with NULs to a multiple of eight bytes from the entry's start.
+            let len = end - start;
+            at = start + (len + 8) / 8 * 8;
+            b[name_at..end].to_vec()
+        };
+        if mode & 0o170000 == 0o160000 {
+            found.push(String::from_utf8_lossy(&path).into_owned());
+        }
+        previous = path;
+    }
+    Some(found)
 }
 
 /// The plan's own grader files `line` names ([`programs_named`], outside the system's
@@ -436,6 +638,94 @@ pub fn repository_of(cwd: &Path) -> Option<(PathBuf, PathBuf)> {
         return Some((folder.join(named), folder.to_path_buf()));
     }
     None
+}
+
+/// The versions the version managers' shims would run in folder `cwd` now, as the
+/// variables that pin them for a check (see `Sandbox::pin_checks`): pyenv's
+/// `.python-version`, rbenv's `.ruby-version`, nodenv's `.node-version` and goenv's
+/// `.go-version` found in `cwd` or the nearest folder above, else the manager's global
+/// `version` file, else `system` (the managers' own default);
+/// and each tool of asdf's nearest `.tool-versions` (else `~/.tool-versions`) as
+/// `ASDF_<TOOL>_VERSION`. A variable `set` says gate's own environment has is left as it
+/// is: the shim reads that one before any file.
+pub fn version_pins(cwd: &Path, set: impl Fn(&str) -> bool) -> Vec<(String, String)> {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    // The nearest `name` in `cwd` or above, as the shims search.
+    let nearest = |name: &str| {
+        cwd.ancestors()
+            .map(|d| d.join(name))
+            .find(|f| f.is_file())
+            .and_then(|f| std::fs::read_to_string(f).ok())
+    };
+    // The shims' folders on gate's `PATH`: a manager installed elsewhere than its default
+    // root (`/opt/pyenv`) is found by its shims.
+    let shims: Vec<PathBuf> = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|d| d.file_name().is_some_and(|n| n == "shims"))
+        .filter_map(|d| d.parent().map(Path::to_path_buf))
+        .collect();
+    let mut pins = Vec::new();
+    for (var, file, manager) in [
+        ("PYENV_VERSION", ".python-version", "pyenv"),
+        ("RBENV_VERSION", ".ruby-version", "rbenv"),
+        ("NODENV_VERSION", ".node-version", "nodenv"),
+        ("GOENV_VERSION", ".go-version", "goenv"),
+    ] {
+        if set(var) {
+            continue;
+        }
+        // The manager's root: its `*_ROOT`, its default `~/.pyenv`, or the root of shims on
+        // `PATH` that are this manager's (its program in `libexec/`).
+        let root_var = format!("{}_ROOT", manager.to_ascii_uppercase());
+        let global = std::env::var_os(&root_var)
+            .map(PathBuf::from)
+            .into_iter()
+            .chain(home.as_ref().map(|h| h.join(format!(".{manager}"))))
+            .chain(
+                shims
+                    .iter()
+                    .filter(|r| r.join("libexec").join(manager).exists())
+                    .cloned(),
+            )
+            .find_map(|r| std::fs::read_to_string(r.join("version")).ok());
+        // pyenv's reading of a version file: its words, `..` and comments left out, joined
+        // with `:` (several versions, in order).
+        let words = |text: String| {
+            let v: Vec<String> = text
+                .lines()
+                .filter(|l| !l.trim_start().starts_with('#'))
+                .flat_map(|l| l.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+                .filter(|w| !w.contains(".."))
+                .collect();
+            (!v.is_empty()).then(|| v.join(":"))
+        };
+        let version = nearest(file)
+            .and_then(words)
+            .or_else(|| global.and_then(words))
+            .unwrap_or_else(|| "system".to_string());
+        pins.push((var.to_string(), version));
+    }
+    let tools = nearest(".tool-versions").or_else(|| {
+        home.as_ref()
+            .and_then(|h| std::fs::read_to_string(h.join(".tool-versions")).ok())
+    });
+    for line in tools.iter().flat_map(|t| t.lines()) {
+        let line = line.split('#').next().unwrap_or("");
+        let mut words = line.split_whitespace();
+        let (Some(tool), Some(version)) = (words.next(), words.next()) else {
+            continue;
+        };
+        let var = format!(
+            "ASDF_{}_VERSION",
+            tool.to_ascii_uppercase().replace(['-', '.'], "_")
+        );
+        if !set(&var) && super::words::is_name(&var) {
+            pins.push((var, version.to_string()));
+        }
+    }
+    pins
 }
 
 /// The commit `HEAD` of git folder `dir` names now (through a branch, loose or packed, in

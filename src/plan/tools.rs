@@ -18,11 +18,19 @@ use super::invoke::{bare, is_python, name_of};
 /// Why the command `words` (program first), run in `dir`, runs a command or loads a module
 /// gate cannot follow, or `None`. The reason is one phrase (`awk's \`system\``), read by
 /// [`super::grammar`] into its refusal.
-pub(super) fn problem(words: &[&str], dir: &Path) -> Option<String> {
+///
+/// `writable` says whether the trials can write a folder: node looks for a package in the
+/// `node_modules` of every folder above the code that requires it, and one a trial creates
+/// in front of the package's own is found first.
+pub(super) fn problem(
+    words: &[&str],
+    dir: &Path,
+    writable: &dyn Fn(&Path) -> bool,
+) -> Option<String> {
     let first = words.first()?;
     let name = name_of(first);
     if name == "busybox" && words.len() > 1 {
-        return problem(&words[1..], dir);
+        return problem(&words[1..], dir, writable);
     }
     if let Some(why) = long_option_problem(bare(&name), words) {
         return Some(why);
@@ -36,7 +44,7 @@ pub(super) fn problem(words: &[&str], dir: &Path) -> Option<String> {
         "jq" | "gojq" | "jaq" => jq(words, dir),
         "prove" => prove(words),
         "perl" => perl(words),
-        "node" | "nodejs" | "bun" | "deno" => node(words, dir),
+        "node" | "nodejs" | "bun" | "deno" => node(words, dir, writable),
         n if is_python(n) => python(words),
         "zip" => words[1..]
             .iter()
@@ -1607,23 +1615,62 @@ fn python(words: &[&str]) -> Option<String> {
 /// `--loader`) when the folder the check runs in has no `node_modules`: node looks for it
 /// in `./node_modules` first, which a trial could create (review 14, c44; as `--test-reporter
 /// NAME`, review 13, b09).
-fn node(words: &[&str], dir: &Path) -> Option<String> {
+fn node(words: &[&str], dir: &Path, writable: &dyn Fn(&Path) -> bool) -> Option<String> {
     // A bare name resolves in `./node_modules/NAME` when that package is there when the plan
     // is loaded; otherwise a trial could create it, in a `node_modules` it creates or one
     // that is there already (review 17, e08).
     // (Or in the `node_modules` beside the grader that requires it, which node searches
     // first and which is protected with the grader's folder: review 17, e57.)
-    let installed_from = |name: &str, base: &Path| {
+    let top_of = |name: &str| {
         let mut parts = name.split('/');
-        let top = match (parts.next(), parts.next()) {
-            (Some(scope), Some(n)) if scope.starts_with('@') => format!("{scope}/{n}"),
-            (Some(t), _) => t.to_string(),
-            _ => return false,
-        };
-        base.join("node_modules").join(&top).exists()
-            || dir.join("node_modules").join(&top).exists()
+        match (parts.next(), parts.next()) {
+            (Some(scope), Some(n)) if scope.starts_with('@') => Some(format!("{scope}/{n}")),
+            (Some(t), _) => Some(t.to_string()),
+            _ => None,
+        }
     };
-    let installed = |name: &str| installed_from(name, dir);
+    let installed =
+        |name: &str| top_of(name).is_some_and(|top| dir.join("node_modules").join(top).exists());
+    // A script's own requires, and those of the files it loads, resolve as node resolves
+    // them: in the `node_modules` of the requiring file's folder, then of each folder
+    // above (review 22, 14). The package must be found that way when the plan is loaded,
+    // and no folder on the way before it may be one where a trial could create a
+    // `node_modules` (or the package in one) that node would find first. The grader's own
+    // folder and those beneath it are read-only whole, and every `node_modules` that exists
+    // above the check's folder and its graders is held read-only while node runs there
+    // ([`super::state::node_folders`]): neither can gain the package.
+    let script_folder: Option<std::path::PathBuf> =
+        match super::invoke::invocation(words).map(|i| i.runs) {
+            Ok(super::invoke::Runs::Script(k)) => {
+                let at = super::invoke::resolve(words[k], dir);
+                at.parent().map(Path::to_path_buf)
+            }
+            _ => None,
+        };
+    let resolves = |name: &str, base: &Path| -> Result<(), String> {
+        let Some(top) = top_of(name) else {
+            return Err(String::new());
+        };
+        for folder in base.ancestors() {
+            let modules = folder.join("node_modules");
+            if modules.join(&top).exists() {
+                return Ok(());
+            }
+            let held = modules.is_dir()
+                || script_folder
+                    .as_deref()
+                    .is_some_and(|s| folder.starts_with(s));
+            if !held && writable(folder) {
+                return Err(format!(
+                    "`require(\"{name}\")`, a package node looks for first in `{}`, which a \
+                     trial could create (install the package beside the grader, in its own \
+                     `node_modules`)",
+                    modules.display()
+                ));
+            }
+        }
+        Err(String::new())
+    };
     // Inline code (`-e`, `-p`, `--eval`, `--print`) and a script's own requires (review 14,
     // c04, c31), and those of the files they load by a relative name, transitively (review
     // 17, e08): a bare package name that is not one of node's own modules.
@@ -1663,17 +1710,18 @@ fn node(words: &[&str], dir: &Path) -> Option<String> {
                 continue;
             }
             let top = name.split('/').next().unwrap_or(&name);
-            let script = c > 1 || base != dir;
-            let found = if script {
-                installed_from(&name, &base)
-            } else {
-                installed(&name)
-            };
-            if !name.is_empty() && !NODE_BUILTINS.contains(&top) && !found {
-                return Some(format!(
-                    "`require(\"{name}\")`, a package node looks up in a `node_modules` a trial \
-                     could create or add to in the task's folder"
-                ));
+            if name.is_empty() || NODE_BUILTINS.contains(&top) {
+                continue;
+            }
+            match resolves(&name, &base) {
+                Ok(()) => {}
+                Err(why) if !why.is_empty() => return Some(why),
+                Err(_) => {
+                    return Some(format!(
+                        "`require(\"{name}\")`, a package node looks up in a `node_modules` a \
+                         trial could create or add to in the task's folder"
+                    ));
+                }
             }
         }
     }
@@ -1818,7 +1866,7 @@ mod tests {
 
     fn why(line: &str) -> Option<String> {
         let words: Vec<&str> = line.split(' ').collect();
-        problem(&words, Path::new("/nonexistent"))
+        problem(&words, Path::new("/nonexistent"), &|_| false)
     }
 
     #[test]

@@ -170,10 +170,10 @@ fn run_process(
     };
     let (trial, attempt) = (spec.trial.to_string(), spec.attempt.to_string());
     // The box's TMPDIR first: the plan's own `env:` may still set it (or a withheld name).
-    // A check's git is pinned to the repository of the run's start (the plan's own `env:`
-    // may still name another, outside the trials' folders).
+    // A check's git is pinned to the repository of the run's start, and its version
+    // managers to the versions named then (the plan's own `env:` may still name others).
     let git: &[(String, String)] = match (&spec.sandbox, spec.check.as_ref()) {
-        (Some(sandbox), Some(check)) if std::ptr::eq(check, line) => sandbox.git_env(&spec.cwd),
+        (Some(sandbox), Some(check)) if std::ptr::eq(check, line) => sandbox.check_env(&spec.cwd),
         _ => &[],
     };
     let env: Vec<(&OsStr, &OsStr)> = cell

@@ -382,3 +382,11 @@ where
         .env_remove("GITHUB_STEP_SUMMARY");
     cmd
 }
+
+/// Whether `tool` is on the `PATH` (`command -v`).
+pub fn has(tool: &str) -> bool {
+    std::process::Command::new("sh")
+        .args(["-c", &format!("command -v {tool}")])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}

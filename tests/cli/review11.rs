@@ -8,13 +8,6 @@
 
 use crate::common::*;
 
-fn has(tool: &str) -> bool {
-    std::process::Command::new("sh")
-        .args(["-c", &format!("command -v {tool}")])
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
 /// An agent that answers wrong and rewrites every file under `graders/` and `support/` it
 /// can to accept anything, and creates `./grade` and `./check.py` that do.
 const AGENT: &str = "echo wrong > result.txt\n\

@@ -12,13 +12,6 @@ use predicates::prelude::*;
 
 use crate::common::*;
 
-fn has(tool: &str) -> bool {
-    std::process::Command::new("sh")
-        .args(["-c", &format!("command -v {tool}")])
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
 /// A task folder whose graders lie in `lib/` (none of them executable, some without an
 /// extension): `lib/chk` (sh), `lib/c.py`, `lib/pgrade` (perl), `lib/chk_awk`,
 /// `lib/chk.awk`, `lib/fix` (sed), `lib/q.jq`, `lib/mk` and `lib/Makefile` (make), `cfg.json`;

@@ -360,7 +360,7 @@ mod rev19_open {
         let f = fixture("git -C sub diff --quiet", "wrong");
         std::fs::create_dir_all(f.path("sub/.git")).unwrap();
         assert_refused_at_load(&f, "git -C sub diff --quiet", "a folder the trials write");
-        // A `.git` file (a worktree's pointer) in the task's folder.
+        // A `.git` file (a worktree's pointer) in the task's folder naming no git folder.
         let f = fixture("git diff --quiet", "wrong");
         std::fs::write(f.path(".git"), "gitdir: /elsewhere\n").unwrap();
         assert_refused_at_load(&f, "git diff --quiet", "a `.git` file");
@@ -927,5 +927,382 @@ mod rev24 {
         );
         check(&f).code(0);
         assert_run_exits(&f, line, 1);
+    }
+}
+
+/// Review 22, 14 (left open until now) and review 23, 10: what a grader loads from the task's
+/// folder by a name, not a path.
+mod rev22_open {
+    use super::*;
+    use predicates::prelude::*;
+
+    /// A node grader requiring `yaml-lite`, installed in the task's `node_modules`.
+    fn node_grader(agent: &str) -> Option<Fixture> {
+        if !has("node") {
+            skip_or_fail(&current_test(), "node", "no node here");
+            return None;
+        }
+        let f = fixture("node graders/check.js", "right");
+        write_files(
+            &f,
+            &[
+                (
+                    "node_modules/yaml-lite/index.js",
+                    "module.exports = { answer: (s) => s.trim() };\n",
+                ),
+                (
+                    "node_modules/yaml-lite/package.json",
+                    "{\"name\":\"yaml-lite\",\"version\":\"1.0.0\",\"main\":\"index.js\"}\n",
+                ),
+                (
+                    "graders/check.js",
+                    "const fs = require(\"fs\"); const y = require(\"yaml-lite\");\n\
+                     process.exit(y.answer(fs.readFileSync(\"result.txt\", \"utf8\")) === \"right\" ? 0 : 1);\n",
+                ),
+                ("agent.sh", agent),
+            ],
+        );
+        Some(f)
+    }
+
+    #[test]
+    fn rev22_14_a_package_a_node_grader_finds_in_the_task_folder_is_held_read_only() {
+        // The control: the honest grader FAILs a wrong answer and PASSes a right one.
+        let Some(f) = node_grader("echo wrong > result.txt\n") else {
+            return;
+        };
+        check(&f).code(0);
+        assert_run_exits(&f, "control", 1);
+        let Some(f) = node_grader("echo right > result.txt\n") else {
+            return;
+        };
+        assert_run_exits(&f, "honest", 0);
+        // The attack: the trial rewrites the package the grader loads to exit 0.
+        let Some(f) = node_grader(
+            "echo wrong > result.txt\necho 'process.exit(0)' > node_modules/yaml-lite/index.js 2>/dev/null\ntrue\n",
+        ) else {
+            return;
+        };
+        check(&f).code(0);
+        assert_run_exits(&f, "attack", 1);
+        // Or adds a package of that name nearer to the grader than the real one: a grader
+        // below a folder the trials write, which has no `node_modules`, is refused.
+        let Some(f) = node_grader("echo wrong > result.txt\n") else {
+            return;
+        };
+        std::fs::create_dir_all(f.path("tests/graders")).unwrap();
+        std::fs::rename(f.path("graders/check.js"), f.path("tests/graders/check.js")).unwrap();
+        let plan = std::fs::read_to_string(f.path("plan.yaml")).unwrap();
+        std::fs::write(
+            f.path("plan.yaml"),
+            plan.replace("node graders/check.js", "node tests/graders/check.js"),
+        )
+        .unwrap();
+        check(&f).code(2).stderr(predicates::str::contains(
+            "`require(\"yaml-lite\")`, a package node looks for first in",
+        ));
+    }
+
+    #[test]
+    fn rev23_10_make_started_by_a_grader_file_gets_the_runner_warning() {
+        let f = fixture("sh graders/check.sh", "right");
+        write_files(
+            &f,
+            &[
+                ("graders/check.sh", "make -s -f graders/rules.mk check\n"),
+                (
+                    "graders/rules.mk",
+                    "include config.mk\ncheck:\n\t@test \"$(WANT)\" = right\n",
+                ),
+                ("config.mk", "WANT = right\n"),
+            ],
+        );
+        check(&f).code(0).stderr(predicates::str::contains(
+            "warning: task `agent`: `check:` runs `make` (from `",
+        ));
+        // A comment that says "make" is not a run of it.
+        let f = fixture("sh graders/check.sh", "right");
+        write_files(
+            &f,
+            &[(
+                "graders/check.sh",
+                "# make sure the answer is right\ngrep -qx right result.txt\n",
+            )],
+        );
+        check(&f)
+            .code(0)
+            .stderr(predicates::str::contains("warning:").not());
+    }
+}
+
+/// Review 25 (issue 29): an independent review of the check-line walls after review 24.
+mod rev25 {
+    use super::*;
+    use predicates::prelude::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn executable(path: &std::path::Path, text: &str) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
+    /// 01, 10, 20: a pyenv-like manager (outside the task's folder) whose shim `python` runs
+    /// the version `PYENV_VERSION`, else the nearest `.python-version`, else the global
+    /// `version` file names: `good` is Python, `evil` exits 0 whatever it is asked.
+    #[test]
+    fn rev25_01_10_20_a_version_managers_shim_runs_the_version_named_when_the_run_started() {
+        if !has("python3") {
+            skip_or_fail(&current_test(), "python3", "no python3 here");
+            return;
+        }
+        let root = tempfile::tempdir().unwrap();
+        let r = root.path();
+        executable(
+            &r.join("shims/python"),
+            "#!/bin/sh\n# a shim as pyenv's: exec pyenv exec\nv=\"$PYENV_VERSION\"\n\
+             d=$PWD\nwhile [ -z \"$v\" ] && [ \"$d\" != / ]; do\n  [ -f \"$d/.python-version\" ] && v=$(cat \"$d/.python-version\")\n  d=$(dirname \"$d\")\ndone\n\
+             [ -z \"$v\" ] && v=$(cat \"$PYENV_ROOT/version\")\nexec \"$PYENV_ROOT/versions/$v/bin/python\" \"$@\"\n",
+        );
+        executable(
+            &r.join("versions/good/bin/python"),
+            "#!/bin/sh\nexec python3 \"$@\"\n",
+        );
+        executable(&r.join("versions/evil/bin/python"), "#!/bin/sh\nexit 0\n");
+        std::fs::write(r.join("version"), "good\n").unwrap();
+        let path = format!(
+            "{}:{}",
+            r.join("shims").display(),
+            std::env::var("PATH").unwrap()
+        );
+        for (line, grader, text) in [
+            // 01: a grader script's `python`.
+            (
+                "sh graders/check.sh",
+                "graders/check.sh",
+                "python graders/check.py\n".to_string(),
+            ),
+            // 10: the shim by its full path.
+            (
+                "sh graders/check.sh",
+                "graders/check.sh",
+                format!("{} graders/check.py\n", r.join("shims/python").display()),
+            ),
+            // 20: an executable grader whose shebang runs `python` through `env`.
+            (
+                "graders/check.py",
+                "graders/check.py",
+                "#!/usr/bin/env python\nimport sys\nsys.exit(0 if open('result.txt').read().strip() == 'right' else 1)\n"
+                    .to_string(),
+            ),
+        ] {
+            for (agent, want) in [
+                ("echo right > result.txt\n", 0),
+                ("echo wrong > result.txt\n", 1),
+                ("echo wrong > result.txt\necho evil > .python-version\n", 1),
+            ] {
+                let f = fixture(line, "right");
+                write_files(
+                    &f,
+                    &[
+                        (
+                            "graders/check.py",
+                            "import sys\nsys.exit(0 if open('result.txt').read().strip() == 'right' else 1)\n",
+                        ),
+                        (grader, &text),
+                        ("agent.sh", agent),
+                    ],
+                );
+                if grader.ends_with(".py") {
+                    std::fs::set_permissions(
+                        f.path(grader),
+                        std::fs::Permissions::from_mode(0o755),
+                    )
+                    .unwrap();
+                }
+                let out = f
+                    .std_command(&[])
+                    .env("PATH", &path)
+                    .env("PYENV_ROOT", r)
+                    .env_remove("PYENV_VERSION")
+                    .output()
+                    .unwrap();
+                assert_eq!(
+                    out.status.code(),
+                    Some(want),
+                    "`{line}` with `{text}`, agent `{agent}`:\n{}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+            }
+        }
+    }
+
+    /// 12: the graders' folder is a link in the task's folder to a folder outside it.
+    #[test]
+    fn rev25_12_a_grader_reached_through_a_folder_link_the_trials_could_swap_is_refused() {
+        let shared = tempfile::tempdir().unwrap();
+        std::fs::write(
+            shared.path().join("check.sh"),
+            "grep -qx right result.txt\n",
+        )
+        .unwrap();
+        for line in ["sh graders/check.sh", "cd graders && sh check.sh"] {
+            let f = fixture(line, "wrong");
+            std::fs::remove_dir_all(f.path("graders")).unwrap();
+            std::os::unix::fs::symlink(shared.path(), f.path("graders")).unwrap();
+            check(&f).code(2).stderr(predicate::str::contains(
+                "named through a link in a folder the trials write",
+            ));
+        }
+    }
+
+    /// 05, 21: variables that move Python's standard library or give make options.
+    #[test]
+    fn rev25_05_21_pythonplatlibdir_and_make_options_in_the_environment_are_refused() {
+        for (env, name) in [
+            ("    env: {PYTHONPLATLIBDIR: lib}\n", "PYTHONPLATLIBDIR"),
+            (
+                "    env: {MAKEFLAGS: \"--eval=-include x.mk\"}\n",
+                "MAKEFLAGS",
+            ),
+            ("    env: {GNUMAKEFLAGS: \"-B\"}\n", "GNUMAKEFLAGS"),
+        ] {
+            let f = fixture("sh graders/grade", "right");
+            std::fs::write(f.plan(), plan(env, "sh graders/grade")).unwrap();
+            check(&f).code(2).stderr(predicate::str::contains(name));
+        }
+    }
+
+    /// 07: `python3 -m json.tool` in a grader script (the folder it runs in first on
+    /// `sys.path`) gets the runner warning; `-I` leaves the folder out and gets none.
+    #[test]
+    fn rev25_07_python_dash_m_started_by_a_grader_file_gets_the_runner_warning() {
+        for (text, warned) in [
+            ("python3 -m json.tool result.json > /dev/null\n", true),
+            ("python3 -mjson.tool result.json > /dev/null\n", true),
+            ("python3 -I -m json.tool result.json > /dev/null\n", false),
+            ("python3 -Im json.tool result.json > /dev/null\n", false),
+        ] {
+            let f = fixture("sh graders/check.sh", "right");
+            write_files(&f, &[("graders/check.sh", text)]);
+            let warning = predicate::str::contains(
+                "warning: task `agent`: `check:` runs `python -m` (from `",
+            );
+            if warned {
+                check(&f).code(0).stderr(warning);
+            } else {
+                check(&f).code(0).stderr(warning.not());
+            }
+        }
+    }
+
+    /// 03: a repository that records a repository inside it (a gitlink).
+    #[test]
+    fn rev25_03_a_repository_recording_a_nested_repository_is_refused() {
+        let line = "sh graders/check.sh";
+        let files = [("locked.txt", "v1\n"), (".gitignore", "gate-out/\nout/\n")];
+        let Some(f) = committed_repo(line, "right", &files) else {
+            return;
+        };
+        write_files(
+            &f,
+            &[(
+                "graders/check.sh",
+                "git diff --quiet && grep -qx right result.txt\n",
+            )],
+        );
+        check(&f).code(0);
+        let git = |dir: &std::path::Path, args: &[&str]| {
+            let ok = std::process::Command::new("git")
+                .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+                .args(args)
+                .current_dir(dir)
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .output()
+                .unwrap()
+                .status
+                .success();
+            assert!(ok, "git {args:?}");
+        };
+        let inner = f.path("vendor/lib");
+        std::fs::create_dir_all(&inner).unwrap();
+        std::fs::write(inner.join("lib.sh"), "echo lib\n").unwrap();
+        git(&inner, &["init", "-q"]);
+        git(&inner, &["add", "lib.sh"]);
+        git(&inner, &["commit", "-qm", "lib"]);
+        git(f.dir.path(), &["add", "vendor/lib"]);
+        git(f.dir.path(), &["commit", "-qm", "vendor"]);
+        check(&f).code(2).stderr(predicate::str::contains(
+            "records a repository inside it (`vendor/lib`",
+        ));
+    }
+
+    /// 23 (an over-refusal): a task folder that is a worktree of a repository outside it.
+    #[test]
+    fn rev25_23_a_worktree_is_accepted_and_its_git_reads_the_repository_of_the_runs_start() {
+        let line = "git diff --quiet -- locked.txt && sh graders/check.sh";
+        let files = [("locked.txt", "v1\n"), (".gitignore", "gate-out/\nout/\n")];
+        let Some(main) = committed_repo(line, "right", &files) else {
+            return;
+        };
+        write_files(
+            &main,
+            &[("graders/check.sh", "grep -qx right result.txt\n")],
+        );
+        let status = std::process::Command::new("git")
+            .args(["add", "-A"])
+            .current_dir(main.dir.path())
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let status = std::process::Command::new("git")
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "commit",
+                "-qam",
+                "g",
+            ])
+            .current_dir(main.dir.path())
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let outer = tempfile::tempdir().unwrap();
+        let wt = outer.path().join("wt");
+        let status = std::process::Command::new("git")
+            .args(["worktree", "add", "-q"])
+            .arg(&wt)
+            .current_dir(main.dir.path())
+            .status()
+            .unwrap();
+        assert!(status.success());
+        for (agent, want) in [
+            ("echo right > result.txt\n", 0),
+            (
+                "echo right > result.txt\necho tampered > locked.txt\ngit update-index --assume-unchanged locked.txt\n",
+                1,
+            ),
+        ] {
+            std::fs::write(wt.join("agent.sh"), agent).unwrap();
+            gate()
+                .current_dir(&wt)
+                .args(["check", "plan.yaml"])
+                .assert()
+                .code(0);
+            let out = gate()
+                .current_dir(&wt)
+                .args(["run", "plan.yaml", "--no-step-summary"])
+                .output()
+                .unwrap();
+            assert_eq!(
+                out.status.code(),
+                Some(want),
+                "agent `{agent}`:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let _ = std::fs::remove_dir_all(wt.join("gate-out"));
+        }
     }
 }

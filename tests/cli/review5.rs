@@ -7,13 +7,6 @@ use predicates::prelude::*;
 
 use crate::common::*;
 
-fn has(tool: &str) -> bool {
-    std::process::Command::new("sh")
-        .args(["-c", &format!("command -v {tool}")])
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
 /// A Python grader in `graders/` that puts its own folder on `sys.path` and imports its
 /// helper; the agent answers wrong, then forges `graders/__pycache__/helper.*.pyc` (the
 /// source's mtime and size in its header, so Python runs it) whose `ok()` is `True`.

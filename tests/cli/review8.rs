@@ -9,13 +9,6 @@ use predicates::prelude::*;
 
 use crate::common::*;
 
-fn has(tool: &str) -> bool {
-    std::process::Command::new("sh")
-        .args(["-c", &format!("command -v {tool}")])
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
 /// A task folder with graders a check line may name: `graders/grade` (sh), `graders/g1.sh`,
 /// `graders/check.py`, `graders/check.js`; the agent answers wrong.
 fn graders_fixture(check: &str) -> Fixture {

@@ -262,8 +262,9 @@ pub struct Sandbox {
     /// Writable roots besides each task's working directory.
     writable: Vec<PathBuf>,
     /// The repository each task folder was in when the run started, as `GIT_DIR`,
-    /// `GIT_WORK_TREE` and `GIT_ATTR_SOURCE` for its check ([`Sandbox::pin_git`]).
-    git_pins: Vec<(PathBuf, Vec<(String, String)>)>,
+    /// `GIT_WORK_TREE` and `GIT_ATTR_SOURCE` for its check, and the versions its version
+    /// managers' shims run ([`Sandbox::pin_checks`]).
+    check_pins: Vec<(PathBuf, Vec<(String, String)>)>,
     /// Gate's environment less the withheld names, made once per run for every spawn.
     env: BaseEnv,
     /// Where attempts' temporary directories are made.
@@ -335,7 +336,7 @@ impl Sandbox {
                 .filter(|p| fs::symlink_metadata(p).is_err())
                 .collect(),
             writable: policy.writable.iter().map(|p| resolve(p)).collect(),
-            git_pins: Vec::new(),
+            check_pins: Vec::new(),
             env,
             tmp_root,
             results,
@@ -405,13 +406,22 @@ impl Sandbox {
     /// whatever runs git (a grader script, a compiled program, a name built at run time).
     /// With `GIT_DIR` and `GIT_WORK_TREE` set, git searches nothing. A folder in no
     /// repository gets a `GIT_DIR` that does not exist: git in its check fails.
-    pub fn pin_git(&mut self, cwds: &[PathBuf]) {
+    ///
+    /// The same holds for the version managers' shims (review 25, 01, 10, 20): a `python`
+    /// that is pyenv's shim runs the version a `.python-version` in the folder it runs in (or
+    /// one above) names, which a trial can write (a Python 2 whose `input()` evaluates the
+    /// answer), however the shim is reached (a grader script's `python`, a shebang
+    /// `#!/usr/bin/env python`, the shim's full path). The versions the files name before
+    /// the first trial are given to the check as `PYENV_VERSION`, `RBENV_VERSION`,
+    /// `NODENV_VERSION` and asdf's `ASDF_<TOOL>_VERSION`
+    /// ([`crate::plan::state::version_pins`]), which the shims read before any file.
+    pub fn pin_checks(&mut self, cwds: &[PathBuf]) {
         if self.walls.policy == SandboxMode::Off {
             return;
         }
         for cwd in cwds {
             let cwd = resolve(cwd);
-            if self.git_pins.iter().any(|(c, _)| *c == cwd) {
+            if self.check_pins.iter().any(|(c, _)| *c == cwd) {
                 continue;
             }
             let (dir, top) = crate::plan::state::repository_of(&cwd).unwrap_or_else(|| {
@@ -432,15 +442,18 @@ impl Sandbox {
                 ),
             ];
             pin.extend(attributes.map(|id| ("GIT_ATTR_SOURCE".to_string(), id)));
-            self.git_pins.push((cwd, pin));
+            pin.extend(crate::plan::state::version_pins(&cwd, |name| {
+                std::env::var_os(name).is_some()
+            }));
+            self.check_pins.push((cwd, pin));
         }
     }
 
-    /// The `GIT_DIR`, `GIT_WORK_TREE` and `GIT_ATTR_SOURCE` of the checks of a task working
-    /// in `cwd` (none with the box off).
-    pub fn git_env(&self, cwd: &Path) -> &[(String, String)] {
+    /// The variables [`Sandbox::pin_checks`] pins for the checks of a task working in `cwd`
+    /// (none with the box off).
+    pub fn check_env(&self, cwd: &Path) -> &[(String, String)] {
         let cwd = resolve(cwd);
-        self.git_pins
+        self.check_pins
             .iter()
             .find(|(c, _)| *c == cwd)
             .map_or(&[], |(_, pin)| pin.as_slice())
