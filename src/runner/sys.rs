@@ -25,7 +25,7 @@ use std::fs::File;
 use std::io;
 use std::os::fd::{AsRawFd, RawFd};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -547,18 +547,47 @@ pub struct Interrupt {
 
 impl Interrupt {
     /// Install the SIGINT/SIGTERM handling for this process (once per run).
+    ///
+    /// Each signal is said on stderr as it arrives, with the process that sent it: the
+    /// verdict an interrupted run prints goes to stdout, and a run stopped from outside (a
+    /// CI job's cancel, a test harness, a stray `kill`) otherwise left a stderr that simply
+    /// stopped after its last trial, with nothing to say why or who.
     pub fn install() -> io::Result<Interrupt> {
         use signal_hook::consts::{SIGINT, SIGTERM};
         let signal = Arc::new(AtomicUsize::new(0));
+        for sig in [SIGINT, SIGTERM] {
+            // SAFETY: the action only stores an integer in an atomic (async-signal-safe);
+            // it runs before the iterator's own action (registered below, so later).
+            unsafe {
+                signal_hook_registry::register_sigaction(sig, |info: &libc::siginfo_t| {
+                    SENDER.store(info.si_pid(), Ordering::SeqCst);
+                })?;
+            }
+        }
         let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])?;
         let seen = Arc::clone(&signal);
         std::thread::Builder::new()
             .name("gate-signals".into())
             .spawn(move || {
                 for sig in signals.forever() {
+                    let code = exit::for_signal(sig);
+                    let what = signal_and_sender(sig, SENDER.swap(0, Ordering::SeqCst));
                     if seen.swap(sig as usize, Ordering::SeqCst) != 0 {
-                        kill_all_and_exit(exit::for_signal(sig));
+                        // Said before the sweep, but never waited on for long: a stderr
+                        // nobody reads must not keep the second signal from ending the run.
+                        let said = say(format!(
+                            "gate: a second {what}: every trial is killed now, and gate exits \
+                             {code} (the ledger keeps every finished row; `--resume` continues it)"
+                        ));
+                        let _ = said.recv_timeout(Duration::from_millis(500));
+                        kill_all_and_exit(code);
                     }
+                    // On a thread of its own: this one must stay free for a second signal.
+                    say(format!(
+                        "gate: {what}: stopping: no new trial starts, the trials running are \
+                         cancelled, and the ledger is closed without a verdict (exit {code}); a \
+                         second SIGINT or SIGTERM kills the trials at once"
+                    ));
                 }
             })?;
         Ok(Interrupt { signal })
@@ -585,6 +614,43 @@ impl Interrupt {
     pub fn exit_code(&self) -> u8 {
         exit::for_signal(self.signal.load(Ordering::SeqCst) as libc::c_int)
     }
+}
+
+/// The pid of the process that sent the last SIGINT or SIGTERM (0: none known, as for a
+/// Ctrl-C, which the terminal's driver sends), stored by the signal's own action.
+static SENDER: AtomicI32 = AtomicI32::new(0);
+
+/// `SIGTERM from pid 123 (timeout)`: the signal, and the process that sent it when known
+/// (its command name read while it may still be there).
+fn signal_and_sender(sig: libc::c_int, pid: libc::pid_t) -> String {
+    let name = if sig == libc::SIGTERM {
+        "SIGTERM"
+    } else {
+        "SIGINT"
+    };
+    if pid <= 0 {
+        return name.to_string();
+    }
+    match std::fs::read_to_string(format!("/proc/{pid}/comm")) {
+        Ok(comm) => format!(
+            "{name} from pid {pid} ({})",
+            crate::untrusted::one_line(comm.trim())
+        ),
+        Err(_) => format!("{name} from pid {pid}"),
+    }
+}
+
+/// Write `line` to stderr on a thread of its own; the receiver hears once it is written.
+fn say(line: String) -> std::sync::mpsc::Receiver<()> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let _ = std::thread::Builder::new()
+        .name("gate-say".into())
+        .spawn(move || {
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr().lock(), "{line}");
+            let _ = tx.send(());
+        });
+    rx
 }
 
 /// Kill every registered group and end the process now, holding the registry's lock so that

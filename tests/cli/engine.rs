@@ -251,7 +251,7 @@ fn double_ctrl_c_leaves_no_orphans() {
     );
     std::fs::create_dir_all(f.path("work")).unwrap();
     std::fs::create_dir_all(f.path("pids")).unwrap();
-    let mut child = spawn_gate(&f, &[], Stdio::null(), Stdio::null());
+    let mut child = spawn_gate(&f, &[], Stdio::null(), Stdio::piped());
     let pids_dir: PathBuf = f.path("pids");
     assert!(wait_for(Duration::from_secs(10), || pids_in(&pids_dir)
         .len()
@@ -274,11 +274,51 @@ fn double_ctrl_c_leaves_no_orphans() {
     let started = Instant::now();
     assert_eq!(wait_exit(&mut child, Duration::from_secs(10)), Some(130));
     assert!(started.elapsed() < Duration::from_secs(5));
+    // Both signals are said on stderr, with the sender (this test).
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    let from = format!("SIGINT from pid {}", std::process::id());
+    assert!(
+        stderr.contains(&format!("gate: {from}")) && stderr.contains("stopping"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("gate: a second {from}")) && stderr.contains("exits 130"),
+        "{stderr}"
+    );
     assert!(
         wait_for(Duration::from_secs(5), || all_gone(&f, &pids)),
         "trials outlived gate: {:?}",
         live_trial_processes(f.dir.path(), &pids)
     );
+}
+
+/// A run stopped from outside says so on stderr, with the signal and the process that sent
+/// it. Before, its stderr simply stopped after the last trial (the INCONCLUSIVE "interrupted"
+/// went to stdout): a `gate run` ended by a stray SIGTERM in a test harness or a CI job left
+/// nothing to tell it from a crash (tests/cli/suite_family.rs, a run that "ended without a
+/// verdict" with no error line).
+#[test]
+fn a_sigterm_is_said_on_stderr_with_its_sender() {
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 3, c: 0}}\ntasks:\n  - id: t\n    run: 'sleep 30'\npolicy: {kill_grace: 1s}\n",
+    );
+    let mut child = spawn_gate(&f, &[], Stdio::null(), Stdio::piped());
+    // The handlers are in place before the ledger is made.
+    assert!(wait_for(Duration::from_secs(10), || f
+        .ledger_path()
+        .exists()));
+    signal(&child, libc::SIGTERM);
+    assert_eq!(wait_exit(&mut child, Duration::from_secs(20)), Some(143));
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    let said = format!(
+        "gate: SIGTERM from pid {} ({}): stopping",
+        std::process::id(),
+        std::fs::read_to_string("/proc/self/comm").unwrap().trim()
+    );
+    assert!(stderr.contains(&said), "{said}\n{stderr}");
+    assert!(stderr.contains("exit 143"), "{stderr}");
 }
 
 /// A plan whose trial leaves a process that escaped its process group (`setsid`, holding

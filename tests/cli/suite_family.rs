@@ -51,11 +51,13 @@ fn run_once(f: &Fixture, tag: &str) -> serde_json::Value {
         .env_remove("GITHUB_STEP_SUMMARY")
         .output()
         .unwrap();
+    // Both streams: the verdict and why (an INCONCLUSIVE, an interrupt) are on stdout, the
+    // trials and any signal gate was sent on stderr.
     assert!(
         matches!(out.status.code(), Some(0 | 1)),
         "gate run ended {}:\n{}",
         out.status,
-        String::from_utf8_lossy(&out.stderr)
+        crate::common::both(&out)
     );
     serde_json::from_slice(&std::fs::read(f.path(&json)).unwrap()).unwrap()
 }
