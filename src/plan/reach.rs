@@ -263,6 +263,26 @@ fn writable_entry(entry: &str, roots: &[PathBuf], guarded: &[PathBuf]) -> Option
     if !entry.starts_with('/') {
         return Some("is relative, so it names a folder beneath whatever folder a process is in");
     }
+    // Review 26, 10c, 19c, 19d: an entry reached through a link in a folder the trials write
+    // (`/w/tools -> /shared/tools`, `/w/x/../tools`): its target is outside, but the trial
+    // swaps the link for a folder of its own (and back before the run ends).
+    let mut prefix = PathBuf::new();
+    for c in Path::new(entry).components() {
+        prefix.push(c);
+        if prefix
+            .symlink_metadata()
+            .is_ok_and(|m| m.file_type().is_symlink())
+            && prefix.parent().is_some_and(|d| {
+                let d = resolve(d);
+                roots.iter().any(|r| d.starts_with(r))
+            })
+        {
+            return Some(
+                "is reached through a link in a folder the trials write (a trial could point it \
+                 at a folder of its own)",
+            );
+        }
+    }
     let p = resolve(Path::new(entry));
     let writable = roots.iter().any(|r| p.starts_with(r));
     (writable && !guarded.iter().any(|g| p.starts_with(g)))
@@ -914,7 +934,8 @@ pub fn definition_warnings(plan: &Plan) -> Vec<String> {
                 out.push(format!(
                     "warning: task `{}`: `check:` runs `{runner}` (from `{}`) in `{}`, a folder \
                      the trials write: a trial could create or rewrite its configuration there \
-                     (`pytest.ini`, `conftest.py`, `package.json`, …) and decide the grade; give \
+                     (`pytest.ini`, `conftest.py`, `package.json`, a `Makefile`, a module `python -m` \
+                     runs, …) and decide the grade; give \
                      the runner its configuration from the graders' folder or grade without it \
                      (docs/trust.md, \"What is not protected\")",
                     t.id,
@@ -956,17 +977,30 @@ fn grader_runner(text: &str) -> Option<&'static str> {
             .filter(|w| !w.is_empty())
             .collect();
         words.iter().enumerate().any(|(i, w)| {
-            is_python(&name_of(w)) && {
-                let flags: String = words[i + 1..]
-                    .iter()
-                    .take_while(|o| o.starts_with('-') && !o.starts_with("--"))
-                    .flat_map(|o| {
-                        let o = &o[1..];
-                        // `-mjson.tool`: the module glued to its option.
-                        o.find('m').map_or(o, |k| &o[..=k]).chars()
-                    })
-                    .collect();
-                flags.contains('m') && !flags.contains('I') && !flags.contains('P')
+            // A Python by its name, `sys.executable`, or a variable that names one (`$PY`).
+            let python = is_python(&name_of(w))
+                || w.ends_with("sys.executable")
+                || (w.starts_with('$') && w.to_ascii_lowercase().contains("py"));
+            python && {
+                // The options before the module or script: `-W ignore` and `-X dev` take the
+                // next word; `-mjson.tool` and `-c'code'` glue theirs on.
+                let mut flags = String::new();
+                let mut k = i + 1;
+                while let Some(o) = words
+                    .get(k)
+                    .filter(|o| o.starts_with('-') && !o.starts_with("--"))
+                {
+                    let o = &o[1..];
+                    let cut = o.find(['m', 'c']).map_or(o, |j| &o[..=j]);
+                    flags.push_str(cut);
+                    if cut.len() < o.len() || cut.ends_with(['m', 'c']) {
+                        break;
+                    }
+                    k += 1 + usize::from(matches!(o, "W" | "X"));
+                }
+                (flags.contains('m') || flags.contains('c'))
+                    && !flags.contains('I')
+                    && !flags.contains('P')
             }
         })
     });
@@ -974,23 +1008,15 @@ fn grader_runner(text: &str) -> Option<&'static str> {
         return Some("python -m");
     }
     // Review 23 (10): make run from a grader reads the makefiles its makefile `include`s
-    // from the check's folder (`include config.mk`). "make" is also an English word, so
-    // only a command is taken: a line that starts with it or runs it after `&&`, `||`, `;`
-    // or `|`, `$(MAKE)`, or the quoted name a process call gives (`["make", …]`).
+    // from the check's folder (`include config.mk`). Review 26 (13): by any spelling
+    // (`exec make`, `\make`, `${MAKE:-make}`, `/usr/bin/make`, `os.system("make …")`): the
+    // word anywhere outside a comment ("make sure" in a message warns too).
     text.lines()
         .map(|l| l.split('#').next().unwrap_or(""))
         .any(|l| {
-            let starts = |s: &str| {
-                let s = s.trim_start();
-                ["make", "gmake"].iter().any(|m| {
-                    s.strip_prefix(m)
-                        .is_some_and(|r| r.is_empty() || r.starts_with(' '))
-                })
-            };
-            l.split(['&', '|', ';']).any(starts)
-                || l.contains("$(MAKE)")
-                || l.contains("\"make\"")
-                || l.contains("'make'")
+            ["make", "gmake", "MAKE"]
+                .iter()
+                .any(|m| super::words::mentions_word(l, m))
         })
         .then_some("make")
 }

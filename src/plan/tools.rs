@@ -1647,6 +1647,12 @@ fn node(words: &[&str], dir: &Path, writable: &dyn Fn(&Path) -> bool) -> Option<
             }
             _ => None,
         };
+    let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let held = |folder: &Path| {
+        script_folder
+            .as_deref()
+            .is_some_and(|s| folder.starts_with(s))
+    };
     let resolves = |name: &str, base: &Path| -> Result<(), String> {
         let Some(top) = top_of(name) else {
             return Err(String::new());
@@ -1654,13 +1660,56 @@ fn node(words: &[&str], dir: &Path, writable: &dyn Fn(&Path) -> bool) -> Option<
         for folder in base.ancestors() {
             let modules = folder.join("node_modules");
             if modules.join(&top).exists() {
+                // Review 26, 03, 04: the package's files as node loads them, where links
+                // and its `main` lead (a workspace link `node_modules/@app/eq ->
+                // ../../packages/eq`, `"main": "../../lib/eq.js"`), may lie where the
+                // trials write, outside the `node_modules` held read-only.
+                let package = real(&modules.join(&top));
+                let outside = |p: &Path| !p.starts_with(real(&modules)) && writable(p);
+                let main = std::fs::read_to_string(package.join("package.json"))
+                    .ok()
+                    .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+                    .and_then(|v| v.get("main").and_then(|m| m.as_str()).map(str::to_string));
+                let entry = main.map(|m| real(&package.join(m)));
+                if let Some(p) = std::iter::once(&package)
+                    .chain(entry.as_ref())
+                    .find(|p| outside(p))
+                {
+                    return Err(format!(
+                        "`require(\"{name}\")`, a package whose files node loads from `{}`, \
+                         which the trials write (a link or the package's `main` leads there)",
+                        p.display()
+                    ));
+                }
+                // Review 26, 01, 15: before any `node_modules`, node reads the nearest
+                // `package.json` above the requiring file: one whose `name` is the package's and
+                // which has `exports` is the package itself ("self-reference"). That file must be
+                // one the trials cannot write or create: in the grader's folder (even `{}`).
+                for folder in base.ancestors() {
+                    let manifest = folder.join("package.json");
+                    if manifest.is_file() {
+                        if !held(folder) && writable(folder) {
+                            return Err(format!(
+                                "`require(\"{name}\")` from a grader whose nearest `package.json` is \
+                                 `{}`, which the trials write (node reads a package of that name there \
+                                 first); put a `package.json` (`{{}}` will do) beside the grader",
+                                manifest.display()
+                            ));
+                        }
+                        break;
+                    }
+                    if !held(folder) && writable(folder) {
+                        return Err(format!(
+                            "`require(\"{name}\")` from a grader with no `package.json` in its folder: \
+                             a trial could create `{}` naming itself `{name}`, which node reads first; \
+                             put a `package.json` (`{{}}` will do) beside the grader",
+                            manifest.display()
+                        ));
+                    }
+                }
                 return Ok(());
             }
-            let held = modules.is_dir()
-                || script_folder
-                    .as_deref()
-                    .is_some_and(|s| folder.starts_with(s));
-            if !held && writable(folder) {
+            if !(modules.is_dir() || held(folder)) && writable(folder) {
                 return Err(format!(
                     "`require(\"{name}\")`, a package node looks for first in `{}`, which a \
                      trial could create (install the package beside the grader, in its own \

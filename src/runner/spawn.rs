@@ -67,8 +67,30 @@ pub(crate) trait ChildWalls {
     unsafe fn install(
         &self,
         stacks: [*mut libc::c_void; 2],
+        relay: &Relay,
         task: &dyn Fn(io::Result<()>),
     ) -> io::Result<()>;
+}
+
+/// Where a PID namespace's waiter leaves the task's wait status when it cannot end the same
+/// way (a core-dumping signal: see `sandbox::pidns`), in gate's memory, which the waiter
+/// shares; read by [`Proc::wait`] once the waiter is reaped. 0: nothing relayed; otherwise
+/// `1 << 32` with the wait status in the low 32 bits.
+#[derive(Debug, Default)]
+pub(crate) struct Relay(std::sync::atomic::AtomicI64);
+
+impl Relay {
+    /// Leave the task's wait status `status` (async-signal-safe: one atomic store).
+    pub(crate) fn set(&self, status: i32) {
+        self.0
+            .store((1 << 32) | i64::from(status as u32), Ordering::SeqCst);
+    }
+
+    /// The wait status left, if any.
+    fn get(&self) -> Option<i32> {
+        let v = self.0.load(Ordering::SeqCst);
+        (v != 0).then_some(v as u32 as i32)
+    }
 }
 
 /// Gate's environment less the names the box withholds, sorted by name, each as the
@@ -156,6 +178,8 @@ pub(crate) struct Spawn<'a> {
     /// The tops of the PID namespace's init and task stacks ([`Stacks`]), set by
     /// [`Spawn::spawn`].
     stacks: [*mut libc::c_void; 2],
+    /// The [`Relay`] of this spawn's [`Proc`], set by [`Spawn::spawn`].
+    relay: *const Relay,
     /// The error pipe of the PID-namespace path: the child writes its `errno` there; the
     /// pipe closes at the task's `exec` (close-on-exec) or when every process of the trial
     /// has it closed. Taken out by [`Spawn::spawn`] before the `clone`: from then on gate
@@ -276,6 +300,7 @@ impl<'a> Spawn<'a> {
             parent: rustix::process::getpid().as_raw_nonzero().get(),
             failed: AtomicI32::new(0),
             stacks: [std::ptr::null_mut(); 2],
+            relay: std::ptr::null(),
             err_w: err_pipe.as_ref().map_or(-1, |(_, w)| w.as_raw_fd()),
             err_pipe,
         })
@@ -286,6 +311,9 @@ impl<'a> Spawn<'a> {
     pub(crate) fn spawn(mut self) -> io::Result<Proc> {
         let stacks = Stacks::take()?;
         self.stacks = [stacks.top(1), stacks.top(2)];
+        // Boxed, so that its address holds while the waiter lives (it moves with `Proc`).
+        let relay = Box::new(Relay::default());
+        self.relay = &raw const *relay;
         // Out of `self` before the clone: the child reads `self` (shared memory) until the
         // task's `exec`, so gate changes nothing in it until then.
         let err_pipe = self.err_pipe.take();
@@ -357,6 +385,7 @@ impl<'a> Spawn<'a> {
             pid: pid as u32,
             status: None,
             stacks,
+            relay,
         };
         if errno != 0 {
             let _ = proc.wait();
@@ -400,7 +429,9 @@ impl<'a> Spawn<'a> {
                         };
                         self.fail(e)
                     };
-                    match walls.install(self.stacks, &task) {
+                    // `relay` is boxed by `spawn` and kept until the waiter is reaped.
+                    let relay = &*self.relay;
+                    match walls.install(self.stacks, relay, &task) {
                         Ok(()) => self.finish(false),
                         Err(e) => e,
                     }
@@ -541,6 +572,8 @@ pub struct Proc {
     /// The stacks the waiter and the init of a PID namespace run on in gate's memory, given
     /// back once the waiter is reaped. Dropped unreaped, they stay mapped and unused.
     stacks: Option<Stacks>,
+    /// The task's status, when the waiter left it here rather than ending as the task did.
+    relay: Box<Relay>,
 }
 
 impl Proc {
@@ -563,10 +596,12 @@ impl Proc {
                 Ok(None) => return Err(io::Error::from_raw_os_error(libc::ECHILD)),
                 Ok(Some((_, st))) => {
                     let st = ExitStatus::from_raw(st.as_raw());
-                    self.status = Some(st);
                     if let Some(stacks) = self.stacks.take() {
                         stacks.after_waiter(st);
                     }
+                    // The waiter exited after leaving the task's status (it is the trial's).
+                    let st = self.relay.get().map_or(st, ExitStatus::from_raw);
+                    self.status = Some(st);
                     return Ok(st);
                 }
             }

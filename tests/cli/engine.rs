@@ -568,3 +568,33 @@ fn a_report_over_the_ledger_lock_is_refused() {
         .stderr(predicate::str::contains("lock file"));
     assert!(!f.ledger_path().exists(), "refused before the first trial");
 }
+
+/// A trial killed by a signal that dumps core (SIGSEGV, SIGABRT, the seccomp filter's
+/// SIGSYS) is recorded with that signal in every box mode, and gate lives on to its verdict.
+/// With the PID namespace, the waiter that shares gate's memory no longer dies of the same
+/// signal (a core dump before Linux 5.16 kills every process sharing the memory: gate
+/// too); it leaves the status in gate's memory (`spawn::Relay`). This kernel does not show
+/// the kill itself; the test pins that the relayed status is the task's.
+#[test]
+fn a_trial_killed_by_a_core_dumping_signal_is_recorded_with_it() {
+    let test = "a_trial_killed_by_a_core_dumping_signal_is_recorded_with_it";
+    for no_mounts in box_modes(test) {
+        for (sig, name) in [
+            (libc::SIGSEGV, "SEGV"),
+            (libc::SIGABRT, "ABRT"),
+            (libc::SIGSYS, "SYS"),
+        ] {
+            let f = Fixture::new(&format!(
+                "version: 1\nsampling: {{single: {{n: 2, c: 0}}}}\ntasks:\n  - id: t\n    run: \"kill -{name} $$\"\n"
+            ));
+            run_in(&f, no_mounts).code(1);
+            let ledger = f.ledger();
+            let signals: Vec<Option<i32>> = ledger.attempts().map(|a| a.signal).collect();
+            // The first failure decides (n 2, c 0): one attempt or two.
+            assert!(
+                !signals.is_empty() && signals.iter().all(|s| *s == Some(sig)),
+                "SIG{name}, mount layer off: {no_mounts}: {signals:?}"
+            );
+        }
+    }
+}

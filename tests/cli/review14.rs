@@ -253,6 +253,8 @@ fn review14_honest_tool_lines_stay_accepted() {
     }
     // A bare preload the task's own `node_modules` holds is protected, not refused.
     let f = fixture("node -r okpre graders/main.js", "");
+    // Review 26, 01: the grader's own `package.json`, which node reads before any package.
+    std::fs::write(f.path("graders/package.json"), "{}\n").unwrap();
     for pkg in ["okpre", "okpkg"] {
         std::fs::create_dir_all(f.path(&format!("node_modules/{pkg}"))).unwrap();
         std::fs::write(

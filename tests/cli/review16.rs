@@ -959,6 +959,7 @@ mod rev22_open {
                     "const fs = require(\"fs\"); const y = require(\"yaml-lite\");\n\
                      process.exit(y.answer(fs.readFileSync(\"result.txt\", \"utf8\")) === \"right\" ? 0 : 1);\n",
                 ),
+                ("graders/package.json", "{}\n"),
                 ("agent.sh", agent),
             ],
         );
@@ -1303,6 +1304,139 @@ mod rev25 {
                 String::from_utf8_lossy(&out.stderr)
             );
             let _ = std::fs::remove_dir_all(wt.join("gate-out"));
+        }
+    }
+}
+
+/// Review 26 (issue 29): an independent review of review 25's walls.
+mod rev26 {
+    use super::*;
+    use predicates::prelude::*;
+
+    /// A node grader requiring `eq` from the task's `node_modules`; `files` added.
+    fn eq_grader(files: &[(&str, &str)]) -> Option<Fixture> {
+        if !has("node") {
+            skip_or_fail(&current_test(), "node", "no node here");
+            return None;
+        }
+        let f = fixture("node graders/check.js", "right");
+        write_files(
+            &f,
+            &[
+                (
+                    "graders/check.js",
+                    "const eq = require(\"eq\");\nconst got = require(\"fs\").readFileSync(\"result.txt\", \"utf8\").trim();\nprocess.exit(eq(got, \"right\") ? 0 : 1);\n",
+                ),
+                (
+                    "node_modules/eq/index.js",
+                    "module.exports = (a, b) => a === b;\n",
+                ),
+            ],
+        );
+        write_files(&f, files);
+        Some(f)
+    }
+
+    #[test]
+    fn rev26_01_15_a_package_json_the_trials_write_above_a_node_grader_is_refused() {
+        // No `package.json` beside the grader: a trial's `./package.json` named `eq` with
+        // `exports` would be the package node loads.
+        let Some(f) = eq_grader(&[]) else { return };
+        check(&f).code(2).stderr(predicate::str::contains(
+            "put a `package.json` (`{}` will do) beside the grader",
+        ));
+        // With one, the trial's is never read: the wrong answer FAILs.
+        let Some(f) = eq_grader(&[
+            ("graders/package.json", "{}\n"),
+            (
+                "agent.sh",
+                "echo wrong > result.txt\nprintf '{\"name\":\"eq\",\"exports\":\"./yes.js\"}' > package.json\necho 'module.exports = () => true;' > yes.js\n",
+            ),
+        ]) else {
+            return;
+        };
+        check(&f).code(0);
+        assert_run_exits(&f, "attack", 1);
+    }
+
+    #[test]
+    fn rev26_03_04_a_package_whose_files_lie_where_the_trials_write_is_refused() {
+        // 04: the package's `main` leads out of `node_modules` into the task's folder.
+        let Some(f) = eq_grader(&[
+            ("graders/package.json", "{}\n"),
+            (
+                "node_modules/eq/package.json",
+                "{\"name\":\"eq\",\"main\":\"../../lib/eq.js\"}\n",
+            ),
+            ("lib/eq.js", "module.exports = (a, b) => a === b;\n"),
+        ]) else {
+            return;
+        };
+        check(&f).code(2).stderr(predicate::str::contains(
+            "a package whose files node loads from",
+        ));
+        // 03: a workspace link into the task's folder.
+        let Some(f) = eq_grader(&[
+            ("graders/package.json", "{}\n"),
+            (
+                "packages/eq/index.js",
+                "module.exports = (a, b) => a === b;\n",
+            ),
+        ]) else {
+            return;
+        };
+        std::fs::remove_dir_all(f.path("node_modules/eq")).unwrap();
+        std::os::unix::fs::symlink("../packages/eq", f.path("node_modules/eq")).unwrap();
+        check(&f).code(2).stderr(predicate::str::contains(
+            "a package whose files node loads from",
+        ));
+    }
+
+    #[test]
+    fn rev26_10c_19_a_path_entry_through_a_link_in_the_trials_folder_is_refused() {
+        let shared = tempfile::tempdir().unwrap();
+        std::fs::write(
+            shared.path().join("grade"),
+            "#!/bin/sh\ngrep -qx right result.txt\n",
+        )
+        .unwrap();
+        for entry in ["tools", "x/../tools"] {
+            let f = fixture("grade", "wrong");
+            std::fs::create_dir_all(f.path("x")).unwrap();
+            std::os::unix::fs::symlink(shared.path(), f.path("tools")).unwrap();
+            let env = format!(
+                "    env: {{PATH: \"{}:/usr/bin:/bin\"}}\n",
+                f.path(entry).display()
+            );
+            std::fs::write(f.plan(), plan(&env, "grade")).unwrap();
+            check(&f)
+                .code(2)
+                .stderr(predicate::str::contains("reached through a link"));
+        }
+    }
+
+    #[test]
+    fn rev26_12_13_python_dash_m_and_make_by_other_spellings_get_the_runner_warning() {
+        for (text, runner) in [
+            ("python3 -W ignore -m json.tool r.json\n", "python -m"),
+            ("python3 -X dev -m json.tool r.json\n", "python -m"),
+            ("python3 -c 'import json'\n", "python -m"),
+            (
+                "import subprocess, sys\nsubprocess.run([sys.executable, \"-m\", \"json.tool\"])\n",
+                "python -m",
+            ),
+            ("$PY -m json.tool r.json\n", "python -m"),
+            ("exec make -s verify\n", "make"),
+            ("\\make verify\n", "make"),
+            ("${MAKE:-make} verify\n", "make"),
+            ("/usr/bin/make verify\n", "make"),
+            ("import os\nos.system(\"make verify\")\n", "make"),
+        ] {
+            let f = fixture("sh graders/check.sh", "right");
+            write_files(&f, &[("graders/check.sh", text)]);
+            check(&f).code(0).stderr(predicate::str::contains(format!(
+                "warning: task `agent`: `check:` runs `{runner}` (from `"
+            )));
         }
     }
 }

@@ -418,20 +418,19 @@ fn rev17_e08_e14_bare_node_names_by_any_spelling_or_transitively_are_refused() {
     ] {
         assert_refused_at_load(&node_fixture(line), line, "a package node looks up");
     }
-    // A package the task's `node_modules` holds at load, and `Array.from("…")`, are no
-    // refusal.
-    for line in [
-        r#"node -e 'process.exit(require("present")()?0:1)'"#,
-        r#"node -e 'process.exit(Array.from("ab").length == 2 ? 0 : 1)'"#,
-    ] {
-        let out = check(&node_fixture(line)).get_output().clone();
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "`{line}` refused:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
+    // A package the task's `node_modules` holds at load is refused from inline code too
+    // since review 26 (01): a trial's `./package.json` named like it is read first.
+    let line = r#"node -e 'process.exit(require("present")()?0:1)'"#;
+    assert_refused_at_load(&node_fixture(line), line, "`package.json`");
+    // `Array.from("…")` is no refusal.
+    let line = r#"node -e 'process.exit(Array.from("ab").length == 2 ? 0 : 1)'"#;
+    let out = check(&node_fixture(line)).get_output().clone();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "`{line}` refused:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]
@@ -605,6 +604,7 @@ fn rev17_e52_e57_node_reads_the_script_past_option_values_and_the_graders_own_pa
                 "graders/node_modules/okdep/index.js",
                 "module.exports = () => false;\n",
             ),
+            ("graders/package.json", "{}\n"),
         ],
     );
     let out = check(&f).get_output().clone();

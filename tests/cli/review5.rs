@@ -123,6 +123,9 @@ fn review5_p3_a_node_modules_package_beside_a_node_grader_does_not_pass_a_wrong_
         );
         std::fs::create_dir_all(f.path("graders")).unwrap();
         std::fs::create_dir_all(f.path("node_modules/same")).unwrap();
+        // Review 26, 01: the grader's own `package.json`, read before any package.
+        std::fs::create_dir_all(f.path("graders")).unwrap();
+        std::fs::write(f.path("graders/package.json"), "{}\n").unwrap();
         std::fs::write(
             f.path("node_modules/same/index.js"),
             "module.exports = (a, b) => a === b;\n",

@@ -869,13 +869,14 @@ impl ChildWalls for ChildBox {
     unsafe fn install(
         &self,
         stacks: [*mut libc::c_void; 2],
+        relay: &crate::runner::spawn::Relay,
         task: &dyn Fn(io::Result<()>),
     ) -> io::Result<()> {
         if let Some(layer) = &self.layer {
             layer.enter_namespace()?;
             if let Some(gate) = self.pid_ns {
                 // SAFETY: between clone and exec, as the caller promises.
-                return Err(unsafe { pidns::split(gate, stacks, &|| task(self.raise())) });
+                return Err(unsafe { pidns::split(gate, stacks, relay, &|| task(self.raise())) });
             }
         }
         self.raise()

@@ -15,7 +15,9 @@
 //!   starts the init. It closes every descriptor (gate's pipes among them: the task's output
 //!   ends when the task's processes end, and gate's spawn learns of the `exec`), ignores the
 //!   terminating signals gate sends to the trial's process group (SIGKILL still ends it), and
-//!   when the init ends exits as the task did: the same code, or killed by the same signal.
+//!   when the init ends exits as the task did: the same code, or killed by the same signal
+//!   (a signal that dumps core is left in gate's memory instead, [`Relay`]: a core dump
+//!   would kill gate with the waiter on kernels before 5.16).
 //! - the **init**, pid 1 of the namespace, dies with the waiter (`PR_SET_PDEATHSIG`), mounts
 //!   a `/proc` of the namespace in a mount namespace of its own (the task sees its own
 //!   processes only; where the kernel refuses the mount, the old `/proc` stays), forwards
@@ -66,6 +68,23 @@ use rustix::process::{
 };
 use rustix::thread::{UnshareFlags, unshare_unsafe};
 
+use crate::runner::spawn::Relay;
+
+/// The signals whose default action dumps core (signal(7)).
+const CORE_DUMPING: [libc::c_int; 10] = [
+    libc::SIGQUIT,
+    libc::SIGILL,
+    libc::SIGTRAP,
+    libc::SIGABRT,
+    libc::SIGBUS,
+    libc::SIGFPE,
+    libc::SIGSEGV,
+    libc::SIGXCPU,
+    libc::SIGXFSZ,
+    // Also the seccomp filter's kill.
+    libc::SIGSYS,
+];
+
 /// The signals the init forwards to every process of the namespace.
 const FORWARDED: [libc::c_int; 6] = [
     libc::SIGTERM,
@@ -101,6 +120,7 @@ struct Shared<'a> {
 pub unsafe fn split(
     gate: libc::pid_t,
     stacks: [*mut libc::c_void; 2],
+    relay: &Relay,
     task: &dyn Fn(),
 ) -> io::Error {
     // SAFETY (whole body): async-signal-safe system calls on stack memory only.
@@ -149,7 +169,7 @@ pub unsafe fn split(
         if init < 0 {
             return io::Error::last_os_error();
         }
-        waiter(init, &shared)
+        waiter(init, &shared, relay)
     }
 }
 
@@ -226,7 +246,7 @@ unsafe fn close_all() {
 }
 
 /// The waiter: wait for the init, then end as the task ended.
-unsafe fn waiter(init: libc::pid_t, shared: &Shared<'_>) -> ! {
+unsafe fn waiter(init: libc::pid_t, shared: &Shared<'_>, relay: &Relay) -> ! {
     // SAFETY: async-signal-safe calls on stack memory (`shared` is on this stack).
     unsafe {
         close_all();
@@ -252,6 +272,15 @@ unsafe fn waiter(init: libc::pid_t, shared: &Shared<'_>) -> ! {
         }
         if libc::WIFSIGNALED(status) {
             let sig = libc::WTERMSIG(status);
+            // A signal whose default action dumps core must not end the waiter: before
+            // Linux 5.16 a core dump kills every process that shares the dumping one's
+            // memory, and the waiter shares gate's (a task that died of SIGSEGV would have
+            // killed gate with it, whatever the core limit). The status is left in gate's
+            // memory instead, which gate reads once it has reaped the waiter.
+            if CORE_DUMPING.contains(&sig) {
+                relay.set(status);
+                libc::_exit(128 + sig);
+            }
             let _ = setrlimit(
                 Resource::Core,
                 Rlimit {
