@@ -16,7 +16,7 @@
 //! boundary; undecided states form one contiguous window of failure counts per t, so the
 //! cost is O(max_trials × window width). Sums are compensated (Neumaier). A lattice that is a
 //! curtailed single plan takes a fast path for [`Boundaries::oc`]: its P(PASS) is a binomial
-//! tail and its ASN has a closed form ([`single_oc`]), so a plan of a million trials costs a
+//! tail and its ASN has a closed form (`single_oc`), so a plan of a million trials costs a
 //! few binomial sums instead of a walk over n × c states.
 //!
 //! Unavailable trials (declared faults) do not move the lattice; they only spend a budget.
@@ -58,6 +58,17 @@ pub enum State {
     Truncated,
 }
 
+impl State {
+    /// 0, 1, 2 for a stop with PASS, FAIL, INCONCLUSIVE (a stop is never `Continue`).
+    fn stop_index(self) -> usize {
+        match self {
+            State::Pass => 0,
+            State::Fail => 1,
+            _ => 2,
+        }
+    }
+}
+
 /// Exact P(PASS), P(FAIL), P(INCONCLUSIVE) and expected graded trials at one success rate.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Oc {
@@ -79,6 +90,17 @@ impl Oc {
         p_inconclusive: f64::NAN,
         asn: f64::NAN,
     };
+
+    /// The OC from the compensated sums of a rule's stops: [P(PASS), P(FAIL),
+    /// P(INCONCLUSIVE), ASN].
+    fn of_sums(s: [Sum; 4]) -> Oc {
+        Oc {
+            p_pass: s[0].value().clamp(0.0, 1.0),
+            p_fail: s[1].value().clamp(0.0, 1.0),
+            p_inconclusive: s[2].value().clamp(0.0, 1.0),
+            asn: s[3].value(),
+        }
+    }
 }
 
 /// A state where the rule stops, with its exact probability at the rate asked for.
@@ -375,12 +397,7 @@ impl Boundaries {
     fn stop_by_trial(&self, p: f64) -> Vec<[f64; 3]> {
         let mut by_t = vec![[0.0f64; 3]; self.rows.len() + 1];
         self.walk([p], |t, _, state, [m]| {
-            let k = match state {
-                State::Pass => 0,
-                State::Fail => 1,
-                _ => 2,
-            };
-            by_t[t as usize][k] += m;
+            by_t[t as usize][state.stop_index()] += m
         });
         by_t
     }
@@ -489,7 +506,8 @@ fn single_shape(rows: &[LatticeRow]) -> Option<(u64, u64)> {
 }
 
 /// The exact OC of the curtailed single plan (n, c) in closed form: what [`Boundaries::oc`]
-/// returns for [`Boundaries::single`]`(n, c)`, for callers that have only (n, c).
+/// returns for [`Boundaries::single`]`(n, c)`, which is how code outside the statistics asks
+/// for it.
 ///
 /// With per-trial success rate p the failures of n trials are Binomial(n, 1 - p), so
 /// P(PASS) = P(F <= c) and P(FAIL) = P(F > c), each summed directly so that a small risk
@@ -503,7 +521,7 @@ fn single_shape(rows: &[LatticeRow]) -> Option<(u64, u64)> {
 ///
 /// A plan with c >= n passes before any trial (P(PASS) 1, ASN 0). NaN fields for p outside
 /// [0, 1].
-pub fn single_oc(n: u64, c: u64, p: f64) -> Oc {
+pub(super) fn single_oc(n: u64, c: u64, p: f64) -> Oc {
     if !(0.0..=1.0).contains(&p) {
         return Oc::NAN;
     }

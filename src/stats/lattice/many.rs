@@ -30,13 +30,10 @@ impl Boundaries {
     /// (NaN outside [0, 1], the closed form for a single plan), computed by walking the
     /// lattice at up to a few rates at once, which costs far less than one walk per rate.
     pub fn oc_many(&self, ps: &[f64]) -> Vec<Oc> {
-        let mut out = vec![Oc::NAN; ps.len()];
         if self.single.is_some() {
-            for (o, &p) in out.iter_mut().zip(ps) {
-                *o = self.oc(p);
-            }
-            return out;
+            return ps.iter().map(|&p| self.oc(p)).collect();
         }
+        let mut out = vec![Oc::NAN; ps.len()];
         let inside: Vec<usize> = (0..ps.len())
             .filter(|&i| (0.0..=1.0).contains(&ps[i]))
             .collect();
@@ -63,11 +60,7 @@ impl Boundaries {
         // [P(PASS), P(FAIL), P(INCONCLUSIVE), ASN], lane by lane.
         let mut sums = [[Sum::default(); L]; 4];
         self.walk(rates, |t, _, state, m| {
-            let k = match state {
-                State::Pass => 0,
-                State::Fail => 1,
-                _ => 2,
-            };
+            let k = state.stop_index();
             for l in 0..L {
                 if m[l] > 0.0 {
                     sums[3][l].add(t as f64 * m[l]);
@@ -75,12 +68,7 @@ impl Boundaries {
                 }
             }
         });
-        std::array::from_fn(|l| Oc {
-            p_pass: sums[0][l].value().clamp(0.0, 1.0),
-            p_fail: sums[1][l].value().clamp(0.0, 1.0),
-            p_inconclusive: sums[2][l].value().clamp(0.0, 1.0),
-            asn: sums[3][l].value(),
-        })
+        std::array::from_fn(|l| Oc::of_sums(sums.map(|s| s[l])))
     }
 
     /// The DP: walk the lattice at `L` success rates (each in [0, 1]) at once, calling

@@ -32,13 +32,10 @@ fn brute(b: &Boundaries, p: f64) -> (f64, f64, f64, f64) {
     out
 }
 
-/// The DP written plainly, the reference [`Boundaries::walk`] is held to bit for bit: the
-/// whole row of failure counts 0..=t at every t (an absorbed state holds 0 from then on), each
-/// state's fate from [`Boundaries::decide`], the stops in the order the walk reports them
-/// (PASS from the fewest failures up, FAIL from the most down, then INCONCLUSIVE in order),
-/// and the walk's rule for ending early (the undecided mass below the smallest normal double
-/// at a multiple of [`MASS_CHECK`] rows). Returns the OC from the stops, as
-/// [`Boundaries::oc`] sums them, and the stops. `p` in [0, 1].
+/// The DP written plainly, which [`Boundaries::walk`] is held to bit for bit: every failure
+/// count 0..=t at every t (an absorbed state holds 0), each state's fate by
+/// [`Boundaries::decide`], the stops in the walk's order, and its rule for ending early.
+/// Returns the OC from the stops, summed as [`Boundaries::oc`] sums them, and the stops.
 pub(super) fn reference(b: &Boundaries, p: f64) -> (Oc, Vec<Terminal>) {
     let q = 1.0 - p;
     let p = if p < 0.5 { 1.0 - q } else { p };
@@ -75,19 +72,9 @@ pub(super) fn reference(b: &Boundaries, p: f64) -> (Oc, Vec<Terminal>) {
     let mut sums = [Sum::default(); 4];
     for s in &stops {
         sums[3].add(s.trials as f64 * s.prob);
-        let k = match s.state {
-            State::Pass => 0,
-            State::Fail => 1,
-            _ => 2,
-        };
-        sums[k].add(s.prob);
+        sums[s.state.stop_index()].add(s.prob);
     }
-    let oc = Oc {
-        p_pass: sums[0].value().clamp(0.0, 1.0),
-        p_fail: sums[1].value().clamp(0.0, 1.0),
-        p_inconclusive: sums[2].value().clamp(0.0, 1.0),
-        asn: sums[3].value(),
-    };
+    let oc = Oc::of_sums(sums);
     (oc, stops)
 }
 
