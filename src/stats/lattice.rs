@@ -10,7 +10,7 @@
 //! distribution ([`Boundaries::terminals`], for stopping-aware estimates) and the published
 //! `lattice[]` of `gate plan --format json` are computed from.
 //!
-//! This is the one OC engine, and it has one DP ([`Boundaries::walk`], in `lattice/many.rs`,
+//! This is the one OC engine, and it has one DP (`Boundaries::walk`, in `lattice/many.rs`,
 //! at one rate or several at once): it moves the probability mass of the undecided states
 //! one trial at a time (success with p, failure with 1 - p) and absorbs whatever lands on a
 //! boundary; undecided states form one contiguous window of failure counts per t, so the
