@@ -10,7 +10,7 @@
 
 use serde::Serialize;
 
-use crate::stats::lattice::single_oc;
+use crate::stats::lattice::Boundaries;
 use crate::stats::{StatsError, design};
 
 /// The most retries `gate explain` accepts. Beyond this the gate passes every agent that
@@ -66,14 +66,16 @@ pub struct GateRisks {
 }
 
 impl GateRisks {
-    fn of_plan(n: u64, c: u64, healthy: f64, regressed: f64) -> Self {
-        GateRisks {
+    fn of_plan(n: u64, c: u64, healthy: f64, regressed: f64) -> Result<Self, StatsError> {
+        let plan = Boundaries::single(n, c)?;
+        let (h, r) = (plan.oc(healthy), plan.oc(regressed));
+        Ok(GateRisks {
             n,
             c,
-            p_pass_healthy: single_oc(n, c, healthy).p_pass,
-            p_pass_regressed: single_oc(n, c, regressed).p_pass,
-            p_catch_regressed: single_oc(n, c, regressed).p_fail,
-        }
+            p_pass_healthy: h.p_pass,
+            p_pass_regressed: r.p_pass,
+            p_catch_regressed: r.p_fail,
+        })
     }
 }
 
@@ -167,8 +169,8 @@ pub fn explain(retries: u64, compare: Option<CompareWith>) -> Result<Explanation
                 regressed: w.regressed,
                 alpha: w.alpha,
                 beta: w.beta,
-                retry_gate: GateRisks::of_plan(attempts, retries, w.healthy, w.regressed),
-                plan: GateRisks::of_plan(plan.n, plan.c, w.healthy, w.regressed),
+                retry_gate: GateRisks::of_plan(attempts, retries, w.healthy, w.regressed)?,
+                plan: GateRisks::of_plan(plan.n, plan.c, w.healthy, w.regressed)?,
             })
         }
     };
@@ -225,7 +227,7 @@ mod tests {
         for r in [0u64, 1, 2, 5, 10] {
             for p in [0.3, 0.6, 0.9] {
                 let direct = p_gate_passes(r, p);
-                let plan = single_oc(r + 1, r, p).p_pass;
+                let plan = Boundaries::single(r + 1, r).unwrap().oc(p).p_pass;
                 assert!((direct - plan).abs() < 1e-14, "R={r} p={p}");
             }
         }

@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::{DesignError, PlanOptions, UnavailableRisks, alpha_of, oc_grid};
 use crate::stats::calibrated;
-use crate::stats::lattice::{Boundaries, single_oc};
+use crate::stats::lattice::Boundaries;
 
 /// `gate plan --evaluate N,C`: an existing single plan judged at the given rates.
 #[derive(Debug, Clone, Serialize)]
@@ -89,8 +89,8 @@ impl EvaluateReport {
         crate::stats::check_rates(healthy, regressed, alpha, beta)?;
         let lattice = Boundaries::single(n, c)?;
         let (bound_h, bound_r) = calibrated::wald_bound(healthy, regressed, alpha, beta);
-        let realised_alpha = single_oc(n, c, healthy).p_fail;
-        let realised_beta = single_oc(n, c, regressed).p_pass;
+        let (at_h, at_r) = (lattice.oc(healthy), lattice.oc(regressed));
+        let (realised_alpha, realised_beta) = (at_h.p_fail, at_r.p_pass);
         let unavailable = match o.unavailable_rate {
             None => None,
             Some(u) if !(0.0..1.0).contains(&u) => return Err(DesignError::UnavailableRate(u)),
@@ -122,14 +122,14 @@ impl EvaluateReport {
             regressed,
             alpha,
             beta,
-            p_pass_healthy: single_oc(n, c, healthy).p_pass,
+            p_pass_healthy: at_h.p_pass,
             p_pass_regressed: realised_beta,
             realised_alpha,
             realised_beta,
             meets_alpha: realised_alpha <= alpha,
             meets_beta: realised_beta <= beta,
-            curtailed_asn_healthy: single_oc(n, c, healthy).asn,
-            curtailed_asn_regressed: single_oc(n, c, regressed).asn,
+            curtailed_asn_healthy: at_h.asn,
+            curtailed_asn_regressed: at_r.asn,
             asn_bound_healthy: bound_h,
             asn_bound_regressed: bound_r,
             launched: o.jobs.map(|j| EvaluateLaunched {
@@ -142,8 +142,8 @@ impl EvaluateReport {
                 .into_iter()
                 .map(|p| EvaluateRow {
                     p,
-                    p_pass: single_oc(n, c, p).p_pass,
-                    curtailed_asn: single_oc(n, c, p).asn,
+                    p_pass: lattice.oc(p).p_pass,
+                    curtailed_asn: lattice.oc(p).asn,
                 })
                 .collect(),
         })

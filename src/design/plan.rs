@@ -7,7 +7,7 @@ use serde::Serialize;
 use super::zone::ZoneReport;
 use super::{DesignError, LatticeJson, alpha_of, alpha_words, oc_grid, pair};
 use crate::ledger::OnInconclusive;
-use crate::stats::lattice::{Boundaries, single_oc};
+use crate::stats::lattice::Boundaries;
 use crate::stats::sprt::{MAX_TRIALS_LIMIT, Sprt, default_max_trials, worst_asn};
 use crate::stats::zone::Zone;
 use crate::stats::{self as stats, StatsError, calibrated, design, staged};
@@ -98,6 +98,8 @@ pub struct PlanReport {
     pub zone: ZoneReport,
     #[serde(skip)]
     boundaries: Boundaries,
+    #[serde(skip)]
+    single_boundaries: Boundaries,
     /// Whether the calibrated rule can be designed within this `max_trials` (for Wald's
     /// warning: it offers the calibrated rule only where one exists).
     #[serde(skip)]
@@ -252,10 +254,10 @@ pub struct OcRow {
 }
 
 impl PlanReport {
-    /// The sequential rule's lattice, from which every sequential figure was computed (a
-    /// renderer evaluates its OC between the grid's rates).
-    pub fn boundaries(&self) -> &Boundaries {
-        &self.boundaries
+    /// The single plan's lattice and the sequential rule's, from which every figure was
+    /// computed (a renderer evaluates their OC between the grid's rates).
+    pub fn lattices(&self) -> (&Boundaries, &Boundaries) {
+        (&self.single_boundaries, &self.boundaries)
     }
 
     /// Whether the calibrated rule can be designed within this `max_trials` (for Wald's
@@ -370,8 +372,7 @@ impl PlanReport {
         let calibrated_fits = !o.wald || fits;
         let (earliest_pass, earliest_fail) = boundaries.earliest();
         let (bound_h, bound_r) = calibrated::wald_bound(healthy, regressed, alpha, beta);
-        let curtailed_h = single_oc(single.n, single.c, healthy).asn;
-        let curtailed_r = single_oc(single.n, single.c, regressed).asn;
+        let (single_h, single_r) = (single_lattice.oc(healthy), single_lattice.oc(regressed));
         let policy = o.on_inconclusive;
         let sequential = SequentialReport {
             rule,
@@ -398,8 +399,8 @@ impl PlanReport {
             asn_bound_regressed: bound_r,
             asn_ratio_healthy: at_healthy.asn / bound_h,
             asn_ratio_regressed: at_regressed.asn / bound_r,
-            saving_healthy: 1.0 - at_healthy.asn / curtailed_h,
-            saving_regressed: 1.0 - at_regressed.asn / curtailed_r,
+            saving_healthy: 1.0 - at_healthy.asn / single_h.asn,
+            saving_regressed: 1.0 - at_regressed.asn / single_r.asn,
         };
         let jobs = o.jobs.map(|jobs| JobsReport {
             jobs,
@@ -442,9 +443,9 @@ impl PlanReport {
             min_successes: single.min_successes(),
             p_pass_healthy: single.p_pass_healthy,
             p_pass_regressed: single.p_pass_regressed,
-            realised_alpha: single_oc(single.n, single.c, healthy).p_fail,
-            curtailed_asn_healthy: curtailed_h,
-            curtailed_asn_regressed: curtailed_r,
+            realised_alpha: single_h.p_fail,
+            curtailed_asn_healthy: single_h.asn,
+            curtailed_asn_regressed: single_r.asn,
         };
         let zone = ZoneReport {
             single: zone_single,
@@ -456,8 +457,8 @@ impl PlanReport {
             .zip(grid_oc)
             .map(|(p, seq)| OcRow {
                 p,
-                single_p_pass: single_oc(single.n, single.c, p).p_pass,
-                single_curtailed_asn: single_oc(single.n, single.c, p).asn,
+                single_p_pass: single_lattice.oc(p).p_pass,
+                single_curtailed_asn: single_lattice.oc(p).asn,
                 sequential_p_pass: seq.p_pass,
                 sequential_p_fail: seq.p_fail,
                 sequential_p_inconclusive: seq.p_inconclusive,
@@ -481,6 +482,7 @@ impl PlanReport {
             staged: staged_report(o, &single_lattice, &boundaries)?,
             zone,
             boundaries,
+            single_boundaries: single_lattice,
             calibrated_fits,
         })
     }

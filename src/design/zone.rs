@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use crate::stats::lattice::{Boundaries, single_oc};
+use crate::stats::lattice::Boundaries;
 use crate::stats::sprt::{Sprt, default_max_trials};
 use crate::stats::zone::Zone;
 use crate::stats::{calibrated, design};
@@ -86,6 +86,7 @@ pub(crate) fn narrower(
     let (h, r) = (healthy, 0.5 * (healthy + regressed));
     // A design the statistics refuse (too many trials) is simply not offered.
     let single = design::design_single(h, r, alpha, beta).ok()?;
+    let single_lattice = Boundaries::single(single.n, single.c).ok()?;
     let sequential = sequential(h, r, alpha, beta, wald);
     let at = sequential.as_ref().map(|b| super::pair(b, h, r));
     Some(Narrower {
@@ -93,8 +94,8 @@ pub(crate) fn narrower(
         regressed: r,
         single_n: single.n,
         single_c: single.c,
-        single_curtailed_asn_healthy: single_oc(single.n, single.c, h).asn,
-        single_curtailed_asn_regressed: single_oc(single.n, single.c, r).asn,
+        single_curtailed_asn_healthy: single_lattice.oc(h).asn,
+        single_curtailed_asn_regressed: single_lattice.oc(r).asn,
         sequential_asn_healthy: at.map(|[h, _]| h.asn),
         sequential_asn_regressed: at.map(|[_, r]| r.asn),
     })
@@ -137,11 +138,11 @@ mod tests {
         assert!((n.regressed - 0.8).abs() < 1e-12);
         // The narrower single plan is the one `design_single` gives for 90% vs 80%, and it
         // meets both risks there.
-        assert!(single_oc(n.single_n, n.single_c, 0.9).p_pass >= 0.95);
-        assert!(single_oc(n.single_n, n.single_c, 0.8).p_pass <= 0.10);
+        let narrower = Boundaries::single(n.single_n, n.single_c).unwrap();
+        assert!(narrower.oc(0.9).p_pass >= 0.95 && narrower.oc(0.8).p_pass <= 0.10);
         assert!(n.single_n > 33);
         assert!(n.sequential_asn_healthy.unwrap() > seq.oc(0.9).asn);
         let half = z.single.unwrap().half;
-        assert!((single_oc(33, 6, half).p_pass - 0.5).abs() < 1e-12);
+        assert!((single.oc(half).p_pass - 0.5).abs() < 1e-12);
     }
 }

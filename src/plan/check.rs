@@ -12,7 +12,6 @@ use serde::Serialize;
 use crate::ledger::OnInconclusive;
 use crate::sampler::Sampling;
 use crate::stats::StatsError;
-use crate::stats::lattice::single_oc;
 use crate::stats::zone::{Zone, rate_where_p_pass_is};
 
 use super::{Plan, Task};
@@ -432,8 +431,8 @@ fn task_check(t: &Task, policy: OnInconclusive, at: &[f64]) -> Result<TaskCheck,
         None => (None, None),
     };
     let discriminates = match t.sampling {
-        Sampling::Single { n, c } if rates.is_none() => {
-            let p_pass = |p| single_oc(n, c, p).p_pass;
+        Sampling::Single { .. } if rates.is_none() => {
+            let p_pass = |p| at(p).p_pass;
             match (
                 rate_where_p_pass_is(p_pass, 0.95),
                 rate_where_p_pass_is(p_pass, 0.10),
@@ -491,10 +490,16 @@ mod tests {
 
     #[test]
     fn the_discriminating_rates_are_where_the_oc_crosses() {
-        let p95 = rate_where_p_pass_is(|p| single_oc(33, 6, p).p_pass, 0.95).unwrap();
-        let p10 = rate_where_p_pass_is(|p| single_oc(33, 6, p).p_pass, 0.10).unwrap();
-        assert!((single_oc(33, 6, p95).p_pass - 0.95).abs() < 1e-9);
-        assert!((single_oc(33, 6, p10).p_pass - 0.10).abs() < 1e-9);
+        let p_pass = |p| {
+            crate::stats::lattice::Boundaries::single(33, 6)
+                .unwrap()
+                .oc(p)
+                .p_pass
+        };
+        let p95 = rate_where_p_pass_is(p_pass, 0.95).unwrap();
+        let p10 = rate_where_p_pass_is(p_pass, 0.10).unwrap();
+        assert!((p_pass(p95) - 0.95).abs() < 1e-9);
+        assert!((p_pass(p10) - 0.10).abs() < 1e-9);
         assert!(p10 < p95);
     }
 }

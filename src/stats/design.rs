@@ -15,7 +15,6 @@
 //! found this way is the smallest one — literally, not up to bisection — and the work is a
 //! few hundred binomial tails even when the answer needs thousands of trials.
 
-use super::lattice::single_oc;
 use super::{StatsError, binomial};
 
 /// The largest n the design searches. A CI gate that needs more than this many trials per
@@ -63,8 +62,8 @@ pub fn design_single(
         Some((n, c)) => Ok(SingleDesign {
             n,
             c,
-            p_pass_healthy: single_oc(n, c, healthy).p_pass,
-            p_pass_regressed: single_oc(n, c, regressed).p_pass,
+            p_pass_healthy: binomial::cdf(n, c, search.q_healthy),
+            p_pass_regressed: search.pass_regressed(n, c),
         }),
         None => Err(StatsError::NoPlan {
             limit: DESIGN_LIMIT,

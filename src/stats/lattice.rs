@@ -10,12 +10,13 @@
 //! distribution ([`Boundaries::terminals`], for stopping-aware estimates) and the published
 //! `lattice[]` of `gate plan --format json` are computed from.
 //!
-//! This is the one OC engine. The DP moves the probability mass of the undecided states one trial at a time (success
-//! with p, failure with 1 - p) and absorbs whatever lands on a boundary; undecided states
-//! form one contiguous window of failure counts per t, so the cost is
-//! O(max_trials × window width). Sums are compensated (Neumaier). A lattice that is a
+//! This is the one OC engine, and it has one DP (`Boundaries::walk`, in `lattice/many.rs`,
+//! at one rate or several at once): it moves the probability mass of the undecided states
+//! one trial at a time (success with p, failure with 1 - p) and absorbs whatever lands on a
+//! boundary; undecided states form one contiguous window of failure counts per t, so the
+//! cost is O(max_trials × window width). Sums are compensated (Neumaier). A lattice that is a
 //! curtailed single plan takes a fast path for [`Boundaries::oc`]: its P(PASS) is a binomial
-//! tail and its ASN has a closed form ([`single_oc`]), so a plan of a million trials costs a
+//! tail and its ASN has a closed form (`single_oc`), so a plan of a million trials costs a
 //! few binomial sums instead of a walk over n × c states.
 //!
 //! Unavailable trials (declared faults) do not move the lattice; they only spend a budget.
@@ -57,6 +58,17 @@ pub enum State {
     Truncated,
 }
 
+impl State {
+    /// 0, 1, 2 for a stop with PASS, FAIL, INCONCLUSIVE (a stop is never `Continue`).
+    fn stop_index(self) -> usize {
+        match self {
+            State::Pass => 0,
+            State::Fail => 1,
+            _ => 2,
+        }
+    }
+}
+
 /// Exact P(PASS), P(FAIL), P(INCONCLUSIVE) and expected graded trials at one success rate.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Oc {
@@ -78,6 +90,17 @@ impl Oc {
         p_inconclusive: f64::NAN,
         asn: f64::NAN,
     };
+
+    /// The OC from the compensated sums of a rule's stops: [P(PASS), P(FAIL),
+    /// P(INCONCLUSIVE), ASN].
+    fn of_sums(s: [Sum; 4]) -> Oc {
+        Oc {
+            p_pass: s[0].value().clamp(0.0, 1.0),
+            p_fail: s[1].value().clamp(0.0, 1.0),
+            p_inconclusive: s[2].value().clamp(0.0, 1.0),
+            asn: s[3].value(),
+        }
+    }
 }
 
 /// A state where the rule stops, with its exact probability at the rate asked for.
@@ -333,73 +356,6 @@ impl Boundaries {
         (pass, fail)
     }
 
-    /// Walk the lattice at success rate `p`, calling `stop(t, f, state, mass)` for every
-    /// absorbing state with positive mass. `p` must be in [0, 1].
-    ///
-    /// The walk ends early only when the undecided mass, summed every [`MASS_CHECK`] rows,
-    /// is below the smallest normal double: what is left is dropped (it could change no
-    /// figure gate prints) rather than walked through slow subnormal arithmetic. No sum runs
-    /// through a row otherwise, so a row is a map that vectorises ([`Boundaries::oc_many`]).
-    fn walk(&self, p: f64, mut stop: impl FnMut(u64, u64, State, f64)) {
-        // 1 - p is exact for p >= 1/2 (Sterbenz); below that take p back from q, so that
-        // p + q == 1 exactly and no mass is created or lost.
-        let q = 1.0 - p;
-        let p = if p < 0.5 { 1.0 - q } else { p };
-        let max = self.max_trials();
-        // cur[i] = P(undecided after t trials with lo + i failures).
-        let mut lo = 0u64;
-        let mut cur = vec![1.0f64];
-        let mut next: Vec<f64> = Vec::new();
-        for t in 1..=max {
-            if (t - 1).is_multiple_of(MASS_CHECK) && cur.iter().sum::<f64>() < f64::MIN_POSITIVE {
-                break;
-            }
-            // next[i] = cur[i-1] q + cur[i] p: each entry is written once from the two it
-            // comes from, with no chain through memory from one entry to the next, so the
-            // loop vectorises. Bit for bit the sums of adding both products into a zeroed
-            // vector in turn: 0 + x is x exactly, and IEEE addition is commutative.
-            next.clear();
-            next.reserve(cur.len() + 1);
-            next.push(cur[0] * p);
-            next.extend(cur.windows(2).map(|w| w[0] * q + w[1] * p));
-            next.push(cur[cur.len() - 1] * q);
-            let row = self.rows[(t - 1) as usize];
-            let last = t == max;
-            // Absorb from the few-failures end (PASS) and the many-failures end (FAIL).
-            let (mut a, mut b) = (0usize, next.len());
-            while a < b && row.pass_max_failures.is_some_and(|r| lo + a as u64 <= r) {
-                if next[a] > 0.0 {
-                    stop(t, lo + a as u64, State::Pass, next[a]);
-                }
-                a += 1;
-            }
-            while b > a
-                && row
-                    .fail_min_failures
-                    .is_some_and(|r| lo + (b - 1) as u64 >= r)
-            {
-                if next[b - 1] > 0.0 {
-                    stop(t, lo + (b - 1) as u64, State::Fail, next[b - 1]);
-                }
-                b -= 1;
-            }
-            if last {
-                for (i, &m) in next[a..b].iter().enumerate() {
-                    if m > 0.0 {
-                        stop(t, lo + (a + i) as u64, State::Truncated, m);
-                    }
-                }
-                break;
-            }
-            cur.clear();
-            cur.extend_from_slice(&next[a..b]);
-            lo += a as u64;
-            if cur.is_empty() {
-                break;
-            }
-        }
-    }
-
     /// Exact P(PASS), P(FAIL), P(INCONCLUSIVE) and ASN at success rate `p` (NaN outside
     /// [0, 1]).
     pub fn oc(&self, p: f64) -> Oc {
@@ -408,8 +364,6 @@ impl Boundaries {
         }
         match self.single {
             Some((n, c)) => single_oc(n, c, p),
-            // One lane of `oc_many`'s walk: bit for bit `oc_by_walk` (pinned by tests) and
-            // faster (`lanes_against_walks` in lattice/many.rs measures both).
             None => self.oc_lanes::<1>([p])[0],
         }
     }
@@ -420,38 +374,13 @@ impl Boundaries {
         self.single.is_some()
     }
 
-    /// [`Boundaries::oc`] by the DP of [`Boundaries::walk`], for any lattice (p in [0, 1]):
-    /// the reference the faster walk of [`Boundaries::oc`] is tested against.
-    #[cfg(test)]
-    fn oc_by_walk(&self, p: f64) -> Oc {
-        let (mut pass, mut fail, mut inc) = (Sum::default(), Sum::default(), Sum::default());
-        // The ASN from the stops: the sum of t times each stop's mass, in the order of the
-        // stops (the sum over rows of the undecided mass in exact arithmetic).
-        let mut asn = Sum::default();
-        self.walk(p, |t, _, state, m| {
-            asn.add(t as f64 * m);
-            match state {
-                State::Pass => pass.add(m),
-                State::Fail => fail.add(m),
-                _ => inc.add(m),
-            }
-        });
-        let asn = asn.value();
-        Oc {
-            p_pass: pass.value().clamp(0.0, 1.0),
-            p_fail: fail.value().clamp(0.0, 1.0),
-            p_inconclusive: inc.value().clamp(0.0, 1.0),
-            asn,
-        }
-    }
-
     /// Every state where the rule stops, with its exact probability at success rate `p`
     /// (empty outside [0, 1]). The probabilities sum to 1 up to rounding (and the mass below
     /// the smallest normal double, which the walk drops).
     pub fn terminals(&self, p: f64) -> Vec<Terminal> {
         let mut out = Vec::new();
         if (0.0..=1.0).contains(&p) {
-            self.walk(p, |trials, failures, state, prob| {
+            self.walk([p], |trials, failures, state, [prob]| {
                 out.push(Terminal {
                     trials,
                     failures,
@@ -467,13 +396,8 @@ impl Boundaries {
     /// unused and zero).
     fn stop_by_trial(&self, p: f64) -> Vec<[f64; 3]> {
         let mut by_t = vec![[0.0f64; 3]; self.rows.len() + 1];
-        self.walk(p, |t, _, state, m| {
-            let k = match state {
-                State::Pass => 0,
-                State::Fail => 1,
-                _ => 2,
-            };
-            by_t[t as usize][k] += m;
+        self.walk([p], |t, _, state, [m]| {
+            by_t[t as usize][state.stop_index()] += m
         });
         by_t
     }
@@ -582,7 +506,8 @@ fn single_shape(rows: &[LatticeRow]) -> Option<(u64, u64)> {
 }
 
 /// The exact OC of the curtailed single plan (n, c) in closed form: what [`Boundaries::oc`]
-/// returns for [`Boundaries::single`]`(n, c)`, for callers that have only (n, c).
+/// returns for [`Boundaries::single`]`(n, c)`, which is how code outside the statistics asks
+/// for it.
 ///
 /// With per-trial success rate p the failures of n trials are Binomial(n, 1 - p), so
 /// P(PASS) = P(F <= c) and P(FAIL) = P(F > c), each summed directly so that a small risk
@@ -596,7 +521,7 @@ fn single_shape(rows: &[LatticeRow]) -> Option<(u64, u64)> {
 ///
 /// A plan with c >= n passes before any trial (P(PASS) 1, ASN 0). NaN fields for p outside
 /// [0, 1].
-pub fn single_oc(n: u64, c: u64, p: f64) -> Oc {
+pub(super) fn single_oc(n: u64, c: u64, p: f64) -> Oc {
     if !(0.0..=1.0).contains(&p) {
         return Oc::NAN;
     }

@@ -6,7 +6,7 @@ use predicates::prelude::*;
 use crate::common::{Fixture, gate};
 use gate::stats::binomial::ln_choose;
 use gate::stats::design;
-use gate::stats::lattice::single_oc;
+use gate::stats::lattice::Boundaries;
 
 /// P(at most c failures in n trials at rate p), summed term by term (p inside (0, 1)).
 fn single_p_pass(n: u64, c: u64, p: f64) -> f64 {
@@ -69,7 +69,8 @@ fn plan_offers_the_design_that_halves_the_zone_and_what_it_costs() {
     assert_eq!(n["single_n"].as_u64(), Some(want.n));
     assert_eq!(n["single_c"].as_u64(), Some(want.c));
     let asn = n["single_curtailed_asn_healthy"].as_f64().unwrap();
-    assert!((asn - single_oc(want.n, want.c, 0.9).asn).abs() < 1e-9);
+    let plan = Boundaries::single(want.n, want.c).unwrap();
+    assert!((asn - plan.oc(0.9).asn).abs() < 1e-9);
     assert!(
         n["sequential_asn_healthy"].as_f64().unwrap()
             > json["sequential"]["asn_healthy"].as_f64().unwrap()

@@ -215,11 +215,11 @@ fn check_json_matches_the_exact_statistics() {
     let t = &v["tasks"][0];
     assert_eq!(t["id"], "summarize-report");
     assert_eq!(t["sampling"]["single"]["n"], 33);
-    let alpha = 1.0 - gate::stats::lattice::single_oc(33, 6, 0.9).p_pass;
-    let beta = gate::stats::lattice::single_oc(33, 6, 0.7).p_pass;
+    let plan = gate::stats::lattice::Boundaries::single(33, 6).unwrap();
+    let (alpha, beta) = (1.0 - plan.oc(0.9).p_pass, plan.oc(0.7).p_pass);
     assert!((t["risks"]["alpha"].as_f64().unwrap() - alpha).abs() < 1e-12);
     assert!((t["risks"]["beta"].as_f64().unwrap() - beta).abs() < 1e-12);
-    let asn = gate::stats::lattice::single_oc(33, 6, 0.9).asn;
+    let asn = plan.oc(0.9).asn;
     assert!((t["expected_trials"]["healthy"].as_f64().unwrap() - asn).abs() < 1e-12);
     assert_eq!(v["tasks"][2]["sampling"]["sequential"]["max_trials"], 66);
 }

@@ -537,13 +537,11 @@ fn evaluate_judges_an_existing_single_plan() {
         "20,4",
     ]);
     assert_eq!((v["n"].as_u64(), v["c"].as_u64()), (Some(20), Some(4)));
-    let want = gate::stats::lattice::single_oc(20, 4, 0.7).p_pass;
+    let plan = gate::stats::lattice::Boundaries::single(20, 4).unwrap();
+    let want = plan.oc(0.7).p_pass;
     assert!(same(f(&v["realised_beta"]), want));
     assert_eq!(v["meets_beta"], false);
-    assert!(same(
-        f(&v["curtailed_asn_healthy"]),
-        gate::stats::lattice::single_oc(20, 4, 0.9).asn
-    ));
+    assert!(same(f(&v["curtailed_asn_healthy"]), plan.oc(0.9).asn));
     gate()
         .args([
             "plan",

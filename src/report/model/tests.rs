@@ -45,7 +45,7 @@ fn pass_rate_pass_at_k_and_exit_code_come_from_the_replay() {
 fn multiplicity_cost_combines_the_exact_alphas() {
     let d = tempfile::tempdir().unwrap();
     let r = sample(d.path());
-    let a0 = 1.0 - crate::stats::lattice::single_oc(20, 3, 0.9).p_pass;
+    let a0 = 1.0 - Boundaries::single(20, 3).unwrap().oc(0.9).p_pass;
     let a1 = 1.0
         - Boundaries::wald(&crate::stats::sprt::Sprt::new(0.9, 0.6, 0.05, 0.1, 40).unwrap())
             .oc(0.9)

@@ -4,7 +4,6 @@ use std::fmt::Write as _;
 
 use crate::design::PlanReport;
 use crate::format::rate;
-use crate::stats::lattice::single_oc;
 
 /// Columns of the terminal OC curve.
 const CURVE_WIDTH: usize = 61;
@@ -28,6 +27,7 @@ fn column(p: f64, lo: f64, hi: f64) -> usize {
 /// cell; `R` and `H` under the axis mark the regressed and healthy rates.
 pub(super) fn terminal_curve(r: &PlanReport) -> String {
     let (lo, hi) = curve_range(r);
+    let (single, sequential) = r.lattices();
     let row_of = |x: f64| {
         ((x * CURVE_STEPS as f64)
             .round()
@@ -37,10 +37,7 @@ pub(super) fn terminal_curve(r: &PlanReport) -> String {
     let rows: Vec<(usize, usize)> = (0..CURVE_WIDTH)
         .map(|col| {
             let p = lo + (hi - lo) * col as f64 / (CURVE_WIDTH - 1) as f64;
-            (
-                row_of(single_oc(r.single.n, r.single.c, p).p_pass),
-                row_of(r.boundaries().oc(p).p_pass),
-            )
+            (row_of(single.oc(p).p_pass), row_of(sequential.oc(p).p_pass))
         })
         .collect();
     let grid: Vec<Vec<char>> = (0..=CURVE_STEPS)

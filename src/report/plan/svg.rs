@@ -3,7 +3,6 @@
 
 use crate::design::PlanReport;
 use crate::format::rate;
-use crate::stats::lattice::single_oc;
 
 use super::curve::curve_range;
 
@@ -19,14 +18,8 @@ pub fn render_svg(r: &PlanReport) -> Result<String, SvgError> {
     let points: Vec<Point> = (0..=SVG_POINTS)
         .map(|i| {
             let p = lo + (hi - lo) * f64::from(i) / f64::from(SVG_POINTS);
-            let seq = r.boundaries().oc(p);
-            (
-                p,
-                single_oc(s.n, s.c, p).p_pass,
-                seq.p_pass,
-                single_oc(s.n, s.c, p).asn,
-                seq.asn,
-            )
+            let (one, seq) = (r.lattices().0.oc(p), r.lattices().1.oc(p));
+            (p, one.p_pass, seq.p_pass, one.asn, seq.asn)
         })
         .collect();
     let max_asn = points.iter().fold(s.n as f64, |m, x| m.max(x.3).max(x.4)) * 1.05;

@@ -32,6 +32,52 @@ fn brute(b: &Boundaries, p: f64) -> (f64, f64, f64, f64) {
     out
 }
 
+/// The DP written plainly, which [`Boundaries::walk`] is held to bit for bit: every failure
+/// count 0..=t at every t (an absorbed state holds 0), each state's fate by
+/// [`Boundaries::decide`], the stops in the walk's order, and its rule for ending early.
+/// Returns the OC from the stops, summed as [`Boundaries::oc`] sums them, and the stops.
+pub(super) fn reference(b: &Boundaries, p: f64) -> (Oc, Vec<Terminal>) {
+    let q = 1.0 - p;
+    let p = if p < 0.5 { 1.0 - q } else { p };
+    let mut stops = Vec::new();
+    let mut row = vec![1.0f64];
+    for t in 1..=b.max_trials() {
+        if (t - 1) % MASS_CHECK == 0 && row.iter().sum::<f64>() < f64::MIN_POSITIVE {
+            break;
+        }
+        let f_max = t as usize;
+        // 0 + x is x exactly, so the ends and a state next to an absorbed one take one term.
+        row = (0..=f_max)
+            .map(|f| {
+                let failed = if f > 0 { row[f - 1] * q } else { 0.0 };
+                failed + row.get(f).map_or(0.0, |&m| m * p)
+            })
+            .collect();
+        let order = (0..=f_max).map(|f| (f, State::Pass));
+        let order = order.chain((0..=f_max).rev().map(|f| (f, State::Fail)));
+        for (f, state) in order.chain((0..=f_max).map(|f| (f, State::Truncated))) {
+            if b.decide(t, f as u64) == state {
+                if row[f] > 0.0 {
+                    stops.push(Terminal {
+                        trials: t,
+                        failures: f as u64,
+                        state,
+                        prob: row[f],
+                    });
+                }
+                row[f] = 0.0;
+            }
+        }
+    }
+    let mut sums = [Sum::default(); 4];
+    for s in &stops {
+        sums[3].add(s.trials as f64 * s.prob);
+        sums[s.state.stop_index()].add(s.prob);
+    }
+    let oc = Oc::of_sums(sums);
+    (oc, stops)
+}
+
 fn close(x: f64, y: f64) -> bool {
     (x - y).abs() <= 1e-12 * y.abs().max(1.0)
 }
@@ -80,7 +126,7 @@ fn the_single_plans_closed_form_is_its_walk() {
         let b = Boundaries::single(n, c).unwrap();
         assert_eq!(b.single, Some((n, c)));
         for p in [0.0, 0.05, 0.3, 0.5, 0.7, 0.9, 0.999, 1.0] {
-            let (fast, walk) = (b.oc(p), b.oc_by_walk(p));
+            let (fast, walk) = (b.oc(p), b.oc_lanes([p])[0]);
             assert!(close(fast.p_pass, walk.p_pass), "{n} {c} {p}");
             assert!(close(fast.p_fail, walk.p_fail), "{n} {c} {p}");
             assert!(
