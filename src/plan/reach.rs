@@ -978,30 +978,52 @@ fn grader_runner(text: &str) -> Option<&'static str> {
             .collect();
         words.iter().enumerate().any(|(i, w)| {
             // A Python by its name, `sys.executable`, or a variable that names one (`$PY`).
-            let python = is_python(&name_of(w))
-                || w.ends_with("sys.executable")
-                || (w.starts_with('$') && w.to_ascii_lowercase().contains("py"));
-            python && {
-                // The options before the module or script: `-W ignore` and `-X dev` take the
-                // next word; `-mjson.tool` and `-c'code'` glue theirs on.
-                let mut flags = String::new();
-                let mut k = i + 1;
-                while let Some(o) = words
-                    .get(k)
-                    .filter(|o| o.starts_with('-') && !o.starts_with("--"))
-                {
-                    let o = &o[1..];
-                    let cut = o.find(['m', 'c']).map_or(o, |j| &o[..=j]);
-                    flags.push_str(cut);
-                    if cut.len() < o.len() || cut.ends_with(['m', 'c']) {
-                        break;
+            // Review 27, 06e: any variable as the program (`$INTERP -m`).
+            let python =
+                is_python(&name_of(w)) || w.ends_with("sys.executable") || w.starts_with('$');
+            // Review 27, 06f, 06g, 06h: a Python given its options in a variable (`python3
+            // $ARGS`) or its program on stdin (`python3 -`, `python3 < grade.py`): the
+            // folder it runs in is first on `sys.path` as for `-c`.
+            let opaque = is_python(&name_of(w))
+                && words
+                    .get(i + 1)
+                    .is_none_or(|o| *o == "-" || o.starts_with('<') || o.starts_with('$'));
+            opaque
+                || python && {
+                    // The options before the module or script: `-W ignore` and `-X dev` take the
+                    // next word; `-mjson.tool` and `-c'code'` glue theirs on.
+                    let mut flags = String::new();
+                    let mut k = i + 1;
+                    while let Some(o) = words
+                        .get(k)
+                        .filter(|o| o.starts_with('-') && !o.starts_with("--"))
+                    {
+                        let o = &o[1..];
+                        let cut = o.find(['m', 'c']).map_or(o, |j| &o[..=j]);
+                        flags.push_str(cut);
+                        if cut.len() < o.len() || cut.ends_with(['m', 'c']) {
+                            break;
+                        }
+                        k += 1 + usize::from(matches!(o, "W" | "X"));
                     }
-                    k += 1 + usize::from(matches!(o, "W" | "X"));
+                    // A long option with a value (`--check-hash-based-pycs never`) before `-m`.
+                    if flags.is_empty() {
+                        let long = words.get(k).filter(|o| o.starts_with("--"));
+                        if let Some(o) = long {
+                            let valued = !o.contains('=') && *o != "--version" && *o != "--help";
+                            let next = words
+                                .get(k + 1 + usize::from(valued))
+                                .copied()
+                                .unwrap_or("");
+                            if next.starts_with("-m") || next.starts_with("-c") {
+                                flags.push('m');
+                            }
+                        }
+                    }
+                    (flags.contains('m') || flags.contains('c'))
+                        && !flags.contains('I')
+                        && !flags.contains('P')
                 }
-                (flags.contains('m') || flags.contains('c'))
-                    && !flags.contains('I')
-                    && !flags.contains('P')
-            }
         })
     });
     if module_run {

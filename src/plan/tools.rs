@@ -1681,6 +1681,12 @@ fn node(words: &[&str], dir: &Path, writable: &dyn Fn(&Path) -> bool) -> Option<
                         p.display()
                     ));
                 }
+                // Review 27: any link in that `node_modules` (a file of the package, a
+                // folder of it, a dependency's workspace link) whose target lies where the
+                // trials write is a file node may load that a trial rewrites.
+                if let Some(why) = links_out_of(&modules, writable) {
+                    return Err(format!("`require(\"{name}\")`, {why}"));
+                }
                 // Review 26, 01, 15: before any `node_modules`, node reads the nearest
                 // `package.json` above the requiring file: one whose `name` is the package's and
                 // which has `exports` is the package itself ("self-reference"). That file must be
@@ -1746,6 +1752,22 @@ fn node(words: &[&str], dir: &Path, writable: &dyn Fn(&Path) -> bool) -> Option<
     while c < codes.len() && c < 200 {
         let (code, base) = codes[c].clone();
         c += 1;
+        // Review 27, 03g: `createRequire(process.cwd() + "/")` resolves packages from a
+        // folder of the code's choosing (its `package.json` the trial's); only the
+        // requiring file itself is followed.
+        let mut rest = code.as_str();
+        while let Some(k) = rest.find("createRequire") {
+            let after = rest[k + "createRequire".len()..].trim_start();
+            let arg = after.strip_prefix('(').map(str::trim_start).unwrap_or("");
+            if !(arg.starts_with("__filename") || arg.starts_with("import.meta.url")) {
+                return Some(
+                    "`createRequire` of anything but `__filename` or `import.meta.url` (it \
+                     resolves packages from a folder gate does not follow)"
+                        .into(),
+                );
+            }
+            rest = &rest[k + 1..];
+        }
         for name in module_names(&code) {
             let path = name.starts_with('.') || name.starts_with('/') || name.contains(':');
             if path {
@@ -1797,6 +1819,50 @@ fn node(words: &[&str], dir: &Path, writable: &dyn Fn(&Path) -> bool) -> Option<
                     "`{long} {v}`, a package node looks up in a `node_modules` a trial could create \
                      or add to in the task's folder"
                 ));
+            }
+        }
+    }
+    None
+}
+
+/// Entries of a `node_modules` read at most, links looked for ([`links_out_of`]).
+const NODE_MODULES_ENTRIES: usize = 200_000;
+
+/// Why the `node_modules` folder `modules` holds a link whose target lies outside it in a
+/// folder the trials write (`writable`), or has more entries than gate reads; `None` when
+/// it has neither.
+fn links_out_of(modules: &Path, writable: &dyn Fn(&Path) -> bool) -> Option<String> {
+    let root = std::fs::canonicalize(modules).ok()?;
+    let mut folders = vec![modules.to_path_buf()];
+    let mut seen = 0usize;
+    while let Some(folder) = folders.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            seen += 1;
+            if seen > NODE_MODULES_ENTRIES {
+                return Some(format!(
+                    "a package in `{}`, which has more than {NODE_MODULES_ENTRIES} entries to \
+                     look through for links out of it (keep the grader's packages in a \
+                     `node_modules` of its own)",
+                    modules.display()
+                ));
+            }
+            let Ok(kind) = e.file_type() else { continue };
+            let path = e.path();
+            if kind.is_symlink() {
+                let target = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+                if !target.starts_with(&root) && writable(&target) {
+                    return Some(format!(
+                        "a package in `{}` with a link, `{}`, to `{}`, which the trials write",
+                        modules.display(),
+                        path.display(),
+                        target.display()
+                    ));
+                }
+            } else if kind.is_dir() {
+                folders.push(path);
             }
         }
     }

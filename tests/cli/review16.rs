@@ -1440,3 +1440,119 @@ mod rev26 {
         }
     }
 }
+
+/// Review 27 (issue 29): an independent review of review 26's walls.
+mod rev27 {
+    use super::*;
+    use predicates::prelude::*;
+
+    /// A node grader (with its own `package.json`) requiring `eq` from the task's
+    /// `node_modules`; `files` added, then `links` made (`(link, target)`).
+    fn eq_grader(files: &[(&str, &str)], links: &[(&str, &str)]) -> Option<Fixture> {
+        if !has("node") {
+            skip_or_fail(&current_test(), "node", "no node here");
+            return None;
+        }
+        let f = fixture("node graders/check.js", "wrong");
+        write_files(
+            &f,
+            &[
+                ("graders/package.json", "{}\n"),
+                (
+                    "graders/check.js",
+                    "const eq = require(\"eq\");\nconst got = require(\"fs\").readFileSync(\"result.txt\", \"utf8\").trim();\nprocess.exit(eq(got, \"right\") ? 0 : 1);\n",
+                ),
+            ],
+        );
+        write_files(&f, files);
+        for (link, target) in links {
+            std::fs::create_dir_all(f.path(link).parent().unwrap()).unwrap();
+            std::os::unix::fs::symlink(target, f.path(link)).unwrap();
+        }
+        Some(f)
+    }
+
+    #[test]
+    fn rev27_02_03_a_link_in_a_node_modules_out_to_the_trials_folder_is_refused() {
+        // 02a: the package's `index.js` is a link to a file the trials write.
+        let Some(f) = eq_grader(
+            &[("lib/eq.js", "module.exports = (a, b) => a === b;\n")],
+            &[("node_modules/eq/index.js", "../../lib/eq.js")],
+        ) else {
+            return;
+        };
+        check(&f)
+            .code(2)
+            .stderr(predicate::str::contains("with a link"));
+        // 03a: its dependency is a workspace link into the task's folder.
+        let Some(f) = eq_grader(
+            &[
+                (
+                    "node_modules/eq/index.js",
+                    "module.exports = require(\"dep\");\n",
+                ),
+                (
+                    "packages/dep/index.js",
+                    "module.exports = (a, b) => a === b;\n",
+                ),
+            ],
+            &[("node_modules/dep", "../packages/dep")],
+        ) else {
+            return;
+        };
+        check(&f)
+            .code(2)
+            .stderr(predicate::str::contains("with a link"));
+        // The control: the same packages as plain files are accepted.
+        let Some(f) = eq_grader(
+            &[(
+                "node_modules/eq/index.js",
+                "module.exports = (a, b) => a === b;\n",
+            )],
+            &[],
+        ) else {
+            return;
+        };
+        check(&f).code(0);
+        assert_run_exits(&f, "control", 1);
+    }
+
+    #[test]
+    fn rev27_03g_create_require_of_a_folder_of_the_codes_choosing_is_refused() {
+        let Some(f) = eq_grader(
+            &[
+                (
+                    "node_modules/eq/index.js",
+                    "module.exports = (a, b) => a === b;\n",
+                ),
+                (
+                    "graders/check.js",
+                    "const r = require(\"module\").createRequire(process.cwd() + \"/\");\nprocess.exit(r(\"eq\")(\"a\", \"a\") ? 0 : 1);\n",
+                ),
+            ],
+            &[],
+        ) else {
+            return;
+        };
+        check(&f)
+            .code(2)
+            .stderr(predicate::str::contains("`createRequire` of anything but"));
+    }
+
+    #[test]
+    fn rev27_06_python_on_stdin_or_through_variables_gets_the_runner_warning() {
+        for text in [
+            "python3 - <<'PY'\nimport json.tool\nPY\n",
+            "python3 < graders/grade.py\n",
+            "INTERP=python3; $INTERP -m json.tool r.json\n",
+            "python3 --check-hash-based-pycs never -m json.tool r.json\n",
+            "ARGS='-m json.tool'; python3 $ARGS r.json\n",
+        ] {
+            let f = fixture("sh graders/check.sh", "right");
+            write_files(&f, &[("graders/check.sh", text)]);
+            check(&f).code(0).stderr(predicate::str::contains(
+                "warning: task `agent`: `check:` runs `python -m` (from `",
+            ));
+        }
+    }
+}
