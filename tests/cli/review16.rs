@@ -1314,7 +1314,7 @@ mod rev26 {
     use predicates::prelude::*;
 
     /// A node grader requiring `eq` from the task's `node_modules`; `files` added.
-    fn eq_grader(files: &[(&str, &str)]) -> Option<Fixture> {
+    pub(super) fn eq_grader(files: &[(&str, &str)]) -> Option<Fixture> {
         if !has("node") {
             skip_or_fail(&current_test(), "node", "no node here");
             return None;
@@ -1446,27 +1446,17 @@ mod rev27 {
     use super::*;
     use predicates::prelude::*;
 
-    /// A node grader (with its own `package.json`) requiring `eq` from the task's
-    /// `node_modules`; `files` added, then `links` made (`(link, target)`).
+    /// [`super::rev26::eq_grader`] with the grader's own `package.json` and a wrong answer;
+    /// `files` added, then `links` made (`(link, target)`).
     fn eq_grader(files: &[(&str, &str)], links: &[(&str, &str)]) -> Option<Fixture> {
-        if !has("node") {
-            skip_or_fail(&current_test(), "node", "no node here");
-            return None;
-        }
-        let f = fixture("node graders/check.js", "wrong");
-        write_files(
-            &f,
-            &[
-                ("graders/package.json", "{}\n"),
-                (
-                    "graders/check.js",
-                    "const eq = require(\"eq\");\nconst got = require(\"fs\").readFileSync(\"result.txt\", \"utf8\").trim();\nprocess.exit(eq(got, \"right\") ? 0 : 1);\n",
-                ),
-            ],
-        );
+        let f = super::rev26::eq_grader(&[
+            ("graders/package.json", "{}\n"),
+            ("agent.sh", "echo wrong > result.txt\n"),
+        ])?;
         write_files(&f, files);
         for (link, target) in links {
             std::fs::create_dir_all(f.path(link).parent().unwrap()).unwrap();
+            let _ = std::fs::remove_file(f.path(link));
             std::os::unix::fs::symlink(target, f.path(link)).unwrap();
         }
         Some(f)
