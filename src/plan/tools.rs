@@ -1684,8 +1684,16 @@ fn node(words: &[&str], dir: &Path, writable: &dyn Fn(&Path) -> bool) -> Option<
                 // Review 27: any link in that `node_modules` (a file of the package, a
                 // folder of it, a dependency's workspace link) whose target lies where the
                 // trials write is a file node may load that a trial rewrites.
-                if let Some(why) = links_out_of(&modules, writable) {
-                    return Err(format!("`require(\"{name}\")`, {why}"));
+                // Review 28, 04a: the package's own dependencies resolve up the same walk
+                // (`graders/node_modules/eq` requiring `dep` from the task's
+                // `node_modules`), so every `node_modules` on it is read.
+                for above in base.ancestors() {
+                    let m = above.join("node_modules");
+                    if m.is_dir()
+                        && let Some(why) = links_out_of(&m, writable)
+                    {
+                        return Err(format!("`require(\"{name}\")`, {why}"));
+                    }
                 }
                 // Review 26, 01, 15: before any `node_modules`, node reads the nearest
                 // `package.json` above the requiring file: one whose `name` is the package's and

@@ -1546,3 +1546,33 @@ mod rev27 {
         }
     }
 }
+
+/// Review 28 (issue 29): a short independent review of review 27's walls.
+mod rev28 {
+    use super::*;
+    use predicates::prelude::*;
+
+    /// 04a: `eq` in the grader's own `node_modules` requires `dep`, which resolves up the walk
+    /// to the task's `node_modules`, where `dep` is a workspace link into the task's folder.
+    #[test]
+    fn rev28_04a_a_link_in_any_node_modules_on_the_walk_is_refused() {
+        let Some(f) = super::rev26::eq_grader(&[
+            ("graders/package.json", "{}\n"),
+            (
+                "graders/node_modules/eq/index.js",
+                "module.exports = require(\"dep\");\n",
+            ),
+            (
+                "packages/dep/index.js",
+                "module.exports = (a, b) => a === b;\n",
+            ),
+        ]) else {
+            return;
+        };
+        std::fs::remove_dir_all(f.path("node_modules/eq")).unwrap();
+        std::os::unix::fs::symlink("../packages/dep", f.path("node_modules/dep")).unwrap();
+        check(&f)
+            .code(2)
+            .stderr(predicate::str::contains("with a link"));
+    }
+}
