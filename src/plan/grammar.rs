@@ -1173,9 +1173,11 @@ impl Reader<'_> {
     /// gate's) finds as a version manager's shim (`~/.pyenv/shims/python3`, rbenv's,
     /// nodenv's, asdf's, mise's) runs the version a `.python-version` (`.ruby-version`,
     /// `.tool-versions`, …) in the check's folder or one above names, which the trials can
-    /// write: an installed Python 2.7 whose `input()` evaluates the answer. Accepted when the
-    /// plan pins the version in `env:` (`PYENV_VERSION`, `RBENV_VERSION`, `NODENV_VERSION`,
-    /// `ASDF_…_VERSION`, `MISE_…_VERSION`) or the check's folder is not one the trials write.
+    /// write: an installed Python 2.7 whose `input()` evaluates the answer. A shim of pyenv,
+    /// rbenv, nodenv, goenv or asdf is accepted: gate pins their versions for every check
+    /// (review 25, `Sandbox::pin_checks`). Another (mise's) is accepted when the plan pins
+    /// the version in `env:` (`MISE_…_VERSION`, …) or the check's folder is not one the
+    /// trials write.
     fn version_shim(&self, program: &str) -> Result<(), String> {
         if program.contains('/') {
             return Ok(());
@@ -1227,34 +1229,13 @@ impl Reader<'_> {
     /// replace (review 14, c43: `ext -> /outside`, then `sh ext/new.sh`; review 20, 12:
     /// `tools -> /usr/bin`, then `tools/grep`).
     fn link_in_writable(&self, at: &Path) -> bool {
-        at.ancestors().any(|a| {
-            a.symlink_metadata()
-                .is_ok_and(|m| m.file_type().is_symlink())
-                && a.parent().is_some_and(|d| {
-                    let real = std::fs::canonicalize(d).unwrap_or_else(|_| d.to_path_buf());
-                    self.roots.iter().any(|r| real.starts_with(r))
-                })
-        })
+        super::state::link_on_the_way(at, &self.roots, true).is_some()
     }
 
-    /// The first folder on the way to `at` (itself included) that is a link lying in a
-    /// folder the trials write, outside a `node_modules` and a Python environment.
+    /// The first folder on the way to `at` that is a link lying in a folder the trials
+    /// write, outside a `node_modules` and a Python environment.
     fn folder_link_in_writable(&self, at: &Path) -> Option<PathBuf> {
-        let real = |d: &Path| std::fs::canonicalize(d).unwrap_or_else(|_| d.to_path_buf());
-        at.ancestors()
-            .find(|a| {
-                a.symlink_metadata()
-                    .is_ok_and(|m| m.file_type().is_symlink())
-                    && a.parent().is_some_and(|d| {
-                        let d = real(d);
-                        self.roots.iter().any(|r| d.starts_with(r))
-                            && !d.ancestors().any(|e| {
-                                e.file_name().is_some_and(|n| n == "node_modules")
-                                    || e.join("pyvenv.cfg").is_file()
-                            })
-                    })
-            })
-            .map(Path::to_path_buf)
+        super::state::link_on_the_way(at, &self.roots, false)
     }
 
     /// A script, a program file or a loaded file must exist when the plan is loaded unless

@@ -266,22 +266,11 @@ fn writable_entry(entry: &str, roots: &[PathBuf], guarded: &[PathBuf]) -> Option
     // Review 26, 10c, 19c, 19d: an entry reached through a link in a folder the trials write
     // (`/w/tools -> /shared/tools`, `/w/x/../tools`): its target is outside, but the trial
     // swaps the link for a folder of its own (and back before the run ends).
-    let mut prefix = PathBuf::new();
-    for c in Path::new(entry).components() {
-        prefix.push(c);
-        if prefix
-            .symlink_metadata()
-            .is_ok_and(|m| m.file_type().is_symlink())
-            && prefix.parent().is_some_and(|d| {
-                let d = resolve(d);
-                roots.iter().any(|r| d.starts_with(r))
-            })
-        {
-            return Some(
-                "is reached through a link in a folder the trials write (a trial could point it \
-                 at a folder of its own)",
-            );
-        }
+    if super::state::link_on_the_way(Path::new(entry), roots, true).is_some() {
+        return Some(
+            "is reached through a link in a folder the trials write (a trial could point it at \
+             a folder of its own)",
+        );
     }
     let p = resolve(Path::new(entry));
     let writable = roots.iter().any(|r| p.starts_with(r));

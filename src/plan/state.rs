@@ -401,6 +401,34 @@ pub fn node_folders(plan: &Plan) -> Vec<PathBuf> {
     found
 }
 
+/// The first folder on the way to `at` (each of its leading parts as written, `at` itself
+/// included) that is a link lying in one of `roots`: the trials' to point elsewhere and back
+/// (review 14, c43; review 20, 12; reviews 25 and 26: `graders -> /shared`, a `PATH` entry
+/// `tools -> /shared/tools`). With `environments` false, a link inside a `node_modules` or
+/// a Python environment (held read-only whole: `node_modules/.bin`) is passed over.
+pub(super) fn link_on_the_way(at: &Path, roots: &[PathBuf], environments: bool) -> Option<PathBuf> {
+    let real = |d: &Path| std::fs::canonicalize(d).unwrap_or_else(|_| d.to_path_buf());
+    let mut prefix = PathBuf::new();
+    for c in at.components() {
+        prefix.push(c);
+        let link = prefix
+            .symlink_metadata()
+            .is_ok_and(|m| m.file_type().is_symlink());
+        if link
+            && let Some(d) = prefix.parent().map(real)
+            && roots.iter().any(|r| d.starts_with(r))
+            && (environments
+                || !d.ancestors().any(|e| {
+                    e.file_name().is_some_and(|n| n == "node_modules")
+                        || e.join("pyvenv.cfg").is_file()
+                }))
+        {
+            return Some(prefix);
+        }
+    }
+    None
+}
+
 /// Programs that run JavaScript and load packages from `node_modules`.
 const NODE_PROGRAMS: &[&str] = &[
     "node", "nodejs", "bun", "deno", "npx", "npm", "pnpm", "yarn", "bunx", "pnpx",

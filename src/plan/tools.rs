@@ -1653,9 +1653,17 @@ fn node(words: &[&str], dir: &Path, writable: &dyn Fn(&Path) -> bool) -> Option<
             .as_deref()
             .is_some_and(|s| folder.starts_with(s))
     };
+    // Each `node_modules` is read for links once, however many packages resolve above it.
+    let scanned = std::cell::RefCell::new(std::collections::BTreeSet::<std::path::PathBuf>::new());
+    let not_found = |name: &str| {
+        format!(
+            "`require(\"{name}\")`, a package node looks up in a `node_modules` a trial could \
+             create or add to in the task's folder"
+        )
+    };
     let resolves = |name: &str, base: &Path| -> Result<(), String> {
         let Some(top) = top_of(name) else {
-            return Err(String::new());
+            return Err(not_found(name));
         };
         for folder in base.ancestors() {
             let modules = folder.join("node_modules");
@@ -1690,6 +1698,7 @@ fn node(words: &[&str], dir: &Path, writable: &dyn Fn(&Path) -> bool) -> Option<
                 for above in base.ancestors() {
                     let m = above.join("node_modules");
                     if m.is_dir()
+                        && scanned.borrow_mut().insert(m.clone())
                         && let Some(why) = links_out_of(&m, writable)
                     {
                         return Err(format!("`require(\"{name}\")`, {why}"));
@@ -1704,9 +1713,10 @@ fn node(words: &[&str], dir: &Path, writable: &dyn Fn(&Path) -> bool) -> Option<
                     if manifest.is_file() {
                         if !held(folder) && writable(folder) {
                             return Err(format!(
-                                "`require(\"{name}\")` from a grader whose nearest `package.json` is \
-                                 `{}`, which the trials write (node reads a package of that name there \
-                                 first); put a `package.json` (`{{}}` will do) beside the grader",
+                                "`require(\"{name}\")` from a grader whose nearest \
+                                 `package.json` is `{}`, which the trials write (node reads a \
+                                 package of that name there first); put a `package.json` \
+                                 (`{{}}` will do) beside the grader",
                                 manifest.display()
                             ));
                         }
@@ -1714,9 +1724,10 @@ fn node(words: &[&str], dir: &Path, writable: &dyn Fn(&Path) -> bool) -> Option<
                     }
                     if !held(folder) && writable(folder) {
                         return Err(format!(
-                            "`require(\"{name}\")` from a grader with no `package.json` in its folder: \
-                             a trial could create `{}` naming itself `{name}`, which node reads first; \
-                             put a `package.json` (`{{}}` will do) beside the grader",
+                            "`require(\"{name}\")` from a grader with no `package.json` in its \
+                             folder: a trial could create `{}` naming itself `{name}`, which \
+                             node reads first; put a `package.json` (`{{}}` will do) beside the \
+                             grader",
                             manifest.display()
                         ));
                     }
@@ -1732,7 +1743,7 @@ fn node(words: &[&str], dir: &Path, writable: &dyn Fn(&Path) -> bool) -> Option<
                 ));
             }
         }
-        Err(String::new())
+        Err(not_found(name))
     };
     // Inline code (`-e`, `-p`, `--eval`, `--print`) and a script's own requires (review 14,
     // c04, c31), and those of the files they load by a relative name, transitively (review
@@ -1792,15 +1803,8 @@ fn node(words: &[&str], dir: &Path, writable: &dyn Fn(&Path) -> bool) -> Option<
             if name.is_empty() || NODE_BUILTINS.contains(&top) {
                 continue;
             }
-            match resolves(&name, &base) {
-                Ok(()) => {}
-                Err(why) if !why.is_empty() => return Some(why),
-                Err(_) => {
-                    return Some(format!(
-                        "`require(\"{name}\")`, a package node looks up in a `node_modules` a \
-                         trial could create or add to in the task's folder"
-                    ));
-                }
+            if let Err(why) = resolves(&name, &base) {
+                return Some(why);
             }
         }
     }
