@@ -457,7 +457,19 @@ pub(super) fn refuse_nested_repositories(shown: &str, plan: &Plan) -> Result<(),
             }
             let nested = match gitlinks(&real) {
                 Ok(links) => links.into_iter().next(),
-                Err(why) => Some(format!("(the index could not be read: {why})")),
+                Err(index) => {
+                    return Err(PlanError::at_task(
+                        shown,
+                        t.line,
+                        format!(
+                            "task `{}`: its check reads the repository in `{}`, whose index \
+                             (`{index}`) gate cannot read to see whether it records a repository \
+                             inside it (index versions 2 to 4 are read)",
+                            t.id,
+                            top.display()
+                        ),
+                    ));
+                }
             };
             if let Some(path) = nested {
                 return Err(PlanError::at_task(

@@ -1236,6 +1236,11 @@ mod rev25 {
         check(&f).code(2).stderr(predicate::str::contains(
             "records a repository inside it (`vendor/lib`",
         ));
+        // An index gate cannot read is said to be one, not taken for a nested repository.
+        std::fs::write(f.path(".git/index"), b"DIRX not an index").unwrap();
+        check(&f)
+            .code(2)
+            .stderr(predicate::str::contains("gate cannot read to see whether"));
     }
 
     /// 23 (an over-refusal): a task folder that is a worktree of a repository outside it.
