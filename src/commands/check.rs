@@ -99,7 +99,7 @@ fn sandbox_line(plan: &Plan) -> String {
 /// The walls `gate run` would raise around this plan's trials on this machine.
 fn walls(plan: &Plan) -> crate::model::Walls {
     let policy = &plan.policy.sandbox;
-    let compares = plan.tasks.iter().any(|t| t.compare.is_some());
+    let compares = plan.tasks.iter().any(|t| t.compare().is_some());
     crate::runner::sandbox::for_plan(
         crate::runner::sandbox::walls(policy),
         compares,

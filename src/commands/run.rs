@@ -119,15 +119,13 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
             .iter()
             .filter_map(|l| l.parent().map(Path::to_path_buf)),
     );
-    let compares = plan.tasks.iter().any(|t| t.compare.is_some());
+    let compares = plan.tasks.iter().any(|t| t.compare().is_some());
     let mut sandbox =
         Sandbox::new(&plan.policy.sandbox, &protected, &dirs, compares).map_err(Error::Harness)?;
     let cwds: Vec<PathBuf> = plan
         .tasks
         .iter()
-        .flat_map(|t| {
-            std::iter::once(t.cwd.clone()).chain(t.compare.as_ref().map(|c| c.base.cwd.clone()))
-        })
+        .flat_map(|t| std::iter::once(t.cwd.clone()).chain(t.compare().map(|c| c.base.cwd.clone())))
         .collect();
     sandbox.pin_checks(&cwds);
     let sandbox = Arc::new(sandbox);

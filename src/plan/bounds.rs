@@ -155,8 +155,7 @@ impl Validator<'_> {
         // A compare task's unavailable budget counts void pairs, so its bound is the pairs,
         // not the discordant pairs of the rule's lattice.
         let budget = task
-            .compare
-            .as_ref()
+            .compare()
             .map_or_else(|| task.sampling.max_graded(), |c| c.rule.max_pairs);
         if task.max_unavailable > budget {
             return Err(self.invalid(

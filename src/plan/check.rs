@@ -316,7 +316,7 @@ fn compare_at(
 }
 
 fn task_check(t: &Task, policy: OnInconclusive, at: &[f64]) -> Result<TaskCheck, StatsError> {
-    if let Some(c) = &t.compare {
+    if let Some(c) = t.compare() {
         // The risks of a compare rule are stated at θ, not at two pass rates: its design
         // words say them (the rates of the discordant rule would read as pass rates).
         let base = match &c.base.cwd_as_written {
@@ -388,12 +388,9 @@ fn task_check(t: &Task, policy: OnInconclusive, at: &[f64]) -> Result<TaskCheck,
             expected_stages: None,
             discriminates: None,
             zone: None,
-            suite: t.suite.as_ref().map(crate::plan::SuiteTask::record),
+            suite: t.suite().map(crate::plan::SuiteTask::record),
             // A compare suite's cases are one family at the compare rule's alpha.
-            family: t
-                .suite
-                .as_ref()
-                .map(|_| FamilyCheck::of(Some((r.alpha, r.beta)))),
+            family: t.suite().map(|_| FamilyCheck::of(Some((r.alpha, r.beta)))),
         });
     }
     // Every rule's exact OC comes from its lattice (a single plan's in closed form).
@@ -475,10 +472,9 @@ fn task_check(t: &Task, policy: OnInconclusive, at: &[f64]) -> Result<TaskCheck,
         expected_stages,
         discriminates,
         zone,
-        suite: t.suite.as_ref().map(crate::plan::SuiteTask::record),
+        suite: t.suite().map(crate::plan::SuiteTask::record),
         family: t
-            .suite
-            .as_ref()
+            .suite()
             .map(|_| FamilyCheck::of(t.rates.map(|r| (r.alpha, r.beta)))),
         compare: None,
     })

@@ -339,7 +339,8 @@ impl Validator<'_> {
                 format!("task `{id}`: `base:` is empty, so base would run exactly as head; give `cwd` (a checkout of the base revision), `env`, or `run`"),
             ));
         }
-        task.compare = Some(CompareTask {
+        let kind = std::mem::replace(&mut task.kind, super::TaskKind::Trials);
+        task.kind = kind.with_compare(CompareTask {
             rule: *rule,
             base: BaseSide {
                 run,

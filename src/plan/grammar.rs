@@ -2612,7 +2612,7 @@ pub(super) fn refuse_unfollowable_check_lines(shown: &str, plan: &Plan) -> Resul
     for t in &plan.tasks {
         let mut lines = Vec::new();
         lines.extend(t.check.as_ref().map(|c| ("check", c, &t.cwd, &t.env)));
-        if let Some(c) = &t.compare {
+        if let Some(c) = t.compare() {
             lines.extend(
                 (c.base.check.as_ref()).map(|l| ("base.check", l, &c.base.cwd, &c.base.env)),
             );

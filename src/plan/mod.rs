@@ -160,10 +160,62 @@ pub struct Task {
     pub fixtures: Vec<String>,
     /// Unavailable trials tolerated (void pairs, for a compare task).
     pub max_unavailable: u64,
-    /// A `compare:` task's rule and base side (head is the task as written).
-    pub compare: Option<compare::CompareTask>,
-    /// A `suite:` task's result file (its command is `run`): each test case is judged.
-    pub suite: Option<SuiteTask>,
+    /// What one run of the task is and what its outcome is read from.
+    pub kind: TaskKind,
+}
+
+/// The kinds of task, one variant each: what one run is and what its outcome is read from.
+/// The runner dispatches on it ([`crate::runner::run_plan`]).
+#[derive(Debug, Clone)]
+pub enum TaskKind {
+    /// Each run is one trial: its exit and its `check:` are the outcome.
+    Trials,
+    /// `compare:`: head (the task as written) against base, one trial of each per pair.
+    Compare(compare::CompareTask),
+    /// `suite:`: each run writes a result file (its command is `run`) and each test case in
+    /// it is judged.
+    Suite(SuiteTask),
+    /// `suite:` with `compare:`: each test case, head against base.
+    SuiteCompare(SuiteTask, compare::CompareTask),
+}
+
+impl TaskKind {
+    /// The `compare:` part (rule and base side) of a compare task or compare suite.
+    pub fn compare(&self) -> Option<&compare::CompareTask> {
+        match self {
+            TaskKind::Compare(c) | TaskKind::SuiteCompare(_, c) => Some(c),
+            TaskKind::Trials | TaskKind::Suite(_) => None,
+        }
+    }
+
+    /// The `suite:` part (result file and reader) of a suite task or compare suite.
+    pub fn suite(&self) -> Option<&SuiteTask> {
+        match self {
+            TaskKind::Suite(s) | TaskKind::SuiteCompare(s, _) => Some(s),
+            TaskKind::Trials | TaskKind::Compare(_) => None,
+        }
+    }
+
+    /// This kind with a `compare:` part added: a task becomes a compare task, a suite a
+    /// compare suite.
+    fn with_compare(self, c: compare::CompareTask) -> TaskKind {
+        match self {
+            TaskKind::Suite(s) | TaskKind::SuiteCompare(s, _) => TaskKind::SuiteCompare(s, c),
+            TaskKind::Trials | TaskKind::Compare(_) => TaskKind::Compare(c),
+        }
+    }
+}
+
+impl Task {
+    /// The `compare:` part of the task, if it has one ([`TaskKind::compare`]).
+    pub fn compare(&self) -> Option<&compare::CompareTask> {
+        self.kind.compare()
+    }
+
+    /// The `suite:` part of the task, if it has one ([`TaskKind::suite`]).
+    pub fn suite(&self) -> Option<&SuiteTask> {
+        self.kind.suite()
+    }
 }
 
 /// The run policy.
@@ -275,7 +327,7 @@ impl Plan {
     pub fn select_stage(&mut self, stage: u64) -> Result<(), String> {
         let mut most = 0;
         for task in &self.tasks {
-            if task.suite.is_some() {
+            if task.suite().is_some() {
                 return Err(format!(
                     "`--stage {stage}`: task `{}` is a suite, whose test cases cannot run in stages; \
                      leave it out of the staged run with `--task ID`",
@@ -285,7 +337,7 @@ impl Plan {
             let b = task
                 .sampling
                 .stage_length()
-                .filter(|_| task.compare.is_none());
+                .filter(|_| task.compare().is_none());
             let Some(b) = b else {
                 return Err(format!(
                     "`--stage {stage}`: task `{}` has no staged rule; add `stage: B` to its `sequential:` sampling, \
@@ -372,7 +424,7 @@ impl Plan {
             .find(|t| matches!(t.sampling, Sampling::Sequential { .. }))
             .filter(|_| self.stage.is_none())
         {
-            if t.compare.is_some() {
+            if t.compare().is_some() {
                 // Both sides of a pair run on one machine, at once, so drift hits both.
                 return Err(format!(
                     "`--shard {}/{}`: task `{}` uses a `compare:` rule, which runs both sides of each pair together \

@@ -367,7 +367,7 @@ pub(super) fn refuse_writable_search_paths(shown: &str, plan: &Plan) -> Result<(
         if t.check.is_some() {
             sides.push(("", &t.env));
         }
-        if let Some(c) = t.compare.as_ref().filter(|c| c.base.check.is_some()) {
+        if let Some(c) = t.compare().filter(|c| c.base.check.is_some()) {
             sides.push(("base.", &c.base.env));
         }
         for (side, env) in sides {

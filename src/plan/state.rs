@@ -57,7 +57,7 @@ pub fn named_files(plan: &Plan) -> Vec<PathBuf> {
     for t in &plan.tasks {
         let mut lines = vec![(&t.run, &t.cwd, &t.env)];
         lines.extend(t.check.as_ref().map(|c| (c, &t.cwd, &t.env)));
-        if let Some(c) = &t.compare {
+        if let Some(c) = t.compare() {
             lines.push((&c.base.run, &c.base.cwd, &c.base.env));
             lines.extend(c.base.check.as_ref().map(|l| (l, &c.base.cwd, &c.base.env)));
         }
@@ -289,7 +289,7 @@ pub(super) type CheckLine<'a> = (&'a CommandLine, &'a PathBuf, &'a Vec<(String, 
 pub(super) fn check_lines(t: &super::Task) -> Vec<CheckLine<'_>> {
     let mut checks = Vec::new();
     checks.extend(t.check.as_ref().map(|c| (c, &t.cwd, &t.env)));
-    if let Some(c) = &t.compare {
+    if let Some(c) = t.compare() {
         checks.extend(c.base.check.as_ref().map(|l| (l, &c.base.cwd, &c.base.env)));
     }
     checks
@@ -314,7 +314,7 @@ pub fn git_folders(plan: &Plan) -> Vec<PathBuf> {
     for t in &plan.tasks {
         let mut checks = Vec::new();
         checks.extend(t.check.as_ref().map(|c| (c, &t.cwd, &t.env)));
-        if let Some(c) = &t.compare {
+        if let Some(c) = t.compare() {
             checks.extend(c.base.check.as_ref().map(|l| (l, &c.base.cwd, &c.base.env)));
         }
         for (line, cwd, env) in checks {
@@ -820,7 +820,7 @@ pub fn writable_roots(plan: &Plan) -> Vec<PathBuf> {
         .collect();
     for t in &plan.tasks {
         roots.push(real(&t.cwd));
-        if let Some(c) = &t.compare {
+        if let Some(c) = t.compare() {
             roots.push(real(&c.base.cwd));
         }
     }
@@ -898,7 +898,7 @@ pub(super) fn refuse_symlinked_named_files(
         .collect();
     for t in &plan.tasks {
         writable.push(real(&t.cwd));
-        if let Some(c) = &t.compare {
+        if let Some(c) = t.compare() {
             writable.push(real(&c.base.cwd));
         }
     }
@@ -948,7 +948,7 @@ pub(super) fn refuse_writable_over_a_side(
 ) -> Result<(), super::PlanError> {
     let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| absolute(p));
     for t in &plan.tasks {
-        let Some(c) = &t.compare else { continue };
+        let Some(c) = t.compare() else { continue };
         for w in &plan.policy.sandbox.writable {
             let w = real(w);
             for (side, cwd) in [("head", &t.cwd), ("base", &c.base.cwd)] {

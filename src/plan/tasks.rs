@@ -13,7 +13,7 @@ use serde_saphyr::Spanned;
 use super::schema::{self, CommandSpec, PlanFile, SamplingSpec, TaskFile};
 use super::{
     CommandLine, DEFAULT_KILL_GRACE, DEFAULT_TIMEOUT, MAX_TRANSPORT_RETRIES, Plan, PlanError,
-    Policy, ResolvedRule, Selection, SuiteAlpha, Task, Validator,
+    Policy, ResolvedRule, Selection, SuiteAlpha, Task, TaskKind, Validator,
 };
 use crate::ledger::sha256_hex;
 
@@ -100,7 +100,7 @@ impl Validator<'_> {
             let id = entry.value.id.value.trim();
             if let Some(suite) = tasks
                 .iter()
-                .filter(|t| t.suite.is_some())
+                .filter(|t| t.suite().is_some())
                 .find(|t| super::suite::passing_cases_suite(&t.id) == id)
             {
                 return Err(self.invalid(
@@ -438,8 +438,7 @@ impl Validator<'_> {
             cwd,
             fixtures: t.fixtures.iter().map(|f| f.value.clone()).collect(),
             max_unavailable,
-            compare: None,
-            suite,
+            kind: suite.map_or(TaskKind::Trials, TaskKind::Suite),
         })
     }
 }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use crate::error::Error;
 use crate::ledger::{RunStatus, Shard};
-use crate::plan::Plan;
+use crate::plan::{Plan, TaskKind};
 
 use super::events::{EventSink, Fanout};
 use super::redact::Redactor;
@@ -38,9 +38,9 @@ pub struct RunOptions<'a> {
 /// time, as its runner counts them (`jobs` 2 and 3 once refused a fixed `results:` path).
 pub fn check_jobs(plan: &Plan) -> Result<(), Error> {
     for t in &plan.tasks {
-        let runs_at_once = match (&t.suite, &t.compare) {
-            (Some(_), Some(_)) => super::suite_pairs::lanes(plan.policy.jobs),
-            _ => plan.policy.jobs,
+        let runs_at_once = match t.kind {
+            TaskKind::SuiteCompare(..) => super::suite_pairs::lanes(plan.policy.jobs),
+            TaskKind::Trials | TaskKind::Compare(_) | TaskKind::Suite(_) => plan.policy.jobs,
         };
         super::suite::check_jobs(t, runs_at_once)?;
     }
@@ -61,62 +61,67 @@ pub fn run_plan(
     let run_id = session.run_id().to_string();
     let mut status = RunStatus::Complete;
     for (task, redactor) in plan.tasks.iter().zip(&options.redactors) {
-        let end = if task.compare.is_some() && task.suite.is_some() {
-            let suite = super::suite_pairs::SuiteCompare::new(
-                task,
-                &plan.policy,
-                &run_id,
-                run_dir,
-                redactor,
-                sandbox,
-                session.prior(),
-            )?;
-            let mut sinks = Fanout(vec![&mut *session, &mut *display]);
-            suite.run(interrupt, &mut sinks)?
-        } else if task.compare.is_some() {
-            let history = session.pair_history(&task.id);
-            if history.decided {
-                continue;
+        let end = match &task.kind {
+            TaskKind::SuiteCompare(..) => {
+                let suite = super::suite_pairs::SuiteCompare::new(
+                    task,
+                    &plan.policy,
+                    &run_id,
+                    run_dir,
+                    redactor,
+                    sandbox,
+                    session.prior(),
+                )?;
+                let mut sinks = Fanout(vec![&mut *session, &mut *display]);
+                suite.run(interrupt, &mut sinks)?
             }
-            let mut sinks = Fanout(vec![&mut *session, &mut *display]);
-            super::pairs::run_compare_task(
-                task,
-                &plan.policy,
-                &run_id,
-                run_dir,
-                redactor,
-                sandbox,
-                history,
-                interrupt,
-                &mut sinks,
-            )?
-        } else if let Some(suite) = &task.suite {
-            let mut launcher =
-                ProcessLauncher::new(task, &plan.policy, &run_id, run_dir, redactor.clone());
-            launcher.spec.sandbox = Some(Arc::clone(sandbox));
-            launcher
-                .spec
-                .harness_exit_codes
-                .extend(&suite.harness_exit_codes);
-            let (config, mut cases) =
-                super::suite::plan(task, plan.policy.jobs, shard, session.prior())?;
-            let launcher = SuiteLauncher::new(launcher, suite, &cases);
-            let history = session.history(&task.id);
-            let mut sinks = Fanout(vec![&mut *session, &mut *display]);
-            scheduler::run_suite(
-                &config, &launcher, history, &mut cases, interrupt, &mut sinks,
-            )?
-        } else {
-            let history = session.history(&task.id);
-            if history.decided {
-                continue;
+            TaskKind::Compare(_) => {
+                let history = session.pair_history(&task.id);
+                if history.decided {
+                    continue;
+                }
+                let mut sinks = Fanout(vec![&mut *session, &mut *display]);
+                super::pairs::run_compare_task(
+                    task,
+                    &plan.policy,
+                    &run_id,
+                    run_dir,
+                    redactor,
+                    sandbox,
+                    history,
+                    interrupt,
+                    &mut sinks,
+                )?
             }
-            let config = TaskConfig::new(task, plan.policy.jobs, shard).in_stage(plan.stage);
-            let mut launcher =
-                ProcessLauncher::new(task, &plan.policy, &run_id, run_dir, redactor.clone());
-            launcher.spec.sandbox = Some(Arc::clone(sandbox));
-            let mut sinks = Fanout(vec![&mut *session, &mut *display]);
-            scheduler::run_task(&config, &launcher, history, interrupt, &mut sinks)?
+            TaskKind::Suite(suite) => {
+                let mut launcher =
+                    ProcessLauncher::new(task, &plan.policy, &run_id, run_dir, redactor.clone());
+                launcher.spec.sandbox = Some(Arc::clone(sandbox));
+                launcher
+                    .spec
+                    .harness_exit_codes
+                    .extend(&suite.harness_exit_codes);
+                let (config, mut cases) =
+                    super::suite::plan(task, plan.policy.jobs, shard, session.prior())?;
+                let launcher = SuiteLauncher::new(launcher, suite, &cases);
+                let history = session.history(&task.id);
+                let mut sinks = Fanout(vec![&mut *session, &mut *display]);
+                scheduler::run_suite(
+                    &config, &launcher, history, &mut cases, interrupt, &mut sinks,
+                )?
+            }
+            TaskKind::Trials => {
+                let history = session.history(&task.id);
+                if history.decided {
+                    continue;
+                }
+                let config = TaskConfig::new(task, plan.policy.jobs, shard).in_stage(plan.stage);
+                let mut launcher =
+                    ProcessLauncher::new(task, &plan.policy, &run_id, run_dir, redactor.clone());
+                launcher.spec.sandbox = Some(Arc::clone(sandbox));
+                let mut sinks = Fanout(vec![&mut *session, &mut *display]);
+                scheduler::run_task(&config, &launcher, history, interrupt, &mut sinks)?
+            }
         };
         // The first task that ends without its decision ends the run.
         status = match end {

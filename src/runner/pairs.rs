@@ -81,7 +81,7 @@ pub fn run_compare_task(
     interrupt: &Interrupt,
     sink: &mut dyn EventSink,
 ) -> Result<TaskEnd, Error> {
-    let Some(compare) = &task.compare else {
+    let Some(compare) = task.compare() else {
         return Err(Error::Harness(format!(
             "task `{}` is not a compare task",
             task.id

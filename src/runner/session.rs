@@ -500,12 +500,10 @@ pub fn header(
             check: t.check.as_ref().map(|c| r.apply(&c.display())),
             timeout_s: Some(t.timeout.as_secs_f64()),
             compare: t
-                .compare
-                .as_ref()
+                .compare()
                 .map(|c| Box::new(super::pairs::record(c, &t.id, run_id, r))),
             suite: t
-                .suite
-                .as_ref()
+                .suite()
                 .map(|s| Box::new(crate::plan::SuiteTask::record(s))),
         })
         .collect();

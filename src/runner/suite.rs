@@ -1132,7 +1132,7 @@ impl Cases for SuiteCases {
 /// Refuse a suite task whose runs all write one fixed `results` path with `jobs` > 1: two
 /// runs at once would write the one file. Called before the ledger is touched.
 pub fn check_jobs(task: &crate::plan::Task, jobs: usize) -> Result<(), crate::error::Error> {
-    match task.suite.as_ref().and_then(|s| s.results.as_ref()) {
+    match task.suite().and_then(|s| s.results.as_ref()) {
         Some(path) if jobs > 1 => Err(crate::error::Error::Usage(format!(
             "task `{}`: `suite.results: {path}` is one file for every run, so its runs cannot run {jobs} at a time; write to `$GATE_JUNIT` (a fresh path per run) or run with `--jobs 1`",
             task.id

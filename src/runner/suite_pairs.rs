@@ -66,7 +66,7 @@ impl SuiteCompare {
         sandbox: &Arc<Sandbox>,
         prior: Option<&Ledger>,
     ) -> Result<Self, Error> {
-        let (Some(compare), Some(suite)) = (&task.compare, &task.suite) else {
+        let (Some(compare), Some(suite)) = (task.compare(), task.suite()) else {
             return Err(Error::Harness(format!(
                 "task `{}` is not a compare suite task",
                 task.id
