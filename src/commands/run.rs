@@ -104,16 +104,23 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
     // The folders that hold a grader or a fixture are gate's as folders: a file a trial
     // adds beside a grader (a `conftest.py`, a `.pyc`) runs inside it.
     let folders = crate::plan::state::guarded_folders(&plan);
+    // The `node_modules` a node grader loads its packages from are held read-only (review
+    // 22, 14) and fingerprinted (review 28, 01: a package file hard-linked to a file the
+    // trials write changes under its held name); those not there yet are watched.
+    let node = crate::plan::state::node_folders(&plan);
     let mut dirs = state_dirs(&out_dir, &outputs);
     let snapshot = crate::plan::state::Snapshot::take(&[named.as_slice(), &after].concat())
-        .with_folders(&folders, &dirs);
+        .with_folders(&[folders.as_slice(), &node.held].concat(), &{
+            // Where the box is off, a tool the check runs may keep its cache there.
+            let caches = node.held.iter().map(|m| m.join(".cache"));
+            dirs.iter().cloned().chain(caches).collect::<Vec<_>>()
+        });
     let mut protected = protected_paths(args, &plan_path, &out_dir, &outputs);
     protected.extend(named.iter().chain(&after).chain(&folders).cloned());
     // A `git` grader reads the task's `.git`: read-only too (not fingerprinted: git itself,
     // run by the grader where the box is off, refreshes the index).
     protected.extend(crate::plan::state::git_folders(&plan));
-    // So is a `node_modules` a node grader loads its packages from (review 22, 14).
-    protected.extend(crate::plan::state::node_folders(&plan));
+    protected.extend(node.held.iter().cloned());
     dirs.extend(
         after
             .iter()
@@ -128,6 +135,7 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
         .flat_map(|t| std::iter::once(t.cwd.clone()).chain(t.compare().map(|c| c.base.cwd.clone())))
         .collect();
     sandbox.pin_checks(&cwds);
+    sandbox.watch_absent(&node.absent);
     let sandbox = Arc::new(sandbox);
     let walls = sandbox.walls().clone();
     let mut progress = Progress::new(output.quiet);
@@ -184,6 +192,16 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
              it next instead of the plan it names; no verdict is published (a trial may not create \
              it: remove it, or give the plan's path)",
             planted.display()
+        ));
+        status = RunStatus::HarnessError;
+    }
+    if let (RunStatus::Complete, Some(made)) = (status, sandbox.appeared()) {
+        // Each check looked before it ran; one made after the last check is seen here.
+        progress.println(&format!(
+            "error: `{}` appeared during the run, where node looks for a check's packages after \
+             the grader's own (a trial made it); no verdict is published (keep node graders and \
+             their packages outside the folders the trials write)",
+            made.display()
         ));
         status = RunStatus::HarnessError;
     }

@@ -478,6 +478,7 @@ impl Plan {
         state::refuse_writable_over_a_side(&shown, &plan)?;
         grammar::refuse_unfollowable_check_lines(&shown, &plan)?;
         state::refuse_symlinked_named_files(&shown, &plan)?;
+        state::refuse_links_out_of_held_folders(&shown, &plan)?;
         state::refuse_state_in_a_writable_root(&shown, &plan)?;
         reach::refuse_writable_search_paths(&shown, &plan)?;
         reach::refuse_python_cwd_on_sys_path(&shown, &plan)?;

@@ -933,6 +933,27 @@ pub fn definition_warnings(plan: &Plan) -> Vec<String> {
                 ));
                 break 'lines;
             }
+            // Reviews 25 (18), 26 (05) and 28 (06e, 06j, 06k, 06l, 02d–03e): a grader that
+            // chooses where its interpreter looks for code (`PYTHONPATH=.`,
+            // `sys.path.insert(0, os.getcwd())`, `module.paths`, `Module._load`), or clears
+            // the environment that holds gate's pins (`env -i`), loads what gate does not
+            // follow. Its author's choice, so a warning, not a refusal.
+            let by_path = super::state::grader_files(line, cwd, env)
+                .into_iter()
+                .find_map(|p| grader_search_path(&super::state::grader_text(&p)?).map(|w| (p, w)));
+            if let Some((script, what)) = by_path
+                && roots.iter().any(|r| real.starts_with(r))
+            {
+                out.push(format!(
+                    "warning: task `{}`: `check:` runs `{}`, which {what}: in `{}`, a folder the \
+                     trials write, a trial could put code of its own where that leads and decide \
+                     the grade (docs/trust.md, \"What is not protected\")",
+                    t.id,
+                    script.display(),
+                    real.display()
+                ));
+                break 'lines;
+            }
         }
     }
     out
@@ -1032,6 +1053,95 @@ fn grader_runner(text: &str) -> Option<&'static str> {
         .then_some("make")
 }
 
+/// What a grader file's text does that moves where its interpreter looks for code, or
+/// drops the variables gate pins for a check ([`definition_warnings`]), in words; comments
+/// (`#`, `//`) left out.
+fn grader_search_path(text: &str) -> Option<&'static str> {
+    const MOVES: &[(&str, &str)] = &[
+        ("PYTHONPATH", "sets Python's search path (`PYTHONPATH`)"),
+        ("sys.path", "changes Python's search path (`sys.path`)"),
+        (
+            "addsitedir",
+            "adds a folder to Python's search path (`site.addsitedir`)",
+        ),
+        (
+            "module.paths",
+            "changes where node looks for packages (`module.paths`)",
+        ),
+        (
+            "_nodeModulePaths",
+            "computes where node looks for packages (`_nodeModulePaths`)",
+        ),
+        (
+            "_load(",
+            "loads modules through node's internals (`Module._load`)",
+        ),
+        (
+            "_resolveFilename",
+            "resolves modules through node's internals (`_resolveFilename`)",
+        ),
+        (
+            "_initPaths",
+            "re-reads node's search path (`Module._initPaths`)",
+        ),
+        (
+            "new Module(",
+            "makes a module of its own (`new Module`) to require from",
+        ),
+        (
+            "env -i",
+            "clears its environment (`env -i`), dropping the pins gate gives a check",
+        ),
+        (
+            "env -u",
+            "unsets variables (`env -u`), perhaps the pins gate gives a check",
+        ),
+        (
+            "--ignore-environment",
+            "clears its environment, dropping the pins gate gives a check",
+        ),
+        (
+            "--unset",
+            "unsets variables, perhaps the pins gate gives a check",
+        ),
+        (
+            "environ.clear",
+            "clears its environment, dropping the pins gate gives a check",
+        ),
+    ];
+    // Python's path moved to the grader's own folder (`sys.path.insert(0,
+    // os.path.dirname(__file__))`, `PYTHONPATH=graders`) is not the check's: only a line
+    // that also names the folder the check runs in (`os.getcwd()`, `$PWD`, `.`, `""`, an
+    // empty entry) warns.
+    let cwd = |l: &str| {
+        [
+            "getcwd", "cwd()", "PWD", "\"\"", "''", "\".\"", "'.'", "=.", "=:", ":\"", "::",
+        ]
+        .iter()
+        .any(|m| l.contains(m))
+    };
+    let python = |w: &str| matches!(w, "PYTHONPATH" | "sys.path" | "addsitedir");
+    text.lines()
+        .map(|l| {
+            let l = if l.trim_start().starts_with('#') { "" } else { l };
+            l.split("//").next().unwrap_or("")
+        })
+        .find_map(|l| {
+            MOVES
+                .iter()
+                .find(|(w, _)| l.contains(w) && (!python(w) || cwd(l)))
+                .map(|(_, what)| *what)
+        })
+        .or_else(|| {
+            // `require.resolve(name, {paths: […]})`: resolution from folders of its choosing.
+            let flat: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+            flat.split("require.resolve(")
+                .skip(1)
+                .any(|rest| rest.split(')').next().is_some_and(|args| args.contains("paths")))
+                .then_some("resolves packages from folders of its choosing (`require.resolve` with `paths`)")
+        })
+}
+
 /// Whether Python code `text` can reach pytest: its name anywhere once quotes, spaces and
 /// `+` are taken out (`_pytest.config`, `"py" "test"`, `"py" + "test"`: review 21, 11).
 fn mentions_pytest(text: &str) -> bool {
@@ -1049,6 +1159,35 @@ mod tests {
 
     fn commands(line: &str) -> Vec<Vec<String>> {
         simple_commands(&line_tokens(line, &[], 0))
+    }
+
+    /// Reviews 25 (18), 26 (05) and 28: a grader that moves its interpreter's search path to
+    /// the check's folder, or clears gate's pins, is named; one that adds its own folder is
+    /// not.
+    #[test]
+    fn a_grader_that_moves_its_search_path_to_the_check_s_folder_or_drops_the_pins_is_named() {
+        for text in [
+            "PYTHONPATH=. python3 graders/grade.py\n",
+            "PYTHONPATH=\"$PYTHONPATH:\" python3 graders/grade.py\n",
+            "export PYTHONPATH=\"$PWD\"\n",
+            "import os, sys\nsys.path.insert(0, os.getcwd())\nimport json\n",
+            "import sys, runpy\nsys.path.insert(0, \"\")\nrunpy.run_module(\"json.tool\")\n",
+            "const M = require(\"module\");\nM._load(\"eq\", {filename: process.cwd() + \"/x.js\"});\n",
+            "module.paths.unshift(process.cwd() + \"/vendor/node_modules\");\n",
+            "require(require.resolve(\"eq\", { paths: [process.cwd()] }));\n",
+            "env -i PATH=\"$PATH\" python graders/check.py < answer.txt\n",
+            "env -u PYENV_VERSION python graders/check.py\n",
+        ] {
+            assert!(grader_search_path(text).is_some(), "{text}");
+        }
+        for text in [
+            "import os, sys\nsys.path.insert(0, os.path.dirname(__file__))\n",
+            "# PYTHONPATH=. is not needed here\npython3 graders/grade.py\n",
+            "const eq = require(\"eq\");\n",
+            "cmp -s answer.txt graders/expected.txt\n",
+        ] {
+            assert!(grader_search_path(text).is_none(), "{text}");
+        }
     }
 
     #[test]

@@ -341,17 +341,30 @@ pub fn git_folders(plan: &Plan) -> Vec<PathBuf> {
     found
 }
 
-/// The `node_modules` folders node could load a check's packages from: every one that
-/// exists, inside the trials' writable roots, in the check's folder or a folder above it, or
-/// above one of its graders, for a check line that runs node (by name, by a grader that is
-/// JavaScript, or from a grader whose text names node or `require`). Held read-only to the
-/// trials while they run (review 22, 14: a grader's bare `require("yaml-lite")` found in
-/// the task's `node_modules`, which the trial rewrote); not fingerprinted, as a package
-/// manager run by the check may write its own caches there where the box is off.
-pub fn node_folders(plan: &Plan) -> Vec<PathBuf> {
+/// The `node_modules` folders on node's way from a check to its packages, inside the
+/// trials' writable roots ([`node_folders`]).
+#[derive(Debug, Default)]
+pub struct NodeFolders {
+    /// Those that exist: held read-only to the trials while they run (review 22, 14: a
+    /// grader's bare `require("yaml-lite")` found in the task's `node_modules`, which the
+    /// trial rewrote), and fingerprinted for the end-of-run check (review 28, 01: a package
+    /// file hard-linked to a file the trials write changes under its held name).
+    pub held: Vec<PathBuf>,
+    /// Those that do not exist when the run starts: one a trial creates is where node looks
+    /// next for a package the folders below lack (review 26, 14: an optional
+    /// `require("eq-native")` inside `graders/node_modules/eq`), so a check that finds one
+    /// there does not run ([`crate::runner::sandbox::Sandbox::watch_absent`]).
+    pub absent: Vec<PathBuf>,
+}
+
+/// The `node_modules` folders node could load a check's packages from: in the check's
+/// folder or a folder above it, or above one of its graders, inside the trials' writable
+/// roots, for a check line that runs node (by name, by a grader that is JavaScript, or from a
+/// grader whose text names node or `require`).
+pub fn node_folders(plan: &Plan) -> NodeFolders {
     let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| absolute(p));
     let roots = writable_roots(plan);
-    let mut found: Vec<PathBuf> = Vec::new();
+    let mut found = NodeFolders::default();
     for t in &plan.tasks {
         for (line, cwd, env) in check_lines(t) {
             let graders = own_graders(line, cwd, env);
@@ -388,17 +401,126 @@ pub fn node_folders(plan: &Plan) -> Vec<PathBuf> {
                 };
                 for folder in start.ancestors().take_while(|d| d.starts_with(root)) {
                     let modules = folder.join("node_modules");
-                    if modules.is_dir() {
-                        let modules = real(&modules);
-                        if !found.contains(&modules) {
-                            found.push(modules);
-                        }
+                    let (list, modules) = if std::fs::symlink_metadata(&modules).is_err() {
+                        (&mut found.absent, modules)
+                    } else if modules.is_dir() {
+                        (&mut found.held, real(&modules))
+                    } else {
+                        continue;
+                    };
+                    if !list.contains(&modules) {
+                        list.push(modules);
                     }
                 }
             }
         }
     }
     found
+}
+
+/// Entries beneath a folder read at most, links looked for ([`link_out_of`]).
+pub(super) const LINK_SCAN_ENTRIES: usize = 200_000;
+
+/// A folder holds more than [`LINK_SCAN_ENTRIES`] entries ([`link_out_of`]).
+pub(super) struct TooMany;
+
+/// The first link beneath `folder` (links not followed) whose target lies outside it where
+/// `writable` says the trials write, with that target: a file a check loads through a
+/// folder gate holds read-only, which a trial rewrites through the target (review 27; 09b:
+/// `graders/node_modules/eq/index.js -> ../../../lib/eq.js`). More entries than gate reads
+/// is an error of its own.
+pub(super) fn link_out_of(
+    folder: &Path,
+    writable: &dyn Fn(&Path) -> bool,
+) -> Result<Option<(PathBuf, PathBuf)>, TooMany> {
+    let Ok(root) = std::fs::canonicalize(folder) else {
+        return Ok(None);
+    };
+    let mut folders = vec![folder.to_path_buf()];
+    let mut seen = 0usize;
+    while let Some(at) = folders.pop() {
+        let Ok(entries) = std::fs::read_dir(&at) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            seen += 1;
+            if seen > LINK_SCAN_ENTRIES {
+                return Err(TooMany);
+            }
+            let Ok(kind) = e.file_type() else { continue };
+            let path = e.path();
+            if kind.is_symlink() {
+                let target = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+                if !target.starts_with(&root) && writable(&target) {
+                    return Ok(Some((path, target)));
+                }
+            } else if kind.is_dir() {
+                folders.push(path);
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// A folder gate holds read-only for the plan (a grader's or a fixture's: [`guarded_folders`])
+/// that holds a link to a file the trials write is refused: the box holds the link, not what
+/// it points to, so a grader loading through it (`require("../node_modules/eq")` from
+/// `graders/sub/`: review 27, 09b) loads what a trial wrote.
+pub(super) fn refuse_links_out_of_held_folders(
+    shown: &str,
+    plan: &Plan,
+) -> Result<(), super::PlanError> {
+    if plan.policy.sandbox.mode == crate::model::SandboxMode::Off {
+        return Ok(());
+    }
+    let roots = writable_roots(plan);
+    let guarded = guarded_folders(plan);
+    // A named file is held read-only wherever it lies.
+    let named: Vec<PathBuf> = (named_files(plan).iter())
+        .filter_map(|f| std::fs::canonicalize(f).ok())
+        .collect();
+    let writable = |p: &Path| {
+        roots.iter().any(|r| p.starts_with(r))
+            && !guarded.iter().any(|g| p.starts_with(g))
+            && !named.iter().any(|n| n == p)
+    };
+    // Review 27, 09b: the grader's own `node_modules` (one in a folder below a writable
+    // root, `graders/node_modules`), held read-only too, which a grader may also load from
+    // by a relative name (`require("../node_modules/eq")`). A `node_modules` directly in a
+    // root is the project's: its links are read when a package resolves through it.
+    let own_packages = (node_folders(plan).held.into_iter())
+        .filter(|m| m.parent().is_some_and(|p| !roots.iter().any(|r| r == p)));
+    for folder in &guarded
+        .iter()
+        .cloned()
+        .chain(own_packages)
+        .collect::<Vec<_>>()
+    {
+        let why = match link_out_of(folder, &writable) {
+            Ok(None) => continue,
+            Ok(Some((link, target))) => format!(
+                "`{}`, in `{}` which gate holds read-only for the plan's graders or fixtures, is \
+                 a link to `{}`, which the trials write: the box holds the link, not what it \
+                 points to; copy the file in instead of linking it",
+                link.display(),
+                folder.display(),
+                target.display()
+            ),
+            Err(TooMany) => format!(
+                "`{}`, which gate holds read-only for the plan's graders or fixtures, has more \
+                 than {LINK_SCAN_ENTRIES} entries to look through for links to where the trials \
+                 write; keep the graders in a smaller folder of their own",
+                folder.display()
+            ),
+        };
+        return Err(super::PlanError::Invalid {
+            path: shown.to_string(),
+            line: 1,
+            column: 1,
+            message: why,
+        });
+    }
+    Ok(())
 }
 
 /// The first folder on the way to `at` (each of its leading parts as written, `at` itself

@@ -1837,48 +1837,25 @@ fn node(words: &[&str], dir: &Path, writable: &dyn Fn(&Path) -> bool) -> Option<
     None
 }
 
-/// Entries of a `node_modules` read at most, links looked for ([`links_out_of`]).
-const NODE_MODULES_ENTRIES: usize = 200_000;
-
 /// Why the `node_modules` folder `modules` holds a link whose target lies outside it in a
 /// folder the trials write (`writable`), or has more entries than gate reads; `None` when
 /// it has neither.
 fn links_out_of(modules: &Path, writable: &dyn Fn(&Path) -> bool) -> Option<String> {
-    let root = std::fs::canonicalize(modules).ok()?;
-    let mut folders = vec![modules.to_path_buf()];
-    let mut seen = 0usize;
-    while let Some(folder) = folders.pop() {
-        let Ok(entries) = std::fs::read_dir(&folder) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            seen += 1;
-            if seen > NODE_MODULES_ENTRIES {
-                return Some(format!(
-                    "a package in `{}`, which has more than {NODE_MODULES_ENTRIES} entries to \
-                     look through for links out of it (keep the grader's packages in a \
-                     `node_modules` of its own)",
-                    modules.display()
-                ));
-            }
-            let Ok(kind) = e.file_type() else { continue };
-            let path = e.path();
-            if kind.is_symlink() {
-                let target = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
-                if !target.starts_with(&root) && writable(&target) {
-                    return Some(format!(
-                        "a package in `{}` with a link, `{}`, to `{}`, which the trials write",
-                        modules.display(),
-                        path.display(),
-                        target.display()
-                    ));
-                }
-            } else if kind.is_dir() {
-                folders.push(path);
-            }
-        }
+    match super::state::link_out_of(modules, writable) {
+        Ok(None) => None,
+        Ok(Some((path, target))) => Some(format!(
+            "a package in `{}` with a link, `{}`, to `{}`, which the trials write",
+            modules.display(),
+            path.display(),
+            target.display()
+        )),
+        Err(super::state::TooMany) => Some(format!(
+            "a package in `{}`, which has more than {} entries to look through for links out \
+             of it (keep the grader's packages in a `node_modules` of its own)",
+            modules.display(),
+            super::state::LINK_SCAN_ENTRIES
+        )),
     }
-    None
 }
 
 /// Node's own modules, which no `node_modules` shadows.

@@ -484,7 +484,25 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
                 row.exit_code = st.code();
                 row.signal = st.signal();
             }
+            let appeared = spec.sandbox.as_deref().and_then(|s| s.appeared());
             if ended == Ended::Exited(ExitStatus::from_raw(0))
+                && spec.check.is_some()
+                && let Some(made) = appeared
+            {
+                // A trial created where the check's node would look next for a package
+                // (review 26, 14): what the check would load is no longer what the plan
+                // holds, so the check does not run and no verdict is published.
+                harness(
+                    &mut row,
+                    format!(
+                        "check: `{}` appeared during the run, where node looks for the check's \
+                         packages after the grader's own (a trial made it); the check was not \
+                         run and no verdict is published (keep node graders and their packages \
+                         outside the folders the trials write)",
+                        made.display()
+                    ),
+                );
+            } else if ended == Ended::Exited(ExitStatus::from_raw(0))
                 && let Some(check) = &spec.check
             {
                 let (ran, captures) =

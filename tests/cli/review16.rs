@@ -1581,3 +1581,153 @@ mod rev28 {
             .stderr(predicate::str::contains("with a link"));
     }
 }
+
+/// Breaks reviews 26 to 28 left open, closed in round 4's tenth session: files node loads
+/// that a trial could still shape without writing a held name.
+mod rev28_open {
+    use super::*;
+    use predicates::prelude::*;
+
+    /// The run of `f` ends without a verdict (exit 4), saying `why`.
+    fn no_verdict(f: &Fixture, why: &str) {
+        let out = f.command(&[]).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(4), "{stderr}");
+        assert!(stderr.contains(why), "{stderr}");
+    }
+
+    /// 01a: the package file node loads (`node_modules/eq/index.js`) is a hard link to the
+    /// task's `lib/eq.js`: the read-only hold covers the name, not the inode, and the trial
+    /// rewrites it through `lib/eq.js`. The `node_modules` is now fingerprinted: no verdict.
+    #[test]
+    fn rev28_01a_a_package_file_hard_linked_to_a_file_the_trials_write_publishes_no_verdict() {
+        let Some(f) = super::rev26::eq_grader(&[
+            ("graders/package.json", "{}\n"),
+            ("lib/eq.js", "module.exports = (a, b) => a === b;\n"),
+            ("agent.sh", "echo wrong > result.txt\n"),
+        ]) else {
+            return;
+        };
+        std::fs::remove_file(f.path("node_modules/eq/index.js")).unwrap();
+        std::fs::hard_link(f.path("lib/eq.js"), f.path("node_modules/eq/index.js")).unwrap();
+        check(&f).code(0);
+        assert_run_exits(&f, "control", 1);
+        write_files(
+            &f,
+            &[(
+                "agent.sh",
+                "echo wrong > result.txt\necho 'module.exports = () => true;' > lib/eq.js\n",
+            )],
+        );
+        no_verdict(&f, "changed during the run");
+    }
+
+    /// 14 (review 26): a package in the grader's own `node_modules` tries an optional
+    /// `require("eq-native")`; node looks for it next in the task folder's `node_modules`,
+    /// which a trial creates. Each check now looks first: no check runs, no verdict.
+    #[test]
+    fn rev26_14_a_node_modules_a_trial_creates_where_node_looks_next_stops_the_check() {
+        let Some(f) = super::rev26::eq_grader(&[
+            ("graders/package.json", "{}\n"),
+            (
+                "graders/node_modules/eq/index.js",
+                "let native;\ntry { native = require(\"eq-native\"); } catch (e) {}\nmodule.exports = native || ((a, b) => a === b);\n",
+            ),
+            ("agent.sh", "echo wrong > result.txt\n"),
+        ]) else {
+            return;
+        };
+        std::fs::remove_dir_all(f.path("node_modules")).unwrap();
+        check(&f).code(0);
+        assert_run_exits(&f, "control", 1);
+        write_files(&f, &[("agent.sh", "echo right > result.txt\n")]);
+        assert_run_exits(&f, "honest", 0);
+        write_files(
+            &f,
+            &[(
+                "agent.sh",
+                "echo wrong > result.txt\nmkdir -p node_modules/eq-native\necho 'module.exports = () => true;' > node_modules/eq-native/index.js\n",
+            )],
+        );
+        no_verdict(&f, "appeared during the run");
+    }
+
+    /// 06e (review 28) and 05 (review 26): a grader script that puts the check's folder on
+    /// Python's path, or clears the environment holding gate's pins, is now warned about;
+    /// one that adds its own folder is not.
+    #[test]
+    fn rev28_06e_rev26_05_a_grader_script_moving_the_search_path_or_dropping_the_pins_is_warned() {
+        for (script, warned) in [
+            (
+                "PYTHONPATH=. python3 graders/grade.py\n",
+                Some("`PYTHONPATH`"),
+            ),
+            (
+                "env -i PATH=\"$PATH\" python3 graders/grade.py\n",
+                Some("dropping the pins"),
+            ),
+            ("PYTHONPATH=graders python3 graders/grade.py\n", None),
+        ] {
+            let f = fixture("sh graders/check.sh", "right");
+            write_files(
+                &f,
+                &[
+                    ("graders/check.sh", script),
+                    (
+                        "graders/grade.py",
+                        "import sys\nsys.exit(0 if open('result.txt').read().strip() == 'right' else 1)\n",
+                    ),
+                ],
+            );
+            let out = gate()
+                .current_dir(f.dir.path())
+                .args(["check", "plan.yaml"])
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(0), "{script}: {stderr}");
+            match warned {
+                Some(w) => assert!(
+                    stderr.contains(w) && stderr.contains("warning:"),
+                    "{script}: {stderr}"
+                ),
+                None => assert!(!stderr.contains("search path"), "{script}: {stderr}"),
+            }
+        }
+    }
+
+    /// 09b (review 27): a grader in `graders/sub/` loads `../node_modules/eq` by a relative
+    /// name, and that package's `index.js` is a link into the task's folder. A link out of
+    /// the graders' own `node_modules` is refused at load; the same file copied in is not.
+    #[test]
+    fn rev27_09b_a_link_out_of_the_graders_own_node_modules_is_refused() {
+        let grader = "const eq = require(\"../node_modules/eq\");\nconst got = require(\"fs\").readFileSync(\"result.txt\", \"utf8\").trim();\nprocess.exit(eq(got, \"right\") ? 0 : 1);\n";
+        let Some(f) = super::rev26::eq_grader(&[
+            ("graders/package.json", "{}\n"),
+            ("graders/sub/check.js", grader),
+            ("lib/eq.js", "module.exports = (a, b) => a === b;\n"),
+        ]) else {
+            return;
+        };
+        std::fs::write(f.path("plan.yaml"), plan("", "node graders/sub/check.js")).unwrap();
+        std::fs::remove_dir_all(f.path("node_modules")).unwrap();
+        std::fs::create_dir_all(f.path("graders/node_modules/eq")).unwrap();
+        std::os::unix::fs::symlink(
+            "../../../lib/eq.js",
+            f.path("graders/node_modules/eq/index.js"),
+        )
+        .unwrap();
+        check(&f).code(2).stderr(
+            predicate::str::contains("is a link to").and(predicate::str::contains("lib/eq.js")),
+        );
+        std::fs::remove_file(f.path("graders/node_modules/eq/index.js")).unwrap();
+        std::fs::copy(
+            f.path("lib/eq.js"),
+            f.path("graders/node_modules/eq/index.js"),
+        )
+        .unwrap();
+        check(&f).code(0);
+        write_files(&f, &[("agent.sh", "echo wrong > result.txt\n")]);
+        assert_run_exits(&f, "honest line, wrong answer", 1);
+    }
+}

@@ -259,6 +259,10 @@ pub struct Sandbox {
     /// The plans `gate run` without a path would find here (`gate.yaml`, …) that did not
     /// exist when the run started: one a trial creates would shadow the real plan.
     absent_plans: Vec<PathBuf>,
+    /// Paths that did not exist when the run started and must not exist when a check runs
+    /// or the run ends: where a check's interpreter would look next for what it loads
+    /// ([`Sandbox::watch_absent`]).
+    watched: Vec<PathBuf>,
     /// Writable roots besides each task's working directory.
     writable: Vec<PathBuf>,
     /// The repository each task folder was in when the run started, as `GIT_DIR`,
@@ -336,6 +340,7 @@ impl Sandbox {
                 .filter(|p| fs::symlink_metadata(p).is_err())
                 .collect(),
             writable: policy.writable.iter().map(|p| resolve(p)).collect(),
+            watched: Vec::new(),
             check_pins: Vec::new(),
             env,
             tmp_root,
@@ -390,6 +395,24 @@ impl Sandbox {
             .filter(|p| fs::symlink_metadata(p).is_ok())
             .map(PathBuf::as_path)
             .collect()
+    }
+
+    /// Watch `paths` that do not exist now: one a trial creates is where a check would load
+    /// code from (a `node_modules` on node's way up from a grader's packages:
+    /// [`crate::plan::state::NodeFolders::absent`]). Neither the box nor the end-of-run
+    /// fingerprints can forbid a name that is not there, and a later trial could remove it
+    /// again, so each check looks before it starts ([`Sandbox::appeared`]).
+    pub fn watch_absent(&mut self, paths: &[PathBuf]) {
+        let absent = paths.iter().filter(|p| fs::symlink_metadata(p).is_err());
+        self.watched.extend(absent.cloned());
+    }
+
+    /// The first watched path ([`Sandbox::watch_absent`]) that exists now.
+    pub fn appeared(&self) -> Option<&Path> {
+        self.watched
+            .iter()
+            .find(|p| fs::symlink_metadata(p).is_ok())
+            .map(PathBuf::as_path)
     }
 
     /// The environment every trial starts from: gate's own, less the CI files and tokens
