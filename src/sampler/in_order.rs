@@ -20,7 +20,8 @@ use std::collections::BTreeMap;
 
 use crate::model::Shard;
 
-/// What became of an item once the in-order consumer reached it in ordinal order.
+/// What became of an item (a trial, a pair) once the in-order consumer reached it in
+/// ordinal order; the replay records it on each trial, and the reports print it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Disposition {
     /// Its outcome was consumed and is in the tally.
@@ -32,6 +33,22 @@ pub enum Disposition {
     Cancelled,
     /// The harness could not run it: nothing from here on is consumed.
     HarnessError,
+    /// Only later attempts are recorded; attempt 1 is missing (a damaged ledger): never
+    /// offered to the consumer. The replay's alone; [`InOrder`] never settles an item so.
+    NoFirstAttempt,
+}
+
+impl Disposition {
+    /// Lowercase name used in the JSON and JUnit reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Disposition::Counted => "counted",
+            Disposition::Excluded => "excluded",
+            Disposition::Cancelled => "cancelled",
+            Disposition::HarnessError => "harness_error",
+            Disposition::NoFirstAttempt => "no_first_attempt",
+        }
+    }
 }
 
 /// How an item settles when its turn comes: fed to the consumer, or skipped.

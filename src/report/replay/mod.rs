@@ -33,7 +33,7 @@ use crate::ledger::{
     AttemptRow, Counts, Ledger, OnInconclusive, Outcome, RunStatus, Shard, TaskSpec,
 };
 use crate::model::Judgement;
-use crate::sampler::{Disposition as SettledAs, Verdict};
+use crate::sampler::Verdict;
 
 use super::error::ReportError;
 pub use super::error::Source;
@@ -47,46 +47,8 @@ mod tests;
 
 pub use read::check_spec;
 
-/// What became of a trial in the replay.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Disposition {
-    /// Its attempt 1 was consumed by the sampler and is in the counts.
-    Counted,
-    /// It finished but lies beyond the decision point (or beyond a sequential plan's gap) in
-    /// ordinal order: recorded, never counted.
-    Excluded,
-    /// Stopped by gate before it finished: recorded, never counted.
-    Cancelled,
-    /// The harness could not run it: the task has no verdict.
-    HarnessError,
-    /// Only later attempts are recorded; attempt 1 is missing (a damaged ledger).
-    NoFirstAttempt,
-}
-
-impl From<SettledAs> for Disposition {
-    /// How the sampler settled a trial it was offered (it never sees one without attempt 1).
-    fn from(s: SettledAs) -> Self {
-        match s {
-            SettledAs::Counted => Disposition::Counted,
-            SettledAs::Excluded => Disposition::Excluded,
-            SettledAs::Cancelled => Disposition::Cancelled,
-            SettledAs::HarnessError => Disposition::HarnessError,
-        }
-    }
-}
-
-impl Disposition {
-    /// Lowercase name used in the JSON and JUnit reports.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Disposition::Counted => "counted",
-            Disposition::Excluded => "excluded",
-            Disposition::Cancelled => "cancelled",
-            Disposition::HarnessError => "harness_error",
-            Disposition::NoFirstAttempt => "no_first_attempt",
-        }
-    }
-}
+/// What became of a trial in the replay: the sampler's own word for it.
+pub use crate::sampler::Disposition;
 
 /// One attempt row and where it was read.
 #[derive(Debug, Clone)]

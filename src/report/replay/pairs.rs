@@ -5,7 +5,6 @@ use std::collections::BTreeMap;
 
 use crate::ledger::TaskSpec;
 use crate::pairs::Side;
-use crate::sampler::Disposition as SettledAs;
 
 use super::task::{Gaps, HarnessCut, judged, undecided_reason};
 use super::{Disposition, ReportError, TaskReplay, TrialRecord};
@@ -66,9 +65,9 @@ fn pair_replay(
     // The first pair with a side never recorded (review 10, a14, a15).
     let mut one_sided: Option<u64> = None;
     let mut dispositions: BTreeMap<u64, Disposition> = BTreeMap::new();
-    let record = |settled: Vec<(u64, SettledAs)>, d: &mut BTreeMap<u64, Disposition>| {
+    let record = |settled: Vec<(u64, Disposition)>, d: &mut BTreeMap<u64, Disposition>| {
         for (pair, s) in settled {
-            d.insert(pair, s.into());
+            d.insert(pair, s);
         }
     };
     for (&pair, sides) in &by_pair {

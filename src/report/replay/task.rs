@@ -4,7 +4,7 @@
 
 use crate::ledger::{AttemptRow, Outcome, TaskSpec};
 use crate::model::Judgement;
-use crate::sampler::{Decision, Disposition as SettledAs, OrderedSampler, Sampling, Verdict};
+use crate::sampler::{Decision, OrderedSampler, Sampling, Verdict};
 
 use super::{
     Disposition, OrdinalRange, ReportError, ShardCoverage, Source, SourcedAttempt, TaskReplay,
@@ -62,9 +62,9 @@ pub(super) fn replay_by(
     let mut gaps = Gaps::new();
     let mut retry_passes_refused = 0u64;
     // Trials are offered in ascending ordinal order, so each offer settles at once.
-    let disposition_of = |settled: Vec<(u64, SettledAs)>, trial: &mut TrialRecord| {
+    let disposition_of = |settled: Vec<(u64, Disposition)>, trial: &mut TrialRecord| {
         if let Some(&(_, d)) = settled.iter().find(|(o, _)| *o == trial.ordinal) {
-            trial.disposition = d.into();
+            trial.disposition = d;
         }
     };
 
