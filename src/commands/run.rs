@@ -111,10 +111,21 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
     let mut dirs = state_dirs(&out_dir, &outputs);
     let snapshot = crate::plan::state::Snapshot::take(&[named.as_slice(), &after].concat())
         .with_folders(&[folders.as_slice(), &node.held].concat(), &{
-            // Where the box is off, a tool the check runs may keep its cache there.
-            let caches = node.held.iter().map(|m| m.join(".cache"));
+            // Where the box is off, a tool the check runs may keep its cache there (with the
+            // box on nothing writes there: review 29, 01a).
+            let off = plan.policy.sandbox.mode == crate::model::SandboxMode::Off;
+            let caches = node.held.iter().filter(|_| off).map(|m| m.join(".cache"));
             dirs.iter().cloned().chain(caches).collect::<Vec<_>>()
         });
+    if let Some(blind) = snapshot.blind() {
+        return Err(Error::Harness(format!(
+            "`{}` holds more than {} entries: a change a trial made in it would not be seen, \
+             and the check reads it (a grader's folder, a fixture's, or a node grader's \
+             `node_modules`); no trial was run (keep what the check reads in a smaller folder)",
+            blind.display(),
+            crate::plan::state::MAX_FOLDER_ENTRIES
+        )));
+    }
     let mut protected = protected_paths(args, &plan_path, &out_dir, &outputs);
     protected.extend(named.iter().chain(&after).chain(&folders).cloned());
     // A `git` grader reads the task's `.git`: read-only too (not fingerprinted: git itself,
@@ -135,7 +146,7 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
         .flat_map(|t| std::iter::once(t.cwd.clone()).chain(t.compare().map(|c| c.base.cwd.clone())))
         .collect();
     sandbox.pin_checks(&cwds);
-    sandbox.watch_absent(&node.absent);
+    sandbox.watch(&node.watched);
     let sandbox = Arc::new(sandbox);
     let walls = sandbox.walls().clone();
     let mut progress = Progress::new(output.quiet);
@@ -195,12 +206,12 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
         ));
         status = RunStatus::HarnessError;
     }
-    if let (RunStatus::Complete, Some(made)) = (status, sandbox.appeared()) {
-        // Each check looked before it ran; one made after the last check is seen here.
+    if let (RunStatus::Complete, Some(made)) = (status, sandbox.moved()) {
+        // Each check looked before it ran; a change after the last check is seen here.
         progress.println(&format!(
-            "error: `{}` appeared during the run, where node looks for a check's packages after \
-             the grader's own (a trial made it); no verdict is published (keep node graders and \
-             their packages outside the folders the trials write)",
+            "error: `{}` changed during the run (it appeared, went, or was re-pointed), where \
+             node looks for a check's packages (a trial did it); no verdict is published (keep \
+             node graders and their packages outside the folders the trials write)",
             made.display()
         ));
         status = RunStatus::HarnessError;

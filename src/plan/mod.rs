@@ -483,6 +483,7 @@ impl Plan {
         reach::refuse_writable_search_paths(&shown, &plan)?;
         reach::refuse_python_cwd_on_sys_path(&shown, &plan)?;
         state::refuse_nested_repositories(&shown, &plan)?;
+        state::refuse_git_without_attribute_source(&shown, &plan)?;
         Ok(plan)
     }
 }

@@ -1055,91 +1055,101 @@ fn grader_runner(text: &str) -> Option<&'static str> {
 
 /// What a grader file's text does that moves where its interpreter looks for code, or
 /// drops the variables gate pins for a check ([`definition_warnings`]), in words; comments
-/// (`#`, `//`) left out.
+/// (a line's `#` or `//` part) left out.
 fn grader_search_path(text: &str) -> Option<&'static str> {
-    const MOVES: &[(&str, &str)] = &[
+    // A search path set from the grader's own place (`os.path.dirname(__file__)`,
+    // `$(dirname "$0")`, `__dirname`) is not the check's folder; any other is warned about,
+    // however it names the check's folder (review 29, 06b-06i: `$(pwd)`, `os.curdir`, a
+    // variable set on an earlier line).
+    const PATHS: &[(&str, &str)] = &[
         ("PYTHONPATH", "sets Python's search path (`PYTHONPATH`)"),
         ("sys.path", "changes Python's search path (`sys.path`)"),
         (
             "addsitedir",
             "adds a folder to Python's search path (`site.addsitedir`)",
         ),
+        ("NODE_PATH", "sets node's search path (`NODE_PATH`)"),
         (
             "module.paths",
             "changes where node looks for packages (`module.paths`)",
         ),
         (
-            "_nodeModulePaths",
-            "computes where node looks for packages (`_nodeModulePaths`)",
-        ),
-        (
-            "_load(",
-            "loads modules through node's internals (`Module._load`)",
-        ),
-        (
-            "_resolveFilename",
-            "resolves modules through node's internals (`_resolveFilename`)",
-        ),
-        (
-            "_initPaths",
-            "re-reads node's search path (`Module._initPaths`)",
-        ),
-        (
-            "new Module(",
-            "makes a module of its own (`new Module`) to require from",
-        ),
-        (
-            "env -i",
-            "clears its environment (`env -i`), dropping the pins gate gives a check",
-        ),
-        (
-            "env -u",
-            "unsets variables (`env -u`), perhaps the pins gate gives a check",
-        ),
-        (
-            "--ignore-environment",
-            "clears its environment, dropping the pins gate gives a check",
-        ),
-        (
-            "--unset",
-            "unsets variables, perhaps the pins gate gives a check",
-        ),
-        (
-            "environ.clear",
-            "clears its environment, dropping the pins gate gives a check",
+            "HOME=",
+            "sets `HOME`, where node and Python look for packages too",
         ),
     ];
-    // Python's path moved to the grader's own folder (`sys.path.insert(0,
-    // os.path.dirname(__file__))`, `PYTHONPATH=graders`) is not the check's: only a line
-    // that also names the folder the check runs in (`os.getcwd()`, `$PWD`, `.`, `""`, an
-    // empty entry) warns.
-    let cwd = |l: &str| {
-        [
-            "getcwd", "cwd()", "PWD", "\"\"", "''", "\".\"", "'.'", "=.", "=:", ":\"", "::",
-        ]
-        .iter()
-        .any(|m| l.contains(m))
+    const OWN: &[&str] = &["__file__", "$0", "dirname", "BASH_SOURCE", "__dirname"];
+    // The pins gate gives a check (`GIT_DIR`, `PYENV_VERSION`, …) cleared or unset.
+    const DROPS: &[&str] = &[
+        "env -i",
+        "env - ",
+        "env -u",
+        "env --ignore-environment",
+        "env --unset",
+        "environ.clear",
+        "del os.environ",
+        "environ.pop",
+        "env={}",
+        "env: {}",
+        "unset GIT_",
+        "unset PYENV",
+        "unset RBENV",
+        "unset NODENV",
+        "unset GOENV",
+        "unset ASDF",
+    ];
+    let code = |l: &'_ str| -> String {
+        let l = l.split(" #").next().unwrap_or("");
+        let l = if l.trim_start().starts_with('#') {
+            ""
+        } else {
+            l
+        };
+        l.split("//").next().unwrap_or("").to_string()
     };
-    let python = |w: &str| matches!(w, "PYTHONPATH" | "sys.path" | "addsitedir");
-    text.lines()
-        .map(|l| {
-            let l = if l.trim_start().starts_with('#') { "" } else { l };
-            l.split("//").next().unwrap_or("")
-        })
-        .find_map(|l| {
-            MOVES
-                .iter()
-                .find(|(w, _)| l.contains(w) && (!python(w) || cwd(l)))
-                .map(|(_, what)| *what)
-        })
-        .or_else(|| {
-            // `require.resolve(name, {paths: […]})`: resolution from folders of its choosing.
-            let flat: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-            flat.split("require.resolve(")
-                .skip(1)
-                .any(|rest| rest.split(')').next().is_some_and(|args| args.contains("paths")))
-                .then_some("resolves packages from folders of its choosing (`require.resolve` with `paths`)")
-        })
+    for l in text.lines().map(code) {
+        if let Some((_, what)) =
+            (PATHS.iter()).find(|(w, _)| l.contains(w) && !OWN.iter().any(|o| l.contains(o)))
+        {
+            return Some(what);
+        }
+        if DROPS.iter().any(|d| l.contains(d)) {
+            return Some("clears or unsets its environment, dropping the pins gate gives a check");
+        }
+    }
+    let flat: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    // Node's module system itself (`Module._load`, `new M(…)`, `M["_lo" + "ad"]`,
+    // `require("module")[k]`: reviews 28 and 29) resolves from wherever the grader says;
+    // only `createRequire(__filename)` and `createRequire(import.meta.url)` are its own
+    // place.
+    let imports_module = [
+        "require(\"module\")",
+        "require('module')",
+        "\"node:module\"",
+        "'node:module'",
+        "from\"module\"",
+        "from'module'",
+    ]
+    .iter()
+    .any(|m| flat.contains(m));
+    let own_require =
+        flat.contains("createRequire(__filename") || flat.contains("createRequire(import.meta.url");
+    let internals = ["._", "newModule(", "[\"_", "['_"]
+        .iter()
+        .any(|m| flat.contains(m));
+    if imports_module && (!own_require || internals) {
+        return Some(
+            "uses node's module system itself (`require(\"module\")`), which resolves from where the grader says",
+        );
+    }
+    // `require.resolve(name, {paths: […]})`: resolution from folders of its choosing.
+    flat.split("require.resolve(")
+        .skip(1)
+        .filter_map(|rest| rest.split(')').next())
+        .any(|args| args.contains("paths") && !args.contains("__dirname"))
+        .then_some(
+            "resolves packages from folders of its choosing (`require.resolve` with `paths`)",
+        )
 }
 
 /// Whether Python code `text` can reach pytest: its name anywhere once quotes, spaces and
@@ -1177,6 +1187,19 @@ mod tests {
             "require(require.resolve(\"eq\", { paths: [process.cwd()] }));\n",
             "env -i PATH=\"$PATH\" python graders/check.py < answer.txt\n",
             "env -u PYENV_VERSION python graders/check.py\n",
+            // Review 29: other spellings of the check's folder, node's module system by any
+            // name, `NODE_PATH`, `HOME`, and other ways to drop the pins.
+            "PYTHONPATH=$(pwd) python3 graders/grade.py\n",
+            "import os, sys\nsys.path.insert(0, os.curdir)\n",
+            "import os, sys\nhere = os.getcwd()\nsys.path.append(here)\n",
+            "const M = require('module');\nconst m = new M(process.cwd() + '/x.js');\n",
+            "const M = require(\"module\");\nM[\"_lo\" + \"ad\"](\"eq\");\n",
+            "const k = \"create\" + \"Require\";\nrequire(\"module\")[k](process.cwd() + \"/\")(\"eq\");\n",
+            "NODE_PATH=\"$PWD/vendor\" node graders/check.js\n",
+            "HOME=\"$PWD\" node graders/check.js\n",
+            "env - PATH=/usr/bin python3 graders/grade.py\n",
+            "unset PYENV_VERSION GIT_DIR\npython3 graders/grade.py\n",
+            "import os\ndel os.environ['PYENV_VERSION']\n",
         ] {
             assert!(grader_search_path(text).is_some(), "{text}");
         }
@@ -1185,6 +1208,13 @@ mod tests {
             "# PYTHONPATH=. is not needed here\npython3 graders/grade.py\n",
             "const eq = require(\"eq\");\n",
             "cmp -s answer.txt graders/expected.txt\n",
+            // Review 29's false warnings.
+            "require(require.resolve(\"eq\", {paths: [__dirname]}));\n",
+            "cd \"$(dirname \"$0\")\" && PYTHONPATH=. python3 grade.py\n",
+            "cache._load(\"x\");\n",
+            "python3 graders/grade.py # not env -u here\n",
+            "git config --unset core.x\n",
+            "import { createRequire } from \"module\";\nconst require = createRequire(import.meta.url);\nconst xs = [1, 2];\n",
         ] {
             assert!(grader_search_path(text).is_none(), "{text}");
         }

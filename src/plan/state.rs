@@ -350,11 +350,13 @@ pub struct NodeFolders {
     /// trial rewrote), and fingerprinted for the end-of-run check (review 28, 01: a package
     /// file hard-linked to a file the trials write changes under its held name).
     pub held: Vec<PathBuf>,
-    /// Those that do not exist when the run starts: one a trial creates is where node looks
-    /// next for a package the folders below lack (review 26, 14: an optional
-    /// `require("eq-native")` inside `graders/node_modules/eq`), so a check that finds one
-    /// there does not run ([`crate::runner::sandbox::Sandbox::watch_absent`]).
-    pub absent: Vec<PathBuf>,
+    /// Every `node_modules` path on the walk, as written, whatever it is when the run
+    /// starts: one a trial creates is where node looks next for a package the folders below
+    /// lack (review 26, 14: an optional `require("eq-native")` inside
+    /// `graders/node_modules/eq`), and one that is a link, a file or a dangling link a trial
+    /// can replace (review 29, 01d–01g). A check that finds one changed does not run
+    /// ([`crate::runner::sandbox::Sandbox::watch`]).
+    pub watched: Vec<PathBuf>,
 }
 
 /// The `node_modules` folders node could load a check's packages from: in the check's
@@ -401,15 +403,11 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
                 };
                 for folder in start.ancestors().take_while(|d| d.starts_with(root)) {
                     let modules = folder.join("node_modules");
-                    let (list, modules) = if std::fs::symlink_metadata(&modules).is_err() {
-                        (&mut found.absent, modules)
-                    } else if modules.is_dir() {
-                        (&mut found.held, real(&modules))
-                    } else {
-                        continue;
-                    };
-                    if !list.contains(&modules) {
-                        list.push(modules);
+                    if modules.is_dir() && !found.held.contains(&real(&modules)) {
+                        found.held.push(real(&modules));
+                    }
+                    if !found.watched.contains(&modules) {
+                        found.watched.push(modules);
                     }
                 }
             }
@@ -450,7 +448,12 @@ pub(super) fn link_out_of(
             let Ok(kind) = e.file_type() else { continue };
             let path = e.path();
             if kind.is_symlink() {
-                let target = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+                // A dangling link is read as it is written (review 29, 05c: a trial creates
+                // its target).
+                let target = std::fs::canonicalize(&path).unwrap_or_else(|_| {
+                    let to = std::fs::read_link(&path).unwrap_or_default();
+                    lexical(&at.join(to))
+                });
                 if !target.starts_with(&root) && writable(&target) {
                     return Ok(Some((path, target)));
                 }
@@ -460,6 +463,21 @@ pub(super) fn link_out_of(
         }
     }
     Ok(None)
+}
+
+/// `p` with `.` and `..` taken out by their names, links not read.
+fn lexical(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// A folder gate holds read-only for the plan (a grader's or a fixture's: [`guarded_folders`])
@@ -929,6 +947,114 @@ fn invokes_git(line: &CommandLine, env: &[(String, String)]) -> bool {
         .any(|c| c.iter().any(|w| super::words::mentions_git(w)))
 }
 
+/// The first git release that reads `GIT_ATTR_SOURCE` (2.40): an older one reads the
+/// attributes from the work tree, where a trial writes `.gitattributes`, whatever gate pins.
+const GIT_ATTR_SOURCE_SINCE: (u64, u64) = (2, 40);
+
+/// Review 25, 09: gate pins a check's git attributes to the commit `HEAD` named when the run
+/// started (`GIT_ATTR_SOURCE`, [`crate::runner::sandbox::Sandbox::pin_checks`]), so a
+/// trial's `.gitattributes` (`* text`, after rewriting a tracked file with CRLF) cannot make
+/// `git diff` see no change. git before 2.40 ignores the variable: a check that runs such a
+/// git (named on its line by path, or the `git` its `PATH` finds, for a line or a grader
+/// that names git) in a repository with a commit is refused, naming the git and its version.
+pub(super) fn refuse_git_without_attribute_source(
+    shown: &str,
+    plan: &Plan,
+) -> Result<(), PlanError> {
+    if plan.policy.sandbox.mode == crate::model::SandboxMode::Off {
+        return Ok(());
+    }
+    let mut asked: Vec<PathBuf> = Vec::new();
+    for t in &plan.tasks {
+        for (line, cwd, env) in check_lines(t) {
+            let runs_git = invokes_git(line, env)
+                || env.iter().any(|(_, v)| super::words::mentions_git(v))
+                || grader_files(line, cwd, env)
+                    .iter()
+                    .any(|f| grader_text(f).is_some_and(|t| super::words::mentions_git(&t)));
+            let pinned =
+                repository_of(&absolute(cwd)).is_some_and(|(d, _)| head_commit(&d).is_some());
+            if !runs_git || !pinned {
+                continue;
+            }
+            let mut gits: Vec<PathBuf> = super::words::simple_commands(&tokens_of(line, env))
+                .iter()
+                .flatten()
+                .filter(|w| w.contains('/') && super::invoke::name_of(w) == "git")
+                .map(|w| super::invoke::resolve(w, cwd))
+                .collect();
+            let path = (env
+                .iter()
+                .rev()
+                .find(|(k, _)| k == "PATH")
+                .map(|(_, v)| v.clone()))
+            .or_else(|| std::env::var("PATH").ok())
+            .unwrap_or_default();
+            gits.extend(
+                std::env::split_paths(&path)
+                    .map(|d| absolute(&cwd.join(d)).join("git"))
+                    .find(|g| g.is_file()),
+            );
+            for git in gits {
+                if asked.contains(&git) {
+                    continue;
+                }
+                asked.push(git.clone());
+                let Some((version, said)) = git_version(&git) else {
+                    continue;
+                };
+                if version < GIT_ATTR_SOURCE_SINCE {
+                    return Err(PlanError::Invalid {
+                        path: shown.to_string(),
+                        line: t.line,
+                        column: 1,
+                        message: format!(
+                            "task `{}`: `check:` runs git, and `{}` is {said}, older than \
+                             2.40: it ignores `GIT_ATTR_SOURCE`, so a trial's `.gitattributes` \
+                             would decide what the check's git compares (gate pins the \
+                             attributes to the commit of the run's start); run the check with \
+                             git 2.40 or later (`env: {{PATH: …}}`), or grade without git",
+                            t.id,
+                            git.display()
+                        ),
+                    });
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `git --version` of the program `git`, as numbers (major, minor) and as it said it
+/// (`git version 2.39.5`); `None` when it does not run, or says something else, within 5 s.
+fn git_version(git: &Path) -> Option<((u64, u64), String)> {
+    let mut child = std::process::Command::new(git)
+        .arg("--version")
+        .env_clear()
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .ok()?;
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while child.try_wait().ok()?.is_none() {
+        if std::time::Instant::now() >= until {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let mut out = String::new();
+    let stdout = child.stdout.take()?;
+    std::io::Read::read_to_string(&mut std::io::Read::take(stdout, 4096), &mut out).ok()?;
+    let said = out.lines().next()?.trim().to_string();
+    let mut numbers = said.strip_prefix("git version ")?.split(['.', ' ']);
+    let major = numbers.next()?.parse().ok()?;
+    let minor = numbers.next()?.parse().ok()?;
+    Some(((major, minor), said))
+}
+
 /// The folders the trials of `plan` may write as a whole: every task's working folder (and
 /// its base side's), and the `policy.sandbox.writable` roots; links resolved.
 pub fn writable_roots(plan: &Plan) -> Vec<PathBuf> {
@@ -1396,6 +1522,15 @@ impl Snapshot {
         self
     }
 
+    /// The first folder of plan state too large to fingerprint (more than
+    /// [`MAX_FOLDER_ENTRIES`] entries): a change in it would not be seen (review 29, 01c).
+    pub fn blind(&self) -> Option<&Path> {
+        let too_many = format!("a folder of more than {MAX_FOLDER_ENTRIES} entries");
+        (self.folders.iter())
+            .find(|(_, d)| *d == too_many)
+            .map(|(f, _)| f.as_path())
+    }
+
     /// The files whose content is not what it was when the snapshot was taken (changed,
     /// removed, replaced, re-pointed, or now of another type).
     pub fn changed(&self) -> Vec<&Path> {
@@ -1433,10 +1568,10 @@ fn fingerprint(p: &Path) -> String {
     out
 }
 
-/// At most this many entries beneath a folder of plan state are listed; a folder that
-/// holds more is recorded as that (and a file added to it is not seen by the end-of-run
-/// check; the box's walls still stand).
-pub const MAX_FOLDER_ENTRIES: usize = 100_000;
+/// At most this many entries beneath a folder of plan state are listed, as many as a link
+/// scan reads ([`LINK_SCAN_ENTRIES`]); a folder that holds more is recorded as that, and
+/// `gate run` refuses to start ([`Snapshot::blind`]): a change in it would not be seen.
+pub const MAX_FOLDER_ENTRIES: usize = LINK_SCAN_ENTRIES;
 
 /// What a folder of plan state holds now: every path beneath it (links not followed, paths
 /// beneath `skip` left out), each with its type, size, inode and change time (`ctime`,

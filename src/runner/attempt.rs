@@ -331,10 +331,11 @@ impl Waiter<'_> {
                 return self.stop(child, streams, Ended::TimedOut);
             }
             if self.exited_within(streams, TICK.min(deadline - now)) {
-                let status = self.reap(child)?;
                 // The leader is gone; stragglers it left in its group must not leak into the
-                // next trial.
+                // next trial. Killed before the leader is reaped: until then its pid, the
+                // group's id, cannot name another process's group.
                 kill_group(self.pgid, libc::SIGKILL);
+                let status = self.reap(child)?;
                 return Ok(Ended::Exited(status));
             }
         }
@@ -484,22 +485,40 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
                 row.exit_code = st.code();
                 row.signal = st.signal();
             }
-            let appeared = spec.sandbox.as_deref().and_then(|s| s.appeared());
+            let moved = spec.sandbox.as_deref().and_then(|s| s.moved());
             if ended == Ended::Exited(ExitStatus::from_raw(0))
                 && spec.check.is_some()
-                && let Some(made) = appeared
+                && let Some(made) = moved
             {
-                // A trial created where the check's node would look next for a package
-                // (review 26, 14): what the check would load is no longer what the plan
-                // holds, so the check does not run and no verdict is published.
+                // A trial created, removed or re-pointed a folder where the check's node
+                // looks for packages (review 26, 14; review 29, 01d): what the check would
+                // load is no longer what the plan holds, so the check does not run and no
+                // verdict is published.
                 harness(
                     &mut row,
                     format!(
-                        "check: `{}` appeared during the run, where node looks for the check's \
-                         packages after the grader's own (a trial made it); the check was not \
-                         run and no verdict is published (keep node graders and their packages \
-                         outside the folders the trials write)",
+                        "check: `{}` changed during the run (it appeared, went, or was \
+                         re-pointed), where node looks for the check's packages (a trial did \
+                         it); the check was not run and no verdict is published (keep node \
+                         graders and their packages outside the folders the trials write)",
                         made.display()
+                    ),
+                );
+            } else if ended == Ended::Exited(ExitStatus::from_raw(0))
+                && spec.check.is_some()
+                && let Some((link, target)) = (spec.sandbox.as_deref())
+                    .zip(cell.as_ref())
+                    .and_then(|(s, c)| s.planted_link(c.tmpdir()))
+            {
+                harness(
+                    &mut row,
+                    format!(
+                        "check: the trial left `{}` in its TMPDIR, which the check shares, a \
+                         link to `{}`, a file gate holds for the plan: a grader writing there \
+                         would read gate's file in place of its own; the check was not run and \
+                         no verdict is published",
+                        link.display(),
+                        target.display()
                     ),
                 );
             } else if ended == Ended::Exited(ExitStatus::from_raw(0))

@@ -1649,7 +1649,7 @@ mod rev28_open {
                 "echo wrong > result.txt\nmkdir -p node_modules/eq-native\necho 'module.exports = () => true;' > node_modules/eq-native/index.js\n",
             )],
         );
-        no_verdict(&f, "appeared during the run");
+        no_verdict(&f, "changed during the run (it appeared");
     }
 
     /// 06e (review 28) and 05 (review 26): a grader script that puts the check's folder on
@@ -1666,7 +1666,10 @@ mod rev28_open {
                 "env -i PATH=\"$PATH\" python3 graders/grade.py\n",
                 Some("dropping the pins"),
             ),
-            ("PYTHONPATH=graders python3 graders/grade.py\n", None),
+            (
+                "PYTHONPATH=\"$(dirname \"$0\")\" python3 graders/grade.py\n",
+                None,
+            ),
         ] {
             let f = fixture("sh graders/check.sh", "right");
             write_files(
@@ -1692,6 +1695,65 @@ mod rev28_open {
                     "{script}: {stderr}"
                 ),
                 None => assert!(!stderr.contains("search path"), "{script}: {stderr}"),
+            }
+        }
+    }
+
+    /// 09 (review 25): git before 2.40 ignores `GIT_ATTR_SOURCE`, so the attribute pin does
+    /// not hold: a check that runs such a git in a repository with a commit is refused at
+    /// load, naming it; git 2.40 is accepted.
+    #[test]
+    fn rev25_09_a_check_running_a_git_older_than_2_40_is_refused() {
+        let Some(f) = committed_repo(
+            "git diff --quiet",
+            "right",
+            &[("deploy.sh", "echo deploy\n")],
+        ) else {
+            return;
+        };
+        let real = std::process::Command::new("sh")
+            .args(["-c", "command -v git"])
+            .output()
+            .unwrap();
+        let real = String::from_utf8(real.stdout).unwrap().trim().to_string();
+        for (version, refused) in [("2.39.5", true), ("2.40.0", false)] {
+            let bin = tempfile::tempdir().unwrap();
+            let git = bin.path().join("git");
+            std::fs::write(
+                &git,
+                format!(
+                    "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'git version {version}'; exit 0; fi\nexec {real} \"$@\"\n"
+                ),
+            )
+            .unwrap();
+            std::fs::set_permissions(&git, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+                .unwrap();
+            let path = format!("{}:/usr/local/bin:/usr/bin:/bin", bin.path().display());
+            std::fs::write(
+                f.path("plan.yaml"),
+                plan(
+                    &format!(
+                        "    env: {{PATH: {}}}\n",
+                        serde_json::to_string(&path).unwrap()
+                    ),
+                    "git diff --quiet",
+                ),
+            )
+            .unwrap();
+            let out = gate()
+                .current_dir(f.dir.path())
+                .args(["check", "plan.yaml"])
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            if refused {
+                assert_eq!(out.status.code(), Some(2), "{stderr}");
+                assert!(
+                    stderr.contains(&format!("is git version {version}, older than 2.40")),
+                    "{stderr}"
+                );
+            } else {
+                assert_eq!(out.status.code(), Some(0), "{version}: {stderr}");
             }
         }
     }
@@ -1730,4 +1792,167 @@ mod rev28_open {
         write_files(&f, &[("agent.sh", "echo wrong > result.txt\n")]);
         assert_run_exits(&f, "honest line, wrong answer", 1);
     }
+}
+
+/// Review 29 (an independent attack on the walls above: 57 cases, 23 broke): the breaks of
+/// the new walls, each failing on the binary it was found on.
+mod rev29 {
+    use super::*;
+    use predicates::prelude::*;
+
+    fn no_verdict(f: &Fixture, why: &str) {
+        let out = f.command(&[]).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(4), "{stderr}");
+        assert!(stderr.contains(why), "{stderr}");
+    }
+
+    /// 01d, 01e: the task's `node_modules` is a link (to a shared cache outside, or to a
+    /// folder inside); the trial replaces the link with a folder of its own. The link is
+    /// watched as written: the check does not run.
+    #[test]
+    fn rev29_01d_01e_a_node_modules_link_the_trial_replaces_stops_the_check() {
+        for inside in [false, true] {
+            let Some(f) = super::rev26::eq_grader(&[
+                ("graders/package.json", "{}\n"),
+                ("agent.sh", "echo wrong > result.txt\n"),
+            ]) else {
+                return;
+            };
+            let shared = tempfile::tempdir().unwrap();
+            let to = if inside {
+                f.path("vendor/nm")
+            } else {
+                shared.path().join("node_modules")
+            };
+            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+            std::fs::rename(f.path("node_modules"), &to).unwrap();
+            std::os::unix::fs::symlink(&to, f.path("node_modules")).unwrap();
+            check(&f).code(0);
+            assert_run_exits(&f, "control", 1);
+            write_files(
+                &f,
+                &[(
+                    "agent.sh",
+                    "echo wrong > result.txt\nrm node_modules\nmkdir -p node_modules/eq\necho 'module.exports = () => true;' > node_modules/eq/index.js\n",
+                )],
+            );
+            no_verdict(
+                &f,
+                "changed during the run (it appeared, went, or was re-pointed)",
+            );
+        }
+    }
+
+    /// 01a: a package file requires `../.cache/impl.js`, a hard link to a file the trials
+    /// write. With the box on, `.cache` is fingerprinted too.
+    #[test]
+    fn rev29_01a_a_hard_link_under_node_modules_cache_publishes_no_verdict() {
+        let Some(f) = super::rev26::eq_grader(&[
+            ("graders/package.json", "{}\n"),
+            (
+                "node_modules/eq/index.js",
+                "module.exports = require(\"../.cache/impl.js\");\n",
+            ),
+            ("lib/eq.js", "module.exports = (a, b) => a === b;\n"),
+            ("agent.sh", "echo wrong > result.txt\n"),
+        ]) else {
+            return;
+        };
+        std::fs::create_dir_all(f.path("node_modules/.cache")).unwrap();
+        std::fs::hard_link(f.path("lib/eq.js"), f.path("node_modules/.cache/impl.js")).unwrap();
+        check(&f).code(0);
+        assert_run_exits(&f, "control", 1);
+        write_files(
+            &f,
+            &[(
+                "agent.sh",
+                "echo wrong > result.txt\necho 'module.exports = () => true;' > lib/eq.js\n",
+            )],
+        );
+        no_verdict(&f, "changed during the run");
+    }
+
+    /// Review 25, 16: the check shares the trial's `TMPDIR`; the trial leaves the name a
+    /// grader writes its scratch file to as a link to the expected answer, so the grader's
+    /// write fails (read-only) and it compares the answer with itself. A link into gate's
+    /// protected paths there stops the check.
+    #[test]
+    fn rev25_16_a_link_the_trial_leaves_in_its_tmpdir_to_a_held_file_stops_the_check() {
+        let f = fixture("sh graders/check.sh", "wrong");
+        write_files(
+            &f,
+            &[
+                (
+                    "graders/check.sh",
+                    "sort result.txt > \"$TMPDIR/sorted.txt\"\ncmp -s \"$TMPDIR/sorted.txt\" graders/expected.txt\n",
+                ),
+                ("graders/expected.txt", "right\n"),
+            ],
+        );
+        check(&f).code(0);
+        assert_run_exits(&f, "control", 1);
+        write_files(&f, &[("agent.sh", "echo right > result.txt\n")]);
+        assert_run_exits(&f, "honest", 0);
+        write_files(
+            &f,
+            &[(
+                "agent.sh",
+                "echo wrong > result.txt\nln -s \"$PWD/graders/expected.txt\" \"$TMPDIR/sorted.txt\"\n",
+            )],
+        );
+        no_verdict(&f, "in its TMPDIR");
+    }
+
+    /// 05c: a dangling link in the graders' own `node_modules` whose target, in the task's
+    /// folder, a trial creates. Read as written, it is refused at load.
+    #[test]
+    fn rev29_05c_a_dangling_link_out_of_a_held_folder_is_refused() {
+        let Some(f) = super::rev26::eq_grader(&[
+            ("graders/package.json", "{}\n"),
+            (
+                "graders/node_modules/eq/index.js",
+                "let impl;\ntry { impl = require(\"./impl\"); } catch (e) {}\nmodule.exports = impl || ((a, b) => a === b);\n",
+            ),
+        ]) else {
+            return;
+        };
+        std::fs::remove_dir_all(f.path("node_modules")).unwrap();
+        std::os::unix::fs::symlink(
+            "../../../lib/eqimpl.js",
+            f.path("graders/node_modules/eq/impl.js"),
+        )
+        .unwrap();
+        check(&f).code(2).stderr(
+            predicate::str::contains("link").and(predicate::str::contains("lib/eqimpl.js")),
+        );
+    }
+}
+
+/// Review 29, 01c: a `node_modules` a node grader reads, too large to fingerprint (more than
+/// 200,000 entries), once gave the same constant at both ends of the run, so a change in it
+/// went unseen. `gate run` now refuses to start.
+#[test]
+fn rev29_01c_a_node_modules_too_large_to_fingerprint_is_refused_before_any_trial() {
+    // A grader that loads no package: the link scans of a `require` do not read the folder.
+    let grader = "const got = require(\"fs\").readFileSync(\"result.txt\", \"utf8\").trim();\nprocess.exit(got === \"right\" ? 0 : 1);\n";
+    let Some(f) = rev26::eq_grader(&[
+        ("graders/package.json", "{}\n"),
+        ("graders/check.js", grader),
+    ]) else {
+        return;
+    };
+    let big = f.path("node_modules/big");
+    std::fs::create_dir_all(&big).unwrap();
+    for k in 0..200_001 {
+        std::fs::File::create(big.join(k.to_string())).unwrap();
+    }
+    let out = f.command(&[]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert!(
+        stderr.contains("holds more than 200000 entries") && stderr.contains("no trial was run"),
+        "{stderr}"
+    );
+    assert!(!f.path("out/ledger.jsonl").exists(), "{stderr}");
 }

@@ -259,10 +259,11 @@ pub struct Sandbox {
     /// The plans `gate run` without a path would find here (`gate.yaml`, …) that did not
     /// exist when the run started: one a trial creates would shadow the real plan.
     absent_plans: Vec<PathBuf>,
-    /// Paths that did not exist when the run started and must not exist when a check runs
-    /// or the run ends: where a check's interpreter would look next for what it loads
-    /// ([`Sandbox::watch_absent`]).
-    watched: Vec<PathBuf>,
+    /// Paths with what each was when the run started (missing, a link and its text, or
+    /// another file by its device and inode), which must be the same when a check runs and
+    /// when the run ends: where a check's interpreter looks for what it loads
+    /// ([`Sandbox::watch`]).
+    watched: Vec<(PathBuf, String)>,
     /// Writable roots besides each task's working directory.
     writable: Vec<PathBuf>,
     /// The repository each task folder was in when the run started, as `GIT_DIR`,
@@ -294,6 +295,20 @@ pub struct Sandbox {
     /// (`O_PATH`) instead of per attempt ([`Fixed`]). Those absent or refused at the
     /// start are left out, as each attempt left them out before.
     fixed: Vec<Fixed>,
+}
+
+/// What `p` is, links not followed: missing, a link and its text, or a file of some type by
+/// its device and inode ([`Sandbox::watch`]).
+fn entry_state(p: &Path) -> String {
+    use std::os::unix::fs::MetadataExt;
+    match fs::symlink_metadata(p) {
+        Err(_) => "missing".to_string(),
+        Ok(m) if m.file_type().is_symlink() => match fs::read_link(p) {
+            Ok(to) => format!("link {}", to.display()),
+            Err(_) => "unreadable link".to_string(),
+        },
+        Ok(m) => format!("{:?} {} {}", m.file_type(), m.dev(), m.ino()),
+    }
 }
 
 /// Mount namespaces kept open per run (two descriptors each under a user namespace).
@@ -397,22 +412,56 @@ impl Sandbox {
             .collect()
     }
 
-    /// Watch `paths` that do not exist now: one a trial creates is where a check would load
-    /// code from (a `node_modules` on node's way up from a grader's packages:
-    /// [`crate::plan::state::NodeFolders::absent`]). Neither the box nor the end-of-run
-    /// fingerprints can forbid a name that is not there, and a later trial could remove it
-    /// again, so each check looks before it starts ([`Sandbox::appeared`]).
-    pub fn watch_absent(&mut self, paths: &[PathBuf]) {
-        let absent = paths.iter().filter(|p| fs::symlink_metadata(p).is_err());
-        self.watched.extend(absent.cloned());
+    /// Watch `paths` as they are now: where a check's node looks for its packages
+    /// ([`crate::plan::state::NodeFolders::watched`]). One a trial creates, removes, or
+    /// re-points (a link, a file, a dangling link replaced by a folder of its own) changes
+    /// what the check loads. Neither the box nor the end-of-run fingerprints can forbid a
+    /// name that is not there, and a later trial could undo it, so each check looks before
+    /// it starts ([`Sandbox::moved`]).
+    pub fn watch(&mut self, paths: &[PathBuf]) {
+        self.watched
+            .extend(paths.iter().map(|p| (p.clone(), entry_state(p))));
     }
 
-    /// The first watched path ([`Sandbox::watch_absent`]) that exists now.
-    pub fn appeared(&self) -> Option<&Path> {
+    /// The first watched path ([`Sandbox::watch`]) that is not what it was.
+    pub fn moved(&self) -> Option<&Path> {
         self.watched
             .iter()
-            .find(|p| fs::symlink_metadata(p).is_ok())
-            .map(PathBuf::as_path)
+            .find(|(p, was)| entry_state(p) != *was)
+            .map(|(p, _)| p.as_path())
+    }
+
+    /// A link the trial left beneath its `TMPDIR` (`tmpdir`; at most 10,000 entries read)
+    /// that leads into one of gate's protected paths (a grader, a fixture, a held folder),
+    /// with where it leads. The check shares the trial's `TMPDIR`: a grader that writes a
+    /// scratch file there by a fixed name (`sort answer.txt > "$TMPDIR/sorted.txt"`) fails
+    /// to write through such a link and then reads gate's own file in its place (review 25,
+    /// 16: `cmp` compared the expected answer with itself).
+    pub fn planted_link(&self, tmpdir: &Path) -> Option<(PathBuf, PathBuf)> {
+        // Breadth first: the names a grader picks lie at the top.
+        let mut folders = std::collections::VecDeque::from([tmpdir.to_path_buf()]);
+        let mut seen = 0usize;
+        while let Some(folder) = folders.pop_front() {
+            let Ok(entries) = fs::read_dir(&folder) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                seen += 1;
+                if seen > 10_000 {
+                    return None;
+                }
+                let Ok(kind) = e.file_type() else { continue };
+                if kind.is_dir() {
+                    folders.push_back(e.path());
+                } else if kind.is_symlink()
+                    && let Ok(target) = fs::canonicalize(e.path())
+                    && self.protected.iter().any(|p| target.starts_with(p))
+                {
+                    return Some((e.path(), target));
+                }
+            }
+        }
+        None
     }
 
     /// The environment every trial starts from: gate's own, less the CI files and tokens
