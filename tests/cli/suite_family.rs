@@ -52,9 +52,11 @@ fn run_once(f: &Fixture, tag: &str) -> serde_json::Value {
         .output()
         .unwrap();
     // Both streams: the verdict and why (an INCONCLUSIVE, an interrupt) are on stdout, the
-    // trials and any signal gate was sent on stderr.
+    // trials and any signal gate was sent on stderr. INCONCLUSIVE (exit 3) is a verdict too:
+    // a truncated rule ends so with a small chance (the case at 70% below: 0.00024 a run,
+    // as `gate plan` gives it; about one full test run in 140 met it and failed here).
     assert!(
-        matches!(out.status.code(), Some(0 | 1)),
+        matches!(out.status.code(), Some(0 | 1 | 3)),
         "gate run ended {}:\n{}",
         out.status,
         crate::common::both(&out)
@@ -232,7 +234,8 @@ fn only_undecided_cases_run_again_and_the_report_replays_it() {
         .args(["report", "out/one.jsonl", "--json", "out/again.json"])
         .output()
         .unwrap();
-    assert!(matches!(out.status.code(), Some(0 | 1)));
+    // The replay's verdict is the run's, INCONCLUSIVE included (see `run_once`).
+    assert!(matches!(out.status.code(), Some(0 | 1 | 3)));
     let again: serde_json::Value =
         serde_json::from_slice(&std::fs::read(f.path("out/again.json")).unwrap()).unwrap();
     assert_eq!(again["suites"], r["suites"]);
