@@ -1077,8 +1077,20 @@ fn grader_search_path(text: &str) -> Option<&'static str> {
             "HOME=",
             "sets `HOME`, where node and Python look for packages too",
         ),
+        (
+            "spec_from_file_location",
+            "loads a module from a path of its choosing (`spec_from_file_location`)",
+        ),
     ];
-    const OWN: &[&str] = &["__file__", "$0", "dirname", "BASH_SOURCE", "__dirname"];
+    // `mktemp` makes a folder of the grader's own (`HOME="$(mktemp -d)"`).
+    const OWN: &[&str] = &[
+        "__file__",
+        "$0",
+        "dirname",
+        "BASH_SOURCE",
+        "__dirname",
+        "mktemp",
+    ];
     // The pins gate gives a check (`GIT_DIR`, `PYENV_VERSION`, …) cleared or unset.
     const DROPS: &[&str] = &[
         "env -i",
@@ -1088,9 +1100,14 @@ fn grader_search_path(text: &str) -> Option<&'static str> {
         "env --unset",
         "environ.clear",
         "del os.environ",
-        "environ.pop",
-        "env={}",
-        "env: {}",
+        "environ.pop(\"GIT_",
+        "environ.pop('GIT_",
+        "environ.pop(\"PYENV",
+        "environ.pop('PYENV",
+        "delete process.env",
+        "os.unsetenv",
+        "unset -v",
+        "export -n",
         "unset GIT_",
         "unset PYENV",
         "unset RBENV",
@@ -1107,14 +1124,43 @@ fn grader_search_path(text: &str) -> Option<&'static str> {
         };
         l.split("//").next().unwrap_or("").to_string()
     };
+    // The grader's own place, and not a folder above it (`dirname(__file__) + "/.."`,
+    // `Path(__file__).parents[1]`, `dirname "$(dirname "$0")"`: review 30, 15).
+    let own = |l: &str| {
+        OWN.iter().any(|o| l.contains(o))
+            && !l.contains("..")
+            && !l.contains("parent")
+            && l.matches("dirname").count() < 2
+    };
     for l in text.lines().map(code) {
-        if let Some((_, what)) =
-            (PATHS.iter()).find(|(w, _)| l.contains(w) && !OWN.iter().any(|o| l.contains(o)))
-        {
+        if let Some((_, what)) = (PATHS.iter()).find(|(w, _)| l.contains(w) && !own(&l)) {
             return Some(what);
         }
         if DROPS.iter().any(|d| l.contains(d)) {
             return Some("clears or unsets its environment, dropping the pins gate gives a check");
+        }
+        // A child's environment given whole (`env={"PATH": …}`, node's `{env: {PATH: …}}`),
+        // not the grader's own spread into it (`env={**os.environ, …}`, `{...process.env}`)
+        // (review 30, 16).
+        let flat: String = l.chars().filter(|c| !c.is_whitespace()).collect();
+        for at in ["env={", "env:{", "env=dict("] {
+            for (k, _) in flat.match_indices(at) {
+                let rest = &flat[k + at.len()..];
+                let spread = [
+                    "**os.environ",
+                    "...process.env",
+                    "os.environ",
+                    "**dict(os.environ",
+                ]
+                .iter()
+                .any(|s| rest.starts_with(s));
+                if !spread {
+                    return Some(
+                        "gives a program an environment of its own, dropping the pins gate \
+                         gives a check",
+                    );
+                }
+            }
         }
     }
     let flat: String = text.chars().filter(|c| !c.is_whitespace()).collect();
@@ -1134,9 +1180,20 @@ fn grader_search_path(text: &str) -> Option<&'static str> {
     .any(|m| flat.contains(m));
     let own_require =
         flat.contains("createRequire(__filename") || flat.contains("createRequire(import.meta.url");
-    let internals = ["._", "newModule(", "[\"_", "['_"]
-        .iter()
-        .any(|m| flat.contains(m));
+    let internals = [
+        "._load",
+        "._resolve",
+        "._nodeModulePaths",
+        "._initPaths",
+        "._cache",
+        "._extensions",
+        "._findPath",
+        "newModule(",
+        "[\"_",
+        "['_",
+    ]
+    .iter()
+    .any(|m| flat.contains(m));
     if imports_module && (!own_require || internals) {
         return Some(
             "uses node's module system itself (`require(\"module\")`), which resolves from where the grader says",
@@ -1200,6 +1257,19 @@ mod tests {
             "env - PATH=/usr/bin python3 graders/grade.py\n",
             "unset PYENV_VERSION GIT_DIR\npython3 graders/grade.py\n",
             "import os\ndel os.environ['PYENV_VERSION']\n",
+            // Review 30: a folder above the grader's own, another module loader, and other
+            // ways to give a child an environment without gate's pins.
+            "sys.path.insert(0, os.path.join(os.path.dirname(__file__), \"..\"))\n",
+            "sys.path.insert(0, str(Path(__file__).parents[1]))\n",
+            "PYTHONPATH=\"$(dirname \"$(dirname \"$0\")\")\" python3 g.py\n",
+            "spec = importlib.util.spec_from_file_location(\"eq\", os.getcwd() + \"/eq.py\")\n",
+            "subprocess.run([\"git\", \"diff\"], env={\"PATH\": \"/usr/bin\"})\n",
+            "execFileSync(\"git\", [\"diff\"], { env: { PATH: \"/usr/bin\" } });\n",
+            "delete process.env.GIT_DIR;\n",
+            "os.unsetenv(\"PYENV_VERSION\")\n",
+            "unset -v GIT_DIR\n",
+            "export -n PYENV_VERSION\n",
+            "env = {k: v for k, v in os.environ.items() if not k.startswith(\"GIT\")}\nsubprocess.run(c, env={k: v for k, v in os.environ.items()})\n",
         ] {
             assert!(grader_search_path(text).is_some(), "{text}");
         }
@@ -1214,6 +1284,11 @@ mod tests {
             "cache._load(\"x\");\n",
             "python3 graders/grade.py # not env -u here\n",
             "git config --unset core.x\n",
+            // Review 30's false warnings.
+            "os.environ.pop(\"PAGER\", None)\n",
+            "HOME=\"$(mktemp -d)\" node graders/check.js\n",
+            "subprocess.run(c, env={**os.environ, \"LC_ALL\": \"C\"})\n",
+            "execFileSync(\"node\", [f], { env: { ...process.env, CI: \"1\" } });\n",
             "import { createRequire } from \"module\";\nconst require = createRequire(import.meta.url);\nconst xs = [1, 2];\n",
         ] {
             assert!(grader_search_path(text).is_none(), "{text}");

@@ -386,9 +386,11 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
                 .any(|c| c.iter().any(|w| names_node(w)))
                 || env.iter().any(|(_, v)| names_node(v))
                 || graders.iter().any(|g| script(g))
+                // Review 30, 12d-12e: a JavaScript file among the graders' files (an `.mjs`
+                // another grader starts by a name built at run time) runs under node too.
                 || grader_files(line, cwd, env)
                     .iter()
-                    .any(|f| grader_text(f).is_some_and(|t| names_node(&t)));
+                    .any(|f| script(f) || grader_text(f).is_some_and(|t| names_node(&t)));
             if !runs_node {
                 continue;
             }
@@ -450,12 +452,16 @@ pub(super) fn link_out_of(
             if kind.is_symlink() {
                 // A dangling link is read as it is written (review 29, 05c: a trial creates
                 // its target).
-                let target = std::fs::canonicalize(&path).unwrap_or_else(|_| {
-                    let to = std::fs::read_link(&path).unwrap_or_default();
-                    lexical(&at.join(to))
-                });
+                let written = at.join(std::fs::read_link(&path).unwrap_or_default());
+                let target = std::fs::canonicalize(&path).unwrap_or_else(|_| lexical(&written));
                 if !target.starts_with(&root) && writable(&target) {
                     return Ok(Some((path, target)));
+                }
+                // Review 30, 13a-13c: a link on the way there that lies where the trials
+                // write (`graders/x -> ../shared/x`, `shared` a link in the task's folder
+                // pointing outside when the plan is loaded) is theirs to re-point.
+                if let Some(hop) = link_in_writable_on_the_way(&written, writable) {
+                    return Ok(Some((path, hop)));
                 }
             } else if kind.is_dir() {
                 folders.push(path);
@@ -463,6 +469,26 @@ pub(super) fn link_out_of(
         }
     }
     Ok(None)
+}
+
+/// The first link on the way to `at` as written (each leading part, `at` itself left out)
+/// that lies in a folder `writable` says the trials write.
+fn link_in_writable_on_the_way(at: &Path, writable: &dyn Fn(&Path) -> bool) -> Option<PathBuf> {
+    let mut prefix = PathBuf::new();
+    let parts: Vec<_> = at.components().collect();
+    for c in &parts[..parts.len().saturating_sub(1)] {
+        prefix.push(c);
+        let link = prefix
+            .symlink_metadata()
+            .is_ok_and(|m| m.file_type().is_symlink());
+        if link
+            && let Some(folder) = prefix.parent().and_then(|d| std::fs::canonicalize(d).ok())
+            && writable(&folder)
+        {
+            return Some(prefix);
+        }
+    }
+    None
 }
 
 /// `p` with `.` and `..` taken out by their names, links not read.
@@ -983,6 +1009,15 @@ pub(super) fn refuse_git_without_attribute_source(
                 .filter(|w| w.contains('/') && super::invoke::name_of(w) == "git")
                 .map(|w| super::invoke::resolve(w, cwd))
                 .collect();
+            // Review 30, 14: a git the line or a grader names another way: `PATH=… git`,
+            // `export PATH=…` in a script, `command -p git` (the system's default path), a
+            // full path in a script or in Python's `subprocess`.
+            let files = grader_files(line, cwd, env);
+            let texts =
+                std::iter::once(line.display()).chain(files.iter().filter_map(|f| grader_text(f)));
+            for text in texts {
+                gits.extend(gits_named(&text));
+            }
             let path = (env
                 .iter()
                 .rev()
@@ -1023,6 +1058,46 @@ pub(super) fn refuse_git_without_attribute_source(
         }
     }
     Ok(())
+}
+
+/// The git programs `text` (a check line, a grader's text) names besides the bare `git` on
+/// the check's `PATH`: full paths ending in `/git`, `git` in each folder of a `PATH=` value,
+/// and the system's default path's (`/usr/bin`, `/bin`) for `command -p`.
+fn gits_named(text: &str) -> Vec<PathBuf> {
+    let stop = |c: char| c.is_whitespace() || "\"'`;|&()[]{},<>=$".contains(c);
+    let mut out = Vec::new();
+    for (k, _) in text.match_indices("/git") {
+        let end = k + "/git".len();
+        if text[end..]
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphanumeric() || c == '-' || c == '_' || c == '.')
+        {
+            continue;
+        }
+        let start = text[..k].rfind(stop).map_or(0, |s| s + 1);
+        if text[start..].starts_with('/') {
+            out.push(PathBuf::from(&text[start..end]));
+        }
+    }
+    for (k, _) in text.match_indices("PATH=") {
+        let value = &text[k + "PATH=".len()..];
+        let value = value.trim_start_matches(['"', '\'']);
+        let value = &value[..value
+            .find(|c: char| c.is_whitespace() || "\"'`;|&)".contains(c))
+            .unwrap_or(value.len())];
+        out.extend(
+            value
+                .split(':')
+                .filter(|d| d.starts_with('/'))
+                .map(|d| Path::new(d).join("git")),
+        );
+    }
+    if text.contains("command -p") {
+        out.extend(["/usr/bin/git", "/bin/git"].map(PathBuf::from));
+    }
+    out.retain(|g| g.is_file());
+    out
 }
 
 /// `git --version` of the program `git`, as numbers (major, minor) and as it said it

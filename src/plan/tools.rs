@@ -1774,11 +1774,16 @@ fn node(words: &[&str], dir: &Path, writable: &dyn Fn(&Path) -> bool) -> Option<
         // Review 27, 03g: `createRequire(process.cwd() + "/")` resolves packages from a
         // folder of the code's choosing (its `package.json` the trial's); only the
         // requiring file itself is followed.
+        // Review 30, 18: the name imported as it is (`import { createRequire } from
+        // "node:module"`, `const { createRequire } = require("module")`) is not a call; a
+        // rename (`createRequire: cr`, `createRequire as cr`) or any other use is refused
+        // as a call of an unknown argument would be.
         let mut rest = code.as_str();
         while let Some(k) = rest.find("createRequire") {
             let after = rest[k + "createRequire".len()..].trim_start();
+            let imported = after.starts_with('}') || after.starts_with(',');
             let arg = after.strip_prefix('(').map(str::trim_start).unwrap_or("");
-            if !(arg.starts_with("__filename") || arg.starts_with("import.meta.url")) {
+            if !imported && !(arg.starts_with("__filename") || arg.starts_with("import.meta.url")) {
                 return Some(
                     "`createRequire` of anything but `__filename` or `import.meta.url` (it \
                      resolves packages from a folder gate does not follow)"

@@ -506,20 +506,15 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
                 );
             } else if ended == Ended::Exited(ExitStatus::from_raw(0))
                 && spec.check.is_some()
-                && let Some((link, target)) = (spec.sandbox.as_deref())
+                && let Some(why) = (spec.sandbox.as_deref())
                     .zip(cell.as_ref())
-                    .and_then(|(s, c)| s.planted_link(c.tmpdir()))
+                    .and_then(|(s, c)| s.unfit_tmpdir(c.tmpdir()))
             {
+                // A grader writing a scratch file there would compare what the trial
+                // prepared (review 25, 16; review 30, 10-11).
                 harness(
                     &mut row,
-                    format!(
-                        "check: the trial left `{}` in its TMPDIR, which the check shares, a \
-                         link to `{}`, a file gate holds for the plan: a grader writing there \
-                         would read gate's file in place of its own; the check was not run and \
-                         no verdict is published",
-                        link.display(),
-                        target.display()
-                    ),
+                    format!("check: {why}; the check was not run and no verdict is published"),
                 );
             } else if ended == Ended::Exited(ExitStatus::from_raw(0))
                 && let Some(check) = &spec.check

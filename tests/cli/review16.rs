@@ -1956,3 +1956,205 @@ fn rev29_01c_a_node_modules_too_large_to_fingerprint_is_refused_before_any_trial
     );
     assert!(!f.path("out/ledger.jsonl").exists(), "{stderr}");
 }
+
+/// Review 30 (an independent attack on review 29's walls: 55 new cases, 37 broke, one
+/// over-refusal): its breaks, each failing on 368fe41.
+mod rev30 {
+    use super::*;
+    use predicates::prelude::*;
+
+    fn ends(f: &Fixture, code: i32, why: &str) {
+        let out = f.command(&[]).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{stderr}");
+        assert!(stderr.contains(why), "{stderr}");
+    }
+
+    /// 10a, 10b, 11: the check shares the trial's `TMPDIR`. A grader writes two scratch
+    /// files there and compares them; the trial leaves one a link to the other, both links to
+    /// `/dev/null`, or more entries than gate reads. None of these lets the check run.
+    #[test]
+    fn rev30_10_11_a_tmpdir_the_trial_prepared_for_a_grader_s_scratch_files_stops_the_check() {
+        let f = fixture("sh graders/check.sh", "wrong");
+        write_files(
+            &f,
+            &[(
+                "graders/check.sh",
+                "sort result.txt > \"$TMPDIR/got.txt\"\necho right > \"$TMPDIR/want.txt\"\ncmp -s \"$TMPDIR/got.txt\" \"$TMPDIR/want.txt\"\n",
+            )],
+        );
+        check(&f).code(0);
+        assert_run_exits(&f, "control", 1);
+        // An honest agent with a link deep in its TMPDIR (a virtual environment's).
+        write_files(
+            &f,
+            &[(
+                "agent.sh",
+                "echo right > result.txt\nmkdir -p \"$TMPDIR/v/bin\" && ln -s /usr/bin/env \"$TMPDIR/v/bin/python\"\n",
+            )],
+        );
+        assert_run_exits(&f, "honest", 0);
+        for (trick, why) in [
+            (
+                "ln -s got.txt \"$TMPDIR/want.txt\"",
+                "at a name a grader may write",
+            ),
+            (
+                "ln -s /dev/null \"$TMPDIR/got.txt\" && ln -s /dev/null \"$TMPDIR/want.txt\"",
+                "which the check's own process resolves",
+            ),
+            (
+                "mkdir \"$TMPDIR/d\" && (cd \"$TMPDIR/d\" && seq 10001 | xargs touch)",
+                "more than 10000 entries",
+            ),
+        ] {
+            write_files(
+                &f,
+                &[("agent.sh", &format!("echo wrong > result.txt\n{trick}\n"))],
+            );
+            ends(&f, 4, why);
+        }
+    }
+
+    /// 12a: the task's `node_modules` links to `vendor/nm`, and `vendor` is itself a link the
+    /// trial re-points. 12c: the task's `node_modules` is a dangling link whose target the
+    /// trial creates. The watch follows the link to where it leads.
+    #[test]
+    fn rev30_12a_12c_a_node_modules_link_whose_way_the_trial_changes_stops_the_check() {
+        let Some(f) = super::rev26::eq_grader(&[
+            ("graders/package.json", "{}\n"),
+            ("agent.sh", "echo wrong > result.txt\n"),
+        ]) else {
+            return;
+        };
+        std::fs::create_dir_all(f.path("rv")).unwrap();
+        std::fs::rename(f.path("node_modules"), f.path("rv/nm")).unwrap();
+        std::os::unix::fs::symlink("rv", f.path("vendor")).unwrap();
+        std::os::unix::fs::symlink("vendor/nm", f.path("node_modules")).unwrap();
+        check(&f).code(0);
+        assert_run_exits(&f, "control", 1);
+        write_files(
+            &f,
+            &[(
+                "agent.sh",
+                "echo wrong > result.txt\nmkdir -p evil/nm/eq && echo 'module.exports = () => true;' > evil/nm/eq/index.js\nrm vendor && ln -s evil vendor\n",
+            )],
+        );
+        ends(&f, 4, "changed during the run");
+
+        let Some(f) = super::rev26::eq_grader(&[
+            ("graders/package.json", "{}\n"),
+            (
+                "graders/node_modules/eq/index.js",
+                "let native;\ntry { native = require(\"eq-native\"); } catch (e) {}\nmodule.exports = native || ((a, b) => a === b);\n",
+            ),
+            ("agent.sh", "echo wrong > result.txt\n"),
+        ]) else {
+            return;
+        };
+        std::fs::remove_dir_all(f.path("node_modules")).unwrap();
+        std::os::unix::fs::symlink("later", f.path("node_modules")).unwrap();
+        check(&f).code(0);
+        assert_run_exits(&f, "control", 1);
+        write_files(
+            &f,
+            &[(
+                "agent.sh",
+                "echo wrong > result.txt\nmkdir -p later/eq-native && echo 'module.exports = () => true;' > later/eq-native/index.js\n",
+            )],
+        );
+        ends(&f, 4, "changed during the run");
+    }
+
+    /// 13a: a link in the graders' folder whose way passes through a link in the task's
+    /// folder (`shared`, pointing outside when the plan is loaded): refused at load.
+    #[test]
+    fn rev30_13a_a_held_link_whose_way_passes_a_link_the_trials_can_repoint_is_refused() {
+        let f = fixture("sh graders/check.sh", "wrong");
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("expected.txt"), "right\n").unwrap();
+        std::os::unix::fs::symlink(outside.path(), f.path("shared")).unwrap();
+        write_files(
+            &f,
+            &[(
+                "graders/check.sh",
+                "cmp -s result.txt graders/expected.txt\n",
+            )],
+        );
+        std::os::unix::fs::symlink("../shared/expected.txt", f.path("graders/expected.txt"))
+            .unwrap();
+        check(&f)
+            .code(2)
+            .stderr(predicate::str::contains("link").and(predicate::str::contains("shared")));
+    }
+
+    /// 14: a grader script that runs git by a full path, or a check line that sets `PATH`
+    /// for git, reaches a git older than 2.40: refused at load like the `PATH`'s own.
+    #[test]
+    fn rev30_14_a_git_older_than_2_40_named_in_a_grader_or_by_a_path_on_the_line_is_refused() {
+        let bin = tempfile::tempdir().unwrap();
+        let real = std::process::Command::new("sh")
+            .args(["-c", "command -v git"])
+            .output()
+            .unwrap();
+        let real = String::from_utf8(real.stdout).unwrap().trim().to_string();
+        let git = bin.path().join("git");
+        std::fs::write(
+            &git,
+            format!(
+                "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'git version 2.39.5'; exit 0; fi\nexec {real} \"$@\"\n"
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&git, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        let by_path = format!(
+            "PATH={}:/usr/bin:/bin git diff --quiet",
+            bin.path().display()
+        );
+        for (line, script) in [
+            (
+                "sh graders/check.sh".to_string(),
+                format!("{} diff --quiet\n", git.display()),
+            ),
+            (by_path, String::new()),
+        ] {
+            let Some(f) = committed_repo(&line, "right", &[("deploy.sh", "echo deploy\n")]) else {
+                return;
+            };
+            if !script.is_empty() {
+                write_files(&f, &[("graders/check.sh", &script)]);
+            }
+            check(&f).code(2).stderr(predicate::str::contains(
+                "is git version 2.39.5, older than 2.40",
+            ));
+        }
+    }
+
+    /// 18 (an over-refusal): importing `createRequire` by its name, and calling it with the
+    /// grader's own place, is accepted, in CommonJS and in an ES module.
+    #[test]
+    fn rev30_18_createrequire_imported_by_its_name_is_accepted() {
+        for (file, head) in [
+            (
+                "graders/check.js",
+                "const { createRequire } = require(\"module\");\nconst req = createRequire(__filename);\n",
+            ),
+            (
+                "graders/check.mjs",
+                "import { createRequire } from \"node:module\";\nconst req = createRequire(import.meta.url);\n",
+            ),
+        ] {
+            let Some(f) = super::rev26::eq_grader(&[("graders/package.json", "{}\n")]) else {
+                return;
+            };
+            let body = format!(
+                "{head}const eq = req(\"eq\");\nconst got = req(\"fs\").readFileSync(\"result.txt\", \"utf8\").trim();\nprocess.exit(eq(got, \"right\") ? 0 : 1);\n"
+            );
+            write_files(&f, &[(file, &body)]);
+            std::fs::write(f.path("plan.yaml"), plan("", &format!("node {file}"))).unwrap();
+            check(&f).code(0);
+            assert_run_exits(&f, "honest", 0);
+        }
+    }
+}

@@ -303,9 +303,18 @@ fn entry_state(p: &Path) -> String {
     use std::os::unix::fs::MetadataExt;
     match fs::symlink_metadata(p) {
         Err(_) => "missing".to_string(),
-        Ok(m) if m.file_type().is_symlink() => match fs::read_link(p) {
-            Ok(to) => format!("link {}", to.display()),
-            Err(_) => "unreadable link".to_string(),
+        // A link by its text and by where it leads now, every link on the way followed: a
+        // trial re-points a link the text names (`node_modules -> vendor/nm`, `vendor` a
+        // link), or creates a dangling link's target (review 30, 12a-12c).
+        Ok(m) if m.file_type().is_symlink() => match (fs::read_link(p), fs::canonicalize(p)) {
+            (Ok(to), Ok(at)) => {
+                let what = fs::metadata(&at)
+                    .map(|m| (m.dev(), m.ino()))
+                    .unwrap_or_default();
+                format!("link {} to {} {what:?}", to.display(), at.display())
+            }
+            (Ok(to), Err(_)) => format!("link {}, dangling", to.display()),
+            (Err(_), _) => "unreadable link".to_string(),
         },
         Ok(m) => format!("{:?} {} {}", m.file_type(), m.dev(), m.ino()),
     }
@@ -431,34 +440,71 @@ impl Sandbox {
             .map(|(p, _)| p.as_path())
     }
 
-    /// A link the trial left beneath its `TMPDIR` (`tmpdir`; at most 10,000 entries read)
-    /// that leads into one of gate's protected paths (a grader, a fixture, a held folder),
-    /// with where it leads. The check shares the trial's `TMPDIR`: a grader that writes a
-    /// scratch file there by a fixed name (`sort answer.txt > "$TMPDIR/sorted.txt"`) fails
-    /// to write through such a link and then reads gate's own file in its place (review 25,
-    /// 16: `cmp` compared the expected answer with itself).
-    pub fn planted_link(&self, tmpdir: &Path) -> Option<(PathBuf, PathBuf)> {
+    /// Why the trial's `TMPDIR` (`tmpdir`), which its check shares, is not fit for the
+    /// check to run in, if it is not: a grader that writes a scratch file there by a fixed
+    /// name (`sort answer.txt > "$TMPDIR/sorted.txt"`) and compares it would compare what
+    /// the trial prepared. It is not fit when it holds
+    /// - a link into one of gate's protected paths (a grader, a fixture, a held folder), so
+    ///   the grader's write fails and it reads gate's own file in its place (review 25, 16);
+    /// - a link whose text leads into `/proc` or `/dev` (`/proc/self/fd/3`, `/dev/null`),
+    ///   which the check's own process resolves (review 30, 10b-10d);
+    /// - a link to anything but a folder at its top level or one below, where a grader's
+    ///   scratch names lie (`want.txt -> got.txt`: review 30, 10a); a link deeper (a
+    ///   virtual environment's `bin/python`) is the trial's own business;
+    /// - more than 10,000 entries, more than gate reads (review 30, 11a-11b).
+    pub fn unfit_tmpdir(&self, tmpdir: &Path) -> Option<String> {
+        const MAX_ENTRIES: usize = 10_000;
         // Breadth first: the names a grader picks lie at the top.
-        let mut folders = std::collections::VecDeque::from([tmpdir.to_path_buf()]);
+        let mut folders = std::collections::VecDeque::from([(tmpdir.to_path_buf(), 0u32)]);
         let mut seen = 0usize;
-        while let Some(folder) = folders.pop_front() {
+        while let Some((folder, depth)) = folders.pop_front() {
             let Ok(entries) = fs::read_dir(&folder) else {
                 continue;
             };
             for e in entries.flatten() {
                 seen += 1;
-                if seen > 10_000 {
-                    return None;
+                if seen > MAX_ENTRIES {
+                    return Some(format!(
+                        "the trial left more than {MAX_ENTRIES} entries in its TMPDIR `{}`, \
+                         which the check shares, more than gate reads for links",
+                        tmpdir.display()
+                    ));
                 }
                 let Ok(kind) = e.file_type() else { continue };
+                let path = e.path();
                 if kind.is_dir() {
-                    folders.push_back(e.path());
-                } else if kind.is_symlink()
-                    && let Ok(target) = fs::canonicalize(e.path())
-                    && self.protected.iter().any(|p| target.starts_with(p))
-                {
-                    return Some((e.path(), target));
+                    folders.push_back((path, depth + 1));
+                    continue;
                 }
+                if !kind.is_symlink() {
+                    continue;
+                }
+                let text = fs::read_link(&path).unwrap_or_default();
+                let target = fs::canonicalize(&path);
+                let why = if let Ok(t) = &target
+                    && self.protected.iter().any(|p| t.starts_with(p))
+                {
+                    format!(
+                        "a link to `{}`, a path gate holds for the plan",
+                        t.display()
+                    )
+                } else if text.starts_with("/proc") || text.starts_with("/dev") {
+                    format!(
+                        "a link to `{}`, which the check's own process resolves",
+                        text.display()
+                    )
+                } else if depth <= 1 && !target.as_ref().is_ok_and(|t| t.is_dir()) {
+                    format!(
+                        "a link to `{}`, at a name a grader may write",
+                        text.display()
+                    )
+                } else {
+                    continue;
+                };
+                return Some(format!(
+                    "the trial left `{}` in its TMPDIR, which the check shares, {why}",
+                    path.display()
+                ));
             }
         }
         None
