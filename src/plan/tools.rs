@@ -1783,7 +1783,7 @@ fn node(words: &[&str], dir: &Path, writable: &dyn Fn(&Path) -> bool) -> Option<
             let after = rest[k + "createRequire".len()..].trim_start();
             let imported = after.starts_with('}') || after.starts_with(',');
             let arg = after.strip_prefix('(').map(str::trim_start).unwrap_or("");
-            if !imported && !(arg.starts_with("__filename") || arg.starts_with("import.meta.url")) {
+            if !(imported || arg.starts_with("__filename") || arg.starts_with("import.meta.url")) {
                 return Some(
                     "`createRequire` of anything but `__filename` or `import.meta.url` (it \
                      resolves packages from a folder gate does not follow)"
