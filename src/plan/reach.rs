@@ -946,8 +946,8 @@ pub fn definition_warnings(plan: &Plan) -> Vec<String> {
             {
                 out.push(format!(
                     "warning: task `{}`: `check:` runs `{}`, which {what}: in `{}`, a folder the \
-                     trials write, a trial could put code of its own where that leads and decide \
-                     the grade (docs/trust.md, \"What is not protected\")",
+                     trials write, a trial could prepare what that leads to and decide the grade \
+                     (docs/trust.md, \"What is not protected\")",
                     t.id,
                     script.display(),
                     real.display()
@@ -1105,6 +1105,8 @@ fn grader_search_path(text: &str) -> Option<&'static str> {
         "environ.pop(\"PYENV",
         "environ.pop('PYENV",
         "delete process.env",
+        "deleteProperty(process.env",
+        "os.execve",
         "os.unsetenv",
         "unset -v",
         "export -n",
@@ -1125,16 +1127,50 @@ fn grader_search_path(text: &str) -> Option<&'static str> {
         l.split("//").next().unwrap_or("").to_string()
     };
     // The grader's own place, and not a folder above it (`dirname(__file__) + "/.."`,
-    // `Path(__file__).parents[1]`, `dirname "$(dirname "$0")"`: review 30, 15).
-    let own = |l: &str| {
-        OWN.iter().any(|o| l.contains(o))
-            && !l.contains("..")
-            && !l.contains("parent")
-            && l.matches("dirname").count() < 2
+    // `Path(__file__).parents[1]`, `dirname "$(dirname "$0")"`, `os.pardir`: reviews 30, 15
+    // and 31, 25a-25b), or a name a line set from it (`HERE = dirname(__file__)` and then
+    // `join(HERE, "lib")`: review 31, 25s).
+    let lines: Vec<String> = text.lines().map(code).collect();
+    let above = |l: &str| {
+        l.contains("..")
+            || l.contains("pardir")
+            || l.contains("parents[")
+            || l.contains(".parent.parent")
+            || l.matches("dirname").count() > 1
+            || l.matches("path.split").count() > 1
     };
-    for l in text.lines().map(code) {
-        if let Some((_, what)) = (PATHS.iter()).find(|(w, _)| l.contains(w) && !own(&l)) {
+    let own_names: Vec<String> = (lines.iter())
+        .filter(|l| OWN.iter().any(|o| l.contains(o)) && !above(l))
+        .filter_map(|l| {
+            let (name, _) = l.split_once('=')?;
+            let name = name.trim().trim_start_matches("export ").trim();
+            (!name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_'))
+                .then(|| name.to_string())
+        })
+        .collect();
+    let own = |l: &str| {
+        (OWN.iter().any(|o| l.contains(o))
+            || own_names.iter().any(|n| super::words::mentions_word(l, n)))
+            && !above(l)
+    };
+    for l in &lines {
+        if let Some((_, what)) = (PATHS.iter()).find(|(w, _)| l.contains(w) && !own(l)) {
             return Some(what);
+        }
+        // Review 31, 20: a scratch file at a fixed name in the `TMPDIR` the check shares
+        // with the trial, which the trial may have prepared (a link, a hard link).
+        let flat: String = l.chars().filter(|c| !c.is_whitespace()).collect();
+        if !l.contains("mktemp")
+            && (flat.contains(">\"$TMPDIR/")
+                || flat.contains(">$TMPDIR/")
+                || flat.contains(">\"${TMPDIR}/")
+                || flat.contains(">${TMPDIR}/")
+                || flat.contains("gettempdir()"))
+        {
+            return Some(
+                "writes a scratch file at a fixed name in `$TMPDIR`, which the check shares with \
+                 the trial (make a folder of the grader's own with `mktemp -d`)",
+            );
         }
         if DROPS.iter().any(|d| l.contains(d)) {
             return Some("clears or unsets its environment, dropping the pins gate gives a check");
@@ -1142,18 +1178,15 @@ fn grader_search_path(text: &str) -> Option<&'static str> {
         // A child's environment given whole (`env={"PATH": …}`, node's `{env: {PATH: …}}`),
         // not the grader's own spread into it (`env={**os.environ, …}`, `{...process.env}`)
         // (review 30, 16).
-        let flat: String = l.chars().filter(|c| !c.is_whitespace()).collect();
         for at in ["env={", "env:{", "env=dict("] {
             for (k, _) in flat.match_indices(at) {
+                // The environment spread anywhere in it, first or last (review 31, 25q, 25r).
                 let rest = &flat[k + at.len()..];
-                let spread = [
-                    "**os.environ",
-                    "...process.env",
-                    "os.environ",
-                    "**dict(os.environ",
-                ]
-                .iter()
-                .any(|s| rest.starts_with(s));
+                let body = &rest[..rest.find('}').unwrap_or(rest.len())];
+                let spread = ["**os.environ", "...process.env", "**dict(os.environ"]
+                    .iter()
+                    .any(|s| body.contains(s))
+                    || rest.starts_with("os.environ");
                 if !spread {
                     return Some(
                         "gives a program an environment of its own, dropping the pins gate \
@@ -1257,6 +1290,12 @@ mod tests {
             "env - PATH=/usr/bin python3 graders/grade.py\n",
             "unset PYENV_VERSION GIT_DIR\npython3 graders/grade.py\n",
             "import os\ndel os.environ['PYENV_VERSION']\n",
+            // Review 31: other spellings of a folder above the grader's own, a scratch file
+            // in the shared `TMPDIR`, `os.execve`.
+            "sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir))\n",
+            "sys.path.insert(0, os.path.split(os.path.split(__file__)[0])[0])\n",
+            "sort result.txt > \"$TMPDIR/sorted.txt\"\n",
+            "os.execve(\"/usr/bin/git\", [\"git\", \"diff\"], {\"PATH\": \"/usr/bin\"})\n",
             // Review 30: a folder above the grader's own, another module loader, and other
             // ways to give a child an environment without gate's pins.
             "sys.path.insert(0, os.path.join(os.path.dirname(__file__), \"..\"))\n",
@@ -1284,7 +1323,12 @@ mod tests {
             "cache._load(\"x\");\n",
             "python3 graders/grade.py # not env -u here\n",
             "git config --unset core.x\n",
-            // Review 30's false warnings.
+            // Review 30's and 31's false warnings.
+            "sys.path.insert(0, str(Path(__file__).resolve().parent / \"lib\"))\n",
+            "subprocess.run(c, env={\"LC_ALL\": \"C\", **os.environ})\n",
+            "execFileSync(\"node\", [f], { env: { CI: \"1\", ...process.env } });\n",
+            "HERE = os.path.dirname(__file__)\nsys.path.insert(0, os.path.join(HERE, \"lib\"))\n",
+            "scratch=\"$(mktemp -d)\"\nsort result.txt > \"$scratch/sorted.txt\"\n",
             "os.environ.pop(\"PAGER\", None)\n",
             "HOME=\"$(mktemp -d)\" node graders/check.js\n",
             "subprocess.run(c, env={**os.environ, \"LC_ALL\": \"C\"})\n",

@@ -391,7 +391,53 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
                 || grader_files(line, cwd, env)
                     .iter()
                     .any(|f| script(f) || grader_text(f).is_some_and(|t| names_node(&t)));
-            if !runs_node {
+            // Review 31, 22d-22e: node looks in a `node_modules` only for a package, so a
+            // check whose graders name none (only node's own modules and files by their
+            // path) leaves the task's to the trials (a JavaScript task whose agent installs
+            // a dependency). A package named anywhere in the graders' files, a preload or
+            // inline code on the line, a package runner, or `NODE_OPTIONS` counts.
+            let bare = |t: &str| {
+                super::tools::module_names(t).iter().any(|n| {
+                    let top = n
+                        .trim_start_matches("node:")
+                        .split('/')
+                        .next()
+                        .unwrap_or("");
+                    !(n.starts_with('.') || n.starts_with('/') || n.starts_with("node:"))
+                        && !super::tools::NODE_BUILTINS.contains(&top)
+                })
+            };
+            let line_words = super::words::simple_commands(&tokens_of(line, env));
+            let line_loads = line_words.iter().flatten().any(|w| {
+                [
+                    "-r",
+                    "--require",
+                    "--import",
+                    "--loader",
+                    "--experimental-loader",
+                    "-e",
+                    "--eval",
+                    "-p",
+                    "--print",
+                    "--test",
+                    "--test-reporter",
+                    "npx",
+                    "npm",
+                    "yarn",
+                    "pnpm",
+                ]
+                .iter()
+                .any(|f| {
+                    w == f || w.starts_with(&format!("{f}=")) || super::invoke::name_of(w) == *f
+                }) || w.starts_with("-r")
+            }) || env
+                .iter()
+                .any(|(k, _)| k == "NODE_OPTIONS" || k == "NODE_PATH");
+            let loads_packages = line_loads
+                || grader_files(line, cwd, env)
+                    .iter()
+                    .any(|f| grader_text(f).is_some_and(|t| bare(&t)));
+            if !runs_node || !loads_packages {
                 continue;
             }
             let starts = std::iter::once(real(cwd)).chain(
@@ -471,12 +517,13 @@ pub(super) fn link_out_of(
     Ok(None)
 }
 
-/// The first link on the way to `at` as written (each leading part, `at` itself left out)
-/// that lies in a folder `writable` says the trials write.
+/// The first link on the way to `at` as written (each leading part, and `at` itself) that
+/// lies in a folder `writable` says the trials write.
 fn link_in_writable_on_the_way(at: &Path, writable: &dyn Fn(&Path) -> bool) -> Option<PathBuf> {
     let mut prefix = PathBuf::new();
-    let parts: Vec<_> = at.components().collect();
-    for c in &parts[..parts.len().saturating_sub(1)] {
+    // `at` itself too: a held link whose target is itself a link where the trials write
+    // (`graders/lib -> ../shared`, `shared` a link: review 31, 24a-24d).
+    for c in at.components() {
         prefix.push(c);
         let link = prefix
             .symlink_metadata()
@@ -1064,6 +1111,13 @@ pub(super) fn refuse_git_without_attribute_source(
 /// the check's `PATH`: full paths ending in `/git`, `git` in each folder of a `PATH=` value,
 /// and the system's default path's (`/usr/bin`, `/bin`) for `command -p`.
 fn gits_named(text: &str) -> Vec<PathBuf> {
+    // Comments name no program (review 31, 23m).
+    let text: String = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#') && !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let text = text.as_str();
     let stop = |c: char| c.is_whitespace() || "\"'`;|&()[]{},<>=$".contains(c);
     let mut out = Vec::new();
     for (k, _) in text.match_indices("/git") {
@@ -1086,15 +1140,25 @@ fn gits_named(text: &str) -> Vec<PathBuf> {
         let value = &value[..value
             .find(|c: char| c.is_whitespace() || "\"'`;|&)".contains(c))
             .unwrap_or(value.len())];
+        // The git that `PATH` finds: the first (review 31, 23k: `/usr/local/bin:/usr/bin`
+        // runs the one in `/usr/local/bin`).
         out.extend(
             value
                 .split(':')
                 .filter(|d| d.starts_with('/'))
-                .map(|d| Path::new(d).join("git")),
+                .map(|d| Path::new(d).join("git"))
+                .find(|g| g.is_file()),
         );
     }
-    if text.contains("command -p") {
-        out.extend(["/usr/bin/git", "/bin/git"].map(PathBuf::from));
+    // `command -p git`: the system's default path (review 31, 23l: not `command -p` of
+    // another program).
+    if text.contains("command -p git") {
+        out.extend(
+            ["/usr/bin/git", "/bin/git"]
+                .map(PathBuf::from)
+                .into_iter()
+                .find(|g| g.is_file()),
+        );
     }
     out.retain(|g| g.is_file());
     out

@@ -1778,12 +1778,44 @@ fn node(words: &[&str], dir: &Path, writable: &dyn Fn(&Path) -> bool) -> Option<
         // "node:module"`, `const { createRequire } = require("module")`) is not a call; a
         // rename (`createRequire: cr`, `createRequire as cr`) or any other use is refused
         // as a call of an unknown argument would be.
-        let mut rest = code.as_str();
+        // Review 31, 26: comments are not code; the name declared as itself (`const
+        // createRequire = module.createRequire`) is no call; the argument must be the file
+        // itself and nothing more (`import.meta.url + "/../.."` resolves elsewhere), by URL
+        // or by path (`fileURLToPath(import.meta.url)`).
+        let code_only: String = code
+            .lines()
+            .filter(|l| {
+                let l = l.trim_start();
+                !(l.starts_with("//") || l.starts_with('*') || l.starts_with("/*"))
+            })
+            .filter(|l| {
+                let l = l.trim_start();
+                ![
+                    "const createRequire =",
+                    "let createRequire =",
+                    "var createRequire =",
+                ]
+                .iter()
+                .any(|d| l.starts_with(d))
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let mut rest = code_only.as_str();
         while let Some(k) = rest.find("createRequire") {
             let after = rest[k + "createRequire".len()..].trim_start();
             let imported = after.starts_with('}') || after.starts_with(',');
             let arg = after.strip_prefix('(').map(str::trim_start).unwrap_or("");
-            if !(imported || arg.starts_with("__filename") || arg.starts_with("import.meta.url")) {
+            let own = [
+                "__filename",
+                "import.meta.url",
+                "fileURLToPath(import.meta.url)",
+            ]
+            .iter()
+            .any(|a| {
+                arg.strip_prefix(a)
+                    .is_some_and(|r| r.trim_start().starts_with(')'))
+            });
+            if !(imported || own) {
                 return Some(
                     "`createRequire` of anything but `__filename` or `import.meta.url` (it \
                      resolves packages from a folder gate does not follow)"
@@ -1864,7 +1896,7 @@ fn links_out_of(modules: &Path, writable: &dyn Fn(&Path) -> bool) -> Option<Stri
 }
 
 /// Node's own modules, which no `node_modules` shadows.
-const NODE_BUILTINS: &[&str] = &[
+pub(super) const NODE_BUILTINS: &[&str] = &[
     "assert",
     "async_hooks",
     "buffer",
@@ -1914,7 +1946,7 @@ const NODE_BUILTINS: &[&str] = &[
 /// `import("x")`, `import "x"`, `from "x"`, with whitespace, comments, parentheses or an
 /// escaped quote (code inside a string) between the keyword and the literal (review 17,
 /// e08, e14: `require ("x")`, `require\n("x")`, `require(("x"))`).
-fn module_names(code: &str) -> Vec<String> {
+pub(super) fn module_names(code: &str) -> Vec<String> {
     let c: Vec<char> = code.chars().collect();
     let ident = |ch: char| ch.is_alphanumeric() || ch == '_' || ch == '$';
     let mut out = Vec::new();

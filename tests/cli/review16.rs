@@ -1970,42 +1970,49 @@ mod rev30 {
         assert!(stderr.contains(why), "{stderr}");
     }
 
-    /// 10a, 10b, 11: the check shares the trial's `TMPDIR`. A grader writes two scratch
-    /// files there and compares them; the trial leaves one a link to the other, both links to
-    /// `/dev/null`, or more entries than gate reads. None of these lets the check run.
+    /// 10b, 11 (review 30), 20a (review 31): the check shares the trial's `TMPDIR`. A grader
+    /// writes two scratch files there and compares them; the trial leaves both as links to
+    /// `/dev/null`, one a hard link of the other, or a link to the expected answer hidden
+    /// among 20,000 entries. None lets the check run. Honest agents' links (a virtual
+    /// environment's, a lock's, at any depth) do not stop it (review 31, 21b, 21e, 21g).
     #[test]
     fn rev30_10_11_a_tmpdir_the_trial_prepared_for_a_grader_s_scratch_files_stops_the_check() {
         let f = fixture("sh graders/check.sh", "wrong");
         write_files(
             &f,
-            &[(
-                "graders/check.sh",
-                "sort result.txt > \"$TMPDIR/got.txt\"\necho right > \"$TMPDIR/want.txt\"\ncmp -s \"$TMPDIR/got.txt\" \"$TMPDIR/want.txt\"\n",
-            )],
+            &[
+                (
+                    "graders/check.sh",
+                    "sort result.txt > \"$TMPDIR/got.txt\"\nsort graders/expected.txt > \"$TMPDIR/want.txt\"\ncmp -s \"$TMPDIR/got.txt\" \"$TMPDIR/want.txt\"\n",
+                ),
+                ("graders/expected.txt", "right\n"),
+            ],
         );
-        check(&f).code(0);
+        // The grader-file warning names the scratch files in `$TMPDIR`.
+        check(&f).code(0).stderr(predicate::str::contains(
+            "a scratch file at a fixed name in `$TMPDIR`",
+        ));
         assert_run_exits(&f, "control", 1);
-        // An honest agent with a link deep in its TMPDIR (a virtual environment's).
         write_files(
             &f,
             &[(
                 "agent.sh",
-                "echo right > result.txt\nmkdir -p \"$TMPDIR/v/bin\" && ln -s /usr/bin/env \"$TMPDIR/v/bin/python\"\n",
+                "echo right > result.txt\nmkdir -p \"$TMPDIR/bin\" && ln -s /usr/bin/env \"$TMPDIR/bin/python\"\nln -s 12345@host \"$TMPDIR/.lock\"\nln -s /usr/bin/env \"$TMPDIR/tool\"\n",
             )],
         );
         assert_run_exits(&f, "honest", 0);
         for (trick, why) in [
             (
-                "ln -s got.txt \"$TMPDIR/want.txt\"",
-                "at a name a grader may write",
-            ),
-            (
                 "ln -s /dev/null \"$TMPDIR/got.txt\" && ln -s /dev/null \"$TMPDIR/want.txt\"",
                 "which the check's own process resolves",
             ),
             (
-                "mkdir \"$TMPDIR/d\" && (cd \"$TMPDIR/d\" && seq 10001 | xargs touch)",
-                "more than 10000 entries",
+                "echo right > \"$TMPDIR/want.txt\" && ln \"$TMPDIR/want.txt\" \"$TMPDIR/got.txt\"",
+                "a hard link",
+            ),
+            (
+                "(cd \"$TMPDIR\" && seq 20000 | xargs touch) && ln -s \"$PWD/graders/expected.txt\" \"$TMPDIR/got.txt\"",
+                "a path gate holds for the plan",
             ),
         ] {
             write_files(
@@ -2155,6 +2162,146 @@ mod rev30 {
             std::fs::write(f.path("plan.yaml"), plan("", &format!("node {file}"))).unwrap();
             check(&f).code(0);
             assert_run_exits(&f, "honest", 0);
+        }
+    }
+}
+
+/// Review 31 (an independent attack on review 30's walls: 58 new cases, 23 broke, 14
+/// over-refusals): what was closed, each failing on 5efd562.
+mod rev31 {
+    use super::*;
+    use predicates::prelude::*;
+
+    /// 22d, 22e (over-refusals): a JavaScript task whose agent installs a dependency in the
+    /// task's `node_modules`, graded by a node grader that loads no package, passes: the
+    /// folder is the trials' when no grader can reach it.
+    #[test]
+    fn rev31_22d_22e_a_node_grader_naming_no_package_leaves_node_modules_to_the_agent() {
+        let grader = "const got = require(\"fs\").readFileSync(\"result.txt\", \"utf8\").trim();\nprocess.exit(got === \"right\" ? 0 : 1);\n";
+        for existing in [true, false] {
+            let Some(f) = super::rev26::eq_grader(&[
+                ("graders/package.json", "{}\n"),
+                ("graders/check.js", grader),
+                (
+                    "agent.sh",
+                    "mkdir -p node_modules/dep && echo 'module.exports = 1;' > node_modules/dep/index.js\necho right > result.txt\n",
+                ),
+            ]) else {
+                return;
+            };
+            if !existing {
+                std::fs::remove_dir_all(f.path("node_modules")).unwrap();
+            }
+            check(&f).code(0);
+            assert_run_exits(&f, "honest agent that installs a dependency", 0);
+        }
+    }
+
+    /// 24a: a held link whose target is itself a link in the task's folder (`graders/lib ->
+    /// ../shared`, `shared` pointing outside when the plan is loaded): refused at load.
+    #[test]
+    fn rev31_24a_a_held_link_to_a_link_the_trials_can_repoint_is_refused() {
+        let f = fixture("sh graders/check.sh", "wrong");
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("expected.txt"), "right\n").unwrap();
+        std::os::unix::fs::symlink(outside.path(), f.path("shared")).unwrap();
+        write_files(
+            &f,
+            &[(
+                "graders/check.sh",
+                "cmp -s result.txt graders/lib/expected.txt\n",
+            )],
+        );
+        std::os::unix::fs::symlink("../shared", f.path("graders/lib")).unwrap();
+        check(&f)
+            .code(2)
+            .stderr(predicate::str::contains("link").and(predicate::str::contains("shared")));
+    }
+
+    /// 23k (an over-refusal): a grader script's `PATH=` value is read as `PATH` is, the
+    /// first git found: an old git behind a new one is not the one that runs.
+    #[test]
+    fn rev31_23k_the_git_a_path_value_finds_first_is_the_one_asked() {
+        let real = std::process::Command::new("sh")
+            .args(["-c", "command -v git"])
+            .output()
+            .unwrap();
+        let real = String::from_utf8(real.stdout).unwrap().trim().to_string();
+        let fake = |version: &str| {
+            let bin = tempfile::tempdir().unwrap();
+            let git = bin.path().join("git");
+            std::fs::write(
+                &git,
+                format!(
+                    "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'git version {version}'; exit 0; fi\nexec {real} \"$@\"\n"
+                ),
+            )
+            .unwrap();
+            std::fs::set_permissions(&git, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+                .unwrap();
+            bin
+        };
+        let (new, old) = (fake("2.47.0"), fake("2.39.5"));
+        for (first, second, refused) in [(&new, &old, false), (&old, &new, true)] {
+            let Some(f) = committed_repo(
+                "sh graders/check.sh",
+                "right",
+                &[("deploy.sh", "echo deploy\n")],
+            ) else {
+                return;
+            };
+            let script = format!(
+                "export PATH={}:{}:$PATH\ngit diff --quiet\n",
+                first.path().display(),
+                second.path().display()
+            );
+            write_files(&f, &[("graders/check.sh", &script)]);
+            let assert = check(&f);
+            if refused {
+                assert
+                    .code(2)
+                    .stderr(predicate::str::contains("older than 2.40"));
+            } else {
+                assert.code(0);
+            }
+        }
+    }
+
+    /// 26a-26d: `createRequire` with more than the file's own place is refused; a comment, a
+    /// path from the URL (`fileURLToPath(import.meta.url)`), and the name declared as itself
+    /// are accepted.
+    #[test]
+    fn rev31_26_createrequire_takes_the_file_s_own_place_and_nothing_more() {
+        let body = "const eq = req(\"eq\");\nconst got = req(\"fs\").readFileSync(\"result.txt\", \"utf8\").trim();\nprocess.exit(eq(got, \"right\") ? 0 : 1);\n";
+        for (file, head, accepted) in [
+            (
+                "graders/check.mjs",
+                "import { createRequire } from \"node:module\";\nconst req = createRequire(import.meta.url + \"/../../x.js\");\n",
+                false,
+            ),
+            (
+                "graders/check.mjs",
+                "import { createRequire } from \"node:module\";\nimport { fileURLToPath } from \"node:url\";\n// createRequire gives ES modules require\nconst req = createRequire(fileURLToPath(import.meta.url));\n",
+                true,
+            ),
+            (
+                "graders/check.js",
+                "const module2 = require(\"module\");\nconst createRequire = module2.createRequire;\nconst req = createRequire(__filename);\n",
+                true,
+            ),
+        ] {
+            let Some(f) = super::rev26::eq_grader(&[("graders/package.json", "{}\n")]) else {
+                return;
+            };
+            write_files(&f, &[(file, &format!("{head}{body}"))]);
+            std::fs::write(f.path("plan.yaml"), plan("", &format!("node {file}"))).unwrap();
+            if accepted {
+                check(&f).code(0);
+            } else {
+                check(&f)
+                    .code(2)
+                    .stderr(predicate::str::contains("createRequire"));
+            }
         }
     }
 }

@@ -446,29 +446,42 @@ impl Sandbox {
     /// the trial prepared. It is not fit when it holds
     /// - a link into one of gate's protected paths (a grader, a fixture, a held folder), so
     ///   the grader's write fails and it reads gate's own file in its place (review 25, 16);
-    /// - a link whose text leads into `/proc` or `/dev` (`/proc/self/fd/3`, `/dev/null`),
-    ///   which the check's own process resolves (review 30, 10b-10d);
-    /// - a link to anything but a folder at its top level or one below, where a grader's
-    ///   scratch names lie (`want.txt -> got.txt`: review 30, 10a); a link deeper (a
-    ///   virtual environment's `bin/python`) is the trial's own business;
-    /// - more than 10,000 entries, more than gate reads (review 30, 11a-11b).
+    /// - at its top level or one below, where a grader's scratch names lie: a link whose
+    ///   text leads into `/proc` or `/dev` (`/proc/self/fd/3`, `/dev/null`), which the
+    ///   check's own process resolves (review 30, 10b-10d), or a file hard-linked to
+    ///   another name (`want.txt` and `got.txt` one file: review 31, 20a).
+    ///
+    /// The top two levels are read whole (up to a million entries: more is unfit), deeper
+    /// folders up to 10,000 entries more. A link to an ordinary file of the trial's own (a
+    /// virtual environment's `bin/python`, a lock) is the trial's business: review 31 found
+    /// honest agents that leave them (21b, 21e, 21g), so a grader's scratch files belong in
+    /// a folder it makes (`mktemp -d`), which the grader-file warning says.
     pub fn unfit_tmpdir(&self, tmpdir: &Path) -> Option<String> {
-        const MAX_ENTRIES: usize = 10_000;
+        use std::os::unix::fs::MetadataExt;
+        const TOP_ENTRIES: usize = 1_000_000;
+        const DEEP_ENTRIES: usize = 10_000;
         // Breadth first: the names a grader picks lie at the top.
         let mut folders = std::collections::VecDeque::from([(tmpdir.to_path_buf(), 0u32)]);
-        let mut seen = 0usize;
+        let (mut top, mut deep) = (0usize, 0usize);
         while let Some((folder, depth)) = folders.pop_front() {
             let Ok(entries) = fs::read_dir(&folder) else {
                 continue;
             };
             for e in entries.flatten() {
-                seen += 1;
-                if seen > MAX_ENTRIES {
-                    return Some(format!(
-                        "the trial left more than {MAX_ENTRIES} entries in its TMPDIR `{}`, \
-                         which the check shares, more than gate reads for links",
-                        tmpdir.display()
-                    ));
+                if depth <= 1 {
+                    top += 1;
+                    if top > TOP_ENTRIES {
+                        return Some(format!(
+                            "the trial left more than {TOP_ENTRIES} entries at the top of its \
+                             TMPDIR `{}`, which the check shares, more than gate reads",
+                            tmpdir.display()
+                        ));
+                    }
+                } else {
+                    deep += 1;
+                    if deep > DEEP_ENTRIES {
+                        return None;
+                    }
                 }
                 let Ok(kind) = e.file_type() else { continue };
                 let path = e.path();
@@ -476,28 +489,30 @@ impl Sandbox {
                     folders.push_back((path, depth + 1));
                     continue;
                 }
-                if !kind.is_symlink() {
-                    continue;
-                }
-                let text = fs::read_link(&path).unwrap_or_default();
-                let target = fs::canonicalize(&path);
-                let why = if let Ok(t) = &target
-                    && self.protected.iter().any(|p| t.starts_with(p))
+                let why = if kind.is_symlink() {
+                    let text = fs::read_link(&path).unwrap_or_default();
+                    match fs::canonicalize(&path) {
+                        Ok(t) if self.protected.iter().any(|p| t.starts_with(p)) => {
+                            format!(
+                                "a link to `{}`, a path gate holds for the plan",
+                                t.display()
+                            )
+                        }
+                        _ if depth <= 1
+                            && (text.starts_with("/proc") || text.starts_with("/dev")) =>
+                        {
+                            format!(
+                                "a link to `{}`, which the check's own process resolves",
+                                text.display()
+                            )
+                        }
+                        _ => continue,
+                    }
+                } else if depth <= 1
+                    && kind.is_file()
+                    && fs::symlink_metadata(&path).is_ok_and(|m| m.nlink() > 1)
                 {
-                    format!(
-                        "a link to `{}`, a path gate holds for the plan",
-                        t.display()
-                    )
-                } else if text.starts_with("/proc") || text.starts_with("/dev") {
-                    format!(
-                        "a link to `{}`, which the check's own process resolves",
-                        text.display()
-                    )
-                } else if depth <= 1 && !target.as_ref().is_ok_and(|t| t.is_dir()) {
-                    format!(
-                        "a link to `{}`, at a name a grader may write",
-                        text.display()
-                    )
+                    "a file with another name (a hard link)".to_string()
                 } else {
                     continue;
                 };
