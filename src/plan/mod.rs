@@ -479,6 +479,7 @@ impl Plan {
         grammar::refuse_unfollowable_check_lines(&shown, &plan)?;
         state::refuse_symlinked_named_files(&shown, &plan)?;
         state::refuse_links_out_of_held_folders(&shown, &plan)?;
+        state::refuse_node_graders_without_a_package_json(&shown, &plan)?;
         state::refuse_state_in_a_writable_root(&shown, &plan)?;
         reach::refuse_writable_search_paths(&shown, &plan)?;
         reach::refuse_python_cwd_on_sys_path(&shown, &plan)?;

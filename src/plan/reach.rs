@@ -1139,8 +1139,15 @@ fn grader_search_path(text: &str) -> Option<&'static str> {
             || l.matches("dirname").count() > 1
             || l.matches("path.split").count() > 1
     };
+    // Only a line that names the grader's place itself sets an own name (review 32, 33f:
+    // the bare word `dirname` is not one).
     let own_names: Vec<String> = (lines.iter())
-        .filter(|l| OWN.iter().any(|o| l.contains(o)) && !above(l))
+        .filter(|l| {
+            ["__file__", "$0", "BASH_SOURCE", "__dirname"]
+                .iter()
+                .any(|o| l.contains(o))
+                && !above(l)
+        })
         .filter_map(|l| {
             let (name, _) = l.split_once('=')?;
             let name = name.trim().trim_start_matches("export ").trim();
@@ -1148,10 +1155,12 @@ fn grader_search_path(text: &str) -> Option<&'static str> {
                 .then(|| name.to_string())
         })
         .collect();
+    // A name set from the grader's place is its folder: `dirname(HERE)` or `HERE.parent`
+    // is the one above (review 32, 33a, 33b).
     let own = |l: &str| {
-        (OWN.iter().any(|o| l.contains(o))
-            || own_names.iter().any(|n| super::words::mentions_word(l, n)))
-            && !above(l)
+        let by_marker = OWN.iter().any(|o| l.contains(o));
+        let by_name = own_names.iter().any(|n| super::words::mentions_word(l, n));
+        !above(l) && (by_marker || by_name && !l.contains(".parent") && !l.contains("dirname("))
     };
     for l in &lines {
         if let Some((_, what)) = (PATHS.iter()).find(|(w, _)| l.contains(w) && !own(l)) {
@@ -1159,14 +1168,22 @@ fn grader_search_path(text: &str) -> Option<&'static str> {
         }
         // Review 31, 20: a scratch file at a fixed name in the `TMPDIR` the check shares
         // with the trial, which the trial may have prepared (a link, a hard link).
+        // Other spellings (review 32, 32a-32d, 20c): node's `os.tmpdir()`, Python's
+        // `os.environ.get("TMPDIR")`, `${TMPDIR:-/tmp}`, `sort -o`, a name set to a path
+        // there.
         let flat: String = l.chars().filter(|c| !c.is_whitespace()).collect();
-        if !l.contains("mktemp")
-            && (flat.contains(">\"$TMPDIR/")
-                || flat.contains(">$TMPDIR/")
-                || flat.contains(">\"${TMPDIR}/")
-                || flat.contains(">${TMPDIR}/")
-                || flat.contains("gettempdir()"))
-        {
+        let names_tmpdir = l.contains("TMPDIR") || flat.contains("tmpdir()");
+        let writes = flat.contains('>')
+            || l.contains(" -o ")
+            || l.contains("tee ")
+            || flat.contains("=\"$TMPDIR")
+            || flat.contains("=$TMPDIR")
+            || flat.contains("=\"${TMPDIR")
+            || flat.contains("=${TMPDIR")
+            || flat.contains("tmpdir()")
+            || flat.contains("\"TMPDIR\"")
+            || flat.contains("'TMPDIR'");
+        if !l.contains("mktemp") && ((names_tmpdir && writes) || flat.contains("gettempdir()")) {
             return Some(
                 "writes a scratch file at a fixed name in `$TMPDIR`, which the check shares with \
                  the trial (make a folder of the grader's own with `mktemp -d`)",
@@ -1211,8 +1228,9 @@ fn grader_search_path(text: &str) -> Option<&'static str> {
     ]
     .iter()
     .any(|m| flat.contains(m));
-    let own_require =
-        flat.contains("createRequire(__filename") || flat.contains("createRequire(import.meta.url");
+    let own_require = flat.contains("createRequire(__filename")
+        || flat.contains("createRequire(import.meta.url")
+        || flat.contains("createRequire(fileURLToPath(import.meta.url)");
     let internals = [
         "._load",
         "._resolve",
@@ -1296,6 +1314,14 @@ mod tests {
             "sys.path.insert(0, os.path.split(os.path.split(__file__)[0])[0])\n",
             "sort result.txt > \"$TMPDIR/sorted.txt\"\n",
             "os.execve(\"/usr/bin/git\", [\"git\", \"diff\"], {\"PATH\": \"/usr/bin\"})\n",
+            // Review 32: the folder above a name set from the grader's place, and other
+            // spellings of a scratch file in the shared `TMPDIR`.
+            "HERE = os.path.dirname(__file__)\nROOT = os.path.dirname(HERE)\nsys.path.insert(0, ROOT)\n",
+            "HERE = Path(__file__).resolve().parent\nsys.path.insert(0, str(HERE.parent))\n",
+            "const d = path.join(os.tmpdir(), \"want.txt\");\n",
+            "sort -o \"${TMPDIR:-/tmp}/sorted.txt\" result.txt\n",
+            "d=\"$TMPDIR/grade/work\"\nmkdir -p \"$d\"\n",
+            "tmp = os.environ.get(\"TMPDIR\", \"/tmp\")\n",
             // Review 30: a folder above the grader's own, another module loader, and other
             // ways to give a child an environment without gate's pins.
             "sys.path.insert(0, os.path.join(os.path.dirname(__file__), \"..\"))\n",
@@ -1330,6 +1356,8 @@ mod tests {
             "HERE = os.path.dirname(__file__)\nsys.path.insert(0, os.path.join(HERE, \"lib\"))\n",
             "scratch=\"$(mktemp -d)\"\nsort result.txt > \"$scratch/sorted.txt\"\n",
             "os.environ.pop(\"PAGER\", None)\n",
+            "test -f \"$TMPDIR/state\"\n",
+            "import { createRequire } from \"node:module\";\nimport { fileURLToPath } from \"node:url\";\nconst req = createRequire(fileURLToPath(import.meta.url));\n",
             "HOME=\"$(mktemp -d)\" node graders/check.js\n",
             "subprocess.run(c, env={**os.environ, \"LC_ALL\": \"C\"})\n",
             "execFileSync(\"node\", [f], { env: { ...process.env, CI: \"1\" } });\n",

@@ -396,17 +396,9 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
             // path) leaves the task's to the trials (a JavaScript task whose agent installs
             // a dependency). A package named anywhere in the graders' files, a preload or
             // inline code on the line, a package runner, or `NODE_OPTIONS` counts.
-            let bare = |t: &str| {
-                super::tools::module_names(t).iter().any(|n| {
-                    let top = n
-                        .trim_start_matches("node:")
-                        .split('/')
-                        .next()
-                        .unwrap_or("");
-                    !(n.starts_with('.') || n.starts_with('/') || n.starts_with("node:"))
-                        && !super::tools::NODE_BUILTINS.contains(&top)
-                })
-            };
+            // A path into a `node_modules` (`require("../node_modules/eq")`: review 27, 09b)
+            // names a package too.
+            let bare = |t: &str| names_a_package(t);
             let line_words = super::words::simple_commands(&tokens_of(line, env));
             let line_loads = line_words.iter().flatten().any(|w| {
                 [
@@ -515,6 +507,83 @@ pub(super) fn link_out_of(
         }
     }
     Ok(None)
+}
+
+/// Whether JavaScript `text` requires or imports a package: a name node looks up in a
+/// `node_modules` (not one of node's own modules, not a path), or a path into one
+/// (`require("../node_modules/eq")`: review 27, 09b).
+fn names_a_package(text: &str) -> bool {
+    super::words::module_names(text).iter().any(|n| {
+        let top = n
+            .trim_start_matches("node:")
+            .split('/')
+            .next()
+            .unwrap_or("");
+        n.contains("node_modules")
+            || !(n.starts_with('.')
+                || n.starts_with('/')
+                || n.starts_with("node:")
+                || super::words::NODE_BUILTINS.contains(&top))
+    })
+}
+
+/// Review 32, 35i: node reads the nearest `package.json` above a file that requires a
+/// package before any `node_modules`: one named like the package with `exports` is the
+/// package itself ("self-reference"). A JavaScript grader file that names a package, however
+/// the check starts it (`sh graders/check.sh` running `node graders/check.js`), must find
+/// that `package.json` where the trials cannot write or create it: refused when the first
+/// folder above it that the trials write (outside gate's held folders) comes before one.
+pub(super) fn refuse_node_graders_without_a_package_json(
+    shown: &str,
+    plan: &Plan,
+) -> Result<(), PlanError> {
+    if plan.policy.sandbox.mode == crate::model::SandboxMode::Off {
+        return Ok(());
+    }
+    let roots = writable_roots(plan);
+    let guarded = guarded_folders(plan);
+    let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| absolute(p));
+    let script = |p: &Path| {
+        p.extension()
+            .is_some_and(|e| ["js", "mjs", "cjs"].contains(&e.to_str().unwrap_or("")))
+    };
+    for t in &plan.tasks {
+        for (line, cwd, env) in check_lines(t) {
+            for f in grader_files(line, cwd, env).iter().filter(|f| script(f)) {
+                let Some(text) = grader_text(f) else { continue };
+                if !names_a_package(&text) {
+                    continue;
+                }
+                let Some(start) = real(f).parent().map(Path::to_path_buf) else {
+                    continue;
+                };
+                for folder in start.ancestors() {
+                    if folder.join("package.json").is_file() {
+                        break;
+                    }
+                    let open = roots.iter().any(|r| folder.starts_with(r))
+                        && !guarded.iter().any(|g| folder.starts_with(g));
+                    if open {
+                        return Err(PlanError::Invalid {
+                            path: shown.to_string(),
+                            line: t.line,
+                            column: 1,
+                            message: format!(
+                                "task `{}`: the grader `{}` requires a package, and the first \
+                                 `package.json` above it would be one a trial can create in \
+                                 `{}` (node reads a package of that name there first); put a \
+                                 `package.json` (`{{}}` will do) beside the grader",
+                                t.id,
+                                f.display(),
+                                folder.display()
+                            ),
+                        });
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The first link on the way to `at` as written (each leading part, and `at` itself) that
@@ -1114,11 +1183,15 @@ fn gits_named(text: &str) -> Vec<PathBuf> {
     // Comments name no program (review 31, 23m).
     let text: String = text
         .lines()
-        .filter(|l| !l.trim_start().starts_with('#') && !l.trim_start().starts_with("//"))
+        .filter(|l| {
+            let l = l.trim_start();
+            // A shebang is no comment (review 32, 34c).
+            l.starts_with("#!") || !(l.starts_with('#') || l.starts_with("//"))
+        })
         .collect::<Vec<_>>()
         .join("\n");
     let text = text.as_str();
-    let stop = |c: char| c.is_whitespace() || "\"'`;|&()[]{},<>=$".contains(c);
+    let stop = |c: char| c.is_whitespace() || "\"'`;|&()[]{},<>=$#!".contains(c);
     let mut out = Vec::new();
     for (k, _) in text.match_indices("/git") {
         let end = k + "/git".len();
@@ -1142,9 +1215,11 @@ fn gits_named(text: &str) -> Vec<PathBuf> {
             .unwrap_or(value.len())];
         // The git that `PATH` finds: the first (review 31, 23k: `/usr/local/bin:/usr/bin`
         // runs the one in `/usr/local/bin`).
+        // An entry ends where a variable begins (`/usr/bin${PATH:+:$PATH}`: review 32, 34e).
         out.extend(
             value
                 .split(':')
+                .map(|d| &d[..d.find('$').unwrap_or(d.len())])
                 .filter(|d| d.starts_with('/'))
                 .map(|d| Path::new(d).join("git"))
                 .find(|g| g.is_file()),
@@ -1152,7 +1227,12 @@ fn gits_named(text: &str) -> Vec<PathBuf> {
     }
     // `command -p git`: the system's default path (review 31, 23l: not `command -p` of
     // another program).
-    if text.contains("command -p git") {
+    // `command -pv git`, `command -p -- git` (review 32, 34a, 34b).
+    let command_p = text.lines().any(|l| {
+        l.split_once("command -p")
+            .is_some_and(|(_, rest)| super::words::mentions_word(rest, "git"))
+    });
+    if command_p {
         out.extend(
             ["/usr/bin/git", "/bin/git"]
                 .map(PathBuf::from)

@@ -14,6 +14,7 @@
 use std::path::Path;
 
 use super::invoke::{bare, is_python, name_of};
+use super::words::{NODE_BUILTINS, module_names};
 
 /// Why the command `words` (program first), run in `dir`, runs a command or loads a module
 /// gate cannot follow, or `None`. The reason is one phrase (`awk's \`system\``), read by
@@ -1893,112 +1894,6 @@ fn links_out_of(modules: &Path, writable: &dyn Fn(&Path) -> bool) -> Option<Stri
             super::state::LINK_SCAN_ENTRIES
         )),
     }
-}
-
-/// Node's own modules, which no `node_modules` shadows.
-pub(super) const NODE_BUILTINS: &[&str] = &[
-    "assert",
-    "async_hooks",
-    "buffer",
-    "child_process",
-    "cluster",
-    "console",
-    "constants",
-    "crypto",
-    "dgram",
-    "diagnostics_channel",
-    "dns",
-    "domain",
-    "events",
-    "fs",
-    "http",
-    "http2",
-    "https",
-    "inspector",
-    "module",
-    "net",
-    "os",
-    "path",
-    "perf_hooks",
-    "process",
-    "punycode",
-    "querystring",
-    "readline",
-    "repl",
-    "stream",
-    "string_decoder",
-    "sys",
-    "timers",
-    "tls",
-    "trace_events",
-    "tty",
-    "url",
-    "util",
-    "v8",
-    "vm",
-    "wasi",
-    "worker_threads",
-    "zlib",
-    "test",
-];
-
-/// The names JavaScript `code` requires or imports as a literal: `require("x")`,
-/// `import("x")`, `import "x"`, `from "x"`, with whitespace, comments, parentheses or an
-/// escaped quote (code inside a string) between the keyword and the literal (review 17,
-/// e08, e14: `require ("x")`, `require\n("x")`, `require(("x"))`).
-pub(super) fn module_names(code: &str) -> Vec<String> {
-    let c: Vec<char> = code.chars().collect();
-    let ident = |ch: char| ch.is_alphanumeric() || ch == '_' || ch == '$';
-    let mut out = Vec::new();
-    let mut k = 0;
-    while k < c.len() {
-        if !ident(c[k]) || (k > 0 && ident(c[k - 1])) {
-            k += 1;
-            continue;
-        }
-        let from = k;
-        while k < c.len() && ident(c[k]) {
-            k += 1;
-        }
-        let word: String = c[from..k].iter().collect();
-        if !matches!(word.as_str(), "require" | "import" | "from") {
-            continue;
-        }
-        // `Array.from("…")` is no import.
-        if word != "require" && from > 0 && c[from - 1] == '.' {
-            continue;
-        }
-        let mut j = k;
-        loop {
-            match (c.get(j), c.get(j + 1)) {
-                (Some(x), _) if x.is_whitespace() || *x == '(' => j += 1,
-                (Some('\\'), Some('"' | '\'' | '`')) => j += 1,
-                (Some('/'), Some('*')) => {
-                    j += 2;
-                    while j < c.len() && !(c[j] == '*' && c.get(j + 1) == Some(&'/')) {
-                        j += 1;
-                    }
-                    j += 2;
-                }
-                (Some('/'), Some('/')) => {
-                    while j < c.len() && c[j] != '\n' {
-                        j += 1;
-                    }
-                }
-                _ => break,
-            }
-        }
-        let Some(&q) = c.get(j).filter(|x| matches!(x, '"' | '\'' | '`')) else {
-            continue;
-        };
-        let mut e = j + 1;
-        while e < c.len() && c[e] != q {
-            e += 1;
-        }
-        let name: String = c[j + 1..e.min(c.len())].iter().collect();
-        out.push(name.trim_end_matches('\\').to_string());
-    }
-    out
 }
 
 #[cfg(test)]
