@@ -513,7 +513,16 @@ pub(super) fn link_out_of(
 /// `node_modules` (not one of node's own modules, not a path), or a path into one
 /// (`require("../node_modules/eq")`: review 27, 09b).
 fn names_a_package(text: &str) -> bool {
-    super::words::module_names(text).iter().any(|n| {
+    // A comment names nothing (review 32, 37f: `// require("lodash")`).
+    let code: String = text
+        .lines()
+        .filter(|l| {
+            let l = l.trim_start();
+            !(l.starts_with("//") || l.starts_with('*') || l.starts_with("/*"))
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    super::words::module_names(&code).iter().any(|n| {
         let top = n
             .trim_start_matches("node:")
             .split('/')
@@ -547,9 +556,28 @@ pub(super) fn refuse_node_graders_without_a_package_json(
         p.extension()
             .is_some_and(|e| ["js", "mjs", "cjs"].contains(&e.to_str().unwrap_or("")))
     };
+    let names_node = |text: &str| {
+        NODE_PROGRAMS
+            .iter()
+            .any(|n| super::words::mentions_word(text, n))
+    };
     for t in &plan.tasks {
         for (line, cwd, env) in check_lines(t) {
-            for f in grader_files(line, cwd, env).iter().filter(|f| script(f)) {
+            // The JavaScript files a grader that is not JavaScript itself starts with node,
+            // by their names (`exec node graders/check.js` in `graders/check.sh`). node named
+            // on the line is the grammar's (`plan::tools`), and a JavaScript file nothing
+            // starts is dormant (review 14's honest lines).
+            let files = grader_files(line, cwd, env);
+            let starters: Vec<String> = (files.iter().filter(|f| !script(f)))
+                .filter_map(|f| grader_text(f))
+                .filter(|t| names_node(t))
+                .collect();
+            let started = |f: &Path| {
+                f.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| starters.iter().any(|t| t.contains(n)))
+            };
+            for f in files.iter().filter(|f| script(f) && started(f)) {
                 let Some(text) = grader_text(f) else { continue };
                 if !names_a_package(&text) {
                     continue;
