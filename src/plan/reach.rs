@@ -1083,14 +1083,8 @@ fn grader_search_path(text: &str) -> Option<&'static str> {
         ),
     ];
     // `mktemp` makes a folder of the grader's own (`HOME="$(mktemp -d)"`).
-    const OWN: &[&str] = &[
-        "__file__",
-        "$0",
-        "dirname",
-        "BASH_SOURCE",
-        "__dirname",
-        "mktemp",
-    ];
+    // Not the bare word `dirname`: `dirname(HERE)` is a folder above (review 33, 33f).
+    const OWN: &[&str] = &["__file__", "$0", "BASH_SOURCE", "__dirname", "mktemp"];
     // The pins gate gives a check (`GIT_DIR`, `PYENV_VERSION`, …) cleared or unset.
     const DROPS: &[&str] = &[
         "env -i",

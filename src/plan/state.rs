@@ -513,13 +513,11 @@ pub(super) fn link_out_of(
 /// `node_modules` (not one of node's own modules, not a path), or a path into one
 /// (`require("../node_modules/eq")`: review 27, 09b).
 fn names_a_package(text: &str) -> bool {
-    // A comment names nothing (review 32, 37f: `// require("lodash")`).
+    // A whole-line `//` comment names nothing (review 32, 37f: `// require("lodash")`);
+    // a line that starts with `/*` or `*` may go on with code (review 33, 39f, 39l).
     let code: String = text
         .lines()
-        .filter(|l| {
-            let l = l.trim_start();
-            !(l.starts_with("//") || l.starts_with('*') || l.starts_with("/*"))
-        })
+        .filter(|l| !l.trim_start().starts_with("//"))
         .collect::<Vec<_>>()
         .join("\n");
     super::words::module_names(&code).iter().any(|n| {
@@ -568,7 +566,14 @@ pub(super) fn refuse_node_graders_without_a_package_json(
             // on the line is the grammar's (`plan::tools`), and a JavaScript file nothing
             // starts is dormant (review 14's honest lines).
             let files = grader_files(line, cwd, env);
-            let starters: Vec<String> = (files.iter().filter(|f| !script(f)))
+            // Prose and data start nothing (review 33, 40e: a README naming `node x.js`).
+            let prose = |f: &Path| {
+                f.extension().is_some_and(|e| {
+                    ["md", "txt", "json", "yaml", "yml", "rst", "csv"]
+                        .contains(&e.to_str().unwrap_or(""))
+                })
+            };
+            let starters: Vec<String> = (files.iter().filter(|f| !script(f) && !prose(f)))
                 .filter_map(|f| grader_text(f))
                 .filter(|t| names_node(t))
                 .collect();
@@ -579,6 +584,21 @@ pub(super) fn refuse_node_graders_without_a_package_json(
             };
             for f in files.iter().filter(|f| script(f) && started(f)) {
                 let Some(text) = grader_text(f) else { continue };
+                // The `createRequire` rule a grader named on the line gets (review 32, 35a,
+                // 35b).
+                if let Some(why) = super::words::create_require_problem(&text) {
+                    return Err(PlanError::Invalid {
+                        path: shown.to_string(),
+                        line: t.line,
+                        column: 1,
+                        message: format!(
+                            "task `{}`: the grader `{}`, which a grader script starts with \
+                             node, has {why}",
+                            t.id,
+                            f.display()
+                        ),
+                    });
+                }
                 if !names_a_package(&text) {
                     continue;
                 }

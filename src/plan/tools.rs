@@ -1772,58 +1772,9 @@ fn node(words: &[&str], dir: &Path, writable: &dyn Fn(&Path) -> bool) -> Option<
     while c < codes.len() && c < 200 {
         let (code, base) = codes[c].clone();
         c += 1;
-        // Review 27, 03g: `createRequire(process.cwd() + "/")` resolves packages from a
-        // folder of the code's choosing (its `package.json` the trial's); only the
-        // requiring file itself is followed.
-        // Review 30, 18: the name imported as it is (`import { createRequire } from
-        // "node:module"`, `const { createRequire } = require("module")`) is not a call; a
-        // rename (`createRequire: cr`, `createRequire as cr`) or any other use is refused
-        // as a call of an unknown argument would be.
-        // Review 31, 26: comments are not code; the name declared as itself (`const
-        // createRequire = module.createRequire`) is no call; the argument must be the file
-        // itself and nothing more (`import.meta.url + "/../.."` resolves elsewhere), by URL
-        // or by path (`fileURLToPath(import.meta.url)`).
-        let code_only: String = code
-            .lines()
-            .filter(|l| {
-                let l = l.trim_start();
-                !(l.starts_with("//") || l.starts_with('*') || l.starts_with("/*"))
-            })
-            .filter(|l| {
-                let l = l.trim_start();
-                ![
-                    "const createRequire =",
-                    "let createRequire =",
-                    "var createRequire =",
-                ]
-                .iter()
-                .any(|d| l.starts_with(d))
-            })
-            .collect::<Vec<_>>()
-            .join("\n");
-        let mut rest = code_only.as_str();
-        while let Some(k) = rest.find("createRequire") {
-            let after = rest[k + "createRequire".len()..].trim_start();
-            let imported = after.starts_with('}') || after.starts_with(',');
-            let arg = after.strip_prefix('(').map(str::trim_start).unwrap_or("");
-            let own = [
-                "__filename",
-                "import.meta.url",
-                "fileURLToPath(import.meta.url)",
-            ]
-            .iter()
-            .any(|a| {
-                arg.strip_prefix(a)
-                    .is_some_and(|r| r.trim_start().starts_with(')'))
-            });
-            if !(imported || own) {
-                return Some(
-                    "`createRequire` of anything but `__filename` or `import.meta.url` (it \
-                     resolves packages from a folder gate does not follow)"
-                        .into(),
-                );
-            }
-            rest = &rest[k + 1..];
+        // Review 27, 03g; reviews 30 and 31 ([`super::words::create_require_problem`]).
+        if let Some(why) = super::words::create_require_problem(&code) {
+            return Some(why);
         }
         for name in module_names(&code) {
             let path = name.starts_with('.') || name.starts_with('/') || name.contains(':');

@@ -1151,6 +1151,61 @@ pub(super) fn mentions_word(text: &str, word: &str) -> bool {
     })
 }
 
+/// Why JavaScript `code` calls `createRequire` with more than the file's own place, if it
+/// does: `createRequire(process.cwd() + "/")` resolves packages from a folder of the code's
+/// choosing, its `package.json` the trial's (review 27, 03g). The name imported as it is
+/// (`import { createRequire } from "node:module"`) or declared as itself (`const
+/// createRequire = module.createRequire;`) is no call, and a whole-line `//` comment is no
+/// code (reviews 30, 18; 31, 26); a rename (`createRequire: cr`) or any other use is
+/// refused as a call of an unknown argument would be. The argument must be the file itself
+/// and nothing more (`import.meta.url + "/../.."` resolves elsewhere), by URL or by path.
+pub(super) fn create_require_problem(code: &str) -> Option<String> {
+    let declared = |l: &str| {
+        [
+            "const createRequire =",
+            "let createRequire =",
+            "var createRequire =",
+        ]
+        .iter()
+        .any(|d| l.starts_with(d))
+            && l.trim_end()
+                .trim_end_matches(';')
+                .ends_with("createRequire")
+            && l.matches("createRequire").count() == 2
+    };
+    let code: String = code
+        .lines()
+        .map(str::trim_start)
+        .filter(|l| !l.starts_with("//") && !declared(l))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut rest = code.as_str();
+    while let Some(k) = rest.find("createRequire") {
+        let after = rest[k + "createRequire".len()..].trim_start();
+        let imported = after.starts_with('}') || after.starts_with(',');
+        let arg = after.strip_prefix('(').map(str::trim_start).unwrap_or("");
+        let own = [
+            "__filename",
+            "import.meta.url",
+            "fileURLToPath(import.meta.url)",
+        ]
+        .iter()
+        .any(|a| {
+            arg.strip_prefix(a)
+                .is_some_and(|r| r.trim_start().starts_with(')'))
+        });
+        if !(imported || own) {
+            return Some(
+                "`createRequire` of anything but `__filename` or `import.meta.url` (it \
+                 resolves packages from a folder gate does not follow)"
+                    .into(),
+            );
+        }
+        rest = &rest[k + 1..];
+    }
+    None
+}
+
 /// Node's own modules, which no `node_modules` shadows.
 pub(super) const NODE_BUILTINS: &[&str] = &[
     "assert",

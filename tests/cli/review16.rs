@@ -2364,3 +2364,76 @@ mod rev32 {
         }
     }
 }
+
+/// Review 33 (a short independent check of review 32's fixes: 66 cases again and 26 new,
+/// 12 broke): what was closed, each failing on dc6a045.
+mod rev33 {
+    use super::*;
+    use predicates::prelude::*;
+
+    /// 39f, 39l: a line that starts with a block comment and goes on with code
+    /// (`/* eslint-disable */ const eq = require("eq");`) still names the package: the
+    /// task's `node_modules` stays held, and the trial's rewrite of it changes nothing.
+    #[test]
+    fn rev33_39l_code_after_a_block_comment_still_names_a_package() {
+        let Some(f) = super::rev26::eq_grader(&[
+            ("graders/package.json", "{}\n"),
+            (
+                "graders/check.js",
+                "/* eslint-disable */ const eq = require(\"eq\");\nconst got = require(\"fs\").readFileSync(\"result.txt\", \"utf8\").trim();\nprocess.exit(eq(got, \"right\") ? 0 : 1);\n",
+            ),
+            ("graders/check.sh", "exec node graders/check.js\n"),
+            (
+                "agent.sh",
+                "echo wrong > result.txt\necho 'module.exports = () => true;' > node_modules/eq/index.js 2>/dev/null\ntrue\n",
+            ),
+        ]) else {
+            return;
+        };
+        std::fs::write(f.path("plan.yaml"), plan("", "sh graders/check.sh")).unwrap();
+        check(&f).code(0);
+        assert_run_exits(&f, "attack", 1);
+    }
+
+    /// 35a: a node grader started from a script with `createRequire(process.cwd() + "/")`
+    /// gets the `createRequire` rule a grader on the line gets: refused at load.
+    #[test]
+    fn rev33_35a_createrequire_in_a_grader_a_script_starts_is_refused() {
+        let Some(f) = super::rev26::eq_grader(&[
+            ("graders/package.json", "{}\n"),
+            (
+                "graders/check.js",
+                "const { createRequire } = require(\"module\");\nconst eq = createRequire(process.cwd() + \"/\")(\"eq\");\nprocess.exit(eq(\"a\", \"a\") ? 0 : 1);\n",
+            ),
+            ("graders/check.sh", "exec node graders/check.js\n"),
+        ]) else {
+            return;
+        };
+        std::fs::write(f.path("plan.yaml"), plan("", "sh graders/check.sh")).unwrap();
+        check(&f)
+            .code(2)
+            .stderr(predicate::str::contains("createRequire"));
+    }
+
+    /// 40e (an over-refusal): a README in the graders' folder that names `node old.js` starts
+    /// nothing: a make grader beside an unused JavaScript file is accepted.
+    #[test]
+    fn rev33_40e_prose_in_the_graders_folder_starts_no_node() {
+        let f = fixture("make -sB -f graders/mk check", "right");
+        write_files(
+            &f,
+            &[
+                (
+                    "graders/mk",
+                    ".PHONY: check\ncheck:\n\tgrep -qx right result.txt\n",
+                ),
+                ("graders/old.js", "module.exports = require(\"lodash\");\n"),
+                (
+                    "graders/README.md",
+                    "We used to run `node graders/old.js`.\n",
+                ),
+            ],
+        );
+        check(&f).code(0);
+    }
+}
