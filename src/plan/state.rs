@@ -498,7 +498,9 @@ pub(super) fn link_out_of(
                 // Review 30, 13a-13c: a link on the way there that lies where the trials
                 // write (`graders/x -> ../shared/x`, `shared` a link in the task's folder
                 // pointing outside when the plan is loaded) is theirs to re-point.
-                if let Some(hop) = link_in_writable_on_the_way(&written, writable) {
+                // `written` itself too: a held link whose target is itself a link where the
+                // trials write (`graders/lib -> ../shared`, `shared` a link: review 31, 24a).
+                if let Some(hop) = link_on_the_way_where(&written, writable) {
                     return Ok(Some((path, hop)));
                 }
             } else if kind.is_dir() {
@@ -634,27 +636,6 @@ pub(super) fn refuse_node_graders_without_a_package_json(
     Ok(())
 }
 
-/// The first link on the way to `at` as written (each leading part, and `at` itself) that
-/// lies in a folder `writable` says the trials write.
-fn link_in_writable_on_the_way(at: &Path, writable: &dyn Fn(&Path) -> bool) -> Option<PathBuf> {
-    let mut prefix = PathBuf::new();
-    // `at` itself too: a held link whose target is itself a link where the trials write
-    // (`graders/lib -> ../shared`, `shared` a link: review 31, 24a-24d).
-    for c in at.components() {
-        prefix.push(c);
-        let link = prefix
-            .symlink_metadata()
-            .is_ok_and(|m| m.file_type().is_symlink());
-        if link
-            && let Some(folder) = prefix.parent().and_then(|d| std::fs::canonicalize(d).ok())
-            && writable(&folder)
-        {
-            return Some(prefix);
-        }
-    }
-    None
-}
-
 /// `p` with `.` and `..` taken out by their names, links not read.
 fn lexical(p: &Path) -> PathBuf {
     let mut out = PathBuf::new();
@@ -737,6 +718,19 @@ pub(super) fn refuse_links_out_of_held_folders(
 /// `tools -> /shared/tools`). With `environments` false, a link inside a `node_modules` or
 /// a Python environment (held read-only whole: `node_modules/.bin`) is passed over.
 pub(super) fn link_on_the_way(at: &Path, roots: &[PathBuf], environments: bool) -> Option<PathBuf> {
+    link_on_the_way_where(at, &|d: &Path| {
+        roots.iter().any(|r| d.starts_with(r))
+            && (environments
+                || !d.ancestors().any(|e| {
+                    e.file_name().is_some_and(|n| n == "node_modules")
+                        || e.join("pyvenv.cfg").is_file()
+                }))
+    })
+}
+
+/// The first part on the way to `at` (each leading part as written, `at` itself included)
+/// that is a link whose folder, links resolved, `lies` accepts ([`link_on_the_way`]).
+fn link_on_the_way_where(at: &Path, lies: &dyn Fn(&Path) -> bool) -> Option<PathBuf> {
     let real = |d: &Path| std::fs::canonicalize(d).unwrap_or_else(|_| d.to_path_buf());
     let mut prefix = PathBuf::new();
     for c in at.components() {
@@ -746,12 +740,7 @@ pub(super) fn link_on_the_way(at: &Path, roots: &[PathBuf], environments: bool) 
             .is_ok_and(|m| m.file_type().is_symlink());
         if link
             && let Some(d) = prefix.parent().map(real)
-            && roots.iter().any(|r| d.starts_with(r))
-            && (environments
-                || !d.ancestors().any(|e| {
-                    e.file_name().is_some_and(|n| n == "node_modules")
-                        || e.join("pyvenv.cfg").is_file()
-                }))
+            && lies(&d)
         {
             return Some(prefix);
         }
