@@ -1951,7 +1951,7 @@ fn rev29_01c_a_node_modules_too_large_to_fingerprint_is_refused_before_any_trial
 }
 
 /// Review 30 (an independent attack on review 29's walls: 55 new cases, 37 broke, one
-/// over-refusal): its breaks, each failing on 368fe41.
+/// over-refusal): its breaks, each failing on c37ea75.
 mod rev30 {
     use super::*;
     use predicates::prelude::*;
