@@ -1582,19 +1582,40 @@ mod rev28 {
     }
 }
 
+/// A folder holding a `git` that says it is git `version` and runs the real git for
+/// everything else (the git-version rule of reviews 25, 30, 31 and 32).
+fn fake_git(version: &str) -> tempfile::TempDir {
+    let real = std::process::Command::new("sh")
+        .args(["-c", "command -v git"])
+        .output()
+        .unwrap();
+    let real = String::from_utf8(real.stdout).unwrap().trim().to_string();
+    let bin = tempfile::tempdir().unwrap();
+    let git = bin.path().join("git");
+    std::fs::write(
+        &git,
+        format!(
+            "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'git version {version}'; exit 0; fi\nexec {real} \"$@\"\n"
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&git, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    bin
+}
+
+/// The run of `f` ends with exit `code`, saying `why` on stderr.
+fn run_ends(f: &Fixture, code: i32, why: &str) {
+    let out = f.command(&[]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(code), "{stderr}");
+    assert!(stderr.contains(why), "{stderr}");
+}
+
 /// Breaks reviews 26 to 28 left open, closed in round 4's tenth session: files node loads
 /// that a trial could still shape without writing a held name.
 mod rev28_open {
     use super::*;
     use predicates::prelude::*;
-
-    /// The run of `f` ends without a verdict (exit 4), saying `why`.
-    fn no_verdict(f: &Fixture, why: &str) {
-        let out = f.command(&[]).output().unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(4), "{stderr}");
-        assert!(stderr.contains(why), "{stderr}");
-    }
 
     /// 01a: the package file node loads (`node_modules/eq/index.js`) is a hard link to the
     /// task's `lib/eq.js`: the read-only hold covers the name, not the inode, and the trial
@@ -1619,7 +1640,7 @@ mod rev28_open {
                 "echo wrong > result.txt\necho 'module.exports = () => true;' > lib/eq.js\n",
             )],
         );
-        no_verdict(&f, "changed during the run");
+        run_ends(&f, 4, "changed during the run");
     }
 
     /// 14 (review 26): a package in the grader's own `node_modules` tries an optional
@@ -1649,7 +1670,7 @@ mod rev28_open {
                 "echo wrong > result.txt\nmkdir -p node_modules/eq-native\necho 'module.exports = () => true;' > node_modules/eq-native/index.js\n",
             )],
         );
-        no_verdict(&f, "changed during the run (it appeared");
+        run_ends(&f, 4, "changed during the run (it appeared");
     }
 
     /// 06e (review 28) and 05 (review 26): a grader script that puts the check's folder on
@@ -1711,23 +1732,8 @@ mod rev28_open {
         ) else {
             return;
         };
-        let real = std::process::Command::new("sh")
-            .args(["-c", "command -v git"])
-            .output()
-            .unwrap();
-        let real = String::from_utf8(real.stdout).unwrap().trim().to_string();
         for (version, refused) in [("2.39.5", true), ("2.40.0", false)] {
-            let bin = tempfile::tempdir().unwrap();
-            let git = bin.path().join("git");
-            std::fs::write(
-                &git,
-                format!(
-                    "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'git version {version}'; exit 0; fi\nexec {real} \"$@\"\n"
-                ),
-            )
-            .unwrap();
-            std::fs::set_permissions(&git, std::os::unix::fs::PermissionsExt::from_mode(0o755))
-                .unwrap();
+            let bin = fake_git(version);
             let path = format!("{}:/usr/local/bin:/usr/bin:/bin", bin.path().display());
             std::fs::write(
                 f.path("plan.yaml"),
@@ -1800,13 +1806,6 @@ mod rev29 {
     use super::*;
     use predicates::prelude::*;
 
-    fn no_verdict(f: &Fixture, why: &str) {
-        let out = f.command(&[]).output().unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(4), "{stderr}");
-        assert!(stderr.contains(why), "{stderr}");
-    }
-
     /// 01d, 01e: the task's `node_modules` is a link (to a shared cache outside, or to a
     /// folder inside); the trial replaces the link with a folder of its own. The link is
     /// watched as written: the check does not run.
@@ -1837,8 +1836,9 @@ mod rev29 {
                     "echo wrong > result.txt\nrm node_modules\nmkdir -p node_modules/eq\necho 'module.exports = () => true;' > node_modules/eq/index.js\n",
                 )],
             );
-            no_verdict(
+            run_ends(
                 &f,
+                4,
                 "changed during the run (it appeared, went, or was re-pointed)",
             );
         }
@@ -1870,7 +1870,7 @@ mod rev29 {
                 "echo wrong > result.txt\necho 'module.exports = () => true;' > lib/eq.js\n",
             )],
         );
-        no_verdict(&f, "changed during the run");
+        run_ends(&f, 4, "changed during the run");
     }
 
     /// Review 25, 16: the check shares the trial's `TMPDIR`; the trial leaves the name a
@@ -1901,7 +1901,7 @@ mod rev29 {
                 "echo wrong > result.txt\nln -s \"$PWD/graders/expected.txt\" \"$TMPDIR/sorted.txt\"\n",
             )],
         );
-        no_verdict(&f, "in its TMPDIR");
+        run_ends(&f, 4, "in its TMPDIR");
     }
 
     /// 05c: a dangling link in the graders' own `node_modules` whose target, in the task's
@@ -1956,13 +1956,6 @@ mod rev30 {
     use super::*;
     use predicates::prelude::*;
 
-    fn ends(f: &Fixture, code: i32, why: &str) {
-        let out = f.command(&[]).output().unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(code), "{stderr}");
-        assert!(stderr.contains(why), "{stderr}");
-    }
-
     /// 10b, 11 (review 30), 20a (review 31): the check shares the trial's `TMPDIR`. A grader
     /// writes two scratch files there and compares them; the trial leaves both as links to
     /// `/dev/null`, one a hard link of the other, or a link to the expected answer hidden
@@ -2012,7 +2005,7 @@ mod rev30 {
                 &f,
                 &[("agent.sh", &format!("echo wrong > result.txt\n{trick}\n"))],
             );
-            ends(&f, 4, why);
+            run_ends(&f, 4, why);
         }
     }
 
@@ -2040,7 +2033,7 @@ mod rev30 {
                 "echo wrong > result.txt\nmkdir -p evil/nm/eq && echo 'module.exports = () => true;' > evil/nm/eq/index.js\nrm vendor && ln -s evil vendor\n",
             )],
         );
-        ends(&f, 4, "changed during the run");
+        run_ends(&f, 4, "changed during the run");
 
         let Some(f) = super::rev26::eq_grader(&[
             ("graders/package.json", "{}\n"),
@@ -2063,7 +2056,7 @@ mod rev30 {
                 "echo wrong > result.txt\nmkdir -p later/eq-native && echo 'module.exports = () => true;' > later/eq-native/index.js\n",
             )],
         );
-        ends(&f, 4, "changed during the run");
+        run_ends(&f, 4, "changed during the run");
     }
 
     /// 13a: a link in the graders' folder whose way passes through a link in the task's
@@ -2092,22 +2085,8 @@ mod rev30 {
     /// for git, reaches a git older than 2.40: refused at load like the `PATH`'s own.
     #[test]
     fn rev30_14_a_git_older_than_2_40_named_in_a_grader_or_by_a_path_on_the_line_is_refused() {
-        let bin = tempfile::tempdir().unwrap();
-        let real = std::process::Command::new("sh")
-            .args(["-c", "command -v git"])
-            .output()
-            .unwrap();
-        let real = String::from_utf8(real.stdout).unwrap().trim().to_string();
+        let bin = fake_git("2.39.5");
         let git = bin.path().join("git");
-        std::fs::write(
-            &git,
-            format!(
-                "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'git version 2.39.5'; exit 0; fi\nexec {real} \"$@\"\n"
-            ),
-        )
-        .unwrap();
-        std::fs::set_permissions(&git, std::os::unix::fs::PermissionsExt::from_mode(0o755))
-            .unwrap();
         let by_path = format!(
             "PATH={}:/usr/bin:/bin git diff --quiet",
             bin.path().display()
@@ -2215,26 +2194,7 @@ mod rev31 {
     /// first git found: an old git behind a new one is not the one that runs.
     #[test]
     fn rev31_23k_the_git_a_path_value_finds_first_is_the_one_asked() {
-        let real = std::process::Command::new("sh")
-            .args(["-c", "command -v git"])
-            .output()
-            .unwrap();
-        let real = String::from_utf8(real.stdout).unwrap().trim().to_string();
-        let fake = |version: &str| {
-            let bin = tempfile::tempdir().unwrap();
-            let git = bin.path().join("git");
-            std::fs::write(
-                &git,
-                format!(
-                    "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'git version {version}'; exit 0; fi\nexec {real} \"$@\"\n"
-                ),
-            )
-            .unwrap();
-            std::fs::set_permissions(&git, std::os::unix::fs::PermissionsExt::from_mode(0o755))
-                .unwrap();
-            bin
-        };
-        let (new, old) = (fake("2.47.0"), fake("2.39.5"));
+        let (new, old) = (fake_git("2.47.0"), fake_git("2.39.5"));
         for (first, second, refused) in [(&new, &old, false), (&old, &new, true)] {
             let Some(f) = committed_repo(
                 "sh graders/check.sh",
@@ -2329,22 +2289,7 @@ mod rev32 {
     /// version too.
     #[test]
     fn rev32_34_more_spellings_of_an_old_git_are_refused() {
-        let real = std::process::Command::new("sh")
-            .args(["-c", "command -v git"])
-            .output()
-            .unwrap();
-        let real = String::from_utf8(real.stdout).unwrap().trim().to_string();
-        let bin = tempfile::tempdir().unwrap();
-        let git = bin.path().join("git");
-        std::fs::write(
-            &git,
-            format!(
-                "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'git version 2.39.5'; exit 0; fi\nexec {real} \"$@\"\n"
-            ),
-        )
-        .unwrap();
-        std::fs::set_permissions(&git, std::os::unix::fs::PermissionsExt::from_mode(0o755))
-            .unwrap();
+        let bin = fake_git("2.39.5");
         let dir = bin.path().display();
         for script in [
             format!("PATH=\"{dir}${{PATH:+:$PATH}}\" git diff --quiet\n"),
