@@ -370,17 +370,8 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
     for t in &plan.tasks {
         for (line, cwd, env) in check_lines(t) {
             let graders = own_graders(line, cwd, env);
-            let script = |p: &Path| {
-                p.extension().is_some_and(|e| {
-                    ["js", "mjs", "cjs", "ts", "mts", "cts"].contains(&e.to_str().unwrap_or(""))
-                })
-            };
-            let names_node = |text: &str| {
-                NODE_PROGRAMS
-                    .iter()
-                    .any(|n| super::words::mentions_word(text, n))
-                    || text.contains("require(")
-            };
+            let script = |p: &Path| javascript_file(p, true);
+            let names_node = |text: &str| names_a_node_program(text) || text.contains("require(");
             let runs_node = super::words::simple_commands(&tokens_of(line, env))
                 .iter()
                 .any(|c| c.iter().any(|w| names_node(w)))
@@ -552,15 +543,8 @@ pub(super) fn refuse_node_graders_without_a_package_json(
     let roots = writable_roots(plan);
     let guarded = guarded_folders(plan);
     let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| absolute(p));
-    let script = |p: &Path| {
-        p.extension()
-            .is_some_and(|e| ["js", "mjs", "cjs"].contains(&e.to_str().unwrap_or("")))
-    };
-    let names_node = |text: &str| {
-        NODE_PROGRAMS
-            .iter()
-            .any(|n| super::words::mentions_word(text, n))
-    };
+    let script = |p: &Path| javascript_file(p, false);
+    let names_node = names_a_node_program;
     for t in &plan.tasks {
         for (line, cwd, env) in check_lines(t) {
             // The JavaScript files a grader that is not JavaScript itself starts with node,
@@ -746,6 +730,20 @@ fn link_on_the_way_where(at: &Path, lies: &dyn Fn(&Path) -> bool) -> Option<Path
         }
     }
     None
+}
+
+/// Whether `text` names one of [`NODE_PROGRAMS`] as a word.
+fn names_a_node_program(text: &str) -> bool {
+    NODE_PROGRAMS
+        .iter()
+        .any(|n| super::words::mentions_word(text, n))
+}
+
+/// Whether `p` is a JavaScript file by its extension (`.js`, `.mjs`, `.cjs`), or with
+/// `typescript` a TypeScript one too (`.ts`, `.mts`, `.cts`).
+fn javascript_file(p: &Path, typescript: bool) -> bool {
+    let e = p.extension().and_then(|e| e.to_str()).unwrap_or("");
+    ["js", "mjs", "cjs"].contains(&e) || typescript && ["ts", "mts", "cts"].contains(&e)
 }
 
 /// Programs that run JavaScript and load packages from `node_modules`.
