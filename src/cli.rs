@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::stats::SequentialKind;
 use crate::units::parse_rate;
 
 /// Acceptance sampling for CI gates on nondeterministic software (AI agents first of all).
@@ -243,15 +244,6 @@ pub enum Format {
     Json,
 }
 
-/// `--rule` of `gate plan`: which sequential rule to design.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum SequentialRuleArg {
-    /// The calibrated rule (default).
-    Calibrated,
-    /// Wald's SPRT with his textbook thresholds.
-    Wald,
-}
-
 /// `--on-inconclusive`: what an INCONCLUSIVE gate exits with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum InconclusivePolicy {
@@ -309,8 +301,8 @@ pub struct PlanArgs {
     pub max_trials: Option<u64>,
     /// The sequential rule: `calibrated` (exact risks within the request, near the
     /// information limit) or Wald's textbook `wald`.
-    #[arg(long, value_enum, default_value_t = SequentialRuleArg::Calibrated)]
-    pub rule: SequentialRuleArg,
+    #[arg(long, value_enum, default_value_t = SequentialKind::Calibrated)]
+    pub rule: SequentialKind,
     /// What an INCONCLUSIVE does to the gate; it defines the realised alpha.
     #[arg(long, value_enum, default_value_t = InconclusivePolicy::Fail)]
     pub on_inconclusive: InconclusivePolicy,

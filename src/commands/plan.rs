@@ -6,12 +6,13 @@
 //! snippet) or as an SVG chart, and serde writes the JSON contract of docs/statistics.md.
 //! This file words the design's errors in the flags' names.
 
-use crate::cli::{Format, PlanArgs, SequentialRuleArg};
+use crate::cli::{Format, PlanArgs};
 use crate::design::{DesignError, EvaluateReport, PlanOptions, PlanReport};
 use crate::error::{Error, usage};
 use crate::exit;
 use crate::format::num;
 use crate::report::plan::{render_evaluate, render_svg, render_text};
+use crate::stats::SequentialKind;
 use crate::stats::StatsError;
 use crate::stats::sprt::MAX_TRIALS_LIMIT;
 
@@ -43,7 +44,7 @@ pub fn execute(args: &PlanArgs) -> Result<u8, Error> {
     }
     let report = PlanReport::build(&PlanOptions {
         max_trials: args.max_trials,
-        wald: args.rule == SequentialRuleArg::Wald,
+        wald: args.rule == SequentialKind::Wald,
         on_inconclusive: args.on_inconclusive.into(),
         jobs: args.jobs,
         unavailable_rate: args.unavailable_rate,

@@ -11,13 +11,14 @@ use std::path::PathBuf;
 
 use serde_saphyr::Spanned;
 
-use super::schema::{BaseFile, SamplingSpec, SequentialKind};
+use super::schema::{BaseFile, SamplingSpec};
 use super::{CommandLine, DEFAULT_BETA, PlanError, ResolvedRule, Task, Validator};
 use crate::ledger::OnInconclusive;
 use crate::model::SequentialRule;
 use crate::pairs::{CompareRates, discordant_rates};
 use crate::sampler::Sampling;
-use crate::stats::compare::{CompareDesign, CompareRule as StatsRule, CompareSpec, Effect};
+use crate::stats::SequentialKind;
+use crate::stats::compare::{CompareDesign, CompareSpec, Effect};
 
 /// A resolved `compare:` rule (beside the discordant rule in [`ResolvedRule::sampling`]).
 #[derive(Debug, Clone, PartialEq)]
@@ -113,26 +114,23 @@ impl Validator<'_> {
         };
         let alpha = self.alpha(at, id, alpha.map(|r| r.0))?;
         let beta = beta.map_or(DEFAULT_BETA, |r| r.0);
-        let stats_rule = match rule.unwrap_or_default() {
-            SequentialKind::Calibrated => StatsRule::Calibrated,
-            SequentialKind::Wald => StatsRule::Wald,
-        };
+        let kind = rule.unwrap_or_default();
         let design = CompareDesign::new(&CompareSpec {
             alpha,
             beta,
             max_pairs: *max_pairs,
-            rule: stats_rule,
+            rule: kind,
             drop: drop.map(|r| r.0),
             ..CompareSpec::new(effect)
         })
         .map_err(|e| self.stats_error(at, id, e))?;
         let (healthy, win) = discordant_rates(design.odds_ratio);
         let max_trials = design.boundaries.max_trials();
-        let sequential_rule = match stats_rule {
-            StatsRule::Calibrated => SequentialRule::Calibrated {
+        let sequential_rule = match kind {
+            SequentialKind::Calibrated => SequentialRule::Calibrated {
                 lattice: design.boundaries.clone(),
             },
-            StatsRule::Wald => SequentialRule::Wald,
+            SequentialKind::Wald => SequentialRule::Wald,
         };
         let sampling = Sampling::Sequential {
             healthy,
@@ -205,7 +203,7 @@ impl Validator<'_> {
             "designed compare rule: odds ratio {:.4}{translated}, {} rule on the discordant pairs, at most {} pairs; \
              realised alpha = {risk_words}, {beta_words}",
             design.odds_ratio,
-            stats_rule.as_str(),
+            kind.as_str(),
             design.max_pairs,
         );
         let max_unavailable = policy

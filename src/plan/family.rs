@@ -192,7 +192,8 @@ pub fn design_compare(
     sampling: &Sampling,
     cases: u64,
 ) -> Result<Family, String> {
-    use stats::compare::{CompareDesign, CompareRule as Kind, CompareSpec, Effect};
+    use stats::SequentialKind as Kind;
+    use stats::compare::{CompareDesign, CompareSpec, Effect};
     let cases = cases.max(1);
     let alpha = rule.alpha;
     let case_alpha = sidak(alpha, cases);

@@ -7,12 +7,13 @@
 
 use serde_saphyr::{Location, Spanned};
 
-use super::schema::{self, Rule, SamplingSpec, SequentialKind, TaskFile};
+use super::schema::{self, Rule, SamplingSpec, TaskFile};
 use super::{DEFAULT_ALPHA, DEFAULT_BETA, PlanError, ResolvedRule, Validator};
 use crate::ledger::Rates;
 use crate::model::SequentialRule;
 use crate::sampler::Sampling;
 use crate::stats;
+use crate::stats::SequentialKind;
 
 /// `policy.suite_alpha` and what it means per task (Šidák): with k tasks each at
 /// `1 - (1 - suite_alpha)^(1/k)`, a healthy suite whose every rule is designed this way fails

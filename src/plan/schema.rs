@@ -20,6 +20,7 @@ use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde_saphyr::Spanned;
 
 use crate::ledger::{OnInconclusive, TimeoutPolicy};
+use crate::stats::SequentialKind;
 use crate::units::{DURATION_FORMS, MAX_DURATION, RATE_FORMS, parse_duration, parse_rate};
 
 /// A gate plan file: tasks, the sampling rule that judges them, and the run policy.
@@ -158,17 +159,6 @@ pub enum Rule {
     /// The calibrated sequential rule, by its own name.
     Calibrated,
     /// Wald's textbook SPRT.
-    Wald,
-}
-
-/// Which sequential rule a `sequential:` block runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum SequentialKind {
-    /// Exact risks within the request, close to the fewest expected trials (the default).
-    #[default]
-    Calibrated,
-    /// Wald's SPRT with his textbook thresholds.
     Wald,
 }
 

@@ -62,7 +62,7 @@ use super::lattice::{Boundaries, Oc};
 pub use super::loss_route::{DEFAULT_DROP, LOSS_BETA_SHARE, LossRoute};
 pub use super::pair_oc::{PairModel, PairOc};
 use super::pair_oc::{oc_two_routes, stops_by_discordant, truncate};
-use super::{MIN_RISK, StatsError, calibrated, check_open, check_risk, sprt};
+use super::{MIN_RISK, SequentialKind, StatsError, calibrated, check_open, check_risk, sprt};
 
 /// Producer's risk when none is given.
 pub const DEFAULT_ALPHA: f64 = 0.05;
@@ -81,26 +81,6 @@ pub const DISCORDANCE_FLOOR: f64 = 0.1;
 pub const TRUNCATION_SHARE: f64 = 0.05;
 /// The largest `max_pairs` accepted: beyond it no CI gate runs, and the exact sums stay fast.
 pub const MAX_PAIRS_LIMIT: u64 = 10_000_000;
-
-/// Which one-sample rule decides on the discordant stream.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum CompareRule {
-    /// The calibrated truncated test ([`calibrated::design_calibrated`]).
-    #[default]
-    Calibrated,
-    /// Wald's SPRT with its textbook thresholds ([`sprt::Sprt`]).
-    Wald,
-}
-
-impl CompareRule {
-    /// `calibrated` or `wald`, as in the plan file.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CompareRule::Calibrated => "calibrated",
-            CompareRule::Wald => "wald",
-        }
-    }
-}
 
 /// The regression to detect: an odds ratio, or two rates translated to one.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -168,7 +148,7 @@ pub struct CompareSpec {
     /// keeps alpha at `min_discordance`; see the module doc).
     pub max_pairs: Option<u64>,
     /// Calibrated (default) or Wald's rule on the discordant stream.
-    pub rule: CompareRule,
+    pub rule: SequentialKind,
     /// The discordance floor down to which alpha is promised (default
     /// [`DISCORDANCE_FLOOR`]), in (0, 1].
     pub min_discordance: f64,
@@ -185,7 +165,7 @@ impl CompareSpec {
             alpha: DEFAULT_ALPHA,
             beta: DEFAULT_BETA,
             max_pairs: None,
-            rule: CompareRule::Calibrated,
+            rule: SequentialKind::Calibrated,
             min_discordance: DISCORDANCE_FLOOR,
             drop: None,
         }
@@ -204,7 +184,7 @@ pub struct CompareDesign {
     /// Consumer's risk asked for.
     pub beta: f64,
     /// The rule on the discordant stream.
-    pub rule: CompareRule,
+    pub rule: SequentialKind,
     /// Pairs after which an undecided run is INCONCLUSIVE.
     pub max_pairs: u64,
     /// Whether `max_pairs` is the default (derived) one.
@@ -353,7 +333,7 @@ impl CompareDesign {
             .max_pairs
             .map_or(default_trials, |m| m.min(default_trials));
         let boundaries = match spec.rule {
-            CompareRule::Calibrated => {
+            SequentialKind::Calibrated => {
                 calibrated::design_calibrated(
                     0.5,
                     win_alternative,
@@ -363,7 +343,7 @@ impl CompareDesign {
                 )?
                 .boundaries
             }
-            CompareRule::Wald => {
+            SequentialKind::Wald => {
                 let s = sprt::Sprt::new(
                     0.5,
                     win_alternative,

@@ -38,6 +38,45 @@ pub mod sprt;
 pub mod staged;
 pub mod zone;
 
+/// Which sequential rule decides: the one name of the two kinds, read from a plan's
+/// `rule:` (in `sequential:`, `stages:` and `compare:`), from `gate plan --rule`, and given
+/// to the designs ([`compare::CompareSpec::rule`] among them). The ledger records the rule
+/// that ran with its lattice instead (`model::SequentialRule`), so that a replay never
+/// designs it again.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    serde::Deserialize,
+    schemars::JsonSchema,
+    clap::ValueEnum,
+)]
+#[serde(rename_all = "snake_case")]
+// The plan schema's words for it (schemas/plan.schema.json is a snapshot).
+#[schemars(description = "Which sequential rule a `sequential:` block runs.")]
+pub enum SequentialKind {
+    /// Exact risks within the request, close to the fewest expected trials (the default).
+    #[default]
+    #[value(help = "The calibrated rule (default)")]
+    Calibrated,
+    /// Wald's SPRT with his textbook thresholds.
+    #[value(help = "Wald's SPRT with his textbook thresholds")]
+    Wald,
+}
+
+impl SequentialKind {
+    /// `calibrated` or `wald`, as in the plan file.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SequentialKind::Calibrated => "calibrated",
+            SequentialKind::Wald => "wald",
+        }
+    }
+}
+
 /// Run `a` on a second thread while `b` runs on this one, and return both results. Each
 /// computation is unchanged (the same operations in the same order, on its own thread), so
 /// the results are bit-identical to running them one after the other; on a machine with

@@ -4,13 +4,13 @@
 //! docs/statistics.md). This file words the design's errors in the flags' names.
 
 use super::{flag_error, json};
-use crate::cli::{Format, PlanArgs, SequentialRuleArg};
+use crate::cli::{Format, PlanArgs};
 use crate::design::{CompareOptions, CompareReport};
 use crate::error::{Error, usage};
 use crate::exit;
 use crate::report::plan::compare::render_text;
 use crate::stats::StatsError;
-use crate::stats::compare::{CompareRule, CompareSpec, Effect};
+use crate::stats::compare::{CompareSpec, Effect};
 
 /// Execute `gate plan --compare`; returns the exit code.
 pub fn execute(args: &PlanArgs) -> Result<u8, Error> {
@@ -40,10 +40,7 @@ pub fn execute(args: &PlanArgs) -> Result<u8, Error> {
             alpha: args.alpha,
             beta: args.beta,
             max_pairs: args.max_pairs,
-            rule: match args.rule {
-                SequentialRuleArg::Calibrated => CompareRule::Calibrated,
-                SequentialRuleArg::Wald => CompareRule::Wald,
-            },
+            rule: args.rule,
             drop: args.drop,
             ..CompareSpec::new(effect)
         },

@@ -278,7 +278,7 @@ fn out_of_pairs_when_nothing_is_ever_discordant() {
 #[test]
 fn wald_rule_is_the_sprt_lattice_on_discordant_pairs() {
     let spec = CompareSpec {
-        rule: CompareRule::Wald,
+        rule: SequentialKind::Wald,
         ..CompareSpec::new(Effect::OddsRatio(3.0))
     };
     let d = CompareDesign::new(&spec).unwrap();
@@ -387,7 +387,7 @@ proptest::proptest! {
         loss in 0.0f64..1.0,
         win in 0.0f64..1.0,
     ) {
-        let rule = if wald { CompareRule::Wald } else { CompareRule::Calibrated };
+        let rule = if wald { SequentialKind::Wald } else { SequentialKind::Calibrated };
         let base = CompareDesign::new(&CompareSpec {
             alpha, beta, rule, ..CompareSpec::new(Effect::OddsRatio(r))
         });
