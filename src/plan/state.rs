@@ -370,18 +370,7 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
     for t in &plan.tasks {
         for (line, cwd, env) in check_lines(t) {
             let graders = own_graders(line, cwd, env);
-            let script = |p: &Path| javascript_file(p, true);
-            let names_node = |text: &str| names_a_node_program(text) || text.contains("require(");
-            let runs_node = super::words::simple_commands(&tokens_of(line, env))
-                .iter()
-                .any(|c| c.iter().any(|w| names_node(w)))
-                || env.iter().any(|(_, v)| names_node(v))
-                || graders.iter().any(|g| script(g))
-                // Review 30, 12d-12e: a JavaScript file among the graders' files (an `.mjs`
-                // another grader starts by a name built at run time) runs under node too.
-                || grader_files(line, cwd, env)
-                    .iter()
-                    .any(|f| script(f) || grader_text(f).is_some_and(|t| names_node(&t)));
+            let runs_node = check_runs_node(line, cwd, env);
             // Review 31, 22d-22e: node looks in a `node_modules` only for a package, so a
             // check whose graders name none (only node's own modules and files by their
             // path) leaves the task's to the trials (a JavaScript task whose agent installs
@@ -447,6 +436,23 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
     found
 }
 
+/// Whether a check line runs node: by name on the line or in its environment, by a grader
+/// that is JavaScript or TypeScript, or from a grader file whose text names node or
+/// `require` (review 30, 12d-12e: a JavaScript file among the graders' files, an `.mjs`
+/// another grader starts by a name built at run time, runs under node too).
+fn check_runs_node(line: &CommandLine, cwd: &Path, env: &[(String, String)]) -> bool {
+    let script = |p: &Path| javascript_file(p, true);
+    let names_node = |text: &str| names_a_node_program(text) || text.contains("require(");
+    super::words::simple_commands(&tokens_of(line, env))
+        .iter()
+        .any(|c| c.iter().any(|w| names_node(w)))
+        || env.iter().any(|(_, v)| names_node(v))
+        || own_graders(line, cwd, env).iter().any(|g| script(g))
+        || grader_files(line, cwd, env)
+            .iter()
+            .any(|f| script(f) || grader_text(f).is_some_and(|t| names_node(&t)))
+}
+
 /// Entries beneath a folder read at most, links looked for ([`link_out_of`]).
 pub(super) const LINK_SCAN_ENTRIES: usize = 200_000;
 
@@ -503,8 +509,9 @@ pub(super) fn link_out_of(
 }
 
 /// Whether JavaScript `text` requires or imports a package: a name node looks up in a
-/// `node_modules` (not one of node's own modules, not a path), or a path into one
-/// (`require("../node_modules/eq")`: review 27, 09b).
+/// `node_modules` (not one of node's own modules, not a path), a path into one
+/// (`require("../node_modules/eq")`: review 27, 09b), or a name it computes, which may be
+/// any package (`require(n)`: review 33, 39i; review 32, 30a).
 fn names_a_package(text: &str) -> bool {
     // A whole-line `//` comment names nothing (review 32, 37f: `// require("lodash")`);
     // a line that starts with `/*` or `*` may go on with code (review 33, 39f, 39l).
@@ -513,18 +520,19 @@ fn names_a_package(text: &str) -> bool {
         .filter(|l| !l.trim_start().starts_with("//"))
         .collect::<Vec<_>>()
         .join("\n");
-    super::words::module_names(&code).iter().any(|n| {
-        let top = n
-            .trim_start_matches("node:")
-            .split('/')
-            .next()
-            .unwrap_or("");
-        n.contains("node_modules")
-            || !(n.starts_with('.')
-                || n.starts_with('/')
-                || n.starts_with("node:")
-                || super::words::NODE_BUILTINS.contains(&top))
-    })
+    super::words::computed_module_load(&code)
+        || super::words::module_names(&code).iter().any(|n| {
+            let top = n
+                .trim_start_matches("node:")
+                .split('/')
+                .next()
+                .unwrap_or("");
+            n.contains("node_modules")
+                || !(n.starts_with('.')
+                    || n.starts_with('/')
+                    || n.starts_with("node:")
+                    || super::words::NODE_BUILTINS.contains(&top))
+        })
 }
 
 /// Review 32, 35i: node reads the nearest `package.json` above a file that requires a
@@ -533,6 +541,14 @@ fn names_a_package(text: &str) -> bool {
 /// the check starts it (`sh graders/check.sh` running `node graders/check.js`), must find
 /// that `package.json` where the trials cannot write or create it: refused when the first
 /// folder above it that the trials write (outside gate's held folders) comes before one.
+///
+/// Which files node runs cannot be read off the graders reliably (review 33: a shebang run
+/// as `exec graders/check.js`, `node graders/check` without the extension, `node graders`
+/// running `index.js`, `node --test graders/`, a relative require, another extension), so
+/// for a check that starts node in a way [`super::tools`] does not follow (see below) every
+/// JavaScript or TypeScript file among the graders' files counts, with every
+/// file whose first line is a node shebang and every file a grader script names beside
+/// node; and a name the code computes (`require(n)`) may be any package.
 pub(super) fn refuse_node_graders_without_a_package_json(
     shown: &str,
     plan: &Plan,
@@ -543,15 +559,10 @@ pub(super) fn refuse_node_graders_without_a_package_json(
     let roots = writable_roots(plan);
     let guarded = guarded_folders(plan);
     let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| absolute(p));
-    let script = |p: &Path| javascript_file(p, false);
+    let script = |p: &Path| javascript_file(p, true);
     let names_node = names_a_node_program;
     for t in &plan.tasks {
         for (line, cwd, env) in check_lines(t) {
-            // The JavaScript files a grader that is not JavaScript itself starts with node,
-            // by their names (`exec node graders/check.js` in `graders/check.sh`). node named
-            // on the line is the grammar's (`plan::tools`), and a JavaScript file nothing
-            // starts is dormant (review 14's honest lines).
-            let files = grader_files(line, cwd, env);
             // Prose and data start nothing (review 33, 40e: a README naming `node x.js`).
             let prose = |f: &Path| {
                 f.extension().is_some_and(|e| {
@@ -559,33 +570,75 @@ pub(super) fn refuse_node_graders_without_a_package_json(
                         .contains(&e.to_str().unwrap_or(""))
                 })
             };
-            let starters: Vec<String> = (files.iter().filter(|f| !script(f) && !prose(f)))
-                .filter_map(|f| grader_text(f))
+            let texts: Vec<(PathBuf, String)> = (grader_files(line, cwd, env).into_iter())
+                .filter(|f| !prose(f))
+                .filter_map(|f| grader_text(&f).map(|t| (f, t)))
+                .collect();
+            let starters: Vec<&str> = (texts.iter().filter(|(f, _)| !script(f)))
+                .map(|(_, t)| t.as_str())
                 .filter(|t| names_node(t))
                 .collect();
+            let shebang = |text: &str| {
+                text.starts_with("#!") && text.lines().next().is_some_and(names_a_node_program)
+            };
+            // Something must start node in a way `plan::tools` does not follow: node on the
+            // line running one script file or inline code is followed there (its requires,
+            // transitively, with their `package.json`), so the other files beside it are
+            // dormant (review 14's honest `node graders/check.js` beside a `main.js`). Any
+            // other start counts: `node --test DIR`, `node graders` (its `index.js`), a
+            // script named without its extension (review 33, 39b, 39c, 39e), a package
+            // runner, node named in the environment, a JavaScript grader on the line; and
+            // a grader script that names node, or a node shebang. A JavaScript file beside
+            // graders that start none is dormant too (review 33, 40e: a make grader beside
+            // an old `.js`).
+            let line_starts = super::words::simple_commands(&tokens_of(line, env))
+                .iter()
+                .any(|c| {
+                    let words: Vec<&str> = c.iter().map(String::as_str).collect();
+                    let Some(at) = words.iter().position(|w| names_node(w)) else {
+                        // A JavaScript grader run by its path (its shebang starts node).
+                        return words.first().is_some_and(|w| script(Path::new(w)));
+                    };
+                    if !["node", "nodejs"].contains(&super::invoke::name_of(words[at]).as_str()) {
+                        return true;
+                    }
+                    match super::invoke::invocation(&words[at..]).map(|i| i.runs) {
+                        Ok(super::invoke::Runs::Script(k)) => {
+                            !super::invoke::resolve(words[at + k], cwd).is_file()
+                        }
+                        Ok(super::invoke::Runs::Code(_) | super::invoke::Runs::Nothing) => false,
+                        _ => true,
+                    }
+                })
+                || env.iter().any(|(_, v)| names_node(v));
+            if !(line_starts || !starters.is_empty() || texts.iter().any(|(_, t)| shebang(t))) {
+                continue;
+            }
             let started = |f: &Path| {
                 f.file_name()
                     .and_then(|n| n.to_str())
                     .is_some_and(|n| starters.iter().any(|t| t.contains(n)))
             };
-            for f in files.iter().filter(|f| script(f) && started(f)) {
-                let Some(text) = grader_text(f) else { continue };
+            for (f, text) in &texts {
+                if !(script(f) || started(f) || shebang(text)) {
+                    continue;
+                }
                 // The `createRequire` rule a grader named on the line gets (review 32, 35a,
                 // 35b).
-                if let Some(why) = super::words::create_require_problem(&text) {
+                if let Some(why) = super::words::create_require_problem(text) {
                     return Err(PlanError::Invalid {
                         path: shown.to_string(),
                         line: t.line,
                         column: 1,
                         message: format!(
-                            "task `{}`: the grader `{}`, which a grader script starts with \
-                             node, has {why}",
+                            "task `{}`: the grader `{}`, which node may run for this check, \
+                             has {why}",
                             t.id,
                             f.display()
                         ),
                     });
                 }
-                if !names_a_package(&text) {
+                if !names_a_package(text) {
                     continue;
                 }
                 let Some(start) = real(f).parent().map(Path::to_path_buf) else {
@@ -1932,6 +1985,35 @@ fn file_fingerprint(p: &Path, meta: &std::fs::Metadata) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_the_code_computes_names_a_package_and_a_literal_is_read() {
+        // Computed: any package, the grader's own name included (review 33, 39i).
+        for code in [
+            "const eq = require(n);",
+            "require ( name )",
+            "require.resolve(x)",
+            "await import(spec)",
+            "require(`./${x}`)",
+            "require([\"e\", \"q\"].join(\"\"))",
+        ] {
+            assert!(names_a_package(code), "{code}");
+        }
+        // Literal names are read as they are; node's own modules and paths name none.
+        for code in [
+            "const fs = require(\"fs\");",
+            "require('./lib/grade.js')",
+            "require(`./lib`)",
+            "import x from \"./x.js\";",
+            "const m = import.meta.url;",
+            "Array.from(xs)",
+            "require()",
+            "// require(n) in a comment",
+        ] {
+            assert!(!names_a_package(code), "{code}");
+        }
+        assert!(names_a_package("import eq from \"eq\";"));
+    }
 
     #[test]
     fn words_of_a_shell_line_drop_quotes_and_split_on_operators() {

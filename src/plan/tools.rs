@@ -1662,6 +1662,35 @@ fn node(words: &[&str], dir: &Path, writable: &dyn Fn(&Path) -> bool) -> Option<
              create or add to in the task's folder"
         )
     };
+    // Review 26, 01, 15: before any `node_modules`, node reads the nearest `package.json`
+    // above the requiring file: one whose `name` is the package's and which has `exports` is
+    // the package itself ("self-reference"). That file must be one the trials cannot write
+    // or create: in the grader's folder (even `{}`). `what` is the require, in words.
+    let self_reference = |what: &str, base: &Path| -> Result<(), String> {
+        for folder in base.ancestors() {
+            let manifest = folder.join("package.json");
+            if manifest.is_file() {
+                if !held(folder) && writable(folder) {
+                    return Err(format!(
+                        "{what} from a grader whose nearest `package.json` is `{}`, which the \
+                         trials write (node reads a package of that name there first); put a \
+                         `package.json` (`{{}}` will do) beside the grader",
+                        manifest.display()
+                    ));
+                }
+                break;
+            }
+            if !held(folder) && writable(folder) {
+                return Err(format!(
+                    "{what} from a grader with no `package.json` in its folder: a trial could \
+                     create `{}` naming itself after the package, which node reads first; put a \
+                     `package.json` (`{{}}` will do) beside the grader",
+                    manifest.display()
+                ));
+            }
+        }
+        Ok(())
+    };
     let resolves = |name: &str, base: &Path| -> Result<(), String> {
         let Some(top) = top_of(name) else {
             return Err(not_found(name));
@@ -1705,35 +1734,7 @@ fn node(words: &[&str], dir: &Path, writable: &dyn Fn(&Path) -> bool) -> Option<
                         return Err(format!("`require(\"{name}\")`, {why}"));
                     }
                 }
-                // Review 26, 01, 15: before any `node_modules`, node reads the nearest
-                // `package.json` above the requiring file: one whose `name` is the package's and
-                // which has `exports` is the package itself ("self-reference"). That file must be
-                // one the trials cannot write or create: in the grader's folder (even `{}`).
-                for folder in base.ancestors() {
-                    let manifest = folder.join("package.json");
-                    if manifest.is_file() {
-                        if !held(folder) && writable(folder) {
-                            return Err(format!(
-                                "`require(\"{name}\")` from a grader whose nearest \
-                                 `package.json` is `{}`, which the trials write (node reads a \
-                                 package of that name there first); put a `package.json` \
-                                 (`{{}}` will do) beside the grader",
-                                manifest.display()
-                            ));
-                        }
-                        break;
-                    }
-                    if !held(folder) && writable(folder) {
-                        return Err(format!(
-                            "`require(\"{name}\")` from a grader with no `package.json` in its \
-                             folder: a trial could create `{}` naming itself `{name}`, which \
-                             node reads first; put a `package.json` (`{{}}` will do) beside the \
-                             grader",
-                            manifest.display()
-                        ));
-                    }
-                }
-                return Ok(());
+                return self_reference(&format!("`require(\"{name}\")`"), base);
             }
             if !(modules.is_dir() || held(folder)) && writable(folder) {
                 return Err(format!(
@@ -1795,6 +1796,13 @@ fn node(words: &[&str], dir: &Path, writable: &dyn Fn(&Path) -> bool) -> Option<
             if let Err(why) = resolves(&name, &base) {
                 return Some(why);
             }
+        }
+        // Review 33, 39i: a package by a name the code computes (`require(n)`) may be any,
+        // the grader's own package name included.
+        if super::words::computed_module_load(&code)
+            && let Err(why) = self_reference("a `require` or `import` of a computed name", &base)
+        {
+            return Some(why);
         }
     }
     for (k, t) in words.iter().enumerate().skip(1) {

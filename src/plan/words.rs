@@ -1311,3 +1311,62 @@ pub(super) fn module_names(code: &str) -> Vec<String> {
     }
     out
 }
+
+/// Whether JavaScript `code` loads a module by a name it computes, which no reading of the
+/// text can tell: `require(name)`, `require.resolve(name)`, `import(name)`, or a template
+/// literal with `${…}` in their place (review 33, 39i: `const n = "eq"; require(n)`;
+/// review 32, 30a). A literal, in any quotes, is [`module_names`]' (so is `require()`).
+pub(super) fn computed_module_load(code: &str) -> bool {
+    let c: Vec<char> = code.chars().collect();
+    let ident = |ch: char| ch.is_alphanumeric() || ch == '_' || ch == '$';
+    let skip_space = |mut j: usize| {
+        while c.get(j).is_some_and(|x| x.is_whitespace()) {
+            j += 1;
+        }
+        j
+    };
+    let mut k = 0;
+    while k < c.len() {
+        if !ident(c[k]) || (k > 0 && ident(c[k - 1])) {
+            k += 1;
+            continue;
+        }
+        let from = k;
+        while k < c.len() && ident(c[k]) {
+            k += 1;
+        }
+        let word: String = c[from..k].iter().collect();
+        let mut j = k;
+        match word.as_str() {
+            "require" => {
+                // `require.resolve(…)` looks the name up the same way.
+                let after: String = c[j..(j + 8).min(c.len())].iter().collect();
+                if after == ".resolve" {
+                    j += 8;
+                }
+            }
+            // `import(…)` only: `import x from "y"` names a literal or nothing.
+            "import" if !(from > 0 && c[from - 1] == '.') => {}
+            _ => continue,
+        }
+        j = skip_space(j);
+        if c.get(j) != Some(&'(') {
+            continue;
+        }
+        j = skip_space(j + 1);
+        match c.get(j) {
+            None | Some('"' | '\'' | ')') => {}
+            Some('`') => {
+                let mut e = j + 1;
+                while e < c.len() && c[e] != '`' {
+                    if c[e] == '$' && c.get(e + 1) == Some(&'{') {
+                        return true;
+                    }
+                    e += 1;
+                }
+            }
+            Some(_) => return true,
+        }
+    }
+    false
+}

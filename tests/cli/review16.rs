@@ -2382,3 +2382,212 @@ mod rev33 {
         check(&f).code(0);
     }
 }
+
+/// Review 33's open breaks of the `package.json` rule (39a–39e, 39h, 39i), closed in round
+/// 4's eleventh session: which files node runs for a check cannot be read off its graders,
+/// so every JavaScript file of a check that starts node, and every file a node shebang or a
+/// grader script names, must find a `package.json` the trials cannot write; a name the code
+/// computes may be any package. Each case's attack PASSed on 86c6612.
+mod rev34 {
+    use super::*;
+    use predicates::prelude::*;
+
+    /// The grader's own `graders/node_modules/eq`, no `graders/package.json`, the check
+    /// `sh graders/check.sh`, and `files` on top. The agent writes the wrong answer and a
+    /// `package.json` naming itself `eq` whose `exports` says yes to everything: node reads
+    /// it before any `node_modules` (self-reference).
+    fn self_reference(files: &[(&str, &str)], executable: &[&str]) -> Option<Fixture> {
+        if !has("node") {
+            skip_or_fail(&current_test(), "node", "no node here");
+            return None;
+        }
+        let f = fixture("sh graders/check.sh", "wrong");
+        write_files(
+            &f,
+            &[
+                (
+                    "graders/node_modules/eq/package.json",
+                    "{\"name\":\"eq\"}\n",
+                ),
+                (
+                    "graders/node_modules/eq/index.js",
+                    "module.exports = (a, b) => a === b;\n",
+                ),
+                (
+                    "agent.sh",
+                    "echo wrong > result.txt\nprintf '{\"name\":\"eq\",\"exports\":\"./yes.js\"}' > package.json\necho 'module.exports = () => true;' > yes.js\n",
+                ),
+            ],
+        );
+        write_files(&f, files);
+        for file in executable {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(f.path(file), std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        Some(f)
+    }
+
+    /// A grader that requires `eq` and exits 0 when the answer is `right`.
+    const GRADE: &str = "const eq = require(\"eq\");\nconst got = require(\"fs\").readFileSync(\"result.txt\", \"utf8\").trim();\nprocess.exit(eq(got, \"right\") ? 0 : 1);\n";
+
+    /// Refused at load, naming the fix; with the fix (`graders/package.json`), accepted, and
+    /// the trial's `package.json` is never read: the wrong answer FAILs.
+    fn refused_until_the_graders_have_a_package_json(files: &[(&str, &str)], executable: &[&str]) {
+        let Some(f) = self_reference(files, executable) else {
+            return;
+        };
+        check(&f).code(2).stderr(predicate::str::contains(
+            "put a `package.json` (`{}` will do) beside the grader",
+        ));
+        write_files(&f, &[("graders/package.json", "{}\n")]);
+        check(&f).code(0);
+        assert_run_exits(&f, "the self-reference attack", 1);
+    }
+
+    /// 39a: a node shebang, the file run by its path (`exec graders/check.js`): the script
+    /// never says `node`.
+    #[test]
+    fn rev34_39a_a_grader_run_by_its_node_shebang_needs_a_package_json() {
+        let shebang = format!("#!/usr/bin/env node\n{GRADE}");
+        refused_until_the_graders_have_a_package_json(
+            &[
+                ("graders/check.js", &shebang),
+                ("graders/check.sh", "exec graders/check.js\n"),
+            ],
+            &["graders/check.js"],
+        );
+    }
+
+    /// 39b: `node graders/check`, node adding the `.js`.
+    #[test]
+    fn rev34_39b_a_grader_named_without_its_extension_needs_a_package_json() {
+        refused_until_the_graders_have_a_package_json(
+            &[
+                ("graders/check.js", GRADE),
+                ("graders/check.sh", "exec node graders/check\n"),
+            ],
+            &[],
+        );
+    }
+
+    /// 39c: `node graders`, which runs `graders/index.js`.
+    #[test]
+    fn rev34_39c_a_folders_index_js_needs_a_package_json() {
+        refused_until_the_graders_have_a_package_json(
+            &[
+                ("graders/index.js", GRADE),
+                ("graders/check.sh", "exec node graders\n"),
+            ],
+            &[],
+        );
+    }
+
+    /// 39d: the started file names no package; the file it requires by a relative name does.
+    #[test]
+    fn rev34_39d_a_file_a_started_grader_requires_needs_a_package_json() {
+        refused_until_the_graders_have_a_package_json(
+            &[
+                ("graders/run.js", "require(\"./lib/grade.js\");\n"),
+                ("graders/lib/grade.js", GRADE),
+                ("graders/check.sh", "exec node graders/run.js\n"),
+            ],
+            &[],
+        );
+    }
+
+    /// 39e: node's own test runner over the graders' folder.
+    #[test]
+    fn rev34_39e_node_test_over_the_graders_folder_needs_a_package_json() {
+        refused_until_the_graders_have_a_package_json(
+            &[
+                (
+                    "graders/answer.test.js",
+                    "const test = require(\"node:test\");\nconst assert = require(\"node:assert\");\nconst eq = require(\"eq\");\ntest(\"answer\", () => { assert.ok(eq(require(\"fs\").readFileSync(\"result.txt\", \"utf8\").trim(), \"right\")); });\n",
+                ),
+                ("graders/check.sh", "exec node --test graders/\n"),
+            ],
+            &[],
+        );
+    }
+
+    /// 39h: CommonJS under an extension of its own, which the script names beside node.
+    #[test]
+    fn rev34_39h_a_grader_of_another_extension_named_beside_node_needs_a_package_json() {
+        refused_until_the_graders_have_a_package_json(
+            &[
+                ("graders/check.grader", GRADE),
+                ("graders/check.sh", "exec node graders/check.grader\n"),
+            ],
+            &[],
+        );
+    }
+
+    /// 39i: `require(n)`: a name the grader computes may be its own package's.
+    #[test]
+    fn rev34_39i_a_computed_require_needs_a_package_json() {
+        let computed = GRADE.replace(
+            "const eq = require(\"eq\");",
+            "const n = \"eq\";\nconst eq = require(n);",
+        );
+        refused_until_the_graders_have_a_package_json(
+            &[
+                ("graders/check.js", &computed),
+                ("graders/check.sh", "exec node graders/check.js\n"),
+            ],
+            &[],
+        );
+    }
+
+    /// 39b, 39e on the line: `node --test graders/` and `node graders/check` start files
+    /// `plan::tools` does not follow: the same rule (`node graders` is refused on the line
+    /// by the rule for a folder as an interpreter's script). A
+    /// grader on the line that names only node's own modules keeps a dormant file beside it
+    /// dormant (review 14's honest lines).
+    #[test]
+    fn rev34_39bce_node_on_the_line_starting_files_it_does_not_name_needs_a_package_json() {
+        for line in ["node --test graders/", "node graders/check"] {
+            let Some(f) = self_reference(
+                &[
+                    ("graders/check.js", GRADE),
+                    ("graders/index.js", GRADE),
+                    ("graders/answer.test.js", GRADE),
+                ],
+                &[],
+            ) else {
+                return;
+            };
+            std::fs::write(f.path("plan.yaml"), plan("", line)).unwrap();
+            let out = check(&f).get_output().clone();
+            assert_eq!(out.status.code(), Some(2), "`{line}` accepted");
+            assert!(
+                String::from_utf8_lossy(&out.stderr).contains("`package.json` (`{}` will do)"),
+                "`{line}`: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            write_files(&f, &[("graders/package.json", "{}\n")]);
+            check(&f).code(0);
+            assert_run_exits(&f, line, 1);
+        }
+    }
+
+    /// 39i on the line (`check: node graders/check.js`): the same rule.
+    #[test]
+    fn rev34_39i_a_computed_require_in_a_grader_on_the_line_needs_a_package_json() {
+        let Some(f) = self_reference(
+            &[(
+                "graders/check.js",
+                &GRADE.replace("require(\"eq\")", "require([\"e\", \"q\"].join(\"\"))"),
+            )],
+            &[],
+        ) else {
+            return;
+        };
+        std::fs::write(f.path("plan.yaml"), plan("", "node graders/check.js")).unwrap();
+        check(&f).code(2).stderr(predicate::str::contains(
+            "a `require` or `import` of a computed name",
+        ));
+        write_files(&f, &[("graders/package.json", "{}\n")]);
+        check(&f).code(0);
+        assert_run_exits(&f, "the self-reference attack", 1);
+    }
+}
