@@ -405,8 +405,11 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
             }) || env
                 .iter()
                 .any(|(k, _)| k == "NODE_OPTIONS" || k == "NODE_PATH");
+            // Graders past the files gate reads may name one (review 22, 22a).
+            let files = grader_files(line, cwd, env);
             let loads_packages = line_loads
-                || grader_files(line, cwd, env)
+                || files.len() >= GRADER_FILES
+                || files
                     .iter()
                     .any(|f| grader_text(f).is_some_and(|t| bare(&t)));
             if !runs_node || !loads_packages {
@@ -570,7 +573,9 @@ pub(super) fn refuse_node_graders_without_a_package_json(
                         .contains(&e.to_str().unwrap_or(""))
                 })
             };
-            let texts: Vec<(PathBuf, String)> = (grader_files(line, cwd, env).into_iter())
+            let files = grader_files(line, cwd, env);
+            let unread = files.len() >= GRADER_FILES;
+            let texts: Vec<(PathBuf, String)> = (files.into_iter())
                 .filter(|f| !prose(f))
                 .filter_map(|f| grader_text(&f).map(|t| (f, t)))
                 .collect();
@@ -613,6 +618,31 @@ pub(super) fn refuse_node_graders_without_a_package_json(
                 || env.iter().any(|(_, v)| names_node(v));
             if !(line_starts || !starters.is_empty() || texts.iter().any(|(_, t)| shebang(t))) {
                 continue;
+            }
+            // Review 22, 22a: files past those gate reads may be ones node runs; only a
+            // `package.json` in each grader's own folder, which the box holds, is before
+            // every file beneath it.
+            if unread {
+                for g in own_graders(line, cwd, env) {
+                    let Some(folder) = real(&g).parent().map(Path::to_path_buf) else {
+                        continue;
+                    };
+                    if !folder.join("package.json").is_file() {
+                        return Err(PlanError::Invalid {
+                            path: shown.to_string(),
+                            line: t.line,
+                            column: 1,
+                            message: format!(
+                                "task `{}`: the check starts node, and the graders' folders \
+                                 hold more files than gate reads ({GRADER_FILES}), any of which \
+                                 may be what node runs; put a `package.json` (`{{}}` will do) \
+                                 beside the grader, in `{}`",
+                                t.id,
+                                folder.display()
+                            ),
+                        });
+                    }
+                }
             }
             let started = |f: &Path| {
                 f.file_name()
@@ -973,6 +1003,10 @@ pub(super) fn own_graders(
         .collect()
 }
 
+/// The grader files gate reads at most for one check line ([`grader_files`]): a line that
+/// reaches this many may have more, which no rule has read.
+pub(super) const GRADER_FILES: usize = 512;
+
 /// The plan's own grader files `line` names and every file in their folders and the
 /// folders below (not a `node_modules`, a `.git` or a Python environment's), up to 512:
 /// what a grader runs inside is not on the line, but a test runner it starts (`pytest.main`
@@ -983,7 +1017,7 @@ pub(super) fn grader_files(
     cwd: &Path,
     env: &[(String, String)],
 ) -> Vec<PathBuf> {
-    const FILES: usize = 512;
+    const FILES: usize = GRADER_FILES;
     let mut files: Vec<PathBuf> = Vec::new();
     let mut folders: Vec<PathBuf> = Vec::new();
     for p in own_graders(line, cwd, env) {

@@ -2570,6 +2570,52 @@ mod rev34 {
         }
     }
 
+    /// Review 32, 32e, 32f: a scratch name in `$TMPDIR` that leads into `/proc` by a relative
+    /// text, or through a link two levels down, stops the check as an absolute text does.
+    #[test]
+    fn rev34_32e_32f_a_tmpdir_link_into_proc_by_any_way_stops_the_check() {
+        let f = fixture("sh graders/check.sh", "wrong");
+        write_files(
+            &f,
+            &[
+                (
+                    "graders/check.sh",
+                    "s=\"$TMPDIR/sorted.txt\"\nsort result.txt > \"$s\"\ncmp -s graders/expected.txt \"$s\"\n",
+                ),
+                ("graders/expected.txt", "right\n"),
+            ],
+        );
+        assert_run_exits(&f, "control", 1);
+        for trick in [
+            "ln -s ../../../../../../../../proc/self/fd/3 \"$TMPDIR/sorted.txt\"",
+            "mkdir -p \"$TMPDIR/a/b\" && ln -s /proc/self/fd/3 \"$TMPDIR/a/b/p\" && ln -s a/b/p \"$TMPDIR/sorted.txt\"",
+            "mkdir -p \"$TMPDIR/a/b\" && ln -s /proc/self \"$TMPDIR/a/b/me\" && ln -s a/b/me/fd/3 \"$TMPDIR/sorted.txt\"",
+        ] {
+            write_files(
+                &f,
+                &[("agent.sh", &format!("echo wrong > result.txt\n{trick}\n"))],
+            );
+            run_ends(&f, 4, "which the check's own process resolves");
+        }
+    }
+
+    /// Review 22, 22a: past the 512 files gate reads in the graders' folders, any file may
+    /// be the one node runs: a check that starts node needs a `package.json` beside its
+    /// grader, which comes before every file beneath.
+    #[test]
+    fn rev34_22a_graders_past_the_files_gate_reads_need_a_package_json() {
+        let fillers: Vec<(String, String)> = (0..600)
+            .map(|i| (format!("graders/a/{i:03}.txt"), format!("{i}\n")))
+            .collect();
+        let mut files: Vec<(&str, &str)> = fillers
+            .iter()
+            .map(|(p, t)| (p.as_str(), t.as_str()))
+            .collect();
+        files.push(("graders/a/b/check.js", GRADE));
+        files.push(("graders/check.sh", "exec node graders/a/b/check.js\n"));
+        refused_until_the_graders_have_a_package_json(&files, &[]);
+    }
+
     /// 39i on the line (`check: node graders/check.js`): the same rule.
     #[test]
     fn rev34_39i_a_computed_require_in_a_grader_on_the_line_needs_a_package_json() {

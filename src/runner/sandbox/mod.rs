@@ -448,8 +448,9 @@ impl Sandbox {
     ///   the grader's write fails and it reads gate's own file in its place (review 25, 16);
     /// - at its top level or one below, where a grader's scratch names lie: a link whose
     ///   text leads into `/proc` or `/dev` (`/proc/self/fd/3`, `/dev/null`), which the
-    ///   check's own process resolves (review 30, 10b-10d), or a file hard-linked to
-    ///   another name (`want.txt` and `got.txt` one file: review 31, 20a).
+    ///   check's own process resolves (review 30, 10b-10d), however it gets there (a
+    ///   relative text, other links on the way: review 32, 32e, 32f), or a file hard-linked
+    ///   to another name (`want.txt` and `got.txt` one file: review 31, 20a).
     ///
     /// The top two levels are read whole (up to a million entries: more is unfit), deeper
     /// folders up to 10,000 entries more. A link to an ordinary file of the trial's own (a
@@ -498,9 +499,7 @@ impl Sandbox {
                                 t.display()
                             )
                         }
-                        _ if depth <= 1
-                            && (text.starts_with("/proc") || text.starts_with("/dev")) =>
-                        {
+                        _ if depth <= 1 && leads_into_proc_or_dev(&path) => {
                             format!(
                                 "a link to `{}`, which the check's own process resolves",
                                 text.display()
@@ -755,6 +754,55 @@ impl Sandbox {
             io::Error::other("cannot create a Landlock ruleset: Landlock is not enforced")
         })
     }
+}
+
+/// Whether link `link`, followed as the check's process would follow it (each link's text
+/// read relative to its own folder, links on the way expanded, `..` taken after them), passes
+/// into `/proc` or `/dev`, where a path names what the process resolving it holds
+/// (`/proc/self/fd/3`) rather than a file gate can look at. Nothing under `/proc` or `/dev`
+/// is read; more than 40 links on the way is no (the kernel's `ELOOP`).
+fn leads_into_proc_or_dev(link: &Path) -> bool {
+    use std::path::Component;
+    let lies_there = |p: &Path| p.starts_with("/proc") || p.starts_with("/dev");
+    let mut rest: std::collections::VecDeque<std::ffi::OsString> =
+        std::collections::VecDeque::new();
+    let push_front = |rest: &mut std::collections::VecDeque<std::ffi::OsString>, p: &Path| {
+        for c in p.components().rev() {
+            match c {
+                Component::RootDir => rest.push_front("/".into()),
+                Component::CurDir => {}
+                Component::ParentDir => rest.push_front("..".into()),
+                Component::Normal(n) => rest.push_front(n.to_os_string()),
+                Component::Prefix(_) => {}
+            }
+        }
+    };
+    push_front(&mut rest, link);
+    let mut at = PathBuf::from("/");
+    let mut hops = 0;
+    while let Some(c) = rest.pop_front() {
+        if c == "/" {
+            at = PathBuf::from("/");
+        } else if c == ".." {
+            at.pop();
+        } else {
+            let next = at.join(&c);
+            if lies_there(&next) {
+                return true;
+            }
+            match fs::read_link(&next) {
+                Ok(text) => {
+                    hops += 1;
+                    if hops > 40 {
+                        return false;
+                    }
+                    push_front(&mut rest, &text);
+                }
+                Err(_) => at = next,
+            }
+        }
+    }
+    lies_there(&at)
 }
 
 impl Drop for Sandbox {
