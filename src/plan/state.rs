@@ -562,6 +562,8 @@ pub(super) fn refuse_node_graders_without_a_package_json(
     let roots = writable_roots(plan);
     let guarded = guarded_folders(plan);
     let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| absolute(p));
+    // A file the plan names is held read-only (a `package.json` given as a fixture).
+    let named: Vec<PathBuf> = named_files(plan).iter().map(|p| real(p)).collect();
     let script = |p: &Path| javascript_file(p, true);
     let names_node = names_a_node_program;
     for t in &plan.tasks {
@@ -579,10 +581,38 @@ pub(super) fn refuse_node_graders_without_a_package_json(
                 .filter(|f| !prose(f))
                 .filter_map(|f| grader_text(&f).map(|t| (f, t)))
                 .collect();
-            let starters: Vec<&str> = (texts.iter().filter(|(f, _)| !script(f)))
-                .map(|(_, t)| t.as_str())
+            // A script's comment lines start nothing (review 34, 54g, 56d: `# built with
+            // npm`); its shebang does.
+            let code_of = |t: &str| -> String {
+                t.lines()
+                    .enumerate()
+                    .filter(|(i, l)| {
+                        let l = l.trim_start();
+                        !(l.starts_with('#') && !(*i == 0 && l.starts_with("#!")))
+                    })
+                    .map(|(_, l)| l)
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            };
+            let starters: Vec<String> = (texts.iter().filter(|(f, _)| !script(f)))
+                .map(|(_, t)| code_of(t))
                 .filter(|t| names_node(t))
                 .collect();
+            // A JavaScript grader that starts node itself (`process.execPath`,
+            // `child_process`, a worker thread, `cluster`: review 34, 51a-51c, 55d) may
+            // run any file beside it.
+            let spawns = texts.iter().any(|(f, t)| {
+                script(f)
+                    && [
+                        "execPath",
+                        "child_process",
+                        "worker_threads",
+                        "Worker(",
+                        "cluster",
+                    ]
+                    .iter()
+                    .any(|w| t.contains(w))
+            });
             let shebang = |text: &str| {
                 text.starts_with("#!") && text.lines().next().is_some_and(names_a_node_program)
             };
@@ -616,7 +646,11 @@ pub(super) fn refuse_node_graders_without_a_package_json(
                     }
                 })
                 || env.iter().any(|(_, v)| names_node(v));
-            if !(line_starts || !starters.is_empty() || texts.iter().any(|(_, t)| shebang(t))) {
+            if !(line_starts
+                || spawns
+                || !starters.is_empty()
+                || texts.iter().any(|(_, t)| shebang(t)))
+            {
                 continue;
             }
             // Review 22, 22a: files past those gate reads may be ones node runs; only a
@@ -645,9 +679,10 @@ pub(super) fn refuse_node_graders_without_a_package_json(
                 }
             }
             let started = |f: &Path| {
-                f.file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| starters.iter().any(|t| t.contains(n)))
+                spawns
+                    || f.file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| starters.iter().any(|t| t.contains(n)))
             };
             for (f, text) in &texts {
                 if !(script(f) || started(f) || shebang(text)) {
@@ -675,11 +710,31 @@ pub(super) fn refuse_node_graders_without_a_package_json(
                     continue;
                 };
                 for folder in start.ancestors() {
-                    if folder.join("package.json").is_file() {
-                        break;
-                    }
                     let open = roots.iter().any(|r| folder.starts_with(r))
                         && !guarded.iter().any(|g| folder.starts_with(g));
+                    let manifest = folder.join("package.json");
+                    if manifest.is_file() {
+                        // Review 34, 50a-50e, 53a, 53e: the project's own `package.json` in
+                        // the task's folder is one a trial rewrites (`"name": "eq"` with
+                        // `exports`, an `imports` map, a `type`), unless gate holds it.
+                        if open && !named.contains(&real(&manifest)) {
+                            return Err(PlanError::Invalid {
+                                path: shown.to_string(),
+                                line: t.line,
+                                column: 1,
+                                message: format!(
+                                    "task `{}`: the grader `{}` requires a package, and the \
+                                     nearest `package.json` above it, `{}`, is one the trials \
+                                     write (node reads a package of that name there first); \
+                                     put a `package.json` (`{{}}` will do) beside the grader",
+                                    t.id,
+                                    f.display(),
+                                    manifest.display()
+                                ),
+                            });
+                        }
+                        break;
+                    }
                     if open {
                         return Err(PlanError::Invalid {
                             path: shown.to_string(),
@@ -795,21 +850,64 @@ pub(super) fn link_on_the_way(at: &Path, roots: &[PathBuf], environments: bool) 
     })
 }
 
-/// The first part on the way to `at` (each leading part as written, `at` itself included)
-/// that is a link whose folder, links resolved, `lies` accepts ([`link_on_the_way`]).
+/// The first link met on the way to `at` (`at` itself included, followed as the kernel
+/// follows it: a link's text read from its own folder, every link on the way expanded in
+/// turn) whose folder, links resolved, `lies` accepts ([`link_on_the_way`]). A link outside
+/// the roots whose text runs through a link inside them is met too (review 32, 36a:
+/// `graders/lib -> /tmp/ext/hop`, `hop -> $TASK/vendor/lib`, `vendor` the trial's).
 fn link_on_the_way_where(at: &Path, lies: &dyn Fn(&Path) -> bool) -> Option<PathBuf> {
     let real = |d: &Path| std::fs::canonicalize(d).unwrap_or_else(|_| d.to_path_buf());
-    let mut prefix = PathBuf::new();
-    for c in at.components() {
-        prefix.push(c);
-        let link = prefix
-            .symlink_metadata()
-            .is_ok_and(|m| m.file_type().is_symlink());
-        if link
-            && let Some(d) = prefix.parent().map(real)
-            && lies(&d)
-        {
-            return Some(prefix);
+    follow_path(at, &mut |p, link| {
+        link && p.parent().map(real).is_some_and(|d| lies(&d))
+    })
+}
+
+/// Walk `at` (made absolute) as the kernel resolves it, calling `stop(path, is_link)` for
+/// each part reached, a link before its text is read; the first part `stop` accepts is
+/// returned. `..` after a link goes up from where the link led. At most 40 links are
+/// followed (the kernel's `ELOOP`), and nothing is read where `stop` has said to stop
+/// (`/proc`: [`crate::runner::sandbox`]'s `TMPDIR` rule).
+pub(crate) fn follow_path(at: &Path, stop: &mut dyn FnMut(&Path, bool) -> bool) -> Option<PathBuf> {
+    use std::collections::VecDeque;
+    use std::ffi::OsString;
+    use std::path::Component;
+    fn push_front(rest: &mut VecDeque<OsString>, p: &Path) {
+        for c in p.components().rev() {
+            match c {
+                Component::RootDir => rest.push_front("/".into()),
+                Component::ParentDir => rest.push_front("..".into()),
+                Component::Normal(n) => rest.push_front(n.to_os_string()),
+                Component::CurDir | Component::Prefix(_) => {}
+            }
+        }
+    }
+    let mut rest = VecDeque::new();
+    push_front(&mut rest, &absolute(at));
+    let mut cur = PathBuf::from("/");
+    let mut links = 0;
+    while let Some(c) = rest.pop_front() {
+        if c == "/" {
+            cur = PathBuf::from("/");
+        } else if c == ".." {
+            cur.pop();
+        } else {
+            let next = cur.join(&c);
+            let link = next
+                .symlink_metadata()
+                .is_ok_and(|m| m.file_type().is_symlink());
+            if stop(&next, link) {
+                return Some(next);
+            }
+            match std::fs::read_link(&next) {
+                Ok(text) if link => {
+                    links += 1;
+                    if links > 40 {
+                        return None;
+                    }
+                    push_front(&mut rest, &text);
+                }
+                _ => cur = next,
+            }
         }
     }
     None
@@ -2028,8 +2126,15 @@ mod tests {
             "require ( name )",
             "require.resolve(x)",
             "await import(spec)",
-            "require(`./${x}`)",
+            "require(`${x}`)",
             "require([\"e\", \"q\"].join(\"\"))",
+            // `require` handed on, or a loader of its own (review 34).
+            "const [eq] = names.map(require);",
+            "const load = require;\nload(n)",
+            "require /* c */ (n)",
+            "require.call(null, n)",
+            "const req = createRequire(import.meta.url); req(\"eq\")",
+            "module.constructor._load(n)",
         ] {
             assert!(names_a_package(code), "{code}");
         }
@@ -2043,6 +2148,14 @@ mod tests {
             "Array.from(xs)",
             "require()",
             "// require(n) in a comment",
+            // A path built from the grader's own place (review 34, 54a-54d).
+            "require(`./cases/${name}.json`)",
+            "require(path.join(__dirname, \"helpers.js\"))",
+            "await import(new URL(\"./helpers.mjs\", import.meta.url))",
+            // Loads nothing.
+            "if (typeof require === \"function\") {}",
+            "if (require.main === module) main();",
+            "/* we require node 18 */",
         ] {
             assert!(!names_a_package(code), "{code}");
         }

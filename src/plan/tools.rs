@@ -1753,20 +1753,33 @@ fn node(words: &[&str], dir: &Path, writable: &dyn Fn(&Path) -> bool) -> Option<
     // The script and the code words as the one reading of node's words finds them (review
     // 17, e52: `node -r ./setup.js graders/main.js`, `--title t graders/main.js`).
     let mut codes = Vec::new();
-    match super::invoke::invocation(words).map(|i| i.runs) {
-        Ok(super::invoke::Runs::Code(ks)) => {
+    let invocation = super::invoke::invocation(words).ok();
+    match invocation.as_ref().map(|i| &i.runs) {
+        Some(super::invoke::Runs::Code(ks)) => {
             codes.extend(
                 ks.iter()
                     .map(|&k| (words[k].to_string(), dir.to_path_buf())),
             );
         }
-        Ok(super::invoke::Runs::Script(k)) => {
-            let at = super::invoke::resolve(words[k], dir);
+        Some(super::invoke::Runs::Script(k)) => {
+            let at = super::invoke::resolve(words[*k], dir);
             if let Ok(text) = std::fs::read_to_string(&at) {
                 codes.push((text, at.parent().unwrap_or(dir).to_path_buf()));
             }
         }
         _ => {}
+    }
+    // Review 34, 55a, 55b: a preload by its path (`-r ./graders/setup.js`, `--import
+    // ./graders/setup.mjs`) runs first, and loads what it requires.
+    for (_, value, _) in invocation.iter().flat_map(|i| &i.loads) {
+        let path = value.starts_with("./") || value.starts_with("../") || value.starts_with('/');
+        if path
+            && let Some(f) = super::words::node_resolve(dir, value)
+            && f.is_file()
+            && let Ok(text) = std::fs::read_to_string(&f)
+        {
+            codes.push((text, f.parent().unwrap_or(dir).to_path_buf()));
+        }
     }
     let mut seen = std::collections::BTreeSet::new();
     let mut c = 0;

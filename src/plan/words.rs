@@ -385,7 +385,24 @@ pub(super) fn node_resolve(base: &Path, spec: &str) -> Option<PathBuf> {
             return Some(q);
         }
     }
-    p.is_dir().then_some(p)
+    if !p.is_dir() {
+        return None;
+    }
+    // A folder loads its `package.json`'s `main`, else its `index.js` (review 34, 55c:
+    // `require("./lib")` runs `lib/index.js`).
+    let main = std::fs::read_to_string(p.join("package.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|v| v.get("main").and_then(|m| m.as_str()).map(str::to_string));
+    let inside = main
+        .iter()
+        .flat_map(|m| {
+            let m = p.join(m);
+            ["", ".js", ".json", "/index.js"].map(|e| PathBuf::from(format!("{}{e}", m.display())))
+        })
+        .chain(["index.js", "index.json", "index.node"].map(|i| p.join(i)))
+        .find(|f| f.is_file());
+    Some(inside.unwrap_or(p))
 }
 
 /// A word of a shell line as the lexer saw it.
@@ -1313,17 +1330,69 @@ pub(super) fn module_names(code: &str) -> Vec<String> {
 }
 
 /// Whether JavaScript `code` loads a module by a name it computes, which no reading of the
-/// text can tell: `require(name)`, `require.resolve(name)`, `import(name)`, or a template
+/// text can tell: `require(name)`, `require.resolve(name)`, `import(name)`, a template
 /// literal with `${…}` in their place (review 33, 39i: `const n = "eq"; require(n)`;
-/// review 32, 30a). A literal, in any quotes, is [`module_names`]' (so is `require()`).
+/// review 32, 30a), `require` used as a value (`const load = require`, `names.map(require)`,
+/// `require.call(…)`: review 34, 52a, 52b, 52h), a function `createRequire` made (52o, 52p),
+/// or node's loader itself (`Module._load`, `_resolveFilename`: 52g). A literal, in any
+/// quotes, is [`module_names`]' (so is `require()`), and so is a path the code builds from
+/// its own place (`path.join(__dirname, …)`, `` `./cases/${n}.json` ``, `new URL("./x.mjs",
+/// import.meta.url)`: review 34, 54a-54d), which names no package. `typeof require`,
+/// `require.main` and `require.cache` load nothing.
 pub(super) fn computed_module_load(code: &str) -> bool {
+    if code.contains("createRequire")
+        || code.contains("_load(")
+        || code.contains("_resolveFilename")
+    {
+        return true;
+    }
     let c: Vec<char> = code.chars().collect();
     let ident = |ch: char| ch.is_alphanumeric() || ch == '_' || ch == '$';
-    let skip_space = |mut j: usize| {
+    // Whitespace and block comments, as node skips them between a name and its `(`.
+    let skip = |mut j: usize| loop {
         while c.get(j).is_some_and(|x| x.is_whitespace()) {
             j += 1;
         }
-        j
+        if c.get(j) == Some(&'/') && c.get(j + 1) == Some(&'*') {
+            j += 2;
+            while j < c.len() && !(c[j] == '*' && c.get(j + 1) == Some(&'/')) {
+                j += 1;
+            }
+            j += 2;
+        } else {
+            return j;
+        }
+    };
+    let text = |from: usize, n: usize| -> String {
+        c[from.min(c.len())..(from + n).min(c.len())]
+            .iter()
+            .collect()
+    };
+    // The argument from `j` on names a path the code builds from its own place.
+    let a_path = |j: usize| {
+        let arg = text(j, 40);
+        let literal_path =
+            matches!(c.get(j), Some('"' | '\'' | '`')) && matches!(c.get(j + 1), Some('.' | '/'));
+        literal_path
+            || [
+                "path.join(",
+                "path.resolve(",
+                "join(__dirname",
+                "resolve(__dirname",
+                "join(import.meta",
+                "resolve(import.meta",
+                "__dirname",
+                "__filename",
+                "new URL(",
+                "fileURLToPath(",
+                "url.fileURLToPath(",
+                "pathToFileURL(",
+                "url.pathToFileURL(",
+                "import.meta.dirname",
+                "import.meta.filename",
+            ]
+            .iter()
+            .any(|p| arg.starts_with(p))
     };
     let mut k = 0;
     while k < c.len() {
@@ -1336,24 +1405,55 @@ pub(super) fn computed_module_load(code: &str) -> bool {
             k += 1;
         }
         let word: String = c[from..k].iter().collect();
-        let mut j = k;
+        let before: String = c[from.saturating_sub(7)..from].iter().collect();
+        let mut j = skip(k);
         match word.as_str() {
             "require" => {
-                // `require.resolve(…)` looks the name up the same way.
-                let after: String = c[j..(j + 8).min(c.len())].iter().collect();
-                if after == ".resolve" {
-                    j += 8;
+                if before.trim_end().ends_with("typeof") {
+                    continue;
+                }
+                if c.get(j) == Some(&'.') {
+                    let after = text(j, 12);
+                    if [".main", ".cache", ".extensions"]
+                        .iter()
+                        .any(|p| after.starts_with(p))
+                    {
+                        continue;
+                    }
+                    if !after.starts_with(".resolve") {
+                        // `require.call(…)`, `require["resolve"]`: a load gate cannot read.
+                        return true;
+                    }
+                    j = skip(j + ".resolve".len());
+                }
+                if c.get(j) != Some(&'(') {
+                    // A property of that name (`pkg.require`) is no load; `require` handed
+                    // on as a value (`const load = require;`, `map(require)`,
+                    // `require["resolve"]`) is, and a word in prose ("we require node") is
+                    // not.
+                    let value = matches!(c.get(j), None | Some(')' | ',' | ';' | ']' | '}' | '['))
+                        || c.get(k) == Some(&'\n');
+                    if value && !(from > 0 && c[from - 1] == '.') {
+                        return true;
+                    }
+                    continue;
                 }
             }
             // `import(…)` only: `import x from "y"` names a literal or nothing.
-            "import" if !(from > 0 && c[from - 1] == '.') => {}
+            "import" if !(from > 0 && c[from - 1] == '.') => {
+                if c.get(j) != Some(&'(') {
+                    continue;
+                }
+            }
             _ => continue,
         }
-        j = skip_space(j);
         if c.get(j) != Some(&'(') {
             continue;
         }
-        j = skip_space(j + 1);
+        j = skip(j + 1);
+        if a_path(j) {
+            continue;
+        }
         match c.get(j) {
             None | Some('"' | '\'' | ')') => {}
             Some('`') => {

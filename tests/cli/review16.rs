@@ -2427,6 +2427,9 @@ mod rev34 {
         Some(f)
     }
 
+    /// A case of a table: its name, the check line, and the files it writes.
+    type Case<'a> = (&'a str, &'a str, Vec<(&'a str, String)>);
+
     /// A grader that requires `eq` and exits 0 when the answer is `right`.
     const GRADE: &str = "const eq = require(\"eq\");\nconst got = require(\"fs\").readFileSync(\"result.txt\", \"utf8\").trim();\nprocess.exit(eq(got, \"right\") ? 0 : 1);\n";
 
@@ -2614,6 +2617,220 @@ mod rev34 {
         files.push(("graders/a/b/check.js", GRADE));
         files.push(("graders/check.sh", "exec node graders/a/b/check.js\n"));
         refused_until_the_graders_have_a_package_json(&files, &[]);
+    }
+
+    /// Review 32, 36a: a held link whose way runs through two links, the first outside the
+    /// task's folder, the second (`vendor`) in it: the trial could re-point `vendor`.
+    /// Refused at load, as one hop is (rev31_24a).
+    #[test]
+    fn rev34_36a_a_held_link_through_a_link_outside_to_one_inside_is_refused() {
+        let f = fixture("sh graders/check.sh", "wrong");
+        let real = tempfile::tempdir().unwrap();
+        std::fs::create_dir(real.path().join("lib")).unwrap();
+        std::fs::write(real.path().join("lib/expected.txt"), "right\n").unwrap();
+        std::os::unix::fs::symlink(real.path(), f.path("vendor")).unwrap();
+        let ext = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(f.path("vendor/lib"), ext.path().join("hop")).unwrap();
+        write_files(
+            &f,
+            &[(
+                "graders/check.sh",
+                "cmp -s result.txt graders/lib/expected.txt\n",
+            )],
+        );
+        std::os::unix::fs::symlink(ext.path().join("hop"), f.path("graders/lib")).unwrap();
+        check(&f)
+            .code(2)
+            .stderr(predicate::str::contains("link").and(predicate::str::contains("vendor")));
+    }
+
+    /// Review 34 (an independent attack on the rule above), its breaks: each refused at load
+    /// until the graders have a `package.json` of their own, after which the trial's
+    /// self-reference changes nothing. Every one PASSed the wrong answer on 86c6612.
+    #[test]
+    fn rev34_review_34_breaks_are_refused_until_the_graders_have_a_package_json() {
+        let body = "const got = require(\"fs\").readFileSync(\"result.txt\", \"utf8\").trim();\nprocess.exit(eq(got, \"right\") ? 0 : 1);\n";
+        let root = ("package.json", "{\"name\":\"app\",\"version\":\"1.0.0\"}\n");
+        let cases: Vec<Case> = vec![
+            // 50a: the project's `package.json` in the task's folder is the nearest one.
+            (
+                "50a",
+                "sh graders/check.sh",
+                vec![
+                    (root.0, root.1.into()),
+                    ("graders/check.js", GRADE.into()),
+                    ("graders/check.sh", "exec node graders/check.js\n".into()),
+                ],
+            ),
+            // 50c: the same under node's test runner.
+            (
+                "50c",
+                "node --test graders/",
+                vec![
+                    (root.0, root.1.into()),
+                    (
+                        "graders/answer.test.js",
+                        "const test = require(\"node:test\");\nconst assert = require(\"node:assert\");\nconst eq = require(\"eq\");\ntest(\"answer\", () => { assert.ok(eq(require(\"fs\").readFileSync(\"result.txt\", \"utf8\").trim(), \"right\")); });\n".into(),
+                    ),
+                ],
+            ),
+            // 55a: a preload by its path requires the package.
+            (
+                "55a",
+                "node -r ./graders/setup.js graders/check.js",
+                vec![
+                    ("graders/setup.js", "globalThis.eq = require(\"eq\");\n".into()),
+                    ("graders/check.js", body.into()),
+                ],
+            ),
+            // 55c: `require("./lib")` runs `lib/index.js`, which requires it.
+            (
+                "55c",
+                "node graders/check.js",
+                vec![
+                    ("graders/lib/index.js", "module.exports = require(\"eq\");\n".into()),
+                    ("graders/check.js", format!("const eq = require(\"./lib\");\n{body}")),
+                ],
+            ),
+            // 51a: the grader on the line starts another with `process.execPath`.
+            (
+                "51a",
+                "node graders/run.js",
+                vec![
+                    (
+                        "graders/run.js",
+                        "const cp = require(\"child_process\");\nconst path = require(\"path\");\nconst r = cp.spawnSync(process.execPath, [path.join(__dirname, \"check.js\")], { stdio: \"inherit\" });\nprocess.exit(r.status);\n".into(),
+                    ),
+                    ("graders/check.js", GRADE.into()),
+                ],
+            ),
+            // 52a: `require` handed to `map`.
+            (
+                "52a",
+                "sh graders/check.sh",
+                vec![
+                    (
+                        "graders/check.js",
+                        format!("const names = [\"eq\"];\nconst [eq] = names.map(require);\n{body}"),
+                    ),
+                    ("graders/check.sh", "exec node graders/check.js\n".into()),
+                ],
+            ),
+            // 52p: a literal name through `createRequire`.
+            (
+                "52p",
+                "sh graders/check.sh",
+                vec![
+                    (
+                        "graders/check.mjs",
+                        "import { createRequire } from \"node:module\";\nimport fs from \"node:fs\";\nconst req = createRequire(import.meta.url);\nconst eq = req(\"eq\");\nprocess.exit(eq(fs.readFileSync(\"result.txt\", \"utf8\").trim(), \"right\") ? 0 : 1);\n".into(),
+                    ),
+                    ("graders/check.sh", "exec node graders/check.mjs\n".into()),
+                ],
+            ),
+        ];
+        for (case, line, files) in cases {
+            let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (*p, t.as_str())).collect();
+            let Some(f) = self_reference(&files, &[]) else {
+                return;
+            };
+            std::fs::write(f.path("plan.yaml"), plan("", line)).unwrap();
+            let out = check(&f).get_output().clone();
+            assert_eq!(
+                out.status.code(),
+                Some(2),
+                "{case}: accepted\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert!(
+                String::from_utf8_lossy(&out.stderr).contains("package.json"),
+                "{case}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            write_files(&f, &[("graders/package.json", "{}\n")]);
+            let out = check(&f).get_output().clone();
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{case}: refused with the fix\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert_run_exits(&f, case, 1);
+        }
+    }
+
+    /// Review 34's over-refusals of the rule above: a path a grader builds from its own place
+    /// names no package (54a, 54c, 54d), and a comment in a grader script starts no node
+    /// (54g). Each is accepted, and its honest check judges (the wrong answer FAILs).
+    #[test]
+    fn rev34_review_34_honest_layouts_stay_accepted() {
+        if !has("node") {
+            skip_or_fail(&current_test(), "node", "no node here");
+            return;
+        }
+        let read = "const got = require(\"fs\").readFileSync(\"result.txt\", \"utf8\").trim();\n";
+        let cases: Vec<Case> = vec![
+            (
+                "54a",
+                "node graders/check.js",
+                vec![
+                    ("package.json", "{\"name\":\"app\"}\n".into()),
+                    ("graders/helpers.js", "module.exports = { want: \"right\" };\n".into()),
+                    (
+                        "graders/check.js",
+                        format!("const path = require(\"path\");\nconst {{ want }} = require(path.join(__dirname, \"helpers.js\"));\n{read}process.exit(got === want ? 0 : 1);\n"),
+                    ),
+                ],
+            ),
+            (
+                "54c",
+                "node graders/check.js",
+                vec![
+                    ("graders/cases/basic.json", "{\"want\":\"right\"}\n".into()),
+                    (
+                        "graders/check.js",
+                        format!("const name = \"basic\";\nconst {{ want }} = require(`./cases/${{name}}.json`);\n{read}process.exit(got === want ? 0 : 1);\n"),
+                    ),
+                ],
+            ),
+            (
+                "54d",
+                "node graders/check.mjs",
+                vec![
+                    ("graders/helpers.mjs", "export const want = \"right\";\n".into()),
+                    (
+                        "graders/check.mjs",
+                        "import fs from \"node:fs\";\nconst { want } = await import(new URL(\"./helpers.mjs\", import.meta.url));\nprocess.exit(fs.readFileSync(\"result.txt\", \"utf8\").trim() === want ? 0 : 1);\n".into(),
+                    ),
+                ],
+            ),
+            (
+                "54g",
+                "sh graders/check.sh",
+                vec![
+                    ("graders/old.js", "module.exports = require(\"lodash\");\n".into()),
+                    (
+                        "graders/check.sh",
+                        "# the old grader was built with npm and node\ngrep -qx right result.txt\n".into(),
+                    ),
+                ],
+            ),
+        ];
+        for (case, line, files) in cases {
+            let f = fixture(line, "wrong");
+            let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (*p, t.as_str())).collect();
+            write_files(&f, &files);
+            let out = check(&f).get_output().clone();
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{case}: refused\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert_run_exits(&f, case, 1);
+            write_files(&f, &[("agent.sh", "echo right > result.txt\n")]);
+            assert_run_exits(&f, case, 0);
+        }
     }
 
     /// 39i on the line (`check: node graders/check.js`): the same rule.

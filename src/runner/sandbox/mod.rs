@@ -757,52 +757,14 @@ impl Sandbox {
 }
 
 /// Whether link `link`, followed as the check's process would follow it (each link's text
-/// read relative to its own folder, links on the way expanded, `..` taken after them), passes
-/// into `/proc` or `/dev`, where a path names what the process resolving it holds
-/// (`/proc/self/fd/3`) rather than a file gate can look at. Nothing under `/proc` or `/dev`
-/// is read; more than 40 links on the way is no (the kernel's `ELOOP`).
+/// read relative to its own folder, links on the way expanded), passes into `/proc` or
+/// `/dev`, where a path names what the process resolving it holds (`/proc/self/fd/3`)
+/// rather than a file gate can look at. Nothing under `/proc` or `/dev` is read.
 fn leads_into_proc_or_dev(link: &Path) -> bool {
-    use std::path::Component;
-    let lies_there = |p: &Path| p.starts_with("/proc") || p.starts_with("/dev");
-    let mut rest: std::collections::VecDeque<std::ffi::OsString> =
-        std::collections::VecDeque::new();
-    let push_front = |rest: &mut std::collections::VecDeque<std::ffi::OsString>, p: &Path| {
-        for c in p.components().rev() {
-            match c {
-                Component::RootDir => rest.push_front("/".into()),
-                Component::CurDir => {}
-                Component::ParentDir => rest.push_front("..".into()),
-                Component::Normal(n) => rest.push_front(n.to_os_string()),
-                Component::Prefix(_) => {}
-            }
-        }
-    };
-    push_front(&mut rest, link);
-    let mut at = PathBuf::from("/");
-    let mut hops = 0;
-    while let Some(c) = rest.pop_front() {
-        if c == "/" {
-            at = PathBuf::from("/");
-        } else if c == ".." {
-            at.pop();
-        } else {
-            let next = at.join(&c);
-            if lies_there(&next) {
-                return true;
-            }
-            match fs::read_link(&next) {
-                Ok(text) => {
-                    hops += 1;
-                    if hops > 40 {
-                        return false;
-                    }
-                    push_front(&mut rest, &text);
-                }
-                Err(_) => at = next,
-            }
-        }
-    }
-    lies_there(&at)
+    crate::plan::state::follow_path(link, &mut |p, _| {
+        p.starts_with("/proc") || p.starts_with("/dev")
+    })
+    .is_some()
 }
 
 impl Drop for Sandbox {
