@@ -409,6 +409,10 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
             let files = grader_files(line, cwd, env);
             let loads_packages = line_loads
                 || files.len() >= GRADER_FILES
+                // A package a grader script preloads by name (review 35, 61c).
+                || files.iter().any(|f| {
+                    grader_text(f).is_some_and(|t| !super::words::bare_preloads(&t).is_empty())
+                })
                 || files
                     .iter()
                     .any(|f| grader_text(f).is_some_and(|t| bare(&t)));
@@ -598,20 +602,25 @@ pub(super) fn refuse_node_graders_without_a_package_json(
                 .map(|(_, t)| code_of(t))
                 .filter(|t| names_node(t))
                 .collect();
-            // A JavaScript grader that starts node itself (`process.execPath`,
-            // `child_process`, a worker thread, `cluster`: review 34, 51a-51c, 55d) may
-            // run any file beside it.
+            // A JavaScript grader that starts node itself (`process.execPath`, node by name
+            // through `child_process`, a worker thread, `cluster`, `runMain`: review 34,
+            // 51a-51c, 55d; review 35, 62a) or loads a file by a path it builds
+            // (`require(path.join(__dirname, f))`: review 35, 60a-60g) may run any file
+            // beside it. Modules by their names, not words in comments (review 35, 62d);
+            // `child_process` running another program (an agent's binary) is no start
+            // (62e).
             let spawns = texts.iter().any(|(f, t)| {
-                script(f)
-                    && [
-                        "execPath",
-                        "child_process",
-                        "worker_threads",
-                        "Worker(",
-                        "cluster",
-                    ]
-                    .iter()
-                    .any(|w| t.contains(w))
+                if !script(f) {
+                    return false;
+                }
+                let modules = super::words::module_names(t);
+                let module = |m: &str| modules.iter().any(|n| n.trim_start_matches("node:") == m);
+                t.contains("execPath")
+                    || t.contains("runMain")
+                    || (module("child_process") && names_a_node_program(&t.replace("node:", "")))
+                    || module("worker_threads")
+                    || module("cluster")
+                    || super::words::built_path_load(t)
             });
             let shebang = |text: &str| {
                 text.starts_with("#!") && text.lines().next().is_some_and(names_a_node_program)
@@ -677,6 +686,33 @@ pub(super) fn refuse_node_graders_without_a_package_json(
                         });
                     }
                 }
+            }
+            // Review 35, 61c: a script that preloads a package by its name into node
+            // (`exec node -r dotenv/config graders/check.js`) has node resolve it from the
+            // check's folder, where a trial writes the `package.json` node reads first.
+            let check_dir = real(cwd);
+            let cwd_open = roots.iter().any(|r| check_dir.starts_with(r))
+                && !guarded.iter().any(|g| check_dir.starts_with(g));
+            if cwd_open
+                && let Some(name) = starters
+                    .iter()
+                    .flat_map(|t| super::words::bare_preloads(t))
+                    .next()
+            {
+                return Err(PlanError::Invalid {
+                    path: shown.to_string(),
+                    line: t.line,
+                    column: 1,
+                    message: format!(
+                        "task `{}`: a grader script preloads `{name}`, a package's name, which \
+                         node resolves from the check's folder `{}`, where a trial can write \
+                         the `package.json` node reads first; preload the package's file by \
+                         its path (`-r ./graders/node_modules/{name}`), or require it from a \
+                         grader",
+                        t.id,
+                        check_dir.display()
+                    ),
+                });
             }
             let started = |f: &Path| {
                 spawns
@@ -2117,6 +2153,45 @@ fn file_fingerprint(p: &Path, meta: &std::fs::Metadata) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn node_preloads_by_name_and_paths_the_code_builds_are_found() {
+        use crate::plan::words::{bare_preloads, built_path_load};
+        assert_eq!(
+            bare_preloads("exec node -r dotenv/config graders/check.js"),
+            ["dotenv/config"]
+        );
+        assert_eq!(bare_preloads("node --import=tsx --test graders/"), ["tsx"]);
+        assert_eq!(
+            bare_preloads("NODE_OPTIONS=\"--require x\" node a.js"),
+            ["x"]
+        );
+        // Another program's `-r`, paths, node's own modules and reporters are none.
+        for text in [
+            "grep -r answer out/ && read -r line",
+            "node -r ./graders/setup.js graders/check.js",
+            "node --test --test-reporter spec graders/",
+            "node -r node:fs a.js",
+            "rm -r node_modules; node a.js -r x",
+        ] {
+            assert!(bare_preloads(text).is_empty(), "{text}");
+        }
+        for code in [
+            "require(path.join(__dirname, f))",
+            "require(\"./\" + name)",
+            "await import(`./${n}.mjs`)",
+            "await import(new URL(spec, import.meta.url))",
+        ] {
+            assert!(built_path_load(code), "{code}");
+        }
+        for code in [
+            "require(\"./lib/grade.js\")",
+            "require(\"eq\")",
+            "require(n)",
+        ] {
+            assert!(!built_path_load(code), "{code}");
+        }
+    }
 
     #[test]
     fn a_name_the_code_computes_names_a_package_and_a_literal_is_read() {

@@ -1640,20 +1640,33 @@ fn node(words: &[&str], dir: &Path, writable: &dyn Fn(&Path) -> bool) -> Option<
     // folder and those beneath it are read-only whole, and every `node_modules` that exists
     // above the check's folder and its graders is held read-only while node runs there
     // ([`super::state::node_folders`]): neither can gain the package.
-    let script_folder: Option<std::path::PathBuf> =
-        match super::invoke::invocation(words).map(|i| i.runs) {
-            Ok(super::invoke::Runs::Script(k)) => {
-                let at = super::invoke::resolve(words[k], dir);
-                at.parent().map(Path::to_path_buf)
-            }
-            _ => None,
+    // The folders of what node runs from the line, each the plan's own grader's and held
+    // read-only whole: the script's, each test file's or folder's (`--test graders/`), each
+    // preload's by path (review 35, 61l2, 61m, 61n).
+    let inv = super::invoke::invocation(words).ok();
+    let path_like = |v: &str| v.starts_with("./") || v.starts_with("../") || v.starts_with('/');
+    let mut held_folders: Vec<std::path::PathBuf> = Vec::new();
+    if let Some(inv) = &inv {
+        let ran: Vec<usize> = match &inv.runs {
+            super::invoke::Runs::Script(k) => vec![*k],
+            super::invoke::Runs::Tests(ks) => ks.clone(),
+            _ => Vec::new(),
         };
+        for k in ran {
+            let at = super::invoke::resolve(words[k], dir);
+            held_folders.extend(if at.is_dir() {
+                Some(at)
+            } else {
+                at.parent().map(Path::to_path_buf)
+            });
+        }
+        for (_, value, _) in inv.loads.iter().filter(|(_, v, _)| path_like(v)) {
+            let at = super::invoke::resolve(value, dir);
+            held_folders.extend(at.parent().map(Path::to_path_buf));
+        }
+    }
     let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-    let held = |folder: &Path| {
-        script_folder
-            .as_deref()
-            .is_some_and(|s| folder.starts_with(s))
-    };
+    let held = |folder: &Path| held_folders.iter().any(|s| folder.starts_with(s));
     // Each `node_modules` is read for links once, however many packages resolve above it.
     let scanned = std::cell::RefCell::new(std::collections::BTreeSet::<std::path::PathBuf>::new());
     let not_found = |name: &str| {
@@ -1753,8 +1766,8 @@ fn node(words: &[&str], dir: &Path, writable: &dyn Fn(&Path) -> bool) -> Option<
     // The script and the code words as the one reading of node's words finds them (review
     // 17, e52: `node -r ./setup.js graders/main.js`, `--title t graders/main.js`).
     let mut codes = Vec::new();
-    let invocation = super::invoke::invocation(words).ok();
-    match invocation.as_ref().map(|i| &i.runs) {
+    let invocation = inv.as_ref();
+    match invocation.map(|i| &i.runs) {
         Some(super::invoke::Runs::Code(ks)) => {
             codes.extend(
                 ks.iter()
@@ -1772,9 +1785,29 @@ fn node(words: &[&str], dir: &Path, writable: &dyn Fn(&Path) -> bool) -> Option<
     // Review 34, 55a, 55b: a preload by its path (`-r ./graders/setup.js`, `--import
     // ./graders/setup.mjs`) runs first, and loads what it requires.
     for (_, value, _) in invocation.iter().flat_map(|i| &i.loads) {
-        let path = value.starts_with("./") || value.starts_with("../") || value.starts_with('/');
-        if path
-            && let Some(f) = super::words::node_resolve(dir, value)
+        if !path_like(value) {
+            // Review 35, 61a, 61b, 61e: a preload by a package's name (`-r dotenv/config`,
+            // `--import tsx`) resolves from the check's own folder, where the trials write
+            // the `package.json` node reads first, so it is that package.
+            let top = value.trim_start_matches("node:");
+            let top = top.split('/').next().unwrap_or(top);
+            // node's own modules, and its own test reporters (`--test-reporter spec`).
+            let reporter = matches!(value.as_str(), "spec" | "tap" | "dot" | "junit" | "lcov");
+            if value.starts_with("node:") || NODE_BUILTINS.contains(&top) || reporter {
+                continue;
+            }
+            if writable(dir) {
+                return Some(format!(
+                    "the preload `{value}`, a package node looks up from the check's folder \
+                     `{}`, where a trial can write the `package.json` node reads first (naming \
+                     itself `{top}`); preload the package's file by its path \
+                     (`-r ./graders/node_modules/{value}`), or require it from a grader",
+                    dir.display()
+                ));
+            }
+            continue;
+        }
+        if let Some(f) = super::words::node_resolve(dir, value)
             && f.is_file()
             && let Ok(text) = std::fs::read_to_string(&f)
         {

@@ -1300,6 +1300,8 @@ pub(super) fn module_names(code: &str) -> Vec<String> {
         loop {
             match (c.get(j), c.get(j + 1)) {
                 (Some(x), _) if x.is_whitespace() || *x == '(' => j += 1,
+                // `require?.("x")` (review 35, 67a).
+                (Some('?'), Some('.')) => j += 2,
                 (Some('\\'), Some('"' | '\'' | '`')) => j += 1,
                 (Some('/'), Some('*')) => {
                     j += 2;
@@ -1337,12 +1339,93 @@ pub(super) fn module_names(code: &str) -> Vec<String> {
 /// or node's loader itself (`Module._load`, `_resolveFilename`: 52g). A literal, in any
 /// quotes, is [`module_names`]' (so is `require()`), and so is a path the code builds from
 /// its own place (`path.join(__dirname, …)`, `` `./cases/${n}.json` ``, `new URL("./x.mjs",
-/// import.meta.url)`: review 34, 54a-54d), which names no package. `typeof require`,
-/// `require.main` and `require.cache` load nothing.
+/// import.meta.url)`: review 34, 54a-54d), which names no package ([`built_path_load`]
+/// says whether there is one). `typeof require`, `require.main` and `require.cache` load
+/// nothing; `require?.(…)` is a call.
 pub(super) fn computed_module_load(code: &str) -> bool {
-    if code.contains("createRequire")
-        || code.contains("_load(")
-        || code.contains("_resolveFilename")
+    scan_loads(code, false)
+}
+
+/// Whether JavaScript `code` loads a file by a path it builds (`require(path.join(__dirname,
+/// f))`, `require("./" + name)`, `` import(`./${n}.mjs`) ``, `import(new URL(…))`): which
+/// file that is no reading of the text can tell, so any file beside it may be one it runs
+/// (review 35, 60a-60g).
+pub(super) fn built_path_load(code: &str) -> bool {
+    scan_loads(code, true)
+}
+
+/// The packages a script's text preloads into node by name (`node -r dotenv/config`,
+/// `--import tsx`, `NODE_OPTIONS="--require x"`): node resolves each from the folder it
+/// runs in, reading the nearest `package.json` there first (review 35, 61a-61c). Paths,
+/// node's own modules and its own test reporters are not packages.
+pub(super) fn bare_preloads(text: &str) -> Vec<String> {
+    const FLAGS: [&str; 5] = [
+        "-r",
+        "--require",
+        "--import",
+        "--loader",
+        "--experimental-loader",
+    ];
+    let unquote = |w: &str| w.trim_matches(|c| c == '"' || c == '\'').to_string();
+    let mut out = Vec::new();
+    for line in text.lines() {
+        // The options of a node command on the line (`node -r x script.js`), or of a
+        // `NODE_OPTIONS` value: other programs' `-r` (`rm -r`, `read -r`) are not node's.
+        let mut words: Vec<String> = Vec::new();
+        let mut in_node = false;
+        for w in line.split(|c: char| c.is_whitespace() || c == ';') {
+            let w = unquote(w);
+            if let Some(v) = w.strip_prefix("NODE_OPTIONS=") {
+                in_node = true;
+                words.push(unquote(v));
+                continue;
+            }
+            let name = w.rsplit('/').next().unwrap_or(&w);
+            if name == "node" || name == "nodejs" {
+                in_node = true;
+                continue;
+            }
+            if in_node {
+                if w.starts_with('-') || words.last().is_some_and(|l| FLAGS.contains(&l.as_str())) {
+                    words.push(w);
+                } else {
+                    in_node = false;
+                }
+            }
+        }
+        for (i, w) in words.iter().enumerate() {
+            let value = if FLAGS.contains(&w.as_str()) {
+                words.get(i + 1).cloned()
+            } else {
+                FLAGS.iter().find_map(|f| {
+                    w.strip_prefix(f)
+                        .and_then(|v| v.strip_prefix('='))
+                        .map(str::to_string)
+                })
+            };
+            let Some(v) = value.map(|v| unquote(&v)) else {
+                continue;
+            };
+            let top = v.trim_start_matches("node:");
+            let top = top.split('/').next().unwrap_or(top);
+            let path = v.starts_with('.') || v.starts_with('/') || v.starts_with('$');
+            let own = v.starts_with("node:")
+                || NODE_BUILTINS.contains(&top)
+                || matches!(v.as_str(), "spec" | "tap" | "dot" | "junit" | "lcov");
+            if !v.is_empty() && !path && !own && !v.starts_with('-') {
+                out.push(v);
+            }
+        }
+    }
+    out
+}
+
+/// [`computed_module_load`] (`paths` false) or [`built_path_load`] (`paths` true).
+fn scan_loads(code: &str, paths: bool) -> bool {
+    if !paths
+        && (code.contains("createRequire")
+            || code.contains("_load(")
+            || code.contains("_resolveFilename"))
     {
         return true;
     }
@@ -1394,6 +1477,20 @@ pub(super) fn computed_module_load(code: &str) -> bool {
             .iter()
             .any(|p| arg.starts_with(p))
     };
+    // The argument at `j` is one string literal and nothing more (`"./x.js")`).
+    let plain_literal = |j: usize| {
+        let Some(&q) = c.get(j).filter(|x| matches!(x, '"' | '\'' | '`')) else {
+            return false;
+        };
+        let mut e = j + 1;
+        while e < c.len() && c[e] != q {
+            if q == '`' && c[e] == '$' && c.get(e + 1) == Some(&'{') {
+                return false;
+            }
+            e += 1;
+        }
+        matches!(c.get(skip(e + 1)), Some(')' | ','))
+    };
     let mut k = 0;
     while k < c.len() {
         if !ident(c[k]) || (k > 0 && ident(c[k - 1])) {
@@ -1421,19 +1518,30 @@ pub(super) fn computed_module_load(code: &str) -> bool {
                         continue;
                     }
                     if !after.starts_with(".resolve") {
-                        // `require.call(…)`, `require["resolve"]`: a load gate cannot read.
-                        return true;
+                        // `require.call(…)`, `require.apply(…)`: a load gate cannot read.
+                        if !paths && !after.starts_with(". ") {
+                            return true;
+                        }
+                        continue;
                     }
-                    j = skip(j + ".resolve".len());
+                    if after.starts_with(".resolve") {
+                        j = skip(j + ".resolve".len());
+                    }
+                }
+                // `require?.(…)` is a call too (review 35, 67a, 67b).
+                if c.get(j) == Some(&'?') && c.get(j + 1) == Some(&'.') {
+                    j = skip(j + 2);
                 }
                 if c.get(j) != Some(&'(') {
-                    // A property of that name (`pkg.require`) is no load; `require` handed
-                    // on as a value (`const load = require;`, `map(require)`,
-                    // `require["resolve"]`) is, and a word in prose ("we require node") is
-                    // not.
-                    let value = matches!(c.get(j), None | Some(')' | ',' | ';' | ']' | '}' | '['))
-                        || c.get(k) == Some(&'\n');
-                    if value && !(from > 0 && c[from - 1] == '.') {
+                    // A property of that name (`pkg.require`) is no load. `require` handed
+                    // on as a value is: after `=`, `(`, `[`, `,` or `:` (`const load =
+                    // require`, `map(require)`, `[require, x]`), or before `)`, `;`, `]`,
+                    // `[` (`require["resolve"]`). A word in prose is not ("we require node",
+                    // "we require, answer": review 35, 63a, 63b).
+                    let prev = c[..from].iter().rev().find(|x| !x.is_whitespace());
+                    let value = matches!(prev, Some('=' | '(' | '[' | ',' | ':'))
+                        || matches!(c.get(j), Some(')' | ';' | ']' | '['));
+                    if value && !(from > 0 && c[from - 1] == '.') && !paths {
                         return true;
                     }
                     continue;
@@ -1452,6 +1560,14 @@ pub(super) fn computed_module_load(code: &str) -> bool {
         }
         j = skip(j + 1);
         if a_path(j) {
+            // A plain literal path (`"./lib/grade.js"`) is [`module_names`]'; one the code
+            // builds is not read.
+            if paths && !plain_literal(j) {
+                return true;
+            }
+            continue;
+        }
+        if paths {
             continue;
         }
         match c.get(j) {

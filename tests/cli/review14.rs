@@ -251,7 +251,9 @@ fn review14_honest_tool_lines_stay_accepted() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
-    // A bare preload the task's own `node_modules` holds is protected, not refused.
+    // A bare preload the task's own `node_modules` holds was accepted here until review 35
+    // (61a): node resolves it from the check's folder, where a trial's `package.json` naming
+    // itself `okpre` is read first. Refused now, naming the preload; by its path, accepted.
     let f = fixture("node -r okpre graders/main.js", "");
     // Review 26, 01: the grader's own `package.json`, which node reads before any package.
     std::fs::write(f.path("graders/package.json"), "{}\n").unwrap();
@@ -263,5 +265,13 @@ fn review14_honest_tool_lines_stay_accepted() {
         )
         .unwrap();
     }
+    check(&f)
+        .code(2)
+        .stderr(predicates::str::contains("the preload `okpre`"));
+    std::fs::write(
+        f.path("plan.yaml"),
+        plan("", "node -r ./node_modules/okpre/index.js graders/main.js"),
+    )
+    .unwrap();
     check(&f).code(0);
 }

@@ -2396,7 +2396,7 @@ mod rev34 {
     /// `sh graders/check.sh`, and `files` on top. The agent writes the wrong answer and a
     /// `package.json` naming itself `eq` whose `exports` says yes to everything: node reads
     /// it before any `node_modules` (self-reference).
-    fn self_reference(files: &[(&str, &str)], executable: &[&str]) -> Option<Fixture> {
+    pub(super) fn self_reference(files: &[(&str, &str)], executable: &[&str]) -> Option<Fixture> {
         if !has("node") {
             skip_or_fail(&current_test(), "node", "no node here");
             return None;
@@ -2428,10 +2428,10 @@ mod rev34 {
     }
 
     /// A case of a table: its name, the check line, and the files it writes.
-    type Case<'a> = (&'a str, &'a str, Vec<(&'a str, String)>);
+    pub(super) type Case<'a> = (&'a str, &'a str, Vec<(&'a str, String)>);
 
     /// A grader that requires `eq` and exits 0 when the answer is `right`.
-    const GRADE: &str = "const eq = require(\"eq\");\nconst got = require(\"fs\").readFileSync(\"result.txt\", \"utf8\").trim();\nprocess.exit(eq(got, \"right\") ? 0 : 1);\n";
+    pub(super) const GRADE: &str = "const eq = require(\"eq\");\nconst got = require(\"fs\").readFileSync(\"result.txt\", \"utf8\").trim();\nprocess.exit(eq(got, \"right\") ? 0 : 1);\n";
 
     /// Refused at load, naming the fix; with the fix (`graders/package.json`), accepted, and
     /// the trial's `package.json` is never read: the wrong answer FAILs.
@@ -2852,5 +2852,148 @@ mod rev34 {
         write_files(&f, &[("graders/package.json", "{}\n")]);
         check(&f).code(0);
         assert_run_exits(&f, "the self-reference attack", 1);
+    }
+}
+
+/// Review 35 (an independent attack on review 34's fixes, at 0b6bb96): its breaks and the
+/// over-refusals those fixes had opened, each test failing on 0b6bb96.
+mod rev35 {
+    use super::rev34::{GRADE, self_reference};
+    use super::*;
+    use predicates::prelude::*;
+
+    /// 60a: a grader on the line loads a helper by a path it builds from its own place; the
+    /// helper requires the package, and the task's `package.json` is the nearest one.
+    /// Refused until the graders have their own; then the self-reference changes nothing.
+    #[test]
+    fn rev35_60a_a_helper_loaded_by_a_built_path_is_held_to_the_package_json_rule() {
+        let Some(f) = self_reference(
+            &[
+                ("package.json", "{\"name\":\"app\"}\n"),
+                (
+                    "graders/helpers.js",
+                    "module.exports = { eq: require(\"eq\") };\n",
+                ),
+                (
+                    "graders/check.js",
+                    "const path = require(\"path\");\nconst { eq } = require(path.join(__dirname, \"helpers.js\"));\nconst got = require(\"fs\").readFileSync(\"result.txt\", \"utf8\").trim();\nprocess.exit(eq(got, \"right\") ? 0 : 1);\n",
+                ),
+            ],
+            &[],
+        ) else {
+            return;
+        };
+        std::fs::write(f.path("plan.yaml"), plan("", "node graders/check.js")).unwrap();
+        check(&f)
+            .code(2)
+            .stderr(predicate::str::contains("package.json"));
+        write_files(&f, &[("graders/package.json", "{}\n")]);
+        check(&f).code(0);
+        assert_run_exits(&f, "60a", 1);
+    }
+
+    /// 61a, 61c: a package preloaded by its name, on the line or from a grader script,
+    /// resolves from the check's folder, whose `package.json` a trial writes: refused,
+    /// naming the preload.
+    #[test]
+    fn rev35_61a_61c_a_preload_by_a_package_name_is_refused() {
+        for (line, script, says) in [
+            ("node -r eq graders/check.js", "", "the preload `eq`"),
+            (
+                "sh graders/check.sh",
+                "exec node -r eq graders/check.js\n",
+                "preloads `eq`",
+            ),
+        ] {
+            let Some(f) = self_reference(
+                &[
+                    ("graders/package.json", "{}\n"),
+                    ("graders/check.js", GRADE),
+                    ("graders/check.sh", script),
+                ],
+                &[],
+            ) else {
+                return;
+            };
+            std::fs::write(f.path("plan.yaml"), plan("", line)).unwrap();
+            check(&f).code(2).stderr(predicate::str::contains(says));
+        }
+    }
+
+    /// Over-refusals of 0b6bb96: a preload by path beside `--test` with the graders' own
+    /// `package.json` (61m); `cluster` in a comment (62d); `child_process` running another
+    /// program (62e); a comment line ending in "require" (63a). Each is accepted, and its
+    /// check judges.
+    #[test]
+    fn rev35_honest_layouts_stay_accepted() {
+        if !has("node") {
+            skip_or_fail(&current_test(), "node", "no node here");
+            return;
+        }
+        let read = "const got = require(\"fs\").readFileSync(\"result.txt\", \"utf8\").trim();\n";
+        let dormant = (
+            "graders/old.js",
+            "module.exports = require(\"lodash\");\n".to_string(),
+        );
+        let cases: Vec<super::rev34::Case> = vec![
+            (
+                "61m",
+                "node --require ./graders/setup.js --test graders/",
+                vec![
+                    ("graders/package.json", "{}\n".into()),
+                    ("graders/node_modules/eq/index.js", "module.exports = (a, b) => a === b;\n".into()),
+                    ("graders/setup.js", "globalThis.eq = require(\"eq\");\n".into()),
+                    (
+                        "graders/answer.test.js",
+                        format!("const test = require(\"node:test\");\nconst assert = require(\"node:assert\");\n{read}test(\"answer\", () => assert.ok(globalThis.eq(got, \"right\")));\n"),
+                    ),
+                ],
+            ),
+            (
+                "62d",
+                "node graders/check.js",
+                vec![
+                    dormant.clone(),
+                    (
+                        "graders/check.js",
+                        format!("// answers come in clusters; one is enough\n{read}process.exit(got === \"right\" ? 0 : 1);\n"),
+                    ),
+                ],
+            ),
+            (
+                "62e",
+                "node graders/check.js",
+                vec![
+                    dormant.clone(),
+                    (
+                        "graders/check.js",
+                        "const { spawnSync } = require(\"node:child_process\");\nconst r = spawnSync(\"grep\", [\"-qx\", \"right\", \"result.txt\"]);\nprocess.exit(r.status);\n".into(),
+                    ),
+                ],
+            ),
+            (
+                "63a",
+                "node graders/check.js",
+                vec![(
+                    "graders/check.js",
+                    format!("/**\n * The answer we require\n * is in result.txt.\n */\n{read}process.exit(got === \"right\" ? 0 : 1);\n"),
+                )],
+            ),
+        ];
+        for (case, line, files) in cases {
+            let f = fixture(line, "wrong");
+            let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (*p, t.as_str())).collect();
+            write_files(&f, &files);
+            let out = check(&f).get_output().clone();
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{case}: refused\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert_run_exits(&f, case, 1);
+            write_files(&f, &[("agent.sh", "echo right > result.txt\n")]);
+            assert_run_exits(&f, case, 0);
+        }
     }
 }
