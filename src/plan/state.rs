@@ -606,18 +606,20 @@ pub(super) fn refuse_node_graders_without_a_package_json(
             // through `child_process`, a worker thread, `cluster`, `runMain`: review 34,
             // 51a-51c, 55d; review 35, 62a) or loads a file by a path it builds
             // (`require(path.join(__dirname, f))`: review 35, 60a-60g) may run any file
-            // beside it. Modules by their names, not words in comments (review 35, 62d);
-            // `child_process` running another program (an agent's binary) is no start
-            // (62e).
+            // beside it. Modules by their names, not words in comments (review 35, 62d).
             let spawns = texts.iter().any(|(f, t)| {
                 if !script(f) {
                     return false;
                 }
                 let modules = super::words::module_names(t);
                 let module = |m: &str| modules.iter().any(|n| n.trim_start_matches("node:") == m);
+                // `child_process` by its module name whatever it runs: `fork` starts node
+                // without naming it, and so does `process.argv0` (review 36, 55d, 72a,
+                // 72b, 72i, 72l; which reopens review 35's over-refusal 62e).
                 t.contains("execPath")
+                    || t.contains("argv0")
                     || t.contains("runMain")
-                    || (module("child_process") && names_a_node_program(&t.replace("node:", "")))
+                    || module("child_process")
                     || module("worker_threads")
                     || module("cluster")
                     || super::words::built_path_load(t)
@@ -2173,6 +2175,7 @@ mod tests {
             "node --test --test-reporter spec graders/",
             "node -r node:fs a.js",
             "rm -r node_modules; node a.js -r x",
+            "# was: node -r dotenv/config graders/check.js",
         ] {
             assert!(bare_preloads(text).is_empty(), "{text}");
         }
@@ -2231,6 +2234,8 @@ mod tests {
             "if (typeof require === \"function\") {}",
             "if (require.main === module) main();",
             "/* we require node 18 */",
+            "const x = 1; // --strict (require every key)",
+            "const u = \"http://x\"; // require(n) after a string",
         ] {
             assert!(!names_a_package(code), "{code}");
         }

@@ -1369,6 +1369,11 @@ pub(super) fn bare_preloads(text: &str) -> Vec<String> {
     let unquote = |w: &str| w.trim_matches(|c| c == '"' || c == '\'').to_string();
     let mut out = Vec::new();
     for line in text.lines() {
+        // A comment runs nothing (review 36, 75d: `# was: node -r dotenv/config …`).
+        let trimmed = line.trim_start();
+        if trimmed.starts_with('#') || trimmed.starts_with("//") {
+            continue;
+        }
         // The options of a node command on the line (`node -r x script.js`), or of a
         // `NODE_OPTIONS` value: other programs' `-r` (`rm -r`, `read -r`) are not node's.
         let mut words: Vec<String> = Vec::new();
@@ -1420,8 +1425,64 @@ pub(super) fn bare_preloads(text: &str) -> Vec<String> {
     out
 }
 
+/// JavaScript `code` without its comments (`// …` to the end of the line, `/* … */`),
+/// strings and template literals kept whole (a `//` inside `"http://x"` is no comment).
+/// A regular expression literal holding a quote may throw the reading off; what is left is
+/// only read for loads.
+fn strip_js_comments(code: &str) -> String {
+    let c: Vec<char> = code.chars().collect();
+    let mut out = String::with_capacity(code.len());
+    let mut k = 0;
+    let mut quote: Option<char> = None;
+    while k < c.len() {
+        let ch = c[k];
+        if let Some(q) = quote {
+            out.push(ch);
+            if ch == '\\' {
+                if let Some(&n) = c.get(k + 1) {
+                    out.push(n);
+                }
+                k += 2;
+                continue;
+            }
+            if ch == q {
+                quote = None;
+            }
+            k += 1;
+            continue;
+        }
+        match (ch, c.get(k + 1)) {
+            ('"' | '\'' | '`', _) => {
+                quote = Some(ch);
+                out.push(ch);
+                k += 1;
+            }
+            ('/', Some('/')) => {
+                while k < c.len() && c[k] != '\n' {
+                    k += 1;
+                }
+            }
+            ('/', Some('*')) => {
+                k += 2;
+                while k < c.len() && !(c[k] == '*' && c.get(k + 1) == Some(&'/')) {
+                    k += 1;
+                }
+                k += 2;
+                out.push(' ');
+            }
+            _ => {
+                out.push(ch);
+                k += 1;
+            }
+        }
+    }
+    out
+}
+
 /// [`computed_module_load`] (`paths` false) or [`built_path_load`] (`paths` true).
 fn scan_loads(code: &str, paths: bool) -> bool {
+    // Comments say nothing (review 36, 73f: `// --strict (require every key)`).
+    let code = &strip_js_comments(code);
     if !paths
         && (code.contains("createRequire")
             || code.contains("_load(")
@@ -1476,6 +1537,21 @@ fn scan_loads(code: &str, paths: bool) -> bool {
             ]
             .iter()
             .any(|p| arg.starts_with(p))
+    };
+    // The argument from `j` to its closing parenthesis, nested ones included.
+    let argument = |j: usize| {
+        let mut depth = 0usize;
+        let mut e = j;
+        while e < c.len() {
+            match c[e] {
+                '(' => depth += 1,
+                ')' if depth == 0 => break,
+                ')' => depth -= 1,
+                _ => {}
+            }
+            e += 1;
+        }
+        c[j.min(c.len())..e].iter().collect::<String>()
     };
     // The argument at `j` is one string literal and nothing more (`"./x.js")`).
     let plain_literal = |j: usize| {
@@ -1561,8 +1637,9 @@ fn scan_loads(code: &str, paths: bool) -> bool {
         j = skip(j + 1);
         if a_path(j) {
             // A plain literal path (`"./lib/grade.js"`) is [`module_names`]'; one the code
-            // builds is not read.
-            if paths && !plain_literal(j) {
+            // builds is not read, unless it is data (`path.join(__dirname,
+            // "expected.json")`: review 36, 73c).
+            if paths && !plain_literal(j) && !argument(j).contains(".json") {
                 return true;
             }
             continue;

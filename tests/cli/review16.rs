@@ -2921,9 +2921,10 @@ mod rev35 {
     }
 
     /// Over-refusals of 0b6bb96: a preload by path beside `--test` with the graders' own
-    /// `package.json` (61m); `cluster` in a comment (62d); `child_process` running another
-    /// program (62e); a comment line ending in "require" (63a). Each is accepted, and its
-    /// check judges.
+    /// `package.json` (61m); `cluster` in a comment (62d); a comment line ending in
+    /// "require" (63a). Each is accepted, and its check judges. (62e, `child_process`
+    /// running another program, is refused again since review 36: `fork` starts node
+    /// without naming it.)
     #[test]
     fn rev35_honest_layouts_stay_accepted() {
         if !has("node") {
@@ -2941,11 +2942,19 @@ mod rev35 {
                 "node --require ./graders/setup.js --test graders/",
                 vec![
                     ("graders/package.json", "{}\n".into()),
-                    ("graders/node_modules/eq/index.js", "module.exports = (a, b) => a === b;\n".into()),
-                    ("graders/setup.js", "globalThis.eq = require(\"eq\");\n".into()),
+                    (
+                        "graders/node_modules/eq/index.js",
+                        "module.exports = (a, b) => a === b;\n".into(),
+                    ),
+                    (
+                        "graders/setup.js",
+                        "globalThis.eq = require(\"eq\");\n".into(),
+                    ),
                     (
                         "graders/answer.test.js",
-                        format!("const test = require(\"node:test\");\nconst assert = require(\"node:assert\");\n{read}test(\"answer\", () => assert.ok(globalThis.eq(got, \"right\")));\n"),
+                        format!(
+                            "const test = require(\"node:test\");\nconst assert = require(\"node:assert\");\n{read}test(\"answer\", () => assert.ok(globalThis.eq(got, \"right\")));\n"
+                        ),
                     ),
                 ],
             ),
@@ -2956,18 +2965,9 @@ mod rev35 {
                     dormant.clone(),
                     (
                         "graders/check.js",
-                        format!("// answers come in clusters; one is enough\n{read}process.exit(got === \"right\" ? 0 : 1);\n"),
-                    ),
-                ],
-            ),
-            (
-                "62e",
-                "node graders/check.js",
-                vec![
-                    dormant.clone(),
-                    (
-                        "graders/check.js",
-                        "const { spawnSync } = require(\"node:child_process\");\nconst r = spawnSync(\"grep\", [\"-qx\", \"right\", \"result.txt\"]);\nprocess.exit(r.status);\n".into(),
+                        format!(
+                            "// answers come in clusters; one is enough\n{read}process.exit(got === \"right\" ? 0 : 1);\n"
+                        ),
                     ),
                 ],
             ),
@@ -2976,7 +2976,9 @@ mod rev35 {
                 "node graders/check.js",
                 vec![(
                     "graders/check.js",
-                    format!("/**\n * The answer we require\n * is in result.txt.\n */\n{read}process.exit(got === \"right\" ? 0 : 1);\n"),
+                    format!(
+                        "/**\n * The answer we require\n * is in result.txt.\n */\n{read}process.exit(got === \"right\" ? 0 : 1);\n"
+                    ),
                 )],
             ),
         ];
@@ -2993,6 +2995,115 @@ mod rev35 {
             );
             assert_run_exits(&f, case, 1);
             write_files(&f, &[("agent.sh", "echo right > result.txt\n")]);
+            assert_run_exits(&f, case, 0);
+        }
+    }
+}
+
+/// Review 36 (a short attack on review 35's fixes, at 928882f): the regressions it found,
+/// each test failing on 928882f.
+mod rev36 {
+    use super::rev34::{GRADE, self_reference};
+    use super::*;
+    use predicates::prelude::*;
+
+    /// 55d, 72a: a grader on the line that starts another with `fork`, which never names
+    /// node: every grader file is one node may run, held to the `package.json` rule.
+    #[test]
+    fn rev36_55d_72a_a_grader_that_forks_another_is_held_to_the_package_json_rule() {
+        let Some(f) = self_reference(
+            &[
+                ("package.json", "{\"name\":\"app\"}\n"),
+                ("graders/child.js", GRADE),
+                (
+                    "graders/run.js",
+                    "const { fork } = require(\"child_process\");\nfork(__dirname + \"/child.js\").on(\"exit\", (c) => process.exit(c));\n",
+                ),
+            ],
+            &[],
+        ) else {
+            return;
+        };
+        std::fs::write(f.path("plan.yaml"), plan("", "node graders/run.js")).unwrap();
+        check(&f)
+            .code(2)
+            .stderr(predicate::str::contains("package.json"));
+        write_files(&f, &[("graders/package.json", "{}\n")]);
+        check(&f).code(0);
+        assert_run_exits(&f, "55d", 1);
+    }
+
+    /// Over-refusals of 928882f: data loaded by a path built from the grader's place (73c),
+    /// `require` in a comment (73f), a commented-out preload in a grader script (75d). Each
+    /// is accepted, and an honest agent passes, installing a dependency in the task's folder
+    /// where no grader names a package (73f, 75d).
+    #[test]
+    fn rev36_honest_layouts_stay_accepted() {
+        if !has("node") {
+            skip_or_fail(&current_test(), "node", "no node here");
+            return;
+        }
+        let read = "const got = require(\"fs\").readFileSync(\"result.txt\", \"utf8\").trim();\n";
+        let cases: Vec<super::rev34::Case> = vec![
+            (
+                "73c",
+                "node graders/check.js",
+                vec![
+                    ("package.json", "{\"name\":\"app\"}\n".into()),
+                    ("graders/expected.json", "{\"want\":\"right\"}\n".into()),
+                    ("graders/tools/regen.js", "const yargs = require(\"yargs\");\n".into()),
+                    (
+                        "graders/check.js",
+                        format!("const path = require(\"path\");\nconst {{ want }} = require(path.join(__dirname, \"expected.json\"));\n{read}process.exit(got === want ? 0 : 1);\n"),
+                    ),
+                ],
+            ),
+            (
+                "73f",
+                "node graders/check.js",
+                vec![(
+                    "graders/check.js",
+                    format!("// --strict (require every key)\n{read}process.exit(got === \"right\" ? 0 : 1);\n"),
+                )],
+            ),
+            (
+                "75d",
+                "sh graders/check.sh",
+                vec![
+                    (
+                        "graders/check.js",
+                        format!("{read}process.exit(got === \"right\" ? 0 : 1);\n"),
+                    ),
+                    (
+                        "graders/check.sh",
+                        "# was: node -r dotenv/config graders/check.js\nexec node graders/check.js\n".into(),
+                    ),
+                ],
+            ),
+        ];
+        for (case, line, files) in cases {
+            let f = fixture(line, "wrong");
+            let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (*p, t.as_str())).collect();
+            write_files(&f, &files);
+            let out = check(&f).get_output().clone();
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{case}: refused\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert_run_exits(&f, case, 1);
+            // 73c's `graders/tools/regen.js` names a package, so the task's `node_modules`
+            // stays the graders' (the older over-refusal 63e): its agent installs nothing.
+            let install = if case == "73c" {
+                ""
+            } else {
+                "mkdir -p node_modules/left-pad && echo 'module.exports = 1;' > node_modules/left-pad/index.js\n"
+            };
+            write_files(
+                &f,
+                &[("agent.sh", &format!("echo right > result.txt\n{install}"))],
+            );
             assert_run_exits(&f, case, 0);
         }
     }
