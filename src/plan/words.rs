@@ -231,23 +231,42 @@ const OBJECT_LOADERS: &[&str] = &[
     "yaml",
 ];
 
+/// A character of a JavaScript (or Python) identifier, as the loaders' readers take it.
+fn is_ident(c: char) -> bool {
+    c.is_alphanumeric() || c == '_' || c == '$'
+}
+
+/// Where each identifier-like word of `c` starts and ends (`[from, to)`), in order.
+fn ident_words(c: &[char]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut k = 0;
+    while k < c.len() {
+        if !is_ident(c[k]) || (k > 0 && is_ident(c[k - 1])) {
+            k += 1;
+            continue;
+        }
+        let from = k;
+        while k < c.len() && is_ident(c[k]) {
+            k += 1;
+        }
+        out.push((from, k));
+    }
+    out
+}
+
 /// The string literals of every [`MODULE_LOADERS`] call's argument in inline code `code`
 /// (and of `pickle.load(…)`-like calls, [`OBJECT_LOADERS`]): the text in the call's
 /// parentheses, or the one literal after the name (`require "x"`, `do 'x'`), or for a
 /// JavaScript `import … from "x"` the rest of the statement.
 pub(super) fn loader_arguments(code: &str) -> Vec<String> {
     let chars: Vec<char> = code.chars().collect();
-    let ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    let ident = |c: char| is_ident(c);
     let mut out = Vec::new();
-    let mut i = 0;
-    while i < chars.len() {
-        if !ident(chars[i]) || (i > 0 && ident(chars[i - 1])) {
-            i += 1;
+    // Past a loader's argument: the words inside it are its argument's.
+    let mut resume = 0;
+    for (start, i) in ident_words(&chars) {
+        if start < resume {
             continue;
-        }
-        let start = i;
-        while i < chars.len() && ident(chars[i]) {
-            i += 1;
         }
         let name: String = chars[start..i].iter().collect();
         let qualifier: String = {
@@ -310,7 +329,7 @@ pub(super) fn loader_arguments(code: &str) -> Vec<String> {
                 .map_or(chars.len(), |p| j + p),
         };
         out.extend(string_literals(&chars[j..arg_end.max(j)]));
-        i = arg_end.max(i);
+        resume = arg_end.max(i);
     }
     out
 }
@@ -1276,18 +1295,8 @@ pub(super) const NODE_BUILTINS: &[&str] = &[
 /// e08, e14: `require ("x")`, `require\n("x")`, `require(("x"))`).
 pub(super) fn module_names(code: &str) -> Vec<String> {
     let c: Vec<char> = code.chars().collect();
-    let ident = |ch: char| ch.is_alphanumeric() || ch == '_' || ch == '$';
     let mut out = Vec::new();
-    let mut k = 0;
-    while k < c.len() {
-        if !ident(c[k]) || (k > 0 && ident(c[k - 1])) {
-            k += 1;
-            continue;
-        }
-        let from = k;
-        while k < c.len() && ident(c[k]) {
-            k += 1;
-        }
+    for (from, k) in ident_words(&c) {
         let word: String = c[from..k].iter().collect();
         if !matches!(word.as_str(), "require" | "import" | "from") {
             continue;
@@ -1491,7 +1500,6 @@ fn scan_loads(code: &str, paths: bool) -> bool {
         return true;
     }
     let c: Vec<char> = code.chars().collect();
-    let ident = |ch: char| ch.is_alphanumeric() || ch == '_' || ch == '$';
     // Whitespace and block comments, as node skips them between a name and its `(`.
     let skip = |mut j: usize| loop {
         while c.get(j).is_some_and(|x| x.is_whitespace()) {
@@ -1567,16 +1575,7 @@ fn scan_loads(code: &str, paths: bool) -> bool {
         }
         matches!(c.get(skip(e + 1)), Some(')' | ','))
     };
-    let mut k = 0;
-    while k < c.len() {
-        if !ident(c[k]) || (k > 0 && ident(c[k - 1])) {
-            k += 1;
-            continue;
-        }
-        let from = k;
-        while k < c.len() && ident(c[k]) {
-            k += 1;
-        }
+    for (from, k) in ident_words(&c) {
         let word: String = c[from..k].iter().collect();
         let before: String = c[from.saturating_sub(7)..from].iter().collect();
         let mut j = skip(k);

@@ -2427,6 +2427,29 @@ mod rev34 {
         Some(f)
     }
 
+    /// An honest case (`line`, `files`): accepted at load, its check judges the fixture's
+    /// wrong answer FAIL, and the agent `right` (shell text) PASS.
+    pub(super) fn accepted_and_judged(
+        case: &str,
+        line: &str,
+        files: &[(&str, String)],
+        right: &str,
+    ) {
+        let f = fixture(line, "wrong");
+        let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (*p, t.as_str())).collect();
+        write_files(&f, &files);
+        let out = check(&f).get_output().clone();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{case}: refused\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_run_exits(&f, case, 1);
+        write_files(&f, &[("agent.sh", right)]);
+        assert_run_exits(&f, case, 0);
+    }
+
     /// A case of a table: its name, the check line, and the files it writes.
     pub(super) type Case<'a> = (&'a str, &'a str, Vec<(&'a str, String)>);
 
@@ -2817,19 +2840,7 @@ mod rev34 {
             ),
         ];
         for (case, line, files) in cases {
-            let f = fixture(line, "wrong");
-            let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (*p, t.as_str())).collect();
-            write_files(&f, &files);
-            let out = check(&f).get_output().clone();
-            assert_eq!(
-                out.status.code(),
-                Some(0),
-                "{case}: refused\n{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            assert_run_exits(&f, case, 1);
-            write_files(&f, &[("agent.sh", "echo right > result.txt\n")]);
-            assert_run_exits(&f, case, 0);
+            accepted_and_judged(case, line, &files, "echo right > result.txt\n");
         }
     }
 
@@ -2858,7 +2869,7 @@ mod rev34 {
 /// Review 35 (an independent attack on review 34's fixes, at 0b6bb96): its breaks and the
 /// over-refusals those fixes had opened, each test failing on 0b6bb96.
 mod rev35 {
-    use super::rev34::{GRADE, self_reference};
+    use super::rev34::{GRADE, accepted_and_judged, self_reference};
     use super::*;
     use predicates::prelude::*;
 
@@ -2983,19 +2994,7 @@ mod rev35 {
             ),
         ];
         for (case, line, files) in cases {
-            let f = fixture(line, "wrong");
-            let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (*p, t.as_str())).collect();
-            write_files(&f, &files);
-            let out = check(&f).get_output().clone();
-            assert_eq!(
-                out.status.code(),
-                Some(0),
-                "{case}: refused\n{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            assert_run_exits(&f, case, 1);
-            write_files(&f, &[("agent.sh", "echo right > result.txt\n")]);
-            assert_run_exits(&f, case, 0);
+            accepted_and_judged(case, line, &files, "echo right > result.txt\n");
         }
     }
 }
@@ -3003,7 +3002,7 @@ mod rev35 {
 /// Review 36 (a short attack on review 35's fixes, at 928882f): the regressions it found,
 /// each test failing on 928882f.
 mod rev36 {
-    use super::rev34::{GRADE, self_reference};
+    use super::rev34::{GRADE, accepted_and_judged, self_reference};
     use super::*;
     use predicates::prelude::*;
 
@@ -3082,17 +3081,6 @@ mod rev36 {
             ),
         ];
         for (case, line, files) in cases {
-            let f = fixture(line, "wrong");
-            let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (*p, t.as_str())).collect();
-            write_files(&f, &files);
-            let out = check(&f).get_output().clone();
-            assert_eq!(
-                out.status.code(),
-                Some(0),
-                "{case}: refused\n{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            assert_run_exits(&f, case, 1);
             // 73c's `graders/tools/regen.js` names a package, so the task's `node_modules`
             // stays the graders' (the older over-refusal 63e): its agent installs nothing.
             let install = if case == "73c" {
@@ -3100,11 +3088,12 @@ mod rev36 {
             } else {
                 "mkdir -p node_modules/left-pad && echo 'module.exports = 1;' > node_modules/left-pad/index.js\n"
             };
-            write_files(
-                &f,
-                &[("agent.sh", &format!("echo right > result.txt\n{install}"))],
+            accepted_and_judged(
+                case,
+                line,
+                &files,
+                &format!("echo right > result.txt\n{install}"),
             );
-            assert_run_exits(&f, case, 0);
         }
     }
 }
