@@ -714,12 +714,15 @@ pub(super) fn makefiles(dir: &std::path::Path) -> [std::path::PathBuf; 3] {
     ["GNUmakefile", "makefile", "Makefile"].map(|m| dir.join(m))
 }
 
+/// node's own test reporters (`--test-reporter spec`), which name no package.
+pub(super) const NODE_REPORTERS: [&str; 5] = ["spec", "tap", "dot", "junit", "lcov"];
+
 /// `node --test-reporter NAME` (review 13, b09): one of node's own reporters, or a module
 /// named by its path (loaded, so protected); a bare package name node would look up in
 /// a `node_modules` a trial could create is refused.
 fn node_reporter(v: Option<&str>) -> Result<(), String> {
     let Some(v) = v else { return Ok(()) };
-    let builtin = matches!(v, "spec" | "tap" | "dot" | "junit" | "lcov");
+    let builtin = NODE_REPORTERS.contains(&v);
     let path = v.starts_with("./") || v.starts_with("../") || v.starts_with('/');
     if builtin || path {
         return Ok(());

@@ -409,13 +409,13 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
             let files = grader_files(line, cwd, env);
             let loads_packages = line_loads
                 || files.len() >= GRADER_FILES
-                // A package a grader script preloads by name (review 35, 61c).
+                // A package named, or one a grader script preloads by name (review 35, 61c):
+                // each file read once.
                 || files.iter().any(|f| {
-                    grader_text(f).is_some_and(|t| !super::words::bare_preloads(&t).is_empty())
-                })
-                || files
-                    .iter()
-                    .any(|f| grader_text(f).is_some_and(|t| bare(&t)));
+                    grader_text(f).is_some_and(|t| {
+                        bare(&t) || !super::words::bare_preloads(&t).is_empty()
+                    })
+                });
             if !runs_node || !loads_packages {
                 continue;
             }

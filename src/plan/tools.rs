@@ -1789,11 +1789,8 @@ fn node(words: &[&str], dir: &Path, writable: &dyn Fn(&Path) -> bool) -> Option<
             // Review 35, 61a, 61b, 61e: a preload by a package's name (`-r dotenv/config`,
             // `--import tsx`) resolves from the check's own folder, where the trials write
             // the `package.json` node reads first, so it is that package.
-            let top = value.trim_start_matches("node:");
-            let top = top.split('/').next().unwrap_or(top);
-            // node's own modules, and its own test reporters (`--test-reporter spec`).
-            let reporter = matches!(value.as_str(), "spec" | "tap" | "dot" | "junit" | "lcov");
-            if value.starts_with("node:") || NODE_BUILTINS.contains(&top) || reporter {
+            let top = value.split('/').next().unwrap_or(value);
+            if super::words::node_own(value) {
                 continue;
             }
             if writable(dir) {

@@ -1363,6 +1363,17 @@ pub(super) fn built_path_load(code: &str) -> bool {
     scan_loads(code, true)
 }
 
+/// Whether `name`, loaded or preloaded by node, is node's own: one of its modules (`fs`,
+/// `node:test`, `fs/promises`) or one of its test reporters, no package looked up in a
+/// `node_modules`.
+pub(super) fn node_own(name: &str) -> bool {
+    let top = name.trim_start_matches("node:");
+    let top = top.split('/').next().unwrap_or(top);
+    name.starts_with("node:")
+        || NODE_BUILTINS.contains(&top)
+        || super::invoke::NODE_REPORTERS.contains(&name)
+}
+
 /// The packages a script's text preloads into node by name (`node -r dotenv/config`,
 /// `--import tsx`, `NODE_OPTIONS="--require x"`): node resolves each from the folder it
 /// runs in, reading the nearest `package.json` there first (review 35, 61a-61c). Paths,
@@ -1420,13 +1431,8 @@ pub(super) fn bare_preloads(text: &str) -> Vec<String> {
             let Some(v) = value.map(|v| unquote(&v)) else {
                 continue;
             };
-            let top = v.trim_start_matches("node:");
-            let top = top.split('/').next().unwrap_or(top);
             let path = v.starts_with('.') || v.starts_with('/') || v.starts_with('$');
-            let own = v.starts_with("node:")
-                || NODE_BUILTINS.contains(&top)
-                || matches!(v.as_str(), "spec" | "tap" | "dot" | "junit" | "lcov");
-            if !v.is_empty() && !path && !own && !v.starts_with('-') {
+            if !v.is_empty() && !path && !node_own(&v) && !v.starts_with('-') {
                 out.push(v);
             }
         }
