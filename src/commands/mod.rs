@@ -39,6 +39,7 @@ pub(crate) fn warn_about(plan: &crate::plan::Plan) {
     for w in warnings
         .iter()
         .chain(&crate::plan::reach::definition_warnings(plan))
+        .chain(&crate::plan::reach::unheld_program_warnings(plan))
     {
         eprintln!("{}", crate::untrusted::log_line(w));
     }

@@ -959,6 +959,72 @@ pub fn definition_warnings(plan: &Plan) -> Vec<String> {
     out
 }
 
+/// One line for each program a grader script runs that gate does not hold (review 34, 51e,
+/// 51e2): `check: sh ci/check.sh` whose script runs `node graders/check.js` names
+/// `graders/check.js` only inside the script, so the box holds `ci/` and not `graders/`,
+/// and a trial can rewrite that grader. Gate cannot tell such a grader from the agent's own
+/// program a grader script runs (`python3 solution.py`), which the trials must write; so it
+/// says so rather than refusing. A word of a grader file counts when it names, from the
+/// check's folder or the file's own, an existing program or script (executable, or with a
+/// script's extension) in a folder the trials write, outside every folder gate holds.
+pub fn unheld_program_warnings(plan: &Plan) -> Vec<String> {
+    if plan.policy.sandbox.mode == crate::model::SandboxMode::Off {
+        return Vec::new();
+    }
+    let roots = super::state::writable_roots(plan);
+    let guarded = super::state::guarded_folders(plan);
+    let named: Vec<PathBuf> = super::state::named_files(plan)
+        .iter()
+        .map(|p| resolve(p))
+        .collect();
+    let mut out = Vec::new();
+    for t in &plan.tasks {
+        let mut said: Vec<PathBuf> = Vec::new();
+        for (line, cwd, env) in super::state::check_lines(t) {
+            for file in super::state::grader_files(line, cwd, env) {
+                let Some(text) = super::state::grader_text(&file) else {
+                    continue;
+                };
+                let here = file.parent().map(Path::to_path_buf).unwrap_or_default();
+                let words = text
+                    .split(|c: char| c.is_whitespace() || "\"'`;|&()[]{},=:<>".contains(c))
+                    .filter(|w| {
+                        !w.is_empty()
+                            && w.len() < 4096
+                            && !w.contains(['$', '*', '?', '~'])
+                            && (w.contains('/') || w.contains('.'))
+                    });
+                for w in words {
+                    for base in [cwd.as_path(), here.as_path()] {
+                        let at = base.join(w);
+                        if !super::state::is_program(&at) {
+                            continue;
+                        }
+                        let real = resolve(&at);
+                        let open = roots.iter().any(|r| real.starts_with(r))
+                            && !guarded.iter().any(|g| real.starts_with(g));
+                        if !open || named.contains(&real) || said.contains(&real) {
+                            continue;
+                        }
+                        said.push(real.clone());
+                        out.push(format!(
+                            "warning: task `{}`: the grader file `{}` names `{}`, a program in \
+                             a folder the trials write, which gate does not hold: if it grades, a \
+                             trial could rewrite it and decide the grade; name it on the \
+                             `check:` line or under `fixtures:` so that gate holds its folder \
+                             (docs/trust.md, \"What is not protected\")",
+                            t.id,
+                            file.display(),
+                            real.display()
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
 /// The test runner a grader file's text starts, if it names one: pytest (in any spelling
 /// [`mentions_pytest`] finds), or a JavaScript package runner, a test runner, `unittest`
 /// or `prove` by its word.

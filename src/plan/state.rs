@@ -581,10 +581,22 @@ pub(super) fn refuse_node_graders_without_a_package_json(
             };
             let files = grader_files(line, cwd, env);
             let unread = files.len() >= GRADER_FILES;
-            let texts: Vec<(PathBuf, String)> = (files.into_iter())
-                .filter(|f| !prose(f))
+            let (prose_files, files): (Vec<PathBuf>, Vec<PathBuf>) =
+                files.into_iter().partition(|f| prose(f));
+            let mut texts: Vec<(PathBuf, String)> = (files.into_iter())
                 .filter_map(|f| grader_text(&f).map(|t| (f, t)))
                 .collect();
+            // ... unless a grader names it beside node: node runs a `.txt` main, or
+            // preloads one, as CommonJS (review 34, 51f, 56f). Data (`.json`) runs nothing.
+            let run_by_node: Vec<PathBuf> = (prose_files.into_iter())
+                .filter(|f| {
+                    f.extension().is_some_and(|e| e != "json")
+                        && f.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                            (texts.iter()).any(|(_, t)| names_a_node_program(t) && t.contains(n))
+                        })
+                })
+                .collect();
+            texts.extend((run_by_node.into_iter()).filter_map(|f| grader_text(&f).map(|t| (f, t))));
             // A script's comment lines start nothing (review 34, 54g, 56d: `# built with
             // npm`); its shebang does.
             let code_of = |t: &str| -> String {
@@ -696,9 +708,17 @@ pub(super) fn refuse_node_graders_without_a_package_json(
             let cwd_open = roots.iter().any(|r| check_dir.starts_with(r))
                 && !guarded.iter().any(|g| check_dir.starts_with(g));
             if cwd_open
-                && let Some(name) = starters
+                && let Some(name) = texts
                     .iter()
-                    .flat_map(|t| super::words::bare_preloads(t))
+                    .flat_map(|(f, t)| {
+                        // Review 36, 70d-70f, 70n: a Python or JavaScript grader that starts
+                        // node with a preload, or sets `NODE_OPTIONS` for it, too.
+                        super::words::bare_preloads(&if script(f) {
+                            super::words::strip_js_comments(t)
+                        } else {
+                            code_of(t)
+                        })
+                    })
                     .next()
             {
                 return Err(PlanError::Invalid {
@@ -1191,14 +1211,15 @@ pub(super) fn grader_files(
 }
 
 /// The text of grader file `p` (its bytes read as UTF-8, lossily: a compiled grader's
-/// strings too), if it is at most 16 MiB.
+/// strings too, with JavaScript's unicode escapes read: [`super::words::js_unescape`]), if
+/// it is at most 16 MiB.
 pub(super) fn grader_text(p: &Path) -> Option<String> {
     if !std::fs::metadata(p).is_ok_and(|m| m.len() <= 16 << 20) {
         return None;
     }
     std::fs::read(p)
         .ok()
-        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+        .map(|bytes| super::words::js_unescape(&String::from_utf8_lossy(&bytes)).into_owned())
 }
 
 /// The repository git finds from folder `cwd` now, as its git folder and its work tree's
@@ -2168,8 +2189,36 @@ mod tests {
             bare_preloads("NODE_OPTIONS=\"--require x\" node a.js"),
             ["x"]
         );
+        // Review 36, 70a-70n: the spellings of a script, a Python and a JavaScript grader.
+        for text in [
+            "NODE=node\nexec \"$NODE\" -r dotenv/config graders/check.js",
+            "exec node \\\n  -r dotenv/config \\\n  graders/check.js",
+            "exec node --title grader -r dotenv/config graders/check.js",
+            "exec node -C development -r dotenv/config graders/check.js",
+            "subprocess.run([\"node\",\"-r\",\"dotenv/config\",\"graders/check.js\"])",
+            "spawnSync(\"node\", [\"-r\",\"dotenv/config\", path.join(__dirname,\"check.js\")])",
+            "spawnSync(process.execPath, [\"--require=dotenv/config\", f])",
+            "os.environ[\"NODE_OPTIONS\"] = \"--require dotenv/config\"",
+            "out=$(node -r dotenv/config graders/check.js) || exit 1",
+            "\\node -r dotenv/config graders/check.js",
+            "(node -r dotenv/config graders/check.js)",
+            "spawnSync(\"node\", [f], {env: {...process.env, NODE_OPTIONS: \"--require dotenv/config\"}})",
+        ] {
+            assert_eq!(bare_preloads(text), ["dotenv/config"], "{text}");
+        }
+        assert_eq!(
+            crate::plan::words::js_unescape("requir\\u0065(n); \\u{65}q; \\u00; \\u{}"),
+            "require(n); eq; \\u00; \\u{}"
+        );
+        assert_eq!(
+            bare_preloads("exec node --test --test-reporter=@reporters/github graders/"),
+            ["@reporters/github"]
+        );
         // Another program's `-r`, paths, node's own modules and reporters are none.
         for text in [
+            "node_modules/.bin/x -r y; rm -r node_modules",
+            "const node = process.versions.node; read -r x",
+            "subprocess.run([\"node\", \"graders/check.js\", \"-r\", \"x\"])",
             "grep -r answer out/ && read -r line",
             "node -r ./graders/setup.js graders/check.js",
             "node --test --test-reporter spec graders/",

@@ -1815,6 +1815,8 @@ fn node(words: &[&str], dir: &Path, writable: &dyn Fn(&Path) -> bool) -> Option<
     let mut c = 0;
     while c < codes.len() && c < 200 {
         let (code, base) = codes[c].clone();
+        // Review 34, 52j: `requir\u0065(n)` is `require(n)`.
+        let code = super::words::js_unescape(&code).into_owned();
         c += 1;
         // Review 27, 03g; reviews 30 and 31 ([`super::words::create_require_problem`]).
         if let Some(why) = super::words::create_require_problem(&code) {

@@ -1375,76 +1375,153 @@ pub(super) fn node_own(name: &str) -> bool {
 }
 
 /// The packages a script's text preloads into node by name (`node -r dotenv/config`,
-/// `--import tsx`, `NODE_OPTIONS="--require x"`): node resolves each from the folder it
-/// runs in, reading the nearest `package.json` there first (review 35, 61a-61c). Paths,
-/// node's own modules and its own test reporters are not packages.
+/// `--import tsx`, `--test-reporter=@scope/x`, `NODE_OPTIONS="--require x"`): node
+/// resolves each from the folder it runs in, reading the nearest `package.json` there first
+/// (review 35, 61a-61c). Paths, node's own modules and its own test reporters are not
+/// packages.
+///
+/// Scripts start node in more spellings than a check line (review 36, 70a-70n): by a
+/// variable (`"$NODE" -r …`), after `\` line breaks, with options that take values before
+/// `-r` (`--title grader`), from Python (`subprocess.run(["node", "-r", …])`) or JavaScript
+/// (`spawnSync(process.execPath, ["-r", …])`, `env: {NODE_OPTIONS: "--require …"}`), in a
+/// command substitution or a subshell. So a logical line is cut into words at blanks and at
+/// the punctuation those languages put between arguments, and the words after each start of
+/// node (a word named `node` or `nodejs`, `$NODE` too, `execPath`, `argv0`, a `NODE_OPTIONS`
+/// value) are read as node's own arguments are read on a check line
+/// ([`super::invoke::invocation`]); where that reading fails, every preload option among
+/// them counts. Other programs' `-r` (`rm -r`, `read -r`) are not node's.
 pub(super) fn bare_preloads(text: &str) -> Vec<String> {
-    const FLAGS: [&str; 5] = [
+    const FLAGS: [&str; 6] = [
         "-r",
         "--require",
         "--import",
         "--loader",
         "--experimental-loader",
+        "--test-reporter",
     ];
-    let unquote = |w: &str| w.trim_matches(|c| c == '"' || c == '\'').to_string();
-    let mut out = Vec::new();
-    for line in text.lines() {
+    let unquote = |w: &str| w.trim_matches(['"', '\'', '`']).to_string();
+    let package = |v: &str| {
+        !(v.is_empty()
+            || v.starts_with(['.', '/', '$', '-'])
+            || node_own(v)
+            || v.contains(char::is_whitespace))
+    };
+    let mut out: Vec<String> = Vec::new();
+    // A `\` at a line's end joins the next line to it (review 36, 70b).
+    let joined = text.replace("\\\n", " ");
+    for line in joined.lines() {
         // A comment runs nothing (review 36, 75d: `# was: node -r dotenv/config …`).
         let trimmed = line.trim_start();
         if trimmed.starts_with('#') || trimmed.starts_with("//") {
             continue;
         }
-        // The options of a node command on the line (`node -r x script.js`), or of a
-        // `NODE_OPTIONS` value: other programs' `-r` (`rm -r`, `read -r`) are not node's.
-        let mut words: Vec<String> = Vec::new();
-        let mut in_node = false;
-        for w in line.split(|c: char| c.is_whitespace() || c == ';') {
-            let w = unquote(w);
-            if let Some(v) = w.strip_prefix("NODE_OPTIONS=") {
-                in_node = true;
-                words.push(unquote(v));
-                continue;
-            }
-            let name = w.rsplit('/').next().unwrap_or(&w);
-            if name == "node" || name == "nodejs" {
-                in_node = true;
-                continue;
-            }
-            if in_node {
-                if w.starts_with('-') || words.last().is_some_and(|l| FLAGS.contains(&l.as_str())) {
-                    words.push(w);
-                } else {
-                    in_node = false;
+        let words: Vec<String> = line
+            .split(|c: char| c.is_whitespace() || ";|&()[]{},".contains(c))
+            .map(|w| unquote(w.trim_start_matches('\\')))
+            .filter(|w| !w.is_empty())
+            .collect();
+        for (i, w) in words.iter().enumerate() {
+            // The words node reads as its own arguments from here.
+            let mut args: Vec<String> = vec!["node".to_string()];
+            if let Some(v) = w.strip_prefix("NODE_OPTIONS") {
+                let v = unquote(v.trim_start_matches(['=', ':', '"', '\'', ']']));
+                args.extend(Some(v).filter(|v| !v.is_empty()));
+            } else {
+                let name = w.trim_start_matches('$').rsplit('/').next().unwrap_or(w);
+                let name = name.to_ascii_lowercase();
+                if !(name == "node"
+                    || name == "nodejs"
+                    || w.contains("execPath")
+                    || w.contains("argv0"))
+                {
+                    continue;
                 }
             }
-        }
-        for (i, w) in words.iter().enumerate() {
-            let value = if FLAGS.contains(&w.as_str()) {
-                words.get(i + 1).cloned()
-            } else {
-                FLAGS.iter().find_map(|f| {
-                    w.strip_prefix(f)
-                        .and_then(|v| v.strip_prefix('='))
-                        .map(str::to_string)
-                })
+            args.extend(
+                words[i + 1..]
+                    .iter()
+                    .filter(|a| !matches!(a.as_str(), "=" | ":"))
+                    .cloned(),
+            );
+            let a: Vec<&str> = args.iter().map(String::as_str).collect();
+            let mut values: Vec<String> = Vec::new();
+            let options_end = match super::invoke::invocation(&a) {
+                Ok(inv) => {
+                    values.extend(
+                        inv.loads
+                            .iter()
+                            .filter(|(_, _, path)| !path)
+                            .map(|(_, v, _)| v.clone()),
+                    );
+                    inv.rest.min(a.len())
+                }
+                Err(_) => a.len(),
             };
-            let Some(v) = value.map(|v| unquote(&v)) else {
-                continue;
-            };
-            let path = v.starts_with('.') || v.starts_with('/') || v.starts_with('$');
-            if !v.is_empty() && !path && !node_own(&v) && !v.starts_with('-') {
-                out.push(v);
+            for (k, w) in a[..options_end].iter().enumerate() {
+                let value = if FLAGS.contains(w) {
+                    a.get(k + 1).map(|v| v.to_string())
+                } else {
+                    FLAGS.iter().find_map(|f| {
+                        w.strip_prefix(f)
+                            .and_then(|v| v.strip_prefix('='))
+                            .map(str::to_string)
+                    })
+                };
+                values.extend(value);
+            }
+            for v in values {
+                let v = unquote(&v);
+                if package(&v) && !out.contains(&v) {
+                    out.push(v);
+                }
             }
         }
     }
     out
 }
 
+/// `text` with JavaScript's unicode escapes (`\u0065`, `\u{65}`) read as the characters
+/// they stand for, wherever they are: an identifier may be spelled so (review 34, 52j:
+/// `requir\u0065(n)` is `require(n)`), and a string is (`require("\u0065q")` loads `eq`).
+pub(super) fn js_unescape(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains("\\u") {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("\\u") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 2..];
+        let (hex, len) = match after.strip_prefix('{') {
+            Some(b) => match b.find('}') {
+                Some(e) if e <= 6 => (&b[..e], e + 2),
+                _ => ("", 0),
+            },
+            None => (after.get(..4).unwrap_or(""), 4),
+        };
+        let c = (!hex.is_empty() && hex.chars().all(|c| c.is_ascii_hexdigit()))
+            .then(|| u32::from_str_radix(hex, 16).ok().and_then(char::from_u32))
+            .flatten();
+        match c {
+            Some(c) => {
+                out.push(c);
+                rest = &after[len..];
+            }
+            None => {
+                out.push_str("\\u");
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    std::borrow::Cow::Owned(out)
+}
+
 /// JavaScript `code` without its comments (`// …` to the end of the line, `/* … */`),
 /// strings and template literals kept whole (a `//` inside `"http://x"` is no comment).
 /// A regular expression literal holding a quote may throw the reading off; what is left is
 /// only read for loads.
-fn strip_js_comments(code: &str) -> String {
+pub(super) fn strip_js_comments(code: &str) -> String {
     let c: Vec<char> = code.chars().collect();
     let mut out = String::with_capacity(code.len());
     let mut k = 0;

@@ -2458,7 +2458,10 @@ mod rev34 {
 
     /// Refused at load, naming the fix; with the fix (`graders/package.json`), accepted, and
     /// the trial's `package.json` is never read: the wrong answer FAILs.
-    fn refused_until_the_graders_have_a_package_json(files: &[(&str, &str)], executable: &[&str]) {
+    pub(super) fn refused_until_the_graders_have_a_package_json(
+        files: &[(&str, &str)],
+        executable: &[&str],
+    ) {
         let Some(f) = self_reference(files, executable) else {
             return;
         };
@@ -3095,5 +3098,163 @@ mod rev36 {
                 &format!("echo right > result.txt\n{install}"),
             );
         }
+    }
+}
+
+/// Review 37: the breaks reviews 34 and 36 left open in how grader scripts start node and
+/// what they run.
+mod rev37 {
+    use super::rev34::{GRADE, refused_until_the_graders_have_a_package_json, self_reference};
+    use super::*;
+    use predicates::prelude::*;
+
+    /// 51f, 56f: node runs a grader with a prose extension (`node graders/check.txt`), or
+    /// preloads one, as CommonJS; 52j: `requir\u0065(n)` is `require(n)`. Each is held to
+    /// the `package.json` rule as a `.js` grader is (each PASSed a wrong answer on d3f3ea2).
+    #[test]
+    fn rev37_51f_52j_a_grader_node_runs_by_any_name_or_spelling_needs_a_package_json() {
+        let escaped = GRADE.replacen("require(\"eq\")", "requir\\u0065(\"eq\")", 1);
+        assert!(escaped.contains("requir\\u0065"));
+        // The grader without its `require`: `eq` is the preload's global.
+        let body = GRADE.split_once('\n').unwrap().1;
+        for files in [
+            vec![
+                ("graders/check.txt", GRADE),
+                ("graders/check.sh", "exec node graders/check.txt\n"),
+            ],
+            vec![
+                ("graders/setup.txt", "globalThis.eq = require(\"eq\");\n"),
+                ("graders/check.js", body),
+                (
+                    "graders/check.sh",
+                    "exec node -r ./graders/setup.txt graders/check.js\n",
+                ),
+            ],
+            vec![
+                ("graders/check.js", escaped.as_str()),
+                ("graders/check.sh", "exec node graders/check.js\n"),
+            ],
+        ] {
+            refused_until_the_graders_have_a_package_json(&files, &[]);
+        }
+    }
+
+    /// 70a-70n: a package preloaded into node by its name from a grader file, in the
+    /// spellings the script reader missed (a variable, a `\` line break, an option with a
+    /// value before `-r`, a command substitution, a subshell, `\node`, a reporter; Python's
+    /// `subprocess` and `NODE_OPTIONS`; a JavaScript `spawnSync` with `-r` or with
+    /// `NODE_OPTIONS` in its `env`): node resolves it from the check's folder, where the
+    /// trial's `package.json` names itself that package. Each PASSed a wrong answer on
+    /// d3f3ea2; now refused at load, naming the preload.
+    #[test]
+    fn rev37_70a_70n_a_package_a_grader_preloads_by_name_in_any_spelling_is_refused() {
+        let run_js = |spawn: &str| {
+            format!(
+                "const {{ spawnSync }} = require(\"child_process\");\nconst r = {spawn};\nprocess.exit(r.status);\n"
+            )
+        };
+        let cases: Vec<(&str, &str, &str, String, &str)> = vec![
+            ("70a", "sh graders/check.sh", "graders/check.sh", "NODE=node\nexec \"$NODE\" -r eq graders/check.js\n".into(), "eq"),
+            ("70b", "sh graders/check.sh", "graders/check.sh", "exec node \\\n  -r eq \\\n  graders/check.js\n".into(), "eq"),
+            ("70c", "sh graders/check.sh", "graders/check.sh", "exec node --title grader -r eq graders/check.js\n".into(), "eq"),
+            ("70c2", "sh graders/check.sh", "graders/check.sh", "exec node -C development -r eq graders/check.js\n".into(), "eq"),
+            ("70g", "sh graders/check.sh", "graders/check.sh", "out=$(node -r eq graders/check.js) || exit 1\n".into(), "eq"),
+            ("70h", "sh graders/check.sh", "graders/check.sh", "exec node --test --test-reporter=@r/eq graders/\n".into(), "@r/eq"),
+            ("70i", "sh graders/check.sh", "graders/check.sh", "\\node -r eq graders/check.js\n".into(), "eq"),
+            ("70j", "sh graders/check.sh", "graders/check.sh", "(node -r eq graders/check.js)\n".into(), "eq"),
+            ("70d", "python3 graders/check.py", "graders/check.py", "import subprocess, sys\nsys.exit(subprocess.run([\"node\", \"-r\", \"eq\", \"graders/check.js\"]).returncode)\n".into(), "eq"),
+            ("70f", "python3 graders/check.py", "graders/check.py", "import os, subprocess, sys\nos.environ[\"NODE_OPTIONS\"] = \"--require eq\"\nsys.exit(subprocess.run([\"node\", \"graders/check.js\"]).returncode)\n".into(), "eq"),
+            ("70e", "node graders/run.js", "graders/run.js", run_js("spawnSync(\"node\", [\"-r\", \"eq\", __dirname + \"/check.js\"], { stdio: \"inherit\" })"), "eq"),
+            ("70n", "node graders/run.js", "graders/run.js", run_js("spawnSync(process.execPath, [__dirname + \"/check.js\"], { stdio: \"inherit\", env: { ...process.env, NODE_OPTIONS: \"--require eq\" } })"), "eq"),
+        ];
+        for (case, line, file, text, name) in cases {
+            let Some(f) = self_reference(
+                &[
+                    ("graders/package.json", "{}\n"),
+                    ("graders/check.js", GRADE),
+                    (file, &text),
+                ],
+                &[],
+            ) else {
+                return;
+            };
+            std::fs::write(f.path("plan.yaml"), plan("", line)).unwrap();
+            let out = check(&f).get_output().clone();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{case}: accepted\n{stderr}");
+            assert!(
+                stderr.contains(&format!("preloads `{name}`")),
+                "{case}: {stderr}"
+            );
+        }
+    }
+
+    /// 51e, 51e2: `check: sh ci/check.sh` whose script runs `graders/grade.sh`: the box holds
+    /// `ci/`, not `graders/`, so a trial can rewrite that grader. Gate cannot tell it from the
+    /// agent's own program a grader script runs, so it warns, naming the file and the fix;
+    /// with the fix (`fixtures:`), gate holds the folder and the trial's rewrite wins nothing.
+    #[test]
+    fn rev37_51e_a_grader_a_script_runs_outside_the_held_folders_is_named_with_its_fix() {
+        let f = fixture("sh ci/check.sh", "wrong");
+        write_files(
+            &f,
+            &[
+                ("ci/check.sh", "exec sh graders/grade.sh\n"),
+                ("graders/grade.sh", "grep -qx right result.txt\n"),
+            ],
+        );
+        check(&f).code(0).stderr(
+            predicate::str::contains("the grader file")
+                .and(predicate::str::contains("graders/grade.sh"))
+                .and(predicate::str::contains("which gate does not hold"))
+                .and(predicate::str::contains("under `fixtures:`")),
+        );
+        // The attack the warning is about: the trial rewrites the grader, and PASSes.
+        write_files(
+            &f,
+            &[(
+                "agent.sh",
+                "echo wrong > result.txt\nprintf 'exit 0\\n' > graders/grade.sh\n",
+            )],
+        );
+        assert_run_exits(&f, "51e2 unheld", 0);
+        // With the grader named as a fixture: no warning, and no PASS for the rewrite.
+        write_files(&f, &[("graders/grade.sh", "grep -qx right result.txt\n")]);
+        std::fs::write(
+            f.path("plan.yaml"),
+            plan("    fixtures: [graders/grade.sh]\n", "sh ci/check.sh"),
+        )
+        .unwrap();
+        check(&f)
+            .code(0)
+            .stderr(predicate::str::contains("which gate does not hold").not());
+        let out = f.run(&[]).get_output().clone();
+        assert_ne!(out.status.code(), Some(0), "51e2 held: PASS");
+        assert_eq!(
+            std::fs::read_to_string(f.path("graders/grade.sh")).unwrap(),
+            "grep -qx right result.txt\n"
+        );
+    }
+
+    /// The warning's honest neighbours: a grader script that runs the agent's own program
+    /// is warned about (gate cannot tell), and one that reads data or runs only what gate
+    /// holds is not.
+    #[test]
+    fn rev37_51e_a_script_reading_data_or_held_graders_is_not_warned_about() {
+        let f = fixture("sh graders/check.sh", "right");
+        write_files(
+            &f,
+            &[
+                (
+                    "graders/check.sh",
+                    "sh graders/grade && diff -q result.txt graders/expected.txt\n",
+                ),
+                ("graders/expected.txt", "right\n"),
+            ],
+        );
+        check(&f)
+            .code(0)
+            .stderr(predicate::str::contains("which gate does not hold").not());
+        assert_run_exits(&f, "held graders", 0);
     }
 }
