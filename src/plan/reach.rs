@@ -964,9 +964,13 @@ pub fn definition_warnings(plan: &Plan) -> Vec<String> {
 /// `graders/check.js` only inside the script, so the box holds `ci/` and not `graders/`,
 /// and a trial can rewrite that grader. Gate cannot tell such a grader from the agent's own
 /// program a grader script runs (`python3 solution.py`), which the trials must write; so it
-/// says so rather than refusing. A word of a grader file counts when it names, from the
-/// check's folder or the file's own, an existing program or script (executable, or with a
-/// script's extension) in a folder the trials write, outside every folder gate holds.
+/// says so rather than refusing.
+///
+/// A word of a grader file's code (whole-line comments left out) counts when it names an
+/// existing program or script (executable, with a script's extension, or with no extension
+/// at all) in a folder the trials write, outside every folder gate holds, from the check's
+/// folder, the file's own, or a folder the file names (`cd graders && ./grade.sh`: review
+/// 37, 83c); a word built on a variable counts from after it (`"$here/../graders/x"`: 83b2).
 pub fn unheld_program_warnings(plan: &Plan) -> Vec<String> {
     if plan.policy.sandbox.mode == crate::model::SandboxMode::Off {
         return Vec::new();
@@ -977,6 +981,8 @@ pub fn unheld_program_warnings(plan: &Plan) -> Vec<String> {
         .iter()
         .map(|p| resolve(p))
         .collect();
+    let program =
+        |p: &Path| super::state::is_program(p) || (p.extension().is_none() && p.is_file());
     let mut out = Vec::new();
     for t in &plan.tasks {
         let mut said: Vec<PathBuf> = Vec::new();
@@ -986,18 +992,51 @@ pub fn unheld_program_warnings(plan: &Plan) -> Vec<String> {
                     continue;
                 };
                 let here = file.parent().map(Path::to_path_buf).unwrap_or_default();
-                let words = text
-                    .split(|c: char| c.is_whitespace() || "\"'`;|&()[]{},=:<>".contains(c))
+                let code: Vec<&str> = (text.lines())
+                    .filter(|l| {
+                        let l = l.trim_start();
+                        !(l.starts_with('#') && !l.starts_with("#!") || l.starts_with("//"))
+                    })
+                    .collect();
+                // Each word once, and only a path or a script's name: a minified grader has
+                // a million `a.b` words, none of them a program. A word built on a variable
+                // is read from its first `/` after the variable.
+                let words: std::collections::BTreeSet<&str> = (code.iter())
+                    .flat_map(|l| l.split_whitespace())
+                    .map(|w| match w.rfind('$') {
+                        Some(at) => w[at..].find('/').map_or("", |s| &w[at + s + 1..]),
+                        None => w,
+                    })
+                    .flat_map(|w| w.split(|c: char| "\"'`;|&()[]{},=:<>".contains(c)))
                     .filter(|w| {
                         !w.is_empty()
                             && w.len() < 4096
-                            && !w.contains(['$', '*', '?', '~'])
-                            && (w.contains('/') || w.contains('.'))
-                    });
-                for w in words {
+                            && !w.contains(['*', '?', '~'])
+                            && (w.contains('/') || super::state::script_extension(Path::new(w)))
+                    })
+                    .collect();
+                // The folders the file names (`cd graders`), as bases too.
+                let mut bases = vec![cwd.clone(), here.clone()];
+                let folders: std::collections::BTreeSet<&str> = (code.iter())
+                    .flat_map(|l| {
+                        l.split(|c: char| c.is_whitespace() || "\"'`;|&()[]{},=:<>".contains(c))
+                    })
+                    .filter(|w| {
+                        !w.is_empty() && w.len() < 4096 && !w.contains(['$', '*', '?', '~'])
+                    })
+                    .collect();
+                for w in folders.iter().chain(&words) {
                     for base in [cwd.as_path(), here.as_path()] {
+                        let d = base.join(w);
+                        if bases.len() < 32 && d.is_dir() && !bases.contains(&d) {
+                            bases.push(d);
+                        }
+                    }
+                }
+                for w in &words {
+                    for base in &bases {
                         let at = base.join(w);
-                        if !super::state::is_program(&at) {
+                        if !program(&at) {
                             continue;
                         }
                         let real = resolve(&at);
@@ -1010,12 +1049,14 @@ pub fn unheld_program_warnings(plan: &Plan) -> Vec<String> {
                         out.push(format!(
                             "warning: task `{}`: the grader file `{}` names `{}`, a program in \
                              a folder the trials write, which gate does not hold: if it grades, a \
-                             trial could rewrite it and decide the grade; name it on the \
-                             `check:` line or under `fixtures:` so that gate holds its folder \
+                             trial could rewrite it and decide the grade; move it beside `{}` \
+                             (gate holds the folders of the graders the `check:` line names, \
+                             and reads what is in them) or name it on the `check:` line \
                              (docs/trust.md, \"What is not protected\")",
                             t.id,
                             file.display(),
-                            real.display()
+                            real.display(),
+                            file.display()
                         ));
                     }
                 }

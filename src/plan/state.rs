@@ -586,14 +586,23 @@ pub(super) fn refuse_node_graders_without_a_package_json(
             let mut texts: Vec<(PathBuf, String)> = (files.into_iter())
                 .filter_map(|f| grader_text(&f).map(|t| (f, t)))
                 .collect();
-            // ... unless a grader names it beside node: node runs a `.txt` main, or
-            // preloads one, as CommonJS (review 34, 51f, 56f). Data (`.json`) runs nothing.
+            // ... unless a grader has node run it or preload it: node runs a `.txt` main
+            // as CommonJS (review 34, 51f, 56f). A file given to the script as data is not
+            // (review 37, 84d: `node graders/check.js graders/sample.txt`).
+            // A file a grader requires by its path runs whatever its name (review 37, 81h:
+            // `require("./helper.txt")`).
+            let run_words: Vec<std::ffi::OsString> = (texts.iter())
+                .flat_map(|(_, t)| {
+                    let required = super::words::module_names(t);
+                    (super::words::node_run_words(t).into_iter())
+                        .chain(required.into_iter().filter(|n| n.starts_with('.')))
+                })
+                .filter_map(|w| Path::new(&w).file_name().map(|n| n.to_os_string()))
+                .collect();
             let run_by_node: Vec<PathBuf> = (prose_files.into_iter())
                 .filter(|f| {
-                    f.extension().is_some_and(|e| e != "json")
-                        && f.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
-                            (texts.iter()).any(|(_, t)| names_a_node_program(t) && t.contains(n))
-                        })
+                    f.file_name()
+                        .is_some_and(|n| run_words.iter().any(|w| w == n))
                 })
                 .collect();
             texts.extend((run_by_node.into_iter()).filter_map(|f| grader_text(&f).map(|t| (f, t))));
@@ -628,6 +637,7 @@ pub(super) fn refuse_node_graders_without_a_package_json(
                 // `child_process` by its module name whatever it runs: `fork` starts node
                 // without naming it, and so does `process.argv0` (review 36, 55d, 72a,
                 // 72b, 72i, 72l; which reopens review 35's over-refusal 62e).
+                let calls = |name: &str| super::words::calls(t, name);
                 t.contains("execPath")
                     || t.contains("argv0")
                     || t.contains("runMain")
@@ -635,6 +645,15 @@ pub(super) fn refuse_node_graders_without_a_package_json(
                     || module("worker_threads")
                     || module("cluster")
                     || super::words::built_path_load(t)
+                    // Review 36, 72c, 72d, 72f: `node:test`'s `run({files})` starts each
+                    // file in a child node; code run from text (`eval`, `new Function`,
+                    // `vm`) may be any file's; a loader hook (`module.register`) loads its
+                    // own files.
+                    || (module("test") && calls("run"))
+                    || calls("eval")
+                    || calls("Function")
+                    || module("vm")
+                    || (module("module") && calls("register"))
             });
             let shebang = |text: &str| {
                 text.starts_with("#!") && text.lines().next().is_some_and(names_a_node_program)
@@ -707,6 +726,34 @@ pub(super) fn refuse_node_graders_without_a_package_json(
             let check_dir = real(cwd);
             let cwd_open = roots.iter().any(|r| check_dir.starts_with(r))
                 && !guarded.iter().any(|g| check_dir.starts_with(g));
+            // Review 37, 80r: inline code a grader script gives node (`node -e
+            // 'require("eq")…'`) resolves its packages from the folder node runs in too.
+            let inline = (texts.iter()).find(|(f, t)| {
+                !script(f)
+                    && names_a_package(t)
+                    && super::words::node_argument_lists(t).iter().any(|a| {
+                        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+                        matches!(
+                            super::invoke::invocation(&a).map(|i| i.runs),
+                            Ok(super::invoke::Runs::Code(_))
+                        )
+                    })
+            });
+            if cwd_open && let Some((f, _)) = inline {
+                return Err(PlanError::Invalid {
+                    path: shown.to_string(),
+                    line: t.line,
+                    column: 1,
+                    message: format!(
+                        "task `{}`: the grader script `{}` gives node inline code that requires \
+                         a package, which node resolves from the folder it runs in, where a \
+                         trial can write the `package.json` node reads first; put the code in \
+                         a grader file beside a `package.json` (`{{}}` will do)",
+                        t.id,
+                        f.display()
+                    ),
+                });
+            }
             if cwd_open
                 && let Some(name) = texts
                     .iter()
@@ -736,11 +783,23 @@ pub(super) fn refuse_node_graders_without_a_package_json(
                     ),
                 });
             }
+            // Review 37, 81h, 81h2, 81i: a file a grader requires by its path runs whatever
+            // its name (`require("./helper.txt")`, `./helper.dat`, `./helper`).
+            let required: Vec<String> = (texts.iter())
+                .flat_map(|(_, t)| super::words::module_names(t))
+                .filter(|n| n.starts_with('.'))
+                .filter_map(|n| {
+                    Path::new(&n)
+                        .file_name()
+                        .and_then(|n| n.to_str())
+                        .map(str::to_string)
+                })
+                .collect();
             let started = |f: &Path| {
                 spawns
-                    || f.file_name()
-                        .and_then(|n| n.to_str())
-                        .is_some_and(|n| starters.iter().any(|t| t.contains(n)))
+                    || f.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                        starters.iter().any(|t| t.contains(n)) || required.iter().any(|r| r == n)
+                    })
             };
             for (f, text) in &texts {
                 if !(script(f) || started(f) || shebang(text)) {
@@ -1967,11 +2026,14 @@ pub(super) fn is_program(p: &Path) -> bool {
     if !meta.is_file() {
         return false;
     }
-    let script = p
-        .extension()
+    script_extension(p) || meta.permissions().mode() & 0o111 != 0
+}
+
+/// Whether `p`'s name ends in a script's extension ([`SCRIPT_EXTENSIONS`]).
+pub(super) fn script_extension(p: &Path) -> bool {
+    p.extension()
         .and_then(|e| e.to_str())
-        .is_some_and(|e| SCRIPT_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()));
-    script || meta.permissions().mode() & 0o111 != 0
+        .is_some_and(|e| SCRIPT_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
 }
 
 fn absolute(p: &Path) -> PathBuf {
@@ -2210,6 +2272,30 @@ mod tests {
             crate::plan::words::js_unescape("requir\\u0065(n); \\u{65}q; \\u00; \\u{}"),
             "require(n); eq; \\u00; \\u{}"
         );
+        // Review 37, 80a-80z: variables, arrays, lines of one argument, wrappers.
+        for text in [
+            "OPTS=\"-r dotenv/config\"\nexec node $OPTS graders/check.js",
+            "args=(-r dotenv/config)\nexec node \"${args[@]}\" graders/check.js",
+            "PRE=\"--require dotenv/config\"\nexport NODE_OPTIONS=\"$PRE\"",
+            "export NODE_OPTIONS=--require\\ dotenv/config",
+            "subprocess.run(\n    [\n        \"node\",\n        \"-r\",\n        \"dotenv/config\",\n    ]\n)",
+            "preload = [\"-r\", \"dotenv/config\"]\nsubprocess.run([\"node\", *preload, f])",
+            "process.env.NODE_OPTIONS = \"--require dotenv/config\";",
+            "fork(f, [], { execArgv: [\"-r\", \"dotenv/config\"] })",
+            "const flags = [\"-r\", \"dotenv/config\"];\nspawnSync(process.execPath, [...flags, f]);",
+            "env = {**os.environ, \"NODE_OPTIONS\": \"--require \" + PRELOAD}\nPRELOAD = \"dotenv/config\"",
+            "run_node() { node \"$@\"; }\nrun_node -r dotenv/config graders/check.js",
+            "#!/usr/bin/env -S node -r dotenv/config\nrequire(\"./x\");",
+        ] {
+            assert_eq!(bare_preloads(text), ["dotenv/config"], "{text}");
+        }
+        for text in [
+            "for node in a b; do ./solve \"$node\" -r 2; done",
+            "env[\"NODE_OPTIONS\"] = \"--require \" + os.path.join(HERE, \"setup.js\")",
+            "NODE_OPTIONS: \"--require \" + path.join(__dirname, \"setup.js\")",
+        ] {
+            assert!(bare_preloads(text).is_empty(), "{text}");
+        }
         assert_eq!(
             bare_preloads("exec node --test --test-reporter=@reporters/github graders/"),
             ["@reporters/github"]

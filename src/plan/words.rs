@@ -254,6 +254,16 @@ fn ident_words(c: &[char]) -> Vec<(usize, usize)> {
     out
 }
 
+/// Whether JavaScript `code` calls a function named `name` (`eval (text)`, `x.run({…})`):
+/// the identifier, then `(` after blanks. Comments are read as code.
+pub(super) fn calls(code: &str, name: &str) -> bool {
+    let c: Vec<char> = code.chars().collect();
+    ident_words(&c).into_iter().any(|(from, to)| {
+        c[from..to].iter().copied().eq(name.chars())
+            && c[to..].iter().find(|ch| !ch.is_whitespace()) == Some(&'(')
+    })
+}
+
 /// The string literals of every [`MODULE_LOADERS`] call's argument in inline code `code`
 /// (and of `pickle.load(…)`-like calls, [`OBJECT_LOADERS`]): the text in the call's
 /// parentheses, or the one literal after the name (`require "x"`, `do 'x'`), or for a
@@ -1374,22 +1384,176 @@ pub(super) fn node_own(name: &str) -> bool {
         || super::invoke::NODE_REPORTERS.contains(&name)
 }
 
-/// The packages a script's text preloads into node by name (`node -r dotenv/config`,
+/// The argument lists a grader file's text gives node, each starting with `node`: the words
+/// after each start of node, to the end of the logical line, as
+/// [`super::invoke::invocation`] reads a check line's.
+///
+/// Scripts start node in more spellings than a check line (review 36, 70a-70n; review 37,
+/// 80a-80s): by a variable (`"$NODE" -r …`), after `\` line breaks, with options that take
+/// values before `-r` (`--title grader`), from Python (`subprocess.run(["node", "-r", …])`,
+/// one argument a line) or JavaScript (`spawnSync(process.execPath, [⏎ "-r", …])`), in a
+/// command substitution, a subshell or a shebang (`#!/usr/bin/env -S node -r …`). So
+/// whole-line comments are dropped (a shebang kept), `\` line breaks and line breaks inside
+/// brackets joined, and a logical line is cut into words at blanks, quotes and the
+/// punctuation those languages put between arguments (and at `=` after a name:
+/// `NODE_OPTIONS=--require`). A start of node is a word named `node` or `nodejs` (`$NODE`,
+/// `\node` too), `execPath` or `argv0`, or a `NODE_OPTIONS` (`process.env.NODE_OPTIONS`),
+/// whose value is node's options. Other programs' `-r` (`rm -r`, `read -r`) are not node's.
+pub(super) fn node_argument_lists(text: &str) -> Vec<Vec<String>> {
+    let lines = logical_words(text);
+    // A variable's words where the text sets it once in a line of its own (`OPTS="-r x"`,
+    // `preload = ["-r", "x"]`, `const flags = [...]`, `args=(-r x)`): node's arguments
+    // spliced from it (`node $OPTS`, `*preload`, `...flags`, `"${args[@]}"`: review 37,
+    // 80a, 80b, 80f, 80j, 80p).
+    let mut vars: std::collections::BTreeMap<&str, &[String]> = Default::default();
+    for words in &lines {
+        let skip = match words.first().map(String::as_str) {
+            Some("export" | "const" | "let" | "var" | "local" | "readonly" | "declare") => 1,
+            _ => 0,
+        };
+        if let (Some(name), Some(eq)) = (words.get(skip), words.get(skip + 1))
+            && eq == "="
+            && is_name(name)
+        {
+            vars.insert(name.as_str(), &words[skip + 2..]);
+        }
+    }
+    let node = |w: &str| {
+        let name = w.rsplit('/').next().unwrap_or(w).to_ascii_lowercase();
+        name == "node"
+            || name == "nodejs"
+            || w.contains("execPath")
+            || w.contains("argv0")
+            || w.ends_with("NODE_OPTIONS")
+    };
+    // A function whose body starts node is a start of node too (`run_node() { node "$@";
+    // }; run_node -r x …`: review 37, 80z).
+    let wrappers: Vec<&str> = (lines.iter())
+        .flat_map(|words| {
+            (0..words.len().saturating_sub(1))
+                .filter(|&k| words[k + 1] == CALL && is_name(&words[k]))
+                .filter(|&k| words[k + 2..].iter().any(|w| node(w)))
+                .map(|k| words[k].as_str())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let mut out = Vec::new();
+    for words in &lines {
+        for (i, w) in words.iter().enumerate() {
+            if !(node(w) || wrappers.contains(&w.as_str())) {
+                continue;
+            }
+            let mut args = vec!["node".to_string()];
+            let rest = &words[i + 1..];
+            for (k, a) in rest.iter().enumerate() {
+                // `"--require " + PRELOAD` joins strings; `=` and `@` are punctuation here.
+                if matches!(a.as_str(), "+" | "=" | "@" | CALL) {
+                    continue;
+                }
+                // A call's value is code's, no package's name (`os.path.join(…)`).
+                if rest.get(k + 1).is_some_and(|n| n == CALL) {
+                    args.push(CALL.to_string());
+                    continue;
+                }
+                match vars.get(a.trim_start_matches(['*', '.'])) {
+                    Some(value) => args.extend(value.iter().filter(|v| *v != "+").cloned()),
+                    None => args.push(a.clone()),
+                }
+            }
+            out.push(args);
+        }
+    }
+    out
+}
+
+/// The word [`logical_words`] puts after a call's name.
+const CALL: &str = "%call%";
+
+/// The words of each logical line of a grader file's text, for [`node_argument_lists`]:
+/// whole-line comments dropped (a shebang kept), `\` line breaks and line breaks inside
+/// brackets joined, and a line cut at blanks, quotes and the punctuation scripts put
+/// between arguments. `NAME=VALUE` gives `NAME`, `=`, `VALUE` (an option's `--opt=VALUE`
+/// stays one word), and a call's name is followed by the word [`CALL`] (`os.path.join(…)`
+/// is code, not a package's name).
+fn logical_words(text: &str) -> Vec<Vec<String>> {
+    // Whole-line comments out first: one may hold a bracket (review 36, 75d: `# was: node
+    // -r dotenv/config …`).
+    let code: Vec<&str> = text
+        .lines()
+        .enumerate()
+        .filter(|(i, l)| {
+            let l = l.trim_start();
+            !((l.starts_with('#') && !(*i == 0 && l.starts_with("#!"))) || l.starts_with("//"))
+        })
+        .map(|(_, l)| l)
+        .collect();
+    let code = code.join("\n").replace("\\\n", " ");
+    // Line breaks inside brackets go on with the line; a call's `(` is a word of its own.
+    let mut depth = 0usize;
+    let mut joined = String::with_capacity(code.len());
+    let mut prev = ' ';
+    for c in code.chars() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        match c {
+            '\n' if depth > 0 => joined.push(' '),
+            '(' if is_ident(prev) => joined.push_str(" %call% "),
+            '=' if prev != '=' && prev != '!' && prev != '<' && prev != '>' => {
+                joined.push_str(" = ")
+            }
+            _ => joined.push(c),
+        }
+        prev = c;
+    }
+    joined
+        .lines()
+        .map(|line| {
+            let mut words: Vec<String> = Vec::new();
+            for w in line.split(|c: char| c.is_whitespace() || ";|&()[]{},\"'`$\\".contains(c)) {
+                let w = w.trim_end_matches(':');
+                if w.is_empty() {
+                    continue;
+                }
+                // `--opt = VALUE` was one word: glue it back.
+                if words.len() >= 2
+                    && words[words.len() - 1] == "="
+                    && words[words.len() - 2].starts_with('-')
+                {
+                    words.pop();
+                    let opt = words.pop().unwrap_or_default();
+                    words.push(format!("{opt}={w}"));
+                    continue;
+                }
+                words.push(w.to_string());
+            }
+            words
+        })
+        .collect()
+}
+
+/// Whether `v` can be a package's name as a preload gives it (`dotenv/config`,
+/// `@scope/x`): npm's characters, a letter among them, not a path, not node's own.
+fn preload_package(v: &str) -> bool {
+    !v.is_empty()
+        && !v.starts_with(['.', '/', '-', '_'])
+        && v.chars().any(|c| c.is_ascii_alphabetic())
+        && v.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "@/._-~".contains(c))
+        && !node_own(v)
+}
+
+/// The packages a grader file's text preloads into node by name (`node -r dotenv/config`,
 /// `--import tsx`, `--test-reporter=@scope/x`, `NODE_OPTIONS="--require x"`): node
 /// resolves each from the folder it runs in, reading the nearest `package.json` there first
-/// (review 35, 61a-61c). Paths, node's own modules and its own test reporters are not
-/// packages.
-///
-/// Scripts start node in more spellings than a check line (review 36, 70a-70n): by a
-/// variable (`"$NODE" -r …`), after `\` line breaks, with options that take values before
-/// `-r` (`--title grader`), from Python (`subprocess.run(["node", "-r", …])`) or JavaScript
-/// (`spawnSync(process.execPath, ["-r", …])`, `env: {NODE_OPTIONS: "--require …"}`), in a
-/// command substitution or a subshell. So a logical line is cut into words at blanks and at
-/// the punctuation those languages put between arguments, and the words after each start of
-/// node (a word named `node` or `nodejs`, `$NODE` too, `execPath`, `argv0`, a `NODE_OPTIONS`
-/// value) are read as node's own arguments are read on a check line
-/// ([`super::invoke::invocation`]); where that reading fails, every preload option among
-/// them counts. Other programs' `-r` (`rm -r`, `read -r`) are not node's.
+/// (review 35, 61a-61c). Read from [`node_argument_lists`] as a check line's options are;
+/// where that reading fails, every preload option among the words counts. A text that
+/// names `NODE_OPTIONS` or `execArgv` may build node's options anywhere in it (review 37,
+/// 80f, 80n: `PRE="--require x"; NODE_OPTIONS="$PRE"`, `fork(f, [], {execArgv: ["-r",
+/// "x"]})`), so there every long preload option counts, and `-r` too beside `execArgv`.
+/// Paths, node's own modules and its own test reporters are not packages.
 pub(super) fn bare_preloads(text: &str) -> Vec<String> {
     const FLAGS: [&str; 6] = [
         "-r",
@@ -1399,82 +1563,64 @@ pub(super) fn bare_preloads(text: &str) -> Vec<String> {
         "--experimental-loader",
         "--test-reporter",
     ];
-    let unquote = |w: &str| w.trim_matches(['"', '\'', '`']).to_string();
-    let package = |v: &str| {
-        !(v.is_empty()
-            || v.starts_with(['.', '/', '$', '-'])
-            || node_own(v)
-            || v.contains(char::is_whitespace))
-    };
-    let mut out: Vec<String> = Vec::new();
-    // A `\` at a line's end joins the next line to it (review 36, 70b).
-    let joined = text.replace("\\\n", " ");
-    for line in joined.lines() {
-        // A comment runs nothing (review 36, 75d: `# was: node -r dotenv/config …`).
-        let trimmed = line.trim_start();
-        if trimmed.starts_with('#') || trimmed.starts_with("//") {
-            continue;
+    let after_flag = |a: &[String], k: usize, short: bool| -> Option<String> {
+        let w = a[k].as_str();
+        if FLAGS.contains(&w) && (short || w != "-r") {
+            // A call's name is code (`"--require " + path.join(…)`).
+            return (a.get(k + 1))
+                .filter(|_| a.get(k + 2).is_none_or(|n| n != CALL))
+                .cloned();
         }
-        let words: Vec<String> = line
-            .split(|c: char| c.is_whitespace() || ";|&()[]{},".contains(c))
-            .map(|w| unquote(w.trim_start_matches('\\')))
-            .filter(|w| !w.is_empty())
-            .collect();
-        for (i, w) in words.iter().enumerate() {
-            // The words node reads as its own arguments from here.
-            let mut args: Vec<String> = vec!["node".to_string()];
-            if let Some(v) = w.strip_prefix("NODE_OPTIONS") {
-                let v = unquote(v.trim_start_matches(['=', ':', '"', '\'', ']']));
-                args.extend(Some(v).filter(|v| !v.is_empty()));
-            } else {
-                let name = w.trim_start_matches('$').rsplit('/').next().unwrap_or(w);
-                let name = name.to_ascii_lowercase();
-                if !(name == "node"
-                    || name == "nodejs"
-                    || w.contains("execPath")
-                    || w.contains("argv0"))
-                {
-                    continue;
-                }
+        FLAGS.iter().find_map(|f| {
+            w.strip_prefix(f)
+                .and_then(|v| v.strip_prefix('='))
+                .map(str::to_string)
+        })
+    };
+    let mut values: Vec<String> = Vec::new();
+    let lists = node_argument_lists(text);
+    for args in &lists {
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        let end = match super::invoke::invocation(&a) {
+            Ok(inv) => {
+                values.extend(
+                    (inv.loads.iter())
+                        .filter(|(_, _, path)| !path)
+                        .map(|(_, v, _)| v.clone()),
+                );
+                inv.rest.min(a.len())
             }
-            args.extend(
-                words[i + 1..]
-                    .iter()
-                    .filter(|a| !matches!(a.as_str(), "=" | ":"))
-                    .cloned(),
-            );
-            let a: Vec<&str> = args.iter().map(String::as_str).collect();
-            let mut values: Vec<String> = Vec::new();
-            let options_end = match super::invoke::invocation(&a) {
-                Ok(inv) => {
-                    values.extend(
-                        inv.loads
-                            .iter()
-                            .filter(|(_, _, path)| !path)
-                            .map(|(_, v, _)| v.clone()),
-                    );
-                    inv.rest.min(a.len())
-                }
-                Err(_) => a.len(),
-            };
-            for (k, w) in a[..options_end].iter().enumerate() {
-                let value = if FLAGS.contains(w) {
-                    a.get(k + 1).map(|v| v.to_string())
-                } else {
-                    FLAGS.iter().find_map(|f| {
-                        w.strip_prefix(f)
-                            .and_then(|v| v.strip_prefix('='))
-                            .map(str::to_string)
-                    })
-                };
-                values.extend(value);
+            Err(_) => a.len(),
+        };
+        values.extend((0..end).filter_map(|k| after_flag(args, k, true)));
+    }
+    // Options built anywhere in the text for `NODE_OPTIONS` or `execArgv`.
+    let exec_argv = text.contains("execArgv");
+    if exec_argv || text.contains("NODE_OPTIONS") {
+        for words in logical_words(text) {
+            values.extend((0..words.len()).filter_map(|k| after_flag(&words, k, exec_argv)));
+        }
+    }
+    let mut out: Vec<String> = Vec::new();
+    for v in values {
+        if preload_package(&v) && !out.contains(&v) {
+            out.push(v);
+        }
+    }
+    out
+}
+
+/// The files node runs or preloads by path in a grader file's text, by the words that name
+/// them ([`node_argument_lists`]): the script, and each option's file.
+pub(super) fn node_run_words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for args in node_argument_lists(text) {
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        if let Ok(inv) = super::invoke::invocation(&a) {
+            if let super::invoke::Runs::Script(k) = inv.runs {
+                out.push(args[k].clone());
             }
-            for v in values {
-                let v = unquote(&v);
-                if package(&v) && !out.contains(&v) {
-                    out.push(v);
-                }
-            }
+            out.extend(inv.loads.iter().map(|(_, v, _)| v.clone()));
         }
     }
     out

@@ -3139,6 +3139,65 @@ mod rev37 {
         }
     }
 
+    /// 72c, 72d, 72f: a grader node starts that runs other files itself, in ways that name
+    /// no spawn: `node:test`'s `run({files})`, `eval` of a file's text, a loader hook
+    /// (`module.register`). Every grader file is then one node may run, held to the
+    /// `package.json` rule (each PASSed a wrong answer on d3f3ea2).
+    #[test]
+    fn rev37_72c_72d_72f_a_grader_that_runs_files_without_a_spawn_needs_a_package_json() {
+        let test_file = "const eq = require(\"eq\");\nconst test = require(\"node:test\");\nconst assert = require(\"assert\");\ntest(\"answer\", () => assert.ok(eq(require(\"fs\").readFileSync(\"result.txt\", \"utf8\").trim(), \"right\")));\n";
+        let body = GRADE.split_once('\n').unwrap().1;
+        let eval = format!(
+            "const fs = require(\"fs\");\nconst path = require(\"path\");\neval(fs.readFileSync(path.join(__dirname, \"helpers.js\"), \"utf8\"));\n{body}"
+        );
+        let esm = "import { register } from \"node:module\";\nimport fs from \"node:fs\";\nregister(\"./hooks.mjs\", import.meta.url);\nprocess.exit(fs.readFileSync(\"result.txt\", \"utf8\").trim() === \"right\" ? 0 : 1);\n";
+        let cases = [
+            (
+                "72c",
+                "node graders/check.js",
+                vec![
+                    ("graders/answer.test.js", test_file),
+                    (
+                        "graders/check.js",
+                        "const path = require(\"path\");\nconst { run } = require(\"node:test\");\nlet failed = false;\nrun({ files: [path.join(__dirname, \"answer.test.js\")] })\n  .on(\"test:fail\", () => { failed = true; })\n  .on(\"data\", () => {})\n  .on(\"end\", () => process.exit(failed ? 1 : 0));\n",
+                    ),
+                ],
+            ),
+            (
+                "72d",
+                "node graders/check.js",
+                vec![
+                    ("graders/helpers.js", "var eq = require(\"eq\");\n"),
+                    ("graders/check.js", eval.as_str()),
+                ],
+            ),
+            (
+                "72f",
+                "node graders/check.mjs",
+                vec![
+                    (
+                        "graders/hooks.mjs",
+                        "import eq from \"eq\";\nexport async function resolve(s, c, n) { return n(s, c); }\n",
+                    ),
+                    ("graders/check.mjs", esm),
+                ],
+            ),
+        ];
+        for (case, line, files) in cases {
+            let Some(f) = self_reference(&files, &[]) else {
+                return;
+            };
+            std::fs::write(f.path("plan.yaml"), plan("", line)).unwrap();
+            let out = check(&f).get_output().clone();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{case}: accepted\n{stderr}");
+            assert!(stderr.contains("package.json"), "{case}: {stderr}");
+            write_files(&f, &[("graders/package.json", "{}\n")]);
+            check(&f).code(0);
+            assert_run_exits(&f, case, 1);
+        }
+    }
+
     /// 70a-70n: a package preloaded into node by its name from a grader file, in the
     /// spellings the script reader missed (a variable, a `\` line break, an option with a
     /// value before `-r`, a command substitution, a subshell, `\node`, a reporter; Python's
@@ -3166,6 +3225,19 @@ mod rev37 {
             ("70f", "python3 graders/check.py", "graders/check.py", "import os, subprocess, sys\nos.environ[\"NODE_OPTIONS\"] = \"--require eq\"\nsys.exit(subprocess.run([\"node\", \"graders/check.js\"]).returncode)\n".into(), "eq"),
             ("70e", "node graders/run.js", "graders/run.js", run_js("spawnSync(\"node\", [\"-r\", \"eq\", __dirname + \"/check.js\"], { stdio: \"inherit\" })"), "eq"),
             ("70n", "node graders/run.js", "graders/run.js", run_js("spawnSync(process.execPath, [__dirname + \"/check.js\"], { stdio: \"inherit\", env: { ...process.env, NODE_OPTIONS: \"--require eq\" } })"), "eq"),
+            // Review 37: a variable, a bash array, `NODE_OPTIONS` from a variable, Python
+            // and JavaScript with one argument a line, `process.env.NODE_OPTIONS`, `fork`'s
+            // `execArgv`, a list spread into the arguments, a wrapper function.
+            ("80a", "sh graders/check.sh", "graders/check.sh", "OPTS=\"-r eq\"\nexec node $OPTS graders/check.js\n".into(), "eq"),
+            ("80b", "bash graders/check.sh", "graders/check.sh", "args=(-r eq)\nexec node \"${args[@]}\" graders/check.js\n".into(), "eq"),
+            ("80f", "sh graders/check.sh", "graders/check.sh", "PRE=\"--require eq\"\nexport NODE_OPTIONS=\"$PRE\"\nexec node graders/check.js\n".into(), "eq"),
+            ("80i", "python3 graders/check.py", "graders/check.py", "import subprocess, sys\nsys.exit(\n    subprocess.run(\n        [\n            \"node\",\n            \"-r\",\n            \"eq\",\n            \"graders/check.js\",\n        ]\n    ).returncode\n)\n".into(), "eq"),
+            ("80j", "python3 graders/check.py", "graders/check.py", "import subprocess, sys\npreload = [\"-r\", \"eq\"]\nsys.exit(subprocess.run([\"node\", *preload, \"graders/check.js\"]).returncode)\n".into(), "eq"),
+            ("80l", "node graders/run.js", "graders/run.js", run_js("spawnSync(process.execPath, [\n  \"-r\",\n  \"eq\",\n  __dirname + \"/check.js\",\n], { stdio: \"inherit\" })"), "eq"),
+            ("80m", "node graders/run.js", "graders/run.js", format!("process.env.NODE_OPTIONS = \"--require eq\";\n{}", run_js("spawnSync(process.execPath, [__dirname + \"/check.js\"], { stdio: \"inherit\" })")), "eq"),
+            ("80n", "node graders/run.js", "graders/run.js", "const { fork } = require(\"child_process\");\nfork(__dirname + \"/check.js\", [], { execArgv: [\"-r\", \"eq\"] }).on(\"exit\", (c) => process.exit(c));\n".into(), "eq"),
+            ("80p", "node graders/run.js", "graders/run.js", format!("const flags = [\"-r\", \"eq\"];\n{}", run_js("spawnSync(process.execPath, [...flags, __dirname + \"/check.js\"], { stdio: \"inherit\" })")), "eq"),
+            ("80z", "sh graders/check.sh", "graders/check.sh", "run_node() { node \"$@\"; }\nrun_node -r eq graders/check.js\n".into(), "eq"),
         ];
         for (case, line, file, text, name) in cases {
             let Some(f) = self_reference(
@@ -3191,49 +3263,160 @@ mod rev37 {
 
     /// 51e, 51e2: `check: sh ci/check.sh` whose script runs `graders/grade.sh`: the box holds
     /// `ci/`, not `graders/`, so a trial can rewrite that grader. Gate cannot tell it from the
-    /// agent's own program a grader script runs, so it warns, naming the file and the fix;
-    /// with the fix (`fixtures:`), gate holds the folder and the trial's rewrite wins nothing.
+    /// agent's own program a grader script runs, so it warns, naming the file and the fix,
+    /// however the script names it (review 37, 83b2, 83c, 83e: from its own folder, after a
+    /// `cd`, without an extension); with the fix (the grader beside the script), gate holds
+    /// it and the trial's rewrite wins nothing.
     #[test]
     fn rev37_51e_a_grader_a_script_runs_outside_the_held_folders_is_named_with_its_fix() {
+        for script in [
+            "exec sh graders/grade.sh\n",
+            "here=$(dirname \"$0\")\nexec sh \"$here/../graders/grade.sh\"\n",
+            "cd graders && exec sh ./grade.sh\n",
+        ] {
+            let f = fixture("sh ci/check.sh", "wrong");
+            write_files(
+                &f,
+                &[
+                    ("ci/check.sh", script),
+                    ("graders/grade.sh", "grep -qx right result.txt\n"),
+                ],
+            );
+            check(&f).code(0).stderr(
+                predicate::str::contains("the grader file")
+                    .and(predicate::str::contains("graders/grade.sh"))
+                    .and(predicate::str::contains("which gate does not hold"))
+                    .and(predicate::str::contains("move it beside")),
+            );
+            // The attack the warning is about: the trial rewrites the grader, and PASSes.
+            write_files(
+                &f,
+                &[(
+                    "agent.sh",
+                    "echo wrong > result.txt\nprintf 'exit 0\\n' > graders/grade.sh\n",
+                )],
+            );
+            assert_run_exits(&f, script, 0);
+        }
+        // Without an extension, not executable (83e).
         let f = fixture("sh ci/check.sh", "wrong");
         write_files(
             &f,
             &[
-                ("ci/check.sh", "exec sh graders/grade.sh\n"),
-                ("graders/grade.sh", "grep -qx right result.txt\n"),
+                ("ci/check.sh", "exec sh graders/grade2\n"),
+                ("graders/grade2", "grep -qx right result.txt\n"),
             ],
         );
-        check(&f).code(0).stderr(
-            predicate::str::contains("the grader file")
-                .and(predicate::str::contains("graders/grade.sh"))
-                .and(predicate::str::contains("which gate does not hold"))
-                .and(predicate::str::contains("under `fixtures:`")),
-        );
-        // The attack the warning is about: the trial rewrites the grader, and PASSes.
+        check(&f)
+            .code(0)
+            .stderr(predicate::str::contains("graders/grade2"));
+        // The fix: the grader beside the script. No warning, and no PASS for the rewrite.
         write_files(
             &f,
-            &[(
-                "agent.sh",
-                "echo wrong > result.txt\nprintf 'exit 0\\n' > graders/grade.sh\n",
-            )],
+            &[
+                ("ci/check.sh", "exec sh ci/grade.sh\n"),
+                ("ci/grade.sh", "grep -qx right result.txt\n"),
+                (
+                    "agent.sh",
+                    "echo wrong > result.txt\nprintf 'exit 0\\n' > ci/grade.sh\n",
+                ),
+            ],
         );
-        assert_run_exits(&f, "51e2 unheld", 0);
-        // With the grader named as a fixture: no warning, and no PASS for the rewrite.
-        write_files(&f, &[("graders/grade.sh", "grep -qx right result.txt\n")]);
-        std::fs::write(
-            f.path("plan.yaml"),
-            plan("    fixtures: [graders/grade.sh]\n", "sh ci/check.sh"),
-        )
-        .unwrap();
         check(&f)
             .code(0)
             .stderr(predicate::str::contains("which gate does not hold").not());
         let out = f.run(&[]).get_output().clone();
         assert_ne!(out.status.code(), Some(0), "51e2 held: PASS");
         assert_eq!(
-            std::fs::read_to_string(f.path("graders/grade.sh")).unwrap(),
+            std::fs::read_to_string(f.path("ci/grade.sh")).unwrap(),
             "grep -qx right result.txt\n"
         );
+    }
+
+    /// 80r: inline code a grader script gives node (`node -e 'require("eq")…'`) resolves
+    /// its packages from the folder node runs in: refused, naming the script.
+    #[test]
+    fn rev37_80r_inline_code_a_grader_script_gives_node_is_refused_when_it_requires_a_package() {
+        let Some(f) = self_reference(
+            &[
+                ("graders/package.json", "{}\n"),
+                (
+                    "graders/check.sh",
+                    "exec node -e 'const eq = require(\"eq\"); process.exit(eq(require(\"fs\").readFileSync(\"result.txt\", \"utf8\").trim(), \"right\") ? 0 : 1)'\n",
+                ),
+            ],
+            &[],
+        ) else {
+            return;
+        };
+        check(&f)
+            .code(2)
+            .stderr(predicate::str::contains("gives node inline code"));
+    }
+
+    /// Over-refusals of 4bfeb67 (review 37, 84a, 84c, 84d, 84f): another program's `-r` beside
+    /// a variable named `node`, in a script and in Python; a data file given to the grader
+    /// (`node graders/check.js graders/sample.txt`); a preload by a path the code builds
+    /// (`"--require " + os.path.join(…)`). Each is accepted, and its check judges.
+    #[test]
+    fn rev37_honest_layouts_stay_accepted() {
+        if !has("node") || !has("python3") {
+            skip_or_fail(&current_test(), "node", "no node or python3 here");
+            return;
+        }
+        let judge = "const got = require(\"fs\").readFileSync(\"result.txt\", \"utf8\").trim();\nprocess.exit(got === (globalThis.want || \"right\") ? 0 : 1);\n";
+        let cases: Vec<super::rev34::Case> = vec![
+            (
+                "84a",
+                "sh graders/check.sh",
+                vec![
+                    ("graders/check.js", judge.into()),
+                    (
+                        "graders/check.sh",
+                        "for node in a b; do echo \"$node\" -r 2 > /dev/null; done\nexec node graders/check.js\n".into(),
+                    ),
+                ],
+            ),
+            (
+                "84c",
+                "python3 graders/check.py",
+                vec![
+                    ("graders/check.js", judge.into()),
+                    (
+                        "graders/check.py",
+                        "import subprocess, sys\nfor node in [\"a\"]:\n    subprocess.run([\"echo\", node, \"-r\", \"2\"], stdout=subprocess.DEVNULL)\nsys.exit(subprocess.run([\"node\", \"graders/check.js\"]).returncode)\n".into(),
+                    ),
+                ],
+            ),
+            (
+                "84d",
+                "sh graders/check.sh",
+                vec![
+                    ("package.json", "{\"name\":\"app\"}\n".into()),
+                    ("graders/check.js", judge.into()),
+                    ("graders/sample.txt", "const _ = require(\"lodash\");\n".into()),
+                    (
+                        "graders/check.sh",
+                        "exec node graders/check.js graders/sample.txt\n".into(),
+                    ),
+                ],
+            ),
+            (
+                "84f",
+                "python3 graders/check.py",
+                vec![
+                    ("graders/setup.js", "globalThis.want = \"right\";\n".into()),
+                    ("graders/check.js", judge.into()),
+                    (
+                        "graders/check.py",
+                        "import os, subprocess, sys\nHERE = os.path.dirname(os.path.abspath(__file__))\nenv = dict(os.environ)\nenv[\"NODE_OPTIONS\"] = \"--require \" + os.path.join(HERE, \"setup.js\")\nsys.exit(subprocess.run([\"node\", \"graders/check.js\"], env=env).returncode)\n".into(),
+                    ),
+                ],
+            ),
+        ];
+        for (case, line, files) in cases {
+            super::rev34::accepted_and_judged(case, line, &files, "echo right > result.txt\n");
+        }
     }
 
     /// The warning's honest neighbours: a grader script that runs the agent's own program
