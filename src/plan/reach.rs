@@ -981,8 +981,21 @@ pub fn unheld_program_warnings(plan: &Plan) -> Vec<String> {
         .iter()
         .map(|p| resolve(p))
         .collect();
-    let program =
-        |p: &Path| super::state::is_program(p) || (p.extension().is_none() && p.is_file());
+    // A file a script names is a program unless its name says data (review 38, 94c, 94i:
+    // `. graders/grade.inc`, `sh graders/grade.sh.in`; 94b: `jq -f graders/check.jq`).
+    const DATA: &[&str] = &[
+        "json", "txt", "md", "csv", "tsv", "yaml", "yml", "xml", "html", "htm", "log", "out",
+        "err", "diff", "patch", "png", "jpg", "jpeg", "gif", "svg", "pdf", "lock", "gz", "zip",
+        "tar",
+    ];
+    let program = |p: &Path| {
+        super::state::is_program(p)
+            || (p.is_file()
+                && !p
+                    .extension()
+                    .and_then(|e| e.to_str())
+                    .is_some_and(|e| DATA.contains(&e.to_ascii_lowercase().as_str())))
+    };
     let mut out = Vec::new();
     for t in &plan.tasks {
         let mut said: Vec<PathBuf> = Vec::new();
@@ -1001,8 +1014,10 @@ pub fn unheld_program_warnings(plan: &Plan) -> Vec<String> {
                 // Each word once, and only a path or a script's name: a minified grader has
                 // a million `a.b` words, none of them a program. A word built on a variable
                 // is read from its first `/` after the variable.
+                // A command substitution's `$(` is no variable (review 38, 94j:
+                // `r=$(graders/grade.sh)`).
                 let words: std::collections::BTreeSet<&str> = (code.iter())
-                    .flat_map(|l| l.split_whitespace())
+                    .flat_map(|l| l.split(|c: char| c.is_whitespace() || c == '('))
                     .map(|w| match w.rfind('$') {
                         Some(at) => w[at..].find('/').map_or("", |s| &w[at + s + 1..]),
                         None => w,
@@ -1011,7 +1026,7 @@ pub fn unheld_program_warnings(plan: &Plan) -> Vec<String> {
                     .filter(|w| {
                         !w.is_empty()
                             && w.len() < 4096
-                            && !w.contains(['*', '?', '~'])
+                            && !w.contains(['?', '~'])
                             && (w.contains('/') || super::state::script_extension(Path::new(w)))
                     })
                     .collect();
@@ -1033,9 +1048,37 @@ pub fn unheld_program_warnings(plan: &Plan) -> Vec<String> {
                         }
                     }
                 }
+                // A glob's files (`for f in graders/*.sh`, `glob.glob("graders/*.sh")`:
+                // review 38, 94a, 94e): those of its folder whose names fit it.
+                let mut named_here: Vec<PathBuf> = Vec::new();
                 for w in &words {
                     for base in &bases {
-                        let at = base.join(w);
+                        match w.rsplit_once('/') {
+                            Some((dir, pattern)) if pattern.contains('*') && !dir.contains('*') => {
+                                let (head, tail) = pattern.split_once('*').unwrap_or((pattern, ""));
+                                let tail = tail.trim_start_matches('*');
+                                let Ok(entries) = std::fs::read_dir(base.join(dir)) else {
+                                    continue;
+                                };
+                                named_here.extend(
+                                    (entries.flatten().take(256))
+                                        .filter(|e| {
+                                            let n = e.file_name();
+                                            let n = n.to_string_lossy();
+                                            n.starts_with(head)
+                                                && n.ends_with(tail)
+                                                && !tail.contains('*')
+                                        })
+                                        .map(|e| e.path()),
+                                );
+                            }
+                            _ if w.contains('*') => {}
+                            _ => named_here.push(base.join(w)),
+                        }
+                    }
+                }
+                for at in named_here {
+                    {
                         if !program(&at) {
                             continue;
                         }

@@ -590,21 +590,26 @@ pub(super) fn refuse_node_graders_without_a_package_json(
             // as CommonJS (review 34, 51f, 56f). A file given to the script as data is not
             // (review 37, 84d: `node graders/check.js graders/sample.txt`).
             // A file a grader requires by its path runs whatever its name (review 37, 81h:
-            // `require("./helper.txt")`).
+            // `require("./helper.txt")`), but data (`.json`) is data (review 38, 93d); an
+            // env file node reads is read whatever its name (80h: `--env-file=x.json`).
+            let name_of = |w: &str| Path::new(w).file_name().map(|n| n.to_os_string());
             let run_words: Vec<std::ffi::OsString> = (texts.iter())
-                .flat_map(|(_, t)| {
-                    let required = super::words::module_names(t);
-                    (super::words::node_run_words(t).into_iter())
-                        .chain(required.into_iter().filter(|n| n.starts_with('.')))
-                })
-                .filter_map(|w| Path::new(&w).file_name().map(|n| n.to_os_string()))
+                .flat_map(|(_, t)| super::words::node_run_words(t))
+                .filter_map(|w| name_of(&w))
                 .collect();
-            let run_by_node: Vec<PathBuf> = (prose_files.into_iter())
-                .filter(|f| {
-                    f.file_name()
-                        .is_some_and(|n| run_words.iter().any(|w| w == n))
-                })
+            let required_words: Vec<std::ffi::OsString> = (texts.iter())
+                .flat_map(|(_, t)| super::words::module_names(t))
+                .filter(|n| n.starts_with('.'))
+                .filter_map(|w| name_of(&w))
                 .collect();
+            let json = |f: &Path| f.extension().is_some_and(|e| e == "json");
+            let (run_by_node, prose_files): (Vec<PathBuf>, Vec<PathBuf>) =
+                prose_files.into_iter().partition(|f| {
+                    f.file_name().is_some_and(|n| {
+                        run_words.iter().any(|w| w == n)
+                            || (!json(f) && required_words.iter().any(|w| w == n))
+                    })
+                });
             texts.extend((run_by_node.into_iter()).filter_map(|f| grader_text(&f).map(|t| (f, t))));
             // A script's comment lines start nothing (review 34, 54g, 56d: `# built with
             // npm`); its shebang does.
@@ -650,11 +655,41 @@ pub(super) fn refuse_node_graders_without_a_package_json(
                     // `vm`) may be any file's; a loader hook (`module.register`) loads its
                     // own files.
                     || (module("test") && calls("run"))
-                    || calls("eval")
-                    || calls("Function")
                     || module("vm")
+                    // Review 38, 92a-92g: indirect `(0, eval)(…)`, `Reflect.apply(eval, …)`,
+                    // the `AsyncFunction` constructor, `module._compile`,
+                    // `process.getBuiltinModule("child_process")`.
+                    || [
+                        "eval",
+                        "Function",
+                        "AsyncFunction",
+                        "GeneratorFunction",
+                        "_compile",
+                        "compileFunction",
+                        "getBuiltinModule",
+                    ]
+                    .iter()
+                    .any(|w| super::words::mentions_word(t, w))
                     || (module("module") && calls("register"))
             });
+            // A grader that runs code from text may run a prose file it names (review 38,
+            // 92a-92g: `eval(fs.readFileSync(…"helper.txt"))`).
+            if spawns {
+                let named: Vec<PathBuf> = (prose_files.iter())
+                    .filter(|f| !json(f))
+                    .filter(|f| {
+                        f.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                            (texts.iter()).any(|(g, t)| script(g) && t.contains(n))
+                        })
+                    })
+                    .cloned()
+                    .collect();
+                texts.extend(
+                    named
+                        .into_iter()
+                        .filter_map(|f| grader_text(&f).map(|t| (f, t))),
+                );
+            }
             let shebang = |text: &str| {
                 text.starts_with("#!") && text.lines().next().is_some_and(names_a_node_program)
             };
@@ -728,15 +763,18 @@ pub(super) fn refuse_node_graders_without_a_package_json(
                 && !guarded.iter().any(|g| check_dir.starts_with(g));
             // Review 37, 80r: inline code a grader script gives node (`node -e
             // 'require("eq")…'`) resolves its packages from the folder node runs in too.
+            // Or from a file the code is read from (`node -e "$(cat graders/inline.txt)"`:
+            // review 38, 91b).
             let inline = (texts.iter()).find(|(f, t)| {
                 !script(f)
-                    && names_a_package(t)
-                    && super::words::node_argument_lists(t).iter().any(|a| {
-                        let a: Vec<&str> = a.iter().map(String::as_str).collect();
-                        matches!(
-                            super::invoke::invocation(&a).map(|i| i.runs),
-                            Ok(super::invoke::Runs::Code(_))
-                        )
+                    && super::words::gives_node_code(t)
+                    && (names_a_package(t) || {
+                        let named = super::words::node_run_words(t);
+                        (texts.iter()).any(|(g, u)| {
+                            g.file_name().is_some_and(|n| {
+                                named.iter().any(|w| w.ends_with(&*n.to_string_lossy()))
+                            }) && names_a_package(u)
+                        })
                     })
             });
             if cwd_open && let Some((f, _)) = inline {
@@ -795,8 +833,11 @@ pub(super) fn refuse_node_graders_without_a_package_json(
                         .map(str::to_string)
                 })
                 .collect();
+            // A grader of another language is not one node runs, whatever starts node
+            // (review 38, 93f2: a Ruby `require "json"` beside a grader using `vm`).
+            let other_language = |f: &Path| script_extension(f) && !javascript_file(f, true);
             let started = |f: &Path| {
-                spawns
+                (spawns && !other_language(f))
                     || f.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
                         starters.iter().any(|t| t.contains(n)) || required.iter().any(|r| r == n)
                     })
@@ -2289,7 +2330,46 @@ mod tests {
         ] {
             assert_eq!(bare_preloads(text), ["dotenv/config"], "{text}");
         }
+        // Review 38, 90a-90q: a variable set from itself, one that names node, a list
+        // appended to, `function NAME`, `--experimental_loader`, an unset expansion.
         for text in [
+            "OPTS=\"-r dotenv/config\"\nOPTS=\"$OPTS --no-warnings\"\nexec node $OPTS c.js",
+            "NODE_BIN=$(command -v node)\n\"$NODE_BIN\" -r dotenv/config c.js",
+            "js = shutil.which(\"node\")\nsubprocess.run([js, \"-r\", \"dotenv/config\", f])",
+            "spawnSync(process.argv[0], [\"-r\", \"dotenv/config\", f])",
+            "OPTS=${OPTS:-\"-r dotenv/config\"}\nnode $OPTS c.js",
+            "cmd = [\"node\"]\ncmd += [\"-r\", \"dotenv/config\"]\nsubprocess.run(cmd)",
+            "const args = [];\nargs.push(\"-r\", \"dotenv/config\");\nspawnSync(\"node\", args);",
+            "function run_node { node \"$@\"; }\nrun_node -r dotenv/config c.js",
+            "node --experimental_loader=dotenv/config c.js",
+            "node $NODE_ARGS -r dotenv/config c.js",
+            "node ${DEBUG:+--trace-warnings} -r dotenv/config c.js",
+        ] {
+            assert_eq!(bare_preloads(text), ["dotenv/config"], "{text}");
+        }
+        for text in [
+            "echo 'require(\"eq\")' | node",
+            "node <<'EOF'\nrequire(\"eq\")\nEOF",
+            "exec node --eval='require(\"eq\")'",
+            "exec node -e \"$(cat graders/inline.txt)\"",
+        ] {
+            assert!(crate::plan::words::gives_node_code(text), "{text}");
+        }
+        for text in [
+            "env = {k: v for k, v in os.environ.items() if k != \"NODE_OPTIONS\"}",
+            "exec node graders/check.js",
+            "\"$NODE\" --version",
+        ] {
+            assert!(!crate::plan::words::gives_node_code(text), "{text}");
+        }
+        for text in [
+            // Review 38's over-refusals: another program's options near node's name.
+            "unset NODE_OPTIONS\ngpg --import graders/pub.asc\nexec node graders/check.js",
+            "const a = process.execArgv;\nexecSync(\"grep -r TODO graders\");",
+            "check() { node --version; sort -r graders/check.js; }",
+            "cmds = [[\"node\", \"--version\"], [\"sort\", \"-r\", \"graders/x\"]]",
+            "exec node -r \"$PWD/graders/setup.js\" graders/check.js",
+            "exec node --require \"$HERE/setup.js\" graders/check.js",
             "for node in a b; do ./solve \"$node\" -r 2; done",
             "env[\"NODE_OPTIONS\"] = \"--require \" + os.path.join(HERE, \"setup.js\")",
             "NODE_OPTIONS: \"--require \" + path.join(__dirname, \"setup.js\")",

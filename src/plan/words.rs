@@ -1385,54 +1385,86 @@ pub(super) fn node_own(name: &str) -> bool {
 }
 
 /// The argument lists a grader file's text gives node, each starting with `node`: the words
-/// after each start of node, to the end of the logical line, as
-/// [`super::invoke::invocation`] reads a check line's.
+/// after each start of node, to the end of its command, as [`super::invoke::invocation`]
+/// reads a check line's.
 ///
-/// Scripts start node in more spellings than a check line (review 36, 70a-70n; review 37,
-/// 80a-80s): by a variable (`"$NODE" -r …`), after `\` line breaks, with options that take
-/// values before `-r` (`--title grader`), from Python (`subprocess.run(["node", "-r", …])`,
-/// one argument a line) or JavaScript (`spawnSync(process.execPath, [⏎ "-r", …])`), in a
-/// command substitution, a subshell or a shebang (`#!/usr/bin/env -S node -r …`). So
-/// whole-line comments are dropped (a shebang kept), `\` line breaks and line breaks inside
-/// brackets joined, and a logical line is cut into words at blanks, quotes and the
-/// punctuation those languages put between arguments (and at `=` after a name:
-/// `NODE_OPTIONS=--require`). A start of node is a word named `node` or `nodejs` (`$NODE`,
-/// `\node` too), `execPath` or `argv0`, or a `NODE_OPTIONS` (`process.env.NODE_OPTIONS`),
-/// whose value is node's options. Other programs' `-r` (`rm -r`, `read -r`) are not node's.
+/// Scripts start node in more spellings than a check line (review 36, 70a-70n; reviews 37
+/// and 38, 80a-80z, 90a-90q): by a variable (`"$NODE" -r …`, `NODE_BIN=$(command -v node)`,
+/// Python's `shutil.which("node")`), after `\` line breaks, with options that take values
+/// before `-r` (`--title grader`), from Python (`subprocess.run(["node", "-r", …])`, one
+/// argument a line) or JavaScript (`spawnSync(process.execPath, [⏎ "-r", …])`), in a
+/// command substitution, a subshell, a shebang (`#!/usr/bin/env -S node -r …`) or a
+/// wrapper function. See [`logical_words`] for how a text is cut into commands. A start
+/// of node is a word named `node` or `nodejs`, `execPath`, `argv0`, `process.argv`,
+/// `execArgv`, a `NODE_OPTIONS` value, a variable whose value names one of those, or a
+/// function whose body starts node. A variable's words are spliced where node's arguments
+/// use it (`node $OPTS`, `*preload`, `...flags`, `"${args[@]}"`): every value the text
+/// gives it, appended to (`cmd += […]`, `args.push(…)`) or set again; an expansion of a
+/// variable the text never sets may be empty, and is left out. Other programs' `-r` (`rm
+/// -r`, `read -r`) are not node's.
 pub(super) fn node_argument_lists(text: &str) -> Vec<Vec<String>> {
     let lines = logical_words(text);
-    // A variable's words where the text sets it once in a line of its own (`OPTS="-r x"`,
-    // `preload = ["-r", "x"]`, `const flags = [...]`, `args=(-r x)`): node's arguments
-    // spliced from it (`node $OPTS`, `*preload`, `...flags`, `"${args[@]}"`: review 37,
-    // 80a, 80b, 80f, 80j, 80p).
-    let mut vars: std::collections::BTreeMap<&str, &[String]> = Default::default();
+    let bare = |w: &str| w.trim_start_matches(['$', '*', '.']).to_string();
+    let mut vars: std::collections::BTreeMap<String, Vec<String>> = Default::default();
     for words in &lines {
         let skip = match words.first().map(String::as_str) {
             Some("export" | "const" | "let" | "var" | "local" | "readonly" | "declare") => 1,
             _ => 0,
         };
-        if let (Some(name), Some(eq)) = (words.get(skip), words.get(skip + 1))
-            && eq == "="
-            && is_name(name)
+        let w = |k: usize| words.get(skip + k).map_or("", String::as_str);
+        let name = bare(w(0));
+        // `NAME = …`, `NAME += …`, `NAME.push(…)`, `NAME.extend(…)`, `NAME.append(…)`.
+        let value_at = if w(1) == "=" {
+            Some(2)
+        } else if w(1) == "+" && w(2) == "=" {
+            Some(3)
+        } else {
+            None
+        };
+        if let Some(at) = value_at
+            && is_name(&name)
         {
-            vars.insert(name.as_str(), &words[skip + 2..]);
+            let value = words[skip + at..].iter().filter(|v| *v != END).cloned();
+            vars.entry(name).or_default().extend(value);
+        }
+        for (k, word) in words.iter().enumerate() {
+            if let Some((var, method)) = word.rsplit_once('.')
+                && matches!(method, "push" | "extend" | "append" | "unshift" | "concat")
+                && words.get(k + 1).is_some_and(|c| c == CALL)
+                && is_name(var)
+            {
+                let value = words[k + 2..].iter().take_while(|v| *v != END).cloned();
+                vars.entry(var.to_string()).or_default().extend(value);
+            }
         }
     }
-    let node = |w: &str| {
+    let direct = |w: &str| {
         let name = w.rsplit('/').next().unwrap_or(w).to_ascii_lowercase();
         name == "node"
             || name == "nodejs"
             || w.contains("execPath")
             || w.contains("argv0")
+            || w.contains("execArgv")
+            || w == "process.argv"
             || w.ends_with("NODE_OPTIONS")
     };
+    // A variable whose value names node (`NODE_BIN=$(command -v node)`: review 38, 90c,
+    // 90d).
+    let node_vars: Vec<&String> = (vars.iter())
+        .filter(|(_, v)| v.iter().any(|w| direct(w)))
+        .map(|(k, _)| k)
+        .collect();
+    let node = |w: &str| direct(w) || node_vars.iter().any(|v| **v == bare(w));
     // A function whose body starts node is a start of node too (`run_node() { node "$@";
-    // }; run_node -r x …`: review 37, 80z).
+    // }`, `function run_node { … }`: review 37, 80z; review 38, 90k).
     let wrappers: Vec<&str> = (lines.iter())
         .flat_map(|words| {
             (0..words.len().saturating_sub(1))
-                .filter(|&k| words[k + 1] == CALL && is_name(&words[k]))
-                .filter(|&k| words[k + 2..].iter().any(|w| node(w)))
+                .filter(|&k| {
+                    (words[k + 1] == CALL && is_name(&words[k]))
+                        || (k > 0 && words[k - 1] == "function" && is_name(&words[k]))
+                })
+                .filter(|&k| words[k + 1..].iter().any(|w| node(w)))
                 .map(|k| words[k].as_str())
                 .collect::<Vec<_>>()
         })
@@ -1446,17 +1478,30 @@ pub(super) fn node_argument_lists(text: &str) -> Vec<Vec<String>> {
             let mut args = vec!["node".to_string()];
             let rest = &words[i + 1..];
             for (k, a) in rest.iter().enumerate() {
+                if a == END {
+                    break;
+                }
+                // `process.argv[0]` is node itself (review 38, 90e).
+                if k == 0 && w == "process.argv" && a == "0" {
+                    continue;
+                }
                 // `"--require " + PRELOAD` joins strings; `=` and `@` are punctuation here.
                 if matches!(a.as_str(), "+" | "=" | "@" | CALL) {
                     continue;
                 }
                 // A call's value is code's, no package's name (`os.path.join(…)`).
-                if rest.get(k + 1).is_some_and(|n| n == CALL) {
+                if !a.starts_with('-') && rest.get(k + 1).is_some_and(|n| n == CALL) {
                     args.push(CALL.to_string());
                     continue;
                 }
-                match vars.get(a.trim_start_matches(['*', '.'])) {
-                    Some(value) => args.extend(value.iter().filter(|v| *v != "+").cloned()),
+                match vars.get(&bare(a)) {
+                    Some(value) => args.extend(
+                        (value.iter())
+                            .filter(|v| !matches!(v.as_str(), "+" | "=" | CALL))
+                            .cloned(),
+                    ),
+                    // An expansion the text never sets may be empty (review 38, 90p).
+                    None if a.starts_with('$') => {}
                     None => args.push(a.clone()),
                 }
             }
@@ -1468,13 +1513,18 @@ pub(super) fn node_argument_lists(text: &str) -> Vec<Vec<String>> {
 
 /// The word [`logical_words`] puts after a call's name.
 const CALL: &str = "%call%";
+/// The word [`logical_words`] puts where a command ends (`;`, `|`, `&`).
+const END: &str = "%end%";
 
 /// The words of each logical line of a grader file's text, for [`node_argument_lists`]:
 /// whole-line comments dropped (a shebang kept), `\` line breaks and line breaks inside
 /// brackets joined, and a line cut at blanks, quotes and the punctuation scripts put
-/// between arguments. `NAME=VALUE` gives `NAME`, `=`, `VALUE` (an option's `--opt=VALUE`
-/// stays one word), and a call's name is followed by the word [`CALL`] (`os.path.join(…)`
-/// is code, not a package's name).
+/// between arguments. `;`, `|` and `&` give the word [`END`]; `NAME=VALUE` gives `NAME`,
+/// `=`, `VALUE` (an option's `--opt=VALUE` stays one word); a call's name is followed by
+/// the word [`CALL`] (`os.path.join(…)` is code, not a package's name). A variable keeps
+/// its `$` (`$NODE`); one followed by a path is a path (`$PWD/graders/setup.js` gives
+/// `./PWD/graders/setup.js`: review 38, 93i, 93j); a parameter expansion with a default
+/// (`${DEBUG:+--trace-warnings}`) gives its words after the operator.
 fn logical_words(text: &str) -> Vec<Vec<String>> {
     // Whole-line comments out first: one may hold a bracket (review 36, 75d: `# was: node
     // -r dotenv/config …`).
@@ -1500,7 +1550,9 @@ fn logical_words(text: &str) -> Vec<Vec<String>> {
         }
         match c {
             '\n' if depth > 0 => joined.push(' '),
-            '(' if is_ident(prev) => joined.push_str(" %call% "),
+            // `$(` is a command substitution, no call.
+            '(' if is_ident(prev) && prev != '$' => joined.push_str(" %call% "),
+            ';' | '|' | '&' => joined.push_str(" %end% "),
             '=' if prev != '=' && prev != '!' && prev != '<' && prev != '>' => {
                 joined.push_str(" = ")
             }
@@ -1512,8 +1564,19 @@ fn logical_words(text: &str) -> Vec<Vec<String>> {
         .lines()
         .map(|line| {
             let mut words: Vec<String> = Vec::new();
-            for w in line.split(|c: char| c.is_whitespace() || ";|&()[]{},\"'`$\\".contains(c)) {
+            for w in line.split(|c: char| c.is_whitespace() || "()[]{},\"'`\\".contains(c)) {
                 let w = w.trim_end_matches(':');
+                // `${X:+--flag}`, `${X:-"-r x"}`: the words after the operator.
+                let w = [":+", ":-", ":="]
+                    .iter()
+                    .find_map(|op| w.split_once(op).map(|(_, v)| v))
+                    .unwrap_or(w);
+                // `$PWD/…` is a path; a lone `$` (of `$(`, `${`, `$'`) is nothing.
+                let w = match w.strip_prefix('$') {
+                    Some(v) if v.contains('/') => format!("./{v}"),
+                    Some("") => continue,
+                    _ => w.to_string(),
+                };
                 if w.is_empty() {
                     continue;
                 }
@@ -1527,7 +1590,7 @@ fn logical_words(text: &str) -> Vec<Vec<String>> {
                     words.push(format!("{opt}={w}"));
                     continue;
                 }
-                words.push(w.to_string());
+                words.push(w);
             }
             words
         })
@@ -1538,89 +1601,147 @@ fn logical_words(text: &str) -> Vec<Vec<String>> {
 /// `@scope/x`): npm's characters, a letter among them, not a path, not node's own.
 fn preload_package(v: &str) -> bool {
     !v.is_empty()
-        && !v.starts_with(['.', '/', '-', '_'])
+        && !v.starts_with(['.', '/', '-', '_', '%', '$'])
         && v.chars().any(|c| c.is_ascii_alphabetic())
         && v.chars()
             .all(|c| c.is_ascii_alphanumeric() || "@/._-~".contains(c))
         && !node_own(v)
 }
 
+/// Node's preload options: `--experimental_loader` is `--experimental-loader` to node
+/// (review 38, 90l).
+const PRELOAD_FLAGS: [&str; 6] = [
+    "-r",
+    "--require",
+    "--import",
+    "--loader",
+    "--experimental-loader",
+    "--test-reporter",
+];
+
+/// The value of the preload option at `a[k]`, if it is one (`-r X`, `--require=X`).
+fn preload_value(a: &[String], k: usize) -> Option<String> {
+    let w = a[k].replace('_', "-");
+    if PRELOAD_FLAGS.contains(&w.as_str()) {
+        // A call's name is code (`"--require " + path.join(…)`).
+        return (a.get(k + 1))
+            .filter(|_| a.get(k + 2).is_none_or(|n| n != CALL))
+            .cloned();
+    }
+    PRELOAD_FLAGS.iter().find_map(|f| {
+        w.strip_prefix(f)
+            .and_then(|v| v.strip_prefix('='))
+            .map(|_| a[k][f.len() + 1..].to_string())
+    })
+}
+
+/// The words of `args` (from [`node_argument_lists`]) that are node's own: up to what it
+/// runs, or its leading options where it runs nothing named (`node --version`: review 38,
+/// 93c, 93m), or all of them where the reading fails.
+fn node_options_end(args: &[String]) -> usize {
+    let a: Vec<&str> = args.iter().map(String::as_str).collect();
+    match super::invoke::invocation(&a) {
+        Ok(inv)
+            if matches!(
+                inv.runs,
+                super::invoke::Runs::Nothing | super::invoke::Runs::Stdin
+            ) =>
+        {
+            let mut k = 1;
+            while k < a.len() {
+                if preload_value(args, k).is_some() && !a[k].contains('=') {
+                    k += 2;
+                } else if a[k].starts_with('-') {
+                    k += 1;
+                } else {
+                    break;
+                }
+            }
+            k.min(a.len())
+        }
+        Ok(inv) => inv.rest.min(a.len()),
+        Err(_) => a.len(),
+    }
+}
+
 /// The packages a grader file's text preloads into node by name (`node -r dotenv/config`,
 /// `--import tsx`, `--test-reporter=@scope/x`, `NODE_OPTIONS="--require x"`): node
 /// resolves each from the folder it runs in, reading the nearest `package.json` there first
-/// (review 35, 61a-61c). Read from [`node_argument_lists`] as a check line's options are;
-/// where that reading fails, every preload option among the words counts. A text that
-/// names `NODE_OPTIONS` or `execArgv` may build node's options anywhere in it (review 37,
-/// 80f, 80n: `PRE="--require x"; NODE_OPTIONS="$PRE"`, `fork(f, [], {execArgv: ["-r",
-/// "x"]})`), so there every long preload option counts, and `-r` too beside `execArgv`.
+/// (review 35, 61a-61c). Read from [`node_argument_lists`] as a check line's options are.
 /// Paths, node's own modules and its own test reporters are not packages.
 pub(super) fn bare_preloads(text: &str) -> Vec<String> {
-    const FLAGS: [&str; 6] = [
-        "-r",
-        "--require",
-        "--import",
-        "--loader",
-        "--experimental-loader",
-        "--test-reporter",
-    ];
-    let after_flag = |a: &[String], k: usize, short: bool| -> Option<String> {
-        let w = a[k].as_str();
-        if FLAGS.contains(&w) && (short || w != "-r") {
-            // A call's name is code (`"--require " + path.join(…)`).
-            return (a.get(k + 1))
-                .filter(|_| a.get(k + 2).is_none_or(|n| n != CALL))
-                .cloned();
-        }
-        FLAGS.iter().find_map(|f| {
-            w.strip_prefix(f)
-                .and_then(|v| v.strip_prefix('='))
-                .map(str::to_string)
-        })
-    };
-    let mut values: Vec<String> = Vec::new();
-    let lists = node_argument_lists(text);
-    for args in &lists {
-        let a: Vec<&str> = args.iter().map(String::as_str).collect();
-        let end = match super::invoke::invocation(&a) {
-            Ok(inv) => {
-                values.extend(
-                    (inv.loads.iter())
-                        .filter(|(_, _, path)| !path)
-                        .map(|(_, v, _)| v.clone()),
-                );
-                inv.rest.min(a.len())
-            }
-            Err(_) => a.len(),
-        };
-        values.extend((0..end).filter_map(|k| after_flag(args, k, true)));
-    }
-    // Options built anywhere in the text for `NODE_OPTIONS` or `execArgv`.
-    let exec_argv = text.contains("execArgv");
-    if exec_argv || text.contains("NODE_OPTIONS") {
-        for words in logical_words(text) {
-            values.extend((0..words.len()).filter_map(|k| after_flag(&words, k, exec_argv)));
-        }
-    }
     let mut out: Vec<String> = Vec::new();
-    for v in values {
-        if preload_package(&v) && !out.contains(&v) {
-            out.push(v);
+    for args in node_argument_lists(text) {
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        let mut values: Vec<String> = Vec::new();
+        if let Ok(inv) = super::invoke::invocation(&a) {
+            values.extend(
+                (inv.loads.iter())
+                    .filter(|(_, _, path)| !path)
+                    .map(|(_, v, _)| v.clone()),
+            );
+        }
+        values.extend((0..node_options_end(&args)).filter_map(|k| preload_value(&args, k)));
+        for v in values {
+            if preload_package(&v) && !out.contains(&v) {
+                out.push(v);
+            }
         }
     }
     out
 }
 
+/// Whether a grader file's text gives node a program as text: inline code (`-e`, `--eval`,
+/// `-p`, glued or not) or a program on its standard input (`echo … | node`, `node <<EOF`,
+/// `node -`): review 37, 80r; review 38, 91a, 91d, 91e.
+pub(super) fn gives_node_code(text: &str) -> bool {
+    pipes_node_code(text)
+        || node_argument_lists(text).iter().any(|args| {
+            let end = node_options_end(args);
+            let a: Vec<&str> = args.iter().map(String::as_str).collect();
+            let code = matches!(
+                super::invoke::invocation(&a).map(|i| i.runs),
+                Ok(super::invoke::Runs::Code(_))
+            );
+            code || args[1..end].iter().any(|w| {
+                ["-e", "--eval", "-p", "--print"]
+                    .iter()
+                    .any(|f| w == f || w.starts_with(&format!("{f}=")))
+            })
+        })
+}
+
+/// Whether a grader file's text feeds node its program on standard input (`cat f | node`,
+/// `node <<EOF`, `node - < f`).
+fn pipes_node_code(text: &str) -> bool {
+    ["| node", "|node", "| nodejs", "node <", "node - "]
+        .iter()
+        .any(|p| text.contains(p))
+        || text.lines().any(|l| l.trim_end().ends_with("node -"))
+}
+
 /// The files node runs or preloads by path in a grader file's text, by the words that name
-/// them ([`node_argument_lists`]): the script, and each option's file.
+/// them ([`node_argument_lists`]): the script, and each option's file; with inline code or
+/// a program on node's standard input, every word (`node -e "$(cat graders/inline.txt)"`,
+/// `cat graders/inline.txt | node`: review 38, 91b, 91e).
 pub(super) fn node_run_words(text: &str) -> Vec<String> {
     let mut out = Vec::new();
+    // What feeds node's standard input may be any file the text names (review 38, 91e).
+    if pipes_node_code(text) {
+        out.extend(logical_words(text).into_iter().flatten());
+    }
     for args in node_argument_lists(text) {
         let a: Vec<&str> = args.iter().map(String::as_str).collect();
-        if let Ok(inv) = super::invoke::invocation(&a) {
-            if let super::invoke::Runs::Script(k) = inv.runs {
-                out.push(args[k].clone());
+        match super::invoke::invocation(&a) {
+            Ok(inv) => {
+                match inv.runs {
+                    super::invoke::Runs::Script(k) => out.push(args[k].clone()),
+                    super::invoke::Runs::Code(_) => out.extend(args[1..].iter().cloned()),
+                    _ => {}
+                }
+                out.extend(inv.loads.iter().map(|(_, v, _)| v.clone()));
             }
-            out.extend(inv.loads.iter().map(|(_, v, _)| v.clone()));
+            Err(_) => out.extend(args[1..].iter().cloned()),
         }
     }
     out

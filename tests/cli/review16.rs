@@ -3441,3 +3441,145 @@ mod rev37 {
         assert_run_exits(&f, "held graders", 0);
     }
 }
+
+/// Review 38: an independent attack on d50aa1d's reading of grader text.
+mod rev38 {
+    use super::rev34::{GRADE, self_reference};
+    use super::*;
+
+    /// 90c, 90g2, 90l, 90p: node by a variable that names it, arguments pushed on a list,
+    /// `--experimental_loader`, an unset expansion before `-r`; 91b, 91e: node given code
+    /// read from a file or piped in; each resolves a package from the check's folder. Each
+    /// PASSed a wrong answer on d50aa1d; now refused at load.
+    #[test]
+    fn rev38_90_91_more_spellings_of_a_preload_or_inline_code_are_refused() {
+        let cases: Vec<(&str, &str, &str, String, &str)> = vec![
+            ("90c", "sh graders/check.sh", "graders/check.sh", "NODE_BIN=$(command -v node)\nexec \"$NODE_BIN\" -r eq graders/check.js\n".into(), "preloads `eq`"),
+            ("90g2", "node graders/run.js", "graders/run.js", "const { spawnSync } = require(\"child_process\");\nconst args = [];\nargs.push(\"-r\", \"eq\", __dirname + \"/check.js\");\nprocess.exit(spawnSync(\"node\", args, { stdio: \"inherit\" }).status);\n".into(), "preloads `eq`"),
+            ("90l", "sh graders/check.sh", "graders/check.sh", "exec node --experimental_loader=eq graders/check.js\n".into(), "preloads `eq`"),
+            ("90p", "sh graders/check.sh", "graders/check.sh", "exec node $NODE_ARGS -r eq graders/check.js\n".into(), "preloads `eq`"),
+            ("91b", "sh graders/check.sh", "graders/check.sh", "exec node -e \"$(cat graders/inline.txt)\"\n".into(), "inline code"),
+            ("91e", "sh graders/check.sh", "graders/check.sh", "cat graders/inline.txt | node\n".into(), "inline code"),
+        ];
+        for (case, line, file, text, says) in cases {
+            let Some(f) = self_reference(
+                &[
+                    ("graders/package.json", "{}\n"),
+                    ("graders/check.js", GRADE),
+                    ("graders/inline.txt", GRADE),
+                    (file, &text),
+                ],
+                &[],
+            ) else {
+                return;
+            };
+            std::fs::write(f.path("plan.yaml"), plan("", line)).unwrap();
+            let out = check(&f).get_output().clone();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{case}: accepted\n{stderr}");
+            assert!(stderr.contains(says), "{case}: {stderr}");
+        }
+    }
+
+    /// Over-refusals of d50aa1d (review 38, 93a, 93c, 93d, 93i): `gpg --import` beside
+    /// `NODE_OPTIONS`, `sort -r` after `node --version`, a required `.json` with a `"from"`
+    /// key, a preload by a path under `$PWD`. Each is accepted, and its check judges.
+    #[test]
+    fn rev38_honest_layouts_stay_accepted() {
+        if !has("node") {
+            skip_or_fail(&current_test(), "node", "no node here");
+            return;
+        }
+        let judge = "const got = require(\"fs\").readFileSync(\"result.txt\", \"utf8\").trim();\nprocess.exit(got === (globalThis.want || \"right\") ? 0 : 1);\n";
+        let cases: Vec<super::rev34::Case> = vec![
+            (
+                "93a",
+                "sh graders/check.sh",
+                vec![
+                    ("graders/check.js", judge.into()),
+                    (
+                        "graders/check.sh",
+                        "unset NODE_OPTIONS\ntrue gpg --import graders/pub.asc\nexec node graders/check.js\n".into(),
+                    ),
+                ],
+            ),
+            (
+                "93c",
+                "sh graders/check.sh",
+                vec![
+                    ("graders/check.js", judge.into()),
+                    (
+                        "graders/check.sh",
+                        "node --version > /dev/null; sort -r graders/check.js > /dev/null\nexec node graders/check.js\n".into(),
+                    ),
+                ],
+            ),
+            (
+                "93d",
+                "node graders/check.js",
+                vec![
+                    ("package.json", "{\"name\":\"app\"}\n".into()),
+                    ("graders/cases.json", "{\"from\": \"x\", \"want\": \"right\"}\n".into()),
+                    (
+                        "graders/check.js",
+                        format!("globalThis.want = require(\"./cases.json\").want;\n{judge}"),
+                    ),
+                ],
+            ),
+            (
+                "93i",
+                "sh graders/check.sh",
+                vec![
+                    ("graders/setup.js", "globalThis.want = \"right\";\n".into()),
+                    ("graders/check.js", judge.into()),
+                    (
+                        "graders/check.sh",
+                        "exec node -r \"$PWD/graders/setup.js\" graders/check.js\n".into(),
+                    ),
+                ],
+            ),
+        ];
+        for (case, line, files) in cases {
+            super::rev34::accepted_and_judged(case, line, &files, "echo right > result.txt\n");
+        }
+    }
+
+    /// 94a, 94c, 94i, 94j: the unheld-program warning was silent for a glob, a sourced
+    /// `.inc`, a `.sh.in` and a command substitution; it names each now.
+    #[test]
+    fn rev38_94_the_unheld_program_warning_reads_globs_and_other_names() {
+        for (case, script, file) in [
+            (
+                "94a",
+                "for f in graders/*.sh; do sh \"$f\"; done\n",
+                "graders/grade.sh",
+            ),
+            ("94c", ". graders/grade.inc\n", "graders/grade.inc"),
+            (
+                "94i",
+                "exec sh graders/grade.sh.in\n",
+                "graders/grade.sh.in",
+            ),
+            (
+                "94j",
+                "r=$(sh graders/grade.sh) || exit 1\n",
+                "graders/grade.sh",
+            ),
+        ] {
+            let f = fixture("sh ci/check.sh", "wrong");
+            write_files(
+                &f,
+                &[
+                    ("ci/check.sh", script),
+                    (file, "grep -qx right result.txt\n"),
+                ],
+            );
+            let out = check(&f).get_output().clone();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                stderr.contains("which gate does not hold") && stderr.contains(file),
+                "{case}: {stderr}"
+            );
+        }
+    }
+}
