@@ -7,11 +7,8 @@
 //! import `ingest/` (a module cycle); like `runner/`, it returns [`Error`].
 
 use crate::error::Error;
-use crate::ledger::{
-    DecisionRow, Header, OnInconclusive, Row, SourceFile, TaskSpec, TimeoutPolicy, now_rfc3339,
-    sha256_hex,
-};
-use crate::model::{Counts, Judgement, Outcome, Verdict};
+use crate::ledger::{DecisionRow, Header, Row, SourceFile, TaskSpec, now_rfc3339, sha256_hex};
+use crate::model::{Counts, Judgement, OnInconclusive, Outcome, TimeoutPolicy, Verdict};
 use crate::pairs::Side;
 use crate::plan::{Plan, ResolvedRule};
 use crate::report::Report;

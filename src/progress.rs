@@ -16,8 +16,8 @@ use std::time::Duration;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::error::Error;
-use crate::ledger::{AttemptRow, Outcome};
-use crate::model::Tally;
+use crate::ledger::AttemptRow;
+use crate::model::{Outcome, Tally};
 use crate::runner::events::{EventSink, RunEvent};
 use crate::untrusted;
 

@@ -93,11 +93,11 @@ impl From<&crate::cli::OutputArgs> for crate::output::OutputOptions {
     }
 }
 
-impl From<crate::cli::InconclusivePolicy> for crate::ledger::OnInconclusive {
+impl From<crate::cli::InconclusivePolicy> for crate::model::OnInconclusive {
     fn from(p: crate::cli::InconclusivePolicy) -> Self {
         match p {
-            crate::cli::InconclusivePolicy::Fail => crate::ledger::OnInconclusive::Fail,
-            crate::cli::InconclusivePolicy::Pass => crate::ledger::OnInconclusive::Pass,
+            crate::cli::InconclusivePolicy::Fail => crate::model::OnInconclusive::Fail,
+            crate::cli::InconclusivePolicy::Pass => crate::model::OnInconclusive::Pass,
         }
     }
 }

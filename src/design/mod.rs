@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 
-use crate::ledger::OnInconclusive;
+use crate::model::OnInconclusive;
 use crate::stats::StatsError;
 use crate::stats::lattice::Boundaries;
 

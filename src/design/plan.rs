@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::zone::ZoneReport;
 use super::{DesignError, LatticeJson, alpha_of, alpha_words, oc_grid, pair};
-use crate::ledger::OnInconclusive;
+use crate::model::OnInconclusive;
 use crate::stats::lattice::Boundaries;
 use crate::stats::sprt::{MAX_TRIALS_LIMIT, Sprt, default_max_trials, worst_asn};
 use crate::stats::zone::Zone;

@@ -521,8 +521,8 @@ pub struct Attempt {
 
 impl Attempt {
     /// The outcome this attempt records: a declared fault (unavailable), a pass or a failure.
-    pub fn outcome(&self) -> crate::ledger::Outcome {
-        use crate::ledger::Outcome;
+    pub fn outcome(&self) -> crate::model::Outcome {
+        use crate::model::Outcome;
         if self.unavailable {
             Outcome::Unavailable
         } else if self.passed {
@@ -552,7 +552,7 @@ impl Attempt {
             exit_code: None,
             signal: None,
             check_exit: None,
-            fault: self.unavailable.then_some(crate::ledger::Fault::Transport),
+            fault: self.unavailable.then_some(crate::model::Fault::Transport),
             outcome: self.outcome(),
             graded: attempt == 1,
             detail: crate::ledger::AttemptDetail {

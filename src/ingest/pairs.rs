@@ -267,7 +267,7 @@ mod tests {
         assert_eq!(a.outcome(), Outcome::Unavailable);
         let row = a.row("t", 3, 1, "2026-12-01T00:00:00Z", Some(Side::Base));
         assert_eq!(row.outcome, Outcome::Unavailable);
-        assert_eq!(row.fault, Some(crate::ledger::Fault::Transport));
+        assert_eq!(row.fault, Some(crate::model::Fault::Transport));
         assert_eq!(
             (row.trial, row.side, row.graded),
             (3, Some(Side::Base), true)

@@ -22,12 +22,6 @@ use std::time::SystemTime;
 
 use sha2::{Digest, Sha256};
 
-pub use crate::model::Counts;
-pub use crate::model::{
-    Fault, FilesystemWall, MountWall, OnInconclusive, Outcome, Rates, SandboxMode, Shard,
-    SignalWall, TimeoutPolicy, Walls,
-};
-
 mod rows;
 pub use rows::*;
 
@@ -684,6 +678,7 @@ pub fn rfc3339(t: SystemTime) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Shard;
     use std::time::Duration;
 
     #[test]

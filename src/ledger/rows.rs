@@ -9,9 +9,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::Shard;
 use crate::model::{
-    Counts, Fault, Judgement, OnInconclusive, Outcome, Rates, Sampling, TimeoutPolicy, Walls,
+    Counts, Fault, Judgement, OnInconclusive, Outcome, Rates, Sampling, Shard, TimeoutPolicy, Walls,
 };
 
 /// One line of the ledger: its position, the hash of the line before, and the row itself.

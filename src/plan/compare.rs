@@ -13,8 +13,7 @@ use serde_saphyr::Spanned;
 
 use super::schema::{BaseFile, SamplingSpec};
 use super::{CommandLine, DEFAULT_BETA, PlanError, ResolvedRule, Task, Validator};
-use crate::ledger::OnInconclusive;
-use crate::model::SequentialRule;
+use crate::model::{OnInconclusive, SequentialRule};
 use crate::pairs::{CompareRates, discordant_rates};
 use crate::sampler::Sampling;
 use crate::stats::SequentialKind;

@@ -352,7 +352,7 @@ mod tests {
         let first_pass = |rule: Sampling| {
             let mut s = crate::sampler::OrderedSampler::new(rule, 0, None).unwrap();
             (1..=50).find(|&k| {
-                s.offer(k, crate::ledger::Outcome::Pass);
+                s.offer(k, crate::model::Outcome::Pass);
                 s.decision().is_some()
             })
         };

@@ -30,8 +30,8 @@ use std::time::Duration;
 
 use serde_saphyr::{Location, Spanned};
 
-use crate::ledger::{OnInconclusive, Rates, TimeoutPolicy, sha256_hex};
-use crate::model::Shard;
+use crate::ledger::sha256_hex;
+use crate::model::{OnInconclusive, Rates, Shard, TimeoutPolicy};
 use crate::sampler::Sampling;
 use crate::stats::StatsError;
 pub use sampling::SuiteAlpha;

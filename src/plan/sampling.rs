@@ -9,8 +9,7 @@ use serde_saphyr::{Location, Spanned};
 
 use super::schema::{self, Rule, SamplingSpec, TaskFile};
 use super::{DEFAULT_ALPHA, DEFAULT_BETA, PlanError, ResolvedRule, Validator};
-use crate::ledger::Rates;
-use crate::model::SequentialRule;
+use crate::model::{Rates, SequentialRule};
 use crate::sampler::Sampling;
 use crate::stats;
 use crate::stats::SequentialKind;

@@ -19,7 +19,7 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde_saphyr::Spanned;
 
-use crate::ledger::{OnInconclusive, TimeoutPolicy};
+use crate::model::{OnInconclusive, TimeoutPolicy};
 use crate::stats::SequentialKind;
 use crate::units::{DURATION_FORMS, MAX_DURATION, RATE_FORMS, parse_duration, parse_rate};
 

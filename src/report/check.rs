@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 
 use crate::format::{percent, rate, zone_line};
-use crate::ledger::OnInconclusive;
+use crate::model::OnInconclusive;
 use crate::plan::check::{CompareCheck, PlanCheck};
 
 /// A risk in at most six significant digits, rounded up, so that a bound printed with it

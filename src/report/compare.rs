@@ -19,8 +19,8 @@
 //! the `max_pairs` truncation) and labelled as evaluated there, not as a bound.
 
 use super::replay::TaskReplay;
-use crate::ledger::{OnInconclusive, TaskSpec};
-use crate::model::Judgement;
+use crate::ledger::TaskSpec;
+use crate::model::{Judgement, OnInconclusive};
 use crate::pairs::PairCounts;
 use crate::sampler::Verdict;
 use crate::stats::compare::{DISCORDANCE_FLOOR, oc_of_lattice};

@@ -5,10 +5,10 @@
 use std::path::Path;
 
 use crate::ledger::{
-    AttemptRow, Counts, DecisionRow, Footer, Header, Ledger, LedgerWriter, OnInconclusive, Outcome,
-    Rates, Row, RunStatus, Shard, TaskResult, TaskSpec, TimeoutPolicy,
+    AttemptRow, DecisionRow, Footer, Header, Ledger, LedgerWriter, Row, RunStatus, TaskResult,
+    TaskSpec,
 };
-use crate::model::Judgement;
+use crate::model::{Counts, Judgement, OnInconclusive, Outcome, Rates, Shard, TimeoutPolicy};
 use crate::sampler::{Sampler, Sampling, TrialOutcome, Verdict};
 
 /// A fresh ledger writer at `path` (the one place the tests call `LedgerWriter::create`).
@@ -85,9 +85,9 @@ pub fn attempt(task: &str, trial: u64, attempt: u32, outcome: Outcome) -> Attemp
     let (exit_code, fault) = match outcome {
         Outcome::Pass => (Some(0), None),
         Outcome::Fail => (Some(1), None),
-        Outcome::Unavailable => (Some(75), Some(crate::ledger::Fault::Transport)),
-        Outcome::Cancelled => (None, Some(crate::ledger::Fault::Cancelled)),
-        Outcome::HarnessError => (Some(127), Some(crate::ledger::Fault::Harness)),
+        Outcome::Unavailable => (Some(75), Some(crate::model::Fault::Transport)),
+        Outcome::Cancelled => (None, Some(crate::model::Fault::Cancelled)),
+        Outcome::HarnessError => (Some(127), Some(crate::model::Fault::Harness)),
     };
     AttemptRow {
         task: task.to_string(),
@@ -299,7 +299,7 @@ pub fn faults(dir: &Path) -> Ledger {
     for trial in 1..=3 {
         let mut a = attempt("pay", trial, 1, Outcome::Unavailable);
         if trial == 2 {
-            a.fault = Some(crate::ledger::Fault::Timeout);
+            a.fault = Some(crate::model::Fault::Timeout);
             a.exit_code = None;
             a.signal = Some(9);
         }

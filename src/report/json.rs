@@ -10,8 +10,8 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::ledger::{Counts, OnInconclusive, RunStatus, Shard};
-use crate::model::Judgement;
+use crate::ledger::RunStatus;
+use crate::model::{Counts, Judgement, OnInconclusive, Shard};
 use crate::pairs::PairCounts;
 use crate::sampler::{Sampling, Verdict};
 use crate::stats::estimate::Interval;
@@ -123,7 +123,7 @@ pub struct JsonLedger<'a> {
 pub struct JsonSandbox<'a> {
     /// The walls as recorded.
     #[serde(flatten)]
-    pub walls: &'a crate::ledger::Walls,
+    pub walls: &'a crate::model::Walls,
     /// The same in one line, as every report states it.
     pub statement: String,
 }
@@ -364,9 +364,9 @@ pub struct JsonTrial<'a> {
     /// `counted`, `excluded`, `cancelled`, `harness_error`, `no_first_attempt`.
     pub disposition: &'static str,
     /// Attempt 1's outcome, or `null`.
-    pub outcome: Option<crate::ledger::Outcome>,
+    pub outcome: Option<crate::model::Outcome>,
     /// Attempt 1's fault class, or `null`.
-    pub fault: Option<crate::ledger::Fault>,
+    pub fault: Option<crate::model::Fault>,
     /// Attempts recorded.
     pub attempts: u64,
     /// Wall time of all attempts, seconds.

@@ -38,8 +38,7 @@ use quick_junit::{
 };
 use std::time::Duration;
 
-use crate::ledger::{OnInconclusive, Outcome};
-use crate::model::Judgement;
+use crate::model::{Judgement, OnInconclusive, Outcome};
 use crate::sampler::Verdict;
 
 use super::model::{Report, TaskReport};
@@ -606,7 +605,7 @@ fn properties(report: &Report, t: &TaskReport) -> Vec<Property> {
 #[cfg(test)]
 mod tests {
     use super::render;
-    use crate::ledger::OnInconclusive;
+    use crate::model::OnInconclusive;
     use crate::report::Report;
     use crate::report::fixture::{self, outcomes, single};
 

@@ -168,7 +168,7 @@ fn code_span(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::render;
-    use crate::ledger::OnInconclusive;
+    use crate::model::OnInconclusive;
     use crate::report::Report;
     use crate::report::fixture;
 

@@ -14,7 +14,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::ledger::{Ledger, Shard};
+use crate::ledger::Ledger;
+use crate::model::Shard;
 use crate::stats::staged::stage_of;
 
 use super::ReportError;

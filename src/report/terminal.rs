@@ -10,8 +10,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::format::zone_line;
-use crate::ledger::{OnInconclusive, Outcome};
-use crate::model::Judgement;
+use crate::model::{Judgement, OnInconclusive, Outcome};
 use crate::sampler::Verdict;
 
 use super::model::{Report, ScoreVector, TaskReport};
@@ -447,8 +446,8 @@ mod tests {
 
     #[test]
     fn an_interrupted_run_does_not_claim_an_exit_code() {
-        use crate::ledger::Outcome;
         use crate::ledger::{Footer, Ledger, Row, RunStatus};
+        use crate::model::Outcome;
         use crate::sampler::Verdict;
         let d = tempfile::tempdir().unwrap();
         let path = d.path().join("l.jsonl");
@@ -491,7 +490,8 @@ mod tests {
 
     #[test]
     fn control_characters_in_task_ids_and_reasons_are_escaped() {
-        use crate::ledger::{Ledger, Outcome, Row};
+        use crate::ledger::{Ledger, Row};
+        use crate::model::Outcome;
         let d = tempfile::tempdir().unwrap();
         let path = d.path().join("l.jsonl");
         let mut w = fixture::writer(&path);

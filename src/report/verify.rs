@@ -8,8 +8,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::ledger::{Ledger, Outcome, Row, RunStatus};
-use crate::model::Judgement;
+use crate::ledger::{Ledger, Row, RunStatus};
+use crate::model::{Judgement, Outcome};
 
 use super::ReportError;
 use super::replay::{Source, TaskReplay, replay};
@@ -336,7 +336,7 @@ fn verdict_words(v: Judgement) -> &'static str {
         .map_or("no verdict (harness error)", |v| v.as_str())
 }
 
-fn counts_text(c: &crate::ledger::Counts) -> String {
+fn counts_text(c: &crate::model::Counts) -> String {
     format!(
         "run {}, passed {}, failed {}, unavailable {}, cancelled {}, excluded {}",
         c.run, c.passed, c.failed, c.unavailable, c.cancelled, c.excluded
@@ -373,7 +373,7 @@ mod tests {
             let l = fixture::run(
                 &d.path().join(format!("s{k}.jsonl")),
                 &tasks,
-                Some(crate::ledger::Shard { k, m: 3 }),
+                Some(crate::model::Shard { k, m: 3 }),
             );
             let a = audit(&l);
             assert_eq!(a.problems, vec![], "shard {k}");

@@ -3,8 +3,7 @@
 //! text from the report model; the renderers call these and never one another, and the model
 //! calls none of them.
 
-use crate::ledger::OnInconclusive;
-use crate::model::Judgement;
+use crate::model::{Judgement, OnInconclusive};
 use crate::sampler::Verdict;
 
 use super::compare::CompareReport;
@@ -328,7 +327,7 @@ pub(crate) fn fault_risk_text(f: &FaultRisk) -> String {
 
 /// Why a graded attempt failed, in words (the JUnit failure and the terminal's first fail).
 pub(crate) fn fail_why(a: &crate::ledger::AttemptRow) -> String {
-    if a.fault == Some(crate::ledger::Fault::Timeout) {
+    if a.fault == Some(crate::model::Fault::Timeout) {
         return format!("timed out after {}s", number(a.duration_s));
     }
     match (a.exit_code, a.signal, a.check_exit) {

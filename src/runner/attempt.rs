@@ -25,7 +25,8 @@ use super::result_file;
 use super::sandbox::{Cell, Sandbox};
 use super::spawn::{BaseEnv, ChildWalls, Proc, Spawn};
 use super::sys::{self, PidFd, kill_group};
-use crate::ledger::{AttemptRow, Fault, Outcome, TimeoutPolicy, rfc3339};
+use crate::ledger::{AttemptRow, rfc3339};
+use crate::model::{Fault, Outcome, TimeoutPolicy};
 use crate::plan::CommandLine;
 use crate::untrusted;
 

@@ -8,7 +8,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::error::Error;
-use crate::ledger::{RunStatus, Shard};
+use crate::ledger::RunStatus;
+use crate::model::Shard;
 use crate::plan::{Plan, TaskKind};
 
 use super::events::{EventSink, Fanout};

@@ -444,7 +444,7 @@ pub(super) fn drive<L: Launcher + ?Sized, C: Consumer>(
             }
             if let Some(why) = conflicts.remove(&row.trial) {
                 row.outcome = Outcome::HarnessError;
-                row.fault = Some(crate::ledger::Fault::Harness);
+                row.fault = Some(crate::model::Fault::Harness);
                 row.graded = false;
                 row.detail.reason = Some(why);
             }
@@ -682,9 +682,8 @@ pub(super) mod tests {
     use std::time::Instant;
 
     use super::*;
-    use crate::ledger::Counts;
     use crate::ledger::now_rfc3339;
-    use crate::model::Fault;
+    use crate::model::{Counts, Fault};
 
     /// Trial `ordinal` finishes after `delay` with `outcome`, unless cancelled first.
     #[derive(Default)]

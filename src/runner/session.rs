@@ -26,10 +26,10 @@ use super::scheduler::TaskHistory;
 use super::sys;
 use crate::error::Error;
 use crate::ledger::{
-    Footer, Header, Ledger, LedgerError, LedgerWriter, Resume, Row, RunStatus, TaskSpec, Walls,
+    Footer, Header, Ledger, LedgerError, LedgerWriter, Resume, Row, RunStatus, TaskSpec,
     now_rfc3339, sha256_hex,
 };
-use crate::model::{Outcome, Shard};
+use crate::model::{Outcome, Shard, Walls};
 use crate::plan::Plan;
 
 /// The exclusive lock of a ledger, held until dropped (or the process ends).

@@ -6,7 +6,8 @@
 use std::path::PathBuf;
 
 use crate::error::Error;
-use crate::ledger::{CiRun, Ledger, Shard};
+use crate::ledger::{CiRun, Ledger};
+use crate::model::Shard;
 use crate::plan::Plan;
 use crate::report::Report;
 use crate::report::words::verdict_text;

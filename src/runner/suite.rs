@@ -26,10 +26,8 @@ use super::launcher::{Launcher, ProcessLauncher, attempt_or_internal_error};
 use super::retry::TrialMsg;
 use super::scheduler::Cases;
 use crate::ingest::{self, Options};
-use crate::ledger::{
-    AttemptRow, DecisionRow, Family, Fault, Outcome, SuiteRun, suite_case_id, suite_of,
-};
-use crate::model::{Sampling, Shard};
+use crate::ledger::{AttemptRow, DecisionRow, Family, SuiteRun, suite_case_id, suite_of};
+use crate::model::{Fault, Outcome, Sampling, Shard};
 use crate::plan::SuiteTask;
 use crate::sampler::{Decision, OrderedSampler};
 

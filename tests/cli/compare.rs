@@ -5,8 +5,8 @@
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
-use gate::ledger::{Outcome, Row};
-use gate::model::Judgement;
+use gate::ledger::Row;
+use gate::model::{Judgement, Outcome};
 use gate::pairs::Side;
 use gate::sampler::Verdict;
 use gate::stats::compare::{CompareDesign, CompareSpec, Effect};

@@ -9,7 +9,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use gate::ledger::{Ledger, Outcome};
+use gate::ledger::Ledger;
+use gate::model::Outcome;
 use gate::sampler::Verdict;
 use predicates::prelude::*;
 

@@ -8,7 +8,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use gate::ledger::{Ledger, Outcome, Row, sha256_hex};
+use gate::ledger::{Ledger, Row, sha256_hex};
+use gate::model::Outcome;
 use gate::sampler::Verdict;
 use predicates::prelude::*;
 

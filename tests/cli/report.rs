@@ -6,9 +6,10 @@ use std::process::Command;
 
 use assert_cmd::cargo::cargo_bin_cmd;
 use gate::ledger::{
-    AttemptRow, Counts, DecisionRow, Footer, Header, Ledger, LedgerWriter, OnInconclusive, Outcome,
-    Rates, Row, RunStatus, Shard, TaskResult, TaskSpec, TimeoutPolicy,
+    AttemptRow, DecisionRow, Footer, Header, Ledger, LedgerWriter, Row, RunStatus, TaskResult,
+    TaskSpec,
 };
+use gate::model::{Counts, OnInconclusive, Outcome, Rates, Shard, TimeoutPolicy};
 use gate::sampler::{Sampler, Sampling, TrialOutcome, Verdict};
 use predicates::prelude::*;
 
@@ -67,7 +68,7 @@ fn attempt(task: &str, trial: u64, outcome: Outcome) -> AttemptRow {
         }),
         signal: None,
         check_exit: None,
-        fault: (outcome == Outcome::HarnessError).then_some(gate::ledger::Fault::Harness),
+        fault: (outcome == Outcome::HarnessError).then_some(gate::model::Fault::Harness),
         outcome,
         graded: matches!(outcome, Outcome::Pass | Outcome::Fail),
         detail: gate::ledger::AttemptDetail {

@@ -3,8 +3,8 @@
 
 use std::time::{Duration, Instant};
 
-use gate::ledger::{Fault, Outcome, Row, RunStatus};
-use gate::model::Judgement;
+use gate::ledger::{Row, RunStatus};
+use gate::model::{Fault, Judgement, Outcome};
 use gate::sampler::Verdict;
 use predicates::prelude::*;
 

@@ -9,7 +9,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use gate::ledger::{FilesystemWall, MountWall, SandboxMode, SignalWall};
+use gate::model::{FilesystemWall, MountWall, SandboxMode, SignalWall};
 use gate::runner::sandbox::landlock_abi;
 
 /// Whether this machine can make the box's mount layer (a mount namespace, or a user and
@@ -1000,7 +1000,7 @@ tasks:
         let second = row(2);
         assert_eq!(
             second.outcome,
-            gate::ledger::Outcome::Fail,
+            gate::model::Outcome::Fail,
             "{run}: {second:?}"
         );
         assert_eq!(

@@ -434,7 +434,7 @@ fn a_task_signals_its_pid_namespace_init_under_seccomp_only() {
     let walls = f.ledger().header().sandbox.clone().unwrap();
     assert_eq!(
         walls.signals,
-        gate::ledger::SignalWall::Filtered,
+        gate::model::SignalWall::Filtered,
         "{walls:?}"
     );
     assert!(walls.pid_namespace, "{walls:?}");

@@ -681,7 +681,7 @@ fn a_staged_rule_with_jobs_runs_one_stage_at_a_time() {
         assert!(
             attempts
                 .iter()
-                .all(|a| a.outcome != gate::ledger::Outcome::Cancelled)
+                .all(|a| a.outcome != gate::model::Outcome::Cancelled)
         );
         assert_eq!(
             crate::common::decision(&l, task)

@@ -3,8 +3,7 @@
 
 use std::fmt::Write as _;
 
-use crate::ledger::OnInconclusive;
-use crate::model::Judgement;
+use crate::model::{Judgement, OnInconclusive};
 use crate::sampler::Verdict;
 
 use super::{Detail, badge, cell, code_span, task_sections};

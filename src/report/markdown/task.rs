@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use crate::ledger::OnInconclusive;
+use crate::model::OnInconclusive;
 
 use super::{Detail, badge, cell};
 use crate::report::model::{EstimateMethod, OcPoint, TaskReport};
@@ -19,7 +19,7 @@ use crate::report::words::{
 fn harness_last_words(t: &TaskReport) -> Option<&str> {
     let a = t.replay.trials.iter().find_map(|tr| {
         let a = &tr.first.as_ref()?.row;
-        (a.outcome == crate::ledger::Outcome::HarnessError).then_some(a)
+        (a.outcome == crate::model::Outcome::HarnessError).then_some(a)
     })?;
     let tail = if a.detail.stderr_tail.trim().is_empty() {
         &a.detail.stdout_tail

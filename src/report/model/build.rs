@@ -3,7 +3,8 @@
 //! the observed unavailable rate, the score vector and what uncounted trials cost; for the
 //! gate, the multiplicity cost.
 
-use crate::ledger::{Fault, Ledger, OnInconclusive, Outcome, Rates};
+use crate::ledger::Ledger;
+use crate::model::{Fault, OnInconclusive, Outcome, Rates};
 use crate::sampler::Sampling;
 use crate::stats::estimate::{Interval, clopper_pearson, pass_at_k, pass_hat_k, wilson};
 use crate::stats::lattice::{Boundaries, State};

@@ -8,8 +8,7 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::ledger::OnInconclusive;
-use crate::model::Judgement;
+use crate::model::{Judgement, OnInconclusive};
 use crate::sampler::Verdict;
 use crate::stats::estimate::Interval;
 use crate::stats::zone::Zone;
@@ -621,7 +620,7 @@ impl Report {
 
     /// The lone shard this report is of, when it is the ledger of one shard of a sharded run
     /// (its verdict waits for the other shards).
-    pub fn lone_shard(&self) -> Option<crate::ledger::Shard> {
+    pub fn lone_shard(&self) -> Option<crate::model::Shard> {
         match self.replay.ledgers.as_slice() {
             [one] => one.shard.filter(|s| s.m > 1),
             _ => None,

@@ -3,8 +3,9 @@
 
 use super::build::{fault_risk, latency};
 use super::*;
-use crate::ledger::{Fault, Ledger, Outcome};
+use crate::ledger::Ledger;
 use crate::ledger::{Row, TaskResult};
+use crate::model::{Fault, Outcome};
 use crate::report::fixture::{self, outcomes, sample, single};
 use crate::report::words::{prob, uncounted_text};
 use crate::stats::lattice::Boundaries;
@@ -86,7 +87,7 @@ fn with_exit_code_overrides_the_exit_code_every_report_shows() {
     let l = fixture::run(
         &d.path().join("s1.jsonl"),
         &[(single("t", 30, 3), outcomes(30, &[]))],
-        Some(crate::ledger::Shard { k: 1, m: 3 }),
+        Some(crate::model::Shard { k: 1, m: 3 }),
     );
     let r = Report::from_ledgers(&[l], None).unwrap();
     assert_eq!(r.exit_code(), crate::exit::INCONCLUSIVE);

@@ -9,7 +9,7 @@ use crate::design::{EvaluateLaunched, EvaluateReport, EvaluateUnavailable, Latti
 use crate::design::{PlanReport, StagedReport};
 use crate::format::percent_apart;
 use crate::format::{num, percent, rate};
-use crate::ledger::OnInconclusive;
+use crate::model::OnInconclusive;
 
 pub mod compare;
 mod curve;

@@ -29,10 +29,8 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use crate::ledger::{
-    AttemptRow, Counts, Ledger, OnInconclusive, Outcome, RunStatus, Shard, TaskSpec,
-};
-use crate::model::Judgement;
+use crate::ledger::{AttemptRow, Ledger, RunStatus, TaskSpec};
+use crate::model::{Counts, Judgement, OnInconclusive, Outcome, Shard};
 use crate::sampler::Verdict;
 
 use super::error::ReportError;
@@ -189,7 +187,7 @@ pub struct LedgerInfo {
     pub head_sha256: String,
     /// The walls of the box its header and resume rows record, each once (none in a
     /// schema-1 ledger or one of `gate ingest`).
-    pub sandbox: Vec<crate::ledger::Walls>,
+    pub sandbox: Vec<crate::model::Walls>,
 }
 
 impl LedgerInfo {

@@ -6,7 +6,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use crate::ledger::{AttemptRow, CiRun, Ledger, Outcome, Row, Shard, TaskSpec};
+use crate::ledger::{AttemptRow, CiRun, Ledger, Row, TaskSpec};
+use crate::model::{Outcome, Shard};
 use crate::sampler::Sampling;
 
 use super::{
@@ -65,8 +66,8 @@ pub(super) fn ledger_info(l: &Ledger) -> LedgerInfo {
 }
 
 /// The walls recorded by a ledger's header and its resume rows, each once, in order.
-fn ledger_walls(l: &Ledger) -> Vec<crate::ledger::Walls> {
-    let mut out: Vec<crate::ledger::Walls> = Vec::new();
+fn ledger_walls(l: &Ledger) -> Vec<crate::model::Walls> {
+    let mut out: Vec<crate::model::Walls> = Vec::new();
     let recorded = l.records.iter().filter_map(|r| match &r.row {
         Row::Header(h) => h.sandbox.as_ref(),
         Row::Resume(r) => r.sandbox.as_ref(),

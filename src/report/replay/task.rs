@@ -2,8 +2,8 @@
 //! the pieces a `compare` task's replay ([`super::pairs`]) shares with it: where the first
 //! harness error cuts the rows, the ordinals with no row, the verdict and its reason.
 
-use crate::ledger::{AttemptRow, Outcome, TaskSpec};
-use crate::model::Judgement;
+use crate::ledger::{AttemptRow, TaskSpec};
+use crate::model::{Judgement, Outcome};
 use crate::sampler::{Decision, OrderedSampler, Sampling, Verdict};
 
 use super::{

@@ -2,7 +2,8 @@
 
 use super::read::session_jobs;
 use super::*;
-use crate::ledger::{Row, Shard};
+use crate::ledger::Row;
+use crate::model::Shard;
 use crate::report::fixture::{self, outcomes, sequential, single};
 
 fn dir() -> tempfile::TempDir {
