@@ -643,6 +643,7 @@ pub(super) fn refuse_node_graders_without_a_package_json(
                 // without naming it, and so does `process.argv0` (review 36, 55d, 72a,
                 // 72b, 72i, 72l; which reopens review 35's over-refusal 62e).
                 let calls = |name: &str| super::words::calls(t, name);
+                let code = super::words::strip_js_comments(t);
                 t.contains("execPath")
                     || t.contains("argv0")
                     || t.contains("runMain")
@@ -669,7 +670,8 @@ pub(super) fn refuse_node_graders_without_a_package_json(
                         "getBuiltinModule",
                     ]
                     .iter()
-                    .any(|w| super::words::mentions_word(t, w))
+                    // Not in a comment (review 39, 96j).
+                    .any(|w| super::words::mentions_word(&code, w))
                     || (module("module") && calls("register"))
             });
             // A grader that runs code from text may run a prose file it names (review 38,
@@ -769,7 +771,7 @@ pub(super) fn refuse_node_graders_without_a_package_json(
                 !script(f)
                     && super::words::gives_node_code(t)
                     && (names_a_package(t) || {
-                        let named = super::words::node_run_words(t);
+                        let named = super::words::node_code_words(t).unwrap_or_default();
                         (texts.iter()).any(|(g, u)| {
                             g.file_name().is_some_and(|n| {
                                 named.iter().any(|w| w.ends_with(&*n.to_string_lossy()))
@@ -2344,6 +2346,10 @@ mod tests {
             "node --experimental_loader=dotenv/config c.js",
             "node $NODE_ARGS -r dotenv/config c.js",
             "node ${DEBUG:+--trace-warnings} -r dotenv/config c.js",
+            "set -- -r dotenv/config\nexec node \"$@\" graders/check.js",
+            "printf '%s\\n' -r dotenv/config graders/check.js | xargs node",
+            // Review 39, 97q: an expression that goes on past `||`.
+            "env: { NODE_OPTIONS: (process.env.NODE_OPTIONS || \"\") + \" --require dotenv/config\" }",
         ] {
             assert_eq!(bare_preloads(text), ["dotenv/config"], "{text}");
         }
@@ -2352,6 +2358,11 @@ mod tests {
             "node <<'EOF'\nrequire(\"eq\")\nEOF",
             "exec node --eval='require(\"eq\")'",
             "exec node -e \"$(cat graders/inline.txt)\"",
+            // Review 39, 97e, 97f, 97s, 97y.
+            "exec node<<'EOF'\nrequire(\"eq\")\nEOF",
+            "echo 'require(\"eq\")' | timeout 10 node",
+            "echo 'require(\"eq\")' |  node",
+            "exec node --input-type=commonjs <<'EOF'\nrequire(\"eq\")\nEOF",
         ] {
             assert!(crate::plan::words::gives_node_code(text), "{text}");
         }
@@ -2359,6 +2370,10 @@ mod tests {
             "env = {k: v for k, v in os.environ.items() if k != \"NODE_OPTIONS\"}",
             "exec node graders/check.js",
             "\"$NODE\" --version",
+            // Review 39, 96g, 96h: node runs a script, or a pipe only in a comment.
+            "cat out.json | node graders/check.js",
+            "# cat out.json | node\nexec node graders/check.js",
+            "node graders/check.js < out.json > got.txt",
         ] {
             assert!(!crate::plan::words::gives_node_code(text), "{text}");
         }
@@ -2370,7 +2385,16 @@ mod tests {
             "cmds = [[\"node\", \"--version\"], [\"sort\", \"-r\", \"graders/x\"]]",
             "exec node -r \"$PWD/graders/setup.js\" graders/check.js",
             "exec node --require \"$HERE/setup.js\" graders/check.js",
+            // Review 39, 96a, 96b, 96d2, 96d3, 96e, 96p: paths the code or the shell builds.
+            "SETUP = os.path.join(HERE, \"setup.js\")\nsubprocess.run([\"node\", \"-r\", SETUP, f])",
+            "const setup = path.join(__dirname, \"setup.js\");\nspawnSync(\"node\", [\"-r\", setup, f]);",
+            "exec node -r \"$(realpath graders/setup.js)\" graders/check.js",
+            "exec node -r \"$(cd \"$(dirname \"$0\")\" && pwd)/setup.js\" graders/check.js",
+            "exec node -r \"${PWD}/graders/setup.js\" graders/check.js",
+            "const s = require.resolve(\"./setup.js\");\nspawnSync(\"node\", [\"-r\", s, f]);",
             "for node in a b; do ./solve \"$node\" -r 2; done",
+            "set -- a b\nexec node graders/check.js \"$@\" -r x",
+            "ls graders | xargs -n1 echo; grep -r x graders",
             "env[\"NODE_OPTIONS\"] = \"--require \" + os.path.join(HERE, \"setup.js\")",
             "NODE_OPTIONS: \"--require \" + path.join(__dirname, \"setup.js\")",
         ] {

@@ -1424,10 +1424,15 @@ pub(super) fn node_argument_lists(text: &str) -> Vec<Vec<String>> {
         if let Some(at) = value_at
             && is_name(&name)
         {
-            let value = words[skip + at..].iter().filter(|v| *v != END).cloned();
+            let value = words[skip + at..].iter().take_while(|v| *v != END).cloned();
             vars.entry(name).or_default().extend(value);
         }
         for (k, word) in words.iter().enumerate() {
+            // `set -- -r x` sets the arguments `"$@"` gives (review 37, 80c).
+            if word == "set" && words.get(k + 1).is_some_and(|w| w == "--") {
+                let value = words[k + 2..].iter().take_while(|v| *v != END).cloned();
+                vars.entry("@".to_string()).or_default().extend(value);
+            }
             if let Some((var, method)) = word.rsplit_once('.')
                 && matches!(method, "push" | "extend" | "append" | "unshift" | "concat")
                 && words.get(k + 1).is_some_and(|c| c == CALL)
@@ -1475,17 +1480,45 @@ pub(super) fn node_argument_lists(text: &str) -> Vec<Vec<String>> {
             if !(node(w) || wrappers.contains(&w.as_str())) {
                 continue;
             }
-            let mut args = vec!["node".to_string()];
+            // `NODE_OPTIONS` and `execArgv` give options only; an expression may go on past
+            // `||` there.
+            let options = w.ends_with("NODE_OPTIONS") || w.contains("execArgv");
+            let mut args = vec![if options { OPTIONS } else { "node" }.to_string()];
             let rest = &words[i + 1..];
+            let mut skip_next = false;
             for (k, a) in rest.iter().enumerate() {
-                if a == END {
+                if a == END || (a == OR && !options) {
                     break;
+                }
+                if std::mem::take(&mut skip_next) || a == OR {
+                    continue;
+                }
+                if a == REDIRECT || a == REDIRECT_OUT {
+                    skip_next = rest.get(k + 1).is_none_or(|n| n != a);
+                    continue;
+                }
+                // A substitution's value is a preload's value only right after the option.
+                if a == SUB {
+                    if args
+                        .last()
+                        .is_some_and(|l| PRELOAD_FLAGS.contains(&l.replace('_', "-").as_str()))
+                    {
+                        args.push(SUB.to_string());
+                    }
+                    continue;
                 }
                 // `process.argv[0]` is node itself (review 38, 90e).
                 if k == 0 && w == "process.argv" && a == "0" {
                     continue;
                 }
-                // `"--require " + PRELOAD` joins strings; `=` and `@` are punctuation here.
+                // `"--require " + PRELOAD` joins strings; `=` and `@` are punctuation here
+                // (`"$@"` is the arguments `set --` gave, where it gave some).
+                if a == "@"
+                    && let Some(value) = vars.get("@")
+                {
+                    args.extend(value.iter().cloned());
+                    continue;
+                }
                 if matches!(a.as_str(), "+" | "=" | "@" | CALL) {
                     continue;
                 }
@@ -1495,11 +1528,20 @@ pub(super) fn node_argument_lists(text: &str) -> Vec<Vec<String>> {
                     continue;
                 }
                 match vars.get(&bare(a)) {
-                    Some(value) => args.extend(
-                        (value.iter())
-                            .filter(|v| !matches!(v.as_str(), "+" | "=" | CALL))
-                            .cloned(),
-                    ),
+                    // A value that is a call's is code's (`SETUP = os.path.join(…)`: review
+                    // 39, 96a, 96b, 96p).
+                    Some(value) => {
+                        for (j, v) in value.iter().enumerate() {
+                            if matches!(v.as_str(), "+" | "=" | CALL | SUB | REDIRECT | OR | PIPE) {
+                                continue;
+                            }
+                            if value.get(j + 1).is_some_and(|n| n == CALL) {
+                                args.push(CALL.to_string());
+                            } else {
+                                args.push(v.clone());
+                            }
+                        }
+                    }
                     // An expansion the text never sets may be empty (review 38, 90p).
                     None if a.starts_with('$') => {}
                     None => args.push(a.clone()),
@@ -1515,6 +1557,19 @@ pub(super) fn node_argument_lists(text: &str) -> Vec<Vec<String>> {
 const CALL: &str = "%call%";
 /// The word [`logical_words`] puts where a command ends (`;`, `|`, `&`).
 const END: &str = "%end%";
+/// The word [`logical_words`] puts for `||`.
+const OR: &str = "%or%";
+/// The word [`logical_words`] puts for `$(`.
+const SUB: &str = "%sub%";
+/// The word [`logical_words`] puts for `<`.
+const REDIRECT: &str = "%in%";
+/// The word [`logical_words`] puts for `>`.
+const REDIRECT_OUT: &str = "%out%";
+/// The word [`logical_words`] puts after the [`END`] of a `|`.
+const PIPE: &str = "%pipe%";
+/// The first word of an argument list of [`node_argument_lists`] that gives node options
+/// only (`NODE_OPTIONS`, `execArgv`), no program.
+const OPTIONS: &str = "%options%";
 
 /// The words of each logical line of a grader file's text, for [`node_argument_lists`]:
 /// whole-line comments dropped (a shebang kept), `\` line breaks and line breaks inside
@@ -1542,7 +1597,11 @@ fn logical_words(text: &str) -> Vec<Vec<String>> {
     let mut depth = 0usize;
     let mut joined = String::with_capacity(code.len());
     let mut prev = ' ';
-    for c in code.chars() {
+    // `${NAME…}` is read as `$NAME…`: its closing brace is dropped (review 39, 96e).
+    let mut brace_var = false;
+    let chars: Vec<char> = code.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        let next = chars.get(i + 1).copied().unwrap_or(' ');
         match c {
             '(' | '[' | '{' => depth += 1,
             ')' | ']' | '}' => depth = depth.saturating_sub(1),
@@ -1550,9 +1609,19 @@ fn logical_words(text: &str) -> Vec<Vec<String>> {
         }
         match c {
             '\n' if depth > 0 => joined.push(' '),
-            // `$(` is a command substitution, no call.
-            '(' if is_ident(prev) && prev != '$' => joined.push_str(" %call% "),
-            ';' | '|' | '&' => joined.push_str(" %end% "),
+            '{' if prev == '$' => brace_var = true,
+            '}' if brace_var => brace_var = false,
+            // `$(…)` is a command substitution: its value is no package's name (review 39,
+            // 96d2: `-r "$(realpath graders/setup.js)"`).
+            '(' if prev == '$' => joined.push_str(" %sub% "),
+            '(' if is_ident(prev) => joined.push_str(" %call% "),
+            // `||` goes on with an expression in JavaScript (review 39, 97q).
+            '|' if next == '|' || prev == '|' => joined.push_str(" %or% "),
+            '|' => joined.push_str(" %end% %pipe% "),
+            ';' | '&' => joined.push_str(" %end% "),
+            // A redirection and its file are no argument (`node <<EOF`, `node x.js < f`).
+            '<' => joined.push_str(" %in% "),
+            '>' if prev != '=' && prev != '-' => joined.push_str(" %out% "),
             '=' if prev != '=' && prev != '!' && prev != '<' && prev != '>' => {
                 joined.push_str(" = ")
             }
@@ -1623,10 +1692,9 @@ const PRELOAD_FLAGS: [&str; 6] = [
 fn preload_value(a: &[String], k: usize) -> Option<String> {
     let w = a[k].replace('_', "-");
     if PRELOAD_FLAGS.contains(&w.as_str()) {
-        // A call's name is code (`"--require " + path.join(…)`).
-        return (a.get(k + 1))
-            .filter(|_| a.get(k + 2).is_none_or(|n| n != CALL))
-            .cloned();
+        // A call's value is code (`"--require " + path.join(…)`): its name is [`CALL`]
+        // in node's arguments already.
+        return a.get(k + 1).cloned();
     }
     PRELOAD_FLAGS.iter().find_map(|f| {
         w.strip_prefix(f)
@@ -1688,36 +1756,90 @@ pub(super) fn bare_preloads(text: &str) -> Vec<String> {
             }
         }
     }
+    // `… | xargs node`: node's arguments come from what the line pipes in (review 38,
+    // 90m), so every preload option on that line counts.
+    for words in logical_words(text) {
+        let xargs = words.iter().position(|w| w == "xargs");
+        if xargs.is_some_and(|x| {
+            (words[x + 1..].iter()).any(|w| matches!(w.as_str(), "node" | "nodejs"))
+        }) {
+            for v in (0..words.len()).filter_map(|k| preload_value(&words, k)) {
+                if preload_package(&v) && !out.contains(&v) {
+                    out.push(v);
+                }
+            }
+        }
+    }
     out
 }
 
-/// Whether a grader file's text gives node a program as text: inline code (`-e`, `--eval`,
-/// `-p`, glued or not) or a program on its standard input (`echo … | node`, `node <<EOF`,
-/// `node -`): review 37, 80r; review 38, 91a, 91d, 91e.
-pub(super) fn gives_node_code(text: &str) -> bool {
-    pipes_node_code(text)
-        || node_argument_lists(text).iter().any(|args| {
-            let end = node_options_end(args);
-            let a: Vec<&str> = args.iter().map(String::as_str).collect();
-            let code = matches!(
-                super::invoke::invocation(&a).map(|i| i.runs),
-                Ok(super::invoke::Runs::Code(_))
-            );
-            code || args[1..end].iter().any(|w| {
-                ["-e", "--eval", "-p", "--print"]
-                    .iter()
-                    .any(|f| w == f || w.starts_with(&format!("{f}=")))
-            })
+/// The words of a grader file's text that may name what node runs as a program given as
+/// text, if it gives node one: inline code (`-e`, `--eval`, `-p`, glued or not: review 37,
+/// 80r; review 38, 91b, 91d), whose words are the code's; or a program on node's standard
+/// input (`… | node`, `… | timeout 10 node`, `node <<EOF`, `node - < f`: review 38, 91a,
+/// 91e; review 39, 97e, 97f, 97s, 97y), where any word of the text may name it. A node
+/// that runs a script (`cat out.json | node graders/check.js`: review 39, 96g) gives none.
+pub(super) fn node_code_words(text: &str) -> Option<Vec<String>> {
+    let mut found = false;
+    let mut words = Vec::new();
+    for args in node_argument_lists(text) {
+        if args[0] == OPTIONS {
+            continue;
+        }
+        let end = node_options_end(&args);
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        let code = matches!(
+            super::invoke::invocation(&a).map(|i| i.runs),
+            Ok(super::invoke::Runs::Code(_))
+        ) || args[1..end].iter().any(|w| {
+            ["-e", "--eval", "-p", "--print"]
+                .iter()
+                .any(|f| w == f || w.starts_with(&format!("{f}=")))
+        });
+        if code {
+            found = true;
+            words.extend(args[1..].iter().cloned());
+        }
+    }
+    let lines = logical_words(text);
+    let fed = lines.iter().any(|words| {
+        (0..words.len()).any(|i| {
+            let name = words[i].trim_start_matches('$').to_ascii_lowercase();
+            if !(name == "node" || name == "nodejs") {
+                return false;
+            }
+            // Back over `timeout 10`, `exec`, `env`: a pipe.
+            let mut k = i;
+            while k > 0
+                && (["timeout", "exec", "env", "nice", "command", "stdbuf"]
+                    .contains(&words[k - 1].as_str())
+                    || words[k - 1].starts_with('-')
+                    || words[k - 1].chars().all(|c| c.is_ascii_digit() || c == '.'))
+            {
+                k -= 1;
+            }
+            let piped = k > 0 && words[k - 1] == PIPE;
+            // On over node's options: a redirection in, or nothing at all after a pipe.
+            let mut j = i + 1;
+            while j < words.len() && (words[j].starts_with('-') && words[j] != "-") {
+                j += 1;
+            }
+            let next = words.get(j).map(String::as_str);
+            next == Some(REDIRECT)
+                || (next == Some("-") && words.get(j + 1).is_none_or(|w| w == REDIRECT || w == END))
+                || (piped && matches!(next, None | Some(END) | Some(OR)))
         })
+    });
+    if fed {
+        found = true;
+        words.extend(lines.into_iter().flatten());
+    }
+    found.then_some(words)
 }
 
-/// Whether a grader file's text feeds node its program on standard input (`cat f | node`,
-/// `node <<EOF`, `node - < f`).
-fn pipes_node_code(text: &str) -> bool {
-    ["| node", "|node", "| nodejs", "node <", "node - "]
-        .iter()
-        .any(|p| text.contains(p))
-        || text.lines().any(|l| l.trim_end().ends_with("node -"))
+/// Whether a grader file's text gives node a program as text ([`node_code_words`]).
+pub(super) fn gives_node_code(text: &str) -> bool {
+    node_code_words(text).is_some()
 }
 
 /// The files node runs or preloads by path in a grader file's text, by the words that name
@@ -1726,9 +1848,9 @@ fn pipes_node_code(text: &str) -> bool {
 /// `cat graders/inline.txt | node`: review 38, 91b, 91e).
 pub(super) fn node_run_words(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    // What feeds node's standard input may be any file the text names (review 38, 91e).
-    if pipes_node_code(text) {
-        out.extend(logical_words(text).into_iter().flatten());
+    // What node runs as text may be any file the text names (review 38, 91b, 91e).
+    if let Some(words) = node_code_words(text) {
+        out.extend(words);
     }
     for args in node_argument_lists(text) {
         let a: Vec<&str> = args.iter().map(String::as_str).collect();

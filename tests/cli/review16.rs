@@ -3449,8 +3449,9 @@ mod rev38 {
 
     /// 90c, 90g2, 90l, 90p: node by a variable that names it, arguments pushed on a list,
     /// `--experimental_loader`, an unset expansion before `-r`; 91b, 91e: node given code
-    /// read from a file or piped in; each resolves a package from the check's folder. Each
-    /// PASSed a wrong answer on d50aa1d; now refused at load.
+    /// read from a file or piped in; 80c, 90m: arguments from `set --` or piped to `xargs
+    /// node`; each resolves a package from the check's folder. Each PASSed a wrong answer
+    /// on d50aa1d (80c and 90m on 828f11b too); now refused at load.
     #[test]
     fn rev38_90_91_more_spellings_of_a_preload_or_inline_code_are_refused() {
         let cases: Vec<(&str, &str, &str, String, &str)> = vec![
@@ -3460,6 +3461,8 @@ mod rev38 {
             ("90p", "sh graders/check.sh", "graders/check.sh", "exec node $NODE_ARGS -r eq graders/check.js\n".into(), "preloads `eq`"),
             ("91b", "sh graders/check.sh", "graders/check.sh", "exec node -e \"$(cat graders/inline.txt)\"\n".into(), "inline code"),
             ("91e", "sh graders/check.sh", "graders/check.sh", "cat graders/inline.txt | node\n".into(), "inline code"),
+            ("80c", "sh graders/check.sh", "graders/check.sh", "set -- -r eq graders/check.js\nexec node \"$@\"\n".into(), "preloads `eq`"),
+            ("90m", "sh graders/check.sh", "graders/check.sh", "printf '%s\\n' -r eq graders/check.js | xargs node\n".into(), "preloads `eq`"),
         ];
         for (case, line, file, text, says) in cases {
             let Some(f) = self_reference(
@@ -3580,6 +3583,104 @@ mod rev38 {
                 stderr.contains("which gate does not hold") && stderr.contains(file),
                 "{case}: {stderr}"
             );
+        }
+    }
+}
+
+/// Review 39: a short independent attack on 828f11b's reading of grader text.
+mod rev39 {
+    use super::rev34::{GRADE, self_reference};
+    use super::*;
+
+    /// 97f, 97q: code piped into `timeout 10 node`, and `NODE_OPTIONS` extended past `||`
+    /// (a regression of 828f11b): each PASSed a wrong answer on 828f11b; refused now.
+    #[test]
+    fn rev39_97f_97q_piped_code_and_an_extended_node_options_are_refused() {
+        let run_js = "const { spawnSync } = require(\"child_process\");\nconst r = spawnSync(process.execPath, [__dirname + \"/check.js\"], { stdio: \"inherit\", env: { ...process.env, NODE_OPTIONS: (process.env.NODE_OPTIONS || \"\") + \" --require eq\" } });\nprocess.exit(r.status);\n";
+        for (case, line, file, text, says) in [
+            (
+                "97f",
+                "sh graders/check.sh",
+                "graders/check.sh",
+                "cat graders/inline.txt | timeout 10 node\n",
+                "inline code",
+            ),
+            (
+                "97q",
+                "node graders/run.js",
+                "graders/run.js",
+                run_js,
+                "preloads `eq`",
+            ),
+        ] {
+            let Some(f) = self_reference(
+                &[
+                    ("graders/package.json", "{}\n"),
+                    ("graders/check.js", GRADE),
+                    ("graders/inline.txt", GRADE),
+                    (file, text),
+                ],
+                &[],
+            ) else {
+                return;
+            };
+            std::fs::write(f.path("plan.yaml"), plan("", line)).unwrap();
+            let out = check(&f).get_output().clone();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{case}: accepted\n{stderr}");
+            assert!(stderr.contains(says), "{case}: {stderr}");
+        }
+    }
+
+    /// Over-refusals of 828f11b (review 39, 96g, 96d2, 96a): the answer piped into a held
+    /// grader (`cat result.txt | node graders/check.js`), a preload by a path the shell
+    /// builds (`"$(realpath …)"`), and one the Python code builds in a variable. Each is
+    /// accepted, and its check judges.
+    #[test]
+    fn rev39_honest_layouts_stay_accepted() {
+        if !has("node") || !has("python3") {
+            skip_or_fail(&current_test(), "node", "no node or python3 here");
+            return;
+        }
+        let stdin_judge = "const got = require(\"fs\").readFileSync(0, \"utf8\").trim();\nprocess.exit(got === \"right\" ? 0 : 1);\n";
+        let judge = "const got = require(\"fs\").readFileSync(\"result.txt\", \"utf8\").trim();\nprocess.exit(got === globalThis.want ? 0 : 1);\n";
+        let cases: Vec<super::rev34::Case> = vec![
+            (
+                "96g",
+                "sh graders/check.sh",
+                vec![
+                    ("graders/package.json", "{}\n".into()),
+                    ("graders/check.js", stdin_judge.into()),
+                    ("graders/check.sh", "cat result.txt | node graders/check.js\n".into()),
+                ],
+            ),
+            (
+                "96d2",
+                "sh graders/check.sh",
+                vec![
+                    ("graders/setup.js", "globalThis.want = \"right\";\n".into()),
+                    ("graders/check.js", judge.into()),
+                    (
+                        "graders/check.sh",
+                        "exec node -r \"$(realpath graders/setup.js)\" graders/check.js\n".into(),
+                    ),
+                ],
+            ),
+            (
+                "96a",
+                "python3 graders/check.py",
+                vec![
+                    ("graders/setup.js", "globalThis.want = \"right\";\n".into()),
+                    ("graders/check.js", judge.into()),
+                    (
+                        "graders/check.py",
+                        "import os, subprocess, sys\nHERE = os.path.dirname(os.path.abspath(__file__))\nSETUP = os.path.join(HERE, \"setup.js\")\nsys.exit(subprocess.run([\"node\", \"-r\", SETUP, \"graders/check.js\"]).returncode)\n".into(),
+                    ),
+                ],
+            ),
+        ];
+        for (case, line, files) in cases {
+            super::rev34::accepted_and_judged(case, line, &files, "echo right > result.txt\n");
         }
     }
 }
