@@ -768,15 +768,17 @@ pub(super) fn refuse_node_graders_without_a_package_json(
             // Or from a file the code is read from (`node -e "$(cat graders/inline.txt)"`:
             // review 38, 91b).
             let inline = (texts.iter()).find(|(f, t)| {
-                !script(f)
-                    && super::words::gives_node_code(t)
-                    && (names_a_package(t) || {
-                        let named = super::words::node_code_words(t).unwrap_or_default();
-                        (texts.iter()).any(|(g, u)| {
-                            g.file_name().is_some_and(|n| {
-                                named.iter().any(|w| w.ends_with(&*n.to_string_lossy()))
-                            }) && names_a_package(u)
-                        })
+                if script(f) {
+                    return false;
+                }
+                let Some(named) = super::words::node_code_words(t) else {
+                    return false;
+                };
+                names_a_package(t)
+                    || (texts.iter()).any(|(g, u)| {
+                        g.file_name().is_some_and(|n| {
+                            named.iter().any(|w| w.ends_with(&*n.to_string_lossy()))
+                        }) && names_a_package(u)
                     })
             });
             if cwd_open && let Some((f, _)) = inline {

@@ -1838,6 +1838,7 @@ pub(super) fn node_code_words(text: &str) -> Option<Vec<String>> {
 }
 
 /// Whether a grader file's text gives node a program as text ([`node_code_words`]).
+#[cfg(test)]
 pub(super) fn gives_node_code(text: &str) -> bool {
     node_code_words(text).is_some()
 }

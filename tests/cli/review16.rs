@@ -2453,6 +2453,26 @@ mod rev34 {
     /// A case of a table: its name, the check line, and the files it writes.
     pub(super) type Case<'a> = (&'a str, &'a str, Vec<(&'a str, String)>);
 
+    /// A break of a table: the [`self_reference`] attack with `files` and the check `line`
+    /// is refused at load, and what gate says holds `says`. False where node is missing
+    /// (the test says it skipped).
+    pub(super) fn refused_at_load(
+        case: &str,
+        line: &str,
+        files: &[(&str, &str)],
+        says: &str,
+    ) -> bool {
+        let Some(f) = self_reference(files, &[]) else {
+            return false;
+        };
+        std::fs::write(f.path("plan.yaml"), plan("", line)).unwrap();
+        let out = check(&f).get_output().clone();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{case}: accepted\n{stderr}");
+        assert!(stderr.contains(says), "{case}: {stderr}");
+        true
+    }
+
     /// A grader that requires `eq` and exits 0 when the answer is `right`.
     pub(super) const GRADE: &str = "const eq = require(\"eq\");\nconst got = require(\"fs\").readFileSync(\"result.txt\", \"utf8\").trim();\nprocess.exit(eq(got, \"right\") ? 0 : 1);\n";
 
@@ -3104,7 +3124,9 @@ mod rev36 {
 /// Review 37: the breaks reviews 34 and 36 left open in how grader scripts start node and
 /// what they run.
 mod rev37 {
-    use super::rev34::{GRADE, refused_until_the_graders_have_a_package_json, self_reference};
+    use super::rev34::{
+        GRADE, refused_at_load, refused_until_the_graders_have_a_package_json, self_reference,
+    };
     use super::*;
     use predicates::prelude::*;
 
@@ -3240,24 +3262,14 @@ mod rev37 {
             ("80z", "sh graders/check.sh", "graders/check.sh", "run_node() { node \"$@\"; }\nrun_node -r eq graders/check.js\n".into(), "eq"),
         ];
         for (case, line, file, text, name) in cases {
-            let Some(f) = self_reference(
-                &[
-                    ("graders/package.json", "{}\n"),
-                    ("graders/check.js", GRADE),
-                    (file, &text),
-                ],
-                &[],
-            ) else {
+            let files = [
+                ("graders/package.json", "{}\n"),
+                ("graders/check.js", GRADE),
+                (file, text.as_str()),
+            ];
+            if !refused_at_load(case, line, &files, &format!("preloads `{name}`")) {
                 return;
-            };
-            std::fs::write(f.path("plan.yaml"), plan("", line)).unwrap();
-            let out = check(&f).get_output().clone();
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            assert_eq!(out.status.code(), Some(2), "{case}: accepted\n{stderr}");
-            assert!(
-                stderr.contains(&format!("preloads `{name}`")),
-                "{case}: {stderr}"
-            );
+            }
         }
     }
 
@@ -3444,7 +3456,7 @@ mod rev37 {
 
 /// Review 38: an independent attack on d50aa1d's reading of grader text.
 mod rev38 {
-    use super::rev34::{GRADE, self_reference};
+    use super::rev34::{GRADE, refused_at_load};
     use super::*;
 
     /// 90c, 90g2, 90l, 90p: node by a variable that names it, arguments pushed on a list,
@@ -3465,22 +3477,15 @@ mod rev38 {
             ("90m", "sh graders/check.sh", "graders/check.sh", "printf '%s\\n' -r eq graders/check.js | xargs node\n".into(), "preloads `eq`"),
         ];
         for (case, line, file, text, says) in cases {
-            let Some(f) = self_reference(
-                &[
-                    ("graders/package.json", "{}\n"),
-                    ("graders/check.js", GRADE),
-                    ("graders/inline.txt", GRADE),
-                    (file, &text),
-                ],
-                &[],
-            ) else {
+            let files = [
+                ("graders/package.json", "{}\n"),
+                ("graders/check.js", GRADE),
+                ("graders/inline.txt", GRADE),
+                (file, text.as_str()),
+            ];
+            if !refused_at_load(case, line, &files, says) {
                 return;
-            };
-            std::fs::write(f.path("plan.yaml"), plan("", line)).unwrap();
-            let out = check(&f).get_output().clone();
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            assert_eq!(out.status.code(), Some(2), "{case}: accepted\n{stderr}");
-            assert!(stderr.contains(says), "{case}: {stderr}");
+            }
         }
     }
 
@@ -3589,7 +3594,7 @@ mod rev38 {
 
 /// Review 39: a short independent attack on 828f11b's reading of grader text.
 mod rev39 {
-    use super::rev34::{GRADE, self_reference};
+    use super::rev34::{GRADE, refused_at_load};
     use super::*;
 
     /// 97f, 97q: code piped into `timeout 10 node`, and `NODE_OPTIONS` extended past `||`
@@ -3613,22 +3618,15 @@ mod rev39 {
                 "preloads `eq`",
             ),
         ] {
-            let Some(f) = self_reference(
-                &[
-                    ("graders/package.json", "{}\n"),
-                    ("graders/check.js", GRADE),
-                    ("graders/inline.txt", GRADE),
-                    (file, text),
-                ],
-                &[],
-            ) else {
+            let files = [
+                ("graders/package.json", "{}\n"),
+                ("graders/check.js", GRADE),
+                ("graders/inline.txt", GRADE),
+                (file, text),
+            ];
+            if !refused_at_load(case, line, &files, says) {
                 return;
-            };
-            std::fs::write(f.path("plan.yaml"), plan("", line)).unwrap();
-            let out = check(&f).get_output().clone();
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            assert_eq!(out.status.code(), Some(2), "{case}: accepted\n{stderr}");
-            assert!(stderr.contains(says), "{case}: {stderr}");
+            }
         }
     }
 
