@@ -40,7 +40,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::words::{INTERPRETERS, Token, files_under, tokens_of};
+use super::words::{INTERPRETERS, Lang, Token, files_under, tokens_of};
 use super::{CommandLine, Plan, PlanError};
 use crate::ledger::sha256_hex;
 
@@ -527,7 +527,41 @@ fn names_a_package(text: &str) -> bool {
         .filter(|l| !l.trim_start().starts_with("//"))
         .collect::<Vec<_>>()
         .join("\n");
-    super::words::computed_module_load(&code)
+    // Code that loads what no reading of its text names may load any package: a module
+    // object's member by a computed key (`module["re" + "quire"]`,
+    // `process.mainModule[…]`: review 37, 81a, 81c), or code run from text (`eval` of
+    // base64: 81e; a function's constructor: review 39, 97a, 97b).
+    let code_only = super::words::strip_js_comments(&code);
+    let computed_member = [
+        "module[",
+        "mainModule[",
+        "require[",
+        "globalThis[",
+        "global[",
+    ]
+    .iter()
+    .any(|m| {
+        code_only.match_indices(m).any(|(i, _)| {
+            !code_only[..i]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+                || m.starts_with("mainModule")
+        })
+    });
+    let from_text = [
+        "eval",
+        "Function",
+        "AsyncFunction",
+        "GeneratorFunction",
+        "_compile",
+    ]
+    .iter()
+    .any(|w| super::words::mentions_word(&code_only, w))
+        || super::words::reaches_a_constructor(&code_only);
+    computed_member
+        || from_text
+        || super::words::computed_module_load(&code)
         || super::words::module_names(&code).iter().any(|n| {
             let top = n
                 .trim_start_matches("node:")
@@ -606,11 +640,32 @@ pub(super) fn refuse_node_graders_without_a_package_json(
             let (run_by_node, prose_files): (Vec<PathBuf>, Vec<PathBuf>) =
                 prose_files.into_iter().partition(|f| {
                     f.file_name().is_some_and(|n| {
-                        run_words.iter().any(|w| w == n)
+                        run_words
+                            .iter()
+                            .any(|w| w == n || expansion_matches(&w.to_string_lossy(), n))
                             || (!json(f) && required_words.iter().any(|w| w == n))
                     })
                 });
+            // Node runs these whatever their names say (review 37, 81g: `node graders/$F.txt`).
+            let node_runs: Vec<PathBuf> = run_by_node.clone();
             texts.extend((run_by_node.into_iter()).filter_map(|f| grader_text(&f).map(|t| (f, t))));
+            // A JSON file may hold the command a grader runs (review 37, 80s: `["node", "-r",
+            // …]` read by `json.load`).
+            let json_texts: Vec<String> = (prose_files.iter())
+                .filter(|f| json(f))
+                .filter_map(|f| grader_text(f))
+                .collect();
+            // An env file node reads may have any name (review 37, 80h2: `--env-file=$F.txt`):
+            // a data file's preload option is read as a script's is; documents are not.
+            let data_texts: Vec<String> = (prose_files.iter())
+                .filter(|f| {
+                    !json(f)
+                        && !f
+                            .extension()
+                            .is_some_and(|e| ["md", "rst"].contains(&e.to_str().unwrap_or("")))
+                })
+                .filter_map(|f| grader_text(f))
+                .collect();
             // A script's comment lines start nothing (review 34, 54g, 56d: `# built with
             // npm`); its shebang does.
             let code_of = |t: &str| -> String {
@@ -673,6 +728,7 @@ pub(super) fn refuse_node_graders_without_a_package_json(
                     // Not in a comment (review 39, 96j).
                     .any(|w| super::words::mentions_word(&code, w))
                     || (module("module") && calls("register"))
+                    || super::words::reaches_a_constructor(&code)
             });
             // A grader that runs code from text may run a prose file it names (review 38,
             // 92a-92g: `eval(fs.readFileSync(…"helper.txt"))`).
@@ -728,6 +784,7 @@ pub(super) fn refuse_node_graders_without_a_package_json(
             if !(line_starts
                 || spawns
                 || !starters.is_empty()
+                || json_texts.iter().any(|t| names_node(t))
                 || texts.iter().any(|(_, t)| shebang(t)))
             {
                 continue;
@@ -796,18 +853,63 @@ pub(super) fn refuse_node_graders_without_a_package_json(
                     ),
                 });
             }
+            // Review 40: a preload option's literal value anywhere in a grader's text (or
+            // in a JSON file beside it that a grader may read its command from: review 37,
+            // 80s), wherever the text builds node's arguments.
+            let python = |f: &Path, t: &str| {
+                f.extension().is_some_and(|e| e == "py")
+                    || t.lines()
+                        .next()
+                        .is_some_and(|l| l.starts_with("#!") && l.contains("python"))
+            };
             if cwd_open
                 && let Some(name) = texts
                     .iter()
                     .flat_map(|(f, t)| {
                         // Review 36, 70d-70f, 70n: a Python or JavaScript grader that starts
                         // node with a preload, or sets `NODE_OPTIONS` for it, too.
-                        super::words::bare_preloads(&if script(f) {
-                            super::words::strip_js_comments(t)
+                        let (code, lang) = if script(f) {
+                            (super::words::strip_js_comments(t), Lang::Code)
+                        } else if python(f, t) {
+                            (code_of(t), Lang::Code)
                         } else {
-                            code_of(t)
-                        })
+                            (code_of(t), Lang::Shell)
+                        };
+                        let mut found = super::words::bare_preloads(&code);
+                        // A JavaScript or Python grader passes a preload on only if it
+                        // starts a process or sets node's options (review 38, 93l: a
+                        // JavaScript grader's own `["-r", "verbose"]`).
+                        let starts = [
+                            "child_process",
+                            "execPath",
+                            "argv0",
+                            "execArgv",
+                            "NODE_OPTIONS",
+                            "worker_threads",
+                            "cluster",
+                            "spawn",
+                            "fork",
+                            "exec",
+                            "subprocess",
+                            "system",
+                            "popen",
+                            "Popen",
+                            "pty",
+                            "pexpect",
+                        ];
+                        if lang == Lang::Shell || starts.iter().any(|w| code.contains(w)) {
+                            found.extend(super::words::literal_preloads(&code, lang));
+                        }
+                        found
                     })
+                    .chain(
+                        (json_texts.iter())
+                            .flat_map(|t| super::words::literal_preloads(t, Lang::Code)),
+                    )
+                    .chain(
+                        (data_texts.iter())
+                            .flat_map(|t| super::words::literal_preloads(t, Lang::Shell)),
+                    )
                     .next()
             {
                 return Err(PlanError::Invalid {
@@ -842,6 +944,7 @@ pub(super) fn refuse_node_graders_without_a_package_json(
             let other_language = |f: &Path| script_extension(f) && !javascript_file(f, true);
             let started = |f: &Path| {
                 (spawns && !other_language(f))
+                    || node_runs.iter().any(|r| r == f)
                     || f.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
                         starters.iter().any(|t| t.contains(n)) || required.iter().any(|r| r == n)
                     })
@@ -918,6 +1021,64 @@ pub(super) fn refuse_node_graders_without_a_package_json(
         }
     }
     Ok(())
+}
+
+/// Whether file name `name` may be what word `word`, which expands a variable, names
+/// (`$F.txt`, `${F}.txt` for `check.txt`: review 37, 81g): each `$NAME` or `${…}` stands
+/// for any text. A word without an expansion matches nothing here.
+fn expansion_matches(word: &str, name: &std::ffi::OsStr) -> bool {
+    if !word.contains('$') {
+        return false;
+    }
+    let Some(name) = name.to_str() else {
+        return false;
+    };
+    // The literal pieces between expansions, in order.
+    let mut pieces: Vec<String> = vec![String::new()];
+    let chars: Vec<char> = word.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i] == '$' {
+            i += 1;
+            if chars.get(i) == Some(&'{') {
+                while i < chars.len() && chars[i] != '}' {
+                    i += 1;
+                }
+                i += 1;
+            } else {
+                while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
+                    i += 1;
+                }
+            }
+            pieces.push(String::new());
+        } else {
+            pieces
+                .last_mut()
+                .expect("one piece at least")
+                .push(chars[i]);
+            i += 1;
+        }
+    }
+    // `$X` alone could be any file: a word that names none.
+    if pieces.iter().all(String::is_empty) {
+        return false;
+    }
+    let (first, last) = (&pieces[0], &pieces[pieces.len() - 1]);
+    if !name.starts_with(first.as_str()) || name.len() < first.len() + last.len() {
+        return false;
+    }
+    if !name.ends_with(last.as_str()) {
+        return false;
+    }
+    let mut at = first.len();
+    let end = name.len() - last.len();
+    for piece in &pieces[1..pieces.len() - 1] {
+        match name[at..end].find(piece.as_str()) {
+            Some(k) => at += k + piece.len(),
+            None => return false,
+        }
+    }
+    true
 }
 
 /// `p` with `.` and `..` taken out by their names, links not read.
@@ -2434,6 +2595,125 @@ mod tests {
             "require(n)",
         ] {
             assert!(!built_path_load(code), "{code}");
+        }
+    }
+
+    /// Review 40: a preload option's literal value is read wherever the text builds node's
+    /// arguments (review 39's 97c-97x, review 38's 90b, 90h, 90j); another program's
+    /// option, a script's own argument and a value the code computes are not.
+    #[test]
+    fn a_literal_preload_is_found_wherever_the_arguments_are_built() {
+        use crate::plan::words::{Lang, literal_preloads, reaches_a_constructor};
+        for (text, lang) in [
+            (
+                "args.unshift(\"-r\", \"dotenv/config\");\nspawnSync(process.execPath, args);",
+                Lang::Code,
+            ),
+            (
+                "cmd = [\"node\", \"graders/check.js\"]\ncmd.insert(1, \"--require=dotenv/config\")",
+                Lang::Code,
+            ),
+            (
+                "PRELOAD: list[str] = [\"-r\", \"dotenv/config\"]",
+                Lang::Code,
+            ),
+            (
+                "function main() {\n  const flags = [\"-r\", \"dotenv/config\"];\n}",
+                Lang::Code,
+            ),
+            (
+                "N=node\nRUN=$N\nexec $RUN -r dotenv/config graders/check.js",
+                Lang::Shell,
+            ),
+            ("NODE_FLAGS=()\nNODE_FLAGS+=(-r dotenv/config)", Lang::Shell),
+            (
+                "OPTS=\"--no-warnings\"\nOPTS+=\" -r dotenv/config\"",
+                Lang::Shell,
+            ),
+            ("OPTS=\"\"\nOPTS=\"$OPTS -r dotenv/config\"", Lang::Shell),
+            (
+                "run() {\n  local flags\n  flags=\"-r dotenv/config\"\n  node $flags x.js\n}",
+                Lang::Shell,
+            ),
+            ("declare -a FLAGS=(-r dotenv/config)", Lang::Shell),
+            ("NODE_FLAGS=\"-r dotenv/config\"", Lang::Shell),
+            (
+                "exec node \\\n  --require ./graders/setup.js \\\n  -r dotenv/config graders/check.js",
+                Lang::Shell,
+            ),
+            (
+                "{\"argv\": [\"node\", \"-r\", \"dotenv/config\", \"graders/check.js\"]}",
+                Lang::Code,
+            ),
+            (
+                "env = {\"NODE_OPTIONS\": \"--import=dotenv/config\"}",
+                Lang::Code,
+            ),
+        ] {
+            assert_eq!(literal_preloads(text, lang), ["dotenv/config"], "{text}");
+        }
+        for (text, lang) in [
+            (
+                "grep -r dotenv src && rm -r build && read -r line",
+                Lang::Shell,
+            ),
+            (
+                "if [ -r graders/key.pem ]; then jq -r .answer out.json; fi",
+                Lang::Shell,
+            ),
+            (
+                "sed -r 's/a/b/' x; find . | xargs -r node x.js; sort -r data.txt",
+                Lang::Shell,
+            ),
+            (
+                "gpg --import graders/pub.asc; ruby -r json x.rb; cargo build -r",
+                Lang::Shell,
+            ),
+            ("exec node graders/check.js -r dotenv/config", Lang::Shell),
+            (
+                "exec node -r ./graders/setup.js graders/check.js",
+                Lang::Shell,
+            ),
+            (
+                "exec node -r \"$SETUP\" -r \"$(realpath x.js)\" graders/check.js",
+                Lang::Shell,
+            ),
+            ("subprocess.run([\"node\", \"-r\", SETUP, f])", Lang::Code),
+            (
+                "subprocess.run([\"grep\", \"-r\", \"dotenv\", \".\"])",
+                Lang::Code,
+            ),
+            (
+                "subprocess.run([\"node\", \"graders/check.js\", \"-r\", \"x\"])",
+                Lang::Code,
+            ),
+            (
+                "env[\"NODE_OPTIONS\"] = \"--require \" + os.path.join(HERE, \"setup.js\")",
+                Lang::Code,
+            ),
+            (
+                "spawnSync(\"node\", [\"-r\", require.resolve(\"./setup.js\"), f]);",
+                Lang::Code,
+            ),
+            (
+                "node -r node:fs a.js; node --test --test-reporter spec graders/",
+                Lang::Shell,
+            ),
+        ] {
+            assert!(literal_preloads(text, lang).is_empty(), "{text}");
+        }
+        for code in [
+            "const make = (async () => {}).constructor;",
+            "const eq = (() => {}).constructor(src)();",
+            "const F = f[\"constructor\"];",
+        ] {
+            assert!(reaches_a_constructor(code), "{code}");
+        }
+        for code in [
+            "class A { constructor(x) { this.x = x; } }",
+            "console.log(e.constructor.name);",
+        ] {
+            assert!(!reaches_a_constructor(code), "{code}");
         }
     }
 

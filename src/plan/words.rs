@@ -1773,6 +1773,272 @@ pub(super) fn bare_preloads(text: &str) -> Vec<String> {
     out
 }
 
+/// Whether JavaScript `code` (comments out) reaches a function's constructor, which runs a
+/// string as code like `Function` does, without naming it: `(async () => {}).constructor`,
+/// `f["constructor"]` (review 39, 97a, 97b). `x.constructor.name` only reads a name.
+pub(super) fn reaches_a_constructor(code: &str) -> bool {
+    let b = code.as_bytes();
+    let dotted = code.match_indices(".constructor").any(|(i, m)| {
+        let after = &code[i + m.len()..];
+        !b.get(i + m.len())
+            .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+            && !after.trim_start().starts_with(".name")
+    });
+    dotted || code.contains("\"constructor\"") || code.contains("'constructor'")
+}
+
+/// How [`literal_preloads`] reads a grader file's bare words: in a shell script a bare word
+/// is a literal (`-r dotenv/config`); in JavaScript, Python or JSON it is a name or a
+/// number, and only quoted text is literal.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub(super) enum Lang {
+    Shell,
+    Code,
+}
+
+/// Programs whose `-r` (or `--import`, …) is an option of their own, not node's preload
+/// (`rm -r build`, `grep -r x .`, `jq -r .a`, `sed -r`, `xargs -r`, `[ -r f ]`, `gpg
+/// --import`, `ruby -r json`, `cargo build -r`).
+const OWN_R: &[&str] = &[
+    "[",
+    "[[",
+    "test",
+    "rm",
+    "cp",
+    "mv",
+    "ln",
+    "grep",
+    "egrep",
+    "fgrep",
+    "rgrep",
+    "rg",
+    "ag",
+    "ack",
+    "git",
+    "read",
+    "pip",
+    "pip3",
+    "uv",
+    "pipx",
+    "poetry",
+    "conda",
+    "pytest",
+    "sort",
+    "ls",
+    "chmod",
+    "chown",
+    "chgrp",
+    "rsync",
+    "scp",
+    "zip",
+    "unzip",
+    "gzip",
+    "gunzip",
+    "diff",
+    "tar",
+    "du",
+    "date",
+    "touch",
+    "uname",
+    "sed",
+    "awk",
+    "gawk",
+    "mawk",
+    "jq",
+    "yq",
+    "curl",
+    "wget",
+    "ssh",
+    "xargs",
+    "pnpm",
+    "make",
+    "ruby",
+    "irb",
+    "bundle",
+    "gem",
+    "perl",
+    "php",
+    "shellcheck",
+    "find",
+    "head",
+    "tail",
+    "cut",
+    "uniq",
+    "wc",
+    "tr",
+    "cat",
+    "less",
+    "mkdir",
+    "setfacl",
+    "pgrep",
+    "pkill",
+    "kill",
+    "ps",
+    "stat",
+    "readlink",
+    "realpath",
+    "docker",
+    "podman",
+    "apt",
+    "apt-get",
+    "dpkg",
+    "cargo",
+    "gpg",
+    "gpg2",
+    "openssl",
+    "tree",
+    "hostname",
+];
+
+/// The packages a grader file's text (comments out) names as the value of a preload option
+/// anywhere, read word by word rather than as node's arguments (review 40): a preload
+/// option given literally (`-r`, `--require`, `--import`, `--loader`,
+/// `--experimental-loader`, `--test-reporter`, `_` for `-`, or glued with `=`), then a
+/// literal value that can be a package's name. Where the text builds node's arguments does
+/// not matter: in a list put together in pieces (`args.unshift("-r", "x")`,
+/// `cmd.insert(1, "--require=x")`, `FLAGS+=(-r x)`, `declare -a F=(-r x)`, a `local`, a
+/// typed Python assignment, a list inside a function), in a variable of any name, or for a
+/// node started by a name gate does not follow (`$RUN`, `process.argv.at(0)`): review 39,
+/// 97c-97x. Not counted: the option of another program that comes first in its command
+/// ([`OWN_R`]), one after node's script (that script's own argument: `node a.js -r x`), and
+/// a value that is not literal (`["-r", setup]`, `"--require " + path.join(…)`, `"$X"`).
+pub(super) fn literal_preloads(text: &str, lang: Lang) -> Vec<String> {
+    #[derive(PartialEq)]
+    enum W {
+        Lit(String),
+        Bare(String),
+        Sep,
+    }
+    let mut toks: Vec<W> = Vec::new();
+    let chars: Vec<char> = text.replace("\\\n", " ").chars().collect();
+    let mut depth = 0usize;
+    let mut i = 0;
+    let mut word_now = String::new();
+    let flush = |bare: &mut String, toks: &mut Vec<W>| {
+        if !bare.is_empty() {
+            let mut w = std::mem::take(bare);
+            // `NAME:` of an object or a typed assignment is a name.
+            if w.ends_with(':') {
+                w.pop();
+            }
+            toks.push(if lang == Lang::Shell && !w.starts_with('$') {
+                W::Lit(w)
+            } else {
+                W::Bare(w)
+            });
+        }
+    };
+    while i < chars.len() {
+        let c = chars[i];
+        match c {
+            '\'' | '"' | '`' => {
+                flush(&mut word_now, &mut toks);
+                let mut j = i + 1;
+                let mut s = String::new();
+                while j < chars.len() && chars[j] != c {
+                    if chars[j] == '\\' && !(lang == Lang::Shell && c == '\'') {
+                        j += 1;
+                    }
+                    if let Some(&d) = chars.get(j) {
+                        s.push(d);
+                    }
+                    j += 1;
+                }
+                // A quoted string is literal text, cut at blanks as a shell would cut
+                // `$OPTS` or a command string (`"--require dotenv/config"`).
+                toks.extend(s.split_whitespace().map(|p| W::Lit(p.to_string())));
+                i = j + 1;
+                continue;
+            }
+            '(' | '{' => depth += 1,
+            '[' => {
+                depth += 1;
+                // `[ -r f ]` is the shell's test.
+                if lang == Lang::Shell {
+                    flush(&mut word_now, &mut toks);
+                    toks.push(W::Bare("[".to_string()));
+                }
+            }
+            ')' | ']' | '}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        let sep = matches!(c, ';' | '|' | '&') || (c == '\n' && depth == 0);
+        // `=` ends a name (`NAME=value`), not an option's value (`--require=x`).
+        let glue = c == '=' && word_now.starts_with('-');
+        if sep || (!glue && (c.is_whitespace() || "()[]{},<>=+*".contains(c))) {
+            flush(&mut word_now, &mut toks);
+            if sep && toks.last() != Some(&W::Sep) {
+                toks.push(W::Sep);
+            }
+        } else {
+            word_now.push(c);
+        }
+        i += 1;
+    }
+    flush(&mut word_now, &mut toks);
+    fn word(t: &W) -> Option<&str> {
+        match t {
+            W::Lit(w) | W::Bare(w) => Some(w.as_str()),
+            W::Sep => None,
+        }
+    }
+    let node_start = |w: &str| {
+        let n = name_of(w).to_ascii_lowercase();
+        n == "node"
+            || n == "nodejs"
+            || w.contains("execPath")
+            || w.contains("argv0")
+            || w.contains("execArgv")
+            || w.ends_with("NODE_OPTIONS")
+    };
+    let mut out: Vec<String> = Vec::new();
+    for (k, t) in toks.iter().enumerate() {
+        let W::Lit(flag) = t else { continue };
+        let f = flag.replace('_', "-");
+        let value = if PRELOAD_FLAGS.contains(&f.as_str()) {
+            match toks.get(k + 1) {
+                Some(W::Lit(v)) => v.clone(),
+                _ => continue,
+            }
+        } else if let Some(v) = PRELOAD_FLAGS.iter().find_map(|p| {
+            f.strip_prefix(p)
+                .and_then(|v| v.strip_prefix('='))
+                .map(|_| flag[p.len() + 1..].to_string())
+        }) {
+            v
+        } else {
+            continue;
+        };
+        if !preload_package(&value) || out.contains(&value) {
+            continue;
+        }
+        // Back to the start of the command: node's option, unless another program's comes
+        // first, or node's script does.
+        let mut theirs = false;
+        for (j, back) in toks[..k].iter().enumerate().rev() {
+            let Some(w) = word(back) else { break };
+            if node_start(w) {
+                break;
+            }
+            // A file an earlier preload names is no script (`-r ./setup.js -r x`).
+            let preloaded = j > 0
+                && word(&toks[j - 1])
+                    .is_some_and(|p| PRELOAD_FLAGS.contains(&p.replace('_', "-").as_str()));
+            let script = ["js", "mjs", "cjs", "ts", "mts", "cts"]
+                .iter()
+                .any(|e| w.ends_with(&format!(".{e}")));
+            if OWN_R.contains(&bare(&name_of(w))) || (script && !preloaded) {
+                theirs = true;
+                break;
+            }
+        }
+        if !theirs {
+            out.push(value);
+        }
+    }
+    out
+}
+
 /// The words of a grader file's text that may name what node runs as a program given as
 /// text, if it gives node one: inline code (`-e`, `--eval`, `-p`, glued or not: review 37,
 /// 80r; review 38, 91b, 91d), whose words are the code's; or a program on node's standard
@@ -1802,10 +2068,29 @@ pub(super) fn node_code_words(text: &str) -> Option<Vec<String>> {
         }
     }
     let lines = logical_words(text);
+    // A variable set to node's name starts it too (`N=node; $N <<< "$CODE"`: review 39,
+    // 97t).
+    let node_names: Vec<String> = (lines.iter())
+        .filter_map(|w| {
+            let w = match w.first().map(String::as_str) {
+                Some("export" | "local" | "readonly" | "declare" | "const" | "let" | "var") => {
+                    &w[1..]
+                }
+                _ => &w[..],
+            };
+            (w.len() >= 3
+                && w[1] == "="
+                && (w[2..].iter()).any(|v| matches!(name_of(v).as_str(), "node" | "nodejs")))
+            .then(|| w[0].to_ascii_lowercase())
+        })
+        .collect();
     let fed = lines.iter().any(|words| {
         (0..words.len()).any(|i| {
             let name = words[i].trim_start_matches('$').to_ascii_lowercase();
-            if !(name == "node" || name == "nodejs") {
+            if !(name == "node"
+                || name == "nodejs"
+                || (words[i].starts_with('$') && node_names.contains(&name)))
+            {
                 return false;
             }
             // Back over `timeout 10`, `exec`, `env`: a pipe.

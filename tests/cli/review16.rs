@@ -3682,3 +3682,234 @@ mod rev39 {
         }
     }
 }
+
+/// Review 40 (issue 29): review 39's open breaks of the grader-text reading, closed by a
+/// word-level reading of preload options and two more starts of code from text.
+mod rev40 {
+    use super::rev34::{GRADE, refused_at_load, refused_until_the_graders_have_a_package_json};
+    use super::*;
+
+    /// 97c-97x, 80s, 90b: node's arguments built in pieces, each preloading `eq` by its
+    /// name (which node resolves from the check's folder, where the trial's `package.json`
+    /// names itself `eq`). Each PASSed a wrong answer on 8fccf0a; refused at load now.
+    #[test]
+    fn rev40_preloads_built_in_pieces_are_refused() {
+        let js_run = |build: &str| {
+            format!(
+                "const {{ spawnSync }} = require(\"child_process\");\nconst path = require(\"path\");\n{build}\nprocess.exit(r.status);\n"
+            )
+        };
+        let cases: Vec<(&str, &str, &str, String)> = vec![
+            (
+                "97c",
+                "node graders/run.js",
+                "graders/run.js",
+                js_run(
+                    "const args = [path.join(__dirname, \"check.js\")];\nargs.unshift(\"-r\", \"eq\");\nconst r = spawnSync(process.execPath, args, { stdio: \"inherit\" });",
+                ),
+            ),
+            (
+                "97i",
+                "node graders/run.js",
+                "graders/run.js",
+                js_run(
+                    "const r = spawnSync(process.argv.at(0), [\"-r\", \"eq\", path.join(__dirname, \"check.js\")], { stdio: \"inherit\" });",
+                ),
+            ),
+            (
+                "97u",
+                "node graders/run.js",
+                "graders/run.js",
+                js_run(
+                    "let r;\nfunction main() {\n  const flags = [\"-r\", \"eq\"];\n  r = spawnSync(process.execPath, [...flags, path.join(__dirname, \"check.js\")], { stdio: \"inherit\" });\n}\nmain();",
+                ),
+            ),
+            (
+                "97d",
+                "python3 graders/check.py",
+                "graders/check.py",
+                "import subprocess, sys\ncmd = [\"node\", \"graders/check.js\"]\ncmd.insert(1, \"--require=eq\")\nsys.exit(subprocess.run(cmd).returncode)\n".into(),
+            ),
+            (
+                "97x",
+                "python3 graders/check.py",
+                "graders/check.py",
+                "import subprocess, sys\nPRELOAD: list[str] = [\"-r\", \"eq\"]\nsys.exit(subprocess.run([\"node\", *PRELOAD, \"graders/check.js\"]).returncode)\n".into(),
+            ),
+            (
+                "80s",
+                "python3 graders/check.py",
+                "graders/check.py",
+                "import json, subprocess, sys\ncmd = json.load(open(\"graders/cmd.json\"))[\"argv\"]\nsys.exit(subprocess.run(cmd).returncode)\n".into(),
+            ),
+            (
+                "97h",
+                "sh graders/check.sh",
+                "graders/check.sh",
+                "N=node\nRUN=$N\nexec $RUN -r eq graders/check.js\n".into(),
+            ),
+            (
+                "97m",
+                "bash graders/check.sh",
+                "graders/check.sh",
+                "NODE_FLAGS=()\nNODE_FLAGS+=(-r eq)\nexec node \"${NODE_FLAGS[@]}\" graders/check.js\n".into(),
+            ),
+            (
+                "97m2",
+                "bash graders/check.sh",
+                "graders/check.sh",
+                "OPTS=\"--no-warnings\"\nOPTS+=\" -r eq\"\nexec node $OPTS graders/check.js\n".into(),
+            ),
+            (
+                "97o",
+                "sh graders/check.sh",
+                "graders/check.sh",
+                "OPTS=\"\"\nOPTS=\"$OPTS -r eq\"\nexec node $OPTS graders/check.js\n".into(),
+            ),
+            (
+                "97r",
+                "bash graders/check.sh",
+                "graders/check.sh",
+                "run() {\n  local flags\n  flags=\"-r eq\"\n  node $flags graders/check.js\n}\nrun\n".into(),
+            ),
+            (
+                "97w",
+                "bash graders/check.sh",
+                "graders/check.sh",
+                "declare -a FLAGS=(-r eq)\nexec node \"${FLAGS[@]}\" graders/check.js\n".into(),
+            ),
+            (
+                "90b",
+                "sh graders/check.sh",
+                "graders/check.sh",
+                ". graders/env.sh\nexec node $NODE_FLAGS graders/check.js\n".into(),
+            ),
+        ];
+        for (case, line, file, text) in &cases {
+            let files = [
+                ("graders/package.json", "{}\n"),
+                ("graders/check.js", GRADE),
+                (
+                    "graders/cmd.json",
+                    "{\"argv\": [\"node\", \"-r\", \"eq\", \"graders/check.js\"]}\n",
+                ),
+                ("graders/env.sh", "NODE_FLAGS=\"-r eq\"\n"),
+                (*file, text.as_str()),
+            ];
+            if !refused_at_load(case, line, &files, "preloads `eq`") {
+                return;
+            }
+        }
+    }
+
+    /// 97a, 97b: a grader reaches the `Function` constructor through `.constructor` and
+    /// runs a prose file's text, which requires `eq`: every grader file is then held to the
+    /// `package.json` rule. 97t: code given to node through a variable and `<<<`.
+    #[test]
+    fn rev40_97a_97b_97t_code_from_text_without_its_name_is_held() {
+        let helper = "return process.mainModule.require(\"eq\")";
+        let judge = "const got = require(\"fs\").readFileSync(\"result.txt\", \"utf8\").trim();\nprocess.exit(eq(got, \"right\") ? 0 : 1);";
+        let load = "fsx.readFileSync(path.join(__dirname, \"helper.txt\"), \"utf8\")";
+        for body in [
+            // 97a: the async function's constructor, under another name.
+            format!(
+                "const make = (async () => {{}}).constructor;\nmake({load})().then((eq) => {{\n{judge}\n}});\n"
+            ),
+            // 97b: an arrow's constructor, called at once.
+            format!("const eq = (() => {{}}).constructor({load})();\n{judge}\n"),
+        ] {
+            let check = format!("const fsx = require(\"fs\"), path = require(\"path\");\n{body}");
+            refused_until_the_graders_have_a_package_json(
+                &[
+                    ("graders/helper.txt", helper),
+                    ("graders/check.js", &check),
+                    ("graders/check.sh", "exec node graders/check.js\n"),
+                ],
+                &[],
+            );
+        }
+        let inline = "const eq = require(\"eq\"); const got = require(\"fs\").readFileSync(\"result.txt\", \"utf8\").trim(); process.exit(eq(got, \"right\") ? 0 : 1);";
+        let script = format!("CODE='{inline}'\nN=node\n$N <<< \"$CODE\"\n");
+        let files = [
+            ("graders/package.json", "{}\n"),
+            ("graders/check.js", GRADE),
+            ("graders/check.sh", script.as_str()),
+        ];
+        refused_at_load("97t", "bash graders/check.sh", &files, "inline code");
+    }
+
+    /// 81a, 81c, 81e: a package loaded by a name no reading of the text sees (a module
+    /// object's member by a computed key, `eval` of base64), and 81g, 80h2: a prose file
+    /// node runs or reads as an env file through a variable (`node graders/$F.txt`,
+    /// `--env-file=$F.txt` holding `NODE_OPTIONS="--require eq"`). Each PASSed a wrong
+    /// answer on 8fccf0a.
+    #[test]
+    fn rev40_names_and_files_built_at_run_time_are_held() {
+        let judge = "const got = require(\"fs\").readFileSync(\"result.txt\", \"utf8\").trim();\nprocess.exit(eq(got, \"right\") ? 0 : 1);\n";
+        for head in [
+            "const eq = module[\"re\" + \"quire\"](\"eq\");\n",
+            "const load = process.mainModule[\"req\" + \"uire\"].bind(process.mainModule);\nconst eq = load(\"eq\");\n",
+            "const eq = eval(Buffer.from(\"cmVxdWlyZSgiZXEiKQ==\", \"base64\").toString());\n",
+        ] {
+            let check = format!("{head}{judge}");
+            refused_until_the_graders_have_a_package_json(
+                &[
+                    ("graders/check.js", &check),
+                    ("graders/check.sh", "exec node graders/check.js\n"),
+                ],
+                &[],
+            );
+        }
+        refused_until_the_graders_have_a_package_json(
+            &[
+                ("graders/check.txt", GRADE),
+                ("graders/check.sh", "F=check\nexec node graders/$F.txt\n"),
+            ],
+            &[],
+        );
+        let files = [
+            ("graders/package.json", "{}\n"),
+            ("graders/check.js", GRADE),
+            ("graders/env.txt", "NODE_OPTIONS=\"--require eq\"\n"),
+            (
+                "graders/check.sh",
+                "F=graders/env\nexec node --env-file=$F.txt graders/check.js\n",
+            ),
+        ];
+        refused_at_load("80h2", "sh graders/check.sh", &files, "preloads `eq`");
+    }
+
+    /// Over-refusals the word-level reading must not make (review 38, 93l; review 40):
+    /// other programs' `-r` in a grader script that starts node (`[ -r f ]`, `grep -r`,
+    /// `read -r`), and a JavaScript grader's own list that it never passes to a process.
+    /// Each is accepted and its check judges.
+    #[test]
+    fn rev40_other_programs_options_stay_accepted() {
+        if !has("node") {
+            skip_or_fail(&current_test(), "node", "no node here");
+            return;
+        }
+        let judge = "const args = [\"-r\", \"verbose\"];\nconst got = require(\"fs\").readFileSync(\"result.txt\", \"utf8\").trim();\nprocess.exit(got === \"right\" && args.length === 2 ? 0 : 1);\n";
+        let cases: Vec<super::rev34::Case> = vec![
+            (
+                "93l",
+                "node graders/check.js",
+                vec![("graders/check.js", judge.into())],
+            ),
+            (
+                "shell",
+                "sh graders/check.sh",
+                vec![
+                    ("graders/check.js", judge.into()),
+                    (
+                        "graders/check.sh",
+                        "[ -r result.txt ] || exit 1\ngrep -r right result.txt >/dev/null || exit 1\nread -r first < result.txt\nexec node graders/check.js\n".into(),
+                    ),
+                ],
+            ),
+        ];
+        for (case, line, files) in cases {
+            super::rev34::accepted_and_judged(case, line, &files, "echo right > result.txt\n");
+        }
+    }
+}
