@@ -557,7 +557,8 @@ fn names_a_package(text: &str) -> bool {
         "_compile",
     ]
     .iter()
-    .any(|w| super::words::mentions_word(&code_only, w))
+    // Called: `x instanceof Function` runs nothing (review 41, 100ab).
+    .any(|w| super::words::calls(&code_only, w))
         || super::words::reaches_a_constructor(&code_only);
     computed_member
         || from_text
@@ -666,6 +667,9 @@ pub(super) fn refuse_node_graders_without_a_package_json(
                 })
                 .filter_map(|f| grader_text(f))
                 .collect();
+            // A data file's options are node's only where it names node (review 41, 100af,
+            // 100ag: test cases of the agent's own CLI, `["-r", "src"]`).
+            let for_node = |t: &&String| names_node(t) || t.contains("NODE_OPTIONS");
             // A script's comment lines start nothing (review 34, 54g, 56d: `# built with
             // npm`); its shebang does.
             let code_of = |t: &str| -> String {
@@ -904,10 +908,12 @@ pub(super) fn refuse_node_graders_without_a_package_json(
                     })
                     .chain(
                         (json_texts.iter())
+                            .filter(for_node)
                             .flat_map(|t| super::words::literal_preloads(t, Lang::Code)),
                     )
                     .chain(
                         (data_texts.iter())
+                            .filter(for_node)
                             .flat_map(|t| super::words::literal_preloads(t, Lang::Shell)),
                     )
                     .next()
@@ -2649,6 +2655,14 @@ mod tests {
                 "env = {\"NODE_OPTIONS\": \"--import=dotenv/config\"}",
                 Lang::Code,
             ),
+            (
+                "read -r NODE_OPTIONS <<EOF\n-r dotenv/config\nEOF\nexec node x.js",
+                Lang::Shell,
+            ),
+            (
+                "exec make -s -f graders/Makefile NODE_ARGS=\"-r dotenv/config\"",
+                Lang::Shell,
+            ),
         ] {
             assert_eq!(literal_preloads(text, lang), ["dotenv/config"], "{text}");
         }
@@ -2699,6 +2713,31 @@ mod tests {
                 "node -r node:fs a.js; node --test --test-reporter spec graders/",
                 Lang::Shell,
             ),
+            // Review 41's over-refusals 100ac-100aj.
+            (
+                "declare -r GRADER=graders/check.js\nexec node \"$GRADER\"",
+                Lang::Shell,
+            ),
+            (
+                "case \"${1:-}\" in\n  -r) VERBOSE=1 ;;\nesac\nexec node x.js",
+                Lang::Shell,
+            ),
+            (
+                "if [[ -f out.json && -r graders/expected.json ]]; then node x.js; fi",
+                Lang::Shell,
+            ),
+            (
+                "python3 graders/prep.py -r report.txt && exec node graders/check.js",
+                Lang::Shell,
+            ),
+            (
+                "echo \"usage: $0 -r report.txt\" >&2; exec node graders/check.js",
+                Lang::Shell,
+            ),
+            (
+                "xxd -r graders/empty.hex > /dev/null; exec node graders/check.js",
+                Lang::Shell,
+            ),
         ] {
             assert!(literal_preloads(text, lang).is_empty(), "{text}");
         }
@@ -2712,6 +2751,7 @@ mod tests {
         for code in [
             "class A { constructor(x) { this.x = x; } }",
             "console.log(e.constructor.name);",
+            "if (a.constructor !== b.constructor) return false;",
         ] {
             assert!(!reaches_a_constructor(code), "{code}");
         }

@@ -1602,6 +1602,23 @@ fn logical_words(text: &str) -> Vec<Vec<String>> {
     let chars: Vec<char> = code.chars().collect();
     for (i, &c) in chars.iter().enumerate() {
         let next = chars.get(i + 1).copied().unwrap_or(' ');
+        // A Python string's prefix (`f"{HERE}/setup.js"`, `rb'…'`) is no word of its own
+        // (review 39, 96c: the `f` was read as a package's name).
+        if (c == '"' || c == '\'') && !brace_var {
+            let tail: String = joined
+                .chars()
+                .rev()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if (1..=2).contains(&tail.len())
+                && tail.chars().all(|c| "fFrRbBuU".contains(c))
+                && !tail.eq_ignore_ascii_case("bb")
+            {
+                for _ in 0..tail.len() {
+                    joined.pop();
+                }
+            }
+        }
         match c {
             '(' | '[' | '{' => depth += 1,
             ')' | ']' | '}' => depth = depth.saturating_sub(1),
@@ -1778,11 +1795,13 @@ pub(super) fn bare_preloads(text: &str) -> Vec<String> {
 /// `f["constructor"]` (review 39, 97a, 97b). `x.constructor.name` only reads a name.
 pub(super) fn reaches_a_constructor(code: &str) -> bool {
     let b = code.as_bytes();
+    // Called, or kept (`… .constructor;`, `,`): compared (`a.constructor !== b.constructor`,
+    // review 41, 100aa) or read (`.constructor.name`) it runs nothing.
     let dotted = code.match_indices(".constructor").any(|(i, m)| {
-        let after = &code[i + m.len()..];
+        let after = code[i + m.len()..].trim_start();
         !b.get(i + m.len())
             .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
-            && !after.trim_start().starts_with(".name")
+            && (after.starts_with('(') || after.starts_with(';') || after.starts_with(','))
     });
     dotted || code.contains("\"constructor\"") || code.contains("'constructor'")
 }
@@ -1888,6 +1907,33 @@ const OWN_R: &[&str] = &[
     "openssl",
     "tree",
     "hostname",
+    "declare",
+    "typeset",
+    "local",
+    "readonly",
+    "export",
+    "echo",
+    "printf",
+    "xxd",
+    "hexdump",
+    "od",
+    "split",
+    "shuf",
+    "column",
+    "nl",
+    "fold",
+    "iconv",
+    "base64",
+    "patch",
+    "cmp",
+    "sha256sum",
+    "md5sum",
+    "convert",
+    "ffmpeg",
+    "mysql",
+    "psql",
+    "sqlite3",
+    "redis-cli",
 ];
 
 /// The packages a grader file's text (comments out) names as the value of a preload option
@@ -1908,6 +1954,10 @@ pub(super) fn literal_preloads(text: &str, lang: Lang) -> Vec<String> {
         Lit(String),
         Bare(String),
         Sep,
+        // `&&`, `||` (and `&`, `|`): a command ends there too.
+        AndOr,
+        // `NAME=` (`+=`): what follows is a value, whatever came before.
+        Assign,
     }
     let mut toks: Vec<W> = Vec::new();
     let chars: Vec<char> = text.replace("\\\n", " ").chars().collect();
@@ -1959,7 +2009,24 @@ pub(super) fn literal_preloads(text: &str, lang: Lang) -> Vec<String> {
                     toks.push(W::Bare("[".to_string()));
                 }
             }
-            ')' | ']' | '}' => depth = depth.saturating_sub(1),
+            ')' | ']' | '}' => {
+                depth = depth.saturating_sub(1);
+                // A shell `case` pattern (`-r) VERBOSE=1 ;;`) is no option with a value.
+                if c == ')' && lang == Lang::Shell {
+                    flush(&mut word_now, &mut toks);
+                    toks.push(W::Bare(")".to_string()));
+                }
+            }
+            '=' if !word_now.starts_with('-')
+                && chars.get(i + 1) != Some(&'=')
+                && i > 0
+                && !"=!<>".contains(chars[i - 1]) =>
+            {
+                flush(&mut word_now, &mut toks);
+                if matches!(toks.last(), Some(W::Lit(_) | W::Bare(_))) {
+                    toks.push(W::Assign);
+                }
+            }
             _ => {}
         }
         let sep = matches!(c, ';' | '|' | '&') || (c == '\n' && depth == 0);
@@ -1967,8 +2034,12 @@ pub(super) fn literal_preloads(text: &str, lang: Lang) -> Vec<String> {
         let glue = c == '=' && word_now.starts_with('-');
         if sep || (!glue && (c.is_whitespace() || "()[]{},<>=+*".contains(c))) {
             flush(&mut word_now, &mut toks);
-            if sep && toks.last() != Some(&W::Sep) {
-                toks.push(W::Sep);
+            if sep && !matches!(toks.last(), Some(W::Sep | W::AndOr)) {
+                toks.push(if c == '&' || c == '|' {
+                    W::AndOr
+                } else {
+                    W::Sep
+                });
             }
         } else {
             word_now.push(c);
@@ -1979,7 +2050,7 @@ pub(super) fn literal_preloads(text: &str, lang: Lang) -> Vec<String> {
     fn word(t: &W) -> Option<&str> {
         match t {
             W::Lit(w) | W::Bare(w) => Some(w.as_str()),
-            W::Sep => None,
+            W::Sep | W::AndOr | W::Assign => None,
         }
     }
     let node_start = |w: &str| {
@@ -2012,10 +2083,18 @@ pub(super) fn literal_preloads(text: &str, lang: Lang) -> Vec<String> {
         if !preload_package(&value) || out.contains(&value) {
             continue;
         }
+        // In a shell script an option first after `&&` or `||` is no program's: a test's
+        // operand (`[[ -f a && -r f ]]`: review 41, 100ae). First on a line it may be a
+        // here-document's (`read -r NODE_OPTIONS <<EOF` ⏎ `-r x`: review 38, 90j).
+        if lang == Lang::Shell && matches!(k.checked_sub(1).map(|j| &toks[j]), Some(W::AndOr)) {
+            continue;
+        }
         // Back to the start of the command: node's option, unless another program's comes
         // first, or node's script does.
         let mut theirs = false;
         for (j, back) in toks[..k].iter().enumerate().rev() {
+            // A value assigned is node's arguments in the making (`FLAGS=(-r x)`,
+            // `declare -a F=(…)`, `env["NODE_OPTIONS"] = "--require x"`).
             let Some(w) = word(back) else { break };
             if node_start(w) {
                 break;
@@ -2024,9 +2103,14 @@ pub(super) fn literal_preloads(text: &str, lang: Lang) -> Vec<String> {
             let preloaded = j > 0
                 && word(&toks[j - 1])
                     .is_some_and(|p| PRELOAD_FLAGS.contains(&p.replace('_', "-").as_str()));
-            let script = ["js", "mjs", "cjs", "ts", "mts", "cts"]
-                .iter()
-                .any(|e| w.ends_with(&format!(".{e}")));
+            // A script is the program, or node's (`python3 prep.py -r x`, `node a.js -r x`:
+            // review 41, 100ah).
+            let script = [
+                "js", "mjs", "cjs", "ts", "mts", "cts", "py", "sh", "bash", "rb", "pl", "php",
+                "lua",
+            ]
+            .iter()
+            .any(|e| w.ends_with(&format!(".{e}")));
             if OWN_R.contains(&bare(&name_of(w))) || (script && !preloaded) {
                 theirs = true;
                 break;

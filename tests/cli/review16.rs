@@ -3890,11 +3890,36 @@ mod rev40 {
             return;
         }
         let judge = "const args = [\"-r\", \"verbose\"];\nconst got = require(\"fs\").readFileSync(\"result.txt\", \"utf8\").trim();\nprocess.exit(got === \"right\" && args.length === 2 ? 0 : 1);\n";
+        let deep = "function same(a, b) {\n  if (a === b) return true;\n  if (a.constructor !== b.constructor) return false;\n  return JSON.stringify(a) === JSON.stringify(b);\n}\nconst hooks = { ok: (s) => same(s, \"right\") };\nif (!(hooks.ok instanceof Function)) process.exit(2);\nconst got = require(\"fs\").readFileSync(\"result.txt\", \"utf8\").trim();\nprocess.exit(hooks.ok(got) ? 0 : 1);\n";
         let cases: Vec<super::rev34::Case> = vec![
             (
                 "93l",
                 "node graders/check.js",
                 vec![("graders/check.js", judge.into())],
+            ),
+            // Review 41, 100aa, 100ab: a hand-written deep equality compares constructors,
+            // and `instanceof Function` runs nothing.
+            (
+                "100aa",
+                "sh graders/check.sh",
+                vec![
+                    ("graders/check.js", deep.into()),
+                    ("graders/check.sh", "exec node graders/check.js\n".into()),
+                ],
+            ),
+            // Review 41, 100ac-100ag: `declare -r`, a `case` pattern, `[[ … && -r f ]]`,
+            // test cases of the agent's CLI in a data file beside the graders.
+            (
+                "100ac",
+                "bash graders/check.sh",
+                vec![
+                    ("graders/check.js", judge.into()),
+                    ("graders/cases.json", "[{\"args\": [\"-r\", \"src\"]}, {\"args\": [\"--require\", \"auth\"]}]\n".into()),
+                    (
+                        "graders/check.sh",
+                        "declare -r GRADER=graders/check.js\ncase \"${1:-}\" in\n  -r) VERBOSE=1 ;;\nesac\nif [[ -f result.txt && -r graders/cases.json ]]; then\n  exec node \"$GRADER\"\nfi\nexit 1\n".into(),
+                    ),
+                ],
             ),
             (
                 "shell",
