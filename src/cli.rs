@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::init::ProjectKind;
 use crate::stats::SequentialKind;
 use crate::units::parse_rate;
 
@@ -189,10 +190,6 @@ pub struct InitArgs {
     #[arg(long, value_enum)]
     pub kind: Option<ProjectKind>,
 }
-
-/// Project kinds `gate init` knows how to run: the library's, whose `ValueEnum` derive lists
-/// the `--kind` values.
-pub use crate::init::ProjectKind;
 
 /// Arguments of `gate check`.
 #[derive(Debug, Args)]

@@ -390,7 +390,7 @@ fn compare_family(
             beta: c.beta,
             max_pairs: c.max_pairs,
             rates: c.rates,
-            drop: c.drop.unwrap_or(crate::stats::compare::DEFAULT_DROP),
+            drop: c.drop.unwrap_or(crate::stats::loss_route::DEFAULT_DROP),
             loss_route: c.loss_route,
         };
         let family = crate::plan::family::design_compare(&rule, &spec.sampling, k)

@@ -21,8 +21,9 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::model::{Outcome, Sampling, TrialOutcome, Verdict};
+use crate::rule::Decision;
 use crate::sampler::in_order::{Finished, Gaps, InOrder, Settle};
-use crate::sampler::{Decision, Disposition, Sampler};
+use crate::sampler::{Disposition, Sampler};
 use crate::stats::loss_route::LossRoute;
 
 /// Which side of a pair an attempt ran on.

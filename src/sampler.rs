@@ -10,12 +10,9 @@
 
 pub mod in_order;
 
-use crate::model::Counts;
-use crate::model::{Outcome, Shard};
-use crate::rule::Rule;
+use crate::model::{Counts, Outcome, Sampling, Shard, Tally, TrialOutcome, Verdict};
+use crate::rule::{Decision, Rule};
 
-pub use crate::model::{Sampling, Tally, TrialOutcome, Verdict};
-pub use crate::rule::Decision;
 pub use in_order::Disposition;
 
 use in_order::{Finished, Gaps, InOrder, Settle};

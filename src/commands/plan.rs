@@ -12,9 +12,9 @@ use crate::error::{Error, usage};
 use crate::exit;
 use crate::format::num;
 use crate::report::plan::{render_evaluate, render_svg, render_text};
+use crate::stats::MAX_TRIALS_LIMIT;
 use crate::stats::SequentialKind;
 use crate::stats::StatsError;
-use crate::stats::sprt::MAX_TRIALS_LIMIT;
 
 mod compare;
 

@@ -110,16 +110,16 @@ fn plan_text(args: &SuiteArgs, cwd: &Path) -> Result<String, Error> {
 /// each trial, every test case judged by the same design as the plan it writes, the runner's
 /// retries off, and its "could not run" exit codes declared. `None` where no command has been
 /// checked end to end (tests/cli/suite.rs runs the pytest one).
-pub fn offer(kind: crate::cli::ProjectKind) -> Option<String> {
+pub fn offer(kind: crate::init::ProjectKind) -> Option<String> {
     match kind {
-        crate::cli::ProjectKind::Pytest => Some(
+        crate::init::ProjectKind::Pytest => Some(
             "gate suite --healthy 90% --regressed 70% --harness-exit-codes 2,3,4,5 -- \\\n      \
              'python3 -m pytest -q -p no:cacheprovider -p no:randomly -p no:rerunfailures --junitxml=\"$GATE_JUNIT\"'"
                 .to_string(),
         ),
         // The command of docs/runners.md that tests/cli/suite.rs runs end to end; nextest
         // writes JUnit only where a profile says, hence the note.
-        crate::cli::ProjectKind::Cargo => Some(
+        crate::init::ProjectKind::Cargo => Some(
             "gate suite --healthy 90% --regressed 70% --harness-exit-codes 4,96,101 -- \\\n      \
              'rm -f target/nextest/ci/junit.xml; cargo nextest run --profile ci --retries 0 --no-fail-fast; \
              s=$?; cp target/nextest/ci/junit.xml \"$GATE_JUNIT\" 2>/dev/null; exit $s'\n  \

@@ -79,7 +79,7 @@ pub struct CompareJson {
     pub lattice_realised_beta: f64,
     /// The loss route: PASS after `first` pairs once head's losses are at most
     /// (pairs − first) / step (null: `max_pairs` too few for it).
-    pub loss_route: Option<crate::stats::compare::LossRoute>,
+    pub loss_route: Option<crate::stats::loss_route::LossRoute>,
     /// The loss route's P(PASS) when head loses `drop` of its pairs: its largest over every
     /// regression of at least `drop` points, every base rate and correlation.
     pub loss_route_beta: f64,
@@ -157,7 +157,7 @@ pub fn oc_by_drop(d: &CompareDesign) -> Vec<DropRow> {
     for base in DROP_GRID_BASES {
         for drop in [0.0, d.drop / 2.0, d.drop, 2.0 * d.drop] {
             let head = base - drop;
-            let Ok(model) = crate::stats::compare::PairModel::independent(base, head) else {
+            let Ok(model) = crate::stats::pair_oc::PairModel::independent(base, head) else {
                 continue;
             };
             let oc = d.oc_pairs(&model);
@@ -232,7 +232,7 @@ pub fn default_at(effect: Effect, odds_ratio: f64) -> Vec<(f64, f64)> {
 }
 
 fn at_row(d: &CompareDesign, base: f64, head: f64) -> Result<AtRow, StatsError> {
-    let model = crate::stats::compare::PairModel::independent(base, head)?;
+    let model = crate::stats::pair_oc::PairModel::independent(base, head)?;
     let oc = d.oc_pairs(&model);
     Ok(AtRow {
         base,

@@ -8,9 +8,9 @@ use super::zone::ZoneReport;
 use super::{DesignError, LatticeJson, alpha_of, alpha_words, oc_grid, pair};
 use crate::model::OnInconclusive;
 use crate::stats::lattice::Boundaries;
-use crate::stats::sprt::{MAX_TRIALS_LIMIT, Sprt, default_max_trials, worst_asn};
+use crate::stats::sprt::{Sprt, default_max_trials, worst_asn};
 use crate::stats::zone::Zone;
-use crate::stats::{self as stats, StatsError, calibrated, design, staged};
+use crate::stats::{self as stats, MAX_TRIALS_LIMIT, StatsError, calibrated, design, staged};
 
 /// What `gate plan` was asked for, beyond the rates and risks.
 #[derive(Debug, Clone, Copy)]

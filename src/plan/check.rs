@@ -9,8 +9,7 @@
 
 use serde::Serialize;
 
-use crate::model::OnInconclusive;
-use crate::sampler::Sampling;
+use crate::model::{OnInconclusive, Sampling};
 use crate::stats::StatsError;
 use crate::stats::zone::{Zone, rate_where_p_pass_is};
 

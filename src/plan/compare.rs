@@ -13,9 +13,8 @@ use serde_saphyr::Spanned;
 
 use super::schema::{BaseFile, SamplingSpec};
 use super::{CommandLine, DEFAULT_BETA, PlanError, ResolvedRule, Task, Validator};
-use crate::model::{OnInconclusive, SequentialRule};
+use crate::model::{OnInconclusive, Sampling, SequentialRule};
 use crate::pairs::{CompareRates, discordant_rates};
-use crate::sampler::Sampling;
 use crate::stats::SequentialKind;
 use crate::stats::compare::{CompareDesign, CompareSpec, Effect};
 
@@ -35,7 +34,7 @@ pub struct CompareRule {
     /// The size of a regression in points of pass rate (the loss route's D).
     pub drop: f64,
     /// The loss route beside the discordant rule (None when `max_pairs` is too few for it).
-    pub loss_route: Option<crate::stats::compare::LossRoute>,
+    pub loss_route: Option<crate::stats::loss_route::LossRoute>,
 }
 
 /// The base side of a compare task: what runs there, where, with what environment.

@@ -15,8 +15,7 @@
 //! replay judges the cases with exactly the rule that ran.
 
 use crate::ledger::Family;
-use crate::model::{Rates, SequentialRule};
-use crate::sampler::Sampling;
+use crate::model::{Rates, Sampling, SequentialRule};
 use crate::stats;
 
 /// Šidák's share of `alpha` for each of `k` tests: `1 − (1 − alpha)^(1/k)`, as

@@ -31,8 +31,7 @@ use std::time::Duration;
 use serde_saphyr::{Location, Spanned};
 
 use crate::ledger::sha256_hex;
-use crate::model::{OnInconclusive, Rates, Shard, TimeoutPolicy};
-use crate::sampler::Sampling;
+use crate::model::{OnInconclusive, Rates, Sampling, Shard, TimeoutPolicy};
 use crate::stats::StatsError;
 pub use sampling::SuiteAlpha;
 use schema::{PlanFile, SamplingSpec};

@@ -9,8 +9,7 @@ use serde_saphyr::{Location, Spanned};
 
 use super::schema::{self, Rule, SamplingSpec, TaskFile};
 use super::{DEFAULT_ALPHA, DEFAULT_BETA, PlanError, ResolvedRule, Validator};
-use crate::model::{Rates, SequentialRule};
-use crate::sampler::Sampling;
+use crate::model::{Rates, Sampling, SequentialRule};
 use crate::stats;
 use crate::stats::SequentialKind;
 
@@ -486,8 +485,8 @@ fn suite_words(words: &str, s: SuiteAlpha) -> String {
 #[cfg(test)]
 mod tests {
     use super::SuiteAlpha;
+    use crate::model::Sampling;
     use crate::plan::{PlanError, validate_text};
-    use crate::sampler::Sampling;
 
     /// The plan with one task `a` under `sampling` (and `policy`), validated.
     fn load(policy: &str, sampling: &str) -> Result<crate::plan::Plan, PlanError> {

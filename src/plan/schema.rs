@@ -688,6 +688,6 @@ mod tests {
     /// path expression in `range`).
     #[test]
     fn the_schema_bound_on_n_is_the_loaders() {
-        assert_eq!(crate::stats::sprt::MAX_TRIALS_LIMIT, 1_000_000);
+        assert_eq!(crate::stats::MAX_TRIALS_LIMIT, 1_000_000);
     }
 }

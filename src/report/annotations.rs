@@ -8,8 +8,7 @@
 //! Escaping follows the runner's own rules (actions/toolkit `command.ts`): in the message,
 //! `%`, `\r` and `\n`; in property values also `:` and `,`.
 
-use crate::model::Judgement;
-use crate::sampler::Verdict;
+use crate::model::{Judgement, Verdict};
 
 use super::model::{Report, TaskReport};
 use super::words::{fault_risk_text, timeouts_text};

@@ -20,9 +20,8 @@
 
 use super::replay::TaskReplay;
 use crate::ledger::TaskSpec;
-use crate::model::{Judgement, OnInconclusive};
+use crate::model::{Judgement, OnInconclusive, Verdict};
 use crate::pairs::PairCounts;
-use crate::sampler::Verdict;
 use crate::stats::compare::{DISCORDANCE_FLOOR, oc_of_lattice};
 use crate::stats::estimate::{Interval, clopper_pearson};
 use crate::stats::lattice::{Boundaries, State};

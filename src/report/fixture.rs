@@ -8,8 +8,11 @@ use crate::ledger::{
     AttemptRow, DecisionRow, Footer, Header, Ledger, LedgerWriter, Row, RunStatus, TaskResult,
     TaskSpec,
 };
-use crate::model::{Counts, Judgement, OnInconclusive, Outcome, Rates, Shard, TimeoutPolicy};
-use crate::sampler::{Sampler, Sampling, TrialOutcome, Verdict};
+use crate::model::{
+    Counts, Judgement, OnInconclusive, Outcome, Rates, Sampling, Shard, TimeoutPolicy,
+    TrialOutcome, Verdict,
+};
+use crate::sampler::Sampler;
 
 /// A fresh ledger writer at `path` (the one place the tests call `LedgerWriter::create`).
 pub fn writer(path: &Path) -> LedgerWriter {

@@ -11,9 +11,8 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::ledger::RunStatus;
-use crate::model::{Counts, Judgement, OnInconclusive, Shard};
+use crate::model::{Counts, Judgement, OnInconclusive, Sampling, Shard, Verdict};
 use crate::pairs::PairCounts;
-use crate::sampler::{Sampling, Verdict};
 use crate::stats::estimate::Interval;
 
 use super::compare::CompareReport;

@@ -38,11 +38,11 @@ use quick_junit::{
 };
 use std::time::Duration;
 
-use crate::model::{Judgement, OnInconclusive, Outcome};
-use crate::sampler::Verdict;
+use crate::model::{Judgement, OnInconclusive, Outcome, Verdict};
+use crate::sampler::Disposition;
 
 use super::model::{Report, TaskReport};
-use super::replay::{Disposition, TrialRecord};
+use super::replay::TrialRecord;
 use super::words::{
     fail_why, fault_risk_text, method_short, number, timeouts_text, uncounted_text,
 };

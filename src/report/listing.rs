@@ -10,8 +10,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::model::Judgement;
-use crate::sampler::Verdict;
+use crate::model::{Judgement, Verdict};
 
 use super::model::Report;
 use super::words::continues_reason;

@@ -17,8 +17,7 @@ mod task;
 
 use std::fmt::Write as _;
 
-use crate::model::Judgement;
-use crate::sampler::Verdict;
+use crate::model::{Judgement, Verdict};
 
 use super::model::Report;
 use head::parts;

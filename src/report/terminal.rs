@@ -10,11 +10,10 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::format::zone_line;
-use crate::model::{Judgement, OnInconclusive, Outcome};
-use crate::sampler::Verdict;
+use crate::model::{Judgement, OnInconclusive, Outcome, Verdict};
+use crate::sampler::Disposition;
 
 use super::model::{Report, ScoreVector, TaskReport};
-use super::replay::Disposition;
 use super::words::{
     alpha_words, compare_lines, continues_reason, fail_why, failure_classes, fault_risk_text,
     method_short, percent, printable, prob, seconds, share_text, spend_text, staged_line,
@@ -448,7 +447,7 @@ mod tests {
     fn an_interrupted_run_does_not_claim_an_exit_code() {
         use crate::ledger::{Footer, Ledger, Row, RunStatus};
         use crate::model::Outcome;
-        use crate::sampler::Verdict;
+        use crate::model::Verdict;
         let d = tempfile::tempdir().unwrap();
         let path = d.path().join("l.jsonl");
         let mut w = fixture::writer(&path);

@@ -12,7 +12,8 @@ use crate::ledger::{Ledger, Row, RunStatus};
 use crate::model::{Judgement, Outcome};
 
 use super::ReportError;
-use super::replay::{Source, TaskReplay, replay};
+use super::error::Source;
+use super::replay::{TaskReplay, replay};
 
 /// An attempt row, as the audit checks it: which trial and attempt, and where.
 struct AttemptAt<'a> {
@@ -459,7 +460,7 @@ mod tests {
         w.append(Row::Footer(Box::new(crate::ledger::Footer {
             finished_at: "x".into(),
             status: RunStatus::Complete,
-            verdict: Judgement::Verdict(crate::sampler::Verdict::Inconclusive),
+            verdict: Judgement::Verdict(crate::model::Verdict::Inconclusive),
             exit_code: 3,
         })))
         .unwrap();

@@ -3,8 +3,7 @@
 //! text from the report model; the renderers call these and never one another, and the model
 //! calls none of them.
 
-use crate::model::{Judgement, OnInconclusive};
-use crate::sampler::Verdict;
+use crate::model::{Judgement, OnInconclusive, Verdict};
 
 use super::compare::CompareReport;
 use super::model::{

@@ -13,9 +13,10 @@ use crate::model::Shard;
 use crate::plan::{Plan, TaskKind};
 
 use super::events::{EventSink, Fanout};
+use super::launcher::ProcessLauncher;
 use super::redact::Redactor;
 use super::sandbox::Sandbox;
-use super::scheduler::{self, ProcessLauncher, TaskConfig, TaskEnd};
+use super::scheduler::{self, TaskConfig, TaskEnd};
 use super::session::Session;
 use super::suite::SuiteLauncher;
 use super::sys::Interrupt;

@@ -26,13 +26,14 @@ use super::scheduler::{Consumer, TaskConfig, TaskEnd, drive};
 use super::sys::Interrupt;
 use crate::error::Error;
 use crate::ledger::{AttemptRow, Ledger};
-use crate::model::{Counts, Outcome};
+use crate::model::{Counts, Outcome, Sampling};
 use crate::pairs::{CompareRecord, PairSampler, Side, base_first};
 use crate::plan::compare::CompareTask;
 use crate::plan::{Policy, Task};
+use crate::rule::Decision;
+use crate::runner::launcher::ProcessLauncher;
 use crate::runner::redact::Redactor;
-use crate::runner::scheduler::ProcessLauncher;
-use crate::sampler::{Decision, Sampler, Sampling};
+use crate::sampler::Sampler;
 
 /// The seed of a task's within-pair order: the first 8 bytes of SHA-256 over the run id and
 /// the task id, so a resumed run (same run id) draws the same orders, and two runs differ.

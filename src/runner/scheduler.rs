@@ -23,15 +23,15 @@ use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
 use super::events::{EventSink, LlrView, RunEvent};
-use super::launcher::InFlight;
-pub use super::launcher::{Launcher, ProcessLauncher};
+use super::launcher::{InFlight, Launcher};
 use super::retry::TrialMsg;
 use super::sys::Interrupt;
 use crate::error::Error;
 use crate::ledger::{AttemptRow, DecisionRow};
 use crate::model::{Counts, Judgement, Outcome, Sampling, Shard, Verdict};
 use crate::plan::Task;
-use crate::sampler::{Decision, OrderedSampler, Sampler};
+use crate::rule::Decision;
+use crate::sampler::{OrderedSampler, Sampler};
 
 /// What the scheduler needs to know about a task.
 #[derive(Debug, Clone)]

@@ -29,7 +29,8 @@ use crate::ingest::{self, Options};
 use crate::ledger::{AttemptRow, DecisionRow, Family, SuiteRun, suite_case_id, suite_of};
 use crate::model::{Fault, Outcome, Sampling, Shard};
 use crate::plan::SuiteTask;
-use crate::sampler::{Decision, OrderedSampler};
+use crate::rule::Decision;
+use crate::sampler::OrderedSampler;
 
 /// Test cases a harness error names, at most.
 const NAMED: usize = 5;

@@ -32,11 +32,11 @@ use super::suite::{SuiteLauncher, SuiteState};
 use super::sys::Interrupt;
 use crate::error::Error;
 use crate::ledger::{AttemptRow, DecisionRow, Ledger, suite_of};
-use crate::model::Outcome;
+use crate::model::{Outcome, Sampling};
 use crate::pairs::{PairSampler, Side};
 use crate::plan::compare::CompareRule;
 use crate::plan::{Policy, Task};
-use crate::sampler::{Decision, Sampling};
+use crate::rule::Decision;
 
 /// How many suite runs of a `compare:` suite run at once with `jobs`: the two sides of a run
 /// at once with `jobs >= 2`, so `jobs / 2` runs (at least one). A fixed `suite.results` path

@@ -59,9 +59,8 @@
 //! [`CompareDesign::min_discordance_for_alpha`] gives the exact floor for any `max_pairs`.
 
 use super::lattice::{Boundaries, Oc};
-pub use super::loss_route::{DEFAULT_DROP, LOSS_BETA_SHARE, LossRoute};
-pub use super::pair_oc::{PairModel, PairOc};
-use super::pair_oc::{oc_two_routes, stops_by_discordant, truncate};
+use super::loss_route::{DEFAULT_DROP, LOSS_BETA_SHARE, LossRoute};
+use super::pair_oc::{PairModel, PairOc, oc_two_routes, stops_by_discordant, truncate};
 use super::{MIN_RISK, SequentialKind, StatsError, calibrated, check_open, check_risk, sprt};
 
 /// Producer's risk when none is given.

@@ -13,6 +13,7 @@
 //! the tests compare the lattice with.
 
 use super::StatsError;
+use super::lattice::LatticeRow;
 
 /// Where a sequential test stands after some trials.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -389,12 +390,6 @@ fn classify(llr: f64, accept: f64, reject: f64) -> Option<SprtState> {
 /// LLR distance within which a bound counts as reached; see [`Sprt::decide`]. The LLR and
 /// its bounds are of order 1–10, so 1e-9 is far above rounding and far below any step.
 pub const TIE_TOLERANCE: f64 = 1e-9;
-
-/// The one truncation limit, re-exported where callers have always found it.
-pub use super::MAX_TRIALS_LIMIT;
-
-/// One row of [`Sprt::lattice`] (the lattice type shared by every rule).
-pub use super::lattice::LatticeRow;
 
 /// The default truncation: twice the n of the single plan with the same rates and risks
 /// (the sequential test then never spends more than two single plans' worth of trials).

@@ -6,9 +6,8 @@ use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 use gate::ledger::Row;
-use gate::model::{Judgement, Outcome};
+use gate::model::{Judgement, Outcome, Verdict};
 use gate::pairs::Side;
-use gate::sampler::Verdict;
 use gate::stats::compare::{CompareDesign, CompareSpec, Effect};
 use predicates::prelude::*;
 

@@ -190,7 +190,7 @@ fn a_tasks_own_base_overrides_run_check_cwd_and_env() {
     let d = decision(&l, "t");
     assert_eq!(
         d.verdict,
-        gate::model::Judgement::Verdict(gate::sampler::Verdict::Pass)
+        gate::model::Judgement::Verdict(gate::model::Verdict::Pass)
     );
     let spec = &l.header().tasks[0];
     let c = spec.compare.as_ref().unwrap();
@@ -401,7 +401,7 @@ fn shard_refuses_a_compare_task_in_pair_terms() {
 /// first, then the loss route looks at every pair (`pass_by_pairs` with the loss route).
 fn pass_by_pairs_two_routes(
     b: &Boundaries,
-    route: gate::stats::compare::LossRoute,
+    route: gate::stats::loss_route::LossRoute,
     base: f64,
     head: f64,
     max_pairs: u64,

@@ -10,8 +10,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use gate::ledger::Ledger;
-use gate::model::Outcome;
-use gate::sampler::Verdict;
+use gate::model::{Outcome, Verdict};
 use predicates::prelude::*;
 
 use super::common::gate;

@@ -9,8 +9,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use gate::ledger::{Ledger, Row, sha256_hex};
-use gate::model::Outcome;
-use gate::sampler::Verdict;
+use gate::model::{Outcome, Verdict};
 use predicates::prelude::*;
 
 use super::common::gate;
@@ -351,7 +350,7 @@ fn a_plan_selects_test_cases_with_junit_globs() {
         .iter()
         .map(|t| (t.id.as_str(), (t.sampling.clone(), t.line)))
         .collect();
-    use gate::sampler::Sampling;
+    use gate::model::Sampling;
     assert_eq!(
         specs["test_agent::test_refund"],
         (Sampling::Single { n: 20, c: 8 }, Some(5))

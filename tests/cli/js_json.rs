@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use gate::sampler::Verdict;
+use gate::model::Verdict;
 use predicates::prelude::*;
 
 use super::ingest::{ingest, ledger, recorded, simulate, verdicts};

@@ -9,8 +9,10 @@ use gate::ledger::{
     AttemptRow, DecisionRow, Footer, Header, Ledger, LedgerWriter, Row, RunStatus, TaskResult,
     TaskSpec,
 };
-use gate::model::{Counts, OnInconclusive, Outcome, Rates, Shard, TimeoutPolicy};
-use gate::sampler::{Sampler, Sampling, TrialOutcome, Verdict};
+use gate::model::{
+    Counts, OnInconclusive, Outcome, Rates, Sampling, Shard, TimeoutPolicy, TrialOutcome, Verdict,
+};
+use gate::sampler::Sampler;
 use predicates::prelude::*;
 
 /// A single-plan task at line 3 of `plans/demo.yaml`, designed for 0.9 vs 0.7.

@@ -4,8 +4,7 @@
 use std::time::{Duration, Instant};
 
 use gate::ledger::{Row, RunStatus};
-use gate::model::{Fault, Judgement, Outcome};
-use gate::sampler::Verdict;
+use gate::model::{Fault, Judgement, Outcome, Verdict};
 use predicates::prelude::*;
 
 use crate::common::*;
@@ -611,7 +610,7 @@ fn design_rule_is_resolved_and_printed() {
     let plan = gate::stats::design::design_single(0.9, 0.7, 0.05, 0.1).unwrap();
     assert_eq!(
         spec.sampling,
-        gate::sampler::Sampling::Single {
+        gate::model::Sampling::Single {
             n: plan.n,
             c: plan.c
         }

@@ -490,7 +490,7 @@ fn ingest_with_base_shares_alpha_over_the_compared_cases() {
     let l = gate::ledger::Ledger::read(&dir.path("l.jsonl")).unwrap();
     let share = -((-0.05f64).ln_1p() / 4.0).exp_m1();
     for t in &l.header().tasks {
-        let gate::sampler::Sampling::Sequential { alpha, .. } = t.sampling else {
+        let gate::model::Sampling::Sequential { alpha, .. } = t.sampling else {
             panic!("a compare rule is sequential: {t:?}")
         };
         assert!(

@@ -3,8 +3,7 @@
 
 use std::fmt::Write as _;
 
-use crate::model::{Judgement, OnInconclusive};
-use crate::sampler::Verdict;
+use crate::model::{Judgement, OnInconclusive, Verdict};
 
 use super::{Detail, badge, cell, code_span, task_sections};
 use crate::report::model::Report;

@@ -253,7 +253,7 @@ fn result_files(out: &mut String, t: &TaskReport) {
         .replay
         .trials
         .iter()
-        .filter(|tr| tr.disposition == crate::report::replay::Disposition::Counted)
+        .filter(|tr| tr.disposition == crate::sampler::Disposition::Counted)
         .filter_map(|tr| Some((tr.ordinal, tr.first.as_ref()?.row.detail.result.as_deref()?)))
         .collect();
     let scores: Vec<f64> = counted.iter().filter_map(|(_, r)| r.score).collect();
@@ -313,8 +313,8 @@ fn oc(out: &mut String, t: &TaskReport, detail: Detail) {
         .rates
         .map(|r| r.regressed)
         .or(match t.replay.spec.sampling {
-            crate::sampler::Sampling::Sequential { regressed, .. } => Some(regressed),
-            crate::sampler::Sampling::Single { .. } => None,
+            crate::model::Sampling::Sequential { regressed, .. } => Some(regressed),
+            crate::model::Sampling::Single { .. } => None,
         });
     let near = |a: Option<f64>, b: f64| a.is_some_and(|a| (a - b).abs() < 5e-5);
     for o in t.oc.iter() {

@@ -4,8 +4,7 @@
 //! gate, the multiplicity cost.
 
 use crate::ledger::Ledger;
-use crate::model::{Fault, OnInconclusive, Outcome, Rates};
-use crate::sampler::Sampling;
+use crate::model::{Fault, OnInconclusive, Outcome, Rates, Sampling};
 use crate::stats::estimate::{Interval, clopper_pearson, pass_at_k, pass_hat_k, wilson};
 use crate::stats::lattice::{Boundaries, State};
 use crate::stats::post_stop::{SampleSpace, truncated};
@@ -13,8 +12,9 @@ use crate::stats::zone::Zone;
 
 use super::*;
 use crate::report::ReportError;
-use crate::report::replay::{Disposition, TaskReplay, replay};
+use crate::report::replay::{TaskReplay, replay};
 use crate::report::{compare, stages};
+use crate::sampler::Disposition;
 
 impl Report {
     /// Compute the report of one run (one ledger) or of the shards of one run.

@@ -8,8 +8,7 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::model::{Judgement, OnInconclusive};
-use crate::sampler::Verdict;
+use crate::model::{Judgement, OnInconclusive, Verdict};
 use crate::stats::estimate::Interval;
 use crate::stats::zone::Zone;
 

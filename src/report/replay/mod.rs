@@ -30,11 +30,10 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use crate::ledger::{AttemptRow, Ledger, RunStatus, TaskSpec};
-use crate::model::{Counts, Judgement, OnInconclusive, Outcome, Shard};
-use crate::sampler::Verdict;
+use crate::model::{Counts, Judgement, OnInconclusive, Outcome, Shard, Verdict};
+use crate::sampler::Disposition;
 
-use super::error::ReportError;
-pub use super::error::Source;
+use super::error::{ReportError, Source};
 
 mod family;
 mod pairs;
@@ -44,9 +43,6 @@ mod task;
 mod tests;
 
 pub use read::check_spec;
-
-/// What became of a trial in the replay: the sampler's own word for it.
-pub use crate::sampler::Disposition;
 
 /// One attempt row and where it was read.
 #[derive(Debug, Clone)]

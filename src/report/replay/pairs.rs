@@ -5,9 +5,10 @@ use std::collections::BTreeMap;
 
 use crate::ledger::TaskSpec;
 use crate::pairs::Side;
+use crate::sampler::Disposition;
 
 use super::task::{Gaps, HarnessCut, judged, undecided_reason};
-use super::{Disposition, ReportError, TaskReplay, TrialRecord};
+use super::{ReportError, TaskReplay, TrialRecord};
 
 /// Replay a compare task: `trials` holds both sides' records, in (pair, side) order.
 pub(super) fn replay_pairs(

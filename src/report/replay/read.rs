@@ -7,12 +7,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use crate::ledger::{AttemptRow, CiRun, Ledger, Row, TaskSpec};
-use crate::model::{Outcome, Shard};
-use crate::sampler::Sampling;
+use crate::model::{Outcome, Sampling, Shard};
+use crate::report::error::Source;
+use crate::sampler::Disposition;
 
-use super::{
-    Disposition, LedgerInfo, ReportError, ShardCoverage, Source, SourcedAttempt, TrialRecord,
-};
+use super::{LedgerInfo, ReportError, ShardCoverage, SourcedAttempt, TrialRecord};
 
 /// Refuse ledgers of different plans or fixtures: they are not one run.
 pub(super) fn refuse_mixed_runs(ledgers: &[Ledger]) -> Result<(), ReportError> {

@@ -3,12 +3,14 @@
 //! harness error cuts the rows, the ordinals with no row, the verdict and its reason.
 
 use crate::ledger::{AttemptRow, TaskSpec};
-use crate::model::{Judgement, Outcome};
-use crate::sampler::{Decision, OrderedSampler, Sampling, Verdict};
+use crate::model::{Judgement, Outcome, Sampling, Verdict};
+use crate::report::error::Source;
+use crate::rule::Decision;
+use crate::sampler::{Disposition, OrderedSampler};
 
 use super::{
-    Disposition, OrdinalRange, ReportError, ShardCoverage, Source, SourcedAttempt, TaskReplay,
-    TrialRecord, ordinal_count,
+    OrdinalRange, ReportError, ShardCoverage, SourcedAttempt, TaskReplay, TrialRecord,
+    ordinal_count,
 };
 
 /// Replay a task that is not a `compare` task: `trials` in ordinal order.

@@ -88,9 +88,9 @@ use seccomp::signal_filters;
 mod folders;
 mod pidns;
 mod seccomp;
-use crate::model::{FilesystemWall, MountWall, SandboxMode, ShmWall, SignalWall, Walls};
-
-pub use crate::model::{SandboxPolicy, WITHHELD_ENV, is_withheld};
+use crate::model::{
+    FilesystemWall, MountWall, SandboxMode, SandboxPolicy, ShmWall, SignalWall, Walls, is_withheld,
+};
 
 // Landlock's ABI probe (include/uapi/linux/landlock.h): the `landlock` crate keeps the
 // running kernel's ABI to itself on purpose, and gate records it.
