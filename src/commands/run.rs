@@ -147,6 +147,7 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
         .collect();
     sandbox.pin_checks(&cwds);
     sandbox.watch(&node.watched);
+    sandbox.watch_manifests(&node.manifests);
     let sandbox = Arc::new(sandbox);
     let walls = sandbox.walls().clone();
     let mut progress = Progress::new(output.quiet);

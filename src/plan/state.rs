@@ -357,6 +357,15 @@ pub struct NodeFolders {
     /// can replace (review 29, 01d–01g). A check that finds one changed does not run
     /// ([`crate::runner::sandbox::Sandbox::watch`]).
     pub watched: Vec<PathBuf>,
+    /// Every `package.json` path on node's way from any check to a package it loads by
+    /// name: in the check's folder, each grader's folder and the folders above them, inside
+    /// the trials' writable roots, whatever gate reads of the graders (review 41). Node
+    /// reads the nearest one first, and a `name` with `exports` there is the package itself
+    /// (self-reference), an `imports` map the `#…` names: a trial that writes one makes the
+    /// package a grader loads by name its own, however the grader spells the name. A check
+    /// that finds those fields changed does not run
+    /// ([`crate::runner::sandbox::Sandbox::watch_manifests`]).
+    pub manifests: Vec<PathBuf>,
 }
 
 /// The `node_modules` folders node could load a check's packages from: in the check's
@@ -370,6 +379,24 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
     for t in &plan.tasks {
         for (line, cwd, env) in check_lines(t) {
             let graders = own_graders(line, cwd, env);
+            // Review 41: for every check, since no reading of a grader's text finds every
+            // package it loads by name (every one of review 41's 25 attacks wrote one).
+            let manifest_starts = std::iter::once(real(cwd)).chain(
+                graders
+                    .iter()
+                    .filter_map(|g| real(g).parent().map(Path::to_path_buf)),
+            );
+            for start in manifest_starts {
+                let Some(root) = roots.iter().find(|r| start.starts_with(r)) else {
+                    continue;
+                };
+                for folder in start.ancestors().take_while(|d| d.starts_with(root)) {
+                    let manifest = folder.join("package.json");
+                    if !found.manifests.contains(&manifest) {
+                        found.manifests.push(manifest);
+                    }
+                }
+            }
             let runs_node = check_runs_node(line, cwd, env);
             // Review 31, 22d-22e: node looks in a `node_modules` only for a package, so a
             // check whose graders name none (only node's own modules and files by their

@@ -1599,24 +1599,35 @@ fn logical_words(text: &str) -> Vec<Vec<String>> {
     let mut prev = ' ';
     // `${NAME…}` is read as `$NAME…`: its closing brace is dropped (review 39, 96e).
     let mut brace_var = false;
+    // The quote a string is open with, for a Python string's prefix.
+    let mut quote: Option<char> = None;
     let chars: Vec<char> = code.chars().collect();
     for (i, &c) in chars.iter().enumerate() {
         let next = chars.get(i + 1).copied().unwrap_or(' ');
         // A Python string's prefix (`f"{HERE}/setup.js"`, `rb'…'`) is no word of its own
         // (review 39, 96c: the `f` was read as a package's name).
-        if (c == '"' || c == '\'') && !brace_var {
-            let tail: String = joined
-                .chars()
-                .rev()
-                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                .collect();
-            if (1..=2).contains(&tail.len())
-                && tail.chars().all(|c| "fFrRbBuU".contains(c))
-                && !tail.eq_ignore_ascii_case("bb")
-            {
-                for _ in 0..tail.len() {
-                    joined.pop();
+        if (c == '"' || c == '\'') && prev != '\\' {
+            match quote {
+                None => {
+                    quote = Some(c);
+                    let tail: String = joined
+                        .chars()
+                        .rev()
+                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                        .collect();
+                    let before = joined.chars().rev().nth(tail.len());
+                    if (1..=2).contains(&tail.len())
+                        && tail.chars().all(|c| "fFrRbBuU".contains(c))
+                        && !tail.eq_ignore_ascii_case("bb")
+                        && !before.is_some_and(|b| b == '-' || b == '.' || b == '$' || b == '/')
+                    {
+                        for _ in 0..tail.len() {
+                            joined.pop();
+                        }
+                    }
                 }
+                Some(q) if q == c => quote = None,
+                Some(_) => {}
             }
         }
         match c {

@@ -507,6 +507,20 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
                 );
             } else if ended == Ended::Exited(ExitStatus::from_raw(0))
                 && spec.check.is_some()
+                && let Some(manifest) = spec.sandbox.as_deref().and_then(|s| s.changed_manifest())
+            {
+                // A trial wrote the `name`, `exports` or `imports` node reads first for a
+                // package a check loads by name (review 41: the self-reference every one of
+                // its attacks used), whatever the graders' text says.
+                harness(
+                    &mut row,
+                    format!(
+                        "check: `{}` changed its `name`, `exports` or `imports` during the run                          (a trial did it), where node resolves a package a check loads by its                          name, so the trial's file would be that package; the check was not                          run and no verdict is published (an agent must not change them; keep                          node graders beside their own `package.json`)",
+                        manifest.display()
+                    ),
+                );
+            } else if ended == Ended::Exited(ExitStatus::from_raw(0))
+                && spec.check.is_some()
                 && let Some(why) = (spec.sandbox.as_deref())
                     .zip(cell.as_ref())
                     .and_then(|(s, c)| s.unfit_tmpdir(c.tmpdir()))

@@ -3879,6 +3879,114 @@ mod rev40 {
         refused_at_load("80h2", "sh graders/check.sh", &files, "preloads `eq`");
     }
 
+    /// Review 41: every one of its 25 attacks had the trial write a `package.json` naming
+    /// itself after the package a grader preloads, in a spelling no reading of the text
+    /// finds (`-"r" eq`, `"--require=" + "eq"`, a value from a data file, …). Whatever the
+    /// spelling, a check that finds the `name`, `exports` or `imports` of a `package.json`
+    /// on node's way changed does not run: no verdict (exit 4), naming the file. Each
+    /// PASSed a wrong answer on b010169.
+    #[test]
+    fn rev41_a_trial_that_writes_a_package_s_exports_gets_no_verdict() {
+        if !has("python3") {
+            skip_or_fail(&current_test(), "python3", "no python3 here");
+            return;
+        }
+        for (case, line, file, text) in [
+            (
+                "100b",
+                "sh graders/check.sh",
+                "graders/check.sh",
+                "exec node -\"r\" eq graders/check.js\n",
+            ),
+            (
+                "100f",
+                "python3 graders/check.py",
+                "graders/check.py",
+                "import subprocess, sys\nsys.exit(subprocess.run([\"node\", \"--require=\" + \"eq\", \"graders/check.js\"]).returncode)\n",
+            ),
+            (
+                "100m",
+                "python3 graders/check.py",
+                "graders/check.py",
+                "import subprocess, sys\npre = open(\"graders/preload.txt\").read().strip()\nsys.exit(subprocess.run([\"node\", \"-r\", pre, \"graders/check.js\"]).returncode)\n",
+            ),
+        ] {
+            let files = [
+                ("graders/package.json", "{}\n"),
+                ("graders/check.js", super::rev34::GRADE),
+                ("graders/preload.txt", "eq\n"),
+                (file, text),
+            ];
+            let Some(f) = super::rev34::self_reference(&files, &[]) else {
+                return;
+            };
+            std::fs::write(f.path("plan.yaml"), plan("", line)).unwrap();
+            // The preloaded package is the trial's, and turns node's exit into success.
+            write_files(
+                &f,
+                &[(
+                    "agent.sh",
+                    "echo wrong > result.txt\nprintf '{\"name\":\"eq\",\"exports\":\"./yes.js\"}' > package.json\necho 'process.on(\"exit\", () => { process.exitCode = 0; });' > yes.js\n",
+                )],
+            );
+            check(&f).code(0);
+            let out = f.command(&[]).output().unwrap();
+            let said = both(&out);
+            assert_eq!(out.status.code(), Some(4), "{case}: {said}");
+            assert!(
+                said.contains("package.json` changed its `name`, `exports` or `imports`")
+                    && said.contains("no verdict is published"),
+                "{case}: {said}"
+            );
+        }
+    }
+
+    /// The wall compares what node resolves through, not the file: an agent's `npm
+    /// install` rewrites the task's `package.json` (its dependencies), and an agent may
+    /// create one without `exports` (`npm init -y`); the check runs and judges.
+    #[test]
+    fn rev41_an_agent_s_dependencies_in_package_json_stay_its_own() {
+        if !has("node") {
+            skip_or_fail(&current_test(), "node", "no node here");
+            return;
+        }
+        let judge = "const got = require(\"fs\").readFileSync(\"result.txt\", \"utf8\").trim();\nprocess.exit(got === \"right\" ? 0 : 1);\n";
+        for (case, before, agent) in [
+            (
+                "install",
+                Some("{\"name\": \"app\", \"exports\": \"./index.js\", \"dependencies\": {}}\n"),
+                "printf '{\"name\": \"app\", \"exports\": \"./index.js\", \"dependencies\": {\"left-pad\": \"1\"}}' > package.json\n",
+            ),
+            (
+                "init",
+                None,
+                "printf '{\"name\": \"app\", \"version\": \"1.0.0\"}' > package.json\n",
+            ),
+        ] {
+            let f = fixture("sh graders/check.sh", "wrong");
+            let mut files = vec![
+                ("graders/package.json", "{}\n"),
+                ("graders/check.js", judge),
+                ("graders/check.sh", "exec node graders/check.js\n"),
+            ];
+            if let Some(text) = before {
+                files.push(("package.json", text));
+            }
+            write_files(&f, &files);
+            write_files(
+                &f,
+                &[("agent.sh", &format!("echo wrong > result.txt\n{agent}"))],
+            );
+            check(&f).code(0);
+            assert_run_exits(&f, case, 1);
+            write_files(
+                &f,
+                &[("agent.sh", &format!("echo right > result.txt\n{agent}"))],
+            );
+            assert_run_exits(&f, case, 0);
+        }
+    }
+
     /// Over-refusals the word-level reading must not make (review 38, 93l; review 40):
     /// other programs' `-r` in a grader script that starts node (`[ -r f ]`, `grep -r`,
     /// `read -r`), and a JavaScript grader's own list that it never passes to a process.

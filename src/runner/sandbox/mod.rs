@@ -264,6 +264,9 @@ pub struct Sandbox {
     /// when the run ends: where a check's interpreter looks for what it loads
     /// ([`Sandbox::watch`]).
     watched: Vec<(PathBuf, String)>,
+    /// `package.json` paths with what each gave node's resolution of a package by name
+    /// when the run started ([`Sandbox::watch_manifests`]).
+    manifests: Vec<(PathBuf, Option<String>)>,
     /// Writable roots besides each task's working directory.
     writable: Vec<PathBuf>,
     /// The repository each task folder was in when the run started, as `GIT_DIR`,
@@ -320,6 +323,41 @@ fn entry_state(p: &Path) -> String {
     }
 }
 
+/// A `package.json` larger than this is not read: node would read it, so it is a change
+/// of its own ([`manifest_state`]).
+const MANIFEST_BYTES: u64 = 4 << 20;
+
+/// What the `package.json` at `p` gives node's resolution of a package by name: its `name`
+/// with its `exports` and `imports` where it has either (self-reference and `#…` names),
+/// or `None` where it gives none (missing, not JSON, neither field). Something that is not
+/// a regular file, or one too large to read, is a state of its own.
+fn manifest_state(p: &Path) -> Option<String> {
+    use std::io::Read;
+    let meta = match fs::metadata(p) {
+        Err(_) => return None,
+        Ok(m) if !m.is_file() => return Some(format!("not a file: {:?}", m.file_type())),
+        Ok(m) if m.len() > MANIFEST_BYTES => return Some(format!("{} bytes", m.len())),
+        Ok(m) => m,
+    };
+    let mut text = Vec::with_capacity(meta.len() as usize);
+    fs::File::open(p)
+        .and_then(|f| f.take(MANIFEST_BYTES).read_to_end(&mut text))
+        .ok()?;
+    let value: serde_json::Value = serde_json::from_slice(&text).ok()?;
+    let (exports, imports) = (value.get("exports"), value.get("imports"));
+    if exports.is_none() && imports.is_none() {
+        return None;
+    }
+    Some(
+        serde_json::json!({
+            "name": value.get("name"),
+            "exports": exports,
+            "imports": imports,
+        })
+        .to_string(),
+    )
+}
+
 /// Mount namespaces kept open per run (two descriptors each under a user namespace).
 const MAX_SPACES: usize = 64;
 
@@ -365,6 +403,7 @@ impl Sandbox {
                 .collect(),
             writable: policy.writable.iter().map(|p| resolve(p)).collect(),
             watched: Vec::new(),
+            manifests: Vec::new(),
             check_pins: Vec::new(),
             env,
             tmp_root,
@@ -430,6 +469,24 @@ impl Sandbox {
     pub fn watch(&mut self, paths: &[PathBuf]) {
         self.watched
             .extend(paths.iter().map(|p| (p.clone(), entry_state(p))));
+    }
+
+    /// Watch the `package.json` files at `paths` as they are now: where node resolves a
+    /// package a check loads by its name ([`crate::plan::state::NodeFolders::manifests`]).
+    /// Only what changes that resolution is compared ([`manifest_state`]): an agent's `npm
+    /// install` rewrites the file's dependencies, not its `name`, `exports` or `imports`.
+    pub fn watch_manifests(&mut self, paths: &[PathBuf]) {
+        self.manifests
+            .extend(paths.iter().map(|p| (p.clone(), manifest_state(p))));
+    }
+
+    /// The first watched `package.json` ([`Sandbox::watch_manifests`]) whose `name`,
+    /// `exports` or `imports` is not what it was when the run started.
+    pub fn changed_manifest(&self) -> Option<&Path> {
+        self.manifests
+            .iter()
+            .find(|(p, was)| manifest_state(p) != *was)
+            .map(|(p, _)| p.as_path())
     }
 
     /// The first watched path ([`Sandbox::watch`]) that is not what it was.
