@@ -1361,7 +1361,7 @@ mod rev26 {
             return;
         };
         check(&f).code(0);
-        assert_run_exits(&f, "attack", 1);
+        super::rev34::self_reference_attack_fails(&f);
     }
 
     #[test]
@@ -2490,7 +2490,36 @@ mod rev34 {
         ));
         write_files(&f, &[("graders/package.json", "{}\n")]);
         check(&f).code(0);
-        assert_run_exits(&f, "the self-reference attack", 1);
+        self_reference_attack_fails(&f);
+    }
+
+    /// With the graders' own `package.json`, the [`self_reference`] attack gets no PASS two
+    /// ways. The trial's `package.json` named `eq` with `exports`: the check does not run
+    /// (review 41's wall, exit 4). One named so from the start, the trial writing only the
+    /// file its `exports` names: node never reads it for the graders, the wrong answer
+    /// FAILs.
+    pub(super) fn self_reference_attack_fails(f: &Fixture) {
+        let out = f.command(&[]).output().unwrap();
+        let said = both(&out);
+        assert_eq!(out.status.code(), Some(4), "{said}");
+        assert!(
+            said.contains("changed its `name`, `exports` or `imports`"),
+            "{said}"
+        );
+        write_files(
+            f,
+            &[
+                (
+                    "package.json",
+                    "{\"name\":\"eq\",\"exports\":\"./yes.js\"}\n",
+                ),
+                (
+                    "agent.sh",
+                    "echo wrong > result.txt\necho 'module.exports = () => true;' > yes.js\n",
+                ),
+            ],
+        );
+        assert_run_exits(f, "the self-reference attack", 1);
     }
 
     /// 39a: a node shebang, the file run by its path (`exec graders/check.js`): the script
@@ -2615,7 +2644,7 @@ mod rev34 {
             );
             write_files(&f, &[("graders/package.json", "{}\n")]);
             check(&f).code(0);
-            assert_run_exits(&f, line, 1);
+            super::rev34::self_reference_attack_fails(&f);
         }
     }
 
@@ -2801,7 +2830,7 @@ mod rev34 {
                 "{case}: refused with the fix\n{}",
                 String::from_utf8_lossy(&out.stderr)
             );
-            assert_run_exits(&f, case, 1);
+            self_reference_attack_fails(&f);
         }
     }
 
@@ -2885,7 +2914,7 @@ mod rev34 {
         ));
         write_files(&f, &[("graders/package.json", "{}\n")]);
         check(&f).code(0);
-        assert_run_exits(&f, "the self-reference attack", 1);
+        super::rev34::self_reference_attack_fails(&f);
     }
 }
 
@@ -2923,7 +2952,7 @@ mod rev35 {
             .stderr(predicate::str::contains("package.json"));
         write_files(&f, &[("graders/package.json", "{}\n")]);
         check(&f).code(0);
-        assert_run_exits(&f, "60a", 1);
+        super::rev34::self_reference_attack_fails(&f);
     }
 
     /// 61a, 61c: a package preloaded by its name, on the line or from a grader script,
@@ -3052,7 +3081,7 @@ mod rev36 {
             .stderr(predicate::str::contains("package.json"));
         write_files(&f, &[("graders/package.json", "{}\n")]);
         check(&f).code(0);
-        assert_run_exits(&f, "55d", 1);
+        super::rev34::self_reference_attack_fails(&f);
     }
 
     /// Over-refusals of 928882f: data loaded by a path built from the grader's place (73c),
@@ -3216,7 +3245,7 @@ mod rev37 {
             assert!(stderr.contains("package.json"), "{case}: {stderr}");
             write_files(&f, &[("graders/package.json", "{}\n")]);
             check(&f).code(0);
-            assert_run_exits(&f, case, 1);
+            super::rev34::self_reference_attack_fails(&f);
         }
     }
 

@@ -329,21 +329,51 @@ const MANIFEST_BYTES: u64 = 4 << 20;
 
 /// What the `package.json` at `p` gives node's resolution of a package by name: its `name`
 /// with its `exports` and `imports` where it has either (self-reference and `#…` names),
-/// or `None` where it gives none (missing, not JSON, neither field). Something that is not
-/// a regular file, or one too large to read, is a state of its own.
+/// or `None` where it gives none (missing, or read and holding neither field). Anything
+/// else is a state of its own, so that a trial cannot make gate read less than node does
+/// (review 42): a file gate cannot read as JSON that node may (a byte order mark, which is
+/// taken out first; nesting past the parser's depth; a number out of range; invalid UTF-8)
+/// by its hash; a link by its text and what it leads to, read from the link's own folder
+/// (node resolves `/proc/self/cwd/…` from the check's folder, not gate's); something not a
+/// regular file; a file too large to read.
 fn manifest_state(p: &Path) -> Option<String> {
+    manifest_state_at(p, 0)
+}
+
+fn manifest_state_at(p: &Path, depth: usize) -> Option<String> {
     use std::io::Read;
-    let meta = match fs::metadata(p) {
-        Err(_) => return None,
-        Ok(m) if !m.is_file() => return Some(format!("not a file: {:?}", m.file_type())),
-        Ok(m) if m.len() > MANIFEST_BYTES => return Some(format!("{} bytes", m.len())),
-        Ok(m) => m,
-    };
+    let meta = fs::symlink_metadata(p).ok()?;
+    if meta.file_type().is_symlink() {
+        let text = fs::read_link(p).ok();
+        let inner = match &text {
+            Some(t) if depth < 8 && !t.starts_with("/proc") => {
+                let at = p.parent().map_or_else(|| t.clone(), |d| d.join(t));
+                manifest_state_at(&at, depth + 1)
+            }
+            _ => None,
+        };
+        return Some(format!("link {text:?} to {inner:?}"));
+    }
+    if !meta.is_file() {
+        return Some(format!("not a file: {:?}", meta.file_type()));
+    }
+    if meta.len() > MANIFEST_BYTES {
+        return Some(format!("{} bytes", meta.len()));
+    }
     let mut text = Vec::with_capacity(meta.len() as usize);
-    fs::File::open(p)
+    if fs::File::open(p)
         .and_then(|f| f.take(MANIFEST_BYTES).read_to_end(&mut text))
-        .ok()?;
-    let value: serde_json::Value = serde_json::from_slice(&text).ok()?;
+        .is_err()
+    {
+        return Some("unreadable".to_string());
+    }
+    let body = text.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&text);
+    let Ok(value) = serde_json::from_slice::<serde_json::Value>(body) else {
+        return Some(format!(
+            "not read as JSON: {}",
+            crate::ledger::sha256_hex(&text)
+        ));
+    };
     let (exports, imports) = (value.get("exports"), value.get("imports"));
     if exports.is_none() && imports.is_none() {
         return None;
@@ -1206,5 +1236,62 @@ mod tests {
             ..w
         };
         assert_eq!(shortfall(&full), None);
+    }
+
+    /// Review 42: what node resolves through a `package.json` is compared, and nothing a
+    /// trial writes reads as "none" to gate where node reads a package (110a-110e: a byte
+    /// order mark, nesting past the parser's depth, a number out of range, invalid UTF-8;
+    /// 110v, 110w: a link through `/proc/self/cwd`); an agent's dependencies are its own.
+    #[test]
+    fn a_package_json_is_compared_by_what_node_resolves_through_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("package.json");
+        assert_eq!(manifest_state(&p), None, "missing");
+        let evil = br#"{"name":"dotenv","exports":{"./config":"./evil.js"}}"#;
+        let write = |bytes: &[u8]| {
+            let _ = fs::remove_file(&p);
+            fs::write(&p, bytes).unwrap();
+            manifest_state(&p)
+        };
+        assert_eq!(write(br#"{"name":"app","dependencies":{}}"#), None);
+        assert_eq!(
+            write(br#"{"name":"app","dependencies":{"x":"1"},"version":"2"}"#),
+            None
+        );
+        let plain = write(evil);
+        assert!(plain.is_some());
+        // A byte order mark is taken out, as node does.
+        assert_eq!(write(&[b"\xef\xbb\xbf".as_slice(), evil].concat()), plain);
+        let deep = format!(
+            r#"{{"name":"dotenv","exports":"./e.js","x":{}{}}}"#,
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        for odd in [
+            deep.as_bytes().to_vec(),
+            br#"{"name":"dotenv","exports":"./e.js","v":1e400}"#.to_vec(),
+            b"{\"name\":\"dotenv\",\"exports\":\"./e.js\",\"d\":\"\xff\"}".to_vec(),
+        ] {
+            let state = write(&odd);
+            assert!(
+                state.is_some_and(|s| s.starts_with("not read as JSON")),
+                "{odd:?}"
+            );
+        }
+        // A link is its text and what it leads to from its own folder.
+        let _ = fs::remove_file(&p);
+        fs::write(dir.path().join("pj.json"), evil).unwrap();
+        std::os::unix::fs::symlink("/proc/self/cwd/pj.json", &p).unwrap();
+        assert!(manifest_state(&p).is_some());
+        let _ = fs::remove_file(&p);
+        std::os::unix::fs::symlink("pj.json", &p).unwrap();
+        let linked = manifest_state(&p);
+        assert!(
+            linked.as_deref().is_some_and(|s| s.contains("dotenv")),
+            "{linked:?}"
+        );
+        let _ = fs::remove_file(&p);
+        fs::create_dir(&p).unwrap();
+        assert!(manifest_state(&p).is_some(), "a folder");
     }
 }
