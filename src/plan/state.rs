@@ -397,6 +397,18 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
                     }
                 }
             }
+            // Review 42, 110i-110k: a grader may run node from a folder below the check's
+            // (`cd app && node -r …`, `cwd="app"`), whose `package.json` node reads first.
+            // Those there when the run starts are watched too; one a trial creates in a
+            // folder of its own is not (a new package of an agent's monorepo must stay
+            // possible).
+            if let Some(root) = roots.iter().find(|r| real(cwd).starts_with(r)) {
+                for manifest in manifests_below(&real(cwd), root) {
+                    if !found.manifests.contains(&manifest) {
+                        found.manifests.push(manifest);
+                    }
+                }
+            }
             let runs_node = check_runs_node(line, cwd, env);
             // Review 31, 22d-22e: node looks in a `node_modules` only for a package, so a
             // check whose graders name none (only node's own modules and files by their
@@ -464,6 +476,44 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
                         found.watched.push(modules);
                     }
                 }
+            }
+        }
+    }
+    found
+}
+
+/// Folders read at most below a check's folder for the `package.json` files there
+/// ([`manifests_below`]).
+const MANIFEST_SCAN_ENTRIES: usize = 100_000;
+
+/// The `package.json` files (or links by that name) in the folders below `top`, inside
+/// `root`: not in a `node_modules` (a package's own, which the `node_modules` rules
+/// cover), `.git` or a Python environment; at most [`MANIFEST_SCAN_ENTRIES`] entries read.
+fn manifests_below(top: &Path, root: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut todo = vec![top.to_path_buf()];
+    let mut seen = 0usize;
+    while let Some(dir) = todo.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            seen += 1;
+            if seen > MANIFEST_SCAN_ENTRIES {
+                return found;
+            }
+            let Ok(kind) = e.file_type() else { continue };
+            let name = e.file_name();
+            if kind.is_dir() {
+                if !matches!(
+                    name.to_str(),
+                    Some("node_modules" | ".git" | ".venv" | "venv" | "__pycache__" | "gate-out")
+                ) && e.path().starts_with(root)
+                {
+                    todo.push(e.path());
+                }
+            } else if name == "package.json" && dir != top {
+                found.push(e.path());
             }
         }
     }

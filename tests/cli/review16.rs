@@ -3970,6 +3970,38 @@ mod rev40 {
         }
     }
 
+    /// Review 42, 110i: a grader runs node from a folder below the check's (`cd app`),
+    /// whose `package.json`, there from the start, the trial renames after the package the
+    /// grader preloads. Watched too: no verdict (exit 4). PASSed a wrong answer on 71a6143.
+    #[test]
+    fn rev42_110i_a_package_json_below_the_check_s_folder_is_watched_too() {
+        let judge = "const eq = require(\"eq\");\nconst got = require(\"fs\").readFileSync(require(\"path\").join(__dirname, \"..\", \"result.txt\"), \"utf8\").trim();\nprocess.exit(eq(got, \"right\") ? 0 : 1);\n";
+        let files = [
+            ("graders/package.json", "{}\n"),
+            ("graders/check.js", judge),
+            ("app/package.json", "{\"name\": \"web\"}\n"),
+            (
+                "graders/check.sh",
+                "cd app && exec node -\"r\" eq ../graders/check.js\n",
+            ),
+        ];
+        let Some(f) = super::rev34::self_reference(&files, &[]) else {
+            return;
+        };
+        write_files(
+            &f,
+            &[(
+                "agent.sh",
+                "echo wrong > result.txt\nprintf '{\"name\":\"eq\",\"exports\":\"./yes.js\"}' > app/package.json\necho 'process.on(\"exit\", () => { process.exitCode = 0; });' > app/yes.js\n",
+            )],
+        );
+        check(&f).code(0);
+        let out = f.command(&[]).output().unwrap();
+        let said = both(&out);
+        assert_eq!(out.status.code(), Some(4), "{said}");
+        assert!(said.contains("app/package.json"), "{said}");
+    }
+
     /// The wall compares what node resolves through, not the file: an agent's `npm
     /// install` rewrites the task's `package.json` (its dependencies), and an agent may
     /// create one without `exports` (`npm init -y`); the check runs and judges.
