@@ -379,22 +379,23 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
     for t in &plan.tasks {
         for (line, cwd, env) in check_lines(t) {
             let graders = own_graders(line, cwd, env);
+            // Node's way up to a package: from the check's folder and each grader's, each
+            // folder to the top of its writable root.
+            let way: Vec<PathBuf> = std::iter::once(real(cwd))
+                .chain((graders.iter()).filter_map(|g| real(g).parent().map(Path::to_path_buf)))
+                .filter_map(|start| {
+                    let root = roots.iter().find(|r| start.starts_with(r))?;
+                    let up = start.ancestors().take_while(|d| d.starts_with(root));
+                    Some(up.map(Path::to_path_buf).collect::<Vec<_>>())
+                })
+                .flatten()
+                .collect();
             // Review 41: for every check, since no reading of a grader's text finds every
             // package it loads by name (every one of review 41's 25 attacks wrote one).
-            let manifest_starts = std::iter::once(real(cwd)).chain(
-                graders
-                    .iter()
-                    .filter_map(|g| real(g).parent().map(Path::to_path_buf)),
-            );
-            for start in manifest_starts {
-                let Some(root) = roots.iter().find(|r| start.starts_with(r)) else {
-                    continue;
-                };
-                for folder in start.ancestors().take_while(|d| d.starts_with(root)) {
-                    let manifest = folder.join("package.json");
-                    if !found.manifests.contains(&manifest) {
-                        found.manifests.push(manifest);
-                    }
+            for folder in &way {
+                let manifest = folder.join("package.json");
+                if !found.manifests.contains(&manifest) {
+                    found.manifests.push(manifest);
                 }
             }
             // Review 42, 110i-110k: a grader may run node from a folder below the check's
@@ -458,23 +459,13 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
             if !runs_node || !loads_packages {
                 continue;
             }
-            let starts = std::iter::once(real(cwd)).chain(
-                graders
-                    .iter()
-                    .filter_map(|g| real(g).parent().map(Path::to_path_buf)),
-            );
-            for start in starts {
-                let Some(root) = roots.iter().find(|r| start.starts_with(r)) else {
-                    continue;
-                };
-                for folder in start.ancestors().take_while(|d| d.starts_with(root)) {
-                    let modules = folder.join("node_modules");
-                    if modules.is_dir() && !found.held.contains(&real(&modules)) {
-                        found.held.push(real(&modules));
-                    }
-                    if !found.watched.contains(&modules) {
-                        found.watched.push(modules);
-                    }
+            for folder in &way {
+                let modules = folder.join("node_modules");
+                if modules.is_dir() && !found.held.contains(&real(&modules)) {
+                    found.held.push(real(&modules));
+                }
+                if !found.watched.contains(&modules) {
+                    found.watched.push(modules);
                 }
             }
         }
