@@ -725,19 +725,17 @@ pub(super) fn refuse_node_graders_without_a_package_json(
                 .filter_map(|f| grader_text(f))
                 .collect();
             // An env file node reads may have any name (review 37, 80h2: `--env-file=$F.txt`):
-            // a data file's preload option is read as a script's is; documents are not.
-            let data_texts: Vec<String> = (prose_files.iter())
-                .filter(|f| {
-                    !json(f)
-                        && !f
-                            .extension()
-                            .is_some_and(|e| ["md", "rst"].contains(&e.to_str().unwrap_or("")))
-                })
-                .filter_map(|f| grader_text(f))
-                .collect();
+            // a data file's preload option is read as a script's is; documents are not. Read
+            // only where the preload rule asks (below).
+            let data_file = |f: &&PathBuf| {
+                !json(f)
+                    && !f
+                        .extension()
+                        .is_some_and(|e| ["md", "rst"].contains(&e.to_str().unwrap_or("")))
+            };
             // A data file's options are node's only where it names node (review 41, 100af,
             // 100ag: test cases of the agent's own CLI, `["-r", "src"]`).
-            let for_node = |t: &&String| names_node(t) || t.contains("NODE_OPTIONS");
+            let for_node = |t: &String| names_node(t) || t.contains("NODE_OPTIONS");
             // A script's comment lines start nothing (review 34, 54g, 56d: `# built with
             // npm`); its shebang does.
             let code_of = |t: &str| -> String {
@@ -976,13 +974,15 @@ pub(super) fn refuse_node_graders_without_a_package_json(
                     })
                     .chain(
                         (json_texts.iter())
-                            .filter(for_node)
+                            .filter(|t| for_node(t))
                             .flat_map(|t| super::words::literal_preloads(t, Lang::Code)),
                     )
                     .chain(
-                        (data_texts.iter())
-                            .filter(for_node)
-                            .flat_map(|t| super::words::literal_preloads(t, Lang::Shell)),
+                        (prose_files.iter())
+                            .filter(data_file)
+                            .filter_map(|f| grader_text(f))
+                            .filter(|t| for_node(t))
+                            .flat_map(|t| super::words::literal_preloads(&t, Lang::Shell)),
                     )
                     .next()
             {

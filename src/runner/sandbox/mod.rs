@@ -341,7 +341,6 @@ fn manifest_state(p: &Path) -> Option<String> {
 }
 
 fn manifest_state_at(p: &Path, depth: usize) -> Option<String> {
-    use std::io::Read;
     let meta = fs::symlink_metadata(p).ok()?;
     if meta.file_type().is_symlink() {
         let text = fs::read_link(p).ok();
@@ -360,13 +359,11 @@ fn manifest_state_at(p: &Path, depth: usize) -> Option<String> {
     if meta.len() > MANIFEST_BYTES {
         return Some(format!("{} bytes", meta.len()));
     }
-    let mut text = Vec::with_capacity(meta.len() as usize);
-    if fs::File::open(p)
-        .and_then(|f| f.take(MANIFEST_BYTES).read_to_end(&mut text))
-        .is_err()
-    {
+    // Without blocking, and a regular file by the descriptor opened: with `policy.jobs`
+    // above 1 another trial may put a FIFO in its place after the look above.
+    let Ok(text) = crate::input::read_regular(p, MANIFEST_BYTES) else {
         return Some("unreadable".to_string());
-    }
+    };
     let body = text.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&text);
     let Ok(value) = serde_json::from_slice::<serde_json::Value>(body) else {
         return Some(format!(
