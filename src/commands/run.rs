@@ -148,6 +148,16 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
     sandbox.pin_checks(&cwds);
     sandbox.watch(&node.watched);
     sandbox.watch_manifests(&node.manifests);
+    if let Some(partial) = sandbox.watch_packages(&node.packages)
+        && !output.quiet
+    {
+        eprintln!(
+            "warning: `{}` and the `node_modules` after it hold more than {} entries; a change \
+             a trial makes past them is not seen before a check",
+            partial.display(),
+            crate::runner::sandbox::packages::PACKAGE_ENTRIES
+        );
+    }
     let sandbox = Arc::new(sandbox);
     let walls = sandbox.walls().clone();
     let mut progress = Progress::new(output.quiet);
@@ -214,6 +224,15 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
              node looks for a check's packages (a trial did it); no verdict is published (keep \
              node graders and their packages outside the folders the trials write)",
             made.display()
+        ));
+        status = RunStatus::HarnessError;
+    }
+    if let (RunStatus::Complete, Some(file)) = (status, sandbox.changed_package()) {
+        // Each check looked before it ran; a change after the last look (a trial that ran
+        // beside a check, with `policy.jobs` above 1: review 42, 110t) is seen here.
+        progress.println(&format!(
+            "error: {}",
+            crate::runner::sandbox::packages::refusal(file, false)
         ));
         status = RunStatus::HarnessError;
     }

@@ -366,6 +366,13 @@ pub struct NodeFolders {
     /// that finds those fields changed does not run
     /// ([`crate::runner::sandbox::Sandbox::watch_manifests`]).
     pub manifests: Vec<PathBuf>,
+    /// Every `node_modules` path where node looks for a check's packages, whatever gate
+    /// reads of its graders (review 42, 110g-110h: a preload spelled so that gate does not
+    /// read it): on the way from the check's folder and its graders' (as for
+    /// [`NodeFolders::manifests`]), and in the folders below the check's that hold one or a
+    /// `package.json` when the run starts. Those not [`NodeFolders::held`] are watched
+    /// package by package ([`crate::runner::sandbox::packages::Packages`]).
+    pub packages: Vec<PathBuf>,
 }
 
 /// The `node_modules` folders node could load a check's packages from: in the check's
@@ -397,6 +404,10 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
                 if !found.manifests.contains(&manifest) {
                     found.manifests.push(manifest);
                 }
+                let modules = folder.join("node_modules");
+                if !found.packages.contains(&modules) {
+                    found.packages.push(modules);
+                }
             }
             // Review 42, 110i-110k: a grader may run node from a folder below the check's
             // (`cd app && node -r …`, `cwd="app"`), whose `package.json` node reads first.
@@ -404,9 +415,15 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
             // folder of its own is not (a new package of an agent's monorepo must stay
             // possible).
             if let Some(root) = roots.iter().find(|r| real(cwd).starts_with(r)) {
-                for manifest in manifests_below(&real(cwd), root) {
+                let (manifests, modules) = node_folders_below(&real(cwd), root);
+                for manifest in manifests {
                     if !found.manifests.contains(&manifest) {
                         found.manifests.push(manifest);
+                    }
+                }
+                for m in modules {
+                    if !found.packages.contains(&m) {
+                        found.packages.push(m);
                     }
                 }
             }
@@ -470,18 +487,23 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
             }
         }
     }
+    // A held folder is read-only to the trials and fingerprinted whole already.
+    (found.packages).retain(|m| !found.held.contains(&real(m)));
     found
 }
 
 /// Folders read at most below a check's folder for the `package.json` files there
-/// ([`manifests_below`]).
+/// ([`node_folders_below`]).
 const MANIFEST_SCAN_ENTRIES: usize = 100_000;
 
 /// The `package.json` files (or links by that name) in the folders below `top`, inside
 /// `root`: not in a `node_modules` (a package's own, which the `node_modules` rules
 /// cover), `.git` or a Python environment; at most [`MANIFEST_SCAN_ENTRIES`] entries read.
-fn manifests_below(top: &Path, root: &Path) -> Vec<PathBuf> {
+/// Second, the `node_modules` paths there: each one found, and one beside each of those
+/// `package.json` files (where node, run in that package, looks first).
+fn node_folders_below(top: &Path, root: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
     let mut found = Vec::new();
+    let mut modules = Vec::new();
     let mut todo = vec![top.to_path_buf()];
     let mut seen = 0usize;
     while let Some(dir) = todo.pop() {
@@ -491,10 +513,16 @@ fn manifests_below(top: &Path, root: &Path) -> Vec<PathBuf> {
         for e in entries.flatten() {
             seen += 1;
             if seen > MANIFEST_SCAN_ENTRIES {
-                return found;
+                return (found, modules);
             }
             let Ok(kind) = e.file_type() else { continue };
             let name = e.file_name();
+            if dir != top && (name == "node_modules" || name == "package.json") {
+                let m = dir.join("node_modules");
+                if !modules.contains(&m) {
+                    modules.push(m);
+                }
+            }
             if kind.is_dir() {
                 if !matches!(
                     name.to_str(),
@@ -508,7 +536,7 @@ fn manifests_below(top: &Path, root: &Path) -> Vec<PathBuf> {
             }
         }
     }
-    found
+    (found, modules)
 }
 
 /// Whether a check line runs node: by name on the line or in its environment, by a grader

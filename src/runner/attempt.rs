@@ -515,8 +515,25 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
                 harness(
                     &mut row,
                     format!(
-                        "check: `{}` changed its `name`, `exports` or `imports` during the run                          (a trial did it), where node resolves a package a check loads by its                          name, so the trial's file would be that package; the check was not                          run and no verdict is published (an agent must not change them; keep                          node graders beside their own `package.json`)",
+                        "check: `{}` changed its `name`, `exports` or `imports` during the run \
+                         (a trial did it), where node resolves a package a check loads by its \
+                         name, so the trial's file would be that package; the check was not \
+                         run and no verdict is published (an agent must not change them; keep \
+                         node graders beside their own `package.json`)",
                         manifest.display()
+                    ),
+                );
+            } else if ended == Ended::Exited(ExitStatus::from_raw(0))
+                && spec.check.is_some()
+                && let Some(file) = spec.sandbox.as_deref().and_then(|s| s.changed_package())
+            {
+                // A package node may load for the check was rewritten or shadowed (review
+                // 42, 110g-110h: a preload gate's reading of the graders does not find).
+                harness(
+                    &mut row,
+                    format!(
+                        "check: {}",
+                        crate::runner::sandbox::packages::refusal(file, true)
                     ),
                 );
             } else if ended == Ended::Exited(ExitStatus::from_raw(0))

@@ -4106,4 +4106,133 @@ mod rev40 {
             super::rev34::accepted_and_judged(case, line, &files, "echo right > result.txt\n");
         }
     }
+
+    /// Review 42, 110g-110h: a grader preloads a package of the task's `node_modules` with
+    /// a spelling gate's reading of its text does not find (`-"r" eq/config`), and the trial
+    /// rewrites that package (its file, or its `package.json`'s `exports`); or, where the
+    /// task's folder had no `node_modules`, creates one that shadows the package above it.
+    /// Each package file is compared before every check, whatever gate reads: no verdict
+    /// (exit 4). 110g and 110h PASSed a wrong answer on c39d5a7.
+    #[test]
+    fn rev42_110g_110h_a_package_a_trial_rewrites_or_shadows_gets_no_verdict() {
+        if !has("node") {
+            skip_or_fail(&current_test(), "node", "no node here");
+            return;
+        }
+        let yes = "process.on(\"exit\", () => { process.exitCode = 0; });";
+        let judge = "process.exit(require(\"fs\").readFileSync(\"result.txt\", \"utf8\").trim() === \"right\" ? 0 : 1);\n";
+        let eq = [
+            (
+                "package.json",
+                "{\"name\":\"eq\",\"exports\":{\"./config\":\"./config.js\"}}\n",
+            ),
+            ("config.js", "/* loads .env */\n"),
+        ];
+        for (case, cwd, agent, file) in [
+            (
+                "110g",
+                "",
+                format!("echo wrong > result.txt\necho '{yes}' > node_modules/eq/config.js\n"),
+                "node_modules/eq/config.js",
+            ),
+            (
+                "110h",
+                "",
+                format!(
+                    "echo wrong > result.txt\necho '{yes}' > node_modules/eq/evil.js\nprintf '{{\"name\":\"eq\",\"exports\":{{\"./config\":\"./evil.js\"}}}}' > node_modules/eq/package.json\n"
+                ),
+                "node_modules/eq",
+            ),
+            (
+                "shadow",
+                "app",
+                format!(
+                    "echo wrong > result.txt\nmkdir -p node_modules/eq\necho '{yes}' > node_modules/eq/config.js\n"
+                ),
+                "app/node_modules",
+            ),
+        ] {
+            let f = fixture("sh graders/check.sh", "wrong");
+            let at = |p: &str| {
+                if cwd.is_empty() {
+                    p.to_string()
+                } else {
+                    format!("{cwd}/{p}")
+                }
+            };
+            let mut files: Vec<(String, String)> = vec![
+                ("graders/package.json".into(), "{}\n".into()),
+                ("graders/check.js".into(), judge.into()),
+                (
+                    "graders/check.sh".into(),
+                    "exec node -\"r\" eq/config \"$(dirname \"$0\")/check.js\"\n".into(),
+                ),
+                (at("agent.sh"), agent.clone()),
+            ];
+            // The package sits in the task's folder, or above it (outside the trials' reach)
+            // for the shadowing case.
+            files.extend(
+                eq.iter()
+                    .map(|(n, t)| (format!("node_modules/eq/{n}"), t.to_string())),
+            );
+            let files: Vec<(&str, &str)> = files
+                .iter()
+                .map(|(p, t)| (p.as_str(), t.as_str()))
+                .collect();
+            write_files(&f, &files);
+            if !cwd.is_empty() {
+                std::fs::create_dir_all(f.path(cwd)).unwrap();
+                let line = "sh ../graders/check.sh";
+                std::fs::write(
+                    f.path("plan.yaml"),
+                    plan(&format!("    cwd: {cwd}\n"), line),
+                )
+                .unwrap();
+            }
+            let out = f.command(&[]).output().unwrap();
+            let said = both(&out);
+            assert_eq!(out.status.code(), Some(4), "{case}: {said}");
+            assert!(
+                said.contains(&format!("{file}` changed during the run"))
+                    && said.contains("no verdict is published"),
+                "{case}: {said}"
+            );
+        }
+    }
+
+    /// The packages wall leaves an agent's own installs alone: a new package (and its
+    /// `.bin` link), the package manager's lock file and a tool's cache at the top of the
+    /// `node_modules`, and a `node_modules` of its own in a folder that had none, holding no
+    /// package by a name found above it. The check runs and judges both ways.
+    #[test]
+    fn rev42_an_agent_s_new_packages_lock_and_cache_stay_its_own() {
+        if !has("node") {
+            skip_or_fail(&current_test(), "node", "no node here");
+            return;
+        }
+        let judge = "process.exit(require(\"fs\").readFileSync(\"result.txt\", \"utf8\").trim() === \"right\" ? 0 : 1);\n";
+        let install = "mkdir -p node_modules/left-pad node_modules/.bin node_modules/.cache/babel lib/node_modules/tiny\n\
+             echo 'module.exports = 1' > node_modules/left-pad/index.js\n\
+             ln -sf ../left-pad/index.js node_modules/.bin/left-pad\n\
+             echo '{\"lockfileVersion\":3}' > node_modules/.package-lock.json\n\
+             echo '{}' > node_modules/.cache/babel/x.json\n\
+             echo 'module.exports = 2' > lib/node_modules/tiny/index.js\n";
+        for (answer, code) in [("wrong", 1), ("right", 0)] {
+            let f = fixture("sh graders/check.sh", answer);
+            write_files(
+                &f,
+                &[
+                    ("graders/package.json", "{}\n"),
+                    ("graders/check.js", judge),
+                    ("graders/check.sh", "exec node graders/check.js\n"),
+                    ("node_modules/eq/index.js", "module.exports = 0\n"),
+                    ("lib/package.json", "{\"name\":\"lib\"}\n"),
+                ],
+            );
+            let agent = std::fs::read_to_string(f.path("agent.sh")).unwrap();
+            write_files(&f, &[("agent.sh", &format!("{install}{agent}"))]);
+            let out = f.command(&[]).output().unwrap();
+            assert_eq!(out.status.code(), Some(code), "{answer}: {}", both(&out));
+        }
+    }
 }

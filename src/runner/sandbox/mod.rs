@@ -86,6 +86,7 @@ use folders::{Spares, fresh_dir_from, make_results_root, remove_stale};
 use seccomp::signal_filters;
 
 mod folders;
+pub mod packages;
 mod pidns;
 mod seccomp;
 use crate::model::{
@@ -267,6 +268,9 @@ pub struct Sandbox {
     /// `package.json` paths with what each gave node's resolution of a package by name
     /// when the run started ([`Sandbox::watch_manifests`]).
     manifests: Vec<(PathBuf, Option<String>)>,
+    /// The packages of the `node_modules` folders on the checks' way, as they were when the
+    /// run started ([`Sandbox::watch_packages`]).
+    packages: packages::Packages,
     /// Writable roots besides each task's working directory.
     writable: Vec<PathBuf>,
     /// The repository each task folder was in when the run started, as `GIT_DIR`,
@@ -431,6 +435,7 @@ impl Sandbox {
             writable: policy.writable.iter().map(|p| resolve(p)).collect(),
             watched: Vec::new(),
             manifests: Vec::new(),
+            packages: packages::Packages::default(),
             check_pins: Vec::new(),
             env,
             tmp_root,
@@ -514,6 +519,20 @@ impl Sandbox {
             .iter()
             .find(|(p, was)| manifest_state(p) != *was)
             .map(|(p, _)| p.as_path())
+    }
+
+    /// Watch the packages of the `node_modules` at `paths` as they are now
+    /// ([`crate::plan::state::NodeFolders::packages`], [`packages::Packages`]); the folder
+    /// past whose first [`packages::PACKAGE_ENTRIES`] entries nothing is watched, if any.
+    pub fn watch_packages(&mut self, paths: &[PathBuf]) -> Option<&Path> {
+        self.packages = packages::Packages::take(paths);
+        self.packages.partial()
+    }
+
+    /// The first path of a watched package ([`Sandbox::watch_packages`]) that is not what it
+    /// was when the run started.
+    pub fn changed_package(&self) -> Option<&Path> {
+        self.packages.changed()
     }
 
     /// The first watched path ([`Sandbox::watch`]) that is not what it was.
