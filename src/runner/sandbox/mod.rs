@@ -535,6 +535,11 @@ impl Sandbox {
         self.packages.changed()
     }
 
+    /// [`Sandbox::changed_package`], every path compared: the look at the end of the run.
+    pub fn changed_package_since_start(&self) -> Option<&Path> {
+        self.packages.changed_since_start()
+    }
+
     /// The first watched path ([`Sandbox::watch`]) that is not what it was.
     pub fn moved(&self) -> Option<&Path> {
         self.watched

@@ -73,11 +73,27 @@ fn stamp(p: &Path, holder: bool) -> Stamp {
     }
 }
 
+/// What may have changed since the last full comparison: the kernel's word (inotify) on
+/// every watched folder, so that a check after a trial that wrote none of them costs one
+/// `read`, not one `lstat` per path.
+#[derive(Debug, Default)]
+struct Notices {
+    /// The inotify descriptor, when every folder could be watched.
+    fd: Option<std::os::fd::OwnedFd>,
+    /// The watch descriptors of the folders that hold packages, where a name created is a
+    /// package added (not a change).
+    holders: std::collections::HashSet<i32>,
+    /// Something happened since the last full comparison found nothing.
+    dirty: bool,
+}
+
 /// The watched packages ([`Packages::take`]).
 #[derive(Debug, Default)]
 pub struct Packages {
     /// Every path beneath the watched folders, with whether it holds packages and its stamp.
     entries: Vec<(PathBuf, bool, Stamp)>,
+    /// The kernel's notices of changes in the watched folders.
+    notices: std::sync::Mutex<Notices>,
     /// `node_modules` paths missing at the start, each with the package names node would
     /// find above it then.
     absent: Vec<(PathBuf, BTreeSet<OsString>)>,
@@ -109,7 +125,7 @@ impl Packages {
                     }
                 }
                 Err(_) => {
-                    let above = p
+                    let above: BTreeSet<OsString> = p
                         .parent()
                         .into_iter()
                         .flat_map(Path::ancestors)
@@ -120,7 +136,76 @@ impl Packages {
                 }
             }
         }
+        *out.notices.get_mut().unwrap_or_else(|e| e.into_inner()) = out.notify();
         out
+    }
+
+    /// Watch every recorded folder with inotify; without it (no descriptor, the user's
+    /// watches used up), every look compares every path.
+    fn notify(&self) -> Notices {
+        use rustix::fs::inotify::{CreateFlags, WatchFlags, add_watch, init};
+        let Ok(fd) = init(CreateFlags::CLOEXEC | CreateFlags::NONBLOCK) else {
+            return Notices::default();
+        };
+        let what = WatchFlags::MODIFY
+            | WatchFlags::ATTRIB
+            | WatchFlags::CREATE
+            | WatchFlags::DELETE
+            | WatchFlags::MOVED_FROM
+            | WatchFlags::MOVED_TO
+            | WatchFlags::DELETE_SELF
+            | WatchFlags::MOVE_SELF
+            | WatchFlags::DONT_FOLLOW
+            | WatchFlags::ONLYDIR;
+        let mut holders = std::collections::HashSet::new();
+        for (p, holder, stamp) in &self.entries {
+            let folder = match stamp {
+                Stamp::Holder { .. } => true,
+                Stamp::Entry { mode, .. } => mode & libc::S_IFMT == libc::S_IFDIR,
+                Stamp::Missing => false,
+            };
+            if !folder {
+                continue;
+            }
+            let Ok(wd) = add_watch(&fd, p.as_path(), what) else {
+                return Notices::default();
+            };
+            if *holder {
+                holders.insert(wd);
+            }
+        }
+        Notices {
+            fd: Some(fd),
+            holders,
+            dirty: false,
+        }
+    }
+
+    /// Whether the kernel reported anything since the last call that could be a change of
+    /// a recorded path (or cannot say: its queue overflowed, or there is no watch).
+    fn noticed(n: &mut Notices) -> bool {
+        use rustix::fs::inotify::{ReadFlags, Reader};
+        let Some(fd) = &n.fd else { return true };
+        let mut buf = [std::mem::MaybeUninit::<u8>::uninit(); 16 << 10];
+        let mut events = Reader::new(fd, &mut buf);
+        let mut seen = false;
+        loop {
+            match events.next() {
+                Ok(e) => {
+                    let what = e.events() - ReadFlags::ISDIR;
+                    let name = e.file_name().map(|n| n.to_bytes()).unwrap_or_default();
+                    // In a folder of packages: a package added, or the package manager's own
+                    // files and the caches, which are not recorded.
+                    let own = n.holders.contains(&e.wd())
+                        && (what == ReadFlags::CREATE
+                            || (name.starts_with(b".") && name != b".bin" && name != b".pnpm"));
+                    seen |= !own;
+                }
+                Err(rustix::io::Errno::AGAIN) => return seen,
+                Err(rustix::io::Errno::INTR) => {}
+                Err(_) => return true,
+            }
+        }
     }
 
     /// Record everything beneath the `node_modules` at `top`.
@@ -165,17 +250,38 @@ impl Packages {
         }
     }
 
+    /// [`Packages::changed_since_start`], looked at only where the kernel reported something
+    /// in a watched folder since the last look found nothing: the look before each check. A
+    /// write through a hard link made elsewhere is not reported, but moves the file's change
+    /// time, which the end-of-run look ([`Packages::changed_since_start`]) sees.
+    pub fn changed(&self) -> Option<&Path> {
+        let mut n = self.notices.lock().unwrap_or_else(|e| e.into_inner());
+        let noticed = Packages::noticed(&mut n);
+        n.dirty |= noticed;
+        if n.dirty {
+            let found = self.changed_entry();
+            n.dirty = found.is_some();
+            if found.is_some() {
+                return found;
+            }
+        }
+        self.appeared()
+    }
+
     /// The first watched path that is not what it was when the run started, or a
     /// `node_modules` that appeared where there was none and holds a package by a name node
-    /// found above it then.
-    pub fn changed(&self) -> Option<&Path> {
-        let moved = self
-            .entries
-            .iter()
-            .find(|(p, holder, was)| stamp(p, *holder) != *was);
-        if let Some((p, _, _)) = moved {
-            return Some(p);
-        }
+    /// found above it then: every path compared.
+    pub fn changed_since_start(&self) -> Option<&Path> {
+        self.changed_entry().or_else(|| self.appeared())
+    }
+
+    fn changed_entry(&self) -> Option<&Path> {
+        (self.entries.iter())
+            .find(|(p, holder, was)| stamp(p, *holder) != *was)
+            .map(|(p, _, _)| p.as_path())
+    }
+
+    fn appeared(&self) -> Option<&Path> {
         self.absent
             .iter()
             .find(|(p, above)| match fs::symlink_metadata(p) {
@@ -299,6 +405,22 @@ mod tests {
         fs::remove_dir_all(nm.join("@s/p")).unwrap();
         write(&nm.join("@s/p/index.js"), "\n");
         assert!(w.changed().is_some());
+    }
+
+    /// A write through a hard link made outside the watched folders is not reported by the
+    /// kernel there, but moves the file's change time: the end-of-run look sees it.
+    #[test]
+    fn a_write_through_a_hard_link_elsewhere_is_seen_at_the_end() {
+        let d = tempfile::tempdir().unwrap();
+        let nm = d.path().join("node_modules");
+        let file = nm.join("eq/index.js");
+        write(&file, "module.exports = (a, b) => a === b;\n");
+        let w = Packages::take(std::slice::from_ref(&nm));
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let other = d.path().join("mine.js");
+        fs::hard_link(&file, &other).unwrap();
+        fs::write(&other, "module.exports = () => true;\n").unwrap();
+        assert_eq!(w.changed_since_start(), Some(file.as_path()));
     }
 
     /// Where there was no `node_modules`, one a trial creates is a change only when it
