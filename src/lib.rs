@@ -20,7 +20,7 @@
 //!   report::replay (the same samplers and rule; stages merged) ──▶ Report ──▶ terminal ·
 //!                                          JSON · JUnit · Markdown · annotations (publish)
 //!
-//!   stats (pure) ──▶ design: `gate plan`'s reports ──▶ report::plan (text, curve, SVG)
+//!   stats (pure) ──▶ design: `gate plan`'s reports ──▶ report::design (text, curve, SVG)
 //! ```
 //!
 //! [`model`] holds the vocabulary every layer shares; [`exit`] defines the exit codes and maps

@@ -1,17 +1,17 @@
 //! `gate plan`: design the single and the sequential plan that tell a healthy per-trial
 //! success rate from a regressed one, and show both plans' exact risks and costs.
 //!
-//! Glue only: the flags become [`OneSampleOptions`], [`crate::design`] computes the report once,
-//! [`crate::report::plan`] renders it as text (with a terminal OC curve and a plan-file
-//! snippet) or as an SVG chart, and serde writes the JSON contract of docs/statistics.md.
-//! This file words the design's errors in the flags' names.
+//! Glue only: the flags become [`OneSampleOptions`], [`crate::design`] computes the report
+//! once, [`crate::report::design`] renders it as text (with a terminal OC curve and a
+//! plan-file snippet) or as an SVG chart, and serde writes the JSON contract of
+//! docs/statistics.md. This file words the design's errors in the flags' names.
 
 use crate::cli::{Format, PlanArgs};
 use crate::design::{DesignError, EvaluateReport, OneSampleOptions, OneSampleReport};
 use crate::error::{Error, usage};
 use crate::exit;
 use crate::format::num;
-use crate::report::plan::{render_evaluate, render_svg, render_text};
+use crate::report::design::{render_evaluate, render_svg, render_text};
 use crate::stats::MAX_TRIALS_LIMIT;
 use crate::stats::SequentialKind;
 use crate::stats::StatsError;

@@ -3,7 +3,7 @@
 //!
 //! Pure: no I/O, no flags, no rendering. `commands/plan.rs` turns the command line into
 //! [`OneSampleOptions`] (or [`CompareOptions`]) and a [`DesignError`] into a message naming the
-//! flag; `report/plan/` renders a report as text, as a terminal curve or as SVG.
+//! flag; `report/design/` renders a report as text, as a terminal curve or as SVG.
 
 use serde::Serialize;
 

@@ -15,7 +15,7 @@
 //! 6. [`terminal`], [`json`], [`junit`], [`markdown`], [`annotations`]: one renderer each; they
 //!    read the model and [`words`], never each other, and the model knows none of them.
 //!
-//! [`verify`] is `gate verify`'s audit of a ledger against its own replay; [`plan`] renders
+//! [`verify`] is `gate verify`'s audit of a ledger against its own replay; [`design`] renders
 //! `gate plan`'s design, [`check`] `gate check`'s resolved rules, [`explain`] `gate explain`'s
 //! arithmetic and [`audit`] what `gate explain --junit` found in result files. [`emit`] writes the files a run or `gate report`
 //! was asked for.
@@ -24,6 +24,7 @@ pub mod annotations;
 pub mod audit;
 pub mod check;
 pub mod compare;
+pub mod design;
 pub mod error;
 pub mod explain;
 pub mod json;
@@ -31,7 +32,6 @@ pub mod junit;
 pub mod listing;
 pub mod markdown;
 pub mod model;
-pub mod plan;
 pub mod replay;
 pub mod stages;
 pub mod terminal;
