@@ -384,7 +384,7 @@ fn compare_family(
         let Some(c) = spec.compare.as_mut() else {
             continue;
         };
-        let rule = crate::plan::compare::CompareRule {
+        let rule = crate::plan::compare_rule::CompareRule {
             odds_ratio: c.odds_ratio,
             alpha: c.alpha,
             beta: c.beta,
@@ -643,7 +643,7 @@ pub fn own_report(
 
 /// The ledger header's record of a compare rule judging result files: no order (the runs
 /// were made elsewhere) and no base command.
-fn compare_record(rule: &crate::plan::compare::CompareRule) -> crate::pairs::CompareRecord {
+fn compare_record(rule: &crate::plan::compare_rule::CompareRule) -> crate::pairs::CompareRecord {
     crate::pairs::CompareRecord {
         odds_ratio: rule.odds_ratio,
         alpha: rule.alpha,

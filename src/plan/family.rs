@@ -187,7 +187,7 @@ pub fn design(
 /// ratio, drop and rule kind unchanged; its `max_pairs` is the default at the share, never
 /// fewer than the plan's. One case is the plan's rule.
 pub fn design_compare(
-    rule: &super::compare::CompareRule,
+    rule: &super::compare_rule::CompareRule,
     sampling: &Sampling,
     cases: u64,
 ) -> Result<Family, String> {
@@ -401,7 +401,7 @@ mod tests {
             stats::compare::Effect::OddsRatio(3.0),
         ))
         .unwrap();
-        let rule = crate::plan::compare::CompareRule {
+        let rule = crate::plan::compare_rule::CompareRule {
             odds_ratio: 3.0,
             alpha: 0.05,
             beta: 0.1,

@@ -15,7 +15,7 @@ use crate::model::{Counts, Judgement, OnInconclusive, Sampling, Shard, Verdict};
 use crate::pairs::PairCounts;
 use crate::stats::estimate::Interval;
 
-use super::compare::CompareReport;
+use super::compare_task::CompareReport;
 use super::model::{
     NaivePassRate, OcPoint, PassAtK, Report, RetrySetting, ScoreVector, TaskReport, Uncounted,
 };

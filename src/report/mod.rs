@@ -8,7 +8,7 @@
 //! 2. [`replay`]: recompute each task's verdict and counts from the attempt rows (also merges
 //!    shards, de-duplicates rows, and replays a `compare` task's pairs).
 //! 3. [`stages`]: a staged run's stages — complete, decided, or CONTINUE with the next;
-//!    [`compare`]: what the reports show of a compare task.
+//!    [`compare_task`]: what the reports show of a compare task.
 //! 4. [`model`]: the [`Report`] — every figure any report prints, computed once.
 //! 5. [`words`]: how the renderers say a verdict, a reason, a figure, a stage; [`listing`]:
 //!    which tasks a human-facing report lists (a large suite's passing cases are counted).
@@ -23,7 +23,7 @@
 pub mod annotations;
 pub mod audit;
 pub mod check;
-pub mod compare;
+pub mod compare_task;
 pub mod design;
 pub mod error;
 pub mod explain;

@@ -28,7 +28,7 @@ use crate::error::Error;
 use crate::ledger::{AttemptRow, Ledger};
 use crate::model::{Counts, Outcome, Sampling};
 use crate::pairs::{CompareRecord, PairSampler, Side, base_first};
-use crate::plan::compare::CompareTask;
+use crate::plan::compare_rule::CompareTask;
 use crate::plan::{Policy, Task};
 use crate::rule::Decision;
 use crate::runner::launcher::ProcessLauncher;

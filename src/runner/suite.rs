@@ -144,7 +144,7 @@ pub struct SuiteState {
     pub(super) plan_rule: (Sampling, Option<crate::model::Rates>),
     /// A `compare:` suite's rule (each case paired head against base:
     /// [`super::suite_pairs`]), whose family design is [`crate::plan::family::design_compare`].
-    pub(super) compare: Option<crate::plan::compare::CompareRule>,
+    pub(super) compare: Option<crate::plan::compare_rule::CompareRule>,
     /// The test cases every run may record (sorted task ids), once one run has (or the
     /// resumed ledger has). In a `compare:` suite, both sides' runs.
     pub(super) reference: Option<Vec<String>>,

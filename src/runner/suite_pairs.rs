@@ -34,7 +34,7 @@ use crate::error::Error;
 use crate::ledger::{AttemptRow, DecisionRow, Ledger, suite_of};
 use crate::model::{Outcome, Sampling};
 use crate::pairs::{PairSampler, Side};
-use crate::plan::compare::CompareRule;
+use crate::plan::compare_rule::CompareRule;
 use crate::plan::{Policy, Task};
 use crate::rule::Decision;
 
