@@ -238,7 +238,7 @@ pub fn design_compare(
     if design.max_pairs < rule.max_pairs {
         design = CompareDesign::new(&spec(Some(rule.max_pairs))).map_err(err)?;
     }
-    let (healthy, win) = crate::pairs::discordant_rates(design.odds_ratio);
+    let (healthy, win) = crate::pair_sampler::discordant_rates(design.odds_ratio);
     let case_sampling = Sampling::Sequential {
         healthy,
         regressed: win,
@@ -410,7 +410,7 @@ mod tests {
             drop: d.drop,
             loss_route: d.loss_route,
         };
-        let (h, w) = crate::pairs::discordant_rates(3.0);
+        let (h, w) = crate::pair_sampler::discordant_rates(3.0);
         let plan = Sampling::Sequential {
             healthy: h,
             regressed: w,
