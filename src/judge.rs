@@ -9,13 +9,13 @@
 use crate::error::Error;
 use crate::ledger::{DecisionRow, Header, Row, SourceFile, TaskSpec, now_rfc3339, sha256_hex};
 use crate::model::{Counts, Judgement, OnInconclusive, Outcome, TimeoutPolicy, Verdict};
-use crate::pairs::Side;
+use crate::pair_sampler::Side;
 use crate::plan::{Plan, ResolvedRule};
 use crate::report::Report;
 use crate::rule::Decision;
 use crate::sampler::OrderedSampler;
 
-use crate::ingest::pairs::{self, PairedHistory};
+use crate::ingest::pairing::{self, PairedHistory};
 use crate::ingest::{History, RunFile};
 
 /// Refuse, before the ledger is written, a header row longer than a ledger row may be
@@ -267,7 +267,7 @@ pub fn compare_pairs(
     base_runs: Vec<RunFile>,
     say: &dyn Fn(&str),
 ) -> Result<Vec<(TaskSpec, PairedHistory)>, Error> {
-    let (paired, head_only) = pairs::pair(histories, crate::ingest::histories(base_runs));
+    let (paired, head_only) = pairing::pair(histories, crate::ingest::histories(base_runs));
     let mut by_test: std::collections::HashMap<String, PairedHistory> =
         paired.into_iter().map(|p| (p.test.clone(), p)).collect();
     let mut judged = Vec::with_capacity(tasks.len());
@@ -384,7 +384,7 @@ fn compare_family(
         let Some(c) = spec.compare.as_mut() else {
             continue;
         };
-        let rule = crate::plan::compare::CompareRule {
+        let rule = crate::plan::compare_rule::CompareRule {
             odds_ratio: c.odds_ratio,
             alpha: c.alpha,
             beta: c.beta,
@@ -509,7 +509,7 @@ pub fn judge(
 /// Append one compare task's attempt rows (both sides of every pair, side recorded) and its
 /// decision: first attempts consumed by the pair sampler in pair order, pairs past the
 /// decision excluded. A pair with one side only (base had no observation there, or one side
-/// has more runs or repeats: [`crate::ingest::pairs::Pair`]) has its side's rows written and
+/// has more runs or repeats: [`crate::ingest::pairing::Pair`]) has its side's rows written and
 /// is a gap, read as the replay reads a pair with a side never recorded: nothing after it is
 /// consumed, so a verdict reached before it stands and none is reached after it (review 9,
 /// a04/a19/a21: head's failure there was dropped from the verdict and from the ledger).
@@ -551,7 +551,7 @@ pub fn judge_pairs(
     if let Row::Decision(d) = &mut row {
         if history.base_only {
             // As the replay of a compare task with no pair says it.
-            d.reason = crate::pairs::NO_PAIR_REASON.to_string();
+            d.reason = crate::pair_sampler::NO_PAIR_REASON.to_string();
         } else if sampler.decision().is_none()
             && let Some((k, p)) = history.first_one_sided()
         {
@@ -643,8 +643,10 @@ pub fn own_report(
 
 /// The ledger header's record of a compare rule judging result files: no order (the runs
 /// were made elsewhere) and no base command.
-fn compare_record(rule: &crate::plan::compare::CompareRule) -> crate::pairs::CompareRecord {
-    crate::pairs::CompareRecord {
+fn compare_record(
+    rule: &crate::plan::compare_rule::CompareRule,
+) -> crate::pair_sampler::CompareRecord {
+    crate::pair_sampler::CompareRecord {
         odds_ratio: rule.odds_ratio,
         alpha: rule.alpha,
         beta: rule.beta,

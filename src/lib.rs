@@ -7,7 +7,7 @@
 //!                                           ▼                                                │
 //!   rule: each task's sampling spec, validated once, as the lattice that decides it          │
 //!                                           ▼                                                │
-//!   sampler::OrderedSampler (pairs::… for compare) ◀── outcomes, consumed in ordinal order ◀─┤
+//!   sampler::OrderedSampler (pair_sampler::… for compare) ◀── outcomes, in ordinal order ◀───┤
 //!        │ "decided: cancel the rest"       ▲                                                │
 //!        ▼                                  │                                                │
 //!   runner: scheduler / pairs (lanes) → attempt (process group, sandbox, timeouts, result)   │
@@ -20,20 +20,20 @@
 //!   report::replay (the same samplers and rule; stages merged) ──▶ Report ──▶ terminal ·
 //!                                          JSON · JUnit · Markdown · annotations (publish)
 //!
-//!   stats (pure) ──▶ design: `gate plan`'s reports ──▶ report::plan (text, curve, SVG)
+//!   stats (pure) ──▶ design: `gate plan`'s reports ──▶ report::design (text, curve, SVG)
 //! ```
 //!
 //! [`model`] holds the vocabulary every layer shares; [`exit`] defines the exit codes and maps
 //! every verdict and signal to one, [`error`] every error. [`stats`] is pure and knows nothing
 //! of processes; [`runner`] knows nothing of statistics (its [`runner::run_plan`] runs each
 //! task of a plan by its kind); [`rule`] is the one place a sampling rule lives (its
-//! validation, its lattice, its decisions); [`sampler`] and [`pairs`] feed it outcomes in
-//! order; [`ingest`] turns other tools' test results into the same outcomes, which [`judge`]
-//! decides into ledger rows as `gate run` would; [`report`] sees only [`ledger`] rows;
-//! [`design`] computes what `gate plan` publishes; [`publish`] checks and writes every report
-//! path. [`commands`] wires them together, one file per subcommand, and is (with [`cli`]) the
-//! only place a clap type is seen, but for the `ValueEnum` derive of `init::ProjectKind`
-//! (clap lists its values from it).
+//! validation, its lattice, its decisions); [`sampler`] and [`pair_sampler`] feed it outcomes
+//! in order; [`ingest`] turns other tools' test results into the same outcomes, which
+//! [`judge`] decides into ledger rows as `gate run` would; [`report`] sees only [`ledger`]
+//! rows; [`design`] computes what `gate plan` publishes; [`publish`] checks and writes every
+//! report path. [`commands`] wires them together, one file per subcommand, and is (with
+//! [`cli`]) the only place a clap type is seen, but for the `ValueEnum` derive of
+//! `init::ProjectKind` (clap lists its values from it).
 
 // The run engine uses Linux interfaces as Linux provides them (pidfd_open, flock, process
 // groups): one clear stop on any other target rather than a half-working build. docs/ARCHITECTURE.md, "Platform".
@@ -57,7 +57,7 @@ pub mod judge;
 pub mod ledger;
 pub mod model;
 pub mod output;
-pub mod pairs;
+pub mod pair_sampler;
 pub mod plan;
 pub mod progress;
 pub mod publish;

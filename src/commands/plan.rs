@@ -1,17 +1,17 @@
 //! `gate plan`: design the single and the sequential plan that tell a healthy per-trial
 //! success rate from a regressed one, and show both plans' exact risks and costs.
 //!
-//! Glue only: the flags become [`PlanOptions`], [`crate::design`] computes the report once,
-//! [`crate::report::plan`] renders it as text (with a terminal OC curve and a plan-file
-//! snippet) or as an SVG chart, and serde writes the JSON contract of docs/statistics.md.
-//! This file words the design's errors in the flags' names.
+//! Glue only: the flags become [`OneSampleOptions`], [`crate::design`] computes the report
+//! once, [`crate::report::design`] renders it as text (with a terminal OC curve and a
+//! plan-file snippet) or as an SVG chart, and serde writes the JSON contract of
+//! docs/statistics.md. This file words the design's errors in the flags' names.
 
 use crate::cli::{Format, PlanArgs};
-use crate::design::{DesignError, EvaluateReport, PlanOptions, PlanReport};
+use crate::design::{DesignError, EvaluateReport, OneSampleOptions, OneSampleReport};
 use crate::error::{Error, usage};
 use crate::exit;
 use crate::format::num;
-use crate::report::plan::{render_evaluate, render_svg, render_text};
+use crate::report::design::{render_evaluate, render_svg, render_text};
 use crate::stats::MAX_TRIALS_LIMIT;
 use crate::stats::SequentialKind;
 use crate::stats::StatsError;
@@ -42,7 +42,7 @@ pub fn execute(args: &PlanArgs) -> Result<u8, Error> {
     if let Some(nc) = &args.evaluate {
         return evaluate(args, nc);
     }
-    let report = PlanReport::build(&PlanOptions {
+    let report = OneSampleReport::build(&OneSampleOptions {
         max_trials: args.max_trials,
         wald: args.rule == SequentialKind::Wald,
         on_inconclusive: args.on_inconclusive.into(),
@@ -51,7 +51,7 @@ pub fn execute(args: &PlanArgs) -> Result<u8, Error> {
         max_unavailable: args.max_unavailable,
         stage: args.stage,
         max_stages: args.max_stages,
-        ..PlanOptions::new(healthy, regressed, args.alpha, args.beta)
+        ..OneSampleOptions::new(healthy, regressed, args.alpha, args.beta)
     })
     .map_err(design_error)?;
     if let Some(path) = &args.svg {
@@ -157,12 +157,12 @@ fn evaluate(args: &PlanArgs, nc: &str) -> Result<u8, Error> {
     let report = EvaluateReport::build(
         n,
         c,
-        &PlanOptions {
+        &OneSampleOptions {
             on_inconclusive: args.on_inconclusive.into(),
             jobs: args.jobs,
             unavailable_rate: args.unavailable_rate,
             max_unavailable: args.max_unavailable,
-            ..PlanOptions::new(healthy, regressed, args.alpha, args.beta)
+            ..OneSampleOptions::new(healthy, regressed, args.alpha, args.beta)
         },
     )
     .map_err(design_error)?;

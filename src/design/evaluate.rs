@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::{DesignError, PlanOptions, UnavailableRisks, alpha_of, oc_grid};
+use super::{DesignError, OneSampleOptions, UnavailableRisks, alpha_of, oc_grid};
 use crate::stats::calibrated;
 use crate::stats::lattice::Boundaries;
 
@@ -84,7 +84,7 @@ pub struct EvaluateRow {
 
 impl EvaluateReport {
     /// Judge (n, c) at the options' rates; the risks are only compared, not designed for.
-    pub fn build(n: u64, c: u64, o: &PlanOptions) -> Result<Self, DesignError> {
+    pub fn build(n: u64, c: u64, o: &OneSampleOptions) -> Result<Self, DesignError> {
         let (healthy, regressed, alpha, beta) = (o.healthy, o.regressed, o.alpha, o.beta);
         crate::stats::check_rates(healthy, regressed, alpha, beta)?;
         let lattice = Boundaries::single(n, c)?;

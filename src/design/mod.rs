@@ -2,8 +2,8 @@
 //! [`crate::stats`] and kept in the serde types of the JSON contract (docs/statistics.md).
 //!
 //! Pure: no I/O, no flags, no rendering. `commands/plan.rs` turns the command line into
-//! [`PlanOptions`] (or [`CompareOptions`]) and a [`DesignError`] into a message naming the
-//! flag; `report/plan/` renders a report as text, as a terminal curve or as SVG.
+//! [`OneSampleOptions`] (or [`CompareOptions`]) and a [`DesignError`] into a message naming the
+//! flag; `report/design/` renders a report as text, as a terminal curve or as SVG.
 
 use serde::Serialize;
 
@@ -13,14 +13,14 @@ use crate::stats::lattice::Boundaries;
 
 pub mod compare;
 mod evaluate;
-mod plan;
+mod one_sample;
 pub mod zone;
 
 pub use compare::{CompareOptions, CompareReport};
 pub use evaluate::{EvaluateLaunched, EvaluateReport, EvaluateRow, EvaluateUnavailable};
-pub use plan::{
-    JobsReport, OcRow, PlanOptions, PlanReport, SequentialReport, SingleReport, StagedOcRow,
-    StagedReport, UnavailableReport, UnavailableRisks,
+pub use one_sample::{
+    JobsReport, OcRow, OneSampleOptions, OneSampleReport, SequentialReport, SingleReport,
+    StagedOcRow, StagedReport, UnavailableReport, UnavailableRisks,
 };
 
 /// The OC of `b` at the healthy and the regressed rate, both in one walk

@@ -30,7 +30,7 @@
 //!
 //! Where things are: `read.rs` opens a file (bounded), detects its format and hands it to its
 //! reader ([`junit`] and `junit_trials.rs` for JUnit, [`gotest`], [`promptfoo`], [`deepeval`],
-//! [`inspect`]; the JSON reports of JS test runners in [`js`]); [`pairs`] pairs head and base
+//! [`inspect`]; the JSON reports of JS test runners in [`js`]); [`pairing`] pairs head and base
 //! runs for `--base`; [`audit`] is `gate explain --junit`. The trials become the ledger's
 //! tasks, header and rows in `judge.rs` ([`crate::judge`]), above this module.
 //!
@@ -49,7 +49,7 @@ pub mod json_nan;
 pub mod json_split;
 pub mod junit;
 mod junit_trials;
-pub mod pairs;
+pub mod pairing;
 pub mod promptfoo;
 mod read;
 
@@ -541,7 +541,7 @@ impl Attempt {
         trial: u64,
         attempt: u32,
         started_at: &str,
-        side: Option<crate::pairs::Side>,
+        side: Option<crate::pair_sampler::Side>,
     ) -> crate::ledger::AttemptRow {
         crate::ledger::AttemptRow {
             task: task.to_string(),

@@ -87,9 +87,9 @@ pub struct TaskSpec {
     /// Per-attempt timeout in seconds.
     pub timeout_s: Option<f64>,
     /// A `compare:` task: R, `max_pairs`, the base side; `sampling` is then the rule on
-    /// the discordant stream (see [`crate::pairs`]).
+    /// the discordant stream (see [`crate::pair_sampler`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub compare: Option<Box<crate::pairs::CompareRecord>>,
+    pub compare: Option<Box<crate::pair_sampler::CompareRecord>>,
     /// A suite task: each trial runs the whole suite, and each test case it records is a
     /// task of its own (`ID/CASE`, with this task's rule), whose attempt rows the replay
     /// judges; this task's own attempt rows are the suite runs.
@@ -111,8 +111,10 @@ impl TaskSpec {
     /// The pair sampler a `compare:` task's pairs are judged by (its discordant rule, void
     /// budget, `max_pairs` and loss route): one construction for `gate ingest --base` and
     /// the replay.
-    pub fn pair_sampler(&self) -> Result<crate::pairs::PairSampler, crate::stats::StatsError> {
-        crate::pairs::PairSampler::new(
+    pub fn pair_sampler(
+        &self,
+    ) -> Result<crate::pair_sampler::PairSampler, crate::stats::StatsError> {
+        crate::pair_sampler::PairSampler::new(
             self.sampling.clone(),
             self.max_unavailable,
             self.compare.as_ref().map_or(0, |c| c.max_pairs),
@@ -365,7 +367,7 @@ pub struct AttemptRow {
     pub detail: Detail,
     /// The side of a `compare:` task's pair this attempt ran on (`trial` is the pair).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub side: Option<crate::pairs::Side>,
+    pub side: Option<crate::pair_sampler::Side>,
     /// A `compare:` task: 1 if this side was started first in its pair, 2 if second.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pair_position: Option<u8>,

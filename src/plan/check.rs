@@ -281,7 +281,7 @@ pub const DEFAULT_CHECK_AT: [f64; 3] = [0.9, 0.97, 0.99];
 /// A compare rule's producer's risk at equal rates `base` (independent sides).
 fn compare_at(
     lattice: &crate::stats::lattice::Boundaries,
-    r: &super::compare::CompareRule,
+    r: &super::compare_rule::CompareRule,
     policy: OnInconclusive,
     base: f64,
     named_by: &'static str,

@@ -187,7 +187,7 @@ pub fn design(
 /// ratio, drop and rule kind unchanged; its `max_pairs` is the default at the share, never
 /// fewer than the plan's. One case is the plan's rule.
 pub fn design_compare(
-    rule: &super::compare::CompareRule,
+    rule: &super::compare_rule::CompareRule,
     sampling: &Sampling,
     cases: u64,
 ) -> Result<Family, String> {
@@ -238,7 +238,7 @@ pub fn design_compare(
     if design.max_pairs < rule.max_pairs {
         design = CompareDesign::new(&spec(Some(rule.max_pairs))).map_err(err)?;
     }
-    let (healthy, win) = crate::pairs::discordant_rates(design.odds_ratio);
+    let (healthy, win) = crate::pair_sampler::discordant_rates(design.odds_ratio);
     let case_sampling = Sampling::Sequential {
         healthy,
         regressed: win,
@@ -401,7 +401,7 @@ mod tests {
             stats::compare::Effect::OddsRatio(3.0),
         ))
         .unwrap();
-        let rule = crate::plan::compare::CompareRule {
+        let rule = crate::plan::compare_rule::CompareRule {
             odds_ratio: 3.0,
             alpha: 0.05,
             beta: 0.1,
@@ -410,7 +410,7 @@ mod tests {
             drop: d.drop,
             loss_route: d.loss_route,
         };
-        let (h, w) = crate::pairs::discordant_rates(3.0);
+        let (h, w) = crate::pair_sampler::discordant_rates(3.0);
         let plan = Sampling::Sequential {
             healthy: h,
             regressed: w,

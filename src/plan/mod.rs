@@ -10,7 +10,7 @@
 
 pub mod bounds;
 pub mod check;
-pub mod compare;
+pub mod compare_rule;
 pub mod discover;
 pub mod family;
 mod grammar;
@@ -170,17 +170,17 @@ pub enum TaskKind {
     /// Each run is one trial: its exit and its `check:` are the outcome.
     Trials,
     /// `compare:`: head (the task as written) against base, one trial of each per pair.
-    Compare(compare::CompareTask),
+    Compare(compare_rule::CompareTask),
     /// `suite:`: each run writes a result file (its command is `run`) and each test case in
     /// it is judged.
     Suite(SuiteTask),
     /// `suite:` with `compare:`: each test case, head against base.
-    SuiteCompare(SuiteTask, compare::CompareTask),
+    SuiteCompare(SuiteTask, compare_rule::CompareTask),
 }
 
 impl TaskKind {
     /// The `compare:` part (rule and base side) of a compare task or compare suite.
-    pub fn compare(&self) -> Option<&compare::CompareTask> {
+    pub fn compare(&self) -> Option<&compare_rule::CompareTask> {
         match self {
             TaskKind::Compare(c) | TaskKind::SuiteCompare(_, c) => Some(c),
             TaskKind::Trials | TaskKind::Suite(_) => None,
@@ -197,7 +197,7 @@ impl TaskKind {
 
     /// This kind with a `compare:` part added: a task becomes a compare task, a suite a
     /// compare suite.
-    fn with_compare(self, c: compare::CompareTask) -> TaskKind {
+    fn with_compare(self, c: compare_rule::CompareTask) -> TaskKind {
         match self {
             TaskKind::Suite(s) | TaskKind::SuiteCompare(s, _) => TaskKind::SuiteCompare(s, c),
             TaskKind::Trials | TaskKind::Compare(_) => TaskKind::Compare(c),
@@ -207,7 +207,7 @@ impl TaskKind {
 
 impl Task {
     /// The `compare:` part of the task, if it has one ([`TaskKind::compare`]).
-    pub fn compare(&self) -> Option<&compare::CompareTask> {
+    pub fn compare(&self) -> Option<&compare_rule::CompareTask> {
         self.kind.compare()
     }
 
@@ -256,7 +256,7 @@ pub struct ResolvedRule {
     /// Unavailable trials tolerated.
     pub max_unavailable: u64,
     /// A `compare:` rule's settings; `sampling` is then its rule on the discordant pairs.
-    pub compare: Option<Box<compare::CompareRule>>,
+    pub compare: Option<Box<compare_rule::CompareRule>>,
 }
 
 /// A plan task that selects JUnit test cases (`junit: GLOB`) for `gate ingest`.

@@ -3,7 +3,7 @@
 //! `single:` is checked as written; `sequential:` and `design:` are designed here exactly as
 //! `gate plan` designs them (calibrated or Wald, whole or staged), with the policy's
 //! unavailable budget and `policy.suite_alpha`'s Šidák share applied; `compare:` rules go to
-//! [`super::compare`].
+//! [`super::compare_rule`].
 
 use serde_saphyr::{Location, Spanned};
 

@@ -12,10 +12,10 @@ use serde::Serialize;
 
 use crate::ledger::RunStatus;
 use crate::model::{Counts, Judgement, OnInconclusive, Sampling, Shard, Verdict};
-use crate::pairs::PairCounts;
+use crate::pair_sampler::PairCounts;
 use crate::stats::estimate::Interval;
 
-use super::compare::CompareReport;
+use super::compare_task::CompareReport;
 use super::model::{
     NaivePassRate, OcPoint, PassAtK, Report, RetrySetting, ScoreVector, TaskReport, Uncounted,
 };
@@ -379,7 +379,7 @@ pub struct JsonTrial<'a> {
     /// gate's warning about attempt 1's result file (unknown keys), or `null`.
     pub warning: Option<&'a str>,
     /// `head` or `base` for a compare task's side (`ordinal` is the pair), else `null`.
-    pub side: Option<crate::pairs::Side>,
+    pub side: Option<crate::pair_sampler::Side>,
 }
 
 impl From<Counts> for JsonCounts {

@@ -8,14 +8,14 @@
 //! 2. [`replay`]: recompute each task's verdict and counts from the attempt rows (also merges
 //!    shards, de-duplicates rows, and replays a `compare` task's pairs).
 //! 3. [`stages`]: a staged run's stages — complete, decided, or CONTINUE with the next;
-//!    [`compare`]: what the reports show of a compare task.
+//!    [`compare_task`]: what the reports show of a compare task.
 //! 4. [`model`]: the [`Report`] — every figure any report prints, computed once.
 //! 5. [`words`]: how the renderers say a verdict, a reason, a figure, a stage; [`listing`]:
 //!    which tasks a human-facing report lists (a large suite's passing cases are counted).
 //! 6. [`terminal`], [`json`], [`junit`], [`markdown`], [`annotations`]: one renderer each; they
 //!    read the model and [`words`], never each other, and the model knows none of them.
 //!
-//! [`verify`] is `gate verify`'s audit of a ledger against its own replay; [`plan`] renders
+//! [`verify`] is `gate verify`'s audit of a ledger against its own replay; [`design`] renders
 //! `gate plan`'s design, [`check`] `gate check`'s resolved rules, [`explain`] `gate explain`'s
 //! arithmetic and [`audit`] what `gate explain --junit` found in result files. [`emit`] writes the files a run or `gate report`
 //! was asked for.
@@ -23,7 +23,8 @@
 pub mod annotations;
 pub mod audit;
 pub mod check;
-pub mod compare;
+pub mod compare_task;
+pub mod design;
 pub mod error;
 pub mod explain;
 pub mod json;
@@ -31,7 +32,6 @@ pub mod junit;
 pub mod listing;
 pub mod markdown;
 pub mod model;
-pub mod plan;
 pub mod replay;
 pub mod stages;
 pub mod terminal;

@@ -19,14 +19,14 @@ use super::replay::{TaskReplay, replay};
 struct AttemptAt<'a> {
     task: &'a str,
     trial: u64,
-    side: Option<crate::pairs::Side>,
+    side: Option<crate::pair_sampler::Side>,
     attempt: u32,
     row: usize,
     outcome: Outcome,
 }
 
 impl AttemptAt<'_> {
-    fn key(&self) -> (&str, u64, Option<crate::pairs::Side>, u32) {
+    fn key(&self) -> (&str, u64, Option<crate::pair_sampler::Side>, u32) {
         (self.task, self.trial, self.side, self.attempt)
     }
 }

@@ -5,7 +5,7 @@
 
 use crate::model::{Judgement, OnInconclusive, Verdict};
 
-use super::compare::CompareReport;
+use super::compare_task::CompareReport;
 use super::model::{
     EstimateMethod, FailureShape, FaultRisk, Report, Share, Spend, TEST_CASE_FAILED, TaskReport,
     Uncounted,

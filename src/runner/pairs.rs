@@ -7,7 +7,7 @@
 //! `jobs >= 2` the two sides of a pair start together (so drift over time hits both), and
 //! `jobs / 2` pairs run at once; with `jobs = 1` the sides run one after the other, in an
 //! order drawn per pair from the seed recorded in the ledger header
-//! ([`crate::pairs::base_first`]) and recorded on each row (`pair_position`). The loop
+//! ([`crate::pair_sampler::base_first`]) and recorded on each row (`pair_position`). The loop
 //! launches pairs in ordinal order, only as many as the rule could still need, and the
 //! [`PairSampler`] consumes them in pair order (invariant 2); at the decision, sides still
 //! running are cancelled and recorded as such. A resumed run runs again only the sides an
@@ -27,8 +27,8 @@ use super::sys::Interrupt;
 use crate::error::Error;
 use crate::ledger::{AttemptRow, Ledger};
 use crate::model::{Counts, Outcome, Sampling};
-use crate::pairs::{CompareRecord, PairSampler, Side, base_first};
-use crate::plan::compare::CompareTask;
+use crate::pair_sampler::{CompareRecord, PairSampler, Side, base_first};
+use crate::plan::compare_rule::CompareTask;
 use crate::plan::{Policy, Task};
 use crate::rule::Decision;
 use crate::runner::launcher::ProcessLauncher;

@@ -1,15 +1,15 @@
 //! The scheduler: the one loop that runs a task's ordinals in parallel lanes and feeds the
 //! [`Consumer`] that decides.
 //!
-//! An ordinal is one trial of a task (consumed by the [`OrderedSampler`]), one run of a suite
-//! (the same, with the suite's [`Cases`] beside it), or one pair of a `compare:` task (both
-//! sides, launched together by [`super::pairs::PairLauncher`] and consumed by the
-//! [`crate::pairs::PairSampler`]). Ordinals are launched in order, up to `jobs` at a time, but
-//! only as many as the rule could still need: graded ordinals still owed, minus those running
-//! or finished but not yet consumed. Each attempt is emitted as a [`RunEvent`] as it ends;
-//! attempt-1 outcomes go to the consumer, which consumes them in ordinal order whatever
-//! order they finish in (invariant 2). Once the rule decides, the ordinals still in flight
-//! are cancelled, recorded as cancelled, and not counted.
+//! An ordinal is one trial of a task (consumed by the [`OrderedSampler`]), one run of a
+//! suite (the same, with the suite's [`Cases`] beside it), or one pair of a `compare:` task
+//! (both sides, launched together by [`super::pairs::PairLauncher`] and consumed by the
+//! [`crate::pair_sampler::PairSampler`]). Ordinals are launched in order, up to `jobs` at a
+//! time, but only as many as the rule could still need: graded ordinals still owed, minus
+//! those running or finished but not yet consumed. Each attempt is emitted as a
+//! [`RunEvent`] as it ends; attempt-1 outcomes go to the consumer, which consumes them in
+//! ordinal order whatever order they finish in (invariant 2). Once the rule decides, the
+//! ordinals still in flight are cancelled, recorded as cancelled, and not counted.
 //!
 //! The scheduler knows nothing about processes: a [`Launcher`] starts an ordinal (the real one
 //! and the in-flight guard live in [`super::launcher`]; the unit tests below use a fake).

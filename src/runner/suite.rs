@@ -53,7 +53,7 @@ pub struct SuiteLauncher {
     asked: Arc<Mutex<BTreeMap<u64, Option<Vec<String>>>>>,
     /// The side this launcher runs in a `compare:` suite (`None` in a plain suite): a
     /// mismatch with the other side's run names the side that lacks the cases.
-    pub(super) side: Option<crate::pairs::Side>,
+    pub(super) side: Option<crate::pair_sampler::Side>,
     /// The evidence of every run of this launcher read so far (trial, fingerprint): one side
     /// of a `compare:` suite has a launcher of its own, so each side is compared with itself.
     /// A run whose result file is an earlier run's again is no new trial (review 7, c19/c44).
@@ -106,7 +106,7 @@ pub(super) fn resumed_unrun(
             }
         }
     }
-    let mut rows: HashSet<(Option<crate::pairs::Side>, &str, u64)> = HashSet::new();
+    let mut rows: HashSet<(Option<crate::pair_sampler::Side>, &str, u64)> = HashSet::new();
     for r in ledger
         .attempts()
         .filter(|r| suite_of(&r.task) == Some(suite))
@@ -128,7 +128,7 @@ pub(super) fn resumed_unrun(
                     .entry((r.side, id.clone()))
                     .or_default()
                     .push(r.trial);
-            } else if r.side == Some(crate::pairs::Side::Base) {
+            } else if r.side == Some(crate::pair_sampler::Side::Base) {
                 // Base ran it after skipping it in this run: the pair has no base side.
                 state.base_gaps.insert(id.clone());
             }
@@ -144,13 +144,13 @@ pub struct SuiteState {
     pub(super) plan_rule: (Sampling, Option<crate::model::Rates>),
     /// A `compare:` suite's rule (each case paired head against base:
     /// [`super::suite_pairs`]), whose family design is [`crate::plan::family::design_compare`].
-    pub(super) compare: Option<crate::plan::compare::CompareRule>,
+    pub(super) compare: Option<crate::plan::compare_rule::CompareRule>,
     /// The test cases every run may record (sorted task ids), once one run has (or the
     /// resumed ledger has). In a `compare:` suite, both sides' runs.
     pub(super) reference: Option<Vec<String>>,
     /// In a `compare:` suite, the side and the suite run whose record fixed `reference`
     /// (`None` when a resumed ledger did).
-    pub(super) reference_by: Option<(crate::pairs::Side, u64)>,
+    pub(super) reference_by: Option<(crate::pair_sampler::Side, u64)>,
     /// The family design (`crate::plan::family`), once the cases are known; `None` when
     /// the rule has none (a fixed `single:`).
     pub(super) family: Option<Family>,
@@ -171,13 +171,13 @@ pub struct SuiteState {
     /// far. A case of `reference` a side never ran is skipped in every run of that side so
     /// far: its skips are no trials ([`SuiteRun::never_ran`]), and at the end it is decided
     /// INCONCLUSIVE (review 8, a15; on base, review 10, a15).
-    pub(super) ran: BTreeMap<Option<crate::pairs::Side>, HashSet<String>>,
+    pub(super) ran: BTreeMap<Option<crate::pair_sampler::Side>, HashSet<String>>,
     /// Per side and case, the runs read so far in which that side skipped the case before it
     /// ever ran it: no row was written for them. Once the side runs the case, those runs'
     /// skips are what a skip is in a run after one that ran it (review 7, c35): a failed
     /// trial in a plain suite and on head ([`Self::unrun_skips_ran`]), a pair with no base
     /// side on base (`base_gaps`). Review 10, a10.
-    pub(super) unrun_skips: BTreeMap<(Option<crate::pairs::Side>, String), Vec<u64>>,
+    pub(super) unrun_skips: BTreeMap<(Option<crate::pair_sampler::Side>, String), Vec<u64>>,
     /// In a `compare:` suite, the cases base skipped in a run before it first ran them: those
     /// pairs have no base side and never complete, so the case is judged only up to the first
     /// of them (as `gate ingest --base` reads a one-sided pair: a gap), never by reading the
@@ -217,7 +217,7 @@ impl SuiteState {
     }
 
     /// The cases of `reference` `side` has never run in a run read so far (sorted).
-    pub(super) fn never_ran(&self, side: Option<crate::pairs::Side>) -> Vec<String> {
+    pub(super) fn never_ran(&self, side: Option<crate::pair_sampler::Side>) -> Vec<String> {
         let ran = self.ran.get(&side);
         self.reference
             .iter()
@@ -228,7 +228,7 @@ impl SuiteState {
     }
 
     /// Whether `side` has run test case `id` in a run read so far.
-    pub(super) fn has_run(&self, side: Option<crate::pairs::Side>, id: &str) -> bool {
+    pub(super) fn has_run(&self, side: Option<crate::pair_sampler::Side>, id: &str) -> bool {
         self.ran.get(&side).is_some_and(|r| r.contains(id))
     }
 
@@ -239,7 +239,7 @@ impl SuiteState {
     /// trials now that this run ran the case (case, trial), in a plain suite and on head.
     pub(super) fn unrun_skips_ran(
         &mut self,
-        side: Option<crate::pairs::Side>,
+        side: Option<crate::pair_sampler::Side>,
         trial: u64,
         skipped: &[String],
         ran: &[String],
@@ -265,7 +265,7 @@ impl SuiteState {
             let Some(trials) = self.unrun_skips.remove(&(side, id.clone())) else {
                 continue;
             };
-            if side == Some(crate::pairs::Side::Base) {
+            if side == Some(crate::pair_sampler::Side::Base) {
                 self.base_gaps.insert(id.clone());
             } else {
                 earlier.extend(trials.into_iter().map(|t| (id.clone(), t)));
@@ -755,7 +755,7 @@ impl SuiteLauncher {
                 state.unrun_skips_ran(self.side, row.trial, &skipped_wanted, &ids);
             (family, skipped_asked, never_ran, earlier)
         };
-        if self.side == Some(crate::pairs::Side::Base) && !skipped_asked.is_empty() {
+        if self.side == Some(crate::pair_sampler::Side::Base) && !skipped_asked.is_empty() {
             // On base a skip cannot be the failed trial it is on head (c35): a base failure
             // in that pair would cancel head's failure there, and head failing half its runs
             // PASSed (review 9, a08). Nor can the pair be voided, which would drop head's

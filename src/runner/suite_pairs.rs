@@ -3,7 +3,7 @@
 //! Suite run k runs the suite once on each side ([`SuitePairLauncher`]: two
 //! [`SuiteLauncher`]s sharing one [`SuiteState`], base in its own `cwd` with its own result
 //! folder, `GATE_SIDE=head|base`), both sides at once with `jobs >= 2`, one after the other
-//! in the seeded order of [`crate::pairs::base_first`] with `jobs = 1`. Every row of a side
+//! in the seeded order of [`crate::pair_sampler::base_first`] with `jobs = 1`. Every row of a side
 //! carries that side, so test case `SUITE/CASE`'s rows at ordinal k are its pair k: each case
 //! is a compare task of its own, judged by its own [`PairSampler`] (the compare rule at the
 //! family's share, [`crate::plan::family::design_compare`], fixed by the first side read and
@@ -33,8 +33,8 @@ use super::sys::Interrupt;
 use crate::error::Error;
 use crate::ledger::{AttemptRow, DecisionRow, Ledger, suite_of};
 use crate::model::{Outcome, Sampling};
-use crate::pairs::{PairSampler, Side};
-use crate::plan::compare::CompareRule;
+use crate::pair_sampler::{PairSampler, Side};
+use crate::plan::compare_rule::CompareRule;
 use crate::plan::{Policy, Task};
 use crate::rule::Decision;
 
@@ -573,7 +573,7 @@ impl Cases for SuitePairCases {
                 .map(|id| DecisionRow {
                     task: id,
                     verdict: crate::model::Verdict::Inconclusive.into(),
-                    reason: crate::pairs::SKIPPED_ON_BASE_IN_EVERY_RUN.to_string(),
+                    reason: crate::pair_sampler::SKIPPED_ON_BASE_IN_EVERY_RUN.to_string(),
                     counts: Default::default(),
                     llr: None,
                 }),

@@ -2,7 +2,7 @@
 //! strictly in ordinal order, never in completion order.
 //!
 //! Both ordered samplers keep this state — [`super::OrderedSampler`] for trials and
-//! [`crate::pairs::PairSampler`] for pairs — and it lives here once: the lowest ordinal not
+//! [`crate::pair_sampler::PairSampler`] for pairs — and it lives here once: the lowest ordinal not
 //! yet settled, the items waiting above it, and the rules for what becomes of each item when
 //! its turn comes:
 //!

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use gate::ledger::Row;
 use gate::model::{Judgement, Outcome, Verdict};
-use gate::pairs::Side;
+use gate::pair_sampler::Side;
 use gate::stats::compare::{CompareDesign, CompareSpec, Effect};
 use predicates::prelude::*;
 

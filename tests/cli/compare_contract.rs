@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use gate::ledger::Ledger;
-use gate::pairs::{Side, base_first};
+use gate::pair_sampler::{Side, base_first};
 use gate::stats::lattice::{Boundaries, State};
 use predicates::prelude::*;
 

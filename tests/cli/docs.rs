@@ -613,8 +613,8 @@ fn import_cycles(src: &Path) -> String {
 
 /// docs/ARCHITECTURE.md says `scripts/import-cycles.py src` finds no import cycle, between
 /// files or between top-level modules (the issue-28 ring error → plan/report/ingest →
-/// error, and design/plan.rs ↔ design/zone.rs): a new one fails here, naming its edges.
-/// None remains at either level.
+/// error, and design/one_sample.rs, then named design/plan.rs, ↔ design/zone.rs): a new one
+/// fails here, naming its edges. None remains at either level.
 #[test]
 fn the_source_has_no_import_cycle_between_files_or_modules() {
     let text = import_cycles(&root().join("src"));

@@ -548,7 +548,10 @@ fn ingest_base_with_a_test_removed_on_head_is_inconclusive_not_pass() {
     assert_eq!(task(&r, "t::c0")["verdict"], "PASS");
     let l = gate::ledger::Ledger::read(&dir.path("l.jsonl")).unwrap();
     let d = crate::common::decision(&l, "t::c9");
-    assert_eq!(d.reason, gate::pairs::NO_PAIR_REASON);
-    assert_eq!(task(&r, "t::c9")["reason"], gate::pairs::NO_PAIR_REASON);
+    assert_eq!(d.reason, gate::pair_sampler::NO_PAIR_REASON);
+    assert_eq!(
+        task(&r, "t::c9")["reason"],
+        gate::pair_sampler::NO_PAIR_REASON
+    );
     ledger_recomputes(&dir, 3);
 }

@@ -1,6 +1,6 @@
 //! `gate plan --compare`: the flags become [`CompareOptions`]; [`crate::design::compare`]
 //! designs the paired head-against-base rule and computes its figures, and
-//! [`crate::report::plan::compare`] renders them (or serde writes the JSON contract of
+//! [`crate::report::design::compare`] renders them (or serde writes the JSON contract of
 //! docs/statistics.md). This file words the design's errors in the flags' names.
 
 use super::{flag_error, json};
@@ -8,7 +8,7 @@ use crate::cli::{Format, PlanArgs};
 use crate::design::{CompareOptions, CompareReport};
 use crate::error::{Error, usage};
 use crate::exit;
-use crate::report::plan::compare::render_text;
+use crate::report::design::compare::render_text;
 use crate::stats::StatsError;
 use crate::stats::compare::{CompareSpec, Effect};
 

@@ -82,7 +82,7 @@ pub(super) fn task(
         t.plan, r.spec.max_unavailable
     );
     if let Some(a) = t.alpha {
-        let at = crate::report::compare::alpha_at(&r.spec, policy)
+        let at = crate::report::compare_task::alpha_at(&r.spec, policy)
             .unwrap_or_else(|| format!("healthy rate {}", percent(t.healthy.unwrap_or(f64::NAN))));
         let _ = writeln!(
             out,

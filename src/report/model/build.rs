@@ -13,7 +13,7 @@ use crate::stats::zone::Zone;
 use super::*;
 use crate::report::ReportError;
 use crate::report::replay::{TaskReplay, replay};
-use crate::report::{compare, stages};
+use crate::report::{compare_task, stages};
 use crate::sampler::Disposition;
 
 impl Report {
@@ -278,17 +278,17 @@ fn task_report(
         .count() as u64;
 
     // A compare task's θ: the same stopping-aware figures, with the point estimate kept
-    // inside (0, 1) so the odds ratio it maps to is finite (`compare::win_rate`).
+    // inside (0, 1) so the odds ratio it maps to is finite (`compare_task::win_rate`).
     let win_rate = replay
         .spec
         .compare
         .as_ref()
-        .and_then(|_| compare::win_rate(lattice, c.passed, c.failed));
-    let compare = compare::compare_report(&replay, win_rate, lattice).map(Box::new);
+        .and_then(|_| compare_task::win_rate(lattice, c.passed, c.failed));
+    let compare = compare_task::compare_report(&replay, win_rate, lattice).map(Box::new);
     let zone = zone.filter(|_| compare.is_none());
     Ok(TaskReport {
         compare,
-        plan: match compare::describe(&replay.spec, lattice, policy) {
+        plan: match compare_task::describe(&replay.spec, lattice, policy) {
             Some(words) => words.into(),
             None => figures
                 .plan
@@ -337,8 +337,8 @@ fn rule_figures(
     };
     // What turns the gate red for a healthy agent: any non-PASS, or only a FAIL when an
     // INCONCLUSIVE passes the gate.
-    // A compare task's is stated with its `max_pairs` truncation (`report::compare::alpha`).
-    let alpha = super::super::compare::alpha(&replay.spec, &lattice, policy).or_else(|| {
+    // A compare task's is stated with its `max_pairs` truncation (`report::compare_task::alpha`).
+    let alpha = super::super::compare_task::alpha(&replay.spec, &lattice, policy).or_else(|| {
         healthy.map(|h| {
             let o = oc_at(h);
             match policy {

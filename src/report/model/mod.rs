@@ -516,7 +516,7 @@ pub struct TaskReport {
     pub zone_stated: bool,
     /// A compare task's pairs, rates, θ and verdict in words (boxed: most tasks are not
     /// compare tasks, and inline it was 300 bytes of every suite case's report: issue 30).
-    pub compare: Option<Box<super::compare::CompareReport>>,
+    pub compare: Option<Box<super::compare_task::CompareReport>>,
 }
 
 impl TaskReport {

@@ -114,7 +114,7 @@ pub struct TaskReplay {
     pub harness_error: Option<String>,
     /// A compare task's pair counts (its `trials` are then both sides of each pair, in
     /// (pair, side) order, and `counts` the discordant rule's tally).
-    pub pairs: Option<crate::pairs::PairCounts>,
+    pub pairs: Option<crate::pair_sampler::PairCounts>,
 }
 
 impl TaskReplay {
@@ -268,7 +268,7 @@ pub(crate) fn gate_verdict(
 /// In a `compare:` suite, base skipped it in every run (review 10, a15).
 fn skipped_in_every_run(spec: TaskSpec) -> TaskReplay {
     let reason = if spec.compare.is_some() {
-        crate::pairs::SKIPPED_ON_BASE_IN_EVERY_RUN
+        crate::pair_sampler::SKIPPED_ON_BASE_IN_EVERY_RUN
     } else {
         crate::ledger::SKIPPED_IN_EVERY_RUN
     };

@@ -1,10 +1,11 @@
-//! Recompute a `compare` task: the recorded sides go to the same [`crate::pairs::PairSampler`] `gate run`
-//! fed, in pair order, so the verdict recomputes from the rows alone (invariant 4).
+//! Recompute a `compare` task: the recorded sides go to the same
+//! [`crate::pair_sampler::PairSampler`] `gate run` fed, in pair order, so the verdict
+//! recomputes from the rows alone (invariant 4).
 
 use std::collections::BTreeMap;
 
 use crate::ledger::TaskSpec;
-use crate::pairs::Side;
+use crate::pair_sampler::Side;
 use crate::sampler::Disposition;
 
 use super::task::{Gaps, HarnessCut, judged, undecided_reason};
@@ -123,7 +124,7 @@ fn pair_replay(
         if by_pair.is_empty() && !interrupted {
             // Not a run whose pairs went missing: no row on either side is how `gate ingest
             // --base` records a test case only base has.
-            return crate::pairs::NO_PAIR_REASON.to_string();
+            return crate::pair_sampler::NO_PAIR_REASON.to_string();
         }
         let mut reason = undecided_reason(
             pairs.total,

@@ -256,7 +256,7 @@ pub(super) fn expand_suites(
                     family.get_or_insert(f);
                 }
             } else if crate::ledger::suite_of(&a.task) == Some(spec.id.as_str()) {
-                if a.side == Some(crate::pairs::Side::Base) {
+                if a.side == Some(crate::pair_sampler::Side::Base) {
                     seen_base.insert(a.task.clone());
                 }
                 if seen.insert(a.task.clone()) {
@@ -284,7 +284,7 @@ pub(super) fn expand_suites(
             .compare
             .clone()
             .map(|c| match family.and_then(|f| f.pairs) {
-                Some(p) if !broken => Box::new(crate::pairs::CompareRecord {
+                Some(p) if !broken => Box::new(crate::pair_sampler::CompareRecord {
                     max_pairs: p.max_pairs,
                     loss_route: p.loss_route,
                     ..*c
@@ -346,7 +346,7 @@ pub fn check_spec(spec: &TaskSpec) -> Result<(), String> {
     if let Some(c) = &spec.compare {
         // A compare task's rule is the one on its discordant pairs: success rate 1/2 against
         // 1/(1+R), as the plan loader builds it.
-        let expected = crate::pairs::discordant_rates(c.odds_ratio);
+        let expected = crate::pair_sampler::discordant_rates(c.odds_ratio);
         let ok_rule = matches!(spec.sampling, Sampling::Sequential { healthy, regressed, .. }
             if healthy == expected.0 && (regressed - expected.1).abs() <= 1e-12);
         if !(c.odds_ratio.is_finite() && c.odds_ratio > 1.0) {
@@ -497,7 +497,7 @@ pub(super) fn session_jobs(argv: &[String]) -> Option<u64> {
 }
 
 /// The key of a trial: its ordinal, and its side for a compare task's pairs.
-type TrialKey = (u64, Option<crate::pairs::Side>);
+type TrialKey = (u64, Option<crate::pair_sampler::Side>);
 
 /// A task's trial records, built in place as the rows are read: `at` says where each
 /// trial's record is. The records are the replay's result, sorted once at the end; gathering

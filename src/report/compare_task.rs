@@ -21,7 +21,7 @@
 use super::replay::TaskReplay;
 use crate::ledger::TaskSpec;
 use crate::model::{Judgement, OnInconclusive, Verdict};
-use crate::pairs::PairCounts;
+use crate::pair_sampler::PairCounts;
 use crate::stats::compare::{DISCORDANCE_FLOOR, oc_of_lattice};
 use crate::stats::estimate::{Interval, clopper_pearson};
 use crate::stats::lattice::{Boundaries, State};
@@ -141,7 +141,7 @@ pub struct ObservedAlpha {
 pub fn alpha_at_observed(
     counts: PairCounts,
     lattice: &Boundaries,
-    spec: &crate::pairs::CompareRecord,
+    spec: &crate::pair_sampler::CompareRecord,
 ) -> Option<ObservedAlpha> {
     if counts.total == 0 {
         return None;

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use crate::design::PlanReport;
+use crate::design::OneSampleReport;
 use crate::format::rate;
 
 /// Columns of the terminal OC curve.
@@ -11,7 +11,7 @@ const CURVE_WIDTH: usize = 61;
 const CURVE_STEPS: usize = 10;
 
 /// The x-range of the curves: the OC grid's ends.
-pub(super) fn curve_range(r: &PlanReport) -> (f64, f64) {
+pub(super) fn curve_range(r: &OneSampleReport) -> (f64, f64) {
     let lo = r.oc.first().map_or(0.0, |x| x.p);
     let hi = r.oc.last().map_or(1.0, |x| x.p);
     (lo, hi)
@@ -25,7 +25,7 @@ fn column(p: f64, lo: f64, hi: f64) -> usize {
 
 /// Both OC curves as a character plot: `*` single, `o` sequential, `#` where they share a
 /// cell; `R` and `H` under the axis mark the regressed and healthy rates.
-pub(super) fn terminal_curve(r: &PlanReport) -> String {
+pub(super) fn terminal_curve(r: &OneSampleReport) -> String {
     let (lo, hi) = curve_range(r);
     let (single, sequential) = r.lattices();
     let row_of = |x: f64| {

@@ -1,6 +1,7 @@
-//! `gate plan`'s report: the single plan, the sequential rule for the same rates and risks,
-//! their exact OC, expected trials and the bounds they are measured against, and (with
-//! `--stage`) the staged rule.
+//! `gate plan`'s one-sample design (one stream of trials, a healthy against a regressed
+//! rate; `--compare`'s paired design is [`super::compare`]): the single plan, the sequential
+//! rule for the same rates and risks, their exact OC, expected trials and the bounds they are
+//! measured against, and (with `--stage`) the staged rule.
 
 use serde::Serialize;
 
@@ -14,7 +15,7 @@ use crate::stats::{self as stats, MAX_TRIALS_LIMIT, StatsError, calibrated, desi
 
 /// What `gate plan` was asked for, beyond the rates and risks.
 #[derive(Debug, Clone, Copy)]
-pub struct PlanOptions {
+pub struct OneSampleOptions {
     /// Healthy per-trial success rate p0.
     pub healthy: f64,
     /// Regressed per-trial success rate p1.
@@ -41,10 +42,10 @@ pub struct PlanOptions {
     pub max_stages: Option<u64>,
 }
 
-impl PlanOptions {
+impl OneSampleOptions {
     /// The options with every optional setting at its default.
     pub fn new(healthy: f64, regressed: f64, alpha: f64, beta: f64) -> Self {
-        PlanOptions {
+        OneSampleOptions {
             healthy,
             regressed,
             alpha,
@@ -63,7 +64,7 @@ impl PlanOptions {
 
 /// Everything `gate plan` reports; serialises to the documented JSON contract.
 #[derive(Debug, Clone, Serialize)]
-pub struct PlanReport {
+pub struct OneSampleReport {
     /// Healthy per-trial success rate p0.
     pub healthy: f64,
     /// Regressed per-trial success rate p1.
@@ -253,7 +254,7 @@ pub struct OcRow {
     pub sequential_asn: f64,
 }
 
-impl PlanReport {
+impl OneSampleReport {
     /// The single plan's lattice and the sequential rule's, from which every figure was
     /// computed (a renderer evaluates their OC between the grid's rates).
     pub fn lattices(&self) -> (&Boundaries, &Boundaries) {
@@ -267,8 +268,8 @@ impl PlanReport {
     }
 
     /// Validate the options and compute both plans; errors name the parameter and its range.
-    pub fn build(o: &PlanOptions) -> Result<Self, DesignError> {
-        let PlanOptions {
+    pub fn build(o: &OneSampleOptions) -> Result<Self, DesignError> {
+        let OneSampleOptions {
             healthy,
             regressed,
             alpha,
@@ -295,14 +296,14 @@ impl PlanReport {
         Ok(report)
     }
 
-    /// [`PlanReport::build`] once the inputs are valid, all but the narrower design.
+    /// [`OneSampleReport::build`] once the inputs are valid, all but the narrower design.
     fn build_designed(
-        o: &PlanOptions,
+        o: &OneSampleOptions,
         single: design::SingleDesign,
         max_trials: u64,
         sprt: Sprt,
     ) -> Result<Self, DesignError> {
-        let PlanOptions {
+        let OneSampleOptions {
             healthy,
             regressed,
             alpha,
@@ -466,7 +467,7 @@ impl PlanReport {
             })
             .collect();
         let lattice = LatticeJson::rows(&boundaries);
-        Ok(PlanReport {
+        Ok(OneSampleReport {
             healthy,
             regressed,
             alpha,
@@ -565,14 +566,14 @@ pub struct StagedOcRow {
 /// The staged rule for `--stage`, or None without it. `single` is the single plan's lattice
 /// and `sequential` the fully sequential rule already designed.
 fn staged_report(
-    o: &PlanOptions,
+    o: &OneSampleOptions,
     single: &Boundaries,
     sequential: &Boundaries,
 ) -> Result<Option<StagedReport>, DesignError> {
     let Some(stage) = o.stage else {
         return Ok(None);
     };
-    let PlanOptions {
+    let OneSampleOptions {
         healthy,
         regressed,
         alpha,

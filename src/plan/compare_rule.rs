@@ -14,7 +14,7 @@ use serde_saphyr::Spanned;
 use super::schema::{BaseFile, SamplingSpec};
 use super::{CommandLine, DEFAULT_BETA, PlanError, ResolvedRule, Task, Validator};
 use crate::model::{OnInconclusive, Sampling, SequentialRule};
-use crate::pairs::{CompareRates, discordant_rates};
+use crate::pair_sampler::{CompareRates, discordant_rates};
 use crate::stats::SequentialKind;
 use crate::stats::compare::{CompareDesign, CompareSpec, Effect};
 

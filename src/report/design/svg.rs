@@ -1,7 +1,7 @@
 //! `gate plan --svg`: the OC curves of both plans and their expected-trials curves as an
 //! SVG chart, drawn with plotters from the published lattices.
 
-use crate::design::PlanReport;
+use crate::design::OneSampleReport;
 use crate::format::rate;
 
 use super::curve::curve_range;
@@ -10,7 +10,7 @@ use super::curve::curve_range;
 const SVG_POINTS: u32 = 200;
 
 /// The OC curves of both plans and their ASN curves as an SVG document.
-pub fn render_svg(r: &PlanReport) -> Result<String, SvgError> {
+pub fn render_svg(r: &OneSampleReport) -> Result<String, SvgError> {
     use plotters::prelude::*;
 
     let (lo, hi) = curve_range(r);
@@ -121,7 +121,7 @@ impl Panel<'_> {
             plotters::backend::SVGBackend<'_>,
             plotters::coord::Shift,
         >,
-        r: &PlanReport,
+        r: &OneSampleReport,
         (lo, hi): (f64, f64),
         x_fmt: &dyn Fn(&f64) -> String,
         mark_style: plotters::style::RGBColor,
@@ -168,7 +168,7 @@ impl Panel<'_> {
 /// Dashed vertical lines at the regressed and healthy rates, labelled at the top.
 fn draw_rate_marks(
     chart: &mut SvgChart<'_, '_>,
-    r: &PlanReport,
+    r: &OneSampleReport,
     top: f64,
     color: plotters::style::RGBColor,
 ) -> Result<(), SvgError> {
@@ -206,11 +206,11 @@ fn svg_error<E: std::fmt::Display>(e: E) -> SvgError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::design::PlanOptions;
+    use crate::design::OneSampleOptions;
 
     #[test]
     fn svg_has_axes_legend_and_rate_marks() {
-        let r = PlanReport::build(&PlanOptions::new(0.9, 0.7, 0.05, 0.10)).expect("plan");
+        let r = OneSampleReport::build(&OneSampleOptions::new(0.9, 0.7, 0.05, 0.10)).expect("plan");
         let svg = render_svg(&r).expect("svg");
         assert!(svg.starts_with("<svg"));
         for needle in [

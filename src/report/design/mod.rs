@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 
 use crate::design::{EvaluateLaunched, EvaluateReport, EvaluateUnavailable, LatticeJson};
-use crate::design::{PlanReport, StagedReport};
+use crate::design::{OneSampleReport, StagedReport};
 use crate::format::percent_apart;
 use crate::format::{num, percent, rate};
 use crate::model::OnInconclusive;
@@ -162,7 +162,7 @@ pub(super) fn lattice_table(out: &mut String, lattice: &[LatticeJson], t: &Latti
 }
 
 /// The human-readable report.
-pub fn render_text(r: &PlanReport) -> String {
+pub fn render_text(r: &OneSampleReport) -> String {
     let mut out = String::new();
     let (h, g) = (rate(r.healthy), rate(r.regressed));
     let s = &r.single;
@@ -452,7 +452,7 @@ pub fn render_text(r: &PlanReport) -> String {
 }
 
 /// The staged section of `gate plan --stage B`'s text.
-fn render_staged(out: &mut String, r: &PlanReport, st: &StagedReport) {
+fn render_staged(out: &mut String, r: &OneSampleReport, st: &StagedReport) {
     let (h, g) = (rate(r.healthy), rate(r.regressed));
     let _ = writeln!(
         out,
@@ -549,7 +549,7 @@ fn render_staged(out: &mut String, r: &PlanReport, st: &StagedReport) {
 /// the LLR lands exactly on a threshold; when one trial moves it a large part of the way
 /// (a fifth or more), every test overshoots by up to a whole step, so the distance is the
 /// discreteness of whole trials, not the rule.
-fn discreteness_note(out: &mut String, r: &PlanReport) {
+fn discreteness_note(out: &mut String, r: &OneSampleReport) {
     let q = &r.sequential;
     if q.asn_ratio_healthy <= 1.10 && q.asn_ratio_regressed <= 1.10 {
         return;

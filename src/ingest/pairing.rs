@@ -18,9 +18,9 @@
 //! if it failed there). A test only base records (removed, or skipped in every run, on head)
 //! is evidence missing, not evidence of no regression: it is kept with no pair, and its
 //! compare task is INCONCLUSIVE. The pairs are judged (in [`crate::judge`]) by the
-//! same [`crate::pairs::PairSampler`] as `gate run`'s pairs, in pair order, so `gate report`
-//! and `gate verify` recompute the ingest's verdict from its ledger (a pair with one side
-//! recorded is a gap there too).
+//! same [`crate::pair_sampler::PairSampler`] as `gate run`'s pairs, in pair order, so
+//! `gate report` and `gate verify` recompute the ingest's verdict from its ledger (a pair
+//! with one side recorded is a gap there too).
 
 use std::collections::BTreeMap;
 use std::collections::HashMap;
@@ -166,7 +166,7 @@ pub fn pair(head: &[History], base: Vec<History>) -> (Vec<PairedHistory>, Vec<St
 mod tests {
     use super::*;
     use crate::model::Outcome;
-    use crate::pairs::Side;
+    use crate::pair_sampler::Side;
 
     fn history(test: &str, outcomes: &[bool]) -> History {
         History {
