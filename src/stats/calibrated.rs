@@ -172,6 +172,24 @@ const CONTINUE: u8 = 0;
 const PASS: u8 = 1;
 const FAIL: u8 = 2;
 
+/// The value and decision of stopping at likelihood ratio Λ = `l`: PASS at λ1 Λ or FAIL
+/// (INCONCLUSIVE at the truncation) at λ0, whichever costs less; a tie passes.
+#[inline(always)]
+fn stop(l: f64, lambda0: f64, lambda1: f64) -> (f64, u8) {
+    let pass_value = lambda1 * l;
+    let decision = if pass_value <= lambda0 { PASS } else { FAIL };
+    (pass_value.min(lambda0), decision)
+}
+
+/// The thresholds of Λ that bound [`Row::window`]'s scans, each with its logarithm
+/// (computed once per rule, for [`Problem::last_at_most`]'s guesses): continuing can win
+/// only for lo < Λ < hi, and a stop passes for Λ <= swap.
+struct Scan {
+    lo: (f64, f64),
+    hi: (f64, f64),
+    swap: (f64, f64),
+}
+
 /// One row t of [`Problem::rule`]'s induction: what the value of one of its states needs.
 struct Row<'a> {
     problem: &'a Problem,
@@ -192,14 +210,11 @@ impl Row<'_> {
     #[inline(always)]
     fn decide(&self, l: f64, at_f: f64, at_f1: f64) -> (f64, u8) {
         let cont = 1.0 + l + self.p0 * at_f + self.q0 * at_f1;
-        let pass_value = self.lambda1 * l;
-        let stop_value = pass_value.min(self.lambda0);
-        if cont < stop_value {
+        let stop = stop(l, self.lambda0, self.lambda1);
+        if cont < stop.0 {
             (cont, CONTINUE)
-        } else if pass_value <= self.lambda0 {
-            (stop_value, PASS)
         } else {
-            (stop_value, FAIL)
+            stop
         }
     }
 
@@ -208,27 +223,14 @@ impl Row<'_> {
         if g >= self.next_lo && g < self.next_hi {
             self.next[g as usize]
         } else {
-            (self.lambda1 * self.problem.lambda(self.t + 1, g)).min(self.lambda0)
+            let l = self.problem.lambda(self.t + 1, g);
+            stop(l, self.lambda0, self.lambda1).0
         }
     }
 
     /// The value and decision of a state in the band, one at a time.
     fn in_band(&self, f: u64) -> (f64, u8) {
         self.decide(self.problem.lambda(self.t, f), self.at(f), self.at(f + 1))
-    }
-
-    /// The value and decision of a state outside the band: a stop.
-    fn outside(&self, f: u64) -> (f64, u8) {
-        let pass_value = self.lambda1 * self.problem.lambda(self.t, f);
-        let stop_value = pass_value.min(self.lambda0);
-        (
-            stop_value,
-            if pass_value <= self.lambda0 {
-                PASS
-            } else {
-                FAIL
-            },
-        )
     }
 
     /// Classify the band states f in [lo, hi): values to `cur[f]`, decisions to `kind[f]`.
@@ -272,6 +274,136 @@ impl Row<'_> {
         for ((&at_f, &at_f1), (value, decision)) in next.zip(out) {
             (*value, *decision) = self.decide(*value, at_f, at_f1);
         }
+    }
+
+    /// Classify a window of the row (values to `cur[f]`,
+    /// decisions to `kind[f]`) and return it as (w_lo, w_hi, swap), where swap is the
+    /// largest f whose stop passes; every state outside the window is a stop. `prev_seen`
+    /// carries the states the growth visited from one row to the next.
+    fn window(
+        &self,
+        scan: &Scan,
+        prev_seen: &mut Option<(u64, u64)>,
+        cur: &mut [f64],
+        kind: &mut [u8],
+    ) -> (u64, u64, Option<u64>) {
+        /// States classified at a time when the growth outruns the guess (see below).
+        const GROW: u64 = 8;
+        /// Whether the eight states from f on are all continuation states.
+        fn all_continue(kind: &[u8], f: u64) -> bool {
+            let f = f as usize;
+            let eight: [u8; 8] = kind[f..f + 8].try_into().expect("eight states");
+            eight == [CONTINUE; 8]
+        }
+        let (p, t) = (self.problem, self.t);
+        let ((lo, ln_lo), (hi, ln_hi), (at_swap, ln_swap)) = (scan.lo, scan.hi, scan.swap);
+        // The f where PASS and FAIL swap as stopping decisions: λ1 Λ <= λ0.
+        let swap = p.last_at_most(t, at_swap, ln_swap);
+        // The band where continuing may win (only before the truncation).
+        let band = if t < p.max_trials && lo < hi {
+            let first = match p.last_at_most(t, lo, ln_lo) {
+                Some(f) => f + 1,
+                None => 0,
+            };
+            let last = match p.last_at_most(t, hi, ln_hi) {
+                Some(f) if p.lambda(t, f) < hi => Some(f),
+                Some(f) => f.checked_sub(1),
+                None => None,
+            };
+            match last {
+                Some(last) if first <= last => Some((first, last)),
+                _ => None,
+            }
+        } else {
+            None
+        };
+        // Classify a window covering the continuation states and the PASS/FAIL swap,
+        // plus one each side. The band is only a necessary condition and, with large
+        // multipliers, several times wider than where continuing wins, which lies around
+        // the swap (where the two stopping values meet, the worst place to stop). So the
+        // window grows from the swap edge through the band and ends after CONTINUE_GAP
+        // stopping states in a row; a state left outside is a stop, with its stop value,
+        // exactly as the full band would classify it unless continuing won there.
+        let swap_edge = swap.map_or(0, |s| s + 1);
+        // The states visited while growing, [seen_lo, seen_end), are classified; the
+        // window's others are classified after it.
+        let (w_lo, w_hi, seen_lo, seen_end) = match band {
+            Some((a, b)) => {
+                let c = swap_edge.clamp(a, b);
+                // The growth visits about the states the previous row's did, one lower
+                // (Λ rises as t falls): classify those in one run, and more, GROW at a
+                // time, as the growth needs them. Classifying a state the growth does
+                // not visit changes nothing: its value is overwritten or never read.
+                let (mut done_lo, mut done_hi) = match *prev_seen {
+                    Some((s, e)) if s <= c && c < e => (s.saturating_sub(1).max(a), e.min(b + 1)),
+                    _ => (c, c + 1),
+                };
+                self.fill(done_lo, done_hi, cur, kind);
+                let (mut lo_f, mut hi_f) = (c, c);
+                let (mut f, mut run) = (c, 0u64);
+                while f > a && run < CONTINUE_GAP {
+                    // Eight classified continuation states in a row below f: step over
+                    // them at once, as the loop would one by one (lo_f moves, run stays 0).
+                    if run == 0 && f >= a.max(done_lo) + 8 && all_continue(kind, f - 8) {
+                        f -= 8;
+                        lo_f = f;
+                        continue;
+                    }
+                    f -= 1;
+                    if f < done_lo {
+                        let from = f.saturating_sub(GROW - 1).max(a);
+                        self.fill(from, done_lo, cur, kind);
+                        done_lo = from;
+                    }
+                    if kind[f as usize] == CONTINUE {
+                        lo_f = f;
+                        run = 0;
+                    } else {
+                        run += 1;
+                    }
+                }
+                let seen_lo = f;
+                let (mut f, mut run) = (c, 0u64);
+                while f < b && run < CONTINUE_GAP {
+                    // The same eight at a time above f.
+                    if run == 0 && f + 8 <= b && f + 9 <= done_hi && all_continue(kind, f + 1) {
+                        f += 8;
+                        hi_f = f;
+                        continue;
+                    }
+                    f += 1;
+                    if f >= done_hi {
+                        let to = (f + GROW).min(b + 1);
+                        self.fill(done_hi, to, cur, kind);
+                        done_hi = to;
+                    }
+                    if kind[f as usize] == CONTINUE {
+                        hi_f = f;
+                        run = 0;
+                    } else {
+                        run += 1;
+                    }
+                }
+                (lo_f.min(swap_edge), hi_f.max(swap_edge), seen_lo, f + 1)
+            }
+            None => (swap_edge, swap_edge, 0, 0),
+        };
+        *prev_seen = band.map(|_| (seen_lo, seen_end));
+        let w_lo = w_lo.saturating_sub(1);
+        let w_hi = (w_hi + 1).min(t);
+        let w_lo = w_lo.min(w_hi);
+        // The window's states not seen: stops, unless in the band (which the window's
+        // construction rules out, but the classification does not rely on it).
+        for f in (w_lo..seen_lo.min(w_hi + 1)).chain(seen_end.max(w_lo)..=w_hi) {
+            let (value, decision) = if band.is_some_and(|(a, b)| f >= a && f <= b) {
+                self.in_band(f)
+            } else {
+                stop(p.lambda(t, f), self.lambda0, self.lambda1)
+            };
+            cur[f as usize] = value;
+            kind[f as usize] = decision;
+        }
+        (w_lo, w_hi, swap)
     }
 }
 
@@ -365,23 +497,14 @@ impl Problem {
     /// The rule for multipliers (λ0, λ1), by backward induction; see the module doc.
     ///
     /// The inner loop of every calibrated design (tens of millions of states per rule in
-    /// the longest), so each state is visited once: Λ(t, f) is computed once, a row's
-    /// states are classified in runs over plain slices ([`Row::fill`]), and values and
-    /// decisions go to buffers indexed by f itself, where the next row (t - 1) reads them.
-    /// The arithmetic is the same IEEE operations in the same order as gate has always
-    /// published, so every lattice stays bit for bit what it was (the tests keep that
-    /// implementation as a reference and compare).
+    /// the longest), so each state is visited once: Λ(t, f) is computed once, a row's states are classified in runs over plain slices
+    /// ([`Row::fill`]), and values and decisions go to buffers indexed by f itself, where
+    /// the next row (t - 1) reads them. The arithmetic is the same IEEE operations in the
+    /// same order as gate has always published, so every lattice stays bit for bit what it
+    /// was (the tests keep that implementation as a reference and compare).
     fn rule(&self, lambda0: f64, lambda1: f64) -> Boundaries {
         /// Stop values stored beyond each side of a row's window (see below).
         const MARGIN: u64 = CONTINUE_GAP + 2;
-        /// States classified at a time when the growth outruns the guess (see below).
-        const GROW: u64 = 8;
-        /// Whether the eight states from f on are all continuation states.
-        fn all_continue(kind: &[u8], f: u64) -> bool {
-            let f = f as usize;
-            let eight: [u8; 8] = kind[f..f + 8].try_into().expect("eight states");
-            eight == [CONTINUE; 8]
-        }
         let m = self.max_trials;
         let (p0, q0) = (self.healthy, 1.0 - self.healthy);
         // Continuing can win only for lo < Λ < hi.
@@ -390,10 +513,12 @@ impl Problem {
         } else {
             f64::INFINITY
         };
-        let hi = lambda0 - 1.0;
-        // The three thresholds of the scans, with their logarithms computed once per rule.
-        let (at_swap, at_lo, at_hi) = (lambda0 / lambda1, lo, hi);
-        let (ln_swap, ln_lo, ln_hi) = (at_swap.ln(), at_lo.ln(), at_hi.ln());
+        let (hi, swap) = (lambda0 - 1.0, lambda0 / lambda1);
+        let scan = Scan {
+            lo: (lo, lo.ln()),
+            hi: (hi, hi.ln()),
+            swap: (swap, swap.ln()),
+        };
         let mut rows = vec![
             LatticeRow {
                 trials: 0,
@@ -413,26 +538,6 @@ impl Problem {
         // The states the previous row's growth visited, [lo, end).
         let mut prev_seen: Option<(u64, u64)> = None;
         for t in (1..=m).rev() {
-            // The f where PASS and FAIL swap as stopping decisions: λ1 Λ <= λ0.
-            let swap = self.last_at_most(t, at_swap, ln_swap);
-            // The band where continuing may win (only before the truncation).
-            let band = if t < m && lo < hi {
-                let first = match self.last_at_most(t, at_lo, ln_lo) {
-                    Some(f) => f + 1,
-                    None => 0,
-                };
-                let last = match self.last_at_most(t, at_hi, ln_hi) {
-                    Some(f) if self.lambda(t, f) < hi => Some(f),
-                    Some(f) => f.checked_sub(1),
-                    None => None,
-                };
-                match last {
-                    Some(last) if first <= last => Some((first, last)),
-                    _ => None,
-                }
-            } else {
-                None
-            };
             let row = Row {
                 problem: self,
                 t,
@@ -444,95 +549,7 @@ impl Problem {
                 lambda0,
                 lambda1,
             };
-            // Classify a window covering the continuation states and the PASS/FAIL swap,
-            // plus one each side. The band is only a necessary condition and, with large
-            // multipliers, several times wider than where continuing wins, which lies around
-            // the swap (where the two stopping values meet, the worst place to stop). So the
-            // window grows from the swap edge through the band and ends after CONTINUE_GAP
-            // stopping states in a row; a state left outside is a stop, with its stop value,
-            // exactly as the full band would classify it unless continuing won there.
-            let swap_edge = swap.map_or(0, |s| s + 1);
-            // The states visited while growing, [seen_lo, seen_end), are classified; the
-            // window's others are classified after it.
-            let (w_lo, w_hi, seen_lo, seen_end) = match band {
-                Some((a, b)) => {
-                    let c = swap_edge.clamp(a, b);
-                    // The growth visits about the states the previous row's did, one lower
-                    // (Λ rises as t falls): classify those in one run, and more, GROW at a
-                    // time, as the growth needs them. Classifying a state the growth does
-                    // not visit changes nothing: its value is overwritten or never read.
-                    let (mut done_lo, mut done_hi) = match prev_seen {
-                        Some((s, e)) if s <= c && c < e => {
-                            (s.saturating_sub(1).max(a), e.min(b + 1))
-                        }
-                        _ => (c, c + 1),
-                    };
-                    row.fill(done_lo, done_hi, &mut cur, &mut kind);
-                    let (mut lo_f, mut hi_f) = (c, c);
-                    let (mut f, mut run) = (c, 0u64);
-                    while f > a && run < CONTINUE_GAP {
-                        // Eight classified continuation states in a row below f: step over
-                        // them at once, as the loop would one by one (lo_f moves, run stays 0).
-                        if run == 0 && f >= a.max(done_lo) + 8 && all_continue(&kind, f - 8) {
-                            f -= 8;
-                            lo_f = f;
-                            continue;
-                        }
-                        f -= 1;
-                        if f < done_lo {
-                            let from = f.saturating_sub(GROW - 1).max(a);
-                            row.fill(from, done_lo, &mut cur, &mut kind);
-                            done_lo = from;
-                        }
-                        if kind[f as usize] == CONTINUE {
-                            lo_f = f;
-                            run = 0;
-                        } else {
-                            run += 1;
-                        }
-                    }
-                    let seen_lo = f;
-                    let (mut f, mut run) = (c, 0u64);
-                    while f < b && run < CONTINUE_GAP {
-                        // The same eight at a time above f.
-                        if run == 0 && f + 8 <= b && f + 9 <= done_hi && all_continue(&kind, f + 1)
-                        {
-                            f += 8;
-                            hi_f = f;
-                            continue;
-                        }
-                        f += 1;
-                        if f >= done_hi {
-                            let to = (f + GROW).min(b + 1);
-                            row.fill(done_hi, to, &mut cur, &mut kind);
-                            done_hi = to;
-                        }
-                        if kind[f as usize] == CONTINUE {
-                            hi_f = f;
-                            run = 0;
-                        } else {
-                            run += 1;
-                        }
-                    }
-                    (lo_f.min(swap_edge), hi_f.max(swap_edge), seen_lo, f + 1)
-                }
-                None => (swap_edge, swap_edge, 0, 0),
-            };
-            prev_seen = band.map(|_| (seen_lo, seen_end));
-            let w_lo = w_lo.saturating_sub(1);
-            let w_hi = (w_hi + 1).min(t);
-            let w_lo = w_lo.min(w_hi);
-            // The window's states not seen: stops, unless in the band (which the window's
-            // construction rules out, but the classification does not rely on it).
-            for f in (w_lo..seen_lo.min(w_hi + 1)).chain(seen_end.max(w_lo)..=w_hi) {
-                let (value, decision) = if band.is_some_and(|(a, b)| f >= a && f <= b) {
-                    row.in_band(f)
-                } else {
-                    row.outside(f)
-                };
-                cur[f as usize] = value;
-                kind[f as usize] = decision;
-            }
+            let (w_lo, w_hi, swap) = row.window(&scan, &mut prev_seen, &mut cur, &mut kind);
             // PASS is the run of PASS states from f = 0 (all below the window pass when the
             // window starts at or below the swap); FAIL the run of FAIL states up to f = t.
             let states = &kind[w_lo as usize..=w_hi as usize];
@@ -571,7 +588,7 @@ impl Problem {
             // stay inside the stored range.
             let (s_lo, s_hi) = (w_lo.saturating_sub(MARGIN), (w_hi + MARGIN).min(t));
             for g in (s_lo..w_lo).chain(w_hi + 1..=s_hi) {
-                cur[g as usize] = (lambda1 * self.lambda(t, g)).min(lambda0);
+                cur[g as usize] = stop(self.lambda(t, g), lambda0, lambda1).0;
             }
             std::mem::swap(&mut next, &mut cur);
             (next_lo, next_hi) = (s_lo, s_hi + 1);
