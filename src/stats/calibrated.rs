@@ -25,7 +25,9 @@
 //!
 //! Continuing can only win where `1 + Λ < min(λ1 Λ, λ0)`, so outside that band of Λ the
 //! decision is known without any recursion; the band is a handful of failure counts per t,
-//! which keeps a design with thousands of trials fast. The multipliers are then tuned in log
+//! which keeps a design with thousands of trials fast. The same induction, with looks only at
+//! stage ends and the value of continuing over a whole stage, makes the staged rules of
+//! [`super::staged`] (`Problem::rule` takes the looks). The multipliers are then tuned in log
 //! space until the exact risks of the resulting lattice — computed by the forward DP of
 //! [`super::lattice`], not by the backward values — meet both constraints: first by a secant
 //! (Broyden) iteration aiming both risks just below the request, then, unless that ended
@@ -60,7 +62,7 @@
 //! sample number of ANY test with risks (alpha, beta) (Wald 1945, eq. 4.81):
 //! `E0[N] >= [(1-α) ln((1-α)/β) + α ln(α/(1-β))] / KL(p0‖p1)` and symmetrically at p1.
 
-use super::lattice::{Boundaries, LatticeRow, Oc};
+use super::lattice::{Boundaries, LatticeRow, Oc, Sum};
 use super::{StatsError, design};
 
 /// A calibrated sequential design and its exact risks.
@@ -181,6 +183,34 @@ fn stop(l: f64, lambda0: f64, lambda1: f64) -> (f64, u8) {
     (pass_value.min(lambda0), decision)
 }
 
+/// Where a rule of [`Problem::rule`] looks at the data, which sets the step of its induction
+/// from one look to the next.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Looks {
+    /// After every trial: the calibrated rule, by [`Row::window`].
+    EveryTrial,
+    /// After every B trials and at `max_trials` ([`super::staged`]), by [`Row::stage`].
+    /// `Stages(1)` looks after every trial too, but with the stage's arithmetic, which can
+    /// differ from `EveryTrial`'s in the last bit of a value: the staged designs published
+    /// with a stage of one keep their lattices.
+    Stages(u64),
+}
+
+/// P(j failures in d trials) at failure rate q, j = 0..=d, by the recurrence over trials
+/// (plain IEEE arithmetic, no factorials).
+pub(super) fn binomial_row(d: u64, q: f64) -> Vec<f64> {
+    let mut row = vec![1.0f64];
+    for _ in 0..d {
+        let mut next = vec![0.0f64; row.len() + 1];
+        for (j, &w) in row.iter().enumerate() {
+            next[j] += w * (1.0 - q);
+            next[j + 1] += w * q;
+        }
+        row = next;
+    }
+    row
+}
+
 /// The thresholds of Λ that bound [`Row::window`]'s scans, each with its logarithm
 /// (computed once per rule, for [`Problem::last_at_most`]'s guesses): continuing can win
 /// only for lo < Λ < hi, and a stop passes for Λ <= swap.
@@ -190,11 +220,12 @@ struct Scan {
     swap: (f64, f64),
 }
 
-/// One row t of [`Problem::rule`]'s induction: what the value of one of its states needs.
+/// One look t of [`Problem::rule`]'s induction: what the value of one of its states needs.
 struct Row<'a> {
     problem: &'a Problem,
     t: u64,
-    /// r(t + 1, g) is `next[g]` for g in [next_lo, next_hi).
+    /// r(t + 1, g) (for [`Looks::Stages`], r at the next look) is `next[g]` for g in
+    /// [next_lo, next_hi).
     next: &'a [f64],
     next_lo: u64,
     next_hi: u64,
@@ -276,7 +307,7 @@ impl Row<'_> {
         }
     }
 
-    /// Classify a window of the row (values to `cur[f]`,
+    /// The step of [`Looks::EveryTrial`]: classify a window of the row (values to `cur[f]`,
     /// decisions to `kind[f]`) and return it as (w_lo, w_hi, swap), where swap is the
     /// largest f whose stop passes; every state outside the window is a stop. `prev_seen`
     /// carries the states the growth visited from one row to the next.
@@ -405,10 +436,40 @@ impl Row<'_> {
         }
         (w_lo, w_hi, swap)
     }
+
+    /// The step of [`Looks::Stages`] to the next look, d trials later (None at the
+    /// truncation): all d trials run whatever they show, so continuing is worth `d (1 + Λ) +
+    /// Σ_j C(d, j) p0^(d-j) q0^j r(t + d, f + j)`, a compensated sum with the weights of
+    /// [`binomial_row`]. Classifies every state of the look, the window (0, t).
+    fn stage(&self, d: Option<u64>, cur: &mut [f64], kind: &mut [u8]) -> (u64, u64, Option<u64>) {
+        let step = d.map(|d| (d, binomial_row(d, self.q0)));
+        for f in 0..=self.t {
+            let l = self.problem.lambda(self.t, f);
+            let stop = stop(l, self.lambda0, self.lambda1);
+            (cur[f as usize], kind[f as usize]) = match &step {
+                // Continuing costs at least d (1 + Λ): skip the sum where that loses.
+                Some((d, w)) if (*d as f64) * (1.0 + l) < stop.0 => {
+                    let mut cont = Sum::default();
+                    cont.add(*d as f64 * (1.0 + l));
+                    for (j, &wj) in w.iter().enumerate() {
+                        cont.add(wj * self.next[f as usize + j]);
+                    }
+                    let cont = cont.value();
+                    if cont < stop.0 {
+                        (cont, CONTINUE)
+                    } else {
+                        stop
+                    }
+                }
+                _ => stop,
+            };
+        }
+        (0, self.t, None)
+    }
 }
 
-/// One design problem.
-struct Problem {
+/// One design problem: the rates and the truncation, with Λ's tables.
+pub(super) struct Problem {
     healthy: f64,
     max_trials: u64,
     /// `ratio_success^s` for s = 0..=max_trials, by repeated multiplication.
@@ -458,7 +519,7 @@ impl Problem {
     }
 
     /// The problem for these rates, truncated at `max_trials`.
-    fn new(healthy: f64, regressed: f64, max_trials: u64) -> Problem {
+    pub(super) fn new(healthy: f64, regressed: f64, max_trials: u64) -> Problem {
         let ratio_success = regressed / healthy;
         let ratio_failure = (1.0 - regressed) / (1.0 - healthy);
         Problem {
@@ -494,15 +555,19 @@ impl Problem {
         Some(f)
     }
 
-    /// The rule for multipliers (λ0, λ1), by backward induction; see the module doc.
+    /// The rule for multipliers (λ0, λ1) that looks at the data at `looks`, by backward
+    /// induction over the looks from `max_trials` down; see the module doc. Both kinds of
+    /// [`Looks`] share the walk, the stop values and decisions, the buffers and how a row's
+    /// decisions become its bounds; only the step from one look to the next differs.
     ///
-    /// The inner loop of every calibrated design (tens of millions of states per rule in
-    /// the longest), so each state is visited once: Λ(t, f) is computed once, a row's states are classified in runs over plain slices
+    /// Looking after every trial is the inner loop of every calibrated design (tens of
+    /// millions of states per rule in the longest), so each state is visited once: Λ(t, f)
+    /// is computed once, a row's states are classified in runs over plain slices
     /// ([`Row::fill`]), and values and decisions go to buffers indexed by f itself, where
     /// the next row (t - 1) reads them. The arithmetic is the same IEEE operations in the
     /// same order as gate has always published, so every lattice stays bit for bit what it
     /// was (the tests keep that implementation as a reference and compare).
-    fn rule(&self, lambda0: f64, lambda1: f64) -> Boundaries {
+    pub(super) fn rule(&self, looks: Looks, lambda0: f64, lambda1: f64) -> Boundaries {
         /// Stop values stored beyond each side of a row's window (see below).
         const MARGIN: u64 = CONTINUE_GAP + 2;
         let m = self.max_trials;
@@ -519,14 +584,14 @@ impl Problem {
             hi: (hi, hi.ln()),
             swap: (swap, swap.ln()),
         };
-        let mut rows = vec![
-            LatticeRow {
-                trials: 0,
+        // A row that is not a look continues.
+        let mut rows: Vec<LatticeRow> = (1..=m)
+            .map(|t| LatticeRow {
+                trials: t,
                 pass_max_failures: None,
                 fail_min_failures: None,
-            };
-            m as usize
-        ];
+            })
+            .collect();
         // r(t + 1, g) is next[g] for g in [next_lo, next_hi); r(t, f) and the decision at
         // (t, f) go to cur[f] and kind[f]. Indexed by the failure count, so a row is written
         // in whatever order the window grows, with no offsets and no pushes.
@@ -537,7 +602,13 @@ impl Problem {
         let (mut next_lo, mut next_hi) = (0u64, 0u64);
         // The states the previous row's growth visited, [lo, end).
         let mut prev_seen: Option<(u64, u64)> = None;
-        for t in (1..=m).rev() {
+        let stage = match looks {
+            Looks::EveryTrial => 1,
+            Looks::Stages(b) => b.max(1),
+        };
+        // The look t and the one after it (None at the truncation).
+        let (mut t, mut later) = (m, None::<u64>);
+        while t > 0 {
             let row = Row {
                 problem: self,
                 t,
@@ -549,9 +620,14 @@ impl Problem {
                 lambda0,
                 lambda1,
             };
-            let (w_lo, w_hi, swap) = row.window(&scan, &mut prev_seen, &mut cur, &mut kind);
+            let (w_lo, w_hi, swap) = match looks {
+                Looks::EveryTrial => row.window(&scan, &mut prev_seen, &mut cur, &mut kind),
+                Looks::Stages(_) => row.stage(later.map(|e| e - t), &mut cur, &mut kind),
+            };
             // PASS is the run of PASS states from f = 0 (all below the window pass when the
             // window starts at or below the swap); FAIL the run of FAIL states up to f = t.
+            // A stage's window is its whole row: any state between the runs continues (still
+            // a valid rule, and its exact risks are what the tuning checks).
             let states = &kind[w_lo as usize..=w_hi as usize];
             let below_pass = w_lo == 0 || swap.is_some_and(|s| w_lo <= s);
             let pass_run = states.iter().take_while(|&&s| s == PASS).count() as u64;
@@ -585,13 +661,14 @@ impl Problem {
             };
             // Row t - 1 reads r(t, g) up to about CONTINUE_GAP states either side of the
             // window (the growth's overshoot): store those stop values too, so its reads
-            // stay inside the stored range.
+            // stay inside the stored range (none for a stage, whose window is its row).
             let (s_lo, s_hi) = (w_lo.saturating_sub(MARGIN), (w_hi + MARGIN).min(t));
             for g in (s_lo..w_lo).chain(w_hi + 1..=s_hi) {
                 cur[g as usize] = stop(self.lambda(t, g), lambda0, lambda1).0;
             }
             std::mem::swap(&mut next, &mut cur);
             (next_lo, next_hi) = (s_lo, s_hi + 1);
+            (t, later) = ((t - 1) / stage * stage, Some(t));
         }
         Boundaries::new(rows).expect("rows are built in order with PASS below FAIL")
     }
@@ -884,7 +961,7 @@ fn design_searched(
         max_trials,
         fallback,
         wald.chain(best),
-        |l0, l1| problem.rule(l0, l1),
+        |l0, l1| problem.rule(Looks::EveryTrial, l0, l1),
         secant,
     )
 }
