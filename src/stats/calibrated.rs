@@ -25,7 +25,9 @@
 //!
 //! Continuing can only win where `1 + Λ < min(λ1 Λ, λ0)`, so outside that band of Λ the
 //! decision is known without any recursion; the band is a handful of failure counts per t,
-//! which keeps a design with thousands of trials fast. The multipliers are then tuned in log
+//! which keeps a design with thousands of trials fast. The same induction, with looks only at
+//! stage ends and the value of continuing over a whole stage, makes the staged rules of
+//! [`super::staged`] (`Problem::rule` takes the looks). The multipliers are then tuned in log
 //! space until the exact risks of the resulting lattice — computed by the forward DP of
 //! [`super::lattice`], not by the backward values — meet both constraints: first by a secant
 //! (Broyden) iteration aiming both risks just below the request, then, unless that ended
@@ -60,7 +62,7 @@
 //! sample number of ANY test with risks (alpha, beta) (Wald 1945, eq. 4.81):
 //! `E0[N] >= [(1-α) ln((1-α)/β) + α ln(α/(1-β))] / KL(p0‖p1)` and symmetrically at p1.
 
-use super::lattice::{Boundaries, LatticeRow, Oc};
+use super::lattice::{Boundaries, LatticeRow, Oc, Sum};
 use super::{StatsError, design};
 
 /// A calibrated sequential design and its exact risks.
@@ -172,11 +174,58 @@ const CONTINUE: u8 = 0;
 const PASS: u8 = 1;
 const FAIL: u8 = 2;
 
-/// One row t of [`Problem::rule`]'s induction: what the value of one of its states needs.
+/// The value and decision of stopping at likelihood ratio Λ = `l`: PASS at λ1 Λ or FAIL
+/// (INCONCLUSIVE at the truncation) at λ0, whichever costs less; a tie passes.
+#[inline(always)]
+fn stop(l: f64, lambda0: f64, lambda1: f64) -> (f64, u8) {
+    let pass_value = lambda1 * l;
+    let decision = if pass_value <= lambda0 { PASS } else { FAIL };
+    (pass_value.min(lambda0), decision)
+}
+
+/// Where a rule of [`Problem::rule`] looks at the data, which sets the step of its induction
+/// from one look to the next.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Looks {
+    /// After every trial: the calibrated rule, by [`Row::window`].
+    EveryTrial,
+    /// After every B trials and at `max_trials` ([`super::staged`]), by [`Row::stage`].
+    /// `Stages(1)` looks after every trial too, but with the stage's arithmetic, which can
+    /// differ from `EveryTrial`'s in the last bit of a value: the staged designs published
+    /// with a stage of one keep their lattices.
+    Stages(u64),
+}
+
+/// P(j failures in d trials) at failure rate q, j = 0..=d, by the recurrence over trials
+/// (plain IEEE arithmetic, no factorials).
+pub(super) fn binomial_row(d: u64, q: f64) -> Vec<f64> {
+    let mut row = vec![1.0f64];
+    for _ in 0..d {
+        let mut next = vec![0.0f64; row.len() + 1];
+        for (j, &w) in row.iter().enumerate() {
+            next[j] += w * (1.0 - q);
+            next[j + 1] += w * q;
+        }
+        row = next;
+    }
+    row
+}
+
+/// The thresholds of Λ that bound [`Row::window`]'s scans, each with its logarithm
+/// (computed once per rule, for [`Problem::last_at_most`]'s guesses): continuing can win
+/// only for lo < Λ < hi, and a stop passes for Λ <= swap.
+struct Scan {
+    lo: (f64, f64),
+    hi: (f64, f64),
+    swap: (f64, f64),
+}
+
+/// One look t of [`Problem::rule`]'s induction: what the value of one of its states needs.
 struct Row<'a> {
     problem: &'a Problem,
     t: u64,
-    /// r(t + 1, g) is `next[g]` for g in [next_lo, next_hi).
+    /// r(t + 1, g) (for [`Looks::Stages`], r at the next look) is `next[g]` for g in
+    /// [next_lo, next_hi).
     next: &'a [f64],
     next_lo: u64,
     next_hi: u64,
@@ -192,14 +241,11 @@ impl Row<'_> {
     #[inline(always)]
     fn decide(&self, l: f64, at_f: f64, at_f1: f64) -> (f64, u8) {
         let cont = 1.0 + l + self.p0 * at_f + self.q0 * at_f1;
-        let pass_value = self.lambda1 * l;
-        let stop_value = pass_value.min(self.lambda0);
-        if cont < stop_value {
+        let stop = stop(l, self.lambda0, self.lambda1);
+        if cont < stop.0 {
             (cont, CONTINUE)
-        } else if pass_value <= self.lambda0 {
-            (stop_value, PASS)
         } else {
-            (stop_value, FAIL)
+            stop
         }
     }
 
@@ -208,27 +254,14 @@ impl Row<'_> {
         if g >= self.next_lo && g < self.next_hi {
             self.next[g as usize]
         } else {
-            (self.lambda1 * self.problem.lambda(self.t + 1, g)).min(self.lambda0)
+            let l = self.problem.lambda(self.t + 1, g);
+            stop(l, self.lambda0, self.lambda1).0
         }
     }
 
     /// The value and decision of a state in the band, one at a time.
     fn in_band(&self, f: u64) -> (f64, u8) {
         self.decide(self.problem.lambda(self.t, f), self.at(f), self.at(f + 1))
-    }
-
-    /// The value and decision of a state outside the band: a stop.
-    fn outside(&self, f: u64) -> (f64, u8) {
-        let pass_value = self.lambda1 * self.problem.lambda(self.t, f);
-        let stop_value = pass_value.min(self.lambda0);
-        (
-            stop_value,
-            if pass_value <= self.lambda0 {
-                PASS
-            } else {
-                FAIL
-            },
-        )
     }
 
     /// Classify the band states f in [lo, hi): values to `cur[f]`, decisions to `kind[f]`.
@@ -273,10 +306,170 @@ impl Row<'_> {
             (*value, *decision) = self.decide(*value, at_f, at_f1);
         }
     }
+
+    /// The step of [`Looks::EveryTrial`]: classify a window of the row (values to `cur[f]`,
+    /// decisions to `kind[f]`) and return it as (w_lo, w_hi, swap), where swap is the
+    /// largest f whose stop passes; every state outside the window is a stop. `prev_seen`
+    /// carries the states the growth visited from one row to the next.
+    fn window(
+        &self,
+        scan: &Scan,
+        prev_seen: &mut Option<(u64, u64)>,
+        cur: &mut [f64],
+        kind: &mut [u8],
+    ) -> (u64, u64, Option<u64>) {
+        /// States classified at a time when the growth outruns the guess (see below).
+        const GROW: u64 = 8;
+        /// Whether the eight states from f on are all continuation states.
+        fn all_continue(kind: &[u8], f: u64) -> bool {
+            let f = f as usize;
+            let eight: [u8; 8] = kind[f..f + 8].try_into().expect("eight states");
+            eight == [CONTINUE; 8]
+        }
+        let (p, t) = (self.problem, self.t);
+        let ((lo, ln_lo), (hi, ln_hi), (at_swap, ln_swap)) = (scan.lo, scan.hi, scan.swap);
+        // The f where PASS and FAIL swap as stopping decisions: λ1 Λ <= λ0.
+        let swap = p.last_at_most(t, at_swap, ln_swap);
+        // The band where continuing may win (only before the truncation).
+        let band = if t < p.max_trials && lo < hi {
+            let first = match p.last_at_most(t, lo, ln_lo) {
+                Some(f) => f + 1,
+                None => 0,
+            };
+            let last = match p.last_at_most(t, hi, ln_hi) {
+                Some(f) if p.lambda(t, f) < hi => Some(f),
+                Some(f) => f.checked_sub(1),
+                None => None,
+            };
+            match last {
+                Some(last) if first <= last => Some((first, last)),
+                _ => None,
+            }
+        } else {
+            None
+        };
+        // Classify a window covering the continuation states and the PASS/FAIL swap,
+        // plus one each side. The band is only a necessary condition and, with large
+        // multipliers, several times wider than where continuing wins, which lies around
+        // the swap (where the two stopping values meet, the worst place to stop). So the
+        // window grows from the swap edge through the band and ends after CONTINUE_GAP
+        // stopping states in a row; a state left outside is a stop, with its stop value,
+        // exactly as the full band would classify it unless continuing won there.
+        let swap_edge = swap.map_or(0, |s| s + 1);
+        // The states visited while growing, [seen_lo, seen_end), are classified; the
+        // window's others are classified after it.
+        let (w_lo, w_hi, seen_lo, seen_end) = match band {
+            Some((a, b)) => {
+                let c = swap_edge.clamp(a, b);
+                // The growth visits about the states the previous row's did, one lower
+                // (Λ rises as t falls): classify those in one run, and more, GROW at a
+                // time, as the growth needs them. Classifying a state the growth does
+                // not visit changes nothing: its value is overwritten or never read.
+                let (mut done_lo, mut done_hi) = match *prev_seen {
+                    Some((s, e)) if s <= c && c < e => (s.saturating_sub(1).max(a), e.min(b + 1)),
+                    _ => (c, c + 1),
+                };
+                self.fill(done_lo, done_hi, cur, kind);
+                let (mut lo_f, mut hi_f) = (c, c);
+                let (mut f, mut run) = (c, 0u64);
+                while f > a && run < CONTINUE_GAP {
+                    // Eight classified continuation states in a row below f: step over
+                    // them at once, as the loop would one by one (lo_f moves, run stays 0).
+                    if run == 0 && f >= a.max(done_lo) + 8 && all_continue(kind, f - 8) {
+                        f -= 8;
+                        lo_f = f;
+                        continue;
+                    }
+                    f -= 1;
+                    if f < done_lo {
+                        let from = f.saturating_sub(GROW - 1).max(a);
+                        self.fill(from, done_lo, cur, kind);
+                        done_lo = from;
+                    }
+                    if kind[f as usize] == CONTINUE {
+                        lo_f = f;
+                        run = 0;
+                    } else {
+                        run += 1;
+                    }
+                }
+                let seen_lo = f;
+                let (mut f, mut run) = (c, 0u64);
+                while f < b && run < CONTINUE_GAP {
+                    // The same eight at a time above f.
+                    if run == 0 && f + 8 <= b && f + 9 <= done_hi && all_continue(kind, f + 1) {
+                        f += 8;
+                        hi_f = f;
+                        continue;
+                    }
+                    f += 1;
+                    if f >= done_hi {
+                        let to = (f + GROW).min(b + 1);
+                        self.fill(done_hi, to, cur, kind);
+                        done_hi = to;
+                    }
+                    if kind[f as usize] == CONTINUE {
+                        hi_f = f;
+                        run = 0;
+                    } else {
+                        run += 1;
+                    }
+                }
+                (lo_f.min(swap_edge), hi_f.max(swap_edge), seen_lo, f + 1)
+            }
+            None => (swap_edge, swap_edge, 0, 0),
+        };
+        *prev_seen = band.map(|_| (seen_lo, seen_end));
+        let w_lo = w_lo.saturating_sub(1);
+        let w_hi = (w_hi + 1).min(t);
+        let w_lo = w_lo.min(w_hi);
+        // The window's states not seen: stops, unless in the band (which the window's
+        // construction rules out, but the classification does not rely on it).
+        for f in (w_lo..seen_lo.min(w_hi + 1)).chain(seen_end.max(w_lo)..=w_hi) {
+            let (value, decision) = if band.is_some_and(|(a, b)| f >= a && f <= b) {
+                self.in_band(f)
+            } else {
+                stop(p.lambda(t, f), self.lambda0, self.lambda1)
+            };
+            cur[f as usize] = value;
+            kind[f as usize] = decision;
+        }
+        (w_lo, w_hi, swap)
+    }
+
+    /// The step of [`Looks::Stages`] to the next look, d trials later (None at the
+    /// truncation): all d trials run whatever they show, so continuing is worth `d (1 + Λ) +
+    /// Σ_j C(d, j) p0^(d-j) q0^j r(t + d, f + j)`, a compensated sum with the weights of
+    /// [`binomial_row`]. Classifies every state of the look, the window (0, t).
+    fn stage(&self, d: Option<u64>, cur: &mut [f64], kind: &mut [u8]) -> (u64, u64, Option<u64>) {
+        let step = d.map(|d| (d, binomial_row(d, self.q0)));
+        for f in 0..=self.t {
+            let l = self.problem.lambda(self.t, f);
+            let stop = stop(l, self.lambda0, self.lambda1);
+            (cur[f as usize], kind[f as usize]) = match &step {
+                // Continuing costs at least d (1 + Λ): skip the sum where that loses.
+                Some((d, w)) if (*d as f64) * (1.0 + l) < stop.0 => {
+                    let mut cont = Sum::default();
+                    cont.add(*d as f64 * (1.0 + l));
+                    for (j, &wj) in w.iter().enumerate() {
+                        cont.add(wj * self.next[f as usize + j]);
+                    }
+                    let cont = cont.value();
+                    if cont < stop.0 {
+                        (cont, CONTINUE)
+                    } else {
+                        stop
+                    }
+                }
+                _ => stop,
+            };
+        }
+        (0, self.t, None)
+    }
 }
 
-/// One design problem.
-struct Problem {
+/// One design problem: the rates and the truncation, with Λ's tables.
+pub(super) struct Problem {
     healthy: f64,
     max_trials: u64,
     /// `ratio_success^s` for s = 0..=max_trials, by repeated multiplication.
@@ -326,7 +519,7 @@ impl Problem {
     }
 
     /// The problem for these rates, truncated at `max_trials`.
-    fn new(healthy: f64, regressed: f64, max_trials: u64) -> Problem {
+    pub(super) fn new(healthy: f64, regressed: f64, max_trials: u64) -> Problem {
         let ratio_success = regressed / healthy;
         let ratio_failure = (1.0 - regressed) / (1.0 - healthy);
         Problem {
@@ -362,26 +555,21 @@ impl Problem {
         Some(f)
     }
 
-    /// The rule for multipliers (λ0, λ1), by backward induction; see the module doc.
+    /// The rule for multipliers (λ0, λ1) that looks at the data at `looks`, by backward
+    /// induction over the looks from `max_trials` down; see the module doc. Both kinds of
+    /// [`Looks`] share the walk, the stop values and decisions, the buffers and how a row's
+    /// decisions become its bounds; only the step from one look to the next differs.
     ///
-    /// The inner loop of every calibrated design (tens of millions of states per rule in
-    /// the longest), so each state is visited once: Λ(t, f) is computed once, a row's
-    /// states are classified in runs over plain slices ([`Row::fill`]), and values and
-    /// decisions go to buffers indexed by f itself, where the next row (t - 1) reads them.
-    /// The arithmetic is the same IEEE operations in the same order as gate has always
-    /// published, so every lattice stays bit for bit what it was (the tests keep that
-    /// implementation as a reference and compare).
-    fn rule(&self, lambda0: f64, lambda1: f64) -> Boundaries {
+    /// Looking after every trial is the inner loop of every calibrated design (tens of
+    /// millions of states per rule in the longest), so each state is visited once: Λ(t, f)
+    /// is computed once, a row's states are classified in runs over plain slices
+    /// ([`Row::fill`]), and values and decisions go to buffers indexed by f itself, where
+    /// the next row (t - 1) reads them. The arithmetic is the same IEEE operations in the
+    /// same order as gate has always published, so every lattice stays bit for bit what it
+    /// was (the tests keep that implementation as a reference and compare).
+    pub(super) fn rule(&self, looks: Looks, lambda0: f64, lambda1: f64) -> Boundaries {
         /// Stop values stored beyond each side of a row's window (see below).
         const MARGIN: u64 = CONTINUE_GAP + 2;
-        /// States classified at a time when the growth outruns the guess (see below).
-        const GROW: u64 = 8;
-        /// Whether the eight states from f on are all continuation states.
-        fn all_continue(kind: &[u8], f: u64) -> bool {
-            let f = f as usize;
-            let eight: [u8; 8] = kind[f..f + 8].try_into().expect("eight states");
-            eight == [CONTINUE; 8]
-        }
         let m = self.max_trials;
         let (p0, q0) = (self.healthy, 1.0 - self.healthy);
         // Continuing can win only for lo < Λ < hi.
@@ -390,18 +578,20 @@ impl Problem {
         } else {
             f64::INFINITY
         };
-        let hi = lambda0 - 1.0;
-        // The three thresholds of the scans, with their logarithms computed once per rule.
-        let (at_swap, at_lo, at_hi) = (lambda0 / lambda1, lo, hi);
-        let (ln_swap, ln_lo, ln_hi) = (at_swap.ln(), at_lo.ln(), at_hi.ln());
-        let mut rows = vec![
-            LatticeRow {
-                trials: 0,
+        let (hi, swap) = (lambda0 - 1.0, lambda0 / lambda1);
+        let scan = Scan {
+            lo: (lo, lo.ln()),
+            hi: (hi, hi.ln()),
+            swap: (swap, swap.ln()),
+        };
+        // A row that is not a look continues.
+        let mut rows: Vec<LatticeRow> = (1..=m)
+            .map(|t| LatticeRow {
+                trials: t,
                 pass_max_failures: None,
                 fail_min_failures: None,
-            };
-            m as usize
-        ];
+            })
+            .collect();
         // r(t + 1, g) is next[g] for g in [next_lo, next_hi); r(t, f) and the decision at
         // (t, f) go to cur[f] and kind[f]. Indexed by the failure count, so a row is written
         // in whatever order the window grows, with no offsets and no pushes.
@@ -412,27 +602,13 @@ impl Problem {
         let (mut next_lo, mut next_hi) = (0u64, 0u64);
         // The states the previous row's growth visited, [lo, end).
         let mut prev_seen: Option<(u64, u64)> = None;
-        for t in (1..=m).rev() {
-            // The f where PASS and FAIL swap as stopping decisions: λ1 Λ <= λ0.
-            let swap = self.last_at_most(t, at_swap, ln_swap);
-            // The band where continuing may win (only before the truncation).
-            let band = if t < m && lo < hi {
-                let first = match self.last_at_most(t, at_lo, ln_lo) {
-                    Some(f) => f + 1,
-                    None => 0,
-                };
-                let last = match self.last_at_most(t, at_hi, ln_hi) {
-                    Some(f) if self.lambda(t, f) < hi => Some(f),
-                    Some(f) => f.checked_sub(1),
-                    None => None,
-                };
-                match last {
-                    Some(last) if first <= last => Some((first, last)),
-                    _ => None,
-                }
-            } else {
-                None
-            };
+        let stage = match looks {
+            Looks::EveryTrial => 1,
+            Looks::Stages(b) => b.max(1),
+        };
+        // The look t and the one after it (None at the truncation).
+        let (mut t, mut later) = (m, None::<u64>);
+        while t > 0 {
             let row = Row {
                 problem: self,
                 t,
@@ -444,97 +620,14 @@ impl Problem {
                 lambda0,
                 lambda1,
             };
-            // Classify a window covering the continuation states and the PASS/FAIL swap,
-            // plus one each side. The band is only a necessary condition and, with large
-            // multipliers, several times wider than where continuing wins, which lies around
-            // the swap (where the two stopping values meet, the worst place to stop). So the
-            // window grows from the swap edge through the band and ends after CONTINUE_GAP
-            // stopping states in a row; a state left outside is a stop, with its stop value,
-            // exactly as the full band would classify it unless continuing won there.
-            let swap_edge = swap.map_or(0, |s| s + 1);
-            // The states visited while growing, [seen_lo, seen_end), are classified; the
-            // window's others are classified after it.
-            let (w_lo, w_hi, seen_lo, seen_end) = match band {
-                Some((a, b)) => {
-                    let c = swap_edge.clamp(a, b);
-                    // The growth visits about the states the previous row's did, one lower
-                    // (Λ rises as t falls): classify those in one run, and more, GROW at a
-                    // time, as the growth needs them. Classifying a state the growth does
-                    // not visit changes nothing: its value is overwritten or never read.
-                    let (mut done_lo, mut done_hi) = match prev_seen {
-                        Some((s, e)) if s <= c && c < e => {
-                            (s.saturating_sub(1).max(a), e.min(b + 1))
-                        }
-                        _ => (c, c + 1),
-                    };
-                    row.fill(done_lo, done_hi, &mut cur, &mut kind);
-                    let (mut lo_f, mut hi_f) = (c, c);
-                    let (mut f, mut run) = (c, 0u64);
-                    while f > a && run < CONTINUE_GAP {
-                        // Eight classified continuation states in a row below f: step over
-                        // them at once, as the loop would one by one (lo_f moves, run stays 0).
-                        if run == 0 && f >= a.max(done_lo) + 8 && all_continue(&kind, f - 8) {
-                            f -= 8;
-                            lo_f = f;
-                            continue;
-                        }
-                        f -= 1;
-                        if f < done_lo {
-                            let from = f.saturating_sub(GROW - 1).max(a);
-                            row.fill(from, done_lo, &mut cur, &mut kind);
-                            done_lo = from;
-                        }
-                        if kind[f as usize] == CONTINUE {
-                            lo_f = f;
-                            run = 0;
-                        } else {
-                            run += 1;
-                        }
-                    }
-                    let seen_lo = f;
-                    let (mut f, mut run) = (c, 0u64);
-                    while f < b && run < CONTINUE_GAP {
-                        // The same eight at a time above f.
-                        if run == 0 && f + 8 <= b && f + 9 <= done_hi && all_continue(&kind, f + 1)
-                        {
-                            f += 8;
-                            hi_f = f;
-                            continue;
-                        }
-                        f += 1;
-                        if f >= done_hi {
-                            let to = (f + GROW).min(b + 1);
-                            row.fill(done_hi, to, &mut cur, &mut kind);
-                            done_hi = to;
-                        }
-                        if kind[f as usize] == CONTINUE {
-                            hi_f = f;
-                            run = 0;
-                        } else {
-                            run += 1;
-                        }
-                    }
-                    (lo_f.min(swap_edge), hi_f.max(swap_edge), seen_lo, f + 1)
-                }
-                None => (swap_edge, swap_edge, 0, 0),
+            let (w_lo, w_hi, swap) = match looks {
+                Looks::EveryTrial => row.window(&scan, &mut prev_seen, &mut cur, &mut kind),
+                Looks::Stages(_) => row.stage(later.map(|e| e - t), &mut cur, &mut kind),
             };
-            prev_seen = band.map(|_| (seen_lo, seen_end));
-            let w_lo = w_lo.saturating_sub(1);
-            let w_hi = (w_hi + 1).min(t);
-            let w_lo = w_lo.min(w_hi);
-            // The window's states not seen: stops, unless in the band (which the window's
-            // construction rules out, but the classification does not rely on it).
-            for f in (w_lo..seen_lo.min(w_hi + 1)).chain(seen_end.max(w_lo)..=w_hi) {
-                let (value, decision) = if band.is_some_and(|(a, b)| f >= a && f <= b) {
-                    row.in_band(f)
-                } else {
-                    row.outside(f)
-                };
-                cur[f as usize] = value;
-                kind[f as usize] = decision;
-            }
             // PASS is the run of PASS states from f = 0 (all below the window pass when the
             // window starts at or below the swap); FAIL the run of FAIL states up to f = t.
+            // A stage's window is its whole row: any state between the runs continues (still
+            // a valid rule, and its exact risks are what the tuning checks).
             let states = &kind[w_lo as usize..=w_hi as usize];
             let below_pass = w_lo == 0 || swap.is_some_and(|s| w_lo <= s);
             let pass_run = states.iter().take_while(|&&s| s == PASS).count() as u64;
@@ -568,13 +661,14 @@ impl Problem {
             };
             // Row t - 1 reads r(t, g) up to about CONTINUE_GAP states either side of the
             // window (the growth's overshoot): store those stop values too, so its reads
-            // stay inside the stored range.
+            // stay inside the stored range (none for a stage, whose window is its row).
             let (s_lo, s_hi) = (w_lo.saturating_sub(MARGIN), (w_hi + MARGIN).min(t));
             for g in (s_lo..w_lo).chain(w_hi + 1..=s_hi) {
-                cur[g as usize] = (lambda1 * self.lambda(t, g)).min(lambda0);
+                cur[g as usize] = stop(self.lambda(t, g), lambda0, lambda1).0;
             }
             std::mem::swap(&mut next, &mut cur);
             (next_lo, next_hi) = (s_lo, s_hi + 1);
+            (t, later) = ((t - 1) / stage * stage, Some(t));
         }
         Boundaries::new(rows).expect("rows are built in order with PASS below FAIL")
     }
@@ -867,7 +961,7 @@ fn design_searched(
         max_trials,
         fallback,
         wald.chain(best),
-        |l0, l1| problem.rule(l0, l1),
+        |l0, l1| problem.rule(Looks::EveryTrial, l0, l1),
         secant,
     )
 }

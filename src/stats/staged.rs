@@ -11,9 +11,9 @@
 //! (the wall-time proxy: one stage is one round of parallel jobs) is E[⌈T / B⌉] at the stop T.
 //!
 //! Three staged rules:
-//! - [`design_staged`], the default: the calibrated design of [`super::calibrated`] with the
-//!   backward induction run on the stage grid (Jennison & Turnbull 2000, ch. 7, "optimal
-//!   group sequential tests"): at a stage end with likelihood ratio Λ the value is
+//! - [`design_staged`], the default: the calibrated design of [`super::calibrated`], whose
+//!   backward induction looks only at the stage ends here (Jennison & Turnbull 2000, ch. 7,
+//!   "optimal group sequential tests"): at a stage end with likelihood ratio Λ the value is
 //!   `min(λ1 Λ, λ0, d (1 + Λ) + Σ_j C(d, j) p0^(d-j) q0^j r(t + d, f + j))`, where d is the
 //!   next stage's length (all d trials run whatever they show). The multipliers are tuned
 //!   until the EXACT risks of the forward DP meet the request; the curtailed single plan
@@ -25,24 +25,13 @@
 
 use std::collections::BTreeMap;
 
-use super::calibrated::{Powers, tune};
+use super::calibrated::{Looks, Problem, tune};
 use super::lattice::{Boundaries, LatticeRow, Oc, State, Sum};
 use super::{StatsError, design};
 
 /// Most trials per stage: a stage is one round of parallel jobs, and far more than any CI
 /// matrix runs at once.
 pub const MAX_STAGE: u64 = 10_000;
-
-/// The stage ends of a staged rule: B, 2B, … below `max_trials`, then `max_trials`.
-pub fn stage_ends(stage: u64, max_trials: u64) -> Vec<u64> {
-    let stage = stage.max(1);
-    let mut ends: Vec<u64> = (1..)
-        .map(|k| k * stage)
-        .take_while(|&t| t < max_trials)
-        .collect();
-    ends.push(max_trials);
-    ends
-}
 
 /// The stage that graded trial (or ordinal) `t` belongs to: 1 for 1..=B, 2 for B+1..=2B, ….
 pub fn stage_of(stage: u64, t: u64) -> u64 {
@@ -183,108 +172,6 @@ pub fn run_figures(tasks: &[RunTask]) -> RunFigures {
     }
 }
 
-/// P(j failures in d trials) at failure rate q, j = 0..=d, by the recurrence over trials
-/// (plain IEEE arithmetic, no factorials).
-fn binomial_row(d: u64, q: f64) -> Vec<f64> {
-    let mut row = vec![1.0f64];
-    for _ in 0..d {
-        let mut next = vec![0.0f64; row.len() + 1];
-        for (j, &w) in row.iter().enumerate() {
-            next[j] += w * (1.0 - q);
-            next[j + 1] += w * q;
-        }
-        row = next;
-    }
-    row
-}
-
-/// One staged design problem.
-struct Problem {
-    healthy: f64,
-    stage: u64,
-    max_trials: u64,
-    pow_success: Powers,
-    pow_failure: Powers,
-}
-
-impl Problem {
-    /// Λ = L(regressed) / L(healthy) after `trials` trials with `failures` failures.
-    fn lambda(&self, trials: u64, failures: u64) -> f64 {
-        Powers::product(
-            &self.pow_success,
-            trials - failures,
-            &self.pow_failure,
-            failures,
-        )
-    }
-
-    /// The staged rule for multipliers (λ0, λ1), by backward induction over the stage ends.
-    fn rule(&self, lambda0: f64, lambda1: f64) -> Boundaries {
-        let m = self.max_trials;
-        let ends = stage_ends(self.stage, m);
-        let q0 = 1.0 - self.healthy;
-        let mut rows: Vec<LatticeRow> = (1..=m)
-            .map(|t| LatticeRow {
-                trials: t,
-                pass_max_failures: None,
-                fail_min_failures: None,
-            })
-            .collect();
-        // Values r(e_{k+1}, f) for f = 0..=e_{k+1}.
-        let mut next: Vec<f64> = Vec::new();
-        for (k, &t) in ends.iter().enumerate().rev() {
-            let d = ends.get(k + 1).map(|&e| e - t);
-            let weights = d.map(|d| binomial_row(d, q0));
-            let mut cur = Vec::with_capacity(t as usize + 1);
-            // 0 PASS, 1 FAIL (INCONCLUSIVE at the truncation), 2 continue.
-            let mut states = Vec::with_capacity(t as usize + 1);
-            for f in 0..=t {
-                let l = self.lambda(t, f);
-                let pass_value = lambda1 * l;
-                let stop_value = pass_value.min(lambda0);
-                let stop_state = if pass_value <= lambda0 { 0u8 } else { 1 };
-                let (value, state) = match (d, &weights) {
-                    // Continuing costs at least d (1 + Λ): skip the sum where that loses.
-                    (Some(d), Some(w)) if (d as f64) * (1.0 + l) < stop_value => {
-                        let mut cont = Sum::default();
-                        cont.add(d as f64 * (1.0 + l));
-                        for (j, &wj) in w.iter().enumerate() {
-                            cont.add(wj * next[f as usize + j]);
-                        }
-                        let cont = cont.value();
-                        if cont < stop_value {
-                            (cont, 2)
-                        } else {
-                            (stop_value, stop_state)
-                        }
-                    }
-                    _ => (stop_value, stop_state),
-                };
-                cur.push(value);
-                states.push(state);
-            }
-            // PASS is the run of PASS states from f = 0, FAIL the run of FAIL states up to
-            // f = t; anything between continues (still a valid rule, and its exact risks
-            // are what the tuning checks).
-            let pass_run = states.iter().take_while(|&&s| s == 0).count() as u64;
-            let fail_run = states.iter().rev().take_while(|&&s| s == 1).count() as u64;
-            let pass_max = pass_run.checked_sub(1);
-            let fail_min = if t == m || fail_run == 0 {
-                None
-            } else {
-                Some((t + 1 - fail_run).max(pass_run))
-            };
-            rows[(t - 1) as usize] = LatticeRow {
-                trials: t,
-                pass_max_failures: pass_max,
-                fail_min_failures: fail_min,
-            };
-            next = cur;
-        }
-        Boundaries::new(rows).expect("rows are built in order with PASS below FAIL")
-    }
-}
-
 /// A staged design and its exact risks.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Staged {
@@ -344,13 +231,7 @@ pub fn design_staged(
         (None, Err(e)) => return Err(e.clone()),
     };
     super::check_trials("max_trials", max_trials)?;
-    let problem = Problem {
-        healthy,
-        stage,
-        max_trials,
-        pow_success: Powers::new(regressed / healthy, max_trials),
-        pow_failure: Powers::new((1.0 - regressed) / (1.0 - healthy), max_trials),
-    };
+    let problem = Problem::new(healthy, regressed, max_trials);
     // The curtailed single plan at stage ends keeps the single plan's OC: feasible.
     let fallback = single
         .as_ref()
@@ -363,7 +244,7 @@ pub fn design_staged(
         max_trials,
         fallback,
         None,
-        |l0, l1| problem.rule(l0, l1),
+        |l0, l1| problem.rule(Looks::Stages(stage), l0, l1),
     )?;
     Ok(Staged {
         stage,
@@ -376,6 +257,7 @@ pub fn design_staged(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::stats::calibrated::binomial_row;
     use crate::stats::lattice::single_oc;
     use crate::stats::sprt::Sprt;
 
@@ -429,10 +311,12 @@ mod tests {
     }
 
     #[test]
-    fn stage_ends_and_stage_numbers() {
-        assert_eq!(stage_ends(10, 30), vec![10, 20, 30]);
-        assert_eq!(stage_ends(10, 25), vec![10, 20, 25]);
-        assert_eq!(stage_ends(10, 7), vec![7]);
+    fn looks_stage_numbers_and_truncations() {
+        // The looks: B, 2B, … below max_trials, then max_trials.
+        let b = Problem::new(0.9, 0.7, 25).rule(Looks::Stages(10), 1e3, 1e3);
+        let decides = |r: &&LatticeRow| r.pass_max_failures.or(r.fail_min_failures).is_some();
+        let looks: Vec<u64> = b.rows().iter().filter(decides).map(|r| r.trials).collect();
+        assert_eq!(looks, [10, 20, 25]);
         assert_eq!(
             (stage_of(10, 1), stage_of(10, 10), stage_of(10, 11)),
             (1, 1, 2)

@@ -451,7 +451,7 @@ fn the_rule_is_the_reference_rule_along_the_search() {
         let calls = std::cell::Cell::new(0u32);
         let d = tune((h, r, a, b), m, None, [], |l0, l1| {
             calls.set(calls.get() + 1);
-            let rule = p.rule(l0, l1);
+            let rule = p.rule(Looks::EveryTrial, l0, l1);
             assert_eq!(
                 rule,
                 rule_reference(&p, l0, l1),
@@ -469,7 +469,11 @@ fn the_rule_is_the_reference_rule_along_the_search() {
 fn the_rule_is_the_reference_rule_on_a_long_design() {
     let p = Problem::new(0.6, 0.595, 164_816);
     for (l0, l1) in [(8e5, 8e5), (3e4, 2e6), (1e7, 5e3)] {
-        assert_eq!(p.rule(l0, l1), rule_reference(&p, l0, l1), "({l0}, {l1})");
+        assert_eq!(
+            p.rule(Looks::EveryTrial, l0, l1),
+            rule_reference(&p, l0, l1),
+            "({l0}, {l1})"
+        );
     }
 }
 
@@ -490,7 +494,7 @@ proptest::proptest! {
         proptest::prop_assume!(regressed > 0.01);
         let p = Problem::new(healthy, regressed, max_trials);
         let (l0, l1) = (x.exp(), y.exp());
-        proptest::prop_assert_eq!(p.rule(l0, l1), rule_reference(&p, l0, l1));
+        proptest::prop_assert_eq!(p.rule(Looks::EveryTrial, l0, l1), rule_reference(&p, l0, l1));
     }
 }
 
@@ -514,7 +518,7 @@ fn rule_timing() {
     let (l0, l1) = (8e5, 8e5);
     for _ in 0..3 {
         let start = cpu_seconds();
-        let new = p.rule(l0, l1);
+        let new = p.rule(Looks::EveryTrial, l0, l1);
         let fast = cpu_seconds() - start;
         let start = cpu_seconds();
         let old = rule_reference(&p, l0, l1);
