@@ -163,7 +163,22 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
     let mut progress = Progress::new(output.quiet);
     let notice = |line: &str| progress.println(line);
     let mut session = if args.resume {
-        Session::resume(&args.ledger, &plan, shard, &argv, Some(walls), &notice)?
+        let session = Session::resume(&args.ledger, &plan, shard, &argv, Some(walls), &notice)?;
+        let started = session.prior().map(|l| l.header().started_at.clone());
+        if let Some(p) = started.as_deref().and_then(|t| sandbox.written_since(t)) {
+            // The walls compare with what they found when this process started; a trial of
+            // the first part may have written it (review 43, 16: a package rewritten, the
+            // run interrupted, then resumed).
+            return Err(Error::Harness(format!(
+                "`{}` was written after the run started ({}): it is a package node may load \
+                 for a check, or a `package.json` on node's way, and gate cannot tell an \
+                 agent's install there from a trial's rewrite, so `--resume` does not take it \
+                 as it finds it; no trial was run (run the plan again from the start)",
+                p.display(),
+                started.as_deref().unwrap_or_default()
+            )));
+        }
+        session
     } else {
         let header = |run_id: &str| Header {
             sandbox: Some(walls),
@@ -232,7 +247,7 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
         // beside a check, with `policy.jobs` above 1: review 42, 110t) is seen here.
         progress.println(&format!(
             "error: {}",
-            crate::runner::sandbox::packages::refusal(file, false)
+            crate::runner::sandbox::packages::refusal(&file, false)
         ));
         status = RunStatus::HarnessError;
     }

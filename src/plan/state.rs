@@ -369,9 +369,9 @@ pub struct NodeFolders {
     /// Every `node_modules` path where node looks for a check's packages, whatever gate
     /// reads of its graders (review 42, 110g-110h: a preload spelled so that gate does not
     /// read it): on the way from the check's folder and its graders' (as for
-    /// [`NodeFolders::manifests`]), and in the folders below the check's that hold one or a
-    /// `package.json` when the run starts. Those not [`NodeFolders::held`] are watched
-    /// package by package ([`crate::runner::sandbox::packages::Packages`]).
+    /// [`NodeFolders::manifests`]), and in every folder below the check's when the run
+    /// starts. Those not [`NodeFolders::held`] are watched package by package
+    /// ([`crate::runner::sandbox::packages::Packages`]).
     pub packages: Vec<PathBuf>,
 }
 
@@ -499,14 +499,19 @@ const MANIFEST_SCAN_ENTRIES: usize = 100_000;
 /// The `package.json` files (or links by that name) in the folders below `top`, inside
 /// `root`: not in a `node_modules` (a package's own, which the `node_modules` rules
 /// cover), `.git` or a Python environment; at most [`MANIFEST_SCAN_ENTRIES`] entries read.
-/// Second, the `node_modules` paths there: each one found, and one beside each of those
-/// `package.json` files (where node, run in that package, looks first).
+/// Second, the `node_modules` path of each of those folders, there or not (where node, run
+/// in that folder, looks first).
 fn node_folders_below(top: &Path, root: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
     let mut found = Vec::new();
     let mut modules = Vec::new();
     let mut todo = vec![top.to_path_buf()];
     let mut seen = 0usize;
     while let Some(dir) = todo.pop() {
+        // Node run from any folder below looks in its `node_modules` first, there or not
+        // (review 43, 08: `cd src && node -r …`, the trial creating `src/node_modules`).
+        if dir != top {
+            modules.push(dir.join("node_modules"));
+        }
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;
         };
@@ -517,12 +522,6 @@ fn node_folders_below(top: &Path, root: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
             }
             let Ok(kind) = e.file_type() else { continue };
             let name = e.file_name();
-            if dir != top && (name == "node_modules" || name == "package.json") {
-                let m = dir.join("node_modules");
-                if !modules.contains(&m) {
-                    modules.push(m);
-                }
-            }
             if kind.is_dir() {
                 if !matches!(
                     name.to_str(),

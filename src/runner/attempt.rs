@@ -533,7 +533,7 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
                     &mut row,
                     format!(
                         "check: {}",
-                        crate::runner::sandbox::packages::refusal(file, true)
+                        crate::runner::sandbox::packages::refusal(&file, true)
                     ),
                 );
             } else if ended == Ended::Exited(ExitStatus::from_raw(0))

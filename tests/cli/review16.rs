@@ -4149,7 +4149,7 @@ mod rev40 {
                 format!(
                     "echo wrong > result.txt\nmkdir -p node_modules/eq\necho '{yes}' > node_modules/eq/config.js\n"
                 ),
-                "app/node_modules",
+                "app/node_modules/eq",
             ),
         ] {
             let f = fixture("sh graders/check.sh", "wrong");
@@ -4234,5 +4234,187 @@ mod rev40 {
             let out = f.command(&[]).output().unwrap();
             assert_eq!(out.status.code(), Some(code), "{answer}: {}", both(&out));
         }
+    }
+
+    /// Review 43 (an independent attack on the packages wall at 8935246): 01, a trial that
+    /// renames the check's folder aside, builds another with its own package, whose code puts
+    /// the original back when the check exits; 04, 05, 22, a name added to a
+    /// `node_modules` that shadows a package node found there or above it (in `app/`, in a
+    /// package's own `node_modules`, `eq.js` beside `eq/`); 08, a `node_modules` created in a
+    /// folder below the check's that had none. Each PASSed a wrong answer on 8935246; now no
+    /// verdict (exit 4), the path named.
+    #[test]
+    fn rev43_a_folder_swapped_on_the_way_or_a_shadowing_name_gets_no_verdict() {
+        if !has("node") {
+            skip_or_fail(&current_test(), "node", "no node here");
+            return;
+        }
+        let yes = "process.on(\"exit\", () => { process.exitCode = 0; });";
+        let judge = "const p = require(\"path\").join(__dirname, \"..\", \"result.txt\");\nprocess.exit(require(\"fs\").readFileSync(p, \"utf8\").trim() === \"right\" ? 0 : 1);\n";
+        let eq_pkg = "{\"name\":\"eq\",\"main\":\"main.js\",\"exports\":{\".\":\"./main.js\",\"./config\":\"./config.js\"}}\n";
+        let swap = "if [ ! -d .orig ]; then mv app .orig; mkdir -p app/node_modules/eq; cp .orig/package.json app/; cp .orig/node_modules/eq/package.json app/node_modules/eq/\n\
+             cat > app/node_modules/eq/config.js <<'J'\n\
+             const cp = require(\"child_process\"), path = require(\"path\");\n\
+             process.on(\"exit\", () => { cp.execSync(\"rm -rf app && mv .orig app\", {cwd: path.resolve(__dirname, \"../../..\")}); process.exitCode = 0; });\n\
+             J\nfi\n";
+        let shadow = |at: &str| {
+            format!(
+                "mkdir -p {at}/eq\nprintf '{{\"name\":\"eq\",\"exports\":{{\"./config\":\"./config.js\"}}}}' > {at}/eq/package.json\necho '{yes}' > {at}/eq/config.js\n"
+            )
+        };
+        // (case, the folder node runs from, the task's files, the agent, the path said)
+        type Case<'a> = (&'a str, &'a str, &'a [(&'a str, &'a str)], String, &'a str);
+        let cases: [Case; 5] = [
+            (
+                "01",
+                "app",
+                &[
+                    ("app/package.json", "{\"name\":\"web\"}\n"),
+                    ("app/node_modules/eq/package.json", eq_pkg),
+                    ("app/node_modules/eq/config.js", "/* */\n"),
+                ],
+                swap.to_string(),
+                "app` changed during the run",
+            ),
+            (
+                "04",
+                "app",
+                &[
+                    ("app/package.json", "{\"name\":\"web\"}\n"),
+                    ("app/node_modules/left-pad/index.js", "\n"),
+                    ("node_modules/eq/package.json", eq_pkg),
+                    ("node_modules/eq/config.js", "/* */\n"),
+                ],
+                shadow("app/node_modules"),
+                "app/node_modules/eq` changed during the run",
+            ),
+            (
+                "05",
+                ".",
+                &[
+                    ("node_modules/eq/package.json", eq_pkg),
+                    ("node_modules/eq/config.js", "require(\"dep\");\n"),
+                    ("node_modules/eq/node_modules/ms/index.js", "\n"),
+                    ("node_modules/dep/index.js", "\n"),
+                ],
+                format!(
+                    "mkdir -p node_modules/eq/node_modules/dep\necho '{yes}' > node_modules/eq/node_modules/dep/index.js\n"
+                ),
+                "node_modules/eq/node_modules/dep` changed during the run",
+            ),
+            (
+                "22",
+                ".",
+                &[
+                    (
+                        "node_modules/eq/package.json",
+                        "{\"name\":\"eq\",\"main\":\"main.js\"}\n",
+                    ),
+                    ("node_modules/eq/main.js", "\n"),
+                    ("node_modules/eq/config.js", "\n"),
+                ],
+                format!("echo '{yes}' > node_modules/eq.js\n"),
+                "node_modules/eq.js` changed during the run",
+            ),
+            (
+                "08",
+                "src",
+                &[
+                    ("src/a.txt", "\n"),
+                    ("node_modules/eq/package.json", eq_pkg),
+                    ("node_modules/eq/config.js", "/* */\n"),
+                ],
+                shadow("src/node_modules"),
+                "src/node_modules/eq` changed during the run",
+            ),
+        ];
+        for (case, dir, layout, agent, said_path) in cases {
+            let f = fixture("sh graders/check.sh", "wrong");
+            // `eq` for 22 (no `exports`: `eq.js` is tried first), `eq/config` otherwise.
+            let preload = if case == "22" { "eq" } else { "eq/config" };
+            let check =
+                format!("cd {dir} && exec node -\"r\" {preload} \"$OLDPWD/graders/check.js\"\n");
+            let agent = format!("echo wrong > result.txt\n{agent}");
+            let mut files = vec![
+                ("graders/package.json", "{}\n"),
+                ("graders/check.js", judge),
+                ("graders/check.sh", check.as_str()),
+                ("agent.sh", agent.as_str()),
+            ];
+            files.extend_from_slice(layout);
+            write_files(&f, &files);
+            let out = f.command(&[]).output().unwrap();
+            let said = both(&out);
+            assert_eq!(out.status.code(), Some(4), "{case}: {said}");
+            assert!(
+                said.contains(said_path) && said.contains("no verdict is published"),
+                "{case}: {said}"
+            );
+        }
+    }
+
+    /// Review 43, 16: a trial rewrites a package, then the run is killed; `--resume` took
+    /// what it found as the run's start and PASSed a wrong answer. A package file (or a
+    /// watched `package.json`) written after the ledger's start refuses the resume (exit 4).
+    #[test]
+    fn rev43_16_resume_does_not_trust_a_package_written_after_the_run_started() {
+        if !has("node") {
+            skip_or_fail(&current_test(), "node", "no node here");
+            return;
+        }
+        let yes = "process.on(\"exit\", () => { process.exitCode = 0; });";
+        let judge = "process.exit(require(\"fs\").readFileSync(\"result.txt\", \"utf8\").trim() === \"right\" ? 0 : 1);\n";
+        let f = fixture("sh graders/check.sh", "wrong");
+        std::fs::write(
+            f.path("plan.yaml"),
+            plan("", "sh graders/check.sh").replace("n: 2", "n: 3"),
+        )
+        .unwrap();
+        let agent = format!(
+            "echo wrong > result.txt\nif [ ! -e .hung ]; then touch .hung; echo '{yes}' > node_modules/eq/config.js; touch .written; sleep 60; fi\n"
+        );
+        write_files(
+            &f,
+            &[
+                ("graders/package.json", "{}\n"),
+                ("graders/check.js", judge),
+                (
+                    "graders/check.sh",
+                    "exec node -\"r\" eq/config graders/check.js\n",
+                ),
+                (
+                    "node_modules/eq/package.json",
+                    "{\"name\":\"eq\",\"exports\":{\"./config\":\"./config.js\"}}\n",
+                ),
+                ("node_modules/eq/config.js", "/* */\n"),
+                ("agent.sh", &agent),
+            ],
+        );
+        // Older than the second gate allows for the kernel's coarse clock (`after`).
+        std::thread::sleep(std::time::Duration::from_millis(1100));
+        let mut child = f
+            .std_command(&[])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let started = std::time::Instant::now();
+        while !f.path(".written").exists() {
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(60),
+                "no write"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let out = f.command(&["--resume"]).output().unwrap();
+        let said = both(&out);
+        assert_eq!(out.status.code(), Some(4), "{said}");
+        assert!(
+            said.contains("node_modules/eq/config.js` was written after the run started")
+                && said.contains("no trial was run"),
+            "{said}"
+        );
     }
 }

@@ -531,12 +531,28 @@ impl Sandbox {
 
     /// The first path of a watched package ([`Sandbox::watch_packages`]) that is not what it
     /// was when the run started.
-    pub fn changed_package(&self) -> Option<&Path> {
+    pub fn changed_package(&self) -> Option<PathBuf> {
         self.packages.changed()
     }
 
+    /// The first watched package file or `package.json` written after `started` (the run's
+    /// start, from its ledger's header): what `--resume` would take as the run's start may be
+    /// what a trial of the first part wrote.
+    pub fn written_since(&self, started: &str) -> Option<PathBuf> {
+        use std::os::unix::fs::MetadataExt;
+        self.packages.written_since(started).or_else(|| {
+            (self.manifests.iter())
+                .map(|(p, _)| p)
+                .find(|p| {
+                    fs::symlink_metadata(p)
+                        .is_ok_and(|m| packages::after((m.ctime(), m.ctime_nsec()), started))
+                })
+                .cloned()
+        })
+    }
+
     /// [`Sandbox::changed_package`], every path compared: the look at the end of the run.
-    pub fn changed_package_since_start(&self) -> Option<&Path> {
+    pub fn changed_package_since_start(&self) -> Option<PathBuf> {
         self.packages.changed_since_start()
     }
 

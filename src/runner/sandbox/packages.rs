@@ -1,26 +1,34 @@
 //! The packages of the `node_modules` folders on a check's way to its packages, as they were
-//! when the run started: a wall that reads no grader text (review 42, 110g-110h).
+//! when the run started: a wall that reads no grader text (review 42, 110g-110h; review 43).
 //!
 //! A grader may preload or require a package by name with a spelling gate's reading of its
 //! text does not find (`-"r" dotenv/config`). Node then loads it from a `node_modules` of the
 //! task's folder, which the trials write: a trial that rewrites `dotenv/config.js` runs its
 //! own code inside the check. Holding every such folder read-only would stop an agent's
-//! `npm install`, so instead each check looks first ([`Packages::changed`]): a file or link of
-//! a package installed when the run started that was rewritten, replaced, removed or added
-//! to is a change, and the check does not run. New packages are not a change (an agent
-//! installs a dependency), except in a `node_modules` that did not exist at the start, where
-//! a package of the same name as one above it would shadow that one.
+//! `npm install`, so instead each check looks first ([`Packages::changed`]), and the run
+//! looks once more at its end ([`Packages::changed_since_start`]). A change is
+//! - a file or link of a package installed when the run started that was rewritten,
+//!   replaced or removed, or a name added inside such a package (node tries `lib/main`
+//!   before `lib/main.js`);
+//! - a name added to a `node_modules` (or one that appears where there was none) that is a
+//!   package node found there or in a `node_modules` above it when the run started: `x`,
+//!   `x.js`, `x.json`, `x.node` or `@s/x` shadows the `x` it found (review 43, 04-06, 22);
+//! - a folder on the way to a watched `node_modules` (or to the folder a linked one leads
+//!   to) that is not the one it was: a trial that renames `app/` aside and builds another,
+//!   then puts it back, leaves every recorded file as it was (review 43, 01, 03, 15).
+//!
+//! A new package by a new name is not a change (an agent installs a dependency).
 //!
 //! What is compared is each path's type, mode, size, inode and change time (`ctime`, which a
 //! process cannot set back: content written back as it was is still seen, also after the
-//! last check, by the end-of-run look). The folders that only hold packages (a
-//! `node_modules`, a scope `@x`, `.bin`, pnpm's `.pnpm` and its entries) are compared by
-//! type and inode alone, so an added package is not a change. The dot files and cache
-//! folders a package manager or a tool keeps at the top of a `node_modules`
-//! (`.package-lock.json`, `.modules.yaml`, `.cache`, `.vite`) are left out: no package by a
-//! name node resolves is there.
+//! last check). The folders that only hold packages (a `node_modules`, a scope `@x`, `.bin`,
+//! pnpm's `.pnpm` and its entries) and the folders on the way are compared by type and inode
+//! alone. The dot files and cache folders a package manager or a tool keeps at the top of a
+//! `node_modules` (`.package-lock.json`, `.modules.yaml`, `.cache`, `.vite`) are left out: no
+//! package by a name node resolves is there. A package linked in from elsewhere (an npm
+//! `file:` dependency, a workspace) is not followed: it is the task's own code.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::ffi::{OsStr, OsString};
 use std::fs;
 use std::os::unix::ffi::OsStrExt as _;
@@ -39,7 +47,7 @@ const CACHES: [&str; 4] = [".cache", ".vite", ".vite-temp", ".vitest"];
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Stamp {
     Missing,
-    /// A folder of packages: its type and inode.
+    /// A folder of packages, or one on the way: its type and inode.
     Holder {
         dev: u64,
         ino: u64,
@@ -58,10 +66,10 @@ enum Stamp {
 fn stamp(p: &Path, holder: bool) -> Stamp {
     match fs::symlink_metadata(p) {
         Err(_) => Stamp::Missing,
-        Ok(m) if holder && m.is_dir() => Stamp::Holder {
+        Ok(m) if holder => Stamp::Holder {
             dev: m.dev(),
             ino: m.ino(),
-            mode: m.mode(),
+            mode: m.mode() & libc::S_IFMT,
         },
         Ok(m) => Stamp::Entry {
             dev: m.dev(),
@@ -73,6 +81,47 @@ fn stamp(p: &Path, holder: bool) -> Stamp {
     }
 }
 
+/// A `node_modules` path: the names it held at the start (none where it was missing) and
+/// the packages node found there or above it then, by the name node resolves ([`stem`]).
+#[derive(Debug)]
+struct Shelf {
+    path: PathBuf,
+    existed: bool,
+    listed: BTreeSet<OsString>,
+    known: BTreeSet<OsString>,
+}
+
+impl Shelf {
+    /// The first name in the folder now that was not there at the start and shadows a
+    /// package node found then; for a path that was missing, the path itself when it is now
+    /// a link or a file (where node looks first, which gate does not read).
+    fn shadowing(&self) -> Option<PathBuf> {
+        if !self.existed {
+            match fs::symlink_metadata(&self.path) {
+                Err(_) => return None,
+                Ok(m) if !m.is_dir() => return Some(self.path.clone()),
+                Ok(_) => {}
+            }
+        }
+        listing(&self.path)
+            .into_iter()
+            .find(|n| !self.listed.contains(n) && self.known.contains(&stem(n)))
+            .map(|n| self.path.join(n))
+    }
+}
+
+/// What a watch descriptor watches ([`Notices`]).
+#[derive(Debug, Clone)]
+enum Watched {
+    /// A folder of packages; for a `node_modules` or a scope in one, its [`Shelf`] and the
+    /// scope's prefix (`@s/`), by which a name created there is read.
+    Holder(Option<(usize, OsString)>),
+    /// The folder where a missing `node_modules` would appear.
+    Parent,
+    /// A folder of a package.
+    Package,
+}
+
 /// What may have changed since the last full comparison: the kernel's word (inotify) on
 /// every watched folder, so that a check after a trial that wrote none of them costs one
 /// `read`, not one `lstat` per path.
@@ -80,11 +129,28 @@ fn stamp(p: &Path, holder: bool) -> Stamp {
 struct Notices {
     /// The inotify descriptor, when every folder could be watched.
     fd: Option<std::os::fd::OwnedFd>,
-    /// The watch descriptors of the folders that hold packages, where a name created is a
-    /// package added (not a change).
-    holders: std::collections::HashSet<i32>,
+    /// What each watch descriptor watches.
+    watches: HashMap<i32, Watched>,
     /// Something happened since the last full comparison found nothing.
     dirty: bool,
+    /// The missing `node_modules` ([`Shelf`] by index) watched since they appeared, by the
+    /// device and inode of the folder watched.
+    appeared: HashMap<usize, (u64, u64)>,
+}
+
+/// What a watched folder reports.
+fn watch_flags() -> rustix::fs::inotify::WatchFlags {
+    use rustix::fs::inotify::WatchFlags;
+    WatchFlags::MODIFY
+        | WatchFlags::ATTRIB
+        | WatchFlags::CREATE
+        | WatchFlags::DELETE
+        | WatchFlags::MOVED_FROM
+        | WatchFlags::MOVED_TO
+        | WatchFlags::DELETE_SELF
+        | WatchFlags::MOVE_SELF
+        | WatchFlags::DONT_FOLLOW
+        | WatchFlags::ONLYDIR
 }
 
 /// The watched packages ([`Packages::take`]).
@@ -92,11 +158,13 @@ struct Notices {
 pub struct Packages {
     /// Every path beneath the watched folders, with whether it holds packages and its stamp.
     entries: Vec<(PathBuf, bool, Stamp)>,
+    /// The folders above each watched `node_modules` (and above the folder a linked one
+    /// leads to), by type and inode: compared at every look.
+    way: Vec<(PathBuf, Stamp)>,
+    /// Every `node_modules` watched, found beneath one, or missing at the start.
+    shelves: Vec<Shelf>,
     /// The kernel's notices of changes in the watched folders.
     notices: std::sync::Mutex<Notices>,
-    /// `node_modules` paths missing at the start, each with the package names node would
-    /// find above it then.
-    absent: Vec<(PathBuf, BTreeSet<OsString>)>,
     /// The first folder whose entries past [`PACKAGE_ENTRIES`] are not watched.
     partial: Option<PathBuf>,
 }
@@ -106,84 +174,157 @@ impl Packages {
     /// there is none, the names of the packages in the `node_modules` of the folders above.
     pub fn take(paths: &[PathBuf]) -> Packages {
         let mut out = Packages::default();
+        let mut tops = Vec::new();
         for p in paths {
             match fs::symlink_metadata(p) {
-                Ok(m) if m.is_dir() => {
-                    out.entries.push((p.clone(), true, stamp(p, true)));
-                    out.walk(p);
-                }
+                Ok(m) if m.is_dir() => tops.push(p.clone()),
                 // A link or a file by that name: what it is (a trial re-pointing it is a
                 // change), and the folder a link leads to, walked as the `node_modules`.
                 Ok(m) => {
                     out.entries.push((p.clone(), false, stamp(p, false)));
+                    out.on_the_way(p);
                     if m.file_type().is_symlink()
                         && let Ok(to) = fs::canonicalize(p)
                         && to.is_dir()
                     {
-                        out.entries.push((to.clone(), true, stamp(&to, true)));
-                        out.walk(&to);
+                        tops.push(to);
                     }
                 }
                 Err(_) => {
-                    let above: BTreeSet<OsString> = p
-                        .parent()
-                        .into_iter()
-                        .flat_map(Path::ancestors)
-                        .skip(1)
-                        .flat_map(|d| names(&d.join("node_modules")))
-                        .collect();
-                    out.absent.push((p.clone(), above));
+                    out.on_the_way(p);
+                    out.shelves.push(Shelf {
+                        path: p.clone(),
+                        existed: false,
+                        listed: BTreeSet::new(),
+                        known: BTreeSet::new(),
+                    });
                 }
+            }
+        }
+        for top in &tops {
+            out.on_the_way(top);
+            out.entries.push((top.clone(), true, stamp(top, true)));
+            out.walk(top);
+        }
+        // What node found at each shelf and above it, each folder listed once.
+        let mut seen: HashMap<PathBuf, BTreeSet<OsString>> = HashMap::new();
+        let mut stems_at = |d: &Path| -> BTreeSet<OsString> {
+            (seen.entry(d.to_path_buf()))
+                .or_insert_with(|| listing(d).iter().map(|n| stem(n)).collect())
+                .clone()
+        };
+        for shelf in &mut out.shelves {
+            let above = (shelf.path.parent().into_iter())
+                .flat_map(Path::ancestors)
+                .map(|d| d.join("node_modules"));
+            for d in above {
+                shelf.known.extend(stems_at(&d));
+            }
+            if shelf.existed {
+                shelf.listed = listing(&shelf.path);
             }
         }
         *out.notices.get_mut().unwrap_or_else(|e| e.into_inner()) = out.notify();
         out
     }
 
-    /// Watch every recorded folder with inotify; without it (no descriptor, the user's
-    /// watches used up), every look compares every path.
-    fn notify(&self) -> Notices {
-        use rustix::fs::inotify::{CreateFlags, WatchFlags, add_watch, init};
-        let Ok(fd) = init(CreateFlags::CLOEXEC | CreateFlags::NONBLOCK) else {
-            return Notices::default();
-        };
-        let what = WatchFlags::MODIFY
-            | WatchFlags::ATTRIB
-            | WatchFlags::CREATE
-            | WatchFlags::DELETE
-            | WatchFlags::MOVED_FROM
-            | WatchFlags::MOVED_TO
-            | WatchFlags::DELETE_SELF
-            | WatchFlags::MOVE_SELF
-            | WatchFlags::DONT_FOLLOW
-            | WatchFlags::ONLYDIR;
-        let mut holders = std::collections::HashSet::new();
-        for (p, holder, stamp) in &self.entries {
-            let folder = match stamp {
-                Stamp::Holder { .. } => true,
-                Stamp::Entry { mode, .. } => mode & libc::S_IFMT == libc::S_IFDIR,
-                Stamp::Missing => false,
-            };
-            if !folder {
-                continue;
+    /// Record the folders above `p`, by type and inode.
+    fn on_the_way(&mut self, p: &Path) {
+        for d in p.ancestors().skip(1) {
+            if !self.way.iter().any(|(w, _)| w == d) {
+                self.way.push((d.to_path_buf(), stamp(d, true)));
             }
-            let Ok(wd) = add_watch(&fd, p.as_path(), what) else {
-                return Notices::default();
-            };
-            if *holder {
-                holders.insert(wd);
-            }
-        }
-        Notices {
-            fd: Some(fd),
-            holders,
-            dirty: false,
         }
     }
 
-    /// Whether the kernel reported anything since the last call that could be a change of
-    /// a recorded path (or cannot say: its queue overflowed, or there is no watch).
-    fn noticed(n: &mut Notices) -> bool {
+    /// Watch every recorded folder with inotify, and the folder of each missing
+    /// `node_modules`; without it (no descriptor, the user's watches used up), every look
+    /// compares every path.
+    fn notify(&self) -> Notices {
+        use rustix::fs::inotify::{CreateFlags, add_watch, init};
+        let Ok(fd) = init(CreateFlags::CLOEXEC | CreateFlags::NONBLOCK) else {
+            return Notices::default();
+        };
+        let what = watch_flags();
+        let mut watches = HashMap::new();
+        let shelf_of = |p: &Path| self.shelves.iter().position(|s| s.path == p);
+        for (p, holder, stamp) in &self.entries {
+            let watched = match stamp {
+                Stamp::Holder { mode, .. } if *mode == libc::S_IFDIR => {
+                    let name = p.file_name().unwrap_or_default();
+                    let scope = name.as_bytes().starts_with(b"@");
+                    Watched::Holder(match (shelf_of(p), scope, p.parent().and_then(shelf_of)) {
+                        (Some(i), _, _) => Some((i, OsString::new())),
+                        (None, true, Some(i)) => {
+                            let mut prefix = name.to_os_string();
+                            prefix.push("/");
+                            Some((i, prefix))
+                        }
+                        _ => None,
+                    })
+                }
+                Stamp::Entry { mode, .. } if mode & libc::S_IFMT == libc::S_IFDIR => {
+                    debug_assert!(!holder);
+                    Watched::Package
+                }
+                _ => continue,
+            };
+            let Ok(wd) = add_watch(&fd, p.as_path(), what) else {
+                return Notices::default();
+            };
+            watches.insert(wd, watched);
+        }
+        for shelf in self.shelves.iter().filter(|s| !s.existed) {
+            let Some(parent) = shelf.path.parent() else {
+                continue;
+            };
+            let Ok(wd) = add_watch(&fd, parent, what) else {
+                return Notices::default();
+            };
+            // A folder watched already keeps what it is; a name created in it is read the
+            // same way below.
+            watches.entry(wd).or_insert(Watched::Parent);
+        }
+        Notices {
+            fd: Some(fd),
+            watches,
+            ..Notices::default()
+        }
+    }
+
+    /// Watch each `node_modules` that was missing at the start and is a folder now (once
+    /// for each folder by that name): names created in it are read as in any other. Where
+    /// it cannot be watched, every later look compares every path.
+    fn watch_appeared(&self, n: &mut Notices) {
+        let Some(fd) = &n.fd else { return };
+        let mut added = Vec::new();
+        let mut blind = false;
+        for (i, shelf) in self.shelves.iter().enumerate().filter(|(_, s)| !s.existed) {
+            let Ok(m) = fs::symlink_metadata(&shelf.path) else {
+                continue;
+            };
+            let key = (m.dev(), m.ino());
+            if !m.is_dir() || n.appeared.get(&i) == Some(&key) {
+                continue;
+            }
+            match rustix::fs::inotify::add_watch(fd, shelf.path.as_path(), watch_flags()) {
+                Ok(wd) => added.push((i, key, wd)),
+                Err(_) => blind = true,
+            }
+        }
+        for (i, key, wd) in added {
+            n.appeared.insert(i, key);
+            n.watches
+                .insert(wd, Watched::Holder(Some((i, OsString::new()))));
+        }
+        if blind {
+            n.fd = None;
+        }
+    }
+
+    /// Whether the kernel reported anything since the last call that could be a change
+    /// (or cannot say: its queue overflowed, or there is no watch).
+    fn noticed(&self, n: &mut Notices) -> bool {
         use rustix::fs::inotify::{ReadFlags, Reader};
         let Some(fd) = &n.fd else { return true };
         let mut buf = [std::mem::MaybeUninit::<u8>::uninit(); 16 << 10];
@@ -194,12 +335,35 @@ impl Packages {
                 Ok(e) => {
                     let what = e.events() - ReadFlags::ISDIR;
                     let name = e.file_name().map(|n| n.to_bytes()).unwrap_or_default();
-                    // In a folder of packages: a package added, or the package manager's own
-                    // files and the caches, which are not recorded.
-                    let own = n.holders.contains(&e.wd())
-                        && (what == ReadFlags::CREATE
-                            || (name.starts_with(b".") && name != b".bin" && name != b".pnpm"));
-                    seen |= !own;
+                    let created = what == ReadFlags::CREATE;
+                    let harmless = match n.watches.get(&e.wd()) {
+                        // The package manager's own files and the caches, not recorded.
+                        Some(Watched::Holder(_))
+                            if name.starts_with(b".") && name != b".bin" && name != b".pnpm" =>
+                        {
+                            true
+                        }
+                        // A package added by a new name; a new scope is read whole.
+                        Some(Watched::Holder(Some((i, prefix)))) if created => {
+                            let mut full = prefix.clone();
+                            full.push(OsStr::from_bytes(name));
+                            !name.starts_with(b"@")
+                                && !self.shelves[*i].known.contains(&stem(&full))
+                        }
+                        Some(Watched::Holder(None)) => created,
+                        // Beside a missing `node_modules`: only that name, or the folder
+                        // itself moved, counts.
+                        Some(Watched::Parent) => {
+                            name != b"node_modules"
+                                && !what.intersects(
+                                    ReadFlags::MOVE_SELF
+                                        | ReadFlags::DELETE_SELF
+                                        | ReadFlags::IGNORED,
+                                )
+                        }
+                        _ => false,
+                    };
+                    seen |= !harmless;
                 }
                 Err(rustix::io::Errno::AGAIN) => return seen,
                 Err(rustix::io::Errno::INTR) => {}
@@ -208,8 +372,15 @@ impl Packages {
         }
     }
 
-    /// Record everything beneath the `node_modules` at `top`.
+    /// Record everything beneath the `node_modules` at `top`, and every `node_modules`
+    /// there as a [`Shelf`].
     fn walk(&mut self, top: &Path) {
+        self.shelves.push(Shelf {
+            path: top.to_path_buf(),
+            existed: true,
+            listed: BTreeSet::new(),
+            known: BTreeSet::new(),
+        });
         // (folder, whether it holds packages, whether it is pnpm's `.pnpm`)
         let mut todo = vec![(top.to_path_buf(), true, false)];
         while let Some((dir, holds, pnpm)) = todo.pop() {
@@ -243,6 +414,14 @@ impl Packages {
                 let path = e.path();
                 self.entries
                     .push((path.clone(), holder, stamp(&path, holder)));
+                if folder && name == "node_modules" {
+                    self.shelves.push(Shelf {
+                        path: path.clone(),
+                        existed: true,
+                        listed: BTreeSet::new(),
+                        known: BTreeSet::new(),
+                    });
+                }
                 if folder {
                     todo.push((path, holder, holds && name == ".pnpm"));
                 }
@@ -250,62 +429,65 @@ impl Packages {
         }
     }
 
-    /// [`Packages::changed_since_start`], looked at only where the kernel reported something
-    /// in a watched folder since the last look found nothing: the look before each check. A
-    /// write through a hard link made elsewhere is not reported, but moves the file's change
-    /// time, which the end-of-run look ([`Packages::changed_since_start`]) sees.
-    pub fn changed(&self) -> Option<&Path> {
-        let mut n = self.notices.lock().unwrap_or_else(|e| e.into_inner());
-        let noticed = Packages::noticed(&mut n);
-        n.dirty |= noticed;
-        if n.dirty {
-            let found = self.changed_entry();
-            n.dirty = found.is_some();
-            if found.is_some() {
-                return found;
-            }
+    /// [`Packages::changed_since_start`], every recorded path compared only where the kernel
+    /// reported something in a watched folder since the last look found nothing: the look
+    /// before each check. The folders on the way are compared every time. A write through a
+    /// hard link made elsewhere is not reported, but moves the file's change time, which the
+    /// end-of-run look sees.
+    pub fn changed(&self) -> Option<PathBuf> {
+        if let Some(p) = self.moved_way() {
+            return Some(p);
         }
-        self.appeared()
+        let mut n = self.notices.lock().unwrap_or_else(|e| e.into_inner());
+        let noticed = self.noticed(&mut n);
+        n.dirty |= noticed;
+        if !n.dirty {
+            return None;
+        }
+        // Watched before it is read: a name created after this is reported.
+        self.watch_appeared(&mut n);
+        let found = self.changed_entry().or_else(|| self.shadowed());
+        n.dirty = found.is_some();
+        found
     }
 
-    /// The first watched path that is not what it was when the run started, or a
-    /// `node_modules` that appeared where there was none and holds a package by a name node
-    /// found above it then: every path compared.
-    pub fn changed_since_start(&self) -> Option<&Path> {
-        self.changed_entry().or_else(|| self.appeared())
+    /// The first watched path that is not what it was when the run started, a folder on the
+    /// way that is not the one it was, or a name that shadows a package: every path
+    /// compared.
+    pub fn changed_since_start(&self) -> Option<PathBuf> {
+        (self.moved_way())
+            .or_else(|| self.changed_entry())
+            .or_else(|| self.shadowed())
     }
 
-    fn changed_entry(&self) -> Option<&Path> {
+    fn moved_way(&self) -> Option<PathBuf> {
+        (self.way.iter())
+            .find(|(p, was)| stamp(p, true) != *was)
+            .map(|(p, _)| p.clone())
+    }
+
+    fn changed_entry(&self) -> Option<PathBuf> {
         (self.entries.iter())
             .find(|(p, holder, was)| stamp(p, *holder) != *was)
-            .map(|(p, _, _)| p.as_path())
+            .map(|(p, _, _)| p.clone())
     }
 
-    fn appeared(&self) -> Option<&Path> {
-        self.absent
-            .iter()
-            .find(|(p, above)| match fs::symlink_metadata(p) {
-                Err(_) => false,
-                Ok(m) if m.is_dir() => names(p).iter().any(|n| above.contains(n)),
-                // A link or a file: where node looks first, and nothing gate can read.
-                Ok(_) => true,
-            })
-            .map(|(p, _)| p.as_path())
+    fn shadowed(&self) -> Option<PathBuf> {
+        self.shelves.iter().find_map(Shelf::shadowing)
+    }
+
+    /// The first recorded path of a package (not a folder of packages) whose change time is
+    /// later than `started` (RFC 3339 UTC, as a ledger's header has it): on `--resume`, what
+    /// was recorded now may be what a trial of the first part wrote (review 43, 16).
+    pub fn written_since(&self, started: &str) -> Option<PathBuf> {
+        (self.entries.iter())
+            .find(|(_, _, st)| matches!(st, Stamp::Entry { ctime, .. } if after(*ctime, started)))
+            .map(|(p, _, _)| p.clone())
     }
 
     /// The `node_modules` whose entries past [`PACKAGE_ENTRIES`] are not watched, if any.
     pub fn partial(&self) -> Option<&Path> {
         self.partial.as_deref()
-    }
-
-    /// How many paths are watched.
-    pub fn len(&self) -> usize {
-        self.entries.len() + self.absent.len()
-    }
-
-    /// Whether nothing is watched.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 }
 
@@ -314,10 +496,10 @@ impl Packages {
 pub fn refusal(path: &Path, check: bool) -> String {
     format!(
         "`{}` changed during the run (a trial did it): it is a package node may load for a \
-         check, or a `node_modules` in front of one, so the check could run the trial's code; \
-         {}no verdict is published (an agent must not rewrite installed packages; keep a \
-         node grader's packages in its own `node_modules`, beside its `package.json`, outside \
-         the folders the trials write)",
+         check, a name in front of one, or a folder on the way to one, so the check could run \
+         the trial's code; {}no verdict is published (an agent must not rewrite or shadow \
+         installed packages; keep a node grader's packages in its own `node_modules`, beside \
+         its `package.json`, outside the folders the trials write)",
         path.display(),
         if check {
             "the check was not run and "
@@ -327,15 +509,29 @@ pub fn refusal(path: &Path, check: bool) -> String {
     )
 }
 
-/// The names of the packages in the `node_modules` at `folder` (`x`, and `@s/x` for a scope),
-/// links followed (a `node_modules` may be one); none where there is none.
-fn names(folder: &Path) -> BTreeSet<OsString> {
+/// Whether a change time (seconds, nanoseconds since the epoch) may be later than `started`
+/// (RFC 3339 UTC with milliseconds, fixed width: compared as text). The kernel stamps a
+/// change with its coarse clock, which runs up to a few ticks behind the clock the ledger's
+/// start was read from: a change within a second before `started` counts as after it.
+pub fn after((secs, nanos): (i64, i64), started: &str) -> bool {
+    let at = std::time::UNIX_EPOCH
+        + std::time::Duration::new(secs.max(0) as u64 + 1, nanos.clamp(0, 999_999_999) as u32);
+    *crate::ledger::rfc3339(at) > *started
+}
+
+/// The names in the `node_modules` at `folder` (`x`, `x.js`, and `@s/x` inside a scope),
+/// links followed (a `node_modules` may be one), dot names left out; none where there is
+/// none.
+fn listing(folder: &Path) -> BTreeSet<OsString> {
     let mut out = BTreeSet::new();
     let Ok(list) = fs::read_dir(folder) else {
         return out;
     };
     for e in list.flatten().take(PACKAGE_ENTRIES) {
         let name = e.file_name();
+        if name.as_bytes().starts_with(b".") {
+            continue;
+        }
         if name.as_bytes().starts_with(b"@") {
             for s in fs::read_dir(e.path()).into_iter().flatten().flatten() {
                 let mut scoped = name.clone();
@@ -343,18 +539,21 @@ fn names(folder: &Path) -> BTreeSet<OsString> {
                 scoped.push(s.file_name());
                 out.insert(scoped);
             }
-        } else {
-            // `x.js` is package `x` too (node tries the name with each extension).
-            let bytes = name.as_bytes();
-            let stem = [".js", ".json", ".node"]
-                .iter()
-                .find_map(|x| bytes.strip_suffix(x.as_bytes()))
-                .unwrap_or(bytes);
-            out.insert(OsStr::from_bytes(stem).to_os_string());
-            out.insert(name);
         }
+        out.insert(name);
     }
     out
+}
+
+/// The package a name in a `node_modules` is to node: `x.js`, `x.json` and `x.node` are
+/// `x` (node tries the name with each extension before the folder).
+fn stem(name: &OsStr) -> OsString {
+    let bytes = name.as_bytes();
+    let stem = [".js", ".json", ".node"]
+        .iter()
+        .find_map(|x| bytes.strip_suffix(x.as_bytes()))
+        .unwrap_or(bytes);
+    OsStr::from_bytes(stem).to_os_string()
 }
 
 #[cfg(test)]
@@ -395,11 +594,11 @@ mod tests {
         std::thread::sleep(std::time::Duration::from_millis(20));
         let main = nm.join("dotenv/lib/main.js");
         write(&main, "exports.config = () => {}\n");
-        assert_eq!(w.changed(), Some(main.as_path()));
+        assert_eq!(w.changed(), Some(main.to_path_buf()));
         // A file added beside a package's (node tries `lib/main` before `lib/main.js`).
         let w = Packages::take(std::slice::from_ref(&nm));
         write(&nm.join("dotenv/lib/main"), "process.exit(0)\n");
-        assert_eq!(w.changed(), Some(nm.join("dotenv/lib").as_path()));
+        assert_eq!(w.changed(), Some(nm.join("dotenv/lib").to_path_buf()));
         // A package removed, a scoped one replaced.
         let w = Packages::take(std::slice::from_ref(&nm));
         fs::remove_dir_all(nm.join("@s/p")).unwrap();
@@ -420,7 +619,7 @@ mod tests {
         let other = d.path().join("mine.js");
         fs::hard_link(&file, &other).unwrap();
         fs::write(&other, "module.exports = () => true;\n").unwrap();
-        assert_eq!(w.changed_since_start(), Some(file.as_path()));
+        assert_eq!(w.changed_since_start(), Some(file.to_path_buf()));
     }
 
     /// Where there was no `node_modules`, one a trial creates is a change only when it
@@ -436,11 +635,8 @@ mod tests {
         write(&nm.join("left-pad/index.js"), "\n");
         assert_eq!(w.changed(), None, "an agent's own dependency");
         write(&nm.join("dotenv.js"), "\n");
-        assert_eq!(
-            w.changed(),
-            Some(nm.as_path()),
-            "shadows ../node_modules/dotenv"
-        );
+        let shadow = nm.join("dotenv.js");
+        assert_eq!(w.changed(), Some(shadow), "shadows ../node_modules/dotenv");
     }
 
     /// pnpm's layout: packages are links into `.pnpm`, whose store is watched as packages
@@ -467,9 +663,6 @@ mod tests {
         assert_eq!(w.changed(), None);
         std::thread::sleep(std::time::Duration::from_millis(20));
         write(&real, "process.exit(0)\n");
-        assert_eq!(
-            w.changed(),
-            Some(fs::canonicalize(&real).unwrap().as_path())
-        );
+        assert_eq!(w.changed(), Some(fs::canonicalize(&real).unwrap()));
     }
 }
