@@ -148,6 +148,16 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
     sandbox.pin_checks(&cwds);
     sandbox.watch(&node.watched);
     sandbox.watch_manifests(&node.manifests);
+    if let Some(top) = &node.partial
+        && !output.quiet
+    {
+        eprintln!(
+            "warning: the folders below `{}` hold more than {} entries; a `package.json` or a \
+             `node_modules` past them is not watched before a check",
+            top.display(),
+            crate::plan::state::MANIFEST_SCAN_ENTRIES
+        );
+    }
     if let Some(partial) = sandbox.watch_packages(&node.packages)
         && !output.quiet
     {

@@ -373,6 +373,9 @@ pub struct NodeFolders {
     /// starts. Those not [`NodeFolders::held`] are watched package by package
     /// ([`crate::runner::sandbox::packages::Packages`]).
     pub packages: Vec<PathBuf>,
+    /// A check's folder with more than [`MANIFEST_SCAN_ENTRIES`] entries below it: the
+    /// `package.json` files and `node_modules` paths past them are not watched.
+    pub partial: Option<PathBuf>,
 }
 
 /// The `node_modules` folders node could load a check's packages from: in the check's
@@ -415,7 +418,10 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
             // folder of its own is not (a new package of an agent's monorepo must stay
             // possible).
             if let Some(root) = roots.iter().find(|r| real(cwd).starts_with(r)) {
-                let (manifests, modules) = node_folders_below(&real(cwd), root);
+                let (manifests, modules, whole) = node_folders_below(&real(cwd), root);
+                if !whole {
+                    found.partial.get_or_insert_with(|| real(cwd));
+                }
                 for manifest in manifests {
                     if !found.manifests.contains(&manifest) {
                         found.manifests.push(manifest);
@@ -494,14 +500,15 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
 
 /// Folders read at most below a check's folder for the `package.json` files there
 /// ([`node_folders_below`]).
-const MANIFEST_SCAN_ENTRIES: usize = 100_000;
+pub const MANIFEST_SCAN_ENTRIES: usize = 100_000;
 
 /// The `package.json` files (or links by that name) in the folders below `top`, inside
 /// `root`: not in a `node_modules` (a package's own, which the `node_modules` rules
 /// cover), `.git` or a Python environment; at most [`MANIFEST_SCAN_ENTRIES`] entries read.
 /// Second, the `node_modules` path of each of those folders, there or not (where node, run
 /// in that folder, looks first).
-fn node_folders_below(top: &Path, root: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
+/// Third, whether every entry was read.
+fn node_folders_below(top: &Path, root: &Path) -> (Vec<PathBuf>, Vec<PathBuf>, bool) {
     let mut found = Vec::new();
     let mut modules = Vec::new();
     let mut todo = vec![top.to_path_buf()];
@@ -518,7 +525,7 @@ fn node_folders_below(top: &Path, root: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
         for e in entries.flatten() {
             seen += 1;
             if seen > MANIFEST_SCAN_ENTRIES {
-                return (found, modules);
+                return (found, modules, false);
             }
             let Ok(kind) = e.file_type() else { continue };
             let name = e.file_name();
@@ -535,7 +542,7 @@ fn node_folders_below(top: &Path, root: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
             }
         }
     }
-    (found, modules)
+    (found, modules, true)
 }
 
 /// Whether a check line runs node: by name on the line or in its environment, by a grader

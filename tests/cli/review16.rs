@@ -4417,4 +4417,23 @@ mod rev40 {
             "{said}"
         );
     }
+
+    /// Past the bound of the folders read below a check's folder, `gate run` says that the
+    /// `package.json` files and `node_modules` there are not watched (it said nothing).
+    #[test]
+    fn a_check_folder_past_the_bound_of_entries_read_is_warned_about() {
+        let f = fixture("sh graders/grade", "right");
+        let big = f.path("data/big");
+        std::fs::create_dir_all(&big).unwrap();
+        for i in 0..100_001 {
+            std::fs::File::create(big.join(i.to_string())).unwrap();
+        }
+        let out = f.command(&[]).output().unwrap();
+        let said = both(&out);
+        assert_eq!(out.status.code(), Some(0), "{said}");
+        assert!(
+            said.contains("hold more than 100000 entries; a `package.json` or a `node_modules` past them is not watched"),
+            "{said}"
+        );
+    }
 }
