@@ -386,6 +386,9 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
     let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| absolute(p));
     let roots = writable_roots(plan);
     let mut found = NodeFolders::default();
+    // What `found.manifests` and `found.packages` hold, for a look that does not grow with
+    // them (a task folder of thousands of folders gives as many `node_modules` paths).
+    let mut listed: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
     for t in &plan.tasks {
         for (line, cwd, env) in check_lines(t) {
             let graders = own_graders(line, cwd, env);
@@ -404,11 +407,11 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
             // package it loads by name (every one of review 41's 25 attacks wrote one).
             for folder in &way {
                 let manifest = folder.join("package.json");
-                if !found.manifests.contains(&manifest) {
+                if listed.insert(manifest.clone()) {
                     found.manifests.push(manifest);
                 }
                 let modules = folder.join("node_modules");
-                if !found.packages.contains(&modules) {
+                if listed.insert(modules.clone()) {
                     found.packages.push(modules);
                 }
             }
@@ -423,12 +426,12 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
                     found.partial.get_or_insert_with(|| real(cwd));
                 }
                 for manifest in manifests {
-                    if !found.manifests.contains(&manifest) {
+                    if listed.insert(manifest.clone()) {
                         found.manifests.push(manifest);
                     }
                 }
                 for m in modules {
-                    if !found.packages.contains(&m) {
+                    if listed.insert(m.clone()) {
                         found.packages.push(m);
                     }
                 }

@@ -4202,8 +4202,9 @@ mod rev40 {
 
     /// The packages wall leaves an agent's own installs alone: a new package (and its
     /// `.bin` link), the package manager's lock file and a tool's cache at the top of the
-    /// `node_modules`, and a `node_modules` of its own in a folder that had none, holding no
-    /// package by a name found above it. The check runs and judges both ways.
+    /// `node_modules`, a `node_modules` of its own in a folder that had none, holding no
+    /// package by a name found above it, and folders below it removes or renames. The check
+    /// runs and judges both ways.
     #[test]
     fn rev42_an_agent_s_new_packages_lock_and_cache_stay_its_own() {
         if !has("node") {
@@ -4216,7 +4217,8 @@ mod rev40 {
              ln -sf ../left-pad/index.js node_modules/.bin/left-pad\n\
              echo '{\"lockfileVersion\":3}' > node_modules/.package-lock.json\n\
              echo '{}' > node_modules/.cache/babel/x.json\n\
-             echo 'module.exports = 2' > lib/node_modules/tiny/index.js\n";
+             echo 'module.exports = 2' > lib/node_modules/tiny/index.js\n\
+             rm -rf coverage && mv src app\n";
         for (answer, code) in [("wrong", 1), ("right", 0)] {
             let f = fixture("sh graders/check.sh", answer);
             write_files(
@@ -4227,6 +4229,9 @@ mod rev40 {
                     ("graders/check.sh", "exec node graders/check.js\n"),
                     ("node_modules/eq/index.js", "module.exports = 0\n"),
                     ("lib/package.json", "{\"name\":\"lib\"}\n"),
+                    // Folders an agent removes or renames (review 44, h12-h19).
+                    ("coverage/old/x.json", "{}\n"),
+                    ("src/main.js", "\n"),
                 ],
             );
             let agent = std::fs::read_to_string(f.path("agent.sh")).unwrap();

@@ -66,10 +66,11 @@ enum Stamp {
 fn stamp(p: &Path, holder: bool) -> Stamp {
     match fs::symlink_metadata(p) {
         Err(_) => Stamp::Missing,
+        // The whole mode: a folder made unreadable hides what it holds (review 44, n03).
         Ok(m) if holder => Stamp::Holder {
             dev: m.dev(),
             ino: m.ino(),
-            mode: m.mode() & libc::S_IFMT,
+            mode: m.mode(),
         },
         Ok(m) => Stamp::Entry {
             dev: m.dev(),
@@ -86,6 +87,8 @@ fn stamp(p: &Path, holder: bool) -> Stamp {
 #[derive(Debug)]
 struct Shelf {
     path: PathBuf,
+    /// Where a linked `node_modules` sits (node looks above it there too).
+    alias: Option<PathBuf>,
     existed: bool,
     listed: BTreeSet<OsString>,
     known: BTreeSet<OsString>,
@@ -103,8 +106,12 @@ impl Shelf {
                 Ok(_) => {}
             }
         }
-        listing(&self.path)
-            .into_iter()
+        // A folder gate cannot read whole (its mode changed, more names than it reads) may
+        // hide one.
+        let Some(now) = listing(&self.path) else {
+            return Some(self.path.clone());
+        };
+        now.into_iter()
             .find(|n| !self.listed.contains(n) && self.known.contains(&stem(n)))
             .map(|n| self.path.join(n))
     }
@@ -120,6 +127,8 @@ enum Watched {
     Parent,
     /// A folder of a package.
     Package,
+    /// A folder on the way, for its own rename or removal only.
+    Way,
 }
 
 /// What may have changed since the last full comparison: the kernel's word (inotify) on
@@ -136,6 +145,11 @@ struct Notices {
     /// The missing `node_modules` ([`Shelf`] by index) watched since they appeared, by the
     /// device and inode of the folder watched.
     appeared: HashMap<usize, (u64, u64)>,
+    /// The folders on the way (by index) that could not be watched: compared at every look.
+    unwatched: Vec<usize>,
+    /// The watch descriptors of the folders on the way, whatever else they are watched for:
+    /// their own rename or removal is always a change.
+    way: std::collections::HashSet<i32>,
 }
 
 /// What a watched folder reports.
@@ -175,25 +189,28 @@ impl Packages {
     pub fn take(paths: &[PathBuf]) -> Packages {
         let mut out = Packages::default();
         let mut tops = Vec::new();
+        let mut way = std::collections::HashSet::new();
         for p in paths {
             match fs::symlink_metadata(p) {
-                Ok(m) if m.is_dir() => tops.push(p.clone()),
+                Ok(m) if m.is_dir() => tops.push((p.clone(), None)),
                 // A link or a file by that name: what it is (a trial re-pointing it is a
                 // change), and the folder a link leads to, walked as the `node_modules`.
                 Ok(m) => {
                     out.entries.push((p.clone(), false, stamp(p, false)));
-                    out.on_the_way(p);
+                    out.on_the_way(p, &mut way);
                     if m.file_type().is_symlink()
                         && let Ok(to) = fs::canonicalize(p)
                         && to.is_dir()
                     {
-                        tops.push(to);
+                        tops.push((to, Some(p.clone())));
                     }
                 }
+                // Not its folders on the way: any of them may be the agent's to remove or
+                // rename (review 44, h12-h19); only a `node_modules` there counts.
                 Err(_) => {
-                    out.on_the_way(p);
                     out.shelves.push(Shelf {
                         path: p.clone(),
+                        alias: None,
                         existed: false,
                         listed: BTreeSet::new(),
                         known: BTreeSet::new(),
@@ -201,39 +218,48 @@ impl Packages {
                 }
             }
         }
-        for top in &tops {
-            out.on_the_way(top);
+        for (top, alias) in &tops {
+            out.on_the_way(top, &mut way);
             out.entries.push((top.clone(), true, stamp(top, true)));
-            out.walk(top);
+            out.walk(top, alias.clone());
         }
         // What node found at each shelf and above it, each folder listed once.
         let mut seen: HashMap<PathBuf, BTreeSet<OsString>> = HashMap::new();
         let mut stems_at = |d: &Path| -> BTreeSet<OsString> {
             (seen.entry(d.to_path_buf()))
-                .or_insert_with(|| listing(d).iter().map(|n| stem(n)).collect())
+                .or_insert_with(|| {
+                    listing(d)
+                        .unwrap_or_default()
+                        .iter()
+                        .map(|n| stem(n))
+                        .collect()
+                })
                 .clone()
         };
         for shelf in &mut out.shelves {
             let above = (shelf.path.parent().into_iter())
+                .chain(shelf.alias.as_deref().and_then(Path::parent))
                 .flat_map(Path::ancestors)
                 .map(|d| d.join("node_modules"));
             for d in above {
                 shelf.known.extend(stems_at(&d));
             }
             if shelf.existed {
-                shelf.listed = listing(&shelf.path);
+                shelf.listed = listing(&shelf.path).unwrap_or_default();
             }
         }
         *out.notices.get_mut().unwrap_or_else(|e| e.into_inner()) = out.notify();
         out
     }
 
-    /// Record the folders above `p`, by type and inode.
-    fn on_the_way(&mut self, p: &Path) {
+    /// Record the folders above `p`, by type and inode (once each: `seen`).
+    fn on_the_way(&mut self, p: &Path, seen: &mut std::collections::HashSet<PathBuf>) {
         for d in p.ancestors().skip(1) {
-            if !self.way.iter().any(|(w, _)| w == d) {
-                self.way.push((d.to_path_buf(), stamp(d, true)));
+            if !seen.insert(d.to_path_buf()) {
+                // Its own folders above were recorded with it.
+                break;
             }
+            self.way.push((d.to_path_buf(), stamp(d, true)));
         }
     }
 
@@ -247,10 +273,13 @@ impl Packages {
         };
         let what = watch_flags();
         let mut watches = HashMap::new();
-        let shelf_of = |p: &Path| self.shelves.iter().position(|s| s.path == p);
+        let shelves: HashMap<&Path, usize> = (self.shelves.iter().enumerate())
+            .map(|(i, s)| (s.path.as_path(), i))
+            .collect();
+        let shelf_of = |p: &Path| shelves.get(p).copied();
         for (p, holder, stamp) in &self.entries {
             let watched = match stamp {
-                Stamp::Holder { mode, .. } if *mode == libc::S_IFDIR => {
+                Stamp::Holder { mode, .. } if mode & libc::S_IFMT == libc::S_IFDIR => {
                     let name = p.file_name().unwrap_or_default();
                     let scope = name.as_bytes().starts_with(b"@");
                     Watched::Holder(match (shelf_of(p), scope, p.parent().and_then(shelf_of)) {
@@ -274,20 +303,47 @@ impl Packages {
             };
             watches.insert(wd, watched);
         }
+        // Added to what a folder watched already reports (a watch's flags are otherwise
+        // replaced), which keeps what it is.
+        let add = rustix::fs::inotify::WatchFlags::MASK_ADD;
         for shelf in self.shelves.iter().filter(|s| !s.existed) {
             let Some(parent) = shelf.path.parent() else {
                 continue;
             };
-            let Ok(wd) = add_watch(&fd, parent, what) else {
+            let Ok(wd) = add_watch(&fd, parent, what | add) else {
                 return Notices::default();
             };
-            // A folder watched already keeps what it is; a name created in it is read the
-            // same way below.
             watches.entry(wd).or_insert(Watched::Parent);
+            // And the folder above it, where a folder built in its place would appear
+            // (review 44, n14: `src` renamed aside, another made with a `node_modules`).
+            if let Some(above) = parent.parent()
+                && let Ok(wd) = add_watch(&fd, above, what | add)
+            {
+                watches.entry(wd).or_insert(Watched::Parent);
+            }
+        }
+        // A folder on the way renamed or removed is reported where it is watched; the others
+        // (one gate may not read) are looked at every time.
+        let own = rustix::fs::inotify::WatchFlags::MOVE_SELF
+            | rustix::fs::inotify::WatchFlags::DELETE_SELF
+            | rustix::fs::inotify::WatchFlags::DONT_FOLLOW
+            | add;
+        let mut unwatched = Vec::new();
+        let mut way = std::collections::HashSet::new();
+        for (i, (p, _)) in self.way.iter().enumerate() {
+            match add_watch(&fd, p.as_path(), own) {
+                Ok(wd) => {
+                    watches.entry(wd).or_insert(Watched::Way);
+                    way.insert(wd);
+                }
+                Err(_) => unwatched.push(i),
+            }
         }
         Notices {
             fd: Some(fd),
             watches,
+            way,
+            unwatched,
             ..Notices::default()
         }
     }
@@ -336,13 +392,13 @@ impl Packages {
                     let what = e.events() - ReadFlags::ISDIR;
                     let name = e.file_name().map(|n| n.to_bytes()).unwrap_or_default();
                     let created = what == ReadFlags::CREATE;
+                    let own = ReadFlags::MOVE_SELF | ReadFlags::DELETE_SELF | ReadFlags::IGNORED;
                     let harmless = match n.watches.get(&e.wd()) {
+                        // A `node_modules` anywhere is where node looks.
+                        _ if name == b"node_modules" => false,
+                        _ if what.intersects(own) && n.way.contains(&e.wd()) => false,
                         // The package manager's own files and the caches, not recorded.
-                        Some(Watched::Holder(_))
-                            if name.starts_with(b".") && name != b".bin" && name != b".pnpm" =>
-                        {
-                            true
-                        }
+                        Some(Watched::Holder(_)) if own_dot_name(name) => true,
                         // A package added by a new name; a new scope is read whole.
                         Some(Watched::Holder(Some((i, prefix)))) if created => {
                             let mut full = prefix.clone();
@@ -351,15 +407,13 @@ impl Packages {
                                 && !self.shelves[*i].known.contains(&stem(&full))
                         }
                         Some(Watched::Holder(None)) => created,
-                        // Beside a missing `node_modules`: only that name, or the folder
-                        // itself moved, counts.
+                        // Beside a missing `node_modules`: only that name (above), or a
+                        // folder made or moved in (which may hold one: a folder renamed aside
+                        // and another built in its place, review 43, 01), counts; one removed
+                        // or renamed away is the agent's business (review 44, h12-h19).
                         Some(Watched::Parent) => {
-                            name != b"node_modules"
-                                && !what.intersects(
-                                    ReadFlags::MOVE_SELF
-                                        | ReadFlags::DELETE_SELF
-                                        | ReadFlags::IGNORED,
-                                )
+                            !(e.events().contains(ReadFlags::ISDIR)
+                                && what.intersects(ReadFlags::CREATE | ReadFlags::MOVED_TO))
                         }
                         _ => false,
                     };
@@ -374,9 +428,10 @@ impl Packages {
 
     /// Record everything beneath the `node_modules` at `top`, and every `node_modules`
     /// there as a [`Shelf`].
-    fn walk(&mut self, top: &Path) {
+    fn walk(&mut self, top: &Path, alias: Option<PathBuf>) {
         self.shelves.push(Shelf {
             path: top.to_path_buf(),
+            alias,
             existed: true,
             listed: BTreeSet::new(),
             known: BTreeSet::new(),
@@ -398,8 +453,8 @@ impl Packages {
                 let folder = kind.is_dir();
                 // pnpm's own files beside its store (`lock.yaml`), a package manager's at the
                 // top of a `node_modules`, and the tools' caches there.
-                if (pnpm && !folder)
-                    || (holds && dot && !folder)
+                if (pnpm && kind.is_file())
+                    || (holds && dot && kind.is_file())
                     || (holds && folder && CACHES.iter().any(|c| name == *c))
                 {
                     continue;
@@ -417,7 +472,20 @@ impl Packages {
                 if folder && name == "node_modules" {
                     self.shelves.push(Shelf {
                         path: path.clone(),
+                        alias: None,
                         existed: true,
+                        listed: BTreeSet::new(),
+                        known: BTreeSet::new(),
+                    });
+                } else if holder && name != ".bin" && !path.join("node_modules").exists() {
+                    // Node looks in `@s/node_modules` for what `@s/x` requires, and pnpm's
+                    // `.pnpm/node_modules` holds its hoisted packages: one a trial creates
+                    // would come first (review 44, n01, n02). A package's own folder moves
+                    // its change time when one is created there.
+                    self.shelves.push(Shelf {
+                        path: path.join("node_modules"),
+                        alias: None,
+                        existed: false,
                         listed: BTreeSet::new(),
                         known: BTreeSet::new(),
                     });
@@ -431,22 +499,26 @@ impl Packages {
 
     /// [`Packages::changed_since_start`], every recorded path compared only where the kernel
     /// reported something in a watched folder since the last look found nothing: the look
-    /// before each check. The folders on the way are compared every time. A write through a
+    /// before each check. The folders on the way that could not be watched are compared
+    /// every time. A write through a
     /// hard link made elsewhere is not reported, but moves the file's change time, which the
     /// end-of-run look sees.
     pub fn changed(&self) -> Option<PathBuf> {
-        if let Some(p) = self.moved_way() {
-            return Some(p);
-        }
         let mut n = self.notices.lock().unwrap_or_else(|e| e.into_inner());
         let noticed = self.noticed(&mut n);
         n.dirty |= noticed;
+        let unwatched = (n.unwatched.iter()).map(|&i| &self.way[i]);
+        if let Some((p, _)) = unwatched.clone().find(|(p, was)| stamp(p, true) != *was) {
+            return Some(p.clone());
+        }
         if !n.dirty {
             return None;
         }
         // Watched before it is read: a name created after this is reported.
         self.watch_appeared(&mut n);
-        let found = self.changed_entry().or_else(|| self.shadowed());
+        let found = (self.moved_way())
+            .or_else(|| self.changed_entry())
+            .or_else(|| self.shadowed());
         n.dirty = found.is_some();
         found
     }
@@ -480,8 +552,17 @@ impl Packages {
     /// later than `started` (RFC 3339 UTC, as a ledger's header has it): on `--resume`, what
     /// was recorded now may be what a trial of the first part wrote (review 43, 16).
     pub fn written_since(&self, started: &str) -> Option<PathBuf> {
+        // A folder of packages too: one renamed into place keeps its children's change
+        // times and moves its own (review 44, n20c).
+        let written = |p: &Path, st: &Stamp| match st {
+            Stamp::Entry { ctime, .. } => after(*ctime, started),
+            Stamp::Holder { .. } => {
+                fs::symlink_metadata(p).is_ok_and(|m| after((m.ctime(), m.ctime_nsec()), started))
+            }
+            Stamp::Missing => false,
+        };
         (self.entries.iter())
-            .find(|(_, _, st)| matches!(st, Stamp::Entry { ctime, .. } if after(*ctime, started)))
+            .find(|(p, _, st)| written(p, st))
             .map(|(p, _, _)| p.clone())
     }
 
@@ -520,29 +601,50 @@ pub fn after((secs, nanos): (i64, i64), started: &str) -> bool {
 }
 
 /// The names in the `node_modules` at `folder` (`x`, `x.js`, and `@s/x` inside a scope),
-/// links followed (a `node_modules` may be one), dot names left out; none where there is
-/// none.
-fn listing(folder: &Path) -> BTreeSet<OsString> {
+/// links followed (a `node_modules` may be one), dot names left out: empty where there is
+/// none, `None` where it cannot be read whole (a folder or a scope unreadable, or more than
+/// [`PACKAGE_ENTRIES`] names).
+fn listing(folder: &Path) -> Option<BTreeSet<OsString>> {
     let mut out = BTreeSet::new();
-    let Ok(list) = fs::read_dir(folder) else {
-        return out;
+    let list = match fs::read_dir(folder) {
+        Ok(list) => list,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some(out),
+        Err(_) => return None,
     };
-    for e in list.flatten().take(PACKAGE_ENTRIES) {
-        let name = e.file_name();
+    for e in list {
+        let name = e.ok()?.file_name();
+        if out.len() >= PACKAGE_ENTRIES {
+            return None;
+        }
         if name.as_bytes().starts_with(b".") {
             continue;
         }
         if name.as_bytes().starts_with(b"@") {
-            for s in fs::read_dir(e.path()).into_iter().flatten().flatten() {
+            for s in fs::read_dir(folder.join(&name)).ok()? {
                 let mut scoped = name.clone();
                 scoped.push("/");
-                scoped.push(s.file_name());
+                scoped.push(s.ok()?.file_name());
                 out.insert(scoped);
             }
         }
         out.insert(name);
     }
-    out
+    Some(out)
+}
+
+/// The names a package manager or a tool keeps at the top of a `node_modules` that are no
+/// package: its lock and state files, and the caches ([`CACHES`]).
+fn own_dot_name(name: &[u8]) -> bool {
+    name.starts_with(b".")
+        && (CACHES.iter().any(|c| name == c.as_bytes())
+            || [
+                ".package-lock.json",
+                ".modules.yaml",
+                ".yarn-integrity",
+                ".yarn-state.yml",
+            ]
+            .iter()
+            .any(|f| name == f.as_bytes()))
 }
 
 /// The package a name in a `node_modules` is to node: `x.js`, `x.json` and `x.node` are
@@ -620,6 +722,40 @@ mod tests {
         fs::hard_link(&file, &other).unwrap();
         fs::write(&other, "module.exports = () => true;\n").unwrap();
         assert_eq!(w.changed_since_start(), Some(file.to_path_buf()));
+    }
+
+    /// Review 44: a `node_modules` made inside a scope (node looks there for what `@s/x`
+    /// requires, n01), a folder of packages whose mode changes (n03), and a dot link at the
+    /// top re-pointed (`.prisma`, n16) are changes; a folder below removed is not (h12).
+    #[test]
+    fn review_44_scopes_modes_dot_links_and_removed_folders() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let d = tempfile::tempdir().unwrap();
+        let nm = d.path().join("node_modules");
+        write(&nm.join("@babel/register/index.js"), "require('pirates')\n");
+        write(&nm.join("pirates/index.js"), "\n");
+        write(&d.path().join("gen/client/index.js"), "\n");
+        std::os::unix::fs::symlink("../gen", nm.join(".prisma")).unwrap();
+        let src = d.path().join("src");
+        write(&src.join("a.txt"), "\n");
+        let take = || Packages::take(&[nm.clone(), src.join("node_modules")]);
+        let w = take();
+        fs::remove_dir_all(&src).unwrap();
+        assert_eq!(w.changed(), None, "a folder below removed");
+        assert_eq!(w.changed_since_start(), None);
+        let w = take();
+        let pirates = nm.join("@babel/node_modules/pirates");
+        write(&pirates.join("index.js"), "\n");
+        assert_eq!(w.changed(), Some(pirates));
+        fs::remove_dir_all(nm.join("@babel/node_modules")).unwrap();
+        let w = take();
+        fs::set_permissions(nm.join("@babel"), fs::Permissions::from_mode(0o311)).unwrap();
+        assert_eq!(w.changed(), Some(nm.join("@babel")));
+        fs::set_permissions(nm.join("@babel"), fs::Permissions::from_mode(0o755)).unwrap();
+        let w = take();
+        fs::remove_file(nm.join(".prisma")).unwrap();
+        std::os::unix::fs::symlink("../evil", nm.join(".prisma")).unwrap();
+        assert_eq!(w.changed(), Some(nm.join(".prisma")));
     }
 
     /// Where there was no `node_modules`, one a trial creates is a change only when it
