@@ -535,7 +535,17 @@ fn node_folders_below(top: &Path, root: &Path) -> (Vec<PathBuf>, Vec<PathBuf>, b
             if kind.is_dir() {
                 if !matches!(
                     name.to_str(),
-                    Some("node_modules" | ".git" | ".venv" | "venv" | "__pycache__" | "gate-out")
+                    Some(
+                        "node_modules"
+                            | ".git"
+                            | ".venv"
+                            | "venv"
+                            | "__pycache__"
+                            | "gate-out"
+                            // Yarn's own store (`unplugged`), which Plug'n'Play resolves
+                            // through its map, not a `node_modules` walk (review 45, u3).
+                            | ".yarn"
+                    )
                 ) && e.path().starts_with(root)
                 {
                     todo.push(e.path());

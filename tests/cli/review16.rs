@@ -4441,4 +4441,73 @@ mod rev40 {
             "{said}"
         );
     }
+
+    /// Review 45 (an independent attack on 6362a15): in a later trial, a folder below the
+    /// check's that node runs from is replaced by a link into a package folder the trial
+    /// staged (01b), or, removed and made again in one trial, is given a `node_modules` in
+    /// the next (03): the watch was on the old folder, and the planted code removed the
+    /// link before the end. Both PASSed a wrong answer on 6362a15; now no verdict (exit 4).
+    #[test]
+    fn rev45_a_folder_below_relinked_or_made_again_in_a_later_trial_gets_no_verdict() {
+        if !has("node") {
+            skip_or_fail(&current_test(), "node", "no node here");
+            return;
+        }
+        let judge = "const p = require(\"path\").join(__dirname, \"..\", \"result.txt\");\nprocess.exit(require(\"fs\").readFileSync(p, \"utf8\").trim() === \"right\" ? 0 : 1);\n";
+        let eq = "printf '{\"name\":\"eq\",\"exports\":{\"./config\":\"./config.js\"}}'";
+        for (case, later, first) in [
+            (
+                "01b",
+                format!(
+                    "mkdir -p node_modules/zz/node_modules/eq\n{eq} > node_modules/zz/node_modules/eq/package.json\n\
+                     echo 'require(\"fs\").unlinkSync(require(\"path\").resolve(__dirname, \"../../../..\", \"src\")); process.exit(0);' > node_modules/zz/node_modules/eq/config.js\n\
+                     rm -rf src; ln -s node_modules/zz src\n"
+                ),
+                "",
+            ),
+            (
+                "03",
+                format!(
+                    "mkdir -p src/node_modules/eq\n{eq} > src/node_modules/eq/package.json\n\
+                     echo 'process.exit(0);' > src/node_modules/eq/config.js\n"
+                ),
+                "rm -rf src; mkdir src\n",
+            ),
+        ] {
+            let f = fixture("sh graders/check.sh", "wrong");
+            std::fs::write(
+                f.path("plan.yaml"),
+                plan("", "sh graders/check.sh").replace("n: 2, c: 0", "n: 3, c: 1"),
+            )
+            .unwrap();
+            let agent = format!(
+                "echo wrong > result.txt\nif [ -e .t1 ]; then\n{later}else touch .t1; {first}fi\n"
+            );
+            write_files(
+                &f,
+                &[
+                    ("graders/package.json", "{}\n"),
+                    ("graders/check.js", judge),
+                    (
+                        "graders/check.sh",
+                        "cd src && exec node -\"r\" eq/config \"$OLDPWD/graders/check.js\"\n",
+                    ),
+                    (
+                        "node_modules/eq/package.json",
+                        "{\"name\":\"eq\",\"exports\":{\"./config\":\"./config.js\"}}\n",
+                    ),
+                    ("node_modules/eq/config.js", "/* */\n"),
+                    ("src/a.txt", "\n"),
+                    ("agent.sh", &agent),
+                ],
+            );
+            let out = f.command(&[]).output().unwrap();
+            let said = both(&out);
+            assert_eq!(out.status.code(), Some(4), "{case}: {said}");
+            assert!(
+                said.contains("src/node_modules/eq` changed during the run"),
+                "{case}: {said}"
+            );
+        }
+    }
 }

@@ -123,8 +123,8 @@ enum Watched {
     /// A folder of packages; for a `node_modules` or a scope in one, its [`Shelf`] and the
     /// scope's prefix (`@s/`), by which a name created there is read.
     Holder(Option<(usize, OsString)>),
-    /// The folder where a missing `node_modules` would appear.
-    Parent,
+    /// The folder where a missing `node_modules` would appear, or the one above it.
+    Parent(PathBuf),
     /// A folder of a package.
     Package,
     /// A folder on the way, for its own rename or removal only.
@@ -147,9 +147,20 @@ struct Notices {
     appeared: HashMap<usize, (u64, u64)>,
     /// The folders on the way (by index) that could not be watched: compared at every look.
     unwatched: Vec<usize>,
+    /// The folders watched for a missing `node_modules` ([`Watched::Parent`]), by the device
+    /// and inode of the folder watched: one removed and made again is watched again.
+    armed: HashMap<PathBuf, Option<(u64, u64)>>,
     /// The watch descriptors of the folders on the way, whatever else they are watched for:
     /// their own rename or removal is always a change.
     way: std::collections::HashSet<i32>,
+}
+
+/// The device and inode of the folder `p` leads to, if it is one.
+fn key_of(p: &Path) -> Option<(u64, u64)> {
+    fs::metadata(p)
+        .ok()
+        .filter(|m| m.is_dir())
+        .map(|m| (m.dev(), m.ino()))
 }
 
 /// What a watched folder reports.
@@ -306,6 +317,7 @@ impl Packages {
         // Added to what a folder watched already reports (a watch's flags are otherwise
         // replaced), which keeps what it is.
         let add = rustix::fs::inotify::WatchFlags::MASK_ADD;
+        let mut armed = HashMap::new();
         for shelf in self.shelves.iter().filter(|s| !s.existed) {
             let Some(parent) = shelf.path.parent() else {
                 continue;
@@ -313,13 +325,19 @@ impl Packages {
             let Ok(wd) = add_watch(&fd, parent, what | add) else {
                 return Notices::default();
             };
-            watches.entry(wd).or_insert(Watched::Parent);
+            watches
+                .entry(wd)
+                .or_insert_with(|| Watched::Parent(parent.to_path_buf()));
+            armed.insert(parent.to_path_buf(), key_of(parent));
             // And the folder above it, where a folder built in its place would appear
             // (review 44, n14: `src` renamed aside, another made with a `node_modules`).
             if let Some(above) = parent.parent()
                 && let Ok(wd) = add_watch(&fd, above, what | add)
             {
-                watches.entry(wd).or_insert(Watched::Parent);
+                watches
+                    .entry(wd)
+                    .or_insert_with(|| Watched::Parent(above.to_path_buf()));
+                armed.insert(above.to_path_buf(), key_of(above));
             }
         }
         // A folder on the way renamed or removed is reported where it is watched; the others
@@ -343,6 +361,7 @@ impl Packages {
             fd: Some(fd),
             watches,
             way,
+            armed,
             unwatched,
             ..Notices::default()
         }
@@ -355,6 +374,26 @@ impl Packages {
         let Some(fd) = &n.fd else { return };
         let mut added = Vec::new();
         let mut blind = false;
+        // A folder where a missing `node_modules` would appear, removed and made again (or
+        // made a link), is a new inode, which no watch reports on (review 45, 01-04).
+        let mut rearmed = Vec::new();
+        for (folder, was) in &n.armed {
+            let now = key_of(folder);
+            if (was.is_none() || now != *was) && fs::metadata(folder).is_ok_and(|m| m.is_dir()) {
+                match rustix::fs::inotify::add_watch(
+                    fd,
+                    folder.as_path(),
+                    watch_flags() | rustix::fs::inotify::WatchFlags::MASK_ADD,
+                ) {
+                    Ok(wd) => rearmed.push((folder.clone(), now, wd)),
+                    Err(_) => blind = true,
+                }
+            }
+        }
+        for (folder, now, wd) in rearmed {
+            n.watches.insert(wd, Watched::Parent(folder.clone()));
+            n.armed.insert(folder, now);
+        }
         for (i, shelf) in self.shelves.iter().enumerate().filter(|(_, s)| !s.existed) {
             let Ok(m) = fs::symlink_metadata(&shelf.path) else {
                 continue;
@@ -386,13 +425,21 @@ impl Packages {
         let mut buf = [std::mem::MaybeUninit::<u8>::uninit(); 16 << 10];
         let mut events = Reader::new(fd, &mut buf);
         let mut seen = false;
-        loop {
+        // Folders watched for a missing `node_modules` whose watch is gone (removed, renamed
+        // away): one made again by that name, even on the same inode, is watched again.
+        let mut lost = Vec::new();
+        let done = loop {
             match events.next() {
                 Ok(e) => {
                     let what = e.events() - ReadFlags::ISDIR;
                     let name = e.file_name().map(|n| n.to_bytes()).unwrap_or_default();
                     let created = what == ReadFlags::CREATE;
                     let own = ReadFlags::MOVE_SELF | ReadFlags::DELETE_SELF | ReadFlags::IGNORED;
+                    if let Some(Watched::Parent(folder)) = n.watches.get(&e.wd())
+                        && what.intersects(own)
+                    {
+                        lost.push(folder.clone());
+                    }
                     let harmless = match n.watches.get(&e.wd()) {
                         // A `node_modules` anywhere is where node looks.
                         _ if name == b"node_modules" => false,
@@ -411,19 +458,26 @@ impl Packages {
                         // folder made or moved in (which may hold one: a folder renamed aside
                         // and another built in its place, review 43, 01), counts; one removed
                         // or renamed away is the agent's business (review 44, h12-h19).
-                        Some(Watched::Parent) => {
-                            !(e.events().contains(ReadFlags::ISDIR)
-                                && what.intersects(ReadFlags::CREATE | ReadFlags::MOVED_TO))
+                        // A link by any name counts too: node follows it (review 45, 01-04).
+                        Some(Watched::Parent(folder)) => {
+                            !(what.intersects(ReadFlags::CREATE | ReadFlags::MOVED_TO)
+                                && (e.events().contains(ReadFlags::ISDIR)
+                                    || fs::symlink_metadata(folder.join(OsStr::from_bytes(name)))
+                                        .is_ok_and(|m| !m.is_file())))
                         }
                         _ => false,
                     };
                     seen |= !harmless;
                 }
-                Err(rustix::io::Errno::AGAIN) => return seen,
+                Err(rustix::io::Errno::AGAIN) => break seen,
                 Err(rustix::io::Errno::INTR) => {}
-                Err(_) => return true,
+                Err(_) => break true,
             }
+        };
+        for folder in lost {
+            n.armed.insert(folder, None);
         }
+        done
     }
 
     /// Record everything beneath the `node_modules` at `top`, and every `node_modules`
@@ -756,6 +810,31 @@ mod tests {
         fs::remove_file(nm.join(".prisma")).unwrap();
         std::os::unix::fs::symlink("../evil", nm.join(".prisma")).unwrap();
         assert_eq!(w.changed(), Some(nm.join(".prisma")));
+    }
+
+    /// Review 45, 01: a folder below the check's replaced by a link into a package folder
+    /// the trial staged; 03: a folder removed and made again, then given a `node_modules`.
+    #[test]
+    fn review_45_a_folder_below_replaced_by_a_link_or_made_again() {
+        let d = tempfile::tempdir().unwrap();
+        let nm = d.path().join("node_modules");
+        write(&nm.join("dotenv/config.js"), "\n");
+        let src = d.path().join("src");
+        write(&src.join("a.txt"), "\n");
+        let take = || Packages::take(&[nm.clone(), src.join("node_modules")]);
+        let w = take();
+        write(&nm.join("zz/node_modules/dotenv/config.js"), "\n");
+        fs::remove_dir_all(&src).unwrap();
+        std::os::unix::fs::symlink("node_modules/zz", &src).unwrap();
+        assert_eq!(w.changed(), Some(src.join("node_modules/dotenv")), "01");
+        fs::remove_file(&src).unwrap();
+        fs::create_dir(&src).unwrap();
+        let w = take();
+        fs::remove_dir_all(&src).unwrap();
+        fs::create_dir(&src).unwrap();
+        assert_eq!(w.changed(), None, "a folder made again");
+        write(&src.join("node_modules/dotenv/config.js"), "\n");
+        assert_eq!(w.changed(), Some(src.join("node_modules/dotenv")), "03");
     }
 
     /// Where there was no `node_modules`, one a trial creates is a change only when it
