@@ -91,10 +91,27 @@ struct Shelf {
     alias: Option<PathBuf>,
     existed: bool,
     listed: BTreeSet<OsString>,
-    known: BTreeSet<OsString>,
+    /// The names node found, one set per `node_modules` there and above, each set shared by
+    /// every shelf below it (thousands of folders below one `node_modules` hold one copy).
+    known: Vec<std::sync::Arc<BTreeSet<OsString>>>,
 }
 
 impl Shelf {
+    fn new(path: PathBuf, alias: Option<PathBuf>, existed: bool) -> Shelf {
+        Shelf {
+            path,
+            alias,
+            existed,
+            listed: BTreeSet::new(),
+            known: Vec::new(),
+        }
+    }
+
+    /// Whether node found a package by this name there or above when the run started.
+    fn knows(&self, name: &OsStr) -> bool {
+        self.known.iter().any(|k| k.contains(name))
+    }
+
     /// The first name in the folder now that was not there at the start and shadows a
     /// package node found then; for a path that was missing, the path itself when it is now
     /// a link or a file (where node looks first, which gate does not read).
@@ -112,7 +129,7 @@ impl Shelf {
             return Some(self.path.clone());
         };
         now.into_iter()
-            .find(|n| !self.listed.contains(n) && self.known.contains(&stem(n)))
+            .find(|n| !self.listed.contains(n) && self.knows(&stem(n)))
             .map(|n| self.path.join(n))
     }
 }
@@ -219,13 +236,7 @@ impl Packages {
                 // Not its folders on the way: any of them may be the agent's to remove or
                 // rename (review 44, h12-h19); only a `node_modules` there counts.
                 Err(_) => {
-                    out.shelves.push(Shelf {
-                        path: p.clone(),
-                        alias: None,
-                        existed: false,
-                        listed: BTreeSet::new(),
-                        known: BTreeSet::new(),
-                    });
+                    out.shelves.push(Shelf::new(p.clone(), None, false));
                 }
             }
         }
@@ -235,15 +246,12 @@ impl Packages {
             out.walk(top, alias.clone());
         }
         // What node found at each shelf and above it, each folder listed once.
-        let mut seen: HashMap<PathBuf, BTreeSet<OsString>> = HashMap::new();
-        let mut stems_at = |d: &Path| -> BTreeSet<OsString> {
+        let mut seen: HashMap<PathBuf, std::sync::Arc<BTreeSet<OsString>>> = HashMap::new();
+        let mut stems_at = |d: &Path| {
             (seen.entry(d.to_path_buf()))
                 .or_insert_with(|| {
-                    listing(d)
-                        .unwrap_or_default()
-                        .iter()
-                        .map(|n| stem(n))
-                        .collect()
+                    let names = listing(d).unwrap_or_default();
+                    std::sync::Arc::new(names.iter().map(|n| stem(n)).collect())
                 })
                 .clone()
         };
@@ -253,7 +261,10 @@ impl Packages {
                 .flat_map(Path::ancestors)
                 .map(|d| d.join("node_modules"));
             for d in above {
-                shelf.known.extend(stems_at(&d));
+                let names = stems_at(&d);
+                if !names.is_empty() {
+                    shelf.known.push(names);
+                }
             }
             if shelf.existed {
                 shelf.listed = listing(&shelf.path).unwrap_or_default();
@@ -450,8 +461,7 @@ impl Packages {
                         Some(Watched::Holder(Some((i, prefix)))) if created => {
                             let mut full = prefix.clone();
                             full.push(OsStr::from_bytes(name));
-                            !name.starts_with(b"@")
-                                && !self.shelves[*i].known.contains(&stem(&full))
+                            !name.starts_with(b"@") && !self.shelves[*i].knows(&stem(&full))
                         }
                         Some(Watched::Holder(None)) => created,
                         // Beside a missing `node_modules`: only that name (above), or a
@@ -483,13 +493,8 @@ impl Packages {
     /// Record everything beneath the `node_modules` at `top`, and every `node_modules`
     /// there as a [`Shelf`].
     fn walk(&mut self, top: &Path, alias: Option<PathBuf>) {
-        self.shelves.push(Shelf {
-            path: top.to_path_buf(),
-            alias,
-            existed: true,
-            listed: BTreeSet::new(),
-            known: BTreeSet::new(),
-        });
+        self.shelves
+            .push(Shelf::new(top.to_path_buf(), alias, true));
         // (folder, whether it holds packages, whether it is pnpm's `.pnpm`)
         let mut todo = vec![(top.to_path_buf(), true, false)];
         while let Some((dir, holds, pnpm)) = todo.pop() {
@@ -524,25 +529,14 @@ impl Packages {
                 self.entries
                     .push((path.clone(), holder, stamp(&path, holder)));
                 if folder && name == "node_modules" {
-                    self.shelves.push(Shelf {
-                        path: path.clone(),
-                        alias: None,
-                        existed: true,
-                        listed: BTreeSet::new(),
-                        known: BTreeSet::new(),
-                    });
+                    self.shelves.push(Shelf::new(path.clone(), None, true));
                 } else if holder && name != ".bin" && !path.join("node_modules").exists() {
                     // Node looks in `@s/node_modules` for what `@s/x` requires, and pnpm's
                     // `.pnpm/node_modules` holds its hoisted packages: one a trial creates
                     // would come first (review 44, n01, n02). A package's own folder moves
                     // its change time when one is created there.
-                    self.shelves.push(Shelf {
-                        path: path.join("node_modules"),
-                        alias: None,
-                        existed: false,
-                        listed: BTreeSet::new(),
-                        known: BTreeSet::new(),
-                    });
+                    self.shelves
+                        .push(Shelf::new(path.join("node_modules"), None, false));
                 }
                 if folder {
                     todo.push((path, holder, holds && name == ".pnpm"));
