@@ -475,8 +475,10 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
             .unwrap_or_else(|| from + Duration::from_secs(365 * 24 * 3600))
     };
 
+    let agent_turn = spec.sandbox.as_deref().and_then(Sandbox::agent_turn);
     let (ended, run_captures) =
         run_process(spec, &spec.run, &result_path, cancel, margin, cell.as_ref());
+    drop(agent_turn);
     let mut check_ended = None;
     let mut check_captures: Option<[Capture; 2]> = None;
     match ended {
@@ -486,6 +488,10 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
                 row.exit_code = st.code();
                 row.signal = st.signal();
             }
+            // From the first look to the check's end, no other trial runs (review 46).
+            let check_turn = (spec.sandbox.as_deref())
+                .filter(|_| spec.check.is_some() && ended == Ended::Exited(ExitStatus::from_raw(0)))
+                .and_then(Sandbox::check_turn);
             let moved = spec.sandbox.as_deref().and_then(|s| s.moved());
             if ended == Ended::Exited(ExitStatus::from_raw(0))
                 && spec.check.is_some()
@@ -564,6 +570,7 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
                     }
                 }
             }
+            drop(check_turn);
             if row.outcome != Outcome::HarnessError {
                 // The result file is read within a deadline of its own, as long as an
                 // attempt's: a task cannot make gate wait longer than it could itself run.

@@ -4510,4 +4510,69 @@ mod rev40 {
             );
         }
     }
+
+    /// Reviews 42 (110t) and 43 (03b), open until review 46: with `policy.jobs: 2`, one
+    /// trial's agent plants a package (a `node_modules`, or a `package.json` that names
+    /// itself after the package) just after the other trial's check has looked, and takes it
+    /// away before the next look. Both PASSed a wrong answer (one trial of two passing, `c:
+    /// 1`). A check whose packages the looks guard now runs while no other trial runs: the
+    /// agent's change is seen, or is gone before the check starts.
+    #[test]
+    fn rev46_03b_110t_a_package_planted_during_another_trial_s_check_is_not_loaded() {
+        if !has("node") {
+            skip_or_fail(&current_test(), "node", "no node here");
+            return;
+        }
+        let judge = "const p = require(\"path\").join(__dirname, \"..\", \"result.txt\");\nprocess.exit(require(\"fs\").readFileSync(p, \"utf8\").trim() === \"right\" ? 0 : 1);\n";
+        let eq = "{\"name\":\"eq\",\"exports\":{\"./config\":\"./config.js\"}}";
+        for (case, plant, take_away) in [
+            (
+                "03b",
+                format!(
+                    "mkdir -p src/node_modules/eq\nprintf '%s' '{eq}' > src/node_modules/eq/package.json\n\
+                     echo 'process.exit(0);' > src/node_modules/eq/config.js\n"
+                ),
+                "rm -rf src/node_modules\n",
+            ),
+            (
+                "110t",
+                "cp src/package.json .keep\n\
+                 printf '%s' '{\"name\":\"eq\",\"exports\":{\"./config\":\"./yes.js\"}}' > src/package.json\n\
+                 echo 'process.exit(0);' > src/yes.js\n"
+                    .to_string(),
+                "cat .keep > src/package.json\n",
+            ),
+        ] {
+            let f = fixture("sh graders/check.sh", "wrong");
+            std::fs::write(
+                f.path("plan.yaml"),
+                plan("", "sh graders/check.sh").replace("n: 2, c: 0}}", "n: 2, c: 1}}\npolicy: {jobs: 2}"),
+            )
+            .unwrap();
+            // The first agent ends at once; the second plants while the first one's check
+            // waits, and takes it away after that check's node has loaded it.
+            let agent = format!(
+                "echo wrong > result.txt\nmkdir .first 2>/dev/null && exit 0\nsleep 0.5\n{plant}sleep 3\n{take_away}"
+            );
+            write_files(
+                &f,
+                &[
+                    ("graders/package.json", "{}\n"),
+                    ("graders/check.js", judge),
+                    (
+                        "graders/check.sh",
+                        "sleep 1.5; cd src && exec node -\"r\" eq/config \"$OLDPWD/graders/check.js\"\n",
+                    ),
+                    ("node_modules/eq/package.json", &format!("{eq}\n")),
+                    ("node_modules/eq/config.js", "/* */\n"),
+                    ("src/package.json", "{\"name\":\"web\"}\n"),
+                    ("agent.sh", &agent),
+                ],
+            );
+            let out = f.command(&[]).output().unwrap();
+            let said = both(&out);
+            assert_eq!(out.status.code(), Some(1), "{case}: {said}");
+            assert!(said.contains("FAIL"), "{case}: {said}");
+        }
+    }
 }

@@ -302,6 +302,9 @@ pub struct Sandbox {
     /// (`O_PATH`) instead of per attempt ([`Fixed`]). Those absent or refused at the
     /// start are left out, as each attempt left them out before.
     fixed: Vec<Fixed>,
+    /// Taken shared by each trial's agent while it runs and alone by a check the looks guard
+    /// from its first look to its end ([`Sandbox::agent_turn`], [`Sandbox::check_turn`]).
+    turns: std::sync::RwLock<()>,
 }
 
 /// What `p` is, links not followed: missing, a link and its text, or a file of some type by
@@ -445,6 +448,7 @@ impl Sandbox {
             spaces: Mutex::new(Vec::new()),
             spares: Arc::default(),
             fixed,
+            turns: std::sync::RwLock::new(()),
         })
     }
 
@@ -549,6 +553,31 @@ impl Sandbox {
                 })
                 .cloned()
         })
+    }
+
+    /// Whether a check runs only after looks at what a trial may have changed where its node
+    /// loads from ([`Sandbox::watch`], [`Sandbox::watch_manifests`],
+    /// [`Sandbox::watch_packages`]). Such a check trusts that nothing changes between its
+    /// looks and its end, which a trial running beside it (`policy.jobs` above 1, a compare's
+    /// two sides) could break by planting a package just after the looks and taking it away
+    /// before the next (review 42, 110t; review 43, 03b).
+    fn looks(&self) -> bool {
+        !(self.watched.is_empty() && self.manifests.is_empty() && self.packages.is_empty())
+    }
+
+    /// The turn of a trial's agent, held while it runs: agents run beside each other, never
+    /// beside a check that looks ([`Sandbox::check_turn`]). `None` where no check looks.
+    pub fn agent_turn(&self) -> Option<std::sync::RwLockReadGuard<'_, ()>> {
+        self.looks()
+            .then(|| self.turns.read().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// The turn of a check that looks, held from its first look to its end: no other trial's
+    /// agent or check runs meanwhile (the lock prefers a waiting check to a new agent, so
+    /// checks are not starved). `None` where no check looks.
+    pub fn check_turn(&self) -> Option<std::sync::RwLockWriteGuard<'_, ()>> {
+        self.looks()
+            .then(|| self.turns.write().unwrap_or_else(|e| e.into_inner()))
     }
 
     /// [`Sandbox::changed_package`], every path compared: the look at the end of the run.

@@ -614,6 +614,11 @@ impl Packages {
             .map(|(p, _, _)| p.clone())
     }
 
+    /// Whether nothing is watched (no check's node looks in a folder the trials write).
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty() && self.way.is_empty() && self.shelves.is_empty()
+    }
+
     /// The `node_modules` whose entries past [`PACKAGE_ENTRIES`] are not watched, if any.
     pub fn partial(&self) -> Option<&Path> {
         self.partial.as_deref()
