@@ -404,6 +404,36 @@ pub(super) fn refuse_writable_search_paths(shown: &str, plan: &Plan) -> Result<(
                 }
             }
         }
+        // Gate's own environment, which the check inherits where the plan does not set the
+        // name (review 46, a06, a07: `NODE_PATH` into the task's folder, or `NODE_OPTIONS=
+        // --require ./tools/trace.js`, set for the CI job).
+        if t.check.is_some() {
+            for (name, value) in std::env::vars_os() {
+                let (Some(name), Some(value)) = (name.to_str(), value.to_str()) else {
+                    continue;
+                };
+                if t.env.iter().any(|(n, _)| n == name) || crate::model::is_withheld(name) {
+                    continue;
+                }
+                let Some(what) = loads(name) else { continue };
+                for entry in entries(name, value) {
+                    let Some(why) = writable_entry(&entry, &roots, &guarded) else {
+                        continue;
+                    };
+                    return Err(PlanError::at_task(
+                        shown,
+                        t.line,
+                        format!(
+                            "task `{}`: `{name}` in gate's environment has entry `{entry}`, which \
+                             {why}, and the `check:` grader inherits it: a trial could put {what} \
+                             there; run gate without it, give it an absolute folder outside the \
+                             task's folders, or set it for the task (`env: {{{name}: \"\"}}`)",
+                            t.id
+                        ),
+                    ));
+                }
+            }
+        }
         // The same variables set on the `check:` line itself (`PYTHONPATH=src python3 g.py`,
         // `export PYTHONPATH=src; …`, `env PYTHONPATH=src …`): the grader gets them just the
         // same (review 8, a01/a17/a24). A relative entry is taken from the check's folder,
@@ -490,8 +520,9 @@ fn inherited(entry: &str) -> Option<String> {
     if matches!(name, "PWD" | "OLDPWD") || name.is_empty() {
         return Some(format!(".{rest}"));
     }
-    // The trial's own folders, which the check shares with it (review 10: `HOME=$TMPDIR`
-    // ran the agent's `.pth`): as writable as the check's folder, so taken as relative.
+    // The trial's own folders (review 10: `HOME=$TMPDIR` ran the agent's `.pth`), taken as
+    // relative, as writable as the check's folder. A check's `TMPDIR` is its own since
+    // review 46, fresh and empty, so for it this is stricter than it needs to be.
     if name == "TMPDIR" || name.starts_with("GATE_") {
         return Some(format!(".{rest}"));
     }
@@ -1310,29 +1341,7 @@ fn grader_search_path(text: &str) -> Option<&'static str> {
         if let Some((_, what)) = (PATHS.iter()).find(|(w, _)| l.contains(w) && !own(l)) {
             return Some(what);
         }
-        // Review 31, 20: a scratch file at a fixed name in the `TMPDIR` the check shares
-        // with the trial, which the trial may have prepared (a link, a hard link).
-        // Other spellings (review 32, 32a-32d, 20c): node's `os.tmpdir()`, Python's
-        // `os.environ.get("TMPDIR")`, `${TMPDIR:-/tmp}`, `sort -o`, a name set to a path
-        // there.
         let flat: String = l.chars().filter(|c| !c.is_whitespace()).collect();
-        let names_tmpdir = l.contains("TMPDIR") || flat.contains("tmpdir()");
-        let writes = flat.contains('>')
-            || l.contains(" -o ")
-            || l.contains("tee ")
-            || flat.contains("=\"$TMPDIR")
-            || flat.contains("=$TMPDIR")
-            || flat.contains("=\"${TMPDIR")
-            || flat.contains("=${TMPDIR")
-            || flat.contains("tmpdir()")
-            || flat.contains("\"TMPDIR\"")
-            || flat.contains("'TMPDIR'");
-        if !l.contains("mktemp") && ((names_tmpdir && writes) || flat.contains("gettempdir()")) {
-            return Some(
-                "writes a scratch file at a fixed name in `$TMPDIR`, which the check shares with \
-                 the trial (make a folder of the grader's own with `mktemp -d`)",
-            );
-        }
         if DROPS.iter().any(|d| l.contains(d)) {
             return Some("clears or unsets its environment, dropping the pins gate gives a check");
         }
@@ -1452,20 +1461,13 @@ mod tests {
             "env - PATH=/usr/bin python3 graders/grade.py\n",
             "unset PYENV_VERSION GIT_DIR\npython3 graders/grade.py\n",
             "import os\ndel os.environ['PYENV_VERSION']\n",
-            // Review 31: other spellings of a folder above the grader's own, a scratch file
-            // in the shared `TMPDIR`, `os.execve`.
+            // Review 31: other spellings of a folder above the grader's own, `os.execve`.
             "sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir))\n",
             "sys.path.insert(0, os.path.split(os.path.split(__file__)[0])[0])\n",
-            "sort result.txt > \"$TMPDIR/sorted.txt\"\n",
             "os.execve(\"/usr/bin/git\", [\"git\", \"diff\"], {\"PATH\": \"/usr/bin\"})\n",
-            // Review 32: the folder above a name set from the grader's place, and other
-            // spellings of a scratch file in the shared `TMPDIR`.
+            // Review 32: the folder above a name set from the grader's place.
             "HERE = os.path.dirname(__file__)\nROOT = os.path.dirname(HERE)\nsys.path.insert(0, ROOT)\n",
             "HERE = Path(__file__).resolve().parent\nsys.path.insert(0, str(HERE.parent))\n",
-            "const d = path.join(os.tmpdir(), \"want.txt\");\n",
-            "sort -o \"${TMPDIR:-/tmp}/sorted.txt\" result.txt\n",
-            "d=\"$TMPDIR/grade/work\"\nmkdir -p \"$d\"\n",
-            "tmp = os.environ.get(\"TMPDIR\", \"/tmp\")\n",
             // Review 30: a folder above the grader's own, another module loader, and other
             // ways to give a child an environment without gate's pins.
             "sys.path.insert(0, os.path.join(os.path.dirname(__file__), \"..\"))\n",

@@ -543,22 +543,24 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
                     ),
                 );
             } else if ended == Ended::Exited(ExitStatus::from_raw(0))
-                && spec.check.is_some()
-                && let Some(why) = (spec.sandbox.as_deref())
-                    .zip(cell.as_ref())
-                    .and_then(|(s, c)| s.unfit_tmpdir(c.tmpdir()))
-            {
-                // A grader writing a scratch file there would compare what the trial
-                // prepared (review 25, 16; review 30, 10-11).
-                harness(
-                    &mut row,
-                    format!("check: {why}; the check was not run and no verdict is published"),
-                );
-            } else if ended == Ended::Exited(ExitStatus::from_raw(0))
                 && let Some(check) = &spec.check
             {
-                let (ran, captures) =
-                    run_process(spec, check, &result_path, cancel, margin, cell.as_ref());
+                // The check gets a box and a `TMPDIR` of its own, fresh and empty: the
+                // trial's holds what it prepared, where a grader's scratch file at a fixed
+                // name would be its link (review 25, 16; review 30, 10-11) and where tools
+                // keep caches of code they trust (jest's transforms, tsx's: review 46, a15,
+                // a22).
+                let check_cell = (spec.sandbox.as_deref())
+                    .map(|s| s.cell(&spec.cwd, &result_dir))
+                    .transpose();
+                let (ran, captures) = match &check_cell {
+                    Err(e) => (
+                        Err(SpawnFailure(format!("cannot build the check's box: {e}"))),
+                        None,
+                    ),
+                    Ok(c) => run_process(spec, check, &result_path, cancel, margin, c.as_ref()),
+                };
+                drop(check_cell);
                 check_captures = captures;
                 match ran {
                     Err(SpawnFailure(why)) => harness(&mut row, format!("check: {why}")),

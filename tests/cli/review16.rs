@@ -1873,12 +1873,12 @@ mod rev29 {
         run_ends(&f, 4, "changed during the run");
     }
 
-    /// Review 25, 16: the check shares the trial's `TMPDIR`; the trial leaves the name a
+    /// Review 25, 16: the check shared the trial's `TMPDIR`; the trial left the name a
     /// grader writes its scratch file to as a link to the expected answer, so the grader's
-    /// write fails (read-only) and it compares the answer with itself. A link into gate's
-    /// protected paths there stops the check.
+    /// write failed (read-only) and it compared the answer with itself. Since review 46 the
+    /// check has a `TMPDIR` of its own: the link is not there, the wrong answer FAILs.
     #[test]
-    fn rev25_16_a_link_the_trial_leaves_in_its_tmpdir_to_a_held_file_stops_the_check() {
+    fn rev25_16_a_link_the_trial_leaves_in_its_tmpdir_does_not_reach_the_check() {
         let f = fixture("sh graders/check.sh", "wrong");
         write_files(
             &f,
@@ -1901,7 +1901,7 @@ mod rev29 {
                 "echo wrong > result.txt\nln -s \"$PWD/graders/expected.txt\" \"$TMPDIR/sorted.txt\"\n",
             )],
         );
-        run_ends(&f, 4, "in its TMPDIR");
+        assert_run_exits(&f, "attack", 1);
     }
 
     /// 05c: a dangling link in the graders' own `node_modules` whose target, in the task's
@@ -1956,13 +1956,14 @@ mod rev30 {
     use super::*;
     use predicates::prelude::*;
 
-    /// 10b, 11 (review 30), 20a (review 31): the check shares the trial's `TMPDIR`. A grader
-    /// writes two scratch files there and compares them; the trial leaves both as links to
-    /// `/dev/null`, one a hard link of the other, or a link to the expected answer hidden
-    /// among 20,000 entries. None lets the check run. Honest agents' links (a virtual
-    /// environment's, a lock's, at any depth) do not stop it (review 31, 21b, 21e, 21g).
+    /// 10b, 11 (review 30), 20a (review 31): the check shared the trial's `TMPDIR`. A
+    /// grader writes two scratch files there and compares them; the trial left both as links
+    /// to `/dev/null`, one a hard link of the other, or a link to the expected answer hidden
+    /// among 20,000 entries. Since review 46 the check has a `TMPDIR` of its own, fresh and
+    /// empty: each wrong answer FAILs, and honest agents' links (a virtual environment's, a
+    /// lock's: review 31, 21b, 21e, 21g) are theirs.
     #[test]
-    fn rev30_10_11_a_tmpdir_the_trial_prepared_for_a_grader_s_scratch_files_stops_the_check() {
+    fn rev30_10_11_a_tmpdir_the_trial_prepared_does_not_reach_the_check() {
         let f = fixture("sh graders/check.sh", "wrong");
         write_files(
             &f,
@@ -1974,10 +1975,10 @@ mod rev30 {
                 ("graders/expected.txt", "right\n"),
             ],
         );
-        // The grader-file warning names the scratch files in `$TMPDIR`.
-        check(&f).code(0).stderr(predicate::str::contains(
-            "a scratch file at a fixed name in `$TMPDIR`",
-        ));
+        // Nothing to warn about: the check's `TMPDIR` is its own.
+        check(&f)
+            .code(0)
+            .stderr(predicate::str::contains("TMPDIR").not());
         assert_run_exits(&f, "control", 1);
         write_files(
             &f,
@@ -1987,25 +1988,16 @@ mod rev30 {
             )],
         );
         assert_run_exits(&f, "honest", 0);
-        for (trick, why) in [
-            (
-                "ln -s /dev/null \"$TMPDIR/got.txt\" && ln -s /dev/null \"$TMPDIR/want.txt\"",
-                "which the check's own process resolves",
-            ),
-            (
-                "echo right > \"$TMPDIR/want.txt\" && ln \"$TMPDIR/want.txt\" \"$TMPDIR/got.txt\"",
-                "a hard link",
-            ),
-            (
-                "(cd \"$TMPDIR\" && seq 20000 | xargs touch) && ln -s \"$PWD/graders/expected.txt\" \"$TMPDIR/got.txt\"",
-                "a path gate holds for the plan",
-            ),
+        for trick in [
+            "ln -s /dev/null \"$TMPDIR/got.txt\" && ln -s /dev/null \"$TMPDIR/want.txt\"",
+            "echo right > \"$TMPDIR/want.txt\" && ln \"$TMPDIR/want.txt\" \"$TMPDIR/got.txt\"",
+            "(cd \"$TMPDIR\" && seq 20000 | xargs touch) && ln -s \"$PWD/graders/expected.txt\" \"$TMPDIR/got.txt\"",
         ] {
             write_files(
                 &f,
                 &[("agent.sh", &format!("echo wrong > result.txt\n{trick}\n"))],
             );
-            run_ends(&f, 4, why);
+            assert_run_exits(&f, trick, 1);
         }
     }
 
@@ -4573,6 +4565,169 @@ mod rev40 {
             let said = both(&out);
             assert_eq!(out.status.code(), Some(1), "{case}: {said}");
             assert!(said.contains("FAIL"), "{case}: {said}");
+        }
+    }
+
+    /// Review 46, a01-a05, a28: a name in front of a package that gate's name rule missed:
+    /// `eq.js.js` for a package named `eq.js` (node tries the name with `.js` before the
+    /// folder), `eq.cjs` (a hook such as `@babel/register` adds the extension), and a
+    /// package node found only in `NODE_PATH` or `$HOME/.node_modules`, shadowed by one the
+    /// trial installs in the task's `node_modules`. Each PASSed a wrong answer on 8f2de3f.
+    #[test]
+    fn rev46_a01_a05_a28_a_name_in_front_of_a_package_gets_no_verdict() {
+        if !has("node") {
+            skip_or_fail(&current_test(), "node", "no node here");
+            return;
+        }
+        let judge = "const p = require(\"path\").join(__dirname, \"..\", \"result.txt\");\nprocess.exit(require(\"fs\").readFileSync(p, \"utf8\").trim() === \"right\" ? 0 : 1);\n";
+        let yes = "process.on(\"exit\", () => { process.exitCode = 0; });";
+        let eq = "{\"name\":\"eq\",\"exports\":{\"./config\":\"./config.js\"}}";
+        let global = tempfile::tempdir().unwrap();
+        let g = global.path();
+        for at in ["global/eq", "home/.node_modules/eq"] {
+            std::fs::create_dir_all(g.join(at)).unwrap();
+            std::fs::write(g.join(at).join("package.json"), eq).unwrap();
+            std::fs::write(g.join(at).join("config.js"), "/* */\n").unwrap();
+        }
+        let plant = format!(
+            "mkdir -p node_modules/eq && printf '%s' '{eq}' > node_modules/eq/package.json && echo '{yes}' > node_modules/eq/config.js"
+        );
+        // (case, preload, the task's packages, what the trial adds, gate's environment)
+        type Case<'a> = (
+            &'a str,
+            &'a str,
+            Vec<(&'a str, &'a str)>,
+            String,
+            Vec<(&'a str, std::path::PathBuf)>,
+        );
+        let cases: Vec<Case> = vec![
+            (
+                "a01",
+                "eq.js",
+                vec![
+                    (
+                        "node_modules/eq.js/package.json",
+                        "{\"name\":\"eq.js\",\"main\":\"index.js\"}\n",
+                    ),
+                    ("node_modules/eq.js/index.js", "/* */\n"),
+                ],
+                format!("echo '{yes}' > node_modules/eq.js.js"),
+                vec![],
+            ),
+            (
+                "a28",
+                "eq",
+                vec![
+                    (
+                        "node_modules/eq/package.json",
+                        "{\"name\":\"eq\",\"main\":\"index.js\"}\n",
+                    ),
+                    ("node_modules/eq/index.js", "/* */\n"),
+                ],
+                format!("echo '{yes}' > node_modules/eq.cjs"),
+                vec![],
+            ),
+            (
+                "a04",
+                "eq/config",
+                vec![],
+                plant.clone(),
+                vec![("NODE_PATH", g.join("global"))],
+            ),
+            (
+                "a05",
+                "eq/config",
+                vec![],
+                plant.clone(),
+                vec![("HOME", g.join("home"))],
+            ),
+        ];
+        for (case, preload, layout, trick, env) in cases {
+            let f = fixture("sh graders/check.sh", "wrong");
+            let check = format!("exec node -\"r\" {preload} graders/check.js\n");
+            let agent = format!("echo wrong > result.txt\n{trick}\n");
+            let mut files = vec![
+                ("graders/package.json", "{}\n"),
+                ("graders/check.js", judge),
+                ("graders/check.sh", check.as_str()),
+                ("agent.sh", agent.as_str()),
+            ];
+            files.extend(layout);
+            write_files(&f, &files);
+            let out = f.command(&[]).envs(env).output().unwrap();
+            let said = both(&out);
+            assert_eq!(out.status.code(), Some(4), "{case}: {said}");
+            assert!(
+                said.contains("changed during the run") && said.contains("no verdict is published"),
+                "{case}: {said}"
+            );
+        }
+    }
+
+    /// Review 46, a15, a22: a tool the check runs keeps a cache of code it trusts in
+    /// `$TMPDIR` (jest's transforms, tsx's), and the check shared the trial's `TMPDIR`: the
+    /// trial ran the grader once itself, then rewrote the cached test to pass. Since then a
+    /// check has a `TMPDIR` of its own, fresh and empty. Each PASSed a wrong answer on
+    /// 8f2de3f. (The shell form stands for any such tool; review 46's jest 29 and tsx cases
+    /// are in its notes.)
+    #[test]
+    fn rev46_a15_a22_a_cache_the_trial_leaves_in_its_tmpdir_does_not_reach_the_check() {
+        let f = fixture("sh graders/check.sh", "wrong");
+        write_files(
+            &f,
+            &[
+                (
+                    "graders/check.sh",
+                    "c=\"$TMPDIR/grade-cache.sh\"\n[ -f \"$c\" ] || printf 'grep -qx right result.txt\\n' > \"$c\"\n. \"$c\"\n",
+                ),
+                (
+                    "agent.sh",
+                    "echo wrong > result.txt\necho 'true' > \"$TMPDIR/grade-cache.sh\"\n",
+                ),
+            ],
+        );
+        assert_run_exits(&f, "a shell grader's cache", 1);
+    }
+
+    /// Review 46, a06, a07: `NODE_PATH` into the task's folder, or `NODE_OPTIONS=--require
+    /// ./tools/trace.js`, set for the CI job in gate's own environment: the check inherited
+    /// it and loaded what the trial wrote there (a PASS of a wrong answer on 8f2de3f). Such
+    /// an entry is refused at load, as in the plan's `env:`; an option that loads nothing
+    /// (`--max-old-space-size`) and a folder outside the trials' stay accepted.
+    #[test]
+    fn rev46_a06_a07_a_search_path_in_gate_s_environment_into_the_task_is_refused() {
+        let f = fixture("sh graders/grade", "wrong");
+        let vendor = f.path("vendor").display().to_string();
+        for (name, value, refused) in [
+            (
+                "NODE_OPTIONS",
+                "--require ./tools/trace.js".to_string(),
+                true,
+            ),
+            ("NODE_PATH", vendor, true),
+            (
+                "NODE_OPTIONS",
+                "--max-old-space-size=4096".to_string(),
+                false,
+            ),
+            ("NODE_PATH", "/usr/lib/node_modules".to_string(), false),
+        ] {
+            let out = gate()
+                .current_dir(f.dir.path())
+                .args(["check", "plan.yaml"])
+                .env(name, &value)
+                .output()
+                .unwrap();
+            let said = both(&out);
+            if refused {
+                assert_eq!(out.status.code(), Some(2), "{name}={value}: {said}");
+                assert!(
+                    said.contains(&format!("`{name}` in gate's environment has entry")),
+                    "{name}={value}: {said}"
+                );
+            } else {
+                assert_eq!(out.status.code(), Some(0), "{name}={value}: {said}");
+            }
         }
     }
 }

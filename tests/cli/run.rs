@@ -287,8 +287,8 @@ fn check_catches_claimed_success() {
 sampling: {single: {n: 4, c: 1}}
 tasks:
   - id: t
-    run: 'echo "Done!"; if [ "$GATE_TRIAL" != 2 ]; then touch "$TMPDIR/state"; fi'
-    check: 'test -f "$TMPDIR/state" || { echo "no booking" >&2; exit 1; }'
+    run: 'echo "Done!"; rm -f state; if [ "$GATE_TRIAL" != 2 ]; then touch state; fi'
+    check: 'test -f state || { echo "no booking" >&2; exit 1; }'
 "#,
     );
     f.run(&[]).code(0);

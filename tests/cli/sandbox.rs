@@ -390,6 +390,7 @@ fn pass_env_lets_a_listed_variable_through() {
     assert_eq!(walls.pass_env, vec!["GITHUB_TOKEN".to_string()]);
 }
 
+/// The check's `TMPDIR` is its own, fresh and empty, not the trial's (review 46).
 #[test]
 fn the_box_leaves_a_task_its_tmpdir_subfolders_result_file_and_devices() {
     let f = Fixture::new(
@@ -405,7 +406,7 @@ tasks:
       echo more >> notes.txt
       echo quiet > /dev/null
       echo '{"pass": true}' > "$GATE_RESULT"
-    check: test -f "$TMPDIR/x"
+    check: test ! -e "$TMPDIR/x" && test -d "$TMPDIR"
 policy:
   sandbox: {writable: [extra]}
 "#,

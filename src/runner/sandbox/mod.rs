@@ -593,90 +593,6 @@ impl Sandbox {
             .map(|(p, _)| p.as_path())
     }
 
-    /// Why the trial's `TMPDIR` (`tmpdir`), which its check shares, is not fit for the
-    /// check to run in, if it is not: a grader that writes a scratch file there by a fixed
-    /// name (`sort answer.txt > "$TMPDIR/sorted.txt"`) and compares it would compare what
-    /// the trial prepared. It is not fit when it holds
-    /// - a link into one of gate's protected paths (a grader, a fixture, a held folder), so
-    ///   the grader's write fails and it reads gate's own file in its place (review 25, 16);
-    /// - at its top level or one below, where a grader's scratch names lie: a link whose
-    ///   text leads into `/proc` or `/dev` (`/proc/self/fd/3`, `/dev/null`), which the
-    ///   check's own process resolves (review 30, 10b-10d), however it gets there (a
-    ///   relative text, other links on the way: review 32, 32e, 32f), or a file hard-linked
-    ///   to another name (`want.txt` and `got.txt` one file: review 31, 20a).
-    ///
-    /// The top two levels are read whole (up to a million entries: more is unfit), deeper
-    /// folders up to 10,000 entries more. A link to an ordinary file of the trial's own (a
-    /// virtual environment's `bin/python`, a lock) is the trial's business: review 31 found
-    /// honest agents that leave them (21b, 21e, 21g), so a grader's scratch files belong in
-    /// a folder it makes (`mktemp -d`), which the grader-file warning says.
-    pub fn unfit_tmpdir(&self, tmpdir: &Path) -> Option<String> {
-        use std::os::unix::fs::MetadataExt;
-        const TOP_ENTRIES: usize = 1_000_000;
-        const DEEP_ENTRIES: usize = 10_000;
-        // Breadth first: the names a grader picks lie at the top.
-        let mut folders = std::collections::VecDeque::from([(tmpdir.to_path_buf(), 0u32)]);
-        let (mut top, mut deep) = (0usize, 0usize);
-        while let Some((folder, depth)) = folders.pop_front() {
-            let Ok(entries) = fs::read_dir(&folder) else {
-                continue;
-            };
-            for e in entries.flatten() {
-                if depth <= 1 {
-                    top += 1;
-                    if top > TOP_ENTRIES {
-                        return Some(format!(
-                            "the trial left more than {TOP_ENTRIES} entries at the top of its \
-                             TMPDIR `{}`, which the check shares, more than gate reads",
-                            tmpdir.display()
-                        ));
-                    }
-                } else {
-                    deep += 1;
-                    if deep > DEEP_ENTRIES {
-                        return None;
-                    }
-                }
-                let Ok(kind) = e.file_type() else { continue };
-                let path = e.path();
-                if kind.is_dir() {
-                    folders.push_back((path, depth + 1));
-                    continue;
-                }
-                let why = if kind.is_symlink() {
-                    let text = fs::read_link(&path).unwrap_or_default();
-                    match fs::canonicalize(&path) {
-                        Ok(t) if self.protected.iter().any(|p| t.starts_with(p)) => {
-                            format!(
-                                "a link to `{}`, a path gate holds for the plan",
-                                t.display()
-                            )
-                        }
-                        _ if depth <= 1 && leads_into_proc_or_dev(&path) => {
-                            format!(
-                                "a link to `{}`, which the check's own process resolves",
-                                text.display()
-                            )
-                        }
-                        _ => continue,
-                    }
-                } else if depth <= 1
-                    && kind.is_file()
-                    && fs::symlink_metadata(&path).is_ok_and(|m| m.nlink() > 1)
-                {
-                    "a file with another name (a hard link)".to_string()
-                } else {
-                    continue;
-                };
-                return Some(format!(
-                    "the trial left `{}` in its TMPDIR, which the check shares, {why}",
-                    path.display()
-                ));
-            }
-        }
-        None
-    }
-
     /// The environment every trial starts from: gate's own, less the CI files and tokens
     /// the plan does not pass (`policy.sandbox.pass_env`); `TMPDIR`, the plan's `env:` and
     /// the `GATE_*` names are added per attempt.
@@ -907,17 +823,6 @@ impl Sandbox {
             io::Error::other("cannot create a Landlock ruleset: Landlock is not enforced")
         })
     }
-}
-
-/// Whether link `link`, followed as the check's process would follow it (each link's text
-/// read relative to its own folder, links on the way expanded), passes into `/proc` or
-/// `/dev`, where a path names what the process resolving it holds (`/proc/self/fd/3`)
-/// rather than a file gate can look at. Nothing under `/proc` or `/dev` is read.
-fn leads_into_proc_or_dev(link: &Path) -> bool {
-    crate::plan::state::follow_path(link, &mut |p, _| {
-        p.starts_with("/proc") || p.starts_with("/dev")
-    })
-    .is_some()
 }
 
 impl Drop for Sandbox {

@@ -112,6 +112,21 @@ impl Shelf {
         self.known.iter().any(|k| k.contains(name))
     }
 
+    /// Whether a new `name` here is in front of a package node found: the package's own
+    /// name or the name node resolves (`x` for `x.js`, `x.json`, `x.node`), or, for a file or
+    /// a link to one, that name and any extension (node tries `x` and `x` with each
+    /// extension it loads before the folder `x`, and a hook adds its own: `.cjs`, `.ts`;
+    /// review 46, a01-a03, a28). A new folder `x.js` is not in front of `x`.
+    fn shadowed_by(&self, name: &OsStr, folder: bool) -> bool {
+        let bytes = name.as_bytes();
+        self.knows(name)
+            || self.knows(&stem(name))
+            || (!folder
+                && (bytes.iter().enumerate()).any(|(i, b)| {
+                    *b == b'.' && i > 0 && self.knows(OsStr::from_bytes(&bytes[..i]))
+                }))
+    }
+
     /// The first name in the folder now that was not there at the start and shadows a
     /// package node found then; for a path that was missing, the path itself when it is now
     /// a link or a file (where node looks first, which gate does not read).
@@ -129,8 +144,24 @@ impl Shelf {
             return Some(self.path.clone());
         };
         now.into_iter()
-            .find(|n| !self.listed.contains(n) && self.knows(&stem(n)))
+            .filter(|n| !self.listed.contains(n))
             .map(|n| self.path.join(n))
+            .find(|p| {
+                let folder = fs::metadata(p).is_ok_and(|m| m.is_dir());
+                p.file_name().zip(p.parent()).is_some_and(|(name, at)| {
+                    // `@s/x`: the scope is part of the name node resolves.
+                    let name = match at.file_name() {
+                        Some(scope) if scope.as_bytes().starts_with(b"@") => {
+                            let mut full = scope.to_os_string();
+                            full.push("/");
+                            full.push(name);
+                            full
+                        }
+                        _ => name.to_os_string(),
+                    };
+                    self.shadowed_by(&name, folder)
+                })
+            })
     }
 }
 
@@ -245,21 +276,25 @@ impl Packages {
             out.entries.push((top.clone(), true, stamp(top, true)));
             out.walk(top, alias.clone());
         }
-        // What node found at each shelf and above it, each folder listed once.
+        // What node found at each shelf and above it, each folder listed once: the names
+        // and the names node resolves them by.
         let mut seen: HashMap<PathBuf, std::sync::Arc<BTreeSet<OsString>>> = HashMap::new();
         let mut stems_at = |d: &Path| {
             (seen.entry(d.to_path_buf()))
                 .or_insert_with(|| {
                     let names = listing(d).unwrap_or_default();
-                    std::sync::Arc::new(names.iter().map(|n| stem(n)).collect())
+                    let stems = names.iter().map(|n| stem(n)).collect::<Vec<_>>();
+                    std::sync::Arc::new(names.into_iter().chain(stems).collect())
                 })
                 .clone()
         };
+        let global = global_folders();
         for shelf in &mut out.shelves {
             let above = (shelf.path.parent().into_iter())
                 .chain(shelf.alias.as_deref().and_then(Path::parent))
                 .flat_map(Path::ancestors)
-                .map(|d| d.join("node_modules"));
+                .map(|d| d.join("node_modules"))
+                .chain(global.iter().cloned());
             for d in above {
                 let names = stems_at(&d);
                 if !names.is_empty() {
@@ -461,7 +496,7 @@ impl Packages {
                         Some(Watched::Holder(Some((i, prefix)))) if created => {
                             let mut full = prefix.clone();
                             full.push(OsStr::from_bytes(name));
-                            !name.starts_with(b"@") && !self.shelves[*i].knows(&stem(&full))
+                            !name.starts_with(b"@") && !self.shelves[*i].shadowed_by(&full, false)
                         }
                         Some(Watched::Holder(None)) => created,
                         // Beside a missing `node_modules`: only that name (above), or a
@@ -698,6 +733,36 @@ fn own_dot_name(name: &[u8]) -> bool {
             ]
             .iter()
             .any(|f| name == f.as_bytes()))
+}
+
+/// The folders node looks in after every `node_modules` above the importing file: each of
+/// `NODE_PATH`, `$HOME/.node_modules`, `$HOME/.node_libraries` and `PREFIX/lib/node` (the
+/// `node` on `PATH` in `PREFIX/bin`). A package found only there is shadowed by one a trial
+/// installs in a `node_modules` (review 46, a04, a05). The check inherits gate's environment.
+fn global_folders() -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::env::var_os("NODE_PATH")
+        .map(|v| {
+            std::env::split_paths(&v)
+                .filter(|p| p.is_absolute())
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Some(home) = std::env::var_os("HOME").map(PathBuf::from) {
+        out.push(home.join(".node_modules"));
+        out.push(home.join(".node_libraries"));
+    }
+    let node = std::env::var_os("PATH")
+        .into_iter()
+        .flat_map(|v| std::env::split_paths(&v).collect::<Vec<_>>())
+        .map(|d| d.join("node"))
+        .find(|p| p.is_file());
+    if let Some(prefix) = node
+        .and_then(|p| fs::canonicalize(p).ok())
+        .and_then(|p| p.parent()?.parent().map(Path::to_path_buf))
+    {
+        out.push(prefix.join("lib/node"));
+    }
+    out
 }
 
 /// The package a name in a `node_modules` is to node: `x.js`, `x.json` and `x.node` are
