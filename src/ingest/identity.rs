@@ -125,6 +125,9 @@ pub fn go_units(trials: &[Trial], starts: &[(u64, Option<String>)]) -> Vec<Unit>
     trials
         .iter()
         .zip(starts)
+        // A skipped run (no attempts: [`super::settle_skipped_repeats`] decides what it is)
+        // records no outcome to compare, as before skips were kept in place.
+        .filter(|(t, _)| !t.attempts.is_empty())
         .filter_map(|(t, (line, time))| Some((t, line, time.as_ref()?)))
         .map(|(t, line, time)| {
             let mut h = Fields::new();

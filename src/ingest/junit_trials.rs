@@ -371,7 +371,10 @@ enum Refusal {
     },
 }
 
-/// Turn a document's records into trials, by the rules of its writer.
+/// Turn a document's records into trials, by the rules of its writer. A skipped record is a
+/// trial with no attempts, in its place, and its test is listed as skipped: what it is, a
+/// skip or a failed repeat, is decided with the file's other trials
+/// ([`super::settle_skipped_repeats`]).
 fn interpret(
     doc: &Document,
     writer: Writer,
@@ -486,6 +489,9 @@ fn interpret(
     let mut owner: HashMap<String, (&str, String, u64)> = HashMap::new();
     let mut origins = super::Origins::new();
     let mut trials: Vec<Trial> = Vec::new();
+    // Attempts after the first over the file (super::MAX_RETRIES_PER_FILE): pytest-rerunfailures'
+    // reruns, which are records, not elements the JUnit parser already counted.
+    let mut spent = 0;
     for key in &order {
         let cases = &records[key];
         let (id, repeat) = match repeats.get(key) {
@@ -525,10 +531,26 @@ fn interpret(
                 line: last.line,
                 reason: format!("test case `{}`: {reason}", key.1),
             })?;
+            // Each rerun is a ledger row: bounded over the whole file too, as every reader's
+            // retries are (review 47, c20: 19 tests × 10,000 records wrote 190,000 rows).
+            super::spend_retries(&mut spent, earlier.len() as u64).map_err(|reason| {
+                Refusal::TooMany {
+                    line: last.line,
+                    reason,
+                }
+            })?;
             let mut final_attempts = match attempts_of(last) {
                 Some(a) => a,
                 None if earlier.is_empty() => {
-                    skipped.push(id);
+                    // Kept in its place (a pytest-repeat repeat), no attempts: a skip, or a
+                    // failed repeat when other repeats of the test ran
+                    // (super::settle_skipped_repeats; review 47, c21).
+                    skipped.push(id.clone());
+                    trials.push(Trial {
+                        test: id,
+                        repeat: repeat.unwrap_or(1),
+                        attempts: Vec::new(),
+                    });
                     continue;
                 }
                 // A rerun that ended skipped (a skip raised on the retry): the failed attempts
@@ -554,7 +576,13 @@ fn interpret(
         } else {
             for (k, case) in cases.iter().enumerate() {
                 let Some(mut attempts) = attempts_of(case) else {
+                    // Kept in its place, no attempts (super::settle_skipped_repeats).
                     skipped.push(id.clone());
+                    trials.push(Trial {
+                        test: id.clone(),
+                        repeat: repeat.unwrap_or(k as u64 + 1),
+                        attempts: Vec::new(),
+                    });
                     continue;
                 };
                 if case.invocations == Some(0) {
@@ -710,6 +738,11 @@ mod tests {
             panic!("interpreted");
         };
         assert_eq!(skipped.len(), 1, "only the test that never ran is skipped");
+        // The skipped test is kept in place with no attempts, for settle_skipped_repeats.
+        let trials: Vec<_> = trials
+            .into_iter()
+            .filter(|t| !t.attempts.is_empty())
+            .collect();
         assert_eq!(trials.len(), 1);
         assert_eq!(trials[0].test, "test_agent::test_refund");
         assert!(!trials[0].attempts[0].passed, "its first attempt failed");

@@ -596,6 +596,10 @@ pub struct RunFile {
     /// is missing from it, and counted as a failed trial, unless it is listed here
     /// ([`histories`]).
     pub skipped_tests: Vec<String>,
+    /// Indices into `trials` of the failed trials that stand for a skipped repeat of a test
+    /// whose other repeats in this file ran ([`settle_skipped_repeats`]): like a test skipped
+    /// in one run while other runs ran it, no observation on `--base`'s side ([`History::absent`]).
+    pub skipped_repeats: Vec<usize>,
     /// The format read, and whether it was detected (not given with `--format`).
     pub format: Format,
     /// Whether the format was detected from the content.
@@ -644,6 +648,7 @@ impl RunFile {
             trials,
             skipped: 0,
             skipped_tests: Vec::new(),
+            skipped_repeats: Vec::new(),
             format,
             detected: false,
             notes: Vec::new(),
@@ -719,6 +724,58 @@ pub fn skipped_message(path: &std::path::Path) -> String {
     )
 }
 
+/// The message of the failed trial that stands for a skipped repeat of a test whose other
+/// repeats in the same file ran (`go test -count=N`, pytest-repeat, `--repeat-each`).
+pub fn skipped_repeat_message(path: &std::path::Path, repeat: u64) -> String {
+    format!(
+        "repeat {repeat} skipped in {}, though other repeats of this test in that file ran: a test that \
+         skips in some repeats only (code under test calling `t.Skip`, raising `unittest.SkipTest`, \
+         `pytest.skip`) has no result there, and counts as a failed trial of that repeat",
+        path.display()
+    )
+}
+
+/// Settle the skipped records a reader kept in place among a file's trials (a [`Trial`] with
+/// no attempts; only the readers of files that hold repeats keep them: `go test -json`,
+/// JUnit, Playwright's JSON). A test skipped in every repeat of the file is a skip, as
+/// before: its placeholders are dropped (the reader listed it in `skipped_tests`). A test
+/// with both run and skipped repeats gets a failed trial in each skipped repeat's place
+/// ([`skipped_repeat_message`]): the rule [`histories`] applies across files (review 7, c35)
+/// applied within one, where `go test -count=20 -json` and pytest-repeat put every repeat.
+/// Dropping the skips instead let a test that skips exactly when it fails read as all
+/// passes (review 47, c21). Such trials are counted out of `skipped` and listed in
+/// `skipped_repeats`.
+pub fn settle_skipped_repeats(run: &mut RunFile) {
+    if run.trials.iter().all(|t| !t.attempts.is_empty()) {
+        return;
+    }
+    let ran: std::collections::HashSet<String> = run
+        .trials
+        .iter()
+        .filter(|t| !t.attempts.is_empty())
+        .map(|t| t.test.clone())
+        .collect();
+    let mut trials = Vec::with_capacity(run.trials.len());
+    for mut t in std::mem::take(&mut run.trials) {
+        if t.attempts.is_empty() {
+            if !ran.contains(&t.test) {
+                continue;
+            }
+            t.attempts.push(Attempt {
+                passed: false,
+                unavailable: false,
+                duration_s: 0.0,
+                message: skipped_repeat_message(&run.path, t.repeat),
+                detail: String::new(),
+            });
+            run.skipped = run.skipped.saturating_sub(1);
+            run.skipped_repeats.push(trials.len());
+        }
+        trials.push(t);
+    }
+    run.trials = trials;
+}
+
 /// Merge the runs, in the order given, into per-test histories.
 ///
 /// Each file is one run of the suite, so every test that any of the files has is expected in
@@ -728,7 +785,8 @@ pub fn skipped_message(path: &std::path::Path) -> String {
 /// test's later trials to earlier ordinals, which a sequential rule decides on and `--base`
 /// pairs by (a missing failure would then be read as a later pass: issue 29, B5). A test
 /// skipped in a run while other runs ran it is a failed trial there too ([`skipped_message`];
-/// review 7, c35); a test skipped in every run has no trial at all.
+/// review 7, c35), as is a repeat skipped within a file whose other repeats ran
+/// ([`settle_skipped_repeats`], review 47, c21); a test skipped in every run has no trial at all.
 pub fn histories(runs: Vec<RunFile>) -> Vec<History> {
     let mut index: HashMap<String, usize> = HashMap::new();
     let mut out: Vec<History> = Vec::new();
@@ -777,7 +835,9 @@ pub fn histories(runs: Vec<RunFile>) -> Vec<History> {
                 h.absent.push(true);
             }
         }
-        for t in run.trials {
+        let stand_ins: std::collections::HashSet<usize> =
+            run.skipped_repeats.iter().copied().collect();
+        for (n, t) in run.trials.into_iter().enumerate() {
             let i = index[&t.test];
             let k = match seen[i] {
                 (last, k) if last == r => k,
@@ -786,7 +846,7 @@ pub fn histories(runs: Vec<RunFile>) -> Vec<History> {
             seen[i] = (r, k + 1);
             out[i].trials.push(t.attempts);
             out[i].places.push((r, k));
-            out[i].absent.push(false);
+            out[i].absent.push(stand_ins.contains(&n));
         }
     }
     out

@@ -99,6 +99,7 @@ pub fn read(text: &str) -> Result<Report, Error> {
     let mut skipped_tests = Vec::new();
     let mut not_run = 0;
     let mut retried_tests = 0;
+    let mut spent = 0;
     for (id, spec) in &specs {
         for t in &spec.tests {
             let mut results: Vec<&Attempted> = t.results.iter().collect();
@@ -117,30 +118,43 @@ pub fn read(text: &str) -> Result<Report, Error> {
             } else {
                 format!("{id} [{}]", t.project_name)
             };
-            let Some(first) = results.first() else {
+            // Playwright's own rule (`TestCase.outcome()`): a result whose `status` is
+            // `skipped` did not run; any other result is judged against `expectedStatus`, and
+            // one that differs is unexpected, a failure. So a test that failed and then reached
+            // `test.skip()` (`status: "failed"`, `expectedStatus: "skipped"`) failed; reading
+            // the expected status first left it out as a skip (review 47, c08).
+            let first_skipped = results.first().is_none_or(|r| r.status == "skipped");
+            if first_skipped {
                 if t.expected_status == "skipped" {
                     skipped += 1;
-                    skipped_tests.push(test);
+                    skipped_tests.push(test.clone());
                 } else {
+                    // Skipped by Playwright, not by the test (whose `test.skip()` expects
+                    // `skipped`): a failed `beforeAll`, or an earlier test of a serial group
+                    // that failed, stopped it. Its first attempt did not run; a later one's
+                    // pass would not be its grade.
                     not_run += 1;
                 }
-                continue;
-            };
-            if t.expected_status == "skipped" {
-                skipped += 1;
-                skipped_tests.push(test);
-                continue;
-            }
-            // Skipped by Playwright, not by the test (whose `test.skip()` expects `skipped`):
-            // a failed `beforeAll`, or an earlier test of a serial group that failed, stopped
-            // it. Its first attempt did not run; a later one's pass would not be its grade.
-            if first.status == "skipped" {
-                not_run += 1;
+                // Kept in its place (a `--repeat-each` repeat), no attempts: a skip, or a
+                // failed repeat when other repeats of the test ran in this file
+                // (crate::ingest::settle_skipped_repeats; review 47, c21).
+                let n = seen.entry(test.clone()).or_default();
+                *n += 1;
+                trials.push(Trial {
+                    test,
+                    repeat: *n,
+                    attempts: Vec::new(),
+                });
                 continue;
             }
             if results.len() > 1 {
                 retried_tests += 1;
             }
+            // Every attempt after the first is a ledger row: bounded over the whole file, as
+            // every reader's retries are (review 47, c20: 200 tests × 10,000 results wrote
+            // 2,000,000 rows).
+            crate::ingest::spend_retries(&mut spent, results.len() as u64 - 1)
+                .map_err(Error::Refused)?;
             let attempts = results
                 .iter()
                 .map(|r| {
