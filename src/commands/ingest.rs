@@ -47,13 +47,21 @@ pub fn execute(args: &IngestArgs, output: &OutputArgs) -> Result<u8, Error> {
     });
     // With `--base`, the base suite's files come first in the header's list.
     let redact = |s: &str| redactor.apply(s);
-    let base_runs = ingest::read_runs(&args.base, &opts, &redact)?;
-    let runs = ingest::read_runs(&args.results, &opts, &redact)?;
-    // Evidence has an identity: one run's file given twice (a path twice, a copy, a link,
-    // overlapping globs) would count as two runs; and a test id that two files make of
-    // different test cases would merge two tests.
-    ingest::check_distinct(base_runs.iter().chain(&runs))?;
-    ingest::check_same_ids(base_runs.iter().chain(&runs))?;
+    let read = || -> Result<_, ingest::IngestError> {
+        let base_runs = ingest::read_runs(&args.base, &opts, &redact)?;
+        let runs = ingest::read_runs(&args.results, &opts, &redact)?;
+        // Evidence has an identity: one run's file given twice (a path twice, a copy, a link,
+        // overlapping globs) would count as two runs; and a test id that two files make of
+        // different test cases, or that two test cases become once a secret in it is
+        // redacted, would merge two tests.
+        ingest::check_distinct(base_runs.iter().chain(&runs))?;
+        ingest::check_redacted_ids(base_runs.iter().chain(&runs))?;
+        ingest::check_same_ids(base_runs.iter().chain(&runs))?;
+        Ok((base_runs, runs))
+    };
+    // A refusal quotes the file as it was written (test ids, the runner's error text, the
+    // file's name): redacted here, the one place, before main prints it (review 47, c03-c05).
+    let (base_runs, runs) = read().map_err(|e| e.redact(&redact))?;
     // What was detected: one line when every file is of one kind (twenty runs of a suite),
     // base's files counted with head's.
     let all = || base_runs.iter().chain(&runs);

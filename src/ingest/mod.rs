@@ -53,7 +53,7 @@ pub mod pairing;
 pub mod promptfoo;
 mod read;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 
 pub(crate) use junit_trials::split_repeat;
@@ -261,6 +261,16 @@ pub enum IngestError {
         /// Which test cases, and why that is refused.
         reason: String,
     },
+    /// Two different test ids that are one once secrets are redacted (`test_auth[<KEY_A>]`
+    /// and `test_auth[<KEY_B>]` both read `test_auth[***]`), in one file or in two: their
+    /// trials would be merged into one test's (review 47, c02).
+    #[error("{}: {reason}", path.display())]
+    SameIdOnceRedacted {
+        /// The file (the later one, across files).
+        path: PathBuf,
+        /// The redacted id, and why that is refused.
+        reason: String,
+    },
     /// No `--format` was given and the content matches none gate reads.
     #[error(
         "{}: not a format gate reads (JUnit XML, `go test -json`, promptfoo results, DeepEval test run, Inspect log, \
@@ -272,6 +282,103 @@ pub enum IngestError {
         /// The file.
         path: PathBuf,
     },
+}
+
+impl IngestError {
+    /// The error with every text it quotes passed through `redact`: the paths, and the
+    /// reasons, which quote test ids, runners' error messages, run ids and JUnit
+    /// classnames as the file wrote them, before the run was redacted (review 47, c03, c04,
+    /// c05). The one place a refusal of `gate ingest` and `gate explain --junit` is redacted
+    /// before it is printed; a path redaction leaves unchanged is kept as it was, bytes and
+    /// all.
+    pub fn redact(self, redact: &dyn Fn(&str) -> String) -> IngestError {
+        let path = |p: PathBuf| redact_path(p, redact);
+        match self {
+            IngestError::Io { path: p, source } => IngestError::Io {
+                path: path(p),
+                source,
+            },
+            IngestError::NotAFile { path: p } => IngestError::NotAFile { path: path(p) },
+            IngestError::TooLarge { path: p } => IngestError::TooLarge { path: path(p) },
+            IngestError::NotJunit {
+                path: p,
+                line,
+                column,
+                reason,
+            } => IngestError::NotJunit {
+                path: path(p),
+                line,
+                column,
+                reason: redact(&reason),
+            },
+            IngestError::SameId {
+                path: p,
+                line,
+                reason,
+            } => IngestError::SameId {
+                path: path(p),
+                line,
+                reason: redact(&reason),
+            },
+            IngestError::RetriesInvisible { path: p, reason } => IngestError::RetriesInvisible {
+                path: path(p),
+                reason: redact(&reason),
+            },
+            IngestError::Invalid {
+                path: p,
+                line,
+                column,
+                reason,
+            } => IngestError::Invalid {
+                path: path(p),
+                line,
+                column,
+                reason: redact(&reason),
+            },
+            IngestError::Refused { path: p, reason } => IngestError::Refused {
+                path: path(p),
+                reason: redact(&reason),
+            },
+            IngestError::SameContent {
+                first,
+                second,
+                sha256,
+            } => IngestError::SameContent {
+                first: path(first),
+                second: path(second),
+                sha256,
+            },
+            IngestError::SameRun { first, second, why } => IngestError::SameRun {
+                first: path(first),
+                second: path(second),
+                why: redact(&why),
+            },
+            IngestError::SameIdAcrossFiles { path: p, reason } => IngestError::SameIdAcrossFiles {
+                path: path(p),
+                reason: redact(&reason),
+            },
+            IngestError::SameIdOnceRedacted { path: p, reason } => {
+                IngestError::SameIdOnceRedacted {
+                    path: path(p),
+                    reason: redact(&reason),
+                }
+            }
+            IngestError::Unrecognised { path: p } => IngestError::Unrecognised { path: path(p) },
+        }
+    }
+}
+
+/// `path` with its text passed through `redact`: a result file named after a job token
+/// (review 47, c05). Unchanged (a non-UTF-8 name too) when redaction finds nothing, since
+/// the lossy text of such a name is not the name.
+fn redact_path(path: PathBuf, redact: &dyn Fn(&str) -> String) -> PathBuf {
+    let text = path.to_string_lossy();
+    let red = redact(&text);
+    if red == text {
+        path
+    } else {
+        PathBuf::from(red)
+    }
 }
 
 /// Where a reader stopped, and why.
@@ -615,6 +722,36 @@ pub struct RunFile {
     /// What the tool recorded about the run itself (its run ids, its timestamps): with the
     /// parsed records, the run's identity beyond its bytes ([`check_distinct`]).
     pub identity: Identity,
+    /// Set by [`RunFile::redact`]: each test id that redaction changed (or that a changed id
+    /// became), with every id as read that became it, so that [`check_redacted_ids`] can
+    /// refuse two different tests merged by a secret. Empty when redaction changed no id,
+    /// which is nearly always. These raw ids hold secrets: never printed.
+    pub raw_ids: BTreeMap<String, BTreeSet<String>>,
+    /// Test ids a reader encoded from JSON values ([`JsonIds`]), redacted by
+    /// [`RunFile::redact`] from those values, then emptied.
+    pub json_ids: JsonIds,
+}
+
+/// Test ids a reader made by encoding a JSON value (promptfoo's `vars` of a test without a
+/// description), by id: the value, and the text after it in the id (` [prompt]`). Redaction
+/// of the encoded text would miss a secret that JSON's escaping changed, or a `redact:`
+/// pattern written for the value as it is, so such an id is redacted value by value and
+/// encoded again (review 47, c09).
+pub type JsonIds = HashMap<String, (serde_json::Value, String)>;
+
+/// `value` with every string in it, object keys too, passed through `redact`.
+fn redact_json(value: &serde_json::Value, redact: &dyn Fn(&str) -> String) -> serde_json::Value {
+    use serde_json::Value;
+    match value {
+        Value::String(s) => Value::String(redact(s)),
+        Value::Array(items) => Value::Array(items.iter().map(|v| redact_json(v, redact)).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (redact(k), redact_json(v, redact)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
 }
 
 /// What a tool records about one run of the suite, beyond its outcomes: the identity
@@ -655,25 +792,74 @@ impl RunFile {
             claims: Vec::new(),
             origins: Origins::new(),
             identity: Identity::default(),
+            raw_ids: BTreeMap::new(),
+            json_ids: JsonIds::new(),
         }
     }
 
     /// Pass every string the file gave through `redact` (the run's redactor; a closure, so that
     /// ingest names nothing of the runner), at the point it enters gate:
-    /// test ids, failure messages and details, the reader's notes and the tool's claims. A
-    /// secret a test prints into its own name (a parametrize id) then reaches no ledger,
-    /// report or terminal; two ids that differ only by a secret become one, which the
-    /// readers' duplicate checks then refuse.
+    /// the file's path, test ids (one a reader encoded from JSON values value by value:
+    /// [`JsonIds`]), failure messages and details, the reader's notes, the tool's claims and the
+    /// JUnit origins. A secret a test prints into its own name (a parametrize id)
+    /// or a runner writes into the file's name then reaches no ledger, report or terminal.
+    /// Two ids that differ only by a secret become one: the ids as read are kept in
+    /// [`RunFile::raw_ids`], and [`check_redacted_ids`] refuses such a pair (the readers'
+    /// duplicate checks ran before redaction, on the ids as read; review 47, c02).
     pub fn redact(&mut self, redact: impl Fn(&str) -> String) {
+        self.path = redact_path(std::mem::take(&mut self.path), &redact);
+        // Each id redacted, `None` where redaction leaves it as it is; applied only once every
+        // id as read that becomes a changed one is known.
+        let ids = || {
+            self.trials
+                .iter()
+                .map(|t| &t.test)
+                .chain(&self.skipped_tests)
+        };
+        let json_ids = std::mem::take(&mut self.json_ids);
+        let redact_id = |raw: &String| match json_ids.get(raw) {
+            // Value by value, then the whole text again: a secret written as a JSON number,
+            // or across a key and its value, is still text of the id.
+            Some((value, rest)) => redact(&format!("{}{}", redact_json(value, &redact), rest)),
+            None => redact(raw),
+        };
+        let reds: Vec<Option<String>> = ids()
+            .map(|raw| Some(redact_id(raw)).filter(|red| red != raw))
+            .collect();
+        let mut raw_ids: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for (raw, red) in ids().zip(&reds) {
+            if let Some(red) = red {
+                raw_ids.entry(red.clone()).or_default().insert(raw.clone());
+            }
+        }
+        if !raw_ids.is_empty() {
+            // An id that redaction leaves as it is but that reads like a changed one
+            // (`test_auth[***]` written so in the file) is one more id that becomes it.
+            for (raw, red) in ids().zip(&reds) {
+                if red.is_none()
+                    && let Some(raws) = raw_ids.get_mut(raw)
+                {
+                    raws.insert(raw.clone());
+                }
+            }
+            let mut reds = reds.into_iter();
+            for id in self
+                .trials
+                .iter_mut()
+                .map(|t| &mut t.test)
+                .chain(&mut self.skipped_tests)
+            {
+                if let Some(Some(red)) = reds.next() {
+                    *id = red;
+                }
+            }
+        }
+        self.raw_ids = raw_ids;
         for t in &mut self.trials {
-            t.test = redact(&t.test);
             for a in &mut t.attempts {
                 a.message = redact(&a.message);
                 a.detail = redact(&a.detail);
             }
-        }
-        for t in &mut self.skipped_tests {
-            *t = redact(t);
         }
         for n in &mut self.notes {
             *n = redact(n);
@@ -682,6 +868,13 @@ impl RunFile {
             c.test = redact(&c.test);
             c.says = redact(&c.says);
         }
+        // The origins' ids and parts, redacted like the ids: they are quoted by
+        // [`check_same_ids`]. Two ids that collide here are refused by
+        // [`check_redacted_ids`], which runs first.
+        self.origins = std::mem::take(&mut self.origins)
+            .into_iter()
+            .map(|(id, (class, name))| (redact(&id), (redact(&class), redact(&name))))
+            .collect();
     }
 }
 
@@ -958,6 +1151,79 @@ pub fn check_distinct<'r>(runs: impl IntoIterator<Item = &'r RunFile>) -> Result
 /// One line of untrusted text, for a message.
 fn untrusted_line(s: &str) -> String {
     crate::untrusted::one_line(s).to_string()
+}
+
+/// Refuse two different test ids that became one when secrets were redacted
+/// ([`RunFile::redact`]): `test_auth[<KEY_A>]`, which passes, and `test_auth[<KEY_B>]`, which
+/// always fails, would otherwise both be the test `test_auth[***]`, and the failing one's
+/// trials would hide among the passing one's (review 47, c02). The readers' duplicate checks
+/// ran on the ids as read, so this is the check after redaction: within one file, and across
+/// every file of one ingest (base and head: tests are matched by id across all of them).
+/// `gate run`'s suites refuse any id recorded twice in a run, which covers the same case
+/// there. The message names the redacted id only.
+pub fn check_redacted_ids<'r>(
+    runs: impl IntoIterator<Item = &'r RunFile>,
+) -> Result<(), IngestError> {
+    let runs: Vec<&RunFile> = runs.into_iter().collect();
+    let refuse = |path: &PathBuf, red: &str, where_: String| IngestError::SameIdOnceRedacted {
+        path: path.clone(),
+        reason: format!(
+            "different test ids {where_} all read `{}` once secrets are redacted (they differ only where a \
+             secret's value or a `redact:` pattern matched); gate cannot tell their trials apart and will \
+             not merge them into one test. Give the tests ids that differ outside the secret (pytest's \
+             `ids=`, a name instead of the credential)",
+            untrusted_line(red)
+        ),
+    };
+    // Per redacted id: the id as read in the file that first had it, and that file.
+    let mut first: HashMap<&str, (&str, &PathBuf)> = HashMap::new();
+    for run in &runs {
+        if let Some((red, raws)) = run.raw_ids.iter().find(|(_, raws)| raws.len() > 1) {
+            return Err(refuse(
+                &run.path,
+                red,
+                format!("({} of them) in this file", raws.len()),
+            ));
+        }
+    }
+    // Across files: only the ids redaction changed somewhere can collide.
+    if runs.iter().all(|r| r.raw_ids.is_empty()) {
+        return Ok(());
+    }
+    let changed: BTreeSet<&str> = runs
+        .iter()
+        .flat_map(|r| r.raw_ids.keys().map(String::as_str))
+        .collect();
+    for run in &runs {
+        let ids = run
+            .trials
+            .iter()
+            .map(|t| t.test.as_str())
+            .chain(run.skipped_tests.iter().map(String::as_str));
+        for red in ids.filter(|id| changed.contains(id)) {
+            // One id as read per redacted id in this file (checked above): that one, or the
+            // id itself where redaction left it as it was.
+            let raw = run
+                .raw_ids
+                .get(red)
+                .and_then(|raws| raws.first())
+                .map_or(red, String::as_str);
+            match first.get(red) {
+                Some((other, path)) if *other != raw => {
+                    return Err(refuse(
+                        &run.path,
+                        red,
+                        format!("here and in {}", path.display()),
+                    ));
+                }
+                Some(_) => {}
+                None => {
+                    first.insert(red, (raw, &run.path));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Refuse two different test cases of different files that get the same test id (JUnit's

@@ -144,6 +144,8 @@ pub struct Results {
     pub trials: Vec<Trial>,
     /// What the reader said about the file, for the terminal.
     pub notes: Vec<String>,
+    /// The test ids made of a row's `vars` (see [`super::JsonIds`]).
+    pub json_ids: super::JsonIds,
 }
 
 /// Whether a line looks like one row of promptfoo's `.jsonl` output.
@@ -482,16 +484,21 @@ fn judge(mut rows: Vec<(u64, Row)>, opts: &Options, layout: Layout) -> Result<Re
         expected = expected.max(r.test_idx + 1);
     }
     let mut repeats: HashMap<String, u64> = HashMap::new();
+    let mut json_ids = super::JsonIds::new();
     let mut trials = Vec::with_capacity(rows.len());
     let mut errors = 0;
     for (line, r) in &rows {
         let case = r.test_case.as_ref();
+        let mut vars_id = None;
         let mut id = match case.and_then(|c| c.description.clone()) {
             Some(d) if !d.is_empty() => d,
             _ => {
                 let vars = case.and_then(|c| c.vars.as_ref()).or(r.vars.as_ref());
                 match vars {
-                    Some(v) => v.to_string(),
+                    Some(v) => {
+                        vars_id = Some(v);
+                        v.to_string()
+                    }
                     None => {
                         return Err(Error::Parse(ParseError {
                             line: (*line).max(1),
@@ -510,6 +517,15 @@ fn judge(mut rows: Vec<(u64, Row)>, opts: &Options, layout: Layout) -> Result<Re
         }
         if several_providers {
             id = format!("{id} [{}]", provider_of(r));
+        }
+        if let Some(v) = vars_id
+            && !json_ids.contains_key(&id)
+        {
+            // The vars are redacted value by value before they are encoded again
+            // ([`super::RunFile::redact`]): JSON's escaping would hide a secret holding `"`
+            // or `\` from a redaction of the encoded text (review 47, c09).
+            let rest = id[v.to_string().len()..].to_string();
+            json_ids.insert(id.clone(), (v.clone(), rest));
         }
         let status = r
             .response
@@ -570,7 +586,11 @@ fn judge(mut rows: Vec<(u64, Row)>, opts: &Options, layout: Layout) -> Result<Re
             )
         });
     }
-    Ok(Results { trials, notes })
+    Ok(Results {
+        trials,
+        notes,
+        json_ids,
+    })
 }
 
 #[cfg(test)]

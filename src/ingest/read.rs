@@ -98,6 +98,7 @@ pub fn read_run(path: &Path, opts: &Options) -> Result<RunFile, IngestError> {
             })?;
             RunFile {
                 notes: pf.notes,
+                json_ids: pf.json_ids,
                 ..RunFile::new(path, Writer::Promptfoo, format, pf.trials)
             }
         }
@@ -272,6 +273,7 @@ fn stream_promptfoo(path: &Path, opts: &Options) -> Result<Option<RunFile>, Inge
         sha256,
         detected: opts.format.is_none(),
         notes: pf.notes,
+        json_ids: pf.json_ids,
         ..RunFile::new(path, Writer::Promptfoo, Format::Promptfoo, pf.trials)
     }))
 }

@@ -16,6 +16,11 @@
 //! - reversed;
 //! - UTF-16 (little- and big-endian): output is captured as bytes, and an ASCII secret's
 //!   UTF-16 bytes are its characters with a NUL between each, which is matched as such;
+//! - escaped as inside a JSON string (`"` as `\"`, `\` as `\\`, control characters escaped;
+//!   also with every non-ASCII character as `\uXXXX`, as Python writes, and with `<>&` as
+//!   `\u003c`…, as Go writes): a test that dumps its config as JSON, or gate itself building
+//!   a promptfoo test id from its `vars`, writes a password holding `"` or `\` so (review 47,
+//!   c09), and no piece of the plain secret need survive that;
 //! - any [`WINDOW`]-character piece of a secret (or of it reversed) of at least that length,
 //!   so a prefix, a suffix or a secret split across two prints leaks at most
 //!   `WINDOW - 1` characters at each end of each piece. A value that is a file path (it
@@ -178,7 +183,19 @@ impl Redactor {
     ) -> Self {
         let secrets = secret_values(env);
         let literals = secrets.iter().flat_map(|v| encodings(v)).collect();
-        let pieces = secrets.iter().flat_map(|v| pieces(v)).collect();
+        // The pieces of the JSON-escaped form too, where it differs: a JSON dump cut short
+        // holds a piece of it, not of the plain secret.
+        let pieces = secrets
+            .iter()
+            .flat_map(|v| {
+                let json = json_escape(v, JsonStyle::Minimal);
+                let mut out = pieces(v);
+                if json != *v {
+                    out.extend(pieces(&json));
+                }
+                out
+            })
+            .collect();
         Redactor::build(literals, pieces, patterns)
     }
 
@@ -328,8 +345,52 @@ fn encodings(secret: &str) -> Vec<String> {
         }
         out.push(s);
     }
+    for style in [JsonStyle::Minimal, JsonStyle::Ascii, JsonStyle::Html] {
+        out.push(json_escape(secret, style));
+    }
     out.sort();
     out.dedup();
+    out
+}
+
+/// How a JSON writer escapes a string: what [`json_escape`] produces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum JsonStyle {
+    /// Only what JSON requires: `"`, `\` and control characters (serde_json, which gate
+    /// itself uses, and JavaScript's `JSON.stringify`).
+    Minimal,
+    /// Also every non-ASCII character as `\uXXXX` (UTF-16 units): Python's `json.dumps`.
+    Ascii,
+    /// Also `<`, `>`, `&`, U+2028 and U+2029 as `\uXXXX`: Go's `encoding/json`.
+    Html,
+}
+
+/// `secret` as written between the quotes of a JSON string in `style`, lower-case hex in
+/// `\uXXXX` as serde_json, Python and Go all write it.
+fn json_escape(secret: &str, style: JsonStyle) -> String {
+    let mut out = String::with_capacity(secret.len() + 8);
+    for c in secret.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' if style != JsonStyle::Html => out.push_str("\\b"),
+            '\u{c}' if style != JsonStyle::Html => out.push_str("\\f"),
+            c if (c as u32) < 0x20
+                || (style == JsonStyle::Ascii && !c.is_ascii())
+                || (style == JsonStyle::Html
+                    && matches!(c, '<' | '>' | '&' | '\u{2028}' | '\u{2029}')) =>
+            {
+                let mut units = [0u16; 2];
+                for u in c.encode_utf16(&mut units) {
+                    out.push_str(&format!("\\u{u:04x}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
     out
 }
 
@@ -569,6 +630,27 @@ mod tests {
         // Ordinary text stays, and touching secrets stay two.
         assert_eq!(r.apply("PASS 3/3 in 0.2s"), "PASS 3/3 in 0.2s");
         assert_eq!(r.apply(&format!("{key}{key}")), "******");
+    }
+
+    #[test]
+    fn json_escaped_secret_is_redacted() {
+        // Review 47, c09: a password with `"` and `\` dumped in JSON leaves no piece of the
+        // plain secret.
+        let pw = r#"Ab3"Cd4\Ef5"Gh6\Ij7"Kl8"#;
+        let r = Redactor::new([("DB_PASSWORD", pw)], Vec::new());
+        let dumped = serde_json::json!({ "db": { "password": pw } }).to_string();
+        assert_eq!(r.apply(&dumped), r#"{"db":{"password":"***"}}"#);
+        // Cut short: a piece of the escaped form.
+        let escaped = json_escape(pw, JsonStyle::Minimal);
+        assert_eq!(r.apply(&format!("x {} y", &escaped[..14])), "x *** y");
+        // Python's ensure_ascii and Go's HTML-safe escaping.
+        let u = Redactor::new([("API_TOKEN", "pässwörd<&>\"x\u{1}")], Vec::new());
+        for leak in [
+            r#"p\u00e4ssw\u00f6rd<&>\"x\u0001"#,
+            r#"pässwörd\u003c\u0026\u003e\"x\u0001"#,
+        ] {
+            assert_eq!(u.apply(&format!("a {leak} b")), "a *** b", "{leak}");
+        }
     }
 
     #[test]

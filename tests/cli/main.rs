@@ -31,6 +31,7 @@ mod review14;
 mod review16;
 mod review17;
 mod review47_readers;
+mod review47_redact;
 mod review5;
 mod review5_readers;
 mod review7;
