@@ -240,6 +240,10 @@ pub struct Packages {
     notices: std::sync::Mutex<Notices>,
     /// The first folder whose entries past [`PACKAGE_ENTRIES`] are not watched.
     partial: Option<PathBuf>,
+    /// Each watched `node_modules` that is a link, with where it led at the start (`None`:
+    /// nowhere). Compared at every look: a link on its way (`deps/current -> v1`) or the
+    /// folder a dangling one names may lie where no watch reports (review 46, a29, a30).
+    links: Vec<(PathBuf, Option<PathBuf>)>,
 }
 
 impl Packages {
@@ -257,11 +261,12 @@ impl Packages {
                 Ok(m) => {
                     out.entries.push((p.clone(), false, stamp(p, false)));
                     out.on_the_way(p, &mut way);
-                    if m.file_type().is_symlink()
-                        && let Ok(to) = fs::canonicalize(p)
-                        && to.is_dir()
-                    {
-                        tops.push((to, Some(p.clone())));
+                    if m.file_type().is_symlink() {
+                        let to = fs::canonicalize(p).ok();
+                        out.links.push((p.clone(), to.clone()));
+                        if let Some(to) = to.filter(|t| t.is_dir()) {
+                            tops.push((to, Some(p.clone())));
+                        }
                     }
                 }
                 // Not its folders on the way: any of them may be the agent's to remove or
@@ -587,6 +592,9 @@ impl Packages {
     /// hard link made elsewhere is not reported, but moves the file's change time, which the
     /// end-of-run look sees.
     pub fn changed(&self) -> Option<PathBuf> {
+        if let Some(p) = self.relinked() {
+            return Some(p);
+        }
         let mut n = self.notices.lock().unwrap_or_else(|e| e.into_inner());
         let noticed = self.noticed(&mut n);
         n.dirty |= noticed;
@@ -610,9 +618,18 @@ impl Packages {
     /// way that is not the one it was, or a name that shadows a package: every path
     /// compared.
     pub fn changed_since_start(&self) -> Option<PathBuf> {
-        (self.moved_way())
+        (self.relinked())
+            .or_else(|| self.moved_way())
             .or_else(|| self.changed_entry())
             .or_else(|| self.shadowed())
+    }
+
+    /// The first linked `node_modules` that leads elsewhere than at the start, or now leads
+    /// somewhere where it led nowhere.
+    fn relinked(&self) -> Option<PathBuf> {
+        (self.links.iter())
+            .find(|(p, to)| fs::canonicalize(p).ok() != *to)
+            .map(|(p, _)| p.clone())
     }
 
     fn moved_way(&self) -> Option<PathBuf> {
@@ -651,7 +668,10 @@ impl Packages {
 
     /// Whether nothing is watched (no check's node looks in a folder the trials write).
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty() && self.way.is_empty() && self.shelves.is_empty()
+        self.entries.is_empty()
+            && self.way.is_empty()
+            && self.shelves.is_empty()
+            && self.links.is_empty()
     }
 
     /// The `node_modules` whose entries past [`PACKAGE_ENTRIES`] are not watched, if any.
@@ -943,5 +963,33 @@ mod tests {
         std::thread::sleep(std::time::Duration::from_millis(20));
         write(&real, "process.exit(0)\n");
         assert_eq!(w.changed(), Some(fs::canonicalize(&real).unwrap()));
+    }
+
+    /// Review 46, a29, a30: a `node_modules` that is a link through another link re-pointed
+    /// (`deps/current -> v2`), or a dangling one whose target a trial creates, leads node
+    /// elsewhere while every recorded path is as it was.
+    #[test]
+    fn a_linked_node_modules_that_leads_elsewhere_is_a_change() {
+        let d = tempfile::tempdir().unwrap();
+        write(&d.path().join("deps/v1/node_modules/eq/index.js"), "\n");
+        std::os::unix::fs::symlink("v1", d.path().join("deps/current")).unwrap();
+        let link = d.path().join("task/node_modules");
+        fs::create_dir_all(link.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink("../deps/current/node_modules", &link).unwrap();
+        let w = Packages::take(std::slice::from_ref(&link));
+        assert_eq!(w.changed(), None);
+        write(&d.path().join("deps/v2/node_modules/eq/index.js"), "\n");
+        fs::remove_file(d.path().join("deps/current")).unwrap();
+        std::os::unix::fs::symlink("v2", d.path().join("deps/current")).unwrap();
+        assert_eq!(w.changed(), Some(link.clone()));
+        assert_eq!(w.changed_since_start(), Some(link.clone()));
+
+        let dangling = d.path().join("other/node_modules");
+        fs::create_dir_all(dangling.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(".deps/node_modules", &dangling).unwrap();
+        let w = Packages::take(std::slice::from_ref(&dangling));
+        assert_eq!(w.changed(), None);
+        write(&d.path().join("other/.deps/node_modules/eq/index.js"), "\n");
+        assert_eq!(w.changed(), Some(dangling));
     }
 }
