@@ -420,14 +420,26 @@ pub(super) fn refuse_writable_search_paths(shown: &str, plan: &Plan) -> Result<(
                     let Some(why) = writable_entry(&entry, &roots, &guarded) else {
                         continue;
                     };
+                    // `PATH` cannot be emptied for the task; an activated virtual
+                    // environment in the project is the usual way there.
+                    let way_out = if name == "PATH" {
+                        "take it off `PATH` for gate (deactivate a virtual environment before \
+                         `gate run`), or keep that environment outside the task's folders \
+                         (`python3 -m venv ~/.venvs/NAME`)"
+                            .to_string()
+                    } else {
+                        format!(
+                            "run gate without it, give it an absolute folder outside the task's \
+                             folders, or set it for the task (`env: {{{name}: \"\"}}`)"
+                        )
+                    };
                     return Err(PlanError::at_task(
                         shown,
                         t.line,
                         format!(
                             "task `{}`: `{name}` in gate's environment has entry `{entry}`, which \
                              {why}, and the `check:` grader inherits it: a trial could put {what} \
-                             there; run gate without it, give it an absolute folder outside the \
-                             task's folders, or set it for the task (`env: {{{name}: \"\"}}`)",
+                             there; {way_out}",
                             t.id
                         ),
                     ));

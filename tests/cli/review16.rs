@@ -4691,7 +4691,8 @@ mod rev40 {
     }
 
     /// Review 46, a06, a07: `NODE_PATH` into the task's folder, or `NODE_OPTIONS=--require
-    /// ./tools/trace.js`, set for the CI job in gate's own environment: the check inherited
+    /// ./tools/trace.js` (or, review 48, an activated `.venv/bin` on `PATH`), set in gate's
+    /// own environment: the check inherited
     /// it and loaded what the trial wrote there (a PASS of a wrong answer on 8f2de3f). Such
     /// an entry is refused at load, as in the plan's `env:`; an option that loads nothing
     /// (`--max-old-space-size`) and a folder outside the trials' stay accepted.
@@ -4699,6 +4700,13 @@ mod rev40 {
     fn rev46_a06_a07_a_search_path_in_gate_s_environment_into_the_task_is_refused() {
         let f = fixture("sh graders/grade", "wrong");
         let vendor = f.path("vendor").display().to_string();
+        // An activated virtual environment in the project (review 48: its `python3`
+        // replaced by the trial PASSed a wrong answer on 8f2de3f).
+        let venv = format!(
+            "{}:{}",
+            f.path(".venv/bin").display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
         for (name, value, refused) in [
             (
                 "NODE_OPTIONS",
@@ -4706,6 +4714,7 @@ mod rev40 {
                 true,
             ),
             ("NODE_PATH", vendor, true),
+            ("PATH", venv, true),
             (
                 "NODE_OPTIONS",
                 "--max-old-space-size=4096".to_string(),
@@ -4725,6 +4734,11 @@ mod rev40 {
                 assert!(
                     said.contains(&format!("`{name}` in gate's environment has entry")),
                     "{name}={value}: {said}"
+                );
+                assert_eq!(
+                    said.contains("deactivate a virtual environment"),
+                    name == "PATH",
+                    "{said}"
                 );
             } else {
                 assert_eq!(out.status.code(), Some(0), "{name}={value}: {said}");
