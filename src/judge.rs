@@ -448,6 +448,7 @@ pub fn header(
         host: crate::ledger::hostname(),
         shard: None,
         stage: None,
+        after: Vec::new(),
         jobs: 1,
         timeout_policy: TimeoutPolicy::Fail,
         on_inconclusive,

@@ -17,6 +17,14 @@
 //! - An error row (`failureReason` 2, or an HTTP status ≥ 500 in `response.metadata.http`) is
 //!   a failure, or a declared fault with `--errors unavailable`. Provider-level retries leave
 //!   no trace in the file.
+//! - **One eval is one run**, whichever file it is written to: promptfoo gives the eval an
+//!   `evalId`, its `results` a `timestamp`, and every row an `id` (a UUID) that the
+//!   `results.json` and the `.jsonl` of one eval share. They are the file's run identity
+//!   ([`super::Identity`]), so `-o results.json -o results.jsonl` matched by one glob, or a
+//!   re-indented copy, is one run given twice and refused (review 47, c01).
+//! - **A description names one test**: two tests with one description but different `vars`
+//!   would read as repeats of one test, a failing one hidden among the other's passes; such a
+//!   file is refused (review 47, c07). Repeats of one test carry the same vars.
 
 use std::collections::HashMap;
 
@@ -35,6 +43,9 @@ pub enum Error {
 /// `results.json`: `{"evalId", "results": {"results": [rows]}}`.
 #[derive(Deserialize)]
 struct File {
+    /// The eval's id: the same in every file the eval is written to (the `.jsonl` has none).
+    #[serde(default, rename = "evalId")]
+    eval_id: Option<String>,
     results: Table,
 }
 
@@ -45,6 +56,9 @@ struct Table {
     /// file's tail, which leaves no `testIdx` gap (review 8, a06).
     #[serde(default)]
     stats: Option<Stats>,
+    /// When the eval ran: a stamp of the run ([`super::Identity::stamps`]).
+    #[serde(default)]
+    timestamp: Option<String>,
 }
 
 /// `results.stats`: promptfoo's `toEvaluateSummary` writes `successes` and `failures` in every
@@ -63,6 +77,9 @@ struct Stats {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Row {
+    /// The row's own id (a UUID), the same in the eval's `results.json` and `.jsonl`.
+    #[serde(default)]
+    id: Option<String>,
     test_idx: u64,
     #[serde(default)]
     prompt_idx: u64,
@@ -146,6 +163,10 @@ pub struct Results {
     pub notes: Vec<String>,
     /// The test ids made of a row's `vars` (see [`super::JsonIds`]).
     pub json_ids: super::JsonIds,
+    /// The eval's identity: its `evalId` and its rows' ids as run ids, its `timestamp` as the
+    /// stamp, so that one eval given twice (as `.json` and `.jsonl`, or re-saved) is refused
+    /// by [`super::check_distinct`] (review 47, c01).
+    pub identity: super::Identity,
 }
 
 /// Whether a line looks like one row of promptfoo's `.jsonl` output.
@@ -207,7 +228,8 @@ pub fn read_stream(reader: impl std::io::BufRead, opts: &Options) -> Result<Resu
     rows.extend(file.results.results.into_iter().map(|r| (0, r)));
     let passing = rows.iter().filter(|(_, r)| r.success).count();
     short_of_stats(rows.len(), passing, file.results.stats.as_ref())?;
-    judge(rows, opts, Layout::Json)
+    let eval = (file.eval_id, file.results.timestamp);
+    judge(rows, opts, Layout::Json).map(|r| r.of_eval(eval))
 }
 
 /// A serde_json message without its ` at line L column C` (the position is the skeleton's or
@@ -271,6 +293,22 @@ pub fn read_jsonl_stream(
         }
     }
     judge(rows, opts, Layout::Jsonl)
+}
+
+impl Results {
+    /// These results with the identity of their eval: the `evalId` and `timestamp` of a
+    /// `results.json` (a `.jsonl` has neither), and every row's id, which [`judge`] set.
+    fn of_eval(mut self, (eval_id, timestamp): (Option<String>, Option<String>)) -> Self {
+        if let Some(id) = eval_id.filter(|i| !i.is_empty()) {
+            self.identity
+                .run_ids
+                .insert(0, format!("promptfoo evalId `{id}`"));
+        }
+        self.identity
+            .stamps
+            .extend(timestamp.filter(|t| !t.is_empty()));
+        self
+    }
 }
 
 /// One line of a `.jsonl`: a row, or `None` for a blank line.
@@ -349,6 +387,7 @@ fn short_of_stats(rows: usize, passing: usize, stats: Option<&Stats>) -> Result<
 pub fn read(text: &str, opts: &Options) -> Result<Results, Error> {
     let text = json_nan::to_null(text);
     let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let mut eval = (None, None);
     let (rows, layout): (Vec<(u64, Row)>, Layout) =
         if looks_like_jsonl(first) && serde_json::from_str::<Row>(first).is_ok() {
             let mut rows = Vec::new();
@@ -372,12 +411,13 @@ pub fn read(text: &str, opts: &Options) -> Result<Results, Error> {
                 passing,
                 file.results.stats.as_ref(),
             )?;
+            eval = (file.eval_id, file.results.timestamp);
             (
                 file.results.results.into_iter().map(|r| (0, r)).collect(),
                 Layout::Json,
             )
         };
-    judge(rows, opts, layout)
+    judge(rows, opts, layout).map(|r| r.of_eval(eval))
 }
 
 /// Which of promptfoo's files the rows came from.
@@ -484,9 +524,21 @@ fn judge(mut rows: Vec<(u64, Row)>, opts: &Options, layout: Layout) -> Result<Re
         expected = expected.max(r.test_idx + 1);
     }
     let mut repeats: HashMap<String, u64> = HashMap::new();
+    // A test named by its description → the vars of its first row: a row with the same
+    // description and other vars is another test (review 47, c07).
+    let mut described: HashMap<String, Option<&serde_json::Value>> = HashMap::new();
     let mut json_ids = super::JsonIds::new();
     let mut trials = Vec::with_capacity(rows.len());
     let mut errors = 0;
+    // Each row's id: one eval's `.json` and `.jsonl` (or a copy) share them (review 47, c01).
+    let mut row_ids: Vec<String> = rows
+        .iter()
+        .filter_map(|(_, r)| r.id.as_deref().filter(|i| !i.is_empty()))
+        .map(|i| format!("promptfoo result id `{i}`"))
+        .collect();
+    // One id twice in a file is one entry: the comparison is between files.
+    row_ids.sort_unstable();
+    row_ids.dedup();
     for (line, r) in &rows {
         let case = r.test_case.as_ref();
         let mut vars_id = None;
@@ -517,6 +569,23 @@ fn judge(mut rows: Vec<(u64, Row)>, opts: &Options, layout: Layout) -> Result<Re
         }
         if several_providers {
             id = format!("{id} [{}]", provider_of(r));
+        }
+        if vars_id.is_none() {
+            // The id is the description: the repeats of one test carry the same vars, so
+            // other vars under it are another test, whose failures would count among the
+            // first one's passes. No vars are printed (they may hold a secret).
+            let vars = case.and_then(|c| c.vars.as_ref()).or(r.vars.as_ref());
+            let first = described.entry(id.clone()).or_insert(vars);
+            if *first != vars {
+                let d = case.and_then(|c| c.description.as_deref()).unwrap_or("");
+                return Err(Error::Refused(format!(
+                    "two tests share the description `{d}` but have different `vars` (row of test {}): gate \
+                     names a promptfoo test by its description, so it would read them as repeats of one \
+                     test and a test that fails could hide among the other's passes. Give each test its \
+                     own description",
+                    r.test_idx
+                )));
+            }
         }
         if let Some(v) = vars_id
             && !json_ids.contains_key(&id)
@@ -590,6 +659,10 @@ fn judge(mut rows: Vec<(u64, Row)>, opts: &Options, layout: Layout) -> Result<Re
         trials,
         notes,
         json_ids,
+        identity: super::Identity {
+            run_ids: row_ids,
+            ..Default::default()
+        },
     })
 }
 

@@ -99,6 +99,7 @@ pub fn read_run(path: &Path, opts: &Options) -> Result<RunFile, IngestError> {
             RunFile {
                 notes: pf.notes,
                 json_ids: pf.json_ids,
+                identity: pf.identity,
                 ..RunFile::new(path, Writer::Promptfoo, format, pf.trials)
             }
         }
@@ -274,6 +275,7 @@ fn stream_promptfoo(path: &Path, opts: &Options) -> Result<Option<RunFile>, Inge
         detected: opts.format.is_none(),
         notes: pf.notes,
         json_ids: pf.json_ids,
+        identity: pf.identity,
         ..RunFile::new(path, Writer::Promptfoo, Format::Promptfoo, pf.trials)
     }))
 }

@@ -206,6 +206,12 @@ pub struct Header {
     /// that stage's, or the shard's share of them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stage: Option<u64>,
+    /// The earlier stages' ledgers this stage followed (`--after`), each by run id and
+    /// head hash, so that `gate report` merges the stage only with the very ledgers whose
+    /// CONTINUE let it run (review 47, c16). Empty, and not written, for a stage 1, a run
+    /// without `--stage`, `gate ingest`, and in ledgers written before it was recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub after: Vec<Followed>,
     /// Parallel trials.
     pub jobs: usize,
     /// What a timeout counts as.
@@ -229,6 +235,20 @@ pub struct Header {
     /// merges only shards of one attempt of one CI run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ci: Option<CiRun>,
+}
+
+/// An earlier stage's ledger that a stage followed (`gate run --stage S --after LEDGER`):
+/// its run id and the head of its hash chain as the stage read it. Two executions of one
+/// stage in one CI attempt (a retried step, a duplicated matrix leg) share every other
+/// header field, so only this tells which of them the later stage's CONTINUE came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Followed {
+    /// The earlier ledger's `run_id`.
+    pub run_id: String,
+    /// Hex SHA-256 of its last row the hash chain covers ([`crate::ledger::Ledger::chain_covered`]'s
+    /// `last_hash`: what `gate verify` prints as `head sha256` for a ledger that ends in its
+    /// footer): a row appended or edited after the stage read it changes it.
+    pub head: String,
 }
 
 /// The identity of a GitHub Actions run (`GITHUB_RUN_ID`, `GITHUB_RUN_ATTEMPT`,

@@ -297,6 +297,10 @@ pub struct Plan {
     /// The stage this run runs (`gate run --stage S`, after [`Plan::select_stage`]); the
     /// ledger header records it.
     pub stage: Option<u64>,
+    /// The earlier stages' ledgers this stage follows (`--after`, set by
+    /// `runner::stages::after_earlier_stages`); the ledger header records them, so a report
+    /// merges the stage only with those (review 47, c16).
+    pub after: Vec<crate::ledger::Followed>,
 }
 
 impl Plan {

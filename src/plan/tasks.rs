@@ -123,6 +123,7 @@ impl Validator<'_> {
             default_rule,
             policy,
             stage: None,
+            after: Vec::new(),
         })
     }
 

@@ -119,6 +119,28 @@ pub enum ReportError {
         /// Its stage and where it ran, in words.
         other_ran: String,
     },
+    /// An earlier stage's ledger given with a later stage that did not follow it: the later
+    /// stage's header names, by run id and head hash, the earlier ledgers it ran `--after`,
+    /// and this one is not among them (another execution of the stage, or the same ledger
+    /// changed since). Review 47, c16.
+    #[error(
+        "`{}` (stage {stage}) ran after {followed}, not after `{}` (stage {earlier_stage}, {earlier_is}): a stage is merged only with the earlier-stage ledgers whose CONTINUE it ran after (their run ids and head hashes are in its header); another execution of an earlier stage is not this run's evidence. Give the ledgers the stage was run `--after`, as they were then",
+        later.display(), earlier.display()
+    )]
+    StageNotFollowed {
+        /// The later stage's ledger.
+        later: PathBuf,
+        /// Its stage.
+        stage: u64,
+        /// The earlier ledgers it followed, in words (run ids and head hashes).
+        followed: String,
+        /// The earlier-stage ledger given that it did not follow.
+        earlier: PathBuf,
+        /// That ledger's stage.
+        earlier_stage: u64,
+        /// That ledger in words: its run id and head hash.
+        earlier_is: String,
+    },
     /// Ledgers of a staged run that do not make up its stages: a stage with missing or
     /// duplicated ordinals or shards, a missing earlier stage, a stage run after the
     /// decision, or staged and unstaged ledgers mixed.

@@ -71,6 +71,7 @@ pub fn header(tasks: Vec<TaskSpec>, shard: Option<Shard>) -> Header {
         host: "ci".to_string(),
         shard,
         stage: None,
+        after: Vec::new(),
         jobs: 1,
         timeout_policy: TimeoutPolicy::Fail,
         on_inconclusive: OnInconclusive::Fail,

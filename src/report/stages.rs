@@ -149,6 +149,57 @@ pub fn check_headers(ledgers: &[Ledger]) -> Result<(), ReportError> {
     Ok(())
 }
 
+/// Refuse an earlier stage's ledger that a later stage given with it did not follow: the
+/// later stage's header records the ledgers of its `--after` (run id and chain head), and
+/// two executions of one stage in one CI attempt (a retried step, a duplicated matrix leg)
+/// are otherwise alike, so merging the stage with the other one would judge trials whose
+/// CONTINUE it never saw (review 47, c16). Ledgers written before the field was recorded
+/// name nothing and are not checked; a stage given with none of its earlier stages is a
+/// partial view or refused as a missing stage. Checked after `status`'s other refusals, so
+/// that a more specific one (a stage after the decision, a decided task run again) is said.
+fn refuse_not_followed(ledgers: &[Ledger]) -> Result<(), ReportError> {
+    let short = |h: &str| h.chars().take(12).collect::<String>();
+    for later in ledgers {
+        let (Some(stage), after) = (later.header().stage, &later.header().after) else {
+            continue;
+        };
+        if after.is_empty() {
+            continue;
+        }
+        for earlier in ledgers {
+            let Some(earlier_stage) = earlier.header().stage.filter(|&s| s < stage) else {
+                continue;
+            };
+            let (run_id, head) = (&earlier.header().run_id, &earlier.last_hash);
+            if after.iter().any(|f| &f.run_id == run_id && &f.head == head) {
+                continue;
+            }
+            let followed = after
+                .iter()
+                .map(|f| format!("run `{}` (head {}…)", f.run_id, short(&f.head)))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let earlier_is = if after.iter().any(|f| &f.run_id == run_id) {
+                format!(
+                    "run `{run_id}`, whose head is now {}…: changed since the stage read it",
+                    short(head)
+                )
+            } else {
+                format!("run `{run_id}`, head {}…", short(head))
+            };
+            return Err(ReportError::StageNotFollowed {
+                later: later.path.clone(),
+                stage,
+                followed,
+                earlier: earlier.path.clone(),
+                earlier_stage,
+                earlier_is,
+            });
+        }
+    }
+    Ok(())
+}
+
 /// The stage status of `ledgers` (None when they are not a staged run), given their replay.
 ///
 /// Every undecided task runs in every stage until its rule decides or its last stage ends;
@@ -334,6 +385,7 @@ pub fn status(ledgers: &[Ledger], replay: &Replay) -> Result<Option<StageStatus>
             )));
         }
     }
+    refuse_not_followed(ledgers)?;
     let harness_error = replay.tasks.iter().any(|t| t.harness_error.is_some());
     let next =
         (decided_in.is_none() && !harness_error && through < last_stage).then_some(through + 1);

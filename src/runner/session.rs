@@ -520,6 +520,7 @@ pub fn header(
         host: crate::ledger::hostname(),
         shard,
         stage: plan.stage,
+        after: plan.after.clone(),
         jobs: plan.policy.jobs,
         timeout_policy: plan.policy.timeout,
         on_inconclusive: plan.policy.on_inconclusive,
@@ -569,6 +570,16 @@ fn check_resumable(
     }
     if h.stage != plan.stage {
         return refuse("`--resume`: the ledger was started with a different `--stage`".into());
+    }
+    // The header names the earlier stages' ledgers the stage first followed; trials run now
+    // after other ones would be merged with ledgers whose CONTINUE never let them run. A
+    // ledger written before `after` was recorded names none and is not compared.
+    if !h.after.is_empty() && h.after != plan.after {
+        return refuse(
+            "`--resume`: the ledger was started `--after` other earlier-stage ledgers (or they \
+             changed since); resume with the same `--after` ledgers"
+                .into(),
+        );
     }
     if h.shard != shard {
         return refuse("`--resume`: the ledger was started with a different `--shard`".into());

@@ -1,12 +1,14 @@
 //! A stage of a staged run before its first trial (`gate run --stage S --after LEDGER...`):
 //! the earlier stages' ledgers, read as `gate report` reads them (`report/stages.rs`), must
 //! say CONTINUE with stage S, or no trial is launched (exit 2); the tasks they decided leave
-//! the plan. A stage's end inside a run is the scheduler's ([`super::scheduler::TaskConfig`]).
+//! the plan, and the ledgers followed are recorded in the stage's header (run id and chain
+//! head), so `gate report` merges the stage only with them. A stage's end inside a run is
+//! the scheduler's ([`super::scheduler::TaskConfig`]).
 
 use std::path::PathBuf;
 
 use crate::error::Error;
-use crate::ledger::{CiRun, Ledger};
+use crate::ledger::{CiRun, Followed, Ledger};
 use crate::model::Shard;
 use crate::plan::Plan;
 use crate::report::Report;
@@ -125,6 +127,21 @@ pub fn after_earlier_stages(
             lines.push(format!("{}: {why}; runs nothing in stage {stage}", t.id));
         }
     }
+    // The ledger header records which earlier ledgers this stage followed, by run id and
+    // the chain head read here: another execution of an earlier stage in the same CI attempt
+    // (a retried step) has a header like theirs, and a report merging this stage with it
+    // would judge trials its CONTINUE never asked for (review 47, c16).
+    let mut followed: Vec<Followed> = Vec::new();
+    for l in &ledgers {
+        let f = Followed {
+            run_id: l.header().run_id.clone(),
+            head: l.last_hash.clone(),
+        };
+        if !followed.contains(&f) {
+            followed.push(f);
+        }
+    }
+    plan.after = followed;
     plan.tasks
         .retain(|t| status.tasks.iter().any(|s| s.id == t.id && s.runs_next));
     if plan.tasks.is_empty() {

@@ -32,6 +32,7 @@ mod review16;
 mod review17;
 mod review47_readers;
 mod review47_redact;
+mod review47_stages_promptfoo;
 mod review5;
 mod review5_readers;
 mod review7;

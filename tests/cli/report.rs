@@ -118,6 +118,7 @@ pub(crate) fn write_run(
             host: "ci".to_string(),
             shard,
             stage: None,
+            after: Vec::new(),
             jobs: 1,
             timeout_policy: TimeoutPolicy::Fail,
             on_inconclusive: OnInconclusive::Fail,
