@@ -10,6 +10,12 @@
 //!   `header.json` (status, task, reducers), `summaries.json`, `reductions.json`,
 //!   `samples/<id>_epoch_<n>.json`. The `.json` format is one document that may hold bare
 //!   `NaN`/`Infinity` (see [`super::json_nan`]).
+//! - **A summary is not the sample**: `summaries.json` repeats each (sample, epoch)'s scores,
+//!   error and retry count without its transcript. gate grades the summaries, reads every
+//!   sample member beside them for what only the transcript says (a model answer served from
+//!   Inspect's cache), and refuses a log whose summaries and members disagree on a score, an
+//!   error or a retry count, or where either lacks the other's record (review 47, c06, c23).
+//!   A `.eval` with no sample members at all is read from its summaries alone.
 //! - **Reducers hide the trials**: `max` reports C for a sample that fails most epochs. gate
 //!   reads every epoch and ignores `results` and `reductions`, except to say in `gate explain`
 //!   what they claimed.
@@ -139,9 +145,48 @@ struct Sample {
     retries: Option<Count>,
     #[serde(default)]
     total_time: Option<f64>,
-    /// Its transcript: only a model event's `cache` is read.
+    /// Its transcript, read only for whether a model event says `cache: read`; the events
+    /// themselves are not kept, so a member of a million events costs no more than one.
     #[serde(default)]
-    events: Option<Vec<SampleEvent>>,
+    events: CacheRead,
+}
+
+/// Whether a sample's transcript holds a model event served from Inspect's cache: the one
+/// thing gate reads from `events[]`, decided element by element as the list is parsed.
+#[derive(Default)]
+struct CacheRead(bool);
+
+impl<'de> Deserialize<'de> for CacheRead {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Events;
+        impl<'de> serde::de::Visitor<'de> for Events {
+            type Value = CacheRead;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a list of events")
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<CacheRead, E> {
+                Ok(CacheRead(false))
+            }
+            fn visit_none<E: serde::de::Error>(self) -> Result<CacheRead, E> {
+                Ok(CacheRead(false))
+            }
+            fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<CacheRead, D::Error> {
+                d.deserialize_seq(Events)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<CacheRead, A::Error> {
+                let mut cached = false;
+                while let Some(e) = seq.next_element::<SampleEvent>()? {
+                    cached |=
+                        e.event.as_deref() == Some("model") && e.cache.as_deref() == Some("read");
+                }
+                Ok(CacheRead(cached))
+            }
+        }
+        d.deserialize_option(Events)
+    }
 }
 
 /// One event of a sample's transcript, as far as gate reads it.
@@ -288,17 +333,26 @@ fn read_zip(bytes: &[u8]) -> Result<(Header, Vec<Sample>, Vec<Reduction>), Error
         })?;
         from_member("header.json", &text)?
     };
-    // summaries.json has every (sample, epoch) with its scores, error and retry count; the
-    // sample members are read only when it is missing.
+    let names: Vec<String> = zip
+        .file_names()
+        .filter_map(Result::ok)
+        .filter(|n| n.starts_with("samples/") && n.ends_with(".json"))
+        .map(|n| n.into_owned())
+        .collect();
+    // summaries.json has every (sample, epoch) with its scores, error and retry count, but no
+    // transcript; the sample members hold the transcripts. Both are read when both are there:
+    // the summaries alone would hide a cache replay and could say C where a sample says I
+    // (review 47, c06 and c23).
     let samples: Vec<Sample> = match member(&mut zip, "summaries.json", &mut budget)? {
-        Some(text) => from_member("summaries.json", &text)?,
+        Some(text) => {
+            let mut summaries: Vec<Sample> = from_member("summaries.json", &text)?;
+            drop(text);
+            if !names.is_empty() {
+                check_members(&mut zip, &names, &mut summaries, &mut budget)?;
+            }
+            summaries
+        }
         None => {
-            let names: Vec<String> = zip
-                .file_names()
-                .filter_map(Result::ok)
-                .filter(|n| n.starts_with("samples/") && n.ends_with(".json"))
-                .map(|n| n.into_owned())
-                .collect();
             let mut out = Vec::with_capacity(names.len());
             for name in names {
                 if let Some(text) = member(&mut zip, &name, &mut budget)? {
@@ -313,6 +367,126 @@ fn read_zip(bytes: &[u8]) -> Result<(Header, Vec<Sample>, Vec<Reduction>), Error
         None => Vec::new(),
     };
     Ok((header, samples, reductions))
+}
+
+/// Hold `summaries.json` to the sample members beside it: each member is read in turn (through
+/// the same caps as every member, and dropped once checked, so one member's text is held at a
+/// time), and must have a summary of its (sample, epoch) whose scores, error and retry count
+/// are the member's; every summary must have its member. What only the member holds, whether
+/// the model's answer came from Inspect's cache, is carried onto its summary for [`judge`].
+/// A log repacked or edited so that the two disagree is refused: which one to believe is not
+/// gate's to guess, and the summary alone turned failing epochs into passes (review 47, c23).
+fn check_members(
+    zip: &mut zip::ZipArchive<std::io::Cursor<&[u8]>>,
+    names: &[String],
+    summaries: &mut [Sample],
+    budget: &mut u64,
+) -> Result<(), Error> {
+    let mut index: HashMap<(String, u64), usize> = HashMap::with_capacity(summaries.len());
+    for (i, s) in summaries.iter().enumerate() {
+        index.entry((id_text(&s.id), s.epoch.0)).or_insert(i);
+    }
+    let mut checked = vec![false; summaries.len()];
+    let disagree = |id: &str, epoch: u64, name: &str, what: String| {
+        Error::Refused(format!(
+            "sample `{}` epoch {epoch}: `summaries.json` and its member `{}` disagree ({what}): the log was \
+             repacked or edited, and gate will not pick one to grade. Give the log as `inspect eval` wrote it",
+            crate::untrusted::one_line(id),
+            crate::untrusted::one_line(name)
+        ))
+    };
+    for name in names {
+        let Some(text) = member(zip, name, budget)? else {
+            continue;
+        };
+        let mut full: Sample = from_member(name, &text)?;
+        drop(text);
+        let id = id_text(&full.id);
+        let epoch = full.epoch.0;
+        let Some(&i) = index.get(&(id.clone(), epoch)) else {
+            return Err(disagree(
+                &id,
+                epoch,
+                name,
+                "the member has no summary".into(),
+            ));
+        };
+        if std::mem::replace(&mut checked[i], true) {
+            return Err(parse(format!(
+                "sample `{}` epoch {epoch} has two sample members; a log has one record per (sample, epoch)",
+                crate::untrusted::one_line(&id)
+            )));
+        }
+        let summary = &mut summaries[i];
+        let values = |s: &Sample| -> BTreeMap<String, serde_json::Value> {
+            s.scores
+                .iter()
+                .flatten()
+                .map(|(k, v)| (k.clone(), v.value.clone()))
+                .collect()
+        };
+        let (said, holds) = (values(summary), values(&full));
+        if said != holds {
+            let scorer = said
+                .keys()
+                .chain(holds.keys())
+                .find(|k| said.get(*k) != holds.get(*k))
+                .cloned()
+                .unwrap_or_default();
+            let at = |m: &BTreeMap<String, serde_json::Value>| {
+                m.get(&scorer).map_or_else(|| "no score".to_string(), show)
+            };
+            return Err(disagree(
+                &id,
+                epoch,
+                name,
+                format!(
+                    "`{}`: the summary says {}, the sample says {}",
+                    crate::untrusted::one_line(&scorer),
+                    at(&said),
+                    at(&holds)
+                ),
+            ));
+        }
+        let errored = |s: &Sample| s.error.as_ref().is_some_and(|e| !e.is_null());
+        if errored(summary) != errored(&full) {
+            return Err(disagree(
+                &id,
+                epoch,
+                name,
+                "one records an error, the other none".into(),
+            ));
+        }
+        // A summary keeps the count of errored attempts (`retries`), a sample the attempts. A
+        // summary written without the count (an older Inspect) takes the sample's attempts.
+        match (summary.retries, &full.error_retries) {
+            (Some(said), Some(r)) if said.0 != r.len() as u64 => {
+                return Err(disagree(
+                    &id,
+                    epoch,
+                    name,
+                    format!(
+                        "the summary counts {} errored attempt(s), the sample holds {}",
+                        said.0,
+                        r.len()
+                    ),
+                ));
+            }
+            (None, Some(_)) => summary.error_retries = full.error_retries.take(),
+            _ => {}
+        }
+        summary.events.0 |= full.events.0;
+    }
+    if let Some(i) = checked.iter().position(|c| !c) {
+        let s = &summaries[i];
+        return Err(disagree(
+            &id_text(&s.id),
+            s.epoch.0,
+            &format!("samples/{}_epoch_{}.json", id_text(&s.id), s.epoch.0),
+            "the summary has no sample member".into(),
+        ));
+    }
+    Ok(())
 }
 
 /// Parse one member's JSON, naming the member on failure.
@@ -522,11 +696,7 @@ fn judge(
         let id = id_text(&s.id);
         // An epoch whose model answer came from Inspect's cache is an earlier eval's answer
         // again: not a trial of this run, as promptfoo's cached rows are not (review 7, c37).
-        if s.events
-            .iter()
-            .flatten()
-            .any(|e| e.event.as_deref() == Some("model") && e.cache.as_deref() == Some("read"))
-        {
+        if s.events.0 {
             return Err(Error::Refused(format!(
                 "sample `{}` epoch {}: its model output was read from Inspect's cache (a model event with \
                  `cache: read`), so it replays an earlier eval's answer and is not a trial of this one. \

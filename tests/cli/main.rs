@@ -30,6 +30,7 @@ mod review13_inline;
 mod review14;
 mod review16;
 mod review17;
+mod review47_caps_inspect;
 mod review47_readers;
 mod review47_redact;
 mod review47_stages_promptfoo;
