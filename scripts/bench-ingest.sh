@@ -197,6 +197,25 @@ compare "inspect (.json)"
 measure "gate explain --junit pytest-10k.xml" "$gate" explain --junit "$work/pytest-10k.xml"
 measure "gate explain --junit nextest/*.xml" "$gate" explain --junit "$work"/nextest/*.xml
 measure "gate verify (the pytest ledger)" "$gate" verify "$work/l1.jsonl"
+# Past the per-file record cap (review 47, c10): a 64 MiB Vitest report of 1.9 million tiny
+# tests is refused (exit 2) while parsed; before the cap was counted inside the JSON readers
+# it peaked at 3.27 GB. Over 512 MB here is a regression.
+python3 - "$work/vitest-over-cap.json" <<'PY2'
+import sys
+head = '{"numTotalTests":1,"testResults":[{"name":"a","status":"passed","assertionResults":['
+recs, size, i = [], len(head) + 10, 0
+while True:
+    r = '{"title":"t%x","status":"passed"}' % i
+    if size + len(r) + 1 > (64 << 20) - 16: break
+    recs.append(r); size += len(r) + 1; i += 1
+open(sys.argv[1], 'w').write(head + ','.join(recs) + ']}]}')
+PY2
+measure "gate ingest vitest-over-cap.json (refused)" \
+  "$gate" ingest "$work/vitest-over-cap.json" --single 1,0 --ledger "$work/l8.jsonl" --no-step-summary
+if [ "$(echo "$last_rss > 512" | bc -l)" = 1 ]; then
+  echo "bench-ingest: a JSON report past the record cap peaked over 512 MB" >&2
+  over=$((over + 1))
+fi
 if [ "$over" -gt 0 ]; then
   echo "bench-ingest: $over eval format(s) over the JUnit baseline" >&2
   exit 1

@@ -33,9 +33,9 @@ struct File {
     #[serde(default)]
     test_file: Option<String>,
     #[serde(default)]
-    test_cases: Vec<Case>,
+    test_cases: super::capped::Capped<Case, super::capped::Tests>,
     #[serde(default)]
-    conversational_test_cases: Vec<Case>,
+    conversational_test_cases: super::capped::Capped<Case, super::capped::Tests>,
     #[serde(default)]
     test_failed: Option<u64>,
     /// Every other top-level key, checked by [`unread_results`].
@@ -141,10 +141,12 @@ pub struct TestRun {
 /// Read a `test_run_*.json`.
 pub fn read(text: &str) -> Result<TestRun, ParseError> {
     let text = json_nan::to_null(text);
-    let file: File = serde_json::from_str(&text).map_err(|e| ParseError {
+    let file: File = super::capped::from_str(&text).map_err(|e| ParseError {
         line: e.line() as u64,
         column: e.column() as u64,
-        reason: format!("not a DeepEval test run (`.testCases[]`): {e}"),
+        reason: super::capped::reason(&e, |e| {
+            format!("not a DeepEval test run (`.testCases[]`): {e}")
+        }),
     })?;
     let stem = file
         .test_file

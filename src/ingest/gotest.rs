@@ -208,6 +208,14 @@ pub fn read(text: &str) -> Result<GoRun, ParseError> {
                     reruns += 1;
                     continue;
                 }
+                // The per-file record cap, as JUnit's: one trial per first-invocation run.
+                if trials.len() as u64 >= super::MAX_CASES_PER_FILE {
+                    return Err(ParseError {
+                        line: line_no,
+                        column: 1,
+                        reason: super::capped::too_many("test run", super::MAX_CASES_PER_FILE),
+                    });
+                }
                 *tests_seen.entry(package.clone()).or_default() += 1;
                 let n = started.entry(key.clone()).or_default();
                 *n += 1;

@@ -41,6 +41,7 @@ use std::io::Read;
 
 use serde::Deserialize;
 
+use super::capped::{Capped, Groups, Tests};
 use super::{Attempt, Claim, Count, Options, ParseError, Trial, cut_text, json_nan};
 
 /// Largest decompressed ZIP member read (64 MiB).
@@ -103,7 +104,7 @@ struct Config {
 #[derive(Deserialize)]
 struct Dataset {
     #[serde(default)]
-    sample_ids: Option<Vec<serde_json::Value>>,
+    sample_ids: Option<Capped<serde_json::Value, Groups>>,
 }
 
 #[derive(Deserialize)]
@@ -256,9 +257,9 @@ struct JsonLog {
     #[serde(flatten)]
     header: Header,
     #[serde(default)]
-    samples: Option<Vec<Sample>>,
+    samples: Option<Capped<Sample, Tests>>,
     #[serde(default)]
-    reductions: Option<Vec<Reduction>>,
+    reductions: Option<Capped<Reduction, Groups>>,
 }
 
 /// `reductions.json`: per scorer and reducer, the value reported per sample.
@@ -267,7 +268,7 @@ struct Reduction {
     scorer: String,
     #[serde(default)]
     reducer: Option<String>,
-    samples: Vec<Reduced>,
+    samples: Capped<Reduced, Groups>,
 }
 
 #[derive(Deserialize)]
@@ -301,11 +302,13 @@ pub fn read(bytes: &[u8], opts: &Options) -> Result<Log, Error> {
     } else {
         let text = std::str::from_utf8(bytes).map_err(|e| parse(format!("not UTF-8: {e}")))?;
         let text = json_nan::to_null(text);
-        let log: JsonLog = serde_json::from_str(&text).map_err(|e| {
+        let log: JsonLog = super::capped::from_str(&text).map_err(|e| {
             Error::Parse(ParseError {
                 line: e.line() as u64,
                 column: e.column() as u64,
-                reason: format!("not an Inspect log (`.eval`, `.samples[]`): {e}"),
+                reason: super::capped::reason(&e, |e| {
+                    format!("not an Inspect log (`.eval`, `.samples[]`): {e}")
+                }),
             })
         })?;
         let samples = log.samples.ok_or_else(|| {
@@ -315,7 +318,7 @@ pub fn read(bytes: &[u8], opts: &Options) -> Result<Log, Error> {
                     .into(),
             )
         })?;
-        (log.header, samples, log.reductions.unwrap_or_default())
+        (log.header, samples.0, log.reductions.unwrap_or_default().0)
     };
     judge(header, samples, reductions, opts)
 }
@@ -339,13 +342,21 @@ fn read_zip(bytes: &[u8]) -> Result<(Header, Vec<Sample>, Vec<Reduction>), Error
         .filter(|n| n.starts_with("samples/") && n.ends_with(".json"))
         .map(|n| n.into_owned())
         .collect();
+    // One (sample, epoch) per member: held to the per-file record cap like the records of
+    // summaries.json and of a `.json` log.
+    if names.len() as u64 > super::MAX_CASES_PER_FILE {
+        return Err(parse(super::capped::too_many(
+            "sample member",
+            super::MAX_CASES_PER_FILE,
+        )));
+    }
     // summaries.json has every (sample, epoch) with its scores, error and retry count, but no
     // transcript; the sample members hold the transcripts. Both are read when both are there:
     // the summaries alone would hide a cache replay and could say C where a sample says I
     // (review 47, c06 and c23).
     let samples: Vec<Sample> = match member(&mut zip, "summaries.json", &mut budget)? {
         Some(text) => {
-            let mut summaries: Vec<Sample> = from_member("summaries.json", &text)?;
+            let mut summaries = from_member::<Capped<Sample, Tests>>("summaries.json", &text)?.0;
             drop(text);
             if !names.is_empty() {
                 check_members(&mut zip, &names, &mut summaries, &mut budget)?;
@@ -363,7 +374,7 @@ fn read_zip(bytes: &[u8]) -> Result<(Header, Vec<Sample>, Vec<Reduction>), Error
         }
     };
     let reductions = match member(&mut zip, "reductions.json", &mut budget)? {
-        Some(text) => from_member("reductions.json", &text)?,
+        Some(text) => from_member::<Capped<Reduction, Groups>>("reductions.json", &text)?.0,
         None => Vec::new(),
     };
     Ok((header, samples, reductions))
@@ -492,9 +503,10 @@ fn check_members(
 /// Parse one member's JSON, naming the member on failure.
 fn from_member<T: serde::de::DeserializeOwned>(name: &str, text: &str) -> Result<T, Error> {
     let text = json_nan::to_null(text);
-    serde_json::from_str(&text).map_err(|e| {
+    super::capped::from_str(&text).map_err(|e| {
+        let what = super::capped::reason(&e, |e| format!("not what Inspect writes there: {e}"));
         parse(format!(
-            "member `{name}`, line {} column {}: not what Inspect writes there: {e}",
+            "member `{name}`, line {} column {}: {what}",
             e.line(),
             e.column()
         ))
@@ -672,7 +684,7 @@ fn judge(
         .eval
         .dataset
         .as_ref()
-        .and_then(|d| d.sample_ids.as_ref());
+        .and_then(|d| d.sample_ids.as_deref());
     for (i, id) in listed.into_iter().flatten().enumerate() {
         first_seen.entry(id_text(id)).or_insert(i);
     }

@@ -545,10 +545,9 @@ fn finish_case(mut c: Case, doc: &mut Document, totals: &mut [Totals]) -> Result
 /// records costs no more than the cap's worth of memory.
 fn count_case(doc: &Document) -> Result<(), String> {
     if doc.cases.len() as u64 >= super::MAX_CASES_PER_FILE {
-        Err(format!(
-            "more than {} `<testcase>` records in one file; gate reads at most that many from a result \
-             file (docs/ingest.md, \"Bounds\"): split the suite's report, or judge a selection of it",
-            super::MAX_CASES_PER_FILE
+        Err(super::capped::too_many(
+            "`<testcase>`",
+            super::MAX_CASES_PER_FILE,
         ))
     } else {
         Ok(())

@@ -38,6 +38,7 @@
 //! and [`junit`] keeps a fixed amount of text per failure.
 
 pub mod audit;
+pub mod capped;
 pub mod deepeval;
 #[cfg(test)]
 mod fuzz;
@@ -76,7 +77,8 @@ pub const MAX_COUNT: u64 = 10_000;
 /// few thousand (the largest gate was shown, 150,000, is already past what one ledger header
 /// can list); a JUnit file of 63 MiB can hold 2.7 million tiny ones, which cost gigabytes
 /// once read. The JUnit reader counts them as it streams and refuses the next one (exit 2,
-/// with its line and column) before it is kept.
+/// with its line and column) before it is kept; the JSON readers count their lists' elements
+/// as they parse ([`capped`]), and the `go test -json` reader its test runs, at the same cap.
 pub const MAX_CASES_PER_FILE: u64 = 200_000;
 
 /// The most attempts after the first (retries, reruns, `<flakyFailure>`s, `invocations − 1`,

@@ -51,7 +51,7 @@ struct File {
 
 #[derive(Deserialize)]
 struct Table {
-    results: Vec<Row>,
+    results: super::capped::Capped<Row, super::capped::Tests>,
     /// promptfoo's own totals of the rows it wrote: rows short of them were cut from the
     /// file's tail, which leaves no `testIdx` gap (review 8, a06).
     #[serde(default)]
@@ -398,11 +398,13 @@ pub fn read(text: &str, opts: &Options) -> Result<Results, Error> {
             }
             (rows, Layout::Jsonl)
         } else {
-            let file: File = serde_json::from_str(&text).map_err(|e| {
+            let file: File = super::capped::from_str(&text).map_err(|e| {
                 Error::Parse(ParseError {
                     line: e.line() as u64,
                     column: e.column() as u64,
-                    reason: format!("not promptfoo's results (`.results.results[]`): {e}"),
+                    reason: super::capped::reason(&e, |e| {
+                        format!("not promptfoo's results (`.results.results[]`): {e}")
+                    }),
                 })
             })?;
             let passing = file.results.results.iter().filter(|r| r.success).count();

@@ -205,3 +205,64 @@ fn review47_c23_eval_sample_member_without_its_summary_is_refused() {
         .stderr(predicate::str::contains("(the member has no summary)"))
         .stdout(predicate::str::contains("PASS").not());
 }
+
+/// A Vitest JSON report of one file: one passing test, then `pending` tests (records the
+/// reader keeps, but cheap to judge), `total` records in all.
+fn vitest(total: usize) -> String {
+    let mut s = String::from(
+        r#"{"numTotalTests":1,"testResults":[{"name":"/x/a.test.js","status":"passed","assertionResults":[{"title":"ok","status":"passed"}"#,
+    );
+    for i in 1..total {
+        s.push_str(&format!(r#",{{"title":"t{i}","status":"pending"}}"#));
+    }
+    s.push_str("]}]}");
+    s
+}
+
+#[test]
+fn review47_c10_json_report_past_the_record_cap_is_refused_while_parsing() {
+    // c10: the JSON readers had no per-file record cap; a 64 MiB Vitest report of 1.9 million
+    // tiny tests was parsed whole and turned into trials (3.27 GB at peak) before anything
+    // refused it. Now counted as parsed, at JUnit's cap and in its words: 200,000 records
+    // read, the 200,001st refused (exit 2, with its line and column).
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cap = 200_000;
+    let p = dir.path().join("over.json");
+    std::fs::write(&p, vitest(cap + 1)).expect("write");
+    ingest(dir.path(), &p, &["--single", "1,0"])
+        .code(2)
+        .stderr(predicate::str::contains(
+            "over.json:1:",
+        ))
+        .stderr(predicate::str::contains(
+            "more than 200000 test records in one file; gate reads at most that many from a result file",
+        ));
+    assert!(!dir.path().join("l.jsonl").exists(), "no ledger written");
+    // Just at the cap: read.
+    let p = dir.path().join("at.json");
+    std::fs::write(&p, vitest(cap)).expect("write");
+    ingest(dir.path(), &p, &["--single", "1,0"]).code(0);
+}
+
+#[test]
+fn review47_c10_go_json_stream_past_the_record_cap_is_refused() {
+    // The same cap for `go test -json`, read line by line: the 200,001st test run is refused
+    // before its trial is built.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut s = String::new();
+    for i in 0..200_001u32 {
+        s.push_str(&format!(
+            "{{\"Action\":\"run\",\"Package\":\"p\",\"Test\":\"T{i}\"}}\n\
+             {{\"Action\":\"pass\",\"Package\":\"p\",\"Test\":\"T{i}\"}}\n"
+        ));
+    }
+    s.push_str("{\"Action\":\"pass\",\"Package\":\"p\"}\n");
+    let p = dir.path().join("go.json");
+    std::fs::write(&p, s).expect("write");
+    ingest(dir.path(), &p, &["--single", "1,0"])
+        .code(2)
+        .stderr(predicate::str::contains("go.json:400001:"))
+        .stderr(predicate::str::contains(
+            "more than 200000 test run records in one file",
+        ));
+}

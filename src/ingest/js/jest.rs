@@ -24,6 +24,7 @@
 //!   reach in a file as `pending` (a test it skips says `skipped`): such a file is refused, such
 //!   a test left out with a note.
 
+use crate::ingest::capped::{Capped, Groups, Tests};
 use std::collections::HashSet;
 
 use serde::Deserialize;
@@ -34,7 +35,7 @@ use crate::ingest::{Count, Trial, Writer};
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct File {
-    test_results: Vec<Suite>,
+    test_results: Capped<Suite, Groups>,
     /// When the run started (milliseconds): the run's identity.
     #[serde(default)]
     start_time: serde_json::Value,
@@ -53,7 +54,7 @@ struct Suite {
     #[serde(default)]
     message: String,
     #[serde(default)]
-    assertion_results: Vec<Assertion>,
+    assertion_results: Capped<Assertion, Tests>,
     /// When the file's tests started and ended (milliseconds): the run's identity.
     #[serde(default)]
     start_time: serde_json::Value,

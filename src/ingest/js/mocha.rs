@@ -18,6 +18,7 @@
 //! serialises to `{}` (`throw Object.create(Error.prototype)`) is in `.failures[]` with an
 //! empty `err`; an `err` of any other shape (a string, `null`, missing) is not a pass either.
 
+use crate::ingest::capped::{Capped, Listed, Tests};
 use std::collections::HashSet;
 
 use serde::Deserialize;
@@ -27,13 +28,13 @@ use crate::ingest::{Count, Trial};
 
 #[derive(Deserialize)]
 struct File {
-    tests: Vec<Test>,
+    tests: Capped<Test, Tests>,
     #[serde(default)]
-    pending: Vec<Test>,
+    pending: Capped<Test, Listed>,
     #[serde(default)]
-    failures: Vec<Test>,
+    failures: Capped<Test, Listed>,
     #[serde(default)]
-    passes: Vec<Test>,
+    passes: Capped<Test, Listed>,
     /// `start` and `end`: the run's identity.
     #[serde(default)]
     stats: serde_json::Value,

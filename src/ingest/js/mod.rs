@@ -69,12 +69,13 @@ fn only_trial(
 }
 
 /// Parse a whole JSON report into `T`, with serde_json's position.
-fn parse<T: serde::de::DeserializeOwned>(text: &str, what: &str) -> Result<T, Error> {
-    serde_json::from_str(text).map_err(|e| {
+fn parse<'a, T: serde::Deserialize<'a>>(text: &'a str, what: &str) -> Result<T, Error> {
+    // Through the per-file record cap: each report's lists of tests are counted as parsed.
+    super::capped::from_str(text).map_err(|e| {
         Error::Parse(ParseError {
             line: e.line() as u64,
             column: e.column() as u64,
-            reason: format!("not {what}: {e}"),
+            reason: super::capped::reason(&e, |e| format!("not {what}: {e}")),
         })
     })
 }

@@ -12,6 +12,7 @@
 //! worker crash, "no tests found") mean tests did not run: such a report is refused, as is
 //! one with an interrupted attempt.
 
+use crate::ingest::capped::{Capped, Groups, Results, Tests};
 use std::collections::HashMap;
 
 use serde::Deserialize;
@@ -21,7 +22,7 @@ use crate::ingest::{Attempt, Trial, cut_text};
 
 #[derive(Deserialize)]
 struct File {
-    suites: Vec<Suite>,
+    suites: Capped<Suite, Groups>,
     #[serde(default)]
     errors: Vec<Message>,
     /// `startTime`: the run's identity.
@@ -33,16 +34,16 @@ struct File {
 struct Suite {
     title: String,
     #[serde(default)]
-    specs: Vec<Spec>,
+    specs: Capped<Spec, Groups>,
     #[serde(default)]
-    suites: Vec<Suite>,
+    suites: Capped<Suite, Groups>,
 }
 
 #[derive(Deserialize)]
 struct Spec {
     title: String,
     #[serde(default)]
-    tests: Vec<Test>,
+    tests: Capped<Test, Tests>,
 }
 
 #[derive(Deserialize)]
@@ -52,7 +53,7 @@ struct Test {
     #[serde(default)]
     project_name: String,
     #[serde(default)]
-    results: Vec<Attempted>,
+    results: Capped<Attempted, Results>,
 }
 
 #[derive(Deserialize)]
