@@ -266,3 +266,35 @@ fn review47_c10_go_json_stream_past_the_record_cap_is_refused() {
             "more than 200000 test run records in one file",
         ));
 }
+
+#[test]
+fn review49_c01_promptfoo_rows_past_the_record_cap_are_refused_while_streamed() {
+    // Review 49, c01: promptfoo's `results.json` and `.jsonl` are streamed a row at a time,
+    // each row parsed apart, which the parse-time count never saw: 1.2 million rows were held
+    // (2.7 GB) until the ledger header refused them. The 200,001st row is refused now.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let row = |i: u32| format!("{{\"testIdx\":{i},\"vars\":{{\"a\":{i}}},\"success\":true}}");
+    let n = 200_001u32;
+    let rows: Vec<String> = (0..n).map(row).collect();
+    let json = format!(
+        "{{\"evalId\":\"e\",\"results\":{{\"results\":[{}],\"stats\":{{\"successes\":{n},\"failures\":0}}}}}}",
+        rows.join(",")
+    );
+    let p = dir.path().join("p.json");
+    std::fs::write(&p, json).expect("write");
+    let l = dir.path().join("p.jsonl");
+    std::fs::write(&l, rows.join("\n") + "\n").expect("write");
+    for (file, at) in [(&p, "p.json:1:"), (&l, "p.jsonl:200001:")] {
+        ingest(
+            dir.path(),
+            file,
+            &["--single", "1,0", "--assume-retries-off"],
+        )
+        .code(2)
+        .stderr(predicate::str::contains(at))
+        .stderr(predicate::str::contains(
+            "more than 200000 test records in one file",
+        ));
+        assert!(!dir.path().join("l.jsonl").exists(), "no ledger written");
+    }
+}
