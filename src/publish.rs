@@ -175,15 +175,32 @@ struct Slot {
 }
 
 /// The checked destinations of one command's reports; see the module docs.
-#[derive(Debug)]
 pub struct Outputs {
     files: Vec<(Kind, Slot)>,
+    /// Redaction of a rendered report's final text ([`Outputs::scrub_with`]), or none.
+    scrub: Option<Scrub>,
     stdout: Option<Kind>,
     /// The step summary's folder could not be opened at the start: appending is then a
     /// warning only (the CI's page is not a file the user asked for).
     step_summary: Option<Result<Slot, (PathBuf, String)>>,
     /// Guarded paths and the files they were at the start.
     guarded: Vec<(String, PathBuf, Option<Id>)>,
+}
+
+/// What redacts a rendered report's final text: the command's own redaction, which this
+/// module does not know.
+type Scrub = Box<dyn Fn(&str) -> String + Send + Sync>;
+
+impl std::fmt::Debug for Outputs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Outputs")
+            .field("files", &self.files)
+            .field("stdout", &self.stdout)
+            .field("step_summary", &self.step_summary)
+            .field("guarded", &self.guarded)
+            .field("scrub", &self.scrub.is_some())
+            .finish()
+    }
 }
 
 /// Check the report paths of a command before it runs anything, and open their folders.
@@ -287,6 +304,7 @@ pub fn preflight(req: &Request, guarded: &[Guarded]) -> Result<Outputs, PublishE
         .collect();
     Ok(Outputs {
         files,
+        scrub: None,
         stdout,
         step_summary,
         guarded,
@@ -406,9 +424,26 @@ impl Outputs {
     pub fn none() -> Outputs {
         Outputs {
             files: Vec::new(),
+            scrub: None,
             stdout: None,
             step_summary: None,
             guarded: Vec::new(),
+        }
+    }
+
+    /// Redact every rendered report's final text with `f` before it is written (the
+    /// Markdown, the JSON, the annotations): an encoding of the report (a chart title's
+    /// `_` for every character it cannot show, a control character as a blank) can make a
+    /// secret of text that was none when it was redacted (review 50, rev50a 16).
+    pub fn scrub_with(&mut self, f: impl Fn(&str) -> String + Send + Sync + 'static) {
+        self.scrub = Some(Box::new(f));
+    }
+
+    /// `text` as [`Outputs::scrub_with`] redacts it (as it is where nothing was set).
+    pub fn scrubbed<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
+        match &self.scrub {
+            Some(f) => std::borrow::Cow::Owned(f(text)),
+            None => std::borrow::Cow::Borrowed(text),
         }
     }
 

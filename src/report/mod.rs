@@ -92,7 +92,7 @@ pub fn emit_to(
         }
     };
     if outputs.wants(Kind::Summary) || outputs.wants_step_summary() {
-        let md = markdown::render(report);
+        let md = outputs.scrubbed(&markdown::render(report)).into_owned();
         if outputs.wants(Kind::Summary) {
             write(Kind::Summary, &md)?;
         }
@@ -103,11 +103,15 @@ pub fn emit_to(
             let capped = if md.len() <= markdown::STEP_SUMMARY_LIMIT {
                 std::borrow::Cow::Borrowed(&md)
             } else {
-                std::borrow::Cow::Owned(markdown::render_capped(
-                    report,
-                    markdown::STEP_SUMMARY_LIMIT,
-                    full.as_deref(),
-                ))
+                std::borrow::Cow::Owned(
+                    outputs
+                        .scrubbed(&markdown::render_capped(
+                            report,
+                            markdown::STEP_SUMMARY_LIMIT,
+                            full.as_deref(),
+                        ))
+                        .into_owned(),
+                )
             };
             if let Some(w) = outputs.append_step_summary(&capped)? {
                 warn(&w);
@@ -117,17 +121,17 @@ pub fn emit_to(
     if outputs.wants(Kind::Json) {
         let json = json::render(report)
             .map_err(|e| PublishError::output("cannot render the JSON report", e))?;
-        write(Kind::Json, &json)?;
+        write(Kind::Json, &outputs.scrubbed(&json))?;
     }
     // A report on stdout (`--json -`) owns stdout: annotations then go with the other
     // diagnostics to stderr, which the Actions runner reads for workflow commands too.
     if github_actions && outputs.to_stdout() {
         for line in annotations::render(report) {
-            warn(&line);
+            warn(&outputs.scrubbed(&line));
         }
     } else if github_actions {
         for line in annotations::render(report) {
-            if writeln!(out, "{line}").is_err() {
+            if writeln!(out, "{}", outputs.scrubbed(&line)).is_err() {
                 break;
             }
         }

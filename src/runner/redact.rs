@@ -193,6 +193,10 @@ impl Redactor {
                 if json != *v {
                     out.extend(pieces(&json));
                 }
+                // And of the secret with its escapes decoded (the last of [`unescaped`]).
+                if let Some(all) = unescaped(v).pop() {
+                    out.extend(pieces(&all));
+                }
                 out
             })
             .collect();
@@ -348,9 +352,129 @@ fn encodings(secret: &str) -> Vec<String> {
     for style in [JsonStyle::Minimal, JsonStyle::Ascii, JsonStyle::Html] {
         out.push(json_escape(secret, style));
     }
+    out.extend(unescaped(secret).into_iter().filter(|u| could_be_secret(u)));
     out.sort();
     out.dedup();
     out
+}
+
+/// At most this many escape sequences of one secret are decoded in every combination
+/// ([`unescaped`]): 2^6 forms. Past it, only the secret with all of them decoded.
+const MAX_ESCAPES_MIXED: usize = 6;
+
+/// The texts that gate's own output encodings turn into `secret` (review 50, rev50a 06 and
+/// 10): a secret that holds an escape sequence (`pa55\nword`, typed with a backslash) is
+/// what the terminal (`\n`, `\t`, `\u{1b}`), JSON (`\n`, `\"`, `\\`, `\u000a`) and the
+/// Markdown summary (`\|`, `\[`, `&lt;`, `&amp;`, `&#96;`, `&#47;`) print for a text
+/// holding the character it stands for. Redaction runs on the text as read, before those
+/// encodings, so the text with the character is redacted too: each escape decoded or kept
+/// in every combination (at most [`MAX_ESCAPES_MIXED`] of them; past that, all decoded),
+/// since an encoding prints the escape and the character alike.
+fn unescaped(secret: &str) -> Vec<String> {
+    // The secret cut into literal text and escapes, each escape with what it stands for.
+    let mut parts: Vec<(String, Option<char>)> = Vec::new();
+    let mut rest = secret;
+    let mut lit = String::new();
+    while let Some(c) = rest.chars().next() {
+        if let Some((len, ch)) = escape_at(rest) {
+            if !lit.is_empty() {
+                parts.push((std::mem::take(&mut lit), None));
+            }
+            parts.push((rest[..len].to_string(), Some(ch)));
+            rest = &rest[len..];
+        } else {
+            lit.push(c);
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    if !lit.is_empty() {
+        parts.push((lit, None));
+    }
+    let escapes = parts.iter().filter(|(_, c)| c.is_some()).count();
+    if escapes == 0 {
+        return Vec::new();
+    }
+    let join = |mask: u32| {
+        let mut k = 0;
+        let mut s = String::with_capacity(secret.len());
+        for (text, ch) in &parts {
+            match ch {
+                Some(ch) => {
+                    if mask & (1 << k) != 0 {
+                        s.push(*ch);
+                    } else {
+                        s.push_str(text);
+                    }
+                    k += 1;
+                }
+                None => s.push_str(text),
+            }
+        }
+        s
+    };
+    if escapes > MAX_ESCAPES_MIXED {
+        return vec![join(u32::MAX)];
+    }
+    (1..1u32 << escapes).map(join).collect()
+}
+
+/// The escape sequence at the start of `s` in one of gate's output encodings, and the
+/// character it stands for: its length in bytes and the character.
+fn escape_at(s: &str) -> Option<(usize, char)> {
+    let b = s.as_bytes();
+    if b.first() == Some(&b'\\') {
+        let simple = match b.get(1)? {
+            b'n' => Some('\n'),
+            b'r' => Some('\r'),
+            b't' => Some('\t'),
+            b'b' => Some('\u{8}'),
+            b'f' => Some('\u{c}'),
+            b'"' => Some('"'),
+            b'\\' => Some('\\'),
+            b'/' => Some('/'),
+            b'|' => Some('|'),
+            b'[' => Some('['),
+            b']' => Some(']'),
+            _ => None,
+        };
+        if let Some(c) = simple {
+            return Some((2, c));
+        }
+        if b.get(1) == Some(&b'u') {
+            // `\u{1b}` (the terminal's, Rust's) or `\u001b` (JSON's).
+            if b.get(2) == Some(&b'{') {
+                let end = s[3..].find('}')? + 3;
+                let v = u32::from_str_radix(&s[3..end], 16).ok()?;
+                return (end - 3 <= 6).then_some((end + 1, char::from_u32(v)?));
+            }
+            let hex = s.get(2..6)?;
+            if hex.bytes().all(|h| h.is_ascii_hexdigit()) {
+                return Some((6, char::from_u32(u32::from_str_radix(hex, 16).ok()?)?));
+            }
+        }
+        return None;
+    }
+    if b.first() == Some(&b'&') {
+        let end = s.find(';')?;
+        let name = &s[1..end];
+        let c = match name {
+            "amp" => '&',
+            "lt" => '<',
+            "gt" => '>',
+            "quot" => '"',
+            "apos" => '\'',
+            _ => {
+                let num = name.strip_prefix('#')?;
+                let v = match num.strip_prefix(['x', 'X']) {
+                    Some(h) => u32::from_str_radix(h, 16).ok()?,
+                    None => num.parse().ok()?,
+                };
+                char::from_u32(v)?
+            }
+        };
+        return (end <= 10).then_some((end + 1, c));
+    }
+    None
 }
 
 /// How a JSON writer escapes a string: what [`json_escape`] produces.
@@ -651,6 +775,34 @@ mod tests {
         ] {
             assert_eq!(u.apply(&format!("a {leak} b")), "a *** b", "{leak}");
         }
+    }
+
+    #[test]
+    fn a_text_that_gate_s_own_encodings_print_as_the_secret_is_redacted() {
+        // Review 50 (rev50a 06, 10): a secret typed with an escape sequence is what the
+        // terminal and JSON print for a text holding the character itself; the Markdown
+        // summary's `\|` and entities likewise.
+        let r = Redactor::new([("MY_API_TOKEN", r"pa55\nword-7788")], Vec::new());
+        assert_eq!(r.apply("t::test_a[pa55\nword-7788]"), "t::test_a[***]");
+        let t = Redactor::new([("MY_API_TOKEN", r"hun\ter\tpass\u{1b}-9911")], Vec::new());
+        for mix in [
+            "hun\\ter\tpass\u{1b}-9911",
+            "hun\\ter\\tpass\u{1b}-9911",
+            "hun\\ter\tpass\\u{1b}-9911",
+            "hun\\ter\\tpass\\u{1b}-9911",
+        ] {
+            assert_eq!(t.apply(&format!("a {mix} b")), "a *** b", "{mix:?}");
+        }
+        let m = Redactor::new([("MY_API_TOKEN", r"ab\|cd&lt;ef&#96;gh")], Vec::new());
+        assert_eq!(m.apply("x ab|cd<ef`gh y"), "x *** y");
+        // A long secret with an escape, cut short: a piece of the decoded form.
+        let l = Redactor::new([("MY_API_TOKEN", r"0123456789\tabcdefghij")], Vec::new());
+        assert_eq!(l.apply("x 89\tabcdefghij"), "x ***");
+        // No escape: no new form; an escape of nothing known stays as typed.
+        assert_eq!(unescaped("plain-secret-1"), Vec::<String>::new());
+        assert_eq!(unescaped(r"a\qb&zz;c"), Vec::<String>::new());
+        // Many escapes: every one decoded at once, not 2^n forms.
+        assert_eq!(unescaped(&r"\n".repeat(8)), vec!["\n".repeat(8)]);
     }
 
     #[test]

@@ -298,3 +298,64 @@ fn c07_promptfoo_tests_sharing_a_description_with_other_vars_are_refused() {
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("refund"), "{out}");
 }
+
+#[test]
+fn rev50a_26_resume_takes_the_after_ledgers_in_any_order() {
+    // Review 50 (rev50a 26): a stage started `--after a/s1 --after a/s2` and resumed with
+    // the same two ledgers in the other order was refused as "other earlier-stage ledgers";
+    // `--after` names a set. Ledgers that are other ones are still refused.
+    let fx = Fixture::new(STAGED);
+    for d in ["a", "x", "r"] {
+        std::fs::create_dir_all(fx.dir.path().join(d)).unwrap();
+    }
+    assert_eq!(stage(&fx, 1, "a/s1.jsonl", &[], "2 5").0, 5);
+    // A later stage's own run ends "INCONCLUSIVE for now" (exit 0): `gate report` decides.
+    assert_eq!(stage(&fx, 2, "a/s2.jsonl", &["a/s1.jsonl"], "12").0, 0);
+    assert_eq!(stage(&fx, 1, "x/s1.jsonl", &[], "2 5").0, 5);
+    let (code, out) = stage(&fx, 3, "a/s3.jsonl", &["a/s1.jsonl", "a/s2.jsonl"], "");
+    assert!(code == 0 || code == 1, "{out}");
+    // A stage 3 interrupted after three trials: its header and first attempt rows.
+    let full = read(&fx.dir.path().join("a/s3.jsonl"));
+    let cut: Vec<&str> = full.lines().take(4).collect();
+    assert!(
+        cut[1..].iter().all(|l| l.contains("\"kind\":\"attempt\"")),
+        "{full}"
+    );
+    for r in ["r/s3.jsonl", "r/t3.jsonl"] {
+        std::fs::write(fx.dir.path().join(r), format!("{}\n", cut.join("\n"))).unwrap();
+    }
+    let resume = |ledger: &str, after: &[&str]| {
+        let mut args = vec![
+            "run",
+            "plan.yaml",
+            "--no-step-summary",
+            "-q",
+            "--ledger",
+            ledger,
+            "--stage",
+            "3",
+            "--resume",
+        ];
+        for a in after {
+            args.extend(["--after", a]);
+        }
+        let out = gate()
+            .current_dir(fx.dir.path())
+            .args(&args)
+            .env_remove("GITHUB_ACTIONS")
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .env("FAILSET", "")
+            .envs(CI)
+            .output()
+            .unwrap();
+        (out.status.code().unwrap_or(-1), both(&out))
+    };
+    let (code, out) = resume("r/s3.jsonl", &["a/s2.jsonl", "a/s1.jsonl"]);
+    assert!(
+        code == 0 || code == 1,
+        "reordered `--after` refused:\n{out}"
+    );
+    assert!(!out.contains("other earlier-stage ledgers"), "{out}");
+    let (code, out) = resume("r/t3.jsonl", &["a/s2.jsonl", "x/s1.jsonl"]);
+    assert_eq!(code, 2, "{out}");
+}

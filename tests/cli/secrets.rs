@@ -747,3 +747,121 @@ fn rev18_a_task_keeps_no_capability_that_reads_or_steers_other_processes() {
         "the init's core limit: {core}"
     );
 }
+
+/// Run `gate ingest` on three JUnit files whose one test case is named `name` (XML text),
+/// with `MY_API_TOKEN=secret` in gate's environment; every output's text, by name.
+fn ingest_with_secret(secret: &str, name: &str) -> Vec<(&'static str, String)> {
+    let d = tempfile::tempdir().unwrap();
+    let summary = d.path().join("step-summary.md");
+    std::fs::write(&summary, "").unwrap();
+    let mut files = Vec::new();
+    for i in 1..=3 {
+        let f = format!("run-{i}.xml");
+        std::fs::write(
+            d.path().join(&f),
+            format!(
+                "<testsuite name=\"s\" tests=\"1\" timestamp=\"2026-12-05T00:00:0{i}\">\
+                 <testcase classname=\"t\" name=\"{name}\" time=\"0.01\"/></testsuite>"
+            ),
+        )
+        .unwrap();
+        files.push(f);
+    }
+    let out = gate()
+        .current_dir(d.path())
+        .env("MY_API_TOKEN", secret)
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .env_remove("GITHUB_ACTIONS")
+        .args(["ingest", "--single", "3,0", "--assume-retries-off"])
+        .args([
+            "--ledger",
+            "l.jsonl",
+            "--json",
+            "r.json",
+            "--summary",
+            "s.md",
+        ])
+        .args(&files)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    vec![
+        ("terminal", stdout),
+        ("stderr", stderr),
+        ("ledger", read(&d.path().join("l.jsonl"))),
+        ("JSON", read(&d.path().join("r.json"))),
+        ("Markdown", read(&d.path().join("s.md"))),
+        ("step summary", read(&summary)),
+    ]
+}
+
+#[test]
+fn rev50a_06_a_secret_typed_with_an_escape_is_what_gate_prints_for_its_character() {
+    // Review 50 (rev50a 06): a secret holding `\n` as typed (a backslash and an `n`), and a
+    // test id holding a real newline there. Redaction found nothing in the id as read; the
+    // terminal and JSON then printed the newline as `\n`: the secret's exact bytes, in the
+    // terminal, every ledger row and the JSON report.
+    let secret = r"pa55\nword-7788";
+    for (what, text) in ingest_with_secret(secret, "test_a[pa55&#10;word-7788]") {
+        assert!(
+            !text.contains(secret),
+            "the secret is in the {what}:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn rev50a_10_a_task_s_note_with_the_character_of_a_secret_s_escape_is_redacted() {
+    // Review 50 (rev50a 10): the secret `hunter\tpass-9911` as typed; the task writes the
+    // note with a real tab (JSON `\t` in its result file) and prints it: the ledger and the
+    // JSON report wrote the tab as `\t`, the secret's exact bytes.
+    let secret = r"hunter\tpass-9911";
+    let f = attack(
+        "T=$(printf '%s' \"$MY_API_TOKEN\" | sed 's/\\\\t/\\t/')\n\
+         echo \"stdout $T\"\n\
+         printf '{\"pass\": false, \"note\": \"%s\"}' \"$(printf '%s' \"$T\" | sed 's/\\t/\\\\t/')\" > \"$GATE_RESULT\"",
+    );
+    let json = f.dir.path().join("r.json");
+    let out = f
+        .command(&["--json", json.to_str().unwrap()])
+        .env("MY_API_TOKEN", secret)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    let ledger = read(&f.ledger_path());
+    // The note was written (redacted), not dropped: the attack reached the ledger.
+    assert!(ledger.contains("\"note\":\""), "{ledger}");
+    for (what, text) in [
+        ("terminal", stdout),
+        ("stderr", stderr),
+        ("ledger", ledger),
+        ("JSON", read(&json)),
+        ("log", trial_log(&f)),
+    ] {
+        assert!(
+            !text.contains(secret),
+            "the secret is in the {what}:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn rev50a_16_a_chart_title_s_blanks_do_not_spell_a_secret() {
+    // Review 50 (rev50a 16): a secret with `_` every few characters (no 12-character piece
+    // without one) and a test id with `#` there: the chart title maps every `#` to `_` and
+    // printed the secret in the Markdown summary and the step summary.
+    let secret = "tok_ab12cd34_ef56gh78";
+    let outputs = ingest_with_secret(secret, "test_a[tok#ab12cd34#ef56gh78]");
+    let md = &outputs.iter().find(|(w, _)| *w == "Markdown").unwrap().1;
+    assert!(md.contains("title \""), "no chart:\n{md}");
+    for (what, text) in &outputs {
+        assert!(
+            !text.contains(secret),
+            "the secret is in the {what}:\n{text}"
+        );
+    }
+}
