@@ -148,6 +148,8 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
     sandbox.pin_checks(&cwds);
     sandbox.watch(&node.watched);
     sandbox.watch_manifests(&node.manifests);
+    sandbox.watch_scripts(&node.scripts);
+    sandbox.watch_configs(&node.configs);
     if let Some(top) = &node.partial
         && !output.quiet
     {
@@ -158,7 +160,7 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
             crate::plan::state::MANIFEST_SCAN_ENTRIES
         );
     }
-    if let Some(partial) = sandbox.watch_packages(&node.packages)
+    if let Some(partial) = sandbox.watch_packages(&node.packages, &node.launched)
         && !output.quiet
     {
         eprintln!(
@@ -181,7 +183,8 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
             // run interrupted, then resumed).
             return Err(Error::Harness(format!(
                 "`{}` was written after the run started ({}): it is a package node may load \
-                 for a check, or a `package.json` on node's way, and gate cannot tell an \
+                 for a check, a `package.json` on node's way, or a tool's configuration \
+                 there, and gate cannot tell an \
                  agent's install there from a trial's rewrite, so `--resume` does not take it \
                  as it finds it; no trial was run (run the plan again from the start)",
                 p.display(),

@@ -376,6 +376,97 @@ pub struct NodeFolders {
     /// A check's folder with more than [`MANIFEST_SCAN_ENTRIES`] entries below it: the
     /// `package.json` files and `node_modules` paths past them are not watched.
     pub partial: Option<PathBuf>,
+    /// The folders on the way of every check that runs node (the check's folder and each
+    /// grader's, each up to the top of its writable root, as for
+    /// [`NodeFolders::manifests`]), where the tools such a check runs read their
+    /// configuration from the folder they run in (review 50: `.env` through dotenv,
+    /// `tsconfig.json` through tsx, `.npmrc` through npm, `.mocharc.js` through mocha). A
+    /// check that finds one of those files changed does not run
+    /// ([`crate::runner::sandbox::configs`]).
+    pub configs: Vec<PathBuf>,
+    /// The `package.json` paths on the way of every check that runs a package manager's
+    /// script (`npm test`, `yarn build`, an `npm` in a grader's text): there `scripts` is
+    /// the command the check runs (review 42, 110l, 110m), compared with the fields of
+    /// [`NodeFolders::manifests`]. Only for those checks: an agent's `npm pkg set
+    /// scripts.x` under any other check is its own business.
+    pub scripts: Vec<PathBuf>,
+    /// The names the node checks run through a launcher (`npx jest`, `pnpm exec mocha`,
+    /// `yarn vitest`), on the line or in a grader's text: a new name in a watched
+    /// `node_modules/.bin` is a change only when it is one of these, or a name a `.bin` on
+    /// the way held when the run started (review 46, a17, a18, a18b).
+    pub launched: Vec<String>,
+}
+
+/// Whether a check line runs a package manager's script (`npm test`, `npm run x`, `yarn
+/// x`, `pnpm test`, `bun run x`), or one of its graders names a package manager (a grader
+/// script's `npm test`): the project's `package.json` `scripts` is then what runs.
+fn runs_package_script(line: &CommandLine, cwd: &Path, env: &[(String, String)]) -> bool {
+    let manager = |c: &[String]| {
+        let name = super::words::name_of(&c[0]);
+        (matches!(name.as_str(), "npm" | "pnpm" | "yarn") && !launches_node_tool(c))
+            || (name == "bun" && c.get(1).is_some_and(|s| s == "run"))
+    };
+    super::words::simple_commands(&tokens_of(line, env))
+        .iter()
+        .any(|c| manager(c))
+        || grader_files(line, cwd, env).iter().any(|f| {
+            grader_text(f).is_some_and(|t| {
+                ["npm", "pnpm", "yarn"]
+                    .iter()
+                    .any(|n| super::words::mentions_word(&t, n))
+            })
+        })
+}
+
+/// The names `text` runs through a launcher that finds them in `node_modules/.bin`
+/// (`npx x`, `bunx x`, `pnpx x`, `npm exec x`, `pnpm exec x`, `yarn dlx x`, `yarn x`,
+/// `yarn run x`, `pnpm x`), read word by word: text split at blanks, quotes, brackets and
+/// commas, so that a JavaScript `execSync("npx x")` or `["npx", "x"]` reads as a shell
+/// line does. A name with a version (`x@1`) is its name; a scoped one (`@s/x`) is also its
+/// last part (the bin a scoped package usually installs).
+fn launched_names(text: &str) -> Vec<String> {
+    let words: Vec<&str> = text
+        .split(|c: char| c.is_whitespace() || "\"'`()[]{},;&|".contains(c))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let base = |w: &str| w.rsplit('/').next().unwrap_or(w).to_string();
+    let mut out = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        let name = base(w);
+        let rest = &words[i + 1..];
+        let start = match (name.as_str(), rest.first().copied()) {
+            ("npx" | "bunx" | "pnpx", _) => 0,
+            ("npm" | "pnpm" | "yarn" | "bun", Some("exec" | "x" | "dlx" | "run")) => 1,
+            ("yarn" | "pnpm", Some(_)) => 0,
+            _ => continue,
+        };
+        let mut k = start;
+        while let Some(o) = rest.get(k) {
+            if *o == "--" {
+                k += 1;
+            } else if matches!(*o, "-p" | "--package" | "-c" | "--call") {
+                k += 2;
+            } else if o.starts_with('-') {
+                k += 1;
+            } else {
+                break;
+            }
+        }
+        let Some(tool) = rest.get(k) else { continue };
+        // `x@1.2`, `@s/x@1`: the version is no part of the name.
+        let tool = match tool.rfind('@') {
+            Some(at) if at > 0 => &tool[..at],
+            _ => tool,
+        };
+        if tool.is_empty() || tool.contains('=') {
+            continue;
+        }
+        out.push(tool.to_string());
+        if let Some((_, last)) = tool.rsplit_once('/') {
+            out.push(last.to_string());
+        }
+    }
+    out
 }
 
 /// The `node_modules` folders node could load a check's packages from: in the check's
@@ -437,6 +528,34 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
                 }
             }
             let runs_node = check_runs_node(line, cwd, env);
+            // Review 50: the configuration the tools of a node check read from the folder
+            // they run in, whatever the graders' text says of them.
+            if runs_node {
+                for folder in &way {
+                    if !found.configs.contains(folder) {
+                        found.configs.push(folder.clone());
+                    }
+                }
+                if runs_package_script(line, cwd, env) {
+                    for folder in &way {
+                        let manifest = folder.join("package.json");
+                        if !found.scripts.contains(&manifest) {
+                            found.scripts.push(manifest);
+                        }
+                    }
+                }
+                let mut texts = vec![line.display()];
+                texts.extend(
+                    grader_files(line, cwd, env)
+                        .iter()
+                        .filter_map(|f| grader_text(f)),
+                );
+                for name in texts.iter().flat_map(|t| launched_names(t)) {
+                    if !found.launched.contains(&name) {
+                        found.launched.push(name);
+                    }
+                }
+            }
             // Review 31, 22d-22e: node looks in a `node_modules` only for a package, so a
             // check whose graders name none (only node's own modules and files by their
             // path) leaves the task's to the trials (a JavaScript task whose agent installs

@@ -531,6 +531,32 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
                 );
             } else if ended == Ended::Exited(ExitStatus::from_raw(0))
                 && spec.check.is_some()
+                && let Some(manifest) = spec.sandbox.as_deref().and_then(|s| s.changed_scripts())
+            {
+                // A trial rewrote the script a package manager the check runs would run
+                // (review 42, 110l, 110m: `scripts.test` made `exit 0` under `npm test`).
+                harness(
+                    &mut row,
+                    format!(
+                        "check: `{}` changed its `scripts` during the run (a trial did it), and \
+                         the check runs a package manager's script, which would be the \
+                         trial's; the check was not run and no verdict is published (an agent \
+                         must not change them; run the grader by its path, from its own folder)",
+                        manifest.display()
+                    ),
+                );
+            } else if ended == Ended::Exited(ExitStatus::from_raw(0))
+                && spec.check.is_some()
+                && let Some(file) = spec.sandbox.as_deref().and_then(|s| s.changed_config())
+            {
+                // A tool the check runs reads configuration from the folder it runs in, some
+                // of it code (review 46, a20, a24-a27; review 48, c06).
+                harness(
+                    &mut row,
+                    format!("check: {}", crate::runner::sandbox::configs::refusal(&file)),
+                );
+            } else if ended == Ended::Exited(ExitStatus::from_raw(0))
+                && spec.check.is_some()
                 && let Some(file) = spec.sandbox.as_deref().and_then(|s| s.changed_package())
             {
                 // A package node may load for the check was rewritten or shadowed (review

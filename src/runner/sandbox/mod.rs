@@ -85,6 +85,7 @@ pub(crate) use folders::remove_folder;
 use folders::{Spares, fresh_dir_from, make_results_root, remove_stale};
 use seccomp::signal_filters;
 
+pub mod configs;
 mod folders;
 pub mod packages;
 mod pidns;
@@ -268,6 +269,12 @@ pub struct Sandbox {
     /// `package.json` paths with what each gave node's resolution of a package by name
     /// when the run started ([`Sandbox::watch_manifests`]).
     manifests: Vec<(PathBuf, Option<String>)>,
+    /// `package.json` paths with their `scripts` when the run started, on the way of the
+    /// checks that run a package manager's script ([`Sandbox::watch_scripts`]).
+    scripts: Vec<(PathBuf, Option<String>)>,
+    /// The configuration the tools of a node check read from the folders on its way, as it
+    /// was when the run started ([`Sandbox::watch_configs`]).
+    configs: configs::Configs,
     /// The packages of the `node_modules` folders on the checks' way, as they were when the
     /// run started ([`Sandbox::watch_packages`]).
     packages: packages::Packages,
@@ -344,17 +351,26 @@ const MANIFEST_BYTES: u64 = 4 << 20;
 /// (node resolves `/proc/self/cwd/…` from the check's folder, not gate's); something not a
 /// regular file; a file too large to read.
 fn manifest_state(p: &Path) -> Option<String> {
-    manifest_state_at(p, 0)
+    manifest_state_at(p, 0, &["exports", "imports"])
 }
 
-fn manifest_state_at(p: &Path, depth: usize) -> Option<String> {
+/// What the `package.json` at `p` gives a package manager that runs one of its scripts
+/// (`npm test`): its `scripts`, read as [`manifest_state`] reads (review 42, 110l, 110m: a
+/// trial that rewrites `scripts.test` to `exit 0`).
+fn scripts_state(p: &Path) -> Option<String> {
+    manifest_state_at(p, 0, &["scripts"])
+}
+
+/// [`manifest_state`] of `fields` (with `name`): `None` where the file is missing or holds
+/// none of them.
+fn manifest_state_at(p: &Path, depth: usize, fields: &[&str]) -> Option<String> {
     let meta = fs::symlink_metadata(p).ok()?;
     if meta.file_type().is_symlink() {
         let text = fs::read_link(p).ok();
         let inner = match &text {
             Some(t) if depth < 8 && !t.starts_with("/proc") => {
                 let at = p.parent().map_or_else(|| t.clone(), |d| d.join(t));
-                manifest_state_at(&at, depth + 1)
+                manifest_state_at(&at, depth + 1, fields)
             }
             _ => None,
         };
@@ -378,18 +394,15 @@ fn manifest_state_at(p: &Path, depth: usize) -> Option<String> {
             crate::ledger::sha256_hex(&text)
         ));
     };
-    let (exports, imports) = (value.get("exports"), value.get("imports"));
-    if exports.is_none() && imports.is_none() {
+    if fields.iter().all(|f| value.get(f).is_none()) {
         return None;
     }
-    Some(
-        serde_json::json!({
-            "name": value.get("name"),
-            "exports": exports,
-            "imports": imports,
-        })
-        .to_string(),
-    )
+    let mut kept = serde_json::Map::new();
+    kept.insert("name".into(), value.get("name").cloned().into());
+    for f in fields {
+        kept.insert((*f).into(), value.get(f).cloned().into());
+    }
+    Some(serde_json::Value::Object(kept).to_string())
 }
 
 /// Mount namespaces kept open per run (two descriptors each under a user namespace).
@@ -438,6 +451,8 @@ impl Sandbox {
             writable: policy.writable.iter().map(|p| resolve(p)).collect(),
             watched: Vec::new(),
             manifests: Vec::new(),
+            scripts: Vec::new(),
+            configs: configs::Configs::default(),
             packages: packages::Packages::default(),
             check_pins: Vec::new(),
             env,
@@ -525,11 +540,42 @@ impl Sandbox {
             .map(|(p, _)| p.as_path())
     }
 
+    /// Watch the `scripts` of the `package.json` files at `paths` as they are now
+    /// ([`crate::plan::state::NodeFolders::scripts`]): where a package manager a check runs
+    /// reads the command it runs (`npm test`).
+    pub fn watch_scripts(&mut self, paths: &[PathBuf]) {
+        self.scripts
+            .extend(paths.iter().map(|p| (p.clone(), scripts_state(p))));
+    }
+
+    /// The first watched `package.json` ([`Sandbox::watch_scripts`]) whose `scripts` is not
+    /// what it was when the run started.
+    pub fn changed_scripts(&self) -> Option<&Path> {
+        self.scripts
+            .iter()
+            .find(|(p, was)| scripts_state(p) != *was)
+            .map(|(p, _)| p.as_path())
+    }
+
+    /// Watch the configuration in `folders` as it is now
+    /// ([`crate::plan::state::NodeFolders::configs`], [`configs::Configs`]).
+    pub fn watch_configs(&mut self, folders: &[PathBuf]) {
+        self.configs = configs::Configs::take(folders);
+    }
+
+    /// The first configuration file on a node check's way that appeared, went, or changed
+    /// since the run started ([`Sandbox::watch_configs`]).
+    pub fn changed_config(&self) -> Option<PathBuf> {
+        self.configs.changed()
+    }
+
     /// Watch the packages of the `node_modules` at `paths` as they are now
-    /// ([`crate::plan::state::NodeFolders::packages`], [`packages::Packages`]); the folder
-    /// past whose first [`packages::PACKAGE_ENTRIES`] entries nothing is watched, if any.
-    pub fn watch_packages(&mut self, paths: &[PathBuf]) -> Option<&Path> {
-        self.packages = packages::Packages::take(paths);
+    /// ([`crate::plan::state::NodeFolders::packages`], [`packages::Packages`]), with the
+    /// names the checks run through a launcher (a new one in a `.bin` is a change); the
+    /// folder past whose first [`packages::PACKAGE_ENTRIES`] entries nothing is watched, if
+    /// any.
+    pub fn watch_packages(&mut self, paths: &[PathBuf], launched: &[String]) -> Option<&Path> {
+        self.packages = packages::Packages::take(paths, launched);
         self.packages.partial()
     }
 
@@ -544,15 +590,19 @@ impl Sandbox {
     /// what a trial of the first part wrote.
     pub fn written_since(&self, started: &str) -> Option<PathBuf> {
         use std::os::unix::fs::MetadataExt;
-        self.packages.written_since(started).or_else(|| {
-            (self.manifests.iter())
-                .map(|(p, _)| p)
-                .find(|p| {
-                    fs::symlink_metadata(p)
-                        .is_ok_and(|m| packages::after((m.ctime(), m.ctime_nsec()), started))
-                })
-                .cloned()
-        })
+        let configs = || self.configs.written_since(started);
+        self.packages
+            .written_since(started)
+            .or_else(configs)
+            .or_else(|| {
+                (self.manifests.iter().chain(&self.scripts))
+                    .map(|(p, _)| p)
+                    .find(|p| {
+                        fs::symlink_metadata(p)
+                            .is_ok_and(|m| packages::after((m.ctime(), m.ctime_nsec()), started))
+                    })
+                    .cloned()
+            })
     }
 
     /// Whether a check runs only after looks at what a trial may have changed where its node
@@ -562,7 +612,11 @@ impl Sandbox {
     /// two sides) could break by planting a package just after the looks and taking it away
     /// before the next (review 42, 110t; review 43, 03b).
     fn looks(&self) -> bool {
-        !(self.watched.is_empty() && self.manifests.is_empty() && self.packages.is_empty())
+        !(self.watched.is_empty()
+            && self.manifests.is_empty()
+            && self.scripts.is_empty()
+            && self.configs.is_empty()
+            && self.packages.is_empty())
     }
 
     /// The turn of a trial's agent, held while it runs: agents run beside each other, never

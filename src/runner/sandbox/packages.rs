@@ -17,7 +17,14 @@
 //!   to) that is not the one it was: a trial that renames `app/` aside and builds another,
 //!   then puts it back, leaves every recorded file as it was (review 43, 01, 03, 15).
 //!
-//! A new package by a new name is not a change (an agent installs a dependency).
+//! - a name added to the `.bin` of a watched `node_modules` (or one that appears) that a
+//!   `.bin` there or above held when the run started, or that a check runs through a
+//!   launcher (`npx x`): npx and npm's scripts run the first `.bin/x` on their way (review
+//!   46, a17, a18, a18b; review 50). The names a `.bin` held are compared as any package
+//!   file is (a link replaced or re-pointed is a new inode).
+//!
+//! A new package by a new name is not a change (an agent installs a dependency), nor is the
+//! new `.bin` name its install adds when no check runs it.
 //!
 //! What is compared is each path's type, mode, size, inode and change time (`ctime`, which a
 //! process cannot set back: content written back as it was is still seen, also after the
@@ -165,6 +172,43 @@ impl Shelf {
     }
 }
 
+/// The `.bin` of a watched `node_modules`: the names it held at the start, and the names a
+/// new entry may not take ([`Bin::shadowing`]).
+#[derive(Debug)]
+struct Bin {
+    path: PathBuf,
+    listed: BTreeSet<OsString>,
+    /// The names in the `.bin` of each `node_modules` above it when the run started (shared
+    /// by every `.bin` below one), and the names the checks run through a launcher.
+    known: Vec<std::sync::Arc<BTreeSet<OsString>>>,
+}
+
+impl Bin {
+    /// The first name in the `.bin` now that was not there at the start and that a check
+    /// may run: a trial's program in front of the one the check ran, or of one it would
+    /// have fetched (`npx x` with no `x` installed). Compared at every look: a `.bin` made
+    /// after the start is watched by no notice.
+    fn shadowing(&self) -> Option<PathBuf> {
+        let list = match fs::read_dir(&self.path) {
+            Ok(list) => list,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+            // A `.bin` gate cannot read may hide one.
+            Err(_) => return Some(self.path.clone()),
+        };
+        list.flatten()
+            .map(|e| e.file_name())
+            .find(|n| !self.listed.contains(n) && self.known.iter().any(|k| k.contains(n)))
+            .map(|n| self.path.join(n))
+    }
+}
+
+/// The names in folder `d` (all of them, dot names too), empty where it cannot be read.
+fn names_in(d: &Path) -> BTreeSet<OsString> {
+    fs::read_dir(d)
+        .map(|l| l.flatten().map(|e| e.file_name()).collect())
+        .unwrap_or_default()
+}
+
 /// What a watch descriptor watches ([`Notices`]).
 #[derive(Debug, Clone)]
 enum Watched {
@@ -244,12 +288,17 @@ pub struct Packages {
     /// nowhere). Compared at every look: a link on its way (`deps/current -> v1`) or the
     /// folder a dangling one names may lie where no watch reports (review 46, a29, a30).
     links: Vec<(PathBuf, Option<PathBuf>)>,
+    /// The `.bin` of every `node_modules` watched, where a name a check runs could be
+    /// added ([`Bin`]).
+    bins: Vec<Bin>,
 }
 
 impl Packages {
     /// Watch the `node_modules` at each of `paths` as it is now: its packages, or, where
-    /// there is none, the names of the packages in the `node_modules` of the folders above.
-    pub fn take(paths: &[PathBuf]) -> Packages {
+    /// there is none, the names of the packages in the `node_modules` of the folders above;
+    /// and the `.bin` of each, where no name of `launched` (the names the checks run through
+    /// a launcher) nor one a `.bin` above held may be added.
+    pub fn take(paths: &[PathBuf], launched: &[String]) -> Packages {
         let mut out = Packages::default();
         let mut tops = Vec::new();
         let mut way = std::collections::HashSet::new();
@@ -309,6 +358,43 @@ impl Packages {
             if shelf.existed {
                 shelf.listed = listing(&shelf.path).unwrap_or_default();
             }
+        }
+        // Each `.bin`, and what may not be added there: the launched names and the names of
+        // the `.bin` folders above (npm's scripts have every one on their `PATH`).
+        let launched: std::sync::Arc<BTreeSet<OsString>> =
+            std::sync::Arc::new(launched.iter().map(OsString::from).collect());
+        let mut bins_at: HashMap<PathBuf, std::sync::Arc<BTreeSet<OsString>>> = HashMap::new();
+        // Only the `node_modules` watched for a check, not those inside a package: npx and
+        // npm's scripts look in `<folder>/node_modules/.bin` of the folders on their way.
+        let watched = out
+            .shelves
+            .iter()
+            .filter(|s| s.alias.is_some() || paths.contains(&s.path));
+        for shelf in watched {
+            let here = shelf.path.join(".bin");
+            let mut known = vec![launched.clone()];
+            let above = (shelf.path.parent().into_iter())
+                .chain(shelf.alias.as_deref().and_then(Path::parent))
+                .flat_map(Path::ancestors)
+                .skip(1)
+                .map(|d| d.join("node_modules").join(".bin"));
+            for d in above {
+                let names = (bins_at.entry(d.clone()))
+                    .or_insert_with(|| std::sync::Arc::new(names_in(&d)))
+                    .clone();
+                if !names.is_empty() {
+                    known.push(names);
+                }
+            }
+            if known.iter().all(|k| k.is_empty()) {
+                continue;
+            }
+            let listed = names_in(&here);
+            out.bins.push(Bin {
+                path: here,
+                listed,
+                known,
+            });
         }
         *out.notices.get_mut().unwrap_or_else(|e| e.into_inner()) = out.notify();
         out
@@ -592,7 +678,7 @@ impl Packages {
     /// hard link made elsewhere is not reported, but moves the file's change time, which the
     /// end-of-run look sees.
     pub fn changed(&self) -> Option<PathBuf> {
-        if let Some(p) = self.relinked() {
+        if let Some(p) = self.relinked().or_else(|| self.new_bin()) {
             return Some(p);
         }
         let mut n = self.notices.lock().unwrap_or_else(|e| e.into_inner());
@@ -619,6 +705,7 @@ impl Packages {
     /// compared.
     pub fn changed_since_start(&self) -> Option<PathBuf> {
         (self.relinked())
+            .or_else(|| self.new_bin())
             .or_else(|| self.moved_way())
             .or_else(|| self.changed_entry())
             .or_else(|| self.shadowed())
@@ -630,6 +717,11 @@ impl Packages {
         (self.links.iter())
             .find(|(p, to)| fs::canonicalize(p).ok() != *to)
             .map(|(p, _)| p.clone())
+    }
+
+    /// The first new name in a watched `.bin` that a check may run ([`Bin::shadowing`]).
+    fn new_bin(&self) -> Option<PathBuf> {
+        self.bins.iter().find_map(Bin::shadowing)
     }
 
     fn moved_way(&self) -> Option<PathBuf> {
@@ -822,7 +914,7 @@ mod tests {
         write(&nm.join("@s/p/index.js"), "\n");
         write(&nm.join(".package-lock.json"), "{}\n");
         write(&nm.join(".cache/babel/x.json"), "{}\n");
-        let w = Packages::take(std::slice::from_ref(&nm));
+        let w = Packages::take(std::slice::from_ref(&nm), &[]);
         assert_eq!(w.changed(), None);
         // Honest: a new package, a new scoped one, the lock file, a cache.
         write(&nm.join("left-pad/index.js"), "\n");
@@ -836,11 +928,11 @@ mod tests {
         write(&main, "exports.config = () => {}\n");
         assert_eq!(w.changed(), Some(main.to_path_buf()));
         // A file added beside a package's (node tries `lib/main` before `lib/main.js`).
-        let w = Packages::take(std::slice::from_ref(&nm));
+        let w = Packages::take(std::slice::from_ref(&nm), &[]);
         write(&nm.join("dotenv/lib/main"), "process.exit(0)\n");
         assert_eq!(w.changed(), Some(nm.join("dotenv/lib").to_path_buf()));
         // A package removed, a scoped one replaced.
-        let w = Packages::take(std::slice::from_ref(&nm));
+        let w = Packages::take(std::slice::from_ref(&nm), &[]);
         fs::remove_dir_all(nm.join("@s/p")).unwrap();
         write(&nm.join("@s/p/index.js"), "\n");
         assert!(w.changed().is_some());
@@ -854,7 +946,7 @@ mod tests {
         let nm = d.path().join("node_modules");
         let file = nm.join("eq/index.js");
         write(&file, "module.exports = (a, b) => a === b;\n");
-        let w = Packages::take(std::slice::from_ref(&nm));
+        let w = Packages::take(std::slice::from_ref(&nm), &[]);
         std::thread::sleep(std::time::Duration::from_millis(20));
         let other = d.path().join("mine.js");
         fs::hard_link(&file, &other).unwrap();
@@ -876,7 +968,7 @@ mod tests {
         std::os::unix::fs::symlink("../gen", nm.join(".prisma")).unwrap();
         let src = d.path().join("src");
         write(&src.join("a.txt"), "\n");
-        let take = || Packages::take(&[nm.clone(), src.join("node_modules")]);
+        let take = || Packages::take(&[nm.clone(), src.join("node_modules")], &[]);
         let w = take();
         fs::remove_dir_all(&src).unwrap();
         assert_eq!(w.changed(), None, "a folder below removed");
@@ -905,7 +997,7 @@ mod tests {
         write(&nm.join("dotenv/config.js"), "\n");
         let src = d.path().join("src");
         write(&src.join("a.txt"), "\n");
-        let take = || Packages::take(&[nm.clone(), src.join("node_modules")]);
+        let take = || Packages::take(&[nm.clone(), src.join("node_modules")], &[]);
         let w = take();
         write(&nm.join("zz/node_modules/dotenv/config.js"), "\n");
         fs::remove_dir_all(&src).unwrap();
@@ -930,7 +1022,7 @@ mod tests {
         let task = d.path().join("task");
         fs::create_dir_all(&task).unwrap();
         let nm = task.join("node_modules");
-        let w = Packages::take(std::slice::from_ref(&nm));
+        let w = Packages::take(std::slice::from_ref(&nm), &[]);
         write(&nm.join("left-pad/index.js"), "\n");
         assert_eq!(w.changed(), None, "an agent's own dependency");
         write(&nm.join("dotenv.js"), "\n");
@@ -953,7 +1045,7 @@ mod tests {
         let link = d.path().join("task/node_modules");
         fs::create_dir_all(link.parent().unwrap()).unwrap();
         std::os::unix::fs::symlink(&nm, &link).unwrap();
-        let w = Packages::take(std::slice::from_ref(&link));
+        let w = Packages::take(std::slice::from_ref(&link), &[]);
         write(&nm.join(".pnpm/lock.yaml"), "b\n");
         write(
             &nm.join(".pnpm/left-pad@1.0.0/node_modules/left-pad/index.js"),
@@ -976,7 +1068,7 @@ mod tests {
         let link = d.path().join("task/node_modules");
         fs::create_dir_all(link.parent().unwrap()).unwrap();
         std::os::unix::fs::symlink("../deps/current/node_modules", &link).unwrap();
-        let w = Packages::take(std::slice::from_ref(&link));
+        let w = Packages::take(std::slice::from_ref(&link), &[]);
         assert_eq!(w.changed(), None);
         write(&d.path().join("deps/v2/node_modules/eq/index.js"), "\n");
         fs::remove_file(d.path().join("deps/current")).unwrap();
@@ -987,7 +1079,7 @@ mod tests {
         let dangling = d.path().join("other/node_modules");
         fs::create_dir_all(dangling.parent().unwrap()).unwrap();
         std::os::unix::fs::symlink(".deps/node_modules", &dangling).unwrap();
-        let w = Packages::take(std::slice::from_ref(&dangling));
+        let w = Packages::take(std::slice::from_ref(&dangling), &[]);
         assert_eq!(w.changed(), None);
         write(&d.path().join("other/.deps/node_modules/eq/index.js"), "\n");
         assert_eq!(w.changed(), Some(dangling));

@@ -1,0 +1,336 @@
+//! The configuration files on a node check's way, as they were when the run started: a wall
+//! that reads no grader text and no tool's code (review 50).
+//!
+//! The tools a node check runs read configuration from the folder they run in, and some of
+//! it is code or names code: dotenv reads `.env` (a `NODE_OPTIONS=--require ./x.js` there
+//! reaches every node the grader starts), tsx reads `tsconfig.json`'s `paths`, babel runs
+//! `babel.config.js`, mocha runs `.mocharc.js`, node-config reads `config/`, npm reads
+//! `.npmrc` (`node-options`, `script-shell`). Those folders are the task's, which the trials
+//! write (review 46, a17, a18, a20, a24-a27; review 48, c06). Gate cannot know which tool a
+//! grader starts, so for every check that runs node it records, in every folder of the
+//! check's way (the check's folder and each grader's, each up to the top of its writable
+//! root), the stamp of every name of [`CONFIGS`] and of every name starting with one of
+//! [`CONFIG_PREFIXES`] there, present or not; and for a `config` folder, the stamps of its
+//! entries too. A name that appeared, went, or changed (type, mode, size, inode, change
+//! time; a link also by its text and what it leads to) is a change, and the check does not
+//! run ([`Configs::changed`]).
+//!
+//! The cost, accepted: an agent whose task is to edit one of these files (a `tsconfig.json`
+//! in a TypeScript project) under a node check gets no verdict. Grade such a task from a
+//! copy, or with the graders' tools and their configuration outside the folders the trials
+//! write.
+
+use std::collections::BTreeMap;
+use std::ffi::{OsStr, OsString};
+use std::fs;
+use std::os::unix::ffi::OsStrExt as _;
+use std::os::unix::fs::MetadataExt as _;
+use std::path::{Path, PathBuf};
+
+/// The configuration names a node tool reads from the folder it runs in, by family, each
+/// with why it is here. Whatever a tool reads there a trial can write, and each of these
+/// either is code the tool runs or names code it loads.
+pub const CONFIGS: &[(&[&str], &str)] = &[
+    (
+        &[
+            ".npmrc",
+            ".yarnrc",
+            ".yarnrc.yml",
+            ".pnpmfile.cjs",
+            ".pnpmfile.mjs",
+        ],
+        // review 46, a17; review 48, c06
+        "package managers: `.npmrc`'s `node-options=--require ./x.js` and `script-shell` \
+         reach every script and `npx` tool; yarn's rc names its own code (`yarnPath`), \
+         pnpm runs its `.pnpmfile`",
+    ),
+    (
+        &["tsconfig.json", "jsconfig.json"],
+        // review 46, a24 (the `tsconfig.*.json` an `extends` names: CONFIG_PREFIXES)
+        "TypeScript runners (tsx, ts-node, vitest, jest's resolvers): `paths` maps a name a \
+         grader imports onto a file of the trial's",
+    ),
+    (
+        &[
+            "babel.config.js",
+            "babel.config.cjs",
+            "babel.config.mjs",
+            "babel.config.json",
+            "babel.config.cts",
+            "babel.config.mts",
+            "babel.config.ts",
+            ".babelrc",
+            ".babelrc.js",
+            ".babelrc.cjs",
+            ".babelrc.mjs",
+            ".babelrc.json",
+            ".babelrc.cts",
+        ],
+        // review 46, a25
+        "babel (`@babel/register`, babel-jest): the `.js` forms are code it runs, the others \
+         name plugins it loads",
+    ),
+    (
+        &[
+            ".mocharc.js",
+            ".mocharc.cjs",
+            ".mocharc.mjs",
+            ".mocharc.json",
+            ".mocharc.jsonc",
+            ".mocharc.yaml",
+            ".mocharc.yml",
+        ],
+        // review 46, a27
+        "mocha: runs `.mocharc.js`, and every form's `require` loads a file before the tests",
+    ),
+    (
+        &[
+            "jest.config.js",
+            "jest.config.cjs",
+            "jest.config.mjs",
+            "jest.config.ts",
+            "jest.config.cts",
+            "jest.config.mts",
+            "jest.config.json",
+            "vitest.config.js",
+            "vitest.config.cjs",
+            "vitest.config.mjs",
+            "vitest.config.ts",
+            "vitest.config.cts",
+            "vitest.config.mts",
+            "vitest.config.json",
+            "vite.config.js",
+            "vite.config.cjs",
+            "vite.config.mjs",
+            "vite.config.ts",
+            "vite.config.cts",
+            "vite.config.mts",
+            "vite.config.json",
+            "vitest.workspace.js",
+            "vitest.workspace.cjs",
+            "vitest.workspace.mjs",
+            "vitest.workspace.ts",
+            "vitest.workspace.cts",
+            "vitest.workspace.mts",
+            "vitest.workspace.json",
+            "ava.config.js",
+            "ava.config.cjs",
+            "ava.config.mjs",
+            "playwright.config.js",
+            "playwright.config.ts",
+            "playwright.config.mjs",
+            "playwright.config.cjs",
+            "playwright.config.mts",
+            "playwright.config.cts",
+        ],
+        "test runners (jest, vitest, vite, ava, playwright): code they run, and which tests, \
+         setup files and reporters they load",
+    ),
+    (
+        &[
+            ".nycrc",
+            ".nycrc.json",
+            ".nycrc.yml",
+            ".nycrc.yaml",
+            ".c8rc",
+            ".c8rc.json",
+            ".swcrc",
+        ],
+        "coverage and transform tools (nyc, c8, swc): the files they `require` first, the \
+         plugins they load",
+    ),
+    (
+        &["deno.json", "deno.jsonc", "bunfig.toml"],
+        "deno and bun: import maps and preloads (`bunfig.toml`'s `preload`)",
+    ),
+];
+
+/// Name prefixes whose every name counts as [`CONFIGS`] does: `.env` and each `.env.*`
+/// (dotenv and its kin read `.env`, `.env.local`, `.env.test`…: review 46, a20), and
+/// `tsconfig.*`, `jsconfig.*` (the files a `tsconfig.json`'s `extends` names).
+pub const CONFIG_PREFIXES: &[&str] = &[".env", "tsconfig.", "jsconfig."];
+
+/// Folders a tool reads whole from the folder it runs in: node-config's `config/`
+/// (`default.json`, `local.js`, …: review 46, a26). Compared with each direct entry.
+pub const CONFIG_FOLDERS: &[&str] = &["config"];
+
+/// Names read at most in one watched folder; past that the folder's state is its count,
+/// which a trial's new name still changes.
+const FOLDER_ENTRIES: usize = 100_000;
+
+/// Whether `name` is a configuration name ([`CONFIGS`], [`CONFIG_PREFIXES`],
+/// [`CONFIG_FOLDERS`]).
+pub fn is_config(name: &OsStr) -> bool {
+    let b = name.as_bytes();
+    CONFIGS
+        .iter()
+        .flat_map(|(names, _)| names.iter())
+        .chain(CONFIG_FOLDERS)
+        .any(|n| n.as_bytes() == b)
+        || CONFIG_PREFIXES.iter().any(|p| b.starts_with(p.as_bytes()))
+}
+
+/// What `m` is: type and mode, device, inode, size and change time (which a process cannot
+/// set back: a file written back as it was is still seen).
+fn describe(m: &fs::Metadata) -> String {
+    format!(
+        "{:o} {}:{} {} {}.{}",
+        m.mode(),
+        m.dev(),
+        m.ino(),
+        m.size(),
+        m.ctime(),
+        m.ctime_nsec()
+    )
+}
+
+/// What `p` is, links not followed; a link also by its text and by what it leads to (a
+/// link to a file the trials write is that file).
+fn state(p: &Path) -> String {
+    let Ok(own) = fs::symlink_metadata(p) else {
+        return "missing".to_string();
+    };
+    let mut s = describe(&own);
+    if own.file_type().is_symlink() {
+        let to = fs::metadata(p).map_or_else(|_| "nothing".to_string(), |m| describe(&m));
+        s.push_str(&format!(" link {:?} to {to}", fs::read_link(p).ok()));
+    }
+    s
+}
+
+/// The configuration in folder `dir` now: each configuration name there with its
+/// [`state`]; a `config` folder's entries as `config/<name>`. A folder gate cannot read
+/// whole is a state of its own.
+fn snapshot(dir: &Path) -> BTreeMap<OsString, String> {
+    let mut out = BTreeMap::new();
+    let Ok(list) = fs::read_dir(dir) else {
+        out.insert(OsString::from("/unreadable"), state(dir));
+        return out;
+    };
+    let mut seen = 0usize;
+    for e in list.flatten() {
+        seen += 1;
+        let name = e.file_name();
+        if !is_config(&name) {
+            continue;
+        }
+        let path = e.path();
+        if CONFIG_FOLDERS.iter().any(|f| name == *f)
+            && fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir())
+            && let Ok(inner) = fs::read_dir(&path)
+        {
+            for c in inner.flatten().take(FOLDER_ENTRIES) {
+                let mut key = name.clone();
+                key.push("/");
+                key.push(c.file_name());
+                out.insert(key, state(&c.path()));
+            }
+        }
+        out.insert(name, state(&path));
+    }
+    if seen > FOLDER_ENTRIES {
+        out.insert(OsString::from("/entries"), seen.to_string());
+    }
+    out
+}
+
+/// The configuration of the watched folders ([`Configs::take`]).
+#[derive(Debug, Default)]
+pub struct Configs {
+    /// Each folder with its configuration when the run started.
+    folders: Vec<(PathBuf, BTreeMap<OsString, String>)>,
+}
+
+impl Configs {
+    /// Record the configuration in each of `folders` as it is now
+    /// ([`crate::plan::state::NodeFolders::configs`]).
+    pub fn take(folders: &[PathBuf]) -> Configs {
+        Configs {
+            folders: folders.iter().map(|d| (d.clone(), snapshot(d))).collect(),
+        }
+    }
+
+    /// The first configuration file that appeared, went, or changed since the run started
+    /// in a watched folder. Every folder is read at every look: a handful of folders per
+    /// check, no kernel notice needed.
+    pub fn changed(&self) -> Option<PathBuf> {
+        self.folders.iter().find_map(|(dir, was)| {
+            let now = snapshot(dir);
+            let name = (was.iter())
+                .find(|(n, s)| now.get(*n) != Some(s))
+                .map(|(n, _)| n)
+                .or_else(|| now.keys().find(|n| !was.contains_key(*n)))?;
+            Some(match name.as_bytes() {
+                [b'/', ..] => dir.clone(),
+                _ => dir.join(name),
+            })
+        })
+    }
+
+    /// The first recorded configuration file whose change time may be later than
+    /// `started` (see [`super::packages::after`]): on `--resume`, what was recorded now may
+    /// be what a trial of the first part wrote.
+    pub fn written_since(&self, started: &str) -> Option<PathBuf> {
+        self.folders.iter().find_map(|(dir, was)| {
+            was.keys()
+                .filter(|n| !n.as_bytes().starts_with(b"/"))
+                .map(|n| dir.join(n))
+                .find(|p| {
+                    fs::symlink_metadata(p)
+                        .is_ok_and(|m| super::packages::after((m.ctime(), m.ctime_nsec()), started))
+                })
+        })
+    }
+
+    /// Whether no folder is watched (no check runs node).
+    pub fn is_empty(&self) -> bool {
+        self.folders.is_empty()
+    }
+}
+
+/// Why a check may not run when `path` is [`Configs::changed`].
+pub fn refusal(path: &Path) -> String {
+    format!(
+        "`{}` changed during the run (it appeared, went, or was rewritten; a trial did it), \
+         on the check's way: a tool the check runs reads it as configuration, so the check \
+         could run as the trial set it up; the check was not run and no verdict is published \
+         (keep the grader's tools and their configuration outside the folders the trials \
+         write, or run the grader from its own folder)",
+        path.display()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn configs_a_new_rewritten_or_removed_config_is_a_change_and_other_files_are_not() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path();
+        fs::write(p.join("tsconfig.json"), "{}").unwrap();
+        fs::create_dir(p.join("config")).unwrap();
+        fs::write(p.join("config/default.json"), "{}").unwrap();
+        let c = Configs::take(&[p.to_path_buf()]);
+        assert_eq!(c.changed(), None);
+        // An answer file, a source file: not configuration.
+        fs::write(p.join("result.txt"), "x").unwrap();
+        fs::write(p.join("index.js"), "x").unwrap();
+        assert_eq!(c.changed(), None);
+        fs::write(p.join(".env.test"), "A=1").unwrap();
+        assert_eq!(c.changed(), Some(p.join(".env.test")));
+        fs::remove_file(p.join(".env.test")).unwrap();
+        assert_eq!(c.changed(), None);
+        fs::write(p.join("config/local.js"), "x").unwrap();
+        assert!(c.changed().is_some_and(|f| f.starts_with(p.join("config"))));
+        fs::remove_file(p.join("config/local.js")).unwrap();
+        // Removing it moved the folder's change time: still a change.
+        assert!(c.changed().is_some());
+        let c = Configs::take(&[p.to_path_buf()]);
+        fs::write(p.join("tsconfig.json"), "{\"x\":1}").unwrap();
+        assert_eq!(c.changed(), Some(p.join("tsconfig.json")));
+        assert!(is_config(OsStr::new(".mocharc.yml")));
+        assert!(is_config(OsStr::new("tsconfig.base.json")));
+        assert!(!is_config(OsStr::new("package.json")));
+    }
+}
