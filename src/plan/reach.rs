@@ -17,6 +17,10 @@
 //!   finds there first. An entry that is relative (it follows whatever folder the process
 //!   is in) or lies in a folder the trials write, and not in a grader's folder (read-only
 //!   whole), is refused at load ([`refuse_writable_search_paths`]).
+//! - **A check's tool caches** (review 50): gate points them at the check's own `TMPDIR`
+//!   ([`CHECK_CACHES`]); npm's options in gate's environment are read as search paths
+//!   ([`npm_option`]), and node run from a folder a grader makes is refused
+//!   ([`refuse_node_from_a_folder_made_in_the_run`]).
 //! - **Python's `sys.path[0]`** (c40): `python -m NAME`, `python -c CODE` and a program read
 //!   from stdin put the current folder first on `sys.path`, so a trial that creates
 //!   `NAME.py` there (or a module the grader imports) runs in its place, although no such
@@ -147,6 +151,46 @@ const SEARCH_PATHS: &[(&str, &str)] = &[
     ("RBENV_DIR", "a `.ruby-version` the rbenv shim reads"),
     ("NODENV_HOOK_PATH", "a hook the nodenv shim runs"),
     ("NODENV_ROOT", "the interpreter the nodenv shim runs"),
+    // Review 50 (review 46, a16): caches of code a tool loads in place of the sources. Gate
+    // points the first three at the check's own `TMPDIR` ([`CHECK_CACHES`]); a plan's `env:`
+    // that names them itself must name a folder no trial writes.
+    (
+        "BABEL_CACHE_PATH",
+        "a compiled file `@babel/register` runs in place of the grader",
+    ),
+    (
+        "CACHE_DIR",
+        "a compiled file a tool's cache (`find-cache-dir`: babel-loader, nyc, ava) runs",
+    ),
+    (
+        "XDG_CACHE_HOME",
+        "a cached build or package a tool loads (deno's, pip's, a wheel's)",
+    ),
+    (
+        "NODE_COMPILE_CACHE",
+        "compiled code node loads in place of the sources",
+    ),
+];
+
+/// Caches of code a check's tools load, each pointed at a fresh place in the check's own
+/// `TMPDIR` for every check process (review 46, a16, a21; review 50): a trial that runs the
+/// grader once fills `node_modules/.cache/@babel/register` (find-cache-dir's default, in a
+/// folder the trials write), `~/.npm/_npx` or `~/.cache`, rewrites the compiled grader
+/// there, and the check ran the rewrite. Name and path below the check's `TMPDIR`. Set
+/// after gate's environment and before the plan's `env:`, so a plan that names one keeps
+/// its value, which [`refuse_writable_search_paths`] refuses in a folder the trials write
+/// (npm's own options in `env:` are refused whatever their value). Not for the agent's
+/// `run:`, whose caches are its own business.
+pub const CHECK_CACHES: &[(&str, &str)] = &[
+    // @babel/register's cache file, wherever find-cache-dir would put it (its version 2,
+    // which @babel/register 7 uses, does not read `CACHE_DIR`).
+    ("BABEL_CACHE_PATH", "babel.json"),
+    // find-cache-dir 3 and later: `node_modules/.cache/NAME` becomes `$CACHE_DIR/NAME`.
+    ("CACHE_DIR", "cache"),
+    ("XDG_CACHE_HOME", "xdg-cache"),
+    // npm's cache, npx's installs among them (`~/.npm/_npx`). npm reads `npm_config_*`
+    // in any case: the runner sets this spelling and any other gate's environment has.
+    ("npm_config_cache", "npm-cache"),
 ];
 
 /// Variables of options that may name a file to load first (`--require ./x.js`, `-r./x`).
@@ -242,6 +286,66 @@ fn runs_a_command(name: &str) -> Option<&'static str> {
         .iter()
         .find(|(n, _)| *n == name)
         .map(|(_, w)| *w)
+}
+
+/// Whether gate sets variable `name` for every check process itself ([`CHECK_CACHES`]; npm's
+/// cache in any case npm reads it), so that gate's own value of it does not reach a check.
+fn gate_sets_for_the_check(name: &str) -> bool {
+    CHECK_CACHES
+        .iter()
+        .any(|(n, _)| *n == name || (n.starts_with("npm_config_") && n.eq_ignore_ascii_case(name)))
+}
+
+/// npm's options in gate's environment that name a file or folder npm reads code or
+/// configuration from (review 50; review 46, a17, a21; review 48), with what a trial could
+/// put there: the option's name as npm reads it (`npm_config_` in any case, `-` or `_`) and
+/// why. In a plan's `env:` or on a `check:` line every npm option is refused whatever its
+/// value ([`runs_a_command`]); in gate's own environment (a CI job's `NPM_CONFIG_USERCONFIG`
+/// of `actions/setup-node`) only one whose path lies where the trials write.
+fn npm_option(name: &str) -> Option<(&'static str, &'static str)> {
+    let lower = name.to_ascii_lowercase().replace('-', "_");
+    let option = lower.strip_prefix("npm_config_")?;
+    Some(match option {
+        "userconfig" => (
+            "userconfig",
+            "an `.npmrc` whose `script-shell` or `node-options` npm runs",
+        ),
+        "globalconfig" => (
+            "globalconfig",
+            "an `npmrc` whose `script-shell` or `node-options` npm runs",
+        ),
+        "node_options" => (
+            "node_options",
+            "a file node loads first in every script npm runs",
+        ),
+        "script_shell" => ("script_shell", "the shell npm runs every script with"),
+        "prefix" => (
+            "prefix",
+            "the global packages and the `etc/npmrc` npm reads",
+        ),
+        "cache" => ("cache", "a package `npx` runs from npm's cache"),
+        _ => return None,
+    })
+}
+
+/// The paths npm option `option` ([`npm_option`]) = `value` names: `node_options`'
+/// preloads as `NODE_OPTIONS`'s, a `script_shell` only when it is a path (a bare `bash` is
+/// found on `PATH`), the others whole. A leading `~/` is gate's `HOME`, as npm reads it.
+fn npm_entries(option: &str, value: &str) -> Vec<String> {
+    if value.is_empty() {
+        return Vec::new();
+    }
+    match option {
+        "node_options" => entries("NODE_OPTIONS", value),
+        "script_shell" if !value.contains('/') => Vec::new(),
+        _ => {
+            let home = std::env::var("HOME").ok().filter(|h| h.starts_with('/'));
+            match (value.strip_prefix("~/"), home) {
+                (Some(rest), Some(h)) => vec![format!("{}/{rest}", h.trim_end_matches('/'))],
+                _ => vec![value.to_string()],
+            }
+        }
+    }
 }
 
 /// What a grader loads through variable `name` ([`SEARCH_PATHS`], [`OPTION_VARS`]), or
@@ -415,8 +519,21 @@ pub(super) fn refuse_writable_search_paths(shown: &str, plan: &Plan) -> Result<(
                 if t.env.iter().any(|(n, _)| n == name) || crate::model::is_withheld(name) {
                     continue;
                 }
-                let Some(what) = loads(name) else { continue };
-                for entry in entries(name, value) {
+                // Gate points these at the check's own `TMPDIR` whatever its environment says.
+                if gate_sets_for_the_check(name) {
+                    continue;
+                }
+                // npm's options, in any case npm reads them (review 50; review 48: a
+                // `script-shell` in an `.npmrc` the trial writes).
+                let npm = npm_option(name);
+                let Some(what) = loads(name).or(npm.map(|(_, what)| what)) else {
+                    continue;
+                };
+                let found = match npm {
+                    Some((option, _)) => npm_entries(option, value),
+                    None => entries(name, value),
+                };
+                for entry in found {
                     let Some(why) = writable_entry(&entry, &roots, &guarded) else {
                         continue;
                     };
@@ -426,6 +543,10 @@ pub(super) fn refuse_writable_search_paths(shown: &str, plan: &Plan) -> Result<(
                         "take it off `PATH` for gate (deactivate a virtual environment before \
                          `gate run`), or keep that environment outside the task's folders \
                          (`python3 -m venv ~/.venvs/NAME`)"
+                            .to_string()
+                    } else if npm.is_some() {
+                        // A plan's `env:` may not set npm's options at all (above).
+                        "run gate without it, or give it a path outside the task's folders"
                             .to_string()
                     } else {
                         format!(
@@ -708,6 +829,134 @@ fn assignment(w: &str) -> bool {
             && !k.starts_with(|c: char| c.is_ascii_digit())
             && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
     })
+}
+
+/// Folders a grader's text changes to by a literal name: a shell's `cd DIR` / `pushd DIR`
+/// (in a script, or in a string a program hands a shell), JavaScript's `process.chdir("DIR")`
+/// and a spawn option `cwd: "DIR"` / Python's `cwd="DIR"`. A name built at run time
+/// (`$VAR`, a substitution, a glob, `~`) is not read: this is a reading of text, a net.
+fn folders_entered(text: &str) -> Vec<String> {
+    let literal = |w: &str| {
+        let w = w.trim_matches(|c| c == '"' || c == '\'');
+        (!w.is_empty()
+            && w != "-"
+            && !w.contains(['$', '`', '*', '?', '[', '~', '(', ')', '"', '\'']))
+        .then(|| w.to_string())
+    };
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let code = line.trim_start();
+        if code.starts_with('#') || code.starts_with("//") {
+            continue;
+        }
+        // A shell's `cd`: each simple command of the line (split at `&&`, `||`, `;`, `|`,
+        // parentheses, braces), its first word after `builtin` or `command`.
+        for part in code.split(['&', '|', ';', '(', ')', '{', '}', '\n']) {
+            let mut words = part
+                .split_whitespace()
+                .skip_while(|w| matches!(*w, "builtin" | "command" | "exec"))
+                .map(|w| w.trim_matches(|c| c == '"' || c == '\''));
+            if !matches!(words.next(), Some("cd" | "pushd")) {
+                continue;
+            }
+            let folder = words.find(|w| !w.is_empty() && (!w.starts_with('-') || *w == "-"));
+            out.extend(folder.and_then(literal));
+        }
+        // `process.chdir("build")`, `{cwd: "build"}`, `cwd="build"`.
+        for key in ["chdir(", "cwd:", "cwd =", "cwd=", "cwd :"] {
+            let mut rest = code;
+            while let Some(at) = rest.find(key) {
+                rest = &rest[at + key.len()..];
+                let value = rest.trim_start();
+                let Some(quote) = value
+                    .chars()
+                    .next()
+                    .filter(|c| matches!(c, '"' | '\'' | '`'))
+                else {
+                    continue;
+                };
+                let Some(end) = value[1..].find(quote) else {
+                    continue;
+                };
+                out.extend(literal(&value[1..1 + end]));
+            }
+        }
+    }
+    out
+}
+
+/// A check that runs node and whose grader changes to a folder that does not exist when the
+/// run starts, inside a folder the trials write, is refused at load (review 50; review 46,
+/// a09, a10; 110j: `mkdir -p build && cd build && exec node -r eq/config …` in
+/// `graders/check.sh`). Node run there reads the `package.json` and `node_modules` a trial
+/// made in that folder first, and gate watches only those of the folders there when the run
+/// starts (a new folder is the agent's own: a new package of a monorepo). The same words on
+/// the `check:` line itself are refused by [`super::grammar`] for every check. Grader text
+/// is read for the folder's name ([`folders_entered`]), so a name built at run time escapes
+/// this; the layout that needs no reading runs node from a folder that exists (with a
+/// `package.json` of its own) or outside the trials' folders.
+pub(super) fn refuse_node_from_a_folder_made_in_the_run(
+    shown: &str,
+    plan: &Plan,
+) -> Result<(), PlanError> {
+    if plan.policy.sandbox.mode == crate::model::SandboxMode::Off {
+        return Ok(());
+    }
+    let roots = super::state::writable_roots(plan);
+    let guarded = super::state::guarded_folders(plan);
+    // Prose and data change to no folder (a README's `cd build`).
+    let prose = |f: &Path| {
+        f.extension().is_some_and(|e| {
+            ["md", "txt", "rst", "json", "yaml", "yml", "csv"].contains(&e.to_str().unwrap_or(""))
+        })
+    };
+    for t in &plan.tasks {
+        for (line, cwd, env) in super::state::check_lines(t) {
+            if !super::state::check_runs_node(line, cwd, env) {
+                continue;
+            }
+            let cwd = std::path::absolute(cwd).unwrap_or_else(|_| cwd.clone());
+            for file in super::state::grader_files(line, &cwd, env) {
+                if prose(&file) {
+                    continue;
+                }
+                let Some(text) = super::state::grader_text(&file) else {
+                    continue;
+                };
+                for folder in folders_entered(&text) {
+                    // Taken from the check's folder, where a grader starts, or from the
+                    // grader's own (a script that changed there first).
+                    let at = cwd.join(&folder);
+                    let beside = file.parent().map(|d| d.join(&folder));
+                    if at.is_dir() || beside.is_some_and(|b| b.is_dir()) {
+                        continue;
+                    }
+                    let p = resolve(&at);
+                    let writable = roots.iter().any(|r| p.starts_with(r))
+                        && !guarded.iter().any(|g| p.starts_with(g));
+                    if !writable {
+                        continue;
+                    }
+                    let shown_file = file.strip_prefix(&cwd).unwrap_or(&file);
+                    return Err(PlanError::at_task(
+                        shown,
+                        t.line,
+                        format!(
+                            "task `{}`: grader `{}` changes to `{folder}` and the check runs \
+                             node, but that folder does not exist when the run starts, in a \
+                             folder the trials write, so gate cannot watch the `package.json` \
+                             or `node_modules` node would find there (a trial could make them); \
+                             make the folder before the run with a `package.json` of its own \
+                             (`{{}}` will do; commit it), or run node from a folder that exists",
+                            t.id,
+                            shown_file.display()
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// How a `python` command of a `check:` line puts its current folder first on `sys.path`

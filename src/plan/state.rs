@@ -681,7 +681,7 @@ fn node_folders_below(top: &Path, root: &Path) -> (Vec<PathBuf>, Vec<PathBuf>, b
 /// that is JavaScript or TypeScript, or from a grader file whose text names node or
 /// `require` (review 30, 12d-12e: a JavaScript file among the graders' files, an `.mjs`
 /// another grader starts by a name built at run time, runs under node too).
-fn check_runs_node(line: &CommandLine, cwd: &Path, env: &[(String, String)]) -> bool {
+pub(super) fn check_runs_node(line: &CommandLine, cwd: &Path, env: &[(String, String)]) -> bool {
     let script = |p: &Path| javascript_file(p, true);
     let names_node = |text: &str| names_a_node_program(text) || text.contains("require(");
     super::words::simple_commands(&tokens_of(line, env))

@@ -9,7 +9,7 @@
 //! capture ([`super::capture`]) that keeps a head and a tail while the trial runs; the result
 //! file is read as hostile input ([`super::result_file`]).
 
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::fs;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::os::unix::process::ExitStatusExt;
@@ -141,6 +141,30 @@ fn shell_missing_interpreter(stderr: &str, spec: &AttemptSpec) -> Option<(String
     })
 }
 
+/// The cache variables of a check process ([`crate::plan::reach::CHECK_CACHES`]), each a
+/// place in the check's own `tmpdir`, fresh and empty: set after gate's environment `base`
+/// (which may name a cache the trials write) and before the plan's `env:`. npm reads its
+/// options in any case (`NPM_CONFIG_CACHE`), so every spelling `base` holds of npm's cache
+/// is set too, or npm might take that one.
+fn check_caches(tmpdir: &Path, base: &BaseEnv) -> Vec<(OsString, PathBuf)> {
+    let mut out = Vec::new();
+    for (name, below) in crate::plan::reach::CHECK_CACHES {
+        let at = tmpdir.join(below);
+        out.push((OsString::from(name), at.clone()));
+        if name.starts_with("npm_config_") {
+            let spelled = |k: &&OsStr| k.to_str().is_some_and(|k| k.eq_ignore_ascii_case(name));
+            for other in base
+                .names()
+                .filter(spelled)
+                .filter(|k| *k != OsStr::new(name))
+            {
+                out.push((other.to_os_string(), at.clone()));
+            }
+        }
+    }
+    out
+}
+
 /// Spawn `line` in its own process group with its output going to `streams`, and wait for
 /// it, a timeout, or cancellation. The captures come back whatever happened.
 fn run_process(
@@ -173,13 +197,21 @@ fn run_process(
     // The box's TMPDIR first: the plan's own `env:` may still set it (or a withheld name).
     // A check's git is pinned to the repository of the run's start, and its version
     // managers to the versions named then (the plan's own `env:` may still name others).
-    let git: &[(String, String)] = match (&spec.sandbox, spec.check.as_ref()) {
-        (Some(sandbox), Some(check)) if std::ptr::eq(check, line) => sandbox.check_env(&spec.cwd),
+    let is_check = matches!(spec.check.as_ref(), Some(check) if std::ptr::eq(check, line));
+    let git: &[(String, String)] = match &spec.sandbox {
+        Some(sandbox) if is_check => sandbox.check_env(&spec.cwd),
         _ => &[],
+    };
+    // A check's tools keep their caches of code in its own fresh `TMPDIR`, not where a
+    // trial could have left a compiled grader of its own (review 50).
+    let caches = match cell {
+        Some(c) if is_check => check_caches(c.tmpdir(), base),
+        _ => Vec::new(),
     };
     let env: Vec<(&OsStr, &OsStr)> = cell
         .map(|c| (OsStr::new("TMPDIR"), c.tmpdir().as_os_str()))
         .into_iter()
+        .chain(caches.iter().map(|(k, v)| (k.as_os_str(), v.as_os_str())))
         .chain(git.iter().map(|(k, v)| (OsStr::new(k), OsStr::new(v))))
         .chain(spec.env.iter().map(|(k, v)| (OsStr::new(k), OsStr::new(v))))
         .chain([

@@ -120,6 +120,11 @@ impl BaseEnv {
         BaseEnv { vars: out }
     }
 
+    /// The names this environment holds.
+    pub(crate) fn names(&self) -> impl Iterator<Item = &OsStr> {
+        self.vars.iter().map(|(k, _)| k.as_os_str())
+    }
+
     fn get(&self, name: &[u8]) -> Option<&CString> {
         self.vars
             .binary_search_by(|(k, _)| k.as_bytes().cmp(name))

@@ -5031,3 +5031,226 @@ exports.load = (name) => {
         }
     }
 }
+
+/// Review 50: a check's tool caches are its own, npm's options in gate's environment, and
+/// node run from a folder a grader makes (review 46, a09, a10, a16, a21).
+mod rev50_env {
+    use super::*;
+
+    /// Review 46, a16 (and a21, npx's cache): a tool that caches the code it compiles
+    /// (`@babel/register`: `BABEL_CACHE_PATH`, else `node_modules/.cache/@babel/register/
+    /// .babel.json` in the folder it runs in) runs a cached entry in place of the grader.
+    /// The trial plants an entry for the grader that exits 0: a PASS of a wrong answer on
+    /// a8fb0d4. The check's caches are now in its own fresh `TMPDIR`.
+    #[test]
+    fn rev50_a16_a_compiled_grader_the_trial_caches_is_not_what_the_check_runs() {
+        if !has("node") {
+            skip_or_fail(&current_test(), "node", "no node here");
+            return;
+        }
+        let f = fixture("node graders/check.js", "wrong");
+        // A tool emulating @babel/register's cache, installed outside the task and loaded
+        // by its path: like a real one, its code is not among the graders' files gate
+        // reads (which would take its compiling for code that may load any package, and
+        // hold the task's `node_modules` read-only).
+        let register = r#"const fs = require("fs"), path = require("path");
+const cache = process.env.BABEL_CACHE_PATH
+  || path.join(process.cwd(), "node_modules/.cache/@babel/register/.babel.json");
+module.exports = (file) => {
+  let data = {};
+  try { data = JSON.parse(fs.readFileSync(cache, "utf8")); } catch {}
+  let code = data[file];
+  if (code === undefined) {
+    code = data[file] = fs.readFileSync(file, "utf8");
+    try { fs.mkdirSync(path.dirname(cache), { recursive: true }); fs.writeFileSync(cache, JSON.stringify(data)); } catch {}
+  }
+  new Function("fs", "path", code)(fs, path);
+};
+"#;
+        let tools = tempfile::tempdir().unwrap();
+        let tool = tools.path().join("register.js");
+        std::fs::write(&tool, register).unwrap();
+        let judge = "const p = path.join(process.cwd(), \"result.txt\");\nprocess.exit(fs.readFileSync(p, \"utf8\").trim() === \"right\" ? 0 : 1);\n";
+        write_files(
+            &f,
+            &[
+                ("graders/package.json", "{}\n"),
+                (
+                    "graders/check.js",
+                    &format!(
+                        "require({:?})(require(\"path\").join(__dirname, \"judge.js\"));\n",
+                        tool.display().to_string()
+                    ),
+                ),
+                ("graders/judge.js", judge),
+                // The agent's own dependencies (a `node_modules` made in the run would be
+                // a change where node looks for packages: no verdict).
+                (
+                    "node_modules/left-pad/index.js",
+                    "module.exports = (s) => s;\n",
+                ),
+                (
+                    "agent.sh",
+                    "echo wrong > result.txt\nmkdir -p node_modules/.cache/@babel/register\n\
+                     printf '{\"%s/graders/judge.js\":\"process.exit(0)\"}' \"$PWD\" > node_modules/.cache/@babel/register/.babel.json\n",
+                ),
+            ],
+        );
+        assert_run_exits(&f, "a compiled grader in the task's tool cache", 1);
+        // The honest answer still PASSes, through the check's own cache.
+        write_files(&f, &[("agent.sh", "echo right > result.txt\n")]);
+        std::fs::remove_dir_all(f.path("out")).ok();
+        assert_run_exits(&f, "the right answer", 0);
+    }
+
+    /// A plan's `env:` that names a check's cache itself keeps it, so one in a folder the
+    /// trials write (or relative) is refused at load; one outside them is accepted. Gate's
+    /// own environment's value of such a name is not the check's and is accepted.
+    #[test]
+    fn rev50_a_plan_s_check_cache_in_the_task_s_folder_is_refused() {
+        for (name, value, refused) in [
+            ("CACHE_DIR", ".cache".to_string(), true),
+            (
+                "BABEL_CACHE_PATH",
+                "node_modules/.cache/b.json".to_string(),
+                true,
+            ),
+            ("XDG_CACHE_HOME", "/home/runner/.cache".to_string(), false),
+        ] {
+            let f = fixture("sh graders/grade", "wrong");
+            let extra = format!("    env: {{{name}: \"{value}\"}}\n");
+            std::fs::write(f.path("plan.yaml"), plan(&extra, "sh graders/grade")).unwrap();
+            let out = gate()
+                .current_dir(f.dir.path())
+                .args(["check", "plan.yaml"])
+                .output()
+                .unwrap();
+            let said = both(&out);
+            let want = if refused { 2 } else { 0 };
+            assert_eq!(out.status.code(), Some(want), "{name}={value}: {said}");
+            if refused {
+                assert!(said.contains(&format!("`env: {name}` entry")), "{said}");
+            }
+        }
+        let f = fixture("sh graders/grade", "wrong");
+        for name in [
+            "CACHE_DIR",
+            "XDG_CACHE_HOME",
+            "npm_config_cache",
+            "NPM_CONFIG_CACHE",
+        ] {
+            let out = gate()
+                .current_dir(f.dir.path())
+                .args(["check", "plan.yaml"])
+                .env(name, f.path(".cache"))
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(0), "{name}: {}", both(&out));
+        }
+    }
+
+    /// Review 48 and 46, a17: npm's options in gate's own environment (npm reads
+    /// `npm_config_*` in any case) naming an `.npmrc`, a shell, a preload or a prefix in the
+    /// task's folder: `check: npm test` (or npx) would run what the trial wrote there. Refused
+    /// at load; accepted on a8fb0d4. A path outside the trials' folders, a shell found on
+    /// `PATH`, and an option that loads nothing stay accepted.
+    #[test]
+    fn rev50_npm_options_in_gate_s_environment_into_the_task_are_refused() {
+        let f = fixture("sh graders/grade", "wrong");
+        let at = |p: &str| f.path(p).display().to_string();
+        for (name, value, refused) in [
+            ("npm_config_userconfig", at(".npmrc"), true),
+            ("NPM_CONFIG_USERCONFIG", at(".npmrc"), true),
+            ("Npm_Config_GlobalConfig", at("etc/npmrc"), true),
+            ("npm_config_script_shell", at("tools/sh"), true),
+            (
+                "npm_config_node_options",
+                "--require ./x.js".to_string(),
+                true,
+            ),
+            ("NPM_CONFIG_PREFIX", at(".npm-global"), true),
+            (
+                "NPM_CONFIG_USERCONFIG",
+                "/home/runner/work/_temp/.npmrc".to_string(),
+                false,
+            ),
+            ("npm_config_script_shell", "bash".to_string(), false),
+            (
+                "npm_config_node_options",
+                "--max-old-space-size=4096".to_string(),
+                false,
+            ),
+            ("npm_config_loglevel", "silent".to_string(), false),
+        ] {
+            let out = gate()
+                .current_dir(f.dir.path())
+                .args(["check", "plan.yaml"])
+                .env(name, &value)
+                .output()
+                .unwrap();
+            let said = both(&out);
+            if refused {
+                assert_eq!(out.status.code(), Some(2), "{name}={value}: {said}");
+                assert!(
+                    said.contains(&format!("`{name}` in gate's environment has entry"))
+                        && said.contains("run gate without it, or give it a path outside"),
+                    "{name}={value}: {said}"
+                );
+            } else {
+                assert_eq!(out.status.code(), Some(0), "{name}={value}: {said}");
+            }
+        }
+    }
+
+    /// Review 46, a09, a10 (110j): a grader script that runs node from a folder it makes
+    /// (`mkdir -p build && cd build && exec node -r eq/config …`): node there reads the
+    /// `package.json` and `node_modules` a trial made in `build/`, which no look watched (a
+    /// PASS of a wrong answer on 8f2de3f and a8fb0d4). Refused at load; from a folder that
+    /// exists the check is accepted, and a Python check in a made folder is as before.
+    #[test]
+    fn rev50_a09_a10_node_run_from_a_folder_the_run_makes_is_refused() {
+        let node = "mkdir -p build && cd build && exec node -\"r\" eq/config \"$OLDPWD/graders/check.js\"\n";
+        let f = fixture("sh graders/check.sh", "wrong");
+        write_files(
+            &f,
+            &[
+                ("graders/package.json", "{}\n"),
+                ("graders/check.js", "process.exit(1);\n"),
+                ("graders/check.sh", node),
+                (
+                    "node_modules/eq/package.json",
+                    "{\"name\":\"eq\",\"exports\":{\"./config\":\"./config.js\"}}\n",
+                ),
+                ("node_modules/eq/config.js", "/* */\n"),
+            ],
+        );
+        let out = gate()
+            .current_dir(f.dir.path())
+            .args(["check", "plan.yaml"])
+            .output()
+            .unwrap();
+        let said = both(&out);
+        assert_eq!(out.status.code(), Some(2), "{said}");
+        assert!(
+            said.contains("grader `graders/check.sh` changes to `build` and the check runs node")
+                && said.contains("make the folder before the run"),
+            "{said}"
+        );
+        // The folder made before the run, with a `package.json` of its own: watched.
+        write_files(&f, &[("build/package.json", "{}\n")]);
+        check(&f).code(0);
+        // A Python check from a folder it makes: no node, as before.
+        let f = fixture("sh graders/check.sh", "wrong");
+        write_files(
+            &f,
+            &[
+                ("graders/check.py", "raise SystemExit(1)\n"),
+                (
+                    "graders/check.sh",
+                    "mkdir -p build && cd build && exec python3 \"$OLDPWD/graders/check.py\"\n",
+                ),
+            ],
+        );
+        check(&f).code(0);
+    }
+}
