@@ -221,11 +221,25 @@ pub fn read_stream(reader: impl std::io::BufRead, opts: &Options) -> Result<Resu
         json_split::Error::Element(e) => e,
     })?;
     // The skeleton holds `.results.results` as `[]`, or the rows themselves when the file
-    // spells the keys in a way the scan does not match (escapes): then they are read here.
-    let file: File = serde_json::from_slice(&skeleton.bytes).map_err(|e| {
-        let at = skeleton.original(e.line() as u64, e.column() as u64);
-        not_results(at, &Bare(e.to_string()))
-    })?;
+    // spells the keys in a way the scan does not match (escapes): then they are read here,
+    // counted after the streamed rows and never after the previous file's records.
+    let file: File =
+        super::capped::from_slice_after(&skeleton.bytes, rows.len() as u64).map_err(|e| {
+            let at = skeleton.original(e.line() as u64, e.column() as u64);
+            let reason = super::capped::reason(&e, |e| {
+                format!(
+                    "not promptfoo's results (`.results.results[]`): {} at line {} column {}",
+                    Bare(e.to_string()),
+                    at.line,
+                    at.column
+                )
+            });
+            Error::Parse(ParseError {
+                line: at.line,
+                column: at.column,
+                reason,
+            })
+        })?;
     rows.extend(file.results.results.into_iter().map(|r| (0, r)));
     let passing = rows.iter().filter(|(_, r)| r.success).count();
     short_of_stats(rows.len(), passing, file.results.stats.as_ref())?;

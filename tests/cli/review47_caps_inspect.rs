@@ -208,7 +208,7 @@ fn review47_c23_eval_sample_member_without_its_summary_is_refused() {
 
 /// A Vitest JSON report of one file: one passing test, then `pending` tests (records the
 /// reader keeps, but cheap to judge), `total` records in all.
-fn vitest(total: usize) -> String {
+pub(super) fn vitest(total: usize) -> String {
     let mut s = String::from(
         r#"{"numTotalTests":1,"testResults":[{"name":"/x/a.test.js","status":"passed","assertionResults":[{"title":"ok","status":"passed"}"#,
     );

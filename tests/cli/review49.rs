@@ -3,11 +3,14 @@
 //! epochs were rewritten to C in `summaries.json` and in the sample members, held now to the
 //! members Inspect wrote beside them (the journal) and to the header's accuracy. Each test
 //! forges the file from a real fixture (scripts/gen-eval-fixtures.sh) and checks the refusal
-//! (exit 2, naming the member), with a control that the fixture itself still reads.
+//! (exit 2, naming the member), with a control that the fixture itself still reads. Then two
+//! of promptfoo's: the streamed reader's skeleton counted from the last file's records, and a
+//! row id given twice.
 
 use predicates::prelude::*;
 
-use super::review47_caps_inspect::{edit, fixture, ingest, read_eval, write_eval};
+use super::common::gate;
+use super::review47_caps_inspect::{edit, fixture, ingest, read_eval, vitest, write_eval};
 
 /// Rewrite every `done` score to C in the members `which` passes: a summaries list (as
 /// `summaries.json` and each `_journal/summaries/N.json` hold) or one sample member.
@@ -136,4 +139,46 @@ fn review49_c02_eval_rewritten_everywhere_but_its_header_accuracy_is_refused() {
     ingest(dir.path(), &p, &["--single", "6,0"])
         .code(1)
         .stdout(predicate::str::contains("agent_eval::cancel  FAIL"));
+}
+
+#[test]
+fn review49_promptfoo_file_read_after_a_file_at_the_record_cap_is_not_refused() {
+    // promptfoo's streamed `results.json` parsed its skeleton (the file without its rows)
+    // outside the per-file tally, so it counted on from whatever the previous file of the same
+    // `gate ingest` left there. The skeleton holds rows when the file spells `results` with an
+    // escape (the scan matches the key's bytes; JSON reads it as `results`): after a Vitest
+    // report of exactly 200,000 records, such a file of two rows was refused as past the cap.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let at = dir.path().join("at.json");
+    std::fs::write(&at, vitest(200_000)).expect("write");
+    let rows = (0..2)
+        .map(|i| format!("{{\"testIdx\":{i},\"vars\":{{\"a\":{i}}},\"success\":true}}"))
+        .collect::<Vec<_>>()
+        .join(",");
+    let pf = dir.path().join("p.json");
+    std::fs::write(
+        &pf,
+        format!(
+            "{{\"evalId\":\"e\",\"results\":{{\"re\\u0073ults\":[{rows}],\"stats\":{{\"successes\":2,\"failures\":0}}}}}}"
+        ),
+    )
+    .expect("write");
+    // The two files hold other tests, so each run lacks the other's: a FAIL, but a verdict.
+    gate()
+        .arg("ingest")
+        .arg(&at)
+        .arg(&pf)
+        .args(["--single", "1,0", "--assume-retries-off", "--ledger"])
+        .arg(dir.path().join("l.jsonl"))
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("more than 200000").not());
+    // Alone, the escaped file reads as promptfoo's, both rows passing.
+    ingest(
+        dir.path(),
+        &pf,
+        &["--single", "1,0", "--assume-retries-off"],
+    )
+    .code(0)
+    .stdout(predicate::str::contains("PASS"));
 }
