@@ -25,6 +25,9 @@
 //! - **A description names one test**: two tests with one description but different `vars`
 //!   would read as repeats of one test, a failing one hidden among the other's passes; such a
 //!   file is refused (review 47, c07). Repeats of one test carry the same vars.
+//! - **A row id names one row**: promptfoo gives every row its own `id`, so one id twice in a
+//!   file is a row copied over another (a failing row replaced by a passing one, which a
+//!   `.jsonl` has no totals to show); such a file is refused, naming the id.
 
 use std::collections::HashMap;
 
@@ -563,14 +566,39 @@ fn judge(mut rows: Vec<(u64, Row)>, opts: &Options, layout: Layout) -> Result<Re
     let mut trials = Vec::with_capacity(rows.len());
     let mut errors = 0;
     // Each row's id: one eval's `.json` and `.jsonl` (or a copy) share them (review 47, c01).
-    let mut row_ids: Vec<String> = rows
-        .iter()
-        .filter_map(|(_, r)| r.id.as_deref().filter(|i| !i.is_empty()))
+    // promptfoo gives every row its own (a UUID per test × repeat × prompt × provider; every
+    // row of the real files differs), so one id twice in a file is a row written twice: a
+    // failing row replaced by a copy of a passing one, which in a `.jsonl` (no totals to
+    // check) read as a pass. Refused, as JUnit refuses one test case twice in a file.
+    let mut first_line: HashMap<&str, u64> = HashMap::with_capacity(rows.len());
+    for (line, r) in &rows {
+        let Some(i) = r.id.as_deref().filter(|i| !i.is_empty()) else {
+            continue;
+        };
+        if let Some(first) = first_line.insert(i, *line) {
+            let lines = if layout == Layout::Jsonl {
+                format!(" (lines {first} and {line})")
+            } else {
+                String::new()
+            };
+            return Err(Error::Parse(ParseError {
+                line: (*line).max(1),
+                column: 1,
+                reason: format!(
+                    "two rows have the id `{}`{lines}: promptfoo gives every row its own, so a row was \
+                     copied over another, and reading both could turn a failure into a pass. Give promptfoo's \
+                     file as it wrote it",
+                    crate::untrusted::one_line(&cut_text(i))
+                ),
+            }));
+        }
+    }
+    let mut row_ids: Vec<String> = first_line
+        .keys()
         .map(|i| format!("promptfoo result id `{i}`"))
         .collect();
-    // One id twice in a file is one entry: the comparison is between files.
+    drop(first_line);
     row_ids.sort_unstable();
-    row_ids.dedup();
     for (line, r) in &rows {
         let case = r.test_case.as_ref();
         let mut vars_id = None;

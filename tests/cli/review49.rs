@@ -182,3 +182,60 @@ fn review49_promptfoo_file_read_after_a_file_at_the_record_cap_is_not_refused() 
     .code(0)
     .stdout(predicate::str::contains("PASS"));
 }
+
+#[test]
+fn review49_promptfoo_row_id_given_twice_is_refused() {
+    // promptfoo gives every row its own id. Its `.jsonl` has no totals, so each failing row
+    // replaced by a copy of a passing row of the same test (its `testIdx` kept, so no gap
+    // and every test still has its 20 rows) read as a run that passed everything: the copies
+    // were counted, their shared id once.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let real = fixture("promptfoo/results.jsonl");
+    let rows: Vec<serde_json::Value> = std::fs::read_to_string(&real)
+        .expect("fixture")
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("row"))
+        .collect();
+    let passing_of = |desc: &serde_json::Value| {
+        rows.iter()
+            .find(|r| r["testCase"]["description"] == *desc && r["success"] == true)
+            .cloned()
+            .expect("a passing row of each test")
+    };
+    let forged: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            let mut r = r.clone();
+            if r["success"] == false {
+                let idx = r["testIdx"].clone();
+                r = passing_of(&r["testCase"]["description"]);
+                r["testIdx"] = idx;
+            }
+            r.to_string()
+        })
+        .collect();
+    let p = dir.path().join("forged.jsonl");
+    std::fs::write(&p, forged.join("\n") + "\n").expect("write");
+    ingest(
+        dir.path(),
+        &p,
+        &["--single", "20,3", "--assume-retries-off"],
+    )
+    .code(2)
+    .stderr(predicate::str::contains("two rows have the id `"))
+    .stderr(predicate::str::contains(
+        "promptfoo gives every row its own",
+    ))
+    .stdout(predicate::str::contains("PASS").not());
+    assert!(!dir.path().join("l.jsonl").exists(), "no ledger written");
+
+    // The control: the real `.jsonl`, every id once, reads and is judged.
+    ingest(
+        dir.path(),
+        &real,
+        &["--single", "20,3", "--assume-retries-off"],
+    )
+    .code(1)
+    .stdout(predicate::str::contains("cancel"));
+}
