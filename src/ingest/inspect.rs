@@ -16,6 +16,13 @@
 //!   Inspect's cache), and refuses a log whose summaries and members disagree on a score, an
 //!   error or a retry count, or where either lacks the other's record (review 47, c06, c23).
 //!   A `.eval` with no sample members at all is read from its summaries alone.
+//! - **The journal and the header were written apart from the records**: a `.eval` also holds
+//!   `_journal/summaries/N.json`, the summaries as Inspect flushed them during the run, and the
+//!   header's `results.scores[].metrics` (`accuracy`). A file rewritten in `summaries.json`
+//!   and its sample members alike (review 49, c02) still disagrees with them: each journal
+//!   entry must be a record gate grades, with its scores, and the header's `accuracy` must be
+//!   what the records give ([`check_journal`], [`check_metrics`]). A file rewritten
+//!   consistently in every member cannot be told from a real one.
 //! - **Reducers hide the trials**: `max` reports C for a sample that fails most epochs. gate
 //!   reads every epoch and ignores `results` and `reductions`, except to say in `gate explain`
 //!   what they claimed.
@@ -99,6 +106,9 @@ struct Config {
     /// A number in the logs Inspect writes; anything else is no declared count.
     #[serde(default)]
     epochs: Option<serde_json::Value>,
+    /// The reducers asked for (`--epochs-reducer`): a list of names in the logs Inspect writes.
+    #[serde(default)]
+    epochs_reducer: Option<serde_json::Value>,
 }
 
 #[derive(Deserialize)]
@@ -129,6 +139,24 @@ struct ResultScore {
     name: Option<String>,
     #[serde(default)]
     reducer: Option<String>,
+    /// Per metric name, `{name, value, params}`: only `accuracy` is kept ([`check_metrics`]).
+    #[serde(default)]
+    metrics: Option<Metrics>,
+}
+
+/// The metrics of one score in the header's results, as far as gate reads them: the others
+/// are skipped while parsed (serde ignores unknown fields), so no metric costs memory.
+#[derive(Deserialize)]
+struct Metrics {
+    #[serde(default)]
+    accuracy: Option<Metric>,
+}
+
+#[derive(Deserialize)]
+struct Metric {
+    /// A number in the logs Inspect writes (`NaN` is read as null).
+    #[serde(default)]
+    value: serde_json::Value,
 }
 
 /// One (sample, epoch) record: a full sample or its summary.
@@ -297,7 +325,8 @@ pub struct Log {
 
 /// Read a `.eval` (ZIP) or `.json` log.
 pub fn read(bytes: &[u8], opts: &Options) -> Result<Log, Error> {
-    let (header, samples, reductions) = if bytes.starts_with(b"PK\x03\x04") {
+    let zipped = bytes.starts_with(b"PK\x03\x04");
+    let (header, samples, reductions) = if zipped {
         read_zip(bytes)?
     } else {
         let text = std::str::from_utf8(bytes).map_err(|e| parse(format!("not UTF-8: {e}")))?;
@@ -320,7 +349,12 @@ pub fn read(bytes: &[u8], opts: &Options) -> Result<Log, Error> {
         })?;
         (log.header, samples.0, log.reductions.unwrap_or_default().0)
     };
-    judge(header, samples, reductions, opts)
+    let results_at = if zipped {
+        "`header.json`"
+    } else {
+        "the log's `results`"
+    };
+    judge(header, samples, reductions, opts, results_at)
 }
 
 /// The members of a `.eval` ZIP that gate reads.
@@ -373,6 +407,7 @@ fn read_zip(bytes: &[u8]) -> Result<(Header, Vec<Sample>, Vec<Reduction>), Error
             out
         }
     };
+    check_journal(&mut zip, &samples, &mut budget)?;
     let reductions = match member(&mut zip, "reductions.json", &mut budget)? {
         Some(text) => from_member::<Capped<Reduction, Groups>>("reductions.json", &text)?.0,
         None => Vec::new(),
@@ -500,6 +535,158 @@ fn check_members(
     Ok(())
 }
 
+/// The scores a record holds, per scorer: what a summary, its sample member and its journal
+/// entry must agree on.
+fn score_values(s: &Sample) -> BTreeMap<String, serde_json::Value> {
+    s.scores
+        .iter()
+        .flatten()
+        .map(|(k, v)| (k.clone(), v.value.clone()))
+        .collect()
+}
+
+/// Hold the records gate grades to `_journal/summaries/N.json`, the summaries Inspect wrote
+/// as the run went (one member per flush of finished samples; `summaries.json` is written at
+/// the end from the same list). In every real `.eval` (scripts/gen-eval-fixtures.sh: three
+/// logs, a `success`, a `--retry-on-error` and an aborted one) the journal's entries are
+/// exactly `summaries.json`'s. A file whose failing epochs were rewritten to C in
+/// `summaries.json` and in the sample members still said I here, and read as a pass
+/// (review 49, c02). Compared: per (sample, epoch), the scores, whether an error is
+/// recorded, and the retry count where both say one; every journal entry must be a record
+/// gate reads, and every record must be in the journal. Inspect replaces a (sample, epoch)'s
+/// summary when it logs it again (`eval-retry`, `inspect score --overwrite`), each time in a
+/// new journal member, so the entry in the highest-numbered member is the one compared.
+/// A `.eval` without any journal member is not compared (gate cannot tell one written
+/// without it from one stripped of it); neither is a `.json` log, which has no journal.
+fn check_journal(
+    zip: &mut zip::ZipArchive<std::io::Cursor<&[u8]>>,
+    records: &[Sample],
+    budget: &mut u64,
+) -> Result<(), Error> {
+    const DIR: &str = "_journal/summaries/";
+    let mut journal: Vec<(u64, String)> = Vec::new();
+    for name in zip.file_names().filter_map(Result::ok) {
+        let Some(n) = name.strip_prefix(DIR) else {
+            continue;
+        };
+        // Inspect numbers its flushes 1, 2, …; any other name is not Inspect's, and a name
+        // gate skipped would be a journal entry kept out of the comparison.
+        let number = n
+            .strip_suffix(".json")
+            .filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|d| d.parse::<u64>().ok())
+            .ok_or_else(|| {
+                parse(format!(
+                    "member `{}`: Inspect numbers its journal's summaries `{DIR}1.json`, `{DIR}2.json`, …",
+                    crate::untrusted::one_line(&name)
+                ))
+            })?;
+        journal.push((number, name.to_string()));
+    }
+    if journal.is_empty() {
+        return Ok(());
+    }
+    // One member per flush: at most one per record, held to the per-file record cap as the
+    // sample members are.
+    if journal.len() as u64 > super::MAX_CASES_PER_FILE {
+        return Err(parse(super::capped::too_many(
+            "journal member",
+            super::MAX_CASES_PER_FILE,
+        )));
+    }
+    journal.sort();
+    // A (sample, epoch) recorded twice is refused in [`judge`], with its own words: here the
+    // first record of a key stands for it.
+    let mut index: HashMap<(String, u64), usize> = HashMap::with_capacity(records.len());
+    for (i, s) in records.iter().enumerate() {
+        index.entry((id_text(&s.id), s.epoch.0)).or_insert(i);
+    }
+    // Per record, what its latest journal entry said: `None` when no entry names it yet,
+    // `Some(None)` when it agreed, `Some(Some((member, why)))` when it did not.
+    let mut said: Vec<Option<Option<(String, String)>>> = vec![None; records.len()];
+    for (_, name) in &journal {
+        let Some(text) = member(zip, name, budget)? else {
+            continue;
+        };
+        // Parsed like `summaries.json` (through the per-file record cap), one member at a
+        // time; only the verdict per record is kept.
+        let entries = from_member::<Capped<Sample, Tests>>(name, &text)?.0;
+        drop(text);
+        for entry in entries {
+            let id = id_text(&entry.id);
+            let Some(&i) = index.get(&(id.clone(), entry.epoch.0)) else {
+                return Err(Error::Refused(format!(
+                    "member `{}` records sample `{}` epoch {}, which the log's summaries and samples do not: \
+                     the log was edited, and gate will not grade what is left. Give the log as `inspect eval` wrote it",
+                    crate::untrusted::one_line(name),
+                    crate::untrusted::one_line(&id),
+                    entry.epoch.0
+                )));
+            };
+            let record = &records[i];
+            let (journal_scores, graded) = (score_values(&entry), score_values(record));
+            let errored = |s: &Sample| s.error.as_ref().is_some_and(|e| !e.is_null());
+            let why = if journal_scores != graded {
+                let scorer = graded
+                    .keys()
+                    .chain(journal_scores.keys())
+                    .find(|k| graded.get(*k) != journal_scores.get(*k))
+                    .cloned()
+                    .unwrap_or_default();
+                let at = |m: &BTreeMap<String, serde_json::Value>| {
+                    m.get(&scorer).map_or_else(|| "no score".to_string(), show)
+                };
+                Some(format!(
+                    "`{}`: the journal says {}, `summaries.json` and the sample say {}",
+                    crate::untrusted::one_line(&scorer),
+                    at(&journal_scores),
+                    at(&graded)
+                ))
+            } else if errored(&entry) != errored(record) {
+                Some("one records an error, the other none".to_string())
+            } else {
+                match (entry.retries, record.retries) {
+                    (Some(a), Some(b)) if a.0 != b.0 => Some(format!(
+                        "the journal counts {} errored attempt(s), `summaries.json` {}",
+                        a.0, b.0
+                    )),
+                    _ => None,
+                }
+            };
+            said[i] = Some(why.map(|w| (name.clone(), w)));
+        }
+    }
+    for (i, verdict) in said.iter().enumerate() {
+        let s = &records[i];
+        if index.get(&(id_text(&s.id), s.epoch.0)) != Some(&i) {
+            continue;
+        }
+        let id = id_text(&s.id);
+        let id = crate::untrusted::one_line(&id);
+        match verdict {
+            Some(None) => {}
+            Some(Some((name, why))) => {
+                return Err(Error::Refused(format!(
+                    "sample `{id}` epoch {}: member `{}` and the log's summaries and samples disagree ({why}): \
+                     the log was edited after the run, and gate will not pick one to grade. Give the log as \
+                     `inspect eval` wrote it",
+                    s.epoch.0,
+                    crate::untrusted::one_line(name)
+                )));
+            }
+            None => {
+                return Err(Error::Refused(format!(
+                    "sample `{id}` epoch {}: no member of `{DIR}` records it, though the journal holds the \
+                     summaries of the run: the log was edited, and gate will not grade it. Give the log as \
+                     `inspect eval` wrote it",
+                    s.epoch.0
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Parse one member's JSON, naming the member on failure.
 fn from_member<T: serde::de::DeserializeOwned>(name: &str, text: &str) -> Result<T, Error> {
     let text = json_nan::to_null(text);
@@ -608,6 +795,7 @@ fn judge(
     mut samples: Vec<Sample>,
     reductions: Vec<Reduction>,
     opts: &Options,
+    results_at: &str,
 ) -> Result<Log, Error> {
     let status = header.status.clone().unwrap_or_else(|| "unknown".into());
     let run_ids: Vec<String> = [
@@ -696,6 +884,7 @@ fn judge(
     let complete = status == "success";
     if complete {
         check_complete(&header, listed, &samples)?;
+        check_metrics(&header, &samples, &scorer, results_at)?;
     }
     let mut trials = Vec::with_capacity(samples.len());
     let mut cancelled = 0;
@@ -992,6 +1181,101 @@ fn check_complete(
         named.join(", "),
         if short.len() > 5 { ", …" } else { "" }
     )))
+}
+
+/// Refuse a log whose header's `accuracy` for the graded scorer is not what its (sample,
+/// epoch) records give. Inspect computes it from the records it logged: each sample's epochs
+/// reduced (`mean` by default, or the score's `reducer`), then the mean over samples, every
+/// value read as [`value_to_float`] reads it. A log whose failing epochs were rewritten to C
+/// in its records but not in its header said, for instance, 0.72 over records that give 1.0
+/// (review 49, c02). Compared only where gate computes what Inspect did: the `accuracy`
+/// metric (Inspect's `accuracy()`; other metrics, such as `mean` over NaN values, follow
+/// rules gate does not repeat), the `mean` and `max` reducers, and only when every record
+/// has a numeric value for the scorer (Inspect leaves unscored samples out, which gate
+/// cannot tell from the header). So under `max` a sample with one passing epoch reads 1.0
+/// whatever its other epochs say, and the header cannot show their rewriting; the journal
+/// ([`check_journal`]) still does. `results.total_samples` is held to the records by
+/// [`check_complete`]; `completed_samples` is not compared (every real log gate was read
+/// against has it equal to the total, and what it counts for an errored sample is not shown).
+fn check_metrics(
+    header: &Header,
+    samples: &[Sample],
+    scorer: &str,
+    results_at: &str,
+) -> Result<(), Error> {
+    let Some(results) = header.results.as_ref() else {
+        return Ok(());
+    };
+    // Per sample, its values in record order; any record without a number ends the check.
+    let mut per_sample: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for s in samples {
+        let Some(x) = s
+            .scores
+            .as_ref()
+            .and_then(|m| m.get(scorer))
+            .and_then(|v| value_to_float(&v.value))
+        else {
+            return Ok(());
+        };
+        per_sample.entry(id_text(&s.id)).or_default().push(x);
+    }
+    if per_sample.is_empty() {
+        return Ok(());
+    }
+    // The reducers asked for when a score names none: Inspect's default is `mean`.
+    let asked: Option<Vec<String>> = header
+        .eval
+        .config
+        .as_ref()
+        .and_then(|c| c.epochs_reducer.as_ref())
+        .and_then(|v| v.as_array())
+        .map(|a| {
+            a.iter()
+                .filter_map(|r| r.as_str().map(str::to_string))
+                .collect()
+        });
+    for score in &results.scores {
+        if score.scorer.as_deref() != Some(scorer)
+            || score.name.as_deref().is_some_and(|n| n != scorer)
+        {
+            continue;
+        }
+        let Some(stated) = score
+            .metrics
+            .as_ref()
+            .and_then(|m| m.accuracy.as_ref())
+            .and_then(|a| a.value.as_f64())
+        else {
+            continue;
+        };
+        let reducer = match (&score.reducer, &asked) {
+            (Some(r), _) => r.clone(),
+            (None, None) => "mean".to_string(),
+            (None, Some(a)) if a.iter().all(|r| r == "mean") => "mean".to_string(),
+            // A score without its reducer beside others asked for: which one made it is
+            // not said.
+            (None, Some(_)) => continue,
+        };
+        let reduce: fn(&[f64]) -> f64 = match reducer.as_str() {
+            "mean" => |v| v.iter().sum::<f64>() / v.len() as f64,
+            "max" => |v| v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            _ => continue,
+        };
+        let computed =
+            per_sample.values().map(|v| reduce(v)).sum::<f64>() / per_sample.len() as f64;
+        // Inspect sums in another order (numpy): a difference at the last digits is not a
+        // rewritten record, one record of a million is 1e-6.
+        if (computed - stated).abs() > 1e-9 {
+            return Err(Error::Refused(format!(
+                "{results_at} says the `{}` scorer's accuracy ({reducer} over each sample's epochs, then over \
+                 samples) is {stated}, but the log's {} (sample, epoch) records give {computed}: the records \
+                 were edited after the run, and gate will not grade them. Give the log as `inspect eval` wrote it",
+                crate::untrusted::one_line(scorer),
+                samples.len()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// A score value for a message: `C`, `0.5`, `true`.

@@ -25,6 +25,9 @@
 //! - **A description names one test**: two tests with one description but different `vars`
 //!   would read as repeats of one test, a failing one hidden among the other's passes; such a
 //!   file is refused (review 47, c07). Repeats of one test carry the same vars.
+//! - **A row id names one row**: promptfoo gives every row its own `id`, so one id twice in a
+//!   file is a row copied over another (a failing row replaced by a passing one, which a
+//!   `.jsonl` has no totals to show); such a file is refused, naming the id.
 
 use std::collections::HashMap;
 
@@ -221,11 +224,25 @@ pub fn read_stream(reader: impl std::io::BufRead, opts: &Options) -> Result<Resu
         json_split::Error::Element(e) => e,
     })?;
     // The skeleton holds `.results.results` as `[]`, or the rows themselves when the file
-    // spells the keys in a way the scan does not match (escapes): then they are read here.
-    let file: File = serde_json::from_slice(&skeleton.bytes).map_err(|e| {
-        let at = skeleton.original(e.line() as u64, e.column() as u64);
-        not_results(at, &Bare(e.to_string()))
-    })?;
+    // spells the keys in a way the scan does not match (escapes): then they are read here,
+    // counted after the streamed rows and never after the previous file's records.
+    let file: File =
+        super::capped::from_slice_after(&skeleton.bytes, rows.len() as u64).map_err(|e| {
+            let at = skeleton.original(e.line() as u64, e.column() as u64);
+            let reason = super::capped::reason(&e, |e| {
+                format!(
+                    "not promptfoo's results (`.results.results[]`): {} at line {} column {}",
+                    Bare(e.to_string()),
+                    at.line,
+                    at.column
+                )
+            });
+            Error::Parse(ParseError {
+                line: at.line,
+                column: at.column,
+                reason,
+            })
+        })?;
     rows.extend(file.results.results.into_iter().map(|r| (0, r)));
     let passing = rows.iter().filter(|(_, r)| r.success).count();
     short_of_stats(rows.len(), passing, file.results.stats.as_ref())?;
@@ -549,14 +566,39 @@ fn judge(mut rows: Vec<(u64, Row)>, opts: &Options, layout: Layout) -> Result<Re
     let mut trials = Vec::with_capacity(rows.len());
     let mut errors = 0;
     // Each row's id: one eval's `.json` and `.jsonl` (or a copy) share them (review 47, c01).
-    let mut row_ids: Vec<String> = rows
-        .iter()
-        .filter_map(|(_, r)| r.id.as_deref().filter(|i| !i.is_empty()))
+    // promptfoo gives every row its own (a UUID per test × repeat × prompt × provider; every
+    // row of the real files differs), so one id twice in a file is a row written twice: a
+    // failing row replaced by a copy of a passing one, which in a `.jsonl` (no totals to
+    // check) read as a pass. Refused, as JUnit refuses one test case twice in a file.
+    let mut first_line: HashMap<&str, u64> = HashMap::with_capacity(rows.len());
+    for (line, r) in &rows {
+        let Some(i) = r.id.as_deref().filter(|i| !i.is_empty()) else {
+            continue;
+        };
+        if let Some(first) = first_line.insert(i, *line) {
+            let lines = if layout == Layout::Jsonl {
+                format!(" (lines {first} and {line})")
+            } else {
+                String::new()
+            };
+            return Err(Error::Parse(ParseError {
+                line: (*line).max(1),
+                column: 1,
+                reason: format!(
+                    "two rows have the id `{}`{lines}: promptfoo gives every row its own, so a row was \
+                     copied over another, and reading both could turn a failure into a pass. Give promptfoo's \
+                     file as it wrote it",
+                    crate::untrusted::one_line(&cut_text(i))
+                ),
+            }));
+        }
+    }
+    let mut row_ids: Vec<String> = first_line
+        .keys()
         .map(|i| format!("promptfoo result id `{i}`"))
         .collect();
-    // One id twice in a file is one entry: the comparison is between files.
+    drop(first_line);
     row_ids.sort_unstable();
-    row_ids.dedup();
     for (line, r) in &rows {
         let case = r.test_case.as_ref();
         let mut vars_id = None;

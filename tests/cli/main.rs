@@ -34,6 +34,7 @@ mod review47_caps_inspect;
 mod review47_readers;
 mod review47_redact;
 mod review47_stages_promptfoo;
+mod review49;
 mod review5;
 mod review5_readers;
 mod review7;

@@ -10,14 +10,14 @@ use predicates::prelude::*;
 
 use super::common::gate;
 
-fn fixture(rel: &str) -> PathBuf {
+pub(super) fn fixture(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/evals")
         .join(rel)
 }
 
 /// The members of a real `.eval` (zstd, as Inspect writes them), decompressed, in order.
-fn read_eval(path: &Path) -> Vec<(String, Vec<u8>)> {
+pub(super) fn read_eval(path: &Path) -> Vec<(String, Vec<u8>)> {
     let bytes = std::fs::read(path).expect("read .eval");
     let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).expect("zip");
     (0..zip.len())
@@ -40,7 +40,7 @@ fn read_eval(path: &Path) -> Vec<(String, Vec<u8>)> {
 }
 
 /// Write `members` as a `.eval` with stored members (which Inspect and gate both read).
-fn write_eval(path: &Path, members: &[(String, Vec<u8>)]) {
+pub(super) fn write_eval(path: &Path, members: &[(String, Vec<u8>)]) {
     let mut zip = zip::ZipWriter::new(std::fs::File::create(path).expect("create"));
     let opts =
         zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
@@ -52,7 +52,7 @@ fn write_eval(path: &Path, members: &[(String, Vec<u8>)]) {
 }
 
 /// Edit the JSON of every member whose name passes `which`.
-fn edit(
+pub(super) fn edit(
     members: &mut [(String, Vec<u8>)],
     which: impl Fn(&str) -> bool,
     f: impl Fn(&mut serde_json::Value),
@@ -64,7 +64,7 @@ fn edit(
     }
 }
 
-fn ingest(dir: &Path, file: &Path, args: &[&str]) -> assert_cmd::assert::Assert {
+pub(super) fn ingest(dir: &Path, file: &Path, args: &[&str]) -> assert_cmd::assert::Assert {
     gate()
         .arg("ingest")
         .arg(file)
@@ -208,7 +208,7 @@ fn review47_c23_eval_sample_member_without_its_summary_is_refused() {
 
 /// A Vitest JSON report of one file: one passing test, then `pending` tests (records the
 /// reader keeps, but cheap to judge), `total` records in all.
-fn vitest(total: usize) -> String {
+pub(super) fn vitest(total: usize) -> String {
     let mut s = String::from(
         r#"{"numTotalTests":1,"testResults":[{"name":"/x/a.test.js","status":"passed","assertionResults":[{"title":"ok","status":"passed"}"#,
     );

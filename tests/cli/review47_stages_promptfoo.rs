@@ -359,3 +359,60 @@ fn rev50a_26_resume_takes_the_after_ledgers_in_any_order() {
     let (code, out) = resume("r/t3.jsonl", &["a/s2.jsonl", "x/s1.jsonl"]);
     assert_eq!(code, 2, "{out}");
 }
+
+#[test]
+fn c16_resume_after_other_earlier_stage_ledgers_is_refused() {
+    // c16's third wall: a stage-2 ledger records the stage-1 ledger it followed; resumed
+    // `--after` another execution of stage 1 (same CI attempt, alike header), its remaining
+    // trials would run after a stage 1 whose verdict never let them. Refused before any trial.
+    let fx = Fixture::new(STAGED);
+    assert_eq!(stage(&fx, 1, "a/s1.jsonl", &[], "2").0, 5);
+    assert_eq!(stage(&fx, 1, "b/s1.jsonl", &[], "2 5 7").0, 5);
+    let (code, out) = stage(&fx, 2, "b/s2.jsonl", &["b/s1.jsonl"], "12");
+    assert_eq!(code, 0, "{out}");
+    // Cut after its first trials, as a killed stage 2 leaves it.
+    let cut: String = read(&fx.path("b/s2.jsonl"))
+        .lines()
+        .take(4)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(fx.path("b/s2.jsonl"), &cut).unwrap();
+    let before = read(&fx.path("b/s2.jsonl"));
+    let resume = |after: &str| {
+        let out = gate()
+            .current_dir(fx.dir.path())
+            .args(["run", "plan.yaml", "--no-step-summary", "-q"])
+            .args([
+                "--ledger",
+                "b/s2.jsonl",
+                "--stage",
+                "2",
+                "--after",
+                after,
+                "--resume",
+            ])
+            .env_remove("GITHUB_ACTIONS")
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .env("FAILSET", "")
+            .envs(CI)
+            .output()
+            .unwrap();
+        (out.status.code().unwrap_or(-1), both(&out))
+    };
+    let (code, out) = resume("a/s1.jsonl");
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("`--resume`: the ledger was started `--after` other earlier-stage ledgers"),
+        "{out}"
+    );
+    assert_eq!(
+        read(&fx.path("b/s2.jsonl")),
+        before,
+        "the ledger is untouched"
+    );
+    // The control: resumed after the stage 1 it followed, the remaining trials run (the
+    // stage exits 0 as its first run did; the verdict over both stages is `gate report`'s).
+    let (code, out) = resume("b/s1.jsonl");
+    assert_eq!(code, 0, "{out}");
+    assert!(read(&fx.path("b/s2.jsonl")).len() > before.len());
+}
