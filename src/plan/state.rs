@@ -480,6 +480,10 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
     // What `found.manifests` and `found.packages` hold, for a look that does not grow with
     // them (a task folder of thousands of folders gives as many `node_modules` paths).
     let mut listed: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
+    // Likewise for `found.configs`, `found.scripts` and `found.launched`.
+    let mut config_listed: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
+    let mut script_listed: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
+    let mut launched: std::collections::HashSet<String> = std::collections::HashSet::new();
     for t in &plan.tasks {
         for (line, cwd, env) in check_lines(t) {
             let graders = own_graders(line, cwd, env);
@@ -511,8 +515,10 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
             // Those there when the run starts are watched too; one a trial creates in a
             // folder of its own is not (a new package of an agent's monorepo must stay
             // possible).
+            let mut below = Vec::new();
             if let Some(root) = roots.iter().find(|r| real(cwd).starts_with(r)) {
-                let (manifests, modules, whole) = node_folders_below(&real(cwd), root);
+                let (manifests, modules, folders, whole) = node_folders_below(&real(cwd), root);
+                below = folders;
                 if !whole {
                     found.partial.get_or_insert_with(|| real(cwd));
                 }
@@ -531,16 +537,34 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
             // Review 50: the configuration the tools of a node check read from the folder
             // they run in, whatever the graders' text says of them.
             if runs_node {
-                for folder in &way {
-                    if !found.configs.contains(folder) {
+                // And in every folder below the check's when the run starts: a grader may
+                // run its tool from one (`cd app && mocha`, `cd app && npm test`: review 50,
+                // rev50b 01, 15), as node's own look for a `package.json` there (above).
+                for folder in way.iter().chain(&below) {
+                    if config_listed.insert(folder.clone()) {
                         found.configs.push(folder.clone());
                     }
                 }
                 if runs_package_script(line, cwd, env) {
-                    for folder in &way {
+                    for folder in way.iter().chain(&below) {
                         let manifest = folder.join("package.json");
-                        if !found.scripts.contains(&manifest) {
+                        if script_listed.insert(manifest.clone()) {
                             found.scripts.push(manifest);
+                        }
+                    }
+                    // npm, yarn and pnpm put `node_modules/.bin` first on the `PATH` of a
+                    // script and of everything it starts: a new name there is in front of
+                    // a program the script, a grader or a tool runs by its name (`node`, a
+                    // tool installed globally: review 50, rev50b 06, 07, where a grader's
+                    // text started `npm test`). So under a package script a new `.bin` name
+                    // that is a program on the `PATH` when the run starts, or a word of a
+                    // `scripts` entry, counts as a name the check runs.
+                    for name in path_programs(env)
+                        .into_iter()
+                        .chain(way.iter().chain(&below).flat_map(|f| script_words(f)))
+                    {
+                        if launched.insert(name.clone()) {
+                            found.launched.push(name);
                         }
                     }
                 }
@@ -551,7 +575,7 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
                         .filter_map(|f| grader_text(f)),
                 );
                 for name in texts.iter().flat_map(|t| launched_names(t)) {
-                    if !found.launched.contains(&name) {
+                    if launched.insert(name.clone()) {
                         found.launched.push(name);
                     }
                 }
@@ -620,6 +644,59 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
     found
 }
 
+/// The names of the programs in the folders of the `PATH` a check starts with (the plan's
+/// `env:` `PATH`, else gate's own) when the run starts: at most [`PATH_PROGRAMS`] of them.
+fn path_programs(env: &[(String, String)]) -> Vec<String> {
+    let path = (env.iter().rev())
+        .find(|(k, _)| k == "PATH")
+        .map(|(_, v)| std::ffi::OsString::from(v))
+        .or_else(|| std::env::var_os("PATH"))
+        .unwrap_or_default();
+    let mut out = Vec::new();
+    for dir in std::env::split_paths(&path) {
+        let Ok(list) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in list.flatten().take(PATH_PROGRAMS.saturating_sub(out.len())) {
+            if let Some(n) = e.file_name().to_str() {
+                out.push(n.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// Program names read at most from the `PATH`'s folders ([`path_programs`]).
+const PATH_PROGRAMS: usize = 50_000;
+
+/// The words of the `scripts` entries of the `package.json` at `manifest` when the run
+/// starts (split as [`launched_names`] splits text): what a package script runs by name.
+fn script_words(manifest: &Path) -> Vec<String> {
+    if !std::fs::metadata(manifest).is_ok_and(|m| m.is_file() && m.len() <= 4 << 20) {
+        return Vec::new();
+    }
+    let Ok(text) = std::fs::read_to_string(manifest) else {
+        return Vec::new();
+    };
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(text.trim_start_matches('\u{feff}'))
+    else {
+        return Vec::new();
+    };
+    let Some(scripts) = v.get("scripts").and_then(|s| s.as_object()) else {
+        return Vec::new();
+    };
+    scripts
+        .values()
+        .filter_map(|c| c.as_str())
+        .flat_map(|c| {
+            c.split(|ch: char| ch.is_whitespace() || "\"'`()[]{},;&|=".contains(ch))
+                .filter(|w| !w.is_empty() && !w.starts_with('-'))
+                .map(|w| w.rsplit('/').next().unwrap_or(w).to_string())
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
 /// Folders read at most below a check's folder for the `package.json` files there
 /// ([`node_folders_below`]).
 pub const MANIFEST_SCAN_ENTRIES: usize = 100_000;
@@ -629,10 +706,12 @@ pub const MANIFEST_SCAN_ENTRIES: usize = 100_000;
 /// cover), `.git` or a Python environment; at most [`MANIFEST_SCAN_ENTRIES`] entries read.
 /// Second, the `node_modules` path of each of those folders, there or not (where node, run
 /// in that folder, looks first).
-/// Third, whether every entry was read.
-fn node_folders_below(top: &Path, root: &Path) -> (Vec<PathBuf>, Vec<PathBuf>, bool) {
+/// Third, those folders (where a grader may run a tool that reads its configuration there).
+/// Fourth, whether every entry was read.
+fn node_folders_below(top: &Path, root: &Path) -> (Vec<PathBuf>, Vec<PathBuf>, Vec<PathBuf>, bool) {
     let mut found = Vec::new();
     let mut modules = Vec::new();
+    let mut folders = Vec::new();
     let mut todo = vec![top.to_path_buf()];
     let mut seen = 0usize;
     while let Some(dir) = todo.pop() {
@@ -640,6 +719,7 @@ fn node_folders_below(top: &Path, root: &Path) -> (Vec<PathBuf>, Vec<PathBuf>, b
         // (review 43, 08: `cd src && node -r …`, the trial creating `src/node_modules`).
         if dir != top {
             modules.push(dir.join("node_modules"));
+            folders.push(dir.clone());
         }
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;
@@ -647,7 +727,7 @@ fn node_folders_below(top: &Path, root: &Path) -> (Vec<PathBuf>, Vec<PathBuf>, b
         for e in entries.flatten() {
             seen += 1;
             if seen > MANIFEST_SCAN_ENTRIES {
-                return (found, modules, false);
+                return (found, modules, folders, false);
             }
             let Ok(kind) = e.file_type() else { continue };
             let name = e.file_name();
@@ -674,7 +754,7 @@ fn node_folders_below(top: &Path, root: &Path) -> (Vec<PathBuf>, Vec<PathBuf>, b
             }
         }
     }
-    (found, modules, true)
+    (found, modules, folders, true)
 }
 
 /// Whether a check line runs node: by name on the line or in its environment, by a grader

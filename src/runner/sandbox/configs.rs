@@ -151,8 +151,15 @@ pub const CONFIGS: &[(&[&str], &str)] = &[
 pub const CONFIG_PREFIXES: &[&str] = &[".env", "tsconfig.", "jsconfig."];
 
 /// Folders a tool reads whole from the folder it runs in: node-config's `config/`
-/// (`default.json`, `local.js`, …: review 46, a26). Compared with each direct entry.
-pub const CONFIG_FOLDERS: &[&str] = &["config"];
+/// (`default.json`, `local.js`, …: review 46, a26), and jest's `__mocks__`, whose files
+/// jest loads in place of the package or module of their name with no `jest.mock` call
+/// (review 50, rev50b 03). Compared with every entry below them (at most
+/// [`FOLDER_ENTRIES`]).
+pub const CONFIG_FOLDERS: &[&str] = &["config", "__mocks__"];
+
+/// How many files of an `extends` chain are followed from one `tsconfig*.json` /
+/// `jsconfig*.json` ([`extended`]).
+const EXTENDS_DEPTH: usize = 8;
 
 /// Names read at most in one watched folder; past that the folder's state is its count,
 /// which a trial's new name still changes.
@@ -217,19 +224,117 @@ fn snapshot(dir: &Path) -> BTreeMap<OsString, String> {
         let path = e.path();
         if CONFIG_FOLDERS.iter().any(|f| name == *f)
             && fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir())
-            && let Ok(inner) = fs::read_dir(&path)
         {
-            for c in inner.flatten().take(FOLDER_ENTRIES) {
-                let mut key = name.clone();
-                key.push("/");
-                key.push(c.file_name());
-                out.insert(key, state(&c.path()));
+            // Every entry below, links not followed: a file rewritten in a folder below
+            // (`__mocks__/@s/x.js`) moves no folder's change time.
+            let mut todo = vec![(path.clone(), name.clone())];
+            let mut read = 0usize;
+            while let Some((d, key)) = todo.pop() {
+                let Ok(inner) = fs::read_dir(&d) else {
+                    continue;
+                };
+                for c in inner.flatten() {
+                    read += 1;
+                    if read > FOLDER_ENTRIES {
+                        break;
+                    }
+                    let mut k = key.clone();
+                    k.push("/");
+                    k.push(c.file_name());
+                    let cp = c.path();
+                    if fs::symlink_metadata(&cp).is_ok_and(|m| m.is_dir()) {
+                        todo.push((cp.clone(), k.clone()));
+                    }
+                    out.insert(k, state(&cp));
+                }
+            }
+            if read > FOLDER_ENTRIES {
+                let mut k = name.clone();
+                k.push("/…entries");
+                out.insert(k, read.to_string());
+            }
+        }
+        let b = name.as_bytes();
+        if (b.starts_with(b"tsconfig") || b.starts_with(b"jsconfig")) && b.ends_with(b".json") {
+            // The files its `extends` names, by their own paths (review 50, rev50b 04: a
+            // `tsconfig.json` that extends `./tsbase/base.json`, whose `paths` the trial
+            // rewrote). A package name is a `node_modules` file: the packages wall's.
+            for f in extended(&path) {
+                let mut k = OsString::from("/extends:");
+                k.push(f.as_os_str());
+                out.insert(k, state(&f));
             }
         }
         out.insert(name, state(&path));
     }
     if seen > FOLDER_ENTRIES {
         out.insert(OsString::from("/entries"), seen.to_string());
+    }
+    out
+}
+
+/// The files a `tsconfig`/`jsconfig` at `file` extends, relative or absolute paths only (a
+/// package name resolves into a `node_modules`), followed [`EXTENDS_DEPTH`] files deep, each
+/// as TypeScript finds it (the path, else with `.json`, else its `tsconfig.json` when it is
+/// a folder). Read as text: a quoted value after `"extends"`, or each quoted value of the
+/// array there (TypeScript's files hold comments, which a JSON parser refuses).
+fn extended(file: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    let mut todo = vec![file.to_path_buf()];
+    while let Some(f) = todo.pop() {
+        if out.len() >= EXTENDS_DEPTH {
+            break;
+        }
+        let Ok(m) = fs::metadata(&f) else { continue };
+        if !m.is_file() || m.len() > 1 << 20 {
+            continue;
+        }
+        let Ok(text) = fs::read_to_string(&f) else {
+            continue;
+        };
+        let dir = f.parent().unwrap_or(Path::new("/"));
+        for v in extends_values(&text) {
+            if !(v.starts_with('.') || v.starts_with('/')) {
+                continue;
+            }
+            let p = dir.join(&v);
+            let at = if p.is_file() {
+                p
+            } else if !p.is_dir() {
+                PathBuf::from(format!("{}.json", p.display()))
+            } else {
+                p.join("tsconfig.json")
+            };
+            if !out.contains(&at) && at != file {
+                out.push(at.clone());
+                todo.push(at);
+            }
+        }
+    }
+    out
+}
+
+/// The quoted values of `"extends"` in a `tsconfig` text: one string, or an array of them.
+fn extends_values(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("\"extends\"") {
+        rest = &rest[i + 9..];
+        let after = rest.trim_start();
+        let Some(after) = after.strip_prefix(':') else {
+            continue;
+        };
+        let after = after.trim_start();
+        let quoted = |s: &str| -> Option<String> {
+            let s = s.strip_prefix('"')?;
+            Some(s[..s.find('"')?].to_string())
+        };
+        if let Some(list) = after.strip_prefix('[') {
+            let end = list.find(']').unwrap_or(list.len());
+            out.extend(list[..end].split(',').filter_map(|x| quoted(x.trim())));
+        } else if let Some(v) = quoted(after) {
+            out.push(v);
+        }
     }
     out
 }
@@ -261,6 +366,18 @@ impl Configs {
                 .map(|(n, _)| n)
                 .or_else(|| now.keys().find(|n| !was.contains_key(*n)))?;
             Some(match name.as_bytes() {
+                [
+                    b'/',
+                    b'e',
+                    b'x',
+                    b't',
+                    b'e',
+                    b'n',
+                    b'd',
+                    b's',
+                    b':',
+                    rest @ ..,
+                ] => PathBuf::from(OsStr::from_bytes(rest)),
                 [b'/', ..] => dir.clone(),
                 _ => dir.join(name),
             })
