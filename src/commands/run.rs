@@ -149,7 +149,7 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
     sandbox.watch(&node.watched);
     sandbox.watch_manifests(&node.manifests);
     sandbox.watch_scripts(&node.scripts);
-    sandbox.watch_configs(&node.configs);
+    sandbox.watch_configs(&node.configs, &node.config_roots);
     if let Some(top) = &node.partial
         && !output.quiet
     {

@@ -187,7 +187,9 @@ pub const CHECK_CACHES: &[(&str, &str)] = &[
     ("BABEL_CACHE_PATH", "babel.json"),
     // find-cache-dir 3 and later: `node_modules/.cache/NAME` becomes `$CACHE_DIR/NAME`.
     ("CACHE_DIR", "cache"),
-    ("XDG_CACHE_HOME", "xdg-cache"),
+    // Not `XDG_CACHE_HOME`: browsers and other tools a check needs live there
+    // (`~/.cache/ms-playwright`), and the user's home is no folder a trial writes (rev50c
+    // H7: an honest playwright check no longer found its browsers).
     // npm's cache, npx's installs among them (`~/.npm/_npx`). npm reads `npm_config_*`
     // in any case: the runner sets this spelling and any other gate's environment has.
     ("npm_config_cache", "npm-cache"),
@@ -1084,7 +1086,7 @@ const RUNNERS: &[(&str, &str)] = &[
 /// 14, 23): `python3 -m pytest` in any spelling of the option (`-Im pytest`, `-mpytest`),
 /// inline code that imports it (`-c 'import pytest; pytest.main()'`), node running npm's,
 /// npx's, yarn's or pnpm's own script (`node …/npm/bin/npm-cli.js test`), `py.test`.
-fn runner_of(name: &str, words: &[String]) -> Option<&'static str> {
+pub(super) fn runner_of(name: &str, words: &[String]) -> Option<&'static str> {
     if name == "py.test" {
         return Some("pytest");
     }

@@ -384,6 +384,12 @@ pub struct NodeFolders {
     /// check that finds one of those files changed does not run
     /// ([`crate::runner::sandbox::configs`]).
     pub configs: Vec<PathBuf>,
+    /// The folder of every check that runs node: the configuration in every folder below
+    /// it is compared too, in those there when the run starts and those made since
+    /// (review 50, rev50b 01, 15; rev50c 06-09, 11, 22: a grader that runs its tool from a
+    /// folder below, by any spelling, finds what a trial wrote there)
+    /// ([`crate::runner::sandbox::configs::Configs::take`]).
+    pub config_roots: Vec<PathBuf>,
     /// The `package.json` paths on the way of every check that runs a package manager's
     /// script (`npm test`, `yarn build`, an `npm` in a grader's text): there `scripts` is
     /// the command the check runs (review 42, 110l, 110m), compared with the fields of
@@ -403,6 +409,15 @@ pub struct NodeFolders {
 fn runs_package_script(line: &CommandLine, cwd: &Path, env: &[(String, String)]) -> bool {
     let manager = |c: &[String]| {
         let name = super::words::name_of(&c[0]);
+        // npm started by its script (`node …/npm/bin/npm-cli.js test`: rev50c 04): its
+        // words from the script on.
+        if matches!(name.as_str(), "node" | "nodejs" | "bun")
+            && let Some(by) = super::reach::runner_of(&name, c)
+            && by != "npx"
+            && let Some(i) = (1..c.len()).find(|&i| !c[i].starts_with('-'))
+        {
+            return !matches!(c.get(i + 1).map(String::as_str), Some("exec" | "x" | "dlx"));
+        }
         (matches!(name.as_str(), "npm" | "pnpm" | "yarn") && !launches_node_tool(c))
             || (name == "bun" && c.get(1).is_some_and(|s| s == "run"))
     };
@@ -540,10 +555,13 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
                 // And in every folder below the check's when the run starts: a grader may
                 // run its tool from one (`cd app && mocha`, `cd app && npm test`: review 50,
                 // rev50b 01, 15), as node's own look for a `package.json` there (above).
-                for folder in way.iter().chain(&below) {
+                for folder in &way {
                     if config_listed.insert(folder.clone()) {
                         found.configs.push(folder.clone());
                     }
+                }
+                if !found.config_roots.contains(&real(cwd)) {
+                    found.config_roots.push(real(cwd));
                 }
                 if runs_package_script(line, cwd, env) {
                     for folder in way.iter().chain(&below) {

@@ -5133,12 +5133,7 @@ module.exports = (file) => {
             }
         }
         let f = fixture("sh graders/grade", "wrong");
-        for name in [
-            "CACHE_DIR",
-            "XDG_CACHE_HOME",
-            "npm_config_cache",
-            "NPM_CONFIG_CACHE",
-        ] {
+        for name in ["CACHE_DIR", "npm_config_cache", "NPM_CONFIG_CACHE"] {
             let out = gate()
                 .current_dir(f.dir.path())
                 .args(["check", "plan.yaml"])
@@ -5392,6 +5387,136 @@ exports.judge = () => {
         let said = both(&out);
         assert_eq!(out.status.code(), Some(4), "{said}");
         assert!(said.contains(".bin/node"), "{said}");
+        let out = setup("").command(&[]).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "(control) {}", both(&out));
+    }
+}
+
+/// Review 50, the configuration wall attacked again (rev50c, helper-110, on 14e7fe3): a
+/// grader that runs its tool from a folder made during the run, however it names it (06-09,
+/// 22: `sh -c 'cd build && …'`, `env -C build`, `process.chdir(path.join(…))`, `npm --prefix
+/// build`), jest's `__mocks__` in a folder the trial makes (11), and npm started by its
+/// script (04: `node …/npm-cli.js test`). Each PASSed a wrong answer on 14e7fe3.
+mod rev50c {
+    use super::*;
+
+    /// What a trial's planted code does: the check exits 0 whatever it found.
+    const YES: &str = "process.on(\"exit\", () => { process.exitCode = 0; });";
+
+    /// A tool that runs `.mocharc.js` from the folder it runs in, and a module
+    /// `__mocks__/judge.js` found anywhere below it in place of the judge (as jest does).
+    const TOOL: &str = r#"const fs = require("fs"), path = require("path");
+if (fs.existsSync(".mocharc.js")) require(path.resolve(".mocharc.js"));
+const find = (d) => { for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+  if (!e.isDirectory() || e.name === "node_modules") continue;
+  const p = path.join(d, e.name);
+  if (e.name === "__mocks__" && fs.existsSync(path.join(p, "judge.js"))) return path.join(p, "judge.js");
+  const f = find(p); if (f) return f; } };
+const m = find(process.env.ROOT || ".");
+if (m) require(path.resolve(m));
+const r = path.join(process.env.ROOT || ".", "result.txt");
+process.exit(fs.readFileSync(r, "utf8").trim() === "right" ? 0 : 1);
+"#;
+
+    #[test]
+    fn rev50c_a_tool_run_from_a_folder_made_in_the_run_or_a_new_mocks_folder_gets_no_verdict() {
+        if !has("node") {
+            skip_or_fail(&current_test(), "node", "no node here");
+            return;
+        }
+        let evil = format!("echo '{YES}' > evil.js");
+        // (case, the grader script, what the trial writes)
+        let cases = [
+            (
+                "06 sh -c, a name built at run time",
+                "B=bu\nsh -c \"mkdir -p ${B}ild && cd ${B}ild && ROOT=.. exec node $G/tool.js\"\n",
+                format!(
+                    "{evil}\nmkdir -p build && echo 'require(\"../evil.js\")' > build/.mocharc.js"
+                ),
+            ),
+            (
+                "08 env -C",
+                "mkdir -p build\nROOT=.. exec env -C build node \"$G/tool.js\"\n",
+                format!(
+                    "{evil}\nmkdir -p build && echo 'require(\"../evil.js\")' > build/.mocharc.js"
+                ),
+            ),
+            (
+                "11 __mocks__ in a new folder",
+                "exec node \"$G/tool.js\"\n",
+                format!(
+                    "{evil}\nmkdir -p src/feature/__mocks__ && echo 'require(\"../../../evil.js\")' > src/feature/__mocks__/judge.js"
+                ),
+            ),
+        ];
+        for (case, grader, trick) in cases {
+            let setup = |agent: &str| {
+                let f = fixture("sh graders/check.sh", "wrong");
+                let script = format!("G=\"$(cd \"$(dirname \"$0\")\" && pwd)\"\n{grader}");
+                let agent = format!("echo wrong > result.txt\n{agent}\n");
+                write_files(
+                    &f,
+                    &[
+                        ("graders/check.sh", &script),
+                        ("graders/tool.js", TOOL),
+                        ("graders/package.json", "{}\n"),
+                        ("src/index.js", "module.exports = 1;\n"),
+                        ("agent.sh", &agent),
+                    ],
+                );
+                f
+            };
+            let out = setup(&trick).command(&[]).output().unwrap();
+            let said = both(&out);
+            assert_eq!(out.status.code(), Some(4), "{case}: {said}");
+            assert!(said.contains("reads it as configuration"), "{case}: {said}");
+            let out = setup("").command(&[]).output().unwrap();
+            assert_eq!(
+                out.status.code(),
+                Some(1),
+                "{case} (control): {}",
+                both(&out)
+            );
+        }
+    }
+
+    /// rev50c 04: npm started by its own script (`node …/npm/bin/npm-cli.js test`), whose
+    /// `scripts.test` the trial rewrites to `exit 0`: the `scripts` were compared only when
+    /// the command's name was `npm`.
+    #[test]
+    fn rev50c_04_npm_started_by_its_script_runs_scripts_that_are_compared() {
+        let Some(cli) = std::process::Command::new("sh")
+            .args(["-c", "readlink -f \"$(command -v npm)\""])
+            .output()
+            .ok()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .filter(|p| p.ends_with("npm-cli.js"))
+        else {
+            skip_or_fail(&current_test(), "npm", "no npm-cli.js behind npm here");
+            return;
+        };
+        let manifest = "{\"name\":\"app\",\"version\":\"1.0.0\",\"scripts\":{\"test\":\"node graders/judge.js\"}}\n";
+        let judge = "process.exit(require(\"fs\").readFileSync(\"result.txt\", \"utf8\").trim() === \"right\" ? 0 : 1);\n";
+        let setup = |trick: &str| {
+            let f = fixture(&format!("node {cli} test --silent"), "wrong");
+            let agent = format!("echo wrong > result.txt\n{trick}\n");
+            write_files(
+                &f,
+                &[
+                    ("package.json", manifest),
+                    ("graders/judge.js", judge),
+                    ("agent.sh", &agent),
+                ],
+            );
+            f
+        };
+        let out = setup("echo '{\"name\":\"app\",\"version\":\"1.0.0\",\"scripts\":{\"test\":\"exit 0\"}}' > package.json")
+            .command(&[])
+            .output()
+            .unwrap();
+        let said = both(&out);
+        assert_eq!(out.status.code(), Some(4), "{said}");
+        assert!(said.contains("`scripts`"), "{said}");
         let out = setup("").command(&[]).output().unwrap();
         assert_eq!(out.status.code(), Some(1), "(control) {}", both(&out));
     }

@@ -20,7 +20,7 @@
 //! copy, or with the graders' tools and their configuration outside the folders the trials
 //! write.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::ffi::{OsStr, OsString};
 use std::fs;
 use std::os::unix::ffi::OsStrExt as _;
@@ -206,25 +206,41 @@ fn state(p: &Path) -> String {
 }
 
 /// The configuration in folder `dir` now: each configuration name there with its
-/// [`state`]; a `config` folder's entries as `config/<name>`. A folder gate cannot read
+/// [`state`]; a configuration folder's entries as `config/<name>`. A folder gate cannot read
 /// whole is a state of its own.
 fn snapshot(dir: &Path) -> BTreeMap<OsString, String> {
+    match fs::read_dir(dir) {
+        Ok(list) => snapshot_of(dir, list.flatten().map(|e| entry(&e)), &mut |_| {}),
+        Err(_) => BTreeMap::from([(OsString::from("/unreadable"), state(dir))]),
+    }
+}
+
+/// An entry of a folder: its name, and whether it is a folder (links not followed; the
+/// type the listing gives, so no `stat` of every name).
+fn entry(e: &fs::DirEntry) -> (OsString, bool) {
+    (e.file_name(), e.file_type().is_ok_and(|t| t.is_dir()))
+}
+
+/// [`snapshot`] of the folder `dir` whose names are `names` (read once by the caller);
+/// `folder` is told each name that is a folder (links not followed), for a walk below.
+fn snapshot_of(
+    dir: &Path,
+    names: impl Iterator<Item = (OsString, bool)>,
+    folder: &mut dyn FnMut(PathBuf),
+) -> BTreeMap<OsString, String> {
     let mut out = BTreeMap::new();
-    let Ok(list) = fs::read_dir(dir) else {
-        out.insert(OsString::from("/unreadable"), state(dir));
-        return out;
-    };
     let mut seen = 0usize;
-    for e in list.flatten() {
+    for (name, is_dir) in names {
         seen += 1;
-        let name = e.file_name();
-        if !is_config(&name) {
+        let path = dir.join(&name);
+        let config = is_config(&name);
+        if is_dir {
+            folder(path.clone());
+        }
+        if !config {
             continue;
         }
-        let path = e.path();
-        if CONFIG_FOLDERS.iter().any(|f| name == *f)
-            && fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir())
-        {
+        if is_dir && CONFIG_FOLDERS.iter().any(|f| name == *f) {
             // Every entry below, links not followed: a file rewritten in a folder below
             // (`__mocks__/@s/x.js`) moves no folder's change time.
             let mut todo = vec![(path.clone(), name.clone())];
@@ -269,6 +285,63 @@ fn snapshot(dir: &Path) -> BTreeMap<OsString, String> {
     }
     if seen > FOLDER_ENTRIES {
         out.insert(OsString::from("/entries"), seen.to_string());
+    }
+    out
+}
+
+/// Folders below a check's that the walk ([`walk`]) leaves out: a package's own and git's
+/// (the packages wall and git's pin cover them), a Python environment and gate's own
+/// output (large, and no node tool's configuration is looked for there).
+const NOT_WALKED: &[&str] = &[
+    "node_modules",
+    ".git",
+    ".venv",
+    "venv",
+    "__pycache__",
+    "gate-out",
+];
+
+/// Entries read at most below one check's folder by [`walk`]; past them the walk stops and
+/// says so (a marker of its own).
+const WALK_ENTRIES: usize = 200_000;
+
+/// Every folder below `root` (and `root`) now with its configuration ([`snapshot_of`]), each
+/// folder read once; folders of [`NOT_WALKED`] and their contents left out.
+fn walk(root: &Path) -> HashMap<PathBuf, BTreeMap<OsString, String>> {
+    let mut out = HashMap::new();
+    let mut todo = vec![root.to_path_buf()];
+    let mut read = 0usize;
+    while let Some(dir) = todo.pop() {
+        let Ok(list) = fs::read_dir(&dir) else {
+            // Gone since it was listed, or unreadable: an unreadable folder is a state.
+            if fs::symlink_metadata(&dir).is_ok() {
+                out.insert(
+                    dir.clone(),
+                    BTreeMap::from([(OsString::from("/unreadable"), state(&dir))]),
+                );
+            }
+            continue;
+        };
+        let names: Vec<(OsString, bool)> = list.flatten().map(|e| entry(&e)).collect();
+        read += names.len();
+        let mut below = Vec::new();
+        let map = snapshot_of(&dir, names.into_iter(), &mut |p| {
+            if !p
+                .file_name()
+                .is_some_and(|n| NOT_WALKED.iter().any(|x| n == *x))
+            {
+                below.push(p);
+            }
+        });
+        out.insert(dir, map);
+        if read > WALK_ENTRIES {
+            out.insert(
+                root.to_path_buf(),
+                BTreeMap::from([(OsString::from("/walk"), "stopped".to_string())]),
+            );
+            break;
+        }
+        todo.extend(below);
     }
     out
 }
@@ -344,14 +417,23 @@ fn extends_values(text: &str) -> Vec<String> {
 pub struct Configs {
     /// Each folder with its configuration when the run started.
     folders: Vec<(PathBuf, BTreeMap<OsString, String>)>,
+    /// Each node check's folder, with every folder below it and its configuration when the
+    /// run started ([`walk`]).
+    below: Vec<(PathBuf, HashMap<PathBuf, BTreeMap<OsString, String>>)>,
 }
 
 impl Configs {
     /// Record the configuration in each of `folders` as it is now
     /// ([`crate::plan::state::NodeFolders::configs`]).
-    pub fn take(folders: &[PathBuf]) -> Configs {
+    ///
+    /// And below each of `roots` (the checks' folders), every folder: a grader may run its
+    /// tool from a folder below its own, one there at the start or one made since (`cd app
+    /// && mocha`, `sh -c 'cd build && …'`, `env -C build`, `process.chdir(…)`: review 50,
+    /// rev50b 01, 15; rev50c 06-09, 22), and jest finds a `__mocks__` anywhere (rev50c 11).
+    pub fn take(folders: &[PathBuf], roots: &[PathBuf]) -> Configs {
         Configs {
             folders: folders.iter().map(|d| (d.clone(), snapshot(d))).collect(),
+            below: roots.iter().map(|r| (r.clone(), walk(r))).collect(),
         }
     }
 
@@ -359,28 +441,36 @@ impl Configs {
     /// in a watched folder. Every folder is read at every look: a handful of folders per
     /// check, no kernel notice needed.
     pub fn changed(&self) -> Option<PathBuf> {
+        self.changed_on_the_way().or_else(|| self.changed_below())
+    }
+
+    /// [`Configs::changed`] below the checks' folders: a folder made since the start is
+    /// compared with one holding no configuration; one gone since is not compared (what it
+    /// held is no longer read).
+    fn changed_below(&self) -> Option<PathBuf> {
+        let none = BTreeMap::new();
+        self.below.iter().find_map(|(root, was)| {
+            let now = walk(root);
+            now.iter().find_map(|(dir, map)| {
+                let before = was.get(dir).unwrap_or(&none);
+                let name = (before.iter())
+                    .find(|(n, s)| map.get(*n) != Some(s))
+                    .map(|(n, _)| n)
+                    .or_else(|| map.keys().find(|n| !before.contains_key(*n)))?;
+                Some(path_of(dir, name))
+            })
+        })
+    }
+
+    /// [`Configs::changed`] in the folders on the checks' way.
+    fn changed_on_the_way(&self) -> Option<PathBuf> {
         self.folders.iter().find_map(|(dir, was)| {
             let now = snapshot(dir);
             let name = (was.iter())
                 .find(|(n, s)| now.get(*n) != Some(s))
                 .map(|(n, _)| n)
                 .or_else(|| now.keys().find(|n| !was.contains_key(*n)))?;
-            Some(match name.as_bytes() {
-                [
-                    b'/',
-                    b'e',
-                    b'x',
-                    b't',
-                    b'e',
-                    b'n',
-                    b'd',
-                    b's',
-                    b':',
-                    rest @ ..,
-                ] => PathBuf::from(OsStr::from_bytes(rest)),
-                [b'/', ..] => dir.clone(),
-                _ => dir.join(name),
-            })
+            Some(path_of(dir, name))
         })
     }
 
@@ -388,20 +478,33 @@ impl Configs {
     /// `started` (see [`super::packages::after`]): on `--resume`, what was recorded now may
     /// be what a trial of the first part wrote.
     pub fn written_since(&self, started: &str) -> Option<PathBuf> {
-        self.folders.iter().find_map(|(dir, was)| {
-            was.keys()
-                .filter(|n| !n.as_bytes().starts_with(b"/"))
-                .map(|n| dir.join(n))
-                .find(|p| {
-                    fs::symlink_metadata(p)
-                        .is_ok_and(|m| super::packages::after((m.ctime(), m.ctime_nsec()), started))
-                })
-        })
+        let below = self.below.iter().flat_map(|(_, m)| m.iter());
+        (self.folders.iter().map(|(d, m)| (d, m)))
+            .chain(below)
+            .find_map(|(dir, was)| {
+                was.keys()
+                    .filter(|n| !n.as_bytes().starts_with(b"/"))
+                    .map(|n| dir.join(n))
+                    .find(|p| {
+                        fs::symlink_metadata(p).is_ok_and(|m| {
+                            super::packages::after((m.ctime(), m.ctime_nsec()), started)
+                        })
+                    })
+            })
     }
 
     /// Whether no folder is watched (no check runs node).
     pub fn is_empty(&self) -> bool {
-        self.folders.is_empty()
+        self.folders.is_empty() && self.below.is_empty()
+    }
+}
+
+/// The path a key of a configuration map names in folder `dir`.
+fn path_of(dir: &Path, name: &OsStr) -> PathBuf {
+    match name.as_bytes().strip_prefix(b"/extends:") {
+        Some(rest) => PathBuf::from(OsStr::from_bytes(rest)),
+        None if name.as_bytes().starts_with(b"/") => dir.to_path_buf(),
+        None => dir.join(name),
     }
 }
 
@@ -428,7 +531,7 @@ mod tests {
         fs::write(p.join("tsconfig.json"), "{}").unwrap();
         fs::create_dir(p.join("config")).unwrap();
         fs::write(p.join("config/default.json"), "{}").unwrap();
-        let c = Configs::take(&[p.to_path_buf()]);
+        let c = Configs::take(&[p.to_path_buf()], &[]);
         assert_eq!(c.changed(), None);
         // An answer file, a source file: not configuration.
         fs::write(p.join("result.txt"), "x").unwrap();
@@ -443,7 +546,7 @@ mod tests {
         fs::remove_file(p.join("config/local.js")).unwrap();
         // Removing it moved the folder's change time: still a change.
         assert!(c.changed().is_some());
-        let c = Configs::take(&[p.to_path_buf()]);
+        let c = Configs::take(&[p.to_path_buf()], &[]);
         fs::write(p.join("tsconfig.json"), "{\"x\":1}").unwrap();
         assert_eq!(c.changed(), Some(p.join("tsconfig.json")));
         assert!(is_config(OsStr::new(".mocharc.yml")));

@@ -559,8 +559,8 @@ impl Sandbox {
 
     /// Watch the configuration in `folders` as it is now
     /// ([`crate::plan::state::NodeFolders::configs`], [`configs::Configs`]).
-    pub fn watch_configs(&mut self, folders: &[PathBuf]) {
-        self.configs = configs::Configs::take(folders);
+    pub fn watch_configs(&mut self, folders: &[PathBuf], roots: &[PathBuf]) {
+        self.configs = configs::Configs::take(folders, roots);
     }
 
     /// The first configuration file on a node check's way that appeared, went, or changed
