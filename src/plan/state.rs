@@ -719,7 +719,7 @@ fn script_words(manifest: &Path) -> Vec<String> {
 /// ([`node_folders_below`]).
 pub const MANIFEST_SCAN_ENTRIES: usize = 100_000;
 
-/// The `package.json` files (or links by that name) in the folders below `top`, inside
+/// The `package.json` paths of the folders below `top` (there or not), inside
 /// `root`: not in a `node_modules` (a package's own, which the `node_modules` rules
 /// cover), `.git` or a Python environment; at most [`MANIFEST_SCAN_ENTRIES`] entries read.
 /// Second, the `node_modules` path of each of those folders, there or not (where node, run
@@ -737,6 +737,11 @@ fn node_folders_below(top: &Path, root: &Path) -> (Vec<PathBuf>, Vec<PathBuf>, V
         // (review 43, 08: `cd src && node -r …`, the trial creating `src/node_modules`).
         if dir != top {
             modules.push(dir.join("node_modules"));
+            // And its `package.json`, there or not: one a trial writes in a folder that had
+            // none is the first node reads there (review 46, a10, from a folder that existed
+            // without one). A missing file and one without `exports` or `imports` compare
+            // alike, so an agent's new package without them runs as before.
+            found.push(dir.join("package.json"));
             folders.push(dir.clone());
         }
         let Ok(entries) = std::fs::read_dir(&dir) else {
@@ -767,8 +772,6 @@ fn node_folders_below(top: &Path, root: &Path) -> (Vec<PathBuf>, Vec<PathBuf>, V
                 {
                     todo.push(e.path());
                 }
-            } else if name == "package.json" && dir != top {
-                found.push(e.path());
             }
         }
     }

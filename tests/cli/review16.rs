@@ -3995,6 +3995,39 @@ mod rev40 {
         assert!(said.contains("app/package.json"), "{said}");
     }
 
+    /// Review 46, a10, from a folder that exists at the start without a `package.json`
+    /// (review 50): the trial writes one there, naming itself after the package the grader
+    /// preloads. A folder's `package.json` is watched there or not. PASSed a wrong answer on
+    /// 14e7fe3.
+    #[test]
+    fn rev50_a10_a_package_json_made_in_a_folder_below_that_had_none_gets_no_verdict() {
+        let judge = "const eq = require(\"eq\");\nconst got = require(\"fs\").readFileSync(require(\"path\").join(__dirname, \"..\", \"result.txt\"), \"utf8\").trim();\nprocess.exit(eq(got, \"right\") ? 0 : 1);\n";
+        let files = [
+            ("graders/package.json", "{}\n"),
+            ("graders/check.js", judge),
+            ("app/index.js", "module.exports = 1;\n"),
+            (
+                "graders/check.sh",
+                "cd app && exec node -\"r\" eq ../graders/check.js\n",
+            ),
+        ];
+        let Some(f) = super::rev34::self_reference(&files, &[]) else {
+            return;
+        };
+        write_files(
+            &f,
+            &[(
+                "agent.sh",
+                "echo wrong > result.txt\nprintf '{\"name\":\"eq\",\"exports\":\"./yes.js\"}' > app/package.json\necho 'process.on(\"exit\", () => { process.exitCode = 0; });' > app/yes.js\n",
+            )],
+        );
+        check(&f).code(0);
+        let out = f.command(&[]).output().unwrap();
+        let said = both(&out);
+        assert_eq!(out.status.code(), Some(4), "{said}");
+        assert!(said.contains("app/package.json"), "{said}");
+    }
+
     /// The wall compares what node resolves through, not the file: an agent's `npm
     /// install` rewrites the task's `package.json` (its dependencies), and an agent may
     /// create one without `exports` (`npm init -y`); the check runs and judges.
