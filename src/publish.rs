@@ -439,6 +439,11 @@ impl Outputs {
         self.scrub = Some(Box::new(f));
     }
 
+    /// Whether a redaction was set ([`Outputs::scrub_with`]).
+    pub fn scrubs(&self) -> bool {
+        self.scrub.is_some()
+    }
+
     /// `text` as [`Outputs::scrub_with`] redacts it (as it is where nothing was set).
     pub fn scrubbed<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
         match &self.scrub {

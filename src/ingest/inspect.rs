@@ -552,7 +552,8 @@ fn score_values(s: &Sample) -> BTreeMap<String, serde_json::Value> {
 /// exactly `summaries.json`'s. A file whose failing epochs were rewritten to C in
 /// `summaries.json` and in the sample members still said I here, and read as a pass
 /// (review 49, c02). Compared: per (sample, epoch), the scores, whether an error is
-/// recorded, and the retry count where both say one; every journal entry must be a record
+/// recorded, and the retry count where the journal says one (a record without one counts
+/// none); every journal entry must be a record
 /// gate reads, and every record must be in the journal. Inspect replaces a (sample, epoch)'s
 /// summary when it logs it again (`eval-retry`, `inspect score --overwrite`), each time in a
 /// new journal member, so the entry in the highest-numbered member is the one compared.
@@ -645,10 +646,19 @@ fn check_journal(
             } else if errored(&entry) != errored(record) {
                 Some("one records an error, the other none".to_string())
             } else {
-                match (entry.retries, record.retries) {
-                    (Some(a), Some(b)) if a.0 != b.0 => Some(format!(
-                        "the journal counts {} errored attempt(s), `summaries.json` {}",
-                        a.0, b.0
+                // The count a side gives: its `error_retries`, else its `retries`. The record's
+                // is the count gate grades (none is 0); a journal entry without one is not
+                // compared, but one that counts errored attempts the record does not have was
+                // hidden from it (review 50, rev50d 10: the key deleted from `summaries.json`).
+                let count = |s: &Sample| {
+                    s.error_retries
+                        .as_ref()
+                        .map(|r| r.len() as u64)
+                        .or(s.retries.map(|c| c.0))
+                };
+                match (count(&entry), count(record).unwrap_or(0)) {
+                    (Some(a), b) if a != b => Some(format!(
+                        "the journal counts {a} errored attempt(s), `summaries.json` and the sample {b}"
                     )),
                     _ => None,
                 }

@@ -571,9 +571,24 @@ fn judge(mut rows: Vec<(u64, Row)>, opts: &Options, layout: Layout) -> Result<Re
     // failing row replaced by a copy of a passing one, which in a `.jsonl` (no totals to
     // check) read as a pass. Refused, as JUnit refuses one test case twice in a file.
     let mut first_line: HashMap<&str, u64> = HashMap::with_capacity(rows.len());
-    for (line, r) in &rows {
+    // Every row of every real file has one; a row without one would be let past this check
+    // (review 50, rev50d 20: the copy's `id` deleted), so it is refused too.
+    for (n, (line, r)) in rows.iter().enumerate() {
         let Some(i) = r.id.as_deref().filter(|i| !i.is_empty()) else {
-            continue;
+            let at = if layout == Layout::Jsonl {
+                format!("row at line {line}")
+            } else {
+                format!("row {} of `results.results` (line {line})", n + 1)
+            };
+            return Err(Error::Parse(ParseError {
+                line: (*line).max(1),
+                column: 1,
+                reason: format!(
+                    "the promptfoo {at} has no `id`: promptfoo gives every row its own, and gate \
+                     holds each file to one row per id (a row copied over another could turn a failure into \
+                     a pass). Give promptfoo's file as it wrote it"
+                ),
+            }));
         };
         if let Some(first) = first_line.insert(i, *line) {
             let lines = if layout == Layout::Jsonl {

@@ -34,7 +34,7 @@
 //! no timestamps: that schema has neither).
 
 use quick_junit::{
-    NonSuccessKind, Property, Report as JUnitReport, TestCase, TestCaseStatus, TestSuite,
+    NonSuccessKind, Property, Report as JUnitReport, TestCase, TestCaseStatus, TestSuite, XmlString,
 };
 use std::time::Duration;
 
@@ -50,7 +50,7 @@ use super::words::{
 /// Render the JUnit XML report.
 pub fn render(report: &Report) -> std::io::Result<String> {
     let mut xml = Vec::new();
-    render_to(report, &mut xml)?;
+    render_to(report, &mut xml, None)?;
     // `XmlChars` passes only whole UTF-8 characters through.
     Ok(String::from_utf8(xml).expect("the report is UTF-8"))
 }
@@ -59,9 +59,21 @@ pub fn render(report: &Report) -> std::io::Result<String> {
 /// memory (tens of megabytes for a large suite: issue 30).
 /// A failed write is returned as the destination's own error (not wrapped in the
 /// serialiser's), as when the report was written whole.
-pub fn render_to(report: &Report, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+///
+/// `scrub`, when given, redacts every text of the report ([`scrub_model`]) after quick-junit
+/// has stripped it of ANSI escapes and control characters: a secret split by one of those
+/// escapes the redaction of the ledger's text and would be whole again in the XML.
+pub fn render_to(
+    report: &Report,
+    w: &mut dyn std::io::Write,
+    scrub: Option<&dyn Fn(&str) -> String>,
+) -> std::io::Result<()> {
     let mut chars = XmlChars::new(w);
-    if let Err(e) = model(report).serialize(&mut chars) {
+    let mut model = model(report);
+    if let Some(scrub) = scrub {
+        scrub_model(&mut model, scrub);
+    }
+    if let Err(e) = model.serialize(&mut chars) {
         return Err(chars
             .failed
             .take()
@@ -130,6 +142,90 @@ fn model(report: &Report) -> JUnitReport {
     }
     out.set_time(duration(total));
     out
+}
+
+/// Pass every text of the report through `scrub`: names, class names, messages, types,
+/// descriptions, output, properties and extra attributes (keys and values). Each is taken as
+/// quick-junit stored it, that is after `XmlString::new` removed ANSI escapes and the C0
+/// control characters XML does not allow, which is the text the XML will hold (its escapes
+/// are entities, whose decoded text is this text).
+fn scrub_model(report: &mut JUnitReport, scrub: &dyn Fn(&str) -> String) {
+    let one = |x: &mut XmlString| *x = XmlString::new(scrub(x.as_str()));
+    let opt = |x: &mut Option<XmlString>| {
+        if let Some(x) = x {
+            one(x);
+        }
+    };
+    let props = |p: &mut Vec<Property>| {
+        for p in p {
+            one(&mut p.name);
+            one(&mut p.value);
+        }
+    };
+    let extra = |m: &mut _| scrub_map(m, &one);
+    let rerun = |r: &mut quick_junit::TestRerun| {
+        opt(&mut r.message);
+        opt(&mut r.ty);
+        opt(&mut r.stack_trace);
+        opt(&mut r.system_out);
+        opt(&mut r.system_err);
+        opt(&mut r.description);
+    };
+    opt(&mut report.name);
+    for suite in &mut report.test_suites {
+        one(&mut suite.name);
+        props(&mut suite.properties);
+        opt(&mut suite.system_out);
+        opt(&mut suite.system_err);
+        extra(&mut suite.extra);
+        for case in &mut suite.test_cases {
+            one(&mut case.name);
+            opt(&mut case.classname);
+            opt(&mut case.system_out);
+            opt(&mut case.system_err);
+            extra(&mut case.extra);
+            props(&mut case.properties);
+            match &mut case.status {
+                TestCaseStatus::Success { flaky_runs } => flaky_runs.iter_mut().for_each(rerun),
+                TestCaseStatus::NonSuccess {
+                    message,
+                    ty,
+                    description,
+                    reruns,
+                    ..
+                } => {
+                    opt(message);
+                    opt(ty);
+                    opt(description);
+                    reruns.runs.iter_mut().for_each(rerun);
+                }
+                TestCaseStatus::Skipped {
+                    message,
+                    ty,
+                    description,
+                } => {
+                    opt(message);
+                    opt(ty);
+                    opt(description);
+                }
+            }
+        }
+    }
+}
+
+/// [`scrub_model`] over a map of extra attributes (quick-junit does not name its map type).
+fn scrub_map<M>(m: &mut M, one: &dyn Fn(&mut XmlString))
+where
+    M: Default + IntoIterator<Item = (XmlString, XmlString)> + FromIterator<(XmlString, XmlString)>,
+{
+    *m = std::mem::take(m)
+        .into_iter()
+        .map(|(mut k, mut v)| {
+            one(&mut k);
+            one(&mut v);
+            (k, v)
+        })
+        .collect();
 }
 
 /// A writer that replaces every character XML 1.0 does not allow ([`xml_chars`]) in the

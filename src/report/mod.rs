@@ -75,7 +75,10 @@ pub fn emit_to(
     outputs.recheck()?;
     if outputs.wants(Kind::Junit) {
         // Written as it is serialised: the XML of a large suite is never whole in memory.
-        let render = |w: &mut dyn Write| junit::render_to(report, w);
+        // Its texts are redacted one by one as quick-junit will write them.
+        let scrub = |s: &str| outputs.scrubbed(s).into_owned();
+        let scrub: Option<&dyn Fn(&str) -> String> = outputs.scrubs().then_some(&scrub);
+        let render = |w: &mut dyn Write| junit::render_to(report, w, scrub);
         if outputs.on_stdout(Kind::Junit) {
             render(&mut std::io::BufWriter::new(&mut *out))
                 .map_err(|e| PublishError::output("cannot write the report to stdout", e))?;

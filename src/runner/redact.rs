@@ -533,7 +533,15 @@ fn pieces(secret: &str) -> Vec<String> {
         secret.chars().rev().collect(),
     ] {
         if chars.len() > WINDOW {
-            out.extend(chars.windows(WINDOW).map(|w| w.iter().collect::<String>()));
+            // Only a piece with a letter or a digit in it: one of blanks, punctuation or
+            // control characters alone (a secret of thirteen `\t` escapes decodes to thirteen
+            // tabs) is ordinary text and would blank it wherever it is (review 50, rev50d 06).
+            out.extend(
+                chars
+                    .windows(WINDOW)
+                    .filter(|w| w.iter().any(|c| c.is_alphanumeric()))
+                    .map(|w| w.iter().collect::<String>()),
+            );
         }
     }
     out
@@ -834,5 +842,25 @@ mod tests {
         );
         assert!(out.ends_with("***"), "{}", &out[out.len() - 40..]);
         assert!(took < std::time::Duration::from_secs(20), "{took:?}");
+    }
+
+    #[test]
+    fn rev50d_06_a_piece_of_blanks_alone_is_not_redacted() {
+        // Review 50 (rev50d 06): a secret of thirteen `\t` escapes and `key9` decodes to
+        // thirteen tabs and `key9`; its first 12-character pieces, twelve tabs, blanked every
+        // twelve ordinary tabs in any output. A piece now holds a letter or a digit.
+        let secret = format!("{}key9", r"\t".repeat(13));
+        let r = Redactor::new([("MY_API_TOKEN", secret.as_str())], Vec::new());
+        let text = format!("twelve tabs:{}end", "\t".repeat(12));
+        assert_eq!(r.apply(&text), text);
+        // A piece with a letter in it is still redacted, and so is the secret decoded.
+        let cut = format!("x{}key", "\t".repeat(9));
+        assert_eq!(r.apply(&cut), "x***");
+        // The decoded secret whole: from its first piece with a letter on (the two tabs
+        // before it are only blanks).
+        assert_eq!(r.apply(&format!("{}key9", "\t".repeat(13))), "\t\t***");
+        // Nor does a secret of punctuation and blanks alone leave pieces of them.
+        let r = Redactor::new([("MY_API_TOKEN", "-- -- -- -- -- --x")], Vec::new());
+        assert_eq!(r.apply("-- -- -- -- -- --"), "-- -- -- -- -- --");
     }
 }

@@ -273,7 +273,9 @@ fn review49_c01_promptfoo_rows_past_the_record_cap_are_refused_while_streamed() 
     // each row parsed apart, which the parse-time count never saw: 1.2 million rows were held
     // (2.7 GB) until the ledger header refused them. The 200,001st row is refused now.
     let dir = tempfile::tempdir().expect("tempdir");
-    let row = |i: u32| format!("{{\"testIdx\":{i},\"vars\":{{\"a\":{i}}},\"success\":true}}");
+    let row = |i: u32| {
+        format!("{{\"id\":\"r{i}\",\"testIdx\":{i},\"vars\":{{\"a\":{i}}},\"success\":true}}")
+    };
     let n = 200_001u32;
     let rows: Vec<String> = (0..n).map(row).collect();
     let json = format!(

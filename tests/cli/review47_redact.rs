@@ -301,7 +301,7 @@ fn c09_a_json_escaped_secret_in_a_failure_and_in_promptfoo_vars() {
     )
     .unwrap();
     let vars = serde_json::json!({"user": "ci", "password": pw});
-    let row = serde_json::json!({"testIdx": 0, "promptIdx": 0, "testCase": {"vars": vars}, "vars": vars,
+    let row = serde_json::json!({"id": "row-1", "testIdx": 0, "promptIdx": 0, "testCase": {"vars": vars}, "vars": vars,
         "success": false, "failureReason": 1, "error": "login failed", "response": {"output": "denied"}});
     let pf = serde_json::json!({"evalId": "eval-1", "results": {"timestamp": "2026-12-01T10:02:00Z",
         "results": [row], "stats": {"successes": 0, "failures": 1, "errors": 0}}, "config": {}});

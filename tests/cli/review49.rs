@@ -152,7 +152,9 @@ fn review49_promptfoo_file_read_after_a_file_at_the_record_cap_is_not_refused() 
     let at = dir.path().join("at.json");
     std::fs::write(&at, vitest(200_000)).expect("write");
     let rows = (0..2)
-        .map(|i| format!("{{\"testIdx\":{i},\"vars\":{{\"a\":{i}}},\"success\":true}}"))
+        .map(|i| {
+            format!("{{\"id\":\"r{i}\",\"testIdx\":{i},\"vars\":{{\"a\":{i}}},\"success\":true}}")
+        })
         .collect::<Vec<_>>()
         .join(",");
     let pf = dir.path().join("p.json");
@@ -238,4 +240,124 @@ fn review49_promptfoo_row_id_given_twice_is_refused() {
     )
     .code(1)
     .stdout(predicate::str::contains("cancel"));
+}
+
+#[test]
+fn rev50d_10_eval_retries_removed_from_summaries_and_samples_but_not_its_journal_is_refused() {
+    // Review 50 (rev50d 10): `refund`'s epochs 1 and 4 errored first and were retried; the
+    // `retries` key deleted from `summaries.json` and the samples' `error_retries` emptied,
+    // the journal left as Inspect wrote it. The journal's count was compared only where both
+    // sides gave one, so the errored first attempts were gone and the file read PASS.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut m = read_eval(&fixture("inspect/retry-on-error.eval"));
+    assert!(
+        m.iter().any(|(n, _)| n.starts_with("_journal/summaries/")),
+        "the real fixture holds a journal"
+    );
+    edit(
+        &mut m,
+        |n| n == "summaries.json",
+        |v| {
+            for s in v.as_array_mut().expect("summaries") {
+                s.as_object_mut().expect("summary").remove("retries");
+            }
+        },
+    );
+    edit(
+        &mut m,
+        |n| n.starts_with("samples/"),
+        |s| s["error_retries"] = serde_json::json!([]),
+    );
+    let p = dir.path().join("forged.eval");
+    write_eval(&p, &m);
+    ingest(dir.path(), &p, &["--single", "6,1"])
+        .code(2)
+        .stderr(predicate::str::contains("sample `refund` epoch "))
+        .stderr(predicate::str::contains("member `_journal/summaries/"))
+        .stderr(predicate::str::contains(
+            "errored attempt(s), `summaries.json` and the sample 0)",
+        ))
+        .stdout(predicate::str::contains("PASS").not());
+    assert!(!dir.path().join("l.jsonl").exists(), "no ledger written");
+
+    // The control: the fixture itself, its retries counted everywhere, reads: refund FAILs.
+    let p = dir.path().join("real.eval");
+    write_eval(&p, &read_eval(&fixture("inspect/retry-on-error.eval")));
+    ingest(dir.path(), &p, &["--single", "6,1"])
+        .code(1)
+        .stdout(predicate::str::contains("refund  FAIL"));
+}
+
+#[test]
+fn rev50d_20_promptfoo_row_without_an_id_is_refused() {
+    // Review 50 (rev50d 20): a row with no `id` skipped the check that refuses one id twice,
+    // so each failing row of the `.jsonl` replaced by a copy of a passing row of its test,
+    // the copy's `id` deleted, read as a run that passed everything. Every row of every real
+    // promptfoo file has an id: a row without one is refused.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let real = fixture("promptfoo/results.jsonl");
+    let rows: Vec<serde_json::Value> = std::fs::read_to_string(&real)
+        .expect("fixture")
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("row"))
+        .collect();
+    assert!(
+        rows.iter()
+            .all(|r| r["id"].as_str().is_some_and(|i| !i.is_empty()))
+    );
+    let passing_of = |desc: &serde_json::Value| {
+        rows.iter()
+            .find(|r| r["testCase"]["description"] == *desc && r["success"] == true)
+            .cloned()
+            .expect("a passing row of each test")
+    };
+    let mut first_forged = None;
+    let forged: Vec<String> = rows
+        .iter()
+        .enumerate()
+        .map(|(n, r)| {
+            let mut r = r.clone();
+            if r["success"] == false {
+                let idx = r["testIdx"].clone();
+                r = passing_of(&r["testCase"]["description"]);
+                r["testIdx"] = idx;
+                r.as_object_mut().expect("row").remove("id");
+                first_forged.get_or_insert(n + 1);
+            }
+            r.to_string()
+        })
+        .collect();
+    let line = first_forged.expect("the fixture has failing rows");
+    let p = dir.path().join("forged.jsonl");
+    std::fs::write(&p, forged.join("\n") + "\n").expect("write");
+    ingest(
+        dir.path(),
+        &p,
+        &["--single", "20,3", "--assume-retries-off"],
+    )
+    .code(2)
+    .stderr(predicate::str::contains(format!(
+        "the promptfoo row at line {line} has no `id`"
+    )))
+    .stdout(predicate::str::contains("PASS").not());
+    assert!(!dir.path().join("l.jsonl").exists(), "no ledger written");
+
+    // In `results.json` too, and an empty id is none.
+    let mut json: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(fixture("promptfoo/results.json")).expect("fixture"),
+    )
+    .expect("json");
+    json["results"]["results"][2]["id"] = serde_json::json!("");
+    let p = dir.path().join("forged.json");
+    std::fs::write(&p, json.to_string()).expect("write");
+    ingest(
+        dir.path(),
+        &p,
+        &["--single", "20,3", "--assume-retries-off"],
+    )
+    .code(2)
+    .stderr(predicate::str::contains(
+        "the promptfoo row 3 of `results.results`",
+    ));
 }

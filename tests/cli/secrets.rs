@@ -865,3 +865,35 @@ fn rev50a_16_a_chart_title_s_blanks_do_not_spell_a_secret() {
         );
     }
 }
+
+#[test]
+fn rev50d_01_02_a_secret_split_by_an_ansi_escape_or_a_control_character_stays_out_of_the_junit() {
+    // Review 50 (rev50d 01, 02): the task prints the secret cut by an ANSI colour sequence
+    // (stdout), by a C0 control character (stderr), and writes it cut by an ANSI sequence in
+    // its note. No 12-character piece is whole on either side, so the first redaction finds
+    // nothing; quick-junit then strips ANSI sequences and control characters, and the JUnit
+    // report (written as serialised, not redacted again) held the secret whole.
+    let secret = "s3cr3t-value-123456";
+    let f = attack(
+        r#"A=$(printf %s "$MY_API_TOKEN" | cut -c1-9); B=$(printf %s "$MY_API_TOKEN" | cut -c10-)
+printf 'out %s\033[31m%s\n' "$A" "$B"
+printf 'err %s\001%s\n' "$A" "$B" >&2
+printf '{"pass": false, "note": "note %s\\u001b[31m%s"}' "$A" "$B" > "$GATE_RESULT""#,
+    );
+    let junit = f.dir.path().join("j.xml");
+    let out = f
+        .command(&["--junit", junit.to_str().unwrap()])
+        .env("MY_API_TOKEN", secret)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    let xml = read(&junit);
+    // The attack reached the report: its output, redacted as the XML holds it, and its note
+    // (gate prints the escape's character as `\u{1b}`, which keeps the secret apart).
+    assert!(xml.contains("out ***"), "{xml}");
+    assert!(xml.contains("err ***"), "{xml}");
+    assert!(xml.contains("note: note s3cr3t-va"), "{xml}");
+    assert!(!xml.contains(secret), "the secret is in the JUnit:\n{xml}");
+}
