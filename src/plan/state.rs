@@ -754,8 +754,8 @@ fn node_folders_below(top: &Path, root: &Path) -> (Vec<PathBuf>, Vec<PathBuf>, V
             }
             let Ok(kind) = e.file_type() else { continue };
             let name = e.file_name();
-            if kind.is_dir() {
-                if !matches!(
+            if kind.is_dir()
+                && !matches!(
                     name.to_str(),
                     Some(
                         "node_modules"
@@ -768,10 +768,10 @@ fn node_folders_below(top: &Path, root: &Path) -> (Vec<PathBuf>, Vec<PathBuf>, V
                             // through its map, not a `node_modules` walk (review 45, u3).
                             | ".yarn"
                     )
-                ) && e.path().starts_with(root)
-                {
-                    todo.push(e.path());
-                }
+                )
+                && e.path().starts_with(root)
+            {
+                todo.push(e.path());
             }
         }
     }

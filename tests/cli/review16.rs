@@ -5349,7 +5349,8 @@ exports.judge = () => {
         }
         let evil = format!("echo '{YES}' > evil.js");
         // (case, check line, files there at the start, what the trial writes)
-        let cases: [(&str, &str, Vec<(&str, &str)>, String); 3] = [
+        type Case<'a> = (&'a str, &'a str, Vec<(&'a str, &'a str)>, String);
+        let cases: [Case; 3] = [
             (
                 "01 app/.mocharc.js",
                 "cd app && node ../graders/check.js",

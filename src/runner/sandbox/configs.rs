@@ -307,7 +307,7 @@ const WALK_ENTRIES: usize = 200_000;
 
 /// Every folder below `root` (and `root`) now with its configuration ([`snapshot_of`]), each
 /// folder read once; folders of [`NOT_WALKED`] and their contents left out.
-fn walk(root: &Path) -> HashMap<PathBuf, BTreeMap<OsString, String>> {
+fn walk(root: &Path) -> Folders {
     let mut out = HashMap::new();
     let mut todo = vec![root.to_path_buf()];
     let mut read = 0usize;
@@ -412,6 +412,9 @@ fn extends_values(text: &str) -> Vec<String> {
     out
 }
 
+/// Folders with their configuration ([`walk`]).
+type Folders = HashMap<PathBuf, BTreeMap<OsString, String>>;
+
 /// The configuration of the watched folders ([`Configs::take`]).
 #[derive(Debug, Default)]
 pub struct Configs {
@@ -419,7 +422,7 @@ pub struct Configs {
     folders: Vec<(PathBuf, BTreeMap<OsString, String>)>,
     /// Each node check's folder, with every folder below it and its configuration when the
     /// run started ([`walk`]).
-    below: Vec<(PathBuf, HashMap<PathBuf, BTreeMap<OsString, String>>)>,
+    below: Vec<(PathBuf, Folders)>,
 }
 
 impl Configs {
