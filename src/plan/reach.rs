@@ -1086,7 +1086,7 @@ const RUNNERS: &[(&str, &str)] = &[
 /// 14, 23): `python3 -m pytest` in any spelling of the option (`-Im pytest`, `-mpytest`),
 /// inline code that imports it (`-c 'import pytest; pytest.main()'`), node running npm's,
 /// npx's, yarn's or pnpm's own script (`node …/npm/bin/npm-cli.js test`), `py.test`.
-pub(super) fn runner_of(name: &str, words: &[String]) -> Option<&'static str> {
+fn runner_of(name: &str, words: &[String]) -> Option<&'static str> {
     if name == "py.test" {
         return Some("pytest");
     }

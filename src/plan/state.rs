@@ -412,9 +412,11 @@ fn runs_package_script(line: &CommandLine, cwd: &Path, env: &[(String, String)])
         // npm started by its script (`node …/npm/bin/npm-cli.js test`: rev50c 04): its
         // words from the script on.
         if matches!(name.as_str(), "node" | "nodejs" | "bun")
-            && let Some(by) = super::reach::runner_of(&name, c)
-            && by != "npx"
             && let Some(i) = (1..c.len()).find(|&i| !c[i].starts_with('-'))
+            && matches!(
+                super::words::name_of(&c[i]).as_str(),
+                "npm-cli.js" | "yarn.js" | "yarn.cjs" | "pnpm.cjs" | "pnpm.js" | "pnpm.mjs"
+            )
         {
             return !matches!(c.get(i + 1).map(String::as_str), Some("exec" | "x" | "dlx"));
         }

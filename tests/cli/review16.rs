@@ -5554,4 +5554,44 @@ process.exit(fs.readFileSync(r, "utf8").trim() === "right" ? 0 : 1);
         let out = setup("").command(&[]).output().unwrap();
         assert_eq!(out.status.code(), Some(1), "(control) {}", both(&out));
     }
+
+    /// rev50b 05: a `package.json` field a tool reads as its configuration (mocha's
+    /// `"mocha": {"require": …}`), written by the trial: compared since review 50's last
+    /// change; PASSed a wrong answer on 095c999. A fake tool that reads the field as mocha
+    /// does (the wall reads no tool's code).
+    #[test]
+    fn rev50b_05_a_package_json_field_a_tool_reads_gets_no_verdict() {
+        if !has("node") {
+            skip_or_fail(&current_test(), "node", "no node here");
+            return;
+        }
+        let tool = "const fs = require(\"fs\"), path = require(\"path\");\nconst m = (JSON.parse(fs.readFileSync(\"package.json\", \"utf8\")).mocha || {}).require;\nif (m) require(path.resolve(m));\nprocess.exit(fs.readFileSync(\"result.txt\", \"utf8\").trim() === \"right\" ? 0 : 1);\n";
+        let setup = |trick: &str| {
+            let f = fixture("node graders/tool.js", "wrong");
+            let agent = format!("echo wrong > result.txt\n{trick}\n");
+            write_files(
+                &f,
+                &[
+                    ("package.json", "{\"name\":\"app\",\"version\":\"1.0.0\"}\n"),
+                    ("graders/tool.js", tool),
+                    ("graders/package.json", "{}\n"),
+                    ("agent.sh", &agent),
+                ],
+            );
+            f
+        };
+        let out = setup(&format!("echo '{YES}' > evil.js\necho '{{\"name\":\"app\",\"version\":\"1.0.0\",\"mocha\":{{\"require\":\"./evil.js\"}}}}' > package.json"))
+            .command(&[])
+            .output()
+            .unwrap();
+        let said = both(&out);
+        assert_eq!(out.status.code(), Some(4), "{said}");
+        assert!(said.contains("package.json"), "{said}");
+        // An agent's own new dependency in the same file: no tool field, a verdict.
+        let out = setup("echo '{\"name\":\"app\",\"version\":\"1.0.0\",\"dependencies\":{\"x\":\"1\"}}' > package.json")
+            .command(&[])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "(control) {}", both(&out));
+    }
 }

@@ -237,6 +237,14 @@ fn snapshot_of(
         if is_dir {
             folder(path.clone());
         }
+        if name == "package.json" && !is_dir {
+            // The fields tools read as their configuration (review 50, rev50b 05: `"mocha":
+            // {"require": "./x.js"}`).
+            // A `package.json` without them (`npm init -y`, an agent's new package) is none.
+            if let Some(fields) = tool_fields(&path) {
+                out.insert(OsString::from(TOOL_FIELDS_KEY), fields);
+            }
+        }
         if !config {
             continue;
         }
@@ -502,8 +510,37 @@ impl Configs {
     }
 }
 
+/// The key of a folder's `package.json` fields that tools read as configuration
+/// ([`tool_fields`]).
+const TOOL_FIELDS_KEY: &str = "/package.json#tools";
+
+/// The `package.json` fields that test runners and transforms read as their configuration,
+/// each naming code they load (`require`, `setupFiles`, `presets`, `plugins`, …).
+const TOOL_FIELDS: &[&str] = &["jest", "mocha", "babel", "ava", "nyc", "c8", "vitest"];
+
+/// The [`TOOL_FIELDS`] of the `package.json` at `p` now, as text, or `None` where it has
+/// none (a file gate cannot read as JSON by its hash: what tools read of it is unknown).
+fn tool_fields(p: &Path) -> Option<String> {
+    let Ok(text) = crate::input::read_regular(p, 4 << 20) else {
+        return Some(state(p));
+    };
+    let body = text.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&text);
+    match serde_json::from_slice::<serde_json::Value>(body) {
+        Ok(v) => {
+            let fields: Vec<(&str, &serde_json::Value)> = (TOOL_FIELDS.iter())
+                .filter_map(|f| v.get(*f).map(|x| (*f, x)))
+                .collect();
+            (!fields.is_empty()).then(|| format!("{fields:?}"))
+        }
+        Err(_) => Some(format!("not JSON: {}", crate::ledger::sha256_hex(&text))),
+    }
+}
+
 /// The path a key of a configuration map names in folder `dir`.
 fn path_of(dir: &Path, name: &OsStr) -> PathBuf {
+    if name == TOOL_FIELDS_KEY {
+        return dir.join("package.json");
+    }
     match name.as_bytes().strip_prefix(b"/extends:") {
         Some(rest) => PathBuf::from(OsStr::from_bytes(rest)),
         None if name.as_bytes().starts_with(b"/") => dir.to_path_buf(),
