@@ -149,7 +149,16 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
     sandbox.watch(&node.watched);
     sandbox.watch_manifests(&node.manifests);
     sandbox.watch_scripts(&node.scripts);
-    sandbox.watch_configs(&node.configs, &node.config_roots);
+    if let Some(top) = sandbox.watch_configs(&node.configs, &node.config_roots)
+        && !output.quiet
+    {
+        eprintln!(
+            "warning: the folders below `{}` hold more than 200000 entries; a tool's \
+             configuration past them is not compared before a check (keep the task's folder \
+             smaller, or the data a trial writes outside it)",
+            top.display()
+        );
+    }
     if let Some(top) = &node.partial
         && !output.quiet
     {

@@ -413,10 +413,17 @@ fn runs_package_script(line: &CommandLine, cwd: &Path, env: &[(String, String)])
         // words from the script on.
         if matches!(name.as_str(), "node" | "nodejs" | "bun")
             && let Some(i) = (1..c.len()).find(|&i| !c[i].starts_with('-'))
-            && matches!(
+            && (matches!(
                 super::words::name_of(&c[i]).as_str(),
                 "npm-cli.js" | "yarn.js" | "yarn.cjs" | "pnpm.cjs" | "pnpm.js" | "pnpm.mjs"
-            )
+            ) || Path::new(&c[i]).components().any(|p| {
+                // A script of npm's, yarn's or pnpm's own package (`…/npm/index.js`: rev50e
+                // 01), which runs its command line.
+                matches!(
+                    p.as_os_str().to_str(),
+                    Some("npm" | "yarn" | "pnpm" | "corepack")
+                )
+            }))
         {
             return !matches!(c.get(i + 1).map(String::as_str), Some("exec" | "x" | "dlx"));
         }

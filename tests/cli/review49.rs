@@ -280,6 +280,25 @@ fn rev50d_10_eval_retries_removed_from_summaries_and_samples_but_not_its_journal
         .stdout(predicate::str::contains("PASS").not());
     assert!(!dir.path().join("l.jsonl").exists(), "no ledger written");
 
+    // rev50e 06: the same, and the journal's entries given an `error_retries: []` beside
+    // Inspect's own `retries`: the journal counted the added key and read 0. Its larger
+    // count is what it says.
+    edit(
+        &mut m,
+        |n| n.starts_with("_journal/summaries/"),
+        |v| {
+            for s in v.as_array_mut().expect("journal") {
+                s["error_retries"] = serde_json::json!([]);
+            }
+        },
+    );
+    let p = dir.path().join("forged-journal.eval");
+    write_eval(&p, &m);
+    ingest(dir.path(), &p, &["--single", "6,1"])
+        .code(2)
+        .stderr(predicate::str::contains("member `_journal/summaries/"))
+        .stdout(predicate::str::contains("PASS").not());
+
     // The control: the fixture itself, its retries counted everywhere, reads: refund FAILs.
     let p = dir.path().join("real.eval");
     write_eval(&p, &read_eval(&fixture("inspect/retry-on-error.eval")));

@@ -174,7 +174,11 @@ pub fn is_config(name: &OsStr) -> bool {
         .flat_map(|(names, _)| names.iter())
         .chain(CONFIG_FOLDERS)
         .any(|n| n.as_bytes() == b)
-        || CONFIG_PREFIXES.iter().any(|p| b.starts_with(p.as_bytes()))
+        || CONFIG_PREFIXES.iter().any(|p| {
+            // `tsconfig.*.json`, not tsc's `tsconfig.tsbuildinfo` (rev50e H3: an agent's
+            // incremental build is no configuration).
+            b.starts_with(p.as_bytes()) && (p.starts_with('.') || b.ends_with(b".json"))
+        })
 }
 
 /// What `m` is: type and mode, device, inode, size and change time (which a process cannot
@@ -210,7 +214,7 @@ fn state(p: &Path) -> String {
 /// whole is a state of its own.
 fn snapshot(dir: &Path) -> BTreeMap<OsString, String> {
     match fs::read_dir(dir) {
-        Ok(list) => snapshot_of(dir, list.flatten().map(|e| entry(&e)), &mut |_| {}),
+        Ok(list) => snapshot_of(dir, list.flatten().map(|e| entry(&e)), &mut |_| {}, false),
         Err(_) => BTreeMap::from([(OsString::from("/unreadable"), state(dir))]),
     }
 }
@@ -227,13 +231,17 @@ fn snapshot_of(
     dir: &Path,
     names: impl Iterator<Item = (OsString, bool)>,
     folder: &mut dyn FnMut(PathBuf),
+    below: bool,
 ) -> BTreeMap<OsString, String> {
     let mut out = BTreeMap::new();
     let mut seen = 0usize;
     for (name, is_dir) in names {
         seen += 1;
         let path = dir.join(&name);
-        let config = is_config(&name);
+        // node-config reads `config/` of the folder node runs in; below the check's folder
+        // a `config` folder is most often the project's own source (rev50e H2:
+        // `src/config/index.js`), so there it is a folder like another.
+        let config = is_config(&name) && !(below && is_dir && name == "config");
         if is_dir {
             folder(path.clone());
         }
@@ -333,14 +341,19 @@ fn walk(root: &Path) -> Folders {
         let names: Vec<(OsString, bool)> = list.flatten().map(|e| entry(&e)).collect();
         read += names.len();
         let mut below = Vec::new();
-        let map = snapshot_of(&dir, names.into_iter(), &mut |p| {
-            if !p
-                .file_name()
-                .is_some_and(|n| NOT_WALKED.iter().any(|x| n == *x))
-            {
-                below.push(p);
-            }
-        });
+        let map = snapshot_of(
+            &dir,
+            names.into_iter(),
+            &mut |p| {
+                if !p
+                    .file_name()
+                    .is_some_and(|n| NOT_WALKED.iter().any(|x| n == *x))
+                {
+                    below.push(p);
+                }
+            },
+            true,
+        );
         out.insert(dir, map);
         if read > WALK_ENTRIES {
             out.insert(
@@ -462,14 +475,24 @@ impl Configs {
         let none = BTreeMap::new();
         self.below.iter().find_map(|(root, was)| {
             let now = walk(root);
-            now.iter().find_map(|(dir, map)| {
-                let before = was.get(dir).unwrap_or(&none);
-                let name = (before.iter())
-                    .find(|(n, s)| map.get(*n) != Some(s))
-                    .map(|(n, _)| n)
-                    .or_else(|| map.keys().find(|n| !before.contains_key(*n)))?;
-                Some(path_of(dir, name))
-            })
+            now.iter()
+                .find_map(|(dir, map)| {
+                    let before = was.get(dir).unwrap_or(&none);
+                    let name = (before.iter())
+                        .find(|(n, s)| map.get(*n) != Some(s))
+                        .map(|(n, _)| n)
+                        .or_else(|| map.keys().find(|n| !before.contains_key(*n)))?;
+                    Some(path_of(dir, name))
+                })
+                // A folder there at the start that is now a link or a file: the walk does
+                // not follow it, and node does (rev50e 03: `app` swapped for a link to a
+                // folder holding a `.mocharc.yml`).
+                .or_else(|| {
+                    (was.keys())
+                        .filter(|d| !now.contains_key(*d))
+                        .find(|d| fs::symlink_metadata(d).is_ok_and(|m| !m.is_dir()))
+                        .cloned()
+                })
         })
     }
 
@@ -502,6 +525,17 @@ impl Configs {
                         })
                     })
             })
+    }
+
+    /// The first check's folder whose walk stopped at [`WALK_ENTRIES`] when the run
+    /// started: a configuration past the bound is not compared (rev50e 04, 15).
+    pub fn partial(&self) -> Option<&Path> {
+        (self.below.iter())
+            .find(|(root, m)| {
+                m.get(root)
+                    .is_some_and(|x| x.contains_key(OsStr::new("/walk")))
+            })
+            .map(|(root, _)| root.as_path())
     }
 
     /// Whether no folder is watched (no check runs node).

@@ -559,8 +559,11 @@ impl Sandbox {
 
     /// Watch the configuration in `folders` as it is now
     /// ([`crate::plan::state::NodeFolders::configs`], [`configs::Configs`]).
-    pub fn watch_configs(&mut self, folders: &[PathBuf], roots: &[PathBuf]) {
+    ///
+    /// The check's folder whose walk stopped at its bound, if any ([`configs::Configs::partial`]).
+    pub fn watch_configs(&mut self, folders: &[PathBuf], roots: &[PathBuf]) -> Option<&Path> {
         self.configs = configs::Configs::take(folders, roots);
+        self.configs.partial()
     }
 
     /// The first configuration file on a node check's way that appeared, went, or changed
