@@ -582,8 +582,22 @@ fn path_of(dir: &Path, name: &OsStr) -> PathBuf {
     }
 }
 
+/// Whether `path`'s own name is a configuration name ([`is_config`]).
+fn is_config_path(path: &Path) -> bool {
+    path.file_name().is_some_and(is_config)
+}
+
 /// Why a check may not run when `path` is [`Configs::changed`].
 pub fn refusal(path: &Path) -> String {
+    if fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) && !is_config_path(path)
+    {
+        return format!(
+            "`{}` was a folder when the run started and is now a link (a trial did it), below \
+             the check's folder: node and the tools the check runs follow it to what the trial \
+             put there; the check was not run and no verdict is published",
+            path.display()
+        );
+    }
     format!(
         "`{}` changed during the run (it appeared, went, or was rewritten; a trial did it), \
          on the check's way: a tool the check runs reads it as configuration, so the check \
