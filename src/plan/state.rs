@@ -508,6 +508,8 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
     let mut config_listed: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
     let mut script_listed: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
     let mut launched: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut path_lists: std::collections::HashMap<std::ffi::OsString, Vec<String>> =
+        std::collections::HashMap::new();
     for t in &plan.tasks {
         for (line, cwd, env) in check_lines(t) {
             let graders = own_graders(line, cwd, env);
@@ -586,7 +588,16 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
                     // text started `npm test`). So under a package script a new `.bin` name
                     // that is a program on the `PATH` when the run starts, or a word of a
                     // `scripts` entry, counts as a name the check runs.
-                    for name in path_programs(env)
+                    let path = (env.iter().rev())
+                        .find(|(k, _)| k == "PATH")
+                        .map(|(_, v)| std::ffi::OsString::from(v))
+                        .or_else(|| std::env::var_os("PATH"))
+                        .unwrap_or_default();
+                    // Read once per `PATH`, not once per check line.
+                    let programs = (path_lists.entry(path))
+                        .or_insert_with_key(|p| path_programs(p))
+                        .clone();
+                    for name in programs
                         .into_iter()
                         .chain(way.iter().chain(&below).flat_map(|f| script_words(f)))
                     {
@@ -671,16 +682,11 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
     found
 }
 
-/// The names of the programs in the folders of the `PATH` a check starts with (the plan's
-/// `env:` `PATH`, else gate's own) when the run starts: at most [`PATH_PROGRAMS`] of them.
-fn path_programs(env: &[(String, String)]) -> Vec<String> {
-    let path = (env.iter().rev())
-        .find(|(k, _)| k == "PATH")
-        .map(|(_, v)| std::ffi::OsString::from(v))
-        .or_else(|| std::env::var_os("PATH"))
-        .unwrap_or_default();
+/// The names of the programs in the folders of `path`, the `PATH` a check starts with (the
+/// plan's `env:` `PATH`, else gate's own), when the run starts: at most [`PATH_PROGRAMS`].
+fn path_programs(path: &std::ffi::OsStr) -> Vec<String> {
     let mut out = Vec::new();
-    for dir in std::env::split_paths(&path) {
+    for dir in std::env::split_paths(path) {
         let Ok(list) = std::fs::read_dir(&dir) else {
             continue;
         };

@@ -379,13 +379,13 @@ fn extended(file: &Path) -> Vec<PathBuf> {
         if out.len() >= EXTENDS_DEPTH {
             break;
         }
-        let Ok(m) = fs::metadata(&f) else { continue };
-        if !m.is_file() || m.len() > 1 << 20 {
-            continue;
-        }
-        let Ok(text) = fs::read_to_string(&f) else {
+        // Without blocking and a regular file by the descriptor opened: this runs at every
+        // look, when a trial beside the check (`policy.jobs` above 1) may have swapped a FIFO
+        // in after a `stat`.
+        let Ok(bytes) = crate::input::read_regular(&f, 1 << 20) else {
             continue;
         };
+        let text = String::from_utf8_lossy(&bytes);
         let dir = f.parent().unwrap_or(Path::new("/"));
         for v in extends_values(&text) {
             if !(v.starts_with('.') || v.starts_with('/')) {
