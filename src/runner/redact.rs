@@ -21,6 +21,9 @@
 //!   `\u003c`…, as Go writes): a test that dumps its config as JSON, or gate itself building
 //!   a promptfoo test id from its `vars`, writes a password holding `"` or `\` so (review 47,
 //!   c09), and no piece of the plain secret need survive that;
+//! - a secret typed with escape sequences (`pa55\nword`, a backslash and an `n`): the text
+//!   with each escape as typed or as the character it stands for, in any mix, since gate's
+//!   own encodings print the character as the escape ([`units`]);
 //! - any [`WINDOW`]-character piece of a secret (or of it reversed) of at least that length,
 //!   so a prefix, a suffix or a secret split across two prints leaks at most
 //!   `WINDOW - 1` characters at each end of each piece. A value that is a file path (it
@@ -47,8 +50,20 @@ pub struct Redactor {
     pieces: Vec<String>,
     /// One automaton over `literals` and `pieces` (`None` when both are empty).
     matcher: Option<AhoCorasick>,
+    /// Each secret typed with escape sequences, cut into [`Unit`]s ([`units`]), matched with
+    /// each escape as typed or decoded, in any mix ([`Redactor::escaped_spans`]).
+    escaped: Vec<Vec<Unit>>,
+    /// One automaton over the first unit's forms of each of `escaped` (pattern `i` is
+    /// `escaped[starts_of[i]]`): where a match may start.
+    starts: Option<AhoCorasick>,
+    /// The secret of `escaped` each pattern of `starts` starts.
+    starts_of: Vec<usize>,
     patterns: Vec<Regex>,
 }
+
+/// A part of a secret: literal text (`None`), or an escape sequence as typed with the
+/// character it stands for.
+type Unit = (String, Option<String>);
 
 /// Substrings of an environment variable name that mark its value as a secret.
 const SECRET_MARKERS: [&str; 4] = ["TOKEN", "SECRET", "KEY", "PASSWORD"];
@@ -193,18 +208,30 @@ impl Redactor {
                 if json != *v {
                     out.extend(pieces(&json));
                 }
-                // And of the secret with its escapes decoded (the last of [`unescaped`]).
-                if let Some(all) = unescaped(v).pop() {
+                // And of the secret with its escapes decoded ([`unescaped`]).
+                if let Some(all) = unescaped(v) {
                     out.extend(pieces(&all));
                 }
                 out
             })
             .collect();
-        Redactor::build(literals, pieces, patterns)
+        // A secret with escapes whose decoded form has a letter or a digit (one of blanks
+        // and control characters alone is ordinary text: rev50d 06).
+        let escaped = secrets
+            .iter()
+            .filter(|v| unescaped(v).is_some_and(|u| u.chars().any(char::is_alphanumeric)))
+            .map(|v| units(v))
+            .collect();
+        Redactor::build(literals, pieces, escaped, patterns)
     }
 
     /// Sort, de-duplicate and compile the forms.
-    fn build(mut literals: Vec<String>, mut pieces: Vec<String>, patterns: Vec<Regex>) -> Self {
+    fn build(
+        mut literals: Vec<String>,
+        mut pieces: Vec<String>,
+        mut escaped: Vec<Vec<Unit>>,
+        patterns: Vec<Regex>,
+    ) -> Self {
         // Longest first: `longest_literal` is the first.
         literals.sort_by_key(|s| std::cmp::Reverse(s.len()));
         literals.dedup();
@@ -222,12 +249,69 @@ impl Redactor {
                 .build(&all)
                 .expect("literal strings always compile")
         });
+        escaped.sort();
+        escaped.dedup();
+        let mut firsts: Vec<&str> = Vec::new();
+        let mut starts_of = Vec::new();
+        for (i, units) in escaped.iter().enumerate() {
+            let (typed, ch) = &units[0];
+            for form in std::iter::once(typed).chain(ch) {
+                firsts.push(form);
+                starts_of.push(i);
+            }
+        }
+        let starts = (!firsts.is_empty()).then(|| {
+            AhoCorasick::builder()
+                .match_kind(MatchKind::Standard)
+                .build(&firsts)
+                .expect("literal strings always compile")
+        });
         Redactor {
             literals,
             pieces,
             matcher,
+            escaped,
+            starts,
+            starts_of,
             patterns,
         }
+    }
+
+    /// Where in `text` a secret typed with escapes stands with each escape as typed or as
+    /// the character it stands for, in any mix (review 50, rev50d 04: seven escapes, one
+    /// decoded): the spans, each as long as the match can be.
+    fn escaped_spans(&self, text: &str) -> Vec<(usize, usize)> {
+        let Some(starts) = &self.starts else {
+            return Vec::new();
+        };
+        let bytes = text.as_bytes();
+        let mut out = Vec::new();
+        for m in starts.find_overlapping_iter(text) {
+            let units = &self.escaped[self.starts_of[m.pattern().as_usize()]];
+            // Every position the units matched so far can end at (an escape of a backslash
+            // matches `\\` and `\\` alike, so more than one).
+            let mut at = vec![m.start()];
+            for (typed, ch) in units {
+                let mut next = Vec::with_capacity(2);
+                for form in std::iter::once(typed).chain(ch) {
+                    for &p in &at {
+                        if bytes[p..].starts_with(form.as_bytes())
+                            && !next.contains(&(p + form.len()))
+                        {
+                            next.push(p + form.len());
+                        }
+                    }
+                }
+                at = next;
+                if at.is_empty() {
+                    break;
+                }
+            }
+            if let Some(&end) = at.iter().max() {
+                out.push((m.start(), end));
+            }
+        }
+        out
     }
 
     /// The redactor of gate's own environment plus `patterns` (`policy.redact`).
@@ -251,7 +335,9 @@ impl Redactor {
         literals.extend(extra.literals);
         let mut pieces = self.pieces.clone();
         pieces.extend(extra.pieces);
-        Redactor::build(literals, pieces, self.patterns.clone())
+        let mut escaped = self.escaped.clone();
+        escaped.extend(extra.escaped);
+        Redactor::build(literals, pieces, escaped, self.patterns.clone())
     }
 
     /// Bytes of the longest literal secret (0 when there is none): output captures keep at
@@ -270,6 +356,7 @@ impl Redactor {
                     .find_overlapping_iter(text)
                     .map(|m| (m.start(), m.end()))
                     .collect();
+                spans.extend(self.escaped_spans(text));
                 if spans.is_empty() {
                     text.to_string()
                 } else {
@@ -352,27 +439,23 @@ fn encodings(secret: &str) -> Vec<String> {
     for style in [JsonStyle::Minimal, JsonStyle::Ascii, JsonStyle::Html] {
         out.push(json_escape(secret, style));
     }
-    out.extend(unescaped(secret).into_iter().filter(|u| could_be_secret(u)));
+    // Decoded whole, as a literal too (also for a secret of escapes and punctuation alone,
+    // which [`Redactor::escaped_spans`] leaves out).
+    out.extend(unescaped(secret).filter(|u| could_be_secret(u)));
     out.sort();
     out.dedup();
     out
 }
 
-/// At most this many escape sequences of one secret are decoded in every combination
-/// ([`unescaped`]): 2^6 forms. Past it, only the secret with all of them decoded.
-const MAX_ESCAPES_MIXED: usize = 6;
-
-/// The texts that gate's own output encodings turn into `secret` (review 50, rev50a 06 and
-/// 10): a secret that holds an escape sequence (`pa55\nword`, typed with a backslash) is
-/// what the terminal (`\n`, `\t`, `\u{1b}`), JSON (`\n`, `\"`, `\\`, `\u000a`) and the
-/// Markdown summary (`\|`, `\[`, `&lt;`, `&amp;`, `&#96;`, `&#47;`) print for a text
-/// holding the character it stands for. Redaction runs on the text as read, before those
-/// encodings, so the text with the character is redacted too: each escape decoded or kept
-/// in every combination (at most [`MAX_ESCAPES_MIXED`] of them; past that, all decoded),
-/// since an encoding prints the escape and the character alike.
-fn unescaped(secret: &str) -> Vec<String> {
-    // The secret cut into literal text and escapes, each escape with what it stands for.
-    let mut parts: Vec<(String, Option<char>)> = Vec::new();
+/// `secret` cut into literal text and the escape sequences of gate's own output encodings,
+/// each escape with the character it stands for ([`escape_at`]; review 50, rev50a 06 and
+/// 10): a secret that holds one (`pa55\nword`, typed with a backslash) is what the terminal
+/// (`\n`, `\t`, `\u{1b}`), JSON (`\n`, `\"`, `\\`, `\u000a`) and the Markdown summary
+/// (`\|`, `\[`, `&lt;`, `&amp;`, `&#96;`, `&#47;`) print for a text holding the character
+/// itself. Redaction runs on the text as read, before those encodings, so a text with each
+/// escape as typed or decoded, in any mix, is the secret too ([`Redactor::escaped_spans`]).
+fn units(secret: &str) -> Vec<Unit> {
+    let mut parts: Vec<Unit> = Vec::new();
     let mut rest = secret;
     let mut lit = String::new();
     while let Some(c) = rest.chars().next() {
@@ -380,7 +463,7 @@ fn unescaped(secret: &str) -> Vec<String> {
             if !lit.is_empty() {
                 parts.push((std::mem::take(&mut lit), None));
             }
-            parts.push((rest[..len].to_string(), Some(ch)));
+            parts.push((rest[..len].to_string(), Some(ch.to_string())));
             rest = &rest[len..];
         } else {
             lit.push(c);
@@ -390,32 +473,17 @@ fn unescaped(secret: &str) -> Vec<String> {
     if !lit.is_empty() {
         parts.push((lit, None));
     }
-    let escapes = parts.iter().filter(|(_, c)| c.is_some()).count();
-    if escapes == 0 {
-        return Vec::new();
-    }
-    let join = |mask: u32| {
-        let mut k = 0;
-        let mut s = String::with_capacity(secret.len());
-        for (text, ch) in &parts {
-            match ch {
-                Some(ch) => {
-                    if mask & (1 << k) != 0 {
-                        s.push(*ch);
-                    } else {
-                        s.push_str(text);
-                    }
-                    k += 1;
-                }
-                None => s.push_str(text),
-            }
-        }
-        s
-    };
-    if escapes > MAX_ESCAPES_MIXED {
-        return vec![join(u32::MAX)];
-    }
-    (1..1u32 << escapes).map(join).collect()
+    parts
+}
+
+/// `secret` with every escape sequence of [`units`] decoded, or `None` when it has none.
+fn unescaped(secret: &str) -> Option<String> {
+    let parts = units(secret);
+    parts.iter().any(|(_, c)| c.is_some()).then(|| {
+        (parts.iter())
+            .map(|(typed, c)| c.as_deref().unwrap_or(typed))
+            .collect()
+    })
 }
 
 /// The escape sequence at the start of `s` in one of gate's output encodings, and the
@@ -807,10 +875,9 @@ mod tests {
         let l = Redactor::new([("MY_API_TOKEN", r"0123456789\tabcdefghij")], Vec::new());
         assert_eq!(l.apply("x 89\tabcdefghij"), "x ***");
         // No escape: no new form; an escape of nothing known stays as typed.
-        assert_eq!(unescaped("plain-secret-1"), Vec::<String>::new());
-        assert_eq!(unescaped(r"a\qb&zz;c"), Vec::<String>::new());
-        // Many escapes: every one decoded at once, not 2^n forms.
-        assert_eq!(unescaped(&r"\n".repeat(8)), vec!["\n".repeat(8)]);
+        assert_eq!(unescaped("plain-secret-1"), None);
+        assert_eq!(unescaped(r"a\qb&zz;c"), None);
+        assert_eq!(unescaped(&r"\n".repeat(8)), Some("\n".repeat(8)));
     }
 
     #[test]
@@ -845,6 +912,37 @@ mod tests {
     }
 
     #[test]
+    fn rev50d_04_05_a_secret_with_escapes_is_redacted_in_every_mix_and_however_short_decoded() {
+        // Review 50 (rev50d 04): seven `\t` escapes, the fourth printed as a tab, the others
+        // as typed; past six escapes only the all-decoded form was a literal.
+        let secret = r"p\tq\tr\ts\tu\tv\tw\tz";
+        let r = Redactor::new([("MY_API_TOKEN", secret)], Vec::new());
+        let mix = r"p\tq\tr\ts".to_string() + "\t" + r"u\tv\tw\tz";
+        assert_eq!(r.apply(&format!("note {mix} end")), "note *** end");
+        // Every one of the 2^7 mixes.
+        for mask in 0..128u32 {
+            let mut text = String::from("p");
+            for (i, c) in "qrsuvwz".chars().enumerate() {
+                text.push_str(if mask & (1 << i) != 0 { "\t" } else { r"\t" });
+                text.push(c);
+            }
+            assert_eq!(r.apply(&format!("<{text}>")), "<***>", "{text:?}");
+        }
+        // A backslash printed just before it changes nothing.
+        assert_eq!(r.apply(&format!("\\{mix}")), "\\***");
+        // rev50d 05: ten bytes typed, five decoded (`7`, tab, `#`, newline, `@`).
+        let r = Redactor::new([("MY_API_TOKEN", r"7\t#\n@")], Vec::new());
+        assert_eq!(r.apply("out 7\t#\n@ end"), "out *** end");
+        assert_eq!(r.apply(&(r"out 7\t#".to_owned() + "\n@")), "out ***");
+        // The escape of a backslash matches one backslash or two.
+        let r = Redactor::new([("MY_API_TOKEN", r"ab\\cd\tef")], Vec::new());
+        assert_eq!(r.apply("x ab\\cd\tef y"), "x *** y");
+        assert_eq!(r.apply(r"x ab\\cd\tef y"), "x *** y");
+        // Text that is not the secret stays.
+        assert_eq!(r.apply("ab cd ef"), "ab cd ef");
+    }
+
+    #[test]
     fn rev50d_06_a_piece_of_blanks_alone_is_not_redacted() {
         // Review 50 (rev50d 06): a secret of thirteen `\t` escapes and `key9` decodes to
         // thirteen tabs and `key9`; its first 12-character pieces, twelve tabs, blanked every
@@ -856,9 +954,8 @@ mod tests {
         // A piece with a letter in it is still redacted, and so is the secret decoded.
         let cut = format!("x{}key", "\t".repeat(9));
         assert_eq!(r.apply(&cut), "x***");
-        // The decoded secret whole: from its first piece with a letter on (the two tabs
-        // before it are only blanks).
-        assert_eq!(r.apply(&format!("{}key9", "\t".repeat(13))), "\t\t***");
+        // The decoded secret whole.
+        assert_eq!(r.apply(&format!("{}key9", "\t".repeat(13))), "***");
         // Nor does a secret of punctuation and blanks alone leave pieces of them.
         let r = Redactor::new([("MY_API_TOKEN", "-- -- -- -- -- --x")], Vec::new());
         assert_eq!(r.apply("-- -- -- -- -- --"), "-- -- -- -- -- --");

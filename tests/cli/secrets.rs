@@ -897,3 +897,58 @@ printf '{"pass": false, "note": "note %s\\u001b[31m%s"}' "$A" "$B" > "$GATE_RESU
     assert!(xml.contains("note: note s3cr3t-va"), "{xml}");
     assert!(!xml.contains(secret), "the secret is in the JUnit:\n{xml}");
 }
+
+#[test]
+fn rev50d_03_a_secret_of_a_task_s_env_stays_out_of_the_rendered_summary() {
+    // Review 50 (rev50d 03): a secret given only in the plan's task `env:` (not in gate's
+    // environment) holding a space. The task writes its note with `\u0001` where the secret
+    // has the space, so the first redaction finds nothing; the Markdown summary folds the
+    // control character to a space, and its second redaction, as rendered, knew gate's
+    // environment only.
+    let secret = "s3cr3t-va1u e-x9-12345";
+    let f = Fixture::new(&format!(
+        "version: 1\nsampling: {{single: {{n: 2, c: 1}}}}\ntasks:\n  - id: t1\n    run: |\n      \
+         V=$(printf %s \"$PLAN_API_TOKEN\" | sed 's/ /\\\\u0001/')\n      \
+         printf '{{\"pass\": false, \"note\": \"note %s\"}}' \"$V\" > \"$GATE_RESULT\"\n      \
+         exit 1\n    env:\n      PLAN_API_TOKEN: \"{secret}\"\n"
+    ));
+    let dir = f.dir.path();
+    let (md, json, junit, step) = (
+        dir.join("s.md"),
+        dir.join("r.json"),
+        dir.join("j.xml"),
+        dir.join("step.md"),
+    );
+    let out = f
+        .command(&[
+            "--summary",
+            md.to_str().unwrap(),
+            "--json",
+            json.to_str().unwrap(),
+            "--junit",
+            junit.to_str().unwrap(),
+        ])
+        .env("GITHUB_STEP_SUMMARY", &step)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    let summary = read(&md);
+    // The note reached the summary (so the redaction, not its absence, keeps the secret out).
+    assert!(summary.contains("note "), "{summary}");
+    for (what, text) in [
+        ("summary", summary),
+        ("step summary", read(&step)),
+        ("JSON report", read(&json)),
+        ("JUnit", read(&junit)),
+        ("stdout", stdout),
+        ("stderr", stderr),
+        ("ledger", read(&f.ledger_path())),
+    ] {
+        assert!(
+            !text.contains(secret),
+            "the secret is in the {what}:\n{text}"
+        );
+    }
+}
