@@ -164,7 +164,8 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
     sandbox.watch(&node.watched);
     sandbox.watch_manifests(&node.manifests);
     sandbox.watch_scripts(&node.scripts);
-    if let Some(top) = sandbox.watch_configs(&node.configs, &node.config_roots)
+    let writable = crate::plan::state::writable_roots(&plan);
+    if let Some(top) = sandbox.watch_configs(&node.configs, &node.config_roots, &writable)
         && !output.quiet
     {
         eprintln!(

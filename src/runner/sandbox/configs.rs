@@ -11,7 +11,9 @@
 //! check's way (the check's folder and each grader's, each up to the top of its writable
 //! root), the stamp of every name of [`CONFIGS`] and of every name starting with one of
 //! [`CONFIG_PREFIXES`] there, present or not; and for a `config` folder, the stamps of its
-//! entries too. A name that appeared, went, or changed (type, mode, size, inode, change
+//! entries too; and every folder below each node check's folder ([`walk`]: links into the
+//! trials' roots followed, a Python environment for jest's `__mocks__` only). A name that
+//! appeared, went, or changed (type, mode, size, inode, change
 //! time; a link also by its text and what it leads to) is a change, and the check does not
 //! run ([`Configs::changed`]).
 //!
@@ -306,28 +308,39 @@ fn snapshot_of(
 }
 
 /// Folders below a check's that the walk ([`walk`]) leaves out: a package's own and git's
-/// (the packages wall and git's pin cover them), a Python environment and gate's own
-/// output (large, and no node tool's configuration is looked for there).
-const NOT_WALKED: &[&str] = &[
-    "node_modules",
-    ".git",
-    ".venv",
-    "venv",
-    "__pycache__",
-    "gate-out",
-];
+/// (the packages wall and git's pin cover them, and jest's crawl leaves them out too).
+const NOT_WALKED: &[&str] = &["node_modules", ".git"];
+
+/// Folders below a check's where the walk ([`walk`]) looks for jest's `__mocks__` only, and
+/// last: a Python environment and gate's own output are large and hold no node tool's
+/// configuration, but jest's crawl of its root goes through them and takes a `__mocks__`
+/// it finds there as any other (review 50, rev50c 13: `venv/lib/__mocks__/eq.js`).
+const MOCKS_ONLY: &[&str] = &[".venv", "venv", "__pycache__", "gate-out"];
 
 /// Entries read at most below one check's folder by [`walk`]; past them the walk stops and
 /// says so (a marker of its own).
 const WALK_ENTRIES: usize = 200_000;
 
+/// A folder for [`walk`] to read: its path, whether only `__mocks__` is looked for in it
+/// ([`MOCKS_ONLY`]), and the targets of the links followed on the way to it.
+type ToWalk = (PathBuf, bool, Vec<PathBuf>);
+
 /// Every folder below `root` (and `root`) now with its configuration ([`snapshot_of`]), each
-/// folder read once; folders of [`NOT_WALKED`] and their contents left out.
-fn walk(root: &Path) -> Folders {
+/// folder read once; folders of [`NOT_WALKED`] and their contents left out, those of
+/// [`MOCKS_ONLY`] read last and for `__mocks__` only.
+///
+/// A link to a folder inside one of `writable` (the roots the trials may write) and outside
+/// `root` is followed, by the link's path: a grader that runs `cd app && mocha` where `app`
+/// leads into a `writable:` root finds what a trial wrote there (review 50, rev50e 10).
+/// One that leads inside `root` is not (the folder is walked by its own path), nor one
+/// whose target holds or is held by a target followed on the way (a loop).
+fn walk(root: &Path, writable: &[PathBuf]) -> Folders {
+    let real_root = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     let mut out = HashMap::new();
-    let mut todo = vec![root.to_path_buf()];
+    let mut todo: Vec<ToWalk> = vec![(root.to_path_buf(), false, Vec::new())];
+    let mut last: Vec<ToWalk> = Vec::new();
     let mut read = 0usize;
-    while let Some(dir) = todo.pop() {
+    while let Some((dir, mocks_only, via)) = todo.pop().or_else(|| last.pop()) {
         let Ok(list) = fs::read_dir(&dir) else {
             // Gone since it was listed, or unreadable: an unreadable folder is a state.
             if fs::symlink_metadata(&dir).is_ok() {
@@ -338,22 +351,45 @@ fn walk(root: &Path) -> Folders {
             }
             continue;
         };
-        let names: Vec<(OsString, bool)> = list.flatten().map(|e| entry(&e)).collect();
-        read += names.len();
-        let mut below = Vec::new();
-        let map = snapshot_of(
+        let entries: Vec<fs::DirEntry> = list.flatten().collect();
+        read += entries.len();
+        let mut below: Vec<ToWalk> = Vec::new();
+        for e in entries.iter().filter(|_| !mocks_only) {
+            if !e.file_type().is_ok_and(|t| t.is_symlink()) {
+                continue;
+            }
+            let Ok(to) = fs::canonicalize(e.path()) else {
+                continue;
+            };
+            let follow = to.is_dir()
+                && !to.starts_with(&real_root)
+                && writable.iter().any(|w| to.starts_with(w))
+                && !via.iter().any(|v| to.starts_with(v) || v.starts_with(&to));
+            if follow {
+                let mut v = via.clone();
+                v.push(to);
+                below.push((e.path(), false, v));
+            }
+        }
+        // In a folder of [`MOCKS_ONLY`], its folders alone, and of its configuration only
+        // `__mocks__`.
+        let names = (entries.iter().map(entry)).filter(|(_, is_dir)| !mocks_only || *is_dir);
+        let mut map = snapshot_of(
             &dir,
-            names.into_iter(),
+            names,
             &mut |p| {
-                if !p
-                    .file_name()
-                    .is_some_and(|n| NOT_WALKED.iter().any(|x| n == *x))
-                {
-                    below.push(p);
+                let name = p.file_name().unwrap_or_default();
+                if NOT_WALKED.iter().any(|x| name == *x) {
+                    return;
                 }
+                let later = mocks_only || MOCKS_ONLY.iter().any(|x| name == *x);
+                below.push((p, later, via.clone()));
             },
             true,
         );
+        if mocks_only {
+            map.retain(|k, _| k.as_bytes().starts_with(b"__mocks__"));
+        }
         out.insert(dir, map);
         if read > WALK_ENTRIES {
             out.insert(
@@ -362,7 +398,9 @@ fn walk(root: &Path) -> Folders {
             );
             break;
         }
-        todo.extend(below);
+        for b in below {
+            if b.1 { last.push(b) } else { todo.push(b) }
+        }
     }
     out
 }
@@ -444,6 +482,9 @@ pub struct Configs {
     /// Each node check's folder, with every folder below it and its configuration when the
     /// run started ([`walk`]).
     below: Vec<(PathBuf, Folders)>,
+    /// The roots the trials may write ([`crate::plan::state::writable_roots`]): a link below
+    /// a check's folder into one of them is followed ([`walk`]).
+    writable: Vec<PathBuf>,
 }
 
 impl Configs {
@@ -454,10 +495,13 @@ impl Configs {
     /// tool from a folder below its own, one there at the start or one made since (`cd app
     /// && mocha`, `sh -c 'cd build && …'`, `env -C build`, `process.chdir(…)`: review 50,
     /// rev50b 01, 15; rev50c 06-09, 22), and jest finds a `__mocks__` anywhere (rev50c 11).
-    pub fn take(folders: &[PathBuf], roots: &[PathBuf]) -> Configs {
+    pub fn take(folders: &[PathBuf], roots: &[PathBuf], writable: &[PathBuf]) -> Configs {
         Configs {
             folders: folders.iter().map(|d| (d.clone(), snapshot(d))).collect(),
-            below: roots.iter().map(|r| (r.clone(), walk(r))).collect(),
+            below: (roots.iter())
+                .map(|r| (r.clone(), walk(r, writable)))
+                .collect(),
+            writable: writable.to_vec(),
         }
     }
 
@@ -474,7 +518,7 @@ impl Configs {
     fn changed_below(&self) -> Option<PathBuf> {
         let none = BTreeMap::new();
         self.below.iter().find_map(|(root, was)| {
-            let now = walk(root);
+            let now = walk(root, &self.writable);
             now.iter()
                 .find_map(|(dir, map)| {
                     let before = was.get(dir).unwrap_or(&none);
@@ -619,7 +663,7 @@ mod tests {
         fs::write(p.join("tsconfig.json"), "{}").unwrap();
         fs::create_dir(p.join("config")).unwrap();
         fs::write(p.join("config/default.json"), "{}").unwrap();
-        let c = Configs::take(&[p.to_path_buf()], &[]);
+        let c = Configs::take(&[p.to_path_buf()], &[], &[]);
         assert_eq!(c.changed(), None);
         // An answer file, a source file: not configuration.
         fs::write(p.join("result.txt"), "x").unwrap();
@@ -634,7 +678,7 @@ mod tests {
         fs::remove_file(p.join("config/local.js")).unwrap();
         // Removing it moved the folder's change time: still a change.
         assert!(c.changed().is_some());
-        let c = Configs::take(&[p.to_path_buf()], &[]);
+        let c = Configs::take(&[p.to_path_buf()], &[], &[]);
         fs::write(p.join("tsconfig.json"), "{\"x\":1}").unwrap();
         assert_eq!(c.changed(), Some(p.join("tsconfig.json")));
         assert!(is_config(OsStr::new(".mocharc.yml")));

@@ -561,8 +561,13 @@ impl Sandbox {
     /// ([`crate::plan::state::NodeFolders::configs`], [`configs::Configs`]).
     ///
     /// The check's folder whose walk stopped at its bound, if any ([`configs::Configs::partial`]).
-    pub fn watch_configs(&mut self, folders: &[PathBuf], roots: &[PathBuf]) -> Option<&Path> {
-        self.configs = configs::Configs::take(folders, roots);
+    pub fn watch_configs(
+        &mut self,
+        folders: &[PathBuf],
+        roots: &[PathBuf],
+        writable: &[PathBuf],
+    ) -> Option<&Path> {
+        self.configs = configs::Configs::take(folders, roots, writable);
         self.configs.partial()
     }
 
