@@ -540,13 +540,16 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
             // (`cd app && node -r …`, `cwd="app"`), whose `package.json` node reads first.
             // Those there when the run starts are watched too; one a trial creates in a
             // folder of its own is not (a new package of an agent's monorepo must stay
-            // possible).
+            // possible). Not only below the check's folder: below the top of the writable
+            // root that holds it, where a grader may run from a sibling folder (`cd ../web
+            // && node -r eq/config …` in a monorepo made writable whole: review 46, a11).
             let mut below = Vec::new();
-            if let Some(root) = roots.iter().find(|r| real(cwd).starts_with(r)) {
-                let (manifests, modules, folders, whole) = node_folders_below(&real(cwd), root);
+            let top = roots.iter().find(|r| real(cwd).starts_with(r));
+            if let Some(root) = top {
+                let (manifests, modules, folders, whole) = node_folders_below(root, root);
                 below = folders;
                 if !whole {
-                    found.partial.get_or_insert_with(|| real(cwd));
+                    found.partial.get_or_insert_with(|| root.clone());
                 }
                 for manifest in manifests {
                     if listed.insert(manifest.clone()) {
@@ -571,8 +574,10 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
                         found.configs.push(folder.clone());
                     }
                 }
-                if !found.config_roots.contains(&real(cwd)) {
-                    found.config_roots.push(real(cwd));
+                // From the top of the check's writable root (a11, as above).
+                let from = top.cloned().unwrap_or_else(|| real(cwd));
+                if !found.config_roots.contains(&from) {
+                    found.config_roots.push(from);
                 }
                 if runs_package_script(line, cwd, env) {
                     for folder in way.iter().chain(&below) {

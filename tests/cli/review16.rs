@@ -5656,6 +5656,56 @@ process.exit(fs.readFileSync(r, "utf8").trim() === "right" ? 0 : 1);
         assert_eq!(out.status.code(), Some(1), "(control) {}", both(&out));
     }
 
+    /// Review 46, a11: a monorepo made writable whole (`writable: [.]`), the task in `app/`.
+    /// The grader runs node from a sibling folder there at the start (`cd ../web && node -r
+    /// eq/config …`), `eq` found in the repository's `node_modules`; the trial creates
+    /// `web/node_modules/eq`. Gate watched the folders on the way up and below the check's
+    /// folder only: a PASS of a wrong answer. Now every folder of the writable root that
+    /// holds the check's folder.
+    #[test]
+    fn rev46_a11_a_grader_run_from_a_sibling_folder_of_its_writable_root_gets_no_verdict() {
+        if !has("node") {
+            skip_or_fail(&current_test(), "node", "no node here");
+            return;
+        }
+        let judge = "process.exit(require(\"fs\").readFileSync(require(\"path\").join(__dirname, \"..\", \"result.txt\"), \"utf8\").trim() === \"right\" ? 0 : 1);\n";
+        let setup = |trick: &str| {
+            let f = Fixture::new(
+                "version: 1\nsampling: {single: {n: 2, c: 0}}\npolicy:\n  sandbox: {mode: best_effort, writable: [.]}\ntasks:\n  - id: agent\n    cwd: app\n    run: sh agent.sh\n    check: sh graders/check.sh\n",
+            );
+            let agent = format!("echo wrong > result.txt\n{trick}\n");
+            write_files(
+                &f,
+                &[
+                    (
+                        "node_modules/eq/package.json",
+                        "{\"name\":\"eq\",\"exports\":{\".\":\"./main.js\",\"./config\":\"./config.js\"}}\n",
+                    ),
+                    ("node_modules/eq/config.js", "/* settings */\n"),
+                    ("node_modules/eq/main.js", "module.exports = 1;\n"),
+                    ("web/index.js", "// the web package\n"),
+                    ("app/graders/package.json", "{}\n"),
+                    ("app/graders/check.js", judge),
+                    (
+                        "app/graders/check.sh",
+                        "cd ../web && exec node -\"r\" eq/config \"$OLDPWD/graders/check.js\"\n",
+                    ),
+                    ("app/agent.sh", &agent),
+                ],
+            );
+            f
+        };
+        let trick = format!(
+            "mkdir -p ../web/node_modules/eq\nprintf '{{\"name\":\"eq\",\"exports\":{{\"./config\":\"./config.js\"}}}}' > ../web/node_modules/eq/package.json\necho '{YES}' > ../web/node_modules/eq/config.js"
+        );
+        let out = setup(&trick).command(&[]).output().unwrap();
+        let said = both(&out);
+        assert_eq!(out.status.code(), Some(4), "{said}");
+        assert!(said.contains("web/node_modules/eq"), "{said}");
+        let out = setup("").command(&[]).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "(control) {}", both(&out));
+    }
+
     /// rev50b 05: a `package.json` field a tool reads as its configuration (mocha's
     /// `"mocha": {"require": …}`), written by the trial: compared since review 50's last
     /// change; PASSed a wrong answer on 095c999. A fake tool that reads the field as mocha
