@@ -256,8 +256,10 @@ pub fn log_text(s: &str) -> String {
 /// Text from a task or a ledger made inert in Markdown (table cells, headings, quotes): `|`,
 /// `[` and `]` backslash-escaped (no table cell ends, no link or image opens), `&`, `<`, `>`
 /// and backticks as HTML entities (no raw HTML, no code span can open), `://` broken with an
-/// entity (no URL is autolinked), newlines and other control characters folded to spaces, and
-/// [invisible](is_invisible) characters shown as `\u{…}`.
+/// entity (no URL is autolinked), and control and [invisible](is_invisible) characters shown
+/// as [`one_line`] shows them (`\n`, `\t`, `\u{1}`): folded to spaces, a note that spells a
+/// secret's space with a control character was the secret in the rendered summary, which
+/// `gate report` redacts against gate's environment only (review 51, 02).
 pub fn markdown(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
@@ -269,8 +271,12 @@ pub fn markdown(s: &str) -> String {
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
             '`' => out.push_str("&#96;"),
-            c if c.is_control() => out.push(' '),
-            c if is_invisible(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() || is_invisible(c) => {
+                out.push_str(&format!("\\u{{{:x}}}", c as u32));
+            }
             c => out.push(c),
         }
     }
@@ -323,7 +329,10 @@ mod tests {
         assert_eq!(unescaped, 0, "{m}");
         assert!(!m.contains("https://"), "{m}");
         assert!(!m.contains('<'), "{m}");
-        assert_eq!(markdown("a|b\nc"), "a\\|b c");
+        assert_eq!(markdown("a|b\nc"), "a\\|b\\nc");
+        // A control character in place of a secret's blank is shown, not folded to a blank
+        // that spells the secret (review 51, 02).
+        assert_eq!(markdown("s3cr3t\u{1}va1ue"), "s3cr3t\\u{1}va1ue");
     }
 
     #[test]

@@ -205,14 +205,14 @@ mod tests {
 
     #[test]
     fn table_cells_escape_pipes() {
-        assert_eq!(super::cell("a|b\nc"), "a\\|b c");
+        assert_eq!(super::cell("a|b\nc"), "a\\|b\\nc");
     }
 
     #[test]
     fn markdown_escapes_task_ids_and_reasons() {
         assert_eq!(
             super::cell("<img src=x>`x`&\r"),
-            "&lt;img src=x&gt;&#96;x&#96;&amp; "
+            "&lt;img src=x&gt;&#96;x&#96;&amp;\\r"
         );
         assert_eq!(super::code_span("plans/a.yaml"), "`plans/a.yaml`");
         assert_eq!(super::code_span("a`b"), "a&#96;b");

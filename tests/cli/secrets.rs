@@ -951,4 +951,31 @@ fn rev50d_03_a_secret_of_a_task_s_env_stays_out_of_the_rendered_summary() {
             "the secret is in the {what}:\n{text}"
         );
     }
+    // Review 51, 02: `gate report` renders the same ledger without the plan's `env:`; the
+    // Markdown now shows the control character rather than folding it to a blank.
+    let again = dir.join("again.md");
+    let out = gate()
+        .current_dir(dir)
+        .args(["report", "--summary", again.to_str().unwrap()])
+        .arg(f.ledger_path())
+        .env("GITHUB_STEP_SUMMARY", &step)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary = read(&again);
+    assert!(summary.contains("note "), "{summary}");
+    for (what, text) in [
+        ("re-rendered summary", summary),
+        ("step summary", read(&step)),
+    ] {
+        assert!(
+            !text.contains(secret),
+            "the secret is in the {what}:\n{text}"
+        );
+    }
 }
