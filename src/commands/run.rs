@@ -169,9 +169,10 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
         && !output.quiet
     {
         eprintln!(
-            "warning: the folders below `{}` hold more than 200000 entries; a tool's \
-             configuration past them is not compared before a check (keep the task's folder \
-             smaller, or the data a trial writes outside it)",
+            "warning: the folders below `{}` and those its links into the trials' folders \
+             lead to hold more than 200000 entries; a tool's configuration past them is not \
+             compared before a check (the folder's own are read first; keep the folders a \
+             link leads to smaller, or the data outside the folders the trials write)",
             top.display()
         );
     }

@@ -321,26 +321,51 @@ const MOCKS_ONLY: &[&str] = &[".venv", "venv", "__pycache__", "gate-out"];
 /// says so (a marker of its own).
 const WALK_ENTRIES: usize = 200_000;
 
-/// A folder for [`walk`] to read: its path, whether only `__mocks__` is looked for in it
-/// ([`MOCKS_ONLY`]), and the targets of the links followed on the way to it.
-type ToWalk = (PathBuf, bool, Vec<PathBuf>);
+/// Whether `to`, a folder inside `root`, lies in a part of it the walk does not read whole
+/// ([`NOT_WALKED`], [`MOCKS_ONLY`]): a link into it from a walked folder is followed.
+fn in_unwalked_part(to: &Path, root: &Path) -> bool {
+    to.strip_prefix(root).is_ok_and(|rel| {
+        rel.components().any(|c| {
+            NOT_WALKED
+                .iter()
+                .chain(MOCKS_ONLY)
+                .any(|x| c.as_os_str() == *x)
+        })
+    })
+}
 
 /// Every folder below `root` (and `root`) now with its configuration ([`snapshot_of`]), each
 /// folder read once; folders of [`NOT_WALKED`] and their contents left out, those of
-/// [`MOCKS_ONLY`] read last and for `__mocks__` only.
+/// [`MOCKS_ONLY`] read for `__mocks__` only, counting their folders alone against
+/// [`WALK_ENTRIES`] (an honest `pip install` into a large environment is no new bound:
+/// review 51, 04).
 ///
-/// A link to a folder inside one of `writable` (the roots the trials may write) and outside
-/// `root` is followed, by the link's path: a grader that runs `cd app && mocha` where `app`
-/// leads into a `writable:` root finds what a trial wrote there (review 50, rev50e 10).
-/// One that leads inside `root` is not (the folder is walked by its own path), nor one
-/// whose target holds or is held by a target followed on the way (a loop).
+/// A link to a folder is followed, once per folder it leads to, and that folder walked by
+/// its own path: a link into a root the trials may write (`writable`) outside `root` (a
+/// grader's `cd app && mocha` where `app` leads into a `writable:` root: review 50, rev50e
+/// 10), or into a part of `root` the walk does not read whole (`app` re-pointed into
+/// `.venv/x` or `node_modules/x`: review 51, 06). A link named as one of those parts is
+/// not (a linked `node_modules` is the packages wall's). Read in turn: `root`'s own folders,
+/// then the folders links lead to, then those of [`MOCKS_ONLY`], so neither a large folder
+/// a link leads to nor a large environment pushes `root`'s own past the bound (review 51,
+/// 03, 07).
 fn walk(root: &Path, writable: &[PathBuf]) -> Folders {
+    walk_bounded(root, writable, WALK_ENTRIES)
+}
+
+/// [`walk`] with `bound` in place of [`WALK_ENTRIES`].
+fn walk_bounded(root: &Path, writable: &[PathBuf], bound: usize) -> Folders {
     let real_root = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-    let mut out = HashMap::new();
-    let mut todo: Vec<ToWalk> = vec![(root.to_path_buf(), false, Vec::new())];
-    let mut last: Vec<ToWalk> = Vec::new();
+    let mut out: Folders = HashMap::new();
+    // Each queue holds (folder, `__mocks__` only); the first non-empty one is read from.
+    let mut queues: [Vec<(PathBuf, bool)>; 3] = [vec![(root.to_path_buf(), false)], vec![], vec![]];
+    let mut followed: Vec<PathBuf> = Vec::new();
     let mut read = 0usize;
-    while let Some((dir, mocks_only, via)) = todo.pop().or_else(|| last.pop()) {
+    while let Some((dir, mocks_only)) = queues.iter_mut().find_map(Vec::pop) {
+        if out.contains_key(&dir) {
+            // Read already: a folder a link leads to, read whole before its environment.
+            continue;
+        }
         let Ok(list) = fs::read_dir(&dir) else {
             // Gone since it was listed, or unreadable: an unreadable folder is a state.
             if fs::symlink_metadata(&dir).is_ok() {
@@ -352,28 +377,39 @@ fn walk(root: &Path, writable: &[PathBuf]) -> Folders {
             continue;
         };
         let entries: Vec<fs::DirEntry> = list.flatten().collect();
-        read += entries.len();
-        let mut below: Vec<ToWalk> = Vec::new();
+        let folders = || {
+            entries
+                .iter()
+                .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        };
+        read += if mocks_only {
+            folders().count()
+        } else {
+            entries.len()
+        };
+        let skipped = |name: &OsStr| NOT_WALKED.iter().chain(MOCKS_ONLY).any(|x| name == *x);
         for e in entries.iter().filter(|_| !mocks_only) {
-            if !e.file_type().is_ok_and(|t| t.is_symlink()) {
+            if !e.file_type().is_ok_and(|t| t.is_symlink()) || skipped(&e.file_name()) {
                 continue;
             }
             let Ok(to) = fs::canonicalize(e.path()) else {
                 continue;
             };
             let follow = to.is_dir()
-                && !to.starts_with(&real_root)
-                && writable.iter().any(|w| to.starts_with(w))
-                && !via.iter().any(|v| to.starts_with(v) || v.starts_with(&to));
-            if follow {
-                let mut v = via.clone();
-                v.push(to);
-                below.push((e.path(), false, v));
+                && if to.starts_with(&real_root) {
+                    in_unwalked_part(&to, &real_root)
+                } else {
+                    writable.iter().any(|w| to.starts_with(w))
+                };
+            if follow && !followed.iter().any(|f| to.starts_with(f)) {
+                followed.push(to.clone());
+                queues[1].push((to, false));
             }
         }
         // In a folder of [`MOCKS_ONLY`], its folders alone, and of its configuration only
         // `__mocks__`.
         let names = (entries.iter().map(entry)).filter(|(_, is_dir)| !mocks_only || *is_dir);
+        let mut below: Vec<(PathBuf, bool)> = Vec::new();
         let mut map = snapshot_of(
             &dir,
             names,
@@ -382,8 +418,10 @@ fn walk(root: &Path, writable: &[PathBuf]) -> Folders {
                 if NOT_WALKED.iter().any(|x| name == *x) {
                     return;
                 }
-                let later = mocks_only || MOCKS_ONLY.iter().any(|x| name == *x);
-                below.push((p, later, via.clone()));
+                below.push((
+                    p.clone(),
+                    mocks_only || MOCKS_ONLY.iter().any(|x| name == *x),
+                ));
             },
             true,
         );
@@ -391,15 +429,15 @@ fn walk(root: &Path, writable: &[PathBuf]) -> Folders {
             map.retain(|k, _| k.as_bytes().starts_with(b"__mocks__"));
         }
         out.insert(dir, map);
-        if read > WALK_ENTRIES {
+        if read > bound {
             out.insert(
                 root.to_path_buf(),
                 BTreeMap::from([(OsString::from("/walk"), "stopped".to_string())]),
             );
             break;
         }
-        for b in below {
-            if b.1 { last.push(b) } else { todo.push(b) }
+        for (p, later) in below {
+            queues[if later { 2 } else { 0 }].push((p, later));
         }
     }
     out
@@ -684,5 +722,83 @@ mod tests {
         assert!(is_config(OsStr::new(".mocharc.yml")));
         assert!(is_config(OsStr::new("tsconfig.base.json")));
         assert!(!is_config(OsStr::new("package.json")));
+    }
+
+    /// A folder with `n` files in it.
+    fn fill(dir: &Path, n: usize) {
+        fs::create_dir_all(dir).unwrap();
+        for i in 0..n {
+            fs::write(dir.join(format!("f{i}")), "x").unwrap();
+        }
+    }
+
+    #[test]
+    fn walk_reads_the_check_s_own_folders_before_where_links_lead_and_environments_by_folders() {
+        let d = tempfile::tempdir().unwrap();
+        let p = fs::canonicalize(d.path()).unwrap();
+        let (task, shared) = (p.join("task"), p.join("shared"));
+        // Review 51, 03: a link into a large writable folder, listed before a sibling of
+        // the task's own: the sibling is read all the same.
+        fill(&shared.join("big"), 100);
+        fs::create_dir_all(task.join("z")).unwrap();
+        std::os::unix::fs::symlink(shared.join("big"), task.join("a")).unwrap();
+        std::os::unix::fs::symlink(shared.join("big"), task.join("z/data")).unwrap();
+        fs::create_dir_all(task.join("pb")).unwrap();
+        let w = walk_bounded(&task, std::slice::from_ref(&shared), 50);
+        assert!(w.contains_key(&task.join("pb")), "{:?}", w.keys());
+        assert!(w[&task].contains_key(OsStr::new("/walk")));
+        // Review 51, 04: a large environment counts its folders, not its files.
+        fill(&task.join(".venv/lib/site"), 100);
+        let w = walk_bounded(&task, &[], 50);
+        assert!(
+            !w[&task].contains_key(OsStr::new("/walk")),
+            "{:?}",
+            w[&task]
+        );
+        assert!(w.contains_key(&task.join(".venv/lib/site")));
+    }
+
+    #[test]
+    fn walk_reads_each_folder_links_lead_to_once() {
+        // Review 51, 07: nine folders each linking to every other took (K-1)! paths.
+        let d = tempfile::tempdir().unwrap();
+        let p = fs::canonicalize(d.path()).unwrap();
+        let (task, shared) = (p.join("task"), p.join("shared"));
+        for i in 0..9 {
+            fs::create_dir_all(shared.join(format!("s{i}"))).unwrap();
+        }
+        for i in 0..9 {
+            for j in (0..9).filter(|&j| j != i) {
+                let at = shared.join(format!("s{i}/l{j}"));
+                std::os::unix::fs::symlink(shared.join(format!("s{j}")), at).unwrap();
+            }
+        }
+        fs::create_dir_all(&task).unwrap();
+        std::os::unix::fs::symlink(shared.join("s1"), task.join("l")).unwrap();
+        let w = walk_bounded(&task, std::slice::from_ref(&shared), 1000);
+        assert_eq!(w.len(), 10, "{:?}", w.keys());
+        assert!(!w[&task].contains_key(OsStr::new("/walk")));
+    }
+
+    #[test]
+    fn a_link_re_pointed_into_a_folder_the_walk_leaves_out_is_a_change() {
+        // Review 51, 06: `app -> packages/app` at the start; the trial writes a
+        // configuration into `.venv/x` (or `node_modules/x`, `.git/x`) and points `app`
+        // there. The walk read neither.
+        for hidden in [".venv", "node_modules", ".git"] {
+            let d = tempfile::tempdir().unwrap();
+            let p = fs::canonicalize(d.path()).unwrap();
+            fs::create_dir_all(p.join("packages/app")).unwrap();
+            std::os::unix::fs::symlink("packages/app", p.join("app")).unwrap();
+            let c = Configs::take(&[], std::slice::from_ref(&p), std::slice::from_ref(&p));
+            assert_eq!(c.changed(), None, "{hidden}");
+            let x = p.join(hidden).join("x");
+            fs::create_dir_all(&x).unwrap();
+            fs::write(x.join(".mocharc.yml"), "require: ./evil.js\n").unwrap();
+            assert_eq!(c.changed(), None, "{hidden}: nothing leads there yet");
+            fs::remove_file(p.join("app")).unwrap();
+            std::os::unix::fs::symlink(format!("{hidden}/x"), p.join("app")).unwrap();
+            assert_eq!(c.changed(), Some(x.join(".mocharc.yml")), "{hidden}");
+        }
     }
 }
