@@ -389,7 +389,7 @@ pub struct NodeFolders {
     /// (review 50, rev50b 01, 15; rev50c 06-09, 11, 22: a grader that runs its tool from a
     /// folder below, by any spelling, finds what a trial wrote there)
     /// ([`crate::runner::sandbox::configs::Configs::take`]).
-    pub config_roots: Vec<PathBuf>,
+    pub config_roots: Vec<(PathBuf, PathBuf)>,
     /// The `package.json` paths on the way of every check that runs a package manager's
     /// script (`npm test`, `yarn build`, an `npm` in a grader's text): there `scripts` is
     /// the command the check runs (review 42, 110l, 110m), compared with the fields of
@@ -546,7 +546,8 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
             let mut below = Vec::new();
             let top = roots.iter().find(|r| real(cwd).starts_with(r));
             if let Some(root) = top {
-                let (manifests, modules, folders, whole) = node_folders_below(root, root);
+                let (manifests, modules, folders, whole) =
+                    node_folders_below(&real(cwd), root, root);
                 below = folders;
                 if !whole {
                     found.partial.get_or_insert_with(|| root.clone());
@@ -575,7 +576,7 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
                     }
                 }
                 // From the top of the check's writable root (a11, as above).
-                let from = top.cloned().unwrap_or_else(|| real(cwd));
+                let from = (real(cwd), top.cloned().unwrap_or_else(|| real(cwd)));
                 if !found.config_roots.contains(&from) {
                     found.config_roots.push(from);
                 }
@@ -739,20 +740,30 @@ fn script_words(manifest: &Path) -> Vec<String> {
 /// ([`node_folders_below`]).
 pub const MANIFEST_SCAN_ENTRIES: usize = 100_000;
 
-/// The `package.json` paths of the folders below `top` (there or not), inside
-/// `root`: not in a `node_modules` (a package's own, which the `node_modules` rules
+/// The `package.json` paths of the folders below `top` (there or not; those below `first`
+/// read first), inside `root`: not in a `node_modules` (a package's own, which the `node_modules` rules
 /// cover), `.git` or a Python environment; at most [`MANIFEST_SCAN_ENTRIES`] entries read.
 /// Second, the `node_modules` path of each of those folders, there or not (where node, run
 /// in that folder, looks first).
 /// Third, those folders (where a grader may run a tool that reads its configuration there).
 /// Fourth, whether every entry was read.
-fn node_folders_below(top: &Path, root: &Path) -> (Vec<PathBuf>, Vec<PathBuf>, Vec<PathBuf>, bool) {
+fn node_folders_below(
+    first: &Path,
+    top: &Path,
+    root: &Path,
+) -> (Vec<PathBuf>, Vec<PathBuf>, Vec<PathBuf>, bool) {
     let mut found = Vec::new();
     let mut modules = Vec::new();
     let mut folders = Vec::new();
-    let mut todo = vec![top.to_path_buf()];
+    // `first` (the check's folder) and all below it before the rest of `top`: a large
+    // sibling must not push the check's own folders past the bound (review 51b, 06).
+    let mut todo = vec![top.to_path_buf(), first.to_path_buf()];
+    let mut done: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
     let mut seen = 0usize;
     while let Some(dir) = todo.pop() {
+        if !done.insert(dir.clone()) {
+            continue;
+        }
         // Node run from any folder below looks in its `node_modules` first, there or not
         // (review 43, 08: `cd src && node -r …`, the trial creating `src/node_modules`).
         if dir != top {

@@ -524,82 +524,14 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
             let check_turn = (spec.sandbox.as_deref())
                 .filter(|_| spec.check.is_some() && ended == Ended::Exited(ExitStatus::from_raw(0)))
                 .and_then(Sandbox::check_turn);
-            let moved = spec.sandbox.as_deref().and_then(|s| s.moved());
-            if ended == Ended::Exited(ExitStatus::from_raw(0))
-                && spec.check.is_some()
-                && let Some(made) = moved
-            {
-                // A trial created, removed or re-pointed a folder where the check's node
-                // looks for packages (review 26, 14; review 29, 01d): what the check would
-                // load is no longer what the plan holds, so the check does not run and no
-                // verdict is published.
-                harness(
-                    &mut row,
-                    format!(
-                        "check: `{}` changed during the run (it appeared, went, or was \
-                         re-pointed), where node looks for the check's packages (a trial did \
-                         it); the check was not run and no verdict is published (keep node \
-                         graders and their packages outside the folders the trials write)",
-                        made.display()
-                    ),
-                );
-            } else if ended == Ended::Exited(ExitStatus::from_raw(0))
-                && spec.check.is_some()
-                && let Some(manifest) = spec.sandbox.as_deref().and_then(|s| s.changed_manifest())
-            {
-                // A trial wrote the `name`, `exports` or `imports` node reads first for a
-                // package a check loads by name (review 41: the self-reference every one of
-                // its attacks used), whatever the graders' text says.
-                harness(
-                    &mut row,
-                    format!(
-                        "check: `{}` changed its `name`, `exports` or `imports` during the run \
-                         (a trial did it), where node resolves a package a check loads by its \
-                         name, so the trial's file would be that package; the check was not \
-                         run and no verdict is published (an agent must not change them; keep \
-                         node graders beside their own `package.json`)",
-                        manifest.display()
-                    ),
-                );
-            } else if ended == Ended::Exited(ExitStatus::from_raw(0))
-                && spec.check.is_some()
-                && let Some(manifest) = spec.sandbox.as_deref().and_then(|s| s.changed_scripts())
-            {
-                // A trial rewrote the script a package manager the check runs would run
-                // (review 42, 110l, 110m: `scripts.test` made `exit 0` under `npm test`).
-                harness(
-                    &mut row,
-                    format!(
-                        "check: `{}` changed its `scripts` during the run (a trial did it), and \
-                         the check runs a package manager's script, which would be the \
-                         trial's; the check was not run and no verdict is published (an agent \
-                         must not change them; run the grader by its path, from its own folder)",
-                        manifest.display()
-                    ),
-                );
-            } else if ended == Ended::Exited(ExitStatus::from_raw(0))
-                && spec.check.is_some()
-                && let Some(file) = spec.sandbox.as_deref().and_then(|s| s.changed_config())
-            {
-                // A tool the check runs reads configuration from the folder it runs in, some
-                // of it code (review 46, a20, a24-a27; review 48, c06).
-                harness(
-                    &mut row,
-                    format!("check: {}", crate::runner::sandbox::configs::refusal(&file)),
-                );
-            } else if ended == Ended::Exited(ExitStatus::from_raw(0))
-                && spec.check.is_some()
-                && let Some(file) = spec.sandbox.as_deref().and_then(|s| s.changed_package())
-            {
-                // A package node may load for the check was rewritten or shadowed (review
-                // 42, 110g-110h: a preload gate's reading of the graders does not find).
-                harness(
-                    &mut row,
-                    format!(
-                        "check: {}",
-                        crate::runner::sandbox::packages::refusal(&file, true)
-                    ),
-                );
+            // Before the check, every wall's look (review 26 to review 51): a change a trial
+            // made to what the check would load or read refuses it, no verdict published.
+            let ok = ended == Ended::Exited(ExitStatus::from_raw(0));
+            let refused = (spec.sandbox.as_deref())
+                .filter(|_| ok && spec.check.is_some())
+                .and_then(Sandbox::check_refusal);
+            if let Some(why) = refused {
+                harness(&mut row, format!("check: {why}"));
             } else if ended == Ended::Exited(ExitStatus::from_raw(0))
                 && let Some(check) = &spec.check
             {

@@ -444,12 +444,20 @@ fn units(secret: &str) -> Vec<Unit> {
 }
 
 /// Whether the decoded form of a secret typed with escapes is worth matching in its mixes:
-/// as long as a secret must be ([`MIN_SECRET_LEN`] bytes) and holding a letter or a digit.
-/// A shorter one is an ANSI reset (`\u001b[0m`) or a redirection (`&amp;1`) in every log
-/// (review 51, 08), as a plain value that short is not redacted (rev50d 05 stays so).
+/// as long as a secret must be ([`MIN_SECRET_LEN`] bytes) with a letter or a digit, or
+/// holding [`DECODED_ALNUM`] letters and digits however short. Gate's own encodings turn a
+/// short decoded form back into the secret (the ledger's JSON writes `pw` newline `12` as
+/// `pw\n12`, the JUnit's XML `ab&cd` as `ab&amp;cd`: review 51b, 04), but one of fewer is
+/// an ANSI reset (`\u001b[0m`) or a redirection (`&amp;1`) in every log (review 51, 08;
+/// rev50d 05's `7\t#\n@` is redacted only as typed).
 fn could_be_decoded(decoded: &str) -> bool {
-    decoded.len() >= MIN_SECRET_LEN && decoded.chars().any(char::is_alphanumeric)
+    let alnum = decoded.chars().filter(|c| c.is_alphanumeric()).count();
+    (decoded.len() >= MIN_SECRET_LEN && alnum > 0) || alnum >= DECODED_ALNUM
 }
+
+/// Letters and digits that make a decoded form shorter than [`MIN_SECRET_LEN`] a secret
+/// ([`could_be_decoded`]).
+const DECODED_ALNUM: usize = 4;
 
 /// `secret` with every escape sequence of [`units`] decoded, or `None` when it has none.
 fn unescaped(secret: &str) -> Option<String> {
@@ -911,6 +919,16 @@ mod tests {
         let r = Redactor::new([("MY_API_TOKEN", r"7\t#\n@")], Vec::new());
         assert_eq!(r.apply("out 7\t#\n@ end"), "out 7\t#\n@ end");
         assert_eq!(r.apply(r"out 7\t#\n@ end"), "out *** end");
+        // Four letters and digits are a secret however short (review 51b, 04: gate's JSON
+        // and XML print these decoded forms as typed).
+        for (typed, decoded) in [(r"pw\n12", "pw\n12"), ("ab&amp;cd", "ab&cd")] {
+            let r = Redactor::new([("MY_API_TOKEN", typed)], Vec::new());
+            assert_eq!(
+                r.apply(&format!("note {decoded} end")),
+                "note *** end",
+                "{typed}"
+            );
+        }
         for short in [r"\u001b[0m", "&amp;1", r"\u{1b}[m"] {
             let r = Redactor::new([("MY_API_TOKEN", short)], Vec::new());
             assert_eq!(

@@ -349,17 +349,23 @@ fn in_unwalked_part(to: &Path, root: &Path) -> bool {
 /// then the folders links lead to, then those of [`MOCKS_ONLY`], so neither a large folder
 /// a link leads to nor a large environment pushes `root`'s own past the bound (review 51,
 /// 03, 07).
-fn walk(root: &Path, writable: &[PathBuf]) -> Folders {
-    walk_bounded(root, writable, WALK_ENTRIES)
+fn walk((first, root): &(PathBuf, PathBuf), writable: &[PathBuf]) -> Folders {
+    walk_bounded(first, root, writable, WALK_ENTRIES)
 }
 
-/// [`walk`] with `bound` in place of [`WALK_ENTRIES`].
-fn walk_bounded(root: &Path, writable: &[PathBuf], bound: usize) -> Folders {
+/// [`walk`] with `bound` in place of [`WALK_ENTRIES`], from `first` (the check's folder,
+/// read whole before the rest of `root`: a large sibling in a monorepo made writable whole
+/// must not push the check's own folders past the bound, review 51b, 06).
+fn walk_bounded(first: &Path, root: &Path, writable: &[PathBuf], bound: usize) -> Folders {
     let real_root = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     let mut out: Folders = HashMap::new();
-    // Each queue holds (folder, `__mocks__` only); the first non-empty one is read from.
-    let mut queues: [Vec<(PathBuf, bool)>; 3] = [vec![(root.to_path_buf(), false)], vec![], vec![]];
-    let mut followed: Vec<PathBuf> = Vec::new();
+    // Each queue holds (folder, `__mocks__` only); the first non-empty one is read from, the
+    // last of it first.
+    let mut queues: [Vec<(PathBuf, bool)>; 3] = [
+        vec![(root.to_path_buf(), false), (first.to_path_buf(), false)],
+        vec![],
+        vec![],
+    ];
     let mut read = 0usize;
     while let Some((dir, mocks_only)) = queues.iter_mut().find_map(Vec::pop) {
         if out.contains_key(&dir) {
@@ -388,21 +394,32 @@ fn walk_bounded(root: &Path, writable: &[PathBuf], bound: usize) -> Folders {
             entries.len()
         };
         let skipped = |name: &OsStr| NOT_WALKED.iter().chain(MOCKS_ONLY).any(|x| name == *x);
+        let mut links = BTreeMap::new();
         for e in entries.iter().filter(|_| !mocks_only) {
             if !e.file_type().is_ok_and(|t| t.is_symlink()) || skipped(&e.file_name()) {
                 continue;
             }
-            let Ok(to) = fs::canonicalize(e.path()) else {
+            let to = fs::canonicalize(e.path()).ok();
+            // A link to a folder, or to nothing: by its text and where it leads, so a link a
+            // trial made or re-pointed (into its own `TMPDIR`, a folder no root names: review
+            // 51b, 03) is a change, wherever it leads.
+            if to.as_ref().is_none_or(|t| t.is_dir()) {
+                let mut k = OsString::from("/link:");
+                k.push(e.file_name());
+                links.insert(k, format!("{:?} to {:?}", fs::read_link(e.path()).ok(), to));
+            }
+            let Some(to) = to.filter(|t| t.is_dir()) else {
                 continue;
             };
-            let follow = to.is_dir()
-                && if to.starts_with(&real_root) {
-                    in_unwalked_part(&to, &real_root)
-                } else {
-                    writable.iter().any(|w| to.starts_with(w))
-                };
-            if follow && !followed.iter().any(|f| to.starts_with(f)) {
-                followed.push(to.clone());
+            let follow = if to.starts_with(&real_root) {
+                in_unwalked_part(&to, &real_root)
+            } else {
+                writable.iter().any(|w| to.starts_with(w))
+            };
+            // Each folder once, by its own path (review 51, 07); one below a folder read
+            // already is read all the same, since that read left out its `node_modules` and
+            // environments (review 51b, 01, 02).
+            if follow && !out.contains_key(&to) {
                 queues[1].push((to, false));
             }
         }
@@ -428,6 +445,7 @@ fn walk_bounded(root: &Path, writable: &[PathBuf], bound: usize) -> Folders {
         if mocks_only {
             map.retain(|k, _| k.as_bytes().starts_with(b"__mocks__"));
         }
+        map.extend(links);
         out.insert(dir, map);
         if read > bound {
             out.insert(
@@ -519,7 +537,7 @@ pub struct Configs {
     folders: Vec<(PathBuf, BTreeMap<OsString, String>)>,
     /// Each node check's folder, with every folder below it and its configuration when the
     /// run started ([`walk`]).
-    below: Vec<(PathBuf, Folders)>,
+    below: Vec<((PathBuf, PathBuf), Folders)>,
     /// The roots the trials may write ([`crate::plan::state::writable_roots`]): a link below
     /// a check's folder into one of them is followed ([`walk`]).
     writable: Vec<PathBuf>,
@@ -529,11 +547,16 @@ impl Configs {
     /// Record the configuration in each of `folders` as it is now
     /// ([`crate::plan::state::NodeFolders::configs`]).
     ///
-    /// And below each of `roots` (the checks' folders), every folder: a grader may run its
+    /// And below each of `roots` (each check's folder, read first, and the top of the
+    /// writable root holding it: review 46, a11), every folder: a grader may run its
     /// tool from a folder below its own, one there at the start or one made since (`cd app
     /// && mocha`, `sh -c 'cd build && …'`, `env -C build`, `process.chdir(…)`: review 50,
     /// rev50b 01, 15; rev50c 06-09, 22), and jest finds a `__mocks__` anywhere (rev50c 11).
-    pub fn take(folders: &[PathBuf], roots: &[PathBuf], writable: &[PathBuf]) -> Configs {
+    pub fn take(
+        folders: &[PathBuf],
+        roots: &[(PathBuf, PathBuf)],
+        writable: &[PathBuf],
+    ) -> Configs {
         Configs {
             folders: folders.iter().map(|d| (d.clone(), snapshot(d))).collect(),
             below: (roots.iter())
@@ -613,11 +636,11 @@ impl Configs {
     /// started: a configuration past the bound is not compared (rev50e 04, 15).
     pub fn partial(&self) -> Option<&Path> {
         (self.below.iter())
-            .find(|(root, m)| {
+            .find(|((_, root), m)| {
                 m.get(root)
                     .is_some_and(|x| x.contains_key(OsStr::new("/walk")))
             })
-            .map(|(root, _)| root.as_path())
+            .map(|((_, root), _)| root.as_path())
     }
 
     /// Whether no folder is watched (no check runs node).
@@ -657,6 +680,9 @@ fn path_of(dir: &Path, name: &OsStr) -> PathBuf {
     if name == TOOL_FIELDS_KEY {
         return dir.join("package.json");
     }
+    if let Some(link) = name.as_bytes().strip_prefix(b"/link:") {
+        return dir.join(OsStr::from_bytes(link));
+    }
     match name.as_bytes().strip_prefix(b"/extends:") {
         Some(rest) => PathBuf::from(OsStr::from_bytes(rest)),
         None if name.as_bytes().starts_with(b"/") => dir.to_path_buf(),
@@ -671,21 +697,24 @@ fn is_config_path(path: &Path) -> bool {
 
 /// Why a check may not run when `path` is [`Configs::changed`].
 pub fn refusal(path: &Path) -> String {
-    if fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) && !is_config_path(path)
+    if !is_config_path(path)
+        && (fs::symlink_metadata(path)).map_or(true, |m| m.file_type().is_symlink())
     {
         return format!(
-            "`{}` was a folder when the run started and is now a link (a trial did it), below \
-             the check's folder: node and the tools the check runs follow it to what the trial \
-             put there; the check was not run and no verdict is published",
+            "`{}` is a link to a folder that appeared, went, or was re-pointed during the run, \
+             or a folder there when the run started that is now a link (a trial did it), \
+             where the check's tools may run: node and the tools the check runs follow it to \
+             what the trial put there; the check was not run and no verdict is published",
             path.display()
         );
     }
     format!(
         "`{}` changed during the run (it appeared, went, or was rewritten; a trial did it), \
-         on the check's way: a tool the check runs reads it as configuration, so the check \
-         could run as the trial set it up; the check was not run and no verdict is published \
-         (keep the grader's tools and their configuration outside the folders the trials \
-         write, or run the grader from its own folder)",
+         where the check's tools may run (on the check's way, or below the top of its \
+         writable root): a tool the check runs reads it as configuration, so the check could \
+         run as the trial set it up; the check was not run and no verdict is published (keep \
+         the grader's tools and their configuration outside the folders the trials write, or \
+         run the grader from its own folder)",
         path.display()
     )
 }
@@ -744,12 +773,19 @@ mod tests {
         std::os::unix::fs::symlink(shared.join("big"), task.join("a")).unwrap();
         std::os::unix::fs::symlink(shared.join("big"), task.join("z/data")).unwrap();
         fs::create_dir_all(task.join("pb")).unwrap();
-        let w = walk_bounded(&task, std::slice::from_ref(&shared), 50);
+        let w = walk_bounded(&task, &task, std::slice::from_ref(&shared), 50);
         assert!(w.contains_key(&task.join("pb")), "{:?}", w.keys());
         assert!(w[&task].contains_key(OsStr::new("/walk")));
+        // Review 51b, 06: a monorepo made writable whole, a large sibling of the check's
+        // folder: the check's own folders are read first.
+        fill(&p.join("data"), 100);
+        fs::create_dir_all(p.join("app/src")).unwrap();
+        let w = walk_bounded(&p.join("app"), &p, &[], 50);
+        assert!(w.contains_key(&p.join("app/src")), "{:?}", w.keys());
+        assert!(w[&p].contains_key(OsStr::new("/walk")));
         // Review 51, 04: a large environment counts its folders, not its files.
         fill(&task.join(".venv/lib/site"), 100);
-        let w = walk_bounded(&task, &[], 50);
+        let w = walk_bounded(&task, &task, &[], 50);
         assert!(
             !w[&task].contains_key(OsStr::new("/walk")),
             "{:?}",
@@ -775,7 +811,7 @@ mod tests {
         }
         fs::create_dir_all(&task).unwrap();
         std::os::unix::fs::symlink(shared.join("s1"), task.join("l")).unwrap();
-        let w = walk_bounded(&task, std::slice::from_ref(&shared), 1000);
+        let w = walk_bounded(&task, &task, std::slice::from_ref(&shared), 1000);
         assert_eq!(w.len(), 10, "{:?}", w.keys());
         assert!(!w[&task].contains_key(OsStr::new("/walk")));
     }
@@ -790,7 +826,7 @@ mod tests {
             let p = fs::canonicalize(d.path()).unwrap();
             fs::create_dir_all(p.join("packages/app")).unwrap();
             std::os::unix::fs::symlink("packages/app", p.join("app")).unwrap();
-            let c = Configs::take(&[], std::slice::from_ref(&p), std::slice::from_ref(&p));
+            let c = Configs::take(&[], &[(p.clone(), p.clone())], std::slice::from_ref(&p));
             assert_eq!(c.changed(), None, "{hidden}");
             let x = p.join(hidden).join("x");
             fs::create_dir_all(&x).unwrap();
@@ -798,7 +834,48 @@ mod tests {
             assert_eq!(c.changed(), None, "{hidden}: nothing leads there yet");
             fs::remove_file(p.join("app")).unwrap();
             std::os::unix::fs::symlink(format!("{hidden}/x"), p.join("app")).unwrap();
-            assert_eq!(c.changed(), Some(x.join(".mocharc.yml")), "{hidden}");
+            // The link re-pointed is a change, and so is what it leads to now.
+            let changed = c.changed();
+            assert!(
+                changed == Some(p.join("app")) || changed == Some(x.join(".mocharc.yml")),
+                "{hidden}: {changed:?}"
+            );
+            let w = walk(&(p.clone(), p.clone()), std::slice::from_ref(&p));
+            assert!(w[&x].contains_key(OsStr::new(".mocharc.yml")), "{hidden}");
         }
+    }
+
+    #[test]
+    fn a_link_made_or_re_pointed_anywhere_is_a_change_and_a_folder_below_one_read_is_read() {
+        let d = tempfile::tempdir().unwrap();
+        let p = fs::canonicalize(d.path()).unwrap();
+        let (task, out) = (p.join("task"), p.join("elsewhere"));
+        fs::create_dir_all(task.join("packages/app")).unwrap();
+        fs::create_dir_all(&out).unwrap();
+        std::os::unix::fs::symlink("packages/app", task.join("app")).unwrap();
+        // Review 51b, 01: a link to `.venv` read first, then `app` re-pointed into its
+        // `node_modules`, which the read of `.venv` left out.
+        fs::create_dir_all(task.join(".venv/node_modules/evil")).unwrap();
+        std::os::unix::fs::symlink(".venv", task.join("x")).unwrap();
+        let roots = [(task.clone(), task.clone())];
+        let c = Configs::take(&[], &roots, std::slice::from_ref(&task));
+        let evil = task.join(".venv/node_modules/evil");
+        fs::write(evil.join(".mocharc.yml"), "require: ./e.js\n").unwrap();
+        assert_eq!(c.changed(), None);
+        fs::remove_file(task.join("app")).unwrap();
+        std::os::unix::fs::symlink(&evil, task.join("app")).unwrap();
+        assert!(c.changed().is_some());
+        let w = walk(&roots[0], std::slice::from_ref(&task));
+        assert!(
+            w[&evil].contains_key(OsStr::new(".mocharc.yml")),
+            "{:?}",
+            w.keys()
+        );
+        // Review 51b, 03: a link into a folder no root names (a trial's own `TMPDIR`), made
+        // in the run: a change, though the walk does not follow it.
+        let c = Configs::take(&[], &roots, std::slice::from_ref(&task));
+        std::os::unix::fs::symlink(&out, task.join("packages/tmp")).unwrap();
+        assert_eq!(c.changed(), Some(task.join("packages/tmp")));
+        assert!(refusal(&task.join("packages/tmp")).contains("is a link to a folder"));
     }
 }

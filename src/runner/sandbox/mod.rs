@@ -564,7 +564,7 @@ impl Sandbox {
     pub fn watch_configs(
         &mut self,
         folders: &[PathBuf],
-        roots: &[PathBuf],
+        roots: &[(PathBuf, PathBuf)],
         writable: &[PathBuf],
     ) -> Option<&Path> {
         self.configs = configs::Configs::take(folders, roots, writable);
@@ -645,6 +645,50 @@ impl Sandbox {
     /// [`Sandbox::changed_package`], every path compared: the look at the end of the run.
     pub fn changed_package_since_start(&self) -> Option<PathBuf> {
         self.packages.changed_since_start()
+    }
+
+    /// Why a check may not run now, by the first wall a trial's change reached, or `None`:
+    /// a folder on node's way to the check's packages moved ([`Sandbox::moved`]: review 26,
+    /// 14; review 29, 01d), a `name`/`exports`/`imports` node reads first changed
+    /// ([`Sandbox::changed_manifest`]: review 41), a package script the check runs changed
+    /// ([`Sandbox::changed_scripts`]: review 42, 110l, 110m), a tool's configuration changed
+    /// ([`Sandbox::changed_config`]: review 46, a20, a24-a27; review 48, c06; review 50), or a
+    /// package node may load for the check was rewritten or shadowed
+    /// ([`Sandbox::changed_package`]: review 42, 110g-110h).
+    pub fn check_refusal(&self) -> Option<String> {
+        if let Some(made) = self.moved() {
+            return Some(format!(
+                "`{}` changed during the run (it appeared, went, or was re-pointed), where \
+                 node looks for the check's packages (a trial did it); the check was not run \
+                 and no verdict is published (keep node graders and their packages outside the \
+                 folders the trials write)",
+                made.display()
+            ));
+        }
+        if let Some(manifest) = self.changed_manifest() {
+            return Some(format!(
+                "`{}` changed its `name`, `exports` or `imports` during the run (a trial did \
+                 it), where node resolves a package a check loads by its name, so the trial's \
+                 file would be that package; the check was not run and no verdict is published \
+                 (an agent must not change them; keep node graders beside their own \
+                 `package.json`)",
+                manifest.display()
+            ));
+        }
+        if let Some(manifest) = self.changed_scripts() {
+            return Some(format!(
+                "`{}` changed its `scripts` during the run (a trial did it), and the check runs \
+                 a package manager's script, which would be the trial's; the check was not run \
+                 and no verdict is published (an agent must not change them; run the grader by \
+                 its path, from its own folder)",
+                manifest.display()
+            ));
+        }
+        if let Some(file) = self.changed_config() {
+            return Some(configs::refusal(&file));
+        }
+        self.changed_package()
+            .map(|file| packages::refusal(&file, true))
     }
 
     /// The first watched path ([`Sandbox::watch`]) that is not what it was.
