@@ -4534,7 +4534,9 @@ mod rev40 {
             // `src` now a link).
             assert!(
                 said.contains("src/node_modules/eq` changed during the run")
-                    || said.contains("src` was a folder when the run started and is now a link"),
+                    || said.contains(
+                        "src` is a link to a folder that appeared, went, or was re-pointed"
+                    ),
                 "{case}: {said}"
             );
         }

@@ -321,6 +321,23 @@ const MOCKS_ONLY: &[&str] = &[".venv", "venv", "__pycache__", "gate-out"];
 /// says so (a marker of its own).
 const WALK_ENTRIES: usize = 200_000;
 
+/// `text` (a link's) taken from the folder `base` without reading the file system: `..`
+/// drops the last name.
+fn lexical(base: &Path, text: &Path) -> PathBuf {
+    let mut out = base.to_path_buf();
+    for c in text.components() {
+        match c {
+            std::path::Component::RootDir => out = PathBuf::from("/"),
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::Normal(n) => out.push(n),
+            std::path::Component::CurDir | std::path::Component::Prefix(_) => {}
+        }
+    }
+    out
+}
+
 /// Whether `to`, a folder inside `root`, lies in a part of it the walk does not read whole
 /// ([`NOT_WALKED`], [`MOCKS_ONLY`]): a link into it from a walked folder is followed.
 fn in_unwalked_part(to: &Path, root: &Path) -> bool {
@@ -361,13 +378,22 @@ fn walk_bounded(first: &Path, root: &Path, writable: &[PathBuf], bound: usize) -
     let mut out: Folders = HashMap::new();
     // Each queue holds (folder, `__mocks__` only); the first non-empty one is read from, the
     // last of it first.
-    let mut queues: [Vec<(PathBuf, bool)>; 3] = [
-        vec![(root.to_path_buf(), false), (first.to_path_buf(), false)],
+    // Read in this order, each folder's folders in its own queue: `first` and below it, the
+    // folders links lead to (as soon as one is found: a large sibling must not starve
+    // them, review 51c, 10), the rest of `root`, the environments ([`MOCKS_ONLY`]).
+    const LINKED: usize = 1;
+    const ENVIRONMENTS: usize = 3;
+    let mut queues: [Vec<PathBuf>; 4] = [
+        vec![first.to_path_buf()],
         vec![],
+        vec![root.to_path_buf()],
         vec![],
     ];
     let mut read = 0usize;
-    while let Some((dir, mocks_only)) = queues.iter_mut().find_map(Vec::pop) {
+    while let Some((class, dir)) =
+        (queues.iter_mut().enumerate()).find_map(|(i, q)| q.pop().map(|d| (i, d)))
+    {
+        let mocks_only = class == ENVIRONMENTS;
         if out.contains_key(&dir) {
             // Read already: a folder a link leads to, read whole before its environment.
             continue;
@@ -400,13 +426,24 @@ fn walk_bounded(first: &Path, root: &Path, writable: &[PathBuf], bound: usize) -
                 continue;
             }
             let to = fs::canonicalize(e.path()).ok();
-            // A link to a folder, or to nothing: by its text and where it leads, so a link a
-            // trial made or re-pointed (into its own `TMPDIR`, a folder no root names: review
-            // 51b, 03) is a change, wherever it leads.
-            if to.as_ref().is_none_or(|t| t.is_dir()) {
+            // A link to nothing, or to a folder the walk neither reads nor follows (outside
+            // `root` and every writable root): by its text and where it leads, so one a trial
+            // made or re-pointed there (into its own `TMPDIR`, a folder no root names: review
+            // 51b, 03) is a change. One into `root` or a writable root is not (what it leads
+            // to is read; `python -m venv env` makes `env/lib64 -> lib`).
+            let unread =
+                |t: &Path| !t.starts_with(&real_root) && !writable.iter().any(|w| t.starts_with(w));
+            // A link to nothing, by where its text leads (`site/assets -> ../dist/assets`
+            // before the build: review 51c, 08).
+            let text = fs::read_link(e.path()).ok();
+            let record = match &to {
+                Some(t) => t.is_dir() && unread(t),
+                None => text.as_ref().is_none_or(|x| unread(&lexical(&dir, x))),
+            };
+            if record {
                 let mut k = OsString::from("/link:");
                 k.push(e.file_name());
-                links.insert(k, format!("{:?} to {:?}", fs::read_link(e.path()).ok(), to));
+                links.insert(k, format!("{text:?} to {to:?}"));
             }
             let Some(to) = to.filter(|t| t.is_dir()) else {
                 continue;
@@ -420,7 +457,14 @@ fn walk_bounded(first: &Path, root: &Path, writable: &[PathBuf], bound: usize) -
             // already is read all the same, since that read left out its `node_modules` and
             // environments (review 51b, 01, 02).
             if follow && !out.contains_key(&to) {
-                queues[1].push((to, false));
+                queues[LINKED].push(to.clone());
+            }
+            // A link to a folder that holds writable roots (`proj -> ..`): those roots are
+            // where the trials write below it (review 51c, 07).
+            for w in writable.iter().filter(|w| w.starts_with(&to) && **w != to) {
+                if !w.starts_with(&real_root) && !out.contains_key(w) {
+                    queues[LINKED].push(w.clone());
+                }
             }
         }
         // In a folder of [`MOCKS_ONLY`], its folders alone, and of its configuration only
@@ -455,7 +499,7 @@ fn walk_bounded(first: &Path, root: &Path, writable: &[PathBuf], bound: usize) -
             break;
         }
         for (p, later) in below {
-            queues[if later { 2 } else { 0 }].push((p, later));
+            queues[if later { ENVIRONMENTS } else { class }].push(p);
         }
     }
     out
@@ -877,5 +921,11 @@ mod tests {
         std::os::unix::fs::symlink(&out, task.join("packages/tmp")).unwrap();
         assert_eq!(c.changed(), Some(task.join("packages/tmp")));
         assert!(refusal(&task.join("packages/tmp")).contains("is a link to a folder"));
+        // An honest agent's `python -m venv env` (`env/lib64 -> lib`), a link into the task:
+        // no change.
+        let c = Configs::take(&[], &roots, std::slice::from_ref(&task));
+        fs::create_dir_all(task.join("env/lib")).unwrap();
+        std::os::unix::fs::symlink("lib", task.join("env/lib64")).unwrap();
+        assert_eq!(c.changed(), None);
     }
 }
