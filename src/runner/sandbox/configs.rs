@@ -366,14 +366,15 @@ fn in_unwalked_part(to: &Path, root: &Path) -> bool {
 /// then the folders links lead to, then those of [`MOCKS_ONLY`], so neither a large folder
 /// a link leads to nor a large environment pushes `root`'s own past the bound (review 51,
 /// 03, 07).
-fn walk((first, root): &(PathBuf, PathBuf), writable: &[PathBuf]) -> Folders {
-    walk_bounded(first, root, writable, WALK_ENTRIES)
+fn walk((firsts, root): &(Vec<PathBuf>, PathBuf), writable: &[PathBuf]) -> Folders {
+    walk_bounded(firsts, root, writable, WALK_ENTRIES)
 }
 
-/// [`walk`] with `bound` in place of [`WALK_ENTRIES`], from `first` (the check's folder,
-/// read whole before the rest of `root`: a large sibling in a monorepo made writable whole
-/// must not push the check's own folders past the bound, review 51b, 06).
-fn walk_bounded(first: &Path, root: &Path, writable: &[PathBuf], bound: usize) -> Folders {
+/// [`walk`] with `bound` in place of [`WALK_ENTRIES`], from `firsts` (the checks' folders
+/// in `root`, read whole before the rest of it: a large sibling in a monorepo made writable
+/// whole must not push a check's own folders past the bound, review 51b, 06; one walk of
+/// `root` for all of them, not one per check's folder, review 51c, 05).
+fn walk_bounded(firsts: &[PathBuf], root: &Path, writable: &[PathBuf], bound: usize) -> Folders {
     let real_root = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     let mut out: Folders = HashMap::new();
     // Each queue holds (folder, `__mocks__` only); the first non-empty one is read from, the
@@ -383,12 +384,7 @@ fn walk_bounded(first: &Path, root: &Path, writable: &[PathBuf], bound: usize) -
     // them, review 51c, 10), the rest of `root`, the environments ([`MOCKS_ONLY`]).
     const LINKED: usize = 1;
     const ENVIRONMENTS: usize = 3;
-    let mut queues: [Vec<PathBuf>; 4] = [
-        vec![first.to_path_buf()],
-        vec![],
-        vec![root.to_path_buf()],
-        vec![],
-    ];
+    let mut queues: [Vec<PathBuf>; 4] = [firsts.to_vec(), vec![], vec![root.to_path_buf()], vec![]];
     let mut read = 0usize;
     while let Some((class, dir)) =
         (queues.iter_mut().enumerate()).find_map(|(i, q)| q.pop().map(|d| (i, d)))
@@ -581,7 +577,7 @@ pub struct Configs {
     folders: Vec<(PathBuf, BTreeMap<OsString, String>)>,
     /// Each node check's folder, with every folder below it and its configuration when the
     /// run started ([`walk`]).
-    below: Vec<((PathBuf, PathBuf), Folders)>,
+    below: Vec<((Vec<PathBuf>, PathBuf), Folders)>,
     /// The roots the trials may write ([`crate::plan::state::writable_roots`]): a link below
     /// a check's folder into one of them is followed ([`walk`]).
     writable: Vec<PathBuf>,
@@ -601,10 +597,21 @@ impl Configs {
         roots: &[(PathBuf, PathBuf)],
         writable: &[PathBuf],
     ) -> Configs {
+        // One walk for each top, from every check's folder below it.
+        let mut tops: Vec<(Vec<PathBuf>, PathBuf)> = Vec::new();
+        for (first, top) in roots {
+            match tops.iter_mut().find(|(_, t)| t == top) {
+                Some((firsts, _)) => firsts.push(first.clone()),
+                None => tops.push((vec![first.clone()], top.clone())),
+            }
+        }
         Configs {
             folders: folders.iter().map(|d| (d.clone(), snapshot(d))).collect(),
-            below: (roots.iter())
-                .map(|r| (r.clone(), walk(r, writable)))
+            below: (tops.into_iter())
+                .map(|r| {
+                    let w = walk(&r, writable);
+                    (r, w)
+                })
                 .collect(),
             writable: writable.to_vec(),
         }
@@ -817,19 +824,24 @@ mod tests {
         std::os::unix::fs::symlink(shared.join("big"), task.join("a")).unwrap();
         std::os::unix::fs::symlink(shared.join("big"), task.join("z/data")).unwrap();
         fs::create_dir_all(task.join("pb")).unwrap();
-        let w = walk_bounded(&task, &task, std::slice::from_ref(&shared), 50);
+        let w = walk_bounded(
+            std::slice::from_ref(&task),
+            &task,
+            std::slice::from_ref(&shared),
+            50,
+        );
         assert!(w.contains_key(&task.join("pb")), "{:?}", w.keys());
         assert!(w[&task].contains_key(OsStr::new("/walk")));
         // Review 51b, 06: a monorepo made writable whole, a large sibling of the check's
         // folder: the check's own folders are read first.
         fill(&p.join("data"), 100);
         fs::create_dir_all(p.join("app/src")).unwrap();
-        let w = walk_bounded(&p.join("app"), &p, &[], 50);
+        let w = walk_bounded(&[p.join("app")], &p, &[], 50);
         assert!(w.contains_key(&p.join("app/src")), "{:?}", w.keys());
         assert!(w[&p].contains_key(OsStr::new("/walk")));
         // Review 51, 04: a large environment counts its folders, not its files.
         fill(&task.join(".venv/lib/site"), 100);
-        let w = walk_bounded(&task, &task, &[], 50);
+        let w = walk_bounded(std::slice::from_ref(&task), &task, &[], 50);
         assert!(
             !w[&task].contains_key(OsStr::new("/walk")),
             "{:?}",
@@ -855,7 +867,12 @@ mod tests {
         }
         fs::create_dir_all(&task).unwrap();
         std::os::unix::fs::symlink(shared.join("s1"), task.join("l")).unwrap();
-        let w = walk_bounded(&task, &task, std::slice::from_ref(&shared), 1000);
+        let w = walk_bounded(
+            std::slice::from_ref(&task),
+            &task,
+            std::slice::from_ref(&shared),
+            1000,
+        );
         assert_eq!(w.len(), 10, "{:?}", w.keys());
         assert!(!w[&task].contains_key(OsStr::new("/walk")));
     }
@@ -884,7 +901,7 @@ mod tests {
                 changed == Some(p.join("app")) || changed == Some(x.join(".mocharc.yml")),
                 "{hidden}: {changed:?}"
             );
-            let w = walk(&(p.clone(), p.clone()), std::slice::from_ref(&p));
+            let w = walk(&(vec![p.clone()], p.clone()), std::slice::from_ref(&p));
             assert!(w[&x].contains_key(OsStr::new(".mocharc.yml")), "{hidden}");
         }
     }
@@ -909,7 +926,10 @@ mod tests {
         fs::remove_file(task.join("app")).unwrap();
         std::os::unix::fs::symlink(&evil, task.join("app")).unwrap();
         assert!(c.changed().is_some());
-        let w = walk(&roots[0], std::slice::from_ref(&task));
+        let w = walk(
+            &(vec![task.clone()], task.clone()),
+            std::slice::from_ref(&task),
+        );
         assert!(
             w[&evil].contains_key(OsStr::new(".mocharc.yml")),
             "{:?}",
