@@ -546,8 +546,7 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
             let mut below = Vec::new();
             let top = roots.iter().find(|r| real(cwd).starts_with(r));
             if let Some(root) = top {
-                let (manifests, modules, folders, whole) =
-                    node_folders_below(&real(cwd), root, root);
+                let (manifests, modules, folders, whole) = node_folders_below(&real(cwd), root);
                 below = folders;
                 if !whole {
                     found.partial.get_or_insert_with(|| root.clone());
@@ -740,24 +739,23 @@ fn script_words(manifest: &Path) -> Vec<String> {
 /// ([`node_folders_below`]).
 pub const MANIFEST_SCAN_ENTRIES: usize = 100_000;
 
-/// The `package.json` paths of the folders below `top` (there or not; those below `first`
-/// read first), inside `root`: not in a `node_modules` (a package's own, which the `node_modules` rules
-/// cover), `.git` or a Python environment; at most [`MANIFEST_SCAN_ENTRIES`] entries read.
+/// The `package.json` paths of the folders below `root` (the top of a check's writable
+/// root; there or not; those below `first`, the check's folder, read first): not in a
+/// `node_modules` (a package's own, which the `node_modules` rules cover), `.git` or a Python environment; at most [`MANIFEST_SCAN_ENTRIES`] entries read.
 /// Second, the `node_modules` path of each of those folders, there or not (where node, run
 /// in that folder, looks first).
 /// Third, those folders (where a grader may run a tool that reads its configuration there).
 /// Fourth, whether every entry was read.
 fn node_folders_below(
     first: &Path,
-    top: &Path,
     root: &Path,
 ) -> (Vec<PathBuf>, Vec<PathBuf>, Vec<PathBuf>, bool) {
     let mut found = Vec::new();
     let mut modules = Vec::new();
     let mut folders = Vec::new();
-    // `first` (the check's folder) and all below it before the rest of `top`: a large
+    // `first` (the check's folder) and all below it before the rest of `root`: a large
     // sibling must not push the check's own folders past the bound (review 51b, 06).
-    let mut todo = vec![top.to_path_buf(), first.to_path_buf()];
+    let mut todo = vec![root.to_path_buf(), first.to_path_buf()];
     let mut done: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
     let mut seen = 0usize;
     while let Some(dir) = todo.pop() {
@@ -766,7 +764,7 @@ fn node_folders_below(
         }
         // Node run from any folder below looks in its `node_modules` first, there or not
         // (review 43, 08: `cd src && node -r …`, the trial creating `src/node_modules`).
-        if dir != top {
+        if dir != root {
             modules.push(dir.join("node_modules"));
             // And its `package.json`, there or not: one a trial writes in a folder that had
             // none is the first node reads there (review 46, a10, from a folder that existed

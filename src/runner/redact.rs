@@ -993,7 +993,8 @@ mod tests {
         let r = Redactor::new([("MY_API_TOKEN", r"\t\t\t-\t\t\t")], Vec::new());
         assert_eq!(r.apply("a\t\t\t-\t\t\tb"), "a\t\t\t-\t\t\tb");
         // A secret of many escaped backslashes over a log of backslashes: linear, not a walk
-        // from every start (review 51, 01: 30 s for 129 characters over 256 KiB).
+        // from every start (review 51, 01: 30 s for 129 characters over 256 KiB); the bound
+        // is only against that quadratic regression, as in the tests below.
         let many = format!("{}x", r"\\".repeat(64));
         let r = Redactor::new([("MY_API_TOKEN", many.as_str())], Vec::new());
         let log = "\\".repeat(256 << 10);
@@ -1001,7 +1002,7 @@ mod tests {
         assert_eq!(r.apply(&log), log);
         assert_eq!(r.apply(&format!("{}x", "\\".repeat(64))), "***");
         assert!(
-            started.elapsed() < std::time::Duration::from_secs(5),
+            started.elapsed() < std::time::Duration::from_secs(20),
             "{:?}",
             started.elapsed()
         );

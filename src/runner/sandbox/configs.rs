@@ -338,17 +338,16 @@ fn lexical(base: &Path, text: &Path) -> PathBuf {
     out
 }
 
+/// Whether `name` is a folder the walk does not read whole ([`NOT_WALKED`], [`MOCKS_ONLY`]).
+fn left_out(name: &OsStr) -> bool {
+    NOT_WALKED.iter().chain(MOCKS_ONLY).any(|x| name == *x)
+}
+
 /// Whether `to`, a folder inside `root`, lies in a part of it the walk does not read whole
 /// ([`NOT_WALKED`], [`MOCKS_ONLY`]): a link into it from a walked folder is followed.
 fn in_unwalked_part(to: &Path, root: &Path) -> bool {
-    to.strip_prefix(root).is_ok_and(|rel| {
-        rel.components().any(|c| {
-            NOT_WALKED
-                .iter()
-                .chain(MOCKS_ONLY)
-                .any(|x| c.as_os_str() == *x)
-        })
-    })
+    to.strip_prefix(root)
+        .is_ok_and(|rel| rel.components().any(|c| left_out(c.as_os_str())))
 }
 
 /// Every folder below `root` (and `root`) now with its configuration ([`snapshot_of`]), each
@@ -415,10 +414,9 @@ fn walk_bounded(firsts: &[PathBuf], root: &Path, writable: &[PathBuf], bound: us
         } else {
             entries.len()
         };
-        let skipped = |name: &OsStr| NOT_WALKED.iter().chain(MOCKS_ONLY).any(|x| name == *x);
         let mut links = BTreeMap::new();
         for e in entries.iter().filter(|_| !mocks_only) {
-            if !e.file_type().is_ok_and(|t| t.is_symlink()) || skipped(&e.file_name()) {
+            if !e.file_type().is_ok_and(|t| t.is_symlink()) || left_out(&e.file_name()) {
                 continue;
             }
             let to = fs::canonicalize(e.path()).ok();
