@@ -837,7 +837,7 @@ fn assignment(w: &str) -> bool {
 /// (in a script, or in a string a program hands a shell), JavaScript's `process.chdir("DIR")`
 /// and a spawn option `cwd: "DIR"` / Python's `cwd="DIR"`. A name built at run time
 /// (`$VAR`, a substitution, a glob, `~`) is not read: this is a reading of text, a net.
-fn folders_entered(text: &str) -> Vec<String> {
+pub(super) fn folders_entered(text: &str) -> Vec<String> {
     let literal = |w: &str| {
         let w = w.trim_matches(|c| c == '"' || c == '\'');
         (!w.is_empty()

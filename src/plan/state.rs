@@ -513,10 +513,23 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
     for t in &plan.tasks {
         for (line, cwd, env) in check_lines(t) {
             let graders = own_graders(line, cwd, env);
+            let runs_node = check_runs_node(line, cwd, env);
+            let top = roots.iter().find(|r| real(cwd).starts_with(r));
+            // A node check whose line or grader text changes to a folder in another writable
+            // root (`cd ../shared/app && mocha` with `writable: [shared]`) runs its tools
+            // there: that folder is watched as the check's own is, its way up and the whole
+            // root below (review 51c: a `.mocharc.yml` a trial wrote there PASSed a wrong
+            // answer). Read from text, so a net: a folder named at run time escapes it.
+            let entered: Vec<(PathBuf, PathBuf)> = if runs_node {
+                other_roots_entered(line, cwd, env, &roots, top)
+            } else {
+                Vec::new()
+            };
             // Node's way up to a package: from the check's folder and each grader's, each
             // folder to the top of its writable root.
             let way: Vec<PathBuf> = std::iter::once(real(cwd))
                 .chain((graders.iter()).filter_map(|g| real(g).parent().map(Path::to_path_buf)))
+                .chain(entered.iter().map(|(e, _)| e.clone()))
                 .filter_map(|start| {
                     let root = roots.iter().find(|r| start.starts_with(r))?;
                     let up = start.ancestors().take_while(|d| d.starts_with(root));
@@ -544,10 +557,13 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
             // root that holds it, where a grader may run from a sibling folder (`cd ../web
             // && node -r eq/config …` in a monorepo made writable whole: review 46, a11).
             let mut below = Vec::new();
-            let top = roots.iter().find(|r| real(cwd).starts_with(r));
-            if let Some(root) = top {
-                let (manifests, modules, folders, whole) = node_folders_below(&real(cwd), root);
-                below = folders;
+            let starts = top
+                .map(|t| (real(cwd), t.clone()))
+                .into_iter()
+                .chain(entered.clone());
+            for (first, root) in starts {
+                let (manifests, modules, folders, whole) = node_folders_below(&first, &root);
+                below.extend(folders);
                 if !whole {
                     found.partial.get_or_insert_with(|| root.clone());
                 }
@@ -562,7 +578,6 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
                     }
                 }
             }
-            let runs_node = check_runs_node(line, cwd, env);
             // Review 50: the configuration the tools of a node check read from the folder
             // they run in, whatever the graders' text says of them.
             if runs_node {
@@ -576,8 +591,10 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
                 }
                 // From the top of the check's writable root (a11, as above).
                 let from = (real(cwd), top.cloned().unwrap_or_else(|| real(cwd)));
-                if !found.config_roots.contains(&from) {
-                    found.config_roots.push(from);
+                for from in std::iter::once(from).chain(entered) {
+                    if !found.config_roots.contains(&from) {
+                        found.config_roots.push(from);
+                    }
                 }
                 if runs_package_script(line, cwd, env) {
                     for folder in way.iter().chain(&below) {
@@ -805,6 +822,48 @@ fn node_folders_below(
         }
     }
     (found, modules, folders, true)
+}
+
+/// The folders in a writable root other than `top` (the one holding the check's folder
+/// `cwd`) that `line` or its graders' text changes to by a literal name
+/// ([`super::reach::folders_entered`]), taken from `cwd` and from each grader's folder, each
+/// with the top of its writable root (`roots`). Folders that do not exist are refused at
+/// load where they lie in a folder the trials write
+/// ([`super::reach::refuse_node_from_a_folder_made_in_the_run`]).
+fn other_roots_entered(
+    line: &CommandLine,
+    cwd: &Path,
+    env: &[(String, String)],
+    roots: &[PathBuf],
+    top: Option<&PathBuf>,
+) -> Vec<(PathBuf, PathBuf)> {
+    let files = grader_files(line, cwd, env);
+    let mut texts = vec![(line.display(), cwd.to_path_buf())];
+    for f in &files {
+        if let (Some(t), Some(d)) = (grader_text(f), f.parent()) {
+            texts.push((t, d.to_path_buf()));
+        }
+    }
+    let mut out: Vec<(PathBuf, PathBuf)> = Vec::new();
+    for (text, dir) in texts {
+        for name in super::reach::folders_entered(&text) {
+            for base in [cwd, dir.as_path()] {
+                let Ok(at) = std::fs::canonicalize(base.join(&name)) else {
+                    continue;
+                };
+                if !at.is_dir() {
+                    continue;
+                }
+                let Some(root) = roots.iter().find(|r| at.starts_with(r)) else {
+                    continue;
+                };
+                if Some(root) != top && !out.iter().any(|(e, _)| *e == at) {
+                    out.push((at, root.clone()));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Whether a check line runs node: by name on the line or in its environment, by a grader

@@ -36,6 +36,7 @@ mod review47_redact;
 mod review47_stages_promptfoo;
 mod review49;
 mod review5;
+mod review54;
 mod review5_readers;
 mod review7;
 mod review7_evidence;

@@ -4463,7 +4463,7 @@ mod rev40 {
         let said = both(&out);
         assert_eq!(out.status.code(), Some(0), "{said}");
         assert!(
-            said.contains("hold more than 100000 entries; a `package.json` or a `node_modules` past them is not watched"),
+            said.contains("hold more than 100000 entries outside `node_modules` and `.git`: the `package.json` files and `node_modules` folders node may load from there are watched up to that many; a change a trial makes past them is not seen before a check"),
             "{said}"
         );
     }

@@ -319,7 +319,7 @@ const MOCKS_ONLY: &[&str] = &[".venv", "venv", "__pycache__", "gate-out"];
 
 /// Entries read at most below one check's folder by [`walk`]; past them the walk stops and
 /// says so (a marker of its own).
-const WALK_ENTRIES: usize = 200_000;
+pub const WALK_ENTRIES: usize = 200_000;
 
 /// `text` (a link's) taken from the folder `base` without reading the file system: `..`
 /// drops the last name.

@@ -1,0 +1,100 @@
+//! Round 4, session 18: the open breaks of issue 29's node-grader class closed by refusing
+//! what gate cannot watch whole (review 50's rev50e 04, 15), and by the configuration and
+//! package walls reaching what a grader's text names (a configuration given by its path, a
+//! folder in another writable root) and what a package there at the start asks for by name
+//! (review 46, a08).
+
+use crate::common::*;
+
+/// A task folder of 200,001 entries outside `node_modules` and `.git` (a data set) under a
+/// check that runs node: the configuration walk stops at its bound, so a `.mocharc.yml` a
+/// trial plants past it would not be seen (rev50e 04, 15: `gate run` warned and went on, and
+/// a wrong answer PASSed). Now no trial is run, exit 4, with the fix in one line. The same
+/// folder under a shell grader (no node check) still gets its verdict, with a warning.
+#[test]
+fn rev50e_04_15_a_node_check_over_a_folder_past_the_walk_bound_runs_no_trial() {
+    let f = Fixture::new(&plan("", "node graders/check.js"));
+    write_files(
+        &f,
+        &[
+            ("agent.sh", "echo right > result.txt\n"),
+            (
+                "graders/check.js",
+                "process.exit(require(\"fs\").readFileSync(\"result.txt\", \"utf8\").trim() === \"right\" ? 0 : 1);\n",
+            ),
+            ("graders/package.json", "{}\n"),
+            ("graders/grade", "grep -qx right result.txt\n"),
+        ],
+    );
+    let data = f.path("data");
+    std::fs::create_dir_all(&data).unwrap();
+    for i in 0..200_001 {
+        std::fs::File::create(data.join(i.to_string())).unwrap();
+    }
+    let out = f.command(&[]).output().unwrap();
+    let said = both(&out);
+    assert_eq!(out.status.code(), Some(4), "{said}");
+    assert!(
+        said.contains("hold more than 200000 entries outside `node_modules` and `.git`")
+            && said.contains("no trial was run"),
+        "{said}"
+    );
+    assert!(!f.ledger_path().exists(), "a ledger was started: {said}");
+    // A grader folder with no JavaScript: gate reads it as a shell check.
+    std::fs::remove_file(f.path("graders/check.js")).unwrap();
+    std::fs::remove_file(f.path("graders/package.json")).unwrap();
+    std::fs::write(f.plan(), plan("", "sh graders/grade")).unwrap();
+    let out = f.command(&[]).output().unwrap();
+    let said = both(&out);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert!(said.contains("warning: the folders below"), "{said}");
+}
+
+/// Makes a node check pass whatever the answer, once loaded.
+const YES: &str = "process.on(\"exit\", () => { process.exitCode = 0; });";
+
+/// A grader that reads `.mocharc.js` from the folder it runs in, as mocha does, then judges
+/// `$ROOT/result.txt`.
+const TOOL: &str = "const fs = require(\"fs\"), path = require(\"path\");\nif (fs.existsSync(\".mocharc.js\")) require(path.resolve(\".mocharc.js\"));\nprocess.exit(fs.readFileSync(path.join(process.env.ROOT, \"result.txt\"), \"utf8\").trim() === \"right\" ? 0 : 1);\n";
+
+/// Review 53, 07 (the form with no link): the grader changes to a folder of another
+/// writable root (`cd ../shared/app`, `writable: [shared]`) and runs its tool there; the
+/// trial writes `shared/app/.mocharc.js`. The walls watched the check's own root only: a
+/// wrong answer PASSed. Now the folder a grader's text enters is watched as the check's
+/// own: no verdict, exit 4, naming the file.
+#[test]
+fn rev53_07_a_grader_that_changes_to_another_writable_root_is_watched_there() {
+    if !has("node") {
+        skip_or_fail(&current_test(), "node", "no node here");
+        return;
+    }
+    let setup = |trick: &str| {
+        let f = Fixture::new(
+            "version: 1\nsampling: {single: {n: 2, c: 0}}\npolicy:\n  sandbox: {mode: best_effort, writable: [shared]}\ntasks:\n  - id: agent\n    cwd: task\n    run: sh agent.sh\n    check: sh graders/check.sh\n",
+        );
+        let agent = format!("echo wrong > result.txt\n{trick}\n");
+        write_files(
+            &f,
+            &[
+                ("shared/app/index.js", "module.exports = 1;\n"),
+                ("task/graders/tool.js", TOOL),
+                ("task/graders/package.json", "{}\n"),
+                (
+                    "task/graders/check.sh",
+                    "T=$PWD\ncd ../shared/app && ROOT=$T exec node \"$T/graders/tool.js\"\n",
+                ),
+                ("task/agent.sh", &agent),
+            ],
+        );
+        f
+    };
+    let trick = format!(
+        "echo '{YES}' > ../shared/app/evil.js\necho 'require(\"./evil.js\")' > ../shared/app/.mocharc.js"
+    );
+    let out = setup(&trick).command(&[]).output().unwrap();
+    let said = both(&out);
+    assert_eq!(out.status.code(), Some(4), "{said}");
+    assert!(said.contains("shared/app/.mocharc.js"), "{said}");
+    let out = setup("").command(&[]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "(control) {}", both(&out));
+}
