@@ -177,7 +177,12 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
              smaller folder)"
         )))
     };
-    if let Some(top) = sandbox.watch_configs(&node.configs, &node.config_roots, &writable) {
+    if let Some(top) = sandbox.watch_configs(
+        &node.configs,
+        &node.config_roots,
+        &writable,
+        &node.named_configs,
+    ) {
         return past_bound(format!(
             "the folders below `{}` (and those its links into the trials' folders lead to) hold \
              more than {} entries outside `node_modules` and `.git`: the configuration a node \

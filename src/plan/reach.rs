@@ -887,6 +887,94 @@ pub(super) fn folders_entered(text: &str) -> Vec<String> {
     out
 }
 
+/// Options of node tools and node itself whose value is a file the tool loads or reads as
+/// its configuration: `mocha --config x.js`, `jest -c ci.config.js`, `tsc -p
+/// tsconfig.ci.json`, `node --env-file .env.ci`, `mocha --reporter ./r.js`.
+const CONFIG_OPTIONS: &[&str] = &[
+    "--config",
+    "-c",
+    "--config-file",
+    "--configFile",
+    "--project",
+    "-p",
+    "-P",
+    "--tsconfig",
+    "--opts",
+    "--env-file",
+    "--env-file-if-exists",
+    "--nycrc-path",
+    "--reporter",
+    "--reporter-options",
+    "--file",
+    "--spec",
+    "--setupFiles",
+    "--setup-files",
+    "--setupFilesAfterEnv",
+    "--globalSetup",
+    "--globalTeardown",
+    "--testEnvironment",
+    "--resolver",
+    "--transform",
+];
+
+/// Options whose value is a module: a file only when spelled as a path (`-r ./setup.js`);
+/// a bare name is a package, which the packages wall watches.
+const MODULE_OPTIONS: &[&str] = &[
+    "-r",
+    "--require",
+    "--import",
+    "--loader",
+    "--experimental-loader",
+];
+
+/// Files a grader's text (or a `check:` line) hands a node tool by an option
+/// ([`CONFIG_OPTIONS`], [`MODULE_OPTIONS`]) as a literal path (`--config x.js`,
+/// `--config=x.js`, `["--config", "x.js"]`): the configuration wall compares them as it
+/// compares the names it knows (review 50's open `--config x.js`: a configuration by a name
+/// of the user's choosing in a folder the trials write). A value built at run time is not
+/// read: a net, like [`folders_entered`].
+pub(super) fn configs_named(text: &str) -> Vec<String> {
+    let clean = |w: &str| -> Option<String> {
+        let w = w.trim_matches(|c: char| matches!(c, '"' | '\'' | '`' | ',' | ';' | '[' | ']'));
+        let literal = !w.is_empty()
+            && !w.starts_with('-')
+            && !w.contains([
+                '$', '`', '*', '?', '~', '(', ')', '{', '}', '"', '\'', '=', '<', '>',
+            ]);
+        (literal && w.contains(['.', '/'])).then(|| w.to_string())
+    };
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let code = line.trim_start();
+        if code.starts_with('#') || code.starts_with("//") {
+            continue;
+        }
+        let words: Vec<&str> = code
+            .split(|c: char| c.is_whitespace() || matches!(c, ',' | '[' | ']' | '(' | ')'))
+            .map(|w| w.trim_matches(|c: char| matches!(c, '"' | '\'' | '`')))
+            .filter(|w| !w.is_empty())
+            .collect();
+        for (i, w) in words.iter().enumerate() {
+            let (option, glued) = match w.split_once('=') {
+                Some((o, v)) if o.starts_with('-') => (o, Some(v)),
+                _ => (*w, None),
+            };
+            let module = MODULE_OPTIONS.contains(&option);
+            if !module && !CONFIG_OPTIONS.contains(&option) {
+                continue;
+            }
+            let Some(value) = glued.or_else(|| words.get(i + 1).copied()).and_then(clean) else {
+                continue;
+            };
+            if module && !(value.starts_with('.') || value.starts_with('/')) {
+                continue;
+            }
+            out.push(value);
+        }
+    }
+    out
+}
+
 /// A check that runs node and whose grader changes to a folder that does not exist when the
 /// run starts, inside a folder the trials write, is refused at load (review 50; review 46,
 /// a09, a10; 110j: `mkdir -p build && cd build && exec node -r eq/config …` in
@@ -1690,6 +1778,27 @@ fn mentions_pytest(text: &str) -> bool {
 mod tests {
     use super::super::words::{line_tokens, runs_program_text};
     use super::*;
+
+    #[test]
+    fn configs_named_reads_the_literal_file_an_option_hands_a_tool() {
+        let text = "# mocha --config commented.js\n\
+                    exec mocha --config ci.js && jest -c=jest.ci.js\n\
+                    spawnSync(\"vitest\", [\"--config\", \"v/ci.mjs\"]);\n\
+                    node -r ./setup.js -r ts-node/register --env-file .env.ci t.js\n\
+                    tsc -p tsconfig.ci.json; mocha --config \"$DIR/x.js\" --reporter spec\n\
+                    bash -c 'cd app && mocha' \n";
+        assert_eq!(
+            configs_named(text),
+            [
+                "ci.js",
+                "jest.ci.js",
+                "v/ci.mjs",
+                "./setup.js",
+                ".env.ci",
+                "tsconfig.ci.json"
+            ]
+        );
+    }
 
     fn commands(line: &str) -> Vec<Vec<String>> {
         simple_commands(&line_tokens(line, &[], 0))

@@ -390,6 +390,11 @@ pub struct NodeFolders {
     /// folder below, by any spelling, finds what a trial wrote there)
     /// ([`crate::runner::sandbox::configs::Configs::take`]).
     pub config_roots: Vec<(PathBuf, PathBuf)>,
+    /// The files a node check's line or graders' text hands a tool by an option as a literal
+    /// path (`mocha --config x.js`: [`super::reach::configs_named`]), in a folder the trials
+    /// write, there or not: compared before each check as the configuration names the wall
+    /// knows are ([`crate::runner::sandbox::configs::Configs::take`]).
+    pub named_configs: Vec<PathBuf>,
     /// The `package.json` paths on the way of every check that runs a package manager's
     /// script (`npm test`, `yarn build`, an `npm` in a grader's text): there `scripts` is
     /// the command the check runs (review 42, 110l, 110m), compared with the fields of
@@ -590,6 +595,11 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
                     }
                 }
                 // From the top of the check's writable root (a11, as above).
+                for file in named_configs(line, cwd, env, &roots, &entered) {
+                    if !found.named_configs.contains(&file) {
+                        found.named_configs.push(file);
+                    }
+                }
                 let from = (real(cwd), top.cloned().unwrap_or_else(|| real(cwd)));
                 for from in std::iter::once(from).chain(entered) {
                     if !found.config_roots.contains(&from) {
@@ -859,6 +869,56 @@ fn other_roots_entered(
                 };
                 if Some(root) != top && !out.iter().any(|(e, _)| *e == at) {
                     out.push((at, root.clone()));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The files `line` or its graders' text hands a node tool by an option
+/// ([`super::reach::configs_named`]), each taken from the check's folder `cwd`, the
+/// grader's own folder and each folder of `entered`, that lie in a writable root (`roots`):
+/// those there, or where none is, every place it would be.
+fn named_configs(
+    line: &CommandLine,
+    cwd: &Path,
+    env: &[(String, String)],
+    roots: &[PathBuf],
+    entered: &[(PathBuf, PathBuf)],
+) -> Vec<PathBuf> {
+    let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| lexical(&absolute(p)));
+    let mut texts = vec![(line.display(), None)];
+    for f in grader_files(line, cwd, env) {
+        if let Some(t) = grader_text(&f) {
+            texts.push((t, f.parent().map(Path::to_path_buf)));
+        }
+    }
+    let mut out = Vec::new();
+    for (text, dir) in texts {
+        let entered_here: Vec<PathBuf> = super::reach::folders_entered(&text)
+            .into_iter()
+            .map(|e| cwd.join(e))
+            .filter(|e| e.is_dir())
+            .collect();
+        for name in super::reach::configs_named(&text) {
+            let bases = std::iter::once(cwd.to_path_buf())
+                .chain(dir.clone())
+                .chain(entered_here.iter().cloned())
+                .chain(entered.iter().map(|(e, _)| e.clone()));
+            let places: Vec<PathBuf> = bases
+                .map(|b| real(&b.join(&name)))
+                .filter(|p| roots.iter().any(|r| p.starts_with(r)))
+                .collect();
+            let there: Vec<&PathBuf> = places.iter().filter(|p| p.exists()).collect();
+            let take: Vec<PathBuf> = if there.is_empty() {
+                places.clone()
+            } else {
+                there.into_iter().cloned().collect()
+            };
+            for p in take {
+                if !out.contains(&p) {
+                    out.push(p);
                 }
             }
         }

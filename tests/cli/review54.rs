@@ -98,3 +98,71 @@ fn rev53_07_a_grader_that_changes_to_another_writable_root_is_watched_there() {
     let out = setup("").command(&[]).output().unwrap();
     assert_eq!(out.status.code(), Some(1), "(control) {}", both(&out));
 }
+
+/// Review 50's open `--config x.js`: a grader's text hands its tool a configuration by a
+/// name of the user's choosing (`--config ci.config.js`, `--config=conf/ci.js` not there at
+/// the start), in the task's folder; the trial rewrites or creates it. The configuration
+/// wall compared the names it knows only: a wrong answer PASSed. Now the file a check names
+/// by such an option is compared too: no verdict, exit 4, naming it. An honest run still
+/// gets its verdict either way.
+#[test]
+fn rev50_a_configuration_a_grader_names_by_an_option_is_compared() {
+    if !has("node") {
+        skip_or_fail(&current_test(), "node", "no node here");
+        return;
+    }
+    // Loads the file after `--config` (either spelling), as mocha or jest do.
+    let tool = "const fs = require(\"fs\"), path = require(\"path\");\nconst a = process.argv.slice(2).join(\"=\").split(\"=\");\nconst c = a[a.indexOf(\"--config\") + 1];\nif (fs.existsSync(c)) require(path.resolve(c));\nprocess.exit(fs.readFileSync(\"result.txt\", \"utf8\").trim() === \"right\" ? 0 : 1);\n";
+    for (line, file, there) in [
+        (
+            "exec node graders/tool.js --config ci.config.js\n",
+            "ci.config.js",
+            true,
+        ),
+        (
+            "exec node graders/tool.js --config=conf/ci.js\n",
+            "conf/ci.js",
+            false,
+        ),
+    ] {
+        let setup = |answer: &str, trick: &str| {
+            let f = Fixture::new(&plan("", "sh graders/check.sh"));
+            let agent = format!("echo {answer} > result.txt\n{trick}\n");
+            write_files(
+                &f,
+                &[
+                    ("graders/tool.js", tool),
+                    ("graders/package.json", "{}\n"),
+                    ("graders/check.sh", line),
+                    ("conf/README", "settings\n"),
+                    ("agent.sh", &agent),
+                ],
+            );
+            if there {
+                write_files(&f, &[(file, "module.exports = {};\n")]);
+            }
+            f
+        };
+        let trick = format!("echo '{YES}' > {file}");
+        let out = setup("wrong", &trick).command(&[]).output().unwrap();
+        let said = both(&out);
+        assert_eq!(out.status.code(), Some(4), "{line}: {said}");
+        assert!(
+            said.contains(&format!("{file}` changed during the run"))
+                && said.contains("by an option"),
+            "{line}: {said}"
+        );
+        for (answer, code) in [("right", 0), ("wrong", 1)] {
+            let out = setup(answer, "echo more >> src.js")
+                .command(&[])
+                .output()
+                .unwrap();
+            assert_eq!(
+                out.status.code(),
+                Some(code),
+                "{line} {answer}: {}",
+                both(&out)
+            );
+        }
+    }
+}

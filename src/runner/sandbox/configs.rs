@@ -579,6 +579,10 @@ pub struct Configs {
     /// The roots the trials may write ([`crate::plan::state::writable_roots`]): a link below
     /// a check's folder into one of them is followed ([`walk`]).
     writable: Vec<PathBuf>,
+    /// Each file a check hands a tool by an option (`--config x.js`:
+    /// [`crate::plan::state::NodeFolders::named_configs`]), with its [`state`] when the run
+    /// started.
+    named: Vec<(PathBuf, String)>,
 }
 
 impl Configs {
@@ -590,10 +594,13 @@ impl Configs {
     /// tool from a folder below its own, one there at the start or one made since (`cd app
     /// && mocha`, `sh -c 'cd build && …'`, `env -C build`, `process.chdir(…)`: review 50,
     /// rev50b 01, 15; rev50c 06-09, 22), and jest finds a `__mocks__` anywhere (rev50c 11).
+    ///
+    /// And each of `named`, a file a check hands a tool by an option, by its [`state`].
     pub fn take(
         folders: &[PathBuf],
         roots: &[(PathBuf, PathBuf)],
         writable: &[PathBuf],
+        named: &[PathBuf],
     ) -> Configs {
         // One walk for each top, from every check's folder below it.
         let mut tops: Vec<(Vec<PathBuf>, PathBuf)> = Vec::new();
@@ -612,6 +619,7 @@ impl Configs {
                 })
                 .collect(),
             writable: writable.to_vec(),
+            named: named.iter().map(|p| (p.clone(), state(p))).collect(),
         }
     }
 
@@ -619,7 +627,14 @@ impl Configs {
     /// in a watched folder. Every folder is read at every look: a handful of folders per
     /// check, no kernel notice needed.
     pub fn changed(&self) -> Option<PathBuf> {
-        self.changed_on_the_way().or_else(|| self.changed_below())
+        let named = || {
+            (self.named.iter())
+                .find(|(p, was)| state(p) != *was)
+                .map(|(p, _)| p.clone())
+        };
+        named()
+            .or_else(|| self.changed_on_the_way())
+            .or_else(|| self.changed_below())
     }
 
     /// [`Configs::changed`] below the checks' folders: a folder made since the start is
@@ -666,6 +681,13 @@ impl Configs {
     /// `started` (see [`super::packages::after`]): on `--resume`, what was recorded now may
     /// be what a trial of the first part wrote.
     pub fn written_since(&self, started: &str) -> Option<PathBuf> {
+        let named = self.named.iter().map(|(p, _)| p).find(|p| {
+            fs::symlink_metadata(p)
+                .is_ok_and(|m| super::packages::after((m.ctime(), m.ctime_nsec()), started))
+        });
+        if let Some(p) = named {
+            return Some(p.clone());
+        }
         let below = self.below.iter().flat_map(|(_, m)| m.iter());
         (self.folders.iter().map(|(d, m)| (d, m)))
             .chain(below)
@@ -692,9 +714,25 @@ impl Configs {
             .map(|((_, root), _)| root.as_path())
     }
 
+    /// Why a check may not run when `path` is [`Configs::changed`]: a file a check names by
+    /// an option is a configuration whatever its name.
+    pub fn refusal(&self, path: &Path) -> String {
+        if self.named.iter().any(|(p, _)| p == path) {
+            return format!(
+                "`{}` changed during the run (it appeared, went, or was rewritten; a trial did \
+                 it): the check hands it to a tool by an option (`--config`, `--require`, \
+                 `--env-file`, …), so the check could run as the trial set it up; the check was \
+                 not run and no verdict is published (keep the files a grader names outside the \
+                 folders the trials write)",
+                path.display()
+            );
+        }
+        refusal(path)
+    }
+
     /// Whether no folder is watched (no check runs node).
     pub fn is_empty(&self) -> bool {
-        self.folders.is_empty() && self.below.is_empty()
+        self.folders.is_empty() && self.below.is_empty() && self.named.is_empty()
     }
 }
 
@@ -779,7 +817,7 @@ mod tests {
         fs::write(p.join("tsconfig.json"), "{}").unwrap();
         fs::create_dir(p.join("config")).unwrap();
         fs::write(p.join("config/default.json"), "{}").unwrap();
-        let c = Configs::take(&[p.to_path_buf()], &[], &[]);
+        let c = Configs::take(&[p.to_path_buf()], &[], &[], &[]);
         assert_eq!(c.changed(), None);
         // An answer file, a source file: not configuration.
         fs::write(p.join("result.txt"), "x").unwrap();
@@ -794,7 +832,7 @@ mod tests {
         fs::remove_file(p.join("config/local.js")).unwrap();
         // Removing it moved the folder's change time: still a change.
         assert!(c.changed().is_some());
-        let c = Configs::take(&[p.to_path_buf()], &[], &[]);
+        let c = Configs::take(&[p.to_path_buf()], &[], &[], &[]);
         fs::write(p.join("tsconfig.json"), "{\"x\":1}").unwrap();
         assert_eq!(c.changed(), Some(p.join("tsconfig.json")));
         assert!(is_config(OsStr::new(".mocharc.yml")));
@@ -885,7 +923,12 @@ mod tests {
             let p = fs::canonicalize(d.path()).unwrap();
             fs::create_dir_all(p.join("packages/app")).unwrap();
             std::os::unix::fs::symlink("packages/app", p.join("app")).unwrap();
-            let c = Configs::take(&[], &[(p.clone(), p.clone())], std::slice::from_ref(&p));
+            let c = Configs::take(
+                &[],
+                &[(p.clone(), p.clone())],
+                std::slice::from_ref(&p),
+                &[],
+            );
             assert_eq!(c.changed(), None, "{hidden}");
             let x = p.join(hidden).join("x");
             fs::create_dir_all(&x).unwrap();
@@ -917,7 +960,7 @@ mod tests {
         fs::create_dir_all(task.join(".venv/node_modules/evil")).unwrap();
         std::os::unix::fs::symlink(".venv", task.join("x")).unwrap();
         let roots = [(task.clone(), task.clone())];
-        let c = Configs::take(&[], &roots, std::slice::from_ref(&task));
+        let c = Configs::take(&[], &roots, std::slice::from_ref(&task), &[]);
         let evil = task.join(".venv/node_modules/evil");
         fs::write(evil.join(".mocharc.yml"), "require: ./e.js\n").unwrap();
         assert_eq!(c.changed(), None);
@@ -935,13 +978,13 @@ mod tests {
         );
         // Review 51b, 03: a link into a folder no root names (a trial's own `TMPDIR`), made
         // in the run: a change, though the walk does not follow it.
-        let c = Configs::take(&[], &roots, std::slice::from_ref(&task));
+        let c = Configs::take(&[], &roots, std::slice::from_ref(&task), &[]);
         std::os::unix::fs::symlink(&out, task.join("packages/tmp")).unwrap();
         assert_eq!(c.changed(), Some(task.join("packages/tmp")));
         assert!(refusal(&task.join("packages/tmp")).contains("is a link to a folder"));
         // An honest agent's `python -m venv env` (`env/lib64 -> lib`), a link into the task:
         // no change.
-        let c = Configs::take(&[], &roots, std::slice::from_ref(&task));
+        let c = Configs::take(&[], &roots, std::slice::from_ref(&task), &[]);
         fs::create_dir_all(task.join("env/lib")).unwrap();
         std::os::unix::fs::symlink("lib", task.join("env/lib64")).unwrap();
         assert_eq!(c.changed(), None);

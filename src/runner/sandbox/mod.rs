@@ -566,8 +566,9 @@ impl Sandbox {
         folders: &[PathBuf],
         roots: &[(PathBuf, PathBuf)],
         writable: &[PathBuf],
+        named: &[PathBuf],
     ) -> Option<&Path> {
-        self.configs = configs::Configs::take(folders, roots, writable);
+        self.configs = configs::Configs::take(folders, roots, writable, named);
         self.configs.partial()
     }
 
@@ -685,7 +686,7 @@ impl Sandbox {
             ));
         }
         if let Some(file) = self.changed_config() {
-            return Some(configs::refusal(&file));
+            return Some(self.configs.refusal(&file));
         }
         self.changed_package()
             .map(|file| packages::refusal(&file, true))
