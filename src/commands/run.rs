@@ -316,10 +316,7 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
     if let (RunStatus::Complete, Some(file)) = (status, sandbox.changed_package_since_start()) {
         // Each check looked before it ran; a change after the last look (a trial that ran
         // beside a check, with `policy.jobs` above 1: review 42, 110t) is seen here.
-        progress.println(&format!(
-            "error: {}",
-            crate::runner::sandbox::packages::refusal(&file, false)
-        ));
+        progress.println(&format!("error: {}", sandbox.package_refusal(&file)));
         status = RunStatus::HarnessError;
     }
     if let (RunStatus::Complete, Some(changed)) = (status, snapshot.changed().first()) {

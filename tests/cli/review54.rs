@@ -166,3 +166,79 @@ fn rev50_a_configuration_a_grader_names_by_an_option_is_compared() {
         }
     }
 }
+
+/// Review 46, a08: a package there at the start asks for another by name, optionally (`try
+/// { require("eq-color") } catch {}`, as `debug` does with `supports-color`), and the trial
+/// installs that one: its code runs inside the check. The packages wall took a new package
+/// by a new name for an agent's install: a wrong answer PASSed. Now a name a package there
+/// at the start asks for (in its code, or in its `package.json`'s dependency fields) is a
+/// change: no verdict, exit 4, naming the package that asks. Also where the package that
+/// asks sits in a folder below the check's (`cd app && node …`). An install of a package nothing there asks for still gets its verdict.
+#[test]
+fn rev46_a08_a_package_that_a_package_there_at_the_start_asks_for_is_a_change() {
+    if !has("node") {
+        skip_or_fail(&current_test(), "node", "no node here");
+        return;
+    }
+    let judge = "const p = require(\"path\").join(__dirname, \"..\", \"result.txt\");\nprocess.exit(require(\"fs\").readFileSync(p, \"utf8\").trim() === \"right\" ? 0 : 1);\n";
+    let eq = "{\"name\":\"eq\",\"exports\":{\".\":\"./main.js\",\"./config\":\"./config.js\"}}\n";
+    let declared = "{\"name\":\"eq\",\"exports\":{\".\":\"./main.js\",\"./config\":\"./config.js\"},\"peerDependenciesMeta\":{\"eq-color\":{\"optional\":true}}}\n";
+    let literal = "try { require(\"eq-color\"); } catch (e) {}\n";
+    let built = "try { require([\"eq\", \"color\"].join(\"-\")); } catch (e) {}\n";
+    let preload = "exec node -\"r\" eq/config graders/check.js\n";
+    let below = "cd app && exec node -\"r\" eq/config ../graders/check.js\n";
+    // (case, where eq lives, its package.json, its config.js, the grader script)
+    for (case, at, manifest, config, script) in [
+        ("literal require", "node_modules/eq", eq, literal, preload),
+        (
+            "declared optional peer",
+            "node_modules/eq",
+            declared,
+            built,
+            preload,
+        ),
+        // The package that asks sits in a folder below the check's.
+        ("a package below", "app/node_modules/eq", eq, literal, below),
+    ] {
+        let setup = |answer: &str, install: &str| {
+            let f = Fixture::new(&plan("", "sh graders/check.sh"));
+            let shelf = at.strip_suffix("/eq").unwrap();
+            let agent = format!(
+                "echo {answer} > result.txt\nmkdir -p {shelf}/{install}\necho '{YES}' > {shelf}/{install}/index.js\n"
+            );
+            write_files(
+                &f,
+                &[
+                    ("graders/package.json", "{}\n"),
+                    ("graders/check.js", judge),
+                    ("graders/check.sh", script),
+                    (&format!("{at}/package.json"), manifest),
+                    (&format!("{at}/config.js"), config),
+                    (
+                        &format!("{at}/main.js"),
+                        "module.exports = (a, b) => a === b;\n",
+                    ),
+                    ("agent.sh", &agent),
+                ],
+            );
+            f
+        };
+        let out = setup("wrong", "eq-color").command(&[]).output().unwrap();
+        let said = both(&out);
+        assert_eq!(out.status.code(), Some(4), "{case}: {said}");
+        assert!(
+            said.contains("node_modules/eq-color` appeared during the run")
+                && said.contains("asks for that package by name"),
+            "{case}: {said}"
+        );
+        for (answer, code) in [("right", 0), ("wrong", 1)] {
+            let out = setup(answer, "left-pad").command(&[]).output().unwrap();
+            assert_eq!(
+                out.status.code(),
+                Some(code),
+                "{case} {answer}: {}",
+                both(&out)
+            );
+        }
+    }
+}

@@ -648,6 +648,12 @@ impl Sandbox {
         self.packages.changed_since_start()
     }
 
+    /// Why the run publishes no verdict when `path` is
+    /// [`Sandbox::changed_package_since_start`].
+    pub fn package_refusal(&self, path: &Path) -> String {
+        self.packages.refusal(path, false)
+    }
+
     /// Why a check may not run now, by the first wall a trial's change reached, or `None`:
     /// a folder on node's way to the check's packages moved ([`Sandbox::moved`]: review 26,
     /// 14; review 29, 01d), a `name`/`exports`/`imports` node reads first changed
@@ -689,7 +695,7 @@ impl Sandbox {
             return Some(self.configs.refusal(&file));
         }
         self.changed_package()
-            .map(|file| packages::refusal(&file, true))
+            .map(|file| self.packages.refusal(&file, true))
     }
 
     /// The first watched path ([`Sandbox::watch`]) that is not what it was.

@@ -23,8 +23,16 @@
 //!   46, a17, a18, a18b; review 50). The names a `.bin` held are compared as any package
 //!   file is (a link replaced or re-pointed is a new inode).
 //!
-//! A new package by a new name is not a change (an agent installs a dependency), nor is the
-//! new `.bin` name its install adds when no check runs it.
+//! - a name added to a `node_modules` that a package there at the start asks for by name
+//!   (its `package.json`'s dependencies, optional and peer dependencies, or a literal
+//!   `require("x")`, `import("x")`, `from "x"` in its code) and that node would find from
+//!   that package: the optional `try { require("x") } catch {}` of a package such as
+//!   `debug`, which loads the trial's `x` inside the check (review 46, a08). Read once, the
+//!   first time a new name appears; only the packages there at the start are read, so a new
+//!   package's own dependencies are not.
+//!
+//! Any other new package by a new name is not a change (an agent installs a dependency), nor
+//! is the new `.bin` name its install adds when no check runs it.
 //!
 //! What is compared is each path's type, mode, size, inode and change time (`ctime`, which a
 //! process cannot set back: content written back as it was is still seen, also after the
@@ -137,7 +145,7 @@ impl Shelf {
     /// The first name in the folder now that was not there at the start and shadows a
     /// package node found then; for a path that was missing, the path itself when it is now
     /// a link or a file (where node looks first, which gate does not read).
-    fn shadowing(&self) -> Option<PathBuf> {
+    fn shadowing(&self, asks: &dyn Fn(&Shelf, &OsStr) -> bool) -> Option<PathBuf> {
         if !self.existed {
             match fs::symlink_metadata(&self.path) {
                 Err(_) => return None,
@@ -166,7 +174,7 @@ impl Shelf {
                         }
                         _ => name.to_os_string(),
                     };
-                    self.shadowed_by(&name, folder)
+                    self.shadowed_by(&name, folder) || asks(self, &name)
                 })
             })
     }
@@ -291,6 +299,106 @@ pub struct Packages {
     /// The `.bin` of every `node_modules` watched, where a name a check runs could be
     /// added ([`Bin`]).
     bins: Vec<Bin>,
+    /// What the packages there at the start ask for, read the first time a new name appears.
+    asked: std::sync::OnceLock<Asked>,
+    /// Each new path found to be a name asked for, with the file that asks for it.
+    asked_found: std::sync::Mutex<HashMap<PathBuf, PathBuf>>,
+}
+
+/// The names the packages there when the run started ask for ([`asked_index`]).
+#[derive(Debug, Default)]
+struct Asked {
+    /// Each name, with the files that ask for it.
+    names: HashMap<OsString, Vec<PathBuf>>,
+    /// A file past [`ASKED_BYTES`] that was not read, if any: every new name then counts.
+    unread: Option<PathBuf>,
+}
+
+/// Bytes of package code read at most for [`Asked`]; past them every new name is a change.
+const ASKED_BYTES: u64 = 1 << 30;
+
+/// A package file larger than this is not read for [`Asked`] (a bundle, a source map):
+/// counted as unread.
+const ASKED_FILE_BYTES: u64 = 64 << 20;
+
+/// Whether `p` is a file whose text [`asked_index`] reads: a package's `package.json`, or
+/// code node loads (`.js`, `.cjs`, `.mjs`).
+fn asks_in(p: &Path) -> bool {
+    p.file_name().is_some_and(|n| n == "package.json")
+        || p.extension()
+            .is_some_and(|e| e == "js" || e == "cjs" || e == "mjs")
+}
+
+/// The package a specifier names: `x` for `x/lib/y`, `@s/x` for `@s/x/y`; `None` for a path
+/// or a builtin (`./x`, `/x`, `node:fs`).
+fn package_of(spec: &[u8]) -> Option<OsString> {
+    if spec.is_empty() || spec.starts_with(b".") || spec.starts_with(b"/") || spec.contains(&b':') {
+        return None;
+    }
+    let mut parts = spec.split(|b| *b == b'/');
+    let first = parts.next()?;
+    let name = if first.starts_with(b"@") {
+        let second = parts.next().filter(|s| !s.is_empty())?;
+        [first, b"/", second].concat()
+    } else {
+        first.to_vec()
+    };
+    Some(OsStr::from_bytes(&name).to_os_string())
+}
+
+/// What `files` ask for by name: the keys of a `package.json`'s `dependencies`,
+/// `optionalDependencies`, `peerDependencies` and `peerDependenciesMeta`, and every package a
+/// literal `require("x")`, `require.resolve("x")`, `import("x")`, `import "x"` or `from
+/// "x"` in code names. At most [`ASKED_BYTES`] read.
+fn asked_index<'a>(files: impl Iterator<Item = &'a Path>) -> Asked {
+    static CALLS: std::sync::OnceLock<regex::bytes::Regex> = std::sync::OnceLock::new();
+    let calls = CALLS.get_or_init(|| {
+        regex::bytes::Regex::new(
+            r#"(?:\brequire(?:\.resolve)?|\bimport)\s*\(\s*["'`]([^"'`\s\\]{1,214})["'`]|\b(?:from|import)\s*["']([^"'\s\\]{1,214})["']"#,
+        )
+        .expect("a valid pattern")
+    });
+    let mut out = Asked::default();
+    let mut read = 0u64;
+    for f in files {
+        let Ok(m) = fs::metadata(f) else { continue };
+        if m.len() > ASKED_FILE_BYTES || read + m.len() > ASKED_BYTES {
+            out.unread.get_or_insert_with(|| f.to_path_buf());
+            continue;
+        }
+        let Ok(text) = fs::read(f) else {
+            out.unread.get_or_insert_with(|| f.to_path_buf());
+            continue;
+        };
+        read += text.len() as u64;
+        let mut names: Vec<OsString> = Vec::new();
+        if f.file_name().is_some_and(|n| n == "package.json") {
+            if let Ok(serde_json::Value::Object(o)) = serde_json::from_slice(&text) {
+                for field in [
+                    "dependencies",
+                    "optionalDependencies",
+                    "peerDependencies",
+                    "peerDependenciesMeta",
+                ] {
+                    if let Some(serde_json::Value::Object(deps)) = o.get(field) {
+                        names.extend(deps.keys().filter_map(|k| package_of(k.as_bytes())));
+                    }
+                }
+            }
+        } else {
+            for c in calls.captures_iter(&text) {
+                let spec = c.get(1).or_else(|| c.get(2)).map(|m| m.as_bytes());
+                names.extend(spec.and_then(package_of));
+            }
+        }
+        for n in names {
+            let askers = out.names.entry(n).or_default();
+            if askers.last().is_none_or(|l| l != f) {
+                askers.push(f.to_path_buf());
+            }
+        }
+    }
+    out
 }
 
 impl Packages {
@@ -401,6 +509,72 @@ impl Packages {
         }
         *out.notices.get_mut().unwrap_or_else(|e| e.into_inner()) = out.notify();
         out
+    }
+
+    /// Whether a new `name` in `shelf` is one a package there at the start (one node would
+    /// look in `shelf` for: inside the folder that holds it) asks for; recorded with the
+    /// file that asks. Read once, at the first new name.
+    fn asks(&self, shelf: &Shelf, name: &OsStr) -> bool {
+        let asked = self.asked.get_or_init(|| {
+            let recorded = (self.entries.iter())
+                .filter(|(p, holder, st)| {
+                    !holder && matches!(st, Stamp::Entry { .. }) && asks_in(p)
+                })
+                .map(|(p, _, _)| p.clone());
+            // A `node_modules` held read-only is on no watched shelf's way: node looks in
+            // a held one's folders above for what its packages ask for, and those are held
+            // or watched whole as missing (an appearing `node_modules` is a change there).
+            let files: Vec<PathBuf> = recorded.collect();
+            asked_index(files.iter().map(PathBuf::as_path))
+        });
+        let tops =
+            (shelf.path.parent().into_iter()).chain(shelf.alias.as_deref().and_then(Path::parent));
+        let within =
+            |f: &Path| tops.clone().any(|t| f.starts_with(t)) || f.starts_with(&shelf.path);
+        let asker = match &asked.unread {
+            Some(unread) => Some(unread.clone()),
+            None => (asked.names.get(name).into_iter().flatten())
+                .find(|f| within(f))
+                .cloned(),
+        };
+        let Some(asker) = asker else { return false };
+        let mut at = shelf.path.clone();
+        at.push(name);
+        (self.asked_found.lock().unwrap_or_else(|e| e.into_inner())).insert(at, asker);
+        true
+    }
+
+    /// Why a check may not run, or a run publish no verdict, when `path` is
+    /// [`Packages::changed`] ([`refusal`]; a name a package asks for says which).
+    pub fn refusal(&self, path: &Path, check: bool) -> String {
+        let found = self.asked_found.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(asker) = found.get(path) else {
+            return refusal(path, check);
+        };
+        let read = self.asked.get().and_then(|a| a.unread.as_deref()) == Some(asker.as_path());
+        format!(
+            "`{}` appeared during the run (a trial did it): {}, and node would find it \
+             there; {}no verdict is published (an agent must not install a package that the \
+             packages a node grader loads ask for; keep a node grader's packages in its own \
+             `node_modules`, outside the folders the trials write)",
+            path.display(),
+            if read {
+                format!(
+                    "the packages there at the start may ask for it (`{}` and what follows \
+                     it were not read: over {} MiB of package code, or a file over {} MiB)",
+                    asker.display(),
+                    ASKED_BYTES >> 20,
+                    ASKED_FILE_BYTES >> 20
+                )
+            } else {
+                format!("`{}` asks for that package by name", asker.display())
+            },
+            if check {
+                "the check was not run and "
+            } else {
+                ""
+            }
+        )
     }
 
     /// Record the folders above `p`, by type and inode (once each: `seen`).
@@ -590,7 +764,10 @@ impl Packages {
                         Some(Watched::Holder(Some((i, prefix)))) if created => {
                             let mut full = prefix.clone();
                             full.push(OsStr::from_bytes(name));
-                            !name.starts_with(b"@") && !self.shelves[*i].shadowed_by(&full, false)
+                            let shelf = &self.shelves[*i];
+                            !name.starts_with(b"@")
+                                && !shelf.shadowed_by(&full, false)
+                                && !self.asks(shelf, &full)
                         }
                         Some(Watched::Holder(None)) => created,
                         // Beside a missing `node_modules`: only that name (above), or a
@@ -740,7 +917,8 @@ impl Packages {
     }
 
     fn shadowed(&self) -> Option<PathBuf> {
-        self.shelves.iter().find_map(Shelf::shadowing)
+        let asks = |shelf: &Shelf, name: &OsStr| self.asks(shelf, name);
+        self.shelves.iter().find_map(|s| s.shadowing(&asks))
     }
 
     /// The first recorded path of a package (not a folder of packages) whose change time is
@@ -894,6 +1072,30 @@ fn stem(name: &OsStr) -> OsString {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn asked_index_reads_dependency_fields_and_literal_requires_only() {
+        let d = tempfile::tempdir().unwrap();
+        let pj = d.path().join("package.json");
+        let code = d.path().join("index.mjs");
+        write(
+            &pj,
+            r#"{"name":"eq","dependencies":{"ms":"1"},"peerDependenciesMeta":{"@s/c":{}},"devDependencies":{"dev-only":"1"}}"#,
+        );
+        write(
+            &code,
+            "try { require( 'opt-a/sub' ) } catch {}\nimport x from \"@s/b/deep\";\nawait import(`dyn-c`);\nrequire.resolve(\"res-d\");\nrequire('./local'); require('node:fs');\nconst s = \"not-a-require\"; require(name);\n",
+        );
+        let a = asked_index([pj.as_path(), code.as_path()].into_iter());
+        let mut names: Vec<String> = (a.names.keys())
+            .map(|n| n.to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["@s/b", "@s/c", "dyn-c", "ms", "opt-a", "res-d"]);
+        assert!(a.unread.is_none());
+        assert_eq!(package_of(b"@s"), None);
+        assert_eq!(package_of(b"/abs"), None);
+    }
 
     fn write(p: &Path, text: &str) {
         fs::create_dir_all(p.parent().unwrap()).unwrap();
