@@ -833,148 +833,6 @@ fn assignment(w: &str) -> bool {
     })
 }
 
-/// Folders a grader's text changes to by a literal name: a shell's `cd DIR` / `pushd DIR`
-/// (in a script, or in a string a program hands a shell), JavaScript's `process.chdir("DIR")`
-/// and a spawn option `cwd: "DIR"` / Python's `cwd="DIR"`. A name built at run time
-/// (`$VAR`, a substitution, a glob, `~`) is not read: this is a reading of text, a net.
-pub(super) fn folders_entered(text: &str) -> Vec<String> {
-    let literal = |w: &str| {
-        let w = w.trim_matches(|c| c == '"' || c == '\'');
-        (!w.is_empty()
-            && w != "-"
-            && !w.contains(['$', '`', '*', '?', '[', '~', '(', ')', '"', '\'']))
-        .then(|| w.to_string())
-    };
-    let mut out = Vec::new();
-    for line in text.lines() {
-        let code = line.trim_start();
-        if code.starts_with('#') || code.starts_with("//") {
-            continue;
-        }
-        // A shell's `cd`: each simple command of the line (split at `&&`, `||`, `;`, `|`,
-        // parentheses, braces), its first word after `builtin` or `command`.
-        for part in code.split(['&', '|', ';', '(', ')', '{', '}', '\n']) {
-            let mut words = part
-                .split_whitespace()
-                .skip_while(|w| matches!(*w, "builtin" | "command" | "exec"))
-                .map(|w| w.trim_matches(|c| c == '"' || c == '\''));
-            if !matches!(words.next(), Some("cd" | "pushd")) {
-                continue;
-            }
-            let folder = words.find(|w| !w.is_empty() && (!w.starts_with('-') || *w == "-"));
-            out.extend(folder.and_then(literal));
-        }
-        // `process.chdir("build")`, `{cwd: "build"}`, `cwd="build"`.
-        for key in ["chdir(", "cwd:", "cwd =", "cwd=", "cwd :"] {
-            let mut rest = code;
-            while let Some(at) = rest.find(key) {
-                rest = &rest[at + key.len()..];
-                let value = rest.trim_start();
-                let Some(quote) = value
-                    .chars()
-                    .next()
-                    .filter(|c| matches!(c, '"' | '\'' | '`'))
-                else {
-                    continue;
-                };
-                let Some(end) = value[1..].find(quote) else {
-                    continue;
-                };
-                out.extend(literal(&value[1..1 + end]));
-            }
-        }
-    }
-    out
-}
-
-/// Options of node tools and node itself whose value is a file the tool loads or reads as
-/// its configuration: `mocha --config x.js`, `jest -c ci.config.js`, `tsc -p
-/// tsconfig.ci.json`, `node --env-file .env.ci`, `mocha --reporter ./r.js`.
-const CONFIG_OPTIONS: &[&str] = &[
-    "--config",
-    "-c",
-    "--config-file",
-    "--configFile",
-    "--project",
-    "-p",
-    "-P",
-    "--tsconfig",
-    "--opts",
-    "--env-file",
-    "--env-file-if-exists",
-    "--nycrc-path",
-    "--reporter",
-    "--reporter-options",
-    "--file",
-    "--spec",
-    "--setupFiles",
-    "--setup-files",
-    "--setupFilesAfterEnv",
-    "--globalSetup",
-    "--globalTeardown",
-    "--testEnvironment",
-    "--resolver",
-    "--transform",
-];
-
-/// Options whose value is a module: a file only when spelled as a path (`-r ./setup.js`);
-/// a bare name is a package, which the packages wall watches.
-const MODULE_OPTIONS: &[&str] = &[
-    "-r",
-    "--require",
-    "--import",
-    "--loader",
-    "--experimental-loader",
-];
-
-/// Files a grader's text (or a `check:` line) hands a node tool by an option
-/// ([`CONFIG_OPTIONS`], [`MODULE_OPTIONS`]) as a literal path (`--config x.js`,
-/// `--config=x.js`, `["--config", "x.js"]`): the configuration wall compares them as it
-/// compares the names it knows (review 50's open `--config x.js`: a configuration by a name
-/// of the user's choosing in a folder the trials write). A value built at run time is not
-/// read: a net, like [`folders_entered`].
-pub(super) fn configs_named(text: &str) -> Vec<String> {
-    let clean = |w: &str| -> Option<String> {
-        let w = w.trim_matches(|c: char| matches!(c, '"' | '\'' | '`' | ',' | ';' | '[' | ']'));
-        let literal = !w.is_empty()
-            && !w.starts_with('-')
-            && !w.contains([
-                '$', '`', '*', '?', '~', '(', ')', '{', '}', '"', '\'', '=', '<', '>',
-            ]);
-        (literal && w.contains(['.', '/'])).then(|| w.to_string())
-    };
-    let mut out = Vec::new();
-    for line in text.lines() {
-        let code = line.trim_start();
-        if code.starts_with('#') || code.starts_with("//") {
-            continue;
-        }
-        let words: Vec<&str> = code
-            .split(|c: char| c.is_whitespace() || matches!(c, ',' | '[' | ']' | '(' | ')'))
-            .map(|w| w.trim_matches(|c: char| matches!(c, '"' | '\'' | '`')))
-            .filter(|w| !w.is_empty())
-            .collect();
-        for (i, w) in words.iter().enumerate() {
-            let (option, glued) = match w.split_once('=') {
-                Some((o, v)) if o.starts_with('-') => (o, Some(v)),
-                _ => (*w, None),
-            };
-            let module = MODULE_OPTIONS.contains(&option);
-            if !module && !CONFIG_OPTIONS.contains(&option) {
-                continue;
-            }
-            let Some(value) = glued.or_else(|| words.get(i + 1).copied()).and_then(clean) else {
-                continue;
-            };
-            if module && !(value.starts_with('.') || value.starts_with('/')) {
-                continue;
-            }
-            out.push(value);
-        }
-    }
-    out
-}
-
 /// A check that runs node and whose grader changes to a folder that does not exist when the
 /// run starts, inside a folder the trials write, is refused at load (review 50; review 46,
 /// a09, a10; 110j: `mkdir -p build && cd build && exec node -r eq/config …` in
@@ -982,7 +840,7 @@ pub(super) fn configs_named(text: &str) -> Vec<String> {
 /// made in that folder first, and gate watches only those of the folders there when the run
 /// starts (a new folder is the agent's own: a new package of a monorepo). The same words on
 /// the `check:` line itself are refused by [`super::grammar`] for every check. Grader text
-/// is read for the folder's name ([`folders_entered`]), so a name built at run time escapes
+/// is read for the folder's name ([`super::words::folders_entered`]), so a name built at run time escapes
 /// this; the layout that needs no reading runs node from a folder that exists (with a
 /// `package.json` of its own) or outside the trials' folders.
 pub(super) fn refuse_node_from_a_folder_made_in_the_run(
@@ -1013,7 +871,7 @@ pub(super) fn refuse_node_from_a_folder_made_in_the_run(
                 let Some(text) = super::state::grader_text(&file) else {
                     continue;
                 };
-                for folder in folders_entered(&text) {
+                for folder in super::words::folders_entered(&text) {
                     // Taken from the check's folder, where a grader starts, or from the
                     // grader's own (a script that changed there first).
                     let at = cwd.join(&folder);
@@ -1786,17 +1644,41 @@ mod tests {
                     spawnSync(\"vitest\", [\"--config\", \"v/ci.mjs\"]);\n\
                     node -r ./setup.js -r ts-node/register --env-file .env.ci t.js\n\
                     tsc -p tsconfig.ci.json; mocha --config \"$DIR/x.js\" --reporter spec\n\
-                    bash -c 'cd app && mocha' \n";
+                    bash -c 'cd app && mocha' \n\
+                    wc -c result.txt && mkdir -p out/x && python3 -c 'a.b' && tsc -p . \n\
+                    mocha --config ci; node --test --test-reporter=./tools/rep.mjs\n\
+                    spawnSync(\"mocha\", [\n\
+                      \"--config\",\n\
+                      \"multi.json\"]);\n";
         assert_eq!(
-            configs_named(text),
+            super::super::words::configs_named(text),
             [
                 "ci.js",
                 "jest.ci.js",
                 "v/ci.mjs",
                 "./setup.js",
                 ".env.ci",
-                "tsconfig.ci.json"
+                "tsconfig.ci.json",
+                "spec",
+                "ci",
+                "./tools/rep.mjs",
+                "multi.json"
             ]
+        );
+    }
+
+    #[test]
+    fn folders_entered_reads_cd_env_c_quoted_shells_and_joined_literals() {
+        let text = "cd ../a && mocha\n\
+                    env -C ../b mocha; env --chdir=../c x\n\
+                    bash -c 'cd ../d && mocha'\n\
+                    execSync(`cd ../e && mocha`);\n\
+                    spawnSync(\"mocha\", [], {cwd: path.join(\"..\", \"f\", \"app\")});\n\
+                    spawnSync(\"mocha\", [], {cwd: path.join(__dirname, \"..\", \"g\")});\n\
+                    cd \"$D\"; spawnSync(\"m\", [], {cwd: path.join(root, \"h\")});\n";
+        assert_eq!(
+            super::super::words::folders_entered(text),
+            ["../a", "../b", "../c", "../d", "../e", "../f/app", "../g"]
         );
     }
 

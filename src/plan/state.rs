@@ -391,7 +391,7 @@ pub struct NodeFolders {
     /// ([`crate::runner::sandbox::configs::Configs::take`]).
     pub config_roots: Vec<(PathBuf, PathBuf)>,
     /// The files a node check's line or graders' text hands a tool by an option as a literal
-    /// path (`mocha --config x.js`: [`super::reach::configs_named`]), in a folder the trials
+    /// path (`mocha --config x.js`: [`super::words::configs_named`]), in a folder the trials
     /// write, there or not: compared before each check as the configuration names the wall
     /// knows are ([`crate::runner::sandbox::configs::Configs::take`]).
     pub named_configs: Vec<PathBuf>,
@@ -836,7 +836,7 @@ fn node_folders_below(
 
 /// The folders in a writable root other than `top` (the one holding the check's folder
 /// `cwd`) that `line` or its graders' text changes to by a literal name
-/// ([`super::reach::folders_entered`]), taken from `cwd` and from each grader's folder, each
+/// ([`super::words::folders_entered`]), taken from `cwd` and from each grader's folder, each
 /// with the top of its writable root (`roots`). Folders that do not exist are refused at
 /// load where they lie in a folder the trials write
 /// ([`super::reach::refuse_node_from_a_folder_made_in_the_run`]).
@@ -856,7 +856,7 @@ fn other_roots_entered(
     }
     let mut out: Vec<(PathBuf, PathBuf)> = Vec::new();
     for (text, dir) in texts {
-        for name in super::reach::folders_entered(&text) {
+        for name in super::words::folders_entered(&text) {
             for base in [cwd, dir.as_path()] {
                 let Ok(at) = std::fs::canonicalize(base.join(&name)) else {
                     continue;
@@ -877,7 +877,7 @@ fn other_roots_entered(
 }
 
 /// The files `line` or its graders' text hands a node tool by an option
-/// ([`super::reach::configs_named`]), each taken from the check's folder `cwd`, the
+/// ([`super::words::configs_named`]), each taken from the check's folder `cwd`, the
 /// grader's own folder and each folder of `entered`, that lie in a writable root (`roots`):
 /// those there, or where none is, every place it would be.
 fn named_configs(
@@ -894,28 +894,66 @@ fn named_configs(
             texts.push((t, f.parent().map(Path::to_path_buf)));
         }
     }
+    // Under a package script (`npm test`), the command is a `scripts` entry of the
+    // `package.json` on the check's way (review 54, 17: `"test": "mocha --config ci.json"`).
+    if runs_package_script(line, cwd, env) {
+        for dir in real(cwd)
+            .ancestors()
+            .take_while(|d| roots.iter().any(|r| d.starts_with(r)))
+        {
+            let Ok(text) = std::fs::read(dir.join("package.json")) else {
+                continue;
+            };
+            let Ok(serde_json::Value::Object(o)) = serde_json::from_slice(&text) else {
+                continue;
+            };
+            if let Some(serde_json::Value::Object(scripts)) = o.get("scripts") {
+                let all: Vec<&str> = scripts.values().filter_map(|v| v.as_str()).collect();
+                texts.push((all.join("\n"), Some(dir.to_path_buf())));
+            }
+        }
+    }
     let mut out = Vec::new();
     for (text, dir) in texts {
-        let entered_here: Vec<PathBuf> = super::reach::folders_entered(&text)
+        let entered_here: Vec<PathBuf> = super::words::folders_entered(&text)
             .into_iter()
             .map(|e| cwd.join(e))
             .filter(|e| e.is_dir())
             .collect();
-        for name in super::reach::configs_named(&text) {
+        for name in super::words::configs_named(&text) {
             let bases = std::iter::once(cwd.to_path_buf())
                 .chain(dir.clone())
                 .chain(entered_here.iter().cloned())
                 .chain(entered.iter().map(|(e, _)| e.clone()));
+            // Each place node would look for it too (review 54, 15, 19: `-r ./setup` loads
+            // `setup.js`, `-r ./boot` a folder's `index.js` or its `package.json`'s `main`).
+            // A folder itself (`tsc -p app`) is read for the names the wall knows: its own
+            // state would move with every file made in it.
             let places: Vec<PathBuf> = bases
                 .map(|b| real(&b.join(&name)))
-                .filter(|p| roots.iter().any(|r| p.starts_with(r)))
+                .flat_map(|p| {
+                    let mut near: Vec<PathBuf> = ["js", "cjs", "mjs", "json", "node", "ts"]
+                        .iter()
+                        .map(|x| PathBuf::from(format!("{}.{x}", p.display())))
+                        .collect();
+                    near.extend(
+                        [
+                            "index.js",
+                            "index.cjs",
+                            "index.mjs",
+                            "index.json",
+                            "package.json",
+                        ]
+                        .iter()
+                        .map(|f| p.join(f)),
+                    );
+                    std::iter::once(p).chain(near)
+                })
+                .filter(|p| roots.iter().any(|r| p.starts_with(r)) && !p.is_dir())
                 .collect();
-            let there: Vec<&PathBuf> = places.iter().filter(|p| p.exists()).collect();
-            let take: Vec<PathBuf> = if there.is_empty() {
-                places.clone()
-            } else {
-                there.into_iter().cloned().collect()
-            };
+            // Every place, there or not: a file made in front of the one there (`setup`
+            // before `setup.js`) is what node loads.
+            let take = places;
             for p in take {
                 if !out.contains(&p) {
                     out.push(p);

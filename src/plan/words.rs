@@ -2515,3 +2515,261 @@ fn scan_loads(code: &str, paths: bool) -> bool {
     }
     false
 }
+
+/// Folders a grader's text changes to by a literal name: a shell's `cd DIR` / `pushd DIR`
+/// (in a script, or in a string a program hands a shell), JavaScript's `process.chdir("DIR")`
+/// and a spawn option `cwd: "DIR"` / Python's `cwd="DIR"`. A name built at run time
+/// (`$VAR`, a substitution, a glob, `~`) is not read: this is a reading of text, a net.
+pub(super) fn folders_entered(text: &str) -> Vec<String> {
+    let literal = |w: &str| {
+        let w = w.trim_matches(|c| c == '"' || c == '\'');
+        (!w.is_empty()
+            && w != "-"
+            && !w.contains(['$', '`', '*', '?', '[', '~', '(', ')', '"', '\'']))
+        .then(|| w.to_string())
+    };
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let code = line.trim_start();
+        if code.starts_with('#') || code.starts_with("//") {
+            continue;
+        }
+        // A shell's `cd`: each simple command of the line (split at `&&`, `||`, `;`, `|`,
+        // parentheses, braces, and quotes: `bash -c 'cd app && …'`, a JavaScript template
+        // `` `cd app && …` ``), its first word after `builtin` or `command`; `env -C DIR`
+        // and `env --chdir=DIR` too (review 54, 20).
+        for part in code.split(['&', '|', ';', '(', ')', '{', '}', '\n', '\'', '"', '`']) {
+            let words: Vec<&str> = part
+                .split_whitespace()
+                .skip_while(|w| matches!(*w, "builtin" | "command" | "exec"))
+                .collect();
+            match words.first().copied() {
+                Some("cd" | "pushd") => {
+                    let folder = (words[1..].iter())
+                        .find(|w| !w.is_empty() && (!w.starts_with('-') || **w == "-"));
+                    out.extend(folder.and_then(|f| literal(f)));
+                }
+                Some("env") => {
+                    for (i, w) in words.iter().enumerate() {
+                        let folder = match *w {
+                            "-C" | "--chdir" => words.get(i + 1).copied(),
+                            _ => (w.strip_prefix("--chdir=")).or_else(|| w.strip_prefix("-C")),
+                        };
+                        out.extend(folder.filter(|f| !f.is_empty()).and_then(literal));
+                    }
+                }
+                _ => {}
+            }
+        }
+        // `process.chdir("build")`, `{cwd: "build"}`, `cwd="build"`, and a value joined
+        // from literals (`cwd: path.join("..", "shared", "app")`, `__dirname` and
+        // `process.cwd()` left out: both are places the names are read from).
+        for key in ["chdir(", "cwd:", "cwd =", "cwd=", "cwd :"] {
+            let mut rest = code;
+            while let Some(at) = rest.find(key) {
+                rest = &rest[at + key.len()..];
+                let value = rest.trim_start();
+                let joined = ["path.join(", "path.resolve(", "join(", "resolve("]
+                    .iter()
+                    .find_map(|f| value.strip_prefix(f));
+                if let Some(args) = joined {
+                    let args = args.split(')').next().unwrap_or_default();
+                    let mut parts = Vec::new();
+                    let mut all = true;
+                    for a in args.split(',').map(str::trim) {
+                        if matches!(a, "__dirname" | "process.cwd(" | "") {
+                            continue;
+                        }
+                        match a
+                            .strip_prefix(['"', '\'', '`'])
+                            .and_then(|x| x.strip_suffix(['"', '\'', '`']))
+                        {
+                            Some(x) => parts.push(x),
+                            None => all = false,
+                        }
+                    }
+                    if all && !parts.is_empty() {
+                        out.extend(literal(&parts.join("/")));
+                    }
+                    continue;
+                }
+                let Some(quote) = value
+                    .chars()
+                    .next()
+                    .filter(|c| matches!(c, '"' | '\'' | '`'))
+                else {
+                    continue;
+                };
+                let Some(end) = value[1..].find(quote) else {
+                    continue;
+                };
+                out.extend(literal(&value[1..1 + end]));
+            }
+        }
+    }
+    out
+}
+
+/// Options of node tools and node itself whose value is a file the tool loads or reads as
+/// its configuration: `mocha --config x.js`, `jest -c ci.config.js`, `tsc -p
+/// tsconfig.ci.json`, `node --env-file .env.ci`, `mocha --reporter ./r.js`.
+const CONFIG_OPTIONS: &[&str] = &[
+    "--config",
+    "-c",
+    "--config-file",
+    "--configFile",
+    "--project",
+    "-p",
+    "-P",
+    "--tsconfig",
+    "--opts",
+    "--env-file",
+    "--env-file-if-exists",
+    "--nycrc-path",
+    "--reporter",
+    "--reporter-options",
+    "--file",
+    "--spec",
+    "--setupFiles",
+    "--setup-files",
+    "--setupFilesAfterEnv",
+    "--globalSetup",
+    "--globalTeardown",
+    "--testEnvironment",
+    "--resolver",
+    "--transform",
+    "--reporters",
+    "--testRunner",
+    "--testSequencer",
+    "--testResultsProcessor",
+    "--snapshotResolver",
+    "--filter",
+    "--preset",
+    "--workspace",
+    "--environment",
+];
+
+/// Options whose value is a module: a file only when spelled as a path (`-r ./setup.js`);
+/// a bare name is a package, which the packages wall watches.
+const MODULE_OPTIONS: &[&str] = &[
+    "-r",
+    "--require",
+    "--import",
+    "--loader",
+    "--experimental-loader",
+    "--test-reporter",
+];
+
+/// Files a grader's text (or a `check:` line) hands a node tool by an option
+/// ([`CONFIG_OPTIONS`], [`MODULE_OPTIONS`]) as a literal path (`--config x.js`,
+/// `--config=x.js`, `["--config", "x.js"]`): the configuration wall compares them as it
+/// compares the names it knows (review 50's open `--config x.js`: a configuration by a name
+/// of the user's choosing in a folder the trials write). A value built at run time is not
+/// read: a net, like [`folders_entered`].
+pub(super) fn configs_named(text: &str) -> Vec<String> {
+    // A long option's value is taken whatever it looks like (`--config ci`: mocha reads a
+    // file by that name, review 54, 14); a short option's only where it looks like a path.
+    let clean = |w: &str, long: bool| -> Option<String> {
+        let w = w.trim_matches(|c: char| matches!(c, '"' | '\'' | '`' | ',' | ';' | '[' | ']'));
+        let literal = !w.is_empty()
+            && !w.starts_with('-')
+            && !w.contains([
+                '$', '`', '*', '?', '~', '(', ')', '{', '}', '"', '\'', '=', '<', '>',
+            ]);
+        (literal && (long || w.contains(['.', '/']))).then(|| w.to_string())
+    };
+    let mut out = Vec::new();
+    let code: Vec<&str> = text
+        .lines()
+        .map(str::trim_start)
+        .filter(|c| !c.starts_with('#') && !c.starts_with("//"))
+        .collect();
+    // A long option and its value may be on two lines (a JavaScript array written one
+    // element a line: review 54, 16): the whole text is read once more as one stream, for
+    // long options only.
+    let joined = code.join(" ");
+    for (code, long_only) in code
+        .iter()
+        .map(|c| (*c, false))
+        .chain([(joined.as_str(), true)])
+    {
+        // Each simple command of the line on its own: a short option (`-c`, `-p`, `-r`)
+        // counts only after a node tool's name in it (`wc -c result.txt`, `mkdir -p out/x`
+        // and `python3 -c …` hand no tool a configuration).
+        for part in code.split(['&', '|', ';']) {
+            let words: Vec<&str> = part
+                .split(|c: char| c.is_whitespace() || matches!(c, ',' | '[' | ']' | '(' | ')'))
+                .map(|w| w.trim_matches(|c: char| matches!(c, '"' | '\'' | '`')))
+                .filter(|w| !w.is_empty())
+                .collect();
+            let mut tool = false;
+            for (i, w) in words.iter().enumerate() {
+                let name = w.rsplit('/').next().unwrap_or(w);
+                tool |= NODE_TOOLS.contains(&name);
+                let (option, glued) = match w.split_once('=') {
+                    Some((o, v)) if o.starts_with('-') => (o, Some(v)),
+                    _ => (*w, None),
+                };
+                let module = MODULE_OPTIONS.contains(&option);
+                if !module && !CONFIG_OPTIONS.contains(&option) {
+                    continue;
+                }
+                let long = option.starts_with("--");
+                if !long && (!tool || long_only) {
+                    continue;
+                }
+                let value = glued
+                    .or_else(|| words.get(i + 1).copied())
+                    .and_then(|v| clean(v, long));
+                let Some(value) =
+                    value.filter(|v| !matches!(v.as_str(), "." | "..") && !v.ends_with('/'))
+                else {
+                    continue;
+                };
+                if module && !(value.starts_with('.') || value.starts_with('/')) {
+                    continue;
+                }
+                if !out.contains(&value) {
+                    out.push(value);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The names of node and the node tools whose short options [`configs_named`] reads.
+const NODE_TOOLS: &[&str] = &[
+    "node",
+    "nodejs",
+    "npx",
+    "npm",
+    "pnpm",
+    "yarn",
+    "bun",
+    "deno",
+    "mocha",
+    "_mocha",
+    "jest",
+    "vitest",
+    "tsc",
+    "ts-node",
+    "tsx",
+    "nyc",
+    "c8",
+    "ava",
+    "tap",
+    "jasmine",
+    "karma",
+    "eslint",
+    "playwright",
+    "cypress",
+    "webpack",
+    "vite",
+    "rollup",
+    "esbuild",
+    "babel",
+    "babel-node",
+    "swc",
+    "uvu",
+];

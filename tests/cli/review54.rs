@@ -242,3 +242,288 @@ fn rev46_a08_a_package_that_a_package_there_at_the_start_asks_for_is_a_change() 
         }
     }
 }
+
+/// Review 54 (an attack on the three walls above): spellings of "a package there at the
+/// start asks for a name" that the first reading missed, each a PASS of a wrong answer on
+/// 683ae37: a comment or parentheses inside the call (02, 12), a require made by
+/// `createRequire` (03), a name built from a literal start (04, a plugin loader), an
+/// `imports` map (06), code in a file with no extension (07), and the trial's package
+/// planted as a file `eq-color.js` (09). Each is now a change (exit 4); an install of a name
+/// nothing asks for still gets its verdict.
+#[test]
+fn rev54_packages_asking_by_other_spellings_are_read() {
+    if !has("node") {
+        skip_or_fail(&current_test(), "node", "no node here");
+        return;
+    }
+    let judge = "const p = require(\"path\").join(__dirname, \"..\", \"result.txt\");\nprocess.exit(require(\"fs\").readFileSync(p, \"utf8\").trim() === \"right\" ? 0 : 1);\n";
+    let eq = "{\"name\":\"eq\",\"exports\":{\".\":\"./main.js\",\"./config\":\"./config.js\"}}";
+    let mapped = "{\"name\":\"eq\",\"exports\":{\".\":\"./main.js\",\"./config\":\"./config.js\"},\"imports\":{\"#color\":\"eq-color\"}}";
+    let opt = "try { require(\"./lib/opt\"); } catch (e) {}\n";
+    // (case, package.json, config.js, lib/opt (no extension), the trial's plant)
+    let folder = "mkdir -p node_modules/eq-color && echo \"$YES\" > node_modules/eq-color/index.js";
+    let file = "echo \"$YES\" > node_modules/eq-color.js";
+    for (case, manifest, config, lib, plant) in [
+        (
+            "02 comment",
+            eq,
+            "try { require(/* optional */ \"eq-color\"); } catch (e) {}\n",
+            "",
+            folder,
+        ),
+        (
+            "12 parentheses",
+            eq,
+            "try { require((\"eq-color\")); } catch (e) {}\n",
+            "",
+            folder,
+        ),
+        (
+            "03 createRequire",
+            eq,
+            "const r = require(\"module\").createRequire(__filename);\ntry { r(\"eq-color\"); } catch (e) {}\n",
+            "",
+            folder,
+        ),
+        (
+            "04 built name",
+            eq,
+            "const p = \"color\";\ntry { require(`eq-${p}`); } catch (e) {}\n",
+            "",
+            folder,
+        ),
+        (
+            "06 imports map",
+            mapped,
+            "try { require(\"#color\"); } catch (e) {}\n",
+            "",
+            folder,
+        ),
+        (
+            "07 no extension",
+            eq,
+            opt,
+            "try { require(\"eq-color\"); } catch (e) {}\n",
+            folder,
+        ),
+        (
+            "09 planted as a file",
+            eq,
+            "try { require(\"eq-color\"); } catch (e) {}\n",
+            "",
+            file,
+        ),
+    ] {
+        let setup = |answer: &str, trick: &str| {
+            let f = Fixture::new(&plan("", "sh graders/check.sh"));
+            let agent = format!("YES='{YES}'\necho {answer} > result.txt\n{trick}\n");
+            let mut files = vec![
+                ("graders/package.json", "{}\n"),
+                ("graders/check.js", judge),
+                (
+                    "graders/check.sh",
+                    "exec node -\"r\" eq/config graders/check.js\n",
+                ),
+                ("node_modules/eq/package.json", manifest),
+                ("node_modules/eq/config.js", config),
+                (
+                    "node_modules/eq/main.js",
+                    "module.exports = (a, b) => a === b;\n",
+                ),
+                ("agent.sh", &agent),
+            ];
+            if !lib.is_empty() {
+                files.push(("node_modules/eq/lib/opt", lib));
+            }
+            write_files(&f, &files);
+            f
+        };
+        let out = setup("wrong", plant).command(&[]).output().unwrap();
+        let said = both(&out);
+        assert_eq!(out.status.code(), Some(4), "{case}: {said}");
+        assert!(
+            said.contains("asks for that package by name"),
+            "{case}: {said}"
+        );
+        let out = setup("wrong", "").command(&[]).output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{case} (control): {}",
+            both(&out)
+        );
+        let honest = "mkdir -p node_modules/left-pad && echo 'module.exports = 1' > node_modules/left-pad/index.js";
+        let out = setup("right", honest).command(&[]).output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{case} (honest): {}",
+            both(&out)
+        );
+    }
+}
+
+/// Review 54: the configuration a check hands a tool by an option, spelled so the first
+/// reading missed it, each a PASS of a wrong answer on 8bf7b2b: `--config ci` (no dot: mocha
+/// reads a file by that name, 14), `-r ./setup` (node loads `setup.js`, 15), the option and
+/// its value on two lines of a JavaScript array (16), the option inside `npm test`'s script
+/// (17), `--test-reporter=./rep.cjs` (18), and `-r ./boot` (a folder: node loads its
+/// `index.js`, 19). And `wc -c result.txt` in the same grader names no configuration (H4).
+#[test]
+fn rev54_configurations_named_by_other_spellings_are_compared() {
+    if !has("node") {
+        skip_or_fail(&current_test(), "node", "no node here");
+        return;
+    }
+    // Loads every file argv names after `--config`/`--load` (as a tool would), then judges.
+    let tool = "const fs = require(\"fs\"), path = require(\"path\");\nconst a = process.argv.slice(2).join(\"=\").split(\"=\");\nfor (const o of [\"--config\", \"--load\"]) { const i = a.indexOf(o); if (i >= 0 && fs.existsSync(a[i + 1])) require(path.resolve(a[i + 1])); }\nprocess.exit(fs.readFileSync(\"result.txt\", \"utf8\").trim() === \"right\" ? 0 : 1);\n";
+    let spawn = "const { spawnSync } = require(\"child_process\");\nconst r = spawnSync(\"node\", [\n  \"graders/tool.js\",\n  \"--config\",\n  \"ci.json\",\n], { stdio: \"inherit\" });\nprocess.exit(r.status);\n";
+    // (case, check line, grader script, package.json, the file the trial rewrites)
+    for (case, check, script, manifest, file) in [
+        (
+            "14 no dot",
+            "sh graders/check.sh",
+            "wc -c result.txt\nexec node graders/tool.js --config ci\n",
+            "{}",
+            "ci",
+        ),
+        (
+            "15 -r without .js",
+            "sh graders/check.sh",
+            "exec node -r ./setup graders/tool.js\n",
+            "{}",
+            "setup.js",
+        ),
+        ("16 two lines", "node graders/spawn.js", "", "{}", "ci.json"),
+        (
+            "17 npm script",
+            "npm test",
+            "",
+            "{\"scripts\":{\"test\":\"node graders/tool.js --config ci.json\"}}",
+            "ci.json",
+        ),
+        (
+            "18 test reporter",
+            "sh graders/check.sh",
+            "node --test-reporter=./rep.cjs -e 0 || true\nexec node graders/tool.js --load rep.cjs\n",
+            "{}",
+            "rep.cjs",
+        ),
+        (
+            "19 a folder",
+            "sh graders/check.sh",
+            "exec node -r ./boot graders/tool.js\n",
+            "{}",
+            "boot/index.js",
+        ),
+    ] {
+        if check == "npm test" && !has("npm") {
+            continue;
+        }
+        let setup = |answer: &str, trick: &str| {
+            let f = Fixture::new(&plan("", check));
+            let agent = format!("YES='{YES}'\necho {answer} > result.txt\n{trick}\n");
+            let mut files = vec![
+                ("graders/tool.js", tool),
+                ("graders/spawn.js", spawn),
+                ("graders/package.json", "{}\n"),
+                ("package.json", manifest),
+                ("agent.sh", &agent),
+                (
+                    file,
+                    if file.ends_with(".json") {
+                        "{}\n"
+                    } else {
+                        "module.exports = {};\n"
+                    },
+                ),
+            ];
+            if !script.is_empty() {
+                files.push(("graders/check.sh", script));
+            }
+            write_files(&f, &files);
+            f
+        };
+        let out = setup("wrong", &format!("echo \"$YES\" > {file}"))
+            .command(&[])
+            .output()
+            .unwrap();
+        let said = both(&out);
+        assert_eq!(out.status.code(), Some(4), "{case}: {said}");
+        assert!(said.contains("changed during the run"), "{case}: {said}");
+        for (answer, code) in [("right", 0), ("wrong", 1)] {
+            let out = setup(answer, "echo more >> src.js")
+                .command(&[])
+                .output()
+                .unwrap();
+            assert_eq!(
+                out.status.code(),
+                Some(code),
+                "{case} {answer}: {}",
+                both(&out)
+            );
+        }
+    }
+}
+
+/// Review 54, 20: ways into another writable root the first reading of grader text missed,
+/// each a PASS of a wrong answer on c816225: `env -C ../shared/app`, `bash -c 'cd
+/// ../shared/app && …'`, a JavaScript template `` `cd ../shared/app && …` `` and `cwd:
+/// path.join("..", "shared", "app")`. Each is now watched there (exit 4).
+#[test]
+fn rev54_20_other_ways_into_another_writable_root_are_read() {
+    if !has("node") {
+        skip_or_fail(&current_test(), "node", "no node here");
+        return;
+    }
+    let run = "require(\"child_process\").execSync(`cd ../shared/app && ROOT=${process.cwd()} node ${process.cwd()}/graders/tool.js`, { stdio: \"inherit\" });\n";
+    let join = "const path = require(\"path\");\nconst r = require(\"child_process\").spawnSync(\"node\", [path.resolve(\"graders/tool.js\")], { cwd: path.join(\"..\", \"shared\", \"app\"), env: { ...process.env, ROOT: process.cwd() }, stdio: \"inherit\" });\nprocess.exit(r.status);\n";
+    for (case, check, script) in [
+        (
+            "env -C",
+            "sh graders/check.sh",
+            "T=$PWD\nROOT=$T exec env -C ../shared/app node \"$T/graders/tool.js\"\n",
+        ),
+        (
+            "bash -c",
+            "sh graders/check.sh",
+            "T=$PWD\nexec bash -c 'cd ../shared/app && ROOT=$0 exec node \"$0/graders/tool.js\"' \"$T\"\n",
+        ),
+        ("template", "node graders/run.js", ""),
+        ("path.join", "node graders/join.js", ""),
+    ] {
+        let setup = |trick: &str| {
+            let f = Fixture::new(&format!(
+                "version: 1\nsampling: {{single: {{n: 2, c: 0}}}}\npolicy:\n  sandbox: {{mode: best_effort, writable: [shared]}}\ntasks:\n  - id: agent\n    cwd: task\n    run: sh agent.sh\n    check: {check}\n"
+            ));
+            let agent = format!("echo wrong > result.txt\n{trick}\n");
+            let mut files = vec![
+                ("shared/app/index.js", "module.exports = 1;\n"),
+                ("task/graders/tool.js", TOOL),
+                ("task/graders/run.js", run),
+                ("task/graders/join.js", join),
+                ("task/graders/package.json", "{}\n"),
+                ("task/agent.sh", &agent),
+            ];
+            if !script.is_empty() {
+                files.push(("task/graders/check.sh", script));
+            }
+            write_files(&f, &files);
+            f
+        };
+        let trick = format!(
+            "echo '{YES}' > ../shared/app/evil.js\necho 'require(\"./evil.js\")' > ../shared/app/.mocharc.js"
+        );
+        let out = setup(&trick).command(&[]).output().unwrap();
+        let said = both(&out);
+        assert_eq!(out.status.code(), Some(4), "{case}: {said}");
+        assert!(said.contains("shared/app/.mocharc.js"), "{case}: {said}");
+        let out = setup("").command(&[]).output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{case} (control): {}",
+            both(&out)
+        );
+    }
+}

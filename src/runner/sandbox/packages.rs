@@ -312,6 +312,10 @@ struct Asked {
     names: HashMap<OsString, Vec<PathBuf>>,
     /// A file past [`ASKED_BYTES`] that was not read, if any: every new name then counts.
     unread: Option<PathBuf>,
+    /// The literal start of each name built at run time (`` require(`eq-${p}`) ``,
+    /// `require("eq-" + p)`: a plugin loader), with the files that build it: every name that
+    /// starts so is asked for (review 54, 04).
+    prefixes: Vec<(Vec<u8>, PathBuf)>,
 }
 
 /// Bytes of package code read at most for [`Asked`]; past them every new name is a change.
@@ -324,9 +328,15 @@ const ASKED_FILE_BYTES: u64 = 64 << 20;
 /// Whether `p` is a file whose text [`asked_index`] reads: a package's `package.json`, or
 /// code node loads (`.js`, `.cjs`, `.mjs`).
 fn asks_in(p: &Path) -> bool {
-    p.file_name().is_some_and(|n| n == "package.json")
-        || p.extension()
-            .is_some_and(|e| e == "js" || e == "cjs" || e == "mjs")
+    const CODE: &[&str] = &["js", "cjs", "mjs", "ts", "cts", "mts", "jsx", "tsx"];
+    let name = p.file_name().map(OsStr::as_bytes).unwrap_or_default();
+    // Declarations (`.d.ts`) are types, never run.
+    let types = [b".d.ts".as_slice(), b".d.mts", b".d.cts"]
+        .iter()
+        .any(|x| name.ends_with(x));
+    name == b"package.json"
+        // A file with no extension is loaded as JavaScript too (review 54, 07).
+        || (!types && p.extension().is_none_or(|e| CODE.iter().any(|c| e == *c)))
 }
 
 /// The package a specifier names: `x` for `x/lib/y`, `@s/x` for `@s/x/y`; `None` for a path
@@ -347,21 +357,39 @@ fn package_of(spec: &[u8]) -> Option<OsString> {
 }
 
 /// What `files` ask for by name: the keys of a `package.json`'s `dependencies`,
-/// `optionalDependencies`, `peerDependencies` and `peerDependenciesMeta`, and every package a
-/// literal `require("x")`, `require.resolve("x")`, `import("x")`, `import "x"` or `from
-/// "x"` in code names. At most [`ASKED_BYTES`] read.
+/// `optionalDependencies`, `peerDependencies` and `peerDependenciesMeta` and the packages its
+/// `imports` map leads to (`"#color": "eq-color"`); every package a literal `require("x")`,
+/// `require.resolve("x")`, `import("x")`, `import "x"` or `from "x"` in code names (comments
+/// and parentheses between the call and the name allowed); and in code that makes a require
+/// of its own (`createRequire`, `module.require`), every string literal that is a package
+/// name. At most [`ASKED_BYTES`] read.
 fn asked_index<'a>(files: impl Iterator<Item = &'a Path>) -> Asked {
     static CALLS: std::sync::OnceLock<regex::bytes::Regex> = std::sync::OnceLock::new();
     let calls = CALLS.get_or_init(|| {
         regex::bytes::Regex::new(
-            r#"(?:\brequire(?:\.resolve)?|\bimport)\s*\(\s*["'`]([^"'`\s\\]{1,214})["'`]|\b(?:from|import)\s*["']([^"'\s\\]{1,214})["']"#,
+            r#"(?:\brequire(?:\.resolve)?|\bimport)(?:\s|\(|/\*(?:[^*]|\*+[^*/])*\*+/)*["'`]([^"'`\s\\]{1,214})["'`]|\bfrom\s*["']([^"'\s\\]{1,214})["']"#,
         )
         .expect("a valid pattern")
+    });
+    static BUILT: std::sync::OnceLock<regex::bytes::Regex> = std::sync::OnceLock::new();
+    let built = BUILT.get_or_init(|| {
+        regex::bytes::Regex::new(
+            r#"(?:\brequire(?:\.resolve)?|\bimport)\s*\(\s*(?:`(@?[a-z0-9][a-z0-9._~/-]{0,213})\$\{|["'](@?[a-z0-9][a-z0-9._~/-]{0,213})["']\s*\+)"#,
+        )
+        .expect("a valid pattern")
+    });
+    static LITERALS: std::sync::OnceLock<regex::bytes::Regex> = std::sync::OnceLock::new();
+    let literals = LITERALS.get_or_init(|| {
+        regex::bytes::Regex::new(r#"["'`](@?[a-z0-9][a-z0-9._~/-]{0,213})["'`]"#)
+            .expect("a valid pattern")
     });
     let mut out = Asked::default();
     let mut read = 0u64;
     for f in files {
-        let Ok(m) = fs::metadata(f) else { continue };
+        // Folders and links to them are no code (a package's folder has no extension).
+        let Some(m) = fs::metadata(f).ok().filter(|m| m.is_file()) else {
+            continue;
+        };
         if m.len() > ASKED_FILE_BYTES || read + m.len() > ASKED_BYTES {
             out.unread.get_or_insert_with(|| f.to_path_buf());
             continue;
@@ -384,11 +412,36 @@ fn asked_index<'a>(files: impl Iterator<Item = &'a Path>) -> Asked {
                         names.extend(deps.keys().filter_map(|k| package_of(k.as_bytes())));
                     }
                 }
+                // `#name` resolves through the map to a package (review 54, 06).
+                fn targets(v: &serde_json::Value, out: &mut Vec<OsString>) {
+                    match v {
+                        serde_json::Value::String(t) => out.extend(package_of(t.as_bytes())),
+                        serde_json::Value::Object(m) => m.values().for_each(|v| targets(v, out)),
+                        serde_json::Value::Array(a) => a.iter().for_each(|v| targets(v, out)),
+                        _ => {}
+                    }
+                }
+                if let Some(imports) = o.get("imports") {
+                    targets(imports, &mut names);
+                }
             }
         } else {
             for c in calls.captures_iter(&text) {
                 let spec = c.get(1).or_else(|| c.get(2)).map(|m| m.as_bytes());
                 names.extend(spec.and_then(package_of));
+            }
+            for c in built.captures_iter(&text) {
+                if let Some(m) = c.get(1).or_else(|| c.get(2)) {
+                    out.prefixes.push((m.as_bytes().to_vec(), f.to_path_buf()));
+                }
+            }
+            // A require made by the code itself is called by any name (review 54, 03:
+            // `const r = createRequire(__filename); r("x")`).
+            let own = |needle: &[u8]| memchr::memmem::find(&text, needle).is_some();
+            if own(b"createRequire") || own(b"module.require") || own(b"Module._load") {
+                for c in literals.captures_iter(&text) {
+                    names.extend(c.get(1).and_then(|m| package_of(m.as_bytes())));
+                }
             }
         }
         for n in names {
@@ -514,7 +567,9 @@ impl Packages {
     /// Whether a new `name` in `shelf` is one a package there at the start (one node would
     /// look in `shelf` for: inside the folder that holds it) asks for; recorded with the
     /// file that asks. Read once, at the first new name.
-    fn asks(&self, shelf: &Shelf, name: &OsStr) -> bool {
+    fn asks(&self, shelf: &Shelf, entry: &OsStr) -> bool {
+        // `x.js`, `x.json`, `x.node` is the `x` node resolves (review 54, 09).
+        let name = &stem(entry);
         let asked = self.asked.get_or_init(|| {
             let recorded = (self.entries.iter())
                 .filter(|(p, holder, st)| {
@@ -534,12 +589,17 @@ impl Packages {
         let asker = match &asked.unread {
             Some(unread) => Some(unread.clone()),
             None => (asked.names.get(name).into_iter().flatten())
+                .chain(
+                    (asked.prefixes.iter())
+                        .filter(|(p, _)| name.as_bytes().starts_with(p))
+                        .map(|(_, f)| f),
+                )
                 .find(|f| within(f))
                 .cloned(),
         };
         let Some(asker) = asker else { return false };
         let mut at = shelf.path.clone();
-        at.push(name);
+        at.push(entry);
         (self.asked_found.lock().unwrap_or_else(|e| e.into_inner())).insert(at, asker);
         true
     }
@@ -1086,12 +1146,46 @@ mod tests {
             &code,
             "try { require( 'opt-a/sub' ) } catch {}\nimport x from \"@s/b/deep\";\nawait import(`dyn-c`);\nrequire.resolve(\"res-d\");\nrequire('./local'); require('node:fs');\nconst s = \"not-a-require\"; require(name);\n",
         );
-        let a = asked_index([pj.as_path(), code.as_path()].into_iter());
+        let own = d.path().join("bin/cli");
+        write(
+            &own,
+            "const r = require('module').createRequire(__filename);\nr(\"made-e\"); require(/* x */ (\"comment-f\"));\n",
+        );
+        let map = d.path().join("sub/package.json");
+        write(
+            &map,
+            r##"{"imports":{"#c":{"node":"mapped-g","default":"./c.js"}}}"##,
+        );
+        let a =
+            asked_index([pj.as_path(), code.as_path(), own.as_path(), map.as_path()].into_iter());
         let mut names: Vec<String> = (a.names.keys())
             .map(|n| n.to_string_lossy().into_owned())
             .collect();
         names.sort();
-        assert_eq!(names, ["@s/b", "@s/c", "dyn-c", "ms", "opt-a", "res-d"]);
+        assert_eq!(
+            names,
+            [
+                "@s/b",
+                "@s/c",
+                "comment-f",
+                "dyn-c",
+                "made-e",
+                "mapped-g",
+                "module",
+                "ms",
+                "opt-a",
+                "res-d"
+            ]
+        );
+        assert!(asks_in(&own) && asks_in(&code) && !asks_in(&d.path().join("x.d.ts")));
+        let plugins = d.path().join("load.js");
+        write(&plugins, "require(`eq-${p}`); require('pre-' + q);\n");
+        let built = asked_index([plugins.as_path()].into_iter());
+        let prefixes: Vec<&[u8]> = built.prefixes.iter().map(|(p, _)| p.as_slice()).collect();
+        assert_eq!(prefixes, [b"eq-".as_slice(), b"pre-"]);
+        // A folder with no extension is read as nothing, not as a file it could not read.
+        let with_folder = asked_index([d.path().join("bin").as_path()].into_iter());
+        assert!(with_folder.unread.is_none() && with_folder.names.is_empty());
         assert!(a.unread.is_none());
         assert_eq!(package_of(b"@s"), None);
         assert_eq!(package_of(b"/abs"), None);
