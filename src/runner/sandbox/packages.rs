@@ -24,12 +24,14 @@
 //!   file is (a link replaced or re-pointed is a new inode).
 //!
 //! - a name added to a `node_modules` that a package there at the start asks for by name
-//!   (its `package.json`'s dependencies, optional and peer dependencies, or a literal
-//!   `require("x")`, `import("x")`, `from "x"` in its code) and that node would find from
-//!   that package: the optional `try { require("x") } catch {}` of a package such as
-//!   `debug`, which loads the trial's `x` inside the check (review 46, a08). Read once, the
-//!   first time a new name appears; only the packages there at the start are read, so a new
-//!   package's own dependencies are not.
+//!   and that node would find from that package ([`asked_index`]: its `package.json`'s
+//!   dependency fields and `imports` map, a literal `require("x")`, `import("x")`, `from
+//!   "x"` in its code, the literal start of a name it builds, every package-name literal in
+//!   code that makes its own require): the optional `try { require("x") } catch {}` of a
+//!   package such as `debug`, which loads the trial's `x` inside the check (review 46, a08;
+//!   review 54). Read once, the first time a new name appears; only the packages there at
+//!   the start are read, so a new package's own dependencies are not. A name built at run
+//!   time from text no reading finds (`const n = "x"; require(n)`) is not read.
 //!
 //! Any other new package by a new name is not a change (an agent installs a dependency), nor
 //! is the new `.bin` name its install adds when no check runs it.
@@ -326,7 +328,8 @@ const ASKED_BYTES: u64 = 1 << 30;
 const ASKED_FILE_BYTES: u64 = 64 << 20;
 
 /// Whether `p` is a file whose text [`asked_index`] reads: a package's `package.json`, or
-/// code node loads (`.js`, `.cjs`, `.mjs`).
+/// code node or a loader runs (`.js`, `.cjs`, `.mjs`, the TypeScript and JSX extensions but
+/// not declarations, and a file with no extension).
 fn asks_in(p: &Path) -> bool {
     const CODE: &[&str] = &["js", "cjs", "mjs", "ts", "cts", "mts", "jsx", "tsx"];
     let name = p.file_name().map(OsStr::as_bytes).unwrap_or_default();
