@@ -2649,6 +2649,46 @@ const CONFIG_OPTIONS: &[&str] = &[
     "--environment",
 ];
 
+/// Of [`CONFIG_OPTIONS`], those whose name says configuration whatever program takes them
+/// (a grader script's own `--config ci.json`); the others (`--file`, `--spec`, `--project`,
+/// `--reporter`, …) count only for a node tool itself, since a grader's own `--file
+/// result.txt` names its answer (review 55, H2).
+const CONFIG_NAMED: &[&str] = &[
+    "--config",
+    "--config-file",
+    "--configFile",
+    "--tsconfig",
+    "--opts",
+    "--env-file",
+    "--env-file-if-exists",
+    "--nycrc-path",
+    "--setupFiles",
+    "--setup-files",
+    "--setupFilesAfterEnv",
+    "--globalSetup",
+    "--globalTeardown",
+    "--testEnvironment",
+    "--resolver",
+    "--transform",
+    "--testRunner",
+    "--testSequencer",
+    "--testResultsProcessor",
+    "--snapshotResolver",
+    "--preset",
+];
+
+/// Of [`NODE_TOOLS`], those that run a script whose own arguments follow it (`node
+/// check.js --file result.txt`): after the script, only [`CONFIG_NAMED`] options count.
+const SCRIPT_RUNNERS: &[&str] = &[
+    "node",
+    "nodejs",
+    "bun",
+    "deno",
+    "tsx",
+    "ts-node",
+    "babel-node",
+];
+
 /// Options whose value is a module: a file only when spelled as a path (`-r ./setup.js`);
 /// a bare name is a package, which the packages wall watches.
 const MODULE_OPTIONS: &[&str] = &[
@@ -2703,9 +2743,16 @@ pub(super) fn configs_named(text: &str) -> Vec<String> {
                 .filter(|w| !w.is_empty())
                 .collect();
             let mut tool = false;
+            let mut runner = false;
             for (i, w) in words.iter().enumerate() {
                 let name = w.rsplit('/').next().unwrap_or(w);
-                tool |= NODE_TOOLS.contains(&name);
+                if NODE_TOOLS.contains(&name) {
+                    tool = true;
+                    runner = SCRIPT_RUNNERS.contains(&name);
+                } else if runner && !w.starts_with('-') && w.contains(['.', '/']) {
+                    // The script: what follows is its own arguments.
+                    (tool, runner) = (false, false);
+                }
                 let (option, glued) = match w.split_once('=') {
                     Some((o, v)) if o.starts_with('-') => (o, Some(v)),
                     _ => (*w, None),
@@ -2715,7 +2762,8 @@ pub(super) fn configs_named(text: &str) -> Vec<String> {
                     continue;
                 }
                 let long = option.starts_with("--");
-                if !long && (!tool || long_only) {
+                let named = module || CONFIG_NAMED.contains(&option);
+                if (!named && !tool) || (!long && long_only) {
                     continue;
                 }
                 let value = glued

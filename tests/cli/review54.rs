@@ -527,3 +527,71 @@ fn rev54_20_other_ways_into_another_writable_root_are_read() {
         );
     }
 }
+
+/// Review 55 (an attack on the fixes above), two over-refusals of honest runs, each exit 4 on
+/// dc18905: H2, a grader that takes its answer file by a long option (`node graders/check.js
+/// --file result.txt`, also `--spec`, `--filter`): an option of the grader script itself,
+/// not of a node tool, whose value the agent writes; H1, a package there at the start that
+/// makes its own require and holds the string `"debug"` (a log level), beside an agent's
+/// install of an unused `debug`. Both now get their verdict; a `--config` a grader script
+/// takes is still compared.
+#[test]
+fn rev55_h1_h2_an_answer_file_option_and_a_string_in_a_bundle_are_no_configuration() {
+    if !has("node") {
+        skip_or_fail(&current_test(), "node", "no node here");
+        return;
+    }
+    let check = "const f = process.argv[3]; process.exit(require(\"fs\").readFileSync(f, \"utf8\").trim() === \"right\" ? 0 : 1);\n";
+    for option in ["--file", "--spec", "--filter"] {
+        for (answer, code) in [("right", 0), ("wrong", 1)] {
+            let f = Fixture::new(&plan(
+                "",
+                &format!("node graders/check.js {option} result.txt"),
+            ));
+            write_files(
+                &f,
+                &[
+                    ("graders/check.js", check),
+                    ("graders/package.json", "{}\n"),
+                    ("agent.sh", &format!("echo {answer} > result.txt\n")),
+                ],
+            );
+            let out = f.command(&[]).output().unwrap();
+            assert_eq!(
+                out.status.code(),
+                Some(code),
+                "{option} {answer}: {}",
+                both(&out)
+            );
+        }
+    }
+    let f = Fixture::new(&plan("", "sh graders/check.sh"));
+    write_files(
+        &f,
+        &[
+            ("graders/package.json", "{}\n"),
+            (
+                "graders/check.js",
+                "process.exit(require(\"fs\").readFileSync(\"result.txt\", \"utf8\").trim() === \"right\" ? 0 : 1);\n",
+            ),
+            (
+                "graders/check.sh",
+                "exec node -\"r\" eq/config graders/check.js\n",
+            ),
+            (
+                "node_modules/eq/package.json",
+                "{\"name\":\"eq\",\"exports\":{\"./config\":\"./config.js\"}}\n",
+            ),
+            (
+                "node_modules/eq/config.js",
+                "const { createRequire } = require(\"module\");\nconst r = createRequire(__filename);\nconst level = process.env.LOG || \"debug\";\nmodule.exports = { r, level };\n",
+            ),
+            (
+                "agent.sh",
+                "echo right > result.txt\nmkdir -p node_modules/debug && echo 'module.exports = () => {};' > node_modules/debug/index.js\n",
+            ),
+        ],
+    );
+    let out = f.command(&[]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "H1: {}", both(&out));
+}

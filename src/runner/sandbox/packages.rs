@@ -26,8 +26,8 @@
 //! - a name added to a `node_modules` that a package there at the start asks for by name
 //!   and that node would find from that package ([`asked_index`]: its `package.json`'s
 //!   dependency fields and `imports` map, a literal `require("x")`, `import("x")`, `from
-//!   "x"` in its code, the literal start of a name it builds, every package-name literal in
-//!   code that makes its own require): the optional `try { require("x") } catch {}` of a
+//!   "x"` in its code, the literal start of a name it builds, a package-name literal called
+//!   by any name in code that makes its own require): the optional `try { require("x") } catch {}` of a
 //!   package such as `debug`, which loads the trial's `x` inside the check (review 46, a08;
 //!   review 54). Read once, the first time a new name appears; only the packages there at
 //!   the start are read, so a new package's own dependencies are not. A name built at run
@@ -364,8 +364,8 @@ fn package_of(spec: &[u8]) -> Option<OsString> {
 /// `imports` map leads to (`"#color": "eq-color"`); every package a literal `require("x")`,
 /// `require.resolve("x")`, `import("x")`, `import "x"` or `from "x"` in code names (comments
 /// and parentheses between the call and the name allowed); and in code that makes a require
-/// of its own (`createRequire`, `module.require`), every string literal that is a package
-/// name. At most [`ASKED_BYTES`] read.
+/// of its own (`createRequire`, `module.require`), every package-name literal called by any
+/// name (`r("x")`). At most [`ASKED_BYTES`] read.
 fn asked_index<'a>(files: impl Iterator<Item = &'a Path>) -> Asked {
     static CALLS: std::sync::OnceLock<regex::bytes::Regex> = std::sync::OnceLock::new();
     let calls = CALLS.get_or_init(|| {
@@ -383,8 +383,12 @@ fn asked_index<'a>(files: impl Iterator<Item = &'a Path>) -> Asked {
     });
     static LITERALS: std::sync::OnceLock<regex::bytes::Regex> = std::sync::OnceLock::new();
     let literals = LITERALS.get_or_init(|| {
-        regex::bytes::Regex::new(r#"["'`](@?[a-z0-9][a-z0-9._~/-]{0,213})["'`]"#)
-            .expect("a valid pattern")
+        // Called by any name: `r("x")`, not every literal (review 55, H1: a bundle that
+        // makes its own require holds thousands of strings, `"debug"` a log level among them).
+        regex::bytes::Regex::new(
+            r#"[A-Za-z_$][\w$]*\s*\(\s*["'`](@?[a-z0-9][a-z0-9._~/-]{0,213})["'`]\s*[,)]"#,
+        )
+        .expect("a valid pattern")
     });
     let mut out = Asked::default();
     let mut read = 0u64;
@@ -439,7 +443,7 @@ fn asked_index<'a>(files: impl Iterator<Item = &'a Path>) -> Asked {
                 }
             }
             // A require made by the code itself is called by any name (review 54, 03:
-            // `const r = createRequire(__filename); r("x")`).
+            // `const r = createRequire(__filename); r("x")`): a literal called so counts.
             let own = |needle: &[u8]| memchr::memmem::find(&text, needle).is_some();
             if own(b"createRequire") || own(b"module.require") || own(b"Module._load") {
                 for c in literals.captures_iter(&text) {
