@@ -2611,48 +2611,27 @@ pub(super) fn folders_entered(text: &str) -> Vec<String> {
 }
 
 /// Options of node tools and node itself whose value is a file the tool loads or reads as
-/// its configuration: `mocha --config x.js`, `jest -c ci.config.js`, `tsc -p
-/// tsconfig.ci.json`, `node --env-file .env.ci`, `mocha --reporter ./r.js`.
+/// its configuration, whose name does not say so (`--file`, `--spec`, `tsc -p
+/// tsconfig.ci.json`, `mocha --reporter ./r.js`): they count only for a node tool itself,
+/// since a grader's own `--file result.txt` names its answer (review 55, H2). With
+/// [`CONFIG_NAMED`], the options [`configs_named`] reads.
 const CONFIG_OPTIONS: &[&str] = &[
-    "--config",
     "-c",
-    "--config-file",
-    "--configFile",
     "--project",
     "-p",
     "-P",
-    "--tsconfig",
-    "--opts",
-    "--env-file",
-    "--env-file-if-exists",
-    "--nycrc-path",
     "--reporter",
     "--reporter-options",
     "--file",
     "--spec",
-    "--setupFiles",
-    "--setup-files",
-    "--setupFilesAfterEnv",
-    "--globalSetup",
-    "--globalTeardown",
-    "--testEnvironment",
-    "--resolver",
-    "--transform",
     "--reporters",
-    "--testRunner",
-    "--testSequencer",
-    "--testResultsProcessor",
-    "--snapshotResolver",
     "--filter",
-    "--preset",
     "--workspace",
     "--environment",
 ];
 
-/// Of [`CONFIG_OPTIONS`], those whose name says configuration whatever program takes them
-/// (a grader script's own `--config ci.json`); the others (`--file`, `--spec`, `--project`,
-/// `--reporter`, …) count only for a node tool itself, since a grader's own `--file
-/// result.txt` names its answer (review 55, H2).
+/// Options whose name says configuration, whatever program takes them (`mocha --config
+/// x.js`, a grader script's own `--config ci.json`, `node --env-file .env.ci`).
 const CONFIG_NAMED: &[&str] = &[
     "--config",
     "--config-file",
@@ -2758,11 +2737,11 @@ pub(super) fn configs_named(text: &str) -> Vec<String> {
                     _ => (*w, None),
                 };
                 let module = MODULE_OPTIONS.contains(&option);
-                if !module && !CONFIG_OPTIONS.contains(&option) {
+                let named = module || CONFIG_NAMED.contains(&option);
+                if !named && !CONFIG_OPTIONS.contains(&option) {
                     continue;
                 }
                 let long = option.starts_with("--");
-                let named = module || CONFIG_NAMED.contains(&option);
                 if (!named && !tool) || (!long && long_only) {
                     continue;
                 }
