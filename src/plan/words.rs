@@ -2668,19 +2668,8 @@ const SCRIPT_RUNNERS: &[&str] = &[
     "babel-node",
 ];
 
-/// Options whose value is a module: a file only when spelled as a path (`-r ./setup.js`);
-/// a bare name is a package, which the packages wall watches.
-const MODULE_OPTIONS: &[&str] = &[
-    "-r",
-    "--require",
-    "--import",
-    "--loader",
-    "--experimental-loader",
-    "--test-reporter",
-];
-
 /// Files a grader's text (or a `check:` line) hands a node tool by an option
-/// ([`CONFIG_OPTIONS`], [`MODULE_OPTIONS`]) as a literal path (`--config x.js`,
+/// ([`CONFIG_OPTIONS`], [`CONFIG_NAMED`], node's preloads [`PRELOAD_FLAGS`]: a file only when spelled as a path, `-r ./setup.js`; a bare name is a package, which the packages wall watches) as a literal path (`--config x.js`,
 /// `--config=x.js`, `["--config", "x.js"]`): the configuration wall compares them as it
 /// compares the names it knows (review 50's open `--config x.js`: a configuration by a name
 /// of the user's choosing in a folder the trials write). A value built at run time is not
@@ -2736,7 +2725,7 @@ pub(super) fn configs_named(text: &str) -> Vec<String> {
                     Some((o, v)) if o.starts_with('-') => (o, Some(v)),
                     _ => (*w, None),
                 };
-                let module = MODULE_OPTIONS.contains(&option);
+                let module = PRELOAD_FLAGS.contains(&option);
                 let named = module || CONFIG_NAMED.contains(&option);
                 if !named && !CONFIG_OPTIONS.contains(&option) {
                     continue;
