@@ -418,6 +418,7 @@ fn rev54_configurations_named_by_other_spellings_are_compared() {
         ),
     ] {
         if check == "npm test" && !has("npm") {
+            skip_or_fail(&current_test(), "npm", "case 17: no npm here");
             continue;
         }
         let setup = |answer: &str, trick: &str| {
