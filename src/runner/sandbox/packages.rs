@@ -23,15 +23,19 @@
 //!   46, a17, a18, a18b; review 50). The names a `.bin` held are compared as any package
 //!   file is (a link replaced or re-pointed is a new inode).
 //!
-//! - a name added to a `node_modules` that a package there at the start asks for by name
-//!   and that node would find from that package ([`asked_index`]: its `package.json`'s
-//!   dependency fields and `imports` map, a literal `require("x")`, `import("x")`, `from
-//!   "x"` in its code, the literal start of a name it builds, a package-name literal called
-//!   by any name in code that makes its own require): the optional `try { require("x") } catch {}` of a
-//!   package such as `debug`, which loads the trial's `x` inside the check (review 46, a08;
-//!   review 54). Read once, the first time a new name appears; only the packages there at
-//!   the start are read, so a new package's own dependencies are not. A name built at run
-//!   time from text no reading finds (`const n = "x"; require(n)`) is not read.
+//! - a name added to a `node_modules` that a package there at the start spells as a quoted
+//!   word and that node would find from that package ([`asked_index`]): the optional `try {
+//!   require("x") } catch {}` of a package such as `debug`, which loads the trial's `x`
+//!   inside the check (review 46, a08). Any quoted word counts, in any file of the package
+//!   but its documentation, and not only a `require("x")`: review 55 found fourteen
+//!   spellings a reading of calls missed (`require.call(null, "x")`, an alias of `require`,
+//!   `"../x"`, a `main` that leads out of the package, `import.meta.resolve`, a list of
+//!   names in data). The literal start of a name built at run time (`` `eq-${p}` ``, `"eq-"
+//!   + p`) counts for every name that starts so. Read once, the first time a new name
+//!   appears; only the packages there at the start are read, so a new package's own
+//!   dependencies are not. A name built at run time with no literal start
+//!   (`String.fromCharCode(…)`) is not found. The cost: an honest install of a name that some package there
+//!   writes as a string (`"debug"` as a log level) gets no verdict.
 //!
 //! Any other new package by a new name is not a change (an agent installs a dependency), nor
 //! is the new `.bin` name its install adds when no check runs it.
@@ -307,17 +311,19 @@ pub struct Packages {
     asked_found: std::sync::Mutex<HashMap<PathBuf, PathBuf>>,
 }
 
-/// The names the packages there when the run started ask for ([`asked_index`]).
+/// The names the packages there when the run started spell ([`asked_index`]).
 #[derive(Debug, Default)]
 struct Asked {
-    /// Each name, with the files that ask for it.
-    names: HashMap<OsString, Vec<PathBuf>>,
+    /// The files read, in order; [`Asked::names`] and [`Asked::prefixes`] point into it.
+    files: Vec<PathBuf>,
+    /// Each name a quoted word spells, with the files that spell it.
+    names: HashMap<OsString, Vec<u32>>,
     /// A file past [`ASKED_BYTES`] that was not read, if any: every new name then counts.
     unread: Option<PathBuf>,
-    /// The literal start of each name built at run time (`` require(`eq-${p}`) ``,
-    /// `require("eq-" + p)`: a plugin loader), with the files that build it: every name that
-    /// starts so is asked for (review 54, 04).
-    prefixes: Vec<(Vec<u8>, PathBuf)>,
+    /// The literal start of each name built at run time (`` `eq-${p}` ``, `"eq-" + p`,
+    /// `"eq-".concat(p)`: a plugin loader), with the files that build it: every name that
+    /// starts so is asked for (review 54, 04; review 55, 04, 17).
+    prefixes: HashMap<Vec<u8>, Vec<u32>>,
 }
 
 /// Bytes of package code read at most for [`Asked`]; past them every new name is a change.
@@ -327,69 +333,127 @@ const ASKED_BYTES: u64 = 1 << 30;
 /// counted as unread.
 const ASKED_FILE_BYTES: u64 = 64 << 20;
 
-/// Whether `p` is a file whose text [`asked_index`] reads: a package's `package.json`, or
-/// code node or a loader runs (`.js`, `.cjs`, `.mjs`, the TypeScript and JSX extensions but
-/// not declarations, and a file with no extension).
+/// Whether [`asked_index`] reads `p`: every file of a package but those node never loads
+/// and no package reads for names (documentation, declarations, source maps, images and
+/// fonts). Code in any extension counts: node runs an unknown one as CommonJS, and a
+/// loader may read names from data (review 55, 08, 12, 13).
 fn asks_in(p: &Path) -> bool {
-    const CODE: &[&str] = &["js", "cjs", "mjs", "ts", "cts", "mts", "jsx", "tsx"];
+    const DOCS: &[&str] = &[
+        "md", "markdown", "mdx", "map", "png", "jpg", "jpeg", "gif", "svg", "ico", "webp", "woff",
+        "woff2", "ttf", "eot", "otf",
+    ];
+    const DOC_NAMES: &[&[u8]] = &[
+        b"readme",
+        b"changelog",
+        b"history",
+        b"license",
+        b"licence",
+        b"authors",
+        b"notice",
+        b"contributing",
+    ];
     let name = p.file_name().map(OsStr::as_bytes).unwrap_or_default();
-    // Declarations (`.d.ts`) are types, never run.
+    let lower = name.to_ascii_lowercase();
     let types = [b".d.ts".as_slice(), b".d.mts", b".d.cts"]
         .iter()
-        .any(|x| name.ends_with(x));
-    name == b"package.json"
-        // A file with no extension is loaded as JavaScript too (review 54, 07).
-        || (!types && p.extension().is_none_or(|e| CODE.iter().any(|c| e == *c)))
+        .any(|x| lower.ends_with(x));
+    let doc_ext = p.extension().is_some_and(|e| {
+        let e = e.as_bytes().to_ascii_lowercase();
+        DOCS.iter().any(|d| e == d.as_bytes())
+    });
+    !types && !doc_ext && !DOC_NAMES.iter().any(|d| lower.starts_with(d))
 }
 
-/// The package a specifier names: `x` for `x/lib/y`, `@s/x` for `@s/x/y`; `None` for a path
-/// or a builtin (`./x`, `/x`, `node:fs`).
-fn package_of(spec: &[u8]) -> Option<OsString> {
-    if spec.is_empty() || spec.starts_with(b".") || spec.starts_with(b"/") || spec.contains(&b':') {
-        return None;
-    }
-    let mut parts = spec.split(|b| *b == b'/');
-    let first = parts.next()?;
-    let name = if first.starts_with(b"@") {
-        let second = parts.next().filter(|s| !s.is_empty())?;
-        [first, b"/", second].concat()
-    } else {
-        first.to_vec()
+/// The quoted words of `text`: each run of characters a package specifier may hold
+/// (`@`, `/`, `.`, `-`, `_`, `~`, `!`, `:`, `#`, `+`, a template's `${…}`, letters and
+/// digits) that opens right after a quote (`"`, `'`, `` ` ``) and closes on one, escaped or
+/// not (`\"x\"` in an `eval`'s text). A message with a space is no word; a word
+/// is whatever the quotes hold, whatever code is around them (review 55: `require.call`,
+/// `require?.(`, `req("x")`, `_load("x")`, `import.meta.resolve("x")`, `register("x")`,
+/// a `//` comment inside the call, a list of names in data).
+fn quoted_words(text: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let word = |b: u8| b.is_ascii_alphanumeric() || b"@/.-_~!:#+${}".contains(&b);
+    let quote = |b: u8| matches!(b, b'"' | b'\'' | b'`');
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < text.len() {
+            let start = i + 1;
+            if !quote(text[i]) {
+                i = memchr::memchr3(b'"', b'\'', b'`', &text[start..])
+                    .map_or(text.len(), |k| start + k);
+                continue;
+            }
+            let mut j = start;
+            while j < text.len() && word(text[j]) {
+                j += 1;
+            }
+            let closed = j > start
+                && j < text.len()
+                && (quote(text[j])
+                    || (text[j] == b'\\' && text.get(j + 1).is_some_and(|b| quote(*b))));
+            if closed {
+                i = j + usize::from(text[j] == b'\\') + 1;
+                return Some(&text[start..j]);
+            }
+            i = start;
+        }
+        None
+    })
+}
+
+/// The package names and name starts a quoted `word` spells: each part between `/` (and its
+/// stem: `x` for `x.js`), `@s/x` for a scope and the part after it; the start of a part
+/// built at run time (`eq-${p}`), and a word that ends where a name goes on (`eq-`,
+/// `@s/`, `plugin.`).
+fn spelled(word: &[u8], mut name: impl FnMut(&[u8]), mut prefix: impl FnMut(Vec<u8>)) {
+    let parts: Vec<&[u8]> = word.split(|b| *b == b'/').collect();
+    let scope = |k: usize| (k > 0 && parts[k - 1].starts_with(b"@")).then(|| parts[k - 1]);
+    let join = |s: Option<&[u8]>, p: &[u8]| match s {
+        Some(s) => [s, b"/", p].concat(),
+        None => p.to_vec(),
     };
-    Some(OsStr::from_bytes(&name).to_os_string())
+    for (k, part) in parts.iter().enumerate() {
+        if let Some(at) = memchr::memmem::find(part, b"${") {
+            // `eq-${p}`, or `@s/${p}` with an empty start.
+            if at > 0 || scope(k).is_some() {
+                prefix(join(scope(k), &part[..at]));
+            }
+            continue;
+        }
+        let last = k + 1 == parts.len();
+        if part.is_empty() {
+            // `"@s/" + p`: the word ends after a scope.
+            if last && let Some(s) = scope(k) {
+                prefix(join(Some(s), b""));
+            }
+            continue;
+        }
+        if *part == b"." || *part == b".." || part.starts_with(b"@") && !last {
+            continue;
+        }
+        let full = join(scope(k), part);
+        if last
+            && part.ends_with(b"-") | part.ends_with(b"_") | part.ends_with(b".")
+            && part.iter().any(u8::is_ascii_alphanumeric)
+        {
+            prefix(full.clone());
+        }
+        name(&full);
+        let stem = stem(OsStr::from_bytes(&full));
+        if stem.as_bytes() != full.as_slice() {
+            name(stem.as_bytes());
+        }
+    }
 }
 
-/// What `files` ask for by name: the keys of a `package.json`'s `dependencies`,
-/// `optionalDependencies`, `peerDependencies` and `peerDependenciesMeta` and the packages its
-/// `imports` map leads to (`"#color": "eq-color"`); every package a literal `require("x")`,
-/// `require.resolve("x")`, `import("x")`, `import "x"` or `from "x"` in code names (comments
-/// and parentheses between the call and the name allowed); and in code that makes a require
-/// of its own (`createRequire`, `module.require`), every package-name literal called by any
-/// name (`r("x")`). At most [`ASKED_BYTES`] read.
+/// What `files` spell: every name a quoted word in them names ([`quoted_words`],
+/// [`spelled`]). A package asks for another by a name in many spellings (a `require` in any
+/// position, an alias of `require`, a list of plugin names in data, a relative `../x`, a
+/// `main` that leads out of the package, an `eval`'s text): reading calls was a net with
+/// holes (review 55, fourteen of them), so a name spelled as a word anywhere counts, and
+/// the honest install of a name some package there writes as a string (`"debug"`, a log
+/// level) gets no verdict. At most [`ASKED_BYTES`] read.
 fn asked_index<'a>(files: impl Iterator<Item = &'a Path>) -> Asked {
-    static CALLS: std::sync::OnceLock<regex::bytes::Regex> = std::sync::OnceLock::new();
-    let calls = CALLS.get_or_init(|| {
-        regex::bytes::Regex::new(
-            r#"(?:\brequire(?:\.resolve)?|\bimport)(?:\s|\(|/\*(?:[^*]|\*+[^*/])*\*+/)*["'`]([^"'`\s\\]{1,214})["'`]|\bfrom\s*["']([^"'\s\\]{1,214})["']"#,
-        )
-        .expect("a valid pattern")
-    });
-    static BUILT: std::sync::OnceLock<regex::bytes::Regex> = std::sync::OnceLock::new();
-    let built = BUILT.get_or_init(|| {
-        regex::bytes::Regex::new(
-            r#"(?:\brequire(?:\.resolve)?|\bimport)\s*\(\s*(?:`(@?[a-z0-9][a-z0-9._~/-]{0,213})\$\{|["'](@?[a-z0-9][a-z0-9._~/-]{0,213})["']\s*\+)"#,
-        )
-        .expect("a valid pattern")
-    });
-    static LITERALS: std::sync::OnceLock<regex::bytes::Regex> = std::sync::OnceLock::new();
-    let literals = LITERALS.get_or_init(|| {
-        // Called by any name: `r("x")`, not every literal (review 55, H1: a bundle that
-        // makes its own require holds thousands of strings, `"debug"` a log level among them).
-        regex::bytes::Regex::new(
-            r#"[A-Za-z_$][\w$]*\s*\(\s*["'`](@?[a-z0-9][a-z0-9._~/-]{0,213})["'`]\s*[,)]"#,
-        )
-        .expect("a valid pattern")
-    });
     let mut out = Asked::default();
     let mut read = 0u64;
     for f in files {
@@ -406,56 +470,24 @@ fn asked_index<'a>(files: impl Iterator<Item = &'a Path>) -> Asked {
             continue;
         };
         read += text.len() as u64;
-        let mut names: Vec<OsString> = Vec::new();
-        if f.file_name().is_some_and(|n| n == "package.json") {
-            if let Ok(serde_json::Value::Object(o)) = serde_json::from_slice(&text) {
-                for field in [
-                    "dependencies",
-                    "optionalDependencies",
-                    "peerDependencies",
-                    "peerDependenciesMeta",
-                ] {
-                    if let Some(serde_json::Value::Object(deps)) = o.get(field) {
-                        names.extend(deps.keys().filter_map(|k| package_of(k.as_bytes())));
-                    }
-                }
-                // `#name` resolves through the map to a package (review 54, 06).
-                fn targets(v: &serde_json::Value, out: &mut Vec<OsString>) {
-                    match v {
-                        serde_json::Value::String(t) => out.extend(package_of(t.as_bytes())),
-                        serde_json::Value::Object(m) => m.values().for_each(|v| targets(v, out)),
-                        serde_json::Value::Array(a) => a.iter().for_each(|v| targets(v, out)),
-                        _ => {}
-                    }
-                }
-                if let Some(imports) = o.get("imports") {
-                    targets(imports, &mut names);
-                }
+        let at = u32::try_from(out.files.len()).unwrap_or(u32::MAX);
+        out.files.push(f.to_path_buf());
+        let (names, prefixes) = (&mut out.names, &mut out.prefixes);
+        let add = |askers: &mut Vec<u32>| {
+            if askers.last() != Some(&at) {
+                askers.push(at);
             }
-        } else {
-            for c in calls.captures_iter(&text) {
-                let spec = c.get(1).or_else(|| c.get(2)).map(|m| m.as_bytes());
-                names.extend(spec.and_then(package_of));
-            }
-            for c in built.captures_iter(&text) {
-                if let Some(m) = c.get(1).or_else(|| c.get(2)) {
-                    out.prefixes.push((m.as_bytes().to_vec(), f.to_path_buf()));
-                }
-            }
-            // A require made by the code itself is called by any name (review 54, 03:
-            // `const r = createRequire(__filename); r("x")`): a literal called so counts.
-            let own = |needle: &[u8]| memchr::memmem::find(&text, needle).is_some();
-            if own(b"createRequire") || own(b"module.require") || own(b"Module._load") {
-                for c in literals.captures_iter(&text) {
-                    names.extend(c.get(1).and_then(|m| package_of(m.as_bytes())));
-                }
-            }
-        }
-        for n in names {
-            let askers = out.names.entry(n).or_default();
-            if askers.last().is_none_or(|l| l != f) {
-                askers.push(f.to_path_buf());
-            }
+        };
+        for w in quoted_words(&text) {
+            spelled(
+                w,
+                |n| {
+                    add(names
+                        .entry(OsStr::from_bytes(n).to_os_string())
+                        .or_default())
+                },
+                |p| add(prefixes.entry(p).or_default()),
+            );
         }
     }
     out
@@ -593,14 +625,11 @@ impl Packages {
             (shelf.path.parent().into_iter()).chain(shelf.alias.as_deref().and_then(Path::parent));
         let within =
             |f: &Path| tops.clone().any(|t| f.starts_with(t)) || f.starts_with(&shelf.path);
+        let starts = (1..name.len()).filter_map(|k| asked.prefixes.get(&name.as_bytes()[..k]));
         let asker = match &asked.unread {
             Some(unread) => Some(unread.clone()),
-            None => (asked.names.get(name).into_iter().flatten())
-                .chain(
-                    (asked.prefixes.iter())
-                        .filter(|(p, _)| name.as_bytes().starts_with(p))
-                        .map(|(_, f)| f),
-                )
+            None => (asked.names.get(name).into_iter().chain(starts).flatten())
+                .map(|k| &asked.files[*k as usize])
                 .find(|f| within(f))
                 .cloned(),
         };
@@ -621,8 +650,8 @@ impl Packages {
         let read = self.asked.get().and_then(|a| a.unread.as_deref()) == Some(asker.as_path());
         format!(
             "`{}` appeared during the run (a trial did it): {}, and node would find it \
-             there; {}no verdict is published (an agent must not install a package that the \
-             packages a node grader loads ask for; keep a node grader's packages in its own \
+             there; {}no verdict is published (an agent must not install a package whose name \
+             the packages a node grader loads write; keep a node grader's packages in its own \
              `node_modules`, outside the folders the trials write)",
             path.display(),
             if read {
@@ -634,7 +663,11 @@ impl Packages {
                     ASKED_FILE_BYTES >> 20
                 )
             } else {
-                format!("`{}` asks for that package by name", asker.display())
+                format!(
+                    "`{}` writes that name as a string, and a package may load a name so \
+                     spelled in ways no reading of its code tells",
+                    asker.display()
+                )
             },
             if check {
                 "the check was not run and "
@@ -1141,61 +1174,97 @@ mod tests {
     use super::*;
 
     #[test]
-    fn asked_index_reads_dependency_fields_and_literal_requires_only() {
+    fn asked_index_reads_every_quoted_word_of_a_package_but_its_documentation() {
         let d = tempfile::tempdir().unwrap();
-        let pj = d.path().join("package.json");
-        let code = d.path().join("index.mjs");
-        write(
-            &pj,
-            r#"{"name":"eq","dependencies":{"ms":"1"},"peerDependenciesMeta":{"@s/c":{}},"devDependencies":{"dev-only":"1"}}"#,
-        );
-        write(
-            &code,
-            "try { require( 'opt-a/sub' ) } catch {}\nimport x from \"@s/b/deep\";\nawait import(`dyn-c`);\nrequire.resolve(\"res-d\");\nrequire('./local'); require('node:fs');\nconst s = \"not-a-require\"; require(name);\n",
-        );
-        let own = d.path().join("bin/cli");
-        write(
-            &own,
-            "const r = require('module').createRequire(__filename);\nr(\"made-e\"); require(/* x */ (\"comment-f\"));\n",
-        );
-        let map = d.path().join("sub/package.json");
-        write(
-            &map,
-            r##"{"imports":{"#c":{"node":"mapped-g","default":"./c.js"}}}"##,
-        );
-        let a =
-            asked_index([pj.as_path(), code.as_path(), own.as_path(), map.as_path()].into_iter());
-        let mut names: Vec<String> = (a.names.keys())
-            .map(|n| n.to_string_lossy().into_owned())
+        let files = [
+            (
+                "package.json",
+                r##"{"name":"eq","main":"../main-out/index.js","devDependencies":{"dev-only":"1"},"imports":{"#c":{"node":"mapped-g"}}}"##,
+            ),
+            (
+                "index.mjs",
+                "try { require.call(null, 'call-a/sub') } catch {}\nimport x from \"@s/b/deep\";\nconst r = require; r(`alias-c`);\nrequire(\n// optional\n'comment-d');\nrequire(\"../up-e\"); require('node:fs');\nconst s = \"a message with spaces\"; eval(\"require(\\\"eval-f\\\")\");\n",
+            ),
+            ("opt.conf", "module.constructor._load('conf-h', module);\n"),
+            ("plugins.json", "[\"data-i\", \"@t/data-j\"]\n"),
+            (
+                "load.js",
+                "require(`eq-${p}`); require('pre-' + q); require(\"bab-\".concat(p)); require(`@u/${p}`); require(\"@v/\" + p);\n",
+            ),
+            ("README.md", "require(\"doc-only\")\n"),
+            ("types.d.ts", "import \"type-only\";\n"),
+            ("lib/x.js.map", "{\"sources\":[\"map-only\"]}\n"),
+            ("LICENSE", "\"license-only\"\n"),
+        ];
+        for (name, text) in files {
+            write(&d.path().join(name), text);
+        }
+        let paths: Vec<PathBuf> = files
+            .iter()
+            .map(|(n, _)| d.path().join(n))
+            .filter(|p| asks_in(p))
             .collect();
-        names.sort();
         assert_eq!(
-            names,
-            [
-                "@s/b",
-                "@s/c",
-                "comment-f",
-                "dyn-c",
-                "made-e",
-                "mapped-g",
-                "module",
-                "ms",
-                "opt-a",
-                "res-d"
-            ]
+            paths.len(),
+            5,
+            "the documentation, types and maps are not read"
         );
-        assert!(asks_in(&own) && asks_in(&code) && !asks_in(&d.path().join("x.d.ts")));
-        let plugins = d.path().join("load.js");
-        write(&plugins, "require(`eq-${p}`); require('pre-' + q);\n");
-        let built = asked_index([plugins.as_path()].into_iter());
-        let prefixes: Vec<&[u8]> = built.prefixes.iter().map(|(p, _)| p.as_slice()).collect();
-        assert_eq!(prefixes, [b"eq-".as_slice(), b"pre-"]);
-        // A folder with no extension is read as nothing, not as a file it could not read.
-        let with_folder = asked_index([d.path().join("bin").as_path()].into_iter());
-        assert!(with_folder.unread.is_none() && with_folder.names.is_empty());
+        let a = asked_index(paths.iter().map(PathBuf::as_path));
+        for n in [
+            "dev-only",
+            "main-out",
+            "index",
+            "mapped-g",
+            "call-a",
+            "@s/b",
+            "alias-c",
+            "comment-d",
+            "up-e",
+            "eval-f",
+            "conf-h",
+            "data-i",
+            "@t/data-j",
+            "eq",
+        ] {
+            assert!(a.names.contains_key(OsStr::new(n)), "{n} is spelled");
+        }
+        for n in [
+            "a message with spaces",
+            "message",
+            "doc-only",
+            "type-only",
+            "map-only",
+            "license-only",
+            "@s",
+            "sub",
+        ] {
+            // `sub` is a part of `call-a/sub`: spelled, but as a path inside a package.
+            if n == "sub" {
+                assert!(a.names.contains_key(OsStr::new(n)));
+                continue;
+            }
+            assert!(!a.names.contains_key(OsStr::new(n)), "{n} is not spelled");
+        }
+        let mut prefixes: Vec<&[u8]> = a.prefixes.keys().map(Vec::as_slice).collect();
+        prefixes.sort();
+        assert_eq!(
+            prefixes,
+            [b"@u/".as_slice(), b"@v/", b"bab-", b"eq-", b"pre-"]
+        );
         assert!(a.unread.is_none());
-        assert_eq!(package_of(b"@s"), None);
-        assert_eq!(package_of(b"/abs"), None);
+        // A folder with no extension is read as nothing, not as a file it could not read.
+        let with_folder = asked_index([d.path().join("lib").as_path()].into_iter());
+        assert!(with_folder.unread.is_none() && with_folder.names.is_empty());
+    }
+
+    #[test]
+    fn quoted_words_are_runs_a_specifier_may_hold_between_quotes() {
+        let text = br#"a "x" 'y/z' `t-${p}` "two words" \"esc\" "" "q"r" 'it's'"#;
+        let words: Vec<&[u8]> = quoted_words(text).collect();
+        assert_eq!(
+            words,
+            [b"x".as_slice(), b"y/z", b"t-${p}", b"esc", b"q", b"it"]
+        );
     }
 
     fn write(p: &Path, text: &str) {
