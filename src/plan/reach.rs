@@ -1665,6 +1665,28 @@ mod tests {
                 "multi.json"
             ]
         );
+        // Review 55: an assignment's quoted value (20), mocha's `--package`/`--ui` (21,
+        // 22), a continued line (27), `process.execPath` over several lines (28), a quoted
+        // name with a space (29); a grader's own `--file` after its script is its answer.
+        let text = "export NODE_OPTIONS=\"--require ./pre.js\"\n\
+                    mocha --package ci/pkg.json --ui ./tools/ui.js\n\
+                    exec mocha \\\n  -r ./cont.js \\\n  t.spec.js\n\
+                    spawnSync(process.execPath, [\n  \"-r\",\n  \"./arr.js\",\n]);\n\
+                    mocha --config \"ci config.json\"\n\
+                    node graders/check.js --file result.txt\n\
+                    npm test\nwc -c answer.txt\n";
+        assert_eq!(
+            super::super::words::configs_named(text),
+            [
+                "./pre.js",
+                "ci/pkg.json",
+                "./tools/ui.js",
+                "./cont.js",
+                "./arr.js",
+                "ci",
+                "ci config.json"
+            ]
+        );
     }
 
     #[test]
@@ -1679,6 +1701,16 @@ mod tests {
         assert_eq!(
             super::super::words::folders_entered(text),
             ["../a", "../b", "../c", "../d", "../e", "../f/app", "../g"]
+        );
+        // Review 55, 30: after a shell keyword, a tool's `-C`/`--prefix`, any `….join(`.
+        let text = "if cd ../i; then x; fi\n\
+                    ! cd ../j || true\n\
+                    make -s -C ../k test; npm --prefix ../l test; yarn --cwd=../m t\n\
+                    spawnSync(\"m\", [], {cwd: require(\"path\").join(\"..\", \"n\")});\n\
+                    subprocess.run([\"m\"], cwd=os.path.join(\"..\", \"o\"))\n";
+        assert_eq!(
+            super::super::words::folders_entered(text),
+            ["../i", "../j", "../k", "../l", "../m", "../n", "../o"]
         );
     }
 

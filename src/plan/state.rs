@@ -896,11 +896,31 @@ fn named_configs(
     }
     // Under a package script (`npm test`), the command is a `scripts` entry of the
     // `package.json` on the check's way (review 54, 17: `"test": "mocha --config ci.json"`).
+    // And of each folder the line or a grader enters (review 55, 24: `cd app && npm test`,
+    // `npm --prefix app test`), on its way up too.
     if runs_package_script(line, cwd, env) {
-        for dir in real(cwd)
-            .ancestors()
-            .take_while(|d| roots.iter().any(|r| d.starts_with(r)))
-        {
+        let mut starts = vec![real(cwd)];
+        for (text, _) in &texts {
+            starts.extend(
+                (super::words::folders_entered(text).into_iter())
+                    .map(|e| cwd.join(e))
+                    .filter(|e| e.is_dir())
+                    .map(|e| real(&e)),
+            );
+        }
+        starts.extend(entered.iter().map(|(e, _)| real(e)));
+        let mut dirs: Vec<PathBuf> = Vec::new();
+        for start in &starts {
+            for d in start
+                .ancestors()
+                .take_while(|d| roots.iter().any(|r| d.starts_with(r)))
+            {
+                if !dirs.iter().any(|x| x == d) {
+                    dirs.push(d.to_path_buf());
+                }
+            }
+        }
+        for dir in dirs {
             let Ok(text) = std::fs::read(dir.join("package.json")) else {
                 continue;
             };
@@ -929,8 +949,19 @@ fn named_configs(
             // `setup.js`, `-r ./boot` a folder's `index.js` or its `package.json`'s `main`).
             // A folder itself (`tsc -p app`) is read for the names the wall knows: its own
             // state would move with every file made in it.
+            // The name as written too, not only where it leads: a link re-pointed
+            // (`ln -sfn evil.json ci.json`) is a change of the link (review 55, 23).
             let places: Vec<PathBuf> = bases
-                .map(|b| real(&b.join(&name)))
+                .flat_map(|b| {
+                    let p = b.join(&name);
+                    let own = lexical(&absolute(&p));
+                    let own = match (own.parent(), own.file_name()) {
+                        (Some(d), Some(f)) => real(d).join(f),
+                        _ => own,
+                    };
+                    let to = real(&p);
+                    std::iter::once(own.clone()).chain((to != own).then_some(to))
+                })
                 .flat_map(|p| {
                     let mut near: Vec<PathBuf> = ["js", "cjs", "mjs", "json", "node", "ts"]
                         .iter()

@@ -2539,24 +2539,48 @@ pub(super) fn folders_entered(text: &str) -> Vec<String> {
         // `` `cd app && …` ``), its first word after `builtin` or `command`; `env -C DIR`
         // and `env --chdir=DIR` too (review 54, 20).
         for part in code.split(['&', '|', ';', '(', ')', '{', '}', '\n', '\'', '"', '`']) {
+            // After a shell keyword too: `if cd app; then …`, `! cd app || …` (review 55, 30).
             let words: Vec<&str> = part
                 .split_whitespace()
-                .skip_while(|w| matches!(*w, "builtin" | "command" | "exec"))
+                .skip_while(|w| {
+                    matches!(
+                        *w,
+                        "builtin"
+                            | "command"
+                            | "exec"
+                            | "if"
+                            | "then"
+                            | "else"
+                            | "elif"
+                            | "do"
+                            | "while"
+                            | "until"
+                            | "!"
+                            | "time"
+                    )
+                })
                 .collect();
+            // A tool told where to work by an option: `make -C DIR`, `npm --prefix DIR`,
+            // `npm -C DIR`, `yarn --cwd DIR`, `pnpm --dir DIR`, `git -C DIR` (review 55, 30).
+            if words.len() > 1 {
+                for (i, w) in words.iter().enumerate().skip(1) {
+                    let folder = match *w {
+                        "-C" | "--prefix" | "--cwd" | "--dir" | "--directory" | "--chdir" => {
+                            words.get(i + 1).copied()
+                        }
+                        _ => ["--prefix=", "--cwd=", "--dir=", "--directory=", "--chdir="]
+                            .iter()
+                            .find_map(|o| w.strip_prefix(o))
+                            .or_else(|| w.strip_prefix("-C").filter(|f| !f.is_empty())),
+                    };
+                    out.extend(folder.filter(|f| !f.is_empty()).and_then(literal));
+                }
+            }
             match words.first().copied() {
                 Some("cd" | "pushd") => {
                     let folder = (words[1..].iter())
                         .find(|w| !w.is_empty() && (!w.starts_with('-') || **w == "-"));
                     out.extend(folder.and_then(|f| literal(f)));
-                }
-                Some("env") => {
-                    for (i, w) in words.iter().enumerate() {
-                        let folder = match *w {
-                            "-C" | "--chdir" => words.get(i + 1).copied(),
-                            _ => (w.strip_prefix("--chdir=")).or_else(|| w.strip_prefix("-C")),
-                        };
-                        out.extend(folder.filter(|f| !f.is_empty()).and_then(literal));
-                    }
                 }
                 _ => {}
             }
@@ -2569,9 +2593,16 @@ pub(super) fn folders_entered(text: &str) -> Vec<String> {
             while let Some(at) = rest.find(key) {
                 rest = &rest[at + key.len()..];
                 let value = rest.trim_start();
-                let joined = ["path.join(", "path.resolve(", "join(", "resolve("]
-                    .iter()
-                    .find_map(|f| value.strip_prefix(f));
+                // `path.join(`, `join(`, `require("path").join(`, `os.path.join(`,
+                // `path.posix.resolve(` (review 55, 30).
+                static JOIN: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+                let join = JOIN.get_or_init(|| {
+                    regex::Regex::new(
+                        r#"^(?:[A-Za-z_$][\w$]*(?:\(\s*["'][\w:/.-]+["']\s*\))?\s*\.\s*)*(?:join|resolve)\("#,
+                    )
+                    .expect("a valid pattern")
+                });
+                let joined = join.find(value).map(|m| &value[m.end()..]);
                 if let Some(args) = joined {
                     let args = args.split(')').next().unwrap_or_default();
                     let mut parts = Vec::new();
@@ -2628,6 +2659,11 @@ const CONFIG_OPTIONS: &[&str] = &[
     "--filter",
     "--workspace",
     "--environment",
+    // mocha reads the `"mocha"` key of `--package FILE`, and requires `--ui FILE` (review
+    // 55, 21, 22).
+    "--package",
+    "--ui",
+    "-u",
 ];
 
 /// Options whose name says configuration, whatever program takes them (`mocha --config
@@ -2660,6 +2696,7 @@ const CONFIG_NAMED: &[&str] = &[
 /// check.js --file result.txt`): after the script, only [`CONFIG_NAMED`] options count.
 const SCRIPT_RUNNERS: &[&str] = &[
     "node",
+    "process.execPath",
     "nodejs",
     "bun",
     "deno",
@@ -2675,6 +2712,95 @@ const SCRIPT_RUNNERS: &[&str] = &[
 /// of the user's choosing in a folder the trials write). A value built at run time is not
 /// read: a net, like [`folders_entered`].
 pub(super) fn configs_named(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let code: Vec<&str> = text
+        .lines()
+        .map(str::trim_start)
+        .filter(|c| !c.starts_with('#') && !c.starts_with("//"))
+        .collect();
+    // A command goes on past its line after a `\`, and an argument list past a line that
+    // ends in `,`, `[` or `(` (review 55, 27, 28: `mocha \` then `-r ./setup.js`; a
+    // JavaScript array one element a line): each such run is read as one line, short
+    // options too.
+    let mut logical: Vec<String> = Vec::new();
+    let mut open = false;
+    for c in &code {
+        let line = c.trim_end();
+        let (line, more) = match line.strip_suffix('\\') {
+            Some(l) => (l, true),
+            None => (line, line.ends_with([',', '[', '('])),
+        };
+        match logical.last_mut() {
+            Some(last) if open => {
+                last.push(' ');
+                last.push_str(line);
+            }
+            _ => logical.push(line.to_string()),
+        }
+        open = more;
+    }
+    // A long option and its value may be on two lines however they are written: the whole
+    // text is read once more as one stream, for long options only (review 54, 16).
+    let joined = code.join(" ");
+    for (code, long_only) in logical
+        .iter()
+        .map(|c| (c.as_str(), false))
+        .chain([(joined.as_str(), true)])
+    {
+        // Each simple command of the line on its own: a short option (`-c`, `-p`, `-r`)
+        // counts only after a node tool's name in it (`wc -c result.txt`, `mkdir -p out/x`
+        // and `python3 -c …` hand no tool a configuration).
+        for part in code.split(['&', '|', ';']) {
+            // Split at blanks, and read once more with a quoted name kept whole (`--config
+            // "ci config.json"`, review 55, 29).
+            let plain: Vec<&str> = part
+                .split(|c: char| c.is_whitespace() || matches!(c, ',' | '[' | ']' | '(' | ')'))
+                .map(|w| w.trim_matches(|c: char| matches!(c, '"' | '\'' | '`')))
+                // An assignment's quoted value: `NODE_OPTIONS="--require ./setup.js"` in a
+                // grader script (review 55, 20).
+                .map(|w| match w.split_once(['"', '\'']) {
+                    Some((name, v)) if name.ends_with('=') && !name.starts_with('-') => v,
+                    _ => w,
+                })
+                .filter(|w| !w.is_empty())
+                .collect();
+            let quoted = quoted_words(part);
+            for words in [plain, quoted.iter().map(String::as_str).collect()] {
+                named_in(&words, long_only, &mut out);
+            }
+        }
+    }
+    out
+}
+
+/// Words of `part` split at blanks and `,[]()` outside quotes, a quoted run kept whole
+/// with its quotes taken off: `--config "ci config.json"` is two words.
+fn quoted_words(part: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut word = String::new();
+    let mut quote: Option<char> = None;
+    for c in part.chars() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => word.push(c),
+            None if matches!(c, '"' | '\'' | '`') => quote = Some(c),
+            None if c.is_whitespace() || matches!(c, ',' | '[' | ']' | '(' | ')') => {
+                if !word.is_empty() {
+                    out.push(std::mem::take(&mut word));
+                }
+            }
+            None => word.push(c),
+        }
+    }
+    if !word.is_empty() {
+        out.push(word);
+    }
+    out
+}
+
+/// The configurations `words` (one simple command) hand a node tool by an option
+/// ([`configs_named`]), added to `out`; `long_only`: short options are not read.
+fn named_in(words: &[&str], long_only: bool, out: &mut Vec<String>) {
     // A long option's value is taken whatever it looks like (`--config ci`: mocha reads a
     // file by that name, review 54, 14); a short option's only where it looks like a path.
     let clean = |w: &str, long: bool| -> Option<String> {
@@ -2686,77 +2812,52 @@ pub(super) fn configs_named(text: &str) -> Vec<String> {
             ]);
         (literal && (long || w.contains(['.', '/']))).then(|| w.to_string())
     };
-    let mut out = Vec::new();
-    let code: Vec<&str> = text
-        .lines()
-        .map(str::trim_start)
-        .filter(|c| !c.starts_with('#') && !c.starts_with("//"))
-        .collect();
-    // A long option and its value may be on two lines (a JavaScript array written one
-    // element a line: review 54, 16): the whole text is read once more as one stream, for
-    // long options only.
-    let joined = code.join(" ");
-    for (code, long_only) in code
-        .iter()
-        .map(|c| (*c, false))
-        .chain([(joined.as_str(), true)])
-    {
-        // Each simple command of the line on its own: a short option (`-c`, `-p`, `-r`)
-        // counts only after a node tool's name in it (`wc -c result.txt`, `mkdir -p out/x`
-        // and `python3 -c …` hand no tool a configuration).
-        for part in code.split(['&', '|', ';']) {
-            let words: Vec<&str> = part
-                .split(|c: char| c.is_whitespace() || matches!(c, ',' | '[' | ']' | '(' | ')'))
-                .map(|w| w.trim_matches(|c: char| matches!(c, '"' | '\'' | '`')))
-                .filter(|w| !w.is_empty())
-                .collect();
-            let mut tool = false;
-            let mut runner = false;
-            for (i, w) in words.iter().enumerate() {
-                let name = w.rsplit('/').next().unwrap_or(w);
-                if NODE_TOOLS.contains(&name) {
-                    tool = true;
-                    runner = SCRIPT_RUNNERS.contains(&name);
-                } else if runner && !w.starts_with('-') && w.contains(['.', '/']) {
-                    // The script: what follows is its own arguments.
-                    (tool, runner) = (false, false);
-                }
-                let (option, glued) = match w.split_once('=') {
-                    Some((o, v)) if o.starts_with('-') => (o, Some(v)),
-                    _ => (*w, None),
-                };
-                let module = PRELOAD_FLAGS.contains(&option);
-                let named = module || CONFIG_NAMED.contains(&option);
-                if !named && !CONFIG_OPTIONS.contains(&option) {
-                    continue;
-                }
-                let long = option.starts_with("--");
-                if (!named && !tool) || (!long && long_only) {
-                    continue;
-                }
-                let value = glued
-                    .or_else(|| words.get(i + 1).copied())
-                    .and_then(|v| clean(v, long));
-                let Some(value) =
-                    value.filter(|v| !matches!(v.as_str(), "." | "..") && !v.ends_with('/'))
-                else {
-                    continue;
-                };
-                if module && !(value.starts_with('.') || value.starts_with('/')) {
-                    continue;
-                }
-                if !out.contains(&value) {
-                    out.push(value);
-                }
-            }
+    let mut tool = false;
+    let mut runner = false;
+    for (i, w) in words.iter().enumerate() {
+        let name = w.rsplit('/').next().unwrap_or(w);
+        if NODE_TOOLS.contains(&name) {
+            tool = true;
+            runner = SCRIPT_RUNNERS.contains(&name);
+        } else if runner && !w.starts_with('-') && w.contains(['.', '/']) {
+            // The script: what follows is its own arguments.
+            (tool, runner) = (false, false);
+        }
+        let (option, glued) = match w.split_once('=') {
+            Some((o, v)) if o.starts_with('-') => (o, Some(v)),
+            _ => (*w, None),
+        };
+        let module = PRELOAD_FLAGS.contains(&option);
+        let named = module || CONFIG_NAMED.contains(&option);
+        if !named && !CONFIG_OPTIONS.contains(&option) {
+            continue;
+        }
+        let long = option.starts_with("--");
+        if (!named && !tool) || (!long && long_only) {
+            continue;
+        }
+        let value = glued
+            .filter(|v| !v.is_empty())
+            .or_else(|| words.get(i + 1).copied())
+            .and_then(|v| clean(v, long));
+        let Some(value) = value.filter(|v| !matches!(v.as_str(), "." | "..") && !v.ends_with('/'))
+        else {
+            continue;
+        };
+        if module && !(value.starts_with('.') || value.starts_with('/')) {
+            continue;
+        }
+        if !out.contains(&value) {
+            out.push(value);
         }
     }
-    out
 }
 
 /// The names of node and the node tools whose short options [`configs_named`] reads.
 const NODE_TOOLS: &[&str] = &[
     "node",
+    // A JavaScript grader's own node: `spawnSync(process.execPath, ["-r", …])` (review 55, 28).
+    "process.execPath",
     "nodejs",
     "npx",
     "npm",

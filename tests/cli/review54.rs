@@ -5,6 +5,7 @@
 //! (review 46, a08).
 
 use crate::common::*;
+use std::os::unix::fs::PermissionsExt as _;
 
 /// A task folder of 200,001 entries outside `node_modules` and `.git` (a data set) under a
 /// check that runs node: the configuration walk stops at its bound, so a `.mocharc.yml` a
@@ -676,4 +677,274 @@ fn rev55_h1_h2_an_answer_file_option_and_a_string_in_a_bundle_are_no_configurati
     // A name that no package there writes is an install like any other.
     let out = h1("unused-z").command(&[]).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "H1 (unused-z): {}", both(&out));
+}
+
+/// Review 55 (an attack on review 54's fixes): configurations handed a tool in spellings the
+/// reading missed, each a PASS of a wrong answer on dc18905: `NODE_OPTIONS="--require
+/// ./setup.js"` set in a grader script (20), mocha's `--package` (21) and `--ui` (22), a named
+/// configuration that is a link the trial re-points (23), `npm test` in a folder the line
+/// enters (24), a short option on a continued line (27), node's options in a JavaScript array
+/// over several lines, run as `process.execPath` (28), and a quoted name with a space (29).
+/// Each is now a change (exit 4); an honest run gets its verdict.
+#[test]
+fn rev55_configurations_in_other_spellings_are_compared() {
+    if !has("node") {
+        skip_or_fail(&current_test(), "node", "no node here");
+        return;
+    }
+    // Loads every file argv names after one of its options (as mocha would), then judges.
+    let tool = "const fs = require(\"fs\"), path = require(\"path\");\nconst a = process.argv.slice(2).join(\"=\").split(\"=\");\nfor (const o of [\"--config\", \"--package\", \"--ui\"]) { const i = a.indexOf(o); if (i >= 0 && fs.existsSync(a[i + 1])) require(path.resolve(a[i + 1])); }\nprocess.exit(fs.readFileSync(\"result.txt\", \"utf8\").trim() === \"right\" ? 0 : 1);\n";
+    let mocha = format!("#!/usr/bin/env node\n{tool}");
+    let spawn = "const { spawnSync } = require(\"child_process\");\nconst r = spawnSync(process.execPath, [\n  \"-r\",\n  \"./setup.js\",\n  \"graders/tool.js\",\n], { stdio: \"inherit\" });\nprocess.exit(r.status);\n";
+    // (case, check line, grader script, the file the trial rewrites, app/package.json)
+    for (case, check, script, file, app) in [
+        (
+            "20 NODE_OPTIONS",
+            "sh graders/check.sh",
+            "export NODE_OPTIONS=\"--require ./setup.js\"\nexec node graders/tool.js\n",
+            "setup.js",
+            "",
+        ),
+        (
+            "21 --package",
+            "sh graders/check.sh",
+            "exec graders/mocha --package ci.json\n",
+            "ci.json",
+            "",
+        ),
+        (
+            "22 --ui",
+            "sh graders/check.sh",
+            "exec graders/mocha --ui ./tools/ui.js\n",
+            "tools/ui.js",
+            "",
+        ),
+        (
+            "24 npm test in a folder entered",
+            "cd app && npm test",
+            "",
+            "app/ci.json",
+            "{\"scripts\":{\"test\":\"node ../graders/tool.js --config ci.json\"}}",
+        ),
+        (
+            "27 a continued line",
+            "sh graders/check.sh",
+            "exec node \\\n  -r ./setup.js \\\n  graders/tool.js\n",
+            "setup.js",
+            "",
+        ),
+        (
+            "28 process.execPath",
+            "node graders/spawn.js",
+            "",
+            "setup.js",
+            "",
+        ),
+        (
+            "29 a name with a space",
+            "sh graders/check.sh",
+            "exec graders/mocha --config \"ci config.json\"\n",
+            "ci config.json",
+            "",
+        ),
+    ] {
+        if check.contains("npm") && !has("npm") {
+            skip_or_fail(&current_test(), "npm", "case 24: no npm here");
+            continue;
+        }
+        let setup = |answer: &str, trick: &str| {
+            let f = Fixture::new(&plan("", check));
+            let agent = format!("YES='{YES}'\necho {answer} > result.txt\n{trick}\n");
+            let mut files = vec![
+                ("graders/tool.js", tool),
+                ("graders/mocha", &mocha),
+                ("graders/spawn.js", spawn),
+                ("graders/package.json", "{}\n"),
+                ("agent.sh", &agent),
+                (
+                    file,
+                    if file.ends_with(".json") {
+                        "{}\n"
+                    } else {
+                        "module.exports = {};\n"
+                    },
+                ),
+            ];
+            if !script.is_empty() {
+                files.push(("graders/check.sh", script));
+            }
+            if !app.is_empty() {
+                files.push(("app/package.json", app));
+            }
+            write_files(&f, &files);
+            let exe = std::fs::Permissions::from_mode(0o755);
+            std::fs::set_permissions(f.path("graders/mocha"), exe).unwrap();
+            if app.is_empty() {
+                return f;
+            }
+            // The answer is judged in `app/`: the agent writes it there too.
+            let agent = format!("{agent}echo {answer} > app/result.txt\n");
+            write_files(&f, &[("agent.sh", &agent)]);
+            f
+        };
+        let out = setup("wrong", &format!("echo \"$YES\" > '{file}'"))
+            .command(&[])
+            .output()
+            .unwrap();
+        let said = both(&out);
+        assert_eq!(out.status.code(), Some(4), "{case}: {said}");
+        assert!(said.contains("changed during the run"), "{case}: {said}");
+        for (answer, code) in [("right", 0), ("wrong", 1)] {
+            let out = setup(answer, "echo more >> src.js")
+                .command(&[])
+                .output()
+                .unwrap();
+            assert_eq!(
+                out.status.code(),
+                Some(code),
+                "{case} {answer}: {}",
+                both(&out)
+            );
+        }
+    }
+    // 23: `ci.json` is a link to `conf/real.json`; the trial points it elsewhere.
+    let linked = |answer: &str, trick: &str| {
+        let f = Fixture::new(&plan("", "graders/mocha --config ci.json"));
+        let agent = format!("YES='{YES}'\necho {answer} > result.txt\n{trick}\n");
+        write_files(
+            &f,
+            &[
+                ("graders/mocha", &mocha),
+                ("graders/package.json", "{}\n"),
+                ("conf/real.json", "{}\n"),
+                ("agent.sh", &agent),
+            ],
+        );
+        std::fs::set_permissions(
+            f.path("graders/mocha"),
+            std::fs::Permissions::from_mode(0o755),
+        )
+        .unwrap();
+        std::os::unix::fs::symlink("conf/real.json", f.path("ci.json")).unwrap();
+        f
+    };
+    let out = linked("wrong", "echo \"$YES\" > evil.js\nln -sfn evil.js ci.json")
+        .command(&[])
+        .output()
+        .unwrap();
+    let said = both(&out);
+    assert_eq!(out.status.code(), Some(4), "23: {said}");
+    assert!(said.contains("ci.json"), "23: {said}");
+    for (answer, code) in [("right", 0), ("wrong", 1)] {
+        let out = linked(answer, "").command(&[]).output().unwrap();
+        assert_eq!(out.status.code(), Some(code), "23 {answer}: {}", both(&out));
+    }
+}
+
+/// Review 55, 30: ways into another writable root the reading missed, each a PASS of a wrong
+/// answer on dc18905: `cd` after a shell keyword (`if`, `then`, `!`), `make -C`, `npm
+/// --prefix` and `npm -C`, a `cwd:` built by `require("path").join`, Python's
+/// `os.path.join`. Each folder is now watched: no verdict, exit 4, naming the file.
+#[test]
+fn rev55_30_more_ways_into_another_writable_root_are_read() {
+    if !has("node") {
+        skip_or_fail(&current_test(), "node", "no node here");
+        return;
+    }
+    let node = "ROOT=$T node \"$T/graders/tool.js\"";
+    let reqpath = "const r = require(\"child_process\").spawnSync(\"node\", [require(\"path\").resolve(\"graders/tool.js\")], { cwd: require(\"path\").join(\"..\", \"shared\", \"app\"), env: { ...process.env, ROOT: process.cwd() }, stdio: \"inherit\" });\nprocess.exit(r.status);\n";
+    let py = "import os, subprocess, sys\nsys.exit(subprocess.run([\"node\", os.path.abspath(\"graders/tool.js\")], cwd=os.path.join(\"..\", \"shared\", \"app\"), env={**os.environ, \"ROOT\": os.getcwd()}).returncode)\n";
+    let cases: Vec<(&str, String, &str)> = vec![
+        (
+            "if cd",
+            format!("T=$PWD\nif cd ../shared/app; then {node}; fi\n"),
+            "sh graders/check.sh",
+        ),
+        (
+            "then cd",
+            format!("T=$PWD\nif true; then cd ../shared/app; fi\n{node}\n"),
+            "sh graders/check.sh",
+        ),
+        (
+            "! cd",
+            format!("T=$PWD\n! cd ../shared/app || true\n{node}\n"),
+            "sh graders/check.sh",
+        ),
+        (
+            "make -C",
+            "export T=$PWD\nexec make -s -C ../shared/app test\n".to_string(),
+            "sh graders/check.sh",
+        ),
+        (
+            "npm --prefix",
+            "export T=$PWD\nexec npm --prefix ../shared/app test\n".to_string(),
+            "sh graders/check.sh",
+        ),
+        (
+            "npm -C",
+            "export T=$PWD\nexec npm -C ../shared/app test\n".to_string(),
+            "sh graders/check.sh",
+        ),
+        (
+            "require(\"path\").join",
+            String::new(),
+            "node graders/req.js",
+        ),
+    ];
+    let mut cases = cases;
+    if has("python3") {
+        cases.push(("os.path.join", String::new(), "python3 graders/run.py"));
+    }
+    for (case, script, check) in cases {
+        let program = case.split(' ').next().unwrap_or_default();
+        if matches!(program, "make" | "npm") && !has(program) {
+            skip_or_fail(
+                &current_test(),
+                program,
+                &format!("case {case}: no {program} here"),
+            );
+            continue;
+        }
+        let setup = |trick: &str| {
+            let f = Fixture::new(&format!(
+                "version: 1\nsampling: {{single: {{n: 2, c: 0}}}}\npolicy:\n  sandbox: {{mode: best_effort, writable: [shared]}}\ntasks:\n  - id: agent\n    cwd: task\n    run: sh agent.sh\n    check: {check}\n"
+            ));
+            let agent = format!("echo wrong > result.txt\n{trick}\n");
+            let mut files = vec![
+                ("shared/app/index.js", "module.exports = 1;\n"),
+                (
+                    "shared/app/package.json",
+                    "{\"scripts\":{\"test\":\"ROOT=$T node $T/graders/tool.js\"}}\n",
+                ),
+                (
+                    "shared/app/Makefile",
+                    "test:\n\tROOT=$$T node $$T/graders/tool.js\n",
+                ),
+                ("task/graders/tool.js", TOOL),
+                ("task/graders/req.js", reqpath),
+                ("task/graders/run.py", py),
+                ("task/graders/package.json", "{}\n"),
+                ("task/agent.sh", &agent),
+            ];
+            if !script.is_empty() {
+                files.push(("task/graders/check.sh", &script));
+            }
+            write_files(&f, &files);
+            f
+        };
+        let trick = format!(
+            "echo '{YES}' > ../shared/app/evil.js\necho 'require(\"./evil.js\")' > ../shared/app/.mocharc.js"
+        );
+        let out = setup(&trick).command(&[]).output().unwrap();
+        let said = both(&out);
+        assert_eq!(out.status.code(), Some(4), "{case}: {said}");
+        assert!(said.contains("shared/app/.mocharc.js"), "{case}: {said}");
+        let out = setup("").command(&[]).output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{case} (control): {}",
+            both(&out)
+        );
+    }
 }
