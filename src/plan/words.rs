@@ -2528,6 +2528,15 @@ pub(super) fn folders_entered(text: &str) -> Vec<String> {
             && !w.contains(['$', '`', '*', '?', '[', '~', '(', ')', '"', '\'']))
         .then(|| w.to_string())
     };
+    // `path.join(`, `join(`, `require("path").join(`, `os.path.join(`,
+    // `path.posix.resolve(` (review 55, 30).
+    static JOIN: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let join = JOIN.get_or_init(|| {
+        regex::Regex::new(
+            r#"^(?:[A-Za-z_$][\w$]*(?:\(\s*["'][\w:/.-]+["']\s*\))?\s*\.\s*)*(?:join|resolve)\("#,
+        )
+        .expect("a valid pattern")
+    });
     let mut out = Vec::new();
     for line in text.lines() {
         let code = line.trim_start();
@@ -2576,13 +2585,10 @@ pub(super) fn folders_entered(text: &str) -> Vec<String> {
                     out.extend(folder.filter(|f| !f.is_empty()).and_then(literal));
                 }
             }
-            match words.first().copied() {
-                Some("cd" | "pushd") => {
-                    let folder = (words[1..].iter())
-                        .find(|w| !w.is_empty() && (!w.starts_with('-') || **w == "-"));
-                    out.extend(folder.and_then(|f| literal(f)));
-                }
-                _ => {}
+            if let Some("cd" | "pushd") = words.first().copied() {
+                let folder = (words[1..].iter())
+                    .find(|w| !w.is_empty() && (!w.starts_with('-') || **w == "-"));
+                out.extend(folder.and_then(|f| literal(f)));
             }
         }
         // `process.chdir("build")`, `{cwd: "build"}`, `cwd="build"`, and a value joined
@@ -2593,15 +2599,6 @@ pub(super) fn folders_entered(text: &str) -> Vec<String> {
             while let Some(at) = rest.find(key) {
                 rest = &rest[at + key.len()..];
                 let value = rest.trim_start();
-                // `path.join(`, `join(`, `require("path").join(`, `os.path.join(`,
-                // `path.posix.resolve(` (review 55, 30).
-                static JOIN: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-                let join = JOIN.get_or_init(|| {
-                    regex::Regex::new(
-                        r#"^(?:[A-Za-z_$][\w$]*(?:\(\s*["'][\w:/.-]+["']\s*\))?\s*\.\s*)*(?:join|resolve)\("#,
-                    )
-                    .expect("a valid pattern")
-                });
                 let joined = join.find(value).map(|m| &value[m.end()..]);
                 if let Some(args) = joined {
                     let args = args.split(')').next().unwrap_or_default();
