@@ -1707,10 +1707,13 @@ mod tests {
                     ! cd ../j || true\n\
                     make -s -C ../k test; npm --prefix ../l test; yarn --cwd=../m t\n\
                     spawnSync(\"m\", [], {cwd: require(\"path\").join(\"..\", \"n\")});\n\
-                    subprocess.run([\"m\"], cwd=os.path.join(\"..\", \"o\"))\n";
+                    subprocess.run([\"m\"], cwd=os.path.join(\"..\", \"o\"))\n\
+                    grep -C 3 x r.txt; diff -C 1 a b; R=.. env -C ../p x\n";
         assert_eq!(
             super::super::words::folders_entered(text),
-            ["../i", "../j", "../k", "../l", "../m", "../n", "../o"]
+            [
+                "../i", "../j", "../k", "../l", "../m", "../n", "../o", "../p"
+            ]
         );
     }
 

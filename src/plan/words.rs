@@ -2552,26 +2552,36 @@ pub(super) fn folders_entered(text: &str) -> Vec<String> {
             let words: Vec<&str> = part
                 .split_whitespace()
                 .skip_while(|w| {
-                    matches!(
-                        *w,
-                        "builtin"
-                            | "command"
-                            | "exec"
-                            | "if"
-                            | "then"
-                            | "else"
-                            | "elif"
-                            | "do"
-                            | "while"
-                            | "until"
-                            | "!"
-                            | "time"
-                    )
+                    // And after the assignments of the command (`ROOT=.. env -C app …`).
+                    w.split_once('=').is_some_and(|(n, _)| is_name(n))
+                        || matches!(
+                            *w,
+                            "builtin"
+                                | "command"
+                                | "exec"
+                                | "if"
+                                | "then"
+                                | "else"
+                                | "elif"
+                                | "do"
+                                | "while"
+                                | "until"
+                                | "!"
+                                | "time"
+                        )
                 })
                 .collect();
             // A tool told where to work by an option: `make -C DIR`, `npm --prefix DIR`,
-            // `npm -C DIR`, `yarn --cwd DIR`, `pnpm --dir DIR`, `git -C DIR` (review 55, 30).
-            if words.len() > 1 {
+            // `npm -C DIR`, `yarn --cwd DIR`, `pnpm --dir DIR`, `git -C DIR` (review 55, 30);
+            // only these tools: `grep -C 3` and `diff -C 1` give context lines (review 56,
+            // H10).
+            const TOOLS: &[&str] = &[
+                "env", "make", "gmake", "npm", "npx", "pnpm", "yarn", "git", "bun",
+            ];
+            let tool = words
+                .first()
+                .is_some_and(|w| TOOLS.contains(&w.rsplit('/').next().unwrap_or(w)));
+            if tool {
                 for (i, w) in words.iter().enumerate().skip(1) {
                     let folder = match *w {
                         "-C" | "--prefix" | "--cwd" | "--dir" | "--directory" | "--chdir" => {

@@ -5517,6 +5517,13 @@ process.exit(fs.readFileSync(r, "utf8").trim() === "right" ? 0 : 1);
             };
             let out = setup(&trick).command(&[]).output().unwrap();
             let said = both(&out);
+            if case == "08 env -C" {
+                // Since session 19 `env -C DIR` is read after the command's assignments
+                // too: a folder the grader makes is refused at load, as `cd build` is.
+                assert_eq!(out.status.code(), Some(2), "{case}: {said}");
+                assert!(said.contains("changes to `build`"), "{case}: {said}");
+                continue;
+            }
             assert_eq!(out.status.code(), Some(4), "{case}: {said}");
             assert!(said.contains("reads it as configuration"), "{case}: {said}");
             let out = setup("").command(&[]).output().unwrap();

@@ -335,22 +335,31 @@ const ASKED_FILE_BYTES: u64 = 64 << 20;
 
 /// Whether [`asked_index`] reads `p`: every file of a package but those node never loads
 /// and no package reads for names (documentation, declarations, source maps, images and
-/// fonts). Code in any extension counts: node runs an unknown one as CommonJS, and a
-/// loader may read names from data (review 55, 08, 12, 13).
+/// fonts, by their extension), and those of its tests, benchmarks, examples and docs
+/// folders, which loading a package never runs (review 56, H13: a benchmark's strings
+/// refused honest installs). Code in any other extension counts, whatever the file's name
+/// (`history.js`, an extensionless `README`): node runs an unknown extension as CommonJS,
+/// and a loader may read names from data (review 55, 08, 12, 13; review 56, 43).
 fn asks_in(p: &Path) -> bool {
     const DOCS: &[&str] = &[
         "md", "markdown", "mdx", "map", "png", "jpg", "jpeg", "gif", "svg", "ico", "webp", "woff",
         "woff2", "ttf", "eot", "otf",
     ];
-    const DOC_NAMES: &[&[u8]] = &[
-        b"readme",
-        b"changelog",
-        b"history",
-        b"license",
-        b"licence",
-        b"authors",
-        b"notice",
-        b"contributing",
+    const ASIDE: &[&str] = &[
+        "test",
+        "tests",
+        "__tests__",
+        "__benchmarks__",
+        "__fixtures__",
+        "__mocks__",
+        "bench",
+        "benchmark",
+        "benchmarks",
+        "example",
+        "examples",
+        "docs",
+        "doc",
+        ".github",
     ];
     let name = p.file_name().map(OsStr::as_bytes).unwrap_or_default();
     let lower = name.to_ascii_lowercase();
@@ -361,7 +370,94 @@ fn asks_in(p: &Path) -> bool {
         let e = e.as_bytes().to_ascii_lowercase();
         DOCS.iter().any(|d| e == d.as_bytes())
     });
-    !types && !doc_ext && !DOC_NAMES.iter().any(|d| lower.starts_with(d))
+    // The folders inside the package (below `node_modules/x` or `node_modules/@s/x`).
+    let parts: Vec<&OsStr> = p.iter().collect();
+    let inside = parts
+        .iter()
+        .rposition(|c| *c == "node_modules")
+        .map_or(0, |k| {
+            k + if parts
+                .get(k + 1)
+                .is_some_and(|c| c.as_bytes().starts_with(b"@"))
+            {
+                3
+            } else {
+                2
+            }
+        });
+    let aside = (parts
+        .get(inside..parts.len().saturating_sub(1))
+        .unwrap_or_default()
+        .iter())
+    .any(|c| ASIDE.iter().any(|a| *c == *a));
+    !types && !doc_ext && !aside
+}
+
+/// The text of a package's `package.json` that may name a package: all but the fields
+/// that describe it to people and to npm (`devDependencies`, which a package's users never
+/// install, `keywords`, `scripts`, `description`, its people and links, npm's own `_`
+/// fields; review 56, H13: `devDependencies` refused honest installs).
+fn manifest_text(text: &[u8]) -> Vec<u8> {
+    const PEOPLE: &[&str] = &[
+        "devDependencies",
+        "keywords",
+        "scripts",
+        "description",
+        "author",
+        "contributors",
+        "maintainers",
+        "repository",
+        "bugs",
+        "homepage",
+        "license",
+        "licenses",
+        "funding",
+        "engines",
+        "publishConfig",
+        "directories",
+        "files",
+        "man",
+        "os",
+        "cpu",
+        "readme",
+        "gitHead",
+        "types",
+        "typings",
+        "typesVersions",
+        // A package manager's pins for the package's own install (review 56, H13).
+        "resolutions",
+        "overrides",
+        "packageManager",
+        "volta",
+        // The settings of the tools that build and test the package itself, read by no
+        // one who loads it (review 56, H13: minipass's `"prettier"`).
+        "prettier",
+        "eslintConfig",
+        "eslintIgnore",
+        "stylelint",
+        "jest",
+        "ava",
+        "tap",
+        "mocha",
+        "c8",
+        "nyc",
+        "xo",
+        "standard",
+        "tshy",
+        "tsd",
+        "release",
+        "husky",
+        "lint-staged",
+        "commitlint",
+        "size-limit",
+    ];
+    match serde_json::from_slice::<serde_json::Value>(text) {
+        Ok(serde_json::Value::Object(mut o)) => {
+            o.retain(|k, _| !PEOPLE.contains(&k.as_str()) && !k.starts_with('_'));
+            serde_json::to_vec(&o).unwrap_or_default()
+        }
+        _ => text.to_vec(),
+    }
 }
 
 /// The quoted words of `text`: each run of characters a package specifier may hold
@@ -371,78 +467,134 @@ fn asks_in(p: &Path) -> bool {
 /// is whatever the quotes hold, whatever code is around them (review 55: `require.call`,
 /// `require?.(`, `req("x")`, `_load("x")`, `import.meta.resolve("x")`, `register("x")`,
 /// a `//` comment inside the call, a list of names in data).
-fn quoted_words(text: &[u8]) -> impl Iterator<Item = &[u8]> {
+fn quoted_words(text: &[u8]) -> Vec<(std::borrow::Cow<'_, [u8]>, bool)> {
     let word = |b: u8| b.is_ascii_alphanumeric() || b"@/.-_~!:#+${}".contains(&b);
     let quote = |b: u8| matches!(b, b'"' | b'\'' | b'`');
-    let mut i = 0;
-    std::iter::from_fn(move || {
-        while i < text.len() {
-            let start = i + 1;
-            if !quote(text[i]) {
-                i = memchr::memchr3(b'"', b'\'', b'`', &text[start..])
-                    .map_or(text.len(), |k| start + k);
-                continue;
-            }
-            let mut j = start;
-            while j < text.len() && word(text[j]) {
-                j += 1;
-            }
-            let closed = j > start
-                && j < text.len()
-                && (quote(text[j])
-                    || (text[j] == b'\\' && text.get(j + 1).is_some_and(|b| quote(*b))));
-            if closed {
-                i = j + usize::from(text[j] == b'\\') + 1;
-                return Some(&text[start..j]);
-            }
-            i = start;
+    // The word whose opening quote is at `i`, and the index after its closing quote.
+    let at = |i: usize| -> Option<(&[u8], usize)> {
+        if !text.get(i).is_some_and(|b| quote(*b)) {
+            return None;
         }
-        None
-    })
+        let start = i + 1;
+        let mut j = start;
+        while j < text.len() && word(text[j]) {
+            j += 1;
+        }
+        let escaped = text.get(j) == Some(&b'\\') && text.get(j + 1).is_some_and(|b| quote(*b));
+        (j > start && (text.get(j).is_some_and(|b| quote(*b)) || escaped))
+            .then(|| (&text[start..j], j + usize::from(escaped) + 1))
+    };
+    let blank = |mut k: usize| {
+        while text.get(k).is_some_and(u8::is_ascii_whitespace) {
+            k += 1;
+        }
+        k
+    };
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < text.len() {
+        let Some((first, mut end)) = at(i) else {
+            i = memchr::memchr3(b'"', b'\'', b'`', &text[i + 1..])
+                .map_or(text.len(), |k| i + 1 + k);
+            continue;
+        };
+        // Literals joined at once are one name: `"eq" + "-" + "color"`,
+        // `"eq".concat("-color")` (review 56, 40). One that goes on with a value built at run
+        // time (`"eq" + sep`, `"eq".concat(p)`) is the start of a name when it opens a call's
+        // argument (`require("eq" + sep + …)`).
+        let mut whole = std::borrow::Cow::Borrowed(first);
+        let mut open = false;
+        loop {
+            let k = blank(end);
+            let next = if text.get(k) == Some(&b'+') {
+                blank(k + 1)
+            } else if text[k.min(text.len())..].starts_with(b".concat(") {
+                blank(k + 8)
+            } else {
+                break;
+            };
+            match at(next) {
+                Some((more, e)) => {
+                    whole.to_mut().extend_from_slice(more);
+                    end = if text[k..].starts_with(b".concat(") {
+                        let c = blank(e);
+                        if text.get(c) == Some(&b')') { c + 1 } else { e }
+                    } else {
+                        e
+                    };
+                }
+                None => {
+                    let before = text[..i].iter().rev().find(|b| !b.is_ascii_whitespace());
+                    open = before == Some(&b'(');
+                    break;
+                }
+            }
+        }
+        out.push((whole, open));
+        i = end;
+    }
+    out
 }
 
-/// The package names and name starts a quoted `word` spells: each part between `/` (and its
-/// stem: `x` for `x.js`), `@s/x` for a scope and the part after it; the start of a part
-/// built at run time (`eq-${p}`), and a word that ends where a name goes on (`eq-`,
-/// `@s/`, `plugin.`).
+/// The package name and name start a quoted `word` spells, read as node reads a specifier:
+/// its first part (`x` of `x/lib/y`, `@s/x` of `@s/x/y`) and that part's stem (`x` of
+/// `x.js`), or the first part after the `../` that climb out of a package (`"../x"`: a
+/// sibling in the same `node_modules`, review 55, 05); not a path (`./x`, `/x`,
+/// `application/x`'s second part). A start: a part built at run time (`eq-${p}`,
+/// `@s/${p}`), and a word that ends where a name goes on (`eq-`, `@s/`, `plugin.`).
 fn spelled(word: &[u8], mut name: impl FnMut(&[u8]), mut prefix: impl FnMut(Vec<u8>)) {
-    let parts: Vec<&[u8]> = word.split(|b| *b == b'/').collect();
-    let scope = |k: usize| (k > 0 && parts[k - 1].starts_with(b"@")).then(|| parts[k - 1]);
-    let join = |s: Option<&[u8]>, p: &[u8]| match s {
+    let mut rest = word;
+    if rest.starts_with(b"../") {
+        while let Some(r) = rest
+            .strip_prefix(b"../")
+            .or_else(|| rest.strip_prefix(b"./"))
+        {
+            rest = r;
+        }
+    } else if rest.starts_with(b".") || rest.starts_with(b"/") {
+        return;
+    }
+    let mut parts = rest.split(|b| *b == b'/');
+    let first = parts.next().unwrap_or_default();
+    let (scope, part) = if first.starts_with(b"@") {
+        (Some(first), parts.next())
+    } else {
+        (None, Some(first))
+    };
+    let join = |p: &[u8]| match scope {
         Some(s) => [s, b"/", p].concat(),
         None => p.to_vec(),
     };
-    for (k, part) in parts.iter().enumerate() {
-        if let Some(at) = memchr::memmem::find(part, b"${") {
-            // `eq-${p}`, or `@s/${p}` with an empty start.
-            if at > 0 || scope(k).is_some() {
-                prefix(join(scope(k), &part[..at]));
-            }
-            continue;
+    let Some(part) = part else { return };
+    if let Some(at) = memchr::memmem::find(part, b"${") {
+        // `eq-${p}`, or `@s/${p}` with an empty start.
+        if at > 0 || scope.is_some() {
+            prefix(join(&part[..at]));
         }
-        let last = k + 1 == parts.len();
-        if part.is_empty() {
-            // `"@s/" + p`: the word ends after a scope.
-            if last && let Some(s) = scope(k) {
-                prefix(join(Some(s), b""));
-            }
-            continue;
+        return;
+    }
+    if part.is_empty() {
+        // `"@s/" + p`: the word ends after a scope.
+        if scope.is_some() {
+            prefix(join(b""));
         }
-        if *part == b"." || *part == b".." || part.starts_with(b"@") && !last {
-            continue;
-        }
-        let full = join(scope(k), part);
-        if last
-            && part.ends_with(b"-") | part.ends_with(b"_") | part.ends_with(b".")
-            && part.iter().any(u8::is_ascii_alphanumeric)
-        {
-            prefix(full.clone());
-        }
-        name(&full);
-        let stem = stem(OsStr::from_bytes(&full));
-        if stem.as_bytes() != full.as_slice() {
-            name(stem.as_bytes());
-        }
+        return;
+    }
+    if part == b"." || part == b".." {
+        return;
+    }
+    let full = join(part);
+    let last = rest.len() == full.len();
+    if last
+        && part.ends_with(b"-") | part.ends_with(b"_") | part.ends_with(b".")
+        && part.iter().any(u8::is_ascii_alphanumeric)
+    {
+        prefix(full.clone());
+    }
+    name(&full);
+    let stem = stem(OsStr::from_bytes(&full));
+    if stem.as_bytes() != full.as_slice() {
+        name(stem.as_bytes());
     }
 }
 
@@ -472,15 +624,23 @@ fn asked_index<'a>(files: impl Iterator<Item = &'a Path>) -> Asked {
         read += text.len() as u64;
         let at = u32::try_from(out.files.len()).unwrap_or(u32::MAX);
         out.files.push(f.to_path_buf());
+        let text = if f.file_name().is_some_and(|n| n == "package.json") {
+            manifest_text(&text)
+        } else {
+            text
+        };
         let (names, prefixes) = (&mut out.names, &mut out.prefixes);
         let add = |askers: &mut Vec<u32>| {
             if askers.last() != Some(&at) {
                 askers.push(at);
             }
         };
-        for w in quoted_words(&text) {
+        for (w, open) in quoted_words(&text) {
+            if open && w.len() > 1 && w[0].is_ascii_alphanumeric() | (w[0] == b'@') {
+                add(prefixes.entry(w.to_vec()).or_default());
+            }
             spelled(
-                w,
+                &w,
                 |n| {
                     add(names
                         .entry(OsStr::from_bytes(n).to_os_string())
@@ -1175,7 +1335,8 @@ mod tests {
 
     #[test]
     fn asked_index_reads_every_quoted_word_of_a_package_but_its_documentation() {
-        let d = tempfile::tempdir().unwrap();
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path().join("node_modules/eq");
         let files = [
             (
                 "package.json",
@@ -1186,7 +1347,8 @@ mod tests {
                 "try { require.call(null, 'call-a/sub') } catch {}\nimport x from \"@s/b/deep\";\nconst r = require; r(`alias-c`);\nrequire(\n// optional\n'comment-d');\nrequire(\"../up-e\"); require('node:fs');\nconst s = \"a message with spaces\"; eval(\"require(\\\"eval-f\\\")\");\n",
             ),
             ("opt.conf", "module.constructor._load('conf-h', module);\n"),
-            ("plugins.json", "[\"data-i\", \"@t/data-j\"]\n"),
+            ("plugins.json", "[\"data-i\", \"@t/data-j\", \"./local\"]\n"),
+            ("mime.json", "{\"application/express\": [\"exp\"]}\n"),
             (
                 "load.js",
                 "require(`eq-${p}`); require('pre-' + q); require(\"bab-\".concat(p)); require(`@u/${p}`); require(\"@v/\" + p);\n",
@@ -1194,26 +1356,26 @@ mod tests {
             ("README.md", "require(\"doc-only\")\n"),
             ("types.d.ts", "import \"type-only\";\n"),
             ("lib/x.js.map", "{\"sources\":[\"map-only\"]}\n"),
-            ("LICENSE", "\"license-only\"\n"),
+            ("test/fixture.js", "require(\"test-only\")\n"),
+            ("HISTORY", "require(\"history-code\")\n"),
         ];
         for (name, text) in files {
-            write(&d.path().join(name), text);
+            write(&d.join(name), text);
         }
         let paths: Vec<PathBuf> = files
             .iter()
-            .map(|(n, _)| d.path().join(n))
+            .map(|(n, _)| d.join(n))
             .filter(|p| asks_in(p))
             .collect();
         assert_eq!(
             paths.len(),
-            5,
-            "the documentation, types and maps are not read"
+            7,
+            "the documentation, types, maps and tests are not read"
         );
         let a = asked_index(paths.iter().map(PathBuf::as_path));
         for n in [
-            "dev-only",
+            "history-code",
             "main-out",
-            "index",
             "mapped-g",
             "call-a",
             "@s/b",
@@ -1234,15 +1396,14 @@ mod tests {
             "doc-only",
             "type-only",
             "map-only",
-            "license-only",
+            "test-only",
+            "dev-only",
             "@s",
             "sub",
+            "index",
+            "express",
+            "local",
         ] {
-            // `sub` is a part of `call-a/sub`: spelled, but as a path inside a package.
-            if n == "sub" {
-                assert!(a.names.contains_key(OsStr::new(n)));
-                continue;
-            }
             assert!(!a.names.contains_key(OsStr::new(n)), "{n} is not spelled");
         }
         let mut prefixes: Vec<&[u8]> = a.prefixes.keys().map(Vec::as_slice).collect();
@@ -1253,17 +1414,31 @@ mod tests {
         );
         assert!(a.unread.is_none());
         // A folder with no extension is read as nothing, not as a file it could not read.
-        let with_folder = asked_index([d.path().join("lib").as_path()].into_iter());
+        let with_folder = asked_index([d.join("lib").as_path()].into_iter());
         assert!(with_folder.unread.is_none() && with_folder.names.is_empty());
     }
 
     #[test]
     fn quoted_words_are_runs_a_specifier_may_hold_between_quotes() {
         let text = br#"a "x" 'y/z' `t-${p}` "two words" \"esc\" "" "q"r" 'it's'"#;
-        let words: Vec<&[u8]> = quoted_words(text).collect();
+        let found = quoted_words(text);
+        let words: Vec<&[u8]> = found.iter().map(|(w, _)| &w[..]).collect();
         assert_eq!(
             words,
             [b"x".as_slice(), b"y/z", b"t-${p}", b"esc", b"q", b"it"]
+        );
+        // Literals joined at once are one word; one joined to a value opens a name.
+        let text = br#"r("eq" + "-" + "co"); r("ab".concat("-cd")); r("st" + sep); x = "no" + y"#;
+        let found = quoted_words(text);
+        let words: Vec<(&[u8], bool)> = found.iter().map(|(w, o)| (&w[..], *o)).collect();
+        assert_eq!(
+            words,
+            [
+                (b"eq-co".as_slice(), false),
+                (b"ab-cd", false),
+                (b"st", true),
+                (b"no", false)
+            ]
         );
     }
 
