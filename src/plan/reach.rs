@@ -1690,6 +1690,16 @@ mod tests {
     }
 
     #[test]
+    fn relative_paths_are_the_quoted_paths_a_configuration_names() {
+        let text =
+            r#"{"require": "./helper.js", "x": '../a/b/', "g": "./*.js", "n": "pkg", "d": "."}"#;
+        assert_eq!(
+            super::super::words::relative_paths(text),
+            ["./helper.js", "../a/b"]
+        );
+    }
+
+    #[test]
     fn folders_entered_reads_cd_env_c_quoted_shells_and_joined_literals() {
         let text = "cd ../a && mocha\n\
                     env -C ../b mocha; env --chdir=../c x\n\
@@ -1708,11 +1718,12 @@ mod tests {
                     make -s -C ../k test; npm --prefix ../l test; yarn --cwd=../m t\n\
                     spawnSync(\"m\", [], {cwd: require(\"path\").join(\"..\", \"n\")});\n\
                     subprocess.run([\"m\"], cwd=os.path.join(\"..\", \"o\"))\n\
-                    grep -C 3 x r.txt; diff -C 1 a b; R=.. env -C ../p x\n";
+                    grep -C 3 x r.txt; diff -C 1 a b; R=.. env -C ../p x\n\
+                    cd \"$(dirname \"$0\")/../q\"; cd \"${0%/*}/r\"; G=\"$(cd \"$(dirname \"$0\")\" && pwd)\"\n";
         assert_eq!(
             super::super::words::folders_entered(text),
             [
-                "../i", "../j", "../k", "../l", "../m", "../n", "../o", "../p"
+                "../i", "../j", "../k", "../l", "../m", "../n", "../o", "../p", "./../q", "./r"
             ]
         );
     }

@@ -934,13 +934,48 @@ fn named_configs(
         }
     }
     let mut out = Vec::new();
-    for (text, dir) in texts {
+    // A named configuration's own text names more (review 56, 60, 61: an `--env-file`'s
+    // `NODE_OPTIONS="--require ./setup.js"`, a `ci.json` whose `require` is
+    // `./helper.js`): each one found is read in turn, two deep, for the options above and
+    // for every quoted relative path (`"./x"`, `"../x"`) in it.
+    let mut queue: Vec<(String, Option<PathBuf>, usize)> =
+        texts.into_iter().map(|(t, d)| (t, d, 0)).collect();
+    // The tools' own keys of each `package.json` on the check's way (`"mocha": {"require":
+    // "./helper.js"}`, jest's `setupFiles`: review 56, 61) are such a configuration too.
+    const TOOL_KEYS: &[&str] = &[
+        "mocha", "jest", "ava", "c8", "nyc", "tap", "babel", "vitest",
+    ];
+    for dir in real(cwd)
+        .ancestors()
+        .take_while(|d| roots.iter().any(|r| d.starts_with(r)))
+    {
+        let Ok(text) = std::fs::read(dir.join("package.json")) else {
+            continue;
+        };
+        if let Ok(serde_json::Value::Object(o)) = serde_json::from_slice(&text) {
+            let tools: serde_json::Map<String, serde_json::Value> = (o.into_iter())
+                .filter(|(k, _)| TOOL_KEYS.contains(&k.as_str()))
+                .collect();
+            if !tools.is_empty() {
+                let text = serde_json::Value::Object(tools).to_string();
+                queue.push((text, Some(dir.to_path_buf()), 1));
+            }
+        }
+    }
+    let mut k = 0;
+    while k < queue.len() {
+        let (text, dir, depth) = queue[k].clone();
+        k += 1;
         let entered_here: Vec<PathBuf> = super::words::folders_entered(&text)
             .into_iter()
             .map(|e| cwd.join(e))
             .filter(|e| e.is_dir())
             .collect();
-        for name in super::words::configs_named(&text) {
+        let mut names = super::words::configs_named(&text);
+        if depth > 0 {
+            names.extend(super::words::relative_paths(&text));
+        }
+        for name in names {
             let bases = std::iter::once(cwd.to_path_buf())
                 .chain(dir.clone())
                 .chain(entered_here.iter().cloned())
@@ -984,11 +1019,25 @@ fn named_configs(
                 .collect();
             // Every place, there or not: a file made in front of the one there (`setup`
             // before `setup.js`) is what node loads.
-            let take = places;
-            for p in take {
-                if !out.contains(&p) {
-                    out.push(p);
+            for p in places {
+                if out.contains(&p) {
+                    continue;
                 }
+                let small = std::fs::metadata(&p).is_ok_and(|m| m.is_file() && m.len() <= 1 << 20);
+                // A `tsconfig.json`'s paths are the sources it compiles, the agent's own.
+                let sources = p.file_name().is_some_and(|n| {
+                    let n = n.to_string_lossy();
+                    (n.starts_with("tsconfig") || n.starts_with("jsconfig")) && n.ends_with(".json")
+                });
+                if depth < 2
+                    && small
+                    && !sources
+                    && queue.len() < 256
+                    && let Ok(t) = std::fs::read_to_string(&p)
+                {
+                    queue.push((t, p.parent().map(Path::to_path_buf), depth + 1));
+                }
+                out.push(p);
             }
         }
     }

@@ -2516,6 +2516,26 @@ fn scan_loads(code: &str, paths: bool) -> bool {
     false
 }
 
+/// `text` with the shell's spellings of a script's own folder as `.`: `$(dirname "$0")`,
+/// `` `dirname $0` ``, `${0%/*}`, `$(dirname "${BASH_SOURCE[0]}")`, and `$(cd "…" && pwd)`
+/// around one of them.
+fn script_folder(text: &str) -> String {
+    static SPELLINGS: std::sync::OnceLock<[regex::Regex; 2]> = std::sync::OnceLock::new();
+    let [inner, outer] = SPELLINGS.get_or_init(|| {
+        let me = r#"(?:\$0|\$\{0\}|\$\{BASH_SOURCE(?:\[0\])?\}|\$BASH_SOURCE)"#;
+        [
+            regex::Regex::new(&format!(
+                r#"\$\(\s*dirname\s+(?:--\s+)?"?{me}"?\s*\)|`\s*dirname\s+(?:--\s+)?"?{me}"?\s*`|\$\{{(?:0|BASH_SOURCE(?:\[0\])?)%/\*\}}"#
+            ))
+            .expect("a valid pattern"),
+            regex::Regex::new(r#"\$\(\s*cd\s+(?:-P\s+)?(?:--\s+)?"?\."?\s*(?:&&|;)\s*pwd(?:\s+-P)?\s*\)"#)
+                .expect("a valid pattern"),
+        ]
+    });
+    let once = inner.replace_all(text, ".");
+    outer.replace_all(&once, ".").into_owned()
+}
+
 /// Folders a grader's text changes to by a literal name: a shell's `cd DIR` / `pushd DIR`
 /// (in a script, or in a string a program hands a shell), JavaScript's `process.chdir("DIR")`
 /// and a spawn option `cwd: "DIR"` / Python's `cwd="DIR"`. A name built at run time
@@ -2547,58 +2567,64 @@ pub(super) fn folders_entered(text: &str) -> Vec<String> {
         // parentheses, braces, and quotes: `bash -c 'cd app && …'`, a JavaScript template
         // `` `cd app && …` ``), its first word after `builtin` or `command`; `env -C DIR`
         // and `env --chdir=DIR` too (review 54, 20).
-        for part in code.split(['&', '|', ';', '(', ')', '{', '}', '\n', '\'', '"', '`']) {
-            // After a shell keyword too: `if cd app; then …`, `! cd app || …` (review 55, 30).
-            let words: Vec<&str> = part
-                .split_whitespace()
-                .skip_while(|w| {
-                    // And after the assignments of the command (`ROOT=.. env -C app …`).
-                    w.split_once('=').is_some_and(|(n, _)| is_name(n))
-                        || matches!(
-                            *w,
-                            "builtin"
-                                | "command"
-                                | "exec"
-                                | "if"
-                                | "then"
-                                | "else"
-                                | "elif"
-                                | "do"
-                                | "while"
-                                | "until"
-                                | "!"
-                                | "time"
-                        )
-                })
-                .collect();
-            // A tool told where to work by an option: `make -C DIR`, `npm --prefix DIR`,
-            // `npm -C DIR`, `yarn --cwd DIR`, `pnpm --dir DIR`, `git -C DIR` (review 55, 30);
-            // only these tools: `grep -C 3` and `diff -C 1` give context lines (review 56,
-            // H10).
-            const TOOLS: &[&str] = &[
-                "env", "make", "gmake", "npm", "npx", "pnpm", "yarn", "git", "bun",
-            ];
-            let tool = words
-                .first()
-                .is_some_and(|w| TOOLS.contains(&w.rsplit('/').next().unwrap_or(w)));
-            if tool {
-                for (i, w) in words.iter().enumerate().skip(1) {
-                    let folder = match *w {
-                        "-C" | "--prefix" | "--cwd" | "--dir" | "--directory" | "--chdir" => {
-                            words.get(i + 1).copied()
-                        }
-                        _ => ["--prefix=", "--cwd=", "--dir=", "--directory=", "--chdir="]
-                            .iter()
-                            .find_map(|o| w.strip_prefix(o))
-                            .or_else(|| w.strip_prefix("-C").filter(|f| !f.is_empty())),
-                    };
-                    out.extend(folder.filter(|f| !f.is_empty()).and_then(literal));
+        // Read once more with the quotes taken off and the script's own folder spelled
+        // `.` (`cd "$(dirname "$0")/../app"`, `cd "${0%/*}/app"`: review 56, 50), which the
+        // callers take from the grader's folder as well as from the check's.
+        let bare = script_folder(code).replace(['"', '\''], "");
+        for shell in [code, bare.as_str()] {
+            for part in shell.split(['&', '|', ';', '(', ')', '{', '}', '\n', '\'', '"', '`']) {
+                // After a shell keyword too: `if cd app; then …`, `! cd app || …` (review 55, 30).
+                let words: Vec<&str> = part
+                    .split_whitespace()
+                    .skip_while(|w| {
+                        // And after the assignments of the command (`ROOT=.. env -C app …`).
+                        w.split_once('=').is_some_and(|(n, _)| is_name(n))
+                            || matches!(
+                                *w,
+                                "builtin"
+                                    | "command"
+                                    | "exec"
+                                    | "if"
+                                    | "then"
+                                    | "else"
+                                    | "elif"
+                                    | "do"
+                                    | "while"
+                                    | "until"
+                                    | "!"
+                                    | "time"
+                            )
+                    })
+                    .collect();
+                // A tool told where to work by an option: `make -C DIR`, `npm --prefix DIR`,
+                // `npm -C DIR`, `yarn --cwd DIR`, `pnpm --dir DIR`, `git -C DIR` (review 55, 30);
+                // only these tools: `grep -C 3` and `diff -C 1` give context lines (review 56,
+                // H10).
+                const TOOLS: &[&str] = &[
+                    "env", "make", "gmake", "npm", "npx", "pnpm", "yarn", "git", "bun",
+                ];
+                let tool = words
+                    .first()
+                    .is_some_and(|w| TOOLS.contains(&w.rsplit('/').next().unwrap_or(w)));
+                if tool {
+                    for (i, w) in words.iter().enumerate().skip(1) {
+                        let folder = match *w {
+                            "-C" | "--prefix" | "--cwd" | "--dir" | "--directory" | "--chdir" => {
+                                words.get(i + 1).copied()
+                            }
+                            _ => ["--prefix=", "--cwd=", "--dir=", "--directory=", "--chdir="]
+                                .iter()
+                                .find_map(|o| w.strip_prefix(o))
+                                .or_else(|| w.strip_prefix("-C").filter(|f| !f.is_empty())),
+                        };
+                        out.extend(folder.filter(|f| !f.is_empty()).and_then(literal));
+                    }
                 }
-            }
-            if let Some("cd" | "pushd") = words.first().copied() {
-                let folder = (words[1..].iter())
-                    .find(|w| !w.is_empty() && (!w.starts_with('-') || **w == "-"));
-                out.extend(folder.and_then(|f| literal(f)));
+                if let Some("cd" | "pushd") = words.first().copied() {
+                    let folder = (words[1..].iter())
+                        .find(|w| !w.is_empty() && (!w.starts_with('-') || **w == "-"));
+                    out.extend(folder.and_then(|f| literal(f)));
+                }
             }
         }
         // `process.chdir("build")`, `{cwd: "build"}`, `cwd="build"`, and a value joined
@@ -2645,6 +2671,9 @@ pub(super) fn folders_entered(text: &str) -> Vec<String> {
             }
         }
     }
+    // Each once, in the order found (the text is read twice: as written and bare).
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|f| seen.insert(f.clone()));
     out
 }
 
@@ -2858,6 +2887,24 @@ fn named_in(words: &[&str], long_only: bool, out: &mut Vec<String>) {
             out.push(value);
         }
     }
+}
+
+/// The relative paths a configuration's text quotes (`"./helper.js"`, `'../x/y'`): files
+/// a configuration may load ([`super::state`]'s `named_configs`).
+pub(super) fn relative_paths(text: &str) -> Vec<String> {
+    static PATHS: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let paths = PATHS.get_or_init(|| {
+        regex::Regex::new(r#"["'`](\.\.?/[^"'`\s$*?{}()<>|;&]{1,1024})["'`]"#)
+            .expect("a valid pattern")
+    });
+    let mut out: Vec<String> = Vec::new();
+    for c in paths.captures_iter(text) {
+        let p = c[1].trim_end_matches('/').to_string();
+        if !matches!(p.as_str(), "." | "..") && !out.contains(&p) {
+            out.push(p);
+        }
+    }
+    out
 }
 
 /// The names of node and the node tools whose short options [`configs_named`] reads.

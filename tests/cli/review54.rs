@@ -948,3 +948,128 @@ fn rev55_30_more_ways_into_another_writable_root_are_read() {
         );
     }
 }
+
+/// Review 56 (an attack on review 55's fixes): a preload a named configuration names in
+/// turn, each a PASS of a wrong answer on c8de639: `node --env-file=ci.env` whose
+/// `NODE_OPTIONS` requires `./setup.js` (60), a `--config ci.json` that requires
+/// `./helper.js` (61), a `package.json`'s `"mocha": {"require": "./helper.js"}` (61); and a
+/// grader that changes to another writable root by its own folder (`cd "$(dirname
+/// "$0")/…"`, `cd "${0%/*}/…"`, 50). Each is now a change (exit 4); honest runs keep their
+/// verdict.
+#[test]
+fn rev56_a_configuration_s_own_preloads_and_the_script_s_own_folder_are_read() {
+    if !has("node") {
+        skip_or_fail(&current_test(), "node", "no node here");
+        return;
+    }
+    // A tool that requires its `--config` file, and the keys of a `package.json`'s
+    // `"mocha"` entry, as mocha does, then judges.
+    let tool = "#!/usr/bin/env node\nconst fs = require(\"fs\"), path = require(\"path\");\nconst a = process.argv.slice(2);\nconst i = a.indexOf(\"--config\");\nif (i >= 0) require(path.resolve(a[i + 1]));\nconst pj = fs.existsSync(\"package.json\") ? JSON.parse(fs.readFileSync(\"package.json\", \"utf8\")) : {};\nif (pj.mocha && pj.mocha.require) require(path.resolve(pj.mocha.require));\nprocess.exit(fs.readFileSync(\"result.txt\", \"utf8\").trim() === \"right\" ? 0 : 1);\n";
+    // (case, check line, files beside it, the file the trial rewrites)
+    for (case, check, extra, file) in [
+        (
+            "60 --env-file",
+            "sh graders/check.sh",
+            vec![
+                ("ci.env", "NODE_OPTIONS=\"--require ./setup.js\"\n"),
+                (
+                    "graders/check.sh",
+                    "exec node --env-file=./ci.env graders/mocha\n",
+                ),
+            ],
+            "setup.js",
+        ),
+        (
+            "61 a configuration's require",
+            "graders/mocha --config ci.json",
+            vec![("ci.json", "{\"require\": \"./helper.js\"}\n")],
+            "helper.js",
+        ),
+        (
+            "61 package.json's mocha key",
+            "graders/mocha",
+            vec![(
+                "package.json",
+                "{\"mocha\": {\"require\": \"./helper.js\"}}\n",
+            )],
+            "helper.js",
+        ),
+    ] {
+        let setup = |answer: &str, trick: &str| {
+            let f = Fixture::new(&plan("", check));
+            let agent = format!("YES='{YES}'\necho {answer} > result.txt\n{trick}\n");
+            let mut files = vec![
+                ("graders/mocha", tool),
+                ("graders/package.json", "{}\n"),
+                ("agent.sh", agent.as_str()),
+                (file, "module.exports = {};\n"),
+            ];
+            files.extend(extra.iter().copied());
+            write_files(&f, &files);
+            let exe = std::fs::Permissions::from_mode(0o755);
+            std::fs::set_permissions(f.path("graders/mocha"), exe).unwrap();
+            f
+        };
+        let out = setup("wrong", &format!("echo \"$YES\" > {file}"))
+            .command(&[])
+            .output()
+            .unwrap();
+        let said = both(&out);
+        assert_eq!(out.status.code(), Some(4), "{case}: {said}");
+        assert!(said.contains(file), "{case}: {said}");
+        for (answer, code) in [("right", 0), ("wrong", 1)] {
+            let out = setup(answer, "echo more >> src.js")
+                .command(&[])
+                .output()
+                .unwrap();
+            assert_eq!(
+                out.status.code(),
+                Some(code),
+                "{case} {answer}: {}",
+                both(&out)
+            );
+        }
+    }
+    for (case, script) in [
+        (
+            "dirname",
+            "T=$PWD\ncd \"$(dirname \"$0\")/../../shared/app\"\nROOT=$T exec node \"$T/graders/tool.js\"\n",
+        ),
+        (
+            "${0%/*}",
+            "T=$PWD\ncd \"${0%/*}/../../shared/app\"\nROOT=$T exec node \"$T/graders/tool.js\"\n",
+        ),
+    ] {
+        let setup = |trick: &str| {
+            let f = Fixture::new(
+                "version: 1\nsampling: {single: {n: 2, c: 0}}\npolicy:\n  sandbox: {mode: best_effort, writable: [shared]}\ntasks:\n  - id: agent\n    cwd: task\n    run: sh agent.sh\n    check: sh graders/check.sh\n",
+            );
+            let agent = format!("echo wrong > result.txt\n{trick}\n");
+            write_files(
+                &f,
+                &[
+                    ("shared/app/index.js", "module.exports = 1;\n"),
+                    ("task/graders/tool.js", TOOL),
+                    ("task/graders/check.sh", script),
+                    ("task/graders/package.json", "{}\n"),
+                    ("task/agent.sh", &agent),
+                ],
+            );
+            f
+        };
+        let trick = format!(
+            "echo '{YES}' > ../shared/app/evil.js\necho 'require(\"./evil.js\")' > ../shared/app/.mocharc.js"
+        );
+        let out = setup(&trick).command(&[]).output().unwrap();
+        let said = both(&out);
+        assert_eq!(out.status.code(), Some(4), "{case}: {said}");
+        assert!(said.contains("shared/app/.mocharc.js"), "{case}: {said}");
+        let out = setup("").command(&[]).output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{case} (control): {}",
+            both(&out)
+        );
+    }
+}
