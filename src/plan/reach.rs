@@ -1690,6 +1690,17 @@ mod tests {
     }
 
     #[test]
+    fn loaded_text_drops_the_lists_of_files_a_tool_runs_or_measures() {
+        let text = r#"{"require": "./h.js", "spec": ["./src/a.spec.js"], "nyc": {"include": ["./src/a.js"]}}"#;
+        assert_eq!(
+            super::super::words::relative_paths(&super::super::words::loaded_text(text)),
+            ["./h.js"]
+        );
+        // Not JSON: read as it is.
+        assert_eq!(super::super::words::loaded_text("spec: ./x"), "spec: ./x");
+    }
+
+    #[test]
     fn relative_paths_are_the_quoted_paths_a_configuration_names() {
         let text =
             r#"{"require": "./helper.js", "x": '../a/b/', "g": "./*.js", "n": "pkg", "d": "."}"#;

@@ -942,9 +942,8 @@ fn named_configs(
         texts.into_iter().map(|(t, d)| (t, d, 0)).collect();
     // The tools' own keys of each `package.json` on the check's way (`"mocha": {"require":
     // "./helper.js"}`, jest's `setupFiles`: review 56, 61) are such a configuration too.
-    const TOOL_KEYS: &[&str] = &[
-        "mocha", "jest", "ava", "c8", "nyc", "tap", "babel", "vitest",
-    ];
+    // Not `nyc`'s or `c8`'s: their lists name the sources they measure (review 57, H20).
+    const TOOL_KEYS: &[&str] = &["mocha", "jest", "ava", "tap", "babel", "vitest"];
     for dir in real(cwd)
         .ancestors()
         .take_while(|d| roots.iter().any(|r| d.starts_with(r)))
@@ -973,7 +972,9 @@ fn named_configs(
             .collect();
         let mut names = super::words::configs_named(&text);
         if depth > 0 {
-            names.extend(super::words::relative_paths(&text));
+            names.extend(super::words::relative_paths(&super::words::loaded_text(
+                &text,
+            )));
         }
         for name in names {
             let bases = std::iter::once(cwd.to_path_buf())

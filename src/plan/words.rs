@@ -2889,6 +2889,51 @@ fn named_in(words: &[&str], long_only: bool, out: &mut Vec<String>) {
     }
 }
 
+/// A configuration's text without the lists that name files a tool watches, runs as tests
+/// or measures rather than loads (`spec`, `watch-files`, `include`, `testMatch`,
+/// `collectCoverageFrom`, …), where the text is JSON: an agent's answer listed there is
+/// its answer, not the tool's configuration (review 57, H20).
+pub(super) fn loaded_text(text: &str) -> String {
+    const LISTS: &[&str] = &[
+        "spec",
+        "watch-files",
+        "watch-ignore",
+        "watchFiles",
+        "include",
+        "exclude",
+        "ignore",
+        "files",
+        "extension",
+        "testMatch",
+        "testRegex",
+        "roots",
+        "collectCoverageFrom",
+        "coveragePathIgnorePatterns",
+        "testPathIgnorePatterns",
+        "modulePathIgnorePatterns",
+        "watchPathIgnorePatterns",
+        "all",
+        "src",
+    ];
+    fn strip(v: &mut serde_json::Value) {
+        match v {
+            serde_json::Value::Object(o) => {
+                o.retain(|k, _| !LISTS.contains(&k.as_str()));
+                o.values_mut().for_each(strip);
+            }
+            serde_json::Value::Array(a) => a.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(mut v) => {
+            strip(&mut v);
+            v.to_string()
+        }
+        Err(_) => text.to_string(),
+    }
+}
+
 /// The relative paths a configuration's text quotes (`"./helper.js"`, `'../x/y'`): files
 /// a configuration may load ([`super::state`]'s `named_configs`).
 pub(super) fn relative_paths(text: &str) -> Vec<String> {

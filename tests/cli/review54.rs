@@ -369,6 +369,16 @@ fn rev54_packages_asking_by_other_spellings_are_read() {
             folder,
         ),
         (
+            "57 code in a test folder the package loads",
+            eq,
+            "try { require(\"./test/loader\"); } catch (e) {}\n",
+            (
+                "test/loader.js",
+                "try { require(\"eq-color\"); } catch (e) {}\n",
+            ),
+            folder,
+        ),
+        (
             "55/18 a line comment",
             eq,
             "try { require(\n// optional\n\"eq-color\"); } catch (e) {}\n",
@@ -955,7 +965,8 @@ fn rev55_30_more_ways_into_another_writable_root_are_read() {
 /// `./helper.js` (61), a `package.json`'s `"mocha": {"require": "./helper.js"}` (61); and a
 /// grader that changes to another writable root by its own folder (`cd "$(dirname
 /// "$0")/…"`, `cd "${0%/*}/…"`, 50). Each is now a change (exit 4); honest runs keep their
-/// verdict.
+/// verdict, also where a mocha `spec` or an nyc `include` lists the file the agent edits
+/// (`src.js`: review 57, H20).
 #[test]
 fn rev56_a_configuration_s_own_preloads_and_the_script_s_own_folder_are_read() {
     if !has("node") {
@@ -990,7 +1001,7 @@ fn rev56_a_configuration_s_own_preloads_and_the_script_s_own_folder_are_read() {
             "graders/mocha",
             vec![(
                 "package.json",
-                "{\"mocha\": {\"require\": \"./helper.js\"}}\n",
+                "{\"mocha\": {\"require\": \"./helper.js\", \"spec\": \"./src.js\"}, \"nyc\": {\"include\": [\"./src.js\"]}}\n",
             )],
             "helper.js",
         ),

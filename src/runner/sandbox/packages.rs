@@ -335,9 +335,10 @@ const ASKED_FILE_BYTES: u64 = 64 << 20;
 
 /// Whether [`asked_index`] reads `p`: every file of a package but those node never loads
 /// and no package reads for names (documentation, declarations, source maps, images and
-/// fonts, by their extension), and those of its tests, benchmarks, examples and docs
-/// folders, which loading a package never runs (review 56, H13: a benchmark's strings
-/// refused honest installs). Code in any other extension counts, whatever the file's name
+/// fonts, by their extension), and those of its `__tests__`, `__benchmarks__`,
+/// `__fixtures__`, `__mocks__` and `.github` folders, which loading a package does not run
+/// (review 56, H13: a benchmark's strings refused honest installs; a `test/` or `docs/`
+/// folder is read, review 57). Code in any other extension counts, whatever the file's name
 /// (`history.js`, an extensionless `README`): node runs an unknown extension as CommonJS,
 /// and a loader may read names from data (review 55, 08, 12, 13; review 56, 43).
 fn asks_in(p: &Path) -> bool {
@@ -345,20 +346,13 @@ fn asks_in(p: &Path) -> bool {
         "md", "markdown", "mdx", "map", "png", "jpg", "jpeg", "gif", "svg", "ico", "webp", "woff",
         "woff2", "ttf", "eot", "otf",
     ];
+    // Only the names no package's code loads by convention: a `test/` or `docs/` folder may
+    // hold code the package requires (review 57, testdir, docsdir, exportscond).
     const ASIDE: &[&str] = &[
-        "test",
-        "tests",
         "__tests__",
         "__benchmarks__",
         "__fixtures__",
         "__mocks__",
-        "bench",
-        "benchmark",
-        "benchmarks",
-        "example",
-        "examples",
-        "docs",
-        "doc",
         ".github",
     ];
     let name = p.file_name().map(OsStr::as_bytes).unwrap_or_default();
@@ -1356,7 +1350,7 @@ mod tests {
             ("README.md", "require(\"doc-only\")\n"),
             ("types.d.ts", "import \"type-only\";\n"),
             ("lib/x.js.map", "{\"sources\":[\"map-only\"]}\n"),
-            ("test/fixture.js", "require(\"test-only\")\n"),
+            ("__tests__/fixture.js", "require(\"test-only\")\n"),
             ("HISTORY", "require(\"history-code\")\n"),
         ];
         for (name, text) in files {
