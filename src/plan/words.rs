@@ -2800,7 +2800,7 @@ pub(super) fn configs_named(text: &str) -> Vec<String> {
                 })
                 .filter(|w| !w.is_empty())
                 .collect();
-            let quoted = quoted_words(part);
+            let quoted = split_keeping_quotes(part);
             for words in [plain, quoted.iter().map(String::as_str).collect()] {
                 named_in(&words, long_only, &mut out);
             }
@@ -2811,7 +2811,7 @@ pub(super) fn configs_named(text: &str) -> Vec<String> {
 
 /// Words of `part` split at blanks and `,[]()` outside quotes, a quoted run kept whole
 /// with its quotes taken off: `--config "ci config.json"` is two words.
-fn quoted_words(part: &str) -> Vec<String> {
+fn split_keeping_quotes(part: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut word = String::new();
     let mut quote: Option<char> = None;
