@@ -4,7 +4,7 @@
 # install of the JavaScript runners (scripts/node-runners.sh: jest, mocha, vitest, playwright;
 # `.bin` left out so the box leaves it writable), a node check that preloads one of those
 # packages, and an agent that answers right and installs one unused package by a popular
-# name. Prints, per name, gate's exit code (0: verdict kept; 4: no verdict) and the file
+# name, which the plan lists in `policy.sandbox.installs`. Prints, per name, gate's exit code (0: verdict kept; 4: no verdict) and the file
 # that writes the name; then the first read's cost: the same run with a name nothing writes,
 # against a run that installs nothing, best of 3. Not a test: a probe, with its numbers.
 # Usage: scripts/probe-installs.sh [NAMES...]     GATE_BIN=path/to/gate to skip the build
@@ -29,7 +29,12 @@ rm -rf "$work/tpl/node_modules/.bin" "$work/tpl/node_modules/.vite" "$work/tpl/n
 run() {
   local d="$work/run"; rm -rf "$d"; mkdir -p "$d/task/graders"
   cp -r "$work/tpl/node_modules" "$d/task/"
-  printf 'version: 1\nsampling: {single: {n: 2, c: 0}}\ntasks:\n  - id: agent\n    cwd: task\n    run: sh agent.sh\n    check: sh graders/check.sh\n' > "$d/plan.yaml"
+  # The plan lets a trial install NAME (`policy.sandbox.installs`; by default no new name
+  # may be added): what is measured is the reading of the packages there, which still
+  # refuses a listed name some package writes. LISTED=no leaves it out.
+  local policy=""
+  [ -n "$1" ] && [ "${LISTED:-yes}" = yes ] && policy="policy:\n  sandbox: {installs: [$1]}\n"
+  printf "version: 1\n${policy}sampling: {single: {n: 2, c: 0}}\ntasks:\n  - id: agent\n    cwd: task\n    run: sh agent.sh\n    check: sh graders/check.sh\n" > "$d/plan.yaml"
   echo 'exec node -r ./node_modules/color-convert graders/check.js' > "$d/task/graders/check.sh"
   echo 'process.exit(require("fs").readFileSync("result.txt", "utf8").trim() === "right" ? 0 : 1);' > "$d/task/graders/check.js"
   echo '{}' > "$d/task/graders/package.json"
@@ -51,7 +56,9 @@ for n in "${names[@]}"; do
   [ "$code" = 4 ] && refused=$((refused + 1))
   printf '%-12s %-5s %s\n' "$n" "$code" "${asker:--}"
 done
-echo "refused: $refused of ${#names[@]} (exit 4: no verdict; 0: verdict kept)"
+echo "refused: $refused of ${#names[@]} listed in policy.sandbox.installs (exit 4: no verdict; 0: verdict kept)"
+LISTED=no run lodash
+echo "lodash not listed (the default): exit $code"
 best() { local b=""; for _ in 1 2 3; do run "$1"; if [ -z "$b" ] || [ "$(echo "$secs < $b" | bc)" = 1 ]; then b=$secs; fi; done; echo "$b"; }
 base=$(best "")
 read_=$(best zz-nothing-writes-this)

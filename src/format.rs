@@ -197,6 +197,20 @@ pub fn sandbox(w: &crate::model::Walls) -> String {
     } else {
         ""
     };
+    // Said only where the plan widened it: by default no new package name may be added
+    // beside a node check's packages.
+    match &w.installs {
+        crate::model::Installs::None => {}
+        crate::model::Installs::Names(names) => env.push_str(&format!(
+            "; a trial may install {} beside a node check's packages (`policy.sandbox.installs`)",
+            names.join(", ")
+        )),
+        crate::model::Installs::Any => env.push_str(
+            "; a trial may install any package beside a node check's packages but one a \
+             package there writes by name (`policy.sandbox.installs: any`: a name a package \
+             builds at run time is not seen)",
+        ),
+    }
     match (w.policy, w.filesystem) {
         (SandboxMode::Off, _) => {
             format!("off (`policy.sandbox: off`) — the task ran unconfined; {env}")

@@ -413,6 +413,44 @@ pub struct SandboxPolicy {
     pub writable: Vec<std::path::PathBuf>,
     /// Withheld variables the plan lets through anyway.
     pub pass_env: Vec<String>,
+    /// The packages a trial may install beside a node check's packages
+    /// (`policy.sandbox.installs`).
+    pub installs: Installs,
+}
+
+/// `policy.sandbox.installs`: which new package names a trial may add to a `node_modules`
+/// that gate watches for a node check (one in the folders the trials write). A package there
+/// at the start may load a name it builds at run time (`["eq", "color"].join("-")`), which
+/// no reading of its code finds: a package a trial adds by that name runs inside the check.
+/// So by default no new name may be added, and the plan names the ones an agent may install.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Installs {
+    /// No new package name: one added gets no verdict (the default).
+    #[default]
+    None,
+    /// These names (`zod`, `@types/node`), each still refused where a package there at the
+    /// start writes it as a string.
+    Names(Vec<String>),
+    /// Any name but those a package there at the start writes as a string: a name a
+    /// package builds at run time is not seen.
+    Any,
+}
+
+impl Installs {
+    /// Whether a trial may add a package by `name` (`x`, or `@s/x`).
+    pub fn allows(&self, name: &str) -> bool {
+        match self {
+            Installs::None => false,
+            Installs::Names(names) => names.iter().any(|n| n == name),
+            Installs::Any => true,
+        }
+    }
+
+    /// Whether no new name is allowed (the default, which the ledger does not write).
+    pub fn is_none(&self) -> bool {
+        *self == Installs::None
+    }
 }
 
 /// Variables never passed to a task unless `policy.sandbox.pass_env` names them: the
@@ -532,6 +570,11 @@ pub struct Walls {
     /// before it was recorded.
     #[serde(default, skip_serializing_if = "ShmWall::is_unknown")]
     pub shm: ShmWall,
+    /// The new package names the plan let a trial add beside a node check's packages
+    /// (`policy.sandbox.installs`); none in ledgers written before it was recorded, which
+    /// accepted any name no package there wrote.
+    #[serde(default, skip_serializing_if = "Installs::is_none")]
+    pub installs: Installs,
 }
 
 /// What a run's trials shared of `/dev/shm` and IPC (review 5, K1).

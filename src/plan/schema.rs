@@ -563,6 +563,102 @@ pub struct SandboxTable {
     #[serde(default)]
     #[schemars(with = "Vec<String>")]
     pub pass_env: Vec<Spanned<String>>,
+    /// The packages a trial may install into a `node_modules` a node check loads from, in
+    /// the folders the trials write: `any`, or a list of names (`[zod, "@types/node"]`). By
+    /// default none: a package installed by a new name gets the run no verdict, since a
+    /// package there may load a name it builds at run time.
+    #[serde(default)]
+    pub installs: InstallsFile,
+}
+
+/// `policy.sandbox.installs:` as written: `any`, `none`, or a list of package names.
+#[derive(Debug, Default)]
+pub struct InstallsFile(pub crate::model::Installs);
+
+impl<'de> Deserialize<'de> for InstallsFile {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use crate::model::Installs;
+        struct V;
+        const EXPECTED: &str =
+            "`any`, `none`, or a list of package names (`[zod, \"@types/node\"]`)";
+        impl<'de> Visitor<'de> for V {
+            type Value = InstallsFile;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str(EXPECTED)
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<InstallsFile, E> {
+                match v {
+                    "any" => Ok(InstallsFile(Installs::Any)),
+                    "none" => Ok(InstallsFile(Installs::None)),
+                    other => Err(E::custom(format!(
+                        "unknown `policy.sandbox.installs` `{other}`: expected {EXPECTED}"
+                    ))),
+                }
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<InstallsFile, A::Error> {
+                let mut names: Vec<String> = Vec::new();
+                while let Some(name) = seq.next_element::<String>()? {
+                    if let Some(why) = package_name_fault(&name) {
+                        return Err(de::Error::custom(format!(
+                            "`policy.sandbox.installs` `{name}` is not a package name: {why}"
+                        )));
+                    }
+                    if !names.contains(&name) {
+                        names.push(name);
+                    }
+                }
+                Ok(InstallsFile(if names.is_empty() {
+                    Installs::None
+                } else {
+                    Installs::Names(names)
+                }))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// Why `name` is not a name node resolves a package by from a `node_modules` (`x`, or
+/// `@s/x`), if it is not.
+fn package_name_fault(name: &str) -> Option<&'static str> {
+    let parts: Vec<&str> = name.split('/').collect();
+    // The characters npm allows in a name (URL-safe), which also keep the name plain text
+    // in every report that states it.
+    let bad = |p: &str| {
+        p.is_empty()
+            || p == "."
+            || p == ".."
+            || !p
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-._~".contains(c))
+    };
+    match parts.as_slice() {
+        _ if name.contains('*') => Some("write `any` to allow every name"),
+        [one] if one.starts_with('@') => Some("a scope alone is no package (`@types/node`)"),
+        [one] if bad(one) => {
+            Some("a name is made of letters, digits and `-._~` (`zod`, `@types/node`)")
+        }
+        [scope, one] if !scope.starts_with('@') || bad(&scope[1..]) || bad(one) => {
+            Some("a name with a `/` is a scope and a word (`@types/node`)")
+        }
+        [_] | [_, _] => None,
+        _ => Some("a name has at most one `/` (`@types/node`)"),
+    }
+}
+
+impl JsonSchema for InstallsFile {
+    fn schema_name() -> Cow<'static, str> {
+        "Installs".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "`any`, `none`, or the package names a trial may install beside a node check's packages",
+            "anyOf": [
+                {"type": "string", "enum": ["any", "none"]},
+                {"type": "array", "items": {"type": "string"}}
+            ]
+        })
+    }
 }
 
 /// `policy.transport:` as written.

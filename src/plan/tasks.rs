@@ -265,6 +265,7 @@ impl Validator<'_> {
             mode: table.mode,
             writable,
             pass_env,
+            installs: table.installs.0.clone(),
         })
     }
 

@@ -330,6 +330,38 @@ pub fn plan(extra: &str, check: &str) -> String {
     )
 }
 
+/// `plan` (a plan's text) with `policy.sandbox.installs: INSTALLS` (`any`, `[left-pad]`):
+/// the new package names a trial may add beside a node check's packages.
+pub fn installing(plan: &str, installs: &str) -> String {
+    let out = if plan.contains("  sandbox: {") {
+        plan.replacen(
+            "  sandbox: {",
+            &format!("  sandbox: {{installs: {installs}, "),
+            1,
+        )
+    } else if plan.contains("\npolicy:\n") {
+        plan.replacen(
+            "\npolicy:\n",
+            &format!("\npolicy:\n  sandbox: {{installs: {installs}}}\n"),
+            1,
+        )
+    } else {
+        plan.replacen(
+            "version: 1\n",
+            &format!("version: 1\npolicy:\n  sandbox: {{installs: {installs}}}\n"),
+            1,
+        )
+    };
+    assert_ne!(out, plan, "no place for `installs` in {plan}");
+    out
+}
+
+/// Give the plan of `f` `policy.sandbox.installs: INSTALLS` ([`installing`]).
+pub fn let_install(f: &Fixture, installs: &str) {
+    let text = std::fs::read_to_string(f.plan()).unwrap();
+    std::fs::write(f.plan(), installing(&text, installs)).unwrap();
+}
+
 /// `gate ingest --single N,0 --assume-retries-off --ledger LEDGER -- FILES…` in `dir`, N the
 /// number of files, outside GitHub Actions.
 pub fn ingest_files<S: AsRef<std::ffi::OsStr>>(

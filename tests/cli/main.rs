@@ -13,6 +13,7 @@ mod firsthour;
 mod hostile;
 mod ingest;
 mod init;
+mod installs;
 mod js_json;
 mod old_ledgers;
 mod onramp;

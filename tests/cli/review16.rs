@@ -2137,8 +2137,9 @@ mod rev31 {
     use predicates::prelude::*;
 
     /// 22d, 22e (over-refusals): a JavaScript task whose agent installs a dependency in the
-    /// task's `node_modules`, graded by a node grader that loads no package, passes: the
-    /// folder is the trials' when no grader can reach it.
+    /// task's `node_modules`, graded by a node grader that loads no package, passes when the
+    /// plan lets a trial install it (`policy.sandbox.installs`); by default the install gets
+    /// no verdict (exit 4), since a package there may load a name it builds at run time.
     #[test]
     fn rev31_22d_22e_a_node_grader_naming_no_package_leaves_node_modules_to_the_agent() {
         let grader = "const got = require(\"fs\").readFileSync(\"result.txt\", \"utf8\").trim();\nprocess.exit(got === \"right\" ? 0 : 1);\n";
@@ -2157,7 +2158,18 @@ mod rev31 {
                 std::fs::remove_dir_all(f.path("node_modules")).unwrap();
             }
             check(&f).code(0);
+            let refused = std::fs::read_to_string(f.plan()).unwrap();
+            let_install(&f, "[dep]");
             assert_run_exits(&f, "honest agent that installs a dependency", 0);
+            // The same install, not listed: no verdict.
+            if existing {
+                std::fs::remove_dir_all(f.path("node_modules/dep")).unwrap();
+                std::fs::write(f.plan(), refused).unwrap();
+                f.command(&[])
+                    .assert()
+                    .code(4)
+                    .stderr(predicate::str::contains("policy.sandbox.installs"));
+            }
         }
     }
 
@@ -2427,7 +2439,21 @@ mod rev34 {
         files: &[(&str, String)],
         right: &str,
     ) {
+        accepted_and_judged_installing(case, line, files, right, None)
+    }
+
+    /// [`accepted_and_judged`], the plan's `policy.sandbox.installs` set to `installs`.
+    pub(super) fn accepted_and_judged_installing(
+        case: &str,
+        line: &str,
+        files: &[(&str, String)],
+        right: &str,
+        installs: Option<&str>,
+    ) {
         let f = fixture(line, "wrong");
+        if let Some(installs) = installs {
+            let_install(&f, installs);
+        }
         let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (*p, t.as_str())).collect();
         write_files(&f, &files);
         let out = check(&f).get_output().clone();
@@ -3047,7 +3073,7 @@ mod rev35 {
 /// Review 36 (a short attack on review 35's fixes, at 928882f): the regressions it found,
 /// each test failing on 928882f.
 mod rev36 {
-    use super::rev34::{GRADE, accepted_and_judged, self_reference};
+    use super::rev34::{GRADE, self_reference};
     use super::*;
     use predicates::prelude::*;
 
@@ -3133,11 +3159,12 @@ mod rev36 {
             } else {
                 "mkdir -p node_modules/left-pad && echo 'module.exports = 1;' > node_modules/left-pad/index.js\n"
             };
-            accepted_and_judged(
+            super::rev34::accepted_and_judged_installing(
                 case,
                 line,
                 &files,
                 &format!("echo right > result.txt\n{install}"),
+                Some("[left-pad]"),
             );
         }
     }
@@ -4230,7 +4257,8 @@ mod rev40 {
     /// `.bin` link), the package manager's lock file and a tool's cache at the top of the
     /// `node_modules`, a `node_modules` of its own in a folder that had none, holding no
     /// package by a name found above it, and folders below it removes or renames. The check
-    /// runs and judges both ways.
+    /// runs and judges both ways when the plan lets a trial install those two packages
+    /// (`policy.sandbox.installs`); by default the install gets no verdict.
     #[test]
     fn rev42_an_agent_s_new_packages_lock_and_cache_stay_its_own() {
         if !has("node") {
@@ -4245,7 +4273,7 @@ mod rev40 {
              echo '{}' > node_modules/.cache/babel/x.json\n\
              echo 'module.exports = 2' > lib/node_modules/tiny/index.js\n\
              rm -rf coverage && mv src app\n";
-        for (answer, code) in [("wrong", 1), ("right", 0)] {
+        let setup = |answer: &str| {
             let f = fixture("sh graders/check.sh", answer);
             write_files(
                 &f,
@@ -4262,6 +4290,16 @@ mod rev40 {
             );
             let agent = std::fs::read_to_string(f.path("agent.sh")).unwrap();
             write_files(&f, &[("agent.sh", &format!("{install}{agent}"))]);
+            f
+        };
+        for (answer, code) in [("wrong", 1), ("right", 0)] {
+            // Not listed in `policy.sandbox.installs`: no verdict, the reason named.
+            let out = setup(answer).command(&[]).output().unwrap();
+            let said = both(&out);
+            assert_eq!(out.status.code(), Some(4), "{answer}: {said}");
+            assert!(said.contains("policy.sandbox.installs"), "{said}");
+            let f = setup(answer);
+            let_install(&f, "[left-pad, tiny]");
             let out = f.command(&[]).output().unwrap();
             assert_eq!(out.status.code(), Some(code), "{answer}: {}", both(&out));
         }

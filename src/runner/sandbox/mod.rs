@@ -152,6 +152,7 @@ pub fn walls(policy: &SandboxPolicy) -> Walls {
             sockets_scoped: false,
             pid_namespace: false,
             shm: ShmWall::Unknown,
+            installs: policy.installs.clone(),
         };
     }
     let abi = landlock_abi();
@@ -192,6 +193,7 @@ pub fn walls(policy: &SandboxPolicy) -> Walls {
         } else {
             ShmWall::Shared
         },
+        installs: policy.installs.clone(),
     }
 }
 
@@ -584,7 +586,8 @@ impl Sandbox {
     /// folder past whose first [`packages::PACKAGE_ENTRIES`] entries nothing is watched, if
     /// any.
     pub fn watch_packages(&mut self, paths: &[PathBuf], launched: &[String]) -> Option<&Path> {
-        self.packages = packages::Packages::take(paths, launched);
+        let installs = self.walls().installs.clone();
+        self.packages = packages::Packages::take(paths, launched, installs);
         self.packages.partial()
     }
 
@@ -1311,6 +1314,7 @@ mod tests {
             sockets_scoped: false,
             pid_namespace: false,
             shm: ShmWall::Unknown,
+            installs: Default::default(),
         };
         let why = shortfall(&w).unwrap();
         assert!(why.contains("truncate") && why.contains("signals"), "{why}");

@@ -37,8 +37,16 @@
 //!   (`String.fromCharCode(…)`) is not found. The cost: an honest install of a name that some package there
 //!   writes as a string (`"debug"` as a log level) gets no verdict.
 //!
-//! Any other new package by a new name is not a change (an agent installs a dependency), nor
-//! is the new `.bin` name its install adds when no check runs it.
+//! - a name added to a `node_modules` (scoped, a dot name, a file, or in a `node_modules`
+//!   that appears) that the plan does not let a trial install (`policy.sandbox.installs`,
+//!   [`crate::model::Installs`]): by default none. A package there may load a name it
+//!   builds at run time (`["eq", "color"].join("-")`, `String.fromCharCode`, a name read
+//!   from data or the environment), which the reading above does not find; seven reviews
+//!   found such spellings, so the plan names what an agent may install instead.
+//!
+//! A new package by a name the plan lets a trial install, and no package there writes, is
+//! not a change (an agent installs a dependency), nor is the new `.bin` name its install
+//! adds when no check runs it.
 //!
 //! What is compared is each path's type, mode, size, inode and change time (`ctime`, which a
 //! process cannot set back: content written back as it was is still seen, also after the
@@ -307,8 +315,11 @@ pub struct Packages {
     bins: Vec<Bin>,
     /// What the packages there at the start ask for, read the first time a new name appears.
     asked: std::sync::OnceLock<Asked>,
-    /// Each new path found to be a name asked for, with the file that asks for it.
-    asked_found: std::sync::Mutex<HashMap<PathBuf, PathBuf>>,
+    /// Each new path found to be a name asked for, with the file that asks for it, or (`None`)
+    /// a name the plan does not let a trial install.
+    asked_found: std::sync::Mutex<HashMap<PathBuf, Option<PathBuf>>>,
+    /// The new names a trial may add (`policy.sandbox.installs`).
+    installs: crate::model::Installs,
 }
 
 /// The names the packages there when the run started spell ([`asked_index`]).
@@ -652,8 +663,15 @@ impl Packages {
     /// there is none, the names of the packages in the `node_modules` of the folders above;
     /// and the `.bin` of each, where no name of `launched` (the names the checks run through
     /// a launcher) nor one a `.bin` above held may be added.
-    pub fn take(paths: &[PathBuf], launched: &[String]) -> Packages {
-        let mut out = Packages::default();
+    pub fn take(
+        paths: &[PathBuf],
+        launched: &[String],
+        installs: crate::model::Installs,
+    ) -> Packages {
+        let mut out = Packages {
+            installs,
+            ..Packages::default()
+        };
         let mut tops = Vec::new();
         let mut way = std::collections::HashSet::new();
         for p in paths {
@@ -757,6 +775,22 @@ impl Packages {
         out
     }
 
+    /// Whether a new package `name` in `shelf` may not be added: one the plan does not let a
+    /// trial install (`policy.sandbox.installs`), or one a package there asks for
+    /// ([`Packages::asks`]). A new scope folder (`@s`) is neither: the names in it are each
+    /// read as `@s/x`.
+    fn refused_new(&self, shelf: &Shelf, entry: &OsStr) -> bool {
+        let bytes = entry.as_bytes();
+        let scope = bytes.starts_with(b"@") && !bytes.contains(&b'/');
+        if !scope && !entry.to_str().is_some_and(|n| self.installs.allows(n)) {
+            let mut at = shelf.path.clone();
+            at.push(entry);
+            (self.asked_found.lock().unwrap_or_else(|e| e.into_inner())).insert(at, None);
+            return true;
+        }
+        self.asks(shelf, entry)
+    }
+
     /// Whether a new `name` in `shelf` is one a package there at the start (one node would
     /// look in `shelf` for: inside the folder that holds it) asks for; recorded with the
     /// file that asks. Read once, at the first new name.
@@ -790,7 +824,7 @@ impl Packages {
         let Some(asker) = asker else { return false };
         let mut at = shelf.path.clone();
         at.push(entry);
-        (self.asked_found.lock().unwrap_or_else(|e| e.into_inner())).insert(at, asker);
+        (self.asked_found.lock().unwrap_or_else(|e| e.into_inner())).insert(at, Some(asker));
         true
     }
 
@@ -800,6 +834,21 @@ impl Packages {
         let found = self.asked_found.lock().unwrap_or_else(|e| e.into_inner());
         let Some(asker) = found.get(path) else {
             return refusal(path, check);
+        };
+        let Some(asker) = asker else {
+            return format!(
+                "`{}` appeared during the run (a trial installed a package by a new name where \
+                 a node check loads its packages, and a package there may load a name it \
+                 builds at run time); {}no verdict is published (name the packages an agent may \
+                 install in `policy.sandbox.installs`, or keep a node grader's packages in its \
+                 own `node_modules`, outside the folders the trials write)",
+                path.display(),
+                if check {
+                    "the check was not run and "
+                } else {
+                    ""
+                }
+            );
         };
         let read = self.asked.get().and_then(|a| a.unread.as_deref()) == Some(asker.as_path());
         format!(
@@ -1021,7 +1070,7 @@ impl Packages {
                             let shelf = &self.shelves[*i];
                             !name.starts_with(b"@")
                                 && !shelf.shadowed_by(&full, false)
-                                && !self.asks(shelf, &full)
+                                && !self.refused_new(shelf, &full)
                         }
                         Some(Watched::Holder(None)) => created,
                         // Beside a missing `node_modules`: only that name (above), or a
@@ -1171,7 +1220,7 @@ impl Packages {
     }
 
     fn shadowed(&self) -> Option<PathBuf> {
-        let asks = |shelf: &Shelf, name: &OsStr| self.asks(shelf, name);
+        let asks = |shelf: &Shelf, name: &OsStr| self.refused_new(shelf, name);
         self.shelves.iter().find_map(|s| s.shadowing(&asks))
     }
 
@@ -1236,7 +1285,8 @@ pub fn after((secs, nanos): (i64, i64), started: &str) -> bool {
 }
 
 /// The names in the `node_modules` at `folder` (`x`, `x.js`, and `@s/x` inside a scope),
-/// links followed (a `node_modules` may be one), dot names left out: empty where there is
+/// links followed (a `node_modules` may be one), dot names but `.bin`, `.pnpm` and
+/// [`own_dot_name`]s too: empty where there is
 /// none, `None` where it cannot be read whole (a folder or a scope unreadable, or more than
 /// [`PACKAGE_ENTRIES`] names).
 fn listing(folder: &Path) -> Option<BTreeSet<OsString>> {
@@ -1251,7 +1301,10 @@ fn listing(folder: &Path) -> Option<BTreeSet<OsString>> {
         if out.len() >= PACKAGE_ENTRIES {
             return None;
         }
-        if name.as_bytes().starts_with(b".") {
+        // A dot name is a package node resolves too (`require(".x")`), but for `.bin` and
+        // pnpm's `.pnpm` (read as folders of their own) and the package managers' own files
+        // and the tools' caches.
+        if name == ".bin" || name == ".pnpm" || own_dot_name(name.as_bytes()) {
             continue;
         }
         if name.as_bytes().starts_with(b"@") {
@@ -1277,6 +1330,8 @@ fn own_dot_name(name: &[u8]) -> bool {
                 ".modules.yaml",
                 ".yarn-integrity",
                 ".yarn-state.yml",
+                ".pnpm-workspace-state.json",
+                ".pnpm-workspace-state-v1.json",
             ]
             .iter()
             .any(|f| name == f.as_bytes()))
@@ -1458,7 +1513,7 @@ mod tests {
         write(&nm.join("@s/p/index.js"), "\n");
         write(&nm.join(".package-lock.json"), "{}\n");
         write(&nm.join(".cache/babel/x.json"), "{}\n");
-        let w = Packages::take(std::slice::from_ref(&nm), &[]);
+        let w = Packages::take(std::slice::from_ref(&nm), &[], crate::model::Installs::Any);
         assert_eq!(w.changed(), None);
         // Honest: a new package, a new scoped one, the lock file, a cache.
         write(&nm.join("left-pad/index.js"), "\n");
@@ -1472,14 +1527,81 @@ mod tests {
         write(&main, "exports.config = () => {}\n");
         assert_eq!(w.changed(), Some(main.to_path_buf()));
         // A file added beside a package's (node tries `lib/main` before `lib/main.js`).
-        let w = Packages::take(std::slice::from_ref(&nm), &[]);
+        let w = Packages::take(std::slice::from_ref(&nm), &[], crate::model::Installs::Any);
         write(&nm.join("dotenv/lib/main"), "process.exit(0)\n");
         assert_eq!(w.changed(), Some(nm.join("dotenv/lib").to_path_buf()));
         // A package removed, a scoped one replaced.
-        let w = Packages::take(std::slice::from_ref(&nm), &[]);
+        let w = Packages::take(std::slice::from_ref(&nm), &[], crate::model::Installs::Any);
         fs::remove_dir_all(nm.join("@s/p")).unwrap();
         write(&nm.join("@s/p/index.js"), "\n");
         assert!(w.changed().is_some());
+    }
+
+    /// `policy.sandbox.installs`: by default no new name may be added, whatever it is and
+    /// however node would find it (a scoped name, a dot name, one in a `node_modules` made
+    /// during the run); a listed name may, unless a package there writes it; `any` lets
+    /// every name but those. The package managers' own files and the caches stay harmless.
+    #[test]
+    fn a_new_name_is_a_change_unless_the_plan_lets_a_trial_install_it() {
+        use crate::model::Installs;
+        let d = tempfile::tempdir().unwrap();
+        let nm = d.path().join("node_modules");
+        write(
+            &nm.join("loader/index.js"),
+            "const n = ['eq', 'color'].join('-'); try { require(n) } catch {}\nrequire('debug')\n",
+        );
+        let sub = d.path().join("sub/node_modules");
+        let names = Installs::Names(vec!["zod".into(), "@types/node".into(), "debug".into()]);
+        let look = |installs: Installs, add: &Path| {
+            let w = Packages::take(&[nm.clone(), sub.clone()], &[], installs);
+            assert_eq!(w.changed(), None);
+            write(&nm.join(".package-lock.json"), "{}\n");
+            write(&nm.join(".cache/babel/y.json"), "{}\n");
+            write(add, "\n");
+            let fast = w.changed();
+            let slow = w.changed_since_start();
+            let why = fast.as_deref().map(|p| w.refusal(p, true));
+            fs::remove_file(add).unwrap();
+            let mut up = add.parent().unwrap();
+            while up != nm && up != sub && up != d.path() {
+                let _ = fs::remove_dir(up);
+                up = up.parent().unwrap();
+            }
+            if sub.exists() {
+                fs::remove_dir_all(&sub).unwrap();
+            }
+            assert_eq!(fast.is_some(), slow.is_some(), "{add:?}");
+            why
+        };
+        // The name built at run time, which no reading of `loader` finds, by default.
+        let eq = nm.join("eq-color/index.js");
+        let why = look(Installs::None, &eq).expect("eq-color is a change by default");
+        assert!(
+            why.contains("policy.sandbox.installs") && why.contains("no verdict"),
+            "{why}"
+        );
+        assert_eq!(look(Installs::Any, &eq), None);
+        assert!(look(names.clone(), &eq).is_some());
+        for added in [
+            nm.join("zod/index.js"),
+            nm.join("@types/node/index.d.ts"),
+            nm.join(".evil/index.js"),
+            sub.join("zod/index.js"),
+        ] {
+            assert!(look(Installs::None, &added).is_some(), "{added:?}");
+        }
+        // A listed name may be added, in a new `node_modules` too; a dot name may not.
+        assert_eq!(look(names.clone(), &nm.join("zod/index.js")), None);
+        assert_eq!(
+            look(names.clone(), &nm.join("@types/node/index.d.ts")),
+            None
+        );
+        assert_eq!(look(names.clone(), &sub.join("zod/index.js")), None);
+        assert!(look(names.clone(), &nm.join(".evil/index.js")).is_some());
+        // A listed name a package there writes is still refused, and says which.
+        let why = look(names, &nm.join("debug/index.js")).expect("debug is asked for");
+        assert!(why.contains("loader/index.js"), "{why}");
+        assert!(look(Installs::Any, &nm.join("debug/index.js")).is_some());
     }
 
     /// A write through a hard link made outside the watched folders is not reported by the
@@ -1490,7 +1612,7 @@ mod tests {
         let nm = d.path().join("node_modules");
         let file = nm.join("eq/index.js");
         write(&file, "module.exports = (a, b) => a === b;\n");
-        let w = Packages::take(std::slice::from_ref(&nm), &[]);
+        let w = Packages::take(std::slice::from_ref(&nm), &[], crate::model::Installs::Any);
         std::thread::sleep(std::time::Duration::from_millis(20));
         let other = d.path().join("mine.js");
         fs::hard_link(&file, &other).unwrap();
@@ -1512,7 +1634,13 @@ mod tests {
         std::os::unix::fs::symlink("../gen", nm.join(".prisma")).unwrap();
         let src = d.path().join("src");
         write(&src.join("a.txt"), "\n");
-        let take = || Packages::take(&[nm.clone(), src.join("node_modules")], &[]);
+        let take = || {
+            Packages::take(
+                &[nm.clone(), src.join("node_modules")],
+                &[],
+                crate::model::Installs::Any,
+            )
+        };
         let w = take();
         fs::remove_dir_all(&src).unwrap();
         assert_eq!(w.changed(), None, "a folder below removed");
@@ -1541,7 +1669,13 @@ mod tests {
         write(&nm.join("dotenv/config.js"), "\n");
         let src = d.path().join("src");
         write(&src.join("a.txt"), "\n");
-        let take = || Packages::take(&[nm.clone(), src.join("node_modules")], &[]);
+        let take = || {
+            Packages::take(
+                &[nm.clone(), src.join("node_modules")],
+                &[],
+                crate::model::Installs::Any,
+            )
+        };
         let w = take();
         write(&nm.join("zz/node_modules/dotenv/config.js"), "\n");
         fs::remove_dir_all(&src).unwrap();
@@ -1566,7 +1700,7 @@ mod tests {
         let task = d.path().join("task");
         fs::create_dir_all(&task).unwrap();
         let nm = task.join("node_modules");
-        let w = Packages::take(std::slice::from_ref(&nm), &[]);
+        let w = Packages::take(std::slice::from_ref(&nm), &[], crate::model::Installs::Any);
         write(&nm.join("left-pad/index.js"), "\n");
         assert_eq!(w.changed(), None, "an agent's own dependency");
         write(&nm.join("dotenv.js"), "\n");
@@ -1589,7 +1723,11 @@ mod tests {
         let link = d.path().join("task/node_modules");
         fs::create_dir_all(link.parent().unwrap()).unwrap();
         std::os::unix::fs::symlink(&nm, &link).unwrap();
-        let w = Packages::take(std::slice::from_ref(&link), &[]);
+        let w = Packages::take(
+            std::slice::from_ref(&link),
+            &[],
+            crate::model::Installs::Any,
+        );
         write(&nm.join(".pnpm/lock.yaml"), "b\n");
         write(
             &nm.join(".pnpm/left-pad@1.0.0/node_modules/left-pad/index.js"),
@@ -1612,7 +1750,11 @@ mod tests {
         let link = d.path().join("task/node_modules");
         fs::create_dir_all(link.parent().unwrap()).unwrap();
         std::os::unix::fs::symlink("../deps/current/node_modules", &link).unwrap();
-        let w = Packages::take(std::slice::from_ref(&link), &[]);
+        let w = Packages::take(
+            std::slice::from_ref(&link),
+            &[],
+            crate::model::Installs::Any,
+        );
         assert_eq!(w.changed(), None);
         write(&d.path().join("deps/v2/node_modules/eq/index.js"), "\n");
         fs::remove_file(d.path().join("deps/current")).unwrap();
@@ -1623,7 +1765,11 @@ mod tests {
         let dangling = d.path().join("other/node_modules");
         fs::create_dir_all(dangling.parent().unwrap()).unwrap();
         std::os::unix::fs::symlink(".deps/node_modules", &dangling).unwrap();
-        let w = Packages::take(std::slice::from_ref(&dangling), &[]);
+        let w = Packages::take(
+            std::slice::from_ref(&dangling),
+            &[],
+            crate::model::Installs::Any,
+        );
         assert_eq!(w.changed(), None);
         write(&d.path().join("other/.deps/node_modules/eq/index.js"), "\n");
         assert_eq!(w.changed(), Some(dangling));

@@ -1,0 +1,213 @@
+//! `policy.sandbox.installs`: which new package names a trial may add beside a node check's
+//! packages. A package there at the start may load a name it builds at run time, which no
+//! reading of its code finds (review 56: `["eq", "color"].join("-")`, `"eq\x2dcolor"`,
+//! `String.fromCharCode`, a name in an environment variable or in unquoted data, a dot
+//! name). By default every new name gets the run no verdict; the plan names those an agent
+//! may install, and each of those is still refused where a package there writes it.
+
+use crate::common::*;
+use predicates::prelude::*;
+
+/// The agent's package: it turns the check's exit into 0 when node loads it.
+const YES: &str = "process.on(\"exit\", () => { process.exitCode = 0; });";
+
+/// A task whose node grader preloads `eq/config`, which loads `config` (its text) in turn;
+/// its agent writes `answer` and runs `trick`.
+fn task(installs: Option<&str>, config: &str, answer: &str, trick: &str) -> Fixture {
+    let mut text = plan("", "sh graders/check.sh");
+    if let Some(installs) = installs {
+        text = installing(&text, installs);
+    }
+    let f = Fixture::new(&text);
+    let agent = format!("YES='{YES}'\necho {answer} > result.txt\n{trick}\n");
+    write_files(
+        &f,
+        &[
+            ("graders/package.json", "{}\n"),
+            (
+                "graders/check.js",
+                "process.exit(require(\"fs\").readFileSync(\"result.txt\", \"utf8\").trim() === \"right\" ? 0 : 1);\n",
+            ),
+            (
+                "graders/check.sh",
+                "exec node -\"r\" eq/config graders/check.js\n",
+            ),
+            (
+                "node_modules/eq/package.json",
+                "{\"name\":\"eq\",\"exports\":{\"./config\":\"./config.js\"}}\n",
+            ),
+            ("node_modules/eq/config.js", config),
+            ("node_modules/eq/names.txt", "left eq-color right\n"),
+            ("agent.sh", &agent),
+        ],
+    );
+    f
+}
+
+/// Review 56's names built at run time, each a PASS of a wrong answer while a new name
+/// no package wrote was an agent's install: now, with no `installs`, no verdict (exit 4),
+/// the path named and the fix said; with `installs: [left-pad]` the same; an install the
+/// plan lists gets its verdict both ways.
+#[test]
+fn a_package_loaded_by_a_name_built_at_run_time_gets_no_verdict_unless_listed() {
+    if !has("node") {
+        skip_or_fail(&current_test(), "node", "no node here");
+        return;
+    }
+    let plant = |name: &str| {
+        format!("mkdir -p 'node_modules/{name}' && echo \"$YES\" > 'node_modules/{name}/index.js'")
+    };
+    // (case, eq's config.js, the name the trial installs)
+    let cases = [
+        (
+            "join",
+            "try { require([\"eq\", \"color\"].join(\"-\")); } catch (e) {}\n",
+            "eq-color",
+        ),
+        (
+            "escape",
+            "try { require(\"eq\\x2dcolor\"); } catch (e) {}\n",
+            "eq-color",
+        ),
+        (
+            "fromCharCode",
+            "try { require(String.fromCharCode(101, 113, 45, 99, 111, 108, 111, 114)); } catch (e) {}\n",
+            "eq-color",
+        ),
+        (
+            "unquoted data",
+            "const fs = require(\"fs\");\nfor (const n of fs.readFileSync(__dirname + \"/names.txt\", \"utf8\").split(/\\s+/)) { try { require(n); } catch (e) {} }\n",
+            "eq-color",
+        ),
+        (
+            "a dot name",
+            "try { require(\".\" + \"eq\"); } catch (e) {}\n",
+            ".eq",
+        ),
+    ];
+    for (case, config, name) in cases {
+        for installs in [None, Some("[left-pad]")] {
+            let out = task(installs, config, "wrong", &plant(name))
+                .command(&[])
+                .output()
+                .unwrap();
+            let said = both(&out);
+            assert_eq!(out.status.code(), Some(4), "{case} {installs:?}: {said}");
+            assert!(
+                said.contains(&format!("node_modules/{name}` appeared during the run"))
+                    && said.contains("policy.sandbox.installs"),
+                "{case} {installs:?}: {said}"
+            );
+        }
+        // Without the plant the grader judges; a listed install is an agent's own.
+        for (answer, code) in [("right", 0), ("wrong", 1)] {
+            for (installs, trick) in [
+                (None, String::new()),
+                (Some("[left-pad]"), plant("left-pad")),
+            ] {
+                let out = task(installs, config, answer, &trick)
+                    .command(&[])
+                    .output()
+                    .unwrap();
+                assert_eq!(
+                    out.status.code(),
+                    Some(code),
+                    "{case} {answer} {installs:?}: {}",
+                    both(&out)
+                );
+            }
+        }
+    }
+}
+
+/// A scoped name, a name in a `node_modules` the trial makes below the check's folder, and
+/// an install by a listed name's sibling: each unlisted, each no verdict. The listed scoped
+/// name is an install like any other, and the run's sandbox line says what the plan let a
+/// trial install.
+#[test]
+fn every_new_name_counts_and_the_sandbox_line_says_which_may_be_installed() {
+    if !has("node") {
+        skip_or_fail(&current_test(), "node", "no node here");
+        return;
+    }
+    let config = "module.exports = {};\n";
+    for (case, trick) in [
+        (
+            "scoped",
+            "mkdir -p node_modules/@types/node && echo '{}' > node_modules/@types/node/package.json",
+        ),
+        (
+            "below",
+            "mkdir -p app/node_modules/left-pad && echo '' > app/node_modules/left-pad/index.js",
+        ),
+        (
+            "a sibling",
+            "mkdir -p node_modules/zod-extra && echo '' > node_modules/zod-extra/index.js",
+        ),
+    ] {
+        let f = task(Some("[zod]"), config, "right", trick);
+        std::fs::create_dir_all(f.path("app")).unwrap();
+        let out = f.command(&[]).output().unwrap();
+        let said = both(&out);
+        assert_eq!(out.status.code(), Some(4), "{case}: {said}");
+        assert!(said.contains("policy.sandbox.installs"), "{case}: {said}");
+    }
+    let f = task(
+        Some("[zod, \"@types/node\"]"),
+        config,
+        "right",
+        "mkdir -p node_modules/@types/node node_modules/zod && echo '{}' > node_modules/@types/node/package.json && echo '' > node_modules/zod/index.js",
+    );
+    let out = f.command(&[]).output().unwrap();
+    let said = both(&out);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert!(
+        said.contains(
+            "a trial may install zod, @types/node beside a node check's packages (`policy.sandbox.installs`)"
+        ),
+        "{said}"
+    );
+    // The ledger keeps it: the report of the run says it too.
+    gate()
+        .current_dir(f.dir.path())
+        .args(["report", "out/ledger.jsonl"])
+        .assert()
+        .stdout(predicate::str::contains(
+            "a trial may install zod, @types/node",
+        ));
+}
+
+/// What `installs` may be: `any`, `none` or package names; anything else is refused at
+/// load (exit 2) with the plan's file:line:col and the forms it takes.
+#[test]
+fn installs_takes_any_none_or_package_names() {
+    for (value, says) in [
+        ("\"*\"", "unknown `policy.sandbox.installs` `*`"),
+        ("[\"*\"]", "write `any` to allow every name"),
+        ("[\"zod/extra\"]", "a name with a `/` is a scope and a word"),
+        ("[\"@types\"]", "a scope alone is no package"),
+        ("[\"a/b/c\"]", "at most one `/`"),
+        ("[\"../x\"]", "is not a package name"),
+        ("[\"a b\"]", "letters, digits and `-._~`"),
+        (
+            "yes please",
+            "unknown `policy.sandbox.installs` `yes please`",
+        ),
+        ("true", "`any`, `none`, or a list of package names"),
+    ] {
+        let f = Fixture::new(&installing(&plan("", "true"), value));
+        check(&f)
+            .code(2)
+            .stderr(predicate::str::contains(says))
+            .stderr(predicate::str::contains("plan.yaml:3:"));
+    }
+    for value in [
+        "any",
+        "none",
+        "[]",
+        "[zod, \"@types/node\", left-pad, lodash.get]",
+    ] {
+        let f = Fixture::new(&installing(&plan("", "true"), value));
+        check(&f).code(0);
+    }
+}
