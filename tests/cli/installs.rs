@@ -211,3 +211,67 @@ fn installs_takes_any_none_or_package_names() {
         check(&f).code(0);
     }
 }
+
+/// Review 58 (an attack on the rule above), each a PASS of a wrong answer on 2372623: the
+/// package managers' names were exempt whatever they were, so a folder
+/// `.package-lock.json` the trial made was loaded by that name (07); a file in `.bin` that no
+/// install put there, loaded as `.bin/eq-color` (13); a dot file at the top of a
+/// `node_modules` there at the start was never compared, so a trial rewrote one a package
+/// loads by its path (12). Each now gets no verdict (exit 4). And `tsc -b`'s
+/// `node_modules/.tmp` (vite's template) is a tool's cache, not a package (36: an honest
+/// agent got no verdict).
+#[test]
+fn review58_package_manager_names_bin_files_and_dot_files_are_packages_too() {
+    if !has("node") {
+        skip_or_fail(&current_test(), "node", "no node here");
+        return;
+    }
+    // (case, eq's config.js, the trial's trick, a file there at the start)
+    let cases = [
+        (
+            "07 a folder by a lock file's name",
+            "try { require(\".\" + [\"package-lock\", \"json\"].join(\".\")); } catch (e) {}\n",
+            "mkdir -p node_modules/.package-lock.json && echo \"$YES\" > node_modules/.package-lock.json/index.js",
+            None,
+        ),
+        (
+            "13 a file in .bin",
+            "try { require(\".bin/\" + [\"eq\", \"color\"].join(\"-\")); } catch (e) {}\n",
+            "mkdir -p node_modules/.bin && echo \"$YES\" > node_modules/.bin/eq-color",
+            None,
+        ),
+        (
+            "12 a dot file rewritten",
+            "require(\"../.eqhooks.js\");\n",
+            "echo \"$YES\" > node_modules/.eqhooks.js",
+            Some(("node_modules/.eqhooks.js", "module.exports = 1;\n")),
+        ),
+    ];
+    for (case, config, trick, start) in cases {
+        for installs in [None, Some("[left-pad]"), Some("any")] {
+            if !case.starts_with("12") && installs == Some("any") {
+                // A new name no package writes literally: `any` lets it, by design.
+                continue;
+            }
+            let f = task(installs, config, "wrong", trick);
+            if let Some((path, text)) = start {
+                write_files(&f, &[(path, text)]);
+            }
+            let out = f.command(&[]).output().unwrap();
+            let said = both(&out);
+            assert_eq!(out.status.code(), Some(4), "{case} {installs:?}: {said}");
+        }
+    }
+    for (answer, code) in [("right", 0), ("wrong", 1)] {
+        let out = task(
+            None,
+            "module.exports = {};\n",
+            answer,
+            "mkdir -p node_modules/.tmp && echo '{}' > node_modules/.tmp/tsconfig.app.tsbuildinfo",
+        )
+        .command(&[])
+        .output()
+        .unwrap();
+        assert_eq!(out.status.code(), Some(code), "36 {answer}: {}", both(&out));
+    }
+}

@@ -69,8 +69,9 @@ use std::path::{Path, PathBuf};
 pub const PACKAGE_ENTRIES: usize = 500_000;
 
 /// The folders at the top of a `node_modules` where tools keep caches the check itself
-/// writes (babel and eslint's `.cache`, vite's `.vite`, vitest's `.vitest`).
-const CACHES: [&str; 4] = [".cache", ".vite", ".vite-temp", ".vitest"];
+/// writes (babel and eslint's `.cache`, vite's `.vite`, vitest's `.vitest`, the `.tmp` of
+/// `tsc -b` in vite's templates).
+const CACHES: [&str; 5] = [".cache", ".vite", ".vite-temp", ".vitest", ".tmp"];
 
 /// What a path is, links not followed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -210,17 +211,64 @@ impl Bin {
     /// may run: a trial's program in front of the one the check ran, or of one it would
     /// have fetched (`npx x` with no `x` installed). Compared at every look: a `.bin` made
     /// after the start is watched by no notice.
-    fn shadowing(&self) -> Option<PathBuf> {
+    ///
+    /// Or one that no package the plan lets a trial install put there
+    /// (`policy.sandbox.installs`; the second of the pair is then true): node loads a file of
+    /// a `.bin` by its name too (`require(".bin/x")`, review 58, 13).
+    fn shadowing(&self, installs: &crate::model::Installs) -> Option<(PathBuf, bool)> {
         let list = match fs::read_dir(&self.path) {
             Ok(list) => list,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
             // A `.bin` gate cannot read may hide one.
-            Err(_) => return Some(self.path.clone()),
+            Err(_) => return Some((self.path.clone(), false)),
         };
-        list.flatten()
-            .map(|e| e.file_name())
-            .find(|n| !self.listed.contains(n) && self.known.iter().any(|k| k.contains(n)))
-            .map(|n| self.path.join(n))
+        for n in list.flatten().map(|e| e.file_name()) {
+            if self.listed.contains(&n) {
+                continue;
+            }
+            if self.known.iter().any(|k| k.contains(&n)) {
+                return Some((self.path.join(n), false));
+            }
+            if !self.installed(&n, installs) {
+                return Some((self.path.join(n), true));
+            }
+        }
+        None
+    }
+
+    /// Whether the new `name` in this `.bin` is one a package the plan lets a trial install
+    /// puts there: a link into that package (npm, yarn), or a file of at most 64 KiB whose
+    /// text runs a file of it (pnpm's shell shims). Any name where the plan says `any`.
+    fn installed(&self, name: &OsStr, installs: &crate::model::Installs) -> bool {
+        use crate::model::Installs;
+        let names = match installs {
+            Installs::Any => return true,
+            Installs::None => return false,
+            Installs::Names(names) => names,
+        };
+        let Some(shelf) = self.path.parent() else {
+            return false;
+        };
+        let entry = self.path.join(name);
+        let Ok(meta) = fs::symlink_metadata(&entry) else {
+            return false;
+        };
+        if meta.file_type().is_symlink() {
+            let Ok(to) = fs::canonicalize(&entry) else {
+                return false;
+            };
+            return names
+                .iter()
+                .any(|n| fs::canonicalize(shelf.join(n)).is_ok_and(|pkg| to.starts_with(pkg)));
+        }
+        if !meta.is_file() || meta.len() > 64 << 10 {
+            return false;
+        }
+        let text = fs::read(&entry).unwrap_or_default();
+        names.iter().any(|n| {
+            let needle = format!("node_modules/{n}/");
+            text.windows(needle.len()).any(|w| w == needle.as_bytes())
+        })
     }
 }
 
@@ -761,7 +809,9 @@ impl Packages {
                     known.push(names);
                 }
             }
-            if known.iter().all(|k| k.is_empty()) {
+            // Where a trial may install any package and no name is known, a new name here
+            // is an install's.
+            if known.iter().all(|k| k.is_empty()) && out.installs == crate::model::Installs::Any {
                 continue;
             }
             let listed = names_in(&here);
@@ -782,9 +832,14 @@ impl Packages {
     fn refused_new(&self, shelf: &Shelf, entry: &OsStr) -> bool {
         let bytes = entry.as_bytes();
         let scope = bytes.starts_with(b"@") && !bytes.contains(&b'/');
-        if !scope && !entry.to_str().is_some_and(|n| self.installs.allows(n)) {
-            let mut at = shelf.path.clone();
-            at.push(entry);
+        let mut at = shelf.path.clone();
+        at.push(entry);
+        // A package is a folder (or a link to one): a file `chart.js` is the `chart` node
+        // resolves, whatever the plan lists (review 58).
+        let listed = entry.to_str().is_some_and(|n| self.installs.allows(n))
+            && (self.installs == crate::model::Installs::Any
+                || fs::metadata(&at).is_ok_and(|m| m.is_dir()));
+        if !scope && !listed {
             (self.asked_found.lock().unwrap_or_else(|e| e.into_inner())).insert(at, None);
             return true;
         }
@@ -1061,8 +1116,15 @@ impl Packages {
                         // A `node_modules` anywhere is where node looks.
                         _ if name == b"node_modules" => false,
                         _ if what.intersects(own) && n.way.contains(&e.wd()) => false,
-                        // The package manager's own files and the caches, not recorded.
-                        Some(Watched::Holder(_)) if own_dot_name(name) => true,
+                        // The package manager's own files and the caches, not recorded, where
+                        // they are what they are named for (a folder `.package-lock.json`
+                        // is a package node loads by that name: review 58, 07).
+                        Some(Watched::Holder(Some((i, prefix))))
+                            if prefix.is_empty()
+                                && own_entry(&self.shelves[*i].path, OsStr::from_bytes(name)) =>
+                        {
+                            true
+                        }
                         // A package added by a new name; a new scope is read whole.
                         Some(Watched::Holder(Some((i, prefix)))) if created => {
                             let mut full = prefix.clone();
@@ -1121,10 +1183,9 @@ impl Packages {
                 let folder = kind.is_dir();
                 // pnpm's own files beside its store (`lock.yaml`), a package manager's at the
                 // top of a `node_modules`, and the tools' caches there.
-                if (pnpm && kind.is_file())
-                    || (holds && dot && kind.is_file())
-                    || (holds && folder && CACHES.iter().any(|c| name == *c))
-                {
+                // A dot file at the top that is not a package manager's is compared as any
+                // package file: a package may load it by its path (review 58, 12).
+                if (pnpm && kind.is_file()) || (holds && dot && own_entry(&dir, &name)) {
                     continue;
                 }
                 let holder = folder
@@ -1204,7 +1265,11 @@ impl Packages {
 
     /// The first new name in a watched `.bin` that a check may run ([`Bin::shadowing`]).
     fn new_bin(&self) -> Option<PathBuf> {
-        self.bins.iter().find_map(Bin::shadowing)
+        let (path, unlisted) = (self.bins.iter()).find_map(|b| b.shadowing(&self.installs))?;
+        if unlisted {
+            (self.asked_found.lock().unwrap_or_else(|e| e.into_inner())).insert(path.clone(), None);
+        }
+        Some(path)
     }
 
     fn moved_way(&self) -> Option<PathBuf> {
@@ -1286,7 +1351,7 @@ pub fn after((secs, nanos): (i64, i64), started: &str) -> bool {
 
 /// The names in the `node_modules` at `folder` (`x`, `x.js`, and `@s/x` inside a scope),
 /// links followed (a `node_modules` may be one), dot names but `.bin`, `.pnpm` and
-/// [`own_dot_name`]s too: empty where there is
+/// [`own_entry`]s too: empty where there is
 /// none, `None` where it cannot be read whole (a folder or a scope unreadable, or more than
 /// [`PACKAGE_ENTRIES`] names).
 fn listing(folder: &Path) -> Option<BTreeSet<OsString>> {
@@ -1304,7 +1369,7 @@ fn listing(folder: &Path) -> Option<BTreeSet<OsString>> {
         // A dot name is a package node resolves too (`require(".x")`), but for `.bin` and
         // pnpm's `.pnpm` (read as folders of their own) and the package managers' own files
         // and the tools' caches.
-        if name == ".bin" || name == ".pnpm" || own_dot_name(name.as_bytes()) {
+        if name == ".bin" || name == ".pnpm" || own_entry(folder, &name) {
             continue;
         }
         if name.as_bytes().starts_with(b"@") {
@@ -1318,6 +1383,21 @@ fn listing(folder: &Path) -> Option<BTreeSet<OsString>> {
         out.insert(name);
     }
     Some(out)
+}
+
+/// Whether `name` at the top of the `node_modules` `folder` is a package manager's or a
+/// tool's own ([`own_dot_name`]) and what it is named for: a cache a folder (or a link),
+/// a lock or state file a file. Anything else by such a name is a package node resolves
+/// (`require(".package-lock.json")` loads a folder by that name: review 58, 07).
+fn own_entry(folder: &Path, name: &OsStr) -> bool {
+    let bytes = name.as_bytes();
+    if !own_dot_name(bytes) {
+        return false;
+    }
+    if CACHES.iter().any(|c| bytes == c.as_bytes()) {
+        return true;
+    }
+    fs::symlink_metadata(folder.join(name)).is_ok_and(|m| m.is_file())
 }
 
 /// The names a package manager or a tool keeps at the top of a `node_modules` that are no
@@ -1599,9 +1679,44 @@ mod tests {
         assert_eq!(look(names.clone(), &sub.join("zod/index.js")), None);
         assert!(look(names.clone(), &nm.join(".evil/index.js")).is_some());
         // A listed name a package there writes is still refused, and says which.
-        let why = look(names, &nm.join("debug/index.js")).expect("debug is asked for");
+        let why = look(names.clone(), &nm.join("debug/index.js")).expect("debug is asked for");
         assert!(why.contains("loader/index.js"), "{why}");
         assert!(look(Installs::Any, &nm.join("debug/index.js")).is_some());
+        // Review 58: a package manager's name that is not what it is named for (07), a file
+        // by a listed name (a package is a folder), a file in `.bin` no listed package put
+        // there (13): each a package node loads by its name.
+        for installs in [Installs::None, names.clone()] {
+            for added in [
+                nm.join(".modules.yaml/index.js"),
+                nm.join("zod"),
+                nm.join(".bin/eq-color"),
+            ] {
+                assert!(look(installs.clone(), &added).is_some(), "{added:?}");
+            }
+        }
+        // A `.bin` link into a listed package, or a shim that runs one, is its install's.
+        write(&nm.join("zod/bin/zod.js"), "\n");
+        fs::create_dir_all(nm.join(".bin")).unwrap();
+        fs::remove_dir_all(nm.join("zod")).unwrap();
+        let w = Packages::take(std::slice::from_ref(&nm), &[], names.clone());
+        write(&nm.join("zod/bin/zod.js"), "\n");
+        std::os::unix::fs::symlink("../zod/bin/zod.js", nm.join(".bin/zod")).unwrap();
+        write(
+            &nm.join(".bin/zod-shim"),
+            "#!/bin/sh\nexec node \"$basedir/../zod/bin/zod.js\" \"$@\"\n# node_modules/zod/bin\n",
+        );
+        assert_eq!(w.changed(), None);
+        assert_eq!(w.changed_since_start(), None);
+        write(&nm.join(".bin/other"), "#!/bin/sh\n");
+        assert_eq!(w.changed(), Some(nm.join(".bin/other")));
+        fs::remove_dir_all(nm.join(".bin")).unwrap();
+        fs::remove_dir_all(nm.join("zod")).unwrap();
+        // A dot file there at the start is compared as any package file (12).
+        write(&nm.join(".hooks.js"), "module.exports = 1\n");
+        let w = Packages::take(std::slice::from_ref(&nm), &[], Installs::Any);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        write(&nm.join(".hooks.js"), "process.exitCode = 0\n");
+        assert_eq!(w.changed(), Some(nm.join(".hooks.js")));
     }
 
     /// A write through a hard link made outside the watched folders is not reported by the
