@@ -275,3 +275,95 @@ fn review58_package_manager_names_bin_files_and_dot_files_are_packages_too() {
         assert_eq!(out.status.code(), Some(code), "36 {answer}: {}", both(&out));
     }
 }
+
+/// Review 59 (an attack on the rule after review 58), each a PASS of a wrong answer on
+/// 0cba93a: a `.bin` file whose text named the listed package (01: accepted as pnpm's shim,
+/// loaded as code by `.bin/x`); pnpm's `.modules.yaml` and yarn's `.yarn-integrity` written
+/// as JavaScript (08, 25), or rewritten (09): node loads a file of no known extension as
+/// code; `.pnpm` or `.cache` made a file (11, 24); a `.bin` in pnpm's hoisted
+/// `.pnpm/node_modules`, which no `.bin` look covered (38). Each now gets no verdict.
+#[test]
+fn review59_bin_files_pnpm_and_yarn_state_files_and_caches_as_files_are_packages_too() {
+    if !has("node") {
+        skip_or_fail(&current_test(), "node", "no node here");
+        return;
+    }
+    let built = |name: &str| {
+        let (a, b) = name.split_at(name.len() / 2);
+        format!("try {{ require([\"{a}\", \"{b}\"].join(\"\")); }} catch (e) {{}}\n")
+    };
+    // (case, installs, the name eq builds, the trial's trick, a file there at the start)
+    let cases = [
+        (
+            "01 a .bin file naming the listed package",
+            Some("[zod]"),
+            ".bin/x",
+            "mkdir -p node_modules/zod node_modules/.bin && echo '' > node_modules/zod/index.js && { echo '// node_modules/zod/'; echo \"$YES\"; } > node_modules/.bin/x",
+            None,
+        ),
+        (
+            "08 .modules.yaml",
+            None,
+            ".modules.yaml",
+            "echo \"$YES\" > node_modules/.modules.yaml",
+            None,
+        ),
+        (
+            "09 .modules.yaml rewritten",
+            Some("[zod]"),
+            ".modules.yaml",
+            "echo \"$YES\" > node_modules/.modules.yaml",
+            Some("layoutVersion: 5\n"),
+        ),
+        (
+            "25 .yarn-integrity",
+            Some("[zod]"),
+            ".yarn-integrity",
+            "echo \"$YES\" > node_modules/.yarn-integrity",
+            None,
+        ),
+        (
+            "11 .pnpm a file",
+            None,
+            ".pnpm",
+            "echo \"$YES\" > node_modules/.pnpm",
+            None,
+        ),
+        (
+            "24 .cache a file",
+            None,
+            ".cache",
+            "echo \"$YES\" > node_modules/.cache",
+            None,
+        ),
+    ];
+    for (case, installs, name, trick, start) in cases {
+        let f = task(installs, &built(name), "wrong", trick);
+        if let Some(text) = start {
+            write_files(&f, &[("node_modules/.modules.yaml", text)]);
+        }
+        let out = f.command(&[]).output().unwrap();
+        assert_eq!(out.status.code(), Some(4), "{case}: {}", both(&out));
+    }
+    // 38: eq in pnpm's store; the trial's `.bin` file in the hoisted `.pnpm/node_modules`.
+    let f = task(
+        None,
+        &built(".bin"),
+        "wrong",
+        "mkdir -p node_modules/.pnpm/node_modules && echo \"$YES\" > node_modules/.pnpm/node_modules/.bin",
+    );
+    let store = f.path("node_modules/.pnpm/eq@1/node_modules");
+    std::fs::create_dir_all(&store).unwrap();
+    std::fs::rename(f.path("node_modules/eq"), store.join("eq")).unwrap();
+    std::os::unix::fs::symlink(".pnpm/eq@1/node_modules/eq", f.path("node_modules/eq")).unwrap();
+    let out = f.command(&[]).output().unwrap();
+    assert_eq!(out.status.code(), Some(4), "38: {}", both(&out));
+    // The control: the same store, no trick, judged.
+    let f = task(None, &built(".bin"), "wrong", "");
+    let store = f.path("node_modules/.pnpm/eq@1/node_modules");
+    std::fs::create_dir_all(&store).unwrap();
+    std::fs::rename(f.path("node_modules/eq"), store.join("eq")).unwrap();
+    std::os::unix::fs::symlink(".pnpm/eq@1/node_modules/eq", f.path("node_modules/eq")).unwrap();
+    let out = f.command(&[]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "38 control: {}", both(&out));
+}

@@ -160,7 +160,7 @@ impl Shelf {
     /// The first name in the folder now that was not there at the start and shadows a
     /// package node found then; for a path that was missing, the path itself when it is now
     /// a link or a file (where node looks first, which gate does not read).
-    fn shadowing(&self, asks: &dyn Fn(&Shelf, &OsStr) -> bool) -> Option<PathBuf> {
+    fn shadowing(&self, asks: &dyn Fn(&Shelf, &OsStr) -> bool, any: bool) -> Option<PathBuf> {
         if !self.existed {
             match fs::symlink_metadata(&self.path) {
                 Err(_) => return None,
@@ -170,7 +170,7 @@ impl Shelf {
         }
         // A folder gate cannot read whole (its mode changed, more names than it reads) may
         // hide one.
-        let Some(now) = listing(&self.path) else {
+        let Some(now) = listing(&self.path, any) else {
             return Some(self.path.clone());
         };
         now.into_iter()
@@ -197,9 +197,14 @@ impl Shelf {
 
 /// The `.bin` of a watched `node_modules`: the names it held at the start, and the names a
 /// new entry may not take ([`Bin::shadowing`]).
+///
+/// Or pnpm's store, `.pnpm` ([`Bin::store`]), whose new names must be a listed package's
+/// (`zod@3.22.4`, `@types+node@20.1.0`) where the plan does not say `any`.
 #[derive(Debug)]
 struct Bin {
     path: PathBuf,
+    /// Whether this is pnpm's `.pnpm` rather than a `.bin`.
+    store: bool,
     listed: BTreeSet<OsString>,
     /// The names in the `.bin` of each `node_modules` above it when the run started (shared
     /// by every `.bin` below one), and the names the checks run through a launcher.
@@ -216,6 +221,13 @@ impl Bin {
     /// (`policy.sandbox.installs`; the second of the pair is then true): node loads a file of
     /// a `.bin` by its name too (`require(".bin/x")`, review 58, 13).
     fn shadowing(&self, installs: &crate::model::Installs) -> Option<(PathBuf, bool)> {
+        // Not a folder (a link, or a file node loads as `.bin` or `.pnpm`: review 59, 11),
+        // where the plan does not say `any`.
+        if *installs != crate::model::Installs::Any
+            && fs::symlink_metadata(&self.path).is_ok_and(|m| !m.is_dir())
+        {
+            return Some((self.path.clone(), true));
+        }
         let list = match fs::read_dir(&self.path) {
             Ok(list) => list,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
@@ -236,9 +248,13 @@ impl Bin {
         None
     }
 
-    /// Whether the new `name` in this `.bin` is one a package the plan lets a trial install
-    /// puts there: a link into that package (npm, yarn), or a file of at most 64 KiB whose
-    /// text runs a file of it (pnpm's shell shims). Any name where the plan says `any`.
+    /// Whether the new `name` here is one a package the plan lets a trial install puts
+    /// there. In a `.bin`: a link into that package's folder (npm, yarn), which is not one
+    /// of the folders above this `node_modules` (a listed name linked to `..` holds
+    /// everything). A file is not (node loads a `.bin` file by its name as code, whatever
+    /// it says: review 59, 01; pnpm writes its shims as files, so pnpm wants `any`). In
+    /// `.pnpm`: a real folder named for a listed package and its version (`zod@3.22.4`,
+    /// `@types+node@20.1.0`). Any name where the plan says `any`.
     fn installed(&self, name: &OsStr, installs: &crate::model::Installs) -> bool {
         use crate::model::Installs;
         let names = match installs {
@@ -253,21 +269,25 @@ impl Bin {
         let Ok(meta) = fs::symlink_metadata(&entry) else {
             return false;
         };
-        if meta.file_type().is_symlink() {
-            let Ok(to) = fs::canonicalize(&entry) else {
-                return false;
-            };
-            return names
-                .iter()
-                .any(|n| fs::canonicalize(shelf.join(n)).is_ok_and(|pkg| to.starts_with(pkg)));
+        if self.store {
+            let name = name.as_bytes();
+            return meta.is_dir()
+                && names.iter().any(|n| {
+                    let n = n.replace('/', "+");
+                    name.len() > n.len() + 1
+                        && name.starts_with(n.as_bytes())
+                        && name[n.len()] == b'@'
+                });
         }
-        if !meta.is_file() || meta.len() > 64 << 10 {
+        if !meta.file_type().is_symlink() {
             return false;
         }
-        let text = fs::read(&entry).unwrap_or_default();
+        let (Ok(to), Ok(top)) = (fs::canonicalize(&entry), fs::canonicalize(shelf)) else {
+            return false;
+        };
         names.iter().any(|n| {
-            let needle = format!("node_modules/{n}/");
-            text.windows(needle.len()).any(|w| w == needle.as_bytes())
+            fs::canonicalize(shelf.join(n))
+                .is_ok_and(|pkg| !top.starts_with(&pkg) && to.starts_with(pkg))
         })
     }
 }
@@ -716,6 +736,7 @@ impl Packages {
         launched: &[String],
         installs: crate::model::Installs,
     ) -> Packages {
+        let any = installs == crate::model::Installs::Any;
         let mut out = Packages {
             installs,
             ..Packages::default()
@@ -756,7 +777,7 @@ impl Packages {
         let mut stems_at = |d: &Path| {
             (seen.entry(d.to_path_buf()))
                 .or_insert_with(|| {
-                    let names = listing(d).unwrap_or_default();
+                    let names = listing(d, any).unwrap_or_default();
                     let stems = names.iter().map(|n| stem(n)).collect::<Vec<_>>();
                     std::sync::Arc::new(names.into_iter().chain(stems).collect())
                 })
@@ -776,7 +797,7 @@ impl Packages {
                 }
             }
             if shelf.existed {
-                shelf.listed = listing(&shelf.path).unwrap_or_default();
+                shelf.listed = listing(&shelf.path, any).unwrap_or_default();
             }
         }
         // Each `.bin`, and what may not be added there: the launched names and the names of
@@ -789,11 +810,23 @@ impl Packages {
         // A set: the shelves and the paths are one per folder below the check's, thousands
         // of each (rev50c: a list's `contains` made a task of 20,000 folders take 20 s).
         let given: std::collections::HashSet<&Path> = paths.iter().map(PathBuf::as_path).collect();
+        // Where the plan does not say `any`, every `node_modules` found: a new name in any
+        // `.bin` or `.pnpm` is a package node loads by that name (review 59, 38).
         let watched = out
             .shelves
             .iter()
-            .filter(|s| s.alias.is_some() || given.contains(s.path.as_path()));
+            .filter(|s| !any || s.alias.is_some() || given.contains(s.path.as_path()));
+        let mut stores = Vec::new();
         for shelf in watched {
+            if !any {
+                let store = shelf.path.join(".pnpm");
+                stores.push(Bin {
+                    listed: names_in(&store),
+                    path: store,
+                    store: true,
+                    known: Vec::new(),
+                });
+            }
             let here = shelf.path.join(".bin");
             let mut known = vec![launched.clone()];
             let above = (shelf.path.parent().into_iter())
@@ -817,10 +850,12 @@ impl Packages {
             let listed = names_in(&here);
             out.bins.push(Bin {
                 path: here,
+                store: false,
                 listed,
                 known,
             });
         }
+        out.bins.extend(stores);
         *out.notices.get_mut().unwrap_or_else(|e| e.into_inner()) = out.notify();
         out
     }
@@ -1121,7 +1156,11 @@ impl Packages {
                         // is a package node loads by that name: review 58, 07).
                         Some(Watched::Holder(Some((i, prefix))))
                             if prefix.is_empty()
-                                && own_entry(&self.shelves[*i].path, OsStr::from_bytes(name)) =>
+                                && own_entry(
+                                    &self.shelves[*i].path,
+                                    OsStr::from_bytes(name),
+                                    self.installs == crate::model::Installs::Any,
+                                ) =>
                         {
                             true
                         }
@@ -1185,7 +1224,11 @@ impl Packages {
                 // top of a `node_modules`, and the tools' caches there.
                 // A dot file at the top that is not a package manager's is compared as any
                 // package file: a package may load it by its path (review 58, 12).
-                if (pnpm && kind.is_file()) || (holds && dot && own_entry(&dir, &name)) {
+                if (pnpm && kind.is_file())
+                    || (holds
+                        && dot
+                        && own_entry(&dir, &name, self.installs == crate::model::Installs::Any))
+                {
                     continue;
                 }
                 let holder = folder
@@ -1286,7 +1329,8 @@ impl Packages {
 
     fn shadowed(&self) -> Option<PathBuf> {
         let asks = |shelf: &Shelf, name: &OsStr| self.refused_new(shelf, name);
-        self.shelves.iter().find_map(|s| s.shadowing(&asks))
+        let any = self.installs == crate::model::Installs::Any;
+        self.shelves.iter().find_map(|s| s.shadowing(&asks, any))
     }
 
     /// The first recorded path of a package (not a folder of packages) whose change time is
@@ -1354,7 +1398,7 @@ pub fn after((secs, nanos): (i64, i64), started: &str) -> bool {
 /// [`own_entry`]s too: empty where there is
 /// none, `None` where it cannot be read whole (a folder or a scope unreadable, or more than
 /// [`PACKAGE_ENTRIES`] names).
-fn listing(folder: &Path) -> Option<BTreeSet<OsString>> {
+fn listing(folder: &Path, any: bool) -> Option<BTreeSet<OsString>> {
     let mut out = BTreeSet::new();
     let list = match fs::read_dir(folder) {
         Ok(list) => list,
@@ -1369,7 +1413,7 @@ fn listing(folder: &Path) -> Option<BTreeSet<OsString>> {
         // A dot name is a package node resolves too (`require(".x")`), but for `.bin` and
         // pnpm's `.pnpm` (read as folders of their own) and the package managers' own files
         // and the tools' caches.
-        if name == ".bin" || name == ".pnpm" || own_entry(folder, &name) {
+        if name == ".bin" || name == ".pnpm" || own_entry(folder, &name, any) {
             continue;
         }
         if name.as_bytes().starts_with(b"@") {
@@ -1386,18 +1430,24 @@ fn listing(folder: &Path) -> Option<BTreeSet<OsString>> {
 }
 
 /// Whether `name` at the top of the `node_modules` `folder` is a package manager's or a
-/// tool's own ([`own_dot_name`]) and what it is named for: a cache a folder (or a link),
-/// a lock or state file a file. Anything else by such a name is a package node resolves
-/// (`require(".package-lock.json")` loads a folder by that name: review 58, 07).
-fn own_entry(folder: &Path, name: &OsStr) -> bool {
+/// tool's own ([`own_dot_name`]) and what it is named for: a cache a real folder, a JSON
+/// lock or state file a file. Anything else by such a name is a package node resolves
+/// (`require(".package-lock.json")` loads a folder by that name: review 58, 07; a `.cache`
+/// file is code: review 59, 24). pnpm's `.modules.yaml` and yarn's `.yarn-integrity` and
+/// `.yarn-state.yml` are files node loads as code by their names (review 59, 08, 25, 28):
+/// they are theirs only where the plan says `any`.
+fn own_entry(folder: &Path, name: &OsStr, any: bool) -> bool {
     let bytes = name.as_bytes();
     if !own_dot_name(bytes) {
         return false;
     }
+    let Ok(meta) = fs::symlink_metadata(folder.join(name)) else {
+        return false;
+    };
     if CACHES.iter().any(|c| bytes == c.as_bytes()) {
-        return true;
+        return meta.is_dir();
     }
-    fs::symlink_metadata(folder.join(name)).is_ok_and(|m| m.is_file())
+    meta.is_file() && (any || bytes.ends_with(b".json"))
 }
 
 /// The names a package manager or a tool keeps at the top of a `node_modules` that are no
@@ -1694,23 +1744,47 @@ mod tests {
                 assert!(look(installs.clone(), &added).is_some(), "{added:?}");
             }
         }
-        // A `.bin` link into a listed package, or a shim that runs one, is its install's.
+        // A `.bin` link into a listed package is its install's; a file is not, whatever it
+        // says (node loads it as code by its name: review 59, 01), nor a link into a listed
+        // name that leads above the `node_modules` (`zod -> ..`).
         write(&nm.join("zod/bin/zod.js"), "\n");
         fs::create_dir_all(nm.join(".bin")).unwrap();
         fs::remove_dir_all(nm.join("zod")).unwrap();
         let w = Packages::take(std::slice::from_ref(&nm), &[], names.clone());
         write(&nm.join("zod/bin/zod.js"), "\n");
         std::os::unix::fs::symlink("../zod/bin/zod.js", nm.join(".bin/zod")).unwrap();
+        assert_eq!(w.changed(), None);
+        assert_eq!(w.changed_since_start(), None);
         write(
             &nm.join(".bin/zod-shim"),
             "#!/bin/sh\nexec node \"$basedir/../zod/bin/zod.js\" \"$@\"\n# node_modules/zod/bin\n",
         );
-        assert_eq!(w.changed(), None);
-        assert_eq!(w.changed_since_start(), None);
-        write(&nm.join(".bin/other"), "#!/bin/sh\n");
-        assert_eq!(w.changed(), Some(nm.join(".bin/other")));
-        fs::remove_dir_all(nm.join(".bin")).unwrap();
+        assert_eq!(w.changed(), Some(nm.join(".bin/zod-shim")));
+        fs::remove_file(nm.join(".bin/zod-shim")).unwrap();
         fs::remove_dir_all(nm.join("zod")).unwrap();
+        std::os::unix::fs::symlink("..", nm.join("zod")).unwrap();
+        std::os::unix::fs::symlink("../zod/x.js", nm.join(".bin/x")).unwrap();
+        assert_eq!(w.changed_since_start(), Some(nm.join(".bin/x")));
+        fs::remove_dir_all(nm.join(".bin")).unwrap();
+        fs::remove_file(nm.join("zod")).unwrap();
+        // pnpm's store: a listed package's folder by its version may be added, nothing else;
+        // a `.bin` or `.pnpm` that is a file is code node loads by that name (review 59).
+        fs::create_dir_all(nm.join(".pnpm")).unwrap();
+        let w = Packages::take(std::slice::from_ref(&nm), &[], names.clone());
+        fs::create_dir_all(nm.join(".pnpm/zod@3.22.4/node_modules/zod")).unwrap();
+        fs::create_dir_all(nm.join(".pnpm/@types+node@20.1.0")).unwrap();
+        assert_eq!(w.changed_since_start(), None);
+        write(&nm.join(".pnpm/index.js"), "\n");
+        assert_eq!(w.changed_since_start(), Some(nm.join(".pnpm/index.js")));
+        fs::remove_dir_all(nm.join(".pnpm")).unwrap();
+        write(&nm.join(".pnpm"), "\n");
+        assert!(w.changed_since_start().is_some());
+        fs::remove_file(nm.join(".pnpm")).unwrap();
+        for own in [".modules.yaml", ".yarn-integrity", ".vite"] {
+            write(&nm.join(own), "process.exitCode = 0\n");
+            assert!(w.changed_since_start().is_some(), "{own}");
+            fs::remove_file(nm.join(own)).unwrap();
+        }
         // A dot file there at the start is compared as any package file (12).
         write(&nm.join(".hooks.js"), "module.exports = 1\n");
         let w = Packages::take(std::slice::from_ref(&nm), &[], Installs::Any);
