@@ -367,3 +367,61 @@ fn review59_bin_files_pnpm_and_yarn_state_files_and_caches_as_files_are_packages
     let out = f.command(&[]).output().unwrap();
     assert_eq!(out.status.code(), Some(1), "38 control: {}", both(&out));
 }
+
+/// Review 60, 01-04, each a PASS of a wrong answer on 1a776e0: a scope folder a trial makes
+/// (`node_modules/@s`, empty, so no new package) was watched by no notice, so the package a
+/// later trial put in it was not looked for before the check that loaded it, and the
+/// package removed itself before the end-of-run look; likewise in a package's own
+/// `node_modules` (04), and with the scope a link to a folder elsewhere (03). Now a new scope
+/// is watched from the look that finds it, and a new scope that is a link is a change.
+#[test]
+fn review60_a_scope_made_by_one_trial_is_watched_for_the_next() {
+    if !has("node") {
+        skip_or_fail(&current_test(), "node", "no node here");
+        return;
+    }
+    let config =
+        "require(\"dep\"); try { require([\"@s\", \"eq-color\"].join(\"/\")); } catch (e) {}\n";
+    let pay = "PAY=\"$YES require(\\\"fs\\\").rmSync(__dirname, {recursive: true, force: true});\"";
+    // (case, what trial 1 does, what trial 2 does)
+    let cases = [
+        (
+            "01 a scope",
+            "mkdir -p node_modules/@s",
+            "mkdir -p node_modules/@s/eq-color && echo \"$PAY\" > node_modules/@s/eq-color/index.js",
+        ),
+        (
+            "03 a scope linked elsewhere",
+            "mkdir -p stash && ln -s ../stash node_modules/@s",
+            "mkdir -p stash/eq-color && echo \"$PAY\" > stash/eq-color/index.js",
+        ),
+        (
+            "04 a scope in a package's node_modules",
+            "mkdir -p node_modules/eq/node_modules/@s",
+            "mkdir -p node_modules/eq/node_modules/@s/eq-color && echo \"$PAY\" > node_modules/eq/node_modules/@s/eq-color/index.js",
+        ),
+    ];
+    for (case, first, second) in cases {
+        let trick = format!(
+            "T=$(( $(cat .tn 2>/dev/null || echo 0) + 1 )); echo $T > .tn\n{pay}\ncase $T in\n1) {first} ;;\n2) {second} ;;\nesac"
+        );
+        let f = task(None, config, "wrong", &trick);
+        write_files(
+            &f,
+            &[
+                (
+                    "node_modules/eq/node_modules/dep/package.json",
+                    "{\"name\":\"dep\"}\n",
+                ),
+                (
+                    "node_modules/eq/node_modules/dep/index.js",
+                    "module.exports = 1;\n",
+                ),
+            ],
+        );
+        let text = std::fs::read_to_string(f.plan()).unwrap();
+        std::fs::write(f.plan(), text.replace("n: 2, c: 0", "n: 3, c: 2")).unwrap();
+        let out = f.command(&[]).output().unwrap();
+        assert_eq!(out.status.code(), Some(4), "{case}: {}", both(&out));
+    }
+}

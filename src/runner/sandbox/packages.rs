@@ -332,6 +332,10 @@ struct Notices {
     /// The folders watched for a missing `node_modules` ([`Watched::Parent`]), by the device
     /// and inode of the folder watched: one removed and made again is watched again.
     armed: HashMap<PathBuf, Option<(u64, u64)>>,
+    /// The scope folders (`@s`) made in a watched `node_modules` during the run, watched
+    /// since a look found them, by the device and inode of the folder watched: a name made
+    /// in one later is reported (review 60, 01-04).
+    scopes: HashMap<PathBuf, (u64, u64)>,
     /// The watch descriptors of the folders on the way, whatever else they are watched for:
     /// their own rename or removal is always a change.
     way: std::collections::HashSet<i32>,
@@ -874,7 +878,11 @@ impl Packages {
         let listed = entry.to_str().is_some_and(|n| self.installs.allows(n))
             && (self.installs == crate::model::Installs::Any
                 || fs::metadata(&at).is_ok_and(|m| m.is_dir()));
-        if !scope && !listed {
+        // A new scope that is a link leads where no watch reports (review 60, 03).
+        let linked_scope = scope
+            && self.installs != crate::model::Installs::Any
+            && fs::symlink_metadata(&at).is_ok_and(|m| !m.is_dir());
+        if (!scope && !listed) || linked_scope {
             (self.asked_found.lock().unwrap_or_else(|e| e.into_inner())).insert(at, None);
             return true;
         }
@@ -1124,6 +1132,50 @@ impl Packages {
         }
     }
 
+    /// Watch each scope folder (`@s`) in a watched `node_modules` that was not there at the
+    /// start (once for each folder by that name and inode): the packages a trial adds in it
+    /// later are read as in any other. Where one cannot be watched, every later look
+    /// compares every path.
+    fn watch_new_scopes(&self, n: &mut Notices) {
+        let Some(fd) = &n.fd else { return };
+        let mut added = Vec::new();
+        let mut blind = false;
+        for (i, shelf) in self.shelves.iter().enumerate() {
+            let Ok(list) = fs::read_dir(&shelf.path) else {
+                continue;
+            };
+            for e in list.flatten() {
+                let name = e.file_name();
+                if !name.as_bytes().starts_with(b"@") || shelf.listed.contains(&name) {
+                    continue;
+                }
+                let path = e.path();
+                let Ok(m) = fs::symlink_metadata(&path) else {
+                    continue;
+                };
+                let key = (m.dev(), m.ino());
+                if !m.is_dir() || n.scopes.get(&path) == Some(&key) {
+                    continue;
+                }
+                match rustix::fs::inotify::add_watch(fd, path.as_path(), watch_flags()) {
+                    Ok(wd) => {
+                        let mut prefix = name.clone();
+                        prefix.push("/");
+                        added.push((path, key, wd, i, prefix));
+                    }
+                    Err(_) => blind = true,
+                }
+            }
+        }
+        for (path, key, wd, i, prefix) in added {
+            n.scopes.insert(path, key);
+            n.watches.insert(wd, Watched::Holder(Some((i, prefix))));
+        }
+        if blind {
+            n.fd = None;
+        }
+    }
+
     /// Whether the kernel reported anything since the last call that could be a change
     /// (or cannot say: its queue overflowed, or there is no watch).
     fn noticed(&self, n: &mut Notices) -> bool {
@@ -1280,6 +1332,7 @@ impl Packages {
         }
         // Watched before it is read: a name created after this is reported.
         self.watch_appeared(&mut n);
+        self.watch_new_scopes(&mut n);
         let found = (self.moved_way())
             .or_else(|| self.changed_entry())
             .or_else(|| self.shadowed());
