@@ -425,3 +425,72 @@ fn review60_a_scope_made_by_one_trial_is_watched_for_the_next() {
         assert_eq!(out.status.code(), Some(4), "{case}: {}", both(&out));
     }
 }
+
+/// Review 61, 03 and 04, each a PASS of a wrong answer on 0a9b987: a watched folder removed
+/// and made again gets its inode number back (ext4), which a stamp or a key of device and
+/// inode cannot tell from the old folder, and the old watch died with it: an empty scope
+/// there at the start (04), or a `node_modules` one trial made where there was none (03),
+/// remade by a trial, then filled by the next one, whose package removed itself after the
+/// check loaded it. Now a watched folder removed or moved away makes every later look
+/// compare every path.
+#[test]
+fn review61_a_watched_folder_remade_on_its_own_inode_number_is_still_looked_at() {
+    if !has("node") {
+        skip_or_fail(&current_test(), "node", "no node here");
+        return;
+    }
+    let pay = "PAY=\"$YES require(\\\"fs\\\").rmSync(__dirname, {recursive: true, force: true});\"";
+    let by_trial = |steps: [&str; 3]| {
+        format!(
+            "T=$(( $(cat .tn 2>/dev/null || echo 0) + 1 )); echo $T > .tn\n{pay}\ncase $T in\n1) {} ;;\n2) {} ;;\n3) {} ;;\nesac",
+            steps[0], steps[1], steps[2]
+        )
+    };
+    let three = |f: &Fixture| {
+        let text = std::fs::read_to_string(f.plan()).unwrap();
+        std::fs::write(f.plan(), text.replace("n: 2, c: 0", "n: 3, c: 2")).unwrap();
+    };
+    // 04: an empty scope there at the start.
+    let f = task(
+        None,
+        "try { require([\"@s\", \"eq-color\"].join(\"/\")); } catch (e) {}\n",
+        "wrong",
+        &by_trial([
+            "rmdir node_modules/@s; mkdir node_modules/@s",
+            "mkdir -p node_modules/@s/eq-color && echo \"$PAY\" > node_modules/@s/eq-color/index.js",
+            "true",
+        ]),
+    );
+    std::fs::create_dir_all(f.path("node_modules/@s")).unwrap();
+    three(&f);
+    let out = f.command(&[]).output().unwrap();
+    assert_eq!(out.status.code(), Some(4), "04: {}", both(&out));
+    // 03: the check runs node from `app/`, which has no `node_modules` at the start.
+    let f = task(
+        None,
+        "module.exports = 1;\n",
+        "wrong",
+        &by_trial([
+            "mkdir app/node_modules",
+            "rmdir app/node_modules; mkdir app/node_modules",
+            "mkdir -p app/node_modules/eq && cp node_modules/eq/package.json app/node_modules/eq/ && echo \"$PAY\" > app/node_modules/eq/config.js",
+        ]),
+    );
+    write_files(
+        &f,
+        &[
+            (
+                "graders/check.sh",
+                "cd app && exec node -\"r\" eq/config ../graders/check.js\n",
+            ),
+            (
+                "graders/check.js",
+                "process.exit(require(\"fs\").readFileSync(\"../result.txt\", \"utf8\").trim() === \"right\" ? 0 : 1);\n",
+            ),
+            ("app/.keep", ""),
+        ],
+    );
+    three(&f);
+    let out = f.command(&[]).output().unwrap();
+    assert_eq!(out.status.code(), Some(4), "03: {}", both(&out));
+}

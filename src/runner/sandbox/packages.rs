@@ -1184,6 +1184,7 @@ impl Packages {
         let mut buf = [std::mem::MaybeUninit::<u8>::uninit(); 16 << 10];
         let mut events = Reader::new(fd, &mut buf);
         let mut seen = false;
+        let mut gone = false;
         // Folders watched for a missing `node_modules` whose watch is gone (removed, renamed
         // away): one made again by that name, even on the same inode, is watched again.
         let mut lost = Vec::new();
@@ -1198,6 +1199,13 @@ impl Packages {
                         && what.intersects(own)
                     {
                         lost.push(folder.clone());
+                    } else if what.intersects(own) {
+                        // Any other watched folder removed or moved away: one made in its
+                        // place may get its inode number back, which a stamp or a key of
+                        // device and inode cannot tell from the old one, and no watch
+                        // reports on it (review 61, 03, 04). Every later look compares
+                        // every path.
+                        gone = true;
                     }
                     let harmless = match n.watches.get(&e.wd()) {
                         // A `node_modules` anywhere is where node looks.
@@ -1248,6 +1256,10 @@ impl Packages {
         };
         for folder in lost {
             n.armed.insert(folder, None);
+        }
+        if gone {
+            n.fd = None;
+            return true;
         }
         done
     }
