@@ -1324,7 +1324,9 @@ impl Packages {
 
     /// [`Packages::changed_since_start`], every recorded path compared only where the kernel
     /// reported something in a watched folder since the last look found nothing: the look
-    /// before each check. The folders on the way that could not be watched are compared
+    /// before each check. Once a watched folder is removed or moved away (one made in its
+    /// place may reuse its inode number, and is watched by nothing), every path at every
+    /// look. The folders on the way that could not be watched are compared
     /// every time. A write through a
     /// hard link made elsewhere is not reported, but moves the file's change time, which the
     /// end-of-run look sees.
