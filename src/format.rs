@@ -201,9 +201,15 @@ pub fn sandbox(w: &crate::model::Walls) -> String {
     // beside a node check's packages.
     match &w.installs {
         crate::model::Installs::None => {}
+        // Each name a code span: `__init__` or `~~x` is Markdown in the step summary
+        // (review 62, 15); a name holds no backtick (`package_name_fault`).
         crate::model::Installs::Names(names) => env.push_str(&format!(
             "; a trial may install {} beside a node check's packages (`policy.sandbox.installs`)",
-            names.join(", ")
+            names
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
         )),
         crate::model::Installs::Any => env.push_str(
             "; a trial may install any package beside a node check's packages but one a \

@@ -244,7 +244,10 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
                  for a check, a `package.json` on node's way, or a tool's configuration \
                  there, and gate cannot tell an \
                  agent's install there from a trial's rewrite, so `--resume` does not take it \
-                 as it finds it; no trial was run (run the plan again from the start)",
+                 as it finds it (a write less than a second before the start counts: the \
+                 kernel stamps files with a coarse clock); no trial was run (run the plan \
+                 again from the start, and let a second pass between an install and `gate \
+                 run`)",
                 p.display(),
                 started.as_deref().unwrap_or_default()
             )));

@@ -163,7 +163,7 @@ fn every_new_name_counts_and_the_sandbox_line_says_which_may_be_installed() {
     assert_eq!(out.status.code(), Some(0), "{said}");
     assert!(
         said.contains(
-            "a trial may install zod, @types/node beside a node check's packages (`policy.sandbox.installs`)"
+            "a trial may install `zod`, `@types/node` beside a node check's packages (`policy.sandbox.installs`)"
         ),
         "{said}"
     );
@@ -173,8 +173,17 @@ fn every_new_name_counts_and_the_sandbox_line_says_which_may_be_installed() {
         .args(["report", "out/ledger.jsonl"])
         .assert()
         .stdout(predicate::str::contains(
-            "a trial may install zod, @types/node",
+            "a trial may install `zod`, `@types/node`",
         ));
+    // Each name a code span in the Markdown summary, so that no name is markup there
+    // (review 62, 15: `__init__` rendered bold, `~~a` struck through).
+    let f = task(Some("[__init__, \"~~a\", \"b~~\"]"), config, "right", "");
+    f.command(&["--summary", "out/summary.md"]).assert().code(0);
+    let md = std::fs::read_to_string(f.path("out/summary.md")).unwrap();
+    assert!(
+        md.contains("a trial may install `__init__`, `~~a`, `b~~` beside"),
+        "{md}"
+    );
 }
 
 /// What `installs` may be: `any`, `none` or package names; anything else is refused at
