@@ -7,6 +7,7 @@
 # baseline, measured in the same run), and prints both wall times, the ratio and the cost
 # per check. Not a test: machines are noisy; the best of ROUNDS is kept.
 # Usage: scripts/bench-packages.sh [ROUNDS] [N] [PACKAGES] [FILES]   (default 3 200 2000 20)
+#        NESTED=1: every package with a node_modules of its own (thousands of them)
 #        GATE_BIN=path/to/gate scripts/bench-packages.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,12 +21,15 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/task"
-python3 - "$work/task/node_modules" "$packages" "$files" <<'PY'
+python3 - "$work/task/node_modules" "$packages" "$files" "${NESTED:-0}" <<'PY'
 import os, sys
-top, packages, files = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+top, packages, files, nested = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
 for p in range(packages):
     d = os.path.join(top, f"pkg{p}", "lib")
     os.makedirs(d)
+    if nested:  # a node_modules of its own in every package (a dependency node nests)
+        os.makedirs(os.path.join(top, f"pkg{p}", "node_modules", "dep"))
+        open(os.path.join(top, f"pkg{p}", "node_modules", "dep", "index.js"), "w").write("\n")
     open(os.path.join(top, f"pkg{p}", "package.json"), "w").write('{"name":"pkg%d"}\n' % p)
     for f in range(files - 1):
         open(os.path.join(d, f"f{f}.js"), "w").write("module.exports = %d\n" % f)

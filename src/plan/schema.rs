@@ -634,6 +634,10 @@ fn package_name_fault(name: &str) -> Option<&'static str> {
     };
     match parts.as_slice() {
         _ if name.contains('*') => Some("write `any` to allow every name"),
+        // Folders of a `node_modules` that hold no package of that name.
+        [".bin" | ".pnpm" | "node_modules"] => {
+            Some("`.bin`, `.pnpm` and `node_modules` are folders of packages, not one")
+        }
         [one] if one.starts_with('@') => Some("a scope alone is no package (`@types/node`)"),
         [one] if bad(one) => {
             Some("a name is made of letters, digits and `-._~` (`zod`, `@types/node`)")

@@ -198,6 +198,7 @@ fn installs_takes_any_none_or_package_names() {
         ("[\"a/b/c\"]", "at most one `/`"),
         ("[\"../x\"]", "is not a package name"),
         ("[\"a b\"]", "letters, digits and `-._~`"),
+        ("[.bin]", "folders of packages, not one"),
         (
             "yes please",
             "unknown `policy.sandbox.installs` `yes please`",

@@ -221,6 +221,13 @@ impl Bin {
     /// (`policy.sandbox.installs`; the second of the pair is then true): node loads a file of
     /// a `.bin` by its name too (`require(".bin/x")`, review 58, 13).
     fn shadowing(&self, installs: &crate::model::Installs) -> Option<(PathBuf, bool)> {
+        // Read first: most of these are missing, one call each at every look.
+        let list = match fs::read_dir(&self.path) {
+            Ok(list) => list,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+            // A `.bin` gate cannot read (or a file by that name) may hide one.
+            Err(_) => return Some((self.path.clone(), false)),
+        };
         // Not a folder (a link, or a file node loads as `.bin` or `.pnpm`: review 59, 11),
         // where the plan does not say `any`.
         if *installs != crate::model::Installs::Any
@@ -228,12 +235,6 @@ impl Bin {
         {
             return Some((self.path.clone(), true));
         }
-        let list = match fs::read_dir(&self.path) {
-            Ok(list) => list,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
-            // A `.bin` gate cannot read may hide one.
-            Err(_) => return Some((self.path.clone(), false)),
-        };
         for n in list.flatten().map(|e| e.file_name()) {
             if self.listed.contains(&n) {
                 continue;
@@ -392,6 +393,9 @@ pub struct Packages {
     asked_found: std::sync::Mutex<HashMap<PathBuf, Option<PathBuf>>>,
     /// The new names a trial may add (`policy.sandbox.installs`).
     installs: crate::model::Installs,
+    /// Where the plan does not say `any`: the `.bin` and `.pnpm` paths of the `node_modules`
+    /// below the watched ones that were missing at the start ([`Packages::appeared_holder`]).
+    absent: Vec<PathBuf>,
 }
 
 /// The names the packages there when the run started spell ([`asked_index`]).
@@ -821,9 +825,23 @@ impl Packages {
             .iter()
             .filter(|s| !any || s.alias.is_some() || given.contains(s.path.as_path()));
         let mut stores = Vec::new();
+        let mut absent = Vec::new();
         for shelf in watched {
-            if !any {
-                let store = shelf.path.join(".pnpm");
+            let top = shelf.alias.is_some() || given.contains(shelf.path.as_path());
+            // Below the watched ones, only a `.bin` or `.pnpm` there at the start is looked
+            // at every time; one that appears is a change, found when the kernel reports
+            // its folder's new name (review 59, 38; one look each for thousands of nested
+            // `node_modules` cost 20 ms a check).
+            let here = shelf.path.join(".bin");
+            let store = shelf.path.join(".pnpm");
+            if !top {
+                for p in [&here, &store] {
+                    if fs::symlink_metadata(p).is_err() {
+                        absent.push(p.clone());
+                    }
+                }
+            }
+            if !any && (top || fs::symlink_metadata(&store).is_ok()) {
                 stores.push(Bin {
                     listed: names_in(&store),
                     path: store,
@@ -831,7 +849,9 @@ impl Packages {
                     known: Vec::new(),
                 });
             }
-            let here = shelf.path.join(".bin");
+            if !top && fs::symlink_metadata(&here).is_err() {
+                continue;
+            }
             let mut known = vec![launched.clone()];
             let above = (shelf.path.parent().into_iter())
                 .chain(shelf.alias.as_deref().and_then(Path::parent))
@@ -860,6 +880,7 @@ impl Packages {
             });
         }
         out.bins.extend(stores);
+        out.absent = absent;
         *out.notices.get_mut().unwrap_or_else(|e| e.into_inner()) = out.notify();
         out
     }
@@ -1349,9 +1370,19 @@ impl Packages {
         self.watch_new_scopes(&mut n);
         let found = (self.moved_way())
             .or_else(|| self.changed_entry())
-            .or_else(|| self.shadowed());
+            .or_else(|| self.shadowed())
+            .or_else(|| self.appeared_holder());
         n.dirty = found.is_some();
         found
+    }
+
+    /// The first `.bin` or `.pnpm` below the watched `node_modules` that was missing at the
+    /// start and is there now: code node loads by that name, or a folder of names no look
+    /// reads (by default, and for a listed name).
+    fn appeared_holder(&self) -> Option<PathBuf> {
+        let p = (self.absent.iter()).find(|p| fs::symlink_metadata(p).is_ok())?;
+        (self.asked_found.lock().unwrap_or_else(|e| e.into_inner())).insert(p.clone(), None);
+        Some(p.clone())
     }
 
     /// The first watched path that is not what it was when the run started, a folder on the
@@ -1363,6 +1394,7 @@ impl Packages {
             .or_else(|| self.moved_way())
             .or_else(|| self.changed_entry())
             .or_else(|| self.shadowed())
+            .or_else(|| self.appeared_holder())
     }
 
     /// The first linked `node_modules` that leads elsewhere than at the start, or now leads
