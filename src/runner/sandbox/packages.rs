@@ -1884,6 +1884,21 @@ mod tests {
             assert!(w.changed_since_start().is_some(), "{own}");
             fs::remove_file(nm.join(own)).unwrap();
         }
+        // A `.bin` or `.pnpm` that appears in a `node_modules` below the watched one, first
+        // empty, then filled by a later trial (review 59, 38; read only where the kernel
+        // reports the new name).
+        write(&nm.join("loader/node_modules/dep/index.js"), "\n");
+        for holder in [".bin", ".pnpm"] {
+            let w = Packages::take(std::slice::from_ref(&nm), &[], names.clone());
+            assert_eq!(w.changed(), None);
+            let at = nm.join("loader/node_modules").join(holder);
+            fs::create_dir_all(&at).unwrap();
+            assert_eq!(w.changed(), Some(at.clone()), "{holder}");
+            write(&at.join("x"), "\n");
+            assert_eq!(w.changed_since_start(), Some(at.clone()), "{holder}");
+            fs::remove_dir_all(&at).unwrap();
+        }
+        fs::remove_dir_all(nm.join("loader/node_modules")).unwrap();
         // A dot file there at the start is compared as any package file (12).
         write(&nm.join(".hooks.js"), "module.exports = 1\n");
         let w = Packages::take(std::slice::from_ref(&nm), &[], Installs::Any);
