@@ -44,6 +44,37 @@ fn task(installs: Option<&str>, config: &str, answer: &str, trick: &str) -> Fixt
     f
 }
 
+/// An agent script that does `steps[k]` in trial k + 1 (a counter in `.tn`), with `$PAY`
+/// the package code that passes the check and then removes its own folder (so that the
+/// end-of-run look finds nothing).
+fn by_trial(steps: &[&str]) -> String {
+    let mut out = String::from(
+        "T=$(( $(cat .tn 2>/dev/null || echo 0) + 1 )); echo $T > .tn
+\
+         PAY=\"$YES require(\\\"fs\\\").rmSync(__dirname, {recursive: true, force: true});\"\n\
+         case $T in\n",
+    );
+    for (k, step) in steps.iter().enumerate() {
+        out.push_str(&format!("{}) {step} ;;\n", k + 1));
+    }
+    out.push_str("esac");
+    out
+}
+
+/// The plan of `f` with three trials, of which two may fail.
+fn three_trials(f: &Fixture) {
+    let text = std::fs::read_to_string(f.plan()).unwrap();
+    std::fs::write(f.plan(), text.replace("n: 2, c: 0", "n: 3, c: 2")).unwrap();
+}
+
+/// Move `node_modules/eq` of `f` into pnpm's store, linked back as pnpm links it.
+fn into_pnpm_store(f: &Fixture) {
+    let store = f.path("node_modules/.pnpm/eq@1/node_modules");
+    std::fs::create_dir_all(&store).unwrap();
+    std::fs::rename(f.path("node_modules/eq"), store.join("eq")).unwrap();
+    std::os::unix::fs::symlink(".pnpm/eq@1/node_modules/eq", f.path("node_modules/eq")).unwrap();
+}
+
 /// Review 56's names built at run time, each a PASS of a wrong answer while a new name
 /// no package wrote was an agent's install: now, with no `installs`, no verdict (exit 4),
 /// the path named and the fix said; with `installs: [left-pad]` the same; an install the
@@ -362,18 +393,12 @@ fn review59_bin_files_pnpm_and_yarn_state_files_and_caches_as_files_are_packages
         "wrong",
         "mkdir -p node_modules/.pnpm/node_modules && echo \"$YES\" > node_modules/.pnpm/node_modules/.bin",
     );
-    let store = f.path("node_modules/.pnpm/eq@1/node_modules");
-    std::fs::create_dir_all(&store).unwrap();
-    std::fs::rename(f.path("node_modules/eq"), store.join("eq")).unwrap();
-    std::os::unix::fs::symlink(".pnpm/eq@1/node_modules/eq", f.path("node_modules/eq")).unwrap();
+    into_pnpm_store(&f);
     let out = f.command(&[]).output().unwrap();
     assert_eq!(out.status.code(), Some(4), "38: {}", both(&out));
     // The control: the same store, no trick, judged.
     let f = task(None, &built(".bin"), "wrong", "");
-    let store = f.path("node_modules/.pnpm/eq@1/node_modules");
-    std::fs::create_dir_all(&store).unwrap();
-    std::fs::rename(f.path("node_modules/eq"), store.join("eq")).unwrap();
-    std::os::unix::fs::symlink(".pnpm/eq@1/node_modules/eq", f.path("node_modules/eq")).unwrap();
+    into_pnpm_store(&f);
     let out = f.command(&[]).output().unwrap();
     assert_eq!(out.status.code(), Some(1), "38 control: {}", both(&out));
 }
@@ -392,7 +417,6 @@ fn review60_a_scope_made_by_one_trial_is_watched_for_the_next() {
     }
     let config =
         "require(\"dep\"); try { require([\"@s\", \"eq-color\"].join(\"/\")); } catch (e) {}\n";
-    let pay = "PAY=\"$YES require(\\\"fs\\\").rmSync(__dirname, {recursive: true, force: true});\"";
     // (case, what trial 1 does, what trial 2 does)
     let cases = [
         (
@@ -412,10 +436,7 @@ fn review60_a_scope_made_by_one_trial_is_watched_for_the_next() {
         ),
     ];
     for (case, first, second) in cases {
-        let trick = format!(
-            "T=$(( $(cat .tn 2>/dev/null || echo 0) + 1 )); echo $T > .tn\n{pay}\ncase $T in\n1) {first} ;;\n2) {second} ;;\nesac"
-        );
-        let f = task(None, config, "wrong", &trick);
+        let f = task(None, config, "wrong", &by_trial(&[first, second]));
         write_files(
             &f,
             &[
@@ -429,8 +450,7 @@ fn review60_a_scope_made_by_one_trial_is_watched_for_the_next() {
                 ),
             ],
         );
-        let text = std::fs::read_to_string(f.plan()).unwrap();
-        std::fs::write(f.plan(), text.replace("n: 2, c: 0", "n: 3, c: 2")).unwrap();
+        three_trials(&f);
         let out = f.command(&[]).output().unwrap();
         assert_eq!(out.status.code(), Some(4), "{case}: {}", both(&out));
     }
@@ -449,30 +469,19 @@ fn review61_a_watched_folder_remade_on_its_own_inode_number_is_still_looked_at()
         skip_or_fail(&current_test(), "node", "no node here");
         return;
     }
-    let pay = "PAY=\"$YES require(\\\"fs\\\").rmSync(__dirname, {recursive: true, force: true});\"";
-    let by_trial = |steps: [&str; 3]| {
-        format!(
-            "T=$(( $(cat .tn 2>/dev/null || echo 0) + 1 )); echo $T > .tn\n{pay}\ncase $T in\n1) {} ;;\n2) {} ;;\n3) {} ;;\nesac",
-            steps[0], steps[1], steps[2]
-        )
-    };
-    let three = |f: &Fixture| {
-        let text = std::fs::read_to_string(f.plan()).unwrap();
-        std::fs::write(f.plan(), text.replace("n: 2, c: 0", "n: 3, c: 2")).unwrap();
-    };
     // 04: an empty scope there at the start.
     let f = task(
         None,
         "try { require([\"@s\", \"eq-color\"].join(\"/\")); } catch (e) {}\n",
         "wrong",
-        &by_trial([
+        &by_trial(&[
             "rmdir node_modules/@s; mkdir node_modules/@s",
             "mkdir -p node_modules/@s/eq-color && echo \"$PAY\" > node_modules/@s/eq-color/index.js",
             "true",
         ]),
     );
     std::fs::create_dir_all(f.path("node_modules/@s")).unwrap();
-    three(&f);
+    three_trials(&f);
     let out = f.command(&[]).output().unwrap();
     assert_eq!(out.status.code(), Some(4), "04: {}", both(&out));
     // 03: the check runs node from `app/`, which has no `node_modules` at the start.
@@ -480,7 +489,7 @@ fn review61_a_watched_folder_remade_on_its_own_inode_number_is_still_looked_at()
         None,
         "module.exports = 1;\n",
         "wrong",
-        &by_trial([
+        &by_trial(&[
             "mkdir app/node_modules",
             "rmdir app/node_modules; mkdir app/node_modules",
             "mkdir -p app/node_modules/eq && cp node_modules/eq/package.json app/node_modules/eq/ && echo \"$PAY\" > app/node_modules/eq/config.js",
@@ -500,7 +509,7 @@ fn review61_a_watched_folder_remade_on_its_own_inode_number_is_still_looked_at()
             ("app/.keep", ""),
         ],
     );
-    three(&f);
+    three_trials(&f);
     let out = f.command(&[]).output().unwrap();
     assert_eq!(out.status.code(), Some(4), "03: {}", both(&out));
 }

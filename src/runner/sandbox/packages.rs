@@ -834,14 +834,17 @@ impl Packages {
             // `node_modules` cost 20 ms a check).
             let here = shelf.path.join(".bin");
             let store = shelf.path.join(".pnpm");
-            if !top {
-                for p in [&here, &store] {
-                    if fs::symlink_metadata(p).is_err() {
-                        absent.push(p.clone());
-                    }
-                }
+            let (bin_there, store_there) = (
+                fs::symlink_metadata(&here).is_ok(),
+                fs::symlink_metadata(&store).is_ok(),
+            );
+            if !top && !bin_there {
+                absent.push(here.clone());
             }
-            if !any && (top || fs::symlink_metadata(&store).is_ok()) {
+            if !top && !store_there {
+                absent.push(store.clone());
+            }
+            if !any && (top || store_there) {
                 stores.push(Bin {
                     listed: names_in(&store),
                     path: store,
@@ -849,7 +852,7 @@ impl Packages {
                     known: Vec::new(),
                 });
             }
-            if !top && fs::symlink_metadata(&here).is_err() {
+            if !top && !bin_there {
                 continue;
             }
             let mut known = vec![launched.clone()];
@@ -868,7 +871,7 @@ impl Packages {
             }
             // Where a trial may install any package and no name is known, a new name here
             // is an install's.
-            if known.iter().all(|k| k.is_empty()) && out.installs == crate::model::Installs::Any {
+            if known.iter().all(|k| k.is_empty()) && any {
                 continue;
             }
             let listed = names_in(&here);
