@@ -217,6 +217,39 @@ pub fn sandbox(w: &crate::model::Walls) -> String {
              builds at run time is not seen)",
         ),
     }
+    // Said only where a task narrowed it: by default the trials write their whole folder.
+    if !w.writes.is_empty() {
+        let mut folders: Vec<String> = (w.writes.values().flatten())
+            // Read back from a ledger, so kept to the characters a plan may use (a Markdown
+            // report prints this line as it is).
+            .map(|f| {
+                f.chars()
+                    .map(|c| {
+                        if c.is_ascii_alphanumeric() || "-_.+@/".contains(c) {
+                            c
+                        } else {
+                            '?'
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        folders.sort();
+        folders.dedup();
+        let tasks = plural(w.writes.len() as u64, "task", "tasks");
+        env.push_str(&if folders.is_empty() {
+            format!(
+                "; the trials of {tasks} may write nothing in their task's folder (`writes: []`)"
+            )
+        } else {
+            let listed = (folders.iter().map(|f| format!("`{f}`"))).collect::<Vec<_>>();
+            format!(
+                "; the trials of {tasks} may write only {} in their task's folder (`writes:`), \
+                 the rest of it read-only",
+                listed.join(", ")
+            )
+        });
+    }
     match (w.policy, w.filesystem) {
         (SandboxMode::Off, _) => {
             format!("off (`policy.sandbox: off`) — the task ran unconfined; {env}")

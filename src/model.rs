@@ -575,6 +575,12 @@ pub struct Walls {
     /// accepted any name no package there wrote.
     #[serde(default, skip_serializing_if = "Installs::is_none")]
     pub installs: Installs,
+    /// The tasks whose trials wrote only the folders their `writes:` names, by task id, each
+    /// folder relative to the task's `cwd` (and base's); the rest of those tasks' folders was
+    /// read-only to them. Empty where every task's trials wrote its whole folder (and in
+    /// ledgers written before `writes:`).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub writes: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 /// What a run's trials shared of `/dev/shm` and IPC (review 5, K1).

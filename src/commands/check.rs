@@ -88,6 +88,9 @@ fn allow_list_lines(plan: &Plan, plan_path: &std::path::Path) -> Vec<String> {
 fn sandbox_line(plan: &Plan) -> String {
     let walls = walls(plan);
     let statement = crate::format::sandbox(&walls);
+    if let Some(why) = crate::runner::sandbox::writes_refusal(&walls) {
+        return format!("sandbox: `gate run` would refuse this plan here: {why}");
+    }
     match crate::runner::sandbox::shortfall(&walls) {
         Some(why) if plan.policy.sandbox.mode == crate::model::SandboxMode::Required => format!(
             "sandbox: `gate run` would refuse this plan here (`policy.sandbox: required`): {why}"
@@ -104,5 +107,6 @@ fn walls(plan: &Plan) -> crate::model::Walls {
         crate::runner::sandbox::walls(policy),
         compares,
         &policy.writable,
+        plan.writes(),
     )
 }

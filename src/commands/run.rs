@@ -153,8 +153,14 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
             .filter_map(|l| l.parent().map(Path::to_path_buf)),
     );
     let compares = plan.tasks.iter().any(|t| t.compare().is_some());
-    let mut sandbox =
-        Sandbox::new(&plan.policy.sandbox, &protected, &dirs, compares).map_err(Error::Harness)?;
+    let mut sandbox = Sandbox::new(
+        &plan.policy.sandbox,
+        &protected,
+        &dirs,
+        compares,
+        plan.writes(),
+    )
+    .map_err(Error::Harness)?;
     let cwds: Vec<PathBuf> = plan
         .tasks
         .iter()
@@ -164,7 +170,8 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
     sandbox.watch(&node.watched);
     sandbox.watch_manifests(&node.manifests);
     sandbox.watch_scripts(&node.scripts);
-    let writable = crate::plan::state::writable_roots(&plan);
+    // Where the node walls look: every task's whole folder, whatever its `writes:`.
+    let writable = crate::plan::state::task_folder_roots(&plan);
     // Past a bound of entries read, a wall no longer sees what a trial writes there, and a
     // check could load it: no trial is run, rather than a verdict the trials could have
     // shaped (review 50, rev50e 04, 15: a configuration past the walk's bound, there at the

@@ -157,6 +157,9 @@ pub struct Task {
     pub cwd: PathBuf,
     /// Fixture globs as written.
     pub fixtures: Vec<String>,
+    /// The folders beneath `cwd` the trials write (`writes:`, relative, as validated); `None`:
+    /// the whole `cwd`.
+    pub writes: Option<Vec<String>>,
     /// Unavailable trials tolerated (void pairs, for a compare task).
     pub max_unavailable: u64,
     /// What one run of the task is and what its outcome is read from.
@@ -214,6 +217,16 @@ impl Task {
     /// The `suite:` part of the task, if it has one ([`TaskKind::suite`]).
     pub fn suite(&self) -> Option<&SuiteTask> {
         self.kind.suite()
+    }
+
+    /// The folders the trials of a side working in `cwd` (the task's, or base's) may write
+    /// as a whole: its `writes:` folders beneath `cwd`, or `cwd` itself; links resolved.
+    pub fn write_roots(&self, cwd: &Path) -> Vec<PathBuf> {
+        let real = |p: PathBuf| std::fs::canonicalize(&p).unwrap_or(p);
+        match &self.writes {
+            Some(folders) => folders.iter().map(|w| real(cwd.join(w))).collect(),
+            None => vec![real(cwd.to_path_buf())],
+        }
     }
 }
 
@@ -446,6 +459,14 @@ impl Plan {
         Ok(())
     }
 
+    /// The tasks that name the folders their trials write (`writes:`), by id: what the
+    /// ledger's walls record.
+    pub fn writes(&self) -> std::collections::BTreeMap<String, Vec<String>> {
+        (self.tasks.iter())
+            .filter_map(|t| Some((t.id.clone(), t.writes.clone()?)))
+            .collect()
+    }
+
     /// Read, parse and validate a plan file.
     pub fn load(path: &Path) -> Result<Plan, PlanError> {
         let shown = path.display().to_string();
@@ -478,6 +499,7 @@ impl Plan {
         plan.path = path.to_path_buf();
         plan.hash = sha256_hex(&bytes);
         (plan.fixture_hash, plan.fixture_files) = tasks::fixture_hash(&shown, &dir, &plan.tasks)?;
+        tasks::refuse_unboxed_or_missing_writes(&shown, &plan)?;
         state::refuse_writable_over_a_side(&shown, &plan)?;
         grammar::refuse_unfollowable_check_lines(&shown, &plan)?;
         state::refuse_symlinked_named_files(&shown, &plan)?;

@@ -1142,7 +1142,9 @@ pub fn definition_warnings(plan: &Plan) -> Vec<String> {
                         "warning: task `{}`: `check:` runs `{runner}` in `{}`, {folder}: a trial \
                          could {how} and decide the grade; name the grader on the `check:` line \
                          (`python3 -I graders/check.py`) and keep its definition outside the \
-                         task's folder (docs/trust.md, \"What is not protected\")",
+                         task's folder, or list the folders the trials write in the task's \
+                         `writes:` so the rest is read-only to them (docs/trust.md, \"What is \
+                         not protected\")",
                         t.id,
                         real.display()
                     ));
@@ -1165,8 +1167,9 @@ pub fn definition_warnings(plan: &Plan) -> Vec<String> {
                      the trials write: a trial could create or rewrite its configuration there \
                      (`pytest.ini`, `conftest.py`, `package.json`, a `Makefile`, a module `python -m` \
                      runs, …) and decide the grade; give \
-                     the runner its configuration from the graders' folder or grade without it \
-                     (docs/trust.md, \"What is not protected\")",
+                     the runner its configuration from the graders' folder or grade without it, \
+                     or list the folders the trials write in the task's `writes:` (docs/trust.md, \
+                     \"What is not protected\")",
                     t.id,
                     script.display(),
                     real.display()

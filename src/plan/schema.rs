@@ -201,6 +201,12 @@ pub struct TaskFile {
     #[serde(default)]
     #[schemars(with = "Vec<String>")]
     pub fixtures: Vec<Spanned<String>>,
+    /// The folders beneath the task's `cwd` (and base's, for a compare task) its trials
+    /// write; the rest of the task's folder is read-only to them, so a trial cannot rewrite a
+    /// test, a configuration or a package there. Absent: the whole `cwd`.
+    #[serde(default)]
+    #[schemars(with = "Option<Vec<String>>")]
+    pub writes: Option<Vec<Spanned<String>>>,
     /// Overrides the file's sampling rule.
     #[serde(default)]
     #[schemars(with = "Option<SamplingSpec>")]

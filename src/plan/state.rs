@@ -504,7 +504,7 @@ fn launched_names(text: &str) -> Vec<String> {
 /// grader whose text names node or `require`).
 pub fn node_folders(plan: &Plan) -> NodeFolders {
     let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| absolute(p));
-    let roots = writable_roots(plan);
+    let roots = task_folder_roots(plan);
     let mut found = NodeFolders::default();
     // What `found.manifests` and `found.packages` hold, for a look that does not grow with
     // them (a task folder of thousands of folders gives as many `node_modules` paths).
@@ -2427,8 +2427,22 @@ fn git_version(git: &Path) -> Option<((u64, u64), String)> {
 }
 
 /// The folders the trials of `plan` may write as a whole: every task's working folder (and
-/// its base side's), and the `policy.sandbox.writable` roots; links resolved.
+/// its base side's), or the `writes:` folders beneath it where the task names them, and the
+/// `policy.sandbox.writable` roots; links resolved.
 pub fn writable_roots(plan: &Plan) -> Vec<PathBuf> {
+    roots_of(plan, true)
+}
+
+/// [`writable_roots`] with every task's whole working folder (and base's) in place of its
+/// `writes:` folders: where the node checks' walls look. A task that narrows `writes` leaves
+/// the rest of its folder unwritable under Landlock (a plan with `writes` runs only where it
+/// stands), so looking there as well costs a look and nothing else; and node's way from a
+/// check's folder to an agent's `node_modules` (`writes: [node_modules]`) starts there.
+pub fn task_folder_roots(plan: &Plan) -> Vec<PathBuf> {
+    roots_of(plan, false)
+}
+
+fn roots_of(plan: &Plan, narrowed: bool) -> Vec<PathBuf> {
     let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| absolute(p));
     let mut roots: Vec<PathBuf> = plan
         .policy
@@ -2438,9 +2452,13 @@ pub fn writable_roots(plan: &Plan) -> Vec<PathBuf> {
         .map(|w| real(w))
         .collect();
     for t in &plan.tasks {
-        roots.push(real(&t.cwd));
-        if let Some(c) = t.compare() {
-            roots.push(real(&c.base.cwd));
+        let sides = std::iter::once(&t.cwd).chain(t.compare().map(|c| &c.base.cwd));
+        for cwd in sides {
+            if narrowed {
+                roots.extend(t.write_roots(&real(cwd)));
+            } else {
+                roots.push(real(cwd));
+            }
         }
     }
     roots.sort();
@@ -2508,21 +2526,9 @@ pub(super) fn refuse_symlinked_named_files(
     plan: &Plan,
 ) -> Result<(), super::PlanError> {
     let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| absolute(p));
-    let mut writable: Vec<PathBuf> = plan
-        .policy
-        .sandbox
-        .writable
-        .iter()
-        .map(|w| real(w))
-        .collect();
-    for t in &plan.tasks {
-        writable.push(real(&t.cwd));
-        if let Some(c) = t.compare() {
-            writable.push(real(&c.base.cwd));
-        }
-    }
     let guarded = guarded_folders(plan);
     let roots = writable_roots(plan);
+    let writable = &roots;
     for f in named_files(plan) {
         let is_link = std::fs::symlink_metadata(&f).is_ok_and(|m| m.file_type().is_symlink());
         // The link's own folder, resolved: a link reached through a linked folder is still

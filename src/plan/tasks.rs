@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde_saphyr::Spanned;
+use serde_saphyr::{Location, Spanned};
 
 use super::schema::{self, CommandSpec, PlanFile, SamplingSpec, TaskFile};
 use super::{
@@ -316,10 +316,10 @@ impl Validator<'_> {
                 format!("task `{id}` selects JUnit test cases (`junit:`), so `{key}` does not apply: a task has either `run` or `junit`"),
             ));
         }
-        if !t.env.is_empty() || !t.fixtures.is_empty() {
+        if !t.env.is_empty() || !t.fixtures.is_empty() || t.writes.is_some() {
             return Err(self.invalid(
                 &entry.referenced,
-                format!("task `{id}` selects JUnit test cases (`junit:`), so `env` and `fixtures` do not apply"),
+                format!("task `{id}` selects JUnit test cases (`junit:`), so `env`, `fixtures` and `writes` do not apply"),
             ));
         }
         if id.is_empty() || id.chars().any(char::is_control) {
@@ -348,6 +348,81 @@ impl Validator<'_> {
             rule: self.rule(spec, &id, policy)?,
             id,
         })
+    }
+
+    /// A task's `writes:` folders, checked: each a relative path of plain names (letters,
+    /// digits, `-`, `_`, `.`, `+`, `@`; no `..`), an existing folder beneath `cwd` once its
+    /// links are resolved. Returned without `./` or a trailing `/`, sorted, once each.
+    fn writes(
+        &self,
+        written: &[Spanned<String>],
+        id: &str,
+        cwd: &Path,
+        at: &Location,
+    ) -> Result<Vec<String>, PlanError> {
+        if written.len() > MAX_WRITES {
+            return Err(self.invalid(
+                at,
+                format!(
+                    "task `{id}`: `writes` lists {} folders; at most {MAX_WRITES} (name a folder \
+                     that holds them)",
+                    written.len()
+                ),
+            ));
+        }
+        let mut out: Vec<String> = Vec::new();
+        for w in written {
+            let fault = writes_fault(&w.value);
+            if let Some(why) = fault {
+                return Err(self.invalid(
+                    &w.referenced,
+                    format!(
+                        "task `{id}`: `writes` entry `{}` {why}",
+                        w.value.escape_debug()
+                    ),
+                ));
+            }
+            let clean = w
+                .value
+                .split('/')
+                .filter(|c| !c.is_empty() && *c != ".")
+                .collect::<Vec<_>>()
+                .join("/");
+            let clean = if clean.is_empty() {
+                ".".to_string()
+            } else {
+                clean
+            };
+            let path = cwd.join(&clean);
+            let real = std::fs::canonicalize(&path);
+            let why = match &real {
+                Err(_) => Some("does not exist: create the folder before the run".to_string()),
+                Ok(r) if !r.is_dir() => {
+                    Some("is not a folder: name the folder the trials write it in".to_string())
+                }
+                Ok(r) if !r.starts_with(cwd) => Some(format!(
+                    "leads outside the task's folder (to `{}`): name a folder there in \
+                     `policy.sandbox.writable` instead",
+                    r.display()
+                )),
+                Ok(_) => None,
+            };
+            if let Some(why) = why {
+                return Err(self.invalid(
+                    &w.referenced,
+                    format!(
+                        "task `{id}`: `writes` entry `{}` (in `{}`) {why}",
+                        w.value,
+                        cwd.display()
+                    ),
+                ));
+            }
+            if !out.contains(&clean) {
+                out.push(clean);
+            }
+        }
+        out.sort();
+        Ok(out)
     }
 
     pub(super) fn task(
@@ -427,6 +502,25 @@ impl Validator<'_> {
         // Trials run in the folder as resolved now: a linked folder the trials re-point
         // later changes nothing (break c1 of issue 29's review).
         let cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
+        let writes = (t.writes.as_ref())
+            .map(|w| self.writes(w, &id, &cwd, &entry.referenced))
+            .transpose()?;
+        if let (Some(folders), Some(s)) = (&writes, &suite)
+            && let Some(results) = &s.results
+            && !folders
+                .iter()
+                .any(|w| w == "." || Path::new(results.trim_start_matches("./")).starts_with(w))
+        {
+            return Err(self.invalid(
+                &entry.referenced,
+                format!(
+                    "task `{id}`: `suite.results` `{results}` is not in a folder `writes` names, so \
+                     the suite could not write it; add its folder to `writes`, or leave \
+                     `results` out (gate gives each run a fresh `$GATE_JUNIT` outside the task's \
+                     folder)"
+                ),
+            ));
+        }
         Ok(Task {
             id,
             line: entry.referenced.line().max(1),
@@ -439,10 +533,86 @@ impl Validator<'_> {
             env: t.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
             cwd,
             fixtures: t.fixtures.iter().map(|f| f.value.clone()).collect(),
+            writes,
             max_unavailable,
             kind: suite.map_or(TaskKind::Trials, TaskKind::Suite),
         })
     }
+}
+
+/// At most this many `writes:` folders per task (each a root of the box's filesystem wall).
+pub const MAX_WRITES: usize = 64;
+
+/// Why a `writes:` entry as written is refused, if it is: it must be a relative path of
+/// plain names, so that it means one folder beneath the task's and reads safely in every
+/// report (terminal, Markdown, JUnit).
+pub fn writes_fault(w: &str) -> Option<&'static str> {
+    if w.is_empty() {
+        return Some("is empty (`.` is the whole task folder)");
+    }
+    if w.starts_with('/') || w.starts_with('~') {
+        return Some("is not relative: name a folder beneath the task's `cwd`");
+    }
+    if w.split('/').any(|c| c == "..") {
+        return Some("has a `..`: name a folder beneath the task's `cwd`");
+    }
+    if !w
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "-_.+@/".contains(c))
+    {
+        return Some("may hold only letters, digits, `-`, `_`, `.`, `+`, `@` and `/`");
+    }
+    None
+}
+
+/// A plan's `writes:` against the rest of it: the box must stand to narrow it (not under
+/// `policy.sandbox: off`), and a compare task's base side must have the same folders beneath
+/// its own `cwd` (its trials write those, as head's write head's).
+pub(super) fn refuse_unboxed_or_missing_writes(shown: &str, plan: &Plan) -> Result<(), PlanError> {
+    let invalid = |task: &Task, message: String| PlanError::Invalid {
+        path: shown.to_string(),
+        line: task.line,
+        column: 1,
+        message,
+    };
+    for t in &plan.tasks {
+        let Some(folders) = &t.writes else {
+            continue;
+        };
+        if plan.policy.sandbox.mode == crate::model::SandboxMode::Off {
+            return Err(invalid(
+                t,
+                format!(
+                    "task `{}`: `writes` narrows what the box lets the trials write, and \
+                     `policy.sandbox: off` turns the box off; drop one of them",
+                    t.id
+                ),
+            ));
+        }
+        let Some(c) = t.compare() else {
+            continue;
+        };
+        let base = std::fs::canonicalize(&c.base.cwd).unwrap_or_else(|_| c.base.cwd.clone());
+        for w in folders {
+            let real = std::fs::canonicalize(base.join(w));
+            let fine = real
+                .as_ref()
+                .is_ok_and(|r| r.is_dir() && r.starts_with(&base));
+            if !fine {
+                return Err(invalid(
+                    t,
+                    format!(
+                        "task `{}`: `writes` entry `{w}` is not a folder beneath base's `cwd` \
+                         `{}`: base's trials write the same folders of base's checkout as \
+                         head's write of head's",
+                        t.id,
+                        base.display()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// SHA-256 over every fixture file: sorted relative path, NUL, content hash, newline; and

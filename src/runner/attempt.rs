@@ -54,6 +54,9 @@ pub struct AttemptSpec {
     pub check: Option<CommandLine>,
     /// Working directory.
     pub cwd: PathBuf,
+    /// The folders the attempt may write as a whole, in place of `cwd` (a task's `writes:`,
+    /// resolved beneath this side's `cwd`); `None`: `cwd`.
+    pub writes: Option<Vec<PathBuf>>,
     /// Extra environment.
     pub env: Vec<(String, String)>,
     /// Timeout of `run` and of `check`, each.
@@ -492,7 +495,7 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
     let cell = match spec
         .sandbox
         .as_deref()
-        .map(|s| s.cell(&spec.cwd, &result_dir))
+        .map(|s| s.cell(&spec.cwd, spec.writes.as_deref(), &result_dir))
     {
         None => None,
         Some(Ok(cell)) => Some(cell),
@@ -541,7 +544,7 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
                 // keep caches of code they trust (jest's transforms, tsx's: review 46, a15,
                 // a22).
                 let check_cell = (spec.sandbox.as_deref())
-                    .map(|s| s.cell(&spec.cwd, &result_dir))
+                    .map(|s| s.cell(&spec.cwd, spec.writes.as_deref(), &result_dir))
                     .transpose();
                 let (ran, captures) = match &check_cell {
                     Err(e) => (
@@ -812,6 +815,7 @@ mod tests {
             run: CommandLine::Shell(run.to_string()),
             check: None,
             cwd: dir.to_path_buf(),
+            writes: None,
             env: Vec::new(),
             timeout,
             kill_grace: Duration::from_millis(200),

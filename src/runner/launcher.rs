@@ -99,6 +99,7 @@ impl ProcessLauncher {
                 run: task.run.clone(),
                 check: task.check.clone(),
                 cwd: task.cwd.clone(),
+                writes: task.writes.is_some().then(|| task.write_roots(&task.cwd)),
                 env: task.env.clone(),
                 timeout: task.timeout,
                 kill_grace: policy.kill_grace,

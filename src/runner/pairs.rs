@@ -145,6 +145,7 @@ pub(super) fn side_launchers(
     base.spec.run = compare.base.run.clone();
     base.spec.check = compare.base.check.clone();
     base.spec.cwd = compare.base.cwd.clone();
+    base.spec.writes = (task.writes.is_some()).then(|| task.write_roots(&compare.base.cwd));
     [head, base]
 }
 

@@ -58,3 +58,4 @@ mod suite_published;
 mod suite_scale;
 mod tamper;
 mod verify;
+mod writes;

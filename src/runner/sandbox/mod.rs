@@ -65,6 +65,7 @@
 //! `exec`, which neither crate promises of its own install functions. The seccomp programs
 //! are installed with the same `prctl` for the same reason.
 
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::fs;
 use std::io;
@@ -153,6 +154,7 @@ pub fn walls(policy: &SandboxPolicy) -> Walls {
             pid_namespace: false,
             shm: ShmWall::Unknown,
             installs: policy.installs.clone(),
+            writes: Default::default(),
         };
     }
     let abi = landlock_abi();
@@ -194,6 +196,7 @@ pub fn walls(policy: &SandboxPolicy) -> Walls {
             ShmWall::Shared
         },
         installs: policy.installs.clone(),
+        writes: Default::default(),
     }
 }
 
@@ -201,7 +204,13 @@ pub fn walls(policy: &SandboxPolicy) -> Walls {
 /// (no private `/dev/shm` per trial) `/dev/shm` is not granted to the trials, so head's
 /// trials cannot leave state there that base's read (review 5, K1). A plan that needs it
 /// anyway names it in `policy.sandbox.writable`.
-pub fn for_plan(mut walls: Walls, compares: bool, writable: &[PathBuf]) -> Walls {
+pub fn for_plan(
+    mut walls: Walls,
+    compares: bool,
+    writable: &[PathBuf],
+    writes: BTreeMap<String, Vec<String>>,
+) -> Walls {
+    walls.writes = writes;
     let granted = writable
         .iter()
         .any(|w| Path::new("/dev/shm").starts_with(resolve(w)));
@@ -246,6 +255,21 @@ pub fn shortfall(walls: &Walls) -> Option<String> {
             .push("it can neither scope signals (Landlock ABI 6) nor filter them (seccomp)".into());
     }
     (!missing.is_empty()).then(|| missing.join("; "))
+}
+
+/// Why a plan whose tasks name the folders their trials write (`writes:`) cannot run under
+/// `walls`: that is a narrower grant of Landlock's filesystem wall, and without the wall the
+/// trials would write their whole folder, where the walls of node checks, which look only
+/// where the trials write, do not look at all of it.
+pub fn writes_refusal(walls: &Walls) -> Option<String> {
+    let task = walls.writes.keys().next()?;
+    (walls.filesystem == FilesystemWall::Unconfined).then(|| {
+        format!(
+            "task `{task}` names the folders its trials write (`writes:`), which only Landlock's \
+             filesystem wall enforces, and this machine has no Landlock (needs Linux 5.13 with \
+             Landlock enabled; drop `writes:` to run with the walls it has)"
+        )
+    })
 }
 
 /// One run's box: the walls, gate's protected paths, and the template of each attempt's
@@ -420,8 +444,12 @@ impl Sandbox {
         protected: &[PathBuf],
         state_dirs: &[PathBuf],
         compares: bool,
+        writes: BTreeMap<String, Vec<String>>,
     ) -> Result<Sandbox, String> {
-        let walls = for_plan(walls(policy), compares, &policy.writable);
+        let walls = for_plan(walls(policy), compares, &policy.writable, writes);
+        if let Some(why) = writes_refusal(&walls) {
+            return Err(format!("{why}; no trial was run"));
+        }
         if policy.mode == SandboxMode::Required
             && let Some(why) = shortfall(&walls)
         {
@@ -782,9 +810,15 @@ impl Sandbox {
     }
 
     /// Build one attempt's box: a fresh temporary directory, and (unless the policy is
-    /// `off`) the Landlock ruleset and seccomp programs for a task working in `cwd` whose
-    /// result file goes in `result_dir`.
-    pub fn cell(&self, cwd: &Path, result_dir: &Path) -> io::Result<Cell> {
+    /// `off`) the Landlock ruleset and seccomp programs for a task working in `cwd` that
+    /// writes there (or only in `writes`, its `writes:` folders) and whose result file goes
+    /// in `result_dir`.
+    pub fn cell(
+        &self,
+        cwd: &Path,
+        writes: Option<&[PathBuf]>,
+        result_dir: &Path,
+    ) -> io::Result<Cell> {
         let tmpdir = fresh_dir_from(&self.tmp_root, "", Some((&self.spares, cwd)))?;
         // Removed (or kept as a spare of `cwd`) if anything below fails.
         let mut cell = Cell {
@@ -811,12 +845,18 @@ impl Sandbox {
         };
         let mut ruleset = None;
         if self.walls.landlock_abi > 0 && self.walls.filesystem != FilesystemWall::Unconfined {
-            let roots: Vec<PathBuf> = std::iter::once(resolve(cwd))
+            let own: Vec<PathBuf> = match writes {
+                Some(folders) => folders.iter().map(|w| resolve(w)).collect(),
+                None => vec![resolve(cwd)],
+            };
+            let roots: Vec<PathBuf> = own
+                .into_iter()
                 .chain(self.writable.iter().cloned())
                 .collect();
             let result_dir = resolve(result_dir);
             if let Some(ns) = self.ns {
-                child.layer = Some(self.layer(ns, &roots, &result_dir, &tmpdir, &roots[0])?);
+                let back = resolve(cwd);
+                child.layer = Some(self.layer(ns, &roots, &result_dir, &tmpdir, &back)?);
             }
             let fd = self.ruleset(&roots, &result_dir, &tmpdir)?;
             child.ruleset = Some(fd.as_raw_fd());
@@ -1315,6 +1355,7 @@ mod tests {
             pid_namespace: false,
             shm: ShmWall::Unknown,
             installs: Default::default(),
+            writes: Default::default(),
         };
         let why = shortfall(&w).unwrap();
         assert!(why.contains("truncate") && why.contains("signals"), "{why}");

@@ -1,0 +1,333 @@
+//! A task's `writes:`: the folders beneath its `cwd` its trials write. The rest of the task's
+//! folder is read-only to them (Landlock grants only those folders), so a trial cannot
+//! rewrite an answer key, a test, a runner's configuration or a package there: a wall that
+//! reads no text, where the readings of a node check's configuration are a net (issue 29,
+//! reviews 56 and 57).
+
+use crate::common::*;
+use predicates::prelude::*;
+
+/// A task whose agent writes the wrong answer in `work/answer.txt` and then tries to make
+/// it right by rewriting the answer key `expected.txt` beside the plan (a data file, which
+/// no reading of the check line protects) and to leave a file at the top of the folder.
+fn answer_key_task(writes: &str) -> Fixture {
+    let f = Fixture::new(&plan(writes, "cmp -s work/answer.txt expected.txt"));
+    write_files(
+        &f,
+        &[
+            ("expected.txt", "right\n"),
+            ("work/.keep", ""),
+            (
+                "agent.sh",
+                "echo wrong > work/answer.txt\necho wrong > expected.txt\ntouch stray.txt\nexit 0\n",
+            ),
+        ],
+    );
+    f
+}
+
+#[test]
+fn writes_leaves_the_rest_of_the_task_folder_read_only_to_the_trials() {
+    for no_mounts in box_modes(&current_test()) {
+        // Without `writes:` the trial rewrites the answer key and a wrong answer PASSes: the
+        // attack is real.
+        let open = answer_key_task("");
+        run_in(&open, no_mounts).code(0);
+        assert_eq!(read(&open.path("expected.txt")), "wrong\n");
+
+        let f = answer_key_task("    writes: [work]\n");
+        let out = run_in(&f, no_mounts).code(1).get_output().clone();
+        let text = both(&out);
+        assert!(text.contains("agent  FAIL"), "{text}");
+        assert_eq!(
+            read(&f.path("expected.txt")),
+            "right\n",
+            "mounts {no_mounts}"
+        );
+        assert!(!f.path("stray.txt").exists(), "mounts {no_mounts}");
+        assert_eq!(read(&f.path("work/answer.txt")), "wrong\n");
+        // Every report says so, and the ledger's walls record it.
+        assert!(
+            text.contains(
+                "the trials of 1 task may write only `work` in their task's folder (`writes:`), \
+                 the rest of it read-only"
+            ),
+            "{text}"
+        );
+        let header = read(&f.ledger_path());
+        let first = header.lines().next().unwrap();
+        assert!(first.contains(r#""writes":{"agent":["work"]}"#), "{first}");
+    }
+}
+
+/// A default plan's ledger records nothing new: the walls of a task that writes its whole
+/// folder are the same bytes as before `writes:`.
+#[test]
+fn a_plan_without_writes_records_no_writes() {
+    let f = Fixture::new(&plan("", "true"));
+    write_files(&f, &[("agent.sh", "exit 0\n")]);
+    f.run(&[])
+        .code(0)
+        .stdout(predicate::str::contains("writes:").not());
+    let ledger = read(&f.ledger_path());
+    assert!(!ledger.contains("\"writes\""), "{ledger}");
+}
+
+#[test]
+fn writes_shows_in_the_json_and_markdown_reports() {
+    if box_modes(&current_test()).is_empty() {
+        return;
+    }
+    let f = answer_key_task("    writes: [work, ./work/, sub/deeper]\n");
+    std::fs::create_dir_all(f.path("sub/deeper")).unwrap();
+    f.run(&["--json", "out/r.json", "--summary", "out/r.md"])
+        .code(1);
+    let json: serde_json::Value = serde_json::from_str(&read(&f.path("out/r.json"))).expect("json");
+    let walls = &json["ledgers"][0]["sandbox"][0];
+    assert_eq!(
+        walls["writes"],
+        serde_json::json!({"agent": ["sub/deeper", "work"]}),
+        "{json}"
+    );
+    let md = read(&f.path("out/r.md"));
+    assert!(
+        md.contains("may write only `sub/deeper`, `work` in their task's folder (`writes:`)"),
+        "{md}"
+    );
+}
+
+/// An empty list: the trials write nothing in the task's folder (their `TMPDIR` and result
+/// file only).
+#[test]
+fn writes_nothing_keeps_the_whole_task_folder_read_only() {
+    if box_modes(&current_test()).is_empty() {
+        return;
+    }
+    let f = Fixture::new(&plan("    writes: []\n", "test ! -e made.txt"));
+    write_files(
+        &f,
+        &[(
+            "agent.sh",
+            "touch made.txt; echo x > \"$TMPDIR/t\" && cat \"$TMPDIR/t\"; exit 0\n",
+        )],
+    );
+    let out = f.run(&[]).code(0).get_output().clone();
+    assert!(
+        both(&out).contains("the trials of 1 task may write nothing in their task's folder"),
+        "{}",
+        both(&out)
+    );
+    assert!(!f.path("made.txt").exists());
+}
+
+/// What `writes:` refuses at load (exit 2, the plan's file:line:col and the fix).
+#[test]
+fn writes_entries_that_name_no_folder_beneath_the_task_are_refused_at_load() {
+    let cases: &[(&str, &str)] = &[
+        ("[/tmp]", "is not relative"),
+        ("[\"~/x\"]", "is not relative"),
+        ("[../up]", "has a `..`"),
+        ("[work/../..]", "has a `..`"),
+        (
+            "[missing]",
+            "does not exist: create the folder before the run",
+        ),
+        ("[file.txt]", "is not a folder"),
+        ("[out]", "leads outside the task's folder"),
+        ("[\"a b\"]", "may hold only letters, digits"),
+        ("[\"\"]", "is empty"),
+    ];
+    for (value, why) in cases {
+        let f = Fixture::new(&plan(&format!("    writes: {value}\n"), "true"));
+        write_files(&f, &[("agent.sh", "exit 0\n"), ("file.txt", "")]);
+        let elsewhere = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(elsewhere.path(), f.path("out")).unwrap();
+        f.run(&[])
+            .code(2)
+            .stderr(predicate::str::contains("plan.yaml:"))
+            .stderr(predicate::str::contains(*why))
+            .stderr(predicate::str::contains("task `agent`: `writes` entry"));
+    }
+}
+
+#[test]
+fn writes_with_the_box_off_a_junit_selection_or_results_it_cannot_write_is_refused() {
+    let off = Fixture::new(&format!(
+        "{}policy: {{sandbox: off}}\n",
+        plan("    writes: [work]\n", "true")
+    ));
+    write_files(&off, &[("agent.sh", "exit 0\n"), ("work/.keep", "")]);
+    off.run(&[]).code(2).stderr(predicate::str::contains(
+        "`writes` narrows what the box lets the trials write, and `policy.sandbox: off` turns the box off",
+    ));
+
+    let junit = Fixture::new(
+        "version: 1\nsampling: {single: {n: 2, c: 0}}\ntasks:\n  - id: a\n    junit: \"*\"\n    writes: [work]\n",
+    );
+    junit.run(&[]).code(2).stderr(predicate::str::contains(
+        "`env`, `fixtures` and `writes` do not apply",
+    ));
+
+    let suite = Fixture::new(
+        "version: 1\nsampling: {single: {n: 2, c: 0}}\ntasks:\n  - id: s\n    suite: {run: \"true\", results: reports/junit.xml}\n    writes: [work]\n",
+    );
+    write_files(&suite, &[("work/.keep", ""), ("reports/.keep", "")]);
+    suite.run(&[]).code(2).stderr(predicate::str::contains(
+        "`suite.results` `reports/junit.xml` is not in a folder `writes` names",
+    ));
+}
+
+/// Without Landlock nothing could enforce `writes:`, and the walls of node checks look only
+/// where the trials write: no trial is run (exit 4), and `gate check` says it would refuse.
+#[test]
+fn writes_without_landlock_runs_no_trial() {
+    let f = answer_key_task("    writes: [work]\n");
+    f.command(&[])
+        .env("GATE_SANDBOX_MAX_ABI", "0")
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains(
+            "task `agent` names the folders its trials write (`writes:`), which only Landlock's filesystem wall enforces",
+        ))
+        .stderr(predicate::str::contains("no trial was run"));
+    assert!(!f.path("work/answer.txt").exists());
+    gate()
+        .current_dir(f.dir.path())
+        .args(["check", "plan.yaml"])
+        .env("GATE_SANDBOX_MAX_ABI", "0")
+        .assert()
+        .stderr(predicate::str::contains(
+            "sandbox: `gate run` would refuse this plan here: task `agent` names the folders",
+        ));
+}
+
+/// A compare task's base side writes the same folders of base's checkout; each must exist
+/// there, and base's trials cannot write the rest of base's folder.
+#[test]
+fn a_compare_tasks_base_writes_the_same_folders_of_its_own_checkout() {
+    if box_modes(&current_test()).is_empty() {
+        return;
+    }
+    let text = "version: 1\nbase: {cwd: ../base}\ntasks:\n  - id: c\n    run: sh agent.sh\n    check: cmp -s work/answer.txt expected.txt\n    writes: [work]\n    sampling: {compare: {odds_ratio: 4, max_pairs: 30}}\n";
+    let root = tempfile::tempdir().unwrap();
+    let head = root.path().join("head");
+    let base = root.path().join("base");
+    for (dir, answer) in [(&head, "right"), (&base, "wrong")] {
+        std::fs::create_dir_all(dir.join("work")).unwrap();
+        std::fs::write(dir.join("plan.yaml"), text).unwrap();
+        std::fs::write(dir.join("expected.txt"), "right\n").unwrap();
+        std::fs::write(
+            dir.join("agent.sh"),
+            format!("echo {answer} > work/answer.txt\necho wrong > expected.txt\nexit 0\n"),
+        )
+        .unwrap();
+    }
+    std::fs::remove_dir(base.join("work")).unwrap();
+    gate()
+        .current_dir(&head)
+        .args(["run", "plan.yaml", "--no-step-summary"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "`writes` entry `work` is not a folder beneath base's `cwd`",
+        ));
+    std::fs::create_dir_all(base.join("work")).unwrap();
+    let out = gate()
+        .current_dir(&head)
+        .args(["run", "plan.yaml", "--no-step-summary"])
+        .output()
+        .unwrap();
+    assert!(
+        both(&out).contains("may write only `work` in their task's folder"),
+        "{}",
+        both(&out)
+    );
+    // Neither side's trials rewrote their answer key.
+    assert_eq!(read(&head.join("expected.txt")), "right\n");
+    assert_eq!(read(&base.join("expected.txt")), "right\n");
+    assert_eq!(read(&base.join("work/answer.txt")), "wrong\n");
+}
+
+/// With the rest of the task's folder read-only, a grader there is one the trials cannot
+/// rewrite: the refusal of a grader directly in a folder the trials write, and the warning
+/// of a runner whose definition they could rewrite, no longer apply.
+#[test]
+fn a_grader_and_a_runner_in_the_read_only_part_of_the_folder_are_accepted() {
+    let refused = Fixture::new(&plan("", "sh check.sh"));
+    write_files(
+        &refused,
+        &[("agent.sh", "exit 0\n"), ("check.sh", "exit 0\n")],
+    );
+    check(&refused)
+        .code(2)
+        .stderr(predicate::str::contains("a folder the trials write"));
+    let f = Fixture::new(&plan("    writes: [work]\n", "sh check.sh"));
+    write_files(
+        &f,
+        &[
+            ("agent.sh", "exit 0\n"),
+            ("check.sh", "exit 0\n"),
+            ("work/.keep", ""),
+        ],
+    );
+    check(&f).code(0);
+
+    let warned = Fixture::new(&plan("", "npm test"));
+    write_files(
+        &warned,
+        &[("agent.sh", "exit 0\n"), ("package.json", "{}\n")],
+    );
+    check(&warned).stderr(predicate::str::contains(
+        "or list the folders the trials write in the task's `writes:`",
+    ));
+    let quiet = Fixture::new(&plan("    writes: [work]\n", "npm test"));
+    write_files(
+        &quiet,
+        &[
+            ("agent.sh", "exit 0\n"),
+            ("package.json", "{}\n"),
+            ("work/.keep", ""),
+        ],
+    );
+    check(&quiet).stderr(predicate::str::contains("warning").not());
+}
+
+/// A node check: the agent's `.mocharc.yml` would point mocha at a test of its own. With
+/// `writes: [src]` it cannot write it, and the wrong answer stays a FAIL (without, the
+/// configuration wall refuses the check: no verdict).
+#[test]
+fn a_node_checks_configuration_outside_writes_cannot_be_written() {
+    let modules =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/node-runners/node_modules");
+    if !modules.join(".bin/mocha").exists() {
+        skip_or_fail(
+            &current_test(),
+            "node",
+            "no mocha in target/node-runners (run scripts/node-runners.sh)",
+        );
+        return;
+    }
+    let modes = box_modes(&current_test());
+    for no_mounts in modes {
+        let f = Fixture::new(&plan("    writes: [src]\n", "npx mocha test/"));
+        write_files(
+            &f,
+            &[
+                ("package.json", "{\"name\": \"w\", \"private\": true}\n"),
+                ("src/add.js", "exports.add = (a, b) => a - b;\n"),
+                (
+                    "test/add.test.js",
+                    "const assert = require('assert');\nconst { add } = require('../src/add');\ndescribe('add', () => { it('adds', () => assert.strictEqual(add(2, 3), 5)); });\n",
+                ),
+                (
+                    "agent.sh",
+                    "echo \"it('passes', () => {});\" > src/fake.test.js\nprintf 'spec: [src/fake.test.js]\\n' > .mocharc.yml\nexit 0\n",
+                ),
+            ],
+        );
+        std::os::unix::fs::symlink(&modules, f.path("node_modules")).unwrap();
+        let out = run_in(&f, no_mounts).code(1).get_output().clone();
+        assert!(both(&out).contains("agent  FAIL"), "{}", both(&out));
+        assert!(!f.path(".mocharc.yml").exists());
+    }
+}
