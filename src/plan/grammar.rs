@@ -2556,10 +2556,11 @@ pub(super) fn unfollowable(
     if env.iter().any(|(k, _)| k == "IFS") {
         return Some("`IFS` in `env:` (the shell splits the plan's values on it)".into());
     }
-    // The task's own folder is written by its trials whatever the plan's roots say.
-    let mut roots = roots.to_vec();
-    roots.extend(std::fs::canonicalize(cwd).ok());
-    let project = roots.iter().chain(home).cloned().collect();
+    // `roots` holds the task's own folder, or the folders of it its `writes:` names; a
+    // program in the task's folder is the plan's own either way.
+    let roots = roots.to_vec();
+    let own = std::fs::canonicalize(cwd).ok();
+    let project = roots.iter().chain(&own).chain(home).cloned().collect();
     let mut reader = Reader {
         env,
         dir: cwd.to_path_buf(),

@@ -1197,6 +1197,23 @@ pub fn definition_warnings(plan: &Plan) -> Vec<String> {
                 ));
                 break 'lines;
             }
+            // Any other check that runs node in a folder the trials write: its tools read
+            // configuration and packages there that the walls compare by name, a net
+            // (reviews 56, 57); `writes:` is the wall that reads nothing.
+            if super::state::check_runs_node(line, cwd, env)
+                && roots.iter().any(|r| real.starts_with(r))
+            {
+                out.push(format!(
+                    "warning: task `{}`: `check:` runs node in `{}`, a folder the trials write: \
+                     gate compares the configuration and packages node's tools read there before \
+                     each check, but finds them by reading text, which a trial may spell past; \
+                     list the folders the trials write in the task's `writes:` and the rest is \
+                     read-only to them (docs/trust.md, \"The folders the trials write\")",
+                    t.id,
+                    real.display()
+                ));
+                break 'lines;
+            }
         }
     }
     out

@@ -206,7 +206,7 @@ pub struct TaskFile {
     /// test, a configuration or a package there. Absent: the whole `cwd`.
     #[serde(default)]
     #[schemars(with = "Option<Vec<String>>")]
-    pub writes: Option<Vec<Spanned<String>>>,
+    pub writes: Option<Vec<Spanned<Option<String>>>>,
     /// Overrides the file's sampling rule.
     #[serde(default)]
     #[schemars(with = "Option<SamplingSpec>")]

@@ -316,10 +316,16 @@ impl Validator<'_> {
                 format!("task `{id}` selects JUnit test cases (`junit:`), so `{key}` does not apply: a task has either `run` or `junit`"),
             ));
         }
-        if !t.env.is_empty() || !t.fixtures.is_empty() || t.writes.is_some() {
+        if !t.env.is_empty() || !t.fixtures.is_empty() {
             return Err(self.invalid(
                 &entry.referenced,
-                format!("task `{id}` selects JUnit test cases (`junit:`), so `env`, `fixtures` and `writes` do not apply"),
+                format!("task `{id}` selects JUnit test cases (`junit:`), so `env` and `fixtures` do not apply"),
+            ));
+        }
+        if t.writes.is_some() {
+            return Err(self.invalid(
+                &entry.referenced,
+                format!("task `{id}` selects JUnit test cases (`junit:`), so `writes` does not apply: no trial runs"),
             ));
         }
         if id.is_empty() || id.chars().any(char::is_control) {
@@ -355,7 +361,7 @@ impl Validator<'_> {
     /// links are resolved. Returned without `./` or a trailing `/`, sorted, once each.
     fn writes(
         &self,
-        written: &[Spanned<String>],
+        written: &[Spanned<Option<String>>],
         id: &str,
         cwd: &Path,
         at: &Location,
@@ -372,6 +378,16 @@ impl Validator<'_> {
         }
         let mut out: Vec<String> = Vec::new();
         for w in written {
+            let Some(value) = &w.value else {
+                return Err(self.invalid(
+                    &w.referenced,
+                    format!(
+                        "task `{id}`: a `writes` entry is null (`~`): name a folder (`.` is the \
+                         whole task folder)"
+                    ),
+                ));
+            };
+            let w = Spanned::new(value.clone(), w.referenced, w.defined);
             let fault = writes_fault(&w.value);
             if let Some(why) = fault {
                 return Err(self.invalid(
@@ -382,18 +398,7 @@ impl Validator<'_> {
                     ),
                 ));
             }
-            let clean = w
-                .value
-                .split('/')
-                .filter(|c| !c.is_empty() && *c != ".")
-                .collect::<Vec<_>>()
-                .join("/");
-            let clean = if clean.is_empty() {
-                ".".to_string()
-            } else {
-                clean
-            };
-            let path = cwd.join(&clean);
+            let path = cwd.join(&w.value);
             let real = std::fs::canonicalize(&path);
             let why = match &real {
                 Err(_) => Some("does not exist: create the folder before the run".to_string()),
@@ -417,8 +422,27 @@ impl Validator<'_> {
                     ),
                 ));
             }
-            if !out.contains(&clean) {
-                out.push(clean);
+            // Recorded, granted and stated as resolved: `dot -> .` is `.`, and `gen ->
+            // work/gen` is `work/gen` (review 63, 06, 13).
+            let rel = real
+                .as_ref()
+                .ok()
+                .and_then(|r| r.strip_prefix(cwd).ok())
+                .map(|r| r.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let rel = if rel.is_empty() { ".".to_string() } else { rel };
+            if writes_fault(&rel).is_some() {
+                return Err(self.invalid(
+                    &w.referenced,
+                    format!(
+                        "task `{id}`: `writes` entry `{}` leads to `{rel}`, a name the entries \
+                         may not use; name a folder of plain names",
+                        w.value
+                    ),
+                ));
+            }
+            if !out.contains(&rel) {
+                out.push(rel);
             }
         }
         out.sort();

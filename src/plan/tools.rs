@@ -1758,7 +1758,13 @@ fn node(words: &[&str], dir: &Path, writable: &dyn Fn(&Path) -> bool) -> Option<
                 ));
             }
         }
-        Err(not_found(name))
+        // Found nowhere: a trial could create it only in a folder on the way that it writes
+        // (with `writes:`, the check's folder may be none: review 63, 16).
+        if base.ancestors().any(writable) {
+            Err(not_found(name))
+        } else {
+            Ok(())
+        }
     };
     // Inline code (`-e`, `-p`, `--eval`, `--print`) and a script's own requires (review 14,
     // c04, c31), and those of the files they load by a relative name, transitively (review

@@ -210,7 +210,8 @@ fn first_failure(out: &mut String, t: &TaskReport) {
             "  hint       a write was refused; if the box refused it: gate's own files are read-only to a \
              trial, and without the box's mount layer (the sandbox line says) no file can be created \
              in a folder that holds them; a trial writes in its $TMPDIR, in folders free of gate's \
-             files, and in policy.sandbox.writable (docs/trust.md, \"The box\")"
+             files, and in policy.sandbox.writable, and where the task names `writes:`, only in \
+             those folders of its own (docs/trust.md, \"The box\")"
         );
     }
 }

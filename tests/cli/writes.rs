@@ -164,9 +164,10 @@ fn writes_with_the_box_off_a_junit_selection_or_results_it_cannot_write_is_refus
     let junit = Fixture::new(
         "version: 1\nsampling: {single: {n: 2, c: 0}}\ntasks:\n  - id: a\n    junit: \"*\"\n    writes: [work]\n",
     );
-    junit.run(&[]).code(2).stderr(predicate::str::contains(
-        "`env`, `fixtures` and `writes` do not apply",
-    ));
+    junit
+        .run(&[])
+        .code(2)
+        .stderr(predicate::str::contains("so `writes` does not apply"));
 
     let suite = Fixture::new(
         "version: 1\nsampling: {single: {n: 2, c: 0}}\ntasks:\n  - id: s\n    suite: {run: \"true\", results: reports/junit.xml}\n    writes: [work]\n",
@@ -330,4 +331,159 @@ fn a_node_checks_configuration_outside_writes_cannot_be_written() {
         assert!(both(&out).contains("agent  FAIL"), "{}", both(&out));
         assert!(!f.path(".mocharc.yml").exists());
     }
+}
+
+/// Review 63, 01-03 and 13: with one `writes` folder beneath another (`[work, work/sub]`, or
+/// `[work, gen]` with `gen -> work/gen`), a trial replaced the inner folder with a link, and
+/// the next attempt's box (a later trial's, or the same trial's check) granted where the
+/// link pointed: the answer key beside the plan, or a folder outside the task's. Each root
+/// is now granted as resolved when the run started, and one with a link on its way gets
+/// the attempt no verdict.
+#[test]
+fn rev63_01_02_13_a_writes_folder_replaced_by_a_link_grants_nothing_beyond_it() {
+    let outside = tempfile::tempdir().unwrap();
+    let escape = outside.path().join("escaped.txt");
+    for no_mounts in box_modes(&current_test()) {
+        for (writes, inner) in [
+            ("[work, work/sub]", "work/sub"),
+            ("[work, gen]", "work/gen"),
+        ] {
+            for target in ["..", outside.path().to_str().unwrap()] {
+                let text = plan(
+                    &format!("    writes: {writes}\n"),
+                    "cmp -s work/answer.txt expected.txt",
+                )
+                .replace("n: 2, c: 0", "n: 3, c: 0");
+                let f = Fixture::new(&text);
+                let agent = format!(
+                    "if [ -L {inner} ]; then echo 41 > expected.txt; echo 41 > {inner}/escaped.txt; \
+                     echo 41 > work/answer.txt\n\
+                     else rm -rf {inner} && ln -s {target} {inner}; echo 42 > work/answer.txt; fi\n"
+                );
+                write_files(
+                    &f,
+                    &[
+                        ("expected.txt", "42\n"),
+                        (&format!("{inner}/.keep"), ""),
+                        ("agent.sh", &agent),
+                    ],
+                );
+                if inner == "work/gen" {
+                    std::os::unix::fs::symlink("work/gen", f.path("gen")).unwrap();
+                }
+                let out = run_in(&f, no_mounts).get_output().clone();
+                let text = both(&out);
+                assert_ne!(out.status.code(), Some(0), "{writes} -> {target}:\n{text}");
+                assert_eq!(read(&f.path("expected.txt")), "42\n", "{writes}:\n{text}");
+                assert!(!escape.exists(), "{writes} -> {target}:\n{text}");
+                assert!(
+                    text.contains(
+                        "a folder the trials write, is not the folder it was when the run started"
+                    ),
+                    "{writes} -> {target}:\n{text}"
+                );
+                // `gen -> work/gen` is recorded and stated as what it is.
+                if inner == "work/gen" {
+                    assert!(text.contains("may write only `work`, `work/gen`"), "{text}");
+                }
+            }
+        }
+    }
+}
+
+/// Review 63, 03: the same replacement in a run of one trial, whose own check (a box built
+/// after the agent ran) would have written the key through the link.
+#[test]
+fn rev63_03_the_trials_own_check_gets_no_box_through_a_replaced_folder() {
+    for no_mounts in box_modes(&current_test()) {
+        let text = plan("    writes: [work, work/sub]\n", "sh grader.sh")
+            .replace("n: 2, c: 0", "n: 1, c: 0");
+        let f = Fixture::new(&text);
+        write_files(
+            &f,
+            &[
+                ("expected.txt", "42\n"),
+                ("work/sub/.keep", ""),
+                (
+                    "grader.sh",
+                    "sh work/solve.sh > work/answer.txt && cmp -s work/answer.txt expected.txt\n",
+                ),
+                (
+                    "agent.sh",
+                    "printf 'echo 41 > expected.txt; echo 41\\n' > work/solve.sh\nrm -rf work/sub; ln -s .. work/sub\n",
+                ),
+            ],
+        );
+        let out = run_in(&f, no_mounts).get_output().clone();
+        assert_eq!(out.status.code(), Some(4), "{}", both(&out));
+        assert!(
+            both(&out).contains("cannot build the check's box"),
+            "{}",
+            both(&out)
+        );
+        assert_eq!(read(&f.path("expected.txt")), "42\n");
+    }
+}
+
+/// Review 63, 06 (`writes: [dot]` with `dot -> .` said "only `dot`" while the whole folder
+/// was the trials'), and `writes: [~]` (a message about deserialising).
+#[test]
+fn rev63_06_a_writes_entry_is_stated_as_it_resolves_and_a_null_one_is_named() {
+    if box_modes(&current_test()).is_empty() {
+        return;
+    }
+    let f = Fixture::new(&plan("    writes: [dot]\n", "true"));
+    write_files(&f, &[("agent.sh", "exit 0\n")]);
+    std::os::unix::fs::symlink(".", f.path("dot")).unwrap();
+    f.run(&[]).code(0).stdout(predicate::str::contains(
+        "may write only `.` in their task's folder",
+    ));
+
+    let null = Fixture::new(&plan("    writes: [~]\n", "true"));
+    null.run(&[])
+        .code(2)
+        .stderr(predicate::str::contains("plan.yaml:5:"))
+        .stderr(predicate::str::contains("a `writes` entry is null (`~`)"));
+}
+
+/// Review 63, 16: a node script in a `node_modules` outside every `writes` folder requires
+/// names gate's reading does not find there; with the folder read-only no trial can add one,
+/// so the line is not refused (it was, naming a `node_modules` "a trial could create").
+#[test]
+fn rev63_16_a_node_script_in_a_read_only_node_modules_is_not_refused() {
+    let modules =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/node-runners/node_modules");
+    if !modules.join("mocha/bin/mocha.js").exists() {
+        skip_or_fail(
+            &current_test(),
+            "node",
+            "no mocha in target/node-runners (run scripts/node-runners.sh)",
+        );
+        return;
+    }
+    let f = Fixture::new(&plan(
+        "    writes: [src]\n",
+        "node node_modules/mocha/bin/mocha.js test/",
+    ));
+    write_files(
+        &f,
+        &[
+            ("package.json", "{\"name\": \"w\", \"private\": true}\n"),
+            ("src/add.js", "exports.add = (a, b) => a + b;\n"),
+            (
+                "test/add.test.js",
+                "const assert = require('assert');\nconst { add } = require('../src/add');\ndescribe('add', () => { it('adds', () => assert.strictEqual(add(2, 3), 5)); });\n",
+            ),
+            ("agent.sh", "exit 0\n"),
+        ],
+    );
+    let copy = std::process::Command::new("cp")
+        .args(["-r"])
+        .arg(&modules)
+        .arg(f.path("node_modules"))
+        .status()
+        .unwrap();
+    assert!(copy.success());
+    check(&f).code(0);
+    f.run(&[]).code(0);
 }

@@ -845,18 +845,26 @@ impl Sandbox {
         };
         let mut ruleset = None;
         if self.walls.landlock_abi > 0 && self.walls.filesystem != FilesystemWall::Unconfined {
+            // The roots as resolved when the run started, never again: a folder a trial can
+            // replace (one root beneath another, `writes: [work, work/sub]`; a working folder
+            // inside `policy.sandbox.writable`) must not lead the grant where its new link
+            // points (review 63, 01-03, 13). So each is checked to hold no link on its way,
+            // and [`Rules::grant`] opens every path it grants without following one.
+            let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
             let own: Vec<PathBuf> = match writes {
-                Some(folders) => folders.iter().map(|w| resolve(w)).collect(),
-                None => vec![resolve(cwd)],
+                Some(folders) => folders.iter().map(|w| absolute(w)).collect(),
+                None => vec![absolute(cwd)],
             };
             let roots: Vec<PathBuf> = own
                 .into_iter()
                 .chain(self.writable.iter().cloned())
                 .collect();
+            for root in roots.iter().chain([&absolute(cwd)]) {
+                unlinked(root)?;
+            }
             let result_dir = resolve(result_dir);
             if let Some(ns) = self.ns {
-                let back = resolve(cwd);
-                child.layer = Some(self.layer(ns, &roots, &result_dir, &tmpdir, &back)?);
+                child.layer = Some(self.layer(ns, &roots, &result_dir, &tmpdir, &absolute(cwd))?);
             }
             let fd = self.ruleset(&roots, &result_dir, &tmpdir)?;
             child.ruleset = Some(fd.as_raw_fd());
@@ -1124,13 +1132,18 @@ impl Rules<'_> {
     /// One rule: `access` beneath `path` (a folder) or on it (a file). A symbolic link is
     /// not followed.
     fn grant(&mut self, path: &Path, access: BitFlags<AccessFs>) -> io::Result<()> {
-        use rustix::fs::{FileType, Mode, OFlags};
-        // O_PATH opens no content, O_NOFOLLOW never follows a link the task may have
-        // planted. (A path with a NUL byte fails with EINVAL.)
-        let fd = rustix::fs::open(
+        use rustix::fs::{FileType, Mode, OFlags, ResolveFlags};
+        // O_PATH opens no content; no link is followed, on the way or at the end: every path
+        // granted was resolved when the run started, so a link there now is one a trial
+        // planted (a link at the end is opened as itself and granted nothing; one on the way
+        // fails with ELOOP, and so does the attempt). (A path with a NUL byte fails with
+        // EINVAL.)
+        let fd = rustix::fs::openat2(
+            rustix::fs::CWD,
             path,
             OFlags::PATH | OFlags::CLOEXEC | OFlags::NOFOLLOW,
             Mode::empty(),
+            ResolveFlags::NO_SYMLINKS,
         )?;
         let stat = rustix::fs::fstat(&fd)?;
         let access = match FileType::from_raw_mode(stat.st_mode) {
@@ -1153,6 +1166,28 @@ impl Rules<'_> {
                 ))
             })?;
         Ok(())
+    }
+}
+
+/// `root`, a folder the trials write as it was resolved when the run started, still is one:
+/// no link on its way or at its end, else an error that says a trial replaced it. A root
+/// that is gone is granted nothing ([`Rules::grant_if_present`]), so it passes here.
+fn unlinked(root: &Path) -> io::Result<()> {
+    use rustix::fs::{Mode, OFlags, ResolveFlags};
+    match rustix::fs::openat2(
+        rustix::fs::CWD,
+        root,
+        OFlags::PATH | OFlags::CLOEXEC | OFlags::DIRECTORY,
+        Mode::empty(),
+        ResolveFlags::NO_SYMLINKS,
+    ) {
+        Ok(_) => Ok(()),
+        Err(e) if e == rustix::io::Errno::NOENT => Ok(()),
+        Err(e) => Err(io::Error::other(format!(
+            "`{}`, a folder the trials write, is not the folder it was when the run started \
+             (a link is on its way, or it is no folder: {e}); a trial replaced it",
+            root.display()
+        ))),
     }
 }
 
