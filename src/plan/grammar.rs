@@ -271,6 +271,10 @@ struct Reader<'a> {
     /// Commands of an enclosing line run after this text (`sh -c 'cd x'; sh g`): a `cd`
     /// here does not move them (review 11, a18).
     later_outside: bool,
+    /// The `cd` folder that put the line in a folder a trial could replace with a link (one
+    /// the trials write, below a writable root): a `..` after it leads where the link
+    /// points (review 64, 03).
+    replaceable: Option<String>,
 }
 
 impl Reader<'_> {
@@ -367,6 +371,7 @@ impl Reader<'_> {
             project: self.project.clone(),
             task_dir: self.task_dir.clone(),
             later_outside: true,
+            replaceable: self.replaceable.clone(),
         };
         inner.shell(line).is_ok()
     }
@@ -534,6 +539,17 @@ impl Reader<'_> {
         later: bool,
         after: bool,
     ) -> Result<(), String> {
+        if let Some(folder) = &self.replaceable
+            && let Some(w) = (c.words.iter().chain(&c.reads).chain(&c.writes))
+                .find(|w| w.text.split('/').any(|part| part == ".."))
+        {
+            return Err(format!(
+                "`{}` after `cd {folder}`, a folder the trials write: a trial can make that \
+                 folder a link, and `..` then leads where the link points (name the path from \
+                 the task's folder, or `cd` into a folder the trials do not write)",
+                w.text
+            ));
+        }
         for r in &c.reads {
             if text_fed {
                 self.exact(r, "what the line feeds an interpreter")?;
@@ -735,6 +751,11 @@ impl Reader<'_> {
                     ));
                 }
                 if d.is_dir() {
+                    // Below a writable root, the folder (or one on the way to it) is one a
+                    // trial can replace with a link; a root itself it cannot.
+                    let here = std::fs::canonicalize(&d).unwrap_or_else(|_| d.clone());
+                    self.replaceable =
+                        (self.writable(&d) && !self.roots.contains(&here)).then(|| to.clone());
                     self.dir = d;
                 }
                 return Ok(());
@@ -1029,6 +1050,7 @@ impl Reader<'_> {
                 project: self.project.clone(),
                 task_dir: self.task_dir.clone(),
                 later_outside: self.later_outside || after,
+                replaceable: self.replaceable.clone(),
             };
             return inner.shell(&w.text);
         }
@@ -2569,6 +2591,7 @@ pub(super) fn unfollowable(
         project,
         task_dir: std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf()),
         later_outside: false,
+        replaceable: None,
     };
     match line {
         CommandLine::Shell(s) => reader.shell(s).err(),

@@ -1200,7 +1200,7 @@ pub fn definition_warnings(plan: &Plan) -> Vec<String> {
             // Any other check that runs node in a folder the trials write: its tools read
             // configuration and packages there that the walls compare by name, a net
             // (reviews 56, 57); `writes:` is the wall that reads nothing.
-            if super::state::check_runs_node(line, cwd, env)
+            if super::state::line_runs_node(line, cwd, env)
                 && roots.iter().any(|r| real.starts_with(r))
             {
                 out.push(format!(

@@ -1062,6 +1062,22 @@ pub(super) fn check_runs_node(line: &CommandLine, cwd: &Path, env: &[(String, St
             .any(|f| script(f) || grader_text(f).is_some_and(|t| names_node(&t)))
 }
 
+/// [`check_runs_node`] from what the line itself names: node (or a node program) among its
+/// words or the plan's `env:` values, or a grader it names that is JavaScript or whose text
+/// names node; not a JavaScript file that merely lies beside a grader (what the warning of
+/// [`super::reach::definition_warnings`] says, which must not fire on a Python grader
+/// there: review 64, 09).
+pub(super) fn line_runs_node(line: &CommandLine, cwd: &Path, env: &[(String, String)]) -> bool {
+    let names_node = |text: &str| names_a_node_program(text) || text.contains("require(");
+    super::words::simple_commands(&tokens_of(line, env))
+        .iter()
+        .any(|c| c.iter().any(|w| names_node(w)))
+        || env.iter().any(|(_, v)| names_node(v))
+        || own_graders(line, cwd, env)
+            .iter()
+            .any(|g| javascript_file(g, true) || grader_text(g).is_some_and(|t| names_node(&t)))
+}
+
 /// Entries beneath a folder read at most, links looked for ([`link_out_of`]).
 pub(super) const LINK_SCAN_ENTRIES: usize = 200_000;
 

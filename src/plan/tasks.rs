@@ -584,7 +584,7 @@ pub fn writes_fault(w: &str) -> Option<&'static str> {
         .chars()
         .all(|c| c.is_ascii_alphanumeric() || "-_.+@/".contains(c))
     {
-        return Some("may hold only letters, digits, `-`, `_`, `.`, `+`, `@` and `/`");
+        return Some("may hold only ASCII letters and digits, `-`, `_`, `.`, `+`, `@` and `/`");
     }
     None
 }
@@ -612,6 +612,38 @@ pub(super) fn refuse_unboxed_or_missing_writes(shown: &str, plan: &Plan) -> Resu
                     t.id
                 ),
             ));
+        }
+        // Other trials' folders (`policy.sandbox.writable`, another task's) that hold this
+        // task's folder or lie in it outside its `writes` would write what the report says
+        // is read-only (review 64, 02b, 02c).
+        let roots = super::state::writable_roots(plan);
+        let sides = std::iter::once(&t.cwd).chain(t.compare().map(|c| &c.base.cwd));
+        for cwd in sides {
+            let cwd = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.clone());
+            let own = t.write_roots(&cwd);
+            let other = (roots.iter()).find(|r| {
+                !own.iter().any(|o| r.starts_with(o)) && (cwd.starts_with(r) || r.starts_with(&cwd))
+            });
+            if let Some(r) = other {
+                return Err(invalid(
+                    t,
+                    format!(
+                        "task `{}` names the folders its trials write (`writes:`), but `{}`, \
+                         which other trials write (`policy.sandbox.writable`, or another task's \
+                         folder), {} its folder `{}`, so the rest of that folder would not be \
+                         read-only; name the folder in the task's `writes:` instead, or keep the \
+                         two apart",
+                        t.id,
+                        r.display(),
+                        if cwd.starts_with(r) {
+                            "holds"
+                        } else {
+                            "lies in"
+                        },
+                        cwd.display()
+                    ),
+                ));
+            }
         }
         let Some(c) = t.compare() else {
             continue;

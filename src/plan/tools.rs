@@ -1949,10 +1949,14 @@ mod tests {
             "node -r okpre g.js",
             "node --require=okpre g.js",
             "node --import okpre g.js",
-            "node -e require(\"okcheck\")",
         ] {
             assert!(why(l).is_some(), "accepted: {l}");
         }
+        // A package found nowhere: refused where a trial could create it, in a folder on the
+        // way that it writes; not where none is (`writes:` elsewhere: review 63, 16).
+        let words = ["node", "-e", "require(\"okcheck\")"];
+        assert!(problem(&words, Path::new("/nonexistent"), &|_| true).is_some());
+        assert!(problem(&words, Path::new("/nonexistent"), &|_| false).is_none());
     }
 
     #[test]

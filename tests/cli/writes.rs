@@ -134,7 +134,7 @@ fn writes_entries_that_name_no_folder_beneath_the_task_are_refused_at_load() {
         ),
         ("[file.txt]", "is not a folder"),
         ("[out]", "leads outside the task's folder"),
-        ("[\"a b\"]", "may hold only letters, digits"),
+        ("[\"a b\"]", "may hold only ASCII letters and digits"),
         ("[\"\"]", "is empty"),
     ];
     for (value, why) in cases {
@@ -486,4 +486,126 @@ fn rev63_16_a_node_script_in_a_read_only_node_modules_is_not_refused() {
     assert!(copy.success());
     check(&f).code(0);
     f.run(&[]).code(0);
+}
+
+/// Review 64, 03: `cd out/sub && sh ../../graders/check.sh`, with `out/sub` a folder the
+/// trials write (below a writable root): a trial made `out/sub` a link, and `../..` led to
+/// a grader of its own: a wrong answer PASSed, with `writes:` and without. A `..` after a
+/// `cd` into such a folder is refused at load; into a writable root itself (which no trial
+/// can replace) it is not.
+#[test]
+fn rev64_03_a_dotdot_after_cd_into_a_folder_a_trial_can_replace_is_refused() {
+    for (writes, line) in [
+        ("    writes: [out]\n", "cd out/sub && sh ../../check.sh"),
+        (
+            "    writes: [out]\n",
+            "cd out/sub && sh ../../graders/check.sh",
+        ),
+        ("", "cd out/sub && sh ../../graders/check.sh"),
+        ("", "cd out/sub && cmp -s answer.txt ../../expected.txt"),
+    ] {
+        let f = Fixture::new(&plan(writes, line));
+        write_files(
+            &f,
+            &[
+                ("agent.sh", "exit 0\n"),
+                ("check.sh", "exit 1\n"),
+                ("graders/check.sh", "exit 1\n"),
+                ("out/sub/.keep", ""),
+                ("expected.txt", "42\n"),
+            ],
+        );
+        check(&f).code(2).stderr(predicate::str::contains(
+            "after `cd out/sub`, a folder the trials write",
+        ));
+    }
+    // `cd out` into the `writes` root itself: `out` cannot be replaced, so `..` is read.
+    let f = Fixture::new(&plan(
+        "    writes: [out]\n",
+        "cd out && cmp -s answer.txt ../expected.txt",
+    ));
+    write_files(
+        &f,
+        &[
+            ("agent.sh", "echo 42 > out/answer.txt\n"),
+            ("out/.keep", ""),
+            ("expected.txt", "42\n"),
+        ],
+    );
+    check(&f).code(0);
+}
+
+/// Review 64, 02b and 02c: `policy.sandbox.writable` holding a `writes` task's folder, or
+/// lying in it outside its `writes`, let other trials write what every report said was
+/// read-only. Refused at load.
+#[test]
+fn rev64_02_other_trials_folders_over_a_writes_task_are_refused() {
+    let root = tempfile::tempdir().unwrap();
+    let task = root.path().join("pkg");
+    std::fs::create_dir_all(task.join("work")).unwrap();
+    std::fs::create_dir_all(task.join("tests")).unwrap();
+    std::fs::write(task.join("agent.sh"), "exit 0\n").unwrap();
+    for (writable, how) in [
+        ("[..]", "holds its folder"),
+        ("[tests]", "lies in its folder"),
+    ] {
+        std::fs::write(
+            task.join("plan.yaml"),
+            format!(
+                "{}policy: {{sandbox: {{writable: {writable}}}}}\n",
+                plan("    writes: [work]\n", "true")
+            ),
+        )
+        .unwrap();
+        gate()
+            .current_dir(&task)
+            .args(["check", "plan.yaml"])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("which other trials write"))
+            .stderr(predicate::str::contains(how));
+    }
+    // Inside the task's own `writes` folder it is the same folder, granted twice.
+    std::fs::create_dir_all(task.join("work/cache")).unwrap();
+    std::fs::write(
+        task.join("plan.yaml"),
+        format!(
+            "{}policy: {{sandbox: {{writable: [work/cache]}}}}\n",
+            plan("    writes: [work]\n", "true")
+        ),
+    )
+    .unwrap();
+    gate()
+        .current_dir(&task)
+        .args(["check", "plan.yaml"])
+        .assert()
+        .code(0);
+}
+
+/// Review 64, 09: the warning that names `writes:` is for a check that runs node, not for a
+/// Python grader that has a JavaScript file beside it.
+#[test]
+fn rev64_09_the_node_warning_is_for_checks_that_run_node() {
+    let py = Fixture::new(&plan("", "python3 -I graders/check.py"));
+    write_files(
+        &py,
+        &[
+            ("agent.sh", "exit 0\n"),
+            ("graders/check.py", "raise SystemExit(0)\n"),
+            ("graders/check.js", "require('fs');\n"),
+        ],
+    );
+    check(&py).stderr(predicate::str::contains("runs node").not());
+    let node = Fixture::new(&plan("", "node graders/check.js"));
+    write_files(
+        &node,
+        &[
+            ("agent.sh", "exit 0\n"),
+            ("graders/package.json", "{}\n"),
+            ("graders/check.js", "process.exit(0);\n"),
+        ],
+    );
+    check(&node)
+        .stderr(predicate::str::contains("runs node in"))
+        .stderr(predicate::str::contains("`writes:`"));
 }
