@@ -7,9 +7,17 @@
 
 use crate::common::*;
 
-/// A task folder with a protected grader `graders/grade`; the agent answers `answer`.
+/// A task folder with a protected grader `graders/grade`; the agent answers `answer`. A
+/// grader named `../graders/…` after a `cd` is named by its absolute path: a `..` after a
+/// `cd` into a folder the trials write is refused at load (review 64, 03), and the tests
+/// that `cd app` are about the walls that stand when the check runs there.
 fn fixture(check: &str, answer: &str) -> Fixture {
     let f = Fixture::new(&plan("", check));
+    if check.contains("../graders/") {
+        let graders = format!("{}/graders/", f.dir.path().display());
+        let text = std::fs::read_to_string(f.plan()).unwrap();
+        std::fs::write(f.plan(), text.replace("../graders/", &graders)).unwrap();
+    }
     for (file, text) in [
         ("graders/grade", "grep -qx right result.txt\n".to_string()),
         ("agent.sh", format!("echo {answer} > result.txt\n")),
