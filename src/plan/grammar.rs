@@ -275,6 +275,9 @@ struct Reader<'a> {
     /// the trials write, below a writable root): a `..` after it leads where the link
     /// points (review 64, 03).
     replaceable: Option<String>,
+    /// The writable folders in which no trial can make a link (a task's `writes:`): a
+    /// folder below one is not [`Reader::replaceable`].
+    linkless: Vec<PathBuf>,
 }
 
 impl Reader<'_> {
@@ -372,6 +375,7 @@ impl Reader<'_> {
             task_dir: self.task_dir.clone(),
             later_outside: true,
             replaceable: self.replaceable.clone(),
+            linkless: self.linkless.clone(),
         };
         inner.shell(line).is_ok()
     }
@@ -754,8 +758,10 @@ impl Reader<'_> {
                     // Below a writable root, the folder (or one on the way to it) is one a
                     // trial can replace with a link; a root itself it cannot.
                     let here = std::fs::canonicalize(&d).unwrap_or_else(|_| d.clone());
+                    let linkless = self.linkless.iter().any(|r| here.starts_with(r));
                     self.replaceable =
-                        (self.writable(&d) && !self.roots.contains(&here)).then(|| to.clone());
+                        (self.writable(&d) && !self.roots.contains(&here) && !linkless)
+                            .then(|| to.clone());
                     self.dir = d;
                 }
                 return Ok(());
@@ -1051,6 +1057,7 @@ impl Reader<'_> {
                 task_dir: self.task_dir.clone(),
                 later_outside: self.later_outside || after,
                 replaceable: self.replaceable.clone(),
+                linkless: self.linkless.clone(),
             };
             return inner.shell(&w.text);
         }
@@ -2574,6 +2581,7 @@ pub(super) fn unfollowable(
     env: &[(String, String)],
     roots: &[PathBuf],
     home: &[PathBuf],
+    linkless: &[PathBuf],
 ) -> Option<String> {
     if env.iter().any(|(k, _)| k == "IFS") {
         return Some("`IFS` in `env:` (the shell splits the plan's values on it)".into());
@@ -2592,6 +2600,7 @@ pub(super) fn unfollowable(
         task_dir: std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf()),
         later_outside: false,
         replaceable: None,
+        linkless: linkless.to_vec(),
     };
     match line {
         CommandLine::Shell(s) => reader.shell(s).err(),
@@ -2657,7 +2666,14 @@ pub(super) fn refuse_unfollowable_check_lines(shown: &str, plan: &Plan) -> Resul
                     ),
                 ));
             }
-            let Some(why) = unfollowable(line, cwd, env, &roots, &home) else {
+            // The task's `writes:` folders, where no trial makes a link (the box grants no
+            // right to): a folder below one cannot be replaced by a link.
+            let linkless = if t.writes.is_some() {
+                t.write_roots(cwd)
+            } else {
+                Vec::new()
+            };
+            let Some(why) = unfollowable(line, cwd, env, &roots, &home, &linkless) else {
                 continue;
             };
             return Err(PlanError::at_task(
@@ -2685,6 +2701,7 @@ mod tests {
             &CommandLine::Shell(line.into()),
             Path::new("/nonexistent"),
             &env,
+            &[],
             &[],
             &[],
         )

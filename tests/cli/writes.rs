@@ -373,15 +373,12 @@ fn rev63_01_02_13_a_writes_folder_replaced_by_a_link_grants_nothing_beyond_it() 
                 }
                 let out = run_in(&f, no_mounts).get_output().clone();
                 let text = both(&out);
-                assert_ne!(out.status.code(), Some(0), "{writes} -> {target}:\n{text}");
+                // The link is never made, so every trial answers 42 honestly: no trial
+                // wrote the key or outside.
                 assert_eq!(read(&f.path("expected.txt")), "42\n", "{writes}:\n{text}");
                 assert!(!escape.exists(), "{writes} -> {target}:\n{text}");
-                assert!(
-                    text.contains(
-                        "a folder the trials write, is not the folder it was when the run started"
-                    ),
-                    "{writes} -> {target}:\n{text}"
-                );
+                // Since review 65 the link cannot be made at all.
+                assert!(!f.path(inner).is_symlink(), "{writes} -> {target}:\n{text}");
                 // `gen -> work/gen` is recorded and stated as what it is.
                 if inner == "work/gen" {
                     assert!(text.contains("may write only `work`, `work/gen`"), "{text}");
@@ -415,13 +412,48 @@ fn rev63_03_the_trials_own_check_gets_no_box_through_a_replaced_folder() {
             ],
         );
         let out = run_in(&f, no_mounts).get_output().clone();
-        assert_eq!(out.status.code(), Some(4), "{}", both(&out));
-        assert!(
-            both(&out).contains("cannot build the check's box"),
-            "{}",
-            both(&out)
-        );
+        assert_eq!(out.status.code(), Some(1), "{}", both(&out));
         assert_eq!(read(&f.path("expected.txt")), "42\n");
+    }
+}
+
+/// The rule that stands behind review 63's fix wherever a trial can make links: a working
+/// folder inside `policy.sandbox.writable`, replaced by a link to a folder outside, gets the
+/// next attempt no verdict (it granted where the link led, and the trial ran there).
+#[test]
+fn rev63_a_working_folder_replaced_by_a_link_gets_no_verdict() {
+    let outside = tempfile::tempdir().unwrap();
+    for no_mounts in box_modes(&current_test()) {
+        let f = Fixture::new(&format!(
+            "{}policy: {{sandbox: {{writable: [ws]}}}}\n",
+            plan("    cwd: ws/app\n", "true")
+                .replace("n: 2, c: 0", "n: 3, c: 0")
+                // The agent's script outside the folder it replaces (a named script's folder
+                // is pinned by the mount layer).
+                .replace("run: sh agent.sh", "run: sh ../agent.sh")
+        ));
+        let agent = format!(
+            "if [ -e ../done ]; then echo x > escaped.txt; else touch ../done; cd .. && mv app app0 \
+             && ln -s {} app; fi\nexit 0\n",
+            outside.path().display()
+        );
+        write_files(&f, &[("ws/agent.sh", &agent), ("ws/app/.keep", "")]);
+        let out = run_in(&f, no_mounts).get_output().clone();
+        let text = both(&out);
+        assert!(!outside.path().join("escaped.txt").exists(), "{text}");
+        // Without the mount layer Landlock itself refuses the rename of a folder it holds a
+        // rule on; where the rename and the link were made, no verdict.
+        if f.path("ws/app").is_symlink() {
+            assert_eq!(out.status.code(), Some(4), "{text}");
+            assert!(
+                text.contains(
+                    "a folder the trials write, is not the folder it was when the run started"
+                ),
+                "{text}"
+            );
+        } else {
+            assert!(no_mounts, "the link was not made:\n{text}");
+        }
     }
 }
 
@@ -490,49 +522,101 @@ fn rev63_16_a_node_script_in_a_read_only_node_modules_is_not_refused() {
 
 /// Review 64, 03: `cd out/sub && sh ../../graders/check.sh`, with `out/sub` a folder the
 /// trials write (below a writable root): a trial made `out/sub` a link, and `../..` led to
-/// a grader of its own: a wrong answer PASSed, with `writes:` and without. A `..` after a
-/// `cd` into such a folder is refused at load; into a writable root itself (which no trial
-/// can replace) it is not.
+/// a grader of its own: a wrong PASS. Without `writes:` a `..` after a `cd` into such a
+/// folder is refused at load; into a writable root itself (which no trial can replace) it
+/// is not. Under `writes:` no trial can make a link there (review 65), so the line is read
+/// and the trick FAILs.
 #[test]
 fn rev64_03_a_dotdot_after_cd_into_a_folder_a_trial_can_replace_is_refused() {
-    for (writes, line) in [
-        ("    writes: [out]\n", "cd out/sub && sh ../../check.sh"),
+    let files: &[(&str, &str)] = &[
+        ("check.sh", "exit 1\n"),
+        ("graders/check.sh", "exit 1\n"),
+        ("out/sub/.keep", ""),
+        ("expected.txt", "42\n"),
         (
-            "    writes: [out]\n",
-            "cd out/sub && sh ../../graders/check.sh",
+            "agent.sh",
+            "mkdir -p out/x/y out/graders; echo 'exit 0' > out/graders/check.sh; \
+             echo 'exit 0' > out/check.sh; rm -rf out/sub; ln -s x/y out/sub; exit 0\n",
         ),
-        ("", "cd out/sub && sh ../../graders/check.sh"),
-        ("", "cd out/sub && cmp -s answer.txt ../../expected.txt"),
+    ];
+    for line in [
+        "cd out/sub && sh ../../graders/check.sh",
+        "cd out/sub && cmp -s answer.txt ../../expected.txt",
     ] {
-        let f = Fixture::new(&plan(writes, line));
-        write_files(
-            &f,
-            &[
-                ("agent.sh", "exit 0\n"),
-                ("check.sh", "exit 1\n"),
-                ("graders/check.sh", "exit 1\n"),
-                ("out/sub/.keep", ""),
-                ("expected.txt", "42\n"),
-            ],
-        );
+        let f = Fixture::new(&plan("", line));
+        write_files(&f, files);
         check(&f).code(2).stderr(predicate::str::contains(
             "after `cd out/sub`, a folder the trials write",
         ));
     }
+    for no_mounts in box_modes(&current_test()) {
+        for line in [
+            "cd out/sub && sh ../../check.sh",
+            "cd out/sub && sh ../../graders/check.sh",
+        ] {
+            let f = Fixture::new(&plan("    writes: [out]\n", line));
+            write_files(&f, files);
+            check(&f).code(0);
+            let out = run_in(&f, no_mounts).get_output().clone();
+            assert_eq!(out.status.code(), Some(1), "{line}: {}", both(&out));
+        }
+    }
     // `cd out` into the `writes` root itself: `out` cannot be replaced, so `..` is read.
-    let f = Fixture::new(&plan(
-        "    writes: [out]\n",
-        "cd out && cmp -s answer.txt ../expected.txt",
-    ));
+    let f = Fixture::new(&plan("", "cd out && cmp -s answer.txt ../expected.txt"));
     write_files(
         &f,
         &[
-            ("agent.sh", "echo 42 > out/answer.txt\n"),
+            ("agent.sh", "exit 0\n"),
             ("out/.keep", ""),
             ("expected.txt", "42\n"),
         ],
     );
+    let text = std::fs::read_to_string(f.plan()).unwrap();
+    std::fs::write(
+        f.plan(),
+        text.replace("    run:", "    writes: [out]\n    run:"),
+    )
+    .unwrap();
     check(&f).code(0);
+}
+
+/// Review 65: a `..` built where no reading of the line sees it (`out/a/../../g` in one
+/// word, a glob `.?/.?`, a command substitution, awk's string joins), after a trial made
+/// `out/a` a link, led to a grader or an answer key of its own. In a task's `writes:`
+/// folders no trial can make a link (Landlock grants no `MAKE_SYM` there), however the
+/// check spells its path; in its `TMPDIR` it can.
+#[test]
+fn rev65_no_trial_makes_a_link_in_its_writes_folders() {
+    for no_mounts in box_modes(&current_test()) {
+        for line in [
+            "sh out/a/../../graders/g",
+            "cmp -s out/answer.txt out/a/../../expected.txt",
+            "cd out && cmp -s answer.txt a/../../expected.txt",
+        ] {
+            let f = Fixture::new(&plan("    writes: [out]\n", line));
+            write_files(
+                &f,
+                &[
+                    ("graders/g", "exit 1\n"),
+                    ("expected.txt", "42\n"),
+                    ("out/a/.keep", ""),
+                    (
+                        "agent.sh",
+                        "echo 41 > out/answer.txt; mkdir -p out/x/y out/graders\n\
+                         echo 'exit 0' > out/graders/g; echo 41 > out/expected.txt\n\
+                         rm -rf out/a; ln -s x/y out/a || echo NO-LINK >&2\n\
+                         ln -s /tmp \"$TMPDIR/ok\" && echo TMP-LINK >&2\nexit 0\n",
+                    ),
+                ],
+            );
+            let out = run_in(&f, no_mounts).get_output().clone();
+            let text = both(&out);
+            assert_eq!(out.status.code(), Some(1), "{line}: {text}");
+            assert!(text.contains("NO-LINK"), "{line}: {text}");
+            assert!(text.contains("TMP-LINK"), "{line}: {text}");
+            assert!(!f.path("out/a").is_symlink());
+        }
+    }
 }
 
 /// Review 64, 02b and 02c: `policy.sandbox.writable` holding a `writes` task's folder, or

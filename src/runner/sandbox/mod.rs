@@ -866,7 +866,8 @@ impl Sandbox {
             if let Some(ns) = self.ns {
                 child.layer = Some(self.layer(ns, &roots, &result_dir, &tmpdir, &absolute(cwd))?);
             }
-            let fd = self.ruleset(&roots, &result_dir, &tmpdir)?;
+            let no_links = writes.map_or(0, <[PathBuf]>::len);
+            let fd = self.ruleset(&roots, no_links, &result_dir, &tmpdir)?;
             child.ruleset = Some(fd.as_raw_fd());
             ruleset = Some(fd);
         }
@@ -930,12 +931,20 @@ impl Sandbox {
     }
 
     /// The Landlock ruleset of one attempt: its roots whole under the mount layer (gate's
-    /// state in them is read-only there), else the allow-list of the module doc.
+    /// state in them is read-only there), else the allow-list of the module doc; the first
+    /// `no_links` roots (a task's `writes:` folders) without the right to make a symbolic
+    /// link.
     ///
     /// Built with the `landlock` crate as a hard requirement: every right and scope asked for
     /// is one the recorded ABI handles (never above the kernel's), so the crate refuses
     /// rather than drop one, and the walls gate states are the walls that stand.
-    fn ruleset(&self, roots: &[PathBuf], result_dir: &Path, tmpdir: &Path) -> io::Result<OwnedFd> {
+    fn ruleset(
+        &self,
+        roots: &[PathBuf],
+        no_links: usize,
+        result_dir: &Path,
+        tmpdir: &Path,
+    ) -> io::Result<OwnedFd> {
         let (handled, scopes) = handled_access(self.walls.landlock_abi, &self.walls);
         let created = Ruleset::default()
             .set_compatibility(CompatLevel::HardRequirement)
@@ -957,13 +966,24 @@ impl Sandbox {
             file: handled & (AccessFs::WriteFile | AccessFs::Truncate),
             protected: &self.protected,
         };
-        for root in roots {
+        let all = rules.dir;
+        for (k, root) in roots.iter().enumerate() {
+            // The task's `writes:` folders get no right to make a symbolic link (review 65):
+            // a folder a trial replaces with a link would lead every path through it, `..`
+            // included, where the link points, however the check spells that path. A
+            // renamed real folder keeps its `..`.
+            rules.dir = if k < no_links {
+                all & !AccessFs::MakeSym
+            } else {
+                all
+            };
             if self.ns.is_none() {
                 rules.tree(root)?;
             } else if !self.protected.iter().any(|p| root.starts_with(p)) {
                 rules.grant_if_present(root, rules.dir)?;
             }
         }
+        rules.dir = all;
         // Gate made these for this attempt; they hold nothing of gate's.
         rules.grant(tmpdir, rules.dir)?;
         rules.grant(result_dir, rules.dir)?;
