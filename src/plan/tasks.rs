@@ -621,8 +621,14 @@ pub(super) fn refuse_unboxed_or_missing_writes(shown: &str, plan: &Plan) -> Resu
         for cwd in sides {
             let cwd = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.clone());
             let own = t.write_roots(&cwd);
+            // A `policy.sandbox.writable` folder in a `writes` folder (or the same) would give
+            // it back the right to make links (Landlock adds the grants: review 66, 06, 08).
+            let writable: Vec<PathBuf> = (plan.policy.sandbox.writable.iter())
+                .map(|w| std::fs::canonicalize(w).unwrap_or_else(|_| w.clone()))
+                .collect();
             let other = (roots.iter()).find(|r| {
-                !own.iter().any(|o| r.starts_with(o)) && (cwd.starts_with(r) || r.starts_with(&cwd))
+                let in_own = own.iter().any(|o| r.starts_with(o));
+                (cwd.starts_with(r) || r.starts_with(&cwd)) && (!in_own || writable.contains(r))
             });
             if let Some(r) = other {
                 return Err(invalid(

@@ -211,7 +211,8 @@ fn first_failure(out: &mut String, t: &TaskReport) {
              trial, and without the box's mount layer (the sandbox line says) no file can be created \
              in a folder that holds them; a trial writes in its $TMPDIR, in folders free of gate's \
              files, and in policy.sandbox.writable, and where the task names `writes:`, only in \
-             those folders of its own (docs/trust.md, \"The box\")"
+             those folders of its own, where it makes no symbolic link and moves in nothing from \
+             its $TMPDIR (docs/trust.md, \"The box\")"
         );
     }
 }

@@ -649,7 +649,8 @@ fn rev64_02_other_trials_folders_over_a_writes_task_are_refused() {
             .stderr(predicate::str::contains("which other trials write"))
             .stderr(predicate::str::contains(how));
     }
-    // Inside the task's own `writes` folder it is the same folder, granted twice.
+    // Inside the task's own `writes` folder it would give that folder back the right to
+    // make links (review 66, 06, 08): refused too.
     std::fs::create_dir_all(task.join("work/cache")).unwrap();
     std::fs::write(
         task.join("plan.yaml"),
@@ -663,7 +664,8 @@ fn rev64_02_other_trials_folders_over_a_writes_task_are_refused() {
         .current_dir(&task)
         .args(["check", "plan.yaml"])
         .assert()
-        .code(0);
+        .code(2)
+        .stderr(predicate::str::contains("`writes:`"));
 }
 
 /// Review 64, 09: the warning that names `writes:` is for a check that runs node, not for a
@@ -692,4 +694,38 @@ fn rev64_09_the_node_warning_is_for_checks_that_run_node() {
     check(&node)
         .stderr(predicate::str::contains("runs node in"))
         .stderr(predicate::str::contains("`writes:`"));
+}
+
+/// Review 66, 01, 03, 04: a folder holding a link, made in the trial's `TMPDIR` (or its
+/// result folder, or unpacked there by `tar`), renamed into a `writes` folder, brought the
+/// link with it, and `out/a/b/../../../graders/g` led to the trial's own grader. Nothing
+/// moves out of where a trial may make links (Landlock grants no `REFER` there): `mv`
+/// copies, and the copy of a link is refused.
+#[test]
+fn rev66_a_folder_holding_a_link_cannot_be_moved_into_a_writes_folder() {
+    for no_mounts in box_modes(&current_test()) {
+        for from in ["$TMPDIR", "$(dirname \"$GATE_RESULT\")"] {
+            let f = Fixture::new(&plan(
+                "    writes: [out]\n",
+                "sh out/a/b/../../../graders/g",
+            ));
+            let agent = format!(
+                "mkdir -p out/x/y/z out/graders; echo 'exit 0' > out/graders/g\n\
+                 S={from}/s; mkdir -p \"$S/a\"; ln -s \"$PWD/out/x/y/z\" \"$S/a/b\"\n\
+                 rm -rf out/a; mv -T \"$S/a\" out/a 2>&1 || echo MOVE-REFUSED >&2\nexit 0\n"
+            );
+            write_files(
+                &f,
+                &[
+                    ("graders/g", "exit 1\n"),
+                    ("out/a/b/.keep", ""),
+                    ("agent.sh", &agent),
+                ],
+            );
+            let out = run_in(&f, no_mounts).get_output().clone();
+            let text = both(&out);
+            assert_eq!(out.status.code(), Some(1), "{from}: {text}");
+            assert!(!f.path("out/a/b").is_symlink(), "{from}: {text}");
+        }
+    }
 }

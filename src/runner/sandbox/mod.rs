@@ -967,15 +967,24 @@ impl Sandbox {
             protected: &self.protected,
         };
         let all = rules.dir;
+        // The task's `writes:` folders get no right to make a symbolic link (review 65): a
+        // folder a trial replaces with a link would lead every path through it, `..`
+        // included, where the link points, however the check spells that path. A renamed
+        // real folder keeps its `..`. And where a trial may make links (its `TMPDIR`, its
+        // result folder, `policy.sandbox.writable`), it may not move anything out (no
+        // `REFER`): a folder holding a link, made there and renamed into a `writes` folder,
+        // would bring the link with it (review 66, 01, 03, 04). `mv` copies instead, and the
+        // copy of a link is refused.
+        let linked = if no_links > 0 {
+            all & !AccessFs::Refer
+        } else {
+            all
+        };
         for (k, root) in roots.iter().enumerate() {
-            // The task's `writes:` folders get no right to make a symbolic link (review 65):
-            // a folder a trial replaces with a link would lead every path through it, `..`
-            // included, where the link points, however the check spells that path. A
-            // renamed real folder keeps its `..`.
             rules.dir = if k < no_links {
                 all & !AccessFs::MakeSym
             } else {
-                all
+                linked
             };
             if self.ns.is_none() {
                 rules.tree(root)?;
@@ -985,8 +994,8 @@ impl Sandbox {
         }
         rules.dir = all;
         // Gate made these for this attempt; they hold nothing of gate's.
-        rules.grant(tmpdir, rules.dir)?;
-        rules.grant(result_dir, rules.dir)?;
+        rules.grant(tmpdir, linked)?;
+        rules.grant(result_dir, linked)?;
         for fixed in &self.fixed {
             let wanted = if fixed.folder_rights {
                 rules.dir
