@@ -152,6 +152,24 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
             .iter()
             .filter_map(|l| l.parent().map(Path::to_path_buf)),
     );
+    // A trial may make links in its `TMPDIR`; one inside a `writes` folder it could move
+    // there whole, its right to make links with it (review 67, 04).
+    let tmp = std::env::temp_dir();
+    let tmp = std::fs::canonicalize(&tmp).unwrap_or(tmp);
+    for t in plan.tasks.iter().filter(|t| t.writes.is_some()) {
+        for cwd in std::iter::once(&t.cwd).chain(t.compare().map(|c| &c.base.cwd)) {
+            if let Some(w) = t.write_roots(cwd).into_iter().find(|w| tmp.starts_with(w)) {
+                return Err(Error::Harness(format!(
+                    "the temporary folder `{}` ($TMPDIR) lies in `{}`, a folder task `{}`'s \
+                     `writes:` names, where a trial could move its own `TMPDIR` (in which it \
+                     may make links); no trial was run (point TMPDIR outside the task's folder)",
+                    tmp.display(),
+                    w.display(),
+                    t.id
+                )));
+            }
+        }
+    }
     let compares = plan.tasks.iter().any(|t| t.compare().is_some());
     let mut sandbox = Sandbox::new(
         &plan.policy.sandbox,

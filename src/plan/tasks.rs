@@ -599,6 +599,26 @@ pub(super) fn refuse_unboxed_or_missing_writes(shown: &str, plan: &Plan) -> Resu
         column: 1,
         message,
     };
+    let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    // Folders whose trials may make links: `policy.sandbox.writable` and the whole folder
+    // of each task without `writes:` (and its base's); and the `writes` folders of every
+    // task, where none may.
+    let mut linked: Vec<PathBuf> = plan
+        .policy
+        .sandbox
+        .writable
+        .iter()
+        .map(|w| real(w))
+        .collect();
+    let mut linkless: Vec<PathBuf> = Vec::new();
+    for t in &plan.tasks {
+        for cwd in std::iter::once(&t.cwd).chain(t.compare().map(|c| &c.base.cwd)) {
+            match &t.writes {
+                None => linked.push(real(cwd)),
+                Some(_) => linkless.extend(t.write_roots(&real(cwd))),
+            }
+        }
+    }
     for t in &plan.tasks {
         let Some(folders) = &t.writes else {
             continue;
@@ -615,20 +635,21 @@ pub(super) fn refuse_unboxed_or_missing_writes(shown: &str, plan: &Plan) -> Resu
         }
         // Other trials' folders (`policy.sandbox.writable`, another task's) that hold this
         // task's folder or lie in it outside its `writes` would write what the report says
-        // is read-only (review 64, 02b, 02c).
-        let roots = super::state::writable_roots(plan);
+        // is read-only (review 64, 02b, 02c); and a `policy.sandbox.writable` folder in a
+        // `writes` folder (or the same) would give it back the right to make links (Landlock
+        // adds the grants: review 66, 06, 08).
         let sides = std::iter::once(&t.cwd).chain(t.compare().map(|c| &c.base.cwd));
         for cwd in sides {
             let cwd = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.clone());
             let own = t.write_roots(&cwd);
-            // A `policy.sandbox.writable` folder in a `writes` folder (or the same) would give
-            // it back the right to make links (Landlock adds the grants: review 66, 06, 08).
-            let writable: Vec<PathBuf> = (plan.policy.sandbox.writable.iter())
-                .map(|w| std::fs::canonicalize(w).unwrap_or_else(|_| w.clone()))
-                .collect();
-            let other = (roots.iter()).find(|r| {
-                let in_own = own.iter().any(|o| r.starts_with(o));
-                (cwd.starts_with(r) || r.starts_with(&cwd)) && (!in_own || writable.contains(r))
+            // Where links may be made, no overlap at all (review 67, 02, 03: another task's
+            // folder inside this one's `writes` folder); a `writes` folder of another task
+            // only inside this one's.
+            let overlaps = |r: &&PathBuf| cwd.starts_with(r) || r.starts_with(&cwd);
+            let other = (linked.iter().find(overlaps)).or_else(|| {
+                (linkless.iter())
+                    .filter(overlaps)
+                    .find(|r| !own.iter().any(|o| r.starts_with(o)))
             });
             if let Some(r) = other {
                 return Err(invalid(

@@ -293,21 +293,30 @@ fn a_grader_and_a_runner_in_the_read_only_part_of_the_folder_are_accepted() {
     check(&quiet).stderr(predicate::str::contains("warning").not());
 }
 
+/// scripts/node-runners.sh's `node_modules`, where mocha is; `None` (the test says it
+/// skipped) where it is not installed.
+fn mocha() -> Option<std::path::PathBuf> {
+    let modules =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/node-runners/node_modules");
+    if modules.join(".bin/mocha").exists() && modules.join("mocha/bin/mocha.js").exists() {
+        return Some(modules);
+    }
+    skip_or_fail(
+        &current_test(),
+        "node",
+        "no mocha in target/node-runners (run scripts/node-runners.sh)",
+    );
+    None
+}
+
 /// A node check: the agent's `.mocharc.yml` would point mocha at a test of its own. With
 /// `writes: [src]` it cannot write it, and the wrong answer stays a FAIL (without, the
 /// configuration wall refuses the check: no verdict).
 #[test]
 fn a_node_checks_configuration_outside_writes_cannot_be_written() {
-    let modules =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/node-runners/node_modules");
-    if !modules.join(".bin/mocha").exists() {
-        skip_or_fail(
-            &current_test(),
-            "node",
-            "no mocha in target/node-runners (run scripts/node-runners.sh)",
-        );
+    let Some(modules) = mocha() else {
         return;
-    }
+    };
     let modes = box_modes(&current_test());
     for no_mounts in modes {
         let f = Fixture::new(&plan("    writes: [src]\n", "npx mocha test/"));
@@ -483,16 +492,9 @@ fn rev63_06_a_writes_entry_is_stated_as_it_resolves_and_a_null_one_is_named() {
 /// so the line is not refused (it was, naming a `node_modules` "a trial could create").
 #[test]
 fn rev63_16_a_node_script_in_a_read_only_node_modules_is_not_refused() {
-    let modules =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/node-runners/node_modules");
-    if !modules.join("mocha/bin/mocha.js").exists() {
-        skip_or_fail(
-            &current_test(),
-            "node",
-            "no mocha in target/node-runners (run scripts/node-runners.sh)",
-        );
+    let Some(modules) = mocha() else {
         return;
-    }
+    };
     let f = Fixture::new(&plan(
         "    writes: [src]\n",
         "node node_modules/mocha/bin/mocha.js test/",
@@ -727,5 +729,62 @@ fn rev66_a_folder_holding_a_link_cannot_be_moved_into_a_writes_folder() {
             assert_eq!(out.status.code(), Some(1), "{from}: {text}");
             assert!(!f.path("out/a/b").is_symlink(), "{from}: {text}");
         }
+    }
+}
+
+/// Review 67: three ways back to a link in a `writes` folder. 02 and 03, another task's
+/// folder in it (or below it): that task's trials make links there (refused at load). 04,
+/// gate's `TMPDIR` in it: a trial moves its own `TMPDIR`, and the right to make links with
+/// it (no trial is run, exit 4). 05, the task's folder on `/dev/shm`, which every trial may
+/// write: no link or move there either for a task with `writes:`.
+#[test]
+fn rev67_no_other_grant_brings_back_links_in_a_writes_folder() {
+    for cwd in ["a/out", "a/out/sub"] {
+        let f = Fixture::new(&format!(
+            "version: 1\nsampling: {{single: {{n: 1, c: 0}}}}\ntasks:\n  - id: b\n    cwd: {cwd}\n    run: \"true\"\n  - id: a\n    cwd: a\n    run: \"true\"\n    writes: [out]\n"
+        ));
+        std::fs::create_dir_all(f.path(cwd)).unwrap();
+        check(&f).code(2).stderr(predicate::str::contains(
+            "task `a` names the folders its trials write",
+        ));
+    }
+
+    let f = answer_key_task("    writes: [work]\n");
+    std::fs::create_dir_all(f.path("work/tmp")).unwrap();
+    f.command(&[])
+        .env("TMPDIR", f.path("work/tmp"))
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains("($TMPDIR) lies in"))
+        .stderr(predicate::str::contains("no trial was run"));
+
+    if !std::path::Path::new("/dev/shm").is_dir() {
+        return;
+    }
+    for no_mounts in box_modes(&current_test()) {
+        let dir = tempfile::tempdir_in("/dev/shm").unwrap();
+        let text = plan("    writes: [out]\n", "sh out/a/b/../../../graders/g");
+        std::fs::write(dir.path().join("plan.yaml"), text).unwrap();
+        for (file, body) in [
+            ("graders/g", "exit 1\n"),
+            ("out/a/b/.keep", ""),
+            (
+                "agent.sh",
+                "mkdir -p out/x/y/z out/graders; echo 'exit 0' > out/graders/g\nrm -rf out/a; mkdir out/a; ln -s ../x/y/z out/a/b || echo NO-LINK >&2\nexit 0\n",
+            ),
+        ] {
+            let p = dir.path().join(file);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, body).unwrap();
+        }
+        let mut cmd = gate();
+        cmd.current_dir(dir.path())
+            .args(["run", "plan.yaml", "--no-step-summary"]);
+        if no_mounts {
+            cmd.env("GATE_SANDBOX_NO_MOUNTS", "1");
+        }
+        let out = cmd.output().unwrap();
+        assert_ne!(out.status.code(), Some(0), "{}", both(&out));
+        assert!(!dir.path().join("out/a/b").is_symlink(), "{}", both(&out));
     }
 }

@@ -997,7 +997,11 @@ impl Sandbox {
         rules.grant(tmpdir, linked)?;
         rules.grant(result_dir, linked)?;
         for fixed in &self.fixed {
-            let wanted = if fixed.folder_rights {
+            // `/dev/shm` and `/dev/pts` hold no link or move of a task with `writes:` either: a
+            // task folder beneath one would get both rights back from it (review 67, 05).
+            let wanted = if fixed.folder_rights && no_links > 0 {
+                linked & !AccessFs::MakeSym
+            } else if fixed.folder_rights {
                 rules.dir
             } else {
                 rules.file
