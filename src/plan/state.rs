@@ -2458,15 +2458,20 @@ pub fn task_folder_roots(plan: &Plan) -> Vec<PathBuf> {
     roots_of(plan, false)
 }
 
-fn roots_of(plan: &Plan, narrowed: bool) -> Vec<PathBuf> {
+/// The plan's `policy.sandbox.writable` paths, links resolved.
+pub(super) fn sandbox_writable(plan: &Plan) -> Vec<PathBuf> {
     let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| absolute(p));
-    let mut roots: Vec<PathBuf> = plan
-        .policy
+    plan.policy
         .sandbox
         .writable
         .iter()
         .map(|w| real(w))
-        .collect();
+        .collect()
+}
+
+fn roots_of(plan: &Plan, narrowed: bool) -> Vec<PathBuf> {
+    let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| absolute(p));
+    let mut roots = sandbox_writable(plan);
     for t in &plan.tasks {
         let sides = std::iter::once(&t.cwd).chain(t.compare().map(|c| &c.base.cwd));
         for cwd in sides {

@@ -603,13 +603,7 @@ pub(super) fn refuse_unboxed_or_missing_writes(shown: &str, plan: &Plan) -> Resu
     // Folders whose trials may make links: `policy.sandbox.writable` and the whole folder
     // of each task without `writes:` (and its base's); and the `writes` folders of every
     // task, where none may.
-    let mut linked: Vec<PathBuf> = plan
-        .policy
-        .sandbox
-        .writable
-        .iter()
-        .map(|w| real(w))
-        .collect();
+    let mut linked = super::state::sandbox_writable(plan);
     let mut linkless: Vec<PathBuf> = Vec::new();
     for t in &plan.tasks {
         for cwd in std::iter::once(&t.cwd).chain(t.compare().map(|c| &c.base.cwd)) {

@@ -851,20 +851,21 @@ impl Sandbox {
             // points (review 63, 01-03, 13). So each is checked to hold no link on its way,
             // and [`Rules::grant`] opens every path it grants without following one.
             let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+            let here = absolute(cwd);
             let own: Vec<PathBuf> = match writes {
                 Some(folders) => folders.iter().map(|w| absolute(w)).collect(),
-                None => vec![absolute(cwd)],
+                None => vec![here.clone()],
             };
             let roots: Vec<PathBuf> = own
                 .into_iter()
                 .chain(self.writable.iter().cloned())
                 .collect();
-            for root in roots.iter().chain([&absolute(cwd)]) {
+            for root in roots.iter().chain([&here]) {
                 unlinked(root)?;
             }
             let result_dir = resolve(result_dir);
             if let Some(ns) = self.ns {
-                child.layer = Some(self.layer(ns, &roots, &result_dir, &tmpdir, &absolute(cwd))?);
+                child.layer = Some(self.layer(ns, &roots, &result_dir, &tmpdir, &here)?);
             }
             let no_links = writes.map_or(0, <[PathBuf]>::len);
             let fd = self.ruleset(&roots, no_links, &result_dir, &tmpdir)?;
