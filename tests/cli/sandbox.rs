@@ -1128,3 +1128,68 @@ fn a_sigkilled_gate_leaves_no_trial_running_and_the_next_run_clears_its_folders(
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+/// Review 67, 10: under the mount layer each trial process has a `/dev/shm` of its own (a
+/// fresh tmpfs), and the sandbox line says so; Landlock granted the machine's `/dev/shm`,
+/// which the trial no longer saw, so POSIX shared memory and semaphores (Python's
+/// `multiprocessing.Lock`, a `sem_open`) failed with `EACCES` there. In both box modes a
+/// trial now writes `/dev/shm`, and under the mount layer what it leaves there is not the
+/// machine's.
+#[test]
+fn a_trial_writes_its_dev_shm_in_both_box_modes() {
+    let test = "a_trial_writes_its_dev_shm_in_both_box_modes";
+    if !Path::new("/dev/shm").is_dir() {
+        skip_or_fail(test, "devshm", "no /dev/shm here");
+        return;
+    }
+    let marker = format!("gate-shm-probe-{}", std::process::id());
+    let f = Fixture::new(&format!(
+        r#"version: 1
+sampling: {{single: {{n: 2, c: 0}}}}
+tasks:
+  - id: t
+    run: |
+      set -e
+      echo shared > /dev/shm/{marker}
+      test "$(cat /dev/shm/{marker})" = shared
+      mkdir /dev/shm/{marker}.d && rmdir /dev/shm/{marker}.d
+"#
+    ));
+    for no_mounts in box_modes(test) {
+        let mode = if no_mounts { "allow-list" } else { "mounts" };
+        let mut cmd = f.command(&[]);
+        if no_mounts {
+            cmd.env("GATE_SANDBOX_NO_MOUNTS", "1");
+        } else {
+            cmd.env_remove("GATE_SANDBOX_NO_MOUNTS");
+        }
+        let out = cmd
+            .timeout(Duration::from_secs(120))
+            .assert()
+            .get_output()
+            .clone();
+        let said = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{mode}: {said}{}",
+            trial_log(&f)
+        );
+        let host = Path::new("/dev/shm").join(&marker);
+        if no_mounts {
+            // The machine's own, shared between trials, as the sandbox line says.
+            assert!(
+                said.contains("/dev/shm and IPC shared between trials"),
+                "{said}"
+            );
+            assert!(
+                host.exists(),
+                "allow-list: the trial wrote the machine's /dev/shm"
+            );
+            std::fs::remove_file(&host).unwrap();
+        } else {
+            assert!(said.contains("a private /dev/shm"), "{said}");
+            assert!(!host.exists(), "mounts: the trial's /dev/shm is its own");
+        }
+    }
+}

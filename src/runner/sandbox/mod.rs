@@ -831,6 +831,7 @@ impl Sandbox {
                 filters: Vec::new(),
                 layer: None,
                 pid_ns: None,
+                shm: None,
             }),
         };
         let tmpdir = cell.tmpdir.clone();
@@ -842,6 +843,7 @@ impl Sandbox {
                 .walls
                 .pid_namespace
                 .then(|| rustix::process::getpid().as_raw_nonzero().get()),
+            shm: None,
         };
         let mut ruleset = None;
         if self.walls.landlock_abi > 0 && self.walls.filesystem != FilesystemWall::Unconfined {
@@ -868,8 +870,9 @@ impl Sandbox {
                 child.layer = Some(self.layer(ns, &roots, &result_dir, &tmpdir, &here)?);
             }
             let no_links = writes.map_or(0, <[PathBuf]>::len);
-            let fd = self.ruleset(&roots, no_links, &result_dir, &tmpdir)?;
+            let (fd, shm) = self.ruleset(&roots, no_links, &result_dir, &tmpdir)?;
             child.ruleset = Some(fd.as_raw_fd());
+            child.shm = shm;
             ruleset = Some(fd);
         }
         if self.walls.signals == SignalWall::Filtered {
@@ -934,7 +937,7 @@ impl Sandbox {
     /// The Landlock ruleset of one attempt: its roots whole under the mount layer (gate's
     /// state in them is read-only there), else the allow-list of the module doc; the first
     /// `no_links` roots (a task's `writes:` folders) without the right to make a symbolic
-    /// link.
+    /// link. With it, the rights a trial's private `/dev/shm` gets ([`ChildBox::shm`]).
     ///
     /// Built with the `landlock` crate as a hard requirement: every right and scope asked for
     /// is one the recorded ABI handles (never above the kernel's), so the crate refuses
@@ -945,7 +948,7 @@ impl Sandbox {
         no_links: usize,
         result_dir: &Path,
         tmpdir: &Path,
-    ) -> io::Result<OwnedFd> {
+    ) -> io::Result<(OwnedFd, Option<u64>)> {
         let (handled, scopes) = handled_access(self.walls.landlock_abi, &self.walls);
         let created = Ruleset::default()
             .set_compatibility(CompatLevel::HardRequirement)
@@ -997,13 +1000,16 @@ impl Sandbox {
         // Gate made these for this attempt; they hold nothing of gate's.
         rules.grant(tmpdir, linked)?;
         rules.grant(result_dir, linked)?;
+        // `/dev/shm` and `/dev/pts` hold no link or move of a task with `writes:` either: a
+        // task folder beneath one would get both rights back from it (review 67, 05).
+        let shared_folder = if no_links > 0 {
+            linked & !AccessFs::MakeSym
+        } else {
+            rules.dir
+        };
         for fixed in &self.fixed {
-            // `/dev/shm` and `/dev/pts` hold no link or move of a task with `writes:` either: a
-            // task folder beneath one would get both rights back from it (review 67, 05).
-            let wanted = if fixed.folder_rights && no_links > 0 {
-                linked & !AccessFs::MakeSym
-            } else if fixed.folder_rights {
-                rules.dir
+            let wanted = if fixed.folder_rights {
+                shared_folder
             } else {
                 rules.file
             };
@@ -1015,11 +1021,18 @@ impl Sandbox {
                 Err(e) => return Err(io::Error::from_raw_os_error(e.raw_os_error())),
             }
         }
+        // Under the mount layer each trial process mounts a `/dev/shm` of its own, after this
+        // ruleset is built; the rule above names the machine's, which the trial no longer
+        // sees. So the child grants its own the same rights (review 67, 10: POSIX shared
+        // memory and semaphores failed with `EACCES` while the sandbox line said "a private
+        // /dev/shm").
+        let shm = (self.walls.shm == ShmWall::Private).then(|| shared_folder.bits());
         // The child restricts itself with the raw system call on this descriptor (see
         // `ChildBox::install`).
-        Option::<OwnedFd>::from(rules.ruleset).ok_or_else(|| {
+        let fd = Option::<OwnedFd>::from(rules.ruleset).ok_or_else(|| {
             io::Error::other("cannot create a Landlock ruleset: Landlock is not enforced")
-        })
+        })?;
+        Ok((fd, shm))
     }
 }
 
@@ -1282,6 +1295,10 @@ pub(crate) struct ChildBox {
     layer: Option<Layer>,
     /// gate's pid, when each process runs in a PID namespace of its own (`pidns`).
     pid_ns: Option<libc::pid_t>,
+    /// The Landlock rights of the trial's private `/dev/shm` (`pidns` mounts a tmpfs there in
+    /// the trial's own mount namespace, after the parent built the ruleset), granted by the
+    /// child before it restricts itself.
+    shm: Option<u64>,
 }
 
 impl ChildWalls for ChildBox {
@@ -1309,6 +1326,58 @@ impl ChildWalls for ChildBox {
     }
 }
 
+/// Add to ruleset `ruleset` the rule that grants `access` beneath the `/dev/shm` this process
+/// sees (its own tmpfs, under the mount layer), with raw system calls only: this runs between
+/// `clone` and `exec`. A machine without `/dev/shm` gets no rule (as the parent's grant).
+/// Where `/dev/shm` is a link (to `/run/shm`), `pidns` mounted the tmpfs where it leads, so
+/// the link is followed here too: it lies in `/dev`, which no trial writes, and no trial
+/// process has run yet in this namespace.
+fn grant_own_shm(ruleset: libc::c_int, access: u64) -> io::Result<()> {
+    /// `struct landlock_path_beneath_attr` (packed, as the kernel's uapi declares it).
+    #[repr(C, packed)]
+    struct PathBeneathAttr {
+        allowed_access: u64,
+        parent_fd: i32,
+    }
+    // SAFETY: a NUL-terminated literal path; the descriptor is closed below.
+    let fd = unsafe {
+        libc::open(
+            c"/dev/shm".as_ptr(),
+            libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
+        )
+    };
+    if fd < 0 {
+        let e = io::Error::last_os_error();
+        return match e.raw_os_error() {
+            Some(libc::ENOENT | libc::ENOTDIR | libc::ELOOP) => Ok(()),
+            _ => Err(e),
+        };
+    }
+    let attr = PathBeneathAttr {
+        allowed_access: access,
+        parent_fd: fd,
+    };
+    // SAFETY: `attr` lives for the call, laid out as the kernel reads it; `ruleset` is the
+    // open ruleset descriptor, `fd` the one opened above.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_add_rule,
+            ruleset,
+            1 as libc::c_int, // LANDLOCK_RULE_PATH_BENEATH
+            &raw const attr,
+            0u32,
+        )
+    };
+    let added = if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    };
+    // SAFETY: `fd` is the descriptor opened above, not used after this.
+    unsafe { libc::close(fd) };
+    added
+}
+
 impl ChildBox {
     /// The walls after the namespaces: capabilities, `no_new_privs`, Landlock, seccomp.
     fn raise(&self) -> io::Result<()> {
@@ -1321,6 +1390,9 @@ impl ChildBox {
             // the crate's `RulesetCreated::restrict_self`: that one consumes the ruleset (the
             // child only borrows this box) and nothing in the crate promises it stays free of
             // allocation and locks, which is all that may run between `clone` and `exec`.
+            if let Some(access) = self.shm {
+                grant_own_shm(fd, access)?;
+            }
             // SAFETY: `fd` is the open ruleset descriptor, inherited through the clone.
             if unsafe { libc::syscall(libc::SYS_landlock_restrict_self, fd, 0u32) } != 0 {
                 return Err(io::Error::last_os_error());
