@@ -1366,14 +1366,20 @@ impl Reader<'_> {
         if bare(&name) == "git" {
             self.git_repository(&texts)?;
         }
-        if matches!(bare(&name), "make" | "gmake" | "remake")
+        // Also where a folder the trials write lies beneath make's: a target there
+        // (`out/verdict`), written by a trial newer than what it depends on, is up to date
+        // (review 69, 08, with `writes: [out]`).
+        if matches!(bare(&name), "make" | "gmake" | "bmake" | "remake")
             && let Some(at) = super::tools::make_folder_without_always(&texts, &self.dir)
-            && self.writable(&at)
+            && (self.writable(&at) || {
+                let real = std::fs::canonicalize(&at).unwrap_or_else(|_| at.clone());
+                self.roots.iter().any(|r| r.starts_with(&real))
+            })
         {
             return Err(
-                "`make` without `-B` in a folder the trials write (a trial's file named like \
-                 a target there, `touch check`, makes it up to date and nothing runs); add `-B` \
-                 (`make -B -s check`)"
+                "`make` without `-B` in a folder the trials write or above one (a trial's file \
+                 named like a target there, `touch check` or `out/verdict`, makes it up to date \
+                 and nothing runs); add `-B` (`make -B -s check`)"
                     .into(),
             );
         }

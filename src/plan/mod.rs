@@ -509,6 +509,7 @@ impl Plan {
         reach::refuse_writable_search_paths(&shown, &plan)?;
         reach::refuse_python_cwd_on_sys_path(&shown, &plan)?;
         reach::refuse_node_from_a_folder_made_in_the_run(&shown, &plan)?;
+        reach::refuse_definitions_the_trials_write(&shown, &plan)?;
         state::refuse_nested_repositories(&shown, &plan)?;
         state::refuse_git_without_attribute_source(&shown, &plan)?;
         Ok(plan)

@@ -962,7 +962,10 @@ pub(super) fn refuse_python_cwd_on_sys_path(shown: &str, plan: &Plan) -> Result<
             for words in simple_commands(&tokens_of(line, env)) {
                 let name = name_of(&words[0]);
                 if matches!(name.as_str(), "cd" | "pushd") {
-                    if let Some(d) = words.get(1).map(|d| dir.join(d)).filter(|d| d.is_dir()) {
+                    if let Some(d) = super::words::cd_folder(&words)
+                        .map(|d| dir.join(d))
+                        .filter(|d| d.is_dir())
+                    {
                         dir = d;
                     }
                     continue;
@@ -1033,8 +1036,11 @@ const RUNNERS: &[(&str, &str)] = &[
 /// inline code that imports it (`-c 'import pytest; pytest.main()'`), node running npm's,
 /// npx's, yarn's or pnpm's own script (`node …/npm/bin/npm-cli.js test`), `py.test`.
 fn runner_of(name: &str, words: &[String]) -> Option<&'static str> {
-    if name == "py.test" {
-        return Some("pytest");
+    // Other names of the same runners (review 68, 01: `gmake -B check`).
+    match name {
+        "py.test" | "pytest-3" | "py.test-3" => return Some("pytest"),
+        "gmake" | "bmake" | "remake" => return Some("make"),
+        _ => {}
     }
     if is_python(name) {
         let mut k = 1;
@@ -1083,30 +1089,463 @@ fn runner_of(name: &str, words: &[String]) -> Option<&'static str> {
     None
 }
 
-/// One line for each task whose `check:` line runs a task runner ([`RUNNERS`]: `npm test`,
-/// `make check`, `pytest`, `python3 -m pytest`) in a folder the trials write (review 7,
-/// c38, c39): the runner reads what to run, or its options, from files there or in a
-/// folder above, which a trial can rewrite or create (`scripts.test: exit 0`, a
-/// `pytest.ini` with `addopts = --collect-only`). `gate check` and `gate run` print them.
+/// A `check:` line (a task's or base's) that reads what decides its grade from a folder the
+/// trials write, where no wall compares it while the run goes on, is refused when the plan
+/// is loaded (exit 2), unless `policy.sandbox: off` (where every wall is off and the sandbox
+/// line says so): a trial could write that file and decide the grade, and gate publishes no
+/// verdict a file of the trials' could have shaped (issue 29). Which lines:
+/// [`definition_findings`], those [`Finding::refused`]. The fix the message names is the task's
+/// `writes:`, which leaves the rest of the folder read-only by a wall that reads nothing.
+/// Until round 4 these were warnings: a `pytest.ini` a trial wrote (`addopts =
+/// --collect-only`) turned a wrong answer into PASS, warned about but not stopped.
+pub(super) fn refuse_definitions_the_trials_write(
+    shown: &str,
+    plan: &Plan,
+) -> Result<(), PlanError> {
+    if plan.policy.sandbox.mode == crate::model::SandboxMode::Off {
+        return Ok(());
+    }
+    match definition_findings(plan).into_iter().find(|f| f.refused) {
+        Some(f) => Err(PlanError::at_task(shown, f.line, f.message)),
+        None => Ok(()),
+    }
+}
+
+/// The [`definition_findings`] a plan is not refused for, as warnings: `gate check` and `gate
+/// run` print them: those not [`Finding::refused`] in a boxed plan, and every one with
+/// `policy.sandbox: off`.
 pub fn definition_warnings(plan: &Plan) -> Vec<String> {
+    let off = plan.policy.sandbox.mode == crate::model::SandboxMode::Off;
+    definition_findings(plan)
+        .into_iter()
+        .filter(|f| off || !f.refused)
+        .map(|f| format!("warning: {}", f.message))
+        .collect()
+}
+
+/// One `check:` line that reads what decides its grade from a folder the trials write.
+struct Finding {
+    /// The task's line in the plan.
+    line: u64,
+    /// One line saying what, why, and the fix.
+    message: String,
+    /// Whether the plan is refused for it, else warned about. A warning where a wall compares
+    /// what the check reads while the run goes on: node's tools, whose configurations and
+    /// packages gate stamps before each check and watches (reviews 41-57), finding them by
+    /// reading text, which a trial may spell past. And for a grader whose text moves its
+    /// search path (`sys.path.insert`, `PYTHONPATH=`): a reading that cannot tell a folder
+    /// the trials write from one gate holds (`sys.path.insert(0, 'graders')`), so a refusal
+    /// would refuse honest graders. Any other runner (`make`, `pytest`, `tox`, `cargo`, `go`,
+    /// `python -m`) reads files no wall compares: refused.
+    refused: bool,
+}
+
+/// The runners whose configuration a run-time wall compares (not [`Finding::refused`]).
+const NODE_RUNNERS: &[&str] = &[
+    "npm", "yarn", "pnpm", "npx", "bunx", "jest", "vitest", "mocha",
+];
+
+/// `words` (a simple command) and the commands it runs in turn that gate reads as a runner's:
+/// the ones `find -exec` / `-execdir` / `-ok` / `-okdir` runs (up to its `;` or `+`; review
+/// 68, 04), their command prefixes stripped as [`simple_commands`] strips them (`-exec xargs
+/// pytest`: review 69, 02), and theirs in turn. Each with the folders `find` starts from
+/// where it is run in the folder of each file found (`-execdir`, `-okdir`: review 69, 14).
+fn runs_within(words: &[String]) -> Vec<(Vec<String>, Option<Vec<String>>)> {
+    let mut runs = vec![(words.to_vec(), None)];
+    if name_of(&words[0]) != "find" {
+        return runs;
+    }
+    // The folders find starts from: the words before its first expression (`.` if none).
+    let mut starts: Vec<String> = words[1..]
+        .iter()
+        .take_while(|w| !w.starts_with('-') && !matches!(w.as_str(), "(" | "!" | "\\(" | "\\!"))
+        .cloned()
+        .collect();
+    if starts.is_empty() {
+        starts.push(".".into());
+    }
+    for (k, w) in words.iter().enumerate() {
+        if !matches!(w.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") {
+            continue;
+        }
+        let run: Vec<super::words::Token> = words[k + 1..]
+            .iter()
+            .take_while(|w| !matches!(w.as_str(), ";" | "\\;" | "+"))
+            .map(|w| super::words::Token::Word(w.clone()))
+            .collect();
+        let inside = matches!(w.as_str(), "-execdir" | "-okdir").then(|| starts.clone());
+        for command in simple_commands(&run) {
+            for (inner, dirs) in runs_within(&command) {
+                runs.push((inner, dirs.or_else(|| inside.clone())));
+            }
+        }
+    }
+    runs
+}
+
+/// What pytest, run as `words` in `dir` with the task's `env`, reads that a trial may write
+/// ([`pytest_reach`]).
+enum PytestReach {
+    /// Its configuration, from the folders above this path (a path argument, a `-c` file, an
+    /// `@file`, its `--rootdir`), which lies in a folder the trials write (review 68, 10).
+    Above(PathBuf),
+    /// A folder the trials write (the second) beneath what it collects (the first): every
+    /// `conftest.py` there runs (review 68, 11).
+    Collects(PathBuf, PathBuf),
+    /// A link beneath what it collects (the first) into a folder the trials write (review
+    /// 69, 12b).
+    Link(PathBuf, PathBuf),
+}
+
+/// The options of pytest (and of the plugins gate has seen in checks) that take the next
+/// word as their value unless it is glued (`--junitxml=x`): that value is no path pytest
+/// collects (review 69, 05: `--junitxml out/junit.xml`, `-k out`).
+const PYTEST_VALUED: &[&str] = &[
+    "-k",
+    "-m",
+    "-p",
+    "-c",
+    "-o",
+    "-W",
+    "-r",
+    "-n",
+    "--tb",
+    "--maxfail",
+    "--durations",
+    "--durations-min",
+    "--junitxml",
+    "--junit-xml",
+    "--junit-prefix",
+    "--basetemp",
+    "--rootdir",
+    "--confcutdir",
+    "--ignore",
+    "--ignore-glob",
+    "--deselect",
+    "--log-file",
+    "--log-level",
+    "--log-format",
+    "--log-date-format",
+    "--log-cli-level",
+    "--log-file-level",
+    "--import-mode",
+    "--capture",
+    "--cov",
+    "--cov-report",
+    "--cov-config",
+    "--dist",
+    "--timeout",
+    "--color",
+    "--code-highlight",
+    "--doctest-glob",
+    "--override-ini",
+    "--config-file",
+    "--show-capture",
+    "--assert",
+    "--report-log",
+    "--html",
+    "--json-report-file",
+    "--verbosity",
+    "--pythonwarnings",
+    "--doctest-report",
+    "--debug",
+];
+
+/// Where pytest, run as `words` in `dir` with the task's `env` (its `PYTEST_ADDOPTS` read
+/// first, as pytest reads it), reads what a trial may write (`roots`): a path argument (or
+/// `dir`, given none) that lies in one of the folders, or holds one, or holds a link into
+/// one; a configuration it is given (`-c`, `--config-file`, `--rootdir`, `--confcutdir`, an
+/// `@file` of arguments) that lies in one. A path missing when the plan is loaded counts
+/// where it would be (review 69, 04: a trial creates `out/test_agent.py`).
+fn pytest_reach(
+    words: &[String],
+    dir: &Path,
+    env: &[(String, String)],
+    roots: &[PathBuf],
+) -> Option<PytestReach> {
+    let real = |p: &Path| resolve(&std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()));
+    // Where a path would be: its nearest existing folder resolved, the rest as written.
+    let placed = |w: &str| {
+        let p = dir.join(w);
+        let mut existing = p.as_path();
+        let mut rest = Vec::new();
+        while !existing.exists() {
+            let (Some(parent), Some(name)) = (existing.parent(), existing.file_name()) else {
+                break;
+            };
+            rest.push(name.to_os_string());
+            existing = parent;
+        }
+        rest.into_iter()
+            .rev()
+            .fold(real(existing), |p, n| p.join(n))
+    };
+    let in_root = |p: &Path| roots.iter().any(|r| p.starts_with(r));
+    // The words after pytest's own name (`pytest`, `python3 -m pytest`, `-mpytest`).
+    let from = words
+        .iter()
+        .position(|w| {
+            matches!(
+                name_of(w).as_str(),
+                "pytest" | "py.test" | "pytest-3" | "py.test-3"
+            ) || w.ends_with("mpytest")
+        })
+        .map_or(1, |k| k + 1);
+    // pytest splits it as a shell would: quotes removed (review 70, 11).
+    let addopts = env
+        .iter()
+        .filter(|(k, _)| k == "PYTEST_ADDOPTS")
+        .flat_map(|(_, v)| {
+            v.split_whitespace()
+                .map(|w| w.trim_matches(|c| c == '\'' || c == '"').to_string())
+                .collect::<Vec<_>>()
+        });
+    let args: Vec<String> = addopts.chain(words[from..].iter().cloned()).collect();
+    // A module pytest imports by name (`-p out.plug`, `PYTEST_PLUGINS`, a `--pyargs`
+    // argument): where its first part lies in a folder the trials write (review 70, 07, 08).
+    let module_in_root = |m: &str| {
+        let first = m.split('.').next().unwrap_or(m);
+        !first.is_empty() && !m.starts_with("no:") && in_root(&placed(first))
+    };
+    let plugins = env
+        .iter()
+        .filter(|(k, _)| k == "PYTEST_PLUGINS")
+        .flat_map(|(_, v)| {
+            v.split(',')
+                .map(|m| m.trim().to_string())
+                .collect::<Vec<_>>()
+        });
+    for m in plugins {
+        if module_in_root(&m) {
+            return Some(PytestReach::Above(placed(
+                m.split('.').next().unwrap_or(&m),
+            )));
+        }
+    }
+    let pyargs = args.iter().any(|w| w == "--pyargs");
+    let mut targets = Vec::new();
+    let mut k = 0;
+    while let Some(w) = args.get(k) {
+        k += 1;
+        if let Some(file) = w.strip_prefix('@') {
+            let p = placed(file);
+            if in_root(&p) {
+                return Some(PytestReach::Above(p));
+            }
+            continue;
+        }
+        if w.starts_with('-') {
+            // A cluster of short options (`-qk answer`, `-qcout/pytest.ini`): the first
+            // letter that takes a value takes the rest of the word, or the next word (review
+            // 70, 04, 06).
+            let short = (!w.starts_with("--") && w.len() > 1)
+                .then(|| {
+                    w.char_indices()
+                        .skip(1)
+                        .find(|(_, c)| PYTEST_VALUED.contains(&format!("-{c}").as_str()))
+                })
+                .flatten();
+            let cluster;
+            let (name, glued) = match (w.split_once('='), short) {
+                (Some((n, v)), _) if n.starts_with("--") => (n, Some(v.to_string())),
+                (_, Some((at, c))) => {
+                    cluster = format!("-{c}");
+                    let rest = &w[at + c.len_utf8()..];
+                    (
+                        cluster.as_str(),
+                        (!rest.is_empty()).then(|| rest.to_string()),
+                    )
+                }
+                _ => (w.as_str(), None),
+            };
+            if !PYTEST_VALUED.contains(&name) {
+                continue;
+            }
+            let value = match glued {
+                Some(v) => v,
+                None => {
+                    k += 1;
+                    args.get(k - 1).cloned().unwrap_or_default()
+                }
+            };
+            if matches!(name, "-c" | "--config-file" | "--rootdir" | "--confcutdir") {
+                let p = placed(&value);
+                if in_root(&p) {
+                    return Some(PytestReach::Above(p));
+                }
+            }
+            if name == "-p" && module_in_root(&value) {
+                return Some(PytestReach::Above(placed(
+                    value.split('.').next().unwrap_or(&value),
+                )));
+            }
+            continue;
+        }
+        if pyargs && module_in_root(w) {
+            return Some(PytestReach::Above(placed(w.split('.').next().unwrap_or(w))));
+        }
+        // `tests/test_x.py::test_one` names a path too. One missing at load counts where
+        // it lies in a folder the trials write (a trial may create it); any other missing
+        // word is no path pytest collects from (an option's value gate does not know:
+        // `--verbosity 2`, review 70, 05), and does not stand for the folder.
+        let p = placed(w.split("::").next().unwrap_or(w));
+        if p.exists() {
+            targets.push(p);
+        } else if in_root(&p) {
+            return Some(PytestReach::Above(p));
+        }
+    }
+    if targets.is_empty() {
+        targets.push(real(dir));
+    }
+    for target in targets {
+        if in_root(&target) {
+            return Some(PytestReach::Above(target));
+        }
+        if let Some(root) = roots.iter().find(|r| r.starts_with(&target)) {
+            return Some(PytestReach::Collects(target, root.clone()));
+        }
+        // pytest follows a link to a folder as it collects.
+        if target.is_dir()
+            && let Ok(Some((link, _))) = super::state::link_out_of(&target, &in_root)
+        {
+            return Some(PytestReach::Link(target, link));
+        }
+    }
+    None
+}
+
+/// The module a Python command (`words`) runs with `-m` (`-mX`, `-m X`) from its current
+/// folder: `None` with `-I` or `-P` before it, which leave that folder off `sys.path`.
+fn module_run(words: &[String]) -> Option<String> {
+    let mut k = 1;
+    while let Some(w) = words.get(k) {
+        if w == "--" || !w.starts_with('-') || w.starts_with("--") {
+            return None;
+        }
+        let cut = w.find('m').map_or(w.as_str(), |at| &w[..at]);
+        if cut.contains('I') || cut.contains('P') {
+            return None;
+        }
+        if let Some(at) = w.find('m') {
+            let glued = &w[at + 1..];
+            return Some(if glued.is_empty() {
+                words.get(k + 1)?.clone()
+            } else {
+                glued.to_string()
+            });
+        }
+        // `-c` runs code, `-W`/`-X` take a value.
+        if w.contains('c') {
+            return None;
+        }
+        k += if w.contains('W') || w.contains('X') {
+            2
+        } else {
+            1
+        };
+    }
+    None
+}
+
+/// The folder of the manifest `cargo --manifest-path PATH` (or `=PATH`) names.
+fn cargo_manifest_dir(words: &[String]) -> Option<String> {
+    if name_of(&words[0]) != "cargo" {
+        return None;
+    }
+    let path = words.iter().enumerate().find_map(|(k, w)| {
+        w.strip_prefix("--manifest-path=")
+            .map(str::to_string)
+            .or_else(|| (w == "--manifest-path").then(|| words.get(k + 1).cloned())?)
+    })?;
+    let parent = Path::new(&path).parent()?.to_string_lossy().into_owned();
+    Some(if parent.is_empty() {
+        ".".into()
+    } else {
+        parent
+    })
+}
+
+/// The fix every finding of [`definition_findings`] names.
+const WRITES_FIX: &str = "list the folders the trials write in the task's `writes:`, with \
+                          what the check reads outside them, and the rest of its folder is \
+                          read-only to them (docs/trust.md, \"The folders the trials write\")";
+
+/// Each task (its plan line and one line saying why) whose `check:` line reads what decides
+/// the grade from a folder the trials write:
+/// - a task runner ([`RUNNERS`]: `npm test`, `make check`, `pytest`, `python3 -m pytest`)
+///   run there (review 7, c38, c39): it reads what to run, or its options, from files there
+///   or in a folder above (`scripts.test: exit 0`, a `pytest.ini` with `addopts =
+///   --collect-only`);
+/// - a grader script that runs such a runner there (review 22);
+/// - a grader that chooses where its interpreter looks for code there (reviews 25, 26, 28);
+/// - any other line that runs node there: node's tools read configuration and packages
+///   there that the node walls find by reading text (reviews 56, 57).
+fn definition_findings(plan: &Plan) -> Vec<Finding> {
     let roots = super::state::writable_roots(plan);
     let guarded = super::state::guarded_folders(plan);
     let mut out = Vec::new();
     for t in &plan.tasks {
         'lines: for (line, cwd, env) in super::state::check_lines(t) {
             let mut dir = cwd.clone();
-            for words in simple_commands(&tokens_of(line, env)) {
+            // A `cd` whose folder gate cannot tell (`cd >/dev/null app`: an output
+            // redirection ends the words gate reads as the command, review 70, 03).
+            let mut lost = false;
+            let commands = simple_commands(&tokens_of(line, env));
+            for (words, found_in) in commands.iter().flat_map(|c| runs_within(c)) {
                 let name = name_of(&words[0]);
                 if matches!(name.as_str(), "cd" | "pushd") {
-                    if let Some(d) = words.get(1).map(|d| dir.join(d)).filter(|d| d.is_dir()) {
-                        dir = d;
+                    match super::words::cd_folder(&words)
+                        .map(|d| dir.join(d))
+                        .filter(|d| d.is_dir())
+                    {
+                        Some(d) => dir = d,
+                        None => lost = true,
                     }
                     continue;
+                }
+                // `python3 -m out.grade`: a module the trials write (review 70, 16).
+                if is_python(&name)
+                    && !env
+                        .iter()
+                        .any(|(k, v)| k == "PYTHONSAFEPATH" && !v.is_empty())
+                    && let Some(module) = module_run(&words)
+                    && let Some(first) = module.split('.').next()
+                    && let at = resolve(&dir.join(first))
+                    && roots.iter().any(|r| at.starts_with(r))
+                    && !guarded.iter().any(|g| at.starts_with(g))
+                {
+                    out.push(Finding {
+                        line: t.line,
+                        message: format!(
+                            "task `{}`: `check:` runs the module `{module}`, which lies in a \
+                             folder the trials write: a trial could write it and decide the \
+                             grade; keep the grader outside the folders the trials write (the \
+                             task's `writes:`)",
+                            t.id
+                        ),
+                        refused: true,
+                    });
+                    break 'lines;
                 }
                 let runner = runner_of(&name, &words).unwrap_or(name.as_str());
                 let Some((runner, files)) = RUNNERS.iter().find(|(r, _)| *r == runner) else {
                     continue;
                 };
+                if lost && !NODE_RUNNERS.contains(runner) {
+                    out.push(Finding {
+                        line: t.line,
+                        message: format!(
+                            "task `{}`: `check:` runs `{runner}` after a `cd` whose folder gate \
+                             cannot tell (`cd >/dev/null DIR`): it may run in a folder the \
+                             trials write, where a trial could write its {files}; write the \
+                             `cd` plainly (`cd DIR && …`), and {WRITES_FIX}",
+                            t.id
+                        ),
+                        refused: true,
+                    });
+                    break 'lines;
+                }
                 // `make -f F` names its makefile, a grader protected as a script is; `make -C
                 // DIR` reads DIR's (review 13, b20), which is named then.
                 let named = super::invoke::program_files(
@@ -1117,9 +1556,129 @@ pub fn definition_warnings(plan: &Plan) -> Vec<String> {
                 }
                 let dir = match named.first() {
                     Some((_, folder, _)) => super::invoke::resolve(folder, &dir),
-                    None => dir.clone(),
+                    // `cargo --manifest-path app/Cargo.toml` reads `app/` (review 69, 16).
+                    None => cargo_manifest_dir(&words)
+                        .map_or_else(|| dir.clone(), |m| super::invoke::resolve(&m, &dir)),
                 };
                 let real = resolve(&std::path::absolute(&dir).unwrap_or_else(|_| dir.clone()));
+                // cargo runs the test binaries it finds up to date in its target folder: one
+                // the trials write lets a trial plant them (review 69, 07: `writes: [src,
+                // target]`, each binary replaced by `exit 0`).
+                if *runner == "cargo" && !roots.iter().any(|r| real.starts_with(r)) {
+                    // `--target-dir D` (review 70, 14) before `CARGO_TARGET_DIR` and
+                    // `CARGO_BUILD_TARGET_DIR`, as cargo reads them.
+                    let option = words.iter().enumerate().find_map(|(k, w)| {
+                        w.strip_prefix("--target-dir=")
+                            .map(str::to_string)
+                            .or_else(|| (w == "--target-dir").then(|| words.get(k + 1).cloned())?)
+                    });
+                    let variable = env
+                        .iter()
+                        .find(|(k, _)| k == "CARGO_TARGET_DIR")
+                        .or_else(|| env.iter().find(|(k, _)| k == "CARGO_BUILD_TARGET_DIR"))
+                        .map(|(_, v)| v.clone());
+                    let target = option
+                        .or(variable)
+                        .map_or_else(|| real.join("target"), |v| dir.join(v));
+                    let target = resolve(&target);
+                    if roots
+                        .iter()
+                        .any(|r| target.starts_with(r) || r.starts_with(&target))
+                    {
+                        out.push(Finding {
+                            line: t.line,
+                            message: format!(
+                                "task `{}`: `check:` runs `cargo`, which builds its tests into \
+                                 `{}` and runs those it finds up to date there, in a folder the \
+                                 trials write: a trial could plant them and decide the grade; \
+                                 {WRITES_FIX}, `target` left out of them",
+                                t.id,
+                                target.display()
+                            ),
+                            refused: true,
+                        });
+                        break 'lines;
+                    }
+                }
+                // tox runs the tests from the environments it builds in `.tox`: one the
+                // trials write lets a trial plant a `.pth` there (review 71, 47).
+                if *runner == "tox" && !roots.iter().any(|r| real.starts_with(r)) {
+                    let envs = resolve(&real.join(".tox"));
+                    if roots
+                        .iter()
+                        .any(|r| envs.starts_with(r) || r.starts_with(&envs))
+                    {
+                        out.push(Finding {
+                            line: t.line,
+                            message: format!(
+                                "task `{}`: `check:` runs `tox`, which runs the tests from the \
+                                 environments it builds in `{}`, a folder the trials write: a \
+                                 trial could plant code there and decide the grade; \
+                                 {WRITES_FIX}, `.tox` left out of them",
+                                t.id,
+                                envs.display()
+                            ),
+                            refused: true,
+                        });
+                        break 'lines;
+                    }
+                }
+                // make's recipes (the plan's own makefile, read-only to the trials) that run
+                // pytest over a folder the trials write (review 71, 40: `test: ; pytest -q`
+                // with `writes: [src]`, a trial's `src/conftest.py`).
+                if *runner == "make" && !roots.iter().any(|r| real.starts_with(r)) {
+                    // (`make -f F` names its makefile, a grader, and was passed over above.)
+                    let file = super::invoke::makefiles(&real)
+                        .into_iter()
+                        .find(|m| m.is_file());
+                    let text = file
+                        .and_then(|f| std::fs::read(f).ok())
+                        .map(|b| String::from_utf8_lossy(&b).into_owned())
+                        .unwrap_or_default();
+                    let reach = text.lines().filter(|l| mentions_pytest(l)).find_map(|l| {
+                        let recipe: Vec<String> =
+                            l.split_whitespace().map(str::to_string).collect();
+                        pytest_reach(&recipe, &real, env, &roots)
+                    });
+                    if reach.is_some() {
+                        out.push(Finding {
+                            line: t.line,
+                            message: format!(
+                                "task `{}`: `check:` runs `make`, whose recipe runs `pytest` \
+                                 over a folder the trials write (or one that holds one): a \
+                                 trial could write a `conftest.py` there and decide the grade; \
+                                 name the test folders in the recipe (`pytest tests/`), outside \
+                                 the folders the trials write",
+                                t.id
+                            ),
+                            refused: true,
+                        });
+                        break 'lines;
+                    }
+                }
+                // `find START -execdir RUNNER`: the runner runs in the folder of each file
+                // found beneath START, any of which may be one the trials write.
+                if let Some(starts) = &found_in {
+                    let hit = starts
+                        .iter()
+                        .map(|s| resolve(&dir.join(s)))
+                        .find(|s| roots.iter().any(|r| s.starts_with(r) || r.starts_with(s)));
+                    if let Some(start) = hit {
+                        out.push(Finding {
+                            line: t.line,
+                            message: format!(
+                                "task `{}`: `check:` runs `{runner}` through `find -execdir` in \
+                                 the folders it finds beneath `{}`, where the trials write: a \
+                                 trial could {} and decide the grade; {WRITES_FIX}",
+                                t.id,
+                                start.display(),
+                                format_args!("write its {files} there")
+                            ),
+                            refused: !NODE_RUNNERS.contains(runner),
+                        });
+                        break 'lines;
+                    }
+                }
                 // A folder gate holds read-only inside one the trials write is no shelter: the
                 // runners read their definitions from the folders above too (review 19: `cd
                 // graders && npm test` finds the trial's `./node_modules/.bin`, `pytest` its
@@ -1138,16 +1697,58 @@ pub fn definition_warnings(plan: &Plan) -> Vec<String> {
                             format!("rewrite or create its {files} there (or in a folder above)"),
                         )
                     };
-                    out.push(format!(
-                        "warning: task `{}`: `check:` runs `{runner}` in `{}`, {folder}: a trial \
-                         could {how} and decide the grade; name the grader on the `check:` line \
-                         (`python3 -I graders/check.py`) and keep its definition outside the \
-                         task's folder, or list the folders the trials write in the task's \
-                         `writes:` so the rest is read-only to them (docs/trust.md, \"What is \
-                         not protected\")",
-                        t.id,
-                        real.display()
-                    ));
+                    out.push(Finding {
+                        line: t.line,
+                        message: format!(
+                            "task `{}`: `check:` runs `{runner}` in `{}`, {folder}: a trial \
+                             could {how} and decide the grade; {WRITES_FIX}, or name the grader \
+                             on the `check:` line (`python3 -I graders/check.py`) and keep its \
+                             definition outside the task's folder",
+                            t.id,
+                            real.display()
+                        ),
+                        refused: !NODE_RUNNERS.contains(runner),
+                    });
+                    break 'lines;
+                }
+                // pytest reads its configuration from the folders above its arguments, not only
+                // above the folder it runs in (review 68, 10: `cd .. && pytest work/tests`), and
+                // collects every folder below them, loading each `conftest.py` there (68, 11:
+                // `pytest -q` over a task whose `writes: [src]` lets a trial write
+                // `src/conftest.py`, whose session hooks decide every test).
+                if *runner == "pytest"
+                    && let Some(reach) = pytest_reach(&words, &dir, env, &roots)
+                {
+                    let why = match reach {
+                        PytestReach::Collects(target, root) => format!(
+                            "collects `{}` and loads every `conftest.py` beneath it, and `{}` \
+                             there is a folder the trials write",
+                            target.display(),
+                            root.display()
+                        ),
+                        PytestReach::Above(target) => format!(
+                            "reads its configuration from `{}` and the folders above it, in a \
+                             folder the trials write",
+                            target.display()
+                        ),
+                        PytestReach::Link(target, link) => format!(
+                            "collects `{}`, where `{}` is a link into a folder the trials write",
+                            target.display(),
+                            link.display()
+                        ),
+                    };
+                    out.push(Finding {
+                        line: t.line,
+                        message: format!(
+                            "task `{}`: `check:` runs `pytest`, which {why}: a trial could \
+                             write a `conftest.py` or a `pytest.ini` there and decide the grade; \
+                             name the test folders on the line (`pytest tests/`), outside the \
+                             folders the trials write and before any quoted option value \
+                             (`pytest tests/ -k 'not slow'`), and {WRITES_FIX}",
+                            t.id
+                        ),
+                        refused: true,
+                    });
                     break 'lines;
                 }
             }
@@ -1162,18 +1763,20 @@ pub fn definition_warnings(plan: &Plan) -> Vec<String> {
             if let Some((script, runner)) = by_script
                 && roots.iter().any(|r| real.starts_with(r))
             {
-                out.push(format!(
-                    "warning: task `{}`: `check:` runs `{runner}` (from `{}`) in `{}`, a folder \
-                     the trials write: a trial could create or rewrite its configuration there \
-                     (`pytest.ini`, `conftest.py`, `package.json`, a `Makefile`, a module `python -m` \
-                     runs, …) and decide the grade; give \
-                     the runner its configuration from the graders' folder or grade without it, \
-                     or list the folders the trials write in the task's `writes:` (docs/trust.md, \
-                     \"What is not protected\")",
-                    t.id,
-                    script.display(),
-                    real.display()
-                ));
+                out.push(Finding {
+                    line: t.line,
+                    refused: false,
+                    message: format!(
+                        "task `{}`: `check:` runs `{runner}` (from `{}`) in `{}`, a folder the \
+                         trials write: a trial could create or rewrite its configuration there \
+                         (`pytest.ini`, `conftest.py`, `package.json`, a `Makefile`, a module \
+                         `python -m` runs, …) and decide the grade; {WRITES_FIX}, or give the \
+                         runner its configuration from the graders' folder",
+                        t.id,
+                        script.display(),
+                        real.display()
+                    ),
+                });
                 break 'lines;
             }
             // Reviews 25 (18), 26 (05) and 28 (06e, 06j, 06k, 06l, 02d–03e): a grader that
@@ -1187,14 +1790,18 @@ pub fn definition_warnings(plan: &Plan) -> Vec<String> {
             if let Some((script, what)) = by_path
                 && roots.iter().any(|r| real.starts_with(r))
             {
-                out.push(format!(
-                    "warning: task `{}`: `check:` runs `{}`, which {what}: in `{}`, a folder the \
-                     trials write, a trial could prepare what that leads to and decide the grade \
-                     (docs/trust.md, \"What is not protected\")",
-                    t.id,
-                    script.display(),
-                    real.display()
-                ));
+                out.push(Finding {
+                    line: t.line,
+                    message: format!(
+                        "task `{}`: `check:` runs `{}`, which {what}: in `{}`, a folder the \
+                         trials write, a trial could prepare what that leads to and decide the \
+                         grade; {WRITES_FIX}",
+                        t.id,
+                        script.display(),
+                        real.display()
+                    ),
+                    refused: false,
+                });
                 break 'lines;
             }
             // Any other check that runs node in a folder the trials write: its tools read
@@ -1202,21 +1809,77 @@ pub fn definition_warnings(plan: &Plan) -> Vec<String> {
             // (reviews 56, 57); `writes:` is the wall that reads nothing.
             if super::state::line_runs_node(line, cwd, env)
                 && roots.iter().any(|r| real.starts_with(r))
+                && !node_only_from_outside(line, cwd, env, &roots)
             {
-                out.push(format!(
-                    "warning: task `{}`: `check:` runs node in `{}`, a folder the trials write: \
-                     gate compares the configuration and packages node's tools read there before \
-                     each check, but finds them by reading text, which a trial may spell past; \
-                     list the folders the trials write in the task's `writes:` and the rest is \
-                     read-only to them (docs/trust.md, \"The folders the trials write\")",
-                    t.id,
-                    real.display()
-                ));
+                out.push(Finding {
+                    line: t.line,
+                    message: format!(
+                        "task `{}`: `check:` runs node in `{}`, a folder the trials write: gate \
+                         compares the configuration and packages node's tools read there before \
+                         each check, but finds them by reading text, which a trial may spell \
+                         past; {WRITES_FIX}",
+                        t.id,
+                        real.display()
+                    ),
+                    refused: false,
+                });
                 break 'lines;
             }
         }
     }
     out
+}
+
+/// Whether every way `line` runs node is `node SCRIPT …` (or `nodejs`), no option before
+/// the script, with `SCRIPT` a file that lies outside every folder the trials write
+/// (`roots`), and no `env:` value names node: node reads the packages and the `package.json`
+/// of such a script from beside it and the folders above it, not from the current folder,
+/// so running it in a folder the trials write reads nothing of theirs but the data the
+/// grader opens itself. (An option may load code from the current folder: `--require ./x`,
+/// `--import`, `--env-file`; a `cd` moves where a relative script is found: neither is
+/// read, so either keeps the refusal.)
+fn node_only_from_outside(
+    line: &super::CommandLine,
+    cwd: &Path,
+    env: &[(String, String)],
+    roots: &[PathBuf],
+) -> bool {
+    if env.iter().any(|(_, v)| {
+        super::state::NODE_PROGRAMS
+            .iter()
+            .any(|n| super::words::mentions_word(v, n))
+    }) {
+        return false;
+    }
+    let mut ran = false;
+    for words in simple_commands(&tokens_of(line, env)) {
+        let name = name_of(&words[0]);
+        if matches!(name.as_str(), "cd" | "pushd") {
+            return false;
+        }
+        let names_node = words.iter().any(|w| {
+            super::state::NODE_PROGRAMS
+                .iter()
+                .any(|n| super::words::mentions_word(w, n))
+        });
+        if !names_node {
+            continue;
+        }
+        if !matches!(name.as_str(), "node" | "nodejs") {
+            return false;
+        }
+        let Some(script) = words.get(1).filter(|w| !w.starts_with('-')) else {
+            return false;
+        };
+        let Ok(file) = std::fs::canonicalize(cwd.join(script)) else {
+            return false;
+        };
+        if !file.is_file() || roots.iter().any(|r| file.starts_with(r)) {
+            return false;
+        }
+        ran = true;
+    }
+    ran
 }
 
 /// One line for each program a grader script runs that gate does not hold (review 34, 51e,

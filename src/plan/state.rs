@@ -258,7 +258,7 @@ pub(super) fn launcher_folders(
     for words in super::words::simple_commands(&super::words::tokens_of(line, env)) {
         let name = super::words::name_of(&words[0]);
         if matches!(name.as_str(), "cd" | "pushd") {
-            let folder = words[1..].iter().find(|w| !w.starts_with('-') || *w == "-");
+            let folder = super::words::cd_folder(&words);
             if let Some(d) = folder.map(|d| dir.join(d)).filter(|d| d.is_dir()) {
                 dir = d;
             }
@@ -1875,7 +1875,7 @@ fn javascript_file(p: &Path, typescript: bool) -> bool {
 }
 
 /// Programs that run JavaScript and load packages from `node_modules`.
-const NODE_PROGRAMS: &[&str] = &[
+pub(super) const NODE_PROGRAMS: &[&str] = &[
     "node", "nodejs", "bun", "deno", "npx", "npm", "pnpm", "yarn", "bunx", "pnpx",
 ];
 

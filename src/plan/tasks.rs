@@ -604,6 +604,16 @@ pub(super) fn refuse_unboxed_or_missing_writes(shown: &str, plan: &Plan) -> Resu
     // of each task without `writes:` (and its base's); and the `writes` folders of every
     // task, where none may.
     let mut linked = super::state::sandbox_writable(plan);
+    // And the folders the box grants every trial whole: a task folder beneath `/dev/shm`
+    // would be writable whole through that grant, its `writes:` wall gone (review 69, 06d),
+    // and under the mount layer each trial's private `/dev/shm` hides it.
+    linked.extend(
+        ["/dev/shm", "/dev/pts"]
+            .iter()
+            .map(Path::new)
+            .filter(|p| p.is_dir())
+            .map(real),
+    );
     let mut linkless: Vec<PathBuf> = Vec::new();
     for t in &plan.tasks {
         for cwd in std::iter::once(&t.cwd).chain(t.compare().map(|c| &c.base.cwd)) {
@@ -650,8 +660,9 @@ pub(super) fn refuse_unboxed_or_missing_writes(shown: &str, plan: &Plan) -> Resu
                     t,
                     format!(
                         "task `{}` names the folders its trials write (`writes:`), but `{}`, \
-                         which other trials write (`policy.sandbox.writable`, or another task's \
-                         folder), {} its folder `{}`, so the rest of that folder would not be \
+                         which other trials write (`policy.sandbox.writable`, another task's \
+                         folder, or `/dev/shm`, which the box grants every trial), {} its folder \
+                         `{}`, so the rest of that folder would not be \
                          read-only; name the folder in the task's `writes:` instead, or keep the \
                          two apart",
                         t.id,

@@ -92,6 +92,17 @@ pub(super) const WRAPPERS: &[&str] = &[
     "builtin", "busybox",
 ];
 
+/// The folder a `cd` or `pushd` command (`words`, its name first) goes to: its last word that
+/// is not an option (`-P`, `-L`, `-e`, `-@`, `--`), so `cd -P app`, `cd -- app` and `cd
+/// 2>/dev/null app` (whose `2` the tokenizer leaves as a word) all go to `app` (review 69,
+/// 03, 15); `cd -` is a word of its own.
+pub(super) fn cd_folder(words: &[String]) -> Option<&String> {
+    words
+        .iter()
+        .skip(1)
+        .rfind(|w| !w.starts_with('-') || *w == "-")
+}
+
 /// Whether option `o` of command prefix `prefix` (`timeout -s KILL 10 sh …`) takes the next
 /// word as its value (`Some(true)`), takes none or has it glued (`Some(false)`), or is one
 /// gate does not know (`None`): then which word is the program is not known for certain,
@@ -148,6 +159,43 @@ pub(super) fn prefix_option(prefix: &str, o: &str) -> Option<bool> {
             &["-T", "-P", "-D"],
         ),
         "unbuffer" => (&["-p"], &[]),
+        // GNU xargs (review 68, 18: `xargs -a list pytest` took `list` for the program).
+        "xargs" => (
+            &[
+                "-0",
+                "--null",
+                "-r",
+                "--no-run-if-empty",
+                "-t",
+                "--verbose",
+                "-p",
+                "--interactive",
+                "-o",
+                "--open-tty",
+                "-x",
+                "--exit",
+                "--show-limits",
+            ],
+            &[
+                "-a",
+                "--arg-file",
+                "-d",
+                "--delimiter",
+                "-E",
+                "--eof",
+                "-I",
+                "--replace",
+                "-L",
+                "--max-lines",
+                "-n",
+                "--max-args",
+                "-P",
+                "--max-procs",
+                "-s",
+                "--max-chars",
+                "--process-slot-var",
+            ],
+        ),
         _ => (&[], &[]),
     };
     if prefix == "nice" && o.len() > 1 && o[1..].chars().all(|c| c.is_ascii_digit()) {

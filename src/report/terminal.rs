@@ -197,13 +197,18 @@ fn first_failure(out: &mut String, t: &TaskReport) {
     // own files (the plan, the ledger's folder): a task that writes beside its plan then fails
     // for the box, not for the agent. Say where it may write, so such a FAIL is not read as a
     // regression.
-    if [
-        "Permission denied",
-        "Read-only file system",
-        "Operation not permitted",
-    ]
-    .iter()
-    .any(|m| tail.contains(m))
+    // A `writes:` task's trial may move nothing out of a folder where it may make links (no
+    // Landlock `REFER` there: review 66), so a rename between two folders of its $TMPDIR fails
+    // with EXDEV, which `mv` hides by copying and `os.replace` does not (review 67, 09).
+    let cross_device = tail.contains("Invalid cross-device link");
+    if cross_device
+        || [
+            "Permission denied",
+            "Read-only file system",
+            "Operation not permitted",
+        ]
+        .iter()
+        .any(|m| tail.contains(m))
     {
         let _ = writeln!(
             out,
@@ -213,6 +218,15 @@ fn first_failure(out: &mut String, t: &TaskReport) {
              files, and in policy.sandbox.writable, and where the task names `writes:`, only in \
              those folders of its own, where it makes no symbolic link and moves in nothing from \
              its $TMPDIR (docs/trust.md, \"The box\")"
+        );
+    }
+    if cross_device {
+        let _ = writeln!(
+            out,
+            "  hint       `Invalid cross-device link` (EXDEV): in a task with `writes:` a trial cannot \
+             rename a file or folder from one folder of its $TMPDIR to another, or out of it; \
+             copy it instead (`mv` and `shutil.move` do), or write it where it belongs \
+             (docs/trust.md, \"The folders the trials write\")"
         );
     }
 }

@@ -422,3 +422,22 @@ pub fn has(tool: &str) -> bool {
         .output()
         .is_ok_and(|o| o.status.success())
 }
+
+/// `gate check` of `f` refuses the plan at load (exit 2) because a `check:` line reads what
+/// decides its grade from a folder the trials write, with no wall comparing it while the
+/// run goes on: the message says what (`said`, e.g. "runs `pytest` in `") and names the fix,
+/// the task's `writes:` (docs/trust.md, "What is not protected").
+pub fn assert_definition_refused(f: &Fixture, said: &str) {
+    let out = check(f).get_output().clone();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "not refused:\n{err}");
+    assert!(
+        err.contains(&format!("task `agent`: `check:` {said}")),
+        "wanted `{said}` in\n{err}"
+    );
+    assert!(err.contains("`writes:`"), "the fix is named:\n{err}");
+    assert!(
+        !err.contains("warning:"),
+        "a refusal, not a warning:\n{err}"
+    );
+}

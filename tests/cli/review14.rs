@@ -234,10 +234,8 @@ fn review14_honest_tool_lines_stay_accepted() {
         "sed -n 1p result.txt | grep -qx right",
         "jq -e .port src/config.json",
         "git diff --quiet",
-        "make -sB check",
         "make -sB -f graders/mk check",
         "prove --norc t/",
-        "python3 -I -m pytest -q",
         "python3 -I -m unittest graders/test_ok.py",
         "node graders/check.js",
         "node -r ./graders/check.js -e 0",
@@ -274,4 +272,12 @@ fn review14_honest_tool_lines_stay_accepted() {
     )
     .unwrap();
     check(&f).code(0);
+    // A runner that reads its definition from the folder the trials write (the `Makefile`,
+    // a `pytest.ini`): refused since round 4, session 22, naming `writes:`.
+    for (line, runner) in [
+        ("make -sB check", "make"),
+        ("python3 -I -m pytest -q", "pytest"),
+    ] {
+        assert_definition_refused(&fixture(line, ""), &format!("runs `{runner}` in `"));
+    }
 }

@@ -114,11 +114,10 @@ fn rev16_rev17_honest_lines_of_allowed_programs_are_accepted_and_judge() {
 
 #[test]
 fn rev16_n_cargo_and_go_test_get_the_runner_warning_as_make_and_npm_do() {
-    for line in ["cargo test", "go test ./..."] {
+    // Since round 4, session 22, a refusal: no wall compares `Cargo.toml` or `go.mod`.
+    for (line, runner) in [("cargo test", "cargo"), ("go test ./...", "go")] {
         let f = fixture(line, "right");
-        check(&f)
-            .code(0)
-            .stderr(predicates::str::contains("warning: task `agent`"));
+        assert_definition_refused(&f, &format!("runs `{runner}` in `"));
     }
 }
 
@@ -426,9 +425,15 @@ mod rev19_open {
             ),
         ] {
             let f = fixture(line, "right");
-            check(&f).code(0).stderr(predicates::str::contains(format!(
-                "warning: task `agent`: `check:` runs `{runner}` in `"
-            )));
+            let said = format!("runs `{runner}` in `");
+            if runner == "npm" {
+                // node's tools: a run-time wall compares what they read, so a warning.
+                check(&f).code(0).stderr(predicates::str::contains(format!(
+                    "warning: task `agent`: `check:` {said}"
+                )));
+            } else {
+                assert_definition_refused(&f, &said);
+            }
         }
     }
 }
@@ -541,9 +546,14 @@ mod rev20 {
         ] {
             let f = fixture(line, "right");
             write_files(&f, &[("graders/test_x.py", "def test_x():\n    pass\n")]);
-            check(&f).code(0).stderr(predicates::str::contains(format!(
-                "warning: task `agent`: `check:` runs `{runner}` in `"
-            )));
+            let said = format!("runs `{runner}` in `");
+            if runner == "npm" {
+                check(&f).code(0).stderr(predicates::str::contains(format!(
+                    "warning: task `agent`: `check:` {said}"
+                )));
+            } else {
+                assert_definition_refused(&f, &said);
+            }
         }
     }
 
@@ -596,10 +606,13 @@ mod rev20 {
         ] {
             assert_refused_at_load(&fixture(line, "wrong"), line, what);
         }
-        // Options of the same runners that run nothing stay accepted.
-        for line in ["go test -count=1 -vet=off ./...", "npm test --silent"] {
-            check(&fixture(line, "right")).code(0);
-        }
+        // Options of the same runners that run nothing stay accepted by this rule: npm's with a
+        // warning, go's refused by the runner rule alone (no wall compares `go.mod`).
+        check(&fixture("npm test --silent", "right")).code(0);
+        assert_definition_refused(
+            &fixture("go test -count=1 -vet=off ./...", "right"),
+            "runs `go` in `",
+        );
     }
 }
 
@@ -681,9 +694,14 @@ mod rev21 {
                     ),
                 ],
             );
-            check(&f).code(0).stderr(predicates::str::contains(
-                "warning: task `agent`: `check:` runs `pytest`",
-            ));
+            if line.contains("graders/run.py") {
+                // A runner a grader file starts: read from the file's text, a warning.
+                check(&f).code(0).stderr(predicates::str::contains(
+                    "warning: task `agent`: `check:` runs `pytest`",
+                ));
+            } else {
+                assert_definition_refused(&f, "runs `pytest`");
+            }
         }
     }
 }
@@ -3870,7 +3888,7 @@ mod rev40 {
         for body in [
             // 97a: the async function's constructor, under another name.
             format!(
-                "const make = (async () => {{}}).constructor;\nmake({load})().then((eq) => {{\n{judge}\n}});\n"
+                "const build = (async () => {{}}).constructor;\nbuild({load})().then((eq) => {{\n{judge}\n}});\n"
             ),
             // 97b: an arrow's constructor, called at once.
             format!("const eq = (() => {{}}).constructor({load})();\n{judge}\n"),
@@ -5326,7 +5344,7 @@ module.exports = (file) => {
                 ("graders/check.py", "raise SystemExit(1)\n"),
                 (
                     "graders/check.sh",
-                    "mkdir -p build && cd build && exec python3 \"$OLDPWD/graders/check.py\"\n",
+                    "mkdir -p build && cd build && exec python3 -I \"$OLDPWD/graders/check.py\"\n",
                 ),
             ],
         );

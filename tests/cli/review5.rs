@@ -84,26 +84,35 @@ fn review5_p2_a_conftest_beside_a_pytest_grader_does_not_pass_a_wrong_answer() {
         skip_or_fail(test, "python3", "no pytest here");
         return;
     }
+    // Since round 4, session 22, pytest run in a folder the trials write is refused unless
+    // the task lists the folders its trials write (it reads `pytest.ini` and `conftest.py`
+    // from the folders above its tests too); with `writes: [out]` the trial tries
+    // `conftest.py` beside the tests and in the task's folder.
+    let yaml = |writes: &str| {
+        format!(
+            "version: 1\nsampling: {{single: {{n: 2, c: 0}}}}\ntasks:\n  - id: agent\n    run: sh agent.sh\n{writes}    check: pytest -q -p no:cacheprovider graders/test_state.py\n"
+        )
+    };
+    assert_definition_refused(&Fixture::new(&yaml("")), "runs `pytest` in `");
     for no_mounts in box_modes(test) {
-        let f = Fixture::new(
-            "version: 1\nsampling: {single: {n: 2, c: 0}}\ntasks:\n  - id: agent\n    run: sh agent.sh\n    check: pytest -q -p no:cacheprovider graders/test_state.py\n",
-        );
+        let f = Fixture::new(&yaml("    writes: [out]\n"));
         std::fs::create_dir(f.path("graders")).unwrap();
+        std::fs::create_dir(f.path("out")).unwrap();
         std::fs::write(
             f.path("graders/test_state.py"),
-            "def test_result_is_correct():\n    assert open('result.txt').read().strip() == 'correct'\n",
+            "def test_result_is_correct():\n    assert open('out/result.txt').read().strip() == 'correct'\n",
         )
         .unwrap();
         std::fs::write(
             f.path("agent.sh"),
-            "echo wrong > result.txt\ncat > graders/conftest.py <<'PY'\nimport pytest\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n    out = yield\n    r = out.get_result()\n    r.outcome = 'passed'; r.longrepr = None\nPY\n",
+            "echo wrong > out/result.txt\nfor d in graders .; do cat > $d/conftest.py <<'PY'\nimport pytest\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n    out = yield\n    r = out.get_result()\n    r.outcome = 'passed'; r.longrepr = None\nPY\ndone\n",
         )
         .unwrap();
         run_in(&f, no_mounts)
             .code(1)
             .stdout(predicate::str::contains("agent  FAIL"));
         assert!(
-            !f.path("graders/conftest.py").exists(),
+            !f.path("graders/conftest.py").exists() && !f.path("conftest.py").exists(),
             "no mounts: {no_mounts}"
         );
     }

@@ -233,11 +233,19 @@ fn review7_c40_python_dash_m_in_a_folder_the_trials_write_is_refused() {
             .stderr(predicate::str::contains("-P …"));
         assert!(!f.path("pytest.py").exists(), "no trial ran: {form}");
     }
-    // The forms that leave the current folder out of `sys.path` are accepted.
+    // The forms that leave the current folder out of `sys.path` are accepted (pytest's with
+    // the folders the trials write listed: it reads a `pytest.ini` there too).
+    std::fs::create_dir(f.path("out")).unwrap();
     for (extra, form) in [
         ("", "python3 -I -m unittest graders/test_result.py"),
-        ("", "python3 -P -m pytest graders/test_result.py"),
-        ("    env: {PYTHONSAFEPATH: \"1\"}\n", "python3 -m pytest"),
+        (
+            "    writes: [out]\n",
+            "python3 -P -m pytest graders/test_result.py",
+        ),
+        (
+            "    writes: [out]\n    env: {PYTHONSAFEPATH: \"1\"}\n",
+            "python3 -m pytest graders/",
+        ),
         ("", "cd graders && python3 -m unittest test_result.py"),
     ] {
         std::fs::write(f.plan(), plan(extra, form)).unwrap();
@@ -259,19 +267,22 @@ fn the_python_dash_p_form_c40_asks_for_fails_the_wrong_answer() {
         return;
     }
     for mounts in box_modes(test) {
+        // With `writes:` (pytest reads a `pytest.ini` from the task's folder: refused without
+        // it); the trial tries `pytest.py` in its own folder and in the task's.
         let f = Fixture::new(&plan(
-            "",
+            "    writes: [out]\n",
             "python3 -P -m pytest -q -p no:cacheprovider graders/test_result.py",
         ));
         std::fs::create_dir(f.path("graders")).unwrap();
+        std::fs::create_dir(f.path("out")).unwrap();
         std::fs::write(
             f.path("graders/test_result.py"),
-            "def test_result():\n    assert open('result.txt').read().strip() == 'right'\n",
+            "def test_result():\n    assert open('out/result.txt').read().strip() == 'right'\n",
         )
         .unwrap();
         std::fs::write(
             f.path("agent.sh"),
-            "echo wrong > result.txt\nprintf 'import sys\\nsys.exit(0)\\n' > pytest.py\n",
+            "echo wrong > out/result.txt\nprintf 'import sys\\nsys.exit(0)\\n' > out/pytest.py\nprintf 'import sys\\nsys.exit(0)\\n' > pytest.py\n",
         )
         .unwrap();
         run_in(&f, !mounts)
@@ -294,15 +305,23 @@ fn review7_c38_c39_a_check_through_a_task_runner_the_trials_can_redefine_is_warn
         ".PHONY: check\ncheck:\n\tpython3 graders/check.py\n",
     )
     .unwrap();
+    // node's runners: a warning (a run-time wall compares what they read, by reading text).
+    std::fs::write(f.plan(), plan("", "npm test --silent")).unwrap();
+    check(&f).code(0).stderr(predicate::str::contains(
+        "warning: task `agent`: `check:` runs `npm` in `",
+    ));
+    // The others: no wall compares the `Makefile` or a `pytest.ini`, so since round 4,
+    // session 22, the plan is refused, naming `writes:`; with the folders the trials write
+    // listed, the rest (the `Makefile` too) is read-only to them and the line is accepted.
+    std::fs::create_dir(f.path("out")).unwrap();
     for (form, runner) in [
         ("make -sB check", "make"),
-        ("npm test --silent", "npm"),
         ("python3 -I -m pytest -q graders/check.py", "pytest"),
     ] {
         std::fs::write(f.plan(), plan("", form)).unwrap();
-        check(&f).code(0).stderr(predicate::str::contains(format!(
-            "warning: task `agent`: `check:` runs `{runner}` in `"
-        )));
+        assert_definition_refused(&f, &format!("runs `{runner}` in `"));
+        std::fs::write(f.plan(), plan("    writes: [out]\n", form)).unwrap();
+        check(&f).code(0);
     }
     // A grader named on the line itself: no warning.
     std::fs::write(f.plan(), plan("", "python3 -I graders/check.py")).unwrap();

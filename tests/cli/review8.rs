@@ -266,9 +266,11 @@ fn review8_a28_npx_jest_and_a_venv_pytest_are_gate_state() {
             .stdout(predicate::str::contains("agent  FAIL"));
         assert!(read(&f.path("node_modules/jest/bin/jest.js")).contains("right"));
 
-        let f = graders_fixture(".venv/bin/pytest -q tests");
+        // A program of the venv's not named as a runner: `.venv/bin/pytest` reads a
+        // `pytest.ini` from the folder the trials write, refused since round 4 (below).
+        let f = graders_fixture(".venv/bin/grade -q tests");
         let site = venv(&f, true);
-        let pytest = f.path(".venv/bin/pytest");
+        let pytest = f.path(".venv/bin/grade");
         std::fs::write(
             &pytest,
             format!(
@@ -285,6 +287,16 @@ fn review8_a28_npx_jest_and_a_venv_pytest_are_gate_state() {
             .stdout(predicate::str::contains("agent  FAIL"));
         assert!(!site.join("zz.pth").exists());
     }
+    let f = graders_fixture(".venv/bin/pytest -q tests");
+    venv(&f, true);
+    std::fs::write(f.path(".venv/bin/pytest"), "#!/bin/sh\nexit 0\n").unwrap();
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(
+        f.path(".venv/bin/pytest"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    assert_definition_refused(&f, "runs `pytest` in `");
     // A launcher with no `node_modules` to run from: a trial could create one.
     let f = graders_fixture("npx --offline jest");
     check(&f)

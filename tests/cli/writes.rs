@@ -278,9 +278,11 @@ fn a_grader_and_a_runner_in_the_read_only_part_of_the_folder_are_accepted() {
         &warned,
         &[("agent.sh", "exit 0\n"), ("package.json", "{}\n")],
     );
-    check(&warned).stderr(predicate::str::contains(
-        "or list the folders the trials write in the task's `writes:`",
-    ));
+    check(&warned).stderr(
+        predicate::str::contains("warning: task `agent`: `check:` runs `npm` in `").and(
+            predicate::str::contains("list the folders the trials write in the task's `writes:`"),
+        ),
+    );
     let quiet = Fixture::new(&plan("    writes: [work]\n", "npm test"));
     write_files(
         &quiet,
@@ -780,4 +782,494 @@ fn rev67_no_other_grant_brings_back_links_in_a_writes_folder() {
         assert_ne!(out.status.code(), Some(0), "{}", both(&out));
         assert!(!dir.path().join("out/a/b").is_symlink(), "{}", both(&out));
     }
+}
+
+/// Round 4, session 22: a `check:` line that runs a runner whose definition no wall compares
+/// (`pytest`, `make`, `tox`, `just`, `cargo`, `go`) in a folder the trials write was only
+/// warned about, and a trial's `pytest.ini` (`addopts = --collect-only`) turned a wrong
+/// answer into PASS. It is refused at load now, naming `writes:`; with the folders the
+/// trials write listed, the `pytest.ini` cannot be written and the wrong answer FAILs, in
+/// both box modes.
+#[test]
+fn a_pytest_ini_the_trial_writes_cannot_pass_a_wrong_answer() {
+    let test = "a_pytest_ini_the_trial_writes_cannot_pass_a_wrong_answer";
+    if !has("pytest") {
+        skip_or_fail(test, "pytest", "no pytest here");
+        return;
+    }
+    let yaml = |writes: &str| {
+        format!(
+            "version: 1\nsampling: {{single: {{n: 2, c: 0}}}}\ntasks:\n  - id: agent\n    run: sh agent.sh\n{writes}    check: pytest -q -p no:cacheprovider tests/\n"
+        )
+    };
+    let files = [
+        (
+            "tests/test_answer.py",
+            "def test_answer():\n    assert open('out/answer.txt').read().strip() == 'right'\n",
+        ),
+        (
+            "agent.sh",
+            "echo wrong > out/answer.txt\nprintf '[pytest]\\naddopts = --collect-only\\n' > pytest.ini\n",
+        ),
+        ("out/.keep", ""),
+    ];
+    let refused = Fixture::new(&yaml(""));
+    write_files(&refused, &files);
+    assert_definition_refused(&refused, "runs `pytest` in `");
+    refused.run(&[]).code(2);
+    assert!(!refused.path("pytest.ini").exists(), "no trial ran");
+    for no_mounts in box_modes(test) {
+        let f = Fixture::new(&yaml("    writes: [out]\n"));
+        write_files(&f, &files);
+        check(&f)
+            .code(0)
+            .stderr(predicate::str::contains("warning").not());
+        run_in(&f, no_mounts)
+            .code(1)
+            .stdout(predicate::str::contains("agent  FAIL"));
+        assert!(!f.path("pytest.ini").exists(), "no mounts: {no_mounts}");
+    }
+}
+
+/// A node grader outside every folder the trials write, run as `node SCRIPT` in the task's
+/// folder, reads its packages from beside itself, not from the current folder: no warning
+/// (review 64's leftover). A launcher there (`npx`), an option before the script, or a
+/// script inside the task's folder still gets one.
+#[test]
+fn a_node_grader_outside_the_task_folder_is_not_warned_about() {
+    let yaml = |check: &str| {
+        format!(
+            "version: 1\nsampling: {{single: {{n: 2, c: 0}}}}\ntasks:\n  - id: agent\n    cwd: work\n    run: sh agent.sh\n    check: {check}\n"
+        )
+    };
+    let setup = |check: &str| {
+        let f = Fixture::new(&yaml(check));
+        write_files(
+            &f,
+            &[
+                ("work/agent.sh", "echo right > answer.txt\n"),
+                ("work/package.json", "{}\n"),
+                ("work/node_modules/.keep", ""),
+                ("work/lib/check.js", "process.exit(0);\n"),
+                ("work/lib/package.json", "{}\n"),
+                (
+                    "graders/check.js",
+                    "process.exit(require('fs').readFileSync('answer.txt', 'utf8').trim() === 'right' ? 0 : 1);\n",
+                ),
+                ("graders/package.json", "{}\n"),
+            ],
+        );
+        f
+    };
+    let quiet = setup("node ../graders/check.js");
+    check(&quiet)
+        .code(0)
+        .stderr(predicate::str::contains("runs node in").not());
+    for line in ["node -r ./x ../graders/check.js", "node lib/check.js"] {
+        let f = setup(line);
+        let out = check(&f).get_output().clone();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("runs node in") || out.status.code() == Some(2),
+            "`{line}`: {err}"
+        );
+    }
+}
+
+/// Review 67, 09: in a task with `writes:` a rename between two folders of the trial's
+/// `TMPDIR` fails with `EXDEV` (no Landlock `REFER` where links may be made), and gate gave
+/// no hint; the FAIL now says what happened and what to do.
+#[test]
+fn a_rename_refused_in_tmpdir_gets_a_hint() {
+    let test = "a_rename_refused_in_tmpdir_gets_a_hint";
+    if !has("python3") {
+        skip_or_fail(test, "python3", "no python3 here");
+        return;
+    }
+    for no_mounts in box_modes(test) {
+        let f = Fixture::new(&plan("    writes: [work]\n", "test -s work/moved"));
+        write_files(
+            &f,
+            &[
+                (
+                    "agent.sh",
+                    "mkdir \"$TMPDIR/a\" \"$TMPDIR/b\"\necho x > \"$TMPDIR/a/f\"\npython3 -c 'import os, sys; os.rename(sys.argv[1] + \"/a/f\", sys.argv[1] + \"/b/f\")' \"$TMPDIR\" || exit 1\necho x > work/moved\n",
+                ),
+                ("work/.keep", ""),
+            ],
+        );
+        run_in(&f, no_mounts)
+            .code(1)
+            .stdout(predicate::str::contains("Invalid cross-device link"))
+            .stdout(predicate::str::contains(
+                "hint       `Invalid cross-device link` (EXDEV)",
+            ));
+    }
+}
+
+/// Review 68 (helper-131, an attack on the runner refusal): a runner no wall compares, run in
+/// a folder the trials write, got past the refusal by another name (`gmake`), behind `find
+/// -exec` or `xargs -a FILE`, by pointing pytest at a folder the trials write from outside
+/// it (`cd .. && pytest work/tests`: pytest reads its configuration above its arguments),
+/// or by collecting a `writes` folder (`pytest -q` over `writes: [src]`: a trial's
+/// `src/conftest.py` session hooks decide every test). Each was a wrong PASS in both box
+/// modes; each is refused at load now, and the honest forms stay accepted.
+#[test]
+fn rev68_runners_by_other_names_and_other_ways_are_refused() {
+    let setup = |extra: &str, check: &str| {
+        let f = runner_task("    cwd: work\n", extra, check);
+        write_files(
+            &f,
+            &[
+                ("work/agent.sh", "echo 41 > out/answer.txt\n"),
+                ("work/out/.keep", ""),
+                ("work/src/.keep", ""),
+                (
+                    "work/Makefile",
+                    "check:\n\tcmp -s out/answer.txt expected.txt\n",
+                ),
+                (
+                    "work/tests/test_answer.py",
+                    "def test_answer():\n    assert open('out/answer.txt').read().strip() == '42'\n",
+                ),
+                ("lists/paths.txt", "tests\n"),
+            ],
+        );
+        f
+    };
+    for (extra, line, said) in [
+        ("", "gmake -B check", "runs `make` in `"),
+        (
+            "",
+            "find tests -maxdepth 0 -exec pytest -q {} +",
+            "runs `pytest` in `",
+        ),
+        (
+            "",
+            "find . -maxdepth 0 -execdir make -B check \\;",
+            "runs `make` through `find -execdir`",
+        ),
+        (
+            "",
+            "xargs -a ../lists/paths.txt pytest -q",
+            "runs `pytest` in `",
+        ),
+        (
+            "",
+            "cd .. && pytest -q work/tests",
+            "runs `pytest`, which reads its configuration",
+        ),
+        (
+            "",
+            "cd .. && python3 -I -m pytest -q work/tests",
+            "runs `pytest`, which reads its configuration",
+        ),
+        (
+            "    writes: [src, out]\n",
+            "pytest -q",
+            "runs `pytest`, which collects `",
+        ),
+        (
+            "    writes: [src, out]\n",
+            "pytest -q tests/ src/",
+            "runs `pytest`, which reads its configuration from `",
+        ),
+    ] {
+        let f = setup(extra, line);
+        assert_definition_refused(&f, said);
+    }
+    for (extra, line) in [
+        ("    writes: [src, out]\n", "pytest -q tests/"),
+        ("    writes: [src, out]\n", "gmake -B check"),
+        ("    writes: [src, out]\n", "cd .. && pytest -q work/tests"),
+    ] {
+        check(&setup(extra, line)).code(0);
+    }
+}
+
+/// Review 69 (helper-132, an attack on review 68's fixes): more ways a runner read what a
+/// trial writes without a refusal, each a wrong PASS in both box modes: `xargs` behind `find
+/// -exec`; `cd -P app` / `cd -- app` (the option taken for the folder); `find -execdir`
+/// (the runner runs in each found folder); pytest given a path missing at load (a trial
+/// creates `out/test_agent.py`), a `-c` file or an `@file` of arguments in a `writes`
+/// folder, a path through `PYTEST_ADDOPTS`, or a link beneath its tests into one; `make
+/// check` without `-B` whose target lies in a `writes` folder (`out/verdict`); a `writes`
+/// task whose folder lies on `/dev/shm`, which the box grants every trial whole. Each is
+/// refused at load now; the honest forms (an option's value in a `writes` folder, `make
+/// -B`, `pytest tests/`) stay accepted.
+#[test]
+fn rev69_more_ways_a_runner_reads_what_a_trial_writes_are_refused() {
+    let setup = |extra: &str, check: &str| {
+        let f = runner_task("", extra, check);
+        write_files(
+            &f,
+            &[
+                ("agent.sh", "echo 41 > out/answer.txt\n"),
+                ("out/.keep", ""),
+                ("app/Makefile", "test:\n\ttrue\n"),
+                (
+                    "Makefile",
+                    "check: out/verdict\n\tgrep -qx ok out/verdict\nout/verdict:\n\tcmp -s out/answer.txt expected.txt && echo ok > $@\n",
+                ),
+                ("tests/test_a.py", "def test_a():\n    pass\n"),
+            ],
+        );
+        f
+    };
+    let w_app = "    writes: [app]\n";
+    let w_out = "    writes: [out]\n";
+    for (extra, line, said) in [
+        (
+            "",
+            "find tests -maxdepth 0 -exec xargs pytest -q {} +",
+            "runs `pytest` in `",
+        ),
+        (
+            "",
+            "find . -maxdepth 0 -exec xargs make -B check {} +",
+            "runs `make` in `",
+        ),
+        (w_app, "cd -P app && make -B test", "runs `make` in `"),
+        (w_app, "cd -- app && make -B test", "runs `make` in `"),
+        (
+            w_app,
+            "sh -c 'cd -P app && make -B test'",
+            "runs `make` in `",
+        ),
+        (
+            w_app,
+            "find app -maxdepth 1 -name Makefile -execdir make -B test {} +",
+            "runs `make` through `find -execdir`",
+        ),
+        (
+            w_out,
+            "pytest -q tests out/test_agent.py",
+            "runs `pytest`, which reads",
+        ),
+        (
+            w_out,
+            "pytest -c out/pytest.ini tests",
+            "runs `pytest`, which reads",
+        ),
+        (
+            w_out,
+            "pytest @out/args.txt tests",
+            "runs `pytest`, which reads",
+        ),
+        (
+            "    writes: [out]\n    env: {PYTEST_ADDOPTS: \"out\"}\n",
+            "pytest -q tests",
+            "runs `pytest`, which reads",
+        ),
+    ] {
+        assert_definition_refused(&setup(extra, line), said);
+    }
+    // `cd -- app` before a Python `-m`: the same reading of `cd`.
+    let f = setup(w_app, "cd -- app && python3 -m pytest -q tests");
+    check(&f)
+        .code(2)
+        .stderr(predicate::str::contains("a folder the trials write"));
+    // cargo: its target folder in a `writes` folder (07), a manifest in one (16).
+    let f = setup("    writes: [src, target]\n", "cargo test -q --offline");
+    write_files(
+        &f,
+        &[("src/.keep", ""), ("target/.keep", ""), ("Cargo.toml", "")],
+    );
+    assert_definition_refused(&f, "runs `cargo`, which builds its tests into `");
+    let f = setup(
+        w_app,
+        "cargo test -q --offline --manifest-path app/Cargo.toml",
+    );
+    write_files(&f, &[("app/Cargo.toml", "")]);
+    assert_definition_refused(&f, "runs `cargo` in `");
+    // A link beneath pytest's tests into a `writes` folder (the plan's own).
+    let f = setup(w_out, "pytest -q tests/");
+    std::os::unix::fs::symlink("../out", f.path("tests/agent")).unwrap();
+    assert_definition_refused(&f, "runs `pytest`, which collects `");
+    check(&f).stderr(predicate::str::contains(
+        "/tests/agent` is a link into a folder the trials write",
+    ));
+    // make whose target lies in a `writes` folder needs `-B`.
+    check(&setup(w_out, "make check"))
+        .code(2)
+        .stderr(predicate::str::contains("`make` without `-B`"));
+    for line in [
+        "make -B check",
+        "pytest -q tests/",
+        "pytest -q tests/ --junitxml out/junit.xml",
+        "pytest -q tests/ -k out --basetemp out",
+    ] {
+        check(&setup(w_out, line)).code(0);
+    }
+    // A `writes` task on /dev/shm.
+    if std::path::Path::new("/dev/shm").is_dir() {
+        let dir = tempfile::tempdir_in("/dev/shm").unwrap();
+        std::fs::create_dir(dir.path().join("out")).unwrap();
+        std::fs::write(
+            dir.path().join("plan.yaml"),
+            plan(w_out, "cmp -s out/answer.txt expected.txt"),
+        )
+        .unwrap();
+        gate()
+            .current_dir(dir.path())
+            .args(["check", "plan.yaml"])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(
+                "`/dev/shm`, which the box grants every trial",
+            ));
+    } else {
+        skip_or_fail(
+            &current_test(),
+            "devshm",
+            "the part on /dev/shm: no /dev/shm here",
+        );
+    }
+}
+
+/// Review 70 (helper-133, an attack on review 69's fixes): more readings pytest, make,
+/// cargo and Python made past the refusal, each a wrong PASS in both box modes: `cd
+/// 2>/dev/null app` (the redirection ends the words gate reads as the `cd`); a cluster of
+/// pytest's short options (`-qk answer`, `-qcout/pytest.ini`) or a valued option gate did
+/// not list (`--verbosity 2`), whose value stood for the test folders; `PYTEST_ADDOPTS`
+/// with quotes; `find . -exec pytest {} +`; `cargo --target-dir out/t`; `python3 -m
+/// out.grade`; a plugin or `--pyargs` module in a `writes` folder (`-p out.plug`,
+/// `PYTEST_PLUGINS`). Each is refused at load now, and the honest forms stay accepted.
+#[test]
+fn rev70_pytest_options_cd_redirections_and_modules_the_trials_write_are_refused() {
+    let setup = |extra: &str, check: &str| {
+        let f = runner_task("", extra, check);
+        write_files(
+            &f,
+            &[
+                ("agent.sh", "echo 41 > out/answer.txt\n"),
+                ("out/.keep", ""),
+                ("src/.keep", ""),
+                ("app/Makefile", "test:\n\ttrue\n"),
+                ("tests/test_a.py", "def test_a():\n    pass\n"),
+            ],
+        );
+        f
+    };
+    let w_out = "    writes: [out]\n";
+    for (extra, line, said) in [
+        (
+            "    writes: [app]\n",
+            "cd 2>/dev/null app && make -B test",
+            "runs `make` after a `cd` whose folder gate cannot tell",
+        ),
+        (
+            "    writes: [app]\n",
+            "cd >/dev/null app && make -B test",
+            "runs `make` after a `cd` whose folder gate cannot tell",
+        ),
+        (
+            w_out,
+            "pytest -qk answer",
+            "runs `pytest`, which collects `",
+        ),
+        (
+            w_out,
+            "pytest -q --verbosity 2",
+            "runs `pytest`, which collects `",
+        ),
+        (
+            w_out,
+            "pytest -qcout/pytest.ini tests",
+            "runs `pytest`, which reads",
+        ),
+        (
+            "    writes: [out]\n    env: {PYTEST_ADDOPTS: \"'out'\"}\n",
+            "pytest -q tests",
+            "runs `pytest`, which reads",
+        ),
+        (
+            w_out,
+            "find . -name 'test_*.py' -exec pytest -q {} +",
+            "runs `pytest`, which collects `",
+        ),
+        (
+            w_out,
+            "python3 -m pytest -q -p out.plug tests",
+            "runs `pytest`, which reads",
+        ),
+        (
+            "    writes: [out]\n    env: {PYTEST_PLUGINS: out.plug}\n",
+            "python3 -m pytest -q tests",
+            "runs `pytest`, which reads",
+        ),
+        (
+            w_out,
+            "python3 -m pytest -q --pyargs tests out.extra",
+            "runs `pytest`, which reads",
+        ),
+        (
+            "    writes: [src, out]\n",
+            "cargo test -q --offline --target-dir out/t",
+            "runs `cargo`, which builds its tests into `",
+        ),
+    ] {
+        assert_definition_refused(&setup(extra, line), said);
+    }
+    let f = setup("    writes: [mods]\n", "python3 -m mods.grade");
+    std::fs::create_dir(f.path("mods")).unwrap();
+    assert_definition_refused(&f, "runs the module `mods.grade`");
+    for line in [
+        "python3 -I -m pytest -q tests",
+        "pytest -q --debug out/debug.log tests",
+        "pytest -qk answer tests",
+        "pytest -q tests -k 'not slow'",
+        "python3 -I -m pytest -q -p no:cacheprovider tests",
+        "cd tests && pytest -q",
+    ] {
+        check(&setup(w_out, line)).code(0);
+    }
+}
+
+/// Review 71 (helper-134, a new user's hour with the runner refusal, and attacks): 40, `make
+/// -B test` with `writes: [src]` whose (read-only) makefile's recipe runs a bare `pytest
+/// -q`, which collected a trial's `src/conftest.py`; 47, `tox` with `writes: [src, .tox]`,
+/// whose environments a trial planted a `.pth` in. Both were a wrong PASS in both box modes;
+/// both are refused at load now, and a recipe that names its test folders stays accepted.
+#[test]
+fn rev71_a_make_recipe_over_a_writes_folder_and_tox_environments_are_refused() {
+    let setup = |writes: &str, check: &str, files: &[(&str, &str)]| {
+        let f = Fixture::new(&plan(&format!("    writes: [{writes}]\n"), check));
+        write_files(&f, &[("agent.sh", "echo 1 > src/a\n"), ("src/.keep", "")]);
+        write_files(&f, files);
+        f
+    };
+    let tests = ("tests/test_a.py", "def test_a():\n    pass\n");
+    check(&setup(
+        "src",
+        "make -B test",
+        &[("Makefile", "test:\n\tpytest -q\n"), tests],
+    ))
+    .code(2)
+    .stderr(predicate::str::contains(
+        "runs `make`, whose recipe runs `pytest` over a folder the trials write",
+    ));
+    check(&setup(
+        "src",
+        "make -B test",
+        &[("Makefile", "test:\n\tpytest -q tests/\n"), tests],
+    ))
+    .code(0);
+    let f = setup(
+        "src, .tox",
+        "tox -e py",
+        &[("tox.ini", "[tox]\n"), (".tox/.keep", "")],
+    );
+    check(&f).code(2).stderr(predicate::str::contains(
+        "runs `tox`, which runs the tests from the environments it builds in `",
+    ));
+}
+
+/// A one-task plan (`run: sh agent.sh`, two trials) whose `check:` is `check`, with `cwd`
+/// and `extra` lines (`writes:`, `env:`) before it: the reviews' runner cases.
+fn runner_task(cwd: &str, extra: &str, check: &str) -> Fixture {
+    Fixture::new(&format!(
+        "version: 1\nsampling: {{single: {{n: 2, c: 0}}}}\ntasks:\n  - id: agent\n{cwd}    run: sh agent.sh\n{extra}    check: {}\n",
+        serde_json::to_string(check).unwrap()
+    ))
 }
