@@ -1448,6 +1448,32 @@ fn module_run(words: &[String]) -> Option<String> {
     None
 }
 
+/// Whether `folder` lies in one of `roots` or holds one.
+fn overlaps_a_root(folder: &Path, roots: &[PathBuf]) -> bool {
+    roots
+        .iter()
+        .any(|r| folder.starts_with(r) || r.starts_with(folder))
+}
+
+/// The folder cargo, run as `words` in `dir` (its manifest's folder `real`) with the task's
+/// `env`, builds into: `--target-dir`, else `CARGO_TARGET_DIR`, else
+/// `CARGO_BUILD_TARGET_DIR`, else `target` beside the manifest.
+fn cargo_target(words: &[String], env: &[(String, String)], dir: &Path, real: &Path) -> PathBuf {
+    let option = words.iter().enumerate().find_map(|(k, w)| {
+        w.strip_prefix("--target-dir=")
+            .map(str::to_string)
+            .or_else(|| (w == "--target-dir").then(|| words.get(k + 1).cloned())?)
+    });
+    let variable = ["CARGO_TARGET_DIR", "CARGO_BUILD_TARGET_DIR"]
+        .iter()
+        .find_map(|name| env.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()));
+    resolve(
+        &option
+            .or(variable)
+            .map_or_else(|| real.join("target"), |v| dir.join(v)),
+    )
+}
+
 /// The folder of the manifest `cargo --manifest-path PATH` (or `=PATH`) names.
 fn cargo_manifest_dir(words: &[String]) -> Option<String> {
     if name_of(&words[0]) != "cargo" {
@@ -1561,67 +1587,41 @@ fn definition_findings(plan: &Plan) -> Vec<Finding> {
                         .map_or_else(|| dir.clone(), |m| super::invoke::resolve(&m, &dir)),
                 };
                 let real = resolve(&std::path::absolute(&dir).unwrap_or_else(|_| dir.clone()));
-                // cargo runs the test binaries it finds up to date in its target folder: one
-                // the trials write lets a trial plant them (review 69, 07: `writes: [src,
-                // target]`, each binary replaced by `exit 0`).
-                if *runner == "cargo" && !roots.iter().any(|r| real.starts_with(r)) {
-                    // `--target-dir D` (review 70, 14) before `CARGO_TARGET_DIR` and
-                    // `CARGO_BUILD_TARGET_DIR`, as cargo reads them.
-                    let option = words.iter().enumerate().find_map(|(k, w)| {
-                        w.strip_prefix("--target-dir=")
-                            .map(str::to_string)
-                            .or_else(|| (w == "--target-dir").then(|| words.get(k + 1).cloned())?)
+                // The folder a runner builds what it runs into, where the trials write, lets
+                // a trial plant it: cargo's test binaries, found up to date in its target
+                // folder (review 69, 07: `writes: [src, target]`, each binary replaced by
+                // `exit 0`; `--target-dir`, `CARGO_TARGET_DIR`, `CARGO_BUILD_TARGET_DIR`:
+                // review 70, 14), tox's environments in `.tox` (a `.pth`: review 71, 47).
+                let built = match *runner {
+                    "cargo" => Some((
+                        cargo_target(&words, env, &dir, &real),
+                        "target",
+                        "builds its tests into `{}` and runs those it finds up to date there, \
+                         in",
+                    )),
+                    "tox" => Some((
+                        resolve(&real.join(".tox")),
+                        ".tox",
+                        "runs the tests from the environments it builds in `{}`,",
+                    )),
+                    _ => None,
+                };
+                if let Some((folder, name, how)) = built
+                    && !roots.iter().any(|r| real.starts_with(r))
+                    && overlaps_a_root(&folder, &roots)
+                {
+                    out.push(Finding {
+                        line: t.line,
+                        message: format!(
+                            "task `{}`: `check:` runs `{runner}`, which {} a folder the trials \
+                             write: a trial could plant what it runs there and decide the grade; \
+                             {WRITES_FIX}, `{name}` left out of them",
+                            t.id,
+                            how.replace("{}", &folder.display().to_string())
+                        ),
+                        refused: true,
                     });
-                    let variable = env
-                        .iter()
-                        .find(|(k, _)| k == "CARGO_TARGET_DIR")
-                        .or_else(|| env.iter().find(|(k, _)| k == "CARGO_BUILD_TARGET_DIR"))
-                        .map(|(_, v)| v.clone());
-                    let target = option
-                        .or(variable)
-                        .map_or_else(|| real.join("target"), |v| dir.join(v));
-                    let target = resolve(&target);
-                    if roots
-                        .iter()
-                        .any(|r| target.starts_with(r) || r.starts_with(&target))
-                    {
-                        out.push(Finding {
-                            line: t.line,
-                            message: format!(
-                                "task `{}`: `check:` runs `cargo`, which builds its tests into \
-                                 `{}` and runs those it finds up to date there, in a folder the \
-                                 trials write: a trial could plant them and decide the grade; \
-                                 {WRITES_FIX}, `target` left out of them",
-                                t.id,
-                                target.display()
-                            ),
-                            refused: true,
-                        });
-                        break 'lines;
-                    }
-                }
-                // tox runs the tests from the environments it builds in `.tox`: one the
-                // trials write lets a trial plant a `.pth` there (review 71, 47).
-                if *runner == "tox" && !roots.iter().any(|r| real.starts_with(r)) {
-                    let envs = resolve(&real.join(".tox"));
-                    if roots
-                        .iter()
-                        .any(|r| envs.starts_with(r) || r.starts_with(&envs))
-                    {
-                        out.push(Finding {
-                            line: t.line,
-                            message: format!(
-                                "task `{}`: `check:` runs `tox`, which runs the tests from the \
-                                 environments it builds in `{}`, a folder the trials write: a \
-                                 trial could plant code there and decide the grade; \
-                                 {WRITES_FIX}, `.tox` left out of them",
-                                t.id,
-                                envs.display()
-                            ),
-                            refused: true,
-                        });
-                        break 'lines;
-                    }
+                    break 'lines;
                 }
                 // make's recipes (the plan's own makefile, read-only to the trials) that run
                 // pytest over a folder the trials write (review 71, 40: `test: ; pytest -q`
@@ -1662,7 +1662,7 @@ fn definition_findings(plan: &Plan) -> Vec<Finding> {
                     let hit = starts
                         .iter()
                         .map(|s| resolve(&dir.join(s)))
-                        .find(|s| roots.iter().any(|r| s.starts_with(r) || r.starts_with(s)));
+                        .find(|s| overlaps_a_root(s, &roots));
                     if let Some(start) = hit {
                         out.push(Finding {
                             line: t.line,
