@@ -441,3 +441,16 @@ pub fn assert_definition_refused(f: &Fixture, said: &str) {
         "a refusal, not a warning:\n{err}"
     );
 }
+
+/// `gate check` of `f`, whose `check:` runs `runner` where the trials write (`said`, e.g.
+/// "runs `npm` in `"): node's runners are warned about (a run-time wall compares what they
+/// read) and the plan accepted; any other is refused ([`assert_definition_refused`]).
+pub fn assert_runner_warned_or_refused(f: &Fixture, runner: &str, said: &str) {
+    if runner == "npm" {
+        check(f).code(0).stderr(predicates::str::contains(format!(
+            "warning: task `agent`: `check:` {said}"
+        )));
+    } else {
+        assert_definition_refused(f, said);
+    }
+}
