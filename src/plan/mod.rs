@@ -19,6 +19,7 @@ mod programs;
 pub mod reach;
 mod sampling;
 pub mod schema;
+mod site;
 pub mod state;
 pub mod suite;
 mod tasks;
@@ -510,6 +511,7 @@ impl Plan {
         reach::refuse_python_cwd_on_sys_path(&shown, &plan)?;
         reach::refuse_node_from_a_folder_made_in_the_run(&shown, &plan)?;
         reach::refuse_definitions_the_trials_write(&shown, &plan)?;
+        site::refuse_python_sites_the_trials_write(&shown, &plan)?;
         state::refuse_nested_repositories(&shown, &plan)?;
         state::refuse_git_without_attribute_source(&shown, &plan)?;
         Ok(plan)

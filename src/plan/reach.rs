@@ -365,7 +365,11 @@ fn loads(name: &str) -> Option<&'static str> {
 /// Why `entry` of a search path is one a trial could fill, or `None` when it is not:
 /// relative (it names a folder beneath whatever folder the process is in), or in one of
 /// `roots` (the folders the trials write) and not in one of `guarded` (read-only whole).
-fn writable_entry(entry: &str, roots: &[PathBuf], guarded: &[PathBuf]) -> Option<&'static str> {
+pub(super) fn writable_entry(
+    entry: &str,
+    roots: &[PathBuf],
+    guarded: &[PathBuf],
+) -> Option<&'static str> {
     if !entry.starts_with('/') {
         return Some("is relative, so it names a folder beneath whatever folder a process is in");
     }
@@ -1150,7 +1154,7 @@ const NODE_RUNNERS: &[&str] = &[
 /// 68, 04), their command prefixes stripped as [`simple_commands`] strips them (`-exec xargs
 /// pytest`: review 69, 02), and theirs in turn. Each with the folders `find` starts from
 /// where it is run in the folder of each file found (`-execdir`, `-okdir`: review 69, 14).
-fn runs_within(words: &[String]) -> Vec<(Vec<String>, Option<Vec<String>>)> {
+pub(super) fn runs_within(words: &[String]) -> Vec<(Vec<String>, Option<Vec<String>>)> {
     let mut runs = vec![(words.to_vec(), None)];
     if name_of(&words[0]) != "find" {
         return runs;

@@ -1273,3 +1273,141 @@ fn runner_task(cwd: &str, extra: &str, check: &str) -> Fixture {
         serde_json::to_string(check).unwrap()
     ))
 }
+
+/// Review 71, 41-43: a Python environment whose site folder has a `.pth` naming a folder
+/// the trials write (an editable install of the agent's package, `pip install -e .`) let a
+/// trial's `src/sitecustomize.py` run inside every Python check, `-I` included: here it
+/// exits 0 before the grader reads the wrong answer, a wrong PASS in both box modes. The
+/// plan is refused at load, whether the check names Python or a program whose `#!` line
+/// runs it (`pytest`, `#!/usr/bin/env python3`); a `.pth` naming a folder elsewhere, and
+/// Python run with `-S`, are accepted, and the wrong answer FAILs.
+#[test]
+fn rev71_41_a_site_pth_naming_a_folder_the_trials_write_is_refused() {
+    let test = "rev71_41_a_site_pth_naming_a_folder_the_trials_write_is_refused";
+    if !has("python3") {
+        skip_or_fail(test, "python3", "no python3 here");
+        return;
+    }
+    let setup = |pth: &str, check: &str| {
+        let f = Fixture::new("");
+        let venv = f.path("venv");
+        let made = std::process::Command::new("python3")
+            .args(["-m", "venv", "--without-pip"])
+            .arg(&venv)
+            .status()
+            .unwrap();
+        assert!(made.success(), "python3 -m venv");
+        let site = std::fs::read_dir(venv.join("lib"))
+            .unwrap()
+            .map(|e| e.unwrap().path().join("site-packages"))
+            .find(|p| p.is_dir())
+            .expect("the venv's site-packages");
+        let pth = pth.replace("DIR", &f.dir.path().display().to_string());
+        std::fs::write(site.join("__editable__.agentpkg-0.1.pth"), pth).unwrap();
+        let yaml = format!(
+            "version: 1\nsampling: {{single: {{n: 2, c: 0}}}}\ntasks:\n  - id: agent\n    cwd: w\n    run: sh agent.sh\n    writes: [src]\n    check: {check}\n    env: {{PATH: \"{}/bin:/usr/bin:/bin\"}}\n",
+            venv.display()
+        );
+        write_files(
+            &f,
+            &[
+                ("plan.yaml", &yaml),
+                (
+                    "w/agent.sh",
+                    "echo wrong > src/answer.txt\nprintf 'import os\\nos._exit(0)\\n' > src/sitecustomize.py\n",
+                ),
+                ("w/src/.keep", ""),
+                (
+                    "graders/check.py",
+                    "import sys\nsys.exit(0 if open('src/answer.txt').read().strip() == 'right' else 1)\n",
+                ),
+            ],
+        );
+        let checker = venv.join("bin/checker");
+        std::fs::write(
+            &checker,
+            format!(
+                "#!/usr/bin/env python3\nexec(open({:?}).read())\n",
+                f.path("graders/check.py").display().to_string()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(
+            &checker,
+            std::os::unix::fs::PermissionsExt::from_mode(0o755),
+        )
+        .unwrap();
+        f
+    };
+    for check_line in ["python3 -I ../graders/check.py", "checker"] {
+        let f = setup("# an editable install\nDIR/w/src\n", check_line);
+        let out = crate::common::check(&f).get_output().clone();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{check_line}: not refused:\n{err}"
+        );
+        assert!(
+            err.contains("task `agent`: `check:` runs Python `")
+                && err.contains("__editable__.agentpkg-0.1.pth` adds `")
+                && err.contains("/w/src` to `sys.path`, which lies in a folder the trials write")
+                && err.contains("sitecustomize.py")
+                && err.contains("pip install ."),
+            "{check_line}:\n{err}"
+        );
+        f.run(&[]).code(2);
+        assert!(!f.path("w/src/sitecustomize.py").exists(), "no trial ran");
+    }
+    // A path relative to the site folder that climbs into the task's folder is the same.
+    let f = setup("../../../../w/src\n", "checker");
+    crate::common::check(&f).code(2);
+    // `uv run` (here a stand-in on the plan's `PATH`) runs the project's `.venv`, whose
+    // `.pth` names `src`.
+    let f = setup("", "uv run python -I ../graders/check.py");
+    let project = f.path("w/.venv");
+    let made = std::process::Command::new("python3")
+        .args(["-m", "venv", "--without-pip"])
+        .arg(&project)
+        .status()
+        .unwrap();
+    assert!(made.success(), "python3 -m venv");
+    let site = std::fs::read_dir(project.join("lib"))
+        .unwrap()
+        .map(|e| e.unwrap().path().join("site-packages"))
+        .find(|p| p.is_dir())
+        .unwrap();
+    std::fs::write(
+        site.join("_agentpkg.pth"),
+        format!("{}\n", f.path("w/src").display()),
+    )
+    .unwrap();
+    let uv = f.path("venv/bin/uv");
+    std::fs::write(
+        &uv,
+        "#!/bin/sh\nshift\nPATH=$PWD/.venv/bin:$PATH exec \"$@\"\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&uv, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    crate::common::check(&f)
+        .code(2)
+        .stderr(predicate::str::contains("w/.venv/bin/python`, whose `"));
+    // A `.pth` naming a folder outside the task's, and Python told to skip its site folders.
+    for (pth, check_line) in [
+        (
+            "DIR/elsewhere\nimport os\n",
+            "python3 -I ../graders/check.py",
+        ),
+        ("DIR/w/src\n", "python3 -I -S ../graders/check.py"),
+    ] {
+        for no_mounts in box_modes(test) {
+            let f = setup(pth, check_line);
+            crate::common::check(&f)
+                .code(0)
+                .stderr(predicate::str::contains("warning").not());
+            run_in(&f, no_mounts)
+                .code(1)
+                .stdout(predicate::str::contains("agent  FAIL"));
+        }
+    }
+}
