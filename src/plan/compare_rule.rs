@@ -44,6 +44,8 @@ pub struct BaseSide {
     pub run: CommandLine,
     /// The base side's `check`.
     pub check: Option<CommandLine>,
+    /// Line and column of the `check:` value base runs (its own, or the task's).
+    pub check_at: Option<(u64, u64)>,
     /// Its working directory.
     pub cwd: PathBuf,
     /// The `cwd` as the plan wrote it, if it set one.
@@ -272,9 +274,12 @@ impl Validator<'_> {
             Some(r) => self.command(r, "base.run", &id)?,
             None => task.run.clone(),
         };
-        let check = match own_v.and_then(|b| b.check.as_ref()) {
-            Some(c) => Some(self.command(c, "base.check", &id)?),
-            None => task.check.clone(),
+        let (check, check_at) = match own_v.and_then(|b| b.check.as_ref()) {
+            Some(c) => (
+                Some(self.command(c, "base.check", &id)?),
+                Some((c.referenced.line().max(1), c.referenced.column().max(1))),
+            ),
+            None => (task.check.clone(), task.check_at),
         };
         let cwd_spec = own_v
             .and_then(|b| b.cwd.as_ref())
@@ -341,6 +346,7 @@ impl Validator<'_> {
             base: BaseSide {
                 run,
                 check,
+                check_at,
                 cwd,
                 cwd_as_written: cwd_spec.map(|c| c.value.clone()),
                 env,

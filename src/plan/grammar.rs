@@ -2660,9 +2660,10 @@ pub(super) fn refuse_unfollowable_check_lines(shown: &str, plan: &Plan) -> Resul
         let home = project_folders(&plan.path);
         for (key, line, cwd, env) in lines {
             if super::state::launcher_folders(line, cwd, env, &roots).contains(&None) {
-                return Err(PlanError::at_task(
+                return Err(PlanError::at_check(
                     shown,
-                    t.line,
+                    t,
+                    line,
                     format!(
                         "task `{}`: `{key}:` runs a tool through a launcher (`npx`, `pnpm exec`, \
                          …) that finds no `node_modules` in the task's folder, where a trial could \
@@ -2682,9 +2683,10 @@ pub(super) fn refuse_unfollowable_check_lines(shown: &str, plan: &Plan) -> Resul
             let Some(why) = unfollowable(line, cwd, env, &roots, &home, &linkless) else {
                 continue;
             };
-            return Err(PlanError::at_task(
+            return Err(PlanError::at_check(
                 shown,
-                t.line,
+                t,
+                line,
                 format!(
                     "task `{}`: `{key}:` has {why}, which gate cannot follow before the run to \
                      protect the grader it runs; put the logic in a script under a graders \

@@ -100,6 +100,23 @@ impl PlanError {
             message,
         }
     }
+
+    /// An [`PlanError::Invalid`] at the `check:` value (head's or base's, whichever `check`
+    /// is) of task `t`, or at the task's line when the plan gave none.
+    pub(super) fn at_check(
+        path: &str,
+        t: &Task,
+        check: &CommandLine,
+        message: String,
+    ) -> PlanError {
+        let (line, column) = t.check_at_of(check);
+        PlanError::Invalid {
+            path: path.to_string(),
+            line,
+            column,
+            message,
+        }
+    }
 }
 
 /// A command ready to spawn.
@@ -150,6 +167,9 @@ pub struct Task {
     pub run: CommandLine,
     /// The state check.
     pub check: Option<CommandLine>,
+    /// Line and column of the `check:` value in the plan file, where a refusal of the line
+    /// points.
+    pub check_at: Option<(u64, u64)>,
     /// Per-attempt timeout (run and check each).
     pub timeout: Duration,
     /// Extra environment.
@@ -210,6 +230,18 @@ impl TaskKind {
 }
 
 impl Task {
+    /// Where `check` (this task's `check:` line or its base's) was written: line and column.
+    pub(crate) fn check_at_of(&self, check: &CommandLine) -> (u64, u64) {
+        let base = self.compare().filter(|c| {
+            c.base
+                .check
+                .as_ref()
+                .is_some_and(|b| std::ptr::eq(b, check))
+        });
+        base.map_or(self.check_at, |c| c.base.check_at)
+            .unwrap_or((self.line, 1))
+    }
+
     /// The `compare:` part of the task, if it has one ([`TaskKind::compare`]).
     pub fn compare(&self) -> Option<&compare_rule::CompareTask> {
         self.kind.compare()

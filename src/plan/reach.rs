@@ -583,9 +583,10 @@ pub(super) fn refuse_writable_search_paths(shown: &str, plan: &Plan) -> Result<(
             for (name, value) in &set.assigned {
                 let name = name.as_str();
                 if let Some(why) = runs_a_command(name) {
-                    return Err(PlanError::at_task(
+                    return Err(PlanError::at_check(
                         shown,
-                        t.line,
+                        t,
+                        line,
                         format!(
                             "task `{}`: the `check:` line sets `{name}`, which {why}, which gate \
                              cannot follow to protect it; put the logic in a script under a \
@@ -611,9 +612,10 @@ pub(super) fn refuse_writable_search_paths(shown: &str, plan: &Plan) -> Result<(
                     let Some(why) = writable_entry(&at, &roots, &guarded) else {
                         continue;
                     };
-                    return Err(PlanError::at_task(
+                    return Err(PlanError::at_check(
                         shown,
-                        t.line,
+                        t,
+                        line,
                         format!(
                             "task `{}`: the `check:` line sets `{name}` with entry `{entry}`, which {why}: a \
                              trial could put {what} there and the grader would load it; use an absolute \
@@ -890,9 +892,10 @@ pub(super) fn refuse_node_from_a_folder_made_in_the_run(
                         continue;
                     }
                     let shown_file = file.strip_prefix(&cwd).unwrap_or(&file);
-                    return Err(PlanError::at_task(
+                    return Err(PlanError::at_check(
                         shown,
-                        t.line,
+                        t,
+                        line,
                         format!(
                             "task `{}`: grader `{}` changes to `{folder}` and the check runs \
                              node, but that folder does not exist when the run starts, in a \
@@ -986,9 +989,10 @@ pub(super) fn refuse_python_cwd_on_sys_path(shown: &str, plan: &Plan) -> Result<
                 if !writable {
                     continue;
                 }
-                return Err(PlanError::at_task(
+                return Err(PlanError::at_check(
                     shown,
-                    t.line,
+                    t,
+                    line,
                     format!(
                         "task `{}`: `check:` runs `{}` in `{}`, a folder the trials write, and \
                          Python puts that folder first on `sys.path`: a trial could create \
@@ -1110,7 +1114,12 @@ pub(super) fn refuse_definitions_the_trials_write(
         return Ok(());
     }
     match definition_findings(plan).into_iter().find(|f| f.refused) {
-        Some(f) => Err(PlanError::at_task(shown, f.line, f.message)),
+        Some(f) => Err(PlanError::Invalid {
+            path: shown.to_string(),
+            line: f.at.0,
+            column: f.at.1,
+            message: f.message,
+        }),
         None => Ok(()),
     }
 }
@@ -1129,8 +1138,8 @@ pub fn definition_warnings(plan: &Plan) -> Vec<String> {
 
 /// One `check:` line that reads what decides its grade from a folder the trials write.
 struct Finding {
-    /// The task's line in the plan.
-    line: u64,
+    /// Where the `check:` line was written in the plan: line and column.
+    at: (u64, u64),
     /// One line saying what, why, and the fix.
     message: String,
     /// Whether the plan is refused for it, else warned about. A warning where a wall compares
@@ -1514,324 +1523,350 @@ const WRITES_FIX: &str = "list the folders the trials write in the task's `write
 fn definition_findings(plan: &Plan) -> Vec<Finding> {
     let roots = super::state::writable_roots(plan);
     let guarded = super::state::guarded_folders(plan);
-    let mut out = Vec::new();
+    let mut out: Vec<Finding> = Vec::new();
     for t in &plan.tasks {
-        'lines: for (line, cwd, env) in super::state::check_lines(t) {
-            let mut dir = cwd.clone();
-            // A `cd` whose folder gate cannot tell (`cd >/dev/null app`: an output
-            // redirection ends the words gate reads as the command, review 70, 03).
-            let mut lost = false;
-            let commands = simple_commands(&tokens_of(line, env));
-            for (words, found_in) in commands.iter().flat_map(|c| runs_within(c)) {
-                let name = name_of(&words[0]);
-                if matches!(name.as_str(), "cd" | "pushd") {
-                    match super::words::cd_folder(&words)
-                        .map(|d| dir.join(d))
-                        .filter(|d| d.is_dir())
-                    {
-                        Some(d) => dir = d,
-                        None => lost = true,
-                    }
-                    continue;
-                }
-                // `python3 -m out.grade`: a module the trials write (review 70, 16).
-                if is_python(&name)
-                    && !env
-                        .iter()
-                        .any(|(k, v)| k == "PYTHONSAFEPATH" && !v.is_empty())
-                    && let Some(module) = module_run(&words)
-                    && let Some(first) = module.split('.').next()
-                    && let at = resolve(&dir.join(first))
-                    && roots.iter().any(|r| at.starts_with(r))
-                    && !guarded.iter().any(|g| at.starts_with(g))
+        let first = out.len();
+        definition_findings_of(t, &roots, &guarded, &mut out);
+        // A task that lists `writes:` already (review 71, 25: `writes: [.]`) is told to
+        // narrow the list, not to write one.
+        if let Some(writes) = &t.writes {
+            let listed = writes
+                .iter()
+                .map(|w| format!("`{w}`"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let narrow = format!(
+                "narrow the task's `writes:` ({listed}) to the folders the trials write, with \
+                 what the check reads outside them (docs/trust.md, \"The folders the trials \
+                 write\")"
+            );
+            for f in &mut out[first..] {
+                f.message = f.message.replace(WRITES_FIX, &narrow);
+            }
+        }
+    }
+    out
+}
+
+/// [`definition_findings`] of one task, pushed on `out`.
+fn definition_findings_of(
+    t: &super::Task,
+    roots: &[PathBuf],
+    guarded: &[PathBuf],
+    out: &mut Vec<Finding>,
+) {
+    'lines: for (line, cwd, env) in super::state::check_lines(t) {
+        let mut dir = cwd.clone();
+        // A `cd` whose folder gate cannot tell (`cd >/dev/null app`: an output
+        // redirection ends the words gate reads as the command, review 70, 03).
+        let mut lost = false;
+        let commands = simple_commands(&tokens_of(line, env));
+        for (words, found_in) in commands.iter().flat_map(|c| runs_within(c)) {
+            let name = name_of(&words[0]);
+            if matches!(name.as_str(), "cd" | "pushd") {
+                match super::words::cd_folder(&words)
+                    .map(|d| dir.join(d))
+                    .filter(|d| d.is_dir())
                 {
+                    Some(d) => dir = d,
+                    None => lost = true,
+                }
+                continue;
+            }
+            // `python3 -m out.grade`: a module the trials write (review 70, 16).
+            if is_python(&name)
+                && !env
+                    .iter()
+                    .any(|(k, v)| k == "PYTHONSAFEPATH" && !v.is_empty())
+                && let Some(module) = module_run(&words)
+                && let Some(first) = module.split('.').next()
+                && let at = resolve(&dir.join(first))
+                && roots.iter().any(|r| at.starts_with(r))
+                && !guarded.iter().any(|g| at.starts_with(g))
+            {
+                out.push(Finding {
+                    at: t.check_at_of(line),
+                    message: format!(
+                        "task `{}`: `check:` runs the module `{module}`, which lies in a \
+                         folder the trials write: a trial could write it and decide the \
+                         grade; keep the grader outside the folders the trials write (the \
+                         task's `writes:`)",
+                        t.id
+                    ),
+                    refused: true,
+                });
+                break 'lines;
+            }
+            let runner = runner_of(&name, &words).unwrap_or(name.as_str());
+            let Some((runner, files)) = RUNNERS.iter().find(|(r, _)| *r == runner) else {
+                continue;
+            };
+            if lost && !NODE_RUNNERS.contains(runner) {
+                out.push(Finding {
+                    at: t.check_at_of(line),
+                    message: format!(
+                        "task `{}`: `check:` runs `{runner}` after a `cd` whose folder gate \
+                         cannot tell (`cd >/dev/null DIR`): it may run in a folder the \
+                         trials write, where a trial could write its {files}; write the \
+                         `cd` plainly (`cd DIR && …`), and {WRITES_FIX}",
+                        t.id
+                    ),
+                    refused: true,
+                });
+                break 'lines;
+            }
+            // `make -f F` names its makefile, a grader protected as a script is; `make -C
+            // DIR` reads DIR's (review 13, b20), which is named then.
+            let named =
+                super::invoke::program_files(&words.iter().map(String::as_str).collect::<Vec<_>>());
+            if named.iter().any(|(_, _, makefile_of)| !makefile_of) {
+                continue;
+            }
+            let dir = match named.first() {
+                Some((_, folder, _)) => super::invoke::resolve(folder, &dir),
+                // `cargo --manifest-path app/Cargo.toml` reads `app/` (review 69, 16).
+                None => cargo_manifest_dir(&words)
+                    .map_or_else(|| dir.clone(), |m| super::invoke::resolve(&m, &dir)),
+            };
+            let real = resolve(&std::path::absolute(&dir).unwrap_or_else(|_| dir.clone()));
+            // The folder a runner builds what it runs into, where the trials write, lets
+            // a trial plant it: cargo's test binaries, found up to date in its target
+            // folder (review 69, 07: `writes: [src, target]`, each binary replaced by
+            // `exit 0`; `--target-dir`, `CARGO_TARGET_DIR`, `CARGO_BUILD_TARGET_DIR`:
+            // review 70, 14), tox's environments in `.tox` (a `.pth`: review 71, 47).
+            let built = match *runner {
+                "cargo" => Some((
+                    cargo_target(&words, env, &dir, &real),
+                    "target",
+                    "builds its tests into `{}` and runs those it finds up to date there, \
+                     in",
+                )),
+                "tox" => Some((
+                    resolve(&real.join(".tox")),
+                    ".tox",
+                    "runs the tests from the environments it builds in `{}`,",
+                )),
+                _ => None,
+            };
+            if let Some((folder, name, how)) = built
+                && !roots.iter().any(|r| real.starts_with(r))
+                && overlaps_a_root(&folder, roots)
+            {
+                out.push(Finding {
+                    at: t.check_at_of(line),
+                    message: format!(
+                        "task `{}`: `check:` runs `{runner}`, which {} a folder the trials \
+                         write: a trial could plant what it runs there and decide the grade; \
+                         {WRITES_FIX}, `{name}` left out of them",
+                        t.id,
+                        how.replace("{}", &folder.display().to_string())
+                    ),
+                    refused: true,
+                });
+                break 'lines;
+            }
+            // make's recipes (the plan's own makefile, read-only to the trials) that run
+            // pytest over a folder the trials write (review 71, 40: `test: ; pytest -q`
+            // with `writes: [src]`, a trial's `src/conftest.py`).
+            if *runner == "make" && !roots.iter().any(|r| real.starts_with(r)) {
+                // (`make -f F` names its makefile, a grader, and was passed over above.)
+                let file = super::invoke::makefiles(&real)
+                    .into_iter()
+                    .find(|m| m.is_file());
+                let text = file
+                    .and_then(|f| std::fs::read(f).ok())
+                    .map(|b| String::from_utf8_lossy(&b).into_owned())
+                    .unwrap_or_default();
+                let reach = text.lines().filter(|l| mentions_pytest(l)).find_map(|l| {
+                    let recipe: Vec<String> = l.split_whitespace().map(str::to_string).collect();
+                    pytest_reach(&recipe, &real, env, roots)
+                });
+                if reach.is_some() {
                     out.push(Finding {
-                        line: t.line,
+                        at: t.check_at_of(line),
                         message: format!(
-                            "task `{}`: `check:` runs the module `{module}`, which lies in a \
-                             folder the trials write: a trial could write it and decide the \
-                             grade; keep the grader outside the folders the trials write (the \
-                             task's `writes:`)",
+                            "task `{}`: `check:` runs `make`, whose recipe runs `pytest` \
+                             over a folder the trials write (or one that holds one): a \
+                             trial could write a `conftest.py` there and decide the grade; \
+                             name the test folders in the recipe (`pytest tests/`), outside \
+                             the folders the trials write",
                             t.id
                         ),
                         refused: true,
                     });
                     break 'lines;
                 }
-                let runner = runner_of(&name, &words).unwrap_or(name.as_str());
-                let Some((runner, files)) = RUNNERS.iter().find(|(r, _)| *r == runner) else {
-                    continue;
-                };
-                if lost && !NODE_RUNNERS.contains(runner) {
+            }
+            // `find START -execdir RUNNER`: the runner runs in the folder of each file
+            // found beneath START, any of which may be one the trials write.
+            if let Some(starts) = &found_in {
+                let hit = starts
+                    .iter()
+                    .map(|s| resolve(&dir.join(s)))
+                    .find(|s| overlaps_a_root(s, roots));
+                if let Some(start) = hit {
                     out.push(Finding {
-                        line: t.line,
+                        at: t.check_at_of(line),
                         message: format!(
-                            "task `{}`: `check:` runs `{runner}` after a `cd` whose folder gate \
-                             cannot tell (`cd >/dev/null DIR`): it may run in a folder the \
-                             trials write, where a trial could write its {files}; write the \
-                             `cd` plainly (`cd DIR && …`), and {WRITES_FIX}",
-                            t.id
-                        ),
-                        refused: true,
-                    });
-                    break 'lines;
-                }
-                // `make -f F` names its makefile, a grader protected as a script is; `make -C
-                // DIR` reads DIR's (review 13, b20), which is named then.
-                let named = super::invoke::program_files(
-                    &words.iter().map(String::as_str).collect::<Vec<_>>(),
-                );
-                if named.iter().any(|(_, _, makefile_of)| !makefile_of) {
-                    continue;
-                }
-                let dir = match named.first() {
-                    Some((_, folder, _)) => super::invoke::resolve(folder, &dir),
-                    // `cargo --manifest-path app/Cargo.toml` reads `app/` (review 69, 16).
-                    None => cargo_manifest_dir(&words)
-                        .map_or_else(|| dir.clone(), |m| super::invoke::resolve(&m, &dir)),
-                };
-                let real = resolve(&std::path::absolute(&dir).unwrap_or_else(|_| dir.clone()));
-                // The folder a runner builds what it runs into, where the trials write, lets
-                // a trial plant it: cargo's test binaries, found up to date in its target
-                // folder (review 69, 07: `writes: [src, target]`, each binary replaced by
-                // `exit 0`; `--target-dir`, `CARGO_TARGET_DIR`, `CARGO_BUILD_TARGET_DIR`:
-                // review 70, 14), tox's environments in `.tox` (a `.pth`: review 71, 47).
-                let built = match *runner {
-                    "cargo" => Some((
-                        cargo_target(&words, env, &dir, &real),
-                        "target",
-                        "builds its tests into `{}` and runs those it finds up to date there, \
-                         in",
-                    )),
-                    "tox" => Some((
-                        resolve(&real.join(".tox")),
-                        ".tox",
-                        "runs the tests from the environments it builds in `{}`,",
-                    )),
-                    _ => None,
-                };
-                if let Some((folder, name, how)) = built
-                    && !roots.iter().any(|r| real.starts_with(r))
-                    && overlaps_a_root(&folder, &roots)
-                {
-                    out.push(Finding {
-                        line: t.line,
-                        message: format!(
-                            "task `{}`: `check:` runs `{runner}`, which {} a folder the trials \
-                             write: a trial could plant what it runs there and decide the grade; \
-                             {WRITES_FIX}, `{name}` left out of them",
+                            "task `{}`: `check:` runs `{runner}` through `find -execdir` in \
+                             the folders it finds beneath `{}`, where the trials write: a \
+                             trial could {} and decide the grade; {WRITES_FIX}",
                             t.id,
-                            how.replace("{}", &folder.display().to_string())
-                        ),
-                        refused: true,
-                    });
-                    break 'lines;
-                }
-                // make's recipes (the plan's own makefile, read-only to the trials) that run
-                // pytest over a folder the trials write (review 71, 40: `test: ; pytest -q`
-                // with `writes: [src]`, a trial's `src/conftest.py`).
-                if *runner == "make" && !roots.iter().any(|r| real.starts_with(r)) {
-                    // (`make -f F` names its makefile, a grader, and was passed over above.)
-                    let file = super::invoke::makefiles(&real)
-                        .into_iter()
-                        .find(|m| m.is_file());
-                    let text = file
-                        .and_then(|f| std::fs::read(f).ok())
-                        .map(|b| String::from_utf8_lossy(&b).into_owned())
-                        .unwrap_or_default();
-                    let reach = text.lines().filter(|l| mentions_pytest(l)).find_map(|l| {
-                        let recipe: Vec<String> =
-                            l.split_whitespace().map(str::to_string).collect();
-                        pytest_reach(&recipe, &real, env, &roots)
-                    });
-                    if reach.is_some() {
-                        out.push(Finding {
-                            line: t.line,
-                            message: format!(
-                                "task `{}`: `check:` runs `make`, whose recipe runs `pytest` \
-                                 over a folder the trials write (or one that holds one): a \
-                                 trial could write a `conftest.py` there and decide the grade; \
-                                 name the test folders in the recipe (`pytest tests/`), outside \
-                                 the folders the trials write",
-                                t.id
-                            ),
-                            refused: true,
-                        });
-                        break 'lines;
-                    }
-                }
-                // `find START -execdir RUNNER`: the runner runs in the folder of each file
-                // found beneath START, any of which may be one the trials write.
-                if let Some(starts) = &found_in {
-                    let hit = starts
-                        .iter()
-                        .map(|s| resolve(&dir.join(s)))
-                        .find(|s| overlaps_a_root(s, &roots));
-                    if let Some(start) = hit {
-                        out.push(Finding {
-                            line: t.line,
-                            message: format!(
-                                "task `{}`: `check:` runs `{runner}` through `find -execdir` in \
-                                 the folders it finds beneath `{}`, where the trials write: a \
-                                 trial could {} and decide the grade; {WRITES_FIX}",
-                                t.id,
-                                start.display(),
-                                format_args!("write its {files} there")
-                            ),
-                            refused: !NODE_RUNNERS.contains(runner),
-                        });
-                        break 'lines;
-                    }
-                }
-                // A folder gate holds read-only inside one the trials write is no shelter: the
-                // runners read their definitions from the folders above too (review 19: `cd
-                // graders && npm test` finds the trial's `./node_modules/.bin`, `pytest` its
-                // `pytest.ini` and `conftest.py`).
-                let held = guarded.iter().any(|g| real.starts_with(g));
-                // make reads the makefile of its own folder only (`make -C lib`).
-                if roots.iter().any(|r| real.starts_with(r)) && !(held && *runner == "make") {
-                    let (folder, how) = if held {
-                        (
-                            "a folder gate holds read-only inside one the trials write",
-                            format!("create its {files} in a folder above"),
-                        )
-                    } else {
-                        (
-                            "a folder the trials write",
-                            format!("rewrite or create its {files} there (or in a folder above)"),
-                        )
-                    };
-                    out.push(Finding {
-                        line: t.line,
-                        message: format!(
-                            "task `{}`: `check:` runs `{runner}` in `{}`, {folder}: a trial \
-                             could {how} and decide the grade; {WRITES_FIX}, or name the grader \
-                             on the `check:` line (`python3 -I graders/check.py`) and keep its \
-                             definition outside the task's folder",
-                            t.id,
-                            real.display()
+                            start.display(),
+                            format_args!("write its {files} there")
                         ),
                         refused: !NODE_RUNNERS.contains(runner),
                     });
                     break 'lines;
                 }
-                // pytest reads its configuration from the folders above its arguments, not only
-                // above the folder it runs in (review 68, 10: `cd .. && pytest work/tests`), and
-                // collects every folder below them, loading each `conftest.py` there (68, 11:
-                // `pytest -q` over a task whose `writes: [src]` lets a trial write
-                // `src/conftest.py`, whose session hooks decide every test).
-                if *runner == "pytest"
-                    && let Some(reach) = pytest_reach(&words, &dir, env, &roots)
-                {
-                    let why = match reach {
-                        PytestReach::Collects(target, root) => format!(
-                            "collects `{}` and loads every `conftest.py` beneath it, and `{}` \
-                             there is a folder the trials write",
-                            target.display(),
-                            root.display()
-                        ),
-                        PytestReach::Above(target) => format!(
-                            "reads its configuration from `{}` and the folders above it, in a \
-                             folder the trials write",
-                            target.display()
-                        ),
-                        PytestReach::Link(target, link) => format!(
-                            "collects `{}`, where `{}` is a link into a folder the trials write",
-                            target.display(),
-                            link.display()
-                        ),
-                    };
-                    out.push(Finding {
-                        line: t.line,
-                        message: format!(
-                            "task `{}`: `check:` runs `pytest`, which {why}: a trial could \
-                             write a `conftest.py` or a `pytest.ini` there and decide the grade; \
-                             name the test folders on the line (`pytest tests/`), outside the \
-                             folders the trials write and before any quoted option value \
-                             (`pytest tests/ -k 'not slow'`), and {WRITES_FIX}",
-                            t.id
-                        ),
-                        refused: true,
-                    });
-                    break 'lines;
-                }
             }
-            // Review 21, 14: pytest started from inside a grader script (`pytest.main(…)` in
-            // `graders/run.py`) reads the trial's `pytest.ini` and `conftest.py` all the same.
-            let real = resolve(&std::path::absolute(cwd).unwrap_or_else(|_| cwd.clone()));
-            // Review 22 (06, 07, 08, 10): any grader file, whatever its name (a shell script
-            // running `python3 -m pytest` or `npm test`, a makefile's recipe).
-            let by_script = super::state::grader_files(line, cwd, env)
-                .into_iter()
-                .find_map(|p| grader_runner(&super::state::grader_text(&p)?).map(|r| (p, r)));
-            if let Some((script, runner)) = by_script
-                && roots.iter().any(|r| real.starts_with(r))
-            {
+            // A folder gate holds read-only inside one the trials write is no shelter: the
+            // runners read their definitions from the folders above too (review 19: `cd
+            // graders && npm test` finds the trial's `./node_modules/.bin`, `pytest` its
+            // `pytest.ini` and `conftest.py`).
+            let held = guarded.iter().any(|g| real.starts_with(g));
+            // make reads the makefile of its own folder only (`make -C lib`).
+            if roots.iter().any(|r| real.starts_with(r)) && !(held && *runner == "make") {
+                let (folder, how) = if held {
+                    (
+                        "a folder gate holds read-only inside one the trials write",
+                        format!("create its {files} in a folder above"),
+                    )
+                } else {
+                    (
+                        "a folder the trials write",
+                        format!("rewrite or create its {files} there (or in a folder above)"),
+                    )
+                };
                 out.push(Finding {
-                    line: t.line,
-                    refused: false,
+                    at: t.check_at_of(line),
                     message: format!(
-                        "task `{}`: `check:` runs `{runner}` (from `{}`) in `{}`, a folder the \
-                         trials write: a trial could create or rewrite its configuration there \
-                         (`pytest.ini`, `conftest.py`, `package.json`, a `Makefile`, a module \
-                         `python -m` runs, …) and decide the grade; {WRITES_FIX}, or give the \
-                         runner its configuration from the graders' folder",
+                        "task `{}`: `check:` runs `{runner}` in `{}`, {folder}: a trial \
+                         could {how} and decide the grade; {WRITES_FIX}, or name the grader \
+                         on the `check:` line (`python3 -I graders/check.py`) and keep its \
+                         definition outside the task's folder",
                         t.id,
-                        script.display(),
                         real.display()
                     ),
+                    refused: !NODE_RUNNERS.contains(runner),
                 });
                 break 'lines;
             }
-            // Reviews 25 (18), 26 (05) and 28 (06e, 06j, 06k, 06l, 02d–03e): a grader that
-            // chooses where its interpreter looks for code (`PYTHONPATH=.`,
-            // `sys.path.insert(0, os.getcwd())`, `module.paths`, `Module._load`), or clears
-            // the environment that holds gate's pins (`env -i`), loads what gate does not
-            // follow. Its author's choice, so a warning, not a refusal.
-            let by_path = super::state::grader_files(line, cwd, env)
-                .into_iter()
-                .find_map(|p| grader_search_path(&super::state::grader_text(&p)?).map(|w| (p, w)));
-            if let Some((script, what)) = by_path
-                && roots.iter().any(|r| real.starts_with(r))
+            // pytest reads its configuration from the folders above its arguments, not only
+            // above the folder it runs in (review 68, 10: `cd .. && pytest work/tests`), and
+            // collects every folder below them, loading each `conftest.py` there (68, 11:
+            // `pytest -q` over a task whose `writes: [src]` lets a trial write
+            // `src/conftest.py`, whose session hooks decide every test).
+            if *runner == "pytest"
+                && let Some(reach) = pytest_reach(&words, &dir, env, roots)
             {
-                out.push(Finding {
-                    line: t.line,
-                    message: format!(
-                        "task `{}`: `check:` runs `{}`, which {what}: in `{}`, a folder the \
-                         trials write, a trial could prepare what that leads to and decide the \
-                         grade; {WRITES_FIX}",
-                        t.id,
-                        script.display(),
-                        real.display()
+                let why = match reach {
+                    PytestReach::Collects(target, root) => format!(
+                        "collects `{}` and loads every `conftest.py` beneath it, and `{}` \
+                         there is a folder the trials write",
+                        target.display(),
+                        root.display()
                     ),
-                    refused: false,
-                });
-                break 'lines;
-            }
-            // Any other check that runs node in a folder the trials write: its tools read
-            // configuration and packages there that the walls compare by name, a net
-            // (reviews 56, 57); `writes:` is the wall that reads nothing.
-            if super::state::line_runs_node(line, cwd, env)
-                && roots.iter().any(|r| real.starts_with(r))
-                && !node_only_from_outside(line, cwd, env, &roots)
-            {
-                out.push(Finding {
-                    line: t.line,
-                    message: format!(
-                        "task `{}`: `check:` runs node in `{}`, a folder the trials write: gate \
-                         compares the configuration and packages node's tools read there before \
-                         each check, but finds them by reading text, which a trial may spell \
-                         past; {WRITES_FIX}",
-                        t.id,
-                        real.display()
+                    PytestReach::Above(target) => format!(
+                        "reads its configuration from `{}` and the folders above it, in a \
+                         folder the trials write",
+                        target.display()
                     ),
-                    refused: false,
+                    PytestReach::Link(target, link) => format!(
+                        "collects `{}`, where `{}` is a link into a folder the trials write",
+                        target.display(),
+                        link.display()
+                    ),
+                };
+                out.push(Finding {
+                    at: t.check_at_of(line),
+                    message: format!(
+                        "task `{}`: `check:` runs `pytest`, which {why}: a trial could \
+                         write a `conftest.py` or a `pytest.ini` there and decide the grade; \
+                         name the test folders on the line (`pytest tests/`), outside the \
+                         folders the trials write and before any quoted option value \
+                         (`pytest tests/ -k 'not slow'`), and {WRITES_FIX}",
+                        t.id
+                    ),
+                    refused: true,
                 });
                 break 'lines;
             }
         }
+        // Review 21, 14: pytest started from inside a grader script (`pytest.main(…)` in
+        // `graders/run.py`) reads the trial's `pytest.ini` and `conftest.py` all the same.
+        let real = resolve(&std::path::absolute(cwd).unwrap_or_else(|_| cwd.clone()));
+        // Review 22 (06, 07, 08, 10): any grader file, whatever its name (a shell script
+        // running `python3 -m pytest` or `npm test`, a makefile's recipe).
+        let by_script = super::state::grader_files(line, cwd, env)
+            .into_iter()
+            .find_map(|p| grader_runner(&super::state::grader_text(&p)?).map(|r| (p, r)));
+        if let Some((script, runner)) = by_script
+            && roots.iter().any(|r| real.starts_with(r))
+        {
+            out.push(Finding {
+                at: t.check_at_of(line),
+                refused: false,
+                message: format!(
+                    "task `{}`: `check:` runs `{runner}` (from `{}`) in `{}`, a folder the \
+                     trials write: a trial could create or rewrite its configuration there \
+                     (`pytest.ini`, `conftest.py`, `package.json`, a `Makefile`, a module \
+                     `python -m` runs, …) and decide the grade; {WRITES_FIX}, or give the \
+                     runner its configuration from the graders' folder",
+                    t.id,
+                    script.display(),
+                    real.display()
+                ),
+            });
+            break 'lines;
+        }
+        // Reviews 25 (18), 26 (05) and 28 (06e, 06j, 06k, 06l, 02d–03e): a grader that
+        // chooses where its interpreter looks for code (`PYTHONPATH=.`,
+        // `sys.path.insert(0, os.getcwd())`, `module.paths`, `Module._load`), or clears
+        // the environment that holds gate's pins (`env -i`), loads what gate does not
+        // follow. Its author's choice, so a warning, not a refusal.
+        let by_path = super::state::grader_files(line, cwd, env)
+            .into_iter()
+            .find_map(|p| grader_search_path(&super::state::grader_text(&p)?).map(|w| (p, w)));
+        if let Some((script, what)) = by_path
+            && roots.iter().any(|r| real.starts_with(r))
+        {
+            out.push(Finding {
+                at: t.check_at_of(line),
+                message: format!(
+                    "task `{}`: `check:` runs `{}`, which {what}: in `{}`, a folder the \
+                     trials write, a trial could prepare what that leads to and decide the \
+                     grade; {WRITES_FIX}",
+                    t.id,
+                    script.display(),
+                    real.display()
+                ),
+                refused: false,
+            });
+            break 'lines;
+        }
+        // Any other check that runs node in a folder the trials write: its tools read
+        // configuration and packages there that the walls compare by name, a net
+        // (reviews 56, 57); `writes:` is the wall that reads nothing.
+        if super::state::line_runs_node(line, cwd, env)
+            && roots.iter().any(|r| real.starts_with(r))
+            && !node_only_from_outside(line, cwd, env, roots)
+        {
+            out.push(Finding {
+                at: t.check_at_of(line),
+                message: format!(
+                    "task `{}`: `check:` runs node in `{}`, a folder the trials write: gate \
+                     compares the configuration and packages node's tools read there before \
+                     each check, but finds them by reading text, which a trial may spell \
+                     past; {WRITES_FIX}",
+                    t.id,
+                    real.display()
+                ),
+                refused: false,
+            });
+            break 'lines;
+        }
     }
-    out
 }
 
 /// Whether every way `line` runs node is `node SCRIPT …` (or `nodejs`), no option before

@@ -91,9 +91,10 @@ pub(super) fn refuse_python_sites_the_trials_write(
                     let Some(message) = site_reach(&site, &roots, &guarded) else {
                         continue;
                     };
-                    return Err(PlanError::at_task(
+                    return Err(PlanError::at_check(
                         shown,
-                        t.line,
+                        t,
+                        line,
                         format!(
                             "task `{}`: `check:` runs Python `{}`, {message}: a trial's \
                              `sitecustomize.py` there would run inside the check, and a \

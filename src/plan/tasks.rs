@@ -553,6 +553,10 @@ impl Validator<'_> {
             designed,
             run,
             check,
+            check_at: t
+                .check
+                .as_ref()
+                .map(|c| (c.referenced.line().max(1), c.referenced.column().max(1))),
             timeout,
             env: t.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
             cwd,

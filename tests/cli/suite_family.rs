@@ -85,6 +85,26 @@ fn runs(f: &Fixture, runs: usize) -> Vec<serde_json::Value> {
     out.into_inner().unwrap()
 }
 
+/// What made each red run of `reports` red, for a failure's message: the tasks that did not
+/// PASS, each with its verdict and reason.
+fn why_red(reports: &[serde_json::Value]) -> String {
+    reports
+        .iter()
+        .filter(|r| r["verdict"] != "PASS")
+        .map(|r| {
+            let tasks: Vec<String> = r["tasks"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|t| t["verdict"] != "PASS")
+                .map(|t| format!("{} {} ({})", t["id"], t["verdict"], t["reason"]))
+                .collect();
+            format!("{}: {}", r["verdict"], tasks.join("; "))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 fn verdict_of<'a>(r: &'a serde_json::Value, id: &str) -> &'a str {
     r["tasks"]
         .as_array()
@@ -161,8 +181,9 @@ fn a_healthy_suite_of_fifty_cases_goes_red_at_most_alpha_of_the_time() {
     let red = reports.iter().filter(|r| r["verdict"] != "PASS").count();
     assert!(
         red <= at_most(exact, reports.len()),
-        "{red} of {} healthy suites went red; the family risk is {exact}",
-        reports.len()
+        "{red} of {} healthy suites went red; the family risk is {exact}:\n{}",
+        reports.len(),
+        why_red(&reports)
     );
     // 45 deterministic + 5 at 90%: the deterministic cases never fail, so the exact risk is
     // 1 − (1 − a)^5 for the same a.
@@ -174,8 +195,9 @@ fn a_healthy_suite_of_fifty_cases_goes_red_at_most_alpha_of_the_time() {
     let red = reports.iter().filter(|r| r["verdict"] != "PASS").count();
     assert!(
         red <= at_most(exact, reports.len()),
-        "{red} of {} suites of 45 deterministic + 5 healthy cases went red; exact risk {exact}",
-        reports.len()
+        "{red} of {} suites of 45 deterministic + 5 healthy cases went red; exact risk {exact}:\n{}",
+        reports.len(),
+        why_red(&reports)
     );
     // 49 deterministic + 1 at the regressed 70%: that case FAILs with probability ≥ 0.9.
     let f = family_plan(49, 0.7, 1, "yes", "");

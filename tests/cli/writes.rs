@@ -1411,3 +1411,46 @@ fn rev71_41_a_site_pth_naming_a_folder_the_trials_write_is_refused() {
         }
     }
 }
+
+/// Review 71, 01 and 27: a refusal of a `check:` line pointed at the task's first line; it
+/// points at the `check:` value, line and column, with the snippet under it, whichever
+/// reading refused it (a runner where the trials write, Python's current folder on
+/// `sys.path`, a line gate cannot follow).
+#[test]
+fn a_check_refusal_points_at_the_check_value() {
+    for (check, said) in [
+        ("pytest -q tests/", "runs `pytest` in `"),
+        ("python3 -m grade", "runs `python3 -m grade` in `"),
+        ("G=x; sh $G", "has "),
+    ] {
+        let f = Fixture::new(&format!(
+            "version: 1\nsampling: {{single: {{n: 2, c: 0}}}}\ntasks:\n  - id: agent\n    run: sh agent.sh\n    timeout: 30s\n    check:   {check}\n"
+        ));
+        write_files(&f, &[("agent.sh", "true\n"), ("tests/test_a.py", "")]);
+        let out = crate::common::check(&f).get_output().clone();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{check}:\n{err}");
+        assert!(
+            err.contains("plan.yaml:7:14: task `agent`: `check:` ") && err.contains(said),
+            "{check}: wanted plan.yaml:7:14 and `{said}` in\n{err}"
+        );
+    }
+}
+
+/// Review 71, 25: a task whose `writes:` already lists the whole folder (`writes: [.]`) was
+/// told to list the folders the trials write; it is told to narrow the list it has.
+#[test]
+fn a_refused_runner_under_writes_dot_is_told_to_narrow_the_list() {
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 2, c: 0}}\ntasks:\n  - id: agent\n    run: sh agent.sh\n    writes: [.]\n    check: pytest -q tests/\n",
+    );
+    write_files(&f, &[("agent.sh", "true\n"), ("tests/test_a.py", "")]);
+    let out = crate::common::check(&f).get_output().clone();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("narrow the task's `writes:` (`.`) to the folders the trials write")
+            && !err.contains("list the folders the trials write in the task's `writes:`"),
+        "{err}"
+    );
+}
