@@ -703,6 +703,14 @@ enum At {
     Operands,
 }
 
+/// The `NAME=VALUE` assignments a line makes that its commands inherit (as prefixes, through
+/// `env`, `export`), in order.
+pub(super) fn line_assignments(tokens: &[super::words::Token]) -> Vec<(String, String)> {
+    let mut set = LineAssignments::default();
+    set.read(tokens);
+    set.assigned
+}
+
 impl LineAssignments {
     fn read(&mut self, tokens: &[super::words::Token]) {
         use super::words::Token;

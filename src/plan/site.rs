@@ -11,14 +11,17 @@
 //! into passes. No file a `check:` line names is involved, so no wall of [`super::state`]
 //! stood there; review 71 got a wrong PASS in both box modes.
 //!
-//! So at load gate asks each Python a `check:` line starts (the interpreter it names, or
-//! the one in the `#!` line of a program it names, such as `pytest`) for its site folders,
-//! reads their `.pth` files, and refuses a site folder, or a folder a `.pth` names, that lies
-//! in a folder the trials write. The question is asked with `-I -S`: Python reads no `.pth`
-//! and runs no `sitecustomize` to answer it, so nothing a trial left in the checkout runs
-//! outside the box. A `.pth` line that is code (`import …`) is not followed: what it adds
-//! is known only by running it (setuptools' editable finders map the agent's own package
-//! names, which the check imports anyway).
+//! So at load gate asks each Python a `check:` line starts ([`pythons_run`]: the interpreter
+//! it names, the one in the `#!` line of a program it names such as `pytest`, those of the
+//! makefile recipes and npm scripts it runs, a project runner's `.venv`) for its site
+//! folders, reads their `.pth` files, and refuses a site folder, or a folder a `.pth` names,
+//! that lies in a folder the trials write. The question is asked with `-S`: Python reads no
+//! `.pth` and runs no `sitecustomize` to answer it; and a Python that lies in a folder the
+//! trials write is refused without being asked, so nothing a trial left in the checkout runs
+//! outside the box (review 72, 09). A Python that cannot answer is refused: gate publishes no
+//! verdict it could not check. A `.pth` line that is code (`import …`) is not followed: what
+//! it adds is known only by running it (setuptools' editable finders map the agent's own
+//! package names, which the check imports anyway).
 
 use std::collections::HashMap;
 use std::io::Read;
@@ -30,15 +33,19 @@ use super::{Plan, PlanError};
 
 /// What Python runs to name its site folders, as `site.main()` would find them, without
 /// running `site.main()`: the virtual environment's `pyvenv.cfg` decides the prefixes and
-/// whether the user's site folder counts, as `site.venv` does. Folders separated by NUL.
-const PROBE: &str = r#"import os, site, sys
+/// whether the user's site folder counts, as `site.venv` does (and `sys.prefix` is set to the
+/// environment, which Debian's `getsitepackages` reads to add the environment's own
+/// `site-packages`: review 72, 01). The current folder (`sys.path[0]` under `-c`) is taken off
+/// `sys.path` before anything is imported. A JSON object: `sites`, and `user` (`null` where
+/// the environment leaves the user's site folder out).
+const PROBE: &str = r#"import sys
+del sys.path[0]
+import json, os, site
 exe = os.path.abspath(sys.executable)
 d = os.path.dirname(exe)
 pre = os.path.dirname(d)
 prefixes = list(site.PREFIXES)
-user = not os.environ.get("PYTHONNOUSERSITE")
-if hasattr(os, "getuid") and os.getuid() != os.geteuid():
-    user = False
+user = True
 for c in (os.path.join(d, "pyvenv.cfg"), os.path.join(pre, "pyvenv.cfg")):
     if os.path.isfile(c):
         system = "true"
@@ -47,28 +54,73 @@ for c in (os.path.join(d, "pyvenv.cfg"), os.path.join(pre, "pyvenv.cfg")):
                 k, _, v = line.partition("=")
                 if k.strip().lower() == "include-system-site-packages":
                     system = v.strip().lower()
+        sys.prefix = sys.exec_prefix = pre
         if system == "true":
             prefixes.insert(0, pre)
         else:
             prefixes = [pre]
             user = False
         break
-dirs = site.getsitepackages(prefixes)
-if user:
-    dirs.append(site.getusersitepackages())
-sys.stdout.write("\0".join(dirs))
+sys.stdout.write(json.dumps({
+    "sites": site.getsitepackages(prefixes),
+    "user": site.getusersitepackages() if user else None,
+}))
 "#;
 
-/// How long one interpreter may take to answer [`PROBE`]; one that does not is not read.
-const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long one interpreter may take to answer [`PROBE`]; one that does not is refused.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(20);
 
-/// An interpreter with the `env:` it was asked with: the user's site folder follows `HOME`
-/// and `PYTHONUSERBASE`.
-type Asked = (PathBuf, Vec<(String, String)>);
+/// The variables of the check's environment the probe runs with (the check's value: the
+/// plan's `env:`, else gate's): those that move Python's prefix and user folder, and those a
+/// version manager's shim reads to choose the Python (`PYENV_DIR` is set to the check's
+/// folder, where the shim would look for `.python-version`: review 72, 04).
+const PROBE_VARS: &[&str] = &[
+    "PATH",
+    "HOME",
+    "PYTHONHOME",
+    "PYTHONPLATLIBDIR",
+    "PYTHONUSERBASE",
+    "PYENV_ROOT",
+    "PYENV_VERSION",
+    "PYENV_DIR",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+];
+
+/// One way a `check:` line starts Python: the interpreter (a path as found, links not
+/// followed), the folder it starts in, and how its options move what it reads.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Python {
+    program: PathBuf,
+    dir: PathBuf,
+    /// `-I` or `-E`: Python ignores `PYTHON*` variables (`PYTHONHOME`, `PYTHONNOUSERSITE`).
+    ignores_env: bool,
+    /// `-I` or `-s`: no user site folder.
+    no_user_site: bool,
+}
+
+/// What gate finds a `check:` line starts.
+enum Found {
+    Python(Python),
+    /// A Python gate cannot name (a `#!` trampoline it cannot read, a project runner where
+    /// the trials could make the project's environment): refused, with why.
+    Unknown(String),
+}
+
+/// Python's answer to [`PROBE`].
+#[derive(serde::Deserialize, Clone)]
+struct Sites {
+    sites: Vec<String>,
+    user: Option<String>,
+}
+
+/// An interpreter with the `env:` it was asked with.
+type Asked = (Python, Vec<(String, String)>);
 
 /// A `check:` line (a task's or base's) that runs a Python whose site folders put a folder
-/// the trials write on `sys.path` is refused (see the module doc). Not with `policy.sandbox:
-/// off`, where no wall stands.
+/// the trials write on `sys.path` is refused (see the module doc), as is one gate cannot
+/// read. Not with `policy.sandbox: off`, where no wall stands.
 pub(super) fn refuse_python_sites_the_trials_write(
     shown: &str,
     plan: &Plan,
@@ -76,35 +128,60 @@ pub(super) fn refuse_python_sites_the_trials_write(
     if plan.policy.sandbox.mode == crate::model::SandboxMode::Off {
         return Ok(());
     }
-    let roots = super::state::writable_roots(plan);
+    let mut roots = super::state::writable_roots(plan);
+    // Without the mount layer `/dev/shm` is the host's, shared and writable by the trials
+    // (review 72, 11): a Python environment there is not the checkout's.
+    roots.push(PathBuf::from("/dev/shm"));
     let guarded = super::state::guarded_folders(plan);
-    let mut asked: HashMap<Asked, Option<Vec<PathBuf>>> = HashMap::new();
+    let mut asked: HashMap<Asked, Result<Sites, String>> = HashMap::new();
     for t in &plan.tasks {
         for (line, cwd, env) in super::state::check_lines(t) {
-            for python in pythons_run(line, cwd, env) {
-                let key = (python.clone(), env.clone());
-                let sites = asked
-                    .entry(key)
+            let refuse = |message: String| {
+                PlanError::at_check(
+                    shown,
+                    t,
+                    line,
+                    format!("task `{}`: `check:` {message}", t.id),
+                )
+            };
+            for found in pythons_run(line, cwd, env, &roots, &guarded) {
+                let python = match found {
+                    Found::Python(p) => p,
+                    Found::Unknown(why) => return Err(refuse(why)),
+                };
+                let program = python.program.display().to_string();
+                // Gate never runs at load a program a trial could have written (review 72,
+                // 09: a `.venv` a trial left in a folder it writes ran as gate's user).
+                if let Some(why) = super::reach::writable_entry(&program, &roots, &guarded) {
+                    return Err(refuse(format!(
+                        "runs Python `{program}`, which {why}: a trial could replace it; use a \
+                         Python outside the folders the trials write"
+                    )));
+                }
+                let answer = asked
+                    .entry((python.clone(), env.clone()))
                     .or_insert_with(|| site_folders(&python, env))
                     .clone();
-                for site in sites.unwrap_or_default() {
-                    let Some(message) = site_reach(&site, &roots, &guarded) else {
+                let sites = answer.map_err(|why| {
+                    refuse(format!(
+                        "runs Python `{program}`, whose site folders gate could not read ({why}), \
+                         so it cannot tell whether a `.pth` there names a folder the trials \
+                         write; run the check with a Python 3 gate can ask (`{program} -s -S -c \
+                         …` must answer within {}s)",
+                        PROBE_TIMEOUT.as_secs()
+                    ))
+                })?;
+                let user = sites.user.filter(|_| counts_user_site(&python, env));
+                for site in sites.sites.iter().chain(&user) {
+                    let Some(message) = site_reach(Path::new(site), &roots, &guarded) else {
                         continue;
                     };
-                    return Err(PlanError::at_check(
-                        shown,
-                        t,
-                        line,
-                        format!(
-                            "task `{}`: `check:` runs Python `{}`, {message}: a trial's \
-                             `sitecustomize.py` there would run inside the check, and a \
-                             `*.dist-info` there would load as a pytest plugin; install the \
-                             agent's package without `-e` (`pip install .`), or give the check \
-                             a Python that does not reach that folder",
-                            t.id,
-                            python.display()
-                        ),
-                    ));
+                    return Err(refuse(format!(
+                        "runs Python `{program}`, {message}: a trial's `sitecustomize.py` there \
+                         would run inside the check, and a `*.dist-info` there would load as a \
+                         pytest plugin; install the agent's package without `-e` (`pip install \
+                         .`), or give the check a Python that does not reach that folder"
+                    )));
                 }
             }
         }
@@ -112,10 +189,28 @@ pub(super) fn refuse_python_sites_the_trials_write(
     Ok(())
 }
 
+/// Whether the user's site folder is on this Python's `sys.path`: not under `-I` or `-s`,
+/// nor with `PYTHONNOUSERSITE` set where Python reads its variables (review 72, 15, 17).
+fn counts_user_site(python: &Python, env: &[(String, String)]) -> bool {
+    let no_user_var =
+        !python.ignores_env && check_var(env, "PYTHONNOUSERSITE").is_some_and(|v| !v.is_empty());
+    !python.no_user_site && !no_user_var
+}
+
+/// The check's value of variable `name`: the plan's `env:`, else gate's own.
+fn check_var(env: &[(String, String)], name: &str) -> Option<String> {
+    env.iter()
+        .rev()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.clone())
+        .or_else(|| std::env::var(name).ok())
+}
+
 /// Why Python's site folder `site` reaches a folder the trials write, or `None`: the site
-/// folder itself lies in one (a trial could add a `.pth`), or one of its `.pth` files names
-/// a folder in one (Python adds it if it exists when the check starts, so a folder missing
-/// at load counts too).
+/// folder itself lies in one (a trial could add a `.pth`), one of its `.pth` files is a link
+/// into one or to nothing (review 72, 08), a `.pth` gate cannot read, or one whose lines name
+/// a folder in one (Python adds it if it exists when the check starts, so a folder missing at
+/// load counts too).
 fn site_reach(site: &Path, roots: &[PathBuf], guarded: &[PathBuf]) -> Option<String> {
     let shown = site.display().to_string();
     if super::reach::writable_entry(&shown, roots, guarded).is_some() {
@@ -134,10 +229,26 @@ fn site_reach(site: &Path, roots: &[PathBuf], guarded: &[PathBuf]) -> Option<Str
         .collect();
     pths.sort();
     for pth in pths {
-        let Ok(text) = crate::input::read_regular(&pth, 1 << 20) else {
-            continue;
+        if let Ok(target) = std::fs::read_link(&pth) {
+            let at = lexical(&site.join(target)).display().to_string();
+            let why = super::reach::writable_entry(&at, roots, guarded);
+            if let Some(why) = why.or((!Path::new(&at).is_file()).then_some("does not exist")) {
+                return Some(format!(
+                    "whose `{}` is a link to `{at}`, which {why}",
+                    pth.display()
+                ));
+            }
+        }
+        let text = match read_bounded(&pth) {
+            Ok(text) => text,
+            Err(why) => {
+                return Some(format!(
+                    "whose `{}` gate cannot read ({why})",
+                    pth.display()
+                ));
+            }
         };
-        for entry in pth_entries(site, &String::from_utf8_lossy(&text)) {
+        for entry in pth_entries(site, &text) {
             let at = entry.display().to_string();
             if let Some(why) = super::reach::writable_entry(&at, roots, guarded) {
                 return Some(format!(
@@ -150,14 +261,47 @@ fn site_reach(site: &Path, roots: &[PathBuf], guarded: &[PathBuf]) -> Option<Str
     None
 }
 
-/// The folders a `.pth` file in `site` names, as `site.addpackage` reads it: a line that
-/// is empty or starts with `#` is skipped, one that starts with `import` is code (not
-/// followed, see the module doc), any other is a folder relative to `site`, normalised.
+/// The text of a `.pth` file (links followed), at most 1 MiB; bytes that are not UTF-8 are
+/// read as replacement characters.
+fn read_bounded(pth: &Path) -> Result<String, String> {
+    let file = std::fs::File::open(pth).map_err(|e| e.to_string())?;
+    let mut bytes = Vec::new();
+    file.take((1 << 20) + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| e.to_string())?;
+    if bytes.len() > 1 << 20 {
+        return Err("over 1 MiB".into());
+    }
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// The folders a `.pth` file in `site` names, as `site.addpackage` reads it: a byte-order
+/// mark dropped; lines split wherever Python's `str.splitlines` or its universal newlines
+/// split them (review 72, 07: `\r`, `\x0c`, `\x85`, …; splitting at more places than one
+/// Python version does can only find more); a line that is empty or starts with `#` skipped,
+/// one that starts with `import` code (not followed, see the module doc); any other a folder
+/// relative to `site`, its trailing white space dropped, normalised.
 fn pth_entries(site: &Path, text: &str) -> Vec<PathBuf> {
-    text.lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let breaks = |c: char| {
+        matches!(
+            c,
+            '\n' | '\r'
+                | '\x0b'
+                | '\x0c'
+                | '\x1c'
+                | '\x1d'
+                | '\x1e'
+                | '\u{85}'
+                | '\u{2028}'
+                | '\u{2029}'
+        )
+    };
+    let space = |c: char| c.is_whitespace() || ('\x1c'..='\x1f').contains(&c);
+    text.split(breaks)
+        .filter(|l| !l.starts_with('#') && !l.trim_matches(space).is_empty())
         .filter(|l| !l.starts_with("import ") && !l.starts_with("import\t"))
-        .map(|l| lexical(&site.join(l.trim_end())))
+        .map(|l| lexical(&site.join(l.trim_end_matches(space))))
         .collect()
 }
 
@@ -176,16 +320,60 @@ fn lexical(p: &Path) -> PathBuf {
     out
 }
 
-/// The Python interpreters `line`, run in `cwd` with the plan's `env`, starts by name: a
-/// program named like Python, and the interpreter of a program whose `#!` line names Python
-/// (`pytest`, `.venv/bin/pytest`, `#!/usr/bin/env python3`), each as a path; also inside the
-/// commands `find -exec` runs. A `cd` moves where relative names are found. Python started
-/// with `-S` reads no site folder and is left out.
-fn pythons_run(line: &super::CommandLine, cwd: &Path, env: &[(String, String)]) -> Vec<PathBuf> {
-    let path = check_path(cwd, env);
-    let mut found: Vec<PathBuf> = Vec::new();
+/// Tools that run a command in the project's own virtual environment (`uv run pytest`,
+/// `poetry run pytest`), which they find, or make, beside the project's files.
+const PROJECT_RUNNERS: &[&str] = &["uv", "uvx", "poetry", "pdm", "pipenv", "hatch", "rye"];
+
+/// The Pythons `line`, run in `cwd` with the plan's `env`, starts by name (see [`Found`]):
+/// - the command's program, when it is named like Python or is a link to one (review 72,
+///   13);
+/// - any other word of the command named exactly like Python (`python3`, `python3.12`,
+///   `pypy3`) found on the `PATH`: the operand of a prefix gate does not list as one
+///   (`setsid`, `ionice`, `chrt`: review 72, 02);
+/// - the interpreter of a program's `#!` line (`pytest`, `#!/usr/bin/env python3`), and of
+///   pip's and uv's `#!/bin/sh` trampolines (review 72, 03);
+/// - for a project runner ([`PROJECT_RUNNERS`]), the `.venv`/`venv` of the folder it runs
+///   in and those above; refused where that folder is one the trials write, where a trial
+///   could make the project's environment (review 72, 09, 10).
+///
+/// Each also inside the commands `find -exec` runs. A `cd` moves where relative names are
+/// found; a `PATH` the line sets (`PATH=venv/bin:$PATH`, `export PATH=…`, `env PATH=…`) and
+/// a sourced `bin/activate` add their folders to the ones searched (review 72, 21). Python
+/// started with `-S` reads no site folder and is left out.
+fn pythons_run(
+    line: &super::CommandLine,
+    cwd: &Path,
+    env: &[(String, String)],
+    roots: &[PathBuf],
+    guarded: &[PathBuf],
+) -> Vec<Found> {
+    pythons_run_within(line, cwd, env, roots, guarded, true)
+}
+
+/// [`pythons_run`]; with `nested`, also in the recipes of the makefile `make` reads and the
+/// scripts of the `package.json` npm, yarn and pnpm read (review 72, 06, 19), once deep.
+fn pythons_run_within(
+    line: &super::CommandLine,
+    cwd: &Path,
+    env: &[(String, String)],
+    roots: &[PathBuf],
+    guarded: &[PathBuf],
+    nested: bool,
+) -> Vec<Found> {
+    let tokens = tokens_of(line, env);
+    let paths = line_paths(&tokens, cwd, env);
+    let mut found: Vec<Found> = Vec::new();
+    let push = |f: Found, found: &mut Vec<Found>| {
+        let seen = found.iter().any(|g| match (g, &f) {
+            (Found::Python(a), Found::Python(b)) => a == b,
+            _ => false,
+        });
+        if !seen {
+            found.push(f);
+        }
+    };
     let mut dir = cwd.to_path_buf();
-    for words in simple_commands(&tokens_of(line, env)) {
+    for words in simple_commands(&tokens) {
         if matches!(name_of(&words[0]).as_str(), "cd" | "pushd") {
             if let Some(d) = super::words::cd_folder(&words)
                 .map(|d| dir.join(d))
@@ -196,53 +384,198 @@ fn pythons_run(line: &super::CommandLine, cwd: &Path, env: &[(String, String)]) 
             continue;
         }
         for (inner, _) in super::reach::runs_within(&words) {
-            let Some(program) = find_program(&inner[0], &dir, &path) else {
-                continue;
-            };
-            if PROJECT_RUNNERS.contains(&name_of(&inner[0]).as_str()) {
-                for python in project_pythons(&dir) {
-                    if !found.contains(&python) {
-                        found.push(python);
-                    }
+            let name = name_of(&inner[0]);
+            if PROJECT_RUNNERS.contains(&name.as_str()) {
+                let at = std::path::absolute(&dir).unwrap_or_else(|_| dir.clone());
+                let shown = at.display().to_string();
+                if let Some(why) = super::reach::writable_entry(&shown, roots, guarded) {
+                    push(
+                        Found::Unknown(format!(
+                            "runs `{name}` in `{shown}`, which {why}: a trial could make the \
+                             project's Python environment there, and `{name}` would run the \
+                             check in it; run the check from a folder the trials do not write"
+                        )),
+                        &mut found,
+                    );
+                }
+                for program in project_pythons(&at) {
+                    let python = Python {
+                        program,
+                        dir: at.clone(),
+                        ignores_env: false,
+                        no_user_site: false,
+                    };
+                    push(Found::Python(python), &mut found);
                 }
                 continue;
             }
-            let python = if is_python(&name_of(&inner[0])) {
-                (!no_site(&inner[1..])).then_some(program)
-            } else {
-                shebang_python(&program, &dir, &path)
-            };
-            if let Some(p) = python.filter(|p| !found.contains(p)) {
-                found.push(p);
+            if nested {
+                for text in run_definitions(&inner, &dir) {
+                    let line = super::CommandLine::Shell(text);
+                    for f in pythons_run_within(&line, &dir, env, roots, guarded, false) {
+                        push(f, &mut found);
+                    }
+                }
+            }
+            for program in find_everywhere(&inner[0], &dir, &paths) {
+                if let Some(f) = python_of(&program, &inner, &dir, &paths) {
+                    push(f, &mut found);
+                }
+            }
+            // Another word named exactly like Python: a prefix's operand.
+            for (k, w) in inner.iter().enumerate().skip(1) {
+                if w.contains('/') || !python_name(w) {
+                    continue;
+                }
+                for program in find_everywhere(w, &dir, &paths) {
+                    if let Some(f) = python_of(&program, &inner[k..], &dir, &paths) {
+                        push(f, &mut found);
+                    }
+                }
             }
         }
     }
     found
 }
 
-/// Tools that run a command in the project's own virtual environment (`uv run pytest`,
-/// `poetry run pytest`), which they find, or make, beside the project's files.
-const PROJECT_RUNNERS: &[&str] = &["uv", "uvx", "poetry", "pdm", "pipenv", "hatch", "rye"];
+/// The command lines a runner run as `words` in `dir` reads from its definition file: every
+/// recipe line of `make`'s makefiles (those `-f` names, else the first of `GNUmakefile`,
+/// `makefile`, `Makefile`; `@`, `-` and `+` dropped) and every script of the `package.json`
+/// that `npm`, `yarn` and `pnpm` read. All of them, not only the target's: reading more can
+/// only find more.
+fn run_definitions(words: &[String], dir: &Path) -> Vec<String> {
+    let name = name_of(&words[0]);
+    let read = |p: &Path| read_bounded(p).ok();
+    match name.as_str() {
+        "make" | "gmake" | "bmake" | "remake" => {
+            let mut named = Vec::new();
+            let mut k = 1;
+            while let Some(w) = words.get(k) {
+                k += 1;
+                let value = match w.as_str() {
+                    "-f" | "--file" | "--makefile" => words.get(k).cloned(),
+                    _ => w
+                        .strip_prefix("--file=")
+                        .or_else(|| w.strip_prefix("--makefile="))
+                        .or_else(|| w.strip_prefix("-f").filter(|v| !v.is_empty()))
+                        .map(str::to_string),
+                };
+                named.extend(value.map(|v| dir.join(v)));
+            }
+            if named.is_empty() {
+                named.extend(
+                    super::invoke::makefiles(dir)
+                        .into_iter()
+                        .find(|m| m.is_file()),
+                );
+            }
+            named
+                .iter()
+                .filter_map(|m| read(m))
+                .flat_map(|text| {
+                    text.lines()
+                        .filter_map(|l| l.strip_prefix('\t'))
+                        .map(|l| l.trim_start_matches(['@', '-', '+']).to_string())
+                        .collect::<Vec<_>>()
+                })
+                .collect()
+        }
+        "npm" | "yarn" | "pnpm" => read(&dir.join("package.json"))
+            .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+            .and_then(|v| v.get("scripts").and_then(|s| s.as_object()).cloned())
+            .map(|scripts| {
+                scripts
+                    .values()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    }
+}
 
-/// The Python of each `.venv` or `venv` folder in `dir` and the folders above it, where
-/// [`PROJECT_RUNNERS`] look for the project's environment first (an environment they keep
-/// elsewhere, such as poetry's cache, is not found).
-fn project_pythons(dir: &Path) -> Vec<PathBuf> {
-    let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
-    dir.ancestors()
-        .flat_map(|d| [d.join(".venv/bin/python"), d.join("venv/bin/python")])
-        .filter(|p| p.is_file())
-        .collect()
+/// Whether `name` is exactly an interpreter's name: `python`, `python3`, `python3.12`,
+/// `pypy3`, `pypy3.10` (not `python_tests` or `python3.py`).
+fn python_name(name: &str) -> bool {
+    let rest = name
+        .strip_prefix("python")
+        .or_else(|| name.strip_prefix("pypy"));
+    rest.is_some_and(|r| r.chars().all(|c| c.is_ascii_digit() || c == '.')) && !name.ends_with('.')
+}
+
+/// The Python `program` is or starts, run as `words` (its name first) in `dir`: itself when
+/// it is named like Python or is a link to a file that is; the interpreter of its `#!` line;
+/// `None` for any other program.
+fn python_of(
+    program: &Path,
+    words: &[String],
+    dir: &Path,
+    paths: &[Vec<PathBuf>],
+) -> Option<Found> {
+    let real = std::fs::canonicalize(program).unwrap_or_else(|_| program.to_path_buf());
+    let named = |p: &Path| {
+        p.file_name()
+            .is_some_and(|n| is_python(&n.to_string_lossy()))
+    };
+    if named(program) || named(&real) {
+        let (no_site, (ignores_env, no_user_site)) = python_flags(&words[1..]);
+        return (!no_site).then(|| {
+            Found::Python(Python {
+                program: program.to_path_buf(),
+                dir: dir.to_path_buf(),
+                ignores_env,
+                no_user_site,
+            })
+        });
+    }
+    shebang_python(program, dir, paths)
+}
+
+/// The folders a bare program name is looked for in: the check's `PATH`, and each `PATH` the
+/// line sets or a sourced `activate` script's folder in front of it.
+fn line_paths(
+    tokens: &[super::words::Token],
+    cwd: &Path,
+    env: &[(String, String)],
+) -> Vec<Vec<PathBuf>> {
+    let base = check_var(env, "PATH").unwrap_or_default();
+    let split = |value: &str| -> Vec<PathBuf> {
+        value
+            .split(':')
+            .map(|d| if d.is_empty() { "." } else { d })
+            .map(|d| cwd.join(d))
+            .collect()
+    };
+    let mut paths = vec![split(&base)];
+    for (name, value) in super::reach::line_assignments(tokens) {
+        if name == "PATH" {
+            let value = value.replace("${PATH}", &base).replace("$PATH", &base);
+            paths.push(split(&value));
+        }
+    }
+    for words in simple_commands(tokens) {
+        if matches!(words[0].as_str(), "." | "source")
+            && let Some(script) = words.get(1)
+            && let Some(bin) = cwd.join(script).parent().map(Path::to_path_buf)
+        {
+            let mut path = vec![bin];
+            path.extend(split(&base));
+            paths.push(path);
+        }
+    }
+    paths
 }
 
 /// Whether Python's options (the words after its name) include `-S` before the script,
-/// `-c` or `-m`.
-fn no_site(args: &[String]) -> bool {
+/// `-c` or `-m`; and whether they hold `-I` or `-E` (variables ignored) and `-I` or `-s`
+/// (no user site folder).
+fn python_flags(args: &[String]) -> (bool, (bool, bool)) {
+    let (mut no_site, mut ignores_env, mut no_user) = (false, false, false);
     let mut k = 0;
-    while let Some(a) = args.get(k) {
+    'words: while let Some(a) = args.get(k) {
         k += 1;
         if a == "--" || !a.starts_with('-') || a.len() < 2 {
-            return false;
+            break;
         }
         if a.starts_with("--") {
             // `--check-hash-based-pycs MODE` takes a value; the other long options none.
@@ -253,8 +586,11 @@ fn no_site(args: &[String]) -> bool {
         // the next word, as their value; the code of `-c` and the module of `-m` end them.
         for (i, c) in a[1..].char_indices() {
             match c {
-                'S' => return true,
-                'c' | 'm' => return false,
+                'S' => no_site = true,
+                'I' => (ignores_env, no_user) = (true, true),
+                'E' => ignores_env = true,
+                's' => no_user = true,
+                'c' | 'm' => break 'words,
                 'W' | 'X' => {
                     k += usize::from(i + 2 == a.len());
                     break;
@@ -263,24 +599,7 @@ fn no_site(args: &[String]) -> bool {
             }
         }
     }
-    false
-}
-
-/// The folders of the check's `PATH`: the plan's `env:` value (relative entries from the
-/// check's folder), or gate's own.
-fn check_path(cwd: &Path, env: &[(String, String)]) -> Vec<PathBuf> {
-    let value = env
-        .iter()
-        .rev()
-        .find(|(k, _)| k == "PATH")
-        .map(|(_, v)| v.clone())
-        .or_else(|| std::env::var("PATH").ok())
-        .unwrap_or_default();
-    value
-        .split(':')
-        .map(|d| if d.is_empty() { "." } else { d })
-        .map(|d| cwd.join(d))
-        .collect()
+    (no_site, (ignores_env, no_user))
 }
 
 /// Where `word` names an existing program: a path with a `/` from `dir`, a bare name on
@@ -297,48 +616,139 @@ fn find_program(word: &str, dir: &Path, path: &[PathBuf]) -> Option<PathBuf> {
     path.iter().find_map(|d| exists(&d.join(word)))
 }
 
-/// The Python interpreter of `program`'s `#!` line, if it names one: its path, or through
-/// `env` (`#!/usr/bin/env python3`, `#!/usr/bin/env -S python3 -u`) the name found on the
-/// check's `path`.
-fn shebang_python(program: &Path, dir: &Path, path: &[PathBuf]) -> Option<PathBuf> {
-    let mut head = [0u8; 512];
+/// [`find_program`] on each of `paths`, each program once.
+fn find_everywhere(word: &str, dir: &Path, paths: &[Vec<PathBuf>]) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for path in paths {
+        if let Some(p) = find_program(word, dir, path).filter(|p| !out.contains(p)) {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// The Python of `program`'s `#!` line, if it names one: its path, or through `env`
+/// (`#!/usr/bin/env python3`, `#!/usr/bin/env -S PATH=… python3 -u`: review 72, 18) the name
+/// found on the `PATH` the line sets, else the check's `paths`. pip's and uv's trampoline for
+/// a long path (`#!/bin/sh`, then an `'''exec'` line) is read by [`trampoline`].
+fn shebang_python(program: &Path, dir: &Path, paths: &[Vec<PathBuf>]) -> Option<Found> {
+    let mut head = [0u8; 4096];
     let n = std::fs::File::open(program)
         .and_then(|mut f| f.read(&mut head))
         .ok()?;
-    let first = head[..n].split(|b| *b == b'\n').next()?;
-    let first = std::str::from_utf8(first.strip_prefix(b"#!")?).ok()?;
+    let mut lines = head[..n].split(|b| *b == b'\n');
+    let first = String::from_utf8_lossy(lines.next()?.strip_prefix(b"#!")?).into_owned();
     let mut words = first.split_whitespace();
     let interpreter = words.next()?;
-    let (name, args): (&str, Vec<&str>) = if name_of(interpreter) == "env" {
-        let mut rest = words.skip_while(|w| w.starts_with('-') || w.contains('='));
-        (rest.next()?, rest.collect())
+    if matches!(name_of(interpreter).as_str(), "sh" | "bash" | "dash")
+        && let Some(second) = lines.next()
+        && let Some(rest) = String::from_utf8_lossy(second).strip_prefix("'''exec' ")
+    {
+        return Some(trampoline(program, rest, dir));
+    }
+    let mut shebang_path: Option<Vec<PathBuf>> = None;
+    let (name, args): (String, Vec<String>) = if name_of(interpreter) == "env" {
+        let mut name = None;
+        let mut args = Vec::new();
+        for w in words {
+            if name.is_some() {
+                args.push(w.to_string());
+            } else if let Some(("PATH", v)) = w.split_once('=') {
+                shebang_path = Some(v.split(':').map(|d| dir.join(d)).collect());
+            } else if !w.starts_with('-') && !w.contains('=') {
+                name = Some(w.to_string());
+            }
+        }
+        (name?, args)
     } else {
-        (interpreter, words.collect())
+        (interpreter.to_string(), words.map(String::from).collect())
     };
-    if !is_python(&name_of(name)) {
+    if !is_python(&name_of(&name)) {
         return None;
     }
-    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-    if no_site(&args) {
+    let (no_site, (ignores_env, no_user_site)) = python_flags(&args);
+    if no_site {
         return None;
     }
-    find_program(name, dir, path)
+    let searched = match shebang_path {
+        Some(p) => vec![p],
+        None => paths.to_vec(),
+    };
+    let program = find_everywhere(&name, dir, &searched).into_iter().next()?;
+    Some(Found::Python(Python {
+        program,
+        dir: dir.to_path_buf(),
+        ignores_env,
+        no_user_site,
+    }))
 }
 
-/// Python's site folders as `python` names them ([`PROBE`]), run with `-I -S` and the
-/// check's `env:`; `None` when it does not answer (not Python 3, a crash, over
-/// [`PROBE_TIMEOUT`]), so that gate cannot read them.
-fn site_folders(python: &Path, env: &[(String, String)]) -> Option<Vec<PathBuf>> {
-    let mut child = std::process::Command::new(python)
-        .args(["-I", "-S", "-c", PROBE])
-        .envs(env.iter().map(|(k, v)| (k, v)))
+/// The Python of a `#!/bin/sh` trampoline's `'''exec'` line (`rest`: what follows it): pip's
+/// `"/…/bin/python3" "$0" "$@"`, or uv's `"$(dirname -- "$(realpath -- "$0")")"/'python'`
+/// (the program's own folder, links resolved). One gate cannot read is [`Found::Unknown`].
+fn trampoline(program: &Path, rest: &str, dir: &Path) -> Found {
+    const UV: &str = "\"$(dirname -- \"$(realpath -- \"$0\")\")\"/'";
+    let target = if let Some(name) = rest.strip_prefix(UV) {
+        let name = name.split('\'').next().unwrap_or_default();
+        std::fs::canonicalize(program)
+            .ok()
+            .and_then(|p| p.parent().map(|d| d.join(name)))
+    } else if let Some(quoted) = rest.strip_prefix('"') {
+        quoted.split('"').next().map(PathBuf::from)
+    } else {
+        rest.split_whitespace().next().map(PathBuf::from)
+    };
+    match target.filter(|t| t.is_absolute() && !t.to_string_lossy().contains('$')) {
+        Some(python) => Found::Python(Python {
+            program: python,
+            dir: dir.to_path_buf(),
+            ignores_env: false,
+            no_user_site: false,
+        }),
+        None => Found::Unknown(format!(
+            "runs `{}`, whose `#!/bin/sh` trampoline starts a Python gate cannot name, so it \
+             cannot read that Python's site folders; name the interpreter on the line \
+             (`/…/bin/python -m pytest`)",
+            program.display()
+        )),
+    }
+}
+
+/// The Python of each `.venv` or `venv` folder in `dir` and the folders above it, where
+/// [`PROJECT_RUNNERS`] look for the project's environment first (an environment they keep
+/// elsewhere, such as poetry's cache, is not found).
+fn project_pythons(dir: &Path) -> Vec<PathBuf> {
+    dir.ancestors()
+        .flat_map(|d| [d.join(".venv/bin/python"), d.join("venv/bin/python")])
+        .filter(|p| p.is_file())
+        .collect()
+}
+
+/// Python's site folders as `python` names them ([`PROBE`]): run with `-I -S` where the check
+/// ignores `PYTHON*` variables, else `-s -S` with the check's [`PROBE_VARS`] (so that
+/// `PYTHONHOME` moves the prefix as it will for the check: review 72, 14); in `/`, with
+/// `PYENV_DIR` the check's folder. An error saying why when it does not answer (not Python
+/// 3, a crash, over [`PROBE_TIMEOUT`]).
+fn site_folders(python: &Python, env: &[(String, String)]) -> Result<Sites, String> {
+    let mut command = std::process::Command::new(&python.program);
+    let isolation = if python.ignores_env { "-I" } else { "-s" };
+    command.args([isolation, "-S", "-c", PROBE]).env_clear();
+    for name in PROBE_VARS {
+        if let Some(v) = check_var(env, name) {
+            command.env(name, v);
+        }
+    }
+    if check_var(env, "PYENV_DIR").is_none() {
+        command.env("PYENV_DIR", &python.dir);
+    }
+    let mut child = command
         .current_dir("/")
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
-        .ok()?;
-    let mut stdout = child.stdout.take()?;
+        .map_err(|e| e.to_string())?;
+    let mut stdout = child.stdout.take().ok_or("no output")?;
     // The answer is read on a thread of its own, so that an interpreter that writes more
     // than a pipe holds cannot stop the wait below.
     let reader = std::thread::spawn(move || {
@@ -349,28 +759,26 @@ fn site_folders(python: &Path, env: &[(String, String)]) -> Option<Vec<PathBuf>>
     let started = Instant::now();
     let status = loop {
         match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
+            Ok(Some(status)) => break Ok(status),
             Ok(None) if started.elapsed() < PROBE_TIMEOUT => {
                 std::thread::sleep(Duration::from_millis(5))
             }
-            _ => {
+            Ok(None) => {
                 let _ = child.kill();
                 let _ = child.wait();
-                break None;
+                break Err(format!("no answer within {}s", PROBE_TIMEOUT.as_secs()));
             }
+            Err(e) => break Err(e.to_string()),
         }
     };
-    let out = reader.join().ok()?;
-    if !status?.success() {
-        return None;
+    let out = reader
+        .join()
+        .map_err(|_| "its answer was lost".to_string())?;
+    let status = status?;
+    if !status.success() {
+        return Err(format!("it ended with {status}"));
     }
-    let text = String::from_utf8(out).ok()?;
-    Some(
-        text.split('\0')
-            .filter(|d| d.starts_with('/'))
-            .map(PathBuf::from)
-            .collect(),
-    )
+    serde_json::from_slice(&out).map_err(|e| format!("its answer did not parse: {e}"))
 }
 
 #[cfg(test)]
@@ -395,15 +803,30 @@ mod tests {
     #[test]
     fn dash_s_before_the_script_leaves_the_site_folders_out() {
         let w = |s: &str| s.split(' ').map(String::from).collect::<Vec<_>>();
-        assert!(no_site(&w("-S g.py")));
-        assert!(no_site(&w("-IS g.py")));
-        assert!(no_site(&w("-u -S -m pytest")));
-        assert!(!no_site(&w("-I g.py -S")));
-        assert!(!no_site(&w("-c -S")));
-        assert!(!no_site(&w("-m pytest -S")));
-        assert!(!no_site(&w("-W S g.py")));
-        assert!(!no_site(&w("-WS g.py")));
-        assert!(no_site(&w("-X dev -S g.py")));
-        assert!(no_site(&w("--check-hash-based-pycs never -S g.py")));
+        let no_site = |s: &str| python_flags(&w(s)).0;
+        assert!(no_site("-S g.py"));
+        assert!(no_site("-IS g.py"));
+        assert!(no_site("-u -S -m pytest"));
+        assert!(!no_site("-I g.py -S"));
+        assert!(!no_site("-c -S"));
+        assert!(!no_site("-m pytest -S"));
+        assert!(!no_site("-W S g.py"));
+        assert!(!no_site("-WS g.py"));
+        assert!(no_site("-X dev -S g.py"));
+        assert!(no_site("--check-hash-based-pycs never -S g.py"));
+        assert_eq!(python_flags(&w("-I g.py")).1, (true, true));
+        assert_eq!(python_flags(&w("-E g.py")).1, (true, false));
+        assert_eq!(python_flags(&w("-s g.py")).1, (false, true));
+        assert_eq!(python_flags(&w("g.py -I")).1, (false, false));
+    }
+
+    #[test]
+    fn interpreter_names_are_exact() {
+        for yes in ["python", "python3", "python3.12", "pypy3", "pypy3.10"] {
+            assert!(python_name(yes), "{yes}");
+        }
+        for no in ["python_tests", "python3.py", "python3.", "pythonic", "py"] {
+            assert!(!python_name(no), "{no}");
+        }
     }
 }

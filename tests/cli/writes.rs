@@ -1454,3 +1454,210 @@ fn a_refused_runner_under_writes_dot_is_told_to_narrow_the_list() {
         "{err}"
     );
 }
+
+/// A task folder `w` (the trials write `w/src`; the agent writes a wrong answer and a
+/// `src/sitecustomize.py` that exits 0), a grader outside it that FAILs the wrong answer,
+/// and a virtual environment `venv` made by `python` outside the task's folder; `check` and
+/// the plan's `env:` (`VENV` and `DIR` stand for the environment's and the fixture's folder).
+/// The environment's `site-packages` folder is returned with the fixture.
+fn site_fixture(python: &str, check: &str, env: &str) -> (Fixture, std::path::PathBuf) {
+    let f = Fixture::new("");
+    let venv = f.path("venv");
+    let made = std::process::Command::new(python)
+        .args(["-m", "venv", "--without-pip"])
+        .arg(&venv)
+        .status()
+        .unwrap();
+    assert!(made.success(), "{python} -m venv");
+    let site = std::fs::read_dir(venv.join("lib"))
+        .unwrap()
+        .map(|e| e.unwrap().path().join("site-packages"))
+        .find(|p| p.is_dir())
+        .expect("the venv's site-packages");
+    let dir = f.dir.path().display().to_string();
+    let fill = |s: &str| {
+        s.replace("VENV", &venv.display().to_string())
+            .replace("DIR", &dir)
+    };
+    write_files(
+        &f,
+        &[
+            (
+                "plan.yaml",
+                &fill(&format!(
+                    "version: 1\nsampling: {{single: {{n: 2, c: 0}}}}\ntasks:\n  - id: agent\n    cwd: w\n    run: sh agent.sh\n    writes: [src]\n    check: {check}\n    env: {{{env}}}\n"
+                )),
+            ),
+            (
+                "w/agent.sh",
+                "echo wrong > src/answer.txt\nprintf 'import os\\nos._exit(0)\\n' > src/sitecustomize.py\n",
+            ),
+            ("w/src/.keep", ""),
+            (
+                "graders/check.py",
+                "import sys\nsys.exit(0 if open('src/answer.txt').read().strip() == 'right' else 1)\n",
+            ),
+        ],
+    );
+    (f, site)
+}
+
+fn executable(p: &std::path::Path, text: &str) {
+    std::fs::write(p, text).unwrap();
+    std::fs::set_permissions(p, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+}
+
+/// Review 72 (helper-135's attacks on the check above; each a wrong PASS in both box modes,
+/// or, 09, a trial's program run at load): the Python a check starts is found however the
+/// line starts it, and its site folders read however they are spelled.
+/// - 01: a venv of Debian's `/usr/bin/python3`, whose `getsitepackages` names the venv's
+///   `site-packages` only when `sys.prefix` is the venv's;
+/// - 02: Python behind a prefix gate does not list (`setsid`);
+/// - 03: pip's `#!/bin/sh` trampoline for a long path;
+/// - 06, 19: a makefile's recipe and an npm script;
+/// - 07: a `.pth` with a byte-order mark and `\r` line ends;
+/// - 08: a `.pth` that is a link into the folder the trials write;
+/// - 12: a Python gate cannot ask is refused, not passed over;
+/// - 21: `PATH` set on the line;
+/// - 09, 10: a project runner in a folder the trials write, where a trial could make the
+///   project's `.venv` (and gate would have run it at load).
+///
+/// And 17, an over-refusal: a user site folder under `-I`, which Python leaves out.
+#[test]
+fn rev72_every_python_a_check_starts_is_found_and_read() {
+    let test = "rev72_every_python_a_check_starts_is_found_and_read";
+    if !has("python3") {
+        skip_or_fail(test, "python3", "no python3 here");
+        return;
+    }
+    let path = "PATH: \"VENV/bin:/usr/bin:/bin\"";
+    let refused = |f: &Fixture, said: &str| {
+        let out = crate::common::check(f).get_output().clone();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "not refused:\n{err}");
+        assert!(
+            err.contains("task `agent`: `check:` ") && err.contains(said),
+            "wanted `{said}` in\n{err}"
+        );
+    };
+    let editable = |site: &std::path::Path, f: &Fixture| {
+        std::fs::write(
+            site.join("__editable__.agentpkg-0.1.pth"),
+            format!("{}\n", f.path("w/src").display()),
+        )
+        .unwrap()
+    };
+    // 01: Debian's Python, where there is one.
+    if std::path::Path::new("/usr/bin/python3").is_file() {
+        let (f, site) = site_fixture("/usr/bin/python3", "python3 -I ../graders/check.py", path);
+        editable(&site, &f);
+        refused(&f, "to `sys.path`, which lies in a folder the trials write");
+    }
+    // 02, 21: a prefix gate does not list; PATH set on the line.
+    for (check, env) in [
+        ("setsid python3 -I ../graders/check.py", path),
+        (
+            "PATH=VENV/bin:$PATH python3 -I ../graders/check.py",
+            "PATH: \"/usr/bin:/bin\"",
+        ),
+        (
+            "export PATH=VENV/bin:$PATH; python3 -I ../graders/check.py",
+            "PATH: \"/usr/bin:/bin\"",
+        ),
+    ] {
+        let (f, site) = site_fixture("python3", check, env);
+        editable(&site, &f);
+        refused(&f, "to `sys.path`, which lies in a folder the trials write");
+    }
+    // 03: pip's trampoline.
+    let (f, site) = site_fixture("python3", "grade-tool", path);
+    editable(&site, &f);
+    executable(
+        &f.path("venv/bin/grade-tool"),
+        &format!(
+            "#!/bin/sh\n'''exec' \"{}\" \"$0\" \"$@\"\n' '''\nexec(open({:?}).read())\n",
+            f.path("venv/bin/python3").display(),
+            f.path("graders/check.py").display().to_string()
+        ),
+    );
+    refused(&f, "to `sys.path`, which lies in a folder the trials write");
+    // 06, 19: a makefile's recipe, an npm script.
+    let (f, site) = site_fixture("python3", "make -B check", path);
+    editable(&site, &f);
+    write_files(
+        &f,
+        &[("w/Makefile", "check:\n\t@python3 -I ../graders/check.py\n")],
+    );
+    refused(&f, "to `sys.path`, which lies in a folder the trials write");
+    let (f, site) = site_fixture("python3", "npm test", path);
+    editable(&site, &f);
+    write_files(
+        &f,
+        &[(
+            "w/package.json",
+            "{\"scripts\": {\"test\": \"python3 -I ../graders/check.py\"}}\n",
+        )],
+    );
+    refused(&f, "to `sys.path`, which lies in a folder the trials write");
+    // 07: a byte-order mark and `\r` line ends; 08: a link into `src`.
+    let (f, site) = site_fixture("python3", "python3 -I ../graders/check.py", path);
+    std::fs::write(
+        site.join("a.pth"),
+        format!("\u{feff}# x\r{}\r", f.path("w/src").display()),
+    )
+    .unwrap();
+    refused(&f, "to `sys.path`, which lies in a folder the trials write");
+    let (f, site) = site_fixture("python3", "python3 -I ../graders/check.py", path);
+    std::fs::write(f.path("w/src/agent.pth"), "# nothing yet\n").unwrap();
+    std::os::unix::fs::symlink(f.path("w/src/agent.pth"), site.join("agent.pth")).unwrap();
+    refused(&f, "agent.pth` is a link to `");
+    // 12: a Python that does not answer gate's question.
+    let (f, _) = site_fixture("python3", "python3 -I ../graders/check.py", path);
+    std::fs::remove_file(f.path("venv/bin/python3")).unwrap();
+    executable(&f.path("venv/bin/python3"), "#!/bin/sh\nexit 1\n");
+    refused(
+        &f,
+        "whose site folders gate could not read (it ended with exit status: 1)",
+    );
+    // 09, 10: `uv run` (a stand-in the plan names) in the folder the trials write.
+    let (f, _) = site_fixture(
+        "python3",
+        "cd src && ../../uv run python3 -I ../../graders/check.py",
+        path,
+    );
+    executable(&f.path("uv"), "#!/bin/sh\nshift\nexec \"$@\"\n");
+    refused(&f, "runs `uv` in `");
+    // 17: a user site `.pth` naming `src`, under `-I` (left out, accepted) and without; the
+    // system's Python (a venv leaves the user site out).
+    let system = ["/usr/bin/python3", "/bin/python3"]
+        .into_iter()
+        .find(|p| std::path::Path::new(p).is_file());
+    for (check, code) in [
+        ("python3 -I ../graders/check.py", 0),
+        ("python3 ../graders/check.py", 2),
+    ] {
+        let Some(system) = system else { break };
+        let env = "PATH: \"/usr/bin:/bin\", PYTHONUSERBASE: \"DIR/userbase\"";
+        let (f, _) = site_fixture("python3", check, env);
+        let user = std::process::Command::new(system)
+            .args(["-c", "import site; print(site.getusersitepackages())"])
+            .env("PYTHONUSERBASE", f.path("userbase"))
+            .output()
+            .unwrap();
+        let user = std::path::PathBuf::from(String::from_utf8(user.stdout).unwrap().trim());
+        std::fs::create_dir_all(&user).unwrap();
+        std::fs::write(
+            user.join("old.pth"),
+            format!("{}\n", f.path("w/src").display()),
+        )
+        .unwrap();
+        crate::common::check(&f).code(code);
+        if code == 0 {
+            for no_mounts in box_modes(test) {
+                run_in(&f, no_mounts)
+                    .code(1)
+                    .stdout(predicate::str::contains("agent  FAIL"));
+            }
+        }
+    }
+}
