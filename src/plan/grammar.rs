@@ -1376,12 +1376,11 @@ impl Reader<'_> {
                 self.roots.iter().any(|r| r.starts_with(&real))
             })
         {
-            return Err(
-                "`make` without `-B` in a folder the trials write or above one (a trial's file \
-                 named like a target there, `touch check` or `out/verdict`, makes it up to date \
-                 and nothing runs); add `-B` (`make -B -s check`)"
-                    .into(),
-            );
+            return Err(format!(
+                "{COMPLETE}runs `make` without `-B` in a folder the trials write or above one (a \
+                 trial's file named like a target there, `touch check` or `out/verdict`, makes \
+                 it up to date and nothing runs); add `-B` (`make -B -s check`)"
+            ));
         }
         Ok(())
     }
@@ -2644,6 +2643,10 @@ fn project_folders(plan: &Path) -> Vec<PathBuf> {
     std::iter::once(folder).chain(top).collect()
 }
 
+/// The start of an [`unfollowable`] reason that is a whole sentence with its own fix, not a
+/// construct gate cannot follow.
+const COMPLETE: &str = "\u{1}";
+
 pub(super) fn refuse_unfollowable_check_lines(shown: &str, plan: &Plan) -> Result<(), PlanError> {
     if plan.policy.sandbox.mode == crate::model::SandboxMode::Off {
         return Ok(());
@@ -2683,6 +2686,16 @@ pub(super) fn refuse_unfollowable_check_lines(shown: &str, plan: &Plan) -> Resul
             let Some(why) = unfollowable(line, cwd, env, &roots, &home, &linkless) else {
                 continue;
             };
+            // A refusal that is not about following the line names its own fix (review 71,
+            // 19: the `-B` refusal got the generic tail after its own).
+            if let Some(complete) = why.strip_prefix(COMPLETE) {
+                return Err(PlanError::at_check(
+                    shown,
+                    t,
+                    line,
+                    format!("task `{}`: `{key}:` {complete}", t.id),
+                ));
+            }
             return Err(PlanError::at_check(
                 shown,
                 t,

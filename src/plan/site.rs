@@ -151,8 +151,16 @@ pub(super) fn refuse_python_sites_the_trials_write(
                 };
                 let program = python.program.display().to_string();
                 // Gate never runs at load a program a trial could have written (review 72,
-                // 09: a `.venv` a trial left in a folder it writes ran as gate's user).
-                if let Some(why) = super::reach::writable_entry(&program, &roots, &guarded) {
+                // 09: a `.venv` a trial left in a folder it writes ran as gate's user): the
+                // folder that holds it as named (a venv's `bin/python` is a link, in a venv
+                // gate holds read-only) and the file it is.
+                let folder = python.program.parent().unwrap_or(Path::new("/"));
+                let real = std::fs::canonicalize(&python.program)
+                    .unwrap_or_else(|_| python.program.clone());
+                let writable = [folder, real.as_path()].into_iter().find_map(|p| {
+                    super::reach::writable_entry(&p.display().to_string(), &roots, &guarded)
+                });
+                if let Some(why) = writable {
                     return Err(refuse(format!(
                         "runs Python `{program}`, which {why}: a trial could replace it; use a \
                          Python outside the folders the trials write"

@@ -554,7 +554,16 @@ mod rev20 {
         ] {
             let f = fixture(line, "wrong");
             write_files(&f, &[("graders/Makefile", mk)]);
-            assert_refused_at_load(&f, line, "`make` without `-B`");
+            // Review 71, 19: its own fix, without the generic "cannot follow" tail.
+            let out = check(&f).get_output().clone();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "`{line}` not refused:\n{err}");
+            assert!(
+                err.contains("`check:` runs `make` without `-B` in a folder the trials write")
+                    && err.trim_end().ends_with("add `-B` (`make -B -s check`)")
+                    && !err.contains("cannot follow"),
+                "`{line}`:\n{err}"
+            );
         }
         // With `-B` (or `--always-make`), the trial's `touch check test` changes nothing.
         for line in [
