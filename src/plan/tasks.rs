@@ -607,7 +607,17 @@ pub(super) fn refuse_unboxed_or_missing_writes(shown: &str, plan: &Plan) -> Resu
     // Folders whose trials may make links: `policy.sandbox.writable` and the whole folder
     // of each task without `writes:` (and its base's); and the `writes` folders of every
     // task, where none may.
-    let mut linked = super::state::sandbox_writable(plan);
+    // Each with who writes it and how to keep it apart, for the refusal (review 71, 45: the
+    // advice named no task, and two tasks sharing a folder went round in circles).
+    let mut linked: Vec<(PathBuf, String)> = super::state::sandbox_writable(plan)
+        .into_iter()
+        .map(|w| {
+            let fix = "take it out of `policy.sandbox.writable`, or list it in the task's \
+                       `writes:`"
+                .to_string();
+            (w, format!("`policy.sandbox.writable`; {fix}"))
+        })
+        .collect();
     // And the folders the box grants every trial whole: a task folder beneath `/dev/shm`
     // would be writable whole through that grant, its `writes:` wall gone (review 69, 06d),
     // and under the mount layer each trial's private `/dev/shm` hides it.
@@ -616,14 +626,31 @@ pub(super) fn refuse_unboxed_or_missing_writes(shown: &str, plan: &Plan) -> Resu
             .iter()
             .map(Path::new)
             .filter(|p| p.is_dir())
-            .map(real),
+            .map(|p| {
+                let why = "the box grants it to every trial; keep the task's folder out of it";
+                (real(p), why.to_string())
+            }),
     );
-    let mut linkless: Vec<PathBuf> = Vec::new();
+    let mut linkless: Vec<(PathBuf, String)> = Vec::new();
     for t in &plan.tasks {
         for cwd in std::iter::once(&t.cwd).chain(t.compare().map(|c| &c.base.cwd)) {
             match &t.writes {
-                None => linked.push(real(cwd)),
-                Some(_) => linkless.extend(t.write_roots(&real(cwd))),
+                None => linked.push((
+                    real(cwd),
+                    format!(
+                        "task `{}` writes all of it (it has no `writes:`); give task `{}` the same \
+                         `writes:`, or give each task its own `cwd`",
+                        t.id, t.id
+                    ),
+                )),
+                Some(_) => linkless.extend(t.write_roots(&real(cwd)).into_iter().map(|r| {
+                    let why = format!(
+                        "task `{}` lists it in its `writes:`; tasks that share a folder list the \
+                         same `writes:`, or give each task its own `cwd`",
+                        t.id
+                    );
+                    (r, why)
+                })),
             }
         }
     }
@@ -653,22 +680,19 @@ pub(super) fn refuse_unboxed_or_missing_writes(shown: &str, plan: &Plan) -> Resu
             // Where links may be made, no overlap at all (review 67, 02, 03: another task's
             // folder inside this one's `writes` folder); a `writes` folder of another task
             // only inside this one's.
-            let overlaps = |r: &&PathBuf| cwd.starts_with(r) || r.starts_with(&cwd);
+            let overlaps = |(r, _): &&(PathBuf, String)| cwd.starts_with(r) || r.starts_with(&cwd);
             let other = (linked.iter().find(overlaps)).or_else(|| {
                 (linkless.iter())
                     .filter(overlaps)
-                    .find(|r| !own.iter().any(|o| r.starts_with(o)))
+                    .find(|(r, _)| !own.iter().any(|o| r.starts_with(o)))
             });
-            if let Some(r) = other {
+            if let Some((r, who)) = other {
                 return Err(invalid(
                     t,
                     format!(
-                        "task `{}` names the folders its trials write (`writes:`), but `{}`, \
-                         which other trials write (`policy.sandbox.writable`, another task's \
-                         folder, or `/dev/shm`, which the box grants every trial), {} its folder \
-                         `{}`, so the rest of that folder would not be \
-                         read-only; name the folder in the task's `writes:` instead, or keep the \
-                         two apart",
+                        "task `{}` names the folders its trials write (`writes:`), but other \
+                         trials write `{}`, which {} its folder `{}`, so the rest of that folder \
+                         would not be read-only: {who}",
                         t.id,
                         r.display(),
                         if cwd.starts_with(r) {

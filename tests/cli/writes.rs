@@ -654,8 +654,11 @@ fn rev64_02_other_trials_folders_over_a_writes_task_are_refused() {
             .args(["check", "plan.yaml"])
             .assert()
             .code(2)
-            .stderr(predicate::str::contains("which other trials write"))
+            .stderr(predicate::str::contains("but other trials write `"))
             .stderr(predicate::str::contains(how))
+            .stderr(predicate::str::contains(
+                "`policy.sandbox.writable`; take it out",
+            ))
             .stderr(predicate::str::contains("`writes:`"));
     }
 }
@@ -1116,7 +1119,10 @@ fn rev69_more_ways_a_runner_reads_what_a_trial_writes_are_refused() {
             .assert()
             .code(2)
             .stderr(predicate::str::contains(
-                "`/dev/shm`, which the box grants every trial",
+                "other trials write `/dev/shm`, which holds its folder",
+            ))
+            .stderr(predicate::str::contains(
+                "the box grants it to every trial; keep the task's folder out of it",
             ));
     } else {
         skip_or_fail(
@@ -1660,4 +1666,32 @@ fn rev72_every_python_a_check_starts_is_found_and_read() {
             }
         }
     }
+}
+
+/// Review 71, 45: two tasks sharing a folder with different `writes:` were told to "name the
+/// folder in the task's `writes:`", naming no task; the refusal names the other task and the
+/// way out (the same `writes:`, or a `cwd` each), and following it is accepted.
+#[test]
+fn two_tasks_sharing_a_folder_are_told_which_and_how() {
+    let plan = |a: &str, b: &str| {
+        format!(
+            "version: 1\nsampling: {{single: {{n: 2, c: 0}}}}\ntasks:\n  - id: a\n    run: \"true\"\n{a}    check: \"true\"\n  - id: b\n    run: \"true\"\n{b}    check: \"true\"\n"
+        )
+    };
+    let f = Fixture::new(&plan("    writes: [src]\n", "    writes: [out]\n"));
+    write_files(&f, &[("src/.keep", ""), ("out/.keep", "")]);
+    check(&f).code(2).stderr(predicate::str::contains(
+        "task `b` lists it in its `writes:`; tasks that share a folder list the same `writes:`, or give each task its own `cwd`",
+    ));
+    let f = Fixture::new(&plan("", "    writes: [out]\n"));
+    write_files(&f, &[("out/.keep", "")]);
+    check(&f).code(2).stderr(predicate::str::contains(
+        "task `a` writes all of it (it has no `writes:`); give task `a` the same `writes:`",
+    ));
+    let f = Fixture::new(&plan(
+        "    writes: [src, out]\n",
+        "    writes: [out, src]\n",
+    ));
+    write_files(&f, &[("src/.keep", ""), ("out/.keep", "")]);
+    check(&f).code(0);
 }
