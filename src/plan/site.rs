@@ -62,6 +62,7 @@ for c in (os.path.join(d, "pyvenv.cfg"), os.path.join(pre, "pyvenv.cfg")):
             user = False
         break
 sys.stdout.write(json.dumps({
+    "path": sys.path,
     "sites": site.getsitepackages(prefixes),
     "user": site.getusersitepackages() if user else None,
 }))
@@ -111,6 +112,8 @@ enum Found {
 /// Python's answer to [`PROBE`].
 #[derive(serde::Deserialize, Clone)]
 struct Sites {
+    /// `sys.path` without the current folder, as Python starts with `-S`.
+    path: Vec<String>,
     sites: Vec<String>,
     user: Option<String>,
 }
@@ -166,6 +169,14 @@ pub(super) fn refuse_python_sites_the_trials_write(
                          Python outside the folders the trials write"
                     )));
                 }
+                // A `._pth` file beside the interpreter replaces its whole `sys.path` before
+                // any option is read, `-S` included: Python would import its standard
+                // modules from there to answer (review 73, 06).
+                for beside in [folder, real.parent().unwrap_or(Path::new("/"))] {
+                    if let Some(message) = pth_beside(beside, &roots, &guarded) {
+                        return Err(refuse(format!("runs Python `{program}`, {message}")));
+                    }
+                }
                 let answer = asked
                     .entry((python.clone(), env.clone()))
                     .or_insert_with(|| site_folders(&python, env))
@@ -179,6 +190,18 @@ pub(super) fn refuse_python_sites_the_trials_write(
                         PROBE_TIMEOUT.as_secs()
                     ))
                 })?;
+                // What the interpreter searches before its site folders (its standard
+                // library, a `PYTHONHOME`), as it answered.
+                for entry in &sites.path {
+                    if let Some(why) = super::reach::writable_entry(entry, &roots, &guarded) {
+                        return Err(refuse(format!(
+                            "runs Python `{program}`, whose `sys.path` holds `{entry}`, which \
+                             {why}: a trial could put a module there that Python imports; give \
+                             the check a Python whose folders lie outside the folders the trials \
+                             write"
+                        )));
+                    }
+                }
                 let user = sites.user.filter(|_| counts_user_site(&python, env));
                 for site in sites.sites.iter().chain(&user) {
                     let Some(message) = site_reach(Path::new(site), &roots, &guarded) else {
@@ -261,6 +284,43 @@ fn site_reach(site: &Path, roots: &[PathBuf], guarded: &[PathBuf]) -> Option<Str
             if let Some(why) = super::reach::writable_entry(&at, roots, guarded) {
                 return Some(format!(
                     "whose `{}` adds `{at}` to `sys.path`, which {why}",
+                    pth.display()
+                ));
+            }
+        }
+    }
+    None
+}
+
+/// Why a `._pth` file in `folder` (the interpreter's, which CPython reads in place of its
+/// search of `sys.path`) reaches a folder the trials write, or `None`: one that names such a
+/// folder, or one gate cannot read.
+fn pth_beside(folder: &Path, roots: &[PathBuf], guarded: &[PathBuf]) -> Option<String> {
+    let list = std::fs::read_dir(folder).ok()?;
+    let mut found: Vec<PathBuf> = list
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().ends_with("._pth"))
+        .collect();
+    found.sort();
+    for pth in found {
+        let text = match read_bounded(&pth) {
+            Ok(text) => text,
+            Err(why) => {
+                return Some(format!(
+                    "beside which `{}` gate cannot read ({why})",
+                    pth.display()
+                ));
+            }
+        };
+        // `import site` is a line of its own there; any other line is a folder.
+        for entry in pth_entries(folder, &text.replace("import site", "")) {
+            let at = entry.display().to_string();
+            if let Some(why) = super::reach::writable_entry(&at, roots, guarded) {
+                return Some(format!(
+                    "beside which `{}` puts `{at}` on `sys.path`, which {why}: a trial could \
+                     put a module there that Python imports before any other; keep the \
+                     interpreter's folders outside the folders the trials write",
                     pth.display()
                 ));
             }
@@ -355,18 +415,20 @@ fn pythons_run(
     roots: &[PathBuf],
     guarded: &[PathBuf],
 ) -> Vec<Found> {
-    pythons_run_within(line, cwd, env, roots, guarded, true)
+    pythons_run_within(line, cwd, env, roots, guarded, 3)
 }
 
-/// [`pythons_run`]; with `nested`, also in the recipes of the makefile `make` reads and the
-/// scripts of the `package.json` npm, yarn and pnpm read (review 72, 06, 19), once deep.
+/// [`pythons_run`], also in the recipes of the makefile `make` reads and the scripts of the
+/// `package.json` npm, yarn and pnpm read (review 72, 06, 19; [`run_definitions`]), and in
+/// theirs in turn, `depth` deep (review 73, 02d, 03e: `$(MAKE) -C sub`, `npm --prefix sub
+/// test`).
 fn pythons_run_within(
     line: &super::CommandLine,
     cwd: &Path,
     env: &[(String, String)],
     roots: &[PathBuf],
     guarded: &[PathBuf],
-    nested: bool,
+    depth: u8,
 ) -> Vec<Found> {
     let tokens = tokens_of(line, env);
     let paths = line_paths(&tokens, cwd, env);
@@ -395,18 +457,22 @@ fn pythons_run_within(
             let name = name_of(&inner[0]);
             if PROJECT_RUNNERS.contains(&name.as_str()) {
                 let at = std::path::absolute(&dir).unwrap_or_else(|_| dir.clone());
-                let shown = at.display().to_string();
-                if let Some(why) = super::reach::writable_entry(&shown, roots, guarded) {
-                    push(
-                        Found::Unknown(format!(
-                            "runs `{name}` in `{shown}`, which {why}: a trial could make the \
-                             project's Python environment there, and `{name}` would run the \
-                             check in it; run the check from a folder the trials do not write"
-                        )),
-                        &mut found,
-                    );
+                let projects = project_folders(&at, &inner);
+                for project in &projects {
+                    let shown = project.display().to_string();
+                    if let Some(why) = super::reach::writable_entry(&shown, roots, guarded) {
+                        push(
+                            Found::Unknown(format!(
+                                "runs `{name}` in `{shown}`, which {why}: a trial could make the \
+                                 project's Python environment there, and `{name}` would run \
+                                 the check in it; run the check from a folder the trials do not \
+                                 write"
+                            )),
+                            &mut found,
+                        );
+                    }
                 }
-                for program in project_pythons(&at) {
+                for program in project_pythons(&projects, env) {
                     let python = Python {
                         program,
                         dir: at.clone(),
@@ -417,16 +483,16 @@ fn pythons_run_within(
                 }
                 continue;
             }
-            if nested {
-                for text in run_definitions(&inner, &dir) {
+            if depth > 0 {
+                for (text, at) in run_definitions(&inner, &dir) {
                     let line = super::CommandLine::Shell(text);
-                    for f in pythons_run_within(&line, &dir, env, roots, guarded, false) {
+                    for f in pythons_run_within(&line, &at, env, roots, guarded, depth - 1) {
                         push(f, &mut found);
                     }
                 }
             }
             for program in find_everywhere(&inner[0], &dir, &paths) {
-                if let Some(f) = python_of(&program, &inner, &dir, &paths) {
+                if let Some(f) = python_of(&program, &inner, &dir, &paths, env) {
                     push(f, &mut found);
                 }
             }
@@ -436,7 +502,7 @@ fn pythons_run_within(
                     continue;
                 }
                 for program in find_everywhere(w, &dir, &paths) {
-                    if let Some(f) = python_of(&program, &inner[k..], &dir, &paths) {
+                    if let Some(f) = python_of(&program, &inner[k..], &dir, &paths, env) {
                         push(f, &mut found);
                     }
                 }
@@ -446,58 +512,141 @@ fn pythons_run_within(
     found
 }
 
-/// The command lines a runner run as `words` in `dir` reads from its definition file: every
-/// recipe line of `make`'s makefiles (those `-f` names, else the first of `GNUmakefile`,
-/// `makefile`, `Makefile`; `@`, `-` and `+` dropped) and every script of the `package.json`
-/// that `npm`, `yarn` and `pnpm` read. All of them, not only the target's: reading more can
-/// only find more.
-fn run_definitions(words: &[String], dir: &Path) -> Vec<String> {
+/// The command lines a runner run as `words` in `dir` reads from its definition files, each
+/// with the folder it runs in: every recipe line of `make`'s makefiles (in the folder `-C`
+/// names; those `-f` names, else the first of `GNUmakefile`, `makefile`, `Makefile`; with
+/// `.RECIPEPREFIX`, `target: ; recipe` lines, and the makefile's simple variables and the
+/// line's `NAME=value` words expanded, `$(MAKE)` read as `make`: review 73, 02), and every
+/// script of the `package.json` files that `npm`, `yarn` and `pnpm` read (the folder's and
+/// each `-w`/`--workspace` package's: review 73, 03). All of them, not only the target's:
+/// reading more can only find more.
+fn run_definitions(words: &[String], dir: &Path) -> Vec<(String, PathBuf)> {
     let name = name_of(&words[0]);
     let read = |p: &Path| read_bounded(p).ok();
+    // The value of option `k` (`-C DIR`, `-CDIR`, `--directory=DIR`) and how many words it
+    // took, for the options in `names` (short first).
+    let valued = |k: usize, names: &[&str]| -> Option<(String, usize)> {
+        let w = &words[k];
+        for n in names {
+            if w == n {
+                return words.get(k + 1).map(|v| (v.clone(), 2));
+            }
+            let glued = if n.starts_with("--") {
+                w.strip_prefix(&format!("{n}="))
+            } else {
+                w.strip_prefix(n)
+            };
+            if let Some(v) = glued.filter(|v| !v.is_empty()) {
+                return Some((v.to_string(), 1));
+            }
+        }
+        None
+    };
     match name.as_str() {
         "make" | "gmake" | "bmake" | "remake" => {
+            let mut at = dir.to_path_buf();
             let mut named = Vec::new();
+            let mut vars: Vec<(String, String)> = vec![("MAKE".into(), "make".into())];
+            let mut set_on_line = Vec::new();
             let mut k = 1;
-            while let Some(w) = words.get(k) {
-                k += 1;
-                let value = match w.as_str() {
-                    "-f" | "--file" | "--makefile" => words.get(k).cloned(),
-                    _ => w
-                        .strip_prefix("--file=")
-                        .or_else(|| w.strip_prefix("--makefile="))
-                        .or_else(|| w.strip_prefix("-f").filter(|v| !v.is_empty()))
-                        .map(str::to_string),
-                };
-                named.extend(value.map(|v| dir.join(v)));
+            while k < words.len() {
+                if let Some((d, took)) = valued(k, &["-C", "--directory"]) {
+                    at = at.join(d);
+                    k += took;
+                } else if let Some((f, took)) = valued(k, &["-f", "--file", "--makefile"]) {
+                    named.push(f);
+                    k += took;
+                } else {
+                    if let Some((n, v)) = words[k].split_once('=')
+                        && super::words::is_name(n)
+                    {
+                        set_on_line.push((n.to_string(), v.to_string()));
+                    }
+                    k += 1;
+                }
             }
-            if named.is_empty() {
-                named.extend(
-                    super::invoke::makefiles(dir)
-                        .into_iter()
-                        .find(|m| m.is_file()),
-                );
+            let files: Vec<PathBuf> = if named.is_empty() {
+                super::invoke::makefiles(&at)
+                    .into_iter()
+                    .find(|m| m.is_file())
+                    .into_iter()
+                    .collect()
+            } else {
+                named.iter().map(|f| at.join(f)).collect()
+            };
+            let mut recipes = Vec::new();
+            for text in files.iter().filter_map(|m| read(m)) {
+                let mut prefix = "\t".to_string();
+                for l in text.lines() {
+                    if let Some(recipe) = l.strip_prefix(prefix.as_str()) {
+                        recipes.push(recipe.to_string());
+                        continue;
+                    }
+                    let l = l
+                        .trim_start_matches("override ")
+                        .trim_start_matches("export ");
+                    let assignment = ["::=", ":=", "?=", "+=", "="]
+                        .iter()
+                        .find_map(|op| l.split_once(op))
+                        .filter(|(n, _)| {
+                            let n = n.trim();
+                            n == ".RECIPEPREFIX" || super::words::is_name(n)
+                        });
+                    if let Some((n, v)) = assignment {
+                        if n.trim() == ".RECIPEPREFIX" {
+                            prefix = v.trim().chars().next().map_or("\t".into(), String::from);
+                        } else {
+                            vars.push((n.trim().to_string(), v.trim().to_string()));
+                        }
+                    } else if let Some((_, recipe)) = l.split_once(';')
+                        && l.split_once(';')
+                            .is_some_and(|(head, _)| head.contains(':'))
+                    {
+                        recipes.push(recipe.to_string());
+                    }
+                }
             }
-            named
-                .iter()
-                .filter_map(|m| read(m))
-                .flat_map(|text| {
-                    text.lines()
-                        .filter_map(|l| l.strip_prefix('\t'))
-                        .map(|l| l.trim_start_matches(['@', '-', '+']).to_string())
-                        .collect::<Vec<_>>()
+            vars.extend(set_on_line);
+            recipes
+                .into_iter()
+                .map(|r| {
+                    let mut r = r.trim_start_matches(['@', '-', '+']).to_string();
+                    // Later assignments win, as the last one read does in make; three
+                    // rounds for a variable whose value names another.
+                    for _ in 0..3 {
+                        for (n, v) in vars.iter().rev() {
+                            r = r
+                                .replace(&format!("$({n})"), v)
+                                .replace(&format!("${{{n}}}"), v);
+                        }
+                    }
+                    (r, at.clone())
                 })
                 .collect()
         }
-        "npm" | "yarn" | "pnpm" => read(&dir.join("package.json"))
-            .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
-            .and_then(|v| v.get("scripts").and_then(|s| s.as_object()).cloned())
-            .map(|scripts| {
-                scripts
-                    .values()
-                    .filter_map(|v| v.as_str().map(str::to_string))
-                    .collect()
-            })
-            .unwrap_or_default(),
+        "npm" | "yarn" | "pnpm" => {
+            let mut folders = vec![dir.to_path_buf()];
+            for k in 1..words.len() {
+                let option = ["-w", "--workspace", "--prefix", "-C", "--dir", "--cwd"];
+                if let Some((w, _)) = valued(k, &option) {
+                    folders.push(dir.join(w));
+                }
+            }
+            let mut out = Vec::new();
+            for folder in folders {
+                let scripts = read(&folder.join("package.json"))
+                    .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+                    .and_then(|v| v.get("scripts").and_then(|s| s.as_object()).cloned())
+                    .unwrap_or_default();
+                out.extend(
+                    scripts
+                        .values()
+                        .filter_map(|v| v.as_str())
+                        .map(|v| (v.to_string(), folder.clone())),
+                );
+            }
+            out
+        }
         _ => Vec::new(),
     }
 }
@@ -519,6 +668,7 @@ fn python_of(
     words: &[String],
     dir: &Path,
     paths: &[Vec<PathBuf>],
+    env: &[(String, String)],
 ) -> Option<Found> {
     let real = std::fs::canonicalize(program).unwrap_or_else(|_| program.to_path_buf());
     let named = |p: &Path| {
@@ -536,7 +686,55 @@ fn python_of(
             })
         });
     }
+    // A pyenv shim (`pytest` in `~/.pyenv/shims`) runs the program of the version the
+    // check's folder selects: asked of pyenv, then read as that program (review 73, 01).
+    if let Some(pyenv) = pyenv_of_shim(program) {
+        let name = program.file_name()?.to_string_lossy().into_owned();
+        let mut command = std::process::Command::new(&pyenv);
+        command.args(["which", &name]).env_clear();
+        for var in PROBE_VARS {
+            if let Some(v) = check_var(env, var) {
+                command.env(var, v);
+            }
+        }
+        if check_var(env, "PYENV_DIR").is_none() {
+            command.env("PYENV_DIR", dir);
+        }
+        let target = run_bounded(command, PROBE_TIMEOUT)
+            .ok()
+            .and_then(|out| String::from_utf8(out).ok())
+            .map(|t| PathBuf::from(t.trim()))
+            .filter(|t| t.is_absolute() && t.is_file() && pyenv_of_shim(t).is_none());
+        return match target {
+            Some(t) => python_of(&t, words, dir, paths, env),
+            None => Some(Found::Unknown(format!(
+                "runs `{}`, a pyenv shim for which `{} which {name}` gave no program, so gate \
+                 cannot tell which Python it starts; name the program by its path",
+                program.display(),
+                pyenv.display()
+            ))),
+        };
+    }
     shebang_python(program, dir, paths)
+}
+
+/// The `pyenv` a pyenv shim runs (`exec "/…/libexec/pyenv" exec "$program" "$@"`), if
+/// `program` is one.
+fn pyenv_of_shim(program: &Path) -> Option<PathBuf> {
+    let mut head = [0u8; 4096];
+    let n = std::fs::File::open(program)
+        .and_then(|mut f| f.read(&mut head))
+        .ok()?;
+    let text = String::from_utf8_lossy(&head[..n]);
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("exec \"") && l.contains("\" exec \"$program\""))?;
+    let path = line
+        .trim_start()
+        .strip_prefix("exec \"")?
+        .split('"')
+        .next()?;
+    (name_of(path) == "pyenv").then(|| PathBuf::from(path))
 }
 
 /// The folders a bare program name is looked for in: the check's `PATH`, and each `PATH` the
@@ -722,14 +920,47 @@ fn trampoline(program: &Path, rest: &str, dir: &Path) -> Found {
     }
 }
 
-/// The Python of each `.venv` or `venv` folder in `dir` and the folders above it, where
-/// [`PROJECT_RUNNERS`] look for the project's environment first (an environment they keep
-/// elsewhere, such as poetry's cache, is not found).
-fn project_pythons(dir: &Path) -> Vec<PathBuf> {
-    dir.ancestors()
-        .flat_map(|d| [d.join(".venv/bin/python"), d.join("venv/bin/python")])
-        .filter(|p| p.is_file())
-        .collect()
+/// The Python of each environment a project runner run as `words` in `dir` may use: the
+/// `.venv` or `venv` folder of `dir`, of a `--project`/`--directory`/`--cwd` folder, and of
+/// the folders above them; the environment `UV_PROJECT_ENVIRONMENT` names (from the
+/// project's folder when relative) and the active one, `VIRTUAL_ENV` (review 73, 04). An
+/// environment a runner keeps elsewhere, such as poetry's cache, is not found.
+fn project_pythons(projects: &[PathBuf], env: &[(String, String)]) -> Vec<PathBuf> {
+    let mut environments: Vec<PathBuf> = projects
+        .iter()
+        .flat_map(|p| p.ancestors().map(Path::to_path_buf).collect::<Vec<_>>())
+        .flat_map(|d| [d.join(".venv"), d.join("venv")])
+        .collect();
+    for name in ["UV_PROJECT_ENVIRONMENT", "VIRTUAL_ENV"] {
+        if let Some(v) = check_var(env, name).filter(|v| !v.is_empty()) {
+            environments.extend(projects.iter().map(|p| p.join(&v)));
+        }
+    }
+    let mut out: Vec<PathBuf> = Vec::new();
+    for e in environments {
+        let python = e.join("bin/python");
+        if python.is_file() && !out.contains(&python) {
+            out.push(python);
+        }
+    }
+    out
+}
+
+/// The project folders a project runner run as `words` in `dir` works in: `dir`, and each
+/// `--project`, `--directory` or `--cwd` folder.
+fn project_folders(dir: &Path, words: &[String]) -> Vec<PathBuf> {
+    let mut projects = vec![dir.to_path_buf()];
+    for (k, w) in words.iter().enumerate() {
+        let value = match w.split_once('=') {
+            Some(("--project" | "--directory" | "--cwd", v)) => Some(v),
+            _ if matches!(w.as_str(), "--project" | "--directory" | "--cwd") => {
+                words.get(k + 1).map(String::as_str)
+            }
+            _ => None,
+        };
+        projects.extend(value.map(|v| dir.join(v)));
+    }
+    projects
 }
 
 /// Python's site folders as `python` names them ([`PROBE`]): run with `-I -S` where the check
@@ -749,44 +980,66 @@ fn site_folders(python: &Python, env: &[(String, String)]) -> Result<Sites, Stri
     if check_var(env, "PYENV_DIR").is_none() {
         command.env("PYENV_DIR", &python.dir);
     }
+    let out = run_bounded(command, PROBE_TIMEOUT)?;
+    serde_json::from_slice(&out).map_err(|e| format!("its answer did not parse: {e}"))
+}
+
+/// Run `command` (stdout piped) in a process group of its own and return what it wrote, at
+/// most 1 MiB, once it has ended successfully; an error saying why otherwise. The whole
+/// group is killed at `timeout` ([`PROBE_TIMEOUT`]), and the wait for the output ends then too, so a
+/// child that leaves a descendant holding its output cannot keep gate waiting (review 73,
+/// 09).
+fn run_bounded(mut command: std::process::Command, timeout: Duration) -> Result<Vec<u8>, String> {
+    use std::os::unix::process::CommandExt;
     let mut child = command
+        .process_group(0)
         .current_dir("/")
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
         .map_err(|e| e.to_string())?;
-    let mut stdout = child.stdout.take().ok_or("no output")?;
-    // The answer is read on a thread of its own, so that an interpreter that writes more
-    // than a pipe holds cannot stop the wait below.
-    let reader = std::thread::spawn(move || {
-        let mut out = Vec::new();
-        let _ = (&mut stdout).take(1 << 20).read_to_end(&mut out);
-        out
-    });
-    let started = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Ok(status),
-            Ok(None) if started.elapsed() < PROBE_TIMEOUT => {
-                std::thread::sleep(Duration::from_millis(5))
-            }
-            Ok(None) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                break Err(format!("no answer within {}s", PROBE_TIMEOUT.as_secs()));
-            }
-            Err(e) => break Err(e.to_string()),
+    let group = rustix::process::Pid::from_raw(child.id() as i32);
+    let kill_group = || {
+        if let Some(g) = group {
+            let _ = rustix::process::kill_process_group(g, rustix::process::Signal::KILL);
         }
     };
-    let out = reader
-        .join()
-        .map_err(|_| "its answer was lost".to_string())?;
-    let status = status?;
+    let mut stdout = child.stdout.take().ok_or("no output")?;
+    // Read on a thread of its own, so that an answer larger than a pipe holds cannot stop
+    // the wait below.
+    let (send, receive) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut out = Vec::new();
+        let _ = (&mut stdout).take(1 << 20).read_to_end(&mut out);
+        let _ = send.send(out);
+    });
+    let deadline = Instant::now() + timeout;
+    let late = || format!("no answer within {}s", timeout.as_secs());
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
+            Ok(None) => {
+                kill_group();
+                let _ = child.wait();
+                return Err(late());
+            }
+            Err(e) => {
+                kill_group();
+                return Err(e.to_string());
+            }
+        }
+    };
+    let left = deadline.saturating_duration_since(Instant::now());
+    let out = receive.recv_timeout(left).map_err(|_| {
+        kill_group();
+        late()
+    })?;
     if !status.success() {
         return Err(format!("it ended with {status}"));
     }
-    serde_json::from_slice(&out).map_err(|e| format!("its answer did not parse: {e}"))
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -826,6 +1079,32 @@ mod tests {
         assert_eq!(python_flags(&w("-E g.py")).1, (true, false));
         assert_eq!(python_flags(&w("-s g.py")).1, (false, true));
         assert_eq!(python_flags(&w("g.py -I")).1, (false, false));
+    }
+
+    #[test]
+    fn a_probe_that_leaves_a_child_holding_its_output_is_cut_off_at_the_timeout() {
+        let started = Instant::now();
+        let mut command = std::process::Command::new("sh");
+        command.args(["-c", "(sleep 30) & echo partial"]);
+        let e = run_bounded(command, Duration::from_secs(1)).unwrap_err();
+        assert_eq!(e, "no answer within 1s");
+        assert!(
+            started.elapsed() < Duration::from_secs(15),
+            "{:?}",
+            started.elapsed()
+        );
+        let mut command = std::process::Command::new("sh");
+        command.args(["-c", "sleep 30"]);
+        assert_eq!(
+            run_bounded(command, Duration::from_secs(1)).unwrap_err(),
+            "no answer within 1s"
+        );
+        let mut command = std::process::Command::new("sh");
+        command.args(["-c", "echo ok"]);
+        assert_eq!(
+            run_bounded(command, Duration::from_secs(10)).unwrap(),
+            b"ok\n"
+        );
     }
 
     #[test]

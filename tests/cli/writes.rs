@@ -1508,7 +1508,9 @@ fn site_fixture(python: &str, check: &str, env: &str) -> (Fixture, std::path::Pa
     (f, site)
 }
 
+/// Write `text` to `p` (its folders made) as a program.
 fn executable(p: &std::path::Path, text: &str) {
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
     std::fs::write(p, text).unwrap();
     std::fs::set_permissions(p, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
 }
@@ -1694,4 +1696,184 @@ fn two_tasks_sharing_a_folder_are_told_which_and_how() {
     ));
     write_files(&f, &[("src/.keep", ""), ("out/.keep", "")]);
     check(&f).code(0);
+}
+
+/// Review 73 (helper-136's attacks on the check above, each a wrong PASS in both box modes;
+/// 06 also ran a trial's module at load, as gate's user):
+/// - 01: `pytest` through a pyenv shim, whose program pyenv chooses by the check's folder;
+/// - 02: make's `-C`, a recipe that is a make variable (`$(PY)`), `$(MAKE) -C sub`,
+///   `.RECIPEPREFIX`, a recipe on the rule line (`check: ; …`);
+/// - 03: `npm test -w sub`, and a script that runs `npm --prefix sub test`;
+/// - 04: `uv run` in an environment `VIRTUAL_ENV` or `UV_PROJECT_ENVIRONMENT` names, or
+///   that of `--project`;
+/// - 06: a `python3._pth` beside the interpreter naming the folder the trials write.
+#[test]
+fn rev73_pythons_behind_shims_make_npm_uv_and_pth_files_are_read() {
+    let test = "rev73_pythons_behind_shims_make_npm_uv_and_pth_files_are_read";
+    if !has("python3") {
+        skip_or_fail(test, "python3", "no python3 here");
+        return;
+    }
+    let path = "PATH: \"VENV/bin:/usr/bin:/bin\"";
+    let refused = |f: &Fixture, said: &str| {
+        let out = crate::common::check(f).get_output().clone();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "not refused:\n{err}");
+        assert!(
+            err.contains("task `agent`: `check:` ") && err.contains(said),
+            "wanted `{said}` in\n{err}"
+        );
+    };
+    let adds = "to `sys.path`, which lies in a folder the trials write";
+    let editable = |site: &std::path::Path, f: &Fixture| {
+        std::fs::write(
+            site.join("__editable__.agentpkg-0.1.pth"),
+            format!("{}\n", f.path("w/src").display()),
+        )
+        .unwrap()
+    };
+    // 02.
+    for (check, makefiles) in [
+        (
+            "make -B -C sub check",
+            vec![(
+                "w/sub/Makefile",
+                "check:\n\tcd .. && python3 -I ../graders/check.py\n",
+            )],
+        ),
+        (
+            "make -B check",
+            vec![(
+                "w/Makefile",
+                "PY ?= VENV/bin/python3\ncheck:\n\t$(PY) -I ../graders/check.py\n",
+            )],
+        ),
+        (
+            "make -B check",
+            vec![
+                ("w/Makefile", "check:\n\t$(MAKE) -B -C sub check\n"),
+                (
+                    "w/sub/Makefile",
+                    "check:\n\tcd .. && python3 -I ../graders/check.py\n",
+                ),
+            ],
+        ),
+        (
+            "make -B check",
+            vec![(
+                "w/Makefile",
+                ".RECIPEPREFIX = >\ncheck:\n> python3 -I ../graders/check.py\n",
+            )],
+        ),
+        (
+            "make -B check",
+            vec![("w/Makefile", "check: ; python3 -I ../graders/check.py\n")],
+        ),
+    ] {
+        let (f, site) = site_fixture("python3", check, path);
+        editable(&site, &f);
+        let venv = f.path("venv").display().to_string();
+        for (file, text) in makefiles {
+            write_files(&f, &[(file, &text.replace("VENV", &venv))]);
+        }
+        refused(&f, adds);
+    }
+    // 03.
+    for (check, files) in [
+        (
+            "npm test -w sub",
+            vec![
+                ("w/package.json", "{\"workspaces\": [\"sub\"]}\n"),
+                (
+                    "w/sub/package.json",
+                    "{\"name\": \"sub\", \"scripts\": {\"test\": \"cd .. && python3 -I ../graders/check.py\"}}\n",
+                ),
+            ],
+        ),
+        (
+            "npm test",
+            vec![
+                (
+                    "w/package.json",
+                    "{\"scripts\": {\"test\": \"npm --prefix sub test\"}}\n",
+                ),
+                (
+                    "w/sub/package.json",
+                    "{\"scripts\": {\"test\": \"cd .. && python3 -I ../graders/check.py\"}}\n",
+                ),
+            ],
+        ),
+    ] {
+        let (f, site) = site_fixture("python3", check, path);
+        editable(&site, &f);
+        write_files(&f, &files);
+        refused(&f, adds);
+    }
+    // 04: `uv` (a stand-in the plan names by path) with the environment named elsewhere.
+    for (check, env) in [
+        (
+            "../uv run --active python3 -I ../graders/check.py",
+            "PATH: \"/usr/bin:/bin\", VIRTUAL_ENV: \"VENV\"",
+        ),
+        (
+            "../uv run python3 -I ../graders/check.py",
+            "PATH: \"/usr/bin:/bin\", UV_PROJECT_ENVIRONMENT: \"VENV\"",
+        ),
+        (
+            "../uv run --project DIR/proj python3 -I ../graders/check.py",
+            "PATH: \"/usr/bin:/bin\"",
+        ),
+    ] {
+        let (f, site) = site_fixture("python3", check, env);
+        editable(&site, &f);
+        executable(&f.path("uv"), "#!/bin/sh\nexit 1\n");
+        std::fs::create_dir_all(f.path("proj")).unwrap();
+        std::os::unix::fs::symlink(f.path("venv"), f.path("proj/.venv")).unwrap();
+        refused(&f, adds);
+    }
+    // 01: a pyenv shim (a stand-in pyenv that answers `which` with the venv's program).
+    let (f, site) = site_fixture(
+        "python3",
+        "pytest -q ../graders/check.py",
+        "PATH: \"DIR/shims:/usr/bin:/bin\"",
+    );
+    editable(&site, &f);
+    let venv = f.path("venv");
+    executable(
+        &f.path("libexec/pyenv"),
+        &format!(
+            "#!/bin/sh\n[ \"$1\" = which ] && echo {}/bin/$2\n",
+            venv.display()
+        ),
+    );
+    std::fs::create_dir_all(f.path("shims")).unwrap();
+    executable(
+        &f.path("shims/pytest"),
+        &format!(
+            "#!/usr/bin/env bash\nset -e\nprogram=\"${{0##*/}}\"\nexec \"{}\" exec \"$program\" \"$@\"\n",
+            f.path("libexec/pyenv").display()
+        ),
+    );
+    executable(
+        &venv.join("bin/pytest"),
+        &format!(
+            "#!{}/bin/python3\nimport sys\nsys.exit(1)\n",
+            venv.display()
+        ),
+    );
+    refused(&f, adds);
+    // 06: a `._pth` file beside an interpreter (a copy of the venv's, outside the task).
+    let (f, _) = site_fixture("python3", "DIR/opt/python3 -I ../graders/check.py", path);
+    std::fs::create_dir_all(f.path("opt")).unwrap();
+    std::os::unix::fs::symlink(
+        std::fs::canonicalize(f.path("venv/bin/python3")).unwrap(),
+        f.path("opt/python3"),
+    )
+    .unwrap();
+    std::fs::write(
+        f.path("opt/python3._pth"),
+        format!("{}\nimport site\n", f.path("w/src").display()),
+    )
+    .unwrap();
+    refused(&f, "python3._pth` puts `");
 }
