@@ -250,18 +250,11 @@ fn site_reach(site: &Path, roots: &[PathBuf], guarded: &[PathBuf]) -> Option<Str
              a `.pth` there)"
         ));
     }
-    let Ok(list) = std::fs::read_dir(site) else {
-        return None;
-    };
-    let mut pths: Vec<PathBuf> = list
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "pth"))
-        .collect();
-    pths.sort();
-    for pth in pths {
+    for pth in files_ending(site, ".pth") {
         if let Ok(target) = std::fs::read_link(&pth) {
-            let at = lexical(&site.join(target)).display().to_string();
+            let at = super::state::lexical(&site.join(target))
+                .display()
+                .to_string();
             let why = super::reach::writable_entry(&at, roots, guarded);
             if let Some(why) = why.or((!Path::new(&at).is_file()).then_some("does not exist")) {
                 return Some(format!(
@@ -292,18 +285,25 @@ fn site_reach(site: &Path, roots: &[PathBuf], guarded: &[PathBuf]) -> Option<Str
     None
 }
 
+/// The entries of `folder` whose names end in `suffix`, sorted (none if it cannot be read).
+fn files_ending(folder: &Path, suffix: &str) -> Vec<PathBuf> {
+    let Ok(list) = std::fs::read_dir(folder) else {
+        return Vec::new();
+    };
+    let mut found: Vec<PathBuf> = list
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().ends_with(suffix))
+        .collect();
+    found.sort();
+    found
+}
+
 /// Why a `._pth` file in `folder` (the interpreter's, which CPython reads in place of its
 /// search of `sys.path`) reaches a folder the trials write, or `None`: one that names such a
 /// folder, or one gate cannot read.
 fn pth_beside(folder: &Path, roots: &[PathBuf], guarded: &[PathBuf]) -> Option<String> {
-    let list = std::fs::read_dir(folder).ok()?;
-    let mut found: Vec<PathBuf> = list
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .filter(|p| p.to_string_lossy().ends_with("._pth"))
-        .collect();
-    found.sort();
-    for pth in found {
+    for pth in files_ending(folder, "._pth") {
         let text = match read_bounded(&pth) {
             Ok(text) => text,
             Err(why) => {
@@ -369,23 +369,8 @@ fn pth_entries(site: &Path, text: &str) -> Vec<PathBuf> {
     text.split(breaks)
         .filter(|l| !l.starts_with('#') && !l.trim_matches(space).is_empty())
         .filter(|l| !l.starts_with("import ") && !l.starts_with("import\t"))
-        .map(|l| lexical(&site.join(l.trim_end_matches(space))))
+        .map(|l| super::state::lexical(&site.join(l.trim_end_matches(space))))
         .collect()
-}
-
-/// `p` with `.` and `..` taken lexically, as `os.path.abspath` does.
-fn lexical(p: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in p.components() {
-        match c {
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            std::path::Component::CurDir => {}
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 /// Tools that run a command in the project's own virtual environment (`uv run pytest`,

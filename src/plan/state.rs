@@ -1705,8 +1705,9 @@ fn expansion_matches(word: &str, name: &std::ffi::OsStr) -> bool {
     true
 }
 
-/// `p` with `.` and `..` taken out by their names, links not read.
-fn lexical(p: &Path) -> PathBuf {
+/// `p` with `.` and `..` taken out by their names, links not read (as Python's
+/// `os.path.abspath` does).
+pub(super) fn lexical(p: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in p.components() {
         match c {
