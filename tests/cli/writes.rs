@@ -1560,6 +1560,12 @@ fn rev72_every_python_a_check_starts_is_found_and_read() {
         let (f, site) = site_fixture("/usr/bin/python3", "python3 -I ../graders/check.py", path);
         editable(&site, &f);
         refused(&f, "to `sys.path`, which lies in a folder the trials write");
+    } else {
+        skip_or_fail(
+            test,
+            "system-python3",
+            "the parts on the system's Python (01, 17): no /usr/bin/python3 here",
+        );
     }
     // 02, 21: a prefix gate does not list; PATH set on the line.
     for (check, env) in [
