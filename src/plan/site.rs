@@ -469,7 +469,7 @@ fn pythons_run_within(
                 continue;
             }
             if depth > 0 {
-                for (text, at) in run_definitions(&inner, &dir) {
+                for (text, at) in run_definitions(&inner, &dir, env) {
                     let line = super::CommandLine::Shell(text);
                     for f in pythons_run_within(&line, &at, env, roots, guarded, depth - 1) {
                         push(f, &mut found);
@@ -505,7 +505,11 @@ fn pythons_run_within(
 /// script of the `package.json` files that `npm`, `yarn` and `pnpm` read (the folder's and
 /// each `-w`/`--workspace` package's: review 73, 03). All of them, not only the target's:
 /// reading more can only find more.
-fn run_definitions(words: &[String], dir: &Path) -> Vec<(String, PathBuf)> {
+fn run_definitions(
+    words: &[String],
+    dir: &Path,
+    env: &[(String, String)],
+) -> Vec<(String, PathBuf)> {
     let name = name_of(&words[0]);
     let read = |p: &Path| read_bounded(p).ok();
     // The value of option `k` (`-C DIR`, `-CDIR`, `--directory=DIR`) and how many words it
@@ -531,7 +535,7 @@ fn run_definitions(words: &[String], dir: &Path) -> Vec<(String, PathBuf)> {
         "make" | "gmake" | "bmake" | "remake" => {
             let mut at = dir.to_path_buf();
             let mut named = Vec::new();
-            let mut vars: Vec<(String, String)> = vec![("MAKE".into(), "make".into())];
+            let vars: Vec<(String, String)> = vec![("MAKE".into(), "make".into())];
             let mut set_on_line = Vec::new();
             let mut k = 1;
             while k < words.len() {
@@ -560,9 +564,33 @@ fn run_definitions(words: &[String], dir: &Path) -> Vec<(String, PathBuf)> {
                 named.iter().map(|f| at.join(f)).collect()
             };
             let mut recipes = Vec::new();
+            // The check's environment first: make takes it as variables, and a makefile's
+            // assignments win over it (review 74, 01: `$(PY)` with `PY` in `env:`).
+            let mut vars: Vec<(String, String)> = std::env::vars()
+                .chain(env.iter().cloned())
+                .chain(vars)
+                .collect();
             for text in files.iter().filter_map(|m| read(m)) {
                 let mut prefix = "\t".to_string();
-                for l in text.lines() {
+                // A line ending in `\` goes on in the next, as make reads it (review 74, 04).
+                let joined = text.replace("\\\n", " ");
+                let mut define: Option<(String, Vec<String>)> = None;
+                for l in joined.lines() {
+                    // `define NAME` … `endef`: a variable of several lines (review 74, 03).
+                    if let Some((name, body)) = &mut define {
+                        if l.trim() == "endef" {
+                            vars.push((name.clone(), body.join("\n")));
+                            define = None;
+                        } else {
+                            body.push(l.trim().to_string());
+                        }
+                        continue;
+                    }
+                    if let Some(name) = l.trim().strip_prefix("define ") {
+                        let name = name.trim().trim_end_matches(['=', ':', '?', '+']).trim();
+                        define = Some((name.to_string(), Vec::new()));
+                        continue;
+                    }
                     if let Some(recipe) = l.strip_prefix(prefix.as_str()) {
                         recipes.push(recipe.to_string());
                         continue;
@@ -570,6 +598,19 @@ fn run_definitions(words: &[String], dir: &Path) -> Vec<(String, PathBuf)> {
                     let l = l
                         .trim_start_matches("override ")
                         .trim_start_matches("export ");
+                    // A target-specific assignment (`test: PY := python3`: review 74, 02)
+                    // is read as one for every target.
+                    let l = match l.split_once(':') {
+                        Some((head, rest))
+                            if !head.contains('=')
+                                && !rest.starts_with('=')
+                                && !rest.starts_with(":=")
+                                && rest.contains('=') =>
+                        {
+                            rest
+                        }
+                        _ => l,
+                    };
                     let assignment = ["::=", ":=", "?=", "+=", "="]
                         .iter()
                         .find_map(|op| l.split_once(op))
@@ -594,7 +635,7 @@ fn run_definitions(words: &[String], dir: &Path) -> Vec<(String, PathBuf)> {
             vars.extend(set_on_line);
             recipes
                 .into_iter()
-                .map(|r| {
+                .flat_map(|r| {
                     let mut r = r.trim_start_matches(['@', '-', '+']).to_string();
                     // Later assignments win, as the last one read does in make; three
                     // rounds for a variable whose value names another.
@@ -605,13 +646,34 @@ fn run_definitions(words: &[String], dir: &Path) -> Vec<(String, PathBuf)> {
                                 .replace(&format!("${{{n}}}"), v);
                         }
                     }
-                    (r, at.clone())
+                    // A `define`d variable's lines are commands of their own.
+                    r.lines()
+                        .map(|l| {
+                            (
+                                l.trim_start_matches(['@', '-', '+']).to_string(),
+                                at.clone(),
+                            )
+                        })
+                        .collect::<Vec<_>>()
                 })
                 .collect()
         }
         "npm" | "yarn" | "pnpm" => {
-            let mut folders = vec![dir.to_path_buf()];
-            for k in 1..words.len() {
+            // npm finds its `package.json` in the folder or the nearest above it (review 74,
+            // 08).
+            let mut folders: Vec<PathBuf> = dir
+                .ancestors()
+                .find(|d| d.join("package.json").is_file())
+                .map(Path::to_path_buf)
+                .into_iter()
+                .collect();
+            for (k, word) in words.iter().enumerate().skip(1) {
+                // Every workspace (review 74, 07, 09): every package beneath the folder.
+                let all = ["-ws", "--workspaces", "-r", "--recursive"];
+                if all.contains(&word.as_str()) || word.starts_with("--workspaces=") {
+                    folders.extend(packages_beneath(dir, 4));
+                    continue;
+                }
                 let option = ["-w", "--workspace", "--prefix", "-C", "--dir", "--cwd"];
                 if let Some((w, _)) = valued(k, &option) {
                     folders.push(dir.join(w));
@@ -634,6 +696,30 @@ fn run_definitions(words: &[String], dir: &Path) -> Vec<(String, PathBuf)> {
         }
         _ => Vec::new(),
     }
+}
+
+/// The folders beneath `dir` (not in `node_modules` or hidden folders), `depth` deep, that
+/// hold a `package.json`.
+fn packages_beneath(dir: &Path, depth: u8) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if depth == 0 {
+        return out;
+    }
+    let Ok(list) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for e in list.filter_map(|e| e.ok()) {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
+        if !is_dir || name == "node_modules" || name.starts_with('.') {
+            continue;
+        }
+        if e.path().join("package.json").is_file() {
+            out.push(e.path());
+        }
+        out.extend(packages_beneath(&e.path(), depth - 1));
+    }
+    out
 }
 
 /// Whether `name` is exactly an interpreter's name: `python`, `python3`, `python3.12`,

@@ -1883,3 +1883,94 @@ fn rev73_pythons_behind_shims_make_npm_uv_and_pth_files_are_read() {
     .unwrap();
     refused(&f, "python3._pth` puts `");
 }
+
+/// Review 74 (helper-137, a short attack on review 73's readers; each a wrong PASS in both
+/// box modes): a make variable from the check's `env:` (`$(PY)`), a target-specific variable
+/// (`check: PY := …`), a `define` block, a recipe continued with `\`; `npm test -ws` and
+/// `--workspaces` (every workspace package), and npm's `package.json` in the folder above.
+#[test]
+fn rev74_make_variables_defines_continuations_and_npm_workspaces_are_read() {
+    let test = "rev74_make_variables_defines_continuations_and_npm_workspaces_are_read";
+    if !has("python3") {
+        skip_or_fail(test, "python3", "no python3 here");
+        return;
+    }
+    let path = "PATH: \"VENV/bin:/usr/bin:/bin\"";
+    let adds = "to `sys.path`, which lies in a folder the trials write";
+    for (check, env, files) in [
+        (
+            "make -B check",
+            "PATH: \"VENV/bin:/usr/bin:/bin\", PY: python3",
+            vec![("w/Makefile", "check:\n\t$(PY) -I ../graders/check.py\n")],
+        ),
+        (
+            "make -B check",
+            path,
+            vec![(
+                "w/Makefile",
+                "check: PY := python3\ncheck:\n\t$(PY) -I ../graders/check.py\n",
+            )],
+        ),
+        (
+            "make -B check",
+            path,
+            vec![(
+                "w/Makefile",
+                "define RUN\npython3 -I ../graders/check.py\nendef\ncheck:\n\t$(RUN)\n",
+            )],
+        ),
+        (
+            "make -B check",
+            path,
+            vec![(
+                "w/Makefile",
+                "check:\n\tenv LC_ALL=C \\\n    python3 -I ../graders/check.py\n",
+            )],
+        ),
+        (
+            "npm test -ws",
+            path,
+            vec![
+                ("w/package.json", "{\"workspaces\": [\"pkgs/a\"]}\n"),
+                (
+                    "w/pkgs/a/package.json",
+                    "{\"name\": \"a\", \"scripts\": {\"test\": \"cd ../.. && python3 -I ../graders/check.py\"}}\n",
+                ),
+            ],
+        ),
+        (
+            "npm run test --workspaces",
+            path,
+            vec![
+                ("w/package.json", "{\"workspaces\": [\"pkgs/a\"]}\n"),
+                (
+                    "w/pkgs/a/package.json",
+                    "{\"name\": \"a\", \"scripts\": {\"test\": \"cd ../.. && python3 -I ../graders/check.py\"}}\n",
+                ),
+            ],
+        ),
+        (
+            "cd sub && npm test",
+            path,
+            vec![
+                ("w/sub/.keep", ""),
+                (
+                    "w/package.json",
+                    "{\"scripts\": {\"test\": \"python3 -I ../graders/check.py\"}}\n",
+                ),
+            ],
+        ),
+    ] {
+        let (f, site) = site_fixture("python3", check, env);
+        std::fs::write(
+            site.join("__editable__.agentpkg-0.1.pth"),
+            format!("{}\n", f.path("w/src").display()),
+        )
+        .unwrap();
+        write_files(&f, &files);
+        let out = crate::common::check(&f).get_output().clone();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{check}: not refused:\n{err}");
+        assert!(err.contains(adds), "{check}:\n{err}");
+    }
+}
