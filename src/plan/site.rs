@@ -761,16 +761,8 @@ fn python_of(
     // check's folder selects: asked of pyenv, then read as that program (review 73, 01).
     if let Some(pyenv) = pyenv_of_shim(program) {
         let name = program.file_name()?.to_string_lossy().into_owned();
-        let mut command = std::process::Command::new(&pyenv);
-        command.args(["which", &name]).env_clear();
-        for var in PROBE_VARS {
-            if let Some(v) = check_var(env, var) {
-                command.env(var, v);
-            }
-        }
-        if check_var(env, "PYENV_DIR").is_none() {
-            command.env("PYENV_DIR", dir);
-        }
+        let mut command = asked(&pyenv, env, dir);
+        command.args(["which", &name]);
         let target = run_bounded(command, PROBE_TIMEOUT)
             .ok()
             .and_then(|out| String::from_utf8(out).ok())
@@ -1040,19 +1032,27 @@ fn project_folders(dir: &Path, words: &[String]) -> Vec<PathBuf> {
 /// `PYENV_DIR` the check's folder. An error saying why when it does not answer (not Python
 /// 3, a crash, over [`PROBE_TIMEOUT`]).
 fn site_folders(python: &Python, env: &[(String, String)]) -> Result<Sites, String> {
-    let mut command = std::process::Command::new(&python.program);
+    let mut command = asked(&python.program, env, &python.dir);
     let isolation = if python.ignores_env { "-I" } else { "-s" };
-    command.args([isolation, "-S", "-c", PROBE]).env_clear();
+    command.args([isolation, "-S", "-c", PROBE]);
+    let out = run_bounded(command, PROBE_TIMEOUT)?;
+    serde_json::from_slice(&out).map_err(|e| format!("its answer did not parse: {e}"))
+}
+
+/// `program` to be asked something at load: an empty environment but the check's
+/// [`PROBE_VARS`], and `PYENV_DIR` the check's folder `dir` unless the check sets it.
+fn asked(program: &Path, env: &[(String, String)], dir: &Path) -> std::process::Command {
+    let mut command = std::process::Command::new(program);
+    command.env_clear();
     for name in PROBE_VARS {
         if let Some(v) = check_var(env, name) {
             command.env(name, v);
         }
     }
     if check_var(env, "PYENV_DIR").is_none() {
-        command.env("PYENV_DIR", &python.dir);
+        command.env("PYENV_DIR", dir);
     }
-    let out = run_bounded(command, PROBE_TIMEOUT)?;
-    serde_json::from_slice(&out).map_err(|e| format!("its answer did not parse: {e}"))
+    command
 }
 
 /// Run `command` (stdout piped) in a process group of its own and return what it wrote, at
