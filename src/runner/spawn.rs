@@ -283,6 +283,7 @@ impl<'a> Spawn<'a> {
         sh_argv.extend_from_slice(&argv[1..]);
         let cwd = cstring(cwd.as_os_str().as_bytes())?;
         let pid_ns = walls.is_some_and(|w| w.pid_namespace());
+        super::sys::started_trial_process(pid_ns);
         let err_pipe = if pid_ns {
             let (r, w) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)?;
             Some((r, w))
