@@ -99,6 +99,8 @@ struct Python {
     ignores_env: bool,
     /// `-I` or `-s`: no user site folder.
     no_user_site: bool,
+    /// The grader file whose text starts it, where the line does not name it (review 75).
+    from: Option<PathBuf>,
 }
 
 /// What gate finds a `check:` line starts.
@@ -153,6 +155,13 @@ pub(super) fn refuse_python_sites_the_trials_write(
                     Found::Unknown(why) => return Err(refuse(why)),
                 };
                 let program = python.program.display().to_string();
+                let runs = match &python.from {
+                    None => format!("runs Python `{program}`"),
+                    Some(f) => format!(
+                        "runs Python `{program}` (started in the grader file `{}`)",
+                        f.display()
+                    ),
+                };
                 // Gate never runs at load a program a trial could have written (review 72,
                 // 09: a `.venv` a trial left in a folder it writes ran as gate's user): the
                 // folder that holds it as named (a venv's `bin/python` is a link, in a venv
@@ -165,7 +174,7 @@ pub(super) fn refuse_python_sites_the_trials_write(
                 });
                 if let Some(why) = writable {
                     return Err(refuse(format!(
-                        "runs Python `{program}`, which {why}: a trial could replace it; use a \
+                        "{runs}, which {why}: a trial could replace it; use a \
                          Python outside the folders the trials write"
                     )));
                 }
@@ -174,16 +183,22 @@ pub(super) fn refuse_python_sites_the_trials_write(
                 // modules from there to answer (review 73, 06).
                 for beside in [folder, real.parent().unwrap_or(Path::new("/"))] {
                     if let Some(message) = pth_beside(beside, &roots, &guarded) {
-                        return Err(refuse(format!("runs Python `{program}`, {message}")));
+                        return Err(refuse(format!("{runs}, {message}")));
                     }
                 }
                 let answer = asked
-                    .entry((python.clone(), env.clone()))
+                    .entry((
+                        Python {
+                            from: None,
+                            ..python.clone()
+                        },
+                        env.clone(),
+                    ))
                     .or_insert_with(|| site_folders(&python, env))
                     .clone();
                 let sites = answer.map_err(|why| {
                     refuse(format!(
-                        "runs Python `{program}`, whose site folders gate could not read ({why}), \
+                        "{runs}, whose site folders gate could not read ({why}), \
                          so it cannot tell whether a `.pth` there names a folder the trials \
                          write; run the check with a Python 3 gate can ask (`{program} -s -S -c \
                          …` must answer within {}s)",
@@ -195,7 +210,7 @@ pub(super) fn refuse_python_sites_the_trials_write(
                 for entry in &sites.path {
                     if let Some(why) = super::reach::writable_entry(entry, &roots, &guarded) {
                         return Err(refuse(format!(
-                            "runs Python `{program}`, whose `sys.path` holds `{entry}`, which \
+                            "{runs}, whose `sys.path` holds `{entry}`, which \
                              {why}: a trial could put a module there that Python imports; give \
                              the check a Python whose folders lie outside the folders the trials \
                              write"
@@ -208,7 +223,7 @@ pub(super) fn refuse_python_sites_the_trials_write(
                         continue;
                     };
                     return Err(refuse(format!(
-                        "runs Python `{program}`, {message}: a trial's `sitecustomize.py` there \
+                        "{runs}, {message}: a trial's `sitecustomize.py` there \
                          would run inside the check, and a `*.dist-info` there would load as a \
                          pytest plugin; install the agent's package without `-e` (`pip install \
                          .`), or give the check a Python that does not reach that folder"
@@ -463,6 +478,7 @@ fn pythons_run_within(
                         dir: at.clone(),
                         ignores_env: false,
                         no_user_site: false,
+                        from: None,
                     };
                     push(Found::Python(python), &mut found);
                 }
@@ -494,7 +510,118 @@ fn pythons_run_within(
             }
         }
     }
+    // A Python a grader file starts (review 75, 01: `check: sh graders/grade.sh`, the script
+    // running `python3 graders/check.py`): the plan's own grader files the line names, and
+    // every file in their folders ([`super::state::grader_files`], as the runner readings of
+    // reach.rs read them). A shell script is read as lines of the check, in the check's
+    // folder and in its own (a script that `cd`s beside itself); in every file, a word that
+    // names a program Python is or starts (`subprocess.run(["python3", …])`, `pytest` in a
+    // JavaScript grader) is read as that program, run with no option.
+    if depth > 0 {
+        for f in graders_pythons(line, cwd, env, &paths, roots, guarded, depth - 1) {
+            push(f, &mut found);
+        }
+    }
     found
+}
+
+/// Most distinct words of grader files [`graders_pythons`] looks up as programs for one line.
+const GRADER_WORDS: usize = 20_000;
+
+/// The Pythons the grader files of `line` start (see [`pythons_run_within`]).
+fn graders_pythons(
+    line: &super::CommandLine,
+    cwd: &Path,
+    env: &[(String, String)],
+    paths: &[Vec<PathBuf>],
+    roots: &[PathBuf],
+    guarded: &[PathBuf],
+    depth: u8,
+) -> Vec<Found> {
+    let mut found = Vec::new();
+    // Each word with the first file it is in.
+    let mut words: HashMap<String, PathBuf> = HashMap::new();
+    for file in super::state::grader_files(line, cwd, env) {
+        let Some(text) = super::state::grader_text(&file) else {
+            continue;
+        };
+        if shell_script(&file, &text) {
+            let script = super::CommandLine::Shell(text.clone());
+            let own = file.parent().unwrap_or(cwd);
+            for dir in [cwd, own] {
+                found.extend(
+                    pythons_run_within(&script, dir, env, roots, guarded, depth)
+                        .into_iter()
+                        .map(|f| started_in(f, &file)),
+                );
+            }
+        }
+        for word in program_words(&text) {
+            if words.len() >= GRADER_WORDS {
+                break;
+            }
+            words
+                .entry(word.to_string())
+                .or_insert_with(|| file.clone());
+        }
+    }
+    for (word, file) in &words {
+        let named = [word.clone()];
+        for program in find_everywhere(word, cwd, paths) {
+            found.extend(python_of(&program, &named, cwd, paths, env).map(|f| started_in(f, file)));
+        }
+    }
+    found
+}
+
+/// `found` as started in grader file `file` (the first file that started it stays named).
+fn started_in(found: Found, file: &Path) -> Found {
+    match found {
+        Found::Python(p) => Found::Python(Python {
+            from: p.from.or_else(|| Some(file.to_path_buf())),
+            ..p
+        }),
+        Found::Unknown(why) => {
+            Found::Unknown(format!("{why} (in the grader file `{}`)", file.display()))
+        }
+    }
+}
+
+/// Whether grader file `file` (its text `text`) is run by a shell: its `#!` line names one,
+/// or it has none and is text named like a shell script or not at all (a program with no
+/// `#!` line is run by `sh`).
+fn shell_script(file: &Path, text: &str) -> bool {
+    const SHELLS: &[&str] = &["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox"];
+    if let Some(first) = text.lines().next().and_then(|l| l.strip_prefix("#!")) {
+        let mut words = first.split_whitespace();
+        let mut interpreter = words.next().map(name_of);
+        if interpreter.as_deref() == Some("env") {
+            interpreter = words
+                .find(|w| !w.starts_with('-') && !w.contains('='))
+                .map(name_of);
+        }
+        return interpreter.is_some_and(|i| SHELLS.contains(&i.as_str()));
+    }
+    let extension = file.extension().map(|e| e.to_string_lossy().into_owned());
+    match extension.as_deref() {
+        Some("sh" | "bash" | "zsh" | "ksh") => true,
+        None => !text.contains('\0'),
+        _ => false,
+    }
+}
+
+/// The words of a grader file's text that may name a program: runs of letters, digits and
+/// `._+-/~` holding a letter (`"python3"`, `.venv/bin/pytest`, `/opt/py/bin/python3.12`).
+fn program_words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || "._+-/~".contains(c)))
+        .map(|w| w.trim_end_matches(['.', '-']))
+        .filter(|w| {
+            !w.is_empty()
+                && w.len() <= 255
+                && w.chars().any(|c| c.is_ascii_alphabetic())
+                && !w.starts_with('-')
+                && !w.ends_with('/')
+        })
 }
 
 /// The command lines a runner run as `words` in `dir` reads from its definition files, each
@@ -754,6 +881,7 @@ fn python_of(
                 dir: dir.to_path_buf(),
                 ignores_env,
                 no_user_site,
+                from: None,
             })
         });
     }
@@ -949,6 +1077,7 @@ fn shebang_python(program: &Path, dir: &Path, paths: &[Vec<PathBuf>]) -> Option<
         dir: dir.to_path_buf(),
         ignores_env,
         no_user_site,
+        from: None,
     }))
 }
 
@@ -973,6 +1102,7 @@ fn trampoline(program: &Path, rest: &str, dir: &Path) -> Found {
             dir: dir.to_path_buf(),
             ignores_env: false,
             no_user_site: false,
+            from: None,
         }),
         None => Found::Unknown(format!(
             "runs `{}`, whose `#!/bin/sh` trampoline starts a Python gate cannot name, so it \
@@ -1154,6 +1284,8 @@ mod tests {
 
     #[test]
     fn a_probe_that_leaves_a_child_holding_its_output_is_cut_off_at_the_timeout() {
+        // Its children are not another test's to reap (`runner::sys`'s orphan tests).
+        let _shared = crate::runner::sys::process_test();
         let started = Instant::now();
         let mut command = std::process::Command::new("sh");
         command.args(["-c", "(sleep 30) & echo partial"]);
