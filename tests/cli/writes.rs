@@ -1974,3 +1974,74 @@ fn rev74_make_variables_defines_continuations_and_npm_workspaces_are_read() {
         assert!(err.contains(adds), "{check}:\n{err}");
     }
 }
+
+/// Review 75, 01: a Python a grader file starts, not the `check:` line (`sh
+/// graders/grade.sh`, the script running `python3 check.py`), is asked for its site folders
+/// too: a shell script's lines are read as lines of the check, and a word of any grader file
+/// that names Python (`system("python3 …")` in an awk grader) is read as that program. Before,
+/// the `.pth` of an editable install naming `src` went unread and a trial's
+/// `src/sitecustomize.py` turned a wrong answer into PASS.
+#[test]
+fn rev75_a_python_a_grader_file_starts_is_read() {
+    let test = "rev75_a_python_a_grader_file_starts_is_read";
+    if !has("python3") {
+        skip_or_fail(test, "python3", "no python3 here");
+        return;
+    }
+    let path = "PATH: \"VENV/bin:/usr/bin:/bin\"";
+    // A Python grader started by the Python the tests run with, by its path: its own
+    // folders reach nothing the trials write; the `python3` it starts is the venv's.
+    let python = std::env::var_os("PATH")
+        .and_then(|p| {
+            std::env::split_paths(&p)
+                .map(|d| d.join("python3"))
+                .find(|p| p.is_file())
+        })
+        .expect("python3 on PATH");
+    let outer = format!("{} -I ../graders/run.py", python.display());
+    let cases: [(&str, &str, &str); 3] = [
+        (
+            "sh ../graders/grade.sh",
+            "graders/grade.sh",
+            "#!/bin/sh\nset -e\ncd \"$(dirname \"$0\")/../w\"\npython3 -I ../graders/check.py\n",
+        ),
+        (
+            "../graders/grade.sh",
+            "graders/grade.sh",
+            "#!/usr/bin/env bash\nif [ -f src/answer.txt ]; then\n  exec python3 ../graders/check.py\nfi\nexit 1\n",
+        ),
+        (
+            &outer,
+            "graders/run.py",
+            "import subprocess, sys\nsys.exit(subprocess.run([\"python3\", \"../graders/check.py\"]).returncode)\n",
+        ),
+    ];
+    for editable in [true, false] {
+        for (check, name, text) in cases {
+            let (f, site) = site_fixture("python3", check, path);
+            if editable {
+                std::fs::write(
+                    site.join("__editable__.agentpkg-0.1.pth"),
+                    format!("{}\n", f.path("w/src").display()),
+                )
+                .unwrap();
+            }
+            executable(&f.path(name), text);
+            let out = crate::common::check(&f).get_output().clone();
+            let err = String::from_utf8_lossy(&out.stderr);
+            if editable {
+                assert_eq!(out.status.code(), Some(2), "{check}: not refused:\n{err}");
+                assert!(
+                    err.contains(&format!(
+                        "(started in the grader file `{}`)",
+                        f.path(name).display()
+                    )) && err.contains("to `sys.path`, which lies in a folder the trials write"),
+                    "{check}:\n{err}"
+                );
+            } else {
+                // The same graders with a venv that reaches no folder the trials write.
+                assert_eq!(out.status.code(), Some(0), "{check}: refused:\n{err}");
+            }
+        }
+    }
+}
