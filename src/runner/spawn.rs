@@ -39,7 +39,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::process::ExitStatus;
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicU8, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use rustix::io::Errno;
@@ -153,6 +153,36 @@ fn cstring(bytes: impl Into<Vec<u8>>) -> io::Result<CString> {
 
 /// The C library's search path when `PATH` is unset (`confstr(_CS_PATH)`).
 const DEFAULT_PATH: &[u8] = b"/bin:/usr/bin";
+
+/// How the processes gate started for trials were made: none yet, each the waiter of a PID
+/// namespace of its own, or at least one without (`sys::kill_orphans` watches for
+/// stragglers only then).
+static TRIAL_PROCESSES: AtomicU8 = AtomicU8::new(NONE_STARTED);
+const NONE_STARTED: u8 = 0;
+const ALL_IN_PID_NAMESPACES: u8 = 1;
+const SOME_OUTSIDE: u8 = 2;
+
+/// Record that gate is about to start a process for a trial, in a PID namespace of its own
+/// or not; called before the process exists.
+fn started_trial_process(in_pid_namespace: bool) {
+    if in_pid_namespace {
+        let _ = TRIAL_PROCESSES.compare_exchange(
+            NONE_STARTED,
+            ALL_IN_PID_NAMESPACES,
+            Ordering::SeqCst,
+            Ordering::SeqCst,
+        );
+    } else {
+        TRIAL_PROCESSES.store(SOME_OUTSIDE, Ordering::SeqCst);
+    }
+}
+
+/// Whether gate has started processes for trials and each was the waiter of a PID namespace
+/// of its own: none of them can leave gate an orphan but an init, whose own children die
+/// with its namespace.
+pub(super) fn every_trial_process_in_a_pid_namespace() -> bool {
+    TRIAL_PROCESSES.load(Ordering::SeqCst) == ALL_IN_PID_NAMESPACES
+}
 
 /// One process to start, prepared in full before the `clone`.
 pub(crate) struct Spawn<'a> {
@@ -283,7 +313,7 @@ impl<'a> Spawn<'a> {
         sh_argv.extend_from_slice(&argv[1..]);
         let cwd = cstring(cwd.as_os_str().as_bytes())?;
         let pid_ns = walls.is_some_and(|w| w.pid_namespace());
-        super::sys::started_trial_process(pid_ns);
+        started_trial_process(pid_ns);
         let err_pipe = if pid_ns {
             let (r, w) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)?;
             Some((r, w))

@@ -25,7 +25,7 @@ use std::fs::File;
 use std::io;
 use std::os::fd::{AsRawFd, RawFd};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -261,33 +261,11 @@ pub fn kill_orphans() -> usize {
 /// How long [`kill_orphans`] watches for more orphans after the last one: a process killed
 /// just before (a straggler of a trial's group) hands its children over only as it dies.
 /// Not where every process gate started for a trial was a PID namespace's waiter
-/// ([`started_trial_process`]): then no trial process can become gate's orphan but an
+/// ([`super::spawn::every_trial_process_in_a_pid_namespace`]): then no trial process can become gate's orphan but an
 /// init, whose own children stay in its namespace and die with it, and gate learns of a
 /// waiter's end only after its init was handed over; so there is no straggler to watch
 /// for, and the 50 ms were a wait at the end of every run.
 const ORPHAN_QUIET: Duration = Duration::from_millis(50);
-
-/// How the processes gate started for trials were made: none yet, each the waiter of a PID
-/// namespace of its own, or at least one without (see [`ORPHAN_QUIET`]).
-static TRIAL_PROCESSES: AtomicU8 = AtomicU8::new(NONE_STARTED);
-const NONE_STARTED: u8 = 0;
-const ALL_IN_PID_NAMESPACES: u8 = 1;
-const SOME_OUTSIDE: u8 = 2;
-
-/// Record that gate is about to start a process for a trial, in a PID namespace of its own
-/// or not; called before the process exists.
-pub fn started_trial_process(in_pid_namespace: bool) {
-    if in_pid_namespace {
-        let _ = TRIAL_PROCESSES.compare_exchange(
-            NONE_STARTED,
-            ALL_IN_PID_NAMESPACES,
-            Ordering::SeqCst,
-            Ordering::SeqCst,
-        );
-    } else {
-        TRIAL_PROCESSES.store(SOME_OUTSIDE, Ordering::SeqCst);
-    }
-}
 
 /// Wait until the leaders in `live`, just sent SIGKILL, are dead (without reaping them:
 /// their threads do that), by when their children are ours for [`kill_orphans_except`].
@@ -313,7 +291,7 @@ fn kill_orphans_except(live: &BTreeSet<u32>) -> usize {
             .filter(|&pid| pid > 1 && !u32::try_from(pid).is_ok_and(|p| live.contains(&p)))
             .collect();
         if orphans.is_empty() {
-            let quiet = if TRIAL_PROCESSES.load(Ordering::SeqCst) == ALL_IN_PID_NAMESPACES {
+            let quiet = if super::spawn::every_trial_process_in_a_pid_namespace() {
                 Duration::ZERO
             } else {
                 ORPHAN_QUIET
