@@ -188,6 +188,18 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
     sandbox.watch(&node.watched);
     sandbox.watch_manifests(&node.manifests);
     sandbox.watch_scripts(&node.scripts);
+    // What Python runs by itself (`sitecustomize`, a pytest plugin) in the folders the trials
+    // write is looked at before each check, however the check starts its Python (review 75).
+    let checks = plan
+        .tasks
+        .iter()
+        .any(|t| t.check.is_some() || t.compare().is_some_and(|c| c.base.check.is_some()));
+    if checks
+        && plan.policy.sandbox.mode != crate::model::SandboxMode::Off
+        && let Some(why) = sandbox.watch_autoloads(&crate::plan::state::writable_roots(&plan))
+    {
+        return Err(Error::Harness(why.refusal()));
+    }
     // Where the node walls look: every task's whole folder, whatever its `writes:`.
     let writable = crate::plan::state::task_folder_roots(&plan);
     // Past a bound of entries read, a wall no longer sees what a trial writes there, and a
@@ -266,8 +278,9 @@ pub fn execute(args: &RunArgs, output: &OutputArgs) -> Result<u8, Error> {
             // run interrupted, then resumed).
             return Err(Error::Harness(format!(
                 "`{}` was written after the run started ({}): it is a package node may load \
-                 for a check, a `package.json` on node's way, or a tool's configuration \
-                 there, and gate cannot tell an \
+                 for a check, a `package.json` on node's way, a tool's configuration there, \
+                 or a `sitecustomize` or pytest plugin where the trials write, and gate cannot \
+                 tell an \
                  agent's install there from a trial's rewrite, so `--resume` does not take it \
                  as it finds it (a write less than a second before the start counts: the \
                  kernel stamps files with a coarse clock); no trial was run (run the plan \

@@ -527,6 +527,13 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
             let check_turn = (spec.sandbox.as_deref())
                 .filter(|_| spec.check.is_some() && ended == Ended::Exited(ExitStatus::from_raw(0)))
                 .and_then(Sandbox::check_turn);
+            // A process an earlier agent left behind (detached from its group, where no PID
+            // namespace ends it with its trial) could write what the looks below look for
+            // after they looked, and take it away after the check (review 76, 07): with no
+            // agent running in the check's turn, every such orphan dies first.
+            if check_turn.is_some() {
+                sys::kill_orphans();
+            }
             // Before the check, every wall's look (review 26 to review 51): a change a trial
             // made to what the check would load or read refuses it, no verdict published.
             let ok = ended == Ended::Exited(ExitStatus::from_raw(0));

@@ -86,6 +86,7 @@ pub(crate) use folders::remove_folder;
 use folders::{Spares, fresh_dir_from, make_results_root, remove_stale};
 use seccomp::signal_filters;
 
+pub mod autoload;
 pub mod configs;
 mod folders;
 pub mod packages;
@@ -304,6 +305,9 @@ pub struct Sandbox {
     /// The packages of the `node_modules` folders on the checks' way, as they were when the
     /// run started ([`Sandbox::watch_packages`]).
     packages: packages::Packages,
+    /// The files Python or pytest run by themselves in the folders the trials write, as
+    /// they were when the run started ([`Sandbox::watch_autoloads`]).
+    autoloads: autoload::Autoloads,
     /// Writable roots besides each task's working directory.
     writable: Vec<PathBuf>,
     /// The repository each task folder was in when the run started, as `GIT_DIR`,
@@ -484,6 +488,7 @@ impl Sandbox {
             scripts: Vec::new(),
             configs: configs::Configs::default(),
             packages: packages::Packages::default(),
+            autoloads: autoload::Autoloads::default(),
             check_pins: Vec::new(),
             env,
             tmp_root,
@@ -570,6 +575,20 @@ impl Sandbox {
             .map(|(p, _)| p.as_path())
     }
 
+    /// Note the files Python or pytest would run by themselves (`sitecustomize`, a `pytest11`
+    /// entry point) in `roots`, the folders the trials write, as they are now; a new or
+    /// changed one refuses the next check ([`autoload`]: review 75). Returns why it cannot,
+    /// if it cannot: then nothing is watched and the caller refuses the run.
+    pub fn watch_autoloads(&mut self, roots: &[PathBuf]) -> Option<autoload::Unwatched> {
+        match autoload::Autoloads::take(roots) {
+            Ok(looks) => {
+                self.autoloads = looks;
+                None
+            }
+            Err(why) => Some(why),
+        }
+    }
+
     /// Watch the `scripts` of the `package.json` files at `paths` as they are now
     /// ([`crate::plan::state::NodeFolders::scripts`]): where a package manager a check runs
     /// reads the command it runs (`npm test`).
@@ -625,7 +644,8 @@ impl Sandbox {
         self.packages.changed()
     }
 
-    /// The first watched package file or `package.json` written after `started` (the run's
+    /// The first watched package file, `package.json`, tool configuration or file Python
+    /// runs by itself ([`autoload`]) written after `started` (the run's
     /// start, from its ledger's header): what `--resume` would take as the run's start may be
     /// what a trial of the first part wrote.
     pub fn written_since(&self, started: &str) -> Option<PathBuf> {
@@ -634,6 +654,7 @@ impl Sandbox {
         self.packages
             .written_since(started)
             .or_else(configs)
+            .or_else(|| self.autoloads.written_since(started))
             .or_else(|| {
                 (self.manifests.iter().chain(&self.scripts))
                     .map(|(p, _)| p)
@@ -656,7 +677,8 @@ impl Sandbox {
             && self.manifests.is_empty()
             && self.scripts.is_empty()
             && self.configs.is_empty()
-            && self.packages.is_empty())
+            && self.packages.is_empty()
+            && self.autoloads.is_empty())
     }
 
     /// The turn of a trial's agent, held while it runs: agents run beside each other, never
@@ -692,7 +714,8 @@ impl Sandbox {
     /// ([`Sandbox::changed_scripts`]: review 42, 110l, 110m), a tool's configuration changed
     /// ([`Sandbox::changed_config`]: review 46, a20, a24-a27; review 48, c06; review 50), or a
     /// package node may load for the check was rewritten or shadowed
-    /// ([`Sandbox::changed_package`]: review 42, 110g-110h).
+    /// ([`Sandbox::changed_package`]: review 42, 110g-110h), or a trial left a file Python or
+    /// pytest would run by itself where a check's Python may look ([`autoload`]: review 75).
     pub fn check_refusal(&self) -> Option<String> {
         if let Some(made) = self.moved() {
             return Some(format!(
@@ -725,8 +748,10 @@ impl Sandbox {
         if let Some(file) = self.changed_config() {
             return Some(self.configs.refusal(&file));
         }
-        self.changed_package()
-            .map(|file| self.packages.refusal(&file, true))
+        if let Some(file) = self.changed_package() {
+            return Some(self.packages.refusal(&file, true));
+        }
+        autoload::Autoloads::refusal(&self.autoloads.changed())
     }
 
     /// The first watched path ([`Sandbox::watch`]) that is not what it was.
