@@ -172,6 +172,13 @@ pub(super) fn refuse_python_sites_the_trials_write(
                 let writable = [folder, real.as_path()].into_iter().find_map(|p| {
                     super::reach::writable_entry(&p.display().to_string(), &roots, &guarded)
                 });
+                // A Python in a folder the trials write that a grader file starts is what the
+                // grader tests (`subprocess.call(["src/venv/bin/python", …])`: review 76, 19),
+                // not the grader's own: never run at load, and not refused (the look before
+                // each check stands for what such a Python runs by itself).
+                if writable.is_some() && python.from.is_some() {
+                    continue;
+                }
                 if let Some(why) = writable {
                     return Err(refuse(format!(
                         "{runs}, which {why}: a trial could replace it; use a \
@@ -185,6 +192,12 @@ pub(super) fn refuse_python_sites_the_trials_write(
                     if let Some(message) = pth_beside(beside, &roots, &guarded) {
                         return Err(refuse(format!("{runs}, {message}")));
                     }
+                }
+                if let Some(message) = stdlib_reach(&python, &roots, &guarded) {
+                    return Err(refuse(format!(
+                        "{runs}, {message}; use a Python whose standard library lies outside the \
+                         folders the trials write"
+                    )));
                 }
                 let answer = asked
                     .entry((
@@ -233,6 +246,91 @@ pub(super) fn refuse_python_sites_the_trials_write(
         }
     }
     Ok(())
+}
+
+/// Where this Python looks for its standard library before it runs anything (review 75, 40),
+/// if a trial could put one there: CPython takes the `home` of a `pyvenv.cfg` beside the
+/// interpreter or in the folder above (a virtual environment), else the interpreter's own
+/// folder, and searches from there up, folder by folder, for `lib/pythonX.Y/os.py` (or
+/// `lib/pythonXY.zip`, `lib64` where the platform's library folder is that). A `home`
+/// inside `src` with `src/lib/python3.11/encodings` made gate's own probe run a trial's code
+/// at load, outside the box, then answer with a clean `sys.path`. Read from the files, never
+/// asked: nothing of a Python whose library a trial could place runs.
+fn stdlib_reach(python: &Python, roots: &[PathBuf], guarded: &[PathBuf]) -> Option<String> {
+    let real = std::fs::canonicalize(&python.program).unwrap_or_else(|_| python.program.clone());
+    let folders: Vec<&Path> = [python.program.parent(), real.parent()]
+        .into_iter()
+        .flatten()
+        .collect();
+    let mut starts: Vec<(PathBuf, String)> = Vec::new();
+    for folder in &folders {
+        let above = folder.parent().map(|p| p.join("pyvenv.cfg"));
+        for cfg in std::iter::once(folder.join("pyvenv.cfg")).chain(above) {
+            let Ok(text) = read_bounded(&cfg) else {
+                continue;
+            };
+            if let Some(why) =
+                super::reach::writable_entry(&cfg.display().to_string(), roots, guarded)
+            {
+                return Some(format!("whose `{}` {why}", cfg.display()));
+            }
+            // As CPython's `getpath` reads it: lines split at `\n` (and, in case, at `\r`),
+            // key and value stripped as `str.strip` strips (review 76, 22: a `\x1c` before
+            // the value, which Rust's `trim` keeps, made it read as relative), every `home`
+            // taken.
+            let lines = text.split('\n').chain(text.split(['\n', '\r']));
+            for line in lines {
+                let Some((key, value)) = line.split_once('=') else {
+                    continue;
+                };
+                if key.trim_matches(python_space).eq_ignore_ascii_case("home") {
+                    let value = value.trim_matches(python_space);
+                    let home = cfg.parent().unwrap_or(Path::new("/")).join(value);
+                    starts.push((home, format!("the `home` of `{}`", cfg.display())));
+                }
+            }
+        }
+    }
+    if starts.is_empty() {
+        starts = folders
+            .iter()
+            .map(|f| (f.to_path_buf(), "the interpreter's folder".to_string()))
+            .collect();
+    }
+    for (start, from) in &starts {
+        let start = std::path::absolute(start).unwrap_or_else(|_| start.clone());
+        if let Some(why) =
+            super::reach::writable_entry(&start.display().to_string(), roots, guarded)
+        {
+            return Some(format!(
+                "whose standard library is looked for from {from}, `{}`, which {why}: a trial \
+                 could put Python's own modules there",
+                start.display()
+            ));
+        }
+        for above in start.ancestors() {
+            for lib in ["lib", "lib64"] {
+                let at = above.join(lib);
+                if let Some(why) =
+                    super::reach::writable_entry(&at.display().to_string(), roots, guarded)
+                {
+                    return Some(format!(
+                        "whose standard library is looked for from {from} up, in `{}`, which \
+                         {why}: a trial could put Python's own modules there (`{}/pythonX.Y/os.py`)",
+                        at.display(),
+                        at.display()
+                    ));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Whether Python's `str.strip` strips `c`: Unicode's white space and the separators
+/// `\x1c`-`\x1f`.
+fn python_space(c: char) -> bool {
+    c.is_whitespace() || ('\x1c'..='\x1f').contains(&c)
 }
 
 /// Whether the user's site folder is on this Python's `sys.path`: not under `-I` or `-s`,
@@ -541,7 +639,18 @@ fn graders_pythons(
     let mut found = Vec::new();
     // Each word with the first file it is in.
     let mut words: HashMap<String, PathBuf> = HashMap::new();
-    for file in super::state::grader_files(line, cwd, env) {
+    // Not a program the line finds on its `PATH` (`python3` as a pyenv shim, `pytest`):
+    // tools, not the plan's graders; their folders hold other tools' scripts.
+    let named = super::state::own_graders(line, cwd, env)
+        .into_iter()
+        .filter(|g| {
+            !paths
+                .iter()
+                .flatten()
+                .any(|d| g.parent() == Some(d.as_path()))
+        })
+        .collect();
+    for file in super::state::grader_files_from(named) {
         let Some(text) = super::state::grader_text(&file) else {
             continue;
         };

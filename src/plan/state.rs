@@ -2063,10 +2063,15 @@ pub(super) fn grader_files(
     cwd: &Path,
     env: &[(String, String)],
 ) -> Vec<PathBuf> {
+    grader_files_from(own_graders(line, cwd, env))
+}
+
+/// [`grader_files`] from the grader files `named`.
+pub(super) fn grader_files_from(named: Vec<PathBuf>) -> Vec<PathBuf> {
     const FILES: usize = GRADER_FILES;
     let mut files: Vec<PathBuf> = Vec::new();
     let mut folders: Vec<PathBuf> = Vec::new();
-    for p in own_graders(line, cwd, env) {
+    for p in named {
         if !files.contains(&p) {
             files.push(p.clone());
         }
