@@ -1411,9 +1411,13 @@ fn rev71_41_a_site_pth_naming_a_folder_the_trials_write_is_refused() {
             crate::common::check(&f)
                 .code(0)
                 .stderr(predicate::str::contains("warning").not());
+            // Accepted at load; the trial's `src/sitecustomize.py` then refuses each check
+            // before it runs (review 75: the look before each check, however Python starts).
             run_in(&f, no_mounts)
-                .code(1)
-                .stdout(predicate::str::contains("agent  FAIL"));
+                .code(4)
+                .stdout(predicate::str::contains(
+                    "sitecustomize.py` appeared or changed during the run",
+                ));
         }
     }
 }
@@ -1667,10 +1671,15 @@ fn rev72_every_python_a_check_starts_is_found_and_read() {
         .unwrap();
         crate::common::check(&f).code(code);
         if code == 0 {
+            // The trial's `src/sitecustomize.py` refuses each check (review 75); the one the
+            // last run's trial left would refuse the next run at its start (review 76, 09).
             for no_mounts in box_modes(test) {
+                let _ = std::fs::remove_file(f.path("w/src/sitecustomize.py"));
                 run_in(&f, no_mounts)
-                    .code(1)
-                    .stdout(predicate::str::contains("agent  FAIL"));
+                    .code(4)
+                    .stdout(predicate::str::contains(
+                        "sitecustomize.py` appeared or changed during the run",
+                    ));
             }
         }
     }
@@ -2044,4 +2053,179 @@ fn rev75_a_python_a_grader_file_starts_is_read() {
             }
         }
     }
+}
+
+/// Review 75 (17 of 45 attacks: a makefile's `$(shell …)`, `SHELL := python3`, `$(file …)`,
+/// `$(subst …)`, `!=`, `$<`, `py=python3; $$py`, an `.npmrc`'s `script-shell` or
+/// `workspace`, `node_modules/.bin/grade` starting Python, `activate` after a `cd`, `$PWD`
+/// or `~` in a `PATH=`): Python started in a way the load-time reading does not follow. So
+/// before each check gate looks in the folders the trials write for what Python or pytest
+/// runs by itself: a `sitecustomize`/`usercustomize` or a `pytest11` entry point that is new
+/// or changed since the run started refuses the check (exit 4, no verdict), however the
+/// check starts its Python, or whether it does. What was there at the start (a `.venv` with
+/// pytest plugins) is not the trial's and stays.
+#[test]
+fn rev75_a_sitecustomize_or_pytest_plugin_a_trial_leaves_refuses_the_check() {
+    let plan = |agent: &str| {
+        format!(
+            "version: 1\nsampling: {{single: {{n: 2, c: 0}}}}\ntasks:\n  - id: agent\n    cwd: w\n    run: sh -c '{agent}'\n    writes: [src]\n    check: grep -q right src/answer.txt\n"
+        )
+    };
+    let right = "echo right > src/answer.txt";
+    let planted = [
+        (
+            "src/sitecustomize.py",
+            format!("{right}; printf \"import os\\nos._exit(0)\\n\" > src/sitecustomize.py"),
+        ),
+        (
+            "src/deep/usercustomize.cpython-311-x86_64-linux-gnu.so",
+            format!(
+                "{right}; mkdir -p src/deep; true > src/deep/usercustomize.cpython-311-x86_64-linux-gnu.so"
+            ),
+        ),
+        (
+            "src/x-1.0.dist-info/entry_points.txt",
+            format!(
+                "{right}; mkdir -p src/x-1.0.dist-info; printf \"[pytest11]\\nx = x\\n\" > src/x-1.0.dist-info/entry_points.txt"
+            ),
+        ),
+    ];
+    for (file, agent) in &planted {
+        let f = Fixture::new(&plan(agent));
+        write_files(&f, &[("w/src/.keep", "")]);
+        let out = f.run(&[]).get_output().clone();
+        let text = both(&out);
+        assert_eq!(out.status.code(), Some(4), "{file}:\n{text}");
+        assert!(
+            text.contains(&format!(
+                "{}` appeared or changed during the run",
+                f.path("w").join(file).display()
+            )) && text.contains("no verdict is published"),
+            "{file}:\n{text}"
+        );
+    }
+    // Not refused: an entry point that loads nothing by itself, a name that only looks alike,
+    // a sourceless copy in `__pycache__` (never imported), and a venv with a pytest plugin
+    // that was there before the first trial.
+    let f = Fixture::new(&plan(&format!(
+        "{right}; mkdir -p src/a.egg-info src/__pycache__; printf \"[console_scripts]\\na = a:main\\n\" > src/a.egg-info/entry_points.txt; true > src/sitecustomizer.py; true > src/__pycache__/sitecustomize.cpython-311.pyc"
+    )));
+    write_files(
+        &f,
+        &[
+            ("w/src/.keep", ""),
+            (
+                "w/src/.venv/lib/python3.11/site-packages/pytest_cov-6.0.dist-info/entry_points.txt",
+                "[pytest11]\npytest_cov = pytest_cov.plugin\n",
+            ),
+            (
+                "w/src/.venv/lib/python3.11/site-packages/sitecustomize.py",
+                "",
+            ),
+        ],
+    );
+    let out = f.run(&[]).get_output().clone();
+    assert_eq!(out.status.code(), Some(0), "{}", both(&out));
+    // Review 76, 09: one there before the first trial, outside any `site-packages` (where a
+    // refused trial of an earlier run left it), refuses the run: gate cannot tell it from the
+    // plan author's.
+    let f = Fixture::new(&plan(right));
+    write_files(
+        &f,
+        &[("w/src/sitecustomize.py", "import os\nos._exit(0)\n")],
+    );
+    let out = f.run(&[]).get_output().clone();
+    let text = both(&out);
+    assert_eq!(out.status.code(), Some(4), "{text}");
+    assert!(
+        text.contains(
+            "sitecustomize.py` lies in a folder the trials write, outside any `site-packages`"
+        ) && text.contains("no trial was run"),
+        "{text}"
+    );
+}
+
+/// Review 76, 07: without a PID namespace (the fallback box), a process an agent left behind
+/// (`setsid`) outlived its trial and wrote, after the looks before the check, what the check
+/// would read, then took it away. Every such orphan dies when a check takes its turn.
+#[test]
+fn rev76_07_a_process_an_agent_left_behind_dies_before_the_check_looks() {
+    let test = "rev76_07_a_process_an_agent_left_behind_dies_before_the_check_looks";
+    if gate::runner::sandbox::landlock_abi() < 1 {
+        skip_or_fail(test, "landlock", "this kernel has no Landlock");
+        return;
+    }
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 2, c: 0}}\ntasks:\n  - id: agent\n    cwd: w\n    run: sh agent.sh\n    writes: [src]\n    check: sh ../graders/check.sh\n",
+    );
+    write_files(
+        &f,
+        &[
+            (
+                "w/agent.sh",
+                "setsid sh -c 'while :; do touch src/late; sleep 0.05; done' </dev/null >/dev/null 2>&1 &\nsleep 0.2\n",
+            ),
+            ("w/src/.keep", ""),
+            (
+                "graders/check.sh",
+                "rm -f src/late\nsleep 0.5\ntest ! -e src/late\n",
+            ),
+        ],
+    );
+    let out = run_in(&f, true).get_output().clone();
+    assert_eq!(out.status.code(), Some(0), "{}", both(&out));
+}
+
+/// Review 75, 40: a venv whose `pyvenv.cfg` names a `home` in a folder the trials write takes
+/// its standard library from there (`src/lib/python3.11/encodings`): gate's own question at
+/// load ran the trial's code outside the box, which then answered with a clean `sys.path`.
+/// Where the library is looked for is read from the files, and such a Python is refused
+/// before anything of it runs.
+#[test]
+fn rev75_40_a_python_whose_library_the_trials_could_place_is_refused_before_it_runs() {
+    let test = "rev75_40_a_python_whose_library_the_trials_could_place_is_refused_before_it_runs";
+    if !has("python3") {
+        skip_or_fail(test, "python3", "no python3 here");
+        return;
+    }
+    let (f, _site) = site_fixture(
+        "python3",
+        "python3 ../graders/check.py",
+        "PATH: \"VENV/bin:/usr/bin:/bin\"",
+    );
+    let cfg = f.path("venv/pyvenv.cfg");
+    let text = std::fs::read_to_string(&cfg).unwrap();
+    let home = f.path("w/src/bin");
+    let text: String = text
+        .lines()
+        .map(|l| {
+            if l.starts_with("home") {
+                format!("home = {}\n", home.display())
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    std::fs::write(&cfg, text).unwrap();
+    let marker = f.path("ran-at-load");
+    write_files(
+        &f,
+        &[
+            ("w/src/bin/.keep", ""),
+            ("w/src/lib/python3.11/os.py", ""),
+            (
+                "w/src/lib/python3.11/encodings/__init__.py",
+                &format!("open({:?}, 'w').write('x')\n", marker.display().to_string()),
+            ),
+        ],
+    );
+    let out = crate::common::check(&f).get_output().clone();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "not refused:\n{err}");
+    assert!(
+        err.contains("whose standard library is looked for from the `home` of")
+            && err.contains(&home.display().to_string()),
+        "{err}"
+    );
+    assert!(!marker.exists(), "a trial's module ran at load");
 }
