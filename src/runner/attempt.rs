@@ -531,16 +531,24 @@ pub fn run_attempt(spec: &AttemptSpec, redactor: &Redactor, cancel: &AtomicBool)
             // namespace ends it with its trial) could write what the looks below look for
             // after they looked, and take it away after the check (review 76, 07): with no
             // agent running in the check's turn, every such orphan dies first.
-            if check_turn.is_some() {
-                sys::kill_orphans();
-            }
+            let orphans_left = check_turn.is_some() && !sys::kill_orphans_before_check();
             // Before the check, every wall's look (review 26 to review 51): a change a trial
             // made to what the check would load or read refuses it, no verdict published.
             let ok = ended == Ended::Exited(ExitStatus::from_raw(0));
             let refused = (spec.sandbox.as_deref())
                 .filter(|_| ok && spec.check.is_some())
                 .and_then(Sandbox::check_refusal);
-            if let Some(why) = refused {
+            if orphans_left {
+                harness(
+                    &mut row,
+                    "check: a chain of processes the agents left behind (each detached from \
+                     its trial) was still alive after gate's sweep of them, and could write \
+                     what the check reads after gate looked; the check was not run and no \
+                     verdict is published (the box's PID namespace, where the mount layer \
+                     stands, ends every such process with its trial)"
+                        .to_string(),
+                );
+            } else if let Some(why) = refused {
                 harness(&mut row, format!("check: {why}"));
             } else if ended == Ended::Exited(ExitStatus::from_raw(0))
                 && let Some(check) = &spec.check

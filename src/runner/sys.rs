@@ -255,7 +255,15 @@ const ORPHAN_ROUNDS: usize = 1000;
 /// many were killed. Called when no trial runs any more (the end of a run) and on every
 /// abnormal way out.
 pub fn kill_orphans() -> usize {
-    kill_orphans_except(&Sweep::begin().0.live)
+    kill_orphans_except(&Sweep::begin().0.live).0
+}
+
+/// [`kill_orphans`] before a check looks at what trials left (review 76, 07): whether every
+/// orphan is gone. A chain of detached processes longer than [`ORPHAN_ROUNDS`] may still
+/// have a member alive (review 77, 04), which could write after the looks; then the check
+/// is not run.
+pub fn kill_orphans_before_check() -> bool {
+    kill_orphans_except(&Sweep::begin().0.live).1
 }
 
 /// How long [`kill_orphans`] watches for more orphans after the last one: a process killed
@@ -282,7 +290,8 @@ fn await_killed_leaders(live: &BTreeSet<u32>) {
     }
 }
 
-fn kill_orphans_except(live: &BTreeSet<u32>) -> usize {
+/// The orphans killed, and whether none was left when the rounds ended.
+fn kill_orphans_except(live: &BTreeSet<u32>) -> (usize, bool) {
     let mut killed = 0;
     let mut last_seen = std::time::Instant::now();
     for _ in 0..ORPHAN_ROUNDS {
@@ -297,7 +306,7 @@ fn kill_orphans_except(live: &BTreeSet<u32>) -> usize {
                 ORPHAN_QUIET
             };
             if last_seen.elapsed() >= quiet {
-                break;
+                return (killed, true);
             }
             std::thread::sleep(Duration::from_millis(5));
             continue;
@@ -316,7 +325,7 @@ fn kill_orphans_except(live: &BTreeSet<u32>) -> usize {
             killed += 1;
         }
     }
-    killed
+    (killed, false)
 }
 
 /// Send `sig` to process group `pgid`; ESRCH (group already gone) is fine.

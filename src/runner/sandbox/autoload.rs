@@ -190,12 +190,42 @@ impl Autoloads {
     }
 }
 
-/// Whether a folder entry named `name` is run by Python by its name alone.
+/// Modules Python's standard library tries to import on every platform and finds on none
+/// but another (review 77, 01-03: `pathlib` asks for `nt`, `subprocess` for `msvcrt` and
+/// `_winapi`, `copy` for `org.python.core`), in `try` blocks: on Linux the search goes on to
+/// the last `sys.path` folder, an editable install's `src` among them, and a trial's
+/// `src/nt.py` runs inside the check's pytest whatever it imports.
+const PROBED: &[&str] = &[
+    "nt",
+    "msvcrt",
+    "_winapi",
+    "winreg",
+    "_winreg",
+    "_overlapped",
+    "_scproxy",
+    "org",
+    "java",
+];
+
+/// Whether a folder entry named `name` is run by Python by its name alone: a
+/// `sitecustomize` or `usercustomize`, or one of the [`PROBED`] modules (`x`, `x.py`,
+/// `x.pyc`, `x.cpython-311-….so`).
 fn customize(name: &str) -> bool {
-    ["sitecustomize", "usercustomize"].iter().any(|n| {
-        name.strip_prefix(n)
-            .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
-    })
+    ["sitecustomize", "usercustomize"]
+        .iter()
+        .chain(PROBED)
+        .any(|n| {
+            name.strip_prefix(n)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+        })
+}
+
+/// Whether `name`, inside a folder [`customize`] matched, is what Python would import from
+/// it: Python's own files and folders (a Java tree's `org/example/App.java` is not).
+fn python_file(name: &str) -> bool {
+    [".py", ".pyc", ".pyw", ".so", ".pth"]
+        .iter()
+        .any(|x| name.ends_with(x))
 }
 
 /// The state of the file at `p`: type, mode, device, inode, size and change time (which a
@@ -221,8 +251,11 @@ fn state(p: &Path) -> String {
 /// every `[` and `]` around a group's name (review 76, 02-04, 14: `[[pytest11]]`,
 /// `[a]\x0c[pytest11]`, `\x1c[pytest11]`, `[a]\u{2028}[pytest11]`); the word is enough.
 fn names_pytest_plugin(p: &Path) -> bool {
-    if fs::symlink_metadata(p).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound) {
-        return false;
+    match fs::symlink_metadata(p) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return false,
+        // Not opened unless a file: a FIFO would block the look for good (review 77, 05).
+        Ok(m) if m.is_file() => {}
+        _ => return true,
     }
     let mut text = Vec::new();
     let read = fs::File::open(p).and_then(|f| f.take((1 << 20) + 1).read_to_end(&mut text));
@@ -255,13 +288,22 @@ fn found(roots: &[PathBuf]) -> Result<HashMap<PathBuf, String>, PathBuf> {
                 let name = e.file_name();
                 let name = name.to_string_lossy();
                 let path = e.path();
-                let runs = inside || customize(&name);
-                if runs {
-                    out.insert(path.clone(), state(&path));
-                }
                 let Ok(kind) = e.file_type() else {
                     continue;
                 };
+                let top = !inside && customize(&name);
+                // Below a matched folder, Python's files; a `PROBED` name that is a folder is
+                // only what lies below it (`org/` of a Java tree holds no Python).
+                let probed_folder = top && kind.is_dir() && PROBED.iter().any(|n| *n == name);
+                let note = if inside {
+                    !kind.is_dir() && python_file(&name)
+                } else {
+                    top && !probed_folder
+                };
+                if note {
+                    out.insert(path.clone(), state(&path));
+                }
+                let runs = inside || top;
                 if !kind.is_dir() {
                     continue;
                 }
@@ -394,6 +436,39 @@ mod tests {
             fs::remove_dir_all(root.join(folder)).unwrap();
         }
         assert_eq!(looks.changed(), Look::Same);
+    }
+
+    #[test]
+    fn modules_the_standard_library_probes_for_are_seen_and_a_fifo_is_not_opened() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_path_buf();
+        // A Java tree's `org` and a FIFO where an `entry_points.txt` goes, there at start.
+        fs::create_dir_all(root.join("src/main/java/org/example")).unwrap();
+        fs::write(
+            root.join("src/main/java/org/example/App.java"),
+            "class App {}",
+        )
+        .unwrap();
+        fs::create_dir_all(root.join("lib/site-packages/x-1.dist-info")).unwrap();
+        let fifo = root.join("lib/site-packages/x-1.dist-info/entry_points.txt");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        let looks = Autoloads::take(std::slice::from_ref(&root)).unwrap();
+        assert_eq!(looks.changed(), Look::Same);
+        if made.is_ok_and(|s| s.success()) {
+            assert!(looks.start.contains_key(&fifo));
+        }
+        for planted in [
+            "src/nt.py",
+            "src/msvcrt.cpython-311-x86_64-linux-gnu.so",
+            "src/org/python/core.py",
+            "src/_winapi/__init__.py",
+        ] {
+            let p = root.join(planted);
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            fs::write(&p, "import os\nos._exit(0)\n").unwrap();
+            assert_eq!(looks.changed(), Look::Changed(p.clone()), "{planted}");
+            fs::remove_file(&p).unwrap();
+        }
     }
 
     #[test]
