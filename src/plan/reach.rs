@@ -2010,8 +2010,27 @@ pub fn unheld_program_warnings(plan: &Plan) -> Vec<String> {
                         !w.is_empty() && w.len() < 4096 && !w.contains(['$', '*', '?', '~'])
                     })
                     .collect();
+                // Only a word whose first part is an entry of the base (or `..`, `/`) can
+                // name a folder there: no `stat` of every word of a large data file.
+                let entries = |d: &Path| -> std::collections::HashSet<std::ffi::OsString> {
+                    std::fs::read_dir(d)
+                        .map(|l| l.flatten().map(|e| e.file_name()).collect())
+                        .unwrap_or_default()
+                };
+                let listed = [
+                    (cwd.as_path(), entries(cwd)),
+                    (here.as_path(), entries(&here)),
+                ];
                 for w in folders.iter().chain(&words) {
-                    for base in [cwd.as_path(), here.as_path()] {
+                    for (base, names) in &listed {
+                        let plausible = match Path::new(w).components().next() {
+                            Some(std::path::Component::Normal(n)) => names.contains(n),
+                            Some(_) => true,
+                            None => false,
+                        };
+                        if !plausible {
+                            continue;
+                        }
                         let d = base.join(w);
                         if bases.len() < 32 && d.is_dir() && !bases.contains(&d) {
                             bases.push(d);
