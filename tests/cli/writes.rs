@@ -2084,6 +2084,10 @@ fn rev75_a_sitecustomize_or_pytest_plugin_a_trial_leaves_refuses_the_check() {
             ),
         ),
         (
+            "src/nt.py",
+            format!("{right}; printf \"import os\\nos._exit(0)\\n\" > src/nt.py"),
+        ),
+        (
             "src/x-1.0.dist-info/entry_points.txt",
             format!(
                 "{right}; mkdir -p src/x-1.0.dist-info; printf \"[pytest11]\\nx = x\\n\" > src/x-1.0.dist-info/entry_points.txt"
