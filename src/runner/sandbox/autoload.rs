@@ -231,18 +231,10 @@ fn python_file(name: &str) -> bool {
 /// The state of the file at `p`: type, mode, device, inode, size and change time (which a
 /// process cannot set back), links not followed.
 fn state(p: &Path) -> String {
-    match fs::symlink_metadata(p) {
-        Ok(m) => format!(
-            "{:o} {}:{} {} {}.{}",
-            m.mode(),
-            m.dev(),
-            m.ino(),
-            m.size(),
-            m.ctime(),
-            m.ctime_nsec()
-        ),
-        Err(_) => "unreadable".to_string(),
-    }
+    fs::symlink_metadata(p).map_or_else(
+        |_| "unreadable".to_string(),
+        |m| super::configs::describe(&m),
+    )
 }
 
 /// Whether the `entry_points.txt` at `p` may name a `pytest11` entry point: whether its

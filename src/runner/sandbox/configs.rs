@@ -185,7 +185,7 @@ pub fn is_config(name: &OsStr) -> bool {
 
 /// What `m` is: type and mode, device, inode, size and change time (which a process cannot
 /// set back: a file written back as it was is still seen).
-fn describe(m: &fs::Metadata) -> String {
+pub(super) fn describe(m: &fs::Metadata) -> String {
     format!(
         "{:o} {}:{} {} {}.{}",
         m.mode(),
