@@ -478,11 +478,10 @@ fn pth_entries(site: &Path, text: &str) -> Vec<PathBuf> {
                 | '\u{2029}'
         )
     };
-    let space = |c: char| c.is_whitespace() || ('\x1c'..='\x1f').contains(&c);
     text.split(breaks)
-        .filter(|l| !l.starts_with('#') && !l.trim_matches(space).is_empty())
+        .filter(|l| !l.starts_with('#') && !l.trim_matches(python_space).is_empty())
         .filter(|l| !l.starts_with("import ") && !l.starts_with("import\t"))
-        .map(|l| super::state::lexical(&site.join(l.trim_end_matches(space))))
+        .map(|l| super::state::lexical(&site.join(l.trim_end_matches(python_space))))
         .collect()
 }
 

@@ -322,14 +322,8 @@ impl Layer {
         // Only inside the roots (outside them Landlock refuses every write), and never a
         // folder that holds a root (that would take the root from the task).
         targets.retain(|t| beneath_root(t) && !holds_root(t));
-        targets.sort();
-        targets.dedup();
         // A target beneath another is covered by it.
-        let kept: Vec<PathBuf> = targets
-            .iter()
-            .filter(|t| !targets.iter().any(|o| o != *t && t.starts_with(o)))
-            .cloned()
-            .collect();
+        let kept = outermost(&targets);
         let mut pins: Vec<&Path> = kept
             .iter()
             .flat_map(|t| t.ancestors().skip(1))
@@ -538,6 +532,18 @@ fn write_proc(path: &std::ffi::CStr, bytes: &[u8]) -> io::Result<()> {
 pub(super) fn is_yaml(path: &Path) -> bool {
     path.extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("yaml") || e.eq_ignore_ascii_case("yml"))
+}
+
+/// `paths` without repeats and without any path beneath another of them, sorted: the
+/// outermost ones, each covering those inside it.
+pub(crate) fn outermost(paths: &[PathBuf]) -> Vec<PathBuf> {
+    let mut all = paths.to_vec();
+    all.sort();
+    all.dedup();
+    all.iter()
+        .filter(|p| !all.iter().any(|o| o != *p && p.starts_with(o)))
+        .cloned()
+        .collect()
 }
 
 #[cfg(test)]

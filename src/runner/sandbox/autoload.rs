@@ -96,15 +96,8 @@ impl Autoloads {
     /// One inside a `site-packages` or `dist-packages` folder (a `.venv` with pytest plugins
     /// in a task's folder) is the plan author's.
     pub fn take(roots: &[PathBuf]) -> Result<Autoloads, Unwatched> {
-        let mut roots: Vec<PathBuf> = roots.to_vec();
-        roots.sort();
-        roots.dedup();
         // A root inside another is walked with it.
-        let outer: Vec<PathBuf> = roots
-            .iter()
-            .filter(|r| !roots.iter().any(|o| o != *r && r.starts_with(o)))
-            .cloned()
-            .collect();
+        let outer = crate::runner::mounts::outermost(roots);
         let start = found(&outer).map_err(Unwatched::PastBound)?;
         let mut outside: Vec<&PathBuf> = start
             .keys()
