@@ -2923,11 +2923,11 @@ mod tests {
                 "graders/grade",
                 "-x",
                 "graders/grade -x",
+                "$G",
                 ";",
                 "graders/grade",
                 "-x",
-                ";",
-                "$G"
+                ";"
             ]
         );
         assert_eq!(words("! { sh a; }"), [";", "sh", "a", ";"]);
@@ -2936,15 +2936,15 @@ mod tests {
             [
                 "[",
                 "$(wc -l < r)",
+                "=",
+                "1",
+                "]",
                 ";",
                 "wc",
                 "-l",
                 "<",
                 "r",
-                ";",
-                "=",
-                "1",
-                "]"
+                ";"
             ]
         );
     }

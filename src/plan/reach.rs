@@ -1792,8 +1792,7 @@ fn definition_findings_of(
                         "task `{}`: `check:` runs `pytest`, which {why}: a trial could \
                          write a `conftest.py` or a `pytest.ini` there and decide the grade; \
                          name the test folders on the line (`pytest tests/`), outside the \
-                         folders the trials write and before any quoted option value \
-                         (`pytest tests/ -k 'not slow'`), and {WRITES_FIX}",
+                         folders the trials write, and {WRITES_FIX}",
                         t.id
                     ),
                     refused: true,

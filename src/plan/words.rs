@@ -912,9 +912,12 @@ pub(super) fn tokens_of(line: &CommandLine, env: &[(String, String)]) -> Vec<Tok
     match line {
         CommandLine::Shell(s) => line_tokens(s, env, 0),
         CommandLine::Argv(v) => {
-            let mut out = Vec::new();
+            let (mut out, mut after) = (Vec::new(), Vec::new());
             for a in v {
-                field(a, env, 0, &mut out);
+                field(a, env, 0, &mut out, &mut after);
+            }
+            if !after.is_empty() {
+                flush(&mut out, &mut after);
             }
             out
         }
@@ -932,39 +935,50 @@ pub(super) fn line_tokens(line: &str, env: &[(String, String)], depth: usize) ->
 /// word of its own before it; the end of a simple command for `;`, `&&`, `|`, `(`, `)`,
 /// `{`, `}`, a newline and `>` (the written file starts a command of its own); `<`. A word
 /// that may be a shell line of its own (`sh -c 'sh check'`) and the line a command
-/// substitution runs are read as lines of their own after it.
+/// substitution runs are read as lines of their own after the command that holds them,
+/// which keeps every word of its own (`pytest -k 'not slow' tests` names `tests`).
 pub(super) fn tokens(toks: &[Tok], env: &[(String, String)], depth: usize) -> Vec<Token> {
-    let mut out = Vec::new();
+    let (mut out, mut after) = (Vec::new(), Vec::new());
     let mut start = true;
     for t in toks {
         match t {
-            Tok::Word(w) if w.raw == "{" || w.raw == "}" => end(&mut out),
+            Tok::Word(w) if w.raw == "{" || w.raw == "}" => flush(&mut out, &mut after),
             Tok::Word(w) if start && w.raw == "!" => {}
             Tok::Word(w) => {
                 start = false;
                 let mut read = false;
                 for f in &w.fields {
-                    read |= field(f, env, depth, &mut out);
+                    read |= field(f, env, depth, &mut out, &mut after);
                 }
                 // A field read as a line reads its substitutions with it.
                 for s in w.subst.iter().filter(|_| !read && depth < MAX_DEPTH) {
-                    end(&mut out);
-                    out.extend(line_tokens(s, env, depth + 1));
-                    end(&mut out);
+                    end(&mut after);
+                    after.extend(line_tokens(s, env, depth + 1));
+                    end(&mut after);
                 }
             }
             Tok::In => out.push(Token::Input),
             Tok::Sep | Tok::Bg | Tok::Pipe | Tok::Open | Tok::Close | Tok::Out => {
-                end(&mut out);
+                flush(&mut out, &mut after);
                 start = true;
             }
         }
     }
+    if !after.is_empty() {
+        flush(&mut out, &mut after);
+    }
     out
 }
 
-/// One field of a word (see [`tokens`]); whether it was read as a line of its own.
-fn field(f: &str, env: &[(String, String)], depth: usize, out: &mut Vec<Token>) -> bool {
+/// One field of a word (see [`tokens`]), its words put in `out`, the commands of a field
+/// read as a line of its own in `after`; whether it was.
+fn field(
+    f: &str,
+    env: &[(String, String)],
+    depth: usize,
+    out: &mut Vec<Token>,
+    after: &mut Vec<Token>,
+) -> bool {
     if let Some((_, value)) = f.split_once('=').filter(|(_, v)| !v.is_empty()) {
         out.push(Token::Word(value.to_string()));
     }
@@ -978,9 +992,9 @@ fn field(f: &str, env: &[(String, String)], depth: usize, out: &mut Vec<Token>) 
     if matches!(toks.as_slice(), [Tok::Word(w)] if w.fields == [f]) {
         return false;
     }
-    end(out);
-    out.extend(tokens(&toks, env, depth + 1));
-    end(out);
+    end(after);
+    after.extend(tokens(&toks, env, depth + 1));
+    end(after);
     true
 }
 
@@ -988,6 +1002,20 @@ fn field(f: &str, env: &[(String, String)], depth: usize, out: &mut Vec<Token>) 
 fn end(out: &mut Vec<Token>) {
     if out.last() != Some(&Token::End) {
         out.push(Token::End);
+    }
+}
+
+/// The end of a simple command, then the lines read inside it (`after`, emptied).
+fn flush(out: &mut Vec<Token>, after: &mut Vec<Token>) {
+    end(out);
+    if !after.is_empty() {
+        for t in after.drain(..) {
+            match t {
+                Token::End => end(out),
+                t => out.push(t),
+            }
+        }
+        end(out);
     }
 }
 

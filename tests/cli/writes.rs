@@ -1232,6 +1232,45 @@ fn rev70_pytest_options_cd_redirections_and_modules_the_trials_write_are_refused
     }
 }
 
+/// A quoted value with a space (`-k 'not slow'`) ended the command gate read at that word
+/// (the value was read as a shell line of its own in the middle of the command), so the
+/// test folders after it were lost and pytest was taken to collect the task's whole
+/// folder: refused, a new user's first `pytest -k 'not slow' tests` (session 24's note).
+/// The value's own reading now comes after the command, which keeps every word.
+#[test]
+fn a_quoted_option_value_before_the_test_folders_keeps_them() {
+    let setup = |check: &str| {
+        let f = runner_task("", "    writes: [out]\n", check);
+        write_files(
+            &f,
+            &[
+                ("agent.sh", "echo 41 > out/answer.txt\n"),
+                ("out/.keep", ""),
+                ("tests/test_a.py", "def test_a():\n    pass\n"),
+            ],
+        );
+        f
+    };
+    for line in [
+        "pytest -q -k 'not slow' tests",
+        "python3 -m pytest -q -k \"not slow\" -m 'fast or quick' tests",
+        "sh -c 'pytest -q -k \"not slow\" tests'",
+    ] {
+        check(&setup(line)).code(0);
+    }
+    // What the value's words would run is still read, after the command.
+    for (line, said) in [
+        ("pytest -q -k 'not slow' out", "runs `pytest`, which reads"),
+        ("pytest -q -k 'not slow'", "runs `pytest`, which collects `"),
+        (
+            "sh -c 'pytest -q -k \"not slow\"' tests",
+            "runs `pytest`, which collects `",
+        ),
+    ] {
+        assert_definition_refused(&setup(line), said);
+    }
+}
+
 /// Review 71 (helper-134, a new user's hour with the runner refusal, and attacks): 40, `make
 /// -B test` with `writes: [src]` whose (read-only) makefile's recipe runs a bare `pytest
 /// -q`, which collected a trial's `src/conftest.py`; 47, `tox` with `writes: [src, .tox]`,
