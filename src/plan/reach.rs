@@ -2106,12 +2106,13 @@ fn grader_runner(text: &str) -> Option<&'static str> {
     }
     // Review 23 (07, 08): `python3 -m unittest` (its `-m` puts the check's folder first on
     // `sys.path`: a trial's `unittest.py`), `prove` (a trial's `.proverc`).
-    if let Some(runner) = [
-        "npm", "npx", "yarn", "pnpm", "jest", "vitest", "mocha", "tox", "nox", "unittest", "prove",
-    ]
-    .into_iter()
-    .find(|w| super::words::mentions_word(text, w))
-    {
+    if let Some(runner) = super::words::mentions_any(
+        text,
+        &[
+            "npm", "npx", "yarn", "pnpm", "jest", "vitest", "mocha", "tox", "nox", "unittest",
+            "prove",
+        ],
+    ) {
         return Some(runner);
     }
     // Review 25, 07: `python3 -m json.tool` in a grader script: `-m` puts the folder it
@@ -2119,6 +2120,16 @@ fn grader_runner(text: &str) -> Option<&'static str> {
     // `-P` leave it out).
     let module_run = text.lines().any(|l| {
         let l = l.split('#').next().unwrap_or("");
+        // Only a line with a Python's name (any case), `sys.executable` or a variable can
+        // run one: the rest (a data file's lines) are not split into words.
+        let b = l.as_bytes();
+        if !(l.contains('$')
+            || l.contains("sys.executable")
+            || b.windows(2)
+                .any(|w| w[0] | 0x20 == b'p' && w[1] | 0x20 == b'y'))
+        {
+            return false;
+        }
         let words: Vec<&str> = l
             .split(|c: char| c.is_whitespace() || ",[]()".contains(c))
             .map(|w| w.trim_matches(|c| c == '"' || c == '\''))

@@ -657,6 +657,11 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
             // inline code on the line, a package runner, or `NODE_OPTIONS` counts.
             // A path into a `node_modules` (`require("../node_modules/eq")`: review 27, 09b)
             // names a package too.
+            // What follows is for a check that runs node only (and reads every grader
+            // file: not for a check that does not).
+            if !runs_node {
+                continue;
+            }
             let bare = |t: &str| names_a_package(t);
             let line_words = super::words::simple_commands(&tokens_of(line, env));
             let line_loads = line_words.iter().flatten().any(|w| {
@@ -695,7 +700,7 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
                         bare(&t) || !super::words::bare_preloads(&t).is_empty()
                     })
                 });
-            if !runs_node || !loads_packages {
+            if !loads_packages {
                 continue;
             }
             for folder in &way {
@@ -1863,9 +1868,7 @@ pub(crate) fn follow_path(at: &Path, stop: &mut dyn FnMut(&Path, bool) -> bool) 
 
 /// Whether `text` names one of [`NODE_PROGRAMS`] as a word.
 fn names_a_node_program(text: &str) -> bool {
-    NODE_PROGRAMS
-        .iter()
-        .any(|n| super::words::mentions_word(text, n))
+    super::words::mentions_any(text, NODE_PROGRAMS).is_some()
 }
 
 /// Whether `p` is a JavaScript file by its extension (`.js`, `.mjs`, `.cjs`), or with
