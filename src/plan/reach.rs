@@ -1216,6 +1216,17 @@ enum PytestReach {
     /// A link beneath what it collects (the first) into a folder the trials write (review
     /// 69, 12b).
     Link(PathBuf, PathBuf),
+    /// A path it is given that the shell makes at run time (`$(echo out)`, `$DIR`, a glob
+    /// `o[u]t`): it may name a folder the trials write (review 78).
+    Computed(String),
+}
+
+/// Whether word `w`, a path given to a runner, is made by the shell at run time: a
+/// substitution or variable gate did not put in, or a glob (in the path part of a pytest
+/// node id: `tests/t.py::test_a[1-2]` is a plain path).
+fn computed_path(w: &str) -> bool {
+    let path = w.split("::").next().unwrap_or(w);
+    w.contains(['$', '`']) || path.contains(['*', '?', '['])
 }
 
 /// The options of pytest (and of the plugins gate has seen in checks) that take the next
@@ -1277,13 +1288,18 @@ const PYTEST_VALUED: &[&str] = &[
 /// `dir`, given none) that lies in one of the folders, or holds one, or holds a link into
 /// one; a configuration it is given (`-c`, `--config-file`, `--rootdir`, `--confcutdir`, an
 /// `@file` of arguments) that lies in one. A path missing when the plan is loaded counts
-/// where it would be (review 69, 04: a trial creates `out/test_agent.py`).
+/// where it would be (review 69, 04: a trial creates `out/test_agent.py`). With `shell`
+/// (words a shell reads), one the shell makes at run time counts as any folder.
 fn pytest_reach(
     words: &[String],
     dir: &Path,
     env: &[(String, String)],
     roots: &[PathBuf],
+    shell: bool,
 ) -> Option<PytestReach> {
+    // A path made at run time, in words the shell reads (a check line's; a makefile's
+    // recipe reads as make's `$(VAR)`, the plan's own, and is not asked).
+    let computed_path = |w: &str| shell && !roots.is_empty() && computed_path(w);
     let real = |p: &Path| resolve(&std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()));
     // Where a path would be: its nearest existing folder resolved, the rest as written.
     let placed = |w: &str| {
@@ -1349,6 +1365,9 @@ fn pytest_reach(
     while let Some(w) = args.get(k) {
         k += 1;
         if let Some(file) = w.strip_prefix('@') {
+            if computed_path(file) {
+                return Some(PytestReach::Computed(w.clone()));
+            }
             let p = placed(file);
             if in_root(&p) {
                 return Some(PytestReach::Above(p));
@@ -1389,6 +1408,13 @@ fn pytest_reach(
                     args.get(k - 1).cloned().unwrap_or_default()
                 }
             };
+            if matches!(
+                name,
+                "-c" | "--config-file" | "--rootdir" | "--confcutdir" | "-p"
+            ) && computed_path(&value)
+            {
+                return Some(PytestReach::Computed(value));
+            }
             if matches!(name, "-c" | "--config-file" | "--rootdir" | "--confcutdir") {
                 let p = placed(&value);
                 if in_root(&p) {
@@ -1401,6 +1427,11 @@ fn pytest_reach(
                 )));
             }
             continue;
+        }
+        // A path the shell makes at run time may name any folder (review 78: `pytest
+        // $(echo out) tests`, which gate read as `tests` alone).
+        if computed_path(w) {
+            return Some(PytestReach::Computed(w.clone()));
         }
         if pyargs && module_in_root(w) {
             return Some(PytestReach::Above(placed(w.split('.').next().unwrap_or(w))));
@@ -1687,7 +1718,7 @@ fn definition_findings_of(
                     .unwrap_or_default();
                 let reach = text.lines().filter(|l| mentions_pytest(l)).find_map(|l| {
                     let recipe: Vec<String> = l.split_whitespace().map(str::to_string).collect();
-                    pytest_reach(&recipe, &real, env, roots)
+                    pytest_reach(&recipe, &real, env, roots, false)
                 });
                 if reach.is_some() {
                     out.push(Finding {
@@ -1766,7 +1797,7 @@ fn definition_findings_of(
             // `pytest -q` over a task whose `writes: [src]` lets a trial write
             // `src/conftest.py`, whose session hooks decide every test).
             if *runner == "pytest"
-                && let Some(reach) = pytest_reach(&words, &dir, env, roots)
+                && let Some(reach) = pytest_reach(&words, &dir, env, roots, true)
             {
                 let why = match reach {
                     PytestReach::Collects(target, root) => format!(
@@ -1784,6 +1815,10 @@ fn definition_findings_of(
                         "collects `{}`, where `{}` is a link into a folder the trials write",
                         target.display(),
                         link.display()
+                    ),
+                    PytestReach::Computed(word) => format!(
+                        "is given `{word}`, a path the shell makes when the check runs, which \
+                         may name a folder the trials write"
                     ),
                 };
                 out.push(Finding {

@@ -1271,6 +1271,50 @@ fn a_quoted_option_value_before_the_test_folders_keeps_them() {
     }
 }
 
+/// Review 78 (helper-141, on the change above): with every word of the command kept, a path
+/// the shell makes when the check runs (`pytest -q "$(echo out)" tests`, `$(cat
+/// graders/dirs)`, a glob `o[u]t`) was passed over as a missing word, and `tests` alone was
+/// read as what pytest collects: the trial's `out/conftest.py` PASSed a wrong answer. (Before
+/// it, the substitution had cut the command short and pytest was read as collecting the
+/// whole folder: refused by accident.) Such a path now counts as any folder; a pytest node
+/// id's brackets and a `-k` value made by the shell are no path.
+#[test]
+fn rev78_a_path_the_shell_makes_at_run_time_is_refused_for_pytest() {
+    let setup = |check: &str| {
+        let f = runner_task("", "    writes: [out]\n", check);
+        write_files(
+            &f,
+            &[
+                ("agent.sh", "echo 41 > out/answer.txt\n"),
+                ("out/.keep", ""),
+                ("graders/dirs", "out\n"),
+                ("graders/k.txt", "not slow\n"),
+                ("tests/test_a.py", "def test_a():\n    pass\n"),
+            ],
+        );
+        f
+    };
+    for line in [
+        "pytest -q \"$(echo out)\" tests",
+        "pytest -q $(echo out) tests",
+        "pytest -q -k 'not slow' -c \"$(echo out/pytest.ini)\" tests",
+        "python3 -m pytest -q -k 'not slow' $(echo out) tests",
+        "pytest -q $(cat graders/dirs) tests",
+        "pytest -q tests \"$(printf %s out)\"",
+        "pytest -q o[u]t tests",
+        "pytest -q --rootdir \"$(echo out)\" tests",
+        "pytest -q tests `echo out`",
+    ] {
+        assert_definition_refused(&setup(line), "runs `pytest`, which is given `");
+    }
+    for line in [
+        "pytest -q -k \"$(cat graders/k.txt)\" tests",
+        "pytest -q 'tests/test_a.py::test_a[1-2]'",
+    ] {
+        check(&setup(line)).code(0);
+    }
+}
+
 /// Review 71 (helper-134, a new user's hour with the runner refusal, and attacks): 40, `make
 /// -B test` with `writes: [src]` whose (read-only) makefile's recipe runs a bare `pytest
 /// -q`, which collected a trial's `src/conftest.py`; 47, `tox` with `writes: [src, .tox]`,
