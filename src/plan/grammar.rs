@@ -2908,6 +2908,7 @@ mod tests {
                     Token::Word(w) => w,
                     Token::End => ";".into(),
                     Token::Input => "<".into(),
+                    Token::Scope(start) => if start { "(" } else { ")" }.into(),
                 })
                 .collect()
         };
@@ -2925,8 +2926,11 @@ mod tests {
                 "graders/grade -x",
                 "$G",
                 ";",
+                "(",
                 "graders/grade",
                 "-x",
+                ";",
+                ")",
                 ";"
             ]
         );
@@ -2940,10 +2944,13 @@ mod tests {
                 "1",
                 "]",
                 ";",
+                "(",
                 "wc",
                 "-l",
                 "<",
                 "r",
+                ";",
+                ")",
                 ";"
             ]
         );

@@ -721,7 +721,7 @@ impl LineAssignments {
         let mut skip_target = false;
         for (i, t) in tokens.iter().enumerate() {
             let w = match t {
-                Token::End => {
+                Token::End | Token::Scope(_) => {
                     (at, operand, wrapped, skip_target) = (At::Lead, None, false, false);
                     continue;
                 }
@@ -974,7 +974,9 @@ pub(super) fn refuse_python_cwd_on_sys_path(shown: &str, plan: &Plan) -> Result<
                 continue;
             }
             let mut dir = cwd.clone();
-            for words in simple_commands(&tokens_of(line, env)) {
+            let mut folders = super::words::Folders::new();
+            for (scope, words) in super::words::scoped_commands(&tokens_of(line, env)) {
+                folders.at(&scope, &mut dir);
                 let name = name_of(&words[0]);
                 if matches!(name.as_str(), "cd" | "pushd") {
                     if let Some(d) = super::words::cd_folder(&words)
@@ -1599,8 +1601,15 @@ fn definition_findings_of(
         // A `cd` whose folder gate cannot tell (`cd >/dev/null app`: an output
         // redirection ends the words gate reads as the command, review 70, 03).
         let mut lost = false;
-        let commands = simple_commands(&tokens_of(line, env));
-        for (words, found_in) in commands.iter().flat_map(|c| runs_within(c)) {
+        let commands = super::words::scoped_commands(&tokens_of(line, env));
+        let mut folders = super::words::Folders::new();
+        let runs = commands.iter().flat_map(|(scope, c)| {
+            runs_within(c)
+                .into_iter()
+                .map(move |(words, found_in)| (scope, words, found_in))
+        });
+        for (scope, words, found_in) in runs {
+            folders.at(scope, &mut dir);
             let name = name_of(&words[0]);
             if matches!(name.as_str(), "cd" | "pushd") {
                 match super::words::cd_folder(&words)

@@ -540,7 +540,9 @@ fn pythons_run_within(
         }
     };
     let mut dir = cwd.to_path_buf();
-    for words in simple_commands(&tokens) {
+    let mut folders = super::words::Folders::new();
+    for (scope, words) in super::words::scoped_commands(&tokens) {
+        folders.at(&scope, &mut dir);
         if matches!(name_of(&words[0]).as_str(), "cd" | "pushd") {
             if let Some(d) = super::words::cd_folder(&words)
                 .map(|d| dir.join(d))

@@ -255,7 +255,10 @@ pub(super) fn launcher_folders(
     let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| absolute(p));
     let mut dir = cwd.to_path_buf();
     let mut out = Vec::new();
-    for words in super::words::simple_commands(&super::words::tokens_of(line, env)) {
+    let mut folders = super::words::Folders::new();
+    let tokens = super::words::tokens_of(line, env);
+    for (scope, words) in super::words::scoped_commands(&tokens) {
+        folders.at(&scope, &mut dir);
         let name = super::words::name_of(&words[0]);
         if matches!(name.as_str(), "cd" | "pushd") {
             let folder = super::words::cd_folder(&words);
@@ -2664,7 +2667,7 @@ pub fn programs_named(line: &CommandLine, cwd: &Path, env: &[(String, String)]) 
     let mut target = false;
     for (j, t) in tokens.iter().enumerate() {
         let w = match t {
-            Token::End => {
+            Token::End | Token::Scope(_) => {
                 (after_cd, lead, stdin_reader, wrapper_value) = (false, true, false, false);
                 wrapper.clear();
                 continue;
@@ -3450,6 +3453,7 @@ mod tests {
                     Token::Word(w) => w,
                     Token::End => ";".to_string(),
                     Token::Input => "<".to_string(),
+                    Token::Scope(start) => if start { "(" } else { ")" }.to_string(),
                 })
                 .collect::<Vec<_>>()
         };
@@ -3459,7 +3463,18 @@ mod tests {
         );
         assert_eq!(
             words("sh -c 'sh sub/check'"),
-            ["sh", "-c", "sh sub/check", ";", "sh", "sub/check", ";"]
+            [
+                "sh",
+                "-c",
+                "sh sub/check",
+                ";",
+                "(",
+                "sh",
+                "sub/check",
+                ";",
+                ")",
+                ";"
+            ]
         );
     }
 

@@ -54,12 +54,16 @@ pub(super) const INTERPRETERS: &[&str] = &[
 pub(super) const MAX_MODULE_FILES: usize = 1000;
 
 /// A word of a command line, or the end of a simple command (`;`, `&&`, `|`, `>`, …), or
-/// an input redirect (`<`: the next word is what it reads).
+/// an input redirect (`<`: the next word is what it reads), or the start or the end of a
+/// scope: a subshell `( … )`, or a line read inside a word (`sh -c '…'`, a quoted value, a
+/// command substitution), whose `cd` does not move the commands after it. Each ends a
+/// simple command as `End` does.
 #[derive(Debug, PartialEq)]
 pub(super) enum Token {
     Word(String),
     End,
     Input,
+    Scope(bool),
 }
 
 /// The regular files under `dir`, at most [`MAX_MODULE_FILES`] of them (links not followed).
@@ -914,7 +918,7 @@ pub(super) fn tokens_of(line: &CommandLine, env: &[(String, String)]) -> Vec<Tok
         CommandLine::Argv(v) => {
             let (mut out, mut after) = (Vec::new(), Vec::new());
             for a in v {
-                field(a, env, 0, &mut out, &mut after);
+                field(a, env, 0, true, &mut out, &mut after);
             }
             if !after.is_empty() {
                 flush(&mut out, &mut after);
@@ -940,27 +944,36 @@ pub(super) fn line_tokens(line: &str, env: &[(String, String)], depth: usize) ->
 pub(super) fn tokens(toks: &[Tok], env: &[(String, String)], depth: usize) -> Vec<Token> {
     let (mut out, mut after) = (Vec::new(), Vec::new());
     let mut start = true;
+    // `eval '…'` runs its text in this shell: a `cd` there moves what follows (no scope).
+    let mut eval = false;
     for t in toks {
         match t {
             Tok::Word(w) if w.raw == "{" || w.raw == "}" => flush(&mut out, &mut after),
             Tok::Word(w) if start && w.raw == "!" => {}
             Tok::Word(w) => {
                 start = false;
+                eval |= w.raw == "eval";
+                let scoped = !eval;
                 let mut read = false;
                 for f in &w.fields {
-                    read |= field(f, env, depth, &mut out, &mut after);
+                    read |= field(f, env, depth, scoped, &mut out, &mut after);
                 }
                 // A field read as a line reads its substitutions with it.
                 for s in w.subst.iter().filter(|_| !read && depth < MAX_DEPTH) {
-                    end(&mut after);
+                    open(&mut after, true);
                     after.extend(line_tokens(s, env, depth + 1));
-                    end(&mut after);
+                    open(&mut after, false);
                 }
             }
             Tok::In => out.push(Token::Input),
-            Tok::Sep | Tok::Bg | Tok::Pipe | Tok::Open | Tok::Close | Tok::Out => {
+            Tok::Open | Tok::Close => {
                 flush(&mut out, &mut after);
-                start = true;
+                out.push(Token::Scope(matches!(t, Tok::Open)));
+                (start, eval) = (true, false);
+            }
+            Tok::Sep | Tok::Bg | Tok::Pipe | Tok::Out => {
+                flush(&mut out, &mut after);
+                (start, eval) = (true, false);
             }
         }
     }
@@ -971,11 +984,13 @@ pub(super) fn tokens(toks: &[Tok], env: &[(String, String)], depth: usize) -> Ve
 }
 
 /// One field of a word (see [`tokens`]), its words put in `out`, the commands of a field
-/// read as a line of its own in `after`; whether it was.
+/// read as a line of its own in `after` (in a scope of their own where `scoped`); whether
+/// it was.
 fn field(
     f: &str,
     env: &[(String, String)],
     depth: usize,
+    scoped: bool,
     out: &mut Vec<Token>,
     after: &mut Vec<Token>,
 ) -> bool {
@@ -992,10 +1007,24 @@ fn field(
     if matches!(toks.as_slice(), [Tok::Word(w)] if w.fields == [f]) {
         return false;
     }
-    end(after);
+    if scoped {
+        open(after, true);
+    } else {
+        end(after);
+    }
     after.extend(tokens(&toks, env, depth + 1));
-    end(after);
+    if scoped {
+        open(after, false);
+    } else {
+        end(after);
+    }
     true
+}
+
+/// The start (`true`) or the end of a scope, which ends the simple command before it.
+fn open(out: &mut Vec<Token>, start: bool) {
+    end(out);
+    out.push(Token::Scope(start));
 }
 
 /// The end of a simple command (once).
@@ -1023,7 +1052,18 @@ fn flush(out: &mut Vec<Token>, after: &mut Vec<Token>) {
 /// `NAME=VALUE` words and wrappers such as `env` or `timeout 10` left out; the target of a
 /// `<` redirect left out too).
 pub(super) fn simple_commands(tokens: &[Token]) -> Vec<Vec<String>> {
-    let mut out = Vec::new();
+    scoped_commands(tokens)
+        .into_iter()
+        .map(|(_, c)| c)
+        .collect()
+}
+
+/// [`simple_commands`], each with the scopes it lies in (see [`Token::Scope`]), outermost
+/// first, each by a number of its own (empty: the line's own): a `cd` moves the commands
+/// after it in its scope, until the scope ends ([`Folders`]).
+pub(super) fn scoped_commands(tokens: &[Token]) -> Vec<(Vec<u32>, Vec<String>)> {
+    let mut out: Vec<(Vec<u32>, Vec<String>)> = Vec::new();
+    let (mut scope, mut made) = (Vec::new(), 0u32);
     let mut cur: Vec<String> = Vec::new();
     let mut target = false;
     let mut wrapped = false;
@@ -1034,9 +1074,19 @@ pub(super) fn simple_commands(tokens: &[Token]) -> Vec<Vec<String>> {
     let mut lookup = false;
     for (i, t) in tokens.iter().enumerate() {
         let w = match t {
-            Token::End => {
-                out.push(std::mem::take(&mut cur));
+            Token::End | Token::Scope(_) => {
+                out.push((scope.clone(), std::mem::take(&mut cur)));
                 (target, wrapped, value, lookup) = (false, false, false, false);
+                match t {
+                    Token::Scope(true) => {
+                        made += 1;
+                        scope.push(made);
+                    }
+                    Token::Scope(false) => {
+                        scope.pop();
+                    }
+                    _ => {}
+                }
                 continue;
             }
             Token::Input => {
@@ -1086,9 +1136,40 @@ pub(super) fn simple_commands(tokens: &[Token]) -> Vec<Vec<String>> {
         }
         cur.push(w.clone());
     }
-    out.push(cur);
-    out.retain(|c| !c.is_empty());
+    out.push((scope, cur));
+    out.retain(|(_, c)| !c.is_empty());
     out
+}
+
+/// The folder the commands of a line run in, as its `cd`s move it: one taken inside a
+/// scope (a subshell, `sh -c '…'`, quoted text read as a line) holds until the scope ends
+/// (review 78, 11 and 26: `cd out; echo 'x; cd ../tests'; pytest -q` runs pytest in `out`).
+pub(super) struct Folders {
+    /// Each open scope, outermost first, with the folder at its start.
+    saved: Vec<(u32, std::path::PathBuf)>,
+}
+
+impl Folders {
+    /// No scope open yet.
+    pub(super) fn new() -> Self {
+        Folders { saved: Vec::new() }
+    }
+
+    /// Before a command in `scope` ([`scoped_commands`]): `dir` as it was when each scope
+    /// the command is out of began; each scope it enters starts from `dir`.
+    pub(super) fn at(&mut self, scope: &[u32], dir: &mut std::path::PathBuf) {
+        let kept = (self.saved.iter().zip(scope))
+            .take_while(|((open, _), s)| open == *s)
+            .count();
+        while self.saved.len() > kept {
+            if let Some((_, d)) = self.saved.pop() {
+                *dir = d;
+            }
+        }
+        for &s in &scope[kept..] {
+            self.saved.push((s, dir.clone()));
+        }
+    }
 }
 
 /// How a simple command hands an interpreter program text (see [`program_text`]).
@@ -3120,6 +3201,48 @@ mod tests {
         ] {
             assert_eq!(mentions_any(text, &words), want, "{text}");
         }
+    }
+
+    /// The folder each command of `line` runs in, from `/w`, as the `cd` readings see it.
+    fn folders_of(line: &str) -> Vec<(String, String)> {
+        let mut dir = std::path::PathBuf::from("/w");
+        let mut folders = Folders::new();
+        let mut out = Vec::new();
+        for (scope, words) in scoped_commands(&line_tokens(line, &[], 0)) {
+            folders.at(&scope, &mut dir);
+            if words[0] == "cd" {
+                dir = dir.join(&words[1]);
+                continue;
+            }
+            out.push((words[0].clone(), dir.display().to_string()));
+        }
+        out
+    }
+
+    #[test]
+    fn a_cd_inside_a_scope_holds_until_the_scope_ends() {
+        let at = |line: &str, program: &str| {
+            folders_of(line)
+                .into_iter()
+                .find(|(p, _)| p == program)
+                .map(|(_, d)| d)
+                .unwrap()
+        };
+        // Review 78, 11 and 26: quoted data read as a line, and a subshell.
+        assert_eq!(
+            at("cd out; echo 'x; cd ../tests'; pytest -q", "pytest"),
+            "/w/out"
+        );
+        assert_eq!(at("(cd tests); pytest -q", "pytest"), "/w");
+        assert_eq!(at("(cd a); (cd b; make); pytest", "make"), "/w/b");
+        assert_eq!(at("(cd a); (cd b; make); pytest", "pytest"), "/w");
+        // Inside its scope a `cd` moves what follows; `eval` runs its text in the shell.
+        assert_eq!(at("sh -c 'cd app && npm test'; pytest", "npm"), "/w/app");
+        assert_eq!(at("sh -c 'cd app && npm test'; pytest", "pytest"), "/w");
+        assert_eq!(at("eval 'cd out'; pytest -q", "pytest"), "/w/out");
+        assert_eq!(at("cd a && (cd b && (cd c; x); y); z", "x"), "/w/a/b/c");
+        assert_eq!(at("cd a && (cd b && (cd c; x); y); z", "y"), "/w/a/b");
+        assert_eq!(at("cd a && (cd b && (cd c; x); y); z", "z"), "/w/a");
     }
 
     proptest::proptest! {

@@ -1315,6 +1315,50 @@ fn rev78_a_path_the_shell_makes_at_run_time_is_refused_for_pytest() {
     }
 }
 
+/// Review 78, 11 and 26 (wrong PASSes before session 25 too): a `cd` inside quoted data
+/// gate reads as a line of its own (`echo 'x; cd ../tests'`), or inside a subshell, was read
+/// as moving every command after it, so pytest was taken to run in `tests` while it ran in
+/// `out` (or in the task's folder, which holds `out`), where the trial's `conftest.py`
+/// decided the grade. A `cd` now holds only until its scope ends (`eval`'s text is no scope;
+/// the allow-list refuses `eval` and a subshell's `cd` on a check line before this reading).
+#[test]
+fn rev78_a_cd_in_a_subshell_or_quoted_text_does_not_move_the_commands_after_it() {
+    let setup = |check: &str| {
+        let f = runner_task("", "    writes: [out]\n", check);
+        write_files(
+            &f,
+            &[
+                ("agent.sh", "echo 41 > out/answer.txt\n"),
+                ("out/.keep", ""),
+                ("tests/test_a.py", "def test_a():\n    pass\n"),
+            ],
+        );
+        f
+    };
+    for (line, said) in [
+        (
+            "cd out; echo 'x; cd ../tests'; pytest -q",
+            "runs `pytest` in `",
+        ),
+        (
+            "cd out && printf '%s\\n' 'a && cd ../tests' && pytest -q",
+            "runs `pytest` in `",
+        ),
+    ] {
+        assert_definition_refused(&setup(line), said);
+    }
+    // A subshell's `cd` that the commands after it do not share is refused by the
+    // allow-list before any reading of runners (as before).
+    for line in ["(cd tests); pytest -q", "sh -c 'cd tests' && pytest -q"] {
+        check(&setup(line))
+            .code(2)
+            .stderr(predicate::str::contains("has `cd` in a subshell"));
+    }
+    for line in ["(cd tests && pytest -q)", "sh -c 'cd tests && pytest -q'"] {
+        check(&setup(line)).code(0);
+    }
+}
+
 /// Review 71 (helper-134, a new user's hour with the runner refusal, and attacks): 40, `make
 /// -B test` with `writes: [src]` whose (read-only) makefile's recipe runs a bare `pytest
 /// -q`, which collected a trial's `src/conftest.py`; 47, `tox` with `writes: [src, .tox]`,
