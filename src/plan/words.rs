@@ -946,6 +946,10 @@ pub(super) fn tokens(toks: &[Tok], env: &[(String, String)], depth: usize) -> Ve
     let mut start = true;
     // `eval '…'` runs its text in this shell: a `cd` there moves what follows (no scope).
     let mut eval = false;
+    // The subshells open in this text: a `)` with none open closes nothing, and those left
+    // open close at its end, so that the text read from a word (`echo 'done :)'`) never
+    // ends a scope around it (review 79). Past [`MAX_SCOPES`] a subshell is no scope.
+    let mut open_here = 0usize;
     for t in toks {
         match t {
             Tok::Word(w) if w.raw == "{" || w.raw == "}" => flush(&mut out, &mut after),
@@ -968,7 +972,16 @@ pub(super) fn tokens(toks: &[Tok], env: &[(String, String)], depth: usize) -> Ve
             Tok::In => out.push(Token::Input),
             Tok::Open | Tok::Close => {
                 flush(&mut out, &mut after);
-                out.push(Token::Scope(matches!(t, Tok::Open)));
+                let opens = matches!(t, Tok::Open);
+                if opens {
+                    open_here += 1;
+                }
+                if open_here > 0 && open_here <= MAX_SCOPES {
+                    out.push(Token::Scope(opens));
+                }
+                if !opens {
+                    open_here = open_here.saturating_sub(1);
+                }
                 (start, eval) = (true, false);
             }
             Tok::Sep | Tok::Bg | Tok::Pipe | Tok::Out => {
@@ -980,8 +993,15 @@ pub(super) fn tokens(toks: &[Tok], env: &[(String, String)], depth: usize) -> Ve
     if !after.is_empty() {
         flush(&mut out, &mut after);
     }
+    for _ in 0..open_here.min(MAX_SCOPES) {
+        open(&mut out, false);
+    }
     out
 }
+
+/// Subshells nested deeper than this in one text are read as no scope (each command keeps
+/// the list of the scopes it lies in).
+const MAX_SCOPES: usize = 16;
 
 /// One field of a word (see [`tokens`]), its words put in `out`, the commands of a field
 /// read as a line of its own in `after` (in a scope of their own where `scoped`); whether
@@ -3243,6 +3263,52 @@ mod tests {
         assert_eq!(at("cd a && (cd b && (cd c; x); y); z", "x"), "/w/a/b/c");
         assert_eq!(at("cd a && (cd b && (cd c; x); y); z", "y"), "/w/a/b");
         assert_eq!(at("cd a && (cd b && (cd c; x); y); z", "z"), "/w/a");
+        // Review 79: a parenthesis in quoted text read as a line opens or closes no scope
+        // around that text.
+        assert_eq!(
+            at(
+                "cd tests && (cd ../out && echo 'a )' && pytest -q)",
+                "pytest"
+            ),
+            "/w/tests/../out"
+        );
+        assert_eq!(
+            at(
+                "cd tests; echo '( x'; cd ../out; echo 'y )'; pytest -q",
+                "pytest"
+            ),
+            "/w/tests/../out"
+        );
+        assert_eq!(
+            at(
+                "cd tests && sh -c 'cd ../out && echo \"a )\" && pytest -q'",
+                "pytest"
+            ),
+            "/w/tests/../out"
+        );
+        assert_eq!(
+            at(
+                "(cd tests && echo 'ok :)' && cd unit && pytest -q)",
+                "pytest"
+            ),
+            "/w/tests/unit"
+        );
+        // A stray `)` of the line itself closes nothing either.
+        assert_eq!(at("cd out ) ; pytest -q", "pytest"), "/w/out");
+    }
+
+    #[test]
+    fn parentheses_in_quoted_text_make_a_bounded_list_of_scopes() {
+        // Review 79, 27: 64,000 `(` in quoted text made every command's list of scopes
+        // as long as the text (gigabytes in all).
+        let line = format!("cd tests; echo '{}'; pytest -q", "(x".repeat(64_000));
+        let commands = scoped_commands(&line_tokens(&line, &[], 0));
+        assert!(
+            commands
+                .iter()
+                .all(|(scope, _)| scope.len() <= MAX_SCOPES + 1)
+        );
+        assert_eq!(folders_of(&line).last().unwrap().1, "/w/tests");
     }
 
     proptest::proptest! {
