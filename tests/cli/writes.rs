@@ -1232,6 +1232,21 @@ fn rev70_pytest_options_cd_redirections_and_modules_the_trials_write_are_refused
     }
 }
 
+/// A task whose trials write `out` (the agent writes a wrong answer there) and whose
+/// `check:` is `check`, beside a pytest folder `tests`.
+fn pytest_over_out(check: &str) -> Fixture {
+    let f = runner_task("", "    writes: [out]\n", check);
+    write_files(
+        &f,
+        &[
+            ("agent.sh", "echo 41 > out/answer.txt\n"),
+            ("out/.keep", ""),
+            ("tests/test_a.py", "def test_a():\n    pass\n"),
+        ],
+    );
+    f
+}
+
 /// A quoted value with a space (`-k 'not slow'`) ended the command gate read at that word
 /// (the value was read as a shell line of its own in the middle of the command), so the
 /// test folders after it were lost and pytest was taken to collect the task's whole
@@ -1239,18 +1254,7 @@ fn rev70_pytest_options_cd_redirections_and_modules_the_trials_write_are_refused
 /// The value's own reading now comes after the command, which keeps every word.
 #[test]
 fn a_quoted_option_value_before_the_test_folders_keeps_them() {
-    let setup = |check: &str| {
-        let f = runner_task("", "    writes: [out]\n", check);
-        write_files(
-            &f,
-            &[
-                ("agent.sh", "echo 41 > out/answer.txt\n"),
-                ("out/.keep", ""),
-                ("tests/test_a.py", "def test_a():\n    pass\n"),
-            ],
-        );
-        f
-    };
+    let setup = pytest_over_out;
     for line in [
         "pytest -q -k 'not slow' tests",
         "python3 -m pytest -q -k \"not slow\" -m 'fast or quick' tests",
@@ -1281,16 +1285,10 @@ fn a_quoted_option_value_before_the_test_folders_keeps_them() {
 #[test]
 fn rev78_a_path_the_shell_makes_at_run_time_is_refused_for_pytest() {
     let setup = |check: &str| {
-        let f = runner_task("", "    writes: [out]\n", check);
+        let f = pytest_over_out(check);
         write_files(
             &f,
-            &[
-                ("agent.sh", "echo 41 > out/answer.txt\n"),
-                ("out/.keep", ""),
-                ("graders/dirs", "out\n"),
-                ("graders/k.txt", "not slow\n"),
-                ("tests/test_a.py", "def test_a():\n    pass\n"),
-            ],
+            &[("graders/dirs", "out\n"), ("graders/k.txt", "not slow\n")],
         );
         f
     };
@@ -1323,18 +1321,7 @@ fn rev78_a_path_the_shell_makes_at_run_time_is_refused_for_pytest() {
 /// the allow-list refuses `eval` and a subshell's `cd` on a check line before this reading).
 #[test]
 fn rev78_a_cd_in_a_subshell_or_quoted_text_does_not_move_the_commands_after_it() {
-    let setup = |check: &str| {
-        let f = runner_task("", "    writes: [out]\n", check);
-        write_files(
-            &f,
-            &[
-                ("agent.sh", "echo 41 > out/answer.txt\n"),
-                ("out/.keep", ""),
-                ("tests/test_a.py", "def test_a():\n    pass\n"),
-            ],
-        );
-        f
-    };
+    let setup = pytest_over_out;
     for (line, said) in [
         (
             "cd out; echo 'x; cd ../tests'; pytest -q",
