@@ -1301,7 +1301,7 @@ fn pytest_reach(
 ) -> Option<PytestReach> {
     // A path made at run time, in words the shell reads (a check line's; a makefile's
     // recipe reads as make's `$(VAR)`, the plan's own, and is not asked).
-    let computed_path = |w: &str| shell && !roots.is_empty() && computed_path(w);
+    let made_at_run_time = |w: &str| shell && !roots.is_empty() && computed_path(w);
     let real = |p: &Path| resolve(&std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()));
     // Where a path would be: its nearest existing folder resolved, the rest as written.
     let placed = |w: &str| {
@@ -1367,7 +1367,7 @@ fn pytest_reach(
     while let Some(w) = args.get(k) {
         k += 1;
         if let Some(file) = w.strip_prefix('@') {
-            if computed_path(file) {
+            if made_at_run_time(file) {
                 return Some(PytestReach::Computed(w.clone()));
             }
             let p = placed(file);
@@ -1413,7 +1413,7 @@ fn pytest_reach(
             if matches!(
                 name,
                 "-c" | "--config-file" | "--rootdir" | "--confcutdir" | "-p"
-            ) && computed_path(&value)
+            ) && made_at_run_time(&value)
             {
                 return Some(PytestReach::Computed(value));
             }
@@ -1432,7 +1432,7 @@ fn pytest_reach(
         }
         // A path the shell makes at run time may name any folder (review 78: `pytest
         // $(echo out) tests`, which gate read as `tests` alone).
-        if computed_path(w) {
+        if made_at_run_time(w) {
             return Some(PytestReach::Computed(w.clone()));
         }
         if pyargs && module_in_root(w) {

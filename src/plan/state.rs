@@ -586,71 +586,72 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
                     }
                 }
             }
+            // What follows is for a check that runs node only (and reads every grader
+            // file: not for a check that does not).
+            if !runs_node {
+                continue;
+            }
             // Review 50: the configuration the tools of a node check read from the folder
             // they run in, whatever the graders' text says of them.
-            if runs_node {
-                // And in every folder below the check's when the run starts: a grader may
-                // run its tool from one (`cd app && mocha`, `cd app && npm test`: review 50,
-                // rev50b 01, 15), as node's own look for a `package.json` there (above).
-                for folder in &way {
-                    if config_listed.insert(folder.clone()) {
-                        found.configs.push(folder.clone());
+            // And in every folder below the check's when the run starts: a grader may
+            // run its tool from one (`cd app && mocha`, `cd app && npm test`: review 50,
+            // rev50b 01, 15), as node's own look for a `package.json` there (above).
+            for folder in &way {
+                if config_listed.insert(folder.clone()) {
+                    found.configs.push(folder.clone());
+                }
+            }
+            // From the top of the check's writable root (a11, as above).
+            for file in named_configs(line, cwd, env, &roots, &entered) {
+                if !found.named_configs.contains(&file) {
+                    found.named_configs.push(file);
+                }
+            }
+            let from = (real(cwd), top.cloned().unwrap_or_else(|| real(cwd)));
+            for from in std::iter::once(from).chain(entered) {
+                if !found.config_roots.contains(&from) {
+                    found.config_roots.push(from);
+                }
+            }
+            if runs_package_script(line, cwd, env) {
+                for folder in way.iter().chain(&below) {
+                    let manifest = folder.join("package.json");
+                    if script_listed.insert(manifest.clone()) {
+                        found.scripts.push(manifest);
                     }
                 }
-                // From the top of the check's writable root (a11, as above).
-                for file in named_configs(line, cwd, env, &roots, &entered) {
-                    if !found.named_configs.contains(&file) {
-                        found.named_configs.push(file);
-                    }
-                }
-                let from = (real(cwd), top.cloned().unwrap_or_else(|| real(cwd)));
-                for from in std::iter::once(from).chain(entered) {
-                    if !found.config_roots.contains(&from) {
-                        found.config_roots.push(from);
-                    }
-                }
-                if runs_package_script(line, cwd, env) {
-                    for folder in way.iter().chain(&below) {
-                        let manifest = folder.join("package.json");
-                        if script_listed.insert(manifest.clone()) {
-                            found.scripts.push(manifest);
-                        }
-                    }
-                    // npm, yarn and pnpm put `node_modules/.bin` first on the `PATH` of a
-                    // script and of everything it starts: a new name there is in front of
-                    // a program the script, a grader or a tool runs by its name (`node`, a
-                    // tool installed globally: review 50, rev50b 06, 07, where a grader's
-                    // text started `npm test`). So under a package script a new `.bin` name
-                    // that is a program on the `PATH` when the run starts, or a word of a
-                    // `scripts` entry, counts as a name the check runs.
-                    let path = (env.iter().rev())
-                        .find(|(k, _)| k == "PATH")
-                        .map(|(_, v)| std::ffi::OsString::from(v))
-                        .or_else(|| std::env::var_os("PATH"))
-                        .unwrap_or_default();
-                    // Read once per `PATH`, not once per check line.
-                    let programs = (path_lists.entry(path))
-                        .or_insert_with_key(|p| path_programs(p))
-                        .clone();
-                    for name in programs
-                        .into_iter()
-                        .chain(way.iter().chain(&below).flat_map(|f| script_words(f)))
-                    {
-                        if launched.insert(name.clone()) {
-                            found.launched.push(name);
-                        }
-                    }
-                }
-                let mut texts = vec![line.display()];
-                texts.extend(
-                    grader_files(line, cwd, env)
-                        .iter()
-                        .filter_map(|f| grader_text(f)),
-                );
-                for name in texts.iter().flat_map(|t| launched_names(t)) {
+                // npm, yarn and pnpm put `node_modules/.bin` first on the `PATH` of a
+                // script and of everything it starts: a new name there is in front of
+                // a program the script, a grader or a tool runs by its name (`node`, a
+                // tool installed globally: review 50, rev50b 06, 07, where a grader's
+                // text started `npm test`). So under a package script a new `.bin` name
+                // that is a program on the `PATH` when the run starts, or a word of a
+                // `scripts` entry, counts as a name the check runs.
+                let path = (env.iter().rev())
+                    .find(|(k, _)| k == "PATH")
+                    .map(|(_, v)| std::ffi::OsString::from(v))
+                    .or_else(|| std::env::var_os("PATH"))
+                    .unwrap_or_default();
+                // Read once per `PATH`, not once per check line.
+                let programs = (path_lists.entry(path))
+                    .or_insert_with_key(|p| path_programs(p))
+                    .clone();
+                for name in programs
+                    .into_iter()
+                    .chain(way.iter().chain(&below).flat_map(|f| script_words(f)))
+                {
                     if launched.insert(name.clone()) {
                         found.launched.push(name);
                     }
+                }
+            }
+            // The grader files, listed and read once for every reading below.
+            let files = grader_files(line, cwd, env);
+            let mut texts = vec![line.display()];
+            texts.extend(files.iter().filter_map(|f| grader_text(f)));
+            for name in texts.iter().flat_map(|t| launched_names(t)) {
+                if launched.insert(name.clone()) {
+                    found.launched.push(name);
                 }
             }
             // Review 31, 22d-22e: node looks in a `node_modules` only for a package, so a
@@ -660,11 +661,6 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
             // inline code on the line, a package runner, or `NODE_OPTIONS` counts.
             // A path into a `node_modules` (`require("../node_modules/eq")`: review 27, 09b)
             // names a package too.
-            // What follows is for a check that runs node only (and reads every grader
-            // file: not for a check that does not).
-            if !runs_node {
-                continue;
-            }
             let bare = |t: &str| names_a_package(t);
             let line_words = super::words::simple_commands(&tokens_of(line, env));
             let line_loads = line_words.iter().flatten().any(|w| {
@@ -693,16 +689,12 @@ pub fn node_folders(plan: &Plan) -> NodeFolders {
                 .iter()
                 .any(|(k, _)| k == "NODE_OPTIONS" || k == "NODE_PATH");
             // Graders past the files gate reads may name one (review 22, 22a).
-            let files = grader_files(line, cwd, env);
             let loads_packages = line_loads
                 || files.len() >= GRADER_FILES
-                // A package named, or one a grader script preloads by name (review 35, 61c):
-                // each file read once.
-                || files.iter().any(|f| {
-                    grader_text(f).is_some_and(|t| {
-                        bare(&t) || !super::words::bare_preloads(&t).is_empty()
-                    })
-                });
+                // A package named, or one a grader script preloads by name (review 35, 61c).
+                || texts[1..]
+                    .iter()
+                    .any(|t| bare(t) || !super::words::bare_preloads(t).is_empty());
             if !loads_packages {
                 continue;
             }
