@@ -157,6 +157,16 @@ fn is_assignment(w: &Word) -> bool {
     w.raw.split_once('=').is_some_and(|(k, _)| is_name(k))
 }
 
+/// An assignment `env` makes: env reads its arguments after the shell removed the quotes,
+/// so `env 'PYTEST_ADDOPTS=-q -x' pytest` assigns as `env PYTEST_ADDOPTS=-q pytest` does.
+/// The name must be written out (not expanded from a variable).
+fn is_env_assignment(w: &Word) -> bool {
+    is_assignment(w)
+        || w.text.split_once('=').is_some_and(|(k, _)| {
+            is_name(k) && w.raw.trim_start_matches(['\'', '"']).starts_with(k)
+        })
+}
+
 /// `cat` of literal file names: the command substitution review 7 (c07) reads as program
 /// text (`sh -c "$(cat graders/grade)"`), whose files gate protects whole.
 fn cat_of_literal_files(inner: &str) -> bool {
@@ -183,6 +193,9 @@ struct Simple {
     scope: Vec<usize>,
     /// The command before it pipes its output into it (`cat F | sh`).
     piped: bool,
+    /// It follows `&&` (`Some(true)`) or `||` (`Some(false)`): it runs or not by the status
+    /// of the commands before it.
+    cond: Option<bool>,
 }
 
 /// The simple commands of `toks`, or the compound construct gate does not follow.
@@ -193,6 +206,7 @@ fn commands(toks: Vec<Tok>) -> Result<Vec<Simple>, String> {
     let mut scope: Vec<usize> = Vec::new();
     let mut next_scope = 0;
     let mut after_pipe = false;
+    let mut cond: Option<bool> = None;
     let fresh = |next_scope: &mut usize| {
         *next_scope += 1;
         *next_scope
@@ -221,10 +235,15 @@ fn commands(toks: Vec<Tok>) -> Result<Vec<Simple>, String> {
             Tok::Open if !cur.words.is_empty() => {
                 return Err("a function definition (`name() { … }`)".into());
             }
-            Tok::Sep | Tok::Pipe | Tok::Open | Tok::Close | Tok::Bg => {
+            Tok::Sep | Tok::Cond(_) | Tok::Pipe | Tok::Open | Tok::Close | Tok::Bg => {
                 cur.scope.clone_from(&scope);
                 // A pipeline's elements and a background command run in subshells.
                 cur.piped = after_pipe;
+                cur.cond = cond;
+                cond = match t {
+                    Tok::Cond(and) => Some(and),
+                    _ => None,
+                };
                 if std::mem::take(&mut after_pipe) || matches!(t, Tok::Pipe | Tok::Bg) {
                     cur.scope.push(fresh(&mut next_scope));
                 }
@@ -244,6 +263,7 @@ fn commands(toks: Vec<Tok>) -> Result<Vec<Simple>, String> {
     }
     cur.scope.clone_from(&scope);
     cur.piped = after_pipe;
+    cur.cond = cond;
     if after_pipe {
         cur.scope.push(fresh(&mut next_scope));
     }
@@ -385,13 +405,17 @@ impl Reader<'_> {
     /// from the CI step, which is not the plan's and is not checked, review 9, a05/a26); one
     /// the line assigns (`P=src; PYTHONPATH=$P`) is computed as it runs, and refused.
     fn value(&self, w: &Word) -> Result<(), String> {
-        if w.raw.split_once('=').is_some_and(|(k, _)| k == "IFS") || w.raw == "IFS" {
+        let named_ifs = |t: &str| t.split_once('=').is_some_and(|(k, _)| k == "IFS") || t == "IFS";
+        if named_ifs(&w.raw) || named_ifs(&w.text) {
             // The shell splits an expanded value on it (review 11, a13).
             return Err("an `IFS` assignment (the shell splits the plan's values on it)".into());
         }
         // `PATH=/opt/bin:$PATH` reads the value before this assignment: its own name
         // counts only when the line assigns it elsewhere too.
-        let own = w.raw.split_once('=').map(|(k, _)| k).unwrap_or_default();
+        let own = (w.raw.split_once('=').filter(|(k, _)| is_name(k)))
+            .or_else(|| w.text.split_once('='))
+            .map(|(k, _)| k)
+            .unwrap_or_default();
         let assigned = |v: &String| {
             let n = self.assigned.iter().filter(|a| *a == v).count();
             n > usize::from(v == own)
@@ -432,7 +456,15 @@ impl Reader<'_> {
         let cmds = commands(toks)?;
         for c in &cmds {
             for w in &c.words {
-                if let Some((k, _)) = w.raw.split_once('=').filter(|(k, _)| is_name(k)) {
+                // Any word that may assign, as the shell or `env` reads it (stricter: an
+                // argument `k=v` of another command counts too).
+                if let Some((k, _)) =
+                    (w.raw.split_once('=').filter(|(k, _)| is_name(k))).or_else(|| {
+                        is_env_assignment(w)
+                            .then(|| w.text.split_once('='))
+                            .flatten()
+                    })
+                {
                     self.assigned.push(k.to_string());
                 }
             }
@@ -458,6 +490,26 @@ impl Reader<'_> {
             // Inline shell code of this command (`sh -c 'cd graders'`) is a subshell that
             // every later command runs outside.
             let after = self.later_outside || k + 1 < cmds.len();
+            // A `cd` after `&&` or `||` may not run: a command after it runs in the folder it
+            // moved to only where every step between is `&&` (`A && cd t && pytest`); after
+            // `;`, `||` or `&` it may run in either (review 81, a01, a33: `false && cd
+            // tests; pytest -q` collects the task's folder).
+            if let Some(before) = c.cond
+                && c.words
+                    .first()
+                    .is_some_and(|w| matches!(name_of(&w.text).as_str(), "cd" | "pushd" | "popd"))
+                && let Some(d) = (cmds[k + 1..].iter())
+                    .filter(|d| d.scope == c.scope)
+                    .find(|d| !before || d.cond != Some(true))
+            {
+                let next = d.words.first().map_or("", |w| w.raw.as_str());
+                return Err(format!(
+                    "a `cd` after `{}` that may not run, with `{next}` after it running in \
+                     either folder (write the `cd` first, `cd DIR && …`, or join what follows \
+                     with `&&`)",
+                    if before { "&&" } else { "||" }
+                ));
+            }
             self.simple(c, text_fed, later, after)?;
         }
         Ok(())
@@ -497,6 +549,45 @@ impl Reader<'_> {
         Ok(super::invoke::program_files(&texts[p..])
             .iter()
             .any(|(_, f, _)| stdin(f)))
+    }
+
+    /// A file the line's own shell runs (`. FILE`, `source FILE`, `eval "$(cat FILE)"`):
+    /// refused where it moves the line's folder or sets a variable that chooses what a test
+    /// runner reads, which gate's readings of the line do not follow into the file (review
+    /// 79, 15-16; review 81, a26, a27, a29). A file missing or unreadable at load is left to
+    /// the walls that protect it as a grader.
+    fn sourced(&self, file: &str, shown: &str) -> Result<(), String> {
+        let path = super::invoke::resolve(file, &self.dir);
+        // A regular file only (a FIFO would hold the load up).
+        let text = std::fs::metadata(&path)
+            .is_ok_and(|m| m.is_file())
+            .then(|| super::state::grader_text(&path))
+            .flatten();
+        let Some(text) = text else {
+            return Ok(());
+        };
+        let tokens = super::words::line_tokens(&text, self.env, 0);
+        if let Some(c) = simple_commands(&tokens)
+            .into_iter()
+            .find(|c| matches!(name_of(&c[0]).as_str(), "cd" | "pushd" | "popd" | "chdir"))
+        {
+            return Err(format!(
+                "`{shown}`, whose `{}` moves the line's folder in a file gate does not \
+                 follow for it; run the file as a script of its own (`sh {file}`), or write \
+                 the `cd` on the line",
+                c[0]
+            ));
+        }
+        if let Some((k, _)) = super::reach::line_assignments(&tokens)
+            .into_iter()
+            .find(|(k, _)| super::reach::RUNNER_VARS.contains(&k.as_str()) || k == "CDPATH")
+        {
+            return Err(format!(
+                "`{shown}`, which sets `{k}` (it chooses what a test runner reads) in a \
+                 file gate does not follow for it; set it on the line or in the task's `env:`"
+            ));
+        }
+        Ok(())
     }
 
     /// The files command `c`, whose output a pipe feeds an interpreter as its program, reads:
@@ -571,10 +662,14 @@ impl Reader<'_> {
             i += 1;
         }
         // The prefixes before the program, with their options.
+        let mut through: Option<String> = None;
         while let Some(w) = words.get(i) {
             let name = name_of(&w.text);
             if !PREFIXES.contains(&name.as_str()) {
                 break;
+            }
+            if name != "command" {
+                through = Some(name.clone());
             }
             self.exact(w, "a command")?;
             i += 1;
@@ -608,10 +703,10 @@ impl Reader<'_> {
                 } else {
                     t.starts_with(|d: char| d.is_ascii_digit())
                 };
-                if !(option || number || (name == "env" && is_assignment(o))) {
+                if !(option || number || (name == "env" && is_env_assignment(o))) {
                     break;
                 }
-                if name == "env" && is_assignment(o) {
+                if name == "env" && is_env_assignment(o) {
                     self.value(o)?;
                 }
                 self.exact(o, "an option of a command prefix")?;
@@ -655,6 +750,17 @@ impl Reader<'_> {
         }
         let name = name_of(&program.text);
         let rest = &words[i + 1..];
+        // Through a prefix other than `command`, `cd` is a program of its own, or a builtin
+        // in one shell and not in another (`time`, `builtin`): `/bin/sh` (dash) moves no
+        // folder, and the line goes on where it was (review 81, a04-a08, a35, a36).
+        if let Some(prefix) = &through
+            && matches!(name.as_str(), "cd" | "pushd" | "popd")
+        {
+            return Err(format!(
+                "`{prefix} {name}`, which moves the line's folder in one shell and in none in \
+                 another (`/bin/sh` runs no builtin through `{prefix}`); write `cd DIR && …`"
+            ));
+        }
         match name.as_str() {
             "eval" => {
                 // c07: `eval "$(cat graders/grade)"`.
@@ -665,7 +771,18 @@ impl Reader<'_> {
                 if !c07 {
                     return Err("`eval` (only `eval \"$(cat FILE)\"` is followed)".into());
                 }
+                for s in rest.iter().flat_map(|w| &w.subst) {
+                    for f in s.split_whitespace().skip(1) {
+                        let f = f.trim_matches(|c| c == '\'' || c == '"');
+                        self.sourced(f, &format!("eval \"$(cat {f})\""))?;
+                    }
+                }
                 return Ok(());
+            }
+            "." | "source" => {
+                if let Some(f) = rest.first() {
+                    self.sourced(&f.text, &format!("{name} {}", f.text))?;
+                }
             }
             "set" => {
                 let mut words = rest.iter();
@@ -680,12 +797,26 @@ impl Reader<'_> {
                     if cluster && t.contains('P') {
                         return Err(format!("`set {t}` (a physical `cd`)"));
                     }
+                    // `set -k`: a `NAME=value` word anywhere among a command's words is an
+                    // assignment, which gate reads as an argument (review 81, a25).
+                    if cluster && t.contains('k') {
+                        return Err(format!(
+                            "`set {t}` (every `NAME=value` word of a command assigns)"
+                        ));
+                    }
                     // `-o NAME`, also at the end of a cluster (`set -euo pipefail`: review 13).
-                    if cluster
-                        && t.ends_with('o')
-                        && words.next().is_some_and(|o| o.text == "physical")
-                    {
-                        return Err("`set -o physical` (a physical `cd`)".into());
+                    if cluster && t.ends_with('o') {
+                        match words.next().map(|o| o.text.as_str()) {
+                            Some("physical") => {
+                                return Err("`set -o physical` (a physical `cd`)".into());
+                            }
+                            Some("keyword") => {
+                                return Err("`set -o keyword` (every `NAME=value` word of a \
+                                            command assigns)"
+                                    .into());
+                            }
+                            _ => {}
+                        }
                     }
                 }
                 return Ok(());
@@ -699,7 +830,16 @@ impl Reader<'_> {
                 }
                 return Ok(());
             }
-            "cd" | "pushd" => {
+            "pushd" => {
+                // dash has no `pushd`: the line goes on in the folder it was in (review
+                // 81, a02, a03).
+                return Err(
+                    "`pushd`, which `/bin/sh` (dash) does not have: the line would go on in \
+                     the folder it was in; write `cd DIR && …`"
+                        .into(),
+                );
+            }
+            "cd" => {
                 if later {
                     // `(cd graders); sh grade` runs `./grade` (review 11, a18).
                     return Err(format!(
@@ -719,7 +859,9 @@ impl Reader<'_> {
                         options = false;
                     } else if options && t.starts_with('-') {
                         // `cd -P graders` (review 11, a27).
-                        if !matches!(t, "-P" | "-L" | "-e" | "-Pe" | "-eP") {
+                        // Not `-e`: dash refuses it, and the line goes on where it was
+                        // (review 81, a32).
+                        if !matches!(t, "-P" | "-L") {
                             return Err(format!("the option `{t}` of `cd`"));
                         }
                     } else if to.is_none() {
@@ -804,6 +946,12 @@ impl Reader<'_> {
                                 | "jaq"
                                 | "git"
                                 | "prove"
+                                // Its test paths and options would come from the input
+                                // (review 81, a18, a51: `echo out | xargs pytest -q tests`).
+                                | "pytest"
+                                | "py.test"
+                                | "pytest-3"
+                                | "py.test-3"
                         )
                 });
                 if !tool_ok {

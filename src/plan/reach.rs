@@ -265,6 +265,18 @@ const RUNS_COMMANDS: &[(&str, &str)] = &[
         "gives tar options (`--to-command`, `--use-compress-program`) that run a command",
     ),
     ("ZIPOPT", "gives zip options (`-TT CMD`) that run a command"),
+    // tox reads any of its options from `TOX_<OPTION>`: these name the configuration it
+    // reads what to run from, or a package it installs (`tox -c`, `--root`, `--installpkg`
+    // on the line are refused alike).
+    (
+        "TOX_CONFIG_FILE",
+        "names the configuration tox reads the commands it runs from",
+    ),
+    (
+        "TOX_ROOT_DIR",
+        "names the folder tox reads its configuration from",
+    ),
+    ("TOX_INSTALLPKG", "names a package tox installs and runs"),
     (
         "PERLDB_OPTS",
         "sets Perl's debugger, which runs a `./.perldb`",
@@ -1330,6 +1342,13 @@ fn pytest_reach(
             ) || w.ends_with("mpytest")
         })
         .map_or(1, |k| k + 1);
+    // A makefile recipe's own assignments before pytest (`PYTEST_PLUGINS=x pytest`).
+    let env: Vec<(String, String)> = (words[..from.saturating_sub(1)].iter())
+        .filter(|w| assignment(w))
+        .filter_map(|w| w.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .chain(env.iter().cloned())
+        .collect();
     // pytest splits it as a shell would: quotes removed (review 70, 11).
     let addopts = env
         .iter()
@@ -1512,20 +1531,62 @@ fn overlaps_a_root(folder: &Path, roots: &[PathBuf]) -> bool {
 /// The folder cargo, run as `words` in `dir` (its manifest's folder `real`) with the task's
 /// `env`, builds into: `--target-dir`, else `CARGO_TARGET_DIR`, else
 /// `CARGO_BUILD_TARGET_DIR`, else `target` beside the manifest.
-fn cargo_target(words: &[String], env: &[(String, String)], dir: &Path, real: &Path) -> PathBuf {
+fn cargo_target(
+    words: &[String],
+    env: &[(String, String)],
+    dir: &Path,
+    real: &Path,
+) -> Vec<PathBuf> {
     let option = words.iter().enumerate().find_map(|(k, w)| {
         w.strip_prefix("--target-dir=")
             .map(str::to_string)
             .or_else(|| (w == "--target-dir").then(|| words.get(k + 1).cloned())?)
     });
-    let variable = ["CARGO_TARGET_DIR", "CARGO_BUILD_TARGET_DIR"]
+    if let Some(v) = option {
+        return vec![resolve(&dir.join(v))];
+    }
+    // Every value the variables may have here ([`runners_env`]: the line's, the plan's,
+    // gate's own): which one cargo sees depends on the command, so each is asked.
+    let variables: Vec<PathBuf> = env
         .iter()
-        .find_map(|name| env.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()));
-    resolve(
-        &option
-            .or(variable)
-            .map_or_else(|| real.join("target"), |v| dir.join(v)),
-    )
+        .filter(|(k, _)| matches!(k.as_str(), "CARGO_TARGET_DIR" | "CARGO_BUILD_TARGET_DIR"))
+        .map(|(_, v)| resolve(&dir.join(v)))
+        .collect();
+    if variables.is_empty() {
+        vec![resolve(&real.join("target"))]
+    } else {
+        variables
+    }
+}
+
+/// The variables [`runners_env`] follows.
+pub(super) const RUNNER_VARS: [&str; 5] = [
+    "PYTEST_ADDOPTS",
+    "PYTEST_PLUGINS",
+    "CARGO_TARGET_DIR",
+    "CARGO_BUILD_TARGET_DIR",
+    "TOX_WORK_DIR",
+];
+
+/// Variables that choose what a test runner reads ([`pytest_reach`]'s `PYTEST_ADDOPTS` and
+/// `PYTEST_PLUGINS`, cargo's target folder, tox's work folder), in every value a command
+/// of a `check:` line may see: those the line assigns (`PYTEST_PLUGINS=out.plug pytest`,
+/// `export …;`, `env …`, make's), the plan's `env:`, and gate's own environment where the
+/// plan does not set the name. Each reading that uses it asks every value, so a line that
+/// assigns one for a command other than the runner's is read as if it reached the runner
+/// too (stricter, never looser).
+fn runners_env(env: &[(String, String)], line: &[(String, String)]) -> Vec<(String, String)> {
+    let inherited = RUNNER_VARS.iter().filter_map(|name| {
+        (!env.iter().any(|(k, _)| k == name))
+            .then(|| std::env::var(name).ok().map(|v| (name.to_string(), v)))
+            .flatten()
+    });
+    line.iter()
+        .filter(|(k, _)| RUNNER_VARS.contains(&k.as_str()))
+        .cloned()
+        .chain(env.iter().cloned())
+        .chain(inherited)
+        .collect()
 }
 
 /// The folder of the manifest `cargo --manifest-path PATH` (or `=PATH`) names.
@@ -1601,7 +1662,9 @@ fn definition_findings_of(
         // A `cd` whose folder gate cannot tell (`cd >/dev/null app`: an output
         // redirection ends the words gate reads as the command, review 70, 03).
         let mut lost = false;
-        let commands = super::words::scoped_commands(&tokens_of(line, env));
+        let tokens = tokens_of(line, env);
+        let runners_env = runners_env(env, &line_assignments(&tokens));
+        let commands = super::words::scoped_commands(&tokens);
         let mut folders = super::words::Folders::new();
         let runs = commands.iter().flat_map(|(scope, c)| {
             runs_within(c)
@@ -1684,21 +1747,31 @@ fn definition_findings_of(
             // review 70, 14), tox's environments in `.tox` (a `.pth`: review 71, 47).
             let built = match *runner {
                 "cargo" => Some((
-                    cargo_target(&words, env, &dir, &real),
+                    cargo_target(&words, &runners_env, &dir, &real),
                     "target",
                     "builds its tests into `{}` and runs those it finds up to date there, \
                      in",
                 )),
                 "tox" => Some((
-                    resolve(&real.join(".tox")),
+                    {
+                        let work: Vec<PathBuf> = (runners_env.iter())
+                            .filter(|(k, _)| k == "TOX_WORK_DIR")
+                            .map(|(_, v)| resolve(&dir.join(v)))
+                            .collect();
+                        if work.is_empty() {
+                            vec![resolve(&real.join(".tox"))]
+                        } else {
+                            work
+                        }
+                    },
                     ".tox",
                     "runs the tests from the environments it builds in `{}`,",
                 )),
                 _ => None,
             };
-            if let Some((folder, name, how)) = built
+            if let Some((folders, name, how)) = built
                 && !roots.iter().any(|r| real.starts_with(r))
-                && overlaps_a_root(&folder, roots)
+                && let Some(folder) = folders.iter().find(|f| overlaps_a_root(f, roots))
             {
                 out.push(Finding {
                     at: t.check_at_of(line),
@@ -1726,8 +1799,16 @@ fn definition_findings_of(
                     .map(|b| String::from_utf8_lossy(&b).into_owned())
                     .unwrap_or_default();
                 let reach = text.lines().filter(|l| mentions_pytest(l)).find_map(|l| {
-                    let recipe: Vec<String> = l.split_whitespace().map(str::to_string).collect();
-                    pytest_reach(&recipe, &real, env, roots, false)
+                    // Read with the shell's quoting, with the recipe's own assignments
+                    // (`PYTEST_ADDOPTS='-p x' pytest`, review 81).
+                    let tokens = super::words::line_tokens(l.trim(), &[], 0);
+                    let env: Vec<(String, String)> = (line_assignments(&tokens).into_iter())
+                        .chain(runners_env.iter().cloned())
+                        .collect();
+                    simple_commands(&tokens)
+                        .into_iter()
+                        .filter(|c| c.iter().any(|w| mentions_pytest(w)))
+                        .find_map(|recipe| pytest_reach(&recipe, &real, &env, roots, false))
                 });
                 if reach.is_some() {
                     out.push(Finding {
@@ -1806,7 +1887,7 @@ fn definition_findings_of(
             // `pytest -q` over a task whose `writes: [src]` lets a trial write
             // `src/conftest.py`, whose session hooks decide every test).
             if *runner == "pytest"
-                && let Some(reach) = pytest_reach(&words, &dir, env, roots, true)
+                && let Some(reach) = pytest_reach(&words, &dir, &runners_env, roots, true)
             {
                 let why = match reach {
                     PytestReach::Collects(target, root) => format!(

@@ -560,8 +560,11 @@ impl Word {
 #[derive(Debug)]
 pub(super) enum Tok {
     Word(Word),
-    /// `;`, `&&`, `||`, a newline.
+    /// `;`, `;;`, a newline.
     Sep,
+    /// `&&` (`true`) or `||` (`false`): the command after it runs or not by the status of
+    /// the commands before it.
+    Cond(bool),
     /// `&`: the command before it runs in the background, in a subshell of its own.
     Bg,
     Pipe,
@@ -723,7 +726,12 @@ impl Lexer<'_> {
                             };
                             continue;
                         }
-                        ('&', Some('&')) | ('|', Some('|')) | (';', Some(';')) => {
+                        ('&', Some('&')) | ('|', Some('|')) => {
+                            toks.push(Tok::Cond(c == '&'));
+                            i += 2;
+                            continue;
+                        }
+                        (';', Some(';')) => {
                             toks.push(Tok::Sep);
                             i += 2;
                             continue;
@@ -813,10 +821,21 @@ impl Lexer<'_> {
                 let mut j = i + 1;
                 while j < self.chars.len() {
                     let d = self.chars[j];
+                    let word_start =
+                        self.chars[j - 1].is_whitespace() || ";&|(".contains(self.chars[j - 1]);
                     match (quote, d) {
+                        // An escaped character, `\)` among them, closes nothing (review 81,
+                        // a09: `$(echo \); cd ../tests; echo x)`).
+                        (None | Some('"'), '\\') => j += 1,
                         (Some(q), d) if d == q => quote = None,
                         (Some(_), _) => {}
                         (None, '\'' | '"') => quote = Some(d),
+                        // A comment runs to the end of its line, `)` and all (a10).
+                        (None, '#') if word_start => {
+                            while j + 1 < self.chars.len() && self.chars[j + 1] != '\n' {
+                                j += 1;
+                            }
+                        }
                         (None, '(') => depth += 1,
                         (None, ')') => {
                             depth -= 1;
@@ -890,7 +909,10 @@ impl Lexer<'_> {
 
     /// `$NAME` (or `${NAME}`): the plan's value, or the word kept as written.
     fn var(&self, w: &mut Word, name: String, quoted: bool, braced: bool) {
-        match self.env.iter().rev().find(|(k, _)| *k == name) {
+        // The shell sets `PWD` and `OLDPWD` itself (at start and at each `cd`): a plan's
+        // `env:` value for them is not what `cd "$OLDPWD"` reads (review 81, a30, a43).
+        let own = matches!(name.as_str(), "PWD" | "OLDPWD");
+        match (self.env.iter().rev()).find(|(k, _)| *k == name && !own) {
             Some((_, v)) => w.value(v, quoted),
             None if braced => w.lit(&format!("${{{name}}}")),
             None => w.lit(&format!("${name}")),
@@ -984,7 +1006,7 @@ pub(super) fn tokens(toks: &[Tok], env: &[(String, String)], depth: usize) -> Ve
                 }
                 (start, eval) = (true, false);
             }
-            Tok::Sep | Tok::Bg | Tok::Pipe | Tok::Out => {
+            Tok::Sep | Tok::Cond(_) | Tok::Bg | Tok::Pipe | Tok::Out => {
                 flush(&mut out, &mut after);
                 (start, eval) = (true, false);
             }

@@ -496,18 +496,44 @@ impl Layer {
         // Also in a user namespace: there gate's root (a container's root without
         // CAP_SYS_ADMIN) keeps every capability of the namespace across `exec`, and the
         // namespace owns the binds.
-        {
-            for cap in DROPPED_CAPS {
-                // EINVAL: a capability this kernel does not have.
-                match remove_capability_from_bounding_set(cap_bit(cap)) {
-                    Ok(()) | Err(Errno::INVAL) => {}
-                    Err(e) => return Err(e.into()),
-                }
-            }
-            set_capabilities(None, self.caps)?;
-        }
-        Ok(())
+        drop_caps_to(self.caps)
     }
+}
+
+/// Gate's capability sets without [`DROPPED_CAPS`], for a box without the mount layer (the
+/// fallback), where gate runs as root or holds one of them: as root the task kept
+/// `CAP_SYS_ADMIN` there, and with it pushed input into gate's terminal (`TIOCSTI` on a
+/// `/dev/pts` it opened without taking it as its terminal: review 80, 10/c). `None` where
+/// there is nothing to drop (another user, no capability).
+pub fn fallback_caps() -> Option<CapabilitySets> {
+    let mut caps = capabilities(None).ok()?;
+    let held = DROPPED_CAPS
+        .iter()
+        .any(|&c| caps.effective.contains(cap_bit(c)) || caps.permitted.contains(cap_bit(c)));
+    // Root regains its bounding set at `exec` whatever its sets hold now.
+    if !held && !geteuid().is_root() {
+        return None;
+    }
+    for cap in DROPPED_CAPS {
+        caps.effective.remove(cap_bit(cap));
+        caps.permitted.remove(cap_bit(cap));
+        caps.inheritable.remove(cap_bit(cap));
+    }
+    Some(caps)
+}
+
+/// Drop [`DROPPED_CAPS`] from the bounding set and set `caps` (system calls only: between
+/// `clone` and `exec`).
+pub fn drop_caps_to(caps: CapabilitySets) -> io::Result<()> {
+    for cap in DROPPED_CAPS {
+        // EINVAL: a capability this kernel does not have.
+        match remove_capability_from_bounding_set(cap_bit(cap)) {
+            Ok(()) | Err(Errno::INVAL) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    set_capabilities(None, caps)?;
+    Ok(())
 }
 
 fn check(rc: libc::c_int) -> io::Result<()> {

@@ -1193,3 +1193,38 @@ tasks:
         }
     }
 }
+
+/// Review 80, 10/c: in the box without the mount layer (`GATE_SANDBOX_NO_MOUNTS=1`), a task
+/// of gate run as root kept `CAP_SYS_ADMIN`, and with it pushed a command into gate's
+/// terminal (`TIOCSTI` on a `/dev/pts` it opened without taking it as its terminal), which
+/// the shell ran after gate exited. The task now loses the capabilities the mount layer
+/// drops (from its effective and bounding sets) there too. The task passes only where
+/// `CAP_SYS_ADMIN` (bit 21) is in neither set.
+#[test]
+fn rev80_10c_a_root_task_without_the_mount_layer_has_no_cap_sys_admin() {
+    let test = "rev80_10c_a_root_task_without_the_mount_layer_has_no_cap_sys_admin";
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let root = status
+        .lines()
+        .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(2) == Some("0"));
+    if !root {
+        skip_or_fail(test, "root", "gate does not run as root here");
+        return;
+    }
+    if !has_abi(1, test) {
+        return;
+    }
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 1, c: 0}}\ntasks:\n  - id: caps\n    run: \"for k in CapEff CapBnd; do v=$(awk -v k=$k: '$1 == k {print $2}' /proc/self/status); [ $(( 0x$v >> 21 & 1 )) -eq 0 ] || exit 1; done\"\n",
+    );
+    for no_mounts in ["1", ""] {
+        let mut cmd = f.command(&[]);
+        if no_mounts.is_empty() {
+            cmd.env_remove("GATE_SANDBOX_NO_MOUNTS");
+        } else {
+            cmd.env("GATE_SANDBOX_NO_MOUNTS", no_mounts);
+        }
+        cmd.assert().code(0);
+        std::fs::remove_dir_all(f.path("out")).ok();
+    }
+}

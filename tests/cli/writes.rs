@@ -2347,3 +2347,215 @@ fn rev75_40_a_python_whose_library_the_trials_could_place_is_refused_before_it_r
     );
     assert!(!marker.exists(), "a trial's module ran at load");
 }
+
+/// Review 81 (helper-144, 51 attacks on the reading of check lines): a variable that
+/// chooses what a test runner reads, set on the `check:` line itself (`PYTEST_PLUGINS=out.plug
+/// python3 -m pytest`, `export`, `env`, `set -a`, a makefile recipe's own) or in gate's
+/// environment, was not read as the plan's `env:` is: a trial's `out/plug.py` ran as a
+/// pytest plugin and passed every test, a wrong PASS. The same for cargo's target folder and
+/// tox's work folder and configuration. Each is refused at load now; options that name no
+/// folder (`env 'PYTEST_ADDOPTS=-q -x'`, no longer read as a program) stay accepted.
+#[test]
+fn rev81_a_runner_variable_set_on_the_line_is_read_as_the_plan_s_env_is() {
+    let setup = |line: &str| {
+        let f = pytest_over_out(line);
+        write_files(
+            &f,
+            &[
+                (
+                    "Cargo.toml",
+                    "[package]\nname = \"x\"\nversion = \"0.1.0\"\n",
+                ),
+                (
+                    "Makefile",
+                    "test:\n\tPYTEST_ADDOPTS='-p out.plug' pytest -q tests\n",
+                ),
+            ],
+        );
+        f
+    };
+    let reads = "runs `pytest`, which reads its configuration from `";
+    for (line, said) in [
+        ("PYTEST_PLUGINS=out.plug python3 -m pytest -q tests", reads),
+        (
+            "PYTEST_ADDOPTS='-p out.plug' python3 -m pytest -q tests",
+            reads,
+        ),
+        (
+            "PYTEST_ADDOPTS=-pout.plug python3 -m pytest -q tests",
+            reads,
+        ),
+        (
+            "export PYTEST_ADDOPTS='-p out.plug'; python3 -m pytest -q tests",
+            reads,
+        ),
+        (
+            "env PYTEST_PLUGINS=out.plug python3 -m pytest -q tests",
+            reads,
+        ),
+        (
+            "env 'PYTEST_ADDOPTS=-p out.plug' python3 -m pytest -q tests",
+            reads,
+        ),
+        ("PYTEST_ADDOPTS=--rootdir=out pytest -q tests", reads),
+        ("PYTEST_ADDOPTS=out pytest -q tests", reads),
+        ("set -a; PYTEST_ADDOPTS=out; pytest -q tests", reads),
+        (
+            "CARGO_TARGET_DIR=out cargo test",
+            "runs `cargo`, which builds its tests into `",
+        ),
+        (
+            "env CARGO_BUILD_TARGET_DIR=out cargo test",
+            "runs `cargo`, which builds its tests into `",
+        ),
+        (
+            "TOX_WORK_DIR=out tox",
+            "runs `tox`, which runs the tests from the environments",
+        ),
+    ] {
+        assert_definition_refused(&setup(line), said);
+    }
+    for (line, said) in [
+        ("TOX_CONFIG_FILE=out/tox.ini tox", "sets `TOX_CONFIG_FILE`"),
+        (
+            "make -B test",
+            "runs `make`, whose recipe runs `pytest` over a folder",
+        ),
+    ] {
+        check(&setup(line))
+            .code(2)
+            .stderr(predicate::str::contains(said));
+    }
+    // Gate's own environment reaches the check where the plan does not set the name.
+    let f = setup("python3 -m pytest -q tests");
+    check(&f).code(0);
+    gate()
+        .current_dir(f.dir.path())
+        .args(["check", "plan.yaml"])
+        .env("PYTEST_PLUGINS", "out.plug")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(reads));
+    for line in [
+        "env 'PYTEST_ADDOPTS=-q -x' python3 -m pytest tests",
+        "PYTEST_ADDOPTS='-q -x -p no:cacheprovider' pytest tests",
+        "CARGO_TARGET_DIR=/tmp/gate-cargo-target cargo test",
+    ] {
+        check(&setup(line)).code(0);
+    }
+}
+
+/// Review 81: a `cd` gate's readings took as moving the line, which `/bin/sh` does not run
+/// or may not run: after `&&`/`||` with commands after it that run either way (`false && cd
+/// tests; pytest -q`, and the trial decides `test -f out/skip && cd tests`), through a
+/// prefix (`env`, `nice`, `timeout`, `nohup`, `stdbuf`: an external program; `time`,
+/// `builtin`: dash has neither as a builtin), `pushd` and `cd -e` (dash has neither), a
+/// `cd` inside a command substitution gate ended early (`\)`, a `#` comment), `cd
+/// "$OLDPWD"` read with the plan's value of a variable the shell sets itself; and a `cd` or
+/// a runner's variable in a file the line sources. Each let pytest collect the task's
+/// folder with a trial's `out/conftest.py`: a wrong PASS. Each is refused at load now.
+#[test]
+fn rev81_a_cd_the_shell_may_not_run_or_a_sourced_file_s_cd_is_refused() {
+    let setup = |line: &str, env: &str| {
+        let f = runner_task("", &format!("    writes: [out]\n{env}"), line);
+        write_files(
+            &f,
+            &[
+                ("agent.sh", "echo 41 > out/answer.txt\n"),
+                ("out/.keep", ""),
+                ("tests/test_a.py", "def test_a():\n    pass\n"),
+                ("graders/go.sh", "cd out\n"),
+                ("graders/env.sh", "export PYTEST_ADDOPTS=out\n"),
+                ("graders/ok.sh", "export FOO=1\n"),
+            ],
+        );
+        f
+    };
+    for (line, said) in [
+        (
+            "false && cd tests; pytest -q",
+            "a `cd` after `&&` that may not run",
+        ),
+        (
+            "test -f out/skip && cd tests; pytest -q",
+            "a `cd` after `&&` that may not run",
+        ),
+        (
+            "true && cd tests || pytest -q",
+            "a `cd` after `&&` that may not run",
+        ),
+        (
+            "true || cd tests && pytest -q",
+            "a `cd` after `||` that may not run",
+        ),
+        ("env cd tests; pytest -q", "`env cd`"),
+        ("nice cd tests; pytest -q", "`nice cd`"),
+        ("timeout 5 cd tests; pytest -q", "`timeout cd`"),
+        ("nohup cd tests; pytest -q", "`nohup cd`"),
+        ("stdbuf -o0 cd tests; pytest -q", "`stdbuf cd`"),
+        ("time cd tests; pytest -q", "`time cd`"),
+        ("builtin cd tests; pytest -q", "`builtin cd`"),
+        (
+            "pushd tests; pytest -q",
+            "`pushd`, which `/bin/sh` (dash) does not have",
+        ),
+        ("cd -e tests; pytest -q", "the option `-e` of `cd`"),
+        (
+            "cd out; echo $(echo \\); cd ../tests; echo x); pytest -q",
+            "the command substitution",
+        ),
+        (
+            "cd out; echo $(echo x # )\ncd ../tests\n); pytest -q",
+            "the command substitution",
+        ),
+        (
+            "bash -c 'set -k; pytest -q tests PYTEST_ADDOPTS=out'",
+            "`set -k`",
+        ),
+        (
+            "echo out | xargs pytest -q tests",
+            "`xargs` running `pytest`",
+        ),
+        (
+            "printf '%s\\n' out | xargs -n 9 pytest -q tests",
+            "`xargs` running `pytest`",
+        ),
+        (
+            ". graders/go.sh; pytest -q tests",
+            "`. graders/go.sh`, whose `cd` moves",
+        ),
+        (
+            "eval \"$(cat graders/go.sh)\"; pytest -q tests",
+            "`eval \"$(cat graders/go.sh)\"`, whose `cd` moves",
+        ),
+        (
+            "bash -c 'source graders/env.sh && pytest -q tests'",
+            "`source graders/env.sh`, which sets `PYTEST_ADDOPTS`",
+        ),
+    ] {
+        check(&setup(line, ""))
+            .code(2)
+            .stderr(predicate::str::contains(said));
+    }
+    // The shell's own `PWD` and `OLDPWD`, not the plan's.
+    let f = setup("cd out && cd \"$OLDPWD\" && pytest -q", "");
+    let tests = f.path("tests");
+    for (line, var) in [
+        ("cd out && cd \"$OLDPWD\" && pytest -q", "OLDPWD"),
+        ("cd \"$PWD\" && pytest -q", "PWD"),
+    ] {
+        let env = format!("    env: {{{var}: {}}}\n", tests.display());
+        check(&setup(line, &env)).code(2);
+    }
+    // What a user writes stays accepted.
+    for line in [
+        "cd tests && pytest -q",
+        "true && cd tests && pytest -q",
+        "command cd tests && pytest -q",
+        "cd -P tests && pytest -q",
+        ". graders/ok.sh && pytest -q tests",
+        "cd tests || exit 1; pytest -q",
+    ] {
+        check(&setup(line, "")).code(0);
+    }
+}

@@ -857,6 +857,7 @@ impl Sandbox {
                 layer: None,
                 pid_ns: None,
                 shm: None,
+                caps: None,
             }),
         };
         let tmpdir = cell.tmpdir.clone();
@@ -869,6 +870,7 @@ impl Sandbox {
                 .pid_namespace
                 .then(|| rustix::process::getpid().as_raw_nonzero().get()),
             shm: None,
+            caps: crate::runner::mounts::fallback_caps(),
         };
         let mut ruleset = None;
         if self.walls.landlock_abi > 0 && self.walls.filesystem != FilesystemWall::Unconfined {
@@ -1324,6 +1326,9 @@ pub(crate) struct ChildBox {
     /// the trial's own mount namespace, after the parent built the ruleset), granted by the
     /// child before it restricts itself.
     shm: Option<u64>,
+    /// Without the mount layer, as root: the capability sets the child drops to
+    /// ([`crate::runner::mounts::fallback_caps`]).
+    caps: Option<rustix::thread::CapabilitySets>,
 }
 
 impl ChildWalls for ChildBox {
@@ -1408,6 +1413,8 @@ impl ChildBox {
     fn raise(&self) -> io::Result<()> {
         if let Some(layer) = &self.layer {
             layer.drop_caps()?;
+        } else if let Some(caps) = self.caps {
+            crate::runner::mounts::drop_caps_to(caps)?;
         }
         rustix::thread::set_no_new_privs(true)?;
         if let Some(fd) = self.ruleset {
