@@ -182,6 +182,14 @@ pub const SHOWS_NOTHING: &[(char, char, &str)] = &[
         '\u{1d159}',
         "blank: musical symbol null notehead",
     ),
+    // Marks that draw nothing without a letter to join (review 80, 17/c: an id of only one
+    // of them was accepted and read as empty).
+    ('\u{2d7f}', '\u{2d7f}', "blank: Tifinagh consonant joiner"),
+    (
+        '\u{16fe4}',
+        '\u{16fe4}',
+        "blank: Khitan small script filler",
+    ),
 ];
 
 /// Whether `c` draws no glyph a reader can tell apart: whitespace, control characters, the
@@ -370,6 +378,7 @@ mod tests {
         }
         // Joined into a test id (class and name), they still name nothing.
         assert!(is_blank_id("\u{2800}::\u{2800}\u{2800}") && is_blank_id("agent::\u{3164}"));
+        assert!(is_blank_id("\u{16fe4}") && is_blank_id("\u{2d7f}\u{2d7f}"));
         assert!(!is_blank_id("agent::refund") && !is_blank_id("test_x[a:b]"));
         // A visible character among them is a name.
         assert!(!is_blank("\u{2800}a\u{3164}"));

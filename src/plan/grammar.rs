@@ -239,9 +239,14 @@ fn commands(toks: Vec<Tok>) -> Result<Vec<Simple>, String> {
                 cur.scope.clone_from(&scope);
                 // A pipeline's elements and a background command run in subshells.
                 cur.piped = after_pipe;
+                // A newline (or `;`) right after `&&`/`||` ends an empty command: the
+                // condition holds for the next command with words (review 82, b22-b24:
+                // `false &&⏎cd tests⏎pytest -q`).
+                let empty = cur.words.is_empty() && cur.reads.is_empty() && cur.writes.is_empty();
                 cur.cond = cond;
                 cond = match t {
                     Tok::Cond(and) => Some(and),
+                    Tok::Sep if empty => cond,
                     _ => None,
                 };
                 if std::mem::take(&mut after_pipe) || matches!(t, Tok::Pipe | Tok::Bg) {
@@ -500,6 +505,18 @@ impl Reader<'_> {
                     .is_some_and(|w| matches!(name_of(&w.text).as_str(), "cd" | "pushd" | "popd"))
                 && let Some(d) = (cmds[k + 1..].iter())
                     .filter(|d| d.scope == c.scope)
+                    // What runs the same in any folder (`|| exit 1`, `; echo done`).
+                    .filter(|d| {
+                        !(d.reads.is_empty()
+                            && d.writes.is_empty()
+                            && d.words.iter().all(|w| w.subst.is_empty())
+                            && d.words.first().is_some_and(|w| {
+                                matches!(
+                                    w.raw.as_str(),
+                                    "exit" | "true" | "false" | ":" | "echo" | "printf"
+                                )
+                            }))
+                    })
                     .find(|d| !before || d.cond != Some(true))
             {
                 let next = d.words.first().map_or("", |w| w.raw.as_str());
@@ -557,34 +574,56 @@ impl Reader<'_> {
     /// 79, 15-16; review 81, a26, a27, a29). A file missing or unreadable at load is left to
     /// the walls that protect it as a grader.
     fn sourced(&self, file: &str, shown: &str) -> Result<(), String> {
-        let path = super::invoke::resolve(file, &self.dir);
-        // A regular file only (a FIFO would hold the load up).
-        let text = std::fs::metadata(&path)
-            .is_ok_and(|m| m.is_file())
-            .then(|| super::state::grader_text(&path))
-            .flatten();
-        let Some(text) = text else {
-            return Ok(());
-        };
-        let tokens = super::words::line_tokens(&text, self.env, 0);
-        if let Some(c) = simple_commands(&tokens)
-            .into_iter()
-            .find(|c| matches!(name_of(&c[0]).as_str(), "cd" | "pushd" | "popd" | "chdir"))
-        {
+        // dash looks a name without `/` up on `PATH`, not in the folder (review 82, b37).
+        if !file.contains('/') {
             return Err(format!(
-                "`{shown}`, whose `{}` moves the line's folder in a file gate does not \
-                 follow for it; run the file as a script of its own (`sh {file}`), or write \
-                 the `cd` on the line",
-                c[0]
+                "`{shown}`, which the shell looks up on `PATH` (write `./{file}`)"
             ));
         }
-        if let Some((k, _)) = super::reach::line_assignments(&tokens)
-            .into_iter()
-            .find(|(k, _)| super::reach::RUNNER_VARS.contains(&k.as_str()) || k == "CDPATH")
-        {
+        let path = super::invoke::resolve(file, &self.dir);
+        // Read where it leads, as the shell will: a file missing at load, one a link leads
+        // into a folder the trials write (b38), one that is no regular file (a FIFO would
+        // hold the load up) or past 16 MiB (b36) cannot be read for it.
+        let real = std::fs::canonicalize(&path).ok();
+        let readable = real.as_ref().filter(|r| {
+            !self.roots.iter().any(|root| r.starts_with(root))
+                && std::fs::metadata(r).is_ok_and(|m| m.is_file() && m.len() <= 16 << 20)
+        });
+        let Some(text) = readable.and_then(|r| super::state::grader_text(r)) else {
+            return Err(format!(
+                "`{shown}`, a file the line's own shell runs, which is missing at load, lies \
+                 where the trials write, or is no regular file of at most 16 MiB"
+            ));
+        };
+        // dash drops NUL bytes from a script it reads (b35).
+        let text = text.replace('\0', "");
+        // By word, not by command: `then cd out` (b32), `: ${PYTEST_ADDOPTS:=out}` (b46),
+        // `read PYTEST_ADDOPTS < F` (b39) hold them as words too.
+        if let Some(w) = super::words::mentions_any(&text, &["cd", "pushd", "popd", "chdir"]) {
+            return Err(format!(
+                "`{shown}`, whose `{w}` moves the line's folder in a file gate does not \
+                 follow for it; run the file as a script of its own (`sh {file}`), or write \
+                 the `cd` on the line"
+            ));
+        }
+        let mut named: Vec<&str> = super::reach::RUNNER_VARS.to_vec();
+        named.push("CDPATH");
+        if let Some(k) = super::words::mentions_any(&text, &named) {
             return Err(format!(
                 "`{shown}`, which sets `{k}` (it chooses what a test runner reads) in a \
                  file gate does not follow for it; set it on the line or in the task's `env:`"
+            ));
+        }
+        // A file it runs in turn is not read (b33).
+        let tokens = super::words::line_tokens(&text, self.env, 0);
+        if let Some(c) = simple_commands(&tokens)
+            .into_iter()
+            .find(|c| matches!(c[0].as_str(), "." | "source" | "eval" | "exec"))
+        {
+            return Err(format!(
+                "`{shown}`, whose `{}` runs text gate does not read for it; run the file as \
+                 a script of its own (`sh {file}`)",
+                c[0]
             ));
         }
         Ok(())

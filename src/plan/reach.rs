@@ -1559,6 +1559,61 @@ fn cargo_target(
     }
 }
 
+/// Where a makefile's recipes (`text`, the makefile in `real`) run pytest over a folder of
+/// `roots` ([`pytest_reach`]), if any. Each recipe line is read with the shell's quoting,
+/// with its own assignments (`PYTEST_ADDOPTS='-p x' pytest`, review 81) and its `cd`s: a
+/// line runs in a shell of its own from the makefile's folder, or, under `.ONESHELL`, all
+/// of a recipe's lines in one (a `cd` holds for the lines after it). A pytest after a `cd`
+/// whose folder gate cannot tell (`cd $(DIR)`) counts as reaching anything.
+fn recipe_pytest_reach(
+    text: &str,
+    real: &Path,
+    runners_env: &[(String, String)],
+    roots: &[PathBuf],
+) -> Option<PytestReach> {
+    let oneshell = text.contains(".ONESHELL");
+    let mut dir = real.to_path_buf();
+    let mut lost = None;
+    for l in text.lines() {
+        if !oneshell {
+            (dir, lost) = (real.to_path_buf(), None);
+        }
+        if !(mentions_pytest(l) || l.contains("cd")) {
+            continue;
+        }
+        // make's own prefixes of a recipe line (`@` silent, `-` errors ignored, `+` always).
+        let l = l.trim().trim_start_matches(['@', '-', '+']);
+        let tokens = super::words::line_tokens(l, &[], 0);
+        let env: Vec<(String, String)> = (line_assignments(&tokens).into_iter())
+            .chain(runners_env.iter().cloned())
+            .collect();
+        let mut folders = super::words::Folders::new();
+        for (scope, c) in super::words::scoped_commands(&tokens) {
+            folders.at(&scope, &mut dir);
+            if matches!(name_of(&c[0]).as_str(), "cd" | "pushd") {
+                match super::words::cd_folder(&c)
+                    .map(|d| dir.join(d))
+                    .filter(|d| d.is_dir())
+                {
+                    Some(d) => dir = d,
+                    None => lost = Some(c.join(" ")),
+                }
+                continue;
+            }
+            if !c.iter().any(|w| mentions_pytest(w)) {
+                continue;
+            }
+            if let Some(cd) = &lost {
+                return Some(PytestReach::Computed(cd.clone()));
+            }
+            if let Some(reach) = pytest_reach(&c, &dir, &env, roots, false) {
+                return Some(reach);
+            }
+        }
+    }
+    None
+}
+
 /// The variables [`runners_env`] follows.
 pub(super) const RUNNER_VARS: [&str; 5] = [
     "PYTEST_ADDOPTS",
@@ -1798,18 +1853,35 @@ fn definition_findings_of(
                     .and_then(|f| std::fs::read(f).ok())
                     .map(|b| String::from_utf8_lossy(&b).into_owned())
                     .unwrap_or_default();
-                let reach = text.lines().filter(|l| mentions_pytest(l)).find_map(|l| {
-                    // Read with the shell's quoting, with the recipe's own assignments
-                    // (`PYTEST_ADDOPTS='-p x' pytest`, review 81).
-                    let tokens = super::words::line_tokens(l.trim(), &[], 0);
-                    let env: Vec<(String, String)> = (line_assignments(&tokens).into_iter())
-                        .chain(runners_env.iter().cloned())
-                        .collect();
-                    simple_commands(&tokens)
-                        .into_iter()
-                        .filter(|c| c.iter().any(|w| mentions_pytest(w)))
-                        .find_map(|recipe| pytest_reach(&recipe, &real, &env, roots, false))
-                });
+                // A runner's variable the makefile or make's own words set (`export
+                // PYTEST_ADDOPTS = out`, `make test PYTEST_ADDOPTS:=out`, `$(OPTS)` in a
+                // recipe): make's assignments and expansions are not read, so a makefile
+                // that runs pytest and names one is refused (review 82, b01-b11, b57).
+                let mut named: Vec<&str> = RUNNER_VARS.to_vec();
+                named.push("CDPATH");
+                // A recipe line that sets one as a plain prefix (`PYTEST_ADDOPTS='-q' pytest`)
+                // is read below, with its line; elsewhere (a makefile line, `export`, a
+                // continued line, a `$(…)` of make's, `.ONESHELL`) it is refused.
+                let oneshell = text.contains(".ONESHELL");
+                let read_below = |l: &str| {
+                    l.starts_with('\t') && !oneshell && !l.contains('$') && !l.ends_with('\\')
+                };
+                let sets = (mentions_pytest(&text))
+                    .then(|| {
+                        (text.lines())
+                            .filter(|l| !read_below(l))
+                            .find_map(|l| super::words::mentions_any(l, &named))
+                            .or_else(|| {
+                                words[1..]
+                                    .iter()
+                                    .find_map(|w| super::words::mentions_any(w, &named))
+                            })
+                    })
+                    .flatten();
+                let reach = match sets {
+                    Some(var) => Some(PytestReach::Computed(var.to_string())),
+                    None => recipe_pytest_reach(&text, &real, &runners_env, roots),
+                };
                 if reach.is_some() {
                     out.push(Finding {
                         at: t.check_at_of(line),

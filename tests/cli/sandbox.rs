@@ -1228,3 +1228,49 @@ fn rev80_10c_a_root_task_without_the_mount_layer_has_no_cap_sys_admin() {
         std::fs::remove_dir_all(f.path("out")).ok();
     }
 }
+
+/// Review 82, p02 and p06: the drop of review 80 stopped every trial of a root without
+/// `CAP_SETPCAP` (a container that dropped it, or every capability) in the box without the
+/// mount layer: dropping from the bounding set needs it. There the drop from the other sets
+/// holds (with `no_new_privs`, an `exec` grants nothing back), and an honest task passes.
+#[test]
+fn rev82_a_root_without_cap_setpcap_still_runs_trials_without_the_mount_layer() {
+    let test = "rev82_a_root_without_cap_setpcap_still_runs_trials_without_the_mount_layer";
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let root = status
+        .lines()
+        .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(2) == Some("0"));
+    if !root {
+        skip_or_fail(test, "root", "gate does not run as root here");
+        return;
+    }
+    if !has("setpriv") {
+        skip_or_fail(test, "setpriv", "no setpriv here");
+        return;
+    }
+    if !has_abi(1, test) {
+        return;
+    }
+    let f = Fixture::new(
+        "version: 1\nsampling: {single: {n: 2, c: 0}}\ntasks:\n  - id: t\n    run: \"true\"\n",
+    );
+    for bounding in ["-setpcap", "-all"] {
+        let gate = f.std_command(&[]);
+        let mut cmd = std::process::Command::new("setpriv");
+        cmd.args(["--bounding-set", bounding, "--inh-caps", "-all", "--"])
+            .arg(gate.get_program())
+            .args(gate.get_args())
+            .current_dir(f.dir.path())
+            .env("GATE_SANDBOX_NO_MOUNTS", "1")
+            .env_remove("GITHUB_ACTIONS");
+        let out = cmd.output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "bounding {bounding}:\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::fs::remove_dir_all(f.path("out")).ok();
+    }
+}

@@ -940,6 +940,10 @@ fn rev68_runners_by_other_names_and_other_ways_are_refused() {
         );
         f
     };
+    // (Since review 81, `xargs pytest` is refused by the allow-list, whatever its input.)
+    check(&setup("", "xargs -a ../lists/paths.txt pytest -q"))
+        .code(2)
+        .stderr(predicate::str::contains("has `xargs` running `pytest`"));
     for (extra, line, said) in [
         ("", "gmake -B check", "runs `make` in `"),
         (
@@ -951,11 +955,6 @@ fn rev68_runners_by_other_names_and_other_ways_are_refused() {
             "",
             "find . -maxdepth 0 -execdir make -B check \\;",
             "runs `make` through `find -execdir`",
-        ),
-        (
-            "",
-            "xargs -a ../lists/paths.txt pytest -q",
-            "runs `pytest` in `",
         ),
         (
             "",
@@ -2557,5 +2556,158 @@ fn rev81_a_cd_the_shell_may_not_run_or_a_sourced_file_s_cd_is_refused() {
         "cd tests || exit 1; pytest -q",
     ] {
         check(&setup(line, "")).code(0);
+    }
+}
+
+/// Review 81, h19 (an over-refusal) and what its mend must keep: a makefile recipe is read
+/// as the shell reads it, a line at a time from the makefile's folder (all of a recipe's
+/// lines in one shell under `.ONESHELL`), with its `cd`s, its own assignments and make's
+/// `@`/`-` prefixes. `cd tests && pytest -q` in a recipe is accepted (it was refused as pytest
+/// over the makefile's folder); one that goes where the trials write, or where gate cannot
+/// tell, is refused.
+#[test]
+fn rev81_h19_a_recipe_s_cd_and_assignments_are_read_as_the_shell_runs_them() {
+    let setup = |makefile: &str| {
+        let f = pytest_over_out("make -B check");
+        write_files(&f, &[("Makefile", makefile)]);
+        f
+    };
+    for makefile in [
+        "check:\n\tcd tests && pytest -q\n",
+        "check:\n\tcd out\n\tpytest -q tests\n",
+        ".ONESHELL:\ncheck:\n\tcd out\n\tpytest -q ../tests\n",
+        "check:\n\t@pytest -q tests\n",
+    ] {
+        check(&setup(makefile)).code(0);
+    }
+    for makefile in [
+        "check:\n\tcd out && pytest -q\n",
+        "check:\n\tcd $(D) && pytest -q\n",
+        ".ONESHELL:\ncheck:\n\tcd out\n\tpytest -q\n",
+        "check:\n\t@PYTEST_PLUGINS=out.p pytest -q tests\n",
+        "check:\n\t-PYTEST_ADDOPTS='-p out.p' pytest -q tests\n",
+    ] {
+        check(&setup(makefile))
+            .code(2)
+            .stderr(predicate::str::contains(
+                "runs `make`, whose recipe runs `pytest` over a folder",
+            ));
+    }
+}
+
+/// Review 82 (helper-145, 57 attacks on review 81's mends): 23 wrong PASSes, each a variant
+/// the new rules missed (all wrong PASSes before review 81 too): a newline right after `&&`
+/// (`false &&⏎cd tests⏎pytest -q`); a sourced file's `cd` behind `then`, in a file it
+/// sources in turn, behind a NUL byte, through a link into `out`, or in a file found on
+/// `PATH`; a runner's variable a sourced file sets by `read` or `${X:=…}`; a makefile's
+/// `export PYTEST_ADDOPTS = out`, make's `PYTEST_ADDOPTS:=out` or `+=`, a recipe's `$(OPTS)`,
+/// a continued recipe line, `.ONESHELL`. Each is refused at load now; the honest forms stay
+/// accepted, and `… && cd tests && pytest -q || exit 1` (an over-refusal of review 81's
+/// rule) is accepted.
+#[test]
+fn rev82_variants_of_review_81_s_cd_sourced_file_and_makefile_forms_are_refused() {
+    let setup = |line: &str, files: &[(&str, &str)]| {
+        let f = pytest_over_out(line);
+        write_files(&f, files);
+        f
+    };
+    let go = |text: &str| vec![("graders/go.sh", text.to_string())];
+    for (line, files, said) in [
+        ("false &&\ncd tests\npytest -q", vec![], "a `cd` after `&&`"),
+        ("true ||\ncd tests\npytest -q", vec![], "a `cd` after `||`"),
+        (
+            "false && # why\ncd tests\npytest -q",
+            vec![],
+            "a `cd` after `&&`",
+        ),
+        (
+            ". graders/go.sh; pytest -q tests",
+            go("if [ -d out ]; then cd out; fi\n"),
+            "whose `cd` moves",
+        ),
+        (
+            ". graders/go.sh; pytest -q tests",
+            go(". graders/b.sh\n"),
+            "whose `.` runs text",
+        ),
+        (
+            ". graders/go.sh; pytest -q tests",
+            go("c\0d out\n"),
+            "whose `cd` moves",
+        ),
+        (
+            ". graders/go.sh; pytest -q tests",
+            go("read PYTEST_ADDOPTS < out/opts\nexport PYTEST_ADDOPTS\n"),
+            "which sets `PYTEST_ADDOPTS`",
+        ),
+        (
+            ". graders/go.sh; pytest -q tests",
+            go(": ${PYTEST_ADDOPTS:=out}\nexport PYTEST_ADDOPTS\n"),
+            "which sets `PYTEST_ADDOPTS`",
+        ),
+        (
+            "cd graders && . go.sh; cd ..",
+            go("true\n"),
+            "looks up on `PATH`",
+        ),
+    ] {
+        let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (*p, t.as_str())).collect();
+        check(&setup(line, &files))
+            .code(2)
+            .stderr(predicate::str::contains(said));
+    }
+    // A sourced file that is a link into a folder the trials write (missing at load).
+    let f = setup(". graders/go.sh; pytest -q tests", &[]);
+    std::fs::create_dir_all(f.path("graders")).unwrap();
+    std::os::unix::fs::symlink("../out/go.sh", f.path("graders/go.sh")).unwrap();
+    check(&f)
+        .code(2)
+        .stderr(predicate::str::contains("a file the line's own shell runs"));
+    // make: a runner's variable where the recipe reading does not follow it.
+    let recipe = "test:\n\tpytest -q tests\n";
+    for (line, makefile) in [
+        (
+            "make -B test",
+            format!("export PYTEST_ADDOPTS = out\n{recipe}"),
+        ),
+        ("make -B test PYTEST_ADDOPTS:=out", recipe.to_string()),
+        ("make -B test PYTEST_ADDOPTS+=out", recipe.to_string()),
+        (
+            "make -B test",
+            "OPTS = out\ntest:\n\tPYTEST_ADDOPTS=$(OPTS) pytest -q tests\n".to_string(),
+        ),
+        (
+            "make -B test",
+            "test:\n\tPYTEST_ADDOPTS=out \\\n\tpytest -q tests\n".to_string(),
+        ),
+        (
+            "make -B test",
+            ".ONESHELL:\ntest:\n\texport PYTEST_ADDOPTS=out\n\tpytest -q tests\n".to_string(),
+        ),
+        (
+            "make -B test",
+            "test: export PYTEST_ADDOPTS = out\ntest:\n\tpytest -q tests\n".to_string(),
+        ),
+    ] {
+        check(&setup(line, &[("Makefile", &makefile)]))
+            .code(2)
+            .stderr(predicate::str::contains(
+                "runs `make`, whose recipe runs `pytest` over a folder",
+            ));
+    }
+    for (line, files) in [
+        ("true && cd tests && pytest -q || exit 1", vec![]),
+        ("cd tests && pytest -q; echo done", vec![]),
+        (
+            "make -B test",
+            vec![(
+                "Makefile",
+                "test:\n\tPYTEST_ADDOPTS='-q --tb=short' pytest tests\n".to_string(),
+            )],
+        ),
+        (". graders/go.sh && pytest -q tests", go("export FOO=1\n")),
+    ] {
+        let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (*p, t.as_str())).collect();
+        check(&setup(line, &files)).code(0);
     }
 }
