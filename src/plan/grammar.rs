@@ -244,9 +244,11 @@ fn commands(toks: Vec<Tok>) -> Result<Vec<Simple>, String> {
                 // `false &&⏎cd tests⏎pytest -q`).
                 let empty = cur.words.is_empty() && cur.reads.is_empty() && cur.writes.is_empty();
                 cur.cond = cond;
+                // So does an opening `(`: the group's first command carries the connector
+                // before the group (review 83, c02: `false && cd tests; (pytest -q)`).
                 cond = match t {
                     Tok::Cond(and) => Some(and),
-                    Tok::Sep if empty => cond,
+                    Tok::Sep | Tok::Open if empty => cond,
                     _ => None,
                 };
                 if std::mem::take(&mut after_pipe) || matches!(t, Tok::Pipe | Tok::Bg) {
@@ -458,7 +460,27 @@ impl Reader<'_> {
         let text_fed = simple_commands(&super::words::tokens(&toks, self.env, 0))
             .iter()
             .any(|c| runs_program_text(c));
+        let background = toks.iter().any(|t| matches!(t, Tok::Bg));
         let cmds = commands(toks)?;
+        // `&` puts its whole list or group in a subshell (`cd t && true & pytest`, `{ cd t;
+        // } & pytest`: review 83, c03, c04), which gate does not follow for a `cd`.
+        if background
+            && let Some(c) = cmds.iter().find(|c| {
+                c.words
+                    .first()
+                    .is_some_and(|w| matches!(name_of(&w.text).as_str(), "cd" | "pushd" | "popd"))
+            })
+        {
+            return Err(format!(
+                "`{}` on a line that runs commands in the background (`&`), whose folder gate \
+                 does not follow; write the line without `&`",
+                c.words
+                    .iter()
+                    .map(|w| w.raw.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ));
+        }
         for c in &cmds {
             for w in &c.words {
                 // Any word that may assign, as the shell or `env` reads it (stricter: an
@@ -496,36 +518,54 @@ impl Reader<'_> {
             // every later command runs outside.
             let after = self.later_outside || k + 1 < cmds.len();
             // A `cd` after `&&` or `||` may not run: a command after it runs in the folder it
-            // moved to only where every step between is `&&` (`A && cd t && pytest`); after
-            // `;`, `||` or `&` it may run in either (review 81, a01, a33: `false && cd
-            // tests; pytest -q` collects the task's folder).
+            // moved to only while the `&&` chain from the `cd` holds (`A && cd t && pytest`,
+            // and subshells or pipelines inside that chain); once the chain ends (`;`, `||`,
+            // a newline), every later command may run in either folder, and only what runs
+            // the same anywhere may follow (`|| exit 1`, `; echo done`). Review 81, a01, a33:
+            // `false && cd tests; pytest -q`; review 83, c02-c21: `…; (pytest -q)`, `…; true |
+            // pytest -q`, `…; echo && pytest -q`.
             if let Some(before) = c.cond
                 && c.words
                     .first()
                     .is_some_and(|w| matches!(name_of(&w.text).as_str(), "cd" | "pushd" | "popd"))
-                && let Some(d) = (cmds[k + 1..].iter())
-                    .filter(|d| d.scope == c.scope)
-                    // What runs the same in any folder (`|| exit 1`, `; echo done`).
-                    .filter(|d| {
-                        !(d.reads.is_empty()
-                            && d.writes.is_empty()
-                            && d.words.iter().all(|w| w.subst.is_empty())
-                            && d.words.first().is_some_and(|w| {
-                                matches!(
-                                    w.raw.as_str(),
-                                    "exit" | "true" | "false" | ":" | "echo" | "printf"
-                                )
-                            }))
-                    })
-                    .find(|d| !before || d.cond != Some(true))
             {
-                let next = d.words.first().map_or("", |w| w.raw.as_str());
-                return Err(format!(
-                    "a `cd` after `{}` that may not run, with `{next}` after it running in \
-                     either folder (write the `cd` first, `cd DIR && …`, or join what follows \
-                     with `&&`)",
-                    if before { "&&" } else { "||" }
-                ));
+                let anywhere = |d: &Simple| {
+                    d.reads.is_empty()
+                        && d.writes
+                            .iter()
+                            .all(|w| w.text.chars().all(|c| c.is_ascii_digit()))
+                        && d.words.iter().all(|w| w.subst.is_empty())
+                        && d.words.first().is_some_and(|w| {
+                            matches!(
+                                w.raw.as_str(),
+                                "exit" | "true" | "false" | ":" | "echo" | "printf"
+                            )
+                        })
+                };
+                let mut chain = before;
+                let level = c.scope.len();
+                let mut entered = std::collections::HashSet::new();
+                for d in &cmds[k + 1..] {
+                    if !d.scope.starts_with(&c.scope) {
+                        // The `cd`'s own subshell ended: it moves nothing after.
+                        break;
+                    }
+                    // A command of the `cd`'s level, or the first of a subshell or pipeline
+                    // there, says by its connector whether the chain goes on.
+                    let entry = d.scope.get(level).is_none_or(|g| entered.insert(*g));
+                    if entry && d.cond != Some(true) {
+                        chain = false;
+                    }
+                    if !chain && !anywhere(d) {
+                        let next = d.words.first().map_or("", |w| w.raw.as_str());
+                        return Err(format!(
+                            "a `cd` after `{}` that may not run, with `{next}` after it running \
+                             in either folder (write the `cd` first, `cd DIR && …`, or join \
+                             what follows with `&&`)",
+                            if before { "&&" } else { "||" }
+                        ));
+                    }
+                }
             }
             self.simple(c, text_fed, later, after)?;
         }
@@ -568,63 +608,76 @@ impl Reader<'_> {
             .any(|(_, f, _)| stdin(f)))
     }
 
-    /// A file the line's own shell runs (`. FILE`, `source FILE`, `eval "$(cat FILE)"`):
-    /// refused where it moves the line's folder or sets a variable that chooses what a test
-    /// runner reads, which gate's readings of the line do not follow into the file (review
-    /// 79, 15-16; review 81, a26, a27, a29). A file missing or unreadable at load is left to
-    /// the walls that protect it as a grader.
-    fn sourced(&self, file: &str, shown: &str) -> Result<(), String> {
+    /// A file the line's own shell runs (`. FILE`, `source FILE`, `eval "$(cat FILE)"`),
+    /// with commands after it (`after`) that run in that shell: what the file does to the
+    /// shell (a `cd`, a variable a runner reads, `PATH`, an alias, a function) holds for
+    /// them, and gate does not read shell text for that (reviews 81-83: `cd` spelled `c''d`,
+    /// `${X}d`, behind `then`; `PATH="$PWD/out:$PATH"`, `alias pytest=…`). So such a file is
+    /// accepted only where it is a Python virtual environment's `bin/activate`, or data:
+    /// blank lines, comments and `[export] NAME=VALUE` of literal values (no `$`, quote
+    /// tricks, `\\`, or shell punctuation) of names no runner or search reads. A file that
+    /// is the last the line runs is a grader, read and protected as one is.
+    fn sourced(&self, file: &str, shown: &str, after: bool) -> Result<(), String> {
+        if !after {
+            return Ok(());
+        }
+        let refuse = |why: &str| {
+            Err(format!(
+                "`{shown}` with commands after it, {why}; set the variables in the task's \
+                 `env:`, or run the file as a script of its own (`sh {file}`)"
+            ))
+        };
         // dash looks a name without `/` up on `PATH`, not in the folder (review 82, b37).
         if !file.contains('/') {
-            return Err(format!(
-                "`{shown}`, which the shell looks up on `PATH` (write `./{file}`)"
-            ));
+            return refuse("a file the shell looks up on `PATH`");
         }
         let path = super::invoke::resolve(file, &self.dir);
-        // Read where it leads, as the shell will: a file missing at load, one a link leads
-        // into a folder the trials write (b38), one that is no regular file (a FIFO would
-        // hold the load up) or past 16 MiB (b36) cannot be read for it.
         let real = std::fs::canonicalize(&path).ok();
         let readable = real.as_ref().filter(|r| {
             !self.roots.iter().any(|root| r.starts_with(root))
-                && std::fs::metadata(r).is_ok_and(|m| m.is_file() && m.len() <= 16 << 20)
+                && std::fs::metadata(r).is_ok_and(|m| m.is_file() && m.len() <= 1 << 20)
         });
-        let Some(text) = readable.and_then(|r| super::state::grader_text(r)) else {
-            return Err(format!(
-                "`{shown}`, a file the line's own shell runs, which is missing at load, lies \
-                 where the trials write, or is no regular file of at most 16 MiB"
-            ));
+        let Some(real) = readable else {
+            return refuse(
+                "a file that is missing at load, lies where the trials write, or is no \
+                 regular file of at most 1 MiB",
+            );
         };
-        // dash drops NUL bytes from a script it reads (b35).
-        let text = text.replace('\0', "");
-        // By word, not by command: `then cd out` (b32), `: ${PYTEST_ADDOPTS:=out}` (b46),
-        // `read PYTEST_ADDOPTS < F` (b39) hold them as words too.
-        if let Some(w) = super::words::mentions_any(&text, &["cd", "pushd", "popd", "chdir"]) {
-            return Err(format!(
-                "`{shown}`, whose `{w}` moves the line's folder in a file gate does not \
-                 follow for it; run the file as a script of its own (`sh {file}`), or write \
-                 the `cd` on the line"
-            ));
+        // A virtual environment's own script (its `pyvenv.cfg` beside `bin/`), which
+        // changes `PATH` to the environment's `bin/` (read by the Python walls).
+        let activate = real.file_name().is_some_and(|n| n == "activate")
+            && real
+                .parent()
+                .is_some_and(|b| b.file_name().is_some_and(|n| n == "bin"))
+            && real
+                .parent()
+                .and_then(Path::parent)
+                .is_some_and(|v| v.join("pyvenv.cfg").is_file());
+        if activate {
+            return Ok(());
         }
-        let mut named: Vec<&str> = super::reach::RUNNER_VARS.to_vec();
-        named.push("CDPATH");
-        if let Some(k) = super::words::mentions_any(&text, &named) {
-            return Err(format!(
-                "`{shown}`, which sets `{k}` (it chooses what a test runner reads) in a \
-                 file gate does not follow for it; set it on the line or in the task's `env:`"
-            ));
-        }
-        // A file it runs in turn is not read (b33).
-        let tokens = super::words::line_tokens(&text, self.env, 0);
-        if let Some(c) = simple_commands(&tokens)
-            .into_iter()
-            .find(|c| matches!(c[0].as_str(), "." | "source" | "eval" | "exec"))
-        {
-            return Err(format!(
-                "`{shown}`, whose `{}` runs text gate does not read for it; run the file as \
-                 a script of its own (`sh {file}`)",
-                c[0]
-            ));
+        let Ok(text) = std::fs::read_to_string(real) else {
+            return refuse("a file that is not text");
+        };
+        for line in text.lines() {
+            let l = line.trim();
+            if l.is_empty() || l.starts_with('#') {
+                continue;
+            }
+            let assignment = l.strip_prefix("export ").map_or(l, str::trim);
+            let (name, value) = assignment.split_once('=').unwrap_or((assignment, ""));
+            let literal = !value.contains(|c: char| {
+                "$`\\;&|<>(){}*?[]~!#".contains(c)
+                    || c.is_whitespace() && !value.starts_with(['"', '\''])
+            }) && value.matches(['"', '\'']).count() <= 2;
+            if !is_name(name) || !literal {
+                return refuse(&format!("whose line `{l}` is more than data gate can read"));
+            }
+            if super::reach::line_var_matters(name) {
+                return refuse(&format!(
+                    "which sets `{name}` (it chooses what a program runs or loads)"
+                ));
+            }
         }
         Ok(())
     }
@@ -813,14 +866,14 @@ impl Reader<'_> {
                 for s in rest.iter().flat_map(|w| &w.subst) {
                     for f in s.split_whitespace().skip(1) {
                         let f = f.trim_matches(|c| c == '\'' || c == '"');
-                        self.sourced(f, &format!("eval \"$(cat {f})\""))?;
+                        self.sourced(f, &format!("eval \"$(cat {f})\""), after)?;
                     }
                 }
                 return Ok(());
             }
             "." | "source" => {
                 if let Some(f) = rest.first() {
-                    self.sourced(&f.text, &format!("{name} {}", f.text))?;
+                    self.sourced(&f.text, &format!("{name} {}", f.text), after)?;
                 }
             }
             "set" => {

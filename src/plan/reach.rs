@@ -1614,6 +1614,21 @@ fn recipe_pytest_reach(
     None
 }
 
+/// Whether a variable a sourced file sets matters to what a check runs or loads: a runner's
+/// ([`RUNNER_VARS`]), `CDPATH`, a search path or option variable ([`loads`]: `PATH`,
+/// `PYTHONPATH`, `BASH_ENV`, `NODE_OPTIONS`, …), one refused outright ([`runs_a_command`]),
+/// or an option of npm, pnpm or yarn.
+pub(super) fn line_var_matters(name: &str) -> bool {
+    RUNNER_VARS.contains(&name)
+        || name == "CDPATH"
+        || name == "ENV"
+        || name.starts_with("PYTEST")
+        || name.starts_with("TOX_")
+        || name.starts_with("CARGO")
+        || loads(name).is_some()
+        || runs_a_command(name).is_some()
+}
+
 /// The variables [`runners_env`] follows.
 pub(super) const RUNNER_VARS: [&str; 5] = [
     "PYTEST_ADDOPTS",
@@ -1866,10 +1881,19 @@ fn definition_findings_of(
                 let read_below = |l: &str| {
                     l.starts_with('\t') && !oneshell && !l.contains('$') && !l.ends_with('\\')
                 };
+                // A comment, or a recipe line that only prints (`@echo "set PYTEST_ADDOPTS
+                // for more"`), sets nothing (review 83, h07, h10).
+                let prints = |l: &str| {
+                    let t = l.trim_start().trim_start_matches(['@', '-', '+']);
+                    t.starts_with('#')
+                        || (l.starts_with('\t')
+                            && (t.starts_with("echo ") || t.starts_with("printf "))
+                            && !t.contains(['$', '`', ';', '&', '|', '>']))
+                };
                 let sets = (mentions_pytest(&text))
                     .then(|| {
                         (text.lines())
-                            .filter(|l| !read_below(l))
+                            .filter(|l| !read_below(l) && !prints(l))
                             .find_map(|l| super::words::mentions_any(l, &named))
                             .or_else(|| {
                                 words[1..]
@@ -1878,8 +1902,35 @@ fn definition_findings_of(
                             })
                     })
                     .flatten();
-                let reach = match sets {
-                    Some(var) => Some(PytestReach::Computed(var.to_string())),
+                // The shell make runs every recipe with, and what that shell reads first
+                // (review 83, m03: `SHELL = out/grade.sh`; m10: `export BASH_ENV :=
+                // out/go.sh`): a `SHELL` that is not an absolute path outside the folders the
+                // trials write, or any `BASH_ENV` (a non-interactive shell reads no `ENV`),
+                // is refused.
+                let shell = text.lines().find_map(|l| {
+                    let t = l.trim_start();
+                    if t.starts_with('#') {
+                        return None;
+                    }
+                    if let Some(v) = super::words::mentions_any(t, &["BASH_ENV"]) {
+                        return Some(v.to_string());
+                    }
+                    let t = t.strip_prefix("export ").unwrap_or(t).trim_start();
+                    let t = t.strip_prefix("override ").unwrap_or(t).trim_start();
+                    let rest = t.strip_prefix("SHELL")?.trim_start();
+                    let value = ["::=", ":=", "?=", "+=", "!=", "="]
+                        .iter()
+                        .find_map(|op| rest.strip_prefix(op))?
+                        .trim();
+                    let safe = value.starts_with('/')
+                        && !value.contains(['$', ' ', '`'])
+                        && !roots
+                            .iter()
+                            .any(|r| resolve(Path::new(value)).starts_with(r));
+                    (!safe).then(|| "SHELL".to_string())
+                });
+                let reach = match sets.map(str::to_string).or(shell) {
+                    Some(var) => Some(PytestReach::Computed(var)),
                     None => recipe_pytest_reach(&text, &real, &runners_env, roots),
                 };
                 if reach.is_some() {

@@ -445,6 +445,10 @@ fn pth_beside(folder: &Path, roots: &[PathBuf], guarded: &[PathBuf]) -> Option<S
 /// The text of a `.pth` file (links followed), at most 1 MiB; bytes that are not UTF-8 are
 /// read as replacement characters.
 fn read_bounded(pth: &Path) -> Result<String, String> {
+    // A FIFO would hold the load up at `open` (review 83, l02: `make -f graders/fifo`).
+    if !std::fs::metadata(pth).is_ok_and(|m| m.is_file()) {
+        return Err("no regular file".into());
+    }
     let file = std::fs::File::open(pth).map_err(|e| e.to_string())?;
     let mut bytes = Vec::new();
     file.take((1 << 20) + 1)

@@ -964,6 +964,10 @@ fn make(words: &[&str], dir: &Path) -> Option<String> {
             .collect()
     };
     for p in paths {
+        // A regular file only: a FIFO would hold the load up (review 83, l01, l02).
+        if !p.is_file() {
+            continue;
+        }
         let Ok(text) = std::fs::read_to_string(&p) else {
             continue;
         };
