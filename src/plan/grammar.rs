@@ -152,6 +152,36 @@ const PREFIXES: &[&str] = &[
     "setsid", "ionice", "chrt", "unbuffer", "doas", "busybox",
 ];
 
+/// Whether `v`, the value of a `NAME=v` line of a sourced file, is a literal the shell
+/// takes as it is: one quoted string with no expansion in it (`"postgres://h/db?x=1"`,
+/// `'a b'`), or one unquoted word of plain characters, then at most a ` # comment` (review
+/// 84, d08, d09).
+fn literal_value(v: &str) -> bool {
+    let comment_or_end = |rest: &str| {
+        rest.is_empty()
+            || (rest.starts_with([' ', '\t']) && {
+                let r = rest.trim_start();
+                r.is_empty() || r.starts_with('#')
+            })
+    };
+    let v = v.trim_end();
+    if let Some(inner) = v.strip_prefix('"') {
+        return inner.find('"').is_some_and(|end| {
+            !inner[..end].contains(['$', '`', '\\']) && comment_or_end(&inner[end + 1..])
+        });
+    }
+    if let Some(inner) = v.strip_prefix('\'') {
+        return inner
+            .find('\'')
+            .is_some_and(|end| comment_or_end(&inner[end + 1..]));
+    }
+    let end = v.find([' ', '\t']).unwrap_or(v.len());
+    v[..end]
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "_./:@%+,=-".contains(c))
+        && comment_or_end(&v[end..])
+}
+
 /// `NAME=value` written as an assignment (the name unquoted).
 fn is_assignment(w: &Word) -> bool {
     w.raw.split_once('=').is_some_and(|(k, _)| is_name(k))
@@ -207,6 +237,10 @@ fn commands(toks: Vec<Tok>) -> Result<Vec<Simple>, String> {
     let mut next_scope = 0;
     let mut after_pipe = false;
     let mut cond: Option<bool> = None;
+    // Where the list being read began in `out`, per `{ … }` or `( … )` level: `&` puts the
+    // whole list (its `&&`/`||` chain, its groups) in one subshell (review 83, c03, c04:
+    // `cd tests && true & pytest -q`, `{ cd tests; } & pytest -q`).
+    let mut starts: Vec<usize> = vec![0];
     let fresh = |next_scope: &mut usize| {
         *next_scope += 1;
         *next_scope
@@ -227,6 +261,13 @@ fn commands(toks: Vec<Tok>) -> Result<Vec<Simple>, String> {
                         return Err(format!("the compound command `{}`", w.text));
                     }
                     if matches!(w.text.as_str(), "{" | "}" | "!") {
+                        match w.text.as_str() {
+                            "{" => starts.push(out.len()),
+                            "}" if starts.len() > 1 => {
+                                starts.pop();
+                            }
+                            _ => {}
+                        }
                         continue;
                     }
                 }
@@ -256,10 +297,35 @@ fn commands(toks: Vec<Tok>) -> Result<Vec<Simple>, String> {
                 }
                 after_pipe = matches!(t, Tok::Pipe);
                 out.push(std::mem::take(&mut cur));
+                if matches!(t, Tok::Bg) {
+                    // The list's other commands share the subshell of its last one.
+                    let at = scope.len();
+                    let id = out.last().and_then(|c| c.scope.get(at).copied());
+                    let from = starts.last().copied().unwrap_or(0);
+                    let last = out.len() - 1;
+                    if let Some(id) = id {
+                        for c in &mut out[from..last] {
+                            if c.scope.len() >= at && c.scope[..at] == scope[..] {
+                                c.scope.insert(at, id);
+                            }
+                        }
+                    }
+                }
                 match t {
-                    Tok::Open => scope.push(fresh(&mut next_scope)),
+                    Tok::Open => {
+                        scope.push(fresh(&mut next_scope));
+                        starts.push(out.len());
+                    }
                     Tok::Close => {
                         scope.pop();
+                        if starts.len() > 1 {
+                            starts.pop();
+                        }
+                    }
+                    Tok::Sep | Tok::Bg => {
+                        if let Some(s) = starts.last_mut() {
+                            *s = out.len();
+                        }
                     }
                     _ => {}
                 }
@@ -460,27 +526,7 @@ impl Reader<'_> {
         let text_fed = simple_commands(&super::words::tokens(&toks, self.env, 0))
             .iter()
             .any(|c| runs_program_text(c));
-        let background = toks.iter().any(|t| matches!(t, Tok::Bg));
         let cmds = commands(toks)?;
-        // `&` puts its whole list or group in a subshell (`cd t && true & pytest`, `{ cd t;
-        // } & pytest`: review 83, c03, c04), which gate does not follow for a `cd`.
-        if background
-            && let Some(c) = cmds.iter().find(|c| {
-                c.words
-                    .first()
-                    .is_some_and(|w| matches!(name_of(&w.text).as_str(), "cd" | "pushd" | "popd"))
-            })
-        {
-            return Err(format!(
-                "`{}` on a line that runs commands in the background (`&`), whose folder gate \
-                 does not follow; write the line without `&`",
-                c.words
-                    .iter()
-                    .map(|w| w.raw.as_str())
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            ));
-        }
         for c in &cmds {
             for w in &c.words {
                 // Any word that may assign, as the shell or `env` reads it (stricter: an
@@ -666,10 +712,7 @@ impl Reader<'_> {
             }
             let assignment = l.strip_prefix("export ").map_or(l, str::trim);
             let (name, value) = assignment.split_once('=').unwrap_or((assignment, ""));
-            let literal = !value.contains(|c: char| {
-                "$`\\;&|<>(){}*?[]~!#".contains(c)
-                    || c.is_whitespace() && !value.starts_with(['"', '\''])
-            }) && value.matches(['"', '\'']).count() <= 2;
+            let literal = literal_value(value);
             if !is_name(name) || !literal {
                 return refuse(&format!("whose line `{l}` is more than data gate can read"));
             }

@@ -1559,6 +1559,136 @@ fn cargo_target(
     }
 }
 
+/// Why `make` run as `words` over makefile `text` (in folder `real`) may run what a trial
+/// wrote, or `None`:
+/// - the shell it runs every recipe with (`SHELL`) is a path in or relative to the folders
+///   the trials write, or computed (review 83, m03: `SHELL = out/grade.sh`); a bare name
+///   (`bash`) or `/usr/bin/env bash` is looked up on `PATH`, whose entries gate checks; a
+///   `BASH_ENV` is set (m10; `unexport BASH_ENV` is the safe direction);
+/// - a runner's variable ([`RUNNER_VARS`]) or `CDPATH` it sets from a value make computes
+///   (`$(…)`, a continued line, `.ONESHELL`, `define`), or that make's own words set
+///   (`make test PYTEST_ADDOPTS:=out`; review 82): make's expansion is not read. A literal
+///   value (`export PYTEST_ADDOPTS := -p no:cacheprovider`) is read as the recipe's
+///   environment instead (review 84, c63, c67);
+/// - a recipe runs pytest over a folder the trials write ([`recipe_pytest_reach`]).
+fn make_reading(
+    text: &str,
+    words: &[String],
+    real: &Path,
+    runners_env: &[(String, String)],
+    roots: &[PathBuf],
+) -> Option<String> {
+    let fix = "name the test folders in the recipe (`pytest tests/`), outside the folders the \
+               trials write";
+    for l in text.lines() {
+        let t = l.trim_start();
+        if t.starts_with('#') || t.starts_with("unexport") {
+            continue;
+        }
+        if super::words::mentions_word(t, "BASH_ENV") {
+            return Some(format!(
+                "whose makefile sets `BASH_ENV`, a script bash runs before every recipe, which \
+                 gate does not follow; {fix}"
+            ));
+        }
+        let t = t.strip_prefix("export ").unwrap_or(t).trim_start();
+        let t = t.strip_prefix("override ").unwrap_or(t).trim_start();
+        let Some(rest) = t.strip_prefix("SHELL") else {
+            continue;
+        };
+        let Some(value) = ["::=", ":=", "?=", "+=", "!=", "="]
+            .iter()
+            .find_map(|op| rest.trim_start().strip_prefix(op))
+        else {
+            continue;
+        };
+        let value = value.trim();
+        let safe = !value.contains(['$', '`', '\\'])
+            // `bash`, `/bin/bash`, `/usr/bin/env bash -eu`: absolute paths outside the
+            // folders the trials write, names and options; no relative path.
+            && value.split_whitespace().all(|w| match w.starts_with('/') {
+                true => !roots.iter().any(|r| resolve(Path::new(w)).starts_with(r)),
+                false => !w.contains('/'),
+            });
+        if !safe {
+            return Some(format!(
+                "whose makefile runs every recipe through `SHELL = {value}`, which may be a \
+                 program the trials write or one make computes; name an installed shell \
+                 (`SHELL := /bin/bash`)"
+            ));
+        }
+    }
+    if !mentions_pytest(text) {
+        return None;
+    }
+    let mut named: Vec<&str> = RUNNER_VARS.to_vec();
+    named.push("CDPATH");
+    if let Some(var) = words[1..]
+        .iter()
+        .find_map(|w| super::words::mentions_any(w, &named))
+    {
+        return Some(format!(
+            "whose own words set `{var}`, a variable that chooses what the recipe's test \
+             runner reads; set it in the task's `env:` or the recipe"
+        ));
+    }
+    let oneshell = text.contains(".ONESHELL");
+    let joined = text.replace("\\\n", " ");
+    let mut env: Vec<(String, String)> = Vec::new();
+    for l in joined.lines() {
+        let t = l.trim_start().trim_start_matches(['@', '-', '+']);
+        if t.starts_with('#') {
+            continue;
+        }
+        let recipe = l.starts_with('\t');
+        // A recipe line that only prints (`@echo "set PYTEST_ADDOPTS for more"`).
+        if recipe
+            && (t.starts_with("echo ") || t.starts_with("printf "))
+            && !t.contains(['$', '`', ';', '&', '|', '>'])
+        {
+            continue;
+        }
+        let Some(var) = super::words::mentions_any(l, &named) else {
+            continue;
+        };
+        // A plain prefix of a recipe line is read with its line, below.
+        if recipe && !oneshell && !l.contains('$') {
+            continue;
+        }
+        // `[export] [override] NAME op literal` outside a recipe: the recipe's environment;
+        // a bare `export NAME` only passes it on.
+        let a = t.strip_prefix("export ").unwrap_or(t).trim_start();
+        if !recipe && a.trim_end() == var {
+            continue;
+        }
+        let a = a.strip_prefix("override ").unwrap_or(a).trim_start();
+        let assigned = a.strip_prefix(var).and_then(|rest| {
+            ["::=", ":=", "?=", "+=", "="]
+                .iter()
+                .find_map(|op| rest.trim_start().strip_prefix(op))
+        });
+        match assigned {
+            Some(v) if !recipe && !v.contains(['$', '`']) && !text.contains("define ") => {
+                env.push((var.to_string(), v.trim().to_string()));
+            }
+            _ => {
+                return Some(format!(
+                    "whose makefile sets `{var}`, a variable that chooses what the recipe's \
+                     test runner reads, in a way gate does not read (a value make computes, \
+                     a continued or `.ONESHELL` line); set it in the task's `env:`"
+                ));
+            }
+        }
+    }
+    let env: Vec<(String, String)> = env.into_iter().chain(runners_env.iter().cloned()).collect();
+    recipe_pytest_reach(&joined, real, &env, roots).map(|_| {
+        format!(
+            "whose recipe runs `pytest` over a folder the trials write (or one that holds \
+             one): a trial could write a `conftest.py` there and decide the grade; {fix}"
+        )
+    })
+}
+
 /// Where a makefile's recipes (`text`, the makefile in `real`) run pytest over a folder of
 /// `roots` ([`pytest_reach`]), if any. Each recipe line is read with the shell's quoting,
 /// with its own assignments (`PYTEST_ADDOPTS='-p x' pytest`, review 81) and its `cd`s: a
@@ -1868,85 +1998,16 @@ fn definition_findings_of(
                     .and_then(|f| std::fs::read(f).ok())
                     .map(|b| String::from_utf8_lossy(&b).into_owned())
                     .unwrap_or_default();
-                // A runner's variable the makefile or make's own words set (`export
-                // PYTEST_ADDOPTS = out`, `make test PYTEST_ADDOPTS:=out`, `$(OPTS)` in a
-                // recipe): make's assignments and expansions are not read, so a makefile
-                // that runs pytest and names one is refused (review 82, b01-b11, b57).
-                let mut named: Vec<&str> = RUNNER_VARS.to_vec();
-                named.push("CDPATH");
-                // A recipe line that sets one as a plain prefix (`PYTEST_ADDOPTS='-q' pytest`)
-                // is read below, with its line; elsewhere (a makefile line, `export`, a
-                // continued line, a `$(…)` of make's, `.ONESHELL`) it is refused.
-                let oneshell = text.contains(".ONESHELL");
-                let read_below = |l: &str| {
-                    l.starts_with('\t') && !oneshell && !l.contains('$') && !l.ends_with('\\')
-                };
-                // A comment, or a recipe line that only prints (`@echo "set PYTEST_ADDOPTS
-                // for more"`), sets nothing (review 83, h07, h10).
-                let prints = |l: &str| {
-                    let t = l.trim_start().trim_start_matches(['@', '-', '+']);
-                    t.starts_with('#')
-                        || (l.starts_with('\t')
-                            && (t.starts_with("echo ") || t.starts_with("printf "))
-                            && !t.contains(['$', '`', ';', '&', '|', '>']))
-                };
-                let sets = (mentions_pytest(&text))
-                    .then(|| {
-                        (text.lines())
-                            .filter(|l| !read_below(l) && !prints(l))
-                            .find_map(|l| super::words::mentions_any(l, &named))
-                            .or_else(|| {
-                                words[1..]
-                                    .iter()
-                                    .find_map(|w| super::words::mentions_any(w, &named))
-                            })
-                    })
-                    .flatten();
-                // The shell make runs every recipe with, and what that shell reads first
-                // (review 83, m03: `SHELL = out/grade.sh`; m10: `export BASH_ENV :=
-                // out/go.sh`): a `SHELL` that is not an absolute path outside the folders the
-                // trials write, or any `BASH_ENV` (a non-interactive shell reads no `ENV`),
-                // is refused.
-                let shell = text.lines().find_map(|l| {
-                    let t = l.trim_start();
-                    if t.starts_with('#') {
-                        return None;
+                match make_reading(&text, &words, &real, &runners_env, roots) {
+                    None => {}
+                    Some(why) => {
+                        out.push(Finding {
+                            at: t.check_at_of(line),
+                            message: format!("task `{}`: `check:` runs `make`, {why}", t.id),
+                            refused: true,
+                        });
+                        break 'lines;
                     }
-                    if let Some(v) = super::words::mentions_any(t, &["BASH_ENV"]) {
-                        return Some(v.to_string());
-                    }
-                    let t = t.strip_prefix("export ").unwrap_or(t).trim_start();
-                    let t = t.strip_prefix("override ").unwrap_or(t).trim_start();
-                    let rest = t.strip_prefix("SHELL")?.trim_start();
-                    let value = ["::=", ":=", "?=", "+=", "!=", "="]
-                        .iter()
-                        .find_map(|op| rest.strip_prefix(op))?
-                        .trim();
-                    let safe = value.starts_with('/')
-                        && !value.contains(['$', ' ', '`'])
-                        && !roots
-                            .iter()
-                            .any(|r| resolve(Path::new(value)).starts_with(r));
-                    (!safe).then(|| "SHELL".to_string())
-                });
-                let reach = match sets.map(str::to_string).or(shell) {
-                    Some(var) => Some(PytestReach::Computed(var)),
-                    None => recipe_pytest_reach(&text, &real, &runners_env, roots),
-                };
-                if reach.is_some() {
-                    out.push(Finding {
-                        at: t.check_at_of(line),
-                        message: format!(
-                            "task `{}`: `check:` runs `make`, whose recipe runs `pytest` \
-                             over a folder the trials write (or one that holds one): a \
-                             trial could write a `conftest.py` there and decide the grade; \
-                             name the test folders in the recipe (`pytest tests/`), outside \
-                             the folders the trials write",
-                            t.id
-                        ),
-                        refused: true,
-                    });
-                    break 'lines;
                 }
             }
             // `find START -execdir RUNNER`: the runner runs in the folder of each file

@@ -2691,9 +2691,7 @@ fn rev82_variants_of_review_81_s_cd_sourced_file_and_makefile_forms_are_refused(
     ] {
         check(&setup(line, &[("Makefile", &makefile)]))
             .code(2)
-            .stderr(predicate::str::contains(
-                "runs `make`, whose recipe runs `pytest` over a folder",
-            ));
+            .stderr(predicate::str::contains("runs `make`, whose"));
     }
     for (line, files) in [
         ("true && cd tests && pytest -q || exit 1", vec![]),
@@ -2777,22 +2775,14 @@ fn rev83_sourced_files_are_data_and_a_conditional_cd_is_followed_into_subshells(
             "",
             "a `cd` after `&&`",
         ),
-        (
-            "cd tests && true & pytest -q",
-            "",
-            "runs commands in the background",
-        ),
-        (
-            "{ cd tests; } & pytest -q",
-            "",
-            "runs commands in the background",
-        ),
+        ("cd tests && true & pytest -q", "", "subshell"),
+        ("{ cd tests; } & pytest -q", "", "subshell"),
     ] {
         check(&setup(line, &[("graders/go.sh", go)]))
             .code(2)
             .stderr(predicate::str::contains(said));
     }
-    let refused = "runs `make`, whose recipe runs `pytest` over a folder";
+    let refused = "runs `make`, whose";
     for makefile in [
         "SHELL = out/grade.sh\ntest:\n\tpytest -q tests\n",
         "SHELL := /bin/bash\nexport BASH_ENV := out/go.sh\ntest:\n\tpytest -q tests\n",
@@ -2859,4 +2849,72 @@ fn rev83_sourced_files_are_data_and_a_conditional_cd_is_followed_into_subshells(
             "gate check hung on a FIFO makefile"
         );
     }
+}
+
+/// Review 84 (helper-147, 157 honest check lines against review 83's rules): 13 over-refusals
+/// of lines that worked, mended: a makefile's `SHELL := bash` or `/usr/bin/env bash` (a name
+/// looked up on `PATH`, whose entries gate checks), `unexport BASH_ENV`, a literal `export
+/// PYTEST_ADDOPTS := -p no:cacheprovider` or `CARGO_TARGET_DIR ?= build/target` (now read as
+/// the recipe's environment, so `:= out` is still refused); a `cd` after a background command
+/// (`true & cd tests && pytest -q`: `&` puts only its own list in a subshell); a sourced `.env`
+/// whose quoted value holds `?` or whose line ends in a comment.
+#[test]
+fn rev84_honest_makefiles_background_commands_and_env_files_are_accepted() {
+    let setup = |line: &str, files: &[(&str, &str)]| {
+        let f = pytest_over_out(line);
+        write_files(&f, files);
+        f
+    };
+    let recipe = "test:\n\tpytest -q tests\n";
+    for makefile in [
+        format!("SHELL := bash\n.SHELLFLAGS := -eu -o pipefail -c\n{recipe}"),
+        format!("SHELL := /usr/bin/env bash\n{recipe}"),
+        format!("unexport BASH_ENV\n{recipe}"),
+        format!("export PYTEST_ADDOPTS := -p no:cacheprovider\n{recipe}"),
+        format!("export CARGO_TARGET_DIR ?= build/target\n{recipe}"),
+        format!("PYTEST_ADDOPTS ?= -q\nexport PYTEST_ADDOPTS\n{recipe}"),
+    ] {
+        check(&setup("make -B test", &[("Makefile", &makefile)])).code(0);
+    }
+    for (makefile, said) in [
+        (
+            format!("export PYTEST_ADDOPTS := out\n{recipe}"),
+            "whose recipe runs `pytest` over a folder",
+        ),
+        (
+            format!("OPTS = out\nexport PYTEST_ADDOPTS := $(OPTS)\n{recipe}"),
+            "whose makefile sets `PYTEST_ADDOPTS`",
+        ),
+        (
+            format!("SHELL = out/grade.sh\n{recipe}"),
+            "runs every recipe through `SHELL = out/grade.sh`",
+        ),
+    ] {
+        check(&setup("make -B test", &[("Makefile", &makefile)]))
+            .code(2)
+            .stderr(predicate::str::contains(said));
+    }
+    for line in [
+        "true & cd tests && pytest -q",
+        "(true &); cd tests && pytest -q",
+    ] {
+        check(&setup(line, &[])).code(0);
+    }
+    for line in ["cd tests && true & pytest -q", "{ cd tests; } & pytest -q"] {
+        check(&setup(line, &[]))
+            .code(2)
+            .stderr(predicate::str::contains("subshell"));
+    }
+    let env = "DATABASE_URL=\"postgres://localhost/db?sslmode=disable\"\nDEBUG=1 # verbose\nNAME='a b' # quoted\n";
+    check(&setup(
+        "set -a; . ./.env; set +a; pytest -q tests",
+        &[(".env", env)],
+    ))
+    .code(0);
+    check(&setup(
+        "set -a; . ./.env; set +a; pytest -q tests",
+        &[(".env", "X=\"$(echo out)\"\n")],
+    ))
+    .code(2)
+    .stderr(predicate::str::contains("more than data"));
 }
