@@ -1545,17 +1545,32 @@ fn cargo_target(
     if let Some(v) = option {
         return vec![resolve(&dir.join(v))];
     }
-    // Every value the variables may have here ([`runners_env`]: the line's, the plan's,
-    // gate's own): which one cargo sees depends on the command, so each is asked.
-    let variables: Vec<PathBuf> = env
+    env_folders(
+        env,
+        &["CARGO_TARGET_DIR", "CARGO_BUILD_TARGET_DIR"],
+        dir,
+        real.join("target"),
+    )
+}
+
+/// Every folder the variables `names` may name here (each value [`runners_env`] gives: the
+/// line's, the plan's, gate's own; which one a runner sees depends on the command, so each
+/// is asked), relative to `dir`, or `default` where none is set.
+fn env_folders(
+    env: &[(String, String)],
+    names: &[&str],
+    dir: &Path,
+    default: PathBuf,
+) -> Vec<PathBuf> {
+    let named: Vec<PathBuf> = env
         .iter()
-        .filter(|(k, _)| matches!(k.as_str(), "CARGO_TARGET_DIR" | "CARGO_BUILD_TARGET_DIR"))
+        .filter(|(k, _)| names.contains(&k.as_str()))
         .map(|(_, v)| resolve(&dir.join(v)))
         .collect();
-    if variables.is_empty() {
-        vec![resolve(&real.join("target"))]
+    if named.is_empty() {
+        vec![resolve(&default)]
     } else {
-        variables
+        named
     }
 }
 
@@ -1953,17 +1968,7 @@ fn definition_findings_of(
                      in",
                 )),
                 "tox" => Some((
-                    {
-                        let work: Vec<PathBuf> = (runners_env.iter())
-                            .filter(|(k, _)| k == "TOX_WORK_DIR")
-                            .map(|(_, v)| resolve(&dir.join(v)))
-                            .collect();
-                        if work.is_empty() {
-                            vec![resolve(&real.join(".tox"))]
-                        } else {
-                            work
-                        }
-                    },
+                    env_folders(&runners_env, &["TOX_WORK_DIR"], &dir, real.join(".tox")),
                     ".tox",
                     "runs the tests from the environments it builds in `{}`,",
                 )),

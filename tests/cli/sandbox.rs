@@ -1203,11 +1203,7 @@ tasks:
 #[test]
 fn rev80_10c_a_root_task_without_the_mount_layer_has_no_cap_sys_admin() {
     let test = "rev80_10c_a_root_task_without_the_mount_layer_has_no_cap_sys_admin";
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let root = status
-        .lines()
-        .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(2) == Some("0"));
-    if !root {
+    if !runs_as_root() {
         skip_or_fail(test, "root", "gate does not run as root here");
         return;
     }
@@ -1236,11 +1232,7 @@ fn rev80_10c_a_root_task_without_the_mount_layer_has_no_cap_sys_admin() {
 #[test]
 fn rev82_a_root_without_cap_setpcap_still_runs_trials_without_the_mount_layer() {
     let test = "rev82_a_root_without_cap_setpcap_still_runs_trials_without_the_mount_layer";
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let root = status
-        .lines()
-        .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(2) == Some("0"));
-    if !root {
+    if !runs_as_root() {
         skip_or_fail(test, "root", "gate does not run as root here");
         return;
     }
@@ -1273,4 +1265,12 @@ fn rev82_a_root_without_cap_setpcap_still_runs_trials_without_the_mount_layer() 
         );
         std::fs::remove_dir_all(f.path("out")).ok();
     }
+}
+
+/// Whether these tests (and the gate they start) run as root: effective uid 0.
+fn runs_as_root() -> bool {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(2) == Some("0"))
 }
