@@ -1203,8 +1203,7 @@ tasks:
 #[test]
 fn rev80_10c_a_root_task_without_the_mount_layer_has_no_cap_sys_admin() {
     let test = "rev80_10c_a_root_task_without_the_mount_layer_has_no_cap_sys_admin";
-    if !runs_as_root() {
-        skip_or_fail(test, "root", "gate does not run as root here");
+    if !root_or_skip(test) {
         return;
     }
     if !has_abi(1, test) {
@@ -1232,8 +1231,7 @@ fn rev80_10c_a_root_task_without_the_mount_layer_has_no_cap_sys_admin() {
 #[test]
 fn rev82_a_root_without_cap_setpcap_still_runs_trials_without_the_mount_layer() {
     let test = "rev82_a_root_without_cap_setpcap_still_runs_trials_without_the_mount_layer";
-    if !runs_as_root() {
-        skip_or_fail(test, "root", "gate does not run as root here");
+    if !root_or_skip(test) {
         return;
     }
     if !has("setpriv") {
@@ -1265,6 +1263,16 @@ fn rev82_a_root_without_cap_setpcap_still_runs_trials_without_the_mount_layer() 
         );
         std::fs::remove_dir_all(f.path("out")).ok();
     }
+}
+
+/// Whether test `test` can run here, as root (effective uid 0); saying it skipped (or
+/// failing, where `GATE_TESTS_NO_SKIP` names `root`) when not.
+fn root_or_skip(test: &str) -> bool {
+    let root = runs_as_root();
+    if !root {
+        skip_or_fail(test, "root", "gate does not run as root here");
+    }
+    root
 }
 
 /// Whether these tests (and the gate they start) run as root: effective uid 0.
