@@ -15,6 +15,7 @@ pub mod discover;
 pub mod family;
 mod grammar;
 mod invoke;
+mod makefile;
 mod programs;
 pub mod reach;
 mod sampling;

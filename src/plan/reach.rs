@@ -1585,8 +1585,66 @@ fn env_folders(
 ///   (`make test PYTEST_ADDOPTS:=out`; review 82): make's expansion is not read. A literal
 ///   value (`export PYTEST_ADDOPTS := -p no:cacheprovider`) is read as the recipe's
 ///   environment instead (review 84, c63, c67);
-/// - a recipe runs pytest over a folder the trials write ([`recipe_pytest_reach`]).
+/// - a recipe runs pytest over a folder the trials write ([`recipe_pytest_reach`]);
+/// - a recipe runs make over a makefile gate does not read ([`sub_make_reading`]).
+///
+/// The makefile is read as [`super::makefile::evaluate`] rewrites it: its variables
+/// expanded as make expands them (review 85: `py$(E)test`, `$(RUN)` holding `cd out`,
+/// `PYTEST_$(A)OPTS`, `.ONE$(E)SHELL`), what make computes refused where it matters.
+///
+/// The plan's `env:` (`plan_env`) is make's environment: a variable the makefile does not
+/// set takes its value from there (review 74: `$(PY)` with `env: {PY: python3}`).
 fn make_reading(
+    text: &str,
+    words: &[String],
+    real: &Path,
+    plan_env: &[(String, String)],
+    runners_env: &[(String, String)],
+    roots: &[PathBuf],
+) -> Option<String> {
+    let mut budget = SUB_MAKES;
+    let inherited: Vec<super::makefile::Inherited> = plan_env
+        .iter()
+        .map(|(k, v)| (k.clone(), super::makefile::Text::literal(v), false))
+        .collect();
+    make_reading_at(
+        text,
+        words,
+        real,
+        runners_env,
+        roots,
+        &inherited,
+        &mut budget,
+    )
+}
+
+/// Most makefiles one `make` of a check line has read through its recipes' own `make`s
+/// (`$(MAKE) -C sub`), counting repeats: an adversarial makefile's `make`s nest and fan out.
+const SUB_MAKES: usize = 16;
+
+/// [`make_reading`] of a makefile a make above hands the variables `inherited`, with
+/// `budget` makefiles left to read.
+fn make_reading_at(
+    raw: &str,
+    words: &[String],
+    real: &Path,
+    runners_env: &[(String, String)],
+    roots: &[PathBuf],
+    inherited: &[super::makefile::Inherited],
+    budget: &mut usize,
+) -> Option<String> {
+    let reading = match super::makefile::evaluate(raw, words, real, inherited) {
+        Ok(r) => r,
+        Err(why) => return Some(why),
+    };
+    make_text_reading(&reading.text, words, real, runners_env, roots)
+        .or_else(|| sub_make_reading(&reading.text, real, runners_env, roots, &reading, budget))
+        .or(reading.computed)
+}
+
+/// [`make_reading`] of a makefile's `text` as [`super::makefile::evaluate`] rewrites it:
+/// its shell, its runners' variables, its recipes' pytest.
+fn make_text_reading(
     text: &str,
     words: &[String],
     real: &Path,
@@ -1704,18 +1762,112 @@ fn make_reading(
     })
 }
 
-/// Where a makefile's recipes (`text`, the makefile in `real`) run pytest over a folder of
-/// `roots` ([`pytest_reach`]), if any. Each recipe line is read with the shell's quoting,
-/// with its own assignments (`PYTEST_ADDOPTS='-p x' pytest`, review 81) and its `cd`s: a
-/// line runs in a shell of its own from the makefile's folder, or, under `.ONESHELL`, all
-/// of a recipe's lines in one (a `cd` holds for the lines after it). A pytest after a `cd`
-/// whose folder gate cannot tell (`cd $(DIR)`) counts as reaching anything.
-fn recipe_pytest_reach(
+/// Why a `make` a makefile's recipes run (`$(MAKE) -C sub`, `cd sub && make`, `make -f
+/// other.mk`; `text` as [`super::makefile::evaluate`] rewrites it, the makefile in `real`)
+/// may run what a trial wrote, or `None`: its makefile lies in a folder the trials write, is
+/// missing at load or not a regular file, its folder is lost to a `cd` gate cannot tell, or
+/// it is read as the check line's makefile is and is refused ([`make_reading_at`]). Each
+/// reading spends one of `budget`.
+fn sub_make_reading(
     text: &str,
     real: &Path,
     runners_env: &[(String, String)],
     roots: &[PathBuf],
-) -> Option<PytestReach> {
+    reading: &super::makefile::Reading,
+    budget: &mut usize,
+) -> Option<String> {
+    let is_make = |w: &str| matches!(name_of(w).as_str(), "make" | "gmake" | "remake");
+    let wanted = |l: &str| {
+        ["make", "gmake", "remake"]
+            .iter()
+            .any(|m| super::words::mentions_word(l, m))
+    };
+    recipe_commands(text, real, runners_env, wanted, |c, dir, _, lost| {
+        if !is_make(&c[0]) {
+            return None;
+        }
+        let fix = "run the recipes the check needs from the check line's makefile, outside \
+                   the folders the trials write";
+        if let Some(cd) = lost {
+            return Some(format!(
+                "whose recipe runs `make` after a `cd` whose folder gate cannot tell (`{cd}`); \
+                 {fix}"
+            ));
+        }
+        let (at, file) = match super::makefile::sub_make(c, dir) {
+            Ok(x) => x,
+            Err(why) => return Some(why),
+        };
+        let at = resolve(&at);
+        let path = match &file {
+            Some(f) => resolve(&super::invoke::resolve(f, &at)),
+            None => super::invoke::makefiles(&at)
+                .into_iter()
+                .find(|m| m.exists())
+                .map_or_else(|| at.join("Makefile"), |m| resolve(&m)),
+        };
+        if roots
+            .iter()
+            .any(|r| at.starts_with(r) || path.starts_with(r))
+        {
+            return Some(format!(
+                "whose recipe runs `{}`, over the makefile `{}` in a folder the trials write: \
+                 a trial could write its recipes and decide the grade; {fix}",
+                c.join(" "),
+                path.display()
+            ));
+        }
+        // A regular file only: a FIFO would hold the load up (review 83, l01, l02).
+        let text = (path.is_file())
+            .then(|| std::fs::read(&path).ok())
+            .flatten()
+            .map(|b| String::from_utf8_lossy(&b).into_owned());
+        let Some(text) = text else {
+            return Some(format!(
+                "whose recipe runs `{}` over the makefile `{}`, which is not a regular file at \
+                 load, so gate cannot read it; {fix}",
+                c.join(" "),
+                path.display()
+            ));
+        };
+        if *budget == 0 {
+            return Some(format!(
+                "whose recipes run `make` more than gate reads ({SUB_MAKES} makefiles); {fix}"
+            ));
+        }
+        *budget -= 1;
+        make_reading_at(
+            &text,
+            c,
+            &at,
+            runners_env,
+            roots,
+            &reading.handed_on,
+            budget,
+        )
+        .map(|why| {
+            format!(
+                "whose recipe runs `{}` over `{}`, {why}",
+                c.join(" "),
+                path.display()
+            )
+        })
+    })
+}
+
+/// Each command of a makefile's recipes (`text` as [`super::makefile::evaluate`] rewrites
+/// it: a recipe line after a tab; the makefile in `real`) on a line `wanted` or `cd` names,
+/// handed to `each` with the folder it runs in, its environment (the line's assignments,
+/// then `runners_env`) and the `cd` whose folder gate lost before it, if any; the first
+/// answer `each` gives. A line runs in a shell of its own from the makefile's folder, or,
+/// under `.ONESHELL`, all of a recipe's lines in one (a `cd` holds for the lines after it).
+fn recipe_commands<T>(
+    text: &str,
+    real: &Path,
+    runners_env: &[(String, String)],
+    wanted: impl Fn(&str) -> bool,
+    mut each: impl FnMut(&[String], &Path, &[(String, String)], Option<&String>) -> Option<T>,
+) -> Option<T> {
     let oneshell = text.contains(".ONESHELL");
     let mut dir = real.to_path_buf();
     let mut lost = None;
@@ -1723,7 +1875,10 @@ fn recipe_pytest_reach(
         if !oneshell {
             (dir, lost) = (real.to_path_buf(), None);
         }
-        if !(mentions_pytest(l) || l.contains("cd")) {
+        let Some(l) = l.strip_prefix('\t') else {
+            continue;
+        };
+        if !(wanted(l) || l.contains("cd")) {
             continue;
         }
         // make's own prefixes of a recipe line (`@` silent, `-` errors ignored, `+` always).
@@ -1745,18 +1900,41 @@ fn recipe_pytest_reach(
                 }
                 continue;
             }
-            if !c.iter().any(|w| mentions_pytest(w)) {
-                continue;
-            }
-            if let Some(cd) = &lost {
-                return Some(PytestReach::Computed(cd.clone()));
-            }
-            if let Some(reach) = pytest_reach(&c, &dir, &env, roots, false) {
-                return Some(reach);
+            if let Some(answer) = each(&c, &dir, &env, lost.as_ref()) {
+                return Some(answer);
             }
         }
     }
     None
+}
+
+/// Where a makefile's recipes (`text` as [`super::makefile::evaluate`] rewrites it, the
+/// makefile in `real`) run pytest over a folder of `roots` ([`pytest_reach`]), if any. Each
+/// recipe line is read with the shell's quoting, with its own assignments
+/// (`PYTEST_ADDOPTS='-p x' pytest`, review 81) and its `cd`s ([`recipe_commands`]). A
+/// pytest after a `cd` whose folder gate cannot tell (`cd $(DIR)`) counts as reaching
+/// anything.
+fn recipe_pytest_reach(
+    text: &str,
+    real: &Path,
+    runners_env: &[(String, String)],
+    roots: &[PathBuf],
+) -> Option<PytestReach> {
+    recipe_commands(
+        text,
+        real,
+        runners_env,
+        mentions_pytest,
+        |c, dir, env, lost| {
+            if !c.iter().any(|w| mentions_pytest(w)) {
+                return None;
+            }
+            if let Some(cd) = lost {
+                return Some(PytestReach::Computed(cd.clone()));
+            }
+            pytest_reach(c, dir, env, roots, false)
+        },
+    )
 }
 
 /// Whether a variable a sourced file sets matters to what a check runs or loads: a runner's
@@ -2003,7 +2181,7 @@ fn definition_findings_of(
                     .and_then(|f| std::fs::read(f).ok())
                     .map(|b| String::from_utf8_lossy(&b).into_owned())
                     .unwrap_or_default();
-                match make_reading(&text, &words, &real, &runners_env, roots) {
+                match make_reading(&text, &words, &real, env, &runners_env, roots) {
                     None => {}
                     Some(why) => {
                         out.push(Finding {

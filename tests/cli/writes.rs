@@ -2883,6 +2883,10 @@ fn rev84_honest_makefiles_background_commands_and_env_files_are_accepted() {
         ),
         (
             format!("OPTS = out\nexport PYTEST_ADDOPTS := $(OPTS)\n{recipe}"),
+            "whose recipe runs `pytest` over a folder",
+        ),
+        (
+            format!("export PYTEST_ADDOPTS := $(shell cat opts)\n{recipe}"),
             "whose makefile sets `PYTEST_ADDOPTS`",
         ),
         (
@@ -2917,4 +2921,169 @@ fn rev84_honest_makefiles_background_commands_and_env_files_are_accepted() {
     ))
     .code(2)
     .stderr(predicate::str::contains("more than data"));
+}
+
+/// Review 83's leftovers (helper-146): five wrong PASSes through make's own language, which
+/// gate read as text where make evaluates it. The makefile's variables are now expanded as
+/// make expands them (`=`, `:=`, `?=`, `+=`, `define`, conditionals, the `make` line's own),
+/// what make computes (a function, a variable the makefile does not set) is refused where it
+/// could change what a recipe runs or where, and a recipe's own `make` is read as the check
+/// line's is. Each of the five:
+/// 1. a name built from variables: `export PYTEST_$(A)OPTS = out` is `PYTEST_ADDOPTS`;
+/// 2. a recipe word built from variables: `py$(E)test -q out` is pytest over `out`;
+/// 3. a special target built from variables: `.ONE$(E)SHELL:` is `.ONESHELL`, so a recipe's
+///    `cd out` holds for its `pytest -q` on the next line;
+/// 4. a recipe in a `define`: `$(RUN) && pytest -q tests` with `RUN` holding `cd out`;
+/// 5. a recipe's own make (`$(MAKE) -C sub`, `make -f other.mk`) over a makefile that runs
+///    pytest in `out`, or whose makefile lies in `out`; an `include`.
+///
+/// Each is refused at load, as are the same names built from what make computes; honest
+/// makefiles (`$(PYTHON) -m pytest`, `$(PYTEST) tests`, a venv's python, a conditional
+/// `PY`, `$(MAKE)` of other targets or of an honest sub-makefile) stay accepted.
+#[test]
+fn rev85_make_s_own_language_is_evaluated_or_refused() {
+    let setup = |files: &[(&str, &str)]| {
+        let f = pytest_over_out("make -B test");
+        write_files(&f, files);
+        f
+    };
+    let over = "whose recipe runs `pytest` over a folder";
+    // (what, the files, what the refusal says)
+    type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a str);
+    let cases: [Case; 12] = [
+        // 1.
+        (
+            "a name built from variables",
+            &[(
+                "Makefile",
+                "A = ADD\nexport PYTEST_$(A)OPTS = out\ntest:\n\tpytest -q tests\n",
+            )],
+            over,
+        ),
+        // 2.
+        (
+            "a recipe word built from variables",
+            &[("Makefile", "E =\ntest:\n\tpy$(E)test -q out\n")],
+            over,
+        ),
+        // 3.
+        (
+            "a special target built from variables",
+            &[(
+                "Makefile",
+                "E =\n.ONE$(E)SHELL:\ntest:\n\tcd out\n\tpytest -q\n",
+            )],
+            over,
+        ),
+        // 4.
+        (
+            "a recipe in a define",
+            &[(
+                "Makefile",
+                "define RUN\ncd out\nendef\ntest:\n\t$(RUN) && pytest -q tests\n",
+            )],
+            over,
+        ),
+        // 5: a sub-make's makefile read as the check line's is.
+        (
+            "$(MAKE) -C sub",
+            &[
+                ("Makefile", "test:\n\t$(MAKE) -C sub test\n"),
+                ("sub/Makefile", "test:\n\tcd ../out && pytest -q\n"),
+            ],
+            over,
+        ),
+        (
+            "cd sub && make -f other.mk",
+            &[
+                ("Makefile", "test:\n\tcd sub && make -f other.mk\n"),
+                ("sub/other.mk", "all:\n\tpytest -q ../out\n"),
+            ],
+            over,
+        ),
+        (
+            "a sub-makefile the trials write",
+            &[("Makefile", "test:\n\t$(MAKE) -C out\n")],
+            "in a folder the trials write",
+        ),
+        (
+            "an include",
+            &[
+                ("Makefile", "include other.mk\ntest:\n\tpytest -q tests\n"),
+                ("other.mk", ""),
+            ],
+            "includes another",
+        ),
+        // The same names built from what make computes.
+        (
+            "a computed variable name",
+            &[(
+                "Makefile",
+                "export PYTEST_$(A)OPTS = out\ntest:\n\tpytest -q tests\n",
+            )],
+            "whose name make computes",
+        ),
+        (
+            "a computed recipe word",
+            &[("Makefile", "test:\n\tpy$(shell true)test -q out\n")],
+            "runs what make computes",
+        ),
+        (
+            "a computed special target",
+            &[("Makefile", ".ONE$(E)SHELL:\ntest:\n\tcd out\n\tpytest -q\n")],
+            "names a target make computes",
+        ),
+        (
+            "a variable only a conditional gate cannot decide sets",
+            &[(
+                "Makefile",
+                "ifdef CI\nRUN = python3 -m pytest\nendif\ntest:\n\t$(RUN) -q tests\n",
+            )],
+            "runs what make computes",
+        ),
+    ];
+    for (what, files, said) in cases {
+        let out = check(&setup(files)).get_output().clone();
+        assert_eq!(out.status.code(), Some(2), "{what}: {}", both(&out));
+        assert!(both(&out).contains(said), "{what}: {}", both(&out));
+    }
+    let honest: [&[(&str, &str)]; 9] = [
+        &[(
+            "Makefile",
+            "PYTHON ?= python3\ntest:\n\t$(PYTHON) -m pytest -q tests\n",
+        )],
+        &[(
+            "Makefile",
+            "PYTEST = python3 -m pytest\ntest:\n\t$(PYTEST) tests\n",
+        )],
+        &[(
+            "Makefile",
+            "VENV = .venv\nPY = $(VENV)/bin/python\ntest:\n\t$(PY) -m pytest -q tests\n",
+        )],
+        &[("Makefile", ".PHONY: test\ntest:\n\tpytest -q tests\n")],
+        &[(
+            "Makefile",
+            "ifeq ($(OS),Windows_NT)\nPY = python\nelse\nPY = python3\nendif\ntest:\n\t$(PY) -m pytest -q tests\n",
+        )],
+        &[(
+            "Makefile",
+            ".PHONY: docs test\ndocs:\n\t$(MAKE) -C docs html\n\t$(SPHINX) -b html . _build\ntest:\n\tpytest -q tests\n",
+        )],
+        &[(
+            "Makefile",
+            "test: lint unit\nlint:\n\t@echo lint\nunit:\n\t$(MAKE) --no-print-directory run\nrun:\n\tcd $(CURDIR)/tests && pytest -q\n",
+        )],
+        &[
+            ("Makefile", "test:\n\t$(MAKE) -C sub test\n"),
+            ("sub/Makefile", "test:\n\tpytest -q ../tests\n"),
+        ],
+        &[(
+            "Makefile",
+            "PYTEST_FLAGS := -q\nPYTEST_FLAGS += -x\ntest:\n\tpytest $(PYTEST_FLAGS) tests\n\trm -rf $(wildcard .cache/*)\n",
+        )],
+    ];
+    for files in honest {
+        let out = check(&setup(files)).get_output().clone();
+        assert_eq!(out.status.code(), Some(0), "{files:?}: {}", both(&out));
+    }
 }

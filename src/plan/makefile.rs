@@ -1,0 +1,1578 @@
+//! make's own language, evaluated as far as gate's reading of a makefile needs it (review
+//! 85): a makefile's variables (`NAME = v`, `:=`, `::=`, `?=`, `+=`, `!=`, `override`,
+//! `export`, `define … endef`, conditionals, the `make` line's own `NAME=v`) are expanded the
+//! way make expands them, to a bound, so a recipe is read as make hands it to the shell:
+//! `py$(E)test`, `$(RUN) && pytest` with `RUN` holding `cd out`, `export PYTEST_$(A)OPTS =
+//! out`, `.ONE$(E)SHELL:` (review 83's leftovers) are read as `pytest`, `cd out && pytest`,
+//! `PYTEST_ADDOPTS`, `.ONESHELL`.
+//!
+//! What gate does not evaluate (make's functions, `$(shell …)`, a variable the makefile does
+//! not set, which make takes from its environment) is *computed*: kept in the text as
+//! written and marked. [`evaluate`] refuses a computed part where it could change what the
+//! recipes run or where they run it (a command word, a line that runs pytest, `cd` or make, a
+//! variable's or a special target's name), and an `include` (a makefile gate does not read
+//! here); elsewhere (`rm -rf $(wildcard build/*)`) it is left as text.
+//!
+//! The result is the makefile rewritten plainly ([`Reading::text`]): the variables the
+//! reading in [`super::reach`] asks about as `NAME = value` lines, each rule line expanded,
+//! and each recipe line, of a rule the goals reach, expanded, a line of its own after a tab.
+
+use std::cell::Cell;
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+/// Most values one text may expand to: a variable set in a conditional gate cannot decide
+/// has each value it may have, and a text that names several has their combinations; past
+/// this the text is computed.
+const VARIANTS: usize = 8;
+/// Deepest nesting of references (`A = $(B)`, `B = $(C)`, …; `A = $(A)` never ends).
+const DEPTH: usize = 24;
+/// Longest expansion, in bytes (`A1 = $(A0)$(A0)`, thirty times, is 2^30 bytes).
+const SIZE: usize = 1 << 14;
+/// Most references one makefile's reading expands: the work an adversarial makefile may ask.
+const STEPS: usize = 100_000;
+/// Largest makefile read, in bytes.
+const MAX_TEXT: usize = 1 << 20;
+/// Deepest nesting of conditionals.
+const MAX_IFS: usize = 64;
+
+/// make's functions (`$(shell …)`, `$(wildcard …)`): gate evaluates none of them.
+const FUNCTIONS: [&str; 37] = [
+    "subst",
+    "patsubst",
+    "strip",
+    "findstring",
+    "filter",
+    "filter-out",
+    "sort",
+    "word",
+    "words",
+    "wordlist",
+    "firstword",
+    "lastword",
+    "dir",
+    "notdir",
+    "suffix",
+    "basename",
+    "addsuffix",
+    "addprefix",
+    "join",
+    "wildcard",
+    "realpath",
+    "abspath",
+    "error",
+    "warning",
+    "info",
+    "shell",
+    "origin",
+    "flavor",
+    "foreach",
+    "if",
+    "or",
+    "and",
+    "call",
+    "eval",
+    "file",
+    "value",
+    "let",
+];
+
+/// make's automatic variables: what they hold (the target's name, its prerequisites) is
+/// make's, not the environment's, and is left as written.
+const AUTOMATIC: [&str; 9] = ["@", "<", "^", "+", "*", "?", "|", "%", "$"];
+
+/// Programs that run their arguments as a command (`sh -c`, `env`, `python -m`): a computed
+/// argument of one is as good as a computed command word.
+const WRAPPERS: [&str; 26] = [
+    "sh", "bash", "dash", "zsh", "ksh", "env", "exec", "eval", "command", "builtin", "nice",
+    "nohup", "time", "timeout", "xargs", "sudo", "stdbuf", "setsid", "source", ".", "uv", "poetry",
+    "pipenv", "pdm", "hatch", "tox",
+];
+
+/// One expansion: its text, and the byte spans in it of references make computes (a
+/// function, a variable the makefile does not set), kept as written.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(super) struct Text {
+    /// The expanded text.
+    pub text: String,
+    /// Where in `text` the computed references lie, as written.
+    pub computed: Vec<(usize, usize)>,
+}
+
+impl Text {
+    /// `s`, with nothing computed.
+    pub(super) fn literal(s: &str) -> Text {
+        Text {
+            text: s.to_string(),
+            computed: Vec::new(),
+        }
+    }
+
+    fn unknown(s: &str) -> Text {
+        Text {
+            text: s.to_string(),
+            computed: vec![(0, s.len())],
+        }
+    }
+
+    fn push(&mut self, other: &Text) {
+        let at = self.text.len();
+        self.text.push_str(&other.text);
+        self.computed
+            .extend(other.computed.iter().map(|(a, b)| (a + at, b + at)));
+    }
+
+    /// The first computed reference, as written.
+    fn first_computed(&self) -> Option<&str> {
+        self.computed.first().map(|(a, b)| &self.text[*a..*b])
+    }
+}
+
+/// A variable's value: as written (`=`, expanded where it is used) or as expanded when
+/// it was set (`:=`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Value {
+    Recursive(String),
+    Simple(Text),
+}
+
+/// Each value a variable may have here (several where a conditional gate cannot decide set
+/// it).
+type Vars = HashMap<String, Vec<Value>>;
+
+/// A rule: its targets, its prerequisites, its recipe lines as written.
+#[derive(Default)]
+struct Rule {
+    targets: Vec<String>,
+    prereqs: Vec<String>,
+    recipe: Vec<String>,
+}
+
+/// A target's own variable (`test: export X = 1`): its targets, name, operator, value as
+/// written, and whether it is `override`.
+type TargetVar = (Vec<String>, String, &'static str, String, bool);
+
+/// A variable the `make` line, or a make above this one, hands on: its name, its value,
+/// and whether it came on a `make` line (which a makefile's plain assignment does not
+/// change).
+pub(super) type Inherited = (String, Text, bool);
+
+/// A makefile as gate reads it.
+pub(super) struct Reading {
+    /// The makefile rewritten plainly: the variables [`super::reach`] reads (`SHELL`,
+    /// `BASH_ENV`, the runners' and `CDPATH`) as `NAME = value`, each rule line expanded
+    /// (`.ONESHELL:`), each recipe line of a rule the goals reach expanded after a tab.
+    pub text: String,
+    /// What a make this makefile's recipes run inherits: its exported variables and the
+    /// `make` line's.
+    pub handed_on: Vec<Inherited>,
+    /// Why a recipe line the goals reach runs what make computes, where it matters
+    /// ([`computed_where_it_matters`]): the line is in [`Reading::text`] as make leaves it,
+    /// for the reading there to name first what it finds.
+    pub computed: Option<String>,
+}
+
+/// One conditional (`ifeq … else … endif`) being read.
+struct Frame {
+    /// A conditional around this one skips it.
+    parent_skip: bool,
+    /// This branch: read for certain (`Some(true)`), skipped (`Some(false)`), or maybe
+    /// (`None`: a condition gate cannot decide).
+    branch: Option<bool>,
+    /// A branch before this one was read for certain.
+    taken: bool,
+    /// The variables before the conditional, and those after each branch that may run.
+    before: Option<Vars>,
+    results: Vec<Vars>,
+    /// A branch runs whatever the conditions (one read for certain, or a plain `else`).
+    covered: bool,
+}
+
+/// The reader's state over one makefile.
+struct Reader {
+    vars: Vars,
+    /// Variables the `make` line set: a makefile's plain assignment leaves them.
+    locked: HashSet<String>,
+    exported: HashSet<String>,
+    export_all: bool,
+    /// The work done, shared by the readers of one makefile's rules.
+    steps: Rc<Cell<usize>>,
+}
+
+impl Reader {
+    /// Whether the reading has spent its bound of work.
+    fn spent(&self) -> bool {
+        self.charge(1)
+    }
+
+    /// This reader with a rule's own variables (`test: X = 1`, each of `target_vars`) set:
+    /// for certain where the rule is one of their targets, else as one more value they may
+    /// have (the rule may run as a prerequisite of theirs, which it then inherits).
+    fn for_rule(&self, target_vars: &[TargetVar], targets: Option<&[String]>) -> Reader {
+        let mut r = Reader {
+            vars: self.vars.clone(),
+            locked: self.locked.clone(),
+            exported: self.exported.clone(),
+            export_all: self.export_all,
+            steps: Rc::clone(&self.steps),
+        };
+        r.charge(self.vars.len());
+        for (of, name, op, raw, overrides) in target_vars {
+            let certain = targets.is_some_and(|ts| of.iter().any(|t| ts.contains(t)));
+            r.assign(name, op, raw, !certain, *overrides);
+        }
+        r
+    }
+
+    /// Counts `n` steps of work; whether the bound is spent.
+    fn charge(&self, n: usize) -> bool {
+        let n = self.steps.get().saturating_add(n);
+        self.steps.set(n);
+        n > STEPS
+    }
+
+    /// Every value `s` may expand to, as make expands it (`$$` a `$`); computed where gate
+    /// cannot tell, and wholly so past the bounds.
+    fn expand(&self, s: &str, depth: usize) -> Vec<Text> {
+        let whole = || vec![Text::unknown(s)];
+        if depth > DEPTH || self.spent() {
+            return whole();
+        }
+        let b = s.as_bytes();
+        let mut outs = vec![Text::default()];
+        let add = |outs: &mut Vec<Text>, piece: &[Text]| -> bool {
+            if piece.len() == 1 {
+                outs.iter_mut().for_each(|o| o.push(&piece[0]));
+            } else {
+                let mut next = Vec::new();
+                for o in outs.iter() {
+                    for p in piece {
+                        let mut x = o.clone();
+                        x.push(p);
+                        next.push(x);
+                    }
+                }
+                next.dedup();
+                *outs = next;
+            }
+            outs.len() <= VARIANTS && outs.iter().all(|o| o.text.len() <= SIZE)
+        };
+        let mut i = 0;
+        let mut lit = 0;
+        while i < b.len() {
+            if b[i] != b'$' {
+                i += 1;
+                continue;
+            }
+            if !add(&mut outs, &[Text::literal(&s[lit..i])]) {
+                return whole();
+            }
+            let piece = match b.get(i + 1) {
+                // A `$` that ends the text is dropped, as make drops it.
+                None => {
+                    i += 1;
+                    vec![Text::default()]
+                }
+                Some(b'$') => {
+                    i += 2;
+                    vec![Text::literal("$")]
+                }
+                Some(&open) if open == b'(' || open == b'{' => {
+                    let close = if open == b'(' { b')' } else { b'}' };
+                    match closing(b, i + 1, open, close) {
+                        Some(end) => {
+                            let piece = self.reference(&s[i + 2..end], &s[i..=end], depth);
+                            i = end + 1;
+                            piece
+                        }
+                        None => {
+                            let piece = vec![Text::unknown(&s[i..])];
+                            i = b.len();
+                            piece
+                        }
+                    }
+                }
+                Some(_) => {
+                    let len = s[i + 1..].chars().next().map_or(1, char::len_utf8);
+                    let piece = self.reference(&s[i + 1..i + 1 + len], &s[i..i + 1 + len], depth);
+                    i += 1 + len;
+                    piece
+                }
+            };
+            if !add(&mut outs, &piece) {
+                return whole();
+            }
+            lit = i;
+        }
+        if !add(&mut outs, &[Text::literal(&s[lit.min(s.len())..])]) {
+            return whole();
+        }
+        outs
+    }
+
+    /// What the reference `$(inner)` (written `written`) may expand to.
+    fn reference(&self, inner: &str, written: &str, depth: usize) -> Vec<Text> {
+        let whole = || vec![Text::unknown(written)];
+        // `$(shell …)`, `$(foreach …)`: a function.
+        let head = inner.split([' ', '\t']).next().unwrap_or("");
+        if head.len() < inner.len() && FUNCTIONS.contains(&head) {
+            return whole();
+        }
+        // `$(VAR:.c=.o)`: a substitution reference.
+        let colon = top_level(inner, b':');
+        if let Some(c) = colon
+            && inner[c..].contains('=')
+        {
+            let (name, rule) = (&inner[..c], &inner[c + 1..]);
+            let Some((from, to)) = rule.split_once('=') else {
+                return whole();
+            };
+            let (Some(from), Some(to)) = (self.single(from, depth), self.single(to, depth)) else {
+                return whole();
+            };
+            if from.contains('%') || to.contains('%') {
+                return whole();
+            }
+            let mut outs = Vec::new();
+            for n in self.expand(name, depth + 1) {
+                if !n.computed.is_empty() {
+                    return whole();
+                }
+                for v in self.lookup(n.text.trim(), written, depth) {
+                    if !v.computed.is_empty() {
+                        return whole();
+                    }
+                    let words: Vec<String> = v
+                        .text
+                        .split_whitespace()
+                        .map(|w| match w.strip_suffix(from.as_str()) {
+                            Some(stem) if !from.is_empty() => format!("{stem}{to}"),
+                            _ => w.to_string(),
+                        })
+                        .collect();
+                    outs.push(Text::literal(&words.join(" ")));
+                }
+            }
+            return if outs.is_empty() || outs.len() > VARIANTS {
+                whole()
+            } else {
+                outs
+            };
+        }
+        // `$($(X)_FLAGS)`: a name that is itself expanded.
+        let mut outs = Vec::new();
+        for n in self.expand(inner, depth + 1) {
+            if !n.computed.is_empty() {
+                return whole();
+            }
+            outs.extend(self.lookup(&n.text, written, depth));
+        }
+        outs.dedup();
+        if outs.is_empty() || outs.len() > VARIANTS {
+            whole()
+        } else {
+            outs
+        }
+    }
+
+    /// The one value `s` expands to, if it is one and not computed.
+    fn single(&self, s: &str, depth: usize) -> Option<String> {
+        match self.expand(s, depth + 1).as_slice() {
+            [one] if one.computed.is_empty() => Some(one.text.clone()),
+            _ => None,
+        }
+    }
+
+    /// The values of variable `name` (written `written`).
+    fn lookup(&self, name: &str, written: &str, depth: usize) -> Vec<Text> {
+        let Some(values) = self.vars.get(name) else {
+            let automatic = AUTOMATIC.contains(&name)
+                || (name.len() == 2
+                    && AUTOMATIC.contains(&&name[..1])
+                    && matches!(&name[1..], "D" | "F"));
+            return vec![if automatic {
+                Text::literal(written)
+            } else {
+                Text::unknown(written)
+            }];
+        };
+        let mut outs = Vec::new();
+        for v in values {
+            match v {
+                Value::Recursive(raw) => outs.extend(self.expand(raw, depth + 1)),
+                Value::Simple(t) => outs.push(t.clone()),
+            }
+            if outs.len() > VARIANTS {
+                return vec![Text::unknown(written)];
+            }
+        }
+        outs
+    }
+
+    /// Sets `name` by `op` to `raw`: for certain, or, `maybe`, as one more value it may have.
+    fn assign(&mut self, name: &str, op: &str, raw: &str, maybe: bool, overrides: bool) {
+        if self.locked.contains(name) && !overrides {
+            return;
+        }
+        let had = self.vars.get(name).cloned();
+        let new: Vec<Value> = match op {
+            "?=" if had.is_some() => return,
+            "=" | "?=" => vec![Value::Recursive(raw.to_string())],
+            "!=" => vec![Value::Simple(Text::unknown(&format!("$(shell {raw})")))],
+            "+=" => match &had {
+                None => vec![Value::Recursive(raw.to_string())],
+                Some(old) => {
+                    let mut out = Vec::new();
+                    for v in old {
+                        match v {
+                            Value::Recursive(r) => {
+                                out.push(Value::Recursive(format!("{r} {raw}")));
+                            }
+                            Value::Simple(t) => {
+                                for add in self.expand(raw, 0) {
+                                    let mut x = t.clone();
+                                    x.push(&Text::literal(" "));
+                                    x.push(&add);
+                                    out.push(Value::Simple(x));
+                                }
+                            }
+                        }
+                    }
+                    out
+                }
+            },
+            _ => self.expand(raw, 0).into_iter().map(Value::Simple).collect(),
+        };
+        let mut values = if maybe {
+            let mut v = had.unwrap_or_else(|| vec![undefined(name)]);
+            v.extend(new);
+            v
+        } else {
+            new
+        };
+        values.dedup();
+        if values.len() > VARIANTS {
+            values = vec![undefined(name)];
+        }
+        self.vars.insert(name.to_string(), values);
+    }
+}
+
+/// The value of a variable the makefile may leave unset, which make then takes from its
+/// environment.
+fn undefined(name: &str) -> Value {
+    Value::Simple(Text::unknown(&format!("$({name})")))
+}
+
+/// Where the reference opened at `b[open_at]` closes: make counts only its own kind of
+/// parenthesis.
+fn closing(b: &[u8], open_at: usize, open: u8, close: u8) -> Option<usize> {
+    let mut level = 0usize;
+    for (k, &c) in b.iter().enumerate().skip(open_at) {
+        if c == open {
+            level += 1;
+        } else if c == close {
+            level = level.saturating_sub(1);
+            if level == 0 {
+                return Some(k);
+            }
+        }
+    }
+    None
+}
+
+/// The first `want` of `s` outside references (`$(…)`, `${…}`).
+fn top_level(s: &str, want: u8) -> Option<usize> {
+    let b = s.as_bytes();
+    let mut k = 0;
+    while k < b.len() {
+        if b[k] == b'$' && matches!(b.get(k + 1), Some(b'(' | b'{')) {
+            let open = b[k + 1];
+            let close = if open == b'(' { b')' } else { b'}' };
+            k = closing(b, k + 1, open, close)? + 1;
+            continue;
+        }
+        if b[k] == b'$' {
+            k += 2;
+            continue;
+        }
+        if b[k] == want {
+            return Some(k);
+        }
+        k += 1;
+    }
+    None
+}
+
+/// The assignment a make line (comment gone) is: its name part, operator and value, or
+/// `None` (a rule, a directive). `a: X = 1` is a rule (with a target's variable).
+fn assignment(l: &str) -> Option<(&str, &'static str, &str)> {
+    let eq = top_level(l, b'=')?;
+    let before = &l[..eq];
+    let (op, cut) = if before.ends_with(":::") {
+        (":=", 3)
+    } else if before.ends_with("::") || before.ends_with(':') {
+        (":=", if before.ends_with("::") { 2 } else { 1 })
+    } else if before.ends_with('?') {
+        ("?=", 1)
+    } else if before.ends_with('+') {
+        ("+=", 1)
+    } else if before.ends_with('!') {
+        ("!=", 1)
+    } else {
+        ("=", 0)
+    };
+    let name = &before[..before.len() - cut];
+    if top_level(name, b':').is_some() || top_level(name, b';').is_some() {
+        return None;
+    }
+    Some((name.trim(), op, l[eq + 1..].trim_start()))
+}
+
+/// A make line without its comment (`#` to the end, not `\#`).
+fn uncommented(l: &str) -> &str {
+    let b = l.as_bytes();
+    (0..b.len())
+        .find(|&k| b[k] == b'#' && (k == 0 || b[k - 1] != b'\\'))
+        .map_or(l, |k| &l[..k])
+}
+
+/// The first word of `l` and the rest.
+fn first_word(l: &str) -> (&str, &str) {
+    let l = l.trim_start();
+    match l.find([' ', '\t']) {
+        Some(k) => (&l[..k], l[k..].trim_start()),
+        None => (l, ""),
+    }
+}
+
+/// The goals and the variables of a `make` line's words (its name first): options and
+/// their values left out.
+fn goals_and_vars(words: &[String]) -> (Vec<String>, Vec<(String, String)>) {
+    let (mut goals, mut vars) = (Vec::new(), Vec::new());
+    let mut k = 1;
+    while let Some(w) = words.get(k) {
+        k += 1;
+        if let Some(long) = w.strip_prefix("--") {
+            let valued = [
+                "file",
+                "makefile",
+                "directory",
+                "include-dir",
+                "old-file",
+                "assume-old",
+                "what-if",
+                "new-file",
+                "assume-new",
+            ];
+            if !long.contains('=') && valued.contains(&long) {
+                k += 1;
+            }
+            continue;
+        }
+        if let Some(flags) = w.strip_prefix('-') {
+            if flags.ends_with(['f', 'C', 'o', 'W', 'I'])
+                || (flags.ends_with(['j', 'l'])
+                    && words
+                        .get(k)
+                        .is_some_and(|n| n.bytes().all(|c| c.is_ascii_digit() || c == b'.')))
+            {
+                k += 1;
+            }
+            continue;
+        }
+        match w.find('=') {
+            Some(eq) => {
+                let name = w[..eq].trim_end_matches([':', '+', '?', '!']);
+                vars.push((name.to_string(), w[eq + 1..].to_string()));
+            }
+            None => goals.push(w.clone()),
+        }
+    }
+    (goals, vars)
+}
+
+/// The condition of `ifeq`, `ifneq`, `ifdef` or `ifndef` (`kind`) with `args`: `None` where
+/// gate cannot decide it.
+fn condition(r: &Reader, kind: &str, args: &str) -> Option<bool> {
+    match kind {
+        "ifdef" | "ifndef" => {
+            let name = r.single(args.trim(), 0)?;
+            let values = r.vars.get(name.trim())?;
+            let set: Vec<bool> = values
+                .iter()
+                .map(|v| match v {
+                    Value::Recursive(raw) => Some(!raw.is_empty()),
+                    Value::Simple(t) => t.computed.is_empty().then_some(!t.text.is_empty()),
+                })
+                .collect::<Option<Vec<bool>>>()?;
+            let first = *set.first()?;
+            set.iter()
+                .all(|s| *s == first)
+                .then_some(first == (kind == "ifdef"))
+        }
+        _ => {
+            let a = args.trim();
+            let (x, y) = if let Some(inner) = a.strip_prefix('(').and_then(|a| a.strip_suffix(')'))
+            {
+                let comma = top_level(inner, b',')?;
+                (inner[..comma].trim(), inner[comma + 1..].trim())
+            } else {
+                let q = a.chars().next()?;
+                let rest = &a[1..];
+                let end = rest.find(q)?;
+                let second = rest[end + 1..].trim();
+                let q2 = second.chars().next()?;
+                (
+                    &rest[..end],
+                    second
+                        .get(1..second.len().saturating_sub(1))
+                        .filter(|_| second.len() >= 2 && second.ends_with(q2))?,
+                )
+            };
+            let equal = r.single(x, 0)? == r.single(y, 0)?;
+            Some(equal == (kind == "ifeq"))
+        }
+    }
+}
+
+/// Every value of each name across `results` (a name one of them leaves unset may be
+/// unset).
+fn merged(results: Vec<Vars>) -> Vars {
+    let names: HashSet<String> = results.iter().flat_map(|v| v.keys().cloned()).collect();
+    let mut out = Vars::new();
+    for name in names {
+        let mut values: Vec<Value> = Vec::new();
+        for r in &results {
+            for v in r
+                .get(&name)
+                .cloned()
+                .unwrap_or_else(|| vec![undefined(&name)])
+            {
+                if !values.contains(&v) {
+                    values.push(v);
+                }
+            }
+        }
+        if values.len() > VARIANTS {
+            values = vec![undefined(&name)];
+        }
+        out.insert(name, values);
+    }
+    out
+}
+
+/// Whether `name`, a target's name, may be one of make's special targets (`.ONESHELL`) once
+/// its computed parts are known: it has no `/` or `%` of its own.
+fn may_be_special(t: &Text) -> bool {
+    let mut own = String::new();
+    let mut k = 0;
+    for (a, b) in &t.computed {
+        own.push_str(&t.text[k..*a]);
+        k = *b;
+    }
+    own.push_str(&t.text[k.min(t.text.len())..]);
+    !own.contains(['/', '%']) && (own.is_empty() || own.starts_with('.') || t.computed[0].0 == 0)
+}
+
+/// The computed reference of an expanded recipe line `t` where it could change what the
+/// line runs or where: anywhere on a line that names pytest, `cd`, `pushd` or make; in a
+/// command word (`py$(E)test`, `$(RUNNER) tests`); in an argument of a program that runs
+/// its arguments (`sh $(X)`, `env $(X)`).
+pub(super) fn computed_where_it_matters(t: &Text) -> Option<String> {
+    let first = t.first_computed()?.to_string();
+    let s = t.text.as_str();
+    let joined: String = s
+        .chars()
+        .filter(|c| !matches!(c, '"' | '\'' | '+') && !c.is_whitespace())
+        .collect();
+    if joined.contains("pytest")
+        || ["cd", "pushd", "popd", "make", "gmake", "MAKE", "chdir"]
+            .iter()
+            .any(|w| super::words::mentions_word(s, w))
+    {
+        return Some(first);
+    }
+    let overlaps = |a: usize, b: usize| t.computed.iter().any(|(x, y)| *x < b && a < *y);
+    let b = s.as_bytes();
+    let (mut command, mut wrapper) = (true, false);
+    let mut k = 0;
+    while k < b.len() {
+        let c = b[k];
+        if c.is_ascii_whitespace() && c != b'\n' {
+            k += 1;
+            continue;
+        }
+        let span_end = |k: usize| t.computed.iter().find(|(x, _)| *x == k).map(|(_, y)| *y);
+        if span_end(k).is_none()
+            && matches!(
+                c,
+                b';' | b'&' | b'|' | b'(' | b')' | b'{' | b'}' | b'`' | b'\n'
+            )
+        {
+            (command, wrapper) = (true, false);
+            k += 1;
+            continue;
+        }
+        // A word; a computed reference is one piece of it (`$(wildcard a b)`).
+        let start = k;
+        while k < b.len() {
+            if let Some(end) = span_end(k) {
+                k = end;
+                continue;
+            }
+            if b[k].is_ascii_whitespace()
+                || matches!(b[k], b';' | b'&' | b'|' | b'(' | b')' | b'{' | b'}' | b'`')
+            {
+                break;
+            }
+            k += 1;
+        }
+        let word = &s[start..k];
+        let hit = overlaps(start, k);
+        if command {
+            let assigns = word
+                .split_once('=')
+                .is_some_and(|(n, _)| super::words::is_name(n));
+            let keyword = matches!(
+                word,
+                "if" | "then" | "else" | "elif" | "do" | "while" | "until" | "!" | "@" | "-"
+            ) || word.trim_start_matches(['@', '-', '+']).is_empty();
+            if hit && !assigns {
+                return Some(first);
+            }
+            if assigns || keyword {
+                continue;
+            }
+            command = false;
+            let name = word.trim_start_matches(['@', '-', '+']);
+            let name = name.rsplit('/').next().unwrap_or(name);
+            wrapper = WRAPPERS.contains(&name) || name.starts_with("python");
+        } else if wrapper && hit {
+            return Some(first);
+        }
+    }
+    None
+}
+
+/// Reads makefile `text`, run as `make` with `words` (its name first) in folder `dir`, with
+/// the variables a make above hands on (`inherited`): the makefile rewritten plainly, or why
+/// gate cannot read it (one phrase: "whose makefile …", "whose recipe …").
+pub(super) fn evaluate(
+    text: &str,
+    words: &[String],
+    dir: &Path,
+    inherited: &[Inherited],
+) -> Result<Reading, String> {
+    if text.len() > MAX_TEXT {
+        return Err(format!(
+            "whose makefile is larger than gate reads ({} bytes, past {MAX_TEXT}); keep the \
+             makefile the check runs small",
+            text.len()
+        ));
+    }
+    let mut r = Reader {
+        vars: Vars::new(),
+        locked: HashSet::new(),
+        exported: HashSet::new(),
+        export_all: false,
+        steps: Rc::new(Cell::new(0)),
+    };
+    // make's own defaults for the names recipes use most.
+    for (name, value) in [
+        ("MAKE", "make"),
+        ("RM", "rm -f"),
+        ("CC", "cc"),
+        ("CXX", "g++"),
+        ("AR", "ar"),
+    ] {
+        r.vars
+            .insert(name.into(), vec![Value::Simple(Text::literal(value))]);
+    }
+    r.vars.insert(
+        "CURDIR".into(),
+        vec![Value::Simple(Text::literal(&dir.display().to_string()))],
+    );
+    let mut handed: Vec<Inherited> = Vec::new();
+    for (name, value, line) in inherited {
+        let values = r.vars.entry(name.clone()).or_default();
+        if !values.contains(&Value::Simple(value.clone())) {
+            values.push(Value::Simple(value.clone()));
+        }
+        r.exported.insert(name.clone());
+        if *line {
+            r.locked.insert(name.clone());
+        }
+    }
+    let (goals, line_vars) = goals_and_vars(words);
+    for (name, value) in &line_vars {
+        r.vars
+            .insert(name.clone(), vec![Value::Recursive(value.clone())]);
+        r.locked.insert(name.clone());
+    }
+    let mut rules: Vec<Rule> = Vec::new();
+    let mut target_vars: Vec<TargetVar> = Vec::new();
+    // What starts a recipe line (`.RECIPEPREFIX`).
+    let mut prefix = '\t';
+    let mut in_rule = false;
+    let mut unsure = false;
+    let mut frames: Vec<Frame> = Vec::new();
+    let lines: Vec<&str> = text.split('\n').collect();
+    let mut k = 0;
+    while k < lines.len() {
+        let skipping = frames
+            .iter()
+            .any(|f| f.parent_skip || f.branch == Some(false));
+        let raw = lines[k];
+        k += 1;
+        // A recipe line: joined with the lines it continues onto (the shell drops `\⏎`,
+        // make the tab after it).
+        if in_rule && let Some(first) = raw.strip_prefix(prefix) {
+            let mut line = first.to_string();
+            while line.ends_with('\\') && k < lines.len() {
+                line.pop();
+                let next = lines[k];
+                line.push_str(next.strip_prefix(prefix).unwrap_or(next));
+                k += 1;
+            }
+            if !skipping && let Some(rule) = rules.last_mut() {
+                rule.recipe.push(line);
+            }
+            continue;
+        }
+        let mut line = raw.to_string();
+        while line.ends_with('\\') && k < lines.len() {
+            line.pop();
+            line = format!("{} {}", line.trim_end(), lines[k].trim_start());
+            k += 1;
+        }
+        let l = uncommented(&line).trim();
+        if l.is_empty() {
+            continue;
+        }
+        let (head, args) = first_word(l);
+        // Conditionals copy the variables: that work is counted too.
+        if matches!(
+            head,
+            "ifeq" | "ifneq" | "ifdef" | "ifndef" | "else" | "endif"
+        ) && r.charge(r.vars.len())
+        {
+            return Err(
+                "whose makefile is more than gate reads (its conditionals and \
+                        variables past gate's bound of work); keep the makefile the check \
+                        runs plain"
+                    .into(),
+            );
+        }
+        // Conditionals, read even where skipped (they nest).
+        if matches!(head, "ifeq" | "ifneq" | "ifdef" | "ifndef") {
+            if frames.len() >= MAX_IFS {
+                return Err(format!(
+                    "whose makefile nests conditionals more than {MAX_IFS} deep, which gate \
+                     does not read; keep the makefile the check runs plain"
+                ));
+            }
+            let branch = if skipping {
+                Some(false)
+            } else {
+                condition(&r, head, args)
+            };
+            frames.push(Frame {
+                parent_skip: skipping,
+                branch,
+                taken: branch == Some(true),
+                before: (!skipping).then(|| r.vars.clone()),
+                results: Vec::new(),
+                covered: branch == Some(true),
+            });
+            continue;
+        }
+        if head == "else" {
+            if let Some(f) = frames.last_mut()
+                && !f.parent_skip
+            {
+                if f.branch != Some(false) {
+                    f.results.push(r.vars.clone());
+                }
+                if let Some(before) = &f.before {
+                    r.vars = before.clone();
+                }
+                let (kind, rest) = first_word(args);
+                f.branch = if f.taken {
+                    Some(false)
+                } else if matches!(kind, "ifeq" | "ifneq" | "ifdef" | "ifndef") {
+                    condition(&r, kind, rest)
+                } else {
+                    f.covered = true;
+                    if f.results.is_empty() {
+                        Some(true)
+                    } else {
+                        None
+                    }
+                };
+                // A branch after one gate could not decide may run or not.
+                if f.branch == Some(true) && !f.results.is_empty() {
+                    f.branch = None;
+                }
+                f.taken |= f.branch == Some(true);
+                f.covered |= f.branch == Some(true);
+            }
+            continue;
+        }
+        if head == "endif" {
+            if let Some(mut f) = frames.pop()
+                && !f.parent_skip
+            {
+                if f.branch != Some(false) {
+                    f.results.push(r.vars.clone());
+                }
+                if !f.covered
+                    && let Some(before) = f.before.take()
+                {
+                    f.results.push(before);
+                }
+                r.vars = if f.results.len() == 1 {
+                    f.results.pop().unwrap_or_default()
+                } else {
+                    merged(f.results)
+                };
+            }
+            continue;
+        }
+        // `define NAME [op]` … `endef`: a value of many lines.
+        let mut d = l;
+        let mut overrides = false;
+        let mut exports = false;
+        loop {
+            let (w, rest) = first_word(d);
+            match w {
+                "override" => overrides = true,
+                "export" => exports = true,
+                "private" => {}
+                _ => break,
+            }
+            d = rest;
+        }
+        let (w, rest) = first_word(d);
+        if w == "define" {
+            let mut body = Vec::new();
+            let mut depth = 0usize;
+            while k < lines.len() {
+                let t = lines[k].trim();
+                k += 1;
+                let (w0, _) = first_word(t);
+                if w0 == "define" {
+                    depth += 1;
+                } else if w0 == "endef" {
+                    if depth == 0 {
+                        break;
+                    }
+                    depth -= 1;
+                }
+                body.push(lines[k - 1]);
+            }
+            if skipping {
+                continue;
+            }
+            let rest = rest.trim();
+            let (name_part, op) = ["::=", ":=", "?=", "+=", "!=", "="]
+                .iter()
+                .find_map(|op| rest.strip_suffix(op).map(|n| (n.trim(), *op)))
+                .unwrap_or((rest, "="));
+            let name = plain_name(&r, name_part)?;
+            if exports {
+                r.exported.insert(name.clone());
+            }
+            r.assign(&name, op, &body.join("\n"), false, overrides);
+            in_rule = false;
+            continue;
+        }
+        if skipping {
+            continue;
+        }
+        if matches!(head, "include" | "-include" | "sinclude") {
+            return Err(format!(
+                "whose makefile includes another (`{l}`), which gate does not read here; put \
+                 the recipes the check runs in the makefile itself"
+            ));
+        }
+        if matches!(head, "vpath" | "load" | "-load") {
+            continue;
+        }
+        if head == "undefine" || (head == "override" && first_word(args).0 == "undefine") {
+            let name = plain_name(&r, first_word(args).1.trim())
+                .or_else(|_| plain_name(&r, args.trim()))?;
+            r.vars.remove(&name);
+            continue;
+        }
+        if let Some((name_part, op, value)) = assignment(d) {
+            let name = plain_name(&r, name_part)?;
+            if exports {
+                r.exported.insert(name.clone());
+            }
+            r.assign(&name, op, value, false, overrides);
+            if name == ".RECIPEPREFIX" {
+                prefix = match r.single("$(.RECIPEPREFIX)", 0) {
+                    Some(p) => p.chars().next().unwrap_or('\t'),
+                    None => {
+                        return Err(format!(
+                            "whose makefile sets `.RECIPEPREFIX` to what make computes \
+                             (`{value}`), so gate cannot tell its recipes; write it plainly"
+                        ));
+                    }
+                };
+            }
+            in_rule = false;
+            continue;
+        }
+        if head == "export" || head == "unexport" {
+            // `export`, `export NAMES`, `unexport NAMES`: no value set.
+            if args.is_empty() {
+                r.export_all = head == "export";
+            }
+            for t in r.expand(args, 0) {
+                for n in t.text.split_whitespace() {
+                    if head == "export" {
+                        r.exported.insert(n.to_string());
+                    } else {
+                        r.exported.remove(n);
+                    }
+                }
+            }
+            continue;
+        }
+        // A rule: `targets: prerequisites [; recipe]`, or a target's variable
+        // (`test: export X = 1`, which may hold for the recipe; read as one more value).
+        if let Some(colon) = top_level(l, b':') {
+            let targets = r.expand(&l[..colon], 0);
+            let after = l[colon + 1..].trim_start_matches(':');
+            let semi = top_level(after, b';');
+            if let Some((name_part, op, value)) = assignment(after)
+                && semi.is_none_or(|s| top_level(after, b'=').is_some_and(|e| e < s))
+            {
+                let mut name_part = name_part;
+                let mut overrides = false;
+                loop {
+                    let (w, rest) = first_word(name_part);
+                    match w {
+                        "override" => overrides = true,
+                        "export" | "private" => {}
+                        _ => break,
+                    }
+                    name_part = rest;
+                }
+                let name = plain_name(&r, name_part)?;
+                for t in &targets {
+                    let of = t.text.split_whitespace().map(str::to_string).collect();
+                    target_vars.push((of, name.clone(), op, value.to_string(), overrides));
+                }
+                continue;
+            }
+            let (prereqs, inline) = match semi {
+                Some(s) => (&after[..s], Some(&after[s + 1..])),
+                None => (after, None),
+            };
+            let mut rule = Rule::default();
+            for t in &targets {
+                for (a, b) in words_of(t) {
+                    let word = slice(t, a, b);
+                    if !word.computed.is_empty() {
+                        if may_be_special(&word) {
+                            return Err(format!(
+                                "whose makefile names a target make computes (`{}`), which may \
+                                 be one of make's special targets (`.ONESHELL`) that change how \
+                                 recipes run; name the target plainly",
+                                word.text
+                            ));
+                        }
+                        unsure = true;
+                    }
+                    rule.targets.push(word.text);
+                }
+            }
+            for p in r.expand(prereqs, 0) {
+                unsure |= !p.computed.is_empty();
+                rule.prereqs
+                    .extend(p.text.split_whitespace().map(str::to_string));
+            }
+            if let Some(recipe) = inline {
+                rule.recipe.push(recipe.to_string());
+            }
+            rules.push(rule);
+            in_rule = true;
+            continue;
+        }
+        // Any other line is make text a reference builds (`$(eval …)`, `$(RULES)`);
+        // `$(info …)`, `$(warning …)`, `$(error …)` print.
+        let prints = ["$(info ", "$(warning ", "$(error "]
+            .iter()
+            .any(|p| l.starts_with(p));
+        if !prints
+            && r.expand(l, 0)
+                .iter()
+                .any(|t| !t.text.trim().is_empty() || !t.computed.is_empty())
+        {
+            return Err(format!(
+                "whose makefile has a line make computes (`{l}`), which gate does not read; \
+                 write the rules and variables plainly"
+            ));
+        }
+    }
+    // The variables as any recipe may see them: the rules' own as values they may have.
+    let base = r;
+    let r = base.for_rule(&target_vars, None);
+    if let Some(flags) = r.vars.get(".SHELLFLAGS") {
+        for v in r.lookup(".SHELLFLAGS", "$(.SHELLFLAGS)", 0) {
+            let plain = v.computed.is_empty()
+                && v.text.split_whitespace().all(|w| {
+                    w.starts_with('-') && w[1..].bytes().all(|c| c.is_ascii_alphanumeric())
+                        || w.bytes().all(|c| c.is_ascii_lowercase())
+                });
+            if !plain || flags.is_empty() {
+                return Err(format!(
+                    "whose makefile runs recipes with `.SHELLFLAGS = {}`, which gate does not \
+                     read; use options only (`.SHELLFLAGS := -eu -o pipefail -c`)",
+                    v.text
+                ));
+            }
+        }
+    }
+    let oneshell = rules
+        .iter()
+        .any(|rule| rule.targets.iter().any(|t| t == ".ONESHELL"));
+    unsure |= rules
+        .iter()
+        .any(|rule| rule.targets.iter().any(|t| t == ".SECONDEXPANSION"));
+    let read = reached(&r, &rules, &goals, unsure);
+    let mut out = String::new();
+    let mut names: Vec<&String> = r
+        .vars
+        .keys()
+        .filter(|n| {
+            matches!(n.as_str(), "SHELL" | "BASH_ENV" | "CDPATH")
+                || super::reach::RUNNER_VARS.contains(&n.as_str())
+        })
+        .collect();
+    names.sort();
+    for name in names {
+        let unset = format!("$({name})");
+        for v in r.lookup(name, &unset, 0) {
+            // Unset here, the variable is the environment's, which [`super::reach`] reads.
+            if v.text == unset && v.computed == [(0, unset.len())] {
+                continue;
+            }
+            let value = if v.text.contains('\n') {
+                format!("$(define {name})")
+            } else {
+                v.text
+            };
+            out.push_str(&format!("{name} = {value}\n"));
+        }
+    }
+    let mut computed = None;
+    for (rule, read) in rules.iter().zip(read) {
+        out.push_str(&format!(
+            "{}: {}\n",
+            rule.targets.join(" "),
+            rule.prereqs.join(" ")
+        ));
+        if !read {
+            continue;
+        }
+        let own;
+        let rr = if target_vars.is_empty() {
+            &base
+        } else {
+            own = base.for_rule(&target_vars, Some(&rule.targets));
+            &own
+        };
+        for raw in &rule.recipe {
+            let variants = rr.expand(raw, 0);
+            for t in &variants {
+                for line in lines_of(t) {
+                    let where_ = computed_where_it_matters(&line).or_else(|| {
+                        (oneshell && variants.len() > 1 && {
+                            let s = &line.text;
+                            s.contains("pytest")
+                                || super::words::mentions_word(s, "cd")
+                                || super::words::mentions_word(s, "make")
+                        })
+                        .then(|| raw.clone())
+                    });
+                    if let Some(what) = where_
+                        && computed.is_none()
+                    {
+                        computed = Some(format!(
+                            "whose recipe line `{}` runs what make computes (`{what}`: a \
+                             function, a variable the makefile does not set, or one a \
+                             conditional gate cannot decide sets), which gate does not read; \
+                             set the variable in the makefile or write the command plainly",
+                            raw.trim()
+                        ));
+                    }
+                    out.push('\t');
+                    out.push_str(&line.text);
+                    out.push('\n');
+                }
+            }
+        }
+    }
+    for name in &r.vars.keys().cloned().collect::<Vec<_>>() {
+        if !(r.export_all || r.exported.contains(name) || r.locked.contains(name)) {
+            continue;
+        }
+        if matches!(
+            name.as_str(),
+            "MAKE" | "RM" | "CC" | "CXX" | "AR" | "CURDIR"
+        ) {
+            continue;
+        }
+        for v in r.lookup(name, &format!("$({name})"), 0) {
+            handed.push((name.clone(), v, r.locked.contains(name)));
+        }
+    }
+    Ok(Reading {
+        text: out,
+        handed_on: handed,
+        computed,
+    })
+}
+
+/// The name a variable's definition sets, expanded (`PYTEST_$(A)OPTS`): refused if make
+/// computes it.
+fn plain_name(r: &Reader, written: &str) -> Result<String, String> {
+    match r.expand(written.trim(), 0).as_slice() {
+        [one] if one.computed.is_empty() && !one.text.trim().is_empty() => {
+            Ok(one.text.trim().to_string())
+        }
+        _ => Err(format!(
+            "whose makefile sets a variable whose name make computes (`{}`), which gate does \
+             not read; name the variable plainly",
+            written.trim()
+        )),
+    }
+}
+
+/// The byte spans of the words of `t`.
+fn words_of(t: &Text) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (k, c) in t.text.char_indices() {
+        match (c.is_whitespace(), start) {
+            (true, Some(s)) => {
+                out.push((s, k));
+                start = None;
+            }
+            (false, None) => start = Some(k),
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        out.push((s, t.text.len()));
+    }
+    out
+}
+
+/// The part `a..b` of `t`, with its computed spans.
+fn slice(t: &Text, a: usize, b: usize) -> Text {
+    Text {
+        text: t.text[a..b].to_string(),
+        computed: t
+            .computed
+            .iter()
+            .filter(|(x, y)| *x < b && a < *y)
+            .map(|(x, y)| ((*x).max(a) - a, (*y).min(b) - a))
+            .collect(),
+    }
+}
+
+/// The recipe lines an expanded recipe line is: make runs each line of a value of many
+/// lines (`define`) as a line of its own.
+fn lines_of(t: &Text) -> Vec<Text> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (k, _) in t.text.match_indices('\n') {
+        out.push(slice(t, start, k));
+        start = k + 1;
+    }
+    out.push(slice(t, start, t.text.len()));
+    out
+}
+
+/// Which of `rules` make may run the recipe of for `goals` (the first target when none):
+/// those the goals reach through prerequisites, pattern and suffix rules (`%.o:`,
+/// `.c.o:`), `.DEFAULT`; every rule when `unsure` (a computed target or prerequisite,
+/// `.SECONDEXPANSION`) or when no goal is found.
+fn reached(r: &Reader, rules: &[Rule], goals: &[String], unsure: bool) -> Vec<bool> {
+    let all = vec![true; rules.len()];
+    if unsure {
+        return all;
+    }
+    let mut goals: Vec<String> = goals.to_vec();
+    if goals.is_empty() {
+        if r.vars.contains_key(".DEFAULT_GOAL") {
+            match r.single("$(.DEFAULT_GOAL)", 0) {
+                Some(g) if !g.trim().is_empty() => goals.push(g.trim().to_string()),
+                _ => return all,
+            }
+        } else {
+            let first = rules
+                .iter()
+                .flat_map(|rule| rule.targets.first())
+                .find(|t| !t.contains('%') && (!t.starts_with('.') || t.contains('/')));
+            match first {
+                Some(t) => goals.push(t.clone()),
+                None => return all,
+            }
+        }
+    }
+    let mut reached: HashSet<String> = goals.into_iter().collect();
+    loop {
+        let before = reached.len();
+        for rule in rules {
+            if rule.targets.iter().any(|t| reached.contains(t)) {
+                reached.extend(rule.prereqs.iter().filter(|p| *p != "|").cloned());
+            }
+        }
+        if reached.len() == before {
+            break;
+        }
+    }
+    rules
+        .iter()
+        .map(|rule| {
+            rule.targets.iter().any(|t| {
+                reached.contains(t) || t.contains('%') || (t.starts_with('.') && t.len() > 1)
+            })
+        })
+        .collect()
+}
+
+/// How a recipe's `make` (its words, name first, from folder `dir`) reads its makefile:
+/// the folder it runs in (`-C`, `--directory`) and the file it names (`-f`, `--file`,
+/// `--makefile`), if any; or why gate does not follow it (`--eval`, `-I`, several `-f`).
+pub(super) fn sub_make(words: &[String], dir: &Path) -> Result<(PathBuf, Option<String>), String> {
+    let mut at = dir.to_path_buf();
+    let mut files: Vec<String> = Vec::new();
+    let mut k = 1;
+    let refuse = |w: &str| {
+        Err(format!(
+            "whose recipe runs `make {w}`, which reads a makefile or text gate does not read; \
+             run the recipes the check needs from the makefile itself"
+        ))
+    };
+    while let Some(w) = words.get(k) {
+        k += 1;
+        if let Some(long) = w.strip_prefix("--") {
+            let (name, glued) = long
+                .split_once('=')
+                .map_or((long, None), |(n, v)| (n, Some(v.to_string())));
+            if name.starts_with("eval") || name.starts_with("include-dir") {
+                return refuse(w);
+            }
+            if matches!(name, "file" | "makefile" | "directory") {
+                let v = match glued {
+                    Some(v) => v,
+                    None => {
+                        k += 1;
+                        match words.get(k - 1) {
+                            Some(v) => v.clone(),
+                            None => continue,
+                        }
+                    }
+                };
+                if name == "directory" {
+                    at = at.join(v);
+                } else {
+                    files.push(v);
+                }
+            }
+            continue;
+        }
+        let Some(flags) = w.strip_prefix('-') else {
+            continue;
+        };
+        for (j, c) in flags.char_indices() {
+            let rest = &flags[j + c.len_utf8()..];
+            match c {
+                'E' | 'I' => return refuse(w),
+                'f' | 'C' | 'o' | 'W' => {
+                    let v = if rest.is_empty() {
+                        k += 1;
+                        words.get(k - 1).cloned()
+                    } else {
+                        Some(rest.to_string())
+                    };
+                    match (c, v) {
+                        ('f', Some(v)) => files.push(v),
+                        ('C', Some(v)) => at = at.join(v),
+                        _ => {}
+                    }
+                    break;
+                }
+                _ => {}
+            }
+        }
+    }
+    if files.len() > 1 {
+        return refuse("-f … -f …");
+    }
+    Ok((at, files.pop()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str, words: &[&str]) -> Result<String, String> {
+        let words: Vec<String> = words.iter().map(|w| w.to_string()).collect();
+        evaluate(text, &words, Path::new("/w"), &[]).and_then(|r| match r.computed {
+            Some(why) => Err(why),
+            None => Ok(r.text),
+        })
+    }
+
+    fn recipes(text: &str) -> Vec<String> {
+        read(text, &["make"])
+            .unwrap()
+            .lines()
+            .filter_map(|l| l.strip_prefix('\t').map(str::to_string))
+            .collect()
+    }
+
+    #[test]
+    fn variables_expand_as_make_expands_them() {
+        assert_eq!(recipes("E =\nt:\n\tpy$(E)test -q out\n"), ["pytest -q out"]);
+        assert_eq!(
+            recipes("PYTHON ?= python3\nt:\n\t$(PYTHON) -m pytest -q tests\n"),
+            ["python3 -m pytest -q tests"]
+        );
+        assert_eq!(
+            recipes("A = x\nB := $(A)\nA = y\nC = $(A)\nt:\n\t@echo $(B) ${C} $$HOME $$(pwd)\n"),
+            ["@echo x y $HOME $(pwd)"]
+        );
+        assert_eq!(
+            recipes("F = -q\nF += -x\nt:\n\tpytest $(F) tests\n"),
+            ["pytest -q -x tests"]
+        );
+        assert_eq!(
+            recipes("define RUN\ncd out\nendef\nt:\n\t$(RUN) && pytest -q tests\n"),
+            ["cd out && pytest -q tests"]
+        );
+        assert_eq!(
+            recipes("define TWO\necho a\ncd out\nendef\nt:\n\t$(TWO)\n"),
+            ["echo a", "cd out"]
+        );
+        assert_eq!(
+            recipes("S = a.c b.c\nt:\n\techo $(S:.c=.o) $@ $(MAKE)\n"),
+            ["echo a.o b.o $@ make"]
+        );
+        assert_eq!(recipes("X = a\nN = X\nt:\n\techo $($(N))\n"), ["echo a"]);
+        // The `make` line's own variables win over the makefile's plain assignment.
+        let text = "D = tests\nt:\n\tpytest -q $(D)\n";
+        assert!(
+            read(text, &["make", "D=out"])
+                .unwrap()
+                .contains("\tpytest -q out")
+        );
+    }
+
+    #[test]
+    fn names_built_from_variables_are_expanded() {
+        let text = read(
+            "A = ADD\nexport PYTEST_$(A)OPTS = out\nt:\n\tpytest\n",
+            &["make"],
+        );
+        assert!(text.unwrap().contains("PYTEST_ADDOPTS = out"));
+        let text = read("E =\n.ONE$(E)SHELL:\nt:\n\tcd out\n", &["make"]).unwrap();
+        assert!(text.contains(".ONESHELL: "));
+        assert!(read("export PYTEST_$(A)OPTS = out\n", &["make"]).is_err());
+        assert!(read(".ONE$(E)SHELL:\nt:\n\ttrue\n", &["make"]).is_err());
+    }
+
+    #[test]
+    fn computed_parts_are_refused_where_they_matter() {
+        for text in [
+            "t:\n\tpy$(shell echo)test -q tests\n",
+            "t:\n\t$(RUNNER) tests\n",
+            "t:\n\tcd $(D) && true\n",
+            "t:\n\tsh -c $(CMD)\n",
+            "t:\n\tpytest $(ARGS) tests\n",
+            "X = $(shell cat out/x)\nt:\n\t$(X)\n",
+            "include other.mk\nt:\n\tpytest -q tests\n",
+            "$(eval T: ; cd out)\n",
+        ] {
+            assert!(read(text, &["make"]).is_err(), "{text}");
+        }
+        for text in [
+            "t:\n\trm -rf $(wildcard build/*)\n\tpytest -q tests\n",
+            "t:\n\t@echo $(shell date)\n",
+            "$(info hello)\nt:\n\ttrue\n",
+        ] {
+            assert!(read(text, &["make"]).is_ok(), "{text}");
+        }
+    }
+
+    #[test]
+    fn conditionals_give_every_value_a_branch_may_set() {
+        let text = "ifeq ($(OS),Windows_NT)\nPY = python\nelse\nPY = python3\nendif\nt:\n\t$(PY) -m pytest tests\n";
+        assert_eq!(
+            recipes(text),
+            ["python -m pytest tests", "python3 -m pytest tests"]
+        );
+        let text = "A = 1\nifeq ($(A),1)\nD = tests\nelse\nD = out\nendif\nt:\n\tcd $(D)\n";
+        assert_eq!(recipes(text), ["cd tests"]);
+        // A variable only one branch sets may be unset: make takes it from its environment.
+        let text = "ifdef CI\nD = tests\nendif\nt:\n\tcd $(D)\n";
+        assert!(read(text, &["make"]).is_err());
+    }
+
+    #[test]
+    fn a_target_s_own_variables_and_recipe_prefix_are_read() {
+        // Its own rule's for certain; another's as one more value (a prerequisite inherits).
+        let text = "t: PY := python3\nt: u\n\t$(PY) -m pytest tests\nu:\n\tcd $(D)\n";
+        assert_eq!(
+            recipes(&text.replace("$(D)", "x")),
+            ["python3 -m pytest tests", "cd x"]
+        );
+        let text = "D = tests\nt: D = out\nt: u\n\ttrue\nu:\n\tcd $(D)\n";
+        assert_eq!(recipes(text), ["true", "cd tests", "cd out"]);
+        let text = ".RECIPEPREFIX = >\nt:\n> cd out && pytest -q\n";
+        assert_eq!(recipes(text), [" cd out && pytest -q"]);
+        assert!(read(".RECIPEPREFIX = $(P)\nt:\n\ttrue\n", &["make"]).is_err());
+    }
+
+    #[test]
+    fn only_the_goals_recipes_are_read() {
+        let text = "all: test\ntest:\n\tpytest -q tests\ndeploy:\n\t$(DOCKER) push\n";
+        assert!(read(text, &["make"]).is_ok());
+        assert!(read(text, &["make", "test"]).is_ok());
+        assert!(read(text, &["make", "deploy"]).is_err());
+    }
+
+    #[test]
+    fn adversarial_expansion_stays_bounded() {
+        let mut text = String::from("A0 = x\n");
+        for k in 1..=30 {
+            text.push_str(&format!("A{k} = $(A{})$(A{})\n", k - 1, k - 1));
+        }
+        text.push_str("t:\n\t$(A30)\n");
+        assert!(read(&text, &["make"]).is_err());
+        assert!(read("A = $(A)$(A)\nt:\n\t$(A)\n", &["make"]).is_err());
+        assert!(read("A = $(A\nt:\n\t$(A)\n", &["make"]).is_err());
+    }
+
+    #[test]
+    fn sub_makes_name_their_folder_and_file() {
+        let w = |s: &str| s.split(' ').map(str::to_string).collect::<Vec<_>>();
+        let (at, file) = sub_make(&w("make -C sub -f other.mk test"), Path::new("/w")).unwrap();
+        assert_eq!(
+            (at, file),
+            (PathBuf::from("/w/sub"), Some("other.mk".into()))
+        );
+        let (at, _) = sub_make(&w("make --directory=a/b"), Path::new("/w")).unwrap();
+        assert_eq!(at, PathBuf::from("/w/a/b"));
+        assert!(sub_make(&w("make --eval=x"), Path::new("/w")).is_err());
+    }
+}
