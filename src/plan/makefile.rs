@@ -1254,12 +1254,14 @@ fn plain_name(r: &Reader, written: &str) -> Result<String, String> {
     }
 }
 
-/// The byte spans of the words of `t`.
+/// The byte spans of the words of `t`: a computed reference is one piece of a word
+/// (`$(shell echo x)`).
 fn words_of(t: &Text) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut start = None;
     for (k, c) in t.text.char_indices() {
-        match (c.is_whitespace(), start) {
+        let inside = t.computed.iter().any(|(a, b)| *a < k && k < *b);
+        match (c.is_whitespace() && !inside, start) {
             (true, Some(s)) => {
                 out.push((s, k));
                 start = None;
