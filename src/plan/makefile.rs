@@ -1577,4 +1577,78 @@ mod tests {
         assert_eq!(at, PathBuf::from("/w/a/b"));
         assert!(sub_make(&w("make --eval=x"), Path::new("/w")).is_err());
     }
+
+    /// Text a makefile could hold, from the bytes make's language gives meaning to and a few
+    /// that are more than one byte long (a slice at a byte that is not a character's start
+    /// would panic).
+    fn makefile_text() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::strategy::Strategy as _;
+        proptest::collection::vec(
+            proptest::sample::select(vec![
+                "$",
+                "(",
+                ")",
+                "{",
+                "}",
+                ":",
+                "=",
+                "?",
+                "+",
+                "!",
+                "\t",
+                "\n",
+                "\\",
+                "#",
+                " ",
+                ",",
+                "%",
+                "@",
+                "<",
+                "^",
+                ";",
+                "|",
+                "'",
+                "\"",
+                "é",
+                "€",
+                "𝄞",
+                "A",
+                "E",
+                "define",
+                "endef",
+                "ifeq",
+                "ifdef",
+                "else",
+                "endif",
+                "export",
+                "override",
+                "include",
+                "cd",
+                "pytest",
+                "make",
+                "$(MAKE)",
+                "-C",
+                "-f",
+                "shell",
+                "call",
+                "eval",
+                ".ONESHELL",
+                ".RECIPEPREFIX",
+                "\r",
+            ]),
+            0..80,
+        )
+        .prop_map(|parts| parts.concat())
+    }
+
+    proptest::proptest! {
+        /// Whatever a makefile holds, its reading ends without a panic, within its bounds.
+        #[test]
+        fn any_makefile_text_is_read_without_a_panic(text in makefile_text()) {
+            let words = vec!["make".to_string(), "t".to_string(), "A=$(E)é".to_string()];
+            let _ = evaluate(&text, &words, Path::new("/w"), &[]);
+            let line: Vec<String> = text.split(' ').map(str::to_string).collect();
+            let _ = sub_make(&line, Path::new("/w"));
+        }
+    }
 }
