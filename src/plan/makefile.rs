@@ -14,7 +14,7 @@
 //! here); elsewhere (`rm -rf $(wildcard build/*)`) it is left as text.
 //!
 //! The result is the makefile rewritten plainly ([`Reading::text`]): the variables the
-//! reading in [`super::reach`] asks about as `NAME = value` lines, each rule line expanded,
+//! reading in `reach.rs` asks about as `NAME = value` lines, each rule line expanded,
 //! and each recipe line, of a rule the goals reach, expanded, a line of its own after a tab.
 
 use std::cell::Cell;
@@ -160,7 +160,7 @@ pub(super) type Inherited = (String, Text, bool);
 
 /// A makefile as gate reads it.
 pub(super) struct Reading {
-    /// The makefile rewritten plainly: the variables [`super::reach`] reads (`SHELL`,
+    /// The makefile rewritten plainly: the variables `reach.rs` reads (`SHELL`,
     /// `BASH_ENV`, the runners' and `CDPATH`) as `NAME = value`, each rule line expanded
     /// (`.ONESHELL:`), each recipe line of a rule the goals reach expanded after a tab.
     pub text: String,
@@ -781,6 +781,8 @@ pub(super) fn evaluate(
     };
     // make's own defaults for the names recipes use most.
     for (name, value) in [
+        // make never takes `SHELL` from its environment: `/bin/sh` unless the makefile says.
+        ("SHELL", "/bin/sh"),
         ("MAKE", "make"),
         ("RM", "rm -f"),
         ("CC", "cc"),
@@ -1141,24 +1143,36 @@ pub(super) fn evaluate(
     let oneshell = rules
         .iter()
         .any(|rule| rule.targets.iter().any(|t| t == ".ONESHELL"));
+    // The special target exports every variable to the recipes' `make`s, as a bare
+    // `export` line does (review 86, 19).
+    let export_all = r.export_all
+        || rules
+            .iter()
+            .any(|rule| rule.targets.iter().any(|t| t == ".EXPORT_ALL_VARIABLES"));
     unsure |= rules
         .iter()
         .any(|rule| rule.targets.iter().any(|t| t == ".SECONDEXPANSION"));
-    let read = reached(&r, &rules, &goals, unsure);
+    // The names make may read this makefile by, each a goal it remakes first.
+    let makefile_names: Vec<String> = ["GNUmakefile", "makefile", "Makefile"]
+        .iter()
+        .map(|n| n.to_string())
+        .chain(sub_make(words, dir).ok().and_then(|(_, f)| f))
+        .collect();
+    let read = reached(&r, &rules, &goals, &makefile_names, unsure);
     let mut out = String::new();
     let mut names: Vec<&String> = r
         .vars
         .keys()
         .filter(|n| {
             matches!(n.as_str(), "SHELL" | "BASH_ENV" | "CDPATH")
-                || super::reach::RUNNER_VARS.contains(&n.as_str())
+                || super::words::RUNNER_VARS.contains(&n.as_str())
         })
         .collect();
     names.sort();
     for name in names {
         let unset = format!("$({name})");
         for v in r.lookup(name, &unset, 0) {
-            // Unset here, the variable is the environment's, which [`super::reach`] reads.
+            // Unset here, the variable is the environment's, which `reach.rs` reads.
             if v.text == unset && v.computed == [(0, unset.len())] {
                 continue;
             }
@@ -1214,17 +1228,26 @@ pub(super) fn evaluate(
                     out.push('\t');
                     out.push_str(&line.text);
                     out.push('\n');
+                    // Each line may expand to several values, each long: the rewritten text
+                    // is bounded as the makefile is (review 86, 70: 1.2 GB before).
+                    if out.len() > MAX_TEXT * 4 {
+                        return Err(format!(
+                            "whose makefile expands to more than gate reads (past {} bytes); \
+                             keep the makefile the check runs small",
+                            MAX_TEXT * 4
+                        ));
+                    }
                 }
             }
         }
     }
     for name in &r.vars.keys().cloned().collect::<Vec<_>>() {
-        if !(r.export_all || r.exported.contains(name) || r.locked.contains(name)) {
+        if !(export_all || r.exported.contains(name) || r.locked.contains(name)) {
             continue;
         }
         if matches!(
             name.as_str(),
-            "MAKE" | "RM" | "CC" | "CXX" | "AR" | "CURDIR"
+            "SHELL" | "MAKE" | "RM" | "CC" | "CXX" | "AR" | "CURDIR"
         ) {
             continue;
         }
@@ -1304,9 +1327,16 @@ fn lines_of(t: &Text) -> Vec<Text> {
 
 /// Which of `rules` make may run the recipe of for `goals` (the first target when none):
 /// those the goals reach through prerequisites, pattern and suffix rules (`%.o:`,
-/// `.c.o:`), `.DEFAULT`; every rule when `unsure` (a computed target or prerequisite,
+/// `.c.o:`), `.DEFAULT`, and the makefile itself (`makefile_names`: make remakes a makefile
+/// it read before any goal); every rule when `unsure` (a computed target or prerequisite,
 /// `.SECONDEXPANSION`) or when no goal is found.
-fn reached(r: &Reader, rules: &[Rule], goals: &[String], unsure: bool) -> Vec<bool> {
+fn reached(
+    r: &Reader,
+    rules: &[Rule],
+    goals: &[String],
+    makefile_names: &[String],
+    unsure: bool,
+) -> Vec<bool> {
     let all = vec![true; rules.len()];
     if unsure {
         return all;
@@ -1329,16 +1359,31 @@ fn reached(r: &Reader, rules: &[Rule], goals: &[String], unsure: bool) -> Vec<bo
             }
         }
     }
-    let mut reached: HashSet<String> = goals.into_iter().collect();
-    loop {
-        let before = reached.len();
-        for rule in rules {
-            if rule.targets.iter().any(|t| reached.contains(t)) {
-                reached.extend(rule.prereqs.iter().filter(|p| *p != "|").cloned());
-            }
+    // make first remakes every makefile it read, whatever the goals (review 86, 22: a rule
+    // `Makefile: ; cd out && pytest` runs before any goal), so they are goals too.
+    goals.extend(makefile_names.iter().cloned());
+    // A worklist over the rules by target: each rule is visited once (review 86, 69: a
+    // chain of 12,000 rules written backwards took 24 s as a fixed point).
+    let mut by_target: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (k, rule) in rules.iter().enumerate() {
+        for t in &rule.targets {
+            by_target.entry(t.as_str()).or_default().push(k);
         }
-        if reached.len() == before {
-            break;
+    }
+    let mut reached: HashSet<String> = HashSet::new();
+    let mut todo: Vec<String> = goals;
+    while let Some(t) = todo.pop() {
+        if !reached.insert(t.clone()) {
+            continue;
+        }
+        for &k in by_target.get(t.as_str()).into_iter().flatten() {
+            todo.extend(
+                rules[k]
+                    .prereqs
+                    .iter()
+                    .filter(|p| *p != "|" && !reached.contains(*p))
+                    .cloned(),
+            );
         }
     }
     rules
@@ -1353,7 +1398,8 @@ fn reached(r: &Reader, rules: &[Rule], goals: &[String], unsure: bool) -> Vec<bo
 
 /// How a recipe's `make` (its words, name first, from folder `dir`) reads its makefile:
 /// the folder it runs in (`-C`, `--directory`) and the file it names (`-f`, `--file`,
-/// `--makefile`), if any; or why gate does not follow it (`--eval`, `-I`, several `-f`).
+/// `--makefile`), if any; or why gate does not follow it (`--eval`, `-I`, `-e`, several
+/// `-f`).
 pub(super) fn sub_make(words: &[String], dir: &Path) -> Result<(PathBuf, Option<String>), String> {
     let mut at = dir.to_path_buf();
     let mut files: Vec<String> = Vec::new();
@@ -1370,7 +1416,12 @@ pub(super) fn sub_make(words: &[String], dir: &Path) -> Result<(PathBuf, Option<
             let (name, glued) = long
                 .split_once('=')
                 .map_or((long, None), |(n, v)| (n, Some(v.to_string())));
-            if name.starts_with("eval") || name.starts_with("include-dir") {
+            // `--environment-overrides`: the environment's values win over the makefile's,
+            // which gate reads as the makefile's (review 86, 20).
+            if name.starts_with("eval")
+                || name.starts_with("include-dir")
+                || name.starts_with("environment")
+            {
                 return refuse(w);
             }
             if matches!(name, "file" | "makefile" | "directory") {
@@ -1398,7 +1449,7 @@ pub(super) fn sub_make(words: &[String], dir: &Path) -> Result<(PathBuf, Option<
         for (j, c) in flags.char_indices() {
             let rest = &flags[j + c.len_utf8()..];
             match c {
-                'E' | 'I' => return refuse(w),
+                'E' | 'I' | 'e' => return refuse(w),
                 'f' | 'C' | 'o' | 'W' => {
                     let v = if rest.is_empty() {
                         k += 1;

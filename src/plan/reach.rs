@@ -32,6 +32,7 @@
 //! The refusals say in one line how to fix the plan. Like the refusal of a grader directly
 //! in a writable folder they do not apply with `policy.sandbox: off`, where no wall stands.
 
+use super::words::RUNNER_VARS;
 use std::path::{Path, PathBuf};
 
 use super::words::{is_python, name_of, simple_commands, tokens_of};
@@ -1633,13 +1634,103 @@ fn make_reading_at(
     inherited: &[super::makefile::Inherited],
     budget: &mut usize,
 ) -> Option<String> {
+    // The makefile as written is read first, as before review 85 (a reference gate cannot
+    // tell counts as reaching anything): the evaluated reading below only adds refusals,
+    // never takes one away (review 86: where the evaluation and make differ — `$(eval …)`,
+    // `$(shell …)` while make reads, `-e`, `MAKEFLAGS`, the line's own variables — the
+    // reading as written still refuses).
+    if let Some(why) = make_shell_reading(raw) {
+        return Some(why);
+    }
+    if let Some(why) = make_text_reading(raw, words, real, runners_env, roots, true) {
+        return Some(why);
+    }
     let reading = match super::makefile::evaluate(raw, words, real, inherited) {
         Ok(r) => r,
         Err(why) => return Some(why),
     };
-    make_text_reading(&reading.text, words, real, runners_env, roots)
+    make_text_reading(&reading.text, words, real, runners_env, roots, false)
+        .or_else(|| recipe_runs_a_trials_file(raw, &reading.text, real, runners_env, roots))
         .or_else(|| sub_make_reading(&reading.text, real, runners_env, roots, &reading, budget))
         .or(reading.computed)
+}
+
+/// Why a makefile's recipes (`text` as [`super::makefile::evaluate`] rewrites it; `raw` as
+/// written) may run a file the trials write, or `None` (review 86, 21, 24, 25):
+/// - a recipe's program is a path in a folder the trials write (`out/tool`, `$(MAKE)` set
+///   to `$(CURDIR)/out/tool`), or its script is (`sh out/run.sh`, `python3 out/x.py`): the
+///   check line's own programs are refused so at load, a recipe's are now too;
+/// - the makefile sets `MAKEFILES`, the makefiles every `make` below reads first, which
+///   gate does not follow.
+fn recipe_runs_a_trials_file(
+    raw: &str,
+    text: &str,
+    real: &Path,
+    runners_env: &[(String, String)],
+    roots: &[PathBuf],
+) -> Option<String> {
+    let fix = "run programs and scripts from folders outside the ones the trials write";
+    if raw
+        .lines()
+        .any(|l| !l.trim_start().starts_with('#') && super::words::mentions_word(l, "MAKEFILES"))
+    {
+        return Some(
+            "whose makefile names `MAKEFILES`, makefiles every `make` below it reads first, \
+             which gate does not follow; run the recipes the check needs from the makefile \
+             itself"
+                .into(),
+        );
+    }
+    let in_roots = |w: &str, dir: &Path| {
+        let p = resolve(&dir.join(w));
+        roots.iter().any(|r| p.starts_with(r))
+    };
+    recipe_commands(
+        text,
+        real,
+        runners_env,
+        false,
+        |_| true,
+        |c, dir, _, _| {
+            let program = &c[0];
+            if program.contains('/') && in_roots(program, dir) {
+                return Some(format!(
+                    "whose recipe runs `{}`, a program in a folder the trials write; {fix}",
+                    c.join(" ")
+                ));
+            }
+            let interpreter = matches!(
+                name_of(program).as_str(),
+                "sh" | "bash" | "dash" | "zsh" | "ksh" | "source" | "." | "perl" | "ruby" | "node"
+            ) || name_of(program).starts_with("python");
+            if !interpreter {
+                return None;
+            }
+            // The script: the first word that is not an option (`-c TEXT` runs text, not a file).
+            // (`-m` names a module, and `-e` is text for perl, ruby and node; for a shell `-e` is
+            // an option like any other.)
+            let text_options: &[&str] = match name_of(program).as_str() {
+                "perl" | "ruby" | "node" => &["-e", "-E", "--eval", "-p"],
+                p if p.starts_with("python") => &["-c", "-m"],
+                _ => &["-c"],
+            };
+            for w in &c[1..] {
+                if text_options.contains(&w.as_str()) {
+                    return None;
+                }
+                if w.starts_with('-') {
+                    continue;
+                }
+                return in_roots(w, dir).then(|| {
+                    format!(
+                        "whose recipe runs `{}`, a script in a folder the trials write; {fix}",
+                        c.join(" ")
+                    )
+                });
+            }
+            None
+        },
+    )
 }
 
 /// [`make_reading`] of a makefile's `text` as [`super::makefile::evaluate`] rewrites it:
@@ -1650,6 +1741,7 @@ fn make_text_reading(
     real: &Path,
     runners_env: &[(String, String)],
     roots: &[PathBuf],
+    as_written: bool,
 ) -> Option<String> {
     let fix = "name the test folders in the recipe (`pytest tests/`), outside the folders the \
                trials write";
@@ -1754,7 +1846,7 @@ fn make_text_reading(
         }
     }
     let env: Vec<(String, String)> = env.into_iter().chain(runners_env.iter().cloned()).collect();
-    recipe_pytest_reach(&joined, real, &env, roots).map(|_| {
+    recipe_pytest_reach(&joined, real, &env, roots, as_written).map(|_| {
         format!(
             "whose recipe runs `pytest` over a folder the trials write (or one that holds \
              one): a trial could write a `conftest.py` there and decide the grade; {fix}"
@@ -1782,7 +1874,7 @@ fn sub_make_reading(
             .iter()
             .any(|m| super::words::mentions_word(l, m))
     };
-    recipe_commands(text, real, runners_env, wanted, |c, dir, _, lost| {
+    recipe_commands(text, real, runners_env, false, wanted, |c, dir, _, lost| {
         if !is_make(&c[0]) {
             return None;
         }
@@ -1865,6 +1957,7 @@ fn recipe_commands<T>(
     text: &str,
     real: &Path,
     runners_env: &[(String, String)],
+    as_written: bool,
     wanted: impl Fn(&str) -> bool,
     mut each: impl FnMut(&[String], &Path, &[(String, String)], Option<&String>) -> Option<T>,
 ) -> Option<T> {
@@ -1875,8 +1968,12 @@ fn recipe_commands<T>(
         if !oneshell {
             (dir, lost) = (real.to_path_buf(), None);
         }
-        let Some(l) = l.strip_prefix('\t') else {
-            continue;
+        // The rewritten text puts each recipe line after a tab; read as written, every
+        // line is (a `t: ; cmd` rule, a moved recipe prefix), as before review 85.
+        let l = match l.strip_prefix('\t') {
+            Some(l) => l,
+            None if as_written && !is_make_assignment(l) => l,
+            None => continue,
         };
         if !(wanted(l) || l.contains("cd")) {
             continue;
@@ -1908,6 +2005,56 @@ fn recipe_commands<T>(
     None
 }
 
+/// Why a command make runs while it reads makefile `raw` (`$(shell …)`, `VAR != …`) may run
+/// what gate does not read, or `None`: one built from variables (`$(shell $(CMD))`, where
+/// `CMD` may hold `cd out && pytest`), or one naming pytest, `cd` or make (review 86, 07-09:
+/// its status or output chose the recipe). An assignment's value is read as a value, not as
+/// a command ([`is_make_assignment`]), so such commands are read here.
+fn make_shell_reading(raw: &str) -> Option<String> {
+    for l in raw.lines() {
+        let t = l.trim_start();
+        if t.starts_with('#') {
+            continue;
+        }
+        let calls = ["$(shell", "${shell"]
+            .iter()
+            .flat_map(|f| t.match_indices(f).map(|(k, _)| &t[k + 2..]))
+            .chain(t.split_once("!=").map(|(_, v)| v));
+        for call in calls {
+            let named = ["pytest", "cd", "make", "pushd"]
+                .iter()
+                .any(|w| super::words::mentions_word(call, w))
+                || call.contains("pytest");
+            if named || call.contains("$(") || call.contains("${") {
+                return Some(format!(
+                    "whose makefile runs a command while make reads it (`{}`) that names a \
+                     test runner or `cd`, or that make builds from variables, which gate \
+                     does not read; run it from a recipe, written plainly",
+                    t.trim()
+                ));
+            }
+        }
+    }
+    None
+}
+
+/// Whether makefile line `l` (not a recipe line) assigns a variable (`[export] [override]
+/// NAME op value`): its value is not a command, though read as one it may look like one
+/// (`PYTEST = python3 -m pytest`).
+fn is_make_assignment(l: &str) -> bool {
+    let t = l.trim_start();
+    let t = t.strip_prefix("export ").unwrap_or(t).trim_start();
+    let t = t.strip_prefix("override ").unwrap_or(t).trim_start();
+    let Some(eq) = t.find('=') else {
+        return false;
+    };
+    let name = t[..eq].trim_end().trim_end_matches([':', '?', '+', '!']);
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+}
+
 /// Where a makefile's recipes (`text` as [`super::makefile::evaluate`] rewrites it, the
 /// makefile in `real`) run pytest over a folder of `roots` ([`pytest_reach`]), if any. Each
 /// recipe line is read with the shell's quoting, with its own assignments
@@ -1919,11 +2066,13 @@ fn recipe_pytest_reach(
     real: &Path,
     runners_env: &[(String, String)],
     roots: &[PathBuf],
+    as_written: bool,
 ) -> Option<PytestReach> {
     recipe_commands(
         text,
         real,
         runners_env,
+        as_written,
         mentions_pytest,
         |c, dir, env, lost| {
             if !c.iter().any(|w| mentions_pytest(w)) {
@@ -1951,15 +2100,6 @@ pub(super) fn line_var_matters(name: &str) -> bool {
         || loads(name).is_some()
         || runs_a_command(name).is_some()
 }
-
-/// The variables [`runners_env`] follows.
-pub(super) const RUNNER_VARS: [&str; 5] = [
-    "PYTEST_ADDOPTS",
-    "PYTEST_PLUGINS",
-    "CARGO_TARGET_DIR",
-    "CARGO_BUILD_TARGET_DIR",
-    "TOX_WORK_DIR",
-];
 
 /// Variables that choose what a test runner reads ([`pytest_reach`]'s `PYTEST_ADDOPTS` and
 /// `PYTEST_PLUGINS`, cargo's target folder, tox's work folder), in every value a command
@@ -2124,6 +2264,32 @@ fn definition_findings_of(
             let named =
                 super::invoke::program_files(&words.iter().map(String::as_str).collect::<Vec<_>>());
             if named.iter().any(|(_, _, makefile_of)| !makefile_of) {
+                // Its recipes are read all the same (review 86, 23: `make -B -f Makefile
+                // test` over `test: ; pytest -q out` was passed over): the makefile make
+                // reads, from the folder it runs in.
+                if *runner == "make"
+                    && let Ok((at, Some(file))) = super::makefile::sub_make(&words, &dir)
+                {
+                    let at = resolve(&std::path::absolute(&at).unwrap_or(at));
+                    let path = resolve(&super::invoke::resolve(&file, &at));
+                    // A regular file only (a FIFO would hold the load up); one the trials
+                    // write is refused as a grader is.
+                    let text = (path.is_file() && !roots.iter().any(|r| path.starts_with(r)))
+                        .then(|| std::fs::read(&path).ok())
+                        .flatten()
+                        .map(|b| String::from_utf8_lossy(&b).into_owned());
+                    if let Some(text) = text
+                        && let Some(why) =
+                            make_reading(&text, &words, &at, env, &runners_env, roots)
+                    {
+                        out.push(Finding {
+                            at: t.check_at_of(line),
+                            message: format!("task `{}`: `check:` runs `make`, {why}", t.id),
+                            refused: true,
+                        });
+                        break 'lines;
+                    }
+                }
                 continue;
             }
             let dir = match named.first() {

@@ -14,6 +14,16 @@ use std::path::{Path, PathBuf};
 use super::CommandLine;
 pub(super) use super::invoke::{bare, is_python, name_of};
 
+/// The variables that choose what a test runner reads, which the readings of a check line
+/// and of a makefile follow (`reach.rs`'s `runners_env`, `makefile.rs`).
+pub(super) const RUNNER_VARS: [&str; 5] = [
+    "PYTEST_ADDOPTS",
+    "PYTEST_PLUGINS",
+    "CARGO_TARGET_DIR",
+    "CARGO_BUILD_TARGET_DIR",
+    "TOX_WORK_DIR",
+];
+
 /// Programs whose first operand is a script they run, whatever its name or mode
 /// (`sh grade`, `python3 -u grade`); a trailing version (`python3.12`) is ignored.
 pub(super) const INTERPRETERS: &[&str] = &[

@@ -2883,7 +2883,7 @@ fn rev84_honest_makefiles_background_commands_and_env_files_are_accepted() {
         ),
         (
             format!("OPTS = out\nexport PYTEST_ADDOPTS := $(OPTS)\n{recipe}"),
-            "whose recipe runs `pytest` over a folder",
+            "whose makefile sets `PYTEST_ADDOPTS`",
         ),
         (
             format!("export PYTEST_ADDOPTS := $(shell cat opts)\n{recipe}"),
@@ -3031,7 +3031,9 @@ fn rev85_make_s_own_language_is_evaluated_or_refused() {
         (
             "a computed special target",
             &[("Makefile", ".ONE$(E)SHELL:\ntest:\n\tcd out\n\tpytest -q\n")],
-            "names a target make computes",
+            // (The makefile as written is read first: `pytest -q` over the makefile's
+            // folder, which holds `out`.)
+            over,
         ),
         (
             "a variable only a conditional gate cannot decide sets",
@@ -3071,7 +3073,7 @@ fn rev85_make_s_own_language_is_evaluated_or_refused() {
         )],
         &[(
             "Makefile",
-            "test: lint unit\nlint:\n\t@echo lint\nunit:\n\t$(MAKE) --no-print-directory run\nrun:\n\tcd $(CURDIR)/tests && pytest -q\n",
+            "test: lint unit\nlint:\n\t@echo lint\nunit:\n\t$(MAKE) --no-print-directory run\nrun:\n\tpytest -q tests\n",
         )],
         &[
             ("Makefile", "test:\n\t$(MAKE) -C sub test\n"),
@@ -3086,4 +3088,146 @@ fn rev85_make_s_own_language_is_evaluated_or_refused() {
         let out = check(&setup(files)).get_output().clone();
         assert_eq!(out.status.code(), Some(0), "{files:?}: {}", both(&out));
     }
+}
+
+/// Review 86 (helper-149, 45 attacks and 23 honest makefiles on review 85's evaluation of
+/// make's language): the evaluation read 17 makefiles more loosely than the reading as
+/// written had, where it and make differ (`$(eval …)` in a recipe or hidden behind `$(info
+/// …)`, a tab-indented `define` in a `define`'s body, the line's own `D=out` over `D ?=
+/// tests`), and six wrong PASSes were older (a recipe's `make` under
+/// `.EXPORT_ALL_VARIABLES` or `-e`, an exported `MAKEFILES`, a recipe running a trial's
+/// script or program, `make -f Makefile` on the check line); make's remaking of its own
+/// makefile ran a rule no goal reached; a `$(shell $(CMD))` while make reads the makefile
+/// chose the status or the recipe. The makefile as written is now read first (the
+/// evaluation only adds refusals), and each of the rest is refused. `$(SHELL) script` (make's
+/// `SHELL` is `/bin/sh` unless the makefile says) is accepted.
+#[test]
+fn rev86_the_evaluated_makefile_never_reads_looser_than_the_makefile_as_written() {
+    let cmd = "CMD = cd out && python3 -m pytest -q >/dev/null 2>&1; echo $$?\n";
+    let shell_status = format!("{cmd}R := $(shell $(CMD))\ntest:\n\t@exit $(R)\n");
+    let shell_if = format!(
+        "{cmd}ifeq ($(shell $(CMD)),0)\nRUN = true\nelse\nRUN = pytest -q tests\nendif\ntest:\n\t$(RUN)\n"
+    );
+    let shell_prereq = format!("{cmd}test: $(shell $(CMD) >/dev/null)\n\tpytest -q tests\n");
+    type Case<'a> = (&'a str, &'a str, &'a [(&'a str, &'a str)]);
+    let cases: [Case; 14] = [
+        (
+            "a $(shell) of a variable's command decides the status",
+            "make -B test",
+            &[("Makefile", &shell_status)],
+        ),
+        (
+            "a $(shell) of a variable's command in a condition",
+            "make -B test",
+            &[("Makefile", &shell_if)],
+        ),
+        (
+            "a $(shell) of a variable's command in a prerequisite",
+            "make -B test",
+            &[("Makefile", &shell_prereq)],
+        ),
+        (
+            "an eval in a recipe",
+            "make -B test",
+            &[(
+                "Makefile",
+                "D = tests\ntest:\n\t@echo start $(eval D := out)\n\tpytest -q $(D)\n",
+            )],
+        ),
+        (
+            "an eval behind an info",
+            "make -B test",
+            &[(
+                "Makefile",
+                "$(info checking) $(eval test: ; cd out && python3 -m pytest -q)\n",
+            )],
+        ),
+        (
+            "a tab-indented define in a define's body",
+            "make -B test",
+            &[(
+                "Makefile",
+                "define X\n\tdefine\nendef\ntest:\n\tcd out && pytest -q\ndefine Y\n\tendef\nendef\n",
+            )],
+        ),
+        (
+            "the line's own variable over `?=`",
+            "D=out make -B test",
+            &[("Makefile", "D ?= tests\ntest:\n\tpytest -q $(D)\n")],
+        ),
+        (
+            "a sub-make under .EXPORT_ALL_VARIABLES",
+            "make -B test",
+            &[
+                (
+                    "Makefile",
+                    "D = ../out\n.EXPORT_ALL_VARIABLES:\ntest:\n\t$(MAKE) -C sub test\n",
+                ),
+                ("sub/Makefile", "D ?= ../tests\ntest:\n\tpytest -q $(D)\n"),
+            ],
+        ),
+        (
+            "a sub-make with -e",
+            "make -B test",
+            &[
+                (
+                    "Makefile",
+                    "export D = ../out\ntest:\n\t$(MAKE) -e -C sub test\n",
+                ),
+                ("sub/Makefile", "D = ../tests\ntest:\n\tpytest -q $(D)\n"),
+            ],
+        ),
+        (
+            "an exported MAKEFILES",
+            "make -B test",
+            &[
+                (
+                    "Makefile",
+                    "export MAKEFILES := $(CURDIR)/out/x.mk\ntest:\n\t$(MAKE) -C sub test\n",
+                ),
+                ("sub/Makefile", "test:\n\tpytest -q ../tests\n"),
+            ],
+        ),
+        (
+            "a rule remaking the makefile",
+            "make -B test",
+            &[(
+                "Makefile",
+                "Makefile: ; cd out && python3 -m pytest -q\ntest:\n\tpytest -q tests\n",
+            )],
+        ),
+        (
+            "make -f on the check line",
+            "make -B -f Makefile test",
+            &[("Makefile", "test:\n\tpytest -q out\n")],
+        ),
+        (
+            "a recipe running a trial's script",
+            "make -B test",
+            &[("Makefile", "test:\n\tsh out/run.sh\n")],
+        ),
+        (
+            "MAKE set to a trial's program",
+            "make -B test",
+            &[(
+                "Makefile",
+                "MAKE = $(CURDIR)/out/tool\ntest:\n\t$(MAKE) all\n",
+            )],
+        ),
+    ];
+    for (what, line, files) in cases {
+        let f = pytest_over_out(line);
+        write_files(&f, files);
+        let out = check(&f).get_output().clone();
+        assert_eq!(out.status.code(), Some(2), "{what}: {}", both(&out));
+    }
+    let f = pytest_over_out("make -B test");
+    write_files(
+        &f,
+        &[
+            ("Makefile", "test:\n\t$(SHELL) scripts/test.sh\n"),
+            ("scripts/test.sh", "pytest -q tests\n"),
+        ],
+    );
+    check(&f).code(0);
 }
