@@ -555,17 +555,7 @@ fn goals_and_vars(words: &[String]) -> (Vec<String>, Vec<(String, String)>) {
     while let Some(w) = words.get(k) {
         k += 1;
         if let Some(long) = w.strip_prefix("--") {
-            let valued = [
-                "file",
-                "makefile",
-                "directory",
-                "include-dir",
-                "old-file",
-                "assume-old",
-                "what-if",
-                "new-file",
-                "assume-new",
-            ];
+            let valued = super::words::MAKE_VALUED_LONG;
             if !long.contains('=') && valued.contains(&long) {
                 k += 1;
             }

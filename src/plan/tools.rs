@@ -1076,17 +1076,7 @@ pub(super) fn make_folder_without_always(words: &[&str], dir: &Path) -> Option<s
             if name.len() >= 2 && "always-make".starts_with(name) {
                 return None;
             }
-            let valued = [
-                "file",
-                "makefile",
-                "directory",
-                "include-dir",
-                "old-file",
-                "assume-old",
-                "what-if",
-                "new-file",
-                "assume-new",
-            ];
+            let valued = super::words::MAKE_VALUED_LONG;
             if valued.contains(&name) {
                 let v = glued.map(str::to_string).or_else(|| {
                     i += 1;

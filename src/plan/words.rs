@@ -14,6 +14,20 @@ use std::path::{Path, PathBuf};
 use super::CommandLine;
 pub(super) use super::invoke::{bare, is_python, name_of};
 
+/// make's long options that take a value (`--file F`, `--directory=D`): the readings of a
+/// make line (`tools.rs`, `makefile.rs`) skip or read the word after them.
+pub(super) const MAKE_VALUED_LONG: [&str; 9] = [
+    "file",
+    "makefile",
+    "directory",
+    "include-dir",
+    "old-file",
+    "assume-old",
+    "what-if",
+    "new-file",
+    "assume-new",
+];
+
 /// The variables that choose what a test runner reads, which the readings of a check line
 /// and of a makefile follow (`reach.rs`'s `runners_env`, `makefile.rs`).
 pub(super) const RUNNER_VARS: [&str; 5] = [
