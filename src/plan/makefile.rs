@@ -13,6 +13,11 @@
 //! variable's or a special target's name), and an `include` (a makefile gate does not read
 //! here); elsewhere (`rm -rf $(wildcard build/*)`) it is left as text.
 //!
+//! What make reads in a way gate does not model is refused, not guessed (review 87): text
+//! with blanks other than spaces and tabs, `vpath`/`VPATH`, `load`, `$(eval …)`, `$(file
+//! …)`, `MAKEFLAGS` beyond plain options, `MAKEOVERRIDES`, `.EXTRA_PREREQS`, the variables
+//! make's built-in rules run, a `.SHELLFLAGS` beyond `-c` and the shell's error options.
+//!
 //! The result is the makefile rewritten plainly ([`Reading::text`]): the variables the
 //! reading in `reach.rs` asks about as `NAME = value` lines, each rule line expanded,
 //! and each recipe line, of a rule the goals reach, expanded, a line of its own after a tab.
@@ -36,6 +41,24 @@ const STEPS: usize = 100_000;
 const MAX_TEXT: usize = 1 << 20;
 /// Deepest nesting of conditionals.
 const MAX_IFS: usize = 64;
+
+/// A makefile's text, read as far as [`evaluate`] reads (one byte past its bound, so that a
+/// larger file is refused as too large): a file of gigabytes, or one of `/proc`'s that never
+/// ends, costs no more than a makefile gate reads. `None` when it is not a regular file (a
+/// FIFO would hold the load up) or cannot be read.
+pub(super) fn read_text(path: &Path) -> Option<String> {
+    use std::io::Read;
+    if !path.is_file() {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(MAX_TEXT as u64 + 1)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
+}
 
 /// make's functions (`$(shell …)`, `$(wildcard …)`): gate evaluates none of them.
 const FUNCTIONS: [&str; 37] = [
@@ -346,9 +369,11 @@ impl Reader {
                     let words: Vec<String> = v
                         .text
                         .split_whitespace()
+                        // An empty `from` matches every word's end: `$(A:=/x)` appends
+                        // (review 87, 07).
                         .map(|w| match w.strip_suffix(from.as_str()) {
-                            Some(stem) if !from.is_empty() => format!("{stem}{to}"),
-                            _ => w.to_string(),
+                            Some(stem) => format!("{stem}{to}"),
+                            None => w.to_string(),
                         })
                         .collect();
                     outs.push(Text::literal(&words.join(" ")));
@@ -388,9 +413,10 @@ impl Reader {
     fn lookup(&self, name: &str, written: &str, depth: usize) -> Vec<Text> {
         let Some(values) = self.vars.get(name) else {
             let automatic = AUTOMATIC.contains(&name)
-                || (name.len() == 2
-                    && AUTOMATIC.contains(&&name[..1])
-                    && matches!(&name[1..], "D" | "F"));
+                // (`$(@D)`; a name of one multibyte letter, `$é`, is not cut inside it.)
+                || name
+                    .split_at_checked(1)
+                    .is_some_and(|(a, b)| AUTOMATIC.contains(&a) && matches!(b, "D" | "F"));
             return vec![if automatic {
                 Text::literal(written)
             } else {
@@ -606,8 +632,22 @@ fn condition(r: &Reader, kind: &str, args: &str) -> Option<bool> {
             let a = args.trim();
             let (x, y) = if let Some(inner) = a.strip_prefix('(').and_then(|a| a.strip_suffix(')'))
             {
-                let comma = top_level(inner, b',')?;
-                (inner[..comma].trim(), inner[comma + 1..].trim())
+                // As make splits it (review 87, 06, 31): at the first comma outside any
+                // parentheses, plain ones too (`((x,y),(x,y))`); the first argument keeps
+                // its leading blanks, the second its trailing ones.
+                let mut level = 0i64;
+                let comma = inner.bytes().position(|c| {
+                    match c {
+                        b'(' => level += 1,
+                        b')' => level -= 1,
+                        _ => {}
+                    }
+                    c == b',' && level <= 0
+                })?;
+                (
+                    inner[..comma].trim_end_matches([' ', '\t']),
+                    inner[comma + 1..].trim_start_matches([' ', '\t']),
+                )
             } else {
                 let q = a.chars().next()?;
                 let rest = &a[1..];
@@ -684,7 +724,13 @@ pub(super) fn computed_where_it_matters(t: &Text) -> Option<String> {
     {
         return Some(first);
     }
-    let overlaps = |a: usize, b: usize| t.computed.iter().any(|(x, y)| *x < b && a < *y);
+    // The spans lie in order and apart: found by halving, not by a walk over them all for
+    // each byte (review 87, 40: 5,400 spans on each of 250 lines took 46 s).
+    let spans = &t.computed;
+    let overlaps = |a: usize, b: usize| {
+        let i = spans.partition_point(|(_, y)| *y <= a);
+        spans.get(i).is_some_and(|(x, _)| *x < b)
+    };
     let b = s.as_bytes();
     let (mut command, mut wrapper) = (true, false);
     let mut k = 0;
@@ -694,7 +740,12 @@ pub(super) fn computed_where_it_matters(t: &Text) -> Option<String> {
             k += 1;
             continue;
         }
-        let span_end = |k: usize| t.computed.iter().find(|(x, _)| *x == k).map(|(_, y)| *y);
+        let span_end = |k: usize| {
+            spans
+                .binary_search_by_key(&k, |(x, _)| *x)
+                .ok()
+                .map(|i| spans[i].1)
+        };
         if span_end(k).is_none()
             && matches!(
                 c,
@@ -757,9 +808,15 @@ pub(super) fn evaluate(
 ) -> Result<Reading, String> {
     if text.len() > MAX_TEXT {
         return Err(format!(
-            "whose makefile is larger than gate reads ({} bytes, past {MAX_TEXT}); keep the \
-             makefile the check runs small",
-            text.len()
+            "whose makefile is larger than gate reads (past {MAX_TEXT} bytes); keep the \
+             makefile the check runs small"
+        ));
+    }
+    let text = &plain_text(text)?;
+    if let Some(what) = runs_while_read(text) {
+        return Err(format!(
+            "whose makefile calls `{what}`, which make runs as it reads the makefile (text \
+             gate does not read); write the rules and variables plainly"
         ));
     }
     let mut r = Reader {
@@ -822,7 +879,7 @@ pub(super) fn evaluate(
         // make the tab after it).
         if in_rule && let Some(first) = raw.strip_prefix(prefix) {
             let mut line = first.to_string();
-            while line.ends_with('\\') && k < lines.len() {
+            while continues(&line) && k < lines.len() {
                 line.pop();
                 let next = lines[k];
                 line.push_str(next.strip_prefix(prefix).unwrap_or(next));
@@ -834,12 +891,19 @@ pub(super) fn evaluate(
             continue;
         }
         let mut line = raw.to_string();
-        while line.ends_with('\\') && k < lines.len() {
+        while continues(&line) && k < lines.len() {
             line.pop();
             line = format!("{} {}", line.trim_end(), lines[k].trim_start());
             k += 1;
         }
-        let l = uncommented(&line).trim();
+        let un = uncommented(&line);
+        let l = un.trim();
+        // A value keeps its trailing blanks, before a comment too (`A = a # c` is `a `):
+        // the value `v`, a part of `l`, as make has it (review 87).
+        let kept = |v: &str| -> String {
+            let at = (v.as_ptr() as usize).saturating_sub(un.as_ptr() as usize);
+            un.get(at..).unwrap_or(v).to_string()
+        };
         if l.is_empty() {
             continue;
         }
@@ -850,12 +914,7 @@ pub(super) fn evaluate(
             "ifeq" | "ifneq" | "ifdef" | "ifndef" | "else" | "endif"
         ) && r.charge(r.vars.len())
         {
-            return Err(
-                "whose makefile is more than gate reads (its conditionals and \
-                        variables past gate's bound of work); keep the makefile the check \
-                        runs plain"
-                    .into(),
-            );
+            return Err(spent());
         }
         // Conditionals, read even where skipped (they nest).
         if matches!(head, "ifeq" | "ifneq" | "ifdef" | "ifndef") {
@@ -951,9 +1010,12 @@ pub(super) fn evaluate(
             let mut body = Vec::new();
             let mut depth = 0usize;
             while k < lines.len() {
-                let t = lines[k].trim();
+                // make counts a `define` or `endef` only on a line that does not start
+                // with the recipe prefix (review 87, 10, 11), and trims blanks only.
+                let t = lines[k].trim_matches([' ', '\t']);
+                let counts = !lines[k].starts_with(prefix);
                 k += 1;
-                let (w0, _) = first_word(t);
+                let (w0, _) = if counts { first_word(t) } else { ("", "") };
                 if w0 == "define" {
                     depth += 1;
                 } else if w0 == "endef" {
@@ -973,6 +1035,7 @@ pub(super) fn evaluate(
                 .find_map(|op| rest.strip_suffix(op).map(|n| (n.trim(), *op)))
                 .unwrap_or((rest, "="));
             let name = plain_name(&r, name_part)?;
+            refused_name(&name, true)?;
             if exports {
                 r.exported.insert(name.clone());
             }
@@ -989,8 +1052,14 @@ pub(super) fn evaluate(
                  the recipes the check runs in the makefile itself"
             ));
         }
+        // Every line from here on but a rule ends the rule before it: a tab line after it is
+        // a makefile line to make, not a recipe (review 87, 01 to 05).
+        in_rule = false;
         if matches!(head, "vpath" | "load" | "-load") {
-            continue;
+            return Err(format!(
+                "whose makefile has `{head}` (`{l}`), which finds prerequisites or loads code \
+                 from folders gate does not read; write the paths plainly in the rules"
+            ));
         }
         if head == "undefine" || (head == "override" && first_word(args).0 == "undefine") {
             let name = plain_name(&r, first_word(args).1.trim())
@@ -1000,9 +1069,14 @@ pub(super) fn evaluate(
         }
         if let Some((name_part, op, value)) = assignment(d) {
             let name = plain_name(&r, name_part)?;
+            refused_name(&name, false)?;
+            if name == "MAKEFLAGS" {
+                plain_makeflags(value)?;
+            }
             if exports {
                 r.exported.insert(name.clone());
             }
+            let value = &kept(value);
             r.assign(&name, op, value, false, overrides);
             if name == ".RECIPEPREFIX" {
                 prefix = match r.single("$(.RECIPEPREFIX)", 0) {
@@ -1045,19 +1119,30 @@ pub(super) fn evaluate(
             {
                 let mut name_part = name_part;
                 let mut overrides = false;
+                let mut exports = false;
                 loop {
                     let (w, rest) = first_word(name_part);
                     match w {
                         "override" => overrides = true,
-                        "export" | "private" => {}
+                        "export" => exports = true,
+                        "private" => {}
                         _ => break,
                     }
                     name_part = rest;
                 }
                 let name = plain_name(&r, name_part)?;
+                refused_name(&name, false)?;
+                if name == "MAKEFLAGS" {
+                    plain_makeflags(value)?;
+                }
+                // A target's exported variable reaches the `make`s of its recipe (and of
+                // its prerequisites'): handed on as any exported one (review 87, 13).
+                if exports {
+                    r.exported.insert(name.clone());
+                }
                 for t in &targets {
                     let of = t.text.split_whitespace().map(str::to_string).collect();
-                    target_vars.push((of, name.clone(), op, value.to_string(), overrides));
+                    target_vars.push((of, name.clone(), op, kept(value), overrides));
                 }
                 continue;
             }
@@ -1065,6 +1150,9 @@ pub(super) fn evaluate(
                 Some(s) => (&after[..s], Some(&after[s + 1..])),
                 None => (after, None),
             };
+            // A static pattern rule (`test: t%: s%`) reaches what its pattern makes of its
+            // targets, which gate does not work out: every rule is read (review 87, 18).
+            unsure |= top_level(prereqs, b':').is_some();
             let mut rule = Rule::default();
             for t in &targets {
                 for (a, b) in words_of(t) {
@@ -1116,11 +1204,7 @@ pub(super) fn evaluate(
     let r = base.for_rule(&target_vars, None);
     if let Some(flags) = r.vars.get(".SHELLFLAGS") {
         for v in r.lookup(".SHELLFLAGS", "$(.SHELLFLAGS)", 0) {
-            let plain = v.computed.is_empty()
-                && v.text.split_whitespace().all(|w| {
-                    w.starts_with('-') && w[1..].bytes().all(|c| c.is_ascii_alphanumeric())
-                        || w.bytes().all(|c| c.is_ascii_lowercase())
-                });
+            let plain = v.computed.is_empty() && plain_shellflags(&v.text);
             if !plain || flags.is_empty() {
                 return Err(format!(
                     "whose makefile runs recipes with `.SHELLFLAGS = {}`, which gate does not \
@@ -1188,6 +1272,11 @@ pub(super) fn evaluate(
         let rr = if target_vars.is_empty() {
             &base
         } else {
+            // Each rule's copy of the variables is work (review 87, 42: 25,000 rules and
+            // 20,000 variables ran for minutes).
+            if base.charge(base.vars.len()) {
+                return Err(spent());
+            }
             own = base.for_rule(&target_vars, Some(&rule.targets));
             &own
         };
@@ -1220,11 +1309,10 @@ pub(super) fn evaluate(
                     out.push('\n');
                     // Each line may expand to several values, each long: the rewritten text
                     // is bounded as the makefile is (review 86, 70: 1.2 GB before).
-                    if out.len() > MAX_TEXT * 4 {
+                    if out.len() > MAX_TEXT {
                         return Err(format!(
-                            "whose makefile expands to more than gate reads (past {} bytes); \
-                             keep the makefile the check runs small",
-                            MAX_TEXT * 4
+                            "whose makefile expands to more than gate reads (past {MAX_TEXT} \
+                             bytes); keep the makefile the check runs small"
                         ));
                     }
                 }
@@ -1252,6 +1340,256 @@ pub(super) fn evaluate(
     })
 }
 
+/// Why a makefile is past gate's bound of work.
+fn spent() -> String {
+    "whose makefile is more than gate reads (its rules, conditionals and variables past \
+     gate's bound of work); keep the makefile the check runs plain"
+        .into()
+}
+
+/// `text` as make reads it, or why gate does not read it: make drops the carriage return
+/// of a CRLF line end (so `\⏎` continues a line there too: review 87, 27); any other
+/// carriage return, and a blank that is not a space or a tab (a no-break space, a form
+/// feed), is refused, since make's blanks are spaces and tabs only and gate's reading
+/// must not split or trim where make does not (review 87, 26, 30).
+fn plain_text(text: &str) -> Result<String, String> {
+    let text = text.replace("\r\n", "\n");
+    match text
+        .chars()
+        .find(|c| *c == '\r' || (c.is_whitespace() && !matches!(c, ' ' | '\t' | '\n')))
+    {
+        Some(c) => Err(format!(
+            "whose makefile holds the character U+{:04X}, a blank make does not treat as \
+             one (or a lone carriage return), which gate does not read; use spaces, tabs \
+             and newlines only",
+            c as u32
+        )),
+        None => Ok(text),
+    }
+}
+
+/// Whether a makefile line ending `line` continues onto the next: an odd count of
+/// backslashes before the newline (`\\` is a backslash, review 87, 08).
+fn continues(line: &str) -> bool {
+    line.bytes().rev().take_while(|&c| c == b'\\').count() % 2 == 1
+}
+
+/// The first reference in `text` of a make function that runs make text or code as make
+/// reads the makefile, or reads a file: `$(eval …)`, `$(file …)`, `$(guile …)`, and a
+/// `$(call …)` of one of make's functions or of a name make computes (`$(call eval,…)`
+/// runs `eval`). Anywhere in the makefile, since where it is decides nothing: an
+/// assignment's value with `:=` runs it at once (review 87, 23).
+fn runs_while_read(text: &str) -> Option<String> {
+    let b = text.as_bytes();
+    let mut k = 0;
+    while k + 1 < b.len() {
+        if b[k] != b'$' {
+            k += 1;
+            continue;
+        }
+        if b[k + 1] == b'$' {
+            k += 2;
+            continue;
+        }
+        if matches!(b[k + 1], b'(' | b'{') {
+            let rest = &text[k + 2..];
+            let name = rest.split([' ', '\t', ')', '}']).next().unwrap_or("");
+            let hit = match name {
+                "eval" | "file" | "guile" => true,
+                "call" => {
+                    let arg = rest[4..].trim_start();
+                    let first = arg.split([',', ')', '}']).next().unwrap_or("").trim();
+                    first.contains('$') || FUNCTIONS.contains(&first)
+                }
+                _ => false,
+            };
+            if hit {
+                let end = rest.find([')', '}']).map_or(rest.len(), |e| e + 1);
+                return Some(format!("${}{}", b[k + 1] as char, &rest[..end.min(60)]));
+            }
+        }
+        k += 1;
+    }
+    None
+}
+
+/// Variables a makefile may not set for gate to read it (`define` says whether by a
+/// `define`): what make reads its makefiles, prerequisites or recipes by, which gate does
+/// not model (review 87): `VPATH` (prerequisites found in other folders), `.EXTRA_PREREQS`,
+/// the command-line variables make hands every `make` below (`MAKEOVERRIDES`, `MFLAGS`,
+/// `GNUMAKEFLAGS`), `.RECIPEPREFIX` by `define`, and the variables make's built-in rules
+/// run (`CC`, `COMPILE.c`: a prerequisite `x.o` runs `$(CC)`; `CC = cd out && pytest`).
+fn refused_name(name: &str, define: bool) -> Result<(), String> {
+    let why = match name {
+        "VPATH" => "finds prerequisites in other folders",
+        ".EXTRA_PREREQS" => "adds prerequisites to every rule",
+        "MAKEOVERRIDES" | "MFLAGS" | "GNUMAKEFLAGS" => "hands options to every `make` below",
+        ".RECIPEPREFIX" if define => "chooses which lines are recipes",
+        n if BUILT_IN_RULE_VARS.contains(&n) => "is run by make's built-in rules",
+        _ => return Ok(()),
+    };
+    Err(format!(
+        "whose makefile sets `{name}`, which {why}, which gate does not read; keep the \
+         makefile the check runs plain"
+    ))
+}
+
+/// The variables make's built-in rules run or pass to what they run, from `make -p -f
+/// /dev/null` (GNU make 4.3): the variables of the built-in rules' recipes and those
+/// their defaults name.
+const BUILT_IN_RULE_VARS: &[&str] = &[
+    "AR",
+    "ARFLAGS",
+    "AS",
+    "ASFLAGS",
+    "CC",
+    "CFLAGS",
+    "CO",
+    "COFLAGS",
+    "COMPILE.C",
+    "COMPILE.F",
+    "COMPILE.S",
+    "COMPILE.c",
+    "COMPILE.cc",
+    "COMPILE.cpp",
+    "COMPILE.def",
+    "COMPILE.f",
+    "COMPILE.m",
+    "COMPILE.mod",
+    "COMPILE.p",
+    "COMPILE.r",
+    "COMPILE.s",
+    "CPP",
+    "CPPFLAGS",
+    "CTANGLE",
+    "CWEAVE",
+    "CXX",
+    "CXXFLAGS",
+    "F77",
+    "F77FLAGS",
+    "FC",
+    "FFLAGS",
+    "GET",
+    "GFLAGS",
+    "LD",
+    "LDFLAGS",
+    "LDLIBS",
+    "LEX",
+    "LEX.l",
+    "LEX.m",
+    "LFLAGS",
+    "LINK.C",
+    "LINK.F",
+    "LINK.S",
+    "LINK.c",
+    "LINK.cc",
+    "LINK.cpp",
+    "LINK.f",
+    "LINK.m",
+    "LINK.o",
+    "LINK.p",
+    "LINK.r",
+    "LINK.s",
+    "LINT",
+    "LINT.c",
+    "LINTFLAGS",
+    "LOADLIBES",
+    "M2C",
+    "MAKEINFO",
+    "MAKEINFO_FLAGS",
+    "OBJC",
+    "OUTPUT_OPTION",
+    "PC",
+    "PFLAGS",
+    "PREPROCESS.F",
+    "PREPROCESS.S",
+    "PREPROCESS.r",
+    "RFLAGS",
+    "SCCS_OUTPUT_OPTION",
+    "TANGLE",
+    "TARGET_ARCH",
+    "TARGET_MACH",
+    "TEX",
+    "TEXI2DVI",
+    "TEXI2DVI_FLAGS",
+    "WEAVE",
+    "YACC",
+    "YACC.m",
+    "YACC.y",
+    "YFLAGS",
+];
+
+/// A makefile's `MAKEFLAGS` value, if gate reads it: options that change neither what make
+/// reads nor what its recipes run (`--no-print-directory`, `-s`, `-j4`, `-r`); a variable
+/// (`D=out`, which every `make` takes as its line's: review 87, 12, 15), a computed value
+/// or any other option is refused.
+fn plain_makeflags(value: &str) -> Result<(), String> {
+    let safe = |w: &str| {
+        matches!(
+            w,
+            "--no-print-directory"
+                | "--print-directory"
+                | "-w"
+                | "--silent"
+                | "--quiet"
+                | "--keep-going"
+                | "--no-builtin-rules"
+                | "--no-builtin-variables"
+                | "--warn-undefined-variables"
+                | "--jobs"
+                | "--output-sync"
+                | "-O"
+        ) || w
+            .strip_prefix("--jobs=")
+            .is_some_and(|n| n.bytes().all(|c| c.is_ascii_digit()))
+            || w.strip_prefix("--output-sync=")
+                .is_some_and(|n| n.bytes().all(|c| c.is_ascii_lowercase()))
+            || w.strip_prefix("-j")
+                .is_some_and(|n| n.bytes().all(|c| c.is_ascii_digit()))
+            || w.strip_prefix('-')
+                .unwrap_or(w)
+                .bytes()
+                .all(|c| b"srRkSw".contains(&c))
+                && !w.is_empty()
+            || w.bytes().all(|c| c.is_ascii_digit())
+    };
+    match uncommented(value).split_whitespace().find(|w| !safe(w)) {
+        None => Ok(()),
+        Some(w) => Err(format!(
+            "whose makefile sets `MAKEFLAGS` with `{w}`, which changes what every `make` reads \
+             or runs, which gate does not read; keep only options such as \
+             `--no-print-directory`, `-s` or `-j`"
+        )),
+    }
+}
+
+/// Whether `.SHELLFLAGS` holds options gate reads recipes under: `-c` and the shell's
+/// error options (`-e`, `-u`, `-x`, `-v`, `-o pipefail`, …). A login or interactive shell
+/// (`-l`, `-i`) reads start-up files (`$HOME/.profile`, `$ENV`) a trial may write (review
+/// 87, 19, 20); any other word is refused.
+fn plain_shellflags(flags: &str) -> bool {
+    let words: Vec<&str> = flags.split_whitespace().collect();
+    let mut k = 0;
+    while let Some(w) = words.get(k) {
+        k += 1;
+        let Some(letters) = w.strip_prefix('-').or_else(|| w.strip_prefix('+')) else {
+            return false;
+        };
+        if letters.is_empty() || !letters.bytes().all(|c| b"ceuxvo".contains(&c)) {
+            return false;
+        }
+        if letters.contains('o') {
+            match words.get(k) {
+                Some(&("pipefail" | "errexit" | "nounset" | "xtrace" | "verbose" | "posix")) => {
+                    k += 1
+                }
+                _ => return false,
+            }
+        }
+    }
+    !words.is_empty()
+}
+
 /// The name a variable's definition sets, expanded (`PYTEST_$(A)OPTS`): refused if make
 /// computes it.
 fn plain_name(r: &Reader, written: &str) -> Result<String, String> {
@@ -1272,8 +1610,13 @@ fn plain_name(r: &Reader, written: &str) -> Result<String, String> {
 fn words_of(t: &Text) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut start = None;
+    let mut span = 0;
     for (k, c) in t.text.char_indices() {
-        let inside = t.computed.iter().any(|(a, b)| *a < k && k < *b);
+        // The spans lie in order: the one that may hold `k` is the first not ended by it.
+        while t.computed.get(span).is_some_and(|(_, b)| *b <= k) {
+            span += 1;
+        }
+        let inside = t.computed.get(span).is_some_and(|(a, b)| *a < k && k < *b);
         match (c.is_whitespace() && !inside, start) {
             (true, Some(s)) => {
                 out.push((s, k));
@@ -1482,6 +1825,38 @@ mod tests {
             .lines()
             .filter_map(|l| l.strip_prefix('\t').map(str::to_string))
             .collect()
+    }
+
+    #[test]
+    fn a_makefile_is_read_only_as_far_as_it_is_evaluated() {
+        let dir = tempfile::tempdir().unwrap();
+        // A sparse file of 8 GiB: read whole, it would take the memory; read to the bound,
+        // it is refused as too large.
+        let big = dir.path().join("Makefile");
+        let f = std::fs::File::create(&big).unwrap();
+        f.set_len(8 << 30).unwrap();
+        let text = read_text(&big).unwrap();
+        assert_eq!(text.len(), MAX_TEXT + 1);
+        let Err(why) = evaluate(&text, &["make".to_string()], dir.path(), &[]) else {
+            panic!("a makefile past the bound was evaluated");
+        };
+        assert!(
+            why.contains("larger than gate reads (past 1048576 bytes)"),
+            "{why}"
+        );
+        // Bytes that are not UTF-8 do not end the reading (a line after them still counts).
+        let odd = dir.path().join("odd.mk");
+        std::fs::write(&odd, b"# caf\xe9\ninclude out/x.mk\n").unwrap();
+        assert!(read_text(&odd).unwrap().contains("include out/x.mk"));
+        // Not a regular file: not read (a FIFO would hold the load up).
+        assert_eq!(read_text(dir.path()), None);
+        assert_eq!(read_text(&dir.path().join("missing")), None);
+    }
+
+    #[test]
+    fn a_reference_to_a_multibyte_name_is_read_without_a_panic() {
+        // Found by `any_makefile_text_is_read_without_a_panic`: `$é` cut `é` in half.
+        assert_eq!(recipes("t:\n\techo $\u{e9} $(\u{e9}D) $(@D)\n").len(), 1);
     }
 
     #[test]

@@ -1651,8 +1651,106 @@ fn make_reading_at(
     };
     make_text_reading(&reading.text, words, real, runners_env, roots, false)
         .or_else(|| recipe_runs_a_trials_file(raw, &reading.text, real, runners_env, roots))
+        .or_else(|| code_env_reading(&reading.handed_on, real, roots))
         .or_else(|| sub_make_reading(&reading.text, real, runners_env, roots, &reading, budget))
         .or(reading.computed)
+}
+
+/// The shells a makefile's `SHELL` may name for gate to read its recipes as shell text.
+const SHELLS: [&str; 7] = ["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash"];
+
+/// Whether a variable of the environment chooses code or start-up files the programs of a
+/// recipe load: `HOME` (a login shell's profile, `~/.config`), `ENV`, `PATH`,
+/// `PYTHONPATH` and the interpreters' and loaders' own (review 87, 19 to 21).
+fn loads_code(name: &str) -> bool {
+    matches!(
+        name,
+        "HOME"
+            | "ENV"
+            | "BASH_ENV"
+            | "PATH"
+            | "ZDOTDIR"
+            | "GCONV_PATH"
+            | "VIRTUAL_ENV"
+            | "IPYTHONDIR"
+            | "JUPYTER_PATH"
+            | "GEM_HOME"
+            | "GEM_PATH"
+    ) || [
+        "PYTHON",
+        "PYTEST_",
+        "LD_",
+        "NODE_",
+        "NPM_CONFIG_",
+        "PERL",
+        "RUBY",
+        "XDG_",
+        "COVERAGE_",
+        "PIP_",
+        "UV_",
+        "CONDA",
+        "GIT_",
+        "TOX_",
+    ]
+    .iter()
+    .any(|p| name.to_ascii_uppercase().starts_with(p))
+}
+
+/// Why a variable a makefile exports (or a `make` line sets: [`super::makefile::Reading::handed_on`])
+/// may have its recipes load code a trial wrote, or `None`: one that chooses code
+/// ([`loads_code`]) naming a path in a folder the trials write (`export PYTHONPATH :=
+/// $(CURDIR)/out`), or holding what make computes (`$(abspath out)`); the environment's own
+/// value (`$(PATH)` in `.venv/bin:$(PATH)`) is the job's, not a trial's.
+fn code_env_reading(
+    handed_on: &[super::makefile::Inherited],
+    real: &Path,
+    roots: &[PathBuf],
+) -> Option<String> {
+    for (name, value, _) in handed_on {
+        if !loads_code(name) {
+            continue;
+        }
+        let t = &value.text;
+        let mut start = 0;
+        let bytes = t.as_bytes();
+        for end in (0..=bytes.len())
+            .filter(|&k| k == bytes.len() || matches!(bytes[k], b':' | b' ' | b'\t'))
+        {
+            let (a, b) = (start, end);
+            start = end + 1;
+            if a >= b {
+                continue;
+            }
+            let piece = &t[a..b];
+            let computed = value.computed.iter().any(|(x, y)| *x < b && a < *y);
+            if computed {
+                let whole_ref = value.computed.iter().any(|(x, y)| *x == a && *y == b)
+                    && piece
+                        .strip_prefix("$(")
+                        .and_then(|p| p.strip_suffix(')'))
+                        .or_else(|| piece.strip_prefix("${").and_then(|p| p.strip_suffix('}')))
+                        .is_some_and(super::words::is_name);
+                if whole_ref {
+                    continue;
+                }
+                return Some(format!(
+                    "whose makefile exports `{name}` as what make computes (`{piece}`), a \
+                     variable that chooses the code its recipes load, which gate does not \
+                     read; set it plainly to folders outside the ones the trials write"
+                ));
+            }
+            let p = resolve(&real.join(piece));
+            if roots.iter().any(|r| p.starts_with(r)) {
+                return Some(format!(
+                    "whose makefile exports `{name}` naming `{piece}`, in a folder the trials \
+                     write: a variable that chooses the code its recipes load, so a trial \
+                     could decide the grade; set it to folders outside the ones the trials \
+                     write"
+                ));
+            }
+        }
+    }
+    None
 }
 
 /// Why a makefile's recipes (`text` as [`super::makefile::evaluate`] rewrites it; `raw` as
@@ -1768,7 +1866,14 @@ fn make_text_reading(
             continue;
         };
         let value = value.trim();
+        // The shell's name (after `env`): a shell, whose recipes are read as shell text
+        // (review 87, 32: `SHELL := python3` runs each recipe line as Python).
+        let shell = value
+            .split_whitespace()
+            .map(|w| w.rsplit('/').next().unwrap_or(w))
+            .find(|w| *w != "env");
         let safe = !value.contains(['$', '`', '\\'])
+            && shell.is_some_and(|w| SHELLS.contains(&w))
             // `bash`, `/bin/bash`, `/usr/bin/env bash -eu`: absolute paths outside the
             // folders the trials write, names and options; no relative path.
             && value.split_whitespace().all(|w| match w.starts_with('/') {
@@ -1777,9 +1882,9 @@ fn make_text_reading(
             });
         if !safe {
             return Some(format!(
-                "whose makefile runs every recipe through `SHELL = {value}`, which may be a \
-                 program the trials write or one make computes; name an installed shell \
-                 (`SHELL := /bin/bash`)"
+                "whose makefile runs every recipe through `SHELL = {value}`, which may not \
+                 be a shell, or be a program the trials write or one make computes; name an \
+                 installed shell (`SHELL := /bin/bash`)"
             ));
         }
     }
@@ -1910,10 +2015,7 @@ fn sub_make_reading(
             ));
         }
         // A regular file only: a FIFO would hold the load up (review 83, l01, l02).
-        let text = (path.is_file())
-            .then(|| std::fs::read(&path).ok())
-            .flatten()
-            .map(|b| String::from_utf8_lossy(&b).into_owned());
+        let text = super::makefile::read_text(&path);
         let Some(text) = text else {
             return Some(format!(
                 "whose recipe runs `{}` over the makefile `{}`, which is not a regular file at \
@@ -2267,6 +2369,22 @@ fn definition_findings_of(
                 // Its recipes are read all the same (review 86, 23: `make -B -f Makefile
                 // test` over `test: ; pytest -q out` was passed over): the makefile make
                 // reads, from the folder it runs in.
+                // `make -f A -f B` (or `--eval`, `-I`, `-e`) reads text gate does not
+                // read: refused, not passed over (review 87, 33).
+                if *runner == "make"
+                    && let Err(why) = super::makefile::sub_make(&words, &dir)
+                {
+                    out.push(Finding {
+                        at: t.check_at_of(line),
+                        message: format!(
+                            "task `{}`: `check:` runs `make`, {}",
+                            t.id,
+                            why.replace("whose recipe runs", "which runs")
+                        ),
+                        refused: true,
+                    });
+                    break 'lines;
+                }
                 if *runner == "make"
                     && let Ok((at, Some(file))) = super::makefile::sub_make(&words, &dir)
                 {
@@ -2274,10 +2392,9 @@ fn definition_findings_of(
                     let path = resolve(&super::invoke::resolve(&file, &at));
                     // A regular file only (a FIFO would hold the load up); one the trials
                     // write is refused as a grader is.
-                    let text = (path.is_file() && !roots.iter().any(|r| path.starts_with(r)))
-                        .then(|| std::fs::read(&path).ok())
-                        .flatten()
-                        .map(|b| String::from_utf8_lossy(&b).into_owned());
+                    let text = (!roots.iter().any(|r| path.starts_with(r)))
+                        .then(|| super::makefile::read_text(&path))
+                        .flatten();
                     if let Some(text) = text
                         && let Some(why) =
                             make_reading(&text, &words, &at, env, &runners_env, roots)
@@ -2344,8 +2461,7 @@ fn definition_findings_of(
                     .into_iter()
                     .find(|m| m.is_file());
                 let text = file
-                    .and_then(|f| std::fs::read(f).ok())
-                    .map(|b| String::from_utf8_lossy(&b).into_owned())
+                    .and_then(|f| super::makefile::read_text(&f))
                     .unwrap_or_default();
                 match make_reading(&text, &words, &real, env, &runners_env, roots) {
                     None => {}

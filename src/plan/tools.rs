@@ -964,11 +964,9 @@ fn make(words: &[&str], dir: &Path) -> Option<String> {
             .collect()
     };
     for p in paths {
-        // A regular file only: a FIFO would hold the load up (review 83, l01, l02).
-        if !p.is_file() {
-            continue;
-        }
-        let Ok(text) = std::fs::read_to_string(&p) else {
+        // A regular file only (a FIFO would hold the load up: review 83, l01, l02), read
+        // as far as make's reading reads it; bytes that are not UTF-8 do not hide a line.
+        let Some(text) = super::makefile::read_text(&p) else {
             continue;
         };
         let includes = text.lines().any(|l| {

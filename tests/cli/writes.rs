@@ -3090,6 +3090,333 @@ fn rev85_make_s_own_language_is_evaluated_or_refused() {
     }
 }
 
+/// Review 87 (helper-150, 36 attacks on the evaluation of make's language, each proved with
+/// GNU make 4.3 running the trial's code): 31 makefiles were read more loosely than make
+/// reads them (`cd $(D) && $(P)`, pytest named only in a variable, so the reading as written
+/// saw nothing): a tab line after `vpath`, `export`, `undefine`, `unexport` or a `$(info)`
+/// line is a makefile line to make, not a recipe; a condition split at a plain parenthesis'
+/// comma, or whose first argument keeps its leading blank; `$(A:=x)`; `\\` at a line's
+/// end; a tab-indented `define`/`endef` in a `define`'s body; `MAKEFLAGS += D=out`,
+/// `MAKEOVERRIDES`; a target's `export` to a sub-make; `CC` run by make's built-in rules;
+/// `.EXTRA_PREREQS`; a static pattern's stem; a login or interactive `.SHELLFLAGS`; an
+/// exported `HOME`, `ENV` or `PYTHONPATH` in `out`; `-load`; `$(eval $(file <out/x.mk))`;
+/// `vpath`/`VPATH`; a no-break space; `\` before a CRLF; `.RECIPEPREFIX` by `define`;
+/// `SHELL := python3`; `make -f A -f B`; and (found while fixing them) a value's blank before
+/// its comment (`A = a # c` is `a `, so `ifeq ($(A),a)` is false). Each is refused now.
+#[test]
+fn rev87_make_reads_no_makefile_more_loosely_than_make() {
+    type Case<'a> = (&'a str, &'a str, &'a [(&'a str, &'a str)]);
+    let cases: [Case; 32] = [
+        (
+            "vpath ends rule",
+            "make -B test",
+            &[(
+                "Makefile",
+                "P = pytest\nD = tests\ndummy:\n\t@true\nvpath %.q tests\n\tD = out\ntest:\n\tcd $(D) && $(P) -q -p no:cacheprovider\n",
+            )],
+        ),
+        (
+            "export name ends rule",
+            "make -B test",
+            &[(
+                "Makefile",
+                "P = pytest\nD = tests\ndummy:\n\t@true\nexport LANG\n\tD = out\ntest:\n\tcd $(D) && $(P) -q -p no:cacheprovider\n",
+            )],
+        ),
+        (
+            "undefine ends rule",
+            "make -B test",
+            &[(
+                "Makefile",
+                "P = pytest\nD = tests\ndummy:\n\t@true\nundefine NOTHING\n\tD = out\ntest:\n\tcd $(D) && $(P) -q -p no:cacheprovider\n",
+            )],
+        ),
+        (
+            "info line ends rule",
+            "make -B test",
+            &[(
+                "Makefile",
+                "P = pytest\nD = tests\ndummy:\n\t@true\n$(info reading the makefile)\n\tD = out\ntest:\n\tcd $(D) && $(P) -q -p no:cacheprovider\n",
+            )],
+        ),
+        (
+            "unexport ends rule",
+            "make -B test",
+            &[(
+                "Makefile",
+                "P = pytest\nD = tests\ndummy:\n\t@true\nunexport NOTHING\n\tD = out\ntest:\n\tcd $(D) && $(P) -q -p no:cacheprovider\n",
+            )],
+        ),
+        (
+            "ifeq plain parens",
+            "make -B test",
+            &[(
+                "Makefile",
+                "P = pytest\nD = tests\nifeq ((x,y),(x,y))\nD = out\nendif\ntest:\n\tcd $(D) && $(P) -q -p no:cacheprovider\n",
+            )],
+        ),
+        (
+            "subst ref empty from",
+            "make -B test",
+            &[(
+                "Makefile",
+                "P = pytest\nA = tests/\ntest:\n\tcd $(A:=../out) && $(P) -q -p no:cacheprovider\n",
+            )],
+        ),
+        (
+            "double backslash assignment",
+            "make -B test",
+            &[(
+                "Makefile",
+                "P = pytest\nD = tests\nX = a \\\\\nD = out\ntest:\n\tcd $(D) && $(P) -q -p no:cacheprovider\n",
+            )],
+        ),
+        (
+            "tab endef in define",
+            "make -B test",
+            &[(
+                "Makefile",
+                "P = pytest\nD = out\ndefine X\n\tendef\nD = tests\n\tdefine Y\nendef\ntest:\n\tcd $(D) && $(P) -q -p no:cacheprovider\n",
+            )],
+        ),
+        (
+            "tab define in define",
+            "make -B test",
+            &[(
+                "Makefile",
+                "P = pytest\nD = tests\ndefine X\n\tdefine\nendef\nD = out\ndummy:\n\tendef\ntest:\n\tcd $(D) && $(P) -q -p no:cacheprovider\n",
+            )],
+        ),
+        (
+            "makeflags plus hidden pytest",
+            "make -B test",
+            &[(
+                "Makefile",
+                "MAKEFLAGS += D=out\nP = pytest\nD = tests\ntest:\n\tcd $(D) && $(P) -q -p no:cacheprovider\n",
+            )],
+        ),
+        (
+            "target export to submake",
+            "make -B test",
+            &[
+                (
+                    "Makefile",
+                    "test: export D = out\ntest:\n\t$(MAKE) -f sub.mk\n",
+                ),
+                (
+                    "sub.mk",
+                    "P = pytest\nD ?= tests\nall:\n\tcd $(D) && $(P) -q -p no:cacheprovider\n",
+                ),
+            ],
+        ),
+        (
+            "makeoverrides to submake",
+            "make -B test Z=1",
+            &[
+                (
+                    "Makefile",
+                    "MAKEOVERRIDES := D=out\ntest:\n\t$(MAKE) -f sub.mk\n",
+                ),
+                (
+                    "sub.mk",
+                    "P = pytest\nD ?= tests\nall:\n\tcd $(D) && $(P) -q -p no:cacheprovider\n",
+                ),
+            ],
+        ),
+        (
+            "makeflags to submake",
+            "make -B test",
+            &[
+                (
+                    "Makefile",
+                    "MAKEFLAGS += D=out\ntest:\n\t$(MAKE) -f sub.mk\n",
+                ),
+                (
+                    "sub.mk",
+                    "P = pytest\nD ?= tests\nall:\n\tcd $(D) && $(P) -q -p no:cacheprovider\n",
+                ),
+            ],
+        ),
+        (
+            "builtin implicit rule CC",
+            "make -B test",
+            &[
+                (
+                    "Makefile",
+                    "P = pytest\nCC = cd out && $(P) -q -p no:cacheprovider; true\ntest: x.o\n\t@echo built\n",
+                ),
+                ("x.c", "int main(void){return 0;}\n"),
+            ],
+        ),
+        (
+            "extra prereqs unreached rule",
+            "make -B test",
+            &[(
+                "Makefile",
+                "P = pytest\n.EXTRA_PREREQS := setup\ntest:\n\t@echo testing\nsetup:\n\tcd out && $(P) -q -p no:cacheprovider\n",
+            )],
+        ),
+        (
+            "static pattern stem prereq",
+            "make -B test",
+            &[(
+                "Makefile",
+                "P = pytest\ntest: t%: s%\n\t@echo testing\nsest:\n\tcd out && $(P) -q -p no:cacheprovider\n",
+            )],
+        ),
+        (
+            "shellflags login home out",
+            "make -B test",
+            &[(
+                "Makefile",
+                "export HOME := $(CURDIR)/out\n.SHELLFLAGS := -lc\ntest:\n\tpytest -q -p no:cacheprovider tests\n",
+            )],
+        ),
+        (
+            "shellflags interactive ENV",
+            "make -B test",
+            &[(
+                "Makefile",
+                "export ENV := $(CURDIR)/out/rc\n.SHELLFLAGS := -ic\ntest:\n\tpytest -q -p no:cacheprovider tests\n",
+            )],
+        ),
+        (
+            "export pythonpath sitecustomize",
+            "make -B test",
+            &[(
+                "Makefile",
+                "export PYTHONPATH := $(CURDIR)/out\ntest:\n\tpytest -q -p no:cacheprovider tests\n",
+            )],
+        ),
+        (
+            "load shared object from out",
+            "make -B test",
+            &[(
+                "Makefile",
+                "-load out/x.so\ntest:\n\tpytest -q -p no:cacheprovider tests\n",
+            )],
+        ),
+        (
+            "file read eval in assignment",
+            "make -B test",
+            &[(
+                "Makefile",
+                "P = pytest\nD = tests\nX := $(eval $(file <out/x.mk))\ntest:\n\tcd $(D) && $(P) -q -p no:cacheprovider\n",
+            )],
+        ),
+        (
+            "vpath automatic var pytest",
+            "make -B test",
+            &[
+                (
+                    "Makefile",
+                    "vpath %.py out\ntest: conftest.py\n\tpytest -q -p no:cacheprovider tests $(<D)\n",
+                ),
+                ("conftest.py.in", ""),
+            ],
+        ),
+        (
+            "VPATH script via dollar lt",
+            "make -B test",
+            &[(
+                "Makefile",
+                "VPATH = out\ntest: run.sh\n\tsh $<\n\tpytest -q -p no:cacheprovider tests\n",
+            )],
+        ),
+        (
+            "nbsp in variable name",
+            "make -B test",
+            &[(
+                "Makefile",
+                "P = pytest\nD = out\nD\u{a0}= tests\ntest:\n\tcd $(D) && $(P) -q -p no:cacheprovider\n",
+            )],
+        ),
+        (
+            "crlf continuation",
+            "make -B test",
+            &[(
+                "Makefile",
+                "P = pytest\nD = out\nX = a \\\r\nD = tests\ntest:\n\tcd $(D) && $(P) -q -p no:cacheprovider\n",
+            )],
+        ),
+        (
+            "recipeprefix define hidden recipe",
+            "make -B test",
+            &[(
+                "Makefile",
+                "define .RECIPEPREFIX\n>\nendef\nP = pytest\ntest:\n>X=1 cd out && $(P) -q -p no:cacheprovider\n",
+            )],
+        ),
+        (
+            "nbsp endef in define",
+            "make -B test",
+            &[(
+                "Makefile",
+                "P = pytest\nD = out\ndefine X\n\u{a0}endef\nD = tests\n\u{a0}define Y\nendef\ntest:\n\tcd $(D) && $(P) -q -p no:cacheprovider\n",
+            )],
+        ),
+        (
+            "ifneq leading space",
+            "make -B test",
+            &[(
+                "Makefile",
+                "P = pytest\nD = tests\nifneq ( a,a)\nD = out\nendif\ntest:\n\tcd $(D) && $(P) -q -p no:cacheprovider\n",
+            )],
+        ),
+        (
+            "SHELL python3 concat path",
+            "make -B test",
+            &[(
+                "Makefile",
+                "SHELL := python3\ntest:\n\timport runpy; runpy.run_path(\"o\" + \"ut/x.py\")\n",
+            )],
+        ),
+        (
+            "check line two f",
+            "make -f Makefile -f extra.mk -B test",
+            &[
+                (
+                    "Makefile",
+                    "P = pytest\nD = tests\ntest:\n\tcd $(D) && $(P) -q -p no:cacheprovider\n",
+                ),
+                ("extra.mk", "D = out\n"),
+            ],
+        ),
+        (
+            "trailing space before comment",
+            "make -B test",
+            &[(
+                "Makefile",
+                "P = pytest\nA = a # the value keeps the blank before the comment\nD = out\nifeq ($(A),a)\nD = tests\nendif\ntest:\n\tcd $(D) && $(P) -q -p no:cacheprovider\n",
+            )],
+        ),
+    ];
+    for (what, line, files) in cases {
+        let f = pytest_over_out(line);
+        write_files(&f, files);
+        let out = check(&f).get_output().clone();
+        assert_eq!(out.status.code(), Some(2), "{what}: {}", both(&out));
+    }
+    // What honest makefiles write stays accepted: a condition with a blank after its comma,
+    // options in `MAKEFLAGS`, a strict bash, a venv on `PATH`, `src` on `PYTHONPATH`, CRLF
+    // line ends, a `$(info)` line between rules.
+    let honest: [&str; 7] = [
+        "P = pytest\nifeq ($(CI), true)\nD = tests\nelse\nD = tests\nendif\ntest:\n\tcd $(D) && $(P) -q\n",
+        "MAKEFLAGS += --no-print-directory -s\ntest:\n\tpytest -q tests\n",
+        "SHELL := /bin/bash\n.SHELLFLAGS := -eu -o pipefail -c\ntest:\n\tpytest -q tests\n",
+        "export PATH := $(CURDIR)/.venv/bin:$(PATH)\ntest:\n\tpytest -q tests\n",
+        "export PYTHONPATH := $(CURDIR)/src\ntest:\n\tpytest -q tests\n",
+        "P = pytest\r\nD = tests\r\ntest:\r\n\tcd $(D) && $(P) -q\r\n",
+        "all: test\n$(info building)\ntest:\n\tpytest -q tests\n",
+    ];
+    for makefile in honest {
+        let f = pytest_over_out("make -B test");
+        write_files(&f, &[("Makefile", makefile)]);
+        let out = check(&f).get_output().clone();
+        assert_eq!(out.status.code(), Some(0), "{makefile:?}: {}", both(&out));
+    }
+}
+
 /// Review 86 (helper-149, 45 attacks and 23 honest makefiles on review 85's evaluation of
 /// make's language): the evaluation read 17 makefiles more loosely than the reading as
 /// written had, where it and make differ (`$(eval …)` in a recipe or hidden behind `$(info
