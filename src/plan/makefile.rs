@@ -190,6 +190,11 @@ pub(super) struct Reading {
     /// What a make this makefile's recipes run inherits: its exported variables and the
     /// `make` line's.
     pub handed_on: Vec<Inherited>,
+    /// Each value the makefile gives a variable that chooses code (`PATH`, `HOME`,
+    /// `PYTHONPATH`: [`super::words::loads_code`]), exported or not: make exports a
+    /// variable that came from its environment whatever the makefile says (review 88, 09,
+    /// 10), and `?=` may set it where the environment lacks it.
+    pub code_vars: Vec<Inherited>,
     /// Why a recipe line the goals reach runs what make computes, where it matters
     /// ([`computed_where_it_matters`]): the line is in [`Reading::text`] as make leaves it,
     /// for the reading there to name first what it finds.
@@ -338,7 +343,10 @@ impl Reader {
     fn reference(&self, inner: &str, written: &str, depth: usize) -> Vec<Text> {
         let whole = || vec![Text::unknown(written)];
         // `$(shell …)`, `$(foreach …)`: a function.
-        let head = inner.split([' ', '\t']).next().unwrap_or("");
+        let head = inner
+            .split(|c: char| c.is_ascii_whitespace())
+            .next()
+            .unwrap_or("");
         if head.len() < inner.len() && FUNCTIONS.contains(&head) {
             return whole();
         }
@@ -630,8 +638,22 @@ fn condition(r: &Reader, kind: &str, args: &str) -> Option<bool> {
         }
         _ => {
             let a = args.trim();
-            let (x, y) = if let Some(inner) = a.strip_prefix('(').and_then(|a| a.strip_suffix(')'))
-            {
+            // Text after the condition (`ifeq (a,a) )`, `ifeq "a" "a" "b"`): make warns and
+            // goes on with what it read first; gate takes both branches (review 88, 06, 07).
+            let (x, y) = if let Some(open) = a.strip_prefix('(') {
+                let mut level = 0i64;
+                let end = open.bytes().position(|c| {
+                    match c {
+                        b'(' => level += 1,
+                        b')' => level -= 1,
+                        _ => {}
+                    }
+                    level < 0
+                })?;
+                if !open[end + 1..].trim().is_empty() {
+                    return None;
+                }
+                let inner = &open[..end];
                 // As make splits it (review 87, 06, 31): at the first comma outside any
                 // parentheses, plain ones too (`((x,y),(x,y))`); the first argument keeps
                 // its leading blanks, the second its trailing ones.
@@ -649,11 +671,14 @@ fn condition(r: &Reader, kind: &str, args: &str) -> Option<bool> {
                     inner[comma + 1..].trim_start_matches([' ', '\t']),
                 )
             } else {
-                let q = a.chars().next()?;
+                let q = a.chars().next().filter(|q| matches!(q, '"' | '\''))?;
                 let rest = &a[1..];
                 let end = rest.find(q)?;
                 let second = rest[end + 1..].trim();
                 let q2 = second.chars().next()?;
+                if !matches!(q2, '"' | '\'') || second[1..].find(q2) != Some(second.len() - 2) {
+                    return None;
+                }
                 (
                     &rest[..end],
                     second
@@ -862,6 +887,16 @@ pub(super) fn evaluate(
     }
     let mut rules: Vec<Rule> = Vec::new();
     let mut target_vars: Vec<TargetVar> = Vec::new();
+    let mut code_vars: Vec<Inherited> = Vec::new();
+    let code = |r: &Reader, out: &mut Vec<Inherited>, name: &str, value: &str| {
+        if super::words::loads_code(name) {
+            out.extend(
+                r.expand(value, 0)
+                    .into_iter()
+                    .map(|t| (name.to_string(), t, false)),
+            );
+        }
+    };
     // What starts a recipe line (`.RECIPEPREFIX`).
     let mut prefix = '\t';
     let mut in_rule = false;
@@ -901,6 +936,10 @@ pub(super) fn evaluate(
         // A value keeps its trailing blanks, before a comment too (`A = a # c` is `a `):
         // the value `v`, a part of `l`, as make has it (review 87).
         let kept = |v: &str| -> String {
+            // (A value of blanks only is empty: make strips a value's leading blanks.)
+            if v.is_empty() {
+                return String::new();
+            }
             let at = (v.as_ptr() as usize).saturating_sub(un.as_ptr() as usize);
             un.get(at..).unwrap_or(v).to_string()
         };
@@ -1017,7 +1056,13 @@ pub(super) fn evaluate(
                 k += 1;
                 let (w0, _) = if counts { first_word(t) } else { ("", "") };
                 if w0 == "define" {
-                    depth += 1;
+                    // make counts a `define` in a body it reads, not in one it skips
+                    // (review 88, 05): a `define` in a `define` is refused either way.
+                    return Err(
+                        "whose makefile has a `define` in a `define`'s body, which gate does \
+                         not read; define each variable on its own"
+                            .into(),
+                    );
                 } else if w0 == "endef" {
                     if depth == 0 {
                         break;
@@ -1035,7 +1080,11 @@ pub(super) fn evaluate(
                 .find_map(|op| rest.strip_suffix(op).map(|n| (n.trim(), *op)))
                 .unwrap_or((rest, "="));
             let name = plain_name(&r, name_part)?;
-            refused_name(&name, true)?;
+            refused_name(&name, true, &body.join(" "))?;
+            if name == "MAKEFLAGS" {
+                plain_makeflags(&body.join(" "))?;
+            }
+            code(&r, &mut code_vars, &name, &body.join("\n"));
             if exports {
                 r.exported.insert(name.clone());
             }
@@ -1069,7 +1118,7 @@ pub(super) fn evaluate(
         }
         if let Some((name_part, op, value)) = assignment(d) {
             let name = plain_name(&r, name_part)?;
-            refused_name(&name, false)?;
+            refused_name(&name, false, value)?;
             if name == "MAKEFLAGS" {
                 plain_makeflags(value)?;
             }
@@ -1077,6 +1126,7 @@ pub(super) fn evaluate(
                 r.exported.insert(name.clone());
             }
             let value = &kept(value);
+            code(&r, &mut code_vars, &name, value);
             r.assign(&name, op, value, false, overrides);
             if name == ".RECIPEPREFIX" {
                 prefix = match r.single("$(.RECIPEPREFIX)", 0) {
@@ -1131,7 +1181,7 @@ pub(super) fn evaluate(
                     name_part = rest;
                 }
                 let name = plain_name(&r, name_part)?;
-                refused_name(&name, false)?;
+                refused_name(&name, false, value)?;
                 if name == "MAKEFLAGS" {
                     plain_makeflags(value)?;
                 }
@@ -1140,6 +1190,7 @@ pub(super) fn evaluate(
                 if exports {
                     r.exported.insert(name.clone());
                 }
+                code(&r, &mut code_vars, &name, &kept(value));
                 for t in &targets {
                     let of = t.text.split_whitespace().map(str::to_string).collect();
                     target_vars.push((of, name.clone(), op, kept(value), overrides));
@@ -1172,6 +1223,14 @@ pub(super) fn evaluate(
                 }
             }
             for p in r.expand(prereqs, 0) {
+                // make reads a `;` or `=` a reference brings into a rule line as it reads
+                // one written there: a recipe, a target's variable (review 88, 14).
+                if p.text.contains([';', '=']) && !prereqs.contains([';', '=']) {
+                    return Err(format!(
+                        "whose rule `{l}` has prerequisites make expands into a recipe or a \
+                         variable, which gate does not read; write the rule plainly"
+                    ));
+                }
                 unsure |= !p.computed.is_empty();
                 rule.prereqs
                     .extend(p.text.split_whitespace().map(str::to_string));
@@ -1185,9 +1244,11 @@ pub(super) fn evaluate(
         }
         // Any other line is make text a reference builds (`$(eval …)`, `$(RULES)`);
         // `$(info …)`, `$(warning …)`, `$(error …)` print.
+        // (Only a line that is one print: `$(info ) $(R)` is a rule to make: review 88, 13.)
         let prints = ["$(info ", "$(warning ", "$(error "]
             .iter()
-            .any(|p| l.starts_with(p));
+            .any(|p| l.starts_with(p))
+            && closing(l.as_bytes(), 1, b'(', b')') == Some(l.len() - 1);
         if !prints
             && r.expand(l, 0)
                 .iter()
@@ -1223,9 +1284,18 @@ pub(super) fn evaluate(
         || rules
             .iter()
             .any(|rule| rule.targets.iter().any(|t| t == ".EXPORT_ALL_VARIABLES"));
-    unsure |= rules
+    // A second expansion runs `$$(eval …)`, `$$(file …)` in prerequisites as make reads
+    // them (review 88, 01, 02): refused.
+    if rules
         .iter()
-        .any(|rule| rule.targets.iter().any(|t| t == ".SECONDEXPANSION"));
+        .any(|rule| rule.targets.iter().any(|t| t == ".SECONDEXPANSION"))
+    {
+        return Err(
+            "whose makefile has `.SECONDEXPANSION`, which expands prerequisites a second time \
+             as make reads them, which gate does not read; write the prerequisites plainly"
+                .into(),
+        );
+    }
     // The names make may read this makefile by, each a goal it remakes first.
     let makefile_names: Vec<String> = ["GNUmakefile", "makefile", "Makefile"]
         .iter()
@@ -1336,6 +1406,7 @@ pub(super) fn evaluate(
     Ok(Reading {
         text: out,
         handed_on: handed,
+        code_vars,
         computed,
     })
 }
@@ -1354,9 +1425,11 @@ fn spent() -> String {
 /// must not split or trim where make does not (review 87, 26, 30).
 fn plain_text(text: &str) -> Result<String, String> {
     let text = text.replace("\r\n", "\n");
+    // A NUL ends make's line there and joins the next (review 88, 08): refused, as is any
+    // control character but a tab and a newline.
     match text
         .chars()
-        .find(|c| *c == '\r' || (c.is_whitespace() && !matches!(c, ' ' | '\t' | '\n')))
+        .find(|c| (c.is_whitespace() || c.is_control()) && !matches!(c, ' ' | '\t' | '\n'))
     {
         Some(c) => Err(format!(
             "whose makefile holds the character U+{:04X}, a blank make does not treat as \
@@ -1393,9 +1466,16 @@ fn runs_while_read(text: &str) -> Option<String> {
         }
         if matches!(b[k + 1], b'(' | b'{') {
             let rest = &text[k + 2..];
-            let name = rest.split([' ', '\t', ')', '}']).next().unwrap_or("");
+            // make takes any blank after a function's name, a newline too (review 88, 03).
+            let name = rest
+                .split(|c: char| c.is_ascii_whitespace() || c == ')' || c == '}')
+                .next()
+                .unwrap_or("");
             let hit = match name {
                 "eval" | "file" | "guile" => true,
+                // A function whose arguments start on the next line (`$(shell⏎…)` in a
+                // `define`): gate's readings go a line at a time (review 88, 04).
+                f if FUNCTIONS.contains(&f) && rest[f.len()..].starts_with(['\n', '\r']) => true,
                 "call" => {
                     let arg = rest[4..].trim_start();
                     let first = arg.split([',', ')', '}']).next().unwrap_or("").trim();
@@ -1419,19 +1499,54 @@ fn runs_while_read(text: &str) -> Option<String> {
 /// the command-line variables make hands every `make` below (`MAKEOVERRIDES`, `MFLAGS`,
 /// `GNUMAKEFLAGS`), `.RECIPEPREFIX` by `define`, and the variables make's built-in rules
 /// run (`CC`, `COMPILE.c`: a prerequisite `x.o` runs `$(CC)`; `CC = cd out && pytest`).
-fn refused_name(name: &str, define: bool) -> Result<(), String> {
+fn refused_name(name: &str, define: bool, value: &str) -> Result<(), String> {
     let why = match name {
         "VPATH" => "finds prerequisites in other folders",
         ".EXTRA_PREREQS" => "adds prerequisites to every rule",
         "MAKEOVERRIDES" | "MFLAGS" | "GNUMAKEFLAGS" => "hands options to every `make` below",
         ".RECIPEPREFIX" if define => "chooses which lines are recipes",
-        n if BUILT_IN_RULE_VARS.contains(&n) => "is run by make's built-in rules",
+        // What the shell of every recipe reads as it starts or runs (review 88, 19:
+        // `BASH_FUNC_cd%%` redefines `cd`).
+        n if n.starts_with("BASH_FUNC_")
+            || matches!(
+                n,
+                "SHELLOPTS" | "BASHOPTS" | "PS4" | "IFS" | "PROMPT_COMMAND" | "GLOBIGNORE"
+            ) =>
+        {
+            "changes how the shell of every recipe runs"
+        }
+        n if BUILT_IN_RULE_VARS.contains(&n) && !plain_flags(n, value) => {
+            "is run by make's built-in rules"
+        }
         _ => return Ok(()),
     };
     Err(format!(
         "whose makefile sets `{name}`, which {why}, which gate does not read; keep the \
          makefile the check runs plain"
     ))
+}
+
+/// Whether `value` of the built-in rules' variable `name` is compiler options only
+/// (`CFLAGS ?= -O2 -Wall`, `LDFLAGS = -L/usr/lib`, which `setup.py build_ext` reads too):
+/// a flags variable whose words are options without shell text, without a relative path
+/// and without the options that run or load other programs (`-B`, `-fplugin`, `-wrapper`,
+/// `-specs`, `-Wl,`) — review 88's honest `export CFLAGS ?= -O2 -Wall`.
+fn plain_flags(name: &str, value: &str) -> bool {
+    let flags = name.ends_with("FLAGS")
+        || matches!(name, "LDLIBS" | "LOADLIBES" | "TARGET_ARCH" | "TARGET_MACH");
+    flags
+        && uncommented(value).split_whitespace().all(|w| {
+            w.starts_with('-')
+                && w.bytes()
+                    .all(|c| c.is_ascii_alphanumeric() || b"_=.,+-/".contains(&c))
+                && ![
+                    "-B", "-fplugin", "-wrapper", "-specs", "-Wl,", "-Xlinker", "-include",
+                    "-imacros", "-o",
+                ]
+                .iter()
+                .any(|p| w.starts_with(p))
+                && (!w.contains('/') || w.starts_with("-I/") || w.starts_with("-L/"))
+        })
 }
 
 /// The variables make's built-in rules run or pass to what they run, from `make -p -f
@@ -1749,6 +1864,11 @@ pub(super) fn sub_make(words: &[String], dir: &Path) -> Result<(PathBuf, Option<
             let (name, glued) = long
                 .split_once('=')
                 .map_or((long, None), |(n, v)| (n, Some(v.to_string())));
+            // make takes a long option by any unique prefix (`--dir=out`, `--ev=…`,
+            // `--makef=…`: review 88, 15, 22, 23); an unknown or ambiguous one is refused.
+            let Some(name) = make_long_option(name) else {
+                return refuse(w);
+            };
             // `--environment-overrides`: the environment's values win over the makefile's,
             // which gate reads as the makefile's (review 86, 20).
             if name.starts_with("eval")
@@ -1805,6 +1925,65 @@ pub(super) fn sub_make(words: &[String], dir: &Path) -> Result<(PathBuf, Option<
         return refuse("-f … -f …");
     }
     Ok((at, files.pop()))
+}
+
+/// make's long option `prefix` names (GNU make 4.3's `--help`): the one it begins, or
+/// itself when whole.
+fn make_long_option(prefix: &str) -> Option<&'static str> {
+    const LONG: [&str; 42] = [
+        "always-make",
+        "assume-new",
+        "assume-old",
+        "check-symlink-times",
+        "debug",
+        "directory",
+        "dry-run",
+        "environment-overrides",
+        "eval",
+        "file",
+        "help",
+        "ignore-errors",
+        "include-dir",
+        "jobs",
+        "just-print",
+        "keep-going",
+        "load-average",
+        "makefile",
+        "max-load",
+        "new-file",
+        "no-builtin-rules",
+        "no-builtin-variables",
+        "no-keep-going",
+        "no-print-directory",
+        "no-silent",
+        "old-file",
+        "output-sync",
+        "print-data-base",
+        "print-directory",
+        "question",
+        "quiet",
+        "recon",
+        "silent",
+        "stop",
+        "touch",
+        "trace",
+        "version",
+        "warn-undefined-variables",
+        "what-if",
+        "shuffle",
+        "jobserver-auth",
+        "jobserver-style",
+    ];
+    if let Some(whole) = LONG.iter().find(|o| **o == prefix) {
+        return Some(whole);
+    }
+    let mut it = LONG
+        .iter()
+        .filter(|o| !prefix.is_empty() && o.starts_with(prefix));
+    match (it.next(), it.next()) {
+        (Some(one), None) => Some(one),
+        _ => None,
+    }
 }
 
 #[cfg(test)]

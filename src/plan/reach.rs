@@ -1652,49 +1652,13 @@ fn make_reading_at(
     make_text_reading(&reading.text, words, real, runners_env, roots, false)
         .or_else(|| recipe_runs_a_trials_file(raw, &reading.text, real, runners_env, roots))
         .or_else(|| code_env_reading(&reading.handed_on, real, roots))
+        .or_else(|| code_env_reading(&reading.code_vars, real, roots))
         .or_else(|| sub_make_reading(&reading.text, real, runners_env, roots, &reading, budget))
         .or(reading.computed)
 }
 
 /// The shells a makefile's `SHELL` may name for gate to read its recipes as shell text.
 const SHELLS: [&str; 7] = ["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash"];
-
-/// Whether a variable of the environment chooses code or start-up files the programs of a
-/// recipe load: `HOME` (a login shell's profile, `~/.config`), `ENV`, `PATH`,
-/// `PYTHONPATH` and the interpreters' and loaders' own (review 87, 19 to 21).
-fn loads_code(name: &str) -> bool {
-    matches!(
-        name,
-        "HOME"
-            | "ENV"
-            | "BASH_ENV"
-            | "PATH"
-            | "ZDOTDIR"
-            | "GCONV_PATH"
-            | "VIRTUAL_ENV"
-            | "IPYTHONDIR"
-            | "JUPYTER_PATH"
-            | "GEM_HOME"
-            | "GEM_PATH"
-    ) || [
-        "PYTHON",
-        "PYTEST_",
-        "LD_",
-        "NODE_",
-        "NPM_CONFIG_",
-        "PERL",
-        "RUBY",
-        "XDG_",
-        "COVERAGE_",
-        "PIP_",
-        "UV_",
-        "CONDA",
-        "GIT_",
-        "TOX_",
-    ]
-    .iter()
-    .any(|p| name.to_ascii_uppercase().starts_with(p))
-}
 
 /// Why a variable a makefile exports (or a `make` line sets: [`super::makefile::Reading::handed_on`])
 /// may have its recipes load code a trial wrote, or `None`: one that chooses code
@@ -1706,48 +1670,77 @@ fn code_env_reading(
     real: &Path,
     roots: &[PathBuf],
 ) -> Option<String> {
-    for (name, value, _) in handed_on {
-        if !loads_code(name) {
+    handed_on
+        .iter()
+        .find_map(|(name, value, _)| code_value_reading(name, value, real, roots, false))
+}
+
+/// [`code_env_reading`] of one variable `name` holding `value`, read from folder `real`.
+fn code_value_reading(
+    name: &str,
+    value: &super::makefile::Text,
+    real: &Path,
+    roots: &[PathBuf],
+    shell: bool,
+) -> Option<String> {
+    if !super::words::loads_code(name) {
+        return None;
+    }
+    let t = &value.text;
+    let mut start = 0;
+    let bytes = t.as_bytes();
+    for end in (0..=bytes.len()).filter(|&k| {
+        k == bytes.len() || matches!(bytes[k], b':' | b' ' | b'\t' | b',' | b'=' | b';')
+    }) {
+        let (a, b) = (start, end);
+        start = end + 1;
+        if a >= b {
             continue;
         }
-        let t = &value.text;
-        let mut start = 0;
-        let bytes = t.as_bytes();
-        for end in (0..=bytes.len())
-            .filter(|&k| k == bytes.len() || matches!(bytes[k], b':' | b' ' | b'\t'))
-        {
-            let (a, b) = (start, end);
-            start = end + 1;
-            if a >= b {
+        let piece = &t[a..b];
+        if shell && piece.starts_with('$') {
+            continue;
+        }
+        let computed = value.computed.iter().any(|(x, y)| *x < b && a < *y);
+        // A `$` make left (`$<`, `$(@D)`: what each target makes of it) is not read (review
+        // 88, 11, 12); in a recipe's own `NAME=v` it is the shell's (`$PATH`), skipped
+        // above as the environment's.
+        if !computed && piece.contains('$') {
+            return Some(format!(
+                "whose makefile sets `{name}` to what make computes for each target \
+                 (`{piece}`), a variable that chooses the code its recipes load, which gate \
+                 does not read; set it plainly to folders outside the ones the trials write"
+            ));
+        }
+        if computed {
+            let whole_ref = value.computed.iter().any(|(x, y)| *x == a && *y == b)
+                && piece
+                    .strip_prefix("$(")
+                    .and_then(|p| p.strip_suffix(')'))
+                    .or_else(|| piece.strip_prefix("${").and_then(|p| p.strip_suffix('}')))
+                    .is_some_and(super::words::is_name);
+            if whole_ref {
                 continue;
             }
-            let piece = &t[a..b];
-            let computed = value.computed.iter().any(|(x, y)| *x < b && a < *y);
-            if computed {
-                let whole_ref = value.computed.iter().any(|(x, y)| *x == a && *y == b)
-                    && piece
-                        .strip_prefix("$(")
-                        .and_then(|p| p.strip_suffix(')'))
-                        .or_else(|| piece.strip_prefix("${").and_then(|p| p.strip_suffix('}')))
-                        .is_some_and(super::words::is_name);
-                if whole_ref {
-                    continue;
-                }
-                return Some(format!(
-                    "whose makefile exports `{name}` as what make computes (`{piece}`), a \
-                     variable that chooses the code its recipes load, which gate does not \
-                     read; set it plainly to folders outside the ones the trials write"
-                ));
-            }
-            let p = resolve(&real.join(piece));
-            if roots.iter().any(|r| p.starts_with(r)) {
-                return Some(format!(
-                    "whose makefile exports `{name}` naming `{piece}`, in a folder the trials \
-                     write: a variable that chooses the code its recipes load, so a trial \
-                     could decide the grade; set it to folders outside the ones the trials \
-                     write"
-                ));
-            }
+            return Some(format!(
+                "whose makefile sets `{name}` to what make computes (`{piece}`), a variable \
+                 that chooses the code its recipes load, which gate does not read; set it \
+                 plainly to folders outside the ones the trials write"
+            ));
+        }
+        // A path, or a module by its dotted name (`ignore::out.w.W` imports `out.w`:
+        // review 88, 20).
+        let module = piece.split('.').next().unwrap_or(piece);
+        let in_roots = |w: &str| {
+            let p = resolve(&real.join(w));
+            roots.iter().any(|r| p.starts_with(r))
+        };
+        if in_roots(piece) || (!module.is_empty() && in_roots(module)) {
+            return Some(format!(
+                "whose makefile sets `{name}` naming `{piece}`, in a folder the trials write: \
+                 a variable that chooses the code its recipes load, so a trial could decide \
+                 the grade; set it to folders outside the ones the trials write"
+            ));
         }
     }
     None
@@ -1789,7 +1782,20 @@ fn recipe_runs_a_trials_file(
         runners_env,
         false,
         |_| true,
-        |c, dir, _, _| {
+        |c, dir, env, _| {
+            // `PYTHONPATH=out pytest`: a variable the line sets that chooses the code its
+            // command loads (review 88, 26).
+            for (name, value) in env {
+                if let Some(why) = code_value_reading(
+                    name,
+                    &super::makefile::Text::literal(value),
+                    dir,
+                    roots,
+                    true,
+                ) {
+                    return Some(why.replace("whose makefile sets", "whose recipe sets"));
+                }
+            }
             let program = &c[0];
             if program.contains('/') && in_roots(program, dir) {
                 return Some(format!(
@@ -1874,6 +1880,12 @@ fn make_text_reading(
             .find(|w| *w != "env");
         let safe = !value.contains(['$', '`', '\\'])
             && shell.is_some_and(|w| SHELLS.contains(&w))
+            // Its options: the error options only (`sh -l` is a login shell, which reads
+            // `$HOME/.profile`: review 88, 10).
+            && value
+                .split_whitespace()
+                .filter_map(|w| w.strip_prefix('-'))
+                .all(|o| !o.is_empty() && o.bytes().all(|c| b"euxvo".contains(&c)))
             // `bash`, `/bin/bash`, `/usr/bin/env bash -eu`: absolute paths outside the
             // folders the trials write, names and options; no relative path.
             && value.split_whitespace().all(|w| match w.starts_with('/') {
@@ -1980,11 +1992,23 @@ fn sub_make_reading(
             .any(|m| super::words::mentions_word(l, m))
     };
     recipe_commands(text, real, runners_env, false, wanted, |c, dir, _, lost| {
-        if !is_make(&c[0]) {
-            return None;
-        }
         let fix = "run the recipes the check needs from the check line's makefile, outside \
                    the folders the trials write";
+        if !is_make(&c[0]) {
+            // A `make` a program runs (`env -C out make`, `timeout 60 make`): its folder and
+            // words are the program's to choose (review 88, 17).
+            let runs = [
+                "env", "timeout", "nice", "nohup", "time", "stdbuf", "setsid", "command", "exec",
+                "xargs", "sudo", "chroot", "unshare", "flock", "ionice", "taskset",
+            ];
+            if runs.contains(&name_of(&c[0]).as_str()) && c[1..].iter().any(|w| is_make(w)) {
+                return Some(format!(
+                    "whose recipe runs `make` through `{}`, which gate does not follow; {fix}",
+                    c.join(" ")
+                ));
+            }
+            return None;
+        }
         if let Some(cd) = lost {
             return Some(format!(
                 "whose recipe runs `make` after a `cd` whose folder gate cannot tell (`{cd}`); \
@@ -2077,12 +2101,28 @@ fn recipe_commands<T>(
             None if as_written && !is_make_assignment(l) => l,
             None => continue,
         };
-        if !(wanted(l) || l.contains("cd")) {
+        // (`pushd out`, `env -C out` change the folder as `cd` does: review 88, 17, 18.)
+        if !(wanted(l) || l.contains("cd") || l.contains("pushd") || l.contains("env")) {
             continue;
         }
         // make's own prefixes of a recipe line (`@` silent, `-` errors ignored, `+` always).
         let l = l.trim().trim_start_matches(['@', '-', '+']);
         let tokens = super::words::line_tokens(l, &[], 0);
+        // `env -C DIR` / `--chdir` (or a prefix of it) runs its command elsewhere (review
+        // 88, 17): the folder is lost to gate from there.
+        let words: Vec<&str> = l.split_whitespace().collect();
+        if words.iter().enumerate().any(|(k, w)| {
+            name_of(w) == "env"
+                && words[k + 1..]
+                    .iter()
+                    .take_while(|o| o.starts_with('-') || o.contains('='))
+                    .any(|o| {
+                        let opt = o.split('=').next().unwrap_or(o);
+                        o.starts_with("-C") || (opt.len() > 3 && "--chdir".starts_with(opt))
+                    })
+        }) {
+            lost = Some(l.to_string());
+        }
         let env: Vec<(String, String)> = (line_assignments(&tokens).into_iter())
             .chain(runners_env.iter().cloned())
             .collect();

@@ -147,7 +147,9 @@ pub(super) fn prefix_option(prefix: &str, o: &str) -> Option<bool> {
                 "-v",
                 "--debug",
             ],
-            &["-u", "--unset"],
+            // (`-C DIR` runs the command in DIR: the command is the word after DIR, and
+            // the readings that follow folders lose the folder there: review 88, 17.)
+            &["-u", "--unset", "-C", "--chdir", "-S", "--split-string"],
         ),
         "command" => (&["-p", "-v", "-V"], &[]),
         "exec" => (&["-c", "-l"], &["-a"]),
@@ -3249,6 +3251,44 @@ const NODE_TOOLS: &[&str] = &[
     "swc",
     "uvu",
 ];
+
+/// Whether a variable of the environment chooses code or start-up files the programs of a
+/// recipe load: `HOME` (a login shell's profile, `~/.config`), `ENV`, `PATH`,
+/// `PYTHONPATH` and the interpreters' and loaders' own (review 87, 19 to 21).
+pub(super) fn loads_code(name: &str) -> bool {
+    matches!(
+        name,
+        "HOME"
+            | "ENV"
+            | "BASH_ENV"
+            | "PATH"
+            | "ZDOTDIR"
+            | "GCONV_PATH"
+            | "VIRTUAL_ENV"
+            | "IPYTHONDIR"
+            | "JUPYTER_PATH"
+            | "GEM_HOME"
+            | "GEM_PATH"
+    ) || [
+        "BASH_FUNC_",
+        "PYTHON",
+        "PYTEST_",
+        "LD_",
+        "NODE_",
+        "NPM_CONFIG_",
+        "PERL",
+        "RUBY",
+        "XDG_",
+        "COVERAGE_",
+        "PIP_",
+        "UV_",
+        "CONDA",
+        "GIT_",
+        "TOX_",
+    ]
+    .iter()
+    .any(|p| name.to_ascii_uppercase().starts_with(p))
+}
 
 #[cfg(test)]
 mod tests {

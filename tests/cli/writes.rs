@@ -3090,6 +3090,280 @@ fn rev85_make_s_own_language_is_evaluated_or_refused() {
     }
 }
 
+/// Review 88 (helper-151, 30 attacks on review 87's fixes, each proved with GNU make 4.3): 23
+/// more ways in, all refused now: `.SECONDEXPANSION` running `$$(eval …)`; `$(eval` or
+/// `$(shell` with a newline after the name; a nested `define` in a skipped branch; text after
+/// a condition (`ifeq (a,a) )`, `ifeq "a" "a" "b"`); a NUL; `PATH` or `HOME` set without
+/// `export` (make exports what came from its environment), `sh -l`; an exported value of
+/// automatic variables (`$<`, `$(@D)`); `$(info ) $(R)` holding a rule; `test: $(R)` with `R`
+/// holding `; recipe`; a sub-make's long options by prefix (`--dir=`, `--ev=`, `--makef=`);
+/// `env -C out make`; `.ONESHELL`'s `pushd out` before `$(MAKE)`; `BASH_FUNC_cd%`;
+/// `PYTHONWARNINGS` importing `out.w`; `define MAKEFLAGS +=`; a recipe's own
+/// `PYTHONPATH=out`. An honest `export CFLAGS ?= -O2 -Wall` (compiler options only) is
+/// accepted again.
+#[test]
+fn rev88_make_reads_no_makefile_more_loosely_than_make_again() {
+    type Case<'a> = (&'a str, &'a str, &'a [(&'a str, &'a str)]);
+    let cases: [Case; 30] = [
+        (
+            "secondexp eval dollardollar",
+            "make -B test",
+            &[(
+                "Makefile",
+                ".SECONDEXPANSION:\nP = pytest\nD = tests\ndefine SET\nD = out\nendef\ntest: $$(eval $$(SET))\n\tcd $(D) && $(P) -q -p no:cacheprovider\n",
+            )],
+        ),
+        (
+            "secondexp eval file trial mk",
+            "make -B test",
+            &[(
+                "Makefile",
+                ".SECONDEXPANSION:\ntest: $$(eval $$(file <out/extra.mk))\n\tpytest -q -p no:cacheprovider tests\n",
+            )],
+        ),
+        (
+            "define eval newline",
+            "make -B test",
+            &[(
+                "Makefile",
+                "P = pytest\nD = tests\ndefine SET\n$(eval\nD = out)\nendef\nX := $(SET)\ntest:\n\tcd $(D) && $(P) -q -p no:cacheprovider\n",
+            )],
+        ),
+        (
+            "define shell newline readtime",
+            "make -B test",
+            &[(
+                "Makefile",
+                "P = pytest\nD = out\ndefine RUN\n$(shell\ncd $(D) && $(P) -q -p no:cacheprovider >/dev/null 2>&1; echo $$?)\nendef\nSTATUS := $(RUN)\ntest:\n\t@exit $(STATUS:%=%)\n",
+            )],
+        ),
+        (
+            "ignored define no nesting",
+            "make -B test",
+            &[(
+                "Makefile",
+                "P = pytest\nD = tests\nifeq (a,b)\ndefine X\ndefine Y\nendef\nendif\nD = out\nifeq (a,b)\nendef\nendif\ntest:\n\tcd $(D) && $(P) -q -p no:cacheprovider\n",
+            )],
+        ),
+        (
+            "ifeq paren extratext",
+            "make -B test",
+            &[(
+                "Makefile",
+                "P = pytest\nD = tests\nifeq (a,a) )\nD = out\nendif\ntest:\n\tcd $(D) && $(P) -q -p no:cacheprovider\n",
+            )],
+        ),
+        (
+            "ifeq quote extratext",
+            "make -B test",
+            &[(
+                "Makefile",
+                "P = pytest\nD = tests\nifeq \"a\" \"a\" \"b\"\nD = out\nendif\ntest:\n\tcd $(D) && $(P) -q -p no:cacheprovider\n",
+            )],
+        ),
+        (
+            "nul joins next line",
+            "make -B test",
+            &[(
+                "Makefile",
+                "export PYTHONPATH := $(CURDIR)/tests\u{0}\n:$(CURDIR)/out\ntest:\n\tpytest -q -p no:cacheprovider tests\n",
+            )],
+        ),
+        (
+            "env origin PATH unexported",
+            "make -B test",
+            &[(
+                "Makefile",
+                "PATH := $(CURDIR)/out:$(PATH)\ntest:\n\tpytest -q -p no:cacheprovider tests\n",
+            )],
+        ),
+        (
+            "env origin HOME login shell",
+            "make -B test",
+            &[(
+                "Makefile",
+                "SHELL := sh -l\nHOME := $(CURDIR)/out\ntest:\n\tpytest -q -p no:cacheprovider tests\n",
+            )],
+        ),
+        (
+            "export pythonpath automatic var",
+            "make -B test",
+            &[(
+                "Makefile",
+                "export PYTHONPATH = $<\ntest: out\n\tpytest -q -p no:cacheprovider tests\n",
+            )],
+        ),
+        (
+            "export PATH automatic dir",
+            "make -B test",
+            &[(
+                "Makefile",
+                "SYSPATH := $(PATH)\nexport PATH = $(CURDIR)/$(@D):$(SYSPATH)\ntest: out/report.txt\nout/report.txt:\n\tpytest -q -p no:cacheprovider tests\n",
+            )],
+        ),
+        (
+            "info prefix hides rule var",
+            "make -B test",
+            &[(
+                "Makefile",
+                "P = pytest\nD = out\nR = test: ; cd $(D) && $(P) -q -p no:cacheprovider\n$(info ) $(R)\n",
+            )],
+        ),
+        (
+            "prereq var semicolon recipe",
+            "make -B test",
+            &[(
+                "Makefile",
+                "P = pytest\nD = out\nR = ; cd $(D) && $(P) -q -p no:cacheprovider\ntest: $(R)\n",
+            )],
+        ),
+        (
+            "submake long option prefix dir",
+            "make -B test",
+            &[(
+                "Makefile",
+                "test:\n\t$(MAKE) --dir=out -s check\ncheck:\n\t@true\n",
+            )],
+        ),
+        (
+            "submake under timeout",
+            "make -B test",
+            &[
+                ("Makefile", "test:\n\ttimeout 600 $(MAKE) -f sub.mk\n"),
+                (
+                    "sub.mk",
+                    "P = pytest\nall:\n\tcd out && $(P) -q -p no:cacheprovider\n",
+                ),
+            ],
+        ),
+        (
+            "submake env chdir",
+            "make -B test",
+            &[(
+                "Makefile",
+                "test:\n\tenv -C out $(MAKE) -s check\ncheck:\n\t@true\n",
+            )],
+        ),
+        (
+            "oneshell pushd line submake",
+            "make -B test",
+            &[(
+                "Makefile",
+                "SHELL := /bin/bash\n.ONESHELL:\ntest:\n\tpushd out >/dev/null\n\t$(MAKE) -s check\ncheck:\n\t@true\n",
+            )],
+        ),
+        (
+            "export bash function",
+            "make -B test",
+            &[(
+                "Makefile",
+                "SHELL := /bin/bash\nexport BASH_FUNC_cd%% := () { builtin cd out; }\ntest:\n\tcd tests && pytest -q -p no:cacheprovider\n",
+            )],
+        ),
+        (
+            "pythonwarnings imports trial module",
+            "make -B test",
+            &[(
+                "Makefile",
+                "export PYTHONPATH := .\nexport PYTHONWARNINGS := ignore::out.w.W\ntest:\n\tpytest -q -p no:cacheprovider tests\n",
+            )],
+        ),
+        (
+            "submake long option prefix eval",
+            "make -B test",
+            &[(
+                "Makefile",
+                "test:\n\t$(MAKE) --ev='include out/extra.mk' -s check\ncheck:\n\tpytest -q -p no:cacheprovider tests\n",
+            )],
+        ),
+        (
+            "submake long option prefix file",
+            "make -B test",
+            &[(
+                "Makefile",
+                "test:\n\t$(MAKE) --makef=out/x.mk -s check\ncheck:\n\t@true\n",
+            )],
+        ),
+        (
+            "define makeflags var",
+            "make -B test",
+            &[(
+                "Makefile",
+                "define MAKEFLAGS +=\nD=out\nendef\nP = pytest\nD = tests\ntest:\n\tcd $(D) && $(P) -q -p no:cacheprovider\n",
+            )],
+        ),
+        (
+            "check line make dir prefix",
+            "make --dir=out -B test",
+            &[("Makefile", "test:\n\tpytest -q -p no:cacheprovider tests\n")],
+        ),
+        (
+            "recipe line pythonpath out",
+            "make -B test",
+            &[(
+                "Makefile",
+                "test:\n\tPYTHONPATH=out pytest -q -p no:cacheprovider tests\n",
+            )],
+        ),
+        (
+            "shellflags no c script file",
+            "make -B test",
+            &[("Makefile", ".SHELLFLAGS := -e\ntest:\n\tout/x'\n")],
+        ),
+        (
+            "submake inside sh c",
+            "make -B test",
+            &[
+                ("Makefile", "test:\n\tsh -c '$(MAKE) -f sub.mk'\n"),
+                (
+                    "sub.mk",
+                    "P = pytest\nall:\n\tcd out && $(P) -q -p no:cacheprovider\n",
+                ),
+            ],
+        ),
+        (
+            "export pytest plugins module",
+            "make -B test",
+            &[(
+                "Makefile",
+                "export PYTHONPATH := .\nexport PYTEST_PLUGINS := out.conftest\ntest:\n\tpytest -q -p no:cacheprovider tests\n",
+            )],
+        ),
+        (
+            "override export shell python",
+            "make -B test",
+            &[(
+                "Makefile",
+                "override export SHELL := python3\ntest:\n\timport runpy; runpy.run_path(\"out/x.py\")\n",
+            )],
+        ),
+        (
+            "private export pythonpath target",
+            "make -B test",
+            &[(
+                "Makefile",
+                "test: private export PYTHONPATH = $(CURDIR)/out\ntest:\n\tpytest -q -p no:cacheprovider tests\n",
+            )],
+        ),
+    ];
+    for (what, line, files) in cases {
+        let f = pytest_over_out(line);
+        write_files(&f, files);
+        let out = check(&f).get_output().clone();
+        assert_eq!(out.status.code(), Some(2), "{what}: {}", both(&out));
+    }
+    for makefile in [
+        "export CFLAGS ?= -O2 -Wall\ntest:\n\tpytest -q tests\n",
+        "export PATH := $(CURDIR)/.venv/bin:$(PATH)\ntest:\n\tPATH=$$PATH pytest -q tests\n",
+        "SHELL := /usr/bin/env bash\nMAKEFLAGS += -j4 --output-sync=target\ntest:\n\tpytest -q tests\n",
+    ] {
+        let f = pytest_over_out("make -B test");
+        write_files(&f, &[("Makefile", makefile)]);
+        let out = check(&f).get_output().clone();
+        assert_eq!(out.status.code(), Some(0), "{makefile:?}: {}", both(&out));
+    }
+}
+
 /// Review 87 (helper-150, 36 attacks on the evaluation of make's language, each proved with
 /// GNU make 4.3 running the trial's code): 31 makefiles were read more loosely than make
 /// reads them (`cd $(D) && $(P)`, pytest named only in a variable, so the reading as written
