@@ -1359,7 +1359,7 @@ fn pytest_reach(
                 .map(|w| w.trim_matches(|c| c == '\'' || c == '"').to_string())
                 .collect::<Vec<_>>()
         });
-    let args: Vec<String> = addopts.chain(words[from..].iter().cloned()).collect();
+    let mut args: Vec<String> = addopts.chain(words[from..].iter().cloned()).collect();
     // A module pytest imports by name (`-p out.plug`, `PYTEST_PLUGINS`, a `--pyargs`
     // argument): where its first part lies in a folder the trials write (review 70, 07, 08).
     let module_in_root = |m: &str| {
@@ -1447,6 +1447,27 @@ fn pytest_reach(
                 return Some(PytestReach::Above(placed(
                     value.split('.').next().unwrap_or(&value),
                 )));
+            }
+            // `-o addopts=out` adds its words as if written here; `-o pythonpath=out`,
+            // `testpaths`, `confcutdir` name folders pytest reads (review 89, 23).
+            if matches!(name, "-o" | "--override-ini")
+                && let Some((key, v)) = value.split_once('=')
+            {
+                match key.trim() {
+                    "addopts" => args.extend(v.split_whitespace().map(str::to_string)),
+                    "pythonpath" | "testpaths" | "confcutdir" | "rootdir" | "cache_dir" => {
+                        for w in v.split_whitespace() {
+                            if made_at_run_time(w) {
+                                return Some(PytestReach::Computed(w.to_string()));
+                            }
+                            let p = placed(w);
+                            if in_root(&p) {
+                                return Some(PytestReach::Above(p));
+                            }
+                        }
+                    }
+                    _ => {}
+                }
             }
             continue;
         }
@@ -1761,6 +1782,27 @@ fn recipe_runs_a_trials_file(
     roots: &[PathBuf],
 ) -> Option<String> {
     let fix = "run programs and scripts from folders outside the ones the trials write";
+    // `… | xargs pytest`, `parallel make …`: what they run their command on comes at run
+    // time (review 89, 20).
+    for l in text.lines().filter_map(|l| l.strip_prefix('\t')) {
+        let words: Vec<&str> = l.split_whitespace().collect();
+        let feeds = words
+            .iter()
+            .any(|w| matches!(name_of(w).as_str(), "xargs" | "parallel"));
+        let runs = words.iter().any(|w| {
+            w.contains("pytest")
+                || matches!(
+                    name_of(w).as_str(),
+                    "make" | "gmake" | "sh" | "bash" | "python" | "python3"
+                )
+        });
+        if feeds && runs {
+            return Some(format!(
+                "whose recipe line `{l}` runs a command on words that come at run time, which \
+                 gate does not read; {fix}"
+            ));
+        }
+    }
     if raw
         .lines()
         .any(|l| !l.trim_start().starts_with('#') && super::words::mentions_word(l, "MAKEFILES"))
@@ -1783,6 +1825,84 @@ fn recipe_runs_a_trials_file(
         false,
         |_| true,
         |c, dir, env, _| {
+            // A program run in a folder the trials write finds its code there first (`cd
+            // out && python3 -m json`, `git status` reading `out/.git/config`: review 89,
+            // 11, 13); only what prints or tests a file is let be.
+            // (pytest's own reach there is read by `recipe_pytest_reach`: `cd out` then
+            // `pytest -q ../tests` collects the tests, review 81, h19; `python3 -m pytest`
+            // would import `out/pytest.py` first.)
+            let quiet = matches!(
+                name_of(&c[0]).as_str(),
+                "echo"
+                    | "printf"
+                    | "true"
+                    | ":"
+                    | "test"
+                    | "["
+                    | "false"
+                    | "exit"
+                    | "pytest"
+                    | "py.test"
+            );
+            if !quiet && roots.iter().any(|r| dir.starts_with(r)) {
+                return Some(format!(
+                    "whose recipe runs `{}` in a folder the trials write, where it may load \
+                     what a trial wrote; {fix}",
+                    c.join(" ")
+                ));
+            }
+            // `git -C out …` reads `out/.git/config`, whose hooks and `core.fsmonitor` run
+            // (review 89, 13).
+            if name_of(&c[0]) == "git" {
+                let mut k = 1;
+                while let Some(w) = c.get(k) {
+                    k += 1;
+                    let folder = match w.as_str() {
+                        "-C" | "--git-dir" | "--work-tree" => c.get(k).cloned(),
+                        _ => w
+                            .strip_prefix("--git-dir=")
+                            .or_else(|| w.strip_prefix("--work-tree="))
+                            .map(str::to_string),
+                    };
+                    if let Some(f) = folder
+                        && in_roots(&f, dir)
+                    {
+                        return Some(format!(
+                            "whose recipe runs `{}` over a folder the trials write, whose git \
+                             configuration may run what a trial wrote; {fix}",
+                            c.join(" ")
+                        ));
+                    }
+                }
+            }
+            // A program that runs the words it reads or finds (`xargs pytest`, `find -exec
+            // make`): what it runs them on is not read (review 89, 05, 20, 21).
+            if matches!(name_of(&c[0]).as_str(), "xargs" | "find" | "parallel")
+                && c[1..].iter().any(|w| {
+                    ["pytest", "make", "gmake", "python", "sh", "bash"]
+                        .iter()
+                        .any(|p| super::words::mentions_word(w, p) || w.contains("pytest"))
+                })
+            {
+                return Some(format!(
+                    "whose recipe runs `{}`, whose arguments come at run time, which gate does \
+                     not read; {fix}",
+                    c.join(" ")
+                ));
+            }
+            // `MAKEFLAGS=D=out $(MAKE)`: the line's own options for every `make` below
+            // (review 89, 16).
+            if let Some((name, _)) = env.iter().find(|(n, _)| {
+                matches!(
+                    n.as_str(),
+                    "MAKEFLAGS" | "GNUMAKEFLAGS" | "MFLAGS" | "MAKEOVERRIDES" | "MAKEFILES"
+                )
+            }) {
+                return Some(format!(
+                    "whose recipe sets `{name}`, options and variables for every `make` it runs, \
+                     which gate does not read; {fix}"
+                ));
+            }
             // `PYTHONPATH=out pytest`: a variable the line sets that chooses the code its
             // command loads (review 88, 26).
             for (name, value) in env {
@@ -1997,11 +2117,10 @@ fn sub_make_reading(
         if !is_make(&c[0]) {
             // A `make` a program runs (`env -C out make`, `timeout 60 make`): its folder and
             // words are the program's to choose (review 88, 17).
-            let runs = [
-                "env", "timeout", "nice", "nohup", "time", "stdbuf", "setsid", "command", "exec",
-                "xargs", "sudo", "chroot", "unshare", "flock", "ionice", "taskset",
-            ];
-            if runs.contains(&name_of(&c[0]).as_str()) && c[1..].iter().any(|w| is_make(w)) {
+            // (Any program but one that prints; a program the shell computes, `$$(command
+            // -v make)`, on a line that names make: review 89, 05, 06, 07, 15.)
+            let prints = matches!(name_of(&c[0]).as_str(), "echo" | "printf" | "true" | ":");
+            if !prints && (c[1..].iter().any(|w| is_make(w)) || c[0].contains(['$', '`'])) {
                 return Some(format!(
                     "whose recipe runs `make` through `{}`, which gate does not follow; {fix}",
                     c.join(" ")
@@ -2130,7 +2249,10 @@ fn recipe_commands<T>(
         for (scope, c) in super::words::scoped_commands(&tokens) {
             folders.at(&scope, &mut dir);
             if matches!(name_of(&c[0]).as_str(), "cd" | "pushd") {
+                // `cd -` (the folder before), a glob (`cd [o]ut`) and a folder the shell
+                // computes name what gate cannot tell (review 89, 17, 18).
                 match super::words::cd_folder(&c)
+                    .filter(|d| *d != "-" && !d.contains(['*', '?', '[', '$', '`', '~']))
                     .map(|d| dir.join(d))
                     .filter(|d| d.is_dir())
                 {
@@ -2138,6 +2260,11 @@ fn recipe_commands<T>(
                     None => lost = Some(c.join(" ")),
                 }
                 continue;
+            }
+            // `popd`, `eval …`, a sourced script (`. ./go.sh`): the folder after them is the
+            // shell's to choose (review 89, 01, 03, 04).
+            if matches!(name_of(&c[0]).as_str(), "popd" | "eval" | "." | "source") {
+                lost = Some(c.join(" "));
             }
             if let Some(answer) = each(&c, &dir, &env, lost.as_ref()) {
                 return Some(answer);

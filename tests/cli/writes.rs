@@ -3090,6 +3090,235 @@ fn rev85_make_s_own_language_is_evaluated_or_refused() {
     }
 }
 
+/// Review 89 (helper-152, 24 attacks on review 88's fixes, each proved with GNU make 4.3): 17
+/// more ways in through what a recipe's shell does, all refused now: the folder lost to
+/// `popd`, `eval`, a sourced script, `cd -` and a glob (`cd [o]ut`); `make` run by any
+/// program (`find -exec`, `chrt`) or by one the shell computes (`$$(command -v make)`,
+/// `$${GMAKE:-make}`); a program run in a folder the trials write (`cd out && ls` with `.` on
+/// `PATH`, `python3 -m json.tool` importing `out/json`); `git -C out` (its config's
+/// `core.fsmonitor`); a recipe's own `MAKEFLAGS='D=out'`; `xargs pytest`, `find -exec
+/// pytest`; `pytest -o addopts=out`.
+#[test]
+fn rev89_a_recipe_s_shell_loses_no_folder_and_runs_no_trial_code() {
+    type Case<'a> = (&'a str, &'a str, &'a [(&'a str, &'a str)]);
+    let cases: [Case; 23] = [
+        (
+            "bash popd back into out",
+            "make -B test",
+            &[(
+                "Makefile",
+                "SHELL := /bin/bash\ntest:\n\tpushd out >/dev/null; pushd .. >/dev/null; popd >/dev/null; $(MAKE) -s check\ncheck:\n\t@true\n",
+            )],
+        ),
+        (
+            "builtin cd submake",
+            "make -B test",
+            &[(
+                "Makefile",
+                "SHELL := /bin/bash\ntest:\n\tbuiltin cd out && $(MAKE) -s check\ncheck:\n\t@true\n",
+            )],
+        ),
+        (
+            "eval cd submake",
+            "make -B test",
+            &[(
+                "Makefile",
+                "test:\n\teval cd out && $(MAKE) -s check\ncheck:\n\t@true\n",
+            )],
+        ),
+        (
+            "source script cd submake",
+            "make -B test",
+            &[
+                (
+                    "Makefile",
+                    "test:\n\t. ./go.sh && $(MAKE) -s check\ncheck:\n\t@true\n",
+                ),
+                ("go.sh", "cd out\n"),
+            ],
+        ),
+        (
+            "find exec submake",
+            "make -B test",
+            &[(
+                "Makefile",
+                "test:\n\tfind . -maxdepth 1 -name out -exec $(MAKE) -s -C {} check \\;\ncheck:\n\t@true\n",
+            )],
+        ),
+        (
+            "cmdsubst make path",
+            "make -B test",
+            &[(
+                "Makefile",
+                "test:\n\t$$(command -v make) -s -C out check\ncheck:\n\t@true\n",
+            )],
+        ),
+        (
+            "param default make",
+            "make -B test",
+            &[(
+                "Makefile",
+                "test:\n\t$${GMAKE:-make} -s -C out check\ncheck:\n\t@true\n",
+            )],
+        ),
+        (
+            "bash c cd submake",
+            "make -B test",
+            &[(
+                "Makefile",
+                "test:\n\tbash -c 'cd out && $(MAKE) -s check'\ncheck:\n\t@true\n",
+            )],
+        ),
+        (
+            "path empty element cd out ls",
+            "make -B test",
+            &[(
+                "Makefile",
+                "export PATH := :$(PATH)\ntest:\n\tcd out && ls >/dev/null\n\tpytest -q -p no:cacheprovider tests\n",
+            )],
+        ),
+        (
+            "path dot cd out ls",
+            "make -B test",
+            &[(
+                "Makefile",
+                "export PATH := .:$(PATH)\ntest:\n\tcd out && ls >/dev/null\n\tpytest -q -p no:cacheprovider tests\n",
+            )],
+        ),
+        (
+            "cd out python m json tool",
+            "make -B test",
+            &[(
+                "Makefile",
+                "test:\n\tcd out && python3 -m json.tool r.json >/dev/null || true\n\tpytest -q -p no:cacheprovider tests\n",
+            )],
+        ),
+        (
+            "git C out fsmonitor",
+            "make -B test",
+            &[(
+                "Makefile",
+                "test:\n\tgit -C out status --porcelain >/dev/null 2>&1 || true\n\tpytest -q -p no:cacheprovider tests\n",
+            )],
+        ),
+        (
+            "script qc submake",
+            "make -B test",
+            &[(
+                "Makefile",
+                "test:\n\tscript -qc \"$(MAKE) -s -C out check\" /dev/null\ncheck:\n\t@true\n",
+            )],
+        ),
+        (
+            "chrt submake",
+            "make -B test",
+            &[(
+                "Makefile",
+                "test:\n\tchrt -o 0 $(MAKE) -s -C out check\ncheck:\n\t@true\n",
+            )],
+        ),
+        (
+            "makeflags env line var submake",
+            "make -B test",
+            &[(
+                "Makefile",
+                "D = tests\nP = pytest\ntest:\n\tMAKEFLAGS='D=out' $(MAKE) -s check\ncheck:\n\tcd $(D) && $(P) -q -p no:cacheprovider\n",
+            )],
+        ),
+        (
+            "glob cd literal bracket dir",
+            "make -B test",
+            &[
+                (
+                    "Makefile",
+                    "test:\n\tcd [o]ut && $(MAKE) -s check\ncheck:\n\t@true\n",
+                ),
+                ("[o]ut/Makefile", "check:\n\t@true\n"),
+            ],
+        ),
+        (
+            "cd dash oldpwd with dash dir",
+            "make -B test",
+            &[
+                (
+                    "Makefile",
+                    "test:\n\tcd out && cd .. && cd - >/dev/null && $(MAKE) -s check\ncheck:\n\t@true\n",
+                ),
+                ("-/Makefile", "check:\n\t@true\n"),
+            ],
+        ),
+        (
+            "eval cd pytest",
+            "make -B test",
+            &[(
+                "Makefile",
+                "test:\n\teval cd out && pytest -q -p no:cacheprovider\n",
+            )],
+        ),
+        (
+            "xargs pytest path from stdin",
+            "make -B test",
+            &[(
+                "Makefile",
+                "test:\n\tls -d ou? | xargs pytest -q -p no:cacheprovider tests\n",
+            )],
+        ),
+        (
+            "find exec pytest",
+            "make -B test",
+            &[(
+                "Makefile",
+                "test:\n\tfind . -maxdepth 1 -name out -exec pytest -q -p no:cacheprovider tests {} +\n",
+            )],
+        ),
+        (
+            "pytest o testpaths out",
+            "make -B test",
+            &[
+                (
+                    "Makefile",
+                    "test:\n\tpytest -q -p no:cacheprovider -o testpaths=out\n",
+                ),
+                ("pytest.ini", "[pytest]\ntestpaths = tests\n"),
+            ],
+        ),
+        (
+            "pytest o addopts out",
+            "make -B test",
+            &[(
+                "Makefile",
+                "test:\n\tpytest -q -p no:cacheprovider -o addopts=out tests\n",
+            )],
+        ),
+        (
+            "python m pytest glued p module",
+            "make -B test",
+            &[(
+                "Makefile",
+                "test:\n\tpython3 -m pytest -q -p no:cacheprovider -pout.conftest tests\n",
+            )],
+        ),
+    ];
+    for (what, line, files) in cases {
+        let f = pytest_over_out(line);
+        write_files(&f, files);
+        let out = check(&f).get_output().clone();
+        assert_eq!(out.status.code(), Some(2), "{what}: {}", both(&out));
+    }
+    // What still reads plainly: a recipe that prints, a `cd` into the tests, `git` over the
+    // task's own repository.
+    let f = pytest_over_out("make -B test");
+    write_files(
+        &f,
+        &[(
+            "Makefile",
+            "test:\n\t@echo running make test\n\tgit status --porcelain >/dev/null || true\n\tcd tests && pytest -q\n",
+        )],
+    );
+    let out = check(&f).get_output().clone();
+    assert_eq!(out.status.code(), Some(0), "{}", both(&out));
+}
+
 /// Review 88 (helper-151, 30 attacks on review 87's fixes, each proved with GNU make 4.3): 23
 /// more ways in, all refused now: `.SECONDEXPANSION` running `$$(eval …)`; `$(eval` or
 /// `$(shell` with a newline after the name; a nested `define` in a skipped branch; text after
