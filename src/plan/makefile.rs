@@ -1865,10 +1865,11 @@ pub(super) fn sub_make(words: &[String], dir: &Path) -> Result<(PathBuf, Option<
                 .split_once('=')
                 .map_or((long, None), |(n, v)| (n, Some(v.to_string())));
             // make takes a long option by any unique prefix (`--dir=out`, `--ev=…`,
-            // `--makef=…`: review 88, 15, 22, 23); an unknown or ambiguous one is refused.
-            let Some(name) = make_long_option(name) else {
+            // `--makef=…`: review 88, 15, 22, 23): only one written in full is read, as on
+            // the check line (`tools.rs`).
+            if !super::words::MAKE_LONG.contains(&name) {
                 return refuse(w);
-            };
+            }
             // `--environment-overrides`: the environment's values win over the makefile's,
             // which gate reads as the makefile's (review 86, 20).
             if name.starts_with("eval")
@@ -1925,65 +1926,6 @@ pub(super) fn sub_make(words: &[String], dir: &Path) -> Result<(PathBuf, Option<
         return refuse("-f … -f …");
     }
     Ok((at, files.pop()))
-}
-
-/// make's long option `prefix` names (GNU make 4.3's `--help`): the one it begins, or
-/// itself when whole.
-fn make_long_option(prefix: &str) -> Option<&'static str> {
-    const LONG: [&str; 42] = [
-        "always-make",
-        "assume-new",
-        "assume-old",
-        "check-symlink-times",
-        "debug",
-        "directory",
-        "dry-run",
-        "environment-overrides",
-        "eval",
-        "file",
-        "help",
-        "ignore-errors",
-        "include-dir",
-        "jobs",
-        "just-print",
-        "keep-going",
-        "load-average",
-        "makefile",
-        "max-load",
-        "new-file",
-        "no-builtin-rules",
-        "no-builtin-variables",
-        "no-keep-going",
-        "no-print-directory",
-        "no-silent",
-        "old-file",
-        "output-sync",
-        "print-data-base",
-        "print-directory",
-        "question",
-        "quiet",
-        "recon",
-        "silent",
-        "stop",
-        "touch",
-        "trace",
-        "version",
-        "warn-undefined-variables",
-        "what-if",
-        "shuffle",
-        "jobserver-auth",
-        "jobserver-style",
-    ];
-    if let Some(whole) = LONG.iter().find(|o| **o == prefix) {
-        return Some(whole);
-    }
-    let mut it = LONG
-        .iter()
-        .filter(|o| !prefix.is_empty() && o.starts_with(prefix));
-    match (it.next(), it.next()) {
-        (Some(one), None) => Some(one),
-        _ => None,
-    }
 }
 
 #[cfg(test)]

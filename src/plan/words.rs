@@ -14,6 +14,51 @@ use std::path::{Path, PathBuf};
 use super::CommandLine;
 pub(super) use super::invoke::{bare, is_python, name_of};
 
+/// GNU make's long options (make 4.3's `--help`), each in full: read on the check line
+/// (`tools.rs`) and on a recipe's `make` (`makefile::sub_make`), where any other spelling
+/// (a prefix make would take for one of these) is refused.
+pub(super) const MAKE_LONG: [&str; 39] = [
+    "always-make",
+    "assume-new",
+    "assume-old",
+    "check-symlink-times",
+    "debug",
+    "directory",
+    "dry-run",
+    "environment-overrides",
+    "eval",
+    "file",
+    "help",
+    "ignore-errors",
+    "include-dir",
+    "jobs",
+    "just-print",
+    "keep-going",
+    "load-average",
+    "makefile",
+    "max-load",
+    "new-file",
+    "no-builtin-rules",
+    "no-builtin-variables",
+    "no-keep-going",
+    "no-print-directory",
+    "no-silent",
+    "old-file",
+    "output-sync",
+    "print-data-base",
+    "print-directory",
+    "question",
+    "quiet",
+    "recon",
+    "silent",
+    "stop",
+    "touch",
+    "trace",
+    "version",
+    "warn-undefined-variables",
+    "what-if",
+];
+
 /// make's long options that take a value (`--file F`, `--directory=D`): the readings of a
 /// make line (`tools.rs`, `makefile.rs`) skip or read the word after them.
 pub(super) const MAKE_VALUED_LONG: [&str; 9] = [
