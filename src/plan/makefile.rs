@@ -641,15 +641,7 @@ fn condition(r: &Reader, kind: &str, args: &str) -> Option<bool> {
             // Text after the condition (`ifeq (a,a) )`, `ifeq "a" "a" "b"`): make warns and
             // goes on with what it read first; gate takes both branches (review 88, 06, 07).
             let (x, y) = if let Some(open) = a.strip_prefix('(') {
-                let mut level = 0i64;
-                let end = open.bytes().position(|c| {
-                    match c {
-                        b'(' => level += 1,
-                        b')' => level -= 1,
-                        _ => {}
-                    }
-                    level < 0
-                })?;
+                let end = by_parentheses(open, |c, level| c == b')' && level < 0)?;
                 if !open[end + 1..].trim().is_empty() {
                     return None;
                 }
@@ -657,15 +649,7 @@ fn condition(r: &Reader, kind: &str, args: &str) -> Option<bool> {
                 // As make splits it (review 87, 06, 31): at the first comma outside any
                 // parentheses, plain ones too (`((x,y),(x,y))`); the first argument keeps
                 // its leading blanks, the second its trailing ones.
-                let mut level = 0i64;
-                let comma = inner.bytes().position(|c| {
-                    match c {
-                        b'(' => level += 1,
-                        b')' => level -= 1,
-                        _ => {}
-                    }
-                    c == b',' && level <= 0
-                })?;
+                let comma = by_parentheses(inner, |c, level| c == b',' && level <= 0)?;
                 (
                     inner[..comma].trim_end_matches([' ', '\t']),
                     inner[comma + 1..].trim_start_matches([' ', '\t']),
@@ -690,6 +674,20 @@ fn condition(r: &Reader, kind: &str, args: &str) -> Option<bool> {
             Some(equal == (kind == "ifeq"))
         }
     }
+}
+
+/// The first byte of `s` where `stop` holds, given each byte and the depth of plain
+/// parentheses after it (make counts every `(` and `)` in a condition).
+fn by_parentheses(s: &str, stop: impl Fn(u8, i64) -> bool) -> Option<usize> {
+    let mut level = 0i64;
+    s.bytes().position(|c| {
+        match c {
+            b'(' => level += 1,
+            b')' => level -= 1,
+            _ => {}
+        }
+        stop(c, level)
+    })
 }
 
 /// Every value of each name across `results` (a name one of them leaves unset may be

@@ -3090,6 +3090,19 @@ fn rev85_make_s_own_language_is_evaluated_or_refused() {
     }
 }
 
+/// A makefile attack: what it does, the check line, the files it writes.
+type MakeCase<'a> = (&'a str, &'a str, &'a [(&'a str, &'a str)]);
+
+/// Each case (what, check line, files) over `pytest_over_out` is refused by `gate check`.
+fn refused_each(cases: &[MakeCase]) {
+    for (what, line, files) in cases {
+        let f = pytest_over_out(line);
+        write_files(&f, files);
+        let out = check(&f).get_output().clone();
+        assert_eq!(out.status.code(), Some(2), "{what}: {}", both(&out));
+    }
+}
+
 /// Review 89 (helper-152, 24 attacks on review 88's fixes, each proved with GNU make 4.3): 17
 /// more ways in through what a recipe's shell does, all refused now: the folder lost to
 /// `popd`, `eval`, a sourced script, `cd -` and a glob (`cd [o]ut`); `make` run by any
@@ -3299,12 +3312,7 @@ fn rev89_a_recipe_s_shell_loses_no_folder_and_runs_no_trial_code() {
             )],
         ),
     ];
-    for (what, line, files) in cases {
-        let f = pytest_over_out(line);
-        write_files(&f, files);
-        let out = check(&f).get_output().clone();
-        assert_eq!(out.status.code(), Some(2), "{what}: {}", both(&out));
-    }
+    refused_each(&cases);
     // What still reads plainly: a recipe that prints, a `cd` into the tests, `git` over the
     // task's own repository.
     let f = pytest_over_out("make -B test");
@@ -3575,12 +3583,7 @@ fn rev88_make_reads_no_makefile_more_loosely_than_make_again() {
             )],
         ),
     ];
-    for (what, line, files) in cases {
-        let f = pytest_over_out(line);
-        write_files(&f, files);
-        let out = check(&f).get_output().clone();
-        assert_eq!(out.status.code(), Some(2), "{what}: {}", both(&out));
-    }
+    refused_each(&cases);
     for makefile in [
         "export CFLAGS ?= -O2 -Wall\ntest:\n\tpytest -q tests\n",
         "export PATH := $(CURDIR)/.venv/bin:$(PATH)\ntest:\n\tPATH=$$PATH pytest -q tests\n",
@@ -3894,12 +3897,7 @@ fn rev87_make_reads_no_makefile_more_loosely_than_make() {
             )],
         ),
     ];
-    for (what, line, files) in cases {
-        let f = pytest_over_out(line);
-        write_files(&f, files);
-        let out = check(&f).get_output().clone();
-        assert_eq!(out.status.code(), Some(2), "{what}: {}", both(&out));
-    }
+    refused_each(&cases);
     // What honest makefiles write stays accepted: a condition with a blank after its comma,
     // options in `MAKEFLAGS`, a strict bash, a venv on `PATH`, `src` on `PYTHONPATH`, CRLF
     // line ends, a `$(info)` line between rules.
@@ -4045,12 +4043,7 @@ fn rev86_the_evaluated_makefile_never_reads_looser_than_the_makefile_as_written(
             )],
         ),
     ];
-    for (what, line, files) in cases {
-        let f = pytest_over_out(line);
-        write_files(&f, files);
-        let out = check(&f).get_output().clone();
-        assert_eq!(out.status.code(), Some(2), "{what}: {}", both(&out));
-    }
+    refused_each(&cases);
     let f = pytest_over_out("make -B test");
     write_files(
         &f,
