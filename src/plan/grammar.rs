@@ -37,7 +37,8 @@
 use std::path::{Path, PathBuf};
 
 use super::words::{
-    INTERPRETERS, Tok, Word, bare, is_name, lex, name_of, runs_program_text, simple_commands,
+    COMPOUND, INTERPRETERS, PREFIXES, REFUSED_BUILTINS, Tok, Word, bare, is_name, lex, name_of,
+    program_index, runs_program_text, simple_commands,
 };
 use super::{CommandLine, Plan, PlanError};
 
@@ -50,32 +51,6 @@ const GATE_VARS: &[&str] = &[
     "GATE_RUN_ID",
     "GATE_RESULT",
     "GATE_SIDE",
-];
-
-/// Words that open a compound command or a function, refused at a command's start.
-const COMPOUND: &[&str] = &[
-    "for", "while", "until", "if", "then", "else", "elif", "fi", "do", "done", "case", "esac",
-    "select", "function", "coproc",
-];
-
-/// Builtins that compute what runs, or where, when the line runs.
-const REFUSED_BUILTINS: &[&str] = &[
-    "alias",
-    "trap",
-    "read",
-    "mapfile",
-    "readarray",
-    "getopts",
-    "shift",
-    "declare",
-    "typeset",
-    "local",
-    "let",
-    "hash",
-    "enable",
-    "popd",
-    "run-parts",
-    "parallel",
 ];
 
 /// Programs whose own command language starts commands (`ex -c '!sh G'`, gdb's `shell`,
@@ -144,12 +119,6 @@ const LAUNCHERS: &[&str] = &[
     "sg",
     "flock",
     "catchsegv",
-];
-
-/// Prefixes that run the command after their options (`timeout 10 sh grade`).
-const PREFIXES: &[&str] = &[
-    "env", "command", "exec", "nice", "nohup", "time", "timeout", "stdbuf", "builtin", "sudo",
-    "setsid", "ionice", "chrt", "unbuffer", "doas", "busybox",
 ];
 
 /// Whether `v`, the value of a `NAME=v` line of a sourced file, is a literal the shell
@@ -542,6 +511,25 @@ impl Reader<'_> {
                 }
             }
         }
+        // An input redirection of a group, a subshell or the shell itself (`{ sh; } < F`,
+        // `(sh) < F`, `exec < F; sh`) feeds every command in it: with an interpreter that
+        // reads its program from stdin there, what it reads is not the command's own to
+        // check (review 91, 24b-24d).
+        let loose = cmds.iter().any(|c| {
+            let texts: Vec<&str> = c.words.iter().map(|w| w.text.as_str()).collect();
+            !c.reads.is_empty() && program_index(&texts).is_none()
+        });
+        if loose {
+            for c in &cmds {
+                if self.reads_program_on_stdin(&c.words)? {
+                    return Err(
+                        "an input redirection of a group, a subshell or `exec` (`{ sh; } < F`, \
+                         `exec < F`) with an interpreter that reads its program from stdin"
+                            .into(),
+                    );
+                }
+            }
+        }
         for (k, c) in cmds.iter().enumerate() {
             // What a command hands an interpreter as its program on stdin (`sh < F`, `cat F |
             // sh`, `awk -f - < F`), missing at load in a folder the trials write, is the
@@ -644,10 +632,17 @@ impl Reader<'_> {
             return Ok(texts.get(p + 1).is_some_and(|t| stdin(t)));
         }
         if interpreter(texts[p]) {
-            return Ok(matches!(
-                super::invoke::invocation(&texts[p..]).map(|i| i.runs),
-                Ok(super::invoke::Runs::Stdin)
-            ));
+            let Ok(inv) = super::invoke::invocation(&texts[p..]) else {
+                return Ok(false);
+            };
+            // `python3 -i script` (or `-ic CODE`) goes on to read program from stdin once
+            // its script ends (review 91, 35, 52).
+            let interactive = inv.family == super::invoke::Family::Python
+                && inv.options.iter().any(|&k| {
+                    let o = texts[p + k];
+                    o.starts_with('-') && !o.starts_with("--") && o[1..].contains('i')
+                });
+            return Ok(inv.runs == super::invoke::Runs::Stdin || interactive);
         }
         Ok(super::invoke::program_files(&texts[p..])
             .iter()
@@ -2032,43 +2027,6 @@ fn command_paths(code: &str, runs_text: bool) -> Vec<String> {
         }
     }
     out
-}
-
-/// The index of the program of simple command `words`: after its `NAME=value` words and
-/// the command prefixes ([`PREFIXES`]) with their options (see [`Reader::simple`]).
-fn program_index(words: &[&str]) -> Option<usize> {
-    let mut i = 0;
-    while words
-        .get(i)?
-        .split_once('=')
-        .is_some_and(|(k, _)| is_name(k))
-    {
-        i += 1;
-    }
-    loop {
-        let name = name_of(words.get(i)?);
-        if !PREFIXES.contains(&name.as_str()) {
-            return Some(i);
-        }
-        i += 1;
-        let mut duration = name == "timeout";
-        while let Some(t) = words.get(i) {
-            let option = t.starts_with('-') && t.len() > 1;
-            let operand = if name == "timeout" {
-                !option && std::mem::take(&mut duration)
-            } else {
-                t.starts_with(|d: char| d.is_ascii_digit())
-            };
-            let assignment = name == "env" && t.split_once('=').is_some_and(|(k, _)| is_name(k));
-            if !(option || operand || assignment) {
-                break;
-            }
-            i += 1;
-            if option && super::words::prefix_option(&name, t) == Some(true) {
-                i += 1;
-            }
-        }
-    }
 }
 
 /// Whether `word` names an interpreter ([`INTERPRETERS`]).

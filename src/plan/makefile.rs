@@ -822,12 +822,16 @@ pub(super) fn computed_where_it_matters(t: &Text) -> Option<String> {
 
 /// Reads makefile `text`, run as `make` with `words` (its name first) in folder `dir`, with
 /// the variables a make above hands on (`inherited`): the makefile rewritten plainly, or why
-/// gate cannot read it (one phrase: "whose makefile …", "whose recipe …").
+/// gate cannot read it (one phrase: "whose makefile …", "whose recipe …"). `chooses_code`
+/// names the variables whose values [`Reading::code_vars`] collects (review 90, 41 and 42:
+/// every variable the `check:` line's own environment is read for, `TAR_OPTIONS` and
+/// `RUSTC_WRAPPER` among them).
 pub(super) fn evaluate(
     text: &str,
     words: &[String],
     dir: &Path,
     inherited: &[Inherited],
+    chooses_code: &dyn Fn(&str) -> bool,
 ) -> Result<Reading, String> {
     if text.len() > MAX_TEXT {
         return Err(format!(
@@ -887,7 +891,7 @@ pub(super) fn evaluate(
     let mut target_vars: Vec<TargetVar> = Vec::new();
     let mut code_vars: Vec<Inherited> = Vec::new();
     let code = |r: &Reader, out: &mut Vec<Inherited>, name: &str, value: &str| {
-        if super::words::loads_code(name) {
+        if chooses_code(name) {
             out.extend(
                 r.expand(value, 0)
                     .into_iter()
@@ -1809,15 +1813,16 @@ fn reached(
     // `Makefile: ; cd out && pytest` runs before any goal), so they are goals too.
     goals.extend(makefile_names.iter().cloned());
     // A worklist over the rules by target: each rule is visited once (review 86, 69: a
-    // chain of 12,000 rules written backwards took 24 s as a fixed point).
+    // chain of 12,000 rules written backwards took 24 s as a fixed point). Names as make
+    // files them ([`file_name`]: `./setup` is `setup`, review 90, 22 and 31).
     let mut by_target: HashMap<&str, Vec<usize>> = HashMap::new();
     for (k, rule) in rules.iter().enumerate() {
         for t in &rule.targets {
-            by_target.entry(t.as_str()).or_default().push(k);
+            by_target.entry(file_name(t)).or_default().push(k);
         }
     }
     let mut reached: HashSet<String> = HashSet::new();
-    let mut todo: Vec<String> = goals;
+    let mut todo: Vec<String> = goals.iter().map(|g| file_name(g).to_string()).collect();
     while let Some(t) = todo.pop() {
         if !reached.insert(t.clone()) {
             continue;
@@ -1827,8 +1832,9 @@ fn reached(
                 rules[k]
                     .prereqs
                     .iter()
+                    .map(|p| file_name(p))
                     .filter(|p| *p != "|" && !reached.contains(*p))
-                    .cloned(),
+                    .map(str::to_string),
             );
         }
     }
@@ -1836,10 +1842,22 @@ fn reached(
         .iter()
         .map(|rule| {
             rule.targets.iter().any(|t| {
-                reached.contains(t) || t.contains('%') || (t.starts_with('.') && t.len() > 1)
+                reached.contains(file_name(t))
+                    || t.contains('%')
+                    || (t.starts_with('.') && t.len() > 1)
             })
         })
         .collect()
+}
+
+/// A target's name as make files it: without leading `./` (and the slashes after it), as
+/// GNU make's `lookup_file` strips them, so `./setup`, `.//setup` and `setup` are one file.
+fn file_name(t: &str) -> &str {
+    let mut t = t;
+    while t.len() > 2 && t.starts_with("./") {
+        t = t[2..].trim_start_matches('/');
+    }
+    t
 }
 
 /// How a recipe's `make` (its words, name first, from folder `dir`) reads its makefile:
@@ -1932,7 +1950,14 @@ mod tests {
 
     fn read(text: &str, words: &[&str]) -> Result<String, String> {
         let words: Vec<String> = words.iter().map(|w| w.to_string()).collect();
-        evaluate(text, &words, Path::new("/w"), &[]).and_then(|r| match r.computed {
+        evaluate(
+            text,
+            &words,
+            Path::new("/w"),
+            &[],
+            &crate::plan::words::loads_code,
+        )
+        .and_then(|r| match r.computed {
             Some(why) => Err(why),
             None => Ok(r.text),
         })
@@ -1956,7 +1981,13 @@ mod tests {
         f.set_len(8 << 30).unwrap();
         let text = read_text(&big).unwrap();
         assert_eq!(text.len(), MAX_TEXT + 1);
-        let Err(why) = evaluate(&text, &["make".to_string()], dir.path(), &[]) else {
+        let Err(why) = evaluate(
+            &text,
+            &["make".to_string()],
+            dir.path(),
+            &[],
+            &crate::plan::words::loads_code,
+        ) else {
             panic!("a makefile past the bound was evaluated");
         };
         assert!(
@@ -2181,7 +2212,7 @@ mod tests {
         #[test]
         fn any_makefile_text_is_read_without_a_panic(text in makefile_text()) {
             let words = vec!["make".to_string(), "t".to_string(), "A=$(E)é".to_string()];
-            let _ = evaluate(&text, &words, Path::new("/w"), &[]);
+            let _ = evaluate(&text, &words, Path::new("/w"), &[], &crate::plan::words::loads_code);
             let line: Vec<String> = text.split(' ').map(str::to_string).collect();
             let _ = sub_make(&line, Path::new("/w"));
         }

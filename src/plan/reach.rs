@@ -403,6 +403,12 @@ pub(super) fn writable_entry(
 
 /// `p` with links resolved as far as it exists (a missing tail kept as written).
 fn resolve(p: &Path) -> PathBuf {
+    // No program opens a path longer than the kernel's `PATH_MAX` (4096 bytes) from a
+    // folder of one either: left as written, and not resolved prefix by prefix, which took
+    // 36 s for a word of 800 KB (review 90, 60 and 61).
+    if p.as_os_str().len() > 2 * 4096 {
+        return p.to_path_buf();
+    }
     let mut tail = Vec::new();
     let mut head = p.to_path_buf();
     loop {
@@ -1120,6 +1126,160 @@ fn runner_of(name: &str, words: &[String]) -> Option<&'static str> {
     None
 }
 
+/// The first `--env-file` (or `--env-file-if-exists`) of node command `words` (run in
+/// `dir`) that sets a variable choosing code ([`chooses_code`]: `NODE_OPTIONS`, `PATH`, …),
+/// with that variable; one gate cannot read counts too.
+fn env_file_code_var(words: &[String], dir: &Path) -> Option<(String, String)> {
+    let mut k = 1;
+    while let Some(w) = words.get(k) {
+        k += 1;
+        if !w.starts_with('-') {
+            break;
+        }
+        let file = match w.as_str() {
+            "--env-file" | "--env-file-if-exists" => words.get(k).cloned(),
+            _ => w
+                .strip_prefix("--env-file=")
+                .or_else(|| w.strip_prefix("--env-file-if-exists="))
+                .map(str::to_string),
+        };
+        let Some(file) = file else { continue };
+        let path = dir.join(&file);
+        if !path.exists() {
+            continue;
+        }
+        let Some(text) = super::makefile::read_text(&path) else {
+            return Some((file, "what it holds".into()));
+        };
+        for l in text.lines() {
+            let l = l.trim();
+            let l = l.strip_prefix("export ").unwrap_or(l).trim_start();
+            if let Some((name, _)) = l.split_once('=') {
+                let name = name.trim();
+                if chooses_code(name) || runs_a_command(name).is_some() {
+                    return Some((file, name.to_string()));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// The test runner that collects every test file beneath its folder which command `words`
+/// (run in `dir`) starts, if any: `jest` or `vitest` by name, through `npx`, `bunx`,
+/// `pnpm exec`, `yarn`, `npm exec`, by the path of its script (`node
+/// node_modules/jest/bin/jest.js`), or as the `package.json` script `npm test` (`npm run
+/// X`, `yarn X`, `pnpm X`) runs (review 91).
+fn node_collector(words: &[String], dir: &Path) -> Option<&'static str> {
+    let tool = |w: &str| -> Option<&'static str> {
+        let w = w.to_ascii_lowercase();
+        if super::words::mentions_word(&w, "vitest") {
+            Some("vitest")
+        } else if super::words::mentions_word(&w, "jest") || w.contains("jest-cli") {
+            Some("jest")
+        } else {
+            None
+        }
+    };
+    let name = name_of(words.first()?);
+    let operands: Vec<&str> = words[1..]
+        .iter()
+        .map(String::as_str)
+        .filter(|w| !w.starts_with('-'))
+        .collect();
+    let globbed = operands.iter().any(|w| w.contains(['*', '?', '{']));
+    match name.as_str() {
+        "jest" | "vitest" => tool(&name),
+        // mocha expands a quoted glob itself (`"**/*.spec.js"`: review 92, 32); playwright,
+        // ava and tap collect from their folder.
+        "mocha" | "_mocha" if globbed => Some("mocha"),
+        "playwright" if operands.first() == Some(&"test") => Some("playwright"),
+        "ava" => Some("ava"),
+        "npx" | "bunx" | "pnpx" => {
+            let rest: Vec<String> = words[1..]
+                .iter()
+                .skip_while(|w| w.starts_with('-'))
+                .cloned()
+                .collect();
+            if rest.is_empty() {
+                return None;
+            }
+            tool(&name_of(&rest[0])).or_else(|| node_collector(&rest, dir))
+        }
+        // `node --test` with no path, or a glob, searches its whole folder (review 92, 35).
+        "node" | "nodejs"
+            if words.iter().any(|w| w == "--test")
+                && (globbed || !operands.iter().any(|w| !w.contains(['*', '?'])))
+                && !words.iter().any(|w| w == "-e" || w == "--eval") =>
+        {
+            Some("node --test")
+        }
+        "node" | "nodejs" | "bun" if operands.first().is_some_and(|w| w.contains('/')) => {
+            operands.first().and_then(|w| tool(w))
+        }
+        "npm" | "yarn" | "pnpm" | "bun" => {
+            let first = operands.first().copied()?;
+            // bun's own runner collects as jest does.
+            if name == "bun" && first == "test" {
+                return Some("bun test");
+            }
+            if matches!(first, "exec" | "dlx" | "x") {
+                let rest: Vec<String> = operands[1..].iter().map(|w| w.to_string()).collect();
+                return rest.first().and_then(|w| tool(&name_of(w))).or_else(|| {
+                    (!rest.is_empty())
+                        .then(|| node_collector(&rest, dir))
+                        .flatten()
+                });
+            }
+            let script = match first {
+                "test" | "t" | "tst" => "test",
+                "run" | "run-script" | "rum" | "urn" => operands.get(1).copied()?,
+                other if name != "npm" => other,
+                _ => return None,
+            };
+            if name != "npm" && tool(script).is_some() {
+                return tool(script);
+            }
+            let text = super::makefile::read_text(&dir.join("package.json"))?;
+            let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+            let scripts = v.get("scripts")?.as_object()?;
+            // The script, and the `pre`/`post` scripts npm runs around it (review 92, 31);
+            // a script that runs another through npm, yarn or pnpm has every script read
+            // (30: `test` → `npm run unit` → `jest`).
+            let mut bodies: Vec<&str> = [
+                script.to_string(),
+                format!("pre{script}"),
+                format!("post{script}"),
+            ]
+            .iter()
+            .filter_map(|k| scripts.get(k).and_then(|b| b.as_str()))
+            .collect();
+            if bodies.iter().any(|b| {
+                ["npm", "yarn", "pnpm", "bun", "npx"]
+                    .iter()
+                    .any(|r| super::words::mentions_word(b, r))
+            }) {
+                bodies = scripts.values().filter_map(|b| b.as_str()).collect();
+            }
+            bodies.iter().find_map(|body| {
+                tool(body).or_else(|| {
+                    body.split(['&', ';', '|'])
+                        .map(shell_split)
+                        .filter(|c| !c.is_empty())
+                        .find_map(|c| {
+                            let at = c.iter().position(|w| !w.contains('=')).unwrap_or(0);
+                            let c = &c[at..];
+                            (!matches!(name_of(&c[0]).as_str(), "npm" | "yarn" | "pnpm" | "bun"))
+                                .then(|| node_collector(c, dir))
+                                .flatten()
+                        })
+                })
+            })
+        }
+        _ => None,
+    }
+}
+
 /// A `check:` line (a task's or base's) that reads what decides its grade from a folder the
 /// trials write, where no wall compares it while the run goes on, is refused when the plan
 /// is loaded (exit 2), unless `policy.sandbox: off` (where every wall is off and the sandbox
@@ -1234,6 +1394,9 @@ enum PytestReach {
     /// A path it is given that the shell makes at run time (`$(echo out)`, `$DIR`, a glob
     /// `o[u]t`): it may name a folder the trials write (review 78).
     Computed(String),
+    /// A debugger it starts (`--pdb`, `--trace`, `--pdbcls`), which reads its commands from
+    /// the check's input (review 91, 33, 34: `pytest --pdb tests < out/i.py`).
+    Debugger(String),
 }
 
 /// Whether word `w`, a path given to a runner, is made by the shell at run time: a
@@ -1350,16 +1513,37 @@ fn pytest_reach(
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .chain(env.iter().cloned())
         .collect();
-    // pytest splits it as a shell would: quotes removed (review 70, 11).
-    let addopts = env
+    // pytest splits it as Python's `shlex` does: quotes and escapes removed as a shell
+    // removes them (review 70, 11; review 91, 43, 44: `-p "out".w`, `-p o\ut.w`).
+    let addopts: Vec<String> = env
         .iter()
         .filter(|(k, _)| k == "PYTEST_ADDOPTS")
-        .flat_map(|(_, v)| {
-            v.split_whitespace()
-                .map(|w| w.trim_matches(|c| c == '\'' || c == '"').to_string())
-                .collect::<Vec<_>>()
-        });
-    let mut args: Vec<String> = addopts.chain(words[from..].iter().cloned()).collect();
+        .flat_map(|(_, v)| shell_split(v))
+        .collect();
+    // Its configuration file's `addopts` come first, then `PYTEST_ADDOPTS`, then the line
+    // (review 91, 14, 16, 46, 47: `addopts = -p out.w` in a read-only `pytest.ini`); the file
+    // is chosen by `-c` there or on the line (review 92, 21, 22).
+    let chosen: Vec<String> = addopts.iter().chain(&words[from..]).cloned().collect();
+    let ini = pytest_configs(&chosen, dir);
+    for (folder, opts) in &ini {
+        for w in opts.pythonpath.iter().chain(&opts.testpaths) {
+            let p = resolve(&folder.join(w));
+            if in_root(&p) {
+                return Some(PytestReach::Above(p));
+            }
+        }
+        if let Some(m) = opts.filterwarnings.iter().find_map(|f| warning_category(f))
+            && module_in_root_at(m, folder, roots)
+        {
+            return Some(PytestReach::Above(resolve(
+                &folder.join(m.split('.').next().unwrap_or(m)),
+            )));
+        }
+    }
+    let mut args: Vec<String> = (ini.into_iter().flat_map(|(_, o)| o.addopts))
+        .chain(addopts)
+        .chain(words[from..].iter().cloned())
+        .collect();
     // A module pytest imports by name (`-p out.plug`, `PYTEST_PLUGINS`, a `--pyargs`
     // argument): where its first part lies in a folder the trials write (review 70, 07, 08).
     let module_in_root = |m: &str| {
@@ -1386,8 +1570,17 @@ fn pytest_reach(
     let mut k = 0;
     while let Some(w) = args.get(k) {
         k += 1;
+        if w == "--pdb" || w == "--trace" || w.starts_with("--pdbcls") {
+            return Some(PytestReach::Debugger(w.clone()));
+        }
         if let Some(file) = w.strip_prefix('@') {
-            if made_at_run_time(file) {
+            // Arguments read from the check's input (`@/dev/stdin < out/args`: review 91,
+            // 12, 45) or a descriptor are the line's to feed.
+            if made_at_run_time(file)
+                || file == "-"
+                || super::invoke::is_stdin(file)
+                || super::invoke::is_descriptor(file)
+            {
                 return Some(PytestReach::Computed(w.clone()));
             }
             let p = placed(file);
@@ -1448,15 +1641,41 @@ fn pytest_reach(
                     value.split('.').next().unwrap_or(&value),
                 )));
             }
+            // A warning filter's category is imported (`-W ignore::out.w.W` imports
+            // `out/w.py`: review 91, 02, 18).
+            if matches!(name, "-W" | "--pythonwarnings")
+                && let Some(m) = warning_category(&value)
+                && module_in_root(m)
+            {
+                return Some(PytestReach::Above(placed(m.split('.').next().unwrap_or(m))));
+            }
             // `-o addopts=out` adds its words as if written here; `-o pythonpath=out`,
             // `testpaths`, `confcutdir` name folders pytest reads (review 89, 23).
             if matches!(name, "-o" | "--override-ini")
                 && let Some((key, v)) = value.split_once('=')
             {
                 match key.trim() {
-                    "addopts" => args.extend(v.split_whitespace().map(str::to_string)),
+                    "addopts" => args.extend(shell_split(v)),
+                    "filterwarnings" => {
+                        if let Some(m) = warning_category(v)
+                            && module_in_root(m)
+                        {
+                            return Some(PytestReach::Above(placed(
+                                m.split('.').next().unwrap_or(m),
+                            )));
+                        }
+                    }
                     "pythonpath" | "testpaths" | "confcutdir" | "rootdir" | "cache_dir" => {
                         for w in v.split_whitespace() {
+                            // The check's own `TMPDIR`, a fresh folder gate makes outside
+                            // the ones the trials write (review 91, 86).
+                            let own_tmp = ["$TMPDIR", "${TMPDIR}"].iter().any(|t| {
+                                w == *t || w.strip_prefix(t).is_some_and(|r| r.starts_with('/'))
+                            }) && !env.iter().any(|(k, _)| k == "TMPDIR")
+                                && !w.contains("..");
+                            if own_tmp {
+                                continue;
+                            }
                             if made_at_run_time(w) {
                                 return Some(PytestReach::Computed(w.to_string()));
                             }
@@ -1508,6 +1727,216 @@ fn pytest_reach(
         }
     }
     None
+}
+
+/// `text` split into words as a shell (and Python's `shlex`) splits it: quotes and escapes
+/// removed.
+fn shell_split(text: &str) -> Vec<String> {
+    super::words::lex(text, &[])
+        .0
+        .into_iter()
+        .filter_map(|t| match t {
+            super::words::Tok::Word(w) => Some(w.text),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The category of a warning filter (`action:message:category:module:lineno`), which
+/// Python and pytest import when it names a module (`ignore::out.w.W`), or `None`.
+fn warning_category(filter: &str) -> Option<&str> {
+    let category = filter.split(':').nth(2)?.trim();
+    category.contains('.').then_some(category)
+}
+
+/// Whether module `m`'s first part, looked up from `folder`, lies in one of `roots`.
+fn module_in_root_at(m: &str, folder: &Path, roots: &[PathBuf]) -> bool {
+    let first = m.split('.').next().unwrap_or(m);
+    !first.is_empty() && {
+        let p = resolve(&folder.join(first));
+        roots.iter().any(|r| p.starts_with(r))
+    }
+}
+
+/// What a pytest configuration file sets that decides what pytest loads.
+#[derive(Default)]
+struct PytestIni {
+    /// `addopts`, split as pytest splits it.
+    addopts: Vec<String>,
+    /// `filterwarnings`, one filter each.
+    filterwarnings: Vec<String>,
+    /// `pythonpath`, folders put on `sys.path` (from the file's folder).
+    pythonpath: Vec<String>,
+    /// `testpaths`, folders collected when no path is given.
+    testpaths: Vec<String>,
+}
+
+/// The pytest configuration files pytest may read for arguments `args` run in `dir`, each
+/// with its folder and what it sets: every `pytest.ini`, `.pytest.ini`, `pyproject.toml`,
+/// `tox.ini` and `setup.cfg` in `dir`, in the folder of each existing path argument and in
+/// the folders above them, and the file a `-c` / `--config-file` names. pytest reads the
+/// first it finds; reading all of them is stricter, never looser (review 91).
+fn pytest_configs(args: &[String], dir: &Path) -> Vec<(PathBuf, PytestIni)> {
+    const NAMES: [&str; 5] = [
+        "pytest.ini",
+        ".pytest.ini",
+        "pyproject.toml",
+        "tox.ini",
+        "setup.cfg",
+    ];
+    let mut files: Vec<PathBuf> = Vec::new();
+    let mut starts: Vec<PathBuf> = vec![resolve(dir)];
+    let mut k = 0;
+    while let Some(w) = args.get(k) {
+        k += 1;
+        // `-c F`, `-cF`, `--config-file[=]F`, and a cluster whose first valued letter is
+        // `c` (`-qc F`, `-qcF`).
+        let cluster = (w.starts_with('-') && !w.starts_with("--") && w.len() > 1)
+            .then(|| {
+                w.char_indices()
+                    .skip(1)
+                    .find(|(_, c)| PYTEST_VALUED.contains(&format!("-{c}").as_str()))
+            })
+            .flatten()
+            .filter(|(_, c)| *c == 'c')
+            .map(|(at, _)| &w[at + 1..]);
+        let named = match (w.as_str(), cluster) {
+            ("--config-file", _) => args.get(k).cloned(),
+            (_, Some("")) => args.get(k).cloned(),
+            (_, Some(glued)) => Some(glued.to_string()),
+            _ => w.strip_prefix("--config-file=").map(str::to_string),
+        };
+        if let Some(f) = named {
+            files.push(resolve(&dir.join(f)));
+            continue;
+        }
+        let p = dir.join(w.split("::").next().unwrap_or(w));
+        if !w.starts_with('-') && p.exists() {
+            starts.push(resolve(&p));
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    for start in starts.iter().take(64) {
+        for folder in start.ancestors() {
+            if !seen.insert(folder.to_path_buf()) {
+                break;
+            }
+            files.extend(NAMES.iter().map(|n| folder.join(n)).filter(|f| f.is_file()));
+        }
+    }
+    files
+        .into_iter()
+        .filter_map(|f| {
+            let text = super::makefile::read_text(&f)?;
+            let folder = f.parent()?.to_path_buf();
+            let toml = f.extension().is_some_and(|e| e == "toml");
+            Some((
+                folder,
+                if toml {
+                    pyproject_pytest(&text)
+                } else {
+                    pytest_ini(&text)
+                },
+            ))
+        })
+        .collect()
+}
+
+/// What pytest ini configuration `text` sets ([`PytestIni`]): its `[pytest]` or
+/// `[tool:pytest]` section (any file named by `-c` is read as one), as `iniconfig` reads it:
+/// `key = value` or `key: value`, a value going on over the indented lines after it.
+fn pytest_ini(text: &str) -> PytestIni {
+    let mut out = PytestIni::default();
+    let mut section = false;
+    let lines: Vec<&str> = text.lines().collect();
+    let mut k = 0;
+    while k < lines.len() {
+        let line = lines[k];
+        k += 1;
+        let t = line.trim();
+        if t.starts_with('[') && !line.starts_with([' ', '\t']) {
+            let name = t
+                .trim_start_matches('[')
+                .split(']')
+                .next()
+                .unwrap_or("")
+                .trim();
+            section = matches!(name, "pytest" | "tool:pytest");
+            continue;
+        }
+        if !section || t.starts_with(['#', ';']) || line.starts_with([' ', '\t']) {
+            continue;
+        }
+        let Some((key, value)) = t.split_once(['=', ':']) else {
+            continue;
+        };
+        let key = key.trim().to_ascii_lowercase();
+        let mut value = value.to_string();
+        while k < lines.len() && lines[k].starts_with([' ', '\t']) {
+            value.push('\n');
+            value.push_str(lines[k]);
+            k += 1;
+        }
+        match key.as_str() {
+            "addopts" => out.addopts.extend(shell_split(&value.replace('\n', " "))),
+            "filterwarnings" => out.filterwarnings.extend(
+                value
+                    .lines()
+                    .map(|l| l.trim().to_string())
+                    .filter(|l| !l.is_empty()),
+            ),
+            "pythonpath" => out
+                .pythonpath
+                .extend(shell_split(&value.replace('\n', " "))),
+            "testpaths" => out.testpaths.extend(shell_split(&value.replace('\n', " "))),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// What a `pyproject.toml` sets for pytest ([`PytestIni`]) in `[tool.pytest.ini_options]`
+/// or `[tool.pytest]`, read by a TOML parser (review 92: multi-line and escaped strings,
+/// quoted and dotted keys, inline tables, which a reading by lines got wrong). A file that
+/// is no TOML is no configuration pytest reads either.
+fn pyproject_pytest(text: &str) -> PytestIni {
+    let mut out = PytestIni::default();
+    let Ok(doc) = toml_edit::Document::parse(text) else {
+        return out;
+    };
+    let Some(pytest) = doc.as_item().get("tool").and_then(|t| t.get("pytest")) else {
+        return out;
+    };
+    for table in [pytest.get("ini_options"), Some(pytest)]
+        .into_iter()
+        .flatten()
+    {
+        for key in ["addopts", "filterwarnings", "pythonpath", "testpaths"] {
+            let Some(item) = table.get(key) else {
+                continue;
+            };
+            // A string is split as its ini form is; an array's items are taken as they are.
+            let items: Vec<String> = match (item.as_str(), item.as_array()) {
+                (Some(s), _) if key == "filterwarnings" => {
+                    s.lines().map(|l| l.trim().to_string()).collect()
+                }
+                (Some(s), _) => shell_split(s),
+                (_, Some(a)) => a
+                    .iter()
+                    .filter_map(|v| v.as_str())
+                    .map(str::to_string)
+                    .collect(),
+                _ => Vec::new(),
+            };
+            match key {
+                "addopts" => out.addopts.extend(items),
+                "filterwarnings" => out.filterwarnings.extend(items),
+                "pythonpath" => out.pythonpath.extend(items),
+                _ => out.testpaths.extend(items),
+            }
+        }
+    }
+    out
 }
 
 /// The module a Python command (`words`) runs with `-m` (`-mX`, `-m X`) from its current
@@ -1666,7 +2095,7 @@ fn make_reading_at(
     if let Some(why) = make_text_reading(raw, words, real, runners_env, roots, true) {
         return Some(why);
     }
-    let reading = match super::makefile::evaluate(raw, words, real, inherited) {
+    let reading = match super::makefile::evaluate(raw, words, real, inherited, &chooses_code) {
         Ok(r) => r,
         Err(why) => return Some(why),
     };
@@ -1704,7 +2133,19 @@ fn code_value_reading(
     roots: &[PathBuf],
     shell: bool,
 ) -> Option<String> {
-    if !super::words::loads_code(name) {
+    // A variable that makes a tool run a command whatever its value (`TAR_OPTIONS`'s
+    // `--checkpoint-action=exec=…`, git's config: review 90, 41), refused in a plan's
+    // `env:` and on the check line alike.
+    // (make's own `MAKEFLAGS` is read by [`super::makefile`], which lets plain options be.)
+    if let Some(why) =
+        runs_a_command(name).filter(|_| !matches!(name, "MAKEFLAGS" | "GNUMAKEFLAGS" | "MFLAGS"))
+    {
+        return Some(format!(
+            "whose makefile sets `{name}`, which {why}; gate does not read what it runs, so \
+             leave it to the check's environment"
+        ));
+    }
+    if !chooses_code(name) {
         return None;
     }
     let t = &value.text;
@@ -1719,7 +2160,11 @@ fn code_value_reading(
             continue;
         }
         let piece = &t[a..b];
-        if shell && piece.starts_with('$') {
+        // The variable's own value from the environment (`PATH=.venv/bin:$PATH`), not
+        // another variable the shell computes (`$PWD/out`: review 90, 14).
+        if shell
+            && matches!(piece.strip_prefix('$'), Some(v) if v == name || v.strip_prefix('{').and_then(|v| v.strip_suffix('}')) == Some(name))
+        {
             continue;
         }
         let computed = value.computed.iter().any(|(x, y)| *x < b && a < *y);
@@ -1728,9 +2173,10 @@ fn code_value_reading(
         // above as the environment's.
         if !computed && piece.contains('$') {
             return Some(format!(
-                "whose makefile sets `{name}` to what make computes for each target \
-                 (`{piece}`), a variable that chooses the code its recipes load, which gate \
-                 does not read; set it plainly to folders outside the ones the trials write"
+                "whose makefile sets `{name}` to what make computes for each target or the \
+                 shell computes (`{piece}`), a variable that chooses the code its recipes \
+                 load, which gate does not read; set it plainly to folders outside the ones \
+                 the trials write"
             ));
         }
         if computed {
@@ -1814,17 +2260,37 @@ fn recipe_runs_a_trials_file(
                 .into(),
         );
     }
-    let in_roots = |w: &str, dir: &Path| {
-        let p = resolve(&dir.join(w));
-        roots.iter().any(|r| p.starts_with(r))
-    };
+    // A recipe line is read command by command below, each line on its own: a here-document
+    // or a quote that runs on past the line (under `.ONESHELL` the next lines are its
+    // text, not commands: review 90, 34, 35), and the other shell forms the check line's
+    // allow-list refuses, are refused.
+    for l in text
+        .replace("\\\n", " ")
+        .lines()
+        .filter_map(|l| l.strip_prefix('\t'))
+    {
+        let l = l.trim().trim_start_matches(['@', '-', '+']);
+        // `CDPATH=out; cd tests` goes to `out/tests` (review 90, 33).
+        if super::words::mentions_word(l, "CDPATH") {
+            return Some(format!(
+                "whose recipe line `{l}` sets `CDPATH`, which chooses where each `cd` goes; \
+                 {fix}"
+            ));
+        }
+        if let Some(why) = recipe_shell_structure(l, 0) {
+            return Some(format!(
+                "whose recipe line `{l}` has {why}, which gate does not follow in a recipe; \
+                 {fix}"
+            ));
+        }
+    }
     recipe_commands(
         text,
         real,
         runners_env,
         false,
         |_| true,
-        |c, dir, env, _| {
+        |c, dir, env, lost| {
             // A program run in a folder the trials write finds its code there first (`cd
             // out && python3 -m json`, `git status` reading `out/.git/config`: review 89,
             // 11, 13); only what prints or tests a file is let be.
@@ -1844,36 +2310,39 @@ fn recipe_runs_a_trials_file(
                     | "pytest"
                     | "py.test"
             );
-            if !quiet && roots.iter().any(|r| dir.starts_with(r)) {
+            // The folder as the kernel finds it (`cd tests/../out`, a link `results ->
+            // out`: review 90, 05, 07).
+            if !quiet && roots.iter().any(|r| resolve(dir).starts_with(r)) {
                 return Some(format!(
                     "whose recipe runs `{}` in a folder the trials write, where it may load \
                      what a trial wrote; {fix}",
                     c.join(" ")
                 ));
             }
-            // `git -C out …` reads `out/.git/config`, whose hooks and `core.fsmonitor` run
-            // (review 89, 13).
-            if name_of(&c[0]) == "git" {
-                let mut k = 1;
-                while let Some(w) = c.get(k) {
-                    k += 1;
-                    let folder = match w.as_str() {
-                        "-C" | "--git-dir" | "--work-tree" => c.get(k).cloned(),
-                        _ => w
-                            .strip_prefix("--git-dir=")
-                            .or_else(|| w.strip_prefix("--work-tree="))
-                            .map(str::to_string),
-                    };
-                    if let Some(f) = folder
-                        && in_roots(&f, dir)
-                    {
-                        return Some(format!(
-                            "whose recipe runs `{}` over a folder the trials write, whose git \
-                             configuration may run what a trial wrote; {fix}",
-                            c.join(" ")
-                        ));
-                    }
-                }
+            // After a `cd` gate cannot follow, the program may run in such a folder as well
+            // (review 90, 06: `cd o[u]t && python3 -m json.tool`); make and pytest there
+            // are read by their own readings.
+            // (A literal folder missing when the plan is loaded, `mkdir -p build && cd
+            // build`, is made by the recipe outside the folders the trials write: not lost
+            // here.)
+            let computed_cd = lost.is_some_and(|cd| {
+                let words: Vec<String> = cd.split_whitespace().map(str::to_string).collect();
+                !matches!(name_of(&words[0]).as_str(), "cd" | "pushd")
+                    || super::words::cd_folder(&words)
+                        .is_none_or(|d| d == "-" || d.contains(['*', '?', '[', '$', '`', '~']))
+            });
+            if let Some(cd) = lost.filter(|_| computed_cd)
+                && !quiet
+                && !matches!(name_of(&c[0]).as_str(), "make" | "gmake" | "remake")
+            {
+                return Some(format!(
+                    "whose recipe runs `{}` after `{cd}`, whose folder gate cannot tell (it may \
+                     be one the trials write); {fix}",
+                    c.join(" ")
+                ));
+            }
+            if let Some(why) = recipe_command_problem(c, dir, roots) {
+                return Some(format!("whose recipe runs `{}`: {why}; {fix}", c.join(" ")));
             }
             // A program that runs the words it reads or finds (`xargs pytest`, `find -exec
             // make`): what it runs them on is not read (review 89, 05, 20, 21).
@@ -1916,45 +2385,299 @@ fn recipe_runs_a_trials_file(
                     return Some(why.replace("whose makefile sets", "whose recipe sets"));
                 }
             }
-            let program = &c[0];
-            if program.contains('/') && in_roots(program, dir) {
-                return Some(format!(
-                    "whose recipe runs `{}`, a program in a folder the trials write; {fix}",
-                    c.join(" ")
-                ));
-            }
-            let interpreter = matches!(
-                name_of(program).as_str(),
-                "sh" | "bash" | "dash" | "zsh" | "ksh" | "source" | "." | "perl" | "ruby" | "node"
-            ) || name_of(program).starts_with("python");
-            if !interpreter {
-                return None;
-            }
-            // The script: the first word that is not an option (`-c TEXT` runs text, not a file).
-            // (`-m` names a module, and `-e` is text for perl, ruby and node; for a shell `-e` is
-            // an option like any other.)
-            let text_options: &[&str] = match name_of(program).as_str() {
-                "perl" | "ruby" | "node" => &["-e", "-E", "--eval", "-p"],
-                p if p.starts_with("python") => &["-c", "-m"],
-                _ => &["-c"],
-            };
-            for w in &c[1..] {
-                if text_options.contains(&w.as_str()) {
-                    return None;
-                }
-                if w.starts_with('-') {
-                    continue;
-                }
-                return in_roots(w, dir).then(|| {
-                    format!(
-                        "whose recipe runs `{}`, a script in a folder the trials write; {fix}",
-                        c.join(" ")
-                    )
-                });
-            }
             None
         },
     )
+}
+
+/// Whether a recipe's word is one the shell computes when the line runs: a variable
+/// (`$$PWD/out`), a command substitution, a glob (`o[u]t/run.sh`) or `~` (review 90, 12,
+/// 13, 17, 20, 21). make's own references are expanded before this reading.
+fn shell_computed(w: &str) -> bool {
+    w.contains(['$', '`', '*', '?', '[']) || w.starts_with('~')
+}
+
+/// Shell text inside a recipe line (`sh -c '…'`, `$(…)`, `eval …`) is read this deep.
+const RECIPE_DEPTH: usize = 4;
+
+/// The first shell form of recipe line `l` (make's expansion done, its `@-+` prefixes
+/// off) that gate does not follow in a recipe, read from the shell's own structure of the
+/// line ([`super::words::lex`]: quoted text is a word, not a line), or `None` (review 90):
+/// - a here-document, an unclosed quote (under `.ONESHELL` the lines after it are its
+///   text: 34, 35), process substitution;
+/// - a compound command's word (`if …; then cd out; fi`, `while`, `do`, `case`) or a
+///   builtin that chooses what runs or where when the line runs (`trap 'cd out' …`, `hash
+///   -p out/ls ls`, `alias`, `enable -f`): the check line's lists ([`super::grammar`]);
+///   a function definition;
+/// - a program the shell computes (`$$PWD/out/tool`, `./o[u]t/ls`, `` `…` ``), and an
+///   interpreter's script, module or loaded file it computes (`sh "$$PWD/out/run.sh"`,
+///   `. $$D/env.sh`);
+/// - an interpreter that reads its program from its input (`sh < out/run.sh`, `cat
+///   out/run.sh | sh`), or after its script (`python3 -i`);
+/// - the same in the text of `sh -c '…'`, `eval …` and each `$(…)`, read in turn.
+fn recipe_shell_structure(l: &str, depth: usize) -> Option<String> {
+    use super::words::Tok;
+    let (toks, error) = super::words::lex(l, &[]);
+    if let Some(why) = error.filter(|why| {
+        why.starts_with("an unclosed")
+            || why.contains("here-document")
+            || why.contains("process substitution")
+            || why.contains("carriage return")
+            // bash evaluates a value as arithmetic, `$(…)` in it included (review 92, 02).
+            || why.contains("arithmetic")
+    }) {
+        return Some(why);
+    }
+    let mut commands: Vec<Vec<&super::words::Word>> = vec![Vec::new()];
+    let (mut opened, mut target) = (false, false);
+    for t in &toks {
+        match t {
+            // What a command reads or writes (`< F`, `> F`) is no word of the command.
+            Tok::Word(_) if std::mem::take(&mut target) => {}
+            Tok::Word(w) => {
+                commands.last_mut()?.push(w);
+                opened = false;
+            }
+            // `f() { …; }`: a name, then `(` and `)` at once.
+            Tok::Open if commands.last().is_some_and(|c| c.len() == 1) => {
+                opened = true;
+            }
+            Tok::Close if opened => {
+                return Some("a shell function".into());
+            }
+            Tok::In | Tok::Out => target = true,
+            _ => {
+                opened = false;
+                commands.push(Vec::new());
+            }
+        }
+    }
+    let computed = |w: &super::words::Word| {
+        w.glob || !w.vars.is_empty() || !w.subst.is_empty() || w.raw.contains(['$', '`'])
+    };
+    for c in commands.iter().filter(|c| !c.is_empty()) {
+        // The text of each `$(…)` is a line of its own.
+        for w in c {
+            for sub in &w.subst {
+                if depth >= RECIPE_DEPTH {
+                    return Some("command substitutions nested too deep".into());
+                }
+                if let Some(why) = recipe_shell_structure(sub, depth + 1) {
+                    return Some(why);
+                }
+            }
+        }
+        let words: Vec<&str> = c.iter().map(|w| w.text.as_str()).collect();
+        // Past `!`, `{`, `}` and the assignments before the program.
+        let skip = c
+            .iter()
+            .take_while(|w| matches!(w.raw.as_str(), "!" | "{" | "}"))
+            .count();
+        let Some(at) = super::words::program_index(&words[skip..]).map(|k| k + skip) else {
+            continue;
+        };
+        let program = c[at];
+        let name = name_of(&program.text);
+        // `[[ $$(cat out/v) -eq 42 ]]` evaluates what a trial wrote as arithmetic, whose
+        // `a[$(…)]` runs a command (review 92, 01).
+        if matches!(name.as_str(), "[[" | "((" | "let") {
+            return Some(format!("`{name}`, which evaluates values as arithmetic"));
+        }
+        // A program read from a descriptor or stdin (`sh /dev/fd/3 3< out/g.sh`, `awk -f
+        // /dev/stdin < out/a.awk`: review 92, 03-07).
+        let args_text: Vec<&str> = words[at..].to_vec();
+        if (super::invoke::family(&name).is_some()
+            || !super::invoke::program_files(&args_text).is_empty())
+            && let Some(w) = words[at + 1..].iter().find(|w| {
+                **w == "-" || super::invoke::is_stdin(w) || super::invoke::is_descriptor(w)
+            })
+        {
+            return Some(format!(
+                "`{name}` reading its program from `{w}`, what the line feeds it"
+            ));
+        }
+        if super::words::COMPOUND.contains(&name.as_str())
+            || super::words::REFUSED_BUILTINS.contains(&name.as_str())
+        {
+            return Some(format!(
+                "`{name}`, a compound command or a builtin that chooses what runs or where \
+                 when the line runs"
+            ));
+        }
+        if computed(program) {
+            return Some(format!(
+                "a program the shell computes when the line runs (`{}`)",
+                program.raw
+            ));
+        }
+        if name == "eval" {
+            if depth >= RECIPE_DEPTH {
+                return Some("`eval` nested too deep".into());
+            }
+            let text = words[at + 1..].join(" ");
+            if let Some(why) = recipe_shell_structure(&text, depth + 1) {
+                return Some(why);
+            }
+            continue;
+        }
+        let args = &words[at..];
+        let Some(family) = super::invoke::family(&name) else {
+            continue;
+        };
+        let inv = match super::invoke::invocation(args) {
+            Ok(inv) => inv,
+            Err(why) => return Some(why),
+        };
+        let word = |k: usize| c[at + k];
+        let bad = |k: usize, what: &str| {
+            computed(word(k)).then(|| format!("{what} the shell computes (`{}`)", word(k).raw))
+        };
+        let found = match &inv.runs {
+            super::invoke::Runs::Script(k) => bad(*k, "a script"),
+            super::invoke::Runs::Module(k, _) => bad(*k, "a module"),
+            super::invoke::Runs::Tests(ks) => ks.iter().find_map(|&k| bad(k, "tests")),
+            super::invoke::Runs::Stdin => {
+                Some("an interpreter that reads its program from its input".into())
+            }
+            super::invoke::Runs::Code(codes) if family == super::invoke::Family::Shell => {
+                if depth >= RECIPE_DEPTH {
+                    return Some("shell text nested too deep".into());
+                }
+                codes
+                    .iter()
+                    .find_map(|&k| recipe_shell_structure(&word(k).text, depth + 1))
+            }
+            _ => None,
+        };
+        if found.is_some() {
+            return found;
+        }
+        if let Some(why) = inv
+            .loads
+            .iter()
+            .find_map(|(k, _, _)| bad(*k, "a file to load"))
+        {
+            return Some(why);
+        }
+        // `python3 -i script` (and `-ic`) reads more program from its input after its
+        // script.
+        if family == super::invoke::Family::Python
+            && inv.options.iter().any(|&k| {
+                let o = args[k];
+                o.starts_with('-') && !o.starts_with("--") && o[1..].contains('i')
+            })
+        {
+            return Some("`python -i`, which reads more program from its input".into());
+        }
+    }
+    None
+}
+
+/// Why recipe command `c` (its words, the program first, run in folder `dir`) may run what
+/// a trial wrote, read as the `check:` line's own commands are (review 90), or `None`:
+/// - a program in a folder the trials write, or a folder `git -C` names that is one or
+///   that the shell computes ([`shell_computed`]);
+/// - an interpreter read by [`super::invoke::invocation`]: its script, module (`python3
+///   -m out.grade`), test files and the files its options load, each in a folder the
+///   trials write; inline code that runs text it reads;
+/// - the program files a tool reads (`awk -f`, `sed -f`, `jq -f`) in such a folder, and
+///   what [`super::tools::problem`] refuses on the check line (`sed`'s `e`, awk's
+///   `system`, `perl -d`).
+///
+/// `c` comes from [`recipe_commands`], which reads quoted text as a line too (a `cd` in
+/// it may move what follows): what the shell computes, and the shell's own forms, are
+/// read from the line's real structure by [`recipe_shell_structure`].
+fn recipe_command_problem(c: &[String], dir: &Path, roots: &[PathBuf]) -> Option<String> {
+    let name = name_of(&c[0]);
+    let in_roots = |w: &str| {
+        let p = resolve(&dir.join(w));
+        roots.iter().any(|r| p.starts_with(r))
+    };
+    if c[0].contains('/') && in_roots(&c[0]) {
+        return Some("a program in a folder the trials write".into());
+    }
+    let args: Vec<&str> = c.iter().map(String::as_str).collect();
+    if super::invoke::family(&name).is_some() && !matches!(name.as_str(), "source" | ".") {
+        let inv = match super::invoke::invocation(&args) {
+            Ok(inv) => inv,
+            Err(why) => return Some(why),
+        };
+        let named = |k: usize, what: &str| {
+            let w = &c[k];
+            in_roots(w).then(|| format!("{what} in a folder the trials write (`{w}`)"))
+        };
+        let ran = match &inv.runs {
+            super::invoke::Runs::Script(k) => named(*k, "a script"),
+            super::invoke::Runs::Tests(ks) => ks.iter().find_map(|&k| named(k, "tests")),
+            // `python3 -m out.grade` imports from the folder it runs in first.
+            super::invoke::Runs::Module(k, module) => {
+                let top = module.split('.').next().unwrap_or(module);
+                let _ = k;
+                if in_roots(top) || roots.iter().any(|r| resolve(dir).starts_with(r)) {
+                    Some(format!(
+                        "a module in a folder the trials write (`{module}`)"
+                    ))
+                } else {
+                    None
+                }
+            }
+            // Read with the line's real structure ([`recipe_shell_structure`]).
+            super::invoke::Runs::Stdin => None,
+            super::invoke::Runs::Code(_) => match super::words::program_text(c) {
+                super::words::Fed::No => None,
+                super::words::Fed::Any(..) => {
+                    Some("inline code that runs text it reads, which gate does not read".into())
+                }
+                super::words::Fed::Loads(literals, _) => literals
+                    .iter()
+                    .find(|l| in_roots(l))
+                    .map(|l| format!("inline code loading `{l}`, in a folder the trials write")),
+            },
+            super::invoke::Runs::Nothing => None,
+        };
+        if ran.is_some() {
+            return ran;
+        }
+        if let Some((_, v, _)) = inv.loads.iter().find(|(_, v, _)| in_roots(v)) {
+            return Some(format!(
+                "an option loading `{v}`, in a folder the trials write"
+            ));
+        }
+    }
+    if let Some((_, f, _)) = super::invoke::program_files(&args)
+        .into_iter()
+        .find(|(_, f, _)| in_roots(f))
+    {
+        return Some(format!("a program file `{f}` in a folder the trials write"));
+    }
+    if name == "git" {
+        let mut k = 1;
+        while let Some(w) = c.get(k) {
+            k += 1;
+            let folder = match w.as_str() {
+                "-C" | "--git-dir" | "--work-tree" => c.get(k).cloned(),
+                _ => w
+                    .strip_prefix("--git-dir=")
+                    .or_else(|| w.strip_prefix("--work-tree="))
+                    .map(str::to_string),
+            };
+            if let Some(f) = folder
+                && (shell_computed(&f) || in_roots(&f))
+            {
+                return Some(format!(
+                    "git over `{f}`, a folder the trials write or one the shell computes, whose \
+                     git configuration may run what a trial wrote"
+                ));
+            }
+        }
+    }
+    if name != "make" && name != "gmake" && name != "remake" {
+        let writable = |p: &Path| roots.iter().any(|r| resolve(p).starts_with(r));
+        if let Some(why) = super::tools::problem(&args, dir, &writable) {
+            return Some(why);
+        }
+    }
+    None
 }
 
 /// [`make_reading`] of a makefile's `text` as [`super::makefile::evaluate`] rewrites it:
@@ -2370,6 +3093,14 @@ pub(super) fn line_var_matters(name: &str) -> bool {
         || runs_a_command(name).is_some()
 }
 
+/// Whether a variable a makefile sets chooses the code its recipes' programs run or load:
+/// one of [`super::words::loads_code`] (`PATH`, `HOME`, `PYTHON*`), or one the check line's
+/// own environment is read for ([`line_var_matters`]: `RUSTC_WRAPPER`, `JAVA_TOOL_OPTIONS`,
+/// `CDPATH`, …; review 90, 42).
+fn chooses_code(name: &str) -> bool {
+    super::words::loads_code(name) || line_var_matters(name)
+}
+
 /// Variables that choose what a test runner reads ([`pytest_reach`]'s `PYTEST_ADDOPTS` and
 /// `PYTEST_PLUGINS`, cargo's target folder, tox's work folder), in every value a command
 /// of a `check:` line may see: those the line assigns (`PYTEST_PLUGINS=out.plug pytest`,
@@ -2509,6 +3240,68 @@ fn definition_findings_of(
                     refused: true,
                 });
                 break 'lines;
+            }
+            // `node --env-file F` sets the variables F names before node reads them:
+            // `NODE_OPTIONS=--require ./out/x.js` there loads what a trial wrote (review
+            // 91, 51). A variable there that chooses code is refused, as in `env:`.
+            if matches!(name.as_str(), "node" | "nodejs")
+                && let Some((file, var)) = env_file_code_var(&words, &dir)
+            {
+                out.push(Finding {
+                    at: t.check_at_of(line),
+                    message: format!(
+                        "task `{}`: `check:` runs node with `--env-file {file}`, which sets \
+                         `{var}`, a variable that chooses the code node loads, which gate \
+                         does not read there; set it in the task's `env:`",
+                        t.id
+                    ),
+                    refused: true,
+                });
+                break 'lines;
+            }
+            // jest and vitest collect every test file beneath the folder they run in (their
+            // arguments are patterns matched against each path, not folders): a trial's
+            // `out/tests/a.test.js` that exits 0 runs with the plan's own (review 91, 62-68).
+            if let Some(tool) = node_collector(&words, &dir) {
+                // Its root: the nearest folder up from where it runs with a `package.json` or
+                // a configuration of its own (`cd tests && npx jest` still collects the
+                // task's folder, whose `package.json` it finds), else that folder.
+                let here = resolve(&dir);
+                let real = here
+                    .ancestors()
+                    .find(|a| {
+                        [
+                            "package.json",
+                            "jest.config.js",
+                            "vitest.config.js",
+                            "vitest.config.ts",
+                        ]
+                        .iter()
+                        .any(|n| a.join(n).is_file())
+                    })
+                    .unwrap_or(&here)
+                    .to_path_buf();
+                if let Some(root) = (!roots.iter().any(|r| real.starts_with(r)))
+                    .then(|| roots.iter().find(|r| r.starts_with(&real)))
+                    .flatten()
+                {
+                    out.push(Finding {
+                        at: t.check_at_of(line),
+                        message: format!(
+                            "task `{}`: `check:` runs `{tool}` in `{}`, which collects every \
+                             test file beneath that folder (its arguments are patterns, not \
+                             folders), and `{}` there is a folder the trials write: a trial \
+                             could add a test file that exits 0 and decide the grade; run it \
+                             from a project (its `package.json`) that holds none of the folders \
+                             the trials write, or move them out of it (the task's `writes:`)",
+                            t.id,
+                            real.display(),
+                            root.display()
+                        ),
+                        refused: true,
+                    });
+                    break 'lines;
+                }
             }
             let runner = runner_of(&name, &words).unwrap_or(name.as_str());
             let Some((runner, files)) = RUNNERS.iter().find(|(r, _)| *r == runner) else {
@@ -2726,16 +3519,25 @@ fn definition_findings_of(
                         "is given `{word}`, a path the shell makes when the check runs, which \
                          may name a folder the trials write"
                     ),
+                    PytestReach::Debugger(word) => format!(
+                        "is given `{word}`, a debugger that runs the Python it reads from the \
+                         check's input, which gate does not read; leave it off"
+                    ),
                 };
-                out.push(Finding {
-                    at: t.check_at_of(line),
-                    message: format!(
+                let message = if why.ends_with("leave it off") {
+                    format!("task `{}`: `check:` runs `pytest`, which {why}", t.id)
+                } else {
+                    format!(
                         "task `{}`: `check:` runs `pytest`, which {why}: a trial could \
                          write a `conftest.py` or a `pytest.ini` there and decide the grade; \
                          name the test folders on the line (`pytest tests/`), outside the \
                          folders the trials write, and {WRITES_FIX}",
                         t.id
-                    ),
+                    )
+                };
+                out.push(Finding {
+                    at: t.check_at_of(line),
+                    message,
                     refused: true,
                 });
                 break 'lines;

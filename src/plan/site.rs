@@ -123,6 +123,9 @@ struct Sites {
 /// An interpreter with the `env:` it was asked with.
 type Asked = (Python, Vec<(String, String)>);
 
+/// Most Pythons the `check:` lines of a plan may run that gate asks for their site folders.
+const MAX_PYTHONS: usize = 32;
+
 /// A `check:` line (a task's or base's) that runs a Python whose site folders put a folder
 /// the trials write on `sys.path` is refused (see the module doc), as is one gate cannot
 /// read. Not with `policy.sandbox: off`, where no wall stands.
@@ -199,14 +202,24 @@ pub(super) fn refuse_python_sites_the_trials_write(
                          folders the trials write"
                     )));
                 }
+                let key = (
+                    Python {
+                        from: None,
+                        ..python.clone()
+                    },
+                    env.clone(),
+                );
+                // Each Python is started once, one after another: a plan naming hundreds
+                // took 16 s to load (review 91, 97).
+                if !asked.contains_key(&key) && asked.len() >= MAX_PYTHONS {
+                    return Err(refuse(format!(
+                        "{runs}, one of more than {MAX_PYTHONS} Pythons the plan's checks run, \
+                         each of which gate starts once to ask where it loads code from; run \
+                         the checks with fewer Pythons"
+                    )));
+                }
                 let answer = asked
-                    .entry((
-                        Python {
-                            from: None,
-                            ..python.clone()
-                        },
-                        env.clone(),
-                    ))
+                    .entry(key)
                     .or_insert_with(|| site_folders(&python, env))
                     .clone();
                 let sites = answer.map_err(|why| {

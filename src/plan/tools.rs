@@ -46,7 +46,7 @@ pub(super) fn problem(
         "prove" => prove(words),
         "perl" => perl(words),
         "node" | "nodejs" | "bun" | "deno" => node(words, dir, writable),
-        n if is_python(n) => python(words),
+        n if is_python(n) => python(words, dir, writable),
         "zip" => words[1..]
             .iter()
             .find(|t| **t == "-TT" || t.starts_with("--unzip-command"))
@@ -1469,7 +1469,9 @@ const PYTHON_CALLS: &[(&str, &str)] = &[
 
 /// Python modules that, run by `-m`, run or import the file or the code they are given.
 const PYTHON_FILE_RUNNERS: &[&str] = &[
-    "trace", "pdb", "cProfile", "profile", "timeit", "runpy", "code", "pydoc", "inspect", "idlelib",
+    "trace", "pdb", "cProfile", "profile", "timeit", "runpy", "code", "pydoc", "inspect",
+    "idlelib", // A REPL on stdin (review 91, 54).
+    "asyncio",
 ];
 
 /// Python modules and classes that run a string as code (`timeit.timeit(stmt)`,
@@ -1508,7 +1510,7 @@ fn has_ident(code: &str, word: &str) -> bool {
 }
 
 /// python: `-m unittest`, `-m doctest`, and inline code with a call of [`PYTHON_CALLS`].
-fn python(words: &[&str]) -> Option<String> {
+fn python(words: &[&str], dir: &Path, writable: &dyn Fn(&Path) -> bool) -> Option<String> {
     for (k, t) in words.iter().enumerate().skip(1) {
         let module = if *t == "-m" {
             words.get(k + 1).copied()
@@ -1527,6 +1529,26 @@ fn python(words: &[&str]) -> Option<String> {
             let named = top == "unittest"
                 && m == "unittest"
                 && operands.first().is_some_and(|o| **o != "discover");
+            // A test module unittest imports by name from the folder it runs in (`out.w`:
+            // review 91, 59), or by path, missing at load where the trials write: a trial's
+            // to create. (One that exists is the plan's, protected as a script is.)
+            if named
+                && let Some(o) = operands.iter().find(|o| {
+                    let path = if o.ends_with(".py") || o.contains('/') {
+                        o.to_string()
+                    } else {
+                        format!("{}.py", o.replace('.', "/"))
+                    };
+                    let package = dir.join(o.replace('.', "/"));
+                    let at = dir.join(&path);
+                    !at.exists() && !package.is_dir() && writable(&at)
+                })
+            {
+                return Some(format!(
+                    "`python -m unittest {o}` (it imports `{o}`, missing when the plan is \
+                     loaded, from a folder the trials write)"
+                ));
+            }
             // Review 17, e06: `-m pickle F` unpickles F, and unpickling calls any callable.
             if matches!(top, "pickle" | "_pickle" | "shelve" | "dill") {
                 return Some(format!(

@@ -3335,6 +3335,76 @@ pub(super) fn loads_code(name: &str) -> bool {
     .any(|p| name.to_ascii_uppercase().starts_with(p))
 }
 
+/// Words that open a compound command or a function, refused at a command's start.
+pub(super) const COMPOUND: &[&str] = &[
+    "for", "while", "until", "if", "then", "else", "elif", "fi", "do", "done", "case", "esac",
+    "select", "function", "coproc",
+];
+
+/// Builtins that compute what runs, or where, when the line runs.
+pub(super) const REFUSED_BUILTINS: &[&str] = &[
+    "alias",
+    "trap",
+    "read",
+    "mapfile",
+    "readarray",
+    "getopts",
+    "shift",
+    "declare",
+    "typeset",
+    "local",
+    "let",
+    "hash",
+    "enable",
+    "popd",
+    "run-parts",
+    "parallel",
+];
+
+/// Prefixes that run the command after their options (`timeout 10 sh grade`).
+pub(super) const PREFIXES: &[&str] = &[
+    "env", "command", "exec", "nice", "nohup", "time", "timeout", "stdbuf", "builtin", "sudo",
+    "setsid", "ionice", "chrt", "unbuffer", "doas", "busybox",
+];
+
+/// The index of the program of simple command `words`: after its `NAME=value` words and
+/// the command prefixes ([`PREFIXES`]) with their options, as the check line's reader
+/// ([`super::grammar`]) reads them.
+pub(super) fn program_index(words: &[&str]) -> Option<usize> {
+    let mut i = 0;
+    while words
+        .get(i)?
+        .split_once('=')
+        .is_some_and(|(k, _)| is_name(k))
+    {
+        i += 1;
+    }
+    loop {
+        let name = name_of(words.get(i)?);
+        if !PREFIXES.contains(&name.as_str()) {
+            return Some(i);
+        }
+        i += 1;
+        let mut duration = name == "timeout";
+        while let Some(t) = words.get(i) {
+            let option = t.starts_with('-') && t.len() > 1;
+            let operand = if name == "timeout" {
+                !option && std::mem::take(&mut duration)
+            } else {
+                t.starts_with(|d: char| d.is_ascii_digit())
+            };
+            let assignment = name == "env" && t.split_once('=').is_some_and(|(k, _)| is_name(k));
+            if !(option || operand || assignment) {
+                break;
+            }
+            i += 1;
+            if option && prefix_option(&name, t) == Some(true) {
+                i += 1;
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -44,6 +44,7 @@ mod review7_evidence;
 mod review7_low;
 mod review8;
 mod review8_readers;
+mod review91;
 mod review9_cmp;
 mod review9_family;
 mod run;

@@ -3026,7 +3026,9 @@ fn rev85_make_s_own_language_is_evaluated_or_refused() {
         (
             "a computed recipe word",
             &[("Makefile", "test:\n\tpy$(shell true)test -q out\n")],
-            "runs what make computes",
+            // (Read as the recipe's shell reads it since review 90: a program computed when
+            // the line runs.)
+            "a program the shell computes",
         ),
         (
             "a computed special target",
@@ -3041,7 +3043,8 @@ fn rev85_make_s_own_language_is_evaluated_or_refused() {
                 "Makefile",
                 "ifdef CI\nRUN = python3 -m pytest\nendif\ntest:\n\t$(RUN) -q tests\n",
             )],
-            "runs what make computes",
+            // (Since review 90 the recipe's shell reading names it first.)
+            "computes",
         ),
     ];
     for (what, files, said) in cases {
@@ -3314,13 +3317,14 @@ fn rev89_a_recipe_s_shell_loses_no_folder_and_runs_no_trial_code() {
     ];
     refused_each(&cases);
     // What still reads plainly: a recipe that prints, a `cd` into the tests, `git` over the
-    // task's own repository.
+    // task's own repository (its tracked files only, `-uno`: since review 90 a recipe's git
+    // is read as the check line's is).
     let f = pytest_over_out("make -B test");
     write_files(
         &f,
         &[(
             "Makefile",
-            "test:\n\t@echo running make test\n\tgit status --porcelain >/dev/null || true\n\tcd tests && pytest -q\n",
+            "test:\n\t@echo running make test\n\tgit status --porcelain -uno >/dev/null || true\n\tcd tests && pytest -q\n",
         )],
     );
     let out = check(&f).get_output().clone();
@@ -4053,4 +4057,286 @@ fn rev86_the_evaluated_makefile_never_reads_looser_than_the_makefile_as_written(
         ],
     );
     check(&f).code(0);
+}
+
+/// Review 90 (helper-153, 44 attacks on review 89's fixes, each proved with GNU make 4.3): 30
+/// more makefiles accepted whose recipes ran what a trial wrote, nearly all through the
+/// recipe's shell, which gate read more loosely than the `check:` line: `then cd out`, `do cd
+/// out`, `trap 'cd out'` (keywords and builtins kept as the command's name); `cd tests/../out`
+/// and a link `results -> out` (the folder compared unresolved); a `cd` into a glob followed
+/// by any program; `python3 -m out.grade`, `python3 -W ignore out/grade.py`; `sh <
+/// out/run.sh`, `cat out/run.sh | sh`; globs and shell variables in a program, script or
+/// folder (`sh o[u]t/run.sh`, `sh "$$PWD/out/run.sh"`, `git -C "$$PWD/out"`, `./o[u]t/ls`);
+/// `PATH=$$PWD/out:$$PATH`; `hash -p out/ls ls`; `CDPATH`; `awk -f out/x.awk`, `sed -f
+/// out/x.sed`, `perl $(wildcard out/*.pl)`; `test: ./setup` and `make ./test` (make files
+/// `./x` as `x`); `sh -c "$$(… | base64 -d)"`; a here-document and a quote running over
+/// `.ONESHELL` lines; an exported `TAR_OPTIONS` or `RUSTC_WRAPPER`. A recipe line is now read
+/// with the shell's own structure and the check line's lists, its interpreters by the check
+/// line's reader; each case is refused.
+#[test]
+fn rev90_a_recipe_is_read_as_strictly_as_the_check_line() {
+    let submake = "check:\n\t@true\n";
+    let cases: [MakeCase; 29] = [
+        (
+            "then cd",
+            "make -B test",
+            &[(
+                "Makefile",
+                "test:\n\tif true; then cd out; fi; $(MAKE) -s check\ncheck:\n\t@true\n",
+            )],
+        ),
+        (
+            "do cd",
+            "make -B test",
+            &[(
+                "Makefile",
+                "test:\n\tfor x in 1; do cd out; done; $(MAKE) -s check\ncheck:\n\t@true\n",
+            )],
+        ),
+        (
+            "trap cd",
+            "make -B test",
+            &[(
+                "Makefile",
+                "test:\n\ttrap 'cd out' USR1; kill -USR1 $$$$; $(MAKE) -s check\ncheck:\n\t@true\n",
+            )],
+        ),
+        (
+            "dotdot into out",
+            "make -B test",
+            &[(
+                "Makefile",
+                "test:\n\tcd tests/../out && python3 -m json.tool </dev/null || true\n\tpytest -q tests\n",
+            )],
+        ),
+        (
+            "glob cd then a program",
+            "make -B test",
+            &[(
+                "Makefile",
+                "test:\n\tcd o[u]t && python3 -m json.tool </dev/null || true\n\tpytest -q tests\n",
+            )],
+        ),
+        (
+            "python -m out module",
+            "make -B test",
+            &[(
+                "Makefile",
+                "test:\n\tpython3 -m out.grade\n\tpytest -q tests\n",
+            )],
+        ),
+        (
+            "python -W value then script",
+            "make -B test",
+            &[(
+                "Makefile",
+                "test:\n\tpython3 -W ignore out/grade.py\n\tpytest -q tests\n",
+            )],
+        ),
+        (
+            "sh reads stdin",
+            "make -B test",
+            &[("Makefile", "test:\n\tsh < out/run.sh\n\tpytest -q tests\n")],
+        ),
+        (
+            "cat piped into sh",
+            "make -B test",
+            &[(
+                "Makefile",
+                "test:\n\tcat out/run.sh | sh\n\tpytest -q tests\n",
+            )],
+        ),
+        (
+            "glob script",
+            "make -B test",
+            &[("Makefile", "test:\n\tsh o[u]t/run.sh\n\tpytest -q tests\n")],
+        ),
+        (
+            "shell variable script",
+            "make -B test",
+            &[(
+                "Makefile",
+                "test:\n\tsh \"$$PWD/out/run.sh\"\n\tpytest -q tests\n",
+            )],
+        ),
+        (
+            "PATH from PWD",
+            "make -B test",
+            &[(
+                "Makefile",
+                "test:\n\tPATH=$$PWD/out:$$PATH ls >/dev/null\n\tpytest -q tests\n",
+            )],
+        ),
+        (
+            "hash -p",
+            "make -B test",
+            &[(
+                "Makefile",
+                "SHELL := /bin/bash\ntest:\n\thash -p out/ls ls; ls\n\tpytest -q tests\n",
+            )],
+        ),
+        (
+            "exported CDPATH",
+            "make -B test",
+            &[
+                (
+                    "Makefile",
+                    "export CDPATH := $(CURDIR)/out\ntest:\n\tcd tests && $(MAKE) -s check\n",
+                ),
+                ("tests/Makefile", submake),
+            ],
+        ),
+        (
+            "a recipe's CDPATH",
+            "make -B test",
+            &[
+                (
+                    "Makefile",
+                    "test:\n\tCDPATH=out; cd tests >/dev/null && $(MAKE) -s check\n",
+                ),
+                ("tests/Makefile", submake),
+            ],
+        ),
+        (
+            "git -C shell variable",
+            "make -B test",
+            &[(
+                "Makefile",
+                "test:\n\tgit -C \"$$PWD/out\" status -uno || true\n\tpytest -q tests\n",
+            )],
+        ),
+        (
+            "awk -f",
+            "make -B test",
+            &[(
+                "Makefile",
+                "test:\n\tawk -f out/x.awk </dev/null\n\tpytest -q tests\n",
+            )],
+        ),
+        (
+            "sed -f",
+            "make -B test",
+            &[(
+                "Makefile",
+                "test:\n\techo x | sed -f out/x.sed\n\tpytest -q tests\n",
+            )],
+        ),
+        (
+            "dot a computed file",
+            "make -B test",
+            &[(
+                "Makefile",
+                "test:\n\t. \"$$PWD/out/run.sh\"\n\tpytest -q tests\n",
+            )],
+        ),
+        (
+            "glob program",
+            "make -B test",
+            &[("Makefile", "test:\n\t./o[u]t/ls\n\tpytest -q tests\n")],
+        ),
+        (
+            "dot-slash prerequisite",
+            "make -B test",
+            &[(
+                "Makefile",
+                "test: ./setup\n\tpytest -q tests\nsetup:\n\tsh out/run.sh\n",
+            )],
+        ),
+        (
+            "dot-slash goal",
+            "make -B ./test",
+            &[("Makefile", "test:\n\tsh out/run.sh\n\tpytest -q tests\n")],
+        ),
+        (
+            "perl over a wildcard",
+            "make -B test",
+            &[(
+                "Makefile",
+                "test:\n\tperl $(wildcard out/*.pl) </dev/null\n\tpytest -q tests\n",
+            )],
+        ),
+        (
+            "sh -c of computed text",
+            "make -B test",
+            &[(
+                "Makefile",
+                "test:\n\tsh -c \"$$(echo Y2Qgb3V0ICYmIG1ha2UgLXMgY2hlY2sK | base64 -d)\"\ncheck:\n\t@true\n",
+            )],
+        ),
+        (
+            "a here-document under .ONESHELL",
+            "make -B test",
+            &[(
+                "Makefile",
+                ".ONESHELL:\ntest:\n\tcd out\n\t: <<:\n\tcd $(CURDIR)\n\t:\n\t$(MAKE) -s check\ncheck:\n\t@true\n",
+            )],
+        ),
+        (
+            "a quote over .ONESHELL lines",
+            "make -B test",
+            &[(
+                "Makefile",
+                ".ONESHELL:\ntest:\n\tcd out\n\techo '\n\tcd $(CURDIR)\n\t'\n\t$(MAKE) -s check\ncheck:\n\t@true\n",
+            )],
+        ),
+        (
+            "exported TAR_OPTIONS",
+            "make -B test",
+            &[(
+                "Makefile",
+                "export TAR_OPTIONS := --checkpoint=1 --checkpoint-action=exec=out/x.sh\ntest:\n\ttar -cf /dev/null tests\n\tpytest -q tests\n",
+            )],
+        ),
+        (
+            "exported RUSTC_WRAPPER",
+            "make -B test",
+            &[(
+                "Makefile",
+                "export RUSTC_WRAPPER := $(CURDIR)/out/w\ntest:\n\tcargo build -q --offline\n\tpytest -q tests\n",
+            )],
+        ),
+        (
+            "a function",
+            "make -B test",
+            &[(
+                "Makefile",
+                "test:\n\tgo() { \"$$@\"; }; go cd out; $(MAKE) -s check\ncheck:\n\t@true\n",
+            )],
+        ),
+    ];
+    refused_each(&cases);
+    // A link into `out`, entered by its own name.
+    let f = pytest_over_out("make -B test");
+    write_files(
+        &f,
+        &[(
+            "Makefile",
+            "test:\n\tcd results && python3 -m json.tool </dev/null || true\n\tpytest -q tests\n",
+        )],
+    );
+    std::os::unix::fs::symlink("out", f.dir.path().join("results")).unwrap();
+    check(&f).code(2);
+    // What still reads: a `cd` into a folder the recipe makes, literal scripts and inline code
+    // outside the folders the trials write, a quoted `if` and `$HOME` that are only text.
+    let honest: [&[(&str, &str)]; 3] = [
+        &[(
+            "Makefile",
+            "test:\n\tmkdir -p build && cd build && cmake --version >/dev/null\n\tpytest -q tests\n",
+        )],
+        &[(
+            "Makefile",
+            "test:\n\t@echo \"if this fails, see $$HOME/log\"\n\tpython3 -c \"import sys; print(sys.version_info[1])\"\n\tpytest -q tests\n",
+        )],
+        &[(
+            "Makefile",
+            "test:\n\tsh graders/prep.sh && pytest -q tests\n",
+        )],
+    ];
+    for files in honest {
+        let f = pytest_over_out("make -B test");
+        write_files(&f, files);
+        write_files(&f, &[("graders/prep.sh", "true\n")]);
+        let out = check(&f).get_output().clone();
+        assert_eq!(out.status.code(), Some(0), "{files:?}: {}", both(&out));
+    }
 }

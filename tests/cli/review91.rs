@@ -1,0 +1,373 @@
+//! Review 91 (helper-154, 90 attacks on the `check:` line outside make, each proved by the
+//! real tool on the machine; 28 accepted, 23 of them PASSed a failing agent under `gate
+//! run`), by class: what pytest imports or reads that its command line does not show
+//! (a warning filter's category, `-W ignore::out.w.W`; a configuration file's `addopts`,
+//! `filterwarnings`, `pythonpath`; `PYTEST_ADDOPTS` split as a shell splits it; an `@file`
+//! read from stdin; `--pdb` and `--trace`, which run what stdin holds); interpreters that go
+//! on reading stdin after their script (`python3 -i`, `-ic`, `-m asyncio`) or are fed by a
+//! group's, a subshell's or `exec`'s redirection; `python -m unittest out.w`; jest, vitest
+//! and `bun test`, which collect every test file beneath their project whatever their
+//! arguments; `node --env-file` setting `NODE_OPTIONS`. Each is refused when the plan is
+//! loaded (exit 2); the honest `-o cache_dir=$TMPDIR/pc`, refused since review 89, is
+//! accepted.
+
+use crate::common::*;
+
+/// A task whose trials write `out/` only (it exists, empty), with a failing test
+/// `tests/test_a.py`, and `files` written: its `check:` is `check`.
+fn task(check: &str, files: &[(&str, &str)]) -> Fixture {
+    let f = Fixture::new(&plan("    writes: [out]\n", check));
+    write_files(
+        &f,
+        &[
+            ("agent.sh", "echo 41 > out/answer.txt\n"),
+            ("out/.keep", ""),
+            ("tests/test_a.py", "def test_a():\n    assert 1 == 2\n"),
+        ],
+    );
+    write_files(&f, files);
+    f
+}
+
+/// A node project in the task's folder with a `jest` package installed (its files only: gate
+/// reads them, it does not run them) and `scripts`.
+fn node_project(check: &str, scripts: &str) -> Fixture {
+    task(
+        check,
+        &[
+            (
+                "package.json",
+                &format!(
+                    "{{\"name\":\"t\",\"version\":\"1.0.0\",\"private\":true,\"scripts\":{scripts}}}\n"
+                ),
+            ),
+            (
+                "node_modules/jest/package.json",
+                "{\"name\":\"jest\",\"version\":\"29.7.0\",\"bin\":{\"jest\":\"bin/jest.js\"}}\n",
+            ),
+            (
+                "node_modules/jest/bin/jest.js",
+                "require('jest-cli/bin/jest');\n",
+            ),
+            (
+                "tests/a.test.js",
+                "test('ok', () => { expect(1).toBe(2) })\n",
+            ),
+        ],
+    )
+}
+
+#[test]
+fn rev91_what_pytest_imports_or_reads_off_the_line_is_read() {
+    type Case<'a> = (&'a str, &'a str, &'a [(&'a str, &'a str)]);
+    let cases: [Case; 15] = [
+        (
+            "-W category",
+            "python3 -m pytest -q -W ignore::out.w.W tests",
+            &[],
+        ),
+        (
+            "--pythonwarnings category",
+            "python3 -m pytest -q --pythonwarnings=ignore::out.w.W tests",
+            &[],
+        ),
+        (
+            "-o filterwarnings",
+            "python3 -m pytest -q -o filterwarnings=ignore::out.w.W tests",
+            &[],
+        ),
+        (
+            "@ from stdin",
+            "python3 -m pytest -q @/dev/stdin tests < out/args",
+            &[],
+        ),
+        (
+            "PYTEST_ADDOPTS @ from stdin",
+            "PYTEST_ADDOPTS=@/dev/stdin python3 -m pytest -q tests < out/args",
+            &[],
+        ),
+        (
+            "PYTEST_ADDOPTS quoted module",
+            "PYTEST_ADDOPTS='-p \"out\".w' python3 -m pytest -q tests",
+            &[],
+        ),
+        (
+            "PYTEST_ADDOPTS escaped module",
+            "PYTEST_ADDOPTS='-p o\\ut.w' python3 -m pytest -q tests",
+            &[],
+        ),
+        (
+            "pytest.ini addopts",
+            "python3 -m pytest -q tests",
+            &[("pytest.ini", "[pytest]\naddopts = -p out.w\n")],
+        ),
+        (
+            "pytest.ini filterwarnings",
+            "python3 -m pytest -q tests",
+            &[(
+                "pytest.ini",
+                "[pytest]\nfilterwarnings =\n    ignore::out.w.W\n",
+            )],
+        ),
+        (
+            "pyproject addopts",
+            "python3 -m pytest -q tests",
+            &[(
+                "pyproject.toml",
+                "[tool.pytest.ini_options]\naddopts = \"out\"\n",
+            )],
+        ),
+        (
+            "pyproject pythonpath",
+            "python3 -m pytest -q tests",
+            &[(
+                "pyproject.toml",
+                "[tool.pytest.ini_options]\npythonpath = [\n  \"src\",\n  \"out\",\n]\n",
+            )],
+        ),
+        (
+            "setup.cfg addopts",
+            "python3 -m pytest -q tests",
+            &[("setup.cfg", "[tool:pytest]\naddopts = -p out.w\n")],
+        ),
+        (
+            "-c file's addopts",
+            "python3 -m pytest -q -c tests/pytest.ini tests",
+            &[("tests/pytest.ini", "[pytest]\naddopts = --rootdir=. out\n")],
+        ),
+        ("--pdb", "python3 -m pytest -q --pdb tests < out/i.py", &[]),
+        ("--trace", "pytest -q --trace tests < out/i.py", &[]),
+    ];
+    for (what, line, files) in cases {
+        let f = task(line, files);
+        let out = check(&f).get_output().clone();
+        assert_eq!(out.status.code(), Some(2), "{what}: {}", both(&out));
+    }
+    // The check's own `TMPDIR` is no folder the trials write.
+    let f = task("python3 -m pytest -q -o cache_dir=$TMPDIR/pc tests", &[]);
+    let out = check(&f).get_output().clone();
+    assert_eq!(out.status.code(), Some(0), "{}", both(&out));
+    // A configuration that names only what the plan holds reads as before.
+    let f = task(
+        "python3 -m pytest -q tests",
+        &[(
+            "pyproject.toml",
+            "[tool.pytest.ini_options]\naddopts = \"-q -p no:cacheprovider\"\nfilterwarnings = [\"error::DeprecationWarning\"]\ntestpaths = [\"tests\"]\n",
+        )],
+    );
+    let out = check(&f).get_output().clone();
+    assert_eq!(out.status.code(), Some(0), "{}", both(&out));
+}
+
+#[test]
+fn rev91_an_interpreter_fed_its_input_another_way_is_refused() {
+    for line in [
+        "exec < out/g.sh; sh",
+        "{ sh; } < out/g.sh",
+        "(sh) < out/g.sh",
+        "python3 -i tests/run.py < out/i.py",
+        "python3 -ic 'x = 1' < out/one.py",
+        "python3 -m asyncio < out/one.py",
+        "python3 -m unittest out.w",
+    ] {
+        let f = task(line, &[("tests/run.py", "x = 1\n")]);
+        let out = check(&f).get_output().clone();
+        assert_eq!(out.status.code(), Some(2), "{line}: {}", both(&out));
+    }
+    // A test module the plan holds, named by module.
+    let f = task(
+        "python3 -m unittest tests.test_b",
+        &[
+            (
+                "tests/test_b.py",
+                "import unittest\nclass T(unittest.TestCase):\n    def test_b(self):\n        self.assertEqual(1, 2)\n",
+            ),
+            ("tests/__init__.py", ""),
+        ],
+    );
+    let out = check(&f).get_output().clone();
+    assert_eq!(out.status.code(), Some(0), "{}", both(&out));
+}
+
+#[test]
+fn rev91_jest_and_vitest_collecting_a_folder_the_trials_write_are_refused() {
+    for (line, scripts) in [
+        ("npx jest --ci tests/", "{}"),
+        ("npx jest --ci", "{}"),
+        ("npx jest --ci tests/a.test.js", "{}"),
+        ("node node_modules/jest/bin/jest.js --ci tests/", "{}"),
+        ("npm test", "{\"test\":\"jest --ci\"}"),
+        ("npm run unit", "{\"unit\":\"vitest run tests/\"}"),
+        // jest's root is the folder of the nearest `package.json`, the task's.
+        ("cd tests && npx jest --ci", "{}"),
+    ] {
+        let f = node_project(line, scripts);
+        let out = check(&f).get_output().clone();
+        assert_eq!(out.status.code(), Some(2), "{line}: {}", both(&out));
+        assert!(
+            both(&out).contains("collects every test file"),
+            "{line}: {}",
+            both(&out)
+        );
+    }
+}
+
+#[test]
+fn rev91_node_env_file_setting_node_options_is_refused() {
+    let f = task(
+        "node --env-file=tests/.env tests/t.js",
+        &[
+            ("tests/.env", "NODE_OPTIONS=--require ./out/x.js\n"),
+            ("tests/t.js", "process.exit(1)\n"),
+        ],
+    );
+    let out = check(&f).get_output().clone();
+    assert_eq!(out.status.code(), Some(2), "{}", both(&out));
+    assert!(both(&out).contains("NODE_OPTIONS"), "{}", both(&out));
+    // An env file of plain values reads as before.
+    let f = task(
+        "node --env-file=tests/.env tests/t.js",
+        &[
+            ("tests/.env", "GREETING=hello\n"),
+            ("tests/t.js", "process.exit(1)\n"),
+        ],
+    );
+    let out = check(&f).get_output().clone();
+    assert_eq!(out.status.code(), Some(0), "{}", both(&out));
+}
+
+/// Review 92 (helper-155, 39 attacks on reviews 90's and 91's fixes): 22 more accepted, each
+/// refused now. A `pyproject.toml` is read by a TOML parser (multi-line and escaped strings,
+/// quoted and dotted keys, inline tables, indented keys and headers); the configuration file
+/// is the one `-qc F` or `PYTEST_ADDOPTS="-c F"` names too; a recipe's `[[ … -eq … ]]`,
+/// `$((…))`, and a program read from a descriptor or stdin (`sh /dev/fd/3 3< out/g.sh`, `awk
+/// -f /dev/stdin < out/a.awk`); npm's `pre` scripts and scripts run through npm, mocha's own
+/// globs, `playwright test`, and `node --test` with no path, which collect a project's folder.
+#[test]
+fn rev92_toml_clusters_descriptors_and_more_collectors_are_read() {
+    let p = "python3 -m pytest -q tests";
+    let toml = |text: &'static str| -> Vec<(&'static str, &'static str)> {
+        vec![("pyproject.toml", text)]
+    };
+    type Case<'a> = (&'a str, &'a str, Vec<(&'a str, &'a str)>);
+    let cases: Vec<Case> = vec![
+        (
+            "multi-line basic string",
+            p,
+            toml("[tool.pytest.ini_options]\naddopts = \"\"\"\n-p out.w\n\"\"\"\n"),
+        ),
+        (
+            "multi-line literal string",
+            p,
+            toml("[tool.pytest.ini_options]\naddopts = '''\n-p out.w\n'''\n"),
+        ),
+        (
+            "unicode escape",
+            p,
+            toml("[tool.pytest.ini_options]\naddopts = \"-p \\u006fut.w\"\n"),
+        ),
+        (
+            "quoted key",
+            p,
+            toml("[tool.pytest.ini_options]\n\"addopts\" = \"-p out.w\"\n"),
+        ),
+        (
+            "dotted key",
+            p,
+            toml("[tool]\npytest.ini_options.addopts = \"-p out.w\"\n"),
+        ),
+        (
+            "inline tables",
+            p,
+            toml("tool = { pytest = { ini_options = { addopts = \"-p out.w\" } } }\n"),
+        ),
+        (
+            "indented key",
+            p,
+            toml("[tool.pytest.ini_options]\n  addopts = \"-p out.w\"\n"),
+        ),
+        (
+            "spaced header",
+            p,
+            toml("[tool . pytest . ini_options]\naddopts = \"-p out.w\"\n"),
+        ),
+        (
+            "quoted header part",
+            p,
+            toml("[\"tool\".pytest.ini_options]\naddopts = \"-p out.w\"\n"),
+        ),
+        (
+            "indented header",
+            p,
+            toml("  [tool.pytest.ini_options]\naddopts = \"-p out.w\"\n"),
+        ),
+        (
+            "escaped category",
+            p,
+            toml("[tool.pytest.ini_options]\nfilterwarnings = [\"ignore::\\u006fut.w.W\"]\n"),
+        ),
+        (
+            "-qc cluster",
+            "python3 -m pytest -qc ro.ini tests",
+            vec![("ro.ini", "[pytest]\naddopts = -p out.w\n")],
+        ),
+        (
+            "PYTEST_ADDOPTS -c",
+            "PYTEST_ADDOPTS='-c ro.ini' python3 -m pytest -q tests",
+            vec![("ro.ini", "[pytest]\naddopts = -p out.w\n")],
+        ),
+        (
+            "recipe [[ arithmetic",
+            "make -B test",
+            vec![(
+                "Makefile",
+                "SHELL := /bin/bash\ntest:\n\t[[ $$(cat out/v) -eq 42 ]]\n",
+            )],
+        ),
+        (
+            "recipe $(( ))",
+            "make -B test",
+            vec![(
+                "Makefile",
+                "test:\n\tx=$$(cat out/v); test $$((x)) -eq 42\n",
+            )],
+        ),
+        (
+            "recipe script from a descriptor",
+            "make -B test",
+            vec![("Makefile", "test:\n\tsh /dev/fd/3 3< out/g.sh\n")],
+        ),
+        (
+            "recipe awk -f stdin",
+            "make -B test",
+            vec![("Makefile", "test:\n\tawk -f /dev/stdin < out/a.awk\n")],
+        ),
+    ];
+    for (what, line, files) in &cases {
+        let f = task(line, files);
+        let out = check(&f).get_output().clone();
+        assert_eq!(out.status.code(), Some(2), "{what}: {}", both(&out));
+    }
+    for (line, scripts) in [
+        (
+            "npm test",
+            "{\"test\":\"npm run unit\",\"unit\":\"jest --ci\"}",
+        ),
+        (
+            "npm test",
+            "{\"pretest\":\"jest --ci\",\"test\":\"echo ok\"}",
+        ),
+        ("npm test", "{\"test\":\"node --test\"}"),
+        ("npx mocha \"**/*.spec.js\"", "{}"),
+        ("npx playwright test", "{}"),
+    ] {
+        let f = node_project(line, scripts);
+        let out = check(&f).get_output().clone();
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{line} {scripts}: {}",
+            both(&out)
+        );
+    }
+}
