@@ -2610,9 +2610,8 @@ fn recipe_command_problem(c: &[String], dir: &Path, roots: &[PathBuf]) -> Option
             super::invoke::Runs::Script(k) => named(*k, "a script"),
             super::invoke::Runs::Tests(ks) => ks.iter().find_map(|&k| named(k, "tests")),
             // `python3 -m out.grade` imports from the folder it runs in first.
-            super::invoke::Runs::Module(k, module) => {
+            super::invoke::Runs::Module(_, module) => {
                 let top = module.split('.').next().unwrap_or(module);
-                let _ = k;
                 if in_roots(top) || roots.iter().any(|r| resolve(dir).starts_with(r)) {
                     Some(format!(
                         "a module in a folder the trials write (`{module}`)"
