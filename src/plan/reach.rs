@@ -1231,9 +1231,37 @@ fn node_collector(words: &[String], dir: &Path) -> Option<&'static str> {
                         .flatten()
                 });
             }
+            // A workspace's or another folder's scripts (`-w pkg`, `--prefix`, `-C`,
+            // `--filter`: review 93, 35) are not read here: the command counts as a
+            // collector.
+            if words[1..].iter().any(|w| {
+                let o = w.split('=').next().unwrap_or(w);
+                matches!(
+                    o,
+                    "-w" | "--workspace"
+                        | "--workspaces"
+                        | "-ws"
+                        | "--prefix"
+                        | "-C"
+                        | "--dir"
+                        | "--filter"
+                        | "-F"
+                        | "-r"
+                        | "--recursive"
+                        | "--cwd"
+                )
+            }) {
+                return Some("a workspace's scripts");
+            }
+            let all = "\u{0}all";
             let script = match first {
-                "test" | "t" | "tst" => "test",
+                "test" | "t" | "tst" | "it" | "install-test" | "cit" | "clean-install-test"
+                | "install-ci-test" => "test",
                 "run" | "run-script" | "rum" | "urn" => operands.get(1).copied()?,
+                // `npm start` and `stop` run their scripts, `restart` both (review 93, 31,
+                // 34).
+                "start" | "stop" => first,
+                "restart" => all,
                 other if name != "npm" => other,
                 _ => return None,
             };
@@ -1254,11 +1282,13 @@ fn node_collector(words: &[String], dir: &Path) -> Option<&'static str> {
             .iter()
             .filter_map(|k| scripts.get(k).and_then(|b| b.as_str()))
             .collect();
-            if bodies.iter().any(|b| {
-                ["npm", "yarn", "pnpm", "bun", "npx"]
-                    .iter()
-                    .any(|r| super::words::mentions_word(b, r))
-            }) {
+            if script == all
+                || bodies.iter().any(|b| {
+                    ["npm", "yarn", "pnpm", "bun", "npx"]
+                        .iter()
+                        .any(|r| super::words::mentions_word(b, r))
+                })
+            {
                 bodies = scripts.values().filter_map(|b| b.as_str()).collect();
             }
             bodies.iter().find_map(|body| {
@@ -1527,6 +1557,10 @@ fn pytest_reach(
     let ini = pytest_configs(&chosen, dir);
     for (folder, opts) in &ini {
         for w in opts.pythonpath.iter().chain(&opts.testpaths) {
+            // pytest expands a glob in `testpaths` (`../o*`: review 93, 09).
+            if w.contains(['*', '?', '[']) {
+                return Some(PytestReach::Computed(w.clone()));
+            }
             let p = resolve(&folder.join(w));
             if in_root(&p) {
                 return Some(PytestReach::Above(p));
@@ -1777,7 +1811,10 @@ struct PytestIni {
 /// the folders above them, and the file a `-c` / `--config-file` names. pytest reads the
 /// first it finds; reading all of them is stricter, never looser (review 91).
 fn pytest_configs(args: &[String], dir: &Path) -> Vec<(PathBuf, PytestIni)> {
-    const NAMES: [&str; 5] = [
+    // pytest 9 reads `pytest.toml` and `.pytest.toml` first (review 93, 01, 02).
+    const NAMES: [&str; 7] = [
+        "pytest.toml",
+        ".pytest.toml",
         "pytest.ini",
         ".pytest.ini",
         "pyproject.toml",
@@ -1848,7 +1885,17 @@ fn pytest_configs(args: &[String], dir: &Path) -> Vec<(PathBuf, PytestIni)> {
 fn pytest_ini(text: &str) -> PytestIni {
     let mut out = PytestIni::default();
     let mut section = false;
-    let lines: Vec<&str> = text.lines().collect();
+    // Lines as Python's `splitlines` makes them (a lone `\r`, `\x0b`, `\x0c`, `\x1c`-`\x1e`,
+    // `\x85`, U+2028 and U+2029 end one too), and a continuation is any line that starts
+    // with what `isspace` takes for a blank (review 93, 04-08, 10).
+    let text = text.replace("\r\n", "\n");
+    let lines: Vec<String> = text
+        .split([
+            '\n', '\r', '\x0b', '\x0c', '\x1c', '\x1d', '\x1e', '\u{85}', '\u{2028}', '\u{2029}',
+        ])
+        .map(|l| l.replace(|c: char| c.is_whitespace() && c != ' ' && c != '\t', " "))
+        .collect();
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
     let mut k = 0;
     while k < lines.len() {
         let line = lines[k];
@@ -1904,13 +1951,16 @@ fn pyproject_pytest(text: &str) -> PytestIni {
     let Ok(doc) = toml_edit::Document::parse(text) else {
         return out;
     };
-    let Some(pytest) = doc.as_item().get("tool").and_then(|t| t.get("pytest")) else {
-        return out;
-    };
-    for table in [pytest.get("ini_options"), Some(pytest)]
+    // `[tool.pytest]` of a `pyproject.toml`, `[pytest]` of a `pytest.toml` or of any TOML
+    // file `-c` names (review 93, 03): every such table is read.
+    let tool = doc.as_item().get("tool").and_then(|t| t.get("pytest"));
+    let own = doc.as_item().get("pytest");
+    let tables = [tool, own]
         .into_iter()
         .flatten()
-    {
+        .flat_map(|p| [p.get("ini_options"), Some(p)])
+        .flatten();
+    for table in tables {
         for key in ["addopts", "filterwarnings", "pythonpath", "testpaths"] {
             let Some(item) = table.get(key) else {
                 continue;
@@ -2423,8 +2473,11 @@ fn recipe_shell_structure(l: &str, depth: usize) -> Option<String> {
             || why.contains("here-document")
             || why.contains("process substitution")
             || why.contains("carriage return")
-            // bash evaluates a value as arithmetic, `$(…)` in it included (review 92, 02).
+            // bash evaluates a value as arithmetic, `$(…)` in it included (review 92, 02),
+            // in a substring's offset, an array's subscript and an indirect name too
+            // (`${x:$(cat out/v)}`, `${a[…]}`, `${!f}`: review 93, 50, 54, 57, 60).
             || why.contains("arithmetic")
+            || why.contains("parameter expansion")
     }) {
         return Some(why);
     }
@@ -2482,6 +2535,13 @@ fn recipe_shell_structure(l: &str, depth: usize) -> Option<String> {
         // `a[$(…)]` runs a command (review 92, 01).
         if matches!(name.as_str(), "[[" | "((" | "let") {
             return Some(format!("`{name}`, which evaluates values as arithmetic"));
+        }
+        // `printf -v 'a[…]'`, `test -v 'a[…]'`: a subscript evaluated as arithmetic (review
+        // 93, 51, 52).
+        if matches!(name.as_str(), "printf" | "test" | "[") && words[at + 1..].contains(&"-v") {
+            return Some(format!(
+                "`{name} -v`, which evaluates a subscript as arithmetic"
+            ));
         }
         // A program read from a descriptor or stdin (`sh /dev/fd/3 3< out/g.sh`, `awk -f
         // /dev/stdin < out/a.awk`: review 92, 03-07).

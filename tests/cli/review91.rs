@@ -371,3 +371,117 @@ fn rev92_toml_clusters_descriptors_and_more_collectors_are_read() {
         );
     }
 }
+
+/// Review 93 (helper-156, 34 attacks on review 92's fixes): 21 more accepted, each refused
+/// now: `pytest.toml` and `.pytest.toml` (pytest 9 reads them first) and a `-c` TOML file's
+/// `[pytest]` table; an ini file's lines split as Python splits them (a lone `\r`, `\x0b`,
+/// U+2028) with any blank starting a continuation; a glob in `testpaths`; `npm start`,
+/// `restart` and `it`, and a workspace's scripts; a recipe's `${x:$(cat out/v)}`, `${a[…]}`,
+/// `${!f}`, `printf -v` and `test -v`, which bash evaluates as arithmetic.
+#[test]
+fn rev93_pytest_files_lines_and_npm_lifecycles_are_read() {
+    let p = "python3 -m pytest -q tests";
+    let cases: [(&str, &str, &str, &str); 13] = [
+        (
+            "pytest.toml",
+            p,
+            "pytest.toml",
+            "[pytest]\naddopts = [\"-p\", \"out.w\"]\n",
+        ),
+        (
+            ".pytest.toml",
+            p,
+            ".pytest.toml",
+            "[pytest]\naddopts = [\"-p\", \"out.w\"]\n",
+        ),
+        (
+            "-c TOML's [pytest]",
+            "python3 -m pytest -q -c ro.toml tests",
+            "ro.toml",
+            "[pytest]\naddopts = [\"-p\", \"out.w\"]\n",
+        ),
+        (
+            "a lone CR",
+            p,
+            "pytest.ini",
+            "[pytest]\raddopts = -p out.w\n",
+        ),
+        (
+            "a vertical tab",
+            p,
+            "tox.ini",
+            "[pytest]\nmarkers = a\x0baddopts = -p out.w\n",
+        ),
+        (
+            "U+2028",
+            p,
+            "pytest.ini",
+            "[pytest]\nmarkers = a\u{2028}addopts = -p out.w\n",
+        ),
+        (
+            "a no-break space continuation",
+            p,
+            "pytest.ini",
+            "[pytest]\naddopts = -q\n\u{a0}-p out.w\n",
+        ),
+        (
+            "a testpaths glob",
+            "python3 -m pytest -q",
+            "pytest.ini",
+            "[pytest]\ntestpaths = o*\n",
+        ),
+        (
+            "recipe substring offset",
+            "make -B test",
+            "Makefile",
+            "SHELL := /bin/bash\ntest:\n\tx=abc; echo $${x:$$(cat out/v)}\n",
+        ),
+        (
+            "recipe array subscript",
+            "make -B test",
+            "Makefile",
+            "SHELL := /bin/bash\ntest:\n\techo $${a[$$(cat out/v)]}\n",
+        ),
+        (
+            "recipe indirect name",
+            "make -B test",
+            "Makefile",
+            "SHELL := /bin/bash\ntest:\n\tf=$$(cat out/v); echo $${!f}\n",
+        ),
+        (
+            "recipe printf -v",
+            "make -B test",
+            "Makefile",
+            "SHELL := /bin/bash\ntest:\n\tprintf -v \"a[$$(cat out/v)]\" x\n",
+        ),
+        (
+            "recipe test -v",
+            "make -B test",
+            "Makefile",
+            "SHELL := /bin/bash\ntest:\n\ttest -v \"a[$$(cat out/v)]\"\n",
+        ),
+    ];
+    for (what, line, file, text) in cases {
+        let f = task(line, &[(file, text)]);
+        let out = check(&f).get_output().clone();
+        assert_eq!(out.status.code(), Some(2), "{what}: {}", both(&out));
+    }
+    for (line, scripts) in [
+        ("npm start", "{\"start\":\"jest --ci\"}"),
+        (
+            "npm restart",
+            "{\"restart\":\"echo\",\"start\":\"jest --ci\"}",
+        ),
+        ("npm it", "{\"test\":\"jest --ci\"}"),
+        ("npm run test -w pkg", "{}"),
+    ] {
+        let f = node_project(line, scripts);
+        let out = check(&f).get_output().clone();
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{line} {scripts}: {}",
+            both(&out)
+        );
+    }
+}
