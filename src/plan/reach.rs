@@ -1165,6 +1165,12 @@ fn env_file_code_var(words: &[String], dir: &Path) -> Option<(String, String)> {
     None
 }
 
+/// Whether `dir` is too deep to follow one more `--prefix` into (a chain of them in words
+/// gate reads ends there).
+fn depth_exceeded(dir: &Path) -> bool {
+    dir.components().count() > 64
+}
+
 /// The test runner that collects every test file beneath its folder which command `words`
 /// (run in `dir`) starts, if any: `jest` or `vitest` by name, through `npx`, `bunx`,
 /// `pnpm exec`, `yarn`, `npm exec`, by the path of its script (`node
@@ -1231,27 +1237,86 @@ fn node_collector(words: &[String], dir: &Path) -> Option<&'static str> {
                         .flatten()
                 });
             }
-            // A workspace's or another folder's scripts (`-w pkg`, `--prefix`, `-C`,
-            // `--filter`: review 93, 35) are not read here: the command counts as a
-            // collector.
-            if words[1..].iter().any(|w| {
-                let o = w.split('=').next().unwrap_or(w);
-                matches!(
-                    o,
-                    "-w" | "--workspace"
-                        | "--workspaces"
-                        | "-ws"
-                        | "--prefix"
-                        | "-C"
-                        | "--dir"
-                        | "--filter"
-                        | "-F"
-                        | "-r"
-                        | "--recursive"
-                        | "--cwd"
-                )
-            }) {
-                return Some("a workspace's scripts");
+            // A workspace's or another folder's scripts (`-w pkg`, `--prefix sub`, `-C sub`:
+            // review 93, 35) are that folder's `package.json`'s, read in turn; every
+            // workspace (`-ws`, `--workspaces`, `-r`, `--filter`) is each folder's below
+            // that holds one, which gate does not list: counted as a collector.
+            let mut k = 1;
+            while let Some(w) = words.get(k) {
+                k += 1;
+                let (o, glued) = w
+                    .split_once('=')
+                    .map_or((w.as_str(), None), |(o, v)| (o, Some(v)));
+                match o {
+                    "-w" | "--workspace" | "--prefix" | "-C" | "--dir" | "--cwd" => {
+                        let Some(folder) =
+                            glued.map(str::to_string).or_else(|| words.get(k).cloned())
+                        else {
+                            return Some("a workspace's scripts");
+                        };
+                        let rest: Vec<String> = (words[..k - 1].iter())
+                            .chain(
+                                words
+                                    .get(k + usize::from(glued.is_none())..)
+                                    .into_iter()
+                                    .flatten(),
+                            )
+                            .cloned()
+                            .collect();
+                        if folder.contains(['*', '?', '$', '`']) || depth_exceeded(dir) {
+                            return Some("a workspace's scripts");
+                        }
+                        return node_collector(&rest, &dir.join(folder));
+                    }
+                    // Every workspace the `package.json` lists (`"workspaces": ["pkgs/a",
+                    // "libs/*"]`), each read in turn; a list gate cannot read counts as a
+                    // collector.
+                    "--workspaces" | "-ws" => {
+                        let rest: Vec<String> = (words[..k - 1].iter())
+                            .chain(&words[k..])
+                            .cloned()
+                            .collect();
+                        let listed = super::makefile::read_text(&dir.join("package.json"))
+                            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+                            .and_then(|v| {
+                                let w = v.get("workspaces")?;
+                                w.get("packages").unwrap_or(w).as_array().cloned()
+                            });
+                        let Some(listed) = listed else {
+                            return Some("a workspace's scripts");
+                        };
+                        let mut folders = Vec::new();
+                        for pattern in listed.iter().take(64) {
+                            let Some(pattern) = pattern.as_str() else {
+                                return Some("a workspace's scripts");
+                            };
+                            match pattern.strip_suffix("/*") {
+                                Some(parent) if !parent.contains(['*', '?', '[', '{']) => {
+                                    let entries = std::fs::read_dir(dir.join(parent)).ok()?;
+                                    folders.extend(
+                                        entries
+                                            .flatten()
+                                            .map(|e| e.path())
+                                            .filter(|p| p.is_dir())
+                                            .take(256),
+                                    );
+                                }
+                                _ if !pattern.contains(['*', '?', '[', '{', '!']) => {
+                                    folders.push(dir.join(pattern));
+                                }
+                                _ => return Some("a workspace's scripts"),
+                            }
+                        }
+                        if depth_exceeded(dir) {
+                            return Some("a workspace's scripts");
+                        }
+                        return folders.iter().find_map(|f| node_collector(&rest, f));
+                    }
+                    "--filter" | "-F" | "-r" | "--recursive" => {
+                        return Some("a workspace's scripts");
+                    }
+                    _ => {}
+                }
             }
             let all = "\u{0}all";
             let script = match first {

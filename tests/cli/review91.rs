@@ -473,7 +473,6 @@ fn rev93_pytest_files_lines_and_npm_lifecycles_are_read() {
             "{\"restart\":\"echo\",\"start\":\"jest --ci\"}",
         ),
         ("npm it", "{\"test\":\"jest --ci\"}"),
-        ("npm run test -w pkg", "{}"),
     ] {
         let f = node_project(line, scripts);
         let out = check(&f).get_output().clone();
@@ -484,4 +483,15 @@ fn rev93_pytest_files_lines_and_npm_lifecycles_are_read() {
             both(&out)
         );
     }
+    // A workspace's script, read from its own `package.json`.
+    let f = node_project("npm run test -w pkg", "{}");
+    write_files(
+        &f,
+        &[(
+            "pkg/package.json",
+            "{\"name\":\"pkg\",\"scripts\":{\"test\":\"cd .. && jest --ci\"}}\n",
+        )],
+    );
+    let out = check(&f).get_output().clone();
+    assert_eq!(out.status.code(), Some(2), "{}", both(&out));
 }
