@@ -29,6 +29,14 @@ fn task(check: &str, files: &[(&str, &str)]) -> Fixture {
     f
 }
 
+/// `gate check` of `f`: its output, after asserting it exits with `code` (`what` names the
+/// case in the failure).
+fn exits(f: &Fixture, code: i32, what: &str) -> std::process::Output {
+    let out = check(f).get_output().clone();
+    assert_eq!(out.status.code(), Some(code), "{what}: {}", both(&out));
+    out
+}
+
 /// A node project in the task's folder with a `jest` package installed (its files only: gate
 /// reads them, it does not run them) and `scripts`.
 fn node_project(check: &str, scripts: &str) -> Fixture {
@@ -140,13 +148,11 @@ fn rev91_what_pytest_imports_or_reads_off_the_line_is_read() {
     ];
     for (what, line, files) in cases {
         let f = task(line, files);
-        let out = check(&f).get_output().clone();
-        assert_eq!(out.status.code(), Some(2), "{what}: {}", both(&out));
+        exits(&f, 2, what);
     }
     // The check's own `TMPDIR` is no folder the trials write.
     let f = task("python3 -m pytest -q -o cache_dir=$TMPDIR/pc tests", &[]);
-    let out = check(&f).get_output().clone();
-    assert_eq!(out.status.code(), Some(0), "{}", both(&out));
+    exits(&f, 0, "");
     // A configuration that names only what the plan holds reads as before.
     let f = task(
         "python3 -m pytest -q tests",
@@ -155,8 +161,7 @@ fn rev91_what_pytest_imports_or_reads_off_the_line_is_read() {
             "[tool.pytest.ini_options]\naddopts = \"-q -p no:cacheprovider\"\nfilterwarnings = [\"error::DeprecationWarning\"]\ntestpaths = [\"tests\"]\n",
         )],
     );
-    let out = check(&f).get_output().clone();
-    assert_eq!(out.status.code(), Some(0), "{}", both(&out));
+    exits(&f, 0, "");
 }
 
 #[test]
@@ -171,8 +176,7 @@ fn rev91_an_interpreter_fed_its_input_another_way_is_refused() {
         "python3 -m unittest out.w",
     ] {
         let f = task(line, &[("tests/run.py", "x = 1\n")]);
-        let out = check(&f).get_output().clone();
-        assert_eq!(out.status.code(), Some(2), "{line}: {}", both(&out));
+        exits(&f, 2, line);
     }
     // A test module the plan holds, named by module.
     let f = task(
@@ -185,8 +189,7 @@ fn rev91_an_interpreter_fed_its_input_another_way_is_refused() {
             ("tests/__init__.py", ""),
         ],
     );
-    let out = check(&f).get_output().clone();
-    assert_eq!(out.status.code(), Some(0), "{}", both(&out));
+    exits(&f, 0, "");
 }
 
 #[test]
@@ -202,8 +205,7 @@ fn rev91_jest_and_vitest_collecting_a_folder_the_trials_write_are_refused() {
         ("cd tests && npx jest --ci", "{}"),
     ] {
         let f = node_project(line, scripts);
-        let out = check(&f).get_output().clone();
-        assert_eq!(out.status.code(), Some(2), "{line}: {}", both(&out));
+        let out = exits(&f, 2, line);
         assert!(
             both(&out).contains("collects every test file"),
             "{line}: {}",
@@ -221,8 +223,7 @@ fn rev91_node_env_file_setting_node_options_is_refused() {
             ("tests/t.js", "process.exit(1)\n"),
         ],
     );
-    let out = check(&f).get_output().clone();
-    assert_eq!(out.status.code(), Some(2), "{}", both(&out));
+    let out = exits(&f, 2, "");
     assert!(both(&out).contains("NODE_OPTIONS"), "{}", both(&out));
     // An env file of plain values reads as before.
     let f = task(
@@ -232,8 +233,7 @@ fn rev91_node_env_file_setting_node_options_is_refused() {
             ("tests/t.js", "process.exit(1)\n"),
         ],
     );
-    let out = check(&f).get_output().clone();
-    assert_eq!(out.status.code(), Some(0), "{}", both(&out));
+    exits(&f, 0, "");
 }
 
 /// Review 92 (helper-155, 39 attacks on reviews 90's and 91's fixes): 22 more accepted, each
@@ -345,8 +345,7 @@ fn rev92_toml_clusters_descriptors_and_more_collectors_are_read() {
     ];
     for (what, line, files) in &cases {
         let f = task(line, files);
-        let out = check(&f).get_output().clone();
-        assert_eq!(out.status.code(), Some(2), "{what}: {}", both(&out));
+        exits(&f, 2, what);
     }
     for (line, scripts) in [
         (
@@ -362,13 +361,7 @@ fn rev92_toml_clusters_descriptors_and_more_collectors_are_read() {
         ("npx playwright test", "{}"),
     ] {
         let f = node_project(line, scripts);
-        let out = check(&f).get_output().clone();
-        assert_eq!(
-            out.status.code(),
-            Some(2),
-            "{line} {scripts}: {}",
-            both(&out)
-        );
+        exits(&f, 2, &format!("{line} {scripts}"));
     }
 }
 
@@ -463,8 +456,7 @@ fn rev93_pytest_files_lines_and_npm_lifecycles_are_read() {
     ];
     for (what, line, file, text) in cases {
         let f = task(line, &[(file, text)]);
-        let out = check(&f).get_output().clone();
-        assert_eq!(out.status.code(), Some(2), "{what}: {}", both(&out));
+        exits(&f, 2, what);
     }
     for (line, scripts) in [
         ("npm start", "{\"start\":\"jest --ci\"}"),
@@ -475,13 +467,7 @@ fn rev93_pytest_files_lines_and_npm_lifecycles_are_read() {
         ("npm it", "{\"test\":\"jest --ci\"}"),
     ] {
         let f = node_project(line, scripts);
-        let out = check(&f).get_output().clone();
-        assert_eq!(
-            out.status.code(),
-            Some(2),
-            "{line} {scripts}: {}",
-            both(&out)
-        );
+        exits(&f, 2, &format!("{line} {scripts}"));
     }
     // A workspace's script, read from its own `package.json`.
     let f = node_project("npm run test -w pkg", "{}");
@@ -492,6 +478,5 @@ fn rev93_pytest_files_lines_and_npm_lifecycles_are_read() {
             "{\"name\":\"pkg\",\"scripts\":{\"test\":\"cd .. && jest --ci\"}}\n",
         )],
     );
-    let out = check(&f).get_output().clone();
-    assert_eq!(out.status.code(), Some(2), "{}", both(&out));
+    exits(&f, 2, "");
 }
