@@ -38,7 +38,7 @@ const SIZE: usize = 1 << 14;
 /// Most references one makefile's reading expands: the work an adversarial makefile may ask.
 const STEPS: usize = 100_000;
 /// Largest makefile read, in bytes.
-const MAX_TEXT: usize = 1 << 20;
+pub(super) const MAX_TEXT: usize = 1 << 20;
 /// Deepest nesting of conditionals.
 const MAX_IFS: usize = 64;
 

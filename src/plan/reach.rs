@@ -1165,6 +1165,316 @@ fn env_file_code_var(words: &[String], dir: &Path) -> Option<(String, String)> {
     None
 }
 
+/// The string literals of JavaScript (or JSON with comments) `text`, and `text` without its
+/// comments: a configuration in code is read as far as its literals (review 95).
+fn js_literals(text: &str) -> (Vec<String>, String) {
+    let mut strings = Vec::new();
+    let mut plain = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '/' if chars.peek() == Some(&'/') => {
+                for n in chars.by_ref() {
+                    if n == '\n' {
+                        plain.push('\n');
+                        break;
+                    }
+                }
+            }
+            '/' if chars.peek() == Some(&'*') => {
+                chars.next();
+                let mut last = ' ';
+                for n in chars.by_ref() {
+                    if last == '*' && n == '/' {
+                        break;
+                    }
+                    last = n;
+                }
+                plain.push(' ');
+            }
+            '\'' | '"' | '`' => {
+                plain.push(c);
+                let mut lit = String::new();
+                while let Some(n) = chars.next() {
+                    plain.push(n);
+                    if n == '\\' {
+                        if let Some(e) = chars.next() {
+                            plain.push(e);
+                            lit.push(e);
+                        }
+                        continue;
+                    }
+                    if n == c {
+                        break;
+                    }
+                    lit.push(n);
+                }
+                strings.push(lit);
+            }
+            c => plain.push(c),
+        }
+    }
+    (strings, plain)
+}
+
+/// The strings of a configuration value, but for those under `skip` keys (what only names
+/// files to leave out or to write to, not code).
+fn config_strings<'a>(v: &'a serde_json::Value, skip: &[&str], out: &mut Vec<&'a str>) {
+    match v {
+        serde_json::Value::String(s) => out.push(s),
+        serde_json::Value::Array(a) => a.iter().for_each(|v| config_strings(v, skip, out)),
+        serde_json::Value::Object(o) => {
+            for (k, v) in o {
+                if !skip.contains(&k.as_str()) {
+                    config_strings(v, skip, out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Keys of mocha's, jest's and vitest's configurations whose values name no code.
+const CONFIG_KEYS_NO_CODE: [&str; 19] = [
+    "ignore",
+    "exclude",
+    "reporter-option",
+    "reporter-options",
+    "reporterOption",
+    "reporterOptions",
+    "timeout",
+    "slow",
+    "grep",
+    "fgrep",
+    "extension",
+    "watch-files",
+    "watch-ignore",
+    "coverageDirectory",
+    "testPathIgnorePatterns",
+    "coveragePathIgnorePatterns",
+    "modulePathIgnorePatterns",
+    "watchPathIgnorePatterns",
+    "displayName",
+];
+
+/// The configuration node's tools in `dir` read by themselves that names code in one of
+/// `roots`, with why (review 94, 73, 76; review 95): an `.npmrc` (in `dir`, a folder above
+/// or gate's `HOME`) whose `node-options` preloads or `script-shell` lies there; a
+/// `.yarnrc`'s `yarn-path` or `.yarnrc.yml`'s `yarnPath`; a mocha configuration
+/// (`.mocharc.*` in `dir` or above, one `--config` or `--package` names, `package.json`'s
+/// `mocha`), a jest configuration (`jest.config.*`, `package.json`'s `jest`) or a vitest or
+/// vite one whose values name a path there (a bare `out` included, as mocha resolves it;
+/// `<rootDir>` as jest's folder), a configuration in code read as far as its string
+/// literals. Read whatever program the line runs (mocha run by a script, a recipe, a
+/// package's script: 95, 06-09).
+fn node_config_code(words: &[String], dir: &Path, roots: &[PathBuf]) -> Option<(PathBuf, String)> {
+    let here = resolve(dir);
+    let in_root = |p: &Path| roots.iter().any(|r| p.starts_with(r));
+    // A value, taken from `folder`: a piece of it (split at `=`, blanks and commas) that lies
+    // in a root, or a glob whose fixed part overlaps one.
+    let names_root = |v: &str, folder: &Path| -> bool {
+        let v = v.replace("<rootDir>", &folder.to_string_lossy());
+        v.split(['=', ' ', ',', '\n', '\t']).any(|piece| {
+            if piece.is_empty() || piece.len() > 4096 {
+                return false;
+            }
+            match piece.find(['*', '?', '[', '{']) {
+                Some(at) => {
+                    let fixed = piece[..at].rsplit_once('/').map_or("", |(d, _)| d);
+                    overlaps_a_root(&resolve(&folder.join(fixed)), roots)
+                }
+                None => in_root(&resolve(&folder.join(piece))),
+            }
+        })
+    };
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let npmrcs = here
+        .ancestors()
+        .map(|a| a.join(".npmrc"))
+        .chain(home.map(|h| h.join(".npmrc")));
+    for f in npmrcs.filter(|f| f.is_file()) {
+        let Some(text) = super::makefile::read_text(&f) else {
+            continue;
+        };
+        let folder = f.parent().unwrap_or(Path::new("/")).to_path_buf();
+        if text.len() > super::makefile::MAX_TEXT {
+            return Some((f, "a file larger than gate reads".into()));
+        }
+        for l in text.lines() {
+            let l = l.trim();
+            if l.starts_with([';', '#']) {
+                continue;
+            }
+            let Some((key, value)) = l.split_once('=') else {
+                continue;
+            };
+            // As npm's `ini` reads a key: quotes and a `[]` suffix taken off (review 95,
+            // 10-12); one with `${…}` may be any.
+            let key = key.trim();
+            let key = key.strip_suffix("[]").unwrap_or(key).trim();
+            let key = key.trim_matches(['"', '\'']).trim();
+            let value = value.trim().trim_matches(['"', '\'']);
+            if key.contains('$') {
+                return Some((f, format!("its key `{key}`, which npm expands")));
+            }
+            let key = key.to_ascii_lowercase().replace('-', "_");
+            let Some((option, what)) = npm_option(&format!("npm_config_{key}")) else {
+                continue;
+            };
+            if value.contains('$') {
+                return Some((
+                    f,
+                    format!("its `{key}` is `{value}`, {what}, which npm expands"),
+                ));
+            }
+            if npm_entries(option, value).iter().any(|e| {
+                let e = e.strip_prefix("--require=").unwrap_or(e);
+                (e.starts_with('.') || e.contains('/')) && names_root(e, &folder)
+            }) {
+                return Some((
+                    f,
+                    format!("its `{key}` names `{value}`, {what}, in a folder the trials write"),
+                ));
+            }
+        }
+    }
+    for a in here.ancestors() {
+        for (file, key) in [(".yarnrc", "yarn-path"), (".yarnrc.yml", "yarnPath")] {
+            let f = a.join(file);
+            let Some(text) = super::makefile::read_text(&f) else {
+                continue;
+            };
+            for l in text.lines() {
+                let l = l.trim();
+                if let Some(v) = l.strip_prefix(key) {
+                    let v = v
+                        .trim_start_matches([' ', ':', '='])
+                        .trim()
+                        .trim_matches(['"', '\'']);
+                    if v.contains('$') || names_root(v, a) {
+                        return Some((
+                            f,
+                            format!(
+                                "its `{key}` names `{v}`, the yarn it runs, in a folder the \
+                                 trials write"
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    // The configuration files, each with the folder its relative paths start from.
+    const NAMES: [&str; 24] = [
+        ".mocharc.js",
+        ".mocharc.cjs",
+        ".mocharc.mjs",
+        ".mocharc.yaml",
+        ".mocharc.yml",
+        ".mocharc.jsonc",
+        ".mocharc.json",
+        "jest.config.js",
+        "jest.config.ts",
+        "jest.config.mjs",
+        "jest.config.cjs",
+        "jest.config.json",
+        "vitest.config.js",
+        "vitest.config.ts",
+        "vitest.config.mjs",
+        "vitest.config.cjs",
+        "vitest.config.mts",
+        "vitest.config.cts",
+        "vite.config.js",
+        "vite.config.ts",
+        "vite.config.mjs",
+        "vite.config.cjs",
+        "vite.config.mts",
+        "vite.config.cts",
+    ];
+    let mut files: Vec<(PathBuf, PathBuf)> = here
+        .ancestors()
+        .flat_map(|a| NAMES.iter().map(move |n| (a.join(n), a.to_path_buf())))
+        .filter(|(f, _)| f.is_file())
+        .collect();
+    // A configuration a node tool's option names (not another program's `-c`).
+    let node_tool = words.first().is_some_and(|w| {
+        matches!(
+            name_of(w).as_str(),
+            "node" | "nodejs" | "npx" | "pnpx" | "bunx" | "mocha" | "_mocha" | "jest" | "vitest"
+        )
+    });
+    let mut k = 0;
+    while let Some(w) = words.get(k).filter(|_| node_tool) {
+        k += 1;
+        let named = match w.as_str() {
+            "--config" | "--package" | "-c" => words.get(k).cloned(),
+            _ => w
+                .strip_prefix("--config=")
+                .or_else(|| w.strip_prefix("--package="))
+                .map(str::to_string),
+        };
+        if let Some(n) = named {
+            let f = resolve(&here.join(&n));
+            if in_root(&f) || n.contains(['$', '`']) {
+                return Some((f, "a configuration in a folder the trials write".into()));
+            }
+            if f.is_file() {
+                files.push((f, here.clone()));
+            }
+        }
+    }
+    for a in here.ancestors() {
+        let f = a.join("package.json");
+        if f.is_file() {
+            files.push((f, a.to_path_buf()));
+        }
+    }
+    for (f, folder) in files.into_iter().take(64) {
+        let Some(text) = super::makefile::read_text(&f) else {
+            continue;
+        };
+        if text.len() > super::makefile::MAX_TEXT {
+            return Some((f, "a configuration larger than gate reads".into()));
+        }
+        let ext = f.extension().and_then(|e| e.to_str()).unwrap_or("");
+        let package = f.file_name().is_some_and(|n| n == "package.json");
+        let strings: Vec<String> = match ext {
+            "yml" | "yaml" | "json" | "jsonc" => {
+                let parsed = if matches!(ext, "yml" | "yaml") {
+                    serde_saphyr::from_str::<serde_json::Value>(&text).ok()
+                } else {
+                    serde_json::from_str::<serde_json::Value>(&js_literals(&text).1).ok()
+                };
+                let Some(v) = parsed else {
+                    if package {
+                        continue;
+                    }
+                    return Some((f, "a configuration gate cannot read".into()));
+                };
+                let mut out = Vec::new();
+                if package {
+                    for key in ["mocha", "jest"] {
+                        if let Some(v) = v.get(key) {
+                            config_strings(v, &CONFIG_KEYS_NO_CODE, &mut out);
+                        }
+                    }
+                } else {
+                    config_strings(&v, &CONFIG_KEYS_NO_CODE, &mut out);
+                }
+                out.into_iter().map(str::to_string).collect()
+            }
+            _ => js_literals(&text).0,
+        };
+        if let Some(s) = strings.iter().find(|s| names_root(s, &folder)) {
+            return Some((
+                f,
+                format!("a configuration naming `{s}`, in a folder the trials write"),
+            ));
+        }
+    }
+    None
+}
+
 /// Whether `dir` is too deep to follow one more `--prefix` into (a chain of them in words
 /// gate reads ends there).
 fn depth_exceeded(dir: &Path) -> bool {
@@ -1176,7 +1486,7 @@ fn depth_exceeded(dir: &Path) -> bool {
 /// `pnpm exec`, `yarn`, `npm exec`, by the path of its script (`node
 /// node_modules/jest/bin/jest.js`), or as the `package.json` script `npm test` (`npm run
 /// X`, `yarn X`, `pnpm X`) runs (review 91).
-fn node_collector(words: &[String], dir: &Path) -> Option<&'static str> {
+fn node_collector(words: &[String], dir: &Path, roots: &[PathBuf]) -> Option<&'static str> {
     let tool = |w: &str| -> Option<&'static str> {
         let w = w.to_ascii_lowercase();
         if super::words::mentions_word(&w, "vitest") {
@@ -1201,6 +1511,20 @@ fn node_collector(words: &[String], dir: &Path) -> Option<&'static str> {
         "mocha" | "_mocha" if globbed => Some("mocha"),
         "playwright" if operands.first() == Some(&"test") => Some("playwright"),
         "ava" => Some("ava"),
+        // node-tap, uvu, jasmine, hapi's lab and karma find their test files in folders
+        // (their defaults, or the folder named) by a pattern of their own; tape, zora and
+        // baretest expand a quoted glob themselves; cypress and deno run every spec they
+        // find.
+        "tap" | "uvu" | "jasmine" | "lab" | "karma" => Some(match name.as_str() {
+            "tap" => "tap",
+            "uvu" => "uvu",
+            "jasmine" => "jasmine",
+            "lab" => "lab",
+            _ => "karma",
+        }),
+        "tape" | "zora" | "baretest" if globbed => Some("tape"),
+        "cypress" if operands.first() == Some(&"run") => Some("cypress"),
+        "deno" if operands.first() == Some(&"test") => Some("deno test"),
         "npx" | "bunx" | "pnpx" => {
             let rest: Vec<String> = words[1..]
                 .iter()
@@ -1210,169 +1534,368 @@ fn node_collector(words: &[String], dir: &Path) -> Option<&'static str> {
             if rest.is_empty() {
                 return None;
             }
-            tool(&name_of(&rest[0])).or_else(|| node_collector(&rest, dir))
+            tool(&name_of(&rest[0])).or_else(|| node_collector(&rest, dir, roots))
         }
         // `node --test` with no path, or a glob, searches its whole folder (review 92, 35).
+        // A folder operand is searched as a whole too (`node --test .`, `tests/..`: review 95,
+        // 16-18).
         "node" | "nodejs"
             if words.iter().any(|w| w == "--test")
-                && (globbed || !operands.iter().any(|w| !w.contains(['*', '?'])))
+                && (globbed
+                    || !operands.iter().any(|w| !w.contains(['*', '?']))
+                    || operands.iter().any(|w| dir.join(w).is_dir()))
                 && !words.iter().any(|w| w == "-e" || w == "--eval") =>
         {
             Some("node --test")
         }
+        // A runner's script run by node (`node node_modules/.bin/tap`): read as that runner.
         "node" | "nodejs" | "bun" if operands.first().is_some_and(|w| w.contains('/')) => {
-            operands.first().and_then(|w| tool(w))
-        }
-        "npm" | "yarn" | "pnpm" | "bun" => {
-            let first = operands.first().copied()?;
-            // bun's own runner collects as jest does.
-            if name == "bun" && first == "test" {
-                return Some("bun test");
-            }
-            if matches!(first, "exec" | "dlx" | "x") {
-                let rest: Vec<String> = operands[1..].iter().map(|w| w.to_string()).collect();
-                return rest.first().and_then(|w| tool(&name_of(w))).or_else(|| {
-                    (!rest.is_empty())
-                        .then(|| node_collector(&rest, dir))
-                        .flatten()
-                });
-            }
-            // A workspace's or another folder's scripts (`-w pkg`, `--prefix sub`, `-C sub`:
-            // review 93, 35) are that folder's `package.json`'s, read in turn; every
-            // workspace (`-ws`, `--workspaces`, `-r`, `--filter`) is each folder's below
-            // that holds one, which gate does not list: counted as a collector.
-            let mut k = 1;
-            while let Some(w) = words.get(k) {
-                k += 1;
-                let (o, glued) = w
-                    .split_once('=')
-                    .map_or((w.as_str(), None), |(o, v)| (o, Some(v)));
-                match o {
-                    "-w" | "--workspace" | "--prefix" | "-C" | "--dir" | "--cwd" => {
-                        let Some(folder) =
-                            glued.map(str::to_string).or_else(|| words.get(k).cloned())
-                        else {
-                            return Some("a workspace's scripts");
-                        };
-                        let rest: Vec<String> = (words[..k - 1].iter())
-                            .chain(
-                                words
-                                    .get(k + usize::from(glued.is_none())..)
-                                    .into_iter()
-                                    .flatten(),
-                            )
-                            .cloned()
-                            .collect();
-                        if folder.contains(['*', '?', '$', '`']) || depth_exceeded(dir) {
-                            return Some("a workspace's scripts");
-                        }
-                        return node_collector(&rest, &dir.join(folder));
-                    }
-                    // Every workspace the `package.json` lists (`"workspaces": ["pkgs/a",
-                    // "libs/*"]`), each read in turn; a list gate cannot read counts as a
-                    // collector.
-                    "--workspaces" | "-ws" => {
-                        let rest: Vec<String> = (words[..k - 1].iter())
-                            .chain(&words[k..])
-                            .cloned()
-                            .collect();
-                        let listed = super::makefile::read_text(&dir.join("package.json"))
-                            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-                            .and_then(|v| {
-                                let w = v.get("workspaces")?;
-                                w.get("packages").unwrap_or(w).as_array().cloned()
-                            });
-                        let Some(listed) = listed else {
-                            return Some("a workspace's scripts");
-                        };
-                        let mut folders = Vec::new();
-                        for pattern in listed.iter().take(64) {
-                            let Some(pattern) = pattern.as_str() else {
-                                return Some("a workspace's scripts");
-                            };
-                            match pattern.strip_suffix("/*") {
-                                Some(parent) if !parent.contains(['*', '?', '[', '{']) => {
-                                    let entries = std::fs::read_dir(dir.join(parent)).ok()?;
-                                    folders.extend(
-                                        entries
-                                            .flatten()
-                                            .map(|e| e.path())
-                                            .filter(|p| p.is_dir())
-                                            .take(256),
-                                    );
-                                }
-                                _ if !pattern.contains(['*', '?', '[', '{', '!']) => {
-                                    folders.push(dir.join(pattern));
-                                }
-                                _ => return Some("a workspace's scripts"),
-                            }
-                        }
-                        if depth_exceeded(dir) {
-                            return Some("a workspace's scripts");
-                        }
-                        return folders.iter().find_map(|f| node_collector(&rest, f));
-                    }
-                    "--filter" | "-F" | "-r" | "--recursive" => {
-                        return Some("a workspace's scripts");
-                    }
-                    _ => {}
-                }
-            }
-            let all = "\u{0}all";
-            let script = match first {
-                "test" | "t" | "tst" | "it" | "install-test" | "cit" | "clean-install-test"
-                | "install-ci-test" => "test",
-                "run" | "run-script" | "rum" | "urn" => operands.get(1).copied()?,
-                // `npm start` and `stop` run their scripts, `restart` both (review 93, 31,
-                // 34).
-                "start" | "stop" => first,
-                "restart" => all,
-                other if name != "npm" => other,
-                _ => return None,
-            };
-            if name != "npm" && tool(script).is_some() {
-                return tool(script);
-            }
-            let text = super::makefile::read_text(&dir.join("package.json"))?;
-            let v: serde_json::Value = serde_json::from_str(&text).ok()?;
-            let scripts = v.get("scripts")?.as_object()?;
-            // The script, and the `pre`/`post` scripts npm runs around it (review 92, 31);
-            // a script that runs another through npm, yarn or pnpm has every script read
-            // (30: `test` → `npm run unit` → `jest`).
-            let mut bodies: Vec<&str> = [
-                script.to_string(),
-                format!("pre{script}"),
-                format!("post{script}"),
-            ]
-            .iter()
-            .filter_map(|k| scripts.get(k).and_then(|b| b.as_str()))
-            .collect();
-            if script == all
-                || bodies.iter().any(|b| {
-                    ["npm", "yarn", "pnpm", "bun", "npx"]
-                        .iter()
-                        .any(|r| super::words::mentions_word(b, r))
-                })
-            {
-                bodies = scripts.values().filter_map(|b| b.as_str()).collect();
-            }
-            bodies.iter().find_map(|body| {
-                tool(body).or_else(|| {
-                    body.split(['&', ';', '|'])
-                        .map(shell_split)
-                        .filter(|c| !c.is_empty())
-                        .find_map(|c| {
-                            let at = c.iter().position(|w| !w.contains('=')).unwrap_or(0);
-                            let c = &c[at..];
-                            (!matches!(name_of(&c[0]).as_str(), "npm" | "yarn" | "pnpm" | "bun"))
-                                .then(|| node_collector(c, dir))
-                                .flatten()
-                        })
-                })
+            let first = operands.first()?;
+            tool(first).or_else(|| {
+                let at = words.iter().position(|w| w == first)?;
+                (!matches!(name_of(first).as_str(), "node" | "nodejs" | "bun"))
+                    .then(|| node_collector(&words[at..], dir, roots))
+                    .flatten()
             })
         }
+        "npm" | "yarn" | "pnpm" | "bun" => package_scripts_collector(&name, words, dir, roots),
         _ => None,
     }
+}
+
+/// npm's options that take a value as the next word (`npm --loglevel silent test`: review
+/// 94, 34, 35); the workspace and folder options are read on their own.
+const NPM_VALUED: [&str; 18] = [
+    "--loglevel",
+    "--registry",
+    "--cache",
+    "--userconfig",
+    "--globalconfig",
+    "--tag",
+    "--otp",
+    "--omit",
+    "--include",
+    "--before",
+    "--location",
+    "--scope",
+    "--reporter",
+    "--color",
+    "--script-shell",
+    "--node-options",
+    "--shell",
+    "--fetch-retries",
+];
+
+/// npm commands that run none of a package's scripts.
+const NPM_NO_SCRIPTS: [&str; 38] = [
+    "ls",
+    "list",
+    "ll",
+    "la",
+    "view",
+    "v",
+    "info",
+    "show",
+    "outdated",
+    "audit",
+    "config",
+    "get",
+    "set",
+    "prefix",
+    "root",
+    "ping",
+    "whoami",
+    "help",
+    "fund",
+    "explain",
+    "query",
+    "search",
+    "pkg",
+    "doctor",
+    "bin",
+    "bugs",
+    "docs",
+    "repo",
+    "diff",
+    "dist-tag",
+    "owner",
+    "access",
+    "org",
+    "sbom",
+    "star",
+    "stars",
+    "unstar",
+    "help-search",
+];
+
+/// npm commands that run lifecycle scripts of their own (`pack` runs `prepack` and
+/// `prepare`, `install` `preinstall` to `prepare`, `version` its three, …): every script of
+/// the package is read for them (review 94, 40).
+const NPM_LIFECYCLE: [&str; 16] = [
+    "pack",
+    "publish",
+    "install",
+    "i",
+    "in",
+    "add",
+    "ci",
+    "clean-install",
+    "rebuild",
+    "rb",
+    "version",
+    "link",
+    "ln",
+    "update",
+    "up",
+    "dedupe",
+];
+
+/// Whether running the scripts of the package in `dir` through `npm`, `yarn`, `pnpm` or
+/// `bun` (`name`, run as `words`) may start a runner that collects test files
+/// ([`node_collector`]): the runner named, or `None`. What gate cannot read to the end (a
+/// command or an option it does not know, a `package.json` it cannot parse, a workspace
+/// it cannot find, workspaces in folders the trials write) counts as one (review 94).
+fn package_scripts_collector(
+    name: &str,
+    words: &[String],
+    dir: &Path,
+    roots: &[PathBuf],
+) -> Option<&'static str> {
+    let tool = |w: &str| -> Option<&'static str> {
+        let w = w.to_ascii_lowercase();
+        if super::words::mentions_word(&w, "vitest") {
+            Some("vitest")
+        } else if super::words::mentions_word(&w, "jest") || w.contains("jest-cli") {
+            Some("jest")
+        } else {
+            None
+        }
+    };
+    const UNREAD: &str = "scripts gate cannot read";
+    const WORKSPACES: &str = "a workspace's scripts";
+    // The words without the workspace options, the operands, and what those options ask.
+    let mut rest: Vec<String> = vec![words[0].clone()];
+    let mut operands: Vec<&str> = Vec::new();
+    let mut named: Vec<String> = Vec::new();
+    let mut every = false;
+    let mut with_root = false;
+    let mut k = 1;
+    while let Some(w) = words.get(k) {
+        k += 1;
+        let (o, glued) = w
+            .split_once('=')
+            .map_or((w.as_str(), None), |(o, v)| (o, Some(v)));
+        match o {
+            "-w" | "--workspace" | "--prefix" | "-C" | "--dir" | "--cwd" => {
+                let Some(v) = glued.map(str::to_string).or_else(|| words.get(k).cloned()) else {
+                    return Some(WORKSPACES);
+                };
+                if glued.is_none() {
+                    k += 1;
+                }
+                if v.contains(['*', '?', '$', '`']) || depth_exceeded(dir) {
+                    return Some(WORKSPACES);
+                }
+                if matches!(o, "-w" | "--workspace") {
+                    named.push(v);
+                    continue;
+                }
+                // Another folder's package (`--prefix sub`, `-C sub`: review 93, 35), read
+                // with the rest of the line; one the trials write is theirs.
+                let folder = dir.join(&v);
+                if overlaps_a_root(&resolve(&folder), roots) {
+                    return Some(WORKSPACES);
+                }
+                let others: Vec<String> = words[..k - 1 - usize::from(glued.is_none())]
+                    .iter()
+                    .chain(&words[k..])
+                    .cloned()
+                    .collect();
+                return package_scripts_collector(name, &others, &folder, roots);
+            }
+            "--workspaces" | "-ws" => every = glued != Some("false"),
+            "--include-workspace-root" | "-iwr" | "--iwr" => with_root = glued != Some("false"),
+            "--filter" | "-F" | "-r" | "--recursive" => return Some(WORKSPACES),
+            _ if name == "npm" && glued.is_none() && NPM_VALUED.contains(&o) => {
+                rest.push(w.clone());
+                if let Some(v) = words.get(k) {
+                    rest.push(v.clone());
+                }
+                k += 1;
+            }
+            _ => {
+                rest.push(w.clone());
+                if !w.starts_with('-') {
+                    operands.push(w.as_str());
+                }
+            }
+        }
+    }
+    if !named.is_empty() || every {
+        if depth_exceeded(dir) {
+            return Some(WORKSPACES);
+        }
+        // Every workspace the root lists is read, whatever `-w` selects (a name, a folder,
+        // a parent folder: review 94, 30, 31, 33): a superset of what npm runs.
+        let Some(mut folders) = workspace_folders(dir) else {
+            return Some(WORKSPACES);
+        };
+        for n in &named {
+            if n.contains(['*', '?', '$', '`']) {
+                return Some(WORKSPACES);
+            }
+            let f = dir.join(n);
+            if f.is_dir() {
+                folders.push(f);
+            }
+        }
+        // Workspaces in a folder the trials write: a trial adds or changes one (review
+        // 94, 38, 39).
+        if folders.iter().any(|f| overlaps_a_root(&resolve(f), roots)) {
+            return Some(WORKSPACES);
+        }
+        if let Some(found) = folders
+            .iter()
+            .find_map(|f| package_scripts_collector(name, &rest, f, roots))
+        {
+            return Some(found);
+        }
+        // npm runs the root's script only with `--include-workspace-root`; `--prefix` and
+        // `-C` name the folder itself (among `folders`).
+        if !with_root {
+            return None;
+        }
+    }
+    let first = operands.first().copied()?;
+    // bun's own runner collects as jest does.
+    if name == "bun" && first == "test" {
+        return Some("bun test");
+    }
+    if matches!(first, "exec" | "dlx" | "x") {
+        let run: Vec<String> = operands[1..].iter().map(|w| w.to_string()).collect();
+        return run.first().and_then(|w| tool(&name_of(w))).or_else(|| {
+            (!run.is_empty())
+                .then(|| node_collector(&run, dir, roots))
+                .flatten()
+        });
+    }
+    let all = "\u{0}all";
+    let script = match first {
+        "test" | "t" | "tst" | "it" | "install-test" | "cit" | "clean-install-test"
+        | "install-ci-test" => "test",
+        "run" | "run-script" | "rum" | "urn" => operands.get(1).copied()?,
+        // `npm start` and `stop` run their scripts, `restart` both (review 93, 31, 34).
+        "start" | "stop" => first,
+        "restart" => all,
+        c if name == "npm" && NPM_LIFECYCLE.contains(&c) => all,
+        c if name == "npm" && NPM_NO_SCRIPTS.contains(&c) => return None,
+        _ if name == "npm" => return Some(UNREAD),
+        other => other,
+    };
+    if name != "npm" && tool(script).is_some() {
+        return tool(script);
+    }
+    let text = super::makefile::read_text(&dir.join("package.json"))?;
+    // A `package.json` gate cannot read (too large, not JSON, `scripts` not an object) may
+    // name any runner: counted as one.
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return Some(UNREAD);
+    };
+    let Some(scripts) = v.get("scripts")?.as_object() else {
+        return Some(UNREAD);
+    };
+    // The script, and the `pre`/`post` scripts npm runs around it (review 92, 31); a script
+    // that runs another through npm, yarn or pnpm has every script read (30: `test` → `npm
+    // run unit` → `jest`).
+    let mut bodies: Vec<&str> = [
+        script.to_string(),
+        format!("pre{script}"),
+        format!("post{script}"),
+    ]
+    .iter()
+    .filter_map(|k| scripts.get(k).and_then(|b| b.as_str()))
+    .collect();
+    if script == all
+        || bodies.iter().any(|b| {
+            ["npm", "yarn", "pnpm", "bun", "npx"]
+                .iter()
+                .any(|r| super::words::mentions_word(b, r))
+        })
+    {
+        bodies = scripts.values().filter_map(|b| b.as_str()).collect();
+    }
+    bodies.iter().find_map(|body| {
+        tool(body).or_else(|| {
+            // Read as a check line is (groups, `if`, `sh -c "…"`: review 95, 13-15).
+            let tokens = super::words::line_tokens(body, &[], 0);
+            super::words::simple_commands(&tokens)
+                .into_iter()
+                .filter_map(|c| {
+                    let keywords = c
+                        .iter()
+                        .take_while(|w| {
+                            matches!(
+                                w.as_str(),
+                                "if" | "then"
+                                    | "else"
+                                    | "elif"
+                                    | "do"
+                                    | "while"
+                                    | "until"
+                                    | "!"
+                                    | "{"
+                                    | "("
+                                    | "time"
+                            )
+                        })
+                        .count();
+                    let c = &c[keywords..];
+                    // Past assignments and prefix commands (`timeout 120 node --test`,
+                    // `env X=1 node --test`: review 94, 36, 37).
+                    let refs: Vec<&str> = c.iter().map(String::as_str).collect();
+                    let at = super::words::program_index(&refs)?;
+                    Some(c[at..].to_vec())
+                })
+                .find_map(|c| {
+                    (!matches!(name_of(&c[0]).as_str(), "npm" | "yarn" | "pnpm" | "bun"))
+                        .then(|| node_collector(&c, dir, roots))
+                        .flatten()
+                })
+        })
+    })
+}
+
+/// The folders of the workspaces the `package.json` in `dir` lists (`"workspaces":
+/// ["pkgs/a", "libs/*"]` or `{"packages": […]}`), or `None` where gate cannot list them:
+/// no list, a pattern other than a plain folder or `folder/*`, a folder it cannot read.
+fn workspace_folders(dir: &Path) -> Option<Vec<PathBuf>> {
+    let listed = super::makefile::read_text(&dir.join("package.json"))
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|v| {
+            let w = v.get("workspaces")?;
+            w.get("packages").unwrap_or(w).as_array().cloned()
+        })?;
+    let mut folders = Vec::new();
+    for pattern in listed.iter().take(64) {
+        let pattern = pattern.as_str()?;
+        match pattern.strip_suffix("/*") {
+            Some(parent) if !parent.contains(['*', '?', '[', '{']) => {
+                let entries = std::fs::read_dir(dir.join(parent)).ok()?;
+                folders.extend(
+                    entries
+                        .flatten()
+                        .map(|e| e.path())
+                        .filter(|p| p.is_dir())
+                        .take(256),
+                );
+                // The parent itself: a trial may add a workspace there.
+                folders.push(dir.join(parent));
+            }
+            _ if !pattern.contains(['*', '?', '[', '{', '!']) => folders.push(dir.join(pattern)),
+            _ => return None,
+        }
+    }
+    Some(folders)
 }
 
 /// A `check:` line (a task's or base's) that reads what decides its grade from a folder the
@@ -1492,6 +2015,8 @@ enum PytestReach {
     /// A debugger it starts (`--pdb`, `--trace`, `--pdbcls`), which reads its commands from
     /// the check's input (review 91, 33, 34: `pytest --pdb tests < out/i.py`).
     Debugger(String),
+    /// A configuration file it may read that is larger than gate reads.
+    Unread(PathBuf),
 }
 
 /// Whether word `w`, a path given to a runner, is made by the shell at run time: a
@@ -1591,6 +2116,7 @@ fn pytest_reach(
             .fold(real(existing), |p, n| p.join(n))
     };
     let in_root = |p: &Path| roots.iter().any(|r| p.starts_with(r));
+    let overlaps = |p: &Path| in_root(p) || roots.iter().any(|r| r.starts_with(p));
     // The words after pytest's own name (`pytest`, `python3 -m pytest`, `-mpytest`).
     let from = words
         .iter()
@@ -1613,7 +2139,7 @@ fn pytest_reach(
     let addopts: Vec<String> = env
         .iter()
         .filter(|(k, _)| k == "PYTEST_ADDOPTS")
-        .flat_map(|(_, v)| shell_split(v))
+        .flat_map(|(_, v)| python_shlex_split(v))
         .collect();
     // Its configuration file's `addopts` come first, then `PYTEST_ADDOPTS`, then the line
     // (review 91, 14, 16, 46, 47: `addopts = -p out.w` in a read-only `pytest.ini`); the file
@@ -1621,13 +2147,39 @@ fn pytest_reach(
     let chosen: Vec<String> = addopts.iter().chain(&words[from..]).cloned().collect();
     let ini = pytest_configs(&chosen, dir);
     for (folder, opts) in &ini {
-        for w in opts.pythonpath.iter().chain(&opts.testpaths) {
-            // pytest expands a glob in `testpaths` (`../o*`: review 93, 09).
-            if w.contains(['*', '?', '[']) {
+        if let Some(file) = &opts.unread {
+            return Some(PytestReach::Unread(file.clone()));
+        }
+        // `cache_dir` (expanded as `os.path.expandvars` does: a `$` may name anything).
+        for w in &opts.cache_dir {
+            if w.contains('$') {
                 return Some(PytestReach::Computed(w.clone()));
             }
             let p = resolve(&folder.join(w));
+            if overlaps(&p) {
+                return Some(PytestReach::Above(p));
+            }
+        }
+        for w in &opts.pythonpath {
+            let p = resolve(&folder.join(w));
             if in_root(&p) {
+                return Some(PytestReach::Above(p));
+            }
+        }
+        for w in &opts.testpaths {
+            // pytest expands a glob in `testpaths` (`../o*`: review 93, 09): one without a
+            // `..` matches only beneath the folder before its first pattern
+            // (`tests/unit*`: review 94, 90), which is then what it may collect.
+            let glob = w.contains(['*', '?', '[']);
+            if glob && w.split('/').any(|c| c == "..") {
+                return Some(PytestReach::Computed(w.clone()));
+            }
+            let fixed = match w.find(['*', '?', '[']) {
+                Some(at) => w[..at].rsplit_once('/').map_or("", |(d, _)| d),
+                None => w.as_str(),
+            };
+            let p = resolve(&folder.join(fixed));
+            if overlaps(&p) {
                 return Some(PytestReach::Above(p));
             }
         }
@@ -1754,7 +2306,7 @@ fn pytest_reach(
                 && let Some((key, v)) = value.split_once('=')
             {
                 match key.trim() {
-                    "addopts" => args.extend(shell_split(v)),
+                    "addopts" => args.extend(python_shlex_split(v)),
                     "filterwarnings" => {
                         if let Some(m) = warning_category(v)
                             && module_in_root(m)
@@ -1828,19 +2380,6 @@ fn pytest_reach(
     None
 }
 
-/// `text` split into words as a shell (and Python's `shlex`) splits it: quotes and escapes
-/// removed.
-fn shell_split(text: &str) -> Vec<String> {
-    super::words::lex(text, &[])
-        .0
-        .into_iter()
-        .filter_map(|t| match t {
-            super::words::Tok::Word(w) => Some(w.text),
-            _ => None,
-        })
-        .collect()
-}
-
 /// The category of a warning filter (`action:message:category:module:lineno`), which
 /// Python and pytest import when it names a module (`ignore::out.w.W`), or `None`.
 fn warning_category(filter: &str) -> Option<&str> {
@@ -1868,6 +2407,12 @@ struct PytestIni {
     pythonpath: Vec<String>,
     /// `testpaths`, folders collected when no path is given.
     testpaths: Vec<String>,
+    /// `cache_dir`: `--lf`, `--ff`, `--nf` and `--sw` choose the tests to run from what is
+    /// cached there (review 94, 72).
+    cache_dir: Vec<String>,
+    /// The file, when it is larger than gate reads ([`super::makefile::read_text`]'s bound):
+    /// what it sets past that is not known.
+    unread: Option<PathBuf>,
 }
 
 /// The pytest configuration files pytest may read for arguments `args` run in `dir`, each
@@ -1932,75 +2477,196 @@ fn pytest_configs(args: &[String], dir: &Path) -> Vec<(PathBuf, PytestIni)> {
             let text = super::makefile::read_text(&f)?;
             let folder = f.parent()?.to_path_buf();
             let toml = f.extension().is_some_and(|e| e == "toml");
-            Some((
-                folder,
-                if toml {
-                    pyproject_pytest(&text)
-                } else {
-                    pytest_ini(&text)
-                },
-            ))
+            let mut ini = if toml {
+                pyproject_pytest(&text)
+            } else {
+                pytest_ini(&text)
+            };
+            if text.len() > super::makefile::MAX_TEXT {
+                ini.unread = Some(f);
+            }
+            Some((folder, ini))
         })
         .collect()
 }
 
+/// Whether Python's `str.isspace` takes `c` for a blank: Unicode's white space and the
+/// four separators `\x1c`-`\x1f`, which Rust's `is_whitespace` leaves out (review 94, 06).
+fn py_space(c: char) -> bool {
+    c.is_whitespace() || ('\x1c'..='\x1f').contains(&c)
+}
+
+/// `text` cut into lines as Python's `str.splitlines` cuts it: at `\n`, `\r\n`, a lone `\r`,
+/// `\x0b`, `\x0c`, `\x1c`-`\x1e`, `\x85`, U+2028 and U+2029 (review 93, 04-08).
+fn py_lines(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    let mut chars = text.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        let end = matches!(
+            c,
+            '\n' | '\r'
+                | '\x0b'
+                | '\x0c'
+                | '\x1c'
+                | '\x1d'
+                | '\x1e'
+                | '\u{85}'
+                | '\u{2028}'
+                | '\u{2029}'
+        );
+        if end {
+            out.push(&text[from..at]);
+            from = at + c.len_utf8();
+            if c == '\r' && chars.peek().is_some_and(|&(_, n)| n == '\n') {
+                chars.next();
+                from += 1;
+            }
+        }
+    }
+    if from < text.len() {
+        out.push(&text[from..]);
+    }
+    out
+}
+
+/// `text` split into words as Python's `shlex.split` splits it (POSIX mode, no comments),
+/// which is how pytest splits `addopts`, `PYTEST_ADDOPTS`, `pythonpath` and `testpaths`:
+/// at spaces, tabs and line ends only, quotes and backslashes removed, and nothing else
+/// special (a `#` or a `$(…)` is part of a word: review 94, 05, 07-09, 74). An unclosed
+/// quote (an error to pytest) keeps what it holds as a word.
+fn python_shlex_split(text: &str) -> Vec<String> {
+    #[derive(PartialEq)]
+    enum At {
+        Space,
+        Word,
+        Single,
+        Double,
+    }
+    let mut out = Vec::new();
+    let mut word = String::new();
+    let mut at = At::Space;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match at {
+            At::Space | At::Word => match c {
+                ' ' | '\t' | '\r' | '\n' => {
+                    if at == At::Word {
+                        out.push(std::mem::take(&mut word));
+                    }
+                    at = At::Space;
+                }
+                '\\' => {
+                    word.extend(chars.next());
+                    at = At::Word;
+                }
+                '\'' => at = At::Single,
+                '"' => at = At::Double,
+                c => {
+                    word.push(c);
+                    at = At::Word;
+                }
+            },
+            At::Single if c == '\'' => at = At::Word,
+            At::Double if c == '"' => at = At::Word,
+            // In double quotes a backslash escapes only `"` and itself.
+            At::Double if c == '\\' => {
+                if let Some(n) = chars.next() {
+                    if n != '"' && n != '\\' {
+                        word.push('\\');
+                    }
+                    word.push(n);
+                }
+            }
+            At::Single | At::Double => word.push(c),
+        }
+    }
+    if at != At::Space {
+        out.push(word);
+    }
+    out
+}
+
 /// What pytest ini configuration `text` sets ([`PytestIni`]): its `[pytest]` or
-/// `[tool:pytest]` section (any file named by `-c` is read as one), as `iniconfig` reads it:
-/// `key = value` or `key: value`, a value going on over the indented lines after it.
+/// `[tool:pytest]` section (any file named by `-c` is read as one), line by line as
+/// `iniconfig` 2.3 parses it (review 94, 01-04, 06, 10): a leading byte order mark
+/// dropped; blank lines and lines whose first non-blank is `#` or `;` skipped without
+/// ending a value; a line starting `[` is a section when, cut at its first `#` or `;`, it
+/// ends with `]`, else it goes on the value before; a line starting with a blank goes on
+/// the value before; any other is `key = value` or `key: value`. Of a key given twice (an
+/// error to pytest) every value is read.
 fn pytest_ini(text: &str) -> PytestIni {
     let mut out = PytestIni::default();
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut section = false;
-    // Lines as Python's `splitlines` makes them (a lone `\r`, `\x0b`, `\x0c`, `\x1c`-`\x1e`,
-    // `\x85`, U+2028 and U+2029 end one too), and a continuation is any line that starts
-    // with what `isspace` takes for a blank (review 93, 04-08, 10).
-    let text = text.replace("\r\n", "\n");
-    let lines: Vec<String> = text
-        .split([
-            '\n', '\r', '\x0b', '\x0c', '\x1c', '\x1d', '\x1e', '\u{85}', '\u{2028}', '\u{2029}',
-        ])
-        .map(|l| l.replace(|c: char| c.is_whitespace() && c != ' ' && c != '\t', " "))
-        .collect();
-    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
-    let mut k = 0;
-    while k < lines.len() {
-        let line = lines[k];
-        k += 1;
-        let t = line.trim();
-        if t.starts_with('[') && !line.starts_with([' ', '\t']) {
-            let name = t
-                .trim_start_matches('[')
-                .split(']')
+    // The key and value lines of the current entry (`None` after a section line).
+    let mut entries: Vec<(String, Vec<String>)> = Vec::new();
+    let mut open: Option<usize> = None;
+    for line in py_lines(text) {
+        let left = line.trim_start_matches(py_space);
+        if left.is_empty() || left.starts_with(['#', ';']) {
+            continue;
+        }
+        let line = line.trim_end_matches(py_space);
+        let continuation = if line.starts_with('[') {
+            let cut = line
+                .split(['#', ';'])
                 .next()
                 .unwrap_or("")
-                .trim();
-            section = matches!(name, "pytest" | "tool:pytest");
-            continue;
-        }
-        if !section || t.starts_with(['#', ';']) || line.starts_with([' ', '\t']) {
-            continue;
-        }
-        let Some((key, value)) = t.split_once(['=', ':']) else {
-            continue;
+                .trim_end_matches(py_space);
+            if let Some(name) = cut.strip_prefix('[').and_then(|n| n.strip_suffix(']')) {
+                section = matches!(name.trim_matches(py_space), "pytest" | "tool:pytest");
+                open = None;
+                continue;
+            }
+            true
+        } else {
+            line.starts_with(py_space)
         };
-        let key = key.trim().to_ascii_lowercase();
-        let mut value = value.to_string();
-        while k < lines.len() && lines[k].starts_with([' ', '\t']) {
-            value.push('\n');
-            value.push_str(lines[k]);
-            k += 1;
+        if continuation {
+            if let Some(k) = open {
+                entries[k].1.push(line.trim_matches(py_space).to_string());
+            }
+            continue;
         }
+        let (key, value) = match line.split_once('=') {
+            Some((k, v)) if !k.contains(':') => (k, v),
+            _ => match line.split_once(':') {
+                Some(kv) => kv,
+                None => {
+                    open = None;
+                    continue;
+                }
+            },
+        };
+        if !section {
+            open = None;
+            continue;
+        }
+        let value = value.trim_matches(py_space);
+        entries.push((
+            key.trim_matches(py_space).to_ascii_lowercase(),
+            if value.is_empty() {
+                Vec::new()
+            } else {
+                vec![value.to_string()]
+            },
+        ));
+        open = Some(entries.len() - 1);
+    }
+    for (key, lines) in entries {
+        let value = lines.join("\n");
         match key.as_str() {
-            "addopts" => out.addopts.extend(shell_split(&value.replace('\n', " "))),
+            "addopts" => out.addopts.extend(python_shlex_split(&value)),
             "filterwarnings" => out.filterwarnings.extend(
                 value
-                    .lines()
+                    .split('\n')
                     .map(|l| l.trim().to_string())
                     .filter(|l| !l.is_empty()),
             ),
-            "pythonpath" => out
-                .pythonpath
-                .extend(shell_split(&value.replace('\n', " "))),
-            "testpaths" => out.testpaths.extend(shell_split(&value.replace('\n', " "))),
+            "pythonpath" => out.pythonpath.extend(python_shlex_split(&value)),
+            "testpaths" => out.testpaths.extend(python_shlex_split(&value)),
+            "cache_dir" => out.cache_dir.push(value),
             _ => {}
         }
     }
@@ -2026,7 +2692,13 @@ fn pyproject_pytest(text: &str) -> PytestIni {
         .flat_map(|p| [p.get("ini_options"), Some(p)])
         .flatten();
     for table in tables {
-        for key in ["addopts", "filterwarnings", "pythonpath", "testpaths"] {
+        for key in [
+            "addopts",
+            "filterwarnings",
+            "pythonpath",
+            "testpaths",
+            "cache_dir",
+        ] {
             let Some(item) = table.get(key) else {
                 continue;
             };
@@ -2035,7 +2707,8 @@ fn pyproject_pytest(text: &str) -> PytestIni {
                 (Some(s), _) if key == "filterwarnings" => {
                     s.lines().map(|l| l.trim().to_string()).collect()
                 }
-                (Some(s), _) => shell_split(s),
+                (Some(s), _) if key == "cache_dir" => vec![s.to_string()],
+                (Some(s), _) => python_shlex_split(s),
                 (_, Some(a)) => a
                     .iter()
                     .filter_map(|v| v.as_str())
@@ -2047,6 +2720,7 @@ fn pyproject_pytest(text: &str) -> PytestIni {
                 "addopts" => out.addopts.extend(items),
                 "filterwarnings" => out.filterwarnings.extend(items),
                 "pythonpath" => out.pythonpath.extend(items),
+                "cache_dir" => out.cache_dir.extend(items),
                 _ => out.testpaths.extend(items),
             }
         }
@@ -2603,10 +3277,24 @@ fn recipe_shell_structure(l: &str, depth: usize) -> Option<String> {
         }
         // `printf -v 'a[…]'`, `test -v 'a[…]'`: a subscript evaluated as arithmetic (review
         // 93, 51, 52).
-        if matches!(name.as_str(), "printf" | "test" | "[") && words[at + 1..].contains(&"-v") {
-            return Some(format!(
-                "`{name} -v`, which evaluates a subscript as arithmetic"
-            ));
+        // The name is the next word or glued to the option (`-va[…]`: review 94, 56); a
+        // plain name (`test -v CI`, `printf -v stamp`) evaluates nothing (94, 91, 92).
+        // Every `-v` of the expression (`test -v HOME -a -v "$(…)"`: review 95, 24, 25).
+        if matches!(name.as_str(), "printf" | "test" | "[") {
+            for k in (at + 1..words.len()).filter(|&k| words[k].starts_with("-v")) {
+                let (var, word) = match &words[k][2..] {
+                    "" => (
+                        words.get(k + 1).copied().unwrap_or(""),
+                        c.get(k + 1).copied(),
+                    ),
+                    glued => (glued, c.get(k).copied()),
+                };
+                if var.contains(['[', '$', '`']) || word.is_some_and(computed) {
+                    return Some(format!(
+                        "`{name} -v`, which evaluates a subscript as arithmetic"
+                    ));
+                }
+            }
         }
         // A program read from a descriptor or stdin (`sh /dev/fd/3 3< out/g.sh`, `awk -f
         // /dev/stdin < out/a.awk`: review 92, 03-07).
@@ -3383,10 +4071,29 @@ fn definition_findings_of(
                 });
                 break 'lines;
             }
+            // A configuration npm, yarn or mocha reads by itself that names code in a folder
+            // the trials write (review 94, 73: `.npmrc`'s `node-options=--require
+            // ./out/x.js`; 76: `.mocharc.yml`'s `require: ./out/x.js`).
+            if t.writes.is_some()
+                && let Some((file, why)) = node_config_code(&words, &dir, roots)
+            {
+                out.push(Finding {
+                    at: t.check_at_of(line),
+                    message: format!(
+                        "task `{}`: `check:` runs `{name}`, which reads `{}`: {why}; a trial \
+                         could put code there and decide the grade; point it outside the \
+                         folders the trials write, or {WRITES_FIX}",
+                        t.id,
+                        file.display()
+                    ),
+                    refused: true,
+                });
+                break 'lines;
+            }
             // jest and vitest collect every test file beneath the folder they run in (their
             // arguments are patterns matched against each path, not folders): a trial's
             // `out/tests/a.test.js` that exits 0 runs with the plan's own (review 91, 62-68).
-            if let Some(tool) = node_collector(&words, &dir) {
+            if let Some(tool) = node_collector(&words, &dir, roots) {
                 // Its root: the nearest folder up from where it runs with a `package.json` or
                 // a configuration of its own (`cd tests && npx jest` still collects the
                 // task's folder, whose `package.json` it finds), else that folder.
@@ -3397,8 +4104,16 @@ fn definition_findings_of(
                         [
                             "package.json",
                             "jest.config.js",
+                            "jest.config.ts",
+                            "jest.config.mjs",
+                            "jest.config.cjs",
+                            "jest.config.json",
                             "vitest.config.js",
                             "vitest.config.ts",
+                            "vitest.config.mjs",
+                            "vitest.config.cjs",
+                            "vitest.config.mts",
+                            "vitest.config.cts",
                         ]
                         .iter()
                         .any(|n| a.join(n).is_file())
@@ -3412,14 +4127,25 @@ fn definition_findings_of(
                     out.push(Finding {
                         at: t.check_at_of(line),
                         message: format!(
-                            "task `{}`: `check:` runs `{tool}` in `{}`, which collects every \
-                             test file beneath that folder (its arguments are patterns, not \
-                             folders), and `{}` there is a folder the trials write: a trial \
+                            "task `{}`: `check:` runs {} in `{}`, which {} every test file \
+                             beneath that folder (its arguments are patterns, not folders), \
+                             and `{}` there is a folder the trials write: a trial \
                              could add a test file that exits 0 and decide the grade; run it \
                              from a project (its `package.json`) that holds none of the folders \
                              the trials write, or move them out of it (the task's `writes:`)",
                             t.id,
+                            // What gate could not read further names no runner.
+                            if tool.starts_with("a workspace") || tool.starts_with("scripts") {
+                                tool.to_string()
+                            } else {
+                                format!("`{tool}`")
+                            },
                             real.display(),
+                            if tool.starts_with("a workspace") || tool.starts_with("scripts") {
+                                "may run a runner that collects"
+                            } else {
+                                "collects"
+                            },
                             root.display()
                         ),
                         refused: true,
@@ -3647,8 +4373,13 @@ fn definition_findings_of(
                         "is given `{word}`, a debugger that runs the Python it reads from the \
                          check's input, which gate does not read; leave it off"
                     ),
+                    PytestReach::Unread(file) => format!(
+                        "may read its configuration from `{}`, larger than the 1 MiB gate \
+                         reads, so what it sets is not known; make it shorter",
+                        file.display()
+                    ),
                 };
-                let message = if why.ends_with("leave it off") {
+                let message = if why.ends_with("leave it off") || why.ends_with("make it shorter") {
                     format!("task `{}`: `check:` runs `pytest`, which {why}", t.id)
                 } else {
                     format!(
@@ -4262,6 +4993,73 @@ fn mentions_pytest(text: &str) -> bool {
 mod tests {
     use super::super::words::{line_tokens, runs_program_text};
     use super::*;
+
+    /// The words CPython 3.11's `shlex.split` makes of each text (printed by it).
+    #[test]
+    fn python_shlex_split_splits_as_cpython_does() {
+        let cases: [(&str, &[&str]); 8] = [
+            (
+                "--deselect #x -p out.w",
+                &["--deselect", "#x", "-p", "out.w"],
+            ),
+            ("a 'b c' \"d\\\"e\" f\\ g", &["a", "b c", "d\"e", "f g"]),
+            ("\"a\\b\" 'x\\y'", &["a\\b", "x\\y"]),
+            (
+                "--deselect=$(x -p out.w --deselect=)",
+                &["--deselect=$(x", "-p", "out.w", "--deselect=)"],
+            ),
+            ("a\x0bb c\td\ne", &["a\x0bb", "c", "d", "e"]),
+            ("''", &[""]),
+            ("a\"\"b", &["ab"]),
+            ("\\#x y", &["#x", "y"]),
+        ];
+        for (text, words) in cases {
+            assert_eq!(python_shlex_split(text), words, "{text:?}");
+        }
+    }
+
+    /// What `iniconfig` 2.3.1 (pytest 9.2's) reads from each text, as it printed it.
+    #[test]
+    fn pytest_ini_reads_as_iniconfig_does() {
+        let cases: [(&str, &[&str], &[&str]); 6] = [
+            (
+                "\u{feff}[pytest]\naddopts = -p out.w\n",
+                &["-p", "out.w"],
+                &[],
+            ),
+            (
+                "[pytest]\npython_files = test_*.py\n[notes\naddopts = -p out.w\n",
+                &["-p", "out.w"],
+                &[],
+            ),
+            (
+                "[pytest]\naddopts = -q\n\n    -p out.w\n",
+                &["-q", "-p", "out.w"],
+                &[],
+            ),
+            (
+                "[pytest]\naddopts = -q\n# c\n ; d\n    -p out.w\n",
+                &["-q", "-p", "out.w"],
+                &[],
+            ),
+            (
+                "[pytest]\naddopts = -q\n\x1f-p out.w\n",
+                &["-q", "-p", "out.w"],
+                &[],
+            ),
+            (
+                "[other]\naddopts = -p no\n[pytest]\ntestpaths =\n  a\n  b\n",
+                &[],
+                &["a", "b"],
+            ),
+        ];
+        for (text, addopts, testpaths) in cases {
+            let ini = pytest_ini(text);
+            assert_eq!(ini.addopts, addopts, "{text:?}");
+            assert_eq!(ini.testpaths, testpaths, "{text:?}");
+        }
+        assert_eq!(pytest_ini("[pytest] # x\naddopts: a=b\n").addopts, ["a=b"]);
+    }
 
     #[test]
     fn configs_named_reads_the_literal_file_an_option_hands_a_tool() {

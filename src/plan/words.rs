@@ -3359,6 +3359,10 @@ pub(super) const REFUSED_BUILTINS: &[&str] = &[
     "popd",
     "run-parts",
     "parallel",
+    // `compgen -W`, `-C`, `-F` and `complete` expand or run text when the line runs
+    // (review 94, 59, 60).
+    "compgen",
+    "complete",
 ];
 
 /// Prefixes that run the command after their options (`timeout 10 sh grade`).

@@ -480,3 +480,423 @@ fn rev93_pytest_files_lines_and_npm_lifecycles_are_read() {
     );
     exits(&f, 2, "");
 }
+
+/// Review 94 (helper-157, 39 attacks on review 93's fixes; 28 accepted, 8 of them PASSed a
+/// failing agent under `gate run`): a pytest ini file read as `iniconfig` reads it (a byte
+/// order mark, a `[` line that is no section, blank and comment lines inside a value, a
+/// `\x1f` continuation); `addopts`, `pythonpath` and `PYTEST_ADDOPTS` split as `shlex`
+/// splits them (a `#` word, a `$(…)` word); `cache_dir` in a folder the trials write; npm's
+/// workspaces by name, twice, with the root, by parent folder, in a folder the trials
+/// write; npm's valued options, lifecycle commands and prefixed script bodies; `.npmrc`'s
+/// `node-options` and `.mocharc.yml`'s `require`; a recipe's `printf -vNAME`, `compgen`.
+#[test]
+fn rev94_ini_files_npm_workspaces_and_node_configs_are_read_as_their_tools_read_them() {
+    let p = "python3 -m pytest -p no:cacheprovider tests";
+    let cases: [(&str, &str, &str, &str); 13] = [
+        (
+            "a byte order mark",
+            p,
+            "pytest.ini",
+            "\u{feff}[pytest]\naddopts = -p out.w\n",
+        ),
+        (
+            "a [ line that is no section",
+            p,
+            "pytest.ini",
+            "[pytest]\npython_files = test_*.py\n[notes\naddopts = -p out.w\n",
+        ),
+        (
+            "a blank line in a value",
+            p,
+            "pytest.ini",
+            "[pytest]\naddopts = -q\n\n    -p out.w\n",
+        ),
+        (
+            "a comment in a value",
+            p,
+            "pytest.ini",
+            "[pytest]\naddopts = -q\n# plugins:\n    -p out.w\n",
+        ),
+        (
+            "a \\x1f continuation",
+            p,
+            "pytest.ini",
+            "[pytest]\naddopts = -q\n\x1f-p out.w\n",
+        ),
+        (
+            "a # word",
+            p,
+            "pytest.ini",
+            "[pytest]\naddopts = --deselect #x -p out.w\n",
+        ),
+        (
+            "a # word in TOML",
+            p,
+            "pyproject.toml",
+            "[tool.pytest.ini_options]\naddopts = \"--deselect #x -p out.w\"\n",
+        ),
+        (
+            "a $(…) word",
+            p,
+            "pytest.ini",
+            "[pytest]\naddopts = --deselect=$(x -p out.w --deselect=)\n",
+        ),
+        (
+            "a # word in pythonpath",
+            p,
+            "pyproject.toml",
+            "[tool.pytest.ini_options]\npythonpath = \"#x out\"\naddopts = \"-p w\"\n",
+        ),
+        (
+            "setup.cfg's blank line",
+            p,
+            "setup.cfg",
+            "[tool:pytest]\naddopts = -q\n\n  -p out.w\n",
+        ),
+        (
+            "cache_dir",
+            "python3 -m pytest --lf tests",
+            "pytest.ini",
+            "[pytest]\ncache_dir = out/.pytest_cache\n",
+        ),
+        (
+            "recipe printf -vNAME",
+            "make -B test",
+            "Makefile",
+            "SHELL := /bin/bash\ntest:\n\tprintf -va\"[$$(cat out/v)]\" %s x\n\texit 1\n",
+        ),
+        (
+            "recipe compgen",
+            "make -B test",
+            "Makefile",
+            "SHELL := /bin/bash\ntest:\n\tcompgen -W \"$$(cat out/v)\" -- x\n\texit 1\n",
+        ),
+    ];
+    for (what, line, file, text) in cases {
+        let f = task(line, &[(file, text)]);
+        exits(&f, 2, what);
+    }
+    let f = Fixture::new(&plan(
+        "    writes: [out]\n    env: {PYTEST_ADDOPTS: \"--deselect #x -p out.w\"}\n",
+        p,
+    ));
+    write_files(
+        &f,
+        &[
+            ("agent.sh", "true\n"),
+            ("out/.keep", ""),
+            ("tests/test_a.py", ""),
+        ],
+    );
+    exits(&f, 2, "PYTEST_ADDOPTS's # word");
+    // A plain name after `-v` evaluates nothing.
+    for recipe in ["test -v CI && echo ci", "printf -v stamp '%s' ok"] {
+        let f = task(
+            "make -B test",
+            &[(
+                "Makefile",
+                &format!("SHELL := /bin/bash\ntest:\n\t{recipe}\n\texit 1\n"),
+            )],
+        );
+        exits(&f, 0, recipe);
+    }
+    // npm: each line runs jest somewhere in the project, which holds `out/`.
+    let workspaces = |root: &str, app: &str| -> Vec<(String, String)> {
+        vec![
+            (
+                "package.json".into(),
+                format!("{{\"name\":\"t\",\"workspaces\":[\"packages/*\"],\"scripts\":{root}}}\n"),
+            ),
+            (
+                "packages/app/package.json".into(),
+                format!("{{\"name\":\"@acme/app\",\"scripts\":{app}}}\n"),
+            ),
+        ]
+    };
+    let jest = "{\"test\":\"cd ../.. && jest --ci\"}";
+    let quiet = "{\"test\":\"node -e 0\"}";
+    let npm: Vec<(&str, Vec<(String, String)>)> = vec![
+        ("npm test -w @acme/app", workspaces("{}", jest)),
+        ("npm test -w packages", workspaces("{}", jest)),
+        (
+            "npm test -w packages/app -w @acme/app",
+            workspaces("{}", jest),
+        ),
+        (
+            "npm test -w packages/app --include-workspace-root",
+            workspaces("{\"test\":\"jest --ci\"}", quiet),
+        ),
+        (
+            "npm --loglevel silent test",
+            workspaces("{\"test\":\"jest --ci\"}", quiet),
+        ),
+        (
+            "npm run --loglevel warn test",
+            workspaces("{\"test\":\"jest --ci\"}", quiet),
+        ),
+        (
+            "npm test",
+            workspaces("{\"test\":\"timeout 120 node --test\"}", quiet),
+        ),
+        (
+            "npm test",
+            workspaces("{\"test\":\"env NODE_ENV=test node --test\"}", quiet),
+        ),
+        (
+            "npm pack --dry-run",
+            workspaces("{\"prepack\":\"jest --ci\"}", quiet),
+        ),
+        ("npm frobnicate", workspaces("{}", quiet)),
+        (
+            "npm test -ws",
+            vec![
+                (
+                    "package.json".into(),
+                    "{\"name\":\"t\",\"workspaces\":[\"out/*\"]}\n".into(),
+                ),
+                (
+                    "out/app/package.json".into(),
+                    "{\"name\":\"app\",\"scripts\":{\"test\":\"node t.js\"}}\n".into(),
+                ),
+            ],
+        ),
+        (
+            "npm test",
+            vec![
+                (
+                    "package.json".into(),
+                    "{\"name\":\"t\",\"scripts\":{\"test\":\"node tests/check.js\"}}\n".into(),
+                ),
+                (
+                    ".npmrc".into(),
+                    "node-options=--require ./out/x.js\n".into(),
+                ),
+            ],
+        ),
+        (
+            "npx mocha tests/a.spec.js",
+            vec![(".mocharc.yml".into(), "require: ./out/x.js\n".into())],
+        ),
+    ];
+    for (line, files) in npm {
+        let f = task(line, &[]);
+        let files: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        write_files(&f, &files);
+        exits(&f, 2, &format!("{line} {files:?}"));
+    }
+    // Read to the end, an honest workspace is accepted.
+    let f = task("npm test -w @acme/app", &[]);
+    let files = workspaces("{}", quiet);
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    write_files(&f, &files);
+    exits(&f, 0, "an honest workspace");
+}
+
+/// Review 95 (helper-158, 39 attacks on review 94's fixes; 24 accepted, 8 PASSed under `gate
+/// run`): a mocha configuration's bare `out` (mocha resolves it as `./out`), in
+/// `package.json`'s `mocha`, and read whatever runs mocha (its script by path, a recipe, a
+/// package script); an `.npmrc` key quoted or with `[]`; a package script's `{ node --test;
+/// }` and `sh -c "node --test"`; `node --test .`; a jest or vitest configuration naming a
+/// path in a folder the trials write from a project that holds none; every `-v` of a recipe's
+/// `test`. Each fixture is accepted without the one file or line that makes it an attack.
+#[test]
+fn rev95_node_configurations_are_read_whatever_runs_the_tool() {
+    let mocha = "node node_modules/mocha/bin/mocha.js tests/a.spec.js";
+    let base: Vec<(&str, &str)> = vec![
+        (
+            "package.json",
+            "{\"name\":\"t\",\"version\":\"1.0.0\",\"scripts\":{\"test\":\"node tests/c.js\"}}\n",
+        ),
+        (
+            "node_modules/mocha/package.json",
+            "{\"name\":\"mocha\",\"version\":\"11.8.0\"}\n",
+        ),
+        (
+            "node_modules/mocha/bin/mocha.js",
+            "require('../lib/cli');\n",
+        ),
+        (
+            "tests/a.spec.js",
+            "it('ok', () => { throw new Error('no') })\n",
+        ),
+        ("tests/c.js", "process.exit(1)\n"),
+    ];
+    type Case<'a> = (&'a str, &'a str, Vec<(&'a str, &'a str)>);
+    let attacks: Vec<Case> = vec![
+        (
+            "mocharc bare require",
+            mocha,
+            vec![(".mocharc.yml", "require: out\n")],
+        ),
+        (
+            "mocharc bare reporter",
+            mocha,
+            vec![(".mocharc.yml", "reporter: out\n")],
+        ),
+        (
+            "mocharc spec folder",
+            mocha,
+            vec![(".mocharc.yml", "spec: [tests/a.spec.js, out]\n")],
+        ),
+        (
+            "package.json's mocha",
+            mocha,
+            vec![(
+                "package.json",
+                "{\"name\":\"t\",\"version\":\"1.0.0\",\"mocha\":{\"require\":\"out\"}}\n",
+            )],
+        ),
+        (
+            "mocha from a recipe",
+            "make -B test",
+            vec![
+                (
+                    "Makefile",
+                    "test:\n\tnode node_modules/mocha/bin/mocha.js tests/a.spec.js\n",
+                ),
+                (".mocharc.yml", "require: ./out/x.js\n"),
+            ],
+        ),
+        (
+            "mocharc in JavaScript",
+            mocha,
+            vec![(
+                ".mocharc.js",
+                "module.exports = { require: ['./out/x.js'] };\n",
+            )],
+        ),
+        (
+            "npmrc quoted key",
+            "npm test",
+            vec![(".npmrc", "\"node-options\" = \"--require ./out/x.js\"\n")],
+        ),
+        (
+            "npmrc array key",
+            "npm test",
+            vec![(".npmrc", "node-options[] = --require ./out/x.js\n")],
+        ),
+        (
+            "script group",
+            "npm test",
+            vec![(
+                "package.json",
+                "{\"name\":\"t\",\"scripts\":{\"test\":\"{ node --test; }\"}}\n",
+            )],
+        ),
+        (
+            "script sh -c",
+            "npm test",
+            vec![(
+                "package.json",
+                "{\"name\":\"t\",\"scripts\":{\"test\":\"sh -c \\\"node --test\\\"\"}}\n",
+            )],
+        ),
+        (
+            "script if",
+            "npm test",
+            vec![(
+                "package.json",
+                "{\"name\":\"t\",\"scripts\":{\"test\":\"if true; then node --test; fi\"}}\n",
+            )],
+        ),
+        ("node --test .", "node --test .", vec![]),
+        (
+            "jest setupFiles from a project beside out",
+            "cd app && node ../node_modules/jest/bin/jest.js",
+            vec![(
+                "app/jest.config.json",
+                "{\"setupFiles\":[\"<rootDir>/../out/s.js\"]}\n",
+            )],
+        ),
+        (
+            "jest roots in package.json",
+            "cd app && node ../node_modules/jest/bin/jest.js",
+            vec![(
+                "app/package.json",
+                "{\"name\":\"app\",\"jest\":{\"roots\":[\"<rootDir>\",\"<rootDir>/../out\"]}}\n",
+            )],
+        ),
+        (
+            "vitest setupFiles",
+            "cd app && node ../node_modules/vitest/vitest.mjs run",
+            vec![(
+                "app/vitest.config.mjs",
+                "export default { test: { setupFiles: [\"../out/s.js\"] } }\n",
+            )],
+        ),
+        (
+            "recipe test -v twice",
+            "make -B test",
+            vec![(
+                "Makefile",
+                "SHELL := /bin/bash\ntest:\n\ttest -v HOME -a -v \"$$(cat out/v)\"; exit 1\n",
+            )],
+        ),
+    ];
+    let honest: Vec<Case> = vec![
+        ("the project alone", mocha, vec![]),
+        (
+            "mocharc.jsonc with a comment",
+            mocha,
+            vec![(
+                ".mocharc.jsonc",
+                "// the specs\n{\"spec\": \"tests/a.spec.js\"}\n",
+            )],
+        ),
+        (
+            "a plain mocharc.js",
+            mocha,
+            vec![(
+                ".mocharc.js",
+                "module.exports = { spec: 'tests/a.spec.js' };\n",
+            )],
+        ),
+        (
+            "mocharc ignoring out",
+            mocha,
+            vec![(
+                ".mocharc.yml",
+                "ignore: [out/**]\nreporter-option: [output=out/j.xml]\n",
+            )],
+        ),
+        ("npm pkg get", "npm pkg get version", vec![]),
+        ("node --test tests", "node --test tests/a.spec.js", vec![]),
+        (
+            "jest in a project beside out",
+            "cd app && node ../node_modules/jest/bin/jest.js",
+            vec![(
+                "app/jest.config.json",
+                "{\"setupFiles\":[\"<rootDir>/s.js\"]}\n",
+            )],
+        ),
+        (
+            "recipe test -v of names",
+            "make -B test",
+            vec![(
+                "Makefile",
+                "SHELL := /bin/bash\ntest:\n\ttest -v HOME -a -v CI; exit 1\n",
+            )],
+        ),
+    ];
+    for (cases, code) in [(attacks, 2), (honest, 0)] {
+        for (what, line, files) in cases {
+            let f = task(line, &base);
+            write_files(
+                &f,
+                &[
+                    ("app/s.js", ""),
+                    ("node_modules/jest/bin/jest.js", ""),
+                    ("node_modules/vitest/vitest.mjs", ""),
+                ],
+            );
+            write_files(&f, &files);
+            exits(&f, code, what);
+        }
+    }
+}
