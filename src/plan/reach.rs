@@ -1165,56 +1165,208 @@ fn env_file_code_var(words: &[String], dir: &Path) -> Option<(String, String)> {
     None
 }
 
-/// The string literals of JavaScript (or JSON with comments) `text`, and `text` without its
-/// comments: a configuration in code is read as far as its literals (review 95).
-fn js_literals(text: &str) -> (Vec<String>, String) {
-    let mut strings = Vec::new();
-    let mut plain = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '/' if chars.peek() == Some(&'/') => {
-                for n in chars.by_ref() {
-                    if n == '\n' {
-                        plain.push('\n');
-                        break;
-                    }
-                }
-            }
-            '/' if chars.peek() == Some(&'*') => {
-                chars.next();
-                let mut last = ' ';
-                for n in chars.by_ref() {
-                    if last == '*' && n == '/' {
-                        break;
-                    }
-                    last = n;
-                }
-                plain.push(' ');
-            }
-            '\'' | '"' | '`' => {
-                plain.push(c);
-                let mut lit = String::new();
-                while let Some(n) = chars.next() {
-                    plain.push(n);
-                    if n == '\\' {
-                        if let Some(e) = chars.next() {
-                            plain.push(e);
-                            lit.push(e);
-                        }
-                        continue;
-                    }
-                    if n == c {
-                        break;
-                    }
-                    lit.push(n);
-                }
-                strings.push(lit);
-            }
-            c => plain.push(c),
+/// What [`js_literals`] reads of JavaScript (or JSON with comments).
+#[derive(Default)]
+struct JsText {
+    /// Each string literal, its escapes decoded, with the key it is the value of (or the
+    /// key of the array it lies in), if any.
+    strings: Vec<(Option<String>, String)>,
+    /// The text without its comments (JSON with comments made JSON).
+    plain: String,
+    /// A way of making a string gate does not follow (`'o' + 'ut'`, `${…}`,
+    /// `String.fromCharCode`, …), where one is seen.
+    computed: Option<&'static str>,
+}
+
+/// The string literals of JavaScript (or JSON with comments) `text`: a configuration in code
+/// is read as far as its literals, and one that builds a string any other way is marked
+/// (review 96, 01-05): concatenation, a template's `${…}` other than `__dirname` or
+/// `process.cwd()`, character codes, `atob`, `Buffer`, `process.env`, a file read. Regular
+/// expression literals are skipped where a value may start (`/'/`: 96, 03).
+fn js_literals(text: &str) -> JsText {
+    let mut out = JsText::default();
+    for (needle, why) in [
+        ("fromCharCode", "character codes"),
+        ("fromCodePoint", "character codes"),
+        ("atob", "`atob`"),
+        ("Buffer", "a `Buffer`"),
+        ("process.env", "`process.env`"),
+        ("readFileSync", "a file it reads"),
+        ("readFile(", "a file it reads"),
+        ("eval(", "`eval`"),
+        ("Function(", "`Function`"),
+        ("decodeURI", "`decodeURI`"),
+        ("unescape", "`unescape`"),
+        ("String.raw", "`String.raw`"),
+        ("reverse(", "`reverse`"),
+        (".replace", "`replace`"),
+        (".concat", "`concat`"),
+        (".slice", "`slice`"),
+        (".repeat", "`repeat`"),
+        ("toString(", "`toString`"),
+    ] {
+        if text.contains(needle) {
+            out.computed = Some(why);
         }
     }
-    (strings, plain)
+    let chars: Vec<char> = text.chars().collect();
+    let mut keys: Vec<Option<String>> = vec![None];
+    let mut pending: Option<String> = None;
+    let mut word = String::new();
+    // The last character that is not a blank: decides whether a `/` starts a regex.
+    let mut last = '(';
+    let mut k = 0;
+    while k < chars.len() {
+        let c = chars[k];
+        k += 1;
+        if c == '/' && chars.get(k) == Some(&'/') {
+            while k < chars.len() && chars[k] != '\n' {
+                k += 1;
+            }
+            continue;
+        }
+        if c == '/' && chars.get(k) == Some(&'*') {
+            k += 1;
+            while k < chars.len() && !(chars[k - 1] == '*' && chars[k] == '/') {
+                k += 1;
+            }
+            k += 1;
+            out.plain.push(' ');
+            continue;
+        }
+        if c == '/' && "=(,:[!&|?{};+-*%<>~^".contains(last) {
+            // A regular expression: to its closing `/`, past escapes and classes.
+            let mut class = false;
+            while k < chars.len() {
+                let r = chars[k];
+                k += 1;
+                match r {
+                    '\\' => k += 1,
+                    '[' => class = true,
+                    ']' => class = false,
+                    '/' if !class => break,
+                    '\n' => break,
+                    _ => {}
+                }
+            }
+            last = 'r';
+            out.plain.push_str("/r/");
+            continue;
+        }
+        if matches!(c, '\'' | '"' | '`') {
+            let mut lit = String::new();
+            let raw_start = k - 1;
+            while k < chars.len() {
+                let n = chars[k];
+                k += 1;
+                if n == '\\' {
+                    let Some(&e) = chars.get(k) else { break };
+                    k += 1;
+                    let hex = |from: usize, len: usize| -> Option<char> {
+                        let h: String = chars.get(from..from + len)?.iter().collect();
+                        char::from_u32(u32::from_str_radix(&h, 16).ok()?)
+                    };
+                    let decoded = match e {
+                        'n' => '\n',
+                        't' => '\t',
+                        'r' => '\r',
+                        '0' => '\0',
+                        'x' => {
+                            let d = hex(k, 2).unwrap_or('x');
+                            k += 2;
+                            d
+                        }
+                        'u' if chars.get(k) == Some(&'{') => {
+                            let close = chars[k..].iter().position(|&x| x == '}').unwrap_or(0);
+                            let h: String = chars[k + 1..k + close.max(1)].iter().collect();
+                            k += close + 1;
+                            u32::from_str_radix(&h, 16)
+                                .ok()
+                                .and_then(char::from_u32)
+                                .unwrap_or('u')
+                        }
+                        'u' => {
+                            let d = hex(k, 4).unwrap_or('u');
+                            k += 4;
+                            d
+                        }
+                        e => e,
+                    };
+                    lit.push(decoded);
+                    continue;
+                }
+                if n == c {
+                    break;
+                }
+                if c == '`' && n == '$' && chars.get(k) == Some(&'{') {
+                    let close = chars[k..].iter().position(|&x| x == '}').unwrap_or(0);
+                    let inner: String = chars[k + 1..k + close.max(1)].iter().collect();
+                    match inner.trim() {
+                        "__dirname" | "process.cwd()" => lit.push_str("\u{0}dir"),
+                        _ => out.computed = Some("a template's `${…}`"),
+                    }
+                    k += close + 1;
+                    continue;
+                }
+                lit.push(n);
+            }
+            // A literal beside a `+` is part of a string built at run time.
+            let before = out.plain.trim_end().to_string();
+            let after: String = chars[k.min(chars.len())..]
+                .iter()
+                .take_while(|c| c.is_whitespace() || **c == '+')
+                .collect();
+            if before.ends_with('+') || after.contains('+') {
+                out.computed = Some("strings joined with `+`");
+            }
+            // Its key: `key: '…'`, or the key of the array it lies in.
+            let key = if before.ends_with(':') {
+                pending.clone()
+            } else {
+                keys.last().cloned().flatten()
+            };
+            if chars
+                .get(k..)
+                .is_some_and(|r| r.iter().find(|c| !c.is_whitespace()) == Some(&':'))
+            {
+                pending = Some(lit);
+            } else {
+                out.strings.push((key, lit));
+            }
+            out.plain.extend(&chars[raw_start..k.min(chars.len())]);
+            last = 's';
+            continue;
+        }
+        out.plain.push(c);
+        if c.is_alphanumeric() || c == '_' || c == '$' {
+            word.push(c);
+        } else if !c.is_whitespace() {
+            if c == ':' && !word.is_empty() {
+                pending = Some(std::mem::take(&mut word));
+            } else {
+                word.clear();
+            }
+            match c {
+                '[' => keys.push(pending.clone()),
+                ']' if keys.len() > 1 => {
+                    keys.pop();
+                }
+                '{' => keys.push(None),
+                '}' if keys.len() > 1 => {
+                    keys.pop();
+                }
+                _ => {}
+            }
+        }
+        if !c.is_whitespace() {
+            last = if c.is_alphanumeric() || c == '_' || c == ')' || c == ']' {
+                'a'
+            } else {
+                c
+            };
+        }
+    }
+    out
 }
 
 /// The strings of a configuration value, but for those under `skip` keys (what only names
@@ -1234,8 +1386,9 @@ fn config_strings<'a>(v: &'a serde_json::Value, skip: &[&str], out: &mut Vec<&'a
     }
 }
 
-/// Keys of mocha's, jest's and vitest's configurations whose values name no code.
-const CONFIG_KEYS_NO_CODE: [&str; 19] = [
+/// Keys of mocha's, jest's, vitest's and vite's configurations whose values name no code:
+/// what to leave out, or where to write.
+const CONFIG_KEYS_NO_CODE: [&str; 27] = [
     "ignore",
     "exclude",
     "reporter-option",
@@ -1254,39 +1407,146 @@ const CONFIG_KEYS_NO_CODE: [&str; 19] = [
     "coveragePathIgnorePatterns",
     "modulePathIgnorePatterns",
     "watchPathIgnorePatterns",
+    "transformIgnorePatterns",
     "displayName",
+    "outputDirectory",
+    "outputFile",
+    "outputName",
+    "outDir",
+    "reportsDirectory",
+    "publicDir",
+    "testNamePattern",
 ];
 
+/// The configuration files of node's tools gate reads, in a folder and those above it.
+const NODE_CONFIGS: [&str; 35] = [
+    ".mocharc.js",
+    ".mocharc.cjs",
+    ".mocharc.mjs",
+    ".mocharc.yaml",
+    ".mocharc.yml",
+    ".mocharc.jsonc",
+    ".mocharc.json",
+    "jest.config.js",
+    "jest.config.ts",
+    "jest.config.mjs",
+    "jest.config.cjs",
+    "jest.config.mts",
+    "jest.config.cts",
+    "jest.config.json",
+    "vitest.config.js",
+    "vitest.config.ts",
+    "vitest.config.mjs",
+    "vitest.config.cjs",
+    "vitest.config.mts",
+    "vitest.config.cts",
+    "vitest.workspace.js",
+    "vitest.workspace.ts",
+    "vitest.workspace.json",
+    "vite.config.js",
+    "vite.config.ts",
+    "vite.config.mjs",
+    "vite.config.cjs",
+    "vite.config.mts",
+    "vite.config.cts",
+    "babel.config.js",
+    "babel.config.json",
+    "babel.config.cjs",
+    "babel.config.mjs",
+    ".babelrc",
+    ".babelrc.json",
+];
+
+/// Whether a check command named `name` may start one of node's test tools: the tool or a
+/// package manager by name, a shell, make, or a program by path (a script gate does not
+/// read, review 95, 06-09); not Python's, Go's or Rust's runners, whose checks do not read a
+/// project's `vite.config.js` (review 96, 90-92, 95).
+fn may_run_node_tools(name: &str, words: &[String]) -> bool {
+    matches!(
+        name,
+        "node"
+            | "nodejs"
+            | "npx"
+            | "pnpx"
+            | "bunx"
+            | "npm"
+            | "yarn"
+            | "pnpm"
+            | "bun"
+            | "mocha"
+            | "_mocha"
+            | "jest"
+            | "vitest"
+            | "vite"
+            | "sh"
+            | "bash"
+            | "dash"
+            | "zsh"
+            | "ksh"
+            | "make"
+            | "gmake"
+            | "just"
+    ) || words.first().is_some_and(|w| w.contains('/'))
+}
+
 /// The configuration node's tools in `dir` read by themselves that names code in one of
-/// `roots`, with why (review 94, 73, 76; review 95): an `.npmrc` (in `dir`, a folder above
-/// or gate's `HOME`) whose `node-options` preloads or `script-shell` lies there; a
-/// `.yarnrc`'s `yarn-path` or `.yarnrc.yml`'s `yarnPath`; a mocha configuration
-/// (`.mocharc.*` in `dir` or above, one `--config` or `--package` names, `package.json`'s
-/// `mocha`), a jest configuration (`jest.config.*`, `package.json`'s `jest`) or a vitest or
-/// vite one whose values name a path there (a bare `out` included, as mocha resolves it;
-/// `<rootDir>` as jest's folder), a configuration in code read as far as its string
-/// literals. Read whatever program the line runs (mocha run by a script, a recipe, a
-/// package's script: 95, 06-09).
+/// `roots`, or a folder holding one, with why (reviews 94 to 96): an `.npmrc` (in `dir`, a
+/// folder above or gate's `HOME`) whose `node-options` preloads or `script-shell` lies
+/// there; a `.yarnrc`'s `yarn-path` or `.yarnrc.yml`'s `yarnPath`; a mocha, jest, vitest,
+/// vite or babel configuration ([`NODE_CONFIGS`] up the tree, one an option names,
+/// `package.json`'s `mocha` and `jest`, and every configuration file or folder one of them
+/// names: jest's `projects` and `preset`, vitest's `projects`) whose values name such a path
+/// (a bare `out` or `..` included, as the tools resolve them; `<rootDir>` as its folder); a
+/// configuration in code read as far as its string literals, refused where it builds a
+/// string otherwise; an option of the line whose value is a folder holding one (`--rootDir
+/// ..`, `--root ..`: 96, 09, 10).
 fn node_config_code(words: &[String], dir: &Path, roots: &[PathBuf]) -> Option<(PathBuf, String)> {
     let here = resolve(dir);
     let in_root = |p: &Path| roots.iter().any(|r| p.starts_with(r));
     // A value, taken from `folder`: a piece of it (split at `=`, blanks and commas) that lies
-    // in a root, or a glob whose fixed part overlaps one.
+    // in a root or holds one (a glob by its fixed part).
     let names_root = |v: &str, folder: &Path| -> bool {
-        let v = v.replace("<rootDir>", &folder.to_string_lossy());
+        let v = v
+            .replace("<rootDir>", &folder.to_string_lossy())
+            .replace("\u{0}dir", &folder.to_string_lossy());
         v.split(['=', ' ', ',', '\n', '\t']).any(|piece| {
             if piece.is_empty() || piece.len() > 4096 {
                 return false;
             }
-            match piece.find(['*', '?', '[', '{']) {
-                Some(at) => {
-                    let fixed = piece[..at].rsplit_once('/').map_or("", |(d, _)| d);
-                    overlaps_a_root(&resolve(&folder.join(fixed)), roots)
-                }
-                None => in_root(&resolve(&folder.join(piece))),
-            }
+            let fixed = match piece.find(['*', '?', '[', '{']) {
+                Some(at) => piece[..at].rsplit_once('/').map_or("", |(d, _)| d),
+                None => piece,
+            };
+            overlaps_a_root(&resolve(&folder.join(fixed)), roots)
         })
     };
+    let node_tool = words.first().is_some_and(|w| {
+        matches!(
+            name_of(w).as_str(),
+            "node" | "nodejs" | "npx" | "pnpx" | "bunx" | "mocha" | "_mocha" | "jest" | "vitest"
+        )
+    });
+    // A node tool's option whose value is a folder holding one the trials write.
+    for (k, w) in words.iter().enumerate().skip(1) {
+        if !node_tool || !w.starts_with('-') {
+            continue;
+        }
+        let value = match w.split_once('=') {
+            Some((_, v)) => Some(v.to_string()),
+            None => words.get(k + 1).cloned(),
+        };
+        if let Some(v) = value
+            && !v.starts_with('-')
+            && here.join(&v).is_dir()
+            && overlaps_a_root(&resolve(&here.join(&v)), roots)
+            && !in_root(&here)
+        {
+            return Some((
+                here.join(&v),
+                format!("`{w} {v}` widens what it reads to a folder holding one the trials write"),
+            ));
+        }
+    }
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let npmrcs = here
         .ancestors()
@@ -1329,7 +1589,7 @@ fn node_config_code(words: &[String], dir: &Path, roots: &[PathBuf]) -> Option<(
             }
             if npm_entries(option, value).iter().any(|e| {
                 let e = e.strip_prefix("--require=").unwrap_or(e);
-                (e.starts_with('.') || e.contains('/')) && names_root(e, &folder)
+                (e.starts_with('.') || e.contains('/')) && in_root(&resolve(&folder.join(e)))
             }) {
                 return Some((
                     f,
@@ -1365,44 +1625,15 @@ fn node_config_code(words: &[String], dir: &Path, roots: &[PathBuf]) -> Option<(
         }
     }
     // The configuration files, each with the folder its relative paths start from.
-    const NAMES: [&str; 24] = [
-        ".mocharc.js",
-        ".mocharc.cjs",
-        ".mocharc.mjs",
-        ".mocharc.yaml",
-        ".mocharc.yml",
-        ".mocharc.jsonc",
-        ".mocharc.json",
-        "jest.config.js",
-        "jest.config.ts",
-        "jest.config.mjs",
-        "jest.config.cjs",
-        "jest.config.json",
-        "vitest.config.js",
-        "vitest.config.ts",
-        "vitest.config.mjs",
-        "vitest.config.cjs",
-        "vitest.config.mts",
-        "vitest.config.cts",
-        "vite.config.js",
-        "vite.config.ts",
-        "vite.config.mjs",
-        "vite.config.cjs",
-        "vite.config.mts",
-        "vite.config.cts",
-    ];
     let mut files: Vec<(PathBuf, PathBuf)> = here
         .ancestors()
-        .flat_map(|a| NAMES.iter().map(move |n| (a.join(n), a.to_path_buf())))
+        .flat_map(|a| {
+            NODE_CONFIGS
+                .iter()
+                .map(move |n| (a.join(n), a.to_path_buf()))
+        })
         .filter(|(f, _)| f.is_file())
         .collect();
-    // A configuration a node tool's option names (not another program's `-c`).
-    let node_tool = words.first().is_some_and(|w| {
-        matches!(
-            name_of(w).as_str(),
-            "node" | "nodejs" | "npx" | "pnpx" | "bunx" | "mocha" | "_mocha" | "jest" | "vitest"
-        )
-    });
     let mut k = 0;
     while let Some(w) = words.get(k).filter(|_| node_tool) {
         k += 1;
@@ -1429,7 +1660,14 @@ fn node_config_code(words: &[String], dir: &Path, roots: &[PathBuf]) -> Option<(
             files.push((f, a.to_path_buf()));
         }
     }
-    for (f, folder) in files.into_iter().take(64) {
+    let mut seen = std::collections::HashSet::new();
+    let mut at = 0;
+    while at < files.len() && at < 128 {
+        let (f, folder) = files[at].clone();
+        at += 1;
+        if !seen.insert((f.clone(), folder.clone())) {
+            continue;
+        }
         let Some(text) = super::makefile::read_text(&f) else {
             continue;
         };
@@ -1437,39 +1675,103 @@ fn node_config_code(words: &[String], dir: &Path, roots: &[PathBuf]) -> Option<(
             return Some((f, "a configuration larger than gate reads".into()));
         }
         let ext = f.extension().and_then(|e| e.to_str()).unwrap_or("");
-        let package = f.file_name().is_some_and(|n| n == "package.json");
-        let strings: Vec<String> = match ext {
-            "yml" | "yaml" | "json" | "jsonc" => {
-                let parsed = if matches!(ext, "yml" | "yaml") {
-                    serde_saphyr::from_str::<serde_json::Value>(&text).ok()
-                } else {
-                    serde_json::from_str::<serde_json::Value>(&js_literals(&text).1).ok()
-                };
-                let Some(v) = parsed else {
-                    if package {
-                        continue;
-                    }
-                    return Some((f, "a configuration gate cannot read".into()));
-                };
-                let mut out = Vec::new();
+        let name = f.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let package = name == "package.json";
+        let data = matches!(ext, "yml" | "yaml" | "json" | "jsonc") || name == ".babelrc";
+        // jest's `rootDir` moves `<rootDir>` (96, 11).
+        let mut root_dir = folder.clone();
+        let strings: Vec<String> = if data {
+            let parsed = if matches!(ext, "yml" | "yaml") {
+                serde_saphyr::from_str::<serde_json::Value>(&text).ok()
+            } else {
+                serde_json::from_str::<serde_json::Value>(&js_literals(&text).plain).ok()
+            };
+            let Some(v) = parsed else {
                 if package {
-                    for key in ["mocha", "jest"] {
-                        if let Some(v) = v.get(key) {
-                            config_strings(v, &CONFIG_KEYS_NO_CODE, &mut out);
+                    continue;
+                }
+                return Some((f, "a configuration gate cannot read".into()));
+            };
+            let mut out = Vec::new();
+            if package {
+                for key in ["mocha", "jest", "babel"] {
+                    if let Some(v) = v.get(key) {
+                        config_strings(v, &CONFIG_KEYS_NO_CODE, &mut out);
+                    }
+                }
+            } else {
+                config_strings(&v, &CONFIG_KEYS_NO_CODE, &mut out);
+            }
+            for r in [
+                v.get("rootDir"),
+                v.get("jest").and_then(|j| j.get("rootDir")),
+            ] {
+                if let Some(r) = r.and_then(|r| r.as_str()) {
+                    root_dir = folder.join(r);
+                }
+            }
+            out.into_iter().map(str::to_string).collect()
+        } else {
+            let js = js_literals(&text);
+            if let Some(how) = js.computed {
+                return Some((
+                    f,
+                    format!(
+                        "a configuration in code that builds a string with {how}, which gate \
+                         does not follow (write its paths as plain strings, or the \
+                         configuration as JSON)"
+                    ),
+                ));
+            }
+            if let Some((_, r)) = js
+                .strings
+                .iter()
+                .find(|(k, _)| k.as_deref() == Some("rootDir"))
+            {
+                root_dir = folder.join(r);
+            }
+            js.strings
+                .into_iter()
+                .filter(|(key, _)| {
+                    !key.as_deref()
+                        .is_some_and(|k| CONFIG_KEYS_NO_CODE.contains(&k))
+                })
+                .map(|(_, s)| s)
+                .collect()
+        };
+        for s in &strings {
+            let s = &s.replace("<rootDir>", &root_dir.to_string_lossy());
+            if names_root(s, &folder) {
+                return Some((
+                    f,
+                    format!("a configuration naming `{s}`, in or above a folder the trials write"),
+                ));
+            }
+            // A configuration it names (jest's `projects` and `preset`, vitest's `projects`,
+            // a file a JavaScript configuration requires): read in turn (96, 11, 12, 14).
+            let named = folder.join(s);
+            if s.len() < 4096 && (s.starts_with('.') || s.contains('/')) {
+                // `require('./paths')` names `paths.js` (96, 04).
+                let file = ["", ".js", ".cjs", ".mjs", ".json", ".ts", "/index.js"]
+                    .iter()
+                    .map(|e| PathBuf::from(format!("{}{e}", named.display())))
+                    .find(|p| p.is_file());
+                if let Some(file) = file {
+                    // Its paths from its own folder, and (a jest preset's) from this one.
+                    let base = file.parent().unwrap_or(&folder).to_path_buf();
+                    files.push((file.clone(), base));
+                    files.push((file, root_dir.clone()));
+                } else if named.is_dir() {
+                    for n in NODE_CONFIGS
+                        .iter()
+                        .chain(&["package.json", "jest-preset.json"])
+                    {
+                        if named.join(n).is_file() {
+                            files.push((named.join(n), named.clone()));
                         }
                     }
-                } else {
-                    config_strings(&v, &CONFIG_KEYS_NO_CODE, &mut out);
                 }
-                out.into_iter().map(str::to_string).collect()
             }
-            _ => js_literals(&text).0,
-        };
-        if let Some(s) = strings.iter().find(|s| names_root(s, &folder)) {
-            return Some((
-                f,
-                format!("a configuration naming `{s}`, in a folder the trials write"),
-            ));
         }
     }
     None
@@ -1523,6 +1825,8 @@ fn node_collector(words: &[String], dir: &Path, roots: &[PathBuf]) -> Option<&'s
             _ => "karma",
         }),
         "tape" | "zora" | "baretest" if globbed => Some("tape"),
+        // Monorepo runners run a script in every workspace.
+        "lerna" | "turbo" | "nx" | "wireit" => Some("a workspace's scripts"),
         "cypress" if operands.first() == Some(&"run") => Some("cypress"),
         "deno" if operands.first() == Some(&"test") => Some("deno test"),
         "npx" | "bunx" | "pnpx" => {
@@ -1543,7 +1847,9 @@ fn node_collector(words: &[String], dir: &Path, roots: &[PathBuf]) -> Option<&'s
             if words.iter().any(|w| w == "--test")
                 && (globbed
                     || !operands.iter().any(|w| !w.contains(['*', '?']))
-                    || operands.iter().any(|w| dir.join(w).is_dir()))
+                    || operands.iter().any(|w| {
+                        dir.join(w).is_dir() && overlaps_a_root(&resolve(&dir.join(w)), roots)
+                    }))
                 && !words.iter().any(|w| w == "-e" || w == "--eval") =>
         {
             Some("node --test")
@@ -1565,7 +1871,7 @@ fn node_collector(words: &[String], dir: &Path, roots: &[PathBuf]) -> Option<&'s
 
 /// npm's options that take a value as the next word (`npm --loglevel silent test`: review
 /// 94, 34, 35); the workspace and folder options are read on their own.
-const NPM_VALUED: [&str; 18] = [
+const NPM_VALUED: [&str; 16] = [
     "--loglevel",
     "--registry",
     "--cache",
@@ -1578,8 +1884,6 @@ const NPM_VALUED: [&str; 18] = [
     "--before",
     "--location",
     "--scope",
-    "--reporter",
-    "--color",
     "--script-shell",
     "--node-options",
     "--shell",
@@ -1771,6 +2075,25 @@ fn package_scripts_collector(
     if name == "bun" && first == "test" {
         return Some("bun test");
     }
+    // `yarn workspace NAME test` runs that workspace's script; `yarn workspaces foreach`
+    // every one's.
+    if name == "yarn" && first == "workspace" {
+        let run: Vec<String> = std::iter::once(words[0].clone())
+            .chain(operands.iter().skip(2).map(|w| w.to_string()))
+            .collect();
+        let Some(folders) = workspace_folders(dir) else {
+            return Some(WORKSPACES);
+        };
+        if folders.iter().any(|f| overlaps_a_root(&resolve(f), roots)) {
+            return Some(WORKSPACES);
+        }
+        return folders
+            .iter()
+            .find_map(|f| package_scripts_collector(name, &run, f, roots));
+    }
+    if name == "yarn" && first == "workspaces" {
+        return Some(WORKSPACES);
+    }
     if matches!(first, "exec" | "dlx" | "x") {
         let run: Vec<String> = operands[1..].iter().map(|w| w.to_string()).collect();
         return run.first().and_then(|w| tool(&name_of(w))).or_else(|| {
@@ -1817,9 +2140,19 @@ fn package_scripts_collector(
     .collect();
     if script == all
         || bodies.iter().any(|b| {
-            ["npm", "yarn", "pnpm", "bun", "npx"]
-                .iter()
-                .any(|r| super::words::mentions_word(b, r))
+            [
+                "npm",
+                "yarn",
+                "pnpm",
+                "bun",
+                "npx",
+                "npm-run-all",
+                "run-s",
+                "run-p",
+                "concurrently",
+            ]
+            .iter()
+            .any(|r| super::words::mentions_word(b, r))
         })
     {
         bodies = scripts.values().filter_map(|b| b.as_str()).collect();
@@ -4075,6 +4408,7 @@ fn definition_findings_of(
             // the trials write (review 94, 73: `.npmrc`'s `node-options=--require
             // ./out/x.js`; 76: `.mocharc.yml`'s `require: ./out/x.js`).
             if t.writes.is_some()
+                && may_run_node_tools(&name, &words)
                 && let Some((file, why)) = node_config_code(&words, &dir, roots)
             {
                 out.push(Finding {

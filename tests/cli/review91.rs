@@ -900,3 +900,167 @@ fn rev95_node_configurations_are_read_whatever_runs_the_tool() {
         }
     }
 }
+
+/// Review 96 (helper-159, 45 attacks on review 95's fixes; 15 of 16 proved accepted, 7
+/// PASSed under `gate run`): a JavaScript configuration that builds a path (`'o' + 'ut'`, an
+/// escape, `String.fromCharCode`, a regex whose quote hid a literal, a `require` of a file
+/// holding the paths); a folder that holds `out` (`spec: .`, jest's `rootDir: ".."`,
+/// `--rootDir ..`); configurations reached by reference (jest's `projects` and `preset`, a
+/// babel plugin); `npm --color test`. Seven honest setups it found refused (a pytest check
+/// beside a vite configuration, a JavaScript `coverageDirectory` in `out`, `node --test
+/// tests`) are accepted.
+#[test]
+fn rev96_node_configurations_in_code_by_reference_and_widening_are_read() {
+    let mocha = "node node_modules/mocha/bin/mocha.js tests/a.spec.js";
+    let jest = "cd app && node ../node_modules/jest/bin/jest.js";
+    let base: Vec<(&str, &str)> = vec![
+        (
+            "package.json",
+            "{\"name\":\"t\",\"version\":\"1.0.0\",\"scripts\":{\"test\":\"node --test\"}}\n",
+        ),
+        (
+            "node_modules/mocha/bin/mocha.js",
+            "require('../lib/cli');\n",
+        ),
+        ("node_modules/jest/bin/jest.js", ""),
+        (
+            "tests/a.spec.js",
+            "it('ok', () => { throw new Error('no') })\n",
+        ),
+        ("app/package.json", "{\"name\":\"app\"}\n"),
+        ("app/a.test.js", "test('ok', () => { expect(1).toBe(2) })\n"),
+    ];
+    type Case<'a> = (&'a str, &'a str, Vec<(&'a str, &'a str)>);
+    let attacks: Vec<Case> = vec![
+        (
+            "concatenation",
+            mocha,
+            vec![(
+                ".mocharc.js",
+                "module.exports = { require: ['./o' + 'ut/x.js'] };\n",
+            )],
+        ),
+        (
+            "an escape",
+            mocha,
+            vec![(
+                ".mocharc.js",
+                "module.exports = { require: ['./o\\x75t/x.js'] };\n",
+            )],
+        ),
+        (
+            "a regex's quote",
+            mocha,
+            vec![(
+                ".mocharc.js",
+                "const q = /'/\nconst r = './out/x.js'\nconst z = /'/\nmodule.exports = { require: [r] }\n",
+            )],
+        ),
+        (
+            "a required file of paths",
+            mocha,
+            vec![
+                (
+                    ".mocharc.js",
+                    "module.exports = { require: require('./cfgpaths') }\n",
+                ),
+                ("cfgpaths.js", "module.exports = ['./out/x.js']\n"),
+            ],
+        ),
+        (
+            "character codes",
+            mocha,
+            vec![(
+                ".mocharc.js",
+                "const path = require('path');\nmodule.exports = { require: [path.join(__dirname, String.fromCharCode(111, 117, 116), 'x.js')] };\n",
+            )],
+        ),
+        (
+            "spec: .",
+            mocha,
+            vec![(".mocharc.yml", "spec: .\nrecursive: true\n")],
+        ),
+        (
+            "jest rootDir ..",
+            jest,
+            vec![(
+                "app/jest.config.json",
+                "{\"rootDir\":\"..\",\"setupFiles\":[\"<rootDir>/out/s.js\"]}\n",
+            )],
+        ),
+        (
+            "jest --rootDir ..",
+            "cd app && node ../node_modules/jest/bin/jest.js --rootDir ..",
+            vec![],
+        ),
+        (
+            "jest projects",
+            jest,
+            vec![
+                ("app/jest.config.json", "{\"projects\":[\"<rootDir>/p\"]}\n"),
+                (
+                    "app/p/jest.config.json",
+                    "{\"rootDir\":\"..\",\"setupFiles\":[\"<rootDir>/../out/s.js\"]}\n",
+                ),
+            ],
+        ),
+        (
+            "jest preset",
+            jest,
+            vec![
+                (
+                    "app/jest.config.json",
+                    "{\"preset\":\"./mypreset/jest-preset.json\"}\n",
+                ),
+                (
+                    "app/mypreset/jest-preset.json",
+                    "{\"setupFiles\":[\"<rootDir>/../out/s.js\"]}\n",
+                ),
+            ],
+        ),
+        (
+            "a babel plugin",
+            jest,
+            vec![("app/babel.config.json", "{\"plugins\":[\"../out/p.js\"]}\n")],
+        ),
+        ("npm --color test", "npm --color test", vec![]),
+    ];
+    let honest: Vec<Case> = vec![
+        ("jest beside out", jest, vec![]),
+        (
+            "a JavaScript coverageDirectory",
+            jest,
+            vec![(
+                "app/jest.config.js",
+                "module.exports = { coverageDirectory: '../out/coverage' };\n",
+            )],
+        ),
+        (
+            "jest-junit's outputDirectory",
+            jest,
+            vec![(
+                "app/jest.config.json",
+                "{\"reporters\":[\"default\",[\"jest-junit\",{\"outputDirectory\":\"../out\"}]]}\n",
+            )],
+        ),
+        ("node --test of a folder", "node --test tests", vec![]),
+        (
+            "a vite configuration beside a script",
+            "sh tests/run.sh",
+            vec![
+                ("tests/run.sh", "exit 1\n"),
+                (
+                    "vite.config.mjs",
+                    "export default { build: { outDir: 'out' }, resolve: { alias: { '@': `${__dirname}/src` } } }\n",
+                ),
+            ],
+        ),
+    ];
+    for (cases, code) in [(attacks, 2), (honest, 0)] {
+        for (what, line, files) in cases {
+            let f = task(line, &base);
+            write_files(&f, &files);
+            exits(&f, code, what);
+        }
+    }
+}
