@@ -1783,22 +1783,25 @@ fn depth_exceeded(dir: &Path) -> bool {
     dir.components().count() > 64
 }
 
+/// `jest` or `vitest` where text `w` (a word, a script) names one.
+fn jest_or_vitest(w: &str) -> Option<&'static str> {
+    let w = w.to_ascii_lowercase();
+    if super::words::mentions_word(&w, "vitest") {
+        Some("vitest")
+    } else if super::words::mentions_word(&w, "jest") || w.contains("jest-cli") {
+        Some("jest")
+    } else {
+        None
+    }
+}
+
 /// The test runner that collects every test file beneath its folder which command `words`
 /// (run in `dir`) starts, if any: `jest` or `vitest` by name, through `npx`, `bunx`,
 /// `pnpm exec`, `yarn`, `npm exec`, by the path of its script (`node
 /// node_modules/jest/bin/jest.js`), or as the `package.json` script `npm test` (`npm run
 /// X`, `yarn X`, `pnpm X`) runs (review 91).
 fn node_collector(words: &[String], dir: &Path, roots: &[PathBuf]) -> Option<&'static str> {
-    let tool = |w: &str| -> Option<&'static str> {
-        let w = w.to_ascii_lowercase();
-        if super::words::mentions_word(&w, "vitest") {
-            Some("vitest")
-        } else if super::words::mentions_word(&w, "jest") || w.contains("jest-cli") {
-            Some("jest")
-        } else {
-            None
-        }
-    };
+    let tool = jest_or_vitest;
     let name = name_of(words.first()?);
     let operands: Vec<&str> = words[1..]
         .iter()
@@ -1965,16 +1968,7 @@ fn package_scripts_collector(
     dir: &Path,
     roots: &[PathBuf],
 ) -> Option<&'static str> {
-    let tool = |w: &str| -> Option<&'static str> {
-        let w = w.to_ascii_lowercase();
-        if super::words::mentions_word(&w, "vitest") {
-            Some("vitest")
-        } else if super::words::mentions_word(&w, "jest") || w.contains("jest-cli") {
-            Some("jest")
-        } else {
-            None
-        }
-    };
+    let tool = jest_or_vitest;
     const UNREAD: &str = "scripts gate cannot read";
     const WORKSPACES: &str = "a workspace's scripts";
     // The words without the workspace options, the operands, and what those options ask.
@@ -2823,11 +2817,8 @@ fn pytest_configs(args: &[String], dir: &Path) -> Vec<(PathBuf, PytestIni)> {
         .collect()
 }
 
-/// Whether Python's `str.isspace` takes `c` for a blank: Unicode's white space and the
-/// four separators `\x1c`-`\x1f`, which Rust's `is_whitespace` leaves out (review 94, 06).
-fn py_space(c: char) -> bool {
-    c.is_whitespace() || ('\x1c'..='\x1f').contains(&c)
-}
+// Python's `str.isspace`: Rust's `is_whitespace` leaves out `\x1c`-`\x1f` (review 94, 06).
+use super::words::python_space as py_space;
 
 /// `text` cut into lines as Python's `str.splitlines` cuts it: at `\n`, `\r\n`, a lone `\r`,
 /// `\x0b`, `\x0c`, `\x1c`-`\x1e`, `\x85`, U+2028 and U+2029 (review 93, 04-08).
@@ -2836,19 +2827,7 @@ fn py_lines(text: &str) -> Vec<&str> {
     let mut from = 0;
     let mut chars = text.char_indices().peekable();
     while let Some((at, c)) = chars.next() {
-        let end = matches!(
-            c,
-            '\n' | '\r'
-                | '\x0b'
-                | '\x0c'
-                | '\x1c'
-                | '\x1d'
-                | '\x1e'
-                | '\u{85}'
-                | '\u{2028}'
-                | '\u{2029}'
-        );
-        if end {
+        if super::words::python_line_break(c) {
             out.push(&text[from..at]);
             from = at + c.len_utf8();
             if c == '\r' && chars.peek().is_some_and(|&(_, n)| n == '\n') {

@@ -28,7 +28,9 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::words::{is_python, name_of, simple_commands, tokens_of};
+use super::words::{
+    is_python, name_of, python_line_break, python_space, simple_commands, tokens_of,
+};
 use super::{Plan, PlanError};
 
 /// What Python runs to name its site folders, as `site.main()` would find them, without
@@ -340,12 +342,6 @@ fn stdlib_reach(python: &Python, roots: &[PathBuf], guarded: &[PathBuf]) -> Opti
     None
 }
 
-/// Whether Python's `str.strip` strips `c`: Unicode's white space and the separators
-/// `\x1c`-`\x1f`.
-fn python_space(c: char) -> bool {
-    c.is_whitespace() || ('\x1c'..='\x1f').contains(&c)
-}
-
 /// Whether the user's site folder is on this Python's `sys.path`: not under `-I` or `-s`,
 /// nor with `PYTHONNOUSERSITE` set where Python reads its variables (review 72, 15, 17).
 fn counts_user_site(python: &Python, env: &[(String, String)]) -> bool {
@@ -481,21 +477,7 @@ fn read_bounded(pth: &Path) -> Result<String, String> {
 /// relative to `site`, its trailing white space dropped, normalised.
 fn pth_entries(site: &Path, text: &str) -> Vec<PathBuf> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let breaks = |c: char| {
-        matches!(
-            c,
-            '\n' | '\r'
-                | '\x0b'
-                | '\x0c'
-                | '\x1c'
-                | '\x1d'
-                | '\x1e'
-                | '\u{85}'
-                | '\u{2028}'
-                | '\u{2029}'
-        )
-    };
-    text.split(breaks)
+    text.split(python_line_break)
         .filter(|l| !l.starts_with('#') && !l.trim_matches(python_space).is_empty())
         .filter(|l| !l.starts_with("import ") && !l.starts_with("import\t"))
         .map(|l| super::state::lexical(&site.join(l.trim_end_matches(python_space))))

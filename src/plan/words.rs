@@ -3409,6 +3409,28 @@ pub(super) fn program_index(words: &[&str]) -> Option<usize> {
     }
 }
 
+/// Whether Python's `str.strip` strips `c`: Unicode's white space and the separators
+/// `\x1c`-`\x1f`.
+pub(super) fn python_space(c: char) -> bool {
+    c.is_whitespace() || ('\x1c'..='\x1f').contains(&c)
+}
+
+/// Whether Python's `str.splitlines` ends a line at `c` (`\r\n` is one end, of two).
+pub(super) fn python_line_break(c: char) -> bool {
+    matches!(
+        c,
+        '\n' | '\r'
+            | '\x0b'
+            | '\x0c'
+            | '\x1c'
+            | '\x1d'
+            | '\x1e'
+            | '\u{85}'
+            | '\u{2028}'
+            | '\u{2029}'
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
