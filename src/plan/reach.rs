@@ -2161,19 +2161,8 @@ fn package_scripts_collector(
                     let keywords = c
                         .iter()
                         .take_while(|w| {
-                            matches!(
-                                w.as_str(),
-                                "if" | "then"
-                                    | "else"
-                                    | "elif"
-                                    | "do"
-                                    | "while"
-                                    | "until"
-                                    | "!"
-                                    | "{"
-                                    | "("
-                                    | "time"
-                            )
+                            matches!(w.as_str(), "{" | "(")
+                                || super::words::KEYWORDS_BEFORE_A_COMMAND.contains(&w.as_str())
                         })
                         .count();
                     let c = &c[keywords..];
@@ -4414,22 +4403,16 @@ fn definition_findings_of(
                 let real = here
                     .ancestors()
                     .find(|a| {
-                        [
-                            "package.json",
-                            "jest.config.js",
-                            "jest.config.ts",
-                            "jest.config.mjs",
-                            "jest.config.cjs",
-                            "jest.config.json",
-                            "vitest.config.js",
-                            "vitest.config.ts",
-                            "vitest.config.mjs",
-                            "vitest.config.cjs",
-                            "vitest.config.mts",
-                            "vitest.config.cts",
-                        ]
-                        .iter()
-                        .any(|n| a.join(n).is_file())
+                        // `package.json`, or a jest or vitest configuration of
+                        // [`NODE_CONFIGS`] (jest's own names but `.mts`/`.cts`).
+                        std::iter::once(&"package.json")
+                            .chain(NODE_CONFIGS.iter().filter(|n| {
+                                (n.starts_with("jest.config.")
+                                    && !n.ends_with(".mts")
+                                    && !n.ends_with(".cts"))
+                                    || n.starts_with("vitest.config.")
+                            }))
+                            .any(|n| a.join(n).is_file())
                     })
                     .unwrap_or(&here)
                     .to_path_buf();

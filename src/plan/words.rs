@@ -2886,21 +2886,8 @@ pub(super) fn folders_entered(text: &str) -> Vec<String> {
                     .skip_while(|w| {
                         // And after the assignments of the command (`ROOT=.. env -C app …`).
                         w.split_once('=').is_some_and(|(n, _)| is_name(n))
-                            || matches!(
-                                *w,
-                                "builtin"
-                                    | "command"
-                                    | "exec"
-                                    | "if"
-                                    | "then"
-                                    | "else"
-                                    | "elif"
-                                    | "do"
-                                    | "while"
-                                    | "until"
-                                    | "!"
-                                    | "time"
-                            )
+                            || matches!(*w, "builtin" | "command" | "exec")
+                            || KEYWORDS_BEFORE_A_COMMAND.contains(w)
                     })
                     .collect();
                 // A tool told where to work by an option: `make -C DIR`, `npm --prefix DIR`,
@@ -3339,6 +3326,11 @@ pub(super) fn loads_code(name: &str) -> bool {
 pub(super) const COMPOUND: &[&str] = &[
     "for", "while", "until", "if", "then", "else", "elif", "fi", "do", "done", "case", "esac",
     "select", "function", "coproc",
+];
+
+/// Shell keywords a simple command's program may follow (`if cd app`, `! node --test`).
+pub(super) const KEYWORDS_BEFORE_A_COMMAND: &[&str] = &[
+    "if", "then", "else", "elif", "do", "while", "until", "!", "time",
 ];
 
 /// Builtins that compute what runs, or where, when the line runs.
