@@ -2466,12 +2466,22 @@ fn pytest_reach(
         if let Some(file) = &opts.unread {
             return Some(PytestReach::Unread(file.clone()));
         }
-        // `cache_dir` (expanded as `os.path.expandvars` does: a `$` may name anything).
+        // `cache_dir`, expanded as pytest expands it (`os.path.expanduser`, then
+        // `os.path.expandvars`): a `$` may name anything, `~user` any home; `~` is the
+        // home gate and its check share.
         for w in &opts.cache_dir {
+            let home = std::env::var("HOME").ok().filter(|h| h.starts_with('/'));
+            let w = match (w.strip_prefix('~'), home) {
+                (Some(rest), Some(h)) if rest.is_empty() || rest.starts_with('/') => {
+                    format!("{}{rest}", h.trim_end_matches('/'))
+                }
+                (Some(_), _) => return Some(PytestReach::Computed(w.clone())),
+                (None, _) => w.clone(),
+            };
             if w.contains('$') {
-                return Some(PytestReach::Computed(w.clone()));
+                return Some(PytestReach::Computed(w));
             }
-            let p = resolve(&folder.join(w));
+            let p = resolve(&folder.join(&w));
             if overlaps(&p) {
                 return Some(PytestReach::Above(p));
             }
@@ -4662,8 +4672,9 @@ fn definition_findings_of(
                         link.display()
                     ),
                     PytestReach::Computed(word) => format!(
-                        "is given `{word}`, a path the shell makes when the check runs, which \
-                         may name a folder the trials write"
+                        "is given `{word}`, a path made only when the check runs (by the \
+                         shell, or by pytest as it expands it), which may name a folder the \
+                         trials write"
                     ),
                     PytestReach::Debugger(word) => format!(
                         "is given `{word}`, a debugger that runs the Python it reads from the \

@@ -1064,3 +1064,36 @@ fn rev96_node_configurations_in_code_by_reference_and_widening_are_read() {
         }
     }
 }
+
+/// `cache_dir` is expanded as pytest expands it (`os.path.expanduser`): `~` is the home the
+/// check shares with gate, so `~/c` with that home in a folder the trials write is refused
+/// and elsewhere accepted; `~user` names a home gate does not know, refused as a path made
+/// when the check runs (session 31's own finding).
+#[test]
+fn cache_dir_under_a_tilde_is_expanded_as_pytest_expands_it() {
+    let line = "python3 -m pytest --lf tests";
+    let ini = |v: &str| format!("[pytest]\ncache_dir = {v}\n");
+    let with_home = |f: &Fixture, home: &std::path::Path| {
+        gate()
+            .current_dir(f.dir.path())
+            .env("HOME", home)
+            .args(["check", "plan.yaml"])
+            .output()
+            .unwrap()
+    };
+    let f = task(line, &[("pytest.ini", &ini("~/.pytest_cache"))]);
+    let out = with_home(&f, &f.path("out"));
+    assert_eq!(out.status.code(), Some(2), "{}", both(&out));
+    let f = task(line, &[("pytest.ini", &ini("~/.pytest_cache"))]);
+    let elsewhere = tempfile::tempdir().unwrap();
+    let out = with_home(&f, elsewhere.path());
+    assert_eq!(out.status.code(), Some(0), "{}", both(&out));
+    let f = task(line, &[("pytest.ini", &ini("~nobody/c"))]);
+    let out = with_home(&f, elsewhere.path());
+    assert_eq!(out.status.code(), Some(2), "{}", both(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("by pytest as it expands it"),
+        "{}",
+        both(&out)
+    );
+}
