@@ -353,13 +353,10 @@ fn npm_entries(option: &str, value: &str) -> Vec<String> {
     match option {
         "node_options" => entries("NODE_OPTIONS", value),
         "script_shell" if !value.contains('/') => Vec::new(),
-        _ => {
-            let home = std::env::var("HOME").ok().filter(|h| h.starts_with('/'));
-            match (value.strip_prefix("~/"), home) {
-                (Some(rest), Some(h)) => vec![format!("{}/{rest}", h.trim_end_matches('/'))],
-                _ => vec![value.to_string()],
-            }
-        }
+        _ => match (value.strip_prefix("~/"), home()) {
+            (Some(rest), Some(h)) => vec![format!("{}/{rest}", h.trim_end_matches('/'))],
+            _ => vec![value.to_string()],
+        },
     }
 }
 
@@ -649,13 +646,17 @@ pub(super) fn refuse_writable_search_paths(shown: &str, plan: &Plan) -> Result<(
     Ok(())
 }
 
+/// Gate's `HOME` where it is absolute: the home its check shares, which `~` names there.
+fn home() -> Option<String> {
+    std::env::var("HOME").ok().filter(|h| h.starts_with('/'))
+}
+
 /// An entry of a value assigned on a `check:` line with what the shell expands there from
 /// gate's own environment put in (`~`, `$HOME/x`); `None` for an entry that is exactly an
 /// inherited variable (`$PATH` in `PATH=/opt/bin:$PATH`), which the plan does not set.
 /// `$PWD` is the check's folder: kept relative. A variable gate does not have stays as
 /// written, and so is refused as relative.
 fn inherited(entry: &str) -> Option<String> {
-    let home = || std::env::var("HOME").ok().filter(|h| h.starts_with('/'));
     if entry == "~" || entry.starts_with("~/") {
         return Some(match home() {
             Some(h) => format!("{h}{}", &entry[1..]),
@@ -2470,8 +2471,7 @@ fn pytest_reach(
         // `os.path.expandvars`): a `$` may name anything, `~user` any home; `~` is the
         // home gate and its check share.
         for w in &opts.cache_dir {
-            let home = std::env::var("HOME").ok().filter(|h| h.starts_with('/'));
-            let w = match (w.strip_prefix('~'), home) {
+            let w = match (w.strip_prefix('~'), home()) {
                 (Some(rest), Some(h)) if rest.is_empty() || rest.starts_with('/') => {
                     format!("{}{rest}", h.trim_end_matches('/'))
                 }
