@@ -398,8 +398,16 @@ pub(super) fn writable_entry(
         .then_some("lies in a folder the trials write")
 }
 
-/// `p` with links resolved as far as it exists (a missing tail kept as written).
+/// `p` with links resolved as far as it exists (a missing tail kept as written). A missing
+/// tail's `..` is taken lexically, as node's `path.resolve` takes it (`nope/../../out`,
+/// review 97, 40, 41, 46), and a dangling link is followed to where it points, where a
+/// trial may make its target (97, 28).
 fn resolve(p: &Path) -> PathBuf {
+    resolve_within(p, 8)
+}
+
+/// [`resolve`], following at most `links` dangling links.
+fn resolve_within(p: &Path, links: u32) -> PathBuf {
     // No program opens a path longer than the kernel's `PATH_MAX` (4096 bytes) from a
     // folder of one either: left as written, and not resolved prefix by prefix, which took
     // 36 s for a word of 800 KB (review 90, 60 and 61).
@@ -410,6 +418,14 @@ fn resolve(p: &Path) -> PathBuf {
     let mut head = p.to_path_buf();
     loop {
         if let Ok(real) = std::fs::canonicalize(&head) {
+            if let Some(first) = tail.last()
+                && links > 0
+                && let Ok(target) = std::fs::read_link(real.join(first))
+            {
+                let rest = tail[..tail.len() - 1].iter().rev();
+                let at = rest.fold(real.join(target), |acc: PathBuf, c| acc.join(c));
+                return resolve_within(&at, links - 1);
+            }
             return tail.iter().rev().fold(real, |acc: PathBuf, c| acc.join(c));
         }
         match (head.file_name().map(|n| n.to_os_string()), head.parent()) {
@@ -417,9 +433,33 @@ fn resolve(p: &Path) -> PathBuf {
                 tail.push(name);
                 head = parent.to_path_buf();
             }
-            _ => return p.to_path_buf(),
+            _ => {
+                let lexical = lexical(p);
+                return if lexical == p {
+                    p.to_path_buf()
+                } else {
+                    resolve_within(&lexical, links)
+                };
+            }
         }
     }
+}
+
+/// `p` with its `.` and `..` taken as names, not as the filesystem takes them.
+fn lexical(p: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir if out.file_name().is_some() => {
+                out.pop();
+            }
+            Component::ParentDir if out.has_root() => {}
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// The entries of variable `name` = `value` that name a file or folder to load from.
@@ -1179,11 +1219,144 @@ struct JsText {
     computed: Option<&'static str>,
 }
 
+/// Methods that make a new string of a string (or of an array's strings): where their
+/// receiver is a literal, an array, a call's result or a variable the file declares, the
+/// string is built at run time (review 97, 01, 02, 10, 11, 38).
+const JS_STRING_METHODS: [&str; 25] = [
+    "join",
+    "split",
+    "substring",
+    "substr",
+    "slice",
+    "replace",
+    "replaceAll",
+    "concat",
+    "repeat",
+    "toLowerCase",
+    "toUpperCase",
+    "toLocaleLowerCase",
+    "toLocaleUpperCase",
+    "trim",
+    "trimStart",
+    "trimEnd",
+    "padStart",
+    "padEnd",
+    "at",
+    "charAt",
+    "normalize",
+    "reverse",
+    "raw",
+    "map",
+    "reduce",
+];
+
+/// Words after which a `/` starts a regular expression, not a division.
+const JS_KEYWORDS_BEFORE_A_VALUE: [&str; 14] = [
+    "return",
+    "typeof",
+    "instanceof",
+    "in",
+    "of",
+    "new",
+    "delete",
+    "void",
+    "throw",
+    "case",
+    "do",
+    "else",
+    "yield",
+    "await",
+];
+
+/// Where JavaScript `text` builds a string by a method of [`JS_STRING_METHODS`] on a
+/// literal, an array, a call's result or a variable it declares (not on a function's
+/// parameter, nor on `path`, whose `join` and `resolve` put a `/` between their parts).
+fn js_string_method(text: &str) -> Option<&'static str> {
+    let declared: Vec<&str> = ["const ", "let ", "var "]
+        .iter()
+        .flat_map(|d| text.match_indices(d).map(move |(at, _)| at + d.len()))
+        .filter_map(|at| {
+            let rest = &text[at..];
+            let end = rest
+                .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+                .unwrap_or(rest.len());
+            let init = rest[end..].trim_start().strip_prefix('=')?.trim_start();
+            let module = init.starts_with("require(") || init.starts_with("await import(");
+            (end > 0 && !module).then_some(&rest[..end])
+        })
+        .collect();
+    for m in JS_STRING_METHODS {
+        for (at, _) in text.match_indices(&format!(".{m}")) {
+            let after = text[at + 1 + m.len()..].trim_start();
+            if !(after.starts_with('(') || after.starts_with('`')) {
+                continue;
+            }
+            let before = text[..at].trim_end();
+            let receiver_end = before.len();
+            let ident_start = before
+                .rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+                .map_or(0, |k| k + 1);
+            let ident = &before[ident_start..receiver_end];
+            let path_module = [
+                "require('path')",
+                "require(\"path\")",
+                "require('node:path')",
+            ]
+            .iter()
+            .any(|m| before.ends_with(m));
+            let built = match before.chars().last() {
+                _ if path_module => false,
+                Some('\'' | '"' | '`' | ']' | ')') => true,
+                Some(_) if !ident.is_empty() => declared.contains(&ident),
+                _ => false,
+            };
+            if built {
+                return Some(match m {
+                    "raw" => "`String.raw`",
+                    _ => "a string method",
+                });
+            }
+        }
+    }
+    None
+}
+
+/// Where JavaScript `text` reads `process.env` for a value, not only as a condition
+/// (`process.env.CI ? a : b`, `if (process.env.CI)`: review 97, 93).
+fn js_env_value(text: &str) -> bool {
+    text.match_indices("process.env").any(|(at, _)| {
+        let rest = &text[at + "process.env".len()..];
+        // The member read: `.NAME` or `['NAME']`.
+        let rest = match rest.strip_prefix('.') {
+            Some(r) => r.trim_start_matches(|c: char| c.is_alphanumeric() || c == '_' || c == '$'),
+            None => match rest.strip_prefix('[') {
+                Some(r) => r.split_once(']').map_or("", |(_, r)| r),
+                None => rest,
+            },
+        };
+        let rest = rest.trim_start();
+        let negated = text[..at].trim_end().ends_with('!');
+        let condition = ["?", "&&", "||", "==", "!=", ")"]
+            .iter()
+            .any(|op| rest.starts_with(op) && !rest.starts_with("??"));
+        let in_if = {
+            let b = text[..at].trim_end();
+            b.ends_with("if (") || b.ends_with("if(") || b.ends_with("while (")
+        };
+        !(negated || (condition && (in_if || !rest.starts_with(')'))))
+    })
+}
+
 /// The string literals of JavaScript (or JSON with comments) `text`: a configuration in code
 /// is read as far as its literals, and one that builds a string any other way is marked
-/// (review 96, 01-05): concatenation, a template's `${…}` other than `__dirname` or
-/// `process.cwd()`, character codes, `atob`, `Buffer`, `process.env`, a file read. Regular
-/// expression literals are skipped where a value may start (`/'/`: 96, 03).
+/// (review 96, 01-05; 97, 01-11, 38): concatenation (`+`, `+=`), a template's `${…}` other
+/// than `__dirname`, `import.meta.dirname` or `process.cwd()`, a tagged template, a string
+/// method on a literal or a variable, character codes, `atob`, `Buffer`, `process.env` read
+/// for a value, a file read. Escapes are decoded as JavaScript decodes them (legacy octal,
+/// a line continuation: 97, 03, 04); regular expression literals are skipped where a value
+/// may start (after an operator, `if (…)` or a keyword: `/'/`, 96, 03; 97, 05, 06), and
+/// HTML-like comments (`<!--`, `-->`) are comments (97, 07). A literal's key is the word
+/// before its `:`, the key of the array or call it lies in, never a ternary's branch (97, 08).
 fn js_literals(text: &str) -> JsText {
     let mut out = JsText::default();
     for (needle, why) in [
@@ -1191,7 +1364,6 @@ fn js_literals(text: &str) -> JsText {
         ("fromCodePoint", "character codes"),
         ("atob", "`atob`"),
         ("Buffer", "a `Buffer`"),
-        ("process.env", "`process.env`"),
         ("readFileSync", "a file it reads"),
         ("readFile(", "a file it reads"),
         ("eval(", "`eval`"),
@@ -1199,28 +1371,47 @@ fn js_literals(text: &str) -> JsText {
         ("decodeURI", "`decodeURI`"),
         ("unescape", "`unescape`"),
         ("String.raw", "`String.raw`"),
-        ("reverse(", "`reverse`"),
-        (".replace", "`replace`"),
-        (".concat", "`concat`"),
-        (".slice", "`slice`"),
-        (".repeat", "`repeat`"),
-        ("toString(", "`toString`"),
+        ("+=", "strings joined with `+=`"),
     ] {
         if text.contains(needle) {
             out.computed = Some(why);
         }
     }
+    if js_env_value(text) {
+        out.computed = Some("`process.env`");
+    }
+    if let Some(why) = js_string_method(text) {
+        out.computed = Some(why);
+    }
     let chars: Vec<char> = text.chars().collect();
     let mut keys: Vec<Option<String>> = vec![None];
     let mut pending: Option<String> = None;
     let mut word = String::new();
+    // The last identifier completed, until something other than a blank follows it.
+    let mut last_word = String::new();
+    // Open `(`: whether each is the head of `if`, `while`, `for` or `with` (a `/` after its
+    // `)` starts a regular expression).
+    let mut parens: Vec<bool> = Vec::new();
+    // `?` of a ternary not yet met by its `:`.
+    let mut ternaries = 0usize;
+    let mut line_blank = true;
     // The last character that is not a blank: decides whether a `/` starts a regex.
     let mut last = '(';
     let mut k = 0;
     while k < chars.len() {
         let c = chars[k];
         k += 1;
-        if c == '/' && chars.get(k) == Some(&'/') {
+        if c == '\n' {
+            line_blank = true;
+        }
+        let starts = |s: &str| {
+            s.chars()
+                .enumerate()
+                .all(|(i, x)| chars.get(k + i) == Some(&x))
+        };
+        let html_open = c == '<' && starts("!--");
+        let html_close = c == '-' && line_blank && starts("->");
+        if (c == '/' && chars.get(k) == Some(&'/')) || html_open || html_close {
             while k < chars.len() && chars[k] != '\n' {
                 k += 1;
             }
@@ -1235,7 +1426,13 @@ fn js_literals(text: &str) -> JsText {
             out.plain.push(' ');
             continue;
         }
-        if c == '/' && "=(,:[!&|?{};+-*%<>~^".contains(last) {
+        if !c.is_whitespace() {
+            line_blank = false;
+        }
+        let after_keyword = word.is_empty()
+            && JS_KEYWORDS_BEFORE_A_VALUE.contains(&last_word.as_str())
+            || JS_KEYWORDS_BEFORE_A_VALUE.contains(&word.as_str());
+        if c == '/' && ("=(,:[!&|?{};+-*%<>~^".contains(last) || after_keyword) {
             // A regular expression: to its closing `/`, past escapes and classes.
             let mut class = false;
             while k < chars.len() {
@@ -1251,10 +1448,19 @@ fn js_literals(text: &str) -> JsText {
                 }
             }
             last = 'r';
+            word.clear();
+            last_word.clear();
             out.plain.push_str("/r/");
             continue;
         }
         if matches!(c, '\'' | '"' | '`') {
+            // A template right after a name or a call's result is a tagged template: the
+            // tag builds the string (97, 38).
+            if c == '`' && (last == 'a' && !after_keyword) {
+                out.computed = Some("a tagged template");
+            }
+            word.clear();
+            last_word.clear();
             let mut lit = String::new();
             let raw_start = k - 1;
             while k < chars.len() {
@@ -1271,7 +1477,32 @@ fn js_literals(text: &str) -> JsText {
                         'n' => '\n',
                         't' => '\t',
                         'r' => '\r',
-                        '0' => '\0',
+                        'b' => '\u{8}',
+                        'f' => '\u{c}',
+                        'v' => '\u{b}',
+                        // A line continuation is nothing.
+                        '\n' | '\u{2028}' | '\u{2029}' => continue,
+                        '\r' => {
+                            if chars.get(k) == Some(&'\n') {
+                                k += 1;
+                            }
+                            continue;
+                        }
+                        // Legacy octal (`\157` is `o`), up to 255.
+                        '0'..='7' => {
+                            let mut v = e.to_digit(8).unwrap_or(0);
+                            let most = if e <= '3' { 2 } else { 1 };
+                            for _ in 0..most {
+                                match chars.get(k).and_then(|d| d.to_digit(8)) {
+                                    Some(d) => {
+                                        v = v * 8 + d;
+                                        k += 1;
+                                    }
+                                    None => break,
+                                }
+                            }
+                            char::from_u32(v).unwrap_or('\0')
+                        }
                         'x' => {
                             let d = hex(k, 2).unwrap_or('x');
                             k += 2;
@@ -1303,7 +1534,9 @@ fn js_literals(text: &str) -> JsText {
                     let close = chars[k..].iter().position(|&x| x == '}').unwrap_or(0);
                     let inner: String = chars[k + 1..k + close.max(1)].iter().collect();
                     match inner.trim() {
-                        "__dirname" | "process.cwd()" => lit.push_str("\u{0}dir"),
+                        "__dirname" | "process.cwd()" | "import.meta.dirname" => {
+                            lit.push_str("\u{0}dir")
+                        }
                         _ => out.computed = Some("a template's `${…}`"),
                     }
                     k += close + 1;
@@ -1320,16 +1553,16 @@ fn js_literals(text: &str) -> JsText {
             if before.ends_with('+') || after.contains('+') {
                 out.computed = Some("strings joined with `+`");
             }
-            // Its key: `key: '…'`, or the key of the array it lies in.
+            // Its key: `key: '…'`, or the key of the array or call it lies in.
             let key = if before.ends_with(':') {
                 pending.clone()
             } else {
                 keys.last().cloned().flatten()
             };
-            if chars
+            let colon_follows = chars
                 .get(k..)
-                .is_some_and(|r| r.iter().find(|c| !c.is_whitespace()) == Some(&':'))
-            {
+                .is_some_and(|r| r.iter().find(|c| !c.is_whitespace()) == Some(&':'));
+            if colon_follows && ternaries == 0 {
                 pending = Some(lit);
             } else {
                 out.strings.push((key, lit));
@@ -1340,16 +1573,35 @@ fn js_literals(text: &str) -> JsText {
         }
         out.plain.push(c);
         if c.is_alphanumeric() || c == '_' || c == '$' {
-            word.push(c);
-        } else if !c.is_whitespace() {
-            if c == ':' && !word.is_empty() {
-                pending = Some(std::mem::take(&mut word));
-            } else {
-                word.clear();
+            if word.is_empty() {
+                last_word.clear();
             }
+            word.push(c);
+        } else if c.is_whitespace() {
+            if !word.is_empty() {
+                last_word = std::mem::take(&mut word);
+            }
+        } else {
+            let name = if word.is_empty() {
+                std::mem::take(&mut last_word)
+            } else {
+                std::mem::take(&mut word)
+            };
+            last_word.clear();
             match c {
+                ':' if ternaries > 0 => ternaries -= 1,
+                ':' if !name.is_empty() => pending = Some(name.clone()),
+                '?' if !matches!(chars.get(k), Some('.' | '?'))
+                    && (k < 2 || chars[k - 2] != '?') =>
+                {
+                    ternaries += 1
+                }
                 '[' => keys.push(pending.clone()),
-                ']' if keys.len() > 1 => {
+                '(' => {
+                    keys.push(pending.clone());
+                    parens.push(matches!(name.as_str(), "if" | "while" | "for" | "with"));
+                }
+                ']' | ')' if keys.len() > 1 => {
                     keys.pop();
                 }
                 '{' => keys.push(None),
@@ -1358,9 +1610,18 @@ fn js_literals(text: &str) -> JsText {
                 }
                 _ => {}
             }
+            if c == ')' && parens.pop() == Some(true) {
+                last = '(';
+                continue;
+            }
+            // `i++ / 2`: a postfix `++` or `--` ends a value (97, 06).
+            if (c == '+' || c == '-') && last == c && k >= 2 && chars[k - 2] == c {
+                last = 'a';
+                continue;
+            }
         }
         if !c.is_whitespace() {
-            last = if c.is_alphanumeric() || c == '_' || c == ')' || c == ']' {
+            last = if c.is_alphanumeric() || c == '_' || c == '$' || c == ')' || c == ']' {
                 'a'
             } else {
                 c
@@ -1420,7 +1681,7 @@ const CONFIG_KEYS_NO_CODE: [&str; 27] = [
 ];
 
 /// The configuration files of node's tools gate reads, in a folder and those above it.
-const NODE_CONFIGS: [&str; 35] = [
+const NODE_CONFIGS: [&str; 40] = [
     ".mocharc.js",
     ".mocharc.cjs",
     ".mocharc.mjs",
@@ -1454,9 +1715,90 @@ const NODE_CONFIGS: [&str; 35] = [
     "babel.config.json",
     "babel.config.cjs",
     "babel.config.mjs",
+    "babel.config.cts",
     ".babelrc",
     ".babelrc.json",
+    ".babelrc.js",
+    ".babelrc.cjs",
+    ".babelrc.mjs",
+    ".babelrc.cts",
 ];
+
+/// Keys of node's tools' configurations whose values are folders to search: a value there
+/// that holds a folder the trials write widens what the tool collects (`rootDir: '..'`);
+/// elsewhere in code a bare `'..'` or `'/'` is a piece of a path or a URL (review 97, 90,
+/// 91), read only where it lies in such a folder.
+const CONFIG_KEYS_FOLDERS: [&str; 14] = [
+    "rootDir",
+    "roots",
+    "root",
+    "dir",
+    "spec",
+    "projects",
+    "modulePaths",
+    "moduleDirectories",
+    "testMatch",
+    "include",
+    "workspace",
+    "cwd",
+    "testDir",
+    "preset",
+];
+
+/// Whether `option` (`--coverageDirectory`, `--outputFile=…`, `--reporter-option`) names
+/// where a node tool writes or what it leaves out, not code: one of [`CONFIG_KEYS_NO_CODE`]
+/// in any case or spelling, or node's `--test-reporter-destination` (review 97, 92).
+fn no_code_option(option: &str) -> bool {
+    let bare = |o: &str| {
+        o.trim_start_matches('-')
+            .replace(['-', '_'], "")
+            .to_ascii_lowercase()
+    };
+    // Any part of a dotted name (vitest's `--outputFile.junit`, `--coverage.reportsDirectory`).
+    let name = option.split_once('=').map_or(option, |(o, _)| o);
+    name.split('.').map(bare).any(|name| {
+        name == "testreporterdestination" || CONFIG_KEYS_NO_CODE.iter().any(|k| bare(k) == name)
+    })
+}
+
+/// The path of a `file://` URL, its `%XX` escapes decoded (node loads `file:///…/out/s.mjs`
+/// as that path: review 97, 12); any other text as it is.
+fn file_url_path(v: &str) -> std::borrow::Cow<'_, str> {
+    let Some(rest) = v.strip_prefix("file://") else {
+        return v.into();
+    };
+    let rest = rest.strip_prefix("localhost").unwrap_or(rest);
+    let bytes = rest.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut k = 0;
+    while k < bytes.len() {
+        let hex = bytes
+            .get(k + 1..k + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[k], hex) {
+            (b'%', Some(b)) => {
+                out.push(b);
+                k += 3;
+            }
+            (b, _) => {
+                out.push(b);
+                k += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned().into()
+}
+
+/// How many times `word` stands whole in `text` (not inside a longer name).
+fn word_count(text: &str, word: &str) -> usize {
+    let part = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$');
+    text.match_indices(word)
+        .filter(|(at, _)| {
+            !part(text[..*at].chars().next_back()) && !part(text[at + word.len()..].chars().next())
+        })
+        .count()
+}
 
 /// Whether a check command named `name` may start one of node's test tools: the tool or a
 /// package manager by name, a shell, make, or a program by path (a script gate does not
@@ -1505,8 +1847,9 @@ fn node_config_code(words: &[String], dir: &Path, roots: &[PathBuf]) -> Option<(
     let here = resolve(dir);
     let in_root = |p: &Path| roots.iter().any(|r| p.starts_with(r));
     // A value, taken from `folder`: a piece of it (split at `=`, blanks and commas) that lies
-    // in a root or holds one (a glob by its fixed part).
-    let names_root = |v: &str, folder: &Path| -> bool {
+    // in a root or, with `holds`, holds one (a glob by its fixed part); a `file://` URL by
+    // its path (review 97, 12).
+    let names_root = |v: &str, folder: &Path, holds: bool| -> bool {
         let v = v
             .replace("<rootDir>", &folder.to_string_lossy())
             .replace("\u{0}dir", &folder.to_string_lossy());
@@ -1514,37 +1857,95 @@ fn node_config_code(words: &[String], dir: &Path, roots: &[PathBuf]) -> Option<(
             if piece.is_empty() || piece.len() > 4096 {
                 return false;
             }
+            let piece = file_url_path(piece);
             let fixed = match piece.find(['*', '?', '[', '{']) {
                 Some(at) => piece[..at].rsplit_once('/').map_or("", |(d, _)| d),
-                None => piece,
+                None => &piece,
             };
-            overlaps_a_root(&resolve(&folder.join(fixed)), roots)
+            let at = resolve(&folder.join(fixed));
+            if holds {
+                overlaps_a_root(&at, roots)
+            } else {
+                in_root(&at)
+            }
         })
     };
-    let node_tool = words.first().is_some_and(|w| {
-        matches!(
-            name_of(w).as_str(),
-            "node" | "nodejs" | "npx" | "pnpx" | "bunx" | "mocha" | "_mocha" | "jest" | "vitest"
-        )
-    });
-    // A node tool's option whose value is a folder holding one the trials write.
-    for (k, w) in words.iter().enumerate().skip(1) {
-        if !node_tool || !w.starts_with('-') {
+    let tool = words.first().map(|w| name_of(w)).unwrap_or_default();
+    let node_tool = matches!(
+        tool.as_str(),
+        "node" | "nodejs" | "npx" | "pnpx" | "bunx" | "mocha" | "_mocha" | "jest" | "vitest"
+    );
+    // A node tool's option value or operand: code it loads where it lies in a folder the
+    // trials write (`-r ./out/x.js`, a spec file, `--setupFilesAfterEnv ../out/s.js`,
+    // `--reporter ../out/r.mjs`, whether the file is there yet or not: 97, 20-25, 32), or
+    // a folder it searches where it holds one (`--rootDir ..`: 96, 09, 10). What names
+    // where to write is left (`--coverageDirectory`, `--outputFile`: 97, 92). Node's own:
+    // its options before the script (the script and its arguments are read elsewhere), and
+    // with `--test` its operands too.
+    let node = matches!(tool.as_str(), "node" | "nodejs");
+    let node_test = node
+        && words
+            .iter()
+            .any(|w| w == "--test" || w.starts_with("--test="));
+    let mut option: Option<&str> = None;
+    // After node's script: that script's arguments, data unless the script is a test
+    // runner's (`node node_modules/jest/bin/jest.js --rootDir ..`); of a data script's,
+    // only a folder that holds one the trials write is refused, as before.
+    let mut script_args = false;
+    let mut script_seen = false;
+    for w in words.iter().skip(1).filter(|_| node_tool) {
+        let (named_by, v) = match (w.strip_prefix('-'), w.split_once('=')) {
+            (Some(_), Some((o, v))) => (Some(o), v),
+            (Some(_), None) => {
+                option = Some(w);
+                continue;
+            }
+            (None, _) => (option.take(), w.as_str()),
+        };
+        if node && !node_test && !w.starts_with('-') {
+            let valued = named_by.is_some_and(|o| {
+                matches!(
+                    o,
+                    "-r" | "--require"
+                        | "--import"
+                        | "--loader"
+                        | "--experimental-loader"
+                        | "--env-file"
+                        | "--test-reporter"
+                        | "--test-reporter-destination"
+                        | "-C"
+                        | "--conditions"
+                        | "--input-type"
+                        | "--title"
+                )
+            });
+            if !valued && !script_seen {
+                let runner = jest_or_vitest(w).is_some() || w.contains("mocha");
+                script_args = !(runner && w.contains("node_modules"));
+                script_seen = true;
+                continue;
+            }
+        }
+        if named_by.is_some_and(no_code_option) || v.is_empty() || v.starts_with('-') {
             continue;
         }
-        let value = match w.split_once('=') {
-            Some((_, v)) => Some(v.to_string()),
-            None => words.get(k + 1).cloned(),
-        };
-        if let Some(v) = value
-            && !v.starts_with('-')
-            && here.join(&v).is_dir()
-            && overlaps_a_root(&resolve(&here.join(&v)), roots)
-            && !in_root(&here)
-        {
+        let v = file_url_path(v);
+        let at = resolve(&here.join(&*v));
+        let widens = at.is_dir() && overlaps_a_root(&at, roots) && !in_root(&here);
+        if (in_root(&at) && !script_args) || widens {
+            let shown = match named_by {
+                Some(o) if !w.starts_with('-') => format!("{o} {v}"),
+                _ => w.to_string(),
+            };
             return Some((
-                here.join(&v),
-                format!("`{w} {v}` widens what it reads to a folder holding one the trials write"),
+                here.join(&*v),
+                if widens && !in_root(&at) {
+                    format!(
+                        "`{shown}` widens what it reads to a folder holding one the trials write"
+                    )
+                } else {
+                    format!("`{shown}` names code in a folder the trials write")
+                },
             ));
         }
     }
@@ -1612,7 +2013,7 @@ fn node_config_code(words: &[String], dir: &Path, roots: &[PathBuf]) -> Option<(
                         .trim_start_matches([' ', ':', '='])
                         .trim()
                         .trim_matches(['"', '\'']);
-                    if v.contains('$') || names_root(v, a) {
+                    if v.contains('$') || names_root(v, a, true) {
                         return Some((
                             f,
                             format!(
@@ -1643,8 +2044,29 @@ fn node_config_code(words: &[String], dir: &Path, roots: &[PathBuf]) -> Option<(
             _ => w
                 .strip_prefix("--config=")
                 .or_else(|| w.strip_prefix("--package="))
+                .or_else(|| w.strip_prefix("-c="))
                 .map(str::to_string),
         };
+        // jest takes its configuration as JSON on the line too (97, 18).
+        if let Some(json) = named.as_deref().filter(|n| n.trim_start().starts_with('{')) {
+            let Ok(v) = serde_json::from_str::<serde_json::Value>(json) else {
+                return Some((
+                    here.clone(),
+                    "a configuration on the line gate cannot read".into(),
+                ));
+            };
+            let mut strings = Vec::new();
+            config_strings(&v, &CONFIG_KEYS_NO_CODE, &mut strings);
+            if let Some(s) = strings.iter().find(|s| names_root(s, &here, true)) {
+                return Some((
+                    here.clone(),
+                    format!(
+                        "a configuration on the line naming `{s}`, in or above a folder the trials write"
+                    ),
+                ));
+            }
+            continue;
+        }
         if let Some(n) = named {
             let f = resolve(&here.join(&n));
             if in_root(&f) || n.contains(['$', '`']) {
@@ -1681,14 +2103,22 @@ fn node_config_code(words: &[String], dir: &Path, roots: &[PathBuf]) -> Option<(
         let data = matches!(ext, "yml" | "yaml" | "json" | "jsonc") || name == ".babelrc";
         // jest's `rootDir` moves `<rootDir>` (96, 11).
         let mut root_dir = folder.clone();
-        let strings: Vec<String> = if data {
+        // Each string, and whether it counts where it holds a folder the trials write too.
+        let strings: Vec<(bool, String)> = if data {
             let parsed = if matches!(ext, "yml" | "yaml") {
                 serde_saphyr::from_str::<serde_json::Value>(&text).ok()
             } else {
                 serde_json::from_str::<serde_json::Value>(&js_literals(&text).plain).ok()
             };
+            // A `package.json` that is no JSON gate reads (a lone surrogate, nesting past
+            // 128) but may hold a tool's configuration is refused, not passed over (97,
+            // 27, 31).
             let Some(v) = parsed else {
-                if package {
+                if package
+                    && !["\"jest\"", "\"mocha\"", "\"babel\""]
+                        .iter()
+                        .any(|k| text.contains(k))
+                {
                     continue;
                 }
                 return Some((f, "a configuration gate cannot read".into()));
@@ -1711,7 +2141,7 @@ fn node_config_code(words: &[String], dir: &Path, roots: &[PathBuf]) -> Option<(
                     root_dir = folder.join(r);
                 }
             }
-            out.into_iter().map(str::to_string).collect()
+            out.into_iter().map(|s| (true, s.to_string())).collect()
         } else {
             let js = js_literals(&text);
             if let Some(how) = js.computed {
@@ -1731,18 +2161,30 @@ fn node_config_code(words: &[String], dir: &Path, roots: &[PathBuf]) -> Option<(
             {
                 root_dir = folder.join(r);
             }
+            // A key that names where to write is passed over only where the file reads it
+            // nowhere else (`const o = {timeout: '../out/x.js'}; … [o.timeout]`: 97, 09, 43).
             js.strings
                 .into_iter()
                 .filter(|(key, _)| {
-                    !key.as_deref()
-                        .is_some_and(|k| CONFIG_KEYS_NO_CODE.contains(&k))
+                    !key.as_deref().is_some_and(|k| {
+                        CONFIG_KEYS_NO_CODE.contains(&k) && word_count(&text, k) == 1
+                    })
                 })
-                .map(|(_, s)| s)
+                .map(|(key, s)| {
+                    let folders = key
+                        .as_deref()
+                        .is_some_and(|k| CONFIG_KEYS_FOLDERS.contains(&k));
+                    (folders, s)
+                })
                 .collect()
         };
-        for s in &strings {
+        // mocha takes a configuration's paths from where it runs, not from the file's
+        // folder (97, 48): both are read.
+        let mocha = name.starts_with(".mocharc") || package;
+        for (holds, s) in &strings {
+            let holds = *holds;
             let s = &s.replace("<rootDir>", &root_dir.to_string_lossy());
-            if names_root(s, &folder) {
+            if names_root(s, &folder, holds) || (mocha && names_root(s, &here, holds)) {
                 return Some((
                     f,
                     format!("a configuration naming `{s}`, in or above a folder the trials write"),
@@ -1750,11 +2192,24 @@ fn node_config_code(words: &[String], dir: &Path, roots: &[PathBuf]) -> Option<(
             }
             // A configuration it names (jest's `projects` and `preset`, vitest's `projects`,
             // a file a JavaScript configuration requires): read in turn (96, 11, 12, 14).
-            let named = folder.join(s);
-            if s.len() < 4096 && (s.starts_with('.') || s.contains('/')) {
+            // A bare name is a file beside it where one is there (`require(path.join(
+            // __dirname, 'paths'))`: 97, 50); `${__dirname}/paths` is its folder's (97, 51);
+            // a glob names each folder it matches (jest's `projects: ['packages/*']`: 97,
+            // 49).
+            let s = &s.replace("\u{0}dir", &folder.to_string_lossy());
+            let pathlike = s.starts_with('.') || s.contains('/');
+            let matches: Vec<PathBuf> = if s.contains(['*', '?']) && s.len() < 4096 {
+                glob::glob(&folder.join(s).to_string_lossy())
+                    .map(|g| g.flatten().take(256).collect())
+                    .unwrap_or_default()
+            } else {
+                vec![folder.join(s)]
+            };
+            for named in matches.into_iter().filter(|_| s.len() < 4096) {
                 // `require('./paths')` names `paths.js` (96, 04).
                 let file = ["", ".js", ".cjs", ".mjs", ".json", ".ts", "/index.js"]
                     .iter()
+                    .filter(|e| pathlike || !e.is_empty())
                     .map(|e| PathBuf::from(format!("{}{e}", named.display())))
                     .find(|p| p.is_file());
                 if let Some(file) = file {
@@ -1762,7 +2217,7 @@ fn node_config_code(words: &[String], dir: &Path, roots: &[PathBuf]) -> Option<(
                     let base = file.parent().unwrap_or(&folder).to_path_buf();
                     files.push((file.clone(), base));
                     files.push((file, root_dir.clone()));
-                } else if named.is_dir() {
+                } else if pathlike && named.is_dir() {
                     for n in NODE_CONFIGS
                         .iter()
                         .chain(&["package.json", "jest-preset.json"])
@@ -1776,6 +2231,138 @@ fn node_config_code(words: &[String], dir: &Path, roots: &[PathBuf]) -> Option<(
         }
     }
     None
+}
+
+/// [`node_config_code`] of each command of each script of the `package.json` in `dir`,
+/// where `name` is a package manager that runs them (review 97, 15, 19, 26, 44: a script's
+/// `jest --config ./cfg.json`, `mocha --config …`, `node --test … ../out`), and a script's
+/// own `NODE_OPTIONS=…` that preloads from a folder the trials write.
+fn package_scripts_config_code(
+    name: &str,
+    dir: &Path,
+    roots: &[PathBuf],
+) -> Option<(PathBuf, String)> {
+    if !matches!(name, "npm" | "yarn" | "pnpm" | "bun") {
+        return None;
+    }
+    let file = dir.join("package.json");
+    let text = super::makefile::read_text(&file)?;
+    let v = serde_json::from_str::<serde_json::Value>(&text).ok()?;
+    let scripts = v.get("scripts")?.as_object()?;
+    let here = resolve(dir);
+    for body in scripts.values().filter_map(|b| b.as_str()).take(256) {
+        let tokens = super::words::line_tokens(body, &[], 0);
+        // (`simple_commands` leaves a command's assignments out.)
+        for w in tokens.iter().filter_map(|t| match t {
+            super::words::Token::Word(w) => Some(w),
+            _ => None,
+        }) {
+            if let Some(v) = w.strip_prefix("NODE_OPTIONS=")
+                && npm_entries("node_options", v).iter().any(|e| {
+                    let e = e.strip_prefix("--require=").unwrap_or(e);
+                    (e.starts_with('.') || e.contains('/'))
+                        && roots.iter().any(|r| resolve(&here.join(e)).starts_with(r))
+                })
+            {
+                return Some((
+                    file,
+                    format!("a script's `{w}` preloads code from a folder the trials write"),
+                ));
+            }
+        }
+        for c in super::words::simple_commands(&tokens) {
+            let keywords = c
+                .iter()
+                .take_while(|w| {
+                    matches!(w.as_str(), "{" | "(")
+                        || super::words::KEYWORDS_BEFORE_A_COMMAND.contains(&w.as_str())
+                })
+                .count();
+            let c = &c[keywords..];
+            let refs: Vec<&str> = c.iter().map(String::as_str).collect();
+            let Some(at) = super::words::program_index(&refs) else {
+                continue;
+            };
+            let run = &c[at..];
+            if !run.is_empty()
+                && may_run_node_tools(&name_of(&run[0]), run)
+                && let Some((f, why)) = node_config_code(run, dir, roots)
+            {
+                return Some((f, format!("{why} (its script `{body}`)")));
+            }
+        }
+    }
+    None
+}
+
+/// The node configurations beneath `dir` (`dir` the folder a check line starts in), read as
+/// [`node_config_code`] reads them, where `name` (run as `words`) runs commands gate does
+/// not read to the end: make, a shell, a program by path, a Python or node script (review
+/// 97, 33-37: `make -C app`, a recipe's or a script's `cd app && npx jest`, a grader that
+/// starts jest in `app/`). Folders the trials write, `node_modules` and hidden folders are
+/// not walked; at most 2,000 folders.
+fn indirect_config_code(
+    name: &str,
+    words: &[String],
+    dir: &Path,
+    roots: &[PathBuf],
+    seen: &mut std::collections::HashMap<PathBuf, Option<(PathBuf, String)>>,
+) -> Option<(PathBuf, String)> {
+    let pytest =
+        module_run(words).is_some_and(|m| m == "pytest") || matches!(name, "pytest" | "py.test");
+    let indirect = matches!(
+        name,
+        "make" | "gmake" | "just" | "sh" | "bash" | "dash" | "zsh" | "ksh" | "node" | "nodejs"
+    ) || (is_python(name) && !pytest)
+        || words.first().is_some_and(|w| w.contains('/'));
+    if !indirect {
+        return None;
+    }
+    // One walk per folder a line starts in, however many of its commands ask.
+    seen.entry(dir.to_path_buf())
+        .or_insert_with(|| configs_beneath(dir, roots))
+        .clone()
+}
+
+/// The walk of [`indirect_config_code`].
+fn configs_beneath(dir: &Path, roots: &[PathBuf]) -> Option<(PathBuf, String)> {
+    let mut folders = vec![resolve(dir)];
+    let mut at = 0;
+    while at < folders.len() && folders.len() < 2000 {
+        let folder = folders[at].clone();
+        at += 1;
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for e in entries.flatten().take(4096) {
+            let n = e.file_name();
+            let n = n.to_string_lossy();
+            if n.starts_with('.') || n == "node_modules" {
+                continue;
+            }
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                let p = e.path();
+                if !roots.iter().any(|r| p.starts_with(r) || r == &p) {
+                    folders.push(p);
+                }
+            }
+        }
+    }
+    folders.iter().find_map(|f| {
+        let has_config = NODE_CONFIGS
+            .iter()
+            .chain(&["package.json", ".npmrc"])
+            .any(|n| f.join(n).is_file());
+        has_config
+            .then(|| node_config_code(&[], f, roots))
+            .flatten()
+            .map(|(file, why)| {
+                (
+                    file,
+                    format!("{why} (a node project beneath where it runs)"),
+                )
+            })
+    })
 }
 
 /// Whether `dir` is too deep to follow one more `--prefix` into (a chain of them in words
@@ -4313,6 +4900,7 @@ fn definition_findings_of(
     guarded: &[PathBuf],
     out: &mut Vec<Finding>,
 ) {
+    let mut beneath = std::collections::HashMap::new();
     'lines: for (line, cwd, env) in super::state::check_lines(t) {
         let mut dir = cwd.clone();
         // A `cd` whose folder gate cannot tell (`cd >/dev/null app`: an output
@@ -4386,8 +4974,12 @@ fn definition_findings_of(
             // the trials write (review 94, 73: `.npmrc`'s `node-options=--require
             // ./out/x.js`; 76: `.mocharc.yml`'s `require: ./out/x.js`).
             if t.writes.is_some()
-                && may_run_node_tools(&name, &words)
-                && let Some((file, why)) = node_config_code(&words, &dir, roots)
+                && (may_run_node_tools(&name, &words) || is_python(&name))
+                && let Some((file, why)) = (may_run_node_tools(&name, &words))
+                    .then(|| node_config_code(&words, &dir, roots))
+                    .flatten()
+                    .or_else(|| package_scripts_config_code(&name, &dir, roots))
+                    .or_else(|| indirect_config_code(&name, &words, &cwd, roots, &mut beneath))
             {
                 out.push(Finding {
                     at: t.check_at_of(line),

@@ -162,7 +162,7 @@ pub(super) fn files_under(dir: &Path, found: &mut Vec<PathBuf>) {
 /// the first word after them that is not an option or a number.
 pub(super) const WRAPPERS: &[&str] = &[
     "env", "command", "exec", "nice", "nohup", "time", "timeout", "sudo", "xargs", "stdbuf",
-    "builtin", "busybox",
+    "builtin", "busybox", "setsid", "ionice", "chrt", "unbuffer", "doas",
 ];
 
 /// The folder a `cd` or `pushd` command (`words`, its name first) goes to: its last word that

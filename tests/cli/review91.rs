@@ -1097,3 +1097,365 @@ fn cache_dir_under_a_tilde_is_expanded_as_pytest_expands_it() {
         both(&out)
     );
 }
+
+/// Review 97 (helper-160, 51 attacks on review 96's fixes with mocha 11.8, jest 30.5 and
+/// vitest 4.1; 48 proved, 35 PASSed a failing agent under `gate run`), by class: JavaScript
+/// that builds a path by a string method, a legacy octal escape, a line continuation, a
+/// regular expression or an HTML-like comment that put the literal scanner out of step, a
+/// ternary's branch taken for a key, a value kept under a key that names no code and used
+/// elsewhere, a `file://` URL; `.babelrc.js`/`.cjs`; a package script's `--config`,
+/// `NODE_OPTIONS` or `node --test … ../out`; `-c=`, jest's JSON `--config '{…}'`; a spec file
+/// or an option's file in a folder the trials write, there yet or not; a `package.json` no
+/// JSON reader takes; a missing folder's `..` and a dangling link; `setsid`, `ionice`; a
+/// project beneath a `make -C`, a script or a grader; mocha's paths from where it runs; a
+/// jest `projects` glob, `require(path.join(__dirname, 'paths'))`. Each is refused when the
+/// plan is loaded; review 96's seven over-refusals it found (`path.join(__dirname, '..')`,
+/// vite's `base: '/'`, `--coverageDirectory ../out`, `process.env.CI ? … : …`,
+/// `import.meta.dirname`, `.toString()`, a proxy's `p.replace(…)`) are accepted.
+#[test]
+fn rev97_node_configurations_read_past_code_scripts_and_wrappers() {
+    let mocha = "cd app && npx mocha a.spec.js";
+    let jest = "cd app && npx jest";
+    let base: Vec<(&str, &str)> = vec![
+        (
+            "app/package.json",
+            "{\"name\":\"app\",\"version\":\"1.0.0\"}\n",
+        ),
+        (
+            "app/a.spec.js",
+            "it('ok', () => { throw new Error('no') })\n",
+        ),
+        ("app/a.test.js", "test('ok', () => { expect(1).toBe(2) })\n"),
+    ];
+    let mocharc = |js: &'static str| vec![("app/.mocharc.js", js)];
+    type Case<'a> = (&'a str, &'a str, Vec<(&'a str, &'a str)>);
+    let attacks: Vec<Case> = vec![
+        (
+            "an array's join",
+            mocha,
+            mocharc("module.exports = { require: ['../o', 'ut/x.js'].join('') }\n"),
+        ),
+        (
+            "toLowerCase",
+            mocha,
+            mocharc("module.exports = { require: '../OUT/x.js'.toLowerCase() }\n"),
+        ),
+        (
+            "a legacy octal escape",
+            mocha,
+            mocharc("module.exports = { require: '../\\157ut/x.js' }\n"),
+        ),
+        (
+            "a line continuation",
+            mocha,
+            mocharc("module.exports = { require: '../o\\\nut/x.js' }\n"),
+        ),
+        (
+            "a regex after if (…)",
+            mocha,
+            mocharc("if (1) /'/.test('');\nmodule.exports = { require: ['../out/x.js'] }; //'\n"),
+        ),
+        (
+            "a postfix ++ before a division",
+            mocha,
+            mocharc(
+                "let i = 0; const h = i++ / 2; const a = '../';\nmodule.exports = { require: ['../out/x.js'] }; // '\n",
+            ),
+        ),
+        (
+            "an HTML-like comment",
+            mocha,
+            mocharc("<!-- '\nmodule.exports = { require: ['../out/x.js'] } // '\n"),
+        ),
+        (
+            "a ternary's branch",
+            mocha,
+            mocharc("module.exports = { require: 0 ? 'ignore' : '../out/x.js' }\n"),
+        ),
+        (
+            "a value kept under timeout",
+            mocha,
+            mocharc(
+                "const o = { timeout: '../out/x.js' };\nmodule.exports = { require: [o.timeout] }\n",
+            ),
+        ),
+        (
+            "substring of a variable",
+            mocha,
+            mocharc("const p = 'X../out/x.js';\nmodule.exports = { require: p.substring(1) }\n"),
+        ),
+        (
+            "a tagged template",
+            mocha,
+            mocharc(
+                "const t = (s) => s.raw.join('');\nmodule.exports = { require: t`../o${__dirname}ut/x.js` }\n",
+            ),
+        ),
+        (
+            "a file:// URL",
+            "npx mocha tests/a.spec.js",
+            vec![(".mocharc.yml", "require: file://OUT/s.mjs\n")],
+        ),
+        (
+            ".babelrc.js",
+            jest,
+            vec![(
+                "app/.babelrc.js",
+                "module.exports = { plugins: ['../out/p.js'] }\n",
+            )],
+        ),
+        (
+            ".babelrc.cjs",
+            jest,
+            vec![(
+                "app/.babelrc.cjs",
+                "module.exports = { plugins: ['../out/p.js'] }\n",
+            )],
+        ),
+        (
+            "a script's --config",
+            "cd app && npm test",
+            vec![
+                (
+                    "app/package.json",
+                    "{\"name\":\"app\",\"scripts\":{\"test\":\"jest --config ./cfg.json\"}}\n",
+                ),
+                ("app/cfg.json", "{\"setupFiles\":[\"../out/s.js\"]}\n"),
+            ],
+        ),
+        (
+            "a script's NODE_OPTIONS",
+            "cd app && npm test",
+            vec![(
+                "app/package.json",
+                "{\"name\":\"app\",\"scripts\":{\"test\":\"NODE_OPTIONS=\\\"--require ../out/x.js\\\" jest\"}}\n",
+            )],
+        ),
+        (
+            "a script's node --test operand",
+            "cd app && npm test",
+            vec![(
+                "app/package.json",
+                "{\"name\":\"app\",\"scripts\":{\"test\":\"node --test a.node.test.js ../out\"}}\n",
+            )],
+        ),
+        (
+            "-c=",
+            "cd app && npx jest -c=cfg.json",
+            vec![("app/cfg.json", "{\"setupFiles\":[\"../out/s.js\"]}\n")],
+        ),
+        (
+            "jest's JSON on the line",
+            "cd app && npx jest --config '{\"setupFiles\":[\"../out/s.js\"]}'",
+            vec![],
+        ),
+        (
+            "a spec file operand",
+            "npx mocha app/a.spec.js out/z.test.js",
+            vec![],
+        ),
+        (
+            "--setupFilesAfterEnv",
+            "cd app && npx jest --setupFilesAfterEnv ../out/s.js",
+            vec![],
+        ),
+        (
+            "--testEnvironment=",
+            "cd app && npx jest --testEnvironment=../out/env.js",
+            vec![],
+        ),
+        (
+            "vitest --dir not there yet",
+            "cd app && npx vitest run --dir ../out/t",
+            vec![],
+        ),
+        (
+            "a lone surrogate in package.json",
+            jest,
+            vec![(
+                "app/package.json",
+                "{\"name\":\"app\",\"description\":\"\\ud800\",\"jest\":{\"setupFiles\":[\"../out/s.js\"]}}\n",
+            )],
+        ),
+        (
+            "a missing folder's ..",
+            jest,
+            vec![(
+                "app/jest.config.json",
+                "{\"setupFiles\":[\"<rootDir>/nope/../../out/s.js\"]}\n",
+            )],
+        ),
+        (
+            "--rootDir through a missing folder",
+            "cd app && npx jest --rootDir nope/../..",
+            vec![],
+        ),
+        (
+            "setsid",
+            "cd app && setsid -w npx jest --config ../out/c.json",
+            vec![],
+        ),
+        (
+            "ionice",
+            "cd app && ionice -c 3 npx jest --config ../out/c.json",
+            vec![],
+        ),
+        (
+            "make -C",
+            "make -B -s -C app test",
+            vec![
+                ("app/Makefile", "test:\n\tnpx jest\n"),
+                (
+                    "app/jest.config.json",
+                    "{\"setupFiles\":[\"../out/s.js\"]}\n",
+                ),
+            ],
+        ),
+        (
+            "a shell script's cd",
+            "sh run.sh",
+            vec![
+                ("run.sh", "cd app; npx jest\n"),
+                (
+                    "app/jest.config.json",
+                    "{\"setupFiles\":[\"../out/s.js\"]}\n",
+                ),
+            ],
+        ),
+        (
+            "a Python grader",
+            "python3 grade.py",
+            vec![
+                (
+                    "grade.py",
+                    "import subprocess\nsubprocess.run(['npx', 'jest'], cwd='app')\n",
+                ),
+                (
+                    "app/jest.config.json",
+                    "{\"setupFiles\":[\"../out/s.js\"]}\n",
+                ),
+            ],
+        ),
+        (
+            "mocha's paths from where it runs",
+            "cd app/sub && npx mocha ../a.spec.js",
+            vec![
+                ("app/sub/.keep", ""),
+                ("app/.mocharc.yml", "require: ../../out/x.js\n"),
+            ],
+        ),
+        (
+            "a jest projects glob",
+            jest,
+            vec![
+                (
+                    "app/jest.config.json",
+                    "{\"projects\":[\"<rootDir>/packages/*\"]}\n",
+                ),
+                (
+                    "app/packages/p/jest.config.json",
+                    "{\"setupFiles\":[\"../../../out/s.js\"]}\n",
+                ),
+            ],
+        ),
+        (
+            "require(path.join(__dirname, 'paths'))",
+            mocha,
+            vec![
+                (
+                    "app/.mocharc.js",
+                    "const path = require('path');\nmodule.exports = require(path.join(__dirname, 'paths'))\n",
+                ),
+                (
+                    "app/paths.js",
+                    "module.exports = { require: ['../out/x.js'] }\n",
+                ),
+            ],
+        ),
+    ];
+    let honest: Vec<Case> = vec![
+        (
+            "path.join(__dirname, '..', 'shared')",
+            jest,
+            vec![(
+                "app/jest.config.js",
+                "const path = require('path');\nmodule.exports = { moduleNameMapper: { '^@shared/(.*)$': path.join(__dirname, '..', 'shared', '$1') } };\n",
+            )],
+        ),
+        (
+            "vite's base: '/'",
+            "cd app && npx vitest run",
+            vec![("app/vite.config.mjs", "export default { base: '/' }\n")],
+        ),
+        (
+            "--coverageDirectory ../out",
+            "cd app && npx jest --coverage --coverageDirectory ../out",
+            vec![],
+        ),
+        (
+            "process.env.CI as a condition",
+            jest,
+            vec![(
+                "app/jest.config.js",
+                "module.exports = { reporters: process.env.CI ? ['default', 'github-actions'] : ['default'] };\n",
+            )],
+        ),
+        (
+            "import.meta.dirname",
+            "cd app && npx vitest run",
+            vec![(
+                "app/vitest.config.mjs",
+                "export default { resolve: { alias: { '@': `${import.meta.dirname}/src` } } };\n",
+            )],
+        ),
+        (
+            ".toString() of a number",
+            jest,
+            vec![(
+                "app/jest.config.js",
+                "const os = require('os');\nmodule.exports = { maxWorkers: (os.cpus().length / 2).toString() };\n",
+            )],
+        ),
+        (
+            "a proxy's rewrite",
+            "cd app && npx vitest run",
+            vec![(
+                "app/vite.config.mjs",
+                "export default { server: { proxy: { '/api': { target: 'http://localhost:3000', rewrite: (p) => p.replace(/^\\/api/, '') } } } };\n",
+            )],
+        ),
+        (
+            "a reporter's output file",
+            "cd app && npx vitest run --reporter=junit --outputFile.junit=../out/junit.xml",
+            vec![],
+        ),
+        (
+            "node's script's own arguments",
+            "node app/grade.js out/answer.txt",
+            vec![("app/grade.js", "process.exit(1)\n")],
+        ),
+        (
+            "a Python grader beside a plain project",
+            "python3 grade.py",
+            vec![
+                ("grade.py", "raise SystemExit(1)\n"),
+                (
+                    "app/jest.config.json",
+                    "{\"testMatch\":[\"<rootDir>/**/*.test.js\"]}\n",
+                ),
+            ],
+        ),
+    ];
+    for (cases, code) in [(attacks, 2), (honest, 0)] {
+        for (what, line, files) in cases {
+            let f = task(line, &base);
+            let files: Vec<(&str, String)> = files
+                .iter()
+                .map(|(n, t)| (*n, t.replace("OUT", &f.path("out").to_string_lossy())))
+                .collect();
+            let files: Vec<(&str, &str)> = files.iter().map(|(n, t)| (*n, t.as_str())).collect();
+            write_files(&f, &files);
+            exits(&f, code, what);
+        }
+    }
+}
