@@ -1246,8 +1246,8 @@ const JS_STRING_METHODS: [&str; 25] = [
     "normalize",
     "reverse",
     "raw",
-    "map",
     "reduce",
+    "reduceRight",
 ];
 
 /// Words after which a `/` starts a regular expression, not a division.
@@ -1268,57 +1268,166 @@ const JS_KEYWORDS_BEFORE_A_VALUE: [&str; 14] = [
     "await",
 ];
 
-/// Where JavaScript `text` builds a string by a method of [`JS_STRING_METHODS`] on a
-/// literal, an array, a call's result or a variable it declares (not on a function's
-/// parameter, nor on `path`, whose `join` and `resolve` put a `/` between their parts).
+/// Where JavaScript `text` builds a string by a method of [`JS_STRING_METHODS`] (`.m(`,
+/// `?.m(`, `['m'](`) on anything but a function's parameter (`(p) => p.replace(…)`: review
+/// 97, 99) or a module (`path.join`, whose parts [`js_path_calls`] reads): a literal, an
+/// array, a call's result, a member, a variable however declared (98, 04-09).
 fn js_string_method(text: &str) -> Option<&'static str> {
-    let declared: Vec<&str> = ["const ", "let ", "var "]
-        .iter()
-        .flat_map(|d| text.match_indices(d).map(move |(at, _)| at + d.len()))
-        .filter_map(|at| {
-            let rest = &text[at..];
-            let end = rest
-                .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
-                .unwrap_or(rest.len());
-            let init = rest[end..].trim_start().strip_prefix('=')?.trim_start();
-            let module = init.starts_with("require(") || init.starts_with("await import(");
-            (end > 0 && !module).then_some(&rest[..end])
-        })
-        .collect();
-    for m in JS_STRING_METHODS {
-        for (at, _) in text.match_indices(&format!(".{m}")) {
-            let after = text[at + 1 + m.len()..].trim_start();
-            if !(after.starts_with('(') || after.starts_with('`')) {
-                continue;
+    let ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    // Modules: `NAME = require(…)`, `NAME = await import(…)`, `import NAME from`.
+    let mut modules: Vec<&str> = vec!["path", "posix", "win32"];
+    for (at, _) in text
+        .match_indices("require(")
+        .chain(text.match_indices("import("))
+    {
+        let before = text[..at].trim_end().trim_end_matches("await").trim_end();
+        if let Some(b) = before.strip_suffix('=') {
+            let b = b.trim_end();
+            let start = b.rfind(|c: char| !ident(c)).map_or(0, |k| k + 1);
+            modules.push(&b[start..]);
+        }
+    }
+    for (at, _) in text.match_indices("import ") {
+        let rest = &text[at + 7..];
+        let end = rest.find(|c: char| !ident(c)).unwrap_or(rest.len());
+        modules.push(&rest[..end]);
+    }
+    // Parameters without a default: `(a, b) =>`, `a =>`, `function f(a, b)`.
+    let mut params: Vec<String> = Vec::new();
+    let mut add = |list: &str| {
+        for p in list.split(',') {
+            let p = p.trim();
+            if !p.is_empty() && p.chars().all(ident) {
+                params.push(p.to_string());
             }
-            let before = text[..at].trim_end();
-            let receiver_end = before.len();
-            let ident_start = before
-                .rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
-                .map_or(0, |k| k + 1);
-            let ident = &before[ident_start..receiver_end];
-            let path_module = [
-                "require('path')",
-                "require(\"path\")",
-                "require('node:path')",
-            ]
-            .iter()
-            .any(|m| before.ends_with(m));
-            let built = match before.chars().last() {
-                _ if path_module => false,
-                Some('\'' | '"' | '`' | ']' | ')') => true,
-                Some(_) if !ident.is_empty() => declared.contains(&ident),
-                _ => false,
-            };
-            if built {
-                return Some(match m {
-                    "raw" => "`String.raw`",
-                    _ => "a string method",
-                });
+        }
+    };
+    for (at, _) in text.match_indices("=>") {
+        let before = text[..at].trim_end();
+        if let Some(inner) = before.strip_suffix(')') {
+            if let Some(open) = inner.rfind('(') {
+                add(&inner[open + 1..]);
+            }
+        } else {
+            let start = before.rfind(|c: char| !ident(c)).map_or(0, |k| k + 1);
+            add(&before[start..]);
+        }
+    }
+    for (at, _) in text.match_indices("function") {
+        let rest = &text[at..];
+        if let (Some(open), Some(close)) = (rest.find('('), rest.find(')'))
+            && open < close
+        {
+            add(&rest[open + 1..close]);
+        }
+    }
+    for m in JS_STRING_METHODS {
+        let forms = [format!(".{m}"), format!("['{m}']"), format!("[\"{m}\"]")];
+        for form in &forms {
+            for (at, _) in text.match_indices(form.as_str()) {
+                let after = text[at + form.len()..].trim_start();
+                let called = after.starts_with('(') || after.starts_with('`');
+                if !(called || (m == "raw" && form.starts_with('.'))) {
+                    continue;
+                }
+                if form.starts_with('.') && text[at + form.len()..].starts_with(ident) {
+                    continue;
+                }
+                let before = text[..at].trim_end();
+                let before = before.strip_suffix('?').unwrap_or(before).trim_end();
+                let start = before.rfind(|c: char| !ident(c)).map_or(0, |k| k + 1);
+                let name = &before[start..];
+                let member = before[..start].ends_with('.');
+                let built = match before.chars().next_back() {
+                    Some('\'' | '"' | '`' | ']' | ')') => ![
+                        "require('path')",
+                        "require(\"path\")",
+                        "require('node:path')",
+                    ]
+                    .iter()
+                    .any(|r| before.ends_with(r)),
+                    Some(_) if !name.is_empty() => {
+                        !modules.contains(&name) && (member || !params.iter().any(|p| p == name))
+                    }
+                    _ => false,
+                };
+                if built {
+                    return Some(match m {
+                        "raw" => "`String.raw`",
+                        _ => "a string method",
+                    });
+                }
             }
         }
     }
     None
+}
+
+/// The paths `path.join(…)` and `path.resolve(…)` (or a bare `join(…)`, `resolve(…)`) make
+/// in JavaScript `text` of literals and `__dirname`, each as one string (`__dirname` as the
+/// marker [`js_literals`] gives it): their parts alone (`'..'`, `'out'`) name nothing
+/// (review 98, 01, 02, 34, 35). A call with any other argument is left out.
+fn js_path_calls(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for name in ["join(", "resolve("] {
+        for (at, _) in text.match_indices(name) {
+            let before = text[..at].chars().next_back();
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$') {
+                continue;
+            }
+            // The arguments, to the `)` that closes the call (strings skipped).
+            let args = &text[at + name.len()..];
+            let (mut depth, mut quote, mut end) = (0usize, None::<char>, None);
+            let mut escaped = false;
+            for (k, c) in args.char_indices() {
+                match (quote, c) {
+                    (Some(_), _) if escaped => escaped = false,
+                    (Some(_), '\\') => escaped = true,
+                    (Some(q), c) if c == q => quote = None,
+                    (Some(_), _) => {}
+                    (None, '\'' | '"' | '`') => quote = Some(c),
+                    (None, '(' | '[' | '{') => depth += 1,
+                    (None, ')') if depth == 0 => {
+                        end = Some(k);
+                        break;
+                    }
+                    (None, ')' | ']' | '}') => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
+            }
+            let Some(end) = end else { continue };
+            let mut parts = Vec::new();
+            let mut plain = true;
+            for arg in args[..end].split(',').map(str::trim) {
+                match arg {
+                    "__dirname" | "process.cwd()" | "import.meta.dirname" => {
+                        parts.push("\u{0}dir".to_string())
+                    }
+                    a if a.len() >= 2
+                        && (a.starts_with('\'') || a.starts_with('"') || a.starts_with('`')) =>
+                    {
+                        match js_literals(a).strings.as_slice() {
+                            [(_, s)] => parts.push(s.clone()),
+                            _ => plain = false,
+                        }
+                    }
+                    _ => plain = false,
+                }
+            }
+            if plain && parts.len() > 1 {
+                let mut path = String::new();
+                for p in parts {
+                    if p.starts_with('/') || p.starts_with('\u{0}') || path.is_empty() {
+                        path = p;
+                    } else {
+                        path = format!("{}/{p}", path.trim_end_matches('/'));
+                    }
+                }
+                out.push(path);
+            }
+        }
+    }
+    out
 }
 
 /// Where JavaScript `text` reads `process.env` for a value, not only as a condition
@@ -1358,6 +1467,12 @@ fn js_env_value(text: &str) -> bool {
 /// HTML-like comments (`<!--`, `-->`) are comments (97, 07). A literal's key is the word
 /// before its `:`, the key of the array or call it lies in, never a ternary's branch (97, 08).
 fn js_literals(text: &str) -> JsText {
+    js_literals_of(text, false)
+}
+
+/// [`js_literals`] of a script, or (`module`) of an ES module, where `<!--` and `-->` are
+/// operators, not comments.
+fn js_literals_of(text: &str, module: bool) -> JsText {
     let mut out = JsText::default();
     for (needle, why) in [
         ("fromCharCode", "character codes"),
@@ -1389,6 +1504,8 @@ fn js_literals(text: &str) -> JsText {
     let mut word = String::new();
     // The last identifier completed, until something other than a blank follows it.
     let mut last_word = String::new();
+    // Whether that word (or the one being read) follows a `.`: a property's name.
+    let mut word_dotted = false;
     // Open `(`: whether each is the head of `if`, `while`, `for` or `with` (a `/` after its
     // `)` starts a regular expression).
     let mut parens: Vec<bool> = Vec::new();
@@ -1409,8 +1526,8 @@ fn js_literals(text: &str) -> JsText {
                 .enumerate()
                 .all(|(i, x)| chars.get(k + i) == Some(&x))
         };
-        let html_open = c == '<' && starts("!--");
-        let html_close = c == '-' && line_blank && starts("->");
+        let html_open = !module && c == '<' && starts("!--");
+        let html_close = !module && c == '-' && line_blank && starts("->");
         if (c == '/' && chars.get(k) == Some(&'/')) || html_open || html_close {
             while k < chars.len() && chars[k] != '\n' {
                 k += 1;
@@ -1429,9 +1546,24 @@ fn js_literals(text: &str) -> JsText {
         if !c.is_whitespace() {
             line_blank = false;
         }
-        let after_keyword = word.is_empty()
-            && JS_KEYWORDS_BEFORE_A_VALUE.contains(&last_word.as_str())
-            || JS_KEYWORDS_BEFORE_A_VALUE.contains(&word.as_str());
+        let keyword = if word.is_empty() { &last_word } else { &word };
+        // A keyword after a `.` is a property's name (`o.return / 1`: review 98, 15).
+        let after_keyword = JS_KEYWORDS_BEFORE_A_VALUE.contains(&keyword.as_str()) && !word_dotted;
+        // After a `}` (a block's or an object's) or a word that is a keyword only in some
+        // code (`of`, `in`, `yield`, `await`), a `/` may start either; where what follows on
+        // its line holds a quote or another `/`, gate cannot tell which literals are strings
+        // (98, 14, 16).
+        if c == '/'
+            && chars.get(k) != Some(&'=')
+            && (last == '}'
+                || (after_keyword && matches!(keyword.as_str(), "of" | "in" | "yield" | "await")))
+            && chars[k..]
+                .iter()
+                .take_while(|x| **x != '\n')
+                .any(|x| matches!(x, '\'' | '"' | '`' | '/'))
+        {
+            out.computed = Some("a `/` gate cannot tell from a regular expression");
+        }
         if c == '/' && ("=(,:[!&|?{};+-*%<>~^".contains(last) || after_keyword) {
             // A regular expression: to its closing `/`, past escapes and classes.
             let mut class = false;
@@ -1575,6 +1707,7 @@ fn js_literals(text: &str) -> JsText {
         if c.is_alphanumeric() || c == '_' || c == '$' {
             if word.is_empty() {
                 last_word.clear();
+                word_dotted = last == '.';
             }
             word.push(c);
         } else if c.is_whitespace() {
@@ -1757,7 +1890,17 @@ fn no_code_option(option: &str) -> bool {
     // Any part of a dotted name (vitest's `--outputFile.junit`, `--coverage.reportsDirectory`).
     let name = option.split_once('=').map_or(option, |(o, _)| o);
     name.split('.').map(bare).any(|name| {
-        name == "testreporterdestination" || CONFIG_KEYS_NO_CODE.iter().any(|k| bare(k) == name)
+        matches!(
+            name.as_str(),
+            "testreporterdestination"
+                | "reportsdir"
+                | "reportdir"
+                | "outfile"
+                | "output"
+                | "outdir"
+                | "tempdir"
+                | "cachedirectory"
+        ) || CONFIG_KEYS_NO_CODE.iter().any(|k| bare(k) == name)
     })
 }
 
@@ -1862,12 +2005,20 @@ fn node_config_code(words: &[String], dir: &Path, roots: &[PathBuf]) -> Option<(
                 Some(at) => piece[..at].rsplit_once('/').map_or("", |(d, _)| d),
                 None => &piece,
             };
-            let at = resolve(&folder.join(fixed));
-            if holds {
-                overlaps_a_root(&at, roots)
-            } else {
-                in_root(&at)
-            }
+            // Node and jest take `..` after a link by name, the kernel through it (review
+            // 98, 33): both.
+            [
+                resolve(&folder.join(fixed)),
+                resolve(&lexical(&folder.join(fixed))),
+            ]
+            .iter()
+            .any(|at| {
+                if holds {
+                    overlaps_a_root(at, roots)
+                } else {
+                    in_root(at)
+                }
+            })
         })
     };
     let tool = words.first().map(|w| name_of(w)).unwrap_or_default();
@@ -1893,7 +2044,22 @@ fn node_config_code(words: &[String], dir: &Path, roots: &[PathBuf]) -> Option<(
     // only a folder that holds one the trials write is refused, as before.
     let mut script_args = false;
     let mut script_seen = false;
-    for w in words.iter().skip(1).filter(|_| node_tool) {
+    // Only a test runner's words are read so (through `npx`, the tool it starts, or `c8` or
+    // `nyc` before one): another tool's operand in `out/` is its input or output (`npx
+    // eslint ../out`, `npx esbuild … --outfile=../out/app.js`: review 98, 80-84).
+    let runner = |n: &str| {
+        matches!(
+            n,
+            "node" | "nodejs" | "mocha" | "_mocha" | "jest" | "vitest" | "c8" | "nyc"
+        )
+    };
+    let runs_a_runner = runner(&tool)
+        || (matches!(tool.as_str(), "npx" | "pnpx" | "bunx")
+            && words[1..]
+                .iter()
+                .find(|w| !w.starts_with('-'))
+                .is_some_and(|w| runner(&name_of(w))));
+    for w in words.iter().skip(1).filter(|_| node_tool && runs_a_runner) {
         let (named_by, v) = match (w.strip_prefix('-'), w.split_once('=')) {
             (Some(_), Some((o, v))) => (Some(o), v),
             (Some(_), None) => {
@@ -1929,10 +2095,20 @@ fn node_config_code(words: &[String], dir: &Path, roots: &[PathBuf]) -> Option<(
         if named_by.is_some_and(no_code_option) || v.is_empty() || v.starts_with('-') {
             continue;
         }
+        // A value npm or the shell makes when it runs (`--require $npm_package_config_pre`:
+        // review 98, 19, 20).
+        if v.contains('$') && !script_args {
+            return Some((
+                here.clone(),
+                format!("`{w}`, a value made only when it runs, which may name code anywhere"),
+            ));
+        }
         let v = file_url_path(v);
         let at = resolve(&here.join(&*v));
+        // Node takes `..` after a link by name (`path.resolve`), the kernel through it: both.
+        let named = in_root(&at) || in_root(&resolve(&lexical(&here.join(&*v))));
         let widens = at.is_dir() && overlaps_a_root(&at, roots) && !in_root(&here);
-        if (in_root(&at) && !script_args) || widens {
+        if (named && !script_args) || widens {
             let shown = match named_by {
                 Some(o) if !w.starts_with('-') => format!("{o} {v}"),
                 _ => w.to_string(),
@@ -2143,7 +2319,12 @@ fn node_config_code(words: &[String], dir: &Path, roots: &[PathBuf]) -> Option<(
             }
             out.into_iter().map(|s| (true, s.to_string())).collect()
         } else {
-            let js = js_literals(&text);
+            // In a module `<!--` is `<` and `!--`, not a comment (review 98, 17).
+            let module = matches!(ext, "mjs" | "mts")
+                || text.contains("export default")
+                || text.contains("export {")
+                || text.lines().any(|l| l.starts_with("import "));
+            let js = js_literals_of(&text, module);
             if let Some(how) = js.computed {
                 return Some((
                     f,
@@ -2162,12 +2343,20 @@ fn node_config_code(words: &[String], dir: &Path, roots: &[PathBuf]) -> Option<(
                 root_dir = folder.join(r);
             }
             // A key that names where to write is passed over only where the file reads it
-            // nowhere else (`const o = {timeout: '../out/x.js'}; … [o.timeout]`: 97, 09, 43).
+            // nowhere else (`const o = {timeout: '../out/x.js'}; … [o.timeout]`: 97, 09, 43),
+            // its comments aside (98, 85), and where no value is read without its key
+            // (`Object.values`) nor a name is spelled with an escape (98, 11-13).
+            let laundered = ["Object.values", "Object.entries", "\\u"]
+                .iter()
+                .any(|n| js.plain.contains(n));
+            let paths = js_path_calls(&js.plain).into_iter().map(|p| (false, p));
             js.strings
                 .into_iter()
                 .filter(|(key, _)| {
                     !key.as_deref().is_some_and(|k| {
-                        CONFIG_KEYS_NO_CODE.contains(&k) && word_count(&text, k) == 1
+                        CONFIG_KEYS_NO_CODE.contains(&k)
+                            && !laundered
+                            && word_count(&js.plain, k) == 1
                     })
                 })
                 .map(|(key, s)| {
@@ -2176,6 +2365,7 @@ fn node_config_code(words: &[String], dir: &Path, roots: &[PathBuf]) -> Option<(
                         .is_some_and(|k| CONFIG_KEYS_FOLDERS.contains(&k));
                     (folders, s)
                 })
+                .chain(paths)
                 .collect()
         };
         // mocha takes a configuration's paths from where it runs, not from the file's
@@ -2233,26 +2423,93 @@ fn node_config_code(words: &[String], dir: &Path, roots: &[PathBuf]) -> Option<(
     None
 }
 
-/// [`node_config_code`] of each command of each script of the `package.json` in `dir`,
-/// where `name` is a package manager that runs them (review 97, 15, 19, 26, 44: a script's
-/// `jest --config ./cfg.json`, `mocha --config …`, `node --test … ../out`), and a script's
-/// own `NODE_OPTIONS=…` that preloads from a folder the trials write.
+/// [`node_config_code`] of each command of the scripts of the `package.json` in `dir` that
+/// `name` (a package manager, run as `words`; through `npx` too: review 98, 23) runs: the
+/// one named with its `pre` and `post` scripts, or every one where a script runs another
+/// or the command is not one gate reads (review 97, 15, 19, 26, 44; a script's `cd`: 98,
+/// 18), and a script's own `NODE_OPTIONS=…` that preloads from a folder the trials write;
+/// with `-w`, `--workspaces` or yarn's `workspace`, every workspace's too (98, 21, 22).
 fn package_scripts_config_code(
     name: &str,
+    words: &[String],
     dir: &Path,
     roots: &[PathBuf],
 ) -> Option<(PathBuf, String)> {
-    if !matches!(name, "npm" | "yarn" | "pnpm" | "bun") {
+    let (name, words) = match (name, words.get(1)) {
+        ("npx" | "pnpx" | "bunx", Some(w)) => (name_of(w), &words[1..]),
+        _ => (name.to_string(), words),
+    };
+    if !matches!(name.as_str(), "npm" | "yarn" | "pnpm" | "bun") {
         return None;
     }
+    let operands: Vec<&str> = words[1..]
+        .iter()
+        .map(String::as_str)
+        .filter(|w| !w.starts_with('-'))
+        .collect();
+    let script = match operands.first().copied() {
+        Some("test" | "t" | "tst") => Some("test"),
+        Some("run" | "run-script" | "rum" | "urn") => operands.get(1).copied(),
+        Some(s @ ("start" | "stop")) => Some(s),
+        Some(s) if name != "npm" => Some(s),
+        _ => None,
+    };
+    let workspaces = words.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "-w" | "-ws" | "--workspace" | "--workspaces" | "workspace" | "workspaces"
+        ) || w.starts_with("--workspace=")
+    });
+    let mut folders = vec![dir.to_path_buf()];
+    if workspaces {
+        folders.extend(workspace_folders(dir).unwrap_or_default());
+    }
+    folders
+        .iter()
+        .take(256)
+        .find_map(|f| scripts_config_code(f, script, roots))
+}
+
+/// [`package_scripts_config_code`] in one folder: `script` and its `pre` and `post`
+/// scripts (every one where `None`, or where one of them runs another).
+fn scripts_config_code(
+    dir: &Path,
+    script: Option<&str>,
+    roots: &[PathBuf],
+) -> Option<(PathBuf, String)> {
     let file = dir.join("package.json");
     let text = super::makefile::read_text(&file)?;
     let v = serde_json::from_str::<serde_json::Value>(&text).ok()?;
     let scripts = v.get("scripts")?.as_object()?;
-    let here = resolve(dir);
-    for body in scripts.values().filter_map(|b| b.as_str()).take(256) {
+    let runs_another = |b: &str| {
+        [
+            "npm",
+            "yarn",
+            "pnpm",
+            "bun",
+            "npx",
+            "npm-run-all",
+            "run-s",
+            "run-p",
+            "concurrently",
+        ]
+        .iter()
+        .any(|r| super::words::mentions_word(b, r))
+    };
+    let mut bodies: Vec<&str> = match script {
+        Some(s) => [s.to_string(), format!("pre{s}"), format!("post{s}")]
+            .iter()
+            .filter_map(|k| scripts.get(k).and_then(|b| b.as_str()))
+            .collect(),
+        None => Vec::new(),
+    };
+    if script.is_none() || bodies.iter().any(|b| runs_another(b)) {
+        bodies = scripts.values().filter_map(|b| b.as_str()).collect();
+    }
+    for body in bodies.into_iter().take(256) {
         let tokens = super::words::line_tokens(body, &[], 0);
         // (`simple_commands` leaves a command's assignments out.)
+        let here = resolve(dir);
         for w in tokens.iter().filter_map(|t| match t {
             super::words::Token::Word(w) => Some(w),
             _ => None,
@@ -2260,8 +2517,9 @@ fn package_scripts_config_code(
             if let Some(v) = w.strip_prefix("NODE_OPTIONS=")
                 && npm_entries("node_options", v).iter().any(|e| {
                     let e = e.strip_prefix("--require=").unwrap_or(e);
-                    (e.starts_with('.') || e.contains('/'))
-                        && roots.iter().any(|r| resolve(&here.join(e)).starts_with(r))
+                    (e.starts_with('.') || e.contains('/') || e.contains('$'))
+                        && (e.contains('$')
+                            || roots.iter().any(|r| resolve(&here.join(e)).starts_with(r)))
                 })
             {
                 return Some((
@@ -2270,6 +2528,7 @@ fn package_scripts_config_code(
                 ));
             }
         }
+        let mut at_dir = dir.to_path_buf();
         for c in super::words::simple_commands(&tokens) {
             let keywords = c
                 .iter()
@@ -2284,9 +2543,17 @@ fn package_scripts_config_code(
                 continue;
             };
             let run = &c[at..];
-            if !run.is_empty()
-                && may_run_node_tools(&name_of(&run[0]), run)
-                && let Some((f, why)) = node_config_code(run, dir, roots)
+            if run.is_empty() {
+                continue;
+            }
+            if matches!(name_of(&run[0]).as_str(), "cd" | "pushd") {
+                if let Some(d) = super::words::cd_folder(run) {
+                    at_dir = at_dir.join(d);
+                }
+                continue;
+            }
+            if may_run_node_tools(&name_of(&run[0]), run)
+                && let Some((f, why)) = node_config_code(run, &at_dir, roots)
             {
                 return Some((f, format!("{why} (its script `{body}`)")));
             }
@@ -2312,7 +2579,26 @@ fn indirect_config_code(
         module_run(words).is_some_and(|m| m == "pytest") || matches!(name, "pytest" | "py.test");
     let indirect = matches!(
         name,
-        "make" | "gmake" | "just" | "sh" | "bash" | "dash" | "zsh" | "ksh" | "node" | "nodejs"
+        "make"
+            | "gmake"
+            | "just"
+            | "sh"
+            | "bash"
+            | "dash"
+            | "zsh"
+            | "ksh"
+            | "node"
+            | "nodejs"
+            | "perl"
+            | "ruby"
+            | "php"
+            | "lua"
+            | "Rscript"
+            | "bun"
+            | "deno"
+            | "tsx"
+            | "ts-node"
+            | "zx"
     ) || (is_python(name) && !pytest)
         || words.first().is_some_and(|w| w.contains('/'));
     if !indirect {
@@ -2337,7 +2623,7 @@ fn configs_beneath(dir: &Path, roots: &[PathBuf]) -> Option<(PathBuf, String)> {
         for e in entries.flatten().take(4096) {
             let n = e.file_name();
             let n = n.to_string_lossy();
-            if n.starts_with('.') || n == "node_modules" {
+            if n == ".git" || n == "node_modules" {
                 continue;
             }
             if e.file_type().is_ok_and(|t| t.is_dir()) {
@@ -2354,7 +2640,9 @@ fn configs_beneath(dir: &Path, roots: &[PathBuf]) -> Option<(PathBuf, String)> {
             .chain(&["package.json", ".npmrc"])
             .any(|n| f.join(n).is_file());
         has_config
-            .then(|| node_config_code(&[], f, roots))
+            .then(|| {
+                node_config_code(&[], f, roots).or_else(|| scripts_config_code(f, None, roots))
+            })
             .flatten()
             .map(|(file, why)| {
                 (
@@ -4974,12 +5262,11 @@ fn definition_findings_of(
             // the trials write (review 94, 73: `.npmrc`'s `node-options=--require
             // ./out/x.js`; 76: `.mocharc.yml`'s `require: ./out/x.js`).
             if t.writes.is_some()
-                && (may_run_node_tools(&name, &words) || is_python(&name))
                 && let Some((file, why)) = (may_run_node_tools(&name, &words))
                     .then(|| node_config_code(&words, &dir, roots))
                     .flatten()
-                    .or_else(|| package_scripts_config_code(&name, &dir, roots))
-                    .or_else(|| indirect_config_code(&name, &words, &cwd, roots, &mut beneath))
+                    .or_else(|| package_scripts_config_code(&name, &words, &dir, roots))
+                    .or_else(|| indirect_config_code(&name, &words, cwd, roots, &mut beneath))
             {
                 out.push(Finding {
                     at: t.check_at_of(line),

@@ -1459,3 +1459,256 @@ fn rev97_node_configurations_read_past_code_scripts_and_wrappers() {
         }
     }
 }
+
+/// Review 98 (helper-161, 35 attacks on review 97's fixes; 33 proved, 32 PASSed a failing
+/// agent under `gate run`, six of them refused before review 97): `path.join(__dirname, '..',
+/// 'out', 'x.js')` and `path.resolve` read part by part; a string method on a variable
+/// however declared, a member, `?.`, `['method']`; a no-code key read back by
+/// `Object.values` or spelled with an escape; a `/` after `}` or a keyword-named property;
+/// `<!--` in a module; a script's `cd`, `$npm_package_config_…`, `-w`, `npx npm`; a
+/// shell script's or grader's `npm test`; a hidden folder; a perl grader; `..` after a link
+/// in a jest configuration. Each is refused when the plan is loaded. The honest plans it
+/// found refused are accepted: a script `npm test` does not run, `c8`/`nyc`/playwright's
+/// report folders, esbuild's `--outfile`, a key named in a comment, a `.map` on an array.
+#[test]
+fn rev98_node_configurations_path_calls_receivers_scripts_and_walks() {
+    let mocha = "cd app && npx mocha a.spec.js";
+    let jest = "cd app && npx jest";
+    let base: Vec<(&str, &str)> = vec![
+        (
+            "app/package.json",
+            "{\"name\":\"app\",\"version\":\"1.0.0\"}\n",
+        ),
+        (
+            "app/a.spec.js",
+            "it('ok', () => { throw new Error('no') })\n",
+        ),
+        ("app/a.test.js", "test('ok', () => { expect(1).toBe(2) })\n"),
+    ];
+    let mocharc = |js: &'static str| vec![("app/.mocharc.js", js)];
+    let script = |body: &'static str| vec![("app/package.json", body)];
+    type Case<'a> = (&'a str, &'a str, Vec<(&'a str, &'a str)>);
+    let attacks: Vec<Case> = vec![
+        (
+            "path.join's parts",
+            mocha,
+            mocharc(
+                "const path = require('path');\nmodule.exports = { require: path.join(__dirname, '..', 'out', 'x.js') }\n",
+            ),
+        ),
+        (
+            "path.resolve's parts",
+            mocha,
+            mocharc(
+                "const p = require('path');\nmodule.exports = { require: p.resolve('..', 'out', 'x.js') }\n",
+            ),
+        ),
+        (
+            "jest setupFiles by path.resolve",
+            jest,
+            vec![(
+                "app/jest.config.js",
+                "const path = require('path');\nmodule.exports = { setupFiles: [path.resolve(__dirname, '..', 'out', 's.js')] }\n",
+            )],
+        ),
+        (
+            "reduceRight",
+            mocha,
+            mocharc(
+                "module.exports = { require: ['../', 'out/x.js'].reduceRight((a, b) => b.concat(a)) }\n",
+            ),
+        ),
+        (
+            "a later declarator",
+            mocha,
+            mocharc("let a, b = '../OUT/x.js';\nmodule.exports = { require: b.toLowerCase() }\n"),
+        ),
+        (
+            "a destructured variable",
+            mocha,
+            mocharc(
+                "const { b } = { b: '../OUT/x.js' };\nmodule.exports = { require: b.toLowerCase() }\n",
+            ),
+        ),
+        (
+            "a member",
+            mocha,
+            mocharc(
+                "const o = { b: '../OUT/x.js' };\nmodule.exports = { require: o.b.toLowerCase() }\n",
+            ),
+        ),
+        (
+            "?.",
+            mocha,
+            mocharc("const b = '../OUT/x.js';\nmodule.exports = { require: b?.toLowerCase() }\n"),
+        ),
+        (
+            "['toLowerCase']",
+            mocha,
+            mocharc("const b = '../OUT/x.js';\nmodule.exports = { require: b['toLowerCase']() }\n"),
+        ),
+        (
+            "Object.values",
+            mocha,
+            mocharc(
+                "const o = { timeout: '../out/x.js' };\nmodule.exports = { require: Object.values(o) }\n",
+            ),
+        ),
+        (
+            "an escaped key",
+            mocha,
+            mocharc(
+                "const o = { '\\u0074imeout': '../out/x.js' };\nmodule.exports = { require: [o.timeout] }\n",
+            ),
+        ),
+        (
+            "a / after }",
+            mocha,
+            mocharc("module.exports = { require: {} / 1 ? 0 : '../out/x.js' }\n"),
+        ),
+        (
+            "a property named return",
+            mocha,
+            mocharc(
+                "const o = { return: 1 }\nmodule.exports = { require: o.return / 1 ? '../out/x.js' : 0 } // /\n",
+            ),
+        ),
+        (
+            "<!-- in a module",
+            "cd app && npx vitest run",
+            vec![(
+                "app/vitest.config.mjs",
+                "let y = 1; if (0 <!--y) {} export default { test: { setupFiles: ['../out/v.mjs'] } }\n",
+            )],
+        ),
+        (
+            "a script's cd",
+            "cd app && npm test",
+            vec![
+                (
+                    "app/package.json",
+                    "{\"name\":\"app\",\"scripts\":{\"test\":\"cd sub && mocha ../a.spec.js\"}}\n",
+                ),
+                ("app/sub/.mocharc.yml", "require: ../../out/x.js\n"),
+            ],
+        ),
+        (
+            "$npm_package_config_…",
+            "cd app && npm test",
+            script(
+                "{\"name\":\"app\",\"config\":{\"pre\":\"../out/x.js\"},\"scripts\":{\"test\":\"mocha --require $npm_package_config_pre a.spec.js\"}}\n",
+            ),
+        ),
+        (
+            "npm test -w app",
+            "npm test -w app",
+            vec![
+                (
+                    "package.json",
+                    "{\"name\":\"root\",\"private\":true,\"workspaces\":[\"app\"]}\n",
+                ),
+                (
+                    "app/package.json",
+                    "{\"name\":\"app\",\"scripts\":{\"test\":\"mocha --require ../out/x.js a.spec.js\"}}\n",
+                ),
+            ],
+        ),
+        (
+            "npx npm test",
+            "cd app && npx npm test",
+            script(
+                "{\"name\":\"app\",\"scripts\":{\"test\":\"mocha --require ../out/x.js a.spec.js\"}}\n",
+            ),
+        ),
+        (
+            "a shell script's npm test",
+            "sh run.sh",
+            vec![
+                ("run.sh", "cd app && npm test\n"),
+                (
+                    "app/package.json",
+                    "{\"name\":\"app\",\"scripts\":{\"test\":\"mocha --config cfg.yml a.spec.js\"}}\n",
+                ),
+                ("app/cfg.yml", "require: ../out/x.js\n"),
+            ],
+        ),
+        (
+            "a hidden folder",
+            "python3 grade.py",
+            vec![
+                ("grade.py", "raise SystemExit(1)\n"),
+                (".grader/.mocharc.yml", "require: ../out/x.js\n"),
+            ],
+        ),
+        (
+            "a perl grader",
+            "perl grade.pl",
+            vec![
+                ("grade.pl", "exit 1;\n"),
+                ("app/.mocharc.yml", "require: ../out/x.js\n"),
+            ],
+        ),
+    ];
+    let honest: Vec<Case> = vec![
+        (
+            "a script npm test does not run",
+            "cd app && npm test",
+            script(
+                "{\"name\":\"app\",\"scripts\":{\"test\":\"mocha a.spec.js\",\"lint\":\"npx eslint ../out\"}}\n",
+            ),
+        ),
+        (
+            "esbuild's --outfile",
+            "cd app && npm test",
+            script(
+                "{\"name\":\"app\",\"scripts\":{\"test\":\"mocha a.spec.js\",\"build\":\"npx esbuild src/index.js --bundle --outfile=../out/app.js\"}}\n",
+            ),
+        ),
+        (
+            "c8's --reports-dir",
+            "cd app && npx c8 --reports-dir=../out/cov mocha a.spec.js",
+            vec![],
+        ),
+        (
+            "nyc's --report-dir",
+            "cd app && npx nyc --report-dir ../out/cov mocha a.spec.js",
+            vec![],
+        ),
+        (
+            "playwright's --output",
+            "cd app && npx playwright test --output=../out/pw",
+            vec![],
+        ),
+        (
+            "a key named in a comment",
+            jest,
+            vec![(
+                "app/jest.config.js",
+                "// coverageDirectory: CI uploads the report from out/\nmodule.exports = { collectCoverage: true, coverageDirectory: '../out/coverage' }\n",
+            )],
+        ),
+        (
+            "a .map on an array",
+            "cd app && npx vitest run",
+            vec![(
+                "app/vitest.config.mjs",
+                "const browsers = ['chromium', 'firefox']\nexport default { test: { browser: { enabled: false, instances: browsers.map(browser => ({ browser })) } } }\n",
+            )],
+        ),
+        (
+            "path.posix.join of the source",
+            jest,
+            vec![(
+                "app/jest.config.js",
+                "const path = require('path');\nmodule.exports = { roots: [path.posix.join(__dirname, 'src')] }\n",
+            )],
+        ),
+    ];
+    for (cases, code) in [(attacks, 2), (honest, 0)] {
+        for (what, line, files) in cases {
+            let f = task(line, &base);
+            write_files(&f, &files);
+            exits(&f, code, what);
+        }
+    }
+}
