@@ -2470,6 +2470,46 @@ fn package_scripts_config_code(
         .find_map(|f| scripts_config_code(f, script, roots))
 }
 
+/// Whether a package script's `body` runs another script (through npm, yarn, pnpm, bun, npx,
+/// npm-run-all, run-s, run-p or concurrently): then every script is read.
+fn runs_another_script(body: &str) -> bool {
+    [
+        "npm",
+        "yarn",
+        "pnpm",
+        "bun",
+        "npx",
+        "npm-run-all",
+        "run-s",
+        "run-p",
+        "concurrently",
+    ]
+    .iter()
+    .any(|r| super::words::mentions_word(body, r))
+}
+
+/// The commands of a package script's `tokens`, each from its program: past the shell's
+/// keywords and groups, its assignments and prefix commands (`timeout 120 node --test`,
+/// `env X=1 node --test`: review 94, 36, 37).
+fn script_commands(tokens: &[super::words::Token]) -> Vec<Vec<String>> {
+    super::words::simple_commands(tokens)
+        .into_iter()
+        .filter_map(|c| {
+            let keywords = c
+                .iter()
+                .take_while(|w| {
+                    matches!(w.as_str(), "{" | "(")
+                        || super::words::KEYWORDS_BEFORE_A_COMMAND.contains(&w.as_str())
+                })
+                .count();
+            let c = &c[keywords..];
+            let refs: Vec<&str> = c.iter().map(String::as_str).collect();
+            let at = super::words::program_index(&refs)?;
+            (at < c.len()).then(|| c[at..].to_vec())
+        })
+        .collect()
+}
+
 /// [`package_scripts_config_code`] in one folder: `script` and its `pre` and `post`
 /// scripts (every one where `None`, or where one of them runs another).
 fn scripts_config_code(
@@ -2481,21 +2521,6 @@ fn scripts_config_code(
     let text = super::makefile::read_text(&file)?;
     let v = serde_json::from_str::<serde_json::Value>(&text).ok()?;
     let scripts = v.get("scripts")?.as_object()?;
-    let runs_another = |b: &str| {
-        [
-            "npm",
-            "yarn",
-            "pnpm",
-            "bun",
-            "npx",
-            "npm-run-all",
-            "run-s",
-            "run-p",
-            "concurrently",
-        ]
-        .iter()
-        .any(|r| super::words::mentions_word(b, r))
-    };
     let mut bodies: Vec<&str> = match script {
         Some(s) => [s.to_string(), format!("pre{s}"), format!("post{s}")]
             .iter()
@@ -2503,7 +2528,7 @@ fn scripts_config_code(
             .collect(),
         None => Vec::new(),
     };
-    if script.is_none() || bodies.iter().any(|b| runs_another(b)) {
+    if script.is_none() || bodies.iter().any(|b| runs_another_script(b)) {
         bodies = scripts.values().filter_map(|b| b.as_str()).collect();
     }
     for body in bodies.into_iter().take(256) {
@@ -2529,31 +2554,15 @@ fn scripts_config_code(
             }
         }
         let mut at_dir = dir.to_path_buf();
-        for c in super::words::simple_commands(&tokens) {
-            let keywords = c
-                .iter()
-                .take_while(|w| {
-                    matches!(w.as_str(), "{" | "(")
-                        || super::words::KEYWORDS_BEFORE_A_COMMAND.contains(&w.as_str())
-                })
-                .count();
-            let c = &c[keywords..];
-            let refs: Vec<&str> = c.iter().map(String::as_str).collect();
-            let Some(at) = super::words::program_index(&refs) else {
-                continue;
-            };
-            let run = &c[at..];
-            if run.is_empty() {
-                continue;
-            }
+        for run in script_commands(&tokens) {
             if matches!(name_of(&run[0]).as_str(), "cd" | "pushd") {
-                if let Some(d) = super::words::cd_folder(run) {
+                if let Some(d) = super::words::cd_folder(&run) {
                     at_dir = at_dir.join(d);
                 }
                 continue;
             }
-            if may_run_node_tools(&name_of(&run[0]), run)
-                && let Some((f, why)) = node_config_code(run, &at_dir, roots)
+            if may_run_node_tools(&name_of(&run[0]), &run)
+                && let Some((f, why)) = node_config_code(&run, &at_dir, roots)
             {
                 return Some((f, format!("{why} (its script `{body}`)")));
             }
@@ -3008,51 +3017,18 @@ fn package_scripts_collector(
     .iter()
     .filter_map(|k| scripts.get(k).and_then(|b| b.as_str()))
     .collect();
-    if script == all
-        || bodies.iter().any(|b| {
-            [
-                "npm",
-                "yarn",
-                "pnpm",
-                "bun",
-                "npx",
-                "npm-run-all",
-                "run-s",
-                "run-p",
-                "concurrently",
-            ]
-            .iter()
-            .any(|r| super::words::mentions_word(b, r))
-        })
-    {
+    if script == all || bodies.iter().any(|b| runs_another_script(b)) {
         bodies = scripts.values().filter_map(|b| b.as_str()).collect();
     }
     bodies.iter().find_map(|body| {
         tool(body).or_else(|| {
             // Read as a check line is (groups, `if`, `sh -c "…"`: review 95, 13-15).
             let tokens = super::words::line_tokens(body, &[], 0);
-            super::words::simple_commands(&tokens)
-                .into_iter()
-                .filter_map(|c| {
-                    let keywords = c
-                        .iter()
-                        .take_while(|w| {
-                            matches!(w.as_str(), "{" | "(")
-                                || super::words::KEYWORDS_BEFORE_A_COMMAND.contains(&w.as_str())
-                        })
-                        .count();
-                    let c = &c[keywords..];
-                    // Past assignments and prefix commands (`timeout 120 node --test`,
-                    // `env X=1 node --test`: review 94, 36, 37).
-                    let refs: Vec<&str> = c.iter().map(String::as_str).collect();
-                    let at = super::words::program_index(&refs)?;
-                    Some(c[at..].to_vec())
-                })
-                .find_map(|c| {
-                    (!matches!(name_of(&c[0]).as_str(), "npm" | "yarn" | "pnpm" | "bun"))
-                        .then(|| node_collector(&c, dir, roots))
-                        .flatten()
-                })
+            script_commands(&tokens).into_iter().find_map(|c| {
+                (!matches!(name_of(&c[0]).as_str(), "npm" | "yarn" | "pnpm" | "bun"))
+                    .then(|| node_collector(&c, dir, roots))
+                    .flatten()
+            })
         })
     })
 }
