@@ -717,8 +717,12 @@ fn rev18_a_task_keeps_no_capability_that_reads_or_steers_other_processes() {
     if !pid_namespace_here(test) {
         return;
     }
+    // The init lowers its core limit once the task has `exec`ed (the task keeps its own),
+    // so a task that looks at once may see it before: it looks until it is set, for 5 s at
+    // most (the fresh-clone CI of session 31 saw `0 unlimited` once).
     let f = attack(
         "grep -E '^Cap(Eff|Prm|Bnd):' /proc/self/status\n\
+         for i in $(seq 250); do grep -Eq 'Max core file size +0 +0 ' /proc/1/limits && break; sleep 0.02; done\n\
          grep 'Max core file size' /proc/1/limits\n\
          echo tried",
     );
