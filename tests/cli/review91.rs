@@ -37,6 +37,31 @@ fn exits(f: &Fixture, code: i32, what: &str) -> std::process::Output {
     out
 }
 
+/// A case of the node reviews: what it is, the `check:` line, the files it adds.
+type Case<'a> = (&'a str, &'a str, Vec<(&'a str, &'a str)>);
+
+/// Each of `attacks` refused when the plan is loaded (exit 2) and each of `honest` accepted
+/// (exit 0), each a [`task`] over `base` and its own files. With `out_named`, `OUT` in a
+/// file's text stands for the absolute path of the task's `out` folder.
+fn judge(base: &[(&str, &str)], attacks: Vec<Case>, honest: Vec<Case>, out_named: bool) {
+    for (cases, code) in [(attacks, 2), (honest, 0)] {
+        for (what, line, files) in cases {
+            let f = task(line, base);
+            let out = f.path("out").to_string_lossy().into_owned();
+            let files: Vec<(&str, String)> = files
+                .iter()
+                .map(|(n, t)| match out_named {
+                    true => (*n, t.replace("OUT", &out)),
+                    false => (*n, t.to_string()),
+                })
+                .collect();
+            let files: Vec<(&str, &str)> = files.iter().map(|(n, t)| (*n, t.as_str())).collect();
+            write_files(&f, &files);
+            exits(&f, code, what);
+        }
+    }
+}
+
 /// A node project in the task's folder with a `jest` package installed (its files only: gate
 /// reads them, it does not run them) and `scripts`.
 fn node_project(check: &str, scripts: &str) -> Fixture {
@@ -249,7 +274,6 @@ fn rev92_toml_clusters_descriptors_and_more_collectors_are_read() {
     let toml = |text: &'static str| -> Vec<(&'static str, &'static str)> {
         vec![("pyproject.toml", text)]
     };
-    type Case<'a> = (&'a str, &'a str, Vec<(&'a str, &'a str)>);
     let cases: Vec<Case> = vec![
         (
             "multi-line basic string",
@@ -727,7 +751,6 @@ fn rev95_node_configurations_are_read_whatever_runs_the_tool() {
         ),
         ("tests/c.js", "process.exit(1)\n"),
     ];
-    type Case<'a> = (&'a str, &'a str, Vec<(&'a str, &'a str)>);
     let attacks: Vec<Case> = vec![
         (
             "mocharc bare require",
@@ -884,21 +907,13 @@ fn rev95_node_configurations_are_read_whatever_runs_the_tool() {
             )],
         ),
     ];
-    for (cases, code) in [(attacks, 2), (honest, 0)] {
-        for (what, line, files) in cases {
-            let f = task(line, &base);
-            write_files(
-                &f,
-                &[
-                    ("app/s.js", ""),
-                    ("node_modules/jest/bin/jest.js", ""),
-                    ("node_modules/vitest/vitest.mjs", ""),
-                ],
-            );
-            write_files(&f, &files);
-            exits(&f, code, what);
-        }
-    }
+    let mut base = base;
+    base.extend([
+        ("app/s.js", ""),
+        ("node_modules/jest/bin/jest.js", ""),
+        ("node_modules/vitest/vitest.mjs", ""),
+    ]);
+    judge(&base, attacks, honest, false);
 }
 
 /// Review 96 (helper-159, 45 attacks on review 95's fixes; 15 of 16 proved accepted, 7
@@ -930,7 +945,6 @@ fn rev96_node_configurations_in_code_by_reference_and_widening_are_read() {
         ("app/package.json", "{\"name\":\"app\"}\n"),
         ("app/a.test.js", "test('ok', () => { expect(1).toBe(2) })\n"),
     ];
-    type Case<'a> = (&'a str, &'a str, Vec<(&'a str, &'a str)>);
     let attacks: Vec<Case> = vec![
         (
             "concatenation",
@@ -1056,13 +1070,7 @@ fn rev96_node_configurations_in_code_by_reference_and_widening_are_read() {
             ],
         ),
     ];
-    for (cases, code) in [(attacks, 2), (honest, 0)] {
-        for (what, line, files) in cases {
-            let f = task(line, &base);
-            write_files(&f, &files);
-            exits(&f, code, what);
-        }
-    }
+    judge(&base, attacks, honest, false);
 }
 
 /// `cache_dir` is expanded as pytest expands it (`os.path.expanduser`): `~` is the home the
@@ -1128,7 +1136,6 @@ fn rev97_node_configurations_read_past_code_scripts_and_wrappers() {
         ("app/a.test.js", "test('ok', () => { expect(1).toBe(2) })\n"),
     ];
     let mocharc = |js: &'static str| vec![("app/.mocharc.js", js)];
-    type Case<'a> = (&'a str, &'a str, Vec<(&'a str, &'a str)>);
     let attacks: Vec<Case> = vec![
         (
             "an array's join",
@@ -1446,18 +1453,7 @@ fn rev97_node_configurations_read_past_code_scripts_and_wrappers() {
             ],
         ),
     ];
-    for (cases, code) in [(attacks, 2), (honest, 0)] {
-        for (what, line, files) in cases {
-            let f = task(line, &base);
-            let files: Vec<(&str, String)> = files
-                .iter()
-                .map(|(n, t)| (*n, t.replace("OUT", &f.path("out").to_string_lossy())))
-                .collect();
-            let files: Vec<(&str, &str)> = files.iter().map(|(n, t)| (*n, t.as_str())).collect();
-            write_files(&f, &files);
-            exits(&f, code, what);
-        }
-    }
+    judge(&base, attacks, honest, true);
 }
 
 /// Review 98 (helper-161, 35 attacks on review 97's fixes; 33 proved, 32 PASSed a failing
@@ -1487,7 +1483,6 @@ fn rev98_node_configurations_path_calls_receivers_scripts_and_walks() {
     ];
     let mocharc = |js: &'static str| vec![("app/.mocharc.js", js)];
     let script = |body: &'static str| vec![("app/package.json", body)];
-    type Case<'a> = (&'a str, &'a str, Vec<(&'a str, &'a str)>);
     let attacks: Vec<Case> = vec![
         (
             "path.join's parts",
@@ -1704,11 +1699,5 @@ fn rev98_node_configurations_path_calls_receivers_scripts_and_walks() {
             )],
         ),
     ];
-    for (cases, code) in [(attacks, 2), (honest, 0)] {
-        for (what, line, files) in cases {
-            let f = task(line, &base);
-            write_files(&f, &files);
-            exits(&f, code, what);
-        }
-    }
+    judge(&base, attacks, honest, false);
 }
