@@ -1217,6 +1217,10 @@ struct JsText {
     /// A way of making a string gate does not follow (`'o' + 'ut'`, `${…}`,
     /// `String.fromCharCode`, …), where one is seen.
     computed: Option<&'static str>,
+    /// A string method ([`js_string_method`]) where one is seen: it builds a string gate
+    /// does not follow only where the file's literals hold something to build a path to a
+    /// folder the trials write from ([`literals_reach`]).
+    method: Option<&'static str>,
 }
 
 /// Methods that make a new string of a string (or of an array's strings): where their
@@ -1251,7 +1255,7 @@ const JS_STRING_METHODS: [&str; 25] = [
 ];
 
 /// Words after which a `/` starts a regular expression, not a division.
-const JS_KEYWORDS_BEFORE_A_VALUE: [&str; 14] = [
+const JS_KEYWORDS_BEFORE_A_VALUE: [&str; 15] = [
     "return",
     "typeof",
     "instanceof",
@@ -1266,13 +1270,19 @@ const JS_KEYWORDS_BEFORE_A_VALUE: [&str; 14] = [
     "else",
     "yield",
     "await",
+    // `class K extends /'/.constructor {}` (review 99, 20).
+    "extends",
 ];
 
 /// Where JavaScript `text` builds a string by a method of [`JS_STRING_METHODS`] (`.m(`,
 /// `?.m(`, `['m'](`) on anything but a function's parameter (`(p) => p.replace(…)`: review
 /// 97, 99) or a module (`path.join`, whose parts [`js_path_calls`] reads): a literal, an
 /// array, a call's result, a member, a variable however declared (98, 04-09).
-fn js_string_method(text: &str) -> Option<&'static str> {
+/// Whether the receiver is itself a literal, an array or a call's result (`'tuo'.split('')`,
+/// `['o', 'u', 't'].join('')`): the second of the pair, which counts whatever the file's
+/// strings hold (review 100, 01-03); on a name it counts only where they reach
+/// ([`literals_reach`]).
+fn js_string_method(text: &str) -> Option<(&'static str, bool)> {
     let ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
     // Modules: `NAME = require(…)`, `NAME = await import(…)`, `import NAME from`.
     let mut modules: Vec<&str> = vec!["path", "posix", "win32"];
@@ -1338,6 +1348,10 @@ fn js_string_method(text: &str) -> Option<&'static str> {
                 let start = before.rfind(|c: char| !ident(c)).map_or(0, |k| k + 1);
                 let name = &before[start..];
                 let member = before[..start].ends_with('.');
+                let on_value = matches!(
+                    before.chars().next_back(),
+                    Some('\'' | '"' | '`' | ']' | ')')
+                );
                 let built = match before.chars().next_back() {
                     Some('\'' | '"' | '`' | ']' | ')') => ![
                         "require('path')",
@@ -1352,10 +1366,11 @@ fn js_string_method(text: &str) -> Option<&'static str> {
                     _ => false,
                 };
                 if built {
-                    return Some(match m {
+                    let why = match m {
                         "raw" => "`String.raw`",
                         _ => "a string method",
-                    });
+                    };
+                    return Some((why, on_value));
                 }
             }
         }
@@ -1366,8 +1381,9 @@ fn js_string_method(text: &str) -> Option<&'static str> {
 /// The paths `path.join(…)` and `path.resolve(…)` (or a bare `join(…)`, `resolve(…)`) make
 /// in JavaScript `text` of literals and `__dirname`, each as one string (`__dirname` as the
 /// marker [`js_literals`] gives it): their parts alone (`'..'`, `'out'`) name nothing
-/// (review 98, 01, 02, 34, 35). A call with any other argument is left out.
-fn js_path_calls(text: &str) -> Vec<String> {
+/// (review 98, 01, 02, 34, 35). A call with any other argument is left out. Each with the
+/// key it is the value of (`coverageDirectory: path.join(…)`), if any.
+fn js_path_calls(text: &str) -> Vec<(Option<String>, String)> {
     let mut out = Vec::new();
     for name in ["join(", "resolve("] {
         for (at, _) in text.match_indices(name) {
@@ -1415,6 +1431,17 @@ fn js_path_calls(text: &str) -> Vec<String> {
                 }
             }
             if plain && parts.len() > 1 {
+                // The key: the word before the `:` before the callee (`path.posix.join`).
+                let callee = text[..at].trim_end_matches(|c: char| {
+                    c.is_alphanumeric() || c == '_' || c == '$' || c == '.'
+                });
+                let key = callee.trim_end().strip_suffix(':').map(|k| {
+                    let k = k.trim_end().trim_end_matches(['\'', '"']);
+                    let start = k
+                        .rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$' || c == '-'))
+                        .map_or(0, |i| i + 1);
+                    k[start..].to_string()
+                });
                 let mut path = String::new();
                 for p in parts {
                     if p.starts_with('/') || p.starts_with('\u{0}') || path.is_empty() {
@@ -1423,11 +1450,141 @@ fn js_path_calls(text: &str) -> Vec<String> {
                         path = format!("{}/{p}", path.trim_end_matches('/'));
                     }
                 }
-                out.push(path);
+                out.push((key, path));
             }
         }
     }
     out
+}
+
+/// Whether a string literal of a configuration in code (`strings`) holds something a string
+/// method could make a path to one of `roots` of: a `..`, or the name of a folder the trials
+/// write in any case (`'../OUT/x.js'.toLowerCase()`, `'X../out/x.js'.substring(1)`: reviews
+/// 97 and 98). A method where none does (`pkg.name.replace('@acme/', '')`,
+/// `mode.toUpperCase()`, `process.argv.slice(2)`: review 99, 80-82, 88) makes no path gate
+/// must follow.
+fn literals_reach(strings: &[(Option<String>, String)], roots: &[PathBuf]) -> bool {
+    let names: Vec<String> = roots
+        .iter()
+        .filter_map(|r| r.file_name())
+        .map(|n| n.to_string_lossy().to_lowercase())
+        .filter(|n| !n.is_empty())
+        .collect();
+    strings.iter().any(|(_, s)| {
+        let s = s.to_lowercase();
+        s.contains("..") || names.iter().any(|n| s.contains(n.as_str()))
+    })
+}
+
+/// Whether a piece of string `s` (split at `/`, `\\`, blanks and quotes) is the name of a
+/// folder of `roots`, in any case (`OUT` where `out` is written).
+fn names_a_root_by_name(s: &str, roots: &[PathBuf]) -> bool {
+    let names: Vec<String> = roots
+        .iter()
+        .filter_map(|r| r.file_name())
+        .map(|n| n.to_string_lossy().to_lowercase())
+        .collect();
+    s.to_lowercase()
+        .split(|c: char| {
+            matches!(c, '/' | '\\' | '\'' | '"' | '`' | ',' | '=') || c.is_whitespace()
+        })
+        .any(|piece| names.iter().any(|n| !n.is_empty() && n == piece))
+}
+
+/// Whether JavaScript `plain` (comments removed) may read a value without naming its key,
+/// so that a key that names no code cannot be passed over (review 98, 11-13): a literal that
+/// spells such a key (`o['\x74imeout']`: 99, 17), or `Object.values`, `Object.entries`,
+/// `Object.keys` (any spelling of the member: 99, 16, 18) or `Reflect.ownKeys` of anything
+/// but a name whose object literal holds none of those keys (`Object.entries(flags)`: 99,
+/// 85).
+fn launders_a_key(plain: &str, strings: &[(Option<String>, String)]) -> bool {
+    if strings
+        .iter()
+        .any(|(_, s)| CONFIG_KEYS_NO_CODE.contains(&s.as_str()))
+    {
+        return true;
+    }
+    // A key spelled otherwise than as written where it is read (`{'\u0074imeout': …}`
+    // read back as `o.timeout`: review 98, 11).
+    let as_written = |k: &str| {
+        plain.match_indices(k).any(|(at, _)| {
+            let rest = plain[at + k.len()..].trim_start_matches(['\'', '"']);
+            rest.trim_start().starts_with(':')
+        })
+    };
+    if strings.iter().any(|(k, _)| {
+        k.as_deref()
+            .is_some_and(|k| CONFIG_KEYS_NO_CODE.contains(&k) && !as_written(k))
+    }) {
+        return true;
+    }
+    // A name spelled with an escape in code, not in a string (`o.ig\u006eore`: review 98,
+    // 13); one inside a string (`'\u2713 unit'`) names nothing (99, 84).
+    let mut quote: Option<char> = None;
+    let mut chars = plain.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some(_), '\\') => {
+                chars.next();
+            }
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"' | '`') => quote = Some(c),
+            (None, '\\') if chars.peek() == Some(&'u') => return true,
+            (None, _) => {}
+        }
+    }
+    let ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    let readers = ["values", "entries", "keys", "ownKeys"];
+    let mut calls = Vec::new();
+    for r in readers {
+        for form in [format!(".{r}"), format!("['{r}']"), format!("[\"{r}\"]")] {
+            for (at, _) in plain.match_indices(form.as_str()) {
+                let before = plain[..at].trim_end();
+                if !(before.ends_with("Object") || before.ends_with("Reflect")) {
+                    continue;
+                }
+                calls.push(plain[at + form.len()..].trim_start());
+            }
+        }
+    }
+    calls.into_iter().any(|after| {
+        let Some(arg) = after.strip_prefix('(') else {
+            // Passed on uncalled (`const v = Object.values`): anything may be read.
+            return true;
+        };
+        let arg = arg.trim_start();
+        let end = arg.find(|c: char| !ident(c)).unwrap_or(arg.len());
+        let (name, rest) = arg.split_at(end);
+        if name.is_empty() || !rest.trim_start().starts_with(')') {
+            return true;
+        }
+        // The object literal the name is declared with: `NAME = {…}`.
+        let body = plain.match_indices(name).find_map(|(at, _)| {
+            let whole = !plain[..at].chars().next_back().is_some_and(ident)
+                && !plain[at + name.len()..].chars().next().is_some_and(ident);
+            let value = plain[at + name.len()..].trim_start().strip_prefix('=')?;
+            let value = value.trim_start();
+            if !whole || !value.starts_with('{') {
+                return None;
+            }
+            let mut depth = 0usize;
+            for (k, c) in value.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(&value[..=k]);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Some(value)
+        });
+        body.is_none_or(|b| CONFIG_KEYS_NO_CODE.iter().any(|k| word_count(b, k) > 0))
+    })
 }
 
 /// Where JavaScript `text` reads `process.env` for a value, not only as a condition
@@ -1495,8 +1652,10 @@ fn js_literals_of(text: &str, module: bool) -> JsText {
     if js_env_value(text) {
         out.computed = Some("`process.env`");
     }
-    if let Some(why) = js_string_method(text) {
-        out.computed = Some(why);
+    match js_string_method(text) {
+        Some((why, true)) => out.computed = Some(why),
+        Some((why, false)) => out.method = Some(why),
+        None => {}
     }
     let chars: Vec<char> = text.chars().collect();
     let mut keys: Vec<Option<String>> = vec![None];
@@ -1564,7 +1723,9 @@ fn js_literals_of(text: &str, module: bool) -> JsText {
         {
             out.computed = Some("a `/` gate cannot tell from a regular expression");
         }
-        if c == '/' && ("=(,:[!&|?{};+-*%<>~^".contains(last) || after_keyword) {
+        // After a spread (`[.../'/.source]`: review 99, 19) a value starts too.
+        let spread = last == '.' && k >= 4 && chars[k - 4..k - 1].iter().all(|x| *x == '.');
+        if c == '/' && ("=(,:[!&|?{};+-*%<>~^".contains(last) || after_keyword || spread) {
             // A regular expression: to its closing `/`, past escapes and classes.
             let mut class = false;
             while k < chars.len() {
@@ -1783,7 +1944,7 @@ fn config_strings<'a>(v: &'a serde_json::Value, skip: &[&str], out: &mut Vec<&'a
 
 /// Keys of mocha's, jest's, vitest's and vite's configurations whose values name no code:
 /// what to leave out, or where to write.
-const CONFIG_KEYS_NO_CODE: [&str; 27] = [
+const CONFIG_KEYS_NO_CODE: [&str; 35] = [
     "ignore",
     "exclude",
     "reporter-option",
@@ -1811,6 +1972,16 @@ const CONFIG_KEYS_NO_CODE: [&str; 27] = [
     "reportsDirectory",
     "publicDir",
     "testNamePattern",
+    // Counts and switches: a `$` value in one (`--maxWorkers=${JEST_WORKERS:-2}`, `--jobs
+    // $npm_package_config_jobs`, `--shard=$SHARD`) makes no path (review 99, 86, 87, 89).
+    "maxWorkers",
+    "jobs",
+    "shard",
+    "retries",
+    "bail",
+    "seed",
+    "testTimeout",
+    "maxConcurrency",
 ];
 
 /// The configuration files of node's tools gate reads, in a folder and those above it.
@@ -2097,7 +2268,7 @@ fn node_config_code(words: &[String], dir: &Path, roots: &[PathBuf]) -> Option<(
         }
         // A value npm or the shell makes when it runs (`--require $npm_package_config_pre`:
         // review 98, 19, 20).
-        if v.contains('$') && !script_args {
+        if v.contains(['$', '`']) && !script_args {
             return Some((
                 here.clone(),
                 format!("`{w}`, a value made only when it runs, which may name code anywhere"),
@@ -2320,12 +2491,20 @@ fn node_config_code(words: &[String], dir: &Path, roots: &[PathBuf]) -> Option<(
             out.into_iter().map(|s| (true, s.to_string())).collect()
         } else {
             // In a module `<!--` is `<` and `!--`, not a comment (review 98, 17).
+            // A module by its extension or any `export`/`import` statement (`export{c as
+            // default}`: review 99, 22).
             let module = matches!(ext, "mjs" | "mts")
                 || text.contains("export default")
-                || text.contains("export {")
-                || text.lines().any(|l| l.starts_with("import "));
+                || text.lines().any(|l| {
+                    let l = l.trim_start();
+                    ["export", "import"].iter().any(|k| {
+                        l.strip_prefix(k)
+                            .is_some_and(|r| r.starts_with([' ', '{', '*', '\t']))
+                    })
+                });
             let js = js_literals_of(&text, module);
-            if let Some(how) = js.computed {
+            let method = js.method.filter(|_| literals_reach(&js.strings, roots));
+            if let Some(how) = js.computed.or(method) {
                 return Some((
                     f,
                     format!(
@@ -2345,13 +2524,13 @@ fn node_config_code(words: &[String], dir: &Path, roots: &[PathBuf]) -> Option<(
             // A key that names where to write is passed over only where the file reads it
             // nowhere else (`const o = {timeout: '../out/x.js'}; … [o.timeout]`: 97, 09, 43),
             // its comments aside (98, 85), and where no value is read without its key
-            // (`Object.values`) nor a name is spelled with an escape (98, 11-13).
-            let laundered = ["Object.values", "Object.entries", "\\u"]
-                .iter()
-                .any(|n| js.plain.contains(n));
-            let paths = js_path_calls(&js.plain).into_iter().map(|p| (false, p));
-            js.strings
+            // ([`launders_a_key`]). A `path.join` under such a key is passed over as its
+            // string would be (99, 83).
+            let laundered = launders_a_key(&js.plain, &js.strings);
+            let strings: Vec<(bool, String)> = js
+                .strings
                 .into_iter()
+                .chain(js_path_calls(&js.plain))
                 .filter(|(key, _)| {
                     !key.as_deref().is_some_and(|k| {
                         CONFIG_KEYS_NO_CODE.contains(&k)
@@ -2365,8 +2544,30 @@ fn node_config_code(words: &[String], dir: &Path, roots: &[PathBuf]) -> Option<(
                         .is_some_and(|k| CONFIG_KEYS_FOLDERS.contains(&k));
                     (folders, s)
                 })
-                .chain(paths)
-                .collect()
+                .collect();
+            // A bare word named like a folder the trials write, outside a key that names
+            // where to write, is where code would start a path to it (`path.join(up, 'out',
+            // 'x.js')`: review 99, 01-07). Refused unless it is an exclusion (`'!out'`).
+            // Only a bare word: a path-like string is judged as the path it is (`'src/**'`
+            // in `app/` is `app/src`: review 100, 80-88), prose and addresses name no folder
+            // (90, 92).
+            if let Some((_, s)) = strings.iter().find(|(holds, s)| {
+                !s.starts_with('!')
+                    && !s.contains(['/', '\\', ' ', ':'])
+                    && names_a_root_by_name(s, roots)
+                    && !names_root(s, &folder, *holds)
+                    && !names_root(s, &here, *holds)
+            }) {
+                return Some((
+                    f,
+                    format!(
+                        "a configuration in code with `{s}`, which names a folder the trials \
+                         write but is not a whole path gate reads (write the path as one \
+                         plain string, or the configuration as JSON)"
+                    ),
+                ));
+            }
+            strings
         };
         // mocha takes a configuration's paths from where it runs, not from the file's
         // folder (97, 48): both are read.
@@ -2402,7 +2603,24 @@ fn node_config_code(words: &[String], dir: &Path, roots: &[PathBuf]) -> Option<(
                     .filter(|e| pathlike || !e.is_empty())
                     .map(|e| PathBuf::from(format!("{}{e}", named.display())))
                     .find(|p| p.is_file());
-                if let Some(file) = file {
+                // A file a key of folders names (mocha's `spec`, jest's `testMatch`,
+                // vitest's `include`) is a test file, not a configuration: read in turn only
+                // where it is named as one (`projects: ['packages/*/jest.config.js']`). A test
+                // importing the code under test is what a check runs (issue 29's over-refusal
+                // audit, 20, 25).
+                let configuration = |f: &Path| {
+                    f.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                        NODE_CONFIGS.contains(&n)
+                            || n == "package.json"
+                            || n.starts_with("jest-preset.")
+                            || n.starts_with("jest.config.")
+                            || n.starts_with("vitest.config.")
+                            || n.starts_with("vite.config.")
+                            || n.starts_with("vitest.workspace.")
+                            || n.starts_with(".mocharc")
+                    })
+                };
+                if let Some(file) = file.filter(|f| !holds || configuration(f)) {
                     // Its paths from its own folder, and (a jest preset's) from this one.
                     let base = file.parent().unwrap_or(&folder).to_path_buf();
                     files.push((file.clone(), base));
@@ -2454,12 +2672,24 @@ fn package_scripts_config_code(
         Some(s) if name != "npm" => Some(s),
         _ => None,
     };
-    let workspaces = words.iter().any(|w| {
-        matches!(
-            w.as_str(),
-            "-w" | "-ws" | "--workspace" | "--workspaces" | "workspace" | "workspaces"
-        ) || w.starts_with("--workspace=")
-    });
+    // npm runs a script from the nearest folder above that holds a `package.json` (`cd
+    // app/src && npm test`: review 99, 23).
+    let dir = dir
+        .ancestors()
+        .take(64)
+        .find(|a| a.join("package.json").is_file())
+        .unwrap_or(dir);
+    // Every spelling (`--workspaces=true`: 99, 24), and an `.npmrc`'s `workspace` (99, 25).
+    let npmrc_workspace = super::makefile::read_text(&dir.join(".npmrc"))
+        .is_some_and(|t| t.lines().any(|l| l.trim_start().starts_with("workspace")));
+    let workspaces = npmrc_workspace
+        || words.iter().any(|w| {
+            matches!(
+                w.as_str(),
+                "-w" | "-ws" | "--workspace" | "--workspaces" | "workspace" | "workspaces"
+            ) || w.starts_with("--workspace")
+                || w.starts_with("-w=")
+        });
     let mut folders = vec![dir.to_path_buf()];
     if workspaces {
         folders.extend(workspace_folders(dir).unwrap_or_default());
@@ -2520,7 +2750,11 @@ fn scripts_config_code(
     let file = dir.join("package.json");
     let text = super::makefile::read_text(&file)?;
     let v = serde_json::from_str::<serde_json::Value>(&text).ok()?;
-    let scripts = v.get("scripts")?.as_object()?;
+    let none = serde_json::Map::new();
+    let scripts = match v.get("scripts") {
+        Some(s) => s.as_object()?,
+        None => &none,
+    };
     let mut bodies: Vec<&str> = match script {
         Some(s) => [s.to_string(), format!("pre{s}"), format!("post{s}")]
             .iter()
@@ -2528,6 +2762,11 @@ fn scripts_config_code(
             .collect(),
         None => Vec::new(),
     };
+    // npm's `start` with no script of that name runs `node server.js` (review 99, 31).
+    if script == Some("start") && !scripts.contains_key("start") && dir.join("server.js").is_file()
+    {
+        bodies.push("node server.js");
+    }
     if script.is_none() || bodies.iter().any(|b| runs_another_script(b)) {
         bodies = scripts.values().filter_map(|b| b.as_str()).collect();
     }
@@ -2539,6 +2778,21 @@ fn scripts_config_code(
             super::words::Token::Word(w) => Some(w),
             _ => None,
         }) {
+            // `NODE_PATH=../out mocha --require x`: a bare name found there (review 99, 30).
+            if let Some(v) = w.strip_prefix("NODE_PATH=")
+                && v.split(':').any(|e| {
+                    e.contains(['$', '`'])
+                        || roots.iter().any(|r| {
+                            let at = resolve(&here.join(e));
+                            at.starts_with(r) || r.starts_with(&at)
+                        })
+                })
+            {
+                return Some((
+                    file,
+                    format!("a script's `{w}` makes node find code in a folder the trials write"),
+                ));
+            }
             if let Some(v) = w.strip_prefix("NODE_OPTIONS=")
                 && npm_entries("node_options", v).iter().any(|e| {
                     let e = e.strip_prefix("--require=").unwrap_or(e);
@@ -2561,14 +2815,55 @@ fn scripts_config_code(
                 }
                 continue;
             }
-            if may_run_node_tools(&name_of(&run[0]), &run)
+            let name = name_of(&run[0]);
+            if may_run_node_tools(&name, &run)
                 && let Some((f, why)) = node_config_code(&run, &at_dir, roots)
             {
+                return Some((f, format!("{why} (its script `{body}`)")));
+            }
+            // A package manager the script runs, in turn (`cd sub && npm test`, `npm
+            // --prefix sub test`: review 99, 26, 27), and a program that may start one
+            // gate does not read (`node t.js`: 99, 28), by the walk beneath.
+            let prefix = run
+                .iter()
+                .position(|w| w == "--prefix" || w == "-C" || w == "--cwd")
+                .and_then(|i| run.get(i + 1))
+                .map_or_else(|| at_dir.clone(), |p| at_dir.join(p));
+            // Each package manager's command once per look (a script that runs
+            // itself, scripts that run each other).
+            let first = SCRIPTS_SEEN.with(|seen| {
+                let key = (prefix.clone(), run.join(" "));
+                seen.borrow_mut().insert(key)
+            });
+            let nested = SCRIPT_DEPTH.with(|d| {
+                if d.get() >= 8 || !first {
+                    return None;
+                }
+                d.set(d.get() + 1);
+                let found =
+                    package_scripts_config_code(&name, &run, &prefix, roots).or_else(|| {
+                        indirect_config_code(&name, &run, &at_dir, roots, &mut Default::default())
+                    });
+                d.set(d.get() - 1);
+                if d.get() == 0 {
+                    SCRIPTS_SEEN.with(|seen| seen.borrow_mut().clear());
+                }
+                found
+            });
+            if let Some((f, why)) = nested {
                 return Some((f, format!("{why} (its script `{body}`)")));
             }
         }
     }
     None
+}
+
+thread_local! {
+    /// How deep [`scripts_config_code`] has followed scripts that run package managers.
+    static SCRIPT_DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// The commands it followed so far, by folder: each once.
+    static SCRIPTS_SEEN: std::cell::RefCell<std::collections::HashSet<(PathBuf, String)>> =
+        std::cell::RefCell::new(std::collections::HashSet::new());
 }
 
 /// The node configurations beneath `dir` (`dir` the folder a check line starts in), read as
@@ -2584,6 +2879,38 @@ fn indirect_config_code(
     roots: &[PathBuf],
     seen: &mut std::collections::HashMap<PathBuf, Option<(PathBuf, String)>>,
 ) -> Option<(PathBuf, String)> {
+    // What `npx`, `npm exec` or `pnpm exec` starts is the program (`npx node grade.js`,
+    // `npm exec -- node grade.js`: review 99, 32-34).
+    let (name, words) = {
+        let mut at = 0;
+        let mut name = name.to_string();
+        while matches!(
+            name.as_str(),
+            "npx" | "pnpx" | "bunx" | "npm" | "pnpm" | "yarn" | "bun"
+        ) && at + 1 < words.len()
+        {
+            let rest = &words[at + 1..];
+            let skip = rest
+                .iter()
+                .position(|w| !w.starts_with('-') && !matches!(w.as_str(), "exec" | "x" | "dlx"))
+                .unwrap_or(rest.len());
+            if matches!(name.as_str(), "npm" | "pnpm" | "yarn" | "bun")
+                && !rest
+                    .iter()
+                    .take(skip)
+                    .any(|w| matches!(w.as_str(), "exec" | "x" | "dlx"))
+            {
+                break;
+            }
+            at += 1 + skip;
+            match words.get(at) {
+                Some(w) => name = name_of(w),
+                None => break,
+            }
+        }
+        (name, &words[at.min(words.len())..])
+    };
+    let name = name.as_str();
     let pytest =
         module_run(words).is_some_and(|m| m == "pytest") || matches!(name, "pytest" | "py.test");
     let indirect = matches!(
@@ -2608,6 +2935,17 @@ fn indirect_config_code(
             | "tsx"
             | "ts-node"
             | "zx"
+            | "tclsh"
+            | "wish"
+            | "expect"
+            | "fish"
+            | "csh"
+            | "tcsh"
+            | "mksh"
+            | "busybox"
+            | "awk"
+            | "gawk"
+            | "env"
     ) || (is_python(name) && !pytest)
         || words.first().is_some_and(|w| w.contains('/'));
     if !indirect {
@@ -2619,17 +2957,32 @@ fn indirect_config_code(
         .clone()
 }
 
+/// The most folders [`configs_beneath`] reads beneath a check's folder.
+const WALK_FOLDERS: usize = 10_000;
+
 /// The walk of [`indirect_config_code`].
 fn configs_beneath(dir: &Path, roots: &[PathBuf]) -> Option<(PathBuf, String)> {
     let mut folders = vec![resolve(dir)];
     let mut at = 0;
-    while at < folders.len() && folders.len() < 2000 {
+    while at < folders.len() {
+        // Past the cap a configuration could lie unread: refused, not passed over (review
+        // 99, 37).
+        if folders.len() > WALK_FOLDERS {
+            return Some((
+                folders[0].clone(),
+                format!(
+                    "more than {WALK_FOLDERS} folders beneath where it runs, which gate does \
+                     not all read for node's configurations (run the check from a smaller \
+                     folder)"
+                ),
+            ));
+        }
         let folder = folders[at].clone();
         at += 1;
         let Ok(entries) = std::fs::read_dir(&folder) else {
             continue;
         };
-        for e in entries.flatten().take(4096) {
+        for e in entries.flatten() {
             let n = e.file_name();
             let n = n.to_string_lossy();
             if n == ".git" || n == "node_modules" {
@@ -3082,7 +3435,11 @@ pub(super) fn refuse_definitions_the_trials_write(
     if plan.policy.sandbox.mode == crate::model::SandboxMode::Off {
         return Ok(());
     }
-    match definition_findings(plan).into_iter().find(|f| f.refused) {
+    let unbuildable = || {
+        (plan.tasks.iter())
+            .find_map(|t| unbuildable_cargo_check(t).or_else(|| unloadable_vite_config(t)))
+    };
+    match (definition_findings(plan).into_iter().find(|f| f.refused)).or_else(unbuildable) {
         Some(f) => Err(PlanError::Invalid {
             path: shown.to_string(),
             line: f.at.0,
@@ -3091,6 +3448,163 @@ pub(super) fn refuse_definitions_the_trials_write(
         }),
         None => Ok(()),
     }
+}
+
+/// A boxed check line of `t` that runs cargo to build (`cargo test`, `cargo nextest run`):
+/// cargo writes its target folder and `Cargo.lock`, and in the box a check writes only the
+/// folders the trials write and its own `TMPDIR` (a target folder among the former is
+/// refused above: a trial could plant what cargo runs; one elsewhere is not granted), so
+/// every trial would FAIL with a correct agent (issue
+/// 29's over-refusal audit, 32). Refused, saying what works.
+fn unbuildable_cargo_check(t: &super::Task) -> Option<Finding> {
+    const BUILDS: [&str; 17] = [
+        "test",
+        "t",
+        "build",
+        "b",
+        "run",
+        "r",
+        "bench",
+        "check",
+        "c",
+        "nextest",
+        "doc",
+        "d",
+        "clippy",
+        "fix",
+        "install",
+        "llvm-cov",
+        "tarpaulin",
+    ];
+    const VALUED: [&str; 7] = [
+        "--manifest-path",
+        "--config",
+        "-Z",
+        "-C",
+        "--color",
+        "--target-dir",
+        "--lockfile-path",
+    ];
+    for (line, _, env) in super::state::check_lines(t) {
+        for (_, words) in super::words::scoped_commands(&tokens_of(line, env)) {
+            for (run, _) in runs_within(&words) {
+                if name_of(&run[0]) != "cargo" {
+                    continue;
+                }
+                let mut rest = run[1..].iter();
+                let mut sub = None;
+                while let Some(w) = rest.next() {
+                    if VALUED.contains(&w.as_str()) {
+                        rest.next();
+                    } else if !w.starts_with(['-', '+']) {
+                        sub = Some(w.as_str());
+                        break;
+                    }
+                }
+                if sub.is_some_and(|s| BUILDS.contains(&s)) {
+                    return Some(Finding {
+                        at: t.check_at_of(line),
+                        message: format!(
+                            "task `{}`: `check:` runs `cargo {}`, which writes its target \
+                             folder and `Cargo.lock`, and in the box a check writes only the \
+                             folders the trials write and its own `TMPDIR`, so every trial \
+                             would fail; run cargo in the task's `run:` (as `gate \
+                             init` writes a Cargo project's plan) and have the check read its \
+                             result, or set `policy.sandbox: off`",
+                            t.id,
+                            sub.unwrap_or_default()
+                        ),
+                        refused: true,
+                    });
+                }
+            }
+        }
+    }
+    None
+}
+
+/// A boxed check line of `t` that runs vitest (or vite) where a configuration in code lies
+/// (`vitest.config.mjs`, `vite.config.ts`): vite bundles it into `node_modules/.vite-temp`
+/// before it loads it, which the box keeps read-only to the check (the packages wall,
+/// `writes:` or not), so every trial would FAIL
+/// with a correct agent (issue 29's over-refusal audit, 29). vite 6.1's `--configLoader
+/// runner` loads it without that file: accepted where the line or the script says it.
+fn unloadable_vite_config(t: &super::Task) -> Option<Finding> {
+    const CONFIGS: [&str; 2] = ["vitest.config", "vite.config"];
+    const EXTS: [&str; 6] = ["js", "mjs", "cjs", "ts", "mts", "cts"];
+    for (line, cwd, env) in super::state::check_lines(t) {
+        let mut dir = cwd.clone();
+        for (_, words) in super::words::scoped_commands(&tokens_of(line, env)) {
+            for (run, _) in runs_within(&words) {
+                let name = name_of(&run[0]);
+                if matches!(name.as_str(), "cd" | "pushd") {
+                    if let Some(d) = super::words::cd_folder(&run) {
+                        dir = dir.join(d);
+                    }
+                    continue;
+                }
+                let vite = |w: &str| {
+                    super::words::mentions_word(w, "vitest")
+                        || super::words::mentions_word(w, "vite")
+                };
+                let direct = run.iter().take(3).any(|w| vite(&name_of(w)));
+                // A package manager's script that starts it (`npm test` of `vitest run`).
+                let project = dir
+                    .ancestors()
+                    .take(64)
+                    .find(|a| a.join("package.json").is_file())
+                    .map(Path::to_path_buf);
+                let scripts = (matches!(name.as_str(), "npm" | "yarn" | "pnpm" | "bun"))
+                    .then(|| project.as_ref())
+                    .flatten()
+                    .and_then(|p| super::makefile::read_text(&p.join("package.json")))
+                    .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+                    .and_then(|v| {
+                        let s = v.get("scripts")?.as_object()?;
+                        Some(
+                            s.values()
+                                .filter_map(|b| b.as_str())
+                                .collect::<Vec<_>>()
+                                .join("\n"),
+                        )
+                    })
+                    .unwrap_or_default();
+                if !(direct || vite(&scripts)) {
+                    continue;
+                }
+                if run.iter().any(|w| w.contains("configLoader"))
+                    || scripts.contains("configLoader")
+                {
+                    continue;
+                }
+                let folders = [Some(dir.clone()), project].into_iter().flatten();
+                let found = folders
+                    .flat_map(|f| {
+                        CONFIGS.iter().flat_map(move |c| {
+                            let f = f.clone();
+                            EXTS.iter().map(move |e| f.join(format!("{c}.{e}")))
+                        })
+                    })
+                    .find(|f| f.is_file());
+                if let Some(config) = found {
+                    return Some(Finding {
+                        at: t.check_at_of(line),
+                        message: format!(
+                            "task `{}`: `check:` runs vitest, which bundles its configuration \
+                             `{}` into `node_modules/.vite-temp` before it loads it, and the box \
+                             keeps `node_modules` read-only to the check, so every trial would \
+                             fail; add `--configLoader runner` (vite 6.1 and later) to the \
+                             vitest command, or set `policy.sandbox: off`",
+                            t.id,
+                            config.display()
+                        ),
+                        refused: true,
+                    });
+                }
+            }
+        }
+    }
+    None
 }
 
 /// The [`definition_findings`] a plan is not refused for, as warnings: `gate check` and `gate

@@ -1391,7 +1391,7 @@ fn rev97_node_configurations_read_past_code_scripts_and_wrappers() {
         ),
         (
             "vite's base: '/'",
-            "cd app && npx vitest run",
+            "cd app && npx vitest run --configLoader runner",
             vec![("app/vite.config.mjs", "export default { base: '/' }\n")],
         ),
         (
@@ -1409,7 +1409,7 @@ fn rev97_node_configurations_read_past_code_scripts_and_wrappers() {
         ),
         (
             "import.meta.dirname",
-            "cd app && npx vitest run",
+            "cd app && npx vitest run --configLoader runner",
             vec![(
                 "app/vitest.config.mjs",
                 "export default { resolve: { alias: { '@': `${import.meta.dirname}/src` } } };\n",
@@ -1425,7 +1425,7 @@ fn rev97_node_configurations_read_past_code_scripts_and_wrappers() {
         ),
         (
             "a proxy's rewrite",
-            "cd app && npx vitest run",
+            "cd app && npx vitest run --configLoader runner",
             vec![(
                 "app/vite.config.mjs",
                 "export default { server: { proxy: { '/api': { target: 'http://localhost:3000', rewrite: (p) => p.replace(/^\\/api/, '') } } } };\n",
@@ -1684,7 +1684,7 @@ fn rev98_node_configurations_path_calls_receivers_scripts_and_walks() {
         ),
         (
             "a .map on an array",
-            "cd app && npx vitest run",
+            "cd app && npx vitest run --configLoader runner",
             vec![(
                 "app/vitest.config.mjs",
                 "const browsers = ['chromium', 'firefox']\nexport default { test: { browser: { enabled: false, instances: browsers.map(browser => ({ browser })) } } }\n",
@@ -1700,4 +1700,375 @@ fn rev98_node_configurations_path_calls_receivers_scripts_and_walks() {
         ),
     ];
     judge(&base, attacks, honest, false);
+}
+
+/// Review 99 (helper-162, 37 attacks on review 98's fixes, all proved and accepted, 36 PASSed
+/// a failing agent under `gate run`; ten honest configurations review 98 had refused). In a
+/// configuration in code, a string with a piece named like a folder the trials write is
+/// refused unless gate reads it as a whole path or it sits under a key that names where to
+/// write (a variable part of `path.join`, `util.format`, `JSON.parse`, `.match`, a prototype
+/// call, a receiver named `path`); a string method counts only where the file's strings hold
+/// such a piece or a `..`; an escaped key or `Object.keys` of the object that holds one
+/// launders it; regular expressions after a spread or `extends`, `export{` as a module; a
+/// package manager's scripts from the folder above, with `--workspaces=true` or an
+/// `.npmrc`'s `workspace`, through a script's own `cd sub && npm test`, `npm --prefix`,
+/// `node t.js`, backquotes, `NODE_PATH`, npm's implicit `node server.js`; the walk through
+/// `npx node`, `npm exec --`, `tclsh`, and past 2,000 folders.
+#[test]
+fn rev99_node_configurations_pieces_scripts_from_above_and_the_walk() {
+    let mocha = "cd app && npx mocha a.spec.js";
+    let jest = "cd app && npx jest";
+    let base: Vec<(&str, &str)> = vec![
+        (
+            "app/package.json",
+            "{\"name\":\"app\",\"version\":\"1.0.0\"}\n",
+        ),
+        (
+            "app/a.spec.js",
+            "it('ok', () => { throw new Error('no') })\n",
+        ),
+        ("app/a.test.js", "test('ok', () => { expect(1).toBe(2) })\n"),
+        ("app/ci.yml", "require: ../out/x.js\n"),
+    ];
+    let mocharc = |js: &'static str| vec![("app/.mocharc.js", js)];
+    let scripts = |body: &'static str| vec![("app/package.json", body)];
+    let grader = |line: &'static str, files: Vec<(&'static str, &'static str)>| {
+        let mut all = vec![("app/.mocharc.yml", "require: ../out/x.js\n")];
+        all.extend(files);
+        (line, all)
+    };
+    let (g32, f32) = grader(
+        "npx node grade.js",
+        vec![(
+            "grade.js",
+            "require('child_process').spawnSync('npx', ['mocha', 'a.spec.js'], {cwd: 'app'})\n",
+        )],
+    );
+    let (g33, f33) = grader(
+        "npm exec -- node grade.js",
+        vec![(
+            "grade.js",
+            "require('child_process').spawnSync('npx', ['mocha', 'a.spec.js'], {cwd: 'app'})\n",
+        )],
+    );
+    let (g34, f34) = grader(
+        "npx sh grade.sh",
+        vec![("grade.sh", "cd app && npx mocha a.spec.js\n")],
+    );
+    let (g35, f35) = grader(
+        "tclsh grade.tcl",
+        vec![("grade.tcl", "cd app\nexec npx mocha a.spec.js\n")],
+    );
+    let attacks: Vec<Case> = vec![
+        (
+            "a variable part of path.join",
+            mocha,
+            mocharc(
+                "const path = require('path'); const up = '..';\nmodule.exports = { require: path.join(up, 'out', 'x.js') }\n",
+            ),
+        ),
+        (
+            "a part starting with a slash",
+            mocha,
+            mocharc(
+                "module.exports = { require: require('path').join(__dirname, '..', 'out', '/x.js') }\n",
+            ),
+        ),
+        (
+            "Object.keys of the holder",
+            mocha,
+            mocharc(
+                "const o = { timeout: '../out/x.js' };\nmodule.exports = { require: Object.keys(o).map(k => o[k]) }\n",
+            ),
+        ),
+        (
+            "a key read by an escaped name",
+            mocha,
+            mocharc(
+                "const o = { timeout: '../out/x.js' };\nmodule.exports = { require: o['\\x74imeout'] }\n",
+            ),
+        ),
+        (
+            "a reversed literal",
+            mocha,
+            mocharc(
+                "const path = require('path'), up = path.dirname(__dirname);\nmodule.exports = { require: path.join(up, 'tuo'.split('').reverse().join(''), 'x.js') }\n",
+            ),
+        ),
+        (
+            "an array of letters joined",
+            mocha,
+            mocharc(
+                "const path = require('path'), up = path.dirname(__dirname);\nmodule.exports = { require: path.join(up, ['o', 'u', 't'].join(''), 'x.js') }\n",
+            ),
+        ),
+        (
+            "an escaped name in code",
+            mocha,
+            mocharc(
+                "const o = { ignore: ['../out/x.js'] }\nmodule.exports = { require: o.ig\\u006eore }\n",
+            ),
+        ),
+        (
+            "a regex after a spread",
+            mocha,
+            mocharc(
+                "const b = [.../'/.source], c = '../out/x.js' // '\nmodule.exports = { require: c }\n",
+            ),
+        ),
+        (
+            "a regex after extends",
+            mocha,
+            mocharc(
+                "class K extends /'/.constructor {}; const c = '../out/x.js' // '\nmodule.exports = { require: c }\n",
+            ),
+        ),
+        ("npm test from a folder below", "cd app/sub && npm test", {
+            let mut f = scripts(
+                "{\"name\":\"app\",\"scripts\":{\"test\":\"mocha --config ci.yml a.spec.js\"}}\n",
+            );
+            f.push(("app/sub/.keep", ""));
+            f
+        }),
+        (
+            "--workspaces=true",
+            "npm test --workspaces=true",
+            vec![
+                (
+                    "package.json",
+                    "{\"name\":\"root\",\"workspaces\":[\"app\"]}\n",
+                ),
+                (
+                    "app/package.json",
+                    "{\"name\":\"app\",\"scripts\":{\"test\":\"mocha --config ci.yml a.spec.js\"}}\n",
+                ),
+            ],
+        ),
+        (
+            "a script's cd and npm test",
+            "cd app && npm test",
+            vec![
+                (
+                    "app/package.json",
+                    "{\"name\":\"app\",\"scripts\":{\"test\":\"cd sub && npm test\"}}\n",
+                ),
+                (
+                    "app/sub/package.json",
+                    "{\"name\":\"sub\",\"scripts\":{\"test\":\"mocha --config ci.yml ../a.spec.js\"}}\n",
+                ),
+                ("app/sub/ci.yml", "require: ../../out/x.js\n"),
+            ],
+        ),
+        (
+            "a script's npm --prefix",
+            "cd app && npm test",
+            vec![
+                (
+                    "app/package.json",
+                    "{\"name\":\"app\",\"scripts\":{\"test\":\"npm --prefix sub test\"}}\n",
+                ),
+                (
+                    "app/sub/package.json",
+                    "{\"name\":\"sub\",\"scripts\":{\"test\":\"mocha --config ci.yml ../a.spec.js\"}}\n",
+                ),
+                ("app/sub/ci.yml", "require: ../../out/x.js\n"),
+            ],
+        ),
+        (
+            "a script's node that runs npm",
+            "cd app && npm test",
+            vec![
+                (
+                    "app/package.json",
+                    "{\"name\":\"app\",\"scripts\":{\"test\":\"node t.js\",\"unit\":\"mocha --config ci.yml a.spec.js\"}}\n",
+                ),
+                (
+                    "app/t.js",
+                    "require('child_process').spawnSync('npm', ['run', 'unit'])\n",
+                ),
+            ],
+        ),
+        (
+            "backquotes in a script",
+            "cd app && npm test",
+            scripts(
+                "{\"name\":\"app\",\"scripts\":{\"test\":\"mocha --require `cat req.txt` a.spec.js\"}}\n",
+            ),
+        ),
+        (
+            "NODE_PATH in a script",
+            "cd app && npm test",
+            scripts(
+                "{\"name\":\"app\",\"scripts\":{\"test\":\"NODE_PATH=../out mocha --require x a.spec.js\"}}\n",
+            ),
+        ),
+        (
+            "npm start's node server.js",
+            "cd app && npm start",
+            vec![
+                (
+                    "app/server.js",
+                    "require('child_process').spawnSync('npx', ['mocha', '../a.spec.js'], {cwd: __dirname + '/sub'})\n",
+                ),
+                ("app/sub/.mocharc.yml", "require: ../../out/x.js\n"),
+            ],
+        ),
+        ("npx node grader", g32, f32),
+        ("npm exec -- node grader", g33, f33),
+        ("npx sh grader", g34, f34),
+        ("tclsh grader", g35, f35),
+    ];
+    let honest: Vec<Case> = vec![
+        (
+            "a member's replace",
+            jest,
+            vec![(
+                "app/jest.config.js",
+                "const pkg = require('./package.json')\nmodule.exports = { displayName: pkg.name.replace('@acme/', ''), testEnvironment: 'node' }\n",
+            )],
+        ),
+        (
+            "__dirname's split",
+            jest,
+            vec![(
+                "app/jest.config.js",
+                "const path = require('path')\nmodule.exports = { displayName: __dirname.split(path.sep).pop() }\n",
+            )],
+        ),
+        (
+            "process.argv.slice",
+            jest,
+            vec![(
+                "app/jest.config.js",
+                "const ci = process.argv.slice(2).includes('--ci')\nmodule.exports = { bail: ci ? 1 : 0 }\n",
+            )],
+        ),
+        (
+            "coverageDirectory by path.join",
+            jest,
+            vec![(
+                "app/jest.config.js",
+                "const path = require('path')\nmodule.exports = { coverageDirectory: path.join(__dirname, '..', 'out', 'coverage') }\n",
+            )],
+        ),
+        (
+            "an escape and coverageDirectory",
+            jest,
+            vec![(
+                "app/jest.config.js",
+                "module.exports = { displayName: '\\u2713 unit', coverageDirectory: '../out/coverage' }\n",
+            )],
+        ),
+        (
+            "Object.entries of another object",
+            jest,
+            vec![(
+                "app/jest.config.js",
+                "const flags = { __DEV__: true }\nmodule.exports = { globals: Object.fromEntries(Object.entries(flags)), coverageDirectory: '../out/coverage' }\n",
+            )],
+        ),
+        (
+            "a $ count in a script",
+            "cd app && npm test",
+            scripts(
+                "{\"name\":\"app\",\"scripts\":{\"test\":\"jest --maxWorkers=${JEST_WORKERS:-2}\"}}\n",
+            ),
+        ),
+        (
+            "a $ jobs in a script",
+            "cd app && npm test",
+            scripts(
+                "{\"name\":\"app\",\"config\":{\"jobs\":\"2\"},\"scripts\":{\"test\":\"mocha --parallel --jobs $npm_package_config_jobs a.spec.js\"}}\n",
+            ),
+        ),
+        (
+            "vite's mode parameter",
+            "cd app && npx jest",
+            vec![(
+                "app/vite.config.js",
+                "import { defineConfig } from 'vite'\nexport default defineConfig(({ mode }) => ({ define: { __MODE__: JSON.stringify(mode.toUpperCase()) } }))\n",
+            )],
+        ),
+        (
+            "a spec glob of tests importing the code under test",
+            "cd app && npx mocha",
+            vec![
+                ("app/.mocharc.yml", "spec: 'test/**/*.spec.js'\n"),
+                (
+                    "app/test/sum.spec.js",
+                    "const sum = require('../../out/sum');\nit('adds', () => { if (sum(1, 2) !== 3) throw new Error('no') })\n",
+                ),
+            ],
+        ),
+        (
+            "paths below the configuration's folder named like the folder the trials write",
+            jest,
+            vec![(
+                "app/jest.config.js",
+                "module.exports = { collectCoverageFrom: ['out/**/*.js', '!out/**/*.d.ts'], moduleNameMapper: { '^@/(.*)$': '<rootDir>/out/$1' }, testMatch: ['**/out/**/*.test.js'] }\n",
+            )],
+        ),
+        (
+            "an address and prose",
+            jest,
+            vec![(
+                "app/jest.config.js",
+                "console.log('writing out to the console')\nmodule.exports = { testEnvironmentOptions: { url: 'http://localhost/out' } }\n",
+            )],
+        ),
+    ];
+    judge(&base, attacks, honest, false);
+}
+
+/// Issue 29's over-refusal audit (helper-163, 63 honest projects): two layouts that `gate
+/// check` accepted FAILed every trial of a correct agent, since the check could not write
+/// what its tool writes. Both are refused when the plan is loaded, saying what works:
+/// `cargo test` as a check (its target folder and `Cargo.lock`), vitest with a
+/// configuration in code (bundled into `node_modules/.vite-temp`) unless `--configLoader
+/// runner` says otherwise; neither with `policy.sandbox: off`.
+#[test]
+fn a_check_that_cannot_write_what_its_tool_writes_is_refused_not_failed() {
+    let f = task(
+        "cargo test --quiet",
+        &[(
+            "Cargo.toml",
+            "[package]\nname = \"calc\"\nversion = \"0.1.0\"\n",
+        )],
+    );
+    let out = exits(&f, 2, "cargo test");
+    assert!(
+        both(&out).contains("runs `cargo test`, which writes its target folder"),
+        "{}",
+        both(&out)
+    );
+    assert!(both(&out).contains("policy.sandbox: off"), "{}", both(&out));
+    let vite = [
+        (
+            "app/package.json",
+            "{\"name\":\"app\",\"scripts\":{\"test\":\"vitest run\"}}\n",
+        ),
+        (
+            "app/vitest.config.mjs",
+            "export default { test: { include: ['test/**/*.test.js'] } }\n",
+        ),
+    ];
+    let f = task("cd app && npm test", &vite);
+    let out = exits(&f, 2, "vitest with a configuration in code");
+    assert!(
+        both(&out).contains("--configLoader runner"),
+        "{}",
+        both(&out)
+    );
+    let f = task("cd app && npx vitest run --configLoader runner", &vite);
+    exits(&f, 0, "vitest with --configLoader runner");
+    let f = task("cd app && npx vitest run", &vite[..1]);
+    exits(&f, 0, "vitest with no configuration file");
+    // With the box off, both run (the tools write where they will).
+    let off = format!(
+        "{}policy: {{sandbox: off}}\n",
+        plan("", "cargo test --quiet")
+    );
+    let f = Fixture::new(&off);
+    write_files(&f, &[("agent.sh", ""), ("Cargo.toml", "")]);
+    check(&f).code(0);
 }
