@@ -1464,12 +1464,7 @@ fn js_path_calls(text: &str) -> Vec<(Option<String>, String)> {
 /// `mode.toUpperCase()`, `process.argv.slice(2)`: review 99, 80-82, 88) makes no path gate
 /// must follow.
 fn literals_reach(strings: &[(Option<String>, String)], roots: &[PathBuf]) -> bool {
-    let names: Vec<String> = roots
-        .iter()
-        .filter_map(|r| r.file_name())
-        .map(|n| n.to_string_lossy().to_lowercase())
-        .filter(|n| !n.is_empty())
-        .collect();
+    let names = root_names(roots);
     strings.iter().any(|(_, s)| {
         let s = s.to_lowercase();
         s.contains("..") || names.iter().any(|n| s.contains(n.as_str()))
@@ -1479,16 +1474,22 @@ fn literals_reach(strings: &[(Option<String>, String)], roots: &[PathBuf]) -> bo
 /// Whether a piece of string `s` (split at `/`, `\\`, blanks and quotes) is the name of a
 /// folder of `roots`, in any case (`OUT` where `out` is written).
 fn names_a_root_by_name(s: &str, roots: &[PathBuf]) -> bool {
-    let names: Vec<String> = roots
-        .iter()
-        .filter_map(|r| r.file_name())
-        .map(|n| n.to_string_lossy().to_lowercase())
-        .collect();
+    let names = root_names(roots);
     s.to_lowercase()
         .split(|c: char| {
             matches!(c, '/' | '\\' | '\'' | '"' | '`' | ',' | '=') || c.is_whitespace()
         })
-        .any(|piece| names.iter().any(|n| !n.is_empty() && n == piece))
+        .any(|piece| names.iter().any(|n| n == piece))
+}
+
+/// The names of the folders of `roots` (their last parts), in lower case.
+fn root_names(roots: &[PathBuf]) -> Vec<String> {
+    roots
+        .iter()
+        .filter_map(|r| r.file_name())
+        .map(|n| n.to_string_lossy().to_lowercase())
+        .filter(|n| !n.is_empty())
+        .collect()
 }
 
 /// Whether JavaScript `plain` (comments removed) may read a value without naming its key,
