@@ -1703,17 +1703,17 @@ fn rev98_node_configurations_path_calls_receivers_scripts_and_walks() {
 }
 
 /// Review 99 (helper-162, 37 attacks on review 98's fixes, all proved and accepted, 36 PASSed
-/// a failing agent under `gate run`; ten honest configurations review 98 had refused). In a
-/// configuration in code, a string with a piece named like a folder the trials write is
-/// refused unless gate reads it as a whole path or it sits under a key that names where to
-/// write (a variable part of `path.join`, `util.format`, `JSON.parse`, `.match`, a prototype
-/// call, a receiver named `path`); a string method counts only where the file's strings hold
-/// such a piece or a `..`; an escaped key or `Object.keys` of the object that holds one
-/// launders it; regular expressions after a spread or `extends`, `export{` as a module; a
-/// package manager's scripts from the folder above, with `--workspaces=true` or an
-/// `.npmrc`'s `workspace`, through a script's own `cd sub && npm test`, `npm --prefix`,
-/// `node t.js`, backquotes, `NODE_PATH`, npm's implicit `node server.js`; the walk through
-/// `npx node`, `npm exec --`, `tclsh`, and past 2,000 folders.
+/// a failing agent under `gate run`; ten honest configurations review 98 had refused), and
+/// review 100 (helper-164, on this fix's first form). In a configuration in code, a bare
+/// string named like a folder the trials write is refused unless it sits under a key that
+/// names where to write (a variable part of `path.join`); a string method on a literal, an
+/// array or a call's result counts always, on a name only where the file's strings hold such
+/// a word or a `..`; an escaped key or name, or `Object.keys` of the object that holds one,
+/// launders it; regular expressions after a spread or `extends`; a package manager's scripts
+/// from the folder above, with `--workspaces=true`, through a script's own `cd sub && npm
+/// test`, `npm --prefix`, `node t.js`, backquotes, `NODE_PATH`, npm's implicit `node
+/// server.js`; the walk through `npx node`, `npm exec --`, `npx sh` and `tclsh`. Path-like
+/// strings below the configuration's folder, addresses and prose stay accepted.
 #[test]
 fn rev99_node_configurations_pieces_scripts_from_above_and_the_walk() {
     let mocha = "cd app && npx mocha a.spec.js";
