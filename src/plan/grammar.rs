@@ -1162,6 +1162,21 @@ impl Reader<'_> {
                  commands gate does not read"
             ));
         }
+        // Review 101, a20: an interpreter reached by a name gate does not read as one (`bin/py
+        // -> python3.11`, `py -m unittest`): its options and what it loads would be read
+        // as a plain program's arguments.
+        if !interpreter(&program.text)
+            && let Some(real) = self.real_program(&program.text)
+            && let Some(real_name) = real.file_name().map(|n| n.to_string_lossy().into_owned())
+            && interpreter(&real_name)
+        {
+            return Err(format!(
+                "`{}`, which is the interpreter `{}` by another name (gate reads an \
+                 interpreter's options only by its own name: name it so, `{real_name}`)",
+                program.text,
+                real.display()
+            ));
+        }
         // Review 20, 12: a program by a path through a link the trials could replace
         // (`tools -> /usr/bin`, `tools/grep`): the program is theirs to choose.
         // (A link as the program's own name, `node_modules/.bin/jest`, is held read-only
@@ -1201,8 +1216,10 @@ impl Reader<'_> {
             // Review 14: an interpreter's option or module that loads what gate does not
             // follow (`perl -d`, `python -m unittest discover`, `node -r NAME`).
             let texts: Vec<&str> = words[i..].iter().map(|w| w.text.as_str()).collect();
-            return super::tools::problem(&texts, &self.dir, &|at| self.writable(at))
-                .map_or(Ok(()), Err);
+            return super::tools::problem(&texts, &self.dir, &|at| self.writable(at), &|at| {
+                self.writes_beneath(at)
+            })
+            .map_or(Ok(()), Err);
         }
         self.program_files(&words[i..])?;
         for w in rest {
@@ -1476,6 +1493,30 @@ impl Reader<'_> {
         self.roots.iter().any(|r| real.starts_with(r))
     }
 
+    /// The file `program` runs, links followed: by its path, or as the plan's `PATH` (else
+    /// gate's) finds a bare name.
+    fn real_program(&self, program: &str) -> Option<std::path::PathBuf> {
+        let found = if program.contains('/') {
+            super::invoke::resolve(program, &self.dir)
+        } else {
+            let path = self
+                .plan_path()
+                .map(std::ffi::OsString::from)
+                .or_else(|| std::env::var_os("PATH"))
+                .unwrap_or_default();
+            std::env::split_paths(&path)
+                .map(|d| super::invoke::resolve(&d.to_string_lossy(), &self.dir).join(program))
+                .find(|p| p.is_file())?
+        };
+        std::fs::canonicalize(found).ok()
+    }
+
+    /// Whether a folder the trials write lies at or beneath the folder `at`.
+    fn writes_beneath(&self, at: &Path) -> bool {
+        let real = std::fs::canonicalize(at).unwrap_or_else(|_| at.to_path_buf());
+        self.roots.iter().any(|r| r.starts_with(&real))
+    }
+
     /// Review 22 (09): an interpreter by its bare name that `PATH` (the plan's own, or
     /// gate's) finds as a version manager's shim (`~/.pyenv/shims/python3`, rbenv's,
     /// nodenv's, asdf's, mise's) runs the version a `.python-version` (`.ruby-version`,
@@ -1638,7 +1679,11 @@ impl Reader<'_> {
         }
         // Review 14: a command run, or a module loaded, from inside the tool's program
         // text or options (awk's `system`, sed's `e`, `make --eval`, `jq -L`, …).
-        if let Some(why) = super::tools::problem(&texts, &self.dir, &|at| self.writable(at)) {
+        if let Some(why) =
+            super::tools::problem(&texts, &self.dir, &|at| self.writable(at), &|at| {
+                self.writes_beneath(at)
+            })
+        {
             return Err(why);
         }
         if bare(&name) == "git" {
@@ -1649,10 +1694,7 @@ impl Reader<'_> {
         // (review 69, 08, with `writes: [out]`).
         if matches!(bare(&name), "make" | "gmake" | "bmake" | "remake")
             && let Some(at) = super::tools::make_folder_without_always(&texts, &self.dir)
-            && (self.writable(&at) || {
-                let real = std::fs::canonicalize(&at).unwrap_or_else(|_| at.clone());
-                self.roots.iter().any(|r| r.starts_with(&real))
-            })
+            && (self.writable(&at) || self.writes_beneath(&at))
         {
             return Err(format!(
                 "{COMPLETE}runs `make` without `-B` in a folder the trials write or above one (a \

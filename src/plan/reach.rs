@@ -3700,6 +3700,11 @@ enum PytestReach {
     Debugger(String),
     /// A configuration file it may read that is larger than gate reads.
     Unread(PathBuf),
+    /// A folder the trials write that it imports modules from: put on `sys.path` first
+    /// (`pythonpath`, `-o pythonpath=`), or the first part of a module it imports by name
+    /// (`-p out.plug`, `PYTEST_PLUGINS`, a warning filter's category): a trial's module
+    /// there runs in the grader (review 89, 23; review 70, 07, 08; review 91, 02, 18).
+    Imports(PathBuf),
 }
 
 /// Whether word `w`, a path given to a runner, is made by the shell at run time: a
@@ -3855,7 +3860,7 @@ fn pytest_reach(
         for w in &opts.pythonpath {
             let p = resolve(&folder.join(w));
             if in_root(&p) {
-                return Some(PytestReach::Above(p));
+                return Some(PytestReach::Imports(p));
             }
         }
         for w in &opts.testpaths {
@@ -3878,7 +3883,7 @@ fn pytest_reach(
         if let Some(m) = opts.filterwarnings.iter().find_map(|f| warning_category(f))
             && module_in_root_at(m, folder, roots)
         {
-            return Some(PytestReach::Above(resolve(
+            return Some(PytestReach::Imports(resolve(
                 &folder.join(m.split('.').next().unwrap_or(m)),
             )));
         }
@@ -3903,7 +3908,7 @@ fn pytest_reach(
         });
     for m in plugins {
         if module_in_root(&m) {
-            return Some(PytestReach::Above(placed(
+            return Some(PytestReach::Imports(placed(
                 m.split('.').next().unwrap_or(&m),
             )));
         }
@@ -3980,7 +3985,7 @@ fn pytest_reach(
                 }
             }
             if name == "-p" && module_in_root(&value) {
-                return Some(PytestReach::Above(placed(
+                return Some(PytestReach::Imports(placed(
                     value.split('.').next().unwrap_or(&value),
                 )));
             }
@@ -3990,7 +3995,9 @@ fn pytest_reach(
                 && let Some(m) = warning_category(&value)
                 && module_in_root(m)
             {
-                return Some(PytestReach::Above(placed(m.split('.').next().unwrap_or(m))));
+                return Some(PytestReach::Imports(placed(
+                    m.split('.').next().unwrap_or(m),
+                )));
             }
             // `-o addopts=out` adds its words as if written here; `-o pythonpath=out`,
             // `testpaths`, `confcutdir` name folders pytest reads (review 89, 23).
@@ -4003,7 +4010,7 @@ fn pytest_reach(
                         if let Some(m) = warning_category(v)
                             && module_in_root(m)
                         {
-                            return Some(PytestReach::Above(placed(
+                            return Some(PytestReach::Imports(placed(
                                 m.split('.').next().unwrap_or(m),
                             )));
                         }
@@ -4024,7 +4031,11 @@ fn pytest_reach(
                             }
                             let p = placed(w);
                             if in_root(&p) {
-                                return Some(PytestReach::Above(p));
+                                return Some(if key.trim() == "pythonpath" {
+                                    PytestReach::Imports(p)
+                                } else {
+                                    PytestReach::Above(p)
+                                });
                             }
                         }
                     }
@@ -4039,7 +4050,9 @@ fn pytest_reach(
             return Some(PytestReach::Computed(w.clone()));
         }
         if pyargs && module_in_root(w) {
-            return Some(PytestReach::Above(placed(w.split('.').next().unwrap_or(w))));
+            return Some(PytestReach::Imports(placed(
+                w.split('.').next().unwrap_or(w),
+            )));
         }
         // `tests/test_x.py::test_one` names a path too. One missing at load counts where
         // it lies in a folder the trials write (a trial may create it); any other missing
@@ -5162,7 +5175,8 @@ fn recipe_command_problem(c: &[String], dir: &Path, roots: &[PathBuf]) -> Option
     }
     if name != "make" && name != "gmake" && name != "remake" {
         let writable = |p: &Path| roots.iter().any(|r| resolve(p).starts_with(r));
-        if let Some(why) = super::tools::problem(&args, dir, &writable) {
+        let beneath = |p: &Path| roots.iter().any(|r| r.starts_with(resolve(p)));
+        if let Some(why) = super::tools::problem(&args, dir, &writable, &beneath) {
             return Some(why);
         }
     }
@@ -6055,8 +6069,21 @@ fn definition_findings_of(
                          reads, so what it sets is not known; make it shorter",
                         file.display()
                     ),
+                    PytestReach::Imports(folder) => format!(
+                        "imports Python modules from `{}` (its `pythonpath`, a plugin or a \
+                         warning filter's category), a folder the trials write: a trial's \
+                         module there, named like one the tests or pytest import, would run \
+                         in the grader and decide the grade; keep the folders the trials write (the \
+                         task's `writes:`) off `pythonpath` and out of module names (a test that imports the \
+                         agent's own code runs it in the grader, which no wall protects: \
+                         docs/trust.md, \"What is not protected, and how to protect it\")",
+                        folder.display()
+                    ),
                 };
-                let message = if why.ends_with("leave it off") || why.ends_with("make it shorter") {
+                let message = if why.ends_with("leave it off")
+                    || why.ends_with("make it shorter")
+                    || why.ends_with("how to protect it\")")
+                {
                     format!("task `{}`: `check:` runs `pytest`, which {why}", t.id)
                 } else {
                     format!(

@@ -23,15 +23,19 @@ use super::words::{NODE_BUILTINS, module_names};
 /// `writable` says whether the trials can write a folder: node looks for a package in the
 /// `node_modules` of every folder above the code that requires it, and one a trial creates
 /// in front of the package's own is found first.
+///
+/// `beneath` says whether a folder the trials write lies at or beneath a folder: `python -m
+/// unittest discover` imports every test module it finds beneath its start folder.
 pub(super) fn problem(
     words: &[&str],
     dir: &Path,
     writable: &dyn Fn(&Path) -> bool,
+    beneath: &dyn Fn(&Path) -> bool,
 ) -> Option<String> {
     let first = words.first()?;
     let name = name_of(first);
     if name == "busybox" && words.len() > 1 {
-        return problem(&words[1..], dir, writable);
+        return problem(&words[1..], dir, writable, beneath);
     }
     if let Some(why) = long_option_problem(bare(&name), words) {
         return Some(why);
@@ -46,7 +50,7 @@ pub(super) fn problem(
         "prove" => prove(words),
         "perl" => perl(words),
         "node" | "nodejs" | "bun" | "deno" => node(words, dir, writable),
-        n if is_python(n) => python(words, dir, writable),
+        n if is_python(n) => python(words, dir, writable, beneath),
         "zip" => words[1..]
             .iter()
             .find(|t| **t == "-TT" || t.starts_with("--unzip-command"))
@@ -1446,10 +1450,319 @@ fn perl(words: &[&str]) -> Option<String> {
     None
 }
 
-/// Python modules run by `-m` that load code gate does not follow: `unittest` discovering
-/// (bare, or `discover`: it imports every `test*.py` it finds, and a trial could add one),
-/// `doctest` (runs the examples of the file it is given).
-const PYTHON_MODULES: &[&str] = &["unittest", "doctest"];
+/// Python modules run by `-m` that load code gate does not follow: `doctest` (runs the
+/// examples of the file it is given). (`unittest` is read by [`unittest_loads`].)
+const PYTHON_MODULES: &[&str] = &["doctest"];
+
+/// What `python -m unittest ARGS` loads, as CPython's `unittest/main.py` (3.8 to 3.13) reads
+/// its arguments.
+#[derive(Debug, PartialEq)]
+enum Unittest<'a> {
+    /// Test modules named on the line (dotted names or paths).
+    Names(Vec<&'a str>),
+    /// Discovery: every `test*.py` beneath the start folder (and the packages there),
+    /// imported with the top-level folder (by default the start) first on `sys.path`. Each
+    /// holds every value the line gives (`-s`, the first operand): argparse keeps the last
+    /// in the order it reads them, which gate does not model.
+    Discover {
+        starts: Vec<&'a str>,
+        tops: Vec<&'a str>,
+    },
+    /// Arguments gate does not read for certain (an option it does not know, an
+    /// abbreviation of two, a value missing): the line is refused.
+    Unread(&'a str),
+}
+
+/// The long options of unittest's main parser (`takes` a value or not); discovery adds
+/// [`UNITTEST_DISCOVER_LONG`]. argparse takes any unique prefix of one.
+const UNITTEST_LONG: &[(&str, bool)] = &[
+    ("help", false),
+    ("verbose", false),
+    ("quiet", false),
+    ("locals", false),
+    ("durations", true),
+    ("failfast", false),
+    ("catch", false),
+    ("buffer", false),
+];
+const UNITTEST_DISCOVER_LONG: &[(&str, bool)] = &[
+    ("start-directory", true),
+    ("pattern", true),
+    ("top-level-directory", true),
+];
+
+/// Reads `args` (the words after `-m unittest`). `unittest discover` (the first argument,
+/// any case) reads the discovery options and up to three operands (start, pattern, top);
+/// otherwise the operands are test names, and none at all (`python -m unittest -v`, `-k x`)
+/// discovers from `.` as `discover` does.
+fn unittest_args<'a>(args: &[&'a str]) -> Unittest<'a> {
+    let discover = args
+        .first()
+        .is_some_and(|a| a.eq_ignore_ascii_case("discover"));
+    let args = if discover { &args[1..] } else { args };
+    let mut long: Vec<(&str, bool)> = UNITTEST_LONG.to_vec();
+    // Short options: those that take a value.
+    let mut short_valued = vec!['k'];
+    if discover {
+        long.extend_from_slice(UNITTEST_DISCOVER_LONG);
+        short_valued.extend(['s', 'p', 't']);
+    }
+    let short_flags = ['h', 'v', 'q', 'f', 'c', 'b'];
+    let (mut starts, mut tops) = (Vec::new(), Vec::new());
+    let mut operands = Vec::new();
+    let mut k = 0;
+    while let Some(&w) = args.get(k) {
+        k += 1;
+        if w == "--" {
+            operands.extend(args[k..].iter().copied());
+            break;
+        }
+        if let Some(body) = w.strip_prefix("--") {
+            let (key, inline) = match body.split_once('=') {
+                Some((key, v)) => (key, Some(v)),
+                None => (body, None),
+            };
+            let hits: Vec<&(&str, bool)> =
+                long.iter().filter(|(n, _)| n.starts_with(key)).collect();
+            let hit = hits
+                .iter()
+                .find(|(n, _)| *n == key)
+                .or_else(|| (hits.len() == 1).then(|| &hits[0]));
+            let Some(&&(full, takes)) = hit else {
+                return Unittest::Unread(w);
+            };
+            let value = if takes {
+                match inline.or_else(|| args.get(k).copied()) {
+                    Some(v) => {
+                        k += usize::from(inline.is_none());
+                        Some(v)
+                    }
+                    None => return Unittest::Unread(w),
+                }
+            } else if inline.is_some() {
+                return Unittest::Unread(w);
+            } else {
+                None
+            };
+            match (full, value) {
+                ("start-directory", Some(v)) => starts.push(v),
+                ("top-level-directory", Some(v)) => tops.push(v),
+                _ => {}
+            }
+            continue;
+        }
+        if let Some(letters) = w.strip_prefix('-').filter(|l| !l.is_empty()) {
+            // `-vb` (flags together), `-sX` / `-s X` (a value, attached or next).
+            for (at, letter) in letters.char_indices() {
+                if short_flags.contains(&letter) {
+                    continue;
+                }
+                if !short_valued.contains(&letter) {
+                    return Unittest::Unread(w);
+                }
+                let rest = &letters[at + letter.len_utf8()..];
+                // argparse reads `-s=tests` (the option alone before `=`) as `tests`, and
+                // `-s=` as the empty folder (the current one); in a cluster (`-vs=x`) it
+                // keeps the `=`.
+                let value = if at == 0
+                    && let Some(v) = rest.strip_prefix('=')
+                {
+                    v
+                } else if rest.is_empty() {
+                    let Some(v) = args.get(k).copied() else {
+                        return Unittest::Unread(w);
+                    };
+                    k += 1;
+                    v
+                } else {
+                    rest
+                };
+                match letter {
+                    's' => starts.push(value),
+                    't' => tops.push(value),
+                    _ => {}
+                }
+                break;
+            }
+            continue;
+        }
+        operands.push(w);
+    }
+    if discover {
+        // `discover [start [pattern [top]]]`: the operands after the options' values.
+        if operands.len() > 3 {
+            return Unittest::Unread(operands[3]);
+        }
+        starts.extend(operands.first());
+        tops.extend(operands.get(2));
+        if starts.is_empty() {
+            starts.push(".");
+        }
+        return Unittest::Discover { starts, tops };
+    }
+    if operands.is_empty() {
+        Unittest::Discover {
+            starts: vec!["."],
+            tops: Vec::new(),
+        }
+    } else {
+        Unittest::Names(operands)
+    }
+}
+
+/// Why `python -m unittest ARGS`, run in `dir`, loads a test module a trial could write or
+/// add, or `None`. A named module that exists when the plan is loaded is the plan's (held
+/// as a script is); one missing from a folder the trials write is theirs to create (review
+/// 91, 59). Discovery imports every `test*.py` beneath its start folder: accepted when that
+/// folder exists and no folder the trials write lies at or beneath it (as pytest is given
+/// `tests/`).
+fn unittest_loads(
+    args: &[&str],
+    dir: &Path,
+    writable: &dyn Fn(&Path) -> bool,
+    beneath: &dyn Fn(&Path) -> bool,
+) -> Option<String> {
+    match unittest_args(args) {
+        Unittest::Unread(w) => Some(format!(
+            "`python -m unittest` given `{w}`, which gate does not read for certain (it cannot \
+             tell which test modules it loads)"
+        )),
+        Unittest::Names(names) => names.into_iter().find_map(|o| {
+            let path = if o.ends_with(".py") || o.contains('/') {
+                o.to_string()
+            } else {
+                format!("{}.py", o.replace('.', "/"))
+            };
+            let package = dir.join(o.replace('.', "/"));
+            let at = dir.join(&path);
+            (!at.exists() && !package.is_dir() && writable(&at)).then(|| {
+                format!(
+                    "`python -m unittest {o}` (it imports `{o}`, missing when the plan is \
+                     loaded, from a folder the trials write)"
+                )
+            })
+        }),
+        Unittest::Discover { starts, tops } => starts
+            .into_iter()
+            .find_map(|start| discovery_problem(start, dir, writable, beneath))
+            .or_else(|| {
+                tops.into_iter()
+                    .find(|t| writable(&super::invoke::resolve(t, dir)))
+                    .map(|t| {
+                        format!(
+                            "`python -m unittest` with the top-level folder `{t}`, which the \
+                             trials write (it is first on `sys.path`)"
+                        )
+                    })
+            }),
+    }
+}
+
+/// Why discovery from `start` could import a trial's test module, or `None`.
+fn discovery_problem(
+    start: &str,
+    dir: &Path,
+    writable: &dyn Fn(&Path) -> bool,
+    beneath: &dyn Fn(&Path) -> bool,
+) -> Option<String> {
+    let folder = super::invoke::resolve(start, dir);
+    if !folder.is_dir() {
+        return Some(format!(
+            "`python -m unittest` discovering from `{start}`, not a folder when the \
+             plan is loaded (name the folder of the tests: `python3 -m unittest \
+             discover -s tests`)"
+        ));
+    }
+    if writable(&folder) || beneath(&folder) {
+        return Some(format!(
+            "`python -m unittest` discovering from `{start}`, at or above a folder the \
+             trials write (it imports every `test*.py` a trial adds there); name the \
+             folder of the tests, outside the folders the trials write \
+             (`python3 -m unittest discover -s tests`)"
+        ));
+    }
+    // Discovery follows a link to a folder as it walks (`tests/more -> ../out`), and on
+    // through the folder it reaches (`tests/lib -> ../lib`, `lib/gen -> ../out`: review
+    // 101, a02, a10), where a folder the trials write may lie beneath.
+    match followed_links(&folder, writable, beneath) {
+        Ok(None) => {}
+        Ok(Some(link)) => {
+            return Some(format!(
+                "`python -m unittest` discovering from `{start}`, where `{}` is a link to a \
+                 folder the trials write or one above it",
+                link.display()
+            ));
+        }
+        Err(super::state::TooMany) => {
+            return Some(format!(
+                "`python -m unittest` discovering from `{start}`, which has more than {} \
+                 entries to look through for links out of it",
+                super::state::LINK_SCAN_ENTRIES
+            ));
+        }
+    }
+    match super::state::link_out_of(&folder, writable) {
+        Ok(None) => {}
+        Ok(Some((link, _))) => {
+            return Some(format!(
+                "`python -m unittest` discovering from `{start}`, where `{}` is a link \
+                 into a folder the trials write",
+                link.display()
+            ));
+        }
+        Err(super::state::TooMany) => {
+            return Some(format!(
+                "`python -m unittest` discovering from `{start}`, which has more than \
+                 {} entries to look through for links out of it",
+                super::state::LINK_SCAN_ENTRIES
+            ));
+        }
+    }
+    None
+}
+
+/// The first link beneath `folder` to a folder that is, or holds, one the trials write,
+/// following links to folders as Python's discovery (`os.walk` with `followlinks`,
+/// `os.path.isdir`) does, each folder once.
+fn followed_links(
+    folder: &Path,
+    writable: &dyn Fn(&Path) -> bool,
+    beneath: &dyn Fn(&Path) -> bool,
+) -> Result<Option<std::path::PathBuf>, super::state::TooMany> {
+    let mut stack = vec![folder.to_path_buf()];
+    let mut walked = std::collections::HashSet::new();
+    let mut seen = 0usize;
+    while let Some(at) = stack.pop() {
+        let real = std::fs::canonicalize(&at).unwrap_or_else(|_| at.clone());
+        if !walked.insert(real) {
+            continue;
+        }
+        let Ok(entries) = std::fs::read_dir(&at) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            seen += 1;
+            if seen > super::state::LINK_SCAN_ENTRIES {
+                return Err(super::state::TooMany);
+            }
+            let Ok(kind) = e.file_type() else { continue };
+            let path = e.path();
+            if kind.is_symlink() {
+                if let Ok(target) = std::fs::canonicalize(&path)
+                    && target.is_dir()
+                {
+                    if writable(&target) || beneath(&target) {
+                        return Ok(Some(path));
+                    }
+                    stack.push(target);
+                }
+            } else if kind.is_dir() {
+                stack.push(path);
+            }
+        }
+    }
+    Ok(None)
+}
 
 /// Python calls in inline code that run a file's code through a loader the tables of
 /// [`super::grammar`] lack (review 14, c05, c25).
@@ -1510,7 +1823,27 @@ fn has_ident(code: &str, word: &str) -> bool {
 }
 
 /// python: `-m unittest`, `-m doctest`, and inline code with a call of [`PYTHON_CALLS`].
-fn python(words: &[&str], dir: &Path, writable: &dyn Fn(&Path) -> bool) -> Option<String> {
+fn python(
+    words: &[&str],
+    dir: &Path,
+    writable: &dyn Fn(&Path) -> bool,
+    beneath: &dyn Fn(&Path) -> bool,
+) -> Option<String> {
+    // The module and the script as Python reads its options (review 101, a05, a06:
+    // `-Im unittest` and `-Bm unittest discover`, a cluster ending in `m`, were read as no
+    // module at all), then every `-m` word besides, as before.
+    let inv = super::invoke::invocation(words).ok();
+    if let Some(super::invoke::Runs::Module(at, m)) = inv.as_ref().map(|i| &i.runs)
+        && let Some(why) = python_module(
+            m,
+            &words[(at + 1).min(words.len())..],
+            dir,
+            writable,
+            beneath,
+        )
+    {
+        return Some(why);
+    }
     for (k, t) in words.iter().enumerate().skip(1) {
         let module = if *t == "-m" {
             words.get(k + 1).copied()
@@ -1518,55 +1851,11 @@ fn python(words: &[&str], dir: &Path, writable: &dyn Fn(&Path) -> bool) -> Optio
             t.strip_prefix("-m").filter(|m| !m.is_empty())
         };
         if let Some(m) = module {
-            let top = m.split('.').next().unwrap_or(m);
-            // `-m unittest NAME` imports the test module it names, a protected script; bare
-            // (it discovers) or `discover` imports whatever a trial adds (`test_evil.py`).
             let from = k + if *t == "-m" { 2 } else { 1 };
-            let operands: Vec<&&str> = words[from.min(words.len())..]
-                .iter()
-                .filter(|w| !w.starts_with('-'))
-                .collect();
-            let named = top == "unittest"
-                && m == "unittest"
-                && operands.first().is_some_and(|o| **o != "discover");
-            // A test module unittest imports by name from the folder it runs in (`out.w`:
-            // review 91, 59), or by path, missing at load where the trials write: a trial's
-            // to create. (One that exists is the plan's, protected as a script is.)
-            if named
-                && let Some(o) = operands.iter().find(|o| {
-                    let path = if o.ends_with(".py") || o.contains('/') {
-                        o.to_string()
-                    } else {
-                        format!("{}.py", o.replace('.', "/"))
-                    };
-                    let package = dir.join(o.replace('.', "/"));
-                    let at = dir.join(&path);
-                    !at.exists() && !package.is_dir() && writable(&at)
-                })
+            if let Some(why) =
+                python_module(m, &words[from.min(words.len())..], dir, writable, beneath)
             {
-                return Some(format!(
-                    "`python -m unittest {o}` (it imports `{o}`, missing when the plan is \
-                     loaded, from a folder the trials write)"
-                ));
-            }
-            // Review 17, e06: `-m pickle F` unpickles F, and unpickling calls any callable.
-            if matches!(top, "pickle" | "_pickle" | "shelve" | "dill") {
-                return Some(format!(
-                    "`python -m {m}` (unpickling the file it is given runs code from it)"
-                ));
-            }
-            // Modules that run or import the file or code they are given, which gate does
-            // not read as a script (review 17, e05, e06).
-            if PYTHON_FILE_RUNNERS.contains(&top) {
-                return Some(format!(
-                    "`python -m {m}` (it runs the file or code it is given; run the script by \
-                     its path)"
-                ));
-            }
-            if PYTHON_MODULES.contains(&top) && !named {
-                return Some(format!(
-                    "`python -m {m}` (it loads files gate does not follow: a trial could add one)"
-                ));
+                return Some(why);
             }
         }
         if *t == "-c" || (t.starts_with('-') && !t.starts_with("--") && t.ends_with('c')) {
@@ -1579,6 +1868,160 @@ fn python(words: &[&str], dir: &Path, writable: &dyn Fn(&Path) -> bool) -> Optio
             if let Some(m) = PYTHON_CODE_RUNNERS.iter().find(|m| has_ident(code, m)) {
                 return Some(format!(
                     "python's `{m}` (it runs a string as code, as `exec` does)"
+                ));
+            }
+        }
+    }
+    inv.and_then(|inv| shadowed_module(words, &inv, dir, writable))
+}
+
+/// Why `python -m m ARGS` loads what gate does not follow, or `None`.
+fn python_module(
+    m: &str,
+    args: &[&str],
+    dir: &Path,
+    writable: &dyn Fn(&Path) -> bool,
+    beneath: &dyn Fn(&Path) -> bool,
+) -> Option<String> {
+    let top = m.split('.').next().unwrap_or(m);
+    // `unittest`'s own `__main__` (not `unittest.mock` and the like, which run no tests and
+    // are not modules `-m` runs).
+    if m == "unittest" || m == "unittest.__main__" {
+        return unittest_loads(args, dir, writable, beneath);
+    }
+    // Review 17, e06: `-m pickle F` unpickles F, and unpickling calls any callable.
+    if matches!(top, "pickle" | "_pickle" | "shelve" | "dill") {
+        return Some(format!(
+            "`python -m {m}` (unpickling the file it is given runs code from it)"
+        ));
+    }
+    // Modules that run or import the file or code they are given, which gate does not read
+    // as a script (review 17, e05, e06).
+    if PYTHON_FILE_RUNNERS.contains(&top) {
+        return Some(format!(
+            "`python -m {m}` (it runs the file or code it is given; run the script by its path)"
+        ));
+    }
+    if PYTHON_MODULES.contains(&top) || top == "unittest" {
+        return Some(format!(
+            "`python -m {m}` (it loads files gate does not follow: a trial could add one)"
+        ));
+    }
+    None
+}
+
+/// The top-level module names of the standard library of Pythons 2.7 and 3.6 to 3.13
+/// (`scripts/python-stdlib-names.sh` writes the list from the Pythons themselves).
+const PYTHON_STDLIB: &str = include_str!("python_stdlib.txt");
+
+/// Standard modules every Python (2.7, 3.6 to 3.13) has imported when it starts, before
+/// the script's folder is on `sys.path`: `python -S -E -s -c 'print(sys.modules)'`, the
+/// names all of them share.
+const PYTHON_PRELOADED: [&str; 4] = ["sys", "codecs", "encodings", "zipimport"];
+
+/// Most entries of one folder on a Python check's `sys.path` that gate looks through.
+const SHADOW_SCAN_ENTRIES: usize = 20_000;
+
+/// A folder the trials write that lies directly in a folder Python puts first on `sys.path`
+/// for this line — the script's folder, or under `-m`, `-c` and stdin the folder it runs in
+/// (neither under `-I` or `-P`), and unittest's top-level folder — and is named like a
+/// module the grader may import: one of the standard library's, or one that folder or
+/// another of those holds (`data.py` beside a folder `data/`). A trial's `NAME/__init__.py`
+/// there is imported in its place (a package comes before a module of the same folder, and
+/// before a namespace package anywhere): review 101, a01, a03, a07, a12, a21, a25.
+fn shadowed_module(
+    words: &[&str],
+    inv: &super::invoke::Invocation,
+    dir: &Path,
+    writable: &dyn Fn(&Path) -> bool,
+) -> Option<String> {
+    use super::invoke::Runs;
+    // Whether one of Python's flags `letters` is given, alone or in a cluster (`-IB`:
+    // every letter before one that takes a value is a flag).
+    let flag = |letters: &[char]| {
+        inv.options.iter().any(|&k| {
+            words[k].strip_prefix('-').is_some_and(|l| {
+                !l.starts_with('-')
+                    && l.chars()
+                        .take_while(|c| !matches!(c, 'c' | 'm' | 'W' | 'X'))
+                        .any(|c| letters.contains(&c))
+            })
+        })
+    };
+    // `-I` and `-P` (3.11) leave the script's folder and the current one off `sys.path`.
+    let safe = flag(&['I', 'P']);
+    let no_site = flag(&['S']);
+    let mut folders: Vec<std::path::PathBuf> = Vec::new();
+    if !safe {
+        match &inv.runs {
+            Runs::Script(k) => {
+                let script = super::invoke::resolve(words[*k], dir);
+                let real = std::fs::canonicalize(&script).unwrap_or(script);
+                folders.extend(real.parent().map(Path::to_path_buf));
+            }
+            Runs::Module(..) | Runs::Code(_) | Runs::Stdin => folders.push(dir.to_path_buf()),
+            Runs::Nothing | Runs::Tests(_) => {}
+        }
+    }
+    // unittest discovery puts its top-level folder (or its start) first, `-I` or not.
+    if let Runs::Module(at, m) = &inv.runs
+        && (m == "unittest" || m == "unittest.__main__")
+        && let Unittest::Discover { starts, tops } =
+            unittest_args(&words[(at + 1).min(words.len())..])
+    {
+        let given = if tops.is_empty() { starts } else { tops };
+        folders.extend(given.iter().map(|t| super::invoke::resolve(t, dir)));
+    }
+    let folders: Vec<std::path::PathBuf> = folders
+        .into_iter()
+        .map(|f| std::fs::canonicalize(&f).unwrap_or(f))
+        .collect();
+    let module_name = |n: &str| {
+        !n.is_empty()
+            && !n.starts_with(|c: char| c.is_ascii_digit())
+            && n.chars().all(|c| c.is_alphanumeric() || c == '_')
+    };
+    for folder in &folders {
+        let Ok(entries) = std::fs::read_dir(folder) else {
+            continue;
+        };
+        for (seen, e) in entries.flatten().enumerate() {
+            if seen >= SHADOW_SCAN_ENTRIES {
+                return Some(format!(
+                    "a Python check whose folder `{}` on `sys.path` has more than \
+                     {SHADOW_SCAN_ENTRIES} entries to look through for folders the trials \
+                     write",
+                    folder.display()
+                ));
+            }
+            let name = e.file_name().to_string_lossy().into_owned();
+            let path = e.path();
+            if !module_name(&name) || !path.is_dir() || !writable(&path) {
+                continue;
+            }
+            // Modules every Python has imported before it puts these folders on
+            // `sys.path` (`python -S -E -s` of 2.7 and 3.6 to 3.13 shares these), and `site`
+            // unless `-S` leaves it out: a package of that name is never imported.
+            let preloaded =
+                PYTHON_PRELOADED.contains(&name.as_str()) || (name == "site" && !no_site);
+            let stdlib = !preloaded && PYTHON_STDLIB.lines().any(|l| l == name);
+            let beside = folders.iter().find_map(|g| {
+                [g.join(format!("{name}.py")), g.join(&name)]
+                    .into_iter()
+                    .find(|c| *c != path && c.exists() && !writable(c))
+            });
+            if stdlib || beside.is_some() {
+                let like = match &beside {
+                    Some(b) => format!("`{}`", b.display()),
+                    None => format!("the standard library's `{name}`"),
+                };
+                return Some(format!(
+                    "a Python check with `{}`, a folder the trials write, first on its \
+                     import path (`sys.path`), named like {like}: a trial's \
+                     `{name}/__init__.py` would be imported in its place; rename the folder \
+                     (the task's `writes:`), or run Python with `-I` and the script by its \
+                     path",
+                    path.display()
                 ));
             }
         }
@@ -1886,7 +2329,7 @@ mod tests {
 
     fn why(line: &str) -> Option<String> {
         let words: Vec<&str> = line.split(' ').collect();
-        problem(&words, Path::new("/nonexistent"), &|_| false)
+        problem(&words, Path::new("/nonexistent"), &|_| false, &|_| false)
     }
 
     #[test]
@@ -1929,8 +2372,103 @@ mod tests {
         // A package found nowhere: refused where a trial could create it, in a folder on the
         // way that it writes; not where none is (`writes:` elsewhere: review 63, 16).
         let words = ["node", "-e", "require(\"okcheck\")"];
-        assert!(problem(&words, Path::new("/nonexistent"), &|_| true).is_some());
-        assert!(problem(&words, Path::new("/nonexistent"), &|_| false).is_none());
+        assert!(problem(&words, Path::new("/nonexistent"), &|_| true, &|_| true).is_some());
+        assert!(problem(&words, Path::new("/nonexistent"), &|_| false, &|_| false).is_none());
+    }
+
+    /// `python -m unittest`'s arguments read as CPython's `unittest/main.py` reads them:
+    /// `discover` first (any case) or no test names at all discovers; argparse's
+    /// abbreviations and attached values; every start a line gives is kept.
+    #[test]
+    fn unittest_arguments_are_read_as_unittest_reads_them() {
+        use Unittest::*;
+        let read = |line: &str| {
+            let words: Vec<&str> = line.split(' ').filter(|w| !w.is_empty()).collect();
+            format!("{:?}", unittest_args(&words))
+        };
+        let discover = |starts: &[&str], tops: &[&str]| {
+            format!(
+                "{:?}",
+                Discover {
+                    starts: starts.to_vec(),
+                    tops: tops.to_vec()
+                }
+            )
+        };
+        for (line, want) in [
+            ("", discover(&["."], &[])),
+            ("-v", discover(&["."], &[])),
+            ("-k x --durations 5 -fcb", discover(&["."], &[])),
+            ("discover", discover(&["."], &[])),
+            ("DISCOVER tests", discover(&["tests"], &[])),
+            ("discover -s tests", discover(&["tests"], &[])),
+            ("discover -stests -p *_t.py", discover(&["tests"], &[])),
+            ("discover --start=tests", discover(&["tests"], &[])),
+            ("discover --st tests -t .", discover(&["tests"], &["."])),
+            ("discover tests x_*.py lib", discover(&["tests"], &["lib"])),
+            ("discover -vs tests", discover(&["tests"], &[])),
+            // argparse keeps the last it reads; gate keeps both.
+            ("discover tests -s .", discover(&[".", "tests"], &[])),
+            ("tests.test_a", format!("{:?}", Names(vec!["tests.test_a"]))),
+            (
+                "-v t/test_a.py",
+                format!("{:?}", Names(vec!["t/test_a.py"])),
+            ),
+            ("-k x mod", format!("{:?}", Names(vec!["mod"]))),
+            ("-s tests", format!("{:?}", Unread("-s"))),
+            ("--bogus", format!("{:?}", Unread("--bogus"))),
+            ("discover --", discover(&["."], &[])),
+            ("discover -s", format!("{:?}", Unread("-s"))),
+            ("discover a b c d", format!("{:?}", Unread("d"))),
+            ("--verbose=1", format!("{:?}", Unread("--verbose=1"))),
+        ] {
+            assert_eq!(read(line), want, "{line}");
+        }
+    }
+
+    /// Discovery is accepted from an existing folder with no folder the trials write at or
+    /// beneath it, and refused otherwise.
+    #[test]
+    fn unittest_discovery_is_held_to_its_start_folder() {
+        let tmp = std::env::temp_dir().join(format!("gate-unittest-{}", std::process::id()));
+        std::fs::create_dir_all(tmp.join("tests")).unwrap();
+        std::fs::create_dir_all(tmp.join("out")).unwrap();
+        let out = std::fs::canonicalize(tmp.join("out")).unwrap();
+        let writable = |p: &Path| {
+            std::fs::canonicalize(p)
+                .unwrap_or_else(|_| p.to_path_buf())
+                .starts_with(&out)
+        };
+        let beneath = |p: &Path| {
+            out.starts_with(std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf()))
+        };
+        let why = |line: &str| {
+            let words: Vec<&str> = line.split(' ').collect();
+            problem(&words, &tmp, &writable, &beneath)
+        };
+        for ok in [
+            "python3 -m unittest discover -s tests",
+            "python3 -m unittest discover tests -v",
+            "python3 -m unittest discover -s tests -t .",
+        ] {
+            assert_eq!(why(ok), None, "{ok}");
+        }
+        for refused in [
+            "python3 -m unittest",
+            "python3 -m unittest -k test",
+            "python3 -m unittest Discover",
+            "python3 -m unittest discover -s out",
+            "python3 -m unittest discover -s tests -t out",
+            "python3 -m unittest discover tests -s .",
+            "python3 -m unittest discover -s nowhere",
+            "python3 -m unittest out.test_x",
+            "python3 -m unittest.mock",
+        ] {
+            assert!(why(refused).is_some(), "accepted: {refused}");
+        }
+        std::os::unix::fs::symlink("../out", tmp.join("tests/more")).unwrap();
+        assert!(why("python3 -m unittest discover -s tests").is_some());
+        std::fs::remove_dir_all(&tmp).unwrap();
     }
 
     #[test]

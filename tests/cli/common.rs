@@ -99,6 +99,9 @@ impl Fixture {
             .args(args)
             .env_remove("GITHUB_ACTIONS")
             .env_remove("GITHUB_STEP_SUMMARY");
+        for v in HOST_CARGO_VARS {
+            cmd.env_remove(v);
+        }
         cmd
     }
 
@@ -128,8 +131,18 @@ pub fn both(out: &std::process::Output) -> String {
     )
 }
 
+/// The variables of the developer's or CI's own cargo that gate reads from its environment
+/// as a check's cargo would (`CARGO_TARGET_DIR` set to build the tests elsewhere moved the
+/// target folder of every plan under test out of its `writes:`): the tests start gate
+/// without them.
+const HOST_CARGO_VARS: [&str; 2] = ["CARGO_TARGET_DIR", "CARGO_BUILD_TARGET_DIR"];
+
 pub fn gate() -> Command {
-    Command::cargo_bin("gate").expect("gate binary")
+    let mut cmd = Command::cargo_bin("gate").expect("gate binary");
+    for v in HOST_CARGO_VARS {
+        cmd.env_remove(v);
+    }
+    cmd
 }
 
 pub fn attempts(l: &Ledger) -> Vec<AttemptRow> {

@@ -25,6 +25,7 @@ mod readers_hardening;
 mod readers_review2;
 mod report;
 mod review10;
+mod review101;
 mod review11;
 mod review13;
 mod review13_inline;

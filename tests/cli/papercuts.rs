@@ -308,3 +308,94 @@ fn gate_suite_and_gate_ingest_refuse_a_malformed_single_in_the_same_words() {
     }
     assert!(!ledger.exists(), "nothing ran, no ledger was written");
 }
+
+/// The over-refusal audit of round 4: `python3 -m unittest discover -s tests`, the stock way
+/// to run a unittest suite, was refused wholesale ("a trial could add one"). Discovery is
+/// now accepted from a folder of the plan's tests that no folder the trials write lies at or
+/// beneath (and none is linked into), as pytest given `tests/` is, and it grades: a right
+/// answer PASSes, a wrong one FAILs, in the box. Discovery over a folder the trials write is
+/// still refused: a trial's `work/__init__.py` and `work/test_evil.py` would be imported.
+#[test]
+fn unittest_discovery_from_the_plans_tests_folder_runs_and_grades() {
+    use crate::common::{
+        assert_refused_at_load, box_modes, has, run_in, skip_or_fail, write_files,
+    };
+    let test = "unittest_discovery_from_the_plans_tests_folder_runs_and_grades";
+    if !has("python3") {
+        skip_or_fail(test, "python3", "python3 is not installed");
+        return;
+    }
+    let plan = |check: &str| {
+        format!(
+            "version: 1\nsampling:\n  single: {{n: 2, c: 0}}\ntasks:\n  - id: agent\n    run: sh agent.sh\n    check: {}\n    writes: [work]\n",
+            serde_json::to_string(check).unwrap()
+        )
+    };
+    let fixture = |check: &str, answer: &str| {
+        let f = Fixture::new(&plan(check));
+        write_files(
+            &f,
+            &[
+                (
+                    "agent.sh",
+                    &format!(
+                        "mkdir -p work && echo {answer} > work/answer.txt\nprintf '' > work/__init__.py\nprintf 'import unittest\\nclass T(unittest.TestCase):\\n    def test_x(self): pass\\n' > work/test_evil.py\n"
+                    ),
+                ),
+                ("tests/__init__.py", ""),
+                (
+                    "tests/test_answer.py",
+                    "import unittest\nclass T(unittest.TestCase):\n    def test_a(self):\n        self.assertEqual(open('work/answer.txt').read().strip(), '42')\n",
+                ),
+            ],
+        );
+        std::fs::create_dir_all(f.path("work")).unwrap();
+        f
+    };
+    for line in [
+        "python3 -m unittest discover -s tests",
+        "python3 -m unittest discover tests -v",
+        "python3 -I -m unittest discover -s tests -t .",
+    ] {
+        crate::common::check(&fixture(line, "42")).code(0);
+        for no_mounts in box_modes(test) {
+            run_in(&fixture(line, "42"), no_mounts).code(0);
+            run_in(&fixture(line, "41"), no_mounts).code(1);
+        }
+    }
+    for (line, what) in [
+        (
+            "python3 -m unittest",
+            "discovering from `.`, at or above a folder the trials write",
+        ),
+        ("python3 -m unittest -v", "discovering from `.`"),
+        ("python3 -m unittest -k test", "discovering from `.`"),
+        ("python3 -m unittest DISCOVER", "discovering from `.`"),
+        (
+            "python3 -m unittest discover -s work",
+            "discovering from `work`",
+        ),
+        (
+            "python3 -m unittest discover tests -s .",
+            "discovering from `.`",
+        ),
+        (
+            "python3 -m unittest discover -s tests -t work",
+            "top-level folder `work`",
+        ),
+        ("python3 -m unittest discover -s tests --bogus", "`--bogus`"),
+        (
+            "python3 -m unittest work.test_evil",
+            "it imports `work.test_evil`",
+        ),
+    ] {
+        assert_refused_at_load(&fixture(line, "41"), line, what);
+    }
+    let f = fixture("python3 -m unittest discover -s tests", "41");
+    std::os::unix::fs::symlink("../work", f.path("tests/more")).unwrap();
+    assert_refused_at_load(
+        &f,
+        "discover through a link",
+        "is a link to a folder the trials write",
+    );
+}

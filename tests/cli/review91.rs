@@ -1120,21 +1120,26 @@ fn cache_dir_under_a_tilde_is_expanded_as_pytest_expands_it() {
 /// plan is loaded; review 96's seven over-refusals it found (`path.join(__dirname, '..')`,
 /// vite's `base: '/'`, `--coverageDirectory ../out`, `process.env.CI ? … : …`,
 /// `import.meta.dirname`, `.toString()`, a proxy's `p.replace(…)`) are accepted.
+/// The node project of reviews 97 to 99: `app/` with a failing mocha spec and a failing
+/// jest test, run from `app/` by npx.
+const APP_BASE: &[(&str, &str)] = &[
+    (
+        "app/package.json",
+        "{\"name\":\"app\",\"version\":\"1.0.0\"}\n",
+    ),
+    (
+        "app/a.spec.js",
+        "it('ok', () => { throw new Error('no') })\n",
+    ),
+    ("app/a.test.js", "test('ok', () => { expect(1).toBe(2) })\n"),
+];
+const APP_MOCHA: &str = "cd app && npx mocha a.spec.js";
+const APP_JEST: &str = "cd app && npx jest";
+
 #[test]
 fn rev97_node_configurations_read_past_code_scripts_and_wrappers() {
-    let mocha = "cd app && npx mocha a.spec.js";
-    let jest = "cd app && npx jest";
-    let base: Vec<(&str, &str)> = vec![
-        (
-            "app/package.json",
-            "{\"name\":\"app\",\"version\":\"1.0.0\"}\n",
-        ),
-        (
-            "app/a.spec.js",
-            "it('ok', () => { throw new Error('no') })\n",
-        ),
-        ("app/a.test.js", "test('ok', () => { expect(1).toBe(2) })\n"),
-    ];
+    let (mocha, jest) = (APP_MOCHA, APP_JEST);
+    let base: Vec<(&str, &str)> = APP_BASE.to_vec();
     let mocharc = |js: &'static str| vec![("app/.mocharc.js", js)];
     let attacks: Vec<Case> = vec![
         (
@@ -1468,19 +1473,8 @@ fn rev97_node_configurations_read_past_code_scripts_and_wrappers() {
 /// report folders, esbuild's `--outfile`, a key named in a comment, a `.map` on an array.
 #[test]
 fn rev98_node_configurations_path_calls_receivers_scripts_and_walks() {
-    let mocha = "cd app && npx mocha a.spec.js";
-    let jest = "cd app && npx jest";
-    let base: Vec<(&str, &str)> = vec![
-        (
-            "app/package.json",
-            "{\"name\":\"app\",\"version\":\"1.0.0\"}\n",
-        ),
-        (
-            "app/a.spec.js",
-            "it('ok', () => { throw new Error('no') })\n",
-        ),
-        ("app/a.test.js", "test('ok', () => { expect(1).toBe(2) })\n"),
-    ];
+    let (mocha, jest) = (APP_MOCHA, APP_JEST);
+    let base: Vec<(&str, &str)> = APP_BASE.to_vec();
     let mocharc = |js: &'static str| vec![("app/.mocharc.js", js)];
     let script = |body: &'static str| vec![("app/package.json", body)];
     let attacks: Vec<Case> = vec![
@@ -1716,20 +1710,8 @@ fn rev98_node_configurations_path_calls_receivers_scripts_and_walks() {
 /// strings below the configuration's folder, addresses and prose stay accepted.
 #[test]
 fn rev99_node_configurations_pieces_scripts_from_above_and_the_walk() {
-    let mocha = "cd app && npx mocha a.spec.js";
-    let jest = "cd app && npx jest";
-    let base: Vec<(&str, &str)> = vec![
-        (
-            "app/package.json",
-            "{\"name\":\"app\",\"version\":\"1.0.0\"}\n",
-        ),
-        (
-            "app/a.spec.js",
-            "it('ok', () => { throw new Error('no') })\n",
-        ),
-        ("app/a.test.js", "test('ok', () => { expect(1).toBe(2) })\n"),
-        ("app/ci.yml", "require: ../out/x.js\n"),
-    ];
+    let (mocha, jest) = (APP_MOCHA, APP_JEST);
+    let base: Vec<(&str, &str)> = [APP_BASE, &[("app/ci.yml", "require: ../out/x.js\n")]].concat();
     let mocharc = |js: &'static str| vec![("app/.mocharc.js", js)];
     let scripts = |body: &'static str| vec![("app/package.json", body)];
     let grader = |line: &'static str, files: Vec<(&'static str, &'static str)>| {

@@ -1196,17 +1196,17 @@ fn rev70_pytest_options_cd_redirections_and_modules_the_trials_write_are_refused
         (
             w_out,
             "python3 -m pytest -q -p out.plug tests",
-            "runs `pytest`, which reads",
+            "runs `pytest`, which imports Python modules from `",
         ),
         (
             "    writes: [out]\n    env: {PYTEST_PLUGINS: out.plug}\n",
             "python3 -m pytest -q tests",
-            "runs `pytest`, which reads",
+            "runs `pytest`, which imports Python modules from `",
         ),
         (
             w_out,
             "python3 -m pytest -q --pyargs tests out.extra",
-            "runs `pytest`, which reads",
+            "runs `pytest`, which imports Python modules from `",
         ),
         (
             "    writes: [src, out]\n",
@@ -2374,27 +2374,31 @@ fn rev81_a_runner_variable_set_on_the_line_is_read_as_the_plan_s_env_is() {
         f
     };
     let reads = "runs `pytest`, which reads its configuration from `";
+    let imports = "runs `pytest`, which imports Python modules from `";
     for (line, said) in [
-        ("PYTEST_PLUGINS=out.plug python3 -m pytest -q tests", reads),
+        (
+            "PYTEST_PLUGINS=out.plug python3 -m pytest -q tests",
+            imports,
+        ),
         (
             "PYTEST_ADDOPTS='-p out.plug' python3 -m pytest -q tests",
-            reads,
+            imports,
         ),
         (
             "PYTEST_ADDOPTS=-pout.plug python3 -m pytest -q tests",
-            reads,
+            imports,
         ),
         (
             "export PYTEST_ADDOPTS='-p out.plug'; python3 -m pytest -q tests",
-            reads,
+            imports,
         ),
         (
             "env PYTEST_PLUGINS=out.plug python3 -m pytest -q tests",
-            reads,
+            imports,
         ),
         (
             "env 'PYTEST_ADDOPTS=-p out.plug' python3 -m pytest -q tests",
-            reads,
+            imports,
         ),
         ("PYTEST_ADDOPTS=--rootdir=out pytest -q tests", reads),
         ("PYTEST_ADDOPTS=out pytest -q tests", reads),
@@ -2434,7 +2438,7 @@ fn rev81_a_runner_variable_set_on_the_line_is_read_as_the_plan_s_env_is() {
         .env("PYTEST_PLUGINS", "out.plug")
         .assert()
         .code(2)
-        .stderr(predicate::str::contains(reads));
+        .stderr(predicate::str::contains(imports));
     for line in [
         "env 'PYTEST_ADDOPTS=-q -x' python3 -m pytest tests",
         "PYTEST_ADDOPTS='-q -x -p no:cacheprovider' pytest tests",

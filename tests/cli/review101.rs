@@ -1,0 +1,196 @@
+//! Review 101 (helper-165, 25 attacks on the unittest discovery gate accepts since this
+//! session, each run by the real Python; 12 PASSed a wrong answer under `gate run`), by
+//! class: a folder the trials write lying directly in a folder Python puts first on
+//! `sys.path` (the script's folder; the current one under `-m`, `-c` or stdin; unittest's
+//! top-level folder), named like a module the grader imports — one of the standard
+//! library's (`html`, `json`, `email`, `signal`, which unittest itself imports) or one beside
+//! it (`data.py` and a folder `data/`: a package comes first), where a trial's
+//! `NAME/__init__.py` is imported in its place, `python3 check.py` included; discovery
+//! through a link to a folder holding one the trials write, or through a chain of links;
+//! `-m` in a cluster of Python's flags (`-Im unittest`, `-Bm unittest discover`, `-Im
+//! pickle`); an interpreter by another name (`bin/py -> python3.11`); argparse's `-s=tests`
+//! and `-t=out`. Each is refused when the plan is loaded (exit 2), and the honest layouts
+//! of the review stay accepted.
+
+use crate::common::*;
+
+/// A task whose trials write `writes` (each exists, empty) and answer wrong, with a
+/// unittest suite `tests/` that reads `out/answer.txt`, and `files` written; its `check:`
+/// is `check`.
+fn task(writes: &str, check: &str, files: &[(&str, &str)]) -> Fixture {
+    let f = Fixture::new(&format!(
+        "version: 1\nsampling:\n  single: {{n: 2, c: 0}}\ntasks:\n  - id: agent\n    run: sh agent.sh\n    check: {}\n    writes: [{writes}]\n",
+        serde_json::to_string(check).unwrap()
+    ));
+    for w in writes.split(", ") {
+        std::fs::create_dir_all(f.path(w)).unwrap();
+    }
+    write_files(
+        &f,
+        &[
+            ("agent.sh", "mkdir -p work && echo 41 > work/answer.txt\n"),
+            ("tests/__init__.py", ""),
+            (
+                "tests/test_answer.py",
+                "import unittest\nclass T(unittest.TestCase):\n    def test_a(self):\n        self.assertEqual(open('work/answer.txt').read().strip(), '42')\n",
+            ),
+            (
+                "check.py",
+                "import json, sys\nsys.exit(0 if open('work/answer.txt').read().strip() == '42' else 1)\n",
+            ),
+        ],
+    );
+    write_files(&f, files);
+    f
+}
+
+/// An attack: what it is, the task's `writes:`, the `check:` line, the files it adds.
+type Attack<'a> = (&'a str, &'a str, &'a str, Vec<(&'a str, &'a str)>);
+
+#[test]
+fn rev101_a_folder_the_trials_write_named_like_a_module_on_sys_path_is_refused() {
+    let attacks: Vec<Attack> = vec![
+        (
+            "a01 html",
+            "work, html",
+            "python3 -m unittest discover -s tests",
+            vec![],
+        ),
+        (
+            "p6 json beside a script",
+            "work, json",
+            "python3 check.py",
+            vec![],
+        ),
+        (
+            "a03 signal",
+            "work, signal",
+            "python3 -m unittest discover -s tests",
+            vec![],
+        ),
+        (
+            "a07 -I with -t .",
+            "work, html",
+            "python3 -I -m unittest discover -s tests -t .",
+            vec![],
+        ),
+        (
+            "a12 json under -c",
+            "work, json",
+            "python3 -c 'import json'",
+            vec![],
+        ),
+        (
+            "a13 email, names",
+            "work, email",
+            "python3 -m unittest tests.test_answer",
+            vec![],
+        ),
+        (
+            "a21 a package before the plan's module",
+            "work, data",
+            "python3 -m unittest discover -s tests",
+            vec![("data.py", "def load():\n    return 1\n")],
+        ),
+        (
+            "a25 before a namespace package",
+            "work, expect",
+            "python3 -m unittest discover -s tests",
+            vec![("tests/expect/x.py", "")],
+        ),
+        (
+            "x01 pytest -m",
+            "work, json",
+            "python3 -m pytest -q tests",
+            vec![],
+        ),
+        ("a05 -Im", "work", "python3 -Im unittest -v", vec![]),
+        ("a06 -Bm", "work", "python3 -Bm unittest discover", vec![]),
+        (
+            "x02 -Im pickle",
+            "work",
+            "python3 -Im pickle work/r.pkl",
+            vec![],
+        ),
+        (
+            "a11 -t=",
+            "work",
+            "python3 -m unittest discover -s tests -t=work",
+            vec![],
+        ),
+    ];
+    for (what, writes, line, files) in attacks {
+        let f = task(writes, line, &files);
+        let out = check(&f).get_output().clone();
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{what}: not refused\n{}",
+            both(&out)
+        );
+    }
+    // Links: to a package holding a folder the trials write (a02), and a chain (a10).
+    let f = task(
+        "work, app/generated",
+        "python3 -m unittest discover -s tests",
+        &[("app/__init__.py", "")],
+    );
+    std::os::unix::fs::symlink("../app", f.path("tests/app")).unwrap();
+    assert_refused_at_load(
+        &f,
+        "a02",
+        "is a link to a folder the trials write or one above it",
+    );
+    let f = task(
+        "work",
+        "python3 -m unittest discover -s tests",
+        &[("lib/__init__.py", "")],
+    );
+    std::os::unix::fs::symlink("../lib", f.path("tests/lib")).unwrap();
+    std::os::unix::fs::symlink("../work", f.path("lib/gen")).unwrap();
+    assert_refused_at_load(
+        &f,
+        "a10",
+        "is a link to a folder the trials write or one above it",
+    );
+    // An interpreter by another name (a20).
+    let python = std::process::Command::new("sh")
+        .args(["-c", "command -v python3"])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    if let Ok(real) = std::fs::canonicalize(&python) {
+        let f = task("work", "bin/py -m unittest -v", &[]);
+        std::fs::create_dir_all(f.path("bin")).unwrap();
+        std::os::unix::fs::symlink(&real, f.path("bin/py")).unwrap();
+        assert_refused_at_load(&f, "a20", "by another name");
+    }
+}
+
+/// The honest layouts of review 101 stay accepted, and grade: `writes:` named like no
+/// module; `site` (imported before the script's folder is on `sys.path`); Python run with
+/// `-I`, where the folder is not on `sys.path`; `-s=tests` as argparse reads it.
+#[test]
+fn rev101_honest_unittest_and_script_layouts_stay_accepted_and_grade() {
+    let test = "rev101_honest_unittest_and_script_layouts_stay_accepted_and_grade";
+    if !has("python3") {
+        skip_or_fail(test, "python3", "python3 is not installed");
+        return;
+    }
+    for (writes, line) in [
+        ("work", "python3 check.py"),
+        ("work, site", "python3 check.py"),
+        ("work, json", "python3 -I check.py"),
+        ("work", "python3 -m unittest discover -s=tests"),
+        ("work, out2", "python3 -m unittest discover tests -v"),
+    ] {
+        check(&task(writes, line, &[])).code(0);
+        for no_mounts in box_modes(test) {
+            for (answer, code) in [("41", 1), ("42", 0)] {
+                let agent = format!("mkdir -p work && echo {answer} > work/answer.txt\n");
+                let f = task(writes, line, &[("agent.sh", &agent)]);
+                run_in(&f, no_mounts).code(code);
+            }
+        }
+    }
+}
