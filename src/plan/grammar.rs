@@ -1177,6 +1177,21 @@ impl Reader<'_> {
                 real.display()
             ));
         }
+        // Review 102, a09: a Python script run by its `#!` line (`./check.py`) puts its
+        // folder first on `sys.path`, as `python3 check.py` does.
+        if !interpreter(&program.text)
+            && let Some(real) = self.real_program(&program.text)
+            && let Some(python) = super::tools::shebang_python(&real)
+        {
+            let script = real.display().to_string();
+            let mut texts: Vec<&str> = vec![python.as_str(), script.as_str()];
+            texts.extend(rest.iter().map(|w| w.text.as_str()));
+            if let Some(why) =
+                super::tools::python_shadow(&texts, &self.dir, &|at| self.writable(at))
+            {
+                return Err(why);
+            }
+        }
         // Review 20, 12: a program by a path through a link the trials could replace
         // (`tools -> /usr/bin`, `tools/grep`): the program is theirs to choose.
         // (A link as the program's own name, `node_modules/.bin/jest`, is held read-only

@@ -552,6 +552,15 @@ pub(super) fn refuse_writable_search_paths(shown: &str, plan: &Plan) -> Result<(
                 }
                 let what = loads(name);
                 let Some(what) = what else { continue };
+                if name == "PYTHONPATH"
+                    && let Some(why) = pythonpath_shadow(t, value, &roots)
+                {
+                    return Err(PlanError::at_task(
+                        shown,
+                        t.line,
+                        format!("task `{}`: `{side}env: {name}` makes {why}", t.id),
+                    ));
+                }
                 for entry in entries(name, value) {
                     let Some(why) = writable_entry(&entry, &roots, &guarded) else {
                         continue;
@@ -653,6 +662,19 @@ pub(super) fn refuse_writable_search_paths(shown: &str, plan: &Plan) -> Result<(
                 }
                 let what = loads(name);
                 let Some(what) = what else { continue };
+                if name == "PYTHONPATH"
+                    && let Some(why) = pythonpath_shadow_in(cwd, value, set.moves, &roots)
+                {
+                    return Err(PlanError::at_check(
+                        shown,
+                        t,
+                        line,
+                        format!(
+                            "task `{}`: the `check:` line sets `{name}`, which makes {why}",
+                            t.id
+                        ),
+                    ));
+                }
                 for entry in entries(name, value) {
                     // The value the process inherits (`PATH=/opt/bin:$PATH`) is gate's own
                     // environment, not the plan's: not checked here, as `env:` is not.
@@ -684,6 +706,32 @@ pub(super) fn refuse_writable_search_paths(shown: &str, plan: &Plan) -> Result<(
         }
     }
     Ok(())
+}
+
+/// Review 102 (a22, a26, a27): a `PYTHONPATH` whose folders, with the folder the check runs
+/// in (first on `sys.path` under `-m` and `-c`), hold a folder the trials write named like a
+/// module (the standard library's, or one of those folders'), which a trial's
+/// `NAME/__init__.py` would stand in for: why, for the `env:` of task `t`.
+fn pythonpath_shadow(t: &super::Task, value: &str, roots: &[PathBuf]) -> Option<String> {
+    super::state::check_lines(t)
+        .into_iter()
+        .find_map(|(_, cwd, _)| pythonpath_shadow_in(cwd, value, false, roots))
+}
+
+/// [`pythonpath_shadow`] for a check that runs in `cwd` (`moved`: the line changes folder
+/// first, so a relative entry is not read).
+fn pythonpath_shadow_in(cwd: &Path, value: &str, moved: bool, roots: &[PathBuf]) -> Option<String> {
+    let dir = std::path::absolute(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+    let mut folders = vec![dir.clone()];
+    for entry in value.split(':').filter(|e| !e.is_empty()) {
+        if entry.starts_with('/') {
+            folders.push(PathBuf::from(entry));
+        } else if !moved {
+            folders.push(dir.join(entry));
+        }
+    }
+    let writable = |p: &Path| super::state::under_roots(p, roots);
+    super::tools::shadow_in_folders(&folders, &writable, false, false)
 }
 
 /// Gate's `HOME` where it is absolute: the home its check shares, which `~` names there.

@@ -245,7 +245,45 @@ pub(super) fn refuse_python_sites_the_trials_write(
                         )));
                     }
                 }
-                let user = sites.user.filter(|_| counts_user_site(&python, env));
+                // A folder the trials write beside a module of its name (`checker/expected/`
+                // beside `checker/expected.py`): a package comes before a module of the same
+                // folder, so a trial's `expected/__init__.py` is imported in its place
+                // wherever that folder is on `sys.path` or a package (review 102, a13).
+                if let Some((folder, module)) = roots.iter().find_map(|r| {
+                    let name = r.file_name()?.to_string_lossy().into_owned();
+                    let module = r.parent()?.join(format!("{name}.py"));
+                    (module.is_file() && !roots.iter().any(|o| module.starts_with(o)))
+                        .then(|| (r.clone(), module))
+                }) {
+                    return Err(refuse(format!(
+                        "{runs}, and `{}`, a folder the trials write, lies beside the module \
+                         `{}`: Python imports a package before a module of the same folder, so \
+                         a trial's `__init__.py` there would be imported in its place; rename \
+                         the folder (the task's `writes:`)",
+                        folder.display(),
+                        module.display()
+                    )));
+                }
+                let user = sites
+                    .user
+                    .clone()
+                    .filter(|_| counts_user_site(&python, env));
+                if let Some((folder, module)) = shadowed_site_module(&python, &sites, &user, &roots)
+                {
+                    return Err(refuse(format!(
+                        "{runs} in `{}`, where `{}` is a folder the trials write named like \
+                         the module `{}` this Python imports from `{}`: the folder it runs in \
+                         comes first on `sys.path` (under `-m` and `-c`, and for a script \
+                         there), so a trial's `{}/__init__.py` would be imported in its \
+                         place; rename the folder (the task's `writes:`), or run the grader \
+                         from a folder that holds none the trials write",
+                        python.dir.display(),
+                        folder.display(),
+                        module.0,
+                        module.1.display(),
+                        module.0
+                    )));
+                }
                 for site in sites.sites.iter().chain(&user) {
                     let Some(message) = site_reach(Path::new(site), &roots, &guarded) else {
                         continue;
@@ -261,6 +299,66 @@ pub(super) fn refuse_python_sites_the_trials_write(
         }
     }
     Ok(())
+}
+
+/// A folder the trials write lying directly in the folder `python` starts in, named like a
+/// module its site folders hold (PyYAML's `yaml`, pytest's own `py`: review 102, a01-a04):
+/// the folder and the module (its name, where it lies). The folder a check runs in comes
+/// first on `sys.path` under `-m`, `-c` and stdin, and for a script there. (The standard
+/// library's names are read for the `check:` line's own Python by [`super::tools`].)
+fn shadowed_site_module(
+    python: &Python,
+    sites: &Sites,
+    user: &Option<String>,
+    roots: &[PathBuf],
+) -> Option<(PathBuf, (String, PathBuf))> {
+    let holders: Vec<PathBuf> = sites.sites.iter().chain(user).map(PathBuf::from).collect();
+    let entries = std::fs::read_dir(&python.dir).ok()?;
+    for e in entries.flatten().take(20_000) {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.is_empty()
+            || name.starts_with(|c: char| c.is_ascii_digit())
+            || !name.chars().all(|c| c.is_alphanumeric() || c == '_')
+        {
+            continue;
+        }
+        let path = e.path();
+        let dangling = e.file_type().is_ok_and(|k| k.is_symlink()) && !path.exists();
+        if !(path.is_dir() || dangling) {
+            continue;
+        }
+        let real = std::fs::canonicalize(&path).unwrap_or_else(|_| {
+            let written = std::fs::read_link(&path).unwrap_or_default();
+            python.dir.join(written)
+        });
+        if !roots.iter().any(|r| real.starts_with(r)) {
+            continue;
+        }
+        for holder in &holders {
+            let module = [holder.join(&name), holder.join(format!("{name}.py"))]
+                .into_iter()
+                .find(|m| m.exists())
+                .or_else(|| {
+                    // An extension module (`NAME.cpython-311-x86_64-linux-gnu.so`).
+                    std::fs::read_dir(holder)
+                        .ok()?
+                        .flatten()
+                        .take(20_000)
+                        .find_map(|f| {
+                            let n = f.file_name().to_string_lossy().into_owned();
+                            (n.starts_with(&format!("{name}."))
+                                && (n.ends_with(".so") || n.ends_with(".pyc")))
+                            .then(|| f.path())
+                        })
+                });
+            if let Some(m) = module
+                && !roots.iter().any(|r| m.starts_with(r))
+            {
+                return Some((path, (name, m)));
+            }
+        }
+    }
+    None
 }
 
 /// Where this Python looks for its standard library before it runs anything (review 75, 40),
@@ -538,72 +636,58 @@ fn pythons_run_within(
             found.push(f);
         }
     };
-    let mut dir = cwd.to_path_buf();
-    let mut folders = super::words::Folders::new();
-    for (scope, words) in super::words::scoped_commands(&tokens) {
-        folders.at(&scope, &mut dir);
-        if matches!(name_of(&words[0]).as_str(), "cd" | "pushd") {
-            if let Some(d) = super::words::cd_folder(&words)
-                .map(|d| dir.join(d))
-                .filter(|d| d.is_dir())
-            {
-                dir = d;
+    for (dir, inner) in runs_by_folder(&tokens, cwd) {
+        let name = name_of(&inner[0]);
+        if PROJECT_RUNNERS.contains(&name.as_str()) {
+            let at = std::path::absolute(&dir).unwrap_or_else(|_| dir.clone());
+            let projects = project_folders(&at, &inner);
+            for project in &projects {
+                let shown = project.display().to_string();
+                if let Some(why) = super::reach::writable_entry(&shown, roots, guarded) {
+                    push(
+                        Found::Unknown(format!(
+                            "runs `{name}` in `{shown}`, which {why}: a trial could make the \
+                             project's Python environment there, and `{name}` would run \
+                             the check in it; run the check from a folder the trials do not \
+                             write"
+                        )),
+                        &mut found,
+                    );
+                }
+            }
+            for program in project_pythons(&projects, env) {
+                let python = Python {
+                    program,
+                    dir: at.clone(),
+                    ignores_env: false,
+                    no_user_site: false,
+                    from: None,
+                };
+                push(Found::Python(python), &mut found);
             }
             continue;
         }
-        for (inner, _) in super::reach::runs_within(&words) {
-            let name = name_of(&inner[0]);
-            if PROJECT_RUNNERS.contains(&name.as_str()) {
-                let at = std::path::absolute(&dir).unwrap_or_else(|_| dir.clone());
-                let projects = project_folders(&at, &inner);
-                for project in &projects {
-                    let shown = project.display().to_string();
-                    if let Some(why) = super::reach::writable_entry(&shown, roots, guarded) {
-                        push(
-                            Found::Unknown(format!(
-                                "runs `{name}` in `{shown}`, which {why}: a trial could make the \
-                                 project's Python environment there, and `{name}` would run \
-                                 the check in it; run the check from a folder the trials do not \
-                                 write"
-                            )),
-                            &mut found,
-                        );
-                    }
-                }
-                for program in project_pythons(&projects, env) {
-                    let python = Python {
-                        program,
-                        dir: at.clone(),
-                        ignores_env: false,
-                        no_user_site: false,
-                        from: None,
-                    };
-                    push(Found::Python(python), &mut found);
-                }
-                continue;
-            }
-            if depth > 0 {
-                for (text, at) in run_definitions(&inner, &dir, env) {
-                    let line = super::CommandLine::Shell(text);
-                    for f in pythons_run_within(&line, &at, env, roots, guarded, depth - 1) {
-                        push(f, &mut found);
-                    }
-                }
-            }
-            for program in find_everywhere(&inner[0], &dir, &paths) {
-                if let Some(f) = python_of(&program, &inner, &dir, &paths, env) {
+        if depth > 0 {
+            for (text, at) in run_definitions(&inner, &dir, env) {
+                let line = super::CommandLine::Shell(text);
+                for f in pythons_run_within(&line, &at, env, roots, guarded, depth - 1) {
                     push(f, &mut found);
                 }
             }
-            // Another word named exactly like Python: a prefix's operand.
-            for (k, w) in inner.iter().enumerate().skip(1) {
-                if w.contains('/') || !python_name(w) {
-                    continue;
-                }
-                for program in find_everywhere(w, &dir, &paths) {
-                    if let Some(f) = python_of(&program, &inner[k..], &dir, &paths, env) {
-                        push(f, &mut found);
-                    }
+        }
+        for program in find_everywhere(&inner[0], &dir, &paths) {
+            if let Some(f) = python_of(&program, &inner, &dir, &paths, env) {
+                push(f, &mut found);
+            }
+        }
+        // Another word named exactly like Python: a prefix's operand.
+        for (k, w) in inner.iter().enumerate().skip(1) {
+            if w.contains('/') || !python_name(w) {
+                continue;
+            }
+            for program in find_everywhere(w, &dir, &paths) {
+                if let Some(f) = python_of(&program, &inner[k..], &dir, &paths, env) {
+                    push(f, &mut found);
                 }
             }
         }
@@ -657,6 +741,14 @@ fn graders_pythons(
         if shell_script(&file, &text) {
             let script = super::CommandLine::Shell(text.clone());
             let own = file.parent().unwrap_or(cwd);
+            // A Python the script starts puts the folder it runs in (or its script's) first
+            // on `sys.path`, as on the `check:` line (review 102, a10).
+            if let Some(why) = script_python_shadow(&script, cwd, env, roots) {
+                found.push(Found::Unknown(format!(
+                    "has {why} (in the grader file `{}`)",
+                    file.display()
+                )));
+            }
             for dir in [cwd, own] {
                 found.extend(
                     pythons_run_within(&script, dir, env, roots, guarded, depth)
@@ -681,6 +773,50 @@ fn graders_pythons(
         }
     }
     found
+}
+
+/// The first Python command of a grader shell script (run in `cwd`) whose `sys.path` puts
+/// a folder the trials write, named like a module, first ([`super::tools::python_shadow`]).
+fn script_python_shadow(
+    script: &super::CommandLine,
+    cwd: &Path,
+    env: &[(String, String)],
+    roots: &[PathBuf],
+) -> Option<String> {
+    let writable = |p: &Path| super::state::under_roots(p, roots);
+    let tokens = tokens_of(script, env);
+    runs_by_folder(&tokens, cwd)
+        .into_iter()
+        .filter(|(_, run)| is_python(&name_of(&run[0])))
+        .find_map(|(dir, run)| {
+            let texts: Vec<&str> = run.iter().map(String::as_str).collect();
+            super::tools::python_shadow(&texts, &dir, &writable)
+        })
+}
+
+/// Each command `tokens` run (a wrapper's command on its own: [`super::reach::runs_within`])
+/// with the folder it runs in, from `cwd` on, as the shell's `cd`s and scopes move it; a
+/// `cd` itself, or one to a folder that is not there, is passed over.
+fn runs_by_folder(tokens: &[super::words::Token], cwd: &Path) -> Vec<(PathBuf, Vec<String>)> {
+    let mut out = Vec::new();
+    let mut dir = cwd.to_path_buf();
+    let mut folders = super::words::Folders::new();
+    for (scope, words) in super::words::scoped_commands(tokens) {
+        folders.at(&scope, &mut dir);
+        if matches!(name_of(&words[0]).as_str(), "cd" | "pushd") {
+            if let Some(d) = super::words::cd_folder(&words)
+                .map(|d| dir.join(d))
+                .filter(|d| d.is_dir())
+            {
+                dir = d;
+            }
+            continue;
+        }
+        for (inner, _) in super::reach::runs_within(&words) {
+            out.push((dir.clone(), inner));
+        }
+    }
+    out
 }
 
 /// `found` as started in grader file `file` (the first file that started it stays named).

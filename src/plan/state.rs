@@ -2446,6 +2446,15 @@ fn git_version(git: &Path) -> Option<((u64, u64), String)> {
     Some(((major, minor), said))
 }
 
+/// Whether `p` lies in one of `roots` (the folders the trials write), read through its
+/// nearest existing folder with links resolved: a path not there yet lies where its
+/// folder does.
+pub(super) fn under_roots(p: &Path, roots: &[PathBuf]) -> bool {
+    let existing = p.ancestors().find(|a| a.exists()).unwrap_or(p);
+    let real = std::fs::canonicalize(existing).unwrap_or_else(|_| existing.to_path_buf());
+    roots.iter().any(|r| real.starts_with(r))
+}
+
 /// The folders the trials of `plan` may write as a whole: every task's working folder (and
 /// its base side's), or the `writes:` folders beneath it where the task names them, and the
 /// `policy.sandbox.writable` roots; links resolved.

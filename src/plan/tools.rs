@@ -5,11 +5,16 @@
 //! a command or load a file named inside its program text, its options or its config: awk's
 //! `system(…)` and `"cmd" | getline`, sed's `e`, `make --eval`, `git -c alias.x=!cmd`,
 //! `tar --to-command`, `jq -L lib` with `include`, `prove -l`, `perl -d`, `python -m
-//! unittest discover`, `node -r NAME` resolved from a parent's `node_modules`. The trial
-//! could write or create that command's script or that module, and a wrong answer would
-//! pass. Rather than modelling each tool's language, gate refuses such a line when the plan
-//! is loaded (conservative: an honest line that needs one of these puts its logic in a
-//! script under `graders/` and names it).
+//! unittest discover` over a folder the trials write, `node -r NAME` resolved from a
+//! parent's `node_modules`. The trial could write or create that command's script or that
+//! module, and a wrong answer would pass. Rather than modelling each tool's language, gate
+//! refuses such a line when the plan is loaded (conservative: an honest line that needs one
+//! of these puts its logic in a script under `graders/` and names it).
+//!
+//! Python is read a little further: unittest's arguments as its `main.py` reads them
+//! (discovery from the plan's own tests folder is accepted), and the folders Python puts
+//! first on `sys.path` for the line ([`shadowed_module`]), where a folder the trials write
+//! named like a module the grader imports would be imported in its place.
 
 use std::path::Path;
 
@@ -1870,9 +1875,60 @@ fn python(
                     "python's `{m}` (it runs a string as code, as `exec` does)"
                 ));
             }
+            // Under `-c` the first folder on `sys.path` is `''`, the current folder at each
+            // import: after `os.chdir` into a folder the trials write, an import finds a
+            // trial's module there (review 102, a34). `-I` and `-P` leave it off.
+            let isolated = words[1..k + 1].iter().any(|w| {
+                w.strip_prefix('-').is_some_and(|l| {
+                    !l.starts_with('-')
+                        && l.chars()
+                            .take_while(|c| !matches!(c, 'c' | 'm' | 'W' | 'X'))
+                            .any(|c| c == 'I' || c == 'P')
+                })
+            });
+            if has_ident(code, "chdir") && !isolated {
+                return Some(
+                    "python's `chdir` in inline code (the current folder is first on \
+                     `sys.path` under `-c`, so an import after it looks where it went; run \
+                     Python with `-I`, or the code as a script)"
+                        .to_string(),
+                );
+            }
         }
     }
     inv.and_then(|inv| shadowed_module(words, &inv, dir, writable))
+}
+
+/// [`shadowed_module`] of the Python command `words` (its program first) run in `dir`: for
+/// a Python a grader script starts, or one a `#!` line names.
+pub(super) fn python_shadow(
+    words: &[&str],
+    dir: &Path,
+    writable: &dyn Fn(&Path) -> bool,
+) -> Option<String> {
+    let inv = super::invoke::invocation(words).ok()?;
+    shadowed_module(words, &inv, dir, writable)
+}
+
+/// The interpreter a `#!` line at the head of `file` names, where it is a Python: its name
+/// (`python3` of `#!/usr/bin/env python3` or `#!/usr/bin/python3 -u`).
+pub(super) fn shebang_python(file: &Path) -> Option<String> {
+    use std::io::Read as _;
+    let mut head = [0u8; 256];
+    let n = std::fs::File::open(file).ok()?.read(&mut head).ok()?;
+    let text = String::from_utf8_lossy(&head[..n]);
+    let line = text.lines().next()?.strip_prefix("#!")?;
+    let mut words = line.split_whitespace();
+    let first = name_of(words.next()?);
+    let program = if first == "env" {
+        words
+            .find(|w| !w.starts_with('-') && !w.contains('='))?
+            .to_string()
+    } else {
+        first
+    };
+    let name = name_of(&program);
+    is_python(&name).then_some(name)
 }
 
 /// Why `python -m m ARGS` loads what gate does not follow, or `None`.
@@ -1910,14 +1966,30 @@ fn python_module(
     None
 }
 
-/// The top-level module names of the standard library of Pythons 2.7 and 3.6 to 3.13
-/// (`scripts/python-stdlib-names.sh` writes the list from the Pythons themselves).
+/// The top-level module names of the standard library of Pythons 3.6 to 3.13, and those
+/// only Python 2.7 has (`scripts/python-stdlib-names.sh` writes both lists from the Pythons
+/// themselves).
 const PYTHON_STDLIB: &str = include_str!("python_stdlib.txt");
+const PYTHON2_STDLIB: &str = include_str!("python2_stdlib.txt");
 
 /// Standard modules every Python (2.7, 3.6 to 3.13) has imported when it starts, before
 /// the script's folder is on `sys.path`: `python -S -E -s -c 'print(sys.modules)'`, the
 /// names all of them share.
 const PYTHON_PRELOADED: [&str; 4] = ["sys", "codecs", "encodings", "zipimport"];
+
+/// And those every Python 3 (3.6 to 3.13) has imported by then unless `-S` leaves `site`
+/// out (`site` and what it imports: `python3 -I -c 'print(sys.modules)'`, the names all of
+/// them share).
+const PYTHON3_PRELOADED: [&str; 8] = [
+    "site",
+    "os",
+    "io",
+    "abc",
+    "stat",
+    "posixpath",
+    "genericpath",
+    "builtins",
+];
 
 /// Most entries of one folder on a Python check's `sys.path` that gate looks through.
 const SHADOW_SCAN_ENTRIES: usize = 20_000;
@@ -1951,6 +2023,10 @@ fn shadowed_module(
     // `-I` and `-P` (3.11) leave the script's folder and the current one off `sys.path`.
     let safe = flag(&['I', 'P']);
     let no_site = flag(&['S']);
+    // A Python 3 by its name (`python3`, `python3.11`, `pypy3`): Python 2's own modules
+    // are none of its.
+    let program = name_of(words[0]);
+    let python3 = ["python3", "pypy3"].iter().any(|p| program.starts_with(p));
     let mut folders: Vec<std::path::PathBuf> = Vec::new();
     if !safe {
         match &inv.runs {
@@ -1972,9 +2048,21 @@ fn shadowed_module(
         let given = if tops.is_empty() { starts } else { tops };
         folders.extend(given.iter().map(|t| super::invoke::resolve(t, dir)));
     }
+    shadow_in_folders(&folders, writable, python3, no_site)
+}
+
+/// [`shadowed_module`]'s look through the folders Python puts first on `sys.path`
+/// (`folders`), for a Python 3 by its name (`python3`) and one run with `-S` (`no_site`);
+/// also for the folders a `PYTHONPATH` adds (review 102, a22, a26, a27).
+pub(super) fn shadow_in_folders(
+    folders: &[std::path::PathBuf],
+    writable: &dyn Fn(&Path) -> bool,
+    python3: bool,
+    no_site: bool,
+) -> Option<String> {
     let folders: Vec<std::path::PathBuf> = folders
-        .into_iter()
-        .map(|f| std::fs::canonicalize(&f).unwrap_or(f))
+        .iter()
+        .map(|f| std::fs::canonicalize(f).unwrap_or_else(|_| f.clone()))
         .collect();
     let module_name = |n: &str| {
         !n.is_empty()
@@ -1996,15 +2084,24 @@ fn shadowed_module(
             }
             let name = e.file_name().to_string_lossy().into_owned();
             let path = e.path();
-            if !module_name(&name) || !path.is_dir() || !writable(&path) {
+            // A link there whose folder is missing when the plan is loaded (`html ->
+            // out/html`) is one a trial creates (review 102, a08).
+            let dangling = e.file_type().is_ok_and(|k| k.is_symlink()) && !path.exists();
+            let target = match std::fs::read_link(&path) {
+                Ok(to) if dangling => folder.join(to),
+                _ => path.clone(),
+            };
+            if !module_name(&name) || !(path.is_dir() || dangling) || !writable(&target) {
                 continue;
             }
-            // Modules every Python has imported before it puts these folders on
-            // `sys.path` (`python -S -E -s` of 2.7 and 3.6 to 3.13 shares these), and `site`
-            // unless `-S` leaves it out: a package of that name is never imported.
-            let preloaded =
-                PYTHON_PRELOADED.contains(&name.as_str()) || (name == "site" && !no_site);
-            let stdlib = !preloaded && PYTHON_STDLIB.lines().any(|l| l == name);
+            // Modules Python has imported before it puts these folders on `sys.path`: a
+            // package of that name is never imported.
+            let preloaded = PYTHON_PRELOADED.contains(&name.as_str())
+                || (python3 && !no_site && PYTHON3_PRELOADED.contains(&name.as_str()))
+                || (name == "site" && !no_site);
+            let stdlib = !preloaded
+                && (PYTHON_STDLIB.lines().any(|l| l == name)
+                    || (!python3 && PYTHON2_STDLIB.lines().any(|l| l == name)));
             let beside = folders.iter().find_map(|g| {
                 [g.join(format!("{name}.py")), g.join(&name)]
                     .into_iter()

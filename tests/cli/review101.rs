@@ -129,6 +129,110 @@ fn rev101_a_folder_the_trials_write_named_like_a_module_on_sys_path_is_refused()
             both(&out)
         );
     }
+    // Review 102 (helper-166): the same folder reached other ways.
+    let review102: Vec<Attack> = vec![
+        (
+            "a09 a script run by its #! line",
+            "work, html",
+            "./run.py",
+            vec![("run.py", "#!/usr/bin/env python3\nimport html\n")],
+        ),
+        (
+            "a10 a grader shell script",
+            "work, html",
+            "sh graders/grade.sh",
+            vec![(
+                "graders/grade.sh",
+                "python3 -m unittest discover -s tests\n",
+            )],
+        ),
+        (
+            "a13 beside a module one level down",
+            "work, checker/expected",
+            "python3 check.py",
+            vec![
+                ("checker/__init__.py", ""),
+                ("checker/expected.py", "A = 42\n"),
+            ],
+        ),
+        (
+            "a26 PYTHONPATH=. on the line",
+            "work, html",
+            "PYTHONPATH=. python3 graders/run.py",
+            vec![("graders/run.py", "import html\n")],
+        ),
+        (
+            "a22 env PYTHONPATH=.",
+            "work, html",
+            "env PYTHONPATH=. python3 graders/run.py",
+            vec![("graders/run.py", "import html\n")],
+        ),
+        (
+            "a28 __future__",
+            "work, __future__",
+            "python3 check.py",
+            vec![],
+        ),
+        (
+            "a34 chdir in inline code",
+            "work",
+            "python3 -c 'import os; os.chdir(\"work\"); import statistics'",
+            vec![],
+        ),
+    ];
+    for (what, writes, line, files) in review102 {
+        let f = task(writes, line, &files);
+        if f.path("run.py").exists() {
+            use std::os::unix::fs::PermissionsExt as _;
+            std::fs::set_permissions(f.path("run.py"), std::fs::Permissions::from_mode(0o755))
+                .unwrap();
+        }
+        let out = check(&f).get_output().clone();
+        let said = both(&out);
+        assert_eq!(out.status.code(), Some(2), "{what}: not refused\n{said}");
+        assert!(
+            ["named like", "beside the module", "`chdir`"]
+                .iter()
+                .any(|w| said.contains(w)),
+            "{what}: refused for another reason\n{said}"
+        );
+    }
+    // a08: a link named like a module, to a folder the trials create.
+    let f = task("work", "python3 check.py", &[]);
+    std::os::unix::fs::symlink("work/html", f.path("html")).unwrap();
+    assert_refused_at_load(&f, "a08", "named like the standard library's `html`");
+    // a27: `env: PYTHONPATH` naming the plan's `lib/report.py`, beaten by a `report/` the
+    // trials write in the folder the check runs in.
+    let f = task(
+        "work, report",
+        "python3 -m unittest discover -s tests",
+        &[("lib/report.py", "")],
+    );
+    let plan = std::fs::read_to_string(f.plan()).unwrap();
+    std::fs::write(
+        f.plan(),
+        plan.replace(
+            "    writes:",
+            &format!(
+                "    env: {{PYTHONPATH: {}}}\n    writes:",
+                f.path("lib").display()
+            ),
+        ),
+    )
+    .unwrap();
+    check(&f).code(2);
+    // An installed package (pip, where the check's Python has it) named by a folder the
+    // trials write: a trial's `pip/__init__.py` comes first (a01-a04's class).
+    let pip = std::process::Command::new("python3")
+        .args(["-c", "import pip"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if pip {
+        let f = task("work, pip", "python3 -m unittest discover -s tests", &[]);
+        check(&f)
+            .code(2)
+            .stderr(predicates::str::contains("named like the module `pip`"));
+    }
     // Links: to a package holding a folder the trials write (a02), and a chain (a10).
     let f = task(
         "work, app/generated",
@@ -176,6 +280,11 @@ fn rev101_honest_unittest_and_script_layouts_stay_accepted_and_grade() {
     if !has("python3") {
         skip_or_fail(test, "python3", "python3 is not installed");
         return;
+    }
+    // Names no Python 3 imports from there: Python 2's own, and those imported before the
+    // folder is on `sys.path`.
+    for writes in ["work, user", "work, os", "work, compiler"] {
+        check(&task(writes, "python3 check.py", &[])).code(0);
     }
     for (writes, line) in [
         ("work", "python3 check.py"),
