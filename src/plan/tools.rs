@@ -1878,14 +1878,7 @@ fn python(
             // Under `-c` the first folder on `sys.path` is `''`, the current folder at each
             // import: after `os.chdir` into a folder the trials write, an import finds a
             // trial's module there (review 102, a34). `-I` and `-P` leave it off.
-            let isolated = words[1..k + 1].iter().any(|w| {
-                w.strip_prefix('-').is_some_and(|l| {
-                    !l.starts_with('-')
-                        && l.chars()
-                            .take_while(|c| !matches!(c, 'c' | 'm' | 'W' | 'X'))
-                            .any(|c| c == 'I' || c == 'P')
-                })
-            });
+            let isolated = gives_flag(&words[1..k + 1], &['I', 'P']);
             if has_ident(code, "chdir") && !isolated {
                 return Some(
                     "python's `chdir` in inline code (the current folder is first on \
@@ -2008,18 +2001,8 @@ fn shadowed_module(
     writable: &dyn Fn(&Path) -> bool,
 ) -> Option<String> {
     use super::invoke::Runs;
-    // Whether one of Python's flags `letters` is given, alone or in a cluster (`-IB`:
-    // every letter before one that takes a value is a flag).
-    let flag = |letters: &[char]| {
-        inv.options.iter().any(|&k| {
-            words[k].strip_prefix('-').is_some_and(|l| {
-                !l.starts_with('-')
-                    && l.chars()
-                        .take_while(|c| !matches!(c, 'c' | 'm' | 'W' | 'X'))
-                        .any(|c| letters.contains(&c))
-            })
-        })
-    };
+    let options: Vec<&str> = inv.options.iter().map(|&k| words[k]).collect();
+    let flag = |letters: &[char]| gives_flag(&options, letters);
     // `-I` and `-P` (3.11) leave the script's folder and the current one off `sys.path`.
     let safe = flag(&['I', 'P']);
     let no_site = flag(&['S']);
@@ -2049,6 +2032,19 @@ fn shadowed_module(
         folders.extend(given.iter().map(|t| super::invoke::resolve(t, dir)));
     }
     shadow_in_folders(&folders, writable, python3, no_site)
+}
+
+/// Whether one of Python's flags `letters` is among `words`, alone or in a cluster (`-IB`:
+/// every letter before one that takes a value is a flag).
+fn gives_flag(words: &[&str], letters: &[char]) -> bool {
+    words.iter().any(|w| {
+        w.strip_prefix('-').is_some_and(|l| {
+            !l.starts_with('-')
+                && l.chars()
+                    .take_while(|c| !matches!(c, 'c' | 'm' | 'W' | 'X'))
+                    .any(|c| letters.contains(&c))
+        })
+    })
 }
 
 /// [`shadowed_module`]'s look through the folders Python puts first on `sys.path`

@@ -232,6 +232,12 @@ fn rev101_a_folder_the_trials_write_named_like_a_module_on_sys_path_is_refused()
         check(&f)
             .code(2)
             .stderr(predicates::str::contains("named like the module `pip`"));
+    } else {
+        skip_or_fail(
+            "rev101_a_folder_the_trials_write_named_like_a_module_on_sys_path_is_refused (pip)",
+            "pip",
+            "python3 has no pip here",
+        );
     }
     // Links: to a package holding a folder the trials write (a02), and a chain (a10).
     let f = task(
@@ -268,6 +274,12 @@ fn rev101_a_folder_the_trials_write_named_like_a_module_on_sys_path_is_refused()
         std::fs::create_dir_all(f.path("bin")).unwrap();
         std::os::unix::fs::symlink(&real, f.path("bin/py")).unwrap();
         assert_refused_at_load(&f, "a20", "by another name");
+    } else {
+        skip_or_fail(
+            "rev101_a_folder_the_trials_write_named_like_a_module_on_sys_path_is_refused (a20)",
+            "python3",
+            "python3 is not installed",
+        );
     }
 }
 
