@@ -1165,8 +1165,11 @@ impl Reader<'_> {
         // Review 101, a20: an interpreter reached by a name gate does not read as one (`bin/py
         // -> python3.11`, `py -m unittest`): its options and what it loads would be read
         // as a plain program's arguments.
-        if !interpreter(&program.text)
-            && let Some(real) = self.real_program(&program.text)
+        // (Looked up once: a bare name is searched for on `PATH`.)
+        let real = (!interpreter(&program.text))
+            .then(|| self.real_program(&program.text))
+            .flatten();
+        if let Some(real) = &real
             && let Some(real_name) = real.file_name().map(|n| n.to_string_lossy().into_owned())
             && interpreter(&real_name)
         {
@@ -1179,9 +1182,8 @@ impl Reader<'_> {
         }
         // Review 102, a09: a Python script run by its `#!` line (`./check.py`) puts its
         // folder first on `sys.path`, as `python3 check.py` does.
-        if !interpreter(&program.text)
-            && let Some(real) = self.real_program(&program.text)
-            && let Some(python) = super::tools::shebang_python(&real)
+        if let Some(real) = &real
+            && let Some(python) = super::tools::shebang_python(real)
         {
             let script = real.display().to_string();
             let mut texts: Vec<&str> = vec![python.as_str(), script.as_str()];
