@@ -316,10 +316,7 @@ fn shadowed_site_module(
     let entries = std::fs::read_dir(&python.dir).ok()?;
     for e in entries.flatten().take(20_000) {
         let name = e.file_name().to_string_lossy().into_owned();
-        if name.is_empty()
-            || name.starts_with(|c: char| c.is_ascii_digit())
-            || !name.chars().all(|c| c.is_alphanumeric() || c == '_')
-        {
+        if !super::tools::module_name(&name) {
             continue;
         }
         let path = e.path();

@@ -2034,6 +2034,14 @@ fn shadowed_module(
     shadow_in_folders(&folders, writable, python3, no_site)
 }
 
+/// Whether `n` can name a top-level Python module (an identifier: a folder of that name is
+/// a package `import n` finds).
+pub(super) fn module_name(n: &str) -> bool {
+    !n.is_empty()
+        && !n.starts_with(|c: char| c.is_ascii_digit())
+        && n.chars().all(|c| c.is_alphanumeric() || c == '_')
+}
+
 /// Whether one of Python's flags `letters` is among `words`, alone or in a cluster (`-IB`:
 /// every letter before one that takes a value is a flag).
 fn gives_flag(words: &[&str], letters: &[char]) -> bool {
@@ -2060,11 +2068,6 @@ pub(super) fn shadow_in_folders(
         .iter()
         .map(|f| std::fs::canonicalize(f).unwrap_or_else(|_| f.clone()))
         .collect();
-    let module_name = |n: &str| {
-        !n.is_empty()
-            && !n.starts_with(|c: char| c.is_ascii_digit())
-            && n.chars().all(|c| c.is_alphanumeric() || c == '_')
-    };
     for folder in &folders {
         let Ok(entries) = std::fs::read_dir(folder) else {
             continue;
