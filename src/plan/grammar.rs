@@ -539,11 +539,11 @@ impl Reader<'_> {
                 for r in &c.reads {
                     self.present(&r.text, fed, false, false)?;
                 }
-                if c.piped
-                    && let Some(p) = k.checked_sub(1).map(|p| &cmds[p])
-                {
+                let feeder = k.checked_sub(1).map(|p| &cmds[p]).filter(|_| c.piped);
+                if let Some(p) = feeder {
                     self.feeder(p, fed)?;
                 }
+                self.python_fed(c, feeder)?;
             }
             // Commands after this one that run outside its subshells.
             let later =
@@ -752,6 +752,36 @@ impl Reader<'_> {
                 "`{name} … |` feeding an interpreter its program on stdin (gate cannot tell \
                  which file it reads: run the script by its path)"
             )),
+        }
+    }
+
+    /// A Python that reads its program on stdin, fed by `c`'s input redirections or by the
+    /// `feeder` piping into it (`cat F`, `echo CODE`): refused where that program calls
+    /// `chdir` ([`super::tools::python_stdin_chdir`]).
+    fn python_fed(&self, c: &Simple, feeder: Option<&Simple>) -> Result<(), String> {
+        let texts: Vec<&str> = c.words.iter().map(|w| w.text.as_str()).collect();
+        let Some(p) = program_index(&texts) else {
+            return Ok(());
+        };
+        let read = |t: &str| {
+            super::state::grader_text(&super::invoke::resolve(t, &self.dir)).unwrap_or_default()
+        };
+        let mut fed: Vec<String> = c.reads.iter().map(|r| read(&r.text)).collect();
+        if let Some(f) = feeder {
+            fed.extend(f.reads.iter().map(|r| read(&r.text)));
+            let words: Vec<&str> = f.words.iter().map(|w| w.text.as_str()).collect();
+            if let Some(q) = program_index(&words) {
+                // `echo CODE` gives its words; `cat F…` the files it names (an option's
+                // value read as a file too: it holds no `chdir`, or it is refused).
+                let echo = matches!(name_of(words[q]).as_str(), "echo" | "printf");
+                for w in &words[q + 1..] {
+                    fed.push(if echo { (*w).to_string() } else { read(w) });
+                }
+            }
+        }
+        match super::tools::python_stdin_chdir(&texts[p..], &fed) {
+            Some(why) => Err(why),
+            None => Ok(()),
         }
     }
 

@@ -782,12 +782,28 @@ fn script_python_shadow(
 ) -> Option<String> {
     let writable = |p: &Path| super::state::under_roots(p, roots);
     let tokens = tokens_of(script, env);
+    // What a Python of the script may read as its program on stdin: the script's own text
+    // (a here-document, `echo CODE |`) and every file the script redirects into a command
+    // (review 102, a33: `python3 - < graders/check.py` that changes folder, then imports).
+    let fed = || -> Vec<String> {
+        let mut fed = vec![match script {
+            super::CommandLine::Shell(text) => text.clone(),
+            super::CommandLine::Argv(_) => String::new(),
+        }];
+        let inputs = tokens.windows(2).filter_map(|w| match w {
+            [super::words::Token::Input, super::words::Token::Word(f)] => Some(f),
+            _ => None,
+        });
+        fed.extend(inputs.map(|f| super::state::grader_text(&cwd.join(f)).unwrap_or_default()));
+        fed
+    };
     runs_by_folder(&tokens, cwd)
         .into_iter()
         .filter(|(_, run)| is_python(&name_of(&run[0])))
         .find_map(|(dir, run)| {
             let texts: Vec<&str> = run.iter().map(String::as_str).collect();
             super::tools::python_shadow(&texts, &dir, &writable)
+                .or_else(|| super::tools::python_stdin_chdir(&texts, &fed()))
         })
 }
 

@@ -2107,7 +2107,8 @@ pub(super) fn grader_files_from(named: Vec<PathBuf>) -> Vec<PathBuf> {
 /// strings too, with JavaScript's unicode escapes read: [`super::words::js_unescape`]), if
 /// it is at most 16 MiB.
 pub(super) fn grader_text(p: &Path) -> Option<String> {
-    if !std::fs::metadata(p).is_ok_and(|m| m.len() <= 16 << 20) {
+    // A regular file only: a line may name `/dev/zero` or a FIFO.
+    if !std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.len() <= 16 << 20) {
         return None;
     }
     std::fs::read(p)

@@ -1892,6 +1892,28 @@ fn python(
     inv.and_then(|inv| shadowed_module(words, &inv, dir, writable))
 }
 
+/// A Python reading its program on stdin (`python3 - < F`, `cat F | python3`) has `''`,
+/// the current folder at each import, first on `sys.path`, as under `-c`: a program `fed`
+/// (the files' texts, or the words `echo` gives it) that calls `chdir` into a folder the
+/// trials write imports a trial's module after it (review 102, a33). `words` is the Python
+/// command, its program first; `-I` and `-P` leave that folder off.
+pub(super) fn python_stdin_chdir(words: &[&str], fed: &[String]) -> Option<String> {
+    let inv = super::invoke::invocation(words).ok()?;
+    if inv.family != super::invoke::Family::Python || inv.runs != super::invoke::Runs::Stdin {
+        return None;
+    }
+    let options: Vec<&str> = inv.options.iter().map(|&k| words[k]).collect();
+    if gives_flag(&options, &['I', 'P']) || !fed.iter().any(|code| has_ident(code, "chdir")) {
+        return None;
+    }
+    Some(
+        "python's `chdir` in a program it reads on stdin (the current folder is first on \
+         `sys.path` then, so an import after it looks where it went; run Python with `-I`, \
+         or the program as a script by its path)"
+            .to_string(),
+    )
+}
+
 /// [`shadowed_module`] of the Python command `words` (its program first) run in `dir`: for
 /// a Python a grader script starts, or one a `#!` line names.
 pub(super) fn python_shadow(

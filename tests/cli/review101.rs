@@ -38,11 +38,19 @@ fn task(writes: &str, check: &str, files: &[(&str, &str)]) -> Fixture {
                 "check.py",
                 "import json, sys\nsys.exit(0 if open('work/answer.txt').read().strip() == '42' else 1)\n",
             ),
+            (
+                "graders/moves.py",
+                "import os, sys\nos.chdir('work')\nsys.exit(0 if open('answer.txt').read().strip() == '42' else 1)\n",
+            ),
         ],
     );
     write_files(&f, files);
     f
 }
+
+/// A grader read on stdin that moves into the folder the trials write, then imports
+/// (review 102, a33).
+const STDIN_CHDIR: &str = "import os\nos.chdir('work')\nimport statistics\n";
 
 /// An attack: what it is, the task's `writes:`, the `check:` line, the files it adds.
 type Attack<'a> = (&'a str, &'a str, &'a str, Vec<(&'a str, &'a str)>);
@@ -179,6 +187,49 @@ fn rev101_a_folder_the_trials_write_named_like_a_module_on_sys_path_is_refused()
             "python3 -c 'import os; os.chdir(\"work\"); import statistics'",
             vec![],
         ),
+        // a33: a program read on stdin has the current folder first on `sys.path` too.
+        (
+            "a33 chdir in a program fed on stdin",
+            "work",
+            "python3 - < graders/stdin.py",
+            vec![("graders/stdin.py", STDIN_CHDIR)],
+        ),
+        (
+            "a33 the same, no `-`",
+            "work",
+            "python3 < graders/stdin.py",
+            vec![("graders/stdin.py", STDIN_CHDIR)],
+        ),
+        (
+            "a33 the same, piped by cat",
+            "work",
+            "cat graders/stdin.py | python3 -",
+            vec![("graders/stdin.py", STDIN_CHDIR)],
+        ),
+        (
+            "a33 the same, echoed",
+            "work",
+            "echo 'import os; os.chdir(\"work\"); import statistics' | python3",
+            vec![],
+        ),
+        (
+            "a33 the same, in a grader shell script",
+            "work",
+            "sh graders/grade.sh",
+            vec![
+                ("graders/stdin.py", STDIN_CHDIR),
+                ("graders/grade.sh", "python3 - < graders/stdin.py\n"),
+            ],
+        ),
+        (
+            "a33 a here-document in a grader shell script",
+            "work",
+            "sh graders/grade.sh",
+            vec![(
+                "graders/grade.sh",
+                "python3 - <<'EOF'\nimport os\nos.chdir('work')\nimport statistics\nEOF\n",
+            )],
+        ),
     ];
     for (what, writes, line, files) in review102 {
         let f = task(writes, line, &files);
@@ -303,6 +354,9 @@ fn rev101_honest_unittest_and_script_layouts_stay_accepted_and_grade() {
         ("work, site", "python3 check.py"),
         ("work, json", "python3 -I check.py"),
         ("work", "python3 -m unittest discover -s=tests"),
+        // A program on stdin that stays where it started (a33's fix refuses a `chdir`).
+        ("work", "python3 - < check.py"),
+        ("work", "python3 -I - < graders/moves.py"),
         ("work, out2", "python3 -m unittest discover tests -v"),
     ] {
         check(&task(writes, line, &[])).code(0);
