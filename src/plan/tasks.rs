@@ -590,6 +590,16 @@ pub fn writes_fault(w: &str) -> Option<&'static str> {
     {
         return Some("may hold only ASCII letters and digits, `-`, `_`, `.`, `+`, `@` and `/`");
     }
+    // Python loads a module's compiled copy from the `__pycache__` beside it when its stamp
+    // matches the source's time and size, which a trial can forge: a grader's module would
+    // run a trial's code (review 102, a14).
+    if w.split('/').any(|c| c == "__pycache__") {
+        return Some(
+            "is (or lies in) Python's bytecode cache `__pycache__`, where a trial could leave a \
+             compiled module that Python runs in place of the source beside it, a grader's \
+             included; leave it out (Python skips a cache it cannot write)",
+        );
+    }
     None
 }
 

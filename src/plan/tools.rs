@@ -2115,6 +2115,18 @@ pub(super) fn shadow_in_folders(
             if !module_name(&name) || !(path.is_dir() || dangling) || !writable(&target) {
                 continue;
             }
+            // The bytecode cache of the modules in this folder (a link into a folder the
+            // trials write): a trial's forged `.pyc` would run in place of a source beside
+            // it (review 102, a14).
+            if name == "__pycache__" {
+                return Some(format!(
+                    "a Python check whose folder `{}` on `sys.path` keeps its bytecode cache \
+                     `__pycache__` in a folder the trials write: a trial's compiled module \
+                     would run in place of the source beside it; remove the link (Python \
+                     skips a cache it cannot write)",
+                    folder.display()
+                ));
+            }
             // Modules Python has imported before it puts these folders on `sys.path`: a
             // package of that name is never imported.
             let preloaded = PYTHON_PRELOADED.contains(&name.as_str())

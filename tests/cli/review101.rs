@@ -221,6 +221,20 @@ fn rev101_a_folder_the_trials_write_named_like_a_module_on_sys_path_is_refused()
                 ("graders/grade.sh", "python3 - < graders/stdin.py\n"),
             ],
         ),
+        // a14: Python's bytecode cache listed in `writes:` (a trial's forged `.pyc` runs in
+        // place of `helper.py`).
+        (
+            "a14 __pycache__ in writes",
+            "work, __pycache__",
+            "python3 check.py",
+            vec![("helper.py", "")],
+        ),
+        (
+            "a14 a __pycache__ below a folder in writes",
+            "work, work/__pycache__",
+            "python3 check.py",
+            vec![],
+        ),
         (
             "a33 a here-document in a grader shell script",
             "work",
@@ -242,12 +256,22 @@ fn rev101_a_folder_the_trials_write_named_like_a_module_on_sys_path_is_refused()
         let said = both(&out);
         assert_eq!(out.status.code(), Some(2), "{what}: not refused\n{said}");
         assert!(
-            ["named like", "beside the module", "`chdir`"]
-                .iter()
-                .any(|w| said.contains(w)),
+            [
+                "named like",
+                "beside the module",
+                "`chdir`",
+                "`__pycache__`"
+            ]
+            .iter()
+            .any(|w| said.contains(w)),
             "{what}: refused for another reason\n{said}"
         );
     }
+    // a14: the check's folder keeps its bytecode cache through a link into a folder the
+    // trials write.
+    let f = task("work, cache", "python3 check.py", &[("helper.py", "")]);
+    std::os::unix::fs::symlink("cache", f.path("__pycache__")).unwrap();
+    assert_refused_at_load(&f, "a14 link", "keeps its bytecode cache `__pycache__`");
     // a08: a link named like a module, to a folder the trials create.
     let f = task("work", "python3 check.py", &[]);
     std::os::unix::fs::symlink("work/html", f.path("html")).unwrap();
