@@ -3753,6 +3753,11 @@ enum PytestReach {
     /// (`-p out.plug`, `PYTEST_PLUGINS`, a warning filter's category): a trial's module
     /// there runs in the grader (review 89, 23; review 70, 07, 08; review 91, 02, 18).
     Imports(PathBuf),
+    /// Under its default import mode (`prepend`) pytest puts the folder above each test
+    /// module's package (the first without an `__init__.py`) first on `sys.path`; there a
+    /// folder the trials write is named like a module the tests import (review 102's
+    /// console-script case): what [`super::tools::shadow_in_folders`] says.
+    Shadows(String),
 }
 
 /// Whether word `w`, a path given to a runner, is made by the shell at run time: a
@@ -4116,6 +4121,35 @@ fn pytest_reach(
     if targets.is_empty() {
         targets.push(real(dir));
     }
+    // `--import-mode=importlib` leaves `sys.path` alone, and `append` puts the folders last
+    // (the last given wins).
+    let mut mode = "prepend";
+    for (k, w) in args.iter().enumerate() {
+        if let Some(m) = w.strip_prefix("--import-mode=") {
+            mode = m;
+        } else if w == "--import-mode" {
+            mode = args.get(k + 1).map_or(mode, String::as_str);
+        }
+    }
+    let prepend = mode == "prepend";
+    if prepend {
+        // Each `conftest.py` pytest loads from the folders above a target puts its own
+        // basedir there too (a `conftest.py` in the task's folder puts that folder first).
+        let conftests = (targets.iter())
+            .flat_map(|t| t.ancestors().skip(1).take(64))
+            .map(|d| d.join("conftest.py"))
+            .filter(|c| c.is_file());
+        let inserted: Vec<PathBuf> = (targets.iter().cloned())
+            .chain(conftests)
+            .filter_map(|t| pytest_basedir(&t))
+            .filter(|b| !targets.contains(b))
+            .collect();
+        if let Some(why) =
+            super::tools::shadow_in_folders(&inserted, &|p: &Path| in_root(p), true, false)
+        {
+            return Some(PytestReach::Shadows(why));
+        }
+    }
     for target in targets {
         if in_root(&target) {
             return Some(PytestReach::Above(target));
@@ -4131,6 +4165,23 @@ fn pytest_reach(
         }
     }
     None
+}
+
+/// The folder pytest's `prepend` import mode puts first on `sys.path` for the test modules
+/// of `target` (a file — a test module, a `conftest.py` — or a folder it collects): the
+/// first folder, from the module's own up, that holds no `__init__.py` (its "basedir").
+/// For a folder that is not a package that is the folder itself; the packages beneath it
+/// are not read.
+fn pytest_basedir(target: &Path) -> Option<PathBuf> {
+    let own = if target.is_dir() {
+        target
+    } else {
+        target.parent()?
+    };
+    own.ancestors()
+        .take(64)
+        .find(|d| !d.join("__init__.py").exists())
+        .map(Path::to_path_buf)
 }
 
 /// The category of a warning filter (`action:message:category:module:lineno`), which
@@ -6116,6 +6167,12 @@ fn definition_findings_of(
                         "may read its configuration from `{}`, larger than the 1 MiB gate \
                          reads, so what it sets is not known; make it shorter",
                         file.display()
+                    ),
+                    PytestReach::Shadows(why) => format!(
+                        "puts the folder above its test packages first on `sys.path` (its \
+                         default import mode, `prepend`): {why}; or give pytest \
+                         `--import-mode=importlib`, which does not change `sys.path` \
+                         (docs/trust.md, \"What is not protected, and how to protect it\")"
                     ),
                     PytestReach::Imports(folder) => format!(
                         "imports Python modules from `{}` (its `pythonpath`, a plugin or a \

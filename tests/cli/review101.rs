@@ -393,3 +393,78 @@ fn rev101_honest_unittest_and_script_layouts_stay_accepted_and_grade() {
         }
     }
 }
+
+/// Review 102's last open case: the console script `pytest` (not `python3 -m pytest`, which
+/// puts the folder it runs in first) puts the folder above a test package — the first
+/// without an `__init__.py`, or a `conftest.py`'s — first on `sys.path` under its default
+/// import mode, so a folder the trials write there named like a module the tests import
+/// (`wave`, which pytest has not imported itself) is imported in its place: refused at load;
+/// `--import-mode=importlib`, which leaves `sys.path` alone, is accepted and grades.
+#[test]
+fn rev102_console_pytest_puts_the_folder_above_a_test_package_first_and_is_refused_there() {
+    let test =
+        "rev102_console_pytest_puts_the_folder_above_a_test_package_first_and_is_refused_there";
+    let plan = |line: &str| {
+        format!(
+            "version: 1\nsampling:\n  single: {{n: 2, c: 0}}\ntasks:\n  - id: agent\n    run: sh agent.sh\n    check: {line}\n    writes: [work, wave]\n"
+        )
+    };
+    let fixture = |line: &str, package: bool, conftest: bool, answer: &str| {
+        let f = Fixture::new(&plan(line));
+        std::fs::create_dir_all(f.path("work")).unwrap();
+        std::fs::create_dir_all(f.path("wave")).unwrap();
+        let agent = format!(
+            "echo {answer} > work/answer.txt\nprintf 'def read():\\n    return \"42\"\\n' > wave/__init__.py\n"
+        );
+        write_files(
+            &f,
+            &[
+                ("agent.sh", agent.as_str()),
+                (
+                    "tests/test_answer.py",
+                    "import wave\n\ndef test_answer():\n    assert open('work/answer.txt').read().strip() == '42'\n    assert not hasattr(wave, 'read')\n",
+                ),
+            ],
+        );
+        if package {
+            write_files(&f, &[("tests/__init__.py", "")]);
+        }
+        if conftest {
+            write_files(&f, &[("conftest.py", "")]);
+        }
+        f
+    };
+    let line = "pytest -q -p no:cacheprovider tests";
+    for (package, conftest) in [(true, false), (false, true)] {
+        let f = fixture(line, package, conftest, "41");
+        check(&f)
+            .code(2)
+            .stderr(predicates::str::contains(
+                "puts the folder above its test packages first on `sys.path`",
+            ))
+            .stderr(predicates::str::contains("the standard library's `wave`"));
+    }
+    // The same file named on the line is refused the same way.
+    let f = fixture(
+        "pytest -q -p no:cacheprovider tests/test_answer.py",
+        true,
+        false,
+        "41",
+    );
+    check(&f).code(2);
+    // A test folder that is no package, with no `conftest.py` above it: its own folder is
+    // what pytest puts first, and `wave` is not in it.
+    check(&fixture(line, false, false, "41")).code(0);
+    if !has("pytest") {
+        skip_or_fail(test, "pytest", "no pytest here");
+        return;
+    }
+    let importlib = "pytest -q -p no:cacheprovider --import-mode=importlib tests";
+    check(&fixture(importlib, true, false, "41")).code(0);
+    for no_mounts in box_modes(test) {
+        for (answer, code) in [("41", 1), ("42", 0)] {
+            run_in(&fixture(importlib, true, false, answer), no_mounts).code(code);
+            run_in(&fixture(line, false, false, answer), no_mounts).code(code);
+        }
+    }
+}
