@@ -346,6 +346,7 @@ fn gate(out: &mut String, report: &Report) {
     }
     let m = &report.multiplicity;
     match m.cost {
+        _ if !crate::report::words::multiplicity_shown(m) => {}
         Some(cost) => {
             let _ = write!(
                 out,

@@ -357,6 +357,13 @@ pub(crate) fn timeouts_text(n: u64) -> String {
     )
 }
 
+/// Whether the reports show the multiplicity cost: over one task it is that task's own
+/// risk, which its section states, so a gate of one plain task (a bare `single: {n, c}`
+/// included, whose cost is unknown) shows none.
+pub(crate) fn multiplicity_shown(m: &super::model::Multiplicity) -> bool {
+    m.known.len() + m.unknown.len() > 1 || !m.families.is_empty()
+}
+
 /// What the multiplicity cost is taken over, e.g. `2 tasks and the family of suite s (33
 /// test cases, ≤ 0.0499 by its design)`: plain tasks, test cases of suites without a family
 /// design, and each suite family with the guarantee its design gives (`id` renders an id).

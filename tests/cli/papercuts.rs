@@ -399,3 +399,39 @@ fn unittest_discovery_from_the_plans_tests_folder_runs_and_grades() {
         "is a link to a folder the trials write",
     );
 }
+
+/// A new user's first run of one bare `single: {n, c}` task ended its summary with
+/// "multiplicity  unknown: no task records a healthy rate (agent)": over one task the
+/// multiplicity cost is that task's own risk, so neither the terminal nor the Markdown
+/// report shows the line (the JSON keeps its figures); a second task brings it back.
+#[test]
+fn a_single_task_shows_no_multiplicity_line_and_two_tasks_do() {
+    let report = |yaml: &str| {
+        let f = Fixture::new(yaml);
+        let out = f
+            .run(&["--summary", "r.md", "--json", "r.json"])
+            .code(0)
+            .get_output()
+            .clone();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned()
+            + &String::from_utf8_lossy(&out.stderr);
+        let md = std::fs::read_to_string(f.path("r.md")).unwrap();
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(f.path("r.json")).unwrap()).unwrap();
+        (text, md, json)
+    };
+    let (text, md, json) = report(
+        "version: 1\nsampling:\n  single: {n: 2, c: 0}\ntasks:\n  - id: agent\n    run: \"true\"\n",
+    );
+    assert!(!text.contains("multiplicity"), "{text}");
+    assert!(!md.contains("Multiplicity cost"), "{md}");
+    assert_eq!(json["multiplicity"]["unknown"][0], "agent", "{json}");
+    let (text, md, _) = report(
+        "version: 1\nsampling:\n  single: {n: 2, c: 0}\ntasks:\n  - id: a\n    run: \"true\"\n  - id: b\n    run: \"true\"\n",
+    );
+    assert!(
+        text.contains("multiplicity  unknown: no task records a healthy rate (a, b)"),
+        "{text}"
+    );
+    assert!(md.contains("**Multiplicity cost:** unknown"), "{md}");
+}

@@ -158,6 +158,7 @@ pub(super) fn parts(report: &Report) -> [String; 3] {
 
     let m = &report.multiplicity;
     match m.cost {
+        _ if !crate::report::words::multiplicity_shown(m) => {}
         Some(cost) => {
             let _ = write!(
                 out,

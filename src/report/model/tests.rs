@@ -65,7 +65,11 @@ fn multiplicity_under_on_inconclusive_pass_counts_only_fail() {
     let d = tempfile::tempdir().unwrap();
     let l = fixture::run(
         &d.path().join("l.jsonl"),
-        &[(fixture::sequential("s", 12), outcomes(12, &[]))],
+        // Two tasks: the reports show the multiplicity cost of more than one.
+        &[
+            (fixture::sequential("s", 12), outcomes(12, &[])),
+            (fixture::sequential("t", 12), outcomes(12, &[])),
+        ],
         None,
     );
     let oc =
@@ -75,7 +79,8 @@ fn multiplicity_under_on_inconclusive_pass_counts_only_fail() {
     assert!((fail.tasks[0].alpha.unwrap() - (1.0 - oc.p_pass)).abs() < 1e-12);
     let pass = Report::from_ledgers(&[l], Some(OnInconclusive::Pass)).unwrap();
     assert!((pass.tasks[0].alpha.unwrap() - oc.p_fail).abs() < 1e-12);
-    assert!((pass.multiplicity.cost.unwrap() - oc.p_fail).abs() < 1e-12);
+    let both = 1.0 - (1.0 - oc.p_fail) * (1.0 - oc.p_fail);
+    assert!((pass.multiplicity.cost.unwrap() - both).abs() < 1e-12);
     assert!(pass.terminal().contains("(αᵢ = P(FAIL | healthy)"));
     assert!(fail.terminal().contains("(αᵢ = P(not PASS | healthy)"));
 }
