@@ -779,7 +779,7 @@ impl Reader<'_> {
                 }
             }
         }
-        match super::tools::python_stdin_chdir(&texts[p..], &fed) {
+        match super::tools::python_stdin_chdir(&texts[p..], &fed, &self.dir) {
             Some(why) => Err(why),
             None => Ok(()),
         }

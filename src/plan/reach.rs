@@ -1034,7 +1034,7 @@ pub(super) fn refuse_node_from_a_folder_made_in_the_run(
 /// (`-m NAME`, `-c`, a program from stdin), with the module a trial would create there;
 /// `None` when it does not (a script operand, `-I`, `-P`, a long option such as
 /// `--version`).
-fn python_cwd_form(words: &[String]) -> Option<String> {
+pub(super) fn python_cwd_form(words: &[String]) -> Option<String> {
     let mut args = words[1..].iter();
     while let Some(w) = args.next() {
         if w == "-" {
@@ -1176,8 +1176,18 @@ fn runner_of(name: &str, words: &[String]) -> Option<&'static str> {
                 k += if w == "--check-hash-based-pycs" { 2 } else { 1 };
                 continue;
             }
-            if w == "--" || !w.starts_with('-') {
+            if w == "--" {
                 break;
+            }
+            // pytest's console script run by its path (`python3 venv/bin/pytest`: review
+            // 103, p07) is pytest.
+            if !w.starts_with('-') {
+                let script = super::words::name_of(w);
+                return matches!(
+                    script.as_str(),
+                    "pytest" | "py.test" | "pytest-3" | "py.test-3"
+                )
+                .then_some("pytest");
             }
             let flags = &w[1..];
             // Options before `m`/`c`/`W`/`X` in a cluster take no value (`-I`, `-B`, `-u`).
@@ -4122,31 +4132,52 @@ fn pytest_reach(
         targets.push(real(dir));
     }
     // `--import-mode=importlib` leaves `sys.path` alone, and `append` puts the folders last
-    // (the last given wins).
+    // (the last given wins). Read from the line and `PYTEST_ADDOPTS` only: which
+    // configuration file pytest reads, and whether `-o addopts=` replaces its `addopts`, is
+    // not read here (review 103, p16-p18), and an `@file` of arguments may set it again
+    // (p04): there the default, `prepend`, counts.
     let mut mode = "prepend";
-    for (k, w) in args.iter().enumerate() {
+    for (k, w) in chosen.iter().enumerate() {
         if let Some(m) = w.strip_prefix("--import-mode=") {
             mode = m;
         } else if w == "--import-mode" {
-            mode = args.get(k + 1).map_or(mode, String::as_str);
+            mode = chosen.get(k + 1).map_or(mode, String::as_str);
         }
     }
-    let prepend = mode == "prepend";
-    if prepend {
+    let prepend = mode == "prepend" || chosen.iter().any(|w| w.starts_with('@'));
+    if prepend || mode == "append" {
         // Each `conftest.py` pytest loads from the folders above a target puts its own
         // basedir there too (a `conftest.py` in the task's folder puts that folder first).
-        let conftests = (targets.iter())
+        let conftests: Vec<PathBuf> = (targets.iter())
             .flat_map(|t| t.ancestors().skip(1).take(64))
             .map(|d| d.join("conftest.py"))
-            .filter(|c| c.is_file());
-        let inserted: Vec<PathBuf> = (targets.iter().cloned())
-            .chain(conftests)
-            .filter_map(|t| pytest_basedir(&t))
+            .filter(|c| c.is_file())
+            .collect();
+        let inserted: Vec<PathBuf> = (targets.iter().chain(&conftests))
+            .filter_map(|t| pytest_basedir(t))
             .filter(|b| !targets.contains(b))
             .collect();
-        if let Some(why) =
-            super::tools::shadow_in_folders(&inserted, &|p: &Path| in_root(p), true, false)
+        let writable = |p: &Path| in_root(p);
+        if prepend
+            && let Some(why) = super::tools::shadow_in_folders(&inserted, &writable, true, false)
         {
+            return Some(PytestReach::Shadows(why));
+        }
+        // A module the tests import that Python finds nowhere else (an optional `try:
+        // import ujson`) is found there under `append` too (review 103, p12, p13).
+        let mut texts: Vec<String> = conftests
+            .iter()
+            .filter_map(|c| super::state::grader_text(c))
+            .collect();
+        texts.extend(
+            python_files_of(&targets)
+                .iter()
+                .filter_map(|f| super::state::grader_text(f)),
+        );
+        let mut names = super::tools::imported_modules(&texts.join("\n"));
+        // Last on `sys.path`, a folder is found only for a module Python has nowhere else.
+        names.retain(|n| prepend || !super::tools::python3_stdlib(n));
+        if let Some(why) = super::tools::named_in_folders(&inserted, &names, &writable) {
             return Some(PytestReach::Shadows(why));
         }
     }
@@ -4165,6 +4196,35 @@ fn pytest_reach(
         }
     }
     None
+}
+
+/// The Python files of pytest's `targets` (a file, or every `.py` file beneath a folder,
+/// links not followed): at most 4,000.
+fn python_files_of(targets: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut todo: Vec<PathBuf> = targets.to_vec();
+    let mut seen = 0;
+    while let Some(at) = todo.pop() {
+        seen += 1;
+        if seen > 20_000 || out.len() >= 4_000 {
+            break;
+        }
+        let Ok(meta) = std::fs::symlink_metadata(&at) else {
+            continue;
+        };
+        if meta.is_dir() {
+            todo.extend(
+                std::fs::read_dir(&at)
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .map(|e| e.path()),
+            );
+        } else if meta.is_file() && at.extension().is_some_and(|e| e == "py") {
+            out.push(at);
+        }
+    }
+    out
 }
 
 /// The folder pytest's `prepend` import mode puts first on `sys.path` for the test modules
@@ -6169,8 +6229,9 @@ fn definition_findings_of(
                         file.display()
                     ),
                     PytestReach::Shadows(why) => format!(
-                        "puts the folder above its test packages first on `sys.path` (its \
-                         default import mode, `prepend`): {why}; or give pytest \
+                        "puts the folder above its test packages on `sys.path` (first under \
+                         its default import mode, `prepend`; last under `append`): {why}; or \
+                         give pytest \
                          `--import-mode=importlib`, which does not change `sys.path` \
                          (docs/trust.md, \"What is not protected, and how to protect it\")"
                     ),

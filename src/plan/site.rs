@@ -797,13 +797,35 @@ fn script_python_shadow(
         fed.extend(inputs.map(|f| super::state::grader_text(&cwd.join(f)).unwrap_or_default()));
         fed
     };
+    let safe = env
+        .iter()
+        .any(|(k, v)| k == "PYTHONSAFEPATH" && !v.is_empty());
     runs_by_folder(&tokens, cwd)
         .into_iter()
         .filter(|(_, run)| is_python(&name_of(&run[0])))
         .find_map(|(dir, run)| {
+            // Its current folder first on `sys.path` (`-m`, `-c`, a program on stdin) in a
+            // folder the trials write that the script moved into: any module it imports may
+            // be a trial's (review 103, a23: `cd out && python3 - < ../graders/check.py`),
+            // as on the line itself. (In the check's own folder, when the trials write it,
+            // the runner warning says so: a plan without `writes:`.)
+            let real = std::fs::canonicalize(&dir).unwrap_or_else(|_| dir.clone());
+            if !safe
+                && dir != cwd
+                && writable(&real)
+                && super::reach::python_cwd_form(&run).is_some()
+            {
+                return Some(format!(
+                    "`{}` run in `{}`, a folder the trials write, which Python puts first on \
+                     `sys.path`: a trial's module there would run in place of one the grader \
+                     imports; run Python with `-I`",
+                    run.join(" "),
+                    real.display()
+                ));
+            }
             let texts: Vec<&str> = run.iter().map(String::as_str).collect();
             super::tools::python_shadow(&texts, &dir, &writable)
-                .or_else(|| super::tools::python_stdin_chdir(&texts, &fed()))
+                .or_else(|| super::tools::python_stdin_chdir(&texts, &fed(), &dir))
         })
 }
 

@@ -1113,7 +1113,7 @@ pub(super) fn link_out_of(
                 // A dangling link is read as it is written (review 29, 05c: a trial creates
                 // its target).
                 let written = at.join(std::fs::read_link(&path).unwrap_or_default());
-                let target = std::fs::canonicalize(&path).unwrap_or_else(|_| lexical(&written));
+                let target = std::fs::canonicalize(&path).unwrap_or_else(|_| chase(&path));
                 if !target.starts_with(&root) && writable(&target) {
                     return Ok(Some((path, target)));
                 }
@@ -1131,6 +1131,52 @@ pub(super) fn link_out_of(
         }
     }
     Ok(None)
+}
+
+/// Where link `path` leads when it (or a link it leads to) dangles: followed hop by hop as
+/// the kernel would, each hop's existing part resolved and the rest read as written, so a
+/// chain a trial completes (`graders/__pycache__ -> ../pcl`, `pcl -> out/pc`: review 103,
+/// c03) is read to its end, not to its first hop.
+fn chase(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut todo: std::collections::VecDeque<std::ffi::OsString> = absolute
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(n) => Some(n.to_os_string()),
+            Component::ParentDir => Some("..".into()),
+            _ => None,
+        })
+        .collect();
+    let mut out = PathBuf::from("/");
+    let mut hops = 0;
+    while let Some(name) = todo.pop_front() {
+        if name == ".." {
+            out.pop();
+            continue;
+        }
+        let next = out.join(&name);
+        match std::fs::read_link(&next) {
+            Ok(to) if hops < 40 => {
+                hops += 1;
+                if to.is_absolute() {
+                    out = PathBuf::from("/");
+                }
+                let parts: Vec<std::ffi::OsString> = (to.components())
+                    .filter_map(|c| match c {
+                        Component::Normal(n) => Some(n.to_os_string()),
+                        Component::ParentDir => Some("..".into()),
+                        _ => None,
+                    })
+                    .collect();
+                for part in parts.into_iter().rev() {
+                    todo.push_front(part);
+                }
+            }
+            _ => out = next,
+        }
+    }
+    out
 }
 
 /// Whether JavaScript `text` requires or imports a package: a name node looks up in a

@@ -1879,13 +1879,12 @@ fn python(
             // import: after `os.chdir` into a folder the trials write, an import finds a
             // trial's module there (review 102, a34). `-I` and `-P` leave it off.
             let isolated = gives_flag(&words[1..k + 1], &['I', 'P']);
-            if has_ident(code, "chdir") && !isolated {
-                return Some(
-                    "python's `chdir` in inline code (the current folder is first on \
-                     `sys.path` under `-c`, so an import after it looks where it went; run \
-                     Python with `-I`, or the code as a script)"
-                        .to_string(),
-                );
+            if !isolated && let Some(word) = code_may_move(&[code.to_string()], dir) {
+                return Some(format!(
+                    "python's `{word}` in inline code (the current folder is first on \
+                     `sys.path` under `-c`, so an import after a change of folder looks where \
+                     it went; run Python with `-I`, or the code as a script)"
+                ));
             }
         }
     }
@@ -1894,24 +1893,112 @@ fn python(
 
 /// A Python reading its program on stdin (`python3 - < F`, `cat F | python3`) has `''`,
 /// the current folder at each import, first on `sys.path`, as under `-c`: a program `fed`
-/// (the files' texts, or the words `echo` gives it) that calls `chdir` into a folder the
-/// trials write imports a trial's module after it (review 102, a33). `words` is the Python
-/// command, its program first; `-I` and `-P` leave that folder off.
-pub(super) fn python_stdin_chdir(words: &[&str], fed: &[String]) -> Option<String> {
+/// (the files' texts, or the words `echo` gives it) that may change folder imports a
+/// trial's module after it moves into a folder the trials write (review 102, a33;
+/// [`code_may_move`]). `words` is the Python command, its program first, run in `dir`;
+/// `-I` and `-P` leave that folder off.
+pub(super) fn python_stdin_chdir(words: &[&str], fed: &[String], dir: &Path) -> Option<String> {
     let inv = super::invoke::invocation(words).ok()?;
     if inv.family != super::invoke::Family::Python || inv.runs != super::invoke::Runs::Stdin {
         return None;
     }
     let options: Vec<&str> = inv.options.iter().map(|&k| words[k]).collect();
-    if gives_flag(&options, &['I', 'P']) || !fed.iter().any(|code| has_ident(code, "chdir")) {
+    if gives_flag(&options, &['I', 'P']) {
         return None;
     }
-    Some(
-        "python's `chdir` in a program it reads on stdin (the current folder is first on \
-         `sys.path` then, so an import after it looks where it went; run Python with `-I`, \
-         or the program as a script by its path)"
-            .to_string(),
-    )
+    let word = code_may_move(fed, dir)?;
+    Some(format!(
+        "python's `{word}` in a program it reads on stdin (the current folder is first on \
+         `sys.path` then, so an import after a change of folder looks where it went; run \
+         Python with `-I`, or the program as a script by its path)"
+    ))
+}
+
+/// Names in Python code that change the current folder, or may by a name or code gate does
+/// not read: a call by a computed name, code run from text or a file, a module imported by a
+/// computed name (review 103, a05-a09, a19: `getattr(os, "ch" + "dir")`, `os.fchdir`,
+/// `exec(open(F).read())`, `runpy.run_path`).
+const PYTHON_MOVES: &[&str] = &[
+    "chdir",
+    "fchdir",
+    "runpy",
+    "run_path",
+    "run_module",
+    "__import__",
+    "import_module",
+    "importlib",
+    "__dict__",
+    "__builtins__",
+    "builtins",
+    "__loader__",
+];
+
+/// Python's built-in functions of that kind, counted where they are called by their own
+/// name (`re.compile(…)` is another function).
+const PYTHON_MOVING_BUILTINS: &[&str] = &[
+    "getattr", "setattr", "exec", "eval", "compile", "vars", "globals",
+];
+
+/// The first of [`PYTHON_MOVES`] in Python code `codes`, or in a module of the folder `dir`
+/// (where `''` on `sys.path` finds it) that they import, and those import in turn (review
+/// 103, a18: the program imports `gradelib.py`, which changes folder): at most 32 modules.
+fn code_may_move(codes: &[String], dir: &Path) -> Option<&'static str> {
+    let mut texts: Vec<String> = codes.to_vec();
+    let mut read: Vec<String> = Vec::new();
+    let mut k = 0;
+    while let Some(code) = texts.get(k).cloned() {
+        k += 1;
+        let builtin = |w: &&&str| {
+            code.match_indices(**w).any(|(at, _)| {
+                !code[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '.')
+                    && !code[at + w.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
+            })
+        };
+        if let Some(word) = (PYTHON_MOVES.iter().find(|w| has_ident(&code, w)))
+            .or_else(|| PYTHON_MOVING_BUILTINS.iter().find(builtin))
+        {
+            return Some(word);
+        }
+        for name in imported_modules(&code) {
+            if read.len() >= 32 || read.contains(&name) {
+                continue;
+            }
+            read.push(name.clone());
+            let module = [
+                dir.join(format!("{name}.py")),
+                dir.join(&name).join("__init__.py"),
+            ]
+            .into_iter()
+            .find_map(|f| super::state::grader_text(&f));
+            texts.extend(module);
+        }
+    }
+    None
+}
+
+/// The top-level modules Python `code` imports by name (`import a.b, c as d`, `from e
+/// import f`; relative imports left out).
+pub(super) fn imported_modules(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for statement in code.split(['\n', ';']) {
+        let words: Vec<&str> = statement.split_whitespace().collect();
+        let names: Vec<String> = match words.as_slice() {
+            ["import", rest @ ..] => rest
+                .join(" ")
+                .split(',')
+                .map(|n| n.trim().to_string())
+                .collect(),
+            ["from", module, "import", ..] => vec![module.to_string()],
+            _ => continue,
+        };
+        for n in &names {
+            let top = n.split([' ', '.']).next().unwrap_or("");
+            if module_name(top) && !out.iter().any(|o| o == top) {
+                out.push(top.to_string());
+            }
+        }
+    }
+    out
 }
 
 /// [`shadowed_module`] of the Python command `words` (its program first) run in `dir`: for
@@ -2056,6 +2143,43 @@ fn shadowed_module(
     shadow_in_folders(&folders, writable, python3, no_site)
 }
 
+/// Whether `n` names a module of Python 3's standard library.
+pub(super) fn python3_stdlib(n: &str) -> bool {
+    PYTHON_STDLIB.lines().any(|l| l == n)
+}
+
+/// The first folder the trials write (or a link to where they will) lying directly in one
+/// of `folders` on `sys.path` and named like one of the modules `names` the grader's code
+/// imports: a trial's package there is what that import finds, wherever else Python looks
+/// (an optional `try: import ujson` of a module not installed: review 103, p12, p13).
+pub(super) fn named_in_folders(
+    folders: &[std::path::PathBuf],
+    names: &[String],
+    writable: &dyn Fn(&Path) -> bool,
+) -> Option<String> {
+    for folder in folders {
+        for name in names {
+            let path = folder.join(name);
+            let dangling = path.is_symlink() && !path.exists();
+            let target = match std::fs::read_link(&path) {
+                Ok(to) if dangling => folder.join(to),
+                _ => std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone()),
+            };
+            if (path.is_dir() || dangling) && writable(&target) {
+                return Some(format!(
+                    "`{}`, a folder the trials write, lies in `{}` on `sys.path` and is named \
+                     like the module `{name}` the tests import: a trial's \
+                     `{name}/__init__.py` would be what that import finds; rename the folder \
+                     (the task's `writes:`)",
+                    path.display(),
+                    folder.display()
+                ));
+            }
+        }
+    }
+    None
+}
+
 /// Whether `n` can name a top-level Python module (an identifier: a folder of that name is
 /// a package `import n` finds).
 pub(super) fn module_name(n: &str) -> bool {
@@ -2112,20 +2236,21 @@ pub(super) fn shadow_in_folders(
                 Ok(to) if dangling => folder.join(to),
                 _ => path.clone(),
             };
-            if !module_name(&name) || !(path.is_dir() || dangling) || !writable(&target) {
-                continue;
-            }
-            // The bytecode cache of the modules in this folder (a link into a folder the
-            // trials write): a trial's forged `.pyc` would run in place of a source beside
-            // it (review 102, a14).
-            if name == "__pycache__" {
+            // The bytecode cache of the modules in this folder as a link (into a folder the
+            // trials write, or through a chain of links a trial completes: review 103,
+            // c03): a trial's forged `.pyc` would run in place of a source beside it
+            // (review 102, a14). Python makes a real folder of its own.
+            if name == "__pycache__" && e.file_type().is_ok_and(|k| k.is_symlink()) {
                 return Some(format!(
                     "a Python check whose folder `{}` on `sys.path` keeps its bytecode cache \
-                     `__pycache__` in a folder the trials write: a trial's compiled module \
-                     would run in place of the source beside it; remove the link (Python \
-                     skips a cache it cannot write)",
+                     `__pycache__` through a link, which may lead where the trials write: a \
+                     trial's compiled module would run in place of the source beside it; \
+                     remove the link (Python skips a cache it cannot write)",
                     folder.display()
                 ));
+            }
+            if !module_name(&name) || !(path.is_dir() || dangling) || !writable(&target) {
+                continue;
             }
             // Modules Python has imported before it puts these folders on `sys.path`: a
             // package of that name is never imported.

@@ -52,6 +52,9 @@ fn task(writes: &str, check: &str, files: &[(&str, &str)]) -> Fixture {
 /// (review 102, a33).
 const STDIN_CHDIR: &str = "import os\nos.chdir('work')\nimport statistics\n";
 
+/// An attack as [`Attack`], with the words its refusal must say.
+type Refusal<'a> = (&'a str, &'a str, &'a str, Vec<(&'a str, &'a str)>, &'a str);
+
 /// An attack: what it is, the task's `writes:`, the `check:` line, the files it adds.
 type Attack<'a> = (&'a str, &'a str, &'a str, Vec<(&'a str, &'a str)>);
 
@@ -440,7 +443,7 @@ fn rev102_console_pytest_puts_the_folder_above_a_test_package_first_and_is_refus
         check(&f)
             .code(2)
             .stderr(predicates::str::contains(
-                "puts the folder above its test packages first on `sys.path`",
+                "puts the folder above its test packages on `sys.path`",
             ))
             .stderr(predicates::str::contains("the standard library's `wave`"));
     }
@@ -467,4 +470,183 @@ fn rev102_console_pytest_puts_the_folder_above_a_test_package_first_and_is_refus
             run_in(&fixture(line, false, false, answer), no_mounts).code(code);
         }
     }
+}
+
+/// Review 103 (helper-167, 51 attacks on the three fixes above, 18 wrong PASSes): a move of
+/// folder spelled otherwise (`getattr(os, "ch" + "dir")`, `os.fchdir`, `exec` or `runpy` of a
+/// grader file, a module beside the program that moves), a grader shell script that `cd`s
+/// into a folder the trials write before a Python with its current folder first on
+/// `sys.path`, a `__pycache__` reached through a chain of links a trial completes, pytest
+/// run as a script by its path, an import mode set where gate cannot tell whether pytest
+/// reads it (a configuration file, an `@file`), and an optional import of a module Python
+/// has nowhere else. Each is refused when the plan is loaded (exit 2).
+#[test]
+fn rev103_other_spellings_of_a_move_a_link_chain_and_pytest_import_modes_are_refused() {
+    let stdin = |mv: &str| format!("import os, sys\n{mv}\nimport statistics\nsys.exit(0)\n");
+    let getattr = stdin("getattr(os, 'ch' + 'dir')('work')");
+    let fchdir = stdin("os.fchdir(os.open('work', os.O_RDONLY))");
+    let moves = stdin("os.chdir('work')");
+    let cases: Vec<Refusal> = vec![
+        (
+            "a05",
+            "work",
+            "python3 - < graders/p.py",
+            vec![("graders/p.py", &getattr)],
+            "python's `getattr`",
+        ),
+        (
+            "a06",
+            "work",
+            "python3 - < graders/p.py",
+            vec![("graders/p.py", &fchdir)],
+            "python's `fchdir`",
+        ),
+        (
+            "a07",
+            "work",
+            "python3 -c 'exec(open(\"graders/p.py\").read())'",
+            vec![("graders/p.py", &moves)],
+            "python's `exec`",
+        ),
+        (
+            "a09",
+            "work",
+            "python3 -c 'import runpy; runpy.run_path(\"graders/p.py\")'",
+            vec![("graders/p.py", &moves)],
+            "python's `runpy`",
+        ),
+        (
+            "a18",
+            "work",
+            "python3 - < graders/p.py",
+            vec![
+                ("graders/p.py", "import gradelib\nimport statistics\n"),
+                ("gradelib.py", "import os\nos.chdir('work')\n"),
+            ],
+            "python's `chdir`",
+        ),
+        (
+            "a19",
+            "work",
+            "python3 -c 'import os; os.fchdir(os.open(\"work\", 0)); import statistics'",
+            vec![],
+            "python's `fchdir`",
+        ),
+        (
+            "a22",
+            "work",
+            "sh graders/run.sh",
+            vec![
+                ("graders/run.sh", "python3 - < graders/p.py\n"),
+                ("graders/p.py", &fchdir),
+            ],
+            "python's `fchdir`",
+        ),
+        (
+            "a23",
+            "work",
+            "sh graders/run.sh",
+            vec![
+                ("graders/run.sh", "cd work && python3 - < ../graders/p.py\n"),
+                ("graders/p.py", "import statistics\n"),
+            ],
+            "which Python puts first on `sys.path`",
+        ),
+    ];
+    for (what, writes, line, files, said) in cases {
+        let f = task(writes, line, &files);
+        let out = check(&f).get_output().clone();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{what}: not refused\n{err}");
+        assert!(err.contains(said), "{what}: wanted `{said}` in\n{err}");
+    }
+    // c03: `graders/__pycache__ -> ../pcl`, `pcl -> work/pc` (missing until a trial makes it).
+    let f = task(
+        "work",
+        "python3 -B graders/p.py",
+        &[
+            ("graders/p.py", "import helper\n"),
+            ("graders/helper.py", ""),
+        ],
+    );
+    std::os::unix::fs::symlink("../pcl", f.path("graders/__pycache__")).unwrap();
+    std::os::unix::fs::symlink("work/pc", f.path("pcl")).unwrap();
+    check(&f)
+        .code(2)
+        .stderr(predicates::str::contains("`__pycache__` through a link"));
+    // The same chain for a package's cache below the grader's folder, read as a link out of
+    // the folder gate holds read-only, to its end.
+    let f = task(
+        "work",
+        "python3 -B graders/p.py",
+        &[
+            (
+                "graders/p.py",
+                "import lib.helper
+",
+            ),
+            ("graders/lib/__init__.py", ""),
+            ("graders/lib/helper.py", ""),
+        ],
+    );
+    std::os::unix::fs::symlink("../../pcl", f.path("graders/lib/__pycache__")).unwrap();
+    std::os::unix::fs::symlink("work/pc", f.path("pcl")).unwrap();
+    check(&f)
+        .code(2)
+        .stderr(predicates::str::contains("is a link to"));
+    // pytest: run by its path, its import mode in a configuration file or an `@file`, and
+    // an optional import of a module installed nowhere.
+    let pytest = |line: &str, files: &[(&str, &str)]| {
+        let f = task("work, wave, ujson", line, files);
+        write_files(
+            &f,
+            &[
+                ("tests/__init__.py", ""),
+                (
+                    "tests/test_answer.py",
+                    "try:\n    import ujson as json\nexcept ImportError:\n    import json\nimport wave\n\ndef test_a():\n    assert open('work/answer.txt').read().strip() == '42'\n",
+                ),
+            ],
+        );
+        f
+    };
+    for (what, line, files) in [
+        (
+            "p07",
+            "python3 venv/bin/pytest -q tests",
+            vec![("venv/bin/pytest", "")],
+        ),
+        (
+            "p18",
+            "pytest -q tests",
+            vec![
+                (
+                    "pyproject.toml",
+                    "[tool.pytest.ini_options]\naddopts = \"--import-mode=importlib\"\n",
+                ),
+                ("pytest.ini", "[pytest]\naddopts = -q\n"),
+            ],
+        ),
+        (
+            "p04",
+            "pytest -q --import-mode=importlib @opts tests",
+            vec![("opts", "--import-mode=prepend\n")],
+        ),
+        ("p13", "pytest -q --import-mode=append tests", vec![]),
+    ] {
+        let f = pytest(line, &files);
+        let out = check(&f).get_output().clone();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{what}: not refused\n{err}");
+        assert!(
+            err.contains("puts the folder above its test packages"),
+            "{what}: refused for another reason\n{err}"
+        );
+    }
+    // Under `append` the standard library's `wave` comes first: only `ujson`, which Python
+    // has nowhere else, is named.
+    let f = pytest("pytest -q --import-mode=append tests", &[]);
+    check(&f).code(2).stderr(predicates::str::contains(
+        "named like the module `ujson` the tests import",
+    ));
 }
