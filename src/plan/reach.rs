@@ -3897,6 +3897,9 @@ fn pytest_reach(
     // is chosen by `-c` there or on the line (review 92, 21, 22).
     let chosen: Vec<String> = addopts.iter().chain(&words[from..]).cloned().collect();
     let ini = pytest_configs(&chosen, dir);
+    // The folders a configuration's `pythonpath` puts on `sys.path`, whatever the import
+    // mode (review 104, p07: `pythonpath = .` over a folder the trials write).
+    let mut pythonpath: Vec<PathBuf> = Vec::new();
     for (folder, opts) in &ini {
         if let Some(file) = &opts.unread {
             return Some(PytestReach::Unread(file.clone()));
@@ -3925,6 +3928,7 @@ fn pytest_reach(
             if in_root(&p) {
                 return Some(PytestReach::Imports(p));
             }
+            pythonpath.push(p);
         }
         for w in &opts.testpaths {
             // pytest expands a glob in `testpaths` (`../o*`: review 93, 09): one without a
@@ -4145,7 +4149,7 @@ fn pytest_reach(
         }
     }
     let prepend = mode == "prepend" || chosen.iter().any(|w| w.starts_with('@'));
-    if prepend || mode == "append" {
+    {
         // Each `conftest.py` pytest loads from the folders above a target puts its own
         // basedir there too (a `conftest.py` in the task's folder puts that folder first).
         let conftests: Vec<PathBuf> = (targets.iter())
@@ -4156,11 +4160,13 @@ fn pytest_reach(
         let inserted: Vec<PathBuf> = (targets.iter().chain(&conftests))
             .filter_map(|t| pytest_basedir(t))
             .filter(|b| !targets.contains(b))
+            .filter(|_| prepend || mode == "append")
+            .chain(pythonpath.iter().cloned())
             .collect();
+        // First on `sys.path`: the basedirs under `prepend`, `pythonpath` always.
+        let first = if prepend { &inserted } else { &pythonpath };
         let writable = |p: &Path| in_root(p);
-        if prepend
-            && let Some(why) = super::tools::shadow_in_folders(&inserted, &writable, true, false)
-        {
+        if let Some(why) = super::tools::shadow_in_folders(first, &writable, true, false) {
             return Some(PytestReach::Shadows(why));
         }
         // A module the tests import that Python finds nowhere else (an optional `try:
@@ -6300,18 +6306,23 @@ fn definition_findings_of(
         // `sys.path.insert(0, os.getcwd())`, `module.paths`, `Module._load`), or clears
         // the environment that holds gate's pins (`env -i`), loads what gate does not
         // follow. Its author's choice, so a warning, not a refusal.
+        // Where the check's folder only holds folders the trials write (`writes: [out]`),
+        // such a path may name one of them all the same (review 103, a20, a21:
+        // `sys.path.insert(0, os.path.abspath("out"))`, or `"."` and then `chdir("out")`).
         let by_path = super::state::grader_files(line, cwd, env)
             .into_iter()
             .find_map(|p| grader_search_path(&super::state::grader_text(&p)?).map(|w| (p, w)));
         if let Some((script, what)) = by_path
-            && roots.iter().any(|r| real.starts_with(r))
+            && roots
+                .iter()
+                .any(|r| real.starts_with(r) || r.starts_with(&real))
         {
             out.push(Finding {
                 at: t.check_at_of(line),
                 message: format!(
                     "task `{}`: `check:` runs `{}`, which {what}: in `{}`, a folder the \
-                     trials write, a trial could prepare what that leads to and decide the \
-                     grade; {WRITES_FIX}",
+                     trials write or one that holds such folders, a trial could prepare what \
+                     that leads to and decide the grade; {WRITES_FIX}",
                     t.id,
                     script.display(),
                     real.display()

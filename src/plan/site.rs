@@ -800,6 +800,28 @@ fn script_python_shadow(
     let safe = env
         .iter()
         .any(|(k, v)| k == "PYTHONSAFEPATH" && !v.is_empty());
+    // A `cd` to a folder the shell computes (`cd "$PWD/out"`, `D=out; cd "$D"`) or `env -C
+    // DIR`: Python may run in a folder the trials write (review 104, a15, a16, a19).
+    let mut elsewhere = false;
+    for (_, words) in super::words::scoped_commands(&tokens) {
+        let Some(first) = words.first() else { continue };
+        let name = name_of(first);
+        let computed = matches!(name.as_str(), "cd" | "pushd")
+            && words[1..].iter().any(|w| w.contains(['$', '`']));
+        elsewhere |= computed;
+        let env_moves = env_chdir_before(&tokens, &words);
+        let python_here = super::reach::runs_within(&words).iter().any(|(inner, _)| {
+            is_python(&name_of(&inner[0])) && super::reach::python_cwd_form(inner).is_some()
+        });
+        if !safe && (elsewhere || env_moves) && python_here {
+            return Some(format!(
+                "`{}` run in a folder the shell computes or `env` chooses, which Python puts \
+                 first on `sys.path`: a folder the trials write there would give the grader a \
+                 trial's modules; name the folder, or run Python with `-I`",
+                words.join(" ")
+            ));
+        }
+    }
     runs_by_folder(&tokens, cwd)
         .into_iter()
         .filter(|(_, run)| is_python(&name_of(&run[0])))
@@ -827,6 +849,37 @@ fn script_python_shadow(
             super::tools::python_shadow(&texts, &dir, &writable)
                 .or_else(|| super::tools::python_stdin_chdir(&texts, &fed(), &dir))
         })
+}
+
+/// Whether the command `words` of `tokens` is started by `env` given a folder to run in
+/// (`env -C DIR`, `--chdir`), which [`super::words::scoped_commands`] drops with the wrapper.
+fn env_chdir_before(tokens: &[super::words::Token], words: &[String]) -> bool {
+    use super::words::Token;
+    let mut run: Vec<&str> = Vec::new();
+    let mut env_c = false;
+    for t in tokens {
+        match t {
+            Token::Word(w) => {
+                if name_of(w) == "env" && run.is_empty() {
+                    env_c = false;
+                }
+                let option = w.starts_with("--ch")
+                    || (w.starts_with('-') && !w.starts_with("--") && w.contains('C'));
+                if run.is_empty() || option {
+                    env_c |= option && !run.iter().any(|r| *r != "env" && !r.starts_with('-'));
+                }
+                run.push(w);
+                if env_c && words.first().is_some_and(|f| f == w) {
+                    return true;
+                }
+            }
+            _ => {
+                run.clear();
+                env_c = false;
+            }
+        }
+    }
+    false
 }
 
 /// Each command `tokens` run (a wrapper's command on its own: [`super::reach::runs_within`])

@@ -16,7 +16,7 @@
 //! first on `sys.path` for the line ([`shadowed_module`]), where a folder the trials write
 //! named like a module the grader imports would be imported in its place.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::invoke::{bare, is_python, name_of};
 use super::words::{NODE_BUILTINS, module_names};
@@ -1921,6 +1921,14 @@ pub(super) fn python_stdin_chdir(words: &[&str], fed: &[String], dir: &Path) -> 
 const PYTHON_MOVES: &[&str] = &[
     "chdir",
     "fchdir",
+    "attrgetter",
+    "methodcaller",
+    "getattr_static",
+    "__getattribute__",
+    "__getattr__",
+    "pickle",
+    "marshal",
+    "ctypes",
     "runpy",
     "run_path",
     "run_module",
@@ -1944,7 +1952,7 @@ const PYTHON_MOVING_BUILTINS: &[&str] = &[
 /// 103, a18: the program imports `gradelib.py`, which changes folder): at most 32 modules.
 fn code_may_move(codes: &[String], dir: &Path) -> Option<&'static str> {
     let mut texts: Vec<String> = codes.to_vec();
-    let mut read: Vec<String> = Vec::new();
+    let mut read: Vec<PathBuf> = Vec::new();
     let mut k = 0;
     while let Some(code) = texts.get(k).cloned() {
         k += 1;
@@ -1954,47 +1962,122 @@ fn code_may_move(codes: &[String], dir: &Path) -> Option<&'static str> {
                     && !code[at + w.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
             })
         };
+        // `chdir` anywhere, even glued to other letters (`b"cos\nchdir"` in a pickle:
+        // review 104, a09).
+        if code.contains("chdir") {
+            return Some("chdir");
+        }
         if let Some(word) = (PYTHON_MOVES.iter().find(|w| has_ident(&code, w)))
             .or_else(|| PYTHON_MOVING_BUILTINS.iter().find(builtin))
         {
             return Some(word);
         }
-        for name in imported_modules(&code) {
-            if read.len() >= 32 || read.contains(&name) {
-                continue;
+        for name in imported_names(&code) {
+            // Every module of the current folder the import runs: `a.py` or the package
+            // `a/` (each of its files: a relative import, a submodule: review 104, a04-a06,
+            // a12, a23, a25), a compiled `a.pyc` gate cannot read (a24).
+            let top = name.split('.').next().unwrap_or("");
+            let package = dir.join(top);
+            let files: Vec<PathBuf> = if package.is_dir() {
+                python_files_beneath(&package)
+            } else {
+                vec![dir.join(format!("{top}.py"))]
+            };
+            let compiled = dir.join(format!("{top}.pyc")).exists()
+                || std::fs::read_dir(dir.join("__pycache__"))
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .any(|e| {
+                        e.file_name()
+                            .to_string_lossy()
+                            .starts_with(&format!("{top}."))
+                    });
+            if compiled && !dir.join(format!("{top}.py")).exists() && !package.is_dir() {
+                return Some("a module of the current folder without its source");
             }
-            read.push(name.clone());
-            let module = [
-                dir.join(format!("{name}.py")),
-                dir.join(&name).join("__init__.py"),
-            ]
-            .into_iter()
-            .find_map(|f| super::state::grader_text(&f));
-            texts.extend(module);
+            for f in files {
+                if read.len() >= 64 || read.contains(&f) {
+                    continue;
+                }
+                texts.extend(super::state::grader_text(&f));
+                read.push(f);
+            }
         }
     }
     None
 }
 
-/// The top-level modules Python `code` imports by name (`import a.b, c as d`, `from e
-/// import f`; relative imports left out).
-pub(super) fn imported_modules(code: &str) -> Vec<String> {
+/// The `.py` files beneath `folder` (links not followed), at most 64.
+fn python_files_beneath(folder: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    for statement in code.split(['\n', ';']) {
+    let mut todo = vec![folder.to_path_buf()];
+    let mut seen = 0;
+    while let Some(at) = todo.pop() {
+        for e in std::fs::read_dir(&at).into_iter().flatten().flatten() {
+            seen += 1;
+            if seen > 4_096 || out.len() >= 64 {
+                return out;
+            }
+            let Ok(kind) = e.file_type() else { continue };
+            if kind.is_dir() {
+                todo.push(e.path());
+            } else if kind.is_file() && e.path().extension().is_some_and(|x| x == "py") {
+                out.push(e.path());
+            }
+        }
+    }
+    out
+}
+
+/// The top-level modules Python `code` imports by name ([`imported_names`]).
+pub(super) fn imported_modules(code: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for n in imported_names(code) {
+        let top = n.split('.').next().unwrap_or("").to_string();
+        if !out.contains(&top) {
+            out.push(top);
+        }
+    }
+    out
+}
+
+/// The modules Python `code` imports by name, dotted as written: `import a.b, c as d`, `from
+/// e.f import g` (relative imports left out), in any statement of a line (`try: import x`,
+/// `if t: import y; import z`), across `\` continuations and parentheses, and the names
+/// given as text to `importorskip`, `import_module` and `__import__` (review 104: p01-p12).
+pub(super) fn imported_names(code: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut push = |n: &str| {
+        let n = n.trim();
+        if n.split('.').all(module_name) && !out.iter().any(|o| o == n) {
+            out.push(n.to_string());
+        }
+    };
+    let joined = code.replace("\\\r\n", " ").replace("\\\n", " ");
+    let flat: String = joined
+        .chars()
+        .map(|c| if "()".contains(c) { ' ' } else { c })
+        .collect();
+    for statement in flat.split(['\n', ';', ':']) {
         let words: Vec<&str> = statement.split_whitespace().collect();
-        let names: Vec<String> = match words.as_slice() {
-            ["import", rest @ ..] => rest
-                .join(" ")
-                .split(',')
-                .map(|n| n.trim().to_string())
-                .collect(),
-            ["from", module, "import", ..] => vec![module.to_string()],
-            _ => continue,
-        };
-        for n in &names {
-            let top = n.split([' ', '.']).next().unwrap_or("");
-            if module_name(top) && !out.iter().any(|o| o == top) {
-                out.push(top.to_string());
+        match words.as_slice() {
+            ["import", rest @ ..] => {
+                for n in rest.join(" ").split(',') {
+                    push(n.split(" as ").next().unwrap_or(""));
+                }
+            }
+            ["from", module, "import", ..] if !module.starts_with('.') => push(module),
+            _ => {}
+        }
+    }
+    for call in ["importorskip(", "import_module(", "__import__("] {
+        for (at, _) in joined.match_indices(call) {
+            let rest = joined[at + call.len()..].trim_start();
+            if let Some(q) = rest.chars().next().filter(|q| *q == '"' || *q == '\'')
+                && let Some(end) = rest[1..].find(q)
+            {
+                push(&rest[1..1 + end]);
             }
         }
     }

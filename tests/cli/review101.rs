@@ -499,7 +499,7 @@ fn rev103_other_spellings_of_a_move_a_link_chain_and_pytest_import_modes_are_ref
             "work",
             "python3 - < graders/p.py",
             vec![("graders/p.py", &fchdir)],
-            "python's `fchdir`",
+            "chdir`",
         ),
         (
             "a07",
@@ -530,7 +530,7 @@ fn rev103_other_spellings_of_a_move_a_link_chain_and_pytest_import_modes_are_ref
             "work",
             "python3 -c 'import os; os.fchdir(os.open(\"work\", 0)); import statistics'",
             vec![],
-            "python's `fchdir`",
+            "chdir`",
         ),
         (
             "a22",
@@ -540,7 +540,7 @@ fn rev103_other_spellings_of_a_move_a_link_chain_and_pytest_import_modes_are_ref
                 ("graders/run.sh", "python3 - < graders/p.py\n"),
                 ("graders/p.py", &fchdir),
             ],
-            "python's `fchdir`",
+            "chdir`",
         ),
         (
             "a23",
@@ -649,4 +649,172 @@ fn rev103_other_spellings_of_a_move_a_link_chain_and_pytest_import_modes_are_ref
     check(&f).code(2).stderr(predicates::str::contains(
         "named like the module `ujson` the tests import",
     ));
+}
+
+/// Review 104 (helper-168, 37 attacks on review 103's fixes, 26 wrong PASSes): the imports a
+/// program or a test makes read in every statement form (`try: import x`, `if t: import x`,
+/// a `\` continuation, `importorskip("x")`, `import_module("x")`), a module of the current
+/// folder read whole (a package's every file, a submodule, a relative import) or refused
+/// when only compiled, other spellings of a move (`operator.attrgetter`, `getattr_static`,
+/// `__getattribute__`, a pickle), a grader script's `cd` to a folder the shell computes or
+/// `env -C`, and pytest's `pythonpath` over a folder the trials write. Each is refused when
+/// the plan is loaded; honest inline graders stay accepted.
+#[test]
+fn rev104_imports_in_every_statement_form_and_computed_folders_are_read() {
+    let program = |mv: &str| format!("import os, sys\n{mv}\nimport statistics\nsys.exit(0)\n");
+    let attrgetter = program("import operator; operator.attrgetter('ch' + 'dir')(os)('work')");
+    let pickled = program("import pickle; pickle.loads(b\"cos\\nchdir\\n(S'work'\\ntR.\")");
+    let cases: Vec<Refusal> = vec![
+        (
+            "a01 continuation",
+            "work",
+            "python3 - < graders/p.py",
+            vec![
+                (
+                    "graders/p.py",
+                    "import sys, \\\n gradelib\nimport statistics\n",
+                ),
+                ("gradelib.py", "import os\nos.chdir('work')\n"),
+            ],
+            "python's `chdir`",
+        ),
+        (
+            "a03 try: import",
+            "work",
+            "python3 - < graders/p.py",
+            vec![
+                (
+                    "graders/p.py",
+                    "try: import gradelib\nexcept ImportError: pass\n",
+                ),
+                ("gradelib.py", "import os\nos.chdir('work')\n"),
+            ],
+            "python's `chdir`",
+        ),
+        (
+            "a23 a relative import in a package",
+            "work",
+            "python3 - < graders/p.py",
+            vec![
+                ("graders/p.py", "import gradepkg\n"),
+                ("gradepkg/__init__.py", "from . import mover\n"),
+                ("gradepkg/mover.py", "import os\nos.chdir('work')\n"),
+            ],
+            "python's `chdir`",
+        ),
+        (
+            "a24 a compiled module only",
+            "work",
+            "python3 - < graders/p.py",
+            vec![("graders/p.py", "import gradelib\n"), ("gradelib.pyc", "")],
+            "without its source",
+        ),
+        (
+            "a07 attrgetter",
+            "work",
+            "python3 - < graders/p.py",
+            vec![("graders/p.py", &attrgetter)],
+            "python's `attrgetter`",
+        ),
+        (
+            "a09 a pickle",
+            "work",
+            "python3 - < graders/p.py",
+            vec![("graders/p.py", &pickled)],
+            "python's `",
+        ),
+        (
+            "a16 cd to a computed folder",
+            "work",
+            "sh graders/run.sh",
+            vec![
+                (
+                    "graders/run.sh",
+                    "D=work; cd \"$D\" && python3 - < ../graders/p.py\n",
+                ),
+                ("graders/p.py", "import statistics\n"),
+            ],
+            "a folder the shell computes",
+        ),
+        (
+            "a19 env -C",
+            "work",
+            "sh graders/run.sh",
+            vec![
+                ("graders/run.sh", "env -C work python3 - < graders/p.py\n"),
+                ("graders/p.py", "import statistics\n"),
+            ],
+            "`env` chooses",
+        ),
+    ];
+    for (what, writes, line, files, said) in cases {
+        let f = task(writes, line, &files);
+        let out = check(&f).get_output().clone();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{what}: not refused\n{err}");
+        assert!(err.contains(said), "{what}: wanted `{said}` in\n{err}");
+    }
+    // pytest: an optional dependency named by a folder the trials write, in the forms the
+    // review found, and `pythonpath = .` under `importlib`.
+    for (what, test, line, files) in [
+        (
+            "p01",
+            "try: import ujson as json\nexcept ImportError: import json\n",
+            "pytest -q tests",
+            vec![],
+        ),
+        (
+            "p02",
+            "import pytest\nuj = pytest.importorskip(\"ujson\")\n",
+            "pytest -q tests",
+            vec![],
+        ),
+        (
+            "p04",
+            "import os, \\\n ujson as json\n",
+            "pytest -q tests",
+            vec![],
+        ),
+        (
+            "p07",
+            "try: import ujson as json\nexcept ImportError: import json\n",
+            "pytest -q --import-mode=importlib tests",
+            vec![("pytest.ini", "[pytest]\npythonpath = .\n")],
+        ),
+    ] {
+        let f = task("work, ujson", line, &files);
+        write_files(
+            &f,
+            &[("tests/__init__.py", ""), ("tests/test_answer.py", test)],
+        );
+        let out = check(&f).get_output().clone();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{what}: not refused\n{err}");
+        assert!(
+            err.contains("named like the module `ujson` the tests import"),
+            "{what}: refused for another reason\n{err}"
+        );
+    }
+    // Honest inline graders: a method named like a built-in, a helper with no move.
+    for (line, files) in [
+        (
+            "python3 -c 'import re, sys; sys.exit(0 if re.compile(\"4\").match(\"42\") else 1)'",
+            vec![],
+        ),
+        (
+            "python3 - < graders/p.py",
+            vec![
+                (
+                    "graders/p.py",
+                    "import gradelib, sys\nsys.exit(0 if gradelib.ok() else 1)\n",
+                ),
+                (
+                    "gradelib.py",
+                    "def ok():\n    return open('work/answer.txt').read().strip() == '42'\n",
+                ),
+            ],
+        ),
+    ] {
+        check(&task("work", line, &files)).code(0);
+    }
 }
