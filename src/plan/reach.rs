@@ -4176,7 +4176,7 @@ fn pytest_reach(
             .filter_map(|c| super::state::grader_text(c))
             .collect();
         texts.extend(
-            python_files_of(&targets)
+            super::tools::python_files(&targets, 4_000)
                 .iter()
                 .filter_map(|f| super::state::grader_text(f)),
         );
@@ -4202,35 +4202,6 @@ fn pytest_reach(
         }
     }
     None
-}
-
-/// The Python files of pytest's `targets` (a file, or every `.py` file beneath a folder,
-/// links not followed): at most 4,000.
-fn python_files_of(targets: &[PathBuf]) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut todo: Vec<PathBuf> = targets.to_vec();
-    let mut seen = 0;
-    while let Some(at) = todo.pop() {
-        seen += 1;
-        if seen > 20_000 || out.len() >= 4_000 {
-            break;
-        }
-        let Ok(meta) = std::fs::symlink_metadata(&at) else {
-            continue;
-        };
-        if meta.is_dir() {
-            todo.extend(
-                std::fs::read_dir(&at)
-                    .into_iter()
-                    .flatten()
-                    .flatten()
-                    .map(|e| e.path()),
-            );
-        } else if meta.is_file() && at.extension().is_some_and(|e| e == "py") {
-            out.push(at);
-        }
-    }
-    out
 }
 
 /// The folder pytest's `prepend` import mode puts first on `sys.path` for the test modules

@@ -1979,7 +1979,7 @@ fn code_may_move(codes: &[String], dir: &Path) -> Option<&'static str> {
             let top = name.split('.').next().unwrap_or("");
             let package = dir.join(top);
             let files: Vec<PathBuf> = if package.is_dir() {
-                python_files_beneath(&package)
+                python_files(std::slice::from_ref(&package), 64)
             } else {
                 vec![dir.join(format!("{top}.py"))]
             };
@@ -2008,23 +2008,30 @@ fn code_may_move(codes: &[String], dir: &Path) -> Option<&'static str> {
     None
 }
 
-/// The `.py` files beneath `folder` (links not followed), at most 64.
-fn python_files_beneath(folder: &Path) -> Vec<PathBuf> {
+/// The Python files of `targets` (a `.py` file itself, or every `.py` file beneath a
+/// folder, links not followed): at most `most`, after looking at 20,000 entries at most.
+pub(super) fn python_files(targets: &[PathBuf], most: usize) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    let mut todo = vec![folder.to_path_buf()];
+    let mut todo: Vec<PathBuf> = targets.to_vec();
     let mut seen = 0;
     while let Some(at) = todo.pop() {
-        for e in std::fs::read_dir(&at).into_iter().flatten().flatten() {
-            seen += 1;
-            if seen > 4_096 || out.len() >= 64 {
-                return out;
-            }
-            let Ok(kind) = e.file_type() else { continue };
-            if kind.is_dir() {
-                todo.push(e.path());
-            } else if kind.is_file() && e.path().extension().is_some_and(|x| x == "py") {
-                out.push(e.path());
-            }
+        seen += 1;
+        if seen > 20_000 || out.len() >= most {
+            break;
+        }
+        let Ok(meta) = std::fs::symlink_metadata(&at) else {
+            continue;
+        };
+        if meta.is_dir() {
+            todo.extend(
+                std::fs::read_dir(&at)
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .map(|e| e.path()),
+            );
+        } else if meta.is_file() && at.extension().is_some_and(|e| e == "py") {
+            out.push(at);
         }
     }
     out

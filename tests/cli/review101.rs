@@ -55,6 +55,17 @@ const STDIN_CHDIR: &str = "import os\nos.chdir('work')\nimport statistics\n";
 /// An attack as [`Attack`], with the words its refusal must say.
 type Refusal<'a> = (&'a str, &'a str, &'a str, Vec<(&'a str, &'a str)>, &'a str);
 
+/// Each of `cases` is refused at load (exit 2), saying its words.
+fn assert_each_refused(cases: Vec<Refusal>) {
+    for (what, writes, line, files, said) in cases {
+        let f = task(writes, line, &files);
+        let out = check(&f).get_output().clone();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{what}: not refused\n{err}");
+        assert!(err.contains(said), "{what}: wanted `{said}` in\n{err}");
+    }
+}
+
 /// An attack: what it is, the task's `writes:`, the `check:` line, the files it adds.
 type Attack<'a> = (&'a str, &'a str, &'a str, Vec<(&'a str, &'a str)>);
 
@@ -553,13 +564,7 @@ fn rev103_other_spellings_of_a_move_a_link_chain_and_pytest_import_modes_are_ref
             "which Python puts first on `sys.path`",
         ),
     ];
-    for (what, writes, line, files, said) in cases {
-        let f = task(writes, line, &files);
-        let out = check(&f).get_output().clone();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{what}: not refused\n{err}");
-        assert!(err.contains(said), "{what}: wanted `{said}` in\n{err}");
-    }
+    assert_each_refused(cases);
     // c03: `graders/__pycache__ -> ../pcl`, `pcl -> work/pc` (missing until a trial makes it).
     let f = task(
         "work",
@@ -747,13 +752,7 @@ fn rev104_imports_in_every_statement_form_and_computed_folders_are_read() {
             "`env` chooses",
         ),
     ];
-    for (what, writes, line, files, said) in cases {
-        let f = task(writes, line, &files);
-        let out = check(&f).get_output().clone();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{what}: not refused\n{err}");
-        assert!(err.contains(said), "{what}: wanted `{said}` in\n{err}");
-    }
+    assert_each_refused(cases);
     // pytest: an optional dependency named by a folder the trials write, in the forms the
     // review found, and `pythonpath = .` under `importlib`.
     for (what, test, line, files) in [
