@@ -785,6 +785,8 @@ fn script_python_shadow(
     // What a Python of the script may read as its program on stdin: the script's own text
     // (a here-document, `echo CODE |`) and every file the script redirects into a command
     // (review 102, a33: `python3 - < graders/check.py` that changes folder, then imports).
+    // Read once, when a Python of the script reads its program on stdin.
+    let fed_once = std::cell::OnceCell::new();
     let fed = || -> Vec<String> {
         let mut fed = vec![match script {
             super::CommandLine::Shell(text) => text.clone(),
@@ -846,8 +848,9 @@ fn script_python_shadow(
                 ));
             }
             let texts: Vec<&str> = run.iter().map(String::as_str).collect();
-            super::tools::python_shadow(&texts, &dir, &writable)
-                .or_else(|| super::tools::python_stdin_chdir(&texts, &fed(), &dir))
+            super::tools::python_shadow(&texts, &dir, &writable).or_else(|| {
+                super::tools::python_stdin_chdir(&texts, fed_once.get_or_init(fed), &dir)
+            })
         })
 }
 
